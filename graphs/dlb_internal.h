@@ -1,0 +1,27 @@
+/*
+** dlb_internal.h — helpers shared inside libdlbench; not part of the public interface.
+*/
+#ifndef DLB_INTERNAL_H
+#define DLB_INTERNAL_H
+
+#include "dlbench.h"
+
+/* Record a printf-style message for dlb_last_error() and return `status`, so failures
+** read `return dlb_fail(DLB_EINVAL, "matmul %s: ...", name);`. */
+int dlb_fail(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+
+/* As dlb_fail for constructors: records the message and returns NULL. */
+void *dlb_fail_null(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+
+/* The status of the last recorded failure in this thread (DLB_OK if none). */
+int dlb_last_status(void);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+** dlbench.h — the public C interface of libdlbench.
+**
+** One header for C users, for the Lua 5.4 binding (host/) and for LuaJIT's FFI
+** (lua/dlbench/ffi.lua). The FFI declarations are generated at build time from the
+** regions between the DLB_FFI_BEGIN and DLB_FFI_END marker comments, in this file and
+** in the area headers it includes (in include order). Inside a region: opaque handles,
+** plain functions, `enum { ... }` constants and plain structs of numbers only -- no
+** #define, macros, inline functions, float constants or bit-fields.
+**
+** Error model: a function that can fail returns a status (DLB_OK = 0, negative on error)
+** and leaves a message for dlb_last_error(); constructors return NULL on failure. The
+** library never prints, exits or aborts on bad input. Whoever calls *_new calls *_free;
+** every *_free(NULL) is a no-op.
+*/
+#ifndef DLBENCH_H
+#define DLBENCH_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* DLB_FFI_BEGIN */
+enum { DLB_ABI_VERSION = 1 };
+
+/* Status codes. */
+enum {
+  DLB_OK = 0,
+  DLB_EINVAL = -1,     /* bad argument: unknown option, out-of-range value, wrong type */
+  DLB_ENOMEM = -2,     /* allocation failed */
+  DLB_ESHAPE = -3,     /* tensor shapes do not fit the op */
+  DLB_EUNBOUND = -4,   /* a symbolic dimension needs a value here */
+  DLB_EIO = -5,        /* a file could not be read or written */
+  DLB_EPARSE = -6,     /* malformed text input */
+  DLB_ENUMERIC = -7,   /* a numeric method failed (singular, no convergence, NaN) */
+  DLB_ENOTFOUND = -8   /* a named thing does not exist */
+};
+
+/* The message of the last failure in this thread; borrowed until the next failure. */
+const char *dlb_last_error(void);
+/* The ABI version the library was built with (compare with DLB_ABI_VERSION). */
+int dlb_abi_version(void);
+/* The library version string, e.g. "0.1.0"; static. */
+const char *dlb_version(void);
+/* DLB_FFI_END */
+
+#ifdef __cplusplus
+}
+#endif
+
+/* The areas of the library, each with its own FFI region. */
+#include "dlb_poly.h"
+#include "dlb_graph.h"
+#include "dlb_hw.h"
+#include "dlb_roofline.h"
+#include "dlb_stats.h"
+#include "dlb_scaling.h"
+#include "dlb_parallel.h"
+#include "dlb_proc.h"
+#include "dlbplot.h"
+
+#endif

@@ -1,0 +1,55 @@
+/*
+** error.c — the per-thread error message behind dlb_last_error(), and the version.
+** This is the library's only state outside the objects callers own.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "dlbench.h"
+#include "dlb_internal.h"
+
+static _Thread_local char message[1024];
+static _Thread_local int last_status = DLB_OK;
+
+static void record(int status, const char *fmt, va_list ap) {
+  last_status = status;
+  vsnprintf(message, sizeof message, fmt, ap);
+}
+
+/* Record a message for dlb_last_error() and return `status`. */
+int dlb_fail(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  record(status, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* Record a message for dlb_last_error() and return NULL (for constructors). */
+void *dlb_fail_null(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  record(status, fmt, ap);
+  va_end(ap);
+  return NULL;
+}
+
+/* The status of the last failure in this thread. */
+int dlb_last_status(void) {
+  return last_status;
+}
+
+/* The last failure's message in this thread; borrowed until the next failure. */
+const char *dlb_last_error(void) {
+  return message[0] ? message : "no error";
+}
+
+/* The ABI version compiled into the library. */
+int dlb_abi_version(void) {
+  return DLB_ABI_VERSION;
+}
+
+/* The library version; a static string. */
+const char *dlb_version(void) {
+  return "0.1.0";
+}

@@ -1,0 +1,31 @@
+/*
+** dlbL.h — helpers shared by the Lua 5.4 C-API bindings of libdlbench (host/l*.c).
+** Each area binding exports one dlbL_open_<area>(L), which adds its functions to the
+** backend table on top of the stack (the `dlbench.core` module) and creates its metatables.
+*/
+#ifndef DLBL_H
+#define DLBL_H
+
+#include <lua.h>
+#include <lauxlib.h>
+
+/* Raise a Lua error with the core's last message (never returns). */
+int dlbL_error(lua_State *L);
+/* If status != DLB_OK raise the core's message; otherwise return 0. */
+int dlbL_check(lua_State *L, int status);
+
+/* Area registrations, called in order by luaopen_dlbench_core. */
+int dlbL_open_poly(lua_State *L);
+int dlbL_open_graph(lua_State *L);
+int dlbL_open_hw(lua_State *L);
+int dlbL_open_roofline(lua_State *L);
+int dlbL_open_stats(lua_State *L);
+int dlbL_open_scaling(lua_State *L);
+int dlbL_open_parallel(lua_State *L);
+int dlbL_open_proc(lua_State *L);
+int dlbL_open_plot(lua_State *L);
+
+/* The backend module: a table of functions (see lua/dlbench/backend.lua). */
+int luaopen_dlbench_core(lua_State *L);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+** lcore.c — the `dlbench.core` backend module of the Lua 5.4 host: the library's
+** version functions and the registration of every area binding.
+*/
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "dlbench.h"
+#include "dlbL.h"
+
+/* Raise a Lua error carrying dlb_last_error(). */
+int dlbL_error(lua_State *L) {
+  return luaL_error(L, "%s", dlb_last_error());
+}
+
+/* Raise the core's message when status is not DLB_OK. */
+int dlbL_check(lua_State *L, int status) {
+  if (status != DLB_OK) return dlbL_error(L);
+  return 0;
+}
+
+/* -- core.version() -> string */
+static int core_version(lua_State *L) {
+  lua_pushstring(L, dlb_version());
+  return 1;
+}
+
+/* -- core.abi_version() -> integer */
+static int core_abi_version(lua_State *L) {
+  lua_pushinteger(L, dlb_abi_version());
+  return 1;
+}
+
+static const luaL_Reg corelib[] = {
+  {"version", core_version},
+  {"abi_version", core_abi_version},
+  {NULL, NULL}
+};
+
+typedef int (*opener)(lua_State *L);
+
+static const opener areas[] = {
+  dlbL_open_poly, dlbL_open_graph, dlbL_open_hw, dlbL_open_roofline, dlbL_open_stats,
+  dlbL_open_scaling, dlbL_open_parallel, dlbL_open_proc, dlbL_open_plot, NULL
+};
+
+/* Build the backend table: core functions plus every area's. */
+int luaopen_dlbench_core(lua_State *L) {
+  luaL_newlib(L, corelib);
+  lua_pushliteral(L, "capi");
+  lua_setfield(L, -2, "name");
+  for (int i = 0; areas[i]; i++) {
+    areas[i](L);
+    luaL_checktype(L, -1, LUA_TTABLE); /* each opener leaves the table where it was */
+  }
+  return 1;
+}

@@ -1,0 +1,114 @@
+/*
+** main.c — the dlbench executable: command line, batch runner, entry to the REPL.
+**
+**   dlbench                 REPL on a terminal; otherwise run the script read from stdin
+**   dlbench run FILE [ARGS] run a study script (arg and ... set as the lua standalone does)
+**   dlbench -e CODE         run a chunk
+**   dlbench --version | --help
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "dlbench.h"
+#include "host.h"
+
+static const char *progname = "dlbench";
+
+static void usage(FILE *out) {
+  fprintf(out,
+    "usage: %s [command]\n"
+    "  (none)              interactive REPL on a terminal; runs stdin otherwise\n"
+    "  run FILE [ARGS...]  run a study script; ARGS are in arg[1..] and ...\n"
+    "  -e CODE             run CODE (a Lua chunk) and exit\n"
+    "  -                   run the script read from stdin\n"
+    "  --version           print dlbench, Lua and library ABI versions\n"
+    "  --help              print this message\n"
+    "environment: DLBENCH_HISTORY (REPL history file, empty to disable),\n"
+    "             DLBENCH_LUA_DIR (where dlbench/init.lua lives)\n", progname);
+}
+
+/* Build the global `arg` table as lua.c does: arg[0] = script, arg[1..] = script args,
+** negative indices for what came before. */
+static void createargtable(lua_State *L, char **argv, int argc, int script) {
+  lua_createtable(L, argc - script - 1, script + 1);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - script);
+  }
+  lua_setglobal(L, "arg");
+}
+
+/* Run the chunk on top of the stack with arg[1..] as varargs. */
+static int runchunk(lua_State *L, int status, int nargs_from, char **argv, int argc) {
+  if (status == LUA_OK) {
+    int n = 0;
+    for (int i = nargs_from; i < argc; i++, n++) lua_pushstring(L, argv[i]);
+    status = host_docall(L, n, 0);
+  }
+  if (status != LUA_OK) host_report(L, status);
+  return status == LUA_OK ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static int runfile(lua_State *L, const char *file, char **argv, int argc, int script) {
+  createargtable(L, argv, argc, script);
+  if (file != NULL) {
+    FILE *f = fopen(file, "r");
+    if (f == NULL) {
+      fprintf(stderr, "%s: cannot open %s\n", progname, file);
+      return EXIT_FAILURE;
+    }
+    fclose(f);
+  }
+  int status = luaL_loadfile(L, file); /* NULL reads stdin */
+  return runchunk(L, status, script + 1, argv, argc);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    usage(stdout);
+    return EXIT_SUCCESS;
+  }
+  if (argc > 1 && !strcmp(argv[1], "--version")) {
+    printf("dlbench %s (%s, libdlbench ABI %d)\n", dlb_version(), LUA_RELEASE,
+           dlb_abi_version());
+    return EXIT_SUCCESS;
+  }
+  lua_State *L = host_newstate(argv[0]);
+  if (L == NULL) return EXIT_FAILURE;
+  int rc;
+  if (argc == 1 || (argc == 2 && !strcmp(argv[1], "-"))) {
+    if (argc == 1 && isatty(STDIN_FILENO)) {
+      createargtable(L, argv, argc, 0);
+      rc = host_repl(L);
+    } else {
+      rc = runfile(L, NULL, argv, argc, argc - 1);
+    }
+  } else if (!strcmp(argv[1], "run")) {
+    if (argc < 3) {
+      fprintf(stderr, "%s: run needs a script file (dlbench run FILE [ARGS...])\n", progname);
+      rc = EXIT_FAILURE;
+    } else {
+      rc = runfile(L, argv[2], argv, argc, 2);
+    }
+  } else if (!strcmp(argv[1], "-e")) {
+    if (argc < 3) {
+      fprintf(stderr, "%s: -e needs a Lua chunk\n", progname);
+      rc = EXIT_FAILURE;
+    } else {
+      createargtable(L, argv, argc, 2);
+      int status = luaL_loadbuffer(L, argv[2], strlen(argv[2]), "=(command line)");
+      rc = runchunk(L, status, 3, argv, argc);
+    }
+  } else {
+    fprintf(stderr, "%s: unknown command '%s' (try --help)\n", progname, argv[1]);
+    rc = EXIT_FAILURE;
+  }
+  lua_close(L);
+  return rc;
+}

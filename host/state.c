@@ -1,0 +1,130 @@
+/*
+** state.c — the interpreter the host runs: standard libraries, package.path pointing at
+** dlbench's Lua library, the `dlbench.core` backend preloaded, `dlb` as a global, and
+** chunks run through one docall with a traceback (as Lua's own lua.c).
+*/
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "dlbench.h"
+#include "dlbL.h"
+#include "host.h"
+
+static char luadir[PATH_MAX];
+
+const char *host_luadir(void) {
+  return luadir;
+}
+
+static int exists(const char *dir) {
+  char probe[PATH_MAX + 32];
+  snprintf(probe, sizeof probe, "%s/dlbench/init.lua", dir);
+  return access(probe, R_OK) == 0;
+}
+
+/* Find the folder holding dlbench/init.lua: $DLBENCH_LUA_DIR, then beside the
+** executable in the source tree (build/bin, build/asan/bin) or an install (share/). */
+static int findluadir(const char *argv0) {
+  const char *env = getenv("DLBENCH_LUA_DIR");
+  if (env && *env) {
+    snprintf(luadir, sizeof luadir, "%s", env);
+    return exists(luadir);
+  }
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    if (realpath(argv0, exe) == NULL) return 0;
+  } else {
+    exe[n] = '\0';
+  }
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  static const char *const rel[] = {
+    "/../../lua", "/../../../lua", "/../share/dlbench/lua", "/../lua", NULL
+  };
+  for (int i = 0; rel[i]; i++) {
+    char cand[PATH_MAX + 32];
+    snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
+    char real[PATH_MAX];
+    if (realpath(cand, real) && exists(real)) {
+      snprintf(luadir, sizeof luadir, "%s", real);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int msghandler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+int host_docall(lua_State *L, int narg, int nres) {
+  int base = lua_gettop(L) - narg;
+  lua_pushcfunction(L, msghandler);
+  lua_insert(L, base);
+  int status = lua_pcall(L, narg, nres, base);
+  lua_remove(L, base);
+  return status;
+}
+
+void host_report(lua_State *L, int status) {
+  if (status != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "dlbench: %s\n", msg ? msg : "(error object is not a string)");
+    fflush(stderr);
+    lua_pop(L, 1);
+  }
+}
+
+/* Protected part of the setup: libraries, paths, preload, require "dlbench". */
+static int setup(lua_State *L) {
+  luaL_openlibs(L);
+  lua_getglobal(L, "package");
+  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", luadir, luadir);
+  lua_getfield(L, -2, "path");
+  lua_concat(L, 2);
+  lua_setfield(L, -2, "path");
+  lua_getfield(L, -1, "preload");
+  lua_pushcfunction(L, luaopen_dlbench_core);
+  lua_setfield(L, -2, "dlbench.core");
+  lua_pop(L, 2);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "dlbench");
+  lua_call(L, 1, 1);
+  lua_setglobal(L, "dlb");
+  return 0;
+}
+
+lua_State *host_newstate(const char *argv0) {
+  if (!findluadir(argv0)) {
+    fprintf(stderr, "dlbench: cannot find the Lua library (dlbench/init.lua); "
+                    "set DLBENCH_LUA_DIR to the folder holding it\n");
+    return NULL;
+  }
+  lua_State *L = luaL_newstate();
+  if (L == NULL) {
+    fprintf(stderr, "dlbench: cannot create the Lua state (out of memory)\n");
+    return NULL;
+  }
+  lua_pushcfunction(L, setup);
+  int status = host_docall(L, 0, 0);
+  if (status != LUA_OK) {
+    host_report(L, status);
+    lua_close(L);
+    return NULL;
+  }
+  return L;
+}
