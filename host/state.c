@@ -71,13 +71,41 @@ static int msghandler(lua_State *L) {
   return 1;
 }
 
+static int lastinterrupted = 0;
+
+int host_interrupted(void) {
+  return lastinterrupted;
+}
+
+/* Run with a traceback handler; Ctrl-C interrupts the call (see interrupt.c). */
 int host_docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
   lua_pushcfunction(L, msghandler);
   lua_insert(L, base);
+  host_interrupt_arm(L);
   int status = lua_pcall(L, narg, nres, base);
+  lastinterrupted = host_interrupt_disarm(L) && status != LUA_OK;
   lua_remove(L, base);
   return status;
+}
+
+/* -- help([x]) prints the help of x (see lua/dlbench/help.lua); the module loads on
+** first use, so start-up stays fast. */
+static int help(lua_State *L) {
+  int n = lua_gettop(L);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "dlbench.help");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "text");
+  lua_insert(L, 1);
+  lua_pop(L, 1);
+  lua_call(L, n, 1);
+  size_t len;
+  const char *s = luaL_tolstring(L, -1, &len);
+  fwrite(s, 1, len, stdout);
+  fputc('\n', stdout);
+  fflush(stdout);
+  return 0;
 }
 
 void host_report(lua_State *L, int status) {
@@ -101,6 +129,7 @@ static int setup(lua_State *L) {
   lua_pushcfunction(L, luaopen_dlbench_core);
   lua_setfield(L, -2, "dlbench.core");
   lua_pop(L, 2);
+  lua_register(L, "help", help);
   lua_getglobal(L, "require");
   lua_pushliteral(L, "dlbench");
   lua_call(L, 1, 1);
