@@ -25,7 +25,10 @@ static int installed = 0;
 static void stophook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   undelivered = 0;
-  luaL_error(L, "interrupted!");
+  luaL_where(L, 0); /* level 0 in a hook: the interrupted function, so file:line */
+  lua_pushliteral(L, "interrupted!");
+  lua_concat(L, 2);
+  lua_error(L);
 }
 
 /* SIGINT handler: lua_sethook is safe to call from a signal handler (see lua.c). */

@@ -30,7 +30,8 @@ static int exists(const char *dir) {
 }
 
 /* Find the folder holding dlbench/init.lua: $DLBENCH_LUA_DIR, then beside the
-** executable in the source tree (build/bin, build/asan/bin) or an install (share/). */
+** executable: an install (PREFIX/bin -> PREFIX/share/dlbench/lua), then the source tree
+** (build/bin, build/asan/bin -> lua/). */
 static int findluadir(const char *argv0) {
   const char *env = getenv("DLBENCH_LUA_DIR");
   if (env && *env) {
@@ -47,7 +48,7 @@ static int findluadir(const char *argv0) {
   char *slash = strrchr(exe, '/');
   if (slash) *slash = '\0';
   static const char *const rel[] = {
-    "/../../lua", "/../../../lua", "/../share/dlbench/lua", "/../lua", NULL
+    "/../share/dlbench/lua", "/../../lua", "/../../../lua", "/../lua", NULL
   };
   for (int i = 0; rel[i]; i++) {
     char cand[PATH_MAX + 32];

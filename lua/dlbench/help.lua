@@ -19,6 +19,9 @@ end
 -- The value a dotted name ("dlb.hw.get") leads to from the globals, or nil.
 local function resolve(name)
   local v = _G
+  if rawget(_G, "dlb") == nil then -- under LuaJIT there is no global dlb
+    v = setmetatable({ dlb = require "dlbench" }, { __index = _G })
+  end
   for part in name:gmatch("[^.:]+") do
     if type(v) ~= "table" and type(v) ~= "userdata" then return nil end
     local ok, f = pcall(function() return v[part] end)
@@ -78,7 +81,9 @@ local function members(x)
       for _, k in ipairs(lazy) do
         if rawget(x, k) == nil then
           local ok, err = pcall(function() return x[k] end)
-          if not ok then failed[k] = tostring(err):match("^[^\n]*") end
+          if not ok then
+            failed[k] = tostring(err):match("^[^\n]*"):gsub("^[^:]*:%d+: ", ""):gsub(":$", "")
+          end
         end
         if not seen[k] then seen[k] = true; names[#names + 1] = k end
       end
