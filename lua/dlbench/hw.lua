@@ -218,8 +218,11 @@ doc.doc(Device.default_precision, "hw:default_precision() -> name",
 -- == the module ==================================================================
 
 function M.define(spec)
+  local where = "dlb.hw.define"
   local info = debug.getinfo(2, "Sl")
-  local where = info and (info.short_src .. ":" .. (info.currentline or 0)) or "dlb.hw.define"
+  if info and info.what ~= "C" and (info.currentline or 0) > 0 then
+    where = info.short_src .. ":" .. info.currentline
+  end
   return add(spec, where)
 end
 doc.doc(M.define, "dlb.hw.define{name=, peak={fp32=...}, mem_bw=, mem=[, cache=, flops_eff=, "
