@@ -1,5 +1,8 @@
 /*
-** dlb_hw.h — the hardware catalogue: devices, peaks per precision, memory, links.
+** dlb_hw.h — the hardware catalogue's numeric side: precisions (names, element sizes) and
+** the roofline description of a device (peak, bandwidth, achievable fractions, cache).
+** The catalogue itself (names, datasheet numbers, sources) is data in
+** lua/dlbench/hw_catalog.lua; see docs/hw.md.
 ** Part of the public interface: included by dlbench.h; see its comment for the rules
 ** that hold between the FFI markers.
 */
@@ -11,6 +14,44 @@ extern "C" {
 #endif
 
 /* DLB_FFI_BEGIN */
+/* Precisions a device peak is quoted for (dense rates). */
+enum {
+  DLB_PREC_FP64 = 0, DLB_PREC_FP32 = 1, DLB_PREC_TF32 = 2, DLB_PREC_FP16 = 3,
+  DLB_PREC_BF16 = 4, DLB_PREC_FP8 = 5, DLB_PREC_INT8 = 6, DLB_PREC_COUNT = 7
+};
+
+/* What the roofline needs to know about a device at one precision. Units: FLOP/s,
+** bytes/s, bytes; flops_eff and bw_eff are the achievable fractions of peak (0, 1]
+** (Hestness et al. 5.2: 0.8 and 0.7). elem is the bytes per element of the tensors
+** (used by the cache-aware matmul model); cache_aware != 0 switches that model on. */
+typedef struct dlb_roof {
+  double peak;
+  double bw;
+  double flops_eff;
+  double bw_eff;
+  double cache;
+  double elem;
+  int cache_aware;
+} dlb_roof;
+
+/* The precision named `name` ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"),
+** or DLB_EINVAL with a message listing the names. */
+int dlb_precision_id(const char *name);
+/* The name of precision `id`, or NULL when out of range; static. */
+const char *dlb_precision_name(int id);
+/* Bytes per element of precision `id` (fp64 8, fp32 and tf32 4, fp16 and bf16 2, fp8
+** and int8 1), or 0 when out of range. */
+double dlb_precision_bytes(int id);
+
+/* Check a roofline description: positive finite peak and bw, effs in (0, 1], cache >= 0,
+** elem > 0. Returns DLB_OK or DLB_EINVAL naming the bad field. */
+int dlb_roof_check(const dlb_roof *d);
+/* The ridge point in FLOP/byte: peak / bw, or with achievable != 0
+** (peak * flops_eff) / (bw * bw_eff). */
+int dlb_roof_ridge(const dlb_roof *d, int achievable, double *out);
+/* Attainable FLOP/s at operational intensity `intensity` (FLOP/byte):
+** min(peak * flops_eff, intensity * bw * bw_eff). */
+int dlb_roof_attainable(const dlb_roof *d, double intensity, double *out);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -1,16 +1,75 @@
 /*
-** dlb_roofline.h — roofline timing of costs and graphs on a device.
+** dlb_roofline.h — roofline timing of costs and graphs on a device: whole-graph time
+** (Hestness et al. 5.2.2), per-op time (each op at its own bound, ParaDnn Fig 3), the
+** cache-aware tiled-matmul traffic model (Hestness et al. 6.1).
 ** Part of the public interface: included by dlbench.h; see its comment for the rules
 ** that hold between the FFI markers.
 */
 #ifndef DLB_ROOFLINE_H
 #define DLB_ROOFLINE_H
 
+#include <stddef.h>
+
+#include "dlb_hw.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* DLB_FFI_BEGIN */
+enum { DLB_BOUND_COMPUTE = 0, DLB_BOUND_MEMORY = 1 };
+
+/* The roofline time of a step (or of one op). Seconds, FLOPs, bytes. */
+typedef struct dlb_roof_result {
+  double time;          /* s: whole graph max(compute, memory); per op: sum of op times */
+  double compute_time;  /* s: flops / (peak * flops_eff) */
+  double memory_time;   /* s: bytes / (bw * bw_eff) */
+  double flops;         /* total FLOPs */
+  double bytes;         /* total bytes (after the cache model when it is on) */
+  double util;          /* flops / (time * peak): the algorithmic FLOP utilisation */
+  double memory_bound_time; /* s spent in memory-bound ops (per op; whole graph: 0 or time) */
+  double n_memory_bound;    /* how many ops are memory-bound */
+  int bound;            /* DLB_BOUND_COMPUTE or DLB_BOUND_MEMORY (of the totals) */
+} dlb_roof_result;
+
+/* Whole-graph roofline time of `flops` FLOPs and `bytes` bytes:
+** max(flops / (peak * flops_eff), bytes / (bw * bw_eff)). Non-negative finite inputs. */
+int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out);
+
+/* Per-op roofline over plain arrays of n ops: each op at its own bound, times summed.
+** gemm (may be NULL) holds 4 numbers per op (m, n, k, batch; m <= 0 when the op is not
+** a matmul); with d->cache_aware the bytes of matmul ops become
+** max(bytes[i], dlb_gemm_traffic(...)). op_time and op_bound (may be NULL) receive each
+** op's time (s) and bound; the caller supplies n entries. */
+int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
+                     const double *gemm, size_t n, double *op_time, int *op_bound,
+                     dlb_roof_result *out);
+
+/* Off-chip bytes moved by a tiled matmul C[m,n] = A[m,k] B[k,n], `batch` times, with
+** elements of `elem` bytes and an on-chip cache of `cache` bytes. When A, B and C fit
+** together they move once; otherwise square tiles of side t = floor(sqrt(cache/(3 elem)))
+** (one tile each of A, B, C resident) re-stream A once per column tile and B once per
+** row tile: elem * batch * (m k ceil(n/t) + k n ceil(m/t) + m n). (Coleman & McKinley's
+** tiling, as cited by Hestness et al. 6.1.) */
+int dlb_gemm_traffic(double m, double n, double k, double batch, double elem, double cache,
+                     double *out);
+
+/* A set of op costs kept in C, so many devices can be timed without copying. */
+typedef struct dlb_opcosts dlb_opcosts;
+/* Copy n ops' FLOPs and bytes (non-negative, finite); NULL on failure. Free with
+** dlb_opcosts_free. */
+dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes);
+void dlb_opcosts_free(dlb_opcosts *c);
+size_t dlb_opcosts_n(const dlb_opcosts *c);
+/* Mark op i (0-based) as a matmul of m x k times k x n, `batch` times. */
+int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
+                         double batch);
+/* dlb_roofline_ops over the set (op_time/op_bound may be NULL, else dlb_opcosts_n entries). */
+int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
+                         int *op_bound, dlb_roof_result *out);
+/* Borrowed views of the set's arrays (n entries; gemm 4 per op), valid until freed. */
+const double *dlb_opcosts_flops(const dlb_opcosts *c);
+const double *dlb_opcosts_bytes(const dlb_opcosts *c);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -1,0 +1,39 @@
+/*
+** gemm_cache.c — off-chip traffic of a tiled matrix multiply with a finite on-chip cache
+** (Hestness et al. 6.1, after Coleman & McKinley's tile-size selection): inputs are
+** re-streamed from memory once per tile of the other operand when they do not fit.
+*/
+#include <math.h>
+
+#include "dlb_roofline.h"
+#include "dlb_internal.h"
+
+/* Bytes moved by `batch` matmuls [m,k] x [k,n] with a cache of `cache` bytes: algorithmic
+** when A, B and C fit together or one operand fits in half the cache; else tiled. */
+int dlb_gemm_traffic(double m, double n, double k, double batch, double elem, double cache,
+                     double *out) {
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "gemm traffic: out is NULL");
+  if (!(isfinite(m) && isfinite(n) && isfinite(k) && m > 0 && n > 0 && k > 0))
+    return dlb_fail(DLB_EINVAL, "gemm traffic: m, n, k must be positive, got %g, %g, %g",
+                    m, n, k);
+  if (!(isfinite(batch) && batch > 0))
+    return dlb_fail(DLB_EINVAL, "gemm traffic: batch must be positive, got %g", batch);
+  if (!(isfinite(elem) && elem > 0))
+    return dlb_fail(DLB_EINVAL, "gemm traffic: element size must be positive, got %g", elem);
+  if (!(isfinite(cache) && cache >= 0))
+    return dlb_fail(DLB_EINVAL, "gemm traffic: cache must be >= 0 bytes, got %g", cache);
+  double a = m * k, b = k * n, c = m * n;
+  if ((a + b + c) * elem <= cache) { /* everything resident: algorithmic traffic */
+    *out = batch * elem * (a + b + c);
+    return DLB_OK;
+  }
+  if (a * elem <= cache / 2 || b * elem <= cache / 2) {
+    /* one operand stays resident in half the cache while the other streams past once */
+    *out = batch * elem * (a + b + c);
+    return DLB_OK;
+  }
+  double t = floor(sqrt(cache / (3 * elem))); /* square tiles of A, B and C resident */
+  if (t < 1) t = 1;
+  *out = batch * elem * (a * ceil(n / t) + b * ceil(m / t) + c);
+  return DLB_OK;
+}

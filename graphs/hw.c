@@ -1,0 +1,78 @@
+/*
+** hw.c — precisions and the roofline description of a device: names, element sizes,
+** validation, ridge point and attainable FLOP/s (Williams et al.'s roofline with
+** Hestness et al.'s achievable fractions, 5.2).
+*/
+#include <math.h>
+#include <string.h>
+
+#include "dlb_hw.h"
+#include "dlb_internal.h"
+
+static const char *const names[DLB_PREC_COUNT] = {
+  "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"
+};
+static const double elem_bytes[DLB_PREC_COUNT] = { 8, 4, 4, 2, 2, 1, 1 };
+
+/* The id of precision `name`; DLB_EINVAL listing the names when unknown. */
+int dlb_precision_id(const char *name) {
+  if (name == NULL) return dlb_fail(DLB_EINVAL, "precision: expected a name, got NULL");
+  for (int i = 0; i < DLB_PREC_COUNT; i++)
+    if (strcmp(name, names[i]) == 0) return i;
+  return dlb_fail(DLB_EINVAL, "unknown precision '%.64s' (expected fp64, fp32, tf32, fp16, "
+                  "bf16, fp8, int8)", name);
+}
+
+/* The static name of precision id, or NULL. */
+const char *dlb_precision_name(int id) {
+  return (id >= 0 && id < DLB_PREC_COUNT) ? names[id] : NULL;
+}
+
+/* Bytes per element of precision id, 0 when out of range. */
+double dlb_precision_bytes(int id) {
+  return (id >= 0 && id < DLB_PREC_COUNT) ? elem_bytes[id] : 0;
+}
+
+static int positive(double x) { return isfinite(x) && x > 0; }
+
+/* Validate a roofline description; names the first bad field. */
+int dlb_roof_check(const dlb_roof *d) {
+  if (d == NULL) return dlb_fail(DLB_EINVAL, "roofline: device is NULL");
+  if (!positive(d->peak))
+    return dlb_fail(DLB_EINVAL, "roofline: peak must be a positive FLOP/s, got %g", d->peak);
+  if (!positive(d->bw))
+    return dlb_fail(DLB_EINVAL, "roofline: memory bandwidth must be positive bytes/s, got %g",
+                    d->bw);
+  if (!positive(d->flops_eff) || d->flops_eff > 1)
+    return dlb_fail(DLB_EINVAL, "roofline: flops_eff must be in (0, 1], got %g", d->flops_eff);
+  if (!positive(d->bw_eff) || d->bw_eff > 1)
+    return dlb_fail(DLB_EINVAL, "roofline: bw_eff must be in (0, 1], got %g", d->bw_eff);
+  if (!isfinite(d->cache) || d->cache < 0)
+    return dlb_fail(DLB_EINVAL, "roofline: cache must be >= 0 bytes, got %g", d->cache);
+  if (!positive(d->elem))
+    return dlb_fail(DLB_EINVAL, "roofline: element size must be positive bytes, got %g",
+                    d->elem);
+  return DLB_OK;
+}
+
+/* Ridge point (FLOP/byte) at peak or at achievable rates. */
+int dlb_roof_ridge(const dlb_roof *d, int achievable, double *out) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline ridge: out is NULL");
+  *out = achievable ? (d->peak * d->flops_eff) / (d->bw * d->bw_eff) : d->peak / d->bw;
+  return DLB_OK;
+}
+
+/* Attainable FLOP/s at an operational intensity (FLOP/byte). */
+int dlb_roof_attainable(const dlb_roof *d, double intensity, double *out) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline attainable: out is NULL");
+  if (isnan(intensity) || intensity < 0)
+    return dlb_fail(DLB_EINVAL, "roofline: intensity must be >= 0 FLOP/byte, got %g",
+                    intensity);
+  double c = d->peak * d->flops_eff, m = intensity * d->bw * d->bw_eff;
+  *out = m < c ? m : c;
+  return DLB_OK;
+}

@@ -1,0 +1,166 @@
+/*
+** roofline.c — roofline time of a step: whole graph (Hestness et al. 5.2.2,
+** r_t = max(c_t / (80% x_c), a_t / (70% x_a))) and op by op (each op at its own bound,
+** as ParaDnn's Fig 3 breaks a model into ops), plus op-cost sets kept in C.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlb_hw.h"
+#include "dlb_roofline.h"
+#include "dlb_internal.h"
+
+struct dlb_opcosts {
+  size_t n;
+  double *flops, *bytes, *gemm; /* gemm: 4 per op, m <= 0 when not a matmul; lazily made */
+};
+
+/* Fill `out` with the roofline of one cost at device d (checked by the caller). */
+static void one(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out) {
+  double ct = flops / (d->peak * d->flops_eff), mt = bytes / (d->bw * d->bw_eff);
+  out->flops = flops;
+  out->bytes = bytes;
+  out->compute_time = ct;
+  out->memory_time = mt;
+  out->bound = mt > ct ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  out->time = mt > ct ? mt : ct;
+  out->util = out->time > 0 ? flops / (out->time * d->peak) : 0;
+  out->memory_bound_time = out->bound == DLB_BOUND_MEMORY ? out->time : 0;
+  out->n_memory_bound = out->bound == DLB_BOUND_MEMORY ? 1 : 0;
+}
+
+static int bad_cost(double x) { return !isfinite(x) || x < 0; }
+
+/* Whole-graph roofline time. */
+int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
+  if (bad_cost(flops))
+    return dlb_fail(DLB_EINVAL, "roofline: flops must be >= 0 and finite, got %g", flops);
+  if (bad_cost(bytes))
+    return dlb_fail(DLB_EINVAL, "roofline: bytes must be >= 0 and finite, got %g", bytes);
+  one(d, flops, bytes, out);
+  return DLB_OK;
+}
+
+/* Per-op roofline over arrays; see the header. */
+int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
+                     const double *gemm, size_t n, double *op_time, int *op_bound,
+                     dlb_roof_result *out) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
+  if (n > 0 && (flops == NULL || bytes == NULL))
+    return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
+  const double cpeak = 1 / (d->peak * d->flops_eff), cbw = 1 / (d->bw * d->bw_eff);
+  double tf = 0, tb = 0, tt = 0, tmem = 0, nmem = 0;
+  for (size_t i = 0; i < n; i++) {
+    double f = flops[i], b = bytes[i];
+    if (bad_cost(f))
+      return dlb_fail(DLB_EINVAL, "roofline: op %zu has flops %g (need >= 0, finite)", i + 1, f);
+    if (bad_cost(b))
+      return dlb_fail(DLB_EINVAL, "roofline: op %zu has bytes %g (need >= 0, finite)", i + 1, b);
+    if (d->cache_aware && gemm != NULL && gemm[4 * i] > 0) {
+      double g;
+      st = dlb_gemm_traffic(gemm[4 * i], gemm[4 * i + 1], gemm[4 * i + 2], gemm[4 * i + 3],
+                            d->elem, d->cache, &g);
+      if (st != DLB_OK)
+        return dlb_fail(st, "roofline: op %zu: %s", i + 1, dlb_last_error());
+      if (g > b) b = g;
+    }
+    double ct = f * cpeak, mt = b * cbw, t;
+    int bound;
+    if (mt > ct) { t = mt; bound = DLB_BOUND_MEMORY; tmem += t; nmem += 1; }
+    else { t = ct; bound = DLB_BOUND_COMPUTE; }
+    if (op_time) op_time[i] = t;
+    if (op_bound) op_bound[i] = bound;
+    tf += f; tb += b; tt += t;
+  }
+  out->flops = tf;
+  out->bytes = tb;
+  out->compute_time = tf * cpeak;
+  out->memory_time = tb * cbw;
+  out->time = tt;
+  out->util = tt > 0 ? tf / (tt * d->peak) : 0;
+  out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  out->memory_bound_time = tmem;
+  out->n_memory_bound = nmem;
+  return DLB_OK;
+}
+
+/* Copy n ops' costs into a new set; NULL with a message on bad input. */
+dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes) {
+  if (n > 0 && (flops == NULL || bytes == NULL))
+    return dlb_fail_null(DLB_EINVAL, "op costs: flops and bytes arrays are required");
+  if (n > ((size_t)-1) / (4 * sizeof(double)))
+    return dlb_fail_null(DLB_ENOMEM, "op costs: %zu ops is too many", n);
+  for (size_t i = 0; i < n; i++) {
+    if (bad_cost(flops[i]))
+      return dlb_fail_null(DLB_EINVAL, "op costs: op %zu has flops %g (need >= 0, finite)",
+                           i + 1, flops[i]);
+    if (bad_cost(bytes[i]))
+      return dlb_fail_null(DLB_EINVAL, "op costs: op %zu has bytes %g (need >= 0, finite)",
+                           i + 1, bytes[i]);
+  }
+  dlb_opcosts *c = calloc(1, sizeof *c);
+  if (c == NULL) return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory");
+  c->n = n;
+  c->flops = malloc((n ? n : 1) * sizeof(double));
+  c->bytes = malloc((n ? n : 1) * sizeof(double));
+  if (c->flops == NULL || c->bytes == NULL) {
+    dlb_opcosts_free(c);
+    return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory for %zu ops", n);
+  }
+  if (n) {
+    memcpy(c->flops, flops, n * sizeof(double));
+    memcpy(c->bytes, bytes, n * sizeof(double));
+  }
+  return c;
+}
+
+/* Free a set; NULL is a no-op. */
+void dlb_opcosts_free(dlb_opcosts *c) {
+  if (c == NULL) return;
+  free(c->flops);
+  free(c->bytes);
+  free(c->gemm);
+  free(c);
+}
+
+/* Number of ops in the set (0 for NULL). */
+size_t dlb_opcosts_n(const dlb_opcosts *c) {
+  return c ? c->n : 0;
+}
+
+/* Record op i's matmul shape. */
+int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
+                         double batch) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  if (i >= c->n)
+    return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  double tmp;
+  int st = dlb_gemm_traffic(m, n, k, batch, 1, 0, &tmp); /* validates the shape */
+  if (st != DLB_OK) return dlb_fail(st, "op costs: op %zu: %s", i + 1, dlb_last_error());
+  if (c->gemm == NULL) {
+    c->gemm = calloc(4 * c->n, sizeof(double));
+    if (c->gemm == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
+  }
+  c->gemm[4 * i] = m;
+  c->gemm[4 * i + 1] = n;
+  c->gemm[4 * i + 2] = k;
+  c->gemm[4 * i + 3] = batch;
+  return DLB_OK;
+}
+
+/* Per-op roofline over a set. */
+int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
+                         int *op_bound, dlb_roof_result *out) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  return dlb_roofline_ops(d, c->flops, c->bytes, c->gemm, c->n, op_time, op_bound, out);
+}
+
+/* Borrowed arrays of the set. */
+const double *dlb_opcosts_flops(const dlb_opcosts *c) { return c ? c->flops : NULL; }
+const double *dlb_opcosts_bytes(const dlb_opcosts *c) { return c ? c->bytes : NULL; }

@@ -1,0 +1,538 @@
+-- dlbench.hw — the hardware catalogue: dlb.hw.get(name), dlb.hw.list(), dlb.hw.define{...},
+-- dlb.hw.load(path) (a Lua or CSV file). A device is a Lua table with plain fields
+-- (docs/hw.md): name, kind, peak = {fp32=, bf16=, ...} (FLOP/s, dense), mem (bytes),
+-- mem_bw (bytes/s), cache (bytes), flops_eff, bw_eff (achievable fractions, default
+-- 0.8 / 0.7 after Hestness et al. 5.2), links = {intra = {bw=, latency=}, inter = {...}}
+-- (bytes/s each way, seconds), power (W), note, source = {field = "where it comes from"}.
+local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
+
+local M = {}
+
+local PRECISIONS = core.hw_precisions()   -- fp64, fp32, tf32, fp16, bf16, fp8, int8
+local is_prec = {}
+for _, p in ipairs(PRECISIONS) do is_prec[p] = true end
+M.precisions = PRECISIONS
+
+local Device = {}
+Device.__index = Device
+
+-- The fields a device may have, and what they must be.
+local FIELDS = {
+  name = "string", kind = "string", year = "number", note = "string", vendor = "string",
+  peak = "table", mem = "number", mem_bw = "number", cache = "number",
+  flops_eff = "number", bw_eff = "number", links = "table", power = "number",
+  mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
+}
+local FIELD_LIST = {}
+for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
+table.sort(FIELD_LIST)
+
+local function finite(x) return type(x) == "number" and x == x and x > -math.huge and x < math.huge end
+
+-- Validate a device spec; `where` prefixes every message (e.g. "catalog.csv:3").
+local function validate(spec, where)
+  local function bad(fmt, ...)
+    error(where .. ": " .. string.format(fmt, ...), 0)
+  end
+  if type(spec) ~= "table" then bad("a device must be a table, got %s", type(spec)) end
+  for k, v in pairs(spec) do
+    local want = FIELDS[k]
+    if want == nil then
+      bad("unknown field '%s' (valid fields: %s)", tostring(k), table.concat(FIELD_LIST, ", "))
+    end
+    if type(v) ~= want then bad("field '%s' must be a %s, got %s", k, want, type(v)) end
+  end
+  if spec.name == nil or spec.name == "" then bad("a device needs a name") end
+  where = where .. ": device '" .. spec.name .. "'"
+  if spec.peak == nil or next(spec.peak) == nil then
+    bad("needs peak = {fp32 = FLOP/s, ...} with at least one precision")
+  end
+  for p, v in pairs(spec.peak) do
+    if not is_prec[p] then
+      bad("unknown precision '%s' in peak (expected %s)", tostring(p), table.concat(PRECISIONS, ", "))
+    end
+    if not finite(v) or v <= 0 then bad("peak.%s must be a positive FLOP/s, got %s", p, tostring(v)) end
+  end
+  local function positive(k, required, unit)
+    local v = spec[k]
+    if v == nil then
+      if required then bad("needs %s (%s)", k, unit) end
+      return
+    end
+    if not finite(v) or v <= 0 then bad("%s must be positive %s, got %s", k, unit, tostring(v)) end
+  end
+  positive("mem_bw", true, "bytes/s")
+  positive("mem", true, "bytes")
+  positive("power", false, "watts")
+  positive("mem_per_core", false, "bytes")
+  positive("cores", false, "cores")
+  if spec.cache ~= nil and (not finite(spec.cache) or spec.cache < 0) then
+    bad("cache must be >= 0 bytes, got %s", tostring(spec.cache))
+  end
+  for _, k in ipairs { "flops_eff", "bw_eff" } do
+    local v = spec[k]
+    if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
+      bad("%s must be in (0, 1], got %s", k, tostring(v))
+    end
+  end
+  if spec.links then
+    for tier, l in pairs(spec.links) do
+      if tier ~= "intra" and tier ~= "inter" then
+        bad("unknown link tier '%s' (expected intra, inter)", tostring(tier))
+      end
+      if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
+      for k in pairs(l) do
+        if k ~= "bw" and k ~= "latency" then
+          bad("unknown field links.%s.%s (expected bw, latency)", tier, tostring(k))
+        end
+      end
+      if not finite(l.bw) or l.bw <= 0 then
+        bad("links.%s.bw must be positive bytes/s, got %s", tier, tostring(l.bw))
+      end
+      if l.latency ~= nil and (not finite(l.latency) or l.latency < 0) then
+        bad("links.%s.latency must be >= 0 seconds, got %s", tier, tostring(l.latency))
+      end
+    end
+  end
+  if spec.source then
+    for k, v in pairs(spec.source) do
+      if type(v) ~= "string" then bad("source.%s must be a string", tostring(k)) end
+    end
+  end
+end
+
+-- Copy a validated spec into a device object (deep enough that callers can't alias it).
+local function make(spec)
+  local d = setmetatable({}, Device)
+  for k, v in pairs(spec) do
+    if k ~= "replace" then d[k] = v end
+  end
+  d.peak = {}
+  for p, v in pairs(spec.peak) do d.peak[p] = v end
+  d.links = {}
+  for tier, l in pairs(spec.links or {}) do d.links[tier] = { bw = l.bw, latency = l.latency or 0 } end
+  d.source = {}
+  for k, v in pairs(spec.source or {}) do d.source[k] = v end
+  d.flops_eff = spec.flops_eff or 0.8
+  d.bw_eff = spec.bw_eff or 0.7
+  d.cache = spec.cache or 0
+  d.kind = spec.kind or "device"
+  return d
+end
+
+-- The catalogue: by name, and in definition order.
+local catalog, order = {}, {}
+
+local function add(spec, where)
+  validate(spec, where)
+  local old = catalog[spec.name]
+  if old and not spec.replace then
+    error(where .. ": device '" .. spec.name .. "' is already defined (pass replace = true to "
+      .. "redefine it)", 0)
+  end
+  local d = make(spec)
+  if not old then order[#order + 1] = spec.name end
+  catalog[spec.name] = d
+  return d
+end
+
+for i, spec in ipairs(require "dlbench.hw_catalog") do
+  add(spec, "hw_catalog entry " .. i)
+end
+
+-- == device methods ==============================================================
+
+-- The precision to use on this device: `prec`, with "mixed" meaning fp16 (or bf16).
+function Device:precision(prec)
+  prec = prec or "fp32"
+  if prec == "mixed" then
+    prec = self.peak.fp16 and "fp16" or (self.peak.bf16 and "bf16" or "fp16")
+  end
+  if not is_prec[prec] then
+    error("unknown precision '" .. tostring(prec) .. "' (expected "
+      .. table.concat(PRECISIONS, ", ") .. ", or mixed)", 0)
+  end
+  if not self.peak[prec] then
+    local have = {}
+    for _, p in ipairs(PRECISIONS) do if self.peak[p] then have[#have + 1] = p end end
+    error("device '" .. self.name .. "' has no " .. prec .. " peak (it has "
+      .. table.concat(have, ", ") .. "); pass precision = one of those", 0)
+  end
+  return prec
+end
+
+-- The backend's device table at precision prec (opts: flops_eff, bw_eff, cache_aware).
+function Device:roof(prec, opts)
+  opts = opts or {}
+  prec = self:precision(prec)
+  return {
+    peak = self.peak[prec], bw = self.mem_bw,
+    flops_eff = opts.flops_eff or self.flops_eff, bw_eff = opts.bw_eff or self.bw_eff,
+    cache = self.cache or 0, elem = core.hw_precision_bytes(prec),
+    cache_aware = opts.cache_aware and true or false,
+  }
+end
+
+function Device:ridge(prec, achievable)
+  return core.roofline_ridge(self:roof(prec), achievable)
+end
+
+function Device:attainable(intensity, prec)
+  return core.roofline_attainable(self:roof(prec), intensity)
+end
+
+-- The precisions this device has a peak for, in canonical order.
+function Device:precisions()
+  local t = {}
+  for _, p in ipairs(PRECISIONS) do if self.peak[p] then t[#t + 1] = p end end
+  return t
+end
+
+-- The precision a study would use by default here: fp32 when present, else the widest
+-- 16-bit format, else the first listed.
+function Device:default_precision()
+  for _, p in ipairs { "fp32", "bf16", "fp16", "tf32", "fp64", "fp8", "int8" } do
+    if self.peak[p] then return p end
+  end
+end
+
+function Device:__tostring()
+  local p = self:default_precision()
+  return string.format("hw %s (%s: %.4g TFLOP/s %s, %.4g GB at %.4g GB/s)", self.name, self.kind,
+    self.peak[p] / 1e12, p, self.mem / 1e9, self.mem_bw / 1e9)
+end
+
+doc.doc(Device.ridge, "hw:ridge(precision[, achievable]) -> FLOP/byte",
+  "the roofline ridge point: peak / mem_bw, or with achievable = true "
+    .. "(peak x flops_eff) / (mem_bw x bw_eff)")
+doc.doc(Device.attainable, "hw:attainable(intensity[, precision]) -> FLOP/s",
+  "min(peak x flops_eff, intensity x mem_bw x bw_eff)")
+doc.doc(Device.precisions, "hw:precisions() -> {names}", "the precisions with a peak")
+doc.doc(Device.precision, "hw:precision(name) -> name",
+  "check that the device has a peak at name ('mixed' selects fp16 or bf16); raises otherwise")
+doc.doc(Device.roof, "hw:roof(precision[, opts]) -> table", "the backend's roofline description")
+doc.doc(Device.default_precision, "hw:default_precision() -> name",
+  "fp32 when the device has it, else bf16, fp16, ...")
+
+-- == the module ==================================================================
+
+function M.define(spec)
+  local where = "dlb.hw.define"
+  local info = debug.getinfo(2, "Sl")
+  if info and info.what ~= "C" and (info.currentline or 0) > 0 then
+    where = info.short_src .. ":" .. info.currentline
+  end
+  return add(spec, where)
+end
+doc.doc(M.define, "dlb.hw.define{name=, peak={fp32=...}, mem_bw=, mem=[, cache=, flops_eff=, "
+  .. "bw_eff=, links=, power=, source=]} -> device",
+  "add a device to the catalogue (FLOP/s, bytes/s, bytes); bad fields are errors")
+
+-- Levenshtein distance (small strings).
+local function distance(a, b)
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+
+local function norm(s) return (s:lower():gsub("[%s%-_]", "")) end
+
+function M.get(name)
+  if type(name) == "table" and getmetatable(name) == Device then return name end
+  if type(name) ~= "string" then
+    error("dlb.hw.get: expected a device name, got " .. type(name), 2)
+  end
+  if catalog[name] then return catalog[name] end
+  local n = norm(name)
+  for _, k in ipairs(order) do
+    if norm(k) == n then return catalog[k] end
+  end
+  local scored = {}
+  for _, k in ipairs(order) do
+    local nk = norm(k)
+    local d = distance(n, nk)
+    if nk:find(n, 1, true) or n:find(nk, 1, true) then d = math.min(d, 1) end
+    scored[#scored + 1] = { k, d }
+  end
+  table.sort(scored, function(a, b) return a[2] < b[2] or (a[2] == b[2] and a[1] < b[1]) end)
+  local close = {}
+  for i = 1, math.min(4, #scored) do
+    if scored[i][2] <= math.max(3, #n / 2) then close[#close + 1] = scored[i][1] end
+  end
+  local msg = "unknown device '" .. name .. "'"
+  if #close > 0 then msg = msg .. " (did you mean " .. table.concat(close, ", ") .. "?)" end
+  error(msg .. "; dlb.hw.list() shows the catalogue", 2)
+end
+doc.doc(M.get, "dlb.hw.get(name) -> device",
+  "a catalogue device by name (case and '-' insensitive); unknown names list close ones")
+
+function M.names()
+  local t = {}
+  for i, k in ipairs(order) do t[i] = k end
+  return t
+end
+doc.doc(M.names, "dlb.hw.names() -> {names}", "the catalogue's device names in order")
+
+local function fmt(x, scale, digits)
+  if x == nil then return "-" end
+  return string.format("%." .. (digits or 4) .. "g", x / scale)
+end
+
+-- The catalogue as rows of strings (header first).
+local function rows()
+  local cols = { "name", "kind" }
+  for _, p in ipairs(PRECISIONS) do cols[#cols + 1] = p end
+  for _, c in ipairs { "mem GB", "bw GB/s", "cache MB", "intra GB/s", "inter GB/s", "W" } do
+    cols[#cols + 1] = c
+  end
+  local out = { cols }
+  for _, k in ipairs(order) do
+    local d = catalog[k]
+    local r = { d.name, d.kind }
+    for _, p in ipairs(PRECISIONS) do r[#r + 1] = fmt(d.peak[p], 1e12) end
+    r[#r + 1] = fmt(d.mem, 1e9)
+    r[#r + 1] = fmt(d.mem_bw, 1e9)
+    r[#r + 1] = d.cache and d.cache > 0 and fmt(d.cache, 1e6) or "-"
+    r[#r + 1] = d.links.intra and fmt(d.links.intra.bw, 1e9) or "-"
+    r[#r + 1] = d.links.inter and fmt(d.links.inter.bw, 1e9) or "-"
+    r[#r + 1] = fmt(d.power, 1)
+    out[#out + 1] = r
+  end
+  return out
+end
+
+-- Print the catalogue as an aligned table (peaks in TFLOP/s, dense) and return the
+-- devices. opts.print = false only returns them.
+function M.list(opts)
+  opts = opts or {}
+  local devs = {}
+  for i, k in ipairs(order) do devs[i] = catalog[k] end
+  if opts.print ~= false then
+    local rs = rows()
+    local w = {}
+    for _, r in ipairs(rs) do
+      for j, c in ipairs(r) do w[j] = math.max(w[j] or 0, #c) end
+    end
+    local out = opts.out or io.write
+    out("peak FLOP/s are TFLOP/s (dense); links are bytes/s each way\n")
+    for i, r in ipairs(rs) do
+      local cells = {}
+      for j, c in ipairs(r) do
+        cells[j] = j <= 2 and (c .. string.rep(" ", w[j] - #c)) or (string.rep(" ", w[j] - #c) .. c)
+      end
+      out(table.concat(cells, "  "), "\n")
+      if i == 1 then
+        local dash = {}
+        for j = 1, #r do dash[j] = string.rep("-", w[j]) end
+        out(table.concat(dash, "  "), "\n")
+      end
+    end
+  end
+  return devs
+end
+doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
+  "print the catalogue as a table (TFLOP/s per precision, GB, GB/s, MB, W) and return it")
+
+-- == loading catalogues from files ===============================================
+
+-- The CSV columns a catalogue file may have (header row; any order; name, mem, mem_bw and
+-- at least one peak column are required).
+M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
+  "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
+  "inter_latency", "power", "note", "source" }
+local csv_col = {}
+for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
+
+-- Split CSV text into records of fields (RFC 4180: quotes, "" escapes, CRLF); each record
+-- carries its line number. Errors name file:line.
+local function csv_records(text, file)
+  local recs, rec, field = {}, {}, {}
+  local i, n, line, recline = 1, #text, 1, 1
+  local quoted_field = false
+  local function endfield()
+    rec[#rec + 1] = { text = table.concat(field), quoted = quoted_field }
+    field, quoted_field = {}, false
+  end
+  local function endrec()
+    endfield()
+    if not (#rec == 1 and rec[1].text == "" and not rec[1].quoted) then
+      rec.line = recline
+      recs[#recs + 1] = rec
+    end
+    rec = {}
+  end
+  while i <= n do
+    local c = text:sub(i, i)
+    if c == '"' and #field == 0 and not quoted_field then
+      quoted_field = true
+      i = i + 1
+      while true do
+        if i > n then error(file .. ":" .. recline .. ": unterminated quoted field", 0) end
+        local d = text:sub(i, i)
+        if d == '"' then
+          if text:sub(i + 1, i + 1) == '"' then
+            field[#field + 1] = '"'
+            i = i + 2
+          else
+            i = i + 1
+            break
+          end
+        else
+          if d == "\n" then line = line + 1 end
+          field[#field + 1] = d
+          i = i + 1
+        end
+      end
+      local e = text:sub(i, i)
+      if i <= n and e ~= "," and e ~= "\n" and e ~= "\r" then
+        error(file .. ":" .. line .. ": text after a closing quote", 0)
+      end
+    elseif c == "," then
+      endfield()
+      i = i + 1
+    elseif c == "\r" or c == "\n" then
+      if c == "\r" and text:sub(i + 1, i + 1) == "\n" then i = i + 1 end
+      endrec()
+      line = line + 1
+      recline = line
+      i = i + 1
+    else
+      if c == '"' then error(file .. ":" .. line .. ": stray quote inside an unquoted field", 0) end
+      field[#field + 1] = c
+      i = i + 1
+    end
+  end
+  if #field > 0 or #rec > 0 or quoted_field then endrec() end
+  return recs
+end
+
+local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
+-- Device specs from CSV text (see M.csv_columns); `file` names the source in errors.
+function M.parse_csv(text, file)
+  file = file or "csv"
+  if type(text) ~= "string" then error("dlb.hw.parse_csv: expected text, got " .. type(text), 2) end
+  local recs = csv_records(text, file)
+  -- skip comment lines (first field starting with #)
+  local kept = {}
+  for _, r in ipairs(recs) do
+    if not (r[1] and not r[1].quoted and r[1].text:match("^%s*#")) then kept[#kept + 1] = r end
+  end
+  if #kept == 0 then error(file .. ": empty catalogue (expected a header row)", 0) end
+  local header = kept[1]
+  local cols, seen = {}, {}
+  for j, f in ipairs(header) do
+    local c = trim(f.text):lower()
+    if not csv_col[c] then
+      error(string.format("%s:%d: unknown column '%s' (valid columns: %s)", file, header.line,
+        c, table.concat(M.csv_columns, ", ")), 0)
+    end
+    if seen[c] then error(string.format("%s:%d: column '%s' appears twice", file, header.line, c), 0) end
+    seen[c] = true
+    cols[j] = c
+  end
+  if not seen.name then error(file .. ":" .. header.line .. ": the header needs a 'name' column", 0) end
+  local specs = {}
+  for r = 2, #kept do
+    local rec = kept[r]
+    local where = file .. ":" .. rec.line
+    if #rec ~= #cols then
+      error(string.format("%s: %d fields, but the header has %d", where, #rec, #cols), 0)
+    end
+    local spec = { peak = {}, source = {} }
+    local links = {}
+    for j, c in ipairs(cols) do
+      local s = trim(rec[j].text)
+      if s ~= "" then
+        if c == "name" or c == "kind" or c == "note" then
+          spec[c] = s
+        elseif c == "source" then
+          spec.source.all = s
+        else
+          local v = tonumber(s)
+          if v == nil or v ~= v or v == math.huge or v == -math.huge then
+            error(string.format("%s: column '%s': '%s' is not a finite number", where, c, s), 0)
+          end
+          if is_prec[c] then
+            spec.peak[c] = v
+          elseif c:match("^intra_") or c:match("^inter_") then
+            local tier, k = c:match("^(%a+)_(%a+)$")
+            if k == "latency" then k = "latency" end
+            links[tier] = links[tier] or {}
+            links[tier][k] = v
+          else
+            spec[c] = v
+          end
+        end
+      end
+    end
+    for tier, l in pairs(links) do
+      if l.bw == nil then
+        error(string.format("%s: %s_latency given without %s_bw", where, tier, tier), 0)
+      end
+      spec.links = spec.links or {}
+      spec.links[tier] = l
+    end
+    if next(spec.source) == nil then spec.source = nil end
+    validate(spec, where)
+    specs[#specs + 1] = spec
+  end
+  return specs
+end
+doc.doc(M.parse_csv, "dlb.hw.parse_csv(text[, file]) -> {specs}",
+  "parse a CSV catalogue (header: name, fp32, ..., mem, mem_bw, ...); errors name file:line")
+
+-- Load a catalogue file (.lua returning a spec or a list of specs, or .csv) and define
+-- its devices; returns them. opts.replace = true redefines existing names.
+function M.load(path, opts)
+  opts = opts or {}
+  if type(path) ~= "string" then error("dlb.hw.load: expected a path, got " .. type(path), 2) end
+  local f, err = io.open(path, "rb")
+  if not f then error("dlb.hw.load: cannot read " .. tostring(err), 2) end
+  local text = f:read("*a")
+  f:close()
+  local specs
+  if path:match("%.csv$") then
+    specs = M.parse_csv(text, path)
+  elseif path:match("%.lua$") then
+    local chunk, e = (loadstring or load)(text, "@" .. path)
+    if not chunk then error(e, 0) end
+    local ok, res = pcall(chunk)
+    if not ok then error(res, 0) end
+    if type(res) ~= "table" then error(path .. ": must return a device table or a list of them", 0) end
+    specs = res.name and { res } or res
+  else
+    error("dlb.hw.load: " .. path .. ": expected a .lua or .csv file", 2)
+  end
+  -- validate everything before defining anything, so a bad file defines nothing
+  for i, s in ipairs(specs) do
+    validate(s, path .. " entry " .. i)
+    if catalog[s.name] and not (opts.replace or s.replace) then
+      error(path .. " entry " .. i .. ": device '" .. s.name .. "' is already defined (pass "
+        .. "{replace = true} to redefine it)", 0)
+    end
+  end
+  local out = {}
+  for i, s in ipairs(specs) do
+    local copy = {}
+    for k, v in pairs(s) do copy[k] = v end
+    copy.replace = true
+    out[i] = add(copy, path .. " entry " .. i)
+  end
+  return out
+end
+doc.doc(M.load, "dlb.hw.load(path[, {replace=true}]) -> {devices}",
+  "define the devices of a .lua or .csv catalogue file (all or nothing)")
+
+M.Device = Device
+doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")
+return M

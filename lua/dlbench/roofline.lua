@@ -1,0 +1,384 @@
+-- dlbench.roofline — costs to time on a device. dlb.roofline.time(s, hw) (whole graph,
+-- Hestness et al. 5.2.2, and op by op when the costs carry ops, ParaDnn Fig 3),
+-- dlb.roofline.ops{...} (an op-cost set kept in C), dlb.roofline.subbatch(...) (Hestness
+-- 5.2.1, Fig 11), dlb.roofline.train{...} (epoch time, time to accuracy, cost:
+-- DAWNBench), dlb.roofline.fom{...} (the CANDLE figure of merit, seed 002),
+-- dlb.roofline.hestness(domain, p, b) (Table 2's asymptotic costs). See docs/hw.md.
+local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
+local hw = require "dlbench.hw"
+
+local M = {}
+
+local function checkopts(opts, valid, fn)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then error(fn .. ": options must be a table, got " .. type(opts), 3) end
+  for k in pairs(opts) do
+    if not valid[k] then
+      local names = {}
+      for n in pairs(valid) do names[#names + 1] = n end
+      table.sort(names)
+      error(fn .. ": unknown option '" .. tostring(k) .. "' (valid: " .. table.concat(names, ", ")
+        .. ")", 3)
+    end
+  end
+  return opts
+end
+
+local function device(x, fn)
+  if type(x) == "string" then return hw.get(x) end
+  if type(x) == "table" and getmetatable(x) == hw.Device then return x end
+  error(fn .. ": expected a device (dlb.hw.get(name)) or its name, got " .. type(x), 3)
+end
+
+-- A number out of a stats field (numbers, or anything callable/tonumber-able such as a
+-- bound polynomial of the graph engine).
+local function num(v, what, fn)
+  if type(v) == "number" then return v end
+  local n = tonumber(v)
+  if n == nil and v ~= nil then
+    local ok, r = pcall(function() return v() end)
+    if ok and type(r) == "number" then n = r end
+  end
+  if n == nil then
+    error(fn .. ": " .. what .. " must be a number (bind every dim), got " .. tostring(v), 3)
+  end
+  return n
+end
+
+-- == op-cost sets ================================================================
+
+local OpSet = {}
+OpSet.__index = OpSet
+
+-- An op-cost set from {flops = {...}, bytes = {...}[, gemm = {{m, n, k[, batch]} or false,
+-- ...}][, names = {...}]}: per-op FLOPs and bytes kept in C.
+function M.ops(t)
+  if type(t) ~= "table" or type(t.flops) ~= "table" or type(t.bytes) ~= "table" then
+    error("dlb.roofline.ops: expected {flops = {...}, bytes = {...}[, gemm = {...}]}", 2)
+  end
+  local h = core.roofline_opcosts_new(t.flops, t.bytes)
+  local set = setmetatable({ _h = h, n = #t.flops, names = t.names, _flops = t.flops }, OpSet)
+  if t.gemm then
+    for i = 1, #t.flops do
+      local g = t.gemm[i]
+      if g then
+        if type(g) ~= "table" then
+          error("dlb.roofline.ops: gemm[" .. i .. "] must be {m, n, k[, batch]} or false", 2)
+        end
+        core.roofline_opcosts_set_gemm(h, i, g[1] or g.m, g[2] or g.n, g[3] or g.k,
+          g[4] or g.batch or 1)
+      end
+    end
+  end
+  return set
+end
+doc.doc(M.ops, "dlb.roofline.ops{flops={...}, bytes={...}[, gemm={{m,n,k[,batch]}|false, ...}]} "
+  .. "-> opset", "per-op costs kept in C, timed op by op by dlb.roofline.time")
+
+function OpSet:__tostring()
+  return string.format("roofline op set (%d ops)", self.n)
+end
+
+-- == time ========================================================================
+
+local time_opts = { precision = true, per_op = true, cache_aware = true, flops_eff = true,
+  bw_eff = true, detail = true }
+
+-- Where the per-op costs of `s` are: an OpSet, s.ops (an OpSet or {flops=, bytes=}), or a
+-- graph analysis the graph engine attached.
+local function opset_of(s)
+  if getmetatable(s) == OpSet then return s end
+  local o = rawget(s, "ops")
+  if type(o) == "table" then
+    if getmetatable(o) == OpSet then return o end
+    if type(o.flops) == "table" and type(o.bytes) == "table" then
+      local set = M.ops(o)
+      rawset(s, "ops", set) -- cache the C copy for the next device
+      return set
+    end
+  end
+  if rawget(s, "analysis") ~= nil and core.roofline_opcosts_from_analysis then
+    local set = rawget(s, "_roofline_ops")
+    if not set then
+      set = setmetatable({ _h = core.roofline_opcosts_from_analysis(s.analysis) }, OpSet)
+      set.n = core.roofline_opcosts_n(set._h)
+      rawset(s, "_roofline_ops", set)
+    end
+    return set
+  end
+  return nil
+end
+
+local function bytes_per(prec)
+  if prec == "mixed" or prec == nil then return nil end
+  return core.hw_precision_bytes(prec)
+end
+
+function M.time(s, dev, opts)
+  local fn = "dlb.roofline.time"
+  opts = checkopts(opts, time_opts, fn)
+  if type(s) ~= "table" then error(fn .. ": expected stats or {flops=, bytes=}, got " .. type(s), 2) end
+  dev = device(dev, fn)
+  local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
+  local prec = dev:precision(opts.precision or sprec or "fp32")
+  local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware }
+  local roof = dev:roof(prec, ropts)
+  -- precision selects the bytes too: rescale when the costs were counted at another one
+  local scale = 1
+  local from, to = bytes_per(sprec), bytes_per(opts.precision)
+  if from and to and from ~= to then scale = to / from end
+
+  local set = opset_of(s)
+  local r
+  if set then
+    if scale ~= 1 then error(fn .. ": per-op costs cannot be rescaled to another precision; "
+      .. "count them at " .. tostring(opts.precision), 2) end
+    local res, times, bounds = core.roofline_ops(set._h, roof, opts.detail)
+    local whole = core.roofline_time(roof, res.flops, res.bytes)
+    r = {
+      graph = whole,
+      per_op = res,
+    }
+    if opts.detail then
+      res.op_time, res.op_bound, res.op_name = times, bounds, set.names
+      local fl = set._flops
+      if fl then
+        local utils = {}
+        for i = 1, #times do
+          utils[i] = times[i] > 0 and fl[i] / (times[i] * roof.peak) or 0
+        end
+        res.op_util = utils
+      end
+    end
+    local main = (opts.per_op == false) and whole or res
+    for k, v in pairs(main) do if r[k] == nil then r[k] = v end end
+    r.mode = (opts.per_op == false) and "graph" or "per_op"
+  else
+    if opts.per_op then error(fn .. ": per_op needs per-op costs (s.ops or a graph's stats)", 2) end
+    if opts.cache_aware then error(fn .. ": cache_aware needs per-op costs with matmul shapes", 2) end
+    local flops = num(s.flops, "flops", fn)
+    local bytes = num(s.bytes, "bytes", fn) * scale
+    r = core.roofline_time(roof, flops, bytes)
+    r.graph = core.roofline_time(roof, flops, bytes)
+    r.mode = "graph"
+  end
+  r.device = dev.name
+  r.precision = prec
+  r.peak = roof.peak
+  r.intensity = r.bytes > 0 and r.flops / r.bytes or math.huge
+  r.attainable = r.time > 0 and r.flops / r.time or 0
+  r.ridge = core.roofline_ridge(roof, true)
+  local fp = rawget(s, "footprint") or (getmetatable(s) ~= OpSet and s.footprint) or nil
+  if fp ~= nil then
+    fp = num(fp, "footprint", fn) * scale
+    r.footprint = fp
+    r.mem = dev.mem
+    r.fits = fp <= dev.mem
+    r.shortfall = r.fits and 0 or fp - dev.mem
+  else
+    r.fits = true
+    r.shortfall = 0
+  end
+  return r
+end
+doc.doc(M.time, "dlb.roofline.time(s, hw[, {precision=, per_op=, cache_aware=, flops_eff=, "
+  .. "bw_eff=, detail=}]) -> {time=, bound=, util=, fits=, shortfall=, graph=, per_op=, ...}",
+  "roofline time of a step: whole graph max(c/(eff x peak), a/(eff x bw)) and, with per-op "
+  .. "costs, each op at its own bound; r.fits is false when the footprint exceeds memory")
+
+-- == subbatch choice (Hestness 5.2.1) =============================================
+
+local sub_opts = { batches = true, dim = true, bind = true, tol = true, sat_tol = true,
+  ridge = true, precision = true, per_op = true, cache_aware = true }
+
+-- Sweep the subbatch b over opts.batches (default 1, 2, 4, ..., 4096) and find Hestness's
+-- three points of interest: where graph intensity nears saturation (within sat_tol of its
+-- largest value on the sweep), where it reaches the device's ridge point (achievable rates
+-- unless ridge = "peak"), and the smallest b whose time per sample is within tol of the
+-- smallest. `model` is a function b -> stats (or {flops=, bytes=[, footprint=]}) or a
+-- graph with a `stats` method (opts.dim names its batch dim, default "b").
+function M.subbatch(model, dev, opts)
+  local fn = "dlb.roofline.subbatch"
+  opts = checkopts(opts, sub_opts, fn)
+  dev = device(dev, fn)
+  local f
+  if type(model) == "function" then
+    f = model
+  elseif type(model) == "table" and type(model.stats) == "function" then
+    local dim = opts.dim or "b"
+    f = function(b)
+      local bind = {}
+      for k, v in pairs(opts.bind or {}) do bind[k] = v end
+      bind[dim] = b
+      return model:stats(bind)
+    end
+  else
+    error(fn .. ": expected a function batch -> stats or a graph, got " .. type(model), 2)
+  end
+  local batches = opts.batches
+  if batches == nil then
+    batches = {}
+    local b = 1
+    while b <= 4096 do batches[#batches + 1] = b; b = b * 2 end
+  end
+  if type(batches) ~= "table" or #batches < 2 then error(fn .. ": batches must list at least 2 sizes", 2) end
+  for i, b in ipairs(batches) do
+    if type(b) ~= "number" or b <= 0 then error(fn .. ": batches[" .. i .. "] must be positive", 2) end
+    if i > 1 and b <= batches[i - 1] then error(fn .. ": batches must increase", 2) end
+  end
+  local tol, sat_tol = opts.tol or 0.05, opts.sat_tol or 0.05
+  local topts = { precision = opts.precision, per_op = opts.per_op, cache_aware = opts.cache_aware }
+  local curve = { batch = {}, intensity = {}, time = {}, time_per_sample = {}, util = {},
+    footprint = {}, bound = {} }
+  for i, b in ipairs(batches) do
+    local s = f(b)
+    if type(s) ~= "table" then error(fn .. ": the model returned " .. type(s) .. " for b = " .. b, 2) end
+    local r = M.time(s, dev, topts)
+    curve.batch[i] = b
+    curve.intensity[i] = r.intensity
+    curve.time[i] = r.time
+    curve.time_per_sample[i] = r.time / b
+    curve.util[i] = r.util
+    curve.footprint[i] = r.footprint or false
+    curve.bound[i] = r.bound
+  end
+  local imax, tmin = -math.huge, math.huge
+  for i = 1, #batches do
+    imax = math.max(imax, curve.intensity[i])
+    tmin = math.min(tmin, curve.time_per_sample[i])
+  end
+  local ridge = dev:ridge(dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
+  local res = { curve = curve, ridge_point = ridge, max_intensity = imax,
+    min_time_per_sample = tmin }
+  for i, b in ipairs(batches) do
+    if res.saturation == nil and curve.intensity[i] >= (1 - sat_tol) * imax then res.saturation = b end
+    if res.ridge == nil and curve.intensity[i] >= ridge then res.ridge = b end
+    if res.best == nil and curve.time_per_sample[i] <= (1 + tol) * tmin then res.best = b end
+  end
+  res.points = {
+    { name = "saturation", batch = res.saturation },
+    { name = "ridge", batch = res.ridge },
+    { name = "best", batch = res.best },
+  }
+  return res
+end
+doc.doc(M.subbatch, "dlb.roofline.subbatch(f_or_graph, hw[, {batches=, dim=, bind=, tol=0.05, "
+  .. "sat_tol=0.05, ridge='achievable'|'peak', precision=, per_op=}]) -> {curve=, saturation=, "
+  .. "ridge=, best=, points=}", "Hestness 5.2.1's three subbatch points of interest over a sweep")
+
+-- == time to train and cost ======================================================
+
+local train_opts = { step = true, step_time = true, dataset = true, batch = true, epochs = true,
+  price = true, devices = true }
+
+-- Epoch time = dataset / batch steps x step time (seconds); time to accuracy = epochs x
+-- epoch time; cost = devices x hours x price per device-hour (DAWNBench's metrics).
+function M.train(t)
+  local fn = "dlb.roofline.train"
+  t = checkopts(t, train_opts, fn)
+  local st = t.step_time or (type(t.step) == "table" and t.step.time) or t.step
+  if type(st) ~= "number" or st < 0 then
+    error(fn .. ": needs step = a roofline result or step_time = seconds", 2)
+  end
+  local function pos(k, dflt)
+    local v = t[k]
+    if v == nil then v = dflt end
+    if type(v) ~= "number" or not (v > 0) then
+      error(fn .. ": " .. k .. " must be a positive number, got " .. tostring(v), 3)
+    end
+    return v
+  end
+  local dataset, batch = pos("dataset"), pos("batch")
+  local epochs, devices = pos("epochs", 1), pos("devices", 1)
+  local r = { step_time = st, steps_per_epoch = dataset / batch }
+  r.epoch_time = r.steps_per_epoch * st
+  r.epoch_days = r.epoch_time / 86400
+  r.time = epochs * r.epoch_time
+  r.hours = r.time / 3600
+  r.days = r.time / 86400
+  r.device_hours = r.hours * devices
+  if t.price ~= nil then
+    r.price = pos("price")
+    r.cost = r.device_hours * r.price
+  end
+  return r
+end
+doc.doc(M.train, "dlb.roofline.train{step=r | step_time=s, dataset=samples, batch=, epochs=1, "
+  .. "devices=1, price=USD per device-hour} -> {epoch_time=, time=, days=, cost=, ...}",
+  "epoch time, time to accuracy and cost (DAWNBench's metrics)")
+
+-- == figure of merit (seed 002, CANDLE) ============================================
+
+function M.harmonic_mean(xs)
+  if type(xs) ~= "table" or #xs == 0 then error("dlb.roofline.harmonic_mean: expected a list", 2) end
+  local s = 0
+  for i, x in ipairs(xs) do
+    if type(x) ~= "number" or not (x > 0) then
+      error("dlb.roofline.harmonic_mean: entry " .. i .. " must be positive", 2)
+    end
+    s = s + 1 / x
+  end
+  return #xs / s
+end
+doc.doc(M.harmonic_mean, "dlb.roofline.harmonic_mean(list) -> number", "n / sum(1/x)")
+
+-- The figure of merit: units of work per day on the new system over the baseline's, each
+-- averaged over the problems with the harmonic mean. Each problem:
+-- {base_hours=, base_nodes=, hours=, nodes=} (hours per unit on one node); rate =
+-- 24 / hours x nodes units per day.
+function M.fom(problems)
+  local fn = "dlb.roofline.fom"
+  if type(problems) ~= "table" or #problems == 0 then error(fn .. ": expected a list of problems", 2) end
+  local base, new, ratios = {}, {}, {}
+  for i, p in ipairs(problems) do
+    for _, k in ipairs { "base_hours", "base_nodes", "hours", "nodes" } do
+      if type(p[k]) ~= "number" or not (p[k] > 0) then
+        error(fn .. ": problem " .. i .. " needs a positive " .. k, 2)
+      end
+    end
+    base[i] = 24 / p.base_hours * p.base_nodes
+    new[i] = 24 / p.hours * p.nodes
+    ratios[i] = new[i] / base[i]
+  end
+  local hb, hn = M.harmonic_mean(base), M.harmonic_mean(new)
+  local am = 0
+  for _, x in ipairs(ratios) do am = am + x end
+  return { fom = hn / hb, base_rate = hb, rate = hn, base_rates = base, rates = new,
+    ratios = ratios, mean_ratio = am / #ratios }
+end
+doc.doc(M.fom, "dlb.roofline.fom{{base_hours=, base_nodes=, hours=, nodes=}, ...} -> {fom=, ...}",
+  "figure of merit: harmonic-mean units/day on the new system over the baseline's (seed 002)")
+
+-- == Hestness et al. Table 2: asymptotic costs per parameter ========================
+
+-- c_t = gamma b p FLOPs, a_t = lambda p + mu b sqrt(p) bytes, f_t = delta p bytes
+-- (seed 000 4.2-4.5, Table 2).
+M.table2 = {
+  word_lm = { gamma = 481, lambda = 1755, mu = 30784, delta = 11.94, model = "Word LMs (LSTM)" },
+  char_lm = { gamma = 900, lambda = 3510, mu = 102980, delta = 12.47, model = "Character LMs (RHN)" },
+  nmt = { gamma = 149, lambda = 533, mu = 22653, delta = 10.32, model = "NMT (enc/dec+attn)" },
+  speech = { gamma = 775, lambda = 3100, mu = 162750, delta = 32.94,
+    model = "Speech Recogn. (enc/dec+attn)" },
+  image = { gamma = 1111, lambda = 66.7, mu = 268862, delta = 42.57,
+    model = "Image Classification (ResNet)" },
+}
+
+function M.hestness(domain, p, b)
+  local d = M.table2[domain]
+  if d == nil then
+    error("dlb.roofline.hestness: unknown domain '" .. tostring(domain)
+      .. "' (word_lm, char_lm, nmt, speech, image)", 2)
+  end
+  if type(p) ~= "number" or p <= 0 or type(b) ~= "number" or b <= 0 then
+    error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive", 2)
+  end
+  return { flops = d.gamma * b * p, bytes = d.lambda * p + d.mu * b * math.sqrt(p),
+    footprint = d.delta * p, precision = "fp32" }
+end
+doc.doc(M.hestness, "dlb.roofline.hestness(domain, p, b) -> {flops=, bytes=, footprint=}",
+  "Hestness et al. Table 2's asymptotic training-step costs for p parameters, subbatch b")
+
+doc.doc(M, "dlb.roofline", "costs to time on a device: time, ops, subbatch, train, fom, "
+  .. "hestness (docs/hw.md)")
+return M

@@ -1,0 +1,230 @@
+-- test_hw.lua — the hardware catalogue: seed numbers, sources, define/get/list, Lua and CSV
+-- catalogue files (with a randomized fuzz of the CSV loader). Runs under both backends.
+local T = require "harness"
+local dlb = require "dlbench"
+
+local function tmpname(ext)
+  local n = os.tmpname()
+  os.remove(n)
+  return n .. ext
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+T.test("Table 4 device: seed numbers and ridge points", function()
+  local h = dlb.hw.get("Hestness-T4")
+  -- seed 000 Table 4
+  T.eq(h.peak.fp32, 15.67e12, "peak fp32")
+  T.eq(h.mem_bw, 898e9, "mem_bw")
+  T.eq(h.mem, 32e9, "mem")
+  T.eq(h.cache, 6e6, "cache")
+  T.eq(h.links.inter.bw, 56e9, "inter-device bw")
+  T.eq(h.flops_eff, 0.8, "flops_eff") -- seed 000 5.2: 80% / 70%
+  T.eq(h.bw_eff, 0.7, "bw_eff")
+  -- seed 000 5.2: ridge 17.4 FLOP/B at peak, 19.9 at achievable rates
+  T.near(h:ridge("fp32"), 17.4, 0.003, "ridge at peak")
+  T.near(h:ridge("fp32", true), 19.9, 0.003, "ridge achievable")
+  T.near(h:attainable(1), 0.7 * 898e9, 1e-12, "memory roof at I = 1")
+  T.near(h:attainable(1e3), 0.8 * 15.67e12, 1e-12, "compute roof")
+end)
+
+T.test("seed devices carry the seeds' numbers", function()
+  -- seed 004 Table 3
+  local v = dlb.hw.get("V100-SXM2-16GB")
+  T.eq(v.mem, 16e9, "V100 mem"); T.eq(v.mem_bw, 900e9, "V100 bw"); T.eq(v.peak.fp16, 125e12, "V100")
+  local c = dlb.hw.get("Skylake-n1-32")
+  T.eq(c.mem, 120e9, "CPU mem"); T.near(c.mem_bw, 16.6e9, 1e-12, "CPU bw"); T.eq(c.peak.fp32, 2e12, "CPU")
+  local t2, t3 = dlb.hw.get("TPUv2-board"), dlb.hw.get("TPUv3-board")
+  T.eq(t2.peak.bf16, 180e12, "v2 peak"); T.eq(t2.mem, 64e9, "v2 mem"); T.eq(t2.mem_bw, 2400e9, "v2 bw")
+  T.eq(t2.mem_per_core, 8e9, "v2 per core")
+  T.eq(t3.peak.bf16, 420e12, "v3 peak"); T.eq(t3.mem, 128e9, "v3 mem"); T.eq(t3.mem_bw, 3600e9, "v3")
+  T.eq(t3.mem_per_core, 16e9, "v3 per core")
+  -- ParaDnn 4.5: v3's inflection point 420 / (2.4 x 1.5) = 117 FLOP/B
+  T.near(t3:ridge("bf16"), 116.7, 0.001, "v3 ridge")
+  T.near(t2:ridge("bf16"), 75, 1e-12, "v2 ridge (ParaDnn Fig 6's red line, 75 ops/byte)")
+  -- seed 001 Table IV
+  local x, p, e = dlb.hw.get("TITAN-Xp"), dlb.hw.get("Quadro-P4000"), dlb.hw.get("Xeon-E5-2680")
+  T.near(x.mem_bw, 547.6e9, 1e-12, "Xp bw"); T.eq(x.cache, 3e6, "Xp LLC"); T.eq(x.mem, 12e9, "Xp mem")
+  T.near(x.peak.fp32, 12.15e12, 0.001, "Xp: 3840 x 2 x 1582 MHz")
+  T.eq(p.mem_bw, 243e9, "P4000 bw"); T.eq(p.cache, 2e6, "P4000 LLC")
+  T.near(p.peak.fp32, 5.304e12, 0.001, "P4000: 1792 x 2 x 1480 MHz")
+  T.near(e.mem_bw, 76.8e9, 1e-12, "Xeon bw"); T.eq(e.cache, 35e6, "Xeon LLC"); T.eq(e.mem, 128e9, "Xeon")
+  -- the lecture's devices exist
+  for _, n in ipairs { "K80", "P100-SXM2", "KNL-7250" } do assert(dlb.hw.get(n)) end
+end)
+
+T.test("every catalogue number names its source", function()
+  local numeric = { "peak", "mem", "mem_bw", "cache", "power", "links", "mem_per_core" }
+  for _, d in ipairs(dlb.hw.list { print = false }) do
+    for _, k in ipairs(numeric) do
+      local v = d[k]
+      local present = v ~= nil and not (type(v) == "table" and next(v) == nil)
+        and not (k == "cache" and v == 0)
+      if present then
+        local s = d.source[k]
+        assert(type(s) == "string" and #s > 5, d.name .. ": no source for " .. k)
+        assert(s:find("datasheet") or s:find("seed") or s:find("derived") or s:find("assumed"),
+          d.name .. ": source of " .. k .. " says neither datasheet, seed, derived nor assumed")
+      end
+    end
+  end
+end)
+
+T.test("today's devices: dense datasheet peaks", function()
+  local h = dlb.hw.get("H100-SXM")
+  T.eq(h.peak.bf16, 989.5e12, "H100 bf16 dense (1979 sparse / 2)")
+  T.eq(h.mem, 80e9, "H100 mem")
+  T.eq(h.mem_bw, 3350e9, "H100 bw")
+  T.eq(dlb.hw.get("A100-SXM4-80GB").mem_bw, 2039e9, "A100 80GB bw")
+  T.eq(dlb.hw.get("A100-SXM4-40GB").mem_bw, 1555e9, "A100 40GB bw")
+  T.eq(dlb.hw.get("MI300X").mem, 192e9, "MI300X mem")
+  T.eq(dlb.hw.get("TPUv5e").peak.bf16, 197e12, "v5e bf16")
+  for _, n in ipairs { "H200-SXM", "B200", "TPUv4", "EPYC-9654" } do assert(dlb.hw.get(n)) end
+  -- every device reads as plain fields
+  for _, d in ipairs(dlb.hw.list { print = false }) do
+    assert(type(d.name) == "string" and type(d.peak) == "table" and d.mem > 0 and d.mem_bw > 0)
+    assert(d.flops_eff > 0 and d.bw_eff > 0)
+    for _, l in pairs(d.links) do assert(l.bw > 0 and l.latency >= 0) end
+  end
+end)
+
+T.test("get: names, case, close names", function()
+  T.eq(dlb.hw.get("h100-sxm").name, "H100-SXM", "case-insensitive")
+  T.eq(dlb.hw.get("H100_SXM").name, "H100-SXM", "separators ignored")
+  local err = T.checkerr("unknown device 'H100'", dlb.hw.get, "H100")
+  assert(err:find("H100-SXM", 1, true), err)
+  T.checkerr("expected a device name", dlb.hw.get, 42)
+end)
+
+T.test("list prints a table and returns the devices", function()
+  local lines = {}
+  local devs = dlb.hw.list { out = function(...) lines[#lines + 1] = table.concat { ... } end }
+  assert(#devs >= 20, "catalogue size " .. #devs)
+  local all = table.concat(lines)
+  assert(all:find("Hestness%-T4") and all:find("15.67") and all:find("TFLOP/s"), all:sub(1, 200))
+end)
+
+T.test("define: the DESIGN example and defaults", function()
+  local mine = dlb.hw.define { name = "mine", peak = { fp32 = 15.67e12, fp16 = 125e12 },
+    mem_bw = 898e9, mem = 32e9, cache = 6e6, flops_eff = 0.8, bw_eff = 0.7 }
+  T.near(mine:ridge("fp32"), 17.45, 0.001, "ridge")
+  T.near(mine:ridge("fp32", true), 19.94, 0.001, "ridge achievable")
+  T.eq(dlb.hw.get("mine"), mine, "registered")
+  local d = dlb.hw.define { name = "defaults", peak = { fp32 = 1e12 }, mem_bw = 1e11, mem = 1e9 }
+  T.eq(d.flops_eff, 0.8, "default flops_eff"); T.eq(d.bw_eff, 0.7, "default bw_eff")
+  T.checkerr("already defined", dlb.hw.define, { name = "mine", peak = { fp32 = 1 }, mem_bw = 1, mem = 1 })
+  local r = dlb.hw.define { name = "mine", peak = { fp32 = 2e12 }, mem_bw = 1e11, mem = 1e9,
+    replace = true }
+  T.eq(dlb.hw.get("mine").peak.fp32, 2e12, "replaced")
+  assert(r.replace == nil)
+end)
+
+T.test("define: nonsense is a clear error", function()
+  local base = function(over)
+    local s = { name = "bad", peak = { fp32 = 1e12 }, mem_bw = 1e11, mem = 1e9 }
+    for k, v in pairs(over) do s[k] = v end
+    return s
+  end
+  T.checkerr("mem_bw must be positive", dlb.hw.define, base { mem_bw = -898e9 })
+  T.checkerr("unknown precision 'fp12'", dlb.hw.define, base { peak = { fp12 = 1e12 } })
+  T.checkerr("needs mem", dlb.hw.define, { name = "bad", peak = { fp32 = 1 }, mem_bw = 1 })
+  T.checkerr("needs peak", dlb.hw.define, base { peak = {} })
+  T.checkerr("flops_eff must be in (0, 1]", dlb.hw.define, base { flops_eff = 1.2 })
+  T.checkerr("unknown field 'bandwidth'", dlb.hw.define, base { bandwidth = 1 })
+  T.checkerr("links.inter.bw must be positive", dlb.hw.define, base { links = { inter = { bw = 0 } } })
+  T.checkerr("unknown link tier 'rack'", dlb.hw.define, base { links = { rack = { bw = 1 } } })
+  T.checkerr("peak.fp32 must be a positive", dlb.hw.define, base { peak = { fp32 = 0 / 0 } })
+  T.checkerr("cache must be >= 0", dlb.hw.define, base { cache = -1 })
+  local e = T.checkerr("test_hw.lua:", function() local d = dlb.hw.define(base { mem = -1 }); return d end)
+  -- names the calling line
+  assert(e:find("device 'bad'"), e)
+end)
+
+T.test("precision checks on a device", function()
+  local t = dlb.hw.get("TPUv4")
+  T.checkerr("has no fp32 peak", t.ridge, t, "fp32")
+  T.checkerr("unknown precision 'fp13'", t.ridge, t, "fp13")
+  T.eq(t:precision("mixed"), "bf16", "mixed on a TPU is bf16")
+  T.eq(dlb.hw.get("V100-SXM2-16GB"):precision("mixed"), "fp16", "mixed on a V100")
+end)
+
+T.test("load a Lua catalogue file", function()
+  local p = tmpname(".lua")
+  write(p, [[return {
+    { name = "lua-dev-1", peak = { fp32 = 1e13 }, mem_bw = 1e12, mem = 1.6e10 },
+    { name = "lua-dev-2", peak = { bf16 = 1e14 }, mem_bw = 2e12, mem = 3.2e10,
+      links = { intra = { bw = 1e11, latency = 1e-6 } } },
+  }]])
+  local devs = dlb.hw.load(p)
+  T.eq(#devs, 2, "two devices")
+  T.eq(dlb.hw.get("lua-dev-2").links.intra.bw, 1e11, "links")
+  T.checkerr("already defined", dlb.hw.load, p)
+  T.eq(#dlb.hw.load(p, { replace = true }), 2, "replace")
+  write(p, [[return { { name = "lua-bad", peak = { fp32 = 1 }, mem_bw = -1, mem = 1 } }]])
+  T.checkerr("mem_bw must be positive", dlb.hw.load, p)
+  os.remove(p)
+  T.checkerr("cannot read", dlb.hw.load, p)
+end)
+
+T.test("load a CSV catalogue file", function()
+  local p = tmpname(".csv")
+  write(p, "# a comment\r\nname,kind,fp32,bf16,mem,mem_bw,cache,intra_bw,intra_latency,note\r\n"
+    .. "csv-a,gpu,1.5e13,,1.6e10,9e11,6e6,1.5e11,1e-6,\"plain, with comma\"\r\n"
+    .. "csv-b,tpu,,2e14,3.2e10,1.2e12,,,,\"says \"\"hi\"\"\"\n")
+  local devs = dlb.hw.load(p)
+  T.eq(#devs, 2, "two rows")
+  local a, b = dlb.hw.get("csv-a"), dlb.hw.get("csv-b")
+  T.eq(a.peak.fp32, 1.5e13, "fp32"); T.eq(a.cache, 6e6, "cache"); T.eq(a.links.intra.bw, 1.5e11, "link")
+  T.eq(a.note, "plain, with comma", "quoted comma")
+  T.eq(b.note, 'says "hi"', "escaped quotes")
+  T.eq(b.peak.bf16, 2e14, "bf16"); T.eq(b.peak.fp32, nil, "empty cell")
+  write(p, "name,fp32,mem,mem_bw\nx,1e12,1e9,-5\n")
+  T.checkerr(":2: device 'x': mem_bw must be positive", dlb.hw.load, p)
+  write(p, "name,fp32,mem,mem_bw,speed\nx,1e12,1e9,5\n")
+  T.checkerr(":1: unknown column 'speed'", dlb.hw.load, p)
+  write(p, "name,fp32,mem,mem_bw\nx,1e12,1e9\n")
+  T.checkerr(":2: 3 fields, but the header has 4", dlb.hw.load, p)
+  write(p, "name,fp32,mem,mem_bw\nx,fast,1e9,5\n")
+  T.checkerr("column 'fp32': 'fast' is not a finite number", dlb.hw.load, p)
+  write(p, "name,fp32,mem,mem_bw\n\"x,1e12,1e9,5\n")
+  T.checkerr("unterminated quoted field", dlb.hw.load, p)
+  os.remove(p)
+end)
+
+T.test("fuzz: random CSV text never crashes, hangs or half-defines", function()
+  math.randomseed(12345)
+  local alphabet = { "name", "fp32", "mem", "mem_bw", "cache", ",", ",", "\n", "\r\n", '"', '""',
+    "1e12", "-1", "x", " ", "nan", "inf", "0", "#", "bf16", "fp12", "3.5", "\0", "é" }
+  local before = #dlb.hw.names()
+  local ok_count = 0
+  for _ = 1, 600 do
+    local parts = {}
+    if math.random() < 0.7 then parts[1] = "name,fp32,mem,mem_bw\n" end
+    for _ = 1, math.random(0, 30) do parts[#parts + 1] = alphabet[math.random(#alphabet)] end
+    local text = table.concat(parts)
+    local ok, res = pcall(dlb.hw.parse_csv, text, "fuzz.csv")
+    if ok then
+      ok_count = ok_count + 1
+      assert(type(res) == "table")
+    else
+      assert(type(res) == "string" and res:find("fuzz.csv", 1, true), "message without file: "
+        .. tostring(res))
+    end
+  end
+  -- valid rows with random mutations of one cell
+  for i = 1, 300 do
+    local cells = { "fz" .. i, "1e12", "1e9", "5e11" }
+    local j = math.random(4)
+    cells[j] = alphabet[math.random(#alphabet)]
+    local ok, res = pcall(dlb.hw.parse_csv, "name,fp32,mem,mem_bw\n" .. table.concat(cells, ","), "m.csv")
+    if ok then ok_count = ok_count + 1; assert(#res <= 1) else assert(res:find("m.csv", 1, true), res) end
+  end
+  T.eq(#dlb.hw.names(), before, "parse_csv defines nothing")
+  assert(ok_count > 0)
+end)
+
+T.done()

@@ -1,0 +1,203 @@
+/*
+** test_roofline.c — precisions, ridge points, whole-graph and per-op roofline times, the
+** tiled-matmul traffic model and op-cost sets. Golden numbers name their source.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlbench.h"
+#include "check.h"
+
+/* Hestness et al. Table 4: 15.67 TFLOP/s fp32, 898 GB/s, 6 MB cache; 80% / 70% (5.2). */
+static dlb_roof table4(void) {
+  dlb_roof d = { 15.67e12, 898e9, 0.8, 0.7, 6e6, 4, 0 };
+  return d;
+}
+
+static void test_precisions(void) {
+  CHECK(dlb_precision_id("fp32") == DLB_PREC_FP32);
+  CHECK(dlb_precision_id("int8") == DLB_PREC_INT8);
+  CHECK(dlb_precision_id("fp12") == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "fp12") != NULL);
+  CHECK(strstr(dlb_last_error(), "bf16") != NULL); /* lists the valid names */
+  CHECK(dlb_precision_id(NULL) == DLB_EINVAL);
+  CHECK(strcmp(dlb_precision_name(DLB_PREC_BF16), "bf16") == 0);
+  CHECK(dlb_precision_name(DLB_PREC_COUNT) == NULL);
+  CHECK(dlb_precision_bytes(DLB_PREC_FP64) == 8);
+  CHECK(dlb_precision_bytes(DLB_PREC_TF32) == 4); /* tf32 is stored as fp32 */
+  CHECK(dlb_precision_bytes(DLB_PREC_FP16) == 2);
+  CHECK(dlb_precision_bytes(DLB_PREC_FP8) == 1);
+  CHECK(dlb_precision_bytes(-1) == 0);
+}
+
+/* Hestness et al. 5.2: the Table 4 device's ridge is 17.4 FLOP/B at peak, 19.9 at
+** achievable rates (0.8 x 15.67e12) / (0.7 x 898e9) = 19.94. */
+static void test_ridge(void) {
+  dlb_roof d = table4();
+  double r;
+  CHECK(dlb_roof_ridge(&d, 0, &r) == DLB_OK);
+  CHECK_NEAR(r, 17.4, 0.003);
+  CHECK_NEAR(r, 15.67e12 / 898e9, 1e-12);
+  CHECK(dlb_roof_ridge(&d, 1, &r) == DLB_OK);
+  CHECK_NEAR(r, 19.9, 0.003);
+  double a;
+  CHECK(dlb_roof_attainable(&d, 1, &a) == DLB_OK); /* memory side: 1 x 898e9 x 0.7 */
+  CHECK_NEAR(a, 628.6e9, 1e-12);
+  CHECK(dlb_roof_attainable(&d, 1000, &a) == DLB_OK); /* compute side: 0.8 x peak */
+  CHECK_NEAR(a, 12.536e12, 1e-12);
+  CHECK(dlb_roof_attainable(&d, -1, &a) == DLB_EINVAL);
+}
+
+static void test_check(void) {
+  dlb_roof d = table4();
+  double r;
+  d.bw = -898e9;
+  CHECK(dlb_roof_ridge(&d, 0, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "bandwidth") != NULL);
+  d = table4(); d.flops_eff = 1.5;
+  CHECK(dlb_roof_check(&d) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "flops_eff") != NULL);
+  d = table4(); d.peak = NAN;
+  CHECK(dlb_roof_check(&d) == DLB_EINVAL);
+  d = table4(); d.cache = -1;
+  CHECK(dlb_roof_check(&d) == DLB_EINVAL);
+  CHECK(dlb_roof_check(NULL) == DLB_EINVAL);
+}
+
+/* Hestness et al. 5.2.2 on Table 3's word LM row, from Table 2's formulas (hand
+** computation): p = 23.8e9, b = 128, c = 481 b p FLOPs, a = p (1755 + 30784 b / sqrt p)
+** bytes; step = max(c / (0.8 x 15.67e12), a / (0.7 x 898e9)); Table 3 prints 115 s. */
+static void test_whole_graph(void) {
+  dlb_roof d = table4();
+  double p = 23.8e9, b = 128;
+  double c = 481 * b * p, a = p * (1755 + 30784 * b / sqrt(p));
+  dlb_roof_result r;
+  CHECK(dlb_roofline_time(&d, c, a, &r) == DLB_OK);
+  CHECK(r.bound == DLB_BOUND_COMPUTE);
+  CHECK_NEAR(r.time, c / (0.8 * 15.67e12), 1e-12);
+  CHECK_NEAR(r.time, 115, 0.03); /* Table 3: 115 s, within 3% */
+  CHECK_NEAR(r.util, 0.8, 1e-12); /* compute-bound: utilisation = flops_eff */
+  CHECK(dlb_roofline_time(&d, 1e9, 1e9, &r) == DLB_OK); /* intensity 1 < ridge */
+  CHECK(r.bound == DLB_BOUND_MEMORY);
+  CHECK_NEAR(r.time, 1e9 / (0.7 * 898e9), 1e-12);
+  CHECK_NEAR(r.util, 1e9 / r.time / 15.67e12, 1e-12);
+  CHECK(dlb_roofline_time(&d, 0, 0, &r) == DLB_OK);
+  CHECK(r.time == 0 && r.util == 0);
+  CHECK(dlb_roofline_time(&d, -1, 0, &r) == DLB_EINVAL);
+  CHECK(dlb_roofline_time(&d, 1, INFINITY, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "bytes") != NULL);
+}
+
+/* Per op: each op at its own bound; the sum is never below the whole-graph time. */
+static void test_per_op(void) {
+  dlb_roof d = table4();
+  /* op 1: 1e12 FLOPs, 1e9 B (compute); op 2: 1e9 FLOPs, 1e10 B (memory) */
+  double f[2] = { 1e12, 1e9 }, by[2] = { 1e9, 1e10 }, t[2];
+  int bd[2];
+  dlb_roof_result r, w;
+  CHECK(dlb_roofline_ops(&d, f, by, NULL, 2, t, bd, &r) == DLB_OK);
+  CHECK(bd[0] == DLB_BOUND_COMPUTE && bd[1] == DLB_BOUND_MEMORY);
+  CHECK_NEAR(t[0], 1e12 / 12.536e12, 1e-12);
+  CHECK_NEAR(t[1], 1e10 / 628.6e9, 1e-12);
+  CHECK_NEAR(r.time, t[0] + t[1], 1e-12);
+  CHECK(r.n_memory_bound == 1);
+  CHECK_NEAR(r.memory_bound_time, t[1], 1e-12);
+  CHECK(dlb_roofline_time(&d, f[0] + f[1], by[0] + by[1], &w) == DLB_OK);
+  CHECK(r.time >= w.time);
+  CHECK_NEAR(r.util, (f[0] + f[1]) / r.time / 15.67e12, 1e-12);
+  by[1] = -1;
+  CHECK(dlb_roofline_ops(&d, f, by, NULL, 2, t, bd, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "op 2") != NULL);
+  CHECK(dlb_roofline_ops(&d, NULL, NULL, NULL, 0, NULL, NULL, &r) == DLB_OK);
+  CHECK(r.time == 0);
+}
+
+/* Tiled matmul traffic, hand-derived. fp32 (4 B), cache 6e6 B: tile side
+** t = floor(sqrt(6e6 / 12)) = 707. */
+static void test_gemm_traffic(void) {
+  double out;
+  /* small: 64 x 64 x 64 fits -> algorithmic 4 x 3 x 4096 B */
+  CHECK(dlb_gemm_traffic(64, 64, 64, 1, 4, 6e6, &out) == DLB_OK);
+  CHECK_NEAR(out, 4.0 * 3 * 4096, 1e-12);
+  /* m = 128, k = n = 8192: A = 4 MiB > cache / 2, B = 256 MiB: tiled.
+  ** A read ceil(8192 / 707) = 12 times, B once (ceil(128 / 707) = 1), C written once. */
+  CHECK(dlb_gemm_traffic(128, 8192, 8192, 1, 4, 6e6, &out) == DLB_OK);
+  CHECK_NEAR(out, 4.0 * (128.0 * 8192 * 12 + 8192.0 * 8192 + 128.0 * 8192), 1e-12);
+  /* batch multiplies; one operand resident in half the cache -> algorithmic */
+  CHECK(dlb_gemm_traffic(16, 4096, 4096, 3, 4, 6e6, &out) == DLB_OK);
+  CHECK_NEAR(out, 3 * 4.0 * (16.0 * 4096 + 4096.0 * 4096 + 16.0 * 4096), 1e-12);
+  /* no cache: tile side 1, every element re-streamed: m k n + k n m + m n */
+  CHECK(dlb_gemm_traffic(10, 20, 30, 1, 2, 0, &out) == DLB_OK);
+  CHECK_NEAR(out, 2.0 * (300 * 20 + 600 * 10 + 200), 1e-12);
+  CHECK(dlb_gemm_traffic(0, 1, 1, 1, 4, 1, &out) == DLB_EINVAL);
+  CHECK(dlb_gemm_traffic(1, 1, 1, 1, 4, -1, &out) == DLB_EINVAL);
+  CHECK(dlb_gemm_traffic(1, 1, 1, NAN, 4, 1, &out) == DLB_EINVAL);
+  /* monotone: more cache never moves more bytes (randomized) */
+  srand(7);
+  for (int i = 0; i < 2000; i++) {
+    double m = 1 + rand() % 5000, n = 1 + rand() % 5000, k = 1 + rand() % 5000;
+    double c1 = rand() % 20000000, c2 = c1 * (1 + (rand() % 100) / 10.0), o1, o2;
+    CHECK(dlb_gemm_traffic(m, n, k, 1, 4, c1, &o1) == DLB_OK);
+    CHECK(dlb_gemm_traffic(m, n, k, 1, 4, c2, &o2) == DLB_OK);
+    CHECK(o2 <= o1 * (1 + 1e-12));
+    CHECK(o2 >= 4 * (m * k + k * n + m * n) * (1 - 1e-12)); /* never below algorithmic */
+  }
+}
+
+static void test_cache_aware_ops(void) {
+  dlb_roof d = table4();
+  double f[2] = { 2.0 * 128 * 8192 * 8192, 1e6 };
+  double by[2] = { 4.0 * (128.0 * 8192 + 8192.0 * 8192 + 128.0 * 8192), 1e6 };
+  double g[8] = { 128, 8192, 8192, 1, 0, 0, 0, 0 };
+  dlb_roof_result r0, r1;
+  CHECK(dlb_roofline_ops(&d, f, by, g, 2, NULL, NULL, &r0) == DLB_OK); /* model off */
+  d.cache_aware = 1;
+  CHECK(dlb_roofline_ops(&d, f, by, g, 2, NULL, NULL, &r1) == DLB_OK);
+  double extra = 4.0 * 128 * 8192 * 11; /* A re-read 11 more times (see above) */
+  CHECK_NEAR(r1.bytes - r0.bytes, extra, 1e-9);
+  CHECK(r1.time >= r0.time);
+  g[0] = 128; g[3] = -1; /* bad batch is reported with the op */
+  CHECK(dlb_roofline_ops(&d, f, by, g, 2, NULL, NULL, &r1) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "op 1") != NULL);
+}
+
+static void test_opcosts(void) {
+  enum { N = 1000 };
+  double f[N], b[N], t1[N], t2[N];
+  srand(11);
+  for (int i = 0; i < N; i++) {
+    f[i] = (rand() % 1000000) * 1e6;
+    b[i] = (rand() % 1000000) * 1e3;
+  }
+  dlb_opcosts *c = dlb_opcosts_new(N, f, b);
+  CHECK(c != NULL);
+  CHECK(dlb_opcosts_n(c) == N);
+  dlb_roof d = table4();
+  dlb_roof_result r1, r2;
+  CHECK(dlb_opcosts_roofline(c, &d, t1, NULL, &r1) == DLB_OK);
+  CHECK(dlb_roofline_ops(&d, f, b, NULL, N, t2, NULL, &r2) == DLB_OK);
+  CHECK(r1.time == r2.time && memcmp(t1, t2, sizeof t1) == 0);
+  CHECK(dlb_opcosts_set_gemm(c, N, 1, 1, 1, 1) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "out of range") != NULL);
+  CHECK(dlb_opcosts_set_gemm(c, 0, 1, -1, 1, 1) == DLB_EINVAL);
+  CHECK(dlb_opcosts_set_gemm(c, 0, 4096, 4096, 4096, 1) == DLB_OK);
+  CHECK(dlb_opcosts_flops(c)[5] == f[5]);
+  dlb_opcosts_free(c);
+  dlb_opcosts_free(NULL);
+  f[3] = NAN;
+  CHECK(dlb_opcosts_new(N, f, b) == NULL);
+  CHECK(strstr(dlb_last_error(), "op 4") != NULL);
+  CHECK(dlb_opcosts_new(3, NULL, b) == NULL);
+}
+
+int main(void) {
+  RUN(test_precisions);
+  RUN(test_ridge);
+  RUN(test_check);
+  RUN(test_whole_graph);
+  RUN(test_per_op);
+  RUN(test_gemm_traffic);
+  RUN(test_cache_aware_ops);
+  RUN(test_opcosts);
+  return check_done();
+}
