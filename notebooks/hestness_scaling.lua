@@ -246,7 +246,7 @@ else
     local f = plot.figure { width = 4.5, height = 3.2 }
     local fx = {}
     for i = 0, 60 do fx[#fx + 1] = 10 ^ (1 + i * 0.12) end
-    f:scatter { x = ms, y = errs, label = "measured (synthetic)" }
+    f:scatter { x = ms, y = errs }
     f:line { x = fx, y = lc:predict(fx), label = "three-region fit" }
     f.xscale, f.yscale = "log", "log"
     f.xlabel, f.ylabel = "training set size", "generalization error"

@@ -470,6 +470,14 @@ doc.doc(M.compute_optimal, "dlb.scaling.compute_optimal(law, C[, {k=6 | stats=, 
   .. "(Hoffmann et al. 2022 eq. 4): N = G*(C/k)^a, D = (C/k)^b/G, a = beta/(alpha+beta), "
   .. "b = alpha/(alpha+beta); k from a graph's stats with stats= and tokens= per step")
 
+doc.doc(M.domains, "dlb.scaling.domains.<word_lm|char_lm|nmt|speech|image>",
+  "Hestness et al. (PPoPP'19) Table 1 constants (alpha, beta_g, sigma, beta_p, current and "
+  .. "desired error, data size and unit), Table 2 costs, Table 3 for comparison, with sources")
+doc.doc(M.table4_device, "dlb.scaling.table4_device",
+  "the Table 4 accelerator of Hestness et al.: 15.67 TFLOP/s fp32 (80% achievable), "
+  .. "898 GB/s (70%), 32 GB, 6 MB cache")
+doc.doc(M.chinchilla, "dlb.scaling.chinchilla",
+  "Hoffmann et al. 2022 eq. 10 law: E=1.69, A=406.4, B=410.7, alpha=0.34, beta=0.28")
 doc.doc(M, "dlb.scaling",
   "scaling laws: fit, fit_model_size, project, step_costs, step_time, fit_costs, fit_joint, "
   .. "law, compute_optimal, k_from_stats, domains (Hestness et al. Table 1-2), chinchilla, "

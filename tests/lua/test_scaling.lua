@@ -141,6 +141,8 @@ end)
 
 -- Table 3 from Table 2's formulas at the paper's projected params and subbatch, on the
 -- Table 4 accelerator (15.67 TFLOP/s at 80%, 898 GB/s at 70%).
+local function D_costs() return S.domains.word_lm.costs end
+
 T.test("Table 3 reproduction", function()
   local dev = S.table4_device
   -- Table 4 / §5.2: ridge point 17.4 FLOP/B, 19.9 at achievable rates
@@ -179,6 +181,8 @@ T.test("Table 3 reproduction", function()
   -- Word LM step time is compute bound (115 s vs 66 s of memory time)
   T.eq(rows.word_lm.bound, "compute", "word LM bound")
   T.eq(rows.word_lm.fits, false, "272 GB does not fit 32 GB")
+  T.checkerr("device needs peak=", S.step_time, { flops = 1, bytes = 1 }, {})
+  T.checkerr("params must be a finite number > 0", S.step_costs, D_costs(), -1, 32)
 end)
 
 -- Synthetic steps generated from Table 2's formulas for every domain: fit_costs returns the
