@@ -141,9 +141,46 @@ print()
 ------------------------------------------------------------------------------------------
 print("== Table 2: asymptotic costs c_t = gamma*p, a_t = lambda*p + mu*b*sqrt(p), f_t = delta*p")
 local models = optional("models")
+-- How each domain grows in the zoo (§4.1: recurrent models grow the hidden size, ResNets
+-- grow width). The zoo's option names are tried in order; the first that builds is used.
 local zoo = {
-  word_lm = "word_lm", char_lm = "char_lm", nmt = "nmt", speech = "speech", image = "resnet",
+  word_lm = { builder = "word_lm", sizes = { 512, 1024, 2048, 4096, 8192 },
+              opts = function(h, b) return { { hidden = h, batch = b }, { h = h, batch = b } } end },
+  char_lm = { builder = "char_lm", sizes = { 512, 1024, 2048, 4096, 8192 },
+              opts = function(h, b) return { { hidden = h, batch = b }, { h = h, batch = b } } end },
+  nmt = { builder = "nmt", sizes = { 512, 1024, 2048, 4096, 8192 },
+          opts = function(h, b) return { { hidden = h, batch = b }, { h = h, batch = b } } end },
+  speech = { builder = "speech", sizes = { 256, 512, 1024, 2048, 4096 },
+             opts = function(h, b) return { { hidden = h, batch = b }, { h = h, batch = b } } end },
+  image = { builder = "resnet", sizes = { 1, 2, 4, 8 },
+            opts = function(w, b) return { { depth = 152, width = w, batch = b },
+                                          { depth = 152, width_mult = w, batch = b } } end },
 }
+
+-- Rows {params=, batch=, flops=, bytes=, footprint=} of one domain's sweep, or nil, why.
+local function zoo_rows(k, models)
+  local z, b = zoo[k], D[k].paper.table3.subbatch
+  local build = models[z.builder]
+  if type(build) ~= "function" then return nil, "no dlb.models." .. z.builder end
+  local rows, why = {}, nil
+  for _, size in ipairs(z.sizes) do
+    local s
+    for _, o in ipairs(z.opts(size, b)) do
+      local ok, res = pcall(function() return build(o):stats {} end)
+      if ok then s = res; break end
+      why = res
+    end
+    if not s then return nil, why end
+    local row = { params = tonumber(s.params), batch = b, flops = tonumber(s.flops),
+                  bytes = tonumber(s.bytes), footprint = tonumber(s.footprint) }
+    if not (row.params and row.flops and row.bytes and row.footprint) then
+      return nil, "stats without numeric params/flops/bytes/footprint"
+    end
+    rows[#rows + 1] = row
+  end
+  return rows
+end
+
 if not models then
   print("Fitting Table 2 from our own graphs awaits the model zoo (dlb.models is not in this")
   print("build). dlb.scaling.fit_costs(rows) is ready: rows {params=, batch=, flops=, bytes=,")
@@ -154,31 +191,20 @@ if not models then
       D[k].name, c.flops_per_param, c.lambda, c.mu, c.footprint_per_param))
   end
 else
+  print("From a sweep of each zoo model's size (subbatch as Table 3), fitted by fit_costs:")
   for _, k in ipairs(S.domain_names) do
-    local d, b = D[k], D[k].paper.table3.subbatch
-    local rows, err = {}, nil
-    for _, h in ipairs { 512, 1024, 2048, 4096, 8192 } do
-      local ok, s = pcall(function()
-        local g = models[zoo[k]] { hidden = h, batch = b }
-        return g:stats { b = b }
-      end)
-      if not ok then err = s; break end
-      rows[#rows + 1] = { params = tonumber(s.params), batch = b, flops = tonumber(s.flops),
-                          bytes = tonumber(s.bytes), footprint = tonumber(s.footprint) }
-    end
-    if err or #rows < 3 then
-      print(string.format("  %-30s zoo sweep failed: %s", d.name, tostring(err)))
+    local d = D[k]
+    local rows, err = zoo_rows(k, models)
+    local ok, f = false, err
+    if rows then ok, f = pcall(S.fit_costs, rows) end
+    if ok then
+      print(string.format("  %-30s %6.0f b FLOPs/param (paper %g, %s); %6.0f + %7.0f b/sqrt(p) "
+        .. "B/param (paper %g + %g); %5.2f B/param footprint (paper %.2f, %s)", d.name, f.gamma,
+        d.costs.flops_per_param, pct(f.gamma, d.costs.flops_per_param), f.lambda, f.mu,
+        d.costs.lambda, d.costs.mu, f.delta, d.costs.footprint_per_param,
+        pct(f.delta, d.costs.footprint_per_param)))
     else
-      local ok, f = pcall(S.fit_costs, rows)
-      if ok then
-        print(string.format("  %-30s ours %6.0f b FLOPs/param (paper %g, %s), %6.0f + %7.0f b/sqrt(p) "
-          .. "(paper %g + %g), %5.2f B/param (paper %.2f, %s)", d.name, f.gamma,
-          d.costs.flops_per_param, pct(f.gamma, d.costs.flops_per_param), f.lambda, f.mu,
-          d.costs.lambda, d.costs.mu, f.delta, d.costs.footprint_per_param,
-          pct(f.delta, d.costs.footprint_per_param)))
-      else
-        print(string.format("  %-30s fit failed: %s", d.name, tostring(f)))
-      end
+      print(string.format("  %-30s not available from the zoo: %s", d.name, tostring(f)))
     end
   end
 end

@@ -192,6 +192,15 @@ static void test_three_region(void) {
   CHECK(has("plateau"));
   CHECK(dlb_scaling_invert(DLB_FORM_THREE_REGION, q, 0.01, &m) == DLB_EINVAL);
   CHECK(has("irreducible"));
+  /* power+const data without a small-data region: no plateau to fit, a clear error */
+  double x2[12], y2[12];
+  for (int i = 0; i < 12; i++) { x2[i] = 1e3 * pow(2, i + 1); y2[i] = 4 * pow(x2[i], -0.3) + 0.02; }
+  CHECK(dlb_scaling_fit_curve(DLB_FORM_THREE_REGION, 12, x2, y2, NULL, &f) == DLB_ENUMERIC);
+  CHECK(has("no small-data plateau"));
+  /* a non-monotone triple cannot be fitted by power+const: an error, not a wrong number */
+  double x3[3] = { 1e3, 1e4, 1e5 }, y3[3] = { 0.5, 0.3, 0.31 };
+  CHECK(dlb_scaling_fit_curve(DLB_FORM_POWER_CONST, 3, x3, y3, NULL, &f) == DLB_ENUMERIC);
+  CHECK(has("monotone"));
 }
 
 static void test_bad_data(void) {
