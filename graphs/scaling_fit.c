@@ -380,6 +380,9 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
   if (reps < 2 || reps > 1000000)
     return dlb_fail(DLB_EINVAL, "scaling bootstrap: %d resamples (2 to 1000000)", reps);
   if (!se || !lo || !hi) return dlb_fail(DLB_EINVAL, "scaling bootstrap: missing outputs");
+  if (!(seed >= 0 && seed < 9007199254740992.0))
+    return dlb_fail(DLB_EINVAL, "scaling bootstrap: seed %g (need an integer in [0, 2^53))",
+                    seed);
   dlb_scaling_fit base;
   int st = dlb_scaling_fit_curve(form, n, x, y, w, &base);
   if (st) return st;
@@ -387,7 +390,7 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
   double *buf = malloc(sizeof(double) * (3 * nn + (size_t)reps * (size_t)np));
   if (!buf) return dlb_fail(DLB_ENOMEM, "scaling bootstrap: out of memory");
   double *bx = buf, *by = bx + nn, *bw = by + nn, *par = bw + nn;
-  unsigned long long s = (unsigned long long)fabs(seed) * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+  unsigned long long s = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
   if (s == 0) s = 1;
   int ok = 0;
   for (int r = 0; r < reps; r++) {
