@@ -276,4 +276,28 @@ T.test("project on users' own fits", function()
   T.near(r2.flops, 2 * r2.params * 32, 1e-12, "costs function")
 end)
 
+-- graph_costs on a stand-in graph with the word LM's analytic counts of Hestness et al. §4.2:
+-- p = 8h^2 l + 2hv, forward FLOPs q(16 h^2 l + 2hv) per sample (training ~3x forward).
+T.test("graph_costs: the size whose params match, bisection", function()
+  local l, v, q = 2, 10000, 80
+  local function stats_of(h, b)
+    return { params = 8 * h * h * l + 2 * h * v, flops = 3 * b * q * (16 * h * h * l + 2 * h * v),
+             bytes = 4 * (8 * h * h * l + 2 * h * v), footprint = 16 * (8 * h * h * l + 2 * h * v) }
+  end
+  local costs = S.graph_costs(stats_of)
+  -- h = 4096: p = 8*4096^2*2 + 2*4096*10000 = 350,355,456
+  local c = costs(350355456, 128)
+  T.eq(c.size, 4096, "hidden size found")
+  T.near(c.flops, 3 * 128 * 80 * (16 * 4096 * 4096 * 2 + 2 * 4096 * 10000), 1e-12, "flops")
+  -- nearest integer size for params between two sizes
+  T.eq(costs(350355456 + 100, 128).size, 4096, "nearest")
+  T.checkerr("outside the sizes' range", costs, 1e20, 128)
+  -- in a projection: the word LM at its projected params, through the stand-in graph
+  local r = S.project(S.domains.word_lm, { costs = costs, device = S.table4_device })
+  -- at 24.3B params h ~ 39,000: 2hv is 3% of p, so FLOPs/(6 q b p) = (2*16h^2 l + 2hv) /
+  -- (2*(8h^2 l + 2hv)) is within 2% of 1
+  assert(math.abs(r.flops / (3 * 128 * 80 * 2 * r.params) - 1) < 0.02, "FLOPs ~ 6 q b p")
+  T.checkerr("must return numbers", S.graph_costs(function() return {} end), 10, 1)
+end)
+
 T.done()
