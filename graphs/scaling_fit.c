@@ -6,6 +6,7 @@
 ** inversion (data needed for a target) and bootstrap uncertainties.
 */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,9 +290,12 @@ int dlb_scaling_fit_curve(int form, int n, const double *x, const double *y,
   if (form == DLB_FORM_POWER_CONST) {
     if (!have3) {
       /* retry from the log-space start itself with a fresh start point */
-      if (start_power_const(&fd, q3) || lmfit(&fd3, 3, q3, cov, &info) != DLB_OK)
-        return dlb_fail(lastst ? lastst : DLB_ENUMERIC, "scaling fit (power+const): %s",
-                        dlb_last_error());
+      if (start_power_const(&fd, q3) || lmfit(&fd3, 3, q3, cov, &info) != DLB_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", dlb_last_error());
+        return dlb_fail(lastst ? lastst : DLB_ENUMERIC, "scaling fit (power+const): %s; "
+                        "do the points follow a monotone power law plus a constant?", why);
+      }
     }
     memcpy(best, q3, sizeof q3);
     memcpy(bestcov, cov, sizeof(double) * 9);
@@ -303,10 +307,17 @@ int dlb_scaling_fit_curve(int form, int n, const double *x, const double *y,
       if ((!w || w[i] > 0) && y[i] > ymax) ymax = y[i];
     if (!have3) start_power_const(&fd, q3);
     static const double pl[] = { 1.05, 1.5, 3.0 };
+    int unbounded = 0;
+    char why[512] = "";
     for (size_t k = 0; k < sizeof pl / sizeof pl[0]; k++) {
       double q[4] = { q3[0], q3[1], q3[2], q3[2] + (ymax - q3[2]) * pl[k] };
       if (!(q[3] > q[2])) q[3] = q[2] + fabs(ymax) * pl[k] + 1e-12;
-      if (lmfit(&fd, 4, q, cov, &info) != DLB_OK) continue;
+      if (lmfit(&fd, 4, q, cov, &info) != DLB_OK) {
+        snprintf(why, sizeof why, "%s", dlb_last_error());
+        /* the plateau running away: the data show no small-data region */
+        if (!(q[3] - q[2] < 1e3 * (fabs(ymax - q[2]) + 1e-300))) unbounded = 1;
+        continue;
+      }
       if (info.cost < bestcost) {
         bestcost = info.cost;
         memcpy(best, q, sizeof q);
@@ -314,9 +325,12 @@ int dlb_scaling_fit_curve(int form, int n, const double *x, const double *y,
         bestinfo = info;
       }
     }
+    if (!isfinite(bestcost) && unbounded)
+      return dlb_fail(DLB_ENUMERIC, "scaling fit (three-region): the data show no small-data "
+                      "plateau (the fitted plateau grows without bound); fit the form "
+                      "'power+const' instead");
     if (!isfinite(bestcost))
-      return dlb_fail(DLB_ENUMERIC, "scaling fit (three-region): no start converged: %s",
-                      dlb_last_error());
+      return dlb_fail(DLB_ENUMERIC, "scaling fit (three-region): no start converged (%s)", why);
   }
   double sw = 0, swy = 0, tss = 0;
   for (int i = 0; i < n; i++) {
@@ -366,6 +380,9 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
   if (reps < 2 || reps > 1000000)
     return dlb_fail(DLB_EINVAL, "scaling bootstrap: %d resamples (2 to 1000000)", reps);
   if (!se || !lo || !hi) return dlb_fail(DLB_EINVAL, "scaling bootstrap: missing outputs");
+  if (!(seed >= 0 && seed < 9007199254740992.0))
+    return dlb_fail(DLB_EINVAL, "scaling bootstrap: seed %g (need an integer in [0, 2^53))",
+                    seed);
   dlb_scaling_fit base;
   int st = dlb_scaling_fit_curve(form, n, x, y, w, &base);
   if (st) return st;
@@ -373,7 +390,7 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
   double *buf = malloc(sizeof(double) * (3 * nn + (size_t)reps * (size_t)np));
   if (!buf) return dlb_fail(DLB_ENOMEM, "scaling bootstrap: out of memory");
   double *bx = buf, *by = bx + nn, *bw = by + nn, *par = bw + nn;
-  unsigned long long s = (unsigned long long)fabs(seed) * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+  unsigned long long s = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
   if (s == 0) s = 1;
   int ok = 0;
   for (int r = 0; r < reps; r++) {

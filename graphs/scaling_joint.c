@@ -9,6 +9,7 @@
 ** for C = k N D is their eq. 4.
 */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,8 +161,9 @@ int dlb_scaling_fit_joint(int n, const double *N, const double *D, const double 
     }
   }
   if (!isfinite(bestc)) {
-    st = dlb_fail(DLB_ENUMERIC, "fit_joint: no starting point converged (%s)",
-                  dlb_last_error());
+    char why[512];
+    snprintf(why, sizeof why, "%s", dlb_last_error());
+    st = dlb_fail(DLB_ENUMERIC, "fit_joint: no starting point converged (%s)", why);
     goto done;
   }
   double rss = 0, tss = 0;

@@ -16,6 +16,9 @@ static double noise(void) {
   return (double)(lcg >> 8) / (double)(1u << 24) * 2 - 1;
 }
 
+/* |a/b - 1| <= tol: a relative check that stays strict for small goldens. */
+#define CHECK_REL(a, b, tol) CHECK(fabs((double)(a) / (double)(b) - 1) <= (tol))
+
 static int has(const char *fragment) {
   return strstr(dlb_last_error(), fragment) != NULL;
 }
@@ -165,12 +168,32 @@ static void test_power_const_scipy(void) {
   dlb_scaling_fit f;
   CHECK(dlb_scaling_fit_curve(DLB_FORM_POWER_CONST, 12, x, golden_y, NULL, &f) == DLB_OK);
   /* scipy: popt and sqrt(diag(pcov)) */
-  CHECK_NEAR(f.params[0], 3.541133854134352, 1e-5);
-  CHECK_NEAR(f.params[1], -0.33421448382783936, 1e-5);
-  CHECK_NEAR(f.params[2], 0.046446696369777045, 1e-5);
-  CHECK_NEAR(f.se[0], 0.14202701993652483, 1e-4);
-  CHECK_NEAR(f.se[1], 0.006254790057939565, 1e-4);
-  CHECK_NEAR(f.se[2], 0.002405953848348593, 1e-4);
+  CHECK_REL(f.params[0], 3.541133854134352, 1e-6);
+  CHECK_REL(f.params[1], -0.33421448382783936, 1e-6);
+  CHECK_REL(f.params[2], 0.046446696369777045, 1e-6);
+  CHECK_REL(f.se[0], 0.14202701993652483, 1e-4);
+  CHECK_REL(f.se[1], 0.006254790057939565, 1e-4);
+  CHECK_REL(f.se[2], 0.002405953848348593, 1e-4);
+}
+
+/* Weights: scipy's curve_fit(..., sigma=0.02*y) on the same data (the command above with
+** `sigma = 0.02 * y` added) gives popt = [3.701684090502413, -0.3407388889865614,
+** 0.048349738428074156], perr = [0.19554628852878828, 0.007176946960605405,
+** 0.0018954783669150148]; our weight is 1/sigma^2. */
+static void test_power_const_scipy_weighted(void) {
+  double x[12], w[12];
+  for (int i = 0; i < 12; i++) {
+    x[i] = 1e3 * pow(2, i);
+    w[i] = 1 / (0.02 * golden_y[i] * 0.02 * golden_y[i]);
+  }
+  dlb_scaling_fit f;
+  CHECK(dlb_scaling_fit_curve(DLB_FORM_POWER_CONST, 12, x, golden_y, w, &f) == DLB_OK);
+  CHECK_REL(f.params[0], 3.701684090502413, 1e-6);
+  CHECK_REL(f.params[1], -0.3407388889865614, 1e-6);
+  CHECK_REL(f.params[2], 0.048349738428074156, 1e-6);
+  CHECK_REL(f.se[0], 0.19554628852878828, 1e-4);
+  CHECK_REL(f.se[1], 0.007176946960605405, 1e-4);
+  CHECK_REL(f.se[2], 0.0018954783669150148, 1e-4);
 }
 
 /* The three-region curve (Hestness et al. Fig. 6) recovers its exact parameters. */
@@ -192,6 +215,15 @@ static void test_three_region(void) {
   CHECK(has("plateau"));
   CHECK(dlb_scaling_invert(DLB_FORM_THREE_REGION, q, 0.01, &m) == DLB_EINVAL);
   CHECK(has("irreducible"));
+  /* power+const data without a small-data region: no plateau to fit, a clear error */
+  double x2[12], y2[12];
+  for (int i = 0; i < 12; i++) { x2[i] = 1e3 * pow(2, i + 1); y2[i] = 4 * pow(x2[i], -0.3) + 0.02; }
+  CHECK(dlb_scaling_fit_curve(DLB_FORM_THREE_REGION, 12, x2, y2, NULL, &f) == DLB_ENUMERIC);
+  CHECK(has("no small-data plateau"));
+  /* a non-monotone triple cannot be fitted by power+const: an error, not a wrong number */
+  double x3[3] = { 1e3, 1e4, 1e5 }, y3[3] = { 0.5, 0.3, 0.31 };
+  CHECK(dlb_scaling_fit_curve(DLB_FORM_POWER_CONST, 3, x3, y3, NULL, &f) == DLB_ENUMERIC);
+  CHECK(has("monotone"));
 }
 
 static void test_bad_data(void) {
@@ -272,6 +304,9 @@ static void test_bootstrap(void) {
   CHECK(se2[0] == se[0] && lo2[1] == lo[1] && hi2[2] == hi[2]); /* deterministic per seed */
   CHECK(dlb_scaling_bootstrap(DLB_FORM_POWER, 12, x, golden_y, NULL, 1, 7,
                               se, lo, hi, &used) == DLB_EINVAL);
+  CHECK(dlb_scaling_bootstrap(DLB_FORM_POWER, 12, x, golden_y, NULL, 10, -1,
+                              se, lo, hi, &used) == DLB_EINVAL);
+  CHECK(has("seed -1"));
 }
 
 /* Synthetic steps from Hestness et al. Table 2, word LM: 481 b FLOPs/param,
@@ -364,6 +399,7 @@ int main(void) {
   RUN(test_invert_word_lm);
   RUN(test_power_const);
   RUN(test_power_const_scipy);
+  RUN(test_power_const_scipy_weighted);
   RUN(test_three_region);
   RUN(test_bad_data);
   RUN(test_fuzz);

@@ -199,6 +199,57 @@ doc.doc(M.step_costs, "dlb.scaling.step_costs(costs, params, subbatch) -> "
   .. "Hestness et al. Table 2 (flops = gamma*b*p, bytes = lambda*p + mu*b*sqrt(p), "
   .. "footprint = delta*p) or a function(p, b) (e.g. over a graph's stats)")
 
+-- dlb.scaling.graph_costs(stats_of[, opts])
+function M.graph_costs(stats_of, opts)
+  local fname = "dlb.scaling.graph_costs"
+  if type(stats_of) ~= "function" then
+    error(fname .. ": expects a function(size, subbatch) -> stats {params=, flops=, bytes=, "
+      .. "footprint=}", 2)
+  end
+  opts = check_opts(opts, { lo = true, hi = true, integer = true }, fname)
+  local lo0, hi0 = opts.lo or 1, opts.hi or 1e7
+  positive(lo0, "opts.lo", fname)
+  positive(hi0, "opts.hi", fname)
+  local integer = opts.integer ~= false
+  local function stats(size, b)
+    local s = stats_of(size, b)
+    local r = type(s) == "table" and { params = tonumber(s.params), flops = tonumber(s.flops),
+      bytes = tonumber(s.bytes), footprint = tonumber(s.footprint) }
+    if not (r and r.params and r.flops and r.bytes) then
+      error(string.format("%s: stats_of(%g, %g) must return numbers params=, flops=, bytes= "
+        .. "(bind every dim)", fname, size, b), 3)
+    end
+    return r
+  end
+  return function(p, b)
+    local lo, hi = lo0, hi0
+    local plo, phi = stats(lo, b).params, stats(hi, b).params
+    if not (plo <= p and p <= phi) then
+      error(string.format("%s: %g parameters is outside the sizes' range [%g, %g] "
+        .. "(sizes %g to %g; widen opts.lo/opts.hi)", fname, p, plo, phi, lo, hi), 2)
+    end
+    for _ = 1, 200 do -- bisection in log size: params grow with size
+      if integer and hi - lo <= 1 then break end
+      if not integer and hi / lo - 1 < 1e-12 then break end
+      local mid = math.sqrt(lo * hi)
+      if integer then mid = math.floor(mid + 0.5) end
+      if mid <= lo or mid >= hi then mid = integer and math.floor((lo + hi) / 2) or (lo + hi) / 2 end
+      if mid <= lo or mid >= hi then break end
+      if stats(mid, b).params < p then lo = mid else hi = mid end
+    end
+    local slo, shi = stats(lo, b), stats(hi, b)
+    local r = (math.abs(slo.params - p) <= math.abs(shi.params - p)) and slo or shi
+    r.size = r == slo and lo or hi
+    return r
+  end
+end
+doc.doc(M.graph_costs, "dlb.scaling.graph_costs(stats_of[, {lo=1, hi=1e7, integer=true}]) "
+  .. "-> function(p, b)",
+  "per-step costs from a graph: stats_of(size, b) returns a graph's stats (e.g. "
+  .. "function(h, b) return dlb.models.word_lm{hidden=h, batch=b}:stats{} end); the "
+  .. "returned function finds the size whose params is nearest p (bisection) and returns "
+  .. "its {flops=, bytes=, footprint=, params=, size=}, for project's costs=")
+
 -- The accelerator of Hestness et al. Table 4 (V100-like) with §5.2's achievable fractions.
 M.table4_device = {
   name = "Hestness et al. Table 4 target accelerator (V100-like)",
@@ -470,8 +521,17 @@ doc.doc(M.compute_optimal, "dlb.scaling.compute_optimal(law, C[, {k=6 | stats=, 
   .. "(Hoffmann et al. 2022 eq. 4): N = G*(C/k)^a, D = (C/k)^b/G, a = beta/(alpha+beta), "
   .. "b = alpha/(alpha+beta); k from a graph's stats with stats= and tokens= per step")
 
+doc.doc(M.domains, "dlb.scaling.domains.<word_lm|char_lm|nmt|speech|image>",
+  "Hestness et al. (PPoPP'19) Table 1 constants (alpha, beta_g, sigma, beta_p, current and "
+  .. "desired error, data size and unit), Table 2 costs, Table 3 for comparison, with sources")
+doc.doc(M.table4_device, "dlb.scaling.table4_device",
+  "the Table 4 accelerator of Hestness et al.: 15.67 TFLOP/s fp32 (80% achievable), "
+  .. "898 GB/s (70%), 32 GB, 6 MB cache")
+doc.doc(M.chinchilla, "dlb.scaling.chinchilla",
+  "Hoffmann et al. 2022 eq. 10 law: E=1.69, A=406.4, B=410.7, alpha=0.34, beta=0.28")
 doc.doc(M, "dlb.scaling",
-  "scaling laws: fit, fit_model_size, project, step_costs, step_time, fit_costs, fit_joint, "
+  "scaling laws: fit, fit_model_size, project, step_costs, graph_costs, step_time, fit_costs, "
+  .. "fit_joint, "
   .. "law, compute_optimal, k_from_stats, domains (Hestness et al. Table 1-2), chinchilla, "
   .. "table4_device")
 return M
