@@ -262,7 +262,9 @@ M.table4_device = {
 local function device_numbers(dev, fname)
   if type(dev) ~= "table" then error(fname .. ": device must be a table", 3) end
   local peak = dev.peak
-  if type(peak) == "table" then peak = peak[dev.precision or "fp32"] end
+  if type(peak) == "table" then
+    peak = peak[type(dev.precision) == "string" and dev.precision or "fp32"]
+  end
   if type(peak) ~= "number" or type(dev.mem_bw) ~= "number" then
     error(fname .. ": device needs peak= (FLOP/s, or {fp32=...}) and mem_bw= (bytes/s)", 3)
   end
