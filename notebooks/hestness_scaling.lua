@@ -88,7 +88,7 @@ local dev, devnote = S.table4_device, "defined locally from Table 4 (dlb.scaling
 local hw = optional("hw")
 if hw and type(hw.define) == "function" then
   local ok, d = pcall(hw.define, { name = "hestness-table4", peak = { fp32 = 15.67e12 },
-    mem_bw = 898e9, mem = 32e9, cache = 6e6, flops_eff = 0.8, bw_eff = 0.7 })
+    mem_bw = 898e9, mem = 32e9, cache = 6e6, flops_eff = 0.8, bw_eff = 0.7, replace = true })
   if ok and d and pcall(S.step_time, { flops = 1, bytes = 1 }, d) then
     dev, devnote = d, "dlb.hw.define with Table 4's numbers"
   end
