@@ -176,7 +176,7 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     double inflight;
     if (sched == DLB_SCHED_GPIPE) inflight = m;
     else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
-    else inflight = fmin(m * v, (p - d) * (1 + (p - 1) / (pp * v)));
+    else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
     s->mem = s->params * epp + inflight * mb * s->kept + (rc ? mb * s->full : 0);
   }
   double lambda = 0;

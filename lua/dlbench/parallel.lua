@@ -370,9 +370,14 @@ function M.plan(o)
   for _, r in ipairs(rows) do decorate(r) end
   if o.table ~= false then
     local ok, tbl = pcall(require, "dlbench.table")
-    if ok and type(tbl) == "table" and type(tbl.new) == "function" then
-      local ok2, t = pcall(tbl.new, rows)
-      if ok2 and t then return t, evaluated end
+    -- dlb.table is another area's module: use it only if it round-trips the rows
+    local make = type(tbl) == "table" and (tbl.from_rows or tbl.new)
+    if ok and type(make) == "function" then
+      local ok2, t = pcall(make, rows)
+      if ok2 and type(t) == "table" and type(t.count) == "function"
+         and pcall(t.count, t) and t:count() == #rows then
+        return t, evaluated
+      end
     end
   end
   return rows, evaluated

@@ -102,6 +102,23 @@ T.test("data parallel: weak scaling loses utilisation to the allreduce", functio
     { work = w, hw = V100, precision = "fp16", workers = 2, subbatch = 1, bw = 1e9 })
 end)
 
+T.test("data parallel from graph stats (s.flops_fwd/bwd/update, s.breakdown)", function()
+  -- a stats table as g:stats{b=32} returns it (hand-made: 1 GFLOP fwd per sample)
+  local s = { params = 1e6, flops_fwd = 32e9, flops_bwd = 64e9, flops_update = 2e6,
+              flops = 96e9 + 2e6, bytes = 3.2e9, footprint = 20e6 + 32 * 1e6,
+              breakdown = { weights = 4e6, gradients = 4e6, optimizer = 12e6,
+                            activations = 32e6, workspace = 0 } }
+  local r = P.data { stats = s, hw = V100, workers = 4, subbatch = 32, bw = 10e9 }
+  T.near(r.compute, math.max((96e9 + 2e6) / (0.8 * 15.67e12), 3.2e9 / (0.7 * 898e9)), 1e-12, "compute")
+  T.near(r.comm, 2 * 3 / 4 * 4e6 / 10e9, 1e-12, "gradient bytes from breakdown")
+  T.near(r.mem, s.footprint, 1e-12, "footprint")
+  -- at subbatch 64 the per-sample part doubles, the update does not
+  local r2 = P.data { stats = s, stats_batch = 32, hw = V100, workers = 4, subbatch = 64, bw = 10e9 }
+  T.near(r2.compute, (192e9 + 2e6) / (0.8 * 15.67e12), 1e-12, "scaled compute")
+  T.near(r2.mem, 20e6 + 64e6, 1e-12, "scaled footprint")
+  T.checkerr("the batch the stats were computed at", P.work, s)
+end)
+
 T.test("transformer layer costs match Narayanan et al. 2021 eq. for FLOPs", function()
   -- GPT-3 175B: l=96, h=12288, s=2048, V=51200: 12 l h^2 = 173.9e9 block params and
   -- 72 s l h^2 (1 + s/6h + V/(12 l h)) training FLOPs per sequence (no recompute).
