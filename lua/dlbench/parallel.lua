@@ -80,7 +80,14 @@ function M.device(hw, precision)
   if type(hw) ~= "table" then error("parallel.device: hw table expected, got " .. type(hw), 2) end
   local peak = hw.peak
   if type(peak) == "table" then
-    local p = precision or "fp32"
+    local p = precision
+    if type(hw.precision) == "function" then        -- a dlb.hw device: "mixed", defaults
+      if p == nil and type(hw.default_precision) == "function" then p = hw:default_precision() end
+      local ok, q = pcall(hw.precision, hw, p)
+      if not ok then error("parallel.device: " .. tostring(q), 2) end
+      p = q
+    end
+    p = p or "fp32"
     peak = peak[p]
     if type(peak) ~= "number" then
       error(string.format("parallel.device: %s has no peak for precision '%s' (has: %s)",
