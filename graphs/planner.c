@@ -333,7 +333,7 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
       }
     }
   }
-  qsort(P->rows, (size_t)P->count, sizeof(dlb_par_row), bystep);
+  if (P->count > 1) qsort(P->rows, (size_t)P->count, sizeof(dlb_par_row), bystep);
   return P;
 }
 

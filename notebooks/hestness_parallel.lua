@@ -199,20 +199,35 @@ local nets = {
   infiniband = P.cluster { per_node = 4, nodes = 8, intra = { bw = 16e9, latency = 5e-6 },
                            inter = { bw = 12.5e9, latency = 2e-6 } },
 }
-local tbd = { gpus = {}, ethernet = {}, infiniband = {} }
-print(string.format("%6s %10s %14s %16s", "GPUs", "machines", "1 Gb/s Ether", "100 Gb/s IB"))
+-- A flat ring (or TBD's parameter-server frameworks) sends the whole gradient across the
+-- slow link; a hierarchical allreduce sends a 1/4 shard per machine.
+nets.flat = P.cluster { per_node = 1, nodes = 32, intra = { bw = 16e9, latency = 5e-6 },
+                        inter = { bw = 0.125e9, latency = 50e-6 } }
+local tbd = { gpus = {}, ethernet = {}, infiniband = {}, flat = {} }
+print(string.format("%6s %10s %14s %14s %16s", "GPUs", "machines", "Ether, flat", "Ether, hier.",
+  "100 Gb/s IB"))
 for _, g in ipairs { 1, 2, 4, 8, 16, 32 } do
   local re = P.data { work = resnet, hw = p4000, workers = g, subbatch = 32,
                       cluster = nets.ethernet }
   local ri = P.data { work = resnet, hw = p4000, workers = g, subbatch = 32,
                       cluster = nets.infiniband }
-  print(string.format("%6d %10d %14s %16s", g, math.max(1, g / 4), fmt(re.throughput, 0),
-    fmt(ri.throughput, 0)))
+  local rf = P.data { work = resnet, hw = p4000, workers = g, subbatch = 32,
+                      cluster = g <= 4 and nets.ethernet or nets.flat }
+  print(string.format("%6d %10d %14s %14s %16s", g, math.max(1, g / 4), fmt(rf.throughput, 0),
+    fmt(re.throughput, 0), fmt(ri.throughput, 0)))
+  tbd.flat[#tbd.gpus + 1] = rf.throughput
   local i = #tbd.gpus + 1
   tbd.gpus[i], tbd.ethernet[i], tbd.infiniband[i] = g, re.throughput, ri.throughput
+  tbd.comm_e = tbd.comm_e or {}
+  tbd.comm_e[i], tbd.compute = re.exposed, re.compute
 end
-print("  one machine scales over PCIe; the second machine on 1 Gb/s Ethernet makes the step")
-print("  communication-bound (the 102 MB gradient takes ~1.6 s), as TBD observes.")
+print(string.format("  One machine scales over PCIe. With a second machine on 1 Gb/s Ethernet a flat ring moves"))
+print(string.format("  the whole %.0f MB gradient over the slow link: throughput falls from %.0f to %.0f images/s,",
+  resnet.grad_bytes / 1e6, tbd.flat[3], tbd.flat[4]))
+print("  TBD's 'performance degrades significantly'. Even a hierarchical allreduce (a quarter of the")
+print(string.format("  gradient per machine) spends %.2f s communicating against %.2f s of compute (8 GPUs);",
+  tbd.comm_e[4], tbd.compute))
+print("  100 Gb/s InfiniBand keeps near-linear scaling.")
 
 ------------------------------------------------------------------------------------------
 -- 4. Plans for a 96-layer transformer (GPT-3 175B shape) on 4096 devices
@@ -235,6 +250,40 @@ for i = 1, math.min(10, #rows) do
 end
 
 ------------------------------------------------------------------------------------------
+-- The figures' data as CSV in out/ (each file written whole: temporary file, then rename)
+os.execute("mkdir -p out")
+local function write_csv(name, header, cols)
+  local path = "out/" .. name
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "w")
+  if not f then print("could not write " .. path .. ": " .. tostring(err)); return end
+  f:write(table.concat(header, ","), "\n")
+  for i = 1, #cols[1] do
+    local row = {}
+    for j, c in ipairs(cols) do row[j] = type(c[i]) == "number" and string.format("%.6g", c[i]) or tostring(c[i]) end
+    f:write(table.concat(row, ","), "\n")
+  end
+  f:close()
+  local ok, e = os.rename(tmp, path)
+  if ok then print("wrote " .. path) else os.remove(tmp); print("could not write " .. path .. ": " .. tostring(e)) end
+end
+print()
+write_csv("hestness_fig12.csv", { "workers", "days", "util", "days_alpha_fit", "util_alpha_fit" },
+  { fig12.workers, fig12.days, fig12.util, fig12.days_fit, fig12.util_fit })
+write_csv("tbd_obs12.csv", { "gpus", "ethernet_flat_img_s", "ethernet_hier_img_s",
+  "infiniband_img_s" }, { tbd.gpus, tbd.flat, tbd.ethernet, tbd.infiniband })
+do
+  local c = { {}, {}, {}, {}, {}, {}, {}, {} }
+  for i = 1, math.min(20, #rows) do
+    local r = rows[i]
+    c[1][i], c[2][i], c[3][i], c[4][i] = r.dp, r.tp, r.pp, r.m
+    c[5][i], c[6][i], c[7][i], c[8][i] = r.schedule, r.compute, r.comm, r.bubble
+  end
+  write_csv("plan_breakdown.csv", { "dp", "tp", "pp", "m", "schedule", "compute_s", "comm_s",
+    "bubble_s" }, c)
+end
+
+------------------------------------------------------------------------------------------
 -- Figures (when the plot module has landed)
 local ok, plot = pcall(function() return dlb.plot end)
 if not ok or type(plot) ~= "table" or type(plot.figure) ~= "function" then
@@ -242,7 +291,6 @@ if not ok or type(plot) ~= "table" or type(plot.figure) ~= "function" then
   print("note: dlb.plot is not available in this build; figures skipped (tables above)")
   return
 end
-os.execute("mkdir -p out")
 local function save(f, name)
   local okk, err = f:save("out/" .. name)
   print(okk and ("wrote out/" .. name) or ("could not write out/" .. name .. ": " .. tostring(err)))
@@ -260,7 +308,8 @@ g.xscale = "log"
 g.xlabel, g.ylabel, g.title = "data-parallel workers", "FLOP utilisation", "Hestness Fig. 12"
 save(g, "hestness_fig12_util.png")
 local h = plot.figure { width = 4, height = 3 }
-h:line { x = tbd.gpus, y = tbd.ethernet, label = "1 Gb/s Ethernet" }
+h:line { x = tbd.gpus, y = tbd.flat, label = "1 Gb/s Ethernet, flat ring" }
+h:line { x = tbd.gpus, y = tbd.ethernet, label = "1 Gb/s Ethernet, hierarchical" }
 h:line { x = tbd.gpus, y = tbd.infiniband, label = "100 Gb/s InfiniBand" }
 h.xscale, h.yscale = "log", "log"
 h.xlabel, h.ylabel, h.title = "GPUs (4 per machine)", "images/s", "TBD observation 12"
