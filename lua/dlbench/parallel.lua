@@ -316,6 +316,12 @@ local function layers_of(fname, g, o)
   if g[1] then return g end
   if g.layers then return g.layers end
   if type(g.layer_costs) == "function" then return g:layer_costs(o) end
+  if type(g.ops) == "function" then  -- a dlb.graph: its per-op costs with layer tags
+    local ok, ops = pcall(g.ops, g, o.bind or {})
+    if ok and type(ops) == "table" and #ops > 0 and ops[1].layer ~= nil then
+      return layers.from_ops(ops, { per = o.bind_batch or 1 })
+    end
+  end
   error(fname .. ": graph has no per-layer costs (use dlb.parallel.layers.* or a graph with "
     .. "layer scopes)", 3)
 end
@@ -323,7 +329,7 @@ end
 local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
   "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
-  "per_node", "nodes", "bw", "latency", "eff", "table" }
+  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "bind_batch" }
 
 local function plan_opts(fname, o)
   local rc = o.recompute
@@ -395,7 +401,8 @@ doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batc
 
 local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
-  "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes" }
+  "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
+  "bind", "bind_batch" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 function M.evaluate(o)

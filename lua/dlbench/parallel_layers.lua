@@ -146,6 +146,69 @@ end
 doc.doc(M.table2_work, "dlb.parallel.layers.table2_work(domain, params[, {samples_epoch=}]) -> work",
   "whole-model per-step costs from Hestness Table 2 (word_lm, char_lm, nmt, speech, resnet)")
 
+-- Aggregate per-op costs into per-layer costs, in order of first appearance of each layer.
+-- An op is a table with a layer tag (`layer` = index or name) and any of: flops_fwd,
+-- flops_bwd (or flops, split 1:2 as a training step's forward and backward, Hestness sec.
+-- 4.2), bytes, params, act_kept (bytes kept for backward), act_out (bytes leaving the
+-- layer). Costs are per `per` samples (default 1).
+local OP_ALIASES = {
+  flops_fwd = { "flops_fwd", "fwd_flops" }, flops_bwd = { "flops_bwd", "bwd_flops" },
+  bytes_sample = { "bytes", "bytes_sample" }, params = { "params" },
+  act_kept = { "act_kept", "kept", "saved" }, act_out = { "act_out", "out_bytes" },
+}
+function M.from_ops(ops, opts)
+  if type(ops) ~= "table" then error("parallel.layers.from_ops: a list of ops expected", 2) end
+  opts = opts or {}
+  local per = opts.per or 1
+  local order, by = {}, {}
+  local function get(op, k)
+    for _, a in ipairs(OP_ALIASES[k]) do
+      local v = op[a]
+      if v ~= nil then
+        v = tonumber(v)
+        if not v or v < 0 then
+          error(string.format("parallel.layers.from_ops: op '%s' field %s must be a number >= 0",
+            tostring(op.name or "?"), a), 3)
+        end
+        return v
+      end
+    end
+    return 0
+  end
+  for i, op in ipairs(ops) do
+    local tag = op.layer
+    if tag == nil then
+      error(string.format("parallel.layers.from_ops: op %d ('%s') has no layer tag "
+        .. "(build the graph inside g:layer(name) scopes)", i, tostring(op.name or "?")), 2)
+    end
+    local l = by[tag]
+    if not l then
+      l = { name = tostring(tag), flops_fwd = 0, flops_bwd = 0, bytes_sample = 0,
+            bytes_fixed = 0, params = 0, act_out = 0, act_kept = 0, act_rep = 0, act_in = 0,
+            tp_bytes = 0, tp_colls = 0, shardable = 0 }
+      by[tag] = l
+      order[#order + 1] = l
+    end
+    local ff, fb = get(op, "flops_fwd"), get(op, "flops_bwd")
+    if ff == 0 and fb == 0 and op.flops then
+      local f = tonumber(op.flops) or 0
+      ff, fb = f / 3, 2 * f / 3
+    end
+    l.flops_fwd = l.flops_fwd + ff / per
+    l.flops_bwd = l.flops_bwd + fb / per
+    l.bytes_sample = l.bytes_sample + get(op, "bytes_sample") / per
+    l.params = l.params + get(op, "params")
+    l.act_kept = l.act_kept + get(op, "act_kept") / per
+    l.act_out = get(op, "act_out") / per   -- the last op of the layer feeds the next one
+    if op.shardable or op.kind == "embedding" or op.op == "embedding" then l.shardable = 1 end
+  end
+  for _, l in ipairs(order) do l.act_in = l.act_in > 0 and l.act_in or l.act_out end
+  if #order == 0 then error("parallel.layers.from_ops: no ops", 2) end
+  return order
+end
+doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {layer cost...}",
+  "aggregate layer-tagged per-op costs (flops, bytes, params, kept bytes) into planner layers")
+
 -- Sum of a layer array's parameters and training FLOPs per sample.
 function M.totals(ls)
   local p, f = 0, 0
@@ -158,5 +221,5 @@ end
 doc.doc(M.totals, "dlb.parallel.layers.totals(layers) -> {params=, flops=}",
   "total parameters and training FLOPs per sample of a layer cost array")
 
-doc.doc(M, "dlb.parallel.layers", "per-layer cost arrays: transformer, word_lm; table2_work, totals")
+doc.doc(M, "dlb.parallel.layers", "per-layer cost arrays: transformer, word_lm, from_ops; table2_work, totals")
 return M

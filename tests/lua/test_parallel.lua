@@ -141,6 +141,28 @@ T.test("word LM layer costs follow Hestness sec. 4.2", function()
   T.near(tot.flops, 3 * q * (16 * h * h * 2 + 2 * h * v), 1e-12, "3 x q (16 h^2 l + 2 h v)")
 end)
 
+T.test("per-op costs aggregate into layers (graph-engine path)", function()
+  local ops = {
+    { name = "emb", layer = "embed", params = 1000, act_out = 64 },
+    { name = "mm1", layer = 1, flops = 3e6, bytes = 10, params = 100, kept = 5 },
+    { name = "relu1", layer = 1, flops_fwd = 1e3, flops_bwd = 1e3, act_out = 32, kept = 7 },
+    { name = "mm2", layer = 2, flops = 6e6, params = 200, act_out = 16 },
+  }
+  local ls = P.layers.from_ops(ops, { per = 2 })
+  T.eq(#ls, 3, "layers in order")
+  T.eq(ls[1].name, "embed", "first")
+  T.near(ls[2].flops_fwd, (1e6 + 1e3) / 2, 1e-12, "fwd per sample")
+  T.near(ls[2].flops_bwd, (2e6 + 1e3) / 2, 1e-12, "bwd per sample")
+  T.eq(ls[2].params, 100, "params are not per sample")
+  T.near(ls[2].act_kept, 6, 1e-12, "kept")
+  T.near(ls[2].act_out, 16, 1e-12, "out of the last op")
+  -- a graph-like object whose ops carry layer tags plans directly
+  local g = { ops = function() return ops end }
+  local r = P.evaluate { graph = g, hw = V100, bw = 1e9, batch = 4, pp = 3, m = 2 }
+  T.eq(#r.stage_mem, 3, "three stages")
+  T.checkerr("has no layer tag", P.layers.from_ops, { { name = "x", flops = 1 } })
+end)
+
 T.test("partition and bubble", function()
   local f = P.partition({ 1, 2, 3, 4, 5, 6, 7, 8, 9 }, 3)
   T.eq(f[1], 1, "first"); T.eq(f[2], 6, "second"); T.eq(f[3], 8, "third")
