@@ -128,8 +128,11 @@ local function cluster_of(fname, o)
     return { per_node = 1, nodes = 1, inter = { bw = num(fname, "bw", o.bw),
              latency = num(fname, "latency", o.latency, 0), eff = num(fname, "eff", o.eff, 1) } }
   end
-  if o.hw and o.hw.links then
-    return M.cluster { hw = o.hw, per_node = o.per_node, nodes = o.nodes }
+  if o.hw and type(o.hw.links) == "table" and (o.hw.links.intra or o.hw.links.inter) then
+    -- the device's own link tiers; nodes of 8 devices unless per_node= says otherwise
+    local g = num(fname, "per_node", o.per_node, 8)
+    local total = o.devices or (type(o.workers) == "number" and o.workers) or g
+    return M.cluster { hw = o.hw, per_node = g, nodes = o.nodes or math.ceil(total / g) }
   end
   error(fname .. ": give cluster= (dlb.parallel.cluster{...}) or bw= and latency= for one link tier", 3)
 end

@@ -222,6 +222,28 @@ T.test("planner returns fitting plans sorted by step", function()
     hw = hw, precision = "fp16", cluster = cl, batch = 8 })
 end)
 
+T.test("plan{hw=} with the device's own links (DESIGN's call shape)", function()
+  local hw = { name = "linked", peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12,
+               links = { intra = { bw = 300e9, latency = 2e-6 }, inter = { bw = 25e9, latency = 5e-6 } } }
+  local ls = P.layers.transformer { layers = 16, d = 2048, seq = 1024 }
+  local rows = P.plan { graph = ls, hw = hw, precision = "fp16", devices = 64, batch = 256,
+                        table = false }
+  assert(#rows > 0, "plans")
+  local maxtp = 0
+  for _, r in ipairs(rows) do
+    T.eq(r.dp * r.tp * r.pp, 64, "devices")
+    if r.tp > maxtp then maxtp = r.tp end
+  end
+  T.eq(maxtp, 8, "tensor parallelism up to a node of 8")
+  -- data parallel over the same links: 16 workers = 2 nodes, hierarchical allreduce
+  local w = P.layers.table2_work("word_lm", 1e8)
+  local r = P.data { work = w, hw = { peak = { fp32 = 15.67e12 }, mem_bw = 898e9, links = hw.links },
+                     workers = 16, subbatch = 8 }
+  local h = P.allreduce { bytes = w.grad_bytes, n = 16, algo = "hierarchical",
+    cluster = P.cluster { per_node = 8, nodes = 2, intra = hw.links.intra, inter = hw.links.inter } }
+  T.near(r.comm, h, 1e-12, "hierarchical over hw links")
+end)
+
 T.test("ZeRO memory (Rajbhandari et al. 2020 Fig. 1: 7.5B params, 64 GPUs)", function()
   -- 120 GB, 31.4 GB, 16.6 GB, 1.9 GB per device for stages 0..3
   local psi = 7.5e9
