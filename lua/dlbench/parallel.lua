@@ -304,7 +304,13 @@ doc.doc(M.partition, "dlb.parallel.partition(weights, k) -> {first layer of each
   "split layers into k contiguous stages minimising the heaviest stage (1-based indices)")
 
 function M.bubble(sched, p, m, v)
-  return core.parallel_bubble(enum("parallel.bubble", "schedule", sched, SCHEDS), p, m, v or 1)
+  local code = enum("parallel.bubble", "schedule", sched, SCHEDS)
+  for name, x in pairs { p = p, m = m, v = v or 1 } do
+    if type(x) ~= "number" or not (x >= 1) then
+      error(string.format("parallel.bubble: %s must be a number >= 1, got %s", name, tostring(x)), 2)
+    end
+  end
+  return core.parallel_bubble(code, p, m, v or 1)
 end
 doc.doc(M.bubble, "dlb.parallel.bubble(schedule, p, m[, v]) -> fraction",
   "idle fraction of a pipelined step: gpipe/1f1b (p-1)/(m+p-1), interleaved (p-1)/(vm+p-1)")
@@ -459,6 +465,12 @@ doc.doc(M.zero_memory, "dlb.parallel.zero_memory(params, dp, stage[, K=12]) -> b
 -- Amdahl
 
 function M.amdahl(f, n)
+  if type(f) ~= "number" or not (f >= 0 and f <= 1) then
+    error("parallel.amdahl: serial fraction f must be in [0, 1], got " .. tostring(f), 2)
+  end
+  if type(n) ~= "number" or not (n > 0) then
+    error("parallel.amdahl: workers n must be > 0, got " .. tostring(n), 2)
+  end
   return core.parallel_amdahl(f, n)
 end
 doc.doc(M.amdahl, "dlb.parallel.amdahl(f, n) -> speedup", "Amdahl's law 1/(f + (1-f)/n)")

@@ -169,6 +169,7 @@ T.test("partition and bubble", function()
   T.near(P.bubble("gpipe", 4, 12), 3 / 15, 1e-15, "gpipe")
   T.near(P.bubble("interleaved", 4, 12, 3), 3 / 39, 1e-15, "interleaved")
   T.checkerr("schedule 'zb' is unknown", P.bubble, "zb", 4, 12)
+  T.checkerr("m must be a number >= 1", P.bubble, "gpipe", 4, 0)
   T.checkerr("stages", P.partition, { 1, 2 }, 3)
 end)
 
@@ -263,6 +264,7 @@ T.test("Amdahl fits (ParaDnn sec. 4.3)", function()
   -- FC: 100% on 1 core, 62% on 8 -> f = (1/4.96 - 1/8) / (7/8) = 0.0876
   T.near(P.amdahl_from_util(1.0, 0.62, 8), 0.08756, 1e-3, "FC")
   T.checkerr("as many speedups", P.amdahl_fit, { 1, 2 }, { 1 })
+  T.checkerr("f must be in [0, 1]", P.amdahl, 1.5, 8)
   T.checkerr("speedup[1] must be > 0", P.amdahl_fit, { 2 }, { -1 })
 end)
 
