@@ -16,120 +16,52 @@ local function catalog(name, fallback)
 end
 
 local function fmt(x, d) return string.format("%." .. (d or 1) .. "f", x) end
-local DAY = 86400
 
 ------------------------------------------------------------------------------------------
--- 1. Table 5
--- The target accelerator (Table 4): 15.67 TFLOP/s fp32, 898 GB/s, 32 GB, 56 GB/s links;
--- achievable 80% of peak FLOPs and 70% of memory bandwidth.
-local target = catalog("Hestness-T4", { name = "target", peak = { fp32 = 15.67e12 },
-  mem_bw = 898e9, mem = 32e9, flops_eff = 0.8, bw_eff = 0.7 })
+-- 1. Table 5 (the calibrated per-layer model lives in lua/dlbench/parallel_hestness.lua;
+-- read its header for what is calibrated and what is predicted)
+local H = require "dlbench.parallel_hestness"
+local target = catalog("Hestness-T4", H.target)
+local rows5, model = H.table5 { device = target, m = 8, latency = 5e-6 }
+local layers, work, cached = model.layers, model.work, model.cached
+local alpha_fit = H.alpha_fit()
+local function dp_row(dev, n, lat) return H.dp_row(model, dev, n, lat) end
+local function layer_row(m, shard, lat) return H.layer_row(model, m, shard, lat) end
+local M_MICRO = 8
 
--- The paper does not publish the projected-LSTM's dimensions, so the model is calibrated
--- on three figures the paper does give and everything else is predicted:
---   (a) the best-case step of 9.89 s for subbatch 128 at 80% of peak (sec. 6.1) sets the
---       training FLOPs per step: 9.89 x 0.8 x 15.67e12 = 1.240e14;
---   (b) the layer-parallel stage footprints {60, 17, 17, 32} GB (Table 5) set each layer's
---       parameters at 12 bytes/parameter (Table 2's 11.94 B/param for word LMs: weights,
---       gradients and one optimizer slot in fp32), the 59.5 GB embedding (sec. 6.2.2) first;
---   (c) 2707 days per epoch at 9.89 s per step (sec. 6.1) sets the samples per epoch (77B
---       words of Table 3 in sequences of q = 25.4 words).
--- Sec. 4.2 gives the FLOP split between layers: every dense layer does 2q FLOPs per
--- parameter forward and twice that backward; the embedding does none.
-local B_PARAM = 12
-local step_flops = 9.89 * 0.8 * 15.67e12
-local mem_gb = { embedding = 59.5, lstm1 = 17, lstm2 = 17, output = 32 }
-local names = { "embedding", "lstm1", "lstm2", "output" }
-local dense = (mem_gb.lstm1 + mem_gb.lstm2 + mem_gb.output) * 1e9 / B_PARAM
-local layers, params = {}, 0
-for i, n in ipairs(names) do
-  local p = mem_gb[n] * 1e9 / B_PARAM
-  params = params + p
-  local f = n == "embedding" and 0 or step_flops / 128 * p / dense  -- per sample, fwd+bwd
-  layers[i] = { name = n, params = p, flops_fwd = f / 3, flops_bwd = 2 * f / 3,
-                bytes_sample = 0, bytes_fixed = 0, act_out = 25.4 * 2048 * 4, act_kept = 0,
-                shardable = n == "embedding" and 1 or 0 }
-end
-local samples_epoch = 2707 * DAY / 9.89 * 128
-local words_per_sample = 77e9 / samples_epoch
-local work = { flops_sample = step_flops / 128, grad_bytes = 4 * params,
-               mem_fixed = params * B_PARAM, samples_epoch = samples_epoch }
-
--- The cache-hierarchy-aware baseline (sec. 6.1: re-streamed matmul tiles) drops achievable
--- FLOP utilisation to 46% (4671 days); modelled as the device's achievable fraction
--- 0.8 x 2707 / 4671, since the tiled-matmul model itself belongs to the roofline engine.
-local cached = P.device(target, "fp32")
-cached.flops_eff = 0.8 * 2707 / 4671
-
-local links = { bw = 56e9, latency = 5e-6 }   -- Table 4's 56 GB/s; 5 us per message (ours)
-
-local function dp_row(dev, n, lat)
-  return P.data { work = work, hw = dev, workers = n, subbatch = 128, bw = links.bw,
-                  latency = lat or links.latency }
-end
-
--- The paper's DP rows imply a per-step overhead that grows with the worker count (23.2 s
--- at 1024 vs 20.8 s at 512 for a 17.1 s compute step): a ring's bandwidth term cannot do
--- that, its latency term 2(n-1) alpha can. Fit alpha to the two rows (a second variant).
-local function fit_alpha()
-  local t_c = 9.89 * 4671 / 2707
-  local t1024, t512 = t_c * 6.2 / (4671 / 1024), t_c * 11.1 / (4671 / 512)
-  return ((t1024 - t512) / (2 * (1023 - 511)))
-end
-local alpha_fit = fit_alpha()
-
-print("== Hestness et al. 2019, Table 5: word LM to target accuracy (dlbench vs paper)")
-print(string.format("model: %.2fB parameters (%.1fB embedding), %.3g FLOPs/step at subbatch 128, "
-  .. "%.1f words/sample", params / 1e9, layers[1].params / 1e9, step_flops, words_per_sample))
-print(string.format("%-34s %6s %7s %-22s %-18s %8s %7s %6s %6s", "stage", "accel", "batch",
-  "mem GB (ours)", "mem GB (paper)", "days", "paper", "util", "paper"))
-local function line(name, acc, batch, mem, pmem, days, pdays, util, putil)
-  print(string.format("%-34s %6d %7d %-22s %-18s %8s %7s %5s%% %5s%%", name, acc, batch, mem,
-    pmem, fmt(days), tostring(pdays), fmt(100 * util), tostring(putil)))
-end
-local base = dp_row(target, 1)
-line("Best-case (roofline) baseline", 1, 128, fmt(base.mem / 1e9), "113.8", base.epoch / DAY,
-  2707, base.util, 80)
-local cache = dp_row(cached, 1)
-line("Cache-hierarchy-aware baseline", 1, 128, fmt(cache.mem / 1e9), "113.8",
-  cache.epoch / DAY, "4071*", cache.util, 46)
-local d1024 = dp_row(cached, 1024)
-line("w/ data parallelism (1), alpha 5us", 1024, 131072, fmt(d1024.mem / 1e9), "125.7",
-  d1024.epoch / DAY, 6.2, d1024.util, 34)
-local d512 = dp_row(cached, 512)
-line("w/ data parallelism (2), alpha 5us", 512, 65536, fmt(d512.mem / 1e9), "125.7",
-  d512.epoch / DAY, 11.1, d512.util, 38)
-local f1024 = dp_row(cached, 1024, alpha_fit)
-line(string.format("  same, alpha fitted %.2f ms", alpha_fit * 1e3), 1024, 131072,
-  fmt(f1024.mem / 1e9), "125.7", f1024.epoch / DAY, 6.2, f1024.util, 34)
-local f512 = dp_row(cached, 512, alpha_fit)
-line(string.format("  same, alpha fitted %.2f ms", alpha_fit * 1e3), 512, 65536,
-  fmt(f512.mem / 1e9), "125.7", f512.epoch / DAY, 11.1, f512.util, 38)
-
--- Layer parallelism: 4 accelerators per data-parallel worker, one layer each, GPipe over
--- m micro-batches of the worker's 128 samples; gradients all-reduced per stage across the
--- 512 replicas (the stage with the most parameters sets the time).
-local function layer_row(m, shard, lat)
-  local c = { per_node = 4, nodes = 512, intra = { bw = 56e9, latency = lat or 5e-6 },
-              inter = { bw = 56e9, latency = lat or 5e-6 } }
-  local r = P.pipeline { layers = layers, hw = cached, cluster = c, batch = 65536, dp = 512,
-    stages = 4, microbatches = m, schedule = "gpipe", w_bytes = 4, g_bytes = 4, o_bytes = 4,
-    shard = shard }
-  r.epoch = samples_epoch / r.throughput
-  return r
-end
-local function mems(r)
+local function mems(x)
+  if type(x) ~= "table" then return fmt(x / 1e9) end
   local t = {}
-  for i, b in ipairs(r.stage_mem) do t[i] = fmt(b / 1e9, 0) end
+  for i, b in ipairs(x) do t[i] = fmt(b / 1e9, 0) end
   return "{" .. table.concat(t, ", ") .. "}"
 end
-local M_MICRO = 8
-local lp = layer_row(M_MICRO, false)
-line("+ layer parallelism (4x), m=" .. M_MICRO, 2048, 65536, mems(lp), "{60, 17, 17, 32}",
-  lp.epoch / DAY, 7.2, lp.util, 14.5)
-local sh = layer_row(M_MICRO, true)
-line("+ shard the embedding layer", 2048, 65536, mems(sh), "{32, 31, 31, 32}", sh.epoch / DAY,
-  7.2, sh.util, 14.5)
+print("== Hestness et al. 2019, Table 5: word LM to target accuracy (dlbench vs paper)")
+print(string.format("model: %.2fB parameters (%.1fB embedding), %.3g FLOPs/step at subbatch 128, "
+  .. "%.1f words/sample", model.params / 1e9, layers[1].params / 1e9, model.step_flops, model.q))
+print(string.format("%-37s %6s %7s %-18s %-18s %8s %7s %6s %6s", "stage", "accel", "batch",
+  "mem GB (ours)", "mem GB (paper)", "days", "paper", "util", "paper"))
+local function line(name, acc, batch, mem, pmem, days, pdays, util, putil)
+  print(string.format("%-37s %6d %7d %-18s %-18s %8s %7s %5s%% %5s%%", name, acc, batch, mem,
+    pmem, fmt(days), tostring(pdays), fmt(100 * util), fmt(putil)))
+end
+for i, r in ipairs(rows5) do
+  local pdays = i == 2 and "4071*" or r.days_paper
+  local name = r.stage
+  if i == 3 or i == 4 then name = name .. ", 5us" end
+  if i >= 5 then name = name .. ", m=" .. M_MICRO end
+  line(name, r.accel, r.batch, mems(r.mem), r.mem_paper, r.days, pdays, r.util,
+    100 * r.util_paper)
+  if i == 4 then
+    for _, n in ipairs { 1024, 512 } do
+      local f = dp_row(cached, n, alpha_fit)
+      line(string.format("  same, alpha fitted %.2f ms", alpha_fit * 1e3), n, 128 * n,
+        mems(f.mem), "125.7", f.days, n == 1024 and 6.2 or 11.1, f.util, n == 1024 and 34 or 38)
+    end
+  end
+end
+local base, d1024, d512 = rows5[1].result, rows5[3].result, rows5[4].result
+local lp, sh = rows5[5].result, rows5[6].result
+local DAY = H.DAY
 print("  micro-batches: days/epoch and utilisation of the layer-parallel row (GPipe):")
 for _, m in ipairs { 1, 2, 4, 8, 16, 32, 128 } do
   local r = layer_row(m, true)
@@ -137,7 +69,7 @@ for _, m in ipairs { 1, 2, 4, 8, 16, 32, 128 } do
     fmt(r.epoch / DAY), fmt(100 * r.util), fmt(100 * r.bubble / r.step)))
 end
 local lpf = layer_row(M_MICRO, true, alpha_fit)
-local out_share = layers[4].params / dense
+local out_share = layers[4].params / model.dense
 print("Gaps larger than ~10%, explained:")
 print(" * Table 5 lists 4071 days for the cache-aware baseline, but sec. 6.1 says 4671 days and 46%")
 print("   utilisation, and sec. 6.2 needs 4671/7 = 667x; 80% x 2707/4671 = 46% agrees: 4071 is a typo.")
@@ -160,7 +92,7 @@ print(string.format("   the output layer does %.0f%% of them, so a 4-stage pipel
 print(string.format("   one device. GPipe with m = %d micro-batches gives %.1f days at %.1f%% (paper 7.2, 14.5%%);",
   M_MICRO, lp.epoch / DAY, 100 * lp.util))
 print(string.format("   with the fitted alpha: %.1f days at %.1f%%.", lpf.epoch / DAY, 100 * lpf.util))
-print(" * Sharding: water-filling the embedding into the emptier stages gives " .. mems(sh) .. " GB")
+print(" * Sharding: water-filling the embedding into the emptier stages gives " .. mems(sh.stage_mem) .. " GB")
 print("   against the paper's hand split {32, 31, 31, 32}. Our model all-reduces the embedding's")
 print(string.format("   gradient densely, so splitting it also shortens the per-stage allreduce (%.1f -> %.1f days);",
   lp.epoch / DAY, sh.epoch / DAY))
