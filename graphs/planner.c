@@ -105,10 +105,10 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     return dlb_fail(DLB_EINVAL, "plan: ZeRO stage must be 0..3, got %g", cfg->zero);
   double v = sched == DLB_SCHED_INTERLEAVED ? (cfg->v > 0 ? cfg->v : 2) : 1;
   if (!whole(v)) return dlb_fail(DLB_EINVAL, "plan: v must be a whole number, got %g", v);
+  if (pp * v > n || pp * v > MAX_STAGES)
+    return dlb_fail(DLB_EINVAL, "plan: %g pipeline chunks (pp %g x v %g) for %d layers "
+                    "(at most one chunk per layer)", pp * v, pp, v, n);
   int p = (int)pp, K = (int)(pp * v);
-  if (pp > MAX_STAGES || K > n)
-    return dlb_fail(DLB_EINVAL, "plan: %d pipeline chunks (pp %g x v %g) for %d layers",
-                    K, pp, v, n);
   double mb = o->batch / (dp * m);
   double wb, gb, ob;
   param_bytes(o, &wb, &gb, &ob);

@@ -205,6 +205,17 @@ static void evaluate(void) {
     double want[] = { 16 * Psi, (4 + 12.0 / 4) * Psi, (2 + 14.0 / 4) * Psi, 16 * Psi / 4 };
     CHECK_NEAR(r.mem_weights + r.mem_grads + r.mem_opt, want[z], 1e-12);
   }
+  /* more pipeline chunks than layers, absurd degrees: clear errors, no overflow */
+  dlb_par_row bad = cfg;
+  bad.pp = 5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "pipeline chunks") != NULL);
+  bad.pp = 1e11;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  bad.pp = 1; bad.tp = 2.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  bad.tp = 1; bad.sched = 7;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
   /* ZeRO-3 moves 1.5x the bytes of an allreduce (ibid. sec. 7.2.2) */
   dlb_par_row r2;
   cfg.zero = 2;
