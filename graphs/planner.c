@@ -296,6 +296,9 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
   if (!(o->recompute >= -1 && o->recompute <= 1))
     return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (both), 0 or 1, got %g",
                          o->recompute);
+  if (!(o->m_max >= 0 && o->m_max <= 65536))
+    return dlb_fail_null(DLB_EINVAL, "plan: m_max must be in 0..65536 micro-batches, got %g",
+                         o->m_max);
   dlb_par_plan *P = calloc(1, sizeof *P);
   if (!P) return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
   double tpmax = o->tp_max > 0 ? o->tp_max : (cl->per_node > 0 ? cl->per_node : 8);
