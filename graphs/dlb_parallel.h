@@ -143,7 +143,8 @@ typedef struct dlb_par_layer {
   double flops_fwd;      /* FLOPs per sample, forward */
   double flops_bwd;      /* FLOPs per sample, backward */
   double bytes_sample;   /* bytes accessed per sample */
-  double bytes_fixed;    /* bytes accessed per step independent of batch (weights) */
+  double bytes_fixed;    /* bytes accessed per forward + backward pass whatever its batch
+                            (weights; paid again by every micro-batch) */
   double params;         /* parameters */
   double act_out;        /* bytes per sample sent to the next layer (and its gradient back) */
   double act_kept;       /* bytes per sample kept for backward, split by tensor parallelism */

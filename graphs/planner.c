@@ -105,10 +105,10 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     return dlb_fail(DLB_EINVAL, "plan: ZeRO stage must be 0..3, got %g", cfg->zero);
   double v = sched == DLB_SCHED_INTERLEAVED ? (cfg->v > 0 ? cfg->v : 2) : 1;
   if (!whole(v)) return dlb_fail(DLB_EINVAL, "plan: v must be a whole number, got %g", v);
+  if (pp * v > n || pp * v > MAX_STAGES)
+    return dlb_fail(DLB_EINVAL, "plan: %g pipeline chunks (pp %g x v %g) for %d layers "
+                    "(at most one chunk per layer)", pp * v, pp, v, n);
   int p = (int)pp, K = (int)(pp * v);
-  if (pp > MAX_STAGES || K > n)
-    return dlb_fail(DLB_EINVAL, "plan: %d pipeline chunks (pp %g x v %g) for %d layers",
-                    K, pp, v, n);
   double mb = o->batch / (dp * m);
   double wb, gb, ob;
   param_bytes(o, &wb, &gb, &ob);
@@ -176,7 +176,7 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     double inflight;
     if (sched == DLB_SCHED_GPIPE) inflight = m;
     else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
-    else inflight = fmin(m * v, (p - d) * (1 + (p - 1) / (pp * v)));
+    else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
     s->mem = s->params * epp + inflight * mb * s->kept + (rc ? mb * s->full : 0);
   }
   double lambda = 0;
@@ -296,6 +296,9 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
   if (!(o->recompute >= -1 && o->recompute <= 1))
     return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (both), 0 or 1, got %g",
                          o->recompute);
+  if (!(o->m_max >= 0 && o->m_max <= 65536))
+    return dlb_fail_null(DLB_EINVAL, "plan: m_max must be in 0..65536 micro-batches, got %g",
+                         o->m_max);
   dlb_par_plan *P = calloc(1, sizeof *P);
   if (!P) return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
   double tpmax = o->tp_max > 0 ? o->tp_max : (cl->per_node > 0 ? cl->per_node : 8);
@@ -333,7 +336,7 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
       }
     }
   }
-  qsort(P->rows, (size_t)P->count, sizeof(dlb_par_row), bystep);
+  if (P->count > 1) qsort(P->rows, (size_t)P->count, sizeof(dlb_par_row), bystep);
   return P;
 }
 

@@ -205,6 +205,17 @@ static void evaluate(void) {
     double want[] = { 16 * Psi, (4 + 12.0 / 4) * Psi, (2 + 14.0 / 4) * Psi, 16 * Psi / 4 };
     CHECK_NEAR(r.mem_weights + r.mem_grads + r.mem_opt, want[z], 1e-12);
   }
+  /* more pipeline chunks than layers, absurd degrees: clear errors, no overflow */
+  dlb_par_row bad = cfg;
+  bad.pp = 5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "pipeline chunks") != NULL);
+  bad.pp = 1e11;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  bad.pp = 1; bad.tp = 2.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  bad.tp = 1; bad.sched = 7;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
   /* ZeRO-3 moves 1.5x the bytes of an allreduce (ibid. sec. 7.2.2) */
   dlb_par_row r2;
   cfg.zero = 2;
@@ -329,6 +340,65 @@ static void amdahl(void) {
   CHECK(dlb_par_amdahl_fit(&n8, &zero, 1, &f, NULL) == DLB_EINVAL);
 }
 
+static double urand(double lo, double hi) {
+  return lo + (hi - lo) * (rand() / (double)RAND_MAX);
+}
+
+/* Randomised layouts: never a crash, and the invariants hold (step = parts, bubble share
+** matches the schedule's formula for equal stages, memory falls with ZeRO stage). */
+static void random_layouts(void) {
+  srand(11);
+  for (int t = 0; t < 200; t++) {
+    int n = 1 + rand() % 12;
+    dlb_par_layer L[12];
+    memset(L, 0, sizeof L);
+    for (int i = 0; i < n; i++) {
+      L[i].flops_fwd = urand(0, 1e10);
+      L[i].flops_bwd = 2 * L[i].flops_fwd;
+      L[i].bytes_sample = urand(0, 1e8);
+      L[i].bytes_fixed = urand(0, 1e9);
+      L[i].params = urand(0, 1e8);
+      L[i].act_out = urand(0, 1e6);
+      L[i].act_kept = urand(0, 1e7);
+      L[i].act_rep = urand(0, 1e6);
+      L[i].act_in = urand(0, 1e6);
+      L[i].tp_bytes = rand() % 2 ? urand(0, 1e6) : 0;
+      L[i].tp_colls = 2;
+      L[i].shardable = rand() % 4 == 0;
+    }
+    dlb_par_cluster cl;
+    memset(&cl, 0, sizeof cl);
+    cl.per_node = 1 << (rand() % 4);
+    cl.nodes = 1 + rand() % 8;
+    cl.intra.bw = urand(1e9, 1e12);
+    cl.intra.latency = urand(0, 1e-5);
+    cl.inter.bw = rand() % 3 ? urand(1e8, 1e11) : 0;
+    cl.inter.latency = urand(0, 1e-4);
+    dlb_par_device dev = { urand(1e12, 1e15), urand(1e11, 3e12), urand(0, 1e11), 0, 0 };
+    dlb_par_opts o;
+    memset(&o, 0, sizeof o);
+    o.batch = 1 + rand() % 512;
+    o.sched = -1; o.recompute = -1; o.zero_max = rand() % 4;
+    o.seq_par = rand() % 2; o.shard = rand() % 2; o.overlap = urand(0, 1);
+    o.keep_unfit = rand() % 2; o.balance = rand() % 2;
+    dlb_par_plan *P = dlb_par_plan_new(L, n, &dev, &cl, &o);
+    CHECK(P != NULL);
+    if (!P) { fprintf(stderr, "%s\n", dlb_last_error()); continue; }
+    int c = dlb_par_plan_count(P);
+    for (int i = 0; i < c; i++) {
+      dlb_par_row r;
+      CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+      CHECK(isfinite(r.step) && r.step >= 0);
+      CHECK_NEAR(r.step, r.compute + r.comm + r.bubble, 1e-9);
+      CHECK(r.mem >= 0 && isfinite(r.mem));
+      CHECK(o.keep_unfit || r.fits);
+      CHECK(r.util >= 0 && r.util <= 1 + 1e-9);
+      CHECK(r.dp * r.tp * r.pp == cl.per_node * cl.nodes);
+    }
+    dlb_par_plan_free(P);
+  }
+}
+
 int main(void) {
   RUN(roofline);
   RUN(data_parallel);
@@ -339,5 +409,6 @@ int main(void) {
   RUN(shard_embedding);
   RUN(planner);
   RUN(amdahl);
+  RUN(random_layouts);
   return check_done();
 }
