@@ -31,7 +31,7 @@ tm_keys() { tmux -L "$tm_sock" send-keys "$@"; }
 tm_line() { tm_type "$1"; tm_keys Enter; }
 tm_screen() { tmux -L "$tm_sock" capture-pane -p -J -S -2000 -t 0 2>/dev/null; }
 tm_wait() {
-  local pat=$1 n=${2:-1} secs=${3:-5} i=0
+  local pat=$1 n=${2:-1} secs=${3:-15} i=0
   local tries=$((secs * 20))
   while [ "$i" -lt "$tries" ]; do
     [ "$(tm_screen | grep -cF -- "$pat")" -ge "$n" ] && return 0
