@@ -225,9 +225,24 @@ static char **complete(const char *text, int start, int end) {
   return m;
 }
 
+/* List the matches by their last name only (`version`, not `dlb.version`). */
+static void display(char **m, int num, int max) {
+  char **shown = calloc((size_t)num + 2, sizeof *shown);
+  if (shown == NULL) { rl_display_match_list(m, num, max); return; }
+  size_t cut = 0;
+  for (const char *p = m[1]; *p; p++)
+    if (*p == '.' || *p == ':') cut = (size_t)(p - m[1]) + 1;
+  shown[0] = m[0];
+  for (int i = 1; i <= num; i++) shown[i] = m[i] + cut;
+  rl_display_match_list(shown, num, max - (int)cut);
+  free(shown);
+  rl_forced_update_display();
+}
+
 void host_complete_init(lua_State *L) {
   CL = L;
   rl_attempted_completion_function = complete;
   rl_basic_word_break_characters = " \t\n\"'`@$><=;|&{}()[],+-*/%^#~";
   rl_completer_word_break_characters = rl_basic_word_break_characters;
+  rl_completion_display_matches_hook = display;
 }

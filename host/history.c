@@ -7,6 +7,7 @@
 ** $DLBENCH_HISTORY names the file (default ~/.dlbench_history); an empty value disables it.
 */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,16 @@ static void warn(const char *what) {
           path, strerror(errno));
 }
 
+/* Open for writing, creating the file readable by its owner only (history can hold
+** anything typed). */
+static FILE *openw(const char *name, int flags) {
+  int fd = open(name, O_WRONLY | O_CREAT | flags, 0600);
+  if (fd < 0) return NULL;
+  FILE *f = fdopen(fd, (flags & O_APPEND) ? "a" : "w");
+  if (f == NULL) close(fd);
+  return f;
+}
+
 /* Write one entry escaped on one line. */
 static int putentry(FILE *f, const char *s) {
   for (; *s; s++) {
@@ -61,7 +72,7 @@ static void unescape(char *s) {
 static void rewrite(void) {
   char tmp[PATH_MAX + 16];
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
+  FILE *f = openw(tmp, O_TRUNC);
   if (f == NULL) { warn("write"); return; }
   int ok = 1;
   HIST_ENTRY **list = history_list();
@@ -114,7 +125,7 @@ void host_history_add(const char *chunk) {
     rewrite();
     return;
   }
-  FILE *f = fopen(path, "a");
+  FILE *f = openw(path, O_APPEND);
   if (f == NULL) { warn("append to"); return; }
   int bad = putentry(f, chunk) != 0;
   if (fclose(f) != 0 || bad) { warn("append to"); return; }

@@ -26,7 +26,7 @@
 #define PROMPT  "dlbench> "
 #define PROMPT2 "    ...> "
 
-enum { CHUNK_OK, CHUNK_EOF, CHUNK_CANCEL };
+enum { CHUNK_OK, CHUNK_EOF, CHUNK_EXIT, CHUNK_CANCEL };
 
 /* ---- reading lines ------------------------------------------------------------------ */
 
@@ -134,7 +134,8 @@ static int compile(lua_State *L, const char *chunk, int *quiet, int *more) {
 }
 
 /* Read a chunk (continuing while incomplete) and compile it: CHUNK_OK leaves the function
-** or an error message (*status says which), CHUNK_EOF / CHUNK_CANCEL leave nothing. */
+** or an error message (*status says which); CHUNK_EOF (Ctrl-D), CHUNK_EXIT (`exit`) and
+** CHUNK_CANCEL (Ctrl-C) leave nothing. */
 static int loadchunk(lua_State *L, int *status, int *quiet) {
   int cancel;
   char *line = getline_rl(PROMPT, &cancel);
@@ -144,7 +145,7 @@ static int loadchunk(lua_State *L, int *status, int *quiet) {
   while (isspace((unsigned char)*s)) s++;
   size_t n = strlen(s);
   while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
-  if (n == 4 && memcmp(s, "exit", 4) == 0) { free(line); return CHUNK_EOF; }
+  if (n == 4 && memcmp(s, "exit", 4) == 0) { free(line); return CHUNK_EXIT; }
   lua_pushstring(L, line);
   free(line);
   for (;;) {
@@ -237,6 +238,7 @@ int host_repl(lua_State *L) {
     lua_settop(L, 0);
     int status, quiet;
     int what = loadchunk(L, &status, &quiet);
+    if (what == CHUNK_EXIT) return EXIT_SUCCESS;
     if (what == CHUNK_EOF) break;
     if (what == CHUNK_CANCEL) continue;
     if (status == LUA_OK) status = host_docall(L, 0, LUA_MULTRET);
@@ -252,7 +254,7 @@ int host_repl(lua_State *L) {
     }
   }
   lua_settop(L, 0);
-  fputc('\n', stdout);
+  fputc('\n', stdout); /* Ctrl-D leaves the cursor after the prompt */
   fflush(stdout);
   return EXIT_SUCCESS;
 }

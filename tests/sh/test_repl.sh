@@ -113,9 +113,15 @@ grep -qxF 'function twice(x)\n  return 2*x\nend' "$hist" \
   || t_fail "multi-line chunk is one history entry" "$(cat "$hist" 2>&1)"
 ! grep -qx 'exit' "$hist" && t_ok "exit not in history" || t_fail "exit not in history" "$(cat "$hist")"
 
-# A second session reads the history (Up recalls =99*99), os.exit(n) sets the status.
+# A second session reads the history (Up recalls =99*99) and cuts the file to its newest
+# 1000 entries; os.exit(n) sets the status.
+{ for i in $(seq 1500); do echo "old_entry_$i"; done; cat "$hist"; } >"$tmp/h2" && mv "$tmp/h2" "$hist"
 tm_start "$repl"
 check "second session" "dlbench> "
+n=$(wc -l <"$hist")
+[ "$n" -eq 1000 ] && ! grep -qx 'old_entry_1' "$hist" && grep -qx '=99\*99' "$hist" \
+  && t_ok "history file bounded (newest 1000 kept)" \
+  || t_fail "history file bounded (newest 1000 kept)" "$n lines"
 tm_keys Up; tm_keys Enter
 check "history recalled with Up" "9801" 1
 tm_line 'os.exit(3)'
