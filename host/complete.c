@@ -207,10 +207,13 @@ static char **matches(const char *text) {
   return m;
 }
 
+/* qsort order of C strings. */
 static int cmpstr(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* readline's attempted-completion function: text is the word before the cursor (a name
+** chain, since `.` and `:` do not break words); returns malloc'd matches or NULL. */
 static char **complete(const char *text, int start, int end) {
   (void)start; (void)end;
   rl_attempted_completion_over = 1; /* never fall back to file names */
@@ -239,6 +242,7 @@ static void display(char **m, int num, int max) {
   rl_forced_update_display();
 }
 
+/* Complete in L from now on (the REPL's state; readline holds no Lua references). */
 void host_complete_init(lua_State *L) {
   CL = L;
   rl_attempted_completion_function = complete;

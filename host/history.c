@@ -26,10 +26,12 @@ static int enabled = 0;
 static int filelines = 0; /* entries in the file, to know when to cut it */
 static int warned = 0;
 
+/* The file in use (static storage), or NULL when disabled. */
 const char *host_history_file(void) {
   return enabled ? path : NULL;
 }
 
+/* Say once on stderr that the file cannot be used (host code may print). */
 static void warn(const char *what) {
   if (warned) return;
   warned = 1;
@@ -88,6 +90,7 @@ static void rewrite(void) {
   filelines = n;
 }
 
+/* Choose the file from the environment and load its entries into readline's history. */
 void host_history_load(void) {
   const char *env = getenv("DLBENCH_HISTORY");
   if (env != NULL) {
@@ -114,6 +117,8 @@ void host_history_load(void) {
   if (filelines > MAXENTRIES) rewrite();
 }
 
+/* Add a whole chunk to the history and append it to the file (no empty or repeated
+** entries). */
 void host_history_add(const char *chunk) {
   if (chunk == NULL || *chunk == '\0') return;
   HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1)

@@ -70,7 +70,7 @@ int host_interrupt_install(int force) {
   return 1;
 }
 
-/* Lua code of L is about to run: Ctrl-C now interrupts it. */
+/* Lua code of L is about to run: Ctrl-C now interrupts it (no hook until then). */
 void host_interrupt_arm(lua_State *L) {
   interrupted = 0;
   undelivered = 0;

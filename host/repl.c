@@ -34,11 +34,13 @@ static char *gotline;
 static int gotit;
 static volatile sig_atomic_t winched = 0;
 
+/* SIGWINCH: the line reader tells readline the new size. */
 static void onwinch(int sig) {
   (void)sig;
   winched = 1;
 }
 
+/* readline's line handler: keep the line (owned by the caller of getline_rl). */
 static void online(char *line) {
   gotline = line;
   gotit = 1;
@@ -175,6 +177,7 @@ static int loadchunk(lua_State *L, int *status, int *quiet) {
 
 /* ---- running and printing ----------------------------------------------------------- */
 
+/* Print the error message on top of the stack (popped), without the program name. */
 static void report(lua_State *L) {
   const char *msg = lua_tostring(L, -1);
   fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
@@ -222,6 +225,7 @@ static void printvalues(lua_State *L, int n) {
   lua_settop(L, base);
 }
 
+/* The loop: read, compile, run, print, until Ctrl-D or `exit`. */
 int host_repl(lua_State *L) {
   rl_readline_name = "dlbench";
   rl_catch_signals = 0; /* Ctrl-C is ours (interrupt.c); readline must not take it */
