@@ -121,7 +121,8 @@ grep -qxF 'function twice(x)\n  return 2*x\nend' "$hist" \
 grep -qxF '=[[p\\nq\\\\r]] .. "|"' "$hist" && t_ok "history escapes \\ and newlines" \
   || t_fail "history escapes \\ and newlines" "$(tail -n 3 "$hist")"
 { for i in $(seq 1500); do echo "old_entry_$i"; done
-  head -c 4000 /dev/urandom; printf '\nends with a backslash\\\n'; cat "$hist"; } >"$tmp/h2"
+  head -c 4000 /dev/urandom; printf '\nends with a backslash\\\n'; cat "$hist"
+  printf 'function sq(x)\\n  return x*x\\nend\n'; } >"$tmp/h2"
 mv "$tmp/h2" "$hist"
 tm_start "$repl"
 check "second session" "dlbench> "
@@ -130,8 +131,11 @@ n=$(wc -l <"$hist")
   && t_ok "history file bounded (newest 1000 kept)" \
   || t_fail "history file bounded (newest 1000 kept)" "$n lines"
 tm_keys Up; tm_keys Enter
+tm_line 'sq(12)'
+check "a multi-line entry is recalled whole" "144"
+tm_keys Up; tm_keys Up; tm_keys Up; tm_keys Enter
 check "history recalled with Up" "9801" 1
-tm_keys Up; tm_keys Up; tm_keys Enter
+for _ in 1 2 3 4 5; do tm_keys Up; done; tm_keys Enter
 check "an entry with backslashes comes back exactly" 'p\nq\\r|' 1
 tm_line 'os.exit(3)'
 check "os.exit(n)" "[exit 3]"
