@@ -54,8 +54,8 @@ static char *getline_rl(const char *prompt, int *cancel) {
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGWINCH);
-  sigprocmask(SIG_BLOCK, &block, &old); /* delivered only inside pselect */
-  sigdelset(&old, SIGINT);
+  sigprocmask(SIG_BLOCK, &block, &old); /* delivered only inside pselect: no race */
+  sigdelset(&old, SIGINT); /* the mask pselect waits with, and the one restored */
   sigdelset(&old, SIGWINCH);
   host_interrupt_prompt(); /* forget a stale press */
   *cancel = 0;
@@ -88,12 +88,7 @@ static char *getline_rl(const char *prompt, int *cancel) {
     }
     rl_callback_read_char();
   }
-  sigprocmask(SIG_SETMASK, &old, NULL);
-  sigset_t unblock;
-  sigemptyset(&unblock);
-  sigaddset(&unblock, SIGINT);
-  sigaddset(&unblock, SIGWINCH);
-  sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+  sigprocmask(SIG_SETMASK, &old, NULL); /* SIGINT open again while code runs */
   return gotline;
 }
 

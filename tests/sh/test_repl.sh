@@ -55,6 +55,18 @@ tm_type 'holder.in'; tm_keys Tab; tm_type ':gr'; tm_keys Tab; tm_type '()'; tm_k
 check "completion of a method chain" "hello-obj"
 check "method chain completed on the line" "dlbench> holder.inner:greet()"
 
+tm_line 's = "abc"'
+tm_type 's:up'; tm_keys Tab; tm_type '()'; tm_keys Enter
+check "completion of a string method" "ABC"
+tm_type 'io.stdout:wr'; tm_keys Tab; tm_type '("userdata-", "method\n")'; tm_keys Enter
+check "completion of a userdata method" "userdata-method"
+for w in 'nosuch.fi' 'a..b' '3.1' 'holder:inner:g' 'string.format:x' '_G._G._G.pri'; do
+  tm_type "$w"; tm_keys Tab Tab; tm_keys C-u
+done
+tm_line '=4321+1'
+check "odd words complete to nothing and break nothing" "4322"
+refute "nosuch completes to nothing" "nosuch.find"
+refute "a bad chain offers no globals" "collectgarbage"
 tm_type 'x = "dlb.sca'; tm_keys Tab; tm_keys Enter # readline closes the quote
 tm_line '=x .. "|" .. tostring(rawget(dlb, "scaling"))'
 check "lazy names complete without loading" "dlb.scaling|nil"
