@@ -141,6 +141,16 @@ static int setup(lua_State *L) {
   lua_pushliteral(L, "dlbench");
   lua_call(L, 1, 1);
   lua_setglobal(L, "dlb");
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE); /* help's own help */
+  if (lua_getfield(L, -1, "dlbench.doc") == LUA_TTABLE) {
+    lua_getfield(L, -1, "doc");
+    lua_getglobal(L, "help");
+    lua_pushliteral(L, "help([x])");
+    lua_pushliteral(L, "print the help of x (a value or a dotted name); "
+                       "help() lists dlbench's modules");
+    lua_call(L, 3, 0);
+  }
+  lua_pop(L, 2);
   return 0;
 }
 
