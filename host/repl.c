@@ -48,16 +48,18 @@ static void online(char *line) {
 }
 
 /* Read one line with the prompt: a malloc'd string, or NULL at end of input. Ctrl-C sets
-** *cancel, clears the line and returns NULL. */
+** *cancel, clears the line and returns NULL. SIGINT is blocked except inside pselect, and
+** a press still pending when input is ready is taken before that input (typed after it):
+** pselect returns "ready" without delivering a pending signal. A press that came between
+** two lines (after Enter, before the next prompt) cancels the next one. */
 static char *getline_rl(const char *prompt, int *cancel) {
   sigset_t block, old;
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGWINCH);
-  sigprocmask(SIG_BLOCK, &block, &old); /* delivered only inside pselect: no race */
+  sigprocmask(SIG_BLOCK, &block, &old);
   sigdelset(&old, SIGINT); /* the mask pselect waits with, and the one restored */
   sigdelset(&old, SIGWINCH);
-  host_interrupt_prompt(); /* forget a stale press */
   *cancel = 0;
   gotit = 0;
   gotline = NULL;
@@ -68,25 +70,30 @@ static char *getline_rl(const char *prompt, int *cancel) {
     FD_ZERO(&fds);
     FD_SET(fd, &fds);
     int r = pselect(fd + 1, &fds, NULL, NULL, NULL, &old);
-    if (r < 0) {
-      if (errno != EINTR) { rl_callback_handler_remove(); break; }
-      if (winched) { winched = 0; rl_resize_terminal(); }
-      if (host_interrupt_prompt()) {
-        rl_point = rl_end; /* print ^C after what was typed, then a fresh line */
-        rl_redisplay();
-        fputs("^C", rl_outstream ? rl_outstream : stdout);
-        fflush(rl_outstream ? rl_outstream : stdout);
-        rl_callback_sigcleanup();
-        rl_free_line_state();
-        rl_callback_handler_remove(); /* restores the terminal (may return the cursor) */
-        fputc('\n', stdout);
-        fflush(stdout);
-        *cancel = 1;
-        break;
+    if (r < 0 && errno != EINTR) { rl_callback_handler_remove(); break; }
+    if (r > 0) {
+      sigset_t pending;
+      if (sigpending(&pending) == 0
+          && (sigismember(&pending, SIGINT) || sigismember(&pending, SIGWINCH))) {
+        sigprocmask(SIG_SETMASK, &old, NULL); /* run the handlers now */
+        sigprocmask(SIG_BLOCK, &block, NULL);
       }
-      continue;
     }
-    rl_callback_read_char();
+    if (winched) { winched = 0; rl_resize_terminal(); }
+    if (host_interrupt_prompt()) {
+      rl_point = rl_end; /* print ^C after what was typed, then a fresh line */
+      rl_redisplay();
+      fputs("^C", rl_outstream ? rl_outstream : stdout);
+      fflush(rl_outstream ? rl_outstream : stdout);
+      rl_callback_sigcleanup();
+      rl_free_line_state();
+      rl_callback_handler_remove(); /* restores the terminal (may return the cursor) */
+      fputc('\n', stdout);
+      fflush(stdout);
+      *cancel = 1;
+      break;
+    }
+    if (r > 0) rl_callback_read_char();
   }
   sigprocmask(SIG_SETMASK, &old, NULL); /* SIGINT open again while code runs */
   return gotline;
