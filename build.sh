@@ -92,7 +92,8 @@ case "${1:-tour}" in
     install_into "$prefix"
     ;;
   install-only) # install what `./build.sh build` made, without generating or building
-    install_into "${2:-${PREFIX:-/usr/local}}"
+    [ -n "${2:-}" ] || { echo "usage: ./build.sh install-only PREFIX" >&2; exit 2; }
+    install_into "$2"
     ;;
   *)
     echo "usage: ./build.sh [tour|test|build|gallery|bench|install PREFIX|install-only PREFIX]" >&2

@@ -136,6 +136,12 @@ static void getfield(lua_State *L, int o, const char *name) {
 }
 
 /* -- candidates(word) -> {full completions} (run protected: a lazy load may fail) */
+/* Return the candidate set at index out. */
+static int done(lua_State *L, int out) {
+  lua_pushvalue(L, out);
+  return 1;
+}
+
 static int candidates(lua_State *L) {
   const char *word = luaL_checkstring(L, 1);
   lua_newtable(L);
@@ -148,29 +154,28 @@ static int candidates(lua_State *L) {
       offer(L, out, "", keywords[i], strlen(keywords[i]), word, strlen(word));
     lua_pushglobaltable(L);
     fields(L, out, "", word, 0);
-    return 1;
+    return done(L, out);
   }
   for (const char *p = word; p < last; p++)
-    if (*p == ':') return 1; /* a method call can only be the last step */
+    if (*p == ':') return done(L, out); /* a method call can only be the last step */
   lua_pushglobaltable(L);
   const char *seg = word;
   while (seg <= last) {
     const char *end = seg;
     while (*end != '.' && *end != ':') end++;
-    if (!isname(seg, (size_t)(end - seg))) return 1;
+    if (!isname(seg, (size_t)(end - seg))) return done(L, out);
     lua_pushlstring(L, seg, (size_t)(end - seg));
     getfield(L, -2, lua_tostring(L, -1));
     lua_remove(L, -2); /* the name */
     lua_remove(L, -2); /* the parent */
-    if (lua_isnil(L, -1)) return 1;
+    if (lua_isnil(L, -1)) return done(L, out);
     seg = end + 1;
   }
   lua_pushlstring(L, word, (size_t)(last - word) + 1); /* head includes the separator */
   lua_insert(L, -2);
   const char *head = lua_tostring(L, -2);
   fields(L, out, head, last + 1, *last == ':');
-  lua_pop(L, 1);
-  return 1;
+  return done(L, out);
 }
 
 /* The sorted matches of the protected candidates() call; readline frees them. */
@@ -179,7 +184,7 @@ static char **matches(const char *text) {
   int top = lua_gettop(L);
   lua_pushcfunction(L, candidates);
   lua_pushstring(L, text);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
     lua_settop(L, top);
     return NULL;
   }
@@ -207,10 +212,13 @@ static char **matches(const char *text) {
   return m;
 }
 
+/* qsort order of C strings. */
 static int cmpstr(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* readline's attempted-completion function: text is the word before the cursor (a name
+** chain, since `.` and `:` do not break words); returns malloc'd matches or NULL. */
 static char **complete(const char *text, int start, int end) {
   (void)start; (void)end;
   rl_attempted_completion_over = 1; /* never fall back to file names */
@@ -225,9 +233,25 @@ static char **complete(const char *text, int start, int end) {
   return m;
 }
 
+/* List the matches by their last name only (`version`, not `dlb.version`). */
+static void display(char **m, int num, int max) {
+  char **shown = calloc((size_t)num + 2, sizeof *shown);
+  if (shown == NULL) { rl_display_match_list(m, num, max); return; }
+  size_t cut = 0;
+  for (const char *p = m[1]; *p; p++)
+    if (*p == '.' || *p == ':') cut = (size_t)(p - m[1]) + 1;
+  shown[0] = m[0];
+  for (int i = 1; i <= num; i++) shown[i] = m[i] + cut;
+  rl_display_match_list(shown, num, max - (int)cut);
+  free(shown);
+  rl_forced_update_display();
+}
+
+/* Complete in L from now on (the REPL's state; readline holds no Lua references). */
 void host_complete_init(lua_State *L) {
   CL = L;
   rl_attempted_completion_function = complete;
   rl_basic_word_break_characters = " \t\n\"'`@$><=;|&{}()[],+-*/%^#~";
   rl_completer_word_break_characters = rl_basic_word_break_characters;
+  rl_completion_display_matches_hook = display;
 }

@@ -7,6 +7,7 @@
 ** $DLBENCH_HISTORY names the file (default ~/.dlbench_history); an empty value disables it.
 */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +26,27 @@ static int enabled = 0;
 static int filelines = 0; /* entries in the file, to know when to cut it */
 static int warned = 0;
 
+/* The file in use (static storage), or NULL when disabled. */
 const char *host_history_file(void) {
   return enabled ? path : NULL;
 }
 
+/* Say once on stderr that the file cannot be used (host code may print). */
 static void warn(const char *what) {
   if (warned) return;
   warned = 1;
   fprintf(stderr, "dlbench: cannot %s history file %s: %s (history not saved)\n", what,
           path, strerror(errno));
+}
+
+/* Open for writing, creating the file readable by its owner only (history can hold
+** anything typed). */
+static FILE *openw(const char *name, int flags) {
+  int fd = open(name, O_WRONLY | O_CREAT | flags, 0600);
+  if (fd < 0) return NULL;
+  FILE *f = fdopen(fd, (flags & O_APPEND) ? "a" : "w");
+  if (f == NULL) close(fd);
+  return f;
 }
 
 /* Write one entry escaped on one line. */
@@ -61,7 +74,7 @@ static void unescape(char *s) {
 static void rewrite(void) {
   char tmp[PATH_MAX + 16];
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
+  FILE *f = openw(tmp, O_TRUNC);
   if (f == NULL) { warn("write"); return; }
   int ok = 1;
   HIST_ENTRY **list = history_list();
@@ -77,6 +90,7 @@ static void rewrite(void) {
   filelines = n;
 }
 
+/* Choose the file from the environment and load its entries into readline's history. */
 void host_history_load(void) {
   const char *env = getenv("DLBENCH_HISTORY");
   if (env != NULL) {
@@ -103,6 +117,8 @@ void host_history_load(void) {
   if (filelines > MAXENTRIES) rewrite();
 }
 
+/* Add a whole chunk to the history and append it to the file (no empty or repeated
+** entries). */
 void host_history_add(const char *chunk) {
   if (chunk == NULL || *chunk == '\0') return;
   HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1)
@@ -114,7 +130,7 @@ void host_history_add(const char *chunk) {
     rewrite();
     return;
   }
-  FILE *f = fopen(path, "a");
+  FILE *f = openw(path, O_APPEND);
   if (f == NULL) { warn("append to"); return; }
   int bad = putentry(f, chunk) != 0;
   if (fclose(f) != 0 || bad) { warn("append to"); return; }

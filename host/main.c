@@ -21,6 +21,7 @@
 
 static const char *progname = "dlbench";
 
+/* The --help text. */
 static void usage(FILE *out) {
   fprintf(out,
     "usage: %s [command]\n"
@@ -58,6 +59,7 @@ static int runchunk(lua_State *L, int status, int nargs_from, char **argv, int a
   return host_interrupted() ? 128 + SIGINT : EXIT_FAILURE; /* 130, as shells report it */
 }
 
+/* Run a script file (NULL: stdin) with the arg table; a missing file is a one-line error. */
 static int runfile(lua_State *L, const char *file, char **argv, int argc, int script) {
   createargtable(L, argv, argc, script);
   if (file != NULL) {

@@ -26,7 +26,7 @@
 #define PROMPT  "dlbench> "
 #define PROMPT2 "    ...> "
 
-enum { CHUNK_OK, CHUNK_EOF, CHUNK_CANCEL };
+enum { CHUNK_OK, CHUNK_EOF, CHUNK_EXIT, CHUNK_CANCEL };
 
 /* ---- reading lines ------------------------------------------------------------------ */
 
@@ -34,11 +34,13 @@ static char *gotline;
 static int gotit;
 static volatile sig_atomic_t winched = 0;
 
+/* SIGWINCH: the line reader tells readline the new size. */
 static void onwinch(int sig) {
   (void)sig;
   winched = 1;
 }
 
+/* readline's line handler: keep the line (owned by the caller of getline_rl). */
 static void online(char *line) {
   gotline = line;
   gotit = 1;
@@ -46,16 +48,18 @@ static void online(char *line) {
 }
 
 /* Read one line with the prompt: a malloc'd string, or NULL at end of input. Ctrl-C sets
-** *cancel, clears the line and returns NULL. */
+** *cancel, clears the line and returns NULL. SIGINT is blocked except inside pselect, and
+** a press still pending when input is ready is taken before that input (typed after it):
+** pselect returns "ready" without delivering a pending signal. A press that came between
+** two lines (after Enter, before the next prompt) cancels the next one. */
 static char *getline_rl(const char *prompt, int *cancel) {
   sigset_t block, old;
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGWINCH);
-  sigprocmask(SIG_BLOCK, &block, &old); /* delivered only inside pselect */
-  sigdelset(&old, SIGINT);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  sigdelset(&old, SIGINT); /* the mask pselect waits with, and the one restored */
   sigdelset(&old, SIGWINCH);
-  host_interrupt_prompt(); /* forget a stale press */
   *cancel = 0;
   gotit = 0;
   gotline = NULL;
@@ -66,32 +70,32 @@ static char *getline_rl(const char *prompt, int *cancel) {
     FD_ZERO(&fds);
     FD_SET(fd, &fds);
     int r = pselect(fd + 1, &fds, NULL, NULL, NULL, &old);
-    if (r < 0) {
-      if (errno != EINTR) { rl_callback_handler_remove(); break; }
-      if (winched) { winched = 0; rl_resize_terminal(); }
-      if (host_interrupt_prompt()) {
-        rl_point = rl_end; /* print ^C after what was typed, then a fresh line */
-        rl_redisplay();
-        fputs("^C", rl_outstream ? rl_outstream : stdout);
-        fflush(rl_outstream ? rl_outstream : stdout);
-        rl_callback_sigcleanup();
-        rl_free_line_state();
-        rl_callback_handler_remove(); /* restores the terminal (may return the cursor) */
-        fputc('\n', stdout);
-        fflush(stdout);
-        *cancel = 1;
-        break;
+    if (r < 0 && errno != EINTR) { rl_callback_handler_remove(); break; }
+    if (r > 0) {
+      sigset_t pending;
+      if (sigpending(&pending) == 0
+          && (sigismember(&pending, SIGINT) || sigismember(&pending, SIGWINCH))) {
+        sigprocmask(SIG_SETMASK, &old, NULL); /* run the handlers now */
+        sigprocmask(SIG_BLOCK, &block, NULL);
       }
-      continue;
     }
-    rl_callback_read_char();
+    if (winched) { winched = 0; rl_resize_terminal(); }
+    if (host_interrupt_prompt()) {
+      rl_point = rl_end; /* print ^C after what was typed, then a fresh line */
+      rl_redisplay();
+      fputs("^C", rl_outstream ? rl_outstream : stdout);
+      fflush(rl_outstream ? rl_outstream : stdout);
+      rl_callback_sigcleanup();
+      rl_free_line_state();
+      rl_callback_handler_remove(); /* restores the terminal (may return the cursor) */
+      fputc('\n', stdout);
+      fflush(stdout);
+      *cancel = 1;
+      break;
+    }
+    if (r > 0) rl_callback_read_char();
   }
-  sigprocmask(SIG_SETMASK, &old, NULL);
-  sigset_t unblock;
-  sigemptyset(&unblock);
-  sigaddset(&unblock, SIGINT);
-  sigaddset(&unblock, SIGWINCH);
-  sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+  sigprocmask(SIG_SETMASK, &old, NULL); /* SIGINT open again while code runs */
   return gotline;
 }
 
@@ -134,7 +138,8 @@ static int compile(lua_State *L, const char *chunk, int *quiet, int *more) {
 }
 
 /* Read a chunk (continuing while incomplete) and compile it: CHUNK_OK leaves the function
-** or an error message (*status says which), CHUNK_EOF / CHUNK_CANCEL leave nothing. */
+** or an error message (*status says which); CHUNK_EOF (Ctrl-D), CHUNK_EXIT (`exit`) and
+** CHUNK_CANCEL (Ctrl-C) leave nothing. */
 static int loadchunk(lua_State *L, int *status, int *quiet) {
   int cancel;
   char *line = getline_rl(PROMPT, &cancel);
@@ -144,7 +149,7 @@ static int loadchunk(lua_State *L, int *status, int *quiet) {
   while (isspace((unsigned char)*s)) s++;
   size_t n = strlen(s);
   while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
-  if (n == 4 && memcmp(s, "exit", 4) == 0) { free(line); return CHUNK_EOF; }
+  if (n == 4 && memcmp(s, "exit", 4) == 0) { free(line); return CHUNK_EXIT; }
   lua_pushstring(L, line);
   free(line);
   for (;;) {
@@ -174,6 +179,7 @@ static int loadchunk(lua_State *L, int *status, int *quiet) {
 
 /* ---- running and printing ----------------------------------------------------------- */
 
+/* Print the error message on top of the stack (popped), without the program name. */
 static void report(lua_State *L) {
   const char *msg = lua_tostring(L, -1);
   fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
@@ -221,6 +227,7 @@ static void printvalues(lua_State *L, int n) {
   lua_settop(L, base);
 }
 
+/* The loop: read, compile, run, print, until Ctrl-D or `exit`. */
 int host_repl(lua_State *L) {
   rl_readline_name = "dlbench";
   rl_catch_signals = 0; /* Ctrl-C is ours (interrupt.c); readline must not take it */
@@ -237,6 +244,7 @@ int host_repl(lua_State *L) {
     lua_settop(L, 0);
     int status, quiet;
     int what = loadchunk(L, &status, &quiet);
+    if (what == CHUNK_EXIT) return EXIT_SUCCESS;
     if (what == CHUNK_EOF) break;
     if (what == CHUNK_CANCEL) continue;
     if (status == LUA_OK) status = host_docall(L, 0, LUA_MULTRET);
@@ -252,7 +260,7 @@ int host_repl(lua_State *L) {
     }
   }
   lua_settop(L, 0);
-  fputc('\n', stdout);
+  fputc('\n', stdout); /* Ctrl-D leaves the cursor after the prompt */
   fflush(stdout);
   return EXIT_SUCCESS;
 }

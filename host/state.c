@@ -19,10 +19,12 @@
 
 static char luadir[PATH_MAX];
 
+/* The folder holding dlbench/init.lua (static storage). */
 const char *host_luadir(void) {
   return luadir;
 }
 
+/* Does dir hold a readable dlbench/init.lua? */
 static int exists(const char *dir) {
   char probe[PATH_MAX + 32];
   snprintf(probe, sizeof probe, "%s/dlbench/init.lua", dir);
@@ -62,6 +64,8 @@ static int findluadir(const char *argv0) {
   return 0;
 }
 
+/* The message handler of every call: the message (or __tostring of an error object)
+** with a stack traceback, as lua.c's. */
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
@@ -74,6 +78,7 @@ static int msghandler(lua_State *L) {
 
 static int lastinterrupted = 0;
 
+/* Did Ctrl-C interrupt the last host_docall? */
 int host_interrupted(void) {
   return lastinterrupted;
 }
@@ -109,6 +114,7 @@ static int help(lua_State *L) {
   return 0;
 }
 
+/* Print the error on top of the stack to stderr, prefixed "dlbench: "; pops it. */
 void host_report(lua_State *L, int status) {
   if (status != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
@@ -135,9 +141,20 @@ static int setup(lua_State *L) {
   lua_pushliteral(L, "dlbench");
   lua_call(L, 1, 1);
   lua_setglobal(L, "dlb");
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE); /* help's own help */
+  if (lua_getfield(L, -1, "dlbench.doc") == LUA_TTABLE) {
+    lua_getfield(L, -1, "doc");
+    lua_getglobal(L, "help");
+    lua_pushliteral(L, "help([x])");
+    lua_pushliteral(L, "print the help of x (a value or a dotted name); "
+                       "help() lists dlbench's modules");
+    lua_call(L, 3, 0);
+  }
+  lua_pop(L, 2);
   return 0;
 }
 
+/* A ready state (see host.h); the caller closes it. */
 lua_State *host_newstate(const char *argv0) {
   if (!findluadir(argv0)) {
     fprintf(stderr, "dlbench: cannot find the Lua library (dlbench/init.lua); "

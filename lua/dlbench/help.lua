@@ -155,9 +155,5 @@ end
 doc.doc(M.text, "dlbench.help.text([x]) -> string",
   "the text help(x) prints: signature, meaning and documented members of x")
 
-if type(rawget(_G, "help")) == "function" then -- the host's global
-  doc.doc(rawget(_G, "help"), "help([x])",
-    "print the help of x (a value or a dotted name); help() lists dlbench's modules")
-end
 doc.doc(M, "dlbench.help", "the help system: help(x) in the REPL and scripts")
 return M
