@@ -83,7 +83,12 @@ case "${1:-tour}" in
   bench)
     need_packages
     build release
-    for b in tests/bench/bench_*.lua; do build/bin/dlbench run "$b"; done
+    for b in tests/bench/bench_*; do
+      case $b in
+        *.lua) build/bin/dlbench run "$b" ;;
+        *.sh) bash "$b" ;;
+      esac
+    done
     ;;
   install)
     prefix=${2:-${PREFIX:-/usr/local}}
