@@ -26,7 +26,7 @@ double tensor_esize(const dlb_graph *s, int t, int precision) {
   const tensor *x = &s->t[t];
   if (x->flags & TF_DTYPE_SET) return dtype_size(x->dtype);
   switch (precision) {
-  case DLB_PREC_FP16: case DLB_PREC_BF16: case DLB_PREC_MIXED: case DLB_PREC_MIXED_BF16:
+  case DLB_POLICY_FP16: case DLB_POLICY_BF16: case DLB_POLICY_MIXED: case DLB_POLICY_MIXED_BF16:
     return 2;
   default: return 4;
   }
@@ -36,7 +36,7 @@ int check_opts(const dlb_train_opts *o);
 int check_opts(const dlb_train_opts *o) {
   if (o->optimizer < DLB_OPT_SGD || o->optimizer > DLB_OPT_RMSPROP)
     return dlb_fail(DLB_EINVAL, "graph: unknown optimizer %d", o->optimizer);
-  if (o->precision < DLB_PREC_FP32 || o->precision > DLB_PREC_MIXED_BF16)
+  if (o->precision < DLB_POLICY_FP32 || o->precision > DLB_POLICY_MIXED_BF16)
     return dlb_fail(DLB_EINVAL, "graph: unknown precision %d", o->precision);
   if (o->recompute < DLB_RECOMPUTE_NONE || o->recompute > DLB_RECOMPUTE_MARKED)
     return dlb_fail(DLB_EINVAL, "graph: unknown recompute policy %d", o->recompute);
@@ -47,7 +47,7 @@ int check_opts(const dlb_train_opts *o) {
 dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o);
 dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o) {
   if (check_opts(o)) return NULL;
-  int mixed = o->precision == DLB_PREC_MIXED || o->precision == DLB_PREC_MIXED_BF16;
+  int mixed = o->precision == DLB_POLICY_MIXED || o->precision == DLB_POLICY_MIXED_BF16;
   const dlb_train_opts *c = &g->stepopts;
   int k = o->recompute == DLB_RECOMPUTE_LAYERS ? o->recompute_k : 0;
   int ck = c->recompute == DLB_RECOMPUTE_LAYERS ? c->recompute_k : 0;

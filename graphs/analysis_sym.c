@@ -246,7 +246,7 @@ dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
   sym y;
   acc a;
   memset(&a, 0, sizeof a);
-  int ok = sym_init(&y, g, nb, names, values, DLB_PREC_FP32) == DLB_OK;
+  int ok = sym_init(&y, g, nb, names, values, DLB_POLICY_FP32) == DLB_OK;
   cexpr e;
   for (size_t i = 0; ok && i < g->no; i++) {
     if (g->o[i].type != ty) continue;

@@ -40,8 +40,8 @@ enum { DLB_OPT_SGD = 0, DLB_OPT_MOMENTUM = 1, DLB_OPT_ADAM = 2, DLB_OPT_RMSPROP 
 /* Precision policies: fp32 everywhere; fp16/bf16 everywhere; mixed = fp16 (or bf16)
 ** weights, activations and gradients with fp32 master weights and optimizer state. */
 enum {
-  DLB_PREC_FP32 = 0, DLB_PREC_FP16 = 1, DLB_PREC_BF16 = 2, DLB_PREC_MIXED = 3,
-  DLB_PREC_MIXED_BF16 = 4
+  DLB_POLICY_FP32 = 0, DLB_POLICY_FP16 = 1, DLB_POLICY_BF16 = 2, DLB_POLICY_MIXED = 3,
+  DLB_POLICY_MIXED_BF16 = 4
 };
 /* Activation recompute (checkpointing) policies. */
 enum {
@@ -52,7 +52,7 @@ enum {
 
 typedef struct dlb_train_opts {
   int optimizer;    /* DLB_OPT_* */
-  int precision;    /* DLB_PREC_* */
+  int precision;    /* DLB_POLICY_* */
   int recompute;    /* DLB_RECOMPUTE_* */
   int recompute_k;  /* layers per segment for DLB_RECOMPUTE_LAYERS */
   int inference;    /* 1: forward only, no loss needed */

@@ -292,7 +292,7 @@ static int update(tx *x, int w) {
   dlb_graph *s = x->s;
   int nst = x->opt->optimizer == DLB_OPT_ADAM ? 2 :
             x->opt->optimizer == DLB_OPT_SGD ? 0 : 1;
-  int mixed = x->opt->precision == DLB_PREC_MIXED || x->opt->precision == DLB_PREC_MIXED_BF16;
+  int mixed = x->opt->precision == DLB_POLICY_MIXED || x->opt->precision == DLB_POLICY_MIXED_BF16;
   int in[4] = {w, x->grad[w]}, n = 2;
   for (int i = 0; i < nst + mixed; i++) {
     int master = mixed && i == nst;
@@ -426,7 +426,7 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   dlb_graph *s = graph_clone(g);
   if (!s) return NULL;
   s->nfwd = (int)g->no;
-  s->mixed = opt->precision == DLB_PREC_MIXED || opt->precision == DLB_PREC_MIXED_BF16;
+  s->mixed = opt->precision == DLB_POLICY_MIXED || opt->precision == DLB_POLICY_MIXED_BF16;
   if (opt->inference) return s;
   if (g->loss < 0) {
     graph_release(s);
