@@ -1,0 +1,135 @@
+-- dlbench.models.common — what every zoo builder shares: option checking against a spec
+-- (defaults, kinds, the list of valid names in every error), the model's metadata on the
+-- graph, and a default optimizer applied by g:stats when the caller names none.
+local graph = require "dlbench.graph"
+local poly = require "dlbench.poly"
+
+local M = {}
+
+-- A spec is a list of {name, default, kind, help}. Kinds:
+--   "dim"   a positive integer or a symbolic dim (a name like "b" or a poly string "4*h")
+--   "int"   a positive integer                "int0" a non-negative integer
+--   "num"   a number                          "bool" true/false
+--   {"a", "b", ...}  one of these strings     "table" any table
+--   "int|str" a positive integer or a string (e.g. a size name)
+local function valid_names(spec)
+  local r = {}
+  for i, s in ipairs(spec) do r[i] = s[1] end
+  return table.concat(r, ", ")
+end
+M.valid_names = valid_names
+
+local function isint(v) return type(v) == "number" and v == math.floor(v) and v > 0 and v < 2 ^ 53 end
+
+local function checkkind(what, name, v, kind, spec)
+  local function bad(expect)
+    error(string.format("%s: option %s=%s must be %s (options: %s)", what, name, tostring(v),
+      expect, valid_names(spec)), 4)
+  end
+  if type(kind) == "table" then
+    for _, k in ipairs(kind) do if v == k then return v end end
+    bad("one of \"" .. table.concat(kind, "\", \"") .. "\"")
+  elseif kind == "dim" then
+    if type(v) == "string" then
+      local ok, err = pcall(poly.new, v)
+      if not ok then bad("a positive integer or a dim name (" .. tostring(err) .. ")") end
+      return v
+    end
+    if poly.is(v) then return tostring(v) end
+    if not isint(v) then bad("a positive integer or a dim name like \"b\"") end
+  elseif kind == "int" then
+    if not isint(v) then bad("a positive integer") end
+  elseif kind == "int0" then
+    if not (type(v) == "number" and v == math.floor(v) and v >= 0) then bad("a non-negative integer") end
+  elseif kind == "num" then
+    if type(v) ~= "number" or v ~= v then bad("a number") end
+  elseif kind == "pos" then
+    if type(v) ~= "number" or not (v > 0) or v == math.huge then bad("a positive number") end
+  elseif kind == "bool" then
+    if type(v) ~= "boolean" then bad("true or false") end
+  elseif kind == "table" then
+    if type(v) ~= "table" then bad("a table") end
+  elseif kind == "int|str" then
+    if type(v) ~= "string" and not isint(v) then bad("a positive integer or a name") end
+  elseif kind == "str" then
+    if type(v) ~= "string" then bad("a string") end
+  end
+  return v
+end
+
+-- Check opts against spec; returns a fresh table with defaults filled in. Unknown names
+-- and bad values raise "<what>: ... (options: a, b, c)".
+function M.options(opts, spec, what)
+  if opts == nil then opts = {} end
+  if type(opts) ~= "table" then
+    error(string.format("%s: options must be a table like {batch=32} (options: %s)", what,
+      valid_names(spec)), 3)
+  end
+  local known = {}
+  for _, s in ipairs(spec) do known[s[1]] = s end
+  for k in pairs(opts) do
+    if not known[k] then
+      error(string.format("%s: unknown option '%s' (options: %s)", what, tostring(k),
+        valid_names(spec)), 3)
+    end
+  end
+  local o = {}
+  for _, s in ipairs(spec) do
+    local v = opts[s[1]]
+    if v == nil then v = s[2] end
+    if v ~= nil then o[s[1]] = checkkind(what, s[1], v, s[3], spec) end
+  end
+  return o
+end
+
+-- An error about option values that depend on each other, listing the options.
+function M.fail(what, spec, msg)
+  error(string.format("%s: %s (options: %s)", what, msg, valid_names(spec)), 0)
+end
+
+-- The text of a spec for documentation: "name=default  help" lines.
+function M.spec_text(spec)
+  local r = {}
+  for _, s in ipairs(spec) do
+    local d = s[2]
+    if type(d) == "string" then d = string.format("%q", d) else d = tostring(d) end
+    r[#r + 1] = string.format("  %-10s = %-10s %s", s[1], d, s[4] or "")
+  end
+  return table.concat(r, "\n")
+end
+
+-- A fresh graph carrying g.model = {name=, options=, optimizer=}; g:stats (and everything
+-- built on it: flops, params, ops, summary) uses `optimizer` unless the caller names one.
+function M.graph(name, o, optimizer)
+  local g = graph.new(name)
+  g.model = { name = name, options = o, optimizer = optimizer }
+  if optimizer then
+    local base = graph.Graph.stats
+    g.stats = function(self, b)
+      if b == nil or (type(b) == "table" and b.optimizer == nil) then
+        local c = { optimizer = optimizer }
+        for k, v in pairs(b or {}) do c[k] = v end
+        b = c
+      end
+      return base(self, b)
+    end
+  end
+  return g
+end
+
+-- A dim as text for arithmetic: numbers stay numbers.
+function M.d(v) if poly.is(v) then return tostring(v) end return v end
+
+-- k * dim (number or text).
+function M.mul(k, v)
+  if type(v) == "number" then return k * v end
+  return tostring(poly.new(v) * k)
+end
+
+-- Output size of a convolution/pool along one axis: floor((n + 2p - d(k-1) - 1)/s) + 1.
+function M.conv_out(n, k, s, p, dil)
+  dil = dil or 1
+  return math.floor((n + 2 * p - dil * (k - 1) - 1) / s) + 1
+end
+
+return M
