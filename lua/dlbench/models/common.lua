@@ -132,4 +132,36 @@ function M.conv_out(n, k, s, p, dil)
   return math.floor((n + 2 * p - dil * (k - 1) - 1) / s) + 1
 end
 
+-- Split x [b, q, h] into q steps [b, h] (q a number). Like nn.unstack, but in chunks of at
+-- most 255 (the engine's split limit), so long sequences (speech: 300 frames) work.
+function M.unstack(g, x, name)
+  local nn = require "dlbench.nn"
+  local d = x:dims()
+  local q = tonumber(d[2])
+  if not q then error("unstack: the time dim of " .. tostring(x) .. " must be a number", 2) end
+  if q <= 255 then return nn.unstack(g, x, name) end
+  local r = {}
+  local start = 0
+  while start < q do
+    local n = math.min(200, q - start)
+    local part = g:slice(x, 2, start, n)
+    for _, t in ipairs(nn.unstack(g, part, name)) do r[#r + 1] = t end
+    start = start + n
+  end
+  return r
+end
+
+-- g:concat of any number of tensors (the engine takes at most 256 inputs per op).
+function M.concat(g, xs, axis)
+  if #xs == 1 then return xs[1] end
+  if #xs <= 256 then return g:concat(xs, axis) end
+  local parts = {}
+  for i = 1, #xs, 200 do
+    local chunk = {}
+    for j = i, math.min(i + 199, #xs) do chunk[#chunk + 1] = xs[j] end
+    parts[#parts + 1] = #chunk == 1 and chunk[1] or g:concat(chunk, axis)
+  end
+  return M.concat(g, parts, axis)
+end
+
 return M
