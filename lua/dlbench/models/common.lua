@@ -164,4 +164,14 @@ function M.concat(g, xs, axis)
   return M.concat(g, parts, axis)
 end
 
+-- Nearest-neighbour 2x upsampling of x [n, c, h, w] -> [n, c, 2h, 2w], modelled as a gather
+-- of feature vectors (0 FLOPs, the bytes of the gathered rows); the index is an input.
+function M.upsample2(g, x, name)
+  local d = x:dims()
+  local n, c, h, w = d[1], d[2], tonumber(d[3]), tonumber(d[4])
+  local flat = g:reshape(g:transpose(x, { 1, 3, 4, 2 }), { M.mul(h * w, n), c })
+  local ids = g:input(name .. "/index", { n, 2 * h, 2 * w }, "int32")
+  return g:transpose(g:embedding(ids, flat, name), { 1, 4, 2, 3 })
+end
+
 return M
