@@ -79,7 +79,7 @@ doc.doc(M.densenet, "dlb.models.densenet{depth=121, batch=\"b\", image=224, clas
   "DenseNet-BC (torchvision densenet121: 7,978,856 params)")
 
 local function divisible(v, d)
-  local n = math.max(d, math.floor(v + d / 2) // d * d)
+  local n = math.max(d, math.floor((v + d / 2) / d) * d)
   if n < 0.9 * v then n = n + d end
   return math.floor(n)
 end
