@@ -52,6 +52,20 @@ T.test("unknown options are rejected with the list of valid ones, for every mode
   T.checkerr("no model 'xyz'", function() return models.paradnn.xyz end)
 end)
 
+T.test("aliases a researcher would guess are accepted and listed", function()
+  T.eq(params(models.word_lm { seq = 10 }), params(models.word_lm { steps = 10 }), "word_lm seq = steps")
+  T.eq(params(models.paradnn.fc { hidden = 64, classes = 10 }),
+    params(models.paradnn.fc { nodes = 64, output = 10 }), "paradnn.fc hidden/classes")
+  T.eq(params(models.gpt { depth = 2, width = 128, heads = 2 }),
+    params(models.gpt { layers = 2, hidden = 128, heads = 2 }), "gpt depth/width")
+  T.checkerr("name the same thing", models.word_lm, { seq = 10, steps = 10 })
+  T.checkerr("steps (seq)", models.word_lm, { sequence = 10 })
+  for _, n in ipairs(models.names) do
+    local spec = models.options(n)
+    assert(#spec >= 4 and spec[1][1], n .. ": options listed")
+  end
+end)
+
 T.test("invalid option values name the option and list the options", function()
   local e = T.checkerr("depth=3 is not one of 18, 34, 50, 101, 152, 200", models.resnet, { depth = 3 })
   assert(e:find("(options: depth, batch", 1, true), e)

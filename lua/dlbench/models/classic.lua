@@ -275,4 +275,7 @@ end
 doc.doc(M.inception_v3, "dlb.models.inception_v3{batch=\"b\", image=299, classes=1000, aux=true} -> graph",
   "Inception-v3 (torchvision, with aux: 27,161,264 params)")
 
+-- option specs {name, default, kind, help} by model name (docs/models.md)
+M.specs = { ["alexnet"] = ALEX, ["vgg"] = VGG, ["googlenet"] = GOOG, ["inception_v3"] = INC }
+
 return M

@@ -12,9 +12,13 @@ local M = {}
 --   "num"   a number                          "bool" true/false
 --   {"a", "b", ...}  one of these strings     "table" any table
 --   "int|str" a positive integer or a string (e.g. a size name)
+-- A fifth field lists aliases a researcher may guess ({"seq"} for steps); they are
+-- accepted and shown in the option list as "steps (seq)".
 local function valid_names(spec)
   local r = {}
-  for i, s in ipairs(spec) do r[i] = s[1] end
+  for i, s in ipairs(spec) do
+    r[i] = s[5] and (s[1] .. " (" .. table.concat(s[5], ", ") .. ")") or s[1]
+  end
   return table.concat(r, ", ")
 end
 M.valid_names = valid_names
@@ -65,17 +69,26 @@ function M.options(opts, spec, what)
     error(string.format("%s: options must be a table like {batch=32} (options: %s)", what,
       valid_names(spec)), 3)
   end
-  local known = {}
-  for _, s in ipairs(spec) do known[s[1]] = s end
+  local known, canon = {}, {}
+  for _, s in ipairs(spec) do
+    known[s[1]] = s
+    for _, a in ipairs(s[5] or {}) do known[a] = s end
+  end
   for k in pairs(opts) do
-    if not known[k] then
+    local s = known[k]
+    if not s then
       error(string.format("%s: unknown option '%s' (options: %s)", what, tostring(k),
         valid_names(spec)), 3)
     end
+    if canon[s[1]] then
+      error(string.format("%s: options %s and %s name the same thing (options: %s)", what,
+        canon[s[1]], tostring(k), valid_names(spec)), 3)
+    end
+    canon[s[1]] = k
   end
   local o = {}
   for _, s in ipairs(spec) do
-    local v = opts[s[1]]
+    local v = opts[canon[s[1]] or s[1]]
     if v == nil then v = s[2] end
     if v ~= nil then o[s[1]] = checkkind(what, s[1], v, s[3], spec) end
   end

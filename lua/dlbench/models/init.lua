@@ -78,6 +78,17 @@ function M.list()
 end
 doc.doc(M.list, "dlb.models.list() -> {{name=, about=}, ...}", "print and return one line per zoo model")
 
+-- The options of a model: {{name, default, kind, help}, ...} in the order errors list them.
+function M.options(name)
+  local r = where[name]
+  if not r then
+    error("dlb.models.options: no model '" .. tostring(name) .. "' (" .. table.concat(M.names, ", ") .. ")", 2)
+  end
+  return require("dlbench.models." .. r[2]).specs[name]
+end
+doc.doc(M.options, "dlb.models.options(name) -> {{name, default, kind, help}, ...}",
+  "a model's options with their defaults and meaning")
+
 -- Build a model by its name: dlb.models.build("paradnn.fc", {...}).
 function M.build(name, opts)
   if not where[name] then

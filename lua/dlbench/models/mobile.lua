@@ -213,4 +213,7 @@ end
 doc.doc(M.squeezenet, "dlb.models.squeezenet{version=\"1.0\"|\"1.1\", batch=\"b\", image=224, classes=1000} -> graph",
   "SqueezeNet (torchvision squeezenet1_0: 1,248,424 params)")
 
+-- option specs {name, default, kind, help} by model name (docs/models.md)
+M.specs = { ["densenet"] = DENSE, ["mobilenet"] = MOB, ["squeezenet"] = SQ }
+
 return M

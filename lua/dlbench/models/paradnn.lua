@@ -13,9 +13,9 @@ local OPT = { "sgd", "momentum", "adam", "rmsprop" }
 
 local FC = {
   { "layers", 4, "int", "hidden layers (Table 2: 4..128, x2)" },
-  { "nodes", 1024, "dim", "units per hidden layer (32..8192, x2)" },
+  { "nodes", 1024, "dim", "units per hidden layer (32..8192, x2)", { "hidden", "width" } },
   { "input", 2000, "dim", "input features (2000..8000, +2000)" },
-  { "output", 1000, "dim", "output classes (200..1000, +200)" },
+  { "output", 1000, "dim", "output classes (200..1000, +200)", { "classes" } },
   { "batch", "b", "dim", "examples per step (64..16384, x2)" },
   { "optimizer", "rmsprop", OPT, "default optimizer for g:stats (ParaDnn: RMSProp)" },
 }
@@ -44,7 +44,7 @@ local CNN = {
   { "blocks", 2, "int", "blocks per group, four groups (Table 2: 1..8)" },
   { "filters", 16, "int", "filters of the first group, doubling per group (16..64, x2)" },
   { "image", 200, "int", "input height = width, 3 channels (200..300, +50)" },
-  { "output", 1000, "dim", "output classes (500..1500, +500)" },
+  { "output", 1000, "dim", "output classes (500..1500, +500)", { "classes" } },
   { "batch", "b", "dim", "images per step (64..1024, x2)" },
   { "block", "bottleneck", { "bottleneck", "residual" }, "bottleneck (3 convs, x4 expansion) or residual (2 convs) blocks" },
   { "optimizer", "rmsprop", OPT, "default optimizer for g:stats" },
@@ -73,8 +73,8 @@ doc.doc(M.cnn, "dlb.models.paradnn.cnn{blocks=2, filters=16, image=200, output=1
 
 local RNN = {
   { "layers", 1, "int", "recurrent layers (Table 2: 1..13, +4)" },
-  { "embed", 100, "dim", "embedding size = hidden units (100..900, +400)" },
-  { "length", 10, "int", "tokens per sequence, unrolled (10..90, +40)" },
+  { "embed", 100, "dim", "embedding size = hidden units (100..900, +400)", { "hidden" } },
+  { "length", 10, "int", "tokens per sequence, unrolled (10..90, +40)", { "seq", "steps" } },
   { "vocab", 2, "dim", "vocabulary (2..1024, x4)" },
   { "batch", "b", "dim", "sequences per step (16..1024, x4)" },
   { "cell", "rnn", { "rnn", "lstm", "gru" }, "recurrent cell (the paper's default: basic RNN)" },
@@ -99,5 +99,8 @@ function M.rnn(opts)
 end
 doc.doc(M.rnn, "dlb.models.paradnn.rnn{layers=1, embed=100, length=10, vocab=2, batch=\"b\", cell=\"rnn\"|\"lstm\"|\"gru\"} -> graph",
   "ParaDnn recurrent model (embedding, cells, per-token softmax)")
+
+-- option specs {name, default, kind, help} by model name (docs/models.md)
+M.specs = { ["paradnn.fc"] = FC, ["paradnn.cnn"] = CNN, ["paradnn.rnn"] = RNN }
 
 return M

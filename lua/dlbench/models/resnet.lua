@@ -298,4 +298,7 @@ end
 doc.doc(M.retinanet, "dlb.models.retinanet{batch=\"b\", image=640, classes=91, depth=50, anchors=9, fpn=256, frozen_bn=true} -> graph",
   "RetinaNet with ResNet + FPN P3-P7 and shared heads (torchvision retinanet_resnet50_fpn: 34,014,999 params)")
 
+-- option specs {name, default, kind, help} by model name (docs/models.md)
+M.specs = { ["resnet"] = SPEC, ["faster_rcnn"] = FRCNN, ["retinanet"] = RETINA }
+
 return M

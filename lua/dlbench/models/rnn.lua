@@ -53,7 +53,7 @@ local WORD = {
   { "hidden", 2004, "dim", "LSTM units per layer (Catamount word_lm_n2004_l2_..._s80)" },
   { "layers", 2, "int", "LSTM layers" },
   { "vocab", 10004, "dim", "vocabulary (10k words + specials)" },
-  { "steps", 80, "int", "unrolled sequence length (§4: 481 FLOPs/param ~ 6 x 80)" },
+  { "steps", 80, "int", "unrolled sequence length (§4: 481 FLOPs/param ~ 6 x 80)", { "seq" } },
   { "embed", nil, "dim", "embedding size (default: hidden)" },
   { "proj", nil, "dim", "LSTM projection of the last layer (§6.1; Sak et al. 2014), e.g. 1024" },
   { "optimizer", "sgd", OPT, "default optimizer for g:stats (the profiled graph used SGD)" },
@@ -111,7 +111,7 @@ local CHAR = {
   { "depth", 10, "int", "highway sublayers per step (recurrence depth)" },
   { "layers", 1, "int", "stacked RHN layers" },
   { "vocab", 98, "dim", "characters" },
-  { "steps", 150, "int", "unrolled sequence length (§4.2: 150 time-steps)" },
+  { "steps", 150, "int", "unrolled sequence length (§4.2: 150 time-steps)", { "seq" } },
   { "embed", nil, "dim", "embedding size (default: hidden)" },
   { "optimizer", "sgd", OPT, "default optimizer for g:stats" },
 }
@@ -152,8 +152,8 @@ local NMT = {
   { "encoder_layers", 2, "int", "encoder layers; the first is bidirectional (h per direction)" },
   { "decoder_layers", 1, "int", "decoder LSTM layers" },
   { "vocab", 36548, "dim", "source = target word-piece vocabulary" },
-  { "steps", 26, "int", "source = target length (scaling_domains: 26; 149 FLOPs/param ~ 5.5 x 27)" },
-  { "tgt_steps", nil, "int", "target length if different" },
+  { "steps", 26, "int", "source = target length (scaling_domains: 26; 149 FLOPs/param ~ 5.5 x 27)", { "seq" } },
+  { "tgt_steps", nil, "int", "target length if different", { "tgt_seq" } },
   { "optimizer", "sgd", OPT, "default optimizer for g:stats" },
 }
 
@@ -188,8 +188,8 @@ local SPEECH = {
   { "hidden", 1051, "dim", "encoder LSTM units per direction (Catamount speech_attention)" },
   { "layers", 3, "int", "bidirectional encoder layers, a 2x time pooling between each" },
   { "features", 40, "int", "audio features per frame" },
-  { "steps", 300, "int", "encoder (audio) time steps (§4.2: 300)" },
-  { "out_steps", 300, "int", "decoder (character) steps, as bound in the profiled graph" },
+  { "steps", 300, "int", "encoder (audio) time steps (§4.2: 300)", { "seq" } },
+  { "out_steps", 300, "int", "decoder (character) steps, as bound in the profiled graph", { "tgt_seq" } },
   { "vocab", 31, "dim", "output characters" },
   { "attn_hidden", 509, "dim", "attention LSTM cell units" },
   { "dec_hidden", 571, "dim", "decoder LSTM cell units" },
@@ -272,11 +272,11 @@ doc.doc(M.speech, "dlb.models.speech{batch=\"b\", hidden=1051, layers=3, feature
 local S2S = {
   { "batch", "b", "dim", "sentence pairs per step" },
   { "hidden", 512, "dim", "LSTM units (Sockeye's default RNN model, as TBD trains it)" },
-  { "encoder_layers", 2, "int", "encoder layers (first bidirectional with hidden/2 per direction... see docs)" },
+  { "encoder_layers", 2, "int", "encoder layers; the first is bidirectional (hidden/2 per direction)" },
   { "decoder_layers", 2, "int", "decoder layers" },
   { "vocab", 30000, "dim", "source and target vocabulary (BPE)" },
   { "embed", 512, "dim", "embedding size" },
-  { "steps", 50, "int", "source = target length" },
+  { "steps", 50, "int", "source = target length", { "seq" } },
   { "optimizer", "adam", OPT, "default optimizer for g:stats (Sockeye: Adam)" },
 }
 
@@ -314,7 +314,7 @@ local DS2 = {
   { "layers", 5, "int", "bidirectional recurrent layers" },
   { "cell", "gru", { "gru", "rnn", "lstm" }, "recurrent cell" },
   { "freq", 161, "int", "spectrogram frequency bins (20 ms window)" },
-  { "steps", 300, "int", "input frames (3 s at 10 ms hops)" },
+  { "steps", 300, "int", "input frames (3 s at 10 ms hops)", { "seq" } },
   { "vocab", 29, "dim", "output characters incl. blank" },
   { "label_len", 100, "int", "characters per transcript (CTC)" },
   { "optimizer", "sgd", OPT, "default optimizer (DS2: SGD with Nesterov momentum)" },
@@ -357,5 +357,8 @@ function M.deepspeech2(opts)
 end
 doc.doc(M.deepspeech2, "dlb.models.deepspeech2{batch=\"b\", hidden=800, layers=5, cell=\"gru\", freq=161, steps=300, vocab=29, label_len=100} -> graph",
   "Deep Speech 2: 2 conv layers, bidirectional GRU/RNN layers, CTC")
+
+-- option specs {name, default, kind, help} by model name (docs/models.md)
+M.specs = { ["word_lm"] = WORD, ["char_lm"] = CHAR, ["nmt"] = NMT, ["speech"] = SPEECH, ["seq2seq"] = S2S, ["deepspeech2"] = DS2 }
 
 return M

@@ -130,4 +130,7 @@ end
 doc.doc(M.a3c, "dlb.models.a3c{batch=\"b\", actions=6, frames=4, image=84, hidden=256} -> graph",
   "A3C Atari conv net with policy and value heads (Pong: 677,943 params)")
 
+-- option specs {name, default, kind, help} by model name (docs/models.md)
+M.specs = { ["wgan"] = WGAN, ["a3c"] = A3C }
+
 return M

@@ -132,9 +132,9 @@ M.gpt_sizes = GPT_SIZES
 local GPT = {
   { "size", "gpt2", "str", "preset: gpt2[-small|-medium|-large|-xl], gpt3-small|-medium|-large|-xl|-2.7b|-6.7b|-13b|-175b" },
   { "batch", "b", "dim", "sequences per step" },
-  { "seq", nil, "dim", "tokens per sequence (default: context); may be symbolic" },
-  { "layers", nil, "int", "transformer blocks (overrides size)" },
-  { "hidden", nil, "int", "d_model (overrides size)" },
+  { "seq", nil, "dim", "tokens per sequence (default: context); may be symbolic", { "steps" } },
+  { "layers", nil, "int", "transformer blocks (overrides size)", { "depth" } },
+  { "hidden", nil, "int", "d_model (overrides size)", { "width" } },
   { "heads", nil, "int", "attention heads (overrides size)" },
   { "ffn", nil, "int", "feed-forward width (default 4*hidden)" },
   { "context", nil, "int", "n_ctx: learned position embeddings" },
@@ -183,10 +183,10 @@ local BERT_SIZES = {
 local BERT = {
   { "size", "base", { "base", "large" }, "preset (Devlin et al. 2019)" },
   { "batch", "b", "dim", "sequences per step" },
-  { "seq", 128, "dim", "tokens per sequence (phase 1: 128, phase 2: 512)" },
+  { "seq", 128, "dim", "tokens per sequence (phase 1: 128, phase 2: 512)", { "steps" } },
   { "masked", 20, "dim", "predicted (masked) positions per sequence (max_predictions_per_seq)" },
-  { "layers", nil, "int", "encoder blocks" },
-  { "hidden", nil, "int", "d_model" },
+  { "layers", nil, "int", "encoder blocks", { "depth" } },
+  { "hidden", nil, "int", "d_model", { "width" } },
   { "heads", nil, "int", "attention heads" },
   { "ffn", nil, "int", "feed-forward width (default 4*hidden)" },
   { "vocab", 30522, "dim", "WordPiece vocabulary" },
@@ -243,9 +243,9 @@ local LLAMA_SIZES = {
 local LLAMA = {
   { "size", "7b", { "7b", "13b", "70b" }, "Llama-2 preset" },
   { "batch", "b", "dim", "sequences per step" },
-  { "seq", 4096, "dim", "tokens per sequence (Llama 2 context: 4096)" },
-  { "layers", nil, "int", "decoder blocks" },
-  { "hidden", nil, "int", "d_model" },
+  { "seq", 4096, "dim", "tokens per sequence (Llama 2 context: 4096)", { "steps" } },
+  { "layers", nil, "int", "decoder blocks", { "depth" } },
+  { "hidden", nil, "int", "d_model", { "width" } },
   { "heads", nil, "int", "query heads" },
   { "kv_heads", nil, "int", "key/value heads (grouped-query attention; = heads for MHA)" },
   { "ffn", nil, "int", "SwiGLU inner width" },
@@ -298,8 +298,8 @@ local VIT = {
   { "batch", "b", "dim", "images per step" },
   { "image", 224, "int", "input height = width" },
   { "classes", 1000, "dim", "classifier outputs" },
-  { "layers", nil, "int", "encoder blocks" },
-  { "hidden", nil, "int", "d_model" },
+  { "layers", nil, "int", "encoder blocks", { "depth" } },
+  { "hidden", nil, "int", "d_model", { "width" } },
   { "heads", nil, "int", "attention heads" },
   { "ffn", nil, "int", "MLP width" },
   { "patch", nil, "int", "patch size" },
@@ -345,10 +345,10 @@ local TR_SIZES = {
 local TR = {
   { "size", "base", { "base", "big" }, "preset (Vaswani et al. 2017, Table 3)" },
   { "batch", "b", "dim", "sentence pairs per step" },
-  { "seq", 64, "dim", "source tokens per sentence" },
-  { "tgt_seq", nil, "dim", "target tokens (default: seq)" },
-  { "layers", nil, "int", "encoder = decoder blocks" },
-  { "hidden", nil, "int", "d_model" },
+  { "seq", 64, "dim", "source tokens per sentence", { "steps" } },
+  { "tgt_seq", nil, "dim", "target tokens (default: seq)", { "tgt_steps" } },
+  { "layers", nil, "int", "encoder = decoder blocks", { "depth" } },
+  { "hidden", nil, "int", "d_model", { "width" } },
   { "heads", nil, "int", "attention heads" },
   { "ffn", nil, "int", "feed-forward width" },
   { "vocab", 37000, "dim", "shared source-target BPE vocabulary (WMT En-De)" },
@@ -393,9 +393,9 @@ doc.doc(M.transformer, "dlb.models.transformer{size=\"base\"|\"big\", batch=\"b\
 
 local MOE = {
   { "batch", "b", "dim", "sequences per step" },
-  { "seq", 1024, "dim", "tokens per sequence" },
-  { "layers", 12, "int", "decoder blocks" },
-  { "hidden", 768, "int", "d_model" },
+  { "seq", 1024, "dim", "tokens per sequence", { "steps" } },
+  { "layers", 12, "int", "decoder blocks", { "depth" } },
+  { "hidden", 768, "int", "d_model", { "width" } },
   { "heads", 12, "int", "attention heads" },
   { "ffn", 3072, "int", "each expert's MLP width" },
   { "experts", 8, "int", "experts per MoE layer" },
@@ -465,5 +465,8 @@ function M.moe(opts)
 end
 doc.doc(M.moe, "dlb.models.moe{batch=\"b\", seq=1024, layers=12, hidden=768, heads=12, ffn=3072, experts=8, top_k=2, every=1, vocab=50257} -> graph",
   "decoder with mixture-of-experts MLPs; FLOPs count only the top_k routed experts")
+
+-- option specs {name, default, kind, help} by model name (docs/models.md)
+M.specs = { ["gpt"] = GPT, ["bert"] = BERT, ["llama"] = LLAMA, ["vit"] = VIT, ["transformer"] = TR, ["moe"] = MOE }
 
 return M
