@@ -58,7 +58,14 @@ function M.ops(t)
     error("dlb.roofline.ops: expected {flops = {...}, bytes = {...}[, gemm = {...}]}", 2)
   end
   local h = core.roofline_opcosts_new(t.flops, t.bytes)
-  local set = setmetatable({ _h = h, n = #t.flops, names = t.names, _flops = t.flops }, OpSet)
+  local set = setmetatable({ _h = h, n = #t.flops, names = t.names, _flops = t.flops,
+    _bytes = t.bytes, phase = t.phase, layer = t.layer, kind = t.kind }, OpSet)
+  for _, key in ipairs { "names", "phase", "layer", "kind" } do
+    local v = t[key]
+    if v ~= nil and (type(v) ~= "table" or #v ~= #t.flops) then
+      error("dlb.roofline.ops: " .. key .. " must list one label per op (" .. #t.flops .. ")", 2)
+    end
+  end
   if t.gemm then
     for i = 1, #t.flops do
       local g = t.gemm[i]
@@ -73,8 +80,9 @@ function M.ops(t)
   end
   return set
 end
-doc.doc(M.ops, "dlb.roofline.ops{flops={...}, bytes={...}[, gemm={{m,n,k[,batch]}|false, ...}]} "
-  .. "-> opset", "per-op costs kept in C, timed op by op by dlb.roofline.time")
+doc.doc(M.ops, "dlb.roofline.ops{flops={...}, bytes={...}[, gemm={{m,n,k[,batch]}|false, ...}, "
+  .. "names=, phase=, layer=, kind=]} -> opset", "per-op costs kept in C, timed op by op by "
+  .. "dlb.roofline.time (labels give r.by_phase, r.by_layer, r.by_kind with detail = true)")
 
 function OpSet:__tostring()
   return string.format("roofline op set (%d ops)", self.n)
@@ -149,6 +157,29 @@ function M.time(s, dev, opts)
           utils[i] = times[i] > 0 and fl[i] / (times[i] * roof.peak) or 0
         end
         res.op_util = utils
+      end
+      -- per-group sums (ParaDnn Fig 3's op breakdown): by phase, layer or op kind
+      for _, key in ipairs { "phase", "layer", "kind" } do
+        local labels = set[key]
+        if labels then
+          local groups = {}
+          for i = 1, #times do
+            local g = groups[labels[i]]
+            if not g then
+              g = { time = 0, flops = 0, memory_bound_time = 0, ops = 0 }
+              groups[labels[i]] = g
+            end
+            g.time = g.time + times[i]
+            g.ops = g.ops + 1
+            if fl then g.flops = g.flops + fl[i] end
+            if bounds[i] == "memory" then g.memory_bound_time = g.memory_bound_time + times[i] end
+          end
+          for _, g in pairs(groups) do
+            g.util = g.time > 0 and g.flops / (g.time * roof.peak) or 0
+            g.share = res.time > 0 and g.time / res.time or 0
+          end
+          res["by_" .. key] = groups
+        end
       end
     end
     local main = (opts.per_op == false) and whole or res

@@ -72,6 +72,16 @@ T.test("per op: each op at its own bound, and the step's", function()
   T.eq(r.n_memory_bound, 2, "memory-bound ops")
   T.near(r.memory_bound_time, t2 + t3, 1e-12, "time in memory-bound ops")
   T.near(r.util, (1e12 + 1e9) / r.time / 15.67e12, 1e-12, "step util")
+  -- breakdown by label (ParaDnn Fig 3): phase sums
+  local lab = R.ops { flops = { 1e12, 1e9, 0 }, bytes = { 1e9, 1e10, 1e8 },
+    phase = { "fwd", "bwd", "bwd" }, kind = { "matmul", "add", "copy" } }
+  local rl = R.time(lab, T4, { detail = true })
+  T.near(rl.by_phase.fwd.time, t1, 1e-12, "fwd time")
+  T.near(rl.by_phase.bwd.time, t2 + t3, 1e-12, "bwd time")
+  T.near(rl.by_phase.bwd.memory_bound_time, t2 + t3, 1e-12, "bwd memory-bound")
+  T.near(rl.by_phase.fwd.share + rl.by_phase.bwd.share, 1, 1e-12, "shares")
+  T.near(rl.by_kind.matmul.util, 0.8, 1e-12, "matmul util")
+  T.checkerr("phase must list one label per op", R.ops, { flops = { 1 }, bytes = { 1 }, phase = {} })
   -- stats carrying ops: the same answer, whole graph on request
   local s = { flops = 1e12 + 1e9, bytes = 1.11e10, ops = { flops = { 1e12, 1e9, 0 },
     bytes = { 1e9, 1e10, 1e8 } } }
