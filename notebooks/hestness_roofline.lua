@@ -27,8 +27,8 @@ local function pct(mine, theirs) return 100 * (mine / theirs - 1) end
 
 print("Table 3 reproduced: Table 2's c_t = gamma b p, a_t = lambda p + mu b sqrt(p), f_t = delta p;")
 print("step = max(c_t / (0.8 x 15.67e12), a_t / (0.7 x 898e9)) (5.2.2). Ours / paper (% diff).")
-local hdr = string.format("%-8s %20s %18s %16s %18s %20s %8s", "domain", "TFLOPs/step", "TB/step",
-  "footprint GB", "step s", "epoch days", "units/smp")
+local hdr = string.format("%-8s %-24s %-22s %-18s %-22s %-26s %s", "domain", "TFLOPs/step",
+  "TB/step", "footprint GB", "step s", "epoch days", "units/sample")
 print(hdr)
 print(string.rep("-", #hdr))
 local results = {}
@@ -45,8 +45,8 @@ for _, row in ipairs(paper) do
   local tr = R.train { step = r, dataset = data / units, batch = b }
   results[dom] = { tflops = s.flops / 1e12, tb = s.bytes / 1e12, fp = s.footprint / 1e9,
     step = r.time, days = tr.epoch_days }
-  print(string.format("%-8s %7.0f/%-5.0f(%+5.1f%%) %6.1f/%-5.1f(%+5.1f%%) %5.0f/%-4.0f(%+4.0f%%) "
-    .. "%6.1f/%-5.1f(%+5.1f%%) %8.3g/%-5.3g(%+5.1f%%) %6d %s", dom,
+  print(string.format("%-8s %6.0f / %-6.0f (%+5.1f%%) %5.1f / %-5.1f (%+5.1f%%) %4.0f / %-4.0f "
+    .. "(%+3.0f%%) %6.1f / %-6.1f (%+5.1f%%) %8.3g / %-7.3g (%+5.1f%%) %4d %s", dom,
     s.flops / 1e12, tf, pct(s.flops / 1e12, tf), s.bytes / 1e12, tb, pct(s.bytes / 1e12, tb),
     s.footprint / 1e9, fp, pct(s.footprint / 1e9, fp), r.time, st, pct(r.time, st),
     tr.epoch_days, ed, pct(tr.epoch_days, ed), units, unit))
