@@ -88,6 +88,28 @@ function OpSet:__tostring()
   return string.format("roofline op set (%d ops)", self.n)
 end
 
+-- The costs of `batch` matmuls [m, k] x [k, n] at a precision (default fp32): FLOPs
+-- 2 m n k (a multiply-accumulate is 2 FLOPs), algorithmic bytes elem (m k + k n + m n),
+-- and a one-op set carrying the shape, so cache_aware works on it. This is the lecture's
+-- (seed 002) "estimate from matrix sizes" step, one matmul at a time.
+function M.gemm(m, n, k, opts)
+  opts = checkopts(opts, { batch = true, precision = true }, "dlb.roofline.gemm")
+  for i, v in ipairs { m, n, k } do
+    if type(v) ~= "number" or not (v > 0) or v ~= v or v == math.huge then
+      error("dlb.roofline.gemm: " .. ({ "m", "n", "k" })[i] .. " must be a positive number", 2)
+    end
+  end
+  local batch = opts.batch or 1
+  local prec = opts.precision or "fp32"
+  local elem = core.hw_precision_bytes(prec)
+  local flops = 2 * m * n * k * batch
+  local bytes = elem * batch * (m * k + k * n + m * n)
+  return { flops = flops, bytes = bytes, precision = prec,
+    ops = M.ops { flops = { flops }, bytes = { bytes }, gemm = { { m, n, k, batch } } } }
+end
+doc.doc(M.gemm, "dlb.roofline.gemm(m, n, k[, {batch=, precision=}]) -> costs",
+  "FLOPs (2mnk) and algorithmic bytes of a matmul [m,k]x[k,n], with its shape for cache_aware")
+
 -- == time ========================================================================
 
 local time_opts = { precision = true, per_op = true, cache_aware = true, flops_eff = true,

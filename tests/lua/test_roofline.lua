@@ -108,6 +108,32 @@ T.test("cache-aware matmul traffic (Hestness 6.1)", function()
   T.checkerr("cache_aware needs per-op costs", R.time, { flops = 1, bytes = 1 }, T4, { cache_aware = true })
 end)
 
+T.test("ParaDnn 4.5: TPU v3 over v2 is 2.3x on compute-bound, 1.5x on memory-bound ops", function()
+  local v2, v3 = dlb.hw.get("TPUv2-board"), dlb.hw.get("TPUv3-board")
+  local opts = { precision = "bf16", flops_eff = 1, bw_eff = 1 } -- ParaDnn's rooflines use peaks
+  local big = { flops = 1e15, bytes = 1e12, precision = "bf16" }  -- 1000 FLOP/B: compute-bound
+  local small = { flops = 1e12, bytes = 1e12, precision = "bf16" } -- 1 FLOP/B: memory-bound
+  T.near(R.time(big, v2, opts).time / R.time(big, v3, opts).time, 420 / 180, 1e-12, "2.3x")
+  T.near(R.time(small, v2, opts).time / R.time(small, v3, opts).time, 1.5, 1e-12, "1.5x")
+  -- an op between the two ridges (75 and 117 FLOP/B) is memory-bound on v3 only: < 2.3x
+  local mid = { flops = 100e12, bytes = 1e12, precision = "bf16" }
+  local s = R.time(mid, v2, opts).time / R.time(mid, v3, opts).time
+  assert(s > 1.5 and s < 2.33, "boundary speedup " .. s)
+end)
+
+T.test("matmul costs from sizes (seed 002's estimation method)", function()
+  -- P1B3's largest matmul per pass: [100 x 29532] x [29532 x 1000] (the lecture's profile)
+  local g = R.gemm(100, 1000, 29532)
+  T.eq(g.flops, 2 * 100 * 1000 * 29532, "2mnk FLOPs")
+  T.eq(g.bytes, 4 * (100 * 29532 + 29532 * 1000 + 100 * 1000), "fp32 bytes")
+  local r = R.time(g, T4)
+  -- intensity 5.906e9 / 1.3e8 B = 45 FLOP/B > 19.9: compute-bound, 0.47 ms on Table 4's device
+  T.eq(r.bound, "compute", "bound")
+  T.near(r.time, 2 * 100 * 1000 * 29532 / (0.8 * 15.67e12), 1e-12, "time")
+  T.eq(R.gemm(8, 8, 8, { precision = "fp16", batch = 3 }).bytes, 3 * 2 * 192, "fp16, batch 3")
+  T.checkerr("k must be a positive number", R.gemm, 1, 1, -1)
+end)
+
 T.test("subbatch: Hestness 5.2.1's three points (word LM, Table 2)", function()
   local p = 23.8e9
   local res = R.subbatch(function(b) return R.hestness("word_lm", p, b) end, T4)
