@@ -533,6 +533,68 @@ end
 doc.doc(M.load, "dlb.hw.load(path[, {replace=true}]) -> {devices}",
   "define the devices of a .lua or .csv catalogue file (all or nothing)")
 
+local function csv_cell(v)
+  if v == nil then return "" end
+  if type(v) == "number" then return string.format("%.17g", v) end
+  v = tostring(v)
+  if v:find('[,"\r\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
+  return v
+end
+
+-- The CSV text of devices (default: the whole catalogue), readable by dlb.hw.load.
+function M.to_csv(devices)
+  devices = devices or M.list { print = false }
+  local lines = { table.concat(M.csv_columns, ",") }
+  for _, d in ipairs(devices) do
+    d = M.get(d)
+    local cells = {}
+    for j, c in ipairs(M.csv_columns) do
+      local v
+      if is_prec[c] then v = d.peak[c]
+      elseif c == "source" then
+        local keys = {}
+        for k in pairs(d.source) do keys[#keys + 1] = k end
+        table.sort(keys)
+        local parts = {}
+        for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. d.source[k] end
+        v = #parts > 0 and table.concat(parts, "; ") or nil
+      elseif c:match("^intra_") or c:match("^inter_") then
+        local tier, k = c:match("^(%a+)_(%a+)$")
+        v = d.links[tier] and d.links[tier][k]
+      elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
+      else v = d[c] end
+      cells[j] = csv_cell(v)
+    end
+    lines[#lines + 1] = table.concat(cells, ",")
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+doc.doc(M.to_csv, "dlb.hw.to_csv([devices]) -> text", "the catalogue (or some devices) as CSV")
+
+-- Write devices as a CSV catalogue file, whole or not at all (temporary file, rename).
+-- Returns true, or nil and a message.
+function M.save_csv(path, devices)
+  if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
+  local text = M.to_csv(devices)
+  local tmp = path .. ".tmp" .. tostring(os.time())
+  local f, err = io.open(tmp, "wb")
+  if not f then return nil, "dlb.hw.save_csv: " .. tostring(err) end
+  local ok, werr = f:write(text)
+  local cok = f:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    return nil, "dlb.hw.save_csv: cannot write " .. tmp .. ": " .. tostring(werr)
+  end
+  local rok, rerr = os.rename(tmp, path)
+  if not rok then
+    os.remove(tmp)
+    return nil, "dlb.hw.save_csv: " .. tostring(rerr)
+  end
+  return true
+end
+doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
+  "write the catalogue as CSV (whole or not at all); dlb.hw.load reads it back")
+
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")
 return M

@@ -195,6 +195,27 @@ T.test("load a CSV catalogue file", function()
   os.remove(p)
 end)
 
+T.test("the catalogue round-trips through CSV", function()
+  local specs = dlb.hw.parse_csv(dlb.hw.to_csv(), "roundtrip.csv")
+  local devs = dlb.hw.list { print = false }
+  T.eq(#specs, #devs, "rows")
+  for i, s in ipairs(specs) do
+    local d = devs[i]
+    T.eq(s.name, d.name, "name")
+    for p, v in pairs(d.peak) do T.eq(s.peak[p], v, d.name .. " peak " .. p) end
+    T.eq(s.mem, d.mem, d.name .. " mem"); T.eq(s.mem_bw, d.mem_bw, d.name .. " mem_bw")
+    T.eq(s.flops_eff, d.flops_eff, "flops_eff")
+    for tier, l in pairs(d.links) do T.eq(s.links[tier].bw, l.bw, d.name .. " " .. tier) end
+  end
+  local p = tmpname(".csv")
+  assert(dlb.hw.save_csv(p, { "H100-SXM", "MI300X" }))
+  local f = assert(io.open(p, "rb")); local text = f:read("*a"); f:close()
+  T.eq(#dlb.hw.parse_csv(text, p), 2, "two devices saved")
+  os.remove(p)
+  local ok, msg = dlb.hw.save_csv("/nonexistent-dir/x.csv")
+  assert(ok == nil and msg:find("save_csv"), tostring(msg))
+end)
+
 T.test("fuzz: random CSV text never crashes, hangs or half-defines", function()
   math.randomseed(12345)
   local alphabet = { "name", "fp32", "mem", "mem_bw", "cache", ",", ",", "\n", "\r\n", '"', '""',
