@@ -190,6 +190,29 @@ static void test_opcosts(void) {
   CHECK(dlb_opcosts_new(3, NULL, b) == NULL);
 }
 
+/* Randomized bad and extreme inputs: every call returns a status, never a NaN result. */
+static void test_fuzz(void) {
+  const double vals[] = { 0, -1, 1, 0.5, 1e-300, 1e300, 3, 707, 4096, NAN, INFINITY, -INFINITY,
+                          6e6, 1e9 };
+  const int nv = (int)(sizeof vals / sizeof vals[0]);
+  srand(99);
+  for (int i = 0; i < 20000; i++) {
+    double a[6], out = -1;
+    for (int j = 0; j < 6; j++) a[j] = vals[rand() % nv];
+    int st = dlb_gemm_traffic(a[0], a[1], a[2], a[3], a[4], a[5], &out);
+    CHECK(st == DLB_OK || st == DLB_EINVAL || st == DLB_ENUMERIC);
+    if (st == DLB_OK) CHECK(isfinite(out) && out >= 0);
+    dlb_roof d = { a[0], a[1], a[2], a[3], a[4], a[5], rand() % 2 };
+    dlb_roof_result r;
+    double f[2] = { vals[rand() % nv], vals[rand() % nv] };
+    double b[2] = { vals[rand() % nv], vals[rand() % nv] };
+    double g[8] = { a[0], a[1], a[2], a[3], 0, 0, 0, 0 };
+    st = dlb_roofline_ops(&d, f, b, g, 2, NULL, NULL, &r);
+    CHECK(st == DLB_OK || st == DLB_EINVAL || st == DLB_ENUMERIC);
+    if (st == DLB_OK) CHECK(isfinite(r.time) && r.time >= 0 && isfinite(r.util) && r.util >= 0);
+  }
+}
+
 int main(void) {
   RUN(test_precisions);
   RUN(test_ridge);
@@ -199,5 +222,6 @@ int main(void) {
   RUN(test_gemm_traffic);
   RUN(test_cache_aware_ops);
   RUN(test_opcosts);
+  RUN(test_fuzz);
   return check_done();
 }
