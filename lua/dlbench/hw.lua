@@ -203,6 +203,36 @@ function Device:__tostring()
     self.peak[p] / 1e12, p, self.mem / 1e9, self.mem_bw / 1e9)
 end
 
+-- A multi-line description: every number with its unit and source.
+function Device:describe()
+  local out = { string.format("%s (%s)%s", self.name, self.kind, self.note and (": " .. self.note) or "") }
+  local function line(label, value, src)
+    out[#out + 1] = (string.format("  %-22s %-28s %s", label, value,
+      src and ("[" .. src .. "]") or ""):gsub("%s+$", ""))
+  end
+  for _, p in ipairs(PRECISIONS) do
+    if self.peak[p] then line("peak " .. p, string.format("%.4g TFLOP/s", self.peak[p] / 1e12), nil) end
+  end
+  out[#out + 1] = "    [peak: " .. (self.source.peak or "no source given") .. "]"
+  line("mem", string.format("%.4g GB", self.mem / 1e9), self.source.mem)
+  line("mem_bw", string.format("%.4g GB/s", self.mem_bw / 1e9), self.source.mem_bw)
+  if self.cache and self.cache > 0 then
+    line("cache", string.format("%.4g MB", self.cache / 1e6), self.source.cache)
+  end
+  line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
+    self.source.flops_eff or "defaults (Hestness et al. 5.2)")
+  for _, tier in ipairs { "intra", "inter" } do
+    local l = self.links[tier]
+    if l then
+      line("links." .. tier, string.format("%.4g GB/s, %.3g us", l.bw / 1e9, l.latency * 1e6), nil)
+    end
+  end
+  if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end
+  if self.power then line("power", string.format("%.4g W", self.power), self.source.power) end
+  return table.concat(out, "\n")
+end
+
+doc.doc(Device.describe, "hw:describe() -> text", "every number of the device with its unit and source")
 doc.doc(Device.ridge, "hw:ridge(precision[, achievable]) -> FLOP/byte",
   "the roofline ridge point: peak / mem_bw, or with achievable = true "
     .. "(peak x flops_eff) / (mem_bw x bw_eff)")

@@ -92,6 +92,12 @@ T.test("today's devices: dense datasheet peaks", function()
   end
 end)
 
+T.test("describe names every number's source", function()
+  local text = dlb.hw.get("Hestness-T4"):describe()
+  assert(text:find("15.67 TFLOP/s", 1, true) and text:find("seed 000 Table 4", 1, true), text)
+  assert(dlb.hw.get("H100-SXM"):describe():find("datasheet", 1, true))
+end)
+
 T.test("get: names, case, close names", function()
   T.eq(dlb.hw.get("h100-sxm").name, "H100-SXM", "case-insensitive")
   T.eq(dlb.hw.get("H100_SXM").name, "H100-SXM", "separators ignored")
