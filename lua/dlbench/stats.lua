@@ -165,7 +165,7 @@ function M.regress(t, xs, y, opts)
       for j = 1, #xs do if type(cols[j][i]) ~= "number" then missing = missing or xs[j] end end
       if missing then
         if not opts.drop_missing then
-          local v = (missing == y) and ycol[i] or cols[1][i]
+          local v = ycol[i]
           for j = 1, #xs do if xs[j] == missing then v = cols[j][i] end end
           error(string.format("dlb.stats.regress: row %d: '%s' is %s, not a number "
             .. "(drop_missing=true skips such rows)", i, missing, v == nil and "missing" or tostring(v)), 2)

@@ -831,7 +831,6 @@ function T:format(max_rows)
 end
 
 T.__tostring = function(t) return t:format() end
-T.__len = function(t) return #t._rows end
 T.__name = "dlbench.Table"
 
 M.is_table = isT
