@@ -519,18 +519,19 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
   end
 
   local function parse(w)
-    -- consume complete records from w.buf
+    -- consume complete records from w.buf (one trim per read, not per record)
+    local buf, pos = w.buf, 1
     while true do
-      local nl = w.buf:find("\n", 1, true)
-      if not nl then return end
-      local kind, ks, lens = w.buf:sub(1, nl - 1):match("^([RE]) (%d+) (%d+)$")
+      local nl = buf:find("\n", pos, true)
+      if not nl then break end
+      local kind, ks, lens = buf:match("^([RE]) (%d+) (%d+)\n", pos)
       if not kind then
         error("dlb.sweep: worker " .. w.pid .. " sent a malformed record header", 0)
       end
       local len = tonumber(lens)
-      if #w.buf - nl < len then return end
-      local payload = w.buf:sub(nl + 1, nl + len)
-      w.buf = w.buf:sub(nl + len + 1)
+      if #buf - nl < len then break end
+      local payload = buf:sub(nl + 1, nl + len)
+      pos = nl + len + 1
       local k = tonumber(ks)
       if w.chunk[w.pos] ~= k then
         error("dlb.sweep: worker " .. w.pid .. " answered config " .. ks .. " out of turn", 0)
@@ -549,8 +550,13 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       else
         deliver(k, nil, payload)
       end
-      if w.pos > #w.chunk then feed(w) end
+      if w.pos > #w.chunk then
+        w.buf = buf:sub(pos)
+        feed(w)
+        buf, pos = w.buf, 1
+      end
     end
+    w.buf = buf:sub(pos)
   end
 
   local ok, err = pcall(function()

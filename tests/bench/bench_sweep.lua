@@ -1,0 +1,105 @@
+-- bench_sweep.lua — throughput of dlb.sweep (configs/s) serial and in 2 worker processes
+-- on a cheap fn, table operations and the statistics on a ParaDnn-sized table, and (once
+-- the model zoo and the roofline exist) ParaDnn's full FC family (seeds/004 Table 2,
+-- 9720 models) through graph + roofline on three devices.
+-- Run: build/bin/dlbench run tests/bench/bench_sweep.lua   (figures go in BENCHMARKS.md)
+local dlb = require "dlbench"
+local now = dlb.core.proc_now
+
+local function timeit(label, n, unit, f)
+  f() -- warm up
+  local best = math.huge
+  for _ = 1, 3 do
+    local t0 = now()
+    f()
+    local el = now() - t0
+    if el < best then best = el end
+  end
+  print(string.format("%-52s %10.0f %s/s  (%.3f s for %d)", label, n / best, unit, best, n))
+  return best
+end
+
+print(string.format("dlbench %s, backend %s, %d cores", dlb.version(), dlb.backend, dlb.core.proc_cores()))
+
+-- a cheap fn over ParaDnn's FC space: 9720 configs
+local space = dlb.paradnn.space("fc")
+local n = 1
+for _, v in pairs(space) do n = n * #v end
+local function cheap(p)
+  local flops = 2 * p.batch * (p.input * p.nodes + (p.layers - 1) * p.nodes * p.nodes + p.nodes * p.output)
+  return { flops = flops, util = flops / (flops + 1e9) }
+end
+local quiet = { quiet = true, progress = false }
+timeit("sweep, cheap fn, serial (jobs=1)", n, "configs", function()
+  dlb.sweep(space, cheap, { jobs = 1, quiet = true, progress = false })
+end)
+timeit("sweep, cheap fn, 2 worker processes (jobs=2)", n, "configs", function()
+  dlb.sweep(space, cheap, { jobs = 2, quiet = true, progress = false })
+end)
+local function busy(p)
+  local s = 0
+  for i = 1, 20000 do s = s + (i % p.layers) end
+  return { s = s }
+end
+local small = { layers = dlb.range(4, 128, "x2"), nodes = dlb.range(32, 8192, "x2"), batch = { 64, 128, 256, 512 } }
+local ns = 6 * 9 * 4
+local t1 = timeit("sweep, ~20k-iteration fn, serial", ns, "configs", function()
+  dlb.sweep(small, busy, { jobs = 1, quiet = true, progress = false })
+end)
+local t2 = timeit("sweep, ~20k-iteration fn, jobs=2", ns, "configs", function()
+  dlb.sweep(small, busy, { jobs = 2, quiet = true, progress = false })
+end)
+print(string.format("%-52s %10.2fx", "  speedup with 2 workers", t1 / t2))
+local tmp = os.tmpname()
+os.remove(tmp)
+timeit("sweep, cheap fn, serial, checkpoint (append per row)", n, "configs", function()
+  os.remove(tmp)
+  dlb.sweep(space, cheap, { jobs = 1, quiet = true, progress = false, checkpoint = tmp })
+end)
+os.remove(tmp)
+
+-- tables and statistics on the 9720-row table
+local t = dlb.sweep(space, cheap, quiet)
+timeit("table:group_by(batch) mean+p91 of util", n, "rows", function()
+  t:group_by("batch", { util = "mean", p91 = { "percentile", "util", 91 } })
+end)
+timeit("table:pivot(nodes, batch, util, max)", n, "rows", function()
+  t:pivot("nodes", "batch", "util", "max")
+end)
+local csv = os.tmpname()
+timeit("table:to_csv", n, "rows", function() assert(t:to_csv(csv)) end)
+timeit("dlb.read_csv", n, "rows", function() dlb.read_csv(csv) end)
+os.remove(csv)
+timeit("stats.regress 5 inputs (log), 9720 rows", n, "rows", function()
+  dlb.stats.regress(t, { "layers", "nodes", "input", "output", "batch" }, "util", { log = true })
+end)
+timeit("stats.regress 5 inputs + 10 interactions", n, "rows", function()
+  dlb.stats.regress(t, { "layers", "nodes", "input", "output", "batch" }, "util", { log = true, interactions = true })
+end)
+local u = t:column("util")
+timeit("stats.percentile(91) of 9720 values", n, "values", function() dlb.stats.percentile(u, 91) end)
+
+-- the full FC family through graph + roofline on three devices
+local ok, why = pcall(function()
+  assert(dlb.models and dlb.models.paradnn and dlb.models.paradnn.fc, "dlb.models.paradnn.fc")
+  assert(dlb.hw and dlb.hw.get, "dlb.hw.get")
+  assert(dlb.roofline and dlb.roofline.time, "dlb.roofline.time")
+end)
+if not ok then
+  print("skipped: FC family through graph + roofline needs " .. tostring(why):gsub("^.-: ", ""))
+else
+  local devs = {}
+  for _, name in ipairs { "TPUv2", "V100", "Skylake" } do
+    local hok, hw = pcall(dlb.hw.get, name)
+    if hok then devs[#devs + 1] = hw end
+  end
+  local t0 = now()
+  local r = dlb.sweep(space, function(p)
+    local s = dlb.models.paradnn.fc(p):stats { batch = p.batch }
+    local out = {}
+    for i, hw in ipairs(devs) do out["util" .. i] = dlb.roofline.time(s, hw).util end
+    return out
+  end, { quiet = true, progress = false })
+  print(string.format("%-52s %10.2f s  (%d models x %d devices, %d failed)",
+    "ParaDnn FC family through graph + roofline", now() - t0, r:count(), #devs, r:failures():count()))
+end
