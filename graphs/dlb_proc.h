@@ -25,7 +25,8 @@ int dlb_proc_isatty(int fd);
 ** written twice. In the parent: *pid is the child, *wfd writes to the child, *rfd reads
 ** from it (both close-on-exec). In the child: *pid is 0, *rfd reads the parent's
 ** messages, *wfd writes back; SIGINT is reset to its default action (Ctrl-C stops
-** workers; the parent handles it) and the child is killed when the parent dies. */
+** workers; the parent handles it) unless it was ignored, and the child is killed when
+** the parent dies. */
 int dlb_proc_spawn(int *pid, int *wfd, int *rfd);
 /* Write all len bytes (retrying short writes and EINTR); a vanished reader is DLB_EIO,
 ** never a SIGPIPE, on the channels of dlb_proc_spawn. */

@@ -58,7 +58,10 @@ int dlb_proc_spawn(int *pid, int *wfd, int *rfd) {
     return dlb_fail(DLB_EIO, "proc: fork: %s", strerror(e));
   }
   if (p == 0) {
-    signal(SIGINT, SIG_DFL);
+    /* Ctrl-C stops workers (the parent handles it), unless whoever started us ignores
+    ** SIGINT (a background job): then workers ignore it too */
+    struct sigaction cur;
+    if (sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) signal(SIGINT, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1); /* the parent died before prctl */

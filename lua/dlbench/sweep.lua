@@ -277,6 +277,16 @@ local function progress_bar(opts, total)
            abort = function() if last >= 0 then io.stderr:write("\n") end end }
 end
 
+-- An object whose collection runs f (tables under 5.4, a proxy userdata under LuaJIT).
+local function on_collect(f)
+  if newproxy then
+    local u = newproxy(true)
+    getmetatable(u).__gc = function() f() end
+    return u
+  end
+  return setmetatable({}, { __gc = function() f() end })
+end
+
 -- ---------------------------------------------------------------- checkpoints
 
 local function readfile(path)
@@ -373,25 +383,19 @@ local function checkpoint_writer(path, names, oldrows, oldcols)
   end
   function w.close()
     if w.fd then
-      pcall(core.proc_fsync, w.fd)
-      core.proc_close(w.fd)
+      local fd = w.fd
       w.fd = nil
+      pcall(core.proc_fsync, fd)
+      core.proc_close(fd)
     end
   end
+  -- an interrupted sweep (Ctrl-C raises on every instruction) cannot close the file:
+  -- its collection does
+  w.guard = on_collect(function() if w.fd then pcall(core.proc_close, w.fd); w.fd = nil end end)
   return w
 end
 
 -- ---------------------------------------------------------------- workers
-
--- An object whose collection runs f (tables under 5.4, a proxy userdata under LuaJIT).
-local function on_collect(f)
-  if newproxy then
-    local u = newproxy(true)
-    getmetatable(u).__gc = function() f() end
-    return u
-  end
-  return setmetatable({}, { __gc = function() f() end })
-end
 
 -- Run the configs `todo` (array of indices) in `jobs` worker processes. deliver(k, row,
 -- err) is called in the parent for each finished config, in completion order.
@@ -408,8 +412,12 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
     for _, w in ipairs(workers) do
       pcall(core.proc_close, w.wfd)
       pcall(core.proc_close, w.rfd)
-      pcall(core.proc_kill, w.pid, 9)
-      pcall(core.proc_wait, w.pid, true)
+      -- signal only a child of ours that still runs (never a reaped, reused pid)
+      local ok, state = pcall(core.proc_wait, w.pid, false)
+      if ok and state == "running" then
+        pcall(core.proc_kill, w.pid, 9)
+        pcall(core.proc_wait, w.pid, true)
+      end
     end
     workers = {}
   end

@@ -213,6 +213,44 @@ T.test("sweep: a worker interrupted by Ctrl-C stops the sweep with rows on disk"
   os.remove(path)
 end)
 
+T.test("sweep: Ctrl-C on a running dlbench leaves finished rows and no workers", function()
+  local src = debug.getinfo(1, "S").source
+  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
+  local exe = root .. "/build/bin/dlbench"
+  if not io.open(exe, "rb") or not os.execute("command -v bash >/dev/null 2>&1 && command -v ps >/dev/null 2>&1") then
+    print("# skipped: needs build/bin/dlbench, bash and ps"); return
+  end
+  local path, script = tmpname("ctrlc"), tmpname("ctrlc") .. ".lua"
+  local f = io.open(script, "w")
+  f:write(string.format([[
+local dlb = require "dlbench"
+dlb.sweep({k = dlb.range(1, 2000, "+1")}, function(p)
+  local t = dlb.core.proc_now(); while dlb.core.proc_now() - t < 0.005 do end
+  return {v = p.k / 3}
+end, {jobs = 2, checkpoint = %q, quiet = true, progress = false})
+]], path))
+  f:close()
+  -- job control gives the run its own process group, so the signal reaches the workers
+  -- as a terminal's Ctrl-C would
+  local p = io.popen(string.format("env -u DLB_BACKEND bash -c 'set -m; %q run %q 2>/dev/null & pid=$!; sleep 0.6; "
+    .. "kill -INT -$pid; wait $pid; echo rc=$?; sleep 0.2; echo left=$(ps -o pid= -g $pid | wc -l)' 2>/dev/null",
+    exe, script))
+  local out = p:read("*a")
+  p:close()
+  T.eq(out:match("rc=(%d+)"), "130", "exit status of an interrupted run: " .. out)
+  T.eq(out:match("left=(%d+)"), "0", "no worker survives")
+  local text = readall(path)
+  assert(text and text:sub(-1) == "\n", "no torn last line")
+  local saved = dlb.read_csv(path)
+  assert(saved:count() > 0 and saved:count() < 2000, "finished rows on disk: " .. saved:count())
+  local calls = 0
+  local t = dlb.sweep({ k = dlb.range(1, 2000, "+1") }, function(q) calls = calls + 1; return { v = q.k / 3 } end,
+    with(quiet, { jobs = 1, checkpoint = path }))
+  T.eq(calls, 2000 - saved:count(), "the rerun skips them")
+  T.eq(t:row(1).v, 1 / 3, "exact")
+  os.remove(path); os.remove(script)
+end)
+
 T.test("serialization: exact round trip, malformed input is an error", function()
   local row = { a = 1 / 3, b = "x:1\n\0y", c = true, d = false, e = -0.0, f = 1e308, g = math.huge, h = 2 ^ 60 }
   local back = assert(sweep.decode_row(sweep.encode_row(row)))
