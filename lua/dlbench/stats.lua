@@ -196,7 +196,8 @@ function M.regress(t, xs, y, opts)
   local res = { weights = {}, se = {}, t = {}, scaling = {}, terms = {},
     intercept = r.intercept, intercept_se = r.intercept_se, intercept_t = r.intercept_t,
     r2 = r.r2, adj_r2 = r.adj_r2, rss = r.rss, sigma = r.sigma, n = r.n, skipped = skipped,
-    y = y, log_y = logy, normalize = norm }
+    y = y, log_y = logy, normalize = norm, log_inputs = {} }
+  for _, x in ipairs(xs) do if logs[x] then res.log_inputs[#res.log_inputs + 1] = x end end
   for i, term in ipairs(r.terms) do
     res.terms[i] = term.name
     res.weights[term.name] = term.weight
@@ -233,9 +234,11 @@ function M.Regression:table()
 end
 
 M.Regression.__tostring = function(r)
+  local how = r.normalize == false and "raw" or (r.normalize == "minmax" and "min-max" or "z-scored")
+  if #r.log_inputs > 0 then how = "log of " .. table.concat(r.log_inputs, ", ") .. "; " .. how end
   local lines = { string.format("regression of %s%s on %d term%s (%s inputs): n=%d r2=%.4f adj_r2=%.4f intercept=%.6g",
-    r.log_y and "log " or "", r.y, #r.terms, #r.terms == 1 and "" or "s",
-    r.normalize == false and "raw" or tostring(r.normalize), r.n, r.r2, r.adj_r2, r.intercept) }
+    r.log_y and "log " or "", r.y, #r.terms, #r.terms == 1 and "" or "s", how, r.n, r.r2,
+    r.adj_r2, r.intercept) }
   lines[2] = r:table():format(40)
   return table.concat(lines, "\n")
 end

@@ -38,15 +38,15 @@ timeit("sweep, cheap fn, 2 worker processes (jobs=2)", n, "configs", function()
 end)
 local function busy(p)
   local s = 0
-  for i = 1, 20000 do s = s + (i % p.layers) end
+  for i = 1, 200000 do s = s + (i % p.layers) end
   return { s = s }
 end
 local small = { layers = dlb.range(4, 128, "x2"), nodes = dlb.range(32, 8192, "x2"), batch = { 64, 128, 256, 512 } }
 local ns = 6 * 9 * 4
-local t1 = timeit("sweep, ~20k-iteration fn, serial", ns, "configs", function()
+local t1 = timeit("sweep, ~200k-iteration fn, serial", ns, "configs", function()
   dlb.sweep(small, busy, { jobs = 1, quiet = true, progress = false })
 end)
-local t2 = timeit("sweep, ~20k-iteration fn, jobs=2", ns, "configs", function()
+local t2 = timeit("sweep, ~200k-iteration fn, jobs=2", ns, "configs", function()
   dlb.sweep(small, busy, { jobs = 2, quiet = true, progress = false })
 end)
 print(string.format("%-52s %10.2fx", "  speedup with 2 workers", t1 / t2))
@@ -80,16 +80,27 @@ local u = t:column("util")
 timeit("stats.percentile(91) of 9720 values", n, "values", function() dlb.stats.percentile(u, 91) end)
 
 -- the full FC family through graph + roofline on three devices
-local ok, why = pcall(function()
-  assert(dlb.models and dlb.models.paradnn and dlb.models.paradnn.fc, "dlb.models.paradnn.fc")
-  assert(dlb.hw and dlb.hw.get, "dlb.hw.get")
-  assert(dlb.roofline and dlb.roofline.time, "dlb.roofline.time")
-end)
+local function have(path)
+  local ok, v = pcall(function()
+    local x = dlb
+    for part in path:gmatch("[^%.]+") do
+      if type(x) ~= "table" then return nil end
+      x = x[part]
+    end
+    return x
+  end)
+  return ok and v ~= nil
+end
+local ok, why = true, {}
+for _, need in ipairs { "models.paradnn.fc", "hw.get", "roofline.time" } do
+  if not have(need) then ok = false; why[#why + 1] = "dlb." .. need end
+end
+why = table.concat(why, ", ")
 if not ok then
-  print("skipped: FC family through graph + roofline needs " .. tostring(why):gsub("^.-: ", ""))
+  print("skipped: the FC family through graph + roofline needs " .. why .. " (not in this build)")
 else
   local devs = {}
-  for _, name in ipairs { "TPUv2", "V100", "Skylake" } do
+  for _, name in ipairs { "TPUv2-board", "V100-SXM2-16GB", "Skylake-n1-32" } do
     local hok, hw = pcall(dlb.hw.get, name)
     if hok then devs[#devs + 1] = hw end
   end
