@@ -251,6 +251,29 @@ end, {jobs = 2, checkpoint = %q, quiet = true, progress = false})
   os.remove(path); os.remove(script)
 end)
 
+T.test("sweep: Slurm array tasks pick their shard; the progress bar goes to stderr", function()
+  local src = debug.getinfo(1, "S").source
+  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
+  local exe = root .. "/build/bin/dlbench"
+  if not io.open(exe, "rb") then print("# skipped: needs build/bin/dlbench"); return end
+  local code = [[local t = dlb.sweep({a = {1, 2, 3}, b = {1, 2, 3}}, function(p) return {v = p.a * 10 + p.b} end,
+    {jobs = 1, progress = PROGRESS}) io.write(table.concat(t:column("v"), " "))]]
+  local function run(env, progress)
+    local p = io.popen(string.format("env -u DLB_BACKEND %s %q -e %q 2>&1", env, exe,
+      (code:gsub("PROGRESS", progress))))
+    local out = p:read("*a")
+    p:close()
+    return out
+  end
+  -- 9 configs in 3 tasks of an array --array=5-7: task 6 is the second slice, configs 4-6
+  local out = run("SLURM_ARRAY_TASK_ID=6 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=5", "false")
+  assert(out:find("Slurm shard 2/3: configs 4%-6 of 9"), out)
+  assert(out:find("21 22 23$"), out)
+  local bar = run("", "true")
+  assert(bar:find("\r.*9/9") and bar:find("%] 9/9"), "bar: " .. bar)
+  T.eq(run("", "nil"):find("\r", 1, true), nil, "silent when stderr is not a terminal")
+end)
+
 T.test("serialization: exact round trip, malformed input is an error", function()
   local row = { a = 1 / 3, b = "x:1\n\0y", c = true, d = false, e = -0.0, f = 1e308, g = math.huge, h = 2 ^ 60 }
   local back = assert(sweep.decode_row(sweep.encode_row(row)))
