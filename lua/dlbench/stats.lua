@@ -243,6 +243,8 @@ M.Regression.__tostring = function(r)
   return table.concat(lines, "\n")
 end
 
+doc.doc(M.Regression.ranked, "reg:ranked() -> {term names}", "terms sorted by |weight|, largest first")
+doc.doc(M.Regression.table, "reg:table() -> table", "term, weight, se, t as a dlb.table, sorted by |weight|")
 doc.doc(M, "dlb.stats", "statistics: percentile, percentiles, median, mean, gmean, hmean, sd, box, regress")
 doc.doc(M.percentile, "dlb.stats.percentile(list, p) -> number", "p in [0, 100]; linear interpolation (numpy's default)")
 doc.doc(M.percentiles, "dlb.stats.percentiles(list, {p, ...}) -> {numbers}", "several percentiles with one sort")

@@ -315,7 +315,27 @@ local function load_checkpoint(path, names, quiet)
     if text == "" then return {}, {}, nil end
   end
   local ok, t = pcall(tbl.parse_csv, text, nil, path)
-  if not ok then error("dlb.sweep: checkpoint " .. tostring(t):gsub("^" .. path:gsub("%p", "%%%0") .. ": ", path .. ": "), 0) end
+  local torn = not ok and tostring(t):match("line (%d+), column %d+: quoted field is never closed %(end of input%)")
+  if torn then
+    -- a torn last row that ended inside a quoted line break: drop it from its line on
+    local keep, n = {}, 0
+    for line in text:gmatch("([^\n]*\n)") do
+      n = n + 1
+      if n >= tonumber(torn) then break end
+      keep[#keep + 1] = line
+    end
+    local cut = table.concat(keep)
+    if not quiet then
+      io.stderr:write(string.format("sweep: checkpoint %s: dropped an incomplete last row (%d bytes)\n",
+        path, #text - #cut))
+    end
+    text = cut
+    local wok, err = tbl.write_atomic(path, text)
+    if not wok then error("dlb.sweep: " .. err, 0) end
+    if text == "" then return {}, {}, nil end
+    ok, t = pcall(tbl.parse_csv, text, nil, path)
+  end
+  if not ok then error("dlb.sweep: checkpoint " .. tostring(t), 0) end
   for _, k in ipairs(names) do
     if not t:has(k) then
       error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another sweep?", path, k), 0)
