@@ -422,7 +422,10 @@ end
 local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
   local queue, qhead = {}, 1
   for i, k in ipairs(todo) do queue[i] = k end
-  local requeued = {}          -- indices to run again first (after a worker died)
+  -- Configs a dead worker left unreported: the one it was running is among them but
+  -- (results travel in batches) not known, so they run again one per chunk, which pins a
+  -- second crash on its config exactly.
+  local suspects = {}
   local workers = {}           -- alive: {pid=, wfd=, rfd=, buf=, chunk={...}, next=, started=}
   local closed = false
 
@@ -444,15 +447,9 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
   local guard = on_collect(cleanup) -- if an error escapes before cleanup ran
 
   local function remaining()
-    return #requeued + (#queue - qhead + 1)
+    return #suspects + (#queue - qhead + 1)
   end
 
-  local function take(n)
-    local chunk = {}
-    while #chunk < n and #requeued > 0 do chunk[#chunk + 1] = table.remove(requeued, 1) end
-    while #chunk < n and qhead <= #queue do chunk[#chunk + 1] = queue[qhead]; qhead = qhead + 1 end
-    return chunk
-  end
 
   local function chunk_size()
     local c = floor(remaining() / (jobs * 4))
@@ -461,6 +458,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
     return c
   end
 
+  local flush_every = 0.2
   local function child(rfd, wfd)
     -- the worker: read "k1 k2 ...\n" lines, run fn, write records; exit at end of file
     local buf = ""
@@ -474,6 +472,8 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       end
       local line = buf:sub(1, nl - 1)
       buf = buf:sub(nl + 1)
+      -- results go back in batches: at the end of the chunk or every flush_every seconds
+      local pending, last = {}, core.proc_now()
       for ks in line:gmatch("%d+") do
         local k = tonumber(ks)
         local p = params(names, vals, k)
@@ -492,8 +492,14 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
           local msg = errtext(res)
           rec = "E " .. ks .. " " .. #msg .. "\n" .. msg
         end
-        core.proc_write(wfd, rec)
+        pending[#pending + 1] = rec
+        local now = core.proc_now()
+        if now - last >= flush_every then
+          core.proc_write(wfd, table.concat(pending))
+          pending, last = {}, now
+        end
       end
+      if #pending > 0 then core.proc_write(wfd, table.concat(pending)) end
     end
   end
 
@@ -513,22 +519,54 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
     return w
   end
 
-  local function feed(w)
-    local chunk = take(chunk_size())
-    w.chunk, w.pos, w.started = chunk, 1, core.proc_now()
-    if #chunk == 0 then return false end
+  local function send(w, chunk)
     local parts = {}
-    for i, k in ipairs(chunk) do parts[i] = string.format("%.0f", k) end
-    core.proc_write(w.wfd, table.concat(parts, " ") .. "\n")
-    return true
+    for i, k in ipairs(chunk) do
+      parts[i] = string.format("%.0f", k)
+      w.chunk[#w.chunk + 1] = k
+    end
+    if w.broken then return end
+    local ok = pcall(core.proc_write, w.wfd, table.concat(parts, " ") .. "\n")
+    if not ok then
+      -- the worker died under us (its end of file is on the way) or cannot be reached:
+      -- make sure it is gone; its death hands the configs back
+      w.broken = true
+      pcall(core.proc_kill, w.pid, 9)
+    end
   end
 
+  -- Top up w's work: up to two chunks in flight, so it never waits for the parent; a
+  -- suspect runs alone on an otherwise idle worker.
+  local function feed(w)
+    local inflight = #w.chunk - w.pos + 1
+    if inflight == 0 then w.started = core.proc_now() end
+    if w.alone and inflight > 0 then return end
+    w.alone = false
+    if #suspects > 0 then
+      if inflight > 0 then return end
+      w.alone = true
+      send(w, { table.remove(suspects, 1) })
+      return
+    end
+    local n = chunk_size()
+    while inflight < 2 * n and qhead <= #queue do
+      local chunk = {}
+      while #chunk < n and qhead <= #queue do chunk[#chunk + 1] = queue[qhead]; qhead = qhead + 1 end
+      send(w, chunk)
+      inflight = inflight + #chunk
+    end
+  end
+
+  local function idle(w) return w.pos > #w.chunk end
+
   local function retire(w, why)
-    -- w died or was killed: its current config fails, the rest of its chunk is rerun
-    local cur = w.chunk[w.pos]
-    if cur then
-      deliver(cur, nil, why)
-      for i = #w.chunk, w.pos + 1, -1 do table.insert(requeued, 1, w.chunk[i]) end
+    -- w died or was killed: one config left unreported is the culprit and fails; several
+    -- become suspects
+    local left = #w.chunk - w.pos + 1
+    if left == 1 then
+      deliver(w.chunk[w.pos], nil, why)
+    elseif left > 1 then
+      for i = w.pos, #w.chunk do suspects[#suspects + 1] = w.chunk[i] end
     end
     pcall(core.proc_close, w.wfd)
     pcall(core.proc_close, w.rfd)
@@ -549,6 +587,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
   local function parse(w)
     -- consume complete records from w.buf (one trim per read, not per record)
     local buf, pos = w.buf, 1
+    w.started = core.proc_now()
     while true do
       local nl = buf:find("\n", pos, true)
       if not nl then break end
@@ -565,7 +604,6 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
         error("dlb.sweep: worker " .. w.pid .. " answered config " .. ks .. " out of turn", 0)
       end
       w.pos = w.pos + 1
-      w.started = core.proc_now()
       if kind == "R" then
         local row, err = M.decode_row(payload)
         if row then
@@ -578,13 +616,9 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       else
         deliver(k, nil, payload)
       end
-      if w.pos > #w.chunk then
-        w.buf = buf:sub(pos)
-        feed(w)
-        buf, pos = w.buf, 1
-      end
     end
     w.buf = buf:sub(pos)
+    feed(w)
   end
 
   local ok, err = pcall(function()
@@ -611,15 +645,8 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
           else
             w.buf = w.buf .. s
             parse(w)
-            if #w.chunk == 0 then
-              -- nothing left for it: let it go
-              core.proc_close(w.wfd)
-              core.proc_close(w.rfd)
-              core.proc_wait(w.pid, true)
-              for j, x in ipairs(workers) do if x == w then table.remove(workers, j) break end end
-            end
           end
-        elseif opts.timeout and w.chunk[w.pos] and core.proc_now() - w.started > opts.timeout then
+        elseif opts.timeout and not idle(w) and core.proc_now() - w.started > opts.timeout + flush_every then
           core.proc_kill(w.pid, 9)
           core.proc_wait(w.pid, true)
           retire(w, string.format("timed out after %g s (worker killed)", opts.timeout))
@@ -629,10 +656,11 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
           end
         end
       end
-      -- idle workers (fed an empty chunk) are released
+      -- suspects wait for an idle worker; workers with nothing left to do are released
+      for _, w in ipairs(workers) do if idle(w) then feed(w) end end
       for j = #workers, 1, -1 do
         local w = workers[j]
-        if #w.chunk == 0 then
+        if idle(w) then
           core.proc_close(w.wfd)
           core.proc_close(w.rfd)
           core.proc_wait(w.pid, true)

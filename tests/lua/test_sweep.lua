@@ -134,6 +134,18 @@ T.test("sweep: a crashing or killed worker fails its config, not the sweep", fun
   assert(t:row(4)._error and t:row(4)._error:find("exited with status 7"), tostring(t:row(4)._error))
   assert(t:row(9)._error and t:row(9)._error:find("signal 9"), tostring(t:row(9)._error))
   for _, k in ipairs { 1, 2, 3, 5, 6, 7, 8, 10, 11, 12 } do T.eq(t:row(k).sq, k * k, "k=" .. k) end
+  -- big chunks with results in batches: a crash leaves several configs unreported; they
+  -- run again one at a time, so the blame still lands on the right config
+  local b = dlb.sweep({ k = dlb.range(1, 400, "+1") }, function(p)
+    if p.k == 37 then os.execute("kill -9 $PPID") end
+    if p.k == 250 then os.exit(5) end
+    return { sq = p.k * p.k }
+  end, with(quiet, { jobs = 2 }))
+  T.eq(b:failures():count(), 2, "exactly the two culprits fail")
+  assert(b:row(37)._error:find("signal 9"), b:row(37)._error)
+  assert(b:row(250)._error:find("status 5"), b:row(250)._error)
+  T.eq(b:row(38).sq, 38 * 38, "its neighbours are fine")
+  T.eq(b:row(400).sq, 160000, "the last config")
 end)
 
 T.test("sweep: timeout kills a hung worker", function()
@@ -145,6 +157,14 @@ T.test("sweep: timeout kills a hung worker", function()
   assert(t:row(2)._error:find("timed out"), t:row(2)._error)
   T.eq(t:row(3).v, 3, "others run")
   assert(dlb.core.proc_now() - t0 < 5, "no hang")
+  -- inside a big chunk: killed, its chunk rerun one by one, the hung config times out alone
+  local b = dlb.sweep({ k = dlb.range(1, 60, "+1") }, function(p)
+    if p.k == 17 then while true do end end
+    return { v = p.k }
+  end, with(quiet, { jobs = 2, timeout = 0.2 }))
+  T.eq(b:failures():count(), 1, "one failure")
+  assert(b:row(17)._error:find("timed out"), tostring(b:row(17)._error))
+  T.eq(b:row(18).v, 18, "neighbour")
 end)
 
 T.test("sweep: shards concatenate to the whole", function()
