@@ -601,7 +601,14 @@ end
 function T:to_csv(path, opts)
   if type(path) ~= "string" then error("table:to_csv: a file name expected", 2) end
   opts = opts or {}
+  if type(opts) ~= "table" then error("table:to_csv: opts must be a table", 2) end
+  for k in pairs(opts) do
+    if k ~= "sep" then error("table:to_csv: unknown option '" .. tostring(k) .. "' (sep)", 2) end
+  end
   local sep = opts.sep or ","
+  if type(sep) ~= "string" or #sep ~= 1 or sep:find('["\r\n]') then
+    error("table:to_csv: sep must be one character other than a quote or a line break", 2)
+  end
   return M.write_atomic(path, csvtext(self, sep))
 end
 
@@ -662,6 +669,7 @@ end
 function M.parse_csv(text, opts, name)
   opts = opts or {}
   name = name or "csv"
+  if type(opts) ~= "table" then error("dlb.read_csv: opts must be a table", 3) end
   for k in pairs(opts) do
     if k ~= "sep" and k ~= "types" and k ~= "header" then
       error(string.format("dlb.read_csv: unknown option '%s' (sep, types, header)", tostring(k)), 3)

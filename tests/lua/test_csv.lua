@@ -41,6 +41,34 @@ T.test("DeepBench CSVs (shared/data) read with inferred types", function()
   T.eq(total, 248, "grouped")
 end)
 
+T.test("measured results: a CSV of examples/s analysed like predictions", function()
+  -- a run log as a profiler or a training script would write it (CRLF, quoted device names)
+  local lines = { "device,layers,nodes,batch,examples_per_s\r\n" }
+  for _, dev in ipairs { "TPU v2", "V100" } do
+    for _, l in ipairs { 4, 8 } do
+      for _, n in ipairs { 32, 64, 128 } do
+        for _, b in ipairs { 64, 128 } do
+          local eps = (dev == "V100" and 0.5 or 1) * b * 1000 / (l * n)
+          lines[#lines + 1] = string.format('"%s",%d,%d,%d,%.17g\r\n', dev, l, n, b, eps)
+        end
+      end
+    end
+  end
+  local t = tbl.parse_csv(table.concat(lines), nil, "runs.csv")
+  T.eq(t:count(), 24, "rows")
+  local tpu = t:where { device = "TPU v2" }
+  local xs, ys, z = tpu:where { layers = 4 }:pivot("nodes", "batch", "examples_per_s")
+  T.eq(#xs * #ys, 6, "grid")
+  T.near(z[2][3], 128 * 1000 / (4 * 128), 1e-12, "z[j][i]: batch 128, nodes 128")
+  local reg = dlb.stats.regress(tpu, { "layers", "nodes", "batch" }, "examples_per_s",
+    { log = { "layers", "nodes", "batch", "examples_per_s" } })
+  T.near(reg.r2, 1, 1e-12, "log-linear exactly")
+  assert(reg.weights.batch > 0 and reg.weights.layers < 0 and reg.weights.nodes < 0, "signs")
+  local speed = t:where { device = "TPU v2" }:join(t:where { device = "V100" }, { "layers", "nodes", "batch" })
+  T.eq(speed:count(), 12, "joined")
+  T.near(speed:row(1).examples_per_s / speed:row(1).examples_per_s_2, 2, 1e-12, "TPU/GPU")
+end)
+
 T.test("type inference and options", function()
   local t = tbl.parse_csv("a,b,c,d\n1,x,true,\n2.5e3,,FALSE,\n-inf,y,true,\n")
   T.eq(t:row(2).a, 2500, "number")
