@@ -57,38 +57,76 @@ static int at_start(const dlb_graph *g, int t, const int32_t *uses) {
   return g->t[t].producer == -1 && uses[t] > 0;
 }
 
-void fp_simulate(const dlb_graph *g, const double *size, const int *order, fpresult *r) {
-  memset(r, 0, sizeof *r);
-  int32_t *rem = count_uses(g);
-  if (!rem) { r->peak = -1; return; }
-  double live = 0, cat[5] = {0};
-  for (size_t t = 0; t < g->nt; t++)
-    if (at_start(g, (int)t, rem)) live += size[t], cat[tensor_category(g, (int)t)] += size[t];
+/* Flat per-tensor facts shared by the simulation and the scheduler. */
+typedef struct fpctx {
+  const dlb_graph *g;
+  const double *size;
+  int32_t *base, *uses;
+  uint8_t *cat;          /* category, | 8 when persistent, | 16 when it owns storage */
+  double start, startcat[5];
+} fpctx;
+
+enum { PERSIST = 8, OWNER = 16 };
+
+static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
+  size_t nt = g->nt ? g->nt : 1;
+  memset(c, 0, sizeof *c);
+  c->g = g;
+  c->size = size;
+  c->base = malloc(nt * sizeof *c->base);
+  c->cat = malloc(nt);
+  c->uses = count_uses(g);
+  if (!c->base || !c->cat || !c->uses) return DLB_ENOMEM;
+  for (size_t t = 0; t < g->nt; t++) {
+    c->base[t] = g->t[t].base;
+    c->cat[t] = (uint8_t)(tensor_category(g, (int)t) | (persistent(g, (int)t) ? PERSIST : 0) |
+                          (g->t[t].base == (int32_t)t ? OWNER : 0));
+    if (at_start(g, (int)t, c->uses)) {
+      c->start += size[t];
+      c->startcat[c->cat[t] & 7] += size[t];
+    }
+  }
+  return DLB_OK;
+}
+
+static void release(fpctx *c) {
+  free(c->base); free(c->cat); free(c->uses);
+}
+
+static int simulate(const fpctx *c, const int *order, fpresult *r) {
+  const dlb_graph *g = c->g;
+  const double *size = c->size;
+  int32_t *rem = malloc((g->nt ? g->nt : 1) * sizeof *rem);
+  if (!rem) return DLB_ENOMEM;
+  memcpy(rem, c->uses, g->nt * sizeof *rem);
+  double live = c->start, cat[5];
+  memcpy(cat, c->startcat, sizeof cat);
   r->peak = live;
   memcpy(r->cat, cat, sizeof cat);
+  const int32_t *args = g->args;
   for (size_t k = 0; k < g->no; k++) {
     const op *p = &g->o[order[k]];
-    const int32_t *in = op_in(g, p), *out = op_out(g, p);
+    const int32_t *in = args + p->in, *out = args + p->out;
     for (int j = 0; j < p->nout; j++) {
       int t = out[j];
-      if (g->t[t].base == t) live += size[t], cat[tensor_category(g, t)] += size[t];
+      if (c->cat[t] & OWNER) live += size[t], cat[c->cat[t] & 7] += size[t];
     }
     if (live > r->peak) {
       r->peak = live;
       memcpy(r->cat, cat, sizeof cat);
     }
     for (int j = 0; j < p->nin; j++) {
-      int b = g->t[in[j]].base;
-      if (--rem[b] == 0 && !persistent(g, b))
-        live -= size[b], cat[tensor_category(g, b)] -= size[b];
+      int b = c->base[in[j]];
+      if (--rem[b] == 0 && !(c->cat[b] & PERSIST)) live -= size[b], cat[c->cat[b] & 7] -= size[b];
     }
     for (int j = 0; j < p->nout; j++) {
       int t = out[j];
-      if (g->t[t].base == t && rem[t] == 0 && !persistent(g, t))
-        live -= size[t], cat[tensor_category(g, t)] -= size[t];
+      if ((c->cat[t] & (OWNER | PERSIST)) == OWNER && rem[t] == 0)
+        live -= size[t], cat[c->cat[t] & 7] -= size[t];
     }
   }
   free(rem);
+  return DLB_OK;
 }
 
 /* -- the list scheduler -- */
@@ -129,8 +167,7 @@ static hent hpop(heap *h) {
 }
 
 typedef struct sched {
-  const dlb_graph *g;
-  const double *size;
+  const fpctx *c;
   int32_t *rem, *deps, *stamp;
   int32_t *coff, *cons;  /* CSR: consumer ops per storage (base) */
   int32_t *toff, *tcons; /* CSR: consumer ops per tensor (readiness) */
@@ -138,21 +175,24 @@ typedef struct sched {
   heap h;
 } sched;
 
+/* Bytes op o frees minus the bytes it allocates and keeps, if it ran now. */
 static double score(const sched *s, int o) {
-  const dlb_graph *g = s->g;
+  const fpctx *c = s->c;
+  const dlb_graph *g = c->g;
   const op *p = &g->o[o];
-  const int32_t *in = op_in(g, p), *out = op_out(g, p);
+  const int32_t *in = g->args + p->in, *out = g->args + p->out;
   double sc = 0;
   for (int j = 0; j < p->nout; j++) {
     int t = out[j];
-    if (g->t[t].base == t && s->rem[t] > 0) sc -= s->size[t];
+    if ((c->cat[t] & OWNER) && s->rem[t] > 0) sc -= c->size[t];
   }
   for (int j = 0; j < p->nin; j++) {
-    int b = g->t[in[j]].base, dup = 0, uses = 0;
-    for (int k = 0; k < j && !dup; k++) dup = g->t[in[k]].base == b;
-    if (dup || persistent(g, b)) continue;
-    for (int k = j; k < p->nin; k++) uses += g->t[in[k]].base == b;
-    if (s->rem[b] == uses) sc += s->size[b];
+    int b = c->base[in[j]], dup = 0, uses = 0;
+    if (c->cat[b] & PERSIST) continue;
+    for (int k = 0; k < j && !dup; k++) dup = c->base[in[k]] == b;
+    if (dup) continue;
+    for (int k = j; k < p->nin; k++) uses += c->base[in[k]] == b;
+    if (s->rem[b] == uses) sc += c->size[b];
   }
   return sc;
 }
@@ -162,39 +202,45 @@ static int push(sched *s, int o) {
   return hpush(&s->h, e);
 }
 
-int fp_schedule(const dlb_graph *g, const double *size, int *order) {
-  sched s = {g, size, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {NULL, 0, 0}};
+static int schedule(const fpctx *c, int *order) {
+  const dlb_graph *g = c->g;
+  sched s = {c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {NULL, 0, 0}};
   size_t nt = g->nt ? g->nt : 1, no = g->no ? g->no : 1;
-  s.rem = count_uses(g);
+  s.rem = malloc(nt * sizeof *s.rem);
   s.deps = calloc(no, sizeof *s.deps);
   s.stamp = calloc(no, sizeof *s.stamp);
   s.coff = calloc(nt + 1, sizeof *s.coff);
   s.toff = calloc(nt + 1, sizeof *s.toff);
   s.done = calloc(no, 1);
   int rc = DLB_OK;
+  int32_t *fill = NULL, *fill2 = NULL;
   if (!s.rem || !s.deps || !s.stamp || !s.coff || !s.toff || !s.done) { rc = DLB_ENOMEM; goto out; }
+  memcpy(s.rem, c->uses, g->nt * sizeof *s.rem);
   size_t nuse = 0;
-  for (size_t i = 0; i < g->no; i++)
-    for (int j = 0; j < g->o[i].nin; j++) {
-      int t = op_in(g, &g->o[i])[j];
-      s.coff[g->t[t].base + 1]++;
+  for (size_t i = 0; i < g->no; i++) {
+    const op *p = &g->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int t = g->args[p->in + j];
+      s.coff[c->base[t] + 1]++;
       s.toff[t + 1]++;
       nuse++;
       if (g->t[t].producer >= 0) s.deps[i]++;
     }
+  }
   for (size_t t = 0; t < g->nt; t++) s.coff[t + 1] += s.coff[t], s.toff[t + 1] += s.toff[t];
   s.cons = malloc((nuse ? nuse : 1) * sizeof *s.cons);
   s.tcons = malloc((nuse ? nuse : 1) * sizeof *s.tcons);
-  int32_t *fill = calloc(nt, sizeof *fill), *fill2 = calloc(nt, sizeof *fill2);
-  if (!s.cons || !s.tcons || !fill || !fill2) { free(fill); free(fill2); rc = DLB_ENOMEM; goto out; }
-  for (size_t i = 0; i < g->no; i++)
-    for (int j = 0; j < g->o[i].nin; j++) {
-      int t = op_in(g, &g->o[i])[j], b = g->t[t].base;
+  fill = calloc(nt, sizeof *fill);
+  fill2 = calloc(nt, sizeof *fill2);
+  if (!s.cons || !s.tcons || !fill || !fill2) { rc = DLB_ENOMEM; goto out; }
+  for (size_t i = 0; i < g->no; i++) {
+    const op *p = &g->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int t = g->args[p->in + j], b = c->base[t];
       s.cons[s.coff[b] + fill[b]++] = (int32_t)i;
       s.tcons[s.toff[t] + fill2[t]++] = (int32_t)i;
     }
-  free(fill);
-  free(fill2);
+  }
   for (size_t i = 0; i < g->no; i++)
     if (s.deps[i] == 0 && !push(&s, (int)i)) { rc = DLB_ENOMEM; goto out; }
   size_t k = 0;
@@ -206,18 +252,18 @@ int fp_schedule(const dlb_graph *g, const double *size, int *order) {
     order[k++] = o;
     const op *p = &g->o[o];
     for (int j = 0; j < p->nin; j++) {
-      int b = g->t[op_in(g, p)[j]].base;
-      if (--s.rem[b] <= 2 && s.rem[b] > 0 && !persistent(g, b))
-        for (int c = s.coff[b]; c < s.coff[b + 1]; c++) {
-          int q = s.cons[c];
-          if (!s.done[q] && s.deps[q] == 0 && !push(&s, q)) { rc = DLB_ENOMEM; goto out; }
+      int b = c->base[g->args[p->in + j]];
+      if (--s.rem[b] <= 2 && s.rem[b] > 0 && !(c->cat[b] & PERSIST))
+        for (int q = s.coff[b]; q < s.coff[b + 1]; q++) {
+          int r = s.cons[q];
+          if (!s.done[r] && s.deps[r] == 0 && !push(&s, r)) { rc = DLB_ENOMEM; goto out; }
         }
     }
     for (int j = 0; j < p->nout; j++) {
-      int t = op_out(g, p)[j];
-      for (int c = s.toff[t]; c < s.toff[t + 1]; c++) {
-        int q = s.tcons[c];
-        if (--s.deps[q] == 0 && !push(&s, q)) { rc = DLB_ENOMEM; goto out; }
+      int t = g->args[p->out + j];
+      for (int q = s.toff[t]; q < s.toff[t + 1]; q++) {
+        int r = s.tcons[q];
+        if (--s.deps[r] == 0 && !push(&s, r)) { rc = DLB_ENOMEM; goto out; }
       }
     }
   }
@@ -225,7 +271,27 @@ int fp_schedule(const dlb_graph *g, const double *size, int *order) {
 out:
   if (rc == DLB_ENOMEM) rc = dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   free(s.rem); free(s.deps); free(s.stamp); free(s.coff); free(s.toff); free(s.cons);
-  free(s.tcons); free(s.done); free(s.h.a);
+  free(s.tcons); free(s.done); free(s.h.a); free(fill); free(fill2);
+  return rc;
+}
+
+int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2) {
+  fpctx c;
+  int rc = prepare(&c, g, size);
+  int *o2 = malloc((g->no + 1) * sizeof *o2);
+  if (rc || !o2) {
+    release(&c);
+    free(o2);
+    return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
+  }
+  for (size_t i = 0; i < g->no; i++) order[i] = (int)i;
+  rc = simulate(&c, order, r1);
+  if (!rc) rc = schedule(&c, o2);
+  if (!rc) rc = simulate(&c, o2, r2);
+  if (!rc && r2->peak < r1->peak) memcpy(order, o2, g->no * sizeof *o2);
+  release(&c);
+  free(o2);
+  if (rc == DLB_ENOMEM) return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   return rc;
 }
 

@@ -40,13 +40,13 @@ return function(core, C, ffi)
     return id[0]
   end
 
-  local outs = ffi.new("int[256]")
+  local outs = ffi.new("int[1024]")
   local nout = ffi.new("size_t[1]")
   function core.graph_op(g, typ, name, inputs, attrs, dims)
-    local nin, cin = ints(inputs, 256)
+    local nin, cin = ints(inputs, 1024)
     local nat, cat = ints(attrs, 16)
     local nd, cd, keep = strs(dims)
-    core.check(C.dlb_graph_op(g, typ, name, nin, cin, nat, cat, nd, cd, outs, 256, nout))
+    core.check(C.dlb_graph_op(g, typ, name, nin, cin, nat, cat, nd, cd, outs, 1024, nout))
     local _ = keep
     local r = {}
     for i = 0, tonumber(nout[0]) - 1 do r[i + 1] = outs[i] end
@@ -61,7 +61,7 @@ return function(core, C, ffi)
     if b ~= nil then in2[1] = b; nin = 2 end
     at2[0] = x or 0
     at2[1] = y or 0
-    core.check(C.dlb_graph_op(g, typ, name, nin, in2, 2, at2, 0, nil, outs, 256, nout))
+    core.check(C.dlb_graph_op(g, typ, name, nin, in2, 2, at2, 0, nil, outs, 1024, nout))
     return outs[0]
   end
 
