@@ -2,7 +2,7 @@
 # dlbench's two commands (see README.md):
 #   ./build.sh        install what is missing, build, run the tour (writes figures to out/)
 #   ./build.sh test   install what is missing, build release + sanitizer flavours, run all tests
-# Other targets: ./build.sh build | gallery | bench | install PREFIX
+# Other targets: ./build.sh build | gallery | bench | install PREFIX | install-only PREFIX
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -43,6 +43,22 @@ build() { # build FLAVOUR...
   done
 }
 
+# install_into PREFIX: bin/dlbench, lib/libdlbench.{a,so}, include/dlbench/*.h,
+# share/dlbench/lua/dlbench/*.lua (where the installed dlbench and LuaJIT's FFI find them).
+install_into() {
+  local prefix=$1 f
+  for f in build/bin/dlbench build/lib/static/libdlbench.a build/lib/libdlbench.so; do
+    [ -f "$f" ] || { echo "build.sh: $f is missing; run ./build.sh build first" >&2; exit 1; }
+  done
+  install -d "$prefix/bin" "$prefix/lib" "$prefix/include/dlbench" "$prefix/share/dlbench/lua/dlbench"
+  install -m 755 build/bin/dlbench "$prefix/bin/"
+  install -m 644 build/lib/static/libdlbench.a "$prefix/lib/"
+  install -m 755 build/lib/libdlbench.so "$prefix/lib/"
+  install -m 644 graphs/dlbench.h graphs/dlb_[a-hj-z]*.h plots/dlbplot.h "$prefix/include/dlbench/"
+  (cd lua && find dlbench -name '*.lua' -exec install -D -m 644 {} "$prefix/share/dlbench/lua/{}" \;)
+  echo "installed into $prefix"
+}
+
 case "${1:-tour}" in
   tour)
     need_packages
@@ -67,22 +83,25 @@ case "${1:-tour}" in
   bench)
     need_packages
     build release
-    for b in tests/bench/bench_*.lua; do build/bin/dlbench run "$b"; done
+    for b in tests/bench/bench_*; do
+      case $b in
+        *.lua) build/bin/dlbench run "$b" ;;
+        *.sh) bash "$b" ;;
+      esac
+    done
     ;;
   install)
     prefix=${2:-${PREFIX:-/usr/local}}
     need_packages
     build release
-    install -d "$prefix/bin" "$prefix/lib" "$prefix/include/dlbench" "$prefix/share/dlbench/lua/dlbench"
-    install -m 755 build/bin/dlbench "$prefix/bin/"
-    install -m 644 build/lib/static/libdlbench.a "$prefix/lib/"
-    install -m 755 build/lib/libdlbench.so "$prefix/lib/"
-    install -m 644 graphs/dlbench.h graphs/dlb_[a-hj-z]*.h plots/dlbplot.h "$prefix/include/dlbench/"
-    (cd lua && find dlbench -name '*.lua' -exec install -D -m 644 {} "$prefix/share/dlbench/lua/{}" \;)
-    echo "installed into $prefix"
+    install_into "$prefix"
+    ;;
+  install-only) # install what `./build.sh build` made, without generating or building
+    [ -n "${2:-}" ] || { echo "usage: ./build.sh install-only PREFIX" >&2; exit 2; }
+    install_into "$2"
     ;;
   *)
-    echo "usage: ./build.sh [tour|test|build|gallery|bench|install PREFIX]" >&2
+    echo "usage: ./build.sh [tour|test|build|gallery|bench|install PREFIX|install-only PREFIX]" >&2
     exit 2
     ;;
 esac

@@ -1,16 +1,61 @@
 /*
-** dlb_proc.h — worker processes for parallel sweeps (fork, pipes).
+** dlb_proc.h — worker processes for parallel sweeps (fork, pipes, wait), a monotonic
+** clock, and durable appends for sweep checkpoints. POSIX (Linux).
 ** Part of the public interface: included by dlbench.h; see its comment for the rules
 ** that hold between the FFI markers.
 */
 #ifndef DLB_PROC_H
 #define DLB_PROC_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* DLB_FFI_BEGIN */
+/* Online processors (at least 1). */
+int dlb_proc_cores(void);
+/* Seconds on a monotonic clock (for rates and ETAs). */
+double dlb_proc_now(void);
+/* 1 when fd is a terminal. */
+int dlb_proc_isatty(int fd);
+
+/* Fork a worker joined by two channels (Unix stream sockets). Flushes stdio first, so buffered output is not
+** written twice. In the parent: *pid is the child, *wfd writes to the child, *rfd reads
+** from it (both close-on-exec). In the child: *pid is 0, *rfd reads the parent's
+** messages, *wfd writes back; SIGINT is reset to its default action (Ctrl-C stops
+** workers; the parent handles it) unless it was ignored, and the child is killed when
+** the parent dies. */
+int dlb_proc_spawn(int *pid, int *wfd, int *rfd);
+/* Write all len bytes (retrying short writes and EINTR); a vanished reader is DLB_EIO,
+** never a SIGPIPE, on the channels of dlb_proc_spawn. */
+int dlb_proc_write(int fd, const char *buf, size_t len);
+/* One read of up to size bytes into buf; *got = 0 at end of file. */
+int dlb_proc_read(int fd, char *buf, size_t size, size_t *got);
+/* Wait up to timeout seconds (< 0: forever) until one of fds[0..n-1] can be read (data
+** or end of file); ready[i] is set to 1 for those. A signal ends the wait early with
+** nothing ready. */
+int dlb_proc_poll(const int *fds, size_t n, double timeout, int *ready);
+/* Process states of dlb_proc_wait. */
+enum { DLB_PROC_RUNNING = 0, DLB_PROC_EXITED = 1, DLB_PROC_SIGNALED = 2 };
+/* Reap pid (block != 0: wait for it). *state is one of the above; *code the exit status
+** or the signal number. */
+int dlb_proc_wait(int pid, int block, int *state, int *code);
+/* Send signal sig to pid (9 kills, 15 terminates). A process already gone is not an error. */
+int dlb_proc_kill(int pid, int sig);
+/* The name of signal sig ("Killed", "Segmentation fault"); static. */
+const char *dlb_proc_signame(int sig);
+/* Close a descriptor. */
+int dlb_proc_close(int fd);
+/* End a worker process now with status code, after flushing stdio (no atexit handlers,
+** no Lua state teardown). Only for children made by dlb_proc_spawn. */
+void dlb_proc_exit(int code);
+
+/* Open path for appending (created 0644 if missing); *fd receives the descriptor. */
+int dlb_proc_open_append(const char *path, int *fd);
+/* Flush fd's data to the device (fsync). */
+int dlb_proc_fsync(int fd);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -16,10 +16,33 @@ lua_State *host_newstate(const char *argv0);
 ** handler that appends a traceback; like lua.c's docall. Returns the lua_pcall status. */
 int host_docall(lua_State *L, int narg, int nres);
 
+/* Did Ctrl-C interrupt the last host_docall? */
+int host_interrupted(void);
+
 /* Print the error message on top of the stack to stderr with the program name; pops it. */
 void host_report(lua_State *L, int status);
 
-/* The interactive loop (stdin a terminal). Returns the process exit status. */
+/* interrupt.c: Ctrl-C. Install the SIGINT handler (unless force, returns 0 when SIGINT
+** was inherited ignored and stays so); arm before running Lua code of L, disarm after (returns 1 when
+** the code was interrupted); host_interrupt_prompt reports (and clears) a Ctrl-C pressed
+** while no Lua code ran. */
+int host_interrupt_install(int force);
+void host_interrupt_arm(lua_State *L);
+int host_interrupt_disarm(lua_State *L);
+int host_interrupt_prompt(void);
+
+/* history.c: the REPL history file ($DLBENCH_HISTORY, default ~/.dlbench_history; empty
+** disables). host_history_load reads it into readline's history; host_history_add adds a
+** whole chunk (multi-line chunks are one entry) and appends it to the file. */
+void host_history_load(void);
+void host_history_add(const char *chunk);
+/* The history file in use, or NULL when disabled. */
+const char *host_history_file(void);
+
+/* complete.c: tab completion of globals, tbl.field and obj:method chains in L. */
+void host_complete_init(lua_State *L);
+
+/* repl.c: the interactive loop (stdin a terminal). Returns the process exit status. */
 int host_repl(lua_State *L);
 
 /* Directory holding dlbench/init.lua, as found by host_newstate; static storage. */

@@ -8,9 +8,11 @@
 #include "dlbench.h"
 #include "dlbL.h"
 
-/* Raise a Lua error carrying dlb_last_error(). */
+/* Raise a Lua error carrying dlb_last_error(), without a position (as the FFI backend:
+** core messages name what failed; the traceback says where). */
 int dlbL_error(lua_State *L) {
-  return luaL_error(L, "%s", dlb_last_error());
+  lua_pushstring(L, dlb_last_error());
+  return lua_error(L);
 }
 
 /* Raise the core's message when status is not DLB_OK. */

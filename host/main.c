@@ -6,6 +6,7 @@
 **   dlbench -e CODE         run a chunk
 **   dlbench --version | --help
 */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 static const char *progname = "dlbench";
 
+/* The --help text. */
 static void usage(FILE *out) {
   fprintf(out,
     "usage: %s [command]\n"
@@ -44,17 +46,20 @@ static void createargtable(lua_State *L, char **argv, int argc, int script) {
   lua_setglobal(L, "arg");
 }
 
-/* Run the chunk on top of the stack with arg[1..] as varargs. */
+/* Run the chunk on top of the stack with arg[1..] as varargs. Exit status 1 on an error,
+** 130 when Ctrl-C interrupted it (the state is still closed, so open files are flushed). */
 static int runchunk(lua_State *L, int status, int nargs_from, char **argv, int argc) {
   if (status == LUA_OK) {
     int n = 0;
     for (int i = nargs_from; i < argc; i++, n++) lua_pushstring(L, argv[i]);
     status = host_docall(L, n, 0);
   }
-  if (status != LUA_OK) host_report(L, status);
-  return status == LUA_OK ? EXIT_SUCCESS : EXIT_FAILURE;
+  if (status == LUA_OK) return EXIT_SUCCESS;
+  host_report(L, status);
+  return host_interrupted() ? 128 + SIGINT : EXIT_FAILURE; /* 130, as shells report it */
 }
 
+/* Run a script file (NULL: stdin) with the arg table; a missing file is a one-line error. */
 static int runfile(lua_State *L, const char *file, char **argv, int argc, int script) {
   createargtable(L, argv, argc, script);
   if (file != NULL) {
@@ -81,10 +86,13 @@ int main(int argc, char **argv) {
   }
   lua_State *L = host_newstate(argv[0]);
   if (L == NULL) return EXIT_FAILURE;
+  host_interrupt_install(0);
   int rc;
   if (argc == 1 || (argc == 2 && !strcmp(argv[1], "-"))) {
     if (argc == 1 && isatty(STDIN_FILENO)) {
       createargtable(L, argv, argc, 0);
+      fprintf(stdout, "dlbench %s (%s)  help() for help, exit or Ctrl-D to leave\n",
+              dlb_version(), LUA_RELEASE);
       rc = host_repl(L);
     } else {
       rc = runfile(L, NULL, argv, argc, argc - 1);

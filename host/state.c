@@ -19,10 +19,12 @@
 
 static char luadir[PATH_MAX];
 
+/* The folder holding dlbench/init.lua (static storage). */
 const char *host_luadir(void) {
   return luadir;
 }
 
+/* Does dir hold a readable dlbench/init.lua? */
 static int exists(const char *dir) {
   char probe[PATH_MAX + 32];
   snprintf(probe, sizeof probe, "%s/dlbench/init.lua", dir);
@@ -30,7 +32,8 @@ static int exists(const char *dir) {
 }
 
 /* Find the folder holding dlbench/init.lua: $DLBENCH_LUA_DIR, then beside the
-** executable in the source tree (build/bin, build/asan/bin) or an install (share/). */
+** executable: an install (PREFIX/bin -> PREFIX/share/dlbench/lua), then the source tree
+** (build/bin, build/asan/bin -> lua/). */
 static int findluadir(const char *argv0) {
   const char *env = getenv("DLBENCH_LUA_DIR");
   if (env && *env) {
@@ -47,7 +50,7 @@ static int findluadir(const char *argv0) {
   char *slash = strrchr(exe, '/');
   if (slash) *slash = '\0';
   static const char *const rel[] = {
-    "/../../lua", "/../../../lua", "/../share/dlbench/lua", "/../lua", NULL
+    "/../share/dlbench/lua", "/../../lua", "/../../../lua", "/../lua", NULL
   };
   for (int i = 0; rel[i]; i++) {
     char cand[PATH_MAX + 32];
@@ -61,6 +64,8 @@ static int findluadir(const char *argv0) {
   return 0;
 }
 
+/* The message handler of every call: the message (or __tostring of an error object)
+** with a stack traceback, as lua.c's. */
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
@@ -71,15 +76,45 @@ static int msghandler(lua_State *L) {
   return 1;
 }
 
+static int lastinterrupted = 0;
+
+/* Did Ctrl-C interrupt the last host_docall? */
+int host_interrupted(void) {
+  return lastinterrupted;
+}
+
+/* Run with a traceback handler; Ctrl-C interrupts the call (see interrupt.c). */
 int host_docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
   lua_pushcfunction(L, msghandler);
   lua_insert(L, base);
+  host_interrupt_arm(L);
   int status = lua_pcall(L, narg, nres, base);
+  lastinterrupted = host_interrupt_disarm(L) && status != LUA_OK;
   lua_remove(L, base);
   return status;
 }
 
+/* -- help([x]) prints the help of x (see lua/dlbench/help.lua); the module loads on
+** first use, so start-up stays fast. */
+static int help(lua_State *L) {
+  int n = lua_gettop(L);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "dlbench.help");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "text");
+  lua_insert(L, 1);
+  lua_pop(L, 1);
+  lua_call(L, n, 1);
+  size_t len;
+  const char *s = luaL_tolstring(L, -1, &len);
+  fwrite(s, 1, len, stdout);
+  fputc('\n', stdout);
+  fflush(stdout);
+  return 0;
+}
+
+/* Print the error on top of the stack to stderr, prefixed "dlbench: "; pops it. */
 void host_report(lua_State *L, int status) {
   if (status != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
@@ -101,13 +136,25 @@ static int setup(lua_State *L) {
   lua_pushcfunction(L, luaopen_dlbench_core);
   lua_setfield(L, -2, "dlbench.core");
   lua_pop(L, 2);
+  lua_register(L, "help", help);
   lua_getglobal(L, "require");
   lua_pushliteral(L, "dlbench");
   lua_call(L, 1, 1);
   lua_setglobal(L, "dlb");
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE); /* help's own help */
+  if (lua_getfield(L, -1, "dlbench.doc") == LUA_TTABLE) {
+    lua_getfield(L, -1, "doc");
+    lua_getglobal(L, "help");
+    lua_pushliteral(L, "help([x])");
+    lua_pushliteral(L, "print the help of x (a value or a dotted name); "
+                       "help() lists dlbench's modules");
+    lua_call(L, 3, 0);
+  }
+  lua_pop(L, 2);
   return 0;
 }
 
+/* A ready state (see host.h); the caller closes it. */
 lua_State *host_newstate(const char *argv0) {
   if (!findluadir(argv0)) {
     fprintf(stderr, "dlbench: cannot find the Lua library (dlbench/init.lua); "

@@ -37,10 +37,81 @@ end
 -- == end: plots ==
 
 -- == section: sweeps ==
+do
+  print("== sweeps, tables and statistics (ParaDnn's methodology)")
+  -- A cheap stand-in for graph + roofline: an FC model's training FLOPs (a MAC is 2 FLOPs,
+  -- backward twice forward) and a utilization that saturates with the matmul sizes.
+  local space = dlb.paradnn.space("fc", { with = { input = 2000, output = 1000 } })
+  local t = dlb.sweep(space, function(p)
+    local params = p.input * p.nodes + (p.layers - 1) * p.nodes * p.nodes + p.nodes * p.output
+    local util = 1 / (1 + 256 / p.nodes + 512 / p.batch)
+    return { params = params, flops = 6 * p.batch * params, util = util }
+  end, { jobs = 2, quiet = true })
+  print(string.format("%d FC models (Table 2 with input and output fixed), %d columns",
+    t:count(), #t:columns()))
+  print(t:group_by("batch", { util = "mean", p91 = { "percentile", "util", 91 } }):head(4))
+  local xs, ys, z = t:where { layers = 64 }:pivot("nodes", "batch", "util")
+  print(string.format("heat map grid: %d nodes x %d batches, z[1][1] = %.3f", #xs, #ys, z[1][1]))
+  print(dlb.stats.regress(t, { "layers", "nodes", "batch" }, "util", { log = true }))
+  local b = dlb.stats.box(t:column("util"))
+  print(string.format("utilization box: p2 %.3f  p9 %.3f  median %.3f  p91 %.3f  p98 %.3f",
+    b.whisker_lo, b.q_lo, b.median, b.q_hi, b.whisker_hi))
+  local ok, err = t:to_csv("out/tour_fc_sweep.csv")
+  print(ok and "wrote out/tour_fc_sweep.csv" or err)
+  print()
+end
 -- == end: sweeps ==
 
 -- == section: scaling ==
+do
+  print("== scaling laws (Hestness et al. PPoPP'19; Hoffmann et al. 2022)")
+  local S = dlb.scaling
+  -- a learning curve from (training set size, error) measurements
+  local sizes, errors = {}, {}
+  for i = 1, 10 do
+    sizes[i] = 1e5 * 2 ^ i
+    errors[i] = 4 * sizes[i] ^ -0.3 + 0.02
+  end
+  local lc = S.fit(sizes, errors, { form = "power+const" })
+  print(tostring(lc))
+  print(string.format("data for 3%% error: %.3g samples", lc:data_for(0.03)))
+  -- Table 1 of the paper: data and model scale to reach the desired word LM perplexity
+  local w = S.project(S.domains.word_lm, { device = S.table4_device })
+  print(string.format("word LM to %.2f nat/word: %.0fx data, %.1fx model (paper 100x, 23x), "
+    .. "%.0f TFLOP/step, %.0f s/step on the Table 4 accelerator", w.target, w.data_scale,
+    w.model_scale, w.flops / 1e12, w.step_time))
+  local o = S.compute_optimal(S.chinchilla, 5.76e23)
+  print(string.format("Chinchilla law at 5.76e23 FLOPs: N = %.3g params, D = %.3g tokens", o.N, o.D))
+  print()
+end
 -- == end: scaling ==
 
 -- == section: parallel ==
+do
+  local P = dlb.parallel
+  print("-- parallel training: how long is a step on N devices?")
+  -- 1 GB of gradients over 64 devices on 25 GB/s links, ring vs tree
+  local ring = P.allreduce { bytes = 1e9, n = 64, bw = 25e9, latency = 5e-6 }
+  local tree = P.allreduce { bytes = 1e9, n = 64, bw = 25e9, latency = 5e-6, algo = "tree" }
+  print(string.format("allreduce 1 GB on 64 devices: ring %.3f s, tree %.3f s", ring, tree))
+  -- data parallelism of Hestness's word LM (Table 2 costs, 23.8B parameters)
+  local w = P.layers.table2_work("word_lm", 23.8e9)
+  local hw = { name = "target", peak = { fp32 = 15.67e12 }, mem_bw = 898e9, mem = 32e9 }
+  for _, n in ipairs { 1, 64, 1024 } do
+    local r = P.data { work = w, hw = hw, workers = n, subbatch = 128, bw = 56e9, latency = 5e-6 }
+    print(string.format("word LM, %4d workers: step %.1f s, utilisation %.0f%%", n, r.step,
+      100 * r.util))
+  end
+  -- the best 3-D plan for a 32-layer transformer on 64 devices
+  local cl = P.cluster { per_node = 8, nodes = 8, intra = { bw = 300e9, latency = 2e-6 },
+                         inter = { bw = 25e9, latency = 5e-6 } }
+  local rows = P.plan { layers = P.layers.transformer { layers = 32, d = 4096, seq = 2048 },
+    hw = { peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12 }, precision = "fp16",
+    cluster = cl, batch = 512, table = false }
+  local b = rows[1]
+  print(string.format("best plan of %d: dp %d x tp %d x pp %d, m %d, %s: %.2f s/step "
+    .. "(compute %.2f, comm %.2f, bubble %.2f), %.0f GB/device", #rows, b.dp, b.tp, b.pp, b.m,
+    b.schedule, b.step, b.compute, b.comm, b.bubble, b.mem / 1e9))
+  print()
+end
 -- == end: parallel ==

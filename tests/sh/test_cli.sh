@@ -42,4 +42,12 @@ echo "$out" | grep -q "Lua 5.4" && echo "$out" | grep -q "ABI" && t_ok "--versio
 [ $rc -ne 0 ] && grep -q "unknown command" "$tmp/e" && t_ok "unknown option" \
   || t_fail "unknown option" "$(cat "$tmp/e")"
 
+out=$("$dlb" -e 'help(dlb.version) help(help)' 2>&1)
+echo "$out" | grep -qF 'dlb.version() -> string' && echo "$out" | grep -qF 'help([x])' \
+  && t_ok "global help in scripts" || t_fail "global help in scripts" "got '$out'"
+
+out=$("$dlb" -e 'print(dlb.pretty({z = 1, a = {true}}))' 2>&1)
+[ "$out" = "{ a = { true }, z = 1 }" ] && t_ok "dlb.pretty in scripts" \
+  || t_fail "dlb.pretty in scripts" "got '$out'"
+
 t_done

@@ -1,0 +1,262 @@
+/*
+** analysis.c — numeric analysis of a training step (all dims bound): per-op FLOPs,
+** bytes, phases, layers, GEMM shapes; totals; footprint over the schedules tried.
+** The symbolic (polynomial) totals are in analysis_sym.c.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlbench.h"
+#include "dlb_internal.h"
+#include "graph_impl.h"
+
+struct dlb_analysis {
+  dlb_graph *s;          /* the analysed step (a reference) */
+  size_t nops;
+  double *flops, *bytes, *gemm, *size;
+  int *phase, *layer, *type, *order;
+  dlb_totals tot;
+};
+
+/* Bytes per element of tensor t under a precision policy. */
+double tensor_esize(const dlb_graph *s, int t, int precision);
+double tensor_esize(const dlb_graph *s, int t, int precision) {
+  const tensor *x = &s->t[t];
+  if (x->flags & TF_DTYPE_SET) return dtype_size(x->dtype);
+  switch (precision) {
+  case DLB_POLICY_FP16: case DLB_POLICY_BF16: case DLB_POLICY_MIXED: case DLB_POLICY_MIXED_BF16:
+    return 2;
+  default: return 4;
+  }
+}
+
+int check_opts(const dlb_train_opts *o);
+int check_opts(const dlb_train_opts *o) {
+  if (o->optimizer < DLB_OPT_SGD || o->optimizer > DLB_OPT_RMSPROP)
+    return dlb_fail(DLB_EINVAL, "graph: unknown optimizer %d", o->optimizer);
+  if (o->precision < DLB_POLICY_FP32 || o->precision > DLB_POLICY_MIXED_BF16)
+    return dlb_fail(DLB_EINVAL, "graph: unknown precision %d", o->precision);
+  if (o->recompute < DLB_RECOMPUTE_NONE || o->recompute > DLB_RECOMPUTE_MARKED)
+    return dlb_fail(DLB_EINVAL, "graph: unknown recompute policy %d", o->recompute);
+  return DLB_OK;
+}
+
+/* The training step of g for o (cached on g); a new reference the caller releases. */
+dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o);
+dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o) {
+  if (check_opts(o)) return NULL;
+  int mixed = o->precision == DLB_POLICY_MIXED || o->precision == DLB_POLICY_MIXED_BF16;
+  const dlb_train_opts *c = &g->stepopts;
+  int k = o->recompute == DLB_RECOMPUTE_LAYERS ? o->recompute_k : 0;
+  int ck = c->recompute == DLB_RECOMPUTE_LAYERS ? c->recompute_k : 0;
+  int inf = !!o->inference;
+  if (!(g->step && g->stepversion == g->version && !!c->inference == inf &&
+        (inf || (c->optimizer == o->optimizer && c->recompute == o->recompute && ck == k &&
+                 g->step->mixed == mixed)))) {
+    dlb_graph *s = train_expand(g, o);
+    if (!s) return NULL;
+    graph_release(g->step);
+    g->step = s;
+    g->stepopts = *o;
+    g->stepversion = g->version;
+  }
+  g->step->refs++;
+  return g->step;
+}
+
+/* Values of the graph's variables from names/values; DLB_EUNBOUND lists the missing. */
+int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
+              double *vals, int *bound, const char *what);
+int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
+              double *vals, int *bound, const char *what) {
+  char missing[300] = "";
+  size_t len = 0;
+  for (int v = 0; v < s->nvars; v++) {
+    bound[v] = 0;
+    vals[v] = 0;
+    for (size_t j = 0; j < nb; j++)
+      if (names[j] && strcmp(names[j], s->vars[v]) == 0) {
+        vals[v] = values[j];
+        bound[v] = 1;
+      }
+    if (!bound[v] && what && len < sizeof missing - 70)
+      len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s", len ? ", " : "", s->vars[v]);
+  }
+  if (len)
+    return dlb_fail(DLB_EUNBOUND, "graph '%s': %s needs every dim bound; no value for %s",
+                    s->str + s->name, what, missing);
+  return DLB_OK;
+}
+
+static double ceval(const cexpr *e, const double *dimval, const double *numel) {
+  double s = 0;
+  for (int i = 0; i < e->n; i++) {
+    double m = e->t[i].c;
+    for (int j = 0; j < e->t[i].nf; j++) {
+      int32_t f = e->t[i].f[j];
+      m *= f >= 0 ? dimval[f] : numel[-f - 1];
+    }
+    s += m;
+  }
+  return s;
+}
+
+typedef struct bctx { const double *numel, *esize; double sum; } bctx;
+
+static void addbytes(void *c, int t, double mult) {
+  bctx *b = c;
+  b->sum += mult * b->numel[t] * b->esize[t];
+}
+
+void dlb_analysis_free(dlb_analysis *a) {
+  if (!a) return;
+  graph_release(a->s);
+  free(a->flops); free(a->bytes); free(a->gemm); free(a->size);
+  free(a->phase); free(a->layer); free(a->type); free(a->order);
+  free(a);
+}
+
+dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb,
+                                const char *const *names, const double *values) {
+  double vals[DLB_POLY_MAXVARS];
+  int bound[DLB_POLY_MAXVARS];
+  if (bind_vars(g, nb, names, values, vals, bound, "the numeric analysis (footprint)")) return NULL;
+  for (size_t j = 0; j < nb; j++)
+    if (!isfinite(values[j]) || values[j] < 0)
+      return dlb_fail_null(DLB_EINVAL, "graph '%s': dim %s = %g must be a finite number >= 0",
+                           g->str + g->name, names[j], values[j]);
+  dlb_graph *s = graph_step(g, o);
+  if (!s) return NULL;
+  dlb_analysis *a = calloc(1, sizeof *a);
+  size_t no = s->no, nt = s->nt;
+  double *dimval = malloc((s->dims.n + 1) * sizeof *dimval);
+  double *numel = malloc((nt + 1) * sizeof *numel), *esize = malloc((nt + 1) * sizeof *esize);
+  int *order2 = malloc((no + 1) * sizeof *order2);
+  if (a) {
+    a->s = s;
+    a->nops = no;
+    a->flops = malloc((no + 1) * sizeof *a->flops);
+    a->bytes = malloc((no + 1) * sizeof *a->bytes);
+    a->gemm = malloc((4 * no + 1) * sizeof *a->gemm);
+    a->size = malloc((nt + 1) * sizeof *a->size);
+    a->phase = malloc((no + 1) * sizeof *a->phase);
+    a->layer = malloc((no + 1) * sizeof *a->layer);
+    a->type = malloc((no + 1) * sizeof *a->type);
+    a->order = malloc((no + 1) * sizeof *a->order);
+  }
+  if (!a || !dimval || !numel || !esize || !order2 || !a->flops || !a->bytes || !a->gemm ||
+      !a->size || !a->phase || !a->layer || !a->type || !a->order) {
+    if (a) dlb_analysis_free(a); else graph_release(s);
+    free(dimval); free(numel); free(esize); free(order2);
+    return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
+  }
+  for (size_t d = 0; d < s->dims.n; d++)
+    dimval[d] = pterms_eval(s->dims.terms + s->dims.off[d], (size_t)s->dims.len[d], vals);
+  dlb_totals *T = &a->tot;
+  for (size_t t = 0; t < nt; t++) {
+    double n = 1;
+    for (int i = 0; i < s->t[t].ndims; i++) n *= dimval[s->t[t].dims[i]];
+    numel[t] = n;
+    esize[t] = tensor_esize(s, (int)t, o->precision);
+    a->size[t] = n * esize[t];
+    if (s->t[t].role == DLB_ROLE_WEIGHT) T->params += n;
+  }
+  /* io: the bytes of inputs and labels the forward graph reads */
+  uint8_t *read = calloc(nt + 1, 1);
+  if (read) {
+    for (int i = 0; i < s->nfwd; i++)
+      for (int j = 0; j < s->o[i].nin; j++) read[op_in(s, &s->o[i])[j]] = 1;
+    for (size_t t = 0; t < nt; t++)
+      if (read[t] && (s->t[t].role == DLB_ROLE_INPUT || s->t[t].role == DLB_ROLE_LABEL))
+        T->io += a->size[t];
+    free(read);
+  }
+  cexpr e, m[4];
+  for (size_t i = 0; i < no; i++) {
+    const op *p = &s->o[i];
+    op_flops(s, (int)i, &e);
+    double f = ceval(&e, dimval, numel);
+    bctx b = {numel, esize, 0};
+    op_bytes(s, (int)i, addbytes, &b);
+    a->flops[i] = f;
+    a->bytes[i] = b.sum;
+    a->phase[i] = p->phase;
+    a->layer[i] = p->layer;
+    a->type[i] = p->type;
+    if (op_gemm(s, (int)i, m)) {
+      for (int k = 0; k < 4; k++) a->gemm[4 * i + k] = m[k].n ? ceval(&m[k], dimval, numel) : 1;
+    } else {
+      a->gemm[4 * i] = -1;
+    }
+    switch (p->phase) {
+    case DLB_PHASE_FWD: T->flops_fwd += f; break;
+    case DLB_PHASE_BWD: T->flops_bwd += f; break;
+    case DLB_PHASE_UPDATE: T->flops_update += f; break;
+    default: T->flops_recompute += f; break;
+    }
+    T->bytes += b.sum;
+  }
+  T->flops = T->flops_fwd + T->flops_bwd + T->flops_update + T->flops_recompute;
+  T->intensity = T->bytes > 0 ? T->flops / T->bytes : 0;
+  T->nops = (double)no;
+  T->ntensors = (double)nt;
+  T->nlayers = (double)s->nlayers;
+  /* footprint: construction order and the list schedule; keep the better */
+  fpresult r1 = {0, {0}}, r2 = {0, {0}};
+  int rc = fp_analyse(s, a->size, a->order, &r1, &r2);
+  const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
+  T->footprint_order = r1.peak;
+  T->footprint_heuristic = r2.peak;
+  T->footprint = best->peak;
+  T->weights = best->cat[0];
+  T->gradients = best->cat[1];
+  T->optimizer = best->cat[2];
+  T->activations = best->cat[3];
+  T->workspace = best->cat[4];
+  free(dimval); free(numel); free(esize); free(order2);
+  if (rc) {
+    dlb_analysis_free(a);
+    return NULL;
+  }
+  return a;
+}
+
+int dlb_analysis_totals(const dlb_analysis *a, dlb_totals *out) {
+  *out = a->tot;
+  return DLB_OK;
+}
+
+size_t dlb_analysis_nops(const dlb_analysis *a) { return a->nops; }
+const double *dlb_analysis_op_flops(const dlb_analysis *a) { return a->flops; }
+const double *dlb_analysis_op_bytes(const dlb_analysis *a) { return a->bytes; }
+const int *dlb_analysis_op_phase(const dlb_analysis *a) { return a->phase; }
+const int *dlb_analysis_op_layer(const dlb_analysis *a) { return a->layer; }
+const int *dlb_analysis_op_type(const dlb_analysis *a) { return a->type; }
+const int *dlb_analysis_schedule(const dlb_analysis *a) { return a->order; }
+
+int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
+  if (i >= a->nops) return dlb_fail(DLB_EINVAL, "analysis: op %zu out of range (%zu ops)", i, a->nops);
+  if (a->gemm[4 * i] < 0) return DLB_ENOTFOUND;
+  memcpy(out, a->gemm + 4 * i, 4 * sizeof *out);
+  return DLB_OK;
+}
+
+size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t size) {
+  char tmp[512];
+  if (i >= a->nops) { if (size) buf[0] = '\0'; return 0; }
+  oname(a->s, (int)i, tmp, sizeof tmp);
+  if (size) snprintf(buf, size, "%s", tmp);
+  return strlen(tmp);
+}
+
+size_t dlb_analysis_nlayers(const dlb_analysis *a) { return a->s->nlayers; }
+
+const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i) {
+  return i < a->s->nlayers ? a->s->layers[i] : NULL;
+}
+
+int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out) {
+  return fp_exact(a->s, a->size, out);
+}

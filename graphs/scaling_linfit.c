@@ -1,0 +1,191 @@
+/*
+** scaling_linfit.c — weighted linear least squares (small k) and the asymptotic cost fits
+** of Hestness et al. (PPoPP'19) §4 / Table 2: c_t = gamma*p (per sample, so per step
+** gamma*b*p), a_t = lambda*p + mu*b*sqrt(p), f_t = delta*p.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlb_scaling.h"
+#include "dlb_internal.h"
+
+enum { KMAX = 8 };
+
+/* In-place Cholesky of the k x k SPD matrix a; -1 when not positive definite. */
+static int chol(double *a, int k) {
+  for (int j = 0; j < k; j++) {
+    double d = a[j * k + j];
+    for (int m = 0; m < j; m++) d -= a[j * k + m] * a[j * k + m];
+    if (!(d > 0) || !isfinite(d)) return -1;
+    d = sqrt(d);
+    a[j * k + j] = d;
+    for (int i = j + 1; i < k; i++) {
+      double s = a[i * k + j];
+      for (int m = 0; m < j; m++) s -= a[i * k + m] * a[j * k + m];
+      a[i * k + j] = s / d;
+    }
+  }
+  return 0;
+}
+
+static void solve(const double *l, int k, const double *b, double *x) {
+  double y[KMAX];
+  for (int i = 0; i < k; i++) {
+    double s = b[i];
+    for (int m = 0; m < i; m++) s -= l[i * k + m] * y[m];
+    y[i] = s / l[i * k + i];
+  }
+  for (int i = k - 1; i >= 0; i--) {
+    double s = y[i];
+    for (int m = i + 1; m < k; m++) s -= l[m * k + i] * x[m];
+    x[i] = s / l[i * k + i];
+  }
+}
+
+/* Weighted linear least squares; see dlb_scaling.h. The normal equations are solved after
+** scaling each column to unit weighted norm, which keeps columns of very different
+** magnitude (p and b*sqrt(p)) well conditioned. */
+int dlb_scaling_linfit(int n, int k, const double *X, const double *y, const double *w,
+                       double *coef, double *se, double *r2) {
+  if (k < 1 || k > KMAX) return dlb_fail(DLB_EINVAL, "linfit: %d columns (1 to %d)", k, KMAX);
+  if (!X || !y || !coef) return dlb_fail(DLB_EINVAL, "linfit: missing X, y or coef");
+  int used = 0;
+  for (int i = 0; i < n; i++) {
+    double wi = w ? w[i] : 1;
+    if (!isfinite(y[i])) return dlb_fail(DLB_EINVAL, "linfit: y of point %d is not finite", i + 1);
+    if (!isfinite(wi) || wi < 0)
+      return dlb_fail(DLB_EINVAL, "linfit: weight of point %d is %g (need finite, >= 0)",
+                      i + 1, wi);
+    for (int j = 0; j < k; j++)
+      if (!isfinite(X[(size_t)i * k + j]))
+        return dlb_fail(DLB_EINVAL, "linfit: column %d of point %d is not finite", j + 1, i + 1);
+    if (wi > 0) used++;
+  }
+  if (used < k)
+    return dlb_fail(DLB_EINVAL, "linfit: %d points with positive weight for %d coefficients",
+                    used, k);
+  double scale[KMAX] = { 0 }, a[KMAX * KMAX] = { 0 }, g[KMAX] = { 0 }, c[KMAX];
+  for (int i = 0; i < n; i++) {
+    double wi = w ? w[i] : 1;
+    for (int j = 0; j < k; j++) scale[j] += wi * X[(size_t)i * k + j] * X[(size_t)i * k + j];
+  }
+  for (int j = 0; j < k; j++) {
+    if (!(scale[j] > 0))
+      return dlb_fail(DLB_EINVAL, "linfit: column %d is zero at every weighted point", j + 1);
+    scale[j] = 1 / sqrt(scale[j]);
+  }
+  for (int i = 0; i < n; i++) {
+    double wi = w ? w[i] : 1;
+    const double *row = X + (size_t)i * k;
+    for (int j = 0; j < k; j++) {
+      g[j] += wi * row[j] * scale[j] * y[i];
+      for (int m = 0; m <= j; m++) a[j * k + m] += wi * row[j] * scale[j] * row[m] * scale[m];
+    }
+  }
+  for (int j = 0; j < k; j++)
+    for (int m = j + 1; m < k; m++) a[j * k + m] = a[m * k + j];
+  double l[KMAX * KMAX];
+  memcpy(l, a, sizeof l);
+  if (chol(l, k) != 0)
+    return dlb_fail(DLB_ENUMERIC, "linfit: the columns are linearly dependent");
+  solve(l, k, g, c);
+  double rss = 0, sw = 0, swy = 0, tss = 0;
+  for (int i = 0; i < n; i++) {
+    double wi = w ? w[i] : 1, f = 0;
+    for (int j = 0; j < k; j++) f += X[(size_t)i * k + j] * c[j] * scale[j];
+    rss += wi * (y[i] - f) * (y[i] - f);
+    sw += wi;
+    swy += wi * y[i];
+  }
+  /* R^2 about the weighted mean if a column is constant (an intercept), else about 0. */
+  int intercept = 0;
+  for (int j = 0; j < k && !intercept; j++) {
+    int constant = 1;
+    for (int i = 1; i < n && constant; i++)
+      if (X[(size_t)i * k + j] != X[j]) constant = 0;
+    intercept = constant;
+  }
+  double mean = intercept && sw > 0 ? swy / sw : 0;
+  for (int i = 0; i < n; i++) {
+    double wi = w ? w[i] : 1;
+    tss += wi * (y[i] - mean) * (y[i] - mean);
+  }
+  for (int j = 0; j < k; j++) coef[j] = c[j] * scale[j];
+  if (r2) *r2 = tss > 0 ? 1 - rss / tss : (rss == 0 ? 1 : 0);
+  if (se) {
+    if (used <= k) {
+      for (int j = 0; j < k; j++) se[j] = NAN;
+    } else {
+      double s2 = rss / (double)(used - k);
+      for (int j = 0; j < k; j++) {
+        double e[KMAX] = { 0 }, col[KMAX];
+        e[j] = 1;
+        solve(l, k, e, col);
+        se[j] = sqrt(s2 * col[j]) * scale[j];
+      }
+    }
+  }
+  return DLB_OK;
+}
+
+/* Check a cost-fit input column: finite and > 0 everywhere. */
+static int positive(const char *what, int n, const double *v) {
+  for (int i = 0; i < n; i++)
+    if (!(v[i] > 0) || !isfinite(v[i]))
+      return dlb_fail(DLB_EINVAL, "fit_costs: %s of row %d is %g (need a finite value > 0)",
+                      what, i + 1, v[i]);
+  return DLB_OK;
+}
+
+/* Relative-error fit of y = sum_j c_j X_j: weights 1/y^2. */
+static int relfit(int n, int k, const double *X, const double *y, double *c, double *se,
+                  double *r2) {
+  double *w = malloc(sizeof(double) * (size_t)n);
+  if (!w) return dlb_fail(DLB_ENOMEM, "fit_costs: out of memory");
+  for (int i = 0; i < n; i++) w[i] = 1 / (y[i] * y[i]);
+  int st = dlb_scaling_linfit(n, k, X, y, w, c, se, r2);
+  free(w);
+  return st;
+}
+
+/* Fit the Table 2 cost models to measured steps; see dlb_scaling.h. */
+int dlb_scaling_fit_costs(int n, const double *p, const double *b, const double *flops,
+                          const double *bytes, const double *footprint, dlb_cost_fit *out) {
+  if (!out || !p || !b) return dlb_fail(DLB_EINVAL, "fit_costs: missing params or batch");
+  if (n < 2) return dlb_fail(DLB_EINVAL, "fit_costs: %d rows (need at least 2)", n);
+  int st;
+  if ((st = positive("params", n, p)) || (st = positive("batch", n, b))) return st;
+  if (flops && (st = positive("flops", n, flops))) return st;
+  if (bytes && (st = positive("bytes", n, bytes))) return st;
+  if (footprint && (st = positive("footprint", n, footprint))) return st;
+  out->gamma_c = out->gamma_se = out->gamma_r2 = NAN;
+  out->lambda = out->lambda_se = out->mu = out->mu_se = out->bytes_r2 = NAN;
+  out->delta = out->delta_se = out->footprint_r2 = NAN;
+  double *X = malloc(sizeof(double) * (size_t)n * 2);
+  if (!X) return dlb_fail(DLB_ENOMEM, "fit_costs: out of memory");
+  double c[2], se[2], r2;
+  if (flops) {
+    for (int i = 0; i < n; i++) X[i] = b[i] * p[i];
+    if ((st = relfit(n, 1, X, flops, c, se, &r2))) goto done;
+    out->gamma_c = c[0]; out->gamma_se = se[0]; out->gamma_r2 = r2;
+  }
+  if (bytes) {
+    for (int i = 0; i < n; i++) {
+      X[2 * i] = p[i];
+      X[2 * i + 1] = b[i] * sqrt(p[i]);
+    }
+    if ((st = relfit(n, 2, X, bytes, c, se, &r2))) goto done;
+    out->lambda = c[0]; out->lambda_se = se[0];
+    out->mu = c[1]; out->mu_se = se[1]; out->bytes_r2 = r2;
+  }
+  if (footprint) {
+    for (int i = 0; i < n; i++) X[i] = p[i];
+    if ((st = relfit(n, 1, X, footprint, c, se, &r2))) goto done;
+    out->delta = c[0]; out->delta_se = se[0]; out->footprint_r2 = r2;
+  }
+  st = DLB_OK;
+done:
+  free(X);
+  return st;
+}

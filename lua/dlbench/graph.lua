@@ -1,0 +1,594 @@
+-- dlbench.graph — compute graphs: build a model's forward graph from explicit tensors and
+-- ops, then count what a training step costs (FLOPs, bytes, footprint) under bindings.
+--   local g = dlb.graph("mlp")
+--   local x = g:input("x", {"b", 784})
+--   local w = g:weight("w1", {784, "h"})
+--   g:loss(g:softmax_xent(g:relu(g:matmul(x, w)), g:label("y", {"b"}, "int32")))
+--   local s = g:stats{b=32, h=1024, optimizer="adam"}
+-- The engine is C (graphs/graph*.c, op_cost.c, train.c, footprint.c, analysis*.c).
+local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
+local poly = require "dlbench.poly"
+
+local M = {}
+local Graph = {}
+Graph.__index = Graph
+local Tensor = {}
+Tensor.__index = Tensor
+M.Graph, M.Tensor = Graph, Tensor
+
+local ROLES = { input = 0, label = 1, weight = 2, activation = 3, gradient = 4, optimizer = 5,
+                workspace = 6 }
+local ROLENAMES = { [0] = "input", "label", "weight", "activation", "gradient", "optimizer",
+                    "workspace" }
+local DTYPES = { default = 0, fp32 = 1, fp16 = 2, bf16 = 3, fp8 = 4, int8 = 5, int32 = 6,
+                 int64 = 7, fp64 = 8 }
+local DTNAMES = { [0] = "default", "fp32", "fp16", "bf16", "fp8", "int8", "int32", "int64", "fp64" }
+local OPTIMIZERS = { sgd = 0, momentum = 1, adam = 2, rmsprop = 3 }
+local PRECISIONS = { fp32 = 0, fp16 = 1, bf16 = 2, mixed = 3, mixed_bf16 = 4 }
+local PHASES = { [0] = "fwd", "bwd", "update", "recompute" }
+M.PHASES = PHASES
+
+local TYPE = setmetatable({}, { __index = function(t, k)
+  local id = core.graph_op_type(k)
+  if id == nil then error("graph: no op type '" .. tostring(k) .. "'", 3) end
+  rawset(t, k, id)
+  return id
+end })
+
+local function keys(t)
+  local r = {}
+  for k in pairs(t) do r[#r + 1] = k end
+  table.sort(r)
+  return table.concat(r, ", ")
+end
+
+local function tensor(g, id)
+  return setmetatable({ graph = g, id = id }, Tensor)
+end
+
+local function checkt(g, t, what)
+  if getmetatable(t) ~= Tensor then
+    error(string.format("%s: a tensor expected, got %s", what, type(t) == "table" and "table" or type(t)), 3)
+  end
+  if t.graph ~= g then error(what .. ": tensor of another graph", 3) end
+  return t.id
+end
+
+-- dims: a list of integers, strings ("4*h") or polys.
+local function dimlist(dims, what)
+  if type(dims) ~= "table" or getmetatable(dims) ~= nil then
+    error(what .. ": dims must be a list like {\"b\", 784}", 3)
+  end
+  local r = {}
+  for i = 1, #dims do
+    local d = dims[i]
+    if poly.is(d) then d = tostring(d) end
+    if type(d) ~= "number" and type(d) ~= "string" then
+      error(string.format("%s: dim %d must be a number, a string or a poly, got %s", what, i, type(d)), 3)
+    end
+    r[i] = d
+  end
+  return r
+end
+
+function M.new(name)
+  if name ~= nil and type(name) ~= "string" then error("dlb.graph(name): name must be a string", 2) end
+  return setmetatable({ _h = core.graph_new(name or "graph"), name = name or "graph" }, Graph)
+end
+doc.doc(M.new, "dlb.graph(name) -> graph", "a new compute graph; add tensors and ops, then g:stats{...}")
+
+-- -- tensors --
+
+local function source(g, role, name, dims, dtype, what)
+  if type(name) ~= "string" then error(what .. ": name must be a string", 3) end
+  local dt = DTYPES[dtype or "default"]
+  if not dt then error(what .. " '" .. name .. "': unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 3) end
+  return tensor(g, core.graph_tensor(g._h, name, role, dt, dimlist(dims, what .. " '" .. name .. "'")))
+end
+
+function Graph:input(name, dims, dtype) return source(self, 0, name, dims, dtype, "g:input") end
+function Graph:label(name, dims, dtype) return source(self, 1, name, dims, dtype or "int32", "g:label") end
+function Graph:weight(name, dims, dtype) return source(self, 2, name, dims, dtype, "g:weight") end
+function Graph:tensor(name, dims, opts)
+  opts = opts or {}
+  local r = ROLES[opts.role or "input"]
+  if not r then error("g:tensor: unknown role '" .. tostring(opts.role) .. "' (" .. keys(ROLES) .. ")", 2) end
+  return source(self, r, name, dims, opts.dtype, "g:tensor")
+end
+doc.doc(Graph.input, "g:input(name, dims[, dtype]) -> tensor", "a data input, e.g. g:input(\"x\", {\"b\", 784})")
+doc.doc(Graph.label, "g:label(name, dims[, dtype]) -> tensor", "labels (int32 by default); counted in s.io")
+doc.doc(Graph.weight, "g:weight(name, dims[, dtype]) -> tensor", "a trainable weight (gets a gradient and an update)")
+doc.doc(Graph.tensor, "g:tensor(name, dims, {role=, dtype=}) -> tensor", "a source tensor with any role")
+
+function Tensor:info()
+  local name, dims, dt, role, prod = core.graph_tensor_info(self.graph._h, self.id)
+  return { name = name, dims = dims, dtype = DTNAMES[dt], role = ROLENAMES[role], producer = prod }
+end
+function Tensor:name() return (core.graph_tensor_info(self.graph._h, self.id)) end
+function Tensor:dims()
+  local _, dims = core.graph_tensor_info(self.graph._h, self.id)
+  return dims
+end
+-- Dim i as a poly.
+function Tensor:dim(i)
+  local d = self:dims()[i < 0 and #self:dims() + 1 + i or i]
+  if not d then error("tensor:dim(" .. tostring(i) .. "): no such dim", 2) end
+  return poly.new(d)
+end
+function Tensor:shape() return "[" .. table.concat(self:dims(), ", ") .. "]" end
+function Tensor.__tostring(t)
+  return "tensor " .. t:name() .. " " .. t:shape()
+end
+doc.doc(Tensor.info, "t:info() -> {name=, dims=, dtype=, role=, producer=}", "facts about a tensor")
+doc.doc(Tensor.dims, "t:dims() -> {strings}", "the dims as text")
+doc.doc(Tensor.dim, "t:dim(i) -> poly", "dim i (negative counts from the end) as a poly")
+
+-- -- ops --
+
+-- opts: a table (with name= and op options) or a string (the name).
+local function optname(opts)
+  if type(opts) == "string" then return opts, {} end
+  if opts == nil then return nil, {} end
+  if type(opts) ~= "table" then error("options must be a table or a name", 3) end
+  return opts.name, opts
+end
+
+local function checkopts(opts, valid, what)
+  for k in pairs(opts) do
+    if k ~= "name" and not valid[k] then
+      local v = {}
+      for kk in pairs(valid) do v[#v + 1] = kk end
+      table.sort(v)
+      error(string.format("%s: unknown option '%s' (valid: name%s%s)", what, tostring(k),
+        #v > 0 and ", " or "", table.concat(v, ", ")), 3)
+    end
+  end
+end
+
+local graph_op1 = core.graph_op1
+
+-- The hot path of op creation: no allocation besides the result tensor.
+local function op1(g, tname, a, b, opts, x, y)
+  local name = opts
+  if type(opts) == "table" then name = opts.name
+  elseif opts ~= nil and type(opts) ~= "string" then error("options must be a table or a name", 3) end
+  return setmetatable({ graph = g, id = graph_op1(g._h, TYPE[tname], name, a, b, x, y) }, Tensor)
+end
+
+local function unary(tname)
+  local what = "g:" .. tname
+  return function(g, x, opts)
+    if getmetatable(x) ~= Tensor or x.graph ~= g then checkt(g, x, what) end
+    return op1(g, tname, x.id, nil, opts)
+  end
+end
+for _, n in ipairs { "relu", "sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "neg",
+                     "softmax", "log_softmax" } do
+  Graph[n] = unary(n)
+  doc.doc(Graph[n], "g:" .. n .. "(x[, name]) -> tensor", "elementwise " .. n .. " (FLOPs: docs/graph.md)")
+end
+doc.doc(Graph.softmax, "g:softmax(x[, name]) -> tensor", "softmax over the last axis (3 FLOPs/element)")
+doc.doc(Graph.log_softmax, "g:log_softmax(x[, name]) -> tensor", "log-softmax over the last axis")
+
+function Graph:dropout(x, opts)
+  local _, o = optname(opts)
+  checkopts(o, { p = true }, "g:dropout")
+  return op1(self, "dropout", checkt(self, x, "g:dropout"), nil, opts)
+end
+doc.doc(Graph.dropout, "g:dropout(x[, {p=, name=}]) -> tensor", "dropout (1 FLOP/element; p does not change costs)")
+
+function Graph:scale(x, opts) return op1(self, "scale", checkt(self, x, "g:scale"), nil, opts) end
+doc.doc(Graph.scale, "g:scale(x[, name]) -> tensor", "multiply by a constant (1 FLOP/element)")
+
+function Graph:cast(x, dtype, opts)
+  local dt = DTYPES[dtype]
+  if not dt then error("g:cast: unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 2) end
+  return op1(self, "cast", checkt(self, x, "g:cast"), nil, opts, dt)
+end
+doc.doc(Graph.cast, "g:cast(x, dtype[, name]) -> tensor", "convert the element type (0 FLOPs)")
+
+local function binary(tname)
+  local what = "g:" .. tname
+  return function(g, a, b, opts)
+    if getmetatable(a) ~= Tensor or a.graph ~= g then checkt(g, a, what) end
+    if getmetatable(b) ~= Tensor or b.graph ~= g then checkt(g, b, what) end
+    return op1(g, tname, a.id, b.id, opts)
+  end
+end
+for _, n in ipairs { "add", "sub", "mul", "div" } do
+  Graph[n] = binary(n)
+  doc.doc(Graph[n], "g:" .. n .. "(a, b[, name]) -> tensor", "elementwise " .. n .. " with broadcasting (1 FLOP/element)")
+end
+Tensor.__add = function(a, b) return a.graph:add(a, b) end
+Tensor.__sub = function(a, b) return a.graph:sub(a, b) end
+Tensor.__mul = function(a, b) return a.graph:mul(a, b) end
+Tensor.__div = function(a, b) return a.graph:div(a, b) end
+
+local MATMUL_OPTS = { transpose_a = true, transpose_b = true }
+function Graph:matmul(a, b, opts)
+  if getmetatable(a) ~= Tensor or a.graph ~= self then checkt(self, a, "g:matmul") end
+  if getmetatable(b) ~= Tensor or b.graph ~= self then checkt(self, b, "g:matmul") end
+  if type(opts) == "table" then
+    checkopts(opts, MATMUL_OPTS, "g:matmul")
+    return op1(self, "matmul", a.id, b.id, opts, opts.transpose_a and 1 or 0, opts.transpose_b and 1 or 0)
+  end
+  return op1(self, "matmul", a.id, b.id, opts)
+end
+Graph.bmm = Graph.matmul
+doc.doc(Graph.matmul, "g:matmul(a, b[, {transpose_a=, transpose_b=, name=}]) -> tensor",
+  "a [..., M, K] x b [K, N] (or batched b [..., K, N]) -> [..., M, N]; 2*M*N*K FLOPs per batch")
+
+function Graph:linear(x, w, bias, opts)
+  local y = self:matmul(x, w, opts)
+  if bias then y = self:add(y, bias) end
+  return y
+end
+doc.doc(Graph.linear, "g:linear(x, w[, bias[, opts]]) -> tensor", "matmul plus a broadcast bias add")
+
+local function pair(v, default, what)
+  if v == nil then return default, default end
+  if type(v) == "number" then return v, v end
+  if type(v) == "table" and type(v[1]) == "number" then return v[1], v[2] or v[1] end
+  error(what .. " must be a number or {h, w}", 4)
+end
+
+local function convop(g, x, w, opts, what)
+  local name, o = optname(opts)
+  checkopts(o, { stride = true, padding = true, dilation = true, groups = true }, what)
+  local sh, sw = pair(o.stride, 1, what .. " stride")
+  local ph, pw = pair(o.padding, 0, what .. " padding")
+  local dh, dw = pair(o.dilation, 1, what .. " dilation")
+  local out = core.graph_op(g._h, TYPE.conv2d, name, { checkt(g, x, what), checkt(g, w, what) },
+    { sh, sw, ph, pw, dh, dw, o.groups or 1 })
+  return tensor(g, out[1])
+end
+function Graph:conv2d(x, w, opts) return convop(self, x, w, opts, "g:conv2d") end
+function Graph:conv1d(x, w, opts) return convop(self, x, w, opts, "g:conv1d") end
+doc.doc(Graph.conv2d, "g:conv2d(x, w[, {stride=, padding=, dilation=, groups=, name=}]) -> tensor",
+  "x [N, C, H, W], w [Cout, C/groups, KH, KW]; 2*N*Cout*Ho*Wo*(C/groups)*KH*KW FLOPs")
+doc.doc(Graph.conv1d, "g:conv1d(x, w[, opts]) -> tensor", "x [N, C, L], w [Cout, C/groups, K]")
+
+local function poolop(tname)
+  return function(g, x, opts)
+    local name, o = optname(opts)
+    checkopts(o, { kernel = true, stride = true, padding = true }, "g:" .. tname)
+    local kh, kw = pair(o.kernel, 2, "g:" .. tname .. " kernel")
+    local sh, sw = pair(o.stride, nil, "g:" .. tname .. " stride")
+    local ph, pw = pair(o.padding, 0, "g:" .. tname .. " padding")
+    local out = core.graph_op(g._h, TYPE[tname], name, { checkt(g, x, "g:" .. tname) },
+      { kh, kw, sh or kh, sw or kw, ph, pw })
+    return tensor(g, out[1])
+  end
+end
+Graph.maxpool, Graph.avgpool = poolop("maxpool"), poolop("avgpool")
+Graph.global_avgpool, Graph.global_maxpool = unary("global_avgpool"), unary("global_maxpool")
+doc.doc(Graph.maxpool, "g:maxpool(x[, {kernel=2, stride=kernel, padding=0, name=}]) -> tensor", "max pooling (1 FLOP per window element)")
+doc.doc(Graph.avgpool, "g:avgpool(x[, {kernel=, stride=, padding=, name=}]) -> tensor", "average pooling")
+doc.doc(Graph.global_avgpool, "g:global_avgpool(x[, name]) -> tensor", "[N, C, H, W] -> [N, C]")
+doc.doc(Graph.global_maxpool, "g:global_maxpool(x[, name]) -> tensor", "[N, C, H, W] -> [N, C]")
+
+local function reduceop(tname)
+  return function(g, x, opts)
+    local name, o = optname(opts)
+    checkopts(o, { axes = true, keepdims = true }, "g:" .. tname)
+    local mask = 0
+    local axes = o.axes
+    if type(axes) == "number" then axes = { axes } end
+    local rank = #x:dims()
+    for _, a in ipairs(axes or {}) do
+      if a < 0 then a = rank + 1 + a end
+      if a < 1 or a > rank then error("g:" .. tname .. ": axis " .. a .. " outside 1.." .. rank, 2) end
+      mask = mask + 2 ^ (a - 1)
+    end
+    local out = core.graph_op(g._h, TYPE[tname], name, { checkt(g, x, "g:" .. tname) },
+      { mask, o.keepdims and 1 or 0 })
+    return tensor(g, out[1])
+  end
+end
+Graph.sum, Graph.mean, Graph.max = reduceop("sum"), reduceop("mean"), reduceop("max")
+for _, n in ipairs { "sum", "mean", "max" } do
+  doc.doc(Graph[n], "g:" .. n .. "(x[, {axes=, keepdims=, name=}]) -> tensor", "reduce (all axes by default; 1 FLOP per input element)")
+end
+
+local function normop(tname, nparams)
+  return function(g, x, gamma, beta, opts)
+    local ins = { checkt(g, x, "g:" .. tname), checkt(g, gamma, "g:" .. tname) }
+    if nparams == 3 then
+      if getmetatable(beta) == Tensor then ins[3] = checkt(g, beta, "g:" .. tname)
+      else opts = beta end
+    else
+      opts = beta
+    end
+    local name = optname(opts)
+    return tensor(g, core.graph_op(g._h, TYPE[tname], name, ins)[1])
+  end
+end
+Graph.layernorm, Graph.batchnorm, Graph.rmsnorm = normop("layernorm", 3), normop("batchnorm", 3), normop("rmsnorm", 2)
+doc.doc(Graph.layernorm, "g:layernorm(x, gamma[, beta][, name]) -> tensor", "layer norm over the last axis (6N + 3R FLOPs)")
+doc.doc(Graph.batchnorm, "g:batchnorm(x, gamma, beta[, name]) -> tensor", "batch norm over channels (axis 2; 6N + 3C FLOPs)")
+doc.doc(Graph.rmsnorm, "g:rmsnorm(x, gamma[, name]) -> tensor", "RMS norm over the last axis (4N + 3R FLOPs)")
+
+function Graph:embedding(ids, tbl, opts)
+  return op1(self, "embedding", checkt(self, ids, "g:embedding"), checkt(self, tbl, "g:embedding"), opts)
+end
+doc.doc(Graph.embedding, "g:embedding(ids, table[, name]) -> tensor",
+  "gather rows of table [V, H] for ids [...] -> [..., H]; 0 FLOPs, bytes of the gathered rows")
+
+function Graph:concat(xs, axis, opts)
+  if type(xs) ~= "table" or #xs == 0 then error("g:concat: a non-empty list of tensors expected", 2) end
+  local ins = {}
+  for i, t in ipairs(xs) do ins[i] = checkt(self, t, "g:concat") end
+  local name = optname(opts)
+  return tensor(self, core.graph_op(self._h, TYPE.concat, name, ins, { axis or 1 })[1])
+end
+doc.doc(Graph.concat, "g:concat({tensors}, axis[, name]) -> tensor", "join along axis (1-based; 0 FLOPs)")
+
+function Graph:split(x, parts, axis, opts)
+  local name = optname(opts)
+  local dims, n = nil, parts
+  if type(parts) == "table" then dims = dimlist(parts, "g:split"); n = 0 end
+  local outs = core.graph_op(self._h, TYPE.split, name, { checkt(self, x, "g:split") }, { axis or 1, n }, dims)
+  local r = {}
+  for i, id in ipairs(outs) do r[i] = tensor(self, id) end
+  return r
+end
+doc.doc(Graph.split, "g:split(x, parts|{sizes}, axis[, name]) -> {tensors}", "split along axis into equal parts or sizes")
+
+function Graph:slice(x, axis, start, len, opts)
+  local name = optname(opts)
+  return tensor(self, core.graph_op(self._h, TYPE.slice, name, { checkt(self, x, "g:slice") },
+    { axis, start }, dimlist({ len }, "g:slice"))[1])
+end
+doc.doc(Graph.slice, "g:slice(x, axis, start, length[, name]) -> tensor", "a contiguous slice (start 0-based)")
+
+function Graph:reshape(x, dims, opts)
+  local name = optname(opts)
+  return tensor(self, core.graph_op(self._h, TYPE.reshape, name, { checkt(self, x, "g:reshape") },
+    nil, dimlist(dims, "g:reshape"))[1])
+end
+doc.doc(Graph.reshape, "g:reshape(x, dims[, name]) -> tensor", "same elements, new dims (moves nothing)")
+
+function Graph:transpose(x, perm, opts)
+  if type(perm) ~= "table" then opts, perm = perm, nil end
+  local name = optname(opts)
+  return tensor(self, core.graph_op(self._h, TYPE.transpose, name, { checkt(self, x, "g:transpose") }, perm)[1])
+end
+doc.doc(Graph.transpose, "g:transpose(x[, perm][, name]) -> tensor", "permute axes (1-based; default swaps the last two)")
+
+function Graph:softmax_xent(logits, labels, opts)
+  return tensor(self, core.graph_op(self._h, TYPE.softmax_xent, optname(opts),
+    { checkt(self, logits, "g:softmax_xent"), checkt(self, labels, "g:softmax_xent") })[1])
+end
+doc.doc(Graph.softmax_xent, "g:softmax_xent(logits, labels[, name]) -> scalar tensor",
+  "softmax cross-entropy; labels are class ids (logits' dims without the last) or probabilities")
+function Graph:mse(pred, target, opts)
+  return tensor(self, core.graph_op(self._h, TYPE.mse, optname(opts),
+    { checkt(self, pred, "g:mse"), checkt(self, target, "g:mse") })[1])
+end
+doc.doc(Graph.mse, "g:mse(pred, target[, name]) -> scalar tensor", "mean squared error (3 FLOPs/element)")
+function Graph:ctc(logits, labels, opts)
+  return tensor(self, core.graph_op(self._h, TYPE.ctc, optname(opts),
+    { checkt(self, logits, "g:ctc"), checkt(self, labels, "g:ctc") })[1])
+end
+doc.doc(Graph.ctc, "g:ctc(logits [T, B, V], labels [B, S][, name]) -> scalar tensor",
+  "CTC loss (an approximation: softmax plus an alpha/beta lattice of B*T*(2S+1) cells)")
+
+function Graph:loss(t)
+  core.graph_set_loss(self._h, checkt(self, t, "g:loss"))
+  self._loss = t
+  return t
+end
+doc.doc(Graph.loss, "g:loss(t) -> t", "mark the loss: g:stats then analyses a training step")
+
+function Graph:layer(name)
+  if name ~= nil and type(name) ~= "string" then error("g:layer(name): name must be a string or nil", 2) end
+  core.graph_layer(self._h, name)
+end
+doc.doc(Graph.layer, "g:layer(name|nil)", "ops created afterwards belong to this layer (nil ends it)")
+
+function Graph:checkpoint(t)
+  core.graph_checkpoint(self._h, checkt(self, t, "g:checkpoint"))
+  return t
+end
+doc.doc(Graph.checkpoint, "g:checkpoint(t) -> t", "keep t for the backward pass under recompute=\"marked\"")
+
+function Graph:nops() local _, n = core.graph_counts(self._h); return n end
+function Graph:ntensors() local n = core.graph_counts(self._h); return n end
+doc.doc(Graph.nops, "g:nops() -> integer", "ops in the forward graph")
+
+-- -- analysis --
+
+local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true }
+
+-- Split an options table into engine options and bindings.
+local function parse(opts, what)
+  opts = opts or {}
+  if type(opts) ~= "table" then error(what .. ": options must be a table", 3) end
+  local o = { optimizer = 0, precision = 0, recompute = 0, k = 0, inference = false }
+  local names, values = {}, {}
+  for k, v in pairs(opts) do
+    if OPTKEYS[k] then
+      -- handled below
+    elseif type(k) == "string" and type(v) == "number" then
+      names[#names + 1] = k; values[#values + 1] = v
+    else
+      error(string.format("%s: unknown option '%s' (options: optimizer, precision, recompute, "
+        .. "inference; bindings: name=number)", what, tostring(k)), 3)
+    end
+  end
+  if opts.optimizer ~= nil then
+    o.optimizer = OPTIMIZERS[opts.optimizer]
+    if not o.optimizer then error(what .. ": unknown optimizer '" .. tostring(opts.optimizer) .. "' (" .. keys(OPTIMIZERS) .. ")", 3) end
+  end
+  if opts.precision ~= nil then
+    o.precision = PRECISIONS[opts.precision]
+    if not o.precision then error(what .. ": unknown precision '" .. tostring(opts.precision) .. "' (" .. keys(PRECISIONS) .. ")", 3) end
+  end
+  local r = opts.recompute
+  if r == nil or r == false or r == "none" then o.recompute = 0
+  elseif r == "sqrt" then o.recompute = 2
+  elseif r == "marked" then o.recompute = 3
+  elseif type(r) == "number" or (type(r) == "table" and type(r.every) == "number") then
+    o.recompute, o.k = 1, type(r) == "number" and r or r.every
+  else
+    error(what .. ": recompute must be \"none\", \"sqrt\", \"marked\", k or {every=k} (layers per segment)", 3)
+  end
+  o.inference = opts.inference and true or false
+  o.precision_name = opts.precision or "fp32"
+  o.optimizer_name = opts.optimizer or "sgd"
+  return o, names, values
+end
+
+local function unboundmsg(names, values, g)
+  local ok, err = pcall(core.graph_analyze, g._h, 0, 0, 0, 0, true, names, values)
+  if ok then return nil end
+  return tostring(err)
+end
+
+local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
+  footprint_order = true, footprint_heuristic = true }
+
+function Graph:stats(opts)
+  local o, names, values = parse(opts, "g:stats")
+  local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
+    o.inference, names, values)
+  if not ok then
+    if not tostring(a):find("needs every dim bound", 1, true) then error(a, 2) end
+    local unbound = tostring(a)
+    local p = core.graph_symbolic(self._h, o.optimizer, o.precision, o.recompute, o.k,
+      o.inference, names, values)
+    local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
+      flops_update = poly.wrap(p[4]), flops_recompute = poly.wrap(p[5]), flops = poly.wrap(p[6]),
+      bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
+      optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention() }
+    return setmetatable(s, { __index = function(_, k)
+      if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
+    end })
+  end
+  local t = core.analysis_totals(a)
+  return {
+    params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
+    flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
+    io = t.io, intensity = t.intensity, footprint = t.footprint,
+    footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
+    breakdown = { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
+                  activations = t.activations, workspace = t.workspace },
+    analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = t.nops,
+    nlayers = t.nlayers, layers = core.analysis_layers(a), symbolic = false,
+    convention = core.graph_convention(),
+  }
+end
+doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=} -> stats",
+  "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown; "
+  .. "polynomials when dims are unbound (footprint then needs every dim bound)")
+
+function Graph:flops(b) return self:stats(b).flops end
+function Graph:params(b) return self:stats(b).params end
+doc.doc(Graph.flops, "g:flops{bindings} -> number or poly", "FLOPs of a training step (s.flops)")
+doc.doc(Graph.params, "g:params{bindings} -> number or poly", "parameter count")
+
+-- Forward FLOPs of the ops of one type, as a poly (bindings optional).
+function Graph:type_flops(tname, b)
+  local names, values = {}, {}
+  for k, v in pairs(b or {}) do names[#names + 1] = k; values[#values + 1] = v end
+  TYPE = TYPE -- validate the name with a clear error
+  local _ = TYPE[tname]
+  return poly.wrap(core.graph_symbolic_type(self._h, tname, names, values))
+end
+doc.doc(Graph.type_flops, "g:type_flops(type[, bindings]) -> poly", "forward FLOPs of the ops of one type, e.g. \"matmul\"")
+
+function Graph:ops(opts)
+  local s = self:stats(opts)
+  if s.symbolic then local _ = s.footprint end -- raises the unbound message
+  local a = s.analysis
+  local F, B, P, L, T = core.analysis_arrays(a)
+  local layers = s.layers
+  local rows = {}
+  for i = 1, #F do
+    local l = L[i]
+    rows[i] = { name = core.analysis_op_name(a, i - 1), type = core.graph_op_type_name(T[i]),
+      phase = PHASES[P[i]], flops = F[i], bytes = B[i],
+      intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l, layer_name = l >= 0 and layers[l + 1] or nil }
+  end
+  return rows
+end
+doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=}, ...}",
+  "per-op rows of the training step (all dims bound)")
+
+local function si(x, unit)
+  local a = math.abs(x)
+  local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
+  for _, p in ipairs(pre) do
+    if a >= p[1] then return string.format("%.3g %s%s", x / p[1], p[2], unit) end
+  end
+  return string.format("%.3g %s", x, unit)
+end
+M.si = si
+
+function Graph:summary(opts)
+  local s = self:stats(opts)
+  if s.symbolic then local _ = s.footprint end
+  local F, B, P, _, T = core.analysis_arrays(s.analysis)
+  local by, order = {}, {}
+  for i = 1, #F do
+    local k = core.graph_op_type_name(T[i])
+    local r = by[k]
+    if not r then r = { type = k, n = 0, flops = 0, bytes = 0, fwd = 0, bwd = 0 }; by[k] = r; order[#order + 1] = r end
+    r.n = r.n + 1
+    r.flops = r.flops + F[i]
+    r.bytes = r.bytes + B[i]
+    if P[i] == 0 then r.fwd = r.fwd + F[i] else r.bwd = r.bwd + F[i] end
+  end
+  table.sort(order, function(x, y) return x.flops > y.flops or (x.flops == y.flops and x.type < y.type) end)
+  local out = {}
+  local bind = {}
+  for k, v in pairs(opts or {}) do bind[#bind + 1] = tostring(k) .. "=" .. tostring(v) end
+  table.sort(bind)
+  out[#out + 1] = string.format("graph '%s': %s step, %d ops (%s)", self.name,
+    (opts or {}).inference and "inference" or "training", #F, table.concat(bind, " "))
+  out[#out + 1] = string.format("%-20s %7s %12s %7s %12s %7s %8s", "op type", "count", "FLOPs",
+    "share", "bytes", "share", "FLOP/B")
+  for _, r in ipairs(order) do
+    out[#out + 1] = string.format("%-20s %7d %12s %6.2f%% %12s %6.2f%% %8.2f", r.type, r.n,
+      si(r.flops, "FLOP"), s.flops > 0 and 100 * r.flops / s.flops or 0, si(r.bytes, "B"),
+      s.bytes > 0 and 100 * r.bytes / s.bytes or 0, r.bytes > 0 and r.flops / r.bytes or 0)
+  end
+  out[#out + 1] = string.format("%-20s %7d %12s %7s %12s %7s %8.2f", "total", #F, si(s.flops, "FLOP"),
+    "100%", si(s.bytes, "B"), "100%", s.intensity)
+  out[#out + 1] = string.format("FLOPs fwd %s, bwd %s, update %s, recompute %s; params %.0f; io %s",
+    si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP"), si(s.flops_update, "FLOP"),
+    si(s.flops_recompute, "FLOP"), s.params, si(s.io, "B"))
+  local b = s.breakdown
+  out[#out + 1] = string.format("footprint %s (weights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
+    si(s.footprint, "B"), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
+    si(b.activations, "B"), si(b.workspace, "B"))
+  out[#out + 1] = s.convention
+  local text = table.concat(out, "\n")
+  print(text)
+  return text
+end
+doc.doc(Graph.summary, "g:summary{bindings...} -> text",
+  "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention")
+
+function Graph:dot() return core.graph_dot(self._h) end
+doc.doc(Graph.dot, "g:dot() -> string", "Graphviz DOT text of the forward graph")
+
+-- The exact minimal footprint by exhaustive search (steps of at most 20 ops).
+function Graph:footprint_exact(opts)
+  local s = self:stats(opts)
+  if s.symbolic then local _ = s.footprint end
+  return core.analysis_exact(s.analysis)
+end
+doc.doc(Graph.footprint_exact, "g:footprint_exact{bindings...} -> bytes",
+  "minimal footprint over all op orders (exhaustive; at most 20 ops in the step)")
+
+function Graph.__tostring(g)
+  local nt, no = core.graph_counts(g._h)
+  return string.format("graph '%s' (%d tensors, %d ops)", g.name, nt, no)
+end
+
+M.convention = core.graph_convention
+doc.doc(M.convention, "dlb.graph.convention() -> string", "the FLOP convention printed with every summary")
+doc.doc(M, "dlb.graph", "compute graphs: dlb.graph(name), tensors, ops, g:stats{...}, g:summary{...}")
+return setmetatable(M, { __call = function(_, name) return M.new(name) end })

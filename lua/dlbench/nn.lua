@@ -1,0 +1,286 @@
+-- dlbench.nn — layer builders over dlb.graph: each creates its weights with sensible
+-- names (<name>/w, <name>/b ...) and returns the output tensor(s).
+--   local nn = require "dlbench.nn"
+--   local h = nn.linear(g, x, 1024, {name="fc1"})           -- matmul + bias
+--   local y = nn.conv2d(g, img, 64, 3, {stride=2, padding=1, name="conv1"})
+--   local outs = nn.lstm(g, xs, {hidden="h", layers=2, name="lstm"})  -- unrolled
+-- Dims are integers, strings ("4*h") or polys, as everywhere in dlb.graph.
+local doc = require "dlbench.doc"
+local poly = require "dlbench.poly"
+
+local M = {}
+
+local counter = setmetatable({}, { __mode = "k" })
+-- A fresh name "<kind><n>" per graph when opts.name is not given.
+local function autoname(g, opts, kind)
+  if opts and opts.name then return opts.name end
+  local c = counter[g] or {}
+  counter[g] = c
+  c[kind] = (c[kind] or 0) + 1
+  return kind .. c[kind]
+end
+
+local function check(opts, valid, what)
+  for k in pairs(opts or {}) do
+    if not valid[k] then
+      local v = {}
+      for kk in pairs(valid) do v[#v + 1] = kk end
+      table.sort(v)
+      error(string.format("%s: unknown option '%s' (valid: %s)", what, tostring(k), table.concat(v, ", ")), 3)
+    end
+  end
+  return opts or {}
+end
+
+local function last(t)
+  local d = t:dims()
+  return d[#d]
+end
+
+local function dstr(d) return poly.is(d) and tostring(d) or d end
+
+-- Multiply a dim (number or text) by k, as text.
+local function times(k, d)
+  if type(d) == "number" then return k * d end
+  return tostring(poly.new(dstr(d)) * k)
+end
+
+function M.linear(g, x, nout, opts)
+  opts = check(opts, { name = true, bias = true }, "nn.linear")
+  local name = autoname(g, opts, "linear")
+  local w = g:weight(name .. "/w", { last(x), dstr(nout) })
+  local y = g:matmul(x, w, { name = name })
+  if opts.bias ~= false then y = g:add(y, g:weight(name .. "/b", { dstr(nout) }), { name = name .. "/bias" }) end
+  return y
+end
+doc.doc(M.linear, "nn.linear(g, x, nout[, {name=, bias=true}]) -> tensor",
+  "x [..., nin] times <name>/w [nin, nout] plus <name>/b [nout]")
+
+local function conv(g, x, cout, k, opts, what)
+  opts = check(opts, { name = true, bias = true, stride = true, padding = true, dilation = true,
+                       groups = true }, what)
+  local name = autoname(g, opts, what == "nn.conv1d" and "conv1d" or "conv")
+  local cin = x:dims()[2]
+  local groups = opts.groups or 1
+  if groups ~= 1 then
+    local c = tonumber(cin)
+    if not c then error(what .. " '" .. name .. "': groups need a numeric channel count", 3) end
+    cin = c / groups
+  end
+  local kh, kw = k, k
+  if type(k) == "table" then kh, kw = k[1], k[2] or k[1] end
+  local wd = what == "nn.conv1d" and { dstr(cout), cin, kh } or { dstr(cout), cin, kh, kw }
+  local w = g:weight(name .. "/w", wd)
+  local y = (what == "nn.conv1d" and g.conv1d or g.conv2d)(g, x, w, { name = name, stride = opts.stride,
+    padding = opts.padding, dilation = opts.dilation, groups = groups })
+  if opts.bias then
+    local bd = what == "nn.conv1d" and { dstr(cout), 1 } or { dstr(cout), 1, 1 }
+    y = g:add(y, g:weight(name .. "/b", bd), { name = name .. "/bias" })
+  end
+  return y
+end
+function M.conv2d(g, x, cout, k, opts) return conv(g, x, cout, k, opts, "nn.conv2d") end
+function M.conv1d(g, x, cout, k, opts) return conv(g, x, cout, k, opts, "nn.conv1d") end
+doc.doc(M.conv2d, "nn.conv2d(g, x, cout, k[, {stride=, padding=, dilation=, groups=, bias=false, name=}]) -> tensor",
+  "x [N, C, H, W]; creates <name>/w [cout, C/groups, k, k] (k or {kh, kw})")
+doc.doc(M.conv1d, "nn.conv1d(g, x, cout, k[, opts]) -> tensor", "x [N, C, L]; <name>/w [cout, C/groups, k]")
+
+function M.batchnorm(g, x, opts)
+  opts = check(opts, { name = true }, "nn.batchnorm")
+  local name = autoname(g, opts, "bn")
+  local c = x:dims()[2]
+  return g:batchnorm(x, g:weight(name .. "/gamma", { c }), g:weight(name .. "/beta", { c }), name)
+end
+doc.doc(M.batchnorm, "nn.batchnorm(g, x[, {name=}]) -> tensor", "batch norm with <name>/gamma, <name>/beta [C]")
+
+function M.layernorm(g, x, opts)
+  opts = check(opts, { name = true }, "nn.layernorm")
+  local name = autoname(g, opts, "ln")
+  local h = last(x)
+  return g:layernorm(x, g:weight(name .. "/gamma", { h }), g:weight(name .. "/beta", { h }), name)
+end
+doc.doc(M.layernorm, "nn.layernorm(g, x[, {name=}]) -> tensor", "layer norm with <name>/gamma, <name>/beta")
+
+function M.rmsnorm(g, x, opts)
+  opts = check(opts, { name = true }, "nn.rmsnorm")
+  local name = autoname(g, opts, "rms")
+  return g:rmsnorm(x, g:weight(name .. "/gamma", { last(x) }), name)
+end
+doc.doc(M.rmsnorm, "nn.rmsnorm(g, x[, {name=}]) -> tensor", "RMS norm with <name>/gamma")
+
+function M.embedding(g, ids, vocab, dim, opts)
+  opts = check(opts, { name = true }, "nn.embedding")
+  local name = autoname(g, opts, "embedding")
+  return g:embedding(ids, g:weight(name .. "/table", { dstr(vocab), dstr(dim) }), name)
+end
+doc.doc(M.embedding, "nn.embedding(g, ids, vocab, dim[, {name=}]) -> tensor", "lookup in <name>/table [vocab, dim]")
+
+-- -- recurrent cells --
+
+-- Split x [b, q, h] into q tensors [b, h] (q a number).
+function M.unstack(g, x, name)
+  local d = x:dims()
+  local q = tonumber(d[2])
+  if not q then error("nn.unstack: the time dim of " .. tostring(x) .. " must be a number", 2) end
+  local parts = q == 1 and { x } or g:split(x, q, 2, name and (name .. "/steps"))
+  local r = {}
+  for i = 1, q do r[i] = g:reshape(parts[i], { d[1], d[3] }) end
+  return r
+end
+doc.doc(M.unstack, "nn.unstack(g, x [b, q, h]) -> {q tensors [b, h]}", "time steps of a sequence (q a number)")
+
+-- Weights of one cell: gates = [x, h] * w + b, w [nin + nh, gates*nh].
+local function cellweights(g, name, nin, nh, gates)
+  local w = g:weight(name .. "/w", { tostring(poly.new(dstr(nin)) + poly.new(dstr(nh))), times(gates, nh) })
+  local b = g:weight(name .. "/b", { times(gates, nh) })
+  return { w = w, b = b, gates = gates }
+end
+
+function M.lstm_weights(g, name, nin, nh) return cellweights(g, name, nin, nh, 4) end
+function M.gru_weights(g, name, nin, nh)
+  local p = cellweights(g, name, nin, nh, 2)
+  p.wn = g:weight(name .. "/wn", { dstr(nin), dstr(nh) })
+  p.un = g:weight(name .. "/un", { dstr(nh), dstr(nh) })
+  p.bn = g:weight(name .. "/bn", { dstr(nh) })
+  return p
+end
+function M.rnn_weights(g, name, nin, nh) return cellweights(g, name, nin, nh, 1) end
+doc.doc(M.lstm_weights, "nn.lstm_weights(g, name, nin, nh) -> params", "<name>/w [nin+nh, 4nh], <name>/b [4nh]")
+doc.doc(M.gru_weights, "nn.gru_weights(g, name, nin, nh) -> params", "GRU weights (reset/update gates, candidate)")
+doc.doc(M.rnn_weights, "nn.rnn_weights(g, name, nin, nh) -> params", "<name>/w [nin+nh, nh], <name>/b [nh]")
+
+local function gates(g, x, h, p)
+  return g:add(g:matmul(g:concat({ x, h }, 2), p.w), p.b)
+end
+
+-- One LSTM step: returns h', c'.
+function M.lstm_cell(g, x, h, c, p)
+  local parts = g:split(gates(g, x, h, p), 4, 2)
+  local i, f, gg, o = g:sigmoid(parts[1]), g:sigmoid(parts[2]), g:tanh(parts[3]), g:sigmoid(parts[4])
+  local c2 = g:add(g:mul(f, c), g:mul(i, gg))
+  return g:mul(o, g:tanh(c2)), c2
+end
+doc.doc(M.lstm_cell, "nn.lstm_cell(g, x, h, c, params) -> h, c", "one LSTM step (16*nh^2 MAC-FLOPs per sample for nin=nh)")
+
+-- One GRU step: returns h'.
+function M.gru_cell(g, x, h, p)
+  local rz = g:split(gates(g, x, h, p), 2, 2)
+  local r, z = g:sigmoid(rz[1]), g:sigmoid(rz[2])
+  local n = g:tanh(g:add(g:add(g:matmul(x, p.wn), g:mul(r, g:matmul(h, p.un))), p.bn))
+  return g:add(n, g:mul(z, g:sub(h, n)))
+end
+doc.doc(M.gru_cell, "nn.gru_cell(g, x, h, params) -> h", "one GRU step")
+
+function M.rnn_cell(g, x, h, p) return g:tanh(gates(g, x, h, p)) end
+doc.doc(M.rnn_cell, "nn.rnn_cell(g, x, h, params) -> h", "one Elman RNN step: tanh([x, h] w + b)")
+
+local function zeros(g, name, b, nh)
+  return g:tensor(name, { b, dstr(nh) }, { role = "activation" })
+end
+
+-- A stack of recurrent layers unrolled over the steps xs (a list of [b, nin] tensors).
+-- Each layer is a layer scope "<name>/l<i>"; returns the top layer's outputs.
+function M.lstm(g, xs, opts)
+  opts = check(opts, { hidden = true, layers = true, name = true, cell = true }, "nn.lstm")
+  local name = autoname(g, opts, "lstm")
+  local cell = opts.cell or "lstm"
+  if cell ~= "lstm" and cell ~= "gru" and cell ~= "rnn" then
+    error("nn.lstm: cell must be \"lstm\", \"gru\" or \"rnn\", got " .. tostring(cell), 2)
+  end
+  local nh = opts.hidden or error("nn.lstm: hidden= is required", 2)
+  if #xs == 0 then error("nn.lstm: no time steps", 2) end
+  local b = xs[1]:dims()[1]
+  local ins = xs
+  for l = 1, opts.layers or 1 do
+    local lname = name .. "/l" .. l
+    g:layer(lname)
+    local nin = last(ins[1])
+    local p = (cell == "lstm" and M.lstm_weights or cell == "gru" and M.gru_weights or M.rnn_weights)(g, lname, nin, nh)
+    local h = zeros(g, lname .. "/h0", b, nh)
+    local c = cell == "lstm" and zeros(g, lname .. "/c0", b, nh) or nil
+    local outs = {}
+    for t = 1, #ins do
+      if cell == "lstm" then h, c = M.lstm_cell(g, ins[t], h, c, p)
+      elseif cell == "gru" then h = M.gru_cell(g, ins[t], h, p)
+      else h = M.rnn_cell(g, ins[t], h, p) end
+      outs[t] = h
+    end
+    ins = outs
+  end
+  g:layer(nil)
+  return ins
+end
+doc.doc(M.lstm, "nn.lstm(g, xs, {hidden=, layers=1, cell=\"lstm\"|\"gru\"|\"rnn\", name=}) -> {outputs}",
+  "a multi-layer recurrent stack unrolled over the steps xs; layer scopes <name>/l<i>")
+
+-- Recurrent highway network (Zilly et al. 2017): per step, `depth` highway sublayers with
+-- coupled carry gates; the first also reads the input. Each sublayer is a layer scope.
+function M.rhn(g, xs, opts)
+  opts = check(opts, { hidden = true, depth = true, name = true }, "nn.rhn")
+  local name = autoname(g, opts, "rhn")
+  local nh = opts.hidden or error("nn.rhn: hidden= is required", 2)
+  local depth = opts.depth or 1
+  local b = xs[1]:dims()[1]
+  local nin = last(xs[1])
+  local ws = {}
+  for l = 1, depth do
+    g:layer(name .. "/s" .. l)
+    local rows = l == 1 and tostring(poly.new(dstr(nin)) + poly.new(dstr(nh))) or dstr(nh)
+    ws[l] = { w = g:weight(name .. "/s" .. l .. "/w", { rows, times(2, nh) }),
+              b = g:weight(name .. "/s" .. l .. "/b", { times(2, nh) }) }
+  end
+  g:layer(name .. "/s1")
+  local s = zeros(g, name .. "/h0", b, nh)
+  local outs = {}
+  for t = 1, #xs do
+    for l = 1, depth do
+      g:layer(name .. "/s" .. l)
+      local inp = l == 1 and g:concat({ xs[t], s }, 2) or s
+      local ht = g:split(g:add(g:matmul(inp, ws[l].w), ws[l].b), 2, 2)
+      local h, tg = g:tanh(ht[1]), g:sigmoid(ht[2])
+      s = g:add(s, g:mul(tg, g:sub(h, s))) -- s + t*(h - s): coupled carry gate
+    end
+    outs[t] = s
+  end
+  g:layer(nil)
+  return outs
+end
+doc.doc(M.rhn, "nn.rhn(g, xs, {hidden=, depth=, name=}) -> {outputs}",
+  "a recurrent highway layer of `depth` sublayers unrolled over xs; scopes <name>/s<l>")
+
+-- A word-level LSTM language model (Hestness et al. 2019, seeds/000 §4.2): embedding,
+-- `layers` LSTM layers of `hidden` units unrolled `steps` times, an output projection to
+-- the vocabulary and a softmax cross-entropy per step. Returns the graph, loss marked.
+function M.lstm_lm(opts)
+  opts = check(opts, { batch = true, steps = true, hidden = true, layers = true, vocab = true,
+                       name = true, cell = true }, "nn.lstm_lm")
+  local graph = require "dlbench.graph"
+  local g = graph.new(opts.name or "lstm_lm")
+  local b, q, h, v = opts.batch or "b", opts.steps or 1, opts.hidden or "h", opts.vocab or "v"
+  if type(q) ~= "number" then error("nn.lstm_lm: steps must be a number (the graph is unrolled)", 2) end
+  g:layer("embedding")
+  local ids = g:input("ids", { b, q }, "int32")
+  local x = M.embedding(g, ids, v, h, { name = "embedding" })
+  local xs = M.unstack(g, x, "embedding")
+  local outs = M.lstm(g, xs, { hidden = h, layers = opts.layers or 1, name = "lstm", cell = opts.cell })
+  g:layer("output")
+  local wo = g:weight("output/w", { h, v })
+  local bo = g:weight("output/b", { v })
+  local labels = g:label("labels", { b, q })
+  local lab = g:split(labels, q, 2)
+  local loss
+  for t = 1, q do
+    local logits = g:add(g:matmul(outs[t], wo), bo)
+    local l = g:softmax_xent(logits, g:reshape(lab[t], { b }))
+    loss = loss and g:add(loss, l) or l
+  end
+  g:layer(nil)
+  g:loss(loss)
+  return g
+end
+doc.doc(M.lstm_lm, "nn.lstm_lm{batch=, steps=, hidden=, layers=, vocab=} -> graph",
+  "an LSTM word LM unrolled over `steps` (a number); other dims may be names")
+
+doc.doc(M, "dlbench.nn", "layer builders: linear, conv2d, conv1d, batchnorm, layernorm, rmsnorm, "
+  .. "embedding, lstm/gru/rnn cells, lstm (stack), rhn, lstm_lm")
+return M

@@ -1,0 +1,497 @@
+-- dlbench.parallel — how long a training step takes on N devices, and how to split the
+-- model: alpha-beta collectives, data parallelism (sync and async), layer/pipeline and
+-- tensor parallelism, ZeRO, a 3-D planner and Amdahl fits. Heavy lifting in C
+-- (graphs/collective.c, parallel_data.c, pipeline.c, planner.c, amdahl.c).
+-- Units: seconds, bytes, bytes/s, FLOPs, FLOP/s.
+local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
+local layers = require "dlbench.parallel_layers"
+
+local M = { layers = layers }
+
+local OPS = { allreduce = 0, allgather = 1, reduce_scatter = 2, broadcast = 3, alltoall = 4,
+              ps = 5 }
+local ALGOS = { ring = 0, tree = 1, dbtree = 2, hd = 3, direct = 4 }
+local SCHEDS = { gpipe = 0, ["1f1b"] = 1, interleaved = 2 }
+local SCHED_NAMES = { [0] = "gpipe", [1] = "1f1b", [2] = "interleaved" }
+M.ops, M.algos, M.schedules = OPS, ALGOS, SCHEDS
+
+local function keys(t)
+  local k = {}
+  for name in pairs(t) do k[#k + 1] = tostring(name) end
+  table.sort(k)
+  return table.concat(k, ", ")
+end
+
+-- Raise for options not in `valid` (a set), naming the function and the accepted keys.
+local function check_opts(fname, o, valid)
+  if type(o) ~= "table" then
+    error(string.format("%s: options table expected, got %s", fname, type(o)), 3)
+  end
+  for k in pairs(o) do
+    if not valid[k] then
+      error(string.format("%s: unknown option '%s' (accepted: %s)", fname, tostring(k),
+        keys(valid)), 3)
+    end
+  end
+end
+
+local function set(list)
+  local s = {}
+  for _, k in ipairs(list) do s[k] = true end
+  return s
+end
+
+local function num(fname, name, v, default)
+  if v == nil then
+    if default == nil then error(string.format("%s: option '%s' is required", fname, name), 3) end
+    return default
+  end
+  if type(v) ~= "number" or v ~= v then
+    error(string.format("%s: option '%s' must be a number, got %s", fname, name, type(v)), 3)
+  end
+  return v
+end
+
+local function enum(fname, name, v, map, default)
+  if v == nil then v = default end
+  local x = map[v]
+  if x == nil then
+    error(string.format("%s: %s '%s' is unknown (accepted: %s)", fname, name, tostring(v),
+      keys(map)), 3)
+  end
+  return x
+end
+
+-- A link {bw=, latency=, eff=} from a table (or the hw's `links` tier).
+local function link(fname, t, what)
+  if type(t) ~= "table" then
+    error(string.format("%s: %s must be a table {bw=, latency=, eff=}", fname, what), 3)
+  end
+  return { bw = num(fname, what .. ".bw", t.bw), latency = num(fname, what .. ".latency",
+    t.latency, 0), eff = num(fname, what .. ".eff", t.eff, 1) }
+end
+
+------------------------------------------------------------------------------------------
+-- devices and clusters
+
+-- The device numbers the models use, from a dlb.hw device (peak per precision) or a table.
+function M.device(hw, precision)
+  if type(hw) ~= "table" then error("parallel.device: hw table expected, got " .. type(hw), 2) end
+  local peak = hw.peak
+  if type(peak) == "table" then
+    local p = precision
+    if type(hw.precision) == "function" then        -- a dlb.hw device: "mixed", defaults
+      if p == nil and type(hw.default_precision) == "function" then p = hw:default_precision() end
+      local ok, q = pcall(hw.precision, hw, p)
+      if not ok then error("parallel.device: " .. tostring(q), 2) end
+      p = q
+    end
+    p = p or "fp32"
+    peak = peak[p]
+    if type(peak) ~= "number" then
+      error(string.format("parallel.device: %s has no peak for precision '%s' (has: %s)",
+        tostring(hw.name or "device"), p, keys(hw.peak)), 2)
+    end
+  end
+  if type(peak) ~= "number" or not (peak > 0) then
+    error("parallel.device: hw.peak must be FLOP/s (a number or {fp32=...})", 2)
+  end
+  return { peak = peak, mem_bw = hw.mem_bw or 0, mem = hw.mem or 0,
+           flops_eff = hw.flops_eff or 0.8, bw_eff = hw.bw_eff or 0.7, name = hw.name }
+end
+doc.doc(M.device, "dlb.parallel.device(hw[, precision]) -> {peak=, mem_bw=, mem=, flops_eff=, bw_eff=}",
+  "the numbers of a dlb.hw device (or any table with those fields) the parallel models use")
+
+local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw" }
+-- A cluster: devices per node, nodes and two link tiers (default: the hw's links).
+function M.cluster(o)
+  check_opts("parallel.cluster", o, CLUSTER_OPTS)
+  local links = o.hw and o.hw.links or {}
+  local c = { per_node = num("parallel.cluster", "per_node", o.per_node, 1),
+              nodes = num("parallel.cluster", "nodes", o.nodes, 1) }
+  local intra, inter = o.intra or links.intra, o.inter or links.inter
+  if intra then c.intra = link("parallel.cluster", intra, "intra") end
+  if inter then c.inter = link("parallel.cluster", inter, "inter") end
+  if not c.intra and not c.inter then
+    error("parallel.cluster: give intra and/or inter links {bw=, latency=} (or hw with links)", 2)
+  end
+  return c
+end
+doc.doc(M.cluster, "dlb.parallel.cluster{per_node=, nodes=, intra={bw=, latency=, eff=}, inter=...}",
+  "a cluster of nodes with two link tiers (bytes/s, s); hw= takes hw.links")
+
+-- The cluster of an options table: cluster=, or bw=/latency=/eff= for one flat tier.
+local function cluster_of(fname, o)
+  if o.cluster then return o.cluster end
+  if o.bw then
+    return { per_node = 1, nodes = 1, inter = { bw = num(fname, "bw", o.bw),
+             latency = num(fname, "latency", o.latency, 0), eff = num(fname, "eff", o.eff, 1) } }
+  end
+  if o.hw and type(o.hw.links) == "table" and (o.hw.links.intra or o.hw.links.inter) then
+    -- the device's own link tiers; nodes of 8 devices unless per_node= says otherwise
+    local g = num(fname, "per_node", o.per_node, 8)
+    local total = o.devices or (type(o.workers) == "number" and o.workers) or g
+    return M.cluster { hw = o.hw, per_node = g, nodes = o.nodes or math.ceil(total / g) }
+  end
+  error(fname .. ": give cluster= (dlb.parallel.cluster{...}) or bw= and latency= for one link tier", 3)
+end
+
+------------------------------------------------------------------------------------------
+-- collectives
+
+local COLL_OPTS = set { "bytes", "n", "bw", "latency", "eff", "algo", "shards", "cluster",
+                        "per_node" }
+
+-- Cost of one collective: a flat tier (bw, latency) or, for allreduce, a cluster.
+function M.collective(op, o)
+  local fname = "parallel." .. tostring(op)
+  local code = OPS[op]
+  if code == nil then
+    error(string.format("parallel.collective: unknown operation '%s' (accepted: %s)",
+      tostring(op), keys(OPS)), 2)
+  end
+  check_opts(fname, o, COLL_OPTS)
+  local bytes, n = num(fname, "bytes", o.bytes), num(fname, "n", o.n)
+  local default = (op == "alltoall" or op == "ps") and "direct"
+    or (op == "broadcast" and "tree" or "ring")
+  if op == "allreduce" and (o.cluster or o.algo == "hierarchical") then
+    local cl = o.cluster or error(fname .. ": algo 'hierarchical' needs cluster=", 2)
+    local algo = o.algo == "hierarchical" and 0 or enum(fname, "algo", o.algo, ALGOS, "ring")
+    if o.algo == "hierarchical" then
+      local g = cl.per_node or 1
+      if n % g ~= 0 then
+        error(string.format("%s: hierarchical needs n (%g) to be a multiple of per_node (%g)",
+          fname, n, g), 2)
+      end
+      return core.parallel_allreduce_hier(bytes, g, n / g, algo, cl.intra, cl.inter)
+    end
+    return core.parallel_allreduce_cluster(bytes, n, algo, cl)
+  end
+  local algo = enum(fname, "algo", o.algo, ALGOS, default)
+  local lk = { bw = num(fname, "bw", o.bw), latency = num(fname, "latency", o.latency, 0),
+               eff = num(fname, "eff", o.eff, 1) }
+  return core.parallel_collective(code, algo, bytes, n, num(fname, "shards", o.shards, 1), lk)
+end
+doc.doc(M.collective, "dlb.parallel.collective(op, {bytes=, n=, bw=, latency=[, eff=, algo=, shards=, cluster=]})"
+  .. " -> {time=, bytes=, total=, steps=}",
+  "alpha-beta cost of allreduce|allgather|reduce_scatter|broadcast|alltoall|ps; bytes = average per rank")
+
+-- dlb.parallel.allreduce{...} -> seconds, and the full cost table.
+function M.allreduce(o)
+  local c = M.collective("allreduce", o)
+  return c.time, c
+end
+doc.doc(M.allreduce, "dlb.parallel.allreduce{bytes=, n=, bw=, latency=, algo=\"ring\"} -> seconds, cost",
+  "allreduce time (ring, tree, dbtree, hd; hierarchical or packed by node with cluster=)")
+
+for _, op in ipairs { "allgather", "reduce_scatter", "broadcast", "alltoall", "ps" } do
+  M[op] = function(o)
+    local c = M.collective(op, o)
+    return c.time, c
+  end
+  doc.doc(M[op], "dlb.parallel." .. op .. "{bytes=, n=, bw=, latency=[, algo=]} -> seconds, cost",
+    op .. " time in the alpha-beta model (see dlb.parallel.collective)")
+end
+
+------------------------------------------------------------------------------------------
+-- data parallelism
+
+-- A data-parallel workload from graph stats (computed at `at` samples), a {flops=, bytes=}
+-- table, or already in work form.
+function M.work(s, at, opts)
+  opts = opts or {}
+  if type(s) ~= "table" and type(s) ~= "userdata" then
+    error("parallel.work: stats table expected, got " .. type(s), 2)
+  end
+  if s.flops_sample then return s end
+  local b = at or s.batch
+  if type(b) ~= "number" or not (b > 0) then
+    error("parallel.work: the batch the stats were computed at is needed (subbatch= or stats_batch=)", 2)
+  end
+  local function n(x) return tonumber(x) or 0 end
+  local flops = n(s.flops)
+  local fu = n(s.flops_update)
+  local bd = s.breakdown or {}
+  local fixed_mem = n(bd.weights) + n(bd.gradients) + n(bd.optimizer)
+  local mem = n(s.footprint)
+  local grad = n(bd.gradients)
+  if grad == 0 then grad = n(s.params) * (opts.grad_bytes_per_param or 4) end
+  local fb = n(s.flops_fwd) + n(s.flops_bwd)
+  return {
+    flops_sample = (fb > 0 and fb or (flops - fu)) / b,
+    flops_fixed = fu,
+    bytes_sample = n(s.bytes) / b,
+    bytes_fixed = 0,
+    bwd_frac = fb > 0 and n(s.flops_bwd) / fb or 0,
+    grad_bytes = grad,
+    mem_fixed = fixed_mem,
+    mem_sample = math.max(0, mem - fixed_mem) / b,
+    samples_epoch = opts.samples_epoch or 0,
+  }
+end
+doc.doc(M.work, "dlb.parallel.work(stats, batch[, {samples_epoch=}]) -> work",
+  "split graph stats computed at `batch` samples into per-sample and per-step costs")
+
+local DATA_OPTS = set { "stats", "work", "hw", "device", "precision", "workers", "subbatch",
+  "batch", "stats_batch", "cluster", "bw", "latency", "eff", "algo", "bucket", "overlap",
+  "async", "shards", "samples_epoch", "per_node", "nodes" }
+
+-- Synchronous (or async) data-parallel training step of stats/work on hw over a cluster.
+function M.data(o)
+  local fname = "parallel.data"
+  check_opts(fname, o, DATA_OPTS)
+  local dev = o.device or (o.hw and M.device(o.hw, o.precision))
+    or error(fname .. ": option 'hw' (or device) is required", 2)
+  local w = o.work or (o.stats and M.work(o.stats, o.stats_batch or o.subbatch,
+    { samples_epoch = o.samples_epoch }))
+    or error(fname .. ": option 'stats' (or work) is required", 2)
+  if o.samples_epoch and o.work then
+    local c = {}
+    for k, v in pairs(w) do c[k] = v end
+    c.samples_epoch = o.samples_epoch
+    w = c
+  end
+  local cl = cluster_of(fname, o)
+  local r = core.parallel_data(w, dev, cl, {
+    workers = num(fname, "workers", o.workers),
+    subbatch = num(fname, "subbatch", o.subbatch, 0),
+    batch = num(fname, "batch", o.batch, 0),
+    algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
+    bucket = num(fname, "bucket", o.bucket, 0),
+    overlap = num(fname, "overlap", o.overlap, 0),
+    async = o.async and 1 or 0,
+    shards = num(fname, "shards", o.shards, 1),
+  })
+  r.workers = o.workers
+  return r
+end
+doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
+  .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=} -> {step=, compute=, comm=, exposed=, util=, ...}",
+  "data-parallel synchronous SGD (bucketed allreduce overlapping backward) or async parameter server")
+
+-- Data parallelism over a list of worker counts: weak (fixed subbatch) or strong (fixed batch).
+function M.scaling(o)
+  local ws = o.workers
+  if type(ws) ~= "table" then error("parallel.scaling: workers must be a list of counts", 2) end
+  local rows = {}
+  for i, n in ipairs(ws) do
+    local c = {}
+    for k, v in pairs(o) do c[k] = v end
+    c.workers = n
+    local r = M.data(c)
+    r.speedup = nil
+    rows[i] = r
+  end
+  local base = rows[1]
+  for _, r in ipairs(rows) do
+    r.speedup = r.throughput / base.throughput * (base.workers or 1)
+    r.efficiency = r.speedup / r.workers
+  end
+  return rows
+end
+doc.doc(M.scaling, "dlb.parallel.scaling{workers={...}, <dlb.parallel.data options>} -> {result...}",
+  "data-parallel results per worker count with speedup and efficiency (vs the first count x its workers)")
+
+------------------------------------------------------------------------------------------
+-- pipeline, tensor, plans
+
+function M.partition(weights, k)
+  if type(weights) ~= "table" then error("parallel.partition: weights must be a list", 2) end
+  return core.parallel_partition(weights, k)
+end
+doc.doc(M.partition, "dlb.parallel.partition(weights, k) -> {first layer of each stage}",
+  "split layers into k contiguous stages minimising the heaviest stage (1-based indices)")
+
+function M.bubble(sched, p, m, v)
+  local code = enum("parallel.bubble", "schedule", sched, SCHEDS)
+  for name, x in pairs { p = p, m = m, v = v or 1 } do
+    if type(x) ~= "number" or not (x >= 1) then
+      error(string.format("parallel.bubble: %s must be a number >= 1, got %s", name, tostring(x)), 2)
+    end
+  end
+  return core.parallel_bubble(code, p, m, v or 1)
+end
+doc.doc(M.bubble, "dlb.parallel.bubble(schedule, p, m[, v]) -> fraction",
+  "idle fraction of a pipelined step: gpipe/1f1b (p-1)/(m+p-1), interleaved (p-1)/(vm+p-1)")
+
+-- The layer array of a plan's `graph=` option: a list of layer costs, {layers=...}, or a
+-- graph object that can produce them (g:layer_costs{...}).
+local function layers_of(fname, g, o)
+  if type(g) ~= "table" then
+    error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
+      .. "(dlb.parallel.layers.transformer{...})", 3)
+  end
+  if g[1] then return g end
+  if g.layers then return g.layers end
+  if type(g.layer_costs) == "function" then return g:layer_costs(o) end
+  if type(g.ops) == "function" then  -- a dlb.graph: its per-op costs with layer tags
+    local ok, ops = pcall(g.ops, g, o.bind or {})
+    if ok and type(ops) == "table" and #ops > 0 and ops[1].layer ~= nil then
+      return layers.from_ops(ops, { per = o.bind_batch or 1 })
+    end
+  end
+  error(fname .. ": graph has no per-layer costs (use dlb.parallel.layers.* or a graph with "
+    .. "layer scopes)", 3)
+end
+
+local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
+  "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
+  "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
+  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "bind_batch" }
+
+local function plan_opts(fname, o)
+  local rc = o.recompute
+  local zero = o.zero
+  return {
+    batch = num(fname, "batch", o.batch),
+    w_bytes = num(fname, "w_bytes", o.w_bytes, 0), g_bytes = num(fname, "g_bytes", o.g_bytes, 0),
+    o_bytes = num(fname, "o_bytes", o.o_bytes, 0),
+    overlap = num(fname, "overlap", o.overlap, 0),
+    dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
+    tp_max = num(fname, "tp_max", o.tp_max, 0), pp_max = num(fname, "pp_max", o.pp_max, 0),
+    m_max = num(fname, "m_max", o.m_max, 0),
+    zero_max = num(fname, "zero", zero, 3),
+    sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
+    v = num(fname, "v", o.v, 2),
+    seq_par = o.seq_par and 1 or 0,
+    recompute = rc == nil and -1 or (rc == true and 1 or (rc == false and 0 or
+      error(fname .. ": recompute must be true, false or nil (try both)", 3))),
+    balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
+    shard = o.shard and 1 or 0,
+    devices = num(fname, "devices", o.devices, 0),
+    keep_unfit = o.keep_unfit and 1 or 0,
+  }
+end
+
+local function decorate(r)
+  r.schedule = SCHED_NAMES[r.sched]
+  r.fits = r.fits == 1
+  r.recompute = r.recompute == 1
+  return r
+end
+
+local function setup(fname, o)
+  local dev = o.device or (o.hw and M.device(o.hw, o.precision))
+    or error(fname .. ": option 'hw' (or device) is required", 3)
+  local ls = layers_of(fname, o.layers or o.graph, o)
+  local cl = cluster_of(fname, o)
+  return ls, dev, cl
+end
+
+-- Search data x tensor x pipeline layouts, micro-batches, schedules, recompute and ZeRO.
+function M.plan(o)
+  local fname = "parallel.plan"
+  check_opts(fname, o, PLAN_OPTS)
+  local ls, dev, cl = setup(fname, o)
+  local po = plan_opts(fname, o)
+  if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
+    error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
+  end
+  local rows, evaluated = core.parallel_plan(ls, dev, cl, po)
+  for _, r in ipairs(rows) do decorate(r) end
+  if o.table ~= false then
+    local ok, tbl = pcall(require, "dlbench.table")
+    -- dlb.table is another area's module: use it only if it round-trips the rows
+    local make = type(tbl) == "table" and (tbl.from_rows or tbl.new)
+    if ok and type(make) == "function" then
+      local ok2, t = pcall(make, rows)
+      if ok2 and type(t) == "table" and type(t.count) == "function"
+         and pcall(t.count, t) and t:count() == #rows then
+        return t, evaluated
+      end
+    end
+  end
+  return rows, evaluated
+end
+doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
+  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=]} -> rows sorted by step, evaluated",
+  "3-D parallel plans that fit memory, fastest first; step = compute + exposed comm + bubble")
+
+local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
+  "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
+  "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
+  "bind", "bind_batch" }
+
+-- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
+function M.evaluate(o)
+  local fname = "parallel.evaluate"
+  check_opts(fname, o, EVAL_OPTS)
+  local ls, dev, cl = setup(fname, o)
+  local po = plan_opts(fname, o)
+  local cfg = { dp = num(fname, "dp", o.dp, 1), tp = num(fname, "tp", o.tp, 1),
+                pp = num(fname, "pp", o.pp, 1), m = num(fname, "m", o.m, 1),
+                v = num(fname, "v", o.v, 2),
+                sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
+                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0) }
+  local r, stages = core.parallel_evaluate(ls, dev, cl, po, cfg)
+  r = decorate(r)
+  r.stage_mem = stages
+  return r
+end
+doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=, hw=, cluster=, batch=, dp=, tp=, pp=, m=, schedule=,"
+  .. " recompute=, zero=, shard=} -> row (with stage_mem)",
+  "time and memory of one data x tensor x pipeline layout")
+
+-- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
+function M.pipeline(o)
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  c.pp = o.stages or o.pp
+  c.m = o.microbatches or o.m
+  c.stages, c.microbatches = nil, nil
+  return M.evaluate(c)
+end
+doc.doc(M.pipeline, "dlb.parallel.pipeline{layers=, hw=, cluster=, batch=, stages=, microbatches=,"
+  .. " schedule=\"gpipe\"|\"1f1b\"|\"interleaved\"[, dp=, shard=]} -> row (with stage_mem)",
+  "layer-parallel step: balanced stages, activation transfers and the schedule's bubble")
+
+------------------------------------------------------------------------------------------
+-- memory of ZeRO stages (Rajbhandari et al. 2020 Fig. 1)
+
+function M.zero_memory(params, dp, stage, k)
+  k = k or 12
+  local psi = params
+  if stage == 0 then return (2 + 2 + k) * psi end
+  if stage == 1 then return 2 * psi + 2 * psi + k * psi / dp end
+  if stage == 2 then return 2 * psi + (2 + k) * psi / dp end
+  if stage == 3 then return (2 + 2 + k) * psi / dp end
+  error("parallel.zero_memory: stage must be 0..3, got " .. tostring(stage), 2)
+end
+doc.doc(M.zero_memory, "dlb.parallel.zero_memory(params, dp, stage[, K=12]) -> bytes",
+  "model-state bytes per device under ZeRO stage 0-3 with mixed-precision Adam (2+2+K per param)")
+
+------------------------------------------------------------------------------------------
+-- Amdahl
+
+function M.amdahl(f, n)
+  if type(f) ~= "number" or not (f >= 0 and f <= 1) then
+    error("parallel.amdahl: serial fraction f must be in [0, 1], got " .. tostring(f), 2)
+  end
+  if type(n) ~= "number" or not (n > 0) then
+    error("parallel.amdahl: workers n must be > 0, got " .. tostring(n), 2)
+  end
+  return core.parallel_amdahl(f, n)
+end
+doc.doc(M.amdahl, "dlb.parallel.amdahl(f, n) -> speedup", "Amdahl's law 1/(f + (1-f)/n)")
+
+function M.amdahl_fit(ns, speedups)
+  local f, r2 = core.parallel_amdahl_fit(ns, speedups)
+  return { f = f, r2 = r2 }
+end
+doc.doc(M.amdahl_fit, "dlb.parallel.amdahl_fit(workers, speedups) -> {f=, r2=}",
+  "least-squares serial fraction from measured speedups")
+
+-- ParaDnn sec. 4.3: serial fraction from utilisation on 1 and n cores (speedup n u_n / u_1).
+function M.amdahl_from_util(u1, un, n)
+  if not (type(u1) == "number" and u1 > 0 and type(un) == "number" and un > 0) then
+    error("parallel.amdahl_from_util: utilisations must be > 0", 2)
+  end
+  return core.parallel_amdahl_fit({ n }, { n * un / u1 })
+end
+doc.doc(M.amdahl_from_util, "dlb.parallel.amdahl_from_util(u1, un, n) -> f",
+  "serial fraction from FLOP utilisation on 1 and n cores (ParaDnn sec. 4.3)")
+
+doc.doc(M, "dlb.parallel", "parallel training: collective, allreduce, data, scaling, pipeline, "
+  .. "evaluate, plan, partition, bubble, zero_memory, amdahl, layers.transformer/word_lm")
+return M

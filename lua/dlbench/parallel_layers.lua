@@ -1,0 +1,225 @@
+-- dlbench.parallel_layers — per-layer cost arrays for the parallel planner, from closed
+-- forms (so plans work without the graph engine), and Hestness Table 2 whole-model costs.
+-- A layer cost is a table of numbers per sample (one sequence for language models):
+--   flops_fwd, flops_bwd, bytes_sample, bytes_fixed, params, act_out, act_kept, act_rep,
+--   act_in, tp_bytes, tp_colls, shardable   (see graphs/dlb_parallel.h, dlb_par_layer)
+local doc = require "dlbench.doc"
+
+local M = {}
+
+local function opt(fname, o, name, default)
+  local v = o[name]
+  if v == nil then
+    if default == nil then error(string.format("%s: option '%s' is required", fname, name), 3) end
+    return default
+  end
+  if type(v) ~= "number" or not (v > 0) then
+    error(string.format("%s: option '%s' must be a positive number, got %s", fname, name,
+      tostring(v)), 3)
+  end
+  return v
+end
+
+local function check(fname, o, valid)
+  if type(o) ~= "table" then error(fname .. ": options table expected", 3) end
+  for k in pairs(o) do
+    if not valid[k] then
+      local names = {}
+      for n in pairs(valid) do names[#names + 1] = n end
+      table.sort(names)
+      error(string.format("%s: unknown option '%s' (accepted: %s)", fname, tostring(k),
+        table.concat(names, ", ")), 3)
+    end
+  end
+end
+
+local TF = { layers = true, d = true, seq = true, heads = true, vocab = true, bytes = true,
+             embedding = true, tied = true }
+
+-- A GPT-style transformer: an embedding, `layers` blocks, the logits.
+-- Per block and sample (s tokens, hidden d, a heads; Narayanan et al. 2021 sec. 5.1):
+--   params 12 d^2, forward FLOPs 24 s d^2 + 4 s^2 d, backward twice the forward;
+-- activations kept (Korthikanti et al. 2022 eq. 1-4, 2-byte activations):
+--   s d (34 + 5 a s / d) bytes, of which 10 s d stay replicated under tensor parallelism
+--   unless sequence parallelism is on; full recompute keeps the 2 s d-byte input.
+-- Megatron: two allreduces of the s x d activations forward, two backward (Shoeybi 2019).
+function M.transformer(o)
+  local fname = "parallel.layers.transformer"
+  check(fname, o, TF)
+  local l, d, s = opt(fname, o, "layers"), opt(fname, o, "d"), opt(fname, o, "seq")
+  local a = opt(fname, o, "heads", math.max(1, d / 128))
+  local V = opt(fname, o, "vocab", 51200)
+  local by = opt(fname, o, "bytes", 2)
+  local act = s * d * by / 2   -- Korthikanti's counts are for 2-byte activations
+  local out = {}
+  if o.embedding ~= false then
+    out[#out + 1] = { name = "embedding", flops_fwd = 0, flops_bwd = 0, params = V * d,
+      bytes_sample = 2 * s * d * by, bytes_fixed = 0, act_out = 2 * act, act_kept = 0,
+      act_rep = 0, act_in = 0, tp_bytes = 2 * act, tp_colls = 1, shardable = 1 }
+  end
+  for i = 1, l do
+    local f = 24 * s * d * d + 4 * s * s * d
+    local p = 12 * d * d
+    local kept = act * (24 + 5 * a * s / d)
+    local rep = act * 10
+    out[#out + 1] = { name = "layer" .. i, flops_fwd = f, flops_bwd = 2 * f, params = p,
+      bytes_sample = 2 * (kept + rep), bytes_fixed = 3 * by * p, act_out = 2 * act,
+      act_kept = kept, act_rep = rep, act_in = 2 * act, tp_bytes = 2 * act, tp_colls = 2,
+      shardable = 0 }
+  end
+  -- logits: 2 s d V forward; softmax in fp32 keeps s V x 4 bytes (split over tensor ranks)
+  out[#out + 1] = { name = "logits", flops_fwd = 2 * s * d * V, flops_bwd = 4 * s * d * V,
+    params = o.tied == false and V * d or 0, bytes_sample = 2 * s * V * 4 + 2 * s * d * by,
+    bytes_fixed = 3 * by * V * d, act_out = 0, act_kept = 4 * s * V, act_rep = 0,
+    act_in = 2 * act, tp_bytes = 12 * s, tp_colls = 1, shardable = 0 }
+  return out
+end
+doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=, vocab=51200, bytes=2,"
+  .. " tied=true, embedding=true]} -> {layer cost...}",
+  "per-layer costs of a GPT-style transformer from closed forms (12 d^2 params, 24 s d^2 + 4 s^2 d FLOPs)")
+
+local WLM = { h = true, v = true, l = true, q = true, e = true, hp = true, bytes = true }
+
+-- Hestness et al. 2019 sec. 4.2 word LM: embedding (h v params, no FLOPs), l LSTM layers
+-- (8 h^2 params, 16 q h^2 forward FLOPs each), output (h v params, 2 q v h FLOPs); with an
+-- LSTM projection to hp (Sak et al. 2014) a layer has 4 h (x + hp) + h hp parameters and
+-- every dense layer does 2 q FLOPs per parameter forward, twice that backward.
+function M.word_lm(o)
+  local fname = "parallel.layers.word_lm"
+  check(fname, o, WLM)
+  local h, v, l, q = opt(fname, o, "h"), opt(fname, o, "v"), opt(fname, o, "l", 2), opt(fname, o, "q")
+  local e, hp, by = opt(fname, o, "e", h), opt(fname, o, "hp", h), opt(fname, o, "bytes", 4)
+  local proj = o.hp ~= nil
+  local out = {}
+  out[1] = { name = "embedding", flops_fwd = 0, flops_bwd = 0, params = v * e,
+    bytes_sample = 2 * q * e * by, bytes_fixed = 0, act_out = q * e * by, act_kept = q * e * by,
+    act_rep = 0, act_in = q * e * by, tp_bytes = 0, tp_colls = 0, shardable = 1 }
+  local x = e
+  for i = 1, l do
+    local p = proj and (4 * h * (x + hp) + h * hp) or (4 * h * (x + h))
+    local kept = q * (6 * h + hp) * by    -- 4 gates, cell, tanh(cell), output per step
+    out[#out + 1] = { name = "lstm" .. i, flops_fwd = 2 * q * p, flops_bwd = 4 * q * p,
+      params = p, bytes_sample = 2 * kept, bytes_fixed = 4 * by * p, act_out = q * hp * by,
+      act_kept = kept, act_rep = 0, act_in = q * x * by, tp_bytes = 0, tp_colls = 0,
+      shardable = 0 }
+    x = hp
+  end
+  local po = hp * v
+  out[#out + 1] = { name = "output", flops_fwd = 2 * q * po, flops_bwd = 4 * q * po, params = po,
+    bytes_sample = 4 * q * v * by, bytes_fixed = 4 * by * po, act_out = 0,
+    act_kept = 2 * q * v * by, act_rep = 0, act_in = q * hp * by, tp_bytes = 0, tp_colls = 0,
+    shardable = 0 }
+  return out
+end
+doc.doc(M.word_lm, "dlb.parallel.layers.word_lm{h=, v=, q=[, l=2, e=h, hp=, bytes=4]} -> {layer cost...}",
+  "per-layer costs of Hestness's LSTM word LM (sec. 4.2 formulas; optional LSTM projection hp)")
+
+-- Hestness et al. 2019 Table 2: per-parameter FLOPs (gamma b), bytes (lambda + mu b/sqrt p)
+-- and minimal footprint (delta) per training step, by domain.
+M.table2 = {
+  word_lm = { gamma = 481, lambda = 1755, mu = 30784, delta = 11.94 },
+  char_lm = { gamma = 900, lambda = 3510, mu = 102980, delta = 12.47 },
+  nmt = { gamma = 149, lambda = 533, mu = 22653, delta = 10.32 },
+  speech = { gamma = 775, lambda = 3100, mu = 162750, delta = 32.94 },
+  resnet = { gamma = 1111, lambda = 66.7, mu = 268862, delta = 42.57 },
+}
+
+-- A data-parallel work table for a model of p parameters from Table 2's asymptotes:
+-- FLOPs gamma b p, bytes lambda p + mu b sqrt(p), footprint delta p, fp32 gradients 4 p.
+function M.table2_work(domain, p, opts)
+  local c = M.table2[domain]
+  if not c then
+    local names = {}
+    for k in pairs(M.table2) do names[#names + 1] = k end
+    table.sort(names)
+    error(string.format("parallel.layers.table2_work: unknown domain '%s' (accepted: %s)",
+      tostring(domain), table.concat(names, ", ")), 2)
+  end
+  if type(p) ~= "number" or not (p > 0) then
+    error("parallel.layers.table2_work: params must be > 0", 2)
+  end
+  opts = opts or {}
+  return { flops_sample = c.gamma * p, flops_fixed = 0, bytes_sample = c.mu * math.sqrt(p),
+    bytes_fixed = c.lambda * p, bwd_frac = 2 / 3, grad_bytes = 4 * p, mem_fixed = c.delta * p,
+    mem_sample = 0, samples_epoch = opts.samples_epoch or 0 }
+end
+doc.doc(M.table2_work, "dlb.parallel.layers.table2_work(domain, params[, {samples_epoch=}]) -> work",
+  "whole-model per-step costs from Hestness Table 2 (word_lm, char_lm, nmt, speech, resnet)")
+
+-- Aggregate per-op costs into per-layer costs, in order of first appearance of each layer.
+-- An op is a table with a layer tag (`layer` = index or name) and any of: flops_fwd,
+-- flops_bwd (or flops, split 1:2 as a training step's forward and backward, Hestness sec.
+-- 4.2), bytes, params, act_kept (bytes kept for backward), act_out (bytes leaving the
+-- layer). Costs are per `per` samples (default 1).
+local OP_ALIASES = {
+  flops_fwd = { "flops_fwd", "fwd_flops" }, flops_bwd = { "flops_bwd", "bwd_flops" },
+  bytes_sample = { "bytes", "bytes_sample" }, params = { "params" },
+  act_kept = { "act_kept", "kept", "saved" }, act_out = { "act_out", "out_bytes" },
+}
+function M.from_ops(ops, opts)
+  if type(ops) ~= "table" then error("parallel.layers.from_ops: a list of ops expected", 2) end
+  opts = opts or {}
+  local per = opts.per or 1
+  local order, by = {}, {}
+  local function get(op, k)
+    for _, a in ipairs(OP_ALIASES[k]) do
+      local v = op[a]
+      if v ~= nil then
+        v = tonumber(v)
+        if not v or v < 0 then
+          error(string.format("parallel.layers.from_ops: op '%s' field %s must be a number >= 0",
+            tostring(op.name or "?"), a), 3)
+        end
+        return v
+      end
+    end
+    return 0
+  end
+  for i, op in ipairs(ops) do
+    local tag = op.layer
+    if tag == nil then
+      error(string.format("parallel.layers.from_ops: op %d ('%s') has no layer tag "
+        .. "(build the graph inside g:layer(name) scopes)", i, tostring(op.name or "?")), 2)
+    end
+    local l = by[tag]
+    if not l then
+      l = { name = tostring(tag), flops_fwd = 0, flops_bwd = 0, bytes_sample = 0,
+            bytes_fixed = 0, params = 0, act_out = 0, act_kept = 0, act_rep = 0, act_in = 0,
+            tp_bytes = 0, tp_colls = 0, shardable = 0 }
+      by[tag] = l
+      order[#order + 1] = l
+    end
+    local ff, fb = get(op, "flops_fwd"), get(op, "flops_bwd")
+    if ff == 0 and fb == 0 and op.flops then
+      local f = tonumber(op.flops) or 0
+      ff, fb = f / 3, 2 * f / 3
+    end
+    l.flops_fwd = l.flops_fwd + ff / per
+    l.flops_bwd = l.flops_bwd + fb / per
+    l.bytes_sample = l.bytes_sample + get(op, "bytes_sample") / per
+    l.params = l.params + get(op, "params")
+    l.act_kept = l.act_kept + get(op, "act_kept") / per
+    l.act_out = get(op, "act_out") / per   -- the last op of the layer feeds the next one
+    if op.shardable or op.kind == "embedding" or op.op == "embedding" then l.shardable = 1 end
+  end
+  for _, l in ipairs(order) do l.act_in = l.act_in > 0 and l.act_in or l.act_out end
+  if #order == 0 then error("parallel.layers.from_ops: no ops", 2) end
+  return order
+end
+doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {layer cost...}",
+  "aggregate layer-tagged per-op costs (flops, bytes, params, kept bytes) into planner layers")
+
+-- Sum of a layer array's parameters and training FLOPs per sample.
+function M.totals(ls)
+  local p, f = 0, 0
+  for _, l in ipairs(ls) do
+    p = p + (l.params or 0)
+    f = f + (l.flops_fwd or 0) + (l.flops_bwd or 0)
+  end
+  return { params = p, flops = f }
+end
+doc.doc(M.totals, "dlb.parallel.layers.totals(layers) -> {params=, flops=}",
+  "total parameters and training FLOPs per sample of a layer cost array")
+
+doc.doc(M, "dlb.parallel.layers", "per-layer cost arrays: transformer, word_lm, from_ops; table2_work, totals")
+return M

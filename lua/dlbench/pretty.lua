@@ -1,0 +1,199 @@
+-- dlbench.pretty — format Lua values for people: nested tables with sorted keys, depth
+-- and width limits and cycle marks; dlbench objects (anything with __tostring) as their
+-- tostring. Returns strings, never prints (the REPL prints what it returns).
+--   dlb.pretty(x [, opts]) -> string         (the module is callable; same as format)
+--   opts: depth (levels shown, 4), items (entries per table, 40), width (line width, 80),
+--         indent (string, two spaces), strlen (longest string shown whole, 200)
+local doc = require "dlbench.doc"
+
+local M = {}
+
+local defaults = { depth = 4, items = 40, width = 80, indent = "  ", strlen = 200 }
+local optnames = { "depth", "items", "width", "indent", "strlen" }
+
+local keywords = {}
+for w in ([[and break do else elseif end false for function goto if in local nil not or
+  repeat return then true until while]]):gmatch("%a+") do keywords[w] = true end
+
+local function options(opts)
+  if opts == nil then return defaults end
+  if type(opts) ~= "table" then
+    error("dlb.pretty: options must be a table, got " .. type(opts), 3)
+  end
+  local o = {}
+  for k, v in pairs(opts) do
+    if defaults[k] == nil then
+      error("dlb.pretty: unknown option '" .. tostring(k) .. "' (accepted: "
+        .. table.concat(optnames, ", ") .. ")", 3)
+    end
+    if type(v) ~= type(defaults[k]) or (type(v) == "number" and not (v >= 0)) then
+      error("dlb.pretty: option '" .. k .. "' must be a " .. type(defaults[k])
+        .. (type(v) == "number" and " >= 0" or "") .. ", got " .. tostring(v), 3)
+    end
+    o[k] = v
+  end
+  for k, v in pairs(defaults) do
+    if o[k] == nil then o[k] = v end
+  end
+  return o
+end
+
+-- A string as a Lua literal, cut after strlen bytes.
+local function quote(s, strlen)
+  local cut = ""
+  if #s > strlen then
+    cut = string.format("...(%d bytes)", #s)
+    s = s:sub(1, strlen)
+  end
+  s = s:gsub('[%c"\\]', function(c)
+    if c == "\n" then return "\\n" end
+    if c == "\t" then return "\\t" end
+    if c == "\r" then return "\\r" end
+    if c == '"' or c == "\\" then return "\\" .. c end
+    return string.format("\\%03d", c:byte())
+  end)
+  return '"' .. s .. '"' .. cut
+end
+
+-- tostring through __tostring, protected: a broken __tostring does not break printing.
+local function safetostring(v)
+  local ok, s = pcall(tostring, v)
+  if ok and type(s) == "string" then return s end
+  return "<" .. type(v) .. ": __tostring failed: " .. tostring(s) .. ">"
+end
+
+local function hastostring(v)
+  local mt = getmetatable(v)
+  return type(mt) == "table" and rawget(mt, "__tostring") ~= nil
+end
+
+local function scalar(v, o)
+  local t = type(v)
+  if t == "string" then return quote(v, o.strlen) end
+  if t == "function" then
+    local d = doc.get(v)
+    if d then return "<function " .. d.signature .. ">" end
+  end
+  return safetostring(v)
+end
+
+-- Order of keys: numbers, then strings, then booleans, then the rest by their tostring.
+local rank = { number = 1, string = 2, boolean = 3 }
+local function keyless(a, b)
+  local ta, tb = type(a), type(b)
+  local ra, rb = rank[ta] or 4, rank[tb] or 4
+  if ra ~= rb then return ra < rb end
+  if ta == "number" or ta == "string" then
+    if ta == tb then return a < b end
+  end
+  if ta == "boolean" and tb == "boolean" then return (not a) and b end
+  return safetostring(a) < safetostring(b)
+end
+
+local function keystr(k, o)
+  if type(k) == "string" and k:match("^[%a_][%w_]*$") and not keywords[k] then
+    return k .. " = "
+  end
+  if type(k) == "table" or type(k) == "function" or type(k) == "userdata" then
+    return "[" .. safetostring(k) .. "] = "
+  end
+  return "[" .. scalar(k, o) .. "] = "
+end
+
+local render
+
+-- A table at nesting level `level`; `onpath` holds the tables being printed (cycles).
+local function tablestr(t, level, o, onpath)
+  if onpath[t] then return "<cycle: " .. safetostring(t) .. ">" end
+  if next(t) == nil then return "{}" end
+  if level >= o.depth then return "{...}" end
+  onpath[t] = true
+  local n = 0
+  while rawget(t, n + 1) ~= nil do n = n + 1 end
+  local keys = {}
+  for k in next, t do
+    if not (type(k) == "number" and k >= 1 and k <= n and k == math.floor(k)) then
+      keys[#keys + 1] = k
+    end
+  end
+  table.sort(keys, keyless)
+  local total = n + #keys
+  local shown = math.min(total, o.items)
+  local items, scalars, multiline = {}, true, false
+  for i = 1, shown do
+    local s, v
+    if i <= n then
+      v = rawget(t, i)
+      s = render(v, level + 1, o, onpath)
+    else
+      local k = keys[i - n]
+      v = rawget(t, k)
+      s = keystr(k, o) .. render(v, level + 1, o, onpath)
+      scalars = false
+    end
+    if type(v) == "table" then scalars = false end
+    if s:find("\n", 1, true) then multiline = true end
+    items[#items + 1] = s
+  end
+  if shown < total then
+    items[#items + 1] = string.format("...(%d more)", total - shown)
+  end
+  onpath[t] = nil
+  local pad = o.indent:rep(level)
+  local inner = pad .. o.indent
+  local oneline = "{ " .. table.concat(items, ", ") .. " }"
+  if not multiline and #pad + #oneline <= o.width then return oneline end
+  local lines = {}
+  if scalars and not multiline then -- a long array of numbers or strings: fill lines
+    local cur = inner
+    for i, s in ipairs(items) do
+      local piece = s .. (i < #items and "," or "")
+      if cur ~= inner and #cur + 1 + #piece > o.width then
+        lines[#lines + 1] = cur
+        cur = inner .. piece
+      else
+        cur = (cur == inner) and (inner .. piece) or (cur .. " " .. piece)
+      end
+    end
+    lines[#lines + 1] = cur
+  else
+    for i, s in ipairs(items) do
+      lines[#lines + 1] = inner .. s .. (i < #items and "," or "")
+    end
+  end
+  return "{\n" .. table.concat(lines, "\n") .. "\n" .. pad .. "}"
+end
+
+function render(v, level, o, onpath)
+  if type(v) == "table" and not hastostring(v) then
+    return tablestr(v, level, o, onpath)
+  end
+  return scalar(v, o)
+end
+
+-- Format one value (strings quoted).
+function M.format(x, opts)
+  return render(x, 0, options(opts), {})
+end
+doc.doc(M.format, "dlb.pretty.format(x [, opts]) -> string",
+  "x formatted for reading: tables nested with sorted keys, strings quoted; opts: "
+  .. "depth=4, items=40, width=80, indent=\"  \", strlen=200")
+
+-- Format values as the REPL shows them: strings as they are, the rest through format,
+-- separated by tabs (as print does).
+function M.values(...)
+  local out = {}
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    out[i] = type(v) == "string" and v or M.format(v)
+  end
+  return table.concat(out, "\t")
+end
+doc.doc(M.values, "dlb.pretty.values(...) -> string",
+  "the values as the REPL prints them: strings raw, others formatted, tab-separated")
+
+setmetatable(M, { __call = function(_, x, opts) return M.format(x, opts) end })
+doc.doc(M, "dlb.pretty(x [, opts]) -> string",
+  "format a value for reading (tables nested and sorted, depth/width limits, cycles "
+  .. "marked, objects through __tostring); see dlb.pretty.format for opts")
+return M

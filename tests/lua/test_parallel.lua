@@ -1,0 +1,278 @@
+-- test_parallel.lua — dlb.parallel under both backends: collectives' closed forms, data
+-- parallelism, per-layer cost helpers against published counts, pipeline, planner, Amdahl.
+local T = require "harness"
+local dlb = require "dlbench"
+local P = dlb.parallel
+local unpack = table.unpack or unpack
+
+-- Hestness et al. 2019 Table 4 accelerator.
+local V100 = { name = "target", peak = { fp32 = 15.67e12 }, mem = 32e9, mem_bw = 898e9,
+               flops_eff = 0.8, bw_eff = 0.7 }
+
+T.test("ring allreduce closed form (Patarasuk & Yuan 2009)", function()
+  -- 2(n-1) alpha + 2(n-1)/n S / B: 16 ranks, 1 GB, 56 GB/s, 10 us
+  local t, c = P.allreduce { bytes = 1e9, n = 16, bw = 56e9, latency = 10e-6 }
+  T.near(t, 30 * 10e-6 + 2 * 15 / 16 * 1e9 / 56e9, 1e-12, "ring")
+  T.near(c.bytes, 2 * 15 / 16 * 1e9, 1e-12, "bytes per rank")
+  T.eq(c.steps, 30, "steps")
+  -- link efficiency scales the bandwidth
+  local t2 = P.allreduce { bytes = 1e9, n = 16, bw = 56e9, latency = 0, eff = 0.5 }
+  T.near(t2, 2 * (2 * 15 / 16 * 1e9 / 56e9), 1e-12, "eff")
+end)
+
+T.test("other collectives (Thakur, Rabenseifner & Gropp 2005)", function()
+  local a, S, B = 2e-6, 64e6, 10e9
+  T.near(P.allreduce { bytes = S, n = 8, bw = B, latency = a, algo = "tree" },
+    6 * (a + S / B), 1e-12, "tree")
+  T.near(P.allreduce { bytes = S, n = 8, bw = B, latency = a, algo = "hd" },
+    6 * a + 1.75 * S / B, 1e-12, "halving-doubling")
+  T.near(P.allreduce { bytes = S, n = 8, bw = B, latency = a, algo = "dbtree" },
+    6 * a + 2 * S / B, 1e-12, "double binary tree")
+  T.near(P.allgather { bytes = S, n = 8, bw = B, latency = a }, 7 * a + 7 / 8 * S / B, 1e-12, "ag")
+  T.near(P.reduce_scatter { bytes = S, n = 8, bw = B, latency = a }, 7 * a + 7 / 8 * S / B, 1e-12, "rs")
+  T.near(P.broadcast { bytes = S, n = 8, bw = B, latency = a }, 3 * (a + S / B), 1e-12, "bcast")
+  T.near(P.alltoall { bytes = S, n = 8, bw = B, latency = a }, 7 * a + 7 / 8 * S / B, 1e-12, "a2a")
+  -- parameter server: 2 a + 2 max(S, n S / k) / B
+  T.near(P.ps { bytes = S, n = 8, bw = B, latency = a }, 2 * a + 16 * S / B, 1e-12, "ps")
+  T.near(P.ps { bytes = S, n = 8, bw = B, latency = a, shards = 8 }, 2 * a + 2 * S / B, 1e-12, "ps8")
+end)
+
+T.test("hierarchical allreduce beats flat ring on slow inter-node links", function()
+  local cl = P.cluster { per_node = 8, nodes = 16, intra = { bw = 150e9, latency = 1e-6 },
+                         inter = { bw = 12.5e9, latency = 5e-6 } }
+  local S = 1e9
+  local h = P.allreduce { bytes = S, n = 128, algo = "hierarchical", cluster = cl }
+  -- RS + AG within a node, ring allreduce of S/8 over 16 nodes
+  local intra = 7 * 1e-6 + 7 / 8 * S / 150e9
+  local inter = 30 * 5e-6 + 2 * 15 / 16 * (S / 8) / 12.5e9
+  T.near(h, 2 * intra + inter, 1e-12, "hierarchical")
+  local flat = P.allreduce { bytes = S, n = 128, bw = 12.5e9, latency = 5e-6 }
+  assert(h < flat / 4, "hierarchical should be several times faster")
+  -- packed by node: 8 devices stay inside one node
+  T.near(P.allreduce { bytes = S, n = 8, cluster = cl }, 14e-6 + 1.75 * S / 150e9, 1e-12, "in-node")
+end)
+
+T.test("collective errors name the option", function()
+  T.checkerr("unknown option 'bandwidth'", P.allreduce, { bytes = 1, n = 2, bandwidth = 1 })
+  T.checkerr("option 'bw' is required", P.allreduce, { bytes = 1, n = 2 })
+  T.checkerr("algo 'ringg' is unknown", P.allreduce, { bytes = 1, n = 2, bw = 1, algo = "ringg" })
+  T.checkerr("ranks must be a whole number", P.allreduce, { bytes = 1, n = 2.5, bw = 1 })
+  T.checkerr("not defined", P.allgather, { bytes = 1, n = 4, bw = 1, algo = "tree" })
+  T.checkerr("unknown operation", P.collective, "gossip", { bytes = 1, n = 2, bw = 1 })
+end)
+
+T.test("Table 2 per-parameter costs reproduce Table 3's word LM step (Hestness)", function()
+  -- 23.8B params, subbatch 128: 1444 TFLOPs, 41.5 TB, 272 GB, 115 s per step (Table 3)
+  local w = P.layers.table2_work("word_lm", 23.8e9)
+  local r = P.data { work = w, hw = V100, workers = 1, subbatch = 128, bw = 56e9 }
+  -- 481*128*23.8e9/(0.8*15.67e12) = 116.9 s; Table 3 lists 115 s from the profiled 1444
+  -- TFLOPs, so Table 2's rounded 481 FLOPs/param/sample is 1.5% high
+  T.near(r.compute, 115, 0.02, "step seconds")
+  T.near(w.flops_sample * 128, 1444e12, 0.02, "TFLOPs") -- 1465 vs 1444: Table 2 rounding
+  T.near(w.bytes_fixed + 128 * w.bytes_sample, 41.5e12, 0.03, "bytes")
+  T.near(r.util, 0.8, 1e-12, "compute-bound at 80% of peak")
+end)
+
+T.test("data parallel: weak scaling loses utilisation to the allreduce", function()
+  local w = P.layers.table2_work("word_lm", 2e9, { samples_epoch = 1e9 })
+  local rows = P.scaling { work = w, hw = V100, workers = { 1, 8, 64, 512 }, subbatch = 128,
+                           bw = 56e9, latency = 5e-6 }
+  T.eq(#rows, 4, "rows")
+  for i = 2, #rows do
+    assert(rows[i].util < rows[i - 1].util, "utilisation falls")
+    assert(rows[i].epoch < rows[i - 1].epoch, "epoch time falls")
+    T.near(rows[i].step, rows[i].compute + rows[i].exposed, 1e-12, "step")
+  end
+  -- ring allreduce of 8 GB of gradients on 512 workers
+  T.near(rows[4].comm, 2 * 511 * 5e-6 + 2 * 511 / 512 * 8e9 / 56e9, 1e-12, "comm")
+  T.near(rows[4].efficiency, rows[4].speedup / 512, 1e-12, "efficiency")
+  -- strong scaling: global batch fixed
+  local s = P.data { work = w, hw = V100, workers = 64, batch = 4096, bw = 56e9 }
+  T.eq(s.subbatch, 64, "subbatch")
+  -- bucketing + overlap hides all but the last bucket
+  local b = P.data { work = w, hw = V100, workers = 64, subbatch = 128, bw = 56e9,
+                     bucket = 1e9, overlap = 1 }
+  T.near(b.exposed, 2 * 63 / 64 * 1e9 / 56e9, 1e-12, "last bucket")
+  -- async PS: the barrier is gone, but one server saturates
+  local a = P.data { work = w, hw = V100, workers = 64, subbatch = 128, bw = 56e9, async = true }
+  T.near(a.step, 64 * 2 * 8e9 / 56e9, 1e-12, "server-bound")
+  T.checkerr("option 'workers' is required", P.data, { work = w, hw = V100, bw = 1e9 })
+  T.checkerr("unknown option 'worker'", P.data, { work = w, hw = V100, bw = 1e9, worker = 2 })
+  T.checkerr("no peak for precision 'fp16'", P.data,
+    { work = w, hw = V100, precision = "fp16", workers = 2, subbatch = 1, bw = 1e9 })
+end)
+
+T.test("data parallel from graph stats (s.flops_fwd/bwd/update, s.breakdown)", function()
+  -- a stats table as g:stats{b=32} returns it (hand-made: 1 GFLOP fwd per sample)
+  local s = { params = 1e6, flops_fwd = 32e9, flops_bwd = 64e9, flops_update = 2e6,
+              flops = 96e9 + 2e6, bytes = 3.2e9, footprint = 20e6 + 32 * 1e6,
+              breakdown = { weights = 4e6, gradients = 4e6, optimizer = 12e6,
+                            activations = 32e6, workspace = 0 } }
+  local r = P.data { stats = s, hw = V100, workers = 4, subbatch = 32, bw = 10e9 }
+  T.near(r.compute, math.max((96e9 + 2e6) / (0.8 * 15.67e12), 3.2e9 / (0.7 * 898e9)), 1e-12, "compute")
+  T.near(r.comm, 2 * 3 / 4 * 4e6 / 10e9, 1e-12, "gradient bytes from breakdown")
+  T.near(r.mem, s.footprint, 1e-12, "footprint")
+  -- at subbatch 64 the per-sample part doubles, the update does not
+  local r2 = P.data { stats = s, stats_batch = 32, hw = V100, workers = 4, subbatch = 64, bw = 10e9 }
+  T.near(r2.compute, (192e9 + 2e6) / (0.8 * 15.67e12), 1e-12, "scaled compute")
+  T.near(r2.mem, 20e6 + 64e6, 1e-12, "scaled footprint")
+  T.checkerr("the batch the stats were computed at", P.work, s)
+end)
+
+T.test("transformer layer costs match Narayanan et al. 2021 eq. for FLOPs", function()
+  -- GPT-3 175B: l=96, h=12288, s=2048, V=51200: 12 l h^2 = 173.9e9 block params and
+  -- 72 s l h^2 (1 + s/6h + V/(12 l h)) training FLOPs per sequence (no recompute).
+  local l, h, s, V = 96, 12288, 2048, 51200
+  local ls = P.layers.transformer { layers = l, d = h, seq = s, heads = 96, vocab = V }
+  local tot = P.layers.totals(ls)
+  T.near(tot.params, 12 * l * h * h + V * h, 1e-12, "params")
+  T.near(tot.params / 1e9, 174.6, 1e-3, "GPT-3 175B (12 l h^2 + V h)")
+  T.near(tot.flops, 72 * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h)), 1e-12, "FLOPs")
+  -- Korthikanti et al. 2022 eq. 1: s b h (34 + 5 a s / h) bytes per layer, b = 1
+  local L1 = ls[2]
+  T.near(L1.act_kept + L1.act_rep, s * h * (34 + 5 * 96 * s / h), 1e-12, "activations")
+end)
+
+T.test("word LM layer costs follow Hestness sec. 4.2", function()
+  local h, v, q = 1024, 10000, 20
+  local ls = P.layers.word_lm { h = h, v = v, q = q, l = 2 }
+  local tot = P.layers.totals(ls)
+  T.near(tot.params, 8 * h * h * 2 + 2 * h * v, 1e-12, "p = 8 h^2 l + 2 h v")
+  T.near(tot.flops, 3 * q * (16 * h * h * 2 + 2 * h * v), 1e-12, "3 x q (16 h^2 l + 2 h v)")
+end)
+
+T.test("per-op costs aggregate into layers (graph-engine path)", function()
+  local ops = {
+    { name = "emb", layer = "embed", params = 1000, act_out = 64 },
+    { name = "mm1", layer = 1, flops = 3e6, bytes = 10, params = 100, kept = 5 },
+    { name = "relu1", layer = 1, flops_fwd = 1e3, flops_bwd = 1e3, act_out = 32, kept = 7 },
+    { name = "mm2", layer = 2, flops = 6e6, params = 200, act_out = 16 },
+  }
+  local ls = P.layers.from_ops(ops, { per = 2 })
+  T.eq(#ls, 3, "layers in order")
+  T.eq(ls[1].name, "embed", "first")
+  T.near(ls[2].flops_fwd, (1e6 + 1e3) / 2, 1e-12, "fwd per sample")
+  T.near(ls[2].flops_bwd, (2e6 + 1e3) / 2, 1e-12, "bwd per sample")
+  T.eq(ls[2].params, 100, "params are not per sample")
+  T.near(ls[2].act_kept, 6, 1e-12, "kept")
+  T.near(ls[2].act_out, 16, 1e-12, "out of the last op")
+  -- a graph-like object whose ops carry layer tags plans directly
+  local g = { ops = function() return ops end }
+  local r = P.evaluate { graph = g, hw = V100, bw = 1e9, batch = 4, pp = 3, m = 2 }
+  T.eq(#r.stage_mem, 3, "three stages")
+  T.checkerr("has no layer tag", P.layers.from_ops, { { name = "x", flops = 1 } })
+end)
+
+T.test("partition and bubble", function()
+  local f = P.partition({ 1, 2, 3, 4, 5, 6, 7, 8, 9 }, 3)
+  T.eq(f[1], 1, "first"); T.eq(f[2], 6, "second"); T.eq(f[3], 8, "third")
+  T.near(P.bubble("gpipe", 4, 12), 3 / 15, 1e-15, "gpipe")
+  T.near(P.bubble("interleaved", 4, 12, 3), 3 / 39, 1e-15, "interleaved")
+  T.checkerr("schedule 'zb' is unknown", P.bubble, "zb", 4, 12)
+  T.checkerr("m must be a number >= 1", P.bubble, "gpipe", 4, 0)
+  T.checkerr("stages", P.partition, { 1, 2 }, 3)
+end)
+
+T.test("pipeline: GPipe step and embedding sharding", function()
+  local ls = P.layers.word_lm { h = 4096, v = 200000, q = 20, l = 2 }
+  local cl = P.cluster { per_node = 4, nodes = 1, intra = { bw = 56e9, latency = 0 } }
+  local o = { layers = ls, hw = V100, cluster = cl, batch = 64, stages = 4, microbatches = 8,
+              schedule = "gpipe", w_bytes = 4, g_bytes = 4, o_bytes = 4 }
+  local r = P.pipeline(o)
+  T.near(r.step, r.compute + r.comm + r.bubble, 1e-12, "step parts")
+  T.eq(#r.stage_mem, 4, "stage memory")
+  local before = math.max(unpack(r.stage_mem))
+  o.shard = true
+  local s = P.pipeline(o)
+  local after = math.max(unpack(s.stage_mem))
+  assert(after <= before, "sharding never raises the fullest stage")
+  assert(s.stage_mem[1] < r.stage_mem[1], "the embedding's stage gives memory away")
+  T.near(s.step, r.step, 1e-12, "sharding costs no time")
+end)
+
+T.test("planner returns fitting plans sorted by step", function()
+  local ls = P.layers.transformer { layers = 32, d = 4096, seq = 2048, heads = 32 }
+  local cl = P.cluster { per_node = 8, nodes = 4, intra = { bw = 300e9, latency = 2e-6 },
+                         inter = { bw = 25e9, latency = 5e-6 } }
+  local hw = { peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12 }
+  local rows, ev = P.plan { layers = ls, hw = hw, precision = "fp16", cluster = cl, batch = 512,
+                            table = false }
+  assert(#rows > 0 and ev >= #rows, "plans")
+  for i, r in ipairs(rows) do
+    assert(r.fits and r.mem <= 80e9, "fits")
+    T.eq(r.dp * r.tp * r.pp, 32, "devices")
+    T.near(r.step, r.compute + r.comm + r.bubble, 1e-12, "breakdown")
+    if i > 1 then assert(r.step >= rows[i - 1].step, "sorted") end
+    assert(r.util > 0 and r.util < 1, "util")
+  end
+  -- a 1F1B plan with more micro-batches has a smaller bubble share
+  local a = P.evaluate { layers = ls, hw = hw, precision = "fp16", cluster = cl, batch = 512,
+                         dp = 4, tp = 2, pp = 4, m = 4 }
+  local b = P.evaluate { layers = ls, hw = hw, precision = "fp16", cluster = cl, batch = 512,
+                         dp = 4, tp = 2, pp = 4, m = 16 }
+  assert(b.bubble / b.step < a.bubble / a.step, "bubble shrinks with m")
+  T.checkerr("option 'batch' is required", P.plan, { layers = ls, hw = hw, precision = "fp16",
+    cluster = cl })
+  T.checkerr("unknown option 'stages'", P.plan, { layers = ls, hw = hw, cluster = cl, batch = 8,
+    stages = 2 })
+  T.checkerr("per-layer costs", P.plan, { graph = {}, hw = hw, precision = "fp16",
+    cluster = cl, batch = 8 })
+  T.checkerr("layers[1] must be a table", P.plan, { graph = { 1 }, hw = hw, precision = "fp16",
+    cluster = cl, batch = 8 })
+  T.checkerr("layer.params must be a number", P.plan, { layers = { { params = "x" } },
+    hw = hw, precision = "fp16", cluster = cl, batch = 8 })
+end)
+
+T.test("plan{hw=} with the device's own links (DESIGN's call shape)", function()
+  local hw = { name = "linked", peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12,
+               links = { intra = { bw = 300e9, latency = 2e-6 }, inter = { bw = 25e9, latency = 5e-6 } } }
+  local ls = P.layers.transformer { layers = 16, d = 2048, seq = 1024 }
+  local rows = P.plan { graph = ls, hw = hw, precision = "fp16", devices = 64, batch = 256,
+                        table = false }
+  assert(#rows > 0, "plans")
+  local maxtp = 0
+  for _, r in ipairs(rows) do
+    T.eq(r.dp * r.tp * r.pp, 64, "devices")
+    if r.tp > maxtp then maxtp = r.tp end
+  end
+  T.eq(maxtp, 8, "tensor parallelism up to a node of 8")
+  -- data parallel over the same links: 16 workers = 2 nodes, hierarchical allreduce
+  local w = P.layers.table2_work("word_lm", 1e8)
+  local r = P.data { work = w, hw = { peak = { fp32 = 15.67e12 }, mem_bw = 898e9, links = hw.links },
+                     workers = 16, subbatch = 8 }
+  local h = P.allreduce { bytes = w.grad_bytes, n = 16, algo = "hierarchical",
+    cluster = P.cluster { per_node = 8, nodes = 2, intra = hw.links.intra, inter = hw.links.inter } }
+  T.near(r.comm, h, 1e-12, "hierarchical over hw links")
+end)
+
+T.test("ZeRO memory (Rajbhandari et al. 2020 Fig. 1: 7.5B params, 64 GPUs)", function()
+  -- 120 GB, 31.4 GB, 16.6 GB, 1.9 GB per device for stages 0..3
+  local psi = 7.5e9
+  T.near(P.zero_memory(psi, 64, 0) / 1e9, 120, 1e-12, "baseline")
+  T.near(P.zero_memory(psi, 64, 1) / 1e9, 31.4, 2e-3, "P_os")
+  T.near(P.zero_memory(psi, 64, 2) / 1e9, 16.6, 3e-3, "P_os+g")
+  T.near(P.zero_memory(psi, 64, 3) / 1e9, 1.9, 0.02, "P_os+g+p")
+end)
+
+T.test("Amdahl fits (ParaDnn sec. 4.3)", function()
+  T.near(P.amdahl(0.1, 8), 1 / (0.1 + 0.9 / 8), 1e-15, "law")
+  local ns, ss = { 2, 4, 8, 16, 32 }, {}
+  for i, n in ipairs(ns) do ss[i] = P.amdahl(0.03, n) end
+  local fit = P.amdahl_fit(ns, ss)
+  T.near(fit.f, 0.03, 1e-12, "f")
+  T.near(fit.r2, 1, 1e-12, "r2")
+  -- FC: 100% on 1 core, 62% on 8 -> f = (1/4.96 - 1/8) / (7/8) = 0.0876
+  T.near(P.amdahl_from_util(1.0, 0.62, 8), 0.08756, 1e-3, "FC")
+  T.checkerr("as many speedups", P.amdahl_fit, { 1, 2 }, { 1 })
+  T.checkerr("f must be in [0, 1]", P.amdahl, 1.5, 8)
+  T.checkerr("speedup[1] must be > 0", P.amdahl_fit, { 2 }, { -1 })
+end)
+
+T.test("help text is registered", function()
+  for _, k in ipairs { "allreduce", "data", "plan", "pipeline", "evaluate", "amdahl_fit" } do
+    assert(dlb.doc.get(P[k]), k)
+  end
+  assert(dlb.doc.get(P.layers.transformer))
+end)
+
+T.done()

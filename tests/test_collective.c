@@ -1,0 +1,147 @@
+/*
+** test_collective.c — the alpha-beta closed forms of dlb_par_collective and the
+** hierarchical allreduce, each recomputed here by hand from its source.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "dlbench.h"
+#include "check.h"
+
+static const dlb_par_link L = { 10e9, 5e-6, 0.8 };  /* 10 GB/s at 80%: beta = 1/8e9 */
+static const double beta = 1.0 / 8e9, alpha = 5e-6, S = 1e9;
+
+static double T(int op, int algo, double bytes, double n, double shards) {
+  dlb_par_coll c;
+  int st = dlb_par_collective(op, algo, bytes, n, shards, &L, &c);
+  CHECK(st == DLB_OK);
+  return st == DLB_OK ? c.time : NAN;
+}
+
+/* Patarasuk & Yuan 2009: 2(n-1) alpha + 2(n-1)/n S beta; 8 ranks: 14 alpha + 1.75 S beta. */
+static void ring_allreduce(void) {
+  CHECK_NEAR(T(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 8, 0), 14 * alpha + 1.75 * S * beta, 1e-12);
+  dlb_par_coll c;
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 8, 0, &L, &c) == DLB_OK);
+  CHECK_NEAR(c.bytes, 1.75e9, 1e-12);   /* each rank sends 2(n-1)/n S */
+  CHECK_NEAR(c.total, 14e9, 1e-12);
+  CHECK_NEAR(c.steps, 14, 0);
+  /* one rank: nothing to do */
+  CHECK(T(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 1, 0) == 0);
+  /* the bandwidth term tends to 2 S beta: 1024 ranks */
+  CHECK_NEAR(T(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 1024, 0),
+             2046 * alpha + 2.0 * 1023 / 1024 * S * beta, 1e-12);
+}
+
+/* Thakur et al. 2005: binomial reduce + broadcast 2 ceil(lg n)(alpha + S beta); 5 ranks: lg 3. */
+static void tree_allreduce(void) {
+  CHECK_NEAR(T(DLB_COLL_ALLREDUCE, DLB_ALGO_TREE, S, 8, 0), 6 * (alpha + S * beta), 1e-12);
+  CHECK_NEAR(T(DLB_COLL_ALLREDUCE, DLB_ALGO_TREE, S, 5, 0), 6 * (alpha + S * beta), 1e-12);
+  /* double binary tree: 2 lg alpha + 2 S beta (Sanders, Speck & Traff 2009) */
+  CHECK_NEAR(T(DLB_COLL_ALLREDUCE, DLB_ALGO_DBTREE, S, 16, 0), 8 * alpha + 2 * S * beta, 1e-12);
+  /* small messages: the tree's log latency beats the ring's linear one */
+  CHECK(T(DLB_COLL_ALLREDUCE, DLB_ALGO_TREE, 8, 1024, 0) <
+        T(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, 8, 1024, 0));
+  /* large messages: the ring's bandwidth term wins over the binomial tree */
+  CHECK(T(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 64, 0) <
+        T(DLB_COLL_ALLREDUCE, DLB_ALGO_TREE, S, 64, 0));
+}
+
+/* Rabenseifner (Thakur et al. 2005 sec. 4.4): 2 lg n alpha + 2 (n-1)/n S beta; for 6 ranks
+** p' = 4 and the 2 extra ranks add 2 (alpha + S beta). */
+static void halving_doubling(void) {
+  CHECK_NEAR(T(DLB_COLL_ALLREDUCE, DLB_ALGO_HD, S, 8, 0), 6 * alpha + 1.75 * S * beta, 1e-12);
+  CHECK_NEAR(T(DLB_COLL_ALLREDUCE, DLB_ALGO_HD, S, 6, 0),
+             4 * alpha + 1.5 * S * beta + 2 * (alpha + S * beta), 1e-12);
+  /* reduce-scatter halving: lg n alpha + (n-1)/n S beta, powers of two only */
+  CHECK_NEAR(T(DLB_COLL_REDUCE_SCATTER, DLB_ALGO_HD, S, 8, 0), 3 * alpha + 0.875 * S * beta, 1e-12);
+  dlb_par_coll c;
+  CHECK(dlb_par_collective(DLB_COLL_REDUCE_SCATTER, DLB_ALGO_HD, S, 6, 0, &L, &c) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "power-of-two") != NULL);
+}
+
+/* Thakur et al. 2005: ring all-gather / reduce-scatter (n-1) alpha + (n-1)/n S beta; Bruck
+** all-gather ceil(lg n) alpha + (n-1)/n S beta; ring allreduce = reduce-scatter + all-gather. */
+static void gather_scatter(void) {
+  double ag = T(DLB_COLL_ALLGATHER, DLB_ALGO_RING, S, 4, 0);
+  double rs = T(DLB_COLL_REDUCE_SCATTER, DLB_ALGO_RING, S, 4, 0);
+  CHECK_NEAR(ag, 3 * alpha + 0.75 * S * beta, 1e-12);
+  CHECK_NEAR(rs, ag, 1e-12);
+  CHECK_NEAR(ag + rs, T(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 4, 0), 1e-12);
+  CHECK_NEAR(T(DLB_COLL_ALLGATHER, DLB_ALGO_HD, S, 5, 0), 3 * alpha + 0.8 * S * beta, 1e-12);
+}
+
+/* Broadcast: binomial lg (alpha + S beta); scatter + ring all-gather
+** (lg + n - 1) alpha + 2 (n-1)/n S beta; two-tree lg alpha + S beta. All-to-all pairwise
+** (n-1) alpha + (n-1)/n S beta; Bruck lg alpha + S/2 lg beta. */
+static void broadcast_alltoall(void) {
+  CHECK_NEAR(T(DLB_COLL_BROADCAST, DLB_ALGO_TREE, S, 16, 0), 4 * (alpha + S * beta), 1e-12);
+  CHECK_NEAR(T(DLB_COLL_BROADCAST, DLB_ALGO_RING, S, 16, 0),
+             19 * alpha + 2 * 15.0 / 16 * S * beta, 1e-12);
+  CHECK_NEAR(T(DLB_COLL_BROADCAST, DLB_ALGO_DBTREE, S, 16, 0), 4 * alpha + S * beta, 1e-12);
+  CHECK_NEAR(T(DLB_COLL_ALLTOALL, DLB_ALGO_DIRECT, S, 16, 0), 15 * alpha + 15.0 / 16 * S * beta,
+             1e-12);
+  CHECK_NEAR(T(DLB_COLL_ALLTOALL, DLB_ALGO_HD, S, 16, 0), 4 * alpha + S / 2 * 4 * beta, 1e-12);
+}
+
+/* Parameter server (hand derivation): 2 alpha + 2 max(S, n S / k) beta. */
+static void parameter_server(void) {
+  CHECK_NEAR(T(DLB_COLL_PS, DLB_ALGO_DIRECT, S, 8, 1), 2 * alpha + 16 * S * beta, 1e-12);
+  CHECK_NEAR(T(DLB_COLL_PS, DLB_ALGO_DIRECT, S, 8, 8), 2 * alpha + 2 * S * beta, 1e-12);
+  CHECK_NEAR(T(DLB_COLL_PS, DLB_ALGO_DIRECT, S, 8, 2), 2 * alpha + 8 * S * beta, 1e-12);
+  dlb_par_coll c;
+  CHECK(dlb_par_collective(DLB_COLL_PS, DLB_ALGO_DIRECT, S, 8, 4, &L, &c) == DLB_OK);
+  CHECK_NEAR(c.total, 16e9, 1e-12);   /* push + pull of S by each of 8 workers */
+}
+
+/* Hierarchical: ring RS(S, g) on intra + allreduce(S/g, nodes) on inter + ring AG(S, g). */
+static void hierarchical(void) {
+  dlb_par_link intra = { 100e9, 1e-6, 1 }, inter = { 12.5e9, 5e-6, 1 };
+  dlb_par_coll c;
+  CHECK(dlb_par_allreduce_hier(S, 8, 4, DLB_ALGO_RING, &intra, &inter, &c) == DLB_OK);
+  double rs = 7 * 1e-6 + 7.0 / 8 * S / 100e9;
+  double ar = 6 * 5e-6 + 1.5 * (S / 8) / 12.5e9;
+  CHECK_NEAR(c.time, 2 * rs + ar, 1e-12);
+  /* beats the flat ring on the slow links */
+  dlb_par_coll flat;
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 32, 0, &inter, &flat) == 0);
+  CHECK(c.time < flat.time);
+  /* cluster dispatch: within a node on intra, across nodes hierarchically */
+  dlb_par_cluster cl = { 8, 4, intra, inter };
+  dlb_par_coll d;
+  CHECK(dlb_par_allreduce_cluster(S, 8, DLB_ALGO_RING, &cl, &d) == DLB_OK);
+  CHECK_NEAR(d.time, 14 * 1e-6 + 1.75 * S / 100e9, 1e-12);
+  CHECK(dlb_par_allreduce_cluster(S, 32, DLB_ALGO_RING, &cl, &d) == DLB_OK);
+  CHECK_NEAR(d.time, c.time, 1e-12);
+  CHECK(dlb_par_allreduce_cluster(S, 12, DLB_ALGO_RING, &cl, &d) == DLB_OK); /* 12 % 8: flat */
+  CHECK_NEAR(d.time, 22 * 5e-6 + 2 * 11.0 / 12 * S / 12.5e9, 1e-12);
+}
+
+static void bad_input(void) {
+  dlb_par_coll c;
+  dlb_par_link bad = { 0, 1e-6, 1 };
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 8, 0, &bad, &c) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "bandwidth") != NULL);
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 2.5, 0, &L, &c) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ranks") != NULL);
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, -1, 8, 0, &L, &c) == DLB_EINVAL);
+  CHECK(dlb_par_collective(99, DLB_ALGO_RING, S, 8, 0, &L, &c) == DLB_EINVAL);
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, 99, S, 8, 0, &L, &c) == DLB_EINVAL);
+  CHECK(dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_TREE, S, 8, 0, &L, &c) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "not defined") != NULL);
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, NAN, 8, 0, &L, &c) == DLB_EINVAL);
+  dlb_par_link eff = { 1e9, 0, 1.5 };
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 8, 0, &eff, &c) == DLB_EINVAL);
+}
+
+int main(void) {
+  RUN(ring_allreduce);
+  RUN(tree_allreduce);
+  RUN(halving_doubling);
+  RUN(gather_scatter);
+  RUN(broadcast_alltoall);
+  RUN(parameter_server);
+  RUN(hierarchical);
+  RUN(bad_input);
+  return check_done();
+}

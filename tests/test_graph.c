@@ -1,0 +1,274 @@
+/*
+** test_graph.c — the compute-graph engine in C: hand-derived goldens for an MLP and a conv
+** net (FLOPs, params, bytes), GEMM shapes, shape and unbound-dim errors, and the footprint
+** heuristic against the exhaustive search on small graphs.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlbench.h"
+#include "dlb_internal.h"
+#include "check.h"
+
+static int T(dlb_graph *g, const char *name, int role, int dt, int n, const char *d0,
+             const char *d1, const char *d2, const char *d3) {
+  const char *d[4] = {d0, d1, d2, d3};
+  int id = -1;
+  if (dlb_graph_tensor(g, name, role, dt, (size_t)n, d, &id)) fprintf(stderr, "%s\n", dlb_last_error());
+  return id;
+}
+
+static int OP(dlb_graph *g, const char *type, const char *name, int a, int b, size_t nat,
+              const int *at) {
+  int in[2] = {a, b}, out[8];
+  size_t nout;
+  if (dlb_graph_op(g, dlb_graph_op_type(type), name, b < 0 ? 1 : 2, in, nat, at, 0, NULL, out, 8, &nout))
+    return -1;
+  return out[0];
+}
+
+static dlb_train_opts SGD = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0};
+static dlb_train_opts INFER = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 1};
+
+static dlb_graph *mlp(void) {
+  dlb_graph *g = dlb_graph_new("mlp");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "b", "784", 0, 0);
+  int w1 = T(g, "w1", DLB_ROLE_WEIGHT, 0, 2, "784", "h", 0, 0);
+  int w2 = T(g, "w2", DLB_ROLE_WEIGHT, 0, 2, "h", "10", 0, 0);
+  int y = T(g, "y", DLB_ROLE_LABEL, DLB_DT_INT32, 1, "b", 0, 0, 0);
+  int h = OP(g, "relu", NULL, OP(g, "matmul", "fc1", x, w1, 0, NULL), -1, 0, NULL);
+  int l = OP(g, "softmax_xent", "loss", OP(g, "matmul", "fc2", h, w2, 0, NULL), y, 0, NULL);
+  dlb_graph_set_loss(g, l);
+  return g;
+}
+
+/* MLP 784-h-10 with relu and softmax cross-entropy, b=32, h=1024, SGD (hand derivation):
+**   params = 784*1024 + 1024*10 = 813056
+**   fwd = 2*32*784*1024 (fc1) + 32*1024 (relu) + 2*32*1024*10 (fc2) + 4*32*10 (xent)
+**       = 51380224 + 32768 + 655360 + 1280 = 52069632
+**   bwd = 2*32*10 (xent grad) + 655360 (fc2 dX) + 655360 (fc2 dW) + 32768 (relu grad)
+**       + 51380224 (fc1 dW; no dX: x is an input) = 52724352
+**   update = 2 * 813056 = 1626112 (sgd: w -= lr*g)
+**   io = 32*784*4 (x) + 32*4 (labels) = 100480 bytes */
+static void test_mlp(void) {
+  dlb_graph *g = mlp();
+  const char *names[] = {"b", "h"};
+  double vals[] = {32, 1024};
+  dlb_analysis *a = dlb_graph_analyze(g, &SGD, 2, names, vals);
+  CHECK(a != NULL);
+  if (!a) { dlb_graph_free(g); return; }
+  dlb_totals t;
+  dlb_analysis_totals(a, &t);
+  CHECK(t.params == 813056);
+  CHECK(t.flops_fwd == 52069632);
+  CHECK(t.flops_bwd == 52724352);
+  CHECK(t.flops_update == 1626112);
+  CHECK(t.flops == 52069632.0 + 52724352 + 1626112);
+  CHECK(t.io == 100480);
+  CHECK(t.footprint <= t.footprint_order && t.footprint <= t.footprint_heuristic);
+  /* weights live throughout: the breakdown holds them all */
+  CHECK(t.weights == 813056.0 * 4);
+  CHECK_NEAR(t.weights + t.gradients + t.optimizer + t.activations + t.workspace, t.footprint, 1e-12);
+  /* fc1 is a GEMM m=32, n=1024, k=784 */
+  double m[4];
+  CHECK(dlb_analysis_op_gemm(a, 0, m) == DLB_OK);
+  CHECK(m[0] == 32 && m[1] == 1024 && m[2] == 784 && m[3] == 1);
+  CHECK(dlb_analysis_op_gemm(a, 1, m) == DLB_ENOTFOUND); /* relu */
+  CHECK(dlb_analysis_op_phase(a)[0] == DLB_PHASE_FWD);
+  CHECK(dlb_analysis_op_phase(a)[dlb_analysis_nops(a) - 1] == DLB_PHASE_UPDATE);
+  char name[64];
+  dlb_analysis_op_name(a, 0, name, sizeof name);
+  CHECK(strcmp(name, "fc1") == 0);
+  dlb_analysis_free(a);
+  /* symbolic: 3198*b*h + 60*b + 1588*h (fwd 1589bh + 40b, bwd 1609bh + 20b, update 1588h) */
+  dlb_poly *p[DLB_SYM_COUNT];
+  CHECK(dlb_graph_symbolic(g, &SGD, 0, NULL, NULL, p) == DLB_OK);
+  char s[256];
+  dlb_poly_tostring(p[DLB_SYM_FLOPS], s, sizeof s);
+  CHECK(strcmp(s, "3198*b*h + 60*b + 1588*h") == 0);
+  dlb_poly_tostring(p[DLB_SYM_PARAMS], s, sizeof s);
+  CHECK(strcmp(s, "794*h") == 0);
+  for (int i = 0; i < DLB_SYM_COUNT; i++) dlb_poly_free(p[i]);
+  /* unbound dims: the numeric analysis names them */
+  CHECK(dlb_graph_analyze(g, &SGD, 1, names, vals) == NULL);
+  CHECK(dlb_last_status() == DLB_EUNBOUND && strstr(dlb_last_error(), "no value for h") != NULL);
+  dlb_graph_free(g);
+}
+
+/* Two convs (hand derivation, x [8, 3, 32, 32]):
+**   conv1 w [16, 3, 3, 3], pad 1: out [8, 16, 32, 32], 2*8*16*32*32*3*3*3 = 7077888 FLOPs
+**   conv2 w [32, 16, 3, 3], stride 2, pad 1: out [8, 32, 16, 16] ((32+2-3)/2+1 = 16),
+**         2*8*32*16*16*16*3*3 = 18874368 FLOPs; its data and filter gradients the same each;
+**   conv1 gets only a filter gradient (x is an input). */
+static void test_conv(void) {
+  dlb_graph *g = dlb_graph_new("convnet");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 4, "8", "3", "32", "32");
+  int w1 = T(g, "w1", DLB_ROLE_WEIGHT, 0, 4, "16", "3", "3", "3");
+  int w2 = T(g, "w2", DLB_ROLE_WEIGHT, 0, 4, "32", "16", "3", "3");
+  int wf = T(g, "wf", DLB_ROLE_WEIGHT, 0, 2, "32", "10", 0, 0);
+  int y = T(g, "y", DLB_ROLE_LABEL, DLB_DT_INT32, 1, "8", 0, 0, 0);
+  int a1[7] = {1, 1, 1, 1, 1, 1, 1}, a2[7] = {2, 2, 1, 1, 1, 1, 1};
+  int c1 = OP(g, "conv2d", "conv1", x, w1, 7, a1);
+  int c2 = OP(g, "conv2d", "conv2", OP(g, "relu", NULL, c1, -1, 0, NULL), w2, 7, a2);
+  CHECK(c1 >= 0 && c2 >= 0);
+  int p = OP(g, "global_avgpool", NULL, c2, -1, 0, NULL);
+  int l = OP(g, "softmax_xent", NULL, OP(g, "matmul", "fc", p, wf, 0, NULL), y, 0, NULL);
+  dlb_graph_set_loss(g, l);
+  dlb_analysis *a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a != NULL);
+  if (!a) { dlb_graph_free(g); return; }
+  const double *f = dlb_analysis_op_flops(a);
+  CHECK(f[0] == 7077888);
+  CHECK(f[2] == 18874368);
+  const int *ty = dlb_analysis_op_type(a);
+  double data = 0, filt = 0;
+  for (size_t i = 0; i < dlb_analysis_nops(a); i++) {
+    if (ty[i] == dlb_graph_op_type("conv2d_bwd_data")) data += f[i];
+    if (ty[i] == dlb_graph_op_type("conv2d_bwd_filter")) filt += f[i];
+  }
+  CHECK(data == 18874368);
+  CHECK(filt == 18874368 + 7077888);
+  double m[4];
+  CHECK(dlb_analysis_op_gemm(a, 2, m) == DLB_OK); /* implicit GEMM: m = N*Ho*Wo */
+  CHECK(m[0] == 8 * 16 * 16 && m[1] == 32 && m[2] == 16 * 9 && m[3] == 1);
+  CHECK(2 * m[0] * m[1] * m[2] * m[3] == f[2]);
+  dlb_analysis_free(a);
+  /* grouped conv: w [16, 4, 3, 3], groups 4 on [8, 16, 32, 32]: 2*8*16*32*32*4*9 = 9437184 */
+  dlb_graph *h = dlb_graph_new("grouped");
+  int gx = T(h, "x", DLB_ROLE_INPUT, 0, 4, "8", "16", "32", "32");
+  int gw = T(h, "w", DLB_ROLE_WEIGHT, 0, 4, "16", "4", "3", "3");
+  int ag[7] = {1, 1, 1, 1, 1, 1, 4};
+  CHECK(OP(h, "conv2d", "g", gx, gw, 7, ag) >= 0);
+  a = dlb_graph_analyze(h, &INFER, 0, NULL, NULL);
+  CHECK(a && dlb_analysis_op_flops(a)[0] == 9437184);
+  CHECK(a && dlb_analysis_op_gemm(a, 0, m) == DLB_OK && m[1] == 4 && m[3] == 4);
+  dlb_analysis_free(a);
+  dlb_graph_free(h);
+  dlb_graph_free(g);
+}
+
+static void test_errors(void) {
+  dlb_graph *g = dlb_graph_new("bad");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "b", "784", 0, 0);
+  int w = T(g, "w", DLB_ROLE_WEIGHT, 0, 2, "512", "h", 0, 0);
+  CHECK(OP(g, "matmul", "fc1", x, w, 0, NULL) < 0);
+  CHECK(dlb_last_status() == DLB_ESHAPE);
+  CHECK(strstr(dlb_last_error(), "matmul 'fc1'") && strstr(dlb_last_error(), "'x' [b, 784]") &&
+        strstr(dlb_last_error(), "'w' [512, h]"));
+  CHECK(dlb_graph_nops(g) == 0); /* nothing half-made stays */
+  int img = T(g, "img", DLB_ROLE_INPUT, 0, 4, "b", "3", "s", "s");
+  int k = T(g, "k", DLB_ROLE_WEIGHT, 0, 4, "8", "3", "3", "3");
+  int a2[7] = {2, 2, 1, 1, 1, 1, 1};
+  CHECK(OP(g, "conv2d", "c", img, k, 7, a2) < 0 && dlb_last_status() == DLB_EUNBOUND);
+  CHECK(strstr(dlb_last_error(), "conv2d 'c'") && strstr(dlb_last_error(), "bound to a number"));
+  int a1[7] = {1, 1, 1, 1, 1, 1, 1}; /* stride 1: the output size is a polynomial, s */
+  int c = OP(g, "conv2d", "c1", img, k, 7, a1);
+  CHECK(c >= 0);
+  char d[32];
+  dlb_graph_tensor_dim(g, c, 2, d, sizeof d);
+  CHECK(strcmp(d, "s") == 0);
+  int y = T(g, "y", DLB_ROLE_INPUT, 0, 2, "b", "785", 0, 0);
+  CHECK(OP(g, "add", "sum", x, y, 0, NULL) < 0 && strstr(dlb_last_error(), "do not broadcast"));
+  const char *bad[] = {"4*h+"};
+  int id;
+  CHECK(dlb_graph_tensor(g, "z", 0, 0, 1, bad, &id) == DLB_EPARSE);
+  CHECK(strstr(dlb_last_error(), "tensor 'z' dim 1"));
+  const char *neg[] = {"-3"};
+  CHECK(dlb_graph_tensor(g, "z", 0, 0, 1, neg, &id) == DLB_ESHAPE);
+  dlb_graph_free(g);
+  g = dlb_graph_new("noloss");
+  x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "4", "4", 0, 0);
+  CHECK(OP(g, "relu", NULL, x, -1, 0, NULL) >= 0);
+  CHECK(dlb_graph_analyze(g, &SGD, 0, NULL, NULL) == NULL && strstr(dlb_last_error(), "no loss"));
+  dlb_graph_free(g);
+}
+
+/* Two branches from x (8 B): a1 (100 B) -> a2 (4 B), b1 (100 B) -> b2 (4 B), add -> 4 B.
+** Construction order a1, b1, a2, b2, add holds x, a1 and b1 together: 8+100+100 = 208 at b1.
+** Best: a1, a2, b1, b2, add: peaks 8+100 (a1), 8+100+4 (a2), 8+4+100 (b1): 112. */
+static void test_footprint_branches(void) {
+  dlb_graph *g;
+  int x, wa, wb, va, vb;
+  g = dlb_graph_new("branches");
+  x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "1", "2", 0, 0);
+  wa = T(g, "wa", DLB_ROLE_WEIGHT, 0, 2, "2", "25", 0, 0), wb = T(g, "wb", DLB_ROLE_WEIGHT, 0, 2, "2", "25", 0, 0);
+  va = T(g, "va", DLB_ROLE_WEIGHT, 0, 2, "25", "1", 0, 0), vb = T(g, "vb", DLB_ROLE_WEIGHT, 0, 2, "25", "1", 0, 0);
+  int a1 = OP(g, "matmul", "a1", x, wa, 0, NULL), b1 = OP(g, "matmul", "b1", x, wb, 0, NULL);
+  int a2 = OP(g, "matmul", "a2", a1, va, 0, NULL), b2 = OP(g, "matmul", "b2", b1, vb, 0, NULL);
+  CHECK(OP(g, "add", "sum", a2, b2, 0, NULL) >= 0);
+  dlb_analysis *a = dlb_graph_analyze(g, &INFER, 0, NULL, NULL);
+  dlb_totals t;
+  dlb_analysis_totals(a, &t);
+  double w = 4 * (50 + 50 + 25 + 25); /* weights live throughout: 600 B */
+  CHECK(t.footprint_order == w + 208);
+  CHECK(t.footprint_heuristic == w + 112);
+  CHECK(t.footprint == w + 112);
+  double ex;
+  CHECK(dlb_analysis_footprint_exact(a, &ex) == DLB_OK && ex == w + 112);
+  dlb_analysis_free(a);
+  dlb_graph_free(g);
+}
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
+static unsigned rnd(unsigned n) {
+  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+  return (unsigned)(rng % n);
+}
+
+/* Random DAGs of elementwise adds and relus over tensors of random sizes (inference, at
+** most 14 ops): the exhaustive search is a lower bound of every order we try, and the
+** heuristic must match it on most graphs (it is a heuristic: we measure how often). */
+static void test_footprint_random(void) {
+  int exact_hits = 0, n = 150, bad = 0;
+  double worst = 1;
+  for (int r = 0; r < n; r++) {
+    dlb_graph *g = dlb_graph_new("random");
+    int ts[64], nt = 0;
+    int nsrc = 1 + (int)rnd(3);
+    static const char *sizes[] = {"1", "4", "16", "64", "256"};
+    int sz[8];
+    for (int i = 0; i < nsrc; i++) {
+      sz[i] = (int)rnd(5);
+      ts[nt++] = T(g, "in", DLB_ROLE_INPUT, 0, 1, sizes[sz[i]], 0, 0, 0);
+    }
+    int nops = 3 + (int)rnd(12);
+    for (int k = 0; k < nops; k++) {
+      int a = ts[rnd((unsigned)nt)];
+      int t;
+      if (rnd(2)) {
+        t = OP(g, "relu", NULL, a, -1, 0, NULL);
+      } else { /* add of a and a tensor of a broadcastable size: reshape to another size via matmul-free ops */
+        int b = ts[rnd((unsigned)nt)];
+        t = OP(g, "add", NULL, a, b, 0, NULL);
+        if (t < 0) t = OP(g, "exp", NULL, a, -1, 0, NULL);
+      }
+      ts[nt++] = t;
+    }
+    dlb_analysis *a = dlb_graph_analyze(g, &INFER, 0, NULL, NULL);
+    dlb_totals t;
+    double ex = 0;
+    if (!a || dlb_analysis_footprint_exact(a, &ex) != DLB_OK) { bad++; dlb_graph_free(g); dlb_analysis_free(a); continue; }
+    dlb_analysis_totals(a, &t);
+    if (ex > t.footprint_order + 1e-9 || ex > t.footprint_heuristic + 1e-9) bad++;
+    if (t.footprint_heuristic == ex) exact_hits++;
+    if (t.footprint / ex > worst) worst = t.footprint / ex;
+    dlb_analysis_free(a);
+    dlb_graph_free(g);
+  }
+  printf("# footprint heuristic exact on %d of %d random graphs; worst best/exact %.3f\n",
+         exact_hits, n, worst);
+  CHECK(bad == 0);
+  CHECK(exact_hits >= n * 2 / 3);
+  CHECK(worst <= 1.5);
+}
+
+int main(void) {
+  RUN(test_mlp);
+  RUN(test_conv);
+  RUN(test_errors);
+  RUN(test_footprint_branches);
+  RUN(test_footprint_random);
+  return check_done();
+}

@@ -1,0 +1,414 @@
+/*
+** test_parallel.c — data parallelism, pipeline partition and bubbles, the 3-D plan
+** evaluation and search, and Amdahl fits; every golden number derived in its comment.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlbench.h"
+#include "check.h"
+
+/* Hestness et al. 2019 Table 4: 15.67 TFLOP/s fp32, 898 GB/s, 32 GB, 56 GB/s links. */
+static const dlb_par_device V100 = { 15.67e12, 898e9, 32e9, 0.8, 0.7 };
+
+static dlb_par_cluster flat(double bw, double lat) {
+  dlb_par_cluster c;
+  memset(&c, 0, sizeof c);
+  c.inter.bw = bw;
+  c.inter.latency = lat;
+  c.inter.eff = 1;
+  return c;
+}
+
+/* Roofline: max(c / (0.8 x_c), a / (0.7 x_a)) (Hestness sec. 5.2.2). Table 3's word LM
+** step: 1444 TFLOPs, 41.5 TB -> max(115.19, 66.02) = 115 s. */
+static void roofline(void) {
+  CHECK_NEAR(dlb_par_roofline(&V100, 1444e12, 41.5e12), 1444e12 / (0.8 * 15.67e12), 1e-12);
+  CHECK_NEAR(dlb_par_roofline(&V100, 1444e12, 41.5e12), 115.19, 1e-3);
+  CHECK_NEAR(dlb_par_roofline(&V100, 1e9, 1e12), 1e12 / (0.7 * 898e9), 1e-12);
+}
+
+static void data_parallel(void) {
+  dlb_par_work w;
+  memset(&w, 0, sizeof w);
+  w.flops_sample = 1e12;
+  w.grad_bytes = 4e9;
+  w.mem_fixed = 16e9;
+  w.mem_sample = 0.1e9;
+  w.samples_epoch = 1e6;
+  dlb_par_cluster cl = flat(56e9, 0);
+  dlb_par_dp_opts o;
+  memset(&o, 0, sizeof o);
+  o.workers = 4;
+  o.subbatch = 128;
+  dlb_par_dp_result r;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  double tc = 128e12 / (0.8 * 15.67e12);
+  double ar = 2 * 3.0 / 4 * 4e9 / 56e9;      /* ring, Patarasuk & Yuan */
+  CHECK_NEAR(r.compute, tc, 1e-12);
+  CHECK_NEAR(r.comm, ar, 1e-12);
+  CHECK_NEAR(r.exposed, ar, 1e-12);         /* one bucket: nothing overlaps */
+  CHECK_NEAR(r.step, tc + ar, 1e-12);
+  CHECK_NEAR(r.batch, 512, 0);
+  CHECK_NEAR(r.throughput, 512 / (tc + ar), 1e-12);
+  CHECK_NEAR(r.util, 128e12 / ((tc + ar) * 15.67e12), 1e-12);
+  CHECK_NEAR(r.mem, 16e9 + 12.8e9, 1e-12);
+  CHECK_NEAR(r.epoch, 1e6 / r.throughput, 1e-12);
+  /* one worker: 80% utilisation, the Table 5 baseline's figure */
+  o.workers = 1;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  CHECK_NEAR(r.util, 0.8, 1e-12);
+  /* 4 buckets of 1 GB with full overlap: all but the last bucket hide under backward */
+  o.workers = 4; o.bucket = 1e9; o.overlap = 1;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  double b1 = 2 * 0.75 * 1e9 / 56e9;
+  CHECK_NEAR(r.buckets, 4, 0);
+  CHECK_NEAR(r.comm, 4 * b1, 1e-12);
+  CHECK_NEAR(r.exposed, b1, 1e-12);         /* 3 b1 << 2/3 tc */
+  /* half overlap of a short backward: hidden = overlap x bwd */
+  w.flops_sample = 1e9;
+  o.overlap = 0.5;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  double tc2 = 128e9 / (0.8 * 15.67e12);
+  CHECK_NEAR(r.exposed, 4 * b1 - 0.5 * (2.0 / 3) * tc2, 1e-12);
+  /* strong scaling: fixed global batch 512 over 8 workers -> subbatch 64 */
+  o.subbatch = 0; o.batch = 512; o.workers = 8;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  CHECK_NEAR(r.subbatch, 64, 0);
+  /* asynchronous PS, 1 shard: worker iteration tc + 2 S beta, server 2 n S beta */
+  w.flops_sample = 1e12;
+  memset(&o, 0, sizeof o);
+  o.workers = 8; o.subbatch = 128; o.async = 1; o.shards = 1;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  CHECK_NEAR(r.step, fmax(tc + 2 * 4e9 / 56e9, 16 * 4e9 / 56e9), 1e-12);
+  o.shards = 8;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  CHECK_NEAR(r.step, tc + 2 * 4e9 / 56e9, 1e-12);
+  /* bad input */
+  o.workers = 0;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "workers") != NULL);
+  o.workers = 2; o.overlap = 2;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "overlap") != NULL);
+}
+
+/* Brute force over all splits of n layers into k contiguous stages. */
+static double best(const double *w, int n, int k, int from) {
+  if (k == 1) {
+    double s = 0;
+    for (int i = from; i < n; i++) s += w[i];
+    return s;
+  }
+  double b = INFINITY, s = 0;
+  for (int i = from; i < n - k + 1; i++) {
+    s += w[i];
+    double rest = best(w, n, k - 1, i + 1);
+    double m = s > rest ? s : rest;
+    if (m < b) b = m;
+  }
+  return b;
+}
+
+static void partition(void) {
+  double w[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+  int first[9];
+  CHECK(dlb_par_partition(w, 9, 3, first) == DLB_OK);
+  /* classic instance: {1..5}=15, {6,7}=13, {8,9}=17 -> bottleneck 17 */
+  CHECK(first[0] == 0 && first[1] == 5 && first[2] == 7);
+  /* random instances against brute force; every stage non-empty */
+  srand(7);
+  for (int t = 0; t < 300; t++) {
+    int n = 1 + rand() % 9, k = 1 + rand() % n;
+    double x[9];
+    for (int i = 0; i < n; i++) x[i] = (rand() % 4 == 0) ? 0 : (rand() % 1000) / 10.0;
+    CHECK(dlb_par_partition(x, n, k, first) == DLB_OK);
+    double mx = 0;
+    for (int s = 0; s < k; s++) {
+      int end = s + 1 < k ? first[s + 1] : n;
+      CHECK(end > first[s]);
+      double sum = 0;
+      for (int i = first[s]; i < end; i++) sum += x[i];
+      if (sum > mx) mx = sum;
+    }
+    CHECK(first[0] == 0);
+    CHECK_NEAR(mx, best(x, n, k, 0), 1e-9);
+  }
+  CHECK(dlb_par_partition(w, 9, 10, first) == DLB_EINVAL);
+  CHECK(dlb_par_partition(w, 9, 0, first) == DLB_EINVAL);
+  double neg[] = { 1, -1 };
+  CHECK(dlb_par_partition(neg, 2, 1, first) == DLB_EINVAL);
+}
+
+/* GPipe/1F1B (p-1)/(m+p-1); interleaved (p-1)/(v m + p - 1) (Narayanan et al. 2021). */
+static void bubbles(void) {
+  CHECK_NEAR(dlb_par_bubble(DLB_SCHED_GPIPE, 4, 8, 1), 3.0 / 11, 1e-15);
+  CHECK_NEAR(dlb_par_bubble(DLB_SCHED_1F1B, 4, 8, 1), 3.0 / 11, 1e-15);
+  CHECK_NEAR(dlb_par_bubble(DLB_SCHED_INTERLEAVED, 4, 8, 2), 3.0 / 19, 1e-15);
+  CHECK(dlb_par_bubble(DLB_SCHED_GPIPE, 1, 8, 1) == 0);
+  CHECK(isnan(dlb_par_bubble(7, 4, 8, 1)));
+}
+
+static void uniform_layers(dlb_par_layer *L, int n) {
+  memset(L, 0, sizeof(*L) * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    L[i].flops_fwd = 1e9;
+    L[i].flops_bwd = 2e9;
+    L[i].params = 1e6;
+    L[i].act_out = 1e3;
+    L[i].act_kept = 1e6;
+    L[i].act_in = 1e5;
+  }
+}
+
+/* 4 equal layers, pp = 2, m = 4, GPipe, batch 8 (mb = 2); per layer t = 3e9 x 2 / (0.8 peak).
+** Step = (m + p - 1) x 2t + activation transfers; bubble = 2t + its transfers. */
+static void evaluate(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  memset(&o, 0, sizeof o);
+  o.batch = 8;
+  dlb_par_row cfg, r;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.dp = 1; cfg.tp = 1; cfg.pp = 2; cfg.m = 4; cfg.sched = DLB_SCHED_GPIPE;
+  double sm[2];
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
+  double t = 6e9 / (0.8 * 15.67e12);
+  double x = 2 * 2e3 / 10e9;                 /* act_out x mb forward + its gradient back */
+  CHECK_NEAR(r.compute, 4 * 2 * t, 1e-12);
+  CHECK_NEAR(r.bubble, 2 * t + x, 1e-12);
+  CHECK_NEAR(r.pp_comm, 4 * x, 1e-12);
+  CHECK_NEAR(r.step, 5 * (2 * t + x), 1e-12);
+  /* memory: 2e6 params x 16 B + m x mb x 2 layers x 1e6 B kept */
+  CHECK_NEAR(r.mem, 2e6 * 16 + 4 * 2 * 2e6, 1e-12);
+  CHECK_NEAR(sm[0], r.mem, 1e-12);
+  CHECK_NEAR(r.mem_opt, 2e6 * 12, 1e-12);
+  /* 1F1B keeps only p - d micro-batches in flight: device 0 holds 2 */
+  cfg.sched = DLB_SCHED_1F1B;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
+  CHECK_NEAR(sm[0], 2e6 * 16 + 2 * 2 * 2e6, 1e-12);
+  CHECK_NEAR(sm[1], 2e6 * 16 + 1 * 2 * 2e6, 1e-12);
+  /* full recompute: keep the 1e5-byte inputs, plus one layer rebuilt; backward + forward */
+  cfg.recompute = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
+  CHECK_NEAR(sm[0], 2e6 * 16 + 2 * 2 * 2e5 + 2 * 1e6, 1e-12);
+  CHECK_NEAR(r.compute, 4 * 2 * (t + t / 3), 1e-12);
+  /* ZeRO-1/2/3 over dp = 4 (Rajbhandari et al. 2020 Fig. 1: 2+2+K/Nd, 2+(2+K)/Nd, 16/Nd) */
+  cfg.recompute = 0; cfg.dp = 4; cfg.pp = 1; cfg.m = 1; o.batch = 4;
+  double Psi = 4e6;
+  for (int z = 0; z <= 3; z++) {
+    cfg.zero = z;
+    CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+    double want[] = { 16 * Psi, (4 + 12.0 / 4) * Psi, (2 + 14.0 / 4) * Psi, 16 * Psi / 4 };
+    CHECK_NEAR(r.mem_weights + r.mem_grads + r.mem_opt, want[z], 1e-12);
+  }
+  /* more pipeline chunks than layers, absurd degrees: clear errors, no overflow */
+  dlb_par_row bad = cfg;
+  bad.pp = 5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "pipeline chunks") != NULL);
+  bad.pp = 1e11;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  bad.pp = 1; bad.tp = 2.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  bad.tp = 1; bad.sched = 7;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &bad, &r, NULL) == DLB_EINVAL);
+  /* ZeRO-3 moves 1.5x the bytes of an allreduce (ibid. sec. 7.2.2) */
+  dlb_par_row r2;
+  cfg.zero = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.dp_comm, 2 * 0.75 * Psi * 2 / 10e9, 1e-12);
+  CHECK_NEAR(r.dp_comm, 1.5 * r2.dp_comm, 1e-12);
+}
+
+/* A Megatron layer: two allreduces of the activations forward and two backward
+** (Shoeybi et al. 2019); with tp = 2 on a 100 GB/s link, 4 ring allreduces of b s h x 2 B. */
+static void tensor_parallel(void) {
+  dlb_par_layer L[2];
+  uniform_layers(L, 2);
+  for (int i = 0; i < 2; i++) { L[i].tp_bytes = 1e6; L[i].tp_colls = 2; L[i].act_rep = 4e5; }
+  dlb_par_cluster cl;
+  memset(&cl, 0, sizeof cl);
+  cl.per_node = 8; cl.nodes = 1; cl.intra.bw = 100e9; cl.intra.eff = 1;
+  dlb_par_opts o;
+  memset(&o, 0, sizeof o);
+  o.batch = 4;
+  dlb_par_row cfg, r;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.dp = 1; cfg.tp = 2; cfg.pp = 1; cfg.m = 1; cfg.sched = DLB_SCHED_1F1B;
+  CHECK(dlb_par_evaluate(L, 2, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  double ar = 2 * 0.5 * 4e6 / 100e9;
+  CHECK_NEAR(r.tp_comm, 2 * 4 * ar, 1e-12);
+  CHECK_NEAR(r.compute, 2 * 4 * 3e9 / 2 / (0.8 * 15.67e12), 1e-12);
+  /* activations: kept / t + replicated (Korthikanti et al. 2022 eq. 2 shape) */
+  CHECK_NEAR(r.mem_act, 4 * 2 * (1e6 / 2 + 4e5), 1e-12);
+  o.seq_par = 1;  /* sequence parallelism splits the replicated part too (eq. 4) */
+  CHECK(dlb_par_evaluate(L, 2, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_act, 4 * 2 * (1e6 / 2 + 4e5 / 2), 1e-12);
+}
+
+/* Embedding sharding levels the stages' memory (Hestness sec. 6.2.2). */
+static void shard_embedding(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  L[0].params = 4e6;  L[0].shardable = 1;
+  L[0].flops_fwd = L[0].flops_bwd = 0;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  memset(&o, 0, sizeof o);
+  o.batch = 1;
+  o.w_bytes = 4; o.g_bytes = 4; o.o_bytes = 4;
+  dlb_par_row cfg, r;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.dp = 1; cfg.tp = 1; cfg.pp = 4; cfg.m = 1; cfg.sched = DLB_SCHED_GPIPE;
+  for (int i = 0; i < 4; i++) L[i].act_kept = 0;
+  double sm[4];
+  /* pp = 4 -> one layer per stage; unsharded: 48 MB on stage 0, 12 MB elsewhere */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
+  CHECK_NEAR(sm[0], 4e6 * 12, 1e-12);
+  CHECK_NEAR(sm[1], 1e6 * 12, 1e-12);
+  o.shard = 1;   /* total 7e6 params x 12 B = 84 MB over 4 stages: 21 MB each */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
+  for (int d = 0; d < 4; d++) CHECK_NEAR(sm[d], 21e6, 1e-9);
+}
+
+static void planner(void) {
+  enum { N = 24 };
+  dlb_par_layer L[N];
+  uniform_layers(L, N);
+  for (int i = 0; i < N; i++) {
+    L[i].params = 1e9; L[i].tp_bytes = 1e6; L[i].tp_colls = 2;
+  }
+  dlb_par_cluster cl;
+  memset(&cl, 0, sizeof cl);
+  cl.per_node = 8; cl.nodes = 8;
+  cl.intra.bw = 300e9; cl.intra.latency = 1e-6;
+  cl.inter.bw = 25e9; cl.inter.latency = 5e-6;
+  dlb_par_device dev = { 100e12, 2e12, 80e9, 0.8, 0.7 };
+  dlb_par_opts o;
+  memset(&o, 0, sizeof o);
+  o.batch = 256; o.sched = -1; o.recompute = -1; o.zero_max = 3;
+  dlb_par_plan *P = dlb_par_plan_new(L, N, &dev, &cl, &o);
+  CHECK(P != NULL);
+  int n = dlb_par_plan_count(P);
+  CHECK(n > 10);
+  CHECK(dlb_par_plan_evaluated(P) >= n);
+  dlb_par_row prev, r;
+  for (int i = 0; i < n; i++) {
+    CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+    CHECK(r.fits == 1 && r.mem <= 80e9);
+    CHECK(r.dp * r.tp * r.pp == 64);
+    CHECK_NEAR(r.step, r.compute + r.comm + r.bubble, 1e-12);
+    if (i > 0) CHECK(r.step >= prev.step);
+    prev = r;
+  }
+  /* 24 GB of parameters x 16 B cannot fit one 80 GB device unsplit: the best plan splits */
+  CHECK(dlb_par_plan_row(P, 0, &r) == DLB_OK);
+  CHECK(r.tp * r.pp > 1 || r.zero > 0);
+  CHECK(dlb_par_plan_row(P, n, &r) == DLB_EINVAL);
+  dlb_par_plan_free(P);
+  dlb_par_plan_free(NULL);
+  o.batch = 0;
+  CHECK(dlb_par_plan_new(L, N, &dev, &cl, &o) == NULL);
+  CHECK(strstr(dlb_last_error(), "batch") != NULL);
+  o.batch = 256;
+  L[3].params = -1;
+  CHECK(dlb_par_plan_new(L, N, &dev, &cl, &o) == NULL);
+  CHECK(strstr(dlb_last_error(), "layer 4") != NULL);
+}
+
+/* Amdahl: S(8) with f = 0.1 is 1/(0.1 + 0.9/8) = 4.7059; the fit recovers f exactly.
+** ParaDnn sec. 4.3: FC max utilisation 100% on 1 core vs 62% on 8 cores -> speedup
+** 8 x 0.62 = 4.96 -> f = (1/4.96 - 1/8)/(1 - 1/8) = 0.08756. */
+static void amdahl(void) {
+  CHECK_NEAR(dlb_par_amdahl(0.1, 8), 1 / (0.1 + 0.9 / 8), 1e-15);
+  double n[] = { 2, 4, 8, 16 }, s[4], f, r2;
+  for (int i = 0; i < 4; i++) s[i] = dlb_par_amdahl(0.05, n[i]);
+  CHECK(dlb_par_amdahl_fit(n, s, 4, &f, &r2) == DLB_OK);
+  CHECK_NEAR(f, 0.05, 1e-12);
+  CHECK_NEAR(r2, 1, 1e-12);
+  double n8 = 8, s8 = 8 * 0.62;
+  CHECK(dlb_par_amdahl_fit(&n8, &s8, 1, &f, NULL) == DLB_OK);
+  CHECK_NEAR(f, (1 / 4.96 - 0.125) / 0.875, 1e-12);
+  CHECK_NEAR(f, 0.08756, 1e-4);
+  double one = 1;
+  CHECK(dlb_par_amdahl_fit(&one, &s8, 1, &f, NULL) == DLB_EINVAL);
+  double zero = 0;
+  CHECK(dlb_par_amdahl_fit(&n8, &zero, 1, &f, NULL) == DLB_EINVAL);
+}
+
+static double urand(double lo, double hi) {
+  return lo + (hi - lo) * (rand() / (double)RAND_MAX);
+}
+
+/* Randomised layouts: never a crash, and the invariants hold (step = parts, bubble share
+** matches the schedule's formula for equal stages, memory falls with ZeRO stage). */
+static void random_layouts(void) {
+  srand(11);
+  for (int t = 0; t < 200; t++) {
+    int n = 1 + rand() % 12;
+    dlb_par_layer L[12];
+    memset(L, 0, sizeof L);
+    for (int i = 0; i < n; i++) {
+      L[i].flops_fwd = urand(0, 1e10);
+      L[i].flops_bwd = 2 * L[i].flops_fwd;
+      L[i].bytes_sample = urand(0, 1e8);
+      L[i].bytes_fixed = urand(0, 1e9);
+      L[i].params = urand(0, 1e8);
+      L[i].act_out = urand(0, 1e6);
+      L[i].act_kept = urand(0, 1e7);
+      L[i].act_rep = urand(0, 1e6);
+      L[i].act_in = urand(0, 1e6);
+      L[i].tp_bytes = rand() % 2 ? urand(0, 1e6) : 0;
+      L[i].tp_colls = 2;
+      L[i].shardable = rand() % 4 == 0;
+    }
+    dlb_par_cluster cl;
+    memset(&cl, 0, sizeof cl);
+    cl.per_node = 1 << (rand() % 4);
+    cl.nodes = 1 + rand() % 8;
+    cl.intra.bw = urand(1e9, 1e12);
+    cl.intra.latency = urand(0, 1e-5);
+    cl.inter.bw = rand() % 3 ? urand(1e8, 1e11) : 0;
+    cl.inter.latency = urand(0, 1e-4);
+    dlb_par_device dev = { urand(1e12, 1e15), urand(1e11, 3e12), urand(0, 1e11), 0, 0 };
+    dlb_par_opts o;
+    memset(&o, 0, sizeof o);
+    o.batch = 1 + rand() % 512;
+    o.sched = -1; o.recompute = -1; o.zero_max = rand() % 4;
+    o.seq_par = rand() % 2; o.shard = rand() % 2; o.overlap = urand(0, 1);
+    o.keep_unfit = rand() % 2; o.balance = rand() % 2;
+    dlb_par_plan *P = dlb_par_plan_new(L, n, &dev, &cl, &o);
+    CHECK(P != NULL);
+    if (!P) { fprintf(stderr, "%s\n", dlb_last_error()); continue; }
+    int c = dlb_par_plan_count(P);
+    for (int i = 0; i < c; i++) {
+      dlb_par_row r;
+      CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+      CHECK(isfinite(r.step) && r.step >= 0);
+      CHECK_NEAR(r.step, r.compute + r.comm + r.bubble, 1e-9);
+      CHECK(r.mem >= 0 && isfinite(r.mem));
+      CHECK(o.keep_unfit || r.fits);
+      CHECK(r.util >= 0 && r.util <= 1 + 1e-9);
+      CHECK(r.dp * r.tp * r.pp == cl.per_node * cl.nodes);
+    }
+    dlb_par_plan_free(P);
+  }
+}
+
+int main(void) {
+  RUN(roofline);
+  RUN(data_parallel);
+  RUN(partition);
+  RUN(bubbles);
+  RUN(evaluate);
+  RUN(tensor_parallel);
+  RUN(shard_embedding);
+  RUN(planner);
+  RUN(amdahl);
+  RUN(random_layouts);
+  return check_done();
+}
