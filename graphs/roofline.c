@@ -42,6 +42,7 @@ int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_re
     return dlb_fail(DLB_EINVAL, "roofline: flops must be >= 0 and finite, got %g", flops);
   if (bad_cost(bytes))
     return dlb_fail(DLB_EINVAL, "roofline: bytes must be >= 0 and finite, got %g", bytes);
+  if (d->bytes_scale > 0) bytes *= d->bytes_scale;
   one(d, flops, bytes, out);
   if (!isfinite(out->time))
     return dlb_fail(DLB_ENUMERIC, "roofline: time overflows (%g FLOPs, %g bytes)", flops, bytes);
@@ -58,6 +59,7 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
   if (n > 0 && (flops == NULL || bytes == NULL))
     return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
   const double cpeak = d->peak * d->flops_eff, cbw = d->bw * d->bw_eff; /* achievable rates */
+  const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   double tf = 0, tb = 0, tt = 0, tmem = 0, nmem = 0;
   for (size_t i = 0; i < n; i++) {
     double f = flops[i], b = bytes[i];
@@ -65,6 +67,7 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
       return dlb_fail(DLB_EINVAL, "roofline: op %zu has flops %g (need >= 0, finite)", i + 1, f);
     if (bad_cost(b))
       return dlb_fail(DLB_EINVAL, "roofline: op %zu has bytes %g (need >= 0, finite)", i + 1, b);
+    b *= scale;
     if (d->cache_aware && gemm != NULL && gemm[4 * i] > 0) {
       double g;
       st = dlb_gemm_traffic(gemm[4 * i], gemm[4 * i + 1], gemm[4 * i + 2], gemm[4 * i + 3],

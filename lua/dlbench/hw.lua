@@ -148,10 +148,12 @@ function Device:precision(prec)
   prec = prec or "fp32"
   if prec == "mixed" then
     prec = self.peak.fp16 and "fp16" or (self.peak.bf16 and "bf16" or "fp16")
+  elseif prec == "mixed_bf16" then
+    prec = self.peak.bf16 and "bf16" or (self.peak.fp16 and "fp16" or "bf16")
   end
   if not is_prec[prec] then
     error("unknown precision '" .. tostring(prec) .. "' (expected "
-      .. table.concat(PRECISIONS, ", ") .. ", or mixed)", 0)
+      .. table.concat(PRECISIONS, ", ") .. ", mixed or mixed_bf16)", 0)
   end
   if not self.peak[prec] then
     local have = {}

@@ -128,10 +128,11 @@ local function opset_of(s)
       return set
     end
   end
-  if rawget(s, "analysis") ~= nil and core.roofline_opcosts_from_analysis then
+  local a = rawget(s, "analysis")
+  if a ~= nil then
     local set = rawget(s, "_roofline_ops")
     if not set then
-      set = setmetatable({ _h = core.roofline_opcosts_from_analysis(s.analysis) }, OpSet)
+      set = setmetatable({ _h = core.roofline_opcosts_from_analysis(a), _analysis = a }, OpSet)
       set.n = core.roofline_opcosts_n(set._h)
       rawset(s, "_roofline_ops", set)
     end
@@ -140,8 +141,27 @@ local function opset_of(s)
   return nil
 end
 
+local PHASE_NAMES = { [0] = "fwd", "bwd", "update", "recompute" }
+
+-- The per-op labels of a set made from a graph analysis (names, phases, layers, op kinds),
+-- filled on first use: only detail = true needs them.
+local function labels_from_analysis(set)
+  if set._flops or not set._analysis then return end
+  local a = set._analysis
+  local F, _, P, L, K = core.analysis_arrays(a)
+  local layers = core.analysis_layers(a)
+  local names, phase, layer, kind = {}, {}, {}, {}
+  for i = 1, #F do
+    names[i] = core.analysis_op_name(a, i - 1)
+    phase[i] = PHASE_NAMES[P[i]] or tostring(P[i])
+    layer[i] = L[i] >= 0 and (layers[L[i] + 1] or tostring(L[i])) or "(none)"
+    kind[i] = core.graph_op_type_name and core.graph_op_type_name(K[i]) or tostring(K[i])
+  end
+  set._flops, set.names, set.phase, set.layer, set.kind = F, names, phase, layer, kind
+end
+
 local function bytes_per(prec)
-  if prec == "mixed" or prec == nil then return nil end
+  if prec == nil or prec == "mixed" or prec == "mixed_bf16" then return nil end
   return core.hw_precision_bytes(prec)
 end
 
@@ -153,19 +173,22 @@ function M.time(s, dev, opts)
   local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
   local prec = dev:precision(opts.precision or sprec or "fp32")
   local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware }
-  local roof = dev:roof(prec, ropts)
   -- precision selects the bytes too: rescale when the costs were counted at another one
   local scale = 1
   local from, to = bytes_per(sprec), bytes_per(opts.precision)
   if from and to and from ~= to then scale = to / from end
+  local roof = dev:roof(prec, ropts)
+  roof.bytes_scale = scale
 
   local set = opset_of(s)
   local r
   if set then
-    if scale ~= 1 then error(fn .. ": per-op costs cannot be rescaled to another precision; "
-      .. "count them at " .. tostring(opts.precision), 2) end
+    if opts.detail then labels_from_analysis(set) end
     local res, times, bounds = core.roofline_ops(set._h, roof, opts.detail)
-    local whole = core.roofline_time(roof, res.flops, res.bytes)
+    local unscaled = {}
+    for k, v in pairs(roof) do unscaled[k] = v end
+    unscaled.bytes_scale = 1 -- res.bytes is already scaled (and cache-aware when asked)
+    local whole = core.roofline_time(unscaled, res.flops, res.bytes)
     r = {
       graph = whole,
       per_op = res,
@@ -211,7 +234,7 @@ function M.time(s, dev, opts)
     if opts.per_op then error(fn .. ": per_op needs per-op costs (s.ops or a graph's stats)", 2) end
     if opts.cache_aware then error(fn .. ": cache_aware needs per-op costs with matmul shapes", 2) end
     local flops = num(s.flops, "flops", fn)
-    local bytes = num(s.bytes, "bytes", fn) * scale
+    local bytes = num(s.bytes, "bytes", fn)
     r = core.roofline_time(roof, flops, bytes)
     r.graph = core.roofline_time(roof, flops, bytes)
     r.mode = "graph"
