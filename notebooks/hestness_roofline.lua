@@ -108,55 +108,45 @@ print(string.format("  our tiled model on a word LM sized from Table 5 (h = %d, 
 
 -- == Figure 11 analogue: subbatch choice op by op ===================================
 -- Hestness 5.2.1 picks the subbatch from a per-op roofline: at the ridge-point subbatch
--- "many ops are still memory-bound". Whole-graph Table 2 costs cannot show that (their
--- time per sample is flat past the ridge), so here is a word LM step built op by op from
--- 4.2's LSTM shapes (our op model, not the paper's graph): l = 2 LSTM layers of h = 4096,
--- vocabulary v = 10,000, q = 80 steps, fp32. Per step and layer: the gate matmul
--- [b, 2h] x [2h, 4h] (16 b h^2 FLOPs) and a fused element-wise gate op (~20 FLOPs and 32 bytes
--- per b x h element); backward: two matmuls and the element-wise gradient; the output
--- layer [b, h] x [h, v] per step (forward and two backward) plus a softmax; one weight
--- update (SGD: 2 FLOPs and 12 bytes per parameter).
-local function lstm_step(b)
-  local h, l, v, q = 4096, 2, 10000, 80
-  local fl, by, gm, ph = {}, {}, {}, {}
-  local function op(f, bytes, g, phase)
-    fl[#fl + 1], by[#by + 1], gm[#gm + 1], ph[#ph + 1] = f, bytes, g or false, phase
+-- "many ops are still memory-bound". Whole-graph Table 2 costs cannot show that (their time
+-- per sample is flat past the ridge), so here is a real graph: a word LM (embedding, 2 LSTM
+-- layers of h = 2048 unrolled over q = 20 steps, a 10,000-word output layer, softmax
+-- cross-entropy; SGD, fp32), built with dlbench.nn and timed op by op on the Table 4 device.
+local nn = require "dlbench.nn"
+local function word_lm(q, h, v)
+  local g = dlb.graph("word_lm")
+  local x = nn.embedding(g, g:input("ids", { "b", q }, "int32"), v, h)
+  local outs = nn.lstm(g, nn.unstack(g, x), { hidden = h, layers = 2 })
+  local wo = g:weight("out/w", { h, v })
+  local loss
+  for t = 1, q do
+    local l = g:softmax_xent(g:matmul(outs[t], wo), g:label("y" .. t, { "b" }))
+    loss = loss and g:add(loss, l) or l
   end
-  local function mm(m, n, k, phase) op(2 * m * n * k, 4 * (m * k + k * n + m * n), { m, n, k }, phase) end
-  for _ = 1, q do
-    for _ = 1, l do
-      mm(b, 4 * h, 2 * h, "fwd"); op(20 * b * h, 32 * b * h, nil, "fwd")
-      mm(b, 2 * h, 4 * h, "bwd"); mm(2 * h, 4 * h, b, "bwd"); op(20 * b * h, 48 * b * h, nil, "bwd")
-    end
-    mm(b, v, h, "fwd"); op(5 * b * v, 8 * b * v, nil, "fwd")
-    mm(b, h, v, "bwd"); mm(h, v, b, "bwd"); op(3 * b * v, 12 * b * v, nil, "bwd")
-  end
-  local params = l * 8 * h * h + 2 * h * v
-  op(2 * params, 12 * params, nil, "update")
-  local tf, tb = 0, 0
-  for i = 1, #fl do tf, tb = tf + fl[i], tb + by[i] end
-  return { flops = tf, bytes = tb, precision = "fp32",
-    ops = R.ops { flops = fl, bytes = by, gemm = gm, phase = ph } }
+  g:loss(loss)
+  return g
 end
-local batches = { 8, 16, 32, 64, 128, 256, 512, 1024 }
-local whole = R.subbatch(function(b) local s = lstm_step(b); s.ops = nil; return s end, dev,
-  { batches = batches })
-local perop = R.subbatch(lstm_step, dev, { batches = batches })
+local lmg = word_lm(20, 2048, 10000)
+local batches = { 8, 16, 32, 64, 128, 256, 512, 1024, 2048 }
+local perop = R.subbatch(lmg, dev, { batches = batches })
+local whole = R.subbatch(lmg, dev, { batches = batches, per_op = false })
 print()
-print("Figure 11 analogue (our LSTM op model on the Table 4 device): per sample, whole graph "
-  .. "vs op by op")
-print(string.format("%8s %12s %16s %16s %10s", "subbatch", "FLOP/B", "ms/sample graph",
+print(string.format("Figure 11 analogue: word LM graph (%d ops at b=64) on the Table 4 device, "
+  .. "time per sample whole graph vs op by op", lmg:stats { b = 64 }.nops))
+print(string.format("%8s %10s %18s %16s %10s", "subbatch", "FLOP/B", "ms/sample graph",
   "ms/sample ops", "util ops"))
 for i, b in ipairs(perop.curve.batch) do
-  print(string.format("%8d %12.1f %16.3f %16.3f %9.0f%%", b, perop.curve.intensity[i],
+  print(string.format("%8d %10.1f %18.3f %16.3f %9.0f%%", b, perop.curve.intensity[i],
     1e3 * whole.curve.time_per_sample[i], 1e3 * perop.curve.time_per_sample[i],
     100 * perop.curve.util[i]))
 end
-print(string.format("points (op by op): intensity saturates at b=%d, reaches the ridge (%.1f) at "
-  .. "b=%d, time per sample within 5%% of its minimum from b=%d (whole graph: b=%d)",
+print(string.format("points (op by op): intensity saturates at b=%d, reaches the ridge (%.1f FLOP/B) "
+  .. "at b=%d, time per sample within 5%% of its minimum from b=%d (whole graph: b=%d)",
   perop.saturation, perop.ridge_point, perop.ridge, perop.best, whole.best))
-print("In this op model matmuls dominate, so the ridge and best points coincide; the paper's "
-  .. "graphs carry more\nmemory-bound ops, which puts its best point ~1.5x past the ridge "
-  .. "(5.2.1) - feed a real graph's per-op\nstats to dlb.roofline.subbatch to see that.")
+local iu = {}
+for i, b in ipairs(perop.curve.batch) do iu[b] = perop.curve.util[i] end
+print(string.format("at the ridge subbatch the step runs at %.0f%% of peak, at the best one %.0f%%: "
+  .. "the ridge point leaves %.0f%% of the throughput (the paper: 40%%)", 100 * iu[perop.ridge],
+  100 * iu[perop.best], 100 * (1 - iu[perop.ridge] / iu[perop.best])))
 
 return results
