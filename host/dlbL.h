@@ -14,6 +14,11 @@ int dlbL_error(lua_State *L);
 /* If status != DLB_OK raise the core's message; otherwise return 0. */
 int dlbL_check(lua_State *L, int status);
 
+/* The dlb_analysis held by a "dlbench.Analysis" userdata (host/lgraph.c); raises on
+** anything else. Borrowed: the userdata owns it. */
+struct dlb_analysis;
+struct dlb_analysis *dlbL_checkanalysis(lua_State *L, int i);
+
 /* Area registrations, called in order by luaopen_dlbench_core. */
 int dlbL_open_poly(lua_State *L);
 int dlbL_open_graph(lua_State *L);

@@ -401,3 +401,9 @@ int dlbL_open_graph(lua_State *L) {
   luaL_setfuncs(L, funcs, 0);
   return 0;
 }
+
+/* The dlb_analysis of the "dlbench.Analysis" userdata at index i, for other bindings
+** that consume analyses (raises if it is not one, or is closed); borrowed. */
+dlb_analysis *dlbL_checkanalysis(lua_State *L, int i) {
+  return checkanalysis(L, i);
+}

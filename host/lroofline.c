@@ -136,17 +136,13 @@ static int roofline_opcosts_new(lua_State *L) {
   return 1;
 }
 
-/* The box layout of "dlbench.Analysis" userdata (host/lgraph.c's abox): one pointer. */
-typedef struct { dlb_analysis *a; } AnalysisBox;
-
 /* -- core.roofline_opcosts_from_analysis(analysis) -> OpCosts */
 static int roofline_opcosts_from_analysis(lua_State *L) {
-  AnalysisBox *ab = (AnalysisBox *)luaL_checkudata(L, 1, "dlbench.Analysis");
-  luaL_argcheck(L, ab->a != NULL, 1, "closed analysis");
+  dlb_analysis *a = dlbL_checkanalysis(L, 1);
   Box *b = (Box *)lua_newuserdatauv(L, sizeof(Box), 0);
   b->c = NULL;
   luaL_setmetatable(L, OPCOSTS);
-  b->c = dlb_opcosts_from_analysis(ab->a);
+  b->c = dlb_opcosts_from_analysis(a);
   if (b->c == NULL) return dlbL_error(L);
   return 1;
 }
