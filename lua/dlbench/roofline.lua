@@ -429,19 +429,11 @@ doc.doc(M.fom, "dlb.roofline.fom{{base_hours=, base_nodes=, hours=, nodes=}, ...
 -- == Hestness et al. Table 2: asymptotic costs per parameter ========================
 
 -- c_t = gamma b p FLOPs, a_t = lambda p + mu b sqrt(p) bytes, f_t = delta p bytes
--- (seed 000 4.2-4.5, Table 2).
-M.table2 = {
-  word_lm = { gamma = 481, lambda = 1755, mu = 30784, delta = 11.94, model = "Word LMs (LSTM)" },
-  char_lm = { gamma = 900, lambda = 3510, mu = 102980, delta = 12.47, model = "Character LMs (RHN)" },
-  nmt = { gamma = 149, lambda = 533, mu = 22653, delta = 10.32, model = "NMT (enc/dec+attn)" },
-  speech = { gamma = 775, lambda = 3100, mu = 162750, delta = 32.94,
-    model = "Speech Recogn. (enc/dec+attn)" },
-  image = { gamma = 1111, lambda = 66.7, mu = 268862, delta = 42.57,
-    model = "Image Classification (ResNet)" },
-}
-
+-- (seed 000 4.2-4.5, Table 2). The constants live once, in dlbench.scaling_domains
+-- (dlb.scaling.domains[domain].costs).
 function M.hestness(domain, p, b)
-  local d = M.table2[domain]
+  local domains = require "dlbench.scaling_domains"
+  local d = domains[domain]
   if d == nil then
     error("dlb.roofline.hestness: unknown domain '" .. tostring(domain)
       .. "' (word_lm, char_lm, nmt, speech, image)", 2)
@@ -449,8 +441,10 @@ function M.hestness(domain, p, b)
   if type(p) ~= "number" or p <= 0 or type(b) ~= "number" or b <= 0 then
     error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive", 2)
   end
-  return { flops = d.gamma * b * p, bytes = d.lambda * p + d.mu * b * math.sqrt(p),
-    footprint = d.delta * p, precision = "fp32" }
+  local c = d.costs
+  return { flops = c.flops_per_param * b * p,
+    bytes = c.lambda * p + c.mu * b * math.sqrt(p),
+    footprint = c.footprint_per_param * p, precision = "fp32" }
 end
 doc.doc(M.hestness, "dlb.roofline.hestness(domain, p, b) -> {flops=, bytes=, footprint=}",
   "Hestness et al. Table 2's asymptotic training-step costs for p parameters, subbatch b")
