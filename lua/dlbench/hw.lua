@@ -384,66 +384,18 @@ M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
--- Split CSV text into records of fields (RFC 4180: quotes, "" escapes, CRLF); each record
--- carries its line number. Errors name file:line.
+-- CSV records through the library's RFC 4180 reader (the one behind dlb.read_csv): each
+-- record is an array of field strings with its line number in .line. Comment lines (first
+-- non-blank character '#') are blanked first, so line numbers stay those of the file.
+-- Errors name file:line:column.
 local function csv_records(text, file)
-  local recs, rec, field = {}, {}, {}
-  local i, n, line, recline = 1, #text, 1, 1
-  local quoted_field = false
-  local function endfield()
-    rec[#rec + 1] = { text = table.concat(field), quoted = quoted_field }
-    field, quoted_field = {}, false
+  text = text:gsub("[^\r\n]*", function(l) if l:match("^%s*#") then return "" end end)
+  local ok, recs, lines = pcall(core.stats_csv_parse, text, ",")
+  if not ok then
+    local msg = tostring(recs):gsub("^line (%d+), column (%d+): ", "%1:%2: ")
+    error(file .. ":" .. msg, 0)
   end
-  local function endrec()
-    endfield()
-    if not (#rec == 1 and rec[1].text == "" and not rec[1].quoted) then
-      rec.line = recline
-      recs[#recs + 1] = rec
-    end
-    rec = {}
-  end
-  while i <= n do
-    local c = text:sub(i, i)
-    if c == '"' and #field == 0 and not quoted_field then
-      quoted_field = true
-      i = i + 1
-      while true do
-        if i > n then error(file .. ":" .. recline .. ": unterminated quoted field", 0) end
-        local d = text:sub(i, i)
-        if d == '"' then
-          if text:sub(i + 1, i + 1) == '"' then
-            field[#field + 1] = '"'
-            i = i + 2
-          else
-            i = i + 1
-            break
-          end
-        else
-          if d == "\n" then line = line + 1 end
-          field[#field + 1] = d
-          i = i + 1
-        end
-      end
-      local e = text:sub(i, i)
-      if i <= n and e ~= "," and e ~= "\n" and e ~= "\r" then
-        error(file .. ":" .. line .. ": text after a closing quote", 0)
-      end
-    elseif c == "," then
-      endfield()
-      i = i + 1
-    elseif c == "\r" or c == "\n" then
-      if c == "\r" and text:sub(i + 1, i + 1) == "\n" then i = i + 1 end
-      endrec()
-      line = line + 1
-      recline = line
-      i = i + 1
-    else
-      if c == '"' then error(file .. ":" .. line .. ": stray quote inside an unquoted field", 0) end
-      field[#field + 1] = c
-      i = i + 1
-    end
-  end
-  if #field > 0 or #rec > 0 or quoted_field then endrec() end
+  for i, r in ipairs(recs) do r.line = lines[i] end
   return recs
 end
 
@@ -453,17 +405,12 @@ local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 function M.parse_csv(text, file)
   file = file or "csv"
   if type(text) ~= "string" then error("dlb.hw.parse_csv: expected text, got " .. type(text), 2) end
-  local recs = csv_records(text, file)
-  -- skip comment lines (first field starting with #)
-  local kept = {}
-  for _, r in ipairs(recs) do
-    if not (r[1] and not r[1].quoted and r[1].text:match("^%s*#")) then kept[#kept + 1] = r end
-  end
+  local kept = csv_records(text, file)
   if #kept == 0 then error(file .. ": empty catalogue (expected a header row)", 0) end
   local header = kept[1]
   local cols, seen = {}, {}
   for j, f in ipairs(header) do
-    local c = trim(f.text):lower()
+    local c = trim(f):lower()
     if not csv_col[c] then
       error(string.format("%s:%d: unknown column '%s' (valid columns: %s)", file, header.line,
         c, table.concat(M.csv_columns, ", ")), 0)
@@ -483,7 +430,7 @@ function M.parse_csv(text, file)
     local spec = { peak = {}, source = {} }
     local links = {}
     for j, c in ipairs(cols) do
-      local s = trim(rec[j].text)
+      local s = trim(rec[j])
       if s ~= "" then
         if c == "name" or c == "kind" or c == "note" then
           spec[c] = s
