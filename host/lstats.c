@@ -17,27 +17,6 @@ static void *scratch(lua_State *L, size_t bytes) {
   return lua_newuserdatauv(L, bytes ? bytes : 1, 0);
 }
 
-/* The numbers in the array at index arg, copied into scratch memory pushed on the stack;
-** *n its length. Raises naming the first element that is not a number. */
-static double *checknumbers(lua_State *L, int arg, size_t *n, const char *what) {
-  luaL_checktype(L, arg, LUA_TTABLE);
-  size_t len = (size_t)lua_rawlen(L, arg);
-  double *v = scratch(L, sizeof(double) * len);
-  for (size_t i = 0; i < len; i++) {
-    lua_rawgeti(L, arg, (lua_Integer)i + 1);
-    int isnum;
-    v[i] = lua_tonumberx(L, -1, &isnum);
-    if (!isnum) luaL_error(L, "%s: element %d is a %s, not a number", what, (int)i + 1, luaL_typename(L, -1));
-    lua_pop(L, 1);
-  }
-  *n = len;
-  return v;
-}
-
-static void setnum(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
 
 /* -- core.stats_regress(xcols, y, names, logs, options) -> {terms={{name=, weight=, se=,
 ** t=, shift=, scale=}, ...}, intercept=, intercept_se=, intercept_t=, r2=, adj_r2=, rss=,
@@ -49,7 +28,7 @@ static int stats_regress(lua_State *L) {
   int options = (int)luaL_checkinteger(L, 5);
   size_t p = (size_t)lua_rawlen(L, 1), n;
   if (lua_rawlen(L, 3) != p || lua_rawlen(L, 4) != p) return luaL_error(L, "regress: names and logs must match the inputs");
-  double *y = checknumbers(L, 2, &n, "regress: y");
+  double *y = dlbL_checknumbers(L, 2, &n, "regress: y");
   double *x = scratch(L, sizeof(double) * n * p);
   const char **names = scratch(L, sizeof(char *) * p);
   int *flags = scratch(L, sizeof(int) * p);
@@ -86,25 +65,25 @@ static int stats_regress(lua_State *L) {
     lua_createtable(L, 0, 6);
     lua_pushstring(L, nm);
     lua_setfield(L, -2, "name");
-    setnum(L, "weight", w); setnum(L, "se", se); setnum(L, "t", t);
-    setnum(L, "shift", sh); setnum(L, "scale", sc);
+    dlbL_setnumber(L, "weight", w); dlbL_setnumber(L, "se", se); dlbL_setnumber(L, "t", t);
+    dlbL_setnumber(L, "shift", sh); dlbL_setnumber(L, "scale", sc);
     lua_rawseti(L, -2, (lua_Integer)j + 1);
   }
   lua_setfield(L, -2, "terms");
   dlb_regress_fit f;
   dlb_regression_fit(r, &f);
   dlb_regression_free(r);
-  setnum(L, "intercept", f.intercept); setnum(L, "intercept_se", f.intercept_se);
-  setnum(L, "intercept_t", f.intercept_t); setnum(L, "r2", f.r2); setnum(L, "adj_r2", f.adj_r2);
-  setnum(L, "rss", f.rss); setnum(L, "sigma", f.sigma); setnum(L, "n", f.n); setnum(L, "k", f.k);
+  dlbL_setnumber(L, "intercept", f.intercept); dlbL_setnumber(L, "intercept_se", f.intercept_se);
+  dlbL_setnumber(L, "intercept_t", f.intercept_t); dlbL_setnumber(L, "r2", f.r2); dlbL_setnumber(L, "adj_r2", f.adj_r2);
+  dlbL_setnumber(L, "rss", f.rss); dlbL_setnumber(L, "sigma", f.sigma); dlbL_setnumber(L, "n", f.n); dlbL_setnumber(L, "k", f.k);
   return 1;
 }
 
 /* -- core.stats_percentiles(list, ps) -> list */
 static int stats_percentiles(lua_State *L) {
   size_t n, np;
-  double *x = checknumbers(L, 1, &n, "percentile: list");
-  double *p = checknumbers(L, 2, &np, "percentile: p");
+  double *x = dlbL_checknumbers(L, 1, &n, "percentile: list");
+  double *p = dlbL_checknumbers(L, 2, &np, "percentile: p");
   double *out = scratch(L, sizeof(double) * np);
   dlbL_check(L, dlb_percentiles(x, n, p, np, out));
   lua_createtable(L, (int)np, 0);
@@ -119,7 +98,7 @@ static int stats_percentiles(lua_State *L) {
 static int stats_mean(lua_State *L) {
   size_t n;
   int kind = (int)luaL_checkinteger(L, 2);
-  double *x = checknumbers(L, 1, &n, "mean: list"), v = 0;
+  double *x = dlbL_checknumbers(L, 1, &n, "mean: list"), v = 0;
   dlbL_check(L, dlb_mean(x, n, kind, &v));
   lua_pushnumber(L, v);
   return 1;
@@ -132,15 +111,15 @@ static int stats_box(lua_State *L) {
   double lw = luaL_checknumber(L, 2), lq = luaL_checknumber(L, 3);
   double hq = luaL_checknumber(L, 4), hw = luaL_checknumber(L, 5);
   int tukey = lua_toboolean(L, 6);
-  double *x = checknumbers(L, 1, &n, "box: list");
+  double *x = dlbL_checknumbers(L, 1, &n, "box: list");
   dlb_box b;
   dlbL_check(L, dlb_box_stats(x, n, lw, lq, hq, hw, tukey, &b));
   lua_createtable(L, 0, 10);
-  setnum(L, "whisker_lo", b.whisker_lo); setnum(L, "q_lo", b.q_lo);
-  setnum(L, "median", b.median); setnum(L, "q_hi", b.q_hi);
-  setnum(L, "whisker_hi", b.whisker_hi); setnum(L, "mean", b.mean);
-  setnum(L, "min", b.min); setnum(L, "max", b.max); setnum(L, "n", b.n);
-  setnum(L, "outliers", b.outliers);
+  dlbL_setnumber(L, "whisker_lo", b.whisker_lo); dlbL_setnumber(L, "q_lo", b.q_lo);
+  dlbL_setnumber(L, "median", b.median); dlbL_setnumber(L, "q_hi", b.q_hi);
+  dlbL_setnumber(L, "whisker_hi", b.whisker_hi); dlbL_setnumber(L, "mean", b.mean);
+  dlbL_setnumber(L, "min", b.min); dlbL_setnumber(L, "max", b.max); dlbL_setnumber(L, "n", b.n);
+  dlbL_setnumber(L, "outliers", b.outliers);
   return 1;
 }
 

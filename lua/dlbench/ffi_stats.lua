@@ -10,7 +10,7 @@ return function(core, C, ffi)
       if type(x) ~= "number" then
         x = type(x) == "string" and tonumber(x) or nil
         if x == nil then
-          error(string.format("%s: element %d is a %s, not a number", what, i, type(list[i])), 0)
+          error(string.format("%s[%d] is a %s, not a number", what, i, type(list[i])), 0)
         end
       end
       v[i - 1] = x

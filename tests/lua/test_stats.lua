@@ -15,7 +15,7 @@ T.test("percentiles: numpy's linear interpolation", function()
   T.checkerr("p must be a number in [0, 100], got 101", dlb.stats.percentile, d, 101)
   T.checkerr("p must be a number in [0, 100], got -1", dlb.stats.percentile, d, -1)
   T.checkerr("empty list", dlb.stats.percentile, {}, 50)
-  T.checkerr("element 2 is a string", dlb.stats.percentile, { 1, "x" }, 50)
+  T.checkerr("list[2] is a string, not a number", dlb.stats.percentile, { 1, "x" }, 50)
   T.checkerr("element 2 is NaN", dlb.stats.percentile, { 1, 0 / 0 }, 50)
 end)
 
