@@ -204,18 +204,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->ntensors = (double)nt;
   T->nlayers = (double)s->nlayers;
   /* footprint: construction order and the list schedule; keep the better */
-  fpresult r1, r2;
-  for (size_t i = 0; i < no; i++) a->order[i] = (int)i;
-  fp_simulate(s, a->size, a->order, &r1);
-  int rc = fp_schedule(s, a->size, order2);
-  if (rc == DLB_OK) {
-    fp_simulate(s, a->size, order2, &r2);
-  } else {
-    r2 = r1;
-    r2.peak = INFINITY;
-  }
+  fpresult r1 = {0, {0}}, r2 = {0, {0}};
+  int rc = fp_analyse(s, a->size, a->order, &r1, &r2);
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
-  if (best == &r2) memcpy(a->order, order2, no * sizeof *order2);
   T->footprint_order = r1.peak;
   T->footprint_heuristic = r2.peak;
   T->footprint = best->peak;
@@ -225,9 +216,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->activations = best->cat[3];
   T->workspace = best->cat[4];
   free(dimval); free(numel); free(esize); free(order2);
-  if (r1.peak < 0 || rc) {
+  if (rc) {
     dlb_analysis_free(a);
-    return rc ? NULL : dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
+    return NULL;
   }
   return a;
 }

@@ -15,6 +15,10 @@
 #ifndef DLB_GRAPH_H
 #define DLB_GRAPH_H
 
+#include <stddef.h>
+
+#include "dlb_poly.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

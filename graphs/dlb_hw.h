@@ -23,7 +23,9 @@ enum {
 /* What the roofline needs to know about a device at one precision. Units: FLOP/s,
 ** bytes/s, bytes; flops_eff and bw_eff are the achievable fractions of peak (0, 1]
 ** (Hestness et al. 5.2: 0.8 and 0.7). elem is the bytes per element of the tensors
-** (used by the cache-aware matmul model); cache_aware != 0 switches that model on. */
+** (used by the cache-aware matmul model); cache_aware != 0 switches that model on.
+** bytes_scale multiplies the bytes of the costs timed (e.g. 0.5 for costs counted at fp32
+** and timed at fp16); 0 means 1. */
 typedef struct dlb_roof {
   double peak;
   double bw;
@@ -32,6 +34,7 @@ typedef struct dlb_roof {
   double cache;
   double elem;
   int cache_aware;
+  double bytes_scale;
 } dlb_roof;
 
 /* The precision named `name` ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"),

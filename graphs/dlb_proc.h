@@ -21,13 +21,15 @@ double dlb_proc_now(void);
 /* 1 when fd is a terminal. */
 int dlb_proc_isatty(int fd);
 
-/* Fork a worker joined by two pipes. Flushes stdio first, so buffered output is not
+/* Fork a worker joined by two channels (Unix stream sockets). Flushes stdio first, so buffered output is not
 ** written twice. In the parent: *pid is the child, *wfd writes to the child, *rfd reads
 ** from it (both close-on-exec). In the child: *pid is 0, *rfd reads the parent's
 ** messages, *wfd writes back; SIGINT is reset to its default action (Ctrl-C stops
-** workers; the parent handles it) and the child is killed when the parent dies. */
+** workers; the parent handles it) unless it was ignored, and the child is killed when
+** the parent dies. */
 int dlb_proc_spawn(int *pid, int *wfd, int *rfd);
-/* Write all len bytes (retrying short writes and EINTR); a closed reader is DLB_EIO. */
+/* Write all len bytes (retrying short writes and EINTR); a vanished reader is DLB_EIO,
+** never a SIGPIPE, on the channels of dlb_proc_spawn. */
 int dlb_proc_write(int fd, const char *buf, size_t len);
 /* One read of up to size bytes into buf; *got = 0 at end of file. */
 int dlb_proc_read(int fd, char *buf, size_t size, size_t *got);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "dlb_hw.h"
+#include "dlb_graph.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,10 @@ int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
 /* dlb_roofline_ops over the set (op_time/op_bound may be NULL, else dlb_opcosts_n entries). */
 int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
                          int *op_bound, dlb_roof_result *out);
+/* A new set holding the ops of an analysed graph step (dlb_graph_analyze): FLOPs, bytes and
+** the matmul shape (m, n, k, batch) of matmul-like ops; NULL on failure. The set is a copy:
+** it does not keep the analysis alive. */
+dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a);
 /* Borrowed views of the set's arrays (n entries; gemm 4 per op), valid until freed. */
 const double *dlb_opcosts_flops(const dlb_opcosts *c);
 const double *dlb_opcosts_bytes(const dlb_opcosts *c);

@@ -57,175 +57,287 @@ static int at_start(const dlb_graph *g, int t, const int32_t *uses) {
   return g->t[t].producer == -1 && uses[t] > 0;
 }
 
-void fp_simulate(const dlb_graph *g, const double *size, const int *order, fpresult *r) {
-  memset(r, 0, sizeof *r);
-  int32_t *rem = count_uses(g);
-  if (!rem) { r->peak = -1; return; }
-  double live = 0, cat[5] = {0};
-  for (size_t t = 0; t < g->nt; t++)
-    if (at_start(g, (int)t, rem)) live += size[t], cat[tensor_category(g, (int)t)] += size[t];
+/* Flat per-tensor facts shared by the simulation and the scheduler. */
+typedef struct fpctx {
+  const dlb_graph *g;
+  const double *size;
+  int32_t *base, *uses;
+  int32_t *ndeps;        /* per op: inputs produced by ops */
+  int32_t *coff, *cons;  /* CSR: consumer ops per storage (base) */
+  int32_t *toff, *tcons; /* CSR: consumer ops per tensor (readiness) */
+  uint8_t *cat;          /* category, | 8 when persistent, | 16 when it owns storage */
+  double start, startcat[5];
+} fpctx;
+
+enum { PERSIST = 8, OWNER = 16, GREEDY_MAX = 20000 };
+
+static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
+  size_t nt = g->nt ? g->nt : 1;
+  memset(c, 0, sizeof *c);
+  c->g = g;
+  c->size = size;
+  c->base = malloc(nt * sizeof *c->base);
+  c->cat = malloc(nt);
+  c->uses = count_uses(g);
+  c->ndeps = calloc(g->no ? g->no : 1, sizeof *c->ndeps);
+  c->coff = calloc(nt + 1, sizeof *c->coff);
+  c->toff = calloc(nt + 1, sizeof *c->toff);
+  if (!c->base || !c->cat || !c->uses || !c->ndeps || !c->coff || !c->toff) return DLB_ENOMEM;
+  for (size_t t = 0; t < g->nt; t++) {
+    c->base[t] = g->t[t].base;
+    c->cat[t] = (uint8_t)(tensor_category(g, (int)t) | (persistent(g, (int)t) ? PERSIST : 0) |
+                          (g->t[t].base == (int32_t)t ? OWNER : 0));
+    if (at_start(g, (int)t, c->uses)) {
+      c->start += size[t];
+      c->startcat[c->cat[t] & 7] += size[t];
+    }
+  }
+  return DLB_OK;
+}
+
+/* The consumer lists (CSR) of every storage and every tensor. */
+static int consumers(fpctx *c) {
+  const dlb_graph *g = c->g;
+  size_t nuse = 0, nt = g->nt ? g->nt : 1;
+  for (size_t i = 0; i < g->no; i++) {
+    const op *p = &g->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int t = g->args[p->in + j];
+      c->coff[c->base[t] + 1]++;
+      c->toff[t + 1]++;
+      nuse++;
+      if (g->t[t].producer >= 0) c->ndeps[i]++;
+    }
+  }
+  for (size_t t = 0; t < g->nt; t++) c->coff[t + 1] += c->coff[t], c->toff[t + 1] += c->toff[t];
+  c->cons = malloc((nuse ? nuse : 1) * sizeof *c->cons);
+  c->tcons = malloc((nuse ? nuse : 1) * sizeof *c->tcons);
+  int32_t *fill = calloc(nt, sizeof *fill), *fill2 = calloc(nt, sizeof *fill2);
+  if (!c->cons || !c->tcons || !fill || !fill2) {
+    free(fill); free(fill2);
+    return DLB_ENOMEM;
+  }
+  for (size_t i = 0; i < g->no; i++) {
+    const op *p = &g->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int t = g->args[p->in + j], b = c->base[t];
+      c->cons[c->coff[b] + fill[b]++] = (int32_t)i;
+      c->tcons[c->toff[t] + fill2[t]++] = (int32_t)i;
+    }
+  }
+  free(fill); free(fill2);
+  return DLB_OK;
+}
+
+static void release(fpctx *c) {
+  free(c->base); free(c->cat); free(c->uses); free(c->ndeps);
+  free(c->coff); free(c->toff); free(c->cons); free(c->tcons);
+}
+
+static int simulate(const fpctx *c, const int *order, fpresult *r) {
+  const dlb_graph *g = c->g;
+  const double *size = c->size;
+  int32_t *rem = malloc((g->nt ? g->nt : 1) * sizeof *rem);
+  if (!rem) return DLB_ENOMEM;
+  memcpy(rem, c->uses, g->nt * sizeof *rem);
+  double live = c->start, cat[5];
+  memcpy(cat, c->startcat, sizeof cat);
   r->peak = live;
   memcpy(r->cat, cat, sizeof cat);
+  const int32_t *args = g->args;
   for (size_t k = 0; k < g->no; k++) {
     const op *p = &g->o[order[k]];
-    const int32_t *in = op_in(g, p), *out = op_out(g, p);
+    const int32_t *in = args + p->in, *out = args + p->out;
     for (int j = 0; j < p->nout; j++) {
       int t = out[j];
-      if (g->t[t].base == t) live += size[t], cat[tensor_category(g, t)] += size[t];
+      if (c->cat[t] & OWNER) live += size[t], cat[c->cat[t] & 7] += size[t];
     }
     if (live > r->peak) {
       r->peak = live;
       memcpy(r->cat, cat, sizeof cat);
     }
     for (int j = 0; j < p->nin; j++) {
-      int b = g->t[in[j]].base;
-      if (--rem[b] == 0 && !persistent(g, b))
-        live -= size[b], cat[tensor_category(g, b)] -= size[b];
+      int b = c->base[in[j]];
+      if (--rem[b] == 0 && !(c->cat[b] & PERSIST)) live -= size[b], cat[c->cat[b] & 7] -= size[b];
     }
     for (int j = 0; j < p->nout; j++) {
       int t = out[j];
-      if (g->t[t].base == t && rem[t] == 0 && !persistent(g, t))
-        live -= size[t], cat[tensor_category(g, t)] -= size[t];
+      if ((c->cat[t] & (OWNER | PERSIST)) == OWNER && rem[t] == 0)
+        live -= size[t], cat[c->cat[t] & 7] -= size[t];
     }
   }
   free(rem);
+  return DLB_OK;
 }
 
 /* -- the list scheduler -- */
 
-typedef struct hent { double score; int32_t op, stamp; } hent;
+/* An indexed binary max-heap of ready ops keyed by score (ties: lower op index first);
+** pos[op] is the op's slot or -1, so a re-scored op moves instead of being duplicated. */
+typedef struct hent { double score; int32_t op; } hent;
 
-typedef struct heap { hent *a; size_t n, cap; } heap;
+typedef struct heap { hent *a; int32_t *pos; size_t n; } heap;
 
 static int better(const hent *x, const hent *y) {
   return x->score > y->score || (x->score == y->score && x->op < y->op);
 }
 
-static int hpush(heap *h, hent e) {
-  if (h->n == h->cap) {
-    size_t c = h->cap ? 2 * h->cap : 256;
-    hent *a = realloc(h->a, c * sizeof *a);
-    if (!a) return 0;
-    h->a = a, h->cap = c;
-  }
-  size_t i = h->n++;
-  while (i > 0 && better(&e, &h->a[(i - 1) / 2])) h->a[i] = h->a[(i - 1) / 2], i = (i - 1) / 2;
+static void hset(heap *h, size_t i, hent e) {
   h->a[i] = e;
-  return 1;
+  h->pos[e.op] = (int32_t)i;
 }
 
-static hent hpop(heap *h) {
-  hent top = h->a[0], e = h->a[--h->n];
-  size_t i = 0;
+static void siftup(heap *h, size_t i, hent e) {
+  while (i > 0 && better(&e, &h->a[(i - 1) / 2])) hset(h, i, h->a[(i - 1) / 2]), i = (i - 1) / 2;
+  hset(h, i, e);
+}
+
+static void siftdown(heap *h, size_t i, hent e) {
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= h->n) break;
     if (c + 1 < h->n && better(&h->a[c + 1], &h->a[c])) c++;
     if (!better(&h->a[c], &e)) break;
-    h->a[i] = h->a[c], i = c;
+    hset(h, i, h->a[c]), i = c;
   }
-  if (h->n) h->a[i] = e;
+  hset(h, i, e);
+}
+
+/* Insert op with score, or move it if it is already in the heap. */
+static void hput(heap *h, int32_t op, double score) {
+  hent e = {score, op};
+  int32_t p = h->pos[op];
+  if (p < 0) {
+    siftup(h, h->n++, e);
+  } else if (better(&e, &h->a[p])) {
+    siftup(h, (size_t)p, e);
+  } else {
+    siftdown(h, (size_t)p, e);
+  }
+}
+
+static int32_t hpop(heap *h) {
+  int32_t top = h->a[0].op;
+  h->pos[top] = -1;
+  hent e = h->a[--h->n];
+  if (h->n) siftdown(h, 0, e);
   return top;
 }
 
 typedef struct sched {
-  const dlb_graph *g;
-  const double *size;
-  int32_t *rem, *deps, *stamp;
-  int32_t *coff, *cons;  /* CSR: consumer ops per storage (base) */
-  int32_t *toff, *tcons; /* CSR: consumer ops per tensor (readiness) */
+  const fpctx *c;
+  int32_t *rem, *deps;
   uint8_t *done;
+  int hybrid;
   heap h;
 } sched;
 
+/* Bytes op o frees minus the bytes it allocates and keeps, if it ran now. */
 static double score(const sched *s, int o) {
-  const dlb_graph *g = s->g;
+  const fpctx *c = s->c;
+  const dlb_graph *g = c->g;
   const op *p = &g->o[o];
-  const int32_t *in = op_in(g, p), *out = op_out(g, p);
+  const int32_t *in = g->args + p->in, *out = g->args + p->out;
   double sc = 0;
   for (int j = 0; j < p->nout; j++) {
     int t = out[j];
-    if (g->t[t].base == t && s->rem[t] > 0) sc -= s->size[t];
+    if ((c->cat[t] & OWNER) && s->rem[t] > 0) sc -= c->size[t];
   }
   for (int j = 0; j < p->nin; j++) {
-    int b = g->t[in[j]].base, dup = 0, uses = 0;
-    for (int k = 0; k < j && !dup; k++) dup = g->t[in[k]].base == b;
-    if (dup || persistent(g, b)) continue;
-    for (int k = j; k < p->nin; k++) uses += g->t[in[k]].base == b;
-    if (s->rem[b] == uses) sc += s->size[b];
+    int b = c->base[in[j]], dup = 0, uses = 0;
+    if (c->cat[b] & PERSIST) continue;
+    for (int k = 0; k < j && !dup; k++) dup = c->base[in[k]] == b;
+    if (dup) continue;
+    for (int k = j; k < p->nin; k++) uses += c->base[in[k]] == b;
+    if (s->rem[b] == uses) sc += c->size[b];
   }
   return sc;
 }
 
-static int push(sched *s, int o) {
-  hent e = {score(s, o), o, ++s->stamp[o]};
-  return hpush(&s->h, e);
+/* Pure greedy: the most bytes freed net of bytes allocated. Hybrid: ops that free memory
+** go first, the most freeing first; otherwise (every ready op grows the live set) follow
+** construction order, which keeps a backward pass from deferring ops (such as weight
+** gradients) whose inputs then stay alive. */
+static void push(sched *s, int o) {
+  double sc = score(s, o);
+  hput(&s->h, o, s->hybrid && sc < 0 ? 0 : sc);
 }
 
-int fp_schedule(const dlb_graph *g, const double *size, int *order) {
-  sched s = {g, size, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {NULL, 0, 0}};
+static int schedule(const fpctx *c, int *order, int hybrid) {
+  const dlb_graph *g = c->g;
+  sched s = {c, NULL, NULL, NULL, hybrid, {NULL, NULL, 0}};
   size_t nt = g->nt ? g->nt : 1, no = g->no ? g->no : 1;
-  s.rem = count_uses(g);
-  s.deps = calloc(no, sizeof *s.deps);
-  s.stamp = calloc(no, sizeof *s.stamp);
-  s.coff = calloc(nt + 1, sizeof *s.coff);
-  s.toff = calloc(nt + 1, sizeof *s.toff);
+  s.rem = malloc(nt * sizeof *s.rem);
+  s.deps = malloc(no * sizeof *s.deps);
+  s.h.a = malloc(no * sizeof *s.h.a);
+  s.h.pos = malloc(no * sizeof *s.h.pos);
   s.done = calloc(no, 1);
   int rc = DLB_OK;
-  if (!s.rem || !s.deps || !s.stamp || !s.coff || !s.toff || !s.done) { rc = DLB_ENOMEM; goto out; }
-  size_t nuse = 0;
+  if (!s.rem || !s.deps || !s.h.a || !s.h.pos || !s.done) { rc = DLB_ENOMEM; goto out; }
+  memcpy(s.rem, c->uses, g->nt * sizeof *s.rem);
+  memcpy(s.deps, c->ndeps, g->no * sizeof *s.deps);
+  for (size_t i = 0; i < g->no; i++) s.h.pos[i] = -1;
   for (size_t i = 0; i < g->no; i++)
-    for (int j = 0; j < g->o[i].nin; j++) {
-      int t = op_in(g, &g->o[i])[j];
-      s.coff[g->t[t].base + 1]++;
-      s.toff[t + 1]++;
-      nuse++;
-      if (g->t[t].producer >= 0) s.deps[i]++;
-    }
-  for (size_t t = 0; t < g->nt; t++) s.coff[t + 1] += s.coff[t], s.toff[t + 1] += s.toff[t];
-  s.cons = malloc((nuse ? nuse : 1) * sizeof *s.cons);
-  s.tcons = malloc((nuse ? nuse : 1) * sizeof *s.tcons);
-  int32_t *fill = calloc(nt, sizeof *fill), *fill2 = calloc(nt, sizeof *fill2);
-  if (!s.cons || !s.tcons || !fill || !fill2) { free(fill); free(fill2); rc = DLB_ENOMEM; goto out; }
-  for (size_t i = 0; i < g->no; i++)
-    for (int j = 0; j < g->o[i].nin; j++) {
-      int t = op_in(g, &g->o[i])[j], b = g->t[t].base;
-      s.cons[s.coff[b] + fill[b]++] = (int32_t)i;
-      s.tcons[s.toff[t] + fill2[t]++] = (int32_t)i;
-    }
-  free(fill);
-  free(fill2);
-  for (size_t i = 0; i < g->no; i++)
-    if (s.deps[i] == 0 && !push(&s, (int)i)) { rc = DLB_ENOMEM; goto out; }
+    if (s.deps[i] == 0) push(&s, (int)i);
   size_t k = 0;
   while (s.h.n) {
-    hent e = hpop(&s.h);
-    if (s.done[e.op] || e.stamp != s.stamp[e.op]) continue;
-    int o = e.op;
+    int o = hpop(&s.h);
     s.done[o] = 1;
     order[k++] = o;
     const op *p = &g->o[o];
     for (int j = 0; j < p->nin; j++) {
-      int b = g->t[op_in(g, p)[j]].base;
-      if (--s.rem[b] <= 2 && s.rem[b] > 0 && !persistent(g, b))
-        for (int c = s.coff[b]; c < s.coff[b + 1]; c++) {
-          int q = s.cons[c];
-          if (!s.done[q] && s.deps[q] == 0 && !push(&s, q)) { rc = DLB_ENOMEM; goto out; }
+      int b = c->base[g->args[p->in + j]];
+      if (--s.rem[b] <= 2 && s.rem[b] > 0 && !(c->cat[b] & PERSIST))
+        for (int q = c->coff[b]; q < c->coff[b + 1]; q++) {
+          int r = c->cons[q];
+          if (!s.done[r] && s.deps[r] == 0) push(&s, r);
         }
     }
     for (int j = 0; j < p->nout; j++) {
-      int t = op_out(g, p)[j];
-      for (int c = s.toff[t]; c < s.toff[t + 1]; c++) {
-        int q = s.tcons[c];
-        if (--s.deps[q] == 0 && !push(&s, q)) { rc = DLB_ENOMEM; goto out; }
+      int t = g->args[p->out + j];
+      for (int q = c->toff[t]; q < c->toff[t + 1]; q++) {
+        int r = c->tcons[q];
+        if (--s.deps[r] == 0) push(&s, r);
       }
     }
   }
   if (k != g->no) rc = dlb_fail(DLB_EINVAL, "footprint: the graph has a cycle or a dangling input");
 out:
   if (rc == DLB_ENOMEM) rc = dlb_fail(DLB_ENOMEM, "footprint: out of memory");
-  free(s.rem); free(s.deps); free(s.stamp); free(s.coff); free(s.toff); free(s.cons);
-  free(s.tcons); free(s.done); free(s.h.a);
+  free(s.rem); free(s.deps); free(s.done); free(s.h.a); free(s.h.pos);
+  return rc;
+}
+
+int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2) {
+  fpctx c;
+  int rc = prepare(&c, g, size);
+  if (!rc) rc = consumers(&c);
+  int *o2 = malloc((g->no + 1) * sizeof *o2);
+  if (rc || !o2) {
+    release(&c);
+    free(o2);
+    return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
+  }
+  fpresult r3;
+  for (size_t i = 0; i < g->no; i++) order[i] = (int)i;
+  rc = simulate(&c, order, r1);
+  /* the hybrid schedule, then (up to GREEDY_MAX ops) the pure greedy one; r2 is the
+  ** better of the two. On large training steps the greedy one defers weight-gradient ops
+  ** (a heap of one per layer) and is never the better one, so it is skipped there. */
+  if (!rc) rc = schedule(&c, o2, 1);
+  if (!rc) rc = simulate(&c, o2, r2);
+  if (!rc && r2->peak < r1->peak) memcpy(order, o2, g->no * sizeof *o2);
+  if (!rc && g->no <= GREEDY_MAX) {
+    rc = schedule(&c, o2, 0);
+    if (!rc) rc = simulate(&c, o2, &r3);
+    if (!rc && r3.peak < r2->peak) {
+      *r2 = r3;
+      if (r3.peak < r1->peak) memcpy(order, o2, g->no * sizeof *o2);
+    }
+  }
+  release(&c);
+  free(o2);
+  if (rc == DLB_ENOMEM) return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   return rc;
 }
 

@@ -23,17 +23,22 @@ int dlb_gemm_traffic(double m, double n, double k, double batch, double elem, do
   if (!(isfinite(cache) && cache >= 0))
     return dlb_fail(DLB_EINVAL, "gemm traffic: cache must be >= 0 bytes, got %g", cache);
   double a = m * k, b = k * n, c = m * n;
-  if ((a + b + c) * elem <= cache) { /* everything resident: algorithmic traffic */
-    *out = batch * elem * (a + b + c);
-    return DLB_OK;
-  }
-  if (a * elem <= cache / 2 || b * elem <= cache / 2) {
-    /* one operand stays resident in half the cache while the other streams past once */
-    *out = batch * elem * (a + b + c);
+  double alg = batch * elem * (a + b + c);
+  if (!isfinite(alg))
+    return dlb_fail(DLB_ENUMERIC, "gemm traffic: %g x %g x %g (batch %g) overflows", m, n, k,
+                    batch);
+  /* everything resident, or one operand resident in half the cache while the other
+  ** streams past once: algorithmic traffic */
+  if ((a + b + c) * elem <= cache || a * elem <= cache / 2 || b * elem <= cache / 2) {
+    *out = alg;
     return DLB_OK;
   }
   double t = floor(sqrt(cache / (3 * elem))); /* square tiles of A, B and C resident */
   if (t < 1) t = 1;
-  *out = batch * elem * (a * ceil(n / t) + b * ceil(m / t) + c);
+  double r = batch * elem * (a * ceil(n / t) + b * ceil(m / t) + c);
+  if (!isfinite(r))
+    return dlb_fail(DLB_ENUMERIC, "gemm traffic: %g x %g x %g (batch %g) overflows", m, n, k,
+                    batch);
+  *out = r;
   return DLB_OK;
 }

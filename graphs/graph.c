@@ -299,7 +299,7 @@ int new_op(dlb_graph *g, int type, int32_t name, size_t nin, const int *inputs, 
   op *p = &g->o[g->no];
   memset(p, 0, sizeof *p);
   p->type = (uint16_t)type;
-  p->nin = (uint8_t)nin;
+  p->nin = (uint16_t)nin;
   p->in = (int32_t)g->nargs;
   for (size_t i = 0; i < nin; i++) g->args[g->nargs++] = inputs[i];
   p->out = (int32_t)g->nargs;
@@ -320,8 +320,15 @@ int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int
   g->t[t].outidx = idx;
   g->t[t].layer = g->o[o].layer;
   g->args[g->o[o].out + idx] = t;
-  if (idx >= g->o[o].nout) g->o[o].nout = (uint8_t)(idx + 1);
+  if (idx >= g->o[o].nout) g->o[o].nout = (uint16_t)(idx + 1);
   return t;
+}
+
+int graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args) {
+  if (!GROW(g->o, g->no, g->capo, ops) || !GROW(g->t, g->nt, g->capt, tensors) ||
+      !GROW(g->args, g->nargs, g->capargs, args))
+    return oom();
+  return DLB_OK;
 }
 
 int add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims) {

@@ -33,7 +33,7 @@ enum {
   OP_NTYPES
 };
 
-enum { OP_MAXATTR = 8 };
+enum { OP_MAXATTR = 8, OP_MAXIO = 1024 };
 
 /* Tensor flags. */
 enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4 };
@@ -51,7 +51,8 @@ typedef struct tensor {
 
 typedef struct op {
   uint16_t type;
-  uint8_t phase, nin, nout, suffix;
+  uint8_t phase, suffix;
+  uint16_t nin, nout;     /* at most OP_MAXIO */
   int32_t in, out;       /* offsets in the args pool: nin inputs, nout outputs */
   int32_t extra, nextra; /* offsets in the args pool: extra dims (split sizes) */
   int32_t name;          /* string pool offset, or -1 (auto) */
@@ -127,6 +128,8 @@ int new_op(dlb_graph *g, int type, int32_t name, size_t nin, const int *inputs, 
 int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int dtype,
                int role);
 int add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims);
+/* Make room for `ops` more ops, `tensors` more tensors and `args` more arguments. */
+int graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args);
 dlb_graph *graph_clone(const dlb_graph *g);
 void graph_release(dlb_graph *g);
 static inline const int32_t *op_in(const dlb_graph *g, const op *o) { return g->args + o->in; }
@@ -164,10 +167,9 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt);
 typedef struct fpresult {
   double peak, cat[5];   /* weights, gradients, optimizer, activations, workspace */
 } fpresult;
-/* Peak live bytes of g in `order` (nops entries); size[t] per tensor in bytes. */
-void fp_simulate(const dlb_graph *g, const double *size, const int *order, fpresult *r);
-/* Memory-aware list schedule into order; 0 or <0 on OOM. */
-int fp_schedule(const dlb_graph *g, const double *size, int *order);
+/* Peak live bytes of g in construction order (r1) and in the memory-aware list schedule
+** (r2); order receives the better order. size[t]: bytes of tensor t. */
+int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2);
 int fp_exact(const dlb_graph *g, const double *size, double *out);
 int tensor_category(const dlb_graph *g, int t);
 

@@ -30,8 +30,20 @@ typedef struct ctx {
   dlb_graph *g;
   int type;
   const char *name;
-  char label[160];       /* "matmul 'fc1'" for messages */
+  char label[160];       /* "matmul 'fc1'" for messages, formatted on first use */
 } ctx;
+
+/* The op's label for messages: "matmul 'fc1'" (or "matmul 'matmul_12'" when unnamed). */
+static const char *lbl(ctx *c) {
+  if (!c->label[0]) {
+    if (c->name && *c->name)
+      snprintf(c->label, sizeof c->label, "%s '%s'", op_type_name(c->type), c->name);
+    else
+      snprintf(c->label, sizeof c->label, "%s '%s_%zu'", op_type_name(c->type),
+               op_type_name(c->type), c->g->no);
+  }
+  return c->label;
+}
 
 /* "x [b, 784]" for messages. */
 static const char *desc(const dlb_graph *g, int t, char *buf, size_t size) {
@@ -61,19 +73,19 @@ static int window(ctx *c, int n, int k, int s, int p, int dil, const char *axis,
   int span = dil * (k - 1) + 1;
   if (s < 1 || p < 0 || dil < 1 || k < 1)
     return dlb_fail(DLB_EINVAL, "%s: stride, dilation and kernel must be >= 1 and padding >= 0 "
-                    "(got kernel %d, stride %d, padding %d, dilation %d)", c->label, k, s, p, dil);
+                    "(got kernel %d, stride %d, padding %d, dilation %d)", lbl(c), k, s, p, dil);
   if (dim_is_const(g, n, &nv)) {
     double o = floor((nv + 2 * p - span) / s) + 1;
     if (o < 1)
       return SHAPE("%s: %s %.0f with padding %d is smaller than the window %d of input %s",
-                   c->label, axis, nv, p, span, desc(g, x, b1, sizeof b1));
+                   lbl(c), axis, nv, p, span, desc(g, x, b1, sizeof b1));
     *out = dim_const(g, o);
     return *out < 0 ? *out : DLB_OK;
   }
   if (s != 1)
     return dlb_fail(DLB_EUNBOUND, "%s: output %s needs input %s dim %s bound to a number "
                     "((n + 2*pad - dil*(k-1) - 1)/stride + 1 is not a polynomial for stride %d)",
-                    c->label, axis, desc(g, x, b1, sizeof b1), dtext(g, n, b2, sizeof b2), s);
+                    lbl(c), axis, desc(g, x, b1, sizeof b1), dtext(g, n, b2, sizeof b2), s);
   int k2 = dim_const(g, 2 * p - span + 1);
   if (k2 < 0) return k2;
   *out = dim_add(g, n, k2, 1);
@@ -83,7 +95,7 @@ static int window(ctx *c, int n, int k, int s, int p, int dil, const char *axis,
 static int rank_at_least(ctx *c, int t, int r, const char *what) {
   char b[300];
   if (c->g->t[t].ndims < r)
-    return SHAPE("%s: %s must have rank >= %d, got %s", c->label, what, r,
+    return SHAPE("%s: %s must have rank >= %d, got %s", lbl(c), what, r,
                  desc(c->g, t, b, sizeof b));
   return DLB_OK;
 }
@@ -114,11 +126,11 @@ static int matmul(ctx *c, const int *in, const int *a) {
   int32_t K2 = B->dims[rb - (tb ? 1 : 2)], N = B->dims[rb - (tb ? 2 : 1)];
   char b1[300], b2[300], d1[64], d2[64];
   if (K != K2)
-    return SHAPE("%s: inner dims differ: a %s%s has %s, b %s%s has %s", c->label,
+    return SHAPE("%s: inner dims differ: a %s%s has %s, b %s%s has %s", lbl(c),
                  desc(g, x, b1, sizeof b1), ta ? " (transposed)" : "", dtext(g, K, d1, sizeof d1),
                  desc(g, w, b2, sizeof b2), tb ? " (transposed)" : "", dtext(g, K2, d2, sizeof d2));
   if (rb > 2 && (rb != ra || memcmp(A->dims, B->dims, (size_t)(ra - 2) * sizeof *A->dims)))
-    return SHAPE("%s: batch dims differ: a %s, b %s", c->label, desc(g, x, b1, sizeof b1),
+    return SHAPE("%s: batch dims differ: a %s, b %s", lbl(c), desc(g, x, b1, sizeof b1),
                  desc(g, w, b2, sizeof b2));
   int32_t d[DLB_GRAPH_MAXRANK];
   memcpy(d, A->dims, (size_t)(ra - 2) * sizeof *d);
@@ -134,25 +146,25 @@ static int conv(ctx *c, const int *in, const int *a) {
   char b1[300], b2[300], d1[64];
   if ((X->ndims != 4 && X->ndims != 3) || W->ndims != X->ndims)
     return SHAPE("%s: x must be [N, C, H, W] (or [N, C, L]) and w [Cout, C/groups, KH, KW] "
-                 "(or [Cout, C/groups, K]) of the same rank; got x %s, w %s", c->label,
+                 "(or [Cout, C/groups, K]) of the same rank; got x %s, w %s", lbl(c),
                  desc(g, x, b1, sizeof b1), desc(g, w, b2, sizeof b2));
   int sp = X->ndims - 2, groups = a[6] ? a[6] : 1;
-  if (groups < 1) return dlb_fail(DLB_EINVAL, "%s: groups must be >= 1, got %d", c->label, groups);
+  if (groups < 1) return dlb_fail(DLB_EINVAL, "%s: groups must be >= 1, got %d", lbl(c), groups);
   int cin = dim_scale(g, W->dims[1], groups);
   if (cin < 0) return cin;
   if (cin != X->dims[1])
     return SHAPE("%s: channels differ: x %s has C=%s but w %s with groups=%d expects %s",
-                 c->label, desc(g, x, b1, sizeof b1), dtext(g, X->dims[1], d1, sizeof d1),
+                 lbl(c), desc(g, x, b1, sizeof b1), dtext(g, X->dims[1], d1, sizeof d1),
                  desc(g, w, b2, sizeof b2), groups, dtext(g, cin, (char[64]){0}, 64));
   double co;
   if (dim_is_const(g, W->dims[0], &co) && fmod(co, groups) != 0)
-    return SHAPE("%s: Cout %.0f of w %s is not divisible by groups=%d", c->label, co,
+    return SHAPE("%s: Cout %.0f of w %s is not divisible by groups=%d", lbl(c), co,
                  desc(g, w, b2, sizeof b2), groups);
   int32_t d[4] = {X->dims[0], W->dims[0], 0, 0};
   for (int i = 0; i < sp; i++) {
     double k;
     if (!dim_is_const(g, W->dims[2 + i], &k))
-      return dlb_fail(DLB_EUNBOUND, "%s: kernel size of w %s must be a number", c->label,
+      return dlb_fail(DLB_EUNBOUND, "%s: kernel size of w %s must be a number", lbl(c),
                       desc(g, w, b2, sizeof b2));
     int s = a[0 + (sp == 2 ? i : 0)] ? a[0 + (sp == 2 ? i : 0)] : 1;
     int p = a[2 + (sp == 2 ? i : 0)], dil = a[4 + (sp == 2 ? i : 0)] ? a[4 + (sp == 2 ? i : 0)] : 1;
@@ -168,7 +180,7 @@ static int pool(ctx *c, const int *in, const int *a) {
   const tensor *X = &g->t[x];
   char b1[300];
   if (X->ndims != 4 && X->ndims != 3)
-    return SHAPE("%s: x must be [N, C, H, W] or [N, C, L], got %s", c->label, desc(g, x, b1, sizeof b1));
+    return SHAPE("%s: x must be [N, C, H, W] or [N, C, L], got %s", lbl(c), desc(g, x, b1, sizeof b1));
   if (c->type == OP_GMAXPOOL || c->type == OP_GAVGPOOL)
     return out1(c, 1, in, 2, X->dims, floatdt(g, x));
   int sp = X->ndims - 2;
@@ -194,7 +206,7 @@ static int broadcast(ctx *c, const int *in) {
     else if (da == 0) d[i] = db;
     else {
       char b1[300], b2[300];
-      return SHAPE("%s: shapes do not broadcast: %s and %s (axis %d from the right)", c->label,
+      return SHAPE("%s: shapes do not broadcast: %s and %s (axis %d from the right)", lbl(c),
                    desc(g, in[0], b1, sizeof b1), desc(g, in[1], b2, sizeof b2), r - i);
     }
   }
@@ -209,7 +221,7 @@ static int reduce(ctx *c, const int *in, const int *a) {
   int r = 0;
   if (mask >> X->ndims) {
     char b1[300];
-    return SHAPE("%s: axis mask 0x%x names axes beyond the rank of %s", c->label, mask,
+    return SHAPE("%s: axis mask 0x%x names axes beyond the rank of %s", lbl(c), mask,
                  desc(g, in[0], b1, sizeof b1));
   }
   for (int i = 0; i < X->ndims; i++) {
@@ -230,7 +242,7 @@ static int norm(ctx *c, const int *in, size_t nin) {
   for (size_t i = 1; i < nin; i++) {
     const tensor *P = &g->t[in[i]];
     if (P->ndims != 1 || P->dims[0] != feat)
-      return SHAPE("%s: %s %s must be a vector of the %s (%s) of x %s", c->label,
+      return SHAPE("%s: %s %s must be a vector of the %s (%s) of x %s", lbl(c),
                    i == 1 ? "gamma" : "beta", desc(g, in[i], b1, sizeof b1),
                    c->type == OP_BATCHNORM ? "channels" : "last dim",
                    dtext(g, feat, (char[64]){0}, 64), desc(g, x, b2, sizeof b2));
@@ -260,7 +272,7 @@ static int embedding(ctx *c, const int *in) {
   char b1[300], b2[300];
   if (T->ndims != 2 || I->ndims + 1 > DLB_GRAPH_MAXRANK)
     return SHAPE("%s: table must be [V, H] and ids of rank < %d; got ids %s, table %s",
-                 c->label, DLB_GRAPH_MAXRANK, desc(g, ids, b1, sizeof b1), desc(g, tab, b2, sizeof b2));
+                 lbl(c), DLB_GRAPH_MAXRANK, desc(g, ids, b1, sizeof b1), desc(g, tab, b2, sizeof b2));
   int32_t d[DLB_GRAPH_MAXRANK];
   memcpy(d, I->dims, I->ndims * sizeof *d);
   d[I->ndims] = T->dims[1];
@@ -272,7 +284,7 @@ static int axisarg(ctx *c, int t, int axis, int *out) {
   if (axis < 0) axis = r + 1 + axis;
   if (axis < 1 || axis > r) {
     char b1[300];
-    return SHAPE("%s: axis %d outside 1..%d of %s", c->label, axis, r, desc(c->g, t, b1, sizeof b1));
+    return SHAPE("%s: axis %d outside 1..%d of %s", lbl(c), axis, r, desc(c->g, t, b1, sizeof b1));
   }
   *out = axis - 1;
   return DLB_OK;
@@ -291,7 +303,7 @@ static int concat(ctx *c, const int *in, size_t nin, const int *a) {
     for (int k = 0; ok && k < X->ndims; k++) ok = k == ax || Y->dims[k] == X->dims[k];
     if (!ok) {
       char b1[300], b2[300];
-      return SHAPE("%s: inputs differ outside axis %d: %s and %s", c->label, ax + 1,
+      return SHAPE("%s: inputs differ outside axis %d: %s and %s", lbl(c), ax + 1,
                    desc(g, in[0], b1, sizeof b1), desc(g, in[i], b2, sizeof b2));
     }
     d[ax] = dim_add(g, d[ax], Y->dims[ax], 1);
@@ -304,22 +316,22 @@ static int split(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   dlb_graph *g = c->g;
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
   if (rc) return rc;
-  int32_t sizes[255];
+  int32_t sizes[OP_MAXIO];
   int n = ndims ? (int)ndims : a[1];
   char b1[300];
-  if (n < 1 || n > 255) return dlb_fail(DLB_EINVAL, "%s: parts must be 1..255, got %d", c->label, n);
+  if (n < 1 || n > OP_MAXIO) return dlb_fail(DLB_EINVAL, "%s: parts must be 1..%d, got %d", lbl(c), OP_MAXIO, n);
   int32_t whole = g->t[in[0]].dims[ax];
   if (ndims) {
     int sum = dims[0];
     for (size_t i = 1; i < ndims && sum >= 0; i++) sum = dim_add(g, sum, dims[i], 1);
     if (sum < 0) return sum;
     if (sum != whole)
-      return SHAPE("%s: sizes do not add up to axis %d of %s", c->label, ax + 1, desc(g, in[0], b1, sizeof b1));
+      return SHAPE("%s: sizes do not add up to axis %d of %s", lbl(c), ax + 1, desc(g, in[0], b1, sizeof b1));
     memcpy(sizes, dims, ndims * sizeof *dims);
   } else {
     double v;
     if (dim_is_const(g, whole, &v) && fmod(v, n) != 0)
-      return SHAPE("%s: axis %d of %s does not split into %d equal parts", c->label, ax + 1,
+      return SHAPE("%s: axis %d of %s does not split into %d equal parts", lbl(c), ax + 1,
                    desc(g, in[0], b1, sizeof b1), n);
     int part = dim_scale(g, whole, 1.0 / n);
     if (part < 0) return part;
@@ -348,11 +360,11 @@ static int numel_dim(dlb_graph *g, int ndims, const int32_t *dims) {
 static int reshape(ctx *c, const int *in, size_t ndims, const int32_t *dims) {
   dlb_graph *g = c->g;
   char b1[300], b2[300];
-  if (ndims > DLB_GRAPH_MAXRANK) return dlb_fail(DLB_EINVAL, "%s: rank %zu exceeds %d", c->label, ndims, DLB_GRAPH_MAXRANK);
+  if (ndims > DLB_GRAPH_MAXRANK) return dlb_fail(DLB_EINVAL, "%s: rank %zu exceeds %d", lbl(c), ndims, DLB_GRAPH_MAXRANK);
   int n1 = numel_dim(g, g->t[in[0]].ndims, g->t[in[0]].dims), n2 = numel_dim(g, (int)ndims, dims);
   if (n1 < 0 || n2 < 0) return n1 < 0 ? n1 : n2;
   if (n1 != n2)
-    return SHAPE("%s: %s has %s elements, the new shape %s elements", c->label,
+    return SHAPE("%s: %s has %s elements, the new shape %s elements", lbl(c),
                  desc(g, in[0], b1, sizeof b1), dtext(g, n1, b2, sizeof b2), dtext(g, n2, (char[64]){0}, 64));
   int o = out1(c, 1, in, (int)ndims, dims, g->t[in[0]].dtype);
   if (o < 0) return o;
@@ -366,12 +378,12 @@ static int slice(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   dlb_graph *g = c->g;
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
   if (rc) return rc;
-  if (ndims != 1) return dlb_fail(DLB_EINVAL, "%s: slice needs one length", c->label);
+  if (ndims != 1) return dlb_fail(DLB_EINVAL, "%s: slice needs one length", lbl(c));
   double len, whole;
   char b1[300];
   if (dim_is_const(g, dims[0], &len) && dim_is_const(g, g->t[in[0]].dims[ax], &whole) &&
       (a[1] < 0 || a[1] + len > whole))
-    return SHAPE("%s: slice [%d, %d) outside axis %d of %s", c->label, a[1], (int)(a[1] + len),
+    return SHAPE("%s: slice [%d, %d) outside axis %d of %s", lbl(c), a[1], (int)(a[1] + len),
                  ax + 1, desc(g, in[0], b1, sizeof b1));
   int32_t d[DLB_GRAPH_MAXRANK];
   memcpy(d, g->t[in[0]].dims, g->t[in[0]].ndims * sizeof *d);
@@ -387,16 +399,16 @@ static int transpose(ctx *c, const int *in, size_t nattr, const int *a) {
   int perm[DLB_GRAPH_MAXRANK], seen = 0;
   char b1[300];
   if (nattr == 0) {
-    if (r < 2) return SHAPE("%s: %s has no two axes to swap", c->label, desc(g, in[0], b1, sizeof b1));
+    if (r < 2) return SHAPE("%s: %s has no two axes to swap", lbl(c), desc(g, in[0], b1, sizeof b1));
     for (int i = 0; i < r; i++) perm[i] = i;
     perm[r - 2] = r - 1, perm[r - 1] = r - 2;
   } else {
     if ((int)nattr != r)
-      return SHAPE("%s: permutation of %zu axes for %s", c->label, nattr, desc(g, in[0], b1, sizeof b1));
+      return SHAPE("%s: permutation of %zu axes for %s", lbl(c), nattr, desc(g, in[0], b1, sizeof b1));
     for (int i = 0; i < r; i++) {
       perm[i] = a[i] - 1;
       if (perm[i] < 0 || perm[i] >= r || (seen >> perm[i] & 1))
-        return SHAPE("%s: not a permutation of 1..%d", c->label, r);
+        return SHAPE("%s: not a permutation of 1..%d", lbl(c), r);
       seen |= 1 << perm[i];
     }
   }
@@ -417,16 +429,16 @@ static int loss2(ctx *c, const int *in) {
     int dense = Y->ndims == L->ndims && !memcmp(Y->dims, L->dims, Y->ndims * sizeof *Y->dims);
     if (L->ndims < 1 || (!sparse && !dense))
       return SHAPE("%s: labels %s must be the logits' dims without the last (class ids) or "
-                   "equal to them (probabilities); logits %s", c->label,
+                   "equal to them (probabilities); logits %s", lbl(c),
                    desc(g, in[1], b1, sizeof b1), desc(g, in[0], b2, sizeof b2));
   } else if (c->type == OP_MSE) {
     if (Y->ndims != L->ndims || memcmp(Y->dims, L->dims, Y->ndims * sizeof *Y->dims))
-      return SHAPE("%s: prediction %s and target %s differ", c->label,
+      return SHAPE("%s: prediction %s and target %s differ", lbl(c),
                    desc(g, in[0], b1, sizeof b1), desc(g, in[1], b2, sizeof b2));
   } else { /* CTC */
     if (L->ndims != 3 || Y->ndims != 2 || Y->dims[0] != L->dims[1])
       return SHAPE("%s: logits must be [T, B, V] and labels [B, S]; got logits %s, labels %s",
-                   c->label, desc(g, in[0], b1, sizeof b1), desc(g, in[1], b2, sizeof b2));
+                   lbl(c), desc(g, in[0], b1, sizeof b1), desc(g, in[1], b2, sizeof b2));
   }
   int nout = c->type == OP_MSE ? 1 : 2;
   if ((o = mk(c, 2, in, nout)) < 0) return o;
@@ -454,22 +466,18 @@ int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inp
             size_t nattr, const int *attrs, size_t ndims, const int32_t *dims, int phase) {
   ctx c = {g, type, name, ""};
   int a[OP_MAXATTR] = {0};
-  char nb[128];
-  if (name && *name) snprintf(nb, sizeof nb, "%s", name);
-  else snprintf(nb, sizeof nb, "#%zu", g->no);
-  snprintf(c.label, sizeof c.label, "%s '%s'", op_type_name(type), nb);
   if (type < 0 || type > OP_CTC)
     return dlb_fail(DLB_EINVAL, "graph: op type %d is not a user op", type);
-  if (nattr > OP_MAXATTR) return dlb_fail(DLB_EINVAL, "%s: more than %d attributes", c.label, OP_MAXATTR);
+  if (nattr > OP_MAXATTR) return dlb_fail(DLB_EINVAL, "%s: more than %d attributes", lbl(&c), OP_MAXATTR);
   if (nattr) memcpy(a, attrs, nattr * sizeof *a);
   int want = (type == OP_CONCAT) ? -1 : 1;
   for (int i = 0; arity[i].type >= 0; i++) if (arity[i].type == type) want = arity[i].nin;
   if (type == OP_LAYERNORM && nin == 2) want = 2; /* layernorm without beta */
-  if ((want >= 0 && nin != (size_t)want) || nin == 0 || nin > 250)
-    return dlb_fail(DLB_EINVAL, "%s: takes %d inputs, got %zu", c.label, want, nin);
+  if ((want >= 0 && nin != (size_t)want) || nin == 0 || nin > OP_MAXIO)
+    return dlb_fail(DLB_EINVAL, "%s: takes %d inputs, got %zu", lbl(&c), want, nin);
   for (size_t i = 0; i < nin; i++)
     if (inputs[i] < 0 || (size_t)inputs[i] >= g->nt)
-      return dlb_fail(DLB_EINVAL, "%s: input %zu is not a tensor of graph '%s'", c.label, i + 1, g->str + g->name);
+      return dlb_fail(DLB_EINVAL, "%s: input %zu is not a tensor of graph '%s'", lbl(&c), i + 1, g->str + g->name);
   if (g->loss >= 0 && phase == DLB_PHASE_FWD) { /* nothing: ops after the loss are fine */ }
   int o;
   switch (type) {
@@ -488,7 +496,7 @@ int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inp
   case OP_XENT: case OP_MSE: case OP_CTC: o = loss2(&c, inputs); break;
   case OP_CAST: {
     if (a[0] < DLB_DT_DEFAULT || a[0] > DLB_DT_FP64)
-      return dlb_fail(DLB_EINVAL, "%s: unknown dtype %d", c.label, a[0]);
+      return dlb_fail(DLB_EINVAL, "%s: unknown dtype %d", lbl(&c), a[0]);
     o = out1(&c, 1, inputs, g->t[inputs[0]].ndims, g->t[inputs[0]].dims, a[0]);
     break;
   }
@@ -509,8 +517,8 @@ int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inp
 int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
                  size_t nattr, const int *attrs, size_t ndims, const char *const *dims,
                  int *outputs, size_t maxout, size_t *nout) {
-  int32_t d[256];
-  if (ndims > 255) return dlb_fail(DLB_EINVAL, "graph: more than 255 dims for one op");
+  int32_t d[OP_MAXIO];
+  if (ndims > OP_MAXIO) return dlb_fail(DLB_EINVAL, "graph: more than %d dims for one op", OP_MAXIO);
   for (size_t i = 0; i < ndims; i++) {
     d[i] = dim_text(g, dims[i]);
     if (d[i] < 0) return d[i];

@@ -49,6 +49,12 @@ int dlb_roof_check(const dlb_roof *d) {
     return dlb_fail(DLB_EINVAL, "roofline: bw_eff must be in (0, 1], got %g", d->bw_eff);
   if (!isfinite(d->cache) || d->cache < 0)
     return dlb_fail(DLB_EINVAL, "roofline: cache must be >= 0 bytes, got %g", d->cache);
+  if (!positive(d->peak * d->flops_eff) || !positive(d->bw * d->bw_eff))
+    return dlb_fail(DLB_EINVAL, "roofline: achievable rates underflow or overflow (peak %g x %g, "
+                    "bandwidth %g x %g)", d->peak, d->flops_eff, d->bw, d->bw_eff);
+  if (!isfinite(d->bytes_scale) || d->bytes_scale < 0)
+    return dlb_fail(DLB_EINVAL, "roofline: bytes_scale must be >= 0 (0 means 1), got %g",
+                    d->bytes_scale);
   if (!positive(d->elem))
     return dlb_fail(DLB_EINVAL, "roofline: element size must be positive bytes, got %g",
                     d->elem);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,12 +40,14 @@ int dlb_proc_isatty(int fd) {
 /* Fork a worker with two pipes; see dlb_proc.h. */
 int dlb_proc_spawn(int *pid, int *wfd, int *rfd) {
   if (!pid || !wfd || !rfd) return dlb_fail(DLB_EINVAL, "proc: NULL argument");
+  /* Unix stream sockets rather than pipes: send(MSG_NOSIGNAL) reports a vanished peer
+  ** as an error instead of a SIGPIPE, without touching signal dispositions per write. */
   int down[2], up[2]; /* down: parent -> child; up: child -> parent */
-  if (pipe(down) != 0) return dlb_fail(DLB_EIO, "proc: pipe: %s", strerror(errno));
-  if (pipe(up) != 0) {
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, down) != 0) return dlb_fail(DLB_EIO, "proc: socketpair: %s", strerror(errno));
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, up) != 0) {
     int e = errno;
     close(down[0]); close(down[1]);
-    return dlb_fail(DLB_EIO, "proc: pipe: %s", strerror(e));
+    return dlb_fail(DLB_EIO, "proc: socketpair: %s", strerror(e));
   }
   pid_t parent = getpid();
   fflush(NULL);
@@ -55,7 +58,10 @@ int dlb_proc_spawn(int *pid, int *wfd, int *rfd) {
     return dlb_fail(DLB_EIO, "proc: fork: %s", strerror(e));
   }
   if (p == 0) {
-    signal(SIGINT, SIG_DFL);
+    /* Ctrl-C stops workers (the parent handles it), unless whoever started us ignores
+    ** SIGINT (a background job): then workers ignore it too */
+    struct sigaction cur;
+    if (sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) signal(SIGINT, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1); /* the parent died before prctl */
@@ -73,24 +79,20 @@ int dlb_proc_spawn(int *pid, int *wfd, int *rfd) {
 /* Write all bytes. */
 int dlb_proc_write(int fd, const char *buf, size_t len) {
   if (buf == NULL && len > 0) return dlb_fail(DLB_EINVAL, "proc: NULL buffer");
-  /* a closed reader must be an error, not a SIGPIPE death of the writer */
-  struct sigaction ign, old;
-  memset(&ign, 0, sizeof ign);
-  ign.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ign, &old);
-  int st = DLB_OK;
+  /* sockets (the worker channels): MSG_NOSIGNAL, so a closed reader is an error, not a
+  ** SIGPIPE death of the writer; other descriptors (files): write */
+  int sock = 1;
   while (len > 0) {
-    ssize_t n = write(fd, buf, len);
+    ssize_t n = sock ? send(fd, buf, len, MSG_NOSIGNAL) : write(fd, buf, len);
     if (n < 0) {
       if (errno == EINTR) continue;
-      st = dlb_fail(DLB_EIO, "proc: write to descriptor %d: %s", fd, strerror(errno));
-      break;
+      if (sock && errno == ENOTSOCK) { sock = 0; continue; }
+      return dlb_fail(DLB_EIO, "proc: write to descriptor %d: %s", fd, strerror(errno));
     }
     buf += n;
     len -= (size_t)n;
   }
-  sigaction(SIGPIPE, &old, NULL);
-  return st;
+  return DLB_OK;
 }
 
 /* One read. */

@@ -158,7 +158,7 @@ static int normalise(double *z, size_t n, int options, const char *name, double 
   }
   mean /= (double)n;
   for (size_t i = 0; i < n; i++) ss += (z[i] - mean) * (z[i] - mean);
-  if (hi == lo) {
+  if (hi - lo <= 1e-12 * fmax(fabs(hi), fabs(lo))) { /* constant, up to rounding */
     return dlb_fail(DLB_ENUMERIC, "regress: '%s' is constant (every row is %.17g); "
                     "drop it from the inputs", name, lo);
   }
@@ -274,7 +274,9 @@ dlb_regression *dlb_regress(size_t n, size_t p, const double *x, const double *y
   for (size_t i = 0; i < n; i++) ybar += yy[i];
   ybar /= (double)n;
   for (size_t i = 0; i < n; i++) tss += (yy[i] - ybar) * (yy[i] - ybar);
-  if (!(tss > 0)) {
+  double ylo = yy[0], yhi = yy[0];
+  for (size_t i = 0; i < n; i++) { ylo = fmin(ylo, yy[i]); yhi = fmax(yhi, yy[i]); }
+  if (!(tss > 0) || yhi - ylo <= 1e-12 * fmax(fabs(yhi), fabs(ylo))) { /* up to rounding */
     status = dlb_fail(DLB_ENUMERIC, "regress: y is constant (every row is %.17g); nothing to explain", yy[0]);
     goto done;
   }

@@ -19,6 +19,7 @@ struct dlb_opcosts {
 /* Fill `out` with the roofline of one cost at device d (checked by the caller). */
 static void one(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out) {
   double ct = flops / (d->peak * d->flops_eff), mt = bytes / (d->bw * d->bw_eff);
+  /* callers check that the times are finite */
   out->flops = flops;
   out->bytes = bytes;
   out->compute_time = ct;
@@ -41,7 +42,10 @@ int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_re
     return dlb_fail(DLB_EINVAL, "roofline: flops must be >= 0 and finite, got %g", flops);
   if (bad_cost(bytes))
     return dlb_fail(DLB_EINVAL, "roofline: bytes must be >= 0 and finite, got %g", bytes);
+  if (d->bytes_scale > 0) bytes *= d->bytes_scale;
   one(d, flops, bytes, out);
+  if (!isfinite(out->time))
+    return dlb_fail(DLB_ENUMERIC, "roofline: time overflows (%g FLOPs, %g bytes)", flops, bytes);
   return DLB_OK;
 }
 
@@ -54,7 +58,8 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
   if (n > 0 && (flops == NULL || bytes == NULL))
     return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
-  const double cpeak = 1 / (d->peak * d->flops_eff), cbw = 1 / (d->bw * d->bw_eff);
+  const double cpeak = d->peak * d->flops_eff, cbw = d->bw * d->bw_eff; /* achievable rates */
+  const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   double tf = 0, tb = 0, tt = 0, tmem = 0, nmem = 0;
   for (size_t i = 0; i < n; i++) {
     double f = flops[i], b = bytes[i];
@@ -62,6 +67,7 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
       return dlb_fail(DLB_EINVAL, "roofline: op %zu has flops %g (need >= 0, finite)", i + 1, f);
     if (bad_cost(b))
       return dlb_fail(DLB_EINVAL, "roofline: op %zu has bytes %g (need >= 0, finite)", i + 1, b);
+    b *= scale;
     if (d->cache_aware && gemm != NULL && gemm[4 * i] > 0) {
       double g;
       st = dlb_gemm_traffic(gemm[4 * i], gemm[4 * i + 1], gemm[4 * i + 2], gemm[4 * i + 3],
@@ -70,18 +76,23 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
         return dlb_fail(st, "roofline: op %zu: %s", i + 1, dlb_last_error());
       if (g > b) b = g;
     }
-    double ct = f * cpeak, mt = b * cbw, t;
+    double ct = f / cpeak, mt = b / cbw, t;
     int bound;
     if (mt > ct) { t = mt; bound = DLB_BOUND_MEMORY; tmem += t; nmem += 1; }
     else { t = ct; bound = DLB_BOUND_COMPUTE; }
+    if (!isfinite(t))
+      return dlb_fail(DLB_ENUMERIC, "roofline: op %zu's time overflows (%g FLOPs, %g bytes)",
+                      i + 1, f, b);
     if (op_time) op_time[i] = t;
     if (op_bound) op_bound[i] = bound;
     tf += f; tb += b; tt += t;
   }
   out->flops = tf;
   out->bytes = tb;
-  out->compute_time = tf * cpeak;
-  out->memory_time = tb * cbw;
+  out->compute_time = tf / cpeak;
+  out->memory_time = tb / cbw;
+  if (!isfinite(tt) || !isfinite(out->compute_time) || !isfinite(out->memory_time))
+    return dlb_fail(DLB_ENUMERIC, "roofline: the step's time overflows");
   out->time = tt;
   out->util = tt > 0 ? tf / (tt * d->peak) : 0;
   out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;

@@ -156,7 +156,7 @@ static int backward(tx *x, int o) {
   dlb_graph *s = x->s;
   op P = s->o[o]; /* a copy: emitting grows the op array */
   const op *p = &P;
-  int32_t in[256], out[256];
+  int32_t in[OP_MAXIO], out[OP_MAXIO];
   memcpy(in, op_in(s, p), p->nin * sizeof *in);
   memcpy(out, op_out(s, p), p->nout * sizeof *out);
   int dy = x->grad[out[0]], rc, k, at[OP_MAXATTR];
@@ -226,19 +226,19 @@ static int backward(tx *x, int o) {
     return DLB_OK;
   }
   case OP_CONCAT: {
-    int sh[256], n = p->nin;
-    int32_t sizes[256];
+    int sh[OP_MAXIO], n = p->nin;
+    int32_t sizes[OP_MAXIO];
     for (int i = 0; i < n; i++) sh[i] = in[i], sizes[i] = s->t[in[i]].dims[at[0] - 1];
     int i1[1] = {dy};
     if ((k = emit(x, OP_SPLIT, SUF_GRAD, 1, i1, n, sh, DLB_ROLE_GRADIENT, at)) < 0) return k;
     if ((rc = add_extra(s, k, (size_t)n, sizes))) return rc;
-    int32_t outs[256];
+    int32_t outs[OP_MAXIO];
     memcpy(outs, op_out(s, &s->o[k]), (size_t)n * sizeof *outs);
     for (int i = 0; i < n; i++) ACC(in[i], outs[i]);
     return DLB_OK;
   }
   case OP_SPLIT: {
-    int ins[256];
+    int ins[OP_MAXIO];
     for (int i = 0; i < p->nout; i++) {
       ins[i] = x->grad[out[i]];
       if (ins[i] < 0) { /* a part without gradient contributes zeros */
@@ -293,7 +293,7 @@ static int update(tx *x, int w) {
   int nst = x->opt->optimizer == DLB_OPT_ADAM ? 2 :
             x->opt->optimizer == DLB_OPT_SGD ? 0 : 1;
   int mixed = x->opt->precision == DLB_POLICY_MIXED || x->opt->precision == DLB_POLICY_MIXED_BF16;
-  int in[4] = {w, x->grad[w]}, n = 2;
+  int in[5] = {w, x->grad[w]}, n = 2; /* weight, gradient, <= 2 states, master copy */
   for (int i = 0; i < nst + mixed; i++) {
     int master = mixed && i == nst;
     int t = new_tensor(s, -1, s->t[w].ndims, s->t[w].dims, mixed ? DLB_DT_FP32 : DLB_DT_DEFAULT,
@@ -366,7 +366,7 @@ static int recompute(tx *x, int sg, int first, int last) {
     int any = 0;
     for (int j = 0; j < P.nout; j++) any |= x->dropped[op_out(s, &P)[j]];
     if (!any) continue;
-    int32_t in[256], sh[256];
+    int32_t in[OP_MAXIO], sh[OP_MAXIO];
     for (int j = 0; j < P.nin; j++) in[j] = x->saved[op_in(s, &P)[j]];
     for (int j = 0; j < P.nout; j++) sh[j] = op_out(s, &P)[j];
     x->fwd = i;
@@ -425,6 +425,11 @@ static int prune(dlb_graph *s, int from) {
 dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   dlb_graph *s = graph_clone(g);
   if (!s) return NULL;
+  /* a step has about 3x the forward ops: reserve once rather than grow */
+  if (!opt->inference && graph_reserve(s, 3 * g->no + 64, 3 * g->nt + 2 * g->no + 64, 3 * g->nargs + 64)) {
+    graph_release(s);
+    return NULL;
+  }
   s->nfwd = (int)g->no;
   s->mixed = opt->precision == DLB_POLICY_MIXED || opt->precision == DLB_POLICY_MIXED_BF16;
   if (opt->inference) return s;

@@ -14,6 +14,17 @@ int dlbL_error(lua_State *L);
 /* If status != DLB_OK raise the core's message; otherwise return 0. */
 int dlbL_check(lua_State *L, int status);
 
+/* Shared argument helpers (host/lutil.c); scratch memory is a userdata left on the stack. */
+double *dlbL_checknumbers(lua_State *L, int i, size_t *n, const char *what);
+void dlbL_pushnumbers(lua_State *L, const double *v, size_t n);
+void dlbL_setnumber(lua_State *L, const char *k, double v);
+size_t dlbL_checkbindings(lua_State *L, int i, const char ***names, double **values);
+
+/* The dlb_analysis held by a "dlbench.Analysis" userdata (host/lgraph.c); raises on
+** anything else. Borrowed: the userdata owns it. */
+struct dlb_analysis;
+struct dlb_analysis *dlbL_checkanalysis(lua_State *L, int i);
+
 /* Area registrations, called in order by luaopen_dlbench_core. */
 int dlbL_open_poly(lua_State *L);
 int dlbL_open_graph(lua_State *L);

@@ -88,11 +88,12 @@ static int graph_op(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
   int type = (int)luaL_checkinteger(L, 2);
   const char *name = luaL_optstring(L, 3, NULL);
-  int in[256], at[16], out[256];
-  size_t nin = ints(L, 4, in, 256), nat = ints(L, 5, at, 16), nout;
+  static const size_t maxio = 1024;
+  int in[1024], at[16], out[1024];
+  size_t nin = ints(L, 4, in, maxio), nat = ints(L, 5, at, 16), nout;
   const char **dims;
   size_t nd = strings(L, 6, &dims);
-  dlbL_check(L, dlb_graph_op(g, type, name, nin, in, nat, at, nd, dims, out, 256, &nout));
+  dlbL_check(L, dlb_graph_op(g, type, name, nin, in, nat, at, nd, dims, out, maxio, &nout));
   lua_createtable(L, (int)nout, 0);
   for (size_t i = 0; i < nout; i++) {
     lua_pushinteger(L, out[i]);
@@ -399,4 +400,10 @@ int dlbL_open_graph(lua_State *L) {
   lua_pop(L, 1);
   luaL_setfuncs(L, funcs, 0);
   return 0;
+}
+
+/* The dlb_analysis of the "dlbench.Analysis" userdata at index i, for other bindings
+** that consume analyses (raises if it is not one, or is closed); borrowed. */
+dlb_analysis *dlbL_checkanalysis(lua_State *L, int i) {
+  return checkanalysis(L, i);
 }

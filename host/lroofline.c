@@ -48,6 +48,7 @@ static dlb_roof checkroof(lua_State *L, int t) {
   d.cache = field(L, t, "cache", 0, 0);
   d.elem = field(L, t, "elem", 4, 0);
   d.cache_aware = field(L, t, "cache_aware", 0, 0) != 0;
+  d.bytes_scale = field(L, t, "bytes_scale", 1, 0);
   return d;
 }
 
@@ -135,6 +136,17 @@ static int roofline_opcosts_new(lua_State *L) {
   return 1;
 }
 
+/* -- core.roofline_opcosts_from_analysis(analysis) -> OpCosts */
+static int roofline_opcosts_from_analysis(lua_State *L) {
+  dlb_analysis *a = dlbL_checkanalysis(L, 1);
+  Box *b = (Box *)lua_newuserdatauv(L, sizeof(Box), 0);
+  b->c = NULL;
+  luaL_setmetatable(L, OPCOSTS);
+  b->c = dlb_opcosts_from_analysis(a);
+  if (b->c == NULL) return dlbL_error(L);
+  return 1;
+}
+
 /* -- ops:set_gemm(i, m, n, k, batch)  (also core.roofline_opcosts_set_gemm) */
 static int roofline_opcosts_set_gemm(lua_State *L) {
   dlb_opcosts *c = checkops(L, 1);
@@ -199,6 +211,7 @@ static const luaL_Reg rooflib[] = {
   {"roofline_attainable", roofline_attainable},
   {"roofline_time", roofline_time},
   {"roofline_opcosts_new", roofline_opcosts_new},
+  {"roofline_opcosts_from_analysis", roofline_opcosts_from_analysis},
   {"roofline_opcosts_set_gemm", roofline_opcosts_set_gemm},
   {"roofline_opcosts_n", roofline_opcosts_n},
   {"roofline_ops", roofline_ops},

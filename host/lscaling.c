@@ -18,18 +18,8 @@ static double *checkarray(lua_State *L, int i, const char *what, int *n, int opt
     *n = -1;
     return NULL;
   }
-  luaL_argexpected(L, lua_type(L, i) == LUA_TTABLE, i, "table of numbers");
-  lua_Integer len = luaL_len(L, i);
-  if (len > 100000000) luaL_error(L, "%s: %I numbers is too many", what, len);
-  double *v = lua_newuserdatauv(L, sizeof(double) * (size_t)(len > 0 ? len : 1), 0);
-  for (lua_Integer k = 1; k <= len; k++) {
-    int isnum;
-    lua_geti(L, i, k);
-    v[k - 1] = (double)lua_tonumberx(L, -1, &isnum);
-    if (!isnum)
-      luaL_error(L, "%s[%I] is a %s, not a number", what, k, luaL_typename(L, -1));
-    lua_pop(L, 1);
-  }
+  size_t len;
+  double *v = dlbL_checknumbers(L, i, &len, what);
   *n = (int)len;
   return v;
 }
@@ -38,18 +28,6 @@ static void samelen(lua_State *L, const char *a, int na, const char *b, int nb) 
   if (nb >= 0 && na != nb) luaL_error(L, "%s has %d values but %s has %d", b, nb, a, na);
 }
 
-static void pusharray(lua_State *L, const double *v, int n) {
-  lua_createtable(L, n, 0);
-  for (int i = 0; i < n; i++) {
-    lua_pushnumber(L, v[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-}
-
-static void setnum(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
 
 /* -- core.scaling_fit(form, xs, ys[, ws]) -> {params=, se=, np=, n=, rss=, r2=, iterations=} */
 static int scaling_fit(lua_State *L) {
@@ -62,15 +40,15 @@ static int scaling_fit(lua_State *L) {
   dlb_scaling_fit f;
   dlbL_check(L, dlb_scaling_fit_curve(form, nx, x, y, w, &f));
   lua_createtable(L, 0, 7);
-  pusharray(L, f.params, f.np);
+  dlbL_pushnumbers(L, f.params, (size_t)(f.np));
   lua_setfield(L, -2, "params");
-  pusharray(L, f.se, f.np);
+  dlbL_pushnumbers(L, f.se, (size_t)(f.np));
   lua_setfield(L, -2, "se");
-  setnum(L, "np", f.np);
-  setnum(L, "n", f.n);
-  setnum(L, "rss", f.rss);
-  setnum(L, "r2", f.r2);
-  setnum(L, "iterations", f.iterations);
+  dlbL_setnumber(L, "np", f.np);
+  dlbL_setnumber(L, "n", f.n);
+  dlbL_setnumber(L, "rss", f.rss);
+  dlbL_setnumber(L, "r2", f.r2);
+  dlbL_setnumber(L, "iterations", f.iterations);
   return 1;
 }
 
@@ -115,13 +93,13 @@ static int scaling_bootstrap(lua_State *L) {
   double se[5], lo[5], hi[5];
   dlbL_check(L, dlb_scaling_bootstrap(form, nx, x, y, w, reps, seed, se, lo, hi, &used));
   lua_createtable(L, 0, 4);
-  pusharray(L, se, np);
+  dlbL_pushnumbers(L, se, (size_t)(np));
   lua_setfield(L, -2, "se");
-  pusharray(L, lo, np);
+  dlbL_pushnumbers(L, lo, (size_t)(np));
   lua_setfield(L, -2, "lo");
-  pusharray(L, hi, np);
+  dlbL_pushnumbers(L, hi, (size_t)(np));
   lua_setfield(L, -2, "hi");
-  setnum(L, "used", used);
+  dlbL_setnumber(L, "used", used);
   return 1;
 }
 
@@ -139,11 +117,11 @@ static int scaling_linfit(lua_State *L) {
   double c[8], se[8], r2;
   dlbL_check(L, dlb_scaling_linfit(ny, k, X, y, w, c, se, &r2));
   lua_createtable(L, 0, 3);
-  pusharray(L, c, k);
+  dlbL_pushnumbers(L, c, (size_t)(k));
   lua_setfield(L, -2, "coef");
-  pusharray(L, se, k);
+  dlbL_pushnumbers(L, se, (size_t)(k));
   lua_setfield(L, -2, "se");
-  setnum(L, "r2", r2);
+  dlbL_setnumber(L, "r2", r2);
   return 1;
 }
 
@@ -163,17 +141,17 @@ static int scaling_fit_costs(lua_State *L) {
   dlb_cost_fit c;
   dlbL_check(L, dlb_scaling_fit_costs(np, p, b, f, by, fo, &c));
   lua_createtable(L, 0, 11);
-  setnum(L, "gamma", c.gamma_c);
-  setnum(L, "gamma_se", c.gamma_se);
-  setnum(L, "gamma_r2", c.gamma_r2);
-  setnum(L, "lambda", c.lambda);
-  setnum(L, "lambda_se", c.lambda_se);
-  setnum(L, "mu", c.mu);
-  setnum(L, "mu_se", c.mu_se);
-  setnum(L, "bytes_r2", c.bytes_r2);
-  setnum(L, "delta", c.delta);
-  setnum(L, "delta_se", c.delta_se);
-  setnum(L, "footprint_r2", c.footprint_r2);
+  dlbL_setnumber(L, "gamma", c.gamma_c);
+  dlbL_setnumber(L, "gamma_se", c.gamma_se);
+  dlbL_setnumber(L, "gamma_r2", c.gamma_r2);
+  dlbL_setnumber(L, "lambda", c.lambda);
+  dlbL_setnumber(L, "lambda_se", c.lambda_se);
+  dlbL_setnumber(L, "mu", c.mu);
+  dlbL_setnumber(L, "mu_se", c.mu_se);
+  dlbL_setnumber(L, "bytes_r2", c.bytes_r2);
+  dlbL_setnumber(L, "delta", c.delta);
+  dlbL_setnumber(L, "delta_se", c.delta_se);
+  dlbL_setnumber(L, "footprint_r2", c.footprint_r2);
   return 1;
 }
 
@@ -189,17 +167,17 @@ static int scaling_fit_joint(lua_State *L) {
   dlb_joint_fit f;
   dlbL_check(L, dlb_scaling_fit_joint(nN, N, D, Lo, huber, &f));
   lua_createtable(L, 0, 10);
-  setnum(L, "E", f.E);
-  setnum(L, "A", f.A);
-  setnum(L, "B", f.B);
-  setnum(L, "alpha", f.alpha);
-  setnum(L, "beta", f.beta);
-  pusharray(L, f.se, 5);
+  dlbL_setnumber(L, "E", f.E);
+  dlbL_setnumber(L, "A", f.A);
+  dlbL_setnumber(L, "B", f.B);
+  dlbL_setnumber(L, "alpha", f.alpha);
+  dlbL_setnumber(L, "beta", f.beta);
+  dlbL_pushnumbers(L, f.se, (size_t)(5));
   lua_setfield(L, -2, "se");
-  setnum(L, "rss", f.rss);
-  setnum(L, "r2", f.r2);
-  setnum(L, "n", f.n);
-  setnum(L, "iterations", f.iterations);
+  dlbL_setnumber(L, "rss", f.rss);
+  dlbL_setnumber(L, "r2", f.r2);
+  dlbL_setnumber(L, "n", f.n);
+  dlbL_setnumber(L, "iterations", f.iterations);
   return 1;
 }
 
@@ -210,11 +188,11 @@ static int scaling_compute_optimal(lua_State *L) {
   dlbL_check(L, dlb_scaling_compute_optimal(v[0], v[1], v[2], v[3], v[4], v[5], v[6],
                                             &N, &D, &loss, &a, &b));
   lua_createtable(L, 0, 5);
-  setnum(L, "N", N);
-  setnum(L, "D", D);
-  setnum(L, "loss", loss);
-  setnum(L, "a", a);
-  setnum(L, "b", b);
+  dlbL_setnumber(L, "N", N);
+  dlbL_setnumber(L, "D", D);
+  dlbL_setnumber(L, "loss", loss);
+  dlbL_setnumber(L, "a", a);
+  dlbL_setnumber(L, "b", b);
   return 1;
 }
 

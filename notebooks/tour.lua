@@ -32,12 +32,54 @@ end
 -- == end: models ==
 
 -- == section: hw ==
+-- Hardware catalogue and roofline: a device's ridge point, a step's time on a few devices,
+-- and Hestness et al.'s subbatch choice for their projected word LM (Table 2 costs).
+do
+  local t4 = dlb.hw.get("Hestness-T4")
+  print(string.format("hw: %d devices in the catalogue (dlb.hw.list() prints them)", #dlb.hw.names()))
+  print(string.format("Hestness Table 4 device: ridge %.1f FLOP/B at peak, %.1f at 80%%/70%%",
+    t4:ridge("fp32"), t4:ridge("fp32", true)))
+  local s = dlb.roofline.hestness("word_lm", 23.8e9, 128) -- Table 3's word LM step
+  for _, name in ipairs { "Hestness-T4", "V100-SXM2-16GB", "A100-SXM4-80GB", "H100-SXM" } do
+    local r = dlb.roofline.time(s, name)
+    print(string.format("  word LM step (23.8B params, b=128, fp32) on %-15s %7.1f s  %s-bound, "
+      .. "util %3.0f%%, footprint %s", name, r.time, r.bound, 100 * r.util,
+      r.fits and "fits" or string.format("short by %.0f GB", r.shortfall / 1e9)))
+  end
+  local sb = dlb.roofline.subbatch(function(b) return dlb.roofline.hestness("word_lm", 23.8e9, b) end, t4)
+  print(string.format("  subbatch points: intensity saturates at b=%d, reaches the ridge at b=%d, "
+    .. "best time per sample from b=%d", sb.saturation, sb.ridge, sb.best))
+  print()
+end
 -- == end: hw ==
 
 -- == section: plots ==
 -- == end: plots ==
 
 -- == section: sweeps ==
+do
+  print("== sweeps, tables and statistics (ParaDnn's methodology)")
+  -- A cheap stand-in for graph + roofline: an FC model's training FLOPs (a MAC is 2 FLOPs,
+  -- backward twice forward) and a utilization that saturates with the matmul sizes.
+  local space = dlb.paradnn.space("fc", { with = { input = 2000, output = 1000 } })
+  local t = dlb.sweep(space, function(p)
+    local params = p.input * p.nodes + (p.layers - 1) * p.nodes * p.nodes + p.nodes * p.output
+    local util = 1 / (1 + 256 / p.nodes + 512 / p.batch)
+    return { params = params, flops = 6 * p.batch * params, util = util }
+  end, { jobs = 2, quiet = true })
+  print(string.format("%d FC models (Table 2 with input and output fixed), %d columns",
+    t:count(), #t:columns()))
+  print(t:group_by("batch", { util = "mean", p91 = { "percentile", "util", 91 } }):head(4))
+  local xs, ys, z = t:where { layers = 64 }:pivot("nodes", "batch", "util")
+  print(string.format("heat map grid: %d nodes x %d batches, z[1][1] = %.3f", #xs, #ys, z[1][1]))
+  print(dlb.stats.regress(t, { "layers", "nodes", "batch" }, "util", { log = true }))
+  local b = dlb.stats.box(t:column("util"))
+  print(string.format("utilization box: p2 %.3f  p9 %.3f  median %.3f  p91 %.3f  p98 %.3f",
+    b.whisker_lo, b.q_lo, b.median, b.q_hi, b.whisker_hi))
+  local ok, err = t:to_csv("out/tour_fc_sweep.csv")
+  print(ok and "wrote out/tour_fc_sweep.csv" or err)
+  print()
+end
 -- == end: sweeps ==
 
 -- == section: scaling ==

@@ -10,7 +10,7 @@
 
 /* Hestness et al. Table 4: 15.67 TFLOP/s fp32, 898 GB/s, 6 MB cache; 80% / 70% (5.2). */
 static dlb_roof table4(void) {
-  dlb_roof d = { 15.67e12, 898e9, 0.8, 0.7, 6e6, 4, 0 };
+  dlb_roof d = { 15.67e12, 898e9, 0.8, 0.7, 6e6, 4, 0, 1 };
   return d;
 }
 
@@ -81,6 +81,17 @@ static void test_whole_graph(void) {
   CHECK(r.bound == DLB_BOUND_MEMORY);
   CHECK_NEAR(r.time, 1e9 / (0.7 * 898e9), 1e-12);
   CHECK_NEAR(r.util, 1e9 / r.time / 15.67e12, 1e-12);
+  d.bytes_scale = 0.5; /* fp32-counted bytes timed at fp16 */
+  CHECK(dlb_roofline_time(&d, 1e9, 1e9, &r) == DLB_OK);
+  CHECK_NEAR(r.time, 0.5e9 / (0.7 * 898e9), 1e-12);
+  CHECK(r.bytes == 0.5e9);
+  d.bytes_scale = 0; /* 0 means 1 */
+  CHECK(dlb_roofline_time(&d, 1e9, 1e9, &r) == DLB_OK);
+  CHECK(r.bytes == 1e9);
+  d.bytes_scale = -1;
+  CHECK(dlb_roofline_time(&d, 1e9, 1e9, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "bytes_scale") != NULL);
+  d.bytes_scale = 1;
   CHECK(dlb_roofline_time(&d, 0, 0, &r) == DLB_OK);
   CHECK(r.time == 0 && r.util == 0);
   CHECK(dlb_roofline_time(&d, -1, 0, &r) == DLB_EINVAL);
@@ -190,6 +201,29 @@ static void test_opcosts(void) {
   CHECK(dlb_opcosts_new(3, NULL, b) == NULL);
 }
 
+/* Randomized bad and extreme inputs: every call returns a status, never a NaN result. */
+static void test_fuzz(void) {
+  const double vals[] = { 0, -1, 1, 0.5, 1e-300, 1e300, 3, 707, 4096, NAN, INFINITY, -INFINITY,
+                          6e6, 1e9 };
+  const int nv = (int)(sizeof vals / sizeof vals[0]);
+  srand(99);
+  for (int i = 0; i < 20000; i++) {
+    double a[6], out = -1;
+    for (int j = 0; j < 6; j++) a[j] = vals[rand() % nv];
+    int st = dlb_gemm_traffic(a[0], a[1], a[2], a[3], a[4], a[5], &out);
+    CHECK(st == DLB_OK || st == DLB_EINVAL || st == DLB_ENUMERIC);
+    if (st == DLB_OK) CHECK(isfinite(out) && out >= 0);
+    dlb_roof d = { a[0], a[1], a[2], a[3], a[4], a[5], rand() % 2, vals[rand() % nv] };
+    dlb_roof_result r;
+    double f[2] = { vals[rand() % nv], vals[rand() % nv] };
+    double b[2] = { vals[rand() % nv], vals[rand() % nv] };
+    double g[8] = { a[0], a[1], a[2], a[3], 0, 0, 0, 0 };
+    st = dlb_roofline_ops(&d, f, b, g, 2, NULL, NULL, &r);
+    CHECK(st == DLB_OK || st == DLB_EINVAL || st == DLB_ENUMERIC);
+    if (st == DLB_OK) CHECK(isfinite(r.time) && r.time >= 0 && isfinite(r.util) && r.util >= 0);
+  }
+}
+
 int main(void) {
   RUN(test_precisions);
   RUN(test_ridge);
@@ -199,5 +233,6 @@ int main(void) {
   RUN(test_gemm_traffic);
   RUN(test_cache_aware_ops);
   RUN(test_opcosts);
+  RUN(test_fuzz);
   return check_done();
 }

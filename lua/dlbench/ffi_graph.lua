@@ -1,29 +1,38 @@
 -- dlbench.ffi_graph — FFI wrappers of the graph area: the same functions, names, arguments
 -- and results as host/lgraph.c adds to `dlbench.core`.
 return function(core, C, ffi)
+  -- Reused argument buffers (calls do not nest).
+  local sbuf = ffi.new("const char *[1025]")
+  local ibuf = ffi.new("int[1025]")
+  local abuf = ffi.new("int[17]")
+
+  -- Dims as C strings in sbuf; returns the count and the Lua strings (keep them alive).
   local function strs(t)
     if t == nil then return 0, nil, nil end
     local n = #t
-    local arr = ffi.new("const char *[?]", n + 1)
-    local keep = {}
+    if n > 1024 then error("more than 1024 dims", 0) end
+    local keep = t
     for i = 1, n do
       local v = t[i]
       local tv = type(v)
-      if tv == "number" then v = string.format("%.17g", v)
-      elseif tv ~= "string" then error("dim " .. i .. ": a number or a string expected, got " .. tv, 0) end
-      keep[i] = v
-      arr[i - 1] = v
+      if tv == "number" then
+        if keep == t then keep = {} for k = 1, n do keep[k] = t[k] end end
+        v = string.format("%.17g", v)
+        keep[i] = v
+      elseif tv ~= "string" then
+        error("dim " .. i .. ": a number or a string expected, got " .. tv, 0)
+      end
+      sbuf[i - 1] = v
     end
-    return n, arr, keep
+    return n, sbuf, keep
   end
 
-  local function ints(t, max)
+  local function ints(t, max, buf)
     if t == nil then return 0, nil end
     local n = #t
     if n > max then error("more than " .. max .. " values", 0) end
-    local arr = ffi.new("int[?]", n + 1)
-    for i = 1, n do arr[i - 1] = t[i] end
-    return n, arr
+    for i = 1, n do buf[i - 1] = t[i] end
+    return n, buf
   end
 
   function core.graph_new(name)
@@ -40,13 +49,13 @@ return function(core, C, ffi)
     return id[0]
   end
 
-  local outs = ffi.new("int[256]")
+  local outs = ffi.new("int[1024]")
   local nout = ffi.new("size_t[1]")
   function core.graph_op(g, typ, name, inputs, attrs, dims)
-    local nin, cin = ints(inputs, 256)
-    local nat, cat = ints(attrs, 16)
+    local nin, cin = ints(inputs, 1024, ibuf)
+    local nat, cat = ints(attrs, 16, abuf)
     local nd, cd, keep = strs(dims)
-    core.check(C.dlb_graph_op(g, typ, name, nin, cin, nat, cat, nd, cd, outs, 256, nout))
+    core.check(C.dlb_graph_op(g, typ, name, nin, cin, nat, cat, nd, cd, outs, 1024, nout))
     local _ = keep
     local r = {}
     for i = 0, tonumber(nout[0]) - 1 do r[i + 1] = outs[i] end
@@ -61,7 +70,7 @@ return function(core, C, ffi)
     if b ~= nil then in2[1] = b; nin = 2 end
     at2[0] = x or 0
     at2[1] = y or 0
-    core.check(C.dlb_graph_op(g, typ, name, nin, in2, 2, at2, 0, nil, outs, 256, nout))
+    core.check(C.dlb_graph_op(g, typ, name, nin, in2, 2, at2, 0, nil, outs, 1024, nout))
     return outs[0]
   end
 

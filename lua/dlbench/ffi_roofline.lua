@@ -28,6 +28,7 @@ return function(core, C, ffi) -- luacheck: ignore
     d.cache = num(dev, "cache", 0)
     d.elem = num(dev, "elem", 4)
     d.cache_aware = num(dev, "cache_aware", 0) ~= 0 and 1 or 0
+    d.bytes_scale = num(dev, "bytes_scale", 1)
     return d
   end
 
@@ -98,9 +99,12 @@ return function(core, C, ffi) -- luacheck: ignore
     return ffi.gc(c, C.dlb_opcosts_free)
   end
 
-  -- An op-cost set from C arrays already in memory (n ops), e.g. a graph analysis.
-  function core.roofline_opcosts_from(n, fptr, bptr)
-    local c = C.dlb_opcosts_new(n, fptr, bptr)
+  -- An op-cost set from a graph analysis handle (cdata dlb_analysis *).
+  function core.roofline_opcosts_from_analysis(a)
+    if type(a) ~= "cdata" then
+      error("bad argument #1 (dlbench analysis expected, got " .. type(a) .. ")", 0)
+    end
+    local c = C.dlb_opcosts_from_analysis(a)
     if c == nil then core.error() end
     return ffi.gc(c, C.dlb_opcosts_free)
   end

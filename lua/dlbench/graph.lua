@@ -146,14 +146,21 @@ local function checkopts(opts, valid, what)
   end
 end
 
+local graph_op1 = core.graph_op1
+
+-- The hot path of op creation: no allocation besides the result tensor.
 local function op1(g, tname, a, b, opts, x, y)
-  local name = optname(opts)
-  return tensor(g, core.graph_op1(g._h, TYPE[tname], name, a, b, x, y))
+  local name = opts
+  if type(opts) == "table" then name = opts.name
+  elseif opts ~= nil and type(opts) ~= "string" then error("options must be a table or a name", 3) end
+  return setmetatable({ graph = g, id = graph_op1(g._h, TYPE[tname], name, a, b, x, y) }, Tensor)
 end
 
 local function unary(tname)
+  local what = "g:" .. tname
   return function(g, x, opts)
-    return op1(g, tname, checkt(g, x, "g:" .. tname), nil, opts)
+    if getmetatable(x) ~= Tensor or x.graph ~= g then checkt(g, x, what) end
+    return op1(g, tname, x.id, nil, opts)
   end
 end
 for _, n in ipairs { "relu", "sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "neg",
@@ -182,8 +189,11 @@ end
 doc.doc(Graph.cast, "g:cast(x, dtype[, name]) -> tensor", "convert the element type (0 FLOPs)")
 
 local function binary(tname)
+  local what = "g:" .. tname
   return function(g, a, b, opts)
-    return op1(g, tname, checkt(g, a, "g:" .. tname), checkt(g, b, "g:" .. tname), opts)
+    if getmetatable(a) ~= Tensor or a.graph ~= g then checkt(g, a, what) end
+    if getmetatable(b) ~= Tensor or b.graph ~= g then checkt(g, b, what) end
+    return op1(g, tname, a.id, b.id, opts)
   end
 end
 for _, n in ipairs { "add", "sub", "mul", "div" } do
@@ -195,11 +205,15 @@ Tensor.__sub = function(a, b) return a.graph:sub(a, b) end
 Tensor.__mul = function(a, b) return a.graph:mul(a, b) end
 Tensor.__div = function(a, b) return a.graph:div(a, b) end
 
+local MATMUL_OPTS = { transpose_a = true, transpose_b = true }
 function Graph:matmul(a, b, opts)
-  local _, o = optname(opts)
-  checkopts(o, { transpose_a = true, transpose_b = true }, "g:matmul")
-  return op1(self, "matmul", checkt(self, a, "g:matmul"), checkt(self, b, "g:matmul"), opts,
-    o.transpose_a and 1 or 0, o.transpose_b and 1 or 0)
+  if getmetatable(a) ~= Tensor or a.graph ~= self then checkt(self, a, "g:matmul") end
+  if getmetatable(b) ~= Tensor or b.graph ~= self then checkt(self, b, "g:matmul") end
+  if type(opts) == "table" then
+    checkopts(opts, MATMUL_OPTS, "g:matmul")
+    return op1(self, "matmul", a.id, b.id, opts, opts.transpose_a and 1 or 0, opts.transpose_b and 1 or 0)
+  end
+  return op1(self, "matmul", a.id, b.id, opts)
 end
 Graph.bmm = Graph.matmul
 doc.doc(Graph.matmul, "g:matmul(a, b[, {transpose_a=, transpose_b=, name=}]) -> tensor",

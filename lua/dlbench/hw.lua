@@ -148,10 +148,12 @@ function Device:precision(prec)
   prec = prec or "fp32"
   if prec == "mixed" then
     prec = self.peak.fp16 and "fp16" or (self.peak.bf16 and "bf16" or "fp16")
+  elseif prec == "mixed_bf16" then
+    prec = self.peak.bf16 and "bf16" or (self.peak.fp16 and "fp16" or "bf16")
   end
   if not is_prec[prec] then
     error("unknown precision '" .. tostring(prec) .. "' (expected "
-      .. table.concat(PRECISIONS, ", ") .. ", or mixed)", 0)
+      .. table.concat(PRECISIONS, ", ") .. ", mixed or mixed_bf16)", 0)
   end
   if not self.peak[prec] then
     local have = {}
@@ -203,6 +205,36 @@ function Device:__tostring()
     self.peak[p] / 1e12, p, self.mem / 1e9, self.mem_bw / 1e9)
 end
 
+-- A multi-line description: every number with its unit and source.
+function Device:describe()
+  local out = { string.format("%s (%s)%s", self.name, self.kind, self.note and (": " .. self.note) or "") }
+  local function line(label, value, src)
+    out[#out + 1] = (string.format("  %-22s %-28s %s", label, value,
+      src and ("[" .. src .. "]") or ""):gsub("%s+$", ""))
+  end
+  for _, p in ipairs(PRECISIONS) do
+    if self.peak[p] then line("peak " .. p, string.format("%.4g TFLOP/s", self.peak[p] / 1e12), nil) end
+  end
+  out[#out + 1] = "    [peak: " .. (self.source.peak or "no source given") .. "]"
+  line("mem", string.format("%.4g GB", self.mem / 1e9), self.source.mem)
+  line("mem_bw", string.format("%.4g GB/s", self.mem_bw / 1e9), self.source.mem_bw)
+  if self.cache and self.cache > 0 then
+    line("cache", string.format("%.4g MB", self.cache / 1e6), self.source.cache)
+  end
+  line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
+    self.source.flops_eff or "defaults (Hestness et al. 5.2)")
+  for _, tier in ipairs { "intra", "inter" } do
+    local l = self.links[tier]
+    if l then
+      line("links." .. tier, string.format("%.4g GB/s, %.3g us", l.bw / 1e9, l.latency * 1e6), nil)
+    end
+  end
+  if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end
+  if self.power then line("power", string.format("%.4g W", self.power), self.source.power) end
+  return table.concat(out, "\n")
+end
+
+doc.doc(Device.describe, "hw:describe() -> text", "every number of the device with its unit and source")
 doc.doc(Device.ridge, "hw:ridge(precision[, achievable]) -> FLOP/byte",
   "the roofline ridge point: peak / mem_bw, or with achievable = true "
     .. "(peak x flops_eff) / (mem_bw x bw_eff)")
@@ -352,66 +384,18 @@ M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
--- Split CSV text into records of fields (RFC 4180: quotes, "" escapes, CRLF); each record
--- carries its line number. Errors name file:line.
+-- CSV records through the library's RFC 4180 reader (the one behind dlb.read_csv): each
+-- record is an array of field strings with its line number in .line. Comment lines (first
+-- non-blank character '#') are blanked first, so line numbers stay those of the file.
+-- Errors name file:line:column.
 local function csv_records(text, file)
-  local recs, rec, field = {}, {}, {}
-  local i, n, line, recline = 1, #text, 1, 1
-  local quoted_field = false
-  local function endfield()
-    rec[#rec + 1] = { text = table.concat(field), quoted = quoted_field }
-    field, quoted_field = {}, false
+  text = text:gsub("[^\r\n]*", function(l) if l:match("^%s*#") then return "" end end)
+  local ok, recs, lines = pcall(core.stats_csv_parse, text, ",")
+  if not ok then
+    local msg = tostring(recs):gsub("^line (%d+), column (%d+): ", "%1:%2: ")
+    error(file .. ":" .. msg, 0)
   end
-  local function endrec()
-    endfield()
-    if not (#rec == 1 and rec[1].text == "" and not rec[1].quoted) then
-      rec.line = recline
-      recs[#recs + 1] = rec
-    end
-    rec = {}
-  end
-  while i <= n do
-    local c = text:sub(i, i)
-    if c == '"' and #field == 0 and not quoted_field then
-      quoted_field = true
-      i = i + 1
-      while true do
-        if i > n then error(file .. ":" .. recline .. ": unterminated quoted field", 0) end
-        local d = text:sub(i, i)
-        if d == '"' then
-          if text:sub(i + 1, i + 1) == '"' then
-            field[#field + 1] = '"'
-            i = i + 2
-          else
-            i = i + 1
-            break
-          end
-        else
-          if d == "\n" then line = line + 1 end
-          field[#field + 1] = d
-          i = i + 1
-        end
-      end
-      local e = text:sub(i, i)
-      if i <= n and e ~= "," and e ~= "\n" and e ~= "\r" then
-        error(file .. ":" .. line .. ": text after a closing quote", 0)
-      end
-    elseif c == "," then
-      endfield()
-      i = i + 1
-    elseif c == "\r" or c == "\n" then
-      if c == "\r" and text:sub(i + 1, i + 1) == "\n" then i = i + 1 end
-      endrec()
-      line = line + 1
-      recline = line
-      i = i + 1
-    else
-      if c == '"' then error(file .. ":" .. line .. ": stray quote inside an unquoted field", 0) end
-      field[#field + 1] = c
-      i = i + 1
-    end
-  end
-  if #field > 0 or #rec > 0 or quoted_field then endrec() end
+  for i, r in ipairs(recs) do r.line = lines[i] end
   return recs
 end
 
@@ -421,17 +405,12 @@ local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 function M.parse_csv(text, file)
   file = file or "csv"
   if type(text) ~= "string" then error("dlb.hw.parse_csv: expected text, got " .. type(text), 2) end
-  local recs = csv_records(text, file)
-  -- skip comment lines (first field starting with #)
-  local kept = {}
-  for _, r in ipairs(recs) do
-    if not (r[1] and not r[1].quoted and r[1].text:match("^%s*#")) then kept[#kept + 1] = r end
-  end
+  local kept = csv_records(text, file)
   if #kept == 0 then error(file .. ": empty catalogue (expected a header row)", 0) end
   local header = kept[1]
   local cols, seen = {}, {}
   for j, f in ipairs(header) do
-    local c = trim(f.text):lower()
+    local c = trim(f):lower()
     if not csv_col[c] then
       error(string.format("%s:%d: unknown column '%s' (valid columns: %s)", file, header.line,
         c, table.concat(M.csv_columns, ", ")), 0)
@@ -451,7 +430,7 @@ function M.parse_csv(text, file)
     local spec = { peak = {}, source = {} }
     local links = {}
     for j, c in ipairs(cols) do
-      local s = trim(rec[j].text)
+      local s = trim(rec[j])
       if s ~= "" then
         if c == "name" or c == "kind" or c == "note" then
           spec[c] = s
@@ -532,6 +511,68 @@ function M.load(path, opts)
 end
 doc.doc(M.load, "dlb.hw.load(path[, {replace=true}]) -> {devices}",
   "define the devices of a .lua or .csv catalogue file (all or nothing)")
+
+local function csv_cell(v)
+  if v == nil then return "" end
+  if type(v) == "number" then return string.format("%.17g", v) end
+  v = tostring(v)
+  if v:find('[,"\r\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
+  return v
+end
+
+-- The CSV text of devices (default: the whole catalogue), readable by dlb.hw.load.
+function M.to_csv(devices)
+  devices = devices or M.list { print = false }
+  local lines = { table.concat(M.csv_columns, ",") }
+  for _, d in ipairs(devices) do
+    d = M.get(d)
+    local cells = {}
+    for j, c in ipairs(M.csv_columns) do
+      local v
+      if is_prec[c] then v = d.peak[c]
+      elseif c == "source" then
+        local keys = {}
+        for k in pairs(d.source) do keys[#keys + 1] = k end
+        table.sort(keys)
+        local parts = {}
+        for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. d.source[k] end
+        v = #parts > 0 and table.concat(parts, "; ") or nil
+      elseif c:match("^intra_") or c:match("^inter_") then
+        local tier, k = c:match("^(%a+)_(%a+)$")
+        v = d.links[tier] and d.links[tier][k]
+      elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
+      else v = d[c] end
+      cells[j] = csv_cell(v)
+    end
+    lines[#lines + 1] = table.concat(cells, ",")
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+doc.doc(M.to_csv, "dlb.hw.to_csv([devices]) -> text", "the catalogue (or some devices) as CSV")
+
+-- Write devices as a CSV catalogue file, whole or not at all (temporary file, rename).
+-- Returns true, or nil and a message.
+function M.save_csv(path, devices)
+  if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
+  local text = M.to_csv(devices)
+  local tmp = path .. ".tmp" .. tostring(os.time())
+  local f, err = io.open(tmp, "wb")
+  if not f then return nil, "dlb.hw.save_csv: " .. tostring(err) end
+  local ok, werr = f:write(text)
+  local cok = f:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    return nil, "dlb.hw.save_csv: cannot write " .. tmp .. ": " .. tostring(werr)
+  end
+  local rok, rerr = os.rename(tmp, path)
+  if not rok then
+    os.remove(tmp)
+    return nil, "dlb.hw.save_csv: " .. tostring(rerr)
+  end
+  return true
+end
+doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
+  "write the catalogue as CSV (whole or not at all); dlb.hw.load reads it back")
 
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")

@@ -114,34 +114,25 @@ end
 doc.doc(M.word_lm, "dlb.parallel.layers.word_lm{h=, v=, q=[, l=2, e=h, hp=, bytes=4]} -> {layer cost...}",
   "per-layer costs of Hestness's LSTM word LM (sec. 4.2 formulas; optional LSTM projection hp)")
 
--- Hestness et al. 2019 Table 2: per-parameter FLOPs (gamma b), bytes (lambda + mu b/sqrt p)
--- and minimal footprint (delta) per training step, by domain.
-M.table2 = {
-  word_lm = { gamma = 481, lambda = 1755, mu = 30784, delta = 11.94 },
-  char_lm = { gamma = 900, lambda = 3510, mu = 102980, delta = 12.47 },
-  nmt = { gamma = 149, lambda = 533, mu = 22653, delta = 10.32 },
-  speech = { gamma = 775, lambda = 3100, mu = 162750, delta = 32.94 },
-  resnet = { gamma = 1111, lambda = 66.7, mu = 268862, delta = 42.57 },
-}
-
--- A data-parallel work table for a model of p parameters from Table 2's asymptotes:
+-- A data-parallel work table for a model of p parameters from Hestness et al. 2019 Table 2's
+-- asymptotes (constants in dlbench.scaling_domains; "resnet" names its "image" domain):
 -- FLOPs gamma b p, bytes lambda p + mu b sqrt(p), footprint delta p, fp32 gradients 4 p.
 function M.table2_work(domain, p, opts)
-  local c = M.table2[domain]
-  if not c then
-    local names = {}
-    for k in pairs(M.table2) do names[#names + 1] = k end
-    table.sort(names)
-    error(string.format("parallel.layers.table2_work: unknown domain '%s' (accepted: %s)",
-      tostring(domain), table.concat(names, ", ")), 2)
+  local domains = require "dlbench.scaling_domains"
+  local d = domains[domain == "resnet" and "image" or domain]
+  if not d then
+    error(string.format("parallel.layers.table2_work: unknown domain '%s' (accepted: "
+      .. "word_lm, char_lm, nmt, speech, resnet)", tostring(domain)), 2)
   end
   if type(p) ~= "number" or not (p > 0) then
     error("parallel.layers.table2_work: params must be > 0", 2)
   end
   opts = opts or {}
-  return { flops_sample = c.gamma * p, flops_fixed = 0, bytes_sample = c.mu * math.sqrt(p),
-    bytes_fixed = c.lambda * p, bwd_frac = 2 / 3, grad_bytes = 4 * p, mem_fixed = c.delta * p,
-    mem_sample = 0, samples_epoch = opts.samples_epoch or 0 }
+  local c = d.costs
+  return { flops_sample = c.flops_per_param * p, flops_fixed = 0,
+    bytes_sample = c.mu * math.sqrt(p), bytes_fixed = c.lambda * p, bwd_frac = 2 / 3,
+    grad_bytes = 4 * p, mem_fixed = c.footprint_per_param * p, mem_sample = 0,
+    samples_epoch = opts.samples_epoch or 0 }
 end
 doc.doc(M.table2_work, "dlb.parallel.layers.table2_work(domain, params[, {samples_epoch=}]) -> work",
   "whole-model per-step costs from Hestness Table 2 (word_lm, char_lm, nmt, speech, resnet)")

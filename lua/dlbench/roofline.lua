@@ -58,7 +58,14 @@ function M.ops(t)
     error("dlb.roofline.ops: expected {flops = {...}, bytes = {...}[, gemm = {...}]}", 2)
   end
   local h = core.roofline_opcosts_new(t.flops, t.bytes)
-  local set = setmetatable({ _h = h, n = #t.flops, names = t.names, _flops = t.flops }, OpSet)
+  local set = setmetatable({ _h = h, n = #t.flops, names = t.names, _flops = t.flops,
+    _bytes = t.bytes, phase = t.phase, layer = t.layer, kind = t.kind }, OpSet)
+  for _, key in ipairs { "names", "phase", "layer", "kind" } do
+    local v = t[key]
+    if v ~= nil and (type(v) ~= "table" or #v ~= #t.flops) then
+      error("dlb.roofline.ops: " .. key .. " must list one label per op (" .. #t.flops .. ")", 2)
+    end
+  end
   if t.gemm then
     for i = 1, #t.flops do
       local g = t.gemm[i]
@@ -73,12 +80,35 @@ function M.ops(t)
   end
   return set
 end
-doc.doc(M.ops, "dlb.roofline.ops{flops={...}, bytes={...}[, gemm={{m,n,k[,batch]}|false, ...}]} "
-  .. "-> opset", "per-op costs kept in C, timed op by op by dlb.roofline.time")
+doc.doc(M.ops, "dlb.roofline.ops{flops={...}, bytes={...}[, gemm={{m,n,k[,batch]}|false, ...}, "
+  .. "names=, phase=, layer=, kind=]} -> opset", "per-op costs kept in C, timed op by op by "
+  .. "dlb.roofline.time (labels give r.by_phase, r.by_layer, r.by_kind with detail = true)")
 
 function OpSet:__tostring()
   return string.format("roofline op set (%d ops)", self.n)
 end
+
+-- The costs of `batch` matmuls [m, k] x [k, n] at a precision (default fp32): FLOPs
+-- 2 m n k (a multiply-accumulate is 2 FLOPs), algorithmic bytes elem (m k + k n + m n),
+-- and a one-op set carrying the shape, so cache_aware works on it. This is the lecture's
+-- (seed 002) "estimate from matrix sizes" step, one matmul at a time.
+function M.gemm(m, n, k, opts)
+  opts = checkopts(opts, { batch = true, precision = true }, "dlb.roofline.gemm")
+  for i, v in ipairs { m, n, k } do
+    if type(v) ~= "number" or not (v > 0) or v ~= v or v == math.huge then
+      error("dlb.roofline.gemm: " .. ({ "m", "n", "k" })[i] .. " must be a positive number", 2)
+    end
+  end
+  local batch = opts.batch or 1
+  local prec = opts.precision or "fp32"
+  local elem = core.hw_precision_bytes(prec)
+  local flops = 2 * m * n * k * batch
+  local bytes = elem * batch * (m * k + k * n + m * n)
+  return { flops = flops, bytes = bytes, precision = prec,
+    ops = M.ops { flops = { flops }, bytes = { bytes }, gemm = { { m, n, k, batch } } } }
+end
+doc.doc(M.gemm, "dlb.roofline.gemm(m, n, k[, {batch=, precision=}]) -> costs",
+  "FLOPs (2mnk) and algorithmic bytes of a matmul [m,k]x[k,n], with its shape for cache_aware")
 
 -- == time ========================================================================
 
@@ -98,10 +128,11 @@ local function opset_of(s)
       return set
     end
   end
-  if rawget(s, "analysis") ~= nil and core.roofline_opcosts_from_analysis then
+  local a = rawget(s, "analysis")
+  if a ~= nil then
     local set = rawget(s, "_roofline_ops")
     if not set then
-      set = setmetatable({ _h = core.roofline_opcosts_from_analysis(s.analysis) }, OpSet)
+      set = setmetatable({ _h = core.roofline_opcosts_from_analysis(a), _analysis = a }, OpSet)
       set.n = core.roofline_opcosts_n(set._h)
       rawset(s, "_roofline_ops", set)
     end
@@ -110,8 +141,27 @@ local function opset_of(s)
   return nil
 end
 
+local PHASE_NAMES = { [0] = "fwd", "bwd", "update", "recompute" }
+
+-- The per-op labels of a set made from a graph analysis (names, phases, layers, op kinds),
+-- filled on first use: only detail = true needs them.
+local function labels_from_analysis(set)
+  if set._flops or not set._analysis then return end
+  local a = set._analysis
+  local F, _, P, L, K = core.analysis_arrays(a)
+  local layers = core.analysis_layers(a)
+  local names, phase, layer, kind = {}, {}, {}, {}
+  for i = 1, #F do
+    names[i] = core.analysis_op_name(a, i - 1)
+    phase[i] = PHASE_NAMES[P[i]] or tostring(P[i])
+    layer[i] = L[i] >= 0 and (layers[L[i] + 1] or tostring(L[i])) or "(none)"
+    kind[i] = core.graph_op_type_name and core.graph_op_type_name(K[i]) or tostring(K[i])
+  end
+  set._flops, set.names, set.phase, set.layer, set.kind = F, names, phase, layer, kind
+end
+
 local function bytes_per(prec)
-  if prec == "mixed" or prec == nil then return nil end
+  if prec == nil or prec == "mixed" or prec == "mixed_bf16" then return nil end
   return core.hw_precision_bytes(prec)
 end
 
@@ -123,19 +173,22 @@ function M.time(s, dev, opts)
   local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
   local prec = dev:precision(opts.precision or sprec or "fp32")
   local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware }
-  local roof = dev:roof(prec, ropts)
   -- precision selects the bytes too: rescale when the costs were counted at another one
   local scale = 1
   local from, to = bytes_per(sprec), bytes_per(opts.precision)
   if from and to and from ~= to then scale = to / from end
+  local roof = dev:roof(prec, ropts)
+  roof.bytes_scale = scale
 
   local set = opset_of(s)
   local r
   if set then
-    if scale ~= 1 then error(fn .. ": per-op costs cannot be rescaled to another precision; "
-      .. "count them at " .. tostring(opts.precision), 2) end
+    if opts.detail then labels_from_analysis(set) end
     local res, times, bounds = core.roofline_ops(set._h, roof, opts.detail)
-    local whole = core.roofline_time(roof, res.flops, res.bytes)
+    local unscaled = {}
+    for k, v in pairs(roof) do unscaled[k] = v end
+    unscaled.bytes_scale = 1 -- res.bytes is already scaled (and cache-aware when asked)
+    local whole = core.roofline_time(unscaled, res.flops, res.bytes)
     r = {
       graph = whole,
       per_op = res,
@@ -150,6 +203,29 @@ function M.time(s, dev, opts)
         end
         res.op_util = utils
       end
+      -- per-group sums (ParaDnn Fig 3's op breakdown): by phase, layer or op kind
+      for _, key in ipairs { "phase", "layer", "kind" } do
+        local labels = set[key]
+        if labels then
+          local groups = {}
+          for i = 1, #times do
+            local g = groups[labels[i]]
+            if not g then
+              g = { time = 0, flops = 0, memory_bound_time = 0, ops = 0 }
+              groups[labels[i]] = g
+            end
+            g.time = g.time + times[i]
+            g.ops = g.ops + 1
+            if fl then g.flops = g.flops + fl[i] end
+            if bounds[i] == "memory" then g.memory_bound_time = g.memory_bound_time + times[i] end
+          end
+          for _, g in pairs(groups) do
+            g.util = g.time > 0 and g.flops / (g.time * roof.peak) or 0
+            g.share = res.time > 0 and g.time / res.time or 0
+          end
+          res["by_" .. key] = groups
+        end
+      end
     end
     local main = (opts.per_op == false) and whole or res
     for k, v in pairs(main) do if r[k] == nil then r[k] = v end end
@@ -158,7 +234,7 @@ function M.time(s, dev, opts)
     if opts.per_op then error(fn .. ": per_op needs per-op costs (s.ops or a graph's stats)", 2) end
     if opts.cache_aware then error(fn .. ": cache_aware needs per-op costs with matmul shapes", 2) end
     local flops = num(s.flops, "flops", fn)
-    local bytes = num(s.bytes, "bytes", fn) * scale
+    local bytes = num(s.bytes, "bytes", fn)
     r = core.roofline_time(roof, flops, bytes)
     r.graph = core.roofline_time(roof, flops, bytes)
     r.mode = "graph"
@@ -353,19 +429,11 @@ doc.doc(M.fom, "dlb.roofline.fom{{base_hours=, base_nodes=, hours=, nodes=}, ...
 -- == Hestness et al. Table 2: asymptotic costs per parameter ========================
 
 -- c_t = gamma b p FLOPs, a_t = lambda p + mu b sqrt(p) bytes, f_t = delta p bytes
--- (seed 000 4.2-4.5, Table 2).
-M.table2 = {
-  word_lm = { gamma = 481, lambda = 1755, mu = 30784, delta = 11.94, model = "Word LMs (LSTM)" },
-  char_lm = { gamma = 900, lambda = 3510, mu = 102980, delta = 12.47, model = "Character LMs (RHN)" },
-  nmt = { gamma = 149, lambda = 533, mu = 22653, delta = 10.32, model = "NMT (enc/dec+attn)" },
-  speech = { gamma = 775, lambda = 3100, mu = 162750, delta = 32.94,
-    model = "Speech Recogn. (enc/dec+attn)" },
-  image = { gamma = 1111, lambda = 66.7, mu = 268862, delta = 42.57,
-    model = "Image Classification (ResNet)" },
-}
-
+-- (seed 000 4.2-4.5, Table 2). The constants live once, in dlbench.scaling_domains
+-- (dlb.scaling.domains[domain].costs).
 function M.hestness(domain, p, b)
-  local d = M.table2[domain]
+  local domains = require "dlbench.scaling_domains"
+  local d = domains[domain]
   if d == nil then
     error("dlb.roofline.hestness: unknown domain '" .. tostring(domain)
       .. "' (word_lm, char_lm, nmt, speech, image)", 2)
@@ -373,8 +441,10 @@ function M.hestness(domain, p, b)
   if type(p) ~= "number" or p <= 0 or type(b) ~= "number" or b <= 0 then
     error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive", 2)
   end
-  return { flops = d.gamma * b * p, bytes = d.lambda * p + d.mu * b * math.sqrt(p),
-    footprint = d.delta * p, precision = "fp32" }
+  local c = d.costs
+  return { flops = c.flops_per_param * b * p,
+    bytes = c.lambda * p + c.mu * b * math.sqrt(p),
+    footprint = c.footprint_per_param * p, precision = "fp32" }
 end
 doc.doc(M.hestness, "dlb.roofline.hestness(domain, p, b) -> {flops=, bytes=, footprint=}",
   "Hestness et al. Table 2's asymptotic training-step costs for p parameters, subbatch b")

@@ -92,6 +92,12 @@ T.test("today's devices: dense datasheet peaks", function()
   end
 end)
 
+T.test("describe names every number's source", function()
+  local text = dlb.hw.get("Hestness-T4"):describe()
+  assert(text:find("15.67 TFLOP/s", 1, true) and text:find("seed 000 Table 4", 1, true), text)
+  assert(dlb.hw.get("H100-SXM"):describe():find("datasheet", 1, true))
+end)
+
 T.test("get: names, case, close names", function()
   T.eq(dlb.hw.get("h100-sxm").name, "H100-SXM", "case-insensitive")
   T.eq(dlb.hw.get("H100_SXM").name, "H100-SXM", "separators ignored")
@@ -184,15 +190,36 @@ T.test("load a CSV catalogue file", function()
   T.eq(b.peak.bf16, 2e14, "bf16"); T.eq(b.peak.fp32, nil, "empty cell")
   write(p, "name,fp32,mem,mem_bw\nx,1e12,1e9,-5\n")
   T.checkerr(":2: device 'x': mem_bw must be positive", dlb.hw.load, p)
-  write(p, "name,fp32,mem,mem_bw,speed\nx,1e12,1e9,5\n")
+  write(p, "name,fp32,mem,mem_bw,speed\nx,1e12,1e9,5,1\n")
   T.checkerr(":1: unknown column 'speed'", dlb.hw.load, p)
   write(p, "name,fp32,mem,mem_bw\nx,1e12,1e9\n")
-  T.checkerr(":2: 3 fields, but the header has 4", dlb.hw.load, p)
+  T.checkerr(":2:1: record has 3 fields, the first record has 4", dlb.hw.load, p)
   write(p, "name,fp32,mem,mem_bw\nx,fast,1e9,5\n")
   T.checkerr("column 'fp32': 'fast' is not a finite number", dlb.hw.load, p)
   write(p, "name,fp32,mem,mem_bw\n\"x,1e12,1e9,5\n")
-  T.checkerr("unterminated quoted field", dlb.hw.load, p)
+  T.checkerr(":2:1: quoted field is never closed", dlb.hw.load, p)
   os.remove(p)
+end)
+
+T.test("the catalogue round-trips through CSV", function()
+  local specs = dlb.hw.parse_csv(dlb.hw.to_csv(), "roundtrip.csv")
+  local devs = dlb.hw.list { print = false }
+  T.eq(#specs, #devs, "rows")
+  for i, s in ipairs(specs) do
+    local d = devs[i]
+    T.eq(s.name, d.name, "name")
+    for p, v in pairs(d.peak) do T.eq(s.peak[p], v, d.name .. " peak " .. p) end
+    T.eq(s.mem, d.mem, d.name .. " mem"); T.eq(s.mem_bw, d.mem_bw, d.name .. " mem_bw")
+    T.eq(s.flops_eff, d.flops_eff, "flops_eff")
+    for tier, l in pairs(d.links) do T.eq(s.links[tier].bw, l.bw, d.name .. " " .. tier) end
+  end
+  local p = tmpname(".csv")
+  assert(dlb.hw.save_csv(p, { "H100-SXM", "MI300X" }))
+  local f = assert(io.open(p, "rb")); local text = f:read("*a"); f:close()
+  T.eq(#dlb.hw.parse_csv(text, p), 2, "two devices saved")
+  os.remove(p)
+  local ok, msg = dlb.hw.save_csv("/nonexistent-dir/x.csv")
+  assert(ok == nil and msg:find("save_csv"), tostring(msg))
 end)
 
 T.test("fuzz: random CSV text never crashes, hangs or half-defines", function()

@@ -72,6 +72,16 @@ T.test("per op: each op at its own bound, and the step's", function()
   T.eq(r.n_memory_bound, 2, "memory-bound ops")
   T.near(r.memory_bound_time, t2 + t3, 1e-12, "time in memory-bound ops")
   T.near(r.util, (1e12 + 1e9) / r.time / 15.67e12, 1e-12, "step util")
+  -- breakdown by label (ParaDnn Fig 3): phase sums
+  local lab = R.ops { flops = { 1e12, 1e9, 0 }, bytes = { 1e9, 1e10, 1e8 },
+    phase = { "fwd", "bwd", "bwd" }, kind = { "matmul", "add", "copy" } }
+  local rl = R.time(lab, T4, { detail = true })
+  T.near(rl.by_phase.fwd.time, t1, 1e-12, "fwd time")
+  T.near(rl.by_phase.bwd.time, t2 + t3, 1e-12, "bwd time")
+  T.near(rl.by_phase.bwd.memory_bound_time, t2 + t3, 1e-12, "bwd memory-bound")
+  T.near(rl.by_phase.fwd.share + rl.by_phase.bwd.share, 1, 1e-12, "shares")
+  T.near(rl.by_kind.matmul.util, 0.8, 1e-12, "matmul util")
+  T.checkerr("phase must list one label per op", R.ops, { flops = { 1 }, bytes = { 1 }, phase = {} })
   -- stats carrying ops: the same answer, whole graph on request
   local s = { flops = 1e12 + 1e9, bytes = 1.11e10, ops = { flops = { 1e12, 1e9, 0 },
     bytes = { 1e9, 1e10, 1e8 } } }
@@ -96,6 +106,32 @@ T.test("cache-aware matmul traffic (Hestness 6.1)", function()
   local h = R.time(ops, "H100-SXM", { cache_aware = true })
   T.near(h.bytes, alg, 1e-12, "resident operand")
   T.checkerr("cache_aware needs per-op costs", R.time, { flops = 1, bytes = 1 }, T4, { cache_aware = true })
+end)
+
+T.test("ParaDnn 4.5: TPU v3 over v2 is 2.3x on compute-bound, 1.5x on memory-bound ops", function()
+  local v2, v3 = dlb.hw.get("TPUv2-board"), dlb.hw.get("TPUv3-board")
+  local opts = { precision = "bf16", flops_eff = 1, bw_eff = 1 } -- ParaDnn's rooflines use peaks
+  local big = { flops = 1e15, bytes = 1e12, precision = "bf16" }  -- 1000 FLOP/B: compute-bound
+  local small = { flops = 1e12, bytes = 1e12, precision = "bf16" } -- 1 FLOP/B: memory-bound
+  T.near(R.time(big, v2, opts).time / R.time(big, v3, opts).time, 420 / 180, 1e-12, "2.3x")
+  T.near(R.time(small, v2, opts).time / R.time(small, v3, opts).time, 1.5, 1e-12, "1.5x")
+  -- an op between the two ridges (75 and 117 FLOP/B) is memory-bound on v3 only: < 2.3x
+  local mid = { flops = 100e12, bytes = 1e12, precision = "bf16" }
+  local s = R.time(mid, v2, opts).time / R.time(mid, v3, opts).time
+  assert(s > 1.5 and s < 2.33, "boundary speedup " .. s)
+end)
+
+T.test("matmul costs from sizes (seed 002's estimation method)", function()
+  -- P1B3's largest matmul per pass: [100 x 29532] x [29532 x 1000] (the lecture's profile)
+  local g = R.gemm(100, 1000, 29532)
+  T.eq(g.flops, 2 * 100 * 1000 * 29532, "2mnk FLOPs")
+  T.eq(g.bytes, 4 * (100 * 29532 + 29532 * 1000 + 100 * 1000), "fp32 bytes")
+  local r = R.time(g, T4)
+  -- intensity 5.906e9 / 1.3e8 B = 45 FLOP/B > 19.9: compute-bound, 0.47 ms on Table 4's device
+  T.eq(r.bound, "compute", "bound")
+  T.near(r.time, 2 * 100 * 1000 * 29532 / (0.8 * 15.67e12), 1e-12, "time")
+  T.eq(R.gemm(8, 8, 8, { precision = "fp16", batch = 3 }).bytes, 3 * 2 * 192, "fp16, batch 3")
+  T.checkerr("k must be a positive number", R.gemm, 1, 1, -1)
 end)
 
 T.test("subbatch: Hestness 5.2.1's three points (word LM, Table 2)", function()

@@ -69,4 +69,26 @@ T.test("Table 5 rows 1-2: 2707 days at 9.89 s/step; the numbers support 4671, no
   T.near(4671 / 7, 667, 0.001, "6.2: '667x (4671 days/7)'")
 end)
 
+T.test("the notebook runs and prints the same Table 3 numbers", function()
+  local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+  local path = here .. "/../../notebooks/hestness_roofline.lua"
+  local lines, oldprint = {}, print
+  print = function(...) -- luacheck: ignore
+    local t = {}
+    for i = 1, select("#", ...) do t[i] = tostring((select(i, ...))) end
+    lines[#lines + 1] = table.concat(t, "\t")
+  end
+  local ok, res = pcall(dofile, path)
+  print = oldprint -- luacheck: ignore
+  assert(ok, res)
+  local text = table.concat(lines, "\n")
+  assert(text:find("ridge 17.4 FLOP/B at peak, 19.9", 1, true), "ridge line")
+  assert(text:find("4671", 1, true) and text:find("typo", 1, true), "Table 5 verdict")
+  -- Figure 11 analogue: op by op, the best subbatch lies beyond the ridge-point one
+  local ridge, best = text:match("at b=(%d+), time per sample within 5%% of its minimum from b=(%d+)")
+  assert(ridge and tonumber(best) > tonumber(ridge), "Figure 11 points: " .. tostring(ridge))
+  T.near(res.word_lm.step, 115, 0.02, "word LM step (Table 3: 115 s)")
+  T.near(res.speech.days, 93, 0.02, "speech epoch days (Table 3: 93)")
+end)
+
 T.done()

@@ -1,0 +1,853 @@
+-- dlbench.sweep — run a function over the cartesian product of named value lists and
+-- collect its rows into a result table (ParaDnn's methodology, seeds/004 §2).
+--   local t = dlb.sweep({nodes = dlb.range(32, 8192, "x2"), batch = {64, 128}},
+--                       function(p) return {util = ...} end, {jobs = 2})
+-- Order: the keys sorted by name (or opts.order), the last key varying fastest, like
+-- nested loops. Failed configs become rows with an _error message (unless opts.strict).
+-- opts.jobs = N runs in N forked worker processes and returns the same table in the same
+-- order; opts.shard = "i/n" runs one slice; opts.checkpoint = "file.csv" appends every
+-- finished row and skips configs already done when run again.
+local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
+local tbl = require "dlbench.table"
+
+local M = {}
+
+local floor = math.floor
+
+-- ---------------------------------------------------------------- ranges
+
+-- Values from lo up to hi (inclusive bound; the last value may fall short of it): step
+-- "x2" / "*2" multiplies, "+4" or a number adds. dlb.range(2, 1024, "x4") is
+-- {2, 8, 32, 128, 512}, as ParaDnn's vocabulary sizes (seeds/004 Table 2(c)).
+function M.range(lo, hi, step)
+  if type(lo) ~= "number" or type(hi) ~= "number" or lo ~= lo or hi ~= hi then
+    error("dlb.range: lo and hi must be numbers", 2)
+  end
+  if hi < lo then error(string.format("dlb.range: hi (%g) is below lo (%g)", hi, lo), 2) end
+  step = step or 1
+  local mul, add
+  if type(step) == "number" then add = step
+  elseif type(step) == "string" then
+    local op, num = step:match("^%s*([x%*%+])%s*([%d%.eE%+%-]+)%s*$")
+    num = num and tonumber(num)
+    if not op or not num then
+      error("dlb.range: step must be \"xF\" (multiply), \"+S\" (add) or a number, got '" .. step .. "'", 2)
+    end
+    if op == "+" then add = num else mul = num end
+  else
+    error("dlb.range: step must be a string like \"x2\" or \"+4\", or a number", 2)
+  end
+  local out = {}
+  if add then
+    if not (add > 0) then error("dlb.range: an added step must be > 0, got " .. tostring(add), 2) end
+    local n = floor((hi - lo) / add + 1e-9)
+    for k = 0, n do out[#out + 1] = lo + k * add end
+  else
+    if not (mul > 1) then error("dlb.range: a multiplying step must be > 1, got " .. tostring(mul), 2) end
+    if not (lo > 0) then error("dlb.range: a multiplying range needs lo > 0, got " .. tostring(lo), 2) end
+    local v = lo
+    while v <= hi * (1 + 1e-12) do
+      out[#out + 1] = v
+      v = v * mul
+    end
+  end
+  return out
+end
+
+-- ---------------------------------------------------------------- the space
+
+local function isarray(v)
+  return type(v) == "table" and (v[1] ~= nil or next(v) == nil)
+end
+
+-- Names in order and their value lists; scalars are one-value lists.
+local function plan(space, order)
+  if type(space) ~= "table" then error("dlb.sweep: the space must be a table {name = {values}}", 3) end
+  local names, vals = {}, {}
+  for k, v in pairs(space) do
+    if type(k) ~= "string" then error("dlb.sweep: parameter names must be strings", 3) end
+    if type(v) == "table" then
+      if not isarray(v) then error("dlb.sweep: '" .. k .. "' must be a list of values", 3) end
+      if #v == 0 then error("dlb.sweep: '" .. k .. "' has no values", 3) end
+      for i, x in ipairs(v) do
+        local tx = type(x)
+        if tx ~= "number" and tx ~= "string" and tx ~= "boolean" then
+          error(string.format("dlb.sweep: '%s' value %d is a %s (numbers, strings, booleans)", k, i, tx), 3)
+        end
+      end
+      vals[k] = v
+    elseif type(v) == "number" or type(v) == "string" or type(v) == "boolean" then
+      vals[k] = { v }
+    else
+      error("dlb.sweep: '" .. k .. "' must be a list of values or one value", 3)
+    end
+  end
+  local given = {}
+  if order ~= nil then
+    if type(order) ~= "table" then error("dlb.sweep: order must be a list of parameter names", 3) end
+    for _, k in ipairs(order) do
+      if vals[k] == nil then error("dlb.sweep: order names '" .. tostring(k) .. "', which is not in the space", 3) end
+      if given[k] then error("dlb.sweep: order names '" .. k .. "' twice", 3) end
+      given[k] = true
+      names[#names + 1] = k
+    end
+  end
+  local rest = {}
+  for k in pairs(vals) do if not given[k] then rest[#rest + 1] = k end end
+  table.sort(rest)
+  for _, k in ipairs(rest) do names[#names + 1] = k end
+  if #names == 0 then error("dlb.sweep: the space is empty", 3) end
+  local total = 1
+  for _, k in ipairs(names) do total = total * #vals[k] end
+  return names, vals, total
+end
+
+-- Parameters of config k (1-based): mixed radix, last name fastest.
+local function params(names, vals, k)
+  local p = {}
+  local r = k - 1
+  for i = #names, 1, -1 do
+    local list = vals[names[i]]
+    local n = #list
+    local d = r % n
+    p[names[i]] = list[d + 1]
+    r = (r - d) / n
+  end
+  return p
+end
+
+-- Identity of a config for checkpoints: its values as text, insensitive to whether a
+-- CSV read them back as numbers or strings.
+local function cfgkey(names, row)
+  local parts = {}
+  for i, k in ipairs(names) do
+    local v = row[k]
+    if type(v) == "number" then parts[i] = tbl.numtext(v) else parts[i] = tostring(v) end
+  end
+  return table.concat(parts, "\0")
+end
+
+local function describe(names, p)
+  local parts = {}
+  for i, k in ipairs(names) do parts[i] = k .. "=" .. tostring(p[k]) end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+-- Check fn's result; returns the row (params + result) or nil and a message.
+local function mkrow(names, p, res)
+  local row = {}
+  for _, k in ipairs(names) do row[k] = p[k] end
+  if res == nil then return row end
+  if type(res) ~= "table" then
+    return nil, "fn returned a " .. type(res) .. "; expected a table {column = value} or nil"
+  end
+  for k, v in pairs(res) do
+    if type(k) ~= "string" then return nil, "fn returned a row with a non-string key (" .. tostring(k) .. ")" end
+    local tv = type(v)
+    if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then
+      return nil, string.format("fn returned column '%s' holding a %s (numbers, strings, booleans only)", k, tv)
+    end
+    if k == "_error" then return nil, "fn returned the reserved column '_error'" end
+    if row[k] ~= nil and row[k] ~= v and p[k] ~= nil then
+      return nil, string.format("fn returned column '%s' = %s, which is a swept parameter (= %s)",
+        k, tostring(v), tostring(p[k]))
+    end
+    row[k] = v
+  end
+  return row
+end
+
+local function errtext(e)
+  if type(e) == "string" then return e end
+  local ok, s = pcall(tostring, e)
+  return ok and s or "(error object)"
+end
+
+local function is_interrupt(msg)
+  return type(msg) == "string" and msg:find("interrupted!", 1, true) ~= nil
+end
+
+-- ---------------------------------------------------------------- serialization
+-- A row crosses the pipe as "<t><keylen>:<key><vallen>:<value>" fields, t in n (number,
+-- %.17g, exact), s (string, any bytes), b (boolean "1"/"0"). A record is
+-- "R <index> <len>\n<fields>" or "E <index> <len>\n<message>".
+
+local function numenc(v)
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" end
+  if v == -math.huge then return "-inf" end
+  if math.type and math.type(v) == "integer" then return tostring(v) end
+  local s = string.format("%.17g", v)
+  if math.type and not s:find("[%.eEn]") then s = s .. ".0" end -- keep 5.4's float subtype
+  return s
+end
+
+local function numdec(s)
+  if s == "nan" then return 0 / 0 end
+  if s == "inf" then return math.huge end
+  if s == "-inf" then return -math.huge end
+  return tonumber(s)
+end
+
+function M.encode_row(row)
+  local out = {}
+  local keys = {}
+  for k in pairs(row) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v, t, s = row[k], nil, nil
+    local tv = type(v)
+    if tv == "number" then t, s = "n", numenc(v)
+    elseif tv == "string" then t, s = "s", v
+    elseif tv == "boolean" then t, s = "b", v and "1" or "0"
+    else error("encode_row: column '" .. tostring(k) .. "' holds a " .. tv, 0) end
+    out[#out + 1] = t .. #k .. ":" .. k .. #s .. ":" .. s
+  end
+  return table.concat(out)
+end
+
+-- Decode fields; returns the row, or nil and a message naming the byte.
+function M.decode_row(s)
+  local row, pos, n = {}, 1, #s
+  local function lenstr()
+    local a, b, len = s:find("^(%d+):", pos)
+    if not a then return nil end
+    len = tonumber(len)
+    if len > n - b then return nil end
+    local v = s:sub(b + 1, b + len)
+    pos = b + len + 1
+    return v
+  end
+  while pos <= n do
+    local t = s:sub(pos, pos)
+    local at = pos
+    pos = pos + 1
+    local k = lenstr()
+    local v = k and lenstr()
+    if not v then return nil, "malformed row at byte " .. at end
+    if t == "n" then
+      local x = numdec(v)
+      if x == nil then return nil, "malformed number '" .. v .. "' at byte " .. at end
+      row[k] = x
+    elseif t == "s" then row[k] = v
+    elseif t == "b" then
+      if v ~= "1" and v ~= "0" then return nil, "malformed boolean at byte " .. at end
+      row[k] = v == "1"
+    else return nil, "unknown field type '" .. t .. "' at byte " .. at end
+  end
+  return row
+end
+
+-- ---------------------------------------------------------------- progress
+
+local function progress_bar(opts, total)
+  local want = opts.progress
+  if want == nil then want = core.proc_isatty(2) end
+  if not want or total == 0 then
+    return { update = function() end, finish = function() end, abort = function() end }
+  end
+  local start, last = core.proc_now(), -1
+  local label = opts.label or "sweep"
+  local function draw(done, failed, final)
+    local now = core.proc_now()
+    if not final and now - last < 0.1 then return end
+    last = now
+    local el = now - start
+    local rate = el > 0 and done / el or 0
+    local frac = done / total
+    local w = 24
+    local fill = floor(frac * w + 0.5)
+    local eta = rate > 0 and (total - done) / rate or 0
+    local function hms(s)
+      if s >= 3600 then return string.format("%dh%02dm", floor(s / 3600), floor(s % 3600 / 60)) end
+      if s >= 60 then return string.format("%dm%02ds", floor(s / 60), floor(s % 60)) end
+      return string.format("%.0fs", s)
+    end
+    local ratetxt = rate >= 1000 and string.format("%.1fk/s", rate / 1000) or string.format("%.1f/s", rate)
+    io.stderr:write(string.format("\r%s [%s%s] %d/%d %s %s %s%s\27[K", label,
+      string.rep("#", fill), string.rep(".", w - fill), done, total, ratetxt,
+      final and "in" or "ETA", hms(final and el or eta),
+      failed > 0 and string.format(" (%d failed)", failed) or ""))
+    if final then io.stderr:write("\n") end
+    io.stderr:flush()
+  end
+  return { update = function(done, failed) draw(done, failed, false) end,
+           finish = function(done, failed) draw(done, failed, true) end,
+           abort = function() if last >= 0 then io.stderr:write("\n") end end }
+end
+
+-- An object whose collection runs f (tables under 5.4, a proxy userdata under LuaJIT).
+local function on_collect(f)
+  if newproxy then
+    local u = newproxy(true)
+    getmetatable(u).__gc = function() f() end
+    return u
+  end
+  return setmetatable({}, { __gc = function() f() end })
+end
+
+-- ---------------------------------------------------------------- checkpoints
+
+local function readfile(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+-- Load a checkpoint: returns {key -> row} of finished configs, the rows in file order
+-- and its columns (nil when the file does not exist or is empty).
+local function load_checkpoint(path, names, quiet)
+  local text = readfile(path)
+  if text == nil or text == "" then return {}, {}, nil end
+  if text:sub(-1) ~= "\n" then
+    -- a torn last line (the process died while writing it): drop it, rewrite the file
+    local cut = text:match("^(.*\n)") or ""
+    if not quiet then
+      io.stderr:write(string.format("sweep: checkpoint %s: dropped an incomplete last line (%d bytes)\n",
+        path, #text - #cut))
+    end
+    text = cut
+    local ok, err = tbl.write_atomic(path, text)
+    if not ok then error("dlb.sweep: " .. err, 0) end
+    if text == "" then return {}, {}, nil end
+  end
+  local ok, t = pcall(tbl.parse_csv, text, nil, path)
+  local torn = not ok and tostring(t):match("line (%d+), column %d+: quoted field is never closed %(end of input%)")
+  if torn then
+    -- a torn last row that ended inside a quoted line break: drop it from its line on
+    local keep, n = {}, 0
+    for line in text:gmatch("([^\n]*\n)") do
+      n = n + 1
+      if n >= tonumber(torn) then break end
+      keep[#keep + 1] = line
+    end
+    local cut = table.concat(keep)
+    if not quiet then
+      io.stderr:write(string.format("sweep: checkpoint %s: dropped an incomplete last row (%d bytes)\n",
+        path, #text - #cut))
+    end
+    text = cut
+    local wok, err = tbl.write_atomic(path, text)
+    if not wok then error("dlb.sweep: " .. err, 0) end
+    if text == "" then return {}, {}, nil end
+    ok, t = pcall(tbl.parse_csv, text, nil, path)
+  end
+  if not ok then error("dlb.sweep: checkpoint " .. tostring(t), 0) end
+  for _, k in ipairs(names) do
+    if not t:has(k) then
+      error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another sweep?", path, k), 0)
+    end
+  end
+  local done = {}
+  for _, r in t:rows() do
+    if r._error == nil then done[cfgkey(names, r)] = r end
+  end
+  return done, t._rows, t:columns()
+end
+
+-- A checkpoint writer: one CSV line per row, appended with a single write; fsync at most
+-- every interval seconds and at close. A row with new columns rewrites the file whole.
+local function checkpoint_writer(path, names, oldrows, oldcols)
+  local w = { cols = oldcols, rows = {}, fd = nil, synced = core.proc_now() }
+  for i, r in ipairs(oldrows) do w.rows[i] = r end
+  local has = {}
+  if w.cols then for _, c in ipairs(w.cols) do has[c] = true end end
+  local function open()
+    local fd, err = core.proc_open_append(path)
+    if not fd then error("dlb.sweep: checkpoint: " .. err, 0) end
+    w.fd = fd
+  end
+  local function rewrite()
+    if w.fd then core.proc_close(w.fd); w.fd = nil end
+    local t = tbl.new(w.rows, w.cols)
+    local ok, err = t:to_csv(path)
+    if not ok then error("dlb.sweep: checkpoint: " .. err, 0) end
+    open()
+  end
+  function w.add(row)
+    w.rows[#w.rows + 1] = row
+    local new = {}
+    for k in pairs(row) do if not has[k] then new[#new + 1] = k end end
+    if w.cols == nil or #new > 0 then
+      if w.cols == nil then
+        w.cols = {}
+        for _, k in ipairs(names) do w.cols[#w.cols + 1] = k; has[k] = true end
+      end
+      table.sort(new, function(a, b)
+        if a == "_error" then return false end
+        if b == "_error" then return true end
+        return a < b
+      end)
+      -- keep _error last
+      local errlast = has["_error"]
+      if errlast then
+        for i, c in ipairs(w.cols) do if c == "_error" then table.remove(w.cols, i) break end end
+      end
+      for _, k in ipairs(new) do
+        if not has[k] then
+          if k ~= "_error" then w.cols[#w.cols + 1] = k end
+          has[k] = true
+        end
+      end
+      if has["_error"] then w.cols[#w.cols + 1] = "_error" end
+      rewrite()
+      return
+    end
+    if not w.fd then open() end
+    core.proc_write(w.fd, tbl.csvline(row, w.cols))
+    local now = core.proc_now()
+    if now - w.synced > 0.5 then core.proc_fsync(w.fd); w.synced = now end
+  end
+  function w.close()
+    if w.fd then
+      local fd = w.fd
+      w.fd = nil
+      pcall(core.proc_fsync, fd)
+      core.proc_close(fd)
+    end
+  end
+  -- an interrupted sweep (Ctrl-C raises on every instruction) cannot close the file:
+  -- its collection does
+  w.guard = on_collect(function() if w.fd then pcall(core.proc_close, w.fd); w.fd = nil end end)
+  return w
+end
+
+-- ---------------------------------------------------------------- workers
+
+-- Run the configs `todo` (array of indices) in `jobs` worker processes. deliver(k, row,
+-- err) is called in the parent for each finished config, in completion order.
+local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
+  local queue, qhead = {}, 1
+  for i, k in ipairs(todo) do queue[i] = k end
+  -- Configs a dead worker left unreported: the one it was running is among them but
+  -- (results travel in batches) not known, so they run again one per chunk, which pins a
+  -- second crash on its config exactly.
+  local suspects = {}
+  local workers = {}           -- alive: {pid=, wfd=, rfd=, buf=, chunk={...}, next=, started=}
+  local closed = false
+
+  local function cleanup()
+    if closed then return end
+    closed = true
+    for _, w in ipairs(workers) do
+      pcall(core.proc_close, w.wfd)
+      pcall(core.proc_close, w.rfd)
+      -- signal only a child of ours that still runs (never a reaped, reused pid)
+      local ok, state = pcall(core.proc_wait, w.pid, false)
+      if ok and state == "running" then
+        pcall(core.proc_kill, w.pid, 9)
+        pcall(core.proc_wait, w.pid, true)
+      end
+    end
+    workers = {}
+  end
+  local guard = on_collect(cleanup) -- if an error escapes before cleanup ran
+
+  local function remaining()
+    return #suspects + (#queue - qhead + 1)
+  end
+
+
+  local function chunk_size()
+    local c = floor(remaining() / (jobs * 4))
+    if c < 1 then c = 1 end
+    if c > 64 then c = 64 end
+    return c
+  end
+
+  local flush_every = 0.2
+  local function child(rfd, wfd)
+    -- the worker: read "k1 k2 ...\n" lines, run fn, write records; exit at end of file
+    local buf = ""
+    while true do
+      local nl = buf:find("\n", 1, true)
+      while not nl do
+        local s = core.proc_read(rfd, 4096)
+        if s == "" then core.proc_exit(0) end
+        buf = buf .. s
+        nl = buf:find("\n", 1, true)
+      end
+      local line = buf:sub(1, nl - 1)
+      buf = buf:sub(nl + 1)
+      -- results go back in batches: at the end of the chunk or every flush_every seconds
+      local pending, last = {}, core.proc_now()
+      for ks in line:gmatch("%d+") do
+        local k = tonumber(ks)
+        local p = params(names, vals, k)
+        local ok, res = pcall(fn, p)
+        local rec
+        if ok then
+          local row, err = mkrow(names, p, res)
+          if row then
+            for _, n in ipairs(names) do row[n] = nil end -- the parent knows the params
+            local eok, payload = pcall(M.encode_row, row)
+            if eok then rec = "R " .. ks .. " " .. #payload .. "\n" .. payload
+            else err = payload end
+          end
+          if not rec then rec = "E " .. ks .. " " .. #err .. "\n" .. err end
+        else
+          local msg = errtext(res)
+          rec = "E " .. ks .. " " .. #msg .. "\n" .. msg
+        end
+        pending[#pending + 1] = rec
+        local now = core.proc_now()
+        if now - last >= flush_every then
+          core.proc_write(wfd, table.concat(pending))
+          pending, last = {}, now
+        end
+      end
+      if #pending > 0 then core.proc_write(wfd, table.concat(pending)) end
+    end
+  end
+
+  local function spawn()
+    local pid, wfd, rfd = core.proc_spawn()
+    if pid == 0 then
+      -- in the worker: never return into the parent's code
+      local ok, err = pcall(function()
+        for _, w in ipairs(workers) do core.proc_close(w.wfd); core.proc_close(w.rfd) end
+        child(rfd, wfd)
+      end)
+      if not ok then pcall(io.stderr.write, io.stderr, "dlb.sweep worker: " .. errtext(err) .. "\n") end
+      core.proc_exit(ok and 0 or 3)
+    end
+    local w = { pid = pid, wfd = wfd, rfd = rfd, buf = "", chunk = {}, pos = 1, started = core.proc_now() }
+    workers[#workers + 1] = w
+    return w
+  end
+
+  local function send(w, chunk)
+    local parts = {}
+    for i, k in ipairs(chunk) do
+      parts[i] = string.format("%.0f", k)
+      w.chunk[#w.chunk + 1] = k
+    end
+    if w.broken then return end
+    local ok = pcall(core.proc_write, w.wfd, table.concat(parts, " ") .. "\n")
+    if not ok then
+      -- the worker died under us (its end of file is on the way) or cannot be reached:
+      -- make sure it is gone; its death hands the configs back
+      w.broken = true
+      pcall(core.proc_kill, w.pid, 9)
+    end
+  end
+
+  -- Top up w's work: up to two chunks in flight, so it never waits for the parent; a
+  -- suspect runs alone on an otherwise idle worker.
+  local function feed(w)
+    local inflight = #w.chunk - w.pos + 1
+    if inflight == 0 then w.started = core.proc_now() end
+    if w.alone and inflight > 0 then return end
+    w.alone = false
+    if #suspects > 0 then
+      if inflight > 0 then return end
+      w.alone = true
+      send(w, { table.remove(suspects, 1) })
+      return
+    end
+    local n = chunk_size()
+    while inflight < 2 * n and qhead <= #queue do
+      local chunk = {}
+      while #chunk < n and qhead <= #queue do chunk[#chunk + 1] = queue[qhead]; qhead = qhead + 1 end
+      send(w, chunk)
+      inflight = inflight + #chunk
+    end
+  end
+
+  local function idle(w) return w.pos > #w.chunk end
+
+  local function retire(w, why)
+    -- w died or was killed: one config left unreported is the culprit and fails; several
+    -- become suspects
+    local left = #w.chunk - w.pos + 1
+    if left == 1 then
+      deliver(w.chunk[w.pos], nil, why)
+    elseif left > 1 then
+      for i = w.pos, #w.chunk do suspects[#suspects + 1] = w.chunk[i] end
+    end
+    pcall(core.proc_close, w.wfd)
+    pcall(core.proc_close, w.rfd)
+    for i, x in ipairs(workers) do if x == w then table.remove(workers, i) break end end
+  end
+
+  local function death(w)
+    local state, code = core.proc_wait(w.pid, true)
+    if state == "signaled" then
+      if code == 2 then error("interrupted!", 0) end -- Ctrl-C reached the workers
+      return string.format("worker %d was killed by signal %d (%s) while running this config",
+        w.pid, code, core.proc_signame(code))
+    end
+    return string.format("worker %d exited with status %d while running this config "
+      .. "(os.exit in fn?)", w.pid, code)
+  end
+
+  local function parse(w)
+    -- consume complete records from w.buf (one trim per read, not per record)
+    local buf, pos = w.buf, 1
+    w.started = core.proc_now()
+    while true do
+      local nl = buf:find("\n", pos, true)
+      if not nl then break end
+      local kind, ks, lens = buf:match("^([RE]) (%d+) (%d+)\n", pos)
+      if not kind then
+        error("dlb.sweep: worker " .. w.pid .. " sent a malformed record header", 0)
+      end
+      local len = tonumber(lens)
+      if #buf - nl < len then break end
+      local payload = buf:sub(nl + 1, nl + len)
+      pos = nl + len + 1
+      local k = tonumber(ks)
+      if w.chunk[w.pos] ~= k then
+        error("dlb.sweep: worker " .. w.pid .. " answered config " .. ks .. " out of turn", 0)
+      end
+      w.pos = w.pos + 1
+      if kind == "R" then
+        local row, err = M.decode_row(payload)
+        if row then
+          local p = params(names, vals, k)
+          for _, n in ipairs(names) do row[n] = p[n] end
+          deliver(k, row, nil)
+        else
+          deliver(k, nil, "worker sent a malformed row: " .. err)
+        end
+      else
+        deliver(k, nil, payload)
+      end
+    end
+    w.buf = buf:sub(pos)
+    feed(w)
+  end
+
+  local ok, err = pcall(function()
+    local n = math.min(jobs, remaining())
+    for _ = 1, n do
+      local w = spawn()
+      feed(w)
+    end
+    while #workers > 0 do
+      local fds = {}
+      for i, w in ipairs(workers) do fds[i] = w.rfd end
+      local ready = core.proc_poll(fds, 0.1)
+      local snapshot = {}
+      for i, w in ipairs(workers) do snapshot[i] = w end
+      for i, w in ipairs(snapshot) do
+        if ready[i] then
+          local s = core.proc_read(w.rfd, 65536)
+          if s == "" then
+            retire(w, death(w))
+            if remaining() > 0 and #workers < jobs then
+              local nw = spawn()
+              feed(nw)
+            end
+          else
+            w.buf = w.buf .. s
+            parse(w)
+          end
+        elseif opts.timeout and not idle(w) and core.proc_now() - w.started > opts.timeout + flush_every then
+          core.proc_kill(w.pid, 9)
+          core.proc_wait(w.pid, true)
+          retire(w, string.format("timed out after %g s (worker killed)", opts.timeout))
+          if remaining() > 0 and #workers < jobs then
+            local nw = spawn()
+            feed(nw)
+          end
+        end
+      end
+      -- suspects wait for an idle worker; workers with nothing left to do are released
+      for _, w in ipairs(workers) do if idle(w) then feed(w) end end
+      for j = #workers, 1, -1 do
+        local w = workers[j]
+        if idle(w) then
+          core.proc_close(w.wfd)
+          core.proc_close(w.rfd)
+          core.proc_wait(w.pid, true)
+          table.remove(workers, j)
+        end
+      end
+      tick()
+    end
+  end)
+  cleanup()
+  guard = nil -- luacheck: ignore
+  if not ok then error(err, 0) end
+end
+
+-- ---------------------------------------------------------------- the sweep
+
+local valid_opts = { jobs = true, order = true, strict = true, checkpoint = true, shard = true,
+  progress = true, quiet = true, timeout = true, label = true }
+
+local function shard_of(opts, total)
+  local s = opts.shard
+  if s == false then return 1, total, nil end
+  local i, n
+  if s == nil then
+    local id, count = os.getenv("SLURM_ARRAY_TASK_ID"), os.getenv("SLURM_ARRAY_TASK_COUNT")
+    if id and count then
+      local min = tonumber(os.getenv("SLURM_ARRAY_TASK_MIN") or "0") or 0
+      i, n = tonumber(id), tonumber(count)
+      if not i or not n then error("dlb.sweep: SLURM_ARRAY_TASK_ID/COUNT are not numbers", 0) end
+      i = i - min + 1
+      s = "Slurm"
+    else
+      return 1, total, nil
+    end
+  elseif type(s) == "string" then
+    local a, b = s:match("^%s*(%d+)%s*/%s*(%d+)%s*$")
+    i, n = tonumber(a), tonumber(b)
+    if not i then error("dlb.sweep: shard must be \"i/n\" (1 <= i <= n), got '" .. s .. "'", 0) end
+  else
+    error("dlb.sweep: shard must be \"i/n\" or false", 0)
+  end
+  if not (n >= 1 and i >= 1 and i <= n) then
+    error(string.format("dlb.sweep: shard %d of %d is out of range (1 <= i <= n)", i, n), 0)
+  end
+  local first = floor((i - 1) * total / n) + 1
+  local last = floor(i * total / n)
+  return first, last, string.format("%s shard %d/%d", s == "Slurm" and "Slurm" or "", i, n)
+end
+
+-- Run fn(params) over the cartesian product of the space; returns a dlb.table.
+function M.sweep(space, fn, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then error("dlb.sweep: opts must be a table", 2) end
+  for k in pairs(opts) do
+    if not valid_opts[k] then
+      local v = {}
+      for n in pairs(valid_opts) do v[#v + 1] = n end
+      table.sort(v)
+      error("dlb.sweep: unknown option '" .. tostring(k) .. "' (" .. table.concat(v, ", ") .. ")", 2)
+    end
+  end
+  if type(fn) ~= "function" then error("dlb.sweep: fn must be a function(params) -> row", 2) end
+  local names, vals, total = plan(space, opts.order)
+  local jobs = opts.jobs
+  if jobs == nil then jobs = core.proc_cores() end
+  if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) then
+    error("dlb.sweep: jobs must be a whole number >= 1, got " .. tostring(jobs), 2)
+  end
+  if opts.timeout ~= nil and (type(opts.timeout) ~= "number" or not (opts.timeout > 0)) then
+    error("dlb.sweep: timeout must be a number of seconds > 0", 2)
+  end
+  local first, last, shardtxt = shard_of(opts, total)
+  local quiet = opts.quiet
+  if shardtxt and not quiet then
+    io.stderr:write(string.format("sweep: %s: configs %d-%d of %d\n", shardtxt, first, last, total))
+  end
+
+  -- checkpoint
+  local done, oldrows, oldcols = {}, {}, nil
+  local writer
+  if opts.checkpoint ~= nil then
+    if type(opts.checkpoint) ~= "string" then error("dlb.sweep: checkpoint must be a file name", 2) end
+    done, oldrows, oldcols = load_checkpoint(opts.checkpoint, names, quiet)
+    writer = checkpoint_writer(opts.checkpoint, names, oldrows, oldcols)
+  end
+
+  local results = {}   -- k -> row
+  local todo = {}
+  local skipped = 0
+  for k = first, last do
+    local p = params(names, vals, k)
+    local prev = writer and done[cfgkey(names, p)]
+    if prev then
+      results[k] = prev
+      skipped = skipped + 1
+    else
+      todo[#todo + 1] = k
+    end
+  end
+  local count = last - first + 1
+  local bar = progress_bar(opts, count)
+  local finished, failed = skipped, 0
+  local failures = {}
+
+  local function deliver(k, row, err)
+    if err then
+      if opts.strict then
+        error(string.format("dlb.sweep: config %s failed: %s", describe(names, params(names, vals, k)), err), 0)
+      end
+      row = params(names, vals, k)
+      row._error = err
+      failed = failed + 1
+      local first_line = err:match("^[^\n]*")
+      failures[first_line] = (failures[first_line] or 0) + 1
+    end
+    results[k] = row
+    finished = finished + 1
+    if writer then writer.add(row) end
+  end
+
+  local ok, err = pcall(function()
+    if jobs == 1 or #todo <= 1 then
+      for _, k in ipairs(todo) do
+        local p = params(names, vals, k)
+        local cok, res = pcall(fn, p)
+        if not cok then
+          local msg = errtext(res)
+          if is_interrupt(msg) then error(msg, 0) end
+          deliver(k, nil, msg)
+        else
+          local row, merr = mkrow(names, params(names, vals, k), res)
+          deliver(k, row, merr)
+        end
+        bar.update(finished, failed)
+      end
+    else
+      run_parallel(names, vals, fn, todo, math.min(jobs, #todo), deliver, opts,
+        function() bar.update(finished, failed) end)
+    end
+  end)
+  if writer then writer.close() end
+  if not ok then
+    bar.abort()
+    error(err, 0)
+  end
+  bar.finish(finished, failed)
+
+  -- the table, in config order: params, result columns (sorted), _error
+  local rows, rescols, seen = {}, {}, {}
+  for _, k in ipairs(names) do seen[k] = true end
+  local anyerr = false
+  for k = first, last do
+    local r = results[k]
+    rows[#rows + 1] = r
+    for c in pairs(r) do
+      if c == "_error" then anyerr = true
+      elseif not seen[c] then seen[c] = true; rescols[#rescols + 1] = c end
+    end
+  end
+  table.sort(rescols)
+  local cols = {}
+  for _, k in ipairs(names) do cols[#cols + 1] = k end
+  for _, c in ipairs(rescols) do cols[#cols + 1] = c end
+  if anyerr then cols[#cols + 1] = "_error" end
+  local t = tbl.new({}, cols)
+  t._rows = rows
+
+  if failed > 0 and not quiet then
+    local msgs = {}
+    for m, c in pairs(failures) do msgs[#msgs + 1] = { m, c } end
+    table.sort(msgs, function(a, b) if a[2] ~= b[2] then return a[2] > b[2] end return a[1] < b[1] end)
+    local lines = { string.format("sweep: %d of %d configs failed (t:failures() lists them):", failed, count) }
+    for i = 1, math.min(5, #msgs) do
+      local m = msgs[i][1]
+      if #m > 160 then m = m:sub(1, 157) .. "..." end
+      lines[#lines + 1] = string.format("  %dx %s", msgs[i][2], m)
+    end
+    if #msgs > 5 then lines[#lines + 1] = string.format("  ... and %d other messages", #msgs - 5) end
+    io.stderr:write(table.concat(lines, "\n"), "\n")
+  end
+  return t
+end
+
+doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
+  "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached)")
+doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=}]) -> table",
+  "run fn(params) over the cartesian product of {name = {values}} (sorted names, last fastest); rows carry the params")
+doc.doc(M.encode_row, "dlb.sweep.encode_row(row) -> string", "the worker-pipe serialization of a row (exact numbers)")
+doc.doc(M.decode_row, "dlb.sweep.decode_row(s) -> row | nil, msg", "inverse of encode_row; malformed input is an error message")
+return M
