@@ -86,6 +86,51 @@ T.test("invalid option values name the option and list the options", function()
   T.checkerr("option steps=q must be a positive integer", models.word_lm, { steps = "q" })
 end)
 
+T.test("fuzz: random option values build a graph or raise a dlb.models error, never crash", function()
+  local seed = 4242
+  local function rnd(n) -- LCG, uniform integer in 1..n
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % n + 1
+  end
+  local values = { -1, 0, 0.5, 1, 2, 3, 7, 16, 64, 1e300, 0 / 0, "b", "h", "2*h", "x+", "", "gpt2",
+                   "7b", "b/16", "residual", "gru", true, false, {}, { 1, 2, 3, 4 }, print }
+  local built, rejected = 0, 0
+  for _ = 1, 400 do
+    local name = models.names[rnd(#models.names)]
+    local spec = models.options(name)
+    local opts = { batch = 2 }
+    for _ = 1, rnd(2) do
+      local s = spec[rnd(#spec)]
+      opts[s[1]] = values[rnd(#values)]
+    end
+    -- keep graphs small: no bound option may ask for a large stack
+    local small = true
+    for k, v in pairs(opts) do
+      if type(v) == "number" and v > 3 and ({ layers = 1, steps = 1, blocks = 1, out_steps = 1,
+        length = 1, encoder_layers = 1, decoder_layers = 1, tgt_steps = 1 })[k] then small = false end
+      if k == "depth" and name == "char_lm" and type(v) == "number" and v > 3 then small = false end
+    end
+    if small then
+      local ok, g = pcall(models.build, name, opts)
+      if ok then
+        built = built + 1
+        local ok2, s = pcall(g.stats, g, { b = 2, h = 64 })
+        assert(ok2 or tostring(s):find("needs", 1, true) or tostring(s):find("dim", 1, true), name .. ": " .. tostring(s))
+      else
+        rejected = rejected + 1
+        assert(type(g) == "string" and g:find("dlb.models." .. name .. ":", 1, true)
+          and g:find("(options: ", 1, true), name .. ": unexpected error " .. tostring(g))
+        assert(not g:find("attempt to", 1, true), name .. ": a Lua error, not an option check: " .. g)
+      end
+    end
+  end
+  assert(built > 20 and rejected > 50, built .. " built, " .. rejected .. " rejected")
+  -- counts are bounded, so a typo cannot start a build of a billion-layer graph
+  T.checkerr("up to 10000", models.word_lm, { steps = 1e9 })
+  T.checkerr("up to 10000", models.gpt, { layers = 20000 })
+  T.checkerr("up to 10000", models.resnet, { blocks = { 1, 1, 1e6, 1 } })
+end)
+
 -- Golden parameter counts. Sources: torchvision's model docs / sum(p.numel()) of
 -- torchvision.models.<name>() (batch-norm affine included); HuggingFace transformers for
 -- GPT-2 (124,439,808, tied lm_head), BERT (BertModel bert-base-uncased 109,482,240,

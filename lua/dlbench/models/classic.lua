@@ -62,7 +62,7 @@ local VGG_CFG = {
   [11] = { 1, 1, 2, 2, 2 }, [13] = { 2, 2, 2, 2, 2 }, [16] = { 2, 2, 3, 3, 3 }, [19] = { 2, 2, 4, 4, 4 },
 }
 local VGG = {
-  { "depth", 16, "int", "11, 13, 16 or 19 weight layers" },
+  { "depth", 16, "count", "11, 13, 16 or 19 weight layers" },
   { "batch", "b", "dim", "images per step" },
   { "image", 224, "int", "input height = width (the classifier expects 7x7 after 5 pools)" },
   { "classes", 1000, "dim", "output classes" },

@@ -5,10 +5,12 @@ local graph = require "dlbench.graph"
 local poly = require "dlbench.poly"
 
 local M = {}
+M.MAX_COUNT = 10000   -- bound on layer/step/block counts: graphs are built op by op
 
 -- A spec is a list of {name, default, kind, help}. Kinds:
 --   "dim"   a positive integer or a symbolic dim (a name like "b" or a poly string "4*h")
 --   "int"   a positive integer                "int0" a non-negative integer
+--   "count" a positive integer up to MAX_COUNT (layers, steps, blocks)
 --   "num"   a number                          "bool" true/false
 --   {"a", "b", ...}  one of these strings     "table" any table
 --   "int|str" a positive integer or a string (e.g. a size name)
@@ -43,6 +45,10 @@ local function checkkind(what, name, v, kind, spec)
     if not isint(v) then bad("a positive integer or a dim name like \"b\"") end
   elseif kind == "int" then
     if not isint(v) then bad("a positive integer") end
+  elseif kind == "count" then
+    if not isint(v) or v > M.MAX_COUNT then
+      bad("a positive integer up to " .. M.MAX_COUNT .. " (layers and steps are built op by op)")
+    end
   elseif kind == "int0" then
     if not (type(v) == "number" and v == math.floor(v) and v >= 0) then bad("a non-negative integer") end
   elseif kind == "num" then
@@ -133,10 +139,10 @@ end
 -- A dim as text for arithmetic: numbers stay numbers.
 function M.d(v) if poly.is(v) then return tostring(v) end return v end
 
--- k * dim (number or text).
+-- k * v for dims that are numbers or text (a product with text is text).
 function M.mul(k, v)
-  if type(v) == "number" then return k * v end
-  return tostring(poly.new(v) * k)
+  if type(k) == "number" and type(v) == "number" then return k * v end
+  return tostring(poly.new(M.d(k)) * poly.new(M.d(v)))
 end
 
 -- Output size of a convolution/pool along one axis: floor((n + 2p - d(k-1) - 1)/s) + 1.

@@ -48,13 +48,30 @@ for i, r in ipairs(REG) do
   where[r[1]] = r
 end
 
+-- The builder of a model, wrapped so that a graph error raised by options that pass the
+-- option checks (an image too small for the net's downsampling, say) names the model and
+-- lists its options.
 local function load(name)
   local r = where[name]
   local mod = require("dlbench.models." .. r[2])
   local short = name:match("^paradnn%.(.*)$") or name
   local f = mod[short]
   if type(f) ~= "function" then error("dlb.models: " .. name .. " is missing from " .. r[2] .. ".lua", 3) end
-  return f
+  local spec = mod.specs[name]
+  local C = require "dlbench.models.common"
+  local wrapped = function(opts)
+    local ok, g = pcall(f, opts)
+    if ok then return g end
+    local msg = tostring(g)
+    if not msg:find("dlb.models.", 1, true) then
+      msg = string.format("dlb.models.%s: these options make an invalid graph: %s (options: %s)",
+        name, msg, C.valid_names(spec))
+    end
+    error(msg, 2)
+  end
+  doc.doc(wrapped, (doc.get(f) or {}).signature or ("dlb.models." .. name .. "{...}"),
+    (doc.get(f) or {}).meaning or name)
+  return wrapped
 end
 
 -- dlb.models.paradnn.fc etc.

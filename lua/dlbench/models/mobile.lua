@@ -23,7 +23,7 @@ local DENSE_CFG = {
   [201] = { 32, { 6, 12, 48, 32 }, 64 }, [161] = { 48, { 6, 12, 36, 24 }, 96 },
 }
 local DENSE = {
-  { "depth", 121, "int", "121, 169, 201 or 161" },
+  { "depth", 121, "count", "121, 169, 201 or 161" },
   { "batch", "b", "dim", "images per step" },
   { "image", 224, "int", "input height = width" },
   { "classes", 1000, "dim", "output classes" },

@@ -12,7 +12,7 @@ local M = {}
 local OPT = { "sgd", "momentum", "adam", "rmsprop" }
 
 local FC = {
-  { "layers", 4, "int", "hidden layers (Table 2: 4..128, x2)" },
+  { "layers", 4, "count", "hidden layers (Table 2: 4..128, x2)" },
   { "nodes", 1024, "dim", "units per hidden layer (32..8192, x2)", { "hidden", "width" } },
   { "input", 2000, "dim", "input features (2000..8000, +2000)" },
   { "output", 1000, "dim", "output classes (200..1000, +200)", { "classes" } },
@@ -41,7 +41,7 @@ doc.doc(M.fc, "dlb.models.paradnn.fc{layers=4, nodes=1024, input=2000, output=10
   "ParaDnn fully connected model; params = input*nodes + (layers-1)*nodes^2 + nodes*output + biases")
 
 local CNN = {
-  { "blocks", 2, "int", "blocks per group, four groups (Table 2: 1..8)" },
+  { "blocks", 2, "count", "blocks per group, four groups (Table 2: 1..8)" },
   { "filters", 16, "int", "filters of the first group, doubling per group (16..64, x2)" },
   { "image", 200, "int", "input height = width, 3 channels (200..300, +50)" },
   { "output", 1000, "dim", "output classes (500..1500, +500)", { "classes" } },
@@ -72,9 +72,9 @@ doc.doc(M.cnn, "dlb.models.paradnn.cnn{blocks=2, filters=16, image=200, output=1
   "ParaDnn residual CNN: four groups of blocks, filters doubling per group")
 
 local RNN = {
-  { "layers", 1, "int", "recurrent layers (Table 2: 1..13, +4)" },
+  { "layers", 1, "count", "recurrent layers (Table 2: 1..13, +4)" },
   { "embed", 100, "dim", "embedding size = hidden units (100..900, +400)", { "hidden" } },
-  { "length", 10, "int", "tokens per sequence, unrolled (10..90, +40)", { "seq", "steps" } },
+  { "length", 10, "count", "tokens per sequence, unrolled (10..90, +40)", { "seq", "steps" } },
   { "vocab", 2, "dim", "vocabulary (2..1024, x4)" },
   { "batch", "b", "dim", "sequences per step (16..1024, x4)" },
   { "cell", "rnn", { "rnn", "lstm", "gru" }, "recurrent cell (the paper's default: basic RNN)" },

@@ -66,7 +66,7 @@ function M.trunk(g, x, o)
 end
 
 local SPEC = {
-  { "depth", 50, "int", "18, 34, 50, 101, 152 or 200 (or any depth with blocks= given)" },
+  { "depth", 50, "count", "18, 34, 50, 101, 152 or 200 (or any depth with blocks= given)" },
   { "batch", "b", "dim", "images per step (symbolic by default)" },
   { "image", 224, "int", "input height = width in pixels" },
   { "classes", 1000, "dim", "output classes" },
@@ -85,8 +85,8 @@ local function config(o, what, spec)
     if #blocks ~= 4 then C.fail(what, spec, "blocks= must list 4 stages, e.g. {3, 4, 6, 3}") end
     for i = 1, 4 do
       local n = blocks[i]
-      if type(n) ~= "number" or n < 1 or n ~= math.floor(n) then
-        C.fail(what, spec, "blocks[" .. i .. "] must be a positive integer")
+      if type(n) ~= "number" or n < 1 or n ~= math.floor(n) or n > C.MAX_COUNT then
+        C.fail(what, spec, "blocks[" .. i .. "] must be a positive integer up to " .. C.MAX_COUNT)
       end
     end
     kind = kind or (o.depth >= 50 and "bottleneck" or "basic")
@@ -148,7 +148,7 @@ local FRCNN = {
   { "image", 600, "int", "input height in pixels (shorter side, as in py-faster-rcnn)" },
   { "image_w", 1000, "int", "input width in pixels" },
   { "classes", 21, "int", "object classes incl. background (VOC 2007: 21)" },
-  { "depth", 101, "int", "backbone ResNet depth (50, 101, 152)" },
+  { "depth", 101, "count", "backbone ResNet depth (50, 101, 152)" },
   { "anchors", 9, "int", "anchors per feature-map position (3 scales x 3 ratios)" },
   { "rois", 128, "int", "sampled RoIs per image for the RoI head (TBD/py-faster-rcnn: 128)" },
   { "rpn_samples", 256, "int", "anchors sampled per image for the RPN loss" },
@@ -221,7 +221,7 @@ local RETINA = {
   { "batch", "b", "dim", "images per step" },
   { "image", 640, "int", "input height = width (ParaDnn/TPU RetinaNet: 640)" },
   { "classes", 91, "int", "classes (torchvision COCO heads: 91; the paper's 80 also works)" },
-  { "depth", 50, "int", "backbone ResNet depth (50, 101, 152)" },
+  { "depth", 50, "count", "backbone ResNet depth (50, 101, 152)" },
   { "anchors", 9, "int", "anchors per position" },
   { "fpn", 256, "int", "FPN channels" },
   { "frozen_bn", true, "bool", "backbone batch norm frozen (torchvision): no BN ops or params" },

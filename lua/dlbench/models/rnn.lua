@@ -51,9 +51,9 @@ end
 local WORD = {
   { "batch", "b", "dim", "sequences per step" },
   { "hidden", 2004, "dim", "LSTM units per layer (Catamount word_lm_n2004_l2_..._s80)" },
-  { "layers", 2, "int", "LSTM layers" },
+  { "layers", 2, "count", "LSTM layers" },
   { "vocab", 10004, "dim", "vocabulary (10k words + specials)" },
-  { "steps", 80, "int", "unrolled sequence length (§4: 481 FLOPs/param ~ 6 x 80)", { "seq" } },
+  { "steps", 80, "count", "unrolled sequence length (§4: 481 FLOPs/param ~ 6 x 80)", { "seq" } },
   { "embed", nil, "dim", "embedding size (default: hidden)" },
   { "proj", nil, "dim", "LSTM projection of the last layer (§6.1; Sak et al. 2014), e.g. 1024" },
   { "optimizer", "sgd", OPT, "default optimizer for g:stats (the profiled graph used SGD)" },
@@ -108,10 +108,10 @@ doc.doc(M.word_lm, "dlb.models.word_lm{batch=\"b\", hidden=2004, layers=2, vocab
 local CHAR = {
   { "batch", "b", "dim", "sequences per step" },
   { "hidden", 2004, "dim", "RHN units (Catamount char_lm_n2004_l10_..._rhn_s150)" },
-  { "depth", 10, "int", "highway sublayers per step (recurrence depth)" },
-  { "layers", 1, "int", "stacked RHN layers" },
+  { "depth", 10, "count", "highway sublayers per step (recurrence depth)" },
+  { "layers", 1, "count", "stacked RHN layers" },
   { "vocab", 98, "dim", "characters" },
-  { "steps", 150, "int", "unrolled sequence length (§4.2: 150 time-steps)", { "seq" } },
+  { "steps", 150, "count", "unrolled sequence length (§4.2: 150 time-steps)", { "seq" } },
   { "embed", nil, "dim", "embedding size (default: hidden)" },
   { "optimizer", "sgd", OPT, "default optimizer for g:stats" },
 }
@@ -149,11 +149,11 @@ end
 local NMT = {
   { "batch", "b", "dim", "sentence pairs per step" },
   { "hidden", 1024, "dim", "LSTM units (Catamount nmt_el2_dl1_n1024)" },
-  { "encoder_layers", 2, "int", "encoder layers; the first is bidirectional (h per direction)" },
-  { "decoder_layers", 1, "int", "decoder LSTM layers" },
+  { "encoder_layers", 2, "count", "encoder layers; the first is bidirectional (h per direction)" },
+  { "decoder_layers", 1, "count", "decoder LSTM layers" },
   { "vocab", 36548, "dim", "source = target word-piece vocabulary" },
-  { "steps", 26, "int", "source = target length (scaling_domains: 26; 149 FLOPs/param ~ 5.5 x 27)", { "seq" } },
-  { "tgt_steps", nil, "int", "target length if different", { "tgt_seq" } },
+  { "steps", 26, "count", "source = target length (scaling_domains: 26; 149 FLOPs/param ~ 5.5 x 27)", { "seq" } },
+  { "tgt_steps", nil, "count", "target length if different", { "tgt_seq" } },
   { "optimizer", "sgd", OPT, "default optimizer for g:stats" },
 }
 
@@ -186,10 +186,10 @@ doc.doc(M.nmt, "dlb.models.nmt{batch=\"b\", hidden=1024, encoder_layers=2, decod
 local SPEECH = {
   { "batch", "b", "dim", "utterances per step" },
   { "hidden", 1051, "dim", "encoder LSTM units per direction (Catamount speech_attention)" },
-  { "layers", 3, "int", "bidirectional encoder layers, a 2x time pooling between each" },
+  { "layers", 3, "count", "bidirectional encoder layers, a 2x time pooling between each" },
   { "features", 40, "int", "audio features per frame" },
-  { "steps", 300, "int", "encoder (audio) time steps (§4.2: 300)", { "seq" } },
-  { "out_steps", 300, "int", "decoder (character) steps, as bound in the profiled graph", { "tgt_seq" } },
+  { "steps", 300, "count", "encoder (audio) time steps (§4.2: 300)", { "seq" } },
+  { "out_steps", 300, "count", "decoder (character) steps, as bound in the profiled graph", { "tgt_seq" } },
   { "vocab", 31, "dim", "output characters" },
   { "attn_hidden", 509, "dim", "attention LSTM cell units" },
   { "dec_hidden", 571, "dim", "decoder LSTM cell units" },
@@ -211,6 +211,9 @@ function M.speech(opts)
   local b, h = o.batch, o.hidden
   if o.steps % (2 ^ (o.layers - 1)) ~= 0 then
     C.fail(what, SPEECH, "steps=" .. o.steps .. " must be divisible by 2^(layers-1) for the time pooling")
+  end
+  if o.conv_width % 2 == 0 then
+    C.fail(what, SPEECH, "conv_width=" .. o.conv_width .. " must be odd (a centred location filter)")
   end
   local g = C.graph("speech", o, o.optimizer)
   g:layer("input")
@@ -272,11 +275,11 @@ doc.doc(M.speech, "dlb.models.speech{batch=\"b\", hidden=1051, layers=3, feature
 local S2S = {
   { "batch", "b", "dim", "sentence pairs per step" },
   { "hidden", 512, "dim", "LSTM units (Sockeye's default RNN model, as TBD trains it)" },
-  { "encoder_layers", 2, "int", "encoder layers; the first is bidirectional (hidden/2 per direction)" },
-  { "decoder_layers", 2, "int", "decoder layers" },
+  { "encoder_layers", 2, "count", "encoder layers; the first is bidirectional (hidden/2 per direction)" },
+  { "decoder_layers", 2, "count", "decoder layers" },
   { "vocab", 30000, "dim", "source and target vocabulary (BPE)" },
   { "embed", 512, "dim", "embedding size" },
-  { "steps", 50, "int", "source = target length", { "seq" } },
+  { "steps", 50, "count", "source = target length", { "seq" } },
   { "optimizer", "adam", OPT, "default optimizer for g:stats (Sockeye: Adam)" },
 }
 
@@ -311,10 +314,10 @@ doc.doc(M.seq2seq, "dlb.models.seq2seq{batch=\"b\", hidden=512, encoder_layers=2
 local DS2 = {
   { "batch", "b", "dim", "utterances per step" },
   { "hidden", 800, "dim", "recurrent units per direction (DS2 English: 1760 for 7 layers of RNN)" },
-  { "layers", 5, "int", "bidirectional recurrent layers" },
+  { "layers", 5, "count", "bidirectional recurrent layers" },
   { "cell", "gru", { "gru", "rnn", "lstm" }, "recurrent cell" },
   { "freq", 161, "int", "spectrogram frequency bins (20 ms window)" },
-  { "steps", 300, "int", "input frames (3 s at 10 ms hops)", { "seq" } },
+  { "steps", 300, "count", "input frames (3 s at 10 ms hops)", { "seq" } },
   { "vocab", 29, "dim", "output characters incl. blank" },
   { "label_len", 100, "int", "characters per transcript (CTC)" },
   { "optimizer", "sgd", OPT, "default optimizer (DS2: SGD with Nesterov momentum)" },
