@@ -3,6 +3,7 @@
 -- graph, and a default optimizer applied by g:stats when the caller names none.
 local graph = require "dlbench.graph"
 local poly = require "dlbench.poly"
+local doc = require "dlbench.doc"
 
 local M = {}
 M.MAX_COUNT = 10000   -- bound on layer/step/block counts: graphs are built op by op
@@ -192,5 +193,14 @@ function M.upsample2(g, x, name)
   local ids = g:input(name .. "/index", { n, 2 * h, 2 * w }, "int32")
   return g:transpose(g:embedding(ids, flat, name), { 1, 4, 2, 3 })
 end
+
+doc.doc(M.options, "common.options(opts, spec, what) -> opts", "check an options table against a spec; fill defaults")
+doc.doc(M.fail, "common.fail(what, spec, msg)", "raise an option error that lists the options")
+doc.doc(M.graph, "common.graph(name, options, optimizer) -> graph", "a graph with g.model and a default optimizer")
+doc.doc(M.unstack, "common.unstack(g, x, name) -> {steps}", "split [b, q, h] into q steps (any q)")
+doc.doc(M.concat, "common.concat(g, xs, axis) -> tensor", "concat any number of tensors")
+doc.doc(M.upsample2, "common.upsample2(g, x, name) -> tensor", "nearest 2x upsampling as a gather")
+doc.doc(M.mul, "common.mul(a, b) -> dim", "product of dims given as numbers or text")
+doc.doc(M, "dlbench.models.common", "helpers shared by the zoo's builders")
 
 return M

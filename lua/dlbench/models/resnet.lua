@@ -298,6 +298,9 @@ end
 doc.doc(M.retinanet, "dlb.models.retinanet{batch=\"b\", image=640, classes=91, depth=50, anchors=9, fpn=256, frozen_bn=true} -> graph",
   "RetinaNet with ResNet + FPN P3-P7 and shared heads (torchvision retinanet_resnet50_fpn: 34,014,999 params)")
 
+doc.doc(M.conv_bn, "resnet.conv_bn(g, x, cout, k, {stride=, padding=, groups=, name=, relu=true, bn=true}) -> tensor", "conv without bias + batch norm + ReLU")
+doc.doc(M.trunk, "resnet.trunk(g, x, {block=, blocks=, width=, bn=}) -> {C2..C5}, {channels}", "the ResNet stem and four stages")
+
 -- option specs {name, default, kind, help} by model name (docs/models.md)
 M.specs = { ["resnet"] = SPEC, ["faster_rcnn"] = FRCNN, ["retinanet"] = RETINA }
 

@@ -466,6 +466,8 @@ end
 doc.doc(M.moe, "dlb.models.moe{batch=\"b\", seq=1024, layers=12, hidden=768, heads=12, ffn=3072, experts=8, top_k=2, every=1, vocab=50257} -> graph",
   "decoder with mixture-of-experts MLPs; FLOPs count only the top_k routed experts")
 
+doc.doc(M.attention, "transformer.attention(g, x, {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, rotary=, name=}[, kv]) -> tensor", "multi-head / grouped-query attention")
+
 -- option specs {name, default, kind, help} by model name (docs/models.md)
 M.specs = { ["gpt"] = GPT, ["bert"] = BERT, ["llama"] = LLAMA, ["vit"] = VIT, ["transformer"] = TR, ["moe"] = MOE }
 
