@@ -147,7 +147,9 @@ local GOLDEN = {
   { "densenet", { depth = 121 }, 7978856 }, { "densenet", { depth = 169 }, 14149480 },
   { "mobilenet", { version = 2 }, 3504872 }, { "mobilenet", { version = 1 }, 4231976 },
   { "squeezenet", { version = "1.0" }, 1248424 }, { "squeezenet", { version = "1.1" }, 1235496 },
-  { "inception_v3", { aux = true }, 27161264 },
+  { "inception_v3", { aux = true }, 27161264 }, { "inception_v3", { aux = false }, 23834568 },
+  { "densenet", { depth = 201 }, 20013928 }, { "densenet", { depth = 161 }, 28681000 },
+  { "vgg", { depth = 19 }, 143667240 }, { "vgg", { depth = 16, bn = true }, 138365992 },
   { "retinanet", {}, 34014999 },
   { "gpt", { size = "gpt2" }, 124439808 }, { "gpt", { size = "gpt2-medium" }, 354823168 },
   { "vit", { size = "b/16" }, 86567656 }, { "vit", { size = "l/16" }, 304326632 },
@@ -243,6 +245,42 @@ T.test("symbolic dims: word LM counts are Hestness §4.2's closed forms", functi
   local f = models.gpt { seq = "q" }:stats {}.flops
   assert(tostring(f):find("b*q^2", 1, true), tostring(f))
   T.eq(f { b = 2, q = 1024 }, models.gpt { batch = 2 }:stats {}.flops, "symbolic = numeric")
+end)
+
+T.test("Transformer base/big near Vaswani et al. 2017 Table 3 (65M, 213M)", function()
+  -- ours: shared 37000-token vocabulary, tied output; the paper's counts used its own vocab
+  T.near(params(models.transformer { size = "base" }), 65e6, 0.04, "base")
+  T.near(params(models.transformer { size = "big" }), 213e6, 0.01, "big")
+  -- char LM (RHN, embed = hidden): 2hv + v (embedding, output) + 2h*2h + 9 h*2h + 10*2h
+  T.eq(tostring(models.char_lm { hidden = "h", vocab = "v", steps = 3 }:stats {}.params),
+    tostring(dlb.poly("2*h*v + v + 22*h^2 + 20*h")), "char_lm params")
+end)
+
+T.test("symbolic dims evaluate to the numeric graph's counts", function()
+  local cases = {
+    { "gpt", { seq = "q", layers = 2 }, { seq = 128, layers = 2 }, { q = 128 } },
+    { "bert", { seq = "q", masked = "m", layers = 2 }, { seq = 128, masked = 20, layers = 2 }, { q = 128, m = 20 } },
+    { "llama", { seq = "q", layers = 2 }, { seq = 128, layers = 2 }, { q = 128 } },
+    { "transformer", { seq = "s", tgt_seq = "t" }, { seq = 30, tgt_seq = 40 }, { s = 30, t = 40 } },
+    { "moe", { seq = "q", layers = 2 }, { seq = 64, layers = 2 }, { q = 64 } },
+    { "nmt", { hidden = "h", vocab = "v", steps = 5 }, { hidden = 300, vocab = 1000, steps = 5 }, { h = 300, v = 1000 } },
+    { "speech", { hidden = "h", steps = 8, out_steps = 3 }, { hidden = 100, steps = 8, out_steps = 3 }, { h = 100 } },
+    { "seq2seq", { hidden = "h", vocab = "v", steps = 5 }, { hidden = 100, vocab = 1000, steps = 5 }, { h = 100, v = 1000 } },
+    { "deepspeech2", { hidden = "h", steps = 20, layers = 2 }, { hidden = 100, steps = 20, layers = 2 }, { h = 100 } },
+    { "paradnn.rnn", { embed = "e", vocab = "v" }, { embed = 50, vocab = 7 }, { e = 50, v = 7 } },
+    { "resnet", { classes = "c", depth = 18 }, { classes = 10, depth = 18 }, { c = 10 } },
+    { "a3c", { actions = "a" }, { actions = 4 }, { a = 4 } },
+  }
+  for _, c in ipairs(cases) do
+    local s1 = models.build(c[1], c[2]):stats {}
+    local s2 = models.build(c[1], c[3]):stats { b = 2 }
+    local bind = { b = 2 }
+    for k, v in pairs(c[4]) do bind[k] = v end
+    assert(s1.symbolic, c[1])
+    T.eq(s1.flops(bind), s2.flops, c[1] .. " flops")
+    T.eq(s1.params(bind), s2.params, c[1] .. " params")
+    T.eq(s1.bytes(bind), s2.bytes, c[1] .. " bytes")
+  end
 end)
 
 T.test("word LM projection (§6.1) shrinks the last layer and the output layer", function()
