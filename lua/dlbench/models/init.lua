@@ -19,7 +19,7 @@ local REG = {
   { "speech", "rnn", "Hestness §2: speech encoder-decoder, pooled bi-LSTM encoder, attention" },
   { "resnet", "resnet", "ResNet 18/34/50/101/152/200, deeper/wider (width=, blocks=)" },
   { "inception_v3", "classic", "TBD/Szegedy 2016: Inception-v3 (299x299, optional aux head)" },
-  { "seq2seq", "rnn", "TBD: Seq2Seq NMT (Sockeye/GNMT-style LSTM encoder-decoder + attention)" },
+  { "seq2seq", "rnn", "TBD: Seq2Seq (TF NMT IWSLT'15: bi-LSTM encoder, LSTM decoder, attention)" },
   { "transformer", "transformer", "Vaswani 2017: encoder-decoder Transformer, base or big" },
   { "faster_rcnn", "resnet", "TBD: Faster R-CNN, ResNet-101 backbone, RPN, RoI head (approx.)" },
   { "deepspeech2", "rnn", "TBD/Amodei 2016: Deep Speech 2, 2 conv + GRU/RNN layers + CTC" },

@@ -274,47 +274,51 @@ doc.doc(M.speech, "dlb.models.speech{batch=\"b\", hidden=1051, layers=3, feature
 
 local S2S = {
   { "batch", "b", "dim", "sentence pairs per step" },
-  { "hidden", 512, "dim", "LSTM units (Sockeye's default RNN model, as TBD trains it)" },
-  { "encoder_layers", 2, "count", "encoder layers; the first is bidirectional (hidden/2 per direction)" },
-  { "decoder_layers", 2, "count", "decoder layers" },
-  { "vocab", 30000, "dim", "source and target vocabulary (BPE)" },
-  { "embed", 512, "dim", "embedding size" },
-  { "steps", 50, "count", "source = target length", { "seq" } },
-  { "optimizer", "adam", OPT, "default optimizer for g:stats (Sockeye: Adam)" },
+  { "hidden", 512, "dim", "LSTM units (TF NMT's IWSLT'15 En-Vi configuration, TBD's TensorFlow Seq2Seq)" },
+  { "encoder_layers", 1, "count", "encoder layers; the first is bidirectional (TF NMT num_layers=2 with a bi encoder = 1 bi layer)" },
+  { "decoder_layers", 2, "count", "decoder LSTM layers" },
+  { "vocab", 17191, "dim", "source vocabulary (IWSLT'15 English)" },
+  { "tgt_vocab", 7709, "dim", "target vocabulary (IWSLT'15 Vietnamese)" },
+  { "embed", nil, "dim", "embedding size (default: hidden)" },
+  { "steps", 50, "count", "source length (src_max_len 50)", { "seq" } },
+  { "tgt_steps", nil, "count", "target length (default: steps)", { "tgt_seq" } },
+  { "optimizer", "sgd", OPT, "default optimizer for g:stats (TF NMT IWSLT'15: SGD)" },
 }
 
--- Seq2Seq (TBD Table II: Sockeye on IWSLT15): embedding, an encoder whose first layer is
--- bidirectional (hidden/2 per direction, concatenated to hidden), LSTM decoder, Luong
--- attention, output softmax. TBD's exact hyper-parameters are not in the seed; Sockeye's
--- defaults are used and are options.
+-- Seq2Seq (TBD Table II: TensorFlow NMT and Sockeye on IWSLT'15), with TF NMT's published
+-- IWSLT'15 English-Vietnamese setup: embeddings, a bidirectional LSTM encoder layer (512
+-- per direction), a 2-layer LSTM decoder, Luong attention over the 2h-wide encoder states
+-- (no input feeding: attention after the decoder), output softmax over the target
+-- vocabulary. TBD does not list its hyper-parameters; these are the options to change.
 function M.seq2seq(opts)
   local what = "dlb.models.seq2seq"
   local o = C.options(opts, S2S, what)
-  local b, h, v, S = o.batch, o.hidden, o.vocab, o.steps
-  if type(h) == "number" and h % 2 ~= 0 then C.fail(what, S2S, "hidden= must be even (two directions of hidden/2)") end
-  local half = type(h) == "number" and h / 2 or tostring(poly.new(h) / 2)
+  local b, h, S = o.batch, o.hidden, o.steps
+  local T = o.tgt_steps or S
+  local e = o.embed or h
   local g = C.graph("seq2seq", o, o.optimizer)
   g:layer("embedding")
-  local src = C.unstack(g, nn.embedding(g, g:input("src", { b, S }, "int32"), v, o.embed, { name = "src_embedding" }), "src")
-  local tgt = C.unstack(g, nn.embedding(g, g:input("tgt", { b, S }, "int32"), v, o.embed, { name = "tgt_embedding" }), "tgt")
-  local ins = bilstm(g, src, half, "encoder/l1")
+  local src = C.unstack(g, nn.embedding(g, g:input("src", { b, S }, "int32"), o.vocab, e, { name = "src_embedding" }), "src")
+  local tgt = C.unstack(g, nn.embedding(g, g:input("tgt", { b, T }, "int32"), o.tgt_vocab, e, { name = "tgt_embedding" }), "tgt")
+  local ins = bilstm(g, src, h, "encoder/l1")
   for l = 2, o.encoder_layers do ins = nn.lstm(g, ins, { hidden = h, name = "encoder/l" .. l }) end
+  local he = o.encoder_layers == 1 and C.mul(2, h) or h
   local dec = nn.lstm(g, tgt, { hidden = h, layers = o.decoder_layers, name = "decoder" })
   g:layer("attention")
-  local att = luong(g, stack(g, ins, b, h), stack(g, dec, b, h), h, h, "attention")
+  local att = luong(g, stack(g, ins, b, he), stack(g, dec, b, h), he, h, "attention")
   g:layer("output")
-  local logits = nn.linear(g, g:reshape(att, { C.mul(S, b), h }), v, { name = "output" })
-  g:loss(g:softmax_xent(logits, g:label("labels", { C.mul(S, b) }), "loss"))
+  local logits = nn.linear(g, g:reshape(att, { C.mul(T, b), h }), o.tgt_vocab, { name = "output" })
+  g:loss(g:softmax_xent(logits, g:label("labels", { C.mul(T, b) }), "loss"))
   g:layer(nil)
   return g
 end
-doc.doc(M.seq2seq, "dlb.models.seq2seq{batch=\"b\", hidden=512, encoder_layers=2, decoder_layers=2, vocab=30000, embed=512, steps=50} -> graph",
-  "TBD's Seq2Seq (Sockeye-style LSTM encoder-decoder with attention)")
+doc.doc(M.seq2seq, "dlb.models.seq2seq{batch=\"b\", hidden=512, encoder_layers=1, decoder_layers=2, vocab=17191, tgt_vocab=7709, embed=hidden, steps=50, tgt_steps=steps} -> graph",
+  "TBD's Seq2Seq (TF NMT IWSLT'15: bi-LSTM encoder, 2-layer LSTM decoder, Luong attention)")
 
 local DS2 = {
   { "batch", "b", "dim", "utterances per step" },
-  { "hidden", 800, "dim", "recurrent units per direction (DS2 English: 1760 for 7 layers of RNN)" },
-  { "layers", 5, "count", "bidirectional recurrent layers" },
+  { "hidden", 1760, "dim", "recurrent units per direction (MXNet example, DS2 paper: 1760)" },
+  { "layers", 5, "count", "bidirectional recurrent layers (TBD: MXNet's default 5; the paper 7)" },
   { "cell", "gru", { "gru", "rnn", "lstm" }, "recurrent cell" },
   { "freq", 161, "int", "spectrogram frequency bins (20 ms window)" },
   { "steps", 300, "count", "input frames (3 s at 10 ms hops)", { "seq" } },
@@ -358,7 +362,7 @@ function M.deepspeech2(opts)
   g:layer(nil)
   return g
 end
-doc.doc(M.deepspeech2, "dlb.models.deepspeech2{batch=\"b\", hidden=800, layers=5, cell=\"gru\", freq=161, steps=300, vocab=29, label_len=100} -> graph",
+doc.doc(M.deepspeech2, "dlb.models.deepspeech2{batch=\"b\", hidden=1760, layers=5, cell=\"gru\", freq=161, steps=300, vocab=29, label_len=100} -> graph",
   "Deep Speech 2: 2 conv layers, bidirectional GRU/RNN layers, CTC")
 
 -- option specs {name, default, kind, help} by model name (docs/models.md)
