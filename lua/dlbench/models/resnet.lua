@@ -160,8 +160,8 @@ local FRCNN = {
 -- stride 16), an RPN (3x3 conv 512 + objectness and box 1x1 convs over every position),
 -- RoI crops of the stride-16 map, the layer4 stage applied per RoI, average pool, class
 -- and box FC layers. Approximations: RoI pooling is a gather (see roi_gather); the RPN
--- losses are a softmax cross-entropy over all anchors and an MSE stand-in for smooth-L1 on
--- all box outputs; proposal generation and NMS (no FLOPs in TFprof's count, integer work)
+-- losses are a softmax cross-entropy and an MSE stand-in for smooth-L1 over `rpn_samples`
+-- anchors per image gathered from all of them; proposal generation and NMS (integer work)
 -- are left out; batch norm is trainable here (py-faster-rcnn freezes it).
 function M.faster_rcnn(opts)
   local what = "dlb.models.faster_rcnn"
@@ -191,9 +191,14 @@ function M.faster_rcnn(opts)
   local box = nn.conv2d(g, r, 4 * o.anchors, 1, { bias = true, name = "rpn/bbox" })
   local d = obj:dims()
   local npos = d[3] * d[4] * o.anchors
-  local objl = g:reshape(g:transpose(g:reshape(obj, { o.batch, 2, o.anchors * d[3] * d[4] }), { 1, 3, 2 }), { o.batch, npos, 2 })
-  local l_obj = g:softmax_xent(objl, g:label("rpn/labels", { o.batch, npos }), "rpn/loss_cls")
-  local l_box = g:mse(box, g:label("rpn/targets", box:dims(), "fp32"), "rpn/loss_bbox")
+  -- the RPN losses read `rpn_samples` sampled anchors per image, gathered from all of them
+  local function sampled(t, k, name)
+    local flat = g:reshape(g:transpose(g:reshape(t, { o.batch, k, npos }), { 1, 3, 2 }), { C.mul(npos, o.batch), k })
+    return g:embedding(g:input(name .. "/sampled_anchors", { o.batch, o.rpn_samples }, "int32"), flat, name .. "/sample")
+  end
+  local l_obj = g:softmax_xent(sampled(obj, 2, "rpn/cls"), g:label("rpn/labels", { o.batch, o.rpn_samples }), "rpn/loss_cls")
+  local sb = sampled(box, 4, "rpn/bbox")
+  local l_box = g:mse(sb, g:label("rpn/targets", sb:dims(), "fp32"), "rpn/loss_bbox")
   -- RoI head: crops of C4, layer4 per RoI
   g:layer("roi_head")
   local crops = roi_gather(g, c4, o.batch, o.rois, o.pool, "roi")
