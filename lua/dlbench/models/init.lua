@@ -6,7 +6,7 @@
 --   g:stats{}.params            --> 25557032
 --   dlb.models.list()           -- one line per model
 -- Families live in one file each (resnet.lua, classic.lua, mobile.lua, rnn.lua,
--- transformer.lua, tbd.lua, paradnn.lua) and load on first use.
+-- transformer.lua, tbd.lua, paradnn.lua).
 local doc = require "dlbench.doc"
 
 local M = {}
@@ -118,9 +118,11 @@ doc.doc(M.build, "dlb.models.build(name, opts) -> graph", "build a zoo model by 
 doc.doc(M, "dlb.models", "the model zoo: dlb.models.<name>{options} -> graph with its loss marked; "
   .. "dlb.models.list() names them all; options in docs/models.md")
 
-return setmetatable(M, { __index = function(t, k)
-  if type(k) ~= "string" or not where[k] or k:find(".", 1, true) then return nil end
-  local f = load(k)
-  rawset(t, k, f)
-  return f
-end })
+-- Load every family now (about 3 ms, paid when dlb.models is first touched), so the REPL
+-- completes dlb.models.<tab> and help(dlb.models.resnet) shows the full signature.
+for _, n in ipairs(M.names) do
+  local short = n:match("^paradnn%.(.*)$")
+  if short then rawset(M.paradnn, short, load(n)) else M[n] = load(n) end
+end
+
+return M
