@@ -320,4 +320,24 @@ T.test("Hestness Table 2: recurrent domains within 4% of the paper, all within 1
   end
 end)
 
+T.test("notebooks/hestness_compute.lua runs and prints ours beside the paper's", function()
+  local src = debug.getinfo(1, "S").source
+  local dir = (src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or "."
+  local lines, saved = {}, print
+  print = function(...) -- luacheck: ignore
+    local t = {}
+    for i = 1, select("#", ...) do t[i] = tostring((select(i, ...))) end
+    lines[#lines + 1] = table.concat(t, "\t")
+  end
+  local ok, err = pcall(dofile, dir .. "/../../notebooks/hestness_compute.lua")
+  print = saved -- luacheck: ignore
+  assert(ok, err)
+  local text = table.concat(lines, "\n")
+  for _, want in ipairs { "Word LMs (LSTM)", "Character LMs (RHN)", "NMT (enc/dec+attn)",
+                          "Speech Recogn.", "Image Classification (ResNet)", "Where the differences come from" } do
+    assert(text:find(want, 1, true), "missing: " .. want)
+  end
+  assert(text:find("%s481%s+47%d%.%d"), "word LM row: paper 481 beside ours")
+end)
+
 T.done()
