@@ -302,6 +302,20 @@ T.test("MoE FLOPs count only the routed experts; params count all", function()
   T.eq(e8 - e4, 4 * (2 * d * ff + ff + d) + 4 * d, "4 more experts (+ router columns)")
 end)
 
+T.test("Mixtral 8x7B: exact parameters, FLOPs from the active (routed) parameters", function()
+  -- HuggingFace mistralai/Mixtral-8x7B-v0.1: 46,702,792,704 parameters
+  local g = models.moe { size = "mixtral-8x7b", batch = 1 }
+  local s = g:stats {}
+  T.eq(s.params, 46702792704, "mixtral params")
+  -- per token: 6 x active non-embedding params (attention, router, 2 of 8 SwiGLU experts)
+  -- + 12 l n d (QK^T and PV, Narayanan) + 6 d V (output layer); the rest under 2%
+  local l, d, n, ff, V = 32, 4096, 4096, 14336, 32000
+  local active = l * (2 * d * d + 2 * d * 1024 + d * 8 + 2 * 3 * d * ff)
+  local expect = 6 * active + 12 * l * n * d + 6 * d * V
+  local per_token = s.flops / n
+  assert(per_token > expect and per_token < 1.02 * expect, string.format("%.4g vs %.4g", per_token, expect))
+end)
+
 T.test("default optimizers: ParaDnn RMSProp, overridable", function()
   local g = models.paradnn.fc {}
   T.eq(g:stats { b = 8 }.optimizer, "rmsprop", "paradnn default")

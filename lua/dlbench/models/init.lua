@@ -36,7 +36,7 @@ local REG = {
   { "gpt", "transformer", "GPT-2 (small..xl) and GPT-3 (small..175B) decoder, tied embeddings" },
   { "llama", "transformer", "Llama-style decoder: RMSNorm, SwiGLU, GQA, rotary (7B/13B/70B)" },
   { "vit", "transformer", "Dosovitskiy 2021: ViT-B/16, L/16, H/14" },
-  { "moe", "transformer", "mixture-of-experts transformer (top-k routing; routed FLOPs only)" },
+  { "moe", "transformer", "mixture-of-experts decoder, GPT or Mixtral style (top-k routing; routed FLOPs only)" },
   { "paradnn.fc", "paradnn", "ParaDnn: fully connected family {layers, nodes, input, output}" },
   { "paradnn.cnn", "paradnn", "ParaDnn: residual/bottleneck CNN family {blocks, filters, image}" },
   { "paradnn.rnn", "paradnn", "ParaDnn: RNN/LSTM/GRU family {layers, embed, length, vocab}" },

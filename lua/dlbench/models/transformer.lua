@@ -391,31 +391,55 @@ doc.doc(M.transformer, "dlb.models.transformer{size=\"base\"|\"big\", batch=\"b\
 
 -- -- MoE --
 
+local MOE_SIZES = {
+  -- Mixtral 8x7B (Jiang et al. 2024; the released config): Llama-style blocks, 8 SwiGLU
+  -- experts per layer, top-2 routing
+  ["mixtral-8x7b"] = { style = "llama", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
+                       ffn = 14336, experts = 8, top_k = 2, vocab = 32000, seq = 4096 },
+}
 local MOE = {
+  { "size", nil, "str", "preset: mixtral-8x7b (explicit options override it)" },
+  { "style", "gpt", { "gpt", "llama" }, "gpt: LayerNorm, GELU experts with biases, learned positions, tied output; llama: RMSNorm, SwiGLU experts, rotary, GQA, untied" },
   { "batch", "b", "dim", "sequences per step" },
-  { "seq", 1024, "dim", "tokens per sequence", { "steps" } },
-  { "layers", 12, "count", "decoder blocks", { "depth" } },
-  { "hidden", 768, "int", "d_model", { "width" } },
-  { "heads", 12, "int", "attention heads" },
-  { "ffn", 3072, "int", "each expert's MLP width" },
-  { "experts", 8, "int", "experts per MoE layer" },
-  { "top_k", 2, "int", "experts each token is routed to" },
+  { "seq", nil, "dim", "tokens per sequence (default 1024)", { "steps" } },
+  { "layers", nil, "count", "decoder blocks (default 12)", { "depth" } },
+  { "hidden", nil, "int", "d_model (default 768)", { "width" } },
+  { "heads", nil, "int", "attention heads (default 12)" },
+  { "kv_heads", nil, "int", "key/value heads (llama style; default heads)" },
+  { "ffn", nil, "int", "each expert's MLP width (default 3072)" },
+  { "experts", nil, "int", "experts per MoE layer (default 8)" },
+  { "top_k", nil, "int", "experts each token is routed to (default 2)" },
   { "every", 1, "int", "every n-th block is MoE (the others dense); 1 = all" },
-  { "vocab", 50257, "dim", "vocabulary" },
+  { "vocab", nil, "dim", "vocabulary (default 50257)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
+local MOE_DEFAULTS = { seq = 1024, layers = 12, hidden = 768, heads = 12, ffn = 3072, experts = 8,
+                       top_k = 2, vocab = 50257 }
 
--- A GPT-style decoder whose MLPs are mixture-of-experts layers (GShard/Switch): a router
+-- A decoder whose MLPs are mixture-of-experts layers (GShard/Switch/Mixtral): a router
 -- (linear d -> experts, softmax; top-k selection is integer work, not counted), dispatch of
--- each token to its k experts (a gather), per-expert GELU MLPs run as one batched matmul
--- over [experts, capacity, d] with capacity = k*tokens/experts (perfect balance), a gather
--- back and a gate-weighted sum. FLOPs therefore count only the routed experts:
--- 4*k*d*ffn per token, k/experts of a dense layer with all experts; parameters count all.
+-- each token to its k experts (a gather), per-expert MLPs run as one batched matmul over
+-- [experts, capacity, d] with capacity = k*tokens/experts (perfect balance), a gather back
+-- and a gate-weighted sum. FLOPs therefore count only the routed experts (4*k*d*ffn per
+-- token for GELU experts, 6*k*d*ffn for SwiGLU); parameters count all experts.
 function M.moe(opts)
   local what = "dlb.models.moe"
   local o = C.options(opts, MOE, what)
+  if o.size then
+    local p = MOE_SIZES[o.size]
+    if not p then C.fail(what, MOE, "size=\"" .. o.size .. "\" is not one of mixtral-8x7b") end
+    for k, v in pairs(p) do
+      if k == "style" then
+        if not (opts or {}).style then o.style = v end
+      elseif o[k] == nil then o[k] = v end
+    end
+  end
+  for k, v in pairs(MOE_DEFAULTS) do if o[k] == nil then o[k] = v end end
+  local llama = o.style == "llama"
+  o.kv_heads = o.kv_heads or o.heads
   if o.top_k > o.experts then C.fail(what, MOE, "top_k=" .. o.top_k .. " exceeds experts=" .. o.experts) end
-  if o.hidden % o.heads ~= 0 then C.fail(what, MOE, "hidden must be divisible by heads") end
+  if o.hidden % o.heads ~= 0 then C.fail(what, MOE, "hidden=" .. o.hidden .. " is not divisible by heads=" .. o.heads) end
+  if o.heads % o.kv_heads ~= 0 then C.fail(what, MOE, "heads=" .. o.heads .. " must be a multiple of kv_heads=" .. o.kv_heads) end
   local b, q, d, V, E, k = o.batch, o.seq, o.hidden, o.vocab, o.experts, o.top_k
   local tokens = C.mul(q, b)
   local cap
@@ -425,46 +449,60 @@ function M.moe(opts)
   else
     cap = tostring(poly.new(tokens) * k / E)
   end
-  local g = C.graph("moe", o, o.optimizer)
+  local g = C.graph(o.size or "moe", o, o.optimizer)
+  local function norm(x, name)
+    return llama and nn.rmsnorm(g, x, { name = name }) or nn.layernorm(g, x, { name = name })
+  end
   g:layer("embedding")
   local wte = g:weight("wte", { V, d })
   local x = g:embedding(g:input("ids", { b, q }, "int32"), wte, "wte")
-  x = g:add(x, g:weight("wpe", { q, d }))
-  local a = { b = b, q = q, d = d, heads = o.heads, dh = d / o.heads, bias = true }
+  if not llama then x = g:add(x, g:weight("wpe", { q, d })) end
+  local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = d / o.heads,
+              bias = not llama, rotary = llama }
   for l = 1, o.layers do
     local name = "h" .. (l - 1)
+    g:layer(name)
+    a.name = name .. "/attn"
+    x = g:add(x, attention(g, norm(x, name .. "/ln1"), a))
+    local h = norm(x, name .. "/ln2")
     if l % o.every ~= 0 then
-      x = preln_block(g, x, a, o.ffn, "gelu", name)
+      x = g:add(x, llama and swiglu(g, h, d, o.ffn, name .. "/mlp") or mlp(g, h, d, o.ffn, "gelu", true, name .. "/mlp"))
     else
-      g:layer(name)
-      a.name = name .. "/attn"
-      x = g:add(x, attention(g, nn.layernorm(g, x, { name = name .. "/ln1" }), a))
-      local h = g:reshape(nn.layernorm(g, x, { name = name .. "/ln2" }), { tokens, d })
+      h = g:reshape(h, { tokens, d })
       local gates = g:softmax(nn.linear(g, h, E, { name = name .. "/router", bias = false }))
-      local topw = g:tensor(name .. "/topk_weights", { tokens, k, 1 }, { role = "activation" })
-      local _ = gates -- the top-k gate values feed topw (selection is not a FLOP)
       local disp = g:embedding(g:input(name .. "/dispatch", { E, cap }, "int32"), h, name .. "/dispatch")  -- [E, cap, d]
-      local w1 = g:weight(name .. "/experts/w1", { E, d, o.ffn })
-      local b1 = g:weight(name .. "/experts/b1", { E, 1, o.ffn })
-      local w2 = g:weight(name .. "/experts/w2", { E, o.ffn, d })
-      local b2 = g:weight(name .. "/experts/b2", { E, 1, d })
-      local eo = g:add(g:matmul(g:gelu(g:add(g:matmul(disp, w1), b1)), w2), b2)   -- [E, cap, d]
+      local eo
+      if llama then
+        local w1 = g:weight(name .. "/experts/w1", { E, d, o.ffn })
+        local w3 = g:weight(name .. "/experts/w3", { E, d, o.ffn })
+        local w2 = g:weight(name .. "/experts/w2", { E, o.ffn, d })
+        eo = g:matmul(g:mul(g:silu(g:matmul(disp, w1)), g:matmul(disp, w3)), w2)
+      else
+        local w1 = g:weight(name .. "/experts/w1", { E, d, o.ffn })
+        local b1 = g:weight(name .. "/experts/b1", { E, 1, o.ffn })
+        local w2 = g:weight(name .. "/experts/w2", { E, o.ffn, d })
+        local b2 = g:weight(name .. "/experts/b2", { E, 1, d })
+        eo = g:add(g:matmul(g:gelu(g:add(g:matmul(disp, w1), b1)), w2), b2)
+      end
       local back = g:embedding(g:input(name .. "/combine", { tokens, k }, "int32"),
         g:reshape(eo, { C.mul(E, cap), d }), name .. "/combine")                       -- [tokens, k, d]
-      local gsum = g:mul(back, g:mul(topw, g:reshape(g:sum(gates, { axes = 2, keepdims = true }), { tokens, 1, 1 })))
-      local y = g:sum(gsum, { axes = 2, name = name .. "/combine_sum" })              -- [tokens, d]
+      -- gate weights of the chosen experts [tokens, k, 1], taken from the router softmax
+      local topw = g:embedding(g:input(name .. "/topk", { tokens, k }, "int32"),
+        g:reshape(gates, { C.mul(E, tokens), 1 }), name .. "/topk_gates")
+      local y = g:sum(g:mul(back, topw), { axes = 2, name = name .. "/combine_sum" })   -- [tokens, d]
       x = g:add(x, g:reshape(y, { b, q, d }))
     end
   end
   g:layer("output")
-  x = nn.layernorm(g, x, { name = "ln_f" })
-  local logits = g:matmul(x, wte, { transpose_b = true, name = "lm_head" })
+  x = norm(x, "ln_f")
+  local logits = llama and nn.linear(g, x, V, { name = "lm_head", bias = false })
+    or g:matmul(x, wte, { transpose_b = true, name = "lm_head" })
   g:loss(g:softmax_xent(logits, g:label("labels", { b, q }), "loss"))
   g:layer(nil)
   return g
 end
-doc.doc(M.moe, "dlb.models.moe{batch=\"b\", seq=1024, layers=12, hidden=768, heads=12, ffn=3072, experts=8, top_k=2, every=1, vocab=50257} -> graph",
-  "decoder with mixture-of-experts MLPs; FLOPs count only the top_k routed experts")
+doc.doc(M.moe, "dlb.models.moe{size=, style=\"gpt\"|\"llama\", batch=\"b\", seq=1024, layers=12, hidden=768, heads=12, kv_heads=, ffn=3072, experts=8, top_k=2, every=1, vocab=50257} -> graph",
+  "decoder with mixture-of-experts MLPs; FLOPs count only the top_k routed experts (mixtral-8x7b: 46,702,792,704 params)")
 
 doc.doc(M.attention, "transformer.attention(g, x, {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, rotary=, name=}[, kv]) -> tensor", "multi-head / grouped-query attention")
 
