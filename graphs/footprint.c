@@ -69,60 +69,68 @@ typedef struct fpctx {
   double start, startcat[5];
 } fpctx;
 
-enum { PERSIST = 8, OWNER = 16, GREEDY_MAX = 20000 };
+enum { PERSIST = 8, OWNER = 16, PRODUCED = 32, GREEDY_MAX = 20000 };
 
+/* Flat per-tensor facts and the consumer lists (CSR) of every storage and tensor, in few
+** streaming passes (random accesses go to the small flat arrays, not the structs). */
 static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
-  size_t nt = g->nt ? g->nt : 1;
+  size_t nt = g->nt ? g->nt : 1, no = g->no ? g->no : 1;
   memset(c, 0, sizeof *c);
   c->g = g;
   c->size = size;
   c->base = malloc(nt * sizeof *c->base);
   c->cat = malloc(nt);
-  c->uses = count_uses(g);
-  c->ndeps = calloc(g->no ? g->no : 1, sizeof *c->ndeps);
+  c->uses = malloc(nt * sizeof *c->uses);
+  c->ndeps = calloc(no, sizeof *c->ndeps);
   c->coff = calloc(nt + 1, sizeof *c->coff);
   c->toff = calloc(nt + 1, sizeof *c->toff);
   if (!c->base || !c->cat || !c->uses || !c->ndeps || !c->coff || !c->toff) return DLB_ENOMEM;
   for (size_t t = 0; t < g->nt; t++) {
-    c->base[t] = g->t[t].base;
+    const tensor *x = &g->t[t];
+    c->base[t] = x->base;
     c->cat[t] = (uint8_t)(tensor_category(g, (int)t) | (persistent(g, (int)t) ? PERSIST : 0) |
-                          (g->t[t].base == (int32_t)t ? OWNER : 0));
-    if (at_start(g, (int)t, c->uses)) {
-      c->start += size[t];
-      c->startcat[c->cat[t] & 7] += size[t];
-    }
+                          (x->base == (int32_t)t ? OWNER : 0) | (x->producer >= 0 ? PRODUCED : 0));
   }
-  return DLB_OK;
-}
-
-/* The consumer lists (CSR) of every storage and every tensor. */
-static int consumers(fpctx *c) {
-  const dlb_graph *g = c->g;
-  size_t nuse = 0, nt = g->nt ? g->nt : 1;
+  size_t nuse = 0;
+  const int32_t *args = g->args;
   for (size_t i = 0; i < g->no; i++) {
     const op *p = &g->o[i];
+    const int32_t *in = args + p->in;
+    int deps = 0;
     for (int j = 0; j < p->nin; j++) {
-      int t = g->args[p->in + j];
+      int t = in[j];
       c->coff[c->base[t] + 1]++;
       c->toff[t + 1]++;
-      nuse++;
-      if (g->t[t].producer >= 0) c->ndeps[i]++;
+      deps += (c->cat[t] & PRODUCED) != 0;
+    }
+    c->ndeps[i] = deps;
+    nuse += p->nin;
+  }
+  for (size_t t = 0; t < g->nt; t++) {
+    c->uses[t] = c->coff[t + 1];
+    int source = !(c->cat[t] & PRODUCED) && g->t[t].producer == -1;
+    if ((c->cat[t] & OWNER) && ((c->cat[t] & PERSIST) || (source && c->uses[t] > 0))) {
+      c->start += size[t];
+      c->startcat[c->cat[t] & 7] += size[t];
     }
   }
   for (size_t t = 0; t < g->nt; t++) c->coff[t + 1] += c->coff[t], c->toff[t + 1] += c->toff[t];
   c->cons = malloc((nuse ? nuse : 1) * sizeof *c->cons);
   c->tcons = malloc((nuse ? nuse : 1) * sizeof *c->tcons);
-  int32_t *fill = calloc(nt, sizeof *fill), *fill2 = calloc(nt, sizeof *fill2);
+  int32_t *fill = malloc(nt * sizeof *fill), *fill2 = malloc(nt * sizeof *fill2);
   if (!c->cons || !c->tcons || !fill || !fill2) {
     free(fill); free(fill2);
     return DLB_ENOMEM;
   }
+  memcpy(fill, c->coff, nt * sizeof *fill);
+  memcpy(fill2, c->toff, nt * sizeof *fill2);
   for (size_t i = 0; i < g->no; i++) {
     const op *p = &g->o[i];
+    const int32_t *in = args + p->in;
     for (int j = 0; j < p->nin; j++) {
-      int t = g->args[p->in + j], b = c->base[t];
-      c->cons[c->coff[b] + fill[b]++] = (int32_t)i;
-      c->tcons[c->toff[t] + fill2[t]++] = (int32_t)i;
+      int t = in[j];
+      c->cons[fill[c->base[t]]++] = (int32_t)i;
+      c->tcons[fill2[t]++] = (int32_t)i;
     }
   }
   free(fill); free(fill2);
@@ -311,7 +319,6 @@ out:
 int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2) {
   fpctx c;
   int rc = prepare(&c, g, size);
-  if (!rc) rc = consumers(&c);
   int *o2 = malloc((g->no + 1) * sizeof *o2);
   if (rc || !o2) {
     release(&c);

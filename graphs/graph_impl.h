@@ -130,7 +130,8 @@ int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int
 int add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims);
 /* Make room for `ops` more ops, `tensors` more tensors and `args` more arguments. */
 int graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args);
-dlb_graph *graph_clone(const dlb_graph *g);
+/* A copy of g with room for ops/tensors/args more (the cache and text cache not copied). */
+dlb_graph *graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t args);
 void graph_release(dlb_graph *g);
 static inline const int32_t *op_in(const dlb_graph *g, const op *o) { return g->args + o->in; }
 static inline const int32_t *op_out(const dlb_graph *g, const op *o) { return g->args + o->out; }

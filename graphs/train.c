@@ -423,13 +423,11 @@ static int prune(dlb_graph *s, int from) {
 }
 
 dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
-  dlb_graph *s = graph_clone(g);
-  if (!s) return NULL;
   /* a step has about 3x the forward ops: reserve once rather than grow */
-  if (!opt->inference && graph_reserve(s, 3 * g->no + 64, 3 * g->nt + 2 * g->no + 64, 3 * g->nargs + 64)) {
-    graph_release(s);
-    return NULL;
-  }
+  int inf = opt->inference;
+  dlb_graph *s = graph_clone(g, inf ? 0 : 2 * g->no + 64, inf ? 0 : 2 * g->nt + 2 * g->no + 64,
+                             inf ? 0 : 2 * g->nargs + 64);
+  if (!s) return NULL;
   s->nfwd = (int)g->no;
   s->mixed = opt->precision == DLB_PREC_MIXED || opt->precision == DLB_PREC_MIXED_BF16;
   if (opt->inference) return s;
