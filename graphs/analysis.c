@@ -15,7 +15,8 @@
 struct dlb_analysis {
   dlb_graph *s;          /* the analysed step (a reference) */
   size_t nops;
-  double *flops, *bytes, *gemm, *size;
+  double *flops, *bytes, *size;
+  double *dimval, *numel;  /* for GEMM shapes on demand */
   int *phase, *layer, *type, *order;
   dlb_totals tot;
 };
@@ -113,7 +114,7 @@ static void addbytes(void *c, int t, double mult) {
 void dlb_analysis_free(dlb_analysis *a) {
   if (!a) return;
   graph_release(a->s);
-  free(a->flops); free(a->bytes); free(a->gemm); free(a->size);
+  free(a->flops); free(a->bytes); free(a->size); free(a->dimval); free(a->numel);
   free(a->phase); free(a->layer); free(a->type); free(a->order);
   free(a);
 }
@@ -133,23 +134,21 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   size_t no = s->no, nt = s->nt;
   double *dimval = malloc((s->dims.n + 1) * sizeof *dimval);
   double *numel = malloc((nt + 1) * sizeof *numel), *esize = malloc((nt + 1) * sizeof *esize);
-  int *order2 = malloc((no + 1) * sizeof *order2);
   if (a) {
     a->s = s;
     a->nops = no;
     a->flops = malloc((no + 1) * sizeof *a->flops);
     a->bytes = malloc((no + 1) * sizeof *a->bytes);
-    a->gemm = malloc((4 * no + 1) * sizeof *a->gemm);
     a->size = malloc((nt + 1) * sizeof *a->size);
     a->phase = malloc((no + 1) * sizeof *a->phase);
     a->layer = malloc((no + 1) * sizeof *a->layer);
     a->type = malloc((no + 1) * sizeof *a->type);
     a->order = malloc((no + 1) * sizeof *a->order);
   }
-  if (!a || !dimval || !numel || !esize || !order2 || !a->flops || !a->bytes || !a->gemm ||
+  if (!a || !dimval || !numel || !esize || !a->flops || !a->bytes ||
       !a->size || !a->phase || !a->layer || !a->type || !a->order) {
     if (a) dlb_analysis_free(a); else graph_release(s);
-    free(dimval); free(numel); free(esize); free(order2);
+    free(dimval); free(numel); free(esize);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t d = 0; d < s->dims.n; d++)
@@ -173,7 +172,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
         T->io += a->size[t];
     free(read);
   }
-  cexpr e, m[4];
+  cexpr e;
   for (size_t i = 0; i < no; i++) {
     const op *p = &s->o[i];
     op_flops(s, (int)i, &e);
@@ -185,11 +184,6 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     a->phase[i] = p->phase;
     a->layer[i] = p->layer;
     a->type[i] = p->type;
-    if (op_gemm(s, (int)i, m)) {
-      for (int k = 0; k < 4; k++) a->gemm[4 * i + k] = m[k].n ? ceval(&m[k], dimval, numel) : 1;
-    } else {
-      a->gemm[4 * i] = -1;
-    }
     switch (p->phase) {
     case DLB_PHASE_FWD: T->flops_fwd += f; break;
     case DLB_PHASE_BWD: T->flops_bwd += f; break;
@@ -215,7 +209,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->optimizer = best->cat[2];
   T->activations = best->cat[3];
   T->workspace = best->cat[4];
-  free(dimval); free(numel); free(esize); free(order2);
+  a->dimval = dimval;
+  a->numel = numel;
+  free(esize);
   if (rc) {
     dlb_analysis_free(a);
     return NULL;
@@ -238,8 +234,9 @@ const int *dlb_analysis_schedule(const dlb_analysis *a) { return a->order; }
 
 int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
   if (i >= a->nops) return dlb_fail(DLB_EINVAL, "analysis: op %zu out of range (%zu ops)", i, a->nops);
-  if (a->gemm[4 * i] < 0) return DLB_ENOTFOUND;
-  memcpy(out, a->gemm + 4 * i, 4 * sizeof *out);
+  cexpr m[4];
+  if (!op_gemm(a->s, (int)i, m)) return DLB_ENOTFOUND;
+  for (int k = 0; k < 4; k++) out[k] = m[k].n ? ceval(&m[k], a->dimval, a->numel) : 1;
   return DLB_OK;
 }
 

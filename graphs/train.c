@@ -293,7 +293,7 @@ static int update(tx *x, int w) {
   int nst = x->opt->optimizer == DLB_OPT_ADAM ? 2 :
             x->opt->optimizer == DLB_OPT_SGD ? 0 : 1;
   int mixed = x->opt->precision == DLB_PREC_MIXED || x->opt->precision == DLB_PREC_MIXED_BF16;
-  int in[4] = {w, x->grad[w]}, n = 2;
+  int in[5] = {w, x->grad[w]}, n = 2; /* w, grad, up to 2 states, a master copy */
   for (int i = 0; i < nst + mixed; i++) {
     int master = mixed && i == nst;
     int t = new_tensor(s, -1, s->t[w].ndims, s->t[w].dims, mixed ? DLB_DT_FP32 : DLB_DT_DEFAULT,

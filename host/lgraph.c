@@ -31,12 +31,13 @@ static dlb_analysis *checkanalysis(lua_State *L, int i) {
   return b->a;
 }
 
-/* Strings of the array at index i (numbers converted); the strings stay on the stack. */
-static size_t strings(lua_State *L, int i, const char ***out) {
+/* Strings of the array at index i (numbers converted; the strings stay on the stack) into
+** buf (room for `room`), or into scratch userdata when there are more. */
+static size_t strings(lua_State *L, int i, const char ***out, const char **buf, size_t room) {
   if (lua_isnoneornil(L, i)) { *out = NULL; return 0; }
   luaL_checktype(L, i, LUA_TTABLE);
   size_t n = luaL_len(L, i);
-  *out = lua_newuserdatauv(L, (n + 1) * sizeof **out, 0);
+  *out = n <= room ? buf : lua_newuserdatauv(L, (n + 1) * sizeof **out, 0);
   luaL_checkstack(L, (int)n + 4, "too many dims");
   for (size_t k = 0; k < n; k++) {
     lua_rawgeti(L, i, (lua_Integer)k + 1);
@@ -76,8 +77,8 @@ static int graph_tensor(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
   const char *name = luaL_checkstring(L, 2);
   int role = (int)luaL_checkinteger(L, 3), dtype = (int)luaL_checkinteger(L, 4), id;
-  const char **dims;
-  size_t n = strings(L, 5, &dims);
+  const char **dims, *buf[DLB_GRAPH_MAXRANK];
+  size_t n = strings(L, 5, &dims, buf, DLB_GRAPH_MAXRANK);
   dlbL_check(L, dlb_graph_tensor(g, name, role, dtype, n, dims, &id));
   lua_pushinteger(L, id);
   return 1;
@@ -91,8 +92,8 @@ static int graph_op(lua_State *L) {
   static const size_t maxio = 1024;
   int in[1024], at[16], out[1024];
   size_t nin = ints(L, 4, in, maxio), nat = ints(L, 5, at, 16), nout;
-  const char **dims;
-  size_t nd = strings(L, 6, &dims);
+  const char **dims, *buf[DLB_GRAPH_MAXRANK];
+  size_t nd = strings(L, 6, &dims, buf, DLB_GRAPH_MAXRANK);
   dlbL_check(L, dlb_graph_op(g, type, name, nin, in, nat, at, nd, dims, out, maxio, &nout));
   lua_createtable(L, (int)nout, 0);
   for (size_t i = 0; i < nout; i++) {

@@ -55,19 +55,27 @@ local function checkt(g, t, what)
   return t.id
 end
 
--- dims: a list of integers, strings ("4*h") or polys.
-local function dimlist(dims, what)
+-- dims: a list of integers, strings ("4*h") or polys; returned as is when it holds no
+-- polys (the backend converts numbers). what (and name) name the caller for messages.
+local function dimlist(dims, what, name)
   if type(dims) ~= "table" or getmetatable(dims) ~= nil then
-    error(what .. ": dims must be a list like {\"b\", 784}", 3)
+    error((name and (what .. " '" .. name .. "'") or what) .. ": dims must be a list like {\"b\", 784}", 3)
   end
-  local r = {}
+  local r = dims
   for i = 1, #dims do
     local d = dims[i]
-    if poly.is(d) then d = tostring(d) end
-    if type(d) ~= "number" and type(d) ~= "string" then
-      error(string.format("%s: dim %d must be a number, a string or a poly, got %s", what, i, type(d)), 3)
+    local td = type(d)
+    if td ~= "number" and td ~= "string" then
+      if not poly.is(d) then
+        error(string.format("%s: dim %d must be a number, a string or a poly, got %s",
+          name and (what .. " '" .. name .. "'") or what, i, td), 3)
+      end
+      if r == dims then
+        r = {}
+        for k = 1, #dims do r[k] = dims[k] end
+      end
+      r[i] = tostring(d)
     end
-    r[i] = d
   end
   return r
 end
@@ -84,7 +92,8 @@ local function source(g, role, name, dims, dtype, what)
   if type(name) ~= "string" then error(what .. ": name must be a string", 3) end
   local dt = DTYPES[dtype or "default"]
   if not dt then error(what .. " '" .. name .. "': unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 3) end
-  return tensor(g, core.graph_tensor(g._h, name, role, dt, dimlist(dims, what .. " '" .. name .. "'")))
+  return setmetatable({ graph = g, id = core.graph_tensor(g._h, name, role, dt,
+    dimlist(dims, what, name)) }, Tensor)
 end
 
 function Graph:input(name, dims, dtype) return source(self, 0, name, dims, dtype, "g:input") end
