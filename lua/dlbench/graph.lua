@@ -492,6 +492,19 @@ doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, i
   "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown; "
   .. "polynomials when dims are unbound (footprint then needs every dim bound)")
 
+-- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training
+-- step; the same as g:stats once a loss is marked.
+function Graph:train(opts)
+  opts = opts or {}
+  local o = {}
+  for k, v in pairs(opts) do if k ~= "loss" then o[k] = v end end
+  if opts.loss ~= nil then self:loss(opts.loss) end
+  o.inference = nil
+  return self:stats(o)
+end
+doc.doc(Graph.train, "g:train{loss=t, optimizer=, precision=, recompute=, bindings...} -> stats",
+  "mark the loss and analyse the expanded training step (g:stats does it once a loss is marked)")
+
 function Graph:flops(b) return self:stats(b).flops end
 function Graph:params(b) return self:stats(b).params end
 doc.doc(Graph.flops, "g:flops{bindings} -> number or poly", "FLOPs of a training step (s.flops)")

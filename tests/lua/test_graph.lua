@@ -115,6 +115,17 @@ T.test("errors name ops, tensors and dims", function()
   T.checkerr("g:matmul: a tensor expected", g.matmul, g, x, 3)
 end)
 
+T.test("footprint of a small step equals the exhaustive search", function()
+  -- x [4, 8] -> matmul w [8, 8] -> relu -> matmul v [8, 3] -> softmax_xent: 11 step ops
+  local g = dlb.graph("tiny")
+  local x = g:input("x", { 4, 8 })
+  local y = g:matmul(g:relu(g:matmul(x, g:weight("w", { 8, 8 }))), g:weight("v", { 8, 3 }))
+  local s = g:train{ loss = g:softmax_xent(y, g:label("y", { 4 })), optimizer = "momentum" }
+  T.eq(s.nops, 11)
+  T.eq(s.footprint, g:footprint_exact{ optimizer = "momentum" })
+  assert(s.footprint <= s.footprint_order)
+end)
+
 T.test("summary and dot", function()
   local g = mlp()
   local text = g:summary{ b = 32, h = 1024 }
