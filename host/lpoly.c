@@ -104,6 +104,25 @@ static int poly_evalv(lua_State *L) {
   return 1;
 }
 
+/* -- core.poly_evalt(h, {name = value}) -> number, or nil when a variable has no value
+**    (raises when a value is not a number) */
+static int poly_evalt(lua_State *L) {
+  dlb_poly *p = checkpoly(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  double v[DLB_POLY_MAXVARS];
+  size_t n = dlb_poly_nvars(p);
+  for (size_t i = 0; i < n; i++) {
+    const char *name = dlb_poly_varname(p, i);
+    int t = lua_getfield(L, 2, name);
+    if (t == LUA_TNIL) return 1; /* the nil on top */
+    if (t != LUA_TNUMBER) return luaL_error(L, "poly: value of %s must be a number, got %s", name, lua_typename(L, t));
+    v[i] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pushnumber(L, dlb_poly_evalv(p, v));
+  return 1;
+}
+
 /* -- core.poly_bind(h, {names}, {values}) -> handle */
 static int poly_bind(lua_State *L) {
   dlb_poly *p = checkpoly(L, 1);
@@ -167,7 +186,7 @@ static const luaL_Reg funcs[] = {
   {"poly_parse", poly_parse}, {"poly_number", poly_number}, {"poly_add", poly_add},
   {"poly_sub", poly_sub}, {"poly_mul", poly_mul}, {"poly_scale", poly_scale},
   {"poly_pow", poly_pow}, {"poly_tostring", poly_tostring}, {"poly_vars", poly_vars},
-  {"poly_evalv", poly_evalv}, {"poly_bind", poly_bind},
+  {"poly_evalv", poly_evalv}, {"poly_evalt", poly_evalt}, {"poly_bind", poly_bind},
   {"poly_number_value", poly_number_value}, {"poly_equal", poly_equal},
   {"poly_degree", poly_degree}, {"poly_terms", poly_terms}, {NULL, NULL}
 };

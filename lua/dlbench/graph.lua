@@ -326,6 +326,11 @@ doc.doc(Graph.embedding, "g:embedding(ids, table[, name]) -> tensor",
 
 function Graph:concat(xs, axis, opts)
   if type(xs) ~= "table" or #xs == 0 then error("g:concat: a non-empty list of tensors expected", 2) end
+  local a, b = xs[1], xs[2]
+  if #xs == 2 and getmetatable(a) == Tensor and a.graph == self and getmetatable(b) == Tensor
+     and b.graph == self then -- the common case without building argument tables
+    return op1(self, "concat", a.id, b.id, opts, axis or 1)
+  end
   local ins = {}
   for i, t in ipairs(xs) do ins[i] = checkt(self, t, "g:concat") end
   local name = optname(opts)
@@ -334,6 +339,13 @@ end
 doc.doc(Graph.concat, "g:concat({tensors}, axis[, name]) -> tensor", "join along axis (1-based; 0 FLOPs)")
 
 function Graph:split(x, parts, axis, opts)
+  if type(parts) == "number" and getmetatable(x) == Tensor and x.graph == self then
+    -- equal parts: the outputs of one op are consecutive tensor ids
+    local first = op1(self, "split", x.id, nil, opts, axis or 1, parts).id
+    local r = {}
+    for i = 1, parts do r[i] = setmetatable({ graph = self, id = first + i - 1 }, Tensor) end
+    return r
+  end
   local name = optname(opts)
   local dims, n = nil, parts
   if type(parts) == "table" then dims = dimlist(parts, "g:split"); n = 0 end
