@@ -488,7 +488,14 @@ function Graph:stats(opts)
     end })
   end
   local t = core.analysis_totals(a)
+  local saved = nil
+  if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
+    local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
+      false, names, values))
+    saved = base.footprint - t.footprint
+  end
   return {
+    footprint_saved = saved,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
     io = t.io, intensity = t.intensity, footprint = t.footprint,
@@ -501,7 +508,8 @@ function Graph:stats(opts)
   }
 end
 doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=} -> stats",
-  "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown; "
+  "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
+  .. "(and footprint_saved under a recompute policy); "
   .. "polynomials when dims are unbound (footprint then needs every dim bound)")
 
 -- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training

@@ -248,6 +248,7 @@ T.test("recompute trades FLOPs for memory (seeds/003: 25% more compute saves 80%
   local rc = g:stats{ precision = "fp16", recompute = 1 }
   local extra = rc.flops_recompute / base.flops
   local saved = 1 - rc.footprint / base.footprint
+  T.eq(rc.footprint_saved, base.footprint - rc.footprint)
   assert(rc.flops_recompute > 0 and rc.flops == base.flops + rc.flops_recompute)
   T.eq(rc.flops_fwd, base.flops_fwd)
   -- our numbers: every block but the head is recomputed once: 0.30 < extra < 0.34
