@@ -126,6 +126,37 @@ T.test("footprint of a small step equals the exhaustive search", function()
   assert(s.footprint <= s.footprint_order)
 end)
 
+T.test("symbolic and numeric analyses agree (transformer blocks)", function()
+  local g = dlb.graph("tfm")
+  local x = g:input("x", { "b", "s", "h" })
+  local function heads(t) return g:transpose(g:reshape(t, { "b", "s", 8, "h/8" }), { 1, 3, 2, 4 }) end
+  for l = 1, 2 do
+    g:layer("layer" .. l)
+    local q = heads(nn.linear(g, x, "h", { name = l .. "/q" }))
+    local k = heads(nn.linear(g, x, "h", { name = l .. "/k" }))
+    local v = heads(nn.linear(g, x, "h", { name = l .. "/v" }))
+    local p = g:softmax(g:scale(g:matmul(q, k, { transpose_b = true })))
+    local o = g:reshape(g:transpose(g:matmul(p, v), { 1, 3, 2, 4 }), { "b", "s", "h" })
+    x = nn.layernorm(g, g:add(x, nn.linear(g, o, "h", { name = l .. "/o" })))
+    x = nn.layernorm(g, g:add(x, nn.linear(g, g:dropout(g:gelu(nn.linear(g, x, "4*h"))), "h")))
+  end
+  g:layer(nil)
+  g:loss(g:softmax_xent(nn.linear(g, x, "v", { name = "out" }), g:label("y", { "b", "s" })))
+  -- 12h^2 + 13h parameters per layer (4 projections, 2 MLP matrices, biases, 2 norms);
+  -- forward matmuls 2*tokens*params + 4*b*s^2*h per layer (QK^T and PV)
+  local sym = g:stats{ optimizer = "adam", precision = "mixed" }
+  T.eq(tostring(sym.params), "24*h^2 + h*v + 26*h + v")
+  T.eq(tostring(g:type_flops("matmul")), "48*b*h^2*s + 8*b*h*s^2 + 2*b*h*s*v")
+  local b = { b = 4, s = 64, h = 256, v = 1000, optimizer = "adam", precision = "mixed" }
+  local num = g:stats(b)
+  for _, k in ipairs { "params", "flops", "flops_fwd", "flops_bwd", "flops_update", "bytes", "io" } do
+    T.near(sym[k](b), num[k], 1e-12, k)
+  end
+  local rc = g:stats{ recompute = 1 }
+  b.recompute = 1
+  T.near(rc.flops_recompute(b), g:stats(b).flops_recompute, 1e-12, "recompute")
+end)
+
 T.test("summary and dot", function()
   local g = mlp()
   local text = g:summary{ b = 32, h = 1024 }
