@@ -129,6 +129,8 @@ function Tensor:shape() return "[" .. table.concat(self:dims(), ", ") .. "]" end
 function Tensor.__tostring(t)
   return "tensor " .. t:name() .. " " .. t:shape()
 end
+doc.doc(Tensor.name, "t:name() -> string", "the tensor's name (outputs: \"<op>:<i>\")")
+doc.doc(Tensor.shape, "t:shape() -> string", "the dims as text, e.g. \"[b, 784]\"")
 doc.doc(Tensor.info, "t:info() -> {name=, dims=, dtype=, role=, producer=}", "facts about a tensor")
 doc.doc(Tensor.dims, "t:dims() -> {strings}", "the dims as text")
 doc.doc(Tensor.dim, "t:dim(i) -> poly", "dim i (negative counts from the end) as a poly")
@@ -417,6 +419,7 @@ doc.doc(Graph.checkpoint, "g:checkpoint(t) -> t", "keep t for the backward pass 
 function Graph:nops() local _, n = core.graph_counts(self._h); return n end
 function Graph:ntensors() local n = core.graph_counts(self._h); return n end
 doc.doc(Graph.nops, "g:nops() -> integer", "ops in the forward graph")
+doc.doc(Graph.ntensors, "g:ntensors() -> integer", "tensors in the forward graph")
 
 -- -- analysis --
 
@@ -567,6 +570,7 @@ local function si(x, unit)
   return string.format("%.3g %s", x, unit)
 end
 M.si = si
+doc.doc(si, "dlb.graph.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 GFLOP\"")
 
 function Graph:summary(opts)
   local s = self:stats(opts)

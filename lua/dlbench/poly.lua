@@ -12,9 +12,11 @@ M.Poly = Poly
 
 local function wrap(h) return setmetatable({ _h = h }, Poly) end
 M.wrap = wrap
+doc.doc(wrap, "dlb.poly.wrap(handle) -> poly", "a poly object around a backend poly handle")
 
 local function is(x) return getmetatable(x) == Poly end
 M.is = is
+doc.doc(is, "dlb.poly.is(x) -> boolean", "whether x is a poly object")
 
 -- A poly handle from a number, a string or a Poly.
 local function handle(x, what)
