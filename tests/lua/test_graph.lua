@@ -157,6 +157,21 @@ T.test("symbolic and numeric analyses agree (transformer blocks)", function()
   T.near(rc.flops_recompute(b), g:stats(b).flops_recompute, 1e-12, "recompute")
 end)
 
+T.test("every public function has help text", function()
+  local doc = require "dlbench.doc"
+  local graph, poly = require "dlbench.graph", require "dlbench.poly"
+  local missing = {}
+  for _, pair in ipairs { { "Graph", graph.Graph }, { "Tensor", graph.Tensor }, { "nn", nn },
+                          { "Poly", poly.Poly }, { "poly", poly }, { "graph", graph } } do
+    for k, v in pairs(pair[2]) do
+      if type(v) == "function" and not k:match("^__") and not doc.get(v) then
+        missing[#missing + 1] = pair[1] .. "." .. k
+      end
+    end
+  end
+  T.eq(table.concat(missing, " "), "")
+end)
+
 T.test("summary and dot", function()
   local g = mlp()
   local text = g:summary{ b = 32, h = 1024 }
