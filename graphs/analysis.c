@@ -12,6 +12,8 @@
 #include "dlb_internal.h"
 #include "graph_impl.h"
 
+enum { EXACT_AUTO = 16 }; /* steps up to this many ops get the exact footprint */
+
 struct dlb_analysis {
   dlb_graph *s;          /* the analysed step (a reference) */
   size_t nops;
@@ -200,7 +202,18 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   /* footprint: construction order and the list schedule; keep the better */
   fpresult r1 = {0, {0}}, r2 = {0, {0}};
   int rc = fp_analyse(s, a->size, a->order, &r1, &r2);
+  fpresult r3 = {0, {0}};
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
+  if (!rc && no <= EXACT_AUTO) { /* small steps: the exact minimum is cheap */
+    int *o3 = malloc((no + 1) * sizeof *o3);
+    double ex;
+    if (o3 && fp_exact(s, a->size, &ex, o3) == DLB_OK && ex < best->peak &&
+        fp_measure(s, a->size, o3, &r3) == DLB_OK) {
+      best = &r3;
+      memcpy(a->order, o3, no * sizeof *o3);
+    }
+    free(o3);
+  }
   T->footprint_order = r1.peak;
   T->footprint_heuristic = r2.peak;
   T->footprint = best->peak;
@@ -255,5 +268,5 @@ const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i) {
 }
 
 int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out) {
-  return fp_exact(a->s, a->size, out);
+  return fp_exact(a->s, a->size, out, NULL);
 }

@@ -12,7 +12,8 @@
 ** order). Scores change only when a storage's remaining uses drop to 1 or 2, so ready
 ** consumers are re-scored lazily through a binary heap: O((ops + uses) log ops).
 ** (3) fp_exact: dynamic programming over subsets of executed ops, exact for <= 20 ops:
-** O(2^n * (n + tensors)); the tests use it to check the heuristic.
+** O(2^n * (n + tensors)); the tests use it to check the heuristic, and the analysis runs it
+** on steps of at most 16 ops (where it takes well under a millisecond).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,15 @@ out:
   return rc;
 }
 
+int fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r) {
+  fpctx c;
+  int rc = prepare(&c, g, size);
+  if (!rc) rc = simulate(&c, order, r);
+  release(&c);
+  if (rc == DLB_ENOMEM) return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
+  return rc;
+}
+
 int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2) {
   fpctx c;
   int rc = prepare(&c, g, size);
@@ -350,7 +360,7 @@ int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1,
 
 /* -- exact search -- */
 
-int fp_exact(const dlb_graph *g, const double *size, double *out) {
+int fp_exact(const dlb_graph *g, const double *size, double *out, int *order) {
   int n = (int)g->no;
   if (n > 20) return dlb_fail(DLB_EINVAL, "footprint: exhaustive search is limited to 20 ops, "
                               "this step has %d", n);
@@ -359,8 +369,9 @@ int fp_exact(const dlb_graph *g, const double *size, double *out) {
   double *best = malloc(ns * sizeof *best), *mem = malloc(ns * sizeof *mem);
   uint32_t *cmask = calloc(g->nt ? g->nt : 1, sizeof *cmask), *deps = calloc((size_t)n + 1, sizeof *deps);
   double *alloc = calloc((size_t)n + 1, sizeof *alloc);
-  if (!uses || !best || !mem || !cmask || !deps || !alloc) {
-    free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc);
+  uint8_t *last = order ? malloc(ns) : NULL; /* the op run last to reach each set */
+  if (!uses || !best || !mem || !cmask || !deps || !alloc || (order && !last)) {
+    free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc); free(last);
     return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   }
   double start = 0;
@@ -399,10 +410,20 @@ int fp_exact(const dlb_graph *g, const double *size, double *out) {
       size_t T = S | ((size_t)1 << i);
       double pk = mem[S] + alloc[i];
       if (pk < best[S]) pk = best[S];
-      if (pk < best[T]) best[T] = pk;
+      if (pk < best[T]) {
+        best[T] = pk;
+        if (last) last[T] = (uint8_t)i;
+      }
     }
   }
   *out = best[ns - 1];
-  free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc);
+  if (order) { /* walk back from the full set */
+    size_t S = ns - 1;
+    for (int k = n; k-- > 0;) {
+      order[k] = last[S];
+      S &= ~((size_t)1 << last[S]);
+    }
+  }
+  free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc); free(last);
   return DLB_OK;
 }

@@ -171,7 +171,11 @@ typedef struct fpresult {
 /* Peak live bytes of g in construction order (r1) and in the memory-aware list schedule
 ** (r2); order receives the better order. size[t]: bytes of tensor t. */
 int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2);
-int fp_exact(const dlb_graph *g, const double *size, double *out);
+/* The exact minimum by dynamic programming (<= 20 ops); order (may be NULL) gets an
+** optimal order. */
+int fp_exact(const dlb_graph *g, const double *size, double *out, int *order);
+/* Peak and breakdown of one order. */
+int fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r);
 int tensor_category(const dlb_graph *g, int t);
 
 #endif

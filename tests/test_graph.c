@@ -252,12 +252,16 @@ static void test_footprint_random(void) {
     if (!a || dlb_analysis_footprint_exact(a, &ex) != DLB_OK) { bad++; dlb_graph_free(g); dlb_analysis_free(a); continue; }
     dlb_analysis_totals(a, &t);
     if (ex > t.footprint_order + 1e-9 || ex > t.footprint_heuristic + 1e-9) bad++;
+    /* steps of at most 16 ops report the exact minimum (its order, simulated, agrees) */
+    if (dlb_analysis_nops(a) <= 16 && t.footprint != ex) bad++;
     if (t.footprint_heuristic == ex) exact_hits++;
-    if (t.footprint / ex > worst) worst = t.footprint / ex;
+    double heur = t.footprint_heuristic < t.footprint_order ? t.footprint_heuristic : t.footprint_order;
+    if (heur / ex > worst) worst = heur / ex;
     dlb_analysis_free(a);
     dlb_graph_free(g);
   }
-  printf("# footprint heuristic exact on %d of %d random graphs; worst best/exact %.3f\n",
+  printf("# footprint heuristic exact on %d of %d random graphs; worst (best of order and "
+         "heuristics)/exact %.3f\n",
          exact_hits, n, worst);
   CHECK(bad == 0);
   CHECK(exact_hits >= n * 2 / 3);
