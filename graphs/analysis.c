@@ -19,6 +19,7 @@ struct dlb_analysis {
   size_t nops;
   double *flops, *bytes, *size;
   double *dimval, *numel;  /* for GEMM shapes on demand */
+  double *lay;             /* 6 per layer: see dlb_analysis_layer */
   int *phase, *layer, *type, *order;
   dlb_totals tot;
 };
@@ -113,10 +114,52 @@ static void addbytes(void *c, int t, double mult) {
   b->sum += mult * b->numel[t] * b->esize[t];
 }
 
+/* Per-layer costs: FLOPs by phase from the ops; parameters and weight bytes of each weight
+** (in its own layer scope, else its first consumer's); activations produced by a forward
+** op of one layer and read by a forward op of another. O(ops + uses). */
+static int layer_costs(dlb_analysis *a, const double *numel) {
+  const dlb_graph *s = a->s;
+  size_t L = s->nlayers;
+  a->lay = calloc(6 * L, sizeof *a->lay);
+  uint8_t *sent = calloc(s->nt + 1, 1);
+  uint8_t *placed = calloc(s->nt + 1, 1);
+  if (!a->lay || !sent || !placed) {
+    free(sent); free(placed);
+    return dlb_fail(DLB_ENOMEM, "graph: out of memory");
+  }
+  for (size_t i = 0; i < a->nops; i++) {
+    int l = a->layer[i];
+    if (l < 0) continue;
+    double *d = a->lay + 6 * l;
+    if (a->phase[i] == DLB_PHASE_FWD) d[1] += a->flops[i];
+    else if (a->phase[i] == DLB_PHASE_UPDATE) d[3] += a->flops[i];
+    else d[2] += a->flops[i];
+  }
+  for (int i = 0; i < s->nfwd; i++) {
+    const op *p = &s->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int t = op_in(s, p)[j];
+      const tensor *x = &s->t[t];
+      if (x->role == DLB_ROLE_WEIGHT && !placed[t]) {
+        int l = x->layer >= 0 ? x->layer : p->layer;
+        placed[t] = 1;
+        if (l >= 0) a->lay[6 * l] += numel[t], a->lay[6 * l + 5] += a->size[t];
+      }
+      int pr = x->producer;
+      if (pr >= 0 && pr < s->nfwd && !sent[t] && s->o[pr].layer >= 0 && s->o[pr].layer != p->layer) {
+        sent[t] = 1;
+        a->lay[6 * s->o[pr].layer + 4] += a->size[s->t[t].base];
+      }
+    }
+  }
+  free(sent); free(placed);
+  return DLB_OK;
+}
+
 void dlb_analysis_free(dlb_analysis *a) {
   if (!a) return;
   graph_release(a->s);
-  free(a->flops); free(a->bytes); free(a->size); free(a->dimval); free(a->numel);
+  free(a->flops); free(a->bytes); free(a->size); free(a->dimval); free(a->numel); free(a->lay);
   free(a->phase); free(a->layer); free(a->type); free(a->order);
   free(a);
 }
@@ -204,6 +247,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   int rc = fp_analyse(s, a->size, a->order, &r1, &r2);
   fpresult r3 = {0, {0}};
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
+  if (!rc && s->nlayers) rc = layer_costs(a, numel);
   if (!rc && no <= EXACT_AUTO) { /* small steps: the exact minimum is cheap */
     int *o3 = malloc((no + 1) * sizeof *o3);
     double ex;
@@ -265,6 +309,13 @@ size_t dlb_analysis_nlayers(const dlb_analysis *a) { return a->s->nlayers; }
 
 const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i) {
   return i < a->s->nlayers ? a->s->layers[i] : NULL;
+}
+
+int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
+  if (i >= a->s->nlayers)
+    return dlb_fail(DLB_EINVAL, "analysis: layer %zu out of range (%zu layers)", i, a->s->nlayers);
+  for (int k = 0; k < 6; k++) out[k] = a->lay[6 * i + k];
+  return DLB_OK;
 }
 
 int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out) {

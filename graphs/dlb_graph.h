@@ -143,6 +143,10 @@ size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t s
 size_t dlb_analysis_nlayers(const dlb_analysis *a);
 /* Name of layer i; borrowed while a lives; NULL if out of range. */
 const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
+/* Costs of layer i (for pipeline partitioning): out[0] parameters, out[1] forward FLOPs,
+** out[2] backward FLOPs (with recompute), out[3] update FLOPs, out[4] bytes of forward
+** activations the layer sends to other layers, out[5] bytes of its weights. */
+int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
 /* The op order of the best schedule found (nops entries); borrowed. */
 const int *dlb_analysis_schedule(const dlb_analysis *a);
 /* Exact minimal footprint by exhaustive search (dynamic programming over the subsets of

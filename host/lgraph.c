@@ -338,6 +338,15 @@ static int analysis_layers(lua_State *L) {
   return 1;
 }
 
+/* -- core.analysis_layer(a, i) -> params, flops_fwd, flops_bwd, flops_update,
+**    activation bytes sent, weight bytes (i 0-based) */
+static int analysis_layer(lua_State *L) {
+  double o[6];
+  dlbL_check(L, dlb_analysis_layer(checkanalysis(L, 1), (size_t)luaL_checkinteger(L, 2), o));
+  for (int i = 0; i < 6; i++) lua_pushnumber(L, o[i]);
+  return 6;
+}
+
 /* -- core.analysis_schedule(a) -> {op indices, 0-based} */
 static int analysis_schedule(lua_State *L) {
   dlb_analysis *a = checkanalysis(L, 1);
@@ -381,7 +390,7 @@ static const luaL_Reg funcs[] = {
   {"graph_symbolic_type", graph_symbolic_type}, {"analysis_totals", analysis_totals},
   {"analysis_arrays", analysis_arrays}, {"analysis_op_name", analysis_op_name},
   {"analysis_gemm", analysis_gemm}, {"analysis_layers", analysis_layers},
-  {"analysis_schedule", analysis_schedule}, {"analysis_exact", analysis_exact},
+  {"analysis_schedule", analysis_schedule}, {"analysis_layer", analysis_layer}, {"analysis_exact", analysis_exact},
   {NULL, NULL}
 };
 

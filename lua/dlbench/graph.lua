@@ -561,6 +561,21 @@ end
 doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=}, ...}",
   "per-op rows of the training step (all dims bound)")
 
+-- Per-layer costs for pipeline partitioning.
+function Graph:layers(opts)
+  local s = self:stats(opts)
+  if s.symbolic then local _ = s.footprint end
+  local rows = {}
+  for i, name in ipairs(s.layers) do
+    local p, f, b, u, act, wb = core.analysis_layer(s.analysis, i - 1)
+    rows[i] = { name = name, index = i - 1, params = p, flops_fwd = f, flops_bwd = b,
+      flops_update = u, activations_out = act, weight_bytes = wb }
+  end
+  return rows
+end
+doc.doc(Graph.layers, "g:layers{bindings...} -> {{name=, params=, flops_fwd=, flops_bwd=, flops_update=, activations_out=, weight_bytes=}, ...}",
+  "per-layer costs of the step (g:layer scopes): activations_out = bytes of forward activations sent to other layers")
+
 local function si(x, unit)
   local a = math.abs(x)
   local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }

@@ -330,6 +330,18 @@ T.test("layer tags reach the analysis", function()
   for _, r in ipairs(g:ops{}) do
     if r.name == "b1/c1" then T.eq(r.layer_name, "block1") end
   end
+  -- per-layer costs: a block has two 3x3 convs of 64 -> 64 channels and two batch norms
+  -- (36864 + 128 parameters each); it sends its output [4, 64, 32, 32] (fp32) onwards
+  local rows = g:layers{}
+  T.eq(#rows, 4)
+  T.eq(rows[2].name, "block1")
+  T.eq(rows[2].params, 2 * (64 * 64 * 9 + 128))
+  T.eq(rows[2].weight_bytes, 4 * rows[2].params)
+  T.eq(rows[2].activations_out, 4 * 64 * 32 * 32 * 4)
+  local tot = 0
+  for _, r in ipairs(rows) do tot = tot + r.flops_fwd + r.flops_bwd + r.flops_update end
+  T.near(tot, s.flops, 1e-12) -- every op of this net is in a layer
+  T.eq(rows[1].params + rows[2].params + rows[3].params + rows[4].params, s.params)
 end)
 
 T.test("recurrent helpers", function()
