@@ -14,6 +14,12 @@ int dlbL_error(lua_State *L);
 /* If status != DLB_OK raise the core's message; otherwise return 0. */
 int dlbL_check(lua_State *L, int status);
 
+/* Graph-area handles for other bindings (host/lgraph.c, host/lpoly.c): the dlb_analysis *
+** inside a "dlbench.Analysis" handle (raises on anything else), and a new
+** "dlbench.Poly" handle owning p (raises the core's message when p is NULL). */
+struct dlb_analysis *dlbL_checkanalysis(lua_State *L, int i);
+int dlbL_pushpoly(lua_State *L, struct dlb_poly *p);
+
 /* Area registrations, called in order by luaopen_dlbench_core. */
 int dlbL_open_poly(lua_State *L);
 int dlbL_open_graph(lua_State *L);

@@ -14,8 +14,6 @@
 #define GRAPH "dlbench.Graph"
 #define ANALYSIS "dlbench.Analysis"
 
-int dlbL_pushpoly(lua_State *L, dlb_poly *p);
-
 typedef struct gbox { dlb_graph *g; } gbox;
 typedef struct abox { dlb_analysis *a; } abox;
 
@@ -29,6 +27,11 @@ static dlb_analysis *checkanalysis(lua_State *L, int i) {
   abox *b = luaL_checkudata(L, i, ANALYSIS);
   luaL_argcheck(L, b->a != NULL, i, "closed analysis");
   return b->a;
+}
+
+/* The analysis of a "dlbench.Analysis" handle, for other areas' bindings. */
+dlb_analysis *dlbL_checkanalysis(lua_State *L, int i) {
+  return checkanalysis(L, i);
 }
 
 /* Strings of the array at index i (numbers converted; the strings stay on the stack) into

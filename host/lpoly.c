@@ -22,7 +22,6 @@ static dlb_poly *checkpoly(lua_State *L, int i) {
 }
 
 /* Push a new box owning p (raises the core's message when p is NULL). */
-int dlbL_pushpoly(lua_State *L, dlb_poly *p);
 int dlbL_pushpoly(lua_State *L, dlb_poly *p) {
   if (!p) return dlbL_error(L);
   pbox *b = lua_newuserdatauv(L, sizeof *b, 0);
