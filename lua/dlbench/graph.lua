@@ -380,19 +380,16 @@ end
 doc.doc(Graph.transpose, "g:transpose(x[, perm][, name]) -> tensor", "permute axes (1-based; default swaps the last two)")
 
 function Graph:softmax_xent(logits, labels, opts)
-  return tensor(self, core.graph_op(self._h, TYPE.softmax_xent, optname(opts),
-    { checkt(self, logits, "g:softmax_xent"), checkt(self, labels, "g:softmax_xent") })[1])
+  return op1(self, "softmax_xent", checkt(self, logits, "g:softmax_xent"), checkt(self, labels, "g:softmax_xent"), opts)
 end
 doc.doc(Graph.softmax_xent, "g:softmax_xent(logits, labels[, name]) -> scalar tensor",
   "softmax cross-entropy; labels are class ids (logits' dims without the last) or probabilities")
 function Graph:mse(pred, target, opts)
-  return tensor(self, core.graph_op(self._h, TYPE.mse, optname(opts),
-    { checkt(self, pred, "g:mse"), checkt(self, target, "g:mse") })[1])
+  return op1(self, "mse", checkt(self, pred, "g:mse"), checkt(self, target, "g:mse"), opts)
 end
 doc.doc(Graph.mse, "g:mse(pred, target[, name]) -> scalar tensor", "mean squared error (3 FLOPs/element)")
 function Graph:ctc(logits, labels, opts)
-  return tensor(self, core.graph_op(self._h, TYPE.ctc, optname(opts),
-    { checkt(self, logits, "g:ctc"), checkt(self, labels, "g:ctc") })[1])
+  return op1(self, "ctc", checkt(self, logits, "g:ctc"), checkt(self, labels, "g:ctc"), opts)
 end
 doc.doc(Graph.ctc, "g:ctc(logits [T, B, V], labels [B, S][, name]) -> scalar tensor",
   "CTC loss (an approximation: softmax plus an alpha/beta lattice of B*T*(2S+1) cells)")
