@@ -94,6 +94,7 @@ int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const dou
   return DLB_OK;
 }
 
+/* Evaluate a cost expression with numeric dims and element counts. */
 static double ceval(const cexpr *e, const double *dimval, const double *numel) {
   double s = 0;
   for (int i = 0; i < e->n; i++) {
@@ -109,6 +110,7 @@ static double ceval(const cexpr *e, const double *dimval, const double *numel) {
 
 typedef struct bctx { const double *numel, *esize; double sum; } bctx;
 
+/* op_bytes callback: add mult * bytes of tensor t. */
 static void addbytes(void *c, int t, double mult) {
   bctx *b = c;
   b->sum += mult * b->numel[t] * b->esize[t];

@@ -37,6 +37,7 @@ int tensor_category(const dlb_graph *g, int t) {
   }
 }
 
+/* Weights and optimizer state live throughout the step. */
 static int persistent(const dlb_graph *g, int t) {
   int r = g->t[t].role;
   return r == DLB_ROLE_WEIGHT || r == DLB_ROLE_OPTSTATE;
@@ -138,11 +139,13 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
   return DLB_OK;
 }
 
+/* Free what prepare allocated. */
 static void release(fpctx *c) {
   free(c->base); free(c->cat); free(c->uses); free(c->ndeps);
   free(c->coff); free(c->toff); free(c->cons); free(c->tcons);
 }
 
+/* Peak live bytes (and the breakdown at the peak) of one op order. */
 static int simulate(const fpctx *c, const int *order, fpresult *r) {
   const dlb_graph *g = c->g;
   const double *size = c->size;
@@ -187,20 +190,24 @@ typedef struct hent { double score; int32_t op; } hent;
 
 typedef struct heap { hent *a; int32_t *pos; size_t n; } heap;
 
+/* Heap order: higher score first, then lower op index. */
 static int better(const hent *x, const hent *y) {
   return x->score > y->score || (x->score == y->score && x->op < y->op);
 }
 
+/* Place entry e at slot i and remember the slot. */
 static void hset(heap *h, size_t i, hent e) {
   h->a[i] = e;
   h->pos[e.op] = (int32_t)i;
 }
 
+/* Move e up from slot i to its place. */
 static void siftup(heap *h, size_t i, hent e) {
   while (i > 0 && better(&e, &h->a[(i - 1) / 2])) hset(h, i, h->a[(i - 1) / 2]), i = (i - 1) / 2;
   hset(h, i, e);
 }
 
+/* Move e down from slot i to its place. */
 static void siftdown(heap *h, size_t i, hent e) {
   for (;;) {
     size_t c = 2 * i + 1;
@@ -225,6 +232,7 @@ static void hput(heap *h, int32_t op, double score) {
   }
 }
 
+/* Remove and return the best op. */
 static int32_t hpop(heap *h) {
   int32_t top = h->a[0].op;
   h->pos[top] = -1;
@@ -272,6 +280,7 @@ static void push(sched *s, int o) {
   hput(&s->h, o, s->hybrid && sc < 0 ? 0 : sc);
 }
 
+/* One list schedule into order (hybrid or pure greedy, see push); O((ops + uses) log ready). */
 static int schedule(const fpctx *c, int *order, int hybrid) {
   const dlb_graph *g = c->g;
   sched s = {c, NULL, NULL, NULL, hybrid, {NULL, NULL, 0}};

@@ -48,6 +48,7 @@ static uint64_t hterms(const pterm *t, size_t n) {
   return h ^ (h >> 29);
 }
 
+/* Whether interned dim id has exactly the terms t[0..n). */
 static int sameterms(const dimtab *d, int id, const pterm *t, size_t n) {
   if ((size_t)d->len[id] != n) return 0;
   const pterm *u = d->terms + d->off[id];
@@ -56,6 +57,7 @@ static int sameterms(const dimtab *d, int id, const pterm *t, size_t n) {
   return 1;
 }
 
+/* Double the dim hash table (or create it); 0 on OOM. */
 static int rehash(dimtab *d) {
   size_t ns = d->nslots ? d->nslots * 2 : 64;
   int32_t *s = malloc(ns * sizeof *s);
@@ -124,6 +126,7 @@ static int gvar(dlb_graph *g, const char *name) {
   return g->nvars++;
 }
 
+/* FNV-1a hash of a string. */
 static uint64_t thash(const char *s) {
   uint64_t h = 1469598103934665603ULL;
   while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
@@ -181,6 +184,7 @@ int dim_text(dlb_graph *g, const char *text) {
   return id;
 }
 
+/* Intern a*b (mul) or a + sb*b; the id, or <0 with an error. */
 static int dim_binop(dlb_graph *g, int a, int b, int mul, double sb) {
   const dimtab *d = &g->dims;
   size_t na = (size_t)d->len[a], nb = (size_t)d->len[b];

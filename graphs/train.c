@@ -101,6 +101,7 @@ static int reduce_to(tx *x, int gt, int t, int *res) {
   return DLB_OK;
 }
 
+/* A reshape of t (sharing its storage) in the current phase; *res the output. */
 static int reshape_to(tx *x, int t, int ndims, const int32_t *dims, int *res) {
   dlb_graph *s = x->s;
   int o = new_op(s, OP_RESHAPE, -1, 1, &t, 1);
@@ -118,6 +119,7 @@ static int reshape_to(tx *x, int t, int ndims, const int32_t *dims, int *res) {
   return DLB_OK;
 }
 
+/* A matmul's backward: dA and dB as matmuls (batch dims folded by reshapes for a 2-D b). */
 static int matmul_bwd(tx *x, const op *p, const int32_t *in, int dy) {
   dlb_graph *s = x->s;
   int a = in[0], b = in[1], ta = p->attr[0], tb = p->attr[1], rc, o;
