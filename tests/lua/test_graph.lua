@@ -157,6 +157,18 @@ T.test("symbolic and numeric analyses agree (transformer blocks)", function()
   T.near(rc.flops_recompute(b), g:stats(b).flops_recompute, 1e-12, "recompute")
 end)
 
+T.test("nn.attention", function()
+  -- 4 projections of h x h plus biases: 4h^2 + 4h parameters; forward matmul FLOPs
+  -- 2*b*s*4h^2 (projections) + 2 * 2*b*s^2*h (scores and context over all heads)
+  local g = dlb.graph("attn")
+  local y = nn.attention(g, g:input("x", { "b", "s", "h" }), { heads = 8, name = "a" })
+  T.eq(table.concat(y:dims(), ","), "b,s,h")
+  g:loss(g:sum(y))
+  T.eq(tostring(g:stats{}.params), "4*h^2 + 4*h")
+  T.eq(tostring(g:type_flops("matmul")), "8*b*h^2*s + 4*b*h*s^2")
+  T.checkerr("heads= is required", nn.attention, g, y, {})
+end)
+
 T.test("every public function has help text", function()
   local doc = require "dlbench.doc"
   local graph, poly = require "dlbench.graph", require "dlbench.poly"
