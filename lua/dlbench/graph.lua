@@ -328,6 +328,7 @@ doc.doc(Graph.embedding, "g:embedding(ids, table[, name]) -> tensor",
 
 function Graph:concat(xs, axis, opts)
   if type(xs) ~= "table" or #xs == 0 then error("g:concat: a non-empty list of tensors expected", 2) end
+  if #xs > 1024 then error("g:concat: at most 1024 tensors, got " .. #xs, 2) end
   local a, b = xs[1], xs[2]
   if #xs == 2 and getmetatable(a) == Tensor and a.graph == self and getmetatable(b) == Tensor
      and b.graph == self then -- the common case without building argument tables
@@ -341,6 +342,10 @@ end
 doc.doc(Graph.concat, "g:concat({tensors}, axis[, name]) -> tensor", "join along axis (1-based; 0 FLOPs)")
 
 function Graph:split(x, parts, axis, opts)
+  local np = type(parts) == "table" and #parts or parts
+  if type(np) ~= "number" or np < 1 or np > 1024 then
+    error("g:split: parts must be 1..1024 or a list of at most 1024 sizes", 2)
+  end
   if type(parts) == "number" and getmetatable(x) == Tensor and x.graph == self then
     -- equal parts: the outputs of one op are consecutive tensor ids
     local first = op1(self, "split", x.id, nil, opts, axis or 1, parts).id
