@@ -22,7 +22,7 @@ static double nice_step(double lo, double hi, int target) {
   static const double m[] = {1, 2, 2.5, 5, 10};
   for (int i = 0; i < 5; i++) {
     if (i == 2 && mag < 1) continue; /* 2.5 steps only above 1: no 0.25-0.75-1.25 ticks */
-    if (m[i] * mag >= raw * (1 - 1e-9)) return m[i] * mag;
+    if (m[i] * mag >= raw * 0.75) return m[i] * mag; /* up to a third more ticks than asked */
   }
   return 10 * mag;
 }
@@ -95,6 +95,10 @@ void format_tick(double v, double step, const char *style, char *buf, size_t siz
   double scale = pow(1000, e);
   char mb[32];
   plain(v / scale, step > 0 && e > 0 ? step / scale : step, mb, sizeof mb);
+  if (e > 0 && strcmp(style, "auto") == 0 && strlen(mb) > 4 && a < 1e5 && v == floor(v)) {
+    plain(v, 0, buf, size); /* 1024, 8192: clearer than 1.024k */
+    return;
+  }
   if (e > 0 && strlen(mb) > 6) snprintf(mb, sizeof mb, "%.4g", v / scale);
   snprintf(buf, size, "%s%s", mb, prefix[e]);
 }

@@ -16,16 +16,20 @@ enum { TICK = 3, PAD = 3, CBAR_W = 8, CBAR_GAP = 6 };
 
 static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h);
 
+/* Far outside any figure but still fine for Cairo's fixed-point coordinates. */
+static double clampc(double v) { return v < -1e5 ? -1e5 : v > 1e5 ? 1e5 : v; }
+
+/* Data x of a panel -> points (NaN stays NaN; far-off values are clamped). */
 double panel_px(const panel *p, double x) {
   const axis *a = &p->ax[0];
   double l = axis_fwd(a, a->lo), h = axis_fwd(a, a->hi);
-  return p->box.x + (axis_fwd(a, x) - l) / (h - l) * p->box.w;
+  return clampc(p->box.x + (axis_fwd(a, x) - l) / (h - l) * p->box.w);
 }
 
 double panel_py(const panel *p, double y) {
   const axis *a = &p->ax[1];
   double l = axis_fwd(a, a->lo), h = axis_fwd(a, a->hi);
-  return p->box.y + p->box.h - (axis_fwd(a, y) - l) / (h - l) * p->box.h;
+  return clampc(p->box.y + p->box.h - (axis_fwd(a, y) - l) / (h - l) * p->box.h);
 }
 
 void layout_add_box(dlb_figure *f, rect r, int panel, const char *what) {
@@ -87,7 +91,12 @@ static void limits(axis *a, const extent *e, int axn) {
   }
   if (!isnan(a->umin) && !(a->scale == DLB_SCALE_LOG && a->umin <= 0)) lo = a->umin;
   if (!isnan(a->umax) && !(a->scale == DLB_SCALE_LOG && a->umax <= 0)) hi = a->umax;
-  if (!(hi > lo)) hi = a->scale == DLB_SCALE_LOG ? lo * 10 : lo + 1;
+  if (!(hi > lo)) hi = a->scale == DLB_SCALE_LOG ? lo * 10 : lo + fmax(1, fabs(lo) * 0.1);
+  if (!isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo) || !(hi > lo) ||
+      (a->scale == DLB_SCALE_LOG && !(lo > 0))) { /* beyond doubles: a plain unit range */
+    lo = a->scale == DLB_SCALE_LOG ? 1 : 0;
+    hi = a->scale == DLB_SCALE_LOG ? 10 : 1;
+  }
   a->lo = lo;
   a->hi = hi;
 }

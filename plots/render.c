@@ -76,11 +76,11 @@ static void draw_grid(cairo_t *cr, panel *p) {
   cairo_save(cr);
   cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
   cairo_set_line_width(cr, 0.4);
-  for (int i = 0; i < p->ax[0].nticks; i++) {
+  for (int i = 0; i < p->ax[0].nticks && !p->ax[0].ncats; i++) {
     double px = panel_px(p, p->ax[0].ticks[i]);
     cairo_move_to(cr, px, p->box.y); cairo_line_to(cr, px, p->box.y + p->box.h);
   }
-  for (int i = 0; i < p->ax[1].nticks; i++) {
+  for (int i = 0; i < p->ax[1].nticks && !p->ax[1].ncats; i++) {
     double py = panel_py(p, p->ax[1].ticks[i]);
     cairo_move_to(cr, p->box.x, py); cairo_line_to(cr, p->box.x + p->box.w, py);
   }

@@ -145,6 +145,16 @@ int roof_legend(series *s, legend_entry *out, int cap) {
     snprintf(out[n].style, sizeof out[n].style, "%s", dashes[i % 4]);
     snprintf(out[n].marker, sizeof out[n].marker, "none");
   }
+  if (names && achievable(s) && n < cap) {
+    memset(&out[n], 0, sizeof out[n]);
+    snprintf(out[n].label, sizeof out[n].label, "achievable");
+    out[n].kind = LEG_LINE;
+    out[n].sid = -1;
+    out[n].rgb[0] = out[n].rgb[1] = out[n].rgb[2] = 0.3;
+    snprintf(out[n].style, sizeof out[n].style, "dotted");
+    snprintf(out[n].marker, sizeof out[n].marker, "none");
+    n++;
+  }
   if (groups) for (size_t i = 0; i < groups->n && n < cap; i++, n++) {
     memset(&out[n], 0, sizeof out[n]);
     snprintf(out[n].label, sizeof out[n].label, "%s", groups->s[i]);

@@ -62,7 +62,7 @@ static const char *const cycle_markers[] = {"circle", "square", "triangle", "dia
 
 /* Grow an extent by v on axis ax; values a log axis cannot show are left out. */
 void extent_add(extent *e, int ax, double v, const axis *a) {
-  if (!isfinite(v) || (a->scale == DLB_SCALE_LOG && v <= 0)) return;
+  if (!isfinite(v) || fabs(v) > 1e200 || (a->scale == DLB_SCALE_LOG && v <= 0)) return;
   if (v < e->lo[ax]) e->lo[ax] = v;
   if (v > e->hi[ax]) e->hi[ax] = v;
   e->any[ax] = 1;

@@ -92,6 +92,7 @@ rect text_box(cairo_t *cr, const char *s, double size, int bold, double x, doubl
 void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
                double ax, double ay, double angle, rect *out) {
   run r[MAXRUNS];
+  if (!isfinite(x) || !isfinite(y)) return;
   int n = parse(s, r);
   double w, h;
   text_extent(cr, s, size, bold, &w, &h);
