@@ -71,19 +71,33 @@ static void power(double v, char *buf, size_t size) {
   if (v == 0) { snprintf(buf, size, "0"); return; }
   double e = floor(log10(fabs(v)) + 1e-9);
   double m = v / pow(10, e);
+  char ex[16]; /* the exponent, with a real minus sign */
+  snprintf(ex, sizeof ex, "%s%.0f", e < 0 ? "\xe2\x88\x92" : "", fabs(e));
   if (fabs(fabs(m) - 1) < 1e-9)
-    snprintf(buf, size, "%s10^{%.0f}", m < 0 ? "-" : "", e);
+    snprintf(buf, size, "%s10^{%s}", m < 0 ? "-" : "", ex);
   else {
     char mb[32];
     plain(m, 0, mb, sizeof mb);
     if (strlen(mb) > 5) snprintf(mb, sizeof mb, "%.3g", m);
-    snprintf(buf, size, "%s\xc3\x97" "10^{%.0f}", mb, e); /* U+00D7 multiplication sign */
+    snprintf(buf, size, "%s\xc3\x97" "10^{%s}", mb, ex); /* U+00D7 multiplication sign */
   }
 }
 
 /* Format a tick value in a style: "si" (1k, 2.5M; plain below 1000), "pow" (10^{3}),
 ** "plain", "auto" (si, or pow for magnitudes below 0.001). */
+static void format_ascii(double v, double step, const char *style, char *buf, size_t size);
+
+/* Format a tick value (see format_ascii) with a typographic minus sign (U+2212). */
 void format_tick(double v, double step, const char *style, char *buf, size_t size) {
+  format_ascii(v, step, style, buf, size);
+  size_t n = strlen(buf);
+  if (buf[0] == '-' && n + 3 <= size) {
+    memmove(buf + 3, buf + 1, n); /* with the terminator */
+    memcpy(buf, "\xe2\x88\x92", 3);
+  }
+}
+
+static void format_ascii(double v, double step, const char *style, char *buf, size_t size) {
   if (!isfinite(v)) { snprintf(buf, size, "%g", v); return; }
   if (strcmp(style, "pow") == 0) { power(v, buf, size); return; }
   if (strcmp(style, "plain") == 0) { plain(v, step, buf, size); return; }
@@ -204,17 +218,25 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
   a->nticks = a->nminor = 0;
   a->rotate = 0;
   if (a->ncats) {
-    int k = 1;
+    /* numbers (1..n, batch sizes) are thinned to every 2nd, 5th, 10th ... label; names
+    ** are turned upright first, then thinned */
+    int numeric = 1;
+    for (size_t i = 0; i < a->ncats; i++)
+      numeric &= a->cats[i][0] && strspn(a->cats[i], "0123456789.-+kMGTPE\xe2\x88\x92") == strlen(a->cats[i]);
+    static const int steps[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+    int si = 0, k = 1;
+    if (numeric) a->rotate = 0;
     for (;; k++) {
+      if (numeric) k = steps[si < 9 ? si++ : 9];
       a->nticks = 0;
       for (size_t i = 0; i < a->ncats && a->nticks < MAXTICKS; i++) {
-        if (i % (size_t)k) continue;
+        if (k > 1 && (numeric ? (i + 1) % (size_t)k : i % (size_t)k)) continue;
         a->ticks[a->nticks] = (double)(i + 1);
         snprintf(a->tlabels[a->nticks], sizeof a->tlabels[0], "%s", a->cats[i]);
         a->nticks++;
       }
-      if (fits(cr, f, a, length, horizontal) || a->nticks <= 1) break;
-      if (horizontal && !a->rotate) { a->rotate = 1; k--; continue; }
+      if (fits(cr, f, a, length, horizontal) || a->nticks <= 1 || (numeric && si > 9)) break;
+      if (horizontal && !a->rotate && !numeric) { a->rotate = 1; k--; continue; }
     }
     return;
   }

@@ -221,8 +221,9 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
       if (masked && hatched) { hatch(cr, r); continue; }
       cmap_rgb(cmap, masked ? NAN : cmap_t(v, vmin, vmax, center), rgb);
       cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-      /* a hair wider than the cell, so antialiasing leaves no seams between cells */
-      cairo_rectangle(cr, r.x - 0.05, r.y - 0.05, r.w + 0.1, r.h + 0.1);
+      /* reaching into the next column and the row above (drawn later, over it), so
+      ** antialiased edges leave no light seams between cells */
+      cairo_rectangle(cr, r.x, r.y - 0.6, r.w + 0.6, r.h + 0.6);
       cairo_fill(cr);
       if (!labels || masked) continue;
       char buf[64];
