@@ -80,8 +80,10 @@ do
     local roof = math.min(180e12, I * 2400e9)
     pts[i] = { intensity = I, flops = roof * (0.15 + 0.7 * rand()), group = fam }
   end
-  local f = plot.figure { width = 3.3, height = 2.6 }
+  local f = plot.figure { width = 3.3, height = 2.4 }
   f:roofline { hw = { tpu, gpu }, points = pts }
+  f.legend = "outside"
+  f.ylabel = "FLOP/s"
   save(f, "roofline", true)
 end
 

@@ -21,7 +21,6 @@ static double nice_step(double lo, double hi, int target) {
   double mag = pow(10, floor(log10(raw)));
   static const double m[] = {1, 2, 2.5, 5, 10};
   for (int i = 0; i < 5; i++) {
-    if (i == 2 && mag < 1) continue; /* 2.5 steps only above 1: no 0.25-0.75-1.25 ticks */
     if (m[i] * mag >= raw * 0.75) return m[i] * mag; /* up to a third more ticks than asked */
   }
   return 10 * mag;
@@ -156,7 +155,7 @@ static void label_all(axis *a, double step) {
 }
 
 static void linear_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal) {
-  int target = (int)(length / (horizontal ? 48 : 26));
+  int target = (int)(length / (horizontal ? 48 : 24));
   if (target < 2) target = 2;
   if (target > 10) target = 10;
   for (; target >= 1; target--) {

@@ -127,12 +127,12 @@ int dlb_panel_str(dlb_figure *f, int pi, const char *key, const char *v) {
   else if (strcmp(key, "yscale") == 0) return setscale(f, pi, 1, v);
   else if (strcmp(key, "legend") == 0) {
     static const char *const ok[] = {"best", "upper left", "upper right", "lower left",
-                                     "lower right", "none", NULL};
+                                     "lower right", "outside", "none", NULL};
     int i = 0;
     while (ok[i] && strcmp(ok[i], v)) i++;
     if (!ok[i])
       return dlb_fail(DLB_EINVAL, "legend: unknown place '%s' (valid: best, upper left, upper "
-                      "right, lower left, lower right, none)", v);
+                      "right, lower left, lower right, outside, none)", v);
     snprintf(p->legend, sizeof p->legend, "%s", v);
   } else if (strcmp(key, "xtickformat") == 0 || strcmp(key, "ytickformat") == 0) {
     if (strcmp(v, "auto") && strcmp(v, "si") && strcmp(v, "pow") && strcmp(v, "plain"))

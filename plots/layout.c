@@ -163,6 +163,8 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
     const char *cl = series_str(&f->series[p->cbar_series], "colorbar_label", "");
     m[2] = CBAR_GAP + CBAR_W + TICK + PAD + w + (cl[0] ? PAD + lh : 0) + PAD;
   }
+  if (strcmp(p->legend, "outside") == 0 && p->above == 0 && legend_size(cr, f, pi, &lw, &lh2))
+    m[2] += lw + PAD; /* beyond any colour bar */
 }
 
 static void all_ticks(cairo_t *cr, dlb_figure *f) {
@@ -255,6 +257,13 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
   int best = 0;
   if (p->above > 0) { /* a heat map fills its axes: the legend goes above them */
     p->legend_box = (rect){b.x + b.w - w, b.y - h - 2, w, h};
+    p->has_legend = 1;
+    return;
+  }
+  if (strcmp(p->legend, "outside") == 0) { /* right of the axes (and of a colour bar) */
+    double x = p->box.x + p->box.w + PAD;
+    if (p->cbar_series >= 0) x = p->cell.x + p->cell.w - w - PAD;
+    p->legend_box = (rect){x, b.y, w, h};
     p->has_legend = 1;
     return;
   }
