@@ -4,8 +4,11 @@
 local dlb = require "dlbench"
 local plot = dlb.plot
 
-local out = os.getenv("DLB_GALLERY_OUT") or "out/gallery"
-local docs = os.getenv("DLB_GALLERY_DOCS") or "docs/gallery"
+-- Tests run this file with a global DLB_GALLERY = {out=, docs=, strict=true}: their own
+-- folders, and overlapping text an error instead of a message.
+local opts = rawget(_G, "DLB_GALLERY") or {}
+local out = opts.out or "out/gallery"
+local docs = opts.docs or "docs/gallery"
 os.execute("mkdir -p " .. out .. " " .. docs)
 
 local made = {}
@@ -16,7 +19,9 @@ local function save(f, name, small)
   end
   local bad = f:layout_check()
   if #bad > 0 then
-    io.stderr:write("gallery: ", name, ": overlapping text:\n  ", table.concat(bad, "\n  "), "\n")
+    local msg = "gallery: " .. name .. ": overlapping text:\n  " .. table.concat(bad, "\n  ")
+    if opts.strict then error(msg, 0) end
+    io.stderr:write(msg, "\n")
   end
   if small then assert(f:save(docs .. "/" .. name .. ".png", { dpi = 110 })) end
   made[#made + 1] = name

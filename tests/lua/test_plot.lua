@@ -95,6 +95,14 @@ T.test("box plot: box 9..91, whiskers 2..98 by default (ParaDnn Fig. 11)", funct
   assert(r > 0.99, "above the box should be white")
   r = at(1.2, 88)
   T.near(r, br, 0.02, "just inside the box top")
+  r = at(1.2, 12)                                      -- just inside the box bottom (9)
+  T.near(r, br, 0.02, "just inside the box bottom")
+  r = at(1.2, 6)                                       -- below the box, beside the whisker
+  assert(r > 0.99, "below the box should be white")
+  r = at(1, 4)                                         -- on the lower whisker (from 2)
+  assert(r < 0.3, "whisker missing at 4")
+  r = at(1, -1)                                        -- below the whisker end: nothing
+  assert(r > 0.9, "nothing below the whisker end")
   r, g = at(1, 95)                                     -- on the whisker (to 98)
   assert(r < 0.3, "whisker missing at 95")
   r = at(1, 101)                                       -- above the whisker: no outlier at 101
@@ -242,6 +250,20 @@ T.test("the standard figures lay out without overlapping text", function()
   n:line { x = { 1, 2 }, y = { 1, 2 } }
   n.title = "a title much wider than this small figure"
   assert(#n:layout_check() > 0, "overlap not found")
+end)
+
+T.test("the gallery (one of each figure type) has no overlapping text", function()
+  DLB_GALLERY = { out = tmp("gallery"), docs = tmp("gallery_docs"), strict = true }
+  dofile("notebooks/gallery.lua")
+  DLB_GALLERY = nil
+  for _, name in ipairs { "heatmap", "boxplot", "roofline", "bars_stacked", "bars_signed",
+                          "learning_curve", "scatter", "panels", "heatmap_diverging" } do
+    for _, ext in ipairs { "png", "pdf", "svg" } do
+      assert(exists(tmp("gallery/" .. name .. "." .. ext)), name .. "." .. ext)
+    end
+  end
+  local w = plot.png_size(tmp("gallery_docs/heatmap.png"))
+  T.eq(w, 363, "README copy at 110 dpi")               -- 3.3 in x 110 dpi
 end)
 
 T.test("panels, shared axes, reference lines, bands, text", function()
