@@ -293,7 +293,7 @@ int series_covers(const dlb_figure *f, series *s, rect r) {
       double y0 = panel_py(p, hi->v[i]), y1 = panel_py(p, lo->v[i]);
       c += cover_rect(r, (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)});
     }
-    return c;
+    return c / 4; /* a translucent band may sit under a legend more easily than lines */
   }
   case DLB_SERIES_HLINE: {
     double py = panel_py(p, series_num(s, "value", 0));

@@ -91,7 +91,18 @@ end
 function M.figure(opts)
   opts = opts or {}
   check_opts("plot.figure", opts, FIG_OPTS)
+  for _, k in ipairs { "width", "height", "rows", "cols", "font", "dpi" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "number" then
+      error(string.format("plot.figure: '%s' must be a number, got %s", k, type(opts[k])), 2)
+    end
+  end
+  if opts.title ~= nil and type(opts.title) ~= "string" then
+    error("plot.figure: 'title' must be a string", 2)
+  end
   local rows, cols = opts.rows or 1, opts.cols or 1
+  if rows ~= math.floor(rows) or cols ~= math.floor(cols) then
+    error("plot.figure: rows and cols must be whole numbers", 2)
+  end
   local h = core.plot_figure_new(opts.width or 3.3, opts.height or 2.4, rows, cols)
   local f = setmetatable({ _h = h, _panels = {}, _warnings = {}, rows = rows, cols = cols },
                          figure_mt)
