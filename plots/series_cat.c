@@ -173,9 +173,10 @@ static void hatch(cairo_t *cr, rect r) {
   cairo_clip(cr);
   cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
   cairo_set_line_width(cr, 0.5);
-  for (double t = -r.h; t < r.w; t += 3) {
-    cairo_move_to(cr, r.x + t, r.y + r.h);
-    cairo_line_to(cr, r.x + t + r.h, r.y);
+  /* lines x + y = c on a page-wide 3 pt grid, so neighbouring cells continue each other */
+  for (double c = floor((r.x + r.y) / 3) * 3; c <= r.x + r.w + r.y + r.h + 3; c += 3) {
+    cairo_move_to(cr, c - (r.y + r.h), r.y + r.h);
+    cairo_line_to(cr, c - r.y + 0.0, r.y);
   }
   cairo_stroke(cr);
   cairo_restore(cr);

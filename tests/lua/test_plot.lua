@@ -117,6 +117,51 @@ T.test("box plot: box 9..91, whiskers 2..98 by default (ParaDnn Fig. 11)", funct
   assert(r > 0.99, "tukey: below Q1 should be white")
 end)
 
+-- The colour of PNG pixel at data (x, y) of a figure saved at 100 dpi.
+local function probe(f, png, x, y, panel)
+  local ax = panel or f:panel(1)
+  local px, py = ax:to_pixel(x, y, 100)
+  return plot.png_pixel(png, math.floor(px), math.floor(py))
+end
+
+-- Pixel {r, g, b} (a table, so calls nest) against the expected colour.
+local function same(what, px, wr, wg, wb)
+  T.near(px[1], wr, 0.02, what .. " red"); T.near(px[2], wg, 0.02, what .. " green")
+  T.near(px[3], wb, 0.02, what .. " blue")
+end
+
+T.test("scatter colours by value (colour map) and by group (palette)", function()
+  local f = plot.figure { width = 3.3, height = 2.4 }
+  f:scatter { x = { 1, 2, 3 }, y = { 1, 2, 3 }, c = { 10, 20, 30 }, cmap = "magma",
+              size = 10, alpha = 1, colorbar = true }
+  f:scatter { x = { 1.5, 2.5 }, y = { 2.5, 1.5 }, group = { "a", "b" }, size = 10, alpha = 1 }
+  f.xlim, f.ylim = { 0, 4 }, { 0, 4 }
+  assert(f:save(tmp("sc.png"), { dpi = 100 }))
+  local wr, wg, wb = plot.cmap("magma", 0.5)            -- c = 20 of 10..30
+  same("c=20", { probe(f, tmp("sc.png"), 2, 2) }, wr, wg, wb)
+  wr, wg, wb = plot.cmap("magma", 1)
+  same("c=30", { probe(f, tmp("sc.png"), 3, 3) }, wr, wg, wb)
+  wr, wg, wb = plot.palette(2)                           -- group "b" is the second
+  same("group b", { probe(f, tmp("sc.png"), 2.5, 1.5) }, wr, wg, wb)
+  T.eq(#f:layout_check(), 0, "overlaps")
+end)
+
+T.test("stacked and signed bars", function()
+  local f = plot.figure { width = 3.3, height = 2.4 }
+  f:bar { labels = { "a", "b" }, values = { { 1, 2 }, { 3, 1 } }, stacks = { "w", "act" } }
+  f:bar { labels = { "a", "b" }, values = { -1, 0.5 }, color = "#ff0000", width = 0.2 }
+  f.ylim = { -2, 5 }
+  assert(f:save(tmp("bar.png"), { dpi = 100 }))
+  local r1, g1, b1 = plot.palette(1)
+  local r2, g2, b2 = plot.palette(2)
+  same("a, stack 1", { probe(f, tmp("bar.png"), 0.75, 0.5) }, r1, g1, b1)
+  same("a, stack 2", { probe(f, tmp("bar.png"), 0.75, 2.5) }, r2, g2, b2)   -- 1..4
+  same("b, stack 2", { probe(f, tmp("bar.png"), 2.25, 2.5) }, r2, g2, b2)   -- 2..3
+  same("above b", { probe(f, tmp("bar.png"), 2.25, 3.5) }, 1, 1, 1)
+  same("negative bar", { probe(f, tmp("bar.png"), 1, -0.5) }, 1, 0, 0)     -- 0 down to -1
+  same("below it", { probe(f, tmp("bar.png"), 1, -1.5) }, 1, 1, 1)
+end)
+
 T.test("PDF: one page of the figure's size, converts with pdftoppm", function()
   local f = heat_figure()
   assert(f:save(tmp("h.pdf")))
