@@ -156,15 +156,13 @@ function Figure:warnings()
   return out
 end
 
+-- Figure-level series methods act on panel 1 (made once, after Panel is complete).
+local proxies = {}
+
 figure_mt.__index = function(t, k)
   if Figure[k] then return Figure[k] end
-  local p = rawget(t, "_panels")[1] -- figure-level methods and properties act on panel 1
-  if Panel[k] then
-    return function(self, ...)
-      if self == t then return Panel[k](p, ...) end
-      return Panel[k](self, ...)
-    end
-  end
+  if proxies[k] then return proxies[k] end
+  local p = rawget(t, "_panels")[1] -- figure-level properties are panel 1's
   if PANEL_PROPS[k] then return p._props[k] end
   return nil
 end
@@ -382,8 +380,10 @@ local ROOF = set("hw points precision achievable ridge")
 function Panel:roofline(o)
   check_opts("roofline", o, ROOF)
   local hw = o.hw
-  if type(hw) ~= "table" then error("roofline: 'hw' must be a device or a list of devices", 2) end
-  if hw.name or hw.peak then hw = { hw } end
+  if type(hw) ~= "table" and type(hw) ~= "userdata" then
+    error("roofline: 'hw' must be a device or a list of devices", 2)
+  end
+  if hw.name ~= nil or hw.peak ~= nil then hw = { hw } end
   if #hw == 0 then error("roofline: 'hw' is empty", 2) end
   local prec = o.precision or "fp32"
   local data = { peak = {}, bw = {}, flops_eff = {}, bw_eff = {} }
@@ -499,5 +499,14 @@ doc.doc(M.png_size, "dlb.plot.png_size(path) -> w, h", "a PNG's size in pixels")
 doc.doc(M.png_pixel, "dlb.plot.png_pixel(path, x, y) -> r, g, b, a", "one pixel of a PNG")
 doc.doc(M, "dlb.plot", "paper-style figures: figure{}, panels, heatmap, boxplot, line, scatter, "
   .. "bar, roofline, band, hline/vline/diag, text; save to PNG/PDF/SVG")
+for k, fn in pairs(Panel) do
+  proxies[k] = function(self, ...)
+    if getmetatable(self) == figure_mt then self = self._panels[1] end
+    return fn(self, ...)
+  end
+  local d = doc.get(fn)
+  if d then doc.doc(proxies[k], (d.signature:gsub("^ax:", "f:")), d.meaning .. " (panel 1)") end
+end
+
 M.Figure, M.Panel = Figure, Panel
 return M

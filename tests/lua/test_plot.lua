@@ -344,6 +344,10 @@ T.test("ticks and labels from Lua", function()
   T.eq(plot.tick_format(1000, "pow"), "10^{3}", "pow")
   T.checkerr("unknown colour map 'jet'", plot.cmap, "jet", 0.5)
   assert(dlb.doc.get(plot.figure), "help text")
+  local f = plot.figure {}
+  local d = dlb.doc.get(f.heatmap)
+  assert(d and d.signature:find("f:heatmap", 1, true), "help for figure methods")
+  assert(dlb.doc.get(f:panel(1).boxplot), "help for panel methods")
 end)
 
 T.test("figure properties read back; figure methods act on panel 1", function()
