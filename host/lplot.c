@@ -55,6 +55,39 @@ static int plot_panel_str(lua_State *L) {
                                      luaL_checkstring(L, 3), luaL_checkstring(L, 4)));
 }
 
+/* Read Lua array at index i into a new userdata of doubles (freed by the GC); *n values. */
+static double *checkdoubles(lua_State *L, int i, const char *name, size_t *n) {
+  luaL_checktype(L, i, LUA_TTABLE);
+  *n = (size_t)luaL_len(L, i);
+  double *v = (double *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *v, 0);
+  for (size_t k = 0; k < *n; k++) {
+    int isnum;
+    lua_geti(L, i, (lua_Integer)k + 1);
+    v[k] = lua_tonumberx(L, -1, &isnum);
+    if (!isnum)
+      luaL_error(L, "%s[%d] is %s, not a number", name, (int)k + 1, luaL_typename(L, -1));
+    lua_pop(L, 1);
+  }
+  return v;
+}
+
+/* -- core.plot_panel_ticks(fig, panel, axis, {values}) */
+static int plot_panel_ticks(lua_State *L) {
+  dlb_figure *f = checkfigure(L, 1);
+  int p = (int)luaL_checkinteger(L, 2), ax = (int)luaL_checkinteger(L, 3);
+  size_t n;
+  double *v = checkdoubles(L, 4, ax ? "yticks" : "xticks", &n);
+  return dlbL_check(L, dlb_panel_ticks(f, p, ax, v, n));
+}
+
+/* -- core.plot_panel_ticklabel(fig, panel, axis, i, label)   (i 0-based) */
+static int plot_panel_ticklabel(lua_State *L) {
+  return dlbL_check(L, dlb_panel_ticklabel(checkfigure(L, 1), (int)luaL_checkinteger(L, 2),
+                                           (int)luaL_checkinteger(L, 3),
+                                           (size_t)luaL_checkinteger(L, 4),
+                                           luaL_checkstring(L, 5)));
+}
+
 /* -- core.plot_series_new(fig, panel, kind) -> id */
 static int plot_series_new(lua_State *L) {
   int id;
@@ -69,18 +102,8 @@ static int plot_series_data(lua_State *L) {
   dlb_figure *f = checkfigure(L, 1);
   int id = (int)luaL_checkinteger(L, 2);
   const char *name = luaL_checkstring(L, 3);
-  luaL_checktype(L, 4, LUA_TTABLE);
-  size_t n = (size_t)luaL_len(L, 4);
-  double *v = (double *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *v, 0); /* freed by GC */
-  for (size_t i = 0; i < n; i++) {
-    int isnum;
-    lua_geti(L, 4, (lua_Integer)i + 1);
-    v[i] = lua_tonumberx(L, -1, &isnum);
-    if (!isnum)
-      return luaL_error(L, "%s[%d] is %s, not a number", name, (int)i + 1,
-                        luaL_typename(L, -1));
-    lua_pop(L, 1);
-  }
+  size_t n;
+  double *v = checkdoubles(L, 4, name, &n);
   return dlbL_check(L, dlb_series_data(f, id, name, v, n));
 }
 
@@ -157,6 +180,25 @@ static int plot_to_point(lua_State *L) {
                                    luaL_checknumber(L, 3), luaL_checknumber(L, 4), &px, &py));
   lua_pushnumber(L, px);
   lua_pushnumber(L, py);
+  return 2;
+}
+
+/* -- core.plot_ticks_of(fig, panel, axis) -> {values}, {labels} (axis 0 x, 1 y, 2 colour bar) */
+static int plot_ticks_of(lua_State *L) {
+  dlb_figure *f = checkfigure(L, 1);
+  int p = (int)luaL_checkinteger(L, 2), ax = (int)luaL_checkinteger(L, 3), n;
+  dlbL_check(L, dlb_panel_tick_count(f, p, ax, &n));
+  lua_createtable(L, n, 0);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    double v;
+    char buf[64];
+    dlbL_check(L, dlb_panel_tick(f, p, ax, i, &v, buf, sizeof buf));
+    lua_pushnumber(L, v);
+    lua_rawseti(L, -3, i + 1);
+    lua_pushstring(L, buf);
+    lua_rawseti(L, -2, i + 1);
+  }
   return 2;
 }
 
@@ -250,11 +292,13 @@ static const luaL_Reg funcs[] = {
   {"plot_figure_new", plot_figure_new}, {"plot_figure_num", plot_figure_num},
   {"plot_figure_str", plot_figure_str}, {"plot_panel_num", plot_panel_num},
   {"plot_panel_str", plot_panel_str}, {"plot_series_new", plot_series_new},
+  {"plot_panel_ticks", plot_panel_ticks}, {"plot_panel_ticklabel", plot_panel_ticklabel},
   {"plot_series_data", plot_series_data}, {"plot_series_strs", plot_series_strs},
   {"plot_series_num", plot_series_num}, {"plot_series_str", plot_series_str},
   {"plot_series_commit", plot_series_commit}, {"plot_series_options", plot_series_options},
   {"plot_series_drop", plot_series_drop},
   {"plot_overlaps", plot_overlaps}, {"plot_to_point", plot_to_point},
+  {"plot_ticks_of", plot_ticks_of},
   {"plot_save", plot_save}, {"plot_cmap", plot_cmap}, {"plot_palette", plot_palette},
   {"plot_png_size", plot_png_size}, {"plot_png_pixel", plot_png_pixel},
   {"plot_ticks", plot_ticks}, {"plot_tick_format", plot_tick_format},

@@ -170,6 +170,7 @@ do
     end
     ax.title, ax.xlabel = gpu, "Batch size"
     ax.xscale = "log"
+    ax.xticks = { 8, 16, 32, 64, 128, 256 }                -- the batch sizes measured
     if c == 1 then ax.ylabel = "Samples/s" end
     if c > 1 then ax.legend = "none" end
   end

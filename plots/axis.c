@@ -241,4 +241,30 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
   }
   if (a->scale == DLB_SCALE_LOG) log_ticks(cr, f, a, length, horizontal);
   else linear_ticks(cr, f, a, length, horizontal);
+  if (a->nuticks > 0) { /* the user's ticks replace the majors (log minors stay) */
+    double step = 0;
+    for (int i = 1; i < a->nuticks; i++) {
+      double d = fabs(a->uticks[i] - a->uticks[i - 1]);
+      if (d > 0 && (step == 0 || d < step)) step = d;
+    }
+    a->nticks = 0;
+    for (int i = 0; i < a->nuticks; i++) {
+      double v = a->uticks[i], lo = fmin(a->lo, a->hi), hi = fmax(a->lo, a->hi);
+      if (!(v >= lo - 1e-9 * (hi - lo) && v <= hi + 1e-9 * (hi - lo))) continue;
+      if (a->scale == DLB_SCALE_LOG && v <= 0) continue;
+      a->ticks[a->nticks] = v;
+      if (a->has_ulabel[i]) snprintf(a->tlabels[a->nticks], sizeof a->tlabels[0], "%s",
+                                     a->ulabels[i]);
+      else format_tick(v, a->scale == DLB_SCALE_LOG ? 0 : step, a->fmt, a->tlabels[a->nticks],
+                       sizeof a->tlabels[0]);
+      a->nticks++;
+    }
+    int m = 0;
+    for (int i = 0; i < a->nminor; i++) { /* no minor tick under a major one */
+      int clash = 0;
+      for (int j = 0; j < a->nticks; j++) clash |= fabs(a->minor[i] - a->ticks[j]) <= 1e-9 * fabs(a->ticks[j]);
+      if (!clash) a->minor[m++] = a->minor[i];
+    }
+    a->nminor = m;
+  }
 }

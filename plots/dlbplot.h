@@ -65,6 +65,11 @@ int dlb_figure_npanels(const dlb_figure *f);
 int dlb_panel_str(dlb_figure *f, int panel, const char *key, const char *value);
 int dlb_panel_num(dlb_figure *f, int panel, const char *key, double value);
 
+/* Ticks chosen by the caller for axis 0 (x) or 1 (y): positions v[n] (n = 0 goes back to
+** automatic ticks, at most 64), then optionally a label for tick i (default: formatted). */
+int dlb_panel_ticks(dlb_figure *f, int panel, int axis, const double *v, size_t n);
+int dlb_panel_ticklabel(dlb_figure *f, int panel, int axis, size_t i, const char *label);
+
 /* Start a series of `kind` in `panel`; its id goes to *id. */
 int dlb_series_new(dlb_figure *f, int panel, int kind, int *id);
 /* Give a series a named data array (copied); see the kinds above for the names. */
@@ -93,6 +98,12 @@ int dlb_figure_overlaps(dlb_figure *f, size_t *count);
 int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size);
 /* After layout: where data point (x, y) of a panel lands, in points from the top left. */
 int dlb_panel_to_point(dlb_figure *f, int panel, double x, double y, double *px, double *py);
+
+/* After layout: the labelled ticks of axis 0 (x), 1 (y) or 2 (the colour bar): *count, and
+** tick i's value and label. */
+int dlb_panel_tick_count(dlb_figure *f, int panel, int axis, int *count);
+int dlb_panel_tick(dlb_figure *f, int panel, int axis, int i, double *value, char *buf,
+                   size_t size);
 
 /* Write the figure to path; the format follows the extension (.png, .pdf, .svg). dpi
 ** applies to PNG (<= 0: the figure's default). Written whole or not at all: DLB_EIO when

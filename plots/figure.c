@@ -162,3 +162,33 @@ int dlb_panel_num(dlb_figure *f, int pi, const char *key, double v) {
   return dlb_fail(DLB_EINVAL, "panel: unknown option '%s' (valid: title xlabel ylabel xscale "
                   "yscale legend xtickformat ytickformat xmin xmax ymin ymax grid)", key);
 }
+
+/* User ticks of an axis: positions (copied), n = 0 for automatic ones. */
+int dlb_panel_ticks(dlb_figure *f, int pi, int axn, const double *v, size_t n) {
+  panel *p = getpanel(f, pi);
+  if (!p) return DLB_EINVAL;
+  if (axn != 0 && axn != 1) return dlb_fail(DLB_EINVAL, "ticks: axis %d is not 0 (x) or 1 (y)", axn);
+  if (n > MAXTICKS) return dlb_fail(DLB_EINVAL, "%cticks: %zu ticks, at most %d", axn ? 'y' : 'x',
+                                    n, MAXTICKS);
+  axis *a = &p->ax[axn];
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i]))
+      return dlb_fail(DLB_EINVAL, "%cticks[%zu] is not a finite number", axn ? 'y' : 'x', i + 1);
+  for (size_t i = 0; i < n; i++) { a->uticks[i] = v[i]; a->has_ulabel[i] = 0; }
+  a->nuticks = (int)n;
+  return DLB_OK;
+}
+
+/* The label of user tick i (copied, at most 31 bytes). */
+int dlb_panel_ticklabel(dlb_figure *f, int pi, int axn, size_t i, const char *label) {
+  panel *p = getpanel(f, pi);
+  if (!p) return DLB_EINVAL;
+  if (axn != 0 && axn != 1) return dlb_fail(DLB_EINVAL, "ticklabel: axis %d is not 0 or 1", axn);
+  axis *a = &p->ax[axn];
+  if (i >= (size_t)a->nuticks)
+    return dlb_fail(DLB_EINVAL, "%cticklabels: label %zu but only %d ticks", axn ? 'y' : 'x',
+                    i + 1, a->nuticks);
+  snprintf(a->ulabels[i], sizeof a->ulabels[i], "%s", label ? label : "");
+  a->has_ulabel[i] = 1;
+  return DLB_OK;
+}

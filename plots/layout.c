@@ -522,3 +522,29 @@ int dlb_panel_to_point(dlb_figure *f, int pi, double x, double y, double *px, do
   *py = panel_py(&f->panels[pi], y);
   return DLB_OK;
 }
+
+static axis *tick_axis(dlb_figure *f, int pi, int ax) {
+  if (!f || pi < 0 || pi >= f->rows * f->cols || ax < 0 || ax > 2) {
+    dlb_fail(DLB_EINVAL, "ticks: no panel %d or axis %d", pi + 1, ax);
+    return NULL;
+  }
+  if (!f->laid_out && dlb_figure_layout(f) != DLB_OK) return NULL;
+  panel *p = &f->panels[pi];
+  return ax == 2 ? &p->cbar_axis : &p->ax[ax];
+}
+
+int dlb_panel_tick_count(dlb_figure *f, int pi, int ax, int *count) {
+  axis *a = tick_axis(f, pi, ax);
+  if (!a || !count) return dlb_last_status() ? dlb_last_status() : DLB_EINVAL;
+  *count = ax == 2 && f->panels[pi].cbar_series < 0 ? 0 : a->nticks;
+  return DLB_OK;
+}
+
+int dlb_panel_tick(dlb_figure *f, int pi, int ax, int i, double *value, char *buf, size_t size) {
+  axis *a = tick_axis(f, pi, ax);
+  if (!a || !value || !buf || !size) return dlb_last_status() ? dlb_last_status() : DLB_EINVAL;
+  if (i < 0 || i >= a->nticks) return dlb_fail(DLB_EINVAL, "ticks: no tick %d", i + 1);
+  *value = a->ticks[i];
+  snprintf(buf, size, "%s", a->tlabels[i]);
+  return DLB_OK;
+}

@@ -39,6 +39,8 @@ typedef struct {
   double ticks[MAXTICKS]; char tlabels[MAXTICKS][32]; int nticks;
   double minor[MAXTICKS * 2]; int nminor;
   int rotate;                    /* tick labels turned 90 degrees */
+  double uticks[MAXTICKS]; int nuticks;          /* ticks the user chose */
+  char ulabels[MAXTICKS][32]; char has_ulabel[MAXTICKS];
   int show_labels;               /* 0 on shared inner axes */
 } axis;
 

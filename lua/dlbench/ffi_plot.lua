@@ -33,6 +33,24 @@ return function(core, C, ffi) -- luacheck: ignore
     core.check(C.dlb_panel_str(fig(f), num(p, "panel"), str(k, "key"), str(v, "value")))
   end
 
+  function core.plot_panel_ticks(f, p, ax, t)
+    if type(t) ~= "table" then error("bad argument #4: table expected, got " .. type(t), 2) end
+    local n = #t
+    local v = ffi.new("double[?]", n > 0 and n or 1)
+    for i = 1, n do
+      if type(t[i]) ~= "number" then
+        error(string.format("%s[%d] is %s, not a number", ax == 1 and "yticks" or "xticks", i,
+          type(t[i])), 0)
+      end
+      v[i - 1] = t[i]
+    end
+    core.check(C.dlb_panel_ticks(fig(f), num(p, "panel"), num(ax, "axis"), v, n))
+  end
+  function core.plot_panel_ticklabel(f, p, ax, i, label)
+    core.check(C.dlb_panel_ticklabel(fig(f), num(p, "panel"), num(ax, "axis"), num(i, "index"),
+      str(label, "label")))
+  end
+
   local idbuf = ffi.new("int[1]")
   function core.plot_series_new(f, p, kind)
     core.check(C.dlb_series_new(fig(f), num(p, "panel"), num(kind, "kind"), idbuf))
@@ -99,6 +117,17 @@ return function(core, C, ffi) -- luacheck: ignore
   function core.plot_to_point(f, p, x, y)
     core.check(C.dlb_panel_to_point(fig(f), num(p, "panel"), num(x, "x"), num(y, "y"), d2, d2 + 1))
     return d2[0], d2[1]
+  end
+
+  local cnt, tv, tb = ffi.new("int[1]"), ffi.new("double[1]"), ffi.new("char[64]")
+  function core.plot_ticks_of(f, p, ax)
+    core.check(C.dlb_panel_tick_count(fig(f), num(p, "panel"), num(ax, "axis"), cnt))
+    local vs, ls = {}, {}
+    for i = 0, cnt[0] - 1 do
+      core.check(C.dlb_panel_tick(f, p, ax, i, tv, tb, 64))
+      vs[i + 1], ls[i + 1] = tv[0], ffi.string(tb)
+    end
+    return vs, ls
   end
 
   function core.plot_save(f, path, dpi)

@@ -78,7 +78,7 @@ end
 
 local FIG_OPTS = set("width height rows cols font dpi sharex sharey title")
 local PANEL_PROPS = set("title xlabel ylabel xscale yscale legend grid xmin xmax ymin ymax "
-  .. "xlim ylim xtickformat ytickformat")
+  .. "xlim ylim xtickformat ytickformat xticks yticks xticklabels yticklabels")
 
 local panel_mt = {}
 local figure_mt = {}
@@ -190,6 +190,13 @@ panel_mt.__newindex = function(t, k, v)
     local a = k:sub(1, 1)
     core.plot_panel_num(h, i, a .. "min", v[1])
     core.plot_panel_num(h, i, a .. "max", v[2])
+  elseif k == "xticks" or k == "yticks" then
+    if v ~= nil and type(v) ~= "table" then error("plot: " .. k .. " must be an array of numbers", 2) end
+    core.plot_panel_ticks(h, i, k == "xticks" and 0 or 1, v or {})
+  elseif k == "xticklabels" or k == "yticklabels" then
+    if type(v) ~= "table" then error("plot: " .. k .. " must be an array of strings", 2) end
+    local ax = k == "xticklabels" and 0 or 1
+    for j = 1, #v do core.plot_panel_ticklabel(h, i, ax, j - 1, tostring(v[j])) end
   elseif k == "grid" then
     core.plot_panel_num(h, i, "grid", v and 1 or 0)
   elseif k == "xmin" or k == "xmax" or k == "ymin" or k == "ymax" then
@@ -200,6 +207,13 @@ panel_mt.__newindex = function(t, k, v)
     core.plot_panel_str(h, i, k, v)
   end
   t._props[k] = v
+end
+
+-- ax:ticks("x"|"y"|"colorbar") -> {values}, {labels}: the labelled ticks the layout chose.
+function Panel:ticks(which)
+  local ax = ({ x = 0, y = 1, colorbar = 2 })[which or "x"]
+  if not ax then error("ticks: axis must be 'x', 'y' or 'colorbar', not " .. tostring(which), 2) end
+  return core.plot_ticks_of(self._fig._h, self._i, ax)
 end
 
 -- ax:to_pixel(x, y[, dpi]) -> px, py: where data (x, y) lands in a PNG at dpi.
@@ -476,6 +490,8 @@ doc.doc(Figure.save, "f:save(path[, {dpi=}]) -> true | nil, message",
 doc.doc(Figure.layout_check, "f:layout_check() -> {descriptions}",
   "overlapping text boxes of the layout (empty when clean)")
 doc.doc(Figure.warnings, "f:warnings() -> {messages}", "warnings so far (NaN/Inf skipped)")
+doc.doc(Panel.ticks, "ax:ticks(\"x\"|\"y\"|\"colorbar\") -> {values}, {labels}",
+  "the labelled ticks the layout chose")
 doc.doc(Panel.to_pixel, "ax:to_pixel(x, y[, dpi]) -> px, py", "where a data point lands in a PNG")
 doc.doc(Panel.line, "ax:line{x=, y=, label=, color=, style=, marker=, width=, size=}", "a line")
 doc.doc(Panel.scatter, "ax:scatter{x=, y=, c=|group=, s=, cmap=, colorbar=}", "markers")

@@ -350,6 +350,46 @@ T.test("ticks and labels from Lua", function()
   assert(dlb.doc.get(f:panel(1).boxplot), "help for panel methods")
 end)
 
+T.test("user ticks and tick labels", function()
+  local f = plot.figure { width = 3.3, height = 2.4 }
+  f:line { x = { 8, 16, 32, 64 }, y = { 1, 2, 3, 4 } }
+  f.xscale = "log"
+  f.xticks = { 8, 16, 32, 64 }
+  f.yticks = { 1, 2.5, 4 }
+  f.yticklabels = { "low", "mid", "high" }
+  assert(f:save(tmp("ticks.png"), { dpi = 100 }))
+  T.eq(#f:layout_check(), 0, "overlaps")
+  local xv, xl = f:ticks("x")
+  T.eq(table.concat(xl, " "), "8 16 32 64", "x tick labels")
+  T.eq(xv[4], 64, "x tick value")
+  local _, yl = f:ticks("y")
+  T.eq(table.concat(yl, " "), "low mid high", "y tick labels")
+  T.checkerr("yticklabels: label 4 but only 3 ticks", function()
+    f.yticklabels = { "a", "b", "c", "d" }
+  end)
+  T.checkerr("xticks[2] is string, not a number", function() f.xticks = { 1, "x" } end)
+  f.xticks = nil                                        -- automatic again
+  assert(f:save(tmp("ticks2.png")))
+  xv, xl = f:ticks("x")
+  T.eq(table.concat(xl, " "), "10 20 50", "under two decades: 1/2/5 x 10^n ticks")
+end)
+
+T.test("automatic ticks: log decades, 1/2/5 steps, SI labels, colour bar", function()
+  local f = plot.figure { width = 3.3, height = 2.4 }
+  f:line { x = { 1e3, 1e9 }, y = { 0, 0.93 } }
+  f.xscale = "log"
+  local _, xl = f:ticks("x")
+  T.eq(table.concat(xl, " "), "1k 10k 100k 1M 10M 100M 1G", "decades")
+  local yv = f:ticks("y")
+  T.eq(#yv, 5, "y ticks"); T.near(yv[2] - yv[1], 0.2, 1e-12, "y step")   -- 0 .. 0.8
+  local g = plot.figure {}
+  g:heatmap { z = { { -1, 3 } } }
+  local cv, cl = g:ticks("colorbar")
+  assert(#cv >= 3, "colour bar ticks")
+  T.eq(cl[1], "\xe2\x88\x921.0", "a real minus sign")  -- -1.0 (step 0.5)
+  T.eq(#f:ticks("colorbar"), 0, "no colour bar")
+end)
+
 T.test("figure properties read back; figure methods act on panel 1", function()
   local f = plot.figure { rows = 1, cols = 2, width = 5 }
   f.xlabel = "batch"
