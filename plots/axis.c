@@ -241,7 +241,7 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
   }
   if (a->scale == DLB_SCALE_LOG) log_ticks(cr, f, a, length, horizontal);
   else linear_ticks(cr, f, a, length, horizontal);
-  if (a->nuticks > 0) { /* the user's ticks replace the majors (log minors stay) */
+  if (a->nuticks > 0) { /* the user's ticks replace the automatic ones */
     double step = 0;
     for (int i = 1; i < a->nuticks; i++) {
       double d = fabs(a->uticks[i] - a->uticks[i - 1]);
@@ -259,12 +259,6 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
                        sizeof a->tlabels[0]);
       a->nticks++;
     }
-    int m = 0;
-    for (int i = 0; i < a->nminor; i++) { /* no minor tick under a major one */
-      int clash = 0;
-      for (int j = 0; j < a->nticks; j++) clash |= fabs(a->minor[i] - a->ticks[j]) <= 1e-9 * fabs(a->ticks[j]);
-      if (!clash) a->minor[m++] = a->minor[i];
-    }
-    a->nminor = m;
+    a->nminor = 0; /* decade minors between 8, 16, 32 ... would only confuse */
   }
 }
