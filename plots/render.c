@@ -241,6 +241,59 @@ static cairo_status_t write_stream(void *closure, const unsigned char *data, uns
                                                        : CAIRO_STATUS_WRITE_ERROR;
 }
 
+/* A growable byte buffer for the PNG stream. */
+typedef struct { unsigned char *p; size_t n, cap; int failed; } membuf;
+
+static cairo_status_t write_mem(void *closure, const unsigned char *data, unsigned len) {
+  membuf *m = closure;
+  if (m->n + len > m->cap) {
+    size_t cap = m->cap ? m->cap : 65536;
+    while (cap < m->n + len) cap *= 2;
+    unsigned char *np = realloc(m->p, cap);
+    if (!np) { m->failed = 1; return CAIRO_STATUS_NO_MEMORY; }
+    m->p = np;
+    m->cap = cap;
+  }
+  memcpy(m->p + m->n, data, len);
+  m->n += len;
+  return CAIRO_STATUS_SUCCESS;
+}
+
+/* CRC-32 of PNG chunks (ISO 3309, the PNG specification's sample code). */
+static unsigned long crc32_png(const unsigned char *buf, size_t len) {
+  unsigned long c = 0xffffffffUL;
+  for (size_t i = 0; i < len; i++) {
+    c ^= buf[i];
+    for (int k = 0; k < 8; k++) c = (c & 1) ? 0xedb88320UL ^ (c >> 1) : c >> 1;
+  }
+  return c ^ 0xffffffffUL;
+}
+
+static void put32(unsigned char *p, unsigned long v) {
+  p[0] = (unsigned char)(v >> 24); p[1] = (unsigned char)(v >> 16);
+  p[2] = (unsigned char)(v >> 8); p[3] = (unsigned char)v;
+}
+
+/* Write Cairo's PNG with a pHYs chunk after IHDR, so LaTeX and viewers know its size in
+** inches (dpi as pixels per metre). Cairo's PNG starts with the 8-byte signature and the
+** 25-byte IHDR chunk. */
+static cairo_status_t write_png_dpi(const membuf *m, double dpi, FILE *out) {
+  if (m->n < 33 || memcmp(m->p + 12, "IHDR", 4) != 0)
+    return fwrite(m->p, 1, m->n, out) == m->n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+  unsigned char chunk[21];
+  unsigned long ppm = (unsigned long)floor(dpi / 0.0254 + 0.5);
+  put32(chunk, 9);
+  memcpy(chunk + 4, "pHYs", 4);
+  put32(chunk + 8, ppm);
+  put32(chunk + 12, ppm);
+  chunk[16] = 1; /* unit: metre */
+  put32(chunk + 17, crc32_png(chunk + 4, 13));
+  if (fwrite(m->p, 1, 33, out) != 33 || fwrite(chunk, 1, 21, out) != 21 ||
+      fwrite(m->p + 33, 1, m->n - 33, out) != m->n - 33)
+    return CAIRO_STATUS_WRITE_ERROR;
+  return CAIRO_STATUS_SUCCESS;
+}
+
 /* Draw into a surface writing to out; DLB_OK or a failure status. */
 static int draw_to(dlb_figure *f, const char *ext, double dpi, FILE *out, const char *path) {
   cairo_surface_t *sf;
@@ -269,8 +322,15 @@ static int draw_to(dlb_figure *f, const char *ext, double dpi, FILE *out, const 
   cairo_status_t cs = cairo_status(cr);
   cairo_destroy(cr);
   if (cs == CAIRO_STATUS_SUCCESS) {
-    if (strcasecmp(ext, "png") == 0) cs = cairo_surface_write_to_png_stream(sf, write_stream, out);
-    else { cairo_surface_finish(sf); cs = cairo_surface_status(sf); }
+    if (strcasecmp(ext, "png") == 0) {
+      membuf m = {NULL, 0, 0, 0};
+      cs = cairo_surface_write_to_png_stream(sf, write_mem, &m);
+      if (cs == CAIRO_STATUS_SUCCESS) cs = write_png_dpi(&m, dpi, out);
+      free(m.p);
+    } else {
+      cairo_surface_finish(sf);
+      cs = cairo_surface_status(sf);
+    }
   }
   cairo_surface_destroy(sf);
   if (cs != CAIRO_STATUS_SUCCESS)

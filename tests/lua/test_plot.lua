@@ -37,6 +37,13 @@ T.test("PNG has the pixel size of inches x dpi", function()
   assert(f:save(tmp("h.png"), { dpi = 100 }))
   local w, h = plot.png_size(tmp("h.png"))
   T.eq(w, 330, "width"); T.eq(h, 240, "height")       -- 3.3 x 2.4 in at 100 dpi
+  -- a pHYs chunk tells LaTeX the size: 100 dpi = 3937 pixels per metre
+  local png = io.open(tmp("h.png"), "rb"):read("*a")
+  local at = png:find("pHYs", 1, true)
+  assert(at and at < 60, "no pHYs chunk after IHDR")
+  local b1, b2, b3, b4 = png:byte(at + 4, at + 7)
+  T.eq(((b1 * 256 + b2) * 256 + b3) * 256 + b4, 3937, "pixels per metre")
+  T.eq(png:byte(at + 12), 1, "unit metre")
   assert(f:save(tmp("h300.png"), { dpi = 300 }))
   w, h = plot.png_size(tmp("h300.png"))
   T.eq(w, 990, "width at 300 dpi"); T.eq(h, 720, "height at 300 dpi")
