@@ -231,7 +231,7 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
       for (size_t i = 0; i < a->ncats && a->nticks < MAXTICKS; i++) {
         if (k > 1 && (numeric ? (i + 1) % (size_t)k : i % (size_t)k)) continue;
         a->ticks[a->nticks] = (double)(i + 1);
-        snprintf(a->tlabels[a->nticks], sizeof a->tlabels[0], "%s", a->cats[i]);
+        text_copy(a->tlabels[a->nticks], sizeof a->tlabels[0], a->cats[i]);
         a->nticks++;
       }
       if (fits(cr, f, a, length, horizontal) || a->nticks <= 1 || (numeric && si > 9)) break;
@@ -253,8 +253,7 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
       if (!(v >= lo - 1e-9 * (hi - lo) && v <= hi + 1e-9 * (hi - lo))) continue;
       if (a->scale == DLB_SCALE_LOG && v <= 0) continue;
       a->ticks[a->nticks] = v;
-      if (a->has_ulabel[i]) snprintf(a->tlabels[a->nticks], sizeof a->tlabels[0], "%s",
-                                     a->ulabels[i]);
+      if (a->has_ulabel[i]) text_copy(a->tlabels[a->nticks], sizeof a->tlabels[0], a->ulabels[i]);
       else format_tick(v, a->scale == DLB_SCALE_LOG ? 0 : step, a->fmt, a->tlabels[a->nticks],
                        sizeof a->tlabels[0]);
       a->nticks++;

@@ -84,7 +84,9 @@ int dlb_figure_str(dlb_figure *f, const char *key, const char *value) {
   if (strcmp(key, "title") != 0)
     return dlb_fail(DLB_EINVAL, "figure: unknown option '%s' (valid: font dpi sharex sharey "
                     "title)", key);
-  snprintf(f->title, sizeof f->title, "%s", value ? value : "");
+  if (value && !text_valid_utf8(value))
+    return dlb_fail(DLB_EINVAL, "figure: title is not valid UTF-8");
+  text_copy(f->title, sizeof f->title, value ? value : "");
   f->laid_out = 0;
   return DLB_OK;
 }
@@ -120,9 +122,10 @@ int dlb_panel_str(dlb_figure *f, int pi, const char *key, const char *v) {
   if (!p) return DLB_EINVAL;
   if (!key) return dlb_fail(DLB_EINVAL, "panel: no option name");
   if (!v) v = "";
-  if (strcmp(key, "title") == 0) snprintf(p->title, sizeof p->title, "%s", v);
-  else if (strcmp(key, "xlabel") == 0) snprintf(p->ax[0].label, sizeof p->ax[0].label, "%s", v);
-  else if (strcmp(key, "ylabel") == 0) snprintf(p->ax[1].label, sizeof p->ax[1].label, "%s", v);
+  if (!text_valid_utf8(v)) return dlb_fail(DLB_EINVAL, "%s: text is not valid UTF-8", key);
+  if (strcmp(key, "title") == 0) text_copy(p->title, sizeof p->title, v);
+  else if (strcmp(key, "xlabel") == 0) text_copy(p->ax[0].label, sizeof p->ax[0].label, v);
+  else if (strcmp(key, "ylabel") == 0) text_copy(p->ax[1].label, sizeof p->ax[1].label, v);
   else if (strcmp(key, "xscale") == 0) return setscale(f, pi, 0, v);
   else if (strcmp(key, "yscale") == 0) return setscale(f, pi, 1, v);
   else if (strcmp(key, "legend") == 0) {
@@ -188,7 +191,9 @@ int dlb_panel_ticklabel(dlb_figure *f, int pi, int axn, size_t i, const char *la
   if (i >= (size_t)a->nuticks)
     return dlb_fail(DLB_EINVAL, "%cticklabels: label %zu but only %d ticks", axn ? 'y' : 'x',
                     i + 1, a->nuticks);
-  snprintf(a->ulabels[i], sizeof a->ulabels[i], "%s", label ? label : "");
+  if (label && !text_valid_utf8(label))
+    return dlb_fail(DLB_EINVAL, "%cticklabels[%zu] is not valid UTF-8", axn ? 'y' : 'x', i + 1);
+  text_copy(a->ulabels[i], sizeof a->ulabels[i], label ? label : "");
   a->has_ulabel[i] = 1;
   return DLB_OK;
 }

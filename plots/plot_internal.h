@@ -36,11 +36,11 @@ typedef struct {
   char label[256];
   char fmt[16];                  /* tick format: auto si pow plain */
   char **cats; size_t ncats;     /* categorical axis: positions 1..ncats (borrowed) */
-  double ticks[MAXTICKS]; char tlabels[MAXTICKS][32]; int nticks;
+  double ticks[MAXTICKS]; char tlabels[MAXTICKS][64]; int nticks;
   double minor[MAXTICKS * 2]; int nminor;
   int rotate;                    /* tick labels turned 90 degrees */
   double uticks[MAXTICKS]; int nuticks;          /* ticks the user chose */
-  char ulabels[MAXTICKS][32]; char has_ulabel[MAXTICKS];
+  char ulabels[MAXTICKS][64]; char has_ulabel[MAXTICKS];
   int show_labels;               /* 0 on shared inner axes */
 } axis;
 
@@ -107,6 +107,8 @@ void format_tick(double v, double step, const char *style, char *buf, size_t siz
 /* text.c: a little markup, "^{...}" superscript and "_{...}" subscript. */
 void text_font(cairo_t *cr, double size, int bold);
 void text_setup(cairo_t *cr);
+int text_valid_utf8(const char *s);
+void text_copy(char *dst, size_t size, const char *src);
 void text_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h);
 /* Draw s with its anchor (ax, ay in 0..1 of its box) at (x, y), rotated by `angle`
 ** (radians, counter-clockwise). Returns the axis-aligned box in *out if not NULL. */

@@ -165,6 +165,9 @@ int dlb_series_addstr(dlb_figure *f, int id, const char *name, const char *str) 
   if (!s) return DLB_EINVAL;
   const char *key = name ? inlist(specs[s->kind][2], name) : NULL;
   if (!key) return badname(s, 1, name ? name : "(null)");
+  if (str && !text_valid_utf8(str))
+    return dlb_fail(DLB_EINVAL, "%s: %s[%zu] is not valid UTF-8", kind_name(s->kind), name,
+                    series_strs(s, name) ? series_strs(s, name)->n + 1 : 1);
   slist *l = series_strs(s, name);
   if (!l) {
     if (s->nstrs == MAXFIELDS) return dlb_fail(DLB_EINVAL, "too many fields");
@@ -187,6 +190,8 @@ int dlb_series_str(dlb_figure *f, int id, const char *key, const char *value) {
   const char *k = key ? inlist(specs[s->kind][3], key) : NULL;
   if (!k) return badname(s, 2, key ? key : "(null)");
   if (!value) value = "";
+  if (!text_valid_utf8(value))
+    return dlb_fail(DLB_EINVAL, "%s: option '%s' is not valid UTF-8", kind_name(s->kind), key);
   if (strcmp(key, "color") == 0) {
     double rgb[3];
     if (!colour_parse(value, rgb))

@@ -335,7 +335,7 @@ int cat_legend(series *s, legend_entry *out, int cap) {
     if (m) for (size_t i = 0; i < m->n; i++) any |= m->v[i] != 0;
     if (!ml[0] || !any) return 0;
     memset(out, 0, sizeof *out);
-    snprintf(out->label, sizeof out->label, "%s", ml);
+    text_copy(out->label, sizeof out->label, ml);
     out->kind = strcmp(series_str(s, "mask_style", "white"), "hatch") ? LEG_WHITE : LEG_HATCH;
     return 1;
   }
@@ -344,7 +344,7 @@ int cat_legend(series *s, legend_entry *out, int cap) {
     if (st) {
       for (size_t j = 0; j < st->n && n < cap; j++, n++) {
         memset(&out[n], 0, sizeof out[n]);
-        snprintf(out[n].label, sizeof out[n].label, "%s", st->s[j]);
+        text_copy(out[n].label, sizeof out[n].label, st->s[j]);
         out[n].kind = LEG_PATCH;
         dlb_palette((int)j, out[n].rgb);
       }
@@ -354,7 +354,7 @@ int cat_legend(series *s, legend_entry *out, int cap) {
   const char *label = series_str(s, "label", "");
   if (!label[0]) return 0;
   memset(out, 0, sizeof *out);
-  snprintf(out->label, sizeof out->label, "%s", label);
+  text_copy(out->label, sizeof out->label, label);
   out->kind = LEG_PATCH;
   series_colour(s, out->rgb);
   return 1;

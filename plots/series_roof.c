@@ -138,7 +138,7 @@ int roof_legend(series *s, legend_entry *out, int cap) {
   int n = 0;
   if (names) for (size_t i = 0; i < names->n && n < cap; i++, n++) {
     memset(&out[n], 0, sizeof out[n]);
-    snprintf(out[n].label, sizeof out[n].label, "%s", names->s[i]);
+    text_copy(out[n].label, sizeof out[n].label, names->s[i]);
     out[n].kind = LEG_LINE;
     out[n].sid = -1;
     device_colour(i, out[n].rgb);
@@ -157,7 +157,7 @@ int roof_legend(series *s, legend_entry *out, int cap) {
   }
   if (groups) for (size_t i = 0; i < groups->n && n < cap; i++, n++) {
     memset(&out[n], 0, sizeof out[n]);
-    snprintf(out[n].label, sizeof out[n].label, "%s", groups->s[i]);
+    text_copy(out[n].label, sizeof out[n].label, groups->s[i]);
     out[n].kind = LEG_MARKER;
     out[n].sid = -1;
     dlb_palette((int)i, out[n].rgb);

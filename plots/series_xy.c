@@ -321,7 +321,7 @@ int series_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
     int n = 0;
     for (size_t i = 0; i < groups->n && n < cap; i++, n++) {
       memset(&out[n], 0, sizeof out[n]);
-      snprintf(out[n].label, sizeof out[n].label, "%s", groups->s[i]);
+      text_copy(out[n].label, sizeof out[n].label, groups->s[i]);
       out[n].kind = LEG_MARKER;
       out[n].sid = -1;
       dlb_palette((int)i, out[n].rgb);
@@ -333,7 +333,7 @@ int series_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
   const char *label = series_str(s, "label", "");
   if (!label[0] || s->kind == DLB_SERIES_TEXT) return 0;
   memset(out, 0, sizeof *out);
-  snprintf(out->label, sizeof out->label, "%s", label);
+  text_copy(out->label, sizeof out->label, label);
   out->sid = (int)(s - f->series);
   series_colour(s, out->rgb);
   switch (s->kind) {

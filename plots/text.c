@@ -17,6 +17,10 @@ static int parse(const char *s, run *r) {
   int n = 0;
   const char *p = s;
   while (*p && n < MAXRUNS) {
+    if (n == MAXRUNS - 1) { /* the last run takes the rest as it is */
+      r[n].s = p; r[n].len = strlen(p); r[n].scale = 1; r[n].rise = 0;
+      return n + 1;
+    }
     if ((p[0] == '^' || p[0] == '_') && p[1] == '{' && strchr(p + 2, '}')) {
       const char *e = strchr(p + 2, '}');
       r[n].s = p + 2;
@@ -39,6 +43,37 @@ static int parse(const char *s, run *r) {
   return n;
 }
 
+/* Is s valid UTF-8 (what Cairo's text functions require)? Overlong forms, surrogates
+** and code points past U+10FFFF are refused. */
+int text_valid_utf8(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    unsigned c = *p;
+    int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+    if (n < 0 || (n == 1 && c < 0xc2)) return 0;
+    unsigned cp = n == 0 ? c : n == 1 ? c & 0x1f : n == 2 ? c & 0x0f : c & 0x07;
+    for (int i = 1; i <= n; i++) {
+      if ((p[i] & 0xc0) != 0x80) return 0;
+      cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    p += n + 1;
+  }
+  return 1;
+}
+
+/* Copy src into dst[size], cut (if it must be) at a character boundary. */
+void text_copy(char *dst, size_t size, const char *src) {
+  size_t n = strlen(src);
+  if (n >= size) {
+    n = size - 1;
+    while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80) n--; /* src[n] starts a char */
+  }
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
 /* Select DejaVu Sans at `size` points. */
 void text_font(cairo_t *cr, double size, int bold) {
   cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
@@ -46,11 +81,20 @@ void text_font(cairo_t *cr, double size, int bold) {
   cairo_set_font_size(cr, size);
 }
 
-static double run_width(cairo_t *cr, const run *r, double size, int bold) {
-  char buf[256];
-  size_t len = r->len < sizeof buf - 1 ? r->len : sizeof buf - 1;
+/* A run as a C string in buf[size] (cut at a character boundary if long). */
+static void run_copy(char *buf, size_t size, const run *r) {
+  size_t len = r->len;
+  if (len >= size) {
+    len = size - 1;
+    while (len > 0 && ((unsigned char)r->s[len] & 0xc0) == 0x80) len--;
+  }
   memcpy(buf, r->s, len);
   buf[len] = '\0';
+}
+
+static double run_width(cairo_t *cr, const run *r, double size, int bold) {
+  char buf[512];
+  run_copy(buf, sizeof buf, r);
   cairo_text_extents_t te;
   text_font(cr, size * r->scale, bold);
   cairo_text_extents(cr, buf, &te);
@@ -105,10 +149,8 @@ void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, doub
   cairo_rotate(cr, -angle);
   double cx = -ax * w, base = -ay * h + up + fe.ascent;
   for (int i = 0; i < n; i++) {
-    char buf[256];
-    size_t len = r[i].len < sizeof buf - 1 ? r[i].len : sizeof buf - 1;
-    memcpy(buf, r[i].s, len);
-    buf[len] = '\0';
+    char buf[512];
+    run_copy(buf, sizeof buf, &r[i]);
     text_font(cr, size * r[i].scale, bold);
     cairo_move_to(cr, cx, base - r[i].rise * size);
     cairo_show_text(cr, buf);

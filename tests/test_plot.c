@@ -407,6 +407,39 @@ static void test_random_figures(void) {
   CHECK(count_tmp() == 0);
 }
 
+/* Random labels (markup characters, stray braces, valid and broken UTF-8): invalid UTF-8
+** is refused where it is set; whatever is accepted lays out and saves. */
+static void test_random_text(void) {
+  srand(5);
+  static const char *const pieces[] = {"^{", "_{", "}", "{", "^", "_", "a", "10", " ",
+                                       "\xc3\x97", "\xe2\x88\x92", "\xff", "\xc3", "\xe2\x88",
+                                       "\xf0\x9f\x98\x80", "\xed\xa0\x80", "%s", "%n"};
+  char p[512];
+  path(p, sizeof p, "text.pdf");
+  int accepted = 0, refused = 0;
+  for (int k = 0; k < 200; k++) {
+    char s[300] = "";
+    int n = rand() % 12;
+    for (int i = 0; i < n; i++)
+      strncat(s, pieces[rand() % (int)(sizeof pieces / sizeof pieces[0])], sizeof s - strlen(s) - 1);
+    dlb_figure *f = dlb_figure_new(2, 1.5, 1, 1);
+    int id;
+    double x[2] = {1, 2};
+    dlb_series_new(f, 0, DLB_SERIES_LINE, &id);
+    dlb_series_data(f, id, "x", x, 2);
+    dlb_series_data(f, id, "y", x, 2);
+    int st = dlb_series_str(f, id, "label", s);
+    if (st == DLB_OK) st = dlb_series_commit(f, id); else dlb_series_drop(f, id);
+    int st2 = dlb_panel_str(f, 0, k % 2 ? "title" : "ylabel", s);
+    if (st == DLB_OK && st2 == DLB_OK) accepted++;
+    else { refused++; CHECK(strstr(dlb_last_error(), "UTF-8") != NULL); }
+    CHECK(dlb_figure_save(f, p, 0) == DLB_OK);
+    dlb_figure_free(f);
+  }
+  if (!(accepted > 20 && refused > 20)) fprintf(stderr, "accepted %d refused %d\n", accepted, refused);
+  CHECK(accepted > 20 && refused > 20);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/dlb_test_plot.XXXXXX");
   if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
@@ -420,6 +453,7 @@ int main(void) {
   RUN(test_save_and_probe);
   RUN(test_layout_clean);
   RUN(test_random_figures);
+  RUN(test_random_text);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -222,6 +222,9 @@ T.test("unknown options name themselves and the valid ones", function()
     { x = { 1, 2 }, y = { 1, 2 }, style = "wavy" })
   T.checkerr("unknown cmap 'jet'", f.heatmap, f, { z = { { 1 } }, cmap = "jet" })
   T.checkerr("xscale: unknown scale 'logarithmic'", function() f.xscale = "logarithmic" end)
+  T.checkerr("title: text is not valid UTF-8", function() f.title = "bad \xff byte" end)
+  T.checkerr("bar: labels[2] is not valid UTF-8", f.bar, f, { labels = { "a", "\xc3" },
+    values = { 1, 2 } })
   T.eq(#f:layout_check(), 0, "a failed series leaves nothing behind")
 end)
 
