@@ -333,6 +333,9 @@ static int validate(series *s, size_t *skipped) {
     if (*skipped == x->n)
       return dlb_fail(DLB_EINVAL, "%s: all %zu points are NaN or infinite", kind_name(s->kind),
                       x->n);
+    if (s->kind == DLB_SERIES_SCATTER && series_num(s, "colorbar", 0) != 0 &&
+        !series_data(s, "c"))
+      return dlb_fail(DLB_EINVAL, "scatter: a colorbar needs values c= to colour by");
     return DLB_OK;
   case DLB_SERIES_BAND:
     if ((st = need(s, "x", &x)) || (st = need(s, "lo", &y)) || (st = need(s, "hi", &d)))

@@ -242,6 +242,8 @@ T.test("bad data: empty, mismatched, non-numbers, ragged rows", function()
   T.checkerr("roofline: hw[1] (x) has no fp16 peak", f.roofline, f,
     { hw = { { name = "x", peak = { fp32 = 1e12 }, mem_bw = 1e11 } }, precision = "fp16" })
   T.checkerr("figure:panel(3): the figure has 1 panels", f.panel, f, 3)
+  T.checkerr("scatter: a colorbar needs values c=", f.scatter, f, { x = { 1 }, y = { 1 },
+    colorbar = true })
 end)
 
 T.test("log axes refuse values <= 0, whichever comes first", function()
