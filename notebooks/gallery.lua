@@ -115,7 +115,8 @@ do
   save(f, "bars_signed", false)
 end
 
--- 6. Learning curve with a confidence band on log-log axes (Hestness Fig. 1 style).
+-- 6. Learning curve with a confidence band and regions on log-log axes (Hestness Fig. 1
+-- style: small-data, power-law and irreducible-error regions).
 do
   local x, y, lo, hi, xs, ys = {}, {}, {}, {}, {}, {}
   for i = 1, 30 do
@@ -128,6 +129,8 @@ do
     ys[i] = 12 * xs[i] ^ -0.066 * (1 + 0.02 * gauss())
   end
   local f = plot.figure { width = 3.3, height = 2.4 }
+  f:span { x = { 1e5, 4e5 }, text = "small data", color = "grey" }
+  f:span { x = { 3e8, 1e9 }, text = "irreducible", color = "grey" }
   f:band { x = x, lo = lo, hi = hi, label = "fit ±4%" }
   f:line { x = x, y = y, label = "power law" }
   f:scatter { x = xs, y = ys, label = "measured", color = "C3" }

@@ -35,7 +35,8 @@ enum {
   DLB_SERIES_VLINE = 8,    /* num value; vertical reference line */
   DLB_SERIES_DIAG = 9,     /* y = x reference line */
   DLB_SERIES_TEXT = 10,    /* num x y; str text: an annotation in data coordinates */
-  DLB_SERIES_NKINDS = 11
+  DLB_SERIES_SPAN = 11,    /* num lo hi; a shaded x range over the full height (regions) */
+  DLB_SERIES_NKINDS = 12
 };
 
 /* Colour maps (dlb_cmap_*). */

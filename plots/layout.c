@@ -349,6 +349,17 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
     }
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
+      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_SPAN) continue;
+      const char *t = series_str(s, "text", "");
+      if (!t[0]) continue;
+      double x0 = fmax(panel_px(p, series_num(s, "lo", 0)), p->box.x);
+      double x1 = fmin(panel_px(p, series_num(s, "hi", 0)), p->box.x + p->box.w);
+      snprintf(what, sizeof what, "span text '%.30s'", t);
+      layout_add_box(f, text_box(cr, t, f->font * 0.75, 0, (x0 + x1) / 2, p->box.y + 2, 0.5, 0, 0),
+                     pi, what);
+    }
+    for (int i = 0; i < f->nseries; i++) {
+      series *s = &f->series[i];
       if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_TEXT) continue;
       double fx = series_num(s, "x", 0), fy = series_num(s, "y", 0);
       const char *an = series_str(s, "anchor", "left");

@@ -208,13 +208,15 @@ void render_figure(dlb_figure *f, cairo_t *cr) {
     for (int i = 0; i < f->nseries; i++) { /* areas first, then lines, then text */
       series *s = &f->series[i];
       if (!s->dead && s->committed && s->panel == pi &&
-          (s->kind == DLB_SERIES_BAND || s->kind == DLB_SERIES_HEATMAP))
+          (s->kind == DLB_SERIES_BAND || s->kind == DLB_SERIES_HEATMAP ||
+           s->kind == DLB_SERIES_SPAN))
         series_draw(f, cr, s);
     }
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
       if (!s->dead && s->committed && s->panel == pi && s->kind != DLB_SERIES_BAND &&
-          s->kind != DLB_SERIES_HEATMAP && s->kind != DLB_SERIES_TEXT)
+          s->kind != DLB_SERIES_HEATMAP && s->kind != DLB_SERIES_TEXT &&
+          s->kind != DLB_SERIES_SPAN)
         series_draw(f, cr, s);
     }
     cairo_restore(cr);

@@ -27,6 +27,7 @@ static const char *const specs[DLB_SERIES_NKINDS][5] = {
   {"vline", "", "", "label color style", "value width"},
   {"diag", "", "", "label color style", "width"},
   {"text", "", "", "text color anchor", "x y size"},
+  {"span", "", "", "label color text", "lo hi alpha"},
 };
 
 /* The name of a kind ("line", ...); "?" when out of range. */
@@ -300,6 +301,9 @@ int series_logcheck(dlb_figure *f, int id) {
     if (s->kind == DLB_SERIES_HLINE && axn == 1 && series_num(s, "value", 1) <= 0)
       return dlb_fail(DLB_EINVAL, "panel %d: hline at %g on a log y axis", s->panel + 1,
                       series_num(s, "value", 1));
+    if (s->kind == DLB_SERIES_SPAN && axn == 0 && series_num(s, "lo", 1) <= 0)
+      return dlb_fail(DLB_EINVAL, "panel %d: span from %g on a log x axis", s->panel + 1,
+                      series_num(s, "lo", 1));
     if (s->kind == DLB_SERIES_VLINE && axn == 0 && series_num(s, "value", 1) <= 0)
       return dlb_fail(DLB_EINVAL, "panel %d: vline at %g on a log x axis", s->panel + 1,
                       series_num(s, "value", 1));
@@ -434,6 +438,12 @@ static int validate(series *s, size_t *skipped) {
       *skipped += !isfinite(px->v[i]) || !isfinite(py->v[i]);
     return DLB_OK;
   }
+  case DLB_SERIES_SPAN: {
+    double lo = series_num(s, "lo", NAN), hi = series_num(s, "hi", NAN);
+    if (!(lo < hi))
+      return dlb_fail(DLB_EINVAL, "span: needs lo < hi (got %g, %g)", lo, hi);
+    return DLB_OK;
+  }
   case DLB_SERIES_TEXT:
     if (!series_str(s, "text", NULL))
       return dlb_fail(DLB_EINVAL, "text: option 'text' is missing");
@@ -489,9 +499,14 @@ int dlb_series_commit(dlb_figure *f, int id) {
   if (skipped)
     snprintf(f->warning, sizeof f->warning, "%s: %zu NaN or infinite value%s skipped",
              kind_name(s->kind), skipped, skipped == 1 ? "" : "s");
-  int colour = 0;
-  for (int i = 0; i < id; i++)
-    if (!f->series[i].dead && f->series[i].panel == s->panel) colour++;
+  int colour = 0; /* the palette goes to series that take their colour from it */
+  for (int i = 0; i < id; i++) {
+    series *o = &f->series[i];
+    if (o->dead || o->panel != s->panel || series_str(o, "color", NULL)) continue;
+    colour += o->kind == DLB_SERIES_LINE || o->kind == DLB_SERIES_BAND ||
+              o->kind == DLB_SERIES_SPAN || (o->kind == DLB_SERIES_BAR && !series_strs(o, "stacks")) ||
+              (o->kind == DLB_SERIES_SCATTER && !series_data(o, "c") && !series_data(o, "group"));
+  }
   s->colour_index = colour;
   s->committed = 1;
   return DLB_OK;

@@ -116,6 +116,10 @@ void series_extent(const dlb_figure *f, series *s, extent *e) {
   }
   case DLB_SERIES_HLINE: extent_add(e, 1, series_num(s, "value", 0), ay); break;
   case DLB_SERIES_VLINE: extent_add(e, 0, series_num(s, "value", 0), ax); break;
+  case DLB_SERIES_SPAN:
+    extent_add(e, 0, series_num(s, "lo", 0), ax);
+    extent_add(e, 0, series_num(s, "hi", 0), ax);
+    break;
   case DLB_SERIES_TEXT:
     extent_add(e, 0, series_num(s, "x", 0), ax);
     extent_add(e, 1, series_num(s, "y", 0), ay);
@@ -202,6 +206,7 @@ static void draw_band(dlb_figure *f, cairo_t *cr, series *s) {
     while (j < x->n && finite2(&p->ax[0], &p->ax[1], x->v[j], lo->v[j]) &&
            finite2(&p->ax[0], &p->ax[1], x->v[j], hi->v[j])) j++;
     if (j > i + 1) {
+      cairo_new_sub_path(cr);
       for (size_t k = i; k < j; k++) cairo_line_to(cr, panel_px(p, x->v[k]), panel_py(p, lo->v[k]));
       for (size_t k = j; k-- > i;) cairo_line_to(cr, panel_px(p, x->v[k]), panel_py(p, hi->v[k]));
       cairo_close_path(cr);
@@ -240,6 +245,22 @@ static void draw_ref(dlb_figure *f, cairo_t *cr, series *s) {
   cairo_set_dash(cr, NULL, 0, 0);
 }
 
+/* A shaded x range over the full height, with an optional caption at its top. */
+static void draw_span(dlb_figure *f, cairo_t *cr, series *s) {
+  const panel *p = &f->panels[s->panel];
+  double rgb[3], x0 = panel_px(p, series_num(s, "lo", 0)), x1 = panel_px(p, series_num(s, "hi", 0));
+  series_colour(s, rgb);
+  cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], series_num(s, "alpha", 0.15));
+  cairo_rectangle(cr, x0, p->box.y, x1 - x0, p->box.h);
+  cairo_fill(cr);
+  const char *t = series_str(s, "text", "");
+  if (t[0]) {
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+    text_draw(cr, t, f->font * 0.75, 0, (fmax(x0, p->box.x) + fmin(x1, p->box.x + p->box.w)) / 2,
+              p->box.y + 2, 0.5, 0, 0, NULL);
+  }
+}
+
 static void draw_text(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   double rgb[3] = {0, 0, 0};
@@ -254,12 +275,14 @@ static void draw_text(dlb_figure *f, cairo_t *cr, series *s) {
 
 void series_draw(dlb_figure *f, cairo_t *cr, series *s) {
   cairo_save(cr);
+  cairo_new_path(cr); /* the path and current point are not part of save/restore */
   switch (s->kind) {
   case DLB_SERIES_LINE: draw_line(f, cr, s); break;
   case DLB_SERIES_SCATTER: draw_scatter(f, cr, s); break;
   case DLB_SERIES_BAND: draw_band(f, cr, s); break;
   case DLB_SERIES_HLINE: case DLB_SERIES_VLINE: case DLB_SERIES_DIAG: draw_ref(f, cr, s); break;
   case DLB_SERIES_TEXT: draw_text(f, cr, s); break;
+  case DLB_SERIES_SPAN: draw_span(f, cr, s); break;
   case DLB_SERIES_ROOFLINE: roof_draw(f, cr, s); break;
   default: cat_draw(f, cr, s); break;
   }
@@ -302,6 +325,10 @@ int series_covers(const dlb_figure *f, series *s, rect r) {
   case DLB_SERIES_VLINE: {
     double px = panel_px(p, series_num(s, "value", 0));
     return cover_seg(r, px, p->box.y, px, p->box.y + p->box.h);
+  }
+  case DLB_SERIES_SPAN: {
+    double x0 = panel_px(p, series_num(s, "lo", 0)), x1 = panel_px(p, series_num(s, "hi", 0));
+    return cover_rect(r, (rect){x0, p->box.y, x1 - x0, p->box.h}) / 4;
   }
   case DLB_SERIES_ROOFLINE: return roof_covers(f, s, r);
   case DLB_SERIES_BAR: case DLB_SERIES_HEATMAP: case DLB_SERIES_BOX: return cat_covers(f, s, r);
@@ -346,7 +373,7 @@ int series_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
     out->kind = LEG_MARKER;
     snprintf(out->marker, sizeof out->marker, "%s", series_str(s, "marker", "circle"));
     break;
-  case DLB_SERIES_BAND: out->kind = LEG_BAND; break;
+  case DLB_SERIES_BAND: case DLB_SERIES_SPAN: out->kind = LEG_BAND; break;
   default: /* reference lines */
     out->kind = LEG_LINE;
     out->rgb[0] = out->rgb[1] = out->rgb[2] = 0.3;

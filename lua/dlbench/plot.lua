@@ -467,6 +467,18 @@ Panel.hline = ref("hline", "y")   -- ax:hline{y=, label=, color=, style="dashed"
 Panel.vline = ref("vline", "x")   -- ax:vline{x=, ...}
 Panel.diag = ref("diag")          -- ax:diag{label=}: the y = x line
 
+local SPAN = set("x label color alpha text")
+-- ax:span{x={lo, hi}, text=, label=, alpha=}: a shaded x range over the full height, e.g.
+-- the small-data, power-law and irreducible-error regions of a learning curve.
+function Panel:span(o)
+  check_opts("span", o, SPAN)
+  if type(o.x) ~= "table" or type(o.x[1]) ~= "number" or type(o.x[2]) ~= "number" then
+    error("span: 'x' must be {lo, hi}", 2)
+  end
+  return add(self, "span", {}, {}, pick(o, "label color text"),
+             { lo = o.x[1], hi = o.x[2], alpha = o.alpha })
+end
+
 local TEXT = set("x y text color anchor size")
 -- ax:text{x=, y=, text=, anchor="left"|"center"|"right"}: an annotation in data coordinates.
 function Panel:text(o)
@@ -505,6 +517,7 @@ doc.doc(Panel.band, "ax:band{x=, lo=, hi=}", "a shaded band")
 doc.doc(Panel.hline, "ax:hline{y=}", "a horizontal reference line")
 doc.doc(Panel.vline, "ax:vline{x=}", "a vertical reference line")
 doc.doc(Panel.diag, "ax:diag{}", "the y = x reference line")
+doc.doc(Panel.span, "ax:span{x={lo, hi}, text=, label=}", "a shaded x range (regions)")
 doc.doc(Panel.text, "ax:text{x=, y=, text=}", "a text annotation")
 doc.doc(M.cmap, "dlb.plot.cmap(name, t) -> r, g, b", "a colour map at t in [0, 1]")
 doc.doc(M.palette, "dlb.plot.palette(i) -> r, g, b", "colour i of the categorical palette")

@@ -153,6 +153,27 @@ T.test("scatter colours by value (colour map) and by group (palette)", function(
   T.eq(#f:layout_check(), 0, "overlaps")
 end)
 
+T.test("bands and spans fill exactly their region (after text was drawn)", function()
+  local f = plot.figure { width = 3.3, height = 2.4 }
+  f:span { x = { 1, 2 }, text = "region", color = "#000000", alpha = 0.5 }
+  f:band { x = { 0, 10 }, lo = { 1, 1 }, hi = { 2, 2 }, color = "#0000ff", alpha = 1 }
+  f.xlim, f.ylim = { 0, 10 }, { 0, 10 }
+  assert(f:save(tmp("band.png"), { dpi = 100 }))
+  same("in the band", { probe(f, tmp("band.png"), 5, 1.5) }, 0, 0, 1)
+  same("above the band", { probe(f, tmp("band.png"), 5, 6) }, 1, 1, 1)
+  same("in the span", { probe(f, tmp("band.png"), 1.5, 6) }, 0.5, 0.5, 0.5)
+  same("beside the span", { probe(f, tmp("band.png"), 2.5, 6) }, 1, 1, 1)
+  -- the band's outline must not start where the caption's text ended (top of the span)
+  same("between caption and band", { probe(f, tmp("band.png"), 0.6, 4) }, 1, 1, 1)
+  -- series without a colour of their own take the palette in order; coloured ones skip it
+  local g = plot.figure {}
+  g:span { x = { 1, 2 }, color = "grey" }
+  g:line { x = { 0, 3 }, y = { 0, 3 }, width = 6 }
+  g.xlim, g.ylim = { 0, 3 }, { 0, 3 }
+  assert(g:save(tmp("pal.png"), { dpi = 100 }))
+  same("first palette colour", { probe(g, tmp("pal.png"), 2.5, 2.5) }, plot.palette(1))
+end)
+
 T.test("stacked and signed bars", function()
   local f = plot.figure { width = 3.3, height = 2.4 }
   f:bar { labels = { "a", "b" }, values = { { 1, 2 }, { 3, 1 } }, stacks = { "w", "act" } }
@@ -242,6 +263,7 @@ T.test("bad data: empty, mismatched, non-numbers, ragged rows", function()
   T.checkerr("roofline: hw[1] (x) has no fp16 peak", f.roofline, f,
     { hw = { { name = "x", peak = { fp32 = 1e12 }, mem_bw = 1e11 } }, precision = "fp16" })
   T.checkerr("figure:panel(3): the figure has 1 panels", f.panel, f, 3)
+  T.checkerr("span: needs lo < hi (got 2, 1)", f.span, f, { x = { 2, 1 } })
   T.checkerr("scatter: a colorbar needs values c=", f.scatter, f, { x = { 1 }, y = { 1 },
     colorbar = true })
 end)
@@ -337,6 +359,7 @@ T.test("panels, shared axes, reference lines, bands, text", function()
     ax:vline { x = 2 }
     ax:diag {}
     ax:text { x = 1.1, y = 3.5, text = "10^{3} note" }
+    ax:span { x = { 2.5, 3 }, text = "region", label = "span" }
     ax.grid = true
   end
   f:panel(2, 1).xlabel = "x"
