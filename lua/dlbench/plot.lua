@@ -43,11 +43,13 @@ local function set(list)
   return s
 end
 
+-- Error levels below count from the helper: 2 = the method, 3 = the user's call (methods
+-- tail-call `add` and figure proxies tail-call methods, so neither adds a level).
 local function need_array(what, name, t, level)
   if type(t) ~= "table" then
-    error(string.format("%s: '%s' must be an array, got %s", what, name, type(t)), level or 4)
+    error(string.format("%s: '%s' must be an array, got %s", what, name, type(t)), level or 3)
   end
-  if #t == 0 then error(string.format("%s: '%s' is empty", what, name), level or 4) end
+  if #t == 0 then error(string.format("%s: '%s' is empty", what, name), level or 3) end
   return t
 end
 
@@ -57,10 +59,10 @@ local function flatten(what, name, rows, width, conv)
   for j = 1, #rows do
     local r = rows[j]
     if type(r) ~= "table" then
-      error(string.format("%s: %s[%d] must be an array, got %s", what, name, j, type(r)), 4)
+      error(string.format("%s: %s[%d] must be an array, got %s", what, name, j, type(r)), 3)
     end
     if #r ~= width then
-      error(string.format("%s: %s[%d] has %d values, expected %d", what, name, j, #r, width), 4)
+      error(string.format("%s: %s[%d] has %d values, expected %d", what, name, j, #r, width), 3)
     end
     for i = 1, width do out[#out + 1] = conv and conv(r[i]) or r[i] end
   end
@@ -241,10 +243,10 @@ local function add(p, kind, data, strs, str, num)
   end)
   if not ok then
     core.plot_series_drop(h, id) -- no half-built series stays behind
-    error(err, 3)
+    error(err, 2)
   end
   local okc, w = pcall(core.plot_series_commit, h, id)
-  if not okc then error(w, 3) end
+  if not okc then error(w, 2) end
   if w then
     local ws = p._fig._warnings
     ws[#ws + 1] = w
@@ -260,10 +262,10 @@ local function pick(opts, names)
 end
 
 local function numarray(what, name, t)
-  need_array(what, name, t, 5)
+  need_array(what, name, t, 4)
   for i = 1, #t do
     if type(t[i]) ~= "number" then
-      error(string.format("%s: %s[%d] is %s, not a number", what, name, i, type(t[i])), 5)
+      error(string.format("%s: %s[%d] is %s, not a number", what, name, i, type(t[i])), 3)
     end
   end
   return t
@@ -287,7 +289,7 @@ function Panel:scatter(o)
   if o.s then data.s = numarray("scatter", "s", o.s) end
   local strs = {}
   if o.group then
-    need_array("scatter", "group", o.group, 4)
+    need_array("scatter", "group", o.group, 3)
     if is_strings(o.group) then -- names in order of first appearance
       local ids, names, g = {}, {}, {}
       for i, n in ipairs(o.group) do
@@ -308,14 +310,14 @@ local BAR = set("labels values stacks label color mode width")
 -- ax:bar{labels=, values= {..} or {{stack 1}, {stack 2}}, stacks= names, mode="stacked"|"grouped"}
 function Panel:bar(o)
   check_opts("bar", o, BAR)
-  need_array("bar", "values", o.values, 4)
+  need_array("bar", "values", o.values, 3)
   local values = o.values
   if type(values[1]) == "table" then
     values = flatten("bar", "values", values, #values[1])
   end
   numarray("bar", "values", values)
   local strs = {}
-  if o.labels then strs.labels = need_array("bar", "labels", o.labels, 4) end
+  if o.labels then strs.labels = need_array("bar", "labels", o.labels, 3) end
   if o.stacks then strs.stacks = o.stacks end
   return add(self, "bar", { values = values }, strs, pick(o, "label color mode"),
              pick(o, "width"))
@@ -327,12 +329,12 @@ local HEAT = set("x y z mask cmap colorbar colorbar_label vmin vmax center cell_
 -- z[j][i] is row j (along y), column i (along x); mask[j][i] true hides a cell.
 function Panel:heatmap(o)
   check_opts("heatmap", o, HEAT)
-  need_array("heatmap", "z", o.z, 4)
+  need_array("heatmap", "z", o.z, 3)
   local ny = #o.z
   local nx = type(o.z[1]) == "table" and #o.z[1] or 0
-  if o.x then nx = #need_array("heatmap", "x", o.x, 4) end
+  if o.x then nx = #need_array("heatmap", "x", o.x, 3) end
   if o.y then
-    need_array("heatmap", "y", o.y, 4)
+    need_array("heatmap", "y", o.y, 3)
     if #o.y ~= ny then
       error(string.format("heatmap: y has %d values but z has %d rows", #o.y, ny), 2)
     end
@@ -340,7 +342,7 @@ function Panel:heatmap(o)
   local data, strs = { z = flatten("heatmap", "z", o.z, nx) }, {}
   numarray("heatmap", "z", data.z)
   if o.mask then
-    need_array("heatmap", "mask", o.mask, 4)
+    need_array("heatmap", "mask", o.mask, 3)
     if #o.mask ~= ny then
       error(string.format("heatmap: mask has %d rows but z has %d", #o.mask, ny), 2)
     end
@@ -365,7 +367,7 @@ local BOX = set("data labels whiskers box tukey outliers width color")
 --            outliers=true}  (ParaDnn Fig. 11: box 9/50/91, whiskers 2/98, outliers dots)
 function Panel:boxplot(o)
   check_opts("boxplot", o, BOX)
-  need_array("boxplot", "data", o.data, 4)
+  need_array("boxplot", "data", o.data, 3)
   local values, sizes = {}, {}
   for g, grp in ipairs(o.data) do
     if type(grp) ~= "table" then
