@@ -281,6 +281,7 @@ static int figure_gc(lua_State *L) {
   return 0;
 }
 
+/* __tostring: "dlbench.Figure (0x...)". */
 static int figure_tostring(lua_State *L) {
   dlb_figure **box = (dlb_figure **)luaL_checkudata(L, 1, FIGURE);
   if (*box) lua_pushfstring(L, "dlbench.Figure (%p)", (void *)*box);

@@ -40,6 +40,7 @@ int nice_ticks(double lo, double hi, int target, double *out, int cap) {
   return n;
 }
 
+/* Nice ticks for [lo, hi] into out[cap] (the public form of nice_ticks). */
 int dlb_ticks_linear(double lo, double hi, int target, double *out, size_t cap, size_t *n) {
   if (!out || !n) return dlb_fail(DLB_EINVAL, "ticks_linear: no output");
   if (!(hi > lo) || !isfinite(lo) || !isfinite(hi))
@@ -60,12 +61,14 @@ static int decimals(double v, double step) {
   return 9;
 }
 
+/* v with as many decimals as v and the step need; never "-0". */
 static void plain(double v, double step, char *buf, size_t size) {
   int d = decimals(v, step);
   snprintf(buf, size, "%.*f", d, v);
   if (strspn(buf, "-0.") == strlen(buf) && buf[0] == '-') memmove(buf, buf + 1, strlen(buf));
 }
 
+/* v as a power of ten in markup: 10^{3}, 2x10^{-5}. */
 static void power(double v, char *buf, size_t size) {
   if (v == 0) { snprintf(buf, size, "0"); return; }
   double e = floor(log10(fabs(v)) + 1e-9);
@@ -96,6 +99,7 @@ void format_tick(double v, double step, const char *style, char *buf, size_t siz
   }
 }
 
+/* format_tick before the minus sign is made typographic. */
 static void format_ascii(double v, double step, const char *style, char *buf, size_t size) {
   if (!isfinite(v)) { snprintf(buf, size, "%g", v); return; }
   if (strcmp(style, "pow") == 0) { power(v, buf, size); return; }
@@ -116,6 +120,7 @@ static void format_ascii(double v, double step, const char *style, char *buf, si
   snprintf(buf, size, "%s%s", mb, prefix[e]);
 }
 
+/* Format one tick value into buf (see format_tick); checks the style name. */
 int dlb_tick_format(double v, double step, const char *style, char *buf, size_t size) {
   if (!buf || size == 0) return dlb_fail(DLB_EINVAL, "tick_format: no buffer");
   if (!style || (strcmp(style, "si") && strcmp(style, "pow") && strcmp(style, "plain") &&
@@ -142,6 +147,7 @@ static int fits(cairo_t *cr, dlb_figure *f, const axis *a, double length, int ho
   return 1;
 }
 
+/* Label every tick of an axis in its format ("auto": plain below 10^4 on linear axes). */
 static void label_all(axis *a, double step) {
   char style[16];
   snprintf(style, sizeof style, "%s", a->fmt[0] ? a->fmt : "auto");
@@ -154,6 +160,7 @@ static void label_all(axis *a, double step) {
     format_tick(a->ticks[i], step, style, a->tlabels[i], sizeof a->tlabels[i]);
 }
 
+/* Linear ticks: as many 1/2/2.5/5 x 10^n ticks as fit the length, labels apart. */
 static void linear_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal) {
   int target = (int)(length / (horizontal ? 48 : 24));
   if (target < 2) target = 2;
@@ -166,6 +173,8 @@ static void linear_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int
   }
 }
 
+/* Log ticks: decades (every k-th when crowded, the rest minor), 2..9 minors; under
+** two decades 1/2/5 ticks or linear ones. */
 static void log_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal) {
   double l0 = log10(a->lo), l1 = log10(a->hi);
   int d0 = (int)ceil(l0 - 1e-9), d1 = (int)floor(l1 + 1e-9);
@@ -221,7 +230,8 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
     ** are turned upright first, then thinned */
     int numeric = 1;
     for (size_t i = 0; i < a->ncats; i++)
-      numeric &= a->cats[i][0] && strspn(a->cats[i], "0123456789.-+kMGTPE\xe2\x88\x92") == strlen(a->cats[i]);
+      numeric &= a->cats[i][0] &&
+                 strspn(a->cats[i], "0123456789.-+kMGTPE\xe2\x88\x92") == strlen(a->cats[i]);
     static const int steps[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
     int si = 0, k = 1;
     if (numeric) a->rotate = 0;

@@ -72,6 +72,7 @@ void cmap_rgb(int cmap, double t, double rgb[3]) {
     rgb[c] = maps[cmap][k][c] * (1 - w) + maps[cmap][k + 1][c] * w;
 }
 
+/* The map of a name into *cmap; DLB_EINVAL listing the names otherwise. */
 int dlb_cmap_lookup(const char *name, int *cmap) {
   int c = cmap_from_name(name);
   if (c < 0 || !cmap)
@@ -81,6 +82,7 @@ int dlb_cmap_lookup(const char *name, int *cmap) {
   return DLB_OK;
 }
 
+/* Colour of map cmap at t (clamped; NaN gives white) into rgb[3]. */
 int dlb_cmap_eval(int cmap, double t, double *rgb) {
   if (cmap < 0 || cmap >= DLB_CMAP_COUNT || !rgb)
     return dlb_fail(DLB_EINVAL, "cmap_eval: unknown colour map %d", cmap);
@@ -94,6 +96,7 @@ int dlb_cmap_eval(int cmap, double t, double *rgb) {
 static const unsigned palette[8] = {0x004488, 0xDDAA33, 0xBB5566, 0x6699CC,
                                     0x997700, 0xEE99AA, 0x994455, 0x555555};
 
+/* Colour i of the categorical palette (cycling) into rgb[3]. */
 void dlb_palette(int i, double *rgb) {
   if (i < 0) i = -i;
   unsigned c = palette[i % 8];

@@ -61,7 +61,8 @@ int dlb_figure_npanels(const dlb_figure *f);
 
 /* Panel options by name. Strings: "title", "xlabel", "ylabel", "xscale", "yscale"
 ** ("linear"|"log"), "legend" ("best", "upper left", "upper right", "lower left",
-** "lower right", "outside" (right of the axes), "none"), "xtickformat", "ytickformat" ("auto", "si", "pow", "plain").
+** "lower right", "outside" (right of the axes), "none"), "xtickformat", "ytickformat"
+** ("auto", "si", "pow", "plain").
 ** Numbers: "xmin", "xmax", "ymin", "ymax" (NaN = automatic), "grid" (0/1). */
 int dlb_panel_str(dlb_figure *f, int panel, const char *key, const char *value);
 int dlb_panel_num(dlb_figure *f, int panel, const char *key, double value);

@@ -9,6 +9,7 @@
 #include "dlbplot.h"
 #include "plot_internal.h"
 
+/* An automatic linear axis with labels shown. */
 static void axis_init(axis *a) {
   memset(a, 0, sizeof *a);
   a->umin = a->umax = NAN;
@@ -55,10 +56,12 @@ void dlb_figure_free(dlb_figure *f) {
   free(f);
 }
 
+/* Number of panels (rows x cols); 0 for NULL. */
 int dlb_figure_npanels(const dlb_figure *f) {
   return f ? f->rows * f->cols : 0;
 }
 
+/* Figure number options: font, dpi, sharex, sharey. */
 int dlb_figure_num(dlb_figure *f, const char *key, double v) {
   if (!f || !key) return dlb_fail(DLB_EINVAL, "figure: no figure or option");
   f->laid_out = 0;
@@ -79,6 +82,7 @@ int dlb_figure_num(dlb_figure *f, const char *key, double v) {
   return DLB_OK;
 }
 
+/* Figure string options: title (above all panels). */
 int dlb_figure_str(dlb_figure *f, const char *key, const char *value) {
   if (!f || !key) return dlb_fail(DLB_EINVAL, "figure: no figure or option");
   if (strcmp(key, "title") != 0)
@@ -91,6 +95,7 @@ int dlb_figure_str(dlb_figure *f, const char *key, const char *value) {
   return DLB_OK;
 }
 
+/* Panel i of f (marking the layout stale), or NULL with a message. */
 static panel *getpanel(dlb_figure *f, int i) {
   if (!f) { dlb_fail(DLB_EINVAL, "panel: no figure"); return NULL; }
   if (i < 0 || i >= f->rows * f->cols) {
@@ -101,6 +106,7 @@ static panel *getpanel(dlb_figure *f, int i) {
   return &f->panels[i];
 }
 
+/* Set an axis scale by name, refused when a series has values the log axis cannot show. */
 static int setscale(dlb_figure *f, int pi, int axn, const char *v) {
   axis *a = &f->panels[pi].ax[axn];
   int old = a->scale;

@@ -26,12 +26,14 @@ double panel_px(const panel *p, double x) {
   return clampc(p->box.x + (axis_fwd(a, x) - l) / (h - l) * p->box.w);
 }
 
+/* Data y of a panel -> points (y grows downwards on the page). */
 double panel_py(const panel *p, double y) {
   const axis *a = &p->ax[1];
   double l = axis_fwd(a, a->lo), h = axis_fwd(a, a->hi);
   return clampc(p->box.y + p->box.h - (axis_fwd(a, y) - l) / (h - l) * p->box.h);
 }
 
+/* Record a text box for the overlap check (boxes beyond MAXBOXES are ignored). */
 void layout_add_box(dlb_figure *f, rect r, int panel, const char *what) {
   if (f->nboxes >= MAXBOXES || r.w <= 0 || r.h <= 0) return;
   if (!f->boxes && !(f->boxes = malloc(MAXBOXES * sizeof *f->boxes))) return;
@@ -64,6 +66,7 @@ static slist *cats_of(dlb_figure *f, int p, int axn) {
   return NULL;
 }
 
+/* The union of a panel's series extents. */
 static void panel_extent(dlb_figure *f, int p, extent *e) {
   for (int i = 0; i < f->nseries; i++) {
     series *s = &f->series[i];
@@ -101,6 +104,7 @@ static void limits(axis *a, const extent *e, int axn) {
   a->hi = hi;
 }
 
+/* Height of an axis label line at the base font size. */
 static double label_h(cairo_t *cr, dlb_figure *f) {
   double w, h;
   text_extent(cr, "0", f->font, 0, &w, &h);
@@ -118,6 +122,7 @@ static void tick_sizes(cairo_t *cr, dlb_figure *f, const axis *a, double *mw, do
   }
 }
 
+/* Ticks of a panel's colour bar over its map's value range. */
 static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
   if (p->cbar_series < 0) return;
   double vmin, vmax, center;
@@ -167,6 +172,7 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
     m[2] += lw + PAD; /* beyond any colour bar */
 }
 
+/* Ticks of every axis and colour bar for the current axes boxes. */
 static void all_ticks(cairo_t *cr, dlb_figure *f) {
   for (int i = 0; i < f->rows * f->cols; i++) {
     panel *p = &f->panels[i];
@@ -239,6 +245,8 @@ static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h)
   return n;
 }
 
+/* Put a panel's legend: above a heat map, outside, at a named corner, or at the
+** candidate covering the least data ("best"). */
 static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
   panel *p = &f->panels[pi];
   double w, h;
@@ -372,12 +380,14 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
   }
 }
 
+/* Do two boxes overlap by more than rounding? */
 static int overlap(rect a, rect b) {
   double ix = fmin(a.x + a.w, b.x + b.w) - fmax(a.x, b.x);
   double iy = fmin(a.y + a.h, b.y + b.h) - fmax(a.y, b.y);
   return ix > 0.25 && iy > 0.25; /* a quarter point of slack for rounding */
 }
 
+/* Every pair of overlapping text boxes, and boxes leaving the figure (pair with nboxes). */
 static void find_overlaps(dlb_figure *f) {
   free(f->pairs);
   f->pairs = NULL;
@@ -474,6 +484,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   return DLB_OK;
 }
 
+/* A Cairo context on a recording surface, for measuring text; NULL on failure. */
 static cairo_t *measuring_context(cairo_surface_t **sf) {
   *sf = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
   if (cairo_surface_status(*sf) != CAIRO_STATUS_SUCCESS) return NULL;
@@ -483,6 +494,7 @@ static cairo_t *measuring_context(cairo_surface_t **sf) {
   return cr;
 }
 
+/* Lay the figure out (limits, ticks, margins, legends, overlap check). */
 int dlb_figure_layout(dlb_figure *f) {
   if (!f) return dlb_fail(DLB_EINVAL, "layout: no figure");
   cairo_surface_t *sf;
@@ -497,6 +509,7 @@ int dlb_figure_layout(dlb_figure *f) {
   return st;
 }
 
+/* How many overlaps the layout found (laying out first if needed). */
 int dlb_figure_overlaps(dlb_figure *f, size_t *count) {
   if (!f || !count) return dlb_fail(DLB_EINVAL, "overlaps: no figure");
   if (!f->laid_out) {
@@ -507,6 +520,7 @@ int dlb_figure_overlaps(dlb_figure *f, size_t *count) {
   return DLB_OK;
 }
 
+/* A description of overlap i into buf. */
 int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size) {
   if (!f || !buf || !size) return dlb_fail(DLB_EINVAL, "overlap_text: no figure or buffer");
   if (!f->laid_out || i >= f->npairs)
@@ -521,6 +535,7 @@ int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size) {
   return DLB_OK;
 }
 
+/* Where data (x, y) of a panel lands, in points from the top left. */
 int dlb_panel_to_point(dlb_figure *f, int pi, double x, double y, double *px, double *py) {
   if (!f || !px || !py) return dlb_fail(DLB_EINVAL, "to_point: no figure");
   if (pi < 0 || pi >= f->rows * f->cols)
@@ -534,6 +549,7 @@ int dlb_panel_to_point(dlb_figure *f, int pi, double x, double y, double *px, do
   return DLB_OK;
 }
 
+/* Axis ax (0 x, 1 y, 2 colour bar) of panel pi after layout, or NULL. */
 static axis *tick_axis(dlb_figure *f, int pi, int ax) {
   if (!f || pi < 0 || pi >= f->rows * f->cols || ax < 0 || ax > 2) {
     dlb_fail(DLB_EINVAL, "ticks: no panel %d or axis %d", pi + 1, ax);
@@ -544,6 +560,7 @@ static axis *tick_axis(dlb_figure *f, int pi, int ax) {
   return ax == 2 ? &p->cbar_axis : &p->ax[ax];
 }
 
+/* How many labelled ticks an axis has after layout. */
 int dlb_panel_tick_count(dlb_figure *f, int pi, int ax, int *count) {
   axis *a = tick_axis(f, pi, ax);
   if (!a || !count) return dlb_last_status() ? dlb_last_status() : DLB_EINVAL;
@@ -551,6 +568,7 @@ int dlb_panel_tick_count(dlb_figure *f, int pi, int ax, int *count) {
   return DLB_OK;
 }
 
+/* Tick i of an axis: its value and label. */
 int dlb_panel_tick(dlb_figure *f, int pi, int ax, int i, double *value, char *buf, size_t size) {
   axis *a = tick_axis(f, pi, ax);
   if (!a || !value || !buf || !size) return dlb_last_status() ? dlb_last_status() : DLB_EINVAL;

@@ -20,6 +20,7 @@
 
 enum { TICK = 3, PAD = 3 };
 
+/* Tick marks (major and minor), tick labels and axis labels of a panel. */
 static void draw_axis_ticks(dlb_figure *f, cairo_t *cr, panel *p) {
   const rect b = p->box;
   double ts = f->font * 0.875;
@@ -72,6 +73,7 @@ static void draw_axis_ticks(dlb_figure *f, cairo_t *cr, panel *p) {
   }
 }
 
+/* Light grid lines at the major ticks of numeric axes. */
 static void draw_grid(cairo_t *cr, panel *p) {
   cairo_save(cr);
   cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
@@ -88,6 +90,7 @@ static void draw_grid(cairo_t *cr, panel *p) {
   cairo_restore(cr);
 }
 
+/* A panel's colour bar: the map as a vertical gradient, ticks, labels. */
 static void draw_colorbar(dlb_figure *f, cairo_t *cr, panel *p) {
   series *s = &f->series[p->cbar_series];
   int cmap = cmap_from_name(series_str(s, "cmap", "viridis"));
@@ -124,6 +127,7 @@ static void draw_colorbar(dlb_figure *f, cairo_t *cr, panel *p) {
               M_PI / 2, NULL);
 }
 
+/* A panel's legend box: swatches (line, marker, patch, hatch) and labels. */
 static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
   panel *p = &f->panels[pi];
   legend_entry e[32];
@@ -238,6 +242,7 @@ void render_figure(dlb_figure *f, cairo_t *cr) {
   }
 }
 
+/* Cairo write callback into a FILE. */
 static cairo_status_t write_stream(void *closure, const unsigned char *data, unsigned len) {
   return fwrite(data, 1, len, (FILE *)closure) == len ? CAIRO_STATUS_SUCCESS
                                                        : CAIRO_STATUS_WRITE_ERROR;
@@ -246,6 +251,7 @@ static cairo_status_t write_stream(void *closure, const unsigned char *data, uns
 /* A growable byte buffer for the PNG stream. */
 typedef struct { unsigned char *p; size_t n, cap; int failed; } membuf;
 
+/* Cairo write callback into a growable memory buffer. */
 static cairo_status_t write_mem(void *closure, const unsigned char *data, unsigned len) {
   membuf *m = closure;
   if (m->n + len > m->cap) {
@@ -271,6 +277,7 @@ static unsigned long crc32_png(const unsigned char *buf, size_t len) {
   return c ^ 0xffffffffUL;
 }
 
+/* Big-endian 32-bit integer, as PNG stores them. */
 static void put32(unsigned char *p, unsigned long v) {
   p[0] = (unsigned char)(v >> 24); p[1] = (unsigned char)(v >> 16);
   p[2] = (unsigned char)(v >> 8); p[3] = (unsigned char)v;
@@ -383,6 +390,7 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
   return st;
 }
 
+/* A PNG as an image surface, or NULL with a message. */
 static cairo_surface_t *load_png(const char *path) {
   if (!path) { dlb_fail(DLB_EINVAL, "png: no path"); return NULL; }
   cairo_surface_t *s = cairo_image_surface_create_from_png(path);
@@ -394,6 +402,7 @@ static cairo_surface_t *load_png(const char *path) {
   return s;
 }
 
+/* Width and height of a PNG in pixels. */
 int dlb_png_size(const char *path, int *width, int *height) {
   cairo_surface_t *s = load_png(path);
   if (!s) return DLB_EIO;
@@ -403,6 +412,7 @@ int dlb_png_size(const char *path, int *width, int *height) {
   return DLB_OK;
 }
 
+/* Pixel (x, y) of a PNG as un-premultiplied rgba[4] in 0..1. */
 int dlb_png_pixel(const char *path, int x, int y, double *rgba) {
   cairo_surface_t *s = load_png(path);
   if (!s) return DLB_EIO;

@@ -55,6 +55,7 @@ static const char *inlist(const char *list, const char *name) {
 
 static int keylen(const char *k) { return (int)strcspn(k, " "); }
 
+/* A series' data array by name, or NULL. */
 darray *series_data(series *s, const char *name) {
   for (int i = 0; i < s->ndata; i++)
     if (strncmp(s->data[i].name, name, keylen(s->data[i].name)) == 0 &&
@@ -62,6 +63,7 @@ darray *series_data(series *s, const char *name) {
   return NULL;
 }
 
+/* A series' string list by name, or NULL. */
 slist *series_strs(series *s, const char *name) {
   for (int i = 0; i < s->nstrs; i++)
     if ((int)strlen(name) == keylen(s->strs[i].name) &&
@@ -77,6 +79,7 @@ const char *series_str(const series *s, const char *name, const char *dflt) {
   return dflt;
 }
 
+/* A number option, or dflt. */
 double series_num(const series *s, const char *name, double dflt) {
   for (int i = 0; i < s->nnum; i++)
     if ((int)strlen(name) == keylen(s->num[i].name) &&
@@ -96,6 +99,7 @@ void series_clear(series *s) {
   s->dead = 1;
 }
 
+/* Series id of f, or NULL with a message naming fn. */
 static series *getseries(dlb_figure *f, int id, const char *fn) {
   if (!f) { dlb_fail(DLB_EINVAL, "%s: no figure", fn); return NULL; }
   if (id < 0 || id >= f->nseries || f->series[id].dead) {
@@ -105,6 +109,7 @@ static series *getseries(dlb_figure *f, int id, const char *fn) {
   return &f->series[id];
 }
 
+/* The error for a name a kind does not know, listing the ones it does. */
 static int badname(const series *s, int which, const char *name) {
   const char *list = specs[s->kind][which + 1];
   static const char *const what[] = {"data array", "string list", "option", "option"};
@@ -243,12 +248,14 @@ int dlb_series_num(dlb_figure *f, int id, const char *key, double value) {
   return DLB_OK;
 }
 
+/* How many values of d are NaN or infinite. */
 static size_t nonfinite(const darray *d) {
   size_t c = 0;
   if (d) for (size_t i = 0; i < d->n; i++) c += !isfinite(d->v[i]);
   return c;
 }
 
+/* The named array, which must exist and not be empty. */
 static int need(series *s, const char *name, darray **out) {
   darray *d = series_data(s, name);
   if (!d || d->n == 0)
@@ -257,6 +264,7 @@ static int need(series *s, const char *name, darray **out) {
   return DLB_OK;
 }
 
+/* Array bname (if given) must be as long as a. */
 static int samelen(series *s, const darray *a, const char *bname) {
   darray *b = series_data(s, bname);
   if (b && b->n != a->n)

@@ -12,6 +12,7 @@
 #include "dlbplot.h"
 #include "plot_internal.h"
 
+/* qsort order of doubles. */
 static int cmpd(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -67,11 +68,13 @@ static double *group_sorted(series *s, size_t g, size_t *n) {
   return v;
 }
 
+/* Number of box groups. */
 static size_t ngroups(series *s) {
   darray *sz = series_data(s, "sizes");
   return sz ? sz->n : 1;
 }
 
+/* The box plot percentiles: whisker low, box low, box high, whisker high. */
 static void box_q(const series *s, double q[4]) {
   q[0] = series_num(s, "lo", 2); q[1] = series_num(s, "box_lo", 9);
   q[2] = series_num(s, "box_hi", 91); q[3] = series_num(s, "hi", 98);
@@ -87,6 +90,7 @@ static void bar_shape(series *s, size_t *n, size_t *k) {
 
 static int grouped(series *s) { return strcmp(series_str(s, "mode", "stacked"), "grouped") == 0; }
 
+/* Data extent of bars (stacked sums, 0 sticky) and boxes (whiskers or outliers). */
 void cat_extent(const dlb_figure *f, series *s, extent *e) {
   const axis *ay = &f->panels[s->panel].ax[1];
   if (s->kind == DLB_SERIES_HEATMAP) {
@@ -128,6 +132,7 @@ void cat_extent(const dlb_figure *f, series *s, extent *e) {
   }
 }
 
+/* Bars: stacked (positive up, negative down) or grouped, with a zero line. */
 static void draw_bar(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   darray *d = series_data(s, "values");
@@ -165,6 +170,7 @@ static void draw_bar(dlb_figure *f, cairo_t *cr, series *s) {
   }
 }
 
+/* A white cell with diagonal grey hatching (masked cells). */
 static void hatch(cairo_t *cr, rect r) {
   cairo_save(cr);
   cairo_rectangle(cr, r.x, r.y, r.w, r.h);
@@ -200,6 +206,8 @@ static int safe_fmt(const char *fmt) {
 
 int plot_safe_fmt(const char *fmt) { return safe_fmt(fmt); }
 
+/* Heat-map cells through the colour map, masked cells white or hatched, labels
+** in black or white by the cell's lightness. */
 static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   darray *z = series_data(s, "z"), *m = series_data(s, "mask");
@@ -239,6 +247,7 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
     }
 }
 
+/* Box plots: box, median, whiskers with caps, outliers as dots. */
 static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   double q[4], width = series_num(s, "width", 0.6);
@@ -286,12 +295,14 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
   }
 }
 
+/* Draw a bar, heat-map or box series. */
 void cat_draw(dlb_figure *f, cairo_t *cr, series *s) {
   if (s->kind == DLB_SERIES_BAR) draw_bar(f, cr, s);
   else if (s->kind == DLB_SERIES_HEATMAP) draw_heatmap(f, cr, s);
   else draw_box(f, cr, s);
 }
 
+/* How much of r the bars or boxes cover (a heat map covers its whole axes). */
 int cat_covers(const dlb_figure *f, series *s, rect r) {
   const panel *p = &f->panels[s->panel];
   if (s->kind == DLB_SERIES_HEATMAP) return cover_rect(r, p->box);
@@ -326,6 +337,7 @@ int cat_covers(const dlb_figure *f, series *s, rect r) {
   return c;
 }
 
+/* Legend entries: bar stacks, a label, or the masked-cell entry of a heat map. */
 int cat_legend(series *s, legend_entry *out, int cap) {
   int n = 0;
   if (s->kind == DLB_SERIES_HEATMAP) {

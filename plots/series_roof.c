@@ -14,16 +14,19 @@
 static const char *const shapes[] = {"circle", "square", "triangle", "diamond"};
 static const char *const dashes[] = {"solid", "dashdot", "dashed", "dotted"};
 
+/* Efficiency i of a device (1 when not given). */
 static double eff(series *s, const char *name, size_t i) {
   darray *d = series_data(s, name);
   return d ? d->v[i] : 1;
 }
 
+/* Draw achievable ceilings? (default: when efficiencies are given). */
 static int achievable(series *s) {
   int has = series_data(s, "flops_eff") || series_data(s, "bw_eff");
   return series_num(s, "achievable", has) != 0;
 }
 
+/* Intensities around the ridge points and points; FLOP/s up to twice the peak. */
 void roof_extent(const dlb_figure *f, series *s, extent *e) {
   const panel *p = &f->panels[s->panel];
   darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
@@ -49,6 +52,7 @@ void roof_extent(const dlb_figure *f, series *s, extent *e) {
   e->sticky_lo[0] = e->sticky_hi[0] = e->sticky_lo[1] = e->sticky_hi[1] = 1;
 }
 
+/* Path of min(peak, I * bw) across the x axis (straight in log-log and linear). */
 static void ceiling(cairo_t *cr, const panel *p, double peak, double bw) {
   double x0 = p->ax[0].lo, x1 = p->ax[0].hi, ridge = peak / bw;
   cairo_move_to(cr, panel_px(p, x0), panel_py(p, fmin(peak, x0 * bw)));
@@ -56,11 +60,13 @@ static void ceiling(cairo_t *cr, const panel *p, double peak, double bw) {
   cairo_line_to(cr, panel_px(p, x1), panel_py(p, fmin(peak, x1 * bw)));
 }
 
+/* Greys for device ceilings, so points keep the palette. */
 static void device_colour(size_t i, double rgb[3]) {
   static const double g[] = {0.0, 0.45, 0.25, 0.6};
   rgb[0] = rgb[1] = rgb[2] = g[i % 4];
 }
 
+/* Ceilings, achievable ceilings, ridge points, then the measured points. */
 void roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
@@ -113,6 +119,7 @@ void roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
   }
 }
 
+/* How much of r the ceilings and points cover. */
 int roof_covers(const dlb_figure *f, series *s, rect r) {
   const panel *p = &f->panels[s->panel];
   darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
@@ -121,7 +128,8 @@ int roof_covers(const dlb_figure *f, series *s, rect r) {
   for (size_t i = 0; i < pk->n; i++) {
     double x0 = p->ax[0].lo, x1 = p->ax[0].hi, rd = pk->v[i] / bw->v[i];
     double a = panel_px(p, x0), b = panel_py(p, fmin(pk->v[i], x0 * bw->v[i]));
-    double cx = panel_px(p, fmin(fmax(rd, x0), x1)), cy = panel_py(p, fmin(pk->v[i], fmin(fmax(rd, x0), x1) * bw->v[i]));
+    double xr = fmin(fmax(rd, x0), x1); /* the ridge, or the axis end nearest it */
+    double cx = panel_px(p, xr), cy = panel_py(p, fmin(pk->v[i], xr * bw->v[i]));
     c += cover_seg(r, a, b, cx, cy);
     c += cover_seg(r, cx, cy, panel_px(p, x1), panel_py(p, fmin(pk->v[i], x1 * bw->v[i])));
   }
@@ -133,6 +141,7 @@ int roof_covers(const dlb_figure *f, series *s, rect r) {
   return c;
 }
 
+/* Legend entries: devices, "achievable", point groups. */
 int roof_legend(series *s, legend_entry *out, int cap) {
   slist *names = series_strs(s, "names"), *groups = series_strs(s, "groups");
   int n = 0;

@@ -87,11 +87,13 @@ int cover_rect(rect r, rect o) {
   return ix > 0 && iy > 0 ? (int)(ix * iy / 9) + 1 : 0;
 }
 
+/* Can (x, y) be drawn on these axes? */
 static int finite2(const axis *ax, const axis *ay, double x, double y) {
   return isfinite(x) && isfinite(y) && !(ax->scale == DLB_SCALE_LOG && x <= 0) &&
          !(ay->scale == DLB_SCALE_LOG && y <= 0);
 }
 
+/* Data extent of a series (what automatic limits must show). */
 void series_extent(const dlb_figure *f, series *s, extent *e) {
   const panel *p = &f->panels[s->panel];
   const axis *ax = &p->ax[0], *ay = &p->ax[1];
@@ -140,6 +142,7 @@ static void point_colour(series *s, size_t i, double vmin, double vmax, double c
   else series_colour(s, rgb);
 }
 
+/* A line, broken at points it cannot draw, then its markers. */
 static void draw_line(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   darray *x = series_data(s, "x"), *y = series_data(s, "y");
@@ -170,6 +173,7 @@ static void draw_line(dlb_figure *f, cairo_t *cr, series *s) {
   if (open_marker(m)) cairo_stroke(cr); else cairo_fill(cr);
 }
 
+/* Markers coloured by value, group or series; shapes by group. */
 static void draw_scatter(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   darray *x = series_data(s, "x"), *y = series_data(s, "y"), *sz = series_data(s, "s");
@@ -192,6 +196,7 @@ static void draw_scatter(dlb_figure *f, cairo_t *cr, series *s) {
   }
 }
 
+/* A filled band between lo and hi, one polygon per drawable run. */
 static void draw_band(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   darray *x = series_data(s, "x"), *lo = series_data(s, "lo"), *hi = series_data(s, "hi");
@@ -216,6 +221,7 @@ static void draw_band(dlb_figure *f, cairo_t *cr, series *s) {
   }
 }
 
+/* Reference lines across the axes: horizontal, vertical, or y = x. */
 static void draw_ref(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   double rgb[3] = {0.3, 0.3, 0.3}, lw = series_num(s, "width", 0.8);
@@ -261,6 +267,7 @@ static void draw_span(dlb_figure *f, cairo_t *cr, series *s) {
   }
 }
 
+/* A text annotation in data coordinates. */
 static void draw_text(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   double rgb[3] = {0, 0, 0};
@@ -273,6 +280,7 @@ static void draw_text(dlb_figure *f, cairo_t *cr, series *s) {
             NULL);
 }
 
+/* Draw one series (state saved and restored around it). */
 void series_draw(dlb_figure *f, cairo_t *cr, series *s) {
   cairo_save(cr);
   cairo_new_path(cr); /* the path and current point are not part of save/restore */

@@ -49,7 +49,8 @@ int text_valid_utf8(const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     unsigned c = *p;
-    int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+    int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+          : (c & 0xf8) == 0xf0 ? 3 : -1; /* continuation bytes that follow */
     if (n < 0 || (n == 1 && c < 0xc2)) return 0;
     unsigned cp = n == 0 ? c : n == 1 ? c & 0x1f : n == 2 ? c & 0x0f : c & 0x07;
     for (int i = 1; i <= n; i++) {
@@ -92,6 +93,7 @@ static void run_copy(char *buf, size_t size, const run *r) {
   buf[len] = '\0';
 }
 
+/* Advance width of one markup run. */
 static double run_width(cairo_t *cr, const run *r, double size, int bold) {
   char buf[512];
   run_copy(buf, sizeof buf, r);
