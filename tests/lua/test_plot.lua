@@ -174,6 +174,19 @@ T.test("bands and spans fill exactly their region (after text was drawn)", funct
   same("first palette colour", { probe(g, tmp("pal.png"), 2.5, 2.5) }, plot.palette(1))
 end)
 
+T.test("a long line keeps its spikes (per-column thinning keeps min and max)", function()
+  local x, y = {}, {}
+  for i = 1, 50000 do x[i] = i; y[i] = 0 end
+  y[25001] = 10                                         -- one spike among 50,000 points
+  local f = plot.figure { width = 3.3, height = 2.4 }
+  f:line { x = x, y = y, width = 2, color = "#ff0000" }
+  f.ylim = { -1, 11 }
+  assert(f:save(tmp("spike.png"), { dpi = 100 }))
+  same("spike top", { probe(f, tmp("spike.png"), 25001, 9.5) }, 1, 0, 0)
+  same("baseline", { probe(f, tmp("spike.png"), 10000, 0) }, 1, 0, 0)
+  same("beside the spike", { probe(f, tmp("spike.png"), 20000, 5) }, 1, 1, 1)
+end)
+
 T.test("stacked and signed bars", function()
   local f = plot.figure { width = 3.3, height = 2.4 }
   f:bar { labels = { "a", "b" }, values = { { 1, 2 }, { 3, 1 } }, stacks = { "w", "act" } }
