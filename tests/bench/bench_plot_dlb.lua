@@ -57,4 +57,18 @@ else
         (os.clock() - t0) / 10 * 1000))
     end
   end
+  -- large series: 100,000 points, a zig-zag line (the stroker's worst case) and markers
+  local x, y = {}, {}
+  for i = 1, 100000 do x[i] = i; y[i] = math.sin(i / 1000) + (i % 7) / 10 end
+  for _, kind in ipairs { "line", "scatter" } do
+    for _, ext in ipairs { "png", "pdf" } do
+      local t0 = os.clock()
+      local f = dlb.plot.figure {}
+      if kind == "line" then f:line { x = x, y = y, label = "line" }
+      else f:scatter { x = x, y = y, size = 1, label = "points" } end
+      assert(f:save("out/bench/dlb_100k_" .. kind .. "." .. ext))
+      print(string.format("bench_plot: 100,000-point %s %s: %.0f ms (in process, CPU)", kind,
+        ext, (os.clock() - t0) * 1000))
+    end
+  end
 end
