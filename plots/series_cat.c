@@ -206,6 +206,24 @@ static int safe_fmt(const char *fmt) {
 
 int plot_safe_fmt(const char *fmt) { return safe_fmt(fmt); }
 
+/* A cell label without a format: two significant digits for small values (0.47, 2.3,
+** 12), SI style from 1000 on (1234, 12.35k), exponents below 0.01. */
+static void cell_text(double v, char *buf, size_t size) {
+  double a = fabs(v);
+  if (a == 0) snprintf(buf, size, "0");
+  else if (a >= 1000) format_tick(v, 0, "auto", buf, size);
+  else if (a < 0.01) snprintf(buf, size, "%.1e", v);
+  else {
+    int d = 1 - (int)floor(log10(a));
+    snprintf(buf, size, "%.*f", d < 0 ? 0 : d > 3 ? 3 : d, v);
+  }
+  size_t n = strlen(buf);
+  if (buf[0] == '-' && n + 3 <= size) { /* a real minus sign, as on the axes */
+    memmove(buf + 3, buf + 1, n);
+    memcpy(buf, "\xe2\x88\x92", 3);
+  }
+}
+
 /* Heat-map cells through the colour map, masked cells white or hatched, labels
 ** in black or white by the cell's lightness. */
 static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
@@ -218,7 +236,7 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
   double vmin, vmax, center;
   cmap_norm(s, &vmin, &vmax, &center);
   int labels = series_num(s, "cell_labels", 0) != 0;
-  const char *fmt = series_str(s, "fmt", "%.2g");
+  const char *fmt = series_str(s, "fmt", NULL);
   double lsize = series_num(s, "label_size", f->font * 0.75);
   for (size_t j = 0; j < ny; j++)
     for (size_t i = 0; i < nx; i++) {
@@ -236,7 +254,8 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
       cairo_fill(cr);
       if (!labels || masked) continue;
       char buf[64];
-      snprintf(buf, sizeof buf, fmt, v);
+      if (fmt) snprintf(buf, sizeof buf, fmt, v);
+      else cell_text(v, buf, sizeof buf);
       double lum = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2], w, h, sz = lsize;
       for (text_extent(cr, buf, sz, 0, &w, &h); sz > 4 && (w > r.w - 2 || h > r.h);
            text_extent(cr, buf, sz, 0, &w, &h)) sz *= 0.9;
