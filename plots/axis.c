@@ -50,13 +50,14 @@ int dlb_ticks_linear(double lo, double hi, int target, double *out, size_t cap, 
   return DLB_OK;
 }
 
-/* Fewest decimals (0..9) that show v and step exactly enough. */
+/* Fewest decimals (0..9) that show v exactly and resolve the step (a step of 5e-7 needs
+** 7 decimals even where v is 0). */
 static int decimals(double v, double step) {
   for (int d = 0; d < 9; d++) {
     double p = pow(10, d);
     double a = v * p, b = step * p;
-    if (fabs(a - round(a)) < 1e-6 * fmax(1, fabs(a)) &&
-        (step <= 0 || fabs(b - round(b)) < 1e-6 * fmax(1, fabs(b)))) return d;
+    if (fabs(a - round(a)) < 1e-9 * fmax(1, fabs(a)) &&
+        (step <= 0 || (b > 0.999 && fabs(b - round(b)) < 1e-6 * fmax(1, fabs(b))))) return d;
   }
   return 9;
 }
@@ -151,13 +152,26 @@ static int fits(cairo_t *cr, dlb_figure *f, const axis *a, double length, int ho
 static void label_all(axis *a, double step) {
   char style[16];
   snprintf(style, sizeof style, "%s", a->fmt[0] ? a->fmt : "auto");
-  if (strcmp(style, "auto") == 0 && a->scale == DLB_SCALE_LINEAR) {
-    double big = 0;
-    for (int i = 0; i < a->nticks; i++) big = fmax(big, fabs(a->ticks[i]));
-    if (big < 1e4) snprintf(style, sizeof style, "plain");
+  if (strcmp(style, "auto") == 0) {
+    double big = 0, small = INFINITY;
+    for (int i = 0; i < a->nticks; i++) {
+      big = fmax(big, fabs(a->ticks[i]));
+      if (a->ticks[i] != 0) small = fmin(small, fabs(a->ticks[i]));
+    }
+    if (a->scale == DLB_SCALE_LINEAR && big < 1e4) snprintf(style, sizeof style, "plain");
+    if (a->scale == DLB_SCALE_LINEAR && big < 1e-2 && big > 0) snprintf(style, sizeof style, "pow");
+    /* a log axis reaching below 0.001 or past 10^18: powers of ten for all its labels */
+    if (a->scale == DLB_SCALE_LOG && (small < 1e-3 || big >= 1e21))
+      snprintf(style, sizeof style, "pow");
   }
   for (int i = 0; i < a->nticks; i++)
     format_tick(a->ticks[i], step, style, a->tlabels[i], sizeof a->tlabels[i]);
+  for (int i = 1; i < a->nticks; i++) /* labels too coarse to tell ticks apart: digits */
+    if (strcmp(a->tlabels[i], a->tlabels[i - 1]) == 0) {
+      for (int k = 0; k < a->nticks; k++)
+        format_tick(a->ticks[k], step, "plain", a->tlabels[k], sizeof a->tlabels[k]);
+      break;
+    }
 }
 
 /* Linear ticks: as many 1/2/2.5/5 x 10^n ticks as fit the length, labels apart. */
@@ -170,6 +184,11 @@ static void linear_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int
     double step = a->nticks > 1 ? a->ticks[1] - a->ticks[0] : 0;
     label_all(a, step);
     if (fits(cr, f, a, length, horizontal)) return;
+  }
+  if (a->nticks > 2) { /* long labels: the first and last tick only */
+    a->ticks[1] = a->ticks[a->nticks - 1];
+    snprintf(a->tlabels[1], sizeof a->tlabels[1], "%s", a->tlabels[a->nticks - 1]);
+    a->nticks = 2;
   }
 }
 

@@ -157,6 +157,12 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
     m[3] += p->above;
   }
   m[2] = PAD * 2;
+  if (p->ax[0].nticks && !p->ax[0].rotate && p->ax[0].show_labels && p->box.w > 0) {
+    /* so may the first one, on the left */
+    text_extent(cr, p->ax[0].tlabels[0], f->font * 0.875, 0, &w, &h);
+    double over = p->box.x - (panel_px(p, p->ax[0].ticks[0]) - w / 2);
+    if (over + PAD > m[0]) m[0] = over + PAD;
+  }
   if (p->ax[0].nticks && !p->ax[0].rotate) { /* the last x label may stick out */
     text_extent(cr, p->ax[0].tlabels[p->ax[0].nticks - 1], f->font * 0.875, 0, &w, &h);
     double over = panel_px(p, p->ax[0].ticks[p->ax[0].nticks - 1]) + w / 2

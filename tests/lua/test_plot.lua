@@ -438,6 +438,30 @@ T.test("automatic ticks: log decades, 1/2/5 steps, SI labels, colour bar", funct
   T.eq(#f:ticks("colorbar"), 0, "no colour bar")
 end)
 
+T.test("edge-case axes: wide, tiny, offset, constant, negative", function()
+  local M = "\xe2\x88\x92"                              -- U+2212 minus sign
+  local cases = {
+    { { 1e-10, 1e10 }, "log", "10^{" .. M .. "9} 10^{" .. M .. "6} 10^{" .. M .. "3} 10^{0} "
+      .. "10^{3} 10^{6} 10^{9}" },                      -- one style: powers of ten
+    { { -1e-6, 1e-6 }, nil, M .. "10^{" .. M .. "6} " .. M .. "5\xc3\x9710^{" .. M .. "7} 0 "
+      .. "5\xc3\x9710^{" .. M .. "7} 10^{" .. M .. "6}" },
+    { { 1e12, 1e12 + 1 }, nil, nil },                   -- SI would repeat "1T": digits
+    { { 5, 5 }, nil, "4.0 4.5 5.0 5.5 6.0" },           -- a constant gets a unit range
+    { { 0, 3.5e9 }, nil, "0 1G 2G 3G" },
+    { { -250, -3 }, nil, M .. "200 " .. M .. "100 0" },
+  }
+  for i, c in ipairs(cases) do
+    local f = plot.figure {}
+    f:line { x = c[1], y = { 1, 2 } }
+    if c[2] then f.xscale = c[2] end
+    local _, l = f:ticks("x")
+    if c[3] then T.eq(table.concat(l, " "), c[3], "case " .. i) end
+    for j = 2, #l do assert(l[j] ~= l[j - 1], "case " .. i .. ": repeated label " .. l[j]) end
+    local bad = f:layout_check()
+    assert(#bad == 0, "case " .. i .. ": " .. table.concat(bad, "; "))
+  end
+end)
+
 T.test("figure properties read back; figure methods act on panel 1", function()
   local f = plot.figure { rows = 1, cols = 2, width = 5 }
   f.xlabel = "batch"
