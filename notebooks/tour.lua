@@ -29,6 +29,26 @@ end
 -- == end: graphs ==
 
 -- == section: models ==
+do
+  print("== the model zoo (dlb.models.list() names all 27)")
+  local M = dlb.models
+  print(string.format("%-22s %16s %22s %12s", "model", "params", "train GFLOP/sample", "FLOP/param"))
+  for _, c in ipairs {
+    { "resnet-50", "resnet", { depth = 50 } }, { "inception_v3", "inception_v3", {} },
+    { "mobilenet_v2", "mobilenet", {} }, { "bert-base (seq 128)", "bert", {} },
+    { "gpt2 (seq 1024)", "gpt", {} }, { "vit-b/16", "vit", {} },
+    { "llama-2-7b (seq 2048)", "llama", { seq = 2048 } }, { "word_lm (Hestness)", "word_lm", {} },
+    { "paradnn.cnn", "paradnn.cnn", {} } } do
+    local s = M.build(c[2], c[3]):stats { b = 1 }
+    print(string.format("%-22s %16.0f %22.1f %12.0f", c[1], s.params, s.flops / 1e9, s.flops / s.params))
+  end
+  -- symbolic dims: a GPT-2 training step as a polynomial in batch b and sequence length q
+  local f = M.gpt { seq = "q" }:stats {}.flops
+  print("gpt2 training FLOPs = " .. tostring(f))
+  print(string.format("  at b=8, q=1024: %.4g FLOPs", f { b = 8, q = 1024 }))
+  print("Hestness et al. Table 2 from these graphs: dlbench run notebooks/hestness_compute.lua")
+  print()
+end
 -- == end: models ==
 
 -- == section: hw ==

@@ -66,11 +66,20 @@ T.test("notebook with stand-ins for dlb.models, dlb.plot, dlb.hw", function()
   function Fig:save(path) assert(path:match("^out/hestness_.*%.png$")); saved = saved + 1; return true end
   local plot = { figure = function() return setmetatable({}, Fig) end }
   local hw = { define = function(t) return t end }
+  -- dlb caches lazily loaded modules in itself: hide the real ones while stubbed
+  local dlb = require "dlbench"
+  local cached, loaded = {}, {}
+  for _, k in ipairs { "models", "plot", "hw" } do
+    cached[k], loaded[k] = rawget(dlb, k), package.loaded["dlbench." .. k]
+    rawset(dlb, k, nil)
+  end
   package.loaded["dlbench.models"], package.loaded["dlbench.plot"] = models, plot
   package.loaded["dlbench.hw"] = hw
   local ok, text = pcall(run_notebook)
-  package.loaded["dlbench.models"], package.loaded["dlbench.plot"] = nil, nil
-  package.loaded["dlbench.hw"] = nil
+  for _, k in ipairs { "models", "plot", "hw" } do
+    rawset(dlb, k, cached[k])
+    package.loaded["dlbench." .. k] = loaded[k]
+  end
   assert(ok, text)
   T.eq(saved, 5, "figures 6-10 saved")
   assert(text:find("dlb.hw.define with Table 4", 1, true), "device from dlb.hw")

@@ -1,0 +1,206 @@
+-- dlbench.models.common — what every zoo builder shares: option checking against a spec
+-- (defaults, kinds, the list of valid names in every error), the model's metadata on the
+-- graph, and a default optimizer applied by g:stats when the caller names none.
+local graph = require "dlbench.graph"
+local poly = require "dlbench.poly"
+local doc = require "dlbench.doc"
+
+local M = {}
+M.MAX_COUNT = 10000   -- bound on layer/step/block counts: graphs are built op by op
+
+-- A spec is a list of {name, default, kind, help}. Kinds:
+--   "dim"   a positive integer or a symbolic dim (a name like "b" or a poly string "4*h")
+--   "int"   a positive integer                "int0" a non-negative integer
+--   "count" a positive integer up to MAX_COUNT (layers, steps, blocks)
+--   "num"   a number                          "bool" true/false
+--   {"a", "b", ...}  one of these strings     "table" any table
+--   "int|str" a positive integer or a string (e.g. a size name)
+-- A fifth field lists aliases a researcher may guess ({"seq"} for steps); they are
+-- accepted and shown in the option list as "steps (seq)".
+local function valid_names(spec)
+  local r = {}
+  for i, s in ipairs(spec) do
+    r[i] = s[5] and (s[1] .. " (" .. table.concat(s[5], ", ") .. ")") or s[1]
+  end
+  return table.concat(r, ", ")
+end
+M.valid_names = valid_names
+
+local function isint(v) return type(v) == "number" and v == math.floor(v) and v > 0 and v < 2 ^ 53 end
+
+local function checkkind(what, name, v, kind, spec)
+  local function bad(expect)
+    error(string.format("%s: option %s=%s must be %s (options: %s)", what, name, tostring(v),
+      expect, valid_names(spec)), 4)
+  end
+  if type(kind) == "table" then
+    for _, k in ipairs(kind) do if v == k then return v end end
+    bad("one of \"" .. table.concat(kind, "\", \"") .. "\"")
+  elseif kind == "dim" then
+    if type(v) == "string" then
+      local ok, err = pcall(poly.new, v)
+      if not ok then bad("a positive integer or a dim name (" .. tostring(err) .. ")") end
+      return v
+    end
+    if poly.is(v) then return tostring(v) end
+    if not isint(v) then bad("a positive integer or a dim name like \"b\"") end
+  elseif kind == "int" then
+    if not isint(v) then bad("a positive integer") end
+  elseif kind == "count" then
+    if not isint(v) or v > M.MAX_COUNT then
+      bad("a positive integer up to " .. M.MAX_COUNT .. " (layers and steps are built op by op)")
+    end
+  elseif kind == "int0" then
+    if not (type(v) == "number" and v == math.floor(v) and v >= 0) then bad("a non-negative integer") end
+  elseif kind == "num" then
+    if type(v) ~= "number" or v ~= v then bad("a number") end
+  elseif kind == "pos" then
+    if type(v) ~= "number" or not (v > 0) or v == math.huge then bad("a positive number") end
+  elseif kind == "bool" then
+    if type(v) ~= "boolean" then bad("true or false") end
+  elseif kind == "table" then
+    if type(v) ~= "table" then bad("a table") end
+  elseif kind == "int|str" then
+    if type(v) ~= "string" and not isint(v) then bad("a positive integer or a name") end
+  elseif kind == "str" then
+    if type(v) ~= "string" then bad("a string") end
+  end
+  return v
+end
+
+-- Check opts against spec; returns a fresh table with defaults filled in. Unknown names
+-- and bad values raise "<what>: ... (options: a, b, c)".
+function M.options(opts, spec, what)
+  if opts == nil then opts = {} end
+  if type(opts) ~= "table" then
+    error(string.format("%s: options must be a table like {batch=32} (options: %s)", what,
+      valid_names(spec)), 3)
+  end
+  local known, canon = {}, {}
+  for _, s in ipairs(spec) do
+    known[s[1]] = s
+    for _, a in ipairs(s[5] or {}) do known[a] = s end
+  end
+  for k in pairs(opts) do
+    local s = known[k]
+    if not s then
+      error(string.format("%s: unknown option '%s' (options: %s)", what, tostring(k),
+        valid_names(spec)), 3)
+    end
+    if canon[s[1]] then
+      error(string.format("%s: options %s and %s name the same thing (options: %s)", what,
+        canon[s[1]], tostring(k), valid_names(spec)), 3)
+    end
+    canon[s[1]] = k
+  end
+  local o = {}
+  for _, s in ipairs(spec) do
+    local v = opts[canon[s[1]] or s[1]]
+    if v == nil then v = s[2] end
+    if v ~= nil then o[s[1]] = checkkind(what, s[1], v, s[3], spec) end
+  end
+  return o
+end
+
+-- An error about option values that depend on each other, listing the options.
+function M.fail(what, spec, msg)
+  error(string.format("%s: %s (options: %s)", what, msg, valid_names(spec)), 0)
+end
+
+-- The text of a spec for documentation: "name=default  help" lines.
+function M.spec_text(spec)
+  local r = {}
+  for _, s in ipairs(spec) do
+    local d = s[2]
+    if type(d) == "string" then d = string.format("%q", d) else d = tostring(d) end
+    r[#r + 1] = string.format("  %-10s = %-10s %s", s[1], d, s[4] or "")
+  end
+  return table.concat(r, "\n")
+end
+
+-- A fresh graph carrying g.model = {name=, options=, optimizer=}; g:stats (and everything
+-- built on it: flops, params, ops, summary) uses `optimizer` unless the caller names one.
+function M.graph(name, o, optimizer)
+  local g = graph.new(name)
+  g.model = { name = name, options = o, optimizer = optimizer }
+  if optimizer then
+    local base = graph.Graph.stats
+    g.stats = function(self, b)
+      if b == nil or (type(b) == "table" and b.optimizer == nil) then
+        local c = { optimizer = optimizer }
+        for k, v in pairs(b or {}) do c[k] = v end
+        b = c
+      end
+      return base(self, b)
+    end
+  end
+  return g
+end
+
+-- A dim as text for arithmetic: numbers stay numbers.
+function M.d(v) if poly.is(v) then return tostring(v) end return v end
+
+-- k * v for dims that are numbers or text (a product with text is text).
+function M.mul(k, v)
+  if type(k) == "number" and type(v) == "number" then return k * v end
+  return tostring(poly.new(M.d(k)) * poly.new(M.d(v)))
+end
+
+-- Output size of a convolution/pool along one axis: floor((n + 2p - d(k-1) - 1)/s) + 1.
+function M.conv_out(n, k, s, p, dil)
+  dil = dil or 1
+  return math.floor((n + 2 * p - dil * (k - 1) - 1) / s) + 1
+end
+
+-- Split x [b, q, h] into q steps [b, h] (q a number). Like nn.unstack, but in chunks of at
+-- most 255 (the engine's split limit), so long sequences (speech: 300 frames) work.
+function M.unstack(g, x, name)
+  local nn = require "dlbench.nn"
+  local d = x:dims()
+  local q = tonumber(d[2])
+  if not q then error("unstack: the time dim of " .. tostring(x) .. " must be a number", 2) end
+  if q <= 255 then return nn.unstack(g, x, name) end
+  local r = {}
+  local start = 0
+  while start < q do
+    local n = math.min(200, q - start)
+    local part = g:slice(x, 2, start, n)
+    for _, t in ipairs(nn.unstack(g, part, name)) do r[#r + 1] = t end
+    start = start + n
+  end
+  return r
+end
+
+-- g:concat of any number of tensors (the engine takes at most 256 inputs per op).
+function M.concat(g, xs, axis)
+  if #xs == 1 then return xs[1] end
+  if #xs <= 256 then return g:concat(xs, axis) end
+  local parts = {}
+  for i = 1, #xs, 200 do
+    local chunk = {}
+    for j = i, math.min(i + 199, #xs) do chunk[#chunk + 1] = xs[j] end
+    parts[#parts + 1] = #chunk == 1 and chunk[1] or g:concat(chunk, axis)
+  end
+  return M.concat(g, parts, axis)
+end
+
+-- Nearest-neighbour 2x upsampling of x [n, c, h, w] -> [n, c, 2h, 2w], modelled as a gather
+-- of feature vectors (0 FLOPs, the bytes of the gathered rows); the index is an input.
+function M.upsample2(g, x, name)
+  local d = x:dims()
+  local n, c, h, w = d[1], d[2], tonumber(d[3]), tonumber(d[4])
+  local flat = g:reshape(g:transpose(x, { 1, 3, 4, 2 }), { M.mul(h * w, n), c })
+  local ids = g:input(name .. "/index", { n, 2 * h, 2 * w }, "int32")
+  return g:transpose(g:embedding(ids, flat, name), { 1, 4, 2, 3 })
+end
+
+doc.doc(M.options, "common.options(opts, spec, what) -> opts", "check an options table against a spec; fill defaults")
+doc.doc(M.fail, "common.fail(what, spec, msg)", "raise an option error that lists the options")
+doc.doc(M.graph, "common.graph(name, options, optimizer) -> graph", "a graph with g.model and a default optimizer")
+doc.doc(M.unstack, "common.unstack(g, x, name) -> {steps}", "split [b, q, h] into q steps (any q)")
+doc.doc(M.concat, "common.concat(g, xs, axis) -> tensor", "concat any number of tensors")
+doc.doc(M.upsample2, "common.upsample2(g, x, name) -> tensor", "nearest 2x upsampling as a gather")
+doc.doc(M.mul, "common.mul(a, b) -> dim", "product of dims given as numbers or text")
+doc.doc(M, "dlbench.models.common", "helpers shared by the zoo's builders")
+
+return M

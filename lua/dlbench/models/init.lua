@@ -1,0 +1,126 @@
+-- dlbench.models — the model zoo: graph builders for every model the seed papers analyse,
+-- plus today's transformers. Each builder takes an options table with documented defaults
+-- (docs/models.md), rejects unknown options with the list of valid ones, and returns a
+-- dlb.graph with its loss marked:
+--   local g = dlb.models.resnet{depth=50, batch=32}
+--   g:stats{}.params            --> 25557032
+--   dlb.models.list()           -- one line per model
+-- Families live in one file each (resnet.lua, classic.lua, mobile.lua, rnn.lua,
+-- transformer.lua, tbd.lua, paradnn.lua) and load on first use.
+local doc = require "dlbench.doc"
+
+local M = {}
+
+-- name, module, one-line description (the order of dlb.models.list()).
+local REG = {
+  { "word_lm", "rnn", "Hestness §2/§4: word LM, embedding + l LSTM layers (+projection) + softmax" },
+  { "char_lm", "rnn", "Hestness §2: character LM with a recurrent highway network (RHN)" },
+  { "nmt", "rnn", "Hestness §2: NMT, bi-LSTM encoder, LSTM decoder, Luong attention" },
+  { "speech", "rnn", "Hestness §2: speech encoder-decoder, pooled bi-LSTM encoder, attention" },
+  { "resnet", "resnet", "ResNet 18/34/50/101/152/200, deeper/wider (width=, blocks=)" },
+  { "inception_v3", "classic", "TBD/Szegedy 2016: Inception-v3 (299x299, optional aux head)" },
+  { "seq2seq", "rnn", "TBD: Seq2Seq (TF NMT IWSLT'15: bi-LSTM encoder, LSTM decoder, attention)" },
+  { "transformer", "transformer", "Vaswani 2017: encoder-decoder Transformer, base or big" },
+  { "faster_rcnn", "resnet", "TBD: Faster R-CNN, ResNet-101 backbone, RPN, RoI head (approx.)" },
+  { "deepspeech2", "rnn", "TBD/Amodei 2016: Deep Speech 2, 2 conv + GRU/RNN layers + CTC" },
+  { "wgan", "tbd", "TBD/Gulrajani 2017: WGAN-GP with residual generator and critic" },
+  { "a3c", "tbd", "TBD/Mnih 2016: A3C Atari conv net, policy + value heads" },
+  { "alexnet", "classic", "Krizhevsky 2012 (torchvision variant)" },
+  { "vgg", "classic", "Simonyan 2014: VGG-11/13/16/19" },
+  { "googlenet", "classic", "Szegedy 2015: GoogLeNet / Inception-v1 (torchvision, no aux)" },
+  { "densenet", "mobile", "Huang 2017: DenseNet-121/169/201/161" },
+  { "mobilenet", "mobile", "Howard 2017 / Sandler 2018: MobileNet v1 and v2" },
+  { "squeezenet", "mobile", "Iandola 2016: SqueezeNet 1.0 / 1.1" },
+  { "retinanet", "resnet", "Lin 2017: RetinaNet, ResNet-50 + FPN + focal-loss heads" },
+  { "bert", "transformer", "Devlin 2019: BERT base/large, masked LM + NSP heads" },
+  { "gpt", "transformer", "GPT-2 (small..xl) and GPT-3 (small..175B) decoder, tied embeddings" },
+  { "llama", "transformer", "Llama-style decoder: RMSNorm, SwiGLU, GQA, rotary (7B/13B/70B)" },
+  { "vit", "transformer", "Dosovitskiy 2021: ViT-B/16, L/16, H/14" },
+  { "moe", "transformer", "mixture-of-experts transformer (top-k routing; routed FLOPs only)" },
+  { "paradnn.fc", "paradnn", "ParaDnn: fully connected family {layers, nodes, input, output}" },
+  { "paradnn.cnn", "paradnn", "ParaDnn: residual/bottleneck CNN family {blocks, filters, image}" },
+  { "paradnn.rnn", "paradnn", "ParaDnn: RNN/LSTM/GRU family {layers, embed, length, vocab}" },
+}
+M.names = {}
+local where = {}
+for i, r in ipairs(REG) do
+  M.names[i] = r[1]
+  where[r[1]] = r
+end
+
+-- The builder of a model, wrapped so that a graph error raised by options that pass the
+-- option checks (an image too small for the net's downsampling, say) names the model and
+-- lists its options.
+local function load(name)
+  local r = where[name]
+  local mod = require("dlbench.models." .. r[2])
+  local short = name:match("^paradnn%.(.*)$") or name
+  local f = mod[short]
+  if type(f) ~= "function" then error("dlb.models: " .. name .. " is missing from " .. r[2] .. ".lua", 3) end
+  local spec = mod.specs[name]
+  local C = require "dlbench.models.common"
+  local wrapped = function(opts)
+    local ok, g = pcall(f, opts)
+    if ok then return g end
+    local msg = tostring(g)
+    if not msg:find("dlb.models.", 1, true) then
+      msg = string.format("dlb.models.%s: these options make an invalid graph: %s (options: %s)",
+        name, msg, C.valid_names(spec))
+    end
+    error(msg, 2)
+  end
+  doc.doc(wrapped, (doc.get(f) or {}).signature or ("dlb.models." .. name .. "{...}"),
+    (doc.get(f) or {}).meaning or name)
+  return wrapped
+end
+
+-- dlb.models.paradnn.fc etc.
+M.paradnn = setmetatable({}, { __index = function(t, k)
+  if not where["paradnn." .. tostring(k)] then
+    error("dlb.models.paradnn: no model '" .. tostring(k) .. "' (fc, cnn, rnn)", 2)
+  end
+  local f = load("paradnn." .. k)
+  rawset(t, k, f)
+  return f
+end })
+doc.doc(M.paradnn, "dlb.models.paradnn", "ParaDnn families: fc{}, cnn{}, rnn{} (Wang et al. 2020)")
+
+function M.list()
+  local r = {}
+  for i, e in ipairs(REG) do
+    r[i] = { name = e[1], about = e[3] }
+    print(string.format("%-14s %s", e[1], e[3]))
+  end
+  return r
+end
+doc.doc(M.list, "dlb.models.list() -> {{name=, about=}, ...}", "print and return one line per zoo model")
+
+-- The options of a model: {{name, default, kind, help}, ...} in the order errors list them.
+function M.options(name)
+  local r = where[name]
+  if not r then
+    error("dlb.models.options: no model '" .. tostring(name) .. "' (" .. table.concat(M.names, ", ") .. ")", 2)
+  end
+  return require("dlbench.models." .. r[2]).specs[name]
+end
+doc.doc(M.options, "dlb.models.options(name) -> {{name, default, kind, help}, ...}",
+  "a model's options with their defaults and meaning")
+
+-- Build a model by its name: dlb.models.build("paradnn.fc", {...}).
+function M.build(name, opts)
+  if not where[name] then
+    error("dlb.models.build: no model '" .. tostring(name) .. "' (" .. table.concat(M.names, ", ") .. ")", 2)
+  end
+  return load(name)(opts)
+end
+doc.doc(M.build, "dlb.models.build(name, opts) -> graph", "build a zoo model by name, e.g. \"paradnn.fc\"")
+
+doc.doc(M, "dlb.models", "the model zoo: dlb.models.<name>{options} -> graph with its loss marked; "
+  .. "dlb.models.list() names them all; options in docs/models.md")
+
+return setmetatable(M, { __index = function(t, k)
+  if type(k) ~= "string" or not where[k] or k:find(".", 1, true) then return nil end
+  local f = load(k)
+  rawset(t, k, f)
+  return f
+end })

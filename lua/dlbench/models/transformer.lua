@@ -1,0 +1,474 @@
+-- dlbench.models.transformer — the transformer family: Vaswani's encoder-decoder (base,
+-- big), BERT, GPT-2/GPT-3, a Llama-style decoder (RMSNorm, SwiGLU, grouped-query attention,
+-- rotary embeddings), ViT and a mixture-of-experts decoder. Batch and sequence may be
+-- symbolic ("b", "q"); attention is full (causal masks change no FLOPs in this count, as
+-- in Kaplan et al. 2020 and Narayanan et al. 2021).
+local C = require "dlbench.models.common"
+local nn = require "dlbench.nn"
+local poly = require "dlbench.poly"
+local doc = require "dlbench.doc"
+
+local M = {}
+local OPT = { "sgd", "momentum", "adam", "rmsprop" }
+
+local function div(a, k)
+  if type(a) == "number" then return a / k end
+  return tostring(poly.new(a) / k)
+end
+
+-- Multi-head attention. x [b, q, d]; kv (optional) [b, s, d] for cross-attention.
+-- a = {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, rotary=, name=}
+-- Grouped-query attention: the G = heads/kv_heads query heads sharing a K/V head are laid
+-- out as one [G*q, dh] block per K/V head, so scores and context cost exactly
+-- 2*heads*q*s*dh each without repeating K and V.
+local function attention(g, x, a, kv)
+  local b, q, s, H, KV, dh = a.b, a.q, a.s or a.q, a.heads, a.kv_heads or a.heads, a.dh
+  local G = H / KV
+  local name = a.name
+  local src = kv or x
+  local Q = nn.linear(g, x, H * dh, { name = name .. "/q", bias = a.bias })
+  local K = nn.linear(g, src, KV * dh, { name = name .. "/k", bias = a.bias })
+  local V = nn.linear(g, src, KV * dh, { name = name .. "/v", bias = a.bias })
+  Q = g:transpose(g:reshape(Q, { b, q, KV, G, dh }), { 1, 3, 4, 2, 5 })  -- [b, KV, G, q, dh]
+  K = g:transpose(g:reshape(K, { b, s, KV, dh }), { 1, 3, 2, 4 })        -- [b, KV, s, dh]
+  V = g:transpose(g:reshape(V, { b, s, KV, dh }), { 1, 3, 2, 4 })
+  if a.rotary then
+    -- rotary embeddings: x*cos + rotate_half(x)*sin; the rotation is a permutation with a
+    -- sign flip (0 FLOPs here), so 3 FLOPs per element of q and k
+    local cos = g:tensor(name .. "/rope_cos", { q, dh }, { role = "activation" })
+    local sin = g:tensor(name .. "/rope_sin", { q, dh }, { role = "activation" })
+    Q = g:add(g:mul(Q, cos), g:mul(Q, sin), name .. "/rope_q")
+    K = g:add(g:mul(K, cos), g:mul(K, sin), name .. "/rope_k")
+  end
+  Q = g:reshape(Q, { b, KV, C.mul(G, q), dh })
+  local scores = g:matmul(Q, K, { transpose_b = true, name = name .. "/scores" })  -- [b, KV, G*q, s]
+  local p = g:softmax(g:scale(scores, name .. "/scale"), name .. "/softmax")
+  local ctx = g:matmul(p, V, { name = name .. "/context" })                      -- [b, KV, G*q, dh]
+  ctx = g:transpose(g:reshape(ctx, { b, KV, G, q, dh }), { 1, 4, 2, 3, 5 })     -- [b, q, KV, G, dh]
+  ctx = g:reshape(ctx, { b, q, H * dh })
+  return nn.linear(g, ctx, a.d, { name = name .. "/out", bias = a.bias })
+end
+M.attention = attention
+
+local function mlp(g, x, d, ff, act, bias, name)
+  local h = nn.linear(g, x, ff, { name = name .. "/fc1", bias = bias })
+  h = act == "relu" and g:relu(h) or g:gelu(h)
+  return nn.linear(g, h, d, { name = name .. "/fc2", bias = bias })
+end
+
+local function swiglu(g, x, d, ff, name)
+  local gate = nn.linear(g, x, ff, { name = name .. "/gate", bias = false })
+  local up = nn.linear(g, x, ff, { name = name .. "/up", bias = false })
+  return nn.linear(g, g:mul(g:silu(gate), up), d, { name = name .. "/down", bias = false })
+end
+
+-- A pre-LN block (GPT-2, ViT): x + attn(ln(x)); x + mlp(ln(x)).
+local function preln_block(g, x, a, ff, act, name)
+  g:layer(name)
+  a.name = name .. "/attn"
+  x = g:add(x, attention(g, nn.layernorm(g, x, { name = name .. "/ln1" }), a))
+  x = g:add(x, mlp(g, nn.layernorm(g, x, { name = name .. "/ln2" }), a.d, ff, act, a.bias, name .. "/mlp"))
+  return x
+end
+
+-- A post-LN block (BERT, Vaswani): ln(x + attn(x)); [ln(x + cross(x, mem))]; ln(x + mlp(x)).
+local function postln_block(g, x, a, ff, act, name, mem, ca)
+  g:layer(name)
+  a.name = name .. "/attn"
+  x = nn.layernorm(g, g:add(x, attention(g, x, a)), { name = name .. "/ln1" })
+  if mem then
+    ca.name = name .. "/cross"
+    x = nn.layernorm(g, g:add(x, attention(g, x, ca, mem)), { name = name .. "/ln_cross" })
+  end
+  x = nn.layernorm(g, g:add(x, mlp(g, x, a.d, ff, act, a.bias, name .. "/mlp")), { name = name .. "/ln2" })
+  return x
+end
+
+-- Resolve a size table: opts.size names a preset; explicit options override it.
+local function preset(o, sizes, what, spec, keys)
+  local p = {}
+  if o.size ~= nil then
+    p = sizes[o.size]
+    if not p then
+      local names = {}
+      for k in pairs(sizes) do names[#names + 1] = tostring(k) end
+      table.sort(names)
+      C.fail(what, spec, "size=\"" .. tostring(o.size) .. "\" is not one of " .. table.concat(names, ", "))
+    end
+  end
+  for _, k in ipairs(keys) do
+    if o[k] == nil then o[k] = p[k] end
+  end
+  if o.heads and type(o.hidden) == "number" and o.dh == nil then
+    if o.hidden % o.heads ~= 0 then C.fail(what, spec, "hidden=" .. o.hidden .. " is not divisible by heads=" .. o.heads) end
+    o.dh = o.hidden / o.heads
+  end
+  return o
+end
+
+-- -- GPT --
+
+local GPT_SIZES = {
+  -- GPT-2 (Radford et al. 2019, Table 2; n_ctx 1024)
+  ["gpt2"] = { layers = 12, hidden = 768, heads = 12, context = 1024 },
+  ["gpt2-small"] = { layers = 12, hidden = 768, heads = 12, context = 1024 },
+  ["gpt2-medium"] = { layers = 24, hidden = 1024, heads = 16, context = 1024 },
+  ["gpt2-large"] = { layers = 36, hidden = 1280, heads = 20, context = 1024 },
+  ["gpt2-xl"] = { layers = 48, hidden = 1600, heads = 25, context = 1024 },
+  -- GPT-3 (Brown et al. 2020, Table 2.1; n_ctx 2048). XL: the table's 24 heads of 128 do
+  -- not multiply to d_model 2048; 16 heads of 128 are used. 13B: d_model 5120 (40 x 128),
+  -- the table prints 5140.
+  ["gpt3-small"] = { layers = 12, hidden = 768, heads = 12, context = 2048 },
+  ["gpt3-medium"] = { layers = 24, hidden = 1024, heads = 16, context = 2048 },
+  ["gpt3-large"] = { layers = 24, hidden = 1536, heads = 16, context = 2048 },
+  ["gpt3-xl"] = { layers = 24, hidden = 2048, heads = 16, context = 2048 },
+  ["gpt3-2.7b"] = { layers = 32, hidden = 2560, heads = 32, context = 2048 },
+  ["gpt3-6.7b"] = { layers = 32, hidden = 4096, heads = 32, context = 2048 },
+  ["gpt3-13b"] = { layers = 40, hidden = 5120, heads = 40, context = 2048 },
+  ["gpt3-175b"] = { layers = 96, hidden = 12288, heads = 96, context = 2048 },
+}
+M.gpt_sizes = GPT_SIZES
+
+local GPT = {
+  { "size", "gpt2", "str", "preset: gpt2[-small|-medium|-large|-xl], gpt3-small|-medium|-large|-xl|-2.7b|-6.7b|-13b|-175b" },
+  { "batch", "b", "dim", "sequences per step" },
+  { "seq", nil, "dim", "tokens per sequence (default: context); may be symbolic", { "steps" } },
+  { "layers", nil, "count", "transformer blocks (overrides size)", { "depth" } },
+  { "hidden", nil, "int", "d_model (overrides size)", { "width" } },
+  { "heads", nil, "int", "attention heads (overrides size)" },
+  { "ffn", nil, "int", "feed-forward width (default 4*hidden)" },
+  { "context", nil, "int", "n_ctx: learned position embeddings" },
+  { "vocab", 50257, "dim", "vocabulary (GPT-2 BPE)" },
+  { "tied", true, "bool", "output layer shares the token embedding" },
+  { "optimizer", "adam", OPT, "default optimizer for g:stats" },
+}
+
+-- GPT-2/GPT-3 decoder (pre-LN blocks with biases, GELU MLP of 4*d, final LN, output tied
+-- to the token embedding). GPT-3's alternating locally banded sparse attention is not
+-- modelled (dense attention everywhere, as Kaplan's and Narayanan's formulas assume).
+function M.gpt(opts)
+  local what = "dlb.models.gpt"
+  local o = preset(C.options(opts, GPT, what), GPT_SIZES, what, GPT, { "layers", "hidden", "heads", "context" })
+  local b, d, V = o.batch, o.hidden, o.vocab
+  local q = o.seq or o.context
+  if type(q) == "number" and q > o.context then C.fail(what, GPT, "seq=" .. q .. " exceeds context=" .. o.context) end
+  local g = C.graph(o.size and not (opts or {}).layers and o.size or "gpt", o, o.optimizer)
+  g:layer("embedding")
+  local ids = g:input("ids", { b, q }, "int32")
+  local wte = g:weight("wte", { V, d })
+  local x = g:embedding(ids, wte, "wte")
+  local wpe = g:weight("wpe", { o.context, d })
+  local pos = type(q) == "number" and q == o.context and wpe or g:slice(wpe, 1, 0, q, "wpe/positions")
+  x = g:add(x, pos, "embed_add")
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true }
+  for l = 1, o.layers do x = preln_block(g, x, a, o.ffn or 4 * d, "gelu", "h" .. (l - 1)) end
+  g:layer("output")
+  x = nn.layernorm(g, x, { name = "ln_f" })
+  local logits
+  if o.tied then logits = g:matmul(x, wte, { transpose_b = true, name = "lm_head" })
+  else logits = nn.linear(g, x, V, { name = "lm_head", bias = false }) end
+  g:loss(g:softmax_xent(logits, g:label("labels", { b, q }), "loss"))
+  g:layer(nil)
+  return g
+end
+doc.doc(M.gpt, "dlb.models.gpt{size=\"gpt2\", batch=\"b\", seq=context, layers=, hidden=, heads=, ffn=4*hidden, context=, vocab=50257, tied=true} -> graph",
+  "GPT-2 / GPT-3 decoder by size name or by layers/hidden/heads/context/vocab (gpt2: 124,439,808 params)")
+
+-- -- BERT --
+
+local BERT_SIZES = {
+  base = { layers = 12, hidden = 768, heads = 12 },
+  large = { layers = 24, hidden = 1024, heads = 16 },
+}
+local BERT = {
+  { "size", "base", { "base", "large" }, "preset (Devlin et al. 2019)" },
+  { "batch", "b", "dim", "sequences per step" },
+  { "seq", 128, "dim", "tokens per sequence (phase 1: 128, phase 2: 512)", { "steps" } },
+  { "masked", 20, "dim", "predicted (masked) positions per sequence (max_predictions_per_seq)" },
+  { "layers", nil, "count", "encoder blocks", { "depth" } },
+  { "hidden", nil, "int", "d_model", { "width" } },
+  { "heads", nil, "int", "attention heads" },
+  { "ffn", nil, "int", "feed-forward width (default 4*hidden)" },
+  { "vocab", 30522, "dim", "WordPiece vocabulary" },
+  { "positions", 512, "int", "learned position embeddings" },
+  { "optimizer", "adam", OPT, "default optimizer for g:stats" },
+}
+
+-- BERT pre-training (BertForPreTraining): word + position + token-type embeddings with LN,
+-- post-LN encoder blocks (GELU), pooler, masked-LM head (dense, GELU, LN, decoder tied to
+-- the word embedding plus a bias) over the `masked` gathered positions, NSP head.
+function M.bert(opts)
+  local what = "dlb.models.bert"
+  local o = preset(C.options(opts, BERT, what), BERT_SIZES, what, BERT, { "layers", "hidden", "heads" })
+  local b, q, d, V = o.batch, o.seq, o.hidden, o.vocab
+  if type(q) == "number" and q > o.positions then C.fail(what, BERT, "seq=" .. q .. " exceeds positions=" .. o.positions) end
+  local g = C.graph("bert-" .. o.size, o, o.optimizer)
+  g:layer("embeddings")
+  local wte = g:weight("embeddings/word", { V, d })
+  local x = g:embedding(g:input("ids", { b, q }, "int32"), wte, "embeddings/word")
+  local wpe = g:weight("embeddings/position", { o.positions, d })
+  x = g:add(x, (type(q) == "number" and q == o.positions) and wpe or g:slice(wpe, 1, 0, q))
+  x = g:add(x, nn.embedding(g, g:input("token_types", { b, q }, "int32"), 2, d, { name = "embeddings/token_type" }))
+  x = nn.layernorm(g, x, { name = "embeddings/ln" })
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true }
+  for l = 1, o.layers do x = postln_block(g, x, a, o.ffn or 4 * d, "gelu", "layer" .. (l - 1)) end
+  -- NSP: pooler on the first token
+  g:layer("pooler")
+  local first = g:reshape(g:slice(x, 2, 0, 1), { b, d })
+  local pooled = g:tanh(nn.linear(g, first, d, { name = "pooler" }))
+  local nsp = nn.linear(g, pooled, 2, { name = "nsp" })
+  local l_nsp = g:softmax_xent(nsp, g:label("nsp_labels", { b }), "nsp/loss")
+  -- MLM over the masked positions, gathered from [b*q, d]
+  g:layer("mlm")
+  local flat = g:reshape(x, { C.mul(q, b), d })
+  local m = g:embedding(g:input("masked_positions", { b, o.masked }, "int32"), flat, "mlm/gather")
+  local t = nn.layernorm(g, g:gelu(nn.linear(g, m, d, { name = "mlm/transform" })), { name = "mlm/ln" })
+  local logits = g:add(g:matmul(t, wte, { transpose_b = true, name = "mlm/decoder" }), g:weight("mlm/bias", { V }))
+  local l_mlm = g:softmax_xent(logits, g:label("mlm_labels", { b, o.masked }), "mlm/loss")
+  g:loss(g:add(l_mlm, l_nsp, "loss"))
+  g:layer(nil)
+  return g
+end
+doc.doc(M.bert, "dlb.models.bert{size=\"base\"|\"large\", batch=\"b\", seq=128, masked=20, layers=, hidden=, heads=, ffn=, vocab=30522, positions=512} -> graph",
+  "BERT pre-training graph (BertModel base: 109,482,240 params; with MLM+NSP heads 110,106,428)")
+
+-- -- Llama --
+
+local LLAMA_SIZES = {
+  -- Touvron et al. 2023 (Llama 2), the released configs
+  ["7b"] = { layers = 32, hidden = 4096, heads = 32, kv_heads = 32, ffn = 11008 },
+  ["13b"] = { layers = 40, hidden = 5120, heads = 40, kv_heads = 40, ffn = 13824 },
+  ["70b"] = { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn = 28672 },
+}
+local LLAMA = {
+  { "size", "7b", { "7b", "13b", "70b" }, "Llama-2 preset" },
+  { "batch", "b", "dim", "sequences per step" },
+  { "seq", 4096, "dim", "tokens per sequence (Llama 2 context: 4096)", { "steps" } },
+  { "layers", nil, "count", "decoder blocks", { "depth" } },
+  { "hidden", nil, "int", "d_model", { "width" } },
+  { "heads", nil, "int", "query heads" },
+  { "kv_heads", nil, "int", "key/value heads (grouped-query attention; = heads for MHA)" },
+  { "ffn", nil, "int", "SwiGLU inner width" },
+  { "vocab", 32000, "dim", "vocabulary" },
+  { "tied", false, "bool", "output layer shares the embedding" },
+  { "optimizer", "adam", OPT, "default optimizer for g:stats (AdamW)" },
+}
+
+-- Llama-style decoder: pre-RMSNorm blocks without biases, rotary embeddings on q and k,
+-- grouped-query attention, SwiGLU MLP, final RMSNorm, untied output.
+function M.llama(opts)
+  local what = "dlb.models.llama"
+  local o = preset(C.options(opts, LLAMA, what), LLAMA_SIZES, what, LLAMA, { "layers", "hidden", "heads", "kv_heads", "ffn" })
+  if o.heads % o.kv_heads ~= 0 then C.fail(what, LLAMA, "heads=" .. o.heads .. " must be a multiple of kv_heads=" .. o.kv_heads) end
+  local b, q, d, V = o.batch, o.seq, o.hidden, o.vocab
+  local g = C.graph("llama-" .. o.size, o, o.optimizer)
+  g:layer("embedding")
+  local emb = g:weight("embed_tokens", { V, d })
+  local x = g:embedding(g:input("ids", { b, q }, "int32"), emb, "embed_tokens")
+  local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = o.dh, bias = false, rotary = true }
+  for l = 1, o.layers do
+    local name = "layers." .. (l - 1)
+    g:layer(name)
+    a.name = name .. "/attn"
+    x = g:add(x, attention(g, nn.rmsnorm(g, x, { name = name .. "/input_norm" }), a))
+    x = g:add(x, swiglu(g, nn.rmsnorm(g, x, { name = name .. "/post_attention_norm" }), d, o.ffn, name .. "/mlp"))
+  end
+  g:layer("output")
+  x = nn.rmsnorm(g, x, { name = "norm" })
+  local logits = o.tied and g:matmul(x, emb, { transpose_b = true, name = "lm_head" })
+    or nn.linear(g, x, V, { name = "lm_head", bias = false })
+  g:loss(g:softmax_xent(logits, g:label("labels", { b, q }), "loss"))
+  g:layer(nil)
+  return g
+end
+doc.doc(M.llama, "dlb.models.llama{size=\"7b\"|\"13b\"|\"70b\", batch=\"b\", seq=4096, layers=, hidden=, heads=, kv_heads=, ffn=, vocab=32000, tied=false} -> graph",
+  "Llama-style decoder: RMSNorm, SwiGLU, GQA, rotary (Llama-2-7B: 6,738,415,616 params)")
+
+-- -- ViT --
+
+local VIT_SIZES = {
+  ["b/16"] = { layers = 12, hidden = 768, heads = 12, ffn = 3072, patch = 16 },
+  ["b/32"] = { layers = 12, hidden = 768, heads = 12, ffn = 3072, patch = 32 },
+  ["l/16"] = { layers = 24, hidden = 1024, heads = 16, ffn = 4096, patch = 16 },
+  ["l/32"] = { layers = 24, hidden = 1024, heads = 16, ffn = 4096, patch = 32 },
+  ["h/14"] = { layers = 32, hidden = 1280, heads = 16, ffn = 5120, patch = 14 },
+}
+local VIT = {
+  { "size", "b/16", { "b/16", "b/32", "l/16", "l/32", "h/14" }, "preset (Dosovitskiy et al. 2021, Table 1)" },
+  { "batch", "b", "dim", "images per step" },
+  { "image", 224, "int", "input height = width" },
+  { "classes", 1000, "dim", "classifier outputs" },
+  { "layers", nil, "count", "encoder blocks", { "depth" } },
+  { "hidden", nil, "int", "d_model", { "width" } },
+  { "heads", nil, "int", "attention heads" },
+  { "ffn", nil, "int", "MLP width" },
+  { "patch", nil, "int", "patch size" },
+  { "optimizer", "adam", OPT, "default optimizer for g:stats" },
+}
+
+-- ViT (torchvision vit_b_16's definition): a conv patch embedding, a class token, learned
+-- positions, pre-LN encoder blocks (GELU MLP), final LN, linear head on the class token.
+function M.vit(opts)
+  local what = "dlb.models.vit"
+  local o = preset(C.options(opts, VIT, what), VIT_SIZES, what, VIT, { "layers", "hidden", "heads", "ffn", "patch" })
+  if o.image % o.patch ~= 0 then C.fail(what, VIT, "image=" .. o.image .. " must be a multiple of patch=" .. o.patch) end
+  local b, d = o.batch, o.hidden
+  local n = (o.image / o.patch) ^ 2
+  local q = n + 1
+  local g = C.graph("vit-" .. o.size, o, o.optimizer)
+  g:layer("embedding")
+  local img = g:input("images", { b, 3, o.image, o.image })
+  local p = nn.conv2d(g, img, d, o.patch, { stride = o.patch, bias = true, name = "conv_proj" })
+  p = g:transpose(g:reshape(p, { b, d, n }), { 1, 3, 2 })                   -- [b, n, d]
+  local cls = g:weight("class_token", { 1, 1, d })
+  local clsb = g:add(g:tensor("class_token/zeros", { b, 1, d }, { role = "activation" }), cls)
+  local x = g:add(g:concat({ clsb, p }, 2), g:weight("pos_embedding", { q, d }))
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true }
+  for l = 1, o.layers do x = preln_block(g, x, a, o.ffn, "gelu", "encoder_layer_" .. (l - 1)) end
+  g:layer("head")
+  x = nn.layernorm(g, x, { name = "ln" })
+  local c = g:reshape(g:slice(x, 2, 0, 1), { b, d })
+  local logits = nn.linear(g, c, o.classes, { name = "head" })
+  g:loss(g:softmax_xent(logits, g:label("labels", { b }), "loss"))
+  g:layer(nil)
+  return g
+end
+doc.doc(M.vit, "dlb.models.vit{size=\"b/16\", batch=\"b\", image=224, classes=1000, layers=, hidden=, heads=, ffn=, patch=} -> graph",
+  "Vision Transformer (ViT-B/16: 86,567,656 params)")
+
+-- -- Transformer (Vaswani) --
+
+local TR_SIZES = {
+  base = { layers = 6, hidden = 512, heads = 8, ffn = 2048 },
+  big = { layers = 6, hidden = 1024, heads = 16, ffn = 4096 },
+}
+local TR = {
+  { "size", "base", { "base", "big" }, "preset (Vaswani et al. 2017, Table 3)" },
+  { "batch", "b", "dim", "sentence pairs per step" },
+  { "seq", 64, "dim", "source tokens per sentence", { "steps" } },
+  { "tgt_seq", nil, "dim", "target tokens (default: seq)", { "tgt_steps" } },
+  { "layers", nil, "count", "encoder = decoder blocks", { "depth" } },
+  { "hidden", nil, "int", "d_model", { "width" } },
+  { "heads", nil, "int", "attention heads" },
+  { "ffn", nil, "int", "feed-forward width" },
+  { "vocab", 37000, "dim", "shared source-target BPE vocabulary (WMT En-De)" },
+  { "optimizer", "adam", OPT, "default optimizer for g:stats" },
+}
+
+-- The encoder-decoder Transformer: shared embedding (tied with the output), sinusoidal
+-- positions (no parameters; the add is counted), post-LN blocks with ReLU FFN, decoder
+-- self-attention, cross-attention and FFN. With vocab 37000: base 63.1M, big 213.9M
+-- parameters (the paper's "65M"/"213M" used a slightly different vocabulary).
+function M.transformer(opts)
+  local what = "dlb.models.transformer"
+  local o = preset(C.options(opts, TR, what), TR_SIZES, what, TR, { "layers", "hidden", "heads", "ffn" })
+  local b, S, d, V = o.batch, o.seq, o.hidden, o.vocab
+  local T = o.tgt_seq or S
+  local g = C.graph("transformer-" .. o.size, o, o.optimizer)
+  g:layer("embedding")
+  local emb = g:weight("embedding", { V, d })
+  local function embed(name, len)
+    local x = g:embedding(g:input(name, { b, len }, "int32"), emb, name .. "/embed")
+    x = g:scale(x, name .. "/scale")   -- sqrt(d_model)
+    return g:add(x, g:tensor(name .. "/positions", { len, d }, { role = "activation" }), name .. "/add_pos")
+  end
+  local x = embed("src", S)
+  local a = { b = b, q = S, d = d, heads = o.heads, dh = o.dh, bias = true }
+  for l = 1, o.layers do x = postln_block(g, x, a, o.ffn, "relu", "encoder" .. (l - 1)) end
+  local mem = x
+  local y = embed("tgt", T)
+  local sa = { b = b, q = T, d = d, heads = o.heads, dh = o.dh, bias = true }
+  local ca = { b = b, q = T, s = S, d = d, heads = o.heads, dh = o.dh, bias = true }
+  for l = 1, o.layers do y = postln_block(g, y, sa, o.ffn, "relu", "decoder" .. (l - 1), mem, ca) end
+  g:layer("output")
+  local logits = g:matmul(y, emb, { transpose_b = true, name = "output" })
+  g:loss(g:softmax_xent(logits, g:label("labels", { b, T }), "loss"))
+  g:layer(nil)
+  return g
+end
+doc.doc(M.transformer, "dlb.models.transformer{size=\"base\"|\"big\", batch=\"b\", seq=64, tgt_seq=seq, layers=, hidden=, heads=, ffn=, vocab=37000} -> graph",
+  "Vaswani et al.'s encoder-decoder Transformer")
+
+-- -- MoE --
+
+local MOE = {
+  { "batch", "b", "dim", "sequences per step" },
+  { "seq", 1024, "dim", "tokens per sequence", { "steps" } },
+  { "layers", 12, "count", "decoder blocks", { "depth" } },
+  { "hidden", 768, "int", "d_model", { "width" } },
+  { "heads", 12, "int", "attention heads" },
+  { "ffn", 3072, "int", "each expert's MLP width" },
+  { "experts", 8, "int", "experts per MoE layer" },
+  { "top_k", 2, "int", "experts each token is routed to" },
+  { "every", 1, "int", "every n-th block is MoE (the others dense); 1 = all" },
+  { "vocab", 50257, "dim", "vocabulary" },
+  { "optimizer", "adam", OPT, "default optimizer for g:stats" },
+}
+
+-- A GPT-style decoder whose MLPs are mixture-of-experts layers (GShard/Switch): a router
+-- (linear d -> experts, softmax; top-k selection is integer work, not counted), dispatch of
+-- each token to its k experts (a gather), per-expert GELU MLPs run as one batched matmul
+-- over [experts, capacity, d] with capacity = k*tokens/experts (perfect balance), a gather
+-- back and a gate-weighted sum. FLOPs therefore count only the routed experts:
+-- 4*k*d*ffn per token, k/experts of a dense layer with all experts; parameters count all.
+function M.moe(opts)
+  local what = "dlb.models.moe"
+  local o = C.options(opts, MOE, what)
+  if o.top_k > o.experts then C.fail(what, MOE, "top_k=" .. o.top_k .. " exceeds experts=" .. o.experts) end
+  if o.hidden % o.heads ~= 0 then C.fail(what, MOE, "hidden must be divisible by heads") end
+  local b, q, d, V, E, k = o.batch, o.seq, o.hidden, o.vocab, o.experts, o.top_k
+  local tokens = C.mul(q, b)
+  local cap
+  if type(tokens) == "number" then
+    if (tokens * k) % E ~= 0 then C.fail(what, MOE, "batch*seq*top_k must be divisible by experts (capacity)") end
+    cap = tokens * k / E
+  else
+    cap = tostring(poly.new(tokens) * k / E)
+  end
+  local g = C.graph("moe", o, o.optimizer)
+  g:layer("embedding")
+  local wte = g:weight("wte", { V, d })
+  local x = g:embedding(g:input("ids", { b, q }, "int32"), wte, "wte")
+  x = g:add(x, g:weight("wpe", { q, d }))
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = d / o.heads, bias = true }
+  for l = 1, o.layers do
+    local name = "h" .. (l - 1)
+    if l % o.every ~= 0 then
+      x = preln_block(g, x, a, o.ffn, "gelu", name)
+    else
+      g:layer(name)
+      a.name = name .. "/attn"
+      x = g:add(x, attention(g, nn.layernorm(g, x, { name = name .. "/ln1" }), a))
+      local h = g:reshape(nn.layernorm(g, x, { name = name .. "/ln2" }), { tokens, d })
+      local gates = g:softmax(nn.linear(g, h, E, { name = name .. "/router", bias = false }))
+      local topw = g:tensor(name .. "/topk_weights", { tokens, k, 1 }, { role = "activation" })
+      local _ = gates -- the top-k gate values feed topw (selection is not a FLOP)
+      local disp = g:embedding(g:input(name .. "/dispatch", { E, cap }, "int32"), h, name .. "/dispatch")  -- [E, cap, d]
+      local w1 = g:weight(name .. "/experts/w1", { E, d, o.ffn })
+      local b1 = g:weight(name .. "/experts/b1", { E, 1, o.ffn })
+      local w2 = g:weight(name .. "/experts/w2", { E, o.ffn, d })
+      local b2 = g:weight(name .. "/experts/b2", { E, 1, d })
+      local eo = g:add(g:matmul(g:gelu(g:add(g:matmul(disp, w1), b1)), w2), b2)   -- [E, cap, d]
+      local back = g:embedding(g:input(name .. "/combine", { tokens, k }, "int32"),
+        g:reshape(eo, { C.mul(E, cap), d }), name .. "/combine")                       -- [tokens, k, d]
+      local gsum = g:mul(back, g:mul(topw, g:reshape(g:sum(gates, { axes = 2, keepdims = true }), { tokens, 1, 1 })))
+      local y = g:sum(gsum, { axes = 2, name = name .. "/combine_sum" })              -- [tokens, d]
+      x = g:add(x, g:reshape(y, { b, q, d }))
+    end
+  end
+  g:layer("output")
+  x = nn.layernorm(g, x, { name = "ln_f" })
+  local logits = g:matmul(x, wte, { transpose_b = true, name = "lm_head" })
+  g:loss(g:softmax_xent(logits, g:label("labels", { b, q }), "loss"))
+  g:layer(nil)
+  return g
+end
+doc.doc(M.moe, "dlb.models.moe{batch=\"b\", seq=1024, layers=12, hidden=768, heads=12, ffn=3072, experts=8, top_k=2, every=1, vocab=50257} -> graph",
+  "decoder with mixture-of-experts MLPs; FLOPs count only the top_k routed experts")
+
+doc.doc(M.attention, "transformer.attention(g, x, {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, rotary=, name=}[, kv]) -> tensor", "multi-head / grouped-query attention")
+
+-- option specs {name, default, kind, help} by model name (docs/models.md)
+M.specs = { ["gpt"] = GPT, ["bert"] = BERT, ["llama"] = LLAMA, ["vit"] = VIT, ["transformer"] = TR, ["moe"] = MOE }
+
+return M
