@@ -12,10 +12,14 @@
 #include "dlb_internal.h"
 #include "graph_impl.h"
 
+enum { EXACT_AUTO = 16 }; /* steps up to this many ops get the exact footprint */
+
 struct dlb_analysis {
   dlb_graph *s;          /* the analysed step (a reference) */
   size_t nops;
-  double *flops, *bytes, *gemm, *size;
+  double *flops, *bytes, *size;
+  double *dimval, *numel;  /* for GEMM shapes on demand */
+  double *lay;             /* 6 per layer: see dlb_analysis_layer */
   int *phase, *layer, *type, *order;
   dlb_totals tot;
 };
@@ -90,6 +94,7 @@ int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const dou
   return DLB_OK;
 }
 
+/* Evaluate a cost expression with numeric dims and element counts. */
 static double ceval(const cexpr *e, const double *dimval, const double *numel) {
   double s = 0;
   for (int i = 0; i < e->n; i++) {
@@ -105,15 +110,58 @@ static double ceval(const cexpr *e, const double *dimval, const double *numel) {
 
 typedef struct bctx { const double *numel, *esize; double sum; } bctx;
 
+/* op_bytes callback: add mult * bytes of tensor t. */
 static void addbytes(void *c, int t, double mult) {
   bctx *b = c;
   b->sum += mult * b->numel[t] * b->esize[t];
 }
 
+/* Per-layer costs: FLOPs by phase from the ops; parameters and weight bytes of each weight
+** (in its own layer scope, else its first consumer's); activations produced by a forward
+** op of one layer and read by a forward op of another. O(ops + uses). */
+static int layer_costs(dlb_analysis *a, const double *numel) {
+  const dlb_graph *s = a->s;
+  size_t L = s->nlayers;
+  a->lay = calloc(6 * L, sizeof *a->lay);
+  uint8_t *sent = calloc(s->nt + 1, 1);
+  uint8_t *placed = calloc(s->nt + 1, 1);
+  if (!a->lay || !sent || !placed) {
+    free(sent); free(placed);
+    return dlb_fail(DLB_ENOMEM, "graph: out of memory");
+  }
+  for (size_t i = 0; i < a->nops; i++) {
+    int l = a->layer[i];
+    if (l < 0) continue;
+    double *d = a->lay + 6 * l;
+    if (a->phase[i] == DLB_PHASE_FWD) d[1] += a->flops[i];
+    else if (a->phase[i] == DLB_PHASE_UPDATE) d[3] += a->flops[i];
+    else d[2] += a->flops[i];
+  }
+  for (int i = 0; i < s->nfwd; i++) {
+    const op *p = &s->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int t = op_in(s, p)[j];
+      const tensor *x = &s->t[t];
+      if (x->role == DLB_ROLE_WEIGHT && !placed[t]) {
+        int l = x->layer >= 0 ? x->layer : p->layer;
+        placed[t] = 1;
+        if (l >= 0) a->lay[6 * l] += numel[t], a->lay[6 * l + 5] += a->size[t];
+      }
+      int pr = x->producer;
+      if (pr >= 0 && pr < s->nfwd && !sent[t] && s->o[pr].layer >= 0 && s->o[pr].layer != p->layer) {
+        sent[t] = 1;
+        a->lay[6 * s->o[pr].layer + 4] += a->size[s->t[t].base];
+      }
+    }
+  }
+  free(sent); free(placed);
+  return DLB_OK;
+}
+
 void dlb_analysis_free(dlb_analysis *a) {
   if (!a) return;
   graph_release(a->s);
-  free(a->flops); free(a->bytes); free(a->gemm); free(a->size);
+  free(a->flops); free(a->bytes); free(a->size); free(a->dimval); free(a->numel); free(a->lay);
   free(a->phase); free(a->layer); free(a->type); free(a->order);
   free(a);
 }
@@ -133,23 +181,21 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   size_t no = s->no, nt = s->nt;
   double *dimval = malloc((s->dims.n + 1) * sizeof *dimval);
   double *numel = malloc((nt + 1) * sizeof *numel), *esize = malloc((nt + 1) * sizeof *esize);
-  int *order2 = malloc((no + 1) * sizeof *order2);
   if (a) {
     a->s = s;
     a->nops = no;
     a->flops = malloc((no + 1) * sizeof *a->flops);
     a->bytes = malloc((no + 1) * sizeof *a->bytes);
-    a->gemm = malloc((4 * no + 1) * sizeof *a->gemm);
     a->size = malloc((nt + 1) * sizeof *a->size);
     a->phase = malloc((no + 1) * sizeof *a->phase);
     a->layer = malloc((no + 1) * sizeof *a->layer);
     a->type = malloc((no + 1) * sizeof *a->type);
     a->order = malloc((no + 1) * sizeof *a->order);
   }
-  if (!a || !dimval || !numel || !esize || !order2 || !a->flops || !a->bytes || !a->gemm ||
+  if (!a || !dimval || !numel || !esize || !a->flops || !a->bytes ||
       !a->size || !a->phase || !a->layer || !a->type || !a->order) {
     if (a) dlb_analysis_free(a); else graph_release(s);
-    free(dimval); free(numel); free(esize); free(order2);
+    free(dimval); free(numel); free(esize);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t d = 0; d < s->dims.n; d++)
@@ -173,7 +219,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
         T->io += a->size[t];
     free(read);
   }
-  cexpr e, m[4];
+  cexpr e;
   for (size_t i = 0; i < no; i++) {
     const op *p = &s->o[i];
     op_flops(s, (int)i, &e);
@@ -185,11 +231,6 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     a->phase[i] = p->phase;
     a->layer[i] = p->layer;
     a->type[i] = p->type;
-    if (op_gemm(s, (int)i, m)) {
-      for (int k = 0; k < 4; k++) a->gemm[4 * i + k] = m[k].n ? ceval(&m[k], dimval, numel) : 1;
-    } else {
-      a->gemm[4 * i] = -1;
-    }
     switch (p->phase) {
     case DLB_PHASE_FWD: T->flops_fwd += f; break;
     case DLB_PHASE_BWD: T->flops_bwd += f; break;
@@ -206,7 +247,19 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   /* footprint: construction order and the list schedule; keep the better */
   fpresult r1 = {0, {0}}, r2 = {0, {0}};
   int rc = fp_analyse(s, a->size, a->order, &r1, &r2);
+  fpresult r3 = {0, {0}};
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
+  if (!rc && s->nlayers) rc = layer_costs(a, numel);
+  if (!rc && no <= EXACT_AUTO) { /* small steps: the exact minimum is cheap */
+    int *o3 = malloc((no + 1) * sizeof *o3);
+    double ex;
+    if (o3 && fp_exact(s, a->size, &ex, o3) == DLB_OK && ex < best->peak &&
+        fp_measure(s, a->size, o3, &r3) == DLB_OK) {
+      best = &r3;
+      memcpy(a->order, o3, no * sizeof *o3);
+    }
+    free(o3);
+  }
   T->footprint_order = r1.peak;
   T->footprint_heuristic = r2.peak;
   T->footprint = best->peak;
@@ -215,7 +268,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->optimizer = best->cat[2];
   T->activations = best->cat[3];
   T->workspace = best->cat[4];
-  free(dimval); free(numel); free(esize); free(order2);
+  a->dimval = dimval;
+  a->numel = numel;
+  free(esize);
   if (rc) {
     dlb_analysis_free(a);
     return NULL;
@@ -238,8 +293,9 @@ const int *dlb_analysis_schedule(const dlb_analysis *a) { return a->order; }
 
 int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
   if (i >= a->nops) return dlb_fail(DLB_EINVAL, "analysis: op %zu out of range (%zu ops)", i, a->nops);
-  if (a->gemm[4 * i] < 0) return DLB_ENOTFOUND;
-  memcpy(out, a->gemm + 4 * i, 4 * sizeof *out);
+  cexpr m[4];
+  if (!op_gemm(a->s, (int)i, m)) return DLB_ENOTFOUND;
+  for (int k = 0; k < 4; k++) out[k] = m[k].n ? ceval(&m[k], a->dimval, a->numel) : 1;
   return DLB_OK;
 }
 
@@ -257,6 +313,13 @@ const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i) {
   return i < a->s->nlayers ? a->s->layers[i] : NULL;
 }
 
+int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
+  if (i >= a->s->nlayers)
+    return dlb_fail(DLB_EINVAL, "analysis: layer %zu out of range (%zu layers)", i, a->s->nlayers);
+  for (int k = 0; k < 6; k++) out[k] = a->lay[6 * i + k];
+  return DLB_OK;
+}
+
 int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out) {
-  return fp_exact(a->s, a->size, out);
+  return fp_exact(a->s, a->size, out, NULL);
 }

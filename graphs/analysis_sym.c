@@ -20,6 +20,7 @@ double tensor_esize(const dlb_graph *s, int t, int precision);
 /* A growable pool of term arrays. */
 typedef struct tpool { pterm *t; size_t n, cap; } tpool;
 
+/* Room for add more terms in the pool; 0 on OOM. */
 static int tp_reserve(tpool *p, size_t add) {
   if (p->n + add <= p->cap) return 1;
   size_t c = p->cap ? p->cap : 1024;
@@ -33,6 +34,7 @@ static int tp_reserve(tpool *p, size_t add) {
 /* Accumulator: monomial key -> coefficient. */
 typedef struct acc { uint64_t *key; double *c; uint8_t *used; size_t n, cap; } acc;
 
+/* acc[key] += c (growing the table); 0 on OOM. */
 static int acc_add(acc *a, uint64_t key, double c) {
   if (2 * (a->n + 1) > a->cap) {
     size_t nc = a->cap ? 2 * a->cap : 64;
@@ -50,6 +52,7 @@ static int acc_add(acc *a, uint64_t key, double c) {
   return 1;
 }
 
+/* The accumulated terms as a poly over the graph's variables. */
 static dlb_poly *acc_poly(const dlb_graph *g, const acc *a) {
   pterm *t = malloc((a->n + 1) * sizeof *t);
   if (!t) return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
@@ -76,6 +79,7 @@ typedef struct sym {
   int precision;
 } sym;
 
+/* Room for n terms in both scratch buffers; 0 on OOM. */
 static int scratch(sym *y, size_t n) {
   if (n <= y->cap) return 1;
   size_t c = y->cap ? y->cap : 256;
@@ -145,6 +149,7 @@ static int addterm(sym *y, acc *dst, acc *dst2, const cterm *ct, double scale) {
 
 typedef struct bsym { sym *y; acc *a; int ok; } bsym;
 
+/* op_bytes callback: add mult * element size * numel(t) to the bytes poly. */
 static void addbytes(void *c, int t, double mult) {
   bsym *b = c;
   if (!b->ok) return;
@@ -189,6 +194,7 @@ static int sym_init(sym *y, const dlb_graph *s, size_t nb, const char *const *na
   return DLB_OK;
 }
 
+/* Free the scratch state of a symbolic analysis. */
 static void sym_free(sym *y) {
   free(y->pool.t); free(y->doff); free(y->dlen); free(y->noff); free(y->nlen);
   free(y->a); free(y->b);

@@ -93,7 +93,8 @@ int dlb_graph_op_type(const char *name);
 const char *dlb_graph_op_type_name(int type);
 /* Add an op. attrs: integer attributes by op type (see graph_ops.c); dims: extra dims
 ** as text (reshape's shape, split's sizes, slice's length). Writes up to maxout output
-** tensor ids; *nout receives the count. */
+** tensor ids (always consecutive ids); *nout receives the count. On failure nothing of
+** the op remains in the graph. */
 int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
                  size_t nattr, const int *attrs, size_t ndims, const char *const *dims,
                  int *outputs, size_t maxout, size_t *nout);
@@ -142,6 +143,10 @@ size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t s
 size_t dlb_analysis_nlayers(const dlb_analysis *a);
 /* Name of layer i; borrowed while a lives; NULL if out of range. */
 const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
+/* Costs of layer i (for pipeline partitioning): out[0] parameters, out[1] forward FLOPs,
+** out[2] backward FLOPs (with recompute), out[3] update FLOPs, out[4] bytes of forward
+** activations the layer sends to other layers, out[5] bytes of its weights. */
+int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
 /* The op order of the best schedule found (nops entries); borrowed. */
 const int *dlb_analysis_schedule(const dlb_analysis *a);
 /* Exact minimal footprint by exhaustive search (dynamic programming over the subsets of

@@ -12,7 +12,8 @@
 ** order). Scores change only when a storage's remaining uses drop to 1 or 2, so ready
 ** consumers are re-scored lazily through a binary heap: O((ops + uses) log ops).
 ** (3) fp_exact: dynamic programming over subsets of executed ops, exact for <= 20 ops:
-** O(2^n * (n + tensors)); the tests use it to check the heuristic.
+** O(2^n * (n + tensors)); the tests use it to check the heuristic, and the analysis runs it
+** on steps of at most 16 ops (where it takes well under a millisecond).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ int tensor_category(const dlb_graph *g, int t) {
   }
 }
 
+/* Weights and optimizer state live throughout the step. */
 static int persistent(const dlb_graph *g, int t) {
   int r = g->t[t].role;
   return r == DLB_ROLE_WEIGHT || r == DLB_ROLE_OPTSTATE;
@@ -69,71 +71,81 @@ typedef struct fpctx {
   double start, startcat[5];
 } fpctx;
 
-enum { PERSIST = 8, OWNER = 16, GREEDY_MAX = 20000 };
+enum { PERSIST = 8, OWNER = 16, PRODUCED = 32, GREEDY_MAX = 20000 };
 
+/* Flat per-tensor facts and the consumer lists (CSR) of every storage and tensor, in few
+** streaming passes (random accesses go to the small flat arrays, not the structs). */
 static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
-  size_t nt = g->nt ? g->nt : 1;
+  size_t nt = g->nt ? g->nt : 1, no = g->no ? g->no : 1;
   memset(c, 0, sizeof *c);
   c->g = g;
   c->size = size;
   c->base = malloc(nt * sizeof *c->base);
   c->cat = malloc(nt);
-  c->uses = count_uses(g);
-  c->ndeps = calloc(g->no ? g->no : 1, sizeof *c->ndeps);
+  c->uses = malloc(nt * sizeof *c->uses);
+  c->ndeps = calloc(no, sizeof *c->ndeps);
   c->coff = calloc(nt + 1, sizeof *c->coff);
   c->toff = calloc(nt + 1, sizeof *c->toff);
   if (!c->base || !c->cat || !c->uses || !c->ndeps || !c->coff || !c->toff) return DLB_ENOMEM;
   for (size_t t = 0; t < g->nt; t++) {
-    c->base[t] = g->t[t].base;
+    const tensor *x = &g->t[t];
+    c->base[t] = x->base;
     c->cat[t] = (uint8_t)(tensor_category(g, (int)t) | (persistent(g, (int)t) ? PERSIST : 0) |
-                          (g->t[t].base == (int32_t)t ? OWNER : 0));
-    if (at_start(g, (int)t, c->uses)) {
-      c->start += size[t];
-      c->startcat[c->cat[t] & 7] += size[t];
-    }
+                          (x->base == (int32_t)t ? OWNER : 0) | (x->producer >= 0 ? PRODUCED : 0));
   }
-  return DLB_OK;
-}
-
-/* The consumer lists (CSR) of every storage and every tensor. */
-static int consumers(fpctx *c) {
-  const dlb_graph *g = c->g;
-  size_t nuse = 0, nt = g->nt ? g->nt : 1;
+  size_t nuse = 0;
+  const int32_t *args = g->args;
   for (size_t i = 0; i < g->no; i++) {
     const op *p = &g->o[i];
+    const int32_t *in = args + p->in;
+    int deps = 0;
     for (int j = 0; j < p->nin; j++) {
-      int t = g->args[p->in + j];
+      int t = in[j];
       c->coff[c->base[t] + 1]++;
       c->toff[t + 1]++;
-      nuse++;
-      if (g->t[t].producer >= 0) c->ndeps[i]++;
+      deps += (c->cat[t] & PRODUCED) != 0;
+    }
+    c->ndeps[i] = deps;
+    nuse += p->nin;
+  }
+  for (size_t t = 0; t < g->nt; t++) {
+    c->uses[t] = c->coff[t + 1];
+    int source = !(c->cat[t] & PRODUCED) && g->t[t].producer == -1;
+    if ((c->cat[t] & OWNER) && ((c->cat[t] & PERSIST) || (source && c->uses[t] > 0))) {
+      c->start += size[t];
+      c->startcat[c->cat[t] & 7] += size[t];
     }
   }
   for (size_t t = 0; t < g->nt; t++) c->coff[t + 1] += c->coff[t], c->toff[t + 1] += c->toff[t];
   c->cons = malloc((nuse ? nuse : 1) * sizeof *c->cons);
   c->tcons = malloc((nuse ? nuse : 1) * sizeof *c->tcons);
-  int32_t *fill = calloc(nt, sizeof *fill), *fill2 = calloc(nt, sizeof *fill2);
+  int32_t *fill = malloc(nt * sizeof *fill), *fill2 = malloc(nt * sizeof *fill2);
   if (!c->cons || !c->tcons || !fill || !fill2) {
     free(fill); free(fill2);
     return DLB_ENOMEM;
   }
+  memcpy(fill, c->coff, nt * sizeof *fill);
+  memcpy(fill2, c->toff, nt * sizeof *fill2);
   for (size_t i = 0; i < g->no; i++) {
     const op *p = &g->o[i];
+    const int32_t *in = args + p->in;
     for (int j = 0; j < p->nin; j++) {
-      int t = g->args[p->in + j], b = c->base[t];
-      c->cons[c->coff[b] + fill[b]++] = (int32_t)i;
-      c->tcons[c->toff[t] + fill2[t]++] = (int32_t)i;
+      int t = in[j];
+      c->cons[fill[c->base[t]]++] = (int32_t)i;
+      c->tcons[fill2[t]++] = (int32_t)i;
     }
   }
   free(fill); free(fill2);
   return DLB_OK;
 }
 
+/* Free what prepare allocated. */
 static void release(fpctx *c) {
   free(c->base); free(c->cat); free(c->uses); free(c->ndeps);
   free(c->coff); free(c->toff); free(c->cons); free(c->tcons);
 }
 
+/* Peak live bytes (and the breakdown at the peak) of one op order. */
 static int simulate(const fpctx *c, const int *order, fpresult *r) {
   const dlb_graph *g = c->g;
   const double *size = c->size;
@@ -178,20 +190,24 @@ typedef struct hent { double score; int32_t op; } hent;
 
 typedef struct heap { hent *a; int32_t *pos; size_t n; } heap;
 
+/* Heap order: higher score first, then lower op index. */
 static int better(const hent *x, const hent *y) {
   return x->score > y->score || (x->score == y->score && x->op < y->op);
 }
 
+/* Place entry e at slot i and remember the slot. */
 static void hset(heap *h, size_t i, hent e) {
   h->a[i] = e;
   h->pos[e.op] = (int32_t)i;
 }
 
+/* Move e up from slot i to its place. */
 static void siftup(heap *h, size_t i, hent e) {
   while (i > 0 && better(&e, &h->a[(i - 1) / 2])) hset(h, i, h->a[(i - 1) / 2]), i = (i - 1) / 2;
   hset(h, i, e);
 }
 
+/* Move e down from slot i to its place. */
 static void siftdown(heap *h, size_t i, hent e) {
   for (;;) {
     size_t c = 2 * i + 1;
@@ -216,6 +232,7 @@ static void hput(heap *h, int32_t op, double score) {
   }
 }
 
+/* Remove and return the best op. */
 static int32_t hpop(heap *h) {
   int32_t top = h->a[0].op;
   h->pos[top] = -1;
@@ -263,6 +280,7 @@ static void push(sched *s, int o) {
   hput(&s->h, o, s->hybrid && sc < 0 ? 0 : sc);
 }
 
+/* One list schedule into order (hybrid or pure greedy, see push); O((ops + uses) log ready). */
 static int schedule(const fpctx *c, int *order, int hybrid) {
   const dlb_graph *g = c->g;
   sched s = {c, NULL, NULL, NULL, hybrid, {NULL, NULL, 0}};
@@ -308,10 +326,18 @@ out:
   return rc;
 }
 
+int fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r) {
+  fpctx c;
+  int rc = prepare(&c, g, size);
+  if (!rc) rc = simulate(&c, order, r);
+  release(&c);
+  if (rc == DLB_ENOMEM) return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
+  return rc;
+}
+
 int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2) {
   fpctx c;
   int rc = prepare(&c, g, size);
-  if (!rc) rc = consumers(&c);
   int *o2 = malloc((g->no + 1) * sizeof *o2);
   if (rc || !o2) {
     release(&c);
@@ -343,7 +369,7 @@ int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1,
 
 /* -- exact search -- */
 
-int fp_exact(const dlb_graph *g, const double *size, double *out) {
+int fp_exact(const dlb_graph *g, const double *size, double *out, int *order) {
   int n = (int)g->no;
   if (n > 20) return dlb_fail(DLB_EINVAL, "footprint: exhaustive search is limited to 20 ops, "
                               "this step has %d", n);
@@ -352,8 +378,9 @@ int fp_exact(const dlb_graph *g, const double *size, double *out) {
   double *best = malloc(ns * sizeof *best), *mem = malloc(ns * sizeof *mem);
   uint32_t *cmask = calloc(g->nt ? g->nt : 1, sizeof *cmask), *deps = calloc((size_t)n + 1, sizeof *deps);
   double *alloc = calloc((size_t)n + 1, sizeof *alloc);
-  if (!uses || !best || !mem || !cmask || !deps || !alloc) {
-    free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc);
+  uint8_t *last = order ? malloc(ns) : NULL; /* the op run last to reach each set */
+  if (!uses || !best || !mem || !cmask || !deps || !alloc || (order && !last)) {
+    free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc); free(last);
     return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   }
   double start = 0;
@@ -392,10 +419,20 @@ int fp_exact(const dlb_graph *g, const double *size, double *out) {
       size_t T = S | ((size_t)1 << i);
       double pk = mem[S] + alloc[i];
       if (pk < best[S]) pk = best[S];
-      if (pk < best[T]) best[T] = pk;
+      if (pk < best[T]) {
+        best[T] = pk;
+        if (last) last[T] = (uint8_t)i;
+      }
     }
   }
   *out = best[ns - 1];
-  free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc);
+  if (order) { /* walk back from the full set */
+    size_t S = ns - 1;
+    for (int k = n; k-- > 0;) {
+      order[k] = last[S];
+      S &= ~((size_t)1 << last[S]);
+    }
+  }
+  free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc); free(last);
   return DLB_OK;
 }

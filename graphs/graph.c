@@ -48,6 +48,7 @@ static uint64_t hterms(const pterm *t, size_t n) {
   return h ^ (h >> 29);
 }
 
+/* Whether interned dim id has exactly the terms t[0..n). */
 static int sameterms(const dimtab *d, int id, const pterm *t, size_t n) {
   if ((size_t)d->len[id] != n) return 0;
   const pterm *u = d->terms + d->off[id];
@@ -56,6 +57,7 @@ static int sameterms(const dimtab *d, int id, const pterm *t, size_t n) {
   return 1;
 }
 
+/* Double the dim hash table (or create it); 0 on OOM. */
 static int rehash(dimtab *d) {
   size_t ns = d->nslots ? d->nslots * 2 : 64;
   int32_t *s = malloc(ns * sizeof *s);
@@ -124,6 +126,7 @@ static int gvar(dlb_graph *g, const char *name) {
   return g->nvars++;
 }
 
+/* FNV-1a hash of a string. */
 static uint64_t thash(const char *s) {
   uint64_t h = 1469598103934665603ULL;
   while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
@@ -181,6 +184,7 @@ int dim_text(dlb_graph *g, const char *text) {
   return id;
 }
 
+/* Intern a*b (mul) or a + sb*b; the id, or <0 with an error. */
 static int dim_binop(dlb_graph *g, int a, int b, int mul, double sb) {
   const dimtab *d = &g->dims;
   size_t na = (size_t)d->len[a], nb = (size_t)d->len[b];
@@ -372,15 +376,16 @@ void dlb_graph_free(dlb_graph *g) { graph_release(g); }
 
 const char *dlb_graph_name(const dlb_graph *g) { return g->str + g->name; }
 
-static void *dup(const void *p, size_t n, int *ok) {
-  if (!n) return NULL;
-  void *q = malloc(n);
+/* A copy of n bytes of p in a new block of cap >= n bytes. */
+static void *dup(const void *p, size_t n, size_t cap, int *ok) {
+  if (!cap) return NULL;
+  void *q = malloc(cap);
   if (!q) { *ok = 0; return NULL; }
-  memcpy(q, p, n);
+  if (n) memcpy(q, p, n);
   return q;
 }
 
-dlb_graph *graph_clone(const dlb_graph *g) {
+dlb_graph *graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t args) {
   dlb_graph *c = calloc(1, sizeof *c);
   if (!c) return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   int ok = 1;
@@ -390,17 +395,20 @@ dlb_graph *graph_clone(const dlb_graph *g) {
   c->tcache.str = c->tcache.id = NULL;
   c->tcache.nslots = c->tcache.n = 0;
   for (int i = 0; i < g->nvars; i++) c->vars[i] = strdup(g->vars[i]), ok &= !!c->vars[i];
-  c->layers = dup(g->layers, g->nlayers * sizeof *g->layers, &ok);
+  c->layers = dup(g->layers, g->nlayers * sizeof *g->layers, g->nlayers * sizeof *g->layers, &ok);
   for (size_t i = 0; ok && i < g->nlayers; i++) c->layers[i] = strdup(g->layers[i]), ok &= !!c->layers[i];
   c->caplayers = g->nlayers;
-  c->dims.off = dup(g->dims.off, g->dims.cap * sizeof(int32_t), &ok);
-  c->dims.len = dup(g->dims.len, g->dims.cap * sizeof(int32_t), &ok);
-  c->dims.terms = dup(g->dims.terms, g->dims.capterms * sizeof(pterm), &ok);
-  c->dims.slots = dup(g->dims.slots, g->dims.nslots * sizeof(int32_t), &ok);
-  c->t = dup(g->t, g->capt * sizeof *g->t, &ok);
-  c->o = dup(g->o, g->capo * sizeof *g->o, &ok);
-  c->args = dup(g->args, g->capargs * sizeof *g->args, &ok);
-  c->str = dup(g->str, g->capstr, &ok);
+  c->dims.off = dup(g->dims.off, g->dims.n * sizeof(int32_t), g->dims.cap * sizeof(int32_t), &ok);
+  c->dims.len = dup(g->dims.len, g->dims.n * sizeof(int32_t), g->dims.cap * sizeof(int32_t), &ok);
+  c->dims.terms = dup(g->dims.terms, g->dims.nterms * sizeof(pterm), g->dims.capterms * sizeof(pterm), &ok);
+  c->dims.slots = dup(g->dims.slots, g->dims.nslots * sizeof(int32_t), g->dims.nslots * sizeof(int32_t), &ok);
+  c->capt = g->nt + tensors;
+  c->capo = g->no + ops;
+  c->capargs = g->nargs + args;
+  c->t = dup(g->t, g->nt * sizeof *g->t, c->capt * sizeof *g->t, &ok);
+  c->o = dup(g->o, g->no * sizeof *g->o, c->capo * sizeof *g->o, &ok);
+  c->args = dup(g->args, g->nargs * sizeof *g->args, c->capargs * sizeof *g->args, &ok);
+  c->str = dup(g->str, g->nstr, g->capstr, &ok);
   if (!ok) {
     if (!c->layers) c->nlayers = 0;
     graph_release(c);

@@ -11,6 +11,7 @@
 
 typedef struct out { char *buf; size_t size, len; } out;
 
+/* Append text, truncating at the buffer size but counting the full length. */
 static void put(out *o, const char *text) {
   size_t len = strlen(text);
   if (o->len < o->size) {

@@ -130,7 +130,8 @@ int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int
 int add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims);
 /* Make room for `ops` more ops, `tensors` more tensors and `args` more arguments. */
 int graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args);
-dlb_graph *graph_clone(const dlb_graph *g);
+/* A copy of g with room for ops/tensors/args more (the cache and text cache not copied). */
+dlb_graph *graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t args);
 void graph_release(dlb_graph *g);
 static inline const int32_t *op_in(const dlb_graph *g, const op *o) { return g->args + o->in; }
 static inline const int32_t *op_out(const dlb_graph *g, const op *o) { return g->args + o->out; }
@@ -170,7 +171,11 @@ typedef struct fpresult {
 /* Peak live bytes of g in construction order (r1) and in the memory-aware list schedule
 ** (r2); order receives the better order. size[t]: bytes of tensor t. */
 int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2);
-int fp_exact(const dlb_graph *g, const double *size, double *out);
+/* The exact minimum by dynamic programming (<= 20 ops); order (may be NULL) gets an
+** optimal order. */
+int fp_exact(const dlb_graph *g, const double *size, double *out, int *order);
+/* Peak and breakdown of one order. */
+int fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r);
 int tensor_category(const dlb_graph *g, int t);
 
 #endif

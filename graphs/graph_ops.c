@@ -52,6 +52,7 @@ static const char *desc(const dlb_graph *g, int t, char *buf, size_t size) {
   return buf;
 }
 
+/* Text of dim d into buf. */
 static const char *dtext(const dlb_graph *g, int d, char *buf, size_t size) {
   dim_print(g, d, buf, size);
   return buf;
@@ -59,6 +60,7 @@ static const char *dtext(const dlb_graph *g, int d, char *buf, size_t size) {
 
 #define SHAPE(...) dlb_fail(DLB_ESHAPE, __VA_ARGS__)
 
+/* The dtype of float outputs computed from t (integer inputs give the default). */
 static int floatdt(const dlb_graph *g, int t) {
   int d = g->t[t].dtype;
   return d == DLB_DT_INT8 || d == DLB_DT_INT32 || d == DLB_DT_INT64 ? DLB_DT_DEFAULT : d;
@@ -92,6 +94,7 @@ static int window(ctx *c, int n, int k, int s, int p, int dil, const char *axis,
   return *out < 0 ? *out : DLB_OK;
 }
 
+/* DLB_ESHAPE unless tensor t has rank >= r. */
 static int rank_at_least(ctx *c, int t, int r, const char *what) {
   char b[300];
   if (c->g->t[t].ndims < r)
@@ -100,6 +103,7 @@ static int rank_at_least(ctx *c, int t, int r, const char *what) {
   return DLB_OK;
 }
 
+/* A new op of the context's type and name with inputs in and nout outputs to fill. */
 static int mk(ctx *c, size_t nin, const int *in, int nout) {
   int32_t nm = -1;
   if (c->name && *c->name) {
@@ -109,6 +113,7 @@ static int mk(ctx *c, size_t nin, const int *in, int nout) {
   return new_op(c->g, c->type, nm, nin, in, nout);
 }
 
+/* A new op with one activation output of the given dims; the op index or <0. */
 static int out1(ctx *c, size_t nin, const int *in, int ndims, const int32_t *dims, int dt) {
   int o = mk(c, nin, in, 1);
   if (o < 0) return o;
@@ -116,6 +121,7 @@ static int out1(ctx *c, size_t nin, const int *in, int ndims, const int32_t *dim
   return t < 0 ? t : o;
 }
 
+/* matmul: a [..., M, K] x b [K, N] or batched b [..., K, N], transposes in attrs. */
 static int matmul(ctx *c, const int *in, const int *a) {
   dlb_graph *g = c->g;
   int x = in[0], w = in[1], ta = a[0], tb = a[1], rc;
@@ -139,6 +145,7 @@ static int matmul(ctx *c, const int *in, const int *a) {
   return out1(c, 2, in, ra, d, floatdt(g, x));
 }
 
+/* conv2d / conv1d: x [N, C, H(, W)], w [Cout, C/groups, KH(, KW)]. */
 static int conv(ctx *c, const int *in, const int *a) {
   dlb_graph *g = c->g;
   int x = in[0], w = in[1];
@@ -174,6 +181,7 @@ static int conv(ctx *c, const int *in, const int *a) {
   return out1(c, 2, in, X->ndims, d, floatdt(g, x));
 }
 
+/* Windowed and global pooling. */
 static int pool(ctx *c, const int *in, const int *a) {
   dlb_graph *g = c->g;
   int x = in[0];
@@ -194,6 +202,7 @@ static int pool(ctx *c, const int *in, const int *a) {
   return out1(c, 1, in, X->ndims, d, floatdt(g, x));
 }
 
+/* Elementwise binary ops with NumPy broadcasting (dim id 0 is the constant 1). */
 static int broadcast(ctx *c, const int *in) {
   dlb_graph *g = c->g;
   const tensor *A = &g->t[in[0]], *B = &g->t[in[1]];
@@ -213,6 +222,7 @@ static int broadcast(ctx *c, const int *in) {
   return out1(c, 2, in, r, d, floatdt(g, in[0]));
 }
 
+/* sum / mean / max over the axes in the bit mask attrs[0] (0: all), keepdims attrs[1]. */
 static int reduce(ctx *c, const int *in, const int *a) {
   dlb_graph *g = c->g;
   const tensor *X = &g->t[in[0]];
@@ -231,6 +241,7 @@ static int reduce(ctx *c, const int *in, const int *a) {
   return out1(c, 1, in, r, d, floatdt(g, in[0]));
 }
 
+/* layernorm / rmsnorm (last axis) and batchnorm (axis 2): y and saved statistics. */
 static int norm(ctx *c, const int *in, size_t nin) {
   dlb_graph *g = c->g;
   int x = in[0];
@@ -265,6 +276,7 @@ static int norm(ctx *c, const int *in, size_t nin) {
   return t < 0 ? t : o;
 }
 
+/* embedding(ids, table [V, H]) -> [ids..., H]. */
 static int embedding(ctx *c, const int *in) {
   dlb_graph *g = c->g;
   int ids = in[0], tab = in[1];
@@ -279,6 +291,7 @@ static int embedding(ctx *c, const int *in) {
   return out1(c, 2, in, I->ndims + 1, d, floatdt(g, tab));
 }
 
+/* A 1-based (or negative) axis of tensor t to a 0-based index in *out. */
 static int axisarg(ctx *c, int t, int axis, int *out) {
   int r = c->g->t[t].ndims;
   if (axis < 0) axis = r + 1 + axis;
@@ -290,6 +303,7 @@ static int axisarg(ctx *c, int t, int axis, int *out) {
   return DLB_OK;
 }
 
+/* concat along attrs[0]: the other dims must agree. */
 static int concat(ctx *c, const int *in, size_t nin, const int *a) {
   dlb_graph *g = c->g;
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
@@ -312,6 +326,7 @@ static int concat(ctx *c, const int *in, size_t nin, const int *a) {
   return out1(c, nin, in, X->ndims, d, floatdt(g, in[0]));
 }
 
+/* split along attrs[0] into attrs[1] equal parts or the given sizes. */
 static int split(ctx *c, const int *in, const int *a, size_t ndims, const int32_t *dims) {
   dlb_graph *g = c->g;
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
@@ -351,12 +366,14 @@ static int split(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   return o;
 }
 
+/* The interned product of dims (dim id 0 is the constant 1). */
 static int numel_dim(dlb_graph *g, int ndims, const int32_t *dims) {
   int p = 0; /* dim id 0 is the constant 1 */
   for (int i = 0; i < ndims && p >= 0; i++) p = dim_mul(g, p, dims[i]);
   return p;
 }
 
+/* reshape: same element count; the output shares the input's storage. */
 static int reshape(ctx *c, const int *in, size_t ndims, const int32_t *dims) {
   dlb_graph *g = c->g;
   char b1[300], b2[300];
@@ -374,6 +391,7 @@ static int reshape(ctx *c, const int *in, size_t ndims, const int32_t *dims) {
   return o;
 }
 
+/* slice of length dims[0] from attrs[1] along attrs[0]. */
 static int slice(ctx *c, const int *in, const int *a, size_t ndims, const int32_t *dims) {
   dlb_graph *g = c->g;
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
@@ -393,6 +411,7 @@ static int slice(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   return o;
 }
 
+/* transpose by a 1-based permutation (default: swap the last two axes). */
 static int transpose(ctx *c, const int *in, size_t nattr, const int *a) {
   dlb_graph *g = c->g;
   int r = g->t[in[0]].ndims;
@@ -419,6 +438,7 @@ static int transpose(ctx *c, const int *in, size_t nattr, const int *a) {
   return o;
 }
 
+/* softmax_xent, mse, ctc: a scalar loss plus what their backward ops read. */
 static int loss2(ctx *c, const int *in) {
   dlb_graph *g = c->g;
   const tensor *L = &g->t[in[0]], *Y = &g->t[in[1]];

@@ -79,6 +79,7 @@ static double unary_fwd(int type) {
   }
 }
 
+/* Per-element FLOPs of the gradient of a unary op. */
 static double unary_bwd(int type) {
   switch (type) {
   case OP_SIGMOID: case OP_TANH: return 3;
@@ -90,6 +91,7 @@ static double unary_bwd(int type) {
   }
 }
 
+/* Per-parameter FLOPs of one optimizer step. */
 static double update_flops(int optimizer) {
   switch (optimizer) {
   case DLB_OPT_MOMENTUM: return 4;
@@ -108,6 +110,7 @@ static cterm *term(cexpr *e, double c) {
   return t;
 }
 
+/* Multiply a cost term by dim d (skipping the constant 1). */
 static void facdim(cterm *t, int32_t d) {
   if (d != 0) t->f[t->nf++] = d; /* dim id 0 is the constant 1 */
 }

@@ -20,6 +20,7 @@ int pkey_degree(uint64_t key) {
   return d;
 }
 
+/* qsort order of terms: by key. */
 static int cmpterm(const void *a, const void *b) {
   uint64_t x = ((const pterm *)a)->key, y = ((const pterm *)b)->key;
   return x < y ? -1 : x > y;
@@ -88,6 +89,7 @@ static void alphaexps(uint64_t key, const printctx *c, int *e) {
   for (int i = 0; i < c->nvars; i++) e[c->rank[i]] = pkey_exp(key, i);
 }
 
+/* qsort order for printing: falling degree, then larger exponents of earlier names. */
 static int cmpprint(const void *pa, const void *pb) {
   uint64_t a = pctx->t[*(const int *)pa].key, b = pctx->t[*(const int *)pb].key;
   int da = pkey_degree(a), db = pkey_degree(b);
@@ -105,6 +107,7 @@ typedef struct {
   size_t size, len;
 } sbuf;
 
+/* Append text to s, truncating at its size but counting the full length. */
 static void put(sbuf *s, const char *text) {
   size_t n = strlen(text);
   if (s->len < s->size) {
@@ -268,6 +271,7 @@ static int unionvars(const dlb_poly *a, const dlb_poly *b, const char **names, i
   return n;
 }
 
+/* a + sb*b (op '+') or a*b (op '*') over the union of their variables; a new poly. */
 static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb) {
   const char *names[DLB_POLY_MAXVARS];
   int ma[DLB_POLY_MAXVARS], mb[DLB_POLY_MAXVARS];

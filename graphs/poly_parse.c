@@ -23,12 +23,15 @@ typedef struct {
   int failed;
 } parser;
 
+/* expr := term (('+' | '-') term)* */
 static dlb_poly *expr(parser *ps);
 
+/* Skip blanks. */
 static void skip(parser *ps) {
   while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n') ps->p++;
 }
 
+/* Record the first parse error (position and text) and return NULL. */
 static dlb_poly *perr(parser *ps, const char *what) {
   if (!ps->failed) {
     ps->failed = 1;
@@ -41,6 +44,7 @@ static dlb_poly *perr(parser *ps, const char *what) {
   return NULL;
 }
 
+/* atom := number | identifier | '(' expr ')' */
 static dlb_poly *atom(parser *ps) {
   skip(ps);
   char c = *ps->p;
@@ -87,6 +91,7 @@ static dlb_poly *atom(parser *ps) {
   return perr(ps, c ? "unexpected character" : "expected a number or a name");
 }
 
+/* power := atom ('^' integer)? */
 static dlb_poly *power(parser *ps) {
   dlb_poly *a = atom(ps);
   if (!a) return NULL;
@@ -110,6 +115,7 @@ static dlb_poly *power(parser *ps) {
   return r;
 }
 
+/* unary := ('-' | '+') unary | power */
 static dlb_poly *unary(parser *ps) {
   skip(ps);
   if (*ps->p == '-' || *ps->p == '+') {
@@ -127,6 +133,7 @@ static dlb_poly *unary(parser *ps) {
   return power(ps);
 }
 
+/* term := unary (('*' unary) | ('/' number))* */
 static dlb_poly *term(parser *ps) {
   dlb_poly *a = unary(ps);
   while (a) {
@@ -161,6 +168,7 @@ static dlb_poly *term(parser *ps) {
   return a;
 }
 
+/* expr := term (('+' | '-') term)* */
 static dlb_poly *expr(parser *ps) {
   dlb_poly *a = term(ps);
   while (a) {

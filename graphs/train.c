@@ -101,6 +101,7 @@ static int reduce_to(tx *x, int gt, int t, int *res) {
   return DLB_OK;
 }
 
+/* A reshape of t (sharing its storage) in the current phase; *res the output. */
 static int reshape_to(tx *x, int t, int ndims, const int32_t *dims, int *res) {
   dlb_graph *s = x->s;
   int o = new_op(s, OP_RESHAPE, -1, 1, &t, 1);
@@ -118,6 +119,7 @@ static int reshape_to(tx *x, int t, int ndims, const int32_t *dims, int *res) {
   return DLB_OK;
 }
 
+/* A matmul's backward: dA and dB as matmuls (batch dims folded by reshapes for a 2-D b). */
 static int matmul_bwd(tx *x, const op *p, const int32_t *in, int dy) {
   dlb_graph *s = x->s;
   int a = in[0], b = in[1], ta = p->attr[0], tb = p->attr[1], rc, o;
@@ -423,13 +425,11 @@ static int prune(dlb_graph *s, int from) {
 }
 
 dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
-  dlb_graph *s = graph_clone(g);
-  if (!s) return NULL;
   /* a step has about 3x the forward ops: reserve once rather than grow */
-  if (!opt->inference && graph_reserve(s, 3 * g->no + 64, 3 * g->nt + 2 * g->no + 64, 3 * g->nargs + 64)) {
-    graph_release(s);
-    return NULL;
-  }
+  int inf = opt->inference;
+  dlb_graph *s = graph_clone(g, inf ? 0 : 2 * g->no + 64, inf ? 0 : 2 * g->nt + 2 * g->no + 64,
+                             inf ? 0 : 2 * g->nargs + 64);
+  if (!s) return NULL;
   s->nfwd = (int)g->no;
   s->mixed = opt->precision == DLB_POLICY_MIXED || opt->precision == DLB_POLICY_MIXED_BF16;
   if (opt->inference) return s;

@@ -20,10 +20,11 @@ void dlbL_pushnumbers(lua_State *L, const double *v, size_t n);
 void dlbL_setnumber(lua_State *L, const char *k, double v);
 size_t dlbL_checkbindings(lua_State *L, int i, const char ***names, double **values);
 
-/* The dlb_analysis held by a "dlbench.Analysis" userdata (host/lgraph.c); raises on
-** anything else. Borrowed: the userdata owns it. */
-struct dlb_analysis;
+/* Graph-area handles for other bindings (host/lgraph.c, host/lpoly.c): the dlb_analysis *
+** inside a "dlbench.Analysis" handle (raises on anything else; borrowed, the userdata owns
+** it), and a new "dlbench.Poly" handle owning p (raises the core's message when p is NULL). */
 struct dlb_analysis *dlbL_checkanalysis(lua_State *L, int i);
+int dlbL_pushpoly(lua_State *L, struct dlb_poly *p);
 
 /* Area registrations, called in order by luaopen_dlbench_core. */
 int dlbL_open_poly(lua_State *L);

@@ -14,8 +14,6 @@
 #define GRAPH "dlbench.Graph"
 #define ANALYSIS "dlbench.Analysis"
 
-int dlbL_pushpoly(lua_State *L, dlb_poly *p);
-
 typedef struct gbox { dlb_graph *g; } gbox;
 typedef struct abox { dlb_analysis *a; } abox;
 
@@ -31,12 +29,18 @@ static dlb_analysis *checkanalysis(lua_State *L, int i) {
   return b->a;
 }
 
-/* Strings of the array at index i (numbers converted); the strings stay on the stack. */
-static size_t strings(lua_State *L, int i, const char ***out) {
+/* The analysis of a "dlbench.Analysis" handle, for other areas' bindings. */
+dlb_analysis *dlbL_checkanalysis(lua_State *L, int i) {
+  return checkanalysis(L, i);
+}
+
+/* Strings of the array at index i (numbers converted; the strings stay on the stack) into
+** buf (room for `room`), or into scratch userdata when there are more. */
+static size_t strings(lua_State *L, int i, const char ***out, const char **buf, size_t room) {
   if (lua_isnoneornil(L, i)) { *out = NULL; return 0; }
   luaL_checktype(L, i, LUA_TTABLE);
   size_t n = luaL_len(L, i);
-  *out = lua_newuserdatauv(L, (n + 1) * sizeof **out, 0);
+  *out = n <= room ? buf : lua_newuserdatauv(L, (n + 1) * sizeof **out, 0);
   luaL_checkstack(L, (int)n + 4, "too many dims");
   for (size_t k = 0; k < n; k++) {
     lua_rawgeti(L, i, (lua_Integer)k + 1);
@@ -76,8 +80,8 @@ static int graph_tensor(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
   const char *name = luaL_checkstring(L, 2);
   int role = (int)luaL_checkinteger(L, 3), dtype = (int)luaL_checkinteger(L, 4), id;
-  const char **dims;
-  size_t n = strings(L, 5, &dims);
+  const char **dims, *buf[DLB_GRAPH_MAXRANK];
+  size_t n = strings(L, 5, &dims, buf, DLB_GRAPH_MAXRANK);
   dlbL_check(L, dlb_graph_tensor(g, name, role, dtype, n, dims, &id));
   lua_pushinteger(L, id);
   return 1;
@@ -91,8 +95,8 @@ static int graph_op(lua_State *L) {
   static const size_t maxio = 1024;
   int in[1024], at[16], out[1024];
   size_t nin = ints(L, 4, in, maxio), nat = ints(L, 5, at, 16), nout;
-  const char **dims;
-  size_t nd = strings(L, 6, &dims);
+  const char **dims, *buf[DLB_GRAPH_MAXRANK];
+  size_t nd = strings(L, 6, &dims, buf, DLB_GRAPH_MAXRANK);
   dlbL_check(L, dlb_graph_op(g, type, name, nin, in, nat, at, nd, dims, out, maxio, &nout));
   lua_createtable(L, (int)nout, 0);
   for (size_t i = 0; i < nout; i++) {
@@ -204,21 +208,6 @@ static void getopts(lua_State *L, int i, dlb_train_opts *o) {
   o->inference = lua_toboolean(L, i + 4);
 }
 
-static size_t getbind(lua_State *L, int i, const char ***names, double **values) {
-  size_t n = luaL_len(L, i);
-  *names = lua_newuserdatauv(L, (n + 1) * sizeof **names, 0);
-  *values = lua_newuserdatauv(L, (n + 1) * sizeof **values, 0);
-  for (size_t k = 0; k < n; k++) {
-    lua_rawgeti(L, i, (lua_Integer)k + 1);
-    (*names)[k] = luaL_checkstring(L, -1);
-    lua_pop(L, 1);
-    lua_rawgeti(L, i + 1, (lua_Integer)k + 1);
-    (*values)[k] = luaL_checknumber(L, -1);
-    lua_pop(L, 1);
-  }
-  return n;
-}
-
 /* -- core.graph_analyze(h, optimizer, precision, recompute, k, inference, {names}, {values})
 **    -> analysis handle */
 static int graph_analyze(lua_State *L) {
@@ -227,7 +216,7 @@ static int graph_analyze(lua_State *L) {
   getopts(L, 2, &o);
   const char **names;
   double *values;
-  size_t n = getbind(L, 7, &names, &values);
+  size_t n = dlbL_checkbindings(L, 7, &names, &values);
   abox *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->a = NULL;
   luaL_setmetatable(L, ANALYSIS);
@@ -244,7 +233,7 @@ static int graph_symbolic(lua_State *L) {
   getopts(L, 2, &o);
   const char **names;
   double *values;
-  size_t n = getbind(L, 7, &names, &values);
+  size_t n = dlbL_checkbindings(L, 7, &names, &values);
   dlb_poly *out[DLB_SYM_COUNT];
   dlbL_check(L, dlb_graph_symbolic(g, &o, n, names, values, out));
   lua_createtable(L, DLB_SYM_COUNT, 0);
@@ -261,7 +250,7 @@ static int graph_symbolic_type(lua_State *L) {
   const char *type = luaL_checkstring(L, 2);
   const char **names;
   double *values;
-  size_t n = getbind(L, 3, &names, &values);
+  size_t n = dlbL_checkbindings(L, 3, &names, &values);
   return dlbL_pushpoly(L, dlb_graph_symbolic_type(g, type, n, names, values));
 }
 
@@ -337,6 +326,15 @@ static int analysis_layers(lua_State *L) {
   return 1;
 }
 
+/* -- core.analysis_layer(a, i) -> params, flops_fwd, flops_bwd, flops_update,
+**    activation bytes sent, weight bytes (i 0-based) */
+static int analysis_layer(lua_State *L) {
+  double o[6];
+  dlbL_check(L, dlb_analysis_layer(checkanalysis(L, 1), (size_t)luaL_checkinteger(L, 2), o));
+  for (int i = 0; i < 6; i++) lua_pushnumber(L, o[i]);
+  return 6;
+}
+
 /* -- core.analysis_schedule(a) -> {op indices, 0-based} */
 static int analysis_schedule(lua_State *L) {
   dlb_analysis *a = checkanalysis(L, 1);
@@ -380,7 +378,7 @@ static const luaL_Reg funcs[] = {
   {"graph_symbolic_type", graph_symbolic_type}, {"analysis_totals", analysis_totals},
   {"analysis_arrays", analysis_arrays}, {"analysis_op_name", analysis_op_name},
   {"analysis_gemm", analysis_gemm}, {"analysis_layers", analysis_layers},
-  {"analysis_schedule", analysis_schedule}, {"analysis_exact", analysis_exact},
+  {"analysis_schedule", analysis_schedule}, {"analysis_layer", analysis_layer}, {"analysis_exact", analysis_exact},
   {NULL, NULL}
 };
 
@@ -400,10 +398,4 @@ int dlbL_open_graph(lua_State *L) {
   lua_pop(L, 1);
   luaL_setfuncs(L, funcs, 0);
   return 0;
-}
-
-/* The dlb_analysis of the "dlbench.Analysis" userdata at index i, for other bindings
-** that consume analyses (raises if it is not one, or is closed); borrowed. */
-dlb_analysis *dlbL_checkanalysis(lua_State *L, int i) {
-  return checkanalysis(L, i);
 }

@@ -22,29 +22,12 @@ static dlb_poly *checkpoly(lua_State *L, int i) {
 }
 
 /* Push a new box owning p (raises the core's message when p is NULL). */
-int dlbL_pushpoly(lua_State *L, dlb_poly *p);
 int dlbL_pushpoly(lua_State *L, dlb_poly *p) {
   if (!p) return dlbL_error(L);
   pbox *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->p = p;
   luaL_setmetatable(L, POLY);
   return 1;
-}
-
-/* Names (strings) and values (numbers) of two parallel arrays at index i, i+1. */
-static size_t getbind(lua_State *L, int i, const char ***names, double **values) {
-  size_t n = luaL_len(L, i);
-  *names = lua_newuserdatauv(L, (n + 1) * sizeof **names, 0);
-  *values = lua_newuserdatauv(L, (n + 1) * sizeof **values, 0);
-  for (size_t k = 0; k < n; k++) {
-    lua_rawgeti(L, i, (lua_Integer)k + 1);
-    (*names)[k] = luaL_checkstring(L, -1);
-    lua_pop(L, 1); /* the string stays referenced by the table */
-    lua_rawgeti(L, i + 1, (lua_Integer)k + 1);
-    (*values)[k] = luaL_checknumber(L, -1);
-    lua_pop(L, 1);
-  }
-  return n;
 }
 
 /* -- core.poly_parse(text) -> handle */
@@ -104,12 +87,31 @@ static int poly_evalv(lua_State *L) {
   return 1;
 }
 
+/* -- core.poly_evalt(h, {name = value}) -> number, or nil when a variable has no value
+**    (raises when a value is not a number) */
+static int poly_evalt(lua_State *L) {
+  dlb_poly *p = checkpoly(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  double v[DLB_POLY_MAXVARS];
+  size_t n = dlb_poly_nvars(p);
+  for (size_t i = 0; i < n; i++) {
+    const char *name = dlb_poly_varname(p, i);
+    int t = lua_getfield(L, 2, name);
+    if (t == LUA_TNIL) return 1; /* the nil on top */
+    if (t != LUA_TNUMBER) return luaL_error(L, "poly: value of %s must be a number, got %s", name, lua_typename(L, t));
+    v[i] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pushnumber(L, dlb_poly_evalv(p, v));
+  return 1;
+}
+
 /* -- core.poly_bind(h, {names}, {values}) -> handle */
 static int poly_bind(lua_State *L) {
   dlb_poly *p = checkpoly(L, 1);
   const char **names;
   double *values;
-  size_t n = getbind(L, 2, &names, &values);
+  size_t n = dlbL_checkbindings(L, 2, &names, &values);
   return dlbL_pushpoly(L, dlb_poly_bind(p, n, names, values));
 }
 
@@ -167,7 +169,7 @@ static const luaL_Reg funcs[] = {
   {"poly_parse", poly_parse}, {"poly_number", poly_number}, {"poly_add", poly_add},
   {"poly_sub", poly_sub}, {"poly_mul", poly_mul}, {"poly_scale", poly_scale},
   {"poly_pow", poly_pow}, {"poly_tostring", poly_tostring}, {"poly_vars", poly_vars},
-  {"poly_evalv", poly_evalv}, {"poly_bind", poly_bind},
+  {"poly_evalv", poly_evalv}, {"poly_evalt", poly_evalt}, {"poly_bind", poly_bind},
   {"poly_number_value", poly_number_value}, {"poly_equal", poly_equal},
   {"poly_degree", poly_degree}, {"poly_terms", poly_terms}, {NULL, NULL}
 };

@@ -166,9 +166,8 @@ print("  100 Gb/s InfiniBand keeps near-linear scaling.")
 print()
 print("== 3-D plans: 96-layer transformer (d 12288, seq 2048), 4096 devices, batch 1536")
 local gpt = P.layers.transformer { layers = 96, d = 12288, seq = 2048, heads = 96 }
-local a100 = { name = "A100-like", peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2.0e12 }
-local cluster = P.cluster { per_node = 8, nodes = 512,
-  intra = { bw = 300e9, latency = 2e-6 }, inter = { bw = 25e9, latency = 5e-6 } }
+local a100 = dlb.hw.get("A100-SXM4-80GB") -- links: NVLink intra-node, 200 Gb/s inter-node
+local cluster = P.cluster { per_node = 8, nodes = 512, hw = a100 }
 local rows, evaluated = P.plan { layers = gpt, hw = a100, precision = "fp16", cluster = cluster,
                                  batch = 1536, table = false }
 print(string.format("%d layouts evaluated, %d fit in 80 GB", evaluated, #rows))
@@ -249,14 +248,13 @@ save(h, "tbd_obs12.png")
 local labels, comp, comm, bub = {}, {}, {}, {}
 for i = 1, math.min(8, #rows) do
   local r = rows[i]
-  labels[i] = string.format("%d/%d/%d", r.dp, r.tp, r.pp)
+  labels[i] = string.format("%d/%d/%d m%d z%d%s", r.dp, r.tp, r.pp, r.m, r.zero,
+    r.recompute and " rc" or "")
   comp[i], comm[i], bub[i] = r.compute, r.comm, r.bubble
 end
-local k = plot.figure { width = 5, height = 3 }
-local okb = pcall(function()
-  k:bar { labels = labels, values = { comp, comm, bub }, stacked = true,
-          legend = { "compute", "exposed comm", "bubble" } }
-end)
-if not okb then k:bar { labels = labels, values = comp } end
-k.xlabel, k.ylabel, k.title = "plan (dp/tp/pp)", "seconds per step", "time breakdown of the best plans"
+local k = plot.figure { width = 6, height = 3 }
+k:bar { labels = labels, values = { comp, comm, bub }, mode = "stacked",
+        stacks = { "compute", "exposed comm", "bubble" } }
+k.xlabel, k.ylabel = "plan (dp/tp/pp; micro-batches, ZeRO stage, recompute)", "seconds per step"
+k.title = "time breakdown of the best plans (model prediction)"
 save(k, "plan_breakdown.png")

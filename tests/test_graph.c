@@ -252,20 +252,81 @@ static void test_footprint_random(void) {
     if (!a || dlb_analysis_footprint_exact(a, &ex) != DLB_OK) { bad++; dlb_graph_free(g); dlb_analysis_free(a); continue; }
     dlb_analysis_totals(a, &t);
     if (ex > t.footprint_order + 1e-9 || ex > t.footprint_heuristic + 1e-9) bad++;
+    /* steps of at most 16 ops report the exact minimum (its order, simulated, agrees) */
+    if (dlb_analysis_nops(a) <= 16 && t.footprint != ex) bad++;
     if (t.footprint_heuristic == ex) exact_hits++;
-    if (t.footprint / ex > worst) worst = t.footprint / ex;
+    double heur = t.footprint_heuristic < t.footprint_order ? t.footprint_heuristic : t.footprint_order;
+    if (heur / ex > worst) worst = heur / ex;
     dlb_analysis_free(a);
     dlb_graph_free(g);
   }
-  printf("# footprint heuristic exact on %d of %d random graphs; worst best/exact %.3f\n",
+  printf("# footprint heuristic exact on %d of %d random graphs; worst (best of order and "
+         "heuristics)/exact %.3f\n",
          exact_hits, n, worst);
   CHECK(bad == 0);
   CHECK(exact_hits >= n * 2 / 3);
   CHECK(worst <= 1.5);
 }
 
+/* The analysis contract other areas code against: per-op arrays, phases, layers, GEMMs of
+** backward convs. conv on x [2, 4, 8, 8] with w [8, 4, 3, 3], pad 1, as the only layer. */
+static void test_contract(void) {
+  dlb_graph *g = dlb_graph_new("contract");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 4, "2", "4", "8", "8");
+  int w0 = T(g, "w0", DLB_ROLE_WEIGHT, 0, 4, "4", "4", "1", "1");
+  int w = T(g, "w", DLB_ROLE_WEIGHT, 0, 4, "8", "4", "3", "3");
+  int a1[7] = {1, 1, 1, 1, 1, 1, 1}, a0[7] = {1, 1, 0, 0, 1, 1, 1};
+  int c0 = OP(g, "conv2d", "c0", x, w0, 7, a0); /* so that c1 needs a data gradient */
+  CHECK(dlb_graph_layer(g, "body") == DLB_OK);
+  int c = OP(g, "conv2d", "c1", c0, w, 7, a1);
+  CHECK(dlb_graph_layer(g, NULL) == DLB_OK);
+  int s = OP(g, "sum", NULL, c, -1, 0, NULL);
+  dlb_graph_set_loss(g, s);
+  dlb_analysis *a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a != NULL);
+  if (!a) { dlb_graph_free(g); return; }
+  size_t n = dlb_analysis_nops(a);
+  const int *ph = dlb_analysis_op_phase(a), *ly = dlb_analysis_op_layer(a), *ty = dlb_analysis_op_type(a);
+  const double *f = dlb_analysis_op_flops(a), *by = dlb_analysis_op_bytes(a);
+  CHECK(dlb_analysis_nlayers(a) == 1 && strcmp(dlb_analysis_layer_name(a, 0), "body") == 0);
+  CHECK(ly[0] == -1 && ly[1] == 0 && ly[2] == -1);
+  int ndata = 0, nfilt = 0, nupd = 0;
+  double flops = 0;
+  for (size_t i = 0; i < n; i++) {
+    double m[4];
+    flops += f[i];
+    CHECK(by[i] >= 0);
+    if (ph[i] == DLB_PHASE_UPDATE) nupd++;
+    if (ty[i] == dlb_graph_op_type("conv2d_bwd_data")) {
+      ndata++;
+      /* data gradient of c1: m = N*H*W = 128, n = C = 4, k = Cout*KH*KW = 72 */
+      CHECK(dlb_analysis_op_gemm(a, i, m) == DLB_OK && m[0] == 128 && m[1] == 4 && m[2] == 72 && m[3] == 1);
+      CHECK(2 * m[0] * m[1] * m[2] == f[i]);
+      CHECK(ly[i] == 0 && ph[i] == DLB_PHASE_BWD);
+    }
+    if (ty[i] == dlb_graph_op_type("conv2d_bwd_filter")) {
+      nfilt++;
+      CHECK(dlb_analysis_op_gemm(a, i, m) == DLB_OK && 2 * m[0] * m[1] * m[2] * m[3] == f[i]);
+    }
+  }
+  CHECK(ndata == 1 && nfilt == 2 && nupd == 2);
+  dlb_totals t;
+  dlb_analysis_totals(a, &t);
+  CHECK_NEAR(flops, t.flops, 1e-12);
+  CHECK(t.nops == (double)n && t.nlayers == 1);
+  const int *order = dlb_analysis_schedule(a);
+  int seen = 0;
+  for (size_t i = 0; i < n; i++) seen += order[i] >= 0 && (size_t)order[i] < n;
+  CHECK((size_t)seen == n);
+  double m[4];
+  CHECK(dlb_analysis_op_gemm(a, n, m) == DLB_EINVAL);
+  dlb_analysis_free(a);
+  dlb_graph_free(g);
+}
+
 int main(void) {
   RUN(test_mlp);
+  RUN(test_contract);
   RUN(test_conv);
   RUN(test_errors);
   RUN(test_footprint_branches);

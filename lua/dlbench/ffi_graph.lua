@@ -186,6 +186,12 @@ return function(core, C, ffi)
     return r
   end
 
+  local l6 = ffi.new("double[6]")
+  function core.analysis_layer(a, i)
+    core.check(C.dlb_analysis_layer(a, i, l6))
+    return l6[0], l6[1], l6[2], l6[3], l6[4], l6[5]
+  end
+
   function core.analysis_schedule(a)
     local n = tonumber(C.dlb_analysis_nops(a))
     local o = C.dlb_analysis_schedule(a)

@@ -39,6 +39,19 @@ return function(core, C, ffi)
     return C.dlb_poly_evalv(p, vals)
   end
 
+  local varcache = setmetatable({}, { __mode = "k" })
+  function core.poly_evalt(p, t)
+    local vars = varcache[p]
+    if not vars then vars = core.poly_vars(p); varcache[p] = vars end
+    for i = 1, #vars do
+      local v = t[vars[i]]
+      if v == nil then return nil end
+      if type(v) ~= "number" then error("poly: value of " .. vars[i] .. " must be a number, got " .. type(v), 0) end
+      vals[i - 1] = v
+    end
+    return C.dlb_poly_evalv(p, vals)
+  end
+
   local function bindarrays(names, values)
     local n = #names
     local cn = ffi.new("const char *[?]", n + 1)

@@ -55,19 +55,27 @@ local function checkt(g, t, what)
   return t.id
 end
 
--- dims: a list of integers, strings ("4*h") or polys.
-local function dimlist(dims, what)
+-- dims: a list of integers, strings ("4*h") or polys; returned as is when it holds no
+-- polys (the backend converts numbers). what (and name) name the caller for messages.
+local function dimlist(dims, what, name)
   if type(dims) ~= "table" or getmetatable(dims) ~= nil then
-    error(what .. ": dims must be a list like {\"b\", 784}", 3)
+    error((name and (what .. " '" .. name .. "'") or what) .. ": dims must be a list like {\"b\", 784}", 3)
   end
-  local r = {}
+  local r = dims
   for i = 1, #dims do
     local d = dims[i]
-    if poly.is(d) then d = tostring(d) end
-    if type(d) ~= "number" and type(d) ~= "string" then
-      error(string.format("%s: dim %d must be a number, a string or a poly, got %s", what, i, type(d)), 3)
+    local td = type(d)
+    if td ~= "number" and td ~= "string" then
+      if not poly.is(d) then
+        error(string.format("%s: dim %d must be a number, a string or a poly, got %s",
+          name and (what .. " '" .. name .. "'") or what, i, td), 3)
+      end
+      if r == dims then
+        r = {}
+        for k = 1, #dims do r[k] = dims[k] end
+      end
+      r[i] = tostring(d)
     end
-    r[i] = d
   end
   return r
 end
@@ -84,7 +92,8 @@ local function source(g, role, name, dims, dtype, what)
   if type(name) ~= "string" then error(what .. ": name must be a string", 3) end
   local dt = DTYPES[dtype or "default"]
   if not dt then error(what .. " '" .. name .. "': unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 3) end
-  return tensor(g, core.graph_tensor(g._h, name, role, dt, dimlist(dims, what .. " '" .. name .. "'")))
+  return setmetatable({ graph = g, id = core.graph_tensor(g._h, name, role, dt,
+    dimlist(dims, what, name)) }, Tensor)
 end
 
 function Graph:input(name, dims, dtype) return source(self, 0, name, dims, dtype, "g:input") end
@@ -120,6 +129,8 @@ function Tensor:shape() return "[" .. table.concat(self:dims(), ", ") .. "]" end
 function Tensor.__tostring(t)
   return "tensor " .. t:name() .. " " .. t:shape()
 end
+doc.doc(Tensor.name, "t:name() -> string", "the tensor's name (outputs: \"<op>:<i>\")")
+doc.doc(Tensor.shape, "t:shape() -> string", "the dims as text, e.g. \"[b, 784]\"")
 doc.doc(Tensor.info, "t:info() -> {name=, dims=, dtype=, role=, producer=}", "facts about a tensor")
 doc.doc(Tensor.dims, "t:dims() -> {strings}", "the dims as text")
 doc.doc(Tensor.dim, "t:dim(i) -> poly", "dim i (negative counts from the end) as a poly")
@@ -317,6 +328,12 @@ doc.doc(Graph.embedding, "g:embedding(ids, table[, name]) -> tensor",
 
 function Graph:concat(xs, axis, opts)
   if type(xs) ~= "table" or #xs == 0 then error("g:concat: a non-empty list of tensors expected", 2) end
+  if #xs > 1024 then error("g:concat: at most 1024 tensors, got " .. #xs, 2) end
+  local a, b = xs[1], xs[2]
+  if #xs == 2 and getmetatable(a) == Tensor and a.graph == self and getmetatable(b) == Tensor
+     and b.graph == self then -- the common case without building argument tables
+    return op1(self, "concat", a.id, b.id, opts, axis or 1)
+  end
   local ins = {}
   for i, t in ipairs(xs) do ins[i] = checkt(self, t, "g:concat") end
   local name = optname(opts)
@@ -325,6 +342,17 @@ end
 doc.doc(Graph.concat, "g:concat({tensors}, axis[, name]) -> tensor", "join along axis (1-based; 0 FLOPs)")
 
 function Graph:split(x, parts, axis, opts)
+  local np = type(parts) == "table" and #parts or parts
+  if type(np) ~= "number" or np < 1 or np > 1024 then
+    error("g:split: parts must be 1..1024 or a list of at most 1024 sizes", 2)
+  end
+  if type(parts) == "number" and getmetatable(x) == Tensor and x.graph == self then
+    -- equal parts: the outputs of one op are consecutive tensor ids
+    local first = op1(self, "split", x.id, nil, opts, axis or 1, parts).id
+    local r = {}
+    for i = 1, parts do r[i] = setmetatable({ graph = self, id = first + i - 1 }, Tensor) end
+    return r
+  end
   local name = optname(opts)
   local dims, n = nil, parts
   if type(parts) == "table" then dims = dimlist(parts, "g:split"); n = 0 end
@@ -357,19 +385,16 @@ end
 doc.doc(Graph.transpose, "g:transpose(x[, perm][, name]) -> tensor", "permute axes (1-based; default swaps the last two)")
 
 function Graph:softmax_xent(logits, labels, opts)
-  return tensor(self, core.graph_op(self._h, TYPE.softmax_xent, optname(opts),
-    { checkt(self, logits, "g:softmax_xent"), checkt(self, labels, "g:softmax_xent") })[1])
+  return op1(self, "softmax_xent", checkt(self, logits, "g:softmax_xent"), checkt(self, labels, "g:softmax_xent"), opts)
 end
 doc.doc(Graph.softmax_xent, "g:softmax_xent(logits, labels[, name]) -> scalar tensor",
   "softmax cross-entropy; labels are class ids (logits' dims without the last) or probabilities")
 function Graph:mse(pred, target, opts)
-  return tensor(self, core.graph_op(self._h, TYPE.mse, optname(opts),
-    { checkt(self, pred, "g:mse"), checkt(self, target, "g:mse") })[1])
+  return op1(self, "mse", checkt(self, pred, "g:mse"), checkt(self, target, "g:mse"), opts)
 end
 doc.doc(Graph.mse, "g:mse(pred, target[, name]) -> scalar tensor", "mean squared error (3 FLOPs/element)")
 function Graph:ctc(logits, labels, opts)
-  return tensor(self, core.graph_op(self._h, TYPE.ctc, optname(opts),
-    { checkt(self, logits, "g:ctc"), checkt(self, labels, "g:ctc") })[1])
+  return op1(self, "ctc", checkt(self, logits, "g:ctc"), checkt(self, labels, "g:ctc"), opts)
 end
 doc.doc(Graph.ctc, "g:ctc(logits [T, B, V], labels [B, S][, name]) -> scalar tensor",
   "CTC loss (an approximation: softmax plus an alpha/beta lattice of B*T*(2S+1) cells)")
@@ -396,6 +421,7 @@ doc.doc(Graph.checkpoint, "g:checkpoint(t) -> t", "keep t for the backward pass 
 function Graph:nops() local _, n = core.graph_counts(self._h); return n end
 function Graph:ntensors() local n = core.graph_counts(self._h); return n end
 doc.doc(Graph.nops, "g:nops() -> integer", "ops in the forward graph")
+doc.doc(Graph.ntensors, "g:ntensors() -> integer", "tensors in the forward graph")
 
 -- -- analysis --
 
@@ -467,7 +493,14 @@ function Graph:stats(opts)
     end })
   end
   local t = core.analysis_totals(a)
+  local saved = nil
+  if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
+    local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
+      false, names, values))
+    saved = base.footprint - t.footprint
+  end
   return {
+    footprint_saved = saved,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
     io = t.io, intensity = t.intensity, footprint = t.footprint,
@@ -480,8 +513,22 @@ function Graph:stats(opts)
   }
 end
 doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=} -> stats",
-  "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown; "
+  "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
+  .. "(and footprint_saved under a recompute policy); "
   .. "polynomials when dims are unbound (footprint then needs every dim bound)")
+
+-- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training
+-- step; the same as g:stats once a loss is marked.
+function Graph:train(opts)
+  opts = opts or {}
+  local o = {}
+  for k, v in pairs(opts) do if k ~= "loss" then o[k] = v end end
+  if opts.loss ~= nil then self:loss(opts.loss) end
+  o.inference = nil
+  return self:stats(o)
+end
+doc.doc(Graph.train, "g:train{loss=t, optimizer=, precision=, recompute=, bindings...} -> stats",
+  "mark the loss and analyse the expanded training step (g:stats does it once a loss is marked)")
 
 function Graph:flops(b) return self:stats(b).flops end
 function Graph:params(b) return self:stats(b).params end
@@ -516,6 +563,21 @@ end
 doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=}, ...}",
   "per-op rows of the training step (all dims bound)")
 
+-- Per-layer costs for pipeline partitioning.
+function Graph:layers(opts)
+  local s = self:stats(opts)
+  if s.symbolic then local _ = s.footprint end
+  local rows = {}
+  for i, name in ipairs(s.layers) do
+    local p, f, b, u, act, wb = core.analysis_layer(s.analysis, i - 1)
+    rows[i] = { name = name, index = i - 1, params = p, flops_fwd = f, flops_bwd = b,
+      flops_update = u, activations_out = act, weight_bytes = wb }
+  end
+  return rows
+end
+doc.doc(Graph.layers, "g:layers{bindings...} -> {{name=, params=, flops_fwd=, flops_bwd=, flops_update=, activations_out=, weight_bytes=}, ...}",
+  "per-layer costs of the step (g:layer scopes): activations_out = bytes of forward activations sent to other layers")
+
 local function si(x, unit)
   local a = math.abs(x)
   local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
@@ -525,6 +587,7 @@ local function si(x, unit)
   return string.format("%.3g %s", x, unit)
 end
 M.si = si
+doc.doc(si, "dlb.graph.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 GFLOP\"")
 
 function Graph:summary(opts)
   local s = self:stats(opts)

@@ -115,6 +115,30 @@ function M.embedding(g, ids, vocab, dim, opts)
 end
 doc.doc(M.embedding, "nn.embedding(g, ids, vocab, dim[, {name=}]) -> tensor", "lookup in <name>/table [vocab, dim]")
 
+-- Multi-head self-attention on x [b, s, h]: q, k, v and output projections (with biases),
+-- scores q k^T per head (scaled), softmax, weighted sum of v.
+function M.attention(g, x, opts)
+  opts = check(opts, { name = true, heads = true }, "nn.attention")
+  local name = autoname(g, opts, "attention")
+  local heads = opts.heads or error("nn.attention: heads= is required", 2)
+  local d = x:dims()
+  if #d ~= 3 then error("nn.attention: x must be [b, s, h], got " .. x:shape(), 2) end
+  local b, sq, h = d[1], d[2], d[3]
+  local hd = tostring(poly.new(h) / heads)
+  local function split_heads(t) -- [b, s, h] -> [b, heads, s, h/heads]
+    return g:transpose(g:reshape(t, { b, sq, heads, hd }), { 1, 3, 2, 4 })
+  end
+  local q = split_heads(M.linear(g, x, h, { name = name .. "/q" }))
+  local k = split_heads(M.linear(g, x, h, { name = name .. "/k" }))
+  local v = split_heads(M.linear(g, x, h, { name = name .. "/v" }))
+  local p = g:softmax(g:scale(g:matmul(q, k, { transpose_b = true, name = name .. "/scores" })))
+  local o = g:matmul(p, v, { name = name .. "/context" })
+  o = g:reshape(g:transpose(o, { 1, 3, 2, 4 }), { b, sq, h })
+  return M.linear(g, o, h, { name = name .. "/o" })
+end
+doc.doc(M.attention, "nn.attention(g, x [b, s, h], {heads=, name=}) -> tensor",
+  "multi-head self-attention: <name>/q, /k, /v, /o projections [h, h] with biases")
+
 -- -- recurrent cells --
 
 -- Split x [b, q, h] into q tensors [b, h] (q a number).
@@ -282,5 +306,5 @@ doc.doc(M.lstm_lm, "nn.lstm_lm{batch=, steps=, hidden=, layers=, vocab=} -> grap
   "an LSTM word LM unrolled over `steps` (a number); other dims may be names")
 
 doc.doc(M, "dlbench.nn", "layer builders: linear, conv2d, conv1d, batchnorm, layernorm, rmsnorm, "
-  .. "embedding, lstm/gru/rnn cells, lstm (stack), rhn, lstm_lm")
+  .. "embedding, attention, lstm/gru/rnn cells, lstm (stack), rhn, lstm_lm")
 return M

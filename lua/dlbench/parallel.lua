@@ -5,6 +5,7 @@
 -- Units: seconds, bytes, bytes/s, FLOPs, FLOP/s.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
+local options = require "dlbench.options"
 local layers = require "dlbench.parallel_layers"
 
 local M = { layers = layers }
@@ -25,15 +26,7 @@ end
 
 -- Raise for options not in `valid` (a set), naming the function and the accepted keys.
 local function check_opts(fname, o, valid)
-  if type(o) ~= "table" then
-    error(string.format("%s: options table expected, got %s", fname, type(o)), 3)
-  end
-  for k in pairs(o) do
-    if not valid[k] then
-      error(string.format("%s: unknown option '%s' (accepted: %s)", fname, tostring(k),
-        keys(valid)), 3)
-    end
-  end
+  options.check(o, valid, fname, 3, true)
 end
 
 local function set(list)

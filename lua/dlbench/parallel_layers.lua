@@ -4,6 +4,7 @@
 --   flops_fwd, flops_bwd, bytes_sample, bytes_fixed, params, act_out, act_kept, act_rep,
 --   act_in, tp_bytes, tp_colls, shardable   (see graphs/dlb_parallel.h, dlb_par_layer)
 local doc = require "dlbench.doc"
+local options = require "dlbench.options"
 
 local M = {}
 
@@ -21,16 +22,7 @@ local function opt(fname, o, name, default)
 end
 
 local function check(fname, o, valid)
-  if type(o) ~= "table" then error(fname .. ": options table expected", 3) end
-  for k in pairs(o) do
-    if not valid[k] then
-      local names = {}
-      for n in pairs(valid) do names[#names + 1] = n end
-      table.sort(names)
-      error(string.format("%s: unknown option '%s' (accepted: %s)", fname, tostring(k),
-        table.concat(names, ", ")), 3)
-    end
-  end
+  options.check(o, valid, fname, 3, true)
 end
 
 local TF = { layers = true, d = true, seq = true, heads = true, vocab = true, bytes = true,

@@ -12,9 +12,11 @@ M.Poly = Poly
 
 local function wrap(h) return setmetatable({ _h = h }, Poly) end
 M.wrap = wrap
+doc.doc(wrap, "dlb.poly.wrap(handle) -> poly", "a poly object around a backend poly handle")
 
 local function is(x) return getmetatable(x) == Poly end
 M.is = is
+doc.doc(is, "dlb.poly.is(x) -> boolean", "whether x is a poly object")
 
 -- A poly handle from a number, a string or a Poly.
 local function handle(x, what)
@@ -70,20 +72,12 @@ function Poly:eval(b)
 end
 
 -- p{...}: a number when every variable is bound, else the partly bound poly.
+local evalt = core.poly_evalt
 function Poly.__call(self, b)
   b = b or {}
-  local vars = self:vars()
-  local vals = self._vals
-  if not vals then vals = {}; self._vals = vals end
-  for i = 1, #vars do
-    local v = b[vars[i]]
-    if v == nil then return self:bind(b) end
-    if type(v) ~= "number" then
-      error("poly: value of " .. vars[i] .. " must be a number, got " .. type(v), 2)
-    end
-    vals[i] = v
-  end
-  return core.poly_evalv(self._h, vals)
+  local v = evalt(self._h, b)
+  if v == nil then return self:bind(b) end
+  return v
 end
 
 -- The value when the poly has no variables, else nil.

@@ -6,24 +6,12 @@
 -- dlb.roofline.hestness(domain, p, b) (Table 2's asymptotic costs). See docs/hw.md.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
+local options = require "dlbench.options"
 local hw = require "dlbench.hw"
 
 local M = {}
 
-local function checkopts(opts, valid, fn)
-  if opts == nil then return {} end
-  if type(opts) ~= "table" then error(fn .. ": options must be a table, got " .. type(opts), 3) end
-  for k in pairs(opts) do
-    if not valid[k] then
-      local names = {}
-      for n in pairs(valid) do names[#names + 1] = n end
-      table.sort(names)
-      error(fn .. ": unknown option '" .. tostring(k) .. "' (valid: " .. table.concat(names, ", ")
-        .. ")", 3)
-    end
-  end
-  return opts
-end
+local function checkopts(opts, valid, fn) return options.check(opts, valid, fn, 3) end
 
 local function device(x, fn)
   if type(x) == "string" then return hw.get(x) end

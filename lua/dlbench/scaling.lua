@@ -5,6 +5,7 @@
 -- (Hoffmann et al. 2022). The numerics run in C (graphs/scaling_*.c, graphs/lm.c).
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
+local options = require "dlbench.options"
 
 local M = {}
 
@@ -20,22 +21,7 @@ local PARAMS = {
 }
 
 -- Options tables: unknown keys are errors naming the key and the accepted ones.
-local function check_opts(opts, valid, fname)
-  if opts == nil then return {} end
-  if type(opts) ~= "table" then
-    error(fname .. ": options must be a table, got " .. type(opts), 3)
-  end
-  for k in pairs(opts) do
-    if not valid[k] then
-      local names = {}
-      for n in pairs(valid) do names[#names + 1] = n end
-      table.sort(names)
-      error(string.format("%s: unknown option '%s' (accepted: %s)", fname, tostring(k),
-        table.concat(names, ", ")), 3)
-    end
-  end
-  return opts
-end
+local function check_opts(opts, valid, fname) return options.check(opts, valid, fname, 3) end
 
 local function form_id(name, fname)
   if name == nil then return 0 end

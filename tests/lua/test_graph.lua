@@ -115,6 +115,75 @@ T.test("errors name ops, tensors and dims", function()
   T.checkerr("g:matmul: a tensor expected", g.matmul, g, x, 3)
 end)
 
+T.test("footprint of a small step equals the exhaustive search", function()
+  -- x [4, 8] -> matmul w [8, 8] -> relu -> matmul v [8, 3] -> softmax_xent: 11 step ops
+  local g = dlb.graph("tiny")
+  local x = g:input("x", { 4, 8 })
+  local y = g:matmul(g:relu(g:matmul(x, g:weight("w", { 8, 8 }))), g:weight("v", { 8, 3 }))
+  local s = g:train{ loss = g:softmax_xent(y, g:label("y", { 4 })), optimizer = "momentum" }
+  T.eq(s.nops, 11)
+  T.eq(s.footprint, g:footprint_exact{ optimizer = "momentum" })
+  assert(s.footprint <= s.footprint_order)
+end)
+
+T.test("symbolic and numeric analyses agree (transformer blocks)", function()
+  local g = dlb.graph("tfm")
+  local x = g:input("x", { "b", "s", "h" })
+  local function heads(t) return g:transpose(g:reshape(t, { "b", "s", 8, "h/8" }), { 1, 3, 2, 4 }) end
+  for l = 1, 2 do
+    g:layer("layer" .. l)
+    local q = heads(nn.linear(g, x, "h", { name = l .. "/q" }))
+    local k = heads(nn.linear(g, x, "h", { name = l .. "/k" }))
+    local v = heads(nn.linear(g, x, "h", { name = l .. "/v" }))
+    local p = g:softmax(g:scale(g:matmul(q, k, { transpose_b = true })))
+    local o = g:reshape(g:transpose(g:matmul(p, v), { 1, 3, 2, 4 }), { "b", "s", "h" })
+    x = nn.layernorm(g, g:add(x, nn.linear(g, o, "h", { name = l .. "/o" })))
+    x = nn.layernorm(g, g:add(x, nn.linear(g, g:dropout(g:gelu(nn.linear(g, x, "4*h"))), "h")))
+  end
+  g:layer(nil)
+  g:loss(g:softmax_xent(nn.linear(g, x, "v", { name = "out" }), g:label("y", { "b", "s" })))
+  -- 12h^2 + 13h parameters per layer (4 projections, 2 MLP matrices, biases, 2 norms);
+  -- forward matmuls 2*tokens*params + 4*b*s^2*h per layer (QK^T and PV)
+  local sym = g:stats{ optimizer = "adam", precision = "mixed" }
+  T.eq(tostring(sym.params), "24*h^2 + h*v + 26*h + v")
+  T.eq(tostring(g:type_flops("matmul")), "48*b*h^2*s + 8*b*h*s^2 + 2*b*h*s*v")
+  local b = { b = 4, s = 64, h = 256, v = 1000, optimizer = "adam", precision = "mixed" }
+  local num = g:stats(b)
+  for _, k in ipairs { "params", "flops", "flops_fwd", "flops_bwd", "flops_update", "bytes", "io" } do
+    T.near(sym[k](b), num[k], 1e-12, k)
+  end
+  local rc = g:stats{ recompute = 1 }
+  b.recompute = 1
+  T.near(rc.flops_recompute(b), g:stats(b).flops_recompute, 1e-12, "recompute")
+end)
+
+T.test("nn.attention", function()
+  -- 4 projections of h x h plus biases: 4h^2 + 4h parameters; forward matmul FLOPs
+  -- 2*b*s*4h^2 (projections) + 2 * 2*b*s^2*h (scores and context over all heads)
+  local g = dlb.graph("attn")
+  local y = nn.attention(g, g:input("x", { "b", "s", "h" }), { heads = 8, name = "a" })
+  T.eq(table.concat(y:dims(), ","), "b,s,h")
+  g:loss(g:sum(y))
+  T.eq(tostring(g:stats{}.params), "4*h^2 + 4*h")
+  T.eq(tostring(g:type_flops("matmul")), "8*b*h^2*s + 4*b*h*s^2")
+  T.checkerr("heads= is required", nn.attention, g, y, {})
+end)
+
+T.test("every public function has help text", function()
+  local doc = require "dlbench.doc"
+  local graph, poly = require "dlbench.graph", require "dlbench.poly"
+  local missing = {}
+  for _, pair in ipairs { { "Graph", graph.Graph }, { "Tensor", graph.Tensor }, { "nn", nn },
+                          { "Poly", poly.Poly }, { "poly", poly }, { "graph", graph } } do
+    for k, v in pairs(pair[2]) do
+      if type(v) == "function" and not k:match("^__") and not doc.get(v) then
+        missing[#missing + 1] = pair[1] .. "." .. k
+      end
+    end
+  end
+  T.eq(table.concat(missing, " "), "")
+end)
+
 T.test("summary and dot", function()
   local g = mlp()
   local text = g:summary{ b = 32, h = 1024 }
@@ -237,6 +306,7 @@ T.test("recompute trades FLOPs for memory (seeds/003: 25% more compute saves 80%
   local rc = g:stats{ precision = "fp16", recompute = 1 }
   local extra = rc.flops_recompute / base.flops
   local saved = 1 - rc.footprint / base.footprint
+  T.eq(rc.footprint_saved, base.footprint - rc.footprint)
   assert(rc.flops_recompute > 0 and rc.flops == base.flops + rc.flops_recompute)
   T.eq(rc.flops_fwd, base.flops_fwd)
   -- our numbers: every block but the head is recomputed once: 0.30 < extra < 0.34
@@ -272,6 +342,18 @@ T.test("layer tags reach the analysis", function()
   for _, r in ipairs(g:ops{}) do
     if r.name == "b1/c1" then T.eq(r.layer_name, "block1") end
   end
+  -- per-layer costs: a block has two 3x3 convs of 64 -> 64 channels and two batch norms
+  -- (36864 + 128 parameters each); it sends its output [4, 64, 32, 32] (fp32) onwards
+  local rows = g:layers{}
+  T.eq(#rows, 4)
+  T.eq(rows[2].name, "block1")
+  T.eq(rows[2].params, 2 * (64 * 64 * 9 + 128))
+  T.eq(rows[2].weight_bytes, 4 * rows[2].params)
+  T.eq(rows[2].activations_out, 4 * 64 * 32 * 32 * 4)
+  local tot = 0
+  for _, r in ipairs(rows) do tot = tot + r.flops_fwd + r.flops_bwd + r.flops_update end
+  T.near(tot, s.flops, 1e-12) -- every op of this net is in a layer
+  T.eq(rows[1].params + rows[2].params + rows[3].params + rows[4].params, s.params)
 end)
 
 T.test("recurrent helpers", function()

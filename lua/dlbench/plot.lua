@@ -1,0 +1,543 @@
+-- dlbench.plot — paper-style figures (Cairo): PNG, PDF and SVG.
+--   local f = dlb.plot.figure{width=3.3, height=2.4}         -- inches
+--   f:heatmap{x=..., y=..., z=...}; f.xlabel = "batch"; f:save("out/fig.pdf")
+-- Options are checked here (an unknown one is an error listing the valid ones); the data
+-- goes to the C figure model (plots/) as flat arrays through the backend.
+local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
+
+local M = {}
+local Figure, Panel = {}, {}
+
+-- Series kinds by name, read from the library (enum DLB_SERIES_*).
+local KIND = {}
+for k = 0, 63 do
+  local name = core.plot_series_options(k, -1)
+  if not name then break end
+  KIND[name] = k
+end
+
+local function keys(t)
+  local out = {}
+  for k in pairs(t) do out[#out + 1] = tostring(k) end
+  table.sort(out)
+  return table.concat(out, " ")
+end
+
+-- Check an options table against the valid names (a set); error names the bad key.
+local function check_opts(what, opts, valid, level)
+  if type(opts) ~= "table" then
+    error(string.format("%s: expected an options table, got %s", what, type(opts)), level or 3)
+  end
+  for k in pairs(opts) do
+    if not valid[k] then
+      error(string.format("%s: unknown option '%s' (valid: %s)", what, tostring(k), keys(valid)),
+            level or 3)
+    end
+  end
+end
+
+local function set(list)
+  local s = {}
+  for w in list:gmatch("%S+") do s[w] = true end
+  return s
+end
+
+-- Error levels below count from the helper: 2 = the method, 3 = the user's call (methods
+-- tail-call `add` and figure proxies tail-call methods, so neither adds a level).
+local function need_array(what, name, t, level)
+  if type(t) ~= "table" then
+    error(string.format("%s: '%s' must be an array, got %s", what, name, type(t)), level or 3)
+  end
+  if #t == 0 then error(string.format("%s: '%s' is empty", what, name), level or 3) end
+  return t
+end
+
+-- A nested array of rows -> a flat row-major array; every row must have `width` entries.
+local function flatten(what, name, rows, width, conv)
+  local out = {}
+  for j = 1, #rows do
+    local r = rows[j]
+    if type(r) ~= "table" then
+      error(string.format("%s: %s[%d] must be an array, got %s", what, name, j, type(r)), 3)
+    end
+    if #r ~= width then
+      error(string.format("%s: %s[%d] has %d values, expected %d", what, name, j, #r, width), 3)
+    end
+    for i = 1, width do out[#out + 1] = conv and conv(r[i]) or r[i] end
+  end
+  return out
+end
+
+-- Arrays of strings become labels, arrays of numbers data.
+local function is_strings(t)
+  for i = 1, #t do if type(t[i]) ~= "string" then return false end end
+  return true
+end
+
+---------------------------------------------------------------------------------------
+-- Figures and panels
+
+local FIG_OPTS = set("width height rows cols font dpi sharex sharey title")
+local PANEL_PROPS = set("title xlabel ylabel xscale yscale legend grid xmin xmax ymin ymax "
+  .. "xlim ylim xtickformat ytickformat xticks yticks xticklabels yticklabels")
+
+local panel_mt = {}
+local figure_mt = {}
+
+local function new_panel(fig, i)
+  return setmetatable({ _fig = fig, _i = i, _props = {} }, panel_mt)
+end
+
+-- f = dlb.plot.figure{width=, height=, rows=, cols=, font=, dpi=, sharex=, sharey=, title=}
+function M.figure(opts)
+  opts = opts or {}
+  check_opts("plot.figure", opts, FIG_OPTS)
+  for _, k in ipairs { "width", "height", "rows", "cols", "font", "dpi" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "number" then
+      error(string.format("plot.figure: '%s' must be a number, got %s", k, type(opts[k])), 2)
+    end
+  end
+  if opts.title ~= nil and type(opts.title) ~= "string" then
+    error("plot.figure: 'title' must be a string", 2)
+  end
+  local rows, cols = opts.rows or 1, opts.cols or 1
+  if rows ~= math.floor(rows) or cols ~= math.floor(cols) then
+    error("plot.figure: rows and cols must be whole numbers", 2)
+  end
+  local h = core.plot_figure_new(opts.width or 3.3, opts.height or 2.4, rows, cols)
+  local f = setmetatable({ _h = h, _panels = {}, _warnings = {}, rows = rows, cols = cols },
+                         figure_mt)
+  for i = 1, rows * cols do f._panels[i] = new_panel(f, i - 1) end
+  if opts.font then core.plot_figure_num(h, "font", opts.font) end
+  if opts.dpi then core.plot_figure_num(h, "dpi", opts.dpi) end
+  if opts.sharex then core.plot_figure_num(h, "sharex", 1) end
+  if opts.sharey then core.plot_figure_num(h, "sharey", 1) end
+  if opts.title then core.plot_figure_str(h, "title", opts.title) end
+  return f
+end
+doc.doc(M.figure, "dlb.plot.figure{width=3.3, height=2.4, rows=1, cols=1, font=8, dpi=200, "
+  .. "sharex=, sharey=, title=} -> figure",
+  "a figure sized in inches (3.3 single column, 7 double), fonts in points")
+
+-- f:panel(row, col) or f:panel(i): the panel (1-based) to draw into.
+function Figure:panel(r, c)
+  local i
+  if c == nil then i = r else
+    if type(r) ~= "number" or type(c) ~= "number" or r < 1 or r > self.rows or c < 1
+       or c > self.cols then
+      error(string.format("figure:panel(%s, %s): the figure has %d x %d panels", tostring(r),
+        tostring(c), self.rows, self.cols), 2)
+    end
+    i = (r - 1) * self.cols + c
+  end
+  local p = self._panels[i]
+  if not p then
+    error(string.format("figure:panel(%s): the figure has %d panels", tostring(i), #self._panels), 2)
+  end
+  return p
+end
+
+-- f:save(path[, {dpi=}]) -> true, or nil and a message when the file cannot be written.
+function Figure:save(path, opts)
+  if type(path) ~= "string" then error("figure:save: path must be a string", 2) end
+  opts = opts or {}
+  check_opts("figure:save", opts, set("dpi"))
+  return core.plot_save(self._h, path, opts.dpi or 0)
+end
+
+-- f:layout_check() -> list of overlapping text boxes (empty when the layout is clean).
+function Figure:layout_check()
+  return core.plot_overlaps(self._h)
+end
+
+-- The warnings issued so far (NaN/Inf values skipped).
+function Figure:warnings()
+  local out = {}
+  for i, w in ipairs(self._warnings) do out[i] = w end
+  return out
+end
+
+-- Figure-level series methods act on panel 1 (made once, after Panel is complete).
+local proxies = {}
+
+figure_mt.__index = function(t, k)
+  if Figure[k] then return Figure[k] end
+  if proxies[k] then return proxies[k] end
+  local p = rawget(t, "_panels")[1] -- figure-level properties are panel 1's
+  if PANEL_PROPS[k] then return p._props[k] end
+  return nil
+end
+figure_mt.__newindex = function(t, k, v)
+  rawget(t, "_panels")[1][k] = v
+end
+figure_mt.__tostring = function(t)
+  return string.format("dlbench figure (%d x %d panels)", t.rows, t.cols)
+end
+
+panel_mt.__index = function(t, k)
+  if Panel[k] then return Panel[k] end
+  if PANEL_PROPS[k] then return t._props[k] end
+  return nil
+end
+panel_mt.__newindex = function(t, k, v)
+  if not PANEL_PROPS[k] then
+    error(string.format("plot: unknown property '%s' (valid: %s)", tostring(k), keys(PANEL_PROPS)), 2)
+  end
+  local h, i = t._fig._h, t._i
+  if k == "xlim" or k == "ylim" then
+    if type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number" then
+      error("plot: " .. k .. " must be {lo, hi}", 2)
+    end
+    local a = k:sub(1, 1)
+    core.plot_panel_num(h, i, a .. "min", v[1])
+    core.plot_panel_num(h, i, a .. "max", v[2])
+  elseif k == "xticks" or k == "yticks" then
+    if v ~= nil and type(v) ~= "table" then error("plot: " .. k .. " must be an array of numbers", 2) end
+    core.plot_panel_ticks(h, i, k == "xticks" and 0 or 1, v or {})
+  elseif k == "xticklabels" or k == "yticklabels" then
+    if type(v) ~= "table" then error("plot: " .. k .. " must be an array of strings", 2) end
+    local ax = k == "xticklabels" and 0 or 1
+    for j = 1, #v do core.plot_panel_ticklabel(h, i, ax, j - 1, tostring(v[j])) end
+  elseif k == "grid" then
+    core.plot_panel_num(h, i, "grid", v and 1 or 0)
+  elseif k == "xmin" or k == "xmax" or k == "ymin" or k == "ymax" then
+    if type(v) ~= "number" and v ~= nil then error("plot: " .. k .. " must be a number", 2) end
+    core.plot_panel_num(h, i, k, v or 0 / 0)
+  else
+    if type(v) ~= "string" then error("plot: " .. k .. " must be a string", 2) end
+    core.plot_panel_str(h, i, k, v)
+  end
+  t._props[k] = v
+end
+
+-- ax:ticks("x"|"y"|"colorbar") -> {values}, {labels}: the labelled ticks the layout chose.
+function Panel:ticks(which)
+  local ax = ({ x = 0, y = 1, colorbar = 2 })[which or "x"]
+  if not ax then error("ticks: axis must be 'x', 'y' or 'colorbar', not " .. tostring(which), 2) end
+  return core.plot_ticks_of(self._fig._h, self._i, ax)
+end
+
+-- ax:to_pixel(x, y[, dpi]) -> px, py: where data (x, y) lands in a PNG at dpi.
+function Panel:to_pixel(x, y, dpi)
+  local px, py = core.plot_to_point(self._fig._h, self._i, x, y)
+  local s = (dpi or 200) / 72
+  return px * s, py * s
+end
+
+---------------------------------------------------------------------------------------
+-- Series
+
+-- Build a series: kind, data arrays, string lists, string and number options.
+local function add(p, kind, data, strs, str, num)
+  local h = p._fig._h
+  local id = core.plot_series_new(h, p._i, KIND[kind])
+  local ok, err = pcall(function()
+    for k, v in pairs(data) do core.plot_series_data(h, id, k, v) end
+    for k, v in pairs(strs) do core.plot_series_strs(h, id, k, v) end
+    for k, v in pairs(str) do core.plot_series_str(h, id, k, v) end
+    for k, v in pairs(num) do
+      if type(v) == "boolean" then v = v and 1 or 0 end
+      core.plot_series_num(h, id, k, v)
+    end
+  end)
+  if not ok then
+    core.plot_series_drop(h, id) -- no half-built series stays behind
+    error(err, 2)
+  end
+  local okc, w = pcall(core.plot_series_commit, h, id)
+  if not okc then error(w, 2) end
+  if w then
+    local ws = p._fig._warnings
+    ws[#ws + 1] = w
+    io.stderr:write("dlbench: warning: ", w, "\n")
+  end
+  return p
+end
+
+local function pick(opts, names)
+  local out = {}
+  for w in names:gmatch("%S+") do if opts[w] ~= nil then out[w] = opts[w] end end
+  return out
+end
+
+local function numarray(what, name, t)
+  need_array(what, name, t, 4)
+  for i = 1, #t do
+    if type(t[i]) ~= "number" then
+      error(string.format("%s: %s[%d] is %s, not a number", what, name, i, type(t[i])), 3)
+    end
+  end
+  return t
+end
+
+local LINE = set("x y label color style marker width size")
+-- ax:line{x=, y=, label=, color=, style=, marker=, width=, size=}
+function Panel:line(o)
+  check_opts("line", o, LINE)
+  return add(self, "line", { x = numarray("line", "x", o.x), y = numarray("line", "y", o.y) },
+             {}, pick(o, "label color style marker"), pick(o, "width size"))
+end
+
+local SCATTER = set("x y c s size group groups label color marker cmap vmin vmax center alpha "
+  .. "colorbar colorbar_label")
+-- ax:scatter{x=, y=, c= (values through cmap) | group= (names or 1-based ids), s= (sizes)}
+function Panel:scatter(o)
+  check_opts("scatter", o, SCATTER)
+  local data = { x = numarray("scatter", "x", o.x), y = numarray("scatter", "y", o.y) }
+  if o.c then data.c = numarray("scatter", "c", o.c) end
+  if o.s then data.s = numarray("scatter", "s", o.s) end
+  local strs = {}
+  if o.group then
+    need_array("scatter", "group", o.group, 3)
+    if is_strings(o.group) then -- names in order of first appearance
+      local ids, names, g = {}, {}, {}
+      for i, n in ipairs(o.group) do
+        if not ids[n] then names[#names + 1] = n; ids[n] = #names end
+        g[i] = ids[n]
+      end
+      data.group, strs.groups = g, names
+    else
+      data.group = numarray("scatter", "group", o.group)
+      if o.groups then strs.groups = o.groups end
+    end
+  end
+  return add(self, "scatter", data, strs, pick(o, "label color marker cmap colorbar_label"),
+             pick(o, "size vmin vmax center alpha colorbar"))
+end
+
+local BAR = set("labels values stacks label color mode width")
+-- ax:bar{labels=, values= {..} or {{stack 1}, {stack 2}}, stacks= names, mode="stacked"|"grouped"}
+function Panel:bar(o)
+  check_opts("bar", o, BAR)
+  need_array("bar", "values", o.values, 3)
+  local values = o.values
+  if type(values[1]) == "table" then
+    values = flatten("bar", "values", values, #values[1])
+  end
+  numarray("bar", "values", values)
+  local strs = {}
+  if o.labels then strs.labels = need_array("bar", "labels", o.labels, 3) end
+  if o.stacks then strs.stacks = o.stacks end
+  return add(self, "bar", { values = values }, strs, pick(o, "label color mode"),
+             pick(o, "width"))
+end
+
+local HEAT = set("x y z mask cmap colorbar colorbar_label vmin vmax center cell_labels fmt "
+  .. "mask_style mask_label label_size")
+-- ax:heatmap{x=, y=, z= {{row 1}, ...}, mask=, cmap="viridis", colorbar=true, cell_labels=}
+-- z[j][i] is row j (along y), column i (along x); mask[j][i] true hides a cell.
+function Panel:heatmap(o)
+  check_opts("heatmap", o, HEAT)
+  need_array("heatmap", "z", o.z, 3)
+  local ny = #o.z
+  local nx = type(o.z[1]) == "table" and #o.z[1] or 0
+  if o.x then nx = #need_array("heatmap", "x", o.x, 3) end
+  if o.y then
+    need_array("heatmap", "y", o.y, 3)
+    if #o.y ~= ny then
+      error(string.format("heatmap: y has %d values but z has %d rows", #o.y, ny), 2)
+    end
+  end
+  local data, strs = { z = flatten("heatmap", "z", o.z, nx) }, {}
+  numarray("heatmap", "z", data.z)
+  if o.mask then
+    need_array("heatmap", "mask", o.mask, 3)
+    if #o.mask ~= ny then
+      error(string.format("heatmap: mask has %d rows but z has %d", #o.mask, ny), 2)
+    end
+    data.mask = flatten("heatmap", "mask", o.mask, nx, function(v)
+      if type(v) == "number" then return v ~= 0 and 1 or 0 end
+      return v and 1 or 0
+    end)
+  end
+  for _, a in ipairs { "x", "y" } do
+    if o[a] then
+      if is_strings(o[a]) then strs[a .. "labels"] = o[a] else data[a] = numarray("heatmap", a, o[a]) end
+    end
+  end
+  local num = pick(o, "vmin vmax center cell_labels label_size colorbar")
+  num.nx, num.ny = nx, ny
+  return add(self, "heatmap", data, strs, pick(o, "cmap fmt mask_style mask_label colorbar_label"),
+             num)
+end
+
+local BOX = set("data labels whiskers box tukey outliers width color")
+-- ax:boxplot{data={{...}, ...}, labels=, whiskers={2, 98}, box={9, 91}, tukey=false,
+--            outliers=true}  (ParaDnn Fig. 11: box 9/50/91, whiskers 2/98, outliers dots)
+function Panel:boxplot(o)
+  check_opts("boxplot", o, BOX)
+  need_array("boxplot", "data", o.data, 3)
+  local values, sizes = {}, {}
+  for g, grp in ipairs(o.data) do
+    if type(grp) ~= "table" then
+      error(string.format("boxplot: data[%d] must be an array, got %s", g, type(grp)), 2)
+    end
+    if #grp == 0 then error(string.format("boxplot: data[%d] is empty", g), 2) end
+    for i = 1, #grp do
+      if type(grp[i]) ~= "number" then
+        error(string.format("boxplot: data[%d][%d] is %s, not a number", g, i, type(grp[i])), 2)
+      end
+      values[#values + 1] = grp[i]
+    end
+    sizes[g] = #grp
+  end
+  local num = pick(o, "tukey outliers width")
+  if o.whiskers then num.lo, num.hi = o.whiskers[1], o.whiskers[2] end
+  if o.box then num.box_lo, num.box_hi = o.box[1], o.box[2] end
+  local strs = {}
+  if o.labels then strs.labels = o.labels end
+  return add(self, "box", { values = values, sizes = sizes }, strs, pick(o, "color"), num)
+end
+
+local ROOF = set("hw points precision achievable ridge")
+-- ax:roofline{hw={dev, ...}, points={{intensity=, flops=, label=, group=}, ...},
+--             precision="fp32", achievable=true}: devices need name, peak, mem_bw.
+function Panel:roofline(o)
+  check_opts("roofline", o, ROOF)
+  local hw = o.hw
+  if type(hw) ~= "table" and type(hw) ~= "userdata" then
+    error("roofline: 'hw' must be a device or a list of devices", 2)
+  end
+  if hw.name ~= nil or hw.peak ~= nil then hw = { hw } end
+  if #hw == 0 then error("roofline: 'hw' is empty", 2) end
+  local prec = o.precision or "fp32"
+  local data = { peak = {}, bw = {}, flops_eff = {}, bw_eff = {} }
+  local strs = { names = {} }
+  local has_eff = false
+  for i, d in ipairs(hw) do
+    local peak = d.peak
+    if type(peak) == "table" then peak = peak[prec] end
+    if type(peak) ~= "number" then
+      error(string.format("roofline: hw[%d] (%s) has no %s peak", i, tostring(d.name), prec), 2)
+    end
+    if type(d.mem_bw) ~= "number" then
+      error(string.format("roofline: hw[%d] (%s) has no mem_bw", i, tostring(d.name)), 2)
+    end
+    data.peak[i], data.bw[i] = peak, d.mem_bw
+    data.flops_eff[i], data.bw_eff[i] = d.flops_eff or 1, d.bw_eff or 1
+    has_eff = has_eff or d.flops_eff ~= nil or d.bw_eff ~= nil
+    strs.names[i] = tostring(d.name or ("device " .. i))
+  end
+  if not has_eff then data.flops_eff, data.bw_eff = nil, nil end
+  if o.points then
+    local px, py, pg, pl, groups, gid = {}, {}, {}, {}, {}, {}
+    for i, pt in ipairs(o.points) do
+      if type(pt) ~= "table" or type(pt.intensity) ~= "number" or type(pt.flops) ~= "number" then
+        error(string.format("roofline: points[%d] needs numbers intensity= and flops=", i), 2)
+      end
+      px[i], py[i], pl[i] = pt.intensity, pt.flops, pt.label and tostring(pt.label) or ""
+      local g = pt.group and tostring(pt.group) or ""
+      if not gid[g] then groups[#groups + 1] = g; gid[g] = #groups end
+      pg[i] = gid[g]
+    end
+    if #px > 0 then
+      data.px, data.py, data.pgroup, strs.plabels = px, py, pg, pl
+      if not (#groups == 1 and groups[1] == "") then strs.groups = groups end
+    end
+  end
+  local p = self
+  if p._props.xscale == nil then p.xscale = "log" end
+  if p._props.yscale == nil then p.yscale = "log" end
+  if p._props.xlabel == nil then p.xlabel = "Operational intensity (FLOP/B)" end
+  if p._props.ylabel == nil then p.ylabel = "Performance (FLOP/s)" end
+  return add(self, "roofline", data, strs, {}, pick(o, "achievable ridge"))
+end
+
+local BAND = set("x lo hi label color alpha")
+-- ax:band{x=, lo=, hi=, label=, alpha=}: a shaded region (confidence band, regions).
+function Panel:band(o)
+  check_opts("band", o, BAND)
+  return add(self, "band", { x = numarray("band", "x", o.x), lo = numarray("band", "lo", o.lo),
+             hi = numarray("band", "hi", o.hi) }, {}, pick(o, "label color"), pick(o, "alpha"))
+end
+
+local REF = set("label color style width")
+local function ref(kind, axis)
+  local valid = set("label color style width" .. (axis and (" " .. axis) or ""))
+  return function(self, o)
+    check_opts(kind, o, axis and valid or REF)
+    local num = pick(o, "width")
+    if axis then
+      if type(o[axis]) ~= "number" then error(kind .. ": '" .. axis .. "' must be a number", 2) end
+      num.value = o[axis]
+    end
+    return add(self, kind, {}, {}, pick(o, "label color style"), num)
+  end
+end
+Panel.hline = ref("hline", "y")   -- ax:hline{y=, label=, color=, style="dashed"}
+Panel.vline = ref("vline", "x")   -- ax:vline{x=, ...}
+Panel.diag = ref("diag")          -- ax:diag{label=}: the y = x line
+
+local SPAN = set("x label color alpha text")
+-- ax:span{x={lo, hi}, text=, label=, alpha=}: a shaded x range over the full height, e.g.
+-- the small-data, power-law and irreducible-error regions of a learning curve.
+function Panel:span(o)
+  check_opts("span", o, SPAN)
+  if type(o.x) ~= "table" or type(o.x[1]) ~= "number" or type(o.x[2]) ~= "number" then
+    error("span: 'x' must be {lo, hi}", 2)
+  end
+  return add(self, "span", {}, {}, pick(o, "label color text"),
+             { lo = o.x[1], hi = o.x[2], alpha = o.alpha })
+end
+
+local TEXT = set("x y text color anchor size")
+-- ax:text{x=, y=, text=, anchor="left"|"center"|"right"}: an annotation in data coordinates.
+function Panel:text(o)
+  check_opts("text", o, TEXT)
+  if type(o.text) ~= "string" then error("text: 'text' must be a string", 2) end
+  if type(o.x) ~= "number" or type(o.y) ~= "number" then error("text: 'x' and 'y' must be numbers", 2) end
+  return add(self, "text", {}, {}, pick(o, "text color anchor"), pick(o, "x y size"))
+end
+
+-- Colour maps and ticks, for users and tests.
+function M.cmap(name, t) return core.plot_cmap(name, t) end
+function M.palette(i) return core.plot_palette(i - 1) end
+function M.ticks(lo, hi, target) return core.plot_ticks(lo, hi, target or 5) end
+function M.tick_format(v, style, step) return core.plot_tick_format(v, step or 0, style or "auto") end
+function M.png_size(path) return core.plot_png_size(path) end
+function M.png_pixel(path, x, y) return core.plot_png_pixel(path, x, y) end
+
+doc.doc(Figure.panel, "f:panel(row, col) -> panel", "a panel of a grid figure (1-based)")
+doc.doc(Figure.save, "f:save(path[, {dpi=}]) -> true | nil, message",
+  "write PNG, PDF or SVG (by extension), whole or not at all")
+doc.doc(Figure.layout_check, "f:layout_check() -> {descriptions}",
+  "overlapping text boxes of the layout (empty when clean)")
+doc.doc(Figure.warnings, "f:warnings() -> {messages}", "warnings so far (NaN/Inf skipped)")
+doc.doc(Panel.ticks, "ax:ticks(\"x\"|\"y\"|\"colorbar\") -> {values}, {labels}",
+  "the labelled ticks the layout chose")
+doc.doc(Panel.to_pixel, "ax:to_pixel(x, y[, dpi]) -> px, py", "where a data point lands in a PNG")
+doc.doc(Panel.line, "ax:line{x=, y=, label=, color=, style=, marker=, width=, size=}", "a line")
+doc.doc(Panel.scatter, "ax:scatter{x=, y=, c=|group=, s=, cmap=, colorbar=}", "markers")
+doc.doc(Panel.bar, "ax:bar{labels=, values=, stacks=, mode=}", "bars, stacked or grouped")
+doc.doc(Panel.heatmap, "ax:heatmap{x=, y=, z=, mask=, cmap=, colorbar=, cell_labels=}",
+  "a heat map; z[j][i] is row j (y), column i (x)")
+doc.doc(Panel.boxplot, "ax:boxplot{data=, labels=, whiskers={2,98}, box={9,91}, tukey=}",
+  "box plots (ParaDnn percentiles by default)")
+doc.doc(Panel.roofline, "ax:roofline{hw={...}, points={...}, precision=}", "rooflines, log-log")
+doc.doc(Panel.band, "ax:band{x=, lo=, hi=}", "a shaded band")
+doc.doc(Panel.hline, "ax:hline{y=}", "a horizontal reference line")
+doc.doc(Panel.vline, "ax:vline{x=}", "a vertical reference line")
+doc.doc(Panel.diag, "ax:diag{}", "the y = x reference line")
+doc.doc(Panel.span, "ax:span{x={lo, hi}, text=, label=}", "a shaded x range (regions)")
+doc.doc(Panel.text, "ax:text{x=, y=, text=}", "a text annotation")
+doc.doc(M.cmap, "dlb.plot.cmap(name, t) -> r, g, b", "a colour map at t in [0, 1]")
+doc.doc(M.palette, "dlb.plot.palette(i) -> r, g, b", "colour i of the categorical palette")
+doc.doc(M.ticks, "dlb.plot.ticks(lo, hi[, target]) -> {ticks}", "nice 1/2/5 x 10^n ticks")
+doc.doc(M.tick_format, "dlb.plot.tick_format(v[, style[, step]]) -> string",
+  "a tick label: auto, si (1k, 10M), pow (10^3), plain")
+doc.doc(M.png_size, "dlb.plot.png_size(path) -> w, h", "a PNG's size in pixels")
+doc.doc(M.png_pixel, "dlb.plot.png_pixel(path, x, y) -> r, g, b, a", "one pixel of a PNG")
+doc.doc(M, "dlb.plot", "paper-style figures: figure{}, panels, heatmap, boxplot, line, scatter, "
+  .. "bar, roofline, band, hline/vline/diag, text; save to PNG/PDF/SVG")
+for k, fn in pairs(Panel) do
+  proxies[k] = function(self, ...)
+    if getmetatable(self) == figure_mt then self = self._panels[1] end
+    return fn(self, ...)
+  end
+  local d = doc.get(fn)
+  if d then doc.doc(proxies[k], (d.signature:gsub("^ax:", "f:")), d.meaning .. " (panel 1)") end
+end
+
+M.Figure, M.Panel = Figure, Panel
+return M

@@ -1,0 +1,585 @@
+/*
+** layout.c — where everything goes, in points: axis limits from the data, ticks, the
+** margins each panel needs for its labels (aligned across the grid), legend placement
+** (the candidate covering the least data), colour bars, and the text boxes whose
+** overlaps tests can ask for.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlbplot.h"
+#include "plot_internal.h"
+
+enum { TICK = 3, PAD = 3, CBAR_W = 8, CBAR_GAP = 6 };
+
+static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h);
+
+/* Far outside any figure but still fine for Cairo's fixed-point coordinates. */
+static double clampc(double v) { return v < -1e5 ? -1e5 : v > 1e5 ? 1e5 : v; }
+
+/* Data x of a panel -> points (NaN stays NaN; far-off values are clamped). */
+double panel_px(const panel *p, double x) {
+  const axis *a = &p->ax[0];
+  double l = axis_fwd(a, a->lo), h = axis_fwd(a, a->hi);
+  return clampc(p->box.x + (axis_fwd(a, x) - l) / (h - l) * p->box.w);
+}
+
+/* Data y of a panel -> points (y grows downwards on the page). */
+double panel_py(const panel *p, double y) {
+  const axis *a = &p->ax[1];
+  double l = axis_fwd(a, a->lo), h = axis_fwd(a, a->hi);
+  return clampc(p->box.y + p->box.h - (axis_fwd(a, y) - l) / (h - l) * p->box.h);
+}
+
+/* Record a text box for the overlap check (boxes beyond MAXBOXES are ignored). */
+void layout_add_box(dlb_figure *f, rect r, int panel, const char *what) {
+  if (f->nboxes >= MAXBOXES || r.w <= 0 || r.h <= 0) return;
+  if (!f->boxes && !(f->boxes = malloc(MAXBOXES * sizeof *f->boxes))) return;
+  tbox *b = &f->boxes[f->nboxes++];
+  b->r = r;
+  b->panel = panel;
+  snprintf(b->what, sizeof b->what, "%s", what);
+}
+
+/* The series whose colour map a panel's colour bar shows, or -1. */
+int cbar_series_of(const dlb_figure *f, int p) {
+  for (int i = 0; i < f->nseries; i++) {
+    const series *s = &f->series[i];
+    if (s->dead || !s->committed || s->panel != p) continue;
+    if (s->kind == DLB_SERIES_HEATMAP && series_num(s, "colorbar", 1) != 0) return i;
+    if (s->kind == DLB_SERIES_SCATTER && series_num(s, "colorbar", 0) != 0) return i;
+  }
+  return -1;
+}
+
+/* The first categorical labels of a panel's series on axis axn, or NULL. */
+static slist *cats_of(dlb_figure *f, int p, int axn) {
+  for (int i = 0; i < f->nseries; i++) {
+    series *s = &f->series[i];
+    if (s->dead || !s->committed || s->panel != p) continue;
+    if (axn == 0 && (s->kind == DLB_SERIES_BAR || s->kind == DLB_SERIES_BOX))
+      return series_strs(s, "labels");
+    if (s->kind == DLB_SERIES_HEATMAP) return series_strs(s, axn ? "ylabels" : "xlabels");
+  }
+  return NULL;
+}
+
+/* The union of a panel's series extents. */
+static void panel_extent(dlb_figure *f, int p, extent *e) {
+  for (int i = 0; i < f->nseries; i++) {
+    series *s = &f->series[i];
+    if (!s->dead && s->committed && s->panel == p) series_extent(f, s, e);
+  }
+}
+
+/* Limits of one axis from an extent: user limits win; otherwise pad 5% (in log space on a
+** log axis) except at sticky edges (bar baselines, heat map cells). */
+static void limits(axis *a, const extent *e, int axn) {
+  double lo, hi;
+  if (a->ncats) { lo = 0.5; hi = (double)a->ncats + 0.5; }
+  else if (!e->any[axn]) { lo = a->scale == DLB_SCALE_LOG ? 1 : 0; hi = a->scale ? 10 : 1; }
+  else {
+    lo = axis_fwd(a, e->lo[axn]);
+    hi = axis_fwd(a, e->hi[axn]);
+    if (hi - lo < 1e-12 * fmax(1, fabs(lo))) { lo -= a->scale ? 0.5 : fmax(1, fabs(lo) * 0.1);
+                                              hi += a->scale ? 0.5 : fmax(1, fabs(hi) * 0.1); }
+    else {
+      double pad = 0.05 * (hi - lo);
+      if (!e->sticky_lo[axn]) lo -= pad;
+      if (!e->sticky_hi[axn]) hi += pad;
+    }
+    if (a->scale == DLB_SCALE_LOG) { lo = pow(10, lo); hi = pow(10, hi); }
+  }
+  if (!isnan(a->umin) && !(a->scale == DLB_SCALE_LOG && a->umin <= 0)) lo = a->umin;
+  if (!isnan(a->umax) && !(a->scale == DLB_SCALE_LOG && a->umax <= 0)) hi = a->umax;
+  if (!(hi > lo)) hi = a->scale == DLB_SCALE_LOG ? lo * 10 : lo + fmax(1, fabs(lo) * 0.1);
+  if (!isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo) || !(hi > lo) ||
+      (a->scale == DLB_SCALE_LOG && !(lo > 0))) { /* beyond doubles: a plain unit range */
+    lo = a->scale == DLB_SCALE_LOG ? 1 : 0;
+    hi = a->scale == DLB_SCALE_LOG ? 10 : 1;
+  }
+  a->lo = lo;
+  a->hi = hi;
+}
+
+/* Height of an axis label line at the base font size. */
+static double label_h(cairo_t *cr, dlb_figure *f) {
+  double w, h;
+  text_extent(cr, "0", f->font, 0, &w, &h);
+  return h;
+}
+
+/* Widest and tallest tick label of an axis. */
+static void tick_sizes(cairo_t *cr, dlb_figure *f, const axis *a, double *mw, double *mh) {
+  *mw = *mh = 0;
+  for (int i = 0; i < a->nticks; i++) {
+    double w, h;
+    text_extent(cr, a->tlabels[i], f->font * 0.875, 0, &w, &h);
+    if (w > *mw) *mw = w;
+    if (h > *mh) *mh = h;
+  }
+}
+
+/* Ticks of a panel's colour bar over its map's value range. */
+static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
+  if (p->cbar_series < 0) return;
+  double vmin, vmax, center;
+  cmap_norm(&f->series[p->cbar_series], &vmin, &vmax, &center);
+  axis *a = &p->cbar_axis;
+  memset(a, 0, sizeof *a);
+  snprintf(a->fmt, sizeof a->fmt, "auto");
+  a->lo = vmin;
+  a->hi = vmax;
+  p->cbar_lo = vmin;
+  p->cbar_hi = vmax;
+  axis_ticks(cr, f, a, p->box.h > 20 ? p->box.h : 20, 0);
+}
+
+/* The margins (left bottom right top) a panel needs around its axes box. */
+static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
+  panel *p = &f->panels[pi];
+  double lh = label_h(cr, f), w, h;
+  tick_sizes(cr, f, &p->ax[1], &w, &h);
+  m[0] = PAD + TICK + PAD;
+  if (p->ax[1].show_labels) m[0] += w + (p->ax[1].label[0] ? lh + PAD : 0);
+  tick_sizes(cr, f, &p->ax[0], &w, &h);
+  m[1] = PAD + TICK + PAD;
+  if (p->ax[0].show_labels)
+    m[1] += (p->ax[0].rotate ? w : h) + (p->ax[0].label[0] ? lh + PAD : 0);
+  double th = 0, lw, lh2;
+  if (p->title[0]) text_extent(cr, p->title, f->font, 1, &w, &th);
+  m[3] = p->title[0] ? th + 2 * PAD : fmax(PAD * 2, h / 2 + PAD);
+  p->above = 0;
+  if (panel_has_kind(f, pi, DLB_SERIES_HEATMAP) && legend_size(cr, f, pi, &lw, &lh2) > 0) {
+    p->above = lh2 + 2;
+    m[3] += p->above;
+  }
+  m[2] = PAD * 2;
+  if (p->ax[0].nticks && !p->ax[0].rotate && p->ax[0].show_labels && p->box.w > 0) {
+    /* so may the first one, on the left */
+    text_extent(cr, p->ax[0].tlabels[0], f->font * 0.875, 0, &w, &h);
+    double over = p->box.x - (panel_px(p, p->ax[0].ticks[0]) - w / 2);
+    if (over + PAD > m[0]) m[0] = over + PAD;
+  }
+  if (p->ax[0].nticks && !p->ax[0].rotate) { /* the last x label may stick out */
+    text_extent(cr, p->ax[0].tlabels[p->ax[0].nticks - 1], f->font * 0.875, 0, &w, &h);
+    double over = panel_px(p, p->ax[0].ticks[p->ax[0].nticks - 1]) + w / 2
+                  - (p->box.x + p->box.w);
+    if (p->box.w > 0 && over + PAD > m[2]) m[2] = over + PAD;
+  }
+  if (p->cbar_series >= 0) {
+    tick_sizes(cr, f, &p->cbar_axis, &w, &h);
+    const char *cl = series_str(&f->series[p->cbar_series], "colorbar_label", "");
+    m[2] = CBAR_GAP + CBAR_W + TICK + PAD + w + (cl[0] ? PAD + lh : 0) + PAD;
+  }
+  if (strcmp(p->legend, "outside") == 0 && p->above == 0 && legend_size(cr, f, pi, &lw, &lh2))
+    m[2] += lw + PAD; /* beyond any colour bar */
+}
+
+/* Ticks of every axis and colour bar for the current axes boxes. */
+static void all_ticks(cairo_t *cr, dlb_figure *f) {
+  for (int i = 0; i < f->rows * f->cols; i++) {
+    panel *p = &f->panels[i];
+    axis_ticks(cr, f, &p->ax[0], p->box.w, 1);
+    axis_ticks(cr, f, &p->ax[1], p->box.h, 0);
+    cbar_ticks(cr, f, p);
+  }
+}
+
+/* Axes boxes from the margins, aligned: a column shares its left/right margins, a row
+** its top/bottom ones. */
+static void place(cairo_t *cr, dlb_figure *f, double top) {
+  int n = f->rows * f->cols;
+  double cw = f->width / f->cols, ch = (f->height - top) / f->rows;
+  double (*m)[4] = calloc((size_t)n, sizeof *m);
+  if (!m) return;
+  for (int i = 0; i < n; i++) margins(cr, f, i, m[i]);
+  for (int i = 0; i < n; i++) {
+    panel *p = &f->panels[i];
+    int r = i / f->cols, c = i % f->cols;
+    double mm[4] = {0, 0, 0, 0};
+    for (int j = 0; j < n; j++) {
+      if (j % f->cols == c) { mm[0] = fmax(mm[0], m[j][0]); mm[2] = fmax(mm[2], m[j][2]); }
+      if (j / f->cols == r) { mm[1] = fmax(mm[1], m[j][1]); mm[3] = fmax(mm[3], m[j][3]); }
+    }
+    p->cell = (rect){c * cw, top + r * ch, cw, ch};
+    p->box = (rect){p->cell.x + mm[0], p->cell.y + mm[3], cw - mm[0] - mm[2],
+                    ch - mm[1] - mm[3]};
+    if (p->box.w < 10) p->box.w = 10;
+    if (p->box.h < 10) p->box.h = 10;
+    memcpy(p->margin, mm, sizeof mm);
+    if (p->cbar_series >= 0)
+      p->cbar = (rect){p->box.x + p->box.w + CBAR_GAP, p->box.y, CBAR_W, p->box.h};
+  }
+  free(m);
+}
+
+/* Does a panel hold a committed series of this kind? */
+int panel_has_kind(const dlb_figure *f, int pi, int kind) {
+  for (int i = 0; i < f->nseries; i++)
+    if (!f->series[i].dead && f->series[i].committed && f->series[i].panel == pi &&
+        f->series[i].kind == kind) return 1;
+  return 0;
+}
+
+/* The legend entries of a panel, in series order; returns how many (at most cap). */
+int legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap) {
+  int n = 0;
+  if (strcmp(f->panels[pi].legend, "none") == 0) return 0;
+  for (int i = 0; i < f->nseries && n < cap; i++) {
+    series *s = &f->series[i];
+    if (!s->dead && s->committed && s->panel == pi) n += series_legend(f, s, out + n, cap - n);
+  }
+  return n;
+}
+
+/* Legend entries and the box they need. */
+static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h) {
+  legend_entry e[32];
+  int n = legend_entries(f, pi, e, 32);
+  *w = *h = 0;
+  for (int i = 0; i < n; i++) {
+    double tw, th;
+    text_extent(cr, e[i].label, f->font * 0.875, 0, &tw, &th);
+    *w = fmax(*w, 14 + PAD + tw);
+    *h += th;
+  }
+  *w += 2 * PAD;
+  *h += 2 * PAD;
+  return n;
+}
+
+/* Put a panel's legend: above a heat map, outside, at a named corner, or at the
+** candidate covering the least data ("best"). */
+static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
+  panel *p = &f->panels[pi];
+  double w, h;
+  p->has_legend = 0;
+  if (strcmp(p->legend, "none") == 0 || legend_size(cr, f, pi, &w, &h) == 0) return;
+  const rect b = p->box;
+  const double in = 4;
+  static const char *const names[] = {"upper right", "upper left", "lower left", "lower right",
+                                      "center right", "upper center", "lower center",
+                                      "center left"};
+  rect cand[8] = {
+    {b.x + b.w - w - in, b.y + in, w, h}, {b.x + in, b.y + in, w, h},
+    {b.x + in, b.y + b.h - h - in, w, h}, {b.x + b.w - w - in, b.y + b.h - h - in, w, h},
+    {b.x + b.w - w - in, b.y + (b.h - h) / 2, w, h}, {b.x + (b.w - w) / 2, b.y + in, w, h},
+    {b.x + (b.w - w) / 2, b.y + b.h - h - in, w, h}, {b.x + in, b.y + (b.h - h) / 2, w, h}};
+  int best = 0;
+  if (p->above > 0) { /* a heat map fills its axes: the legend goes above them */
+    p->legend_box = (rect){b.x + b.w - w, b.y - h - 2, w, h};
+    p->has_legend = 1;
+    return;
+  }
+  if (strcmp(p->legend, "outside") == 0) { /* right of the axes (and of a colour bar) */
+    double x = p->box.x + p->box.w + PAD;
+    if (p->cbar_series >= 0) x = p->cell.x + p->cell.w - w - PAD;
+    p->legend_box = (rect){x, b.y, w, h};
+    p->has_legend = 1;
+    return;
+  }
+  if (strcmp(p->legend, "best") == 0) {
+    long bestn = -1;
+    for (int k = 0; k < 8; k++) {
+      long c = 0;
+      for (int i = 0; i < f->nseries; i++) {
+        series *s = &f->series[i];
+        if (!s->dead && s->committed && s->panel == pi) c += series_covers(f, s, cand[k]);
+      }
+      for (size_t j = 0; j < f->nboxes; j++) { /* and annotations */
+        const rect o = f->boxes[j].r;
+        if (o.x < cand[k].x + w && cand[k].x < o.x + o.w && o.y < cand[k].y + h &&
+            cand[k].y < o.y + o.h) c += 1000;
+      }
+      if (bestn < 0 || c < bestn) { bestn = c; best = k; }
+    }
+  } else {
+    for (int k = 0; k < 4; k++) if (strcmp(p->legend, names[k]) == 0) best = k;
+  }
+  p->legend_box = cand[best];
+  p->has_legend = 1;
+}
+
+/* Text boxes of the layout, for the overlap check. */
+static void collect_boxes(cairo_t *cr, dlb_figure *f) {
+  f->nboxes = 0;
+  double ts = f->font * 0.875;
+  if (f->title[0])
+    layout_add_box(f, text_box(cr, f->title, f->font * 1.1, 1, f->width / 2, PAD, 0.5, 0, 0),
+                   -1, "figure title");
+  for (int pi = 0; pi < f->rows * f->cols; pi++) {
+    panel *p = &f->panels[pi];
+    char what[48];
+    axis *x = &p->ax[0], *y = &p->ax[1];
+    double lh = label_h(cr, f), xw = 0, xh = 0, yw = 0, yh = 0;
+    tick_sizes(cr, f, x, &xw, &xh);
+    tick_sizes(cr, f, y, &yw, &yh);
+    if (x->show_labels) {
+      for (int i = 0; i < x->nticks; i++) {
+        snprintf(what, sizeof what, "x tick '%.30s'", x->tlabels[i]);
+        double px = panel_px(p, x->ticks[i]), py = p->box.y + p->box.h + TICK + PAD;
+        layout_add_box(f, x->rotate ? text_box(cr, x->tlabels[i], ts, 0, px, py, 1, 0.5, 1)
+                                    : text_box(cr, x->tlabels[i], ts, 0, px, py, 0.5, 0, 0),
+                       pi, what);
+      }
+      if (x->label[0])
+        layout_add_box(f, text_box(cr, x->label, f->font, 0, p->box.x + p->box.w / 2,
+                                   p->box.y + p->box.h + TICK + PAD + (x->rotate ? xw : xh) + PAD,
+                                   0.5, 0, 0), pi, "x label");
+    }
+    if (y->show_labels) {
+      for (int i = 0; i < y->nticks; i++) {
+        snprintf(what, sizeof what, "y tick '%.30s'", y->tlabels[i]);
+        layout_add_box(f, text_box(cr, y->tlabels[i], ts, 0, p->box.x - TICK - PAD,
+                                   panel_py(p, y->ticks[i]), 1, 0.5, 0), pi, what);
+      }
+      if (y->label[0])
+        layout_add_box(f, text_box(cr, y->label, f->font, 0, p->box.x - TICK - PAD - yw - PAD,
+                                   p->box.y + p->box.h / 2, 0.5, 1, 1), pi, "y label");
+    }
+    (void)lh;
+    if (p->title[0])
+      layout_add_box(f, text_box(cr, p->title, f->font, 1, p->box.x + p->box.w / 2,
+                                 p->box.y - PAD - p->above, 0.5, 1, 0), pi, "title");
+    if (p->cbar_series >= 0) {
+      axis *a = &p->cbar_axis;
+      double vmin, vmax, c, cw = 0, chh;
+      cmap_norm(&f->series[p->cbar_series], &vmin, &vmax, &c);
+      tick_sizes(cr, f, a, &cw, &chh);
+      for (int i = 0; i < a->nticks; i++) {
+        double t = cmap_t(a->ticks[i], vmin, vmax, c);
+        snprintf(what, sizeof what, "colour bar tick '%.24s'", a->tlabels[i]);
+        layout_add_box(f, text_box(cr, a->tlabels[i], ts, 0, p->cbar.x + p->cbar.w + TICK + PAD,
+                                   p->cbar.y + p->cbar.h * (1 - t), 0, 0.5, 0), pi, what);
+      }
+      const char *cl = series_str(&f->series[p->cbar_series], "colorbar_label", "");
+      if (cl[0])
+        layout_add_box(f, text_box(cr, cl, f->font, 0, p->cbar.x + p->cbar.w + TICK + PAD + cw
+                                   + PAD, p->cbar.y + p->cbar.h / 2, 0.5, 0, 1), pi,
+                       "colour bar label");
+    }
+    for (int i = 0; i < f->nseries; i++) {
+      series *s = &f->series[i];
+      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_SPAN) continue;
+      const char *t = series_str(s, "text", "");
+      if (!t[0]) continue;
+      double x0 = fmax(panel_px(p, series_num(s, "lo", 0)), p->box.x);
+      double x1 = fmin(panel_px(p, series_num(s, "hi", 0)), p->box.x + p->box.w);
+      snprintf(what, sizeof what, "span text '%.30s'", t);
+      layout_add_box(f, text_box(cr, t, f->font * 0.75, 0, (x0 + x1) / 2, p->box.y + 2, 0.5, 0, 0),
+                     pi, what);
+    }
+    for (int i = 0; i < f->nseries; i++) {
+      series *s = &f->series[i];
+      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_TEXT) continue;
+      double fx = series_num(s, "x", 0), fy = series_num(s, "y", 0);
+      const char *an = series_str(s, "anchor", "left");
+      double ax = strcmp(an, "center") == 0 ? 0.5 : strcmp(an, "right") == 0 ? 1 : 0;
+      snprintf(what, sizeof what, "text '%.30s'", series_str(s, "text", ""));
+      layout_add_box(f, text_box(cr, series_str(s, "text", ""), series_num(s, "size",
+                                 f->font * 0.875), 0, panel_px(p, fx), panel_py(p, fy), ax,
+                                 0.5, 0), pi, what);
+    }
+  }
+}
+
+/* Do two boxes overlap by more than rounding? */
+static int overlap(rect a, rect b) {
+  double ix = fmin(a.x + a.w, b.x + b.w) - fmax(a.x, b.x);
+  double iy = fmin(a.y + a.h, b.y + b.h) - fmax(a.y, b.y);
+  return ix > 0.25 && iy > 0.25; /* a quarter point of slack for rounding */
+}
+
+/* Every pair of overlapping text boxes, and boxes leaving the figure (pair with nboxes). */
+static void find_overlaps(dlb_figure *f) {
+  free(f->pairs);
+  f->pairs = NULL;
+  f->npairs = 0;
+  size_t cap = 0, nb = f->nboxes;
+  for (size_t i = 0; i < nb + 1; i++) {
+    for (size_t j = i + 1; j < nb + 1; j++) {
+      int hit;
+      if (j == nb) { /* the figure's edge */
+        rect r = f->boxes[i].r;
+        hit = r.x < -0.25 || r.y < -0.25 || r.x + r.w > f->width + 0.25 ||
+              r.y + r.h > f->height + 0.25;
+      } else {
+        hit = overlap(f->boxes[i].r, f->boxes[j].r);
+      }
+      if (!hit) continue;
+      if (f->npairs == cap) {
+        cap = cap ? 2 * cap : 16;
+        size_t *np = realloc(f->pairs, 2 * cap * sizeof *np);
+        if (!np) return;
+        f->pairs = np;
+      }
+      f->pairs[2 * f->npairs] = i;
+      f->pairs[2 * f->npairs + 1] = j;
+      f->npairs++;
+    }
+    if (i + 1 >= nb) break;
+  }
+}
+
+/* Lay the figure out against cr (used only to measure text). */
+int layout_run(dlb_figure *f, cairo_t *cr) {
+  int n = f->rows * f->cols;
+  for (int i = 0; i < f->nseries; i++) {
+    if (f->series[i].dead || !f->series[i].committed) continue;
+    int st = series_logcheck(f, i);
+    if (st != DLB_OK) return st;
+  }
+  extent *e = calloc((size_t)n, sizeof *e);
+  if (!e) return dlb_fail(DLB_ENOMEM, "layout: out of memory");
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 2; k++) { e[i].lo[k] = INFINITY; e[i].hi[k] = -INFINITY; }
+    panel_extent(f, i, &e[i]);
+  }
+  for (int i = 0; i < n; i++) {
+    panel *p = &f->panels[i];
+    int r = i / f->cols, c = i % f->cols;
+    for (int k = 0; k < 2; k++) {
+      slist *cl = cats_of(f, i, k);
+      p->ax[k].cats = cl ? cl->s : NULL;
+      p->ax[k].ncats = cl ? cl->n : 0;
+      extent u = e[i];
+      int share = k == 0 ? f->sharex : f->sharey;
+      if (share) /* a shared x spans the column, a shared y the row */
+        for (int j = 0; j < n; j++) {
+          if (k == 0 ? j % f->cols != c : j / f->cols != r) continue;
+          if (!e[j].any[k]) continue;
+          u.lo[k] = fmin(u.lo[k], e[j].lo[k]);
+          u.hi[k] = fmax(u.hi[k], e[j].hi[k]);
+          u.sticky_lo[k] |= e[j].sticky_lo[k];
+          u.sticky_hi[k] |= e[j].sticky_hi[k];
+          u.any[k] = 1;
+        }
+      limits(&p->ax[k], &u, k);
+    }
+    p->ax[0].show_labels = !(f->sharex && r < f->rows - 1);
+    p->ax[1].show_labels = !(f->sharey && c > 0);
+    p->cbar_series = cbar_series_of(f, i);
+  }
+  free(e);
+  double top = 0;
+  if (f->title[0]) {
+    double w, h;
+    text_extent(cr, f->title, f->font * 1.1, 1, &w, &h);
+    top = h + PAD;
+  }
+  for (int i = 0; i < n; i++) /* a first guess, then two rounds of ticks and margins */
+    f->panels[i].box = (rect){0, 0, f->width / f->cols * 0.7, (f->height - top) / f->rows * 0.7};
+  for (int round = 0; round < 3; round++) {
+    all_ticks(cr, f);
+    place(cr, f, top);
+  }
+  all_ticks(cr, f);
+  f->nboxes = 0;
+  collect_boxes(cr, f);
+  size_t before_legend = f->nboxes;
+  for (int i = 0; i < n; i++) {
+    place_legend(cr, f, i);
+    if (f->panels[i].has_legend) layout_add_box(f, f->panels[i].legend_box, i, "legend");
+  }
+  (void)before_legend;
+  find_overlaps(f);
+  f->laid_out = 1;
+  return DLB_OK;
+}
+
+/* A Cairo context on a recording surface, for measuring text; NULL on failure. */
+static cairo_t *measuring_context(cairo_surface_t **sf) {
+  *sf = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+  if (cairo_surface_status(*sf) != CAIRO_STATUS_SUCCESS) return NULL;
+  cairo_t *cr = cairo_create(*sf);
+  if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) { cairo_destroy(cr); return NULL; }
+  text_setup(cr);
+  return cr;
+}
+
+/* Lay the figure out (limits, ticks, margins, legends, overlap check). */
+int dlb_figure_layout(dlb_figure *f) {
+  if (!f) return dlb_fail(DLB_EINVAL, "layout: no figure");
+  cairo_surface_t *sf;
+  cairo_t *cr = measuring_context(&sf);
+  if (!cr) {
+    cairo_surface_destroy(sf);
+    return dlb_fail(DLB_ENOMEM, "layout: cannot create a Cairo context");
+  }
+  int st = layout_run(f, cr);
+  cairo_destroy(cr);
+  cairo_surface_destroy(sf);
+  return st;
+}
+
+/* How many overlaps the layout found (laying out first if needed). */
+int dlb_figure_overlaps(dlb_figure *f, size_t *count) {
+  if (!f || !count) return dlb_fail(DLB_EINVAL, "overlaps: no figure");
+  if (!f->laid_out) {
+    int st = dlb_figure_layout(f);
+    if (st) return st;
+  }
+  *count = f->npairs;
+  return DLB_OK;
+}
+
+/* A description of overlap i into buf. */
+int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size) {
+  if (!f || !buf || !size) return dlb_fail(DLB_EINVAL, "overlap_text: no figure or buffer");
+  if (!f->laid_out || i >= f->npairs)
+    return dlb_fail(DLB_EINVAL, "overlap_text: no overlap %zu", i + 1);
+  const tbox *a = &f->boxes[f->pairs[2 * i]];
+  size_t j = f->pairs[2 * i + 1];
+  if (j >= f->nboxes)
+    snprintf(buf, size, "panel %d %s leaves the figure", a->panel + 1, a->what);
+  else
+    snprintf(buf, size, "panel %d %s overlaps panel %d %s", a->panel + 1, a->what,
+             f->boxes[j].panel + 1, f->boxes[j].what);
+  return DLB_OK;
+}
+
+/* Where data (x, y) of a panel lands, in points from the top left. */
+int dlb_panel_to_point(dlb_figure *f, int pi, double x, double y, double *px, double *py) {
+  if (!f || !px || !py) return dlb_fail(DLB_EINVAL, "to_point: no figure");
+  if (pi < 0 || pi >= f->rows * f->cols)
+    return dlb_fail(DLB_EINVAL, "to_point: no panel %d", pi + 1);
+  if (!f->laid_out) {
+    int st = dlb_figure_layout(f);
+    if (st) return st;
+  }
+  *px = panel_px(&f->panels[pi], x);
+  *py = panel_py(&f->panels[pi], y);
+  return DLB_OK;
+}
+
+/* Axis ax (0 x, 1 y, 2 colour bar) of panel pi after layout, or NULL. */
+static axis *tick_axis(dlb_figure *f, int pi, int ax) {
+  if (!f || pi < 0 || pi >= f->rows * f->cols || ax < 0 || ax > 2) {
+    dlb_fail(DLB_EINVAL, "ticks: no panel %d or axis %d", pi + 1, ax);
+    return NULL;
+  }
+  if (!f->laid_out && dlb_figure_layout(f) != DLB_OK) return NULL;
+  panel *p = &f->panels[pi];
+  return ax == 2 ? &p->cbar_axis : &p->ax[ax];
+}
+
+/* How many labelled ticks an axis has after layout. */
+int dlb_panel_tick_count(dlb_figure *f, int pi, int ax, int *count) {
+  axis *a = tick_axis(f, pi, ax);
+  if (!a || !count) return dlb_last_status() ? dlb_last_status() : DLB_EINVAL;
+  *count = ax == 2 && f->panels[pi].cbar_series < 0 ? 0 : a->nticks;
+  return DLB_OK;
+}
+
+/* Tick i of an axis: its value and label. */
+int dlb_panel_tick(dlb_figure *f, int pi, int ax, int i, double *value, char *buf, size_t size) {
+  axis *a = tick_axis(f, pi, ax);
+  if (!a || !value || !buf || !size) return dlb_last_status() ? dlb_last_status() : DLB_EINVAL;
+  if (i < 0 || i >= a->nticks) return dlb_fail(DLB_EINVAL, "ticks: no tick %d", i + 1);
+  *value = a->ticks[i];
+  snprintf(buf, size, "%s", a->tlabels[i]);
+  return DLB_OK;
+}

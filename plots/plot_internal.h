@@ -1,0 +1,156 @@
+/*
+** plot_internal.h — the figure model shared by the files of plots/: figure, panels,
+** series, axes and the layout's boxes. Not part of the public interface; it includes
+** cairo.h, so only files in plots/ include it.
+*/
+#ifndef PLOT_INTERNAL_H
+#define PLOT_INTERNAL_H
+
+#include <cairo.h>
+#include <stddef.h>
+
+#include "dlbench.h"
+#include "dlb_internal.h"
+
+enum { MAXFIELDS = 12, MAXTICKS = 64, MAXBOXES = 4096 };
+
+typedef struct { const char *name; double *v; size_t n; } darray;
+typedef struct { const char *name; char **s; size_t n; } slist;
+typedef struct { const char *name; char *s; } sopt;
+typedef struct { const char *name; double v; } nopt;
+
+typedef struct series {
+  int kind, panel, committed, dead;
+  darray data[MAXFIELDS]; int ndata;
+  slist strs[MAXFIELDS]; int nstrs;
+  sopt str[MAXFIELDS]; int nstr;
+  nopt num[MAXFIELDS]; int nnum;
+  int colour_index;              /* position in the categorical palette */
+} series;
+
+/* One axis of a panel: scale, limits, ticks with their labels. */
+typedef struct {
+  int scale;                     /* DLB_SCALE_* */
+  double umin, umax;             /* user limits (NaN: automatic) */
+  double lo, hi;                 /* the limits in use */
+  char label[256];
+  char fmt[16];                  /* tick format: auto si pow plain */
+  char **cats; size_t ncats;     /* categorical axis: positions 1..ncats (borrowed) */
+  double ticks[MAXTICKS]; char tlabels[MAXTICKS][64]; int nticks;
+  double minor[MAXTICKS * 2]; int nminor;
+  int rotate;                    /* tick labels turned 90 degrees */
+  double uticks[MAXTICKS]; int nuticks;          /* ticks the user chose */
+  char ulabels[MAXTICKS][64]; char has_ulabel[MAXTICKS];
+  int show_labels;               /* 0 on shared inner axes */
+} axis;
+
+typedef struct { double x, y, w, h; } rect;
+
+typedef struct {
+  axis ax[2];                    /* 0 = x, 1 = y */
+  char title[256];
+  char legend[16];
+  int grid;
+  rect cell;                     /* grid cell in figure points */
+  rect box;                      /* the axes rectangle */
+  rect legend_box; int has_legend;
+  int cbar_series;               /* series id whose map gets a colour bar, -1 none */
+  rect cbar;                     /* colour bar rectangle */
+  double cbar_lo, cbar_hi; axis cbar_axis;
+  double margin[4];              /* left bottom right top, points */
+  double above;                  /* legend height above the axes (heat maps), points */
+} panel;
+
+enum { LEG_LINE, LEG_PATCH, LEG_MARKER, LEG_HATCH, LEG_BAND, LEG_WHITE };
+typedef struct { char label[64]; int kind, sid; double rgb[3]; char marker[12];
+                 char style[12]; } legend_entry;
+
+/* A text box of the layout, for the overlap check. */
+typedef struct { rect r; int panel; char what[48]; } tbox;
+
+struct dlb_figure {
+  double width, height;          /* points */
+  int rows, cols, sharex, sharey;
+  double font, dpi;
+  char title[256];
+  panel *panels;
+  series *series; int nseries, capseries;
+  char warning[512];
+  int laid_out;
+  tbox *boxes; size_t nboxes;
+  size_t *pairs; size_t npairs;  /* overlapping box pairs (2 per pair) */
+};
+
+/* series.c */
+darray *series_data(series *s, const char *name);
+slist *series_strs(series *s, const char *name);
+const char *series_str(const series *s, const char *name, const char *dflt);
+double series_num(const series *s, const char *name, double dflt);
+const char *kind_name(int kind);
+void series_clear(series *s);
+int series_logcheck(dlb_figure *f, int id);
+int plot_safe_fmt(const char *fmt);
+int legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap);
+int panel_has_kind(const dlb_figure *f, int pi, int kind);
+
+/* cmap.c */
+int cmap_from_name(const char *name);
+void cmap_rgb(int cmap, double t, double rgb[3]);
+int colour_parse(const char *text, double rgb[3]);
+
+/* axis.c */
+double axis_fwd(const axis *a, double v);            /* to linear space (log10 on log) */
+void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal);
+int nice_ticks(double lo, double hi, int target, double *out, int cap);
+void format_tick(double v, double step, const char *style, char *buf, size_t size);
+
+/* text.c: a little markup, "^{...}" superscript and "_{...}" subscript. */
+void text_font(cairo_t *cr, double size, int bold);
+void text_setup(cairo_t *cr);
+int text_valid_utf8(const char *s);
+void text_copy(char *dst, size_t size, const char *src);
+void text_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h);
+/* Draw s with its anchor (ax, ay in 0..1 of its box) at (x, y), rotated by `angle`
+** (radians, counter-clockwise). Returns the axis-aligned box in *out if not NULL. */
+void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+               double ax, double ay, double angle, rect *out);
+rect text_box(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+              double ax, double ay, int rotated);
+
+/* layout.c */
+int layout_run(dlb_figure *f, cairo_t *cr);
+double panel_px(const panel *p, double x);          /* data x -> points */
+double panel_py(const panel *p, double y);
+void layout_add_box(dlb_figure *f, rect r, int panel, const char *what);
+int cbar_series_of(const dlb_figure *f, int p);
+void cmap_norm(series *s, double *vmin, double *vmax, double *center);
+double cmap_t(double v, double vmin, double vmax, double center);
+
+/* render.c */
+void render_figure(dlb_figure *f, cairo_t *cr);
+
+/* series_xy.c, series_cat.c, series_roof.c: extents in data units and drawing. */
+typedef struct { double lo[2], hi[2]; int sticky_lo[2], sticky_hi[2]; int any[2]; } extent;
+void series_extent(const dlb_figure *f, series *s, extent *e);
+void series_draw(dlb_figure *f, cairo_t *cr, series *s);
+/* Points (in figure points) a series occupies, for the legend's "best" place. */
+int series_covers(const dlb_figure *f, series *s, rect r);
+int series_legend(dlb_figure *f, series *s, legend_entry *out, int cap);
+int cover_seg(rect r, double x0, double y0, double x1, double y1);
+int cover_rect(rect r, rect o);
+void draw_marker(cairo_t *cr, const char *shape, double x, double y, double size);
+void set_dash(cairo_t *cr, const char *style, double lw);
+void series_colour(const series *s, double rgb[3]);
+void extent_add(extent *e, int ax, double v, const axis *a);
+
+void roof_extent(const dlb_figure *f, series *s, extent *e);
+void roof_draw(dlb_figure *f, cairo_t *cr, series *s);
+int roof_covers(const dlb_figure *f, series *s, rect r);
+int roof_legend(series *s, legend_entry *out, int cap);
+void cat_extent(const dlb_figure *f, series *s, extent *e);
+void cat_draw(dlb_figure *f, cairo_t *cr, series *s);
+int cat_covers(const dlb_figure *f, series *s, rect r);
+int cat_legend(series *s, legend_entry *out, int cap);
+int box_stats(const double *v, size_t n, const double pct[4], int tukey, double out[5]);
+
+#endif

@@ -1,0 +1,392 @@
+/*
+** series_cat.c — series over a categorical x axis (positions 1..n): bars (stacked or
+** grouped, negative values hang below zero), heat maps (cells coloured through a map,
+** masked cells white or hatched, optional cell labels) and box plots (percentile boxes
+** and whiskers, ParaDnn's 2/9/50/91/98 by default, or Tukey's 1.5 IQR; outliers as dots).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlbplot.h"
+#include "plot_internal.h"
+
+/* qsort order of doubles. */
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Percentile p of sorted v[n] by linear interpolation between closest ranks (rank
+** p/100 * (n-1), as numpy's default and dlb.stats.percentile). */
+static double pct(const double *v, size_t n, double p) {
+  double r = p / 100 * (double)(n - 1);
+  size_t k = (size_t)floor(r);
+  if (k + 1 >= n) return v[n - 1];
+  return v[k] + (r - (double)k) * (v[k + 1] - v[k]);
+}
+
+/* Box statistics of sorted finite v[n]: out = whisker low, box low, median, box high,
+** whisker high. pct = {lo, box_lo, box_hi, hi}; tukey: box at the quartiles, whiskers at
+** the furthest values within 1.5 IQR of them (Tukey 1977). Returns 0 when n == 0. */
+int box_stats(const double *v, size_t n, const double q[4], int tukey, double out[5]) {
+  if (n == 0) return 0;
+  out[2] = pct(v, n, 50);
+  if (tukey) {
+    out[1] = pct(v, n, 25);
+    out[3] = pct(v, n, 75);
+    double iqr = out[3] - out[1];
+    size_t a = 0, b = n - 1;
+    while (a < n && v[a] < out[1] - 1.5 * iqr) a++;
+    while (b > 0 && v[b] > out[3] + 1.5 * iqr) b--;
+    out[0] = v[a];
+    out[4] = v[b];
+  } else {
+    out[0] = pct(v, n, q[0]);
+    out[1] = pct(v, n, q[1]);
+    out[3] = pct(v, n, q[2]);
+    out[4] = pct(v, n, q[3]);
+  }
+  return 1;
+}
+
+/* Sorted finite values of box group g; *n values, *start its first index. Caller frees. */
+static double *group_sorted(series *s, size_t g, size_t *n) {
+  darray *d = series_data(s, "values"), *sz = series_data(s, "sizes");
+  size_t start = 0, len = d->n;
+  if (sz) {
+    for (size_t i = 0; i < g; i++) start += (size_t)sz->v[i];
+    len = (size_t)sz->v[g];
+  }
+  double *v = malloc((len ? len : 1) * sizeof *v);
+  *n = 0;
+  if (!v) return NULL;
+  for (size_t i = 0; i < len; i++)
+    if (isfinite(d->v[start + i])) v[(*n)++] = d->v[start + i];
+  qsort(v, *n, sizeof *v, cmpd);
+  return v;
+}
+
+/* Number of box groups. */
+static size_t ngroups(series *s) {
+  darray *sz = series_data(s, "sizes");
+  return sz ? sz->n : 1;
+}
+
+/* The box plot percentiles: whisker low, box low, box high, whisker high. */
+static void box_q(const series *s, double q[4]) {
+  q[0] = series_num(s, "lo", 2); q[1] = series_num(s, "box_lo", 9);
+  q[2] = series_num(s, "box_hi", 91); q[3] = series_num(s, "hi", 98);
+}
+
+/* Bar geometry: number of labels n and stacks k. */
+static void bar_shape(series *s, size_t *n, size_t *k) {
+  darray *d = series_data(s, "values");
+  slist *l = series_strs(s, "labels");
+  *n = l ? l->n : d->n;
+  *k = d->n / *n;
+}
+
+static int grouped(series *s) { return strcmp(series_str(s, "mode", "stacked"), "grouped") == 0; }
+
+/* Data extent of bars (stacked sums, 0 sticky) and boxes (whiskers or outliers). */
+void cat_extent(const dlb_figure *f, series *s, extent *e) {
+  const axis *ay = &f->panels[s->panel].ax[1];
+  if (s->kind == DLB_SERIES_HEATMAP) {
+    e->sticky_lo[0] = e->sticky_hi[0] = e->sticky_lo[1] = e->sticky_hi[1] = 1;
+    return; /* limits come from the categories */
+  }
+  if (s->kind == DLB_SERIES_BAR) {
+    darray *d = series_data(s, "values");
+    size_t n, k;
+    bar_shape(s, &n, &k);
+    for (size_t i = 0; i < n; i++) {
+      double pos = 0, neg = 0;
+      for (size_t j = 0; j < k; j++) {
+        double v = d->v[j * n + i];
+        if (!isfinite(v)) continue;
+        if (grouped(s)) { pos = fmax(pos, v); neg = fmin(neg, v); }
+        else if (v >= 0) pos += v; else neg += v;
+      }
+      extent_add(e, 1, pos, ay);
+      extent_add(e, 1, neg, ay);
+    }
+    if (ay->scale != DLB_SCALE_LOG) {
+      if (e->lo[1] >= 0) e->sticky_lo[1] = 1;
+      if (e->hi[1] <= 0) e->sticky_hi[1] = 1;
+    }
+    return;
+  }
+  int outliers = series_num(s, "outliers", 1) != 0, tukey = series_num(s, "tukey", 0) != 0;
+  double q[4];
+  box_q(s, q);
+  for (size_t g = 0; g < ngroups(s); g++) {
+    size_t n;
+    double st[5], *v = group_sorted(s, g, &n);
+    if (v && box_stats(v, n, q, tukey, st)) {
+      extent_add(e, 1, outliers ? v[0] : st[0], ay);
+      extent_add(e, 1, outliers ? v[n - 1] : st[4], ay);
+    }
+    free(v);
+  }
+}
+
+/* Bars: stacked (positive up, negative down) or grouped, with a zero line. */
+static void draw_bar(dlb_figure *f, cairo_t *cr, series *s) {
+  const panel *p = &f->panels[s->panel];
+  darray *d = series_data(s, "values");
+  size_t n, k;
+  bar_shape(s, &n, &k);
+  double width = series_num(s, "width", 0.8), base = p->ax[1].scale == DLB_SCALE_LOG
+                                                     ? p->ax[1].lo : 0;
+  int grp = grouped(s);
+  for (size_t i = 0; i < n; i++) {
+    double pos = base, neg = base;
+    for (size_t j = 0; j < k; j++) {
+      double v = d->v[j * n + i], rgb[3];
+      if (!isfinite(v)) continue;
+      if (k == 1) series_colour(s, rgb); else dlb_palette((int)j, rgb);
+      double x0 = (double)(i + 1) - width / 2, x1 = x0 + width, y0, y1;
+      if (grp) { x0 += width * (double)j / k; x1 = x0 + width / k; y0 = base; y1 = v; }
+      else if (v >= 0) { y0 = pos; y1 = pos + v; pos = y1; }
+      else { y0 = neg; y1 = neg + v; neg = y1; }
+      double px0 = panel_px(p, x0), px1 = panel_px(p, x1);
+      double py0 = panel_py(p, y0), py1 = panel_py(p, y1);
+      cairo_rectangle(cr, px0, fmin(py0, py1), px1 - px0, fabs(py1 - py0));
+      cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+      cairo_fill_preserve(cr);
+      cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+      cairo_set_line_width(cr, 0.4);
+      cairo_stroke(cr);
+    }
+  }
+  if (p->ax[1].lo < 0 && p->ax[1].hi > 0) { /* the zero line for signed bars */
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 0.6);
+    cairo_move_to(cr, p->box.x, panel_py(p, 0));
+    cairo_line_to(cr, p->box.x + p->box.w, panel_py(p, 0));
+    cairo_stroke(cr);
+  }
+}
+
+/* A white cell with diagonal grey hatching (masked cells). */
+static void hatch(cairo_t *cr, rect r) {
+  cairo_save(cr);
+  cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_fill_preserve(cr);
+  cairo_clip(cr);
+  cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+  cairo_set_line_width(cr, 0.5);
+  /* lines x + y = c on a page-wide 3 pt grid, so neighbouring cells continue each other */
+  for (double c = floor((r.x + r.y) / 3) * 3; c <= r.x + r.w + r.y + r.h + 3; c += 3) {
+    cairo_move_to(cr, c - (r.y + r.h), r.y + r.h);
+    cairo_line_to(cr, c - r.y + 0.0, r.y);
+  }
+  cairo_stroke(cr);
+  cairo_restore(cr);
+}
+
+/* Is fmt a safe printf format for one double: one %[flags][width][.prec](e|f|g)? */
+static int safe_fmt(const char *fmt) {
+  int conv = 0;
+  for (const char *p = fmt; *p; p++) {
+    if (*p != '%') continue;
+    if (p[1] == '%') { p++; continue; }
+    p++;
+    while (*p && strchr("-+ #0", *p)) p++;
+    while (*p >= '0' && *p <= '9') p++;
+    if (*p == '.') { p++; while (*p >= '0' && *p <= '9') p++; }
+    if (!*p || !strchr("efgEG", *p)) return 0;
+    conv++;
+  }
+  return conv == 1;
+}
+
+int plot_safe_fmt(const char *fmt) { return safe_fmt(fmt); }
+
+/* A cell label without a format: two significant digits for small values (0.47, 2.3,
+** 12), SI style from 1000 on (1234, 12.35k), exponents below 0.01. */
+static void cell_text(double v, char *buf, size_t size) {
+  double a = fabs(v);
+  if (a == 0) snprintf(buf, size, "0");
+  else if (a >= 1000) format_tick(v, 0, "auto", buf, size);
+  else if (a < 0.01) snprintf(buf, size, "%.1e", v);
+  else {
+    int d = 1 - (int)floor(log10(a));
+    snprintf(buf, size, "%.*f", d < 0 ? 0 : d > 3 ? 3 : d, v);
+  }
+  size_t n = strlen(buf);
+  if (buf[0] == '-' && n + 3 <= size) { /* a real minus sign, as on the axes */
+    memmove(buf + 3, buf + 1, n);
+    memcpy(buf, "\xe2\x88\x92", 3);
+  }
+}
+
+/* Heat-map cells through the colour map, masked cells white or hatched, labels
+** in black or white by the cell's lightness. */
+static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
+  const panel *p = &f->panels[s->panel];
+  darray *z = series_data(s, "z"), *m = series_data(s, "mask");
+  size_t nx = p->ax[0].ncats, ny = p->ax[1].ncats;
+  if (nx * ny != z->n) return; /* another series owns the categories */
+  int cmap = cmap_from_name(series_str(s, "cmap", "viridis"));
+  int hatched = strcmp(series_str(s, "mask_style", "white"), "hatch") == 0;
+  double vmin, vmax, center;
+  cmap_norm(s, &vmin, &vmax, &center);
+  int labels = series_num(s, "cell_labels", 0) != 0;
+  const char *fmt = series_str(s, "fmt", NULL);
+  double lsize = series_num(s, "label_size", f->font * 0.75);
+  for (size_t j = 0; j < ny; j++)
+    for (size_t i = 0; i < nx; i++) {
+      double v = z->v[j * nx + i], rgb[3];
+      int masked = (m && m->v[j * nx + i] != 0) || !isfinite(v);
+      double x0 = panel_px(p, (double)i + 0.5), x1 = panel_px(p, (double)i + 1.5);
+      double y0 = panel_py(p, (double)j + 1.5), y1 = panel_py(p, (double)j + 0.5);
+      rect r = {x0, y0, x1 - x0, y1 - y0};
+      if (masked && hatched) { hatch(cr, r); continue; }
+      cmap_rgb(cmap, masked ? NAN : cmap_t(v, vmin, vmax, center), rgb);
+      cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+      /* reaching into the next column and the row above (drawn later, over it), so
+      ** antialiased edges leave no light seams between cells */
+      cairo_rectangle(cr, r.x, r.y - 0.6, r.w + 0.6, r.h + 0.6);
+      cairo_fill(cr);
+      if (!labels || masked) continue;
+      char buf[64];
+      if (fmt) snprintf(buf, sizeof buf, fmt, v);
+      else cell_text(v, buf, sizeof buf);
+      double lum = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2], w, h, sz = lsize;
+      for (text_extent(cr, buf, sz, 0, &w, &h); sz > 4 && (w > r.w - 2 || h > r.h);
+           text_extent(cr, buf, sz, 0, &w, &h)) sz *= 0.9;
+      if (w > r.w - 1 || h > r.h + 1) continue; /* no room: leave the colour to speak */
+      double g = lum > 0.45 ? 0 : 1;
+      cairo_set_source_rgb(cr, g, g, g);
+      text_draw(cr, buf, sz, 0, r.x + r.w / 2, r.y + r.h / 2, 0.5, 0.5, 0, NULL);
+    }
+}
+
+/* Box plots: box, median, whiskers with caps, outliers as dots. */
+static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
+  const panel *p = &f->panels[s->panel];
+  double q[4], width = series_num(s, "width", 0.6);
+  box_q(s, q);
+  int tukey = series_num(s, "tukey", 0) != 0, outliers = series_num(s, "outliers", 1) != 0;
+  for (size_t g = 0; g < ngroups(s); g++) {
+    size_t n;
+    double st[5], rgb[3], *v = group_sorted(s, g, &n);
+    if (!v || !box_stats(v, n, q, tukey, st)) { free(v); continue; }
+    const char *c = series_str(s, "color", NULL);
+    if (!c || !colour_parse(c, rgb)) dlb_palette((int)g, rgb);
+    double cx = panel_px(p, (double)g + 1), hw = (panel_px(p, 1 + width / 2) - panel_px(p, 1));
+    double y[5];
+    for (int i = 0; i < 5; i++) y[i] = panel_py(p, st[i]);
+    cairo_set_line_width(cr, 0.7);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_move_to(cr, cx, y[0]); cairo_line_to(cr, cx, y[1]);    /* whiskers */
+    cairo_move_to(cr, cx, y[3]); cairo_line_to(cr, cx, y[4]);
+    cairo_move_to(cr, cx - hw / 2, y[0]); cairo_line_to(cr, cx + hw / 2, y[0]);
+    cairo_move_to(cr, cx - hw / 2, y[4]); cairo_line_to(cr, cx + hw / 2, y[4]);
+    cairo_stroke(cr);
+    cairo_rectangle(cr, cx - hw, y[3], 2 * hw, y[1] - y[3]);
+    cairo_set_source_rgb(cr, 0.35 + 0.65 * rgb[0], 0.35 + 0.65 * rgb[1], 0.35 + 0.65 * rgb[2]);
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    cairo_fill_preserve(cr);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_stroke(cr);
+    cairo_set_line_width(cr, 1.2);
+    cairo_move_to(cr, cx - hw, y[2]); cairo_line_to(cr, cx + hw, y[2]);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_stroke_preserve(cr);
+    cairo_set_line_width(cr, 0.6);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_stroke(cr);
+    if (outliers) {
+      cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+      for (size_t i = 0; i < n; i++) {
+        if (v[i] >= st[0] && v[i] <= st[4]) continue;
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, cx, panel_py(p, v[i]), 0.9, 0, 2 * M_PI);
+      }
+      cairo_fill(cr);
+    }
+    free(v);
+  }
+}
+
+/* Draw a bar, heat-map or box series. */
+void cat_draw(dlb_figure *f, cairo_t *cr, series *s) {
+  if (s->kind == DLB_SERIES_BAR) draw_bar(f, cr, s);
+  else if (s->kind == DLB_SERIES_HEATMAP) draw_heatmap(f, cr, s);
+  else draw_box(f, cr, s);
+}
+
+/* How much of r the bars or boxes cover (a heat map covers its whole axes). */
+int cat_covers(const dlb_figure *f, series *s, rect r) {
+  const panel *p = &f->panels[s->panel];
+  if (s->kind == DLB_SERIES_HEATMAP) return cover_rect(r, p->box);
+  int c = 0;
+  extent e;
+  for (size_t g = 0; g < p->ax[0].ncats; g++) { /* each category's column, data range only */
+    memset(&e, 0, sizeof e);
+    double x0 = panel_px(p, (double)g + 0.6), x1 = panel_px(p, (double)g + 1.4);
+    double lo = 0, hi = 0;
+    if (s->kind == DLB_SERIES_BAR) {
+      darray *d = series_data(s, "values");
+      size_t n, k;
+      bar_shape(s, &n, &k);
+      if (g >= n) break;
+      for (size_t j = 0; j < k; j++) {
+        double v = d->v[j * n + g];
+        if (isfinite(v)) { if (v > 0) hi += v; else lo += v; }
+      }
+      if (p->ax[1].scale == DLB_SCALE_LOG) lo = p->ax[1].lo;
+    } else {
+      size_t n;
+      double st[5], q[4], *v;
+      if (g >= ngroups(s)) break;
+      box_q(s, q);
+      v = group_sorted(s, g, &n);
+      if (v && box_stats(v, n, q, 0, st)) { lo = v[0]; hi = v[n - 1]; }
+      free(v);
+    }
+    double y0 = panel_py(p, hi), y1 = panel_py(p, lo);
+    c += cover_rect(r, (rect){x0, y0, x1 - x0, y1 - y0});
+  }
+  return c;
+}
+
+/* Legend entries: bar stacks, a label, or the masked-cell entry of a heat map. */
+int cat_legend(series *s, legend_entry *out, int cap) {
+  int n = 0;
+  if (s->kind == DLB_SERIES_HEATMAP) {
+    darray *m = series_data(s, "mask");
+    const char *ml = series_str(s, "mask_label", "");
+    int any = 0;
+    if (m) for (size_t i = 0; i < m->n; i++) any |= m->v[i] != 0;
+    if (!ml[0] || !any) return 0;
+    memset(out, 0, sizeof *out);
+    text_copy(out->label, sizeof out->label, ml);
+    out->kind = strcmp(series_str(s, "mask_style", "white"), "hatch") ? LEG_WHITE : LEG_HATCH;
+    return 1;
+  }
+  if (s->kind == DLB_SERIES_BAR) {
+    slist *st = series_strs(s, "stacks");
+    if (st) {
+      for (size_t j = 0; j < st->n && n < cap; j++, n++) {
+        memset(&out[n], 0, sizeof out[n]);
+        text_copy(out[n].label, sizeof out[n].label, st->s[j]);
+        out[n].kind = LEG_PATCH;
+        dlb_palette((int)j, out[n].rgb);
+      }
+      return n;
+    }
+  }
+  const char *label = series_str(s, "label", "");
+  if (!label[0]) return 0;
+  memset(out, 0, sizeof *out);
+  text_copy(out->label, sizeof out->label, label);
+  out->kind = LEG_PATCH;
+  series_colour(s, out->rgb);
+  return 1;
+}

@@ -1,0 +1,176 @@
+/*
+** series_roof.c — the roofline (Williams, Waterman, Patterson, CACM 2009; ParaDnn Fig. 6):
+** per device the ceiling min(peak, I * mem_bw) over operational intensity I (FLOP/byte),
+** optionally the achievable ceiling min(peak * flops_eff, I * mem_bw * bw_eff) dashed, the
+** ridge point I = peak / mem_bw marked, and measured points coloured (and shaped) by group.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dlbplot.h"
+#include "plot_internal.h"
+
+static const char *const shapes[] = {"circle", "square", "triangle", "diamond"};
+static const char *const dashes[] = {"solid", "dashdot", "dashed", "dotted"};
+
+/* Efficiency i of a device (1 when not given). */
+static double eff(series *s, const char *name, size_t i) {
+  darray *d = series_data(s, name);
+  return d ? d->v[i] : 1;
+}
+
+/* Draw achievable ceilings? (default: when efficiencies are given). */
+static int achievable(series *s) {
+  int has = series_data(s, "flops_eff") || series_data(s, "bw_eff");
+  return series_num(s, "achievable", has) != 0;
+}
+
+/* Intensities around the ridge points and points; FLOP/s up to twice the peak. */
+void roof_extent(const dlb_figure *f, series *s, extent *e) {
+  const panel *p = &f->panels[s->panel];
+  darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
+  darray *px = series_data(s, "px"), *py = series_data(s, "py");
+  double imin = INFINITY, imax = 0;
+  for (size_t i = 0; i < pk->n; i++) {
+    double ridge = pk->v[i] / bw->v[i];
+    imin = fmin(imin, ridge / 30);
+    imax = fmax(imax, ridge * 30);
+    extent_add(e, 1, pk->v[i] * 2, &p->ax[1]);
+  }
+  if (px) for (size_t i = 0; i < px->n; i++) {
+    if (!isfinite(px->v[i]) || !isfinite(py->v[i]) || px->v[i] <= 0 || py->v[i] <= 0) continue;
+    imin = fmin(imin, px->v[i] / 2);
+    imax = fmax(imax, px->v[i] * 2);
+    extent_add(e, 1, py->v[i] / 2, &p->ax[1]);
+  }
+  extent_add(e, 0, imin, &p->ax[0]);
+  extent_add(e, 0, imax, &p->ax[0]);
+  double low = INFINITY; /* show the slope where it starts */
+  for (size_t i = 0; i < pk->n; i++) low = fmin(low, imin * bw->v[i] * eff(s, "bw_eff", i));
+  extent_add(e, 1, low, &p->ax[1]);
+  e->sticky_lo[0] = e->sticky_hi[0] = e->sticky_lo[1] = e->sticky_hi[1] = 1;
+}
+
+/* Path of min(peak, I * bw) across the x axis (straight in log-log and linear). */
+static void ceiling(cairo_t *cr, const panel *p, double peak, double bw) {
+  double x0 = p->ax[0].lo, x1 = p->ax[0].hi, ridge = peak / bw;
+  cairo_move_to(cr, panel_px(p, x0), panel_py(p, fmin(peak, x0 * bw)));
+  if (ridge > x0 && ridge < x1) cairo_line_to(cr, panel_px(p, ridge), panel_py(p, peak));
+  cairo_line_to(cr, panel_px(p, x1), panel_py(p, fmin(peak, x1 * bw)));
+}
+
+/* Greys for device ceilings, so points keep the palette. */
+static void device_colour(size_t i, double rgb[3]) {
+  static const double g[] = {0.0, 0.45, 0.25, 0.6};
+  rgb[0] = rgb[1] = rgb[2] = g[i % 4];
+}
+
+/* Ceilings, achievable ceilings, ridge points, then the measured points. */
+void roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
+  const panel *p = &f->panels[s->panel];
+  darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
+  int ach = achievable(s), ridge = series_num(s, "ridge", 1) != 0;
+  for (size_t i = 0; i < pk->n; i++) {
+    double rgb[3];
+    device_colour(i, rgb);
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    cairo_set_line_width(cr, 1.3);
+    set_dash(cr, dashes[i % 4], 1.3);
+    ceiling(cr, p, pk->v[i], bw->v[i]);
+    cairo_stroke(cr);
+    if (ach) {
+      cairo_set_line_width(cr, 0.7);
+      set_dash(cr, "dotted", 0.9);
+      ceiling(cr, p, pk->v[i] * eff(s, "flops_eff", i), bw->v[i] * eff(s, "bw_eff", i));
+      cairo_stroke(cr);
+      cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+    }
+    cairo_set_dash(cr, NULL, 0, 0);
+    if (ridge) { /* ridge point: an open circle where the slope meets the peak */
+      double rx = panel_px(p, pk->v[i] / bw->v[i]), ry = panel_py(p, pk->v[i]);
+      cairo_new_sub_path(cr);
+      cairo_arc(cr, rx, ry, 2.2, 0, 2 * M_PI);
+      cairo_set_source_rgb(cr, 1, 1, 1);
+      cairo_fill_preserve(cr);
+      cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+      cairo_set_line_width(cr, 0.8);
+      cairo_stroke(cr);
+    }
+  }
+  darray *px = series_data(s, "px"), *py = series_data(s, "py"), *pg = series_data(s, "pgroup");
+  if (!px) return;
+  for (size_t i = 0; i < px->n; i++) {
+    if (!isfinite(px->v[i]) || !isfinite(py->v[i]) || px->v[i] <= 0 || py->v[i] <= 0) continue;
+    int g = pg && isfinite(pg->v[i]) && pg->v[i] >= 1 ? (int)pg->v[i] - 1 : 0;
+    double rgb[3];
+    dlb_palette(g, rgb);
+    cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.9);
+    draw_marker(cr, shapes[g % 4], panel_px(p, px->v[i]), panel_py(p, py->v[i]), 4);
+    cairo_fill(cr);
+  }
+  slist *pl = series_strs(s, "plabels");
+  if (pl) {
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    for (size_t i = 0; i < pl->n && i < px->n; i++)
+      if (pl->s[i][0] && isfinite(px->v[i]) && isfinite(py->v[i]) && px->v[i] > 0 && py->v[i] > 0)
+        text_draw(cr, pl->s[i], f->font * 0.75, 0, panel_px(p, px->v[i]) + 3.5,
+                  panel_py(p, py->v[i]), 0, 0.5, 0, NULL);
+  }
+}
+
+/* How much of r the ceilings and points cover. */
+int roof_covers(const dlb_figure *f, series *s, rect r) {
+  const panel *p = &f->panels[s->panel];
+  darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
+  darray *px = series_data(s, "px"), *py = series_data(s, "py");
+  int c = 0;
+  for (size_t i = 0; i < pk->n; i++) {
+    double x0 = p->ax[0].lo, x1 = p->ax[0].hi, rd = pk->v[i] / bw->v[i];
+    double a = panel_px(p, x0), b = panel_py(p, fmin(pk->v[i], x0 * bw->v[i]));
+    double xr = fmin(fmax(rd, x0), x1); /* the ridge, or the axis end nearest it */
+    double cx = panel_px(p, xr), cy = panel_py(p, fmin(pk->v[i], xr * bw->v[i]));
+    c += cover_seg(r, a, b, cx, cy);
+    c += cover_seg(r, cx, cy, panel_px(p, x1), panel_py(p, fmin(pk->v[i], x1 * bw->v[i])));
+  }
+  if (px) for (size_t i = 0; i < px->n; i++) {
+    if (!(px->v[i] > 0 && py->v[i] > 0)) continue;
+    double x = panel_px(p, px->v[i]), y = panel_py(p, py->v[i]);
+    c += 3 * (x >= r.x && x <= r.x + r.w && y >= r.y && y <= r.y + r.h);
+  }
+  return c;
+}
+
+/* Legend entries: devices, "achievable", point groups. */
+int roof_legend(series *s, legend_entry *out, int cap) {
+  slist *names = series_strs(s, "names"), *groups = series_strs(s, "groups");
+  int n = 0;
+  if (names) for (size_t i = 0; i < names->n && n < cap; i++, n++) {
+    memset(&out[n], 0, sizeof out[n]);
+    text_copy(out[n].label, sizeof out[n].label, names->s[i]);
+    out[n].kind = LEG_LINE;
+    out[n].sid = -1;
+    device_colour(i, out[n].rgb);
+    snprintf(out[n].style, sizeof out[n].style, "%s", dashes[i % 4]);
+    snprintf(out[n].marker, sizeof out[n].marker, "none");
+  }
+  if (names && achievable(s) && n < cap) {
+    memset(&out[n], 0, sizeof out[n]);
+    snprintf(out[n].label, sizeof out[n].label, "achievable");
+    out[n].kind = LEG_LINE;
+    out[n].sid = -1;
+    out[n].rgb[0] = out[n].rgb[1] = out[n].rgb[2] = 0.3;
+    snprintf(out[n].style, sizeof out[n].style, "dotted");
+    snprintf(out[n].marker, sizeof out[n].marker, "none");
+    n++;
+  }
+  if (groups) for (size_t i = 0; i < groups->n && n < cap; i++, n++) {
+    memset(&out[n], 0, sizeof out[n]);
+    text_copy(out[n].label, sizeof out[n].label, groups->s[i]);
+    out[n].kind = LEG_MARKER;
+    out[n].sid = -1;
+    dlb_palette((int)i, out[n].rgb);
+    snprintf(out[n].marker, sizeof out[n].marker, "%s", shapes[i % 4]);
+  }
+  return n;
+}

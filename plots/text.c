@@ -1,0 +1,187 @@
+/*
+** text.c — text in DejaVu Sans through Cairo's toy font API: measuring and drawing with a
+** little markup ("10^{3}" superscript, "x_{i}" subscript) and rotation, and the boxes
+** the layout checks for overlaps.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "dlbplot.h"
+#include "plot_internal.h"
+
+enum { MAXRUNS = 16 };
+typedef struct { const char *s; size_t len; double scale, rise; } run;
+
+/* Split s into runs: plain text, ^{superscript}, _{subscript}. Returns the run count. */
+static int parse(const char *s, run *r) {
+  int n = 0;
+  const char *p = s;
+  while (*p && n < MAXRUNS) {
+    if (n == MAXRUNS - 1) { /* the last run takes the rest as it is */
+      r[n].s = p; r[n].len = strlen(p); r[n].scale = 1; r[n].rise = 0;
+      return n + 1;
+    }
+    if ((p[0] == '^' || p[0] == '_') && p[1] == '{' && strchr(p + 2, '}')) {
+      const char *e = strchr(p + 2, '}');
+      r[n].s = p + 2;
+      r[n].len = (size_t)(e - p - 2);
+      r[n].scale = 0.72;
+      r[n].rise = p[0] == '^' ? 0.42 : -0.18;
+      n++;
+      p = e + 1;
+      continue;
+    }
+    const char *q = p;
+    while (*q && !((q[0] == '^' || q[0] == '_') && q[1] == '{' && strchr(q + 2, '}'))) q++;
+    r[n].s = p;
+    r[n].len = (size_t)(q - p);
+    r[n].scale = 1;
+    r[n].rise = 0;
+    n++;
+    p = q;
+  }
+  return n;
+}
+
+/* Is s valid UTF-8 (what Cairo's text functions require)? Overlong forms, surrogates
+** and code points past U+10FFFF are refused. */
+int text_valid_utf8(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    unsigned c = *p;
+    int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+          : (c & 0xf8) == 0xf0 ? 3 : -1; /* continuation bytes that follow */
+    if (n < 0 || (n == 1 && c < 0xc2)) return 0;
+    unsigned cp = n == 0 ? c : n == 1 ? c & 0x1f : n == 2 ? c & 0x0f : c & 0x07;
+    for (int i = 1; i <= n; i++) {
+      if ((p[i] & 0xc0) != 0x80) return 0;
+      cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    p += n + 1;
+  }
+  return 1;
+}
+
+/* Copy src into dst[size], cut (if it must be) at a character boundary. */
+void text_copy(char *dst, size_t size, const char *src) {
+  size_t n = strlen(src);
+  if (n >= size) {
+    n = size - 1;
+    while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80) n--; /* src[n] starts a char */
+  }
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+/* Select DejaVu Sans at `size` points. */
+void text_font(cairo_t *cr, double size, int bold) {
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+}
+
+/* A run as a C string in buf[size] (cut at a character boundary if long). */
+static void run_copy(char *buf, size_t size, const run *r) {
+  size_t len = r->len;
+  if (len >= size) {
+    len = size - 1;
+    while (len > 0 && ((unsigned char)r->s[len] & 0xc0) == 0x80) len--;
+  }
+  memcpy(buf, r->s, len);
+  buf[len] = '\0';
+}
+
+/* Advance width of one markup run. */
+static double run_width(cairo_t *cr, const run *r, double size, int bold) {
+  char buf[512];
+  run_copy(buf, sizeof buf, r);
+  cairo_text_extents_t te;
+  text_font(cr, size * r->scale, bold);
+  cairo_text_extents(cr, buf, &te);
+  return te.x_advance;
+}
+
+/* Width and height of s (height: the font's ascent + descent, plus room for a raised run). */
+void text_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h) {
+  run r[MAXRUNS];
+  int n = parse(s, r);
+  double width = 0, up = 0;
+  for (int i = 0; i < n; i++) {
+    width += run_width(cr, &r[i], size, bold);
+    if (r[i].rise > 0) up = 0.25 * size;
+  }
+  cairo_font_extents_t fe;
+  text_font(cr, size, bold);
+  cairo_font_extents(cr, &fe);
+  *w = width;
+  *h = fe.ascent + fe.descent + up;
+}
+
+/* The axis-aligned box of s anchored at (x, y): anchor (ax, ay) in 0..1 of the text's own
+** box (0, 0 = top left); rotated = 1 turns it 90 degrees counter-clockwise. */
+rect text_box(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+              double ax, double ay, int rotated) {
+  double w, h;
+  text_extent(cr, s, size, bold, &w, &h);
+  rect b;
+  if (!rotated) {
+    b.x = x - ax * w; b.y = y - ay * h; b.w = w; b.h = h;
+  } else { /* reading upwards: the text's x runs up the page, its y runs right */
+    b.x = x - ay * h; b.y = y - (1 - ax) * w; b.w = h; b.h = w;
+  }
+  return b;
+}
+
+/* Draw s anchored at (x, y), rotated by angle (radians, counter-clockwise). */
+void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+               double ax, double ay, double angle, rect *out) {
+  run r[MAXRUNS];
+  if (!isfinite(x) || !isfinite(y)) return;
+  int n = parse(s, r);
+  double w, h;
+  text_extent(cr, s, size, bold, &w, &h);
+  cairo_font_extents_t fe;
+  text_font(cr, size, bold);
+  cairo_font_extents(cr, &fe);
+  double up = h - fe.ascent - fe.descent;
+  cairo_save(cr);
+  cairo_translate(cr, x, y);
+  cairo_rotate(cr, -angle);
+  double cx = -ax * w, base = -ay * h + up + fe.ascent;
+  for (int i = 0; i < n; i++) {
+    char buf[512];
+    run_copy(buf, sizeof buf, &r[i]);
+    text_font(cr, size * r[i].scale, bold);
+    cairo_move_to(cr, cx, base - r[i].rise * size);
+    cairo_show_text(cr, buf);
+    cairo_text_extents_t te;
+    cairo_text_extents(cr, buf, &te);
+    cx += te.x_advance;
+  }
+  cairo_restore(cr);
+  if (out) *out = text_box(cr, s, size, bold, x, y, ax, ay, fabs(angle) > 0.1);
+}
+
+/* Font options every context uses, so measuring and drawing agree on every surface:
+** unhinted metrics (text widths do not depend on the resolution). */
+void text_setup(cairo_t *cr) {
+  cairo_font_options_t *fo = cairo_font_options_create();
+  cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+  cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+  cairo_set_font_options(cr, fo);
+  cairo_font_options_destroy(fo);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Sanitizer builds only: cairo's toy font faces keep fontconfig patterns and the parsed
+** fontconfig configuration in process-wide caches that are never freed (freeing them needs
+** cairo_debug_reset_static_data + FcFini at exit, which a library must not do behind its
+** caller's back). LeakSanitizer reads this hook (a name the sanitizer runtime fixes) and
+** ignores leaks whose stacks pass through fontconfig; leaks of ours still show. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) {
+  return "leak:libfontconfig.so\n";
+}
+#endif
