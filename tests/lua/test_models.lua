@@ -43,7 +43,7 @@ end)
 T.test("unknown options are rejected with the list of valid ones, for every model", function()
   for _, n in ipairs(models.names) do
     local e = T.checkerr("unknown option 'bogus'", models.build, n, { bogus = 1 })
-    assert(e:find("options:", 1, true) and e:find("batch", 1, true), n .. ": " .. e)
+    assert(e:find("(accepted: ", 1, true) and e:find("batch", 1, true), n .. ": " .. e)
     T.checkerr("options must be a table", models.build, n, 5)
     T.checkerr("batch=", models.build, n, { batch = -3 })
     T.checkerr("batch=", models.build, n, { batch = 2.5 })
@@ -68,7 +68,7 @@ end)
 
 T.test("invalid option values name the option and list the options", function()
   local e = T.checkerr("depth=3 is not one of 18, 34, 50, 101, 152, 200", models.resnet, { depth = 3 })
-  assert(e:find("(options: depth, batch", 1, true), e)
+  assert(e:find("(accepted: depth, batch", 1, true), e)
   T.checkerr("blocks= must list 4 stages", models.resnet, { blocks = { 1, 2 } })
   T.checkerr("width=0.001 must make 64*width an integer", models.resnet, { width = 0.001 })
   T.checkerr("option block=wide must be one of", models.resnet, { block = "wide" })
@@ -119,7 +119,7 @@ T.test("fuzz: random option values build a graph or raise a dlb.models error, ne
       else
         rejected = rejected + 1
         assert(type(g) == "string" and g:find("dlb.models." .. name .. ":", 1, true)
-          and g:find("(options: ", 1, true), name .. ": unexpected error " .. tostring(g))
+          and g:find("(accepted: ", 1, true), name .. ": unexpected error " .. tostring(g))
         assert(not g:find("attempt to", 1, true), name .. ": a Lua error, not an option check: " .. g)
       end
     end

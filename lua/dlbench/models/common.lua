@@ -30,7 +30,7 @@ local function isint(v) return type(v) == "number" and v == math.floor(v) and v 
 
 local function checkkind(what, name, v, kind, spec)
   local function bad(expect)
-    error(string.format("%s: option %s=%s must be %s (options: %s)", what, name, tostring(v),
+    error(string.format("%s: option %s=%s must be %s (accepted: %s)", what, name, tostring(v),
       expect, valid_names(spec)), 4)
   end
   if type(kind) == "table" then
@@ -69,11 +69,11 @@ local function checkkind(what, name, v, kind, spec)
 end
 
 -- Check opts against spec; returns a fresh table with defaults filled in. Unknown names
--- and bad values raise "<what>: ... (options: a, b, c)".
+-- and bad values raise "<what>: ... (accepted: a, b, c)".
 function M.options(opts, spec, what)
   if opts == nil then opts = {} end
   if type(opts) ~= "table" then
-    error(string.format("%s: options must be a table like {batch=32} (options: %s)", what,
+    error(string.format("%s: options must be a table like {batch=32} (accepted: %s)", what,
       valid_names(spec)), 3)
   end
   local known, canon = {}, {}
@@ -84,11 +84,11 @@ function M.options(opts, spec, what)
   for k in pairs(opts) do
     local s = known[k]
     if not s then
-      error(string.format("%s: unknown option '%s' (options: %s)", what, tostring(k),
+      error(string.format("%s: unknown option '%s' (accepted: %s)", what, tostring(k),
         valid_names(spec)), 3)
     end
     if canon[s[1]] then
-      error(string.format("%s: options %s and %s name the same thing (options: %s)", what,
+      error(string.format("%s: options %s and %s name the same thing (accepted: %s)", what,
         canon[s[1]], tostring(k), valid_names(spec)), 3)
     end
     canon[s[1]] = k
@@ -104,7 +104,7 @@ end
 
 -- An error about option values that depend on each other, listing the options.
 function M.fail(what, spec, msg)
-  error(string.format("%s: %s (options: %s)", what, msg, valid_names(spec)), 0)
+  error(string.format("%s: %s (accepted: %s)", what, msg, valid_names(spec)), 0)
 end
 
 -- The text of a spec for documentation: "name=default  help" lines.

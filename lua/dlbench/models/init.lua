@@ -64,7 +64,7 @@ local function load(name)
     if ok then return g end
     local msg = tostring(g)
     if not msg:find("dlb.models.", 1, true) then
-      msg = string.format("dlb.models.%s: these options make an invalid graph: %s (options: %s)",
+      msg = string.format("dlb.models.%s: these options make an invalid graph: %s (accepted: %s)",
         name, msg, C.valid_names(spec))
     end
     error(msg, 2)
