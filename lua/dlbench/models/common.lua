@@ -153,7 +153,8 @@ function M.conv_out(n, k, s, p, dil)
 end
 
 -- Split x [b, q, h] into q steps [b, h] (q a number). Like nn.unstack, but in chunks of at
--- most 255 (the engine's split limit), so long sequences (speech: 300 frames) work.
+-- most 200 slices, so any length works whatever the engine's split limit (255 parts in its
+-- first version, 1024 now).
 function M.unstack(g, x, name)
   local nn = require "dlbench.nn"
   local d = x:dims()
@@ -171,7 +172,8 @@ function M.unstack(g, x, name)
   return r
 end
 
--- g:concat of any number of tensors (the engine takes at most 256 inputs per op).
+-- g:concat of any number of tensors (the engine bounds the inputs per op: 256 in its first
+-- version, 1024 now; chunks of 200 work under both).
 function M.concat(g, xs, axis)
   if #xs == 1 then return xs[1] end
   if #xs <= 256 then return g:concat(xs, axis) end
