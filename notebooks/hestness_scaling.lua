@@ -332,3 +332,17 @@ for _, C in ipairs { 1e21, 5.76e23, 1e25 } do
   print(string.format("  C = %.3g FLOPs (k=6): N = %s params, D = %s tokens, L = %.3f", C,
     si(o.N), si(o.D), o.loss))
 end
+-- C = k*N*D with k from a graph's own training FLOPs per token: GPT-3 175B at its 2048-token
+-- context (one sequence per step; Adam's update is per step, so its share per token is tiny)
+do
+  local g = dlb.models.gpt { size = "gpt3-175b", batch = 1 }
+  local st = g:stats {}
+  local k = S.k_from_stats(st, 2048)
+  print(string.format("k from the GPT-3 175B graph: %.3f training FLOPs per token per parameter "
+    .. "(6 for the weight matmuls; attention over 2048 tokens and the elementwise work add the rest)", k))
+  for _, C in ipairs { 1e21, 5.76e23, 1e25 } do
+    local o = S.compute_optimal(S.chinchilla, C, { stats = st, tokens = 2048 })
+    print(string.format("  C = %.3g FLOPs (k=%.2f): N = %s params, D = %s tokens, L = %.3f", C,
+      o.k, si(o.N), si(o.D), o.loss))
+  end
+end
