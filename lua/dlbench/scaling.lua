@@ -20,6 +20,19 @@ local PARAMS = {
   [2] = { "alpha", "beta", "gamma", "plateau" },
 }
 
+-- Raise msg at the first caller outside this file (the user's file:line), however deep in
+-- dlb.scaling the check ran.
+local THIS = debug.getinfo(1, "S").source
+local function raise(msg)
+  local level = 2
+  while true do
+    local info = debug.getinfo(level + 1, "S")
+    if info == nil then return error(msg, 0) end
+    if info.source ~= THIS and info.what ~= "C" then return error(msg, level + 1) end
+    level = level + 1
+  end
+end
+
 -- Options tables: unknown keys are errors naming the key and the accepted ones.
 local function check_opts(opts, valid, fname) return options.check(opts, valid, fname, 3) end
 
@@ -35,8 +48,8 @@ end
 
 local function positive(v, what, fname)
   if type(v) ~= "number" or not (v > 0) or v == math.huge then
-    error(string.format("%s: %s must be a finite number > 0, got %s", fname, what,
-      tostring(v)), 3)
+    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what,
+      tostring(v)))
   end
   return v
 end
@@ -191,15 +204,15 @@ local function stat_numbers(s, fname, size, b, footprint)
   local r = type(s) == "table" and { params = tonumber(s.params), flops = tonumber(s.flops),
     bytes = tonumber(s.bytes) }
   if not (r and r.params and r.flops and r.bytes) then
-    error(string.format("%s: the stats at size %g, subbatch %g must have numbers params=, "
-      .. "flops=, bytes= (bind every dim)", fname, size, b), 4)
+    raise(string.format("%s: the stats at size %g, subbatch %g must have numbers params=, "
+      .. "flops=, bytes= (bind every dim)", fname, size, b))
   end
   if footprint ~= false then
     local ok, fp = pcall(function() return tonumber(s.footprint) end)
     if ok then r.footprint = fp
     elseif footprint == true then
-      error(string.format("%s: footprint at size %g, subbatch %g: %s", fname, size, b,
-        tostring(fp)), 4)
+      raise(string.format("%s: footprint at size %g, subbatch %g: %s", fname, size, b,
+        tostring(fp)))
     end
   end
   return r
@@ -212,7 +225,7 @@ end
 -- is bound as b (ignored by graphs whose batch is a number).
 local function family(graph, dim, bind, fname)
   bind = bind or {}
-  if type(bind) ~= "table" then error(fname .. ": stats= must be a table of g:stats options", 3) end
+  if type(bind) ~= "table" then raise(fname .. ": stats= must be a table of g:stats options") end
   local function binding(extra)
     local t = {}
     for k, v in pairs(bind) do t[k] = v end
@@ -224,14 +237,22 @@ local function family(graph, dim, bind, fname)
       local g = graph(size)
       if type(g) == "table" and type(g.stats) == "function" then return g:stats(binding { b = b }) end
       if type(g) == "table" and g.params ~= nil then return g end
-      error(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
-        type(g)), 3)
+      raise(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
+        type(g)))
     end
-    return stats_at, function(size, b) return tonumber(stats_at(size, b).params) end
+    return stats_at, function(size, b)
+      local s = stats_at(size, b)
+      local v = tonumber(s.params)
+      if v == nil then
+        raise(string.format("%s: the graph's params at size %g are %s, not a number: bind "
+          .. "every dim but the size (stats={...})", fname, size, tostring(s.params)))
+      end
+      return v
+    end
   elseif type(graph) == "table" and type(graph.stats) == "function" then
     if type(dim) ~= "string" then
-      error(fname .. ": a graph needs dim= naming its size dim (e.g. dim=\"h\" for "
-        .. "dlb.models.word_lm{hidden=\"h\"}); or give graph=function(size) ... end", 3)
+      raise(fname .. ": a graph needs dim= naming its size dim (e.g. dim=\"h\" for "
+        .. "dlb.models.word_lm{hidden=\"h\"}); or give graph=function(size) ... end")
     end
     local sym = {} -- polynomial stats per subbatch, for fast params during a search
     local function stats_at(size, b) return graph:stats(binding { [dim] = size, b = b }) end
@@ -244,11 +265,17 @@ local function family(graph, dim, bind, fname)
       if type(p) == "number" then return p end
       local ok, v = pcall(function() return tonumber(p { [dim] = size }) end)
       if ok and v then return v end
-      return tonumber(stats_at(size, b).params)
+      v = tonumber(stats_at(size, b).params)
+      if v == nil then
+        raise(string.format("%s: the graph's params with %s=%g are %s, not a number: is '%s' "
+          .. "its size dim? Bind every other dim (stats={...})", fname, dim, size,
+          tostring(p), dim))
+      end
+      return v
     end
     return stats_at, params_at
   end
-  error(fname .. ": graph must be a function(size) -> graph or a graph (with dim=)", 3)
+  raise(fname .. ": graph must be a function(size) -> graph or a graph (with dim=)")
 end
 
 -- The size in [lo, hi] whose params are nearest p, by bisection in log size (params grow
@@ -256,8 +283,8 @@ end
 local function size_for(params_at, p, b, lo, hi, integer, fname)
   local plo, phi = params_at(lo, b), params_at(hi, b)
   if not (plo and phi and plo <= p and p <= phi) then
-    error(string.format("%s: %g parameters is outside the sizes' range [%g, %g] "
-      .. "(sizes %g to %g; widen lo=/hi=)", fname, p, plo or 0 / 0, phi or 0 / 0, lo, hi), 3)
+    raise(string.format("%s: %g parameters is outside the sizes' range [%g, %g] "
+      .. "(sizes %g to %g; widen lo=/hi=)", fname, p, plo or 0 / 0, phi or 0 / 0, lo, hi))
   end
   for _ = 1, 200 do
     if integer and hi - lo <= 1 then break end
@@ -299,8 +326,8 @@ function M.graph_costs(stats_of, opts)
       local s = stats_of(size, b)
       local v = type(s) == "table" and tonumber(s.params)
       if not v then
-        error(string.format("%s: stats_of(%g, %g) must return numbers params=, flops=, "
-          .. "bytes= (bind every dim)", fname, size, b), 4)
+        raise(string.format("%s: stats_of(%g, %g) must return numbers params=, flops=, "
+          .. "bytes= (bind every dim)", fname, size, b))
       end
       return v
     end
@@ -312,7 +339,8 @@ function M.graph_costs(stats_of, opts)
   end
   return family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
 end
-doc.doc(M.graph_costs, "dlb.scaling.graph_costs(stats_of[, {lo=1, hi=1e7, integer=true}]) "
+doc.doc(M.graph_costs, "dlb.scaling.graph_costs(stats_of | graph[, {dim=, stats=, lo=1, "
+  .. "hi=1e7, integer=true}]) "
   .. "-> function(p, b)",
   "per-step costs from a graph family: stats_of(size, b) returns a graph's stats (e.g. "
   .. "function(h, b) return dlb.models.word_lm{hidden=h, batch=b}:stats{} end), or a graph "
@@ -355,8 +383,8 @@ function M.sweep_costs(t)
   end
   local rows = {}
   for _, b in ipairs(batches) do
-    for _, size in ipairs(sizes) do
-      positive(size, "sizes[i]", fname)
+    for i, size in ipairs(sizes) do
+      positive(size, "sizes[" .. i .. "]", fname)
       local r = stat_numbers(stats_at(size, b), fname, size, b)
       r.size, r.batch = size, b
       rows[#rows + 1] = r
@@ -376,12 +404,17 @@ doc.doc(M.sweep_costs, "dlb.scaling.sweep_costs{graph=, dim=, sizes= | params={l
 function M.step_time(c, dev, opts)
   local fname = "dlb.scaling.step_time"
   if type(c) ~= "table" or type(c.flops) ~= "number" or type(c.bytes) ~= "number" then
-    error(fname .. ": costs must be {flops=, bytes=[, footprint=]}", 2)
+    raise(fname .. ": costs must be {flops=, bytes=[, footprint=]}")
   end
   local hw = require "dlbench.hw"
   if not (type(dev) == "string" or (type(dev) == "table" and getmetatable(dev) == hw.Device)) then
-    error(fname .. ": device must be a catalogue device (dlb.hw.get(\"Hestness-T4\"), "
-      .. "dlb.hw.define{...}) or its name, got " .. type(dev), 2)
+    raise(fname .. ": device must be a catalogue device (dlb.hw.get(\"Hestness-T4\"), "
+      .. "dlb.hw.define{...}) or its name, got " .. type(dev))
+  end
+  if type(dev) == "string" then
+    local ok, d = pcall(hw.get, dev)
+    if not ok then raise(fname .. ": " .. tostring(d):gsub("^[^:]*:%d+: ", "")) end
+    dev = d
   end
   -- the whole-graph roofline of §5.2.2, max(c/(80% x_c), a/(70% x_a)): plain numbers, so
   -- dlb.roofline.time does not go op by op

@@ -72,6 +72,10 @@ T.test("Table 3 word LM row through a zoo graph builder", function()
   T.eq(r2.size, r.size, "same size")
   T.eq(r2.flops, r.flops, "same FLOPs")
   T.eq(r2.footprint, r.footprint, "same footprint")
+  -- and as a costs function for opts.costs
+  local c = S.graph_costs(word_lm, { dim = "h" })(23.8e9, 128)
+  T.eq(c.size, 37948, "graph_costs with dim=")
+  T.eq(c.flops, r.flops, "graph_costs FLOPs")
   -- misuse
   T.checkerr("needs dim=", S.project, S.domains.word_lm, { params = 1e9, graph = word_lm })
   T.checkerr("outside the sizes' range", S.project, S.domains.word_lm,
@@ -81,6 +85,12 @@ T.test("Table 3 word LM row through a zoo graph builder", function()
   T.checkerr("must return a graph", S.project, S.domains.word_lm,
     { params = 1e9, graph = function() return 5 end })
   T.checkerr("unknown option 'sizes'", S.project, S.domains.word_lm, { sizes = {} })
+  T.checkerr("is 'q' its size dim?", S.project, S.domains.word_lm,
+    { params = 1e9, graph = word_lm, dim = "q" })
+  T.checkerr("not a number: bind every dim but the size", S.project, S.domains.word_lm,
+    { params = 1e9, graph = function(h) return dlb.models.word_lm { hidden = h, vocab = "v" } end })
+  T.checkerr("unknown device 'nope'", S.project, S.domains.word_lm,
+    { params = 1e9, graph = word_lm, dim = "h", device = "nope" })
 end)
 
 -- sweep_costs: explicit sizes, several subbatches, and errors.
