@@ -1,9 +1,10 @@
 -- hestness_scaling.lua — reproduce the scaling-law projections of Hestness, Ardalani,
 -- Diamos, "Beyond Human-Level Accuracy" (PPoPP'19): Table 1 (data and model scale to reach
--- the desired SOTA), Table 2 (asymptotic per-parameter costs, fitted from our own graphs when
--- the model zoo is there), Table 3 (training-step requirements on the Table 4 accelerator)
--- and Figures 6-10; then the joint loss law of Hoffmann et al. 2022.
--- Run: build/bin/dlbench run notebooks/hestness_scaling.lua   (figures go to out/)
+-- the desired SOTA), Table 3 (training-step requirements on the Table 4 accelerator,
+-- dlb.hw.get("Hestness-T4"): from Table 2's formulas and from the zoo's own graphs), Table 2
+-- (asymptotic per-parameter costs fitted to sweeps of the zoo's graphs) and Figures 6-10
+-- (our predictions); then the joint loss law of Hoffmann et al. 2022 with k from a graph.
+-- Run: build/bin/dlbench run notebooks/hestness_scaling.lua   (figures go to out/; ~2.5 s)
 local dlb = require "dlbench"
 local S = dlb.scaling
 local D = S.domains
