@@ -131,11 +131,18 @@ do
   local lc = S.fit(sizes, errors, { form = "power+const" })
   print(tostring(lc))
   print(string.format("data for 3%% error: %.3g samples", lc:data_for(0.03)))
-  -- Table 1 of the paper: data and model scale to reach the desired word LM perplexity
-  local w = S.project(S.domains.word_lm, { device = S.table4_device })
-  print(string.format("word LM to %.2f nat/word: %.0fx data, %.1fx model (paper 100x, 23x), "
-    .. "%.0f TFLOP/step, %.0f s/step on the Table 4 accelerator", w.target, w.data_scale,
-    w.model_scale, w.flops / 1e12, w.step_time))
+  -- Table 1 of the paper: data and model scale to reach the desired word LM perplexity, then
+  -- Table 3: the step of our word LM graph at the projected size on the Table 4 accelerator
+  local w = S.project(S.domains.word_lm, { device = dlb.hw.get("Hestness-T4"),
+    graph = dlb.models.word_lm { hidden = "h" }, dim = "h" })
+  print(string.format("word LM to %.2f nat/word: %.0fx data, %.1fx model (paper 100x, 23x); "
+    .. "our graph at hidden %d (%.3g params): %.0f TFLOP/step, %.0f s/step on Hestness-T4",
+    w.target, w.data_scale, w.model_scale, w.size, w.graph_params, w.flops / 1e12, w.step_time))
+  -- Table 2 from our own graphs: FLOPs per parameter per sample (paper: 481)
+  local f = S.fit_graph_costs { graph = dlb.models.word_lm { hidden = "h" }, dim = "h",
+    params = { 2.38e9, 2.38e11 }, batch = 128 }
+  print(string.format("word LM Table 2 from our graphs: %.0f b FLOPs/param (paper 481), "
+    .. "%.2f B/param footprint (paper 11.94)", f.gamma, f.delta))
   local o = S.compute_optimal(S.chinchilla, 5.76e23)
   print(string.format("Chinchilla law at 5.76e23 FLOPs: N = %.3g params, D = %.3g tokens", o.N, o.D))
   print()

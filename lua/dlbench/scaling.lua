@@ -20,6 +20,19 @@ local PARAMS = {
   [2] = { "alpha", "beta", "gamma", "plateau" },
 }
 
+-- Raise msg at the first caller outside this file (the user's file:line), however deep in
+-- dlb.scaling the check ran.
+local THIS = debug.getinfo(1, "S").source
+local function raise(msg)
+  local level = 2
+  while true do
+    local info = debug.getinfo(level + 1, "S")
+    if info == nil then return error(msg, 0) end
+    if info.source ~= THIS and info.what ~= "C" then return error(msg, level + 1) end
+    level = level + 1
+  end
+end
+
 -- Options tables: unknown keys are errors naming the key and the accepted ones.
 local function check_opts(opts, valid, fname) return options.check(opts, valid, fname, 3) end
 
@@ -35,8 +48,8 @@ end
 
 local function positive(v, what, fname)
   if type(v) ~= "number" or not (v > 0) or v == math.huge then
-    error(string.format("%s: %s must be a finite number > 0, got %s", fname, what,
-      tostring(v)), 3)
+    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what,
+      tostring(v)))
   end
   return v
 end
@@ -163,7 +176,8 @@ function M.step_costs(costs, p, b)
     if type(c) ~= "table" or type(c.flops) ~= "number" or type(c.bytes) ~= "number" then
       error(fname .. ": the costs function must return {flops=, bytes=[, footprint=]}", 2)
     end
-    c = { flops = c.flops, bytes = c.bytes, footprint = c.footprint }
+    c = { flops = c.flops, bytes = c.bytes, footprint = c.footprint, size = c.size,
+          params = c.params }
   elseif type(costs) == "table" then
     for _, k in ipairs { "flops_per_param", "lambda", "mu" } do
       if type(costs[k]) ~= "number" then
@@ -185,102 +199,245 @@ doc.doc(M.step_costs, "dlb.scaling.step_costs(costs, params, subbatch) -> "
   .. "Hestness et al. Table 2 (flops = gamma*b*p, bytes = lambda*p + mu*b*sqrt(p), "
   .. "footprint = delta*p) or a function(p, b) (e.g. over a graph's stats)")
 
+-- Numbers out of a graph's stats (lazy tables whose fields may be bound polynomials).
+local function stat_numbers(s, fname, size, b, footprint)
+  local r = type(s) == "table" and { params = tonumber(s.params), flops = tonumber(s.flops),
+    bytes = tonumber(s.bytes) }
+  if not (r and r.params and r.flops and r.bytes) then
+    raise(string.format("%s: the stats at size %g, subbatch %g must have numbers params=, "
+      .. "flops=, bytes= (bind every dim)", fname, size, b))
+  end
+  if footprint ~= false then
+    local ok, fp = pcall(function() return tonumber(s.footprint) end)
+    if ok then r.footprint = fp
+    elseif footprint == true then
+      raise(string.format("%s: footprint at size %g, subbatch %g: %s", fname, size, b,
+        tostring(fp)))
+    end
+  end
+  return r
+end
+
+-- A family of graphs indexed by one size (a hidden size, a width multiplier): graph is a
+-- function(size) -> graph (or stats), e.g. a zoo builder, or a graph whose dim `dim` is the
+-- size. Returns stats_at(size, b) -> stats (raw, lazy), and params_at(size, b) -> number.
+-- `bind` holds further bindings and g:stats options (optimizer=, precision=); the subbatch
+-- is bound as b (ignored by graphs whose batch is a number).
+local function family(graph, dim, bind, fname)
+  bind = bind or {}
+  if type(bind) ~= "table" then raise(fname .. ": stats= must be a table of g:stats options") end
+  local function binding(extra)
+    local t = {}
+    for k, v in pairs(bind) do t[k] = v end
+    for k, v in pairs(extra) do t[k] = v end
+    return t
+  end
+  if type(graph) == "function" then
+    local function stats_at(size, b)
+      local g = graph(size)
+      if type(g) == "table" and type(g.stats) == "function" then return g:stats(binding { b = b }) end
+      if type(g) == "table" and g.params ~= nil then return g end
+      raise(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
+        type(g)))
+    end
+    return stats_at, function(size, b)
+      local s = stats_at(size, b)
+      local v = tonumber(s.params)
+      if v == nil then
+        raise(string.format("%s: the graph's params at size %g are %s, not a number: bind "
+          .. "every dim but the size (stats={...})", fname, size, tostring(s.params)))
+      end
+      return v
+    end
+  elseif type(graph) == "table" and type(graph.stats) == "function" then
+    if type(dim) ~= "string" then
+      raise(fname .. ": a graph needs dim= naming its size dim (e.g. dim=\"h\" for "
+        .. "dlb.models.word_lm{hidden=\"h\"}); or give graph=function(size) ... end")
+    end
+    local sym = {} -- polynomial stats per subbatch, for fast params during a search
+    local function stats_at(size, b) return graph:stats(binding { [dim] = size, b = b }) end
+    local function params_at(size, b)
+      if sym[b] == nil then
+        local s = graph:stats(binding { b = b })
+        sym[b] = s.params
+      end
+      local p = sym[b]
+      if type(p) == "number" then return p end
+      local ok, v = pcall(function() return tonumber(p { [dim] = size }) end)
+      if ok and v then return v end
+      v = tonumber(stats_at(size, b).params)
+      if v == nil then
+        raise(string.format("%s: the graph's params with %s=%g are %s, not a number: is '%s' "
+          .. "its size dim? Bind every other dim (stats={...})", fname, dim, size,
+          tostring(p), dim))
+      end
+      return v
+    end
+    return stats_at, params_at
+  end
+  raise(fname .. ": graph must be a function(size) -> graph or a graph (with dim=)")
+end
+
+-- The size in [lo, hi] whose params are nearest p, by bisection in log size (params grow
+-- with size). Integer sizes unless integer == false.
+local function size_for(params_at, p, b, lo, hi, integer, fname)
+  local plo, phi = params_at(lo, b), params_at(hi, b)
+  if not (plo and phi and plo <= p and p <= phi) then
+    raise(string.format("%s: %g parameters is outside the sizes' range [%g, %g] "
+      .. "(sizes %g to %g; widen lo=/hi=)", fname, p, plo or 0 / 0, phi or 0 / 0, lo, hi))
+  end
+  for _ = 1, 200 do
+    if integer and hi - lo <= 1 then break end
+    if not integer and hi / lo - 1 < 1e-12 then break end
+    local mid = math.sqrt(lo * hi)
+    if integer then mid = math.floor(mid + 0.5) end
+    if mid <= lo or mid >= hi then mid = integer and math.floor((lo + hi) / 2) or (lo + hi) / 2 end
+    if mid <= lo or mid >= hi then break end
+    if params_at(mid, b) < p then lo = mid else hi = mid end
+  end
+  if math.abs(params_at(lo, b) - p) <= math.abs(params_at(hi, b) - p) then return lo end
+  return hi
+end
+
+-- The costs function of a graph family: function(p, b) -> the stats (numbers) of the size
+-- whose params are nearest p.
+local function family_costs(stats_at, params_at, lo, hi, integer, fname)
+  lo, hi = lo or 1, hi or 1e7
+  positive(lo, "lo", fname)
+  positive(hi, "hi", fname)
+  return function(p, b)
+    local size = size_for(params_at, p, b, lo, hi, integer ~= false, fname)
+    local r = stat_numbers(stats_at(size, b), fname, size, b)
+    r.size = size
+    return r
+  end
+end
+
 -- dlb.scaling.graph_costs(stats_of[, opts])
 function M.graph_costs(stats_of, opts)
   local fname = "dlb.scaling.graph_costs"
-  if type(stats_of) ~= "function" then
+  opts = check_opts(opts, { lo = true, hi = true, integer = true, dim = true, stats = true },
+    fname)
+  local stats_at, params_at
+  if type(stats_of) == "function" then
+    -- stats_of(size, b) -> stats
+    stats_at = function(size, b) return stats_of(size, b) end
+    params_at = function(size, b)
+      local s = stats_of(size, b)
+      local v = type(s) == "table" and tonumber(s.params)
+      if not v then
+        raise(string.format("%s: stats_of(%g, %g) must return numbers params=, flops=, "
+          .. "bytes= (bind every dim)", fname, size, b))
+      end
+      return v
+    end
+  elseif type(stats_of) == "table" then
+    stats_at, params_at = family(stats_of, opts.dim, opts.stats, fname)
+  else
     error(fname .. ": expects a function(size, subbatch) -> stats {params=, flops=, bytes=, "
-      .. "footprint=}", 2)
+      .. "footprint=}, or a graph with dim=", 2)
   end
-  opts = check_opts(opts, { lo = true, hi = true, integer = true }, fname)
-  local lo0, hi0 = opts.lo or 1, opts.hi or 1e7
-  positive(lo0, "opts.lo", fname)
-  positive(hi0, "opts.hi", fname)
-  local integer = opts.integer ~= false
-  local function stats(size, b)
-    local s = stats_of(size, b)
-    local r = type(s) == "table" and { params = tonumber(s.params), flops = tonumber(s.flops),
-      bytes = tonumber(s.bytes), footprint = tonumber(s.footprint) }
-    if not (r and r.params and r.flops and r.bytes) then
-      error(string.format("%s: stats_of(%g, %g) must return numbers params=, flops=, bytes= "
-        .. "(bind every dim)", fname, size, b), 3)
-    end
-    return r
-  end
-  return function(p, b)
-    local lo, hi = lo0, hi0
-    local plo, phi = stats(lo, b).params, stats(hi, b).params
-    if not (plo <= p and p <= phi) then
-      error(string.format("%s: %g parameters is outside the sizes' range [%g, %g] "
-        .. "(sizes %g to %g; widen opts.lo/opts.hi)", fname, p, plo, phi, lo, hi), 2)
-    end
-    for _ = 1, 200 do -- bisection in log size: params grow with size
-      if integer and hi - lo <= 1 then break end
-      if not integer and hi / lo - 1 < 1e-12 then break end
-      local mid = math.sqrt(lo * hi)
-      if integer then mid = math.floor(mid + 0.5) end
-      if mid <= lo or mid >= hi then mid = integer and math.floor((lo + hi) / 2) or (lo + hi) / 2 end
-      if mid <= lo or mid >= hi then break end
-      if stats(mid, b).params < p then lo = mid else hi = mid end
-    end
-    local slo, shi = stats(lo, b), stats(hi, b)
-    local r = (math.abs(slo.params - p) <= math.abs(shi.params - p)) and slo or shi
-    r.size = r == slo and lo or hi
-    return r
-  end
+  return family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
 end
-doc.doc(M.graph_costs, "dlb.scaling.graph_costs(stats_of[, {lo=1, hi=1e7, integer=true}]) "
+doc.doc(M.graph_costs, "dlb.scaling.graph_costs(stats_of | graph[, {dim=, stats=, lo=1, "
+  .. "hi=1e7, integer=true}]) "
   .. "-> function(p, b)",
-  "per-step costs from a graph: stats_of(size, b) returns a graph's stats (e.g. "
-  .. "function(h, b) return dlb.models.word_lm{hidden=h, batch=b}:stats{} end); the "
+  "per-step costs from a graph family: stats_of(size, b) returns a graph's stats (e.g. "
+  .. "function(h, b) return dlb.models.word_lm{hidden=h, batch=b}:stats{} end), or a graph "
+  .. "with a symbolic size (graph_costs(dlb.models.word_lm{hidden=\"h\"}, {dim=\"h\"})); the "
   .. "returned function finds the size whose params is nearest p (bisection) and returns "
   .. "its {flops=, bytes=, footprint=, params=, size=}, for project's costs=")
 
--- The accelerator of Hestness et al. Table 4 (V100-like) with §5.2's achievable fractions.
-M.table4_device = {
-  name = "Hestness et al. Table 4 target accelerator (V100-like)",
-  peak = { fp32 = 15.67e12 }, mem_bw = 898e9, mem = 32e9, cache = 6e6, link_bw = 56e9,
-  flops_eff = 0.8, bw_eff = 0.7,
-  source = "Hestness, Ardalani, Diamos PPoPP'19, Table 4 and §5.2 (80% of peak FLOP/s, "
-    .. "70% of peak bandwidth)",
-}
-
-local function device_numbers(dev, fname)
-  if type(dev) ~= "table" then error(fname .. ": device must be a table", 3) end
-  local peak = dev.peak
-  if type(peak) == "table" then
-    peak = peak[type(dev.precision) == "string" and dev.precision or "fp32"]
+-- dlb.scaling.sweep_costs{graph=, dim=, sizes=, batch=, stats=}
+function M.sweep_costs(t)
+  local fname = "dlb.scaling.sweep_costs"
+  t = check_opts(t, { graph = true, dim = true, sizes = true, params = true, points = true,
+    batch = true, stats = true, lo = true, hi = true, integer = true }, fname)
+  local stats_at, params_at = family(t.graph, t.dim, t.stats, fname)
+  local batches = t.batch
+  if type(batches) == "number" then batches = { batches } end
+  if type(batches) ~= "table" or #batches == 0 then
+    error(fname .. ": batch= must be a subbatch or a list of them", 2)
   end
-  if type(peak) ~= "number" or type(dev.mem_bw) ~= "number" then
-    error(fname .. ": device needs peak= (FLOP/s, or {fp32=...}) and mem_bw= (bytes/s)", 3)
+  for _, b in ipairs(batches) do positive(b, "batch", fname) end
+  local sizes = t.sizes
+  if sizes == nil and type(t.params) == "table" then
+    -- sizes whose params are log-spaced over params = {lo, hi}
+    local plo, phi = t.params[1], t.params[2]
+    positive(plo, "params[1]", fname)
+    positive(phi, "params[2]", fname)
+    local n = t.points or 6
+    if type(n) ~= "number" or n < 2 or n > 1000 or n ~= math.floor(n) then
+      error(fname .. ": points= must be an integer from 2 to 1000", 2)
+    end
+    sizes = {}
+    for i = 0, n - 1 do
+      local p = plo * (phi / plo) ^ (i / (n - 1))
+      local s = size_for(params_at, p, batches[1], t.lo or 1, t.hi or 1e7, t.integer ~= false,
+        fname)
+      if s ~= sizes[#sizes] then sizes[#sizes + 1] = s end
+    end
   end
-  return peak, dev.mem_bw, dev.flops_eff or 0.8, dev.bw_eff or 0.7
+  if type(sizes) ~= "table" or #sizes == 0 then
+    error(fname .. ": give sizes= (a list) or params={lo, hi}", 2)
+  end
+  local rows = {}
+  for _, b in ipairs(batches) do
+    for i, size in ipairs(sizes) do
+      positive(size, "sizes[" .. i .. "]", fname)
+      local r = stat_numbers(stats_at(size, b), fname, size, b)
+      r.size, r.batch = size, b
+      rows[#rows + 1] = r
+    end
+  end
+  return rows
 end
+doc.doc(M.sweep_costs, "dlb.scaling.sweep_costs{graph=, dim=, sizes= | params={lo, hi}, "
+  .. "points=6, batch=, stats=} -> rows",
+  "training-step costs of a graph family over sizes: graph=function(size) -> graph (a zoo "
+  .. "builder) or a graph with a symbolic size dim=; sizes= explicit, or params={lo, hi} for "
+  .. "points sizes log-spaced in parameters; batch= a subbatch or a list; stats= further "
+  .. "g:stats bindings/options; rows {size=, batch=, params=, flops=, bytes=, footprint=} "
+  .. "for dlb.scaling.fit_costs")
 
 -- dlb.scaling.step_time(costs, device)
-function M.step_time(c, dev)
+function M.step_time(c, dev, opts)
   local fname = "dlb.scaling.step_time"
-  local peak, bw, fe, be = device_numbers(dev, fname)
   if type(c) ~= "table" or type(c.flops) ~= "number" or type(c.bytes) ~= "number" then
-    error(fname .. ": costs must be {flops=, bytes=[, footprint=]}", 2)
+    raise(fname .. ": costs must be {flops=, bytes=[, footprint=]}")
   end
-  local tc, tm = c.flops / (fe * peak), c.bytes / (be * bw)
-  local r = { compute_time = tc, memory_time = tm, time = math.max(tc, tm),
-              bound = tc >= tm and "compute" or "memory" }
-  if c.footprint and dev.mem then r.fits = c.footprint <= dev.mem end
+  local hw = require "dlbench.hw"
+  if not (type(dev) == "string" or (type(dev) == "table" and getmetatable(dev) == hw.Device)) then
+    raise(fname .. ": device must be a catalogue device (dlb.hw.get(\"Hestness-T4\"), "
+      .. "dlb.hw.define{...}) or its name, got " .. type(dev))
+  end
+  if type(dev) == "string" then
+    local ok, d = pcall(hw.get, dev)
+    if not ok then raise(fname .. ": " .. tostring(d):gsub("^[^:]*:%d+: ", "")) end
+    dev = d
+  end
+  -- the whole-graph roofline of §5.2.2, max(c/(80% x_c), a/(70% x_a)): plain numbers, so
+  -- dlb.roofline.time does not go op by op
+  local roofline = require "dlbench.roofline"
+  local r = roofline.time({ flops = c.flops, bytes = c.bytes, footprint = c.footprint }, dev,
+    opts)
+  if c.footprint == nil then r.fits = nil end
   return r
 end
-doc.doc(M.step_time, "dlb.scaling.step_time({flops=, bytes=[, footprint=]}, device) -> "
-  .. "{time=, bound=, compute_time=, memory_time=, fits=}",
-  "roofline step time in seconds, max(flops/(flops_eff*peak), bytes/(bw_eff*mem_bw)) "
-  .. "(Hestness et al. §5.2.2); device = {peak=, mem_bw=[, mem=, flops_eff=0.8, bw_eff=0.7]}")
+doc.doc(M.step_time, "dlb.scaling.step_time({flops=, bytes=[, footprint=]}, device[, opts]) "
+  .. "-> {time=, bound=, compute_time=, memory_time=, fits=, ...}",
+  "roofline step time in seconds over the whole step, max(flops/(flops_eff*peak), "
+  .. "bytes/(bw_eff*mem_bw)) (Hestness et al. §5.2.2): dlb.roofline.time on a catalogue "
+  .. "device, e.g. dlb.hw.get(\"Hestness-T4\") (Table 4: 80% and 70% achievable); opts as "
+  .. "dlb.roofline.time's (precision=, flops_eff=, bw_eff=)")
 
 -- dlb.scaling.project(spec[, opts])
 function M.project(spec, opts)
   local fname = "dlb.scaling.project"
   if type(spec) ~= "table" then error(fname .. ": spec must be a table (e.g. a domain)", 2) end
   opts = check_opts(opts, { target = true, method = true, subbatch = true, device = true,
-    costs = true, tokens_per_sample = true, params = true }, fname)
+    costs = true, tokens_per_sample = true, params = true, graph = true, dim = true,
+    stats = true, lo = true, hi = true, integer = true }, fname)
   local form, q = spec_curve(spec, fname)
   local m0 = positive(spec.data_size, "spec.data_size (current data)", fname)
   local target = opts.target or spec.desired
@@ -311,13 +468,20 @@ function M.project(spec, opts)
   local b = opts.subbatch or spec.subbatch or (spec.paper and spec.paper.table3
     and spec.paper.table3.subbatch)
   local costs = opts.costs or spec.costs
+  if opts.graph then
+    if opts.costs then error(fname .. ": give costs= or graph=, not both", 2) end
+    local stats_at, params_at = family(opts.graph, opts.dim, opts.stats, fname)
+    costs = family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
+  end
   if b and costs and r.params then
     r.subbatch = b
     local c = M.step_costs(costs, r.params, b)
     r.flops, r.bytes, r.footprint, r.intensity = c.flops, c.bytes, c.footprint, c.intensity
+    r.size, r.graph_params = c.size, c.params
     if opts.device then
       local t = M.step_time(c, opts.device)
       r.step_time, r.bound, r.fits = t.time, t.bound, t.fits
+      r.device = t.device
       local tps = opts.tokens_per_sample or spec.tokens_per_sample
       if tps then
         r.epoch_steps = r.data / (b * tps)
@@ -329,11 +493,14 @@ function M.project(spec, opts)
   return r
 end
 doc.doc(M.project, "dlb.scaling.project(spec[, {target=, method=, subbatch=, device=, "
-  .. "costs=, tokens_per_sample=, params=}]) -> table",
+  .. "costs= | graph=[, dim=, stats=, lo=, hi=], tokens_per_sample=, params=}]) -> table",
   "data needed for the target error (spec: a dlb.scaling.domains entry, or {curve=fit, "
   .. "data_size=, desired=, model=fit}), data_scale and model_scale versus the current data "
-  .. "and model (Hestness et al. Table 1), params; with a subbatch and costs: flops, bytes, "
-  .. "footprint per step; with a device: step_time (s), bound, epoch_days (Table 3)")
+  .. "and model (Hestness et al. Table 1), params; with a subbatch and costs (Table 2 "
+  .. "coefficients, a function(p, b)) or graph= (function(size) -> graph, e.g. function(h) "
+  .. "return dlb.models.word_lm{hidden=h} end, or a graph with a symbolic dim=): flops, "
+  .. "bytes, footprint per step (and size=, graph_params= of the graph found); with a "
+  .. "device (dlb.hw.get(\"Hestness-T4\")): step_time (s), bound, fits, epoch_days (Table 3)")
 
 local function getrow(rows, i)
   if type(rows.row) == "function" then return rows:row(i) end
@@ -397,6 +564,19 @@ doc.doc(M.fit_costs, "dlb.scaling.fit_costs(rows) -> {gamma=, lambda=, mu=, delt
   "fit Hestness et al. Table 2 from measured steps (rows {params=, batch=, flops=, bytes=, "
   .. "footprint=} per step): flops = gamma*b*p, bytes = lambda*p + mu*b*sqrt(p), footprint "
   .. "= delta*p by relative-error least squares; intensity = b*sqrt(p)/(c1*sqrt(p) + c2*b)")
+
+-- dlb.scaling.fit_graph_costs{graph=, dim=, sizes= | params=, batch=, ...}
+function M.fit_graph_costs(t)
+  local rows = M.sweep_costs(t)
+  local f = M.fit_costs(rows)
+  f.rows = rows
+  return f
+end
+doc.doc(M.fit_graph_costs, "dlb.scaling.fit_graph_costs{graph=, dim=, sizes= | params={lo, "
+  .. "hi}, points=, batch=, stats=} -> fit",
+  "Hestness et al. Table 2 from our own graphs: dlb.scaling.sweep_costs then fit_costs; "
+  .. "fit.gamma (FLOPs/param/sample), .lambda, .mu (bytes), .delta (footprint bytes/param), "
+  .. ".rows (the sweep)")
 
 -- A joint loss law L(N, D) = E + A/N^alpha + B/D^beta.
 local Law = {}
@@ -512,14 +692,10 @@ doc.doc(M.compute_optimal, "dlb.scaling.compute_optimal(law, C[, {k=6 | stats=, 
 doc.doc(M.domains, "dlb.scaling.domains.<word_lm|char_lm|nmt|speech|image>",
   "Hestness et al. (PPoPP'19) Table 1 constants (alpha, beta_g, sigma, beta_p, current and "
   .. "desired error, data size and unit), Table 2 costs, Table 3 for comparison, with sources")
-doc.doc(M.table4_device, "dlb.scaling.table4_device",
-  "the Table 4 accelerator of Hestness et al.: 15.67 TFLOP/s fp32 (80% achievable), "
-  .. "898 GB/s (70%), 32 GB, 6 MB cache")
 doc.doc(M.chinchilla, "dlb.scaling.chinchilla",
   "Hoffmann et al. 2022 eq. 10 law: E=1.69, A=406.4, B=410.7, alpha=0.34, beta=0.28")
 doc.doc(M, "dlb.scaling",
-  "scaling laws: fit, fit_model_size, project, step_costs, graph_costs, step_time, fit_costs, "
-  .. "fit_joint, "
-  .. "law, compute_optimal, k_from_stats, domains (Hestness et al. Table 1-2), chinchilla, "
-  .. "table4_device")
+  "scaling laws: fit, fit_model_size, project, step_costs, graph_costs, sweep_costs, "
+  .. "fit_graph_costs, step_time, fit_costs, fit_joint, law, compute_optimal, k_from_stats, "
+  .. "domains (Hestness et al. Table 1-2), chinchilla")
 return M

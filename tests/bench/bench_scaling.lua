@@ -53,3 +53,33 @@ end
 bench("joint L(N,D) (5 params, Huber IRLS), 48 runs", 200, function() S.fit_joint(runs) end)
 print(string.format("three-parameter fits per second: %.0f (target >= 10000): %s", rate,
   rate >= 10000 and "ok" or "BELOW TARGET"))
+
+-- Table 2 from the graph engine (Hestness et al. §4): one domain's sweep and fit, and one
+-- Table 3 projection through a zoo builder (a numeric graph per bisection step).
+if dlb.models then
+  local function timeit(name, n, f)
+    f()
+    local t0 = os.clock()
+    for _ = 1, n do f() end
+    local dt = (os.clock() - t0) / n
+    print(string.format("%-44s %8.1f ms each", name, dt * 1e3))
+  end
+  local wl = dlb.models.word_lm { hidden = "h" }
+  timeit("fit_graph_costs word LM, 7 sizes (symbolic h)", 20, function()
+    S.fit_graph_costs { graph = wl, dim = "h", params = { 2.38e9, 2.38e11 }, points = 7,
+      batch = 128 }
+  end)
+  local cl = dlb.models.char_lm { hidden = "h" }
+  timeit("fit_graph_costs char LM, 7 sizes (symbolic h)", 5, function()
+    S.fit_graph_costs { graph = cl, dim = "h", params = { 14.6e9, 1.46e12 }, points = 7,
+      batch = 96 }
+  end)
+  timeit("project word LM via word_lm{hidden=h} builder", 5, function()
+    S.project(S.domains.word_lm, { params = 23.8e9, device = "Hestness-T4",
+      graph = function(h) return dlb.models.word_lm { hidden = h } end })
+  end)
+  timeit("notebook Table 2: ResNet-152 width sweep", 3, function()
+    S.fit_graph_costs { graph = function(c) return dlb.models.resnet { depth = 152,
+      width = c / 64 } end, hi = 8192, params = { 73.2e6, 7.32e9 }, points = 7, batch = 32 }
+  end)
+end

@@ -144,10 +144,10 @@ end)
 local function D_costs() return S.domains.word_lm.costs end
 
 T.test("Table 3 reproduction", function()
-  local dev = S.table4_device
+  local dev = dlb.hw.get("Hestness-T4")
   -- Table 4 / §5.2: ridge point 17.4 FLOP/B, 19.9 at achievable rates
-  within(dev.peak.fp32 / dev.mem_bw, 17.4, 0.01, "ridge point")
-  within(dev.peak.fp32 * 0.8 / (dev.mem_bw * 0.7), 19.9, 0.01, "achievable ridge point")
+  within(dev:ridge("fp32"), 17.4, 0.01, "ridge point")
+  within(dev:ridge("fp32", true), 19.9, 0.01, "achievable ridge point")
   local rows = {}
   for _, k in ipairs(S.domain_names) do
     local d = S.domains[k]
@@ -181,7 +181,15 @@ T.test("Table 3 reproduction", function()
   -- Word LM step time is compute bound (115 s vs 66 s of memory time)
   T.eq(rows.word_lm.bound, "compute", "word LM bound")
   T.eq(rows.word_lm.fits, false, "272 GB does not fit 32 GB")
-  T.checkerr("device needs peak=", S.step_time, { flops = 1, bytes = 1 }, {})
+  T.checkerr("device must be a catalogue device", S.step_time, { flops = 1, bytes = 1 }, {})
+  T.checkerr("costs must be {flops=, bytes=", S.step_time, { flops = 1 }, dev)
+  -- step_time is dlb.roofline.time's whole-step roofline: 1e15 FLOPs / (0.8 * 15.67e12)
+  -- = 79.77 s against 1e13 B / (0.7 * 898e9) = 15.91 s
+  local st = S.step_time({ flops = 1e15, bytes = 1e13 }, "Hestness-T4")
+  T.near(st.time, 1e15 / (0.8 * 15.67e12), 1e-12, "step_time compute bound")
+  T.near(st.memory_time, 1e13 / (0.7 * 898e9), 1e-12, "step_time memory time")
+  T.eq(st.bound, "compute", "bound")
+  T.eq(st.time, dlb.roofline.time({ flops = 1e15, bytes = 1e13 }, dev).time, "same as roofline")
   T.checkerr("params must be a finite number > 0", S.step_costs, D_costs(), -1, 32)
 end)
 
@@ -272,7 +280,7 @@ T.test("project on users' own fits", function()
   -- a costs function (e.g. over a graph's stats)
   local r2 = S.project(S.domains.image, { costs = function(p, b)
     return { flops = 2 * p * b, bytes = 4 * p, footprint = 16 * p } end,
-    device = S.table4_device })
+    device = dlb.hw.get("Hestness-T4") })
   T.near(r2.flops, 2 * r2.params * 32, 1e-12, "costs function")
 end)
 
@@ -293,7 +301,7 @@ T.test("graph_costs: the size whose params match, bisection", function()
   T.eq(costs(350355456 + 100, 128).size, 4096, "nearest")
   T.checkerr("outside the sizes' range", costs, 1e20, 128)
   -- in a projection: the word LM at its projected params, through the stand-in graph
-  local r = S.project(S.domains.word_lm, { costs = costs, device = S.table4_device })
+  local r = S.project(S.domains.word_lm, { costs = costs, device = dlb.hw.get("Hestness-T4") })
   -- at 24.3B params h ~ 39,000: 2hv is 3% of p, so FLOPs/(6 q b p) = (2*16h^2 l + 2hv) /
   -- (2*(8h^2 l + 2hv)) is within 2% of 1
   assert(math.abs(r.flops / (3 * 128 * 80 * 2 * r.params) - 1) < 0.02, "FLOPs ~ 6 q b p")
