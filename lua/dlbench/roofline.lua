@@ -351,7 +351,8 @@ function M.subbatch(model, dev, opts)
   return res
 end
 doc.doc(M.subbatch, "dlb.roofline.subbatch(f_or_graph, hw[, {batches=, dim=, bind=, tol=0.05, "
-  .. "sat_tol=0.05, ridge='achievable'|'peak', precision=, per_op=}]) -> {curve=, saturation=, "
+  .. "sat_tol=0.05, ridge='achievable'|'peak', precision=, per_op=, cache_aware=, cache_fraction=, "
+  .. "tile=}]) -> {curve=, saturation=, "
   .. "ridge=, best=, points=}", "Hestness 5.2.1's three subbatch points of interest over a sweep")
 
 -- == time to train and cost ======================================================
