@@ -121,9 +121,9 @@ end
 print("  row 2 by op kind: " .. table.concat(parts, ", "))
 local mm = cached.by_kind.matmul
 print(string.format("  cache-aware traffic: %.2f TB/step (x%.2f the algorithmic bytes); the %d "
-  .. "matmuls spend %.2f s memory-bound: square tiles of %d (6 MB / 3 fp32 tiles) keep every "
-  .. "one compute-bound", cached.bytes / 1e12, cached.bytes / perop.bytes, mm.ops,
-  mm.memory_bound_time, math.floor(math.sqrt(6e6 / 12))))
+  .. "matmuls spend %.2f s memory-bound with square tiles of %d (6 MB / 3 fp32 tiles)%s",
+  cached.bytes / 1e12, cached.bytes / perop.bytes, mm.ops, mm.memory_bound_time,
+  math.floor(math.sqrt(6e6 / 12)), mm.memory_bound_time == 0 and ": every one compute-bound" or ""))
 
 -- Sensitivity of row 2 to the tiling assumptions: how much of the 6 MB the tiles may use,
 -- fixed tile shapes (e.g. the 128 x 128 or 64 x 64 thread-block tiles of GPU GEMM kernels,
