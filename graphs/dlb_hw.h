@@ -25,7 +25,8 @@ enum {
 ** (Hestness et al. 5.2: 0.8 and 0.7). elem is the bytes per element of the tensors
 ** (used by the cache-aware matmul model); cache_aware != 0 switches that model on.
 ** bytes_scale multiplies the bytes of the costs timed (e.g. 0.5 for costs counted at fp32
-** and timed at fp16); 0 means 1. */
+** and timed at fp16); 0 means 1. tile_m, tile_n (elements, >= 0) fix the output tile of the
+** cache-aware matmul model (0: square tiles sized from the cache; see dlb_gemm_traffic_tiled). */
 typedef struct dlb_roof {
   double peak;
   double bw;
@@ -35,6 +36,8 @@ typedef struct dlb_roof {
   double elem;
   int cache_aware;
   double bytes_scale;
+  double tile_m;
+  double tile_n;
 } dlb_roof;
 
 /* The precision named `name` ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"),

@@ -54,6 +54,14 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
 ** tiling, as cited by Hestness et al. 6.1.) */
 int dlb_gemm_traffic(double m, double n, double k, double batch, double elem, double cache,
                      double *out);
+/* The same with a given output tile of tile_m x tile_n elements (the tiles of A, tile_m x k
+** slices, and of B, k x tile_n slices, stream past it): A moves ceil(n / tile_n) times, B
+** ceil(m / tile_m) times, C once: elem * batch * (m k ceil(n/tile_n) + k n ceil(m/tile_m)
+** + m n). tile_m = tile_n = 0 picks the square tiles of dlb_gemm_traffic. The residency
+** shortcut (all of A, B, C in the cache, or A or B in half of it: algorithmic traffic)
+** applies in both cases. Tiles must be >= 1 or both 0. */
+int dlb_gemm_traffic_tiled(double m, double n, double k, double batch, double elem,
+                           double cache, double tile_m, double tile_n, double *out);
 
 /* A set of op costs kept in C, so many devices can be timed without copying. */
 typedef struct dlb_opcosts dlb_opcosts;

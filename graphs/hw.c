@@ -58,6 +58,10 @@ int dlb_roof_check(const dlb_roof *d) {
   if (!positive(d->elem))
     return dlb_fail(DLB_EINVAL, "roofline: element size must be positive bytes, got %g",
                     d->elem);
+  if (!(d->tile_m == 0 && d->tile_n == 0) &&
+      !(isfinite(d->tile_m) && isfinite(d->tile_n) && d->tile_m >= 1 && d->tile_n >= 1))
+    return dlb_fail(DLB_EINVAL, "roofline: matmul tiles must be >= 1 element (or both 0 for "
+                    "square tiles sized from the cache), got %g x %g", d->tile_m, d->tile_n);
   return DLB_OK;
 }
 

@@ -70,8 +70,8 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
     b *= scale;
     if (d->cache_aware && gemm != NULL && gemm[4 * i] > 0) {
       double g;
-      st = dlb_gemm_traffic(gemm[4 * i], gemm[4 * i + 1], gemm[4 * i + 2], gemm[4 * i + 3],
-                            d->elem, d->cache, &g);
+      st = dlb_gemm_traffic_tiled(gemm[4 * i], gemm[4 * i + 1], gemm[4 * i + 2],
+                                  gemm[4 * i + 3], d->elem, d->cache, d->tile_m, d->tile_n, &g);
       if (st != DLB_OK)
         return dlb_fail(st, "roofline: op %zu: %s", i + 1, dlb_last_error());
       if (g > b) b = g;

@@ -49,6 +49,8 @@ static dlb_roof checkroof(lua_State *L, int t) {
   d.elem = field(L, t, "elem", 4, 0);
   d.cache_aware = field(L, t, "cache_aware", 0, 0) != 0;
   d.bytes_scale = field(L, t, "bytes_scale", 1, 0);
+  d.tile_m = field(L, t, "tile_m", 0, 0);
+  d.tile_n = field(L, t, "tile_n", 0, 0);
   return d;
 }
 
@@ -93,12 +95,13 @@ static int roofline_time(lua_State *L) {
   return 1;
 }
 
-/* -- core.gemm_traffic(m, n, k, batch, elem, cache) -> bytes */
+/* -- core.gemm_traffic(m, n, k, batch, elem, cache[, tile_m, tile_n]) -> bytes */
 static int gemm_traffic(lua_State *L) {
   double out;
-  dlbL_check(L, dlb_gemm_traffic(luaL_checknumber(L, 1), luaL_checknumber(L, 2),
-                                 luaL_checknumber(L, 3), luaL_checknumber(L, 4),
-                                 luaL_checknumber(L, 5), luaL_checknumber(L, 6), &out));
+  dlbL_check(L, dlb_gemm_traffic_tiled(luaL_checknumber(L, 1), luaL_checknumber(L, 2),
+                                       luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                                       luaL_checknumber(L, 5), luaL_checknumber(L, 6),
+                                       luaL_optnumber(L, 7, 0), luaL_optnumber(L, 8, 0), &out));
   lua_pushnumber(L, out);
   return 1;
 }

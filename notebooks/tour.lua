@@ -53,22 +53,40 @@ end
 
 -- == section: hw ==
 -- Hardware catalogue and roofline: a device's ridge point, a step's time on a few devices,
--- and Hestness et al.'s subbatch choice for their projected word LM (Table 2 costs).
+-- Hestness et al.'s subbatch choice, a zoo model op by op, time to train, cost and the
+-- lecture's figure of merit.
 do
   local t4 = dlb.hw.get("Hestness-T4")
   print(string.format("hw: %d devices in the catalogue (dlb.hw.list() prints them)", #dlb.hw.names()))
   print(string.format("Hestness Table 4 device: ridge %.1f FLOP/B at peak, %.1f at 80%%/70%%",
     t4:ridge("fp32"), t4:ridge("fp32", true)))
   local s = dlb.roofline.hestness("word_lm", 23.8e9, 128) -- Table 3's word LM step
-  for _, name in ipairs { "Hestness-T4", "V100-SXM2-16GB", "A100-SXM4-80GB", "H100-SXM" } do
+  for _, name in ipairs { "Hestness-T4", "V100", "A100", "H100" } do -- aliases work
     local r = dlb.roofline.time(s, name)
     print(string.format("  word LM step (23.8B params, b=128, fp32) on %-15s %7.1f s  %s-bound, "
-      .. "util %3.0f%%, footprint %s", name, r.time, r.bound, 100 * r.util,
+      .. "util %3.0f%%, footprint %s", dlb.hw.get(name).name, r.time, r.bound, 100 * r.util,
       r.fits and "fits" or string.format("short by %.0f GB", r.shortfall / 1e9)))
   end
   local sb = dlb.roofline.subbatch(function(b) return dlb.roofline.hestness("word_lm", 23.8e9, b) end, t4)
   print(string.format("  subbatch points: intensity saturates at b=%d, reaches the ridge at b=%d, "
     .. "best time per sample from b=%d", sb.saturation, sb.ridge, sb.best))
+  -- a zoo model op by op (ParaDnn Fig 3's breakdown), with the cache-aware matmul model
+  local st = dlb.models.resnet { depth = 50, batch = 32 }:stats {}
+  local r = dlb.roofline.time(st, "V100", { cache_aware = true, detail = true })
+  print(string.format("  ResNet-50 b=32 on V100 op by op: %.1f ms, util %.0f%% (whole graph %.0f%%), "
+    .. "%d of %d ops memory-bound for %.0f%% of the time", 1e3 * r.time, 100 * r.util,
+    100 * r.graph.util, r.n_memory_bound, st.nops, 100 * r.memory_bound_time / r.time))
+  -- 90 epochs of ImageNet (1.28M images) on 8 V100s at an example $2.48 per GPU-hour
+  local tr = dlb.roofline.train { step = r, dataset = 1.28e6 / 8, batch = 32, epochs = 90,
+    devices = 8, price = 2.48 }
+  print(string.format("  90 ImageNet epochs on 8 V100s (ideal data parallelism): %.1f h, $%.0f",
+    tr.hours, tr.cost))
+  local fom = dlb.roofline.fom { -- the lecture's worked example (seed 002): Titan vs "A"
+    { base_hours = 60, base_nodes = 18688, hours = 4, nodes = 94000 },
+    { base_hours = 6, base_nodes = 18688, hours = 0.5, nodes = 94000 },
+    { base_hours = 12, base_nodes = 18688, hours = 0.25, nodes = 94000 } }
+  print(string.format("  the lecture's figure of merit example: %.1f (harmonic mean; the mean of "
+    .. "ratios would say %.1f)", fom.fom, fom.mean_ratio))
   print()
 end
 -- == end: hw ==

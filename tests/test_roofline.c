@@ -10,7 +10,7 @@
 
 /* Hestness et al. Table 4: 15.67 TFLOP/s fp32, 898 GB/s, 6 MB cache; 80% / 70% (5.2). */
 static dlb_roof table4(void) {
-  dlb_roof d = { 15.67e12, 898e9, 0.8, 0.7, 6e6, 4, 0, 1 };
+  dlb_roof d = { 15.67e12, 898e9, 0.8, 0.7, 6e6, 4, 0, 1, 0, 0 };
   return d;
 }
 
@@ -155,6 +155,44 @@ static void test_gemm_traffic(void) {
   }
 }
 
+/* Given output tiles (Hestness 6.1's sensitivity), hand-derived: A moves ceil(n / tn)
+** times, B ceil(m / tm) times, C once. */
+static void test_gemm_traffic_tiled(void) {
+  double out = 0, sq = 0;
+  /* m = 128, n = k = 8192, 128 x 128 tiles: A 128 x 8192 moves 64 times, B once, C once */
+  CHECK(dlb_gemm_traffic_tiled(128, 8192, 8192, 1, 4, 6e6, 128, 128, &out) == DLB_OK);
+  CHECK(out == 4.0 * (128.0 * 8192 * 64 + 8192.0 * 8192 + 128.0 * 8192));
+  /* rectangular 100 x 50 tiles over a 300 x 200 x 1000 matmul, no cache: A 4x, B 3x */
+  CHECK(dlb_gemm_traffic_tiled(300, 200, 1000, 2, 2, 0, 100, 50, &out) == DLB_OK);
+  CHECK(out == 2 * 2.0 * (300.0 * 1000 * 4 + 1000.0 * 200 * 3 + 300.0 * 200));
+  /* the residency shortcut still applies: a small B in half the cache */
+  CHECK(dlb_gemm_traffic_tiled(4096, 16, 4096, 1, 4, 6e6, 8, 8, &out) == DLB_OK);
+  CHECK(out == 4.0 * (4096.0 * 4096 + 4096.0 * 16 + 4096.0 * 16));
+  /* tiles 0, 0 are the square tiles from the cache */
+  CHECK(dlb_gemm_traffic_tiled(128, 8192, 8192, 1, 4, 6e6, 0, 0, &out) == DLB_OK);
+  CHECK(dlb_gemm_traffic(128, 8192, 8192, 1, 4, 6e6, &sq) == DLB_OK);
+  CHECK(out == sq);
+  /* smaller tiles never move fewer bytes (randomized) */
+  srand(7);
+  for (int i = 0; i < 500; i++) {
+    double m = 1 + rand() % 5000, n = 1 + rand() % 5000, k = 1 + rand() % 5000;
+    double t1 = 1 + rand() % 300, t2 = t1 + rand() % 300, o1, o2;
+    CHECK(dlb_gemm_traffic_tiled(m, n, k, 1, 4, 0, t1, t1, &o1) == DLB_OK);
+    CHECK(dlb_gemm_traffic_tiled(m, n, k, 1, 4, 0, t2, t2, &o2) == DLB_OK);
+    CHECK(o1 >= o2);
+    CHECK(o2 >= 4 * (m * k + k * n + m * n)); /* never below algorithmic */
+  }
+  CHECK(dlb_gemm_traffic_tiled(1, 1, 1, 1, 4, 0, 0.5, 0.5, &out) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "tiles") != NULL);
+  CHECK(dlb_gemm_traffic_tiled(1, 1, 1, 1, 4, 0, 8, 0, &out) == DLB_EINVAL);
+  CHECK(dlb_gemm_traffic_tiled(1, 1, 1, 1, 4, 0, NAN, NAN, &out) == DLB_EINVAL);
+  dlb_roof d = table4();
+  d.tile_m = -3;
+  dlb_roof_result r;
+  CHECK(dlb_roofline_time(&d, 1, 1, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "tiles") != NULL);
+}
+
 static void test_cache_aware_ops(void) {
   dlb_roof d = table4();
   double f[2] = { 2.0 * 128 * 8192 * 8192, 1e6 };
@@ -213,7 +251,11 @@ static void test_fuzz(void) {
     int st = dlb_gemm_traffic(a[0], a[1], a[2], a[3], a[4], a[5], &out);
     CHECK(st == DLB_OK || st == DLB_EINVAL || st == DLB_ENUMERIC);
     if (st == DLB_OK) CHECK(isfinite(out) && out >= 0);
-    dlb_roof d = { a[0], a[1], a[2], a[3], a[4], a[5], rand() % 2, vals[rand() % nv] };
+    double tm = vals[rand() % nv], tn = rand() % 2 ? tm : vals[rand() % nv];
+    st = dlb_gemm_traffic_tiled(a[0], a[1], a[2], a[3], a[4], a[5], tm, tn, &out);
+    CHECK(st == DLB_OK || st == DLB_EINVAL || st == DLB_ENUMERIC);
+    if (st == DLB_OK) CHECK(isfinite(out) && out >= 0);
+    dlb_roof d = { a[0], a[1], a[2], a[3], a[4], a[5], rand() % 2, vals[rand() % nv], tm, tn };
     dlb_roof_result r;
     double f[2] = { vals[rand() % nv], vals[rand() % nv] };
     double b[2] = { vals[rand() % nv], vals[rand() % nv] };
@@ -231,6 +273,7 @@ int main(void) {
   RUN(test_whole_graph);
   RUN(test_per_op);
   RUN(test_gemm_traffic);
+  RUN(test_gemm_traffic_tiled);
   RUN(test_cache_aware_ops);
   RUN(test_opcosts);
   RUN(test_fuzz);

@@ -29,6 +29,8 @@ return function(core, C, ffi) -- luacheck: ignore
     d.elem = num(dev, "elem", 4)
     d.cache_aware = num(dev, "cache_aware", 0) ~= 0 and 1 or 0
     d.bytes_scale = num(dev, "bytes_scale", 1)
+    d.tile_m = num(dev, "tile_m", 0)
+    d.tile_n = num(dev, "tile_n", 0)
     return d
   end
 
@@ -66,10 +68,11 @@ return function(core, C, ffi) -- luacheck: ignore
     return result(r)
   end
 
-  function core.gemm_traffic(m, n, k, batch, elem, cache)
+  function core.gemm_traffic(m, n, k, batch, elem, cache, tile_m, tile_n)
     local out = ffi.new("double[1]")
-    core.check(C.dlb_gemm_traffic(checknum(m, 1), checknum(n, 2), checknum(k, 3),
-      checknum(batch, 4), checknum(elem, 5), checknum(cache, 6), out))
+    core.check(C.dlb_gemm_traffic_tiled(checknum(m, 1), checknum(n, 2), checknum(k, 3),
+      checknum(batch, 4), checknum(elem, 5), checknum(cache, 6),
+      checknum(tile_m or 0, 7), checknum(tile_n or 0, 8), out))
     return out[0]
   end
 

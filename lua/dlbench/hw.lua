@@ -164,15 +164,19 @@ function Device:precision(prec)
   return prec
 end
 
--- The backend's device table at precision prec (opts: flops_eff, bw_eff, cache_aware).
+-- The backend's device table at precision prec (opts: flops_eff, bw_eff, cache_aware,
+-- cache_fraction: share of the cache the matmul tiles may use, tile: t or {tm, tn} elements).
 function Device:roof(prec, opts)
   opts = opts or {}
   prec = self:precision(prec)
+  local tm, tn = 0, 0
+  if type(opts.tile) == "table" then tm, tn = opts.tile[1], opts.tile[2]
+  elseif opts.tile ~= nil then tm, tn = opts.tile, opts.tile end
   return {
     peak = self.peak[prec], bw = self.mem_bw,
     flops_eff = opts.flops_eff or self.flops_eff, bw_eff = opts.bw_eff or self.bw_eff,
-    cache = self.cache or 0, elem = core.hw_precision_bytes(prec),
-    cache_aware = opts.cache_aware and true or false,
+    cache = (self.cache or 0) * (opts.cache_fraction or 1), elem = core.hw_precision_bytes(prec),
+    cache_aware = opts.cache_aware and true or false, tile_m = tm, tile_n = tn,
   }
 end
 
@@ -278,6 +282,18 @@ end
 
 local function norm(s) return (s:lower():gsub("[%s%-_]", "")) end
 
+-- Names a researcher types, to catalogue names (matched like names: case, spaces, '-' and
+-- '_' ignored). The plain GPU names pick the SXM board; "A100" the 80 GB one.
+M.aliases = {
+  ["V100"] = "V100-SXM2-16GB", ["A100"] = "A100-SXM4-80GB", ["A100-40GB"] = "A100-SXM4-40GB",
+  ["A100-80GB"] = "A100-SXM4-80GB", ["H100"] = "H100-SXM", ["H200"] = "H200-SXM",
+  ["P100"] = "P100-SXM2", ["TPUv2"] = "TPUv2-board", ["TPUv3"] = "TPUv3-board",
+  ["TitanXp"] = "TITAN-Xp", ["P4000"] = "Quadro-P4000", ["KNL"] = "KNL-7250",
+  ["Skylake"] = "Skylake-n1-32",
+}
+local alias_norm = {}
+for k, v in pairs(M.aliases) do alias_norm[norm(k)] = v end
+
 function M.get(name)
   if type(name) == "table" and getmetatable(name) == Device then return name end
   if type(name) ~= "string" then
@@ -288,6 +304,8 @@ function M.get(name)
   for _, k in ipairs(order) do
     if norm(k) == n then return catalog[k] end
   end
+  local a = alias_norm[n]
+  if a and catalog[a] then return catalog[a] end
   local scored = {}
   for _, k in ipairs(order) do
     local nk = norm(k)
@@ -305,7 +323,8 @@ function M.get(name)
   error(msg .. "; dlb.hw.list() shows the catalogue", 2)
 end
 doc.doc(M.get, "dlb.hw.get(name) -> device",
-  "a catalogue device by name (case and '-' insensitive); unknown names list close ones")
+  "a catalogue device by name or alias (dlb.hw.aliases: V100, A100, H100, TPUv2, TPUv3, ...; "
+  .. "case and '-' insensitive); unknown names list close ones")
 
 function M.names()
   local t = {}

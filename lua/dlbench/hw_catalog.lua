@@ -89,7 +89,12 @@ return {
     note = "ParaDnn's Cloud TPU v3: one board, 8 cores; bandwidth estimated by the paper",
     peak = { bf16 = 420 * T },
     mem = 128 * G, mem_per_core = 16 * G, cores = 8, mem_bw = 3600 * G,
+    links = { intra = { bw = 340e12 / 256, latency = 1e-6 } },
     source = {
+      links = "derived: Cloud TPU v3 page, all-reduce bandwidth per Pod 340 TB/s over its 1024 "
+        .. "chips = 256 boards: 1.33e12 per board (332e9 per chip), the per-chip share the v5e "
+        .. "page's numbers confirm (51.2 TB/s / 256 chips = its 400 GB/s bidirectional ICI / 2); "
+        .. "latency " .. lat_nvlink .. "; no inter-node tier (pods are one ICI torus)",
       peak = "seed 004 Table 3: 420 TFLOPS",
       mem = "seed 004 Table 3: 128 GB", mem_per_core = "seed 004 3: twice v2's 8 GB per core",
       cores = "seed 004 Table 3: 8 cores",
@@ -257,10 +262,10 @@ return {
   },
   {
     name = "B200", kind = "gpu", year = 2024,
-    note = "HGX B200 per-GPU figures; fp32 (non-tensor) and the L2 size are left out: not "
-      .. "given per GPU in the datasheet",
-    peak = { fp64 = 37 * T, tf32 = 1100 * T, fp16 = 2250 * T, bf16 = 2250 * T, fp8 = 4500 * T,
-             int8 = 4500 * T },
+    note = "HGX B200 per-GPU figures; the L2 size is left out: NVIDIA's datasheets do not "
+      .. "give it",
+    peak = { fp64 = 37 * T, fp32 = 75 * T, tf32 = 1100 * T, fp16 = 2250 * T, bf16 = 2250 * T,
+             fp8 = 4500 * T, int8 = 4500 * T },
     mem = 180 * G, mem_bw = 8000 * G, power = 1000,
     links = {
       intra = { bw = 900 * G, latency = 1e-6 },
@@ -268,7 +273,9 @@ return {
     },
     source = {
       peak = "datasheet (HGX B200, 8 GPUs): fp64 296 TFLOP/s; tf32 18, fp16/bf16 36, fp8 and "
-        .. "int8 72 PFLOP/s with sparsity; divided by 8 GPUs and halved to dense",
+        .. "int8 72 PFLOP/s with sparsity; divided by 8 GPUs and halved to dense; fp32 (CUDA "
+        .. "cores, no sparsity) 75 TFLOP/s per GPU from the GB200 NVL72 / HGX B200 "
+        .. "specification table (600 TFLOP/s per HGX B200 / 8)",
       mem = "datasheet: DGX B200 1440 GB / 8 GPUs", mem_bw = "datasheet: DGX B200 64 TB/s / 8",
       power = "datasheet: HGX B200 up to 1000 W per GPU",
       links = "datasheet: NVLink 5 1.8 TB/s bidirectional = 900e9 each way; 400 Gb/s per GPU "
@@ -296,10 +303,15 @@ return {
   },
   {
     name = "TPUv4", kind = "tpu", year = 2021,
-    note = "one TPU v4 chip (2 TensorCores); ICI bandwidth is not on the product page",
+    note = "one TPU v4 chip (2 TensorCores); ICI per chip derived from the pod's all-reduce "
+      .. "bandwidth",
     peak = { bf16 = 275 * T, int8 = 275 * T },
     mem = 32 * GiB, mem_bw = 1200 * G, power = 192,
+    links = { intra = { bw = 1.1e15 / 4096, latency = 1e-6 } },
     source = {
+      links = "derived: Cloud TPU v4 page, all-reduce bandwidth per Pod 1.1 PB/s / 4096 chips "
+        .. "= 268.6e9 per chip (the v5e page's numbers give its 400 GB/s bidirectional ICI / 2 "
+        .. "this way); latency " .. lat_nvlink .. "; no inter-node tier (pods are one ICI torus)",
       peak = "datasheet (Cloud TPU v4 page): 275 TFLOP/s per chip (bf16 or int8)",
       mem = "datasheet: 32 GiB HBM2", mem_bw = "datasheet: 1200 GB/s",
       power = "datasheet: measured min/mean/max 90/170/192 W; max used",

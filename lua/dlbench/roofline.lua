@@ -101,7 +101,26 @@ doc.doc(M.gemm, "dlb.roofline.gemm(m, n, k[, {batch=, precision=}]) -> costs",
 -- == time ========================================================================
 
 local time_opts = { precision = true, per_op = true, cache_aware = true, flops_eff = true,
-  bw_eff = true, detail = true }
+  bw_eff = true, detail = true, cache_fraction = true, tile = true }
+
+-- Check the tiling options of the cache-aware matmul model (Hestness 6.1).
+local function check_tiling(opts, fn)
+  local f = opts.cache_fraction
+  if f ~= nil and (type(f) ~= "number" or not (f >= 0 and f <= 1)) then
+    error(fn .. ": cache_fraction must be a number in [0, 1], got " .. tostring(f), 3)
+  end
+  local t = opts.tile
+  if t ~= nil then
+    local ok = function(x) return type(x) == "number" and x >= 1 and x < math.huge end
+    if not (ok(t) or (type(t) == "table" and #t == 2 and ok(t[1]) and ok(t[2]))) then
+      error(fn .. ": tile must be a side >= 1 (elements) or {tile_m, tile_n}, got "
+        .. tostring(t), 3)
+    end
+  end
+  if (f ~= nil or t ~= nil) and not opts.cache_aware then
+    error(fn .. ": cache_fraction and tile need cache_aware = true", 3)
+  end
+end
 
 -- Where the per-op costs of `s` are: an OpSet, s.ops (an OpSet or {flops=, bytes=}), or a
 -- graph analysis the graph engine attached.
@@ -158,9 +177,11 @@ function M.time(s, dev, opts)
   opts = checkopts(opts, time_opts, fn)
   if type(s) ~= "table" then error(fn .. ": expected stats or {flops=, bytes=}, got " .. type(s), 2) end
   dev = device(dev, fn)
+  check_tiling(opts, fn)
   local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
   local prec = dev:precision(opts.precision or sprec or "fp32")
-  local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware }
+  local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware,
+    cache_fraction = opts.cache_fraction, tile = opts.tile }
   -- precision selects the bytes too: rescale when the costs were counted at another one
   local scale = 1
   local from, to = bytes_per(sprec), bytes_per(opts.precision)
@@ -246,15 +267,16 @@ function M.time(s, dev, opts)
   end
   return r
 end
-doc.doc(M.time, "dlb.roofline.time(s, hw[, {precision=, per_op=, cache_aware=, flops_eff=, "
-  .. "bw_eff=, detail=}]) -> {time=, bound=, util=, fits=, shortfall=, graph=, per_op=, ...}",
+doc.doc(M.time, "dlb.roofline.time(s, hw[, {precision=, per_op=, cache_aware=, cache_fraction=, "
+  .. "tile=, flops_eff=, bw_eff=, detail=}]) -> {time=, bound=, util=, fits=, shortfall=, graph=, per_op=, ...}",
   "roofline time of a step: whole graph max(c/(eff x peak), a/(eff x bw)) and, with per-op "
   .. "costs, each op at its own bound; r.fits is false when the footprint exceeds memory")
 
 -- == subbatch choice (Hestness 5.2.1) =============================================
 
 local sub_opts = { batches = true, dim = true, bind = true, tol = true, sat_tol = true,
-  ridge = true, precision = true, per_op = true, cache_aware = true }
+  ridge = true, precision = true, per_op = true, cache_aware = true, cache_fraction = true,
+  tile = true }
 
 -- Sweep the subbatch b over opts.batches (default 1, 2, 4, ..., 4096) and find Hestness's
 -- three points of interest: where graph intensity nears saturation (within sat_tol of its
@@ -292,7 +314,8 @@ function M.subbatch(model, dev, opts)
     if i > 1 and b <= batches[i - 1] then error(fn .. ": batches must increase", 2) end
   end
   local tol, sat_tol = opts.tol or 0.05, opts.sat_tol or 0.05
-  local topts = { precision = opts.precision, per_op = opts.per_op, cache_aware = opts.cache_aware }
+  local topts = { precision = opts.precision, per_op = opts.per_op, cache_aware = opts.cache_aware,
+    cache_fraction = opts.cache_fraction, tile = opts.tile }
   local curve = { batch = {}, intensity = {}, time = {}, time_per_sample = {}, util = {},
     footprint = {}, bound = {} }
   for i, b in ipairs(batches) do
@@ -328,7 +351,8 @@ function M.subbatch(model, dev, opts)
   return res
 end
 doc.doc(M.subbatch, "dlb.roofline.subbatch(f_or_graph, hw[, {batches=, dim=, bind=, tol=0.05, "
-  .. "sat_tol=0.05, ridge='achievable'|'peak', precision=, per_op=}]) -> {curve=, saturation=, "
+  .. "sat_tol=0.05, ridge='achievable'|'peak', precision=, per_op=, cache_aware=, cache_fraction=, "
+  .. "tile=}]) -> {curve=, saturation=, "
   .. "ridge=, best=, points=}", "Hestness 5.2.1's three subbatch points of interest over a sweep")
 
 -- == time to train and cost ======================================================

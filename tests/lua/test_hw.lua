@@ -101,9 +101,32 @@ end)
 T.test("get: names, case, close names", function()
   T.eq(dlb.hw.get("h100-sxm").name, "H100-SXM", "case-insensitive")
   T.eq(dlb.hw.get("H100_SXM").name, "H100-SXM", "separators ignored")
-  local err = T.checkerr("unknown device 'H100'", dlb.hw.get, "H100")
+  local err = T.checkerr("unknown device 'H10'", dlb.hw.get, "H10")
   assert(err:find("H100-SXM", 1, true), err)
   T.checkerr("expected a device name", dlb.hw.get, 42)
+end)
+
+T.test("get: the aliases a researcher types", function()
+  local want = { V100 = "V100-SXM2-16GB", A100 = "A100-SXM4-80GB", H100 = "H100-SXM",
+    TPUv2 = "TPUv2-board", TPUv3 = "TPUv3-board", ["tpu v3"] = "TPUv3-board",
+    ["a100-40gb"] = "A100-SXM4-40GB", h200 = "H200-SXM" }
+  for alias, name in pairs(want) do T.eq(dlb.hw.get(alias).name, name, alias) end
+  -- every alias points at a catalogue device
+  for alias, name in pairs(dlb.hw.aliases) do T.eq(dlb.hw.get(alias).name, name, alias) end
+end)
+
+T.test("catalogue: B200 fp32 and TPU ICI links, with sources", function()
+  local b = dlb.hw.get("B200")
+  T.eq(b.peak.fp32, 75e12, "HGX B200 600 TFLOP/s fp32 / 8 GPUs")
+  assert(b.source.peak:find("75 TFLOP/s", 1, true), b.source.peak)
+  T.eq(b.cache or 0, 0, "no L2 figure in NVIDIA's datasheets")
+  -- Cloud TPU pages: all-reduce bandwidth per pod / chips; v5e's 51.2 TB/s / 256 chips
+  -- equals its 400 GB/s bidirectional ICI / 2, the convention the other entries follow
+  T.near(dlb.hw.get("TPUv4").links.intra.bw, 1.1e15 / 4096, 1e-12)
+  T.near(dlb.hw.get("TPUv3-board").links.intra.bw, 340e12 / 256, 1e-12)
+  T.near(51.2e12 / 256, dlb.hw.get("TPUv5e").links.intra.bw, 1e-12)
+  assert(dlb.hw.get("TPUv4").source.links:find("1.1 PB/s", 1, true))
+  T.eq(dlb.hw.get("TPUv2-board").links.intra, nil, "no sourced v2 ICI figure")
 end)
 
 T.test("list prints a table and returns the devices", function()

@@ -108,6 +108,29 @@ T.test("cache-aware matmul traffic (Hestness 6.1)", function()
   T.checkerr("cache_aware needs per-op costs", R.time, { flops = 1, bytes = 1 }, T4, { cache_aware = true })
 end)
 
+T.test("cache-aware tiling options: tile shape and usable cache fraction", function()
+  local alg = 4 * (128 * 8192 + 8192 * 8192 + 128 * 8192)
+  local ops = R.ops { flops = { 2 * 128 * 8192 * 8192 }, bytes = { alg }, gemm = { { 128, 8192, 8192 } } }
+  -- 128 x 128 output tiles: A (128 x 8192) moves 8192/128 = 64 times, B and C once
+  local r = R.time(ops, T4, { cache_aware = true, tile = 128 })
+  T.near(r.bytes, 4 * (128 * 8192 * 64 + 8192 * 8192 + 128 * 8192), 1e-12, "tile 128")
+  T.near(dlb.core.gemm_traffic(128, 8192, 8192, 1, 4, 6e6, 128, 128), r.bytes, 1e-12, "core")
+  -- rectangular {tile_m, tile_n} = {64, 256}: A 32 times, B twice
+  r = R.time(ops, T4, { cache_aware = true, tile = { 64, 256 } })
+  T.near(r.bytes, 4 * (128 * 8192 * 32 + 8192 * 8192 * 2 + 128 * 8192), 1e-12, "tile 64x256")
+  -- a quarter of the 6 MB cache: t = floor(sqrt(1.5e6 / 12)) = 353, A 24 times
+  r = R.time(ops, T4, { cache_aware = true, cache_fraction = 0.25 })
+  T.near(r.bytes, 4 * (128 * 8192 * 24 + 8192 * 8192 + 128 * 8192), 1e-12, "cache / 4")
+  -- the whole H100 cache keeps A resident; 5% of it (2.5 MB < 4 MiB x 2) does not
+  T.near(R.time(ops, "H100", { cache_aware = true }).bytes, alg, 1e-12, "resident")
+  assert(R.time(ops, "H100", { cache_aware = true, cache_fraction = 0.05 }).bytes > alg)
+  T.checkerr("cache_fraction must be a number in [0, 1]", R.time, ops, T4,
+    { cache_aware = true, cache_fraction = 1.5 })
+  T.checkerr("tile must be a side >= 1", R.time, ops, T4, { cache_aware = true, tile = 0 })
+  T.checkerr("tile must be a side >= 1", R.time, ops, T4, { cache_aware = true, tile = { 8 } })
+  T.checkerr("need cache_aware = true", R.time, ops, T4, { tile = 64 })
+end)
+
 T.test("ParaDnn 4.5: TPU v3 over v2 is 2.3x on compute-bound, 1.5x on memory-bound ops", function()
   local v2, v3 = dlb.hw.get("TPUv2-board"), dlb.hw.get("TPUv3-board")
   local opts = { precision = "bf16", flops_eff = 1, bw_eff = 1 } -- ParaDnn's rooflines use peaks

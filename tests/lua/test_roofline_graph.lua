@@ -98,4 +98,27 @@ T.test("capacity and precision from graph stats", function()
   T.checkerr("must be a number", R.time, g:stats { b = 32 }, T4) -- symbolic stats
 end)
 
+T.test("tiling options reach the graph's matmuls and the subbatch sweep", function()
+  local g = mlp(4096)
+  local s = g:stats { b = 256, h = 8192 }
+  -- every matmul's traffic with 16 x 16 tiles, recomputed from the analysis' shapes
+  local F, B = dlb.core.analysis_arrays(s.analysis)
+  local want = 0
+  for i = 1, #F do
+    local gm = { dlb.core.analysis_gemm(s.analysis, i - 1) }
+    local b = B[i]
+    if gm[1] and gm[1] > 0 and gm[2] > 0 and gm[3] > 0 and gm[4] > 0 then
+      b = math.max(b, dlb.core.gemm_traffic(gm[1], gm[2], gm[3], gm[4], 4, 6e6, 16, 16))
+    end
+    want = want + b
+  end
+  local r = R.time(s, T4, { cache_aware = true, tile = 16 })
+  T.near(r.bytes, want, 1e-12, "tile 16 traffic")
+  assert(r.util < R.time(s, T4, { cache_aware = true }).util, "small tiles cost time")
+  local a = R.subbatch(g, T4, { bind = { h = 8192 }, batches = { 64, 256 }, cache_aware = true })
+  local b = R.subbatch(g, T4, { bind = { h = 8192 }, batches = { 64, 256 }, cache_aware = true,
+    tile = 16 })
+  assert(b.curve.util[2] < a.curve.util[2], "subbatch passes tile through")
+end)
+
 T.done()

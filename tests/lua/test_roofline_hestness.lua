@@ -89,6 +89,19 @@ T.test("the notebook runs and prints the same Table 3 numbers", function()
   assert(ridge and tonumber(best) > tonumber(ridge), "Figure 11 points: " .. tostring(ridge))
   T.near(res.word_lm.step, 115, 0.02, "word LM step (Table 3: 115 s)")
   T.near(res.speech.days, 93, 0.02, "speech epoch days (Table 3: 93)")
+  -- Table 5 rows 1-2 from the zoo's projected word LM (6.1), timed by our model
+  local t5 = res.table5
+  T.eq(t5.dims.h, 15952, "h from the 17 GB LSTM layer: 4h(e + h) + 4h = 17e9 / 12")
+  T.near(4 * t5.dims.h * (t5.dims.e + t5.dims.h) + 4 * t5.dims.h, 17e9 / 12, 1e-3, "layer 1")
+  T.near(t5.row1.util, 0.8, 1e-9, "row 1: whole graph, compute-bound at 80%")
+  assert(t5.row1.fits == false and t5.row1.shortfall > 0, "the step does not fit 32 GB (6.2)")
+  assert(t5.row2.bytes > t5.per_op.bytes, "the tiled model adds traffic")
+  -- matmuls stay compute-bound with square tiles from 6 MB: row 2 = the op-by-op time
+  T.near(t5.row2.time, t5.per_op.time, 1e-12, "tiles from 6 MB keep matmuls compute-bound")
+  T.eq(t5.row2.by_kind.matmul.memory_bound_time, 0, "no memory-bound matmul")
+  assert(t5.row2.util < 0.8 and t5.row2.util > 0.46, "row 2 between the paper's 46% and 80%")
+  assert(t5.tile_for_46 > 8 and t5.tile_for_46 < 128, "46% needs tiles of " .. t5.tile_for_46)
+  assert(text:find("Cache-hierarchy-aware, op by op", 1, true), "row 2 printed")
 end)
 
 T.done()
