@@ -14,7 +14,11 @@ local M = {}
 local function checkopts(opts, valid, fn) return options.check(opts, valid, fn, 3) end
 
 local function device(x, fn)
-  if type(x) == "string" then return hw.get(x) end
+  if type(x) == "string" then
+    local ok, d = pcall(hw.get, x)
+    if not ok then error(fn .. ": " .. tostring(d), 3) end
+    return d
+  end
   if type(x) == "table" and getmetatable(x) == hw.Device then return x end
   error(fn .. ": expected a device (dlb.hw.get(name)) or its name, got " .. type(x), 3)
 end
@@ -453,10 +457,8 @@ function M.hestness(domain, p, b)
   if type(p) ~= "number" or p <= 0 or type(b) ~= "number" or b <= 0 then
     error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive", 2)
   end
-  local c = d.costs
-  return { flops = c.flops_per_param * b * p,
-    bytes = c.lambda * p + c.mu * b * math.sqrt(p),
-    footprint = c.footprint_per_param * p, precision = "fp32" }
+  local c = require("dlbench.scaling").step_costs(d.costs, p, b)
+  return { flops = c.flops, bytes = c.bytes, footprint = c.footprint, precision = "fp32" }
 end
 doc.doc(M.hestness, "dlb.roofline.hestness(domain, p, b) -> {flops=, bytes=, footprint=}",
   "Hestness et al. Table 2's asymptotic training-step costs for p parameters, subbatch b")
