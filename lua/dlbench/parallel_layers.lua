@@ -234,18 +234,26 @@ function M.from_graph(g, o)
   for k, v in pairs(o.bind or {}) do base[k] = v end
   base.precision = o.precision or base.precision or "mixed"
   base.optimizer = o.optimizer or base.optimizer
+  local core = require "dlbench.backend"
+  -- One training-step analysis at batch b: per-layer rows (as g:layers) and per-op arrays
+  -- (the analysis contract of docs/graph.md: flops, bytes, phases 0 fwd / 1 bwd, layers).
   local function at(b)
     local t = {}
     for k, v in pairs(base) do t[k] = v end
     if type(mb) == "string" then t[mb] = b end
-    local ok, L = pcall(g.layers, g, t)
-    if not ok then gerr(fname, tostring(L)) end
+    local ok, s = pcall(g.stats, g, t)
+    if ok and s.symbolic then ok, s = pcall(function() return s.footprint end) end
+    if not ok then gerr(fname, tostring(s)) end
+    local L = {}
+    for i, name in ipairs(s.layers) do
+      local p, _, _, _, act, wb = core.analysis_layer(s.analysis, i - 1)
+      L[i] = { name = name, params = p, activations_out = act, weight_bytes = wb }
+    end
     if #L == 0 then
       gerr(fname, "the graph has no layer scopes (build it inside g:layer(name) scopes)")
     end
-    local ops = g:ops(t)
-    local s = g:stats(t)
-    return L, ops, s
+    local F, By, Ph, Ly, Ty = core.analysis_arrays(s.analysis)
+    return L, { F = F, B = By, P = Ph, L = Ly, T = Ty }, s
   end
   -- two batch sizes when the batch is a dim; one analysis at a numeric batch
   local B, two
@@ -256,24 +264,30 @@ function M.from_graph(g, o)
   local L2, ops2, s2
   if two then
     L2, ops2, s2 = at(2)
-    if #ops2 ~= #ops1 or #L2 ~= #L1 then
+    if #ops2.F ~= #ops1.F or #L2 ~= #L1 then
       gerr(fname, "the graph's structure depends on the batch dim '" .. mb .. "'")
     end
   end
   local n = #L1
   local out = {}
+  local tname = {}   -- op type id -> name, looked up once per type
   local function per_layer(ops)
     local f, b, fb, by, kinds = {}, {}, {}, {}, {}
     for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i] = 0, 0, 0, 0, {} end
     local cur = 1
-    for _, op in ipairs(ops) do
-      local li = (op.layer or -1) + 1
+    local F, By, Ph, Ly, Ty = ops.F, ops.B, ops.P, ops.L, ops.T
+    for j = 1, #F do
+      local li = Ly[j] + 1
       if li >= 1 and li <= n then cur = li else li = cur end
-      if op.phase == "fwd" then
-        f[li] = f[li] + op.flops; fb[li] = fb[li] + op.bytes; by[li] = by[li] + op.bytes
-        kinds[li][op.type] = true
-      elseif op.phase == "bwd" then
-        b[li] = b[li] + op.flops; by[li] = by[li] + op.bytes
+      local ph = Ph[j]
+      if ph == 0 then       -- forward
+        f[li] = f[li] + F[j]; fb[li] = fb[li] + By[j]; by[li] = by[li] + By[j]
+        local ty = Ty[j]
+        local nm = tname[ty]
+        if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
+        kinds[li][nm] = true
+      elseif ph == 1 then   -- backward
+        b[li] = b[li] + F[j]; by[li] = by[li] + By[j]
       end
     end
     return f, b, fb, by, kinds
