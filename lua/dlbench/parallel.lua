@@ -209,7 +209,11 @@ function M.work(s, at, opts)
   local fixed_mem = n(bd.weights) + n(bd.gradients) + n(bd.optimizer)
   local mem = n(s.footprint)
   local grad = n(bd.gradients)
-  if grad == 0 then grad = n(s.params) * (opts.grad_bytes_per_param or 4) end
+  if grad == 0 then   -- no gradients live at the footprint's peak: params x gradient bytes
+    local ok, prec = pcall(function() return s.precision end)
+    local half = ok and (prec == "mixed" or prec == "mixed_bf16" or prec == "fp16" or prec == "bf16")
+    grad = n(s.params) * (opts.grad_bytes_per_param or (half and 2 or 4))
+  end
   local fb = n(s.flops_fwd) + n(s.flops_bwd)
   return {
     flops_sample = (fb > 0 and fb or (flops - fu)) / b,
@@ -250,6 +254,10 @@ function M.data(o)
   local dev = o.device or (o.hw and M.device(o.hw, o.precision
       or (is_catalogue(o.hw) and o.stats and stats_precision(o.stats)) or nil))
     or error(fname .. ": option 'hw' (or device) is required", 2)
+  if o.stats and not o.work and o.stats_batch == nil and o.subbatch == nil then
+    error(fname .. ": with stats= give subbatch= (the batch the stats were computed at) or "
+      .. "stats_batch=", 2)
+  end
   local w = o.work or (o.stats and M.work(o.stats, o.stats_batch or o.subbatch,
     { samples_epoch = o.samples_epoch }))
     or error(fname .. ": option 'stats' (or work) is required", 2)

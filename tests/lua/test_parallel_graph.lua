@@ -203,6 +203,8 @@ T.test("data{stats=, hw=} takes the per-worker time from dlb.roofline.time", fun
   T.eq(r.roofline.bound, rt.bound, "bound reported")
   T.near(r.step, r.compute + r.exposed, 1e-12, "step = compute + exposed allreduce")
   assert(r.exposed > 0, "512 workers over 25 GB/s links expose communication")
+  T.near(P.work(s, 8).grad_bytes, 2 * s.params, 1e-12, "mixed precision: 2-byte gradients")
+  T.checkerr("give subbatch=", P.data, { stats = s, hw = A100, workers = 512 })
   -- strong scaling: the subbatch is batch / workers, timed by the roofline at that size
   local r2 = P.data { stats = s, stats_batch = 8, hw = A100, workers = 4, batch = 64 }
   local w = P.work(s, 8)
