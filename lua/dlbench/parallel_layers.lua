@@ -219,7 +219,11 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 -- layers (convolutions, LSTMs) run replicated on the tensor ranks.
 local FG = { bind = true, batch_dim = true, batch = true, precision = true, optimizer = true,
              tp = true }
-local function gerr(fname, msg) error(fname .. ": " .. msg, 3) end
+local function gerr(fname, msg)
+  -- drop the location prefixes of errors raised inside the graph engine
+  msg = tostring(msg):gsub("^[^:\n]*%.lua:%d+: ", ""):gsub("^[^:\n]*%.lua:%d+: ", "")
+  error(fname .. ": " .. msg, 3)
+end
 
 function M.from_graph(g, o)
   local fname = "parallel.layers.from_graph"
@@ -242,8 +246,11 @@ function M.from_graph(g, o)
     for k, v in pairs(base) do t[k] = v end
     if type(mb) == "string" then t[mb] = b end
     local ok, s = pcall(g.stats, g, t)
-    if ok and s.symbolic then ok, s = pcall(function() return s.footprint end) end
-    if not ok then gerr(fname, tostring(s)) end
+    if ok and s.symbolic then
+      ok, s = pcall(function() return s.footprint end)
+      s = tostring(s) .. " (bind the model's other dims with bind={name=value})"
+    end
+    if not ok then gerr(fname, s) end
     local L = {}
     for i, name in ipairs(s.layers) do
       local p, _, _, _, act, wb = core.analysis_layer(s.analysis, i - 1)

@@ -188,6 +188,11 @@ T.test("from_graph errors", function()
   T.checkerr("no layer scopes", P.layers.from_graph, bare)
   T.checkerr("unknown option 'nope'", P.layers.from_graph, g, { nope = 1 })
   T.checkerr("tp must be", P.layers.from_graph, g, { tp = "zigzag" })
+  local sym = dlb.models.gpt { layers = 1, hidden = 256, heads = 4, seq = "q", context = 64,
+    vocab = 100 }
+  local e = T.checkerr("no value for q", P.layers.from_graph, sym)
+  assert(e:find("bind={name=value}", 1, true) and not e:find("graph.lua", 1, true), e)
+  T.eq(P.layers.from_graph(sym, { bind = { q = 64 } })[2].act_out, 64 * 256 * 2, "bound: s d 2 bytes")
   local notp = P.layers.from_graph(g, { tp = false })
   T.eq(notp[2].tp_colls, 0, "tp=false: nothing tensor-parallel")
 end)
