@@ -233,7 +233,7 @@ function M.from_graph(g, o)
     gerr(fname, "a dlb.graph expected (with g:layers and g:ops), got " .. type(g))
   end
   local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
-  local mb = o.batch_dim or mopts.batch or "b"
+  local mb = o.batch_dim or (o.batch == nil and mopts.batch) or o.batch or "b"
   local base = {}
   for k, v in pairs(o.bind or {}) do base[k] = v end
   base.precision = o.precision or base.precision or "mixed"
@@ -248,7 +248,8 @@ function M.from_graph(g, o)
     local ok, s = pcall(g.stats, g, t)
     if ok and s.symbolic then
       ok, s = pcall(function() return s.footprint end)
-      s = tostring(s) .. " (bind the model's other dims with bind={name=value})"
+      s = tostring(s) .. " (name the batch dim with batch_dim= and bind the other dims with "
+        .. "bind={name=value})"
     end
     if not ok then gerr(fname, s) end
     local L = {}
@@ -273,6 +274,14 @@ function M.from_graph(g, o)
     L2, ops2, s2 = at(2)
     if #ops2.F ~= #ops1.F or #L2 ~= #L1 then
       gerr(fname, "the graph's structure depends on the batch dim '" .. mb .. "'")
+    end
+  end
+  if two then
+    local d = 0
+    for j = 1, #ops1.F do d = d + (ops2.F[j] - ops1.F[j]) end
+    if not (d > 0) then
+      gerr(fname, "the step's FLOPs do not grow with the batch dim '" .. mb .. "': name the "
+        .. "graph's batch dim with batch_dim=, or give batch= the samples a numeric graph holds")
     end
   end
   local n = #L1
@@ -342,7 +351,7 @@ function M.from_graph(g, o)
   end
   return out
 end
-doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\", precision=\"mixed\","
+doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\"|batch=n, precision=\"mixed\","
   .. " optimizer=, tp=\"megatron\"|false}]) -> {layer cost...}",
   "per-sample layer costs of a dlb.graph's g:layer scopes (FLOPs, bytes, params, activations, "
   .. "tensor-parallel collectives) for dlb.parallel.plan")
