@@ -445,12 +445,19 @@ doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batc
 local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-  "bind", "batch_dim", "graph_precision" }
+  "bind", "batch_dim", "devices" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 function M.evaluate(o)
   local fname = "parallel.evaluate"
   check_opts(fname, o, EVAL_OPTS)
+  if o.devices == nil and not o.cluster then
+    -- size the hw's own cluster to the layout (cluster_of counts devices=)
+    local c = {}
+    for k, v in pairs(o) do c[k] = v end
+    c.devices = (tonumber(o.dp) or 1) * (tonumber(o.tp) or 1) * (tonumber(o.pp) or 1)
+    o = c
+  end
   local ls, dev, cl = setup(fname, o)
   local po = plan_opts(fname, o)
   local cfg = { dp = num(fname, "dp", o.dp, 1), tp = num(fname, "tp", o.tp, 1),
@@ -463,7 +470,7 @@ function M.evaluate(o)
   r.stage_mem = stages
   return r
 end
-doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=, hw=, cluster=, batch=, dp=, tp=, pp=, m=, schedule=,"
+doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=, zero=, shard=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline layout")
 

@@ -161,6 +161,12 @@ T.test("the plan is a dlb.table that also indexes as rows", function()
   os.remove(csv)
   T.eq(back:count(), #t, "CSV round trip")
   T.near(back:row(1).step, t[1].step, 1e-12, "CSV step")
+  -- evaluate{graph=} of the best layout gives the same row, with memory per stage
+  local b = t[1]
+  local e = P.evaluate { graph = g, hw = A100, devices = 16, batch = 64, dp = b.dp, tp = b.tp,
+    pp = b.pp, m = b.m, schedule = b.schedule, recompute = b.recompute, zero = b.zero }
+  T.near(e.step, b.step, 1e-12, "evaluate = plan row")
+  T.eq(#e.stage_mem, b.pp, "stage memory")
   local plain = P.plan { graph = g, hw = A100, devices = 16, batch = 64, table = false }
   assert(not dlb.table.is_table(plain) and #plain == #t, "table=false: a plain list")
 end)
