@@ -117,6 +117,8 @@ typedef struct dlb_par_dp_opts {
   double overlap;        /* fraction of the backward pass that can hide communication */
   double async;          /* 1: asynchronous parameter-server training (no barrier) */
   double shards;         /* parameter-server shards for async (0 = 1) */
+  double compute;        /* s of compute per worker per step measured or modelled by the
+                            caller (dlb.roofline.time); 0 = dlb_par_roofline of work on dev */
 } dlb_par_dp_opts;
 
 typedef struct dlb_par_dp_result {

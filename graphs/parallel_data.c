@@ -104,7 +104,10 @@ int dlb_par_data(const dlb_par_work *w, const dlb_par_device *dev,
     return dlb_fail(DLB_EINVAL, "data parallel: unknown allreduce algorithm %g", o->algo);
 
   double flops = w->flops_sample * sb + w->flops_fixed;
-  double tcomp = dlb_par_roofline(dev, flops, w->bytes_sample * sb + w->bytes_fixed);
+  if (!(o->compute >= 0) || !isfinite(o->compute))
+    return dlb_fail(DLB_EINVAL, "data parallel: compute must be >= 0 s, got %g", o->compute);
+  double tcomp = o->compute > 0 ? o->compute
+                                : dlb_par_roofline(dev, flops, w->bytes_sample * sb + w->bytes_fixed);
   double bwd = (w->bwd_frac > 0 ? w->bwd_frac : 2.0 / 3.0) * tcomp;
   double comm = 0, last = 0, wire = 0, nb = 0, exposed = 0, step;
   r->batch = sb * n;

@@ -34,7 +34,8 @@ static const field work_f[] = {
 static const field dpo_f[] = {
   F(dlb_par_dp_opts, workers), F(dlb_par_dp_opts, subbatch), F(dlb_par_dp_opts, batch),
   F(dlb_par_dp_opts, algo), F(dlb_par_dp_opts, bucket), F(dlb_par_dp_opts, overlap),
-  F(dlb_par_dp_opts, async), F(dlb_par_dp_opts, shards), { NULL, 0 } };
+  F(dlb_par_dp_opts, async), F(dlb_par_dp_opts, shards), F(dlb_par_dp_opts, compute),
+  { NULL, 0 } };
 static const field dpr_f[] = {
   F(dlb_par_dp_result, step), F(dlb_par_dp_result, compute), F(dlb_par_dp_result, comm),
   F(dlb_par_dp_result, exposed), F(dlb_par_dp_result, batch), F(dlb_par_dp_result, subbatch),

@@ -3,7 +3,9 @@
 --      data parallelism, layer parallelism and a sharded embedding, beside the paper;
 --   2. Hestness Fig. 12: epoch days and utilisation versus data-parallel workers;
 --   3. TBD (Zhu et al.) observation 12: 1 Gb/s Ethernet versus 100 Gb/s InfiniBand;
---   4. a 3-D plan search for a 96-layer transformer and the time breakdown of its best plans.
+--   4. a 3-D plan search for GPT-3 175B from the model zoo's graph on 4096 A100s and the time
+--      breakdown of its fastest layouts.
+-- Every figure shows model predictions (lines/bars); points mark the paper's numbers.
 -- Run: dlbench run notebooks/hestness_parallel.lua   (figures go to out/ when dlb.plot exists)
 local dlb = require "dlbench"
 local P = dlb.parallel
@@ -162,22 +164,35 @@ print(string.format("  gradient per machine) spends %.2f s communicating against
 print("  100 Gb/s InfiniBand keeps near-linear scaling.")
 
 ------------------------------------------------------------------------------------------
--- 4. Plans for a 96-layer transformer (GPT-3 175B shape) on 4096 devices
+-- 4. Plans for GPT-3 175B (96 layers, d 12288, seq 2048) on 4096 A100s, from the model
+-- zoo's graph (per-layer costs read by dlb.parallel.layers.from_graph), beside the closed form
 print()
-print("== 3-D plans: 96-layer transformer (d 12288, seq 2048), 4096 devices, batch 1536")
-local gpt = P.layers.transformer { layers = 96, d = 12288, seq = 2048, heads = 96 }
+print("== 3-D plans: GPT-3 175B from dlb.models (96 layers, d 12288, seq 2048), 4096 A100s, batch 1536")
+local gpt_graph = dlb.models.gpt { size = "gpt3-175b" }
 local a100 = dlb.hw.get("A100-SXM4-80GB") -- links: NVLink intra-node, 200 Gb/s inter-node
 local cluster = P.cluster { per_node = 8, nodes = 512, hw = a100 }
-local rows, evaluated = P.plan { layers = gpt, hw = a100, precision = "fp16", cluster = cluster,
-                                 batch = 1536, table = false }
-print(string.format("%d layouts evaluated, %d fit in 80 GB", evaluated, #rows))
+local plans, evaluated = P.plan { graph = gpt_graph, hw = a100, cluster = cluster, batch = 1536 }
+local closed = P.plan { layers = P.layers.transformer { layers = 96, d = 12288, seq = 2048,
+  heads = 96, vocab = 50257, dropout = false }, hw = a100, precision = "mixed",
+  cluster = cluster, batch = 1536 }
+local rows = plans -- a dlb.table; rows[i] is its i-th row
+print(string.format("%d layouts evaluated, %d fit in 80 GB (closed-form layers: %d fit)",
+  evaluated, #rows, #closed))
 print(string.format("%4s %4s %4s %4s %-11s %4s %4s %8s %8s %8s %8s %7s %6s", "dp", "tp", "pp",
   "m", "schedule", "rc", "zero", "step s", "compute", "comm", "bubble", "mem GB", "util"))
-for i = 1, math.min(10, #rows) do
-  local r = rows[i]
+local function planline(r)
   print(string.format("%4d %4d %4d %4d %-11s %4s %4d %8.2f %8.2f %8.2f %8.2f %7.1f %5.1f%%",
     r.dp, r.tp, r.pp, r.m, r.schedule, r.recompute and "yes" or "no", r.zero, r.step,
     r.compute, r.comm, r.bubble, r.mem / 1e9, 100 * r.util))
+end
+for i = 1, math.min(10, #rows) do planline(rows[i]) end
+print("best plan from the closed-form layers (Narayanan et al. 2021, Korthikanti et al. 2022):")
+planline(closed[1])
+-- the best plan of each distinct layout (dp x tp x pp) for the breakdown figure
+local layouts, seen = {}, {}
+for _, r in ipairs(rows) do
+  local k = r.dp .. "/" .. r.tp .. "/" .. r.pp
+  if not seen[k] then seen[k] = true; layouts[#layouts + 1] = r end
 end
 
 ------------------------------------------------------------------------------------------
@@ -203,15 +218,10 @@ write_csv("hestness_fig12.csv", { "workers", "days", "util", "days_alpha_fit", "
   { fig12.workers, fig12.days, fig12.util, fig12.days_fit, fig12.util_fit })
 write_csv("tbd_obs12.csv", { "gpus", "ethernet_flat_img_s", "ethernet_hier_img_s",
   "infiniband_img_s" }, { tbd.gpus, tbd.flat, tbd.ethernet, tbd.infiniband })
+-- every fitting plan, fastest first (dlb.table:to_csv writes the file whole)
 do
-  local c = { {}, {}, {}, {}, {}, {}, {}, {} }
-  for i = 1, math.min(20, #rows) do
-    local r = rows[i]
-    c[1][i], c[2][i], c[3][i], c[4][i] = r.dp, r.tp, r.pp, r.m
-    c[5][i], c[6][i], c[7][i], c[8][i] = r.schedule, r.compute, r.comm, r.bubble
-  end
-  write_csv("plan_breakdown.csv", { "dp", "tp", "pp", "m", "schedule", "compute_s", "comm_s",
-    "bubble_s" }, c)
+  local okc, err = plans:to_csv("out/gpt3_plans.csv")
+  print(okc and "wrote out/gpt3_plans.csv" or ("could not write out/gpt3_plans.csv: " .. tostring(err)))
 end
 
 ------------------------------------------------------------------------------------------
@@ -226,35 +236,58 @@ local function save(f, name)
   local okk, err = f:save("out/" .. name)
   print(okk and ("wrote out/" .. name) or ("could not write out/" .. name .. ": " .. tostring(err)))
 end
-local f = plot.figure { width = 4, height = 3 }
-f:line { x = fig12.workers, y = fig12.days, label = "days/epoch (alpha 5 us)" }
-f:line { x = fig12.workers, y = fig12.days_fit, label = "days/epoch (alpha fitted)" }
-f.xscale, f.yscale = "log", "log"
-f.xlabel, f.ylabel, f.title = "data-parallel workers", "days per epoch", "Hestness Fig. 12"
-save(f, "hestness_fig12_days.png")
-local g = plot.figure { width = 4, height = 3 }
-g:line { x = fig12.workers, y = fig12.util, label = "alpha 5 us" }
-g:line { x = fig12.workers, y = fig12.util_fit, label = "alpha fitted" }
-g.xscale = "log"
-g.xlabel, g.ylabel, g.title = "data-parallel workers", "FLOP utilisation", "Hestness Fig. 12"
-save(g, "hestness_fig12_util.png")
-local h = plot.figure { width = 4, height = 3 }
-h:line { x = tbd.gpus, y = tbd.flat, label = "1 Gb/s Ethernet, flat ring" }
-h:line { x = tbd.gpus, y = tbd.ethernet, label = "1 Gb/s Ethernet, hierarchical" }
-h:line { x = tbd.gpus, y = tbd.infiniband, label = "100 Gb/s InfiniBand" }
-h.xscale, h.yscale = "log", "log"
-h.xlabel, h.ylabel, h.title = "GPUs (4 per machine)", "images/s", "TBD observation 12"
+-- Fig. 12: model lines, the paper's Table 5 data-parallel rows as points
+local f = plot.figure { width = 7, height = 2.8, cols = 2,
+  title = "Hestness Fig. 12, word LM at subbatch 128: model predictions (lines), paper Table 5 (points)" }
+local p1, p2 = f:panel(1), f:panel(2)
+local xt = { 1, 4, 16, 64, 256, 1024, 4096 }
+p1:line { x = fig12.workers, y = fig12.days, label = "model, alpha = 5 us (wire)" }
+p1:line { x = fig12.workers, y = fig12.days_fit, style = "dashed",
+  label = string.format("model, alpha = %.2f ms (fitted)", alpha_fit * 1e3) }
+p1:scatter { x = { 512, 1024 }, y = { 11.1, 6.2 }, marker = "square", size = 5, color = "black",
+  label = "paper, Table 5" }
+p1.xscale, p1.yscale, p1.xticks = "log", "log", xt
+p1.xlabel, p1.ylabel = "data-parallel workers", "days per epoch"
+p1.legend = "upper right"
+p2:line { x = fig12.workers, y = fig12.util, label = "model, alpha = 5 us" }
+p2:line { x = fig12.workers, y = fig12.util_fit, style = "dashed", label = "model, alpha fitted" }
+p2:scatter { x = { 512, 1024 }, y = { 0.38, 0.34 }, marker = "square", size = 5, color = "black",
+  label = "paper, Table 5" }
+p2.xscale, p2.xticks, p2.ylim = "log", xt, { 0, 0.5 }
+p2.xlabel, p2.ylabel = "data-parallel workers", "FLOP utilisation"
+p2.legend = "lower left"
+save(f, "hestness_fig12.png")
+
+-- TBD observation 12
+local h = plot.figure { width = 6, height = 3 }
+h:span { x = { 1, 4 }, text = "one machine (PCIe)", alpha = 0.12 }
+h:line { x = tbd.gpus, y = tbd.infiniband, marker = "circle", label = "100 Gb/s InfiniBand" }
+h:line { x = tbd.gpus, y = tbd.ethernet, marker = "square", label = "1 Gb/s Ethernet, hierarchical" }
+h:line { x = tbd.gpus, y = tbd.flat, marker = "triangle", label = "1 Gb/s Ethernet, flat ring" }
+h.xscale, h.yscale, h.xticks = "log", "log", tbd.gpus
+h.xlabel, h.ylabel = "GPUs (4 per machine)", "images/s"
+h.title = "TBD obs. 12, ResNet-50 data parallel (model prediction)"
+h.legend = "outside"
 save(h, "tbd_obs12.png")
+
+-- time breakdown of the best plan of each of the 8 fastest layouts
+local SHORT = { gpipe = "gpipe", ["1f1b"] = "1f1b", interleaved = "il" }
 local labels, comp, comm, bub = {}, {}, {}, {}
-for i = 1, math.min(8, #rows) do
-  local r = rows[i]
-  labels[i] = string.format("%d/%d/%d m%d z%d%s", r.dp, r.tp, r.pp, r.m, r.zero,
-    r.recompute and " rc" or "")
+for i = 1, math.min(8, #layouts) do
+  local r = layouts[i]
+  labels[i] = string.format("%d/%d/%d m%d z%d %s%s", r.dp, r.tp, r.pp, r.m, r.zero,
+    SHORT[r.schedule], r.recompute and " rc" or "")
   comp[i], comm[i], bub[i] = r.compute, r.comm, r.bubble
 end
-local k = plot.figure { width = 6, height = 3 }
+local k = plot.figure { width = 7, height = 3.2 }
 k:bar { labels = labels, values = { comp, comm, bub }, mode = "stacked",
         stacks = { "compute", "exposed comm", "bubble" } }
-k.xlabel, k.ylabel = "plan (dp/tp/pp; micro-batches, ZeRO stage, recompute)", "seconds per step"
-k.title = "time breakdown of the best plans (model prediction)"
+k.xlabel = "dp/tp/pp, micro-batches m, ZeRO stage z, schedule (il: interleaved; rc: recompute)"
+k.ylabel = "seconds per step"
+k.title = "GPT-3 175B on 4096 A100s, batch 1536: fastest layouts (model prediction)"
+k.legend = "outside"
 save(k, "plan_breakdown.png")
+for name, fig in pairs { ["hestness_fig12.png"] = f, ["tbd_obs12.png"] = h, ["plan_breakdown.png"] = k } do
+  local clash = fig:layout_check()
+  if #clash > 0 then print(string.format("layout: %d overlapping labels in %s", #clash, name)) end
+end

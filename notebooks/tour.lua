@@ -175,24 +175,23 @@ do
   local ring = P.allreduce { bytes = 1e9, n = 64, bw = 25e9, latency = 5e-6 }
   local tree = P.allreduce { bytes = 1e9, n = 64, bw = 25e9, latency = 5e-6, algo = "tree" }
   print(string.format("allreduce 1 GB on 64 devices: ring %.3f s, tree %.3f s", ring, tree))
-  -- data parallelism of Hestness's word LM (Table 2 costs, 23.8B parameters)
-  local w = P.layers.table2_work("word_lm", 23.8e9)
-  local hw = { name = "target", peak = { fp32 = 15.67e12 }, mem_bw = 898e9, mem = 32e9 }
-  for _, n in ipairs { 1, 64, 1024 } do
-    local r = P.data { work = w, hw = hw, workers = n, subbatch = 128, bw = 56e9, latency = 5e-6 }
-    print(string.format("word LM, %4d workers: step %.1f s, utilisation %.0f%%", n, r.step,
-      100 * r.util))
+  -- data parallelism of ResNet-50 from its graph: per-worker time from dlb.roofline.time,
+  -- the gradient allreduce over the A100's own links (NVLink in a node, 200 Gb/s between)
+  local a100 = dlb.hw.get("A100-SXM4-80GB")
+  local s = dlb.models.resnet { depth = 50 }:stats { b = 64, precision = "mixed" }
+  for _, n in ipairs { 1, 8, 512 } do
+    local r = P.data { stats = s, hw = a100, workers = n, subbatch = 64, overlap = 0.8,
+                       bucket = 25e6 }
+    print(string.format("ResNet-50, %3d A100s: step %.0f ms (%s-bound), %.0f images/s, "
+      .. "utilisation %.0f%%", n, r.step * 1e3, r.roofline.bound, r.throughput, 100 * r.util))
   end
-  -- the best 3-D plan for a 32-layer transformer on 64 devices
-  local cl = P.cluster { per_node = 8, nodes = 8, intra = { bw = 300e9, latency = 2e-6 },
-                         inter = { bw = 25e9, latency = 5e-6 } }
-  local rows = P.plan { layers = P.layers.transformer { layers = 32, d = 4096, seq = 2048 },
-    hw = { peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12 }, precision = "fp16",
-    cluster = cl, batch = 512, table = false }
-  local b = rows[1]
-  print(string.format("best plan of %d: dp %d x tp %d x pp %d, m %d, %s: %.2f s/step "
-    .. "(compute %.2f, comm %.2f, bubble %.2f), %.0f GB/device", #rows, b.dp, b.tp, b.pp, b.m,
-    b.schedule, b.step, b.compute, b.comm, b.bubble, b.mem / 1e9))
+  -- the best 3-D plan for GPT-3 XL (24 layers, d 2048) from the model zoo on 64 A100s
+  local plans = P.plan { graph = dlb.models.gpt { size = "gpt3-xl" }, hw = a100, devices = 64,
+                         batch = 512 }
+  local b = plans[1]
+  print(string.format("GPT-3 XL, best of %d plans: dp %d x tp %d x pp %d, m %d, %s: %.2f s/step "
+    .. "(compute %.2f, comm %.2f, bubble %.2f), %.0f GB/device", plans:count(), b.dp, b.tp, b.pp,
+    b.m, b.schedule, b.step, b.compute, b.comm, b.bubble, b.mem / 1e9))
   print()
 end
 -- == end: parallel ==

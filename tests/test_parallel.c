@@ -85,6 +85,17 @@ static void data_parallel(void) {
   o.shards = 8;
   CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
   CHECK_NEAR(r.step, tc + 2 * 4e9 / 56e9, 1e-12);
+  /* a caller's compute time (dlb.roofline.time) replaces the built-in roofline */
+  memset(&o, 0, sizeof o);
+  o.workers = 4; o.subbatch = 128; o.compute = 0.25;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  CHECK_NEAR(r.compute, 0.25, 0);
+  CHECK_NEAR(r.step, 0.25 + ar, 1e-12);
+  CHECK_NEAR(r.util, 128e12 / ((0.25 + ar) * 15.67e12), 1e-12);
+  o.compute = -1;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "compute") != NULL);
+  o.compute = 0;
   /* bad input */
   o.workers = 0;
   CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_EINVAL);

@@ -209,7 +209,11 @@ function M.work(s, at, opts)
   local fixed_mem = n(bd.weights) + n(bd.gradients) + n(bd.optimizer)
   local mem = n(s.footprint)
   local grad = n(bd.gradients)
-  if grad == 0 then grad = n(s.params) * (opts.grad_bytes_per_param or 4) end
+  if grad == 0 then   -- no gradients live at the footprint's peak: params x gradient bytes
+    local ok, prec = pcall(function() return s.precision end)
+    local half = ok and (prec == "mixed" or prec == "mixed_bf16" or prec == "fp16" or prec == "bf16")
+    grad = n(s.params) * (opts.grad_bytes_per_param or (half and 2 or 4))
+  end
   local fb = n(s.flops_fwd) + n(s.flops_bwd)
   return {
     flops_sample = (fb > 0 and fb or (flops - fu)) / b,
@@ -226,6 +230,19 @@ end
 doc.doc(M.work, "dlb.parallel.work(stats, batch[, {samples_epoch=}]) -> work",
   "split graph stats computed at `batch` samples into per-sample and per-step costs")
 
+-- A device of the dlb.hw catalogue (what dlb.roofline.time accepts).
+local function is_catalogue(hw)
+  if type(hw) ~= "table" then return false end
+  local ok, h = pcall(require, "dlbench.hw")
+  return ok and type(h) == "table" and h.Device ~= nil and getmetatable(hw) == h.Device
+end
+
+-- The precision graph stats were counted at ("mixed", "fp32", ...), if they say.
+local function stats_precision(s)
+  local ok, p = pcall(function() return s.precision end)
+  return ok and type(p) == "string" and p or nil
+end
+
 local DATA_OPTS = set { "stats", "work", "hw", "device", "precision", "workers", "subbatch",
   "batch", "stats_batch", "cluster", "bw", "latency", "eff", "algo", "bucket", "overlap",
   "async", "shards", "samples_epoch", "per_node", "nodes" }
@@ -234,8 +251,13 @@ local DATA_OPTS = set { "stats", "work", "hw", "device", "precision", "workers",
 function M.data(o)
   local fname = "parallel.data"
   check_opts(fname, o, DATA_OPTS)
-  local dev = o.device or (o.hw and M.device(o.hw, o.precision))
+  local dev = o.device or (o.hw and M.device(o.hw, o.precision
+      or (is_catalogue(o.hw) and o.stats and stats_precision(o.stats)) or nil))
     or error(fname .. ": option 'hw' (or device) is required", 2)
+  if o.stats and not o.work and o.stats_batch == nil and o.subbatch == nil then
+    error(fname .. ": with stats= give subbatch= (the batch the stats were computed at) or "
+      .. "stats_batch=", 2)
+  end
   local w = o.work or (o.stats and M.work(o.stats, o.stats_batch or o.subbatch,
     { samples_epoch = o.samples_epoch }))
     or error(fname .. ": option 'stats' (or work) is required", 2)
@@ -246,8 +268,22 @@ function M.data(o)
     w = c
   end
   local cl = cluster_of(fname, o)
+  local workers = num(fname, "workers", o.workers)
+  -- Per-worker compute from dlb.roofline.time when the costs are a graph's stats and hw is a
+  -- catalogue device (Hestness sec. 5.2.2: whole-graph max(c/(eff x peak), a/(eff x bw))).
+  local compute, roof = 0, nil
+  if o.stats and not o.device and is_catalogue(o.hw) then
+    local sb = o.subbatch or (o.batch and workers > 0 and o.batch / workers)
+    if type(sb) == "number" and sb > 0 then
+      roof = require("dlbench.roofline").time({
+        flops = w.flops_sample * sb + w.flops_fixed, bytes = w.bytes_sample * sb + w.bytes_fixed,
+        precision = stats_precision(o.stats) }, o.hw, { precision = o.precision })
+      compute = roof.time
+    end
+  end
   local r = core.parallel_data(w, dev, cl, {
-    workers = num(fname, "workers", o.workers),
+    compute = compute,
+    workers = workers,
     subbatch = num(fname, "subbatch", o.subbatch, 0),
     batch = num(fname, "batch", o.batch, 0),
     algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
@@ -257,6 +293,8 @@ function M.data(o)
     shards = num(fname, "shards", o.shards, 1),
   })
   r.workers = o.workers
+  if roof then r.roofline = { time = roof.time, bound = roof.bound, precision = roof.precision,
+    device = roof.device } end
   return r
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
@@ -308,30 +346,31 @@ end
 doc.doc(M.bubble, "dlb.parallel.bubble(schedule, p, m[, v]) -> fraction",
   "idle fraction of a pipelined step: gpipe/1f1b (p-1)/(m+p-1), interleaved (p-1)/(vm+p-1)")
 
--- The layer array of a plan's `graph=` option: a list of layer costs, {layers=...}, or a
--- graph object that can produce them (g:layer_costs{...}).
+-- The layer array of a plan's `layers=`/`graph=` option: a list of layer costs, or a
+-- dlb.graph (a dlb.models graph or any graph built in g:layer scopes), whose per-layer costs
+-- come from dlb.parallel.layers.from_graph (bind= and precision= are passed on).
+local function is_graph(g)
+  return type(g) == "table" and type(g.layers) == "function" and type(g.ops) == "function"
+    and type(g.stats) == "function"
+end
+
 local function layers_of(fname, g, o)
+  if is_graph(g) then
+    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim })
+  end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
-      .. "(dlb.parallel.layers.transformer{...})", 3)
+      .. "(dlb.parallel.layers.transformer{...}) or a dlb.graph with g:layer scopes", 3)
   end
-  if g[1] then return g end
-  if g.layers then return g.layers end
-  if type(g.layer_costs) == "function" then return g:layer_costs(o) end
-  if type(g.ops) == "function" then  -- a dlb.graph: its per-op costs with layer tags
-    local ok, ops = pcall(g.ops, g, o.bind or {})
-    if ok and type(ops) == "table" and #ops > 0 and ops[1].layer ~= nil then
-      return layers.from_ops(ops, { per = o.bind_batch or 1 })
-    end
-  end
-  error(fname .. ": graph has no per-layer costs (use dlb.parallel.layers.* or a graph with "
-    .. "layer scopes)", 3)
+  if g[1] ~= nil then return g end
+  error(fname .. ": layers must be a non-empty list of layer costs, or graph= a dlb.graph "
+    .. "(dlb.models.gpt{...})", 3)
 end
 
 local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
   "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
-  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "bind_batch" }
+  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim" }
 
 local function plan_opts(fname, o)
   local rc = o.recompute
@@ -357,6 +396,11 @@ local function plan_opts(fname, o)
   }
 end
 
+-- The columns of a plan table, in this order.
+local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
+  "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "mem", "mem_weights",
+  "mem_grads", "mem_opt", "mem_act", "fits", "util", "throughput" }
+
 local function decorate(r)
   r.schedule = SCHED_NAMES[r.sched]
   r.fits = r.fits == 1
@@ -365,7 +409,10 @@ local function decorate(r)
 end
 
 local function setup(fname, o)
-  local dev = o.device or (o.hw and M.device(o.hw, o.precision))
+  -- a graph is analysed in mixed precision unless precision= says otherwise; the device's
+  -- peak follows it
+  local gp = is_graph(o.layers or o.graph) and is_catalogue(o.hw) and "mixed" or nil
+  local dev = o.device or (o.hw and M.device(o.hw, o.precision or gp))
     or error(fname .. ": option 'hw' (or device) is required", 3)
   local ls = layers_of(fname, o.layers or o.graph, o)
   local cl = cluster_of(fname, o)
@@ -382,34 +429,35 @@ function M.plan(o)
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
   local rows, evaluated = core.parallel_plan(ls, dev, cl, po)
-  for _, r in ipairs(rows) do decorate(r) end
-  if o.table ~= false then
-    local ok, tbl = pcall(require, "dlbench.table")
-    -- dlb.table is another area's module: use it only if it round-trips the rows
-    local make = type(tbl) == "table" and (tbl.from_rows or tbl.new)
-    if ok and type(make) == "function" then
-      local ok2, t = pcall(make, rows)
-      if ok2 and type(t) == "table" and type(t.count) == "function"
-         and pcall(t.count, t) and t:count() == #rows then
-        return t, evaluated
-      end
-    end
-  end
-  return rows, evaluated
+  for _, r in ipairs(rows) do decorate(r); r.sched = nil end
+  if o.table == false then return rows, evaluated end
+  -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
+  -- list of rows it holds: t[1].step is the best plan's step time
+  local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
+  for i, r in t:rows() do rawset(t, i, r) end
+  return t, evaluated
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
-  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=]} -> rows sorted by step, evaluated",
-  "3-D parallel plans that fit memory, fastest first; step = compute + exposed comm + bubble")
+  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true]} -> dlb.table sorted by step, evaluated",
+  "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
+  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble; graph= a dlb.graph")
 
 local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-  "bind", "bind_batch" }
+  "bind", "batch_dim", "devices" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 function M.evaluate(o)
   local fname = "parallel.evaluate"
   check_opts(fname, o, EVAL_OPTS)
+  if o.devices == nil and not o.cluster then
+    -- size the hw's own cluster to the layout (cluster_of counts devices=)
+    local c = {}
+    for k, v in pairs(o) do c[k] = v end
+    c.devices = (tonumber(o.dp) or 1) * (tonumber(o.tp) or 1) * (tonumber(o.pp) or 1)
+    o = c
+  end
   local ls, dev, cl = setup(fname, o)
   local po = plan_opts(fname, o)
   local cfg = { dp = num(fname, "dp", o.dp, 1), tp = num(fname, "tp", o.tp, 1),
@@ -422,7 +470,7 @@ function M.evaluate(o)
   r.stage_mem = stages
   return r
 end
-doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=, hw=, cluster=, batch=, dp=, tp=, pp=, m=, schedule=,"
+doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=, zero=, shard=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline layout")
 

@@ -26,7 +26,7 @@ local function check(fname, o, valid)
 end
 
 local TF = { layers = true, d = true, seq = true, heads = true, vocab = true, bytes = true,
-             embedding = true, tied = true }
+             embedding = true, tied = true, dropout = true }
 
 -- A GPT-style transformer: an embedding, `layers` blocks, the logits.
 -- Per block and sample (s tokens, hidden d, a heads; Narayanan et al. 2021 sec. 5.1):
@@ -35,6 +35,9 @@ local TF = { layers = true, d = true, seq = true, heads = true, vocab = true, by
 --   s d (34 + 5 a s / d) bytes, of which 10 s d stay replicated under tensor parallelism
 --   unless sequence parallelism is on; full recompute keeps the 2 s d-byte input.
 -- Megatron: two allreduces of the s x d activations forward, two backward (Shoeybi 2019).
+-- dropout=false drops Korthikanti's dropout terms (two s d masks, a s^2 mask and a s^2
+-- output): s d (32 + 2 a s / d) bytes kept, 8 s d of them replicated (the two layernorm
+-- inputs and the attention and MLP inputs) -- the models of dlb.models, which have no dropout.
 function M.transformer(o)
   local fname = "parallel.layers.transformer"
   check(fname, o, TF)
@@ -49,25 +52,28 @@ function M.transformer(o)
       bytes_sample = 2 * s * d * by, bytes_fixed = 0, act_out = 2 * act, act_kept = 0,
       act_rep = 0, act_in = 0, tp_bytes = 2 * act, tp_colls = 1, shardable = 1 }
   end
+  local drop = o.dropout ~= false
   for i = 1, l do
     local f = 24 * s * d * d + 4 * s * s * d
     local p = 12 * d * d
-    local kept = act * (24 + 5 * a * s / d)
-    local rep = act * 10
+    local kept = act * (24 + (drop and 5 or 2) * a * s / d)
+    local rep = act * (drop and 10 or 8)
     out[#out + 1] = { name = "layer" .. i, flops_fwd = f, flops_bwd = 2 * f, params = p,
       bytes_sample = 2 * (kept + rep), bytes_fixed = 3 * by * p, act_out = 2 * act,
       act_kept = kept, act_rep = rep, act_in = 2 * act, tp_bytes = 2 * act, tp_colls = 2,
       shardable = 0 }
   end
-  -- logits: 2 s d V forward; softmax in fp32 keeps s V x 4 bytes (split over tensor ranks)
+  -- logits: 2 s d V forward; softmax in fp32 keeps s V x 4 bytes (split over tensor ranks);
+  -- column-parallel over the vocabulary, its input gradient (s x d) is all-reduced in the
+  -- backward pass (Shoeybi et al. 2019 sec. 3; counted as one allreduce each way)
   out[#out + 1] = { name = "logits", flops_fwd = 2 * s * d * V, flops_bwd = 4 * s * d * V,
     params = o.tied == false and V * d or 0, bytes_sample = 2 * s * V * 4 + 2 * s * d * by,
     bytes_fixed = 3 * by * V * d, act_out = 0, act_kept = 4 * s * V, act_rep = 0,
-    act_in = 2 * act, tp_bytes = 12 * s, tp_colls = 1, shardable = 0 }
+    act_in = 2 * act, tp_bytes = 2 * act, tp_colls = 1, shardable = 0 }
   return out
 end
 doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=, vocab=51200, bytes=2,"
-  .. " tied=true, embedding=true]} -> {layer cost...}",
+  .. " tied=true, embedding=true, dropout=true]} -> {layer cost...}",
   "per-layer costs of a GPT-style transformer from closed forms (12 d^2 params, 24 s d^2 + 4 s^2 d FLOPs)")
 
 local WLM = { h = true, v = true, l = true, q = true, e = true, hp = true, bytes = true }
@@ -192,6 +198,164 @@ end
 doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {layer cost...}",
   "aggregate layer-tagged per-op costs (flops, bytes, params, kept bytes) into planner layers")
 
+-- Per-layer costs of a dlb.graph (a dlb.models graph or any graph built in g:layer scopes),
+-- per sample, for the planner. The step is analysed at two batch sizes (1 and 2 of the batch
+-- dim) and every cost is split into a per-sample slope and a batch-independent intercept:
+--   flops_fwd/bwd    FLOPs of the layer's forward and backward ops (g:ops phases fwd, bwd;
+--                    untagged ops go to the layer of the op before them)
+--   bytes_sample/_fixed  bytes of those ops (the intercept is the weights read and written)
+--   params, act_out  g:layers (params, activations_out: bytes sent to other layers)
+--   act_kept         the step's activation footprint per sample (s.breakdown.activations,
+--                    the engine's scheduled peak) spread over the layers in proportion to
+--                    their forward bytes per sample -- an estimate: the engine does not
+--                    report which tensors each layer keeps
+--   act_in           the previous layer's act_out (the checkpoint under full recompute)
+-- Tensor parallelism (tp="megatron", the default; tp=false: none) is read from the op types:
+-- a layer with a softmax and weight matmuls is an attention block split Megatron-style (two
+-- allreduces of its output each way; 4 x act_out of its kept bytes -- the layernorm and
+-- matmul inputs, Korthikanti et al. 2022 -- stay replicated); a layer with an embedding op
+-- is vocab-parallel and shardable over the stages (one allreduce of its output); a layer with
+-- softmax_xent and a matmul is the column-parallel logits (one allreduce of its input). Other
+-- layers (convolutions, LSTMs) run replicated on the tensor ranks.
+local FG = { bind = true, batch_dim = true, batch = true, precision = true, optimizer = true,
+             tp = true }
+local function gerr(fname, msg)
+  -- drop the location prefixes of errors raised inside the graph engine
+  msg = tostring(msg):gsub("^[^:\n]*%.lua:%d+: ", ""):gsub("^[^:\n]*%.lua:%d+: ", "")
+  error(fname .. ": " .. msg, 3)
+end
+
+function M.from_graph(g, o)
+  local fname = "parallel.layers.from_graph"
+  o = o or {}
+  check(fname, o, FG)
+  if type(g) ~= "table" or type(g.layers) ~= "function" or type(g.ops) ~= "function" then
+    gerr(fname, "a dlb.graph expected (with g:layers and g:ops), got " .. type(g))
+  end
+  local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
+  local mb = o.batch_dim or (o.batch == nil and mopts.batch) or o.batch or "b"
+  local base = {}
+  for k, v in pairs(o.bind or {}) do base[k] = v end
+  base.precision = o.precision or base.precision or "mixed"
+  base.optimizer = o.optimizer or base.optimizer
+  local core = require "dlbench.backend"
+  -- One training-step analysis at batch b: per-layer rows (as g:layers) and per-op arrays
+  -- (the analysis contract of docs/graph.md: flops, bytes, phases 0 fwd / 1 bwd, layers).
+  local function at(b)
+    local t = {}
+    for k, v in pairs(base) do t[k] = v end
+    if type(mb) == "string" then t[mb] = b end
+    local ok, s = pcall(g.stats, g, t)
+    if ok and s.symbolic then
+      ok, s = pcall(function() return s.footprint end)
+      s = tostring(s) .. " (name the batch dim with batch_dim= and bind the other dims with "
+        .. "bind={name=value})"
+    end
+    if not ok then gerr(fname, s) end
+    local L = {}
+    for i, name in ipairs(s.layers) do
+      local p, _, _, _, act, wb = core.analysis_layer(s.analysis, i - 1)
+      L[i] = { name = name, params = p, activations_out = act, weight_bytes = wb }
+    end
+    if #L == 0 then
+      gerr(fname, "the graph has no layer scopes (build it inside g:layer(name) scopes)")
+    end
+    local F, By, Ph, Ly, Ty = core.analysis_arrays(s.analysis)
+    return L, { F = F, B = By, P = Ph, L = Ly, T = Ty }, s
+  end
+  -- two batch sizes when the batch is a dim; one analysis at a numeric batch
+  local B, two
+  if type(mb) == "string" then B, two = 1, true
+  elseif type(mb) == "number" and mb > 0 then B, two = o.batch or mb, false
+  else gerr(fname, "batch_dim must name the graph's batch dim (or the graph a numeric batch)") end
+  local L1, ops1, s1 = at(1)
+  local L2, ops2, s2
+  if two then
+    L2, ops2, s2 = at(2)
+    if #ops2.F ~= #ops1.F or #L2 ~= #L1 then
+      gerr(fname, "the graph's structure depends on the batch dim '" .. mb .. "'")
+    end
+  end
+  if two then
+    local d = 0
+    for j = 1, #ops1.F do d = d + (ops2.F[j] - ops1.F[j]) end
+    if not (d > 0) then
+      gerr(fname, "the step's FLOPs do not grow with the batch dim '" .. mb .. "': name the "
+        .. "graph's batch dim with batch_dim=, or give batch= the samples a numeric graph holds")
+    end
+  end
+  local n = #L1
+  local out = {}
+  local tname = {}   -- op type id -> name, looked up once per type
+  local function per_layer(ops)
+    local f, b, fb, by, kinds = {}, {}, {}, {}, {}
+    for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i] = 0, 0, 0, 0, {} end
+    local cur = 1
+    local F, By, Ph, Ly, Ty = ops.F, ops.B, ops.P, ops.L, ops.T
+    for j = 1, #F do
+      local li = Ly[j] + 1
+      if li >= 1 and li <= n then cur = li else li = cur end
+      local ph = Ph[j]
+      if ph == 0 then       -- forward
+        f[li] = f[li] + F[j]; fb[li] = fb[li] + By[j]; by[li] = by[li] + By[j]
+        local ty = Ty[j]
+        local nm = tname[ty]
+        if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
+        kinds[li][nm] = true
+      elseif ph == 1 then   -- backward
+        b[li] = b[li] + F[j]; by[li] = by[li] + By[j]
+      end
+    end
+    return f, b, fb, by, kinds
+  end
+  local f1, b1, fb1, by1, kinds = per_layer(ops1)
+  local f2, b2, fb2, by2
+  if two then f2, b2, fb2, by2 = per_layer(ops2) end
+  local function split(x1, x2)   -- per sample, batch-independent
+    if two then return x2 - x1, math.max(0, 2 * x1 - x2) end
+    return x1 / B, 0
+  end
+  local act1 = tonumber(s1.breakdown.activations) or 0
+  local kept_total = two and (tonumber(s2.breakdown.activations) - act1) or act1 / B
+  local fwd_total = 0
+  for i = 1, n do fwd_total = fwd_total + (split(fb1[i], two and fb2[i])) end
+  local tp = o.tp == nil and "megatron" or o.tp
+  if tp ~= "megatron" and tp ~= false then gerr(fname, "tp must be \"megatron\" or false") end
+  for i = 1, n do
+    local l = L1[i]
+    local ff = split(f1[i], two and f2[i])
+    local fbw = split(b1[i], two and b2[i])
+    local bs, bf = split(by1[i], two and by2[i])
+    if not two then bf = 3 * (l.weight_bytes or 0); bs = math.max(0, (by1[i] - bf) / B) end
+    local ao = split(l.activations_out, two and L2[i].activations_out)
+    local share = fwd_total > 0 and split(fb1[i], two and fb2[i]) / fwd_total or 1 / n
+    local kept = math.max(0, kept_total) * share
+    local k = kinds[i]
+    local r = { name = l.name, flops_fwd = ff, flops_bwd = fbw, bytes_sample = bs,
+      bytes_fixed = bf, params = l.params, act_out = ao, act_kept = kept, act_rep = 0,
+      act_in = i > 1 and out[i - 1].act_out or 0, tp_bytes = 0, tp_colls = 0, shardable = 0 }
+    if tp == "megatron" and l.params > 0 then
+      if k.embedding then
+        r.shardable, r.tp_bytes, r.tp_colls = 1, ao, 1
+      elseif k.softmax and k.matmul then
+        r.tp_bytes, r.tp_colls = ao, 2
+        r.act_rep = math.min(kept, 4 * ao)
+        r.act_kept = kept - r.act_rep
+      elseif k.softmax_xent and k.matmul then
+        r.tp_bytes, r.tp_colls = r.act_in, 1
+      end
+    elseif k.embedding then
+      r.shardable = 1
+    end
+    out[i] = r
+  end
+  return out
+end
+doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\"|batch=n, precision=\"mixed\","
+  .. " optimizer=, tp=\"megatron\"|false}]) -> {layer cost...}",
+  "per-sample layer costs of a dlb.graph's g:layer scopes (FLOPs, bytes, params, activations, "
+  .. "tensor-parallel collectives) for dlb.parallel.plan")
+
 -- Sum of a layer array's parameters and training FLOPs per sample.
 function M.totals(ls)
   local p, f = 0, 0
@@ -204,5 +368,5 @@ end
 doc.doc(M.totals, "dlb.parallel.layers.totals(layers) -> {params=, flops=}",
   "total parameters and training FLOPs per sample of a layer cost array")
 
-doc.doc(M, "dlb.parallel.layers", "per-layer cost arrays: transformer, word_lm, from_ops; table2_work, totals")
+doc.doc(M, "dlb.parallel.layers", "per-layer cost arrays: transformer, word_lm, from_graph, from_ops; table2_work, totals")
 return M

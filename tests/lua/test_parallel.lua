@@ -156,9 +156,8 @@ T.test("per-op costs aggregate into layers (graph-engine path)", function()
   T.eq(ls[2].params, 100, "params are not per sample")
   T.near(ls[2].act_kept, 6, 1e-12, "kept")
   T.near(ls[2].act_out, 16, 1e-12, "out of the last op")
-  -- a graph-like object whose ops carry layer tags plans directly
-  local g = { ops = function() return ops end }
-  local r = P.evaluate { graph = g, hw = V100, bw = 1e9, batch = 4, pp = 3, m = 2 }
+  -- the aggregated layers plan directly (real graphs: test_parallel_graph.lua)
+  local r = P.evaluate { layers = ls, hw = V100, bw = 1e9, batch = 4, pp = 3, m = 2 }
   T.eq(#r.stage_mem, 3, "three stages")
   T.checkerr("has no layer tag", P.layers.from_ops, { { name = "x", flops = 1 } })
 end)
@@ -215,7 +214,7 @@ T.test("planner returns fitting plans sorted by step", function()
     cluster = cl })
   T.checkerr("unknown option 'stages'", P.plan, { layers = ls, hw = hw, cluster = cl, batch = 8,
     stages = 2 })
-  T.checkerr("per-layer costs", P.plan, { graph = {}, hw = hw, precision = "fp16",
+  T.checkerr("non-empty list of layer costs", P.plan, { graph = {}, hw = hw, precision = "fp16",
     cluster = cl, batch = 8 })
   T.checkerr("layers[1] must be a table", P.plan, { graph = { 1 }, hw = hw, precision = "fp16",
     cluster = cl, batch = 8 })

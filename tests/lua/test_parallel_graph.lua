@@ -1,0 +1,245 @@
+-- test_parallel_graph.lua — dlb.parallel on real graphs of the model zoo: per-layer costs
+-- read from a GPT graph (dlb.parallel.layers.from_graph) against the closed-form transformer
+-- layers (Narayanan et al. 2021 sec. 5.1 FLOPs, Korthikanti et al. 2022 activations), plans
+-- from the graph against plans from the closed form, plan tables, and data parallelism whose
+-- per-worker time is dlb.roofline.time of the graph's stats. Both backends.
+local T = require "harness"
+local dlb = require "dlbench"
+local P = dlb.parallel
+
+-- A GPT-style model small enough to analyse in a few ms, large enough that the matmuls
+-- dominate as in real ones (d = 2048: the non-matmul FLOPs are < 1% of a block).
+-- Tolerances, graph vs closed form, per block: FLOPs 1%, params 0.1% (biases, layernorms),
+-- kept activations 25% here and 2% on GPT-3 175B (from_graph spreads the engine's peak
+-- activation footprint over the layers by forward bytes; the peak also holds the logits'
+-- gradient, which lands partly on the blocks when the vocabulary is large for the depth).
+local CFG = { layers = 8, hidden = 2048, heads = 16, seq = 1024, context = 1024, vocab = 32000 }
+local g = dlb.models.gpt(CFG)
+local gl = P.layers.from_graph(g)
+local cf = P.layers.transformer { layers = CFG.layers, d = CFG.hidden, seq = CFG.seq,
+  heads = CFG.heads, vocab = CFG.vocab, dropout = false }
+local A100 = dlb.hw.get("A100-SXM4-80GB")
+
+local function rel(a, b) return math.abs(a - b) / math.max(math.abs(b), 1e-300) end
+
+T.test("graph layers: one per g:layer scope, in order", function()
+  T.eq(#gl, CFG.layers + 2, "embedding, blocks, output")
+  T.eq(gl[1].name, "embedding", "first")
+  T.eq(gl[2].name, "h0", "block names follow GPT-2's module names")
+  T.eq(gl[#gl].name, "output", "last")
+  -- the layers account for the whole step's forward and backward FLOPs and parameters
+  -- (per sample: the step at batch 2 minus the step at batch 1)
+  local s1, s2 = g:stats { b = 1, precision = "mixed" }, g:stats { b = 2, precision = "mixed" }
+  local tot = P.layers.totals(gl)
+  T.near(tot.flops, s2.flops_fwd + s2.flops_bwd - s1.flops_fwd - s1.flops_bwd, 1e-9,
+    "fwd + bwd FLOPs per sample")
+  T.near(tot.params, s1.params, 1e-12, "params")
+end)
+
+T.test("graph block costs agree with the closed form (Narayanan 2021, Korthikanti 2022)", function()
+  for i = 2, CFG.layers + 1 do
+    local a, b = gl[i], cf[i]
+    -- FLOPs: 24 s d^2 + 4 s^2 d forward, twice backward, plus layernorm, GELU, softmax,
+    -- bias and residual adds the closed form leaves out: within 1%
+    assert(rel(a.flops_fwd, b.flops_fwd) < 0.01, "fwd FLOPs " .. a.flops_fwd .. " vs " .. b.flops_fwd)
+    assert(a.flops_fwd >= b.flops_fwd, "the graph counts more ops, never fewer")
+    assert(rel(a.flops_bwd, b.flops_bwd) < 0.01, "bwd FLOPs")
+    -- params: 12 d^2 + 13 d (biases and layernorms) vs 12 d^2
+    T.near(a.params, 12 * CFG.hidden ^ 2 + 13 * CFG.hidden, 1e-12, "block params exactly")
+    assert(rel(a.params, b.params) < 0.001, "params within 0.1%")
+    -- activations: the s x d output exactly; kept bytes within 5% of Korthikanti's
+    -- s d (32 + 2 a s / d) without dropout (the zoo's GPT has no dropout)
+    T.near(a.act_out, b.act_out, 1e-12, "act_out = 2 s d bytes")
+    local ka, kb = a.act_kept + a.act_rep, b.act_kept + b.act_rep
+    assert(rel(ka, kb) < 0.25, string.format("kept %.4g vs %.4g", ka, kb))
+    T.near(a.act_rep, b.act_rep, 1e-12, "8 s d replicated under tensor parallelism")
+    T.near(a.act_in, b.act_in, 1e-12, "checkpoint = the block's input")
+    -- weights read forward and backward and their gradient written: 3 x 2 bytes x params
+    assert(rel(a.bytes_fixed, b.bytes_fixed) < 0.001, "bytes_fixed")
+    -- Megatron: two allreduces of the s x d activations each way
+    T.eq(a.tp_colls, 2, "tp collectives"); T.near(a.tp_bytes, b.tp_bytes, 1e-12, "tp bytes")
+    -- the closed form's bytes per sample (2 x kept) is a floor: the graph counts every
+    -- op's inputs and outputs, forward and backward
+    assert(a.bytes_sample > b.bytes_sample, "graph bytes above the closed form's floor")
+  end
+  -- the embedding is vocab-parallel and shardable; the logits are column-parallel
+  T.eq(gl[1].shardable, 1, "embedding shardable"); T.eq(gl[1].tp_colls, 1, "embedding tp")
+  T.near(gl[1].params, (CFG.vocab + CFG.context) * CFG.hidden, 1e-12, "token + position tables")
+  assert(rel(gl[#gl].flops_fwd, cf[#cf].flops_fwd) < 0.01, "logits 2 s d V")
+  T.near(gl[#gl].tp_bytes, cf[#cf].tp_bytes, 1e-12, "logits input-gradient allreduce")
+end)
+
+T.test("GPT-3 175B from the zoo: blocks within 1% FLOPs and 2% kept activations", function()
+  local big = P.layers.from_graph(dlb.models.gpt { size = "gpt3-175b" })
+  local c = P.layers.transformer { layers = 96, d = 12288, seq = 2048, heads = 96, vocab = 50257,
+    dropout = false }
+  T.eq(#big, 98, "embedding, 96 blocks, output")
+  for _, i in ipairs { 2, 49, 97 } do
+    assert(rel(big[i].flops_fwd, c[i].flops_fwd) < 0.001, "fwd FLOPs within 0.1%")
+    assert(rel(big[i].flops_bwd, c[i].flops_bwd) < 0.001, "bwd FLOPs within 0.1%")
+    assert(rel(big[i].act_kept + big[i].act_rep, c[i].act_kept + c[i].act_rep) < 0.02, "kept")
+  end
+  assert(rel(P.layers.totals(big).params, 174.6e9) < 0.001, "175B parameters")
+end)
+
+-- Key of a plan row for comparing two searches.
+local function key(r)
+  return string.format("%d/%d/%d/m%d/%s/%s/z%d", r.dp, r.tp, r.pp, r.m, r.schedule,
+    tostring(r.recompute), r.zero)
+end
+
+T.test("plan{graph=g} matches the closed-form plan on ranking and feasibility", function()
+  local o = { hw = A100, devices = 64, batch = 256, keep_unfit = true }
+  local function run(extra)
+    local c = {}
+    for k, v in pairs(o) do c[k] = v end
+    for k, v in pairs(extra) do c[k] = v end
+    return P.plan(c)
+  end
+  local tg, evg = run { graph = g }
+  local tc, evc = run { layers = cf, precision = "mixed" }
+  T.eq(evg, evc, "the same search space")
+  T.eq(tg:count(), tc:count(), "keep_unfit returns every configuration")
+  local byc = {}
+  for _, r in tc:rows() do byc[key(r)] = r end
+  local agree, n, rels = 0, 0, {}
+  for _, r in tg:rows() do
+    local c = byc[key(r)]
+    assert(c, "configuration " .. key(r) .. " in both searches")
+    n = n + 1
+    if c.fits == r.fits then agree = agree + 1 end
+    rels[n] = rel(r.step, c.step)
+  end
+  -- feasibility: memory differs by the position table, the logits' kept bytes and the
+  -- estimated per-layer activation split; allow 3% of configurations to flip
+  assert(agree / n >= 0.97, string.format("feasibility agrees on %d of %d", agree, n))
+  -- step times: most within 3%; the worst within 10% (a few layouts split the layers into
+  -- stages differently where stages tie in time -- the embedding costs ~0 FLOPs in both)
+  table.sort(rels)
+  assert(rels[#rels] < 0.10, "step times within 10%, worst " .. rels[#rels])
+  assert(rels[math.ceil(#rels / 2)] < 0.03, "median within 3%, got " .. rels[math.ceil(#rels / 2)])
+  -- ranking: Spearman correlation of the step times over every configuration
+  local function ranks(t)
+    local idx = {}
+    for i, r in t:rows() do idx[i] = { key(r), r.step } end
+    table.sort(idx, function(a, b) return a[2] < b[2] or (a[2] == b[2] and a[1] < b[1]) end)
+    local rk = {}
+    for i, x in ipairs(idx) do rk[x[1]] = i end
+    return rk
+  end
+  local ra, rb = ranks(tg), ranks(tc)
+  local d2 = 0
+  for k, x in pairs(ra) do d2 = d2 + (x - rb[k]) ^ 2 end
+  local rho = 1 - 6 * d2 / (n * (n * n - 1))
+  assert(rho > 0.99, "Spearman rank correlation " .. rho)
+  -- the best fitting layout is the same, its step within 2%
+  local a, b = tg:where { fits = true }:row(1), tc:where { fits = true }:row(1)
+  T.eq(string.format("%d/%d/%d", a.dp, a.tp, a.pp), string.format("%d/%d/%d", b.dp, b.tp, b.pp),
+    "best layout")
+  assert(rel(a.step, b.step) < 0.02, "best step within 2%")
+end)
+
+T.test("the plan is a dlb.table that also indexes as rows", function()
+  local t, ev = P.plan { graph = g, hw = A100, devices = 16, batch = 64 }
+  assert(dlb.table.is_table(t), "a dlb.table")
+  assert(t:count() > 0 and ev >= t:count(), "plans")
+  T.eq(#t, t:count(), "#t")
+  T.eq(t[1].step, t:row(1).step, "t[1] is the first row")
+  T.eq(t:columns()[1], "dp", "columns in order")
+  for i = 2, #t do assert(t[i].step >= t[i - 1].step, "sorted by step") end
+  for _, r in ipairs(t) do
+    T.near(r.step, r.compute + r.comm + r.bubble, 1e-12, "breakdown")
+    T.near(r.comm, r.tp_comm + r.pp_comm + r.dp_comm, 1e-12, "comm parts")
+    T.eq(r.dp * r.tp * r.pp, 16, "devices")
+  end
+  local by_mem = t:sort("mem")
+  assert(by_mem:row(1).mem <= by_mem:row(by_mem:count()).mem, ":sort")
+  T.eq(t:where { tp = 1 }:count() + t:where(function(r) return r.tp > 1 end):count(), #t, ":where")
+  local csv = os.tmpname()
+  assert(t:to_csv(csv))
+  local back = dlb.read_csv(csv)
+  os.remove(csv)
+  T.eq(back:count(), #t, "CSV round trip")
+  T.near(back:row(1).step, t[1].step, 1e-12, "CSV step")
+  -- evaluate{graph=} of the best layout gives the same row, with memory per stage
+  local b = t[1]
+  local e = P.evaluate { graph = g, hw = A100, devices = 16, batch = 64, dp = b.dp, tp = b.tp,
+    pp = b.pp, m = b.m, schedule = b.schedule, recompute = b.recompute, zero = b.zero }
+  T.near(e.step, b.step, 1e-12, "evaluate = plan row")
+  T.eq(#e.stage_mem, b.pp, "stage memory")
+  local plain = P.plan { graph = g, hw = A100, devices = 16, batch = 64, table = false }
+  assert(not dlb.table.is_table(plain) and #plain == #t, "table=false: a plain list")
+end)
+
+T.test("other zoo graphs: ResNet-50 and the word LM plan without tensor parallelism", function()
+  local r = P.layers.from_graph(dlb.models.resnet { depth = 50 })
+  T.eq(r[1].name, "stem", "ResNet stem"); T.eq(r[#r].name, "fc", "ResNet fc")
+  local s = dlb.models.resnet { depth = 50 }:stats { b = 1, precision = "mixed" }
+  T.near(P.layers.totals(r).params, s.params, 1e-12, "params")
+  for i = 1, #r - 1 do T.eq(r[i].tp_colls, 0, r[i].name .. ": convolutions run replicated") end
+  T.eq(r[#r].tp_colls, 1, "the classifier (matmul + softmax_xent) is column-parallel")
+  local w = P.layers.from_graph(dlb.models.word_lm { hidden = 512, vocab = 10000, steps = 20 })
+  local sh = 0
+  for _, l in ipairs(w) do sh = sh + l.shardable end
+  T.eq(sh, 1, "the word LM's embedding is the shardable layer")
+  local t = P.plan { graph = dlb.models.resnet { depth = 50 }, hw = A100, devices = 8, batch = 256 }
+  T.eq(t[1].tp, 1, "no gain from tensor parallelism on convolutions")
+end)
+
+T.test("from_graph errors", function()
+  T.checkerr("a dlb.graph expected", P.layers.from_graph, {})
+  local bare = dlb.graph("bare")
+  local x = bare:input("x", { "b", 8 })
+  bare:loss(bare:mse(bare:matmul(x, bare:weight("w", { 8, 8 })), bare:input("y", { "b", 8 })))
+  T.checkerr("no layer scopes", P.layers.from_graph, bare)
+  T.checkerr("unknown option 'nope'", P.layers.from_graph, g, { nope = 1 })
+  T.checkerr("tp must be", P.layers.from_graph, g, { tp = "zigzag" })
+  local sym = dlb.models.gpt { layers = 1, hidden = 256, heads = 4, seq = "q", context = 64,
+    vocab = 100 }
+  local e = T.checkerr("no value for q", P.layers.from_graph, sym)
+  assert(e:find("bind={name=value}", 1, true) and not e:find("graph.lua", 1, true), e)
+  T.eq(P.layers.from_graph(sym, { bind = { q = 64 } })[2].act_out, 64 * 256 * 2, "bound: s d 2 bytes")
+  -- a hand-built graph: its batch dim by name, or its numeric batch by batch=
+  local hand = dlb.graph("hand")
+  local hx = hand:input("x", { "n", 64 })
+  hand:layer("l1")
+  local hy = hand:matmul(hx, hand:weight("w", { 64, 8 }))
+  hand:loss(hand:mse(hy, hand:input("t", { "n", 8 })))
+  T.checkerr("batch_dim=", P.layers.from_graph, hand)
+  T.near(P.layers.from_graph(hand, { batch_dim = "n" })[1].flops_fwd, 2 * 64 * 8 + 3 * 8, 1e-12,
+    "per sample: matmul 2 x 64 x 8 + mse 3 x 8")
+  local fixed = dlb.graph("fixed")
+  local fx = fixed:input("x", { 4, 64 })
+  fixed:layer("l1")
+  fixed:loss(fixed:mse(fixed:matmul(fx, fixed:weight("w", { 64, 8 })), fixed:input("t", { 4, 8 })))
+  T.checkerr("do not grow with the batch dim", P.layers.from_graph, fixed)
+  T.near(P.layers.from_graph(fixed, { batch = 4 })[1].flops_fwd, 2 * 64 * 8 + 3 * 8, 1e-12,
+    "numeric batch 4 divided out")
+  local notp = P.layers.from_graph(g, { tp = false })
+  T.eq(notp[2].tp_colls, 0, "tp=false: nothing tensor-parallel")
+end)
+
+T.test("data{stats=, hw=} takes the per-worker time from dlb.roofline.time", function()
+  local m = dlb.models.gpt { layers = 2, hidden = 512, heads = 8, seq = 256, context = 256,
+    vocab = 8000 }
+  local s = m:stats { b = 8, precision = "mixed" }
+  local r = P.data { stats = s, hw = A100, workers = 512, subbatch = 8 }
+  local rt = dlb.roofline.time({ flops = s.flops, -- fwd + bwd + update at the subbatch
+    bytes = s.bytes, precision = "mixed" }, A100)
+  T.near(r.compute, rt.time, 1e-12, "compute = roofline time of the subbatch's FLOPs and bytes")
+  T.eq(r.roofline.bound, rt.bound, "bound reported")
+  T.near(r.step, r.compute + r.exposed, 1e-12, "step = compute + exposed allreduce")
+  assert(r.exposed > 0, "512 workers over 25 GB/s links expose communication")
+  T.near(P.work(s, 8).grad_bytes, 2 * s.params, 1e-12, "mixed precision: 2-byte gradients")
+  T.checkerr("give subbatch=", P.data, { stats = s, hw = A100, workers = 512 })
+  -- strong scaling: the subbatch is batch / workers, timed by the roofline at that size
+  local r2 = P.data { stats = s, stats_batch = 8, hw = A100, workers = 4, batch = 64 }
+  local w = P.work(s, 8)
+  local rt2 = dlb.roofline.time({ flops = w.flops_sample * 16 + w.flops_fixed,
+    bytes = w.bytes_sample * 16 + w.bytes_fixed, precision = "mixed" }, A100)
+  T.near(r2.compute, rt2.time, 1e-12, "subbatch 16")
+  T.near(r2.util * r2.step * A100.peak.fp16, w.flops_sample * 16 + w.flops_fixed, 1e-9,
+    "utilisation against the mixed-precision (fp16) peak")
+end)
+
+T.done()
