@@ -134,7 +134,30 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
   a->hi = vmax;
   p->cbar_lo = vmin;
   p->cbar_hi = vmax;
-  axis_ticks(cr, f, a, p->box.h > 20 ? p->box.h : 20, 0);
+  double len = p->box.h > 20 ? p->box.h : 20;
+  axis_ticks(cr, f, a, len, 0);
+  if (!isnan(center) && center > vmin && center < vmax) {
+    /* a two-slope map: each half of the bar gets its own nice ticks, the centre one */
+    double lo[MAXTICKS], hi[MAXTICKS];
+    int nl = nice_ticks(vmin, center, (int)fmax(1, len / 2 / 20), lo, MAXTICKS);
+    int nh = nice_ticks(center, vmax, (int)fmax(1, len / 2 / 20), hi, MAXTICKS);
+    double sl = nl > 1 ? lo[1] - lo[0] : 0, sh = nh > 1 ? hi[1] - hi[0] : 0;
+    a->nticks = 0;
+    for (int i = 0; i < nl && a->nticks < MAXTICKS; i++)
+      if (lo[i] < center - 1e-9 * (vmax - vmin)) {
+        format_tick(lo[i], sl, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+        a->ticks[a->nticks++] = lo[i];
+      }
+    if (a->nticks < MAXTICKS) {
+      format_tick(center, sh > 0 ? sh : sl, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+      a->ticks[a->nticks++] = center;
+    }
+    for (int i = 0; i < nh && a->nticks < MAXTICKS; i++)
+      if (hi[i] > center + 1e-9 * (vmax - vmin)) {
+        format_tick(hi[i], sh, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+        a->ticks[a->nticks++] = hi[i];
+      }
+  }
 }
 
 /* The margins (left bottom right top) a panel needs around its axes box. */
@@ -192,6 +215,7 @@ static void all_ticks(cairo_t *cr, dlb_figure *f) {
 ** its top/bottom ones. */
 static void place(cairo_t *cr, dlb_figure *f, double top) {
   int n = f->rows * f->cols;
+  if (n < 1 || n > 256) return; /* 1..16 x 1..16, checked by dlb_figure_new */
   double cw = f->width / f->cols, ch = (f->height - top) / f->rows;
   double (*m)[4] = calloc((size_t)n, sizeof *m);
   if (!m) return;

@@ -436,6 +436,17 @@ T.test("automatic ticks: log decades, 1/2/5 steps, SI labels, colour bar", funct
   assert(#cv >= 3, "colour bar ticks")
   T.eq(cl[1], "\xe2\x88\x921.0", "a real minus sign")  -- -1.0 (step 0.5)
   T.eq(#f:ticks("colorbar"), 0, "no colour bar")
+  -- a two-slope (diverging) bar ticks both halves and its centre
+  local d = plot.figure {}
+  d:heatmap { z = { { 0.8, 1, 3 } }, cmap = "diverging", center = 1 }
+  local dv = d:ticks("colorbar")
+  local below, centre = 0, false
+  for _, v in ipairs(dv) do
+    if v < 1 then below = below + 1 end
+    if v == 1 then centre = true end
+  end
+  assert(below >= 1 and centre, "diverging colour bar ticks: " .. table.concat(dv, " "))
+  T.eq(#d:layout_check(), 0, "overlaps")
 end)
 
 T.test("edge-case axes: wide, tiny, offset, constant, negative", function()
