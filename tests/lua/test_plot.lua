@@ -187,6 +187,30 @@ T.test("a long line keeps its spikes (per-column thinning keeps min and max)", f
   same("beside the spike", { probe(f, tmp("spike.png"), 20000, 5) }, 1, 1, 1)
 end)
 
+T.test("a legend with no free corner goes outside the axes", function()
+  local f = plot.figure { width = 3.3, height = 2.4 }
+  f:bar { labels = { "a", "b", "c" }, values = { { 5, 5, 5 }, { 5, 5, 5 } },
+          stacks = { "lower", "upper" }, width = 1 }
+  f.ylim = { 0, 10 }
+  assert(f:save(tmp("full.png"), { dpi = 100 }))
+  local r2, g2, b2 = plot.palette(2)
+  for _, x in ipairs { 0.7, 3.3 } do                   -- upper corners: bars, no legend box
+    same("corner at x=" .. x, { probe(f, tmp("full.png"), x, 9.5) }, r2, g2, b2)
+  end
+  local r1, g1, b1 = plot.palette(1)
+  same("lower corner", { probe(f, tmp("full.png"), 0.7, 0.5) }, r1, g1, b1)
+  T.eq(#f:layout_check(), 0, "overlaps")
+  -- and it stays inside when a corner is free
+  local g = plot.figure { width = 3.3, height = 2.4 }
+  g:line { x = { 0, 1 }, y = { 0, 1 }, label = "rising" }
+  assert(g:save(tmp("free.png"), { dpi = 100 }))
+  local px = g:to_pixel(0.1, 0.9, 100)
+  local w = plot.png_size(tmp("free.png"))
+  assert(px < w * 0.5, "test setup")
+  local r = plot.png_pixel(tmp("free.png"), w - 5, 20)
+  assert(r > 0.99, "nothing at the right edge: the legend is inside")
+end)
+
 T.test("stacked and signed bars", function()
   local f = plot.figure { width = 3.3, height = 2.4 }
   f:bar { labels = { "a", "b" }, values = { { 1, 2 }, { 3, 1 } }, stacks = { "w", "act" } }
