@@ -261,6 +261,8 @@ T.test("save: true, or nil and a message; nothing half-written", function()
   T.checkerr("unknown file type 'gif'", f.save, f, tmp("x.gif"))
   T.checkerr("path must be a string", f.save, f, 42)
   T.checkerr("unknown option 'dpj'", f.save, f, tmp("x.png"), { dpj = 3 })
+  T.checkerr("dpi must be a number, got string", f.save, f, tmp("x.png"), { dpi = "300" })
+  T.checkerr("dpi 5 is not 10-2400", f.save, f, tmp("x.png"), { dpi = 5 })
   T.eq(leftovers(), 0, "temporary files left")
 end)
 
