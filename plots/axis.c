@@ -251,14 +251,22 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
     for (size_t i = 0; i < a->ncats; i++)
       numeric &= a->cats[i][0] &&
                  strspn(a->cats[i], "0123456789.-+kMGTPE\xe2\x88\x92") == strlen(a->cats[i]);
-    static const int steps[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+    /* index labels 1..n show the multiples of k (5, 10, 15); other numbers start at the
+    ** first (64, 512, 4096 for every third of 64, 128, ...) */
+    int index = numeric;
+    for (size_t i = 0; i < a->ncats && index; i++) {
+      char want[24];
+      snprintf(want, sizeof want, "%zu", i + 1);
+      index = strcmp(a->cats[i], want) == 0;
+    }
+    static const int steps[] = {1, 2, 3, 4, 5, 10, 20, 50, 100, 1000};
     int si = 0, k = 1;
     if (numeric) a->rotate = 0;
     for (;; k++) {
       if (numeric) k = steps[si < 9 ? si++ : 9];
       a->nticks = 0;
       for (size_t i = 0; i < a->ncats && a->nticks < MAXTICKS; i++) {
-        if (k > 1 && (numeric ? (i + 1) % (size_t)k : i % (size_t)k)) continue;
+        if (k > 1 && (index ? (i + 1) % (size_t)k : i % (size_t)k)) continue;
         a->ticks[a->nticks] = (double)(i + 1);
         text_copy(a->tlabels[a->nticks], sizeof a->tlabels[0], a->cats[i]);
         a->nticks++;

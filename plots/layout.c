@@ -134,7 +134,30 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
   a->hi = vmax;
   p->cbar_lo = vmin;
   p->cbar_hi = vmax;
-  axis_ticks(cr, f, a, p->box.h > 20 ? p->box.h : 20, 0);
+  double len = p->box.h > 20 ? p->box.h : 20;
+  axis_ticks(cr, f, a, len, 0);
+  if (!isnan(center) && center > vmin && center < vmax) {
+    /* a two-slope map: each half of the bar gets its own nice ticks, the centre one */
+    double lo[MAXTICKS], hi[MAXTICKS];
+    int nl = nice_ticks(vmin, center, (int)fmax(1, len / 2 / 20), lo, MAXTICKS);
+    int nh = nice_ticks(center, vmax, (int)fmax(1, len / 2 / 20), hi, MAXTICKS);
+    double sl = nl > 1 ? lo[1] - lo[0] : 0, sh = nh > 1 ? hi[1] - hi[0] : 0;
+    a->nticks = 0;
+    for (int i = 0; i < nl && a->nticks < MAXTICKS; i++)
+      if (lo[i] < center - 1e-9 * (vmax - vmin)) {
+        format_tick(lo[i], sl, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+        a->ticks[a->nticks++] = lo[i];
+      }
+    if (a->nticks < MAXTICKS) {
+      format_tick(center, sh > 0 ? sh : sl, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+      a->ticks[a->nticks++] = center;
+    }
+    for (int i = 0; i < nh && a->nticks < MAXTICKS; i++)
+      if (hi[i] > center + 1e-9 * (vmax - vmin)) {
+        format_tick(hi[i], sh, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+        a->ticks[a->nticks++] = hi[i];
+      }
+  }
 }
 
 /* The margins (left bottom right top) a panel needs around its axes box. */
@@ -174,7 +197,8 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
     const char *cl = series_str(&f->series[p->cbar_series], "colorbar_label", "");
     m[2] = CBAR_GAP + CBAR_W + TICK + PAD + w + (cl[0] ? PAD + lh : 0) + PAD;
   }
-  if (strcmp(p->legend, "outside") == 0 && p->above == 0 && legend_size(cr, f, pi, &lw, &lh2))
+  if ((strcmp(p->legend, "outside") == 0 || p->legend_out) && p->above == 0 &&
+      legend_size(cr, f, pi, &lw, &lh2))
     m[2] += lw + PAD; /* beyond any colour bar */
 }
 
@@ -192,6 +216,7 @@ static void all_ticks(cairo_t *cr, dlb_figure *f) {
 ** its top/bottom ones. */
 static void place(cairo_t *cr, dlb_figure *f, double top) {
   int n = f->rows * f->cols;
+  if (n < 1 || n > 256) return; /* 1..16 x 1..16, checked by dlb_figure_new */
   double cw = f->width / f->cols, ch = (f->height - top) / f->rows;
   double (*m)[4] = calloc((size_t)n, sizeof *m);
   if (!m) return;
@@ -274,7 +299,7 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
     p->has_legend = 1;
     return;
   }
-  if (strcmp(p->legend, "outside") == 0) { /* right of the axes (and of a colour bar) */
+  if (strcmp(p->legend, "outside") == 0 || p->legend_out) { /* right of the axes (and bar) */
     double x = p->box.x + p->box.w + PAD;
     if (p->cbar_series >= 0) x = p->cell.x + p->cell.w - w - PAD;
     p->legend_box = (rect){x, b.y, w, h};
@@ -296,6 +321,7 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
       }
       if (bestn < 0 || c < bestn) { bestn = c; best = k; }
     }
+    p->legend_cover = bestn * 9.0; /* samples stand for 3 x 3 pt */
   } else {
     for (int k = 0; k < 4; k++) if (strcmp(p->legend, names[k]) == 0) best = k;
   }
@@ -472,19 +498,31 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   }
   for (int i = 0; i < n; i++) /* a first guess, then two rounds of ticks and margins */
     f->panels[i].box = (rect){0, 0, f->width / f->cols * 0.7, (f->height - top) / f->rows * 0.7};
-  for (int round = 0; round < 3; round++) {
+  for (int i = 0; i < n; i++) f->panels[i].legend_out = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int round = 0; round < 3; round++) {
+      all_ticks(cr, f);
+      place(cr, f, top);
+    }
     all_ticks(cr, f);
-    place(cr, f, top);
+    f->nboxes = 0;
+    collect_boxes(cr, f);
+    int moved = 0;
+    for (int i = 0; i < n; i++) {
+      panel *p = &f->panels[i];
+      place_legend(cr, f, i);
+      /* "best" found no corner free enough (over 8% of the legend on data): outside,
+      ** and lay out again with the room it needs */
+      if (pass == 0 && p->has_legend && strcmp(p->legend, "best") == 0 && p->above == 0 &&
+          p->legend_cover > 0.08 * p->legend_box.w * p->legend_box.h) {
+        p->legend_out = 1;
+        moved = 1;
+      }
+    }
+    if (!moved) break;
   }
-  all_ticks(cr, f);
-  f->nboxes = 0;
-  collect_boxes(cr, f);
-  size_t before_legend = f->nboxes;
-  for (int i = 0; i < n; i++) {
-    place_legend(cr, f, i);
+  for (int i = 0; i < n; i++)
     if (f->panels[i].has_legend) layout_add_box(f, f->panels[i].legend_box, i, "legend");
-  }
-  (void)before_legend;
   find_overlaps(f);
   f->laid_out = 1;
   return DLB_OK;

@@ -54,6 +54,8 @@ typedef struct {
   rect cell;                     /* grid cell in figure points */
   rect box;                      /* the axes rectangle */
   rect legend_box; int has_legend;
+  int legend_out;                /* "best" found no free corner: the legend went outside */
+  double legend_cover;           /* data area (pt^2) under the legend placed "best" */
   int cbar_series;               /* series id whose map gets a colour bar, -1 none */
   rect cbar;                     /* colour bar rectangle */
   double cbar_lo, cbar_hi; axis cbar_axis;

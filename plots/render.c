@@ -357,8 +357,10 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
                     path, ext);
   if (dpi <= 0) dpi = f->dpi;
   if (!(dpi >= 10 && dpi <= 2400)) return dlb_fail(DLB_EINVAL, "save: dpi %g is not 10-2400", dpi);
-  if (strcasecmp(ext, "png") == 0 && f->width * dpi / 72 * f->height * dpi / 72 > 4e8)
-    return dlb_fail(DLB_EINVAL, "save '%s': %g dpi makes a PNG over 400 Mpixel", path, dpi);
+  if (strcasecmp(ext, "png") == 0 && (f->width * dpi / 72 * f->height * dpi / 72 > 4e8 ||
+                                       f->width * dpi / 72 > 32767 || f->height * dpi / 72 > 32767))
+    return dlb_fail(DLB_EINVAL, "save '%s': %g dpi makes a PNG over 400 Mpixel or 32767 pixels "
+                    "a side", path, dpi);
   int st = dlb_figure_layout(f);
   if (st != DLB_OK) return st;
   size_t n = strlen(path);

@@ -239,6 +239,15 @@ int dlb_series_num(dlb_figure *f, int id, const char *key, double value) {
   if (!isfinite(value))
     return dlb_fail(DLB_EINVAL, "%s: option '%s' must be a finite number", kind_name(s->kind),
                     key);
+  static const struct { const char *key; double lo, hi; } ranges[] = {
+    {"width", 0, 100}, {"size", 0, 200}, {"label_size", 1, 100}, {"alpha", 0, 1},
+    {"nx", 1, 1e6}, {"ny", 1, 1e6}, {"lo", 0, 100}, {"hi", 0, 100}, {"box_lo", 0, 100},
+    {"box_hi", 0, 100}};
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+    if (strcmp(key, ranges[i].key) == 0 && !(value >= ranges[i].lo && value <= ranges[i].hi) &&
+        !(s->kind == DLB_SERIES_SPAN && key[0] != 'a')) /* a span's lo/hi are data */
+      return dlb_fail(DLB_EINVAL, "%s: %s = %g is outside %g..%g", kind_name(s->kind), key,
+                      value, ranges[i].lo, ranges[i].hi);
   f->laid_out = 0;
   for (int i = 0; i < s->nnum; i++)
     if (s->num[i].name == k) { s->num[i].v = value; return DLB_OK; }
@@ -337,11 +346,14 @@ static int validate(series *s, size_t *skipped) {
       darray *c = series_data(s, "c");
       *skipped += !isfinite(x->v[i]) || !isfinite(y->v[i]) || (c && !isfinite(c->v[i]));
     }
-    if ((d = series_data(s, "group")) && (l = series_strs(s, "groups")))
+    if ((d = series_data(s, "group"))) {
+      l = series_strs(s, "groups");
+      double ng = l ? (double)l->n : 1e6;
       for (size_t i = 0; i < d->n; i++)
-        if (isfinite(d->v[i]) && (d->v[i] < 1 || d->v[i] > (double)l->n))
-          return dlb_fail(DLB_EINVAL, "scatter: group[%zu] = %g but there are %zu groups",
-                          i + 1, d->v[i], l->n);
+        if (isfinite(d->v[i]) && (d->v[i] < 1 || d->v[i] > ng || d->v[i] != floor(d->v[i])))
+          return dlb_fail(DLB_EINVAL, "scatter: group[%zu] = %g is not a group number 1..%.0f",
+                          i + 1, d->v[i], ng);
+    }
     if (*skipped == x->n)
       return dlb_fail(DLB_EINVAL, "%s: all %zu points are NaN or infinite", kind_name(s->kind),
                       x->n);
@@ -442,6 +454,11 @@ static int validate(series *s, size_t *skipped) {
       return dlb_fail(DLB_EINVAL, "roofline: %zu intensities but %zu FLOP rates",
                       px ? px->n : 0, py ? py->n : 0);
     if (px && (st = samelen(s, px, "pgroup"))) return st;
+    if ((d = series_data(s, "pgroup")))
+      for (size_t i = 0; i < d->n; i++)
+        if (isfinite(d->v[i]) && (d->v[i] < 1 || d->v[i] > 1e6 || d->v[i] != floor(d->v[i])))
+          return dlb_fail(DLB_EINVAL, "roofline: pgroup[%zu] = %g is not a group number",
+                          i + 1, d->v[i]);
     if (px) for (size_t i = 0; i < px->n; i++)
       *skipped += !isfinite(px->v[i]) || !isfinite(py->v[i]);
     return DLB_OK;

@@ -213,7 +213,7 @@ static void draw_scatter(dlb_figure *f, cairo_t *cr, series *s) {
   for (size_t i = 0; i < x->n; i++) {
     darray *c = series_data(s, "c");
     if (!finite2(&p->ax[0], &p->ax[1], x->v[i], y->v[i]) || (c && !isfinite(c->v[i]))) continue;
-    double rgb[3], d = sz && isfinite(sz->v[i]) && sz->v[i] > 0 ? sz->v[i] : size;
+    double rgb[3], d = sz && isfinite(sz->v[i]) && sz->v[i] > 0 ? fmin(sz->v[i], 200) : size;
     point_colour(s, i, vmin, vmax, center, rgb);
     const char *mk = m;
     if (g && isfinite(g->v[i]) && !series_str(s, "marker", NULL))

@@ -371,11 +371,15 @@ static void test_layout_clean(void) {
 /* Random figures of every kind with hostile data: saving never crashes and either works
 ** or refuses with a message. */
 static void test_random_figures(void) {
-  srand(11);
+  /* PLOT_FUZZ_SEED and PLOT_FUZZ_N run other and longer sequences by hand */
+  const char *seed = getenv("PLOT_FUZZ_SEED"), *runs = getenv("PLOT_FUZZ_N");
+  srand(seed ? (unsigned)atoi(seed) : 11);
+  int nruns = runs ? atoi(runs) : 150;
   char p[512];
   path(p, sizeof p, "fuzz.png");
   static const double specials[] = {NAN, INFINITY, -INFINITY, 0, -1, 1e300, -1e300, 1e-300};
-  for (int k = 0; k < 60; k++) {
+  int drawn = 0;
+  for (int k = 0; k < nruns; k++) {
     dlb_figure *f = dlb_figure_new(1 + rand() % 5, 1 + rand() % 4, 1 + rand() % 2, 1 + rand() % 2);
     int np = dlb_figure_npanels(f);
     for (int s = 0; s < 4; s++) {
@@ -384,19 +388,37 @@ static void test_random_figures(void) {
       const char *names = dlb_series_options(kind, 0);
       char buf[128];
       snprintf(buf, sizeof buf, "%s", names);
+      size_t same = (size_t)(rand() % 30);
+      int uniform = rand() % 2; /* half the series get equal lengths, so they get drawn */
+      int nx = 1 + rand() % 5, ny = 1 + rand() % 5;
+      if (uniform && kind == DLB_SERIES_HEATMAP) same = (size_t)(nx * ny);
       for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        size_t n = (size_t)(rand() % 30);
+        size_t n = uniform ? same : (size_t)(rand() % 30);
+        if (uniform && kind == DLB_SERIES_HEATMAP && (!strcmp(tok, "x") || !strcmp(tok, "y")))
+          continue; /* heat-map axes come from nx, ny */
         double v[30];
         for (size_t i = 0; i < n; i++)
           v[i] = rand() % 6 == 0 ? specials[rand() % 8] : (rand() % 2000 - 500) / 7.0;
-        if (strcmp(tok, "sizes") == 0) for (size_t i = 0; i < n; i++) v[i] = 1 + rand() % 3;
+        if (strcmp(tok, "sizes") == 0)
+          for (size_t i = 0; i < n; i++) v[i] = uniform ? 1 : 1 + rand() % 3;
+        if (uniform && (!strcmp(tok, "peak") || !strcmp(tok, "bw") || !strcmp(tok, "px") ||
+                        !strcmp(tok, "py")))
+          for (size_t i = 0; i < n; i++) v[i] = isfinite(v[i]) ? fabs(v[i]) + 1 : v[i];
+        if (!strcmp(tok, "flops_eff") || !strcmp(tok, "bw_eff"))
+          for (size_t i = 0; i < n; i++) v[i] = (1 + rand() % 10) / 10.0;
+        if (rand() % 2 && (!strcmp(tok, "group") || !strcmp(tok, "pgroup")))
+          for (size_t i = 0; i < n; i++) v[i] = 1 + rand() % 5;
         dlb_series_data(f, id, tok, v, n);
       }
-      if (kind == DLB_SERIES_HEATMAP) { dlb_series_num(f, id, "nx", 1 + rand() % 5);
-                                        dlb_series_num(f, id, "ny", 1 + rand() % 5); }
+      if (kind == DLB_SERIES_HEATMAP) { dlb_series_num(f, id, "nx", nx);
+                                        dlb_series_num(f, id, "ny", ny); }
+      if (kind == DLB_SERIES_SPAN) { double a = rand() % 50 - 10;
+                                     dlb_series_num(f, id, "lo", a);
+                                     dlb_series_num(f, id, "hi", a + 1 + rand() % 20); }
       if (kind == DLB_SERIES_TEXT) dlb_series_str(f, id, "text", "note^{2}");
       dlb_series_num(f, id, "value", (rand() % 100) / 3.0);
       if (dlb_series_commit(f, id) != DLB_OK) CHECK(strlen(dlb_last_error()) > 10);
+      else drawn++;
     }
     if (rand() % 3 == 0) dlb_panel_str(f, 0, "yscale", "log");
     int st = dlb_figure_save(f, p, 30 + rand() % 60);
@@ -405,6 +427,7 @@ static void test_random_figures(void) {
     dlb_figure_free(f);
   }
   CHECK(count_tmp() == 0);
+  CHECK(drawn > nruns * 2 / 3); /* most kinds get through validation and are drawn */
 }
 
 /* Random labels (markup characters, stray braces, valid and broken UTF-8): invalid UTF-8

@@ -143,6 +143,9 @@ function Figure:save(path, opts)
   if type(path) ~= "string" then error("figure:save: path must be a string", 2) end
   opts = opts or {}
   check_opts("figure:save", opts, set("dpi"))
+  if opts.dpi ~= nil and type(opts.dpi) ~= "number" then
+    error("figure:save: dpi must be a number, got " .. type(opts.dpi), 2)
+  end
   return core.plot_save(self._h, path, opts.dpi or 0)
 end
 

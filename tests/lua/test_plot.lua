@@ -187,6 +187,30 @@ T.test("a long line keeps its spikes (per-column thinning keeps min and max)", f
   same("beside the spike", { probe(f, tmp("spike.png"), 20000, 5) }, 1, 1, 1)
 end)
 
+T.test("a legend with no free corner goes outside the axes", function()
+  local f = plot.figure { width = 3.3, height = 2.4 }
+  f:bar { labels = { "a", "b", "c" }, values = { { 5, 5, 5 }, { 5, 5, 5 } },
+          stacks = { "lower", "upper" }, width = 1 }
+  f.ylim = { 0, 10 }
+  assert(f:save(tmp("full.png"), { dpi = 100 }))
+  local r2, g2, b2 = plot.palette(2)
+  for _, x in ipairs { 0.7, 3.3 } do                   -- upper corners: bars, no legend box
+    same("corner at x=" .. x, { probe(f, tmp("full.png"), x, 9.5) }, r2, g2, b2)
+  end
+  local r1, g1, b1 = plot.palette(1)
+  same("lower corner", { probe(f, tmp("full.png"), 0.7, 0.5) }, r1, g1, b1)
+  T.eq(#f:layout_check(), 0, "overlaps")
+  -- and it stays inside when a corner is free
+  local g = plot.figure { width = 3.3, height = 2.4 }
+  g:line { x = { 0, 1 }, y = { 0, 1 }, label = "rising" }
+  assert(g:save(tmp("free.png"), { dpi = 100 }))
+  local px = g:to_pixel(0.1, 0.9, 100)
+  local w = plot.png_size(tmp("free.png"))
+  assert(px < w * 0.5, "test setup")
+  local r = plot.png_pixel(tmp("free.png"), w - 5, 20)
+  assert(r > 0.99, "nothing at the right edge: the legend is inside")
+end)
+
 T.test("stacked and signed bars", function()
   local f = plot.figure { width = 3.3, height = 2.4 }
   f:bar { labels = { "a", "b" }, values = { { 1, 2 }, { 3, 1 } }, stacks = { "w", "act" } }
@@ -237,6 +261,8 @@ T.test("save: true, or nil and a message; nothing half-written", function()
   T.checkerr("unknown file type 'gif'", f.save, f, tmp("x.gif"))
   T.checkerr("path must be a string", f.save, f, 42)
   T.checkerr("unknown option 'dpj'", f.save, f, tmp("x.png"), { dpj = 3 })
+  T.checkerr("dpi must be a number, got string", f.save, f, tmp("x.png"), { dpi = "300" })
+  T.checkerr("dpi 5 is not 10-2400", f.save, f, tmp("x.png"), { dpi = 5 })
   T.eq(leftovers(), 0, "temporary files left")
 end)
 
@@ -436,6 +462,17 @@ T.test("automatic ticks: log decades, 1/2/5 steps, SI labels, colour bar", funct
   assert(#cv >= 3, "colour bar ticks")
   T.eq(cl[1], "\xe2\x88\x921.0", "a real minus sign")  -- -1.0 (step 0.5)
   T.eq(#f:ticks("colorbar"), 0, "no colour bar")
+  -- a two-slope (diverging) bar ticks both halves and its centre
+  local d = plot.figure {}
+  d:heatmap { z = { { 0.8, 1, 3 } }, cmap = "diverging", center = 1 }
+  local dv = d:ticks("colorbar")
+  local below, centre = 0, false
+  for _, v in ipairs(dv) do
+    if v < 1 then below = below + 1 end
+    if v == 1 then centre = true end
+  end
+  assert(below >= 1 and centre, "diverging colour bar ticks: " .. table.concat(dv, " "))
+  T.eq(#d:layout_check(), 0, "overlaps")
 end)
 
 T.test("edge-case axes: wide, tiny, offset, constant, negative", function()
