@@ -7,7 +7,8 @@
 -- rooflines with every model and the op breakdown (Fig. 3, §4.2), examples/s heat maps
 -- with out-of-memory cells (Fig. 7), TPU-over-GPU speedups (Fig. 8), box plots (Fig. 11).
 -- It prints where our qualitative conclusions agree or disagree with Table 1.
---   dlbench run notebooks/paradnn.lua [outdir]        (default out/; 11,520 models)
+--   dlbench run notebooks/paradnn.lua [outdir]   (default out/; 11,520 models, 11-20 s on
+--                                                 the shared 2-core machine)
 -- Measured results (a CSV of examples/s from a real GPU or TPU) go through the same
 -- analyses: dlb.read_csv("runs.csv") and the same group_by / pivot / regress calls.
 local dlb = require "dlbench"
