@@ -113,25 +113,29 @@ end
 -- == section: sweeps ==
 do
   print("== sweeps, tables and statistics (ParaDnn's methodology)")
-  -- A cheap stand-in for graph + roofline: an FC model's training FLOPs (a MAC is 2 FLOPs,
-  -- backward twice forward) and a utilization that saturates with the matmul sizes.
-  local space = dlb.paradnn.space("fc", { with = { input = 2000, output = 1000 } })
-  local t = dlb.sweep(space, function(p)
-    local params = p.input * p.nodes + (p.layers - 1) * p.nodes * p.nodes + p.nodes * p.output
-    local util = 1 / (1 + 256 / p.nodes + 512 / p.batch)
-    return { params = params, flops = 6 * p.batch * params, util = util }
-  end, { jobs = 2, quiet = true })
-  print(string.format("%d FC models (Table 2 with input and output fixed), %d columns",
-    t:count(), #t:columns()))
-  print(t:group_by("batch", { util = "mean", p91 = { "percentile", "util", 91 } }):head(4))
-  local xs, ys, z = t:where { layers = 64 }:pivot("nodes", "batch", "util")
-  print(string.format("heat map grid: %d nodes x %d batches, z[1][1] = %.3f", #xs, #ys, z[1][1]))
-  print(dlb.stats.regress(t, { "layers", "nodes", "batch" }, "util", { log = true }))
-  local b = dlb.stats.box(t:column("util"))
-  print(string.format("utilization box: p2 %.3f  p9 %.3f  median %.3f  p91 %.3f  p98 %.3f",
+  -- A slice of ParaDnn's FC family (seeds/004 Table 2): zoo model -> training-step stats ->
+  -- per-op roofline on the catalogue's TPU v2 board (mixed bf16) and V100 (mixed fp16).
+  -- Predictions of an analytical model, not measurements.
+  local pf = dlb.paradnn.platforms()
+  local space = dlb.paradnn.space("fc", { with = { layers = { 4, 16 }, input = 2000, output = 200,
+    nodes = { 32, 128, 512, 2048, 8192 }, batch = { 64, 256, 1024, 4096, 16384 } } })
+  local t = dlb.sweep(space, dlb.paradnn.evaluate("fc", { platforms = { pf[1], pf[2] } }),
+    { order = dlb.paradnn.order("fc"), jobs = 2, quiet = true })
+  print(string.format("%d FC models (layers x nodes x batch) on %s and %s, %d columns",
+    t:count(), pf[1].name, pf[2].name, #t:columns()))
+  print(t:group_by("batch", { util_tpu = "mean", util_gpu = "mean", p91 = { "percentile", "util_tpu", 91 } }))
+  -- z-scored inputs: the weights compare across hyperparameters and keep their signs (§4.1)
+  print(dlb.stats.regress(t, { "layers", "nodes", "batch" }, "util_tpu", { log = true }))
+  local b = dlb.stats.box(t:column("util_tpu"))
+  print(string.format("TPU utilization box: p2 %.3f  p9 %.3f  median %.3f  p91 %.3f  p98 %.3f",
     b.whisker_lo, b.q_lo, b.median, b.q_hi, b.whisker_hi))
-  local ok, err = t:to_csv("out/tour_fc_sweep.csv")
-  print(ok and "wrote out/tour_fc_sweep.csv" or err)
+  local xs, ys, z = t:where { layers = 16 }:pivot("nodes", "batch", "util_tpu")
+  local f = dlb.plot.figure { width = 3.3, height = 2.6 }
+  f:heatmap { x = xs, y = ys, z = z, vmin = 0 }
+  f.xlabel, f.ylabel = "nodes per layer", "batch"
+  f.title = "FC, 16 layers: TPU v2 utilization (predicted)"
+  local ok, err = f:save("out/tour_sweep_heatmap.png")
+  print(ok and "wrote out/tour_sweep_heatmap.png" or err)
   print()
 end
 -- == end: sweeps ==

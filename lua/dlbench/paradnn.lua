@@ -65,7 +65,129 @@ function M.order(kind)
   return o
 end
 
-doc.doc(M, "dlb.paradnn", "ParaDnn's sweep spaces (seeds/004 Table 2): space(kind), order(kind), table2, defaults")
+-- ---------------------------------------------------------------- predictions
+
+-- Table 3's platforms from the catalogue, each at the precision the paper's peak refers to:
+-- the TPU v2 board trains in mixed bfloat16 (180 TFLOPS), the V100 in mixed float16 on its
+-- tensor cores (125 TFLOPS, §3: "float16 to compute and float32 to accumulate"), the CPU
+-- in float32 (2 TFLOPS). `precision` is what g:stats counts ("mixed" keeps fp32 master
+-- weights and optimizer state); the roofline picks bf16 on the TPU, which has no fp16.
+function M.platforms()
+  local hw = require "dlbench.hw"
+  return {
+    { key = "tpu", name = "TPUv2-board", hw = hw.get("TPUv2-board"), precision = "mixed" },
+    { key = "gpu", name = "V100-SXM2-16GB", hw = hw.get("V100-SXM2-16GB"), precision = "mixed" },
+    { key = "cpu", name = "Skylake-n1-32", hw = hw.get("Skylake-n1-32"), precision = "fp32" },
+  }
+end
+
+-- Bytes one core holds: a device with `cores` and `mem_per_core` (a TPU board) keeps a
+-- whole copy of the model on every core and splits the batch evenly (seeds/004 §3,
+-- "Understanding TPU Memory Size"): weights, gradients and optimizer state whole, the
+-- activations (and workspace) of batch/cores examples. Other devices hold the footprint.
+function M.core_footprint(s, hw)
+  if not (hw.cores and hw.mem_per_core) then return s.footprint, hw.mem end
+  local b = s.breakdown
+  return b.weights + b.gradients + b.optimizer + (b.activations + b.workspace) / hw.cores,
+    hw.mem_per_core
+end
+
+local EVAL_OPTS = { platforms = true, per_op = true, optimizer = true }
+
+-- fn(p) for dlb.sweep: builds the family's model for p (every parameter but the batch),
+-- analyses a training step at p.batch for each precision the platforms need, times it on
+-- each platform's roofline and returns the row. Graphs are reused across consecutive
+-- configs that differ only in batch (the batch is the model's symbolic dim "b"), which is
+-- why paradnn.order puts batch last.
+function M.evaluate(kind, opts)
+  checkkind(kind, "dlb.paradnn.evaluate")
+  opts = opts or {}
+  for k in pairs(opts) do
+    if not EVAL_OPTS[k] then
+      error("dlb.paradnn.evaluate: unknown option '" .. tostring(k) .. "' (platforms, per_op, optimizer)", 2)
+    end
+  end
+  local roofline = require "dlbench.roofline"
+  local build = require("dlbench.models.paradnn")[kind]
+  local pfs = opts.platforms or M.platforms()
+  if type(pfs) ~= "table" or #pfs == 0 then
+    error("dlb.paradnn.evaluate: platforms must be a non-empty list of {key=, hw=, precision=}", 2)
+  end
+  for i, pf in ipairs(pfs) do
+    if type(pf) ~= "table" or type(pf.key) ~= "string" or type(pf.hw) ~= "table" then
+      error(string.format("dlb.paradnn.evaluate: platforms[%d] needs key= (a string) and hw= (a device)", i), 2)
+    end
+  end
+  local ropts = { per_op = opts.per_op ~= false }
+  local last_key, last_g
+  return function(p)
+    local b = p.batch
+    if type(b) ~= "number" or b < 1 or b ~= math.floor(b) then
+      error("dlb.paradnn.evaluate: batch must be a whole number >= 1, got " .. tostring(b), 0)
+    end
+    local names, mo = {}, {}
+    for k, v in pairs(p) do
+      if k ~= "batch" then names[#names + 1] = k; mo[k] = v end
+    end
+    table.sort(names)
+    local parts = {}
+    for i, k in ipairs(names) do parts[i] = k .. "=" .. tostring(p[k]) end
+    local key = table.concat(parts, ",")
+    if key ~= last_key then
+      if opts.optimizer then mo.optimizer = opts.optimizer end
+      last_g, last_key = build(mo), key
+    end
+    local stats, row = {}, {}
+    for _, pf in ipairs(pfs) do
+      local prec = pf.precision or "fp32"
+      local s = stats[prec]
+      if not s then
+        s = last_g:stats { b = b, precision = prec }
+        stats[prec] = s
+        if row.params == nil then
+          row.params, row.flops = s.params, s.flops
+        end
+      end
+      local r = roofline.time(s, pf.hw, ropts)
+      local k = pf.key
+      local need, cap = M.core_footprint(s, pf.hw)
+      local fits = need <= cap
+      row["util_" .. k], row["time_" .. k] = r.util, r.time
+      row["ai_" .. k], row["flops_" .. k] = r.intensity, r.flops / r.time
+      row["bound_" .. k], row["fits_" .. k] = r.bound, fits
+      row["mem_" .. k] = need
+      if fits then row["eps_" .. k] = b / r.time end -- examples/s; nil (NaN in a pivot) when out of memory
+    end
+    return row
+  end
+end
+
+local SWEEP_OPTS = { platforms = true, per_op = true, optimizer = true, with = true, jobs = true,
+  checkpoint = true, shard = true, progress = true, quiet = true, strict = true, label = true }
+
+-- The whole family of Table 2 (with opts.with added/overriding) through evaluate().
+function M.sweep(kind, opts)
+  checkkind(kind, "dlb.paradnn.sweep")
+  opts = opts or {}
+  for k in pairs(opts) do
+    if not SWEEP_OPTS[k] then error("dlb.paradnn.sweep: unknown option '" .. tostring(k) .. "'", 2) end
+  end
+  local fn = M.evaluate(kind, { platforms = opts.platforms, per_op = opts.per_op, optimizer = opts.optimizer })
+  return sweep.sweep(M.space(kind, { with = opts.with }), fn, {
+    order = M.order(kind), jobs = opts.jobs, checkpoint = opts.checkpoint, shard = opts.shard,
+    progress = opts.progress, quiet = opts.quiet, strict = opts.strict,
+    label = opts.label or ("paradnn " .. kind) })
+end
+
+doc.doc(M, "dlb.paradnn", "ParaDnn's sweep spaces (seeds/004 Table 2) and predictions: space, order, platforms, evaluate, sweep, core_footprint, table2, defaults")
+doc.doc(M.platforms, "dlb.paradnn.platforms() -> {{key=, name=, hw=, precision=}, ...}",
+  "Table 3's TPU v2 board (mixed bf16), V100 (mixed fp16) and Skylake CPU (fp32) from dlb.hw")
+doc.doc(M.core_footprint, "dlb.paradnn.core_footprint(stats, hw) -> bytes, capacity",
+  "memory one core needs: a TPU core holds the whole model and batch/cores of the activations")
+doc.doc(M.evaluate, "dlb.paradnn.evaluate(kind[, {platforms=, per_op=true, optimizer=}]) -> fn(p) -> row",
+  "a sweep fn: model -> training-step stats -> roofline per platform; row: params, flops, util_K, time_K, eps_K, fits_K, ai_K, flops_K, bound_K, mem_K")
+doc.doc(M.sweep, "dlb.paradnn.sweep(kind[, {jobs=, with=, platforms=, per_op=, checkpoint=, shard=, ...}]) -> table",
+  "Table 2's family of predictions (dlb.sweep over space(kind) with evaluate(kind))")
 doc.doc(M.space, "dlb.paradnn.space(\"fc\"|\"cnn\"|\"rnn\"[, {with = {name = values}}]) -> space",
   "Table 2's hyperparameter ranges, named like dlb.models.paradnn.* options")
 doc.doc(M.order, "dlb.paradnn.order(kind) -> {names}", "Table 2's column order (layers/blocks, width, data, batch)")
