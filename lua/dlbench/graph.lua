@@ -10,6 +10,8 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local poly = require "dlbench.poly"
 
+local setmetatable, getmetatable, type, error = setmetatable, getmetatable, type, error
+
 local M = {}
 local Graph = {}
 Graph.__index = Graph
@@ -88,12 +90,16 @@ doc.doc(M.new, "dlb.graph(name) -> graph", "a new compute graph; add tensors and
 
 -- -- tensors --
 
+local graph_tensor = core.graph_tensor
+
 local function source(g, role, name, dims, dtype, what)
   if type(name) ~= "string" then error(what .. ": name must be a string", 3) end
   local dt = DTYPES[dtype or "default"]
   if not dt then error(what .. " '" .. name .. "': unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 3) end
-  return setmetatable({ graph = g, id = core.graph_tensor(g._h, name, role, dt,
-    dimlist(dims, what, name)) }, Tensor)
+  -- fast path: the backend takes a plain list of strings and numbers (else returns nil)
+  local id = graph_tensor(g._h, name, role, dt, dims)
+  if id == nil then id = graph_tensor(g._h, name, role, dt, dimlist(dims, what, name)) end
+  return setmetatable({ graph = g, id = id }, Tensor)
 end
 
 function Graph:input(name, dims, dtype) return source(self, 0, name, dims, dtype, "g:input") end
@@ -159,19 +165,27 @@ end
 
 local graph_op1 = core.graph_op1
 
--- The hot path of op creation: no allocation besides the result tensor.
-local function op1(g, tname, a, b, opts, x, y)
+-- The hot path of op creation: no allocation besides the result tensor; tid an op type id.
+local function op1id(g, tid, a, b, opts, x, y)
   local name = opts
-  if type(opts) == "table" then name = opts.name
-  elseif opts ~= nil and type(opts) ~= "string" then error("options must be a table or a name", 3) end
-  return setmetatable({ graph = g, id = graph_op1(g._h, TYPE[tname], name, a, b, x, y) }, Tensor)
+  if opts ~= nil then
+    if type(opts) == "table" then name = opts.name
+    elseif type(opts) ~= "string" then error("options must be a table or a name", 3) end
+  end
+  return setmetatable({ graph = g, id = graph_op1(g._h, tid, name, a, b, x, y) }, Tensor)
+end
+local function op1(g, tname, a, b, opts, x, y)
+  return op1id(g, TYPE[tname], a, b, opts, x, y)
 end
 
 local function unary(tname)
-  local what = "g:" .. tname
+  local what, tid = "g:" .. tname, TYPE[tname]
   return function(g, x, opts)
     if getmetatable(x) ~= Tensor or x.graph ~= g then checkt(g, x, what) end
-    return op1(g, tname, x.id, nil, opts)
+    if opts == nil then
+      return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, x.id) }, Tensor)
+    end
+    return op1id(g, tid, x.id, nil, opts)
   end
 end
 for _, n in ipairs { "relu", "sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "neg",
@@ -200,11 +214,14 @@ end
 doc.doc(Graph.cast, "g:cast(x, dtype[, name]) -> tensor", "convert the element type (0 FLOPs)")
 
 local function binary(tname)
-  local what = "g:" .. tname
+  local what, tid = "g:" .. tname, TYPE[tname]
   return function(g, a, b, opts)
     if getmetatable(a) ~= Tensor or a.graph ~= g then checkt(g, a, what) end
     if getmetatable(b) ~= Tensor or b.graph ~= g then checkt(g, b, what) end
-    return op1(g, tname, a.id, b.id, opts)
+    if opts == nil then
+      return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, a.id, b.id) }, Tensor)
+    end
+    return op1id(g, tid, a.id, b.id, opts)
   end
 end
 for _, n in ipairs { "add", "sub", "mul", "div" } do
@@ -217,14 +234,18 @@ Tensor.__mul = function(a, b) return a.graph:mul(a, b) end
 Tensor.__div = function(a, b) return a.graph:div(a, b) end
 
 local MATMUL_OPTS = { transpose_a = true, transpose_b = true }
+local MATMUL = TYPE.matmul
 function Graph:matmul(a, b, opts)
   if getmetatable(a) ~= Tensor or a.graph ~= self then checkt(self, a, "g:matmul") end
   if getmetatable(b) ~= Tensor or b.graph ~= self then checkt(self, b, "g:matmul") end
+  if opts == nil then
+    return setmetatable({ graph = self, id = graph_op1(self._h, MATMUL, nil, a.id, b.id) }, Tensor)
+  end
   if type(opts) == "table" then
     checkopts(opts, MATMUL_OPTS, "g:matmul")
-    return op1(self, "matmul", a.id, b.id, opts, opts.transpose_a and 1 or 0, opts.transpose_b and 1 or 0)
+    return op1id(self, MATMUL, a.id, b.id, opts, opts.transpose_a and 1 or 0, opts.transpose_b and 1 or 0)
   end
-  return op1(self, "matmul", a.id, b.id, opts)
+  return op1id(self, MATMUL, a.id, b.id, opts)
 end
 Graph.bmm = Graph.matmul
 doc.doc(Graph.matmul, "g:matmul(a, b[, {transpose_a=, transpose_b=, name=}]) -> tensor",
