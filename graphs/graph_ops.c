@@ -5,6 +5,7 @@
 ** Integer attributes (attrs[i]) by op type:
 **   matmul       transpose_a, transpose_b
 **   conv2d       stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups
+**                workspace (0: none, 1: an im2col buffer; op_cost.c op_workspace)
 **                (x [N, C, H, W], w [Cout, C/groups, KH, KW]; rank-3 x and w: 1-D conv)
 **   maxpool, avgpool  kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w (stride 0: kernel)
 **   gmaxpool, gavgpool  none: [N, C, H, W] -> [N, C]
@@ -531,6 +532,10 @@ int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inp
     memcpy(p->attr, a, sizeof p->attr);
   if (type == OP_SPLIT) p->attr[1] = (int)(ndims ? ndims : (size_t)a[1]);
   if (type == OP_SLICE) p->attr[1] = a[1];
+  if (type == OP_CONV && (a[7] < 0 || a[7] > 1))
+    return dlb_fail(DLB_EINVAL, "%s: workspace must be 0 (none) or 1 (im2col), got %d", lbl(&c), a[7]);
+  int rc = op_workspace(g, o);
+  if (rc < 0) return rc;
   return o;
 }
 

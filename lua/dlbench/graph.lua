@@ -267,18 +267,24 @@ end
 
 local function convop(g, x, w, opts, what)
   local name, o = optname(opts)
-  checkopts(o, { stride = true, padding = true, dilation = true, groups = true }, what)
+  checkopts(o, { stride = true, padding = true, dilation = true, groups = true, workspace = true }, what)
   local sh, sw = pair(o.stride, 1, what .. " stride")
   local ph, pw = pair(o.padding, 0, what .. " padding")
   local dh, dw = pair(o.dilation, 1, what .. " dilation")
+  local ws = o.workspace
+  if ws == nil or ws == "none" then ws = 0
+  elseif ws == "im2col" then ws = 1
+  else error(what .. ": workspace must be \"none\" or \"im2col\", got " .. tostring(ws), 3) end
   local out = core.graph_op(g._h, TYPE.conv2d, name, { checkt(g, x, what), checkt(g, w, what) },
-    { sh, sw, ph, pw, dh, dw, o.groups or 1 })
+    { sh, sw, ph, pw, dh, dw, o.groups or 1, ws })
   return tensor(g, out[1])
 end
 function Graph:conv2d(x, w, opts) return convop(self, x, w, opts, "g:conv2d") end
 function Graph:conv1d(x, w, opts) return convop(self, x, w, opts, "g:conv1d") end
-doc.doc(Graph.conv2d, "g:conv2d(x, w[, {stride=, padding=, dilation=, groups=, name=}]) -> tensor",
-  "x [N, C, H, W], w [Cout, C/groups, KH, KW]; 2*N*Cout*Ho*Wo*(C/groups)*KH*KW FLOPs")
+doc.doc(Graph.conv2d, "g:conv2d(x, w[, {stride=, padding=, dilation=, groups=, workspace=, name=}]) -> tensor",
+  "x [N, C, H, W], w [Cout, C/groups, KH, KW]; 2*N*Cout*Ho*Wo*(C/groups)*KH*KW FLOPs; "
+  .. "workspace=\"im2col\" adds the N*Ho*Wo x C*KH*KW column buffer to the footprint while the conv "
+  .. "and its gradients run (default \"none\")")
 doc.doc(Graph.conv1d, "g:conv1d(x, w[, opts]) -> tensor", "x [N, C, L], w [Cout, C/groups, K]")
 
 local function poolop(tname)
