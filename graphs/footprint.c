@@ -87,11 +87,19 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
   c->coff = calloc(nt + 1, sizeof *c->coff);
   c->toff = calloc(nt + 1, sizeof *c->toff);
   if (!c->base || !c->cat || !c->uses || !c->ndeps || !c->coff || !c->toff) return DLB_ENOMEM;
-  for (size_t t = 0; t < g->nt; t++) {
-    const tensor *x = &g->t[t];
+  static const uint8_t rolecat[8] = { /* by role; gradients decided below */
+    [DLB_ROLE_INPUT] = CAT_ACTIVATIONS, [DLB_ROLE_LABEL] = CAT_ACTIVATIONS,
+    [DLB_ROLE_WEIGHT] = CAT_WEIGHTS | PERSIST, [DLB_ROLE_ACTIVATION] = CAT_ACTIVATIONS,
+    [DLB_ROLE_GRADIENT] = CAT_ACTIVATIONS, [DLB_ROLE_OPTSTATE] = CAT_OPTIMIZER | PERSIST,
+    [DLB_ROLE_WORKSPACE] = CAT_WORKSPACE, [7] = CAT_ACTIVATIONS};
+  const tensor *tt = g->t;
+  for (size_t t = 0; t < g->nt; t++) { /* as tensor_category and persistent, inlined */
+    const tensor *x = &tt[t];
+    uint8_t k = rolecat[x->role & 7];
+    if (x->role == DLB_ROLE_GRADIENT && x->grad_of >= 0 && tt[x->grad_of].role == DLB_ROLE_WEIGHT)
+      k = CAT_GRADIENTS;
     c->base[t] = x->base;
-    c->cat[t] = (uint8_t)(tensor_category(g, (int)t) | (persistent(g, (int)t) ? PERSIST : 0) |
-                          (x->base == (int32_t)t ? OWNER : 0) | (x->producer >= 0 ? PRODUCED : 0));
+    c->cat[t] = (uint8_t)(k | (x->base == (int32_t)t ? OWNER : 0) | (x->producer >= 0 ? PRODUCED : 0));
   }
   size_t nuse = 0;
   const int32_t *args = g->args;

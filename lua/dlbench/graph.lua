@@ -353,14 +353,19 @@ end
 doc.doc(Graph.embedding, "g:embedding(ids, table[, name]) -> tensor",
   "gather rows of table [V, H] for ids [...] -> [..., H]; 0 FLOPs, bytes of the gathered rows")
 
+local CONCAT, SPLIT = TYPE.concat, TYPE.split
 function Graph:concat(xs, axis, opts)
-  if type(xs) ~= "table" or #xs == 0 then error("g:concat: a non-empty list of tensors expected", 2) end
-  if #xs > 1024 then error("g:concat: at most 1024 tensors, got " .. #xs, 2) end
-  local a, b = xs[1], xs[2]
-  if #xs == 2 and getmetatable(a) == Tensor and a.graph == self and getmetatable(b) == Tensor
-     and b.graph == self then -- the common case without building argument tables
-    return op1(self, "concat", a.id, b.id, opts, axis or 1)
+  if type(xs) ~= "table" then error("g:concat: a non-empty list of tensors expected", 2) end
+  local n = #xs
+  if n == 2 then -- the common case without building argument tables
+    local a, b = xs[1], xs[2]
+    if getmetatable(a) == Tensor and a.graph == self and getmetatable(b) == Tensor
+       and b.graph == self then
+      return op1id(self, CONCAT, a.id, b.id, opts, axis or 1)
+    end
   end
+  if n == 0 then error("g:concat: a non-empty list of tensors expected", 2) end
+  if n > 1024 then error("g:concat: at most 1024 tensors, got " .. n, 2) end
   local ins = {}
   for i, t in ipairs(xs) do ins[i] = checkt(self, t, "g:concat") end
   local name = optname(opts)
@@ -375,9 +380,9 @@ function Graph:split(x, parts, axis, opts)
   end
   if type(parts) == "number" and getmetatable(x) == Tensor and x.graph == self then
     -- equal parts: the outputs of one op are consecutive tensor ids
-    local first = op1(self, "split", x.id, nil, opts, axis or 1, parts).id
-    local r = {}
-    for i = 1, parts do r[i] = setmetatable({ graph = self, id = first + i - 1 }, Tensor) end
+    local first = op1id(self, SPLIT, x.id, nil, opts, axis or 1, parts).id
+    local r = { setmetatable({ graph = self, id = first }, Tensor) }
+    for i = 2, parts do r[i] = setmetatable({ graph = self, id = first + i - 1 }, Tensor) end
     return r
   end
   local name = optname(opts)
