@@ -178,10 +178,12 @@ local function op1(g, tname, a, b, opts, x, y)
   return op1id(g, TYPE[tname], a, b, opts, x, y)
 end
 
+-- Op arguments are checked as `type(x) == "table" and x.graph == g` on the hot paths (only
+-- tensors carry their graph; cheaper than getmetatable), else checkt explains.
 local function unary(tname)
   local what, tid = "g:" .. tname, TYPE[tname]
   return function(g, x, opts)
-    if getmetatable(x) ~= Tensor or x.graph ~= g then checkt(g, x, what) end
+    if type(x) ~= "table" or x.graph ~= g then checkt(g, x, what) end
     if opts == nil then
       return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, x.id) }, Tensor)
     end
@@ -216,8 +218,8 @@ doc.doc(Graph.cast, "g:cast(x, dtype[, name]) -> tensor", "convert the element t
 local function binary(tname)
   local what, tid = "g:" .. tname, TYPE[tname]
   return function(g, a, b, opts)
-    if getmetatable(a) ~= Tensor or a.graph ~= g then checkt(g, a, what) end
-    if getmetatable(b) ~= Tensor or b.graph ~= g then checkt(g, b, what) end
+    if type(a) ~= "table" or a.graph ~= g then checkt(g, a, what) end
+    if type(b) ~= "table" or b.graph ~= g then checkt(g, b, what) end
     if opts == nil then
       return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, a.id, b.id) }, Tensor)
     end
@@ -236,8 +238,8 @@ Tensor.__div = function(a, b) return a.graph:div(a, b) end
 local MATMUL_OPTS = { transpose_a = true, transpose_b = true }
 local MATMUL = TYPE.matmul
 function Graph:matmul(a, b, opts)
-  if getmetatable(a) ~= Tensor or a.graph ~= self then checkt(self, a, "g:matmul") end
-  if getmetatable(b) ~= Tensor or b.graph ~= self then checkt(self, b, "g:matmul") end
+  if type(a) ~= "table" or a.graph ~= self then checkt(self, a, "g:matmul") end
+  if type(b) ~= "table" or b.graph ~= self then checkt(self, b, "g:matmul") end
   if opts == nil then
     return setmetatable({ graph = self, id = graph_op1(self._h, MATMUL, nil, a.id, b.id) }, Tensor)
   end
