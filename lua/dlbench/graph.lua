@@ -104,7 +104,13 @@ end
 
 function Graph:input(name, dims, dtype) return source(self, 0, name, dims, dtype, "g:input") end
 function Graph:label(name, dims, dtype) return source(self, 1, name, dims, dtype or "int32", "g:label") end
-function Graph:weight(name, dims, dtype) return source(self, 2, name, dims, dtype, "g:weight") end
+function Graph:weight(name, dims, dtype)
+  if dtype == nil and type(name) == "string" then -- the common case, straight to the backend
+    local id = graph_tensor(self._h, name, 2, 0, dims)
+    if id ~= nil then return setmetatable({ graph = self, id = id }, Tensor) end
+  end
+  return source(self, 2, name, dims, dtype, "g:weight")
+end
 function Graph:tensor(name, dims, opts)
   opts = opts or {}
   local r = ROLES[opts.role or "input"]
