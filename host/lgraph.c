@@ -431,10 +431,11 @@ int dlbL_open_graph(lua_State *L) {
   ** scheduler's scratch). By default glibc maps such blocks fresh and unmaps them on free,
   ** so every analysis pays page faults and page zeroing for them (a quarter of the
   ** analysis time of a 30,000-op step; BENCHMARKS.md "Compute-graph engine"). Serving
-  ** blocks up to 8 MB from the heap and keeping up to 128 MB of freed heap for reuse
-  ** avoids that (larger blocks stay mapped, so growing them by realloc does not copy);
-  ** process-wide, set once when the host opens the graph functions. */
-  mallopt(M_MMAP_THRESHOLD, 8 << 20);
+  ** blocks up to 32 MB (glibc's maximum) from the heap and keeping up to 128 MB of freed
+  ** heap for reuse avoids that, at the price of copies when such a block grows by realloc
+  ** (graph arrays of 100k+ ops); process-wide, set once when the host opens the graph
+  ** functions. */
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 128 << 20);
 #endif
   luaL_newmetatable(L, ANALYSIS);
