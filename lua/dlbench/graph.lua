@@ -388,7 +388,10 @@ function Graph:split(x, parts, axis, opts)
   end
   if type(parts) == "number" and getmetatable(x) == Tensor and x.graph == self then
     -- equal parts: the outputs of one op are consecutive tensor ids
-    local first = op1id(self, SPLIT, x.id, nil, opts, axis or 1, parts).id
+    local name = opts
+    if type(opts) == "table" then name = opts.name
+    elseif opts ~= nil and type(opts) ~= "string" then error("options must be a table or a name", 2) end
+    local first = graph_op1(self._h, SPLIT, name, x.id, nil, axis or 1, parts)
     local r = { setmetatable({ graph = self, id = first }, Tensor) }
     for i = 2, parts do r[i] = setmetatable({ graph = self, id = first + i - 1 }, Tensor) end
     return r
