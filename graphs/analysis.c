@@ -108,12 +108,12 @@ static double ceval(const cexpr *e, const double *dimval, const double *numel) {
   return s;
 }
 
-typedef struct bctx { const double *numel, *esize; double sum; } bctx;
+typedef struct bctx { const double *size; double sum; } bctx;
 
 /* op_bytes callback: add mult * bytes of tensor t. */
 static void addbytes(void *c, int t, double mult) {
   bctx *b = c;
-  b->sum += mult * b->numel[t] * b->esize[t];
+  b->sum += mult * b->size[t];
 }
 
 /* Per-layer costs: FLOPs by phase from the ops; parameters and weight bytes of each weight
@@ -180,7 +180,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   dlb_analysis *a = calloc(1, sizeof *a);
   size_t no = s->no, nt = s->nt;
   double *dimval = malloc((s->dims.n + 1) * sizeof *dimval);
-  double *numel = malloc((nt + 1) * sizeof *numel), *esize = malloc((nt + 1) * sizeof *esize);
+  double *numel = malloc((nt + 1) * sizeof *numel);
   if (a) {
     a->s = s;
     a->nops = no;
@@ -192,22 +192,25 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     a->type = malloc((no + 1) * sizeof *a->type);
     a->order = malloc((no + 1) * sizeof *a->order);
   }
-  if (!a || !dimval || !numel || !esize || !a->flops || !a->bytes ||
+  if (!a || !dimval || !numel || !a->flops || !a->bytes ||
       !a->size || !a->phase || !a->layer || !a->type || !a->order) {
     if (a) dlb_analysis_free(a); else graph_release(s);
-    free(dimval); free(numel); free(esize);
+    free(dimval); free(numel);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t d = 0; d < s->dims.n; d++)
     dimval[d] = pterms_eval(s->dims.terms + s->dims.off[d], (size_t)s->dims.len[d], vals);
   dlb_totals *T = &a->tot;
+  double esz[DLB_DT_FP64 + 1]; /* element size by declared dtype (DEFAULT: the policy's) */
+  for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dtype_size(d);
+  esz[DLB_DT_DEFAULT] = o->precision == DLB_POLICY_FP32 ? 4 : 2;
   for (size_t t = 0; t < nt; t++) {
+    const tensor *x = &s->t[t];
     double n = 1;
-    for (int i = 0; i < s->t[t].ndims; i++) n *= dimval[s->t[t].dims[i]];
+    for (int i = 0; i < x->ndims; i++) n *= dimval[x->dims[i]];
     numel[t] = n;
-    esize[t] = tensor_esize(s, (int)t, o->precision);
-    a->size[t] = n * esize[t];
-    if (s->t[t].role == DLB_ROLE_WEIGHT) T->params += n;
+    a->size[t] = n * esz[x->flags & TF_DTYPE_SET ? x->dtype : DLB_DT_DEFAULT];
+    if (x->role == DLB_ROLE_WEIGHT) T->params += n;
   }
   /* io: the bytes of inputs and labels the forward graph reads */
   uint8_t *read = calloc(nt + 1, 1);
@@ -224,7 +227,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     const op *p = &s->o[i];
     op_flops(s, (int)i, &e);
     double f = ceval(&e, dimval, numel);
-    bctx b = {numel, esize, 0};
+    bctx b = {a->size, 0};
     op_bytes(s, (int)i, addbytes, &b);
     a->flops[i] = f;
     a->bytes[i] = b.sum;
@@ -270,7 +273,6 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->workspace = best->cat[4];
   a->dimval = dimval;
   a->numel = numel;
-  free(esize);
   if (rc) {
     dlb_analysis_free(a);
     return NULL;

@@ -93,8 +93,9 @@ int dlb_graph_op_type(const char *name);
 const char *dlb_graph_op_type_name(int type);
 /* Add an op. attrs: integer attributes by op type (see graph_ops.c); dims: extra dims
 ** as text (reshape's shape, split's sizes, slice's length). Writes up to maxout output
-** tensor ids (always consecutive ids); *nout receives the count. On failure nothing of
-** the op remains in the graph. */
+** tensor ids (always consecutive ids); *nout receives the count (the last output of
+** softmax, log_softmax, softmax_xent and im2col convs is their workspace, of role
+** DLB_ROLE_WORKSPACE). On failure nothing of the op remains in the graph. */
 int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
                  size_t nattr, const int *attrs, size_t ndims, const char *const *dims,
                  int *outputs, size_t maxout, size_t *nout);

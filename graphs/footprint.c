@@ -87,11 +87,19 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
   c->coff = calloc(nt + 1, sizeof *c->coff);
   c->toff = calloc(nt + 1, sizeof *c->toff);
   if (!c->base || !c->cat || !c->uses || !c->ndeps || !c->coff || !c->toff) return DLB_ENOMEM;
-  for (size_t t = 0; t < g->nt; t++) {
-    const tensor *x = &g->t[t];
+  static const uint8_t rolecat[8] = { /* by role; gradients decided below */
+    [DLB_ROLE_INPUT] = CAT_ACTIVATIONS, [DLB_ROLE_LABEL] = CAT_ACTIVATIONS,
+    [DLB_ROLE_WEIGHT] = CAT_WEIGHTS | PERSIST, [DLB_ROLE_ACTIVATION] = CAT_ACTIVATIONS,
+    [DLB_ROLE_GRADIENT] = CAT_ACTIVATIONS, [DLB_ROLE_OPTSTATE] = CAT_OPTIMIZER | PERSIST,
+    [DLB_ROLE_WORKSPACE] = CAT_WORKSPACE, [7] = CAT_ACTIVATIONS};
+  const tensor *tt = g->t;
+  for (size_t t = 0; t < g->nt; t++) { /* as tensor_category and persistent, inlined */
+    const tensor *x = &tt[t];
+    uint8_t k = rolecat[x->role & 7];
+    if (x->role == DLB_ROLE_GRADIENT && x->grad_of >= 0 && tt[x->grad_of].role == DLB_ROLE_WEIGHT)
+      k = CAT_GRADIENTS;
     c->base[t] = x->base;
-    c->cat[t] = (uint8_t)(tensor_category(g, (int)t) | (persistent(g, (int)t) ? PERSIST : 0) |
-                          (x->base == (int32_t)t ? OWNER : 0) | (x->producer >= 0 ? PRODUCED : 0));
+    c->cat[t] = (uint8_t)(k | (x->base == (int32_t)t ? OWNER : 0) | (x->producer >= 0 ? PRODUCED : 0));
   }
   size_t nuse = 0;
   const int32_t *args = g->args;
@@ -119,23 +127,20 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
   for (size_t t = 0; t < g->nt; t++) c->coff[t + 1] += c->coff[t], c->toff[t + 1] += c->toff[t];
   c->cons = malloc((nuse ? nuse : 1) * sizeof *c->cons);
   c->tcons = malloc((nuse ? nuse : 1) * sizeof *c->tcons);
-  int32_t *fill = malloc(nt * sizeof *fill), *fill2 = malloc(nt * sizeof *fill2);
-  if (!c->cons || !c->tcons || !fill || !fill2) {
-    free(fill); free(fill2);
-    return DLB_ENOMEM;
-  }
-  memcpy(fill, c->coff, nt * sizeof *fill);
-  memcpy(fill2, c->toff, nt * sizeof *fill2);
+  if (!c->cons || !c->tcons) return DLB_ENOMEM;
+  /* fill with coff[t] / toff[t] as cursors (each ends at the next list's start), then
+  ** shift the offsets back by one list */
   for (size_t i = 0; i < g->no; i++) {
     const op *p = &g->o[i];
     const int32_t *in = args + p->in;
     for (int j = 0; j < p->nin; j++) {
       int t = in[j];
-      c->cons[fill[c->base[t]]++] = (int32_t)i;
-      c->tcons[fill2[t]++] = (int32_t)i;
+      c->cons[c->coff[c->base[t]]++] = (int32_t)i;
+      c->tcons[c->toff[t]++] = (int32_t)i;
     }
   }
-  free(fill); free(fill2);
+  for (size_t t = g->nt; t > 0; t--) c->coff[t] = c->coff[t - 1], c->toff[t] = c->toff[t - 1];
+  c->coff[0] = c->toff[0] = 0;
   return DLB_OK;
 }
 
@@ -280,8 +285,9 @@ static void push(sched *s, int o) {
   hput(&s->h, o, s->hybrid && sc < 0 ? 0 : sc);
 }
 
-/* One list schedule into order (hybrid or pure greedy, see push); O((ops + uses) log ready). */
-static int schedule(const fpctx *c, int *order, int hybrid) {
+/* One list schedule into order (hybrid or pure greedy, see push), measuring its peak and
+** breakdown into r on the way (as simulate does); O((ops + uses) log ready). */
+static int schedule(const fpctx *c, int *order, int hybrid, fpresult *r) {
   const dlb_graph *g = c->g;
   sched s = {c, NULL, NULL, NULL, hybrid, {NULL, NULL, 0}};
   size_t nt = g->nt ? g->nt : 1, no = g->no ? g->no : 1;
@@ -298,24 +304,43 @@ static int schedule(const fpctx *c, int *order, int hybrid) {
   for (size_t i = 0; i < g->no; i++)
     if (s.deps[i] == 0) push(&s, (int)i);
   size_t k = 0;
+  const double *size = c->size;
+  double live = c->start, cat[5];
+  memcpy(cat, c->startcat, sizeof cat);
+  r->peak = live;
+  memcpy(r->cat, cat, sizeof cat);
   while (s.h.n) {
     int o = hpop(&s.h);
     s.done[o] = 1;
     order[k++] = o;
     const op *p = &g->o[o];
+    const int32_t *in = g->args + p->in, *out = g->args + p->out;
+    for (int j = 0; j < p->nout; j++) { /* outputs allocated, then the peak */
+      int t = out[j];
+      if (c->cat[t] & OWNER) live += size[t], cat[c->cat[t] & 7] += size[t];
+    }
+    if (live > r->peak) {
+      r->peak = live;
+      memcpy(r->cat, cat, sizeof cat);
+    }
     for (int j = 0; j < p->nin; j++) {
-      int b = c->base[g->args[p->in + j]];
-      if (--s.rem[b] <= 2 && s.rem[b] > 0 && !(c->cat[b] & PERSIST))
+      int b = c->base[in[j]];
+      --s.rem[b];
+      if (c->cat[b] & PERSIST) continue;
+      if (s.rem[b] == 0) live -= size[b], cat[c->cat[b] & 7] -= size[b];
+      else if (s.rem[b] <= 2)
         for (int q = c->coff[b]; q < c->coff[b + 1]; q++) {
-          int r = c->cons[q];
-          if (!s.done[r] && s.deps[r] == 0) push(&s, r);
+          int rr = c->cons[q];
+          if (!s.done[rr] && s.deps[rr] == 0) push(&s, rr);
         }
     }
     for (int j = 0; j < p->nout; j++) {
-      int t = g->args[p->out + j];
+      int t = out[j];
+      if ((c->cat[t] & (OWNER | PERSIST)) == OWNER && s.rem[t] == 0)
+        live -= size[t], cat[c->cat[t] & 7] -= size[t];
       for (int q = c->toff[t]; q < c->toff[t + 1]; q++) {
-        int r = c->tcons[q];
-        if (--s.deps[r] == 0) push(&s, r);
+        int rr = c->tcons[q];
+        if (--s.deps[rr] == 0) push(&s, rr);
       }
     }
   }
@@ -350,12 +375,10 @@ int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1,
   /* the hybrid schedule, then (up to GREEDY_MAX ops) the pure greedy one; r2 is the
   ** better of the two. On large training steps the greedy one defers weight-gradient ops
   ** (a heap of one per layer) and is never the better one, so it is skipped there. */
-  if (!rc) rc = schedule(&c, o2, 1);
-  if (!rc) rc = simulate(&c, o2, r2);
+  if (!rc) rc = schedule(&c, o2, 1, r2);
   if (!rc && r2->peak < r1->peak) memcpy(order, o2, g->no * sizeof *o2);
   if (!rc && g->no <= GREEDY_MAX) {
-    rc = schedule(&c, o2, 0);
-    if (!rc) rc = simulate(&c, o2, &r3);
+    rc = schedule(&c, o2, 0, &r3);
     if (!rc && r3.peak < r2->peak) {
       *r2 = r3;
       if (r3.peak < r1->peak) memcpy(order, o2, g->no * sizeof *o2);

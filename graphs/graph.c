@@ -328,6 +328,16 @@ int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int
   return t;
 }
 
+int add_workspace(dlb_graph *g, int o, int ndims, const int32_t *dims, int dtype) {
+  op *p = &g->o[o];
+  if ((size_t)(p->out + p->nout) != g->nargs) /* the op's outputs must end the args pool */
+    return dlb_fail(DLB_EINVAL, "graph: internal error: workspace of op %d added late", o);
+  if (!GROW(g->args, g->nargs, g->capargs, 1)) return oom();
+  g->args[g->nargs++] = -1;
+  int t = add_output(g, o, g->o[o].nout, ndims, dims, dtype, DLB_ROLE_WORKSPACE);
+  return t;
+}
+
 int graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args) {
   if (!GROW(g->o, g->no, g->capo, ops) || !GROW(g->t, g->nt, g->capt, tensors) ||
       !GROW(g->args, g->nargs, g->capargs, args))

@@ -128,6 +128,15 @@ int new_op(dlb_graph *g, int type, int32_t name, size_t nin, const int *inputs, 
 int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int dtype,
                int role);
 int add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims);
+/* Append a scratch output of role DLB_ROLE_WORKSPACE to op o (which must be the last op
+** whose arguments were added): it has no consumers, so it lives only while o runs.
+** Returns the tensor or <0. */
+int add_workspace(dlb_graph *g, int o, int ndims, const int32_t *dims, int dtype);
+/* The workspace rule of an op (docs/graph.md "Workspace"): after the op and its outputs
+** exist, add its scratch output if it has one (softmax and softmax cross-entropy: 2 fp32
+** per row; norm backward: 2 fp32 per row or channel; conv ops with attr[7] = 1: the im2col
+** buffer N*Ho*Wo x Cin*KH*KW). Returns DLB_OK or <0. */
+int op_workspace(dlb_graph *g, int o);
 /* Make room for `ops` more ops, `tensors` more tensors and `args` more arguments. */
 int graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args);
 /* A copy of g with room for ops/tensors/args more (the cache and text cache not copied). */

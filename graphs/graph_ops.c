@@ -5,6 +5,7 @@
 ** Integer attributes (attrs[i]) by op type:
 **   matmul       transpose_a, transpose_b
 **   conv2d       stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups
+**                workspace (0: none, 1: an im2col buffer; op_cost.c op_workspace)
 **                (x [N, C, H, W], w [Cout, C/groups, KH, KW]; rank-3 x and w: 1-D conv)
 **   maxpool, avgpool  kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w (stride 0: kernel)
 **   gmaxpool, gavgpool  none: [N, C, H, W] -> [N, C]
@@ -476,22 +477,23 @@ static int loss2(ctx *c, const int *in) {
   return t < 0 ? t : o;
 }
 
-static const struct { int type, nin; } arity[] = {
-  {OP_MATMUL, 2}, {OP_CONV, 2}, {OP_ADD, 2}, {OP_SUB, 2}, {OP_MUL, 2}, {OP_DIV, 2},
-  {OP_LAYERNORM, 3}, {OP_BATCHNORM, 3}, {OP_RMSNORM, 2}, {OP_EMBEDDING, 2}, {OP_XENT, 2},
-  {OP_MSE, 2}, {OP_CTC, 2}, {-1, 0}
+/* Inputs by user op type (0: one; concat: any number). */
+static const signed char arity[OP_CTC + 1] = {
+  [OP_MATMUL] = 2, [OP_CONV] = 2, [OP_ADD] = 2, [OP_SUB] = 2, [OP_MUL] = 2, [OP_DIV] = 2,
+  [OP_LAYERNORM] = 3, [OP_BATCHNORM] = 3, [OP_RMSNORM] = 2, [OP_EMBEDDING] = 2, [OP_XENT] = 2,
+  [OP_MSE] = 2, [OP_CTC] = 2
 };
 
 int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
             size_t nattr, const int *attrs, size_t ndims, const int32_t *dims, int phase) {
-  ctx c = {g, type, name, ""};
+  ctx c;
+  c.g = g, c.type = type, c.name = name, c.label[0] = '\0'; /* the label only on errors */
   int a[OP_MAXATTR] = {0};
   if (type < 0 || type > OP_CTC)
     return dlb_fail(DLB_EINVAL, "graph: op type %d is not a user op", type);
   if (nattr > OP_MAXATTR) return dlb_fail(DLB_EINVAL, "%s: more than %d attributes", lbl(&c), OP_MAXATTR);
   if (nattr) memcpy(a, attrs, nattr * sizeof *a);
-  int want = (type == OP_CONCAT) ? -1 : 1;
-  for (int i = 0; arity[i].type >= 0; i++) if (arity[i].type == type) want = arity[i].nin;
+  int want = type == OP_CONCAT ? -1 : arity[type] ? arity[type] : 1;
   if (type == OP_LAYERNORM && nin == 2) want = 2; /* layernorm without beta */
   if ((want >= 0 && nin != (size_t)want) || nin == 0 || nin > OP_MAXIO)
     return dlb_fail(DLB_EINVAL, "%s: takes %d inputs, got %zu", lbl(&c), want, nin);
@@ -531,6 +533,10 @@ int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inp
     memcpy(p->attr, a, sizeof p->attr);
   if (type == OP_SPLIT) p->attr[1] = (int)(ndims ? ndims : (size_t)a[1]);
   if (type == OP_SLICE) p->attr[1] = a[1];
+  if (type == OP_CONV && (a[7] < 0 || a[7] > 1))
+    return dlb_fail(DLB_EINVAL, "%s: workspace must be 0 (none) or 1 (im2col), got %d", lbl(&c), a[7]);
+  int rc = op_workspace(g, o);
+  if (rc < 0) return rc;
   return o;
 }
 

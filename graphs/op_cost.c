@@ -212,9 +212,69 @@ void op_flops(const dlb_graph *g, int o, cexpr *e) {
   }
 }
 
+/* Workspace rules (docs/graph.md "Workspace"). Scratch memory an op needs only while it
+** runs, as an extra output of role workspace without consumers, so the footprint counts it
+** during that op alone (category workspace). It is not algorithmic traffic: op_bytes skips
+** it.
+**   softmax, log_softmax, softmax_xent: the row maximum and the row sum of exponentials,
+**     2 fp32 per row (rows = the elements of all but the last axis);
+**   norm backward (layer, RMS, batch): the two per-row (per-channel) reductions of the
+**     gradient (sum dy and sum dy*xhat), 2 fp32 per row (channel), shaped like the saved
+**     statistics;
+**   conv2d and its data and filter gradients with attr[7] = 1 (workspace = "im2col"): the
+**     column matrix of the implicit GEMM, N*Ho*Wo x Cin*KH*KW elements at the input's type
+**     (the default, attr[7] = 0, is a direct or implicit-GEMM algorithm without one).
+** Dropout keeps its mask until the backward pass (an activation, not workspace). */
+int op_workspace(dlb_graph *g, int o) {
+  const op *p = &g->o[o];
+  const int32_t *in = op_in(g, p), *out = op_out(g, p);
+  int32_t d[DLB_GRAPH_MAXRANK];
+  int nd = 0;
+  switch (p->type) {
+  case OP_SOFTMAX: case OP_LOGSOFTMAX: case OP_XENT: {
+    const tensor *X = &g->t[in[0]];
+    if (X->ndims < 1 || X->ndims > DLB_GRAPH_MAXRANK) return DLB_OK;
+    nd = X->ndims - 1;
+    memcpy(d, X->dims, (size_t)nd * sizeof *d);
+    int two = dim_const(g, 2);
+    if (two < 0) return two;
+    d[nd++] = two;
+    break;
+  }
+  case OP_NORM_BWD: { /* (dy, x, gamma, stats) */
+    const tensor *S = &g->t[in[3]];
+    nd = S->ndims;
+    memcpy(d, S->dims, (size_t)nd * sizeof *d);
+    break;
+  }
+  case OP_CONV: case OP_CONV_BWD_DATA: case OP_CONV_BWD_FILTER: {
+    if (p->attr[7] != 1) return DLB_OK;
+    int x, w, y;
+    if (p->type == OP_CONV) x = in[0], w = in[1], y = out[0];
+    else if (p->type == OP_CONV_BWD_DATA) x = out[0], w = in[1], y = in[0];
+    else x = in[0], w = out[0], y = in[1];
+    const tensor *X = &g->t[x], *W = &g->t[w], *Y = &g->t[y];
+    int sp = Y->ndims - 2;
+    d[nd++] = Y->dims[0];                                  /* N */
+    for (int i = 0; i < sp; i++) d[nd++] = Y->dims[2 + i]; /* Ho, Wo */
+    d[nd++] = X->dims[1];                                  /* Cin */
+    for (int i = 0; i < sp; i++) d[nd++] = W->dims[2 + i]; /* KH, KW */
+    int dt = X->flags & TF_DTYPE_SET ? X->dtype : DLB_DT_DEFAULT;
+    int t = add_workspace(g, o, nd, d, dt);
+    return t < 0 ? t : DLB_OK;
+  }
+  default:
+    return DLB_OK;
+  }
+  int t = add_workspace(g, o, nd, d, DLB_DT_FP32);
+  return t < 0 ? t : DLB_OK;
+}
+
 void op_bytes(const dlb_graph *g, int o, bytes_fn add, void *c) {
   const op *p = &g->o[o];
   const int32_t *in = op_in(g, p), *out = op_out(g, p);
+  int nout = p->nout;
+  if (nout && g->t[out[nout - 1]].role == DLB_ROLE_WORKSPACE) nout--; /* scratch: not traffic */
   switch (p->type) {
   case OP_RESHAPE: return; /* moves nothing */
   case OP_EMBEDDING: /* ids, the gathered rows, the output */
@@ -230,7 +290,7 @@ void op_bytes(const dlb_graph *g, int o, bytes_fn add, void *c) {
     return;
   default:
     for (int i = 0; i < p->nin; i++) add(c, in[i], 1);
-    for (int i = 0; i < p->nout; i++) add(c, out[i], 1);
+    for (int i = 0; i < nout; i++) add(c, out[i], 1);
   }
 }
 
@@ -247,7 +307,8 @@ int op_gemm(const dlb_graph *g, int o, cexpr *m) {
     facdim(term(&m[1], 1), B->dims[B->ndims - (p->attr[1] ? 2 : 1)]);
     facdim(term(&m[2], 1), A->dims[ra - (p->attr[0] ? 2 : 1)]);
     t = term(&m[3], 1);
-    if (B->ndims > 2) facdims(t, g, in[0], 0, ra - 2);
+    if (B->ndims > 2) /* batched b (a 2-D a only in the backward of transpose_a) */
+      facdims(t, g, ra > 2 ? in[0] : in[1], 0, (ra > 2 ? ra : B->ndims) - 2);
     return 1;
   }
   if (p->type != OP_CONV && p->type != OP_CONV_BWD_DATA && p->type != OP_CONV_BWD_FILTER)

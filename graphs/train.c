@@ -62,7 +62,28 @@ static int emit(tx *x, int type, int suffix, size_t nin, const int *in, int nout
     if (t < 0) return t;
     if (role == DLB_ROLE_GRADIENT) s->t[t].grad_of = shapes[i];
   }
-  return o;
+  int rc = op_workspace(s, o); /* scratch of norm backward, conv ops with im2col ... */
+  return rc < 0 ? rc : o;
+}
+
+/* Emit an op with one gradient output of the given dims (for shapes no tensor has);
+** returns the output tensor (<0 error). */
+static int emit_dims(tx *x, int type, int suffix, size_t nin, const int *in, int ndims,
+                     const int32_t *dims, int grad_of, const int *attrs) {
+  dlb_graph *s = x->s;
+  int o = new_op(s, type, -1, nin, in, 1);
+  if (o < 0) return o;
+  op *p = &s->o[o];
+  p->phase = (uint8_t)x->phase;
+  p->fwd = x->fwd;
+  p->suffix = (uint8_t)suffix;
+  p->layer = x->fwd >= 0 ? s->o[x->fwd].layer : -1;
+  if (attrs) memcpy(p->attr, attrs, sizeof p->attr);
+  int dt = s->t[grad_of].flags & TF_DTYPE_SET ? s->t[grad_of].dtype : DLB_DT_DEFAULT;
+  int t = add_output(s, o, 0, ndims, dims, dt, DLB_ROLE_GRADIENT);
+  if (t < 0) return t;
+  s->t[t].grad_of = grad_of;
+  return t;
 }
 
 static int out0(tx *x, int o) { return op_out(x->s, &x->s->o[o])[0]; }
@@ -134,10 +155,21 @@ static int matmul_bwd(tx *x, const op *p, const int32_t *in, int dy) {
   if (wants(x, b)) {
     int ra = s->t[a].ndims, at[OP_MAXATTR] = {0}, sh[1] = {b}, ins[2];
     int AA = A, dd = dy;
+    if (s->t[b].ndims == 2 && ra > 2 && ta) {
+      /* a [..., K, M] is used transposed: per batch, dB_i = A_i dy_i ([K, N]; with
+      ** transpose_b dB_i = dy_i^T A_i^T, [N, K]) as one batched matmul, then a sum over
+      ** the batch dims (the batch cannot fold into M: K is a's second-to-last axis). */
+      int32_t d[DLB_GRAPH_MAXRANK];
+      memcpy(d, s->t[a].dims, (size_t)(ra - 2) * sizeof *d);
+      d[ra - 2] = s->t[b].dims[0], d[ra - 1] = s->t[b].dims[1];
+      if (!tb) ins[0] = A, ins[1] = dy;
+      else ins[0] = dy, ins[1] = A, at[0] = 1, at[1] = 1;
+      int part = emit_dims(x, OP_MATMUL, SUF_GRAD_B, 2, ins, ra, d, b, at), r;
+      if (part < 0) return part;
+      if ((rc = reduce_to(x, part, b, &r))) return rc;
+      return accumulate(x, b, r);
+    }
     if (s->t[b].ndims == 2 && ra > 2) { /* fold the batch dims of a and dy into one */
-      if (ta)
-        return dlb_fail(DLB_EINVAL, "matmul backward: transpose_a with a batched a and a 2-D b "
-                        "is not supported");
       int32_t m = s->t[a].dims[ra - 2], d[2];
       for (int i = 0; i < ra - 2; i++) if ((m = dim_mul(s, m, s->t[a].dims[i])) < 0) return m;
       d[0] = m, d[1] = s->t[a].dims[ra - 1];
@@ -269,8 +301,40 @@ static int backward(tx *x, int o) {
     ACC(in[0], k);
     return DLB_OK;
   }
-  case OP_XENT: { int i3[3] = {x->saved[out[1]], x->saved[in[1]], dy}; EMIT1(OP_XENT_BWD, SUF_GRAD, 3, i3, in[0], NULL); ACC(in[0], k); return DLB_OK; }
-  case OP_MSE: { int i3[3] = {x->saved[in[0]], x->saved[in[1]], dy}; EMIT1(OP_MSE_BWD, SUF_GRAD, 3, i3, in[0], NULL); ACC(in[0], k); return DLB_OK; }
+  case OP_XENT: {
+    /* L = -sum y log p, p = softmax(z): dz = (p - y) dL (2 per logit); with probability
+    ** labels y that need a gradient (a teacher's output ...), dy = -log(p) dL (2 per
+    ** element: a log and a scale; OP_XENT_BWD with attr[0] = 1). Class ids get none. */
+    int dense = s->t[in[1]].ndims == s->t[in[0]].ndims;
+    if (wants(x, in[0])) {
+      int i3[3] = {x->saved[out[1]], x->saved[in[1]], dy};
+      EMIT1(OP_XENT_BWD, SUF_GRAD, 3, i3, in[0], NULL);
+      ACC(in[0], k);
+    }
+    if (dense && wants(x, in[1])) {
+      int i2[2] = {x->saved[out[1]], dy}, a1[OP_MAXATTR] = {1};
+      EMIT1(OP_XENT_BWD, SUF_GRAD_B, 2, i2, in[1], a1);
+      ACC(in[1], k);
+    }
+    return DLB_OK;
+  }
+  case OP_MSE: {
+    /* L = mean((p - t)^2): dp = 2(p - t)/n dL (2 per element); dt = -dp (1 per element,
+    ** a neg of dp), or 2 per element when p needs no gradient. */
+    int dp = -1;
+    if (wants(x, in[0])) {
+      int i3[3] = {x->saved[in[0]], x->saved[in[1]], dy};
+      EMIT1(OP_MSE_BWD, SUF_GRAD, 3, i3, in[0], NULL);
+      dp = k;
+      ACC(in[0], k);
+    }
+    if (wants(x, in[1])) {
+      if (dp >= 0) { int i1[1] = {dp}, a1[OP_MAXATTR] = {0}; EMIT1(OP_NEG, SUF_GRAD_B, 1, i1, in[1], a1); }
+      else { int i3[3] = {x->saved[in[0]], x->saved[in[1]], dy}; EMIT1(OP_MSE_BWD, SUF_GRAD_B, 3, i3, in[1], NULL); }
+      ACC(in[1], k);
+    }
+    return DLB_OK;
+  }
   case OP_CTC: { int i3[3] = {dy, x->saved[out[1]], x->saved[in[1]]}; EMIT1(OP_CTC_BWD, SUF_GRAD, 3, i3, in[0], NULL); ACC(in[0], k); return DLB_OK; }
   default:
     if (op_is_unary(p->type)) {
@@ -369,13 +433,15 @@ static int recompute(tx *x, int sg, int first, int last) {
     for (int j = 0; j < P.nout; j++) any |= x->dropped[op_out(s, &P)[j]];
     if (!any) continue;
     int32_t in[OP_MAXIO], sh[OP_MAXIO];
+    int nout = P.nout; /* the workspace output, if any, is re-made by emit */
+    if (nout && s->t[op_out(s, &P)[nout - 1]].role == DLB_ROLE_WORKSPACE) nout--;
     for (int j = 0; j < P.nin; j++) in[j] = x->saved[op_in(s, &P)[j]];
-    for (int j = 0; j < P.nout; j++) sh[j] = op_out(s, &P)[j];
+    for (int j = 0; j < nout; j++) sh[j] = op_out(s, &P)[j];
     x->fwd = i;
-    int o = emit(x, P.type, SUF_RECOMPUTE, P.nin, in, P.nout, sh, DLB_ROLE_ACTIVATION, P.attr);
+    int o = emit(x, P.type, SUF_RECOMPUTE, P.nin, in, nout, sh, DLB_ROLE_ACTIVATION, P.attr);
     if (o < 0) return o;
     if (P.nextra && add_extra(s, o, (size_t)P.nextra, s->args + P.extra)) return oom();
-    for (int j = 0; j < P.nout; j++) {
+    for (int j = 0; j < nout; j++) {
       int t = op_out(s, &s->o[o])[j];
       x->saved[sh[j]] = t;
       if (P.type == OP_RESHAPE) s->t[t].base = s->t[in[0]].base;

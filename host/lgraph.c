@@ -3,7 +3,13 @@
 ** Handles: "dlbench.Graph" (dlb_graph *) and "dlbench.Analysis" (dlb_analysis *); the
 ** user-facing API is lua/dlbench/graph.lua. Tensor ids are the core's (0-based).
 */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <lua.h>
 #include <lauxlib.h>
@@ -17,8 +23,19 @@
 typedef struct gbox { dlb_graph *g; } gbox;
 typedef struct abox { dlb_analysis *a; } abox;
 
+/* The functions below get the graph metatable as upvalue 1: comparing it with the
+** argument's metatable costs less than luaL_checkudata's registry lookup by name (op
+** creation is the hot path of graph building). */
 static dlb_graph *checkgraph(lua_State *L, int i) {
-  gbox *b = luaL_checkudata(L, i, GRAPH);
+  gbox *b = lua_touserdata(L, i);
+  if (b && lua_getmetatable(L, i)) {
+    int ok = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (!ok) b = NULL;
+  } else {
+    b = NULL;
+  }
+  if (!b) b = luaL_checkudata(L, i, GRAPH); /* raises the standard message */
   luaL_argcheck(L, b->g != NULL, i, "closed graph");
   return b->g;
 }
@@ -75,13 +92,38 @@ static int graph_new(lua_State *L) {
   return 1;
 }
 
-/* -- core.graph_tensor(h, name, role, dtype, {dims}) -> id */
+/* -- core.graph_tensor(h, name, role, dtype, {dims}) -> id, or nil when dims is not a
+**    plain list of strings and numbers (the caller then converts or explains) */
 static int graph_tensor(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
   const char *name = luaL_checkstring(L, 2);
   int role = (int)luaL_checkinteger(L, 3), dtype = (int)luaL_checkinteger(L, 4), id;
-  const char **dims, *buf[DLB_GRAPH_MAXRANK];
-  size_t n = strings(L, 5, &dims, buf, DLB_GRAPH_MAXRANK);
+  const char *dims[DLB_GRAPH_MAXRANK];
+  char num[DLB_GRAPH_MAXRANK][24];
+  if (lua_type(L, 5) != LUA_TTABLE || lua_getmetatable(L, 5)) { lua_pushnil(L); return 1; }
+  size_t n = (size_t)lua_rawlen(L, 5);
+  for (size_t k = 0; k < n && k < DLB_GRAPH_MAXRANK; k++) { /* more: dlb_graph_tensor explains */
+    int tk = lua_rawgeti(L, 5, (lua_Integer)k + 1);
+    if (tk == LUA_TSTRING) {
+      dims[k] = lua_tostring(L, -1); /* stays referenced by the table */
+    } else if (tk == LUA_TNUMBER && lua_isinteger(L, -1)) {
+      lua_Integer v = lua_tointeger(L, -1); /* integers without printf */
+      char tmp[24], *e = tmp + sizeof tmp, *q = e;
+      lua_Integer u = v < 0 ? -v : v;
+      do *--q = (char)('0' + u % 10); while ((u /= 10) > 0);
+      if (v < 0) *--q = '-';
+      memcpy(num[k], q, (size_t)(e - q));
+      num[k][e - q] = '\0';
+      dims[k] = num[k];
+    } else if (tk == LUA_TNUMBER) {
+      snprintf(num[k], sizeof num[k], "%.14g", lua_tonumber(L, -1)); /* as tostring */
+      dims[k] = num[k];
+    } else {
+      lua_pushnil(L);
+      return 1;
+    }
+    lua_pop(L, 1);
+  }
   dlbL_check(L, dlb_graph_tensor(g, name, role, dtype, n, dims, &id));
   lua_pushinteger(L, id);
   return 1;
@@ -384,18 +426,29 @@ static const luaL_Reg funcs[] = {
 
 /* Add the graph functions to the backend table on top of the stack. */
 int dlbL_open_graph(lua_State *L) {
-  luaL_newmetatable(L, GRAPH);
-  lua_pushcfunction(L, graph_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, graph_gc);
-  lua_setfield(L, -2, "__close");
-  lua_pop(L, 1);
+#if defined(__GLIBC__)
+  /* Graph analyses allocate and free blocks of megabytes (a step's arrays, the footprint
+  ** scheduler's scratch). By default glibc maps such blocks fresh and unmaps them on free,
+  ** so every analysis pays page faults and page zeroing for them (a quarter of the
+  ** analysis time of a 30,000-op step; BENCHMARKS.md "Compute-graph engine"). Serving
+  ** blocks up to 32 MB (glibc's maximum) from the heap and keeping up to 128 MB of freed
+  ** heap for reuse avoids that, at the price of copies when such a block grows by realloc
+  ** (graph arrays of 100k+ ops); process-wide, set once when the host opens the graph
+  ** functions. */
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
   luaL_newmetatable(L, ANALYSIS);
   lua_pushcfunction(L, analysis_gc);
   lua_setfield(L, -2, "__gc");
   lua_pushcfunction(L, analysis_gc);
   lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
-  luaL_setfuncs(L, funcs, 0);
+  luaL_newmetatable(L, GRAPH);
+  lua_pushcfunction(L, graph_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, graph_gc);
+  lua_setfield(L, -2, "__close");
+  luaL_setfuncs(L, funcs, 1); /* the metatable is every function's upvalue 1 */
   return 0;
 }

@@ -17,6 +17,15 @@ do
   print("MLP training-step FLOPs: " .. tostring(sym.flops))
   print("  at b=32, h=1024: " .. string.format("%.4g", sym.flops{ b = 32, h = 1024 }))
   g:summary{ b = 32, h = 1024, optimizer = "adam" }
+  -- a picture of the forward graph (Graphviz DOT; rendered when `dot` is installed)
+  local f = io.open("out/tour_mlp.dot", "w")
+  if f then
+    f:write(g:dot())
+    f:close()
+    local ok = os.execute("command -v dot >/dev/null 2>&1 && dot -Tpdf out/tour_mlp.dot -o out/tour_mlp.pdf")
+    print((ok == true or ok == 0) and "graph picture: wrote out/tour_mlp.dot and out/tour_mlp.pdf"
+      or "graph picture: wrote out/tour_mlp.dot (install graphviz to render it)")
+  end
   -- Hestness et al. (seeds/000 §4.2): an LSTM LM's forward matmul FLOPs q(16h^2 l + 2hv)
   local lm = nn.lstm_lm{ batch = 1, steps = 4, layers = 2 }
   print("LSTM LM (q=4, l=2) forward matmul FLOPs: " .. tostring(lm:type_flops("matmul"))

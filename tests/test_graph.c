@@ -324,6 +324,193 @@ static void test_contract(void) {
   dlb_graph_free(g);
 }
 
+/* FLOPs of the ops of one type and phase in an analysis (type NULL: every type). */
+static double flops_of(const dlb_analysis *a, const char *type, int phase) {
+  const int *ty = dlb_analysis_op_type(a), *ph = dlb_analysis_op_phase(a);
+  const double *f = dlb_analysis_op_flops(a);
+  double s = 0;
+  for (size_t i = 0; i < dlb_analysis_nops(a); i++)
+    if ((!type || ty[i] == dlb_graph_op_type(type)) && ph[i] == phase) s += f[i];
+  return s;
+}
+
+static int count_of(const dlb_analysis *a, const char *type) {
+  const int *ty = dlb_analysis_op_type(a);
+  int n = 0;
+  for (size_t i = 0; i < dlb_analysis_nops(a); i++) n += ty[i] == dlb_graph_op_type(type);
+  return n;
+}
+
+/* Gradients into a loss's second input (hand derivation, x [5, 4] input, b=5, K=4, V=3):
+** MSE(p, t) with p = x w1 and t = x w2 both trainable: L = mean((p - t)^2), so
+**   dp = 2(p - t)/n dL (mse_bwd, 2 per element: 2*15 = 30), dt = -dp (neg, 15);
+**   dw1 = x^T dp and dw2 = x^T dt (2*4*3*5 = 120 each): bwd = 30 + 15 + 240 = 285;
+**   with p an input (no gradient) only t's: mse_bwd 30 + dw2 120 = 150.
+** Soft-label cross-entropy: logits z = x w1, labels y = softmax(x w2) [5, 3]; L = -sum y log p:
+**   dz = (p - y) dL (2*15 = 30), dy = -log(p) dL (2*15 = 30), softmax_bwd 4*15 = 60,
+**   dw1 = dw2 = 120: bwd = 360; fwd = 120 + 120 + 3*15 (softmax) + 4*15 (xent) = 345. */
+static void test_loss_grads(void) {
+  dlb_graph *g = dlb_graph_new("mse2");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "5", "4", 0, 0);
+  int w1 = T(g, "w1", DLB_ROLE_WEIGHT, 0, 2, "4", "3", 0, 0);
+  int w2 = T(g, "w2", DLB_ROLE_WEIGHT, 0, 2, "4", "3", 0, 0);
+  int p = OP(g, "matmul", "p", x, w1, 0, NULL), t = OP(g, "matmul", "t", x, w2, 0, NULL);
+  dlb_graph_set_loss(g, OP(g, "mse", "loss", p, t, 0, NULL));
+  dlb_analysis *a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a != NULL);
+  if (a) {
+    CHECK(flops_of(a, NULL, DLB_PHASE_BWD) == 285);
+    CHECK(flops_of(a, "mse_bwd", DLB_PHASE_BWD) == 30 && flops_of(a, "neg", DLB_PHASE_BWD) == 15);
+    CHECK(count_of(a, "update") == 2); /* both weights get a gradient */
+  }
+  dlb_analysis_free(a);
+  dlb_graph_free(g);
+  g = dlb_graph_new("mse_target");
+  x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "5", "4", 0, 0);
+  int pin = T(g, "p", DLB_ROLE_INPUT, 0, 2, "5", "3", 0, 0);
+  w2 = T(g, "w2", DLB_ROLE_WEIGHT, 0, 2, "4", "3", 0, 0);
+  dlb_graph_set_loss(g, OP(g, "mse", "loss", pin, OP(g, "matmul", "t", x, w2, 0, NULL), 0, NULL));
+  a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a && flops_of(a, NULL, DLB_PHASE_BWD) == 150 && count_of(a, "update") == 1);
+  dlb_analysis_free(a);
+  dlb_graph_free(g);
+  g = dlb_graph_new("soft_xent");
+  x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "5", "4", 0, 0);
+  w1 = T(g, "w1", DLB_ROLE_WEIGHT, 0, 2, "4", "3", 0, 0);
+  w2 = T(g, "w2", DLB_ROLE_WEIGHT, 0, 2, "4", "3", 0, 0);
+  int z = OP(g, "matmul", "z", x, w1, 0, NULL);
+  int y = OP(g, "softmax", "teacher", OP(g, "matmul", "t", x, w2, 0, NULL), -1, 0, NULL);
+  dlb_graph_set_loss(g, OP(g, "softmax_xent", "loss", z, y, 0, NULL));
+  a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a != NULL);
+  if (a) {
+    CHECK(flops_of(a, NULL, DLB_PHASE_FWD) == 345);
+    CHECK(flops_of(a, NULL, DLB_PHASE_BWD) == 360);
+    CHECK(flops_of(a, "softmax_xent_bwd", DLB_PHASE_BWD) == 60 && count_of(a, "softmax_xent_bwd") == 2);
+    CHECK(count_of(a, "update") == 2);
+  }
+  dlb_analysis_free(a);
+  dlb_graph_free(g);
+}
+
+/* Matmul backward with transpose_a on a batched a and a 2-D b (hand derivation):
+** a [2, 4, 3] (K=4, M=3, batch 2) used transposed, b [4, 5]: y = a^T b is [2, 3, 5],
+**   fwd 2*30*4 = 240; loss mse(y, target) 3*30 = 90, its gradient 2*30 = 60;
+**   db = sum_i a_i dy_i: a batched matmul [2, 4, 5] (2*40*3 = 240) and a sum over the batch
+**   (1 per summed element: 40); da = b dy^T (2*24*5 = 240) when a is trainable.
+** With transpose_b (b [5, 4], y = a^T b^T): db = sum_i dy_i^T a_i^T, [2, 5, 4] then [5, 4]:
+**   the same FLOPs. */
+static void test_matmul_ta_batched(void) {
+  for (int tb = 0; tb < 2; tb++)
+    for (int train_a = 0; train_a < 2; train_a++) {
+      dlb_graph *g = dlb_graph_new("ta");
+      int a = T(g, "a", train_a ? DLB_ROLE_WEIGHT : DLB_ROLE_INPUT, 0, 3, "2", "4", "3", 0);
+      int b = tb ? T(g, "b", DLB_ROLE_WEIGHT, 0, 2, "5", "4", 0, 0)
+                 : T(g, "b", DLB_ROLE_WEIGHT, 0, 2, "4", "5", 0, 0);
+      int tgt = T(g, "target", DLB_ROLE_LABEL, 0, 3, "2", "3", "5", 0);
+      int at[2] = {1, tb};
+      int y = OP(g, "matmul", "y", a, b, 2, at);
+      CHECK(y >= 0);
+      dlb_graph_set_loss(g, OP(g, "mse", "loss", y, tgt, 0, NULL));
+      dlb_analysis *an = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+      CHECK(an != NULL);
+      if (an) {
+        CHECK(flops_of(an, NULL, DLB_PHASE_FWD) == 240 + 90);
+        CHECK(flops_of(an, "sum", DLB_PHASE_BWD) == 40);
+        CHECK(flops_of(an, "matmul", DLB_PHASE_BWD) == 240 + (train_a ? 240 : 0));
+        CHECK(flops_of(an, NULL, DLB_PHASE_BWD) == 60 + 240 + 40 + (train_a ? 240 : 0));
+        CHECK(count_of(an, "update") == 1 + train_a);
+        /* the batched db: m = K = 4 (tb: N = 5), n = 5 (tb: 4), k = M = 3, batch 2 */
+        const int *ty = dlb_analysis_op_type(an), *ph = dlb_analysis_op_phase(an);
+        for (size_t i = 0; i < dlb_analysis_nops(an); i++) {
+          double m[4];
+          if (ty[i] != dlb_graph_op_type("matmul") || ph[i] != DLB_PHASE_BWD) continue;
+          CHECK(dlb_analysis_op_gemm(an, i, m) == DLB_OK);
+          CHECK(2 * m[0] * m[1] * m[2] * m[3] == dlb_analysis_op_flops(an)[i]);
+          CHECK(m[3] == 2);
+        }
+      } else {
+        fprintf(stderr, "%s\n", dlb_last_error());
+      }
+      dlb_analysis_free(an);
+      dlb_graph_free(g);
+    }
+}
+
+/* Workspace (docs/graph.md): scratch outputs live only while their op runs.
+** softmax_xent on x [8, 10] (inference): live at the op = labels 8*4 + x 320 + loss 4 +
+**   probabilities 320 + row statistics 8*2*4 = 64 (workspace) = 740 bytes.
+** conv2d x [8, 3, 32, 32], w [16, 3, 3, 3], pad 1 (inference): x 98304 + w 1728 + y
+**   8*16*32*32*4 = 524288 = 624320 bytes; with workspace = im2col the column matrix
+**   N*Ho*Wo x Cin*KH*KW = 8*32*32 x 27 = 221184 elements = 884736 bytes more. Bytes
+**   (algorithmic traffic) do not change. */
+static void test_workspace(void) {
+  dlb_graph *g = dlb_graph_new("ws");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "8", "10", 0, 0);
+  int y = T(g, "y", DLB_ROLE_LABEL, DLB_DT_INT32, 1, "8", 0, 0, 0);
+  dlb_graph_set_loss(g, OP(g, "softmax_xent", "loss", x, y, 0, NULL));
+  dlb_analysis *a = dlb_graph_analyze(g, &INFER, 0, NULL, NULL);
+  dlb_totals t;
+  CHECK(a != NULL);
+  if (a) {
+    dlb_analysis_totals(a, &t);
+    CHECK(t.footprint == 740 && t.workspace == 64);
+    CHECK(t.bytes == 32 + 320 + 4 + 320); /* inputs + outputs, no workspace */
+    double ex;
+    CHECK(dlb_analysis_footprint_exact(a, &ex) == DLB_OK && ex == 740);
+  }
+  dlb_analysis_free(a);
+  dlb_graph_free(g);
+  double fp[2], by[2];
+  for (int ws = 0; ws < 2; ws++) {
+    g = dlb_graph_new("conv_ws");
+    x = T(g, "x", DLB_ROLE_INPUT, 0, 4, "8", "3", "32", "32");
+    int w = T(g, "w", DLB_ROLE_WEIGHT, 0, 4, "16", "3", "3", "3");
+    int at[8] = {1, 1, 1, 1, 1, 1, 1, ws};
+    CHECK(OP(g, "conv2d", "c", x, w, 8, at) >= 0);
+    a = dlb_graph_analyze(g, &INFER, 0, NULL, NULL);
+    CHECK(a != NULL);
+    if (a) {
+      dlb_analysis_totals(a, &t);
+      fp[ws] = t.footprint, by[ws] = t.bytes;
+      CHECK(t.workspace == (ws ? 884736 : 0));
+    }
+    dlb_analysis_free(a);
+    dlb_graph_free(g);
+  }
+  CHECK(fp[0] == 624320 && fp[1] == 624320 + 884736 && by[0] == by[1]);
+  /* a bad workspace mode is refused */
+  g = dlb_graph_new("bad_ws");
+  x = T(g, "x", DLB_ROLE_INPUT, 0, 4, "8", "3", "32", "32");
+  int w = T(g, "w", DLB_ROLE_WEIGHT, 0, 4, "16", "3", "3", "3");
+  int bad[8] = {1, 1, 1, 1, 1, 1, 1, 2};
+  CHECK(OP(g, "conv2d", "c", x, w, 8, bad) < 0 && strstr(dlb_last_error(), "workspace") != NULL);
+  CHECK(dlb_graph_nops(g) == 0);
+  dlb_graph_free(g);
+  /* training with im2col: the data and filter gradients have the buffer too; layer norm's
+  ** backward has its per-row reductions (2 fp32 per row) */
+  g = dlb_graph_new("train_ws");
+  x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "8", "16", 0, 0);
+  int gm = T(g, "gamma", DLB_ROLE_WEIGHT, 0, 1, "16", 0, 0, 0);
+  int in3[2] = {x, gm}, out[4];
+  size_t nout;
+  CHECK(dlb_graph_op(g, dlb_graph_op_type("layernorm"), "ln", 2, in3, 0, NULL, 0, NULL, out, 4, &nout) == DLB_OK);
+  dlb_graph_set_loss(g, OP(g, "sum", NULL, out[0], -1, 0, NULL));
+  a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a != NULL);
+  if (a) {
+    dlb_totals t2;
+    dlb_analysis_totals(a, &t2);
+    /* ntensors: x, gamma, y, stats, loss, seed, reduce grad, dx, dgamma, norm workspace */
+    CHECK(t2.ntensors == 10);
+    /* the peak is norm_bwd: x 512 + gamma 64 + stats 64 + dy 512 live, dx 512 + dgamma 64
+    ** + workspace 64 allocated = 1792 (the forward peak is 1160) */
+    CHECK(t2.footprint == 1792 && t2.workspace == 64);
+  }
+  dlb_analysis_free(a);
+  dlb_graph_free(g);
+}
+
 int main(void) {
   RUN(test_mlp);
   RUN(test_contract);
@@ -331,5 +518,8 @@ int main(void) {
   RUN(test_errors);
   RUN(test_footprint_branches);
   RUN(test_footprint_random);
+  RUN(test_loss_grads);
+  RUN(test_matmul_ta_batched);
+  RUN(test_workspace);
   return check_done();
 }

@@ -42,7 +42,13 @@ return function(core, C, ffi)
   end
 
   local id = ffi.new("int[1]")
+  -- nil when dims is not a plain list of strings and numbers (as the C-API backend)
   function core.graph_tensor(g, name, role, dtype, dims)
+    if type(dims) ~= "table" or getmetatable(dims) ~= nil then return nil end
+    for i = 1, #dims do
+      local tv = type(dims[i])
+      if tv ~= "string" and tv ~= "number" then return nil end
+    end
     local n, arr, keep = strs(dims)
     core.check(C.dlb_graph_tensor(g, name, role, dtype, n, arr, id))
     local _ = keep

@@ -10,6 +10,8 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local poly = require "dlbench.poly"
 
+local setmetatable, getmetatable, type, error = setmetatable, getmetatable, type, error
+
 local M = {}
 local Graph = {}
 Graph.__index = Graph
@@ -88,17 +90,27 @@ doc.doc(M.new, "dlb.graph(name) -> graph", "a new compute graph; add tensors and
 
 -- -- tensors --
 
+local graph_tensor = core.graph_tensor
+
 local function source(g, role, name, dims, dtype, what)
   if type(name) ~= "string" then error(what .. ": name must be a string", 3) end
   local dt = DTYPES[dtype or "default"]
   if not dt then error(what .. " '" .. name .. "': unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 3) end
-  return setmetatable({ graph = g, id = core.graph_tensor(g._h, name, role, dt,
-    dimlist(dims, what, name)) }, Tensor)
+  -- fast path: the backend takes a plain list of strings and numbers (else returns nil)
+  local id = graph_tensor(g._h, name, role, dt, dims)
+  if id == nil then id = graph_tensor(g._h, name, role, dt, dimlist(dims, what, name)) end
+  return setmetatable({ graph = g, id = id }, Tensor)
 end
 
 function Graph:input(name, dims, dtype) return source(self, 0, name, dims, dtype, "g:input") end
 function Graph:label(name, dims, dtype) return source(self, 1, name, dims, dtype or "int32", "g:label") end
-function Graph:weight(name, dims, dtype) return source(self, 2, name, dims, dtype, "g:weight") end
+function Graph:weight(name, dims, dtype)
+  if dtype == nil and type(name) == "string" then -- the common case, straight to the backend
+    local id = graph_tensor(self._h, name, 2, 0, dims)
+    if id ~= nil then return setmetatable({ graph = self, id = id }, Tensor) end
+  end
+  return source(self, 2, name, dims, dtype, "g:weight")
+end
 function Graph:tensor(name, dims, opts)
   opts = opts or {}
   local r = ROLES[opts.role or "input"]
@@ -159,19 +171,29 @@ end
 
 local graph_op1 = core.graph_op1
 
--- The hot path of op creation: no allocation besides the result tensor.
-local function op1(g, tname, a, b, opts, x, y)
+-- The hot path of op creation: no allocation besides the result tensor; tid an op type id.
+local function op1id(g, tid, a, b, opts, x, y)
   local name = opts
-  if type(opts) == "table" then name = opts.name
-  elseif opts ~= nil and type(opts) ~= "string" then error("options must be a table or a name", 3) end
-  return setmetatable({ graph = g, id = graph_op1(g._h, TYPE[tname], name, a, b, x, y) }, Tensor)
+  if opts ~= nil then
+    if type(opts) == "table" then name = opts.name
+    elseif type(opts) ~= "string" then error("options must be a table or a name", 3) end
+  end
+  return setmetatable({ graph = g, id = graph_op1(g._h, tid, name, a, b, x, y) }, Tensor)
+end
+local function op1(g, tname, a, b, opts, x, y)
+  return op1id(g, TYPE[tname], a, b, opts, x, y)
 end
 
+-- Op arguments are checked as `type(x) == "table" and x.graph == g` on the hot paths (only
+-- tensors carry their graph; cheaper than getmetatable), else checkt explains.
 local function unary(tname)
-  local what = "g:" .. tname
+  local what, tid = "g:" .. tname, TYPE[tname]
   return function(g, x, opts)
-    if getmetatable(x) ~= Tensor or x.graph ~= g then checkt(g, x, what) end
-    return op1(g, tname, x.id, nil, opts)
+    if type(x) ~= "table" or x.graph ~= g then checkt(g, x, what) end
+    if opts == nil then
+      return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, x.id) }, Tensor)
+    end
+    return op1id(g, tid, x.id, nil, opts)
   end
 end
 for _, n in ipairs { "relu", "sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "neg",
@@ -200,11 +222,14 @@ end
 doc.doc(Graph.cast, "g:cast(x, dtype[, name]) -> tensor", "convert the element type (0 FLOPs)")
 
 local function binary(tname)
-  local what = "g:" .. tname
+  local what, tid = "g:" .. tname, TYPE[tname]
   return function(g, a, b, opts)
-    if getmetatable(a) ~= Tensor or a.graph ~= g then checkt(g, a, what) end
-    if getmetatable(b) ~= Tensor or b.graph ~= g then checkt(g, b, what) end
-    return op1(g, tname, a.id, b.id, opts)
+    if type(a) ~= "table" or a.graph ~= g then checkt(g, a, what) end
+    if type(b) ~= "table" or b.graph ~= g then checkt(g, b, what) end
+    if opts == nil then
+      return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, a.id, b.id) }, Tensor)
+    end
+    return op1id(g, tid, a.id, b.id, opts)
   end
 end
 for _, n in ipairs { "add", "sub", "mul", "div" } do
@@ -217,14 +242,18 @@ Tensor.__mul = function(a, b) return a.graph:mul(a, b) end
 Tensor.__div = function(a, b) return a.graph:div(a, b) end
 
 local MATMUL_OPTS = { transpose_a = true, transpose_b = true }
+local MATMUL = TYPE.matmul
 function Graph:matmul(a, b, opts)
-  if getmetatable(a) ~= Tensor or a.graph ~= self then checkt(self, a, "g:matmul") end
-  if getmetatable(b) ~= Tensor or b.graph ~= self then checkt(self, b, "g:matmul") end
+  if type(a) ~= "table" or a.graph ~= self then checkt(self, a, "g:matmul") end
+  if type(b) ~= "table" or b.graph ~= self then checkt(self, b, "g:matmul") end
+  if opts == nil then
+    return setmetatable({ graph = self, id = graph_op1(self._h, MATMUL, nil, a.id, b.id) }, Tensor)
+  end
   if type(opts) == "table" then
     checkopts(opts, MATMUL_OPTS, "g:matmul")
-    return op1(self, "matmul", a.id, b.id, opts, opts.transpose_a and 1 or 0, opts.transpose_b and 1 or 0)
+    return op1id(self, MATMUL, a.id, b.id, opts, opts.transpose_a and 1 or 0, opts.transpose_b and 1 or 0)
   end
-  return op1(self, "matmul", a.id, b.id, opts)
+  return op1id(self, MATMUL, a.id, b.id, opts)
 end
 Graph.bmm = Graph.matmul
 doc.doc(Graph.matmul, "g:matmul(a, b[, {transpose_a=, transpose_b=, name=}]) -> tensor",
@@ -246,18 +275,24 @@ end
 
 local function convop(g, x, w, opts, what)
   local name, o = optname(opts)
-  checkopts(o, { stride = true, padding = true, dilation = true, groups = true }, what)
+  checkopts(o, { stride = true, padding = true, dilation = true, groups = true, workspace = true }, what)
   local sh, sw = pair(o.stride, 1, what .. " stride")
   local ph, pw = pair(o.padding, 0, what .. " padding")
   local dh, dw = pair(o.dilation, 1, what .. " dilation")
+  local ws = o.workspace
+  if ws == nil or ws == "none" then ws = 0
+  elseif ws == "im2col" then ws = 1
+  else error(what .. ": workspace must be \"none\" or \"im2col\", got " .. tostring(ws), 3) end
   local out = core.graph_op(g._h, TYPE.conv2d, name, { checkt(g, x, what), checkt(g, w, what) },
-    { sh, sw, ph, pw, dh, dw, o.groups or 1 })
+    { sh, sw, ph, pw, dh, dw, o.groups or 1, ws })
   return tensor(g, out[1])
 end
 function Graph:conv2d(x, w, opts) return convop(self, x, w, opts, "g:conv2d") end
 function Graph:conv1d(x, w, opts) return convop(self, x, w, opts, "g:conv1d") end
-doc.doc(Graph.conv2d, "g:conv2d(x, w[, {stride=, padding=, dilation=, groups=, name=}]) -> tensor",
-  "x [N, C, H, W], w [Cout, C/groups, KH, KW]; 2*N*Cout*Ho*Wo*(C/groups)*KH*KW FLOPs")
+doc.doc(Graph.conv2d, "g:conv2d(x, w[, {stride=, padding=, dilation=, groups=, workspace=, name=}]) -> tensor",
+  "x [N, C, H, W], w [Cout, C/groups, KH, KW]; 2*N*Cout*Ho*Wo*(C/groups)*KH*KW FLOPs; "
+  .. "workspace=\"im2col\" adds the N*Ho*Wo x C*KH*KW column buffer to the footprint while the conv "
+  .. "and its gradients run (default \"none\")")
 doc.doc(Graph.conv1d, "g:conv1d(x, w[, opts]) -> tensor", "x [N, C, L], w [Cout, C/groups, K]")
 
 local function poolop(tname)
@@ -326,14 +361,19 @@ end
 doc.doc(Graph.embedding, "g:embedding(ids, table[, name]) -> tensor",
   "gather rows of table [V, H] for ids [...] -> [..., H]; 0 FLOPs, bytes of the gathered rows")
 
+local CONCAT, SPLIT = TYPE.concat, TYPE.split
 function Graph:concat(xs, axis, opts)
-  if type(xs) ~= "table" or #xs == 0 then error("g:concat: a non-empty list of tensors expected", 2) end
-  if #xs > 1024 then error("g:concat: at most 1024 tensors, got " .. #xs, 2) end
-  local a, b = xs[1], xs[2]
-  if #xs == 2 and getmetatable(a) == Tensor and a.graph == self and getmetatable(b) == Tensor
-     and b.graph == self then -- the common case without building argument tables
-    return op1(self, "concat", a.id, b.id, opts, axis or 1)
+  if type(xs) ~= "table" then error("g:concat: a non-empty list of tensors expected", 2) end
+  local n = #xs
+  if n == 2 then -- the common case without building argument tables
+    local a, b = xs[1], xs[2]
+    if getmetatable(a) == Tensor and a.graph == self and getmetatable(b) == Tensor
+       and b.graph == self then
+      return op1id(self, CONCAT, a.id, b.id, opts, axis or 1)
+    end
   end
+  if n == 0 then error("g:concat: a non-empty list of tensors expected", 2) end
+  if n > 1024 then error("g:concat: at most 1024 tensors, got " .. n, 2) end
   local ins = {}
   for i, t in ipairs(xs) do ins[i] = checkt(self, t, "g:concat") end
   local name = optname(opts)
@@ -348,9 +388,12 @@ function Graph:split(x, parts, axis, opts)
   end
   if type(parts) == "number" and getmetatable(x) == Tensor and x.graph == self then
     -- equal parts: the outputs of one op are consecutive tensor ids
-    local first = op1(self, "split", x.id, nil, opts, axis or 1, parts).id
-    local r = {}
-    for i = 1, parts do r[i] = setmetatable({ graph = self, id = first + i - 1 }, Tensor) end
+    local name = opts
+    if type(opts) == "table" then name = opts.name
+    elseif opts ~= nil and type(opts) ~= "string" then error("options must be a table or a name", 2) end
+    local first = graph_op1(self._h, SPLIT, name, x.id, nil, axis or 1, parts)
+    local r = { setmetatable({ graph = self, id = first }, Tensor) }
+    for i = 2, parts do r[i] = setmetatable({ graph = self, id = first + i - 1 }, Tensor) end
     return r
   end
   local name = optname(opts)

@@ -58,7 +58,7 @@ doc.doc(M.linear, "nn.linear(g, x, nout[, {name=, bias=true}]) -> tensor",
 
 local function conv(g, x, cout, k, opts, what)
   opts = check(opts, { name = true, bias = true, stride = true, padding = true, dilation = true,
-                       groups = true }, what)
+                       groups = true, workspace = true }, what)
   local name = autoname(g, opts, what == "nn.conv1d" and "conv1d" or "conv")
   local cin = x:dims()[2]
   local groups = opts.groups or 1
@@ -72,7 +72,7 @@ local function conv(g, x, cout, k, opts, what)
   local wd = what == "nn.conv1d" and { dstr(cout), cin, kh } or { dstr(cout), cin, kh, kw }
   local w = g:weight(name .. "/w", wd)
   local y = (what == "nn.conv1d" and g.conv1d or g.conv2d)(g, x, w, { name = name, stride = opts.stride,
-    padding = opts.padding, dilation = opts.dilation, groups = groups })
+    padding = opts.padding, dilation = opts.dilation, groups = groups, workspace = opts.workspace })
   if opts.bias then
     local bd = what == "nn.conv1d" and { dstr(cout), 1 } or { dstr(cout), 1, 1 }
     y = g:add(y, g:weight(name .. "/b", bd), { name = name .. "/bias" })
@@ -81,7 +81,7 @@ local function conv(g, x, cout, k, opts, what)
 end
 function M.conv2d(g, x, cout, k, opts) return conv(g, x, cout, k, opts, "nn.conv2d") end
 function M.conv1d(g, x, cout, k, opts) return conv(g, x, cout, k, opts, "nn.conv1d") end
-doc.doc(M.conv2d, "nn.conv2d(g, x, cout, k[, {stride=, padding=, dilation=, groups=, bias=false, name=}]) -> tensor",
+doc.doc(M.conv2d, "nn.conv2d(g, x, cout, k[, {stride=, padding=, dilation=, groups=, workspace=, bias=false, name=}]) -> tensor",
   "x [N, C, H, W]; creates <name>/w [cout, C/groups, k, k] (k or {kh, kw})")
 doc.doc(M.conv1d, "nn.conv1d(g, x, cout, k[, opts]) -> tensor", "x [N, C, L]; <name>/w [cout, C/groups, k]")
 

@@ -388,4 +388,85 @@ T.test("recurrent helpers", function()
   T.eq(updates, 1 + 20 + 1) -- embedding, 10 x (w, b), output
 end)
 
+T.test("gradients into MSE targets and soft labels; transpose_a with a batched a", function()
+  -- hand derivation (b=5, K=4, V=3; tests/test_graph.c has the same goldens in C):
+  -- mse(x w1, x w2): dp = 2(p - t)/n (30), dt = -dp (15), dw1 = dw2 = 2*4*3*5 = 120 -> 285
+  local g = dlb.graph("mse2")
+  local x = g:input("x", { 5, 4 })
+  g:loss(g:mse(g:matmul(x, g:weight("w1", { 4, 3 })), g:matmul(x, g:weight("w2", { 4, 3 }))))
+  local s = g:stats{}
+  T.eq(s.flops_bwd, 285)
+  -- soft labels: softmax_xent(x w1, softmax(x w2)): dz 30, dy = -log(p) 30, softmax_bwd 60,
+  -- dw1 = dw2 = 120 -> 360
+  local h = dlb.graph("soft")
+  local xs = h:input("x", { 5, 4 })
+  local teacher = h:softmax(h:matmul(xs, h:weight("w2", { 4, 3 })))
+  h:loss(h:softmax_xent(h:matmul(xs, h:weight("w1", { 4, 3 })), teacher))
+  T.eq(h:stats{}.flops_bwd, 360)
+  -- a [2, 4, 3] used transposed times b [4, 5]: db = sum over the batch of a_i dy_i:
+  -- batched matmul 2*40*3 = 240 + sum 40, mse grad 60 -> 340
+  local m = dlb.graph("ta")
+  local a = m:input("a", { 2, 4, 3 })
+  local y = m:matmul(a, m:weight("b", { 4, 5 }), { transpose_a = true })
+  T.eq(y:shape(), "[2, 3, 5]")
+  m:loss(m:mse(y, m:label("t", { 2, 3, 5 }, "fp32")))
+  T.eq(m:stats{}.flops_bwd, 340)
+end)
+
+T.test("workspace: softmax statistics, norm backward, conv im2col", function()
+  -- conv2d x [8, 3, 32, 32], w [16, 3, 3, 3], pad 1, inference: x 98304 + w 1728 + y 524288
+  -- = 624320 bytes; im2col adds N*Ho*Wo x Cin*KH*KW = 8*1024 x 27 fp32 = 884736 bytes
+  local function conv(ws)
+    local g = dlb.graph("c")
+    g:conv2d(g:input("x", { 8, 3, 32, 32 }), g:weight("w", { 16, 3, 3, 3 }), { padding = 1, workspace = ws })
+    return g:stats{ inference = true }
+  end
+  local none, col = conv(nil), conv("im2col")
+  T.eq(none.footprint, 624320)
+  T.eq(none.breakdown.workspace, 0)
+  T.eq(col.footprint, 624320 + 884736)
+  T.eq(col.breakdown.workspace, 884736)
+  T.eq(col.bytes, none.bytes) -- scratch is not algorithmic traffic
+  T.eq(conv("none").footprint, 624320)
+  T.checkerr("workspace must be", conv, "winograd")
+  -- softmax_xent on [8, 10]: labels 32 + x 320 + loss 4 + probabilities 320 + row max/sum
+  -- 8*2*4 = 64 -> 740 bytes at the op, 64 of them workspace
+  local g = dlb.graph("x")
+  g:loss(g:softmax_xent(g:input("x", { 8, 10 }), g:label("y", { 8 })))
+  local s = g:stats{ inference = true }
+  T.eq(s.footprint, 740)
+  T.eq(s.breakdown.workspace, 64)
+  T.eq(g:footprint_exact{ inference = true }, 740)
+end)
+
+T.test("per-tensor fp8 and int8 dtypes; user-marked recompute", function()
+  -- an fp8 weight and int8 input keep their 1-byte size under any policy
+  local g = dlb.graph("q")
+  local x = g:input("x", { 4, 8 }, "int8")
+  local w = g:weight("w", { 8, 2 }, "fp8")
+  g:loss(g:sum(g:matmul(x, w)))
+  local s = g:stats{ precision = "fp16" }
+  T.eq(s.params, 16)
+  T.eq(s.breakdown.weights, 16) -- 16 fp8 parameters, 1 byte each
+  T.eq(s.io, 32)                -- 32 int8 inputs
+  -- marked checkpoints: a 6-layer tanh chain keeping only the marked tensor recomputes the
+  -- others and saves memory
+  local function chain(mark)
+    local c = dlb.graph("chain")
+    local h = c:input("x", { 64, 256 })
+    for i = 1, 6 do
+      h = c:tanh(c:matmul(h, c:weight("w" .. i, { 256, 256 })))
+      if mark and i == 3 then c:checkpoint(h) end
+    end
+    c:loss(c:sum(h))
+    return c
+  end
+  local base = chain(true):stats{}
+  local rc = chain(true):stats{ recompute = "marked" }
+  assert(rc.flops_recompute > 0, "marked recompute re-runs the dropped ops")
+  assert(rc.footprint < base.footprint, "and saves memory")
+  T.eq(rc.footprint_saved, base.footprint - rc.footprint)
+  T.checkerr("no tensor is marked", function() return chain(false):stats{ recompute = "marked" } end)
+end)
+
 T.done()
