@@ -8,7 +8,6 @@
 #include <string.h>
 
 #if defined(__GLIBC__)
-#include <malloc.h>
 #endif
 
 #include <lua.h>
@@ -426,18 +425,6 @@ static const luaL_Reg funcs[] = {
 
 /* Add the graph functions to the backend table on top of the stack. */
 int dlbL_open_graph(lua_State *L) {
-#if defined(__GLIBC__)
-  /* Graph analyses allocate and free blocks of megabytes (a step's arrays, the footprint
-  ** scheduler's scratch). By default glibc maps such blocks fresh and unmaps them on free,
-  ** so every analysis pays page faults and page zeroing for them (a quarter of the
-  ** analysis time of a 30,000-op step; BENCHMARKS.md "Compute-graph engine"). Serving
-  ** blocks up to 32 MB (glibc's maximum) from the heap and keeping up to 128 MB of freed
-  ** heap for reuse avoids that, at the price of copies when such a block grows by realloc
-  ** (graph arrays of 100k+ ops); process-wide, set once when the host opens the graph
-  ** functions. */
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 128 << 20);
-#endif
   luaL_newmetatable(L, ANALYSIS);
   lua_pushcfunction(L, analysis_gc);
   lua_setfield(L, -2, "__gc");
