@@ -67,14 +67,12 @@ local function verdict(v, obs, claim, ours)
   print(line)
 end
 
--- Numeric category labels short enough for a 9-category axis in a 2.3-inch panel (1k,
--- 16k). Workaround for plots/axis.c: numeric categorical labels are thinned to every
--- k-th with k in 1, 2, 5, 10 and kept where the 1-based index is a multiple of k, so 9
--- labels that do not fit at k = 2 jump to k = 5 and only "512" (index 5) is left.
+-- Numeric category labels short enough for a 9-category axis in a 2.3-inch panel (1k, 16k).
 local function short(vs)
   local out = {}
   for i, v in ipairs(vs) do
-    out[i] = (v >= 1024 and v % 1024 == 0) and (v // 1024 .. "k") or string.format("%d", v)
+    out[i] = (v >= 1024 and v % 1024 == 0) and string.format("%.0fk", v / 1024)
+      or string.format("%.0f", v)
   end
   return out
 end
