@@ -163,6 +163,99 @@ static int graph_op1(lua_State *L) {
   return 1;
 }
 
+/* A dim argument (a string, or a number formatted as graph_tensor does) at index i. */
+static const char *dimarg(lua_State *L, int i, char *buf, size_t size) {
+  if (lua_type(L, i) == LUA_TSTRING) return lua_tostring(L, i);
+  if (lua_isinteger(L, i)) snprintf(buf, size, "%lld", (long long)lua_tointeger(L, i));
+  else if (lua_type(L, i) == LUA_TNUMBER) snprintf(buf, size, "%.14g", lua_tonumber(L, i));
+  else luaL_argerror(L, i, "a dim (a number or a string) expected");
+  return buf;
+}
+
+static int tid(lua_State *L, int i) { return (int)luaL_checkinteger(L, i); }
+
+/* -- core.graph_linear(h, x, nout, bias, name) -> output id */
+static int graph_linear(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  char b[32];
+  int out;
+  dlbL_check(L, dlb_graph_linear(g, tid(L, 2), dimarg(L, 3, b, sizeof b), lua_toboolean(L, 4),
+                                 luaL_checkstring(L, 5), &out));
+  lua_pushinteger(L, out);
+  return 1;
+}
+
+/* -- core.graph_conv(h, x, {wdims}, {8 attrs}, bias, name) -> output id */
+static int graph_conv(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  const char **dims, *buf[DLB_GRAPH_MAXRANK];
+  int at[16] = {0}, out;
+  size_t nd = strings(L, 3, &dims, buf, DLB_GRAPH_MAXRANK);
+  ints(L, 4, at, 16);
+  dlbL_check(L, dlb_graph_conv(g, tid(L, 2), nd, dims, at, lua_toboolean(L, 5),
+                               luaL_checkstring(L, 6), &out));
+  lua_pushinteger(L, out);
+  return 1;
+}
+
+/* -- core.graph_norm(h, type, x, name) -> output id */
+static int graph_norm(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int out;
+  dlbL_check(L, dlb_graph_norm(g, tid(L, 2), tid(L, 3), luaL_checkstring(L, 4), &out));
+  lua_pushinteger(L, out);
+  return 1;
+}
+
+/* -- core.graph_embedding_layer(h, ids, vocab, dim, name) -> output id */
+static int graph_embedding_layer(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  char b1[32], b2[32];
+  int out;
+  const char *v = dimarg(L, 3, b1, sizeof b1), *d = dimarg(L, 4, b2, sizeof b2);
+  dlbL_check(L, dlb_graph_embedding_layer(g, tid(L, 2), v, d, luaL_checkstring(L, 5), &out));
+  lua_pushinteger(L, out);
+  return 1;
+}
+
+/* -- core.graph_lstm_cell(h, x, hh, c, w, b) -> h', c' ids */
+static int graph_lstm_cell(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int h2, c2;
+  dlbL_check(L, dlb_graph_lstm_cell(g, tid(L, 2), tid(L, 3), tid(L, 4), tid(L, 5), tid(L, 6), &h2, &c2));
+  lua_pushinteger(L, h2);
+  lua_pushinteger(L, c2);
+  return 2;
+}
+
+/* -- core.graph_gru_cell(h, x, hh, w, b, wn, un, bn) -> h' id */
+static int graph_gru_cell(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int h2;
+  dlbL_check(L, dlb_graph_gru_cell(g, tid(L, 2), tid(L, 3), tid(L, 4), tid(L, 5), tid(L, 6),
+                                   tid(L, 7), tid(L, 8), &h2));
+  lua_pushinteger(L, h2);
+  return 1;
+}
+
+/* -- core.graph_rnn_cell(h, x, hh, w, b) -> h' id */
+static int graph_rnn_cell(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int h2;
+  dlbL_check(L, dlb_graph_rnn_cell(g, tid(L, 2), tid(L, 3), tid(L, 4), tid(L, 5), &h2));
+  lua_pushinteger(L, h2);
+  return 1;
+}
+
+/* -- core.graph_highway(h, x (-1: none), s, w, b) -> s' id */
+static int graph_highway(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int s2;
+  dlbL_check(L, dlb_graph_highway(g, tid(L, 2), tid(L, 3), tid(L, 4), tid(L, 5), &s2));
+  lua_pushinteger(L, s2);
+  return 1;
+}
+
 /* -- core.graph_op_type(name) -> integer or nil */
 static int graph_op_type(lua_State *L) {
   int t = dlb_graph_op_type(luaL_checkstring(L, 1));
@@ -411,6 +504,10 @@ static int analysis_gc(lua_State *L) {
 static const luaL_Reg funcs[] = {
   {"graph_new", graph_new}, {"graph_tensor", graph_tensor}, {"graph_op", graph_op},
   {"graph_op1", graph_op1}, {"graph_op_type", graph_op_type},
+  {"graph_linear", graph_linear}, {"graph_conv", graph_conv}, {"graph_norm", graph_norm},
+  {"graph_embedding_layer", graph_embedding_layer}, {"graph_lstm_cell", graph_lstm_cell},
+  {"graph_gru_cell", graph_gru_cell}, {"graph_rnn_cell", graph_rnn_cell},
+  {"graph_highway", graph_highway},
   {"graph_op_type_name", graph_op_type_name}, {"graph_set_loss", graph_set_loss},
   {"graph_layer", graph_layer}, {"graph_checkpoint", graph_checkpoint},
   {"graph_counts", graph_counts}, {"graph_tensor_info", graph_tensor_info},

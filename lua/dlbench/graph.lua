@@ -287,6 +287,23 @@ local function convop(g, x, w, opts, what)
     { sh, sw, ph, pw, dh, dw, o.groups or 1, ws })
   return tensor(g, out[1])
 end
+-- For nn.lua's one-call conv layer: the 8 conv attributes convop would pass for the
+-- options o (stride, padding, dilation, workspace) and groups, or nil when an option is
+-- not valid (the caller then takes convop's path, which explains).
+local function pairok(v) return v == nil or type(v) == "number" or (type(v) == "table" and type(v[1]) == "number") end
+function M._convattrs(o, groups)
+  if not (pairok(o.stride) and pairok(o.padding) and pairok(o.dilation)) then return nil end
+  local ws = o.workspace
+  if ws == nil or ws == "none" then ws = 0
+  elseif ws == "im2col" then ws = 1
+  else return nil end
+  local sh, sw = pair(o.stride, 1)
+  local ph, pw = pair(o.padding, 0)
+  local dh, dw = pair(o.dilation, 1)
+  return { sh, sw, ph, pw, dh, dw, groups or 1, ws }
+end
+doc.doc(M._convattrs, "graph._convattrs(opts, groups) -> {8 ints} or nil",
+  "internal (nn.lua): the conv attributes g:conv2d would pass, nil for invalid options")
 function Graph:conv2d(x, w, opts) return convop(self, x, w, opts, "g:conv2d") end
 function Graph:conv1d(x, w, opts) return convop(self, x, w, opts, "g:conv1d") end
 doc.doc(Graph.conv2d, "g:conv2d(x, w[, {stride=, padding=, dilation=, groups=, workspace=, name=}]) -> tensor",

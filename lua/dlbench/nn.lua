@@ -7,8 +7,30 @@
 -- Dims are integers, strings ("4*h") or polys, as everywhere in dlb.graph.
 local doc = require "dlbench.doc"
 local poly = require "dlbench.poly"
+local core = require "dlbench.backend"
+local graph = require "dlbench.graph"
+
+local Tensor = graph.Tensor
+local setmetatable, type = setmetatable, type
+-- Whole layers in one backend call (graphs/graph_layers.c): the same tensors and ops, in
+-- the same order, as the op-by-op construction kept below as the fallback (used when an
+-- argument is not a plain tensor/dim, so that the ops' own messages explain).
+local c_linear, c_conv, c_norm, c_embedding = core.graph_linear, core.graph_conv, core.graph_norm,
+  core.graph_embedding_layer
+local c_lstm, c_gru, c_rnn, c_highway = core.graph_lstm_cell, core.graph_gru_cell, core.graph_rnn_cell,
+  core.graph_highway
+local BATCHNORM, LAYERNORM, RMSNORM = core.graph_op_type("batchnorm"), core.graph_op_type("layernorm"),
+  core.graph_op_type("rmsnorm")
+
+-- t is a tensor of g (only tensors carry their graph; see graph.lua's hot paths).
+local function ist(g, t) return type(t) == "table" and t.graph == g and getmetatable(t) == Tensor end
+local function isdim(d) local td = type(d) return td == "string" or td == "number" end
+local function wrap(g, id) return setmetatable({ graph = g, id = id }, Tensor) end
 
 local M = {}
+-- true: the helpers build each layer in one backend call; false: op by op through
+-- dlb.graph (the reference construction; tests/lua/test_graph_layers.lua compares both).
+M.fast = true
 
 local counter = setmetatable({}, { __mode = "k" })
 -- A fresh name "<kind><n>" per graph when opts.name is not given.
@@ -48,6 +70,9 @@ end
 function M.linear(g, x, nout, opts)
   opts = check(opts, { name = true, bias = true }, "nn.linear")
   local name = autoname(g, opts, "linear")
+  if M.fast and ist(g, x) and isdim(nout) and type(name) == "string" then
+    return wrap(g, c_linear(g._h, x.id, nout, opts.bias ~= false, name))
+  end
   local w = g:weight(name .. "/w", { last(x), dstr(nout) })
   local y = g:matmul(x, w, { name = name })
   if opts.bias ~= false then y = g:add(y, g:weight(name .. "/b", { dstr(nout) }), { name = name .. "/bias" }) end
@@ -66,10 +91,15 @@ local function conv(g, x, cout, k, opts, what)
     local c = tonumber(cin)
     if not c then error(what .. " '" .. name .. "': groups need a numeric channel count", 3) end
     cin = c / groups
+    if cin == math.floor(cin) then cin = math.floor(cin) end -- "32", not "32.0"
   end
   local kh, kw = k, k
   if type(k) == "table" then kh, kw = k[1], k[2] or k[1] end
   local wd = what == "nn.conv1d" and { dstr(cout), cin, kh } or { dstr(cout), cin, kh, kw }
+  local attrs = M.fast and ist(g, x) and type(name) == "string" and graph._convattrs(opts, groups)
+  if attrs then
+    return wrap(g, c_conv(g._h, x.id, wd, attrs, opts.bias, name))
+  end
   local w = g:weight(name .. "/w", wd)
   local y = (what == "nn.conv1d" and g.conv1d or g.conv2d)(g, x, w, { name = name, stride = opts.stride,
     padding = opts.padding, dilation = opts.dilation, groups = groups, workspace = opts.workspace })
@@ -88,6 +118,7 @@ doc.doc(M.conv1d, "nn.conv1d(g, x, cout, k[, opts]) -> tensor", "x [N, C, L]; <n
 function M.batchnorm(g, x, opts)
   opts = check(opts, { name = true }, "nn.batchnorm")
   local name = autoname(g, opts, "bn")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, BATCHNORM, x.id, name)) end
   local c = x:dims()[2]
   return g:batchnorm(x, g:weight(name .. "/gamma", { c }), g:weight(name .. "/beta", { c }), name)
 end
@@ -96,6 +127,7 @@ doc.doc(M.batchnorm, "nn.batchnorm(g, x[, {name=}]) -> tensor", "batch norm with
 function M.layernorm(g, x, opts)
   opts = check(opts, { name = true }, "nn.layernorm")
   local name = autoname(g, opts, "ln")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, LAYERNORM, x.id, name)) end
   local h = last(x)
   return g:layernorm(x, g:weight(name .. "/gamma", { h }), g:weight(name .. "/beta", { h }), name)
 end
@@ -104,6 +136,7 @@ doc.doc(M.layernorm, "nn.layernorm(g, x[, {name=}]) -> tensor", "layer norm with
 function M.rmsnorm(g, x, opts)
   opts = check(opts, { name = true }, "nn.rmsnorm")
   local name = autoname(g, opts, "rms")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, RMSNORM, x.id, name)) end
   return g:rmsnorm(x, g:weight(name .. "/gamma", { last(x) }), name)
 end
 doc.doc(M.rmsnorm, "nn.rmsnorm(g, x[, {name=}]) -> tensor", "RMS norm with <name>/gamma")
@@ -111,6 +144,9 @@ doc.doc(M.rmsnorm, "nn.rmsnorm(g, x[, {name=}]) -> tensor", "RMS norm with <name
 function M.embedding(g, ids, vocab, dim, opts)
   opts = check(opts, { name = true }, "nn.embedding")
   local name = autoname(g, opts, "embedding")
+  if M.fast and ist(g, ids) and isdim(dstr(vocab)) and isdim(dstr(dim)) and type(name) == "string" then
+    return wrap(g, c_embedding(g._h, ids.id, dstr(vocab), dstr(dim), name))
+  end
   return g:embedding(ids, g:weight(name .. "/table", { dstr(vocab), dstr(dim) }), name)
 end
 doc.doc(M.embedding, "nn.embedding(g, ids, vocab, dim[, {name=}]) -> tensor", "lookup in <name>/table [vocab, dim]")
@@ -179,6 +215,10 @@ end
 
 -- One LSTM step: returns h', c'.
 function M.lstm_cell(g, x, h, c, p)
+  if M.fast and ist(g, x) and ist(g, h) and ist(g, c) and type(p) == "table" and ist(g, p.w) and ist(g, p.b) then
+    local h2, c2 = c_lstm(g._h, x.id, h.id, c.id, p.w.id, p.b.id)
+    return wrap(g, h2), wrap(g, c2)
+  end
   local parts = g:split(gates(g, x, h, p), 4, 2)
   local i, f, gg, o = g:sigmoid(parts[1]), g:sigmoid(parts[2]), g:tanh(parts[3]), g:sigmoid(parts[4])
   local c2 = g:add(g:mul(f, c), g:mul(i, gg))
@@ -188,6 +228,10 @@ doc.doc(M.lstm_cell, "nn.lstm_cell(g, x, h, c, params) -> h, c", "one LSTM step 
 
 -- One GRU step: returns h'.
 function M.gru_cell(g, x, h, p)
+  if M.fast and ist(g, x) and ist(g, h) and type(p) == "table" and ist(g, p.w) and ist(g, p.b) and ist(g, p.wn)
+     and ist(g, p.un) and ist(g, p.bn) then
+    return wrap(g, c_gru(g._h, x.id, h.id, p.w.id, p.b.id, p.wn.id, p.un.id, p.bn.id))
+  end
   local rz = g:split(gates(g, x, h, p), 2, 2)
   local r, z = g:sigmoid(rz[1]), g:sigmoid(rz[2])
   local n = g:tanh(g:add(g:add(g:matmul(x, p.wn), g:mul(r, g:matmul(h, p.un))), p.bn))
@@ -195,7 +239,12 @@ function M.gru_cell(g, x, h, p)
 end
 doc.doc(M.gru_cell, "nn.gru_cell(g, x, h, params) -> h", "one GRU step")
 
-function M.rnn_cell(g, x, h, p) return g:tanh(gates(g, x, h, p)) end
+function M.rnn_cell(g, x, h, p)
+  if M.fast and ist(g, x) and ist(g, h) and type(p) == "table" and ist(g, p.w) and ist(g, p.b) then
+    return wrap(g, c_rnn(g._h, x.id, h.id, p.w.id, p.b.id))
+  end
+  return g:tanh(gates(g, x, h, p))
+end
 doc.doc(M.rnn_cell, "nn.rnn_cell(g, x, h, params) -> h", "one Elman RNN step: tanh([x, h] w + b)")
 
 local function zeros(g, name, b, nh)
@@ -259,10 +308,15 @@ function M.rhn(g, xs, opts)
   for t = 1, #xs do
     for l = 1, depth do
       g:layer(name .. "/s" .. l)
-      local inp = l == 1 and g:concat({ xs[t], s }, 2) or s
-      local ht = g:split(g:add(g:matmul(inp, ws[l].w), ws[l].b), 2, 2)
-      local h, tg = g:tanh(ht[1]), g:sigmoid(ht[2])
-      s = g:add(s, g:mul(tg, g:sub(h, s))) -- s + t*(h - s): coupled carry gate
+      local x = l == 1 and xs[t] or nil
+      if M.fast and (x == nil or ist(g, x)) and ist(g, s) then -- one call: graph_layers.c dlb_graph_highway
+        s = wrap(g, c_highway(g._h, x and x.id or -1, s.id, ws[l].w.id, ws[l].b.id))
+      else
+        local inp = l == 1 and g:concat({ xs[t], s }, 2) or s
+        local ht = g:split(g:add(g:matmul(inp, ws[l].w), ws[l].b), 2, 2)
+        local h, tg = g:tanh(ht[1]), g:sigmoid(ht[2])
+        s = g:add(s, g:mul(tg, g:sub(h, s))) -- s + t*(h - s): coupled carry gate
+      end
     end
     outs[t] = s
   end
@@ -278,7 +332,6 @@ doc.doc(M.rhn, "nn.rhn(g, xs, {hidden=, depth=, name=}) -> {outputs}",
 function M.lstm_lm(opts)
   opts = check(opts, { batch = true, steps = true, hidden = true, layers = true, vocab = true,
                        name = true, cell = true }, "nn.lstm_lm")
-  local graph = require "dlbench.graph"
   local g = graph.new(opts.name or "lstm_lm")
   local b, q, h, v = opts.batch or "b", opts.steps or 1, opts.hidden or "h", opts.vocab or "v"
   if type(q) ~= "number" then error("nn.lstm_lm: steps must be a number (the graph is unrolled)", 2) end
