@@ -8,6 +8,7 @@
 ** the per-op cost of the host language (a Lua call and a tensor object per op).
 ** On failure nothing of the layer remains in the graph.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +37,57 @@ static int checkt(const dlb_graph *g, int t, const char *what, const char *arg) 
   return DLB_OK;
 }
 
-/* A weight "<prefix><suffix>" with dims as text (through dlb_graph_tensor, as g:weight). */
-static int weight(dlb_graph *g, const char *prefix, const char *suffix, size_t nd,
-                  const char *const *dims, int *id) {
-  char small[256], *buf = small;
+/* "<prefix><suffix>" in buf (room for `size`) or in a new block; NULL without memory. */
+static char *cat(char *buf, size_t size, const char *prefix, const char *suffix) {
   size_t lp = strlen(prefix), ls = strlen(suffix);
-  if (lp + ls + 1 > sizeof small) {
+  if (lp + ls + 1 > size) {
     buf = malloc(lp + ls + 1);
-    if (!buf) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
+    if (!buf) return NULL;
   }
   memcpy(buf, prefix, lp);
   memcpy(buf + lp, suffix, ls + 1);
+  return buf;
+}
+
+/* A weight "<prefix><suffix>" with dims as text (through dlb_graph_tensor, as g:weight). */
+static int weight(dlb_graph *g, const char *prefix, const char *suffix, size_t nd,
+                  const char *const *dims, int *id) {
+  char small[256], *buf = cat(small, sizeof small, prefix, suffix);
+  if (!buf) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   int rc = dlb_graph_tensor(g, buf, DLB_ROLE_WEIGHT, DLB_DT_DEFAULT, nd, dims, id);
   if (buf != small) free(buf);
   return rc;
+}
+
+/* A weight "<prefix><suffix>" with dims given as interned dim ids, which must be valid
+** dims of tensors (so the text round trip of g:weight(name, t:dims()) gives the same ids:
+** dims are hash-consed canonical polynomials). */
+static int weight_ids(dlb_graph *g, const char *prefix, const char *suffix, int nd,
+                      const int32_t *dims, int *id) {
+  char small[256], *buf = cat(small, sizeof small, prefix, suffix);
+  if (!buf) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
+  int32_t s = gstr(g, buf);
+  if (buf != small) free(buf);
+  if (s < 0) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
+  int t = new_tensor(g, s, nd, dims, DLB_DT_DEFAULT, DLB_ROLE_WEIGHT);
+  if (t < 0) return t;
+  *id = t;
+  return DLB_OK;
+}
+
+/* Dim `text` of a new weight "<prefix><suffix>" (dim i, 1-based), checked as
+** dlb_graph_tensor checks it (same messages). */
+static int newdim(dlb_graph *g, const char *text, const char *prefix, const char *suffix, int i) {
+  int x = dim_text(g, text);
+  if (x < 0) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", dlb_last_error());
+    return dlb_fail(dlb_last_status(), "tensor '%s%s' dim %d: %s", prefix, suffix, i, msg);
+  }
+  double v;
+  if (dim_is_const(g, x, &v) && (v < 1 || v != floor(v)))
+    return dlb_fail(DLB_ESHAPE, "tensor '%s%s' dim %d: %s is not a positive integer", prefix, suffix, i, text);
+  return x;
 }
 
 /* An op with up to two inputs and two attributes, as the Lua fast path (graph_op1) makes
@@ -63,10 +101,12 @@ static int op2(dlb_graph *g, int type, const char *name, int a, int b, int x, in
   return rc;
 }
 
-/* "<name><suffix>" for op names. */
+/* "<name><suffix>" for op names (into buf of 512). */
 static int opname(char *buf, size_t size, const char *name, const char *suffix) {
-  int n = snprintf(buf, size, "%s%s", name, suffix);
-  if (n < 0 || (size_t)n >= size) return dlb_fail(DLB_EINVAL, "graph: layer name '%.60s...' too long", name);
+  size_t ln = strlen(name), ls = strlen(suffix);
+  if (ln + ls + 1 > size) return dlb_fail(DLB_EINVAL, "graph: layer name '%.60s...' too long", name);
+  memcpy(buf, name, ln);
+  memcpy(buf + ln, suffix, ls + 1);
   return DLB_OK;
 }
 
@@ -86,15 +126,17 @@ int dlb_graph_linear(dlb_graph *g, int x, const char *nout, int bias, const char
   if (rc < 0) return rc;
   const tensor *tx = &g->t[x];
   if (tx->ndims == 0) return dlb_fail(DLB_ESHAPE, "linear '%s': x is a scalar", name);
-  char last[512], bn[512];
-  dim_print(g, tx->dims[tx->ndims - 1], last, sizeof last);
+  int32_t wd[2] = {tx->dims[tx->ndims - 1], -1};
+  char bn[512];
+  int n = newdim(g, nout, name, "/w", 2);
+  if (n < 0) return n;
+  wd[1] = n;
   mark m = getmark(g);
-  const char *wd[2] = {last, nout};
   int w = -1, b = -1, y = -1;
-  TRY(weight(g, name, "/w", 2, wd, &w));
+  TRY(weight_ids(g, name, "/w", 2, wd, &w));
   TRY(op2(g, OP_MATMUL, name, x, w, 0, 0, &y));
   if (bias) {
-    TRY(weight(g, name, "/b", 1, &nout, &b));
+    TRY(weight_ids(g, name, "/b", 1, wd + 1, &b));
     TRY(opname(bn, sizeof bn, name, "/bias"));
     TRY(op2(g, OP_ADD, bn, y, b, 0, 0, &y));
   }
@@ -143,14 +185,12 @@ int dlb_graph_norm(dlb_graph *g, int type, int x, const char *name, int *out) {
   int axis = type == OP_BATCHNORM ? 1 : tx->ndims - 1;
   if (axis < 0 || axis >= tx->ndims)
     return dlb_fail(DLB_ESHAPE, "%s '%s': x has rank %d", op_type_name(type), name, tx->ndims);
-  char c[512];
-  dim_print(g, tx->dims[axis], c, sizeof c);
-  const char *d[1] = {c};
+  int32_t d[1] = {tx->dims[axis]};
   mark m = getmark(g);
   int in[3] = {x, -1, -1}, outs[8];
   size_t nout;
-  TRY(weight(g, name, "/gamma", 1, d, &in[1]));
-  if (type != OP_RMSNORM) TRY(weight(g, name, "/beta", 1, d, &in[2]));
+  TRY(weight_ids(g, name, "/gamma", 1, d, &in[1]));
+  if (type != OP_RMSNORM) TRY(weight_ids(g, name, "/beta", 1, d, &in[2]));
   TRY(dlb_graph_op(g, type, name, type == OP_RMSNORM ? 2 : 3, in, 0, NULL, 0, NULL, outs, 8, &nout));
   *out = outs[0];
   return DLB_OK;

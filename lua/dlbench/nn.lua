@@ -22,8 +22,9 @@ local c_lstm, c_gru, c_rnn, c_highway = core.graph_lstm_cell, core.graph_gru_cel
 local BATCHNORM, LAYERNORM, RMSNORM = core.graph_op_type("batchnorm"), core.graph_op_type("layernorm"),
   core.graph_op_type("rmsnorm")
 
--- t is a tensor of g (only tensors carry their graph; see graph.lua's hot paths).
-local function ist(g, t) return type(t) == "table" and t.graph == g and getmetatable(t) == Tensor end
+-- t is a tensor of g (only tensors carry their graph, as graph.lua's hot paths assume; the
+-- backend checks the id).
+local function ist(g, t) return type(t) == "table" and t.graph == g end
 local function isdim(d) local td = type(d) return td == "string" or td == "number" end
 local function wrap(g, id) return setmetatable({ graph = g, id = id }, Tensor) end
 
@@ -42,8 +43,21 @@ local function autoname(g, opts, kind)
   return kind .. c[kind]
 end
 
+-- The valid options of each helper (constant tables: no allocation per call).
+local V1 = { name = true, bias = true }
+local V2 = { name = true, bias = true, stride = true, padding = true, dilation = true,
+             groups = true, workspace = true }
+local V3, V4, V5, V6 = { name = true }, { name = true }, { name = true }, { name = true }
+local V7 = { name = true, heads = true }
+local V8 = { hidden = true, layers = true, name = true, cell = true }
+local V9 = { hidden = true, depth = true, name = true }
+local V10 = { batch = true, steps = true, hidden = true, layers = true, vocab = true,
+              name = true, cell = true }
+-- The options of a call without options (read only).
+local NOOPTS = setmetatable({}, { __newindex = function() error("nn: options are read-only", 2) end })
 local function check(opts, valid, what)
-  for k in pairs(opts or {}) do
+  if opts == nil then return NOOPTS end
+  for k in pairs(opts) do
     if not valid[k] then
       local v = {}
       for kk in pairs(valid) do v[#v + 1] = kk end
@@ -51,7 +65,7 @@ local function check(opts, valid, what)
       error(string.format("%s: unknown option '%s' (valid: %s)", what, tostring(k), table.concat(v, ", ")), 3)
     end
   end
-  return opts or {}
+  return opts
 end
 
 local function last(t)
@@ -68,7 +82,7 @@ local function times(k, d)
 end
 
 function M.linear(g, x, nout, opts)
-  opts = check(opts, { name = true, bias = true }, "nn.linear")
+  opts = check(opts, V1, "nn.linear")
   local name = autoname(g, opts, "linear")
   if M.fast and ist(g, x) and isdim(nout) and type(name) == "string" then
     return wrap(g, c_linear(g._h, x.id, nout, opts.bias ~= false, name))
@@ -82,8 +96,7 @@ doc.doc(M.linear, "nn.linear(g, x, nout[, {name=, bias=true}]) -> tensor",
   "x [..., nin] times <name>/w [nin, nout] plus <name>/b [nout]")
 
 local function conv(g, x, cout, k, opts, what)
-  opts = check(opts, { name = true, bias = true, stride = true, padding = true, dilation = true,
-                       groups = true, workspace = true }, what)
+  opts = check(opts, V2, what)
   local name = autoname(g, opts, what == "nn.conv1d" and "conv1d" or "conv")
   local cin = x:dims()[2]
   local groups = opts.groups or 1
@@ -116,7 +129,7 @@ doc.doc(M.conv2d, "nn.conv2d(g, x, cout, k[, {stride=, padding=, dilation=, grou
 doc.doc(M.conv1d, "nn.conv1d(g, x, cout, k[, opts]) -> tensor", "x [N, C, L]; <name>/w [cout, C/groups, k]")
 
 function M.batchnorm(g, x, opts)
-  opts = check(opts, { name = true }, "nn.batchnorm")
+  opts = check(opts, V3, "nn.batchnorm")
   local name = autoname(g, opts, "bn")
   if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, BATCHNORM, x.id, name)) end
   local c = x:dims()[2]
@@ -125,7 +138,7 @@ end
 doc.doc(M.batchnorm, "nn.batchnorm(g, x[, {name=}]) -> tensor", "batch norm with <name>/gamma, <name>/beta [C]")
 
 function M.layernorm(g, x, opts)
-  opts = check(opts, { name = true }, "nn.layernorm")
+  opts = check(opts, V4, "nn.layernorm")
   local name = autoname(g, opts, "ln")
   if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, LAYERNORM, x.id, name)) end
   local h = last(x)
@@ -134,7 +147,7 @@ end
 doc.doc(M.layernorm, "nn.layernorm(g, x[, {name=}]) -> tensor", "layer norm with <name>/gamma, <name>/beta")
 
 function M.rmsnorm(g, x, opts)
-  opts = check(opts, { name = true }, "nn.rmsnorm")
+  opts = check(opts, V5, "nn.rmsnorm")
   local name = autoname(g, opts, "rms")
   if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, RMSNORM, x.id, name)) end
   return g:rmsnorm(x, g:weight(name .. "/gamma", { last(x) }), name)
@@ -142,7 +155,7 @@ end
 doc.doc(M.rmsnorm, "nn.rmsnorm(g, x[, {name=}]) -> tensor", "RMS norm with <name>/gamma")
 
 function M.embedding(g, ids, vocab, dim, opts)
-  opts = check(opts, { name = true }, "nn.embedding")
+  opts = check(opts, V6, "nn.embedding")
   local name = autoname(g, opts, "embedding")
   if M.fast and ist(g, ids) and isdim(dstr(vocab)) and isdim(dstr(dim)) and type(name) == "string" then
     return wrap(g, c_embedding(g._h, ids.id, dstr(vocab), dstr(dim), name))
@@ -154,7 +167,7 @@ doc.doc(M.embedding, "nn.embedding(g, ids, vocab, dim[, {name=}]) -> tensor", "l
 -- Multi-head self-attention on x [b, s, h]: q, k, v and output projections (with biases),
 -- scores q k^T per head (scaled), softmax, weighted sum of v.
 function M.attention(g, x, opts)
-  opts = check(opts, { name = true, heads = true }, "nn.attention")
+  opts = check(opts, V7, "nn.attention")
   local name = autoname(g, opts, "attention")
   local heads = opts.heads or error("nn.attention: heads= is required", 2)
   local d = x:dims()
@@ -254,7 +267,7 @@ end
 -- A stack of recurrent layers unrolled over the steps xs (a list of [b, nin] tensors).
 -- Each layer is a layer scope "<name>/l<i>"; returns the top layer's outputs.
 function M.lstm(g, xs, opts)
-  opts = check(opts, { hidden = true, layers = true, name = true, cell = true }, "nn.lstm")
+  opts = check(opts, V8, "nn.lstm")
   local name = autoname(g, opts, "lstm")
   local cell = opts.cell or "lstm"
   if cell ~= "lstm" and cell ~= "gru" and cell ~= "rnn" then
@@ -289,7 +302,7 @@ doc.doc(M.lstm, "nn.lstm(g, xs, {hidden=, layers=1, cell=\"lstm\"|\"gru\"|\"rnn\
 -- Recurrent highway network (Zilly et al. 2017): per step, `depth` highway sublayers with
 -- coupled carry gates; the first also reads the input. Each sublayer is a layer scope.
 function M.rhn(g, xs, opts)
-  opts = check(opts, { hidden = true, depth = true, name = true }, "nn.rhn")
+  opts = check(opts, V9, "nn.rhn")
   local name = autoname(g, opts, "rhn")
   local nh = opts.hidden or error("nn.rhn: hidden= is required", 2)
   local depth = opts.depth or 1
@@ -330,8 +343,7 @@ doc.doc(M.rhn, "nn.rhn(g, xs, {hidden=, depth=, name=}) -> {outputs}",
 -- `layers` LSTM layers of `hidden` units unrolled `steps` times, an output projection to
 -- the vocabulary and a softmax cross-entropy per step. Returns the graph, loss marked.
 function M.lstm_lm(opts)
-  opts = check(opts, { batch = true, steps = true, hidden = true, layers = true, vocab = true,
-                       name = true, cell = true }, "nn.lstm_lm")
+  opts = check(opts, V10, "nn.lstm_lm")
   local g = graph.new(opts.name or "lstm_lm")
   local b, q, h, v = opts.batch or "b", opts.steps or 1, opts.hidden or "h", opts.vocab or "v"
   if type(q) ~= "number" then error("nn.lstm_lm: steps must be a number (the graph is unrolled)", 2) end
