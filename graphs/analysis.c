@@ -204,6 +204,16 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   double esz[DLB_DT_FP64 + 1]; /* element size by declared dtype (DEFAULT: the policy's) */
   for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dtype_size(d);
   esz[DLB_DT_DEFAULT] = o->precision == DLB_POLICY_FP32 ? 4 : 2;
+  /* io: the bytes of inputs and labels the forward graph reads (marked first, so that the
+  ** tensor records are streamed through once: this pass is memory-bound) */
+  uint8_t *read = calloc(nt + 1, 1);
+  if (!read) {
+    dlb_analysis_free(a);
+    free(dimval); free(numel);
+    return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
+  }
+  for (int i = 0; i < s->nfwd; i++)
+    for (int j = 0; j < s->o[i].nin; j++) read[op_in(s, &s->o[i])[j]] = 1;
   for (size_t t = 0; t < nt; t++) {
     const tensor *x = &s->t[t];
     double n = 1;
@@ -211,17 +221,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     numel[t] = n;
     a->size[t] = n * esz[x->flags & TF_DTYPE_SET ? x->dtype : DLB_DT_DEFAULT];
     if (x->role == DLB_ROLE_WEIGHT) T->params += n;
+    else if (read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) T->io += a->size[t];
   }
-  /* io: the bytes of inputs and labels the forward graph reads */
-  uint8_t *read = calloc(nt + 1, 1);
-  if (read) {
-    for (int i = 0; i < s->nfwd; i++)
-      for (int j = 0; j < s->o[i].nin; j++) read[op_in(s, &s->o[i])[j]] = 1;
-    for (size_t t = 0; t < nt; t++)
-      if (read[t] && (s->t[t].role == DLB_ROLE_INPUT || s->t[t].role == DLB_ROLE_LABEL))
-        T->io += a->size[t];
-    free(read);
-  }
+  free(read);
   cexpr e;
   for (size_t i = 0; i < no; i++) {
     const op *p = &s->o[i];

@@ -174,13 +174,32 @@ static const char *dimarg(lua_State *L, int i, char *buf, size_t size) {
 
 static int tid(lua_State *L, int i) { return (int)luaL_checkinteger(L, i); }
 
-/* -- core.graph_linear(h, x, nout, bias, name) -> output id */
+/* The layer name at index i: a string, or with an integer n at i + 1 the string followed
+** by n ("linear", 3 -> "linear3"; nn.lua's automatic names, composed here to spare the
+** interpreter a string per layer). buf holds 512 bytes. */
+static const char *layername(lua_State *L, int i, char *buf) {
+  size_t len;
+  const char *s = luaL_checklstring(L, i, &len);
+  if (lua_isnoneornil(L, i + 1)) return s;
+  lua_Integer n = luaL_checkinteger(L, i + 1);
+  char dig[24], *e = dig + sizeof dig, *q = e;
+  unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+  do *--q = (char)('0' + u % 10); while ((u /= 10) > 0);
+  if (n < 0) *--q = '-';
+  if (len + (size_t)(e - q) + 1 > 512) luaL_argerror(L, i, "name too long");
+  memcpy(buf, s, len);
+  memcpy(buf + len, q, (size_t)(e - q));
+  buf[len + (size_t)(e - q)] = '\0';
+  return buf;
+}
+
+/* -- core.graph_linear(h, x, nout, bias, name[, n]) -> output id (n: the name is name..n) */
 static int graph_linear(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
-  char b[32];
+  char b[32], nb[512];
   int out;
   dlbL_check(L, dlb_graph_linear(g, tid(L, 2), dimarg(L, 3, b, sizeof b), lua_toboolean(L, 4),
-                                 luaL_checkstring(L, 5), &out));
+                                 layername(L, 5, nb), &out));
   lua_pushinteger(L, out);
   return 1;
 }
@@ -198,22 +217,23 @@ static int graph_conv(lua_State *L) {
   return 1;
 }
 
-/* -- core.graph_norm(h, type, x, name) -> output id */
+/* -- core.graph_norm(h, type, x, name[, n]) -> output id */
 static int graph_norm(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
+  char nb[512];
   int out;
-  dlbL_check(L, dlb_graph_norm(g, tid(L, 2), tid(L, 3), luaL_checkstring(L, 4), &out));
+  dlbL_check(L, dlb_graph_norm(g, tid(L, 2), tid(L, 3), layername(L, 4, nb), &out));
   lua_pushinteger(L, out);
   return 1;
 }
 
-/* -- core.graph_embedding_layer(h, ids, vocab, dim, name) -> output id */
+/* -- core.graph_embedding_layer(h, ids, vocab, dim, name[, n]) -> output id */
 static int graph_embedding_layer(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
-  char b1[32], b2[32];
+  char b1[32], b2[32], nb[512];
   int out;
   const char *v = dimarg(L, 3, b1, sizeof b1), *d = dimarg(L, 4, b2, sizeof b2);
-  dlbL_check(L, dlb_graph_embedding_layer(g, tid(L, 2), v, d, luaL_checkstring(L, 5), &out));
+  dlbL_check(L, dlb_graph_embedding_layer(g, tid(L, 2), v, d, layername(L, 5, nb), &out));
   lua_pushinteger(L, out);
   return 1;
 }

@@ -89,7 +89,9 @@ return function(core, C, ffi)
     if type(v) ~= "string" then error("a dim (a number or a string) expected, got " .. type(v), 0) end
     return v
   end
-  function core.graph_linear(g, x, nout, bias, name)
+  -- name[, n]: with n the name is name .. n (nn.lua's automatic names)
+  function core.graph_linear(g, x, nout, bias, name, n)
+    if n ~= nil then name = name .. n end
     core.check(C.dlb_graph_linear(g, x, dimarg(nout), bias and 1 or 0, name, o1))
     return o1[0]
   end
@@ -101,11 +103,13 @@ return function(core, C, ffi)
     local _ = keep
     return o1[0]
   end
-  function core.graph_norm(g, typ, x, name)
+  function core.graph_norm(g, typ, x, name, n)
+    if n ~= nil then name = name .. n end
     core.check(C.dlb_graph_norm(g, typ, x, name, o1))
     return o1[0]
   end
-  function core.graph_embedding_layer(g, ids, vocab, dim, name)
+  function core.graph_embedding_layer(g, ids, vocab, dim, name, n)
+    if n ~= nil then name = name .. n end
     core.check(C.dlb_graph_embedding_layer(g, ids, dimarg(vocab), dimarg(dim), name, o1))
     return o1[0]
   end

@@ -35,12 +35,21 @@ M.fast = true
 
 local counter = setmetatable({}, { __mode = "k" })
 -- A fresh name "<kind><n>" per graph when opts.name is not given.
+-- autonum returns (opts.name, nil) or (kind, n) for the name kind .. n, which the layer
+-- builder bindings compose themselves (a Lua string per layer costs about 200 ns).
+local function autonum(g, opts, kind)
+  local name = opts and opts.name
+  if name then return name, nil end
+  local c = counter[g]
+  if not c then c = {}; counter[g] = c end
+  local n = (c[kind] or 0) + 1
+  c[kind] = n
+  return kind, n
+end
 local function autoname(g, opts, kind)
-  if opts and opts.name then return opts.name end
-  local c = counter[g] or {}
-  counter[g] = c
-  c[kind] = (c[kind] or 0) + 1
-  return kind .. c[kind]
+  local name, n = autonum(g, opts, kind)
+  if n then return name .. n end
+  return name
 end
 
 -- The valid options of each helper (constant tables: no allocation per call).
@@ -83,10 +92,11 @@ end
 
 function M.linear(g, x, nout, opts)
   opts = check(opts, V1, "nn.linear")
-  local name = autoname(g, opts, "linear")
+  local name, n = autonum(g, opts, "linear")
   if M.fast and ist(g, x) and isdim(nout) and type(name) == "string" then
-    return wrap(g, c_linear(g._h, x.id, nout, opts.bias ~= false, name))
+    return wrap(g, c_linear(g._h, x.id, nout, opts.bias ~= false, name, n))
   end
+  if n then name = name .. n end
   local w = g:weight(name .. "/w", { last(x), dstr(nout) })
   local y = g:matmul(x, w, { name = name })
   if opts.bias ~= false then y = g:add(y, g:weight(name .. "/b", { dstr(nout) }), { name = name .. "/bias" }) end
@@ -130,8 +140,9 @@ doc.doc(M.conv1d, "nn.conv1d(g, x, cout, k[, opts]) -> tensor", "x [N, C, L]; <n
 
 function M.batchnorm(g, x, opts)
   opts = check(opts, V3, "nn.batchnorm")
-  local name = autoname(g, opts, "bn")
-  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, BATCHNORM, x.id, name)) end
+  local name, n = autonum(g, opts, "bn")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, BATCHNORM, x.id, name, n)) end
+  if n then name = name .. n end
   local c = x:dims()[2]
   return g:batchnorm(x, g:weight(name .. "/gamma", { c }), g:weight(name .. "/beta", { c }), name)
 end
@@ -139,8 +150,9 @@ doc.doc(M.batchnorm, "nn.batchnorm(g, x[, {name=}]) -> tensor", "batch norm with
 
 function M.layernorm(g, x, opts)
   opts = check(opts, V4, "nn.layernorm")
-  local name = autoname(g, opts, "ln")
-  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, LAYERNORM, x.id, name)) end
+  local name, n = autonum(g, opts, "ln")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, LAYERNORM, x.id, name, n)) end
+  if n then name = name .. n end
   local h = last(x)
   return g:layernorm(x, g:weight(name .. "/gamma", { h }), g:weight(name .. "/beta", { h }), name)
 end
@@ -148,18 +160,20 @@ doc.doc(M.layernorm, "nn.layernorm(g, x[, {name=}]) -> tensor", "layer norm with
 
 function M.rmsnorm(g, x, opts)
   opts = check(opts, V5, "nn.rmsnorm")
-  local name = autoname(g, opts, "rms")
-  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, RMSNORM, x.id, name)) end
+  local name, n = autonum(g, opts, "rms")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, RMSNORM, x.id, name, n)) end
+  if n then name = name .. n end
   return g:rmsnorm(x, g:weight(name .. "/gamma", { last(x) }), name)
 end
 doc.doc(M.rmsnorm, "nn.rmsnorm(g, x[, {name=}]) -> tensor", "RMS norm with <name>/gamma")
 
 function M.embedding(g, ids, vocab, dim, opts)
   opts = check(opts, V6, "nn.embedding")
-  local name = autoname(g, opts, "embedding")
+  local name, n = autonum(g, opts, "embedding")
   if M.fast and ist(g, ids) and isdim(dstr(vocab)) and isdim(dstr(dim)) and type(name) == "string" then
-    return wrap(g, c_embedding(g._h, ids.id, dstr(vocab), dstr(dim), name))
+    return wrap(g, c_embedding(g._h, ids.id, dstr(vocab), dstr(dim), name, n))
   end
+  if n then name = name .. n end
   return g:embedding(ids, g:weight(name .. "/table", { dstr(vocab), dstr(dim) }), name)
 end
 doc.doc(M.embedding, "nn.embedding(g, ids, vocab, dim[, {name=}]) -> tensor", "lookup in <name>/table [vocab, dim]")
