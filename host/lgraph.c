@@ -80,6 +80,23 @@ static size_t ints(lua_State *L, int i, int *out, size_t max) {
   return n;
 }
 
+/* Text of the number on top of the stack into buf (integers without printf; others as
+** tostring's "%.14g"). */
+static const char *numtext(lua_State *L, char buf[24]) {
+  if (lua_isinteger(L, -1)) {
+    lua_Integer v = lua_tointeger(L, -1);
+    char tmp[24], *e = tmp + sizeof tmp, *q = e;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do *--q = (char)('0' + u % 10); while ((u /= 10) > 0);
+    if (v < 0) *--q = '-';
+    memcpy(buf, q, (size_t)(e - q));
+    buf[e - q] = '\0';
+  } else {
+    snprintf(buf, 24, "%.14g", lua_tonumber(L, -1));
+  }
+  return buf;
+}
+
 /* -- core.graph_new(name) -> handle */
 static int graph_new(lua_State *L) {
   const char *name = luaL_optstring(L, 1, "graph");
@@ -105,18 +122,8 @@ static int graph_tensor(lua_State *L) {
     int tk = lua_rawgeti(L, 5, (lua_Integer)k + 1);
     if (tk == LUA_TSTRING) {
       dims[k] = lua_tostring(L, -1); /* stays referenced by the table */
-    } else if (tk == LUA_TNUMBER && lua_isinteger(L, -1)) {
-      lua_Integer v = lua_tointeger(L, -1); /* integers without printf */
-      char tmp[24], *e = tmp + sizeof tmp, *q = e;
-      lua_Integer u = v < 0 ? -v : v;
-      do *--q = (char)('0' + u % 10); while ((u /= 10) > 0);
-      if (v < 0) *--q = '-';
-      memcpy(num[k], q, (size_t)(e - q));
-      num[k][e - q] = '\0';
-      dims[k] = num[k];
     } else if (tk == LUA_TNUMBER) {
-      snprintf(num[k], sizeof num[k], "%.14g", lua_tonumber(L, -1)); /* as tostring */
-      dims[k] = num[k];
+      dims[k] = numtext(L, num[k]);
     } else {
       lua_pushnil(L);
       return 1;
@@ -144,6 +151,37 @@ static int graph_op(lua_State *L) {
     lua_pushinteger(L, out[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
+  return 1;
+}
+
+/* -- core.graph_opx(h, type, name|nil, in1, in2|nil, {attrs}|nil, {dims}|nil) -> first
+**    output id: ops of one or two inputs without argument and result tables (reshape,
+**    transpose, slice ...); dims (at most DLB_GRAPH_MAXRANK) formatted as graph_tensor does */
+static int graph_opx(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int type = (int)luaL_checkinteger(L, 2);
+  const char *name = luaL_optstring(L, 3, NULL);
+  int in[2], at[16], out[4];
+  size_t nin = 1, nout, nd = 0;
+  in[0] = (int)luaL_checkinteger(L, 4);
+  if (!lua_isnoneornil(L, 5)) in[1] = (int)luaL_checkinteger(L, 5), nin = 2;
+  size_t nat = ints(L, 6, at, 16);
+  const char *dims[DLB_GRAPH_MAXRANK];
+  char num[DLB_GRAPH_MAXRANK][24];
+  if (!lua_isnoneornil(L, 7)) {
+    luaL_checktype(L, 7, LUA_TTABLE);
+    nd = (size_t)lua_rawlen(L, 7);
+    if (nd > DLB_GRAPH_MAXRANK) luaL_error(L, "more than %d dims", DLB_GRAPH_MAXRANK);
+    for (size_t k = 0; k < nd; k++) {
+      int tk = lua_rawgeti(L, 7, (lua_Integer)k + 1);
+      if (tk == LUA_TSTRING) dims[k] = lua_tostring(L, -1); /* referenced by the table */
+      else if (tk == LUA_TNUMBER) dims[k] = numtext(L, num[k]);
+      else luaL_error(L, "dim %d: a number or a string expected, got %s", (int)k + 1, luaL_typename(L, -1));
+      lua_pop(L, 1);
+    }
+  }
+  dlbL_check(L, dlb_graph_op(g, type, name, nin, in, nat, at, nd, dims, out, 4, &nout));
+  lua_pushinteger(L, out[0]);
   return 1;
 }
 
@@ -523,7 +561,7 @@ static int analysis_gc(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"graph_new", graph_new}, {"graph_tensor", graph_tensor}, {"graph_op", graph_op},
-  {"graph_op1", graph_op1}, {"graph_op_type", graph_op_type},
+  {"graph_op1", graph_op1}, {"graph_opx", graph_opx}, {"graph_op_type", graph_op_type},
   {"graph_linear", graph_linear}, {"graph_conv", graph_conv}, {"graph_norm", graph_norm},
   {"graph_embedding_layer", graph_embedding_layer}, {"graph_lstm_cell", graph_lstm_cell},
   {"graph_gru_cell", graph_gru_cell}, {"graph_rnn_cell", graph_rnn_cell},

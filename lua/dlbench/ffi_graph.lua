@@ -130,6 +130,18 @@ return function(core, C, ffi)
     return o1[0]
   end
 
+  function core.graph_opx(g, typ, name, a, b, attrs, dims)
+    in2[0] = a
+    local nin = 1
+    if b ~= nil then in2[1] = b; nin = 2 end
+    local nat, cat = ints(attrs, 16, abuf)
+    local nd, cd, keep = strs(dims)
+    if nd > 8 then error("more than 8 dims", 0) end
+    core.check(C.dlb_graph_op(g, typ, name, nin, in2, nat, cat, nd, cd, outs, 1024, nout))
+    local _ = keep
+    return outs[0]
+  end
+
   function core.graph_op_type(name)
     local t = C.dlb_graph_op_type(name)
     if t < 0 then return nil end

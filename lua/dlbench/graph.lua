@@ -423,24 +423,34 @@ function Graph:split(x, parts, axis, opts)
 end
 doc.doc(Graph.split, "g:split(x, parts|{sizes}, axis[, name]) -> {tensors}", "split along axis into equal parts or sizes")
 
+-- reshape, transpose and slice go through core.graph_opx: no argument or result tables.
+local graph_opx = core.graph_opx
+local RESHAPE, TRANSPOSE, SLICE = TYPE.reshape, TYPE.transpose, TYPE.slice
+
 function Graph:slice(x, axis, start, len, opts)
   local name = optname(opts)
-  return tensor(self, core.graph_op(self._h, TYPE.slice, name, { checkt(self, x, "g:slice") },
-    { axis, start }, dimlist({ len }, "g:slice"))[1])
+  if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:slice") end
+  return setmetatable({ graph = self, id = graph_opx(self._h, SLICE, name, x.id, nil, { axis, start },
+    dimlist({ len }, "g:slice")) }, Tensor)
 end
 doc.doc(Graph.slice, "g:slice(x, axis, start, length[, name]) -> tensor", "a contiguous slice (start 0-based)")
 
 function Graph:reshape(x, dims, opts)
   local name = optname(opts)
-  return tensor(self, core.graph_op(self._h, TYPE.reshape, name, { checkt(self, x, "g:reshape") },
-    nil, dimlist(dims, "g:reshape"))[1])
+  if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:reshape") end
+  local d = dimlist(dims, "g:reshape")
+  if #d > 8 then -- the engine explains the rank
+    return tensor(self, core.graph_op(self._h, RESHAPE, name, { x.id }, nil, d)[1])
+  end
+  return setmetatable({ graph = self, id = graph_opx(self._h, RESHAPE, name, x.id, nil, nil, d) }, Tensor)
 end
 doc.doc(Graph.reshape, "g:reshape(x, dims[, name]) -> tensor", "same elements, new dims (moves nothing)")
 
 function Graph:transpose(x, perm, opts)
   if type(perm) ~= "table" then opts, perm = perm, nil end
   local name = optname(opts)
-  return tensor(self, core.graph_op(self._h, TYPE.transpose, name, { checkt(self, x, "g:transpose") }, perm)[1])
+  if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:transpose") end
+  return setmetatable({ graph = self, id = graph_opx(self._h, TRANSPOSE, name, x.id, nil, perm) }, Tensor)
 end
 doc.doc(Graph.transpose, "g:transpose(x[, perm][, name]) -> tensor", "permute axes (1-based; default swaps the last two)")
 
