@@ -181,4 +181,21 @@ T.test("a failing layer leaves nothing behind and names the op", function()
   T.eq(tostring(e1):match("concat.*"), tostring(e2):match("concat.*"))
 end)
 
+T.test("a failed tensor or layer's new dim names do not block the numeric analysis", function()
+  local g = dlb.graph("v")
+  local x = g:input("x", { "b", 4 })
+  T.checkerr("positive integer", function() g:weight("w", { "k", 0 }) end)
+  T.checkerr("conv", function() nn.conv2d(g, x, "c", 3) end) -- registers c, rolled back
+  g:loss(g:sum(g:relu(x)))
+  local s = g:stats{ b = 2 }
+  T.eq(s.symbolic, false)
+  T.eq(s.flops_fwd, 16) -- relu 2*4 + sum 2*4 (1 FLOP per element each)
+  T.eq(type(s.footprint), "number")
+  -- a variable a tensor uses still needs a value
+  local g2 = dlb.graph("u")
+  g2:loss(g2:sum(g2:input("y", { "b", "n" })))
+  T.eq(g2:stats{ b = 2 }.symbolic, true)
+  T.checkerr("no value for n", function() return g2:stats{ b = 2 }.footprint end)
+end)
+
 T.done()
