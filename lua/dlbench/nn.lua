@@ -34,8 +34,7 @@ local M = {}
 M.fast = true
 
 local counter = setmetatable({}, { __mode = "k" })
--- A fresh name "<kind><n>" per graph when opts.name is not given.
--- autonum returns (opts.name, nil) or (kind, n) for the name kind .. n, which the layer
+-- A fresh name "<kind><n>" per graph when opts.name is not given: autonum returns (opts.name, nil) or (kind, n) for the name kind .. n, which the layer
 -- builder bindings compose themselves (a Lua string per layer costs about 200 ns).
 local function autonum(g, opts, kind)
   local name = opts and opts.name
@@ -322,9 +321,10 @@ function M.rhn(g, xs, opts)
   local depth = opts.depth or 1
   local b = xs[1]:dims()[1]
   local nin = last(xs[1])
-  local ws = {}
+  local ws, scope = {}, {} -- scope[l]: the layer name of sublayer l (not rebuilt per step)
   for l = 1, depth do
-    g:layer(name .. "/s" .. l)
+    scope[l] = name .. "/s" .. l
+    g:layer(scope[l])
     local rows = l == 1 and tostring(poly.new(dstr(nin)) + poly.new(dstr(nh))) or dstr(nh)
     ws[l] = { w = g:weight(name .. "/s" .. l .. "/w", { rows, times(2, nh) }),
               b = g:weight(name .. "/s" .. l .. "/b", { times(2, nh) }) }
@@ -334,7 +334,7 @@ function M.rhn(g, xs, opts)
   local outs = {}
   for t = 1, #xs do
     for l = 1, depth do
-      g:layer(name .. "/s" .. l)
+      g:layer(scope[l])
       local x = l == 1 and xs[t] or nil
       if M.fast and (x == nil or ist(g, x)) and ist(g, s) then -- one call: graph_layers.c dlb_graph_highway
         s = wrap(g, c_highway(g._h, x and x.id or -1, s.id, ws[l].w.id, ws[l].b.id))
