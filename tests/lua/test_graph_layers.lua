@@ -198,4 +198,41 @@ T.test("a failed tensor or layer's new dim names do not block the numeric analys
   T.checkerr("no value for n", function() return g2:stats{ b = 2 }.footprint end)
 end)
 
+T.test("random layer stacks: one-call and op-by-op graphs agree", function()
+  -- a fixed-seed generator (not math.random: the same sequence under both backends)
+  local seed = 12345
+  local function rnd(n) seed = (seed * 1103515245 + 12345) % 2147483648 return seed % n + 1 end
+  local dims = { "h", 16, "2*h", 24, "h+8" }
+  for case = 1, 12 do
+    local script = {}
+    for i = 1, 6 do script[i] = { rnd(7), dims[rnd(#dims)], rnd(2) == 1 } end
+    local d0 = dims[rnd(#dims)]
+    same("random " .. case, function()
+      local g = dlb.graph("r" .. case)
+      local x = g:input("x", { "b", d0 })
+      local ids = g:input("ids", { "b" }, "int32")
+      for i, st in ipairs(script) do
+        local k, d, flag = st[1], st[2], st[3]
+        if k == 1 then x = nn.linear(g, x, d, { bias = flag })
+        elseif k == 2 then x = flag and nn.layernorm(g, x) or nn.rmsnorm(g, x)
+        elseif k == 3 then x = g:relu(nn.linear(g, x, d, flag and { name = "named" .. case } or nil))
+        elseif k == 4 then
+          local p = nn.lstm_weights(g, "lstm" .. i, x:dims()[2], d)
+          local h0 = g:tensor("h0_" .. i, { "b", d }, { role = "activation" })
+          x = nn.lstm_cell(g, x, h0, h0, p)
+        elseif k == 5 then
+          local p = nn.gru_weights(g, "gru" .. i, x:dims()[2], d)
+          x = nn.gru_cell(g, x, g:tensor("g0_" .. i, { "b", d }, { role = "activation" }), p)
+        elseif k == 6 then
+          local p = nn.rnn_weights(g, "rnn" .. i, x:dims()[2], d)
+          x = nn.rnn_cell(g, x, g:tensor("r0_" .. i, { "b", d }, { role = "activation" }), p)
+        else
+          x = g:add(x, nn.embedding(g, ids, "v", x:dims()[2]))
+        end
+      end
+      return finish(g, x)
+    end, { b = 3, h = 8, v = 11 }, true)
+  end
+end)
+
 T.done()
