@@ -70,6 +70,18 @@ dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o) {
   return g->step;
 }
 
+/* Bit v set when dim d uses variable v (a term key holds variable v's exponent in bits
+** 4v..4v+3). */
+static uint64_t dim_vars(const dlb_graph *g, int32_t d) {
+  uint64_t m = 0;
+  if (d < 0 || (size_t)d >= g->dims.n) return 0;
+  const pterm *t = g->dims.terms + g->dims.off[d];
+  for (int32_t i = 0; i < g->dims.len[d]; i++)
+    for (int v = 0; v < g->nvars; v++)
+      if (t[i].key >> (4 * v) & 15) m |= (uint64_t)1 << v;
+  return m;
+}
+
 /* Values of the graph's variables from names/values; DLB_EUNBOUND lists the missing. */
 int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
               double *vals, int *bound, const char *what);
@@ -87,6 +99,26 @@ int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const dou
       }
     if (!bound[v] && what && len < sizeof missing - 70)
       len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s", len ? ", " : "", s->vars[v]);
+  }
+  if (len && what) {
+    /* Only variables the graph's tensors and ops use need a value: a tensor or op whose
+    ** creation failed may have registered a variable that nothing uses (it stays in the
+    ** variable table, which the interned dims index, so it is not removed there). Checked
+    ** only here, on the way to an error. */
+    uint64_t used = 0;
+    for (size_t t = 0; t < s->nt; t++)
+      for (int i = 0; i < s->t[t].ndims; i++) used |= dim_vars(s, s->t[t].dims[i]);
+    for (size_t o = 0; o < s->no; o++)
+      for (int i = 0; i < s->o[o].nextra && s->o[o].extra >= 0; i++)
+        used |= dim_vars(s, s->args[s->o[o].extra + i]);
+    len = 0;
+    missing[0] = '\0';
+    for (int v = 0; v < s->nvars; v++) {
+      if (bound[v]) continue;
+      if (!(used >> v & 1)) { bound[v] = 1, vals[v] = 1; continue; } /* unused: any value */
+      if (len < sizeof missing - 70)
+        len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s", len ? ", " : "", s->vars[v]);
+    }
   }
   if (len)
     return dlb_fail(DLB_EUNBOUND, "graph '%s': %s needs every dim bound; no value for %s",
@@ -204,6 +236,16 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   double esz[DLB_DT_FP64 + 1]; /* element size by declared dtype (DEFAULT: the policy's) */
   for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dtype_size(d);
   esz[DLB_DT_DEFAULT] = o->precision == DLB_POLICY_FP32 ? 4 : 2;
+  /* io: the bytes of inputs and labels the forward graph reads (marked first, so that the
+  ** tensor records are streamed through once: this pass is memory-bound) */
+  uint8_t *read = calloc(nt + 1, 1);
+  if (!read) {
+    dlb_analysis_free(a);
+    free(dimval); free(numel);
+    return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
+  }
+  for (int i = 0; i < s->nfwd; i++)
+    for (int j = 0; j < s->o[i].nin; j++) read[op_in(s, &s->o[i])[j]] = 1;
   for (size_t t = 0; t < nt; t++) {
     const tensor *x = &s->t[t];
     double n = 1;
@@ -211,17 +253,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     numel[t] = n;
     a->size[t] = n * esz[x->flags & TF_DTYPE_SET ? x->dtype : DLB_DT_DEFAULT];
     if (x->role == DLB_ROLE_WEIGHT) T->params += n;
+    else if (read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) T->io += a->size[t];
   }
-  /* io: the bytes of inputs and labels the forward graph reads */
-  uint8_t *read = calloc(nt + 1, 1);
-  if (read) {
-    for (int i = 0; i < s->nfwd; i++)
-      for (int j = 0; j < s->o[i].nin; j++) read[op_in(s, &s->o[i])[j]] = 1;
-    for (size_t t = 0; t < nt; t++)
-      if (read[t] && (s->t[t].role == DLB_ROLE_INPUT || s->t[t].role == DLB_ROLE_LABEL))
-        T->io += a->size[t];
-    free(read);
-  }
+  free(read);
   cexpr e;
   for (size_t i = 0; i < no; i++) {
     const op *p = &s->o[i];

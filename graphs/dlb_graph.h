@@ -100,6 +100,30 @@ int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int
                  size_t nattr, const int *attrs, size_t ndims, const char *const *dims,
                  int *outputs, size_t maxout, size_t *nout);
 int dlb_graph_set_loss(dlb_graph *g, int tensor);
+/* Layer builders (graph_layers.c): a whole layer of lua/dlbench/nn.lua in one call, making
+** exactly the tensors and ops (same order, names, dims, attributes) its op-by-op
+** construction makes. Dims as text; name is required; weights are "<name>/w" ... as
+** documented per function in graph_layers.c. On failure nothing of the layer remains.
+**   linear: w [last(x), nout], matmul "<name>", with bias b [nout] and add "<name>/bias".
+**   conv: w with wdims (3: 1-D, 4: 2-D), conv "<name>" with the 8 conv attributes, with
+**     bias b [wdims[0], 1(, 1)] and add "<name>/bias".
+**   norm: type batchnorm (over dim 2), layernorm or rmsnorm (last dim): "<name>/gamma"
+**     (and "<name>/beta") and the norm op "<name>".
+**   embedding_layer: "<name>/table" [vocab, dim] and the lookup "<name>".
+**   lstm_cell, gru_cell, rnn_cell: one time step with the given weights (unnamed ops).
+**   highway: one RHN sublayer s' = s + sigmoid(t) (tanh(h) - s), [h, t] = [x, s] w + b
+**     (x < 0: s w + b). */
+int dlb_graph_linear(dlb_graph *g, int x, const char *nout, int bias, const char *name, int *out);
+int dlb_graph_conv(dlb_graph *g, int x, size_t nwdims, const char *const *wdims,
+                   const int *attrs, int bias, const char *name, int *out);
+int dlb_graph_norm(dlb_graph *g, int type, int x, const char *name, int *out);
+int dlb_graph_embedding_layer(dlb_graph *g, int ids, const char *vocab, const char *dim,
+                              const char *name, int *out);
+int dlb_graph_lstm_cell(dlb_graph *g, int x, int h, int c, int w, int b, int *hout, int *cout);
+int dlb_graph_gru_cell(dlb_graph *g, int x, int h, int w, int b, int wn, int un, int bn,
+                       int *hout);
+int dlb_graph_rnn_cell(dlb_graph *g, int x, int h, int w, int b, int *hout);
+int dlb_graph_highway(dlb_graph *g, int x, int s, int w, int b, int *out);
 /* Start a layer scope (ops created afterwards carry it); NULL ends it. */
 int dlb_graph_layer(dlb_graph *g, const char *name);
 /* Mark a tensor as a recompute checkpoint (for DLB_RECOMPUTE_MARKED). */

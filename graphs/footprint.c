@@ -118,7 +118,7 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
   }
   for (size_t t = 0; t < g->nt; t++) {
     c->uses[t] = c->coff[t + 1];
-    int source = !(c->cat[t] & PRODUCED) && g->t[t].producer == -1;
+    int source = !(c->cat[t] & PRODUCED); /* producer -1 (no second pass over the tensors) */
     if ((c->cat[t] & OWNER) && ((c->cat[t] & PERSIST) || (source && c->uses[t] > 0))) {
       c->start += size[t];
       c->startcat[c->cat[t] & 7] += size[t];

@@ -80,6 +80,23 @@ static size_t ints(lua_State *L, int i, int *out, size_t max) {
   return n;
 }
 
+/* Text of the number on top of the stack into buf (integers without printf; others as
+** tostring's "%.14g"). */
+static const char *numtext(lua_State *L, char buf[24]) {
+  if (lua_isinteger(L, -1)) {
+    lua_Integer v = lua_tointeger(L, -1);
+    char tmp[24], *e = tmp + sizeof tmp, *q = e;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do *--q = (char)('0' + u % 10); while ((u /= 10) > 0);
+    if (v < 0) *--q = '-';
+    memcpy(buf, q, (size_t)(e - q));
+    buf[e - q] = '\0';
+  } else {
+    snprintf(buf, 24, "%.14g", lua_tonumber(L, -1));
+  }
+  return buf;
+}
+
 /* -- core.graph_new(name) -> handle */
 static int graph_new(lua_State *L) {
   const char *name = luaL_optstring(L, 1, "graph");
@@ -105,18 +122,8 @@ static int graph_tensor(lua_State *L) {
     int tk = lua_rawgeti(L, 5, (lua_Integer)k + 1);
     if (tk == LUA_TSTRING) {
       dims[k] = lua_tostring(L, -1); /* stays referenced by the table */
-    } else if (tk == LUA_TNUMBER && lua_isinteger(L, -1)) {
-      lua_Integer v = lua_tointeger(L, -1); /* integers without printf */
-      char tmp[24], *e = tmp + sizeof tmp, *q = e;
-      lua_Integer u = v < 0 ? -v : v;
-      do *--q = (char)('0' + u % 10); while ((u /= 10) > 0);
-      if (v < 0) *--q = '-';
-      memcpy(num[k], q, (size_t)(e - q));
-      num[k][e - q] = '\0';
-      dims[k] = num[k];
     } else if (tk == LUA_TNUMBER) {
-      snprintf(num[k], sizeof num[k], "%.14g", lua_tonumber(L, -1)); /* as tostring */
-      dims[k] = num[k];
+      dims[k] = numtext(L, num[k]);
     } else {
       lua_pushnil(L);
       return 1;
@@ -147,6 +154,37 @@ static int graph_op(lua_State *L) {
   return 1;
 }
 
+/* -- core.graph_opx(h, type, name|nil, in1, in2|nil, {attrs}|nil, {dims}|nil) -> first
+**    output id: ops of one or two inputs without argument and result tables (reshape,
+**    transpose, slice ...); dims (at most DLB_GRAPH_MAXRANK) formatted as graph_tensor does */
+static int graph_opx(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int type = (int)luaL_checkinteger(L, 2);
+  const char *name = luaL_optstring(L, 3, NULL);
+  int in[2], at[16], out[4];
+  size_t nin = 1, nout, nd = 0;
+  in[0] = (int)luaL_checkinteger(L, 4);
+  if (!lua_isnoneornil(L, 5)) in[1] = (int)luaL_checkinteger(L, 5), nin = 2;
+  size_t nat = ints(L, 6, at, 16);
+  const char *dims[DLB_GRAPH_MAXRANK];
+  char num[DLB_GRAPH_MAXRANK][24];
+  if (!lua_isnoneornil(L, 7)) {
+    luaL_checktype(L, 7, LUA_TTABLE);
+    nd = (size_t)lua_rawlen(L, 7);
+    if (nd > DLB_GRAPH_MAXRANK) luaL_error(L, "more than %d dims", DLB_GRAPH_MAXRANK);
+    for (size_t k = 0; k < nd; k++) {
+      int tk = lua_rawgeti(L, 7, (lua_Integer)k + 1);
+      if (tk == LUA_TSTRING) dims[k] = lua_tostring(L, -1); /* referenced by the table */
+      else if (tk == LUA_TNUMBER) dims[k] = numtext(L, num[k]);
+      else luaL_error(L, "dim %d: a number or a string expected, got %s", (int)k + 1, luaL_typename(L, -1));
+      lua_pop(L, 1);
+    }
+  }
+  dlbL_check(L, dlb_graph_op(g, type, name, nin, in, nat, at, nd, dims, out, 4, &nout));
+  lua_pushinteger(L, out[0]);
+  return 1;
+}
+
 /* -- core.graph_op1(h, type, name|nil, in1[, in2[, attr1, attr2]]) -> output id (fast path) */
 static int graph_op1(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
@@ -160,6 +198,119 @@ static int graph_op1(lua_State *L) {
   at[1] = (int)luaL_optinteger(L, 7, 0);
   dlbL_check(L, dlb_graph_op(g, type, name, nin, in, 2, at, 0, NULL, out, 4, &nout));
   lua_pushinteger(L, out[0]);
+  return 1;
+}
+
+/* A dim argument (a string, or a number formatted as graph_tensor does) at index i. */
+static const char *dimarg(lua_State *L, int i, char *buf, size_t size) {
+  if (lua_type(L, i) == LUA_TSTRING) return lua_tostring(L, i);
+  if (lua_isinteger(L, i)) snprintf(buf, size, "%lld", (long long)lua_tointeger(L, i));
+  else if (lua_type(L, i) == LUA_TNUMBER) snprintf(buf, size, "%.14g", lua_tonumber(L, i));
+  else luaL_argerror(L, i, "a dim (a number or a string) expected");
+  return buf;
+}
+
+static int tid(lua_State *L, int i) { return (int)luaL_checkinteger(L, i); }
+
+/* The layer name at index i: a string, or with an integer n at i + 1 the string followed
+** by n ("linear", 3 -> "linear3"; nn.lua's automatic names, composed here to spare the
+** interpreter a string per layer). buf holds 512 bytes. */
+static const char *layername(lua_State *L, int i, char *buf) {
+  size_t len;
+  const char *s = luaL_checklstring(L, i, &len);
+  if (lua_isnoneornil(L, i + 1)) return s;
+  lua_Integer n = luaL_checkinteger(L, i + 1);
+  char dig[24], *e = dig + sizeof dig, *q = e;
+  unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+  do *--q = (char)('0' + u % 10); while ((u /= 10) > 0);
+  if (n < 0) *--q = '-';
+  if (len + (size_t)(e - q) + 1 > 512) luaL_argerror(L, i, "name too long");
+  memcpy(buf, s, len);
+  memcpy(buf + len, q, (size_t)(e - q));
+  buf[len + (size_t)(e - q)] = '\0';
+  return buf;
+}
+
+/* -- core.graph_linear(h, x, nout, bias, name[, n]) -> output id (n: the name is name..n) */
+static int graph_linear(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  char b[32], nb[512];
+  int out;
+  dlbL_check(L, dlb_graph_linear(g, tid(L, 2), dimarg(L, 3, b, sizeof b), lua_toboolean(L, 4),
+                                 layername(L, 5, nb), &out));
+  lua_pushinteger(L, out);
+  return 1;
+}
+
+/* -- core.graph_conv(h, x, {wdims}, {8 attrs}, bias, name) -> output id */
+static int graph_conv(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  const char **dims, *buf[DLB_GRAPH_MAXRANK];
+  int at[16] = {0}, out;
+  size_t nd = strings(L, 3, &dims, buf, DLB_GRAPH_MAXRANK);
+  ints(L, 4, at, 16);
+  dlbL_check(L, dlb_graph_conv(g, tid(L, 2), nd, dims, at, lua_toboolean(L, 5),
+                               luaL_checkstring(L, 6), &out));
+  lua_pushinteger(L, out);
+  return 1;
+}
+
+/* -- core.graph_norm(h, type, x, name[, n]) -> output id */
+static int graph_norm(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  char nb[512];
+  int out;
+  dlbL_check(L, dlb_graph_norm(g, tid(L, 2), tid(L, 3), layername(L, 4, nb), &out));
+  lua_pushinteger(L, out);
+  return 1;
+}
+
+/* -- core.graph_embedding_layer(h, ids, vocab, dim, name[, n]) -> output id */
+static int graph_embedding_layer(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  char b1[32], b2[32], nb[512];
+  int out;
+  const char *v = dimarg(L, 3, b1, sizeof b1), *d = dimarg(L, 4, b2, sizeof b2);
+  dlbL_check(L, dlb_graph_embedding_layer(g, tid(L, 2), v, d, layername(L, 5, nb), &out));
+  lua_pushinteger(L, out);
+  return 1;
+}
+
+/* -- core.graph_lstm_cell(h, x, hh, c, w, b) -> h', c' ids */
+static int graph_lstm_cell(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int h2, c2;
+  dlbL_check(L, dlb_graph_lstm_cell(g, tid(L, 2), tid(L, 3), tid(L, 4), tid(L, 5), tid(L, 6), &h2, &c2));
+  lua_pushinteger(L, h2);
+  lua_pushinteger(L, c2);
+  return 2;
+}
+
+/* -- core.graph_gru_cell(h, x, hh, w, b, wn, un, bn) -> h' id */
+static int graph_gru_cell(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int h2;
+  dlbL_check(L, dlb_graph_gru_cell(g, tid(L, 2), tid(L, 3), tid(L, 4), tid(L, 5), tid(L, 6),
+                                   tid(L, 7), tid(L, 8), &h2));
+  lua_pushinteger(L, h2);
+  return 1;
+}
+
+/* -- core.graph_rnn_cell(h, x, hh, w, b) -> h' id */
+static int graph_rnn_cell(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int h2;
+  dlbL_check(L, dlb_graph_rnn_cell(g, tid(L, 2), tid(L, 3), tid(L, 4), tid(L, 5), &h2));
+  lua_pushinteger(L, h2);
+  return 1;
+}
+
+/* -- core.graph_highway(h, x (-1: none), s, w, b) -> s' id */
+static int graph_highway(lua_State *L) {
+  dlb_graph *g = checkgraph(L, 1);
+  int s2;
+  dlbL_check(L, dlb_graph_highway(g, tid(L, 2), tid(L, 3), tid(L, 4), tid(L, 5), &s2));
+  lua_pushinteger(L, s2);
   return 1;
 }
 
@@ -410,7 +561,11 @@ static int analysis_gc(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"graph_new", graph_new}, {"graph_tensor", graph_tensor}, {"graph_op", graph_op},
-  {"graph_op1", graph_op1}, {"graph_op_type", graph_op_type},
+  {"graph_op1", graph_op1}, {"graph_opx", graph_opx}, {"graph_op_type", graph_op_type},
+  {"graph_linear", graph_linear}, {"graph_conv", graph_conv}, {"graph_norm", graph_norm},
+  {"graph_embedding_layer", graph_embedding_layer}, {"graph_lstm_cell", graph_lstm_cell},
+  {"graph_gru_cell", graph_gru_cell}, {"graph_rnn_cell", graph_rnn_cell},
+  {"graph_highway", graph_highway},
   {"graph_op_type_name", graph_op_type_name}, {"graph_set_loss", graph_set_loss},
   {"graph_layer", graph_layer}, {"graph_checkpoint", graph_checkpoint},
   {"graph_counts", graph_counts}, {"graph_tensor_info", graph_tensor_info},

@@ -511,6 +511,72 @@ static void test_workspace(void) {
   dlb_graph_free(g);
 }
 
+
+/* The one-call layer builders (graph_layers.c): names, golden counts, errors, rollback.
+** The Lua test tests/lua/test_graph_layers.lua compares them op for op with the op-by-op
+** construction; here the C contract on its own. */
+static void test_layers(void) {
+  dlb_graph *g = dlb_graph_new("layers");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "b", "h", 0, 0), y = -1, h2 = -1, c2 = -1;
+  char buf[64];
+  CHECK(dlb_graph_linear(g, x, "4*h", 1, "fc", &y) == DLB_OK);
+  CHECK(dlb_graph_ntensors(g) == 5 && dlb_graph_nops(g) == 2); /* w, mm, b, add */
+  dlb_graph_tensor_name(g, 1, buf, sizeof buf);
+  CHECK(strcmp(buf, "fc/w") == 0);
+  dlb_graph_tensor_name(g, 3, buf, sizeof buf);
+  CHECK(strcmp(buf, "fc/b") == 0);
+  dlb_graph_tensor_dim(g, y, 1, buf, sizeof buf);
+  CHECK(strcmp(buf, "4*h") == 0);
+  /* an LSTM step with nin = nh = h: w [2h, 4h]; forward matmul FLOPs 2*b*2h*4h = 16*b*h^2
+  ** (Hestness et al. 2019 §4.2: 16h^2 per sample and layer for nin = h), 13 ops */
+  dlb_graph *l = dlb_graph_new("lstm");
+  int xi = T(l, "x", DLB_ROLE_INPUT, 0, 2, "b", "h", 0, 0);
+  int h0 = T(l, "h0", DLB_ROLE_ACTIVATION, 0, 2, "b", "h", 0, 0);
+  int c0 = T(l, "c0", DLB_ROLE_ACTIVATION, 0, 2, "b", "h", 0, 0);
+  int w = T(l, "w", DLB_ROLE_WEIGHT, 0, 2, "2*h", "4*h", 0, 0);
+  int b = T(l, "b", DLB_ROLE_WEIGHT, 0, 1, "4*h", 0, 0, 0);
+  CHECK(dlb_graph_lstm_cell(l, xi, h0, c0, w, b, &h2, &c2) == DLB_OK);
+  CHECK(dlb_graph_nops(l) == 13);
+  dlb_poly *mm = dlb_graph_symbolic_type(l, "matmul", 0, NULL, NULL);
+  CHECK(mm != NULL);
+  if (mm) {
+    char pb[64];
+    dlb_poly_tostring(mm, pb, sizeof pb);
+    CHECK(strcmp(pb, "16*b*h^2") == 0);
+    dlb_poly_free(mm);
+  }
+  /* errors name the layer and leave nothing behind */
+  size_t nt = dlb_graph_ntensors(g), no = dlb_graph_nops(g);
+  CHECK(dlb_graph_linear(g, x, "0", 1, "bad", &y) == DLB_ESHAPE);
+  CHECK(strstr(dlb_last_error(), "tensor 'bad/w' dim 2") && strstr(dlb_last_error(), "positive integer"));
+  CHECK(dlb_graph_linear(g, x, "h", 1, NULL, &y) == DLB_EINVAL);
+  CHECK(dlb_graph_linear(g, 99, "h", 1, "l", &y) == DLB_EINVAL && strstr(dlb_last_error(), "x is not a tensor"));
+  const char *wd[4] = {"8", "h", "3", "3"};
+  int at[8] = {1, 1, 1, 1, 1, 1, 1, 0};
+  CHECK(dlb_graph_conv(g, x, 4, wd, at, 1, "conv", &y) < 0); /* x is not [N, C, H, W] */
+  CHECK(strstr(dlb_last_error(), "conv2d 'conv'"));
+  CHECK(dlb_graph_lstm_cell(g, x, x, x, 1000, b, &h2, &c2) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "lstm_cell: w is not a tensor"));
+  int hb = T(g, "hb", DLB_ROLE_INPUT, 0, 2, "c", "h", 0, 0);
+  int wg = T(g, "wg", DLB_ROLE_WEIGHT, 0, 2, "2*h", "4*h", 0, 0);
+  int bg = T(g, "bg", DLB_ROLE_WEIGHT, 0, 1, "4*h", 0, 0, 0);
+  nt = dlb_graph_ntensors(g), no = dlb_graph_nops(g);
+  CHECK(dlb_graph_lstm_cell(g, x, hb, hb, wg, bg, &h2, &c2) == DLB_ESHAPE); /* b vs c */
+  CHECK(strstr(dlb_last_error(), "concat"));
+  CHECK(dlb_graph_ntensors(g) == nt && dlb_graph_nops(g) == no);
+  CHECK(dlb_graph_norm(g, dlb_graph_op_type("relu"), x, "n", &y) == DLB_EINVAL);
+  CHECK(dlb_graph_norm(g, dlb_graph_op_type("layernorm"), x, "ln", &y) == DLB_OK);
+  dlb_graph_tensor_name(g, (int)nt + 1, buf, sizeof buf);
+  CHECK(strcmp(buf, "ln/beta") == 0);
+  /* a highway sublayer without input: 8 ops (matmul, add, split, tanh, sigmoid, sub, mul, add) */
+  no = dlb_graph_nops(g);
+  int ws = T(g, "ws", DLB_ROLE_WEIGHT, 0, 2, "h", "2*h", 0, 0);
+  int bs = T(g, "bs", DLB_ROLE_WEIGHT, 0, 1, "2*h", 0, 0, 0);
+  CHECK(dlb_graph_highway(g, -1, x, ws, bs, &y) == DLB_OK && dlb_graph_nops(g) == no + 8);
+  dlb_graph_free(l);
+  dlb_graph_free(g);
+}
+
 int main(void) {
   RUN(test_mlp);
   RUN(test_contract);
@@ -521,5 +587,6 @@ int main(void) {
   RUN(test_loss_grads);
   RUN(test_matmul_ta_batched);
   RUN(test_workspace);
+  RUN(test_layers);
   return check_done();
 }

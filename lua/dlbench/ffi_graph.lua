@@ -80,6 +80,68 @@ return function(core, C, ffi)
     return outs[0]
   end
 
+  -- Layer builders (graphs/graph_layers.c): one call per layer.
+  local o1, o2 = ffi.new("int[1]"), ffi.new("int[1]")
+  local function dimarg(v)
+    if type(v) == "number" then
+      return string.format("%.17g", v) -- as strs() formats dims
+    end
+    if type(v) ~= "string" then error("a dim (a number or a string) expected, got " .. type(v), 0) end
+    return v
+  end
+  -- name[, n]: with n the name is name .. n (nn.lua's automatic names)
+  function core.graph_linear(g, x, nout, bias, name, n)
+    if n ~= nil then name = name .. n end
+    core.check(C.dlb_graph_linear(g, x, dimarg(nout), bias and 1 or 0, name, o1))
+    return o1[0]
+  end
+  local cat8 = ffi.new("int[8]")
+  function core.graph_conv(g, x, wdims, attrs, bias, name)
+    local nd, cd, keep = strs(wdims)
+    for i = 0, 7 do cat8[i] = attrs[i + 1] or 0 end
+    core.check(C.dlb_graph_conv(g, x, nd, cd, cat8, bias and 1 or 0, name, o1))
+    local _ = keep
+    return o1[0]
+  end
+  function core.graph_norm(g, typ, x, name, n)
+    if n ~= nil then name = name .. n end
+    core.check(C.dlb_graph_norm(g, typ, x, name, o1))
+    return o1[0]
+  end
+  function core.graph_embedding_layer(g, ids, vocab, dim, name, n)
+    if n ~= nil then name = name .. n end
+    core.check(C.dlb_graph_embedding_layer(g, ids, dimarg(vocab), dimarg(dim), name, o1))
+    return o1[0]
+  end
+  function core.graph_lstm_cell(g, x, h, c, w, b)
+    core.check(C.dlb_graph_lstm_cell(g, x, h, c, w, b, o1, o2))
+    return o1[0], o2[0]
+  end
+  function core.graph_gru_cell(g, x, h, w, b, wn, un, bn)
+    core.check(C.dlb_graph_gru_cell(g, x, h, w, b, wn, un, bn, o1))
+    return o1[0]
+  end
+  function core.graph_rnn_cell(g, x, h, w, b)
+    core.check(C.dlb_graph_rnn_cell(g, x, h, w, b, o1))
+    return o1[0]
+  end
+  function core.graph_highway(g, x, s, w, b)
+    core.check(C.dlb_graph_highway(g, x, s, w, b, o1))
+    return o1[0]
+  end
+
+  function core.graph_opx(g, typ, name, a, b, attrs, dims)
+    in2[0] = a
+    local nin = 1
+    if b ~= nil then in2[1] = b; nin = 2 end
+    local nat, cat = ints(attrs, 16, abuf)
+    local nd, cd, keep = strs(dims)
+    if nd > 8 then error("more than 8 dims", 0) end
+    core.check(C.dlb_graph_op(g, typ, name, nin, in2, nat, cat, nd, cd, outs, 1024, nout))
+    local _ = keep
+    return outs[0]
+  end
+
   function core.graph_op_type(name)
     local t = C.dlb_graph_op_type(name)
     if t < 0 then return nil end

@@ -287,6 +287,23 @@ local function convop(g, x, w, opts, what)
     { sh, sw, ph, pw, dh, dw, o.groups or 1, ws })
   return tensor(g, out[1])
 end
+-- For nn.lua's one-call conv layer: the 8 conv attributes convop would pass for the
+-- options o (stride, padding, dilation, workspace) and groups, or nil when an option is
+-- not valid (the caller then takes convop's path, which explains).
+local function pairok(v) return v == nil or type(v) == "number" or (type(v) == "table" and type(v[1]) == "number") end
+function M._convattrs(o, groups)
+  if not (pairok(o.stride) and pairok(o.padding) and pairok(o.dilation)) then return nil end
+  local ws = o.workspace
+  if ws == nil or ws == "none" then ws = 0
+  elseif ws == "im2col" then ws = 1
+  else return nil end
+  local sh, sw = pair(o.stride, 1)
+  local ph, pw = pair(o.padding, 0)
+  local dh, dw = pair(o.dilation, 1)
+  return { sh, sw, ph, pw, dh, dw, groups or 1, ws }
+end
+doc.doc(M._convattrs, "graph._convattrs(opts, groups) -> {8 ints} or nil",
+  "internal (nn.lua): the conv attributes g:conv2d would pass, nil for invalid options")
 function Graph:conv2d(x, w, opts) return convop(self, x, w, opts, "g:conv2d") end
 function Graph:conv1d(x, w, opts) return convop(self, x, w, opts, "g:conv1d") end
 doc.doc(Graph.conv2d, "g:conv2d(x, w[, {stride=, padding=, dilation=, groups=, workspace=, name=}]) -> tensor",
@@ -406,24 +423,34 @@ function Graph:split(x, parts, axis, opts)
 end
 doc.doc(Graph.split, "g:split(x, parts|{sizes}, axis[, name]) -> {tensors}", "split along axis into equal parts or sizes")
 
+-- reshape, transpose and slice go through core.graph_opx: no argument or result tables.
+local graph_opx = core.graph_opx
+local RESHAPE, TRANSPOSE, SLICE = TYPE.reshape, TYPE.transpose, TYPE.slice
+
 function Graph:slice(x, axis, start, len, opts)
   local name = optname(opts)
-  return tensor(self, core.graph_op(self._h, TYPE.slice, name, { checkt(self, x, "g:slice") },
-    { axis, start }, dimlist({ len }, "g:slice"))[1])
+  if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:slice") end
+  return setmetatable({ graph = self, id = graph_opx(self._h, SLICE, name, x.id, nil, { axis, start },
+    dimlist({ len }, "g:slice")) }, Tensor)
 end
 doc.doc(Graph.slice, "g:slice(x, axis, start, length[, name]) -> tensor", "a contiguous slice (start 0-based)")
 
 function Graph:reshape(x, dims, opts)
   local name = optname(opts)
-  return tensor(self, core.graph_op(self._h, TYPE.reshape, name, { checkt(self, x, "g:reshape") },
-    nil, dimlist(dims, "g:reshape"))[1])
+  if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:reshape") end
+  local d = dimlist(dims, "g:reshape")
+  if #d > 8 then -- the engine explains the rank
+    return tensor(self, core.graph_op(self._h, RESHAPE, name, { x.id }, nil, d)[1])
+  end
+  return setmetatable({ graph = self, id = graph_opx(self._h, RESHAPE, name, x.id, nil, nil, d) }, Tensor)
 end
 doc.doc(Graph.reshape, "g:reshape(x, dims[, name]) -> tensor", "same elements, new dims (moves nothing)")
 
 function Graph:transpose(x, perm, opts)
   if type(perm) ~= "table" then opts, perm = perm, nil end
   local name = optname(opts)
-  return tensor(self, core.graph_op(self._h, TYPE.transpose, name, { checkt(self, x, "g:transpose") }, perm)[1])
+  if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:transpose") end
+  return setmetatable({ graph = self, id = graph_opx(self._h, TRANSPOSE, name, x.id, nil, perm) }, Tensor)
 end
 doc.doc(Graph.transpose, "g:transpose(x[, perm][, name]) -> tensor", "permute axes (1-based; default swaps the last two)")
 

@@ -7,21 +7,65 @@
 -- Dims are integers, strings ("4*h") or polys, as everywhere in dlb.graph.
 local doc = require "dlbench.doc"
 local poly = require "dlbench.poly"
+local core = require "dlbench.backend"
+local graph = require "dlbench.graph"
+
+local Tensor = graph.Tensor
+local setmetatable, type = setmetatable, type
+-- Whole layers in one backend call (graphs/graph_layers.c): the same tensors and ops, in
+-- the same order, as the op-by-op construction kept below as the fallback (used when an
+-- argument is not a plain tensor/dim, so that the ops' own messages explain).
+local c_linear, c_conv, c_norm, c_embedding = core.graph_linear, core.graph_conv, core.graph_norm,
+  core.graph_embedding_layer
+local c_lstm, c_gru, c_rnn, c_highway = core.graph_lstm_cell, core.graph_gru_cell, core.graph_rnn_cell,
+  core.graph_highway
+local BATCHNORM, LAYERNORM, RMSNORM = core.graph_op_type("batchnorm"), core.graph_op_type("layernorm"),
+  core.graph_op_type("rmsnorm")
+
+-- t is a tensor of g (only tensors carry their graph, as graph.lua's hot paths assume; the
+-- backend checks the id).
+local function ist(g, t) return type(t) == "table" and t.graph == g end
+local function isdim(d) local td = type(d) return td == "string" or td == "number" end
+local function wrap(g, id) return setmetatable({ graph = g, id = id }, Tensor) end
 
 local M = {}
+-- true: the helpers build each layer in one backend call; false: op by op through
+-- dlb.graph (the reference construction; tests/lua/test_graph_layers.lua compares both).
+M.fast = true
 
 local counter = setmetatable({}, { __mode = "k" })
--- A fresh name "<kind><n>" per graph when opts.name is not given.
+-- A fresh name "<kind><n>" per graph when opts.name is not given: autonum returns (opts.name, nil) or (kind, n) for the name kind .. n, which the layer
+-- builder bindings compose themselves (a Lua string per layer costs about 200 ns).
+local function autonum(g, opts, kind)
+  local name = opts and opts.name
+  if name then return name, nil end
+  local c = counter[g]
+  if not c then c = {}; counter[g] = c end
+  local n = (c[kind] or 0) + 1
+  c[kind] = n
+  return kind, n
+end
 local function autoname(g, opts, kind)
-  if opts and opts.name then return opts.name end
-  local c = counter[g] or {}
-  counter[g] = c
-  c[kind] = (c[kind] or 0) + 1
-  return kind .. c[kind]
+  local name, n = autonum(g, opts, kind)
+  if n then return name .. n end
+  return name
 end
 
+-- The valid options of each helper (constant tables: no allocation per call).
+local V1 = { name = true, bias = true }
+local V2 = { name = true, bias = true, stride = true, padding = true, dilation = true,
+             groups = true, workspace = true }
+local V3, V4, V5, V6 = { name = true }, { name = true }, { name = true }, { name = true }
+local V7 = { name = true, heads = true }
+local V8 = { hidden = true, layers = true, name = true, cell = true }
+local V9 = { hidden = true, depth = true, name = true }
+local V10 = { batch = true, steps = true, hidden = true, layers = true, vocab = true,
+              name = true, cell = true }
+-- The options of a call without options (read only).
+local NOOPTS = setmetatable({}, { __newindex = function() error("nn: options are read-only", 2) end })
 local function check(opts, valid, what)
-  for k in pairs(opts or {}) do
+  if opts == nil then return NOOPTS end
+  for k in pairs(opts) do
     if not valid[k] then
       local v = {}
       for kk in pairs(valid) do v[#v + 1] = kk end
@@ -29,7 +73,7 @@ local function check(opts, valid, what)
       error(string.format("%s: unknown option '%s' (valid: %s)", what, tostring(k), table.concat(v, ", ")), 3)
     end
   end
-  return opts or {}
+  return opts
 end
 
 local function last(t)
@@ -46,8 +90,12 @@ local function times(k, d)
 end
 
 function M.linear(g, x, nout, opts)
-  opts = check(opts, { name = true, bias = true }, "nn.linear")
-  local name = autoname(g, opts, "linear")
+  opts = check(opts, V1, "nn.linear")
+  local name, n = autonum(g, opts, "linear")
+  if M.fast and ist(g, x) and isdim(nout) and type(name) == "string" then
+    return wrap(g, c_linear(g._h, x.id, nout, opts.bias ~= false, name, n))
+  end
+  if n then name = name .. n end
   local w = g:weight(name .. "/w", { last(x), dstr(nout) })
   local y = g:matmul(x, w, { name = name })
   if opts.bias ~= false then y = g:add(y, g:weight(name .. "/b", { dstr(nout) }), { name = name .. "/bias" }) end
@@ -57,8 +105,7 @@ doc.doc(M.linear, "nn.linear(g, x, nout[, {name=, bias=true}]) -> tensor",
   "x [..., nin] times <name>/w [nin, nout] plus <name>/b [nout]")
 
 local function conv(g, x, cout, k, opts, what)
-  opts = check(opts, { name = true, bias = true, stride = true, padding = true, dilation = true,
-                       groups = true, workspace = true }, what)
+  opts = check(opts, V2, what)
   local name = autoname(g, opts, what == "nn.conv1d" and "conv1d" or "conv")
   local cin = x:dims()[2]
   local groups = opts.groups or 1
@@ -66,10 +113,15 @@ local function conv(g, x, cout, k, opts, what)
     local c = tonumber(cin)
     if not c then error(what .. " '" .. name .. "': groups need a numeric channel count", 3) end
     cin = c / groups
+    if cin == math.floor(cin) then cin = math.floor(cin) end -- "32", not "32.0"
   end
   local kh, kw = k, k
   if type(k) == "table" then kh, kw = k[1], k[2] or k[1] end
   local wd = what == "nn.conv1d" and { dstr(cout), cin, kh } or { dstr(cout), cin, kh, kw }
+  local attrs = M.fast and ist(g, x) and type(name) == "string" and graph._convattrs(opts, groups)
+  if attrs then
+    return wrap(g, c_conv(g._h, x.id, wd, attrs, opts.bias, name))
+  end
   local w = g:weight(name .. "/w", wd)
   local y = (what == "nn.conv1d" and g.conv1d or g.conv2d)(g, x, w, { name = name, stride = opts.stride,
     padding = opts.padding, dilation = opts.dilation, groups = groups, workspace = opts.workspace })
@@ -86,31 +138,41 @@ doc.doc(M.conv2d, "nn.conv2d(g, x, cout, k[, {stride=, padding=, dilation=, grou
 doc.doc(M.conv1d, "nn.conv1d(g, x, cout, k[, opts]) -> tensor", "x [N, C, L]; <name>/w [cout, C/groups, k]")
 
 function M.batchnorm(g, x, opts)
-  opts = check(opts, { name = true }, "nn.batchnorm")
-  local name = autoname(g, opts, "bn")
+  opts = check(opts, V3, "nn.batchnorm")
+  local name, n = autonum(g, opts, "bn")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, BATCHNORM, x.id, name, n)) end
+  if n then name = name .. n end
   local c = x:dims()[2]
   return g:batchnorm(x, g:weight(name .. "/gamma", { c }), g:weight(name .. "/beta", { c }), name)
 end
 doc.doc(M.batchnorm, "nn.batchnorm(g, x[, {name=}]) -> tensor", "batch norm with <name>/gamma, <name>/beta [C]")
 
 function M.layernorm(g, x, opts)
-  opts = check(opts, { name = true }, "nn.layernorm")
-  local name = autoname(g, opts, "ln")
+  opts = check(opts, V4, "nn.layernorm")
+  local name, n = autonum(g, opts, "ln")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, LAYERNORM, x.id, name, n)) end
+  if n then name = name .. n end
   local h = last(x)
   return g:layernorm(x, g:weight(name .. "/gamma", { h }), g:weight(name .. "/beta", { h }), name)
 end
 doc.doc(M.layernorm, "nn.layernorm(g, x[, {name=}]) -> tensor", "layer norm with <name>/gamma, <name>/beta")
 
 function M.rmsnorm(g, x, opts)
-  opts = check(opts, { name = true }, "nn.rmsnorm")
-  local name = autoname(g, opts, "rms")
+  opts = check(opts, V5, "nn.rmsnorm")
+  local name, n = autonum(g, opts, "rms")
+  if M.fast and ist(g, x) and type(name) == "string" then return wrap(g, c_norm(g._h, RMSNORM, x.id, name, n)) end
+  if n then name = name .. n end
   return g:rmsnorm(x, g:weight(name .. "/gamma", { last(x) }), name)
 end
 doc.doc(M.rmsnorm, "nn.rmsnorm(g, x[, {name=}]) -> tensor", "RMS norm with <name>/gamma")
 
 function M.embedding(g, ids, vocab, dim, opts)
-  opts = check(opts, { name = true }, "nn.embedding")
-  local name = autoname(g, opts, "embedding")
+  opts = check(opts, V6, "nn.embedding")
+  local name, n = autonum(g, opts, "embedding")
+  if M.fast and ist(g, ids) and isdim(dstr(vocab)) and isdim(dstr(dim)) and type(name) == "string" then
+    return wrap(g, c_embedding(g._h, ids.id, dstr(vocab), dstr(dim), name, n))
+  end
+  if n then name = name .. n end
   return g:embedding(ids, g:weight(name .. "/table", { dstr(vocab), dstr(dim) }), name)
 end
 doc.doc(M.embedding, "nn.embedding(g, ids, vocab, dim[, {name=}]) -> tensor", "lookup in <name>/table [vocab, dim]")
@@ -118,7 +180,7 @@ doc.doc(M.embedding, "nn.embedding(g, ids, vocab, dim[, {name=}]) -> tensor", "l
 -- Multi-head self-attention on x [b, s, h]: q, k, v and output projections (with biases),
 -- scores q k^T per head (scaled), softmax, weighted sum of v.
 function M.attention(g, x, opts)
-  opts = check(opts, { name = true, heads = true }, "nn.attention")
+  opts = check(opts, V7, "nn.attention")
   local name = autoname(g, opts, "attention")
   local heads = opts.heads or error("nn.attention: heads= is required", 2)
   local d = x:dims()
@@ -179,6 +241,10 @@ end
 
 -- One LSTM step: returns h', c'.
 function M.lstm_cell(g, x, h, c, p)
+  if M.fast and ist(g, x) and ist(g, h) and ist(g, c) and type(p) == "table" and ist(g, p.w) and ist(g, p.b) then
+    local h2, c2 = c_lstm(g._h, x.id, h.id, c.id, p.w.id, p.b.id)
+    return wrap(g, h2), wrap(g, c2)
+  end
   local parts = g:split(gates(g, x, h, p), 4, 2)
   local i, f, gg, o = g:sigmoid(parts[1]), g:sigmoid(parts[2]), g:tanh(parts[3]), g:sigmoid(parts[4])
   local c2 = g:add(g:mul(f, c), g:mul(i, gg))
@@ -188,6 +254,10 @@ doc.doc(M.lstm_cell, "nn.lstm_cell(g, x, h, c, params) -> h, c", "one LSTM step 
 
 -- One GRU step: returns h'.
 function M.gru_cell(g, x, h, p)
+  if M.fast and ist(g, x) and ist(g, h) and type(p) == "table" and ist(g, p.w) and ist(g, p.b) and ist(g, p.wn)
+     and ist(g, p.un) and ist(g, p.bn) then
+    return wrap(g, c_gru(g._h, x.id, h.id, p.w.id, p.b.id, p.wn.id, p.un.id, p.bn.id))
+  end
   local rz = g:split(gates(g, x, h, p), 2, 2)
   local r, z = g:sigmoid(rz[1]), g:sigmoid(rz[2])
   local n = g:tanh(g:add(g:add(g:matmul(x, p.wn), g:mul(r, g:matmul(h, p.un))), p.bn))
@@ -195,7 +265,12 @@ function M.gru_cell(g, x, h, p)
 end
 doc.doc(M.gru_cell, "nn.gru_cell(g, x, h, params) -> h", "one GRU step")
 
-function M.rnn_cell(g, x, h, p) return g:tanh(gates(g, x, h, p)) end
+function M.rnn_cell(g, x, h, p)
+  if M.fast and ist(g, x) and ist(g, h) and type(p) == "table" and ist(g, p.w) and ist(g, p.b) then
+    return wrap(g, c_rnn(g._h, x.id, h.id, p.w.id, p.b.id))
+  end
+  return g:tanh(gates(g, x, h, p))
+end
 doc.doc(M.rnn_cell, "nn.rnn_cell(g, x, h, params) -> h", "one Elman RNN step: tanh([x, h] w + b)")
 
 local function zeros(g, name, b, nh)
@@ -205,7 +280,7 @@ end
 -- A stack of recurrent layers unrolled over the steps xs (a list of [b, nin] tensors).
 -- Each layer is a layer scope "<name>/l<i>"; returns the top layer's outputs.
 function M.lstm(g, xs, opts)
-  opts = check(opts, { hidden = true, layers = true, name = true, cell = true }, "nn.lstm")
+  opts = check(opts, V8, "nn.lstm")
   local name = autoname(g, opts, "lstm")
   local cell = opts.cell or "lstm"
   if cell ~= "lstm" and cell ~= "gru" and cell ~= "rnn" then
@@ -240,15 +315,16 @@ doc.doc(M.lstm, "nn.lstm(g, xs, {hidden=, layers=1, cell=\"lstm\"|\"gru\"|\"rnn\
 -- Recurrent highway network (Zilly et al. 2017): per step, `depth` highway sublayers with
 -- coupled carry gates; the first also reads the input. Each sublayer is a layer scope.
 function M.rhn(g, xs, opts)
-  opts = check(opts, { hidden = true, depth = true, name = true }, "nn.rhn")
+  opts = check(opts, V9, "nn.rhn")
   local name = autoname(g, opts, "rhn")
   local nh = opts.hidden or error("nn.rhn: hidden= is required", 2)
   local depth = opts.depth or 1
   local b = xs[1]:dims()[1]
   local nin = last(xs[1])
-  local ws = {}
+  local ws, scope = {}, {} -- scope[l]: the layer name of sublayer l (not rebuilt per step)
   for l = 1, depth do
-    g:layer(name .. "/s" .. l)
+    scope[l] = name .. "/s" .. l
+    g:layer(scope[l])
     local rows = l == 1 and tostring(poly.new(dstr(nin)) + poly.new(dstr(nh))) or dstr(nh)
     ws[l] = { w = g:weight(name .. "/s" .. l .. "/w", { rows, times(2, nh) }),
               b = g:weight(name .. "/s" .. l .. "/b", { times(2, nh) }) }
@@ -258,11 +334,16 @@ function M.rhn(g, xs, opts)
   local outs = {}
   for t = 1, #xs do
     for l = 1, depth do
-      g:layer(name .. "/s" .. l)
-      local inp = l == 1 and g:concat({ xs[t], s }, 2) or s
-      local ht = g:split(g:add(g:matmul(inp, ws[l].w), ws[l].b), 2, 2)
-      local h, tg = g:tanh(ht[1]), g:sigmoid(ht[2])
-      s = g:add(s, g:mul(tg, g:sub(h, s))) -- s + t*(h - s): coupled carry gate
+      g:layer(scope[l])
+      local x = l == 1 and xs[t] or nil
+      if M.fast and (x == nil or ist(g, x)) and ist(g, s) then -- one call: graph_layers.c dlb_graph_highway
+        s = wrap(g, c_highway(g._h, x and x.id or -1, s.id, ws[l].w.id, ws[l].b.id))
+      else
+        local inp = l == 1 and g:concat({ xs[t], s }, 2) or s
+        local ht = g:split(g:add(g:matmul(inp, ws[l].w), ws[l].b), 2, 2)
+        local h, tg = g:tanh(ht[1]), g:sigmoid(ht[2])
+        s = g:add(s, g:mul(tg, g:sub(h, s))) -- s + t*(h - s): coupled carry gate
+      end
     end
     outs[t] = s
   end
@@ -276,9 +357,7 @@ doc.doc(M.rhn, "nn.rhn(g, xs, {hidden=, depth=, name=}) -> {outputs}",
 -- `layers` LSTM layers of `hidden` units unrolled `steps` times, an output projection to
 -- the vocabulary and a softmax cross-entropy per step. Returns the graph, loss marked.
 function M.lstm_lm(opts)
-  opts = check(opts, { batch = true, steps = true, hidden = true, layers = true, vocab = true,
-                       name = true, cell = true }, "nn.lstm_lm")
-  local graph = require "dlbench.graph"
+  opts = check(opts, V10, "nn.lstm_lm")
   local g = graph.new(opts.name or "lstm_lm")
   local b, q, h, v = opts.batch or "b", opts.steps or 1, opts.hidden or "h", opts.vocab or "v"
   if type(q) ~= "number" then error("nn.lstm_lm: steps must be a number (the graph is unrolled)", 2) end
