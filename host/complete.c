@@ -41,10 +41,13 @@ static int callable(lua_State *L, int i) {
   return has;
 }
 
-/* out[head .. key] = true for a key that is a name starting with the partial word. */
+/* out[head .. key] = true for a key that is a name starting with the partial word.
+** Metamethods and other "__" names are offered only once the user has typed "__". */
 static void offer(lua_State *L, int out, const char *head, const char *key, size_t klen,
                   const char *part, size_t plen) {
   if (klen < plen || memcmp(key, part, plen) != 0 || !isname(key, klen)) return;
+  if (klen >= 2 && key[0] == '_' && key[1] == '_' && !(plen >= 2 && part[0] == '_' && part[1] == '_'))
+    return;
   lua_pushstring(L, head);
   lua_pushlstring(L, key, klen);
   lua_concat(L, 2);

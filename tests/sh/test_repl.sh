@@ -55,6 +55,16 @@ tm_type 'holder.in'; tm_keys Tab; tm_type ':gr'; tm_keys Tab; tm_type '()'; tm_k
 check "completion of a method chain" "hello-obj"
 check "method chain completed on the line" "dlbench> holder.inner:greet()"
 
+tm_line 'mt = {visible_m = function() end}; mt["__hid" .. "den_m"] = function() end'
+tm_line 'tt = setmetatable({}, {__index = mt})'
+tm_type 'tt:'; tm_keys Tab Tab
+check "method completion lists methods" "visible_m"
+refute "method completion hides __ names" "__hidden_m"
+tm_keys C-u
+tm_type 'tt:__hid'; tm_keys Tab
+check "__ names complete once __ is typed" "tt:__hidden_m"
+tm_keys C-u
+
 tm_line 's = "abc"'
 tm_type 's:up'; tm_keys Tab; tm_type '()'; tm_keys Enter
 check "completion of a string method" "ABC"
