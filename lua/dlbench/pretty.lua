@@ -70,6 +70,11 @@ end
 local function scalar(v, o)
   local t = type(v)
   if t == "string" then return quote(v, o.strlen) end
+  -- counts computed in floating point (params, FLOPs, op counts) read as integers:
+  -- 25557032, not 25557032.0 (exact below 2^53; larger ones keep Lua's %.14g form)
+  if t == "number" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+    return string.format("%.0f", v)
+  end
   if t == "function" then
     local d = doc.get(v)
     if d then return "<function " .. d.signature .. ">" end

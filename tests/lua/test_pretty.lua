@@ -132,4 +132,11 @@ T.test("randomized round trip (300 tables)", function()
   end
 end)
 
+T.test("whole floats print as integers (counts), others as Lua prints them", function()
+  local fmt = require "dlbench.pretty"
+  T.eq(fmt(25557032.0), "25557032", "a float count")
+  T.eq(fmt(1.5), "1.5", "a fraction")
+  T.eq(fmt(2 ^ 60), tostring(2 ^ 60), "beyond 2^53")
+end)
+
 T.done()
