@@ -38,7 +38,9 @@ static void test_ticks(void) {
   CHECK(dlb_ticks_linear(0, 100, 5, t, 64, &n) == DLB_OK);
   CHECK(n == 6 && t[1] == 20 && t[5] == 100);
   CHECK(dlb_ticks_linear(-3.7, 12.2, 5, t, 64, &n) == DLB_OK);
-  CHECK(n == 6 && t[0] == -2.5 && t[5] == 10); /* raw step 3.2 -> 2.5: -2.5 ... 10 */
+  CHECK(n == 3 && t[0] == 0 && t[2] == 10); /* raw step 3.2 -> 5 (no 2.5 steps): 0 5 10 */
+  CHECK(dlb_ticks_linear(0, 1e6, 4, t, 64, &n) == DLB_OK);
+  CHECK(n == 6 && t[1] == 2e5); /* raw step 250k -> 200k, never 250k */
   CHECK(dlb_ticks_linear(-1e-9, 1e-9, 4, t, 64, &n) == DLB_OK);
   CHECK(n >= 3 && t[0] >= -1e-9 && t[n - 1] <= 1e-9);
   CHECK(dlb_ticks_linear(1, 1, 5, t, 64, &n) == DLB_EINVAL);
@@ -357,14 +359,26 @@ static void test_layout_clean(void) {
   CHECK(dlb_figure_layout(f) == DLB_OK);
   CHECK(dlb_figure_overlaps(f, &n) == DLB_OK);
   CHECK(n == 0);
-  /* a long title on a narrow panel does run into its neighbour: the check must see it */
+  /* a long title on a narrow panel is fitted into its cell (shrunk, then cut) */
   dlb_panel_str(f, 1, "title", "a title far too long to fit above one third of the figure, running into both neighbours");
+  CHECK(dlb_figure_layout(f) == DLB_OK);
+  CHECK(dlb_figure_overlaps(f, &n) == DLB_OK);
+  CHECK(n == 0);
+  /* two annotations at one place do overlap: the check must see it */
+  for (int k = 0; k < 2; k++) {
+    int id;
+    dlb_series_new(f, 1, DLB_SERIES_TEXT, &id);
+    dlb_series_str(f, id, "text", k ? "second note" : "first note");
+    dlb_series_num(f, id, "x", 1e4);
+    dlb_series_num(f, id, "y", 1e10);
+    CHECK(dlb_series_commit(f, id) == DLB_OK);
+  }
   CHECK(dlb_figure_layout(f) == DLB_OK);
   CHECK(dlb_figure_overlaps(f, &n) == DLB_OK);
   CHECK(n > 0);
   char buf[256];
   CHECK(dlb_figure_overlap_text(f, 0, buf, sizeof buf) == DLB_OK);
-  CHECK(strstr(buf, "title") != NULL);
+  CHECK(strstr(buf, "note") != NULL);
   dlb_figure_free(f);
 }
 
