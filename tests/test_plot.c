@@ -339,6 +339,31 @@ static void test_save_and_probe(void) {
   dlb_figure_free(f);
 }
 
+/* A roofline point without a group among grouped ones is "other" in the legend, never an
+** entry without text (QA round 2). */
+static void test_roof_other(void) {
+  dlb_figure *f = dlb_figure_new(3.3, 2.4, 1, 1);
+  int id;
+  double pk = 15.7e12, bw = 900e9, px[2] = {10, 20}, py[2] = {1e12, 2e12}, pg[2] = {1, 2};
+  CHECK(dlb_series_new(f, 0, DLB_SERIES_ROOFLINE, &id) == DLB_OK);
+  dlb_series_data(f, id, "peak", &pk, 1);
+  dlb_series_data(f, id, "bw", &bw, 1);
+  dlb_series_data(f, id, "px", px, 2);
+  dlb_series_data(f, id, "py", py, 2);
+  dlb_series_data(f, id, "pgroup", pg, 2);
+  dlb_series_addstr(f, id, "names", "V100");
+  dlb_series_addstr(f, id, "groups", "conv");
+  dlb_series_addstr(f, id, "groups", "");
+  CHECK(dlb_series_commit(f, id) == DLB_OK);
+  legend_entry e[8];
+  int n = legend_entries(f, 0, e, 8);
+  CHECK(n == 3); /* the device, then the two groups */
+  CHECK(strcmp(e[1].label, "conv") == 0);
+  CHECK(strcmp(e[2].label, "other") == 0);
+  for (int i = 0; i < n; i++) CHECK(e[i].label[0] != '\0');
+  dlb_figure_free(f);
+}
+
 static void test_layout_clean(void) {
   dlb_figure *f = dlb_figure_new(7, 2.4, 1, 3);
   double x[20], y[20];
@@ -456,7 +481,7 @@ static void test_random_text(void) {
   int accepted = 0, refused = 0;
   for (int k = 0; k < 200; k++) {
     char s[300] = "";
-    int n = rand() % 12;
+    int n = rand() % 12 + (k % 3 == 0 ? 60 : 0); /* every third long: fitted, cut */
     for (int i = 0; i < n; i++)
       strncat(s, pieces[rand() % (int)(sizeof pieces / sizeof pieces[0])], sizeof s - strlen(s) - 1);
     dlb_figure *f = dlb_figure_new(2, 1.5, 1, 1);
@@ -471,6 +496,17 @@ static void test_random_text(void) {
     if (st == DLB_OK && st2 == DLB_OK) accepted++;
     else { refused++; CHECK(strstr(dlb_last_error(), "UTF-8") != NULL); }
     CHECK(dlb_figure_save(f, p, 0) == DLB_OK);
+    if (st2 == DLB_OK) { /* what was drawn is whole characters and fits the figure */
+      const char *fit = k % 2 ? f->panels[0].title_fit : f->panels[0].ax[1].label_fit;
+      CHECK(text_valid_utf8(fit));
+      size_t nb;
+      CHECK(dlb_figure_overlaps(f, &nb) == DLB_OK);
+      for (size_t i = 0; i < nb; i++) {
+        char d[256];
+        dlb_figure_overlap_text(f, i, d, sizeof d);
+        CHECK(strstr(d, "leaves the figure") == NULL || strstr(d, "tick") != NULL);
+      }
+    }
     dlb_figure_free(f);
   }
   if (!(accepted > 20 && refused > 20)) fprintf(stderr, "accepted %d refused %d\n", accepted, refused);
@@ -489,6 +525,7 @@ int main(void) {
   RUN(test_validation);
   RUN(test_save_and_probe);
   RUN(test_layout_clean);
+  RUN(test_roof_other);
   RUN(test_random_figures);
   RUN(test_random_text);
   char cmd[300];
