@@ -231,6 +231,9 @@ setprop = function(t, k, v, level)
       error(string.format("plot: %s = {%g, %g}: lo must be below hi", k, v[1], v[2]), level)
     end
     local a = k:sub(1, 1)
+    if t._props[a .. "scale"] == "log" and v[1] <= 0 then -- before either half changes
+      error(string.format("panel %d: %smin = %g <= 0 on a log %s axis", i + 1, a, v[1], a), level)
+    end
     cc(level, core.plot_panel_num, h, i, a .. "min", 0 / 0) -- no stale half in between
     cc(level, core.plot_panel_num, h, i, a .. "max", 0 / 0)
     lim[a .. "min"], lim[a .. "max"] = nil, nil

@@ -94,6 +94,8 @@ T.test("bad limits, text on a log axis and tick-label counts raise at the user's
   f.xlim = { 2, 8 }                                    -- both at once is fine
   f.xscale = "log"
   user_err("xmin = -1 <= 0 on a log x axis", function() f.xlim = { -1, 10 } end)
+  T.eq(f.xlim[1], 2, "the old limits stay")
+  T.eq(labels(f:panel(1), "x"), "2 5", "and are used")
   local g = plot.figure {}
   g.xlim = { -1, 10 }
   user_err("xmin = -1 <= 0 on a log x axis", function() g.xscale = "log" end)
