@@ -443,6 +443,12 @@ function Panel:boxplot(o)
     sizes[g] = #grp
   end
   local num = pick(o, "tukey outliers width")
+  for _, k in ipairs { "whiskers", "box" } do
+    local v = o[k]
+    if v ~= nil and (type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number") then
+      error("boxplot: '" .. k .. "' must be {lo, hi} percentiles", 2)
+    end
+  end
   if o.whiskers then num.lo, num.hi = o.whiskers[1], o.whiskers[2] end
   if o.box then num.box_lo, num.box_hi = o.box[1], o.box[2] end
   local strs = {}
@@ -466,6 +472,9 @@ function Panel:roofline(o)
   local strs = { names = {} }
   local has_eff = false
   for i, d in ipairs(hw) do
+    if type(d) ~= "table" and type(d) ~= "userdata" then
+      error(string.format("roofline: hw[%d] must be a device, got %s", i, type(d)), 2)
+    end
     local peak = d.peak
     if type(peak) == "table" then peak = peak[prec] end
     if type(peak) ~= "number" then
@@ -480,6 +489,9 @@ function Panel:roofline(o)
     strs.names[i] = tostring(d.name or ("device " .. i))
   end
   if not has_eff then data.flops_eff, data.bw_eff = nil, nil end
+  if o.points ~= nil and type(o.points) ~= "table" then
+    error("roofline: 'points' must be an array of {intensity=, flops=}", 2)
+  end
   if o.points then
     local px, py, pg, pl, groups, gid = {}, {}, {}, {}, {}, {}
     for i, pt in ipairs(o.points) do

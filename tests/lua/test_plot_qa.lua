@@ -202,5 +202,45 @@ T.test("a roofline point without a group next to grouped ones is 'other' in the 
   assert(f:save(tmp("grp.png")))
 end)
 
+T.test("random bad options: every error names the user's line", function()
+  local keys = { "x", "y", "z", "c", "s", "group", "groups", "labels", "values", "stacks",
+                 "data", "hw", "points", "lo", "hi", "text", "label", "color", "whiskers",
+                 "box", "mask", "width", "size", "cmap", "mode", "style", "marker", "fmt" }
+  local pool = { 1, -1, 0 / 0, "x", "red", true, {}, { 1 }, { 1, 2 }, { "a", "b" }, { {} },
+                 { { 1, 2 } }, { x = 1 }, { 1, "a" }, { intensity = 1 }, { { intensity = 1 } } }
+  local V100 = dlb.hw.get("V100-SXM2-16GB")
+  local base = { -- valid options, perturbed below so errors come from deep inside too
+    line = function() return { x = { 1, 2 }, y = { 1, 2 } } end,
+    scatter = function() return { x = { 1, 2 }, y = { 1, 2 } } end,
+    bar = function() return { values = { 1, 2 } } end,
+    heatmap = function() return { z = { { 1, 2 } } } end,
+    boxplot = function() return { data = { { 1, 2 } } } end,
+    roofline = function() return { hw = V100, points = { { intensity = 1, flops = 1e9 } } } end,
+    band = function() return { x = { 1, 2 }, lo = { 1, 2 }, hi = { 2, 3 } } end,
+    hline = function() return { y = 1 } end, vline = function() return { x = 1 } end,
+    diag = function() return {} end, span = function() return { x = { 1, 2 } } end,
+    text = function() return { x = 1, y = 1, text = "a" } end,
+  }
+  local methods = { "line", "scatter", "bar", "heatmap", "boxplot", "roofline", "band",
+                    "hline", "vline", "diag", "span", "text" }
+  math.randomseed(7)
+  local n = 0
+  for _ = 1, 1500 do
+    local m = methods[math.random(#methods)]
+    local o = math.random(3) > 1 and base[m]() or {}
+    for _ = 1, math.random(0, 3) do o[keys[math.random(#keys)]] = pool[math.random(#pool)] end
+    local f = plot.figure {}
+    if math.random(4) == 1 then f.yscale = "log" end
+    local target = math.random(2) == 1 and f or f:panel(1)
+    local ok, e = pcall(function() target[m](target, o) end)
+    if not ok then
+      n = n + 1
+      e = tostring(e)
+      assert(e:sub(1, #SRC + 1) == SRC .. ":", m .. ": error points at '" .. e .. "'")
+    end
+  end
+  assert(n > 500, "too few errors: " .. n)
+end)
+
 os.execute("rm -rf " .. dir)
 T.done()
