@@ -157,6 +157,14 @@ static int plot_series_options(lua_State *L) {
   return 1;
 }
 
+/* -- core.plot_layout_warning(fig) -> string ("" when none; lays the figure out) */
+static int plot_layout_warning(lua_State *L) {
+  dlb_figure *f = checkfigure(L, 1);
+  dlbL_check(L, dlb_figure_layout(f));
+  lua_pushstring(L, dlb_figure_layout_warning(f));
+  return 1;
+}
+
 /* -- core.plot_overlaps(fig) -> {descriptions} (lays the figure out) */
 static int plot_overlaps(lua_State *L) {
   dlb_figure *f = checkfigure(L, 1);
@@ -298,7 +306,7 @@ static const luaL_Reg funcs[] = {
   {"plot_series_num", plot_series_num}, {"plot_series_str", plot_series_str},
   {"plot_series_commit", plot_series_commit}, {"plot_series_options", plot_series_options},
   {"plot_series_drop", plot_series_drop},
-  {"plot_overlaps", plot_overlaps}, {"plot_to_point", plot_to_point},
+  {"plot_overlaps", plot_overlaps}, {"plot_layout_warning", plot_layout_warning}, {"plot_to_point", plot_to_point},
   {"plot_ticks_of", plot_ticks_of},
   {"plot_save", plot_save}, {"plot_cmap", plot_cmap}, {"plot_palette", plot_palette},
   {"plot_png_size", plot_png_size}, {"plot_png_pixel", plot_png_pixel},

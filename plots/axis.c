@@ -19,8 +19,8 @@ double axis_fwd(const axis *a, double v) {
 static double nice_step(double lo, double hi, int target) {
   double raw = (hi - lo) / (target > 0 ? target : 1);
   double mag = pow(10, floor(log10(raw)));
-  static const double m[] = {1, 2, 2.5, 5, 10};
-  for (int i = 0; i < 5; i++) {
+  static const double m[] = {1, 2, 5, 10}; /* 1/2/5 x 10^n, as docs/plot.md says */
+  for (int i = 0; i < 4; i++) {
     if (m[i] * mag >= raw * 0.75) return m[i] * mag; /* up to a third more ticks than asked */
   }
   return 10 * mag;
@@ -166,6 +166,26 @@ static void label_all(axis *a, double step) {
   }
   for (int i = 0; i < a->nticks; i++)
     format_tick(a->ticks[i], step, style, a->tlabels[i], sizeof a->tlabels[i]);
+  if (strcmp(style, "si") == 0 || strcmp(style, "auto") == 0) {
+    /* SI labels: the ticks sharing a prefix share their decimals, as few as they need
+    ** (0, 200k, ..., 1M; 1.0M, 1.5M, 2.0M) */
+    for (int e = 1; e <= 6; e++) {
+      double scale = pow(1000, e);
+      int dmax = -1;
+      for (int i = 0; i < a->nticks; i++) {
+        double v = fabs(a->ticks[i]);
+        if (v >= scale && v < scale * 1000 && strpbrk(a->tlabels[i], "kMGTPE"))
+          dmax = fmax(dmax, decimals(a->ticks[i] / scale, 0));
+      }
+      if (dmax < 0) continue;
+      for (int i = 0; i < a->nticks; i++) {
+        double v = fabs(a->ticks[i]);
+        if (v >= scale && v < scale * 1000 && strpbrk(a->tlabels[i], "kMGTPE"))
+          format_tick(a->ticks[i], pow(10, -dmax) * scale, style, a->tlabels[i],
+                      sizeof a->tlabels[i]);
+      }
+    }
+  }
   for (int i = 1; i < a->nticks; i++) /* labels too coarse to tell ticks apart: digits */
     if (strcmp(a->tlabels[i], a->tlabels[i - 1]) == 0) {
       for (int k = 0; k < a->nticks; k++)
@@ -198,7 +218,7 @@ static void log_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int ho
   double l0 = log10(a->lo), l1 = log10(a->hi);
   int d0 = (int)ceil(l0 - 1e-9), d1 = (int)floor(l1 + 1e-9);
   a->nminor = 0;
-  if (d1 - d0 + 1 < 2) { /* under two decades visible: 1/2/5 ticks, else linear ones */
+  if (d1 - d0 + 1 < 2 || l1 - l0 < 2) { /* under two decades: 1/2/5 ticks, else linear */
     a->nticks = 0;
     for (int d = (int)floor(l0); d <= (int)ceil(l1) && a->nticks < MAXTICKS; d++)
       for (int m = 1; m <= 5; m += (m == 1 ? 1 : 3)) {
@@ -210,8 +230,10 @@ static void log_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int ho
       label_all(a, 0);
       if (fits(cr, f, a, length, horizontal)) goto minors;
     }
-    linear_ticks(cr, f, a, length, horizontal);
-    goto minors;
+    if (d1 - d0 + 1 < 2) {
+      linear_ticks(cr, f, a, length, horizontal);
+      goto minors;
+    } /* two decade ticks (1 and 10): they will do */
   }
   for (int k = 1; k <= 12; k++) { /* label every k-th decade */
     a->nticks = 0;
@@ -273,6 +295,15 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
       }
       if (fits(cr, f, a, length, horizontal) || a->nticks <= 1 || (numeric && si > 9)) break;
       if (horizontal && !a->rotate && !numeric) { a->rotate = 1; k--; continue; }
+    }
+    if (a->rotate || !horizontal) { /* long names across the axis: cut to a third of the cell */
+      double room = 0.3 * (horizontal ? f->height / f->rows : f->width / f->cols), sz;
+      for (int i = 0; i < a->nticks; i++) {
+        char buf[64];
+        text_fit(cr, a->tlabels[i], f->font * 0.875, f->font * 0.875, 0, room, buf, sizeof buf,
+                 &sz);
+        text_copy(a->tlabels[i], sizeof a->tlabels[i], buf);
+      }
     }
     return;
   }

@@ -96,6 +96,9 @@ const char *dlb_series_options(int kind, int which);
 int dlb_figure_layout(dlb_figure *f);
 /* After layout: how many pairs of text boxes overlap (or leave the figure). */
 int dlb_figure_overlaps(dlb_figure *f, size_t *count);
+/* After layout: a warning naming the series with points outside user-set limits (not
+** drawn), "" when none; borrowed until the next layout. */
+const char *dlb_figure_layout_warning(const dlb_figure *f);
 /* A description of overlap i (0-based) into buf. */
 int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size);
 /* After layout: where data point (x, y) of a panel lands, in points from the top left. */

@@ -114,11 +114,21 @@ static int setscale(dlb_figure *f, int pi, int axn, const char *v) {
   else if (strcmp(v, "log") == 0) a->scale = DLB_SCALE_LOG;
   else return dlb_fail(DLB_EINVAL, "%cscale: unknown scale '%s' (valid: linear log)",
                        axn ? 'y' : 'x', v);
+  if (a->scale == DLB_SCALE_LOG)
+    for (int k = 0; k < 2; k++) {
+      double u = k ? a->umax : a->umin;
+      if (!isnan(u) && u <= 0) {
+        a->scale = old;
+        return dlb_fail(DLB_EINVAL, "panel %d: %c%s = %g <= 0 on a log %c axis", pi + 1,
+                        axn ? 'y' : 'x', k ? "max" : "min", u, axn ? 'y' : 'x');
+      }
+    }
   for (int i = 0; i < f->nseries; i++) {
     if (f->series[i].dead || !f->series[i].committed || f->series[i].panel != pi) continue;
     int st = series_logcheck(f, i);
     if (st != DLB_OK) { a->scale = old; return st; }
   }
+  a->scale_set = 1;
   return DLB_OK;
 }
 
@@ -165,6 +175,9 @@ int dlb_panel_num(dlb_figure *f, int pi, const char *key, double v) {
   if ((key[0] == 'x' || key[0] == 'y') && (strcmp(key + 1, "min") == 0 ||
                                            strcmp(key + 1, "max") == 0)) {
     if (isinf(v)) return dlb_fail(DLB_EINVAL, "%s must be finite (or NaN: automatic)", key);
+    if (p->ax[axn].scale == DLB_SCALE_LOG && v <= 0)
+      return dlb_fail(DLB_EINVAL, "panel %d: %s = %g <= 0 on a log %c axis", pi + 1, key, v,
+                      key[0]);
     if (key[2] == 'i') p->ax[axn].umin = v; else p->ax[axn].umax = v;
     return DLB_OK;
   }
@@ -186,6 +199,11 @@ int dlb_panel_ticks(dlb_figure *f, int pi, int axn, const double *v, size_t n) {
   for (size_t i = 0; i < n; i++) { a->uticks[i] = v[i]; a->has_ulabel[i] = 0; }
   a->nuticks = (int)n;
   return DLB_OK;
+}
+
+/* Points of the last layout's series outside user-set limits ("" if none); borrowed. */
+const char *dlb_figure_layout_warning(const dlb_figure *f) {
+  return f && f->laid_out ? f->layout_warning : "";
 }
 
 /* The label of user tick i (copied, at most 31 bytes). */

@@ -135,6 +135,12 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
   p->cbar_lo = vmin;
   p->cbar_hi = vmax;
   double len = p->box.h > 20 ? p->box.h : 20;
+  if (vmax - vmin <= 1e-6 * fmax(fabs(vmin), fabs(vmax))) { /* a constant map: one tick */
+    a->nticks = 1;
+    a->ticks[0] = vmin;
+    format_tick(vmin, 0, "auto", a->tlabels[0], sizeof a->tlabels[0]);
+    return;
+  }
   axis_ticks(cr, f, a, len, 0);
   if (!isnan(center) && center > vmin && center < vmax) {
     /* a two-slope map: each half of the bar gets its own nice ticks, the centre one */
@@ -175,7 +181,8 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
   if (p->title[0]) text_extent(cr, p->title, f->font, 1, &w, &th);
   m[3] = p->title[0] ? th + 2 * PAD : fmax(PAD * 2, h / 2 + PAD);
   p->above = 0;
-  if (panel_has_kind(f, pi, DLB_SERIES_HEATMAP) && legend_size(cr, f, pi, &lw, &lh2) > 0) {
+  if ((panel_has_kind(f, pi, DLB_SERIES_HEATMAP) || p->legend_above) &&
+      legend_size(cr, f, pi, &lw, &lh2) > 0) {
     p->above = lh2 + 2;
     m[3] += p->above;
   }
@@ -295,7 +302,7 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
     {b.x + (b.w - w) / 2, b.y + b.h - h - in, w, h}, {b.x + in, b.y + (b.h - h) / 2, w, h}};
   int best = 0;
   if (p->above > 0) { /* a heat map fills its axes: the legend goes above them */
-    p->legend_box = (rect){b.x + b.w - w, b.y - h - 2, w, h};
+    p->legend_box = (rect){fmax(p->cell.x + PAD, b.x + b.w - w), b.y - h - 2, w, h};
     p->has_legend = 1;
     return;
   }
@@ -334,8 +341,8 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
   f->nboxes = 0;
   double ts = f->font * 0.875;
   if (f->title[0])
-    layout_add_box(f, text_box(cr, f->title, f->font * 1.1, 1, f->width / 2, PAD, 0.5, 0, 0),
-                   -1, "figure title");
+    layout_add_box(f, text_box(cr, f->title_fit, f->title_size, 1, f->title_x, PAD, 0.5, 0,
+                               0), -1, "figure title");
   for (int pi = 0; pi < f->rows * f->cols; pi++) {
     panel *p = &f->panels[pi];
     char what[48];
@@ -352,7 +359,7 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
                        pi, what);
       }
       if (x->label[0])
-        layout_add_box(f, text_box(cr, x->label, f->font, 0, p->box.x + p->box.w / 2,
+        layout_add_box(f, text_box(cr, x->label_fit, x->label_size, 0, x->label_pos,
                                    p->box.y + p->box.h + TICK + PAD + (x->rotate ? xw : xh) + PAD,
                                    0.5, 0, 0), pi, "x label");
     }
@@ -363,12 +370,13 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
                                    panel_py(p, y->ticks[i]), 1, 0.5, 0), pi, what);
       }
       if (y->label[0])
-        layout_add_box(f, text_box(cr, y->label, f->font, 0, p->box.x - TICK - PAD - yw - PAD,
-                                   p->box.y + p->box.h / 2, 0.5, 1, 1), pi, "y label");
+        layout_add_box(f, text_box(cr, y->label_fit, y->label_size, 0,
+                                   p->box.x - TICK - PAD - yw - PAD, y->label_pos, 0.5, 1, 1),
+                       pi, "y label");
     }
     (void)lh;
     if (p->title[0])
-      layout_add_box(f, text_box(cr, p->title, f->font, 1, p->box.x + p->box.w / 2,
+      layout_add_box(f, text_box(cr, p->title_fit, p->title_size, 1, p->title_x,
                                  p->box.y - PAD - p->above, 0.5, 1, 0), pi, "title");
     if (p->cbar_series >= 0) {
       axis *a = &p->cbar_axis;
@@ -408,6 +416,18 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
       layout_add_box(f, text_box(cr, series_str(s, "text", ""), series_num(s, "size",
                                  f->font * 0.875), 0, panel_px(p, fx), panel_py(p, fy), ax,
                                  0.5, 0), pi, what);
+    }
+    for (int i = 0; i < f->nseries; i++) {
+      series *s = &f->series[i];
+      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_ROOFLINE) continue;
+      slist *pl = series_strs(s, "plabels");
+      for (size_t k = 0; pl && k < pl->n; k++) {
+        rect r;
+        int left;
+        if (!roof_label_box(f, cr, s, k, &r, &left)) continue;
+        snprintf(what, sizeof what, "point label '%.30s'", pl->s[k]);
+        layout_add_box(f, r, pi, what);
+      }
     }
   }
 }
@@ -450,9 +470,100 @@ static void find_overlaps(dlb_figure *f) {
   }
 }
 
+/* Shared axes share their scale: a panel that did not choose one takes its row's or
+** column's; two panels that chose different ones are an error. */
+static int share_scales(dlb_figure *f) {
+  int n = f->rows * f->cols;
+  for (int k = 0; k < 2; k++) {
+    if (!(k == 0 ? f->sharex : f->sharey)) continue;
+    int groups = k == 0 ? f->cols : f->rows;
+    for (int g = 0; g < groups; g++) {
+      int chosen = -1, first = -1;
+      for (int i = 0; i < n; i++) {
+        if ((k == 0 ? i % f->cols : i / f->cols) != g) continue;
+        const axis *a = &f->panels[i].ax[k];
+        if (!a->scale_set) continue;
+        if (chosen < 0) { chosen = a->scale; first = i; }
+        else if (a->scale != chosen)
+          return dlb_fail(DLB_EINVAL, "share%c: panel %d has a %s %c axis but panel %d a %s "
+                          "one; panels sharing an axis need the same %cscale", k ? 'y' : 'x',
+                          first + 1, chosen ? "log" : "linear", k ? 'y' : 'x', i + 1,
+                          a->scale ? "log" : "linear", k ? 'y' : 'x');
+      }
+      for (int i = 0; i < n; i++) {
+        if ((k == 0 ? i % f->cols : i / f->cols) != g) continue;
+        axis *a = &f->panels[i].ax[k];
+        if (!a->scale_set) a->scale = chosen < 0 ? DLB_SCALE_LINEAR : chosen;
+      }
+    }
+  }
+  return DLB_OK;
+}
+
+/* Points of the figure's series that fall outside user-set limits, in a warning. */
+static void outside_warning(dlb_figure *f) {
+  f->layout_warning[0] = '\0';
+  size_t len = 0;
+  for (int i = 0; i < f->nseries; i++) {
+    series *s = &f->series[i];
+    if (s->dead || !s->committed) continue;
+    size_t c = series_outside(f, s);
+    if (!c || len + 2 >= sizeof f->layout_warning) continue;
+    int w = snprintf(f->layout_warning + len, sizeof f->layout_warning - len,
+                     "%spanel %d, %s series %d: %zu point%s outside the axis limits not drawn",
+                     len ? "; " : "", s->panel + 1, kind_name(s->kind), i + 1, c,
+                     c == 1 ? "" : "s");
+    if (w > 0) len = fmin(len + (size_t)w, sizeof f->layout_warning - 1);
+  }
+}
+
+/* Titles and axis labels fitted to the room they have (shrunk to 80%, then cut with an
+** ellipsis) and centred as near their axes as the figure allows. */
+static void fit_texts(cairo_t *cr, dlb_figure *f) {
+  double w, h;
+  if (f->title[0]) {
+    text_fit(cr, f->title, f->font * 1.1, f->font * 0.9, 1, f->width - 2 * PAD, f->title_fit,
+             sizeof f->title_fit, &f->title_size);
+    f->title_x = f->width / 2;
+  }
+  for (int pi = 0; pi < f->rows * f->cols; pi++) {
+    panel *p = &f->panels[pi];
+    const rect c = p->cell, b = p->box;
+    if (p->title[0]) { /* over the axes, within the cell */
+      text_fit(cr, p->title, f->font, f->font * 0.8, 1, c.w - 2 * PAD, p->title_fit,
+               sizeof p->title_fit, &p->title_size);
+      text_extent(cr, p->title_fit, p->title_size, 1, &w, &h);
+      p->title_x = fmin(fmax(b.x + b.w / 2, c.x + PAD + w / 2), c.x + c.w - PAD - w / 2);
+    }
+    axis *x = &p->ax[0], *y = &p->ax[1];
+    if (x->label[0]) {
+      text_fit(cr, x->label, f->font, f->font * 0.8, 0, c.w - 2 * PAD, x->label_fit,
+               sizeof x->label_fit, &x->label_size);
+      text_extent(cr, x->label_fit, x->label_size, 0, &w, &h);
+      x->label_pos = fmin(fmax(b.x + b.w / 2, c.x + PAD + w / 2), c.x + c.w - PAD - w / 2);
+    }
+    if (y->label[0]) { /* along the axes, down to the bottom of the cell */
+      double lo = b.y, hi = c.y + c.h - PAD;
+      text_fit(cr, y->label, f->font, f->font * 0.8, 0, hi - lo, y->label_fit,
+               sizeof y->label_fit, &y->label_size);
+      text_extent(cr, y->label_fit, y->label_size, 0, &w, &h);
+      y->label_pos = fmin(fmax(b.y + b.h / 2, lo + w / 2), hi - w / 2);
+    }
+  }
+}
+
 /* Lay the figure out against cr (used only to measure text). */
 int layout_run(dlb_figure *f, cairo_t *cr) {
   int n = f->rows * f->cols;
+  int st0 = share_scales(f);
+  if (st0 != DLB_OK) return st0;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 2; k++) {
+      const axis *a = &f->panels[i].ax[k];
+      if (!isnan(a->umin) && !isnan(a->umax) && !(a->umin < a->umax))
+        return dlb_fail(DLB_EINVAL, "panel %d: %clim {%g, %g}: the lower limit must be below "
+                        "the upper one", i + 1, k ? 'y' : 'x', a->umin, a->umax);
+    }
   for (int i = 0; i < f->nseries; i++) {
     if (f->series[i].dead || !f->series[i].committed) continue;
     int st = series_logcheck(f, i);
@@ -498,7 +609,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   }
   for (int i = 0; i < n; i++) /* a first guess, then two rounds of ticks and margins */
     f->panels[i].box = (rect){0, 0, f->width / f->cols * 0.7, (f->height - top) / f->rows * 0.7};
-  for (int i = 0; i < n; i++) f->panels[i].legend_out = 0;
+  for (int i = 0; i < n; i++) f->panels[i].legend_out = f->panels[i].legend_above = 0;
   for (int pass = 0; pass < 2; pass++) {
     for (int round = 0; round < 3; round++) {
       all_ticks(cr, f);
@@ -506,6 +617,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
     }
     all_ticks(cr, f);
     f->nboxes = 0;
+    fit_texts(cr, f);
     collect_boxes(cr, f);
     int moved = 0;
     for (int i = 0; i < n; i++) {
@@ -515,7 +627,12 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
       ** and lay out again with the room it needs */
       if (pass == 0 && p->has_legend && strcmp(p->legend, "best") == 0 && p->above == 0 &&
           p->legend_cover > 0.08 * p->legend_box.w * p->legend_box.h) {
-        p->legend_out = 1;
+        /* outside when the axes keep over half the cell's width; else above them when the
+        ** legend is short; else it stays on the data (clipped text would be worse) */
+        const rect lb = p->legend_box;
+        if (p->box.w - lb.w - PAD >= 0.5 * p->cell.w) p->legend_out = 1;
+        else if (lb.h <= 0.3 * p->cell.h && lb.w <= p->cell.w - 2 * PAD) p->legend_above = 1;
+        else continue;
         moved = 1;
       }
     }
@@ -524,6 +641,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   for (int i = 0; i < n; i++)
     if (f->panels[i].has_legend) layout_add_box(f, f->panels[i].legend_box, i, "legend");
   find_overlaps(f);
+  outside_warning(f);
   f->laid_out = 1;
   return DLB_OK;
 }

@@ -42,6 +42,9 @@ typedef struct {
   double uticks[MAXTICKS]; int nuticks;          /* ticks the user chose */
   char ulabels[MAXTICKS][64]; char has_ulabel[MAXTICKS];
   int show_labels;               /* 0 on shared inner axes */
+  int scale_set;                 /* the user chose the scale (shared axes adopt it) */
+  char label_fit[256];           /* the label as drawn: shortened to fit (layout) */
+  double label_size, label_pos;  /* its size (pt) and centre along the axis (points) */
 } axis;
 
 typedef struct { double x, y, w, h; } rect;
@@ -61,6 +64,8 @@ typedef struct {
   double cbar_lo, cbar_hi; axis cbar_axis;
   double margin[4];              /* left bottom right top, points */
   double above;                  /* legend height above the axes (heat maps), points */
+  int legend_above;              /* "best" found no room: the legend sits above the axes */
+  char title_fit[256]; double title_size, title_x;   /* the title as drawn (layout) */
 } panel;
 
 enum { LEG_LINE, LEG_PATCH, LEG_MARKER, LEG_HATCH, LEG_BAND, LEG_WHITE };
@@ -78,6 +83,8 @@ struct dlb_figure {
   panel *panels;
   series *series; int nseries, capseries;
   char warning[512];
+  char layout_warning[512];      /* points outside user limits, found by the layout */
+  char title_fit[256]; double title_size, title_x;   /* the figure title as drawn */
   int laid_out;
   tbox *boxes; size_t nboxes;
   size_t *pairs; size_t npairs;  /* overlapping box pairs (2 per pair) */
@@ -118,6 +125,10 @@ void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, doub
                double ax, double ay, double angle, rect *out);
 rect text_box(cairo_t *cr, const char *s, double size, int bold, double x, double y,
               double ax, double ay, int rotated);
+/* src fitted into maxw points: the size shrunk down to min_size, then the text cut with an
+** ellipsis; the result into dst, its size into *out_size. */
+void text_fit(cairo_t *cr, const char *src, double size, double min_size, int bold,
+              double maxw, char *dst, size_t dsize, double *out_size);
 
 /* layout.c */
 int layout_run(dlb_figure *f, cairo_t *cr);
@@ -149,6 +160,11 @@ void roof_extent(const dlb_figure *f, series *s, extent *e);
 void roof_draw(dlb_figure *f, cairo_t *cr, series *s);
 int roof_covers(const dlb_figure *f, series *s, rect r);
 int roof_legend(series *s, legend_entry *out, int cap);
+/* Box of point i's label (figure points), 0 when it has none; left of the point when it
+** would leave the axes on the right. */
+int roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left);
+/* Finite points of a series outside its panel's limits (not drawn). */
+size_t series_outside(const dlb_figure *f, series *s);
 void cat_extent(const dlb_figure *f, series *s, extent *e);
 void cat_draw(dlb_figure *f, cairo_t *cr, series *s);
 int cat_covers(const dlb_figure *f, series *s, rect r);

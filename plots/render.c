@@ -56,7 +56,7 @@ static void draw_axis_ticks(dlb_figure *f, cairo_t *cr, panel *p) {
       else text_draw(cr, x->tlabels[i], ts, 0, px, py, 0.5, 0, 0, NULL);
     }
     if (x->label[0])
-      text_draw(cr, x->label, f->font, 0, b.x + b.w / 2,
+      text_draw(cr, x->label_fit, x->label_size, 0, x->label_pos,
                 b.y + b.h + TICK + PAD + (x->rotate ? xw : xh) + PAD, 0.5, 0, 0, NULL);
   }
   if (y->show_labels) {
@@ -68,8 +68,8 @@ static void draw_axis_ticks(dlb_figure *f, cairo_t *cr, panel *p) {
                 0, NULL);
     }
     if (y->label[0])
-      text_draw(cr, y->label, f->font, 0, b.x - TICK - PAD - yw - PAD, b.y + b.h / 2, 0.5, 1,
-                M_PI / 2, NULL);
+      text_draw(cr, y->label_fit, y->label_size, 0, b.x - TICK - PAD - yw - PAD, y->label_pos,
+                0.5, 1, M_PI / 2, NULL);
   }
 }
 
@@ -201,7 +201,7 @@ void render_figure(dlb_figure *f, cairo_t *cr) {
   cairo_paint(cr);
   if (f->title[0]) {
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text_draw(cr, f->title, f->font * 1.1, 1, f->width / 2, PAD, 0.5, 0, 0, NULL);
+    text_draw(cr, f->title_fit, f->title_size, 1, f->title_x, PAD, 0.5, 0, 0, NULL);
   }
   for (int pi = 0; pi < f->rows * f->cols; pi++) {
     panel *p = &f->panels[pi];
@@ -235,7 +235,7 @@ void render_figure(dlb_figure *f, cairo_t *cr) {
     cairo_stroke(cr);
     draw_axis_ticks(f, cr, p);
     if (p->title[0])
-      text_draw(cr, p->title, f->font, 1, p->box.x + p->box.w / 2, p->box.y - PAD - p->above,
+      text_draw(cr, p->title_fit, p->title_size, 1, p->title_x, p->box.y - PAD - p->above,
                 0.5, 1, 0, NULL);
     if (p->cbar_series >= 0) draw_colorbar(f, cr, p);
     draw_legend(f, cr, pi);

@@ -321,6 +321,9 @@ int series_logcheck(dlb_figure *f, int id) {
     if (s->kind == DLB_SERIES_SPAN && axn == 0 && series_num(s, "lo", 1) <= 0)
       return dlb_fail(DLB_EINVAL, "panel %d: span from %g on a log x axis", s->panel + 1,
                       series_num(s, "lo", 1));
+    if (s->kind == DLB_SERIES_TEXT && series_num(s, axn ? "y" : "x", 1) <= 0)
+      return dlb_fail(DLB_EINVAL, "panel %d: text at %c = %g on a log %c axis", s->panel + 1,
+                      axn ? 'y' : 'x', series_num(s, axn ? "y" : "x", 1), axn ? 'y' : 'x');
     if (s->kind == DLB_SERIES_VLINE && axn == 0 && series_num(s, "value", 1) <= 0)
       return dlb_fail(DLB_EINVAL, "panel %d: vline at %g on a log x axis", s->panel + 1,
                       series_num(s, "value", 1));

@@ -209,6 +209,9 @@ int plot_safe_fmt(const char *fmt) { return safe_fmt(fmt); }
 /* A cell label without a format: two significant digits for small values (0.47, 2.3,
 ** 12), SI style from 1000 on (1234, 12.35k), exponents below 0.01. */
 static void cell_text(double v, char *buf, size_t size) {
+  char two[32]; /* round to two significant digits first: 0.0999 is 0.10, 9.99 is 10 */
+  snprintf(two, sizeof two, "%.2g", v);
+  v = strtod(two, NULL);
   double a = fabs(v);
   if (a == 0) snprintf(buf, size, "0");
   else if (a >= 1000) format_tick(v, 0, "auto", buf, size);

@@ -42,7 +42,8 @@ void roof_extent(const dlb_figure *f, series *s, extent *e) {
     if (!isfinite(px->v[i]) || !isfinite(py->v[i]) || px->v[i] <= 0 || py->v[i] <= 0) continue;
     imin = fmin(imin, px->v[i] / 2);
     imax = fmax(imax, px->v[i] * 2);
-    extent_add(e, 1, py->v[i] / 2, &p->ax[1]);
+    extent_add(e, 1, py->v[i] / 2, &p->ax[1]); /* every point inside, with room around it */
+    extent_add(e, 1, py->v[i] * 2, &p->ax[1]);
   }
   extent_add(e, 0, imin, &p->ax[0]);
   extent_add(e, 0, imax, &p->ax[0]);
@@ -112,11 +113,31 @@ void roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
   slist *pl = series_strs(s, "plabels");
   if (pl) {
     cairo_set_source_rgb(cr, 0, 0, 0);
-    for (size_t i = 0; i < pl->n && i < px->n; i++)
-      if (pl->s[i][0] && isfinite(px->v[i]) && isfinite(py->v[i]) && px->v[i] > 0 && py->v[i] > 0)
-        text_draw(cr, pl->s[i], f->font * 0.75, 0, panel_px(p, px->v[i]) + 3.5,
-                  panel_py(p, py->v[i]), 0, 0.5, 0, NULL);
+    for (size_t i = 0; i < pl->n && i < px->n; i++) {
+      rect r;
+      int left;
+      if (!roof_label_box(f, cr, s, i, &r, &left)) continue;
+      text_draw(cr, pl->s[i], f->font * 0.75, 0, r.x, r.y + r.h / 2, 0, 0.5, 0, NULL);
+    }
   }
+}
+
+/* Box of point i's label: right of the point, or left of it when the right side would
+** leave the axes; 0 when the point has no label or is not drawn. */
+int roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left) {
+  const panel *p = &f->panels[s->panel];
+  darray *px = series_data(s, "px"), *py = series_data(s, "py");
+  slist *pl = series_strs(s, "plabels");
+  if (!px || !py || !pl || i >= pl->n || i >= px->n || !pl->s[i][0]) return 0;
+  double x = px->v[i], y = py->v[i];
+  if (!(isfinite(x) && isfinite(y) && x > 0 && y > 0)) return 0;
+  const axis *ax = &p->ax[0], *ay = &p->ax[1];
+  if (x < ax->lo || x > ax->hi || y < ay->lo || y > ay->hi) return 0; /* not drawn */
+  double cx = panel_px(p, x), cy = panel_py(p, y);
+  *r = text_box(cr, pl->s[i], f->font * 0.75, 0, cx + 3.5, cy, 0, 0.5, 0);
+  *left = r->x + r->w > p->box.x + p->box.w && cx - 3.5 - r->w >= p->box.x;
+  if (*left) r->x = cx - 3.5 - r->w;
+  return 1;
 }
 
 /* How much of r the ceilings and points cover. */
@@ -132,6 +153,13 @@ int roof_covers(const dlb_figure *f, series *s, rect r) {
     double cx = panel_px(p, xr), cy = panel_py(p, fmin(pk->v[i], xr * bw->v[i]));
     c += cover_seg(r, a, b, cx, cy);
     c += cover_seg(r, cx, cy, panel_px(p, x1), panel_py(p, fmin(pk->v[i], x1 * bw->v[i])));
+    if (achievable(s)) { /* the dotted ceiling counts as data too */
+      double pe = pk->v[i] * eff(s, "flops_eff", i), be = bw->v[i] * eff(s, "bw_eff", i);
+      double re = fmin(fmax(pe / be, x0), x1);
+      double ex = panel_px(p, re), ey = panel_py(p, fmin(pe, re * be));
+      c += cover_seg(r, a, panel_py(p, fmin(pe, x0 * be)), ex, ey);
+      c += cover_seg(r, ex, ey, panel_px(p, x1), panel_py(p, fmin(pe, x1 * be)));
+    }
   }
   if (px) for (size_t i = 0; i < px->n; i++) {
     if (!(px->v[i] > 0 && py->v[i] > 0)) continue;
@@ -166,11 +194,31 @@ int roof_legend(series *s, legend_entry *out, int cap) {
   }
   if (groups) for (size_t i = 0; i < groups->n && n < cap; i++, n++) {
     memset(&out[n], 0, sizeof out[n]);
-    text_copy(out[n].label, sizeof out[n].label, groups->s[i]);
+    /* points without a group among grouped ones: "other" */
+    text_copy(out[n].label, sizeof out[n].label, groups->s[i][0] ? groups->s[i] : "other");
     out[n].kind = LEG_MARKER;
     out[n].sid = -1;
     dlb_palette((int)i, out[n].rgb);
     snprintf(out[n].marker, sizeof out[n].marker, "%s", shapes[i % 4]);
   }
   return n;
+}
+
+/* Finite points of a scatter or roofline outside its panel's limits: not drawn, so counted
+** in a warning (automatic limits include every point; user limits may not). */
+size_t series_outside(const dlb_figure *f, series *s) {
+  const panel *p = &f->panels[s->panel];
+  darray *x = NULL, *y = NULL;
+  if (s->kind == DLB_SERIES_SCATTER) { x = series_data(s, "x"); y = series_data(s, "y"); }
+  else if (s->kind == DLB_SERIES_ROOFLINE) { x = series_data(s, "px"); y = series_data(s, "py"); }
+  if (!x || !y) return 0;
+  const axis *ax = &p->ax[0], *ay = &p->ax[1];
+  double tx = 1e-9 * (ax->hi - ax->lo), ty = 1e-9 * (ay->hi - ay->lo);
+  size_t c = 0;
+  for (size_t i = 0; i < x->n && i < y->n; i++) {
+    double u = x->v[i], v = y->v[i];
+    if (!isfinite(u) || !isfinite(v)) continue;
+    c += u < ax->lo - tx || u > ax->hi + tx || v < ay->lo - ty || v > ay->hi + ty;
+  }
+  return c;
 }

@@ -4,6 +4,7 @@
 ** the layout checks for overlaps.
 */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dlbplot.h"
@@ -162,6 +163,39 @@ void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, doub
   }
   cairo_restore(cr);
   if (out) *out = text_box(cr, s, size, bold, x, y, ax, ay, fabs(angle) > 0.1);
+}
+
+/* src fitted into maxw points: shrink the size (down to min_size), then cut whole UTF-8
+** characters off the end and add an ellipsis until it fits. A cut inside a markup run
+** ("^{...") gets its closing brace back. */
+void text_fit(cairo_t *cr, const char *src, double size, double min_size, int bold,
+              double maxw, char *dst, size_t dsize, double *out_size) {
+  double w, h;
+  text_copy(dst, dsize, src);
+  text_extent(cr, dst, size, bold, &w, &h);
+  if (w > maxw && maxw > 0 && min_size < size) { /* shrink first: keeps every word */
+    double s2 = fmax(min_size, size * maxw / w);
+    size = s2;
+    text_extent(cr, dst, size, bold, &w, &h);
+  }
+  *out_size = size;
+  if (w <= maxw || !dst[0]) return;
+  char buf[512];
+  size_t n = strlen(dst);
+  while (n > 0) {
+    do n--; while (n > 0 && ((unsigned char)dst[n] & 0xC0) == 0x80); /* a character back */
+    while (n > 0 && dst[n - 1] == ' ') n--;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+      if ((dst[i] == '^' || dst[i] == '_') && dst[i + 1] == '{') open = 1;
+      else if (dst[i] == '}') open = 0;
+    }
+    snprintf(buf, sizeof buf, "%.*s%s\xe2\x80\xa6", (int)n, dst, open ? "}" : ""); /* U+2026 */
+    text_extent(cr, buf, size, bold, &w, &h);
+    if (w <= maxw) break;
+  }
+  if (n == 0) snprintf(buf, sizeof buf, "\xe2\x80\xa6");
+  text_copy(dst, dsize, buf);
 }
 
 /* Font options every context uses, so measuring and drawing agree on every surface:

@@ -38,7 +38,9 @@ static void test_ticks(void) {
   CHECK(dlb_ticks_linear(0, 100, 5, t, 64, &n) == DLB_OK);
   CHECK(n == 6 && t[1] == 20 && t[5] == 100);
   CHECK(dlb_ticks_linear(-3.7, 12.2, 5, t, 64, &n) == DLB_OK);
-  CHECK(n == 6 && t[0] == -2.5 && t[5] == 10); /* raw step 3.2 -> 2.5: -2.5 ... 10 */
+  CHECK(n == 3 && t[0] == 0 && t[2] == 10); /* raw step 3.2 -> 5 (no 2.5 steps): 0 5 10 */
+  CHECK(dlb_ticks_linear(0, 1e6, 4, t, 64, &n) == DLB_OK);
+  CHECK(n == 6 && t[1] == 2e5); /* raw step 250k -> 200k, never 250k */
   CHECK(dlb_ticks_linear(-1e-9, 1e-9, 4, t, 64, &n) == DLB_OK);
   CHECK(n >= 3 && t[0] >= -1e-9 && t[n - 1] <= 1e-9);
   CHECK(dlb_ticks_linear(1, 1, 5, t, 64, &n) == DLB_EINVAL);
@@ -337,6 +339,31 @@ static void test_save_and_probe(void) {
   dlb_figure_free(f);
 }
 
+/* A roofline point without a group among grouped ones is "other" in the legend, never an
+** entry without text (QA round 2). */
+static void test_roof_other(void) {
+  dlb_figure *f = dlb_figure_new(3.3, 2.4, 1, 1);
+  int id;
+  double pk = 15.7e12, bw = 900e9, px[2] = {10, 20}, py[2] = {1e12, 2e12}, pg[2] = {1, 2};
+  CHECK(dlb_series_new(f, 0, DLB_SERIES_ROOFLINE, &id) == DLB_OK);
+  dlb_series_data(f, id, "peak", &pk, 1);
+  dlb_series_data(f, id, "bw", &bw, 1);
+  dlb_series_data(f, id, "px", px, 2);
+  dlb_series_data(f, id, "py", py, 2);
+  dlb_series_data(f, id, "pgroup", pg, 2);
+  dlb_series_addstr(f, id, "names", "V100");
+  dlb_series_addstr(f, id, "groups", "conv");
+  dlb_series_addstr(f, id, "groups", "");
+  CHECK(dlb_series_commit(f, id) == DLB_OK);
+  legend_entry e[8];
+  int n = legend_entries(f, 0, e, 8);
+  CHECK(n == 3); /* the device, then the two groups */
+  CHECK(strcmp(e[1].label, "conv") == 0);
+  CHECK(strcmp(e[2].label, "other") == 0);
+  for (int i = 0; i < n; i++) CHECK(e[i].label[0] != '\0');
+  dlb_figure_free(f);
+}
+
 static void test_layout_clean(void) {
   dlb_figure *f = dlb_figure_new(7, 2.4, 1, 3);
   double x[20], y[20];
@@ -357,14 +384,26 @@ static void test_layout_clean(void) {
   CHECK(dlb_figure_layout(f) == DLB_OK);
   CHECK(dlb_figure_overlaps(f, &n) == DLB_OK);
   CHECK(n == 0);
-  /* a long title on a narrow panel does run into its neighbour: the check must see it */
+  /* a long title on a narrow panel is fitted into its cell (shrunk, then cut) */
   dlb_panel_str(f, 1, "title", "a title far too long to fit above one third of the figure, running into both neighbours");
+  CHECK(dlb_figure_layout(f) == DLB_OK);
+  CHECK(dlb_figure_overlaps(f, &n) == DLB_OK);
+  CHECK(n == 0);
+  /* two annotations at one place do overlap: the check must see it */
+  for (int k = 0; k < 2; k++) {
+    int id;
+    dlb_series_new(f, 1, DLB_SERIES_TEXT, &id);
+    dlb_series_str(f, id, "text", k ? "second note" : "first note");
+    dlb_series_num(f, id, "x", 1e4);
+    dlb_series_num(f, id, "y", 1e10);
+    CHECK(dlb_series_commit(f, id) == DLB_OK);
+  }
   CHECK(dlb_figure_layout(f) == DLB_OK);
   CHECK(dlb_figure_overlaps(f, &n) == DLB_OK);
   CHECK(n > 0);
   char buf[256];
   CHECK(dlb_figure_overlap_text(f, 0, buf, sizeof buf) == DLB_OK);
-  CHECK(strstr(buf, "title") != NULL);
+  CHECK(strstr(buf, "note") != NULL);
   dlb_figure_free(f);
 }
 
@@ -442,7 +481,7 @@ static void test_random_text(void) {
   int accepted = 0, refused = 0;
   for (int k = 0; k < 200; k++) {
     char s[300] = "";
-    int n = rand() % 12;
+    int n = rand() % 12 + (k % 3 == 0 ? 60 : 0); /* every third long: fitted, cut */
     for (int i = 0; i < n; i++)
       strncat(s, pieces[rand() % (int)(sizeof pieces / sizeof pieces[0])], sizeof s - strlen(s) - 1);
     dlb_figure *f = dlb_figure_new(2, 1.5, 1, 1);
@@ -457,6 +496,17 @@ static void test_random_text(void) {
     if (st == DLB_OK && st2 == DLB_OK) accepted++;
     else { refused++; CHECK(strstr(dlb_last_error(), "UTF-8") != NULL); }
     CHECK(dlb_figure_save(f, p, 0) == DLB_OK);
+    if (st2 == DLB_OK) { /* what was drawn is whole characters and fits the figure */
+      const char *fit = k % 2 ? f->panels[0].title_fit : f->panels[0].ax[1].label_fit;
+      CHECK(text_valid_utf8(fit));
+      size_t nb;
+      CHECK(dlb_figure_overlaps(f, &nb) == DLB_OK);
+      for (size_t i = 0; i < nb; i++) {
+        char d[256];
+        dlb_figure_overlap_text(f, i, d, sizeof d);
+        CHECK(strstr(d, "leaves the figure") == NULL || strstr(d, "tick") != NULL);
+      }
+    }
     dlb_figure_free(f);
   }
   if (!(accepted > 20 && refused > 20)) fprintf(stderr, "accepted %d refused %d\n", accepted, refused);
@@ -475,6 +525,7 @@ int main(void) {
   RUN(test_validation);
   RUN(test_save_and_probe);
   RUN(test_layout_clean);
+  RUN(test_roof_other);
   RUN(test_random_figures);
   RUN(test_random_text);
   char cmd[300];

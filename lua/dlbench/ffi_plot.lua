@@ -113,6 +113,11 @@ return function(core, C, ffi) -- luacheck: ignore
     return out
   end
 
+  function core.plot_layout_warning(f)
+    core.check(C.dlb_figure_layout(fig(f)))
+    return ffi.string(C.dlb_figure_layout_warning(f))
+  end
+
   local d2 = ffi.new("double[4]")
   function core.plot_to_point(f, p, x, y)
     core.check(C.dlb_panel_to_point(fig(f), num(p, "panel"), num(x, "x"), num(y, "y"), d2, d2 + 1))

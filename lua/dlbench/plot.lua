@@ -9,6 +9,24 @@ local doc = require "dlbench.doc"
 local M = {}
 local Figure, Panel = {}, {}
 
+-- Call a core function; its error is raised again at `level` (error's level as seen from
+-- the function calling cc), so messages point at the user's line, never into dlbench.
+local function strip(e)
+  return (tostring(e):gsub("^[^\n:]*%.lua:%d+: ", ""))
+end
+local function cc(level, fn, ...)
+  local ok, a, b = pcall(fn, ...)
+  if not ok then error(strip(a), level + 1) end
+  return a, b
+end
+
+-- Warnings go to f:warnings() and stderr.
+local function warn(fig, w)
+  local ws = fig._warnings
+  ws[#ws + 1] = w
+  io.stderr:write("dlbench: warning: ", w, "\n")
+end
+
 -- Series kinds by name, read from the library (enum DLB_SERIES_*).
 local KIND = {}
 for k = 0, 63 do
@@ -86,7 +104,7 @@ local panel_mt = {}
 local figure_mt = {}
 
 local function new_panel(fig, i)
-  return setmetatable({ _fig = fig, _i = i, _props = {} }, panel_mt)
+  return setmetatable({ _fig = fig, _i = i, _props = {}, _lim = {} }, panel_mt)
 end
 
 -- f = dlb.plot.figure{width=, height=, rows=, cols=, font=, dpi=, sharex=, sharey=, title=}
@@ -105,15 +123,15 @@ function M.figure(opts)
   if rows ~= math.floor(rows) or cols ~= math.floor(cols) then
     error("plot.figure: rows and cols must be whole numbers", 2)
   end
-  local h = core.plot_figure_new(opts.width or 3.3, opts.height or 2.4, rows, cols)
+  local h = cc(2, core.plot_figure_new, opts.width or 3.3, opts.height or 2.4, rows, cols)
   local f = setmetatable({ _h = h, _panels = {}, _warnings = {}, rows = rows, cols = cols },
                          figure_mt)
   for i = 1, rows * cols do f._panels[i] = new_panel(f, i - 1) end
-  if opts.font then core.plot_figure_num(h, "font", opts.font) end
-  if opts.dpi then core.plot_figure_num(h, "dpi", opts.dpi) end
-  if opts.sharex then core.plot_figure_num(h, "sharex", 1) end
-  if opts.sharey then core.plot_figure_num(h, "sharey", 1) end
-  if opts.title then core.plot_figure_str(h, "title", opts.title) end
+  if opts.font then cc(2, core.plot_figure_num, h, "font", opts.font) end
+  if opts.dpi then cc(2, core.plot_figure_num, h, "dpi", opts.dpi) end
+  if opts.sharex then cc(2, core.plot_figure_num, h, "sharex", 1) end
+  if opts.sharey then cc(2, core.plot_figure_num, h, "sharey", 1) end
+  if opts.title then cc(2, core.plot_figure_str, h, "title", opts.title) end
   return f
 end
 doc.doc(M.figure, "dlb.plot.figure{width=3.3, height=2.4, rows=1, cols=1, font=8, dpi=200, "
@@ -139,6 +157,8 @@ function Figure:panel(r, c)
 end
 
 -- f:save(path[, {dpi=}]) -> true, or nil and a message when the file cannot be written.
+-- Warns (stderr and f:warnings(), once per save) about points outside user limits and
+-- about what f:layout_check() would report.
 function Figure:save(path, opts)
   if type(path) ~= "string" then error("figure:save: path must be a string", 2) end
   opts = opts or {}
@@ -146,12 +166,22 @@ function Figure:save(path, opts)
   if opts.dpi ~= nil and type(opts.dpi) ~= "number" then
     error("figure:save: dpi must be a number, got " .. type(opts.dpi), 2)
   end
-  return core.plot_save(self._h, path, opts.dpi or 0)
+  local ok, msg = cc(2, core.plot_save, self._h, path, opts.dpi or 0)
+  if ok then
+    local lw = cc(2, core.plot_layout_warning, self._h)
+    if lw ~= "" then warn(self, lw) end
+    local ov = cc(2, core.plot_overlaps, self._h)
+    if #ov > 0 then
+      warn(self, string.format("%s: %d layout problem%s (%s%s); see f:layout_check()", path, #ov,
+        #ov == 1 and "" or "s", ov[1], #ov > 1 and ", ..." or ""))
+    end
+  end
+  return ok, msg
 end
 
 -- f:layout_check() -> list of overlapping text boxes (empty when the layout is clean).
 function Figure:layout_check()
-  return core.plot_overlaps(self._h)
+  return (cc(2, core.plot_overlaps, self._h))
 end
 
 -- The warnings issued so far (NaN/Inf values skipped).
@@ -171,8 +201,9 @@ figure_mt.__index = function(t, k)
   if PANEL_PROPS[k] then return p._props[k] end
   return nil
 end
+local setprop
 figure_mt.__newindex = function(t, k, v)
-  rawget(t, "_panels")[1][k] = v
+  return setprop(rawget(t, "_panels")[1], k, v, 2) -- a tail call: level 2 is the user's
 end
 figure_mt.__tostring = function(t)
   return string.format("dlbench figure (%d x %d panels)", t.rows, t.cols)
@@ -183,47 +214,78 @@ panel_mt.__index = function(t, k)
   if PANEL_PROPS[k] then return t._props[k] end
   return nil
 end
-panel_mt.__newindex = function(t, k, v)
+-- Set panel property k of panel t; errors at `level` (2: the caller of setprop's caller
+-- when setprop is tail-called from __newindex).
+setprop = function(t, k, v, level)
   if not PANEL_PROPS[k] then
-    error(string.format("plot: unknown property '%s' (valid: %s)", tostring(k), keys(PANEL_PROPS)), 2)
+    error(string.format("plot: unknown property '%s' (valid: %s)", tostring(k), keys(PANEL_PROPS)),
+          level)
   end
   local h, i = t._fig._h, t._i
+  local lim = t._lim
   if k == "xlim" or k == "ylim" then
     if type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number" then
-      error("plot: " .. k .. " must be {lo, hi}", 2)
+      error("plot: " .. k .. " must be {lo, hi}", level)
+    end
+    if not (v[1] < v[2]) then
+      error(string.format("plot: %s = {%g, %g}: lo must be below hi", k, v[1], v[2]), level)
     end
     local a = k:sub(1, 1)
-    core.plot_panel_num(h, i, a .. "min", v[1])
-    core.plot_panel_num(h, i, a .. "max", v[2])
+    if t._props[a .. "scale"] == "log" and v[1] <= 0 then -- before either half changes
+      error(string.format("panel %d: %smin = %g <= 0 on a log %s axis", i + 1, a, v[1], a), level)
+    end
+    cc(level, core.plot_panel_num, h, i, a .. "min", 0 / 0) -- no stale half in between
+    cc(level, core.plot_panel_num, h, i, a .. "max", 0 / 0)
+    lim[a .. "min"], lim[a .. "max"] = nil, nil
+    cc(level, core.plot_panel_num, h, i, a .. "min", v[1])
+    lim[a .. "min"] = v[1]
+    cc(level, core.plot_panel_num, h, i, a .. "max", v[2])
+    lim[a .. "max"] = v[2]
   elseif k == "xticks" or k == "yticks" then
-    if v ~= nil and type(v) ~= "table" then error("plot: " .. k .. " must be an array of numbers", 2) end
-    core.plot_panel_ticks(h, i, k == "xticks" and 0 or 1, v or {})
+    if v ~= nil and type(v) ~= "table" then error("plot: " .. k .. " must be an array of numbers", level) end
+    cc(level, core.plot_panel_ticks, h, i, k == "xticks" and 0 or 1, v or {})
+    t._props[k:sub(1, 1) .. "ticklabels"] = nil -- new ticks get their own labels
   elseif k == "xticklabels" or k == "yticklabels" then
-    if type(v) ~= "table" then error("plot: " .. k .. " must be an array of strings", 2) end
+    if type(v) ~= "table" then error("plot: " .. k .. " must be an array of strings", level) end
+    local ticks = t._props[k:sub(1, 1) .. "ticks"]
+    if #v ~= (ticks and #ticks or 0) then
+      error(string.format("plot: %s has %d labels but %sticks has %d positions (set %sticks "
+        .. "first, one label each)", k, #v, k:sub(1, 1), ticks and #ticks or 0, k:sub(1, 1)), level)
+    end
     local ax = k == "xticklabels" and 0 or 1
-    for j = 1, #v do core.plot_panel_ticklabel(h, i, ax, j - 1, tostring(v[j])) end
+    for j = 1, #v do cc(level, core.plot_panel_ticklabel, h, i, ax, j - 1, tostring(v[j])) end
   elseif k == "grid" then
-    core.plot_panel_num(h, i, "grid", v and 1 or 0)
+    cc(level, core.plot_panel_num, h, i, "grid", v and 1 or 0)
   elseif k == "xmin" or k == "xmax" or k == "ymin" or k == "ymax" then
-    if type(v) ~= "number" and v ~= nil then error("plot: " .. k .. " must be a number", 2) end
-    core.plot_panel_num(h, i, k, v or 0 / 0)
+    if type(v) ~= "number" and v ~= nil then error("plot: " .. k .. " must be a number", level) end
+    local a, other = k:sub(1, 1), k:sub(2) == "min" and k:sub(1, 1) .. "max" or k:sub(1, 1) .. "min"
+    local o = lim[other]
+    if v ~= nil and o ~= nil and not (k:sub(2) == "min" and v < o or k:sub(2) == "max" and v > o) then
+      error(string.format("plot: %s = %g but %s = %g: the lower limit must be below the upper "
+        .. "one (set %slim = {lo, hi} to change both)", k, v, other, o, a), level)
+    end
+    cc(level, core.plot_panel_num, h, i, k, v or 0 / 0)
+    lim[k] = v
   else
-    if type(v) ~= "string" then error("plot: " .. k .. " must be a string", 2) end
-    core.plot_panel_str(h, i, k, v)
+    if type(v) ~= "string" then error("plot: " .. k .. " must be a string", level) end
+    cc(level, core.plot_panel_str, h, i, k, v)
   end
   t._props[k] = v
+end
+panel_mt.__newindex = function(t, k, v)
+  return setprop(t, k, v, 2)
 end
 
 -- ax:ticks("x"|"y"|"colorbar") -> {values}, {labels}: the labelled ticks the layout chose.
 function Panel:ticks(which)
   local ax = ({ x = 0, y = 1, colorbar = 2 })[which or "x"]
   if not ax then error("ticks: axis must be 'x', 'y' or 'colorbar', not " .. tostring(which), 2) end
-  return core.plot_ticks_of(self._fig._h, self._i, ax)
+  return cc(2, core.plot_ticks_of, self._fig._h, self._i, ax)
 end
 
 -- ax:to_pixel(x, y[, dpi]) -> px, py: where data (x, y) lands in a PNG at dpi.
 function Panel:to_pixel(x, y, dpi)
-  local px, py = core.plot_to_point(self._fig._h, self._i, x, y)
+  local px, py = cc(2, core.plot_to_point, self._fig._h, self._i, x, y)
   local s = (dpi or 200) / 72
   return px * s, py * s
 end
@@ -234,7 +296,7 @@ end
 -- Build a series: kind, data arrays, string lists, string and number options.
 local function add(p, kind, data, strs, str, num)
   local h = p._fig._h
-  local id = core.plot_series_new(h, p._i, KIND[kind])
+  local id = cc(2, core.plot_series_new, h, p._i, KIND[kind])
   local ok, err = pcall(function()
     for k, v in pairs(data) do core.plot_series_data(h, id, k, v) end
     for k, v in pairs(strs) do core.plot_series_strs(h, id, k, v) end
@@ -246,15 +308,10 @@ local function add(p, kind, data, strs, str, num)
   end)
   if not ok then
     core.plot_series_drop(h, id) -- no half-built series stays behind
-    error(err, 2)
+    error(strip(err), 2)
   end
-  local okc, w = pcall(core.plot_series_commit, h, id)
-  if not okc then error(w, 2) end
-  if w then
-    local ws = p._fig._warnings
-    ws[#ws + 1] = w
-    io.stderr:write("dlbench: warning: ", w, "\n")
-  end
+  local w = cc(2, core.plot_series_commit, h, id)
+  if w then warn(p._fig, w) end
   return p
 end
 
@@ -386,6 +443,12 @@ function Panel:boxplot(o)
     sizes[g] = #grp
   end
   local num = pick(o, "tukey outliers width")
+  for _, k in ipairs { "whiskers", "box" } do
+    local v = o[k]
+    if v ~= nil and (type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number") then
+      error("boxplot: '" .. k .. "' must be {lo, hi} percentiles", 2)
+    end
+  end
   if o.whiskers then num.lo, num.hi = o.whiskers[1], o.whiskers[2] end
   if o.box then num.box_lo, num.box_hi = o.box[1], o.box[2] end
   local strs = {}
@@ -409,6 +472,9 @@ function Panel:roofline(o)
   local strs = { names = {} }
   local has_eff = false
   for i, d in ipairs(hw) do
+    if type(d) ~= "table" and type(d) ~= "userdata" then
+      error(string.format("roofline: hw[%d] must be a device, got %s", i, type(d)), 2)
+    end
     local peak = d.peak
     if type(peak) == "table" then peak = peak[prec] end
     if type(peak) ~= "number" then
@@ -423,6 +489,9 @@ function Panel:roofline(o)
     strs.names[i] = tostring(d.name or ("device " .. i))
   end
   if not has_eff then data.flops_eff, data.bw_eff = nil, nil end
+  if o.points ~= nil and type(o.points) ~= "table" then
+    error("roofline: 'points' must be an array of {intensity=, flops=}", 2)
+  end
   if o.points then
     local px, py, pg, pl, groups, gid = {}, {}, {}, {}, {}, {}
     for i, pt in ipairs(o.points) do
@@ -440,10 +509,10 @@ function Panel:roofline(o)
     end
   end
   local p = self
-  if p._props.xscale == nil then p.xscale = "log" end
-  if p._props.yscale == nil then p.yscale = "log" end
-  if p._props.xlabel == nil then p.xlabel = "Operational intensity (FLOP/B)" end
-  if p._props.ylabel == nil then p.ylabel = "Performance (FLOP/s)" end
+  if p._props.xscale == nil then setprop(p, "xscale", "log", 3) end
+  if p._props.yscale == nil then setprop(p, "yscale", "log", 3) end
+  if p._props.xlabel == nil then setprop(p, "xlabel", "Operational intensity (FLOP/B)", 3) end
+  if p._props.ylabel == nil then setprop(p, "ylabel", "Performance (FLOP/s)", 3) end
   return add(self, "roofline", data, strs, {}, pick(o, "achievable ridge"))
 end
 
@@ -494,12 +563,19 @@ function Panel:text(o)
 end
 
 -- Colour maps and ticks, for users and tests.
-function M.cmap(name, t) return core.plot_cmap(name, t) end
-function M.palette(i) return core.plot_palette(i - 1) end
-function M.ticks(lo, hi, target) return core.plot_ticks(lo, hi, target or 5) end
-function M.tick_format(v, style, step) return core.plot_tick_format(v, step or 0, style or "auto") end
-function M.png_size(path) return core.plot_png_size(path) end
-function M.png_pixel(path, x, y) return core.plot_png_pixel(path, x, y) end
+local function cc3(fn, ...) -- up to three results (colours)
+  local ok, a, b, c, d = pcall(fn, ...)
+  if not ok then error(strip(a), 3) end
+  return a, b, c, d
+end
+function M.cmap(name, t) return cc3(core.plot_cmap, name, t) end
+function M.palette(i) return cc3(core.plot_palette, i - 1) end
+function M.ticks(lo, hi, target) return (cc(2, core.plot_ticks, lo, hi, target or 5)) end
+function M.tick_format(v, style, step)
+  return (cc(2, core.plot_tick_format, v, step or 0, style or "auto"))
+end
+function M.png_size(path) return cc(2, core.plot_png_size, path) end
+function M.png_pixel(path, x, y) return cc3(core.plot_png_pixel, path, x, y) end
 
 doc.doc(Figure.panel, "f:panel(row, col) -> panel", "a panel of a grid figure (1-based)")
 doc.doc(Figure.save, "f:save(path[, {dpi=}]) -> true | nil, message",

@@ -369,7 +369,8 @@ T.test("the standard figures lay out without overlapping text", function()
   -- and the check does find real overlaps
   local n = plot.figure { width = 1.2, height = 1 }
   n:line { x = { 1, 2 }, y = { 1, 2 } }
-  n.title = "a title much wider than this small figure"
+  n:text { x = 1.5, y = 1.5, text = "a note" }
+  n:text { x = 1.5, y = 1.5, text = "another note" }
   assert(#n:layout_check() > 0, "overlap not found")
 end)
 
@@ -438,7 +439,7 @@ T.test("user ticks and tick labels", function()
   T.eq(xv[4], 64, "x tick value")
   local _, yl = f:ticks("y")
   T.eq(table.concat(yl, " "), "low mid high", "y tick labels")
-  T.checkerr("yticklabels: label 4 but only 3 ticks", function()
+  T.checkerr("yticklabels has 4 labels but yticks has 3 positions", function()
     f.yticklabels = { "a", "b", "c", "d" }
   end)
   T.checkerr("xticks[2] is string, not a number", function() f.xticks = { 1, "x" } end)
