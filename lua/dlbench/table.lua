@@ -661,29 +661,22 @@ local specials = {
   inf = math.huge, ["+inf"] = math.huge, ["-inf"] = -math.huge,
   infinity = math.huge, ["+infinity"] = math.huge, ["-infinity"] = -math.huge,
 }
-local function isspace(c) return c == 32 or (c >= 9 and c <= 13) end
 local function csvnumber(s)
-  local a, z = 1, #s -- trim by hand: the pattern "^%s*(.-)%s*$" is quadratic in spaces
-  while a <= z and isspace(s:byte(a)) do a = a + 1 end
-  while z >= a and isspace(s:byte(z)) do z = z - 1 end
-  if a > z then return nil end
-  local b = s:sub(a, z)
-  local sign, rest = b:match("^([-+]?)(.*)$")
-  local m = rest:match("^%d+%.?%d*") or rest:match("^%.%d+")
-  if m then
-    local e = rest:sub(#m + 1)
-    if e ~= "" and not e:match("^[eE][-+]?%d+$") then return nil end
-    local v = tonumber(b)
-    if v == 0 and sign == "-" then return -0.0 end -- Lua 5.4: tonumber("-0") is integer 0
+  -- only digits, '.', e, E and signs (inside optional spaces) go to tonumber, which also
+  -- takes hexadecimal (both interpreters) and binary (LuaJIT: "0b101"), not numbers here
+  if s:find("^%s*[-+]?[%d.][%d.eE+-]*%s*$") then
+    local v = tonumber(s)
+    if v == 0 and s:find("^%s*%-") then return -0.0 end -- Lua 5.4: tonumber("-0") is integer 0
     return v
   end
-  if #b <= 9 then return specials[b:lower()] end
-  return nil
+  if #s > 12 then return nil end
+  return specials[s:match("^%s*(.-)%s*$"):lower()]
 end
 M.csvnumber = csvnumber
 
+local tf = { [116] = true, [84] = true, [102] = true, [70] = true } -- t T f F
 local function csvboolean(s)
-  if #s > 5 then return nil end
+  if #s > 5 or #s < 4 or not tf[s:byte(1)] then return nil end
   local l = s:lower()
   if l == "true" then return true elseif l == "false" then return false end
   return nil
