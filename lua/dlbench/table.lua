@@ -19,7 +19,7 @@ local floor = math.floor
 local function isT(x) return getmetatable(x) == T end
 
 -- Usage errors point at the caller's line: the first Lua frame outside this module (and
--- the modules registered with M.internal, e.g. dlbench.stats), however deep inside the
+-- any module registered with M.internal), however deep inside the
 -- module the check sits and whether the caller is a script, a REPL line or a user
 -- callback run by where/with/sort. (error(msg, 2) would name a line of table.lua when
 -- the check is two calls down.) Errors about a file's contents carry no position: they
@@ -218,7 +218,7 @@ function T:with(name, f)
   if type(f) == "table" then
     local len = 0
     for k in pairs(f) do
-      if type(k) == "number" and k >= 1 and k == floor(k) and k > len then len = k end
+      if type(k) == "number" and k >= 1 and k < 2 ^ 53 and k == floor(k) and k > len then len = k end
     end
     if f.n ~= nil then
       if type(f.n) ~= "number" or f.n ~= nrows or len > nrows then
@@ -474,7 +474,9 @@ function T:group_by(keys, aggs)
         end
       end
       local ok, v = pcall(aggregates[s[2]], vals, s[4])
-      if not ok then fail("table:group_by: '" .. s[1] .. "': " .. tostring(v)) end
+      if not ok then -- dlb.stats names its caller, a line of this file: drop that
+        fail("table:group_by: '" .. s[1] .. "': " .. tostring(v):gsub("^[^\n]-%.lua:%d+: ", ""))
+      end
       row[s[1]] = v
     end
     out[i] = row
@@ -521,7 +523,14 @@ function T:pivot(x, y, value, agg)
       local c = cells[j * (#xs + 1) + i]
       local v = NaN
       if c then
-        if agg then v = aggregates[agg](c) else v = c[1] end
+        if agg then
+          local ok, r = pcall(aggregates[agg], c)
+          if not ok then
+            fail(string.format("table:pivot: %s at %s=%s, %s=%s: %s", agg, x, tostring(xs[i]), y,
+              tostring(ys[j]), (tostring(r):gsub("^[^\n]-%.lua:%d+: ", ""))))
+          end
+          v = r
+        else v = c[1] end
         if type(v) ~= "number" then
           fail(string.format("table:pivot: '%s' at %s=%s, %s=%s is a %s, not a number", value,
             x, tostring(xs[i]), y, tostring(ys[j]), type(v)))

@@ -168,6 +168,8 @@ T.test("errors name the caller's line and explain the accepted forms", function(
     pcall(function() return t:group_by("m", { "mean" }) end))
   expect(at(), "table:group_by: unknown aggregate 'meen' for 'out'",
     pcall(function() return t:group_by("m", { out = "meen" }) end))
+  expect(at(), "table:group_by: 'g': dlb.stats.gmean: element 1 is -1 (needs > 0)",
+    pcall(function() return dlb.table { { m = "a", v = -1 } }:group_by("m", { g = { "gmean", "v" } }) end))
   -- from inside a callback of another method: the callback's line
   expect(at(), "table:column: no column 'nope'",
     pcall(function() return t:where(function() return t:column("nope") end) end))
