@@ -1,7 +1,10 @@
 /*
 ** csv.c — an RFC 4180 CSV reader: quoted fields with "" escapes and embedded line
-** breaks, CRLF or LF records, a leading UTF-8 BOM skipped, blank lines skipped, every
-** record as wide as the first. Errors name the line and column (1-based, in bytes).
+** breaks, CRLF or LF records, a leading UTF-8 BOM skipped, blank lines skipped (but in a
+** file one field wide, a blank line after the first record is a record with one empty
+** field), every record as wide as the first. Each field remembers whether it was quoted,
+** so a caller can tell a quoted empty field ("") from an empty unquoted one. A NUL byte
+** is an error outside quotes (binary data?) and data inside them. Errors name the line and column (1-based, in bytes).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +75,14 @@ dlb_csv *dlb_csv_parse(const char *text, size_t len, int sep) {
   int st = DLB_OK;
   if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3;
   while (i < len && st == DLB_OK) {
-    /* a record; skip blank lines first */
-    if (text[i] == '\n') { i++; line++; col = 1; continue; }
-    if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n') { i += 2; line++; col = 1; continue; }
+    /* a record; skip blank lines first, except in a one-field-wide file past its first
+    ** record, where a blank line is a record whose only field is empty (a missing value:
+    ** otherwise that row would vanish) */
+    int blank_is_record = c->records > 0 && c->width == 1;
+    if (!blank_is_record && text[i] == '\n') { i++; line++; col = 1; continue; }
+    if (!blank_is_record && text[i] == '\r' && i + 1 < len && text[i + 1] == '\n') {
+      i += 2; line++; col = 1; continue;
+    }
     size_t nfields = 0, first = c->nf;
     for (;;) { /* a field */
       if (c->records > 0 && nfields == c->width) {
@@ -94,11 +102,7 @@ dlb_csv *dlb_csv_parse(const char *text, size_t len, int sep) {
                           "(end of input)", qline, qcol);
             break;
           }
-          char ch = text[i];
-          if (ch == '\0') {
-            st = dlb_fail(DLB_EPARSE, "line %zu, column %zu: NUL byte (binary data?)", line, col);
-            break;
-          }
+          char ch = text[i]; /* a NUL byte is data here (a string may hold one) */
           if (ch == '"') {
             if (i + 1 < len && text[i + 1] == '"') {
               if ((st = putc_(c, '"'))) break;

@@ -95,7 +95,10 @@ int dlb_box_stats(const double *x, size_t n, double lo_w, double lo_q, double hi
 typedef struct dlb_csv dlb_csv;
 /* Parse text[0..len-1] as CSV with the separator sep (',' usually): quoted fields with
 ** "" escapes and embedded newlines, CRLF or LF line ends, a leading UTF-8 BOM skipped,
-** blank lines skipped. Every record must have as many fields as the first. Returns a
+** blank lines skipped — except in a file whose first record has one field, where every
+** later line is a record (a blank line: one empty unquoted field, a missing value). Every
+** record must have as many fields as the first. A NUL byte may appear inside a quoted
+** field only (elsewhere: an error, "binary data?"); use the length, not strlen. Returns a
 ** new parse (caller frees) or NULL with "line L, column C: ..." in dlb_last_error(). */
 dlb_csv *dlb_csv_parse(const char *text, size_t len, int sep);
 void dlb_csv_free(dlb_csv *c);
@@ -103,8 +106,10 @@ void dlb_csv_free(dlb_csv *c);
 size_t dlb_csv_records(const dlb_csv *c);
 size_t dlb_csv_fields(const dlb_csv *c);
 /* Field j of record i (0-based): its unescaped text (NUL-terminated, borrowed until c
-** is freed; NULL when out of range), its length, whether it was quoted, and where it
-** starts (1-based line and column, for error messages). */
+** is freed; NULL when out of range), its length, whether it was quoted (1: the field
+** was written "..."; so a quoted empty field "" — an empty string — differs from an
+** empty unquoted one — a missing value), and where it starts (1-based line and column,
+** for error messages). Any of the out-pointers may be NULL. */
 const char *dlb_csv_field(const dlb_csv *c, size_t i, size_t j, size_t *len, int *quoted,
                           size_t *line, size_t *column);
 /* DLB_FFI_END */

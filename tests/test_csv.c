@@ -41,6 +41,48 @@ static void test_basic(void) {
   dlb_csv_free(c);
 }
 
+/* A quoted "" (an empty string) and an empty unquoted field (a missing value) differ by
+** the quoted flag; in a file one field wide a blank line is a record (a missing value),
+** elsewhere blank lines are skipped; a NUL byte is data inside quotes. */
+static void test_empty_and_quoted(void) {
+  const char *s = "a,b\n\"\",\n\n,\"\"\n";
+  dlb_csv *c = dlb_csv_parse(s, strlen(s), ',');
+  CHECK(c && dlb_csv_records(c) == 3);
+  if (!c) return;
+  size_t len; int q;
+  const char *f = dlb_csv_field(c, 1, 0, &len, &q, NULL, NULL);
+  CHECK(f && len == 0 && q == 1);
+  f = dlb_csv_field(c, 1, 1, &len, &q, NULL, NULL);
+  CHECK(f && len == 0 && q == 0);
+  f = dlb_csv_field(c, 2, 0, &len, &q, NULL, NULL);
+  CHECK(f && len == 0 && q == 0);
+  f = dlb_csv_field(c, 2, 1, &len, &q, NULL, NULL);
+  CHECK(f && len == 0 && q == 1);
+  dlb_csv_free(c);
+  /* one column: "x", 1, (missing), "", (missing, CRLF), 5, (missing, the last line) */
+  const char *one = "\n\nx\n1\n\n\"\"\n\r\n5\n\n";
+  c = dlb_csv_parse(one, strlen(one), ',');
+  CHECK(c && dlb_csv_records(c) == 7 && dlb_csv_fields(c) == 1);
+  if (c) {
+    static const char *want[] = {"x", "1", "", "", "", "5", ""};
+    static const int wantq[] = {0, 0, 0, 1, 0, 0, 0};
+    size_t line;
+    for (size_t i = 0; i < 7; i++) {
+      f = dlb_csv_field(c, i, 0, &len, &q, &line, NULL);
+      CHECK(f && strcmp(f, want[i]) == 0 && q == wantq[i] && line == i + 3);
+    }
+    dlb_csv_free(c);
+  }
+  const char nul[] = "a,b\n1,\"x\0y\"\n";
+  c = dlb_csv_parse(nul, sizeof nul - 1, ',');
+  CHECK(c && dlb_csv_records(c) == 2);
+  if (c) {
+    f = dlb_csv_field(c, 1, 1, &len, &q, NULL, NULL);
+    CHECK(f && len == 3 && q == 1 && memcmp(f, "x\0y", 3) == 0);
+    dlb_csv_free(c);
+  }
+}
+
 static void expect_error(const char *s, const char *where, const char *what) {
   dlb_csv *c = dlb_csv_parse(s, strlen(s), ',');
   CHECK(c == NULL);
@@ -79,8 +121,8 @@ static int fuzz_one(const char *buf, size_t len) {
     size_t n = dlb_csv_records(c), w = dlb_csv_fields(c), total = 0;
     for (size_t i = 0; i < n; i++) {
       for (size_t j = 0; j < w; j++) {
-        size_t l; const char *f = dlb_csv_field(c, i, j, &l, NULL, NULL, NULL);
-        if (!f || strlen(f) != l) return 0;
+        size_t l; int q; const char *f = dlb_csv_field(c, i, j, &l, &q, NULL, NULL);
+        if (!f || f[l] != '\0' || (memchr(f, '\0', l) && !q)) return 0; /* NUL only quoted */
         total += l;
       }
     }
@@ -133,6 +175,7 @@ static void test_fuzz(void) {
 
 int main(void) {
   RUN(test_basic);
+  RUN(test_empty_and_quoted);
   RUN(test_errors);
   RUN(test_fuzz);
   return check_done();

@@ -85,24 +85,26 @@ return function(core, C, ffi)
   end
 
   function core.stats_csv_parse(text, sep)
-    sep = sep or ","
-    assert(type(text) == "string", "csv: string expected")
-    if #sep ~= 1 then error("bad argument #2 to 'stats_csv_parse' (separator must be one character)", 0) end
+    if type(text) ~= "string" then error("csv: text must be a string, got " .. type(text), 0) end
+    if sep == nil then sep = "," end
+    if type(sep) ~= "string" or #sep ~= 1 then error("csv: separator must be one character", 0) end
     local c = C.dlb_csv_parse(text, #text, sep:byte())
     if c == nil then core.error() end
     c = ffi.gc(c, C.dlb_csv_free)
     local n, w = tonumber(C.dlb_csv_records(c)), tonumber(C.dlb_csv_fields(c))
-    local len, line = ffi.new("size_t[1]"), ffi.new("size_t[1]")
-    local records, lines = {}, {}
+    local len, line, isq = ffi.new("size_t[1]"), ffi.new("size_t[1]"), ffi.new("int[1]")
+    local records, lines, quoted = {}, {}, {}
     for i = 0, n - 1 do
-      local rec = {}
+      local rec, q = {}, nil
       for j = 0, w - 1 do
-        local f = C.dlb_csv_field(c, i, j, len, nil, line, nil)
+        local f = C.dlb_csv_field(c, i, j, len, isq, line, nil)
         rec[j + 1] = ffi.string(f, len[0])
         if j == 0 then lines[i + 1] = tonumber(line[0]) end
+        if isq[0] ~= 0 then q = q or {}; q[j + 1] = true end
       end
       records[i + 1] = rec
+      quoted[i + 1] = q
     end
-    return records, lines
+    return records, lines, quoted
   end
 end

@@ -18,6 +18,30 @@ local floor = math.floor
 
 local function isT(x) return getmetatable(x) == T end
 
+-- Usage errors point at the caller's line: the first Lua frame outside this module (and
+-- any module registered with M.internal), however deep inside the
+-- module the check sits and whether the caller is a script, a REPL line or a user
+-- callback run by where/with/sort. (error(msg, 2) would name a line of table.lua when
+-- the check is two calls down.) Errors about a file's contents carry no position: they
+-- name the file, line and column instead.
+local internal = { [debug.getinfo(1, "S").source] = true }
+function M.internal(source) internal[source] = true end
+local function where()
+  local level = 3 -- 1: where, 2: fail, 3: fail's caller
+  while true do
+    local info = debug.getinfo(level, "Sl")
+    if info == nil then return "" end
+    if info.what ~= "C" and not internal[info.source] then
+      if info.currentline and info.currentline > 0 then
+        return info.short_src .. ":" .. info.currentline .. ": "
+      end
+      return ""
+    end
+    level = level + 1
+  end
+end
+local function fail(msg) error(where() .. msg, 0) end
+
 -- Column order of a row with no known order: its keys sorted.
 local function sortedkeys(r)
   local ks = {}
@@ -29,11 +53,11 @@ end
 local function checkvalue(k, v, where)
   local tv = type(v)
   if type(k) ~= "string" then
-    error(string.format("%s: column names must be strings, got a %s", where, type(k)), 3)
+    fail(string.format("%s: column names must be strings, got a %s", where, type(k)))
   end
   if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then
-    error(string.format("%s: column '%s' holds a %s (a table holds numbers, strings and "
-      .. "booleans)", where, k, tv), 3)
+    fail(string.format("%s: column '%s' holds a %s (a table holds numbers, strings and "
+      .. "booleans)", where, k, tv))
   end
 end
 
@@ -41,16 +65,16 @@ end
 -- order of first appearance, each row's new keys sorted). Rows are copied.
 function M.new(rows, columns)
   rows = rows or {}
-  if type(rows) ~= "table" then error("dlb.table.new: rows must be an array of tables", 2) end
+  if type(rows) ~= "table" then fail("dlb.table.new: rows must be an array of tables") end
   local t = setmetatable({ _cols = {}, _has = {}, _rows = {} }, T)
   if columns then
     for _, c in ipairs(columns) do
-      if type(c) ~= "string" then error("dlb.table.new: column names must be strings", 2) end
+      if type(c) ~= "string" then fail("dlb.table.new: column names must be strings") end
       if not t._has[c] then t._has[c] = true; t._cols[#t._cols + 1] = c end
     end
   end
   for i, r in ipairs(rows) do
-    if type(r) ~= "table" then error(string.format("dlb.table.new: row %d is a %s, not a table", i, type(r)), 2) end
+    if type(r) ~= "table" then fail(string.format("dlb.table.new: row %d is a %s, not a table", i, type(r))) end
     t:append(r)
   end
   return t
@@ -58,14 +82,14 @@ end
 
 -- A table from columns: {name = array, ...} (all the same length); order optional.
 function M.from_columns(cols, order)
-  if type(cols) ~= "table" then error("dlb.table.from_columns: table of arrays expected", 2) end
+  if type(cols) ~= "table" then fail("dlb.table.from_columns: table of arrays expected") end
   order = order or sortedkeys(cols)
   local n
   for _, c in ipairs(order) do
     local a = cols[c]
-    if type(a) ~= "table" then error("dlb.table.from_columns: column '" .. tostring(c) .. "' is not an array", 2) end
+    if type(a) ~= "table" then fail("dlb.table.from_columns: column '" .. tostring(c) .. "' is not an array") end
     if n and #a ~= n then
-      error(string.format("dlb.table.from_columns: column '%s' has %d values, others %d", c, #a, n), 2)
+      fail(string.format("dlb.table.from_columns: column '%s' has %d values, others %d", c, #a, n))
     end
     n = #a
   end
@@ -107,8 +131,8 @@ function T:has(name) return self._has[name] == true end
 
 local function checkcol(t, name, who)
   if not t._has[name] then
-    error(string.format("%s: no column '%s' (columns: %s)", who, tostring(name),
-      table.concat(t._cols, ", ")), 3)
+    fail(string.format("%s: no column '%s' (columns: %s)", who, tostring(name),
+      table.concat(t._cols, ", ")))
   end
 end
 
@@ -128,7 +152,7 @@ end
 function T:row(i)
   local r = self._rows[i]
   if r == nil then
-    error(string.format("table:row: row %s out of range (1..%d)", tostring(i), #self._rows), 2)
+    fail(string.format("table:row: row %s out of range (1..%d)", tostring(i), #self._rows))
   end
   local c = {}
   for k, v in pairs(r) do c[k] = v end
@@ -165,7 +189,7 @@ function T:where(pred)
       return true
     end
   elseif type(pred) ~= "function" then
-    error("table:where: a function(row) or a table {column = value} expected", 2)
+    fail("table:where: a function(row) or a table {column = value} expected")
   end
   local out = {}
   for _, r in ipairs(self._rows) do if f(r) then out[#out + 1] = r end end
@@ -185,16 +209,36 @@ function T:select(a, ...)
   return derive(self, out, names)
 end
 
--- Add (or replace) a column computed by f(row, i), or from an array. Returns a new table.
+-- Add (or replace) a column computed by f(row, i), or from an array of exactly one value
+-- per row (an array's length is its n field when it has one, as table.pack's, so trailing
+-- missing values can be given; otherwise its highest index). Returns a new table.
 function T:with(name, f)
-  if type(name) ~= "string" then error("table:with: column name expected", 2) end
+  if type(name) ~= "string" then fail("table:with: column name expected, got a " .. type(name)) end
+  local nrows = #self._rows
+  if type(f) == "table" then
+    local len = 0
+    for k in pairs(f) do
+      if type(k) == "number" and k >= 1 and k < 2 ^ 53 and k == floor(k) and k > len then len = k end
+    end
+    if f.n ~= nil then
+      if type(f.n) ~= "number" or f.n ~= nrows or len > nrows then
+        fail(string.format("table:with: array for '%s' has n = %s (and values up to index %d) "
+          .. "for a table of %d rows: give one value per row", name, tostring(f.n), len, nrows))
+      end
+    elseif len ~= nrows then
+      fail(string.format("table:with: array for '%s' has %d values for a table of %d rows: "
+        .. "give one value per row (missing values at the end: set n = %d, or pass a "
+        .. "function(row, i))", name, len, nrows, nrows))
+    end
+  elseif type(f) ~= "function" then
+    fail("table:with: a function(row, i) or an array expected, got a " .. type(f))
+  end
   local out = {}
   for i, r in ipairs(self._rows) do
     local c = {}
     for k, v in pairs(r) do c[k] = v end
     local v
-    if type(f) == "function" then v = f(r, i) elseif type(f) == "table" then v = f[i]
-    else error("table:with: a function(row, i) or an array expected", 2) end
+    if type(f) == "function" then v = f(r, i) else v = f[i] end
     if v ~= nil then checkvalue(name, v, "table:with") end
     c[name] = v
     out[i] = c
@@ -236,7 +280,7 @@ function T:sort(spec)
     local keys = type(spec) == "table" and spec or { spec }
     local ks = {}
     for n, k in ipairs(keys) do
-      if type(k) ~= "string" then error("table:sort: column names expected", 2) end
+      if type(k) ~= "string" then fail("table:sort: column names expected") end
       local desc = k:sub(1, 1) == "-"
       local name = desc and k:sub(2) or k
       checkcol(self, name, "table:sort")
@@ -329,19 +373,43 @@ M.keystr = keystr
 
 -- Parse an aggregate spec: "mean" (of the output's own column), {"mean", "util"},
 -- {"percentile", "util", 91}, "count".
+local aggforms = 'an aggregate name ("mean": of the column of that name) or {name, column} '
+  .. '({"mean", "util"}; {"percentile", "util", 91})'
+local function describe(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) ~= "table" then return tostring(v) .. " (a " .. type(v) .. ")" end
+  local parts = {}
+  for i = 1, math.min(#v, 4) do
+    local x = v[i]
+    parts[i] = type(x) == "table" and "{...}" or type(x) == "string" and string.format("%q", x)
+      or tostring(x)
+  end
+  return "{" .. table.concat(parts, ", ") .. (#v > 4 and ", ..." or "") .. "}"
+end
 local function aggspec(t, out, spec, who)
   local fname, col, p
   if type(spec) == "string" then fname, col = spec, out
   elseif type(spec) == "table" then fname, col, p = spec[1], spec[2], spec[3]
-  else error(who .. ": aggregate for '" .. tostring(out) .. "' must be a name or {name, column[, p]}", 3) end
+  else
+    fail(string.format("%s: aggregate for '%s' is %s; give %s", who, tostring(out),
+      describe(spec), aggforms))
+  end
+  if type(fname) ~= "string" then
+    fail(string.format("%s: aggregate for '%s' is %s, whose first element is not an "
+      .. "aggregate name; give %s", who, tostring(out), describe(spec), aggforms))
+  end
   if not aggregates[fname] then
-    error(string.format("%s: unknown aggregate '%s' (one of %s)", who, tostring(fname),
-      table.concat(aggnames, ", ")), 3)
+    fail(string.format("%s: unknown aggregate '%s' for '%s' (one of %s)", who, fname,
+      tostring(out), table.concat(aggnames, ", ")))
+  end
+  if type(spec) == "table" and col ~= nil and type(col) ~= "string" then
+    fail(string.format("%s: aggregate for '%s' is %s: its second element must be a column "
+      .. "name", who, tostring(out), describe(spec)))
   end
   if fname == "count" and (col == out and not t._has[col]) then col = nil end
   if col ~= nil then checkcol(t, col, who) end
   if fname == "percentile" and type(p) ~= "number" then
-    error(who .. ": percentile needs p: {\"percentile\", column, p}", 3)
+    fail(who .. ": percentile needs p: {\"percentile\", column, p}")
   end
   return fname, col, p
 end
@@ -351,15 +419,25 @@ end
 -- the aggregates sorted by name.
 function T:group_by(keys, aggs)
   if type(keys) == "string" then keys = { keys } end
-  if type(keys) ~= "table" or #keys == 0 then error("table:group_by: key column(s) expected", 2) end
+  if type(keys) ~= "table" or #keys == 0 then fail("table:group_by: key column(s) expected") end
   for _, k in ipairs(keys) do checkcol(self, k, "table:group_by") end
   aggs = aggs or { count = "count" }
+  if type(aggs) ~= "table" then
+    fail("table:group_by: aggregates must be a table {output = spec}, got a " .. type(aggs))
+  end
+  for nm in pairs(aggs) do
+    if type(nm) ~= "string" then
+      fail(string.format("table:group_by: aggregates must be named: {output = spec}, e.g. "
+        .. "{util = \"mean\", p91 = {\"percentile\", \"util\", 91}}; got a %s key %s",
+        type(nm), tostring(nm)))
+    end
+  end
   stats = stats or require "dlbench.stats"
   local names = sortedkeys(aggs)
   local specs = {}
   for _, nm in ipairs(names) do
     for _, k in ipairs(keys) do
-      if nm == k then error("table:group_by: aggregate '" .. nm .. "' has the name of a key", 2) end
+      if nm == k then fail("table:group_by: aggregate '" .. nm .. "' has the name of a key") end
     end
     local f, c, p = aggspec(self, nm, aggs[nm], "table:group_by")
     specs[#specs + 1] = { nm, f, c, p }
@@ -396,7 +474,9 @@ function T:group_by(keys, aggs)
         end
       end
       local ok, v = pcall(aggregates[s[2]], vals, s[4])
-      if not ok then error("table:group_by: '" .. s[1] .. "': " .. tostring(v), 2) end
+      if not ok then -- dlb.stats names its caller, a line of this file: drop that
+        fail("table:group_by: '" .. s[1] .. "': " .. tostring(v):gsub("^[^\n]-%.lua:%d+: ", ""))
+      end
       row[s[1]] = v
     end
     out[i] = row
@@ -415,8 +495,8 @@ function T:pivot(x, y, value, agg)
   checkcol(self, value, "table:pivot")
   stats = stats or require "dlbench.stats"
   if agg ~= nil and not aggregates[agg] then
-    error(string.format("table:pivot: unknown aggregate '%s' (one of %s)", tostring(agg),
-      table.concat(aggnames, ", ")), 2)
+    fail(string.format("table:pivot: unknown aggregate '%s' (one of %s)", tostring(agg),
+      table.concat(aggnames, ", ")))
   end
   local xs, ys = self:unique(x), self:unique(y)
   local xi, yi = {}, {}
@@ -431,8 +511,8 @@ function T:pivot(x, y, value, agg)
       local c = cells[key]
       if c == nil then cells[key] = { v }
       elseif agg == nil then
-        error(string.format("table:pivot: several rows at %s=%s, %s=%s; pass an aggregate, "
-          .. "e.g. t:pivot(%q, %q, %q, \"mean\")", x, tostring(vx), y, tostring(vy), x, y, value), 2)
+        fail(string.format("table:pivot: several rows at %s=%s, %s=%s; pass an aggregate, "
+          .. "e.g. t:pivot(%q, %q, %q, \"mean\")", x, tostring(vx), y, tostring(vy), x, y, value))
       else c[#c + 1] = v end
     end
   end
@@ -443,10 +523,17 @@ function T:pivot(x, y, value, agg)
       local c = cells[j * (#xs + 1) + i]
       local v = NaN
       if c then
-        if agg then v = aggregates[agg](c) else v = c[1] end
+        if agg then
+          local ok, r = pcall(aggregates[agg], c)
+          if not ok then
+            fail(string.format("table:pivot: %s at %s=%s, %s=%s: %s", agg, x, tostring(xs[i]), y,
+              tostring(ys[j]), (tostring(r):gsub("^[^\n]-%.lua:%d+: ", ""))))
+          end
+          v = r
+        else v = c[1] end
         if type(v) ~= "number" then
-          error(string.format("table:pivot: '%s' at %s=%s, %s=%s is a %s, not a number", value,
-            x, tostring(xs[i]), y, tostring(ys[j]), type(v)), 2)
+          fail(string.format("table:pivot: '%s' at %s=%s, %s=%s is a %s, not a number", value,
+            x, tostring(xs[i]), y, tostring(ys[j]), type(v)))
         end
       end
       rowz[i] = v
@@ -456,15 +543,35 @@ function T:pivot(x, y, value, agg)
   return xs, ys, z
 end
 
--- Rows of several tables one after the other; columns are the union, in order.
+-- Rows of several tables one after the other. Columns: the first table's, in its order;
+-- a column that first appears in a later table goes right before the first column that
+-- follows it in that table and is already there, or at the end when none is (so new
+-- columns keep their order of appearance). Shards of one sweep, where a shard lacks some
+-- result columns (a,b,v and a,b,extra,v), thus merge to the unsharded order (a,b,extra,v).
+-- Rows are shared, not copied.
 function M.concat(...)
-  local ts = { ... }
-  if #ts == 1 and not isT(ts[1]) and type(ts[1]) == "table" then ts = ts[1] end
+  local ts, count = { ... }, select("#", ...)
+  if count == 1 and not isT(ts[1]) and type(ts[1]) == "table" then ts = ts[1]; count = #ts end
   local out = M.new()
-  for n, t in ipairs(ts) do
-    if not isT(t) then error(string.format("dlb.table.concat: argument %d is not a table", n), 2) end
-    for _, c in ipairs(t._cols) do
-      if not out._has[c] then out._has[c] = true; out._cols[#out._cols + 1] = c end
+  local cols, has = out._cols, out._has
+  for n = 1, count do
+    local t = ts[n]
+    if not isT(t) then
+      fail(string.format("dlb.table.concat: argument %d is a %s, not a dlb.table", n, type(t)))
+    end
+    local tc = t._cols
+    for idx, c in ipairs(tc) do
+      if not has[c] then
+        local at = #cols + 1
+        for k = idx + 1, #tc do
+          if has[tc[k]] then
+            for m = 1, #cols do if cols[m] == tc[k] then at = m break end end
+            break
+          end
+        end
+        table.insert(cols, at, c)
+        has[c] = true
+      end
     end
     for _, r in ipairs(t._rows) do out._rows[#out._rows + 1] = r end
   end
@@ -476,17 +583,17 @@ function T:concat(...) return M.concat(self, ...) end
 -- opts.how = "inner" (default) or "left" (keep rows without a match); other's non-key
 -- columns that self has too get opts.suffix (default "_2").
 function T:join(other, keys, opts)
-  if not isT(other) then error("table:join: a table expected", 2) end
+  if not isT(other) then fail("table:join: a table expected") end
   if type(keys) == "string" then keys = { keys } end
-  if type(keys) ~= "table" or #keys == 0 then error("table:join: key column(s) expected", 2) end
+  if type(keys) ~= "table" or #keys == 0 then fail("table:join: key column(s) expected") end
   opts = opts or {}
   for k in pairs(opts) do
     if k ~= "how" and k ~= "suffix" then
-      error("table:join: unknown option '" .. tostring(k) .. "' (how, suffix)", 2)
+      fail("table:join: unknown option '" .. tostring(k) .. "' (how, suffix)")
     end
   end
   local how, suffix = opts.how or "inner", opts.suffix or "_2"
-  if how ~= "inner" and how ~= "left" then error("table:join: how must be 'inner' or 'left'", 2) end
+  if how ~= "inner" and how ~= "left" then fail("table:join: how must be 'inner' or 'left'") end
   for _, k in ipairs(keys) do checkcol(self, k, "table:join"); checkcol(other, k, "table:join (other)") end
   local iskey = {}
   for _, k in ipairs(keys) do iskey[k] = true end
@@ -532,11 +639,17 @@ function T:join(other, keys, opts)
   return derive(self, out, cols)
 end
 
--- Numbers as the shortest text that reads back exactly (%.15g, %.16g or %.17g).
+-- ---------------------------------------------------------------- CSV (docs/csv.md)
+
+-- Numbers as the shortest text that reads back exactly (%.15g, %.16g or %.17g), the same
+-- text under Lua 5.4 and LuaJIT: integers (and integral floats below 1e15) without a
+-- point; -0.0 as "-0.0" (tonumber("-0") is the integer 0 in Lua 5.4, without a sign);
+-- nan, inf, -inf.
 local function numtext(v)
   if v ~= v then return "nan" end
   if v == math.huge then return "inf" end
   if v == -math.huge then return "-inf" end
+  if v == 0 and 1 / v < 0 then return "-0.0" end
   if math.type and math.type(v) == "integer" then return tostring(v) end
   for _, f in ipairs { "%.15g", "%.16g", "%.17g" } do
     local s = string.format(f, v)
@@ -546,16 +659,61 @@ local function numtext(v)
 end
 M.numtext = numtext
 
+-- The numbers a CSV field can hold (decimal only, as C's strtod and Lua's tonumber read
+-- them): optional spaces, an optional sign, digits with an optional point (5, 5., .5,
+-- 5.25: at least one digit), an optional exponent (e5, E-3, e+7); or nan, inf, infinity in
+-- any case with an optional sign. Not numbers: hexadecimal (0x10), "5e", "1,5", "1_000".
+-- Out of range: 1e400 is inf, 1e-400 is 0 (IEEE rounding, like strtod). "-0" and "-0.0"
+-- are -0.0. Returns the number or nil.
+local specials = {
+  nan = NaN, ["+nan"] = NaN, ["-nan"] = NaN,
+  inf = math.huge, ["+inf"] = math.huge, ["-inf"] = -math.huge,
+  infinity = math.huge, ["+infinity"] = math.huge, ["-infinity"] = -math.huge,
+}
+local function csvnumber(s)
+  -- only digits, '.', e, E and signs (inside optional spaces) go to tonumber, which also
+  -- takes hexadecimal (both interpreters) and binary (LuaJIT: "0b101"), not numbers here
+  if s:find("^%s*[-+]?[%d.][%d.eE+-]*%s*$") then
+    local v = tonumber(s)
+    if v == 0 and s:find("^%s*%-") then return -0.0 end -- Lua 5.4: tonumber("-0") is integer 0
+    return v
+  end
+  if #s > 12 then return nil end
+  return specials[s:match("^%s*(.-)%s*$"):lower()]
+end
+M.csvnumber = csvnumber
+
+local tf = { [116] = true, [84] = true, [102] = true, [70] = true } -- t T f F
+local function csvboolean(s)
+  if #s > 5 or #s < 4 or not tf[s:byte(1)] then return nil end
+  local l = s:lower()
+  if l == "true" then return true elseif l == "false" then return false end
+  return nil
+end
+
+-- A field as RFC 4180 wants it: quoted when it is empty or holds the separator, a quote,
+-- a line break or a NUL byte (read_csv takes NUL only inside quotes), or starts or ends
+-- with white space.
+local function quote_if_needed(v, sep)
+  if v == "" or v:find('[\r\n"]') or v:find(sep, 1, true) or v:find("^%s") or v:find("%s$")
+      or v:find("\0", 1, true) then
+    return '"' .. v:gsub('"', '""') .. '"'
+  end
+  return v
+end
+
+-- One CSV field. Numbers and booleans are never quoted; strings are quoted when RFC 4180
+-- needs it and also when they would read back as something else: "" (an empty unquoted
+-- field is a missing value), and texts that look like a number or a boolean ("5", "nan",
+-- "true"), since read_csv takes a quoted field for text.
 local function csvfield(v, sep)
   if v == nil then return "" end
   local tv = type(v)
   if tv == "number" then return numtext(v) end
   if tv == "boolean" then return v and "true" or "false" end
   v = tostring(v)
-  if v == "" or v:find('[\r\n"]') or v:find(sep, 1, true) or v:find("^%s") or v:find("%s$") then
-    return '"' .. v:gsub('"', '""') .. '"'
-  end
-  return v
+  if csvnumber(v) ~= nil or csvboolean(v) ~= nil then return '"' .. v .. '"' end
+  return quote_if_needed(v, sep)
 end
 M.csvfield = csvfield
 
@@ -568,9 +726,16 @@ function M.csvline(values, cols, sep)
 end
 
 local function csvtext(t, sep)
+  if #t._cols == 0 then
+    if #t._rows > 0 then
+      fail(string.format("table:to_csv: the table has %d row%s but no columns, which CSV "
+        .. "cannot hold", #t._rows, #t._rows == 1 and "" or "s"))
+    end
+    return "" -- no columns, no rows: an empty file (read_csv reads it as an empty table)
+  end
   local out = {}
   local hdr = {}
-  for i, c in ipairs(t._cols) do hdr[i] = csvfield(c, sep) end
+  for i, c in ipairs(t._cols) do hdr[i] = quote_if_needed(c, sep) end
   out[1] = table.concat(hdr, sep) .. "\n"
   for i, r in ipairs(t._rows) do out[i + 1] = M.csvline(r, t._cols, sep) end
   return table.concat(out)
@@ -599,15 +764,17 @@ end
 -- Write the table as CSV (RFC 4180; numbers exact; written whole or not at all).
 -- opts.sep (default ","). Returns true, or nil and a message.
 function T:to_csv(path, opts)
-  if type(path) ~= "string" then error("table:to_csv: a file name expected", 2) end
+  if type(path) ~= "string" then fail("table:to_csv: a file name expected, got a " .. type(path)) end
   opts = opts or {}
-  if type(opts) ~= "table" then error("table:to_csv: opts must be a table", 2) end
+  if type(opts) ~= "table" then fail("table:to_csv: opts must be a table") end
   for k in pairs(opts) do
-    if k ~= "sep" then error("table:to_csv: unknown option '" .. tostring(k) .. "' (sep)", 2) end
+    if k ~= "sep" then fail("table:to_csv: unknown option '" .. tostring(k) .. "' (sep)") end
   end
   local sep = opts.sep or ","
-  if type(sep) ~= "string" or #sep ~= 1 or sep:find('["\r\n]') then
-    error("table:to_csv: sep must be one character other than a quote or a line break", 2)
+  if type(sep) ~= "string" or #sep ~= 1 or sep:find('[%w"\r\n%.%+%-\128-\255]') then
+    fail("table:to_csv: sep must be one ASCII character other than a letter, a digit, '.', "
+      .. "'+', '-', a quote or a line break (numbers are written unquoted), got "
+      .. (type(sep) == "string" and string.format("%q", sep) or "a " .. type(sep)))
   end
   return M.write_atomic(path, csvtext(self, sep))
 end
@@ -643,41 +810,49 @@ function T:to_json(path)
   return M.write_atomic(path, text)
 end
 
--- Type of a CSV column from its texts: "number", "boolean" or "string".
-local function isnumtext(s)
-  if s:match("^%s*[-+]?%d+%.?%d*[eE]?[-+]?%d*%s*$") or s:match("^%s*[-+]?%.%d+[eE]?[-+]?%d*%s*$") then
-    return tonumber(s) ~= nil
-  end
-  local l = s:lower():match("^%s*(.-)%s*$")
-  return l == "nan" or l == "inf" or l == "-inf" or l == "+inf" or l == "-nan" or l == "infinity" or l == "-infinity"
-end
-local function tonum(s)
-  local v = tonumber(s)
-  if v then return v end
-  local l = s:lower():match("^%s*(.-)%s*$")
-  if l == "nan" or l == "-nan" then return NaN end
-  if l == "inf" or l == "+inf" or l == "infinity" then return math.huge end
-  if l == "-inf" or l == "-infinity" then return -math.huge end
-  return nil
-end
-local function isbooltext(s)
-  local l = s:lower()
-  return l == "true" or l == "false"
-end
-
--- Parse CSV text into a table; name is used in messages. See M.read_csv for opts.
+-- Parse CSV text into a table; name is used in messages. See M.read_csv for opts. Errors
+-- about the text name it, the line and the column; errors in the arguments name the
+-- caller's line.
 function M.parse_csv(text, opts, name)
+  if type(text) ~= "string" then fail("dlb.table.parse_csv: text must be a string, got a " .. type(text)) end
   opts = opts or {}
   name = name or "csv"
-  if type(opts) ~= "table" then error("dlb.read_csv: opts must be a table", 3) end
+  if type(opts) ~= "table" then fail("dlb.read_csv: opts must be a table, got a " .. type(opts)) end
   for k in pairs(opts) do
     if k ~= "sep" and k ~= "types" and k ~= "header" then
-      error(string.format("dlb.read_csv: unknown option '%s' (sep, types, header)", tostring(k)), 3)
+      fail(string.format("dlb.read_csv: unknown option '%s' (sep, types, header)", tostring(k)))
     end
   end
   local sep = opts.sep or ","
-  local ok, records, lines = pcall(core.stats_csv_parse, text, sep)
+  if type(sep) ~= "string" or #sep ~= 1 or sep:find('["\r\n\128-\255]') then
+    fail("dlb.read_csv: sep must be one ASCII character other than a quote or a line break, got "
+      .. (type(sep) == "string" and string.format("%q", sep) or "a " .. type(sep)))
+  end
+  local types = opts.types or {}
+  if type(types) ~= "table" then fail("dlb.read_csv: types must be a table {column = type}") end
+  for k, v in pairs(types) do
+    if v ~= "number" and v ~= "string" and v ~= "boolean" then
+      fail(string.format("dlb.read_csv: type of '%s' must be \"number\", \"string\" or "
+        .. "\"boolean\", got %s", tostring(k), tostring(v)))
+    end
+  end
+  local ok, records, lines, quoted = pcall(core.stats_csv_parse, text, sep)
   if not ok then error(name .. ": " .. tostring(records), 0) end
+  quoted = quoted or {}
+  -- A writer that quoted every field, even a header name that needs no quotes ("m"),
+  -- says nothing by quoting (Python's QUOTE_ALL): read its fields as if unquoted.
+  -- Otherwise a quoted field is text. (to_csv quotes a header name only when it must.)
+  local allq = false
+  for _, h in ipairs(records[1] or {}) do
+    if quote_if_needed(h, sep) == h then allq = true; break end
+  end
+  for i = 1, #records do
+    local q = quoted[i]
+    if q == nil then allq = false; break end
+    for j = 1, #records[i] do if not q[j] then allq = false; break end end
+    if not allq then break end
+  end
+  if allq then quoted = {} end
   local header
   local first = 1
   if opts.header == false then
@@ -685,7 +860,7 @@ function M.parse_csv(text, opts, name)
     for j = 1, records[1] and #records[1] or 0 do header[j] = tostring(j) end
   else
     header = records[1]
-    if header == nil then error(name .. ": empty file (no header line)", 0) end
+    if header == nil then header = {} end -- an empty file: an empty table
     first = 2
     local seen = {}
     for j, h in ipairs(header) do
@@ -697,77 +872,107 @@ function M.parse_csv(text, opts, name)
       seen[h] = j
     end
   end
-  local types = opts.types or {}
-  for k, v in pairs(types) do
-    local j
-    for jj, h in ipairs(header) do if h == k then j = jj end end
-    if not j then error(string.format("%s: types names column '%s', which the file lacks", name, tostring(k)), 0) end
-    if v ~= "number" and v ~= "string" and v ~= "boolean" then
-      error(string.format("%s: type of '%s' must be number, string or boolean", name, k), 0)
-    end
+  for k in pairs(types) do
+    local found
+    for _, h in ipairs(header) do if h == k then found = true end end
+    if not found then error(string.format("%s: types names column '%s', which the file lacks", name, tostring(k)), 0) end
   end
-  local kinds = {}
+  local t = M.new({}, header)
+  local rows = t._rows
+  for i = first, #records do rows[#rows + 1] = {} end
+  local nrec = #records
   for j, h in ipairs(header) do
     local kind = types[h]
+    local nums -- the column's numbers, converted while inferring
     if kind == nil then
       local num, bool, any = true, true, false
-      for i = first, #records do
+      nums = {}
+      for i = first, nrec do
         local s = records[i][j]
-        if s ~= "" then
+        local q = quoted[i] and quoted[i][j]
+        if q then -- a quoted field is text; a quoted "" decides nothing (QUOTE_NONNUMERIC
+          -- writers use it for a missing number)
+          if s ~= "" then any, num, bool = true, false, false; break end
+        elseif s ~= "" then
           any = true
-          if num and not isnumtext(s) then num = false end
-          if bool and not isbooltext(s) then bool = false end
+          if num then
+            local v = csvnumber(s)
+            if v == nil then num = false else nums[i] = v end
+          end
+          if bool and csvboolean(s) == nil then bool = false end
           if not num and not bool then break end
         end
       end
       kind = (any and num) and "number" or (any and bool) and "boolean" or "string"
+      if kind ~= "number" then nums = nil end
     end
-    kinds[j] = kind
-  end
-  local t = M.new({}, header)
-  local rows = t._rows
-  for i = first, #records do
-    local rec, r = records[i], {}
-    for j, h in ipairs(header) do
-      local s = rec[j]
-      if s ~= "" then
-        local kind = kinds[j]
+    for i = first, nrec do
+      local s = records[i][j]
+      local q = quoted[i] and quoted[i][j]
+      local v
+      if kind == "string" then
+        if q or s ~= "" then v = s end
+      elseif s ~= "" then -- a quoted "" in a number or boolean column is missing too
         if kind == "number" then
-          local v = tonum(s)
+          v = nums and nums[i] or csvnumber(s)
           if v == nil then
             error(string.format("%s: line %d, field %d ('%s'): '%s' is not a number", name,
               lines[i], j, h, s), 0)
           end
-          r[h] = v
-        elseif kind == "boolean" then
-          local l = s:lower()
-          if l ~= "true" and l ~= "false" then
+        else
+          v = csvboolean(s)
+          if v == nil then
             error(string.format("%s: line %d, field %d ('%s'): '%s' is not true or false", name,
               lines[i], j, h, s), 0)
           end
-          r[h] = l == "true"
-        else
-          r[h] = s
         end
       end
+      rows[i - first + 1][h] = v
     end
-    rows[#rows + 1] = r
   end
   return t
 end
 
--- Read a CSV file (RFC 4180) into a table. Column types are inferred (all numbers ->
--- numbers, all true/false -> booleans, else strings; empty fields are nil) unless
--- opts.types = {column = "number"|"string"|"boolean"}. opts.sep (default ","),
--- opts.header = false for files without a header line (columns "1", "2", ...).
--- Errors name the file, line and column.
+-- Read a CSV file (RFC 4180) into a table; see docs/csv.md. Column types are inferred
+-- (all numbers -> numbers, all true/false -> booleans, else strings; a quoted field is
+-- text; an empty unquoted field is nil, a quoted "" the empty string) unless opts.types =
+-- {column = "number"|"string"|"boolean"}. opts.sep (default ","), opts.header = false
+-- for files without a header line (columns "1", "2", ...). An empty file is an empty
+-- table. Errors name the file, line and column.
 function M.read_csv(path, opts)
-  if type(path) ~= "string" then error("dlb.read_csv: a file name expected", 2) end
+  if type(path) ~= "string" then fail("dlb.read_csv: a file name expected, got a " .. type(path)) end
   local f, err = io.open(path, "rb")
-  if not f then error("dlb.read_csv: cannot open " .. tostring(err), 2) end
-  local text = f:read("*a")
+  if not f then fail("dlb.read_csv: cannot open " .. tostring(err)) end
+  local text, rerr, code = f:read("*a")
   f:close()
+  if text == nil then
+    if code == 21 or tostring(rerr):lower():find("is a directory", 1, true) then
+      rerr = "is a directory"
+    end
+    fail("dlb.read_csv: cannot read " .. path .. ": " .. tostring(rerr))
+  end
   return M.parse_csv(text, opts, path)
+end
+
+-- Width of a string in UTF-8 code points: its bytes that are not continuation bytes
+-- (0x80-0xBF). No utf8 library: LuaJIT has none. (East Asian wide characters take two
+-- terminal columns and combining marks none; a code point is one column here.)
+local function ulen(s)
+  local _, cont = s:gsub("[\128-\191]", "")
+  return #s - cont
+end
+M.ulen = ulen
+-- The first n code points of s.
+local function usub(s, n)
+  local count = 0
+  for i = 1, #s do
+    local b = s:byte(i)
+    if b < 128 or b >= 192 then
+      count = count + 1
+      if count > n then return s:sub(1, i - 1) end
+    end
+  end
+  return s
 end
 
 -- Text of a cell for printing.
@@ -780,7 +985,7 @@ local function celltext(v)
   end
   local s = tostring(v)
   s = s:gsub("[\r\n\t]", " ")
-  if #s > 40 then s = s:sub(1, 37) .. "..." end
+  if ulen(s) > 40 then s = usub(s, 37) .. "..." end
   return s
 end
 
@@ -801,7 +1006,7 @@ function T:format(max_rows)
   end
   local width, numeric, cells = {}, {}, {}
   for c, name in ipairs(cols) do
-    width[c] = #name
+    width[c] = ulen(name)
     numeric[c] = true
   end
   for k, i in ipairs(show) do
@@ -811,7 +1016,8 @@ function T:format(max_rows)
         local v = r[name]
         if v ~= nil and type(v) ~= "number" then numeric[c] = false end
         line[c] = celltext(v)
-        if #line[c] > width[c] then width[c] = #line[c] end
+        local w = ulen(line[c])
+        if w > width[c] then width[c] = w end
       end
       cells[k] = line
     end
@@ -820,10 +1026,13 @@ function T:format(max_rows)
     local parts = {}
     for c = 1, #cols do
       local s = vals[c]
-      local pad = string.rep(" ", width[c] - #s)
+      local pad = string.rep(" ", width[c] - ulen(s))
       parts[c] = numeric[c] and (pad .. s) or (s .. pad)
     end
     return (table.concat(parts, "  "):gsub("%s+$", ""))
+  end
+  if #cols == 0 then
+    return string.format("[%d row%s x 0 columns]", n, n == 1 and "" or "s")
   end
   local out = { fmtline(cols) }
   local rule = {}
@@ -850,10 +1059,13 @@ doc.doc(M, "dlb.table", "result tables: dlb.table{rows} or dlb.table.new(rows[, 
   .. "pivot, concat, join, to_csv, to_json; dlb.read_csv(path)")
 doc.doc(M.new, "dlb.table.new(rows[, columns]) -> table", "a table from an array of {column = value} rows")
 doc.doc(M.from_columns, "dlb.table.from_columns({name = array, ...}[, order]) -> table", "a table from equal-length columns")
-doc.doc(M.concat, "dlb.table.concat(t1, t2, ...) -> table", "rows of several tables one after the other (merge sweep shards)")
-doc.doc(M.read_csv, "dlb.read_csv(path[, {sep=, types=, header=}]) -> table", "read a CSV file; types inferred per column; errors name line and column")
+doc.doc(M.concat, "dlb.table.concat(t1, t2, ...) -> table", "rows of several tables one after the other (merge sweep shards); columns: the first table's, each new one before the next column it precedes in its own table, else at the end")
+doc.doc(M.read_csv, "dlb.read_csv(path[, {sep=, types=, header=}]) -> table", "read a CSV file (docs/csv.md); types inferred per column, a quoted field is text, an empty unquoted field nil, \"\" the empty string; errors name line and column")
 doc.doc(M.parse_csv, "dlb.table.parse_csv(text[, opts[, name]]) -> table", "parse CSV text (as dlb.read_csv)")
 doc.doc(M.write_atomic, "dlb.table.write_atomic(path, text) -> true | nil, msg", "write a file whole or not at all")
+doc.doc(M.internal, "dlb.table.internal(source)", "count a module (its debug.getinfo source) as part of dlb.table, so usage errors name the caller's line, not that module's")
+doc.doc(M.csvnumber, "dlb.table.csvnumber(text) -> number | nil", "the number a CSV field holds (decimal, nan, inf; 1e400 is inf; '-0' is -0.0), or nil")
+doc.doc(M.ulen, "dlb.table.ulen(s) -> n", "length of a string in UTF-8 code points (for alignment)")
 doc.doc(M.is_table, "dlb.table.is_table(x) -> boolean", "whether x is a dlb.table")
 doc.doc(M.numtext, "dlb.table.numtext(x) -> string", "a number as the shortest text that reads back exactly")
 doc.doc(M.csvfield, "dlb.table.csvfield(v, sep) -> string", "one CSV field, quoted when needed (RFC 4180)")
@@ -869,7 +1081,7 @@ doc.doc(T.row, "t:row(i) -> {column = value}", "a copy of row i")
 doc.doc(T.rows, "for i, row in t:rows() do", "iterate the rows")
 doc.doc(T.where, "t:where(function(row) | {column = value | function(v)}) -> table", "rows that match")
 doc.doc(T.select, "t:select{columns} -> table", "only these columns, in this order")
-doc.doc(T.with, "t:with(name, function(row, i) | array) -> table", "add or replace a column")
+doc.doc(T.with, "t:with(name, function(row, i) | array) -> table", "add or replace a column; an array needs one value per row (n = count for trailing nils)")
 doc.doc(T.sort, "t:sort(\"col\" | \"-col\" | {cols} | function(a, b)) -> table", "stable sort; '-' for descending; nil last")
 doc.doc(T.head, "t:head([n]) -> table", "the first n rows (default 10)")
 doc.doc(T.unique, "t:unique(name) -> array", "sorted distinct values of a column")

@@ -149,4 +149,88 @@ T.test("printing: aligned and truncated", function()
   assert(lines[3]:find("^  1  n1  %s+0%.142857$"), "numbers right-aligned: " .. lines[3])
 end)
 
+-- Regressions of the QA report (items 3 and 4).
+T.test("errors name the caller's line and explain the accepted forms", function()
+  local t = dlb.table { { m = "a", v = 1 }, { m = "b", v = 2 } }
+  -- the position of the next line (where each pcall below sits)
+  local function at() return "test_table.lua:" .. (debug.getinfo(2, "l").currentline + 1) .. ": " end
+  local function expect(where, fragment, ok, err)
+    assert(not ok, "an error expected")
+    assert(err:find(where .. fragment, 1, true), "expected '" .. where .. fragment .. "', got: " .. tostring(err))
+    return err
+  end
+  local err = expect(at(), "table:group_by: aggregate for 'out' is {{...}}",
+    pcall(function() return t:group_by("m", { out = { { "mean", "v" } } }) end))
+  assert(err:find('{"mean", "util"}', 1, true) and not err:find("table: 0x"), "accepted forms, no address: " .. err)
+  expect(at(), "table:group_by: no column 'nope'",
+    pcall(function() return t:group_by("m", { out = { "mean", "nope" } }) end))
+  expect(at(), "table:group_by: aggregates must be named",
+    pcall(function() return t:group_by("m", { "mean" }) end))
+  expect(at(), "table:group_by: unknown aggregate 'meen' for 'out'",
+    pcall(function() return t:group_by("m", { out = "meen" }) end))
+  expect(at(), "table:group_by: 'g': dlb.stats.gmean: element 1 is -1 (needs > 0)",
+    pcall(function() return dlb.table { { m = "a", v = -1 } }:group_by("m", { g = { "gmean", "v" } }) end))
+  -- from inside a callback of another method: the callback's line
+  expect(at(), "table:column: no column 'nope'",
+    pcall(function() return t:where(function() return t:column("nope") end) end))
+  expect(at(), "dlb.read_csv: cannot read " .. tmpdir .. ": is a directory",
+    pcall(function() return dlb.read_csv(tmpdir) end))
+  expect(at(), "dlb.read_csv: sep must be one",
+    pcall(function() return dlb.table.parse_csv("a\n1\n", { sep = ";;" }) end))
+  expect(at(), "dlb.read_csv: type of 'a' must be",
+    pcall(function() return dlb.table.parse_csv("a\n1\n", { types = { a = "int" } }) end))
+  -- an unreadable file: the OS message with the path (root reads anything: skipped)
+  local p = tmpname("unreadable")
+  local f = assert(io.open(p, "w")); f:write("a\n1\n"); f:close()
+  os.execute("chmod 000 '" .. p .. "'")
+  local fh = io.open(p, "rb")
+  if fh then fh:close(); print("# skipped the unreadable-file check (running as root)")
+  else T.checkerr("dlb.read_csv: cannot open " .. p .. ": Permission denied", dlb.read_csv, p) end
+  os.remove(p)
+  -- the backend's own checks, the same words under both backends
+  local core = require "dlbench.backend"
+  T.eq(select(2, pcall(core.stats_csv_parse, nil, ",")), "csv: text must be a string, got nil", "binding: text")
+  T.eq(select(2, pcall(core.stats_csv_parse, "a", ";;")), "csv: separator must be one character", "binding: sep")
+end)
+
+T.test("with: an array needs one value per row", function()
+  local t = dlb.table { { a = 1 }, { a = 2 }, { a = 3 }, { a = 4 }, { a = 5 } }
+  T.checkerr("table:with: array for 'w' has 2 values for a table of 5 rows", t.with, t, "w", { 1, 2 })
+  T.checkerr("has 6 values for a table of 5 rows", t.with, t, "w", { 1, 2, 3, 4, 5, 6 })
+  T.checkerr("has n = 4", t.with, t, "w", { 1, 2, n = 4 })
+  local w = t:with("w", { 1, 2, n = 5 })
+  T.eq(w:row(2).w, 2, "n = count: trailing values missing")
+  T.eq(w:row(5).w, nil, "missing")
+  T.eq(t:with("w", { 5, 4, 3, 2, 1 }):row(1).w, 5, "exact length")
+  T.eq(dlb.table{}:with("w", {}):count(), 0, "empty")
+end)
+
+T.test("concat: shards merge to the unsharded column order", function()
+  -- a sweep's columns: parameters, fn's columns sorted, _error; a shard may lack some
+  local s1 = dlb.table.new({ { a = 1, b = 1, v = 1 } }, { "a", "b", "v" })
+  local s2 = dlb.table.new({ { a = 2, b = 1, extra = 9, v = 2 } }, { "a", "b", "extra", "v" })
+  local s3 = dlb.table.new({ { a = 3, b = 1, _error = "x" } }, { "a", "b", "_error" })
+  T.eq(table.concat(dlb.table.concat(s1, s2):columns(), ","), "a,b,extra,v", "a later column before its successor")
+  T.eq(table.concat(dlb.table.concat(s1, s3, s2):columns(), ","), "a,b,extra,v,_error", "three shards")
+  T.eq(table.concat(dlb.table.concat(s2, s1):columns(), ","), "a,b,extra,v", "first table's order")
+  local x = dlb.table.new({ { k = 1 } }, { "k" })
+  local y = dlb.table.new({ { k = 2, p = 1, q = 2 } }, { "k", "p", "q" })
+  T.eq(table.concat(x:concat(y):columns(), ","), "k,p,q", "new columns at the end, in order")
+  T.checkerr("argument 2 is a number, not a dlb.table", dlb.table.concat, x, 5)
+  T.checkerr("argument 2 is a nil", dlb.table.concat, x, nil, y)
+end)
+
+T.test("printing: UTF-8 strings align by code points", function()
+  local t = dlb.table.new({ { name = "naïve", v = 1 }, { name = "abcde", v = 22 }, { name = "日本", v = 3 } }, { "name", "v" })
+  local lines = {}
+  for l in tostring(t):gmatch("[^\n]+") do lines[#lines + 1] = l end
+  T.eq(lines[3], "naïve   1", "é is one column")
+  T.eq(lines[4], "abcde  22", "ASCII")
+  T.eq(lines[5], "日本      3", "two code points")
+  T.eq(dlb.table.ulen("naïve 🙂"), 7, "ulen")
+  local long = dlb.table { { s = string.rep("é", 50) } }
+  local l3 = select(3, tostring(long):match("([^\n]+)\n([^\n]+)\n([^\n]+)"))
+  T.eq(l3, string.rep("é", 37) .. "...", "truncated at 40 code points, not inside one")
+end)
+
 T.done()
