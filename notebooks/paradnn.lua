@@ -203,7 +203,11 @@ local function op_points(kind, t, counts)
       e.time, e.flops, e.bytes = e.time + rr.op_time[i], e.flops + o.flops, e.bytes + o.bytes
       if rr.op_bound[i] == "memory" then e.mem = e.mem + rr.op_time[i] end
     end
-    for ty, e in pairs(by) do -- one point per op type per model (TF profiles group the same)
+    local types = {}
+    for ty in pairs(by) do types[#types + 1] = ty end
+    table.sort(types) -- a stable order of points, so the legend is the same every run
+    for _, ty in ipairs(types) do -- one point per op type per model (TF profiles group the same)
+      local e = by[ty]
       if e.time > 0.01 * rr.time and e.flops > 0 then
         pts[#pts + 1] = { intensity = e.flops / e.bytes, flops = e.flops / e.time, group = ty }
         local c = counts[ty] or { n = 0, mem = 0, time = 0 }
@@ -225,13 +229,11 @@ for row, kind in ipairs { "fc", "cnn" } do
   local ax = roof:panel(row, 1)
   ax:roofline { hw = tpu.hw, points = model_points(fams[kind], kind), precision = "bf16" }
   ax.title = string.format("(%s) all %d ParaDnn %ss", row == 1 and "a" or "c", fams[kind]:count(), kind:upper())
-  ax.legend = "upper left"
   local counts = {}
   local pts = op_points(kind, slices[kind], counts)
   local bx = roof:panel(row, 2)
   bx:roofline { hw = tpu.hw, points = pts, precision = "bf16" }
   bx.title = string.format("(%s) op breakdown of %d %ss", row == 1 and "b" or "d", slices[kind]:count(), kind:upper())
-  bx.legend = "upper left"
   local names = {}
   for ty in pairs(counts) do names[#names + 1] = ty end
   table.sort(names)
