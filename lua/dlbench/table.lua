@@ -676,7 +676,9 @@ local function csvnumber(s)
   if s:find("^%s*[-+]?[%d.][%d.eE+-]*%s*$") then
     local v = tonumber(s)
     if v == 0 and s:find("^%s*%-") then return -0.0 end -- Lua 5.4: tonumber("-0") is integer 0
-    return v
+    -- floats under both interpreters, as LuaJIT reads them: Lua 5.4's 64-bit integers would
+    -- wrap silently in arithmetic on large counts (a FLOPs column times 1e6)
+    return v and v + 0.0
   end
   if #s > 12 then return nil end
   return specials[s:match("^%s*(.-)%s*$"):lower()]
