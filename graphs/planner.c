@@ -123,8 +123,8 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
                     o->batch / dp, o->batch, dp, m, o->batch / dp / m);
   int bad = tp_misfit(L, n, tp);
   if (bad >= 0)
-    return dlb_fail(DLB_EINVAL, "plan: tp %g does not divide layer %d's %g heads/hidden units "
-                    "(tp must divide %g)", tp, bad + 1, L[bad].tp_div, L[bad].tp_div);
+    return dlb_fail(DLB_EINVAL, "plan: tp %g does not divide the %g heads/hidden units of "
+                    "layer %d (tp must divide %g)", tp, L[bad].tp_div, bad + 1, L[bad].tp_div);
   if (cfg->sched != sched || sched < DLB_SCHED_GPIPE || sched > DLB_SCHED_INTERLEAVED)
     return dlb_fail(DLB_EINVAL, "plan: unknown schedule %g", cfg->sched);
   if (cfg->zero != zero || zero < 0 || zero > 3)

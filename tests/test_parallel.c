@@ -462,7 +462,7 @@ static void impossible(void) {
   CHECK(strstr(dlb_last_error(), "the batch must be a multiple of dp") != NULL);
   cfg.dp = 2; cfg.tp = 3;                                /* 16 heads */
   CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_EINVAL);
-  CHECK(strstr(dlb_last_error(), "tp 3 does not divide layer 1's 16") != NULL);
+  CHECK(strstr(dlb_last_error(), "tp 3 does not divide the 16 heads/hidden units of layer 1") != NULL);
   cfg.tp = 4;
   CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_OK);
   CHECK(row.mb == 8);

@@ -507,6 +507,17 @@ local function decorate(r)
   return r
 end
 
+-- "layer 3" in a core message becomes "layer 3 (name)" when the layer has a name.
+local function name_layers(msg, ls)
+  if type(msg) ~= "string" then return msg end
+  return (msg:gsub("layer (%d+)", function(i)
+    local l = ls[tonumber(i)]
+    if type(l) == "table" and l.name ~= nil then
+      return "layer " .. i .. " (" .. tostring(l.name) .. ")"
+    end
+  end))
+end
+
 local function setup(fname, o)
   -- a graph is analysed in mixed precision unless precision= says otherwise; the device's
   -- peak follows it
@@ -528,7 +539,8 @@ function M.plan(o)
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
   if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
-  local rows, evaluated, small = core.parallel_plan(ls, dev, cl, po)
+  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po)
+  if not okp then error(name_layers(rows, ls), 0) end
   if evaluated == 0 then
     error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
       .. "(dp must divide the batch, pp <= layers, tp a power of two <= tp_max)", fname,
@@ -584,7 +596,8 @@ local function evaluate(fname, o)
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
                 recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
-  local r, stages = core.parallel_evaluate(ls, dev, cl, po, cfg)
+  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg)
+  if not ok then error(name_layers(r, ls), 0) end
   r = decorate(r)
   r.stage_mem = stages
   return r
@@ -615,7 +628,10 @@ doc.doc(M.pipeline, "dlb.parallel.pipeline{layers=, hw=, cluster=, batch=, stage
 -- memory of ZeRO stages (Rajbhandari et al. 2020 Fig. 1)
 
 function M.zero_memory(params, dp, stage, k)
-  k = k or 12
+  local fname = "parallel.zero_memory"
+  num(fname, "params", params, nil, "nonneg")
+  num(fname, "dp", dp, nil, "count")
+  k = num(fname, "K", k, 12, "nonneg")
   local psi = params
   if stage == 0 then return (2 + 2 + k) * psi end
   if stage == 1 then return 2 * psi + 2 * psi + k * psi / dp end

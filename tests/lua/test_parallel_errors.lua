@@ -34,7 +34,7 @@ T.test("evaluate: batch = dp x m x mb with a whole micro-batch", function()
 end)
 
 T.test("evaluate: tp must divide the heads and hidden units", function()
-  T.checkerr("tp 3 does not divide layer 2's 16 heads/hidden units", P.evaluate,
+  T.checkerr("tp 3 does not divide the 16 heads/hidden units of layer 2 (layer1)", P.evaluate,
     { layers = XL, hw = H100, batch = 64, dp = 2, tp = 3, pp = 2, m = 4 })
   T.eq(XL[2].tp_div, 16, "gcd(16 heads, 2048 hidden)")
   -- from the zoo graph: the attention blocks carry the model's heads
@@ -167,6 +167,13 @@ T.test("partition names the stages and the layers", function()
   T.checkerr("parallel.partition: 3 stages for 2 layers", P.partition, { 1, 2 }, 3)
   T.checkerr("0 stages for 2 layers", P.partition, { 1, 2 }, 0)
   T.checkerr("weights[2] must be a finite number >= 0", P.partition, { 1, -2 }, 1)
+end)
+
+T.test("zero_memory checks its numbers", function()
+  T.checkerr("option 'dp' must be a whole number >= 1, got 0.5", P.zero_memory, 1e9, 0.5, 1)
+  T.checkerr("option 'params' must be a number >= 0", P.zero_memory, -1, 8, 1)
+  T.checkerr("stage must be 0..3", P.zero_memory, 1e9, 8, 4)
+  T.eq(P.zero_memory(1e9, 8, 3), 16e9 / 8, "ZeRO-3: 16 psi / Nd")
 end)
 
 -- The error's position is the caller's line, not a line inside lua/dlbench.
