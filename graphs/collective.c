@@ -57,14 +57,15 @@ int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double de
       return dlb_fail(DLB_EINVAL, "%s: cluster %s must be a whole number >= 1, got %g", what,
                       nm[i], sz[i]);
   char buf[96];
-  int st;
-  if (!link_absent(&cl->intra)) {
-    snprintf(buf, sizeof buf, "%s: cluster intra", what);
-    if ((st = check_link(buf, &cl->intra))) return st;
-  }
-  if (!link_absent(&cl->inter)) {
-    snprintf(buf, sizeof buf, "%s: cluster inter", what);
-    if ((st = check_link(buf, &cl->inter))) return st;
+  const dlb_par_link *tier[2] = { &cl->intra, &cl->inter };
+  const char *tname[2] = { "intra", "inter" };
+  for (int i = 0; i < 2; i++) {
+    const dlb_par_link *l = tier[i];
+    if (link_absent(l) || (isfinite(l->bw) && l->bw > 0 && isfinite(l->latency) &&
+                           l->latency >= 0 && l->eff >= 0 && l->eff <= 1))
+      continue;   /* the message is formatted only on failure (the planner calls this often) */
+    snprintf(buf, sizeof buf, "%s: cluster %s", what, tname[i]);
+    return check_link(buf, l);
   }
   if (!(cl->intra.bw > 0) && !(cl->inter.bw > 0))
     return dlb_fail(DLB_EINVAL, "%s: the cluster has no link with a bandwidth "

@@ -250,6 +250,7 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     for (int d = 0; d < p; d++) if (S[d].params > maxp) maxp = S[d].params;
     dlb_par_cluster sub = *cl;
     sub.per_node = cl->per_node > 0 ? floor(cl->per_node / (tp * pp)) : 0;
+    sub.nodes = 0;  /* replicas per node is a packing estimate: the layout was sized above */
     if (cl->per_node > 0 && sub.per_node < 1) sub.per_node = 1;
     if (cl->per_node > 0 && sub.per_node == 1 && cl->inter.bw > 0) sub.intra.bw = 0;
     int algo = (int)o->dp_algo;

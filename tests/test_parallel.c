@@ -470,6 +470,18 @@ static void impossible(void) {
   memcpy(&two, &cl, sizeof two);
   two.nodes = 1;
   CHECK(dlb_par_evaluate(L, N, &V100, &two, &po, &cfg, &row, NULL) == DLB_EINVAL);
+  /* pp 3 does not divide the 8 devices of a node: 8 x 3 = 24 devices hold dp 8 x pp 3 */
+  dlb_par_cluster c83;
+  memcpy(&c83, &cl, sizeof c83);
+  c83.nodes = 3;
+  cfg.dp = 8; cfg.tp = 1; cfg.pp = 3; cfg.m = 2;
+  CHECK(dlb_par_evaluate(L, N, &V100, &c83, &po, &cfg, &row, NULL) == DLB_OK);
+  CHECK(row.dp_comm > 0);
+  po.devices = 0;
+  dlb_par_plan *P83 = dlb_par_plan_new(L, N, &V100, &c83, &po);
+  CHECK(P83 != NULL && dlb_par_plan_count(P83) > 0);
+  dlb_par_plan_free(P83);
+  cfg.dp = 2; cfg.tp = 4; cfg.pp = 2; cfg.m = 4;
   L[0].tp_div = 2.5;
   CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_EINVAL);
   L[0].tp_div = 16;

@@ -89,6 +89,10 @@ T.test("devices must fit the cluster", function()
     { layers = XL, hw = H100, batch = 64, dp = 8, tp = 2, pp = 2, m = 2, cluster = cl(8, 2) })
   T.checkerr("option 'devices' must be a whole number >= 1, got 0.5", P.plan,
     { layers = XL, hw = H100, devices = 0.5, batch = 64, cluster = cl(8, 2) })
+  -- a pipeline degree that does not divide a node still fits 24 devices in 3 nodes of 8
+  local r = P.evaluate { layers = XL, hw = H100, batch = 64, dp = 8, tp = 1, pp = 3, m = 2,
+                         cluster = cl(8, 3) }
+  assert(r.dp_comm > 0)
   -- fewer devices than the cluster holds use part of it
   local t = P.plan { layers = XL, hw = H100, devices = 8, batch = 64, cluster = cl(8, 2) }
   assert(#t > 0)
