@@ -73,8 +73,15 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_par_device *dev
 
 /* The first layer tp does not split evenly (tp_div not a multiple of tp), or -1. */
 static int tp_misfit(const dlb_par_layer *L, int n, double tp) {
-  for (int i = 0; i < n; i++)
-    if (L[i].tp_bytes > 0 && L[i].tp_div > 0 && fmod(L[i].tp_div, tp) != 0) return i;
+  if (tp == 1) return -1;
+  double ok = -1;   /* the last tp_div found divisible (layers mostly share one): no fmod */
+  for (int i = 0; i < n; i++) {
+    double d = L[i].tp_div;
+    if (L[i].tp_bytes > 0 && d > 0 && d != ok) {
+      if (fmod(d, tp) != 0) return i;
+      ok = d;
+    }
+  }
   return -1;
 }
 
@@ -99,29 +106,30 @@ typedef struct stage {
 
 enum { MAX_STAGES = 4096 };
 
-/* Evaluate one layout; see the header. */
-int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
-                     const dlb_par_cluster *cl, const dlb_par_opts *o,
-                     const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem) {
+/* `checked`: the search already validated the inputs and enumerates only possible layouts
+** (whole micro-batches, tp dividing tp_div, within the cluster), so those checks are skipped. */
+static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
+                    const dlb_par_cluster *cl, const dlb_par_opts *o,
+                    const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem, int checked) {
   int st;
-  if ((st = check_inputs(L, n, dev, cl, o))) return st;
+  if (!checked && (st = check_inputs(L, n, dev, cl, o))) return st;
   if (!cfg || !out) return dlb_fail(DLB_EINVAL, "plan: missing configuration or result");
   double dp = cfg->dp, tp = cfg->tp, pp = cfg->pp, m = cfg->m;
   int sched = (int)cfg->sched, rc = cfg->recompute != 0, zero = (int)cfg->zero;
   if (!whole(dp) || !whole(tp) || !whole(pp) || !whole(m))
     return dlb_fail(DLB_EINVAL, "plan: dp, tp, pp and m must be whole numbers >= 1 "
                     "(got %g, %g, %g, %g)", dp, tp, pp, m);
-  if ((st = dlb_par_cluster_check("plan", cl, dp * tp * pp))) return st;
+  if (!checked && (st = dlb_par_cluster_check("plan", cl, dp * tp * pp))) return st;
   /* batch = dp x m x mb with a whole micro-batch mb >= 1 */
-  if (fmod(o->batch, dp) != 0)
+  if (!checked && fmod(o->batch, dp) != 0)
     return dlb_fail(DLB_EINVAL, "plan: a batch of %g does not split over dp %g replicas "
                     "(%g samples each): the batch must be a multiple of dp", o->batch, dp,
                     o->batch / dp);
-  if (fmod(o->batch / dp, m) != 0)
+  if (!checked && fmod(o->batch / dp, m) != 0)
     return dlb_fail(DLB_EINVAL, "plan: %g samples per replica (batch %g / dp %g) do not split "
                     "into m %g micro-batches (%g samples each): batch/dp must be a multiple of m",
                     o->batch / dp, o->batch, dp, m, o->batch / dp / m);
-  int bad = tp_misfit(L, n, tp);
+  int bad = checked ? -1 : tp_misfit(L, n, tp);
   if (bad >= 0)
     return dlb_fail(DLB_EINVAL, "plan: tp %g does not divide the %g heads/hidden units of "
                     "layer %d (tp must divide %g)", tp, L[bad].tp_div, bad + 1, L[bad].tp_div);
@@ -289,6 +297,13 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
   return DLB_OK;
 }
 
+/* Evaluate one layout; see the header. */
+int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
+                     const dlb_par_cluster *cl, const dlb_par_opts *o,
+                     const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem) {
+  return evaluate(L, n, dev, cl, o, cfg, out, stage_mem, 0);
+}
+
 static int push(dlb_par_plan *P, const dlb_par_row *r) {
   if (P->count == P->cap) {
     int nc = P->cap ? 2 * P->cap : 256;
@@ -354,7 +369,7 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
               dlb_par_row cfg = { 0 }, r;
               cfg.dp = dp; cfg.tp = tp; cfg.pp = pp; cfg.m = m; cfg.v = vv;
               cfg.sched = sc; cfg.recompute = rc; cfg.zero = z;
-              int st = dlb_par_evaluate(L, n, dev, cl, o, &cfg, &r, NULL);
+              int st = evaluate(L, n, dev, cl, o, &cfg, &r, NULL, 1);
               if (st) { dlb_par_plan_free(P); return NULL; }
               if (P->evaluated == 0 || r.mem < P->smallest.mem) P->smallest = r;
               P->evaluated += 1;

@@ -480,6 +480,13 @@ static void impossible(void) {
   po.devices = 0;
   dlb_par_plan *P83 = dlb_par_plan_new(L, N, &V100, &c83, &po);
   CHECK(P83 != NULL && dlb_par_plan_count(P83) > 0);
+  /* the search's rows (checks skipped) equal the public, checked evaluation */
+  for (int i = 0; P83 && i < dlb_par_plan_count(P83); i += 7) {
+    dlb_par_row pr, er;
+    CHECK(dlb_par_plan_row(P83, i, &pr) == DLB_OK);
+    CHECK(dlb_par_evaluate(L, N, &V100, &c83, &po, &pr, &er, NULL) == DLB_OK);
+    CHECK(er.step == pr.step && er.mem == pr.mem && er.mb == pr.mb);
+  }
   dlb_par_plan_free(P83);
   cfg.dp = 2; cfg.tp = 4; cfg.pp = 2; cfg.m = 4;
   L[0].tp_div = 2.5;
