@@ -180,6 +180,35 @@ T.test("zero_memory checks its numbers", function()
   T.eq(P.zero_memory(1e9, 8, 3), 16e9 / 8, "ZeRO-3: 16 psi / Nd")
 end)
 
+T.test("random layouts: a whole-micro-batch result or a named error, nothing else", function()
+  local small = P.layers.transformer { layers = 6, d = 256, seq = 64, heads = 8, vocab = 1000 }
+  local vals = { 1, 1, 1, 2, 2, 2, 4, 4, 8, 3, 5, 16, 0, 0.5, -1, 0 / 0 }
+  local seed = 7
+  local function pick(t)   -- a small LCG: the same cases under both backends
+    seed = (seed * 16807) % 2147483647   -- Park-Miller: exact in doubles
+    return t[seed % #t + 1]
+  end
+  local ok_count, err_count = 0, 0
+  for _ = 1, 300 do
+    local o = { layers = small, hw = H100, batch = pick { 16, 64, 64, 6, 100, 0.5 },
+                dp = pick(vals), tp = pick(vals), pp = pick(vals), m = pick(vals),
+                cluster = cl(pick { 1, 2, 8 }, pick { 1, 2, 4 }) }
+    local ok, r = pcall(P.evaluate, o)
+    if ok then
+      ok_count = ok_count + 1
+      assert(r.mb >= 1 and r.mb == math.floor(r.mb), "mb " .. r.mb)
+      assert(r.dp * r.tp * r.pp <= o.cluster.per_node * o.cluster.nodes)
+      assert(8 % r.tp == 0 and r.pp <= #small and o.batch == r.dp * r.m * r.mb,
+        string.format("tp %g pp %g batch %g", r.tp, r.pp, o.batch))
+      assert(r.step > 0 and r.step < math.huge)
+    else
+      err_count = err_count + 1
+      assert(tostring(r):match("^parallel%.evaluate: "), tostring(r))
+    end
+  end
+  assert(ok_count > 10 and err_count > 100, ok_count .. " ok, " .. err_count .. " errors")
+end)
+
 -- The error's position is the caller's line, not a line inside lua/dlbench.
 local function where(f, ...)
   local ok, e = pcall(f, ...)
