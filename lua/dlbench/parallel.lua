@@ -53,7 +53,7 @@ local function num(fname, name, v, default, rule)
   end
   if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
     error(string.format("%s: option '%s' must be a finite number, got %s", fname, name,
-      tostring(v)), 3)
+      type(v) == "number" and tostring(v) or (type(v) .. " " .. tostring(v))), 3)
   end
   local r = rule and RULES[rule]
   if r and not r[1](v) then
@@ -580,6 +580,12 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
   check_opts(fname, o, EVAL_OPTS)
+  -- the degrees first: they size the hw's own cluster below
+  local pipe = fname == "parallel.pipeline"
+  num(fname, "dp", o.dp, 1, "count")
+  num(fname, "tp", o.tp, 1, "count")
+  num(fname, pipe and "stages" or "pp", o.pp, 1, "count")
+  num(fname, pipe and "microbatches" or "m", o.m, 1, "count")
   if o.devices == nil and not o.cluster then
     -- size the hw's own cluster to the layout (cluster_of counts devices=)
     local c = {}

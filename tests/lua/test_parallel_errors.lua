@@ -28,6 +28,9 @@ T.test("evaluate: batch = dp x m x mb with a whole micro-batch", function()
   T.checkerr("batch/dp must be a multiple of m", P.evaluate, with("m", 5))
   T.checkerr("the batch must be a multiple of dp", P.evaluate, with("dp", 3))
   T.checkerr("option 'm' must be a whole number >= 1, got 0.5", P.evaluate, with("m", 0.5))
+  -- the degrees are checked before they size the device's own cluster
+  T.checkerr("option 'dp' must be a whole number >= 1, got -1", P.evaluate, with("dp", -1))
+  T.checkerr("option 'tp' must be a finite number, got string x", P.evaluate, with("tp", "x"))
   -- the whole-micro-batch layouts still evaluate: m 4 -> mb 8
   local r = P.evaluate(with("m", 4))
   T.eq(r.mb, 8, "mb")
