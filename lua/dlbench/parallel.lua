@@ -199,6 +199,10 @@ function M.collective(op, o)
     end
     return core.parallel_allreduce_cluster(bytes, n, algo, cl)
   end
+  if o.cluster then
+    error(fname .. ": cluster= is for allreduce; give this collective one tier with bw= and "
+      .. "latency=", 2)
+  end
   local algo = enum(fname, "algo", o.algo, ALGOS, default)
   local lk = { bw = num(fname, "bw", o.bw, nil, "pos"),
                latency = num(fname, "latency", o.latency, 0, "nonneg"),
@@ -684,6 +688,9 @@ doc.doc(M.amdahl_from_util, "dlb.parallel.amdahl_from_util(u1, un, n) -> f",
 -- caller's level, prefixed with the function's name when the message lacks one.
 local unpack = table.unpack or unpack  -- luacheck: ignore
 local function strip(m)
+  -- a Lua runtime error ("attempt to index a nil value") is a bug of the library, not the
+  -- caller's: keep where it happened
+  if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
   local prev
   repeat
     prev = m

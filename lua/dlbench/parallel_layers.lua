@@ -386,6 +386,9 @@ doc.doc(M.totals, "dlb.parallel.layers.totals(layers) -> {params=, flops=}",
 
 -- Errors name the user's line: re-raise at the caller's level without library positions.
 local function strip(m)
+  -- a Lua runtime error ("attempt to index a nil value") is a bug of the library, not the
+  -- caller's: keep where it happened
+  if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
   local prev
   repeat
     prev = m
