@@ -8,6 +8,7 @@
 ** Every formula names its source; the tests re-derive each closed form.
 */
 #include <math.h>
+#include <stdio.h>
 
 #include "dlb_parallel.h"
 #include "dlb_internal.h"
@@ -38,6 +39,43 @@ static int check_link(const char *what, const dlb_par_link *l) {
     return dlb_fail(DLB_EINVAL, "%s: link latency must be >= 0 s, got %g", what, l->latency);
   if (!(l->eff >= 0 && l->eff <= 1))
     return dlb_fail(DLB_EINVAL, "%s: link efficiency must be in (0, 1], got %g", what, l->eff);
+  return DLB_OK;
+}
+
+static int link_absent(const dlb_par_link *l) {
+  return l->bw == 0;
+}
+
+/* A cluster's sizes and links; see the header. */
+int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double devices) {
+  if (!what) what = "cluster";
+  if (!cl) return dlb_fail(DLB_EINVAL, "%s: cluster is missing", what);
+  const double sz[2] = { cl->per_node, cl->nodes };
+  const char *nm[2] = { "per_node", "nodes" };
+  for (int i = 0; i < 2; i++)
+    if (!(sz[i] == 0 || (sz[i] >= 1 && sz[i] == floor(sz[i]) && sz[i] <= 1e9)))
+      return dlb_fail(DLB_EINVAL, "%s: cluster %s must be a whole number >= 1, got %g", what,
+                      nm[i], sz[i]);
+  char buf[96];
+  const dlb_par_link *tier[2] = { &cl->intra, &cl->inter };
+  const char *tname[2] = { "intra", "inter" };
+  for (int i = 0; i < 2; i++) {
+    const dlb_par_link *l = tier[i];
+    if (link_absent(l) || (isfinite(l->bw) && l->bw > 0 && isfinite(l->latency) &&
+                           l->latency >= 0 && l->eff >= 0 && l->eff <= 1))
+      continue;   /* the message is formatted only on failure (the planner calls this often) */
+    snprintf(buf, sizeof buf, "%s: cluster %s", what, tname[i]);
+    return check_link(buf, l);
+  }
+  if (!(cl->intra.bw > 0) && !(cl->inter.bw > 0))
+    return dlb_fail(DLB_EINVAL, "%s: the cluster has no link with a bandwidth "
+                    "(set intra.bw or inter.bw)", what);
+  if (!(devices >= 0) || !isfinite(devices))
+    return dlb_fail(DLB_EINVAL, "%s: devices must be >= 0, got %g", what, devices);
+  if (devices > 0 && cl->per_node > 0 && cl->nodes > 0 && devices > cl->per_node * cl->nodes)
+    return dlb_fail(DLB_EINVAL, "%s: %g devices do not fit the cluster of %g nodes x %g "
+                    "per node = %g devices", what, devices, cl->nodes, cl->per_node,
+                    cl->nodes * cl->per_node);
   return DLB_OK;
 }
 

@@ -70,7 +70,8 @@ typedef struct dlb_par_cluster dlb_par_cluster;
 
 /* Allreduce of `bytes` over n devices of cl, packed node by node: within one node on the
 ** intra links with `algo`; across nodes hierarchically when per_node > 1 divides n, else
-** flat with `algo` on the inter links. */
+** flat with `algo` on the inter links. DLB_EINVAL when cl is invalid (dlb_par_cluster_check)
+** or n devices do not fit in it. */
 int dlb_par_allreduce_cluster(double bytes, double n, int algo, const dlb_par_cluster *cl,
                               dlb_par_coll *out);
 
@@ -83,12 +84,19 @@ typedef struct dlb_par_device {
   double bw_eff;     /* achievable fraction of mem_bw (0 = 0.7) */
 } dlb_par_device;
 
+/* per_node and nodes are whole numbers >= 1, or 0 for "not sized" (one flat tier of any
+** size). A link is absent when its bw is 0; a present link needs bw > 0,
+** latency >= 0 and eff in [0, 1] (0 = 1), all finite. At least one link must be present. */
 struct dlb_par_cluster {
   double per_node;
   double nodes;
   dlb_par_link intra;
   dlb_par_link inter;
 };
+
+/* Validate cl and, when devices > 0 and cl is sized (per_node and nodes > 0), that devices
+** <= per_node x nodes. `what` prefixes the message. DLB_OK or DLB_EINVAL. */
+int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double devices);
 
 /* Roofline time of `flops` and `bytes` on dev: max(flops/(peak*fe), bytes/(bw*be)). */
 double dlb_par_roofline(const dlb_par_device *dev, double flops, double bytes);
@@ -109,9 +117,10 @@ typedef struct dlb_par_work {
 
 /* Options of synchronous data-parallel training. */
 typedef struct dlb_par_dp_opts {
-  double workers;
-  double subbatch;       /* samples per worker per step (weak scaling); or */
-  double batch;          /* global batch (strong scaling) when subbatch is 0 */
+  double workers;        /* whole number >= 1, at most the cluster's devices when it is sized */
+  double subbatch;       /* samples per worker per step (weak scaling), whole >= 1; or */
+  double batch;          /* global batch (strong scaling) when subbatch is 0: a whole multiple
+                            of workers (each worker gets batch/workers >= 1 samples) */
   double algo;           /* DLB_ALGO_* for the allreduce; hierarchical if cluster has nodes */
   double bucket;         /* bytes per gradient bucket (0 = one bucket) */
   double overlap;        /* fraction of the backward pass that can hide communication */
@@ -157,6 +166,8 @@ typedef struct dlb_par_layer {
                             layer is not tensor-parallel and runs replicated) */
   double tp_colls;       /* allreduces per forward pass (Megatron: 2); as many backward */
   double shardable;      /* 1: its parameters may be spread over all stages (embeddings) */
+  double tp_div;         /* the tensor degree must divide it (attention: gcd of heads and
+                            hidden); 0 = any degree */
 } dlb_par_layer;
 
 /* Criteria for splitting layers into stages. */
@@ -215,13 +226,18 @@ typedef struct dlb_par_plan dlb_par_plan;
 
 /* Evaluate one configuration (dp, tp, pp, v, m, sched, recompute, zero taken from `cfg`;
 ** the other fields of cfg are ignored) of layers on the cluster. stage_mem, when not NULL,
-** receives the bytes on each of the pp stages (pp values). */
+** receives the bytes on each of the pp stages (pp values). DLB_EINVAL unless the layout is
+** possible: batch = dp x m x mb with a whole micro-batch mb >= 1 (batch a multiple of dp,
+** batch/dp a multiple of m), tp dividing every layer's tp_div, pp x v <= layers, and
+** dp x tp x pp within the cluster when it is sized. */
 int dlb_par_evaluate(const dlb_par_layer *layers, int n, const dlb_par_device *dev,
                      const dlb_par_cluster *cl, const dlb_par_opts *o,
                      const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem);
 
 /* Enumerate data x tensor x pipeline degrees, micro-batches, schedules, recompute and
-** ZeRO stages; keep the ones that fit; sort by step time. NULL on bad input. */
+** ZeRO stages; keep the ones that fit; sort by step time. NULL on bad input (devices more
+** than a sized cluster holds, among others). A plan may hold no rows when nothing fits:
+** dlb_par_plan_smallest then says what the leanest layout needs. */
 dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *layers, int n, const dlb_par_device *dev,
                                const dlb_par_cluster *cl, const dlb_par_opts *o);
 int dlb_par_plan_count(const dlb_par_plan *p);
@@ -229,6 +245,9 @@ int dlb_par_plan_count(const dlb_par_plan *p);
 int dlb_par_plan_row(const dlb_par_plan *p, int i, dlb_par_row *out);
 /* How many configurations the search evaluated. */
 double dlb_par_plan_evaluated(const dlb_par_plan *p);
+/* Copy the evaluated layout with the least memory on its fullest device (fitting or not)
+** into out; DLB_EINVAL when no layout was evaluated. */
+int dlb_par_plan_smallest(const dlb_par_plan *p, dlb_par_row *out);
 void dlb_par_plan_free(dlb_par_plan *p);
 
 /* Amdahl's law: speedup on n workers with serial fraction f. */

@@ -21,12 +21,12 @@ double dlb_par_roofline(const dlb_par_device *dev, double flops, double bytes) {
 /* Allreduce across n devices of a cluster, packed node by node. */
 int dlb_par_allreduce_cluster(double S, double n, int algo, const dlb_par_cluster *cl,
                               dlb_par_coll *out) {
-  if (!cl) return dlb_fail(DLB_EINVAL, "allreduce: cluster is missing");
+  int st;
+  if (!(n >= 1) || !isfinite(n) || n != floor(n))
+    return dlb_fail(DLB_EINVAL, "allreduce: ranks must be a whole number >= 1, got %g", n);
+  if ((st = dlb_par_cluster_check("allreduce", cl, n))) return st;
   double g = cl->per_node;
   int has_intra = cl->intra.bw > 0, has_inter = cl->inter.bw > 0;
-  if (!has_intra && !has_inter)
-    return dlb_fail(DLB_EINVAL, "allreduce: the cluster has no link with a bandwidth "
-                    "(set intra.bw or inter.bw)");
   if (n <= 1) return dlb_par_collective(DLB_COLL_ALLREDUCE, algo, S, 1, 0,
                                         has_intra ? &cl->intra : &cl->inter, out);
   if (has_intra && (g <= 0 || n <= g || !has_inter))
@@ -41,7 +41,7 @@ static int check_device(const char *what, const dlb_par_device *d) {
   if (!(d->peak > 0) || !isfinite(d->peak))
     return dlb_fail(DLB_EINVAL, "%s: device peak must be a positive FLOP/s, got %g", what,
                     d->peak);
-  if (!(d->mem_bw >= 0) || !(d->mem >= 0))
+  if (!(d->mem_bw >= 0) || !(d->mem >= 0) || !isfinite(d->mem_bw) || !isfinite(d->mem))
     return dlb_fail(DLB_EINVAL, "%s: device mem_bw and mem must be >= 0", what);
   if (!(d->flops_eff >= 0 && d->flops_eff <= 1) || !(d->bw_eff >= 0 && d->bw_eff <= 1))
     return dlb_fail(DLB_EINVAL, "%s: device flops_eff and bw_eff must be in (0, 1]", what);
@@ -78,26 +78,34 @@ int dlb_par_data(const dlb_par_work *w, const dlb_par_device *dev,
   double n = o->workers;
   if (!(n >= 1) || n != floor(n) || !isfinite(n))
     return dlb_fail(DLB_EINVAL, "data parallel: workers must be a whole number >= 1, got %g", n);
+  if ((st = dlb_par_cluster_check("data parallel", cl, n))) return st;
   double sb = o->subbatch;
   if (sb == 0) {
-    if (!(o->batch > 0) || !isfinite(o->batch))
+    double B = o->batch;
+    if (!(B >= 1) || !isfinite(B) || B != floor(B))
       return dlb_fail(DLB_EINVAL, "data parallel: give subbatch (weak scaling) or batch "
-                      "(strong scaling) > 0");
-    sb = o->batch / n;
+                      "(strong scaling), a whole number of samples >= 1 (batch %g)", B);
+    if (B < n || fmod(B, n) != 0)
+      return dlb_fail(DLB_EINVAL, "data parallel: a batch of %g over %g workers is %g samples "
+                      "per worker: the batch must be a whole multiple of the workers", B, n,
+                      B / n);
+    sb = B / n;
   }
-  if (!(sb > 0) || !isfinite(sb))
-    return dlb_fail(DLB_EINVAL, "data parallel: subbatch must be > 0, got %g", sb);
-  if (!(w->flops_sample >= 0) || !(w->flops_fixed >= 0) || !(w->bytes_sample >= 0) ||
-      !(w->bytes_fixed >= 0) || !(w->grad_bytes >= 0) || !(w->mem_fixed >= 0) ||
-      !(w->mem_sample >= 0) || !(w->samples_epoch >= 0))
-    return dlb_fail(DLB_EINVAL, "data parallel: work costs must be >= 0");
+  if (!(sb >= 1) || !isfinite(sb) || sb != floor(sb))
+    return dlb_fail(DLB_EINVAL, "data parallel: subbatch must be a whole number of samples "
+                    ">= 1, got %g", sb);
+  const double wv[] = { w->flops_sample, w->flops_fixed, w->bytes_sample, w->bytes_fixed,
+                        w->grad_bytes, w->mem_fixed, w->mem_sample, w->samples_epoch };
+  for (size_t i = 0; i < sizeof wv / sizeof wv[0]; i++)
+    if (!(wv[i] >= 0) || !isfinite(wv[i]))
+      return dlb_fail(DLB_EINVAL, "data parallel: work costs must be finite and >= 0");
   if (!(w->flops_sample + w->flops_fixed > 0))
     return dlb_fail(DLB_EINVAL, "data parallel: the work has no FLOPs");
   if (!(w->bwd_frac >= 0 && w->bwd_frac <= 1))
     return dlb_fail(DLB_EINVAL, "data parallel: bwd_frac must be in [0, 1], got %g", w->bwd_frac);
   if (!(o->overlap >= 0 && o->overlap <= 1))
     return dlb_fail(DLB_EINVAL, "data parallel: overlap must be in [0, 1], got %g", o->overlap);
-  if (!(o->bucket >= 0))
+  if (!(o->bucket >= 0) || !isfinite(o->bucket))
     return dlb_fail(DLB_EINVAL, "data parallel: bucket must be >= 0 bytes, got %g", o->bucket);
   int algo = (int)o->algo;
   if (o->algo != algo || algo < 0 || algo >= DLB_ALGO_NALGOS)

@@ -19,6 +19,7 @@ struct dlb_par_plan {
   dlb_par_row *rows;
   int count, cap;
   double evaluated;
+  dlb_par_row smallest;   /* the evaluated layout with the least memory */
 };
 
 /* Bytes per parameter of weights, gradients, optimizer state: mixed-precision Adam by
@@ -44,12 +45,13 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_par_device *dev
     return dlb_fail(DLB_EINVAL, "plan: device mem_bw and mem must be >= 0");
   if (!(dev->flops_eff >= 0 && dev->flops_eff <= 1) || !(dev->bw_eff >= 0 && dev->bw_eff <= 1))
     return dlb_fail(DLB_EINVAL, "plan: device flops_eff and bw_eff must be in (0, 1]");
-  if (!(cl->intra.bw > 0) && !(cl->inter.bw > 0))
-    return dlb_fail(DLB_EINVAL, "plan: the cluster has no link with a bandwidth");
-  if (!(cl->per_node >= 0) || !(cl->nodes >= 0))
-    return dlb_fail(DLB_EINVAL, "plan: cluster per_node and nodes must be >= 0");
-  if (!(o->batch > 0) || !isfinite(o->batch))
-    return dlb_fail(DLB_EINVAL, "plan: batch must be > 0 samples, got %g", o->batch);
+  if (!isfinite(dev->mem_bw) || !isfinite(dev->mem))
+    return dlb_fail(DLB_EINVAL, "plan: device mem_bw and mem must be finite");
+  int st = dlb_par_cluster_check("plan", cl, 0);
+  if (st) return st;
+  if (!whole(o->batch))
+    return dlb_fail(DLB_EINVAL, "plan: batch must be a whole number of samples >= 1, got %g",
+                    o->batch);
   if (!(o->overlap >= 0 && o->overlap <= 1))
     return dlb_fail(DLB_EINVAL, "plan: overlap must be in [0, 1], got %g", o->overlap);
   if (!(o->w_bytes >= 0 && o->g_bytes >= 0 && o->o_bytes >= 0))
@@ -58,12 +60,29 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_par_device *dev
     const dlb_par_layer *l = &L[i];
     const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
                          l->params, l->act_out, l->act_kept, l->act_rep, l->act_in,
-                         l->tp_bytes, l->tp_colls, l->shardable };
+                         l->tp_bytes, l->tp_colls, l->shardable, l->tp_div };
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
       if (!(v[j] >= 0) || !isfinite(v[j]))
         return dlb_fail(DLB_EINVAL, "plan: layer %d has a negative or non-finite cost", i + 1);
+    if (l->tp_div != floor(l->tp_div))
+      return dlb_fail(DLB_EINVAL, "plan: layer %d tp_div must be a whole number, got %g", i + 1,
+                      l->tp_div);
   }
   return DLB_OK;
+}
+
+/* The first layer tp does not split evenly (tp_div not a multiple of tp), or -1. */
+static int tp_misfit(const dlb_par_layer *L, int n, double tp) {
+  if (tp == 1) return -1;
+  double ok = -1;   /* the last tp_div found divisible (layers mostly share one): no fmod */
+  for (int i = 0; i < n; i++) {
+    double d = L[i].tp_div;
+    if (L[i].tp_bytes > 0 && d > 0 && d != ok) {
+      if (fmod(d, tp) != 0) return i;
+      ok = d;
+    }
+  }
+  return -1;
 }
 
 /* The link a group of `span` consecutive devices communicates on. */
@@ -87,18 +106,33 @@ typedef struct stage {
 
 enum { MAX_STAGES = 4096 };
 
-/* Evaluate one layout; see the header. */
-int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
-                     const dlb_par_cluster *cl, const dlb_par_opts *o,
-                     const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem) {
+/* `checked`: the search already validated the inputs and enumerates only possible layouts
+** (whole micro-batches, tp dividing tp_div, within the cluster), so those checks are skipped. */
+static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
+                    const dlb_par_cluster *cl, const dlb_par_opts *o,
+                    const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem, int checked) {
   int st;
-  if ((st = check_inputs(L, n, dev, cl, o))) return st;
+  if (!checked && (st = check_inputs(L, n, dev, cl, o))) return st;
   if (!cfg || !out) return dlb_fail(DLB_EINVAL, "plan: missing configuration or result");
   double dp = cfg->dp, tp = cfg->tp, pp = cfg->pp, m = cfg->m;
   int sched = (int)cfg->sched, rc = cfg->recompute != 0, zero = (int)cfg->zero;
   if (!whole(dp) || !whole(tp) || !whole(pp) || !whole(m))
     return dlb_fail(DLB_EINVAL, "plan: dp, tp, pp and m must be whole numbers >= 1 "
                     "(got %g, %g, %g, %g)", dp, tp, pp, m);
+  if (!checked && (st = dlb_par_cluster_check("plan", cl, dp * tp * pp))) return st;
+  /* batch = dp x m x mb with a whole micro-batch mb >= 1 */
+  if (!checked && fmod(o->batch, dp) != 0)
+    return dlb_fail(DLB_EINVAL, "plan: a batch of %g does not split over dp %g replicas "
+                    "(%g samples each): the batch must be a multiple of dp", o->batch, dp,
+                    o->batch / dp);
+  if (!checked && fmod(o->batch / dp, m) != 0)
+    return dlb_fail(DLB_EINVAL, "plan: %g samples per replica (batch %g / dp %g) do not split "
+                    "into m %g micro-batches (%g samples each): batch/dp must be a multiple of m",
+                    o->batch / dp, o->batch, dp, m, o->batch / dp / m);
+  int bad = checked ? -1 : tp_misfit(L, n, tp);
+  if (bad >= 0)
+    return dlb_fail(DLB_EINVAL, "plan: tp %g does not divide the %g heads/hidden units of "
+                    "layer %d (tp must divide %g)", tp, L[bad].tp_div, bad + 1, L[bad].tp_div);
   if (cfg->sched != sched || sched < DLB_SCHED_GPIPE || sched > DLB_SCHED_INTERLEAVED)
     return dlb_fail(DLB_EINVAL, "plan: unknown schedule %g", cfg->sched);
   if (cfg->zero != zero || zero < 0 || zero > 3)
@@ -224,6 +258,7 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     for (int d = 0; d < p; d++) if (S[d].params > maxp) maxp = S[d].params;
     dlb_par_cluster sub = *cl;
     sub.per_node = cl->per_node > 0 ? floor(cl->per_node / (tp * pp)) : 0;
+    sub.nodes = 0;  /* replicas per node is a packing estimate: the layout was sized above */
     if (cl->per_node > 0 && sub.per_node < 1) sub.per_node = 1;
     if (cl->per_node > 0 && sub.per_node == 1 && cl->inter.bw > 0) sub.intra.bw = 0;
     int algo = (int)o->dp_algo;
@@ -262,6 +297,13 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
   return DLB_OK;
 }
 
+/* Evaluate one layout; see the header. */
+int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
+                     const dlb_par_cluster *cl, const dlb_par_opts *o,
+                     const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem) {
+  return evaluate(L, n, dev, cl, o, cfg, out, stage_mem, 0);
+}
+
 static int push(dlb_par_plan *P, const dlb_par_row *r) {
   if (P->count == P->cap) {
     int nc = P->cap ? 2 * P->cap : 256;
@@ -289,6 +331,7 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
   if (!whole(D))
     return dlb_fail_null(DLB_EINVAL, "plan: devices must be a whole number >= 1 (give devices, "
                          "or cluster per_node and nodes), got %g", D);
+  if (dlb_par_cluster_check("plan", cl, D)) return NULL;
   if (!(o->zero_max >= 0 && o->zero_max <= 3))
     return dlb_fail_null(DLB_EINVAL, "plan: zero_max must be 0..3, got %g", o->zero_max);
   if (!(o->sched >= -1 && o->sched <= DLB_SCHED_INTERLEAVED) || o->sched != floor(o->sched))
@@ -306,7 +349,7 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
   double vv = o->v > 0 ? o->v : 2;
   int r0 = o->recompute < 0 ? 0 : (int)o->recompute, r1 = o->recompute < 0 ? 1 : r0;
   for (double tp = 1; tp <= tpmax && tp <= D; tp *= 2) {
-    if (fmod(D, tp) != 0) continue;
+    if (fmod(D, tp) != 0 || tp_misfit(L, n, tp) >= 0) continue;
     for (double pp = 1; pp <= ppmax && pp <= n && tp * pp <= D; pp++) {
       if (fmod(D, tp * pp) != 0) continue;
       double dp = D / (tp * pp);
@@ -326,9 +369,10 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
               dlb_par_row cfg = { 0 }, r;
               cfg.dp = dp; cfg.tp = tp; cfg.pp = pp; cfg.m = m; cfg.v = vv;
               cfg.sched = sc; cfg.recompute = rc; cfg.zero = z;
-              int st = dlb_par_evaluate(L, n, dev, cl, o, &cfg, &r, NULL);
-              P->evaluated += 1;
+              int st = evaluate(L, n, dev, cl, o, &cfg, &r, NULL, 1);
               if (st) { dlb_par_plan_free(P); return NULL; }
+              if (P->evaluated == 0 || r.mem < P->smallest.mem) P->smallest = r;
+              P->evaluated += 1;
               if ((r.fits || o->keep_unfit) && push(P, &r)) { dlb_par_plan_free(P); return NULL; }
             }
           }
@@ -357,6 +401,14 @@ int dlb_par_plan_row(const dlb_par_plan *P, int i, dlb_par_row *out) {
 /* How many layouts were evaluated. */
 double dlb_par_plan_evaluated(const dlb_par_plan *P) {
   return P ? P->evaluated : 0;
+}
+
+/* The leanest evaluated layout. */
+int dlb_par_plan_smallest(const dlb_par_plan *P, dlb_par_row *out) {
+  if (!P || !out) return dlb_fail(DLB_EINVAL, "plan smallest: missing plan or output");
+  if (!(P->evaluated > 0)) return dlb_fail(DLB_EINVAL, "plan smallest: no layout was evaluated");
+  *out = P->smallest;
+  return DLB_OK;
 }
 
 /* Free a plan; NULL is a no-op. */

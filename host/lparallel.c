@@ -47,7 +47,7 @@ static const field layer_f[] = {
   F(dlb_par_layer, bytes_fixed), F(dlb_par_layer, params), F(dlb_par_layer, act_out),
   F(dlb_par_layer, act_kept), F(dlb_par_layer, act_rep), F(dlb_par_layer, act_in),
   F(dlb_par_layer, tp_bytes), F(dlb_par_layer, tp_colls), F(dlb_par_layer, shardable),
-  { NULL, 0 } };
+  F(dlb_par_layer, tp_div), { NULL, 0 } };
 static const field opts_f[] = {
   F(dlb_par_opts, batch), F(dlb_par_opts, w_bytes), F(dlb_par_opts, g_bytes),
   F(dlb_par_opts, o_bytes), F(dlb_par_opts, overlap), F(dlb_par_opts, dp_algo),
@@ -254,7 +254,8 @@ static int p_evaluate(lua_State *L) {
   return 2;
 }
 
-/* -- core.parallel_plan(layers, device, cluster, opts) -> {row...}, evaluated */
+/* -- core.parallel_plan(layers, device, cluster, opts) -> {row...}, evaluated, smallest row
+** (the evaluated layout with the least memory; nil when none was evaluated) */
 static int p_plan(lua_State *L) {
   dlb_par_device d = { 0 };
   dlb_par_opts o = { 0 };
@@ -275,8 +276,11 @@ static int p_plan(lua_State *L) {
     lua_seti(L, -2, i + 1);
   }
   lua_pushnumber(L, dlb_par_plan_evaluated(P));
+  dlb_par_row sm;
+  if (dlb_par_plan_smallest(P, &sm) == DLB_OK) pushfields(L, row_f, &sm);
+  else lua_pushnil(L);
   dlb_par_plan_free(P);
-  return 2;
+  return 3;
 }
 
 /* -- core.parallel_amdahl(f, n) -> speedup */

@@ -205,6 +205,10 @@ do
   print(string.format("GPT-3 XL, best of %d plans: dp %d x tp %d x pp %d, m %d, %s: %.2f s/step "
     .. "(compute %.2f, comm %.2f, bubble %.2f), %.0f GB/device", plans:count(), b.dp, b.tp, b.pp,
     b.m, b.schedule, b.step, b.compute, b.comm, b.bubble, b.mem / 1e9))
+  -- impossible layouts are errors, not numbers: 32 samples per replica in 64 micro-batches
+  local ok, e = pcall(P.evaluate, { graph = dlb.models.gpt { size = "gpt3-xl" }, hw = a100,
+    batch = 64, dp = 2, tp = 2, pp = 2, m = 64 })
+  print("an impossible layout: " .. (ok and "accepted?!" or tostring(e)))
   print()
 end
 -- == end: parallel ==

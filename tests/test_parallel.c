@@ -410,6 +410,128 @@ static void random_layouts(void) {
   }
 }
 
+/* QA regressions: impossible layouts and subbatches are errors, never numbers. */
+static void impossible(void) {
+  dlb_par_work w;
+  memset(&w, 0, sizeof w);
+  w.flops_sample = 1e12;
+  w.grad_bytes = 4e9;
+  dlb_par_cluster fl = flat(56e9, 0);
+  dlb_par_dp_opts o;
+  dlb_par_dp_result r;
+  memset(&o, 0, sizeof o);
+  o.workers = 8; o.subbatch = 0.25;
+  CHECK(dlb_par_data(&w, &V100, &fl, &o, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "subbatch must be a whole number of samples >= 1") != NULL);
+  o.subbatch = 0; o.batch = 4096; o.workers = 8192;      /* 0.5 samples per worker */
+  CHECK(dlb_par_data(&w, &V100, &fl, &o, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "0.5 samples per worker") != NULL);
+  o.batch = 100; o.workers = 8;                          /* 12.5 */
+  CHECK(dlb_par_data(&w, &V100, &fl, &o, &r) == DLB_EINVAL);
+  o.batch = 4096; o.workers = 512;                       /* 8 each */
+  CHECK(dlb_par_data(&w, &V100, &fl, &o, &r) == DLB_OK);
+  CHECK(r.subbatch == 8);
+  dlb_par_cluster cl;
+  memset(&cl, 0, sizeof cl);
+  cl.per_node = 8; cl.nodes = 64; cl.intra.bw = 300e9; cl.inter.bw = 25e9;
+  o.workers = 3000; o.batch = 0; o.subbatch = 4;         /* 512 devices */
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "3000 devices do not fit") != NULL);
+  w.mem_sample = INFINITY; o.workers = 8;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_EINVAL);
+  w.mem_sample = 0;
+
+  /* evaluate: batch 64 = dp 2 x m x mb needs m | 32 */
+  enum { N = 8 };
+  dlb_par_layer L[N];
+  uniform_layers(L, N);
+  for (int i = 0; i < N; i++) { L[i].tp_bytes = 1e3; L[i].tp_colls = 2; L[i].tp_div = 16; }
+  dlb_par_opts po;
+  memset(&po, 0, sizeof po);
+  po.batch = 64;
+  dlb_par_row cfg, row;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.dp = 2; cfg.tp = 2; cfg.pp = 2; cfg.sched = DLB_SCHED_1F1B;
+  cfg.m = 64;                                            /* mb 0.5 */
+  CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "batch/dp must be a multiple of m") != NULL);
+  cfg.m = 5;                                             /* mb 6.4 */
+  CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_EINVAL);
+  cfg.m = 4; cfg.dp = 3;                                 /* 64 / 3 */
+  CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "the batch must be a multiple of dp") != NULL);
+  cfg.dp = 2; cfg.tp = 3;                                /* 16 heads */
+  CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "tp 3 does not divide the 16 heads/hidden units of layer 1") != NULL);
+  cfg.tp = 4;
+  CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_OK);
+  CHECK(row.mb == 8);
+  dlb_par_cluster two;                                   /* 2 x 8 = 16 devices < 2 x 4 x 2 */
+  memcpy(&two, &cl, sizeof two);
+  two.nodes = 1;
+  CHECK(dlb_par_evaluate(L, N, &V100, &two, &po, &cfg, &row, NULL) == DLB_EINVAL);
+  /* pp 3 does not divide the 8 devices of a node: 8 x 3 = 24 devices hold dp 8 x pp 3 */
+  dlb_par_cluster c83;
+  memcpy(&c83, &cl, sizeof c83);
+  c83.nodes = 3;
+  cfg.dp = 8; cfg.tp = 1; cfg.pp = 3; cfg.m = 2;
+  CHECK(dlb_par_evaluate(L, N, &V100, &c83, &po, &cfg, &row, NULL) == DLB_OK);
+  CHECK(row.dp_comm > 0);
+  po.devices = 0;
+  dlb_par_plan *P83 = dlb_par_plan_new(L, N, &V100, &c83, &po);
+  CHECK(P83 != NULL && dlb_par_plan_count(P83) > 0);
+  /* the search's rows (checks skipped) equal the public, checked evaluation */
+  for (int i = 0; P83 && i < dlb_par_plan_count(P83); i += 7) {
+    dlb_par_row pr, er;
+    CHECK(dlb_par_plan_row(P83, i, &pr) == DLB_OK);
+    CHECK(dlb_par_evaluate(L, N, &V100, &c83, &po, &pr, &er, NULL) == DLB_OK);
+    CHECK(er.step == pr.step && er.mem == pr.mem && er.mb == pr.mb);
+  }
+  dlb_par_plan_free(P83);
+  cfg.dp = 2; cfg.tp = 4; cfg.pp = 2; cfg.m = 4;
+  L[0].tp_div = 2.5;
+  CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_EINVAL);
+  L[0].tp_div = 16;
+
+  /* plan: devices beyond the cluster; tp degrees the heads do not allow are skipped */
+  po.devices = 64; two.nodes = 2;
+  CHECK(dlb_par_plan_new(L, N, &V100, &two, &po) == NULL);
+  CHECK(strstr(dlb_last_error(), "64 devices do not fit the cluster of 2 nodes x 8") != NULL);
+  po.devices = 16; po.tp_max = 8; po.zero_max = 0; po.sched = -1; po.recompute = -1;
+  for (int i = 0; i < N; i++) L[i].tp_div = 12;          /* tp 1, 2, 4 but not 8 */
+  dlb_par_plan *P = dlb_par_plan_new(L, N, &V100, &two, &po);
+  CHECK(P != NULL);
+  int seen4 = 0, seen8 = 0;
+  for (int i = 0; P && i < dlb_par_plan_count(P); i++) {
+    CHECK(dlb_par_plan_row(P, i, &row) == DLB_OK);
+    seen4 |= row.tp == 4;
+    seen8 |= row.tp == 8;
+  }
+  CHECK(seen4 && !seen8);
+  dlb_par_plan_free(P);
+
+  /* nothing fits: an empty plan whose smallest layout is the leanest of all evaluated */
+  dlb_par_device tiny = V100;
+  tiny.mem = 1e6;                                        /* 8 x 1e6 params x 16 B >> 1 MB */
+  P = dlb_par_plan_new(L, N, &tiny, &two, &po);
+  CHECK(P != NULL && dlb_par_plan_count(P) == 0);
+  dlb_par_row sm;
+  CHECK(dlb_par_plan_smallest(P, &sm) == DLB_OK);
+  dlb_par_plan_free(P);
+  po.keep_unfit = 1;
+  P = dlb_par_plan_new(L, N, &tiny, &two, &po);
+  double lo = INFINITY;
+  for (int i = 0; P && i < dlb_par_plan_count(P); i++) {
+    CHECK(dlb_par_plan_row(P, i, &row) == DLB_OK);
+    CHECK(row.fits == 0);
+    if (row.mem < lo) lo = row.mem;
+  }
+  CHECK(P && dlb_par_plan_count(P) == dlb_par_plan_evaluated(P));
+  CHECK_NEAR(sm.mem, lo, 1e-15);
+  dlb_par_plan_free(P);
+  CHECK(dlb_par_plan_smallest(NULL, &sm) == DLB_EINVAL);
+}
+
 int main(void) {
   RUN(roofline);
   RUN(data_parallel);
@@ -421,5 +543,6 @@ int main(void) {
   RUN(planner);
   RUN(amdahl);
   RUN(random_layouts);
+  RUN(impossible);
   return check_done();
 }

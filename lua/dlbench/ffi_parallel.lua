@@ -13,7 +13,7 @@ return function(core, C, ffi) -- luacheck: ignore
     dpr = { "step", "compute", "comm", "exposed", "batch", "subbatch", "throughput", "util",
             "mem", "epoch", "wire", "buckets" },
     layer = { "flops_fwd", "flops_bwd", "bytes_sample", "bytes_fixed", "params", "act_out",
-              "act_kept", "act_rep", "act_in", "tp_bytes", "tp_colls", "shardable" },
+              "act_kept", "act_rep", "act_in", "tp_bytes", "tp_colls", "shardable", "tp_div" },
     opts = { "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "dp_algo", "tp_max",
              "pp_max", "m_max", "zero_max", "sched", "v", "seq_par", "recompute", "balance",
              "shard", "devices", "keep_unfit" },
@@ -163,8 +163,10 @@ return function(core, C, ffi) -- luacheck: ignore
       rows[i + 1] = totable(r, F.row)
     end
     local ev = tonumber(C.dlb_par_plan_evaluated(P))
+    local sm = nil
+    if C.dlb_par_plan_smallest(P, r) == 0 then sm = totable(r, F.row) end
     C.dlb_par_plan_free(ffi.gc(P, nil))
-    return rows, ev
+    return rows, ev, sm
   end
 
   function core.parallel_amdahl(f, n)

@@ -9,6 +9,8 @@ local options = require "dlbench.options"
 local layers = require "dlbench.parallel_layers"
 
 local M = { layers = layers }
+local check_work   -- defined with parallel.data
+local check_cluster
 
 local OPS = { allreduce = 0, allgather = 1, reduce_scatter = 2, broadcast = 3, alltoall = 4,
               ps = 5 }
@@ -35,13 +37,27 @@ local function set(list)
   return s
 end
 
-local function num(fname, name, v, default)
+-- Rules a number must obey (all must be finite): what the message says for each.
+local RULES = {
+  pos = { function(x) return x > 0 end, "a number > 0" },
+  nonneg = { function(x) return x >= 0 end, "a number >= 0" },
+  count = { function(x) return x >= 1 and x == math.floor(x) end, "a whole number >= 1" },
+  eff = { function(x) return x > 0 and x <= 1 end, "a fraction in (0, 1]" },
+  unit = { function(x) return x >= 0 and x <= 1 end, "a fraction in [0, 1]" },
+}
+
+local function num(fname, name, v, default, rule)
   if v == nil then
     if default == nil then error(string.format("%s: option '%s' is required", fname, name), 3) end
     return default
   end
-  if type(v) ~= "number" or v ~= v then
-    error(string.format("%s: option '%s' must be a number, got %s", fname, name, type(v)), 3)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+    error(string.format("%s: option '%s' must be a finite number, got %s", fname, name,
+      type(v) == "number" and tostring(v) or (type(v) .. " " .. tostring(v))), 3)
+  end
+  local r = rule and RULES[rule]
+  if r and not r[1](v) then
+    error(string.format("%s: option '%s' must be %s, got %s", fname, name, r[2], tostring(v)), 3)
   end
   return v
 end
@@ -61,8 +77,9 @@ local function link(fname, t, what)
   if type(t) ~= "table" then
     error(string.format("%s: %s must be a table {bw=, latency=, eff=}", fname, what), 3)
   end
-  return { bw = num(fname, what .. ".bw", t.bw), latency = num(fname, what .. ".latency",
-    t.latency, 0), eff = num(fname, what .. ".eff", t.eff, 1) }
+  return { bw = num(fname, what .. ".bw", t.bw, nil, "pos"),
+    latency = num(fname, what .. ".latency", t.latency, 0, "nonneg"),
+    eff = num(fname, what .. ".eff", t.eff, 1, "eff") }
 end
 
 ------------------------------------------------------------------------------------------
@@ -101,8 +118,8 @@ local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw" }
 function M.cluster(o)
   check_opts("parallel.cluster", o, CLUSTER_OPTS)
   local links = o.hw and o.hw.links or {}
-  local c = { per_node = num("parallel.cluster", "per_node", o.per_node, 1),
-              nodes = num("parallel.cluster", "nodes", o.nodes, 1) }
+  local c = { per_node = num("parallel.cluster", "per_node", o.per_node, 1, "count"),
+              nodes = num("parallel.cluster", "nodes", o.nodes, 1, "count") }
   local intra, inter = o.intra or links.intra, o.inter or links.inter
   if intra then c.intra = link("parallel.cluster", intra, "intra") end
   if inter then c.inter = link("parallel.cluster", inter, "inter") end
@@ -114,16 +131,36 @@ end
 doc.doc(M.cluster, "dlb.parallel.cluster{per_node=, nodes=, intra={bw=, latency=, eff=}, inter=...}",
   "a cluster of nodes with two link tiers (bytes/s, s); hw= takes hw.links")
 
+-- A cluster= table (from dlb.parallel.cluster or built by hand) obeys the same rules:
+-- per_node and nodes whole >= 1 (nodes 0: a flat tier of any size), links bw > 0, latency
+-- >= 0, eff in (0, 1].
+check_cluster = function(fname, c)
+  if type(c) ~= "table" then
+    error(fname .. ": cluster must be a dlb.parallel.cluster{...}, got " .. type(c), 3)
+  end
+  num(fname, "cluster.per_node", c.per_node, 1, "count")
+  if c.nodes ~= 0 then num(fname, "cluster.nodes", c.nodes, 1, "count") end
+  for _, tier in ipairs { "intra", "inter" } do
+    if c[tier] ~= nil then link(fname, c[tier], "cluster." .. tier) end
+  end
+  if c.intra == nil and c.inter == nil then
+    error(fname .. ": the cluster has no links (give intra= and/or inter= {bw=, latency=})", 3)
+  end
+  return c
+end
+
 -- The cluster of an options table: cluster=, or bw=/latency=/eff= for one flat tier.
 local function cluster_of(fname, o)
-  if o.cluster then return o.cluster end
+  if o.cluster then return check_cluster(fname, o.cluster) end
   if o.bw then
-    return { per_node = 1, nodes = 1, inter = { bw = num(fname, "bw", o.bw),
-             latency = num(fname, "latency", o.latency, 0), eff = num(fname, "eff", o.eff, 1) } }
+    -- one flat tier of any size (nodes 0: not sized)
+    return { per_node = 1, nodes = 0, inter = { bw = num(fname, "bw", o.bw, nil, "pos"),
+             latency = num(fname, "latency", o.latency, 0, "nonneg"),
+             eff = num(fname, "eff", o.eff, 1, "eff") } }
   end
   if o.hw and type(o.hw.links) == "table" and (o.hw.links.intra or o.hw.links.inter) then
     -- the device's own link tiers; nodes of 8 devices unless per_node= says otherwise
-    local g = num(fname, "per_node", o.per_node, 8)
+    local g = num(fname, "per_node", o.per_node, 8, "count")
     local total = o.devices or (type(o.workers) == "number" and o.workers) or g
     return M.cluster { hw = o.hw, per_node = g, nodes = o.nodes or math.ceil(total / g) }
   end
@@ -145,11 +182,12 @@ function M.collective(op, o)
       tostring(op), keys(OPS)), 2)
   end
   check_opts(fname, o, COLL_OPTS)
-  local bytes, n = num(fname, "bytes", o.bytes), num(fname, "n", o.n)
+  local bytes, n = num(fname, "bytes", o.bytes, nil, "nonneg"), num(fname, "n", o.n, nil, "count")
   local default = (op == "alltoall" or op == "ps") and "direct"
     or (op == "broadcast" and "tree" or "ring")
   if op == "allreduce" and (o.cluster or o.algo == "hierarchical") then
     local cl = o.cluster or error(fname .. ": algo 'hierarchical' needs cluster=", 2)
+    check_cluster(fname, cl)
     local algo = o.algo == "hierarchical" and 0 or enum(fname, "algo", o.algo, ALGOS, "ring")
     if o.algo == "hierarchical" then
       local g = cl.per_node or 1
@@ -161,9 +199,14 @@ function M.collective(op, o)
     end
     return core.parallel_allreduce_cluster(bytes, n, algo, cl)
   end
+  if o.cluster then
+    error(fname .. ": cluster= is for allreduce; give this collective one tier with bw= and "
+      .. "latency=", 2)
+  end
   local algo = enum(fname, "algo", o.algo, ALGOS, default)
-  local lk = { bw = num(fname, "bw", o.bw), latency = num(fname, "latency", o.latency, 0),
-               eff = num(fname, "eff", o.eff, 1) }
+  local lk = { bw = num(fname, "bw", o.bw, nil, "pos"),
+               latency = num(fname, "latency", o.latency, 0, "nonneg"),
+               eff = num(fname, "eff", o.eff, 1, "eff") }
   return core.parallel_collective(code, algo, bytes, n, num(fname, "shards", o.shards, 1), lk)
 end
 doc.doc(M.collective, "dlb.parallel.collective(op, {bytes=, n=, bw=, latency=[, eff=, algo=, shards=, cluster=]})"
@@ -171,8 +214,9 @@ doc.doc(M.collective, "dlb.parallel.collective(op, {bytes=, n=, bw=, latency=[, 
   "alpha-beta cost of allreduce|allgather|reduce_scatter|broadcast|alltoall|ps; bytes = average per rank")
 
 -- dlb.parallel.allreduce{...} -> seconds, and the full cost table.
+local collective = M.collective
 function M.allreduce(o)
-  local c = M.collective("allreduce", o)
+  local c = collective("allreduce", o)
   return c.time, c
 end
 doc.doc(M.allreduce, "dlb.parallel.allreduce{bytes=, n=, bw=, latency=, algo=\"ring\"} -> seconds, cost",
@@ -180,7 +224,7 @@ doc.doc(M.allreduce, "dlb.parallel.allreduce{bytes=, n=, bw=, latency=, algo=\"r
 
 for _, op in ipairs { "allgather", "reduce_scatter", "broadcast", "alltoall", "ps" } do
   M[op] = function(o)
-    local c = M.collective(op, o)
+    local c = collective(op, o)
     return c.time, c
   end
   doc.doc(M[op], "dlb.parallel." .. op .. "{bytes=, n=, bw=, latency=[, algo=]} -> seconds, cost",
@@ -247,9 +291,39 @@ local DATA_OPTS = set { "stats", "work", "hw", "device", "precision", "workers",
   "batch", "stats_batch", "cluster", "bw", "latency", "eff", "algo", "bucket", "overlap",
   "async", "shards", "samples_epoch", "per_node", "nodes" }
 
+-- The fields of a work= table (per-sample / per-step costs, dlb_par_work).
+local WORK_FIELDS = { "flops_sample", "flops_fixed", "bytes_sample", "bytes_fixed", "bwd_frac",
+  "grad_bytes", "mem_fixed", "mem_sample", "samples_epoch" }
+local WORK_SET = set(WORK_FIELDS)
+
+-- work= is taken as is: reject unknown fields by name (a {flops=, bytes=} table of a whole
+-- step belongs in stats= with stats_batch=) and values that are not finite numbers >= 0.
+check_work = function(fname, w)
+  if type(w) ~= "table" then
+    error(string.format("%s: work must be a table {%s}, got %s", fname,
+      table.concat(WORK_FIELDS, "=, ") .. "=", type(w)), 3)
+  end
+  local ks = {}
+  for k in pairs(w) do ks[#ks + 1] = tostring(k) end
+  table.sort(ks)
+  for _, k in ipairs(ks) do
+    local v = w[k]
+    if not WORK_SET[k] then
+      error(string.format("%s: work has no field '%s' (accepted: %s); for a step's totals "
+        .. "{flops=, bytes=} pass stats={...} with stats_batch= the samples they cover", fname,
+        tostring(k), table.concat(WORK_FIELDS, ", ")), 3)
+    end
+    num(fname, "work." .. k, v, nil, k == "bwd_frac" and "unit" or "nonneg")
+  end
+  if not ((w.flops_sample or 0) + (w.flops_fixed or 0) > 0) then
+    error(fname .. ": work has no FLOPs (set work.flops_sample, per sample forward + backward)", 3)
+  end
+end
+
 -- Synchronous (or async) data-parallel training step of stats/work on hw over a cluster.
 function M.data(o)
   local fname = "parallel.data"
+  if type(o) ~= "table" then error(fname .. ": an options table expected, got " .. type(o), 2) end
   check_opts(fname, o, DATA_OPTS)
   local dev = o.device or (o.hw and M.device(o.hw, o.precision
       or (is_catalogue(o.hw) and o.stats and stats_precision(o.stats)) or nil))
@@ -258,6 +332,15 @@ function M.data(o)
     error(fname .. ": with stats= give subbatch= (the batch the stats were computed at) or "
       .. "stats_batch=", 2)
   end
+  local workers = num(fname, "workers", o.workers, nil, "count")
+  if o.subbatch ~= nil then num(fname, "subbatch", o.subbatch, nil, "count") end
+  if o.batch ~= nil then num(fname, "batch", o.batch, nil, "count") end
+  if o.subbatch == nil and o.batch == nil then
+    error(fname .. ": give subbatch= (samples per worker, weak scaling) or batch= (global, "
+      .. "strong scaling)", 2)
+  end
+  if o.stats_batch ~= nil then num(fname, "stats_batch", o.stats_batch, nil, "pos") end
+  if o.work ~= nil then check_work(fname, o.work) end
   local w = o.work or (o.stats and M.work(o.stats, o.stats_batch or o.subbatch,
     { samples_epoch = o.samples_epoch }))
     or error(fname .. ": option 'stats' (or work) is required", 2)
@@ -268,7 +351,6 @@ function M.data(o)
     w = c
   end
   local cl = cluster_of(fname, o)
-  local workers = num(fname, "workers", o.workers)
   -- Per-worker compute from dlb.roofline.time when the costs are a graph's stats and hw is a
   -- catalogue device (Hestness sec. 5.2.2: whole-graph max(c/(eff x peak), a/(eff x bw))).
   local compute, roof = 0, nil
@@ -284,13 +366,13 @@ function M.data(o)
   local r = core.parallel_data(w, dev, cl, {
     compute = compute,
     workers = workers,
-    subbatch = num(fname, "subbatch", o.subbatch, 0),
-    batch = num(fname, "batch", o.batch, 0),
+    subbatch = o.subbatch or 0,
+    batch = o.batch or 0,
     algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
-    bucket = num(fname, "bucket", o.bucket, 0),
-    overlap = num(fname, "overlap", o.overlap, 0),
+    bucket = num(fname, "bucket", o.bucket, 0, "nonneg"),
+    overlap = num(fname, "overlap", o.overlap, 0, "unit"),
     async = o.async and 1 or 0,
-    shards = num(fname, "shards", o.shards, 1),
+    shards = num(fname, "shards", o.shards, 1, "count"),
   })
   r.workers = o.workers
   if roof then r.roofline = { time = roof.time, bound = roof.bound, precision = roof.precision,
@@ -303,14 +385,20 @@ doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batc
 
 -- Data parallelism over a list of worker counts: weak (fixed subbatch) or strong (fixed batch).
 function M.scaling(o)
-  local ws = o.workers
-  if type(ws) ~= "table" then error("parallel.scaling: workers must be a list of counts", 2) end
+  local ws = type(o) == "table" and o.workers
+  if type(ws) ~= "table" or #ws == 0 then
+    error("parallel.scaling: workers must be a non-empty list of counts", 2)
+  end
   local rows = {}
   for i, n in ipairs(ws) do
     local c = {}
     for k, v in pairs(o) do c[k] = v end
     c.workers = n
-    local r = M.data(c)
+    local ok, r = pcall(M.data, c)
+    if not ok then
+      error(string.format("parallel.scaling: workers[%d] = %s: %s", i, tostring(n),
+        (tostring(r):gsub("^parallel%.data: ", ""))), 2)
+    end
     r.speedup = nil
     rows[i] = r
   end
@@ -328,7 +416,20 @@ doc.doc(M.scaling, "dlb.parallel.scaling{workers={...}, <dlb.parallel.data optio
 -- pipeline, tensor, plans
 
 function M.partition(weights, k)
-  if type(weights) ~= "table" then error("parallel.partition: weights must be a list", 2) end
+  if type(weights) ~= "table" or #weights == 0 then
+    error("parallel.partition: weights must be a non-empty list of numbers", 2)
+  end
+  for i = 1, #weights do
+    local x = weights[i]
+    if type(x) ~= "number" or not (x >= 0) or x == math.huge then
+      error(string.format("parallel.partition: weights[%d] must be a finite number >= 0, got %s",
+        i, tostring(x)), 2)
+    end
+  end
+  if type(k) ~= "number" or k ~= math.floor(k) or k < 1 or k > #weights then
+    error(string.format("parallel.partition: %s stages for %d layers (the stages must be a "
+      .. "whole number in 1..%d)", tostring(k), #weights, #weights), 2)
+  end
   return core.parallel_partition(weights, k)
 end
 doc.doc(M.partition, "dlb.parallel.partition(weights, k) -> {first layer of each stage}",
@@ -376,22 +477,24 @@ local function plan_opts(fname, o)
   local rc = o.recompute
   local zero = o.zero
   return {
-    batch = num(fname, "batch", o.batch),
-    w_bytes = num(fname, "w_bytes", o.w_bytes, 0), g_bytes = num(fname, "g_bytes", o.g_bytes, 0),
-    o_bytes = num(fname, "o_bytes", o.o_bytes, 0),
-    overlap = num(fname, "overlap", o.overlap, 0),
+    batch = num(fname, "batch", o.batch, nil, "count"),
+    w_bytes = num(fname, "w_bytes", o.w_bytes, 0, "nonneg"),
+    g_bytes = num(fname, "g_bytes", o.g_bytes, 0, "nonneg"),
+    o_bytes = num(fname, "o_bytes", o.o_bytes, 0, "nonneg"),
+    overlap = num(fname, "overlap", o.overlap, 0, "unit"),
     dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
-    tp_max = num(fname, "tp_max", o.tp_max, 0), pp_max = num(fname, "pp_max", o.pp_max, 0),
-    m_max = num(fname, "m_max", o.m_max, 0),
-    zero_max = num(fname, "zero", zero, 3),
+    tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
+    pp_max = num(fname, "pp_max", o.pp_max, 0, "nonneg"),
+    m_max = num(fname, "m_max", o.m_max, 0, "nonneg"),
+    zero_max = num(fname, "zero", zero, 3, "nonneg"),
     sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
-    v = num(fname, "v", o.v, 2),
+    v = num(fname, "v", o.v, 2, "count"),
     seq_par = o.seq_par and 1 or 0,
     recompute = rc == nil and -1 or (rc == true and 1 or (rc == false and 0 or
       error(fname .. ": recompute must be true, false or nil (try both)", 3))),
     balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
     shard = o.shard and 1 or 0,
-    devices = num(fname, "devices", o.devices, 0),
+    devices = num(fname, "devices", o.devices, 0, "nonneg"),
     keep_unfit = o.keep_unfit and 1 or 0,
   }
 end
@@ -406,6 +509,17 @@ local function decorate(r)
   r.fits = r.fits == 1
   r.recompute = r.recompute == 1
   return r
+end
+
+-- "layer 3" in a core message becomes "layer 3 (name)" when the layer has a name.
+local function name_layers(msg, ls)
+  if type(msg) ~= "string" then return msg end
+  return (msg:gsub("layer (%d+)", function(i)
+    local l = ls[tonumber(i)]
+    if type(l) == "table" and l.name ~= nil then
+      return "layer " .. i .. " (" .. tostring(l.name) .. ")"
+    end
+  end))
 end
 
 local function setup(fname, o)
@@ -428,7 +542,27 @@ function M.plan(o)
   if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
-  local rows, evaluated = core.parallel_plan(ls, dev, cl, po)
+  if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
+  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po)
+  if not okp then error(name_layers(rows, ls), 0) end
+  if evaluated == 0 then
+    error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
+      .. "(dp must divide the batch, pp <= layers, tp a power of two <= tp_max)", fname,
+      po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
+  end
+  if #rows == 0 and not o.keep_unfit then
+    local sm = decorate(small)
+    local try = { "more devices" }
+    if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
+    if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
+    if po.tp_max > 0 or po.pp_max > 0 then try[#try + 1] = "a larger tp_max/pp_max" end
+    try[#try + 1] = "keep_unfit=true to list every layout"
+    error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
+      .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
+      .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
+      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
+      sm.mem / 1e9, table.concat(try, ", ")), 2)
+  end
   for _, r in ipairs(rows) do decorate(r); r.sched = nil end
   if o.table == false then return rows, evaluated end
   -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
@@ -448,9 +582,14 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "bind", "batch_dim", "devices" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
-function M.evaluate(o)
-  local fname = "parallel.evaluate"
+local function evaluate(fname, o)
   check_opts(fname, o, EVAL_OPTS)
+  -- the degrees first: they size the hw's own cluster below
+  local pipe = fname == "parallel.pipeline"
+  num(fname, "dp", o.dp, 1, "count")
+  num(fname, "tp", o.tp, 1, "count")
+  num(fname, pipe and "stages" or "pp", o.pp, 1, "count")
+  num(fname, pipe and "microbatches" or "m", o.m, 1, "count")
   if o.devices == nil and not o.cluster then
     -- size the hw's own cluster to the layout (cluster_of counts devices=)
     local c = {}
@@ -460,15 +599,22 @@ function M.evaluate(o)
   end
   local ls, dev, cl = setup(fname, o)
   local po = plan_opts(fname, o)
-  local cfg = { dp = num(fname, "dp", o.dp, 1), tp = num(fname, "tp", o.tp, 1),
-                pp = num(fname, "pp", o.pp, 1), m = num(fname, "m", o.m, 1),
-                v = num(fname, "v", o.v, 2),
+  local mname = fname == "parallel.pipeline" and "microbatches" or "m"
+  local cfg = { dp = num(fname, "dp", o.dp, 1, "count"), tp = num(fname, "tp", o.tp, 1, "count"),
+                pp = num(fname, fname == "parallel.pipeline" and "stages" or "pp", o.pp, 1, "count"),
+                m = num(fname, mname, o.m, 1, "count"),
+                v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
-                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0) }
-  local r, stages = core.parallel_evaluate(ls, dev, cl, po, cfg)
+                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
+  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg)
+  if not ok then error(name_layers(r, ls), 0) end
   r = decorate(r)
   r.stage_mem = stages
   return r
+end
+
+function M.evaluate(o)
+  return evaluate("parallel.evaluate", o)
 end
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=, zero=, shard=} -> row (with stage_mem)",
@@ -476,12 +622,13 @@ doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
 function M.pipeline(o)
+  if type(o) ~= "table" then error("parallel.pipeline: an options table expected", 2) end
   local c = {}
   for k, v in pairs(o) do c[k] = v end
   c.pp = o.stages or o.pp
   c.m = o.microbatches or o.m
   c.stages, c.microbatches = nil, nil
-  return M.evaluate(c)
+  return evaluate("parallel.pipeline", c)
 end
 doc.doc(M.pipeline, "dlb.parallel.pipeline{layers=, hw=, cluster=, batch=, stages=, microbatches=,"
   .. " schedule=\"gpipe\"|\"1f1b\"|\"interleaved\"[, dp=, shard=]} -> row (with stage_mem)",
@@ -491,7 +638,10 @@ doc.doc(M.pipeline, "dlb.parallel.pipeline{layers=, hw=, cluster=, batch=, stage
 -- memory of ZeRO stages (Rajbhandari et al. 2020 Fig. 1)
 
 function M.zero_memory(params, dp, stage, k)
-  k = k or 12
+  local fname = "parallel.zero_memory"
+  num(fname, "params", params, nil, "nonneg")
+  num(fname, "dp", dp, nil, "count")
+  k = num(fname, "K", k, 12, "nonneg")
   local psi = params
   if stage == 0 then return (2 + 2 + k) * psi end
   if stage == 1 then return 2 * psi + 2 * psi + k * psi / dp end
@@ -532,6 +682,46 @@ function M.amdahl_from_util(u1, un, n)
 end
 doc.doc(M.amdahl_from_util, "dlb.parallel.amdahl_from_util(u1, un, n) -> f",
   "serial fraction from FLOP utilisation on 1 and n cores (ParaDnn sec. 4.3)")
+
+-- Errors of the public functions name the user's line, not the library's: each is wrapped
+-- to re-raise its error (without a position inside lua/dlbench or a C prefix) at its
+-- caller's level, prefixed with the function's name when the message lacks one.
+local unpack = table.unpack or unpack  -- luacheck: ignore
+local function strip(m)
+  -- a Lua runtime error ("attempt to index a nil value") is a bug of the library, not the
+  -- caller's: keep where it happened
+  if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
+  local prev
+  repeat
+    prev = m
+    m = m:gsub("^[^\n:]-%.lua:%d+: ", ""):gsub("^%[string \"[^\n]-\"%]:%d+: ", "")
+      :gsub("^stdin:%d+: ", ""):gsub("^%[C%]: ", "")
+  until m == prev
+  return m
+end
+local function rethrow(fname, e)
+  if type(e) ~= "string" then error(e, 3) end
+  local m = strip(e):gsub("^plan: ", ""):gsub("^data parallel: ", "")
+  if not m:match("^parallel[%.%w_]*: ") then
+    m = fname .. ": " .. m
+  end
+  error(m, 3)
+end
+local function ret(fname, ok, ...)
+  if not ok then rethrow(fname, (...)) end
+  return ...
+end
+local function public(fname, f)
+  local g = function(...) return ret(fname, pcall(f, ...)) end
+  local d = doc.get(f)
+  if d then doc.doc(g, d.signature, d.meaning) end
+  return g
+end
+local names = {}
+for k, f in pairs(M) do
+  if type(f) == "function" then names[#names + 1] = k end
+end
+for _, k in ipairs(names) do M[k] = public("parallel." .. k, M[k]) end
 
 doc.doc(M, "dlb.parallel", "parallel training: collective, allreduce, data, scaling, pipeline, "
   .. "evaluate, plan, partition, bubble, zero_memory, amdahl, layers.transformer/word_lm")

@@ -25,6 +25,20 @@ local function check(fname, o, valid)
   options.check(o, valid, fname, 3, true)
 end
 
+-- Greatest common divisor of whole numbers (nil when one is not whole and > 0).
+local function gcd(...)
+  local g
+  for _, x in ipairs { ... } do
+    if type(x) ~= "number" or x < 1 or x ~= math.floor(x) then return nil end
+    if not g then g = x else
+      local a, b = g, x
+      while b ~= 0 do a, b = b, a % b end
+      g = a
+    end
+  end
+  return g
+end
+
 local TF = { layers = true, d = true, seq = true, heads = true, vocab = true, bytes = true,
              embedding = true, tied = true, dropout = true }
 
@@ -61,7 +75,7 @@ function M.transformer(o)
     out[#out + 1] = { name = "layer" .. i, flops_fwd = f, flops_bwd = 2 * f, params = p,
       bytes_sample = 2 * (kept + rep), bytes_fixed = 3 * by * p, act_out = 2 * act,
       act_kept = kept, act_rep = rep, act_in = 2 * act, tp_bytes = 2 * act, tp_colls = 2,
-      shardable = 0 }
+      shardable = 0, tp_div = gcd(a, d) or 0 }   -- Megatron splits heads and hidden evenly
   end
   -- logits: 2 s d V forward; softmax in fp32 keeps s V x 4 bytes (split over tensor ranks);
   -- column-parallel over the vocabulary, its input gradient (s x d) is all-reduced in the
@@ -339,6 +353,8 @@ function M.from_graph(g, o)
         r.shardable, r.tp_bytes, r.tp_colls = 1, ao, 1
       elseif k.softmax and k.matmul then
         r.tp_bytes, r.tp_colls = ao, 2
+        -- Megatron splits the heads (and K/V heads) and the hidden units evenly
+        r.tp_div = gcd(mopts.heads, mopts.kv_heads or mopts.heads, mopts.hidden) or 0
         r.act_rep = math.min(kept, 4 * ao)
         r.act_kept = kept - r.act_rep
       elseif k.softmax_xent and k.matmul then
@@ -367,6 +383,41 @@ function M.totals(ls)
 end
 doc.doc(M.totals, "dlb.parallel.layers.totals(layers) -> {params=, flops=}",
   "total parameters and training FLOPs per sample of a layer cost array")
+
+-- Errors name the user's line: re-raise at the caller's level without library positions.
+local function strip(m)
+  -- a Lua runtime error ("attempt to index a nil value") is a bug of the library, not the
+  -- caller's: keep where it happened
+  if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
+  local prev
+  repeat
+    prev = m
+    m = m:gsub("^[^\n:]-%.lua:%d+: ", ""):gsub("^%[string \"[^\n]-\"%]:%d+: ", "")
+      :gsub("^stdin:%d+: ", ""):gsub("^%[C%]: ", "")
+  until m == prev
+  return m
+end
+local function ret(fname, ok, ...)
+  if not ok then
+    local e = ...
+    if type(e) ~= "string" then error(e, 2) end
+    local m = strip(e)
+    if not m:match("^parallel[%.%w_]*: ") then m = fname .. ": " .. m end
+    error(m, 2)
+  end
+  return ...
+end
+local names = {}
+for k, f in pairs(M) do
+  if type(f) == "function" then names[#names + 1] = k end
+end
+for _, k in ipairs(names) do
+  local f, fname = M[k], "parallel.layers." .. k
+  local g = function(...) return ret(fname, pcall(f, ...)) end
+  local d = doc.get(f)
+  if d then doc.doc(g, d.signature, d.meaning) end
+  M[k] = g
+end
 
 doc.doc(M, "dlb.parallel.layers", "per-layer cost arrays: transformer, word_lm, from_graph, from_ops; table2_work, totals")
 return M
