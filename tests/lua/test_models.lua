@@ -121,6 +121,8 @@ T.test("fuzz: random option values build a graph or raise a dlb.models error, ne
         assert(type(g) == "string" and g:find("dlb.models." .. name .. ":", 1, true)
           and g:find("(accepted: ", 1, true), name .. ": unexpected error " .. tostring(g))
         assert(not g:find("attempt to", 1, true), name .. ": a Lua error, not an option check: " .. g)
+        -- pcall'd from C: no location at all (none of the zoo's or the engine's files)
+        assert(not g:find("%.lua:%d+: "), name .. ": an internal location in " .. g)
       end
     end
   end

@@ -103,7 +103,7 @@ doc.doc(M.paradnn, "dlb.models.paradnn", "ParaDnn families: fc{}, cnn{}, rnn{} (
 -- out(line) if given) and returns {{name=, about=}, ...}. The returned list prints as one
 -- line (its __tostring), so the REPL echo of dlb.models.list() does not repeat the listing.
 local LIST_MT = { __tostring = function(t)
-  return string.format("<%d zoo models: r[i].name, r[i].about; dlb.models.list() prints them>", #t)
+  return string.format("<list of %d zoo models, each {name=, about=}>", #t)
 end }
 function M.list(opts)
   if opts ~= nil and type(opts) ~= "table" then
