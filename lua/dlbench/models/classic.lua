@@ -29,7 +29,7 @@ local ALEX = {
 function M.alexnet(opts)
   local what = "dlb.models.alexnet"
   local o = C.options(opts, ALEX, what)
-  if o.image < 63 then C.fail(what, ALEX, "image= must be at least 63") end
+  if o.image < 63 then C.fail(what, ALEX, "image=" .. o.image .. " is too small (the classifier needs a 6x6 map: image 223..254)") end
   local b = o.batch
   local g = C.graph("alexnet", o, o.optimizer)
   g:layer("features")
@@ -45,7 +45,7 @@ function M.alexnet(opts)
   local d = x:dims()
   if tonumber(d[3]) ~= 6 then
     -- torchvision's AdaptiveAvgPool2d((6, 6)); only 224-ish inputs give 6x6 directly
-    C.fail(what, ALEX, "image=" .. o.image .. " gives a " .. d[3] .. "x" .. d[4] .. " map; the classifier needs 6x6 (image 224..254)")
+    C.fail(what, ALEX, "image=" .. o.image .. " gives a " .. d[3] .. "x" .. d[4] .. " map; the classifier needs 6x6 (image 223..254)")
   end
   g:layer("classifier")
   x = g:reshape(x, { b, 256 * 36 })
@@ -76,7 +76,7 @@ function M.vgg(opts)
   local o = C.options(opts, VGG, what)
   local cfg = VGG_CFG[o.depth]
   if not cfg then C.fail(what, VGG, "depth=" .. o.depth .. " is not one of 11, 13, 16, 19") end
-  if o.image ~= 224 then C.fail(what, VGG, "image= must be 224 (the 25088-input classifier)") end
+  if o.image ~= 224 then C.fail(what, VGG, "image=" .. o.image .. " must be 224 (the classifier reads a 7x7x512 map)") end
   local b = o.batch
   local g = C.graph("vgg" .. o.depth .. (o.bn and "_bn" or ""), o, o.optimizer)
   local x = g:input("images", { b, 3, o.image, o.image })
@@ -122,7 +122,7 @@ local GOOG = {
 function M.googlenet(opts)
   local what = "dlb.models.googlenet"
   local o = C.options(opts, GOOG, what)
-  if o.image ~= 224 then C.fail(what, GOOG, "image= must be 224") end
+  if o.image ~= 224 then C.fail(what, GOOG, "image=" .. o.image .. " must be 224 (the net is built for 224x224 inputs)") end
   local b = o.batch
   local g = C.graph("googlenet", o, o.optimizer)
   local function inception(x, name, c1, c3r, c3, c5r, c5, pp)
@@ -184,7 +184,7 @@ local INC = {
 function M.inception_v3(opts)
   local what = "dlb.models.inception_v3"
   local o = C.options(opts, INC, what)
-  if o.image ~= 299 then C.fail(what, INC, "image= must be 299") end
+  if o.image ~= 299 then C.fail(what, INC, "image=" .. o.image .. " must be 299 (the net is built for 299x299 inputs)") end
   local b = o.batch
   local g = C.graph("inception_v3", o, o.optimizer)
   local function cat(xs) return g:concat(xs, 2) end

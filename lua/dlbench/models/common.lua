@@ -28,14 +28,34 @@ M.valid_names = valid_names
 
 local function isint(v) return type(v) == "number" and v == math.floor(v) and v > 0 and v < 2 ^ 53 end
 
+-- A value as it appears in messages: strings quoted, so that 1.1 and "1.1" differ.
+local function show(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  return tostring(v)
+end
+M.show = show
+
+-- Every error of the zoo is raised with level 0 (no location): the public builders
+-- (dlb.models.<name>, init.lua) add exactly one location, the caller's line.
 local function checkkind(what, name, v, kind, spec)
   local function bad(expect)
-    error(string.format("%s: option %s=%s must be %s (accepted: %s)", what, name, tostring(v),
-      expect, valid_names(spec)), 4)
+    local hint = ""
+    if type(v) == "string" and tonumber(v) and kind ~= "str" then
+      hint = "; give it as a number, without quotes"
+    end
+    error(string.format("%s: option %s=%s must be %s%s (accepted: %s)", what, name, show(v),
+      expect, hint, valid_names(spec)), 0)
   end
   if type(kind) == "table" then
     for _, k in ipairs(kind) do if v == k then return v end end
-    bad("one of \"" .. table.concat(kind, "\", \"") .. "\"")
+    -- number/string confusion: version=1.1 means "1.1", image="64" means 64
+    local nv = (type(v) == "number" or type(v) == "string") and tonumber(v)
+    if nv then
+      for _, k in ipairs(kind) do if tonumber(k) == nv then return k end end
+    end
+    local r = {}
+    for i, k in ipairs(kind) do r[i] = show(k) end
+    bad("one of " .. table.concat(r, ", "))
   elseif kind == "dim" then
     if type(v) == "string" then
       local ok, err = pcall(poly.new, v)
@@ -68,13 +88,16 @@ local function checkkind(what, name, v, kind, spec)
   return v
 end
 
+-- The options the caller gave (canonical names), by the table M.options returned.
+local given = setmetatable({}, { __mode = "k" })
+
 -- Check opts against spec; returns a fresh table with defaults filled in. Unknown names
 -- and bad values raise "<what>: ... (accepted: a, b, c)".
 function M.options(opts, spec, what)
   if opts == nil then opts = {} end
   if type(opts) ~= "table" then
-    error(string.format("%s: options must be a table like {batch=32} (accepted: %s)", what,
-      valid_names(spec)), 3)
+    error(string.format("%s: options must be a table like {batch=32}, got %s (accepted: %s)", what,
+      type(opts), valid_names(spec)), 0)
   end
   local known, canon = {}, {}
   for _, s in ipairs(spec) do
@@ -85,11 +108,11 @@ function M.options(opts, spec, what)
     local s = known[k]
     if not s then
       error(string.format("%s: unknown option '%s' (accepted: %s)", what, tostring(k),
-        valid_names(spec)), 3)
+        valid_names(spec)), 0)
     end
     if canon[s[1]] then
       error(string.format("%s: options %s and %s name the same thing (accepted: %s)", what,
-        canon[s[1]], tostring(k), valid_names(spec)), 3)
+        canon[s[1]], tostring(k), valid_names(spec)), 0)
     end
     canon[s[1]] = k
   end
@@ -99,8 +122,14 @@ function M.options(opts, spec, what)
     if v == nil then v = s[2] end
     if v ~= nil then o[s[1]] = checkkind(what, s[1], v, s[3], spec) end
   end
+  local set = {}
+  for c in pairs(canon) do set[c] = true end
+  given[o] = set
   return o
 end
+
+-- Whether the caller gave option `name` (or its alias) rather than taking the default.
+function M.given(o, name) return given[o] ~= nil and given[o][name] == true end
 
 -- An error about option values that depend on each other, listing the options.
 function M.fail(what, spec, msg)
@@ -118,22 +147,27 @@ function M.spec_text(spec)
   return table.concat(r, "\n")
 end
 
+-- g:stats of a zoo graph: dlb.graph's g:stats with the model's default optimizer
+-- (g.model.optimizer) unless the call names one. One shared function (not a closure per
+-- graph), so help(g.stats) finds its text. dlb.graph's own g:stats reads no graph-level
+-- default, hence the override; g:flops, g:params, g:ops, g:summary go through it.
+local base_stats = graph.Graph.stats
+function M.stats(self, b)
+  local optimizer = type(self) == "table" and type(self.model) == "table" and self.model.optimizer
+  if optimizer and (b == nil or (type(b) == "table" and b.optimizer == nil)) then
+    local c = { optimizer = optimizer }
+    for k, v in pairs(b or {}) do c[k] = v end
+    b = c
+  end
+  return base_stats(self, b)   -- a tail call: its errors name the caller's line
+end
+
 -- A fresh graph carrying g.model = {name=, options=, optimizer=}; g:stats (and everything
 -- built on it: flops, params, ops, summary) uses `optimizer` unless the caller names one.
 function M.graph(name, o, optimizer)
   local g = graph.new(name)
   g.model = { name = name, options = o, optimizer = optimizer }
-  if optimizer then
-    local base = graph.Graph.stats
-    g.stats = function(self, b)
-      if b == nil or (type(b) == "table" and b.optimizer == nil) then
-        local c = { optimizer = optimizer }
-        for k, v in pairs(b or {}) do c[k] = v end
-        b = c
-      end
-      return base(self, b)
-    end
-  end
+  if optimizer then g.stats = M.stats end
   return g
 end
 
@@ -198,6 +232,9 @@ end
 
 doc.doc(M.options, "common.options(opts, spec, what) -> opts", "check an options table against a spec; fill defaults")
 doc.doc(M.fail, "common.fail(what, spec, msg)", "raise an option error that lists the options")
+doc.doc(M.stats, "g:stats{bindings..., optimizer=g.model.optimizer, precision=, recompute=, inference=} -> stats",
+  "a zoo graph's g:stats: a graph's params, flops (fwd/bwd/update), bytes, io, footprint, ..., "
+  .. "with the model's default optimizer (g.model.optimizer) unless optimizer= is given")
 doc.doc(M.graph, "common.graph(name, options, optimizer) -> graph", "a graph with g.model and a default optimizer")
 doc.doc(M.unstack, "common.unstack(g, x, name) -> {steps}", "split [b, q, h] into q steps (any q)")
 doc.doc(M.concat, "common.concat(g, xs, axis) -> tensor", "concat any number of tensors")

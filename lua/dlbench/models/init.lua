@@ -48,29 +48,43 @@ for i, r in ipairs(REG) do
   where[r[1]] = r
 end
 
--- The builder of a model, wrapped so that a graph error raised by options that pass the
--- option checks (an image too small for the net's downsampling, say) names the model and
--- lists its options.
+-- Drop the "file.lua:12: " locations inside a message (raised in the zoo's or the
+-- engine's files), so that the message carries exactly one: the caller's, added by error().
+local function strip(msg)
+  local r = msg:gsub("^[^%s:]+:%d+: ", ""):gsub("^%[string [^\n]-%]:%d+: ", "")
+  r = r:gsub("(: )[^%s:]+:%d+: ", "%1")
+  return r
+end
+
+-- Run builder f of model `name`: a graph error raised by options that pass the option
+-- checks (an image too small for the net's downsampling, say) names the model and lists its
+-- options. Errors are raised at `level` (the user's call) with that one location.
+local function run(name, f, spec, opts, level)
+  local ok, g = pcall(f, opts)
+  if ok then return g end
+  local msg = strip(tostring(g))
+  if not msg:find("dlb.models.", 1, true) then
+    local C = require "dlbench.models.common"
+    msg = string.format("dlb.models.%s: these options make an invalid graph: %s (accepted: %s)",
+      name, msg, C.valid_names(spec))
+  end
+  error(msg, level + 1)
+end
+
+-- The builder of a model, wrapped by run (one wrapper per model, made once).
+local loaded = {}
 local function load(name)
+  if loaded[name] then return loaded[name] end
   local r = where[name]
   local mod = require("dlbench.models." .. r[2])
   local short = name:match("^paradnn%.(.*)$") or name
   local f = mod[short]
   if type(f) ~= "function" then error("dlb.models: " .. name .. " is missing from " .. r[2] .. ".lua", 3) end
   local spec = mod.specs[name]
-  local C = require "dlbench.models.common"
-  local wrapped = function(opts)
-    local ok, g = pcall(f, opts)
-    if ok then return g end
-    local msg = tostring(g)
-    if not msg:find("dlb.models.", 1, true) then
-      msg = string.format("dlb.models.%s: these options make an invalid graph: %s (accepted: %s)",
-        name, msg, C.valid_names(spec))
-    end
-    error(msg, 2)
-  end
+  local wrapped = function(opts) return (run(name, f, spec, opts, 2)) end
   doc.doc(wrapped, (doc.get(f) or {}).signature or ("dlb.models." .. name .. "{...}"),
     (doc.get(f) or {}).meaning or name)
+  loaded[name] = wrapped
   return wrapped
 end
 
@@ -85,15 +99,35 @@ M.paradnn = setmetatable({}, { __index = function(t, k)
 end })
 doc.doc(M.paradnn, "dlb.models.paradnn", "ParaDnn families: fc{}, cnn{}, rnn{} (Wang et al. 2020)")
 
-function M.list()
+-- dlb.models.list([{print=false, out=}]): prints the listing (unless print=false; through
+-- out(line) if given) and returns {{name=, about=}, ...}. The returned list prints as one
+-- line (its __tostring), so the REPL echo of dlb.models.list() does not repeat the listing.
+local LIST_MT = { __tostring = function(t)
+  return string.format("<list of %d zoo models, each {name=, about=}>", #t)
+end }
+function M.list(opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error("dlb.models.list: options must be a table like {print=false}, got " .. type(opts), 2)
+  end
+  opts = opts or {}
+  for k in pairs(opts) do
+    if k ~= "print" and k ~= "out" then
+      error("dlb.models.list: unknown option '" .. tostring(k) .. "' (accepted: out, print)", 2)
+    end
+  end
+  if opts.out ~= nil and type(opts.out) ~= "function" then
+    error("dlb.models.list: out= must be a function(line)", 2)
+  end
+  local out = opts.out or print
   local r = {}
   for i, e in ipairs(REG) do
     r[i] = { name = e[1], about = e[3] }
-    print(string.format("%-14s %s", e[1], e[3]))
+    if opts.print ~= false then out(string.format("%-14s %s", e[1], e[3])) end
   end
-  return r
+  return setmetatable(r, LIST_MT)
 end
-doc.doc(M.list, "dlb.models.list() -> {{name=, about=}, ...}", "print and return one line per zoo model")
+doc.doc(M.list, "dlb.models.list([{print=false, out=}]) -> {{name=, about=}, ...}",
+  "print one line per zoo model and return them (the list prints as one line)")
 
 -- The options of a model: {{name, default, kind, help}, ...} in the order errors list them.
 function M.options(name)
@@ -111,7 +145,9 @@ function M.build(name, opts)
   if not where[name] then
     error("dlb.models.build: no model '" .. tostring(name) .. "' (" .. table.concat(M.names, ", ") .. ")", 2)
   end
-  return load(name)(opts)
+  local r = where[name]
+  local mod = require("dlbench.models." .. r[2])
+  return (run(name, mod[name:match("^paradnn%.(.*)$") or name], mod.specs[name], opts, 2))
 end
 doc.doc(M.build, "dlb.models.build(name, opts) -> graph", "build a zoo model by name, e.g. \"paradnn.fc\"")
 

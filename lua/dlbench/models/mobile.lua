@@ -40,6 +40,7 @@ function M.densenet(opts)
   local o = C.options(opts, DENSE, what)
   local cfg = DENSE_CFG[o.depth]
   if not cfg then C.fail(what, DENSE, "depth=" .. o.depth .. " is not one of 121, 169, 201, 161") end
+  if o.image < 32 then C.fail(what, DENSE, "image=" .. o.image .. " is too small (at least 32: the net downsamples 32x)") end
   local k, blocks, init = o.growth or cfg[1], cfg[2], cfg[3]
   local b = o.batch
   local g = C.graph("densenet" .. o.depth, o, o.optimizer)
@@ -85,7 +86,7 @@ local function divisible(v, d)
 end
 
 local MOB = {
-  { "version", 2, "int", "1 (Howard et al. 2017) or 2 (Sandler et al. 2018)" },
+  { "version", 2, { 1, 2 }, "1 (Howard et al. 2017) or 2 (Sandler et al. 2018)" },
   { "batch", "b", "dim", "images per step" },
   { "image", 224, "int", "input height = width" },
   { "classes", 1000, "dim", "output classes" },
@@ -100,7 +101,10 @@ local MOB = {
 function M.mobilenet(opts)
   local what = "dlb.models.mobilenet"
   local o = C.options(opts, MOB, what)
-  if o.version ~= 1 and o.version ~= 2 then C.fail(what, MOB, "version= must be 1 or 2") end
+  if o.image < 32 then C.fail(what, MOB, "image=" .. o.image .. " is too small (at least 32: the net downsamples 32x)") end
+  if o.version == 1 and 32 * o.width < 1 then
+    C.fail(what, MOB, "width=" .. o.width .. " leaves the version 1 stem no channels (32*width < 1)")
+  end
   local b, a = o.batch, o.width
   local g = C.graph("mobilenet_v" .. o.version, o, o.optimizer)
   local x = g:input("images", { b, 3, o.image, o.image })
@@ -171,6 +175,7 @@ local SQ = {
 function M.squeezenet(opts)
   local what = "dlb.models.squeezenet"
   local o = C.options(opts, SQ, what)
+  if o.image < 32 then C.fail(what, SQ, "image=" .. o.image .. " is too small (at least 32: the net downsamples 16x with 3x3 pools)") end
   local b = o.batch
   local g = C.graph("squeezenet" .. o.version, o, o.optimizer)
   local n = 0

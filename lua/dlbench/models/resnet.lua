@@ -82,17 +82,30 @@ M.resnet_spec = SPEC
 local function config(o, what, spec)
   local kind, blocks = o.block, o.blocks
   if blocks then
-    if #blocks ~= 4 then C.fail(what, spec, "blocks= must list 4 stages, e.g. {3, 4, 6, 3}") end
+    if #blocks ~= 4 then C.fail(what, spec, "blocks= must list 4 stages, e.g. {3, 4, 6, 3}, got " .. #blocks) end
     for i = 1, 4 do
       local n = blocks[i]
       if type(n) ~= "number" or n < 1 or n ~= math.floor(n) or n > C.MAX_COUNT then
-        C.fail(what, spec, "blocks[" .. i .. "] must be a positive integer up to " .. C.MAX_COUNT)
+        C.fail(what, spec, "blocks[" .. i .. "]=" .. C.show(n) .. " must be a positive integer up to " .. C.MAX_COUNT)
       end
     end
     kind = kind or (o.depth >= 50 and "bottleneck" or "basic")
+    local n = 0
+    for i = 1, 4 do n = n + blocks[i] end
+    local layers = n * (kind == "bottleneck" and 3 or 2) + 2
+    if C.given(o, "depth") and layers ~= o.depth then
+      C.fail(what, spec, string.format("depth=%d contradicts blocks={%d, %d, %d, %d}, which make a %d-layer "
+        .. "%s net; give depth=%d or leave depth out", o.depth, blocks[1], blocks[2], blocks[3], blocks[4],
+        layers, kind, layers))
+    end
   else
     local st = STAGES[o.depth]
     if not st then C.fail(what, spec, "depth=" .. o.depth .. " is not one of 18, 34, 50, 101, 152, 200; give blocks={...} for others") end
+    if kind and kind ~= st[1] and C.given(o, "depth") then
+      C.fail(what, spec, string.format("depth=%d is a %s net; block=\"%s\" would make it %d layers deep "
+        .. "(give blocks={...} for a %s net of other stages)", o.depth, st[1], kind,
+        (st[2][1] + st[2][2] + st[2][3] + st[2][4]) * (kind == "bottleneck" and 3 or 2) + 2, kind))
+    end
     kind, blocks = kind or st[1], st[2]
   end
   if math.abs(64 * o.width - math.floor(64 * o.width + 0.5)) > 1e-9 then
@@ -167,7 +180,20 @@ function M.faster_rcnn(opts)
   local what = "dlb.models.faster_rcnn"
   local o = C.options(opts, FRCNN, what)
   local st = STAGES[o.depth]
-  if not st or st[1] ~= "bottleneck" then C.fail(what, FRCNN, "depth= must be 50, 101, 152 or 200") end
+  if not st or st[1] ~= "bottleneck" then C.fail(what, FRCNN, "depth=" .. o.depth .. " must be 50, 101, 152 or 200") end
+  if o.classes < 2 then C.fail(what, FRCNN, "classes=" .. o.classes .. " leaves no object class (it counts the background)") end
+  -- the stride-16 C4 map the RPN runs over: conv1, maxpool, layer2 and layer3 halve it
+  local function c4(n)
+    for _, kp in ipairs { { 7, 3 }, { 3, 1 }, { 3, 1 }, { 3, 1 } } do n = C.conv_out(n, kp[1], 2, kp[2]) end
+    return n
+  end
+  local nanchors = c4(o.image) * c4(o.image_w) * o.anchors
+  for _, k in ipairs { "rpn_samples", "rois" } do
+    if o[k] > nanchors then
+      C.fail(what, FRCNN, string.format("%s=%d exceeds the %d anchors of image=%d, image_w=%d (a %dx%d stride-16 "
+        .. "map, anchors=%d per position)", k, o[k], nanchors, o.image, o.image_w, c4(o.image), c4(o.image_w), o.anchors))
+    end
+  end
   local g = C.graph("faster_rcnn_resnet" .. o.depth, o, o.optimizer)
   local x = g:input("images", { o.batch, 3, o.image, o.image_w })
   -- trunk to layer3 (C4): build stages 1..3 only
@@ -245,7 +271,7 @@ function M.retinanet(opts)
   local what = "dlb.models.retinanet"
   local o = C.options(opts, RETINA, what)
   local st = STAGES[o.depth]
-  if not st or st[1] ~= "bottleneck" then C.fail(what, RETINA, "depth= must be 50, 101, 152 or 200") end
+  if not st or st[1] ~= "bottleneck" then C.fail(what, RETINA, "depth=" .. o.depth .. " must be 50, 101, 152 or 200") end
   if o.image % 128 ~= 0 then C.fail(what, RETINA, "image=" .. o.image .. " must be a multiple of 128 (P7 has stride 128)") end
   local g = C.graph("retinanet_resnet" .. o.depth .. "_fpn", o, o.optimizer)
   local x = g:input("images", { o.batch, 3, o.image, o.image })

@@ -323,7 +323,7 @@ local DS2 = {
   { "freq", 161, "int", "spectrogram frequency bins (20 ms window)" },
   { "steps", 300, "count", "input frames (3 s at 10 ms hops)", { "seq" } },
   { "vocab", 29, "dim", "output characters incl. blank" },
-  { "label_len", 100, "int", "characters per transcript (CTC)" },
+  { "label_len", 100, "int", "characters per transcript (CTC; at most the output frames, about steps/2)" },
   { "optimizer", "sgd", OPT, "default optimizer (DS2: SGD with Nesterov momentum)" },
 }
 
@@ -336,6 +336,13 @@ function M.deepspeech2(opts)
   local o = C.options(opts, DS2, what)
   local b, h = o.batch, o.hidden
   local R = require "dlbench.models.resnet"
+  -- output frames: conv1 has time stride 2 (kernel 11, padding 5), conv2 time stride 1
+  local frames = C.conv_out(o.steps, 11, 2, 5)
+  if o.label_len > frames then
+    C.fail(what, DS2, string.format("label_len=%d exceeds the %d output frames of steps=%d (halved by "
+      .. "conv1's time stride): CTC needs a frame per character; give steps >= %d or a smaller label_len",
+      o.label_len, frames, o.steps, 2 * o.label_len - 1))
+  end
   local g = C.graph("deepspeech2", o, o.optimizer)
   g:layer("conv")
   local x = g:input("spectrogram", { b, 1, o.freq, o.steps })

@@ -96,14 +96,19 @@ local function preset(o, sizes, what, spec, keys)
       C.fail(what, spec, "size=\"" .. tostring(o.size) .. "\" is not one of " .. table.concat(names, ", "))
     end
   end
+  local preset_of = {}
   for _, k in ipairs(keys) do
-    if o[k] == nil then o[k] = p[k] end
+    if o[k] == nil and p[k] ~= nil then o[k], preset_of[k] = p[k], true end
+  end
+  -- "heads=12 (from size="base")": where a value in a message came from
+  local function v(k)
+    return k .. "=" .. tostring(o[k]) .. (preset_of[k] and (" (from size=\"" .. tostring(o.size) .. "\")") or "")
   end
   if o.heads and type(o.hidden) == "number" and o.dh == nil then
-    if o.hidden % o.heads ~= 0 then C.fail(what, spec, "hidden=" .. o.hidden .. " is not divisible by heads=" .. o.heads) end
+    if o.hidden % o.heads ~= 0 then C.fail(what, spec, v("hidden") .. " is not divisible by " .. v("heads")) end
     o.dh = o.hidden / o.heads
   end
-  return o
+  return o, v
 end
 
 -- -- GPT --
@@ -148,10 +153,10 @@ local GPT = {
 -- modelled (dense attention everywhere, as Kaplan's and Narayanan's formulas assume).
 function M.gpt(opts)
   local what = "dlb.models.gpt"
-  local o = preset(C.options(opts, GPT, what), GPT_SIZES, what, GPT, { "layers", "hidden", "heads", "context" })
+  local o, from = preset(C.options(opts, GPT, what), GPT_SIZES, what, GPT, { "layers", "hidden", "heads", "context" })
   local b, d, V = o.batch, o.hidden, o.vocab
   local q = o.seq or o.context
-  if type(q) == "number" and q > o.context then C.fail(what, GPT, "seq=" .. q .. " exceeds context=" .. o.context) end
+  if type(q) == "number" and q > o.context then C.fail(what, GPT, "seq=" .. q .. " exceeds " .. from("context")) end
   local g = C.graph(o.size and not (opts or {}).layers and o.size or "gpt", o, o.optimizer)
   g:layer("embedding")
   local ids = g:input("ids", { b, q }, "int32")
@@ -184,7 +189,7 @@ local BERT = {
   { "size", "base", { "base", "large" }, "preset (Devlin et al. 2019)" },
   { "batch", "b", "dim", "sequences per step" },
   { "seq", 128, "dim", "tokens per sequence (phase 1: 128, phase 2: 512)", { "steps" } },
-  { "masked", 20, "dim", "predicted (masked) positions per sequence (max_predictions_per_seq)" },
+  { "masked", 20, "dim", "predicted (masked) positions per sequence (max_predictions_per_seq); at most seq" },
   { "layers", nil, "count", "encoder blocks", { "depth" } },
   { "hidden", nil, "int", "d_model", { "width" } },
   { "heads", nil, "int", "attention heads" },
@@ -202,6 +207,9 @@ function M.bert(opts)
   local o = preset(C.options(opts, BERT, what), BERT_SIZES, what, BERT, { "layers", "hidden", "heads" })
   local b, q, d, V = o.batch, o.seq, o.hidden, o.vocab
   if type(q) == "number" and q > o.positions then C.fail(what, BERT, "seq=" .. q .. " exceeds positions=" .. o.positions) end
+  if type(q) == "number" and type(o.masked) == "number" and o.masked > q then
+    C.fail(what, BERT, "masked=" .. o.masked .. " exceeds seq=" .. q .. " (at most every token of a sequence is masked)")
+  end
   local g = C.graph("bert-" .. o.size, o, o.optimizer)
   g:layer("embeddings")
   local wte = g:weight("embeddings/word", { V, d })
@@ -258,8 +266,8 @@ local LLAMA = {
 -- grouped-query attention, SwiGLU MLP, final RMSNorm, untied output.
 function M.llama(opts)
   local what = "dlb.models.llama"
-  local o = preset(C.options(opts, LLAMA, what), LLAMA_SIZES, what, LLAMA, { "layers", "hidden", "heads", "kv_heads", "ffn" })
-  if o.heads % o.kv_heads ~= 0 then C.fail(what, LLAMA, "heads=" .. o.heads .. " must be a multiple of kv_heads=" .. o.kv_heads) end
+  local o, from = preset(C.options(opts, LLAMA, what), LLAMA_SIZES, what, LLAMA, { "layers", "hidden", "heads", "kv_heads", "ffn" })
+  if o.heads % o.kv_heads ~= 0 then C.fail(what, LLAMA, from("heads") .. " must be a multiple of " .. from("kv_heads")) end
   local b, q, d, V = o.batch, o.seq, o.hidden, o.vocab
   local g = C.graph("llama-" .. o.size, o, o.optimizer)
   g:layer("embedding")
@@ -310,8 +318,8 @@ local VIT = {
 -- positions, pre-LN encoder blocks (GELU MLP), final LN, linear head on the class token.
 function M.vit(opts)
   local what = "dlb.models.vit"
-  local o = preset(C.options(opts, VIT, what), VIT_SIZES, what, VIT, { "layers", "hidden", "heads", "ffn", "patch" })
-  if o.image % o.patch ~= 0 then C.fail(what, VIT, "image=" .. o.image .. " must be a multiple of patch=" .. o.patch) end
+  local o, from = preset(C.options(opts, VIT, what), VIT_SIZES, what, VIT, { "layers", "hidden", "heads", "ffn", "patch" })
+  if o.image % o.patch ~= 0 then C.fail(what, VIT, "image=" .. o.image .. " must be a multiple of " .. from("patch")) end
   local b, d = o.batch, o.hidden
   local n = (o.image / o.patch) ^ 2
   local q = n + 1
@@ -409,7 +417,7 @@ local MOE = {
   { "ffn", nil, "int", "each expert's MLP width (default 3072)" },
   { "experts", nil, "int", "experts per MoE layer (default 8)" },
   { "top_k", nil, "int", "experts each token is routed to (default 2)" },
-  { "every", 1, "int", "every n-th block is MoE (the others dense); 1 = all" },
+  { "every", 1, "int", "every n-th block is MoE (the others dense); 1 = all; at most layers" },
   { "vocab", nil, "dim", "vocabulary (default 50257)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
@@ -438,13 +446,20 @@ function M.moe(opts)
   local llama = o.style == "llama"
   o.kv_heads = o.kv_heads or o.heads
   if o.top_k > o.experts then C.fail(what, MOE, "top_k=" .. o.top_k .. " exceeds experts=" .. o.experts) end
+  if o.every > o.layers then
+    C.fail(what, MOE, "every=" .. o.every .. " exceeds layers=" .. o.layers
+      .. ": no block would be a MoE block (block l is MoE when l is a multiple of every)")
+  end
   if o.hidden % o.heads ~= 0 then C.fail(what, MOE, "hidden=" .. o.hidden .. " is not divisible by heads=" .. o.heads) end
   if o.heads % o.kv_heads ~= 0 then C.fail(what, MOE, "heads=" .. o.heads .. " must be a multiple of kv_heads=" .. o.kv_heads) end
   local b, q, d, V, E, k = o.batch, o.seq, o.hidden, o.vocab, o.experts, o.top_k
   local tokens = C.mul(q, b)
   local cap
   if type(tokens) == "number" then
-    if (tokens * k) % E ~= 0 then C.fail(what, MOE, "batch*seq*top_k must be divisible by experts (capacity)") end
+    if (tokens * k) % E ~= 0 then
+      C.fail(what, MOE, string.format("batch*seq*top_k = %s*%s*%d = %d is not divisible by experts=%d "
+        .. "(each expert's capacity is batch*seq*top_k/experts tokens)", tostring(b), tostring(q), k, tokens * k, E))
+    end
     cap = tokens * k / E
   else
     cap = tostring(poly.new(tokens) * k / E)
