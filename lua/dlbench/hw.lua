@@ -371,9 +371,15 @@ function Device:describe()
   end
   out[#out + 1] = "    [peak: " .. (self.source.peak or "no source given") .. "]"
   line("mem", string.format("%.4g GB", self.mem / 1e9), self.source.mem)
+  if self.cores then
+    line("cores", string.format("%d (each holds a model copy)", self.cores), self.source.cores)
+    line("mem_per_core", string.format("%.4g GB", self.mem_per_core / 1e9), self.source.mem_per_core)
+  end
   line("mem_bw", string.format("%.4g GB/s", self.mem_bw / 1e9), self.source.mem_bw)
-  if self.cache and self.cache > 0 then
+  if self.cache then
     line("cache", string.format("%.4g MB", self.cache / 1e6), self.source.cache)
+  else
+    line("cache", "unknown", nil)
   end
   line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
     self.source.flops_eff or "defaults (Hestness et al. 5.2)")

@@ -12,7 +12,9 @@ local function raises(pat, f, ...)
 end
 
 local function tmpname(ext)
-  return os.tmpname() .. ext
+  local n = os.tmpname()
+  os.remove(n)
+  return n .. ext
 end
 
 T.test("a CSV naming a device twice is an error naming both lines, and defines nothing", function()
