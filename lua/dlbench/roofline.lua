@@ -190,7 +190,8 @@ function M.time(s, dev, opts)
   local scale = 1
   local from, to = bytes_per(sprec), bytes_per(opts.precision)
   if from and to and from ~= to then scale = to / from end
-  local roof = dev:roof(prec, ropts)
+  local ok, roof = pcall(dev.roof, dev, prec, ropts)
+  if not ok then error(fn .. ": " .. tostring(roof), 2) end
   roof.bytes_scale = scale
 
   local set = opset_of(s)

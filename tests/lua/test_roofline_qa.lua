@@ -51,7 +51,7 @@ end)
 T.test("cache_aware refuses a device whose cache is unknown", function()
   local s = R.gemm(4096, 4096, 4096, { precision = "bf16" })
   for _, n in ipairs { "B200", "TPUv3-board", "TPUv4" } do
-    raises("device '" .. dlb.hw.get(n).name .. "' has no known cache size",
+    raises("dlb.roofline.time: cache_aware: device '" .. dlb.hw.get(n).name .. "' has no known cache size",
       R.time, s, n, { cache_aware = true })
     R.time(s, n) -- without the cache model it times fine
   end
