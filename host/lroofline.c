@@ -4,6 +4,8 @@
 ** ("dlbench.OpCosts" userdata). A device is passed as a table
 ** {peak=, bw=, flops_eff=, bw_eff=, cache=, elem=, cache_aware=}.
 */
+#include <string.h>
+
 #include <lua.h>
 #include <lauxlib.h>
 
@@ -20,17 +22,22 @@ static dlb_opcosts *checkops(lua_State *L, int i) {
   return b->c;
 }
 
+/* The device field a user knows for a roof field (a dlb.hw device's mem_bw is `bw` here). */
+static const char *user_name(const char *k) {
+  return strcmp(k, "bw") == 0 ? "mem_bw" : k;
+}
+
 static double field(lua_State *L, int t, const char *k, double dflt, int required) {
   lua_getfield(L, t, k);
   double v = dflt;
   if (lua_isnil(L, -1)) {
-    if (required) luaL_error(L, "roofline: device field '%s' is required", k);
+    if (required) luaL_error(L, "roofline: device field '%s' is required", user_name(k));
   } else if (lua_type(L, -1) == LUA_TNUMBER) {
     v = lua_tonumber(L, -1);
   } else if (lua_type(L, -1) == LUA_TBOOLEAN) {
     v = lua_toboolean(L, -1);
   } else {
-    luaL_error(L, "roofline: device field '%s' must be a number, got %s", k,
+    luaL_error(L, "roofline: device field '%s' must be a number, got %s", user_name(k),
                luaL_typename(L, -1));
   }
   lua_pop(L, 1);

@@ -2,16 +2,17 @@
 -- arguments and results as host/lroofline.c adds to `dlbench.core`.
 return function(core, C, ffi) -- luacheck: ignore
   local fields = { peak = true, bw = true }
+  local user = { bw = "mem_bw" } -- the device field a user knows (a dlb.hw device's mem_bw)
 
   local function num(dev, k, dflt)
     local v = dev[k]
     if v == nil then
-      if fields[k] then error("roofline: device field '" .. k .. "' is required", 0) end
+      if fields[k] then error("roofline: device field '" .. (user[k] or k) .. "' is required", 0) end
       return dflt
     end
     if type(v) == "boolean" then return v and 1 or 0 end
     if type(v) ~= "number" then
-      error("roofline: device field '" .. k .. "' must be a number, got " .. type(v), 0)
+      error("roofline: device field '" .. (user[k] or k) .. "' must be a number, got " .. type(v), 0)
     end
     return v
   end

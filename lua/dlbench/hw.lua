@@ -14,8 +14,42 @@ local is_prec = {}
 for _, p in ipairs(PRECISIONS) do is_prec[p] = true end
 M.precisions = PRECISIONS
 
+-- Devices are read-only: a device is an empty proxy whose fields live in DATA (so the
+-- catalogue cannot be changed by `hw.mem = x` in one corner of a session). Its nested
+-- tables (peak, links, links.intra, source) are read-only proxies too. Lua 5.4 iterates
+-- them with pairs (__pairs); LuaJIT has no __pairs, so hw:spec() gives a plain copy.
 local Device = {}
-Device.__index = Device
+local DATA = setmetatable({}, { __mode = "k" })   -- proxy -> its fields
+local PATH = setmetatable({}, { __mode = "k" })   -- nested proxy -> "device 'X' field peak"
+
+local function readonly_error(what, k)
+  error(what .. " is read-only: cannot set '" .. tostring(k) .. "'; use hw:with{"
+    .. tostring(k) .. " = ...} for a modified copy, or dlb.hw.define{..., replace = true} "
+    .. "to change the catalogue", 3)
+end
+
+local RO = {
+  __index = function(t, k) return DATA[t][k] end,
+  __newindex = function(t, k) readonly_error(PATH[t], k) end,
+  __pairs = function(t) return next, DATA[t], nil end,
+  __len = function(t) return #DATA[t] end,
+}
+local function readonly(t, path)
+  local p = setmetatable({}, RO)
+  DATA[p], PATH[p] = t, path
+  return p
+end
+
+Device.__index = function(t, k)
+  local d = DATA[t]
+  local v = d and d[k]
+  if v ~= nil then return v end
+  return Device[k]
+end
+Device.__newindex = function(t, k)
+  readonly_error("device '" .. tostring(DATA[t].name) .. "'", k)
+end
+Device.__pairs = function(t) return next, DATA[t], nil end
 
 -- The fields a device may have, and what they must be.
 local FIELDS = {
@@ -67,8 +101,15 @@ local function validate(spec, where)
   positive("power", false, "watts")
   positive("mem_per_core", false, "bytes")
   positive("cores", false, "cores")
-  if spec.cache ~= nil and (not finite(spec.cache) or spec.cache < 0) then
-    bad("cache must be >= 0 bytes, got %s", tostring(spec.cache))
+  if spec.cores ~= nil and spec.cores ~= math.floor(spec.cores) then
+    bad("cores must be a whole number, got %s", tostring(spec.cores))
+  end
+  if (spec.cores == nil) ~= (spec.mem_per_core == nil) then
+    bad("cores and mem_per_core go together (a board whose cores each hold a model copy)")
+  end
+  -- a real zero cache is not a thing: leave cache out when it is unknown
+  if spec.cache ~= nil and (not finite(spec.cache) or spec.cache <= 0) then
+    bad("cache must be positive bytes (leave it out when unknown), got %s", tostring(spec.cache))
   end
   for _, k in ipairs { "flops_eff", "bw_eff" } do
     local v = spec[k]
@@ -102,35 +143,106 @@ local function validate(spec, where)
   end
 end
 
--- Copy a validated spec into a device object (deep enough that callers can't alias it).
+-- A plain deep copy of a device's fields (what dlb.hw.define accepts).
+local function plain(dev)
+  local d, t = DATA[dev], {}
+  for k, v in pairs(d) do t[k] = v end
+  t.peak, t.links, t.source = {}, {}, {}
+  for p, v in pairs(DATA[d.peak]) do t.peak[p] = v end
+  for tier, l in pairs(DATA[d.links]) do t.links[tier] = { bw = l.bw, latency = l.latency } end
+  for k, v in pairs(DATA[d.source]) do t.source[k] = v end
+  return t
+end
+
+-- Copy a validated spec into a read-only device object (nothing aliases the spec).
+-- cache stays nil when unknown (the cache-aware model refuses such a device).
 local function make(spec)
-  local d = setmetatable({}, Device)
+  local d = {}
   for k, v in pairs(spec) do
     if k ~= "replace" then d[k] = v end
   end
-  d.peak = {}
-  for p, v in pairs(spec.peak) do d.peak[p] = v end
-  d.links = {}
-  for tier, l in pairs(spec.links or {}) do d.links[tier] = { bw = l.bw, latency = l.latency or 0 } end
-  d.source = {}
-  for k, v in pairs(spec.source or {}) do d.source[k] = v end
+  local name = spec.name
+  local peak = {}
+  for p, v in pairs(spec.peak) do peak[p] = v end
+  d.peak = readonly(peak, "device '" .. name .. "' field peak")
+  local links = {}
+  for tier, l in pairs(spec.links or {}) do
+    links[tier] = readonly({ bw = l.bw, latency = l.latency or 0 },
+      "device '" .. name .. "' field links." .. tier)
+  end
+  d.links = readonly(links, "device '" .. name .. "' field links")
+  local source = {}
+  for k, v in pairs(spec.source or {}) do source[k] = v end
+  d.source = readonly(source, "device '" .. name .. "' field source")
   d.flops_eff = spec.flops_eff or 0.8
   d.bw_eff = spec.bw_eff or 0.7
-  d.cache = spec.cache or 0
   d.kind = spec.kind or "device"
-  return d
+  local dev = setmetatable({}, Device)
+  DATA[dev] = d
+  return dev
 end
 
 -- The catalogue: by name, and in definition order.
 local catalog, order = {}, {}
 
-local function add(spec, where)
-  validate(spec, where)
-  local old = catalog[spec.name]
-  if old and not spec.replace then
-    error(where .. ": device '" .. spec.name .. "' is already defined (pass replace = true to "
+local function norm(s) return (s:lower():gsub("[%s%-_]", "")) end
+
+-- Names a researcher types, to catalogue names (matched like names: case, spaces, '-' and
+-- '_' ignored). The plain GPU names pick the SXM board; "A100" the 80 GB one.
+M.aliases = {
+  ["V100"] = "V100-SXM2-16GB", ["A100"] = "A100-SXM4-80GB", ["A100-40GB"] = "A100-SXM4-40GB",
+  ["A100-80GB"] = "A100-SXM4-80GB", ["H100"] = "H100-SXM", ["H200"] = "H200-SXM",
+  ["P100"] = "P100-SXM2", ["TPUv2"] = "TPUv2-board", ["TPUv3"] = "TPUv3-board",
+  ["TitanXp"] = "TITAN-Xp", ["P4000"] = "Quadro-P4000", ["KNL"] = "KNL-7250",
+  ["Skylake"] = "Skylake-n1-32",
+}
+
+-- The alias spelled like `name` (ignoring case, spaces, '-' and '_'), or nil. Aliases are
+-- looked up afresh (M.aliases is public); when two match, the first in sorted order wins,
+-- so the answer does not depend on the backend's table order.
+local function alias_of(name)
+  local n, hits = norm(name), {}
+  for k in pairs(M.aliases) do if norm(k) == n then hits[#hits + 1] = k end end
+  table.sort(hits)
+  return hits[1] and M.aliases[hits[1]], hits[1]
+end
+
+-- The catalogue name spelled like `name` but not equal to it, or nil.
+local function same_name(name)
+  local n = norm(name)
+  for _, k in ipairs(order) do
+    if k ~= name and norm(k) == n then return k end
+  end
+end
+
+-- May `name` be (re)defined? A defined name or an alias needs replace = true; a name
+-- that only differs from a catalogue name in case, spaces, '-' or '_' is refused (dlb.hw.get
+-- could not tell them apart).
+local function check_name(name, replace, where)
+  local old = catalog[name]
+  if old and not replace then
+    error(where .. ": device '" .. name .. "' is already defined (pass replace = true to "
       .. "redefine it)", 0)
   end
+  local twin = same_name(name)
+  if twin then
+    local pair = { name, twin }
+    table.sort(pair)
+    error(where .. ": device names '" .. pair[1] .. "' and '" .. pair[2] .. "' are the same "
+      .. "name to dlb.hw.get (case, spaces, '-' and '_' are ignored); use '" .. twin
+      .. "' with replace = true to redefine it", 0)
+  end
+  local target, alias = alias_of(name)
+  if not old and target and target ~= name and not replace then
+    error(where .. ": '" .. name .. "' is an alias of " .. target .. " (dlb.hw.aliases['"
+      .. alias .. "']); pass replace = true to define a new device that takes the name over", 0)
+  end
+end
+
+local function add(spec, where)
+  validate(spec, where)
+  check_name(spec.name, spec.replace, where)
+  local old = catalog[spec.name]
   local d = make(spec)
   if not old then order[#order + 1] = spec.name end
   catalog[spec.name] = d
@@ -172,12 +284,50 @@ function Device:roof(prec, opts)
   local tm, tn = 0, 0
   if type(opts.tile) == "table" then tm, tn = opts.tile[1], opts.tile[2]
   elseif opts.tile ~= nil then tm, tn = opts.tile, opts.tile end
+  -- an unknown cache is not an empty one: the cache-aware model needs the size
+  if opts.cache_aware and self.cache == nil then
+    error("cache_aware: device '" .. self.name .. "' has no known cache size (the catalogue "
+      .. "leaves it out when no source gives it); give one with hw:with{cache = bytes} or "
+      .. "drop cache_aware", 0)
+  end
+  for _, k in ipairs { "flops_eff", "bw_eff" } do
+    local v = opts[k]
+    if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
+      error(k .. " must be in (0, 1], got " .. tostring(v), 0)
+    end
+  end
   return {
     peak = self.peak[prec], bw = self.mem_bw,
     flops_eff = opts.flops_eff or self.flops_eff, bw_eff = opts.bw_eff or self.bw_eff,
     cache = (self.cache or 0) * (opts.cache_fraction or 1), elem = core.hw_precision_bytes(prec),
     cache_aware = opts.cache_aware and true or false, tile_m = tm, tile_n = tn,
   }
+end
+
+-- A plain deep copy of the device's fields (a table dlb.hw.define accepts).
+function Device:spec() return plain(self) end
+
+-- A modified, unregistered copy: hw:with{mem = 32e9} (top-level fields replace the
+-- device's; peak, links and source are replaced whole when given). The changed fields'
+-- source notes say so.
+function Device:with(changes)
+  if type(changes) ~= "table" then
+    error("hw:with: expected a table of fields, e.g. hw:with{mem = 32e9}", 2)
+  end
+  local t = plain(self)
+  for k, v in pairs(changes) do
+    t[k] = v
+    if k ~= "source" and k ~= "name" and (changes.source == nil or changes.source[k] == nil) then
+      t.source[k] = "changed with hw:with"
+    end
+  end
+  local where = "hw:with"
+  local info = debug.getinfo(2, "Sl")
+  if info and info.what ~= "C" and (info.currentline or 0) > 0 then
+    where = info.short_src .. ":" .. info.currentline
+  end
+  validate(t, where)
+  return make(t)
 end
 
 function Device:ridge(prec, achievable)
@@ -221,9 +371,15 @@ function Device:describe()
   end
   out[#out + 1] = "    [peak: " .. (self.source.peak or "no source given") .. "]"
   line("mem", string.format("%.4g GB", self.mem / 1e9), self.source.mem)
+  if self.cores then
+    line("cores", string.format("%d (each holds a model copy)", self.cores), self.source.cores)
+    line("mem_per_core", string.format("%.4g GB", self.mem_per_core / 1e9), self.source.mem_per_core)
+  end
   line("mem_bw", string.format("%.4g GB/s", self.mem_bw / 1e9), self.source.mem_bw)
-  if self.cache and self.cache > 0 then
+  if self.cache then
     line("cache", string.format("%.4g MB", self.cache / 1e6), self.source.cache)
+  else
+    line("cache", "unknown", nil)
   end
   line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
     self.source.flops_eff or "defaults (Hestness et al. 5.2)")
@@ -238,6 +394,10 @@ function Device:describe()
   return table.concat(out, "\n")
 end
 
+doc.doc(Device.spec, "hw:spec() -> table", "a plain copy of the device's fields "
+  .. "(devices are read-only; the copy is what dlb.hw.define{...} takes)")
+doc.doc(Device.with, "hw:with{field = value, ...} -> device",
+  "a modified copy of a (read-only) device, not added to the catalogue: hw:with{mem = 32e9}")
 doc.doc(Device.describe, "hw:describe() -> text", "every number of the device with its unit and source")
 doc.doc(Device.ridge, "hw:ridge(precision[, achievable]) -> FLOP/byte",
   "the roofline ridge point: peak / mem_bw, or with achievable = true "
@@ -280,20 +440,6 @@ local function distance(a, b)
   return prev[#b]
 end
 
-local function norm(s) return (s:lower():gsub("[%s%-_]", "")) end
-
--- Names a researcher types, to catalogue names (matched like names: case, spaces, '-' and
--- '_' ignored). The plain GPU names pick the SXM board; "A100" the 80 GB one.
-M.aliases = {
-  ["V100"] = "V100-SXM2-16GB", ["A100"] = "A100-SXM4-80GB", ["A100-40GB"] = "A100-SXM4-40GB",
-  ["A100-80GB"] = "A100-SXM4-80GB", ["H100"] = "H100-SXM", ["H200"] = "H200-SXM",
-  ["P100"] = "P100-SXM2", ["TPUv2"] = "TPUv2-board", ["TPUv3"] = "TPUv3-board",
-  ["TitanXp"] = "TITAN-Xp", ["P4000"] = "Quadro-P4000", ["KNL"] = "KNL-7250",
-  ["Skylake"] = "Skylake-n1-32",
-}
-local alias_norm = {}
-for k, v in pairs(M.aliases) do alias_norm[norm(k)] = v end
-
 function M.get(name)
   if type(name) == "table" and getmetatable(name) == Device then return name end
   if type(name) ~= "string" then
@@ -304,7 +450,7 @@ function M.get(name)
   for _, k in ipairs(order) do
     if norm(k) == n then return catalog[k] end
   end
-  local a = alias_norm[n]
+  local a = alias_of(name)
   if a and catalog[a] then return catalog[a] end
   local scored = {}
   for _, k in ipairs(order) do
@@ -399,7 +545,7 @@ doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
 -- at least one peak column are required).
 M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-  "inter_latency", "power", "note", "source" }
+  "inter_latency", "power", "cores", "mem_per_core", "note", "source" }
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
@@ -439,7 +585,7 @@ function M.parse_csv(text, file)
     cols[j] = c
   end
   if not seen.name then error(file .. ":" .. header.line .. ": the header needs a 'name' column", 0) end
-  local specs = {}
+  local specs, first_line = {}, {}
   for r = 2, #kept do
     local rec = kept[r]
     local where = file .. ":" .. rec.line
@@ -482,6 +628,12 @@ function M.parse_csv(text, file)
     end
     if next(spec.source) == nil then spec.source = nil end
     validate(spec, where)
+    local prev = spec.name and first_line[spec.name]
+    if prev then
+      error(string.format("%s: device '%s' is already on line %d of %s (one row per device)",
+        where, spec.name, prev, file), 0)
+    end
+    first_line[spec.name] = rec.line
     specs[#specs + 1] = spec
   end
   return specs
@@ -512,12 +664,15 @@ function M.load(path, opts)
     error("dlb.hw.load: " .. path .. ": expected a .lua or .csv file", 2)
   end
   -- validate everything before defining anything, so a bad file defines nothing
+  local seen = {}
   for i, s in ipairs(specs) do
     validate(s, path .. " entry " .. i)
-    if catalog[s.name] and not (opts.replace or s.replace) then
-      error(path .. " entry " .. i .. ": device '" .. s.name .. "' is already defined (pass "
-        .. "{replace = true} to redefine it)", 0)
+    if seen[s.name] then
+      error(path .. " entry " .. i .. ": device '" .. s.name .. "' is already entry "
+        .. seen[s.name] .. " of this file", 0)
     end
+    seen[s.name] = i
+    check_name(s.name, opts.replace or s.replace, path .. " entry " .. i)
   end
   local out = {}
   for i, s in ipairs(specs) do
@@ -551,7 +706,7 @@ function M.to_csv(devices)
       if is_prec[c] then v = d.peak[c]
       elseif c == "source" then
         local keys = {}
-        for k in pairs(d.source) do keys[#keys + 1] = k end
+        for k in pairs(DATA[d.source]) do keys[#keys + 1] = k end
         table.sort(keys)
         local parts = {}
         for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. d.source[k] end

@@ -190,7 +190,8 @@ function M.time(s, dev, opts)
   local scale = 1
   local from, to = bytes_per(sprec), bytes_per(opts.precision)
   if from and to and from ~= to then scale = to / from end
-  local roof = dev:roof(prec, ropts)
+  local ok, roof = pcall(dev.roof, dev, prec, ropts)
+  if not ok then error(fn .. ": " .. tostring(roof), 2) end
   roof.bytes_scale = scale
 
   local set = opset_of(s)
@@ -260,27 +261,58 @@ function M.time(s, dev, opts)
   r.ridge = core.roofline_ridge(roof, true)
   local fp = rawget(s, "footprint") or (getmetatable(s) ~= OpSet and s.footprint) or nil
   if fp ~= nil then
-    fp = num(fp, "footprint", fn) * scale
-    r.footprint = fp
-    r.mem = dev.mem
-    r.fits = fp <= dev.mem
-    r.shortfall = r.fits and 0 or fp - dev.mem
+    local need, cap, rule = M.core_footprint(s, dev, scale)
+    r.footprint = num(fp, "footprint", fn) * scale
+    r.need, r.mem, r.fit_rule = need, cap, rule
+    r.per_core = rule ~= "device"
+    r.cores = r.per_core and dev.cores or nil
+    r.fits = need <= cap
+    r.shortfall = r.fits and 0 or need - cap
   else
     r.fits = true
     r.shortfall = 0
   end
   return r
 end
+
+-- The memory one core of `dev` needs for a step with stats `s`, and what it has. A board
+-- with `cores` and `mem_per_core` (the TPU boards) trains data parallel across its cores,
+-- every core keeping a whole copy of the model (seeds/004 §3, "Understanding TPU Memory
+-- Size"): weights, gradients and optimizer state in full on each core, the activations and
+-- workspace of batch/cores examples. Without a breakdown the whole footprint must fit one
+-- core. Other devices hold the footprint in `mem`. `scale` rescales bytes counted at
+-- another precision. Returns bytes, capacity, rule ("device", "per_core" or
+-- "per_core_whole": no breakdown to split).
+function M.core_footprint(s, dev, scale)
+  local fn = "dlb.roofline.core_footprint"
+  dev = device(dev, fn)
+  scale = scale or 1
+  local fp = rawget(s, "footprint") or (getmetatable(s) ~= OpSet and s.footprint) or nil
+  if fp == nil then error(fn .. ": the stats carry no footprint", 2) end
+  fp = num(fp, "footprint", fn) * scale
+  if not (dev.cores and dev.mem_per_core) then return fp, dev.mem, "device" end
+  local b = rawget(s, "breakdown")
+  if type(b) ~= "table" then return fp, dev.mem_per_core, "per_core_whole" end
+  local function part(k) return b[k] == nil and 0 or num(b[k], "breakdown." .. k, fn) end
+  local need = part("weights") + part("gradients") + part("optimizer")
+    + (part("activations") + part("workspace")) / dev.cores
+  return need * scale, dev.mem_per_core, "per_core"
+end
+doc.doc(M.core_footprint, "dlb.roofline.core_footprint(stats, hw[, scale]) -> bytes, capacity, rule",
+  "memory one core needs and has: on a board with cores and mem_per_core (TPU) each core "
+  .. "holds weights, gradients and optimizer state whole and batch/cores of the activations "
+  .. "(seeds/004 §3); elsewhere the footprint against mem")
 doc.doc(M.time, "dlb.roofline.time(s, hw[, {precision=, per_op=, cache_aware=, cache_fraction=, "
   .. "tile=, flops_eff=, bw_eff=, detail=}]) -> {time=, bound=, util=, fits=, shortfall=, graph=, per_op=, ...}",
   "roofline time of a step: whole graph max(c/(eff x peak), a/(eff x bw)) and, with per-op "
-  .. "costs, each op at its own bound; r.fits is false when the footprint exceeds memory")
+  .. "costs, each op at its own bound; r.fits is false when the footprint exceeds memory "
+  .. "(per core on TPU boards: r.per_core, r.need, r.mem; see dlb.roofline.core_footprint)")
 
 -- == subbatch choice (Hestness 5.2.1) =============================================
 
 local sub_opts = { batches = true, dim = true, bind = true, tol = true, sat_tol = true,
   ridge = true, precision = true, per_op = true, cache_aware = true, cache_fraction = true,
-  tile = true }
+  tile = true, require_fit = true }
 
 -- Sweep the subbatch b over opts.batches (default 1, 2, 4, ..., 4096) and find Hestness's
 -- three points of interest: where graph intensity nears saturation (within sat_tol of its
@@ -321,7 +353,7 @@ function M.subbatch(model, dev, opts)
   local topts = { precision = opts.precision, per_op = opts.per_op, cache_aware = opts.cache_aware,
     cache_fraction = opts.cache_fraction, tile = opts.tile }
   local curve = { batch = {}, intensity = {}, time = {}, time_per_sample = {}, util = {},
-    footprint = {}, bound = {} }
+    footprint = {}, bound = {}, fits = {} }
   for i, b in ipairs(batches) do
     local s = f(b)
     if type(s) ~= "table" then error(fn .. ": the model returned " .. type(s) .. " for b = " .. b, 2) end
@@ -333,19 +365,43 @@ function M.subbatch(model, dev, opts)
     curve.util[i] = r.util
     curve.footprint[i] = r.footprint or false
     curve.bound[i] = r.bound
+    curve.fits[i] = r.fits
   end
-  local imax, tmin = -math.huge, math.huge
+  -- the three points are chosen among the batches that fit in memory (require_fit = false:
+  -- among all, e.g. for Hestness's models, far larger than one device, split across many)
+  local consider = {}
+  for i = 1, #batches do consider[i] = curve.fits[i] or opts.require_fit == false end
+  local imax, tmin, nfit, ncons = -math.huge, math.huge, 0, 0
   for i = 1, #batches do
-    imax = math.max(imax, curve.intensity[i])
-    tmin = math.min(tmin, curve.time_per_sample[i])
+    if curve.fits[i] then nfit = nfit + 1 end
+    if consider[i] then
+      ncons = ncons + 1
+      imax = math.max(imax, curve.intensity[i])
+      tmin = math.min(tmin, curve.time_per_sample[i])
+    end
   end
   local ridge = dev:ridge(dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
-  local res = { curve = curve, ridge_point = ridge, max_intensity = imax,
-    min_time_per_sample = tmin }
-  for i, b in ipairs(batches) do
-    if res.saturation == nil and curve.intensity[i] >= (1 - sat_tol) * imax then res.saturation = b end
-    if res.ridge == nil and curve.intensity[i] >= ridge then res.ridge = b end
-    if res.best == nil and curve.time_per_sample[i] <= (1 + tol) * tmin then res.best = b end
+  local res = { curve = curve, ridge_point = ridge, n_fit = nfit }
+  if ncons == 0 then
+    res.note = string.format("no batch of the sweep (%g..%g) fits in %s's memory; the points "
+      .. "are nil", batches[1], batches[#batches], dev.name)
+  else
+    res.max_intensity, res.min_time_per_sample = imax, tmin
+    for i, b in ipairs(batches) do
+      if consider[i] then
+        if curve.fits[i] then res.max_fit = b end
+        if res.saturation == nil and curve.intensity[i] >= (1 - sat_tol) * imax then res.saturation = b end
+        if res.ridge == nil and curve.intensity[i] >= ridge then res.ridge = b end
+        if res.best == nil and curve.time_per_sample[i] <= (1 + tol) * tmin then res.best = b end
+      end
+    end
+    if nfit < #batches then
+      res.note = opts.require_fit == false
+        and string.format("%d of %d batches do not fit in %s's memory (require_fit = false: "
+          .. "considered anyway)", #batches - nfit, #batches, dev.name)
+        or string.format("batches above %g do not fit in %s's memory and were not "
+          .. "considered", res.max_fit, dev.name)
+    end
   end
   res.points = {
     { name = "saturation", batch = res.saturation },
@@ -356,8 +412,9 @@ function M.subbatch(model, dev, opts)
 end
 doc.doc(M.subbatch, "dlb.roofline.subbatch(f_or_graph, hw[, {batches=, dim=, bind=, tol=0.05, "
   .. "sat_tol=0.05, ridge='achievable'|'peak', precision=, per_op=, cache_aware=, cache_fraction=, "
-  .. "tile=}]) -> {curve=, saturation=, "
-  .. "ridge=, best=, points=}", "Hestness 5.2.1's three subbatch points of interest over a sweep")
+  .. "tile=, require_fit=true}]) -> {curve=, saturation=, "
+  .. "ridge=, best=, points=, n_fit=, max_fit=, note=}", "Hestness 5.2.1's three subbatch points "
+  .. "of interest over a sweep, among the batches that fit in memory (curve.fits)")
 
 -- == time to train and cost ======================================================
 
@@ -369,9 +426,14 @@ local train_opts = { step = true, step_time = true, dataset = true, batch = true
 function M.train(t)
   local fn = "dlb.roofline.train"
   t = checkopts(t, train_opts, fn)
-  local st = t.step_time or (type(t.step) == "table" and t.step.time) or t.step
-  if type(st) ~= "number" or st < 0 then
+  if t.step_time == nil and t.step == nil then
     error(fn .. ": needs step = a roofline result or step_time = seconds", 2)
+  end
+  local key = t.step_time ~= nil and "step_time" or "step"
+  local st = t.step_time or (type(t.step) == "table" and t.step.time) or t.step
+  if type(st) ~= "number" or not (st > 0) or st == math.huge then
+    error(fn .. ": " .. key .. (key == "step" and ".time" or "") .. " must be a positive number "
+      .. "of seconds, got " .. tostring(st), 2)
   end
   local function pos(k, dflt)
     local v = t[k]
