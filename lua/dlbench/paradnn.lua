@@ -85,11 +85,10 @@ end
 -- whole copy of the model on every core and splits the batch evenly (seeds/004 §3,
 -- "Understanding TPU Memory Size"): weights, gradients and optimizer state whole, the
 -- activations (and workspace) of batch/cores examples. Other devices hold the footprint.
+-- The rule lives in dlb.roofline.core_footprint; this name stays for ParaDnn studies.
 function M.core_footprint(s, hw)
-  if not (hw.cores and hw.mem_per_core) then return s.footprint, hw.mem end
-  local b = s.breakdown
-  return b.weights + b.gradients + b.optimizer + (b.activations + b.workspace) / hw.cores,
-    hw.mem_per_core
+  local need, cap = require("dlbench.roofline").core_footprint(s, hw) -- the one rule
+  return need, cap
 end
 
 local EVAL_OPTS = { platforms = true, per_op = true, optimizer = true }
