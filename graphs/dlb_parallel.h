@@ -139,10 +139,12 @@ typedef struct dlb_par_dp_result {
   double subbatch;
   double throughput;     /* samples/s */
   double util;           /* achieved FLOP/s over peak FLOP/s */
-  double mem;            /* bytes per worker */
+  double mem;            /* bytes per worker: mem_fixed + mem_sample x subbatch */
   double epoch;          /* s per epoch (0 if samples_epoch is 0) */
   double wire;           /* bytes each worker sends per step */
   double buckets;
+  double fits;           /* 1 when mem <= the device's mem (or its mem is 0, unlimited), else 0 */
+  double shortfall;      /* bytes missing per worker: mem - device mem when it does not fit */
 } dlb_par_dp_result;
 
 /* Synchronous (or asynchronous) data-parallel step time of work on dev over cl. */

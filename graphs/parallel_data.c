@@ -122,6 +122,10 @@ int dlb_par_data(const dlb_par_work *w, const dlb_par_device *dev,
   r->subbatch = sb;
   r->compute = tcomp;
   r->mem = w->mem_fixed + w->mem_sample * sb;
+  /* A step that does not fit a worker's memory is reported, not hidden (as dlb.roofline.time
+  ** reports r.fits and r.shortfall for one device). */
+  r->fits = (dev->mem == 0 || r->mem <= dev->mem) ? 1 : 0;
+  r->shortfall = r->fits ? 0 : r->mem - dev->mem;
 
   if (o->async) {
     /* Asynchronous SGD with a parameter server (Dean et al. 2012): no barrier; a worker

@@ -41,7 +41,7 @@ static const field dpr_f[] = {
   F(dlb_par_dp_result, exposed), F(dlb_par_dp_result, batch), F(dlb_par_dp_result, subbatch),
   F(dlb_par_dp_result, throughput), F(dlb_par_dp_result, util), F(dlb_par_dp_result, mem),
   F(dlb_par_dp_result, epoch), F(dlb_par_dp_result, wire), F(dlb_par_dp_result, buckets),
-  { NULL, 0 } };
+  F(dlb_par_dp_result, fits), F(dlb_par_dp_result, shortfall), { NULL, 0 } };
 static const field layer_f[] = {
   F(dlb_par_layer, flops_fwd), F(dlb_par_layer, flops_bwd), F(dlb_par_layer, bytes_sample),
   F(dlb_par_layer, bytes_fixed), F(dlb_par_layer, params), F(dlb_par_layer, act_out),

@@ -79,6 +79,12 @@ print(string.format(" * Memory: ours is the sum of the calibrated stage footprin
   base.mem / 1e9, 125.7))
 print("   data-parallel rows); the paper's single-accelerator 113.8 GB leaves out ~12 GB it does not")
 print("   itemise, so the baseline rows differ by 10%.")
+print(string.format(" * The data-parallel rows do not fit: %.1f GB per worker on the %.0f GB target "
+  .. "(parallel.data: fits = %s,", d1024.mem / 1e9, target.mem / 1e9, tostring(d1024.fits)))
+print(string.format("   %.1f GB short). Hestness sec. 6.2 says the same ('each accelerator would "
+  .. "require roughly", d1024.shortfall / 1e9))
+print("   126GB'); of the rows above only the sharded layer-parallel one fits (the unsharded first")
+print("   stage holds the 60 GB embedding). The data-parallel times assume enough memory.")
 print(string.format(" * Data parallelism on a physical link (56 GB/s, 5 us): %.1f / %.1f days at %.0f%%, against",
   d1024.epoch / DAY, d512.epoch / DAY, 100 * d1024.util))
 print(string.format("   6.2 / 11.1 days at 34 / 38%%. The ring's bandwidth term (2 x %.1f GB / 56 GB/s = %.2f s)",

@@ -194,11 +194,23 @@ do
   -- the gradient allreduce over the A100's own links (NVLink in a node, 200 Gb/s between)
   local a100 = dlb.hw.get("A100-SXM4-80GB")
   local s = dlb.models.resnet { depth = 50 }:stats { b = 64, precision = "mixed" }
+  -- (compute op by op, as dlb.roofline.time; the allreduce moves params x 2 bytes)
   for _, n in ipairs { 1, 8, 512 } do
     local r = P.data { stats = s, hw = a100, workers = n, subbatch = 64, overlap = 0.8,
                        bucket = 25e6 }
     print(string.format("ResNet-50, %3d A100s: step %.0f ms (%s-bound), %.0f images/s, "
-      .. "utilisation %.0f%%", n, r.step * 1e3, r.roofline.bound, r.throughput, 100 * r.util))
+      .. "utilisation %.0f%%, %.1f GB/worker %s", n, r.step * 1e3, r.roofline.bound,
+      r.throughput, 100 * r.util, r.mem / 1e9, r.fits and "(fits)"
+      or string.format("(does NOT fit: %.1f GB short)", r.shortfall / 1e9)))
+  end
+  -- a step that does not fit is reported as such, not as a utilisation
+  local v100 = dlb.hw.get("V100-SXM2-16GB")
+  local xl = dlb.models.gpt { size = "gpt3-xl" }:stats { b = 8, precision = "mixed" }
+  for _, r in ipairs(P.scaling { stats = xl, hw = v100, workers = { 1, 64 }, subbatch = 8 }) do
+    print(string.format("GPT-3 XL, %2d V100-16GB, 8 sequences each: %s", r.workers, r.fits
+      and string.format("%.2f s/step", r.step)
+      or string.format("does NOT fit (%.1f GB per worker, %.1f GB short)", r.mem / 1e9,
+        r.shortfall / 1e9)))
   end
   -- the best 3-D plan for GPT-3 XL (24 layers, d 2048) from the model zoo on 64 A100s
   local plans = P.plan { graph = dlb.models.gpt { size = "gpt3-xl" }, hw = a100, devices = 64,

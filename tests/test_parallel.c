@@ -55,6 +55,21 @@ static void data_parallel(void) {
   CHECK_NEAR(r.util, 128e12 / ((tc + ar) * 15.67e12), 1e-12);
   CHECK_NEAR(r.mem, 16e9 + 12.8e9, 1e-12);
   CHECK_NEAR(r.epoch, 1e6 / r.throughput, 1e-12);
+  CHECK_NEAR(r.fits, 1, 0);                 /* 28.8 GB in the V100's 32 GB */
+  CHECK_NEAR(r.shortfall, 0, 0);
+  /* subbatch 256: 16 + 25.6 = 41.6 GB per worker, 9.6 GB more than 32 GB */
+  o.subbatch = 256;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);
+  CHECK_NEAR(r.fits, 0, 0);
+  CHECK_NEAR(r.shortfall, 41.6e9 - 32e9, 1e-12);
+  {                                          /* mem 0: unlimited, everything fits */
+    dlb_par_device inf = V100;
+    inf.mem = 0;
+    CHECK(dlb_par_data(&w, &inf, &cl, &o, &r) == DLB_OK);
+    CHECK_NEAR(r.fits, 1, 0);
+    CHECK_NEAR(r.shortfall, 0, 0);
+  }
+  o.subbatch = 128;
   /* one worker: 80% utilisation, the Table 5 baseline's figure */
   o.workers = 1;
   CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_OK);

@@ -11,7 +11,7 @@ return function(core, C, ffi) -- luacheck: ignore
     dpo = { "workers", "subbatch", "batch", "algo", "bucket", "overlap", "async", "shards",
             "compute" },
     dpr = { "step", "compute", "comm", "exposed", "batch", "subbatch", "throughput", "util",
-            "mem", "epoch", "wire", "buckets" },
+            "mem", "epoch", "wire", "buckets", "fits", "shortfall" },
     layer = { "flops_fwd", "flops_bwd", "bytes_sample", "bytes_fixed", "params", "act_out",
               "act_kept", "act_rep", "act_in", "tp_bytes", "tp_colls", "shardable", "tp_div" },
     opts = { "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "dp_algo", "tp_max",

@@ -234,30 +234,64 @@ end
 ------------------------------------------------------------------------------------------
 -- data parallelism
 
--- A data-parallel workload from graph stats (computed at `at` samples), a {flops=, bytes=}
--- table, or already in work form.
-function M.work(s, at, opts)
+-- Bytes of one gradient element under the graph engine's precision policies (docs/graph.md,
+-- "precision": tensors without an explicit dtype take 4 bytes under fp32 and 2 under fp16,
+-- bf16, mixed and mixed_bf16; graphs/train.c gives a weight's gradient its weight's dtype,
+-- and mixed precision keeps only the optimizer state and master weights in fp32). Another
+-- name (a device precision such as tf32) takes its element size from dlb.hw.
+local GRAD_ELEM = { fp32 = 4, fp16 = 2, bf16 = 2, mixed = 2, mixed_bf16 = 2 }
+local function grad_elem_bytes(fname, prec, level)
+  if prec == nil then return 4 end   -- the graph engine's default policy is fp32
+  local b = GRAD_ELEM[prec]
+  if b then return b end
+  local ok, x = pcall(core.hw_precision_bytes, prec)
+  if ok and type(x) == "number" and x > 0 then return x end
+  error(string.format("%s: precision '%s' has no gradient element size (accepted: %s, or a "
+    .. "dlb.hw precision)", fname, tostring(prec), keys(GRAD_ELEM)), level + 1)
+end
+
+-- The precision graph stats were counted at ("mixed", "fp32", ...), if they say.
+local function stats_precision(s)
+  local ok, p = pcall(function() return s.precision end)
+  return ok and type(p) == "string" and p or nil
+end
+
+-- Bytes per element of a precision as dlb.roofline.time rescales costs (nil: mixed, no rescale).
+local function elem_bytes(prec)
+  if prec == nil or prec == "mixed" or prec == "mixed_bf16" then return nil end
+  local ok, x = pcall(core.hw_precision_bytes, prec)
+  return ok and type(x) == "number" and x > 0 and x or nil
+end
+
+-- The work of stats computed at `at` samples (see M.work); errors name fname at `level`.
+local function work_of(fname, s, at, opts, level)
   opts = opts or {}
   if type(s) ~= "table" and type(s) ~= "userdata" then
-    error("parallel.work: stats table expected, got " .. type(s), 2)
+    error(fname .. ": stats table expected, got " .. type(s), level + 1)
   end
   if s.flops_sample then return s end
   local b = at or s.batch
   if type(b) ~= "number" or not (b > 0) then
-    error("parallel.work: the batch the stats were computed at is needed (subbatch= or stats_batch=)", 2)
+    error(fname .. ": the batch the stats were computed at is needed (subbatch= or stats_batch=)",
+      level + 1)
   end
   local function n(x) return tonumber(x) or 0 end
+  local params = s.params
+  if type(params) ~= "number" or not (params >= 0) or params == math.huge then
+    error(string.format("%s: stats.params must be a number >= 0 (the all-reduced gradient is "
+      .. "params x bytes per gradient element), got %s; or pass work= with grad_bytes=", fname,
+      tostring(params)), level + 1)
+  end
   local flops = n(s.flops)
   local fu = n(s.flops_update)
   local bd = s.breakdown or {}
   local fixed_mem = n(bd.weights) + n(bd.gradients) + n(bd.optimizer)
   local mem = n(s.footprint)
-  local grad = n(bd.gradients)
-  if grad == 0 then   -- no gradients live at the footprint's peak: params x gradient bytes
-    local ok, prec = pcall(function() return s.precision end)
-    local half = ok and (prec == "mixed" or prec == "mixed_bf16" or prec == "fp16" or prec == "bf16")
-    grad = n(s.params) * (opts.grad_bytes_per_param or (half and 2 or 4))
-  end
+  -- The allreduce moves one gradient per trainable parameter: params x bytes per gradient
+  -- element. Not s.breakdown.gradients: that is what is live at the footprint's peak (some
+  -- of the gradients, accumulation buffers, or none at all).
+  local grad = params * (opts.grad_bytes_per_param
+    or grad_elem_bytes(fname, opts.precision or stats_precision(s), level + 1))
   local fb = n(s.flops_fwd) + n(s.flops_bwd)
   return {
     flops_sample = (fb > 0 and fb or (flops - fu)) / b,
@@ -271,8 +305,16 @@ function M.work(s, at, opts)
     samples_epoch = opts.samples_epoch or 0,
   }
 end
-doc.doc(M.work, "dlb.parallel.work(stats, batch[, {samples_epoch=}]) -> work",
-  "split graph stats computed at `batch` samples into per-sample and per-step costs")
+
+-- A data-parallel workload from graph stats (computed at `at` samples), a {flops=, bytes=}
+-- table, or already in work form.
+function M.work(s, at, opts)
+  return work_of("parallel.work", s, at, opts, 2)
+end
+doc.doc(M.work, "dlb.parallel.work(stats, batch[, {samples_epoch=, precision=}]) -> work",
+  "split graph stats computed at `batch` samples into per-sample and per-step costs; the "
+  .. "gradient all-reduced is stats.params x bytes per gradient element (4 fp32, 2 fp16, bf16, "
+  .. "mixed, mixed_bf16; the stats' precision unless precision= is given)")
 
 -- A device of the dlb.hw catalogue (what dlb.roofline.time accepts).
 local function is_catalogue(hw)
@@ -281,15 +323,15 @@ local function is_catalogue(hw)
   return ok and type(h) == "table" and h.Device ~= nil and getmetatable(hw) == h.Device
 end
 
--- The precision graph stats were counted at ("mixed", "fp32", ...), if they say.
-local function stats_precision(s)
-  local ok, p = pcall(function() return s.precision end)
-  return ok and type(p) == "string" and p or nil
-end
-
 local DATA_OPTS = set { "stats", "work", "hw", "device", "precision", "workers", "subbatch",
   "batch", "stats_batch", "cluster", "bw", "latency", "eff", "algo", "bucket", "overlap",
-  "async", "shards", "samples_epoch", "per_node", "nodes" }
+  "async", "shards", "samples_epoch", "per_node", "nodes", "per_op" }
+
+-- Whether stats carry per-op costs (what dlb.roofline.time times op by op).
+local function has_op_costs(s)
+  if type(s) ~= "table" then return false end
+  return rawget(s, "analysis") ~= nil or type(rawget(s, "ops")) == "table"
+end
 
 -- The fields of a work= table (per-sample / per-step costs, dlb_par_work).
 local WORK_FIELDS = { "flops_sample", "flops_fixed", "bytes_sample", "bytes_fixed", "bwd_frac",
@@ -341,9 +383,16 @@ function M.data(o)
   end
   if o.stats_batch ~= nil then num(fname, "stats_batch", o.stats_batch, nil, "pos") end
   if o.work ~= nil then check_work(fname, o.work) end
-  local w = o.work or (o.stats and M.work(o.stats, o.stats_batch or o.subbatch,
-    { samples_epoch = o.samples_epoch }))
-    or error(fname .. ": option 'stats' (or work) is required", 2)
+  if o.per_op ~= nil and type(o.per_op) ~= "boolean" then
+    error(fname .. ": option 'per_op' must be true or false, got " .. type(o.per_op) .. " "
+      .. tostring(o.per_op), 2)
+  end
+  if o.stats == nil and o.work == nil then
+    error(fname .. ": option 'stats' (or work) is required", 2)
+  end
+  local at = o.stats_batch or o.subbatch
+  local w = o.work or work_of(fname, o.stats, at,
+    { samples_epoch = o.samples_epoch, precision = o.precision }, 2)
   if o.samples_epoch and o.work then
     local c = {}
     for k, v in pairs(w) do c[k] = v end
@@ -352,15 +401,48 @@ function M.data(o)
   end
   local cl = cluster_of(fname, o)
   -- Per-worker compute from dlb.roofline.time when the costs are a graph's stats and hw is a
-  -- catalogue device (Hestness sec. 5.2.2: whole-graph max(c/(eff x peak), a/(eff x bw))).
-  local compute, roof = 0, nil
-  if o.stats and not o.device and is_catalogue(o.hw) then
-    local sb = o.subbatch or (o.batch and workers > 0 and o.batch / workers)
-    if type(sb) == "number" and sb > 0 then
-      roof = require("dlbench.roofline").time({
-        flops = w.flops_sample * sb + w.flops_fixed, bytes = w.bytes_sample * sb + w.bytes_fixed,
-        precision = stats_precision(o.stats) }, o.hw, { precision = o.precision })
-      compute = roof.time
+  -- catalogue device, in the same mode as dlb.roofline.time(s, hw): op by op when the stats
+  -- carry per-op costs (a graph's s.analysis, or s.ops), else whole-graph
+  -- max(c/(eff x peak), a/(eff x bw)) (Hestness sec. 5.2.2); per_op= chooses.
+  local compute, roof, mode = 0, nil, nil
+  local stats_roof = o.stats ~= nil and o.work == nil and o.device == nil and is_catalogue(o.hw)
+  if o.per_op == true and not (stats_roof and has_op_costs(o.stats)) then
+    error(fname .. ": per_op=true needs stats= with per-op costs (a graph's stats) and hw= a "
+      .. "dlb.hw catalogue device", 2)
+  end
+  if stats_roof then
+    local R = require "dlbench.roofline"
+    local sb = o.subbatch or o.batch / workers
+    local ropts = { precision = o.precision, per_op = o.per_op }
+    local sp = stats_precision(o.stats)
+    if sb == at then        -- the stats are the subbatch's: exactly dlb.roofline.time
+      roof = R.time(o.stats, o.hw, ropts)
+      compute, mode = roof.time, roof.mode
+      -- the footprint as dlb.roofline.time counts it (rescaled when precision= differs)
+      if roof.footprint then
+        local c = {}
+        for k, v in pairs(w) do c[k] = v end
+        c.mem_fixed, c.mem_sample = 0, roof.footprint / sb
+        w = c
+      end
+    else
+      -- the stats describe `at` samples: whole-graph roofline of the subbatch's FLOPs and
+      -- bytes, and with per-op costs that time scaled by the per-op / whole-graph ratio at
+      -- `at` (an estimate: exact at sb = at)
+      local function whole(n)
+        return R.time({ flops = w.flops_sample * n + w.flops_fixed,
+          bytes = w.bytes_sample * n + w.bytes_fixed, precision = sp }, o.hw,
+          { precision = o.precision })
+      end
+      roof = whole(sb)
+      compute, mode = roof.time, "graph"
+      if o.per_op ~= false and has_op_costs(o.stats) then
+        local there, ref = R.time(o.stats, o.hw, ropts), whole(at)
+        if ref.time > 0 then
+          compute = roof.time * there.time / ref.time
+          mode = "per_op_scaled"
+        end
+      end
     end
   end
   local r = core.parallel_data(w, dev, cl, {
@@ -375,13 +457,20 @@ function M.data(o)
     shards = num(fname, "shards", o.shards, 1, "count"),
   })
   r.workers = o.workers
-  if roof then r.roofline = { time = roof.time, bound = roof.bound, precision = roof.precision,
-    device = roof.device } end
+  r.fits = r.fits == 1
+  r.device_mem = dev.mem
+  r.grad_bytes = w.grad_bytes
+  if roof then r.roofline = { time = compute, bound = roof.bound, precision = roof.precision,
+    device = roof.device, mode = mode } end
   return r
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
-  .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=} -> {step=, compute=, comm=, exposed=, util=, ...}",
-  "data-parallel synchronous SGD (bucketed allreduce overlapping backward) or async parameter server")
+  .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=, per_op=} -> {step=, compute=, comm=,"
+  .. " exposed=, util=, mem=, fits=, shortfall=, grad_bytes=, ...}",
+  "data-parallel synchronous SGD (bucketed allreduce of params x gradient bytes overlapping "
+  .. "backward) or async parameter server; compute as dlb.roofline.time (op by op for a graph's "
+  .. "stats unless per_op=false); fits=false and shortfall (bytes) when a worker's footprint "
+  .. "exceeds the device memory")
 
 -- Data parallelism over a list of worker counts: weak (fixed subbatch) or strong (fixed batch).
 function M.scaling(o)
@@ -410,7 +499,8 @@ function M.scaling(o)
   return rows
 end
 doc.doc(M.scaling, "dlb.parallel.scaling{workers={...}, <dlb.parallel.data options>} -> {result...}",
-  "data-parallel results per worker count with speedup and efficiency (vs the first count x its workers)")
+  "data-parallel results per worker count with speedup and efficiency (vs the first count x its "
+  .. "workers), and fits/shortfall: whether each count's per-worker footprint fits the device")
 
 ------------------------------------------------------------------------------------------
 -- pipeline, tensor, plans

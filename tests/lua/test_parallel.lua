@@ -102,20 +102,34 @@ T.test("data parallel: weak scaling loses utilisation to the allreduce", functio
     { work = w, hw = V100, precision = "fp16", workers = 2, subbatch = 1, bw = 1e9 })
 end)
 
-T.test("data parallel from graph stats (s.flops_fwd/bwd/update, s.breakdown)", function()
-  -- a stats table as g:stats{b=32} returns it (hand-made: 1 GFLOP fwd per sample)
+T.test("data parallel from graph stats (s.flops_fwd/bwd/update, s.params, s.breakdown)", function()
+  -- a stats table as g:stats{b=32} returns it (hand-made: 1 GFLOP fwd per sample); at the
+  -- footprint's peak only a quarter of the gradients is live
   local s = { params = 1e6, flops_fwd = 32e9, flops_bwd = 64e9, flops_update = 2e6,
-              flops = 96e9 + 2e6, bytes = 3.2e9, footprint = 20e6 + 32 * 1e6,
-              breakdown = { weights = 4e6, gradients = 4e6, optimizer = 12e6,
+              flops = 96e9 + 2e6, bytes = 3.2e9, footprint = 17e6 + 32 * 1e6,
+              breakdown = { weights = 4e6, gradients = 1e6, optimizer = 12e6,
                             activations = 32e6, workspace = 0 } }
   local r = P.data { stats = s, hw = V100, workers = 4, subbatch = 32, bw = 10e9 }
   T.near(r.compute, math.max((96e9 + 2e6) / (0.8 * 15.67e12), 3.2e9 / (0.7 * 898e9)), 1e-12, "compute")
-  T.near(r.comm, 2 * 3 / 4 * 4e6 / 10e9, 1e-12, "gradient bytes from breakdown")
+  T.near(r.comm, 2 * 3 / 4 * 4e6 / 10e9, 1e-12, "params x 4 bytes, not the peak's 1 MB")
+  T.near(r.grad_bytes, 4e6, 1e-12, "grad_bytes reported")
   T.near(r.mem, s.footprint, 1e-12, "footprint")
+  T.eq(r.fits, true, "49 MB fit in 32 GB")
+  T.eq(r.shortfall, 0, "no shortfall")
   -- at subbatch 64 the per-sample part doubles, the update does not
   local r2 = P.data { stats = s, stats_batch = 32, hw = V100, workers = 4, subbatch = 64, bw = 10e9 }
   T.near(r2.compute, (192e9 + 2e6) / (0.8 * 15.67e12), 1e-12, "scaled compute")
-  T.near(r2.mem, 20e6 + 64e6, 1e-12, "scaled footprint")
+  T.near(r2.mem, 17e6 + 64e6, 1e-12, "scaled footprint")
+  -- a 40 MB device: 49 MB do not fit, 9 MB short
+  local small = { peak = 15.67e12, mem_bw = 898e9, mem = 40e6 }
+  local r3 = P.data { stats = s, hw = small, workers = 4, subbatch = 32, bw = 10e9 }
+  T.eq(r3.fits, false, "49 MB in 40 MB")
+  T.near(r3.shortfall, 9e6, 1e-9, "shortfall")
+  -- fp16 stats all-reduce 2-byte gradients
+  local h = {}
+  for k, v in pairs(s) do h[k] = v end
+  h.precision = "fp16"
+  T.near(P.work(h, 32).grad_bytes, 2e6, 1e-12, "fp16: params x 2")
   T.checkerr("the batch the stats were computed at", P.work, s)
 end)
 

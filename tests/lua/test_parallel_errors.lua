@@ -164,10 +164,21 @@ T.test("work= fields are checked by name", function()
     { work = { flops_sample = 1e9, grad_bytes = -1 }, hw = H100, workers = 8, subbatch = 4 })
   T.checkerr("work has no FLOPs", P.data,
     { work = { grad_bytes = 1 }, hw = H100, workers = 8, subbatch = 4 })
-  -- the totals of a step are stats=
-  local r = P.data { stats = { flops = 4e12, bytes = 4e9 }, stats_batch = 4, hw = H100,
-                     workers = 8, subbatch = 4 }
+  -- the totals of a step are stats=, with the parameters whose gradient is all-reduced
+  local r = P.data { stats = { flops = 4e12, bytes = 4e9, params = 1e9 }, stats_batch = 4,
+                     hw = H100, workers = 8, subbatch = 4 }
   assert(r.step > 0)
+  T.eq(r.grad_bytes, 4e9, "no precision: fp32 gradients, 4 bytes per parameter")
+  -- without params the gradient is unknown: an error, not a free allreduce
+  T.checkerr("stats.params must be a number >= 0", P.data,
+    { stats = { flops = 4e12, bytes = 4e9 }, stats_batch = 4, hw = H100, workers = 8, subbatch = 4 })
+  T.checkerr("per_op=true needs stats= with per-op costs", P.data,
+    { stats = { flops = 4e12, bytes = 4e9, params = 1e9 }, stats_batch = 4, hw = H100,
+      workers = 8, subbatch = 4, per_op = true })
+  T.checkerr("per_op=true needs stats= with per-op costs", P.data,
+    { work = WORK, hw = H100, workers = 8, subbatch = 4, per_op = true })
+  T.checkerr("option 'per_op' must be true or false, got string", P.data,
+    { work = WORK, hw = H100, workers = 8, subbatch = 4, per_op = "yes" })
 end)
 
 T.test("partition names the stages and the layers", function()
@@ -228,6 +239,8 @@ T.test("errors point at the user's line", function()
     function() local r = P.layers.transformer { layers = 0, d = 1, seq = 1 }; return r end,
     function() local r = P.pipeline { layers = XL, hw = H100, batch = 64, stages = 4, microbatches = 128 }; return r end,
     function() local r = P.plan { layers = XL, hw = H100, devices = 64, batch = 64, cluster = cl(8, 2) }; return r end,
+    function() local r = P.data { stats = { flops = 1e12, bytes = 1e9 }, hw = H100, workers = 8, subbatch = 4 }; return r end,
+    function() local r = P.data { work = WORK, hw = H100, workers = 8, subbatch = 4, per_op = true }; return r end,
   }
   for i, f in ipairs(cases) do
     local e = where(f)

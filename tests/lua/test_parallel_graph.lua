@@ -224,22 +224,131 @@ T.test("data{stats=, hw=} takes the per-worker time from dlb.roofline.time", fun
     vocab = 8000 }
   local s = m:stats { b = 8, precision = "mixed" }
   local r = P.data { stats = s, hw = A100, workers = 512, subbatch = 8 }
-  local rt = dlb.roofline.time({ flops = s.flops, -- fwd + bwd + update at the subbatch
-    bytes = s.bytes, precision = "mixed" }, A100)
-  T.near(r.compute, rt.time, 1e-12, "compute = roofline time of the subbatch's FLOPs and bytes")
+  local rt = dlb.roofline.time(s, A100)   -- op by op: the stats carry s.analysis
+  T.eq(rt.mode, "per_op", "roofline.time's default for a graph's stats")
+  T.near(r.compute, rt.time, 1e-12, "compute = dlb.roofline.time of the subbatch's stats")
+  T.eq(r.roofline.mode, "per_op", "mode reported")
   T.eq(r.roofline.bound, rt.bound, "bound reported")
   T.near(r.step, r.compute + r.exposed, 1e-12, "step = compute + exposed allreduce")
   assert(r.exposed > 0, "512 workers over 25 GB/s links expose communication")
   T.near(P.work(s, 8).grad_bytes, 2 * s.params, 1e-12, "mixed precision: 2-byte gradients")
   T.checkerr("give subbatch=", P.data, { stats = s, hw = A100, workers = 512 })
-  -- strong scaling: the subbatch is batch / workers, timed by the roofline at that size
+  -- per_op=false: the whole-graph roofline, as dlb.roofline.time(s, hw, {per_op=false})
+  local rg = P.data { stats = s, hw = A100, workers = 512, subbatch = 8, per_op = false }
+  local rtg = dlb.roofline.time(s, A100, { per_op = false })
+  T.near(rg.compute, rtg.time, 1e-12, "whole-graph compute")
+  T.eq(rg.roofline.mode, "graph", "whole-graph mode")
+  assert(rt.time > rtg.time * 1.01, "op by op is slower than the whole graph here (the test "
+    .. "tells the modes apart)")
+  -- strong scaling: the subbatch 16 is timed by the whole-graph roofline at 16 samples,
+  -- scaled by the per-op / whole-graph ratio of the stats' 8 samples
   local r2 = P.data { stats = s, stats_batch = 8, hw = A100, workers = 4, batch = 64 }
   local w = P.work(s, 8)
-  local rt2 = dlb.roofline.time({ flops = w.flops_sample * 16 + w.flops_fixed,
+  local rt16 = dlb.roofline.time({ flops = w.flops_sample * 16 + w.flops_fixed,
     bytes = w.bytes_sample * 16 + w.bytes_fixed, precision = "mixed" }, A100)
-  T.near(r2.compute, rt2.time, 1e-12, "subbatch 16")
+  local rt8 = dlb.roofline.time({ flops = w.flops_sample * 8 + w.flops_fixed,
+    bytes = w.bytes_sample * 8 + w.bytes_fixed, precision = "mixed" }, A100)
+  T.near(r2.compute, rt16.time * rt.time / rt8.time, 1e-12, "subbatch 16")
+  T.eq(r2.roofline.mode, "per_op_scaled", "scaled mode reported")
+  local r2g = P.data { stats = s, stats_batch = 8, hw = A100, workers = 4, batch = 64,
+    per_op = false }
+  T.near(r2g.compute, rt16.time, 1e-12, "subbatch 16, whole graph")
   T.near(r2.util * r2.step * A100.peak.fp16, w.flops_sample * 16 + w.flops_fixed, 1e-9,
     "utilisation against the mixed-precision (fp16) peak")
+end)
+
+-- QA regression: one worker was timed by the whole-graph roofline (1.49 s) where
+-- dlb.roofline.time gave 2.24 s op by op, so 64 workers looked faster than one device.
+T.test("data{workers=1} computes as long as dlb.roofline.time on one device", function()
+  local V100 = dlb.hw.get("V100-SXM2-16GB")
+  for _, c in ipairs {
+    { dlb.models.nmt {}, { b = 8 } },
+    { dlb.models.resnet { depth = 50 }, { b = 64, precision = "mixed" } },
+  } do
+    local s = c[1]:stats(c[2])
+    for _, hw in ipairs { V100, A100 } do
+      local rt = dlb.roofline.time(s, hw)
+      assert(rt.time > 1.05 * rt.graph.time, "op by op differs from the whole graph (the test "
+        .. "can fail)")
+      local r1 = P.data { stats = s, hw = hw, workers = 1, subbatch = c[2].b, bw = 10e9 }
+      T.near(r1.compute, rt.time, 1e-12, "compute = roofline.time")
+      T.near(r1.step, rt.time, 1e-12, "one worker: no allreduce")
+      local r64 = P.data { stats = s, hw = hw, workers = 64, subbatch = c[2].b, bw = 10e9 }
+      assert(r64.step >= r1.step, "64 workers are never faster per step than one")
+    end
+  end
+end)
+
+-- QA regression: the all-reduced gradient was s.breakdown.gradients, the gradient bytes live
+-- at the footprint's peak (NMT b=8 fp32: 151 MB of its 613 MB; RetinaNet: 8x low; none at
+-- all for ResNet-50 or GPT-3 XL). It is params x bytes per gradient element: 4 under fp32,
+-- 2 under fp16/bf16/mixed/mixed_bf16 (docs/graph.md "precision"; graphs/train.c gives a
+-- weight's gradient its weight's dtype).
+T.test("data all-reduces params x gradient bytes, not the gradients live at the peak", function()
+  local V100 = dlb.hw.get("V100-SXM2-16GB")
+  local ring = function(S, n, bw) return 2 * (n - 1) / n * S / bw end  -- Patarasuk & Yuan 2009
+  for _, c in ipairs {
+    { "nmt", dlb.models.nmt {}, { b = 8 }, 4 },
+    { "nmt mixed", dlb.models.nmt {}, { b = 8, precision = "mixed" }, 2 },
+    { "retinanet", dlb.models.retinanet {}, { b = 8 }, 4 },
+    { "resnet-50 bf16", dlb.models.resnet { depth = 50 }, { b = 64, precision = "bf16" }, 2 },
+    { "gpt3-xl mixed_bf16", dlb.models.gpt { size = "gpt3-xl" }, { b = 8, precision = "mixed_bf16" }, 2 },
+  } do
+    local name, s, elem = c[1], c[2]:stats(c[3]), c[4]
+    local G = s.params * elem
+    assert(math.abs(s.breakdown.gradients - G) > 0.01 * G,
+      name .. ": the peak's gradients differ from the full gradient (the test can fail)")
+    T.near(s.breakdown.weights, G, 1e-12, name .. ": the weights' bytes, each with its gradient")
+    local r = P.data { stats = s, hw = A100, workers = 64, subbatch = c[3].b, bw = 10e9 }
+    T.near(r.grad_bytes, G, 1e-12, name .. ": gradient bytes")
+    T.near(r.comm, ring(G, 64, 10e9), 1e-12, name .. ": one ring allreduce of the gradient")
+    T.near(P.work(s, c[3].b).grad_bytes, G, 1e-12, name .. ": parallel.work")
+  end
+  -- the QA's NMT figure: 613 MB over 64 workers at 10 GB/s is 0.121 s (was 0.030 s)
+  local s = dlb.models.nmt {}:stats { b = 8 }
+  local r = P.data { stats = s, hw = V100, workers = 64, subbatch = 8, bw = 10e9 }
+  T.near(r.comm, 0.1207, 1e-3, "NMT comm")
+  -- paradnn.rnn: the peak holds accumulation buffers too (the QA saw 2.9x high)
+  local sp = dlb.models.paradnn.rnn {}:stats { b = 16 }
+  assert(sp.breakdown.gradients > 2 * 4 * sp.params, "the peak holds > 2x the gradient")
+  local rp = P.data { stats = sp, hw = V100, workers = 8, subbatch = 16, bw = 10e9 }
+  T.near(rp.grad_bytes, 4 * sp.params, 1e-12, "paradnn.rnn: params x 4")
+  -- precision= overrides the stats' precision for the gradient element
+  T.near(P.work(s, 8, { precision = "fp16" }).grad_bytes, 2 * s.params, 1e-12, "precision=fp16")
+end)
+
+-- QA regression: GPT-3 XL in mixed precision (73 GB at b=8) on a 16 GB V100 returned util
+-- 0.76 with no word that the step does not fit.
+T.test("data reports whether a worker's footprint fits, as dlb.roofline.time does", function()
+  local V100 = dlb.hw.get("V100-SXM2-16GB")
+  local s = dlb.models.gpt { size = "gpt3-xl" }:stats { b = 8, precision = "mixed" }
+  local rt = dlb.roofline.time(s, V100)
+  assert(not rt.fits, "73 GB do not fit 16 GB")
+  local rows = P.scaling { stats = s, hw = V100, workers = { 1, 8, 64 }, subbatch = 8, bw = 10e9 }
+  for _, r in ipairs(rows) do   -- weak scaling: the same subbatch, the same footprint
+    T.eq(r.fits, false, "does not fit at " .. r.workers .. " workers")
+    T.near(r.mem, s.footprint, 1e-12, "footprint per worker")
+    T.near(r.shortfall, rt.shortfall, 1e-12, "shortfall as roofline.time's")
+    T.near(r.shortfall, s.footprint - V100.mem, 1e-12, "shortfall")
+  end
+  -- a fitting step: ResNet-50 at 64 images in mixed precision (3 GB)
+  local s2 = dlb.models.resnet { depth = 50 }:stats { b = 64, precision = "mixed" }
+  local ok = P.data { stats = s2, hw = V100, workers = 8, subbatch = 64, bw = 10e9 }
+  T.eq(ok.fits, true, "ResNet-50 fits")
+  T.eq(ok.shortfall, 0, "no shortfall")
+  -- strong scaling: the footprint shrinks with the subbatch (stats at 64 samples), so the
+  -- batch of 1024 fits from some worker count on; 2 workers (512 each) need more than 16 GB
+  local st = P.scaling { stats = s2, stats_batch = 64, hw = V100, workers = { 2, 16, 64 },
+    batch = 1024, bw = 10e9 }
+  local w = P.work(s2, 64)
+  for _, r in ipairs(st) do
+    local need = w.mem_fixed + w.mem_sample * 1024 / r.workers
+    T.near(r.mem, need, 1e-12, "footprint at subbatch " .. r.subbatch)
+    T.eq(r.fits, need <= V100.mem, "fits at " .. r.workers)
+    T.near(r.shortfall, math.max(0, need - V100.mem), 1e-12, "shortfall at " .. r.workers)
+  end
+  T.eq(st[1].fits, false, "512 images per V100 do not fit")
+  T.eq(st[3].fits, true, "16 images per V100 fit")
 end)
 
 T.done()
