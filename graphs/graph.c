@@ -462,6 +462,16 @@ int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t
 
 int dlb_graph_set_loss(dlb_graph *g, int t) {
   if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "loss: no tensor %d", t);
+  if (g->t[t].producer < 0) {
+    static const char *const roles[] = {"input", "label", "weight", "activation", "gradient",
+                                        "optimizer", "workspace"};
+    int r = g->t[t].role;
+    char n[128];
+    return dlb_fail(DLB_EINVAL, "g:loss: tensor '%s' of graph '%s' (role %s) is not the output of any op; "
+                    "the loss must be the output of an op (e.g. g:sum(t), g:softmax_xent(...))",
+                    tname(g, t, n, sizeof n), g->str + g->name,
+                    r >= 0 && r < 7 ? roles[r] : "tensor");
+  }
   g->loss = t;
   g->version++;
   return DLB_OK;

@@ -324,7 +324,9 @@ static int concat(ctx *c, const int *in, size_t nin, const int *a) {
     d[ax] = dim_add(g, d[ax], Y->dims[ax], 1);
     if (d[ax] < 0) return d[ax];
   }
-  return out1(c, nin, in, X->ndims, d, floatdt(g, in[0]));
+  int o = out1(c, nin, in, X->ndims, d, floatdt(g, in[0]));
+  if (o >= 0) g->o[o].attr[0] = ax + 1; /* normalised: the backward split reads it */
+  return o;
 }
 
 /* split along attrs[0] into attrs[1] equal parts or the given sizes. */

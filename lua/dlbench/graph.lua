@@ -169,6 +169,33 @@ local function checkopts(opts, valid, what)
   end
 end
 
+-- An integer option: v must be an integer >= min (and < 2^31); what names the op, opt the
+-- option. One place for both backends (the FFI would truncate 1.5 to 1, the C API raise).
+local function isint(v, min)
+  return type(v) == "number" and v == v and v >= min and v < 2147483648 and v == math.floor(v)
+end
+-- A number as text, the same under both backends (nan without a sign).
+local function numtext(v)
+  if type(v) ~= "number" then return type(v) end
+  if v ~= v then return "nan" end
+  return string.format("%.17g", v)
+end
+local function intopt(v, min, what, level)
+  if not isint(v, min) then
+    error(string.format("%s must be an integer >= %d, got %s", what, min, numtext(v)), level)
+  end
+  return v
+end
+-- An axis: a nonzero integer (1-based; negative counts from the end).
+local function axisopt(v, what)
+  if v == nil then return 1 end
+  if not isint(v, -2147483647) or v == 0 then
+    error(string.format("%s: axis must be a nonzero integer (1-based, negative counts from the end), got %s",
+      what, numtext(v)), 3)
+  end
+  return v
+end
+
 local graph_op1 = core.graph_op1
 
 -- The hot path of op creation: no allocation besides the result tensor; tid an op type id.
@@ -193,6 +220,7 @@ local function unary(tname)
     if opts == nil then
       return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, x.id) }, Tensor)
     end
+    if type(opts) == "table" then checkopts(opts, {}, what) end
     return op1id(g, tid, x.id, nil, opts)
   end
 end
@@ -207,17 +235,26 @@ doc.doc(Graph.log_softmax, "g:log_softmax(x[, name]) -> tensor", "log-softmax ov
 function Graph:dropout(x, opts)
   local _, o = optname(opts)
   checkopts(o, { p = true }, "g:dropout")
-  return op1(self, "dropout", checkt(self, x, "g:dropout"), nil, opts)
+  if o.p ~= nil and not (type(o.p) == "number" and o.p >= 0 and o.p < 1) then
+    error("g:dropout: p must be a number in [0, 1), got " .. tostring(o.p), 2)
+  end
+  return op1(self, "dropout", checkt(self, x, "g:dropout"), nil, o.name)
 end
 doc.doc(Graph.dropout, "g:dropout(x[, {p=, name=}]) -> tensor", "dropout (1 FLOP/element; p does not change costs)")
 
-function Graph:scale(x, opts) return op1(self, "scale", checkt(self, x, "g:scale"), nil, opts) end
+function Graph:scale(x, opts)
+  local name, o = optname(opts)
+  checkopts(o, {}, "g:scale")
+  return op1(self, "scale", checkt(self, x, "g:scale"), nil, name)
+end
 doc.doc(Graph.scale, "g:scale(x[, name]) -> tensor", "multiply by a constant (1 FLOP/element)")
 
 function Graph:cast(x, dtype, opts)
   local dt = DTYPES[dtype]
   if not dt then error("g:cast: unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 2) end
-  return op1(self, "cast", checkt(self, x, "g:cast"), nil, opts, dt)
+  local name, o = optname(opts)
+  checkopts(o, {}, "g:cast")
+  return op1(self, "cast", checkt(self, x, "g:cast"), nil, name, dt)
 end
 doc.doc(Graph.cast, "g:cast(x, dtype[, name]) -> tensor", "convert the element type (0 FLOPs)")
 
@@ -229,6 +266,7 @@ local function binary(tname)
     if opts == nil then
       return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, a.id, b.id) }, Tensor)
     end
+    if type(opts) == "table" then checkopts(opts, {}, what) end
     return op1id(g, tid, a.id, b.id, opts)
   end
 end
@@ -266,19 +304,26 @@ function Graph:linear(x, w, bias, opts)
 end
 doc.doc(Graph.linear, "g:linear(x, w[, bias[, opts]]) -> tensor", "matmul plus a broadcast bias add")
 
-local function pair(v, default, what)
+local function pair(v, default, what, min)
   if v == nil then return default, default end
-  if type(v) == "number" then return v, v end
-  if type(v) == "table" and type(v[1]) == "number" then return v[1], v[2] or v[1] end
-  error(what .. " must be a number or {h, w}", 4)
+  if type(v) == "number" then
+    if what then intopt(v, min, what, 5) end
+    return v, v
+  end
+  if type(v) == "table" and type(v[1]) == "number" then
+    if what then intopt(v[1], min, what, 5); intopt(v[2] or v[1], min, what, 5) end
+    return v[1], v[2] or v[1]
+  end
+  error(what .. " must be an integer or {h, w}", 4)
 end
 
 local function convop(g, x, w, opts, what)
   local name, o = optname(opts)
   checkopts(o, { stride = true, padding = true, dilation = true, groups = true, workspace = true }, what)
-  local sh, sw = pair(o.stride, 1, what .. " stride")
-  local ph, pw = pair(o.padding, 0, what .. " padding")
-  local dh, dw = pair(o.dilation, 1, what .. " dilation")
+  local sh, sw = pair(o.stride, 1, what .. " stride", 1)
+  local ph, pw = pair(o.padding, 0, what .. " padding", 0)
+  local dh, dw = pair(o.dilation, 1, what .. " dilation", 1)
+  if o.groups ~= nil then intopt(o.groups, 1, what .. " groups", 4) end
   local ws = o.workspace
   if ws == nil or ws == "none" then ws = 0
   elseif ws == "im2col" then ws = 1
@@ -290,9 +335,13 @@ end
 -- For nn.lua's one-call conv layer: the 8 conv attributes convop would pass for the
 -- options o (stride, padding, dilation, workspace) and groups, or nil when an option is
 -- not valid (the caller then takes convop's path, which explains).
-local function pairok(v) return v == nil or type(v) == "number" or (type(v) == "table" and type(v[1]) == "number") end
+local function pairok(v, min)
+  return v == nil or isint(v, min) or (type(v) == "table" and isint(v[1], min)
+    and (v[2] == nil or isint(v[2], min)))
+end
 function M._convattrs(o, groups)
-  if not (pairok(o.stride) and pairok(o.padding) and pairok(o.dilation)) then return nil end
+  if not (pairok(o.stride, 1) and pairok(o.padding, 0) and pairok(o.dilation, 1)
+          and (groups == nil or isint(groups, 1))) then return nil end
   local ws = o.workspace
   if ws == nil or ws == "none" then ws = 0
   elseif ws == "im2col" then ws = 1
@@ -316,9 +365,9 @@ local function poolop(tname)
   return function(g, x, opts)
     local name, o = optname(opts)
     checkopts(o, { kernel = true, stride = true, padding = true }, "g:" .. tname)
-    local kh, kw = pair(o.kernel, 2, "g:" .. tname .. " kernel")
-    local sh, sw = pair(o.stride, nil, "g:" .. tname .. " stride")
-    local ph, pw = pair(o.padding, 0, "g:" .. tname .. " padding")
+    local kh, kw = pair(o.kernel, 2, "g:" .. tname .. " kernel", 1)
+    local sh, sw = pair(o.stride, nil, "g:" .. tname .. " stride", 1)
+    local ph, pw = pair(o.padding, 0, "g:" .. tname .. " padding", 0)
     local out = core.graph_op(g._h, TYPE[tname], name, { checkt(g, x, "g:" .. tname) },
       { kh, kw, sh or kh, sw or kw, ph, pw })
     return tensor(g, out[1])
@@ -339,7 +388,11 @@ local function reduceop(tname)
     local axes = o.axes
     if type(axes) == "number" then axes = { axes } end
     local rank = #x:dims()
+    if axes ~= nil and type(axes) ~= "table" then
+      error("g:" .. tname .. ": axes must be an axis or a list of axes, got " .. type(axes), 2)
+    end
     for _, a in ipairs(axes or {}) do
+      axisopt(a, "g:" .. tname)
       if a < 0 then a = rank + 1 + a end
       if a < 1 or a > rank then error("g:" .. tname .. ": axis " .. a .. " outside 1.." .. rank, 2) end
       mask = mask + 2 ^ (a - 1)
@@ -363,7 +416,8 @@ local function normop(tname, nparams)
     else
       opts = beta
     end
-    local name = optname(opts)
+    local name, o = optname(opts)
+    checkopts(o, {}, "g:" .. tname)
     return tensor(g, core.graph_op(g._h, TYPE[tname], name, ins)[1])
   end
 end
@@ -381,6 +435,8 @@ doc.doc(Graph.embedding, "g:embedding(ids, table[, name]) -> tensor",
 local CONCAT, SPLIT = TYPE.concat, TYPE.split
 function Graph:concat(xs, axis, opts)
   if type(xs) ~= "table" then error("g:concat: a non-empty list of tensors expected", 2) end
+  axis = axisopt(axis, "g:concat")
+  if type(opts) == "table" then checkopts(opts, {}, "g:concat") end
   local n = #xs
   if n == 2 then -- the common case without building argument tables
     local a, b = xs[1], xs[2]
@@ -400,9 +456,11 @@ doc.doc(Graph.concat, "g:concat({tensors}, axis[, name]) -> tensor", "join along
 
 function Graph:split(x, parts, axis, opts)
   local np = type(parts) == "table" and #parts or parts
-  if type(np) ~= "number" or np < 1 or np > 1024 then
-    error("g:split: parts must be 1..1024 or a list of at most 1024 sizes", 2)
+  if not isint(np, 1) or np > 1024 then
+    error("g:split: parts must be an integer 1..1024 or a list of at most 1024 sizes", 2)
   end
+  axis = axisopt(axis, "g:split")
+  if type(opts) == "table" then checkopts(opts, {}, "g:split") end
   if type(parts) == "number" and getmetatable(x) == Tensor and x.graph == self then
     -- equal parts: the outputs of one op are consecutive tensor ids
     local name = opts
@@ -428,7 +486,12 @@ local graph_opx = core.graph_opx
 local RESHAPE, TRANSPOSE, SLICE = TYPE.reshape, TYPE.transpose, TYPE.slice
 
 function Graph:slice(x, axis, start, len, opts)
-  local name = optname(opts)
+  local name, o = optname(opts)
+  checkopts(o, {}, "g:slice")
+  axis = axisopt(axis, "g:slice")
+  if not isint(start, 0) then
+    error("g:slice: start must be an integer >= 0 (0-based), got " .. tostring(start), 2)
+  end
   if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:slice") end
   return setmetatable({ graph = self, id = graph_opx(self._h, SLICE, name, x.id, nil, { axis, start },
     dimlist({ len }, "g:slice")) }, Tensor)
@@ -508,6 +571,9 @@ local function parse(opts, what)
       -- handled below
     elseif type(k) == "string" and type(v) == "number" then
       names[#names + 1] = k; values[#values + 1] = v
+    elseif type(k) == "string" and type(v) == "string" and tonumber(v) then
+      error(string.format("%s: binding %s must be a number (a positive integer dim), got the string '%s'",
+        what, k, v), 3)
     else
       error(string.format("%s: unknown option '%s' (options: optimizer, precision, recompute, "
         .. "inference; bindings: name=number)", what, tostring(k)), 3)
@@ -527,8 +593,15 @@ local function parse(opts, what)
   elseif r == "marked" then o.recompute = 3
   elseif type(r) == "number" or (type(r) == "table" and type(r.every) == "number") then
     o.recompute, o.k = 1, type(r) == "number" and r or r.every
+    if not isint(o.k, 1) then
+      error(string.format("%s: recompute = k (layers per segment) must be an integer >= 1, got %s",
+        what, numtext(o.k)), 3)
+    end
   else
     error(what .. ": recompute must be \"none\", \"sqrt\", \"marked\", k or {every=k} (layers per segment)", 3)
+  end
+  if opts.inference ~= nil and type(opts.inference) ~= "boolean" then
+    error(what .. ": inference must be true or false, got " .. type(opts.inference), 3)
   end
   o.inference = opts.inference and true or false
   o.precision_name = opts.precision or "fp32"
