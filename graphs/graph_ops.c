@@ -294,18 +294,19 @@ static int embedding(ctx *c, const int *in) {
 
 /* A 1-based (or negative) axis of tensor t to a 0-based index in *out. */
 static int axisarg(ctx *c, int t, int axis, int *out) {
-  int r = c->g->t[t].ndims;
+  int r = c->g->t[t].ndims, given = axis;
   if (axis < 0) axis = r + 1 + axis;
   if (axis < 1 || axis > r) {
     char b1[300];
-    return SHAPE("%s: axis %d outside 1..%d of %s", lbl(c), axis, r, desc(c->g, t, b1, sizeof b1));
+    return SHAPE("%s: axis %d outside 1..%d (or -%d..-1) of %s", lbl(c), given, r, r,
+                 desc(c->g, t, b1, sizeof b1));
   }
   *out = axis - 1;
   return DLB_OK;
 }
 
 /* concat along attrs[0]: the other dims must agree. */
-static int concat(ctx *c, const int *in, size_t nin, const int *a) {
+static int concat(ctx *c, const int *in, size_t nin, int *a) {
   dlb_graph *g = c->g;
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
   if (rc) return rc;
@@ -324,9 +325,8 @@ static int concat(ctx *c, const int *in, size_t nin, const int *a) {
     d[ax] = dim_add(g, d[ax], Y->dims[ax], 1);
     if (d[ax] < 0) return d[ax];
   }
-  int o = out1(c, nin, in, X->ndims, d, floatdt(g, in[0]));
-  if (o >= 0) g->o[o].attr[0] = ax + 1; /* normalised: the backward split reads it */
-  return o;
+  a[0] = ax + 1; /* normalised (make_op stores a): the backward split reads it */
+  return out1(c, nin, in, X->ndims, d, floatdt(g, in[0]));
 }
 
 /* split along attrs[0] into attrs[1] equal parts or the given sizes. */

@@ -542,6 +542,11 @@ doc.doc(Graph.loss, "g:loss(t) -> t", "mark the loss: g:stats then analyses a tr
 function Graph:layer(name)
   if name ~= nil and type(name) ~= "string" then error("g:layer(name): name must be a string or nil", 2) end
   core.graph_layer(self._h, name)
+  if name ~= nil then -- the names in order of first use, as the engine numbers them
+    local seen = self._layerset
+    if not seen then seen = {}; self._layerset, self._layers = seen, {} end
+    if not seen[name] then seen[name] = true; self._layers[#self._layers + 1] = name end
+  end
 end
 doc.doc(Graph.layer, "g:layer(name|nil)", "ops created afterwards belong to this layer (nil ends it)")
 
@@ -615,6 +620,14 @@ local function unboundmsg(names, values, g)
   return tostring(err)
 end
 
+-- g:ops, g:layers, g:summary, g:footprint_exact need numbers: name the call and the dims.
+local function needbound(g, s, what)
+  if s.symbolic then
+    error(string.format("%s: graph '%s' needs every dim bound; no value for %s (pass them, e.g. %s{%s = ...})",
+      what, g.name, s.unbound, what, (s.unbound:match("^[%w_]+") or "b")), 3)
+  end
+end
+
 local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
   footprint_order = true, footprint_heuristic = true }
 
@@ -630,7 +643,10 @@ function Graph:stats(opts)
     local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
       flops_update = poly.wrap(p[4]), flops_recompute = poly.wrap(p[5]), flops = poly.wrap(p[6]),
       bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
-      optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention() }
+      optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention(),
+      unbound = unbound:match("no value for (.*)$") or unbound,
+      nlayers = self._layers and #self._layers or 0, layers = {} }
+    for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
     end })
@@ -650,8 +666,8 @@ function Graph:stats(opts)
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
     breakdown = { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
                   activations = t.activations, workspace = t.workspace },
-    analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = t.nops,
-    nlayers = t.nlayers, layers = core.analysis_layers(a), symbolic = false,
+    analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
+    nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
     convention = core.graph_convention(),
   }
 end
@@ -690,7 +706,7 @@ doc.doc(Graph.type_flops, "g:type_flops(type[, bindings]) -> poly", "forward FLO
 
 function Graph:ops(opts)
   local s = self:stats(opts)
-  if s.symbolic then local _ = s.footprint end -- raises the unbound message
+  needbound(self, s, "g:ops")
   local a = s.analysis
   local F, B, P, L, T = core.analysis_arrays(a)
   local layers = s.layers
@@ -699,7 +715,7 @@ function Graph:ops(opts)
     local l = L[i]
     rows[i] = { name = core.analysis_op_name(a, i - 1), type = core.graph_op_type_name(T[i]),
       phase = PHASES[P[i]], flops = F[i], bytes = B[i],
-      intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l, layer_name = l >= 0 and layers[l + 1] or nil }
+      intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l + 1, layer_name = l >= 0 and layers[l + 1] or nil }
   end
   return rows
 end
@@ -709,11 +725,11 @@ doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=
 -- Per-layer costs for pipeline partitioning.
 function Graph:layers(opts)
   local s = self:stats(opts)
-  if s.symbolic then local _ = s.footprint end
+  needbound(self, s, "g:layers")
   local rows = {}
   for i, name in ipairs(s.layers) do
     local p, f, b, u, act, wb = core.analysis_layer(s.analysis, i - 1)
-    rows[i] = { name = name, index = i - 1, params = p, flops_fwd = f, flops_bwd = b,
+    rows[i] = { name = name, index = i, params = p, flops_fwd = f, flops_bwd = b,
       flops_update = u, activations_out = act, weight_bytes = wb }
   end
   return rows
@@ -721,11 +737,24 @@ end
 doc.doc(Graph.layers, "g:layers{bindings...} -> {{name=, params=, flops_fwd=, flops_bwd=, flops_update=, activations_out=, weight_bytes=}, ...}",
   "per-layer costs of the step (g:layer scopes): activations_out = bytes of forward activations sent to other layers")
 
+-- Rounding done here, not by the C library's printf (Lua 5.4) or LuaJIT's own formatter,
+-- which round halfway cases (0.125) differently: both backends print the same text.
+local function round2(x)
+  if x ~= x or x == math.huge or x == -math.huge then return x end
+  return (x < 0 and -math.floor(-x * 100 + 0.5) or math.floor(x * 100 + 0.5)) / 100
+end
+local function round3g(x)
+  if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x end
+  local e = math.floor(math.log(math.abs(x)) / math.log(10))
+  local sc = 10 ^ (2 - e)
+  return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
+end
 local function si(x, unit)
+  x = round3g(x)
   local a = math.abs(x)
   local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
   for _, p in ipairs(pre) do
-    if a >= p[1] then return string.format("%.3g %s%s", x / p[1], p[2], unit) end
+    if a >= p[1] then return string.format("%.3g %s%s", round3g(x / p[1]), p[2], unit) end
   end
   return string.format("%.3g %s", x, unit)
 end
@@ -734,7 +763,7 @@ doc.doc(si, "dlb.graph.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 
 
 function Graph:summary(opts)
   local s = self:stats(opts)
-  if s.symbolic then local _ = s.footprint end
+  needbound(self, s, "g:summary")
   local F, B, P, _, T = core.analysis_arrays(s.analysis)
   local by, order = {}, {}
   for i = 1, #F do
@@ -757,11 +786,11 @@ function Graph:summary(opts)
     "share", "bytes", "share", "FLOP/B")
   for _, r in ipairs(order) do
     out[#out + 1] = string.format("%-20s %7d %12s %6.2f%% %12s %6.2f%% %8.2f", r.type, r.n,
-      si(r.flops, "FLOP"), s.flops > 0 and 100 * r.flops / s.flops or 0, si(r.bytes, "B"),
-      s.bytes > 0 and 100 * r.bytes / s.bytes or 0, r.bytes > 0 and r.flops / r.bytes or 0)
+      si(r.flops, "FLOP"), round2(s.flops > 0 and 100 * r.flops / s.flops or 0), si(r.bytes, "B"),
+      round2(s.bytes > 0 and 100 * r.bytes / s.bytes or 0), round2(r.bytes > 0 and r.flops / r.bytes or 0))
   end
   out[#out + 1] = string.format("%-20s %7d %12s %7s %12s %7s %8.2f", "total", #F, si(s.flops, "FLOP"),
-    "100%", si(s.bytes, "B"), "100%", s.intensity)
+    "100%", si(s.bytes, "B"), "100%", round2(s.intensity))
   out[#out + 1] = string.format("FLOPs fwd %s, bwd %s, update %s, recompute %s; params %.0f; io %s",
     si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP"), si(s.flops_update, "FLOP"),
     si(s.flops_recompute, "FLOP"), s.params, si(s.io, "B"))
@@ -783,7 +812,7 @@ doc.doc(Graph.dot, "g:dot() -> string", "Graphviz DOT text of the forward graph"
 -- The exact minimal footprint by exhaustive search (steps of at most 20 ops).
 function Graph:footprint_exact(opts)
   local s = self:stats(opts)
-  if s.symbolic then local _ = s.footprint end
+  needbound(self, s, "g:footprint_exact")
   return core.analysis_exact(s.analysis)
 end
 doc.doc(Graph.footprint_exact, "g:footprint_exact{bindings...} -> bytes",
