@@ -305,6 +305,19 @@ static int axisarg(ctx *c, int t, int axis, int *out) {
   return DLB_OK;
 }
 
+/* A size an op takes as a dim (a slice's length, a split's sizes): a constant must be a
+** positive integer. */
+static int posdim(ctx *c, int32_t d, const char *what, size_t i) {
+  double v;
+  if (dim_is_const(c->g, d, &v) && !(v >= 1 && v == floor(v))) {
+    char b[64], n[24] = "";
+    if (i) snprintf(n, sizeof n, " %zu", i);
+    return dlb_fail(DLB_ESHAPE, "%s: %s%s is %s; it must be a positive integer", lbl(c), what, n,
+                    dtext(c->g, d, b, sizeof b));
+  }
+  return DLB_OK;
+}
+
 /* concat along attrs[0]: the other dims must agree. */
 static int concat(ctx *c, const int *in, size_t nin, int *a) {
   dlb_graph *g = c->g;
@@ -340,6 +353,8 @@ static int split(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   if (n < 1 || n > OP_MAXIO) return dlb_fail(DLB_EINVAL, "%s: parts must be 1..%d, got %d", lbl(c), OP_MAXIO, n);
   int32_t whole = g->t[in[0]].dims[ax];
   if (ndims) {
+    for (size_t i = 0; i < ndims; i++)
+      if ((rc = posdim(c, dims[i], "size", i + 1))) return rc;
     int sum = dims[0];
     for (size_t i = 1; i < ndims && sum >= 0; i++) sum = dim_add(g, sum, dims[i], 1);
     if (sum < 0) return sum;
@@ -400,6 +415,7 @@ static int slice(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
   if (rc) return rc;
   if (ndims != 1) return dlb_fail(DLB_EINVAL, "%s: slice needs one length", lbl(c));
+  if ((rc = posdim(c, dims[0], "length", 0))) return rc;
   double len, whole;
   char b1[300];
   if (dim_is_const(g, dims[0], &len) && dim_is_const(g, g->t[in[0]].dims[ax], &whole) &&
