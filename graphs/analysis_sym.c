@@ -216,6 +216,15 @@ static void sym_free(sym *y) {
   free(y->a); free(y->b);
 }
 
+int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *out) {
+  *out = 0;
+  dlb_graph *s = graph_step(g, o);
+  if (!s) return dlb_last_status();
+  *out = s->no;
+  graph_release(s);
+  return DLB_OK;
+}
+
 int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
                        const char *const *names, const double *values, dlb_poly **out) {
   for (int i = 0; i < DLB_SYM_COUNT; i++) out[i] = NULL;

@@ -442,6 +442,10 @@ static int graph_symbolic(lua_State *L) {
     dlbL_pushpoly(L, out[i]);
     lua_rawseti(L, -2, i + 1);
   }
+  size_t nops = 0;
+  dlbL_check(L, dlb_graph_step_nops(g, &o, &nops));
+  lua_pushinteger(L, (lua_Integer)nops);
+  lua_setfield(L, -2, "nops");
   return 1;
 }
 

@@ -645,7 +645,7 @@ function Graph:stats(opts)
       bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
       optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention(),
       unbound = unbound:match("no value for (.*)$") or unbound,
-      nlayers = self._layers and #self._layers or 0, layers = {} }
+      nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops }
     for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end

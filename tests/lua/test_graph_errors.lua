@@ -262,6 +262,9 @@ T.test("unique update names, layer indices 1-based, symbolic layers", function()
   T.eq(ss.symbolic, true)
   T.eq(ss.nlayers, 1)
   T.eq(ss.layers[1], "A")
+  T.eq(ss.nops, sg:stats{ b = 3 }.nops, "symbolic nops")
+  -- matmul, add, sum; reduce_bwd, the bias reduce, grad_b; 2 updates
+  T.eq(ss.nops, 8, "symbolic nops")
 end)
 
 T.test("summary and dims print the same under both backends", function()
