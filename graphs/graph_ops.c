@@ -396,6 +396,10 @@ static int reshape(ctx *c, const int *in, size_t ndims, const int32_t *dims) {
   dlb_graph *g = c->g;
   char b1[300], b2[300];
   if (ndims > DLB_GRAPH_MAXRANK) return dlb_fail(DLB_EINVAL, "%s: rank %zu exceeds %d", lbl(c), ndims, DLB_GRAPH_MAXRANK);
+  for (size_t i = 0; i < ndims; i++) {
+    int rc = posdim(c, dims[i], "dim", i + 1);
+    if (rc) return rc;
+  }
   int n1 = numel_dim(g, g->t[in[0]].ndims, g->t[in[0]].dims), n2 = numel_dim(g, (int)ndims, dims);
   if (n1 < 0 || n2 < 0) return n1 < 0 ? n1 : n2;
   if (n1 != n2)

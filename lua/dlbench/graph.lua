@@ -113,6 +113,12 @@ function Graph:weight(name, dims, dtype)
 end
 function Graph:tensor(name, dims, opts)
   opts = opts or {}
+  if type(opts) ~= "table" then error("g:tensor: options must be a table {role=, dtype=}", 2) end
+  for k in pairs(opts) do
+    if k ~= "role" and k ~= "dtype" then
+      error("g:tensor: unknown option '" .. tostring(k) .. "' (valid: dtype, role)", 2)
+    end
+  end
   local r = ROLES[opts.role or "input"]
   if not r then error("g:tensor: unknown role '" .. tostring(opts.role) .. "' (" .. keys(ROLES) .. ")", 2) end
   return source(self, r, name, dims, opts.dtype, "g:tensor")
@@ -511,7 +517,14 @@ doc.doc(Graph.reshape, "g:reshape(x, dims[, name]) -> tensor", "same elements, n
 
 function Graph:transpose(x, perm, opts)
   if type(perm) ~= "table" then opts, perm = perm, nil end
-  local name = optname(opts)
+  local name, o = optname(opts)
+  checkopts(o, {}, "g:transpose")
+  for i = 1, perm and #perm or 0 do
+    if not isint(perm[i], 1) then
+      error(string.format("g:transpose: perm[%d] must be an axis (an integer >= 1), got %s", i,
+        numtext(perm[i])), 2)
+    end
+  end
   if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:transpose") end
   return setmetatable({ graph = self, id = graph_opx(self._h, TRANSPOSE, name, x.id, nil, perm) }, Tensor)
 end
@@ -697,7 +710,14 @@ doc.doc(Graph.params, "g:params{bindings} -> number or poly", "parameter count")
 -- Forward FLOPs of the ops of one type, as a poly (bindings optional).
 function Graph:type_flops(tname, b)
   local names, values = {}, {}
-  for k, v in pairs(b or {}) do names[#names + 1] = k; values[#values + 1] = v end
+  if b ~= nil and type(b) ~= "table" then error("g:type_flops: bindings must be a table", 2) end
+  for k, v in pairs(b or {}) do
+    if type(k) ~= "string" or type(v) ~= "number" then
+      error(string.format("g:type_flops: binding %s must be a number (a positive integer dim), got %s",
+        tostring(k), type(v)), 2)
+    end
+    names[#names + 1] = k; values[#values + 1] = v
+  end
   TYPE = TYPE -- validate the name with a clear error
   local _ = TYPE[tname]
   return poly.wrap(core.graph_symbolic_type(self._h, tname, names, values))
