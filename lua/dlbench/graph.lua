@@ -195,6 +195,10 @@ end
 -- An axis: a nonzero integer (1-based; negative counts from the end).
 local function axisopt(v, what)
   if v == nil then return 1 end
+  if type(v) == "table" then
+    error(string.format("%s: the axis is a positional argument (e.g. %s(x, ..., 2, {name=...})), got a table",
+      what, what), 3)
+  end
   if not isint(v, -2147483647) or v == 0 then
     error(string.format("%s: axis must be a nonzero integer (1-based, negative counts from the end), got %s",
       what, numtext(v)), 3)

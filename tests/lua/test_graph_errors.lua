@@ -95,7 +95,7 @@ T.test("negative axes are normalised at construction (concat, split, slice, redu
   T.checkerr("g:concat: axis must be a nonzero integer", g.concat, g, { x, x, x }, 1.5)
   T.checkerr("concat 'concat_0': axis -3 outside 1..2 (or -2..-1) of 'x' [4, 6]", g.concat, g, { x, x }, -3)
   T.checkerr("g:split: axis must be a nonzero integer", g.split, g, x, 2, 0)
-  T.checkerr("g:split: axis must be a nonzero integer", g.split, g, x, 2, { axis = 2 })
+  T.checkerr("g:split: the axis is a positional argument", g.split, g, x, 2, { axis = 2 })
   T.checkerr("g:split: parts must be an integer", g.split, g, x, 1.5, 1)
   T.checkerr("g:slice: axis must be a nonzero integer", g.slice, g, x, 0.5, 0, 1)
   T.checkerr("g:slice: start must be an integer >= 0", g.slice, g, x, 1, 0.5, 1)
