@@ -126,6 +126,46 @@ int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const dou
   return DLB_OK;
 }
 
+/* Bindings are dims: each value must be a positive integer (the error names the binding). */
+int check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values);
+int check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values) {
+  for (size_t j = 0; j < nb; j++)
+    if (!(isfinite(values[j]) && values[j] >= 1 && values[j] == floor(values[j])))
+      return dlb_fail(DLB_EINVAL, "graph '%s': binding %s = %.17g must be a positive integer "
+                      "(it is a dim)", g->str + g->name, names[j] ? names[j] : "?", values[j]);
+  return DLB_OK;
+}
+
+/* Every dim a tensor of s uses must evaluate to a positive integer once bound: dimval[d]
+** holds dim d's value where known[d] (known NULL: every dim). Values within 1e-9 of an
+** integer are snapped to it. The error names the tensor, the dim's expression and value.
+** The dims table is scanned first; tensors only on the way to an error. */
+int check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known);
+int check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known) {
+  int bad = 0;
+  for (size_t d = 0; d < s->dims.n; d++) {
+    if (known && !known[d]) continue;
+    double v = dimval[d], r = floor(v + 0.5);
+    if (isfinite(v) && r >= 1 && fabs(v - r) <= 1e-9 * r) dimval[d] = r;
+    else bad = 1;
+  }
+  if (!bad) return DLB_OK;
+  for (size_t t = 0; t < s->nt; t++)
+    for (int i = 0; i < s->t[t].ndims; i++) {
+      int32_t d = s->t[t].dims[i];
+      if (d < 0 || (size_t)d >= s->dims.n || (known && !known[d])) continue;
+      double v = dimval[d];
+      if (isfinite(v) && v >= 1 && v == floor(v)) continue;
+      char n[128], e[200];
+      tname(s, (int)t, n, sizeof n);
+      dim_print(s, d, e, sizeof e);
+      return dlb_fail(DLB_EINVAL, "graph '%s': tensor '%s' dim %d = %s evaluates to %.17g under "
+                      "these bindings; a dim must be a positive integer", s->str + s->name, n,
+                      i + 1, e, v);
+    }
+  return DLB_OK;
+}
+
 /* Evaluate a cost expression with numeric dims and element counts. */
 static double ceval(const cexpr *e, const double *dimval, const double *numel) {
   double s = 0;
@@ -202,11 +242,8 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
                                 const char *const *names, const double *values) {
   double vals[DLB_POLY_MAXVARS];
   int bound[DLB_POLY_MAXVARS];
+  if (check_bindings(g, nb, names, values)) return NULL;
   if (bind_vars(g, nb, names, values, vals, bound, "the numeric analysis (footprint)")) return NULL;
-  for (size_t j = 0; j < nb; j++)
-    if (!isfinite(values[j]) || values[j] < 0)
-      return dlb_fail_null(DLB_EINVAL, "graph '%s': dim %s = %g must be a finite number >= 0",
-                           g->str + g->name, names[j], values[j]);
   dlb_graph *s = graph_step(g, o);
   if (!s) return NULL;
   dlb_analysis *a = calloc(1, sizeof *a);
@@ -232,6 +269,11 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   }
   for (size_t d = 0; d < s->dims.n; d++)
     dimval[d] = pterms_eval(s->dims.terms + s->dims.off[d], (size_t)s->dims.len[d], vals);
+  if (check_dimvals(s, dimval, NULL)) {
+    dlb_analysis_free(a);
+    free(dimval); free(numel);
+    return NULL;
+  }
   dlb_totals *T = &a->tot;
   double esz[DLB_DT_FP64 + 1]; /* element size by declared dtype (DEFAULT: the policy's) */
   for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dtype_size(d);

@@ -16,6 +16,8 @@ dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o);
 int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
               double *vals, int *bound, const char *what);
 double tensor_esize(const dlb_graph *s, int t, int precision);
+int check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values);
+int check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known);
 
 /* A growable pool of term arrays. */
 typedef struct tpool { pterm *t; size_t n, cap; } tpool;
@@ -164,13 +166,24 @@ static int sym_init(sym *y, const dlb_graph *s, size_t nb, const char *const *na
   memset(y, 0, sizeof *y);
   y->s = s;
   y->precision = precision;
+  int rc = check_bindings(s, nb, names, values);
+  if (rc) return rc;
   bind_vars(s, nb, names, values, vals, bound, NULL);
+  /* dims the bindings make constant must be positive integers (check_dimvals) */
+  double *cval = malloc((s->dims.n + 1) * sizeof *cval);
+  uint8_t *known = calloc(s->dims.n + 1, 1);
+  if (!cval || !known) {
+    free(cval); free(known);
+    return dlb_fail(DLB_ENOMEM, "graph: out of memory");
+  }
   y->doff = malloc((s->dims.n + 1) * sizeof *y->doff);
   y->dlen = malloc((s->dims.n + 1) * sizeof *y->dlen);
   y->noff = malloc((s->nt + 1) * sizeof *y->noff);
   y->nlen = malloc((s->nt + 1) * sizeof *y->nlen);
-  if (!y->doff || !y->dlen || !y->noff || !y->nlen || !tp_reserve(&y->pool, s->dims.nterms + 1))
+  if (!y->doff || !y->dlen || !y->noff || !y->nlen || !tp_reserve(&y->pool, s->dims.nterms + 1)) {
+    free(cval); free(known);
     return dlb_fail(DLB_ENOMEM, "graph: out of memory");
+  }
   for (size_t t = 0; t < s->nt; t++) y->noff[t] = -1;
   for (size_t d = 0; d < s->dims.n; d++) {
     const pterm *src = s->dims.terms + s->dims.off[d];
@@ -187,17 +200,29 @@ static int sym_init(sym *y, const dlb_graph *s, size_t nb, const char *const *na
       dst[i].key = k, dst[i].c = c;
     }
     n = pterms_normalize(dst, n);
+    if (n == 0 || (n == 1 && dst[0].key == 0)) known[d] = 1, cval[d] = n ? dst[0].c : 0;
     y->doff[d] = (int32_t)y->pool.n;
     y->dlen[d] = (int32_t)n;
     y->pool.n += n;
   }
-  return DLB_OK;
+  rc = check_dimvals(s, cval, known);
+  free(cval); free(known);
+  return rc;
 }
 
 /* Free the scratch state of a symbolic analysis. */
 static void sym_free(sym *y) {
   free(y->pool.t); free(y->doff); free(y->dlen); free(y->noff); free(y->nlen);
   free(y->a); free(y->b);
+}
+
+int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *out) {
+  *out = 0;
+  dlb_graph *s = graph_step(g, o);
+  if (!s) return dlb_last_status();
+  *out = s->no;
+  graph_release(s);
+  return DLB_OK;
 }
 
 int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,

@@ -148,6 +148,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
 /* Polynomial totals with dims partly bound: out[DLB_SYM_*] receive new polys. */
 int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
                        const char *const *names, const double *values, dlb_poly **out);
+/* Ops in the training step (or the forward pass under o->inference) into *out; the step
+** does not depend on the bindings. */
+int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *out);
 /* Symbolic forward FLOPs of the ops of one type (e.g. "matmul"), new poly. */
 dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
                                   const char *const *names, const double *values);

@@ -246,7 +246,19 @@ const char *oname(const dlb_graph *g, int o, char *buf, size_t size) {
   } else if (p->fwd >= 0) {
     char b2[200];
     oname(g, p->fwd, b2, sizeof b2);
-    snprintf(buf, size, "%s%s", b2, suffix[p->suffix < 12 ? p->suffix : 0]);
+    const op *f = &g->o[p->fwd];
+    int w = p->type == OP_UPDATE && p->nin > 0 ? op_in(g, p)[0] : -1, first = -1;
+    for (int j = 0; w >= 0 && j < f->nin && first < 0; j++)
+      if (g->t[op_in(g, f)[j]].role == DLB_ROLE_WEIGHT) first = op_in(g, f)[j];
+    if (w >= 0 && first >= 0 && first != w) {
+      /* a second weight of the same op (a norm's beta): "<op>/update_<weight's last part>" */
+      char b3[128];
+      tname(g, w, b3, sizeof b3);
+      const char *base = strrchr(b3, '/');
+      snprintf(buf, size, "%s/update_%s", b2, base ? base + 1 : b3);
+    } else {
+      snprintf(buf, size, "%s%s", b2, suffix[p->suffix < 12 ? p->suffix : 0]);
+    }
   } else {
     snprintf(buf, size, "%s_%d", op_type_name(p->type), o);
   }
@@ -462,6 +474,16 @@ int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t
 
 int dlb_graph_set_loss(dlb_graph *g, int t) {
   if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "loss: no tensor %d", t);
+  if (g->t[t].producer < 0) {
+    static const char *const roles[] = {"input", "label", "weight", "activation", "gradient",
+                                        "optimizer", "workspace"};
+    int r = g->t[t].role;
+    char n[128];
+    return dlb_fail(DLB_EINVAL, "g:loss: tensor '%s' of graph '%s' (role %s) is not the output of any op; "
+                    "the loss must be the output of an op (e.g. g:sum(t), g:softmax_xent(...))",
+                    tname(g, t, n, sizeof n), g->str + g->name,
+                    r >= 0 && r < 7 ? roles[r] : "tensor");
+  }
   g->loss = t;
   g->version++;
   return DLB_OK;

@@ -294,18 +294,32 @@ static int embedding(ctx *c, const int *in) {
 
 /* A 1-based (or negative) axis of tensor t to a 0-based index in *out. */
 static int axisarg(ctx *c, int t, int axis, int *out) {
-  int r = c->g->t[t].ndims;
+  int r = c->g->t[t].ndims, given = axis;
   if (axis < 0) axis = r + 1 + axis;
   if (axis < 1 || axis > r) {
     char b1[300];
-    return SHAPE("%s: axis %d outside 1..%d of %s", lbl(c), axis, r, desc(c->g, t, b1, sizeof b1));
+    return SHAPE("%s: axis %d outside 1..%d (or -%d..-1) of %s", lbl(c), given, r, r,
+                 desc(c->g, t, b1, sizeof b1));
   }
   *out = axis - 1;
   return DLB_OK;
 }
 
+/* A size an op takes as a dim (a slice's length, a split's sizes): a constant must be a
+** positive integer. */
+static int posdim(ctx *c, int32_t d, const char *what, size_t i) {
+  double v;
+  if (dim_is_const(c->g, d, &v) && !(v >= 1 && v == floor(v))) {
+    char b[64], n[24] = "";
+    if (i) snprintf(n, sizeof n, " %zu", i);
+    return dlb_fail(DLB_ESHAPE, "%s: %s%s is %s; it must be a positive integer", lbl(c), what, n,
+                    dtext(c->g, d, b, sizeof b));
+  }
+  return DLB_OK;
+}
+
 /* concat along attrs[0]: the other dims must agree. */
-static int concat(ctx *c, const int *in, size_t nin, const int *a) {
+static int concat(ctx *c, const int *in, size_t nin, int *a) {
   dlb_graph *g = c->g;
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
   if (rc) return rc;
@@ -324,6 +338,7 @@ static int concat(ctx *c, const int *in, size_t nin, const int *a) {
     d[ax] = dim_add(g, d[ax], Y->dims[ax], 1);
     if (d[ax] < 0) return d[ax];
   }
+  a[0] = ax + 1; /* normalised (make_op stores a): the backward split reads it */
   return out1(c, nin, in, X->ndims, d, floatdt(g, in[0]));
 }
 
@@ -338,6 +353,8 @@ static int split(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   if (n < 1 || n > OP_MAXIO) return dlb_fail(DLB_EINVAL, "%s: parts must be 1..%d, got %d", lbl(c), OP_MAXIO, n);
   int32_t whole = g->t[in[0]].dims[ax];
   if (ndims) {
+    for (size_t i = 0; i < ndims; i++)
+      if ((rc = posdim(c, dims[i], "size", i + 1))) return rc;
     int sum = dims[0];
     for (size_t i = 1; i < ndims && sum >= 0; i++) sum = dim_add(g, sum, dims[i], 1);
     if (sum < 0) return sum;
@@ -379,6 +396,10 @@ static int reshape(ctx *c, const int *in, size_t ndims, const int32_t *dims) {
   dlb_graph *g = c->g;
   char b1[300], b2[300];
   if (ndims > DLB_GRAPH_MAXRANK) return dlb_fail(DLB_EINVAL, "%s: rank %zu exceeds %d", lbl(c), ndims, DLB_GRAPH_MAXRANK);
+  for (size_t i = 0; i < ndims; i++) {
+    int rc = posdim(c, dims[i], "dim", i + 1);
+    if (rc) return rc;
+  }
   int n1 = numel_dim(g, g->t[in[0]].ndims, g->t[in[0]].dims), n2 = numel_dim(g, (int)ndims, dims);
   if (n1 < 0 || n2 < 0) return n1 < 0 ? n1 : n2;
   if (n1 != n2)
@@ -398,6 +419,7 @@ static int slice(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   int ax = 0, rc = axisarg(c, in[0], a[0] ? a[0] : 1, &ax);
   if (rc) return rc;
   if (ndims != 1) return dlb_fail(DLB_EINVAL, "%s: slice needs one length", lbl(c));
+  if ((rc = posdim(c, dims[0], "length", 0))) return rc;
   double len, whole;
   char b1[300];
   if (dim_is_const(g, dims[0], &len) && dim_is_const(g, g->t[in[0]].dims[ax], &whole) &&

@@ -82,6 +82,12 @@ static dlb_poly *atom(parser *ps) {
     char name[64];
     memcpy(name, s, n);
     name[n] = '\0';
+    char low[64];
+    for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
+    if (strcmp(low, "nan") == 0 || strcmp(low, "inf") == 0 || strcmp(low, "infinity") == 0) {
+      ps->p = s;
+      return perr(ps, "not a finite number (nan and inf are not dims or variable names)");
+    }
     const char *names[1] = {name};
     pterm t = {1, 1.0};
     dlb_poly *r = poly_build(names, 1, &t, 1);

@@ -504,6 +504,11 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
     return dlb_fail_null(DLB_EINVAL, "graph '%s': no loss marked (g:loss(t)); pass "
                          "inference=true to analyse the forward pass only", g->str + g->name);
   }
+  if (g->t[g->loss].producer < 0 || g->no == 0) { /* dlb_graph_set_loss refuses these */
+    graph_release(s);
+    return dlb_fail_null(DLB_EINVAL, "graph '%s': the loss is not the output of an op",
+                         g->str + g->name);
+  }
   tx x = {s, opt, (int)g->nt, (int)g->no, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
           DLB_PHASE_BWD, -1, 0};
   x.grad = malloc(g->nt * sizeof *x.grad);

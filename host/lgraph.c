@@ -3,6 +3,7 @@
 ** Handles: "dlbench.Graph" (dlb_graph *) and "dlbench.Analysis" (dlb_analysis *); the
 ** user-facing API is lua/dlbench/graph.lua. Tensor ids are the core's (0-based).
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +81,16 @@ static size_t ints(lua_State *L, int i, int *out, size_t max) {
   return n;
 }
 
+/* Text of a float dim as the FFI binding formats it ("%.17g"; nan and inf without a sign
+** for nan, so that both backends print the same dims and messages). */
+static void floattext(char *buf, size_t size, double v) {
+  if (isnan(v)) snprintf(buf, size, "nan");
+  else if (isinf(v)) snprintf(buf, size, "%s", v > 0 ? "inf" : "-inf");
+  else snprintf(buf, size, "%.17g", v);
+}
+
 /* Text of the number on top of the stack into buf (integers without printf; others as
-** tostring's "%.14g"). */
+** floattext). */
 static const char *numtext(lua_State *L, char buf[24]) {
   if (lua_isinteger(L, -1)) {
     lua_Integer v = lua_tointeger(L, -1);
@@ -92,7 +101,7 @@ static const char *numtext(lua_State *L, char buf[24]) {
     memcpy(buf, q, (size_t)(e - q));
     buf[e - q] = '\0';
   } else {
-    snprintf(buf, 24, "%.14g", lua_tonumber(L, -1));
+    floattext(buf, 24, lua_tonumber(L, -1));
   }
   return buf;
 }
@@ -205,7 +214,7 @@ static int graph_op1(lua_State *L) {
 static const char *dimarg(lua_State *L, int i, char *buf, size_t size) {
   if (lua_type(L, i) == LUA_TSTRING) return lua_tostring(L, i);
   if (lua_isinteger(L, i)) snprintf(buf, size, "%lld", (long long)lua_tointeger(L, i));
-  else if (lua_type(L, i) == LUA_TNUMBER) snprintf(buf, size, "%.14g", lua_tonumber(L, i));
+  else if (lua_type(L, i) == LUA_TNUMBER) floattext(buf, size, lua_tonumber(L, i));
   else luaL_argerror(L, i, "a dim (a number or a string) expected");
   return buf;
 }
@@ -433,6 +442,10 @@ static int graph_symbolic(lua_State *L) {
     dlbL_pushpoly(L, out[i]);
     lua_rawseti(L, -2, i + 1);
   }
+  size_t nops = 0;
+  dlbL_check(L, dlb_graph_step_nops(g, &o, &nops));
+  lua_pushinteger(L, (lua_Integer)nops);
+  lua_setfield(L, -2, "nops");
   return 1;
 }
 

@@ -185,6 +185,52 @@ static void test_errors(void) {
   dlb_graph_free(g);
 }
 
+/* QA findings: a loss no op produces (an ASan overflow in train_expand before), a negative
+** concat axis (an out-of-bounds attribute in the backward split), bound dims that evaluate
+** to non-positive or fractional sizes, bindings that are not positive integers. */
+static void test_qa_errors(void) {
+  dlb_graph *g = dlb_graph_new("l");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "3", "4", 0, 0);
+  CHECK(dlb_graph_set_loss(g, x) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "tensor 'x'") && strstr(dlb_last_error(), "not the output of any op"));
+  CHECK(dlb_graph_analyze(g, &SGD, 0, NULL, NULL) == NULL && strstr(dlb_last_error(), "no loss"));
+  dlb_graph_free(g);
+
+  g = dlb_graph_new("c");
+  x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "4", "3", 0, 0);
+  int w1 = T(g, "w1", DLB_ROLE_WEIGHT, 0, 2, "3", "5", 0, 0);
+  int w2 = T(g, "w2", DLB_ROLE_WEIGHT, 0, 2, "3", "6", 0, 0);
+  int m1 = OP(g, "matmul", NULL, x, w1, 0, NULL), m2 = OP(g, "matmul", NULL, x, w2, 0, NULL);
+  int ins[2] = {m1, m2}, ax[1] = {-1}, out[1];
+  size_t nout = 0;
+  CHECK(dlb_graph_op(g, dlb_graph_op_type("concat"), NULL, 2, ins, 1, ax, 0, NULL, out, 1, &nout) == DLB_OK);
+  int s = OP(g, "sum", NULL, out[0], -1, 0, NULL);
+  CHECK(dlb_graph_set_loss(g, s) == DLB_OK);
+  dlb_analysis *a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a != NULL);
+  dlb_totals t;
+  /* matmuls 2*4*3*(5+6) fwd and the same for the weight gradients, sum 44, updates 66 */
+  if (a) { dlb_analysis_totals(a, &t); CHECK(t.flops == 264 + 264 + 44 + 66); dlb_analysis_free(a); }
+  dlb_graph_free(g);
+
+  g = dlb_graph_new("h");
+  x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "h-10", "4", 0, 0);
+  s = OP(g, "sum", NULL, x, -1, 0, NULL);
+  dlb_graph_set_loss(g, s);
+  const char *hn[] = {"h"};
+  double h5[] = {5}, h15[] = {1.5}, h0[] = {0}, h11[] = {11};
+  CHECK(dlb_graph_analyze(g, &SGD, 1, hn, h5) == NULL);
+  CHECK(strstr(dlb_last_error(), "tensor 'x' dim 1 = h - 10 evaluates to -5"));
+  CHECK(dlb_graph_analyze(g, &SGD, 1, hn, h15) == NULL && strstr(dlb_last_error(), "binding h = 1.5"));
+  CHECK(dlb_graph_analyze(g, &SGD, 1, hn, h0) == NULL && strstr(dlb_last_error(), "binding h = 0"));
+  dlb_poly *p[DLB_SYM_COUNT];
+  CHECK(dlb_graph_symbolic(g, &SGD, 1, hn, h5, p) != DLB_OK && strstr(dlb_last_error(), "evaluates to -5"));
+  a = dlb_graph_analyze(g, &SGD, 1, hn, h11);
+  CHECK(a != NULL);
+  if (a) { dlb_analysis_totals(a, &t); CHECK(t.flops == 4); dlb_analysis_free(a); }
+  dlb_graph_free(g);
+}
+
 /* Two branches from x (8 B): a1 (100 B) -> a2 (4 B), b1 (100 B) -> b2 (4 B), add -> 4 B.
 ** Construction order a1, b1, a2, b2, add holds x, a1 and b1 together: 8+100+100 = 208 at b1.
 ** Best: a1, a2, b1, b2, add: peaks 8+100 (a1), 8+100+4 (a2), 8+4+100 (b1): 112. */
@@ -582,6 +628,7 @@ int main(void) {
   RUN(test_contract);
   RUN(test_conv);
   RUN(test_errors);
+  RUN(test_qa_errors);
   RUN(test_footprint_branches);
   RUN(test_footprint_random);
   RUN(test_loss_grads);

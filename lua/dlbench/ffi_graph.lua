@@ -200,6 +200,9 @@ return function(core, C, ffi)
     local _ = keep
     local r = {}
     for i = 0, C.DLB_SYM_COUNT - 1 do r[i + 1] = ffi.gc(out[i], C.dlb_poly_free) end
+    local nops = ffi.new("size_t[1]")
+    core.check(C.dlb_graph_step_nops(g, opts(opt, prec, rec, k, inf), nops))
+    r.nops = tonumber(nops[0])
     return r
   end
 

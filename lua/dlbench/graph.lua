@@ -113,6 +113,12 @@ function Graph:weight(name, dims, dtype)
 end
 function Graph:tensor(name, dims, opts)
   opts = opts or {}
+  if type(opts) ~= "table" then error("g:tensor: options must be a table {role=, dtype=}", 2) end
+  for k in pairs(opts) do
+    if k ~= "role" and k ~= "dtype" then
+      error("g:tensor: unknown option '" .. tostring(k) .. "' (valid: dtype, role)", 2)
+    end
+  end
   local r = ROLES[opts.role or "input"]
   if not r then error("g:tensor: unknown role '" .. tostring(opts.role) .. "' (" .. keys(ROLES) .. ")", 2) end
   return source(self, r, name, dims, opts.dtype, "g:tensor")
@@ -169,6 +175,37 @@ local function checkopts(opts, valid, what)
   end
 end
 
+-- An integer option: v must be an integer >= min (and < 2^31); what names the op, opt the
+-- option. One place for both backends (the FFI would truncate 1.5 to 1, the C API raise).
+local function isint(v, min)
+  return type(v) == "number" and v == v and v >= min and v < 2147483648 and v == math.floor(v)
+end
+-- A number as text, the same under both backends (nan without a sign).
+local function numtext(v)
+  if type(v) ~= "number" then return type(v) end
+  if v ~= v then return "nan" end
+  return string.format("%.17g", v)
+end
+local function intopt(v, min, what, level)
+  if not isint(v, min) then
+    error(string.format("%s must be an integer >= %d, got %s", what, min, numtext(v)), level)
+  end
+  return v
+end
+-- An axis: a nonzero integer (1-based; negative counts from the end).
+local function axisopt(v, what)
+  if v == nil then return 1 end
+  if type(v) == "table" then
+    error(string.format("%s: the axis is a positional argument (e.g. %s(x, ..., 2, {name=...})), got a table",
+      what, what), 3)
+  end
+  if not isint(v, -2147483647) or v == 0 then
+    error(string.format("%s: axis must be a nonzero integer (1-based, negative counts from the end), got %s",
+      what, numtext(v)), 3)
+  end
+  return v
+end
+
 local graph_op1 = core.graph_op1
 
 -- The hot path of op creation: no allocation besides the result tensor; tid an op type id.
@@ -193,6 +230,7 @@ local function unary(tname)
     if opts == nil then
       return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, x.id) }, Tensor)
     end
+    if type(opts) == "table" then checkopts(opts, {}, what) end
     return op1id(g, tid, x.id, nil, opts)
   end
 end
@@ -207,17 +245,26 @@ doc.doc(Graph.log_softmax, "g:log_softmax(x[, name]) -> tensor", "log-softmax ov
 function Graph:dropout(x, opts)
   local _, o = optname(opts)
   checkopts(o, { p = true }, "g:dropout")
-  return op1(self, "dropout", checkt(self, x, "g:dropout"), nil, opts)
+  if o.p ~= nil and not (type(o.p) == "number" and o.p >= 0 and o.p < 1) then
+    error("g:dropout: p must be a number in [0, 1), got " .. tostring(o.p), 2)
+  end
+  return op1(self, "dropout", checkt(self, x, "g:dropout"), nil, o.name)
 end
 doc.doc(Graph.dropout, "g:dropout(x[, {p=, name=}]) -> tensor", "dropout (1 FLOP/element; p does not change costs)")
 
-function Graph:scale(x, opts) return op1(self, "scale", checkt(self, x, "g:scale"), nil, opts) end
+function Graph:scale(x, opts)
+  local name, o = optname(opts)
+  checkopts(o, {}, "g:scale")
+  return op1(self, "scale", checkt(self, x, "g:scale"), nil, name)
+end
 doc.doc(Graph.scale, "g:scale(x[, name]) -> tensor", "multiply by a constant (1 FLOP/element)")
 
 function Graph:cast(x, dtype, opts)
   local dt = DTYPES[dtype]
   if not dt then error("g:cast: unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 2) end
-  return op1(self, "cast", checkt(self, x, "g:cast"), nil, opts, dt)
+  local name, o = optname(opts)
+  checkopts(o, {}, "g:cast")
+  return op1(self, "cast", checkt(self, x, "g:cast"), nil, name, dt)
 end
 doc.doc(Graph.cast, "g:cast(x, dtype[, name]) -> tensor", "convert the element type (0 FLOPs)")
 
@@ -229,6 +276,7 @@ local function binary(tname)
     if opts == nil then
       return setmetatable({ graph = g, id = graph_op1(g._h, tid, nil, a.id, b.id) }, Tensor)
     end
+    if type(opts) == "table" then checkopts(opts, {}, what) end
     return op1id(g, tid, a.id, b.id, opts)
   end
 end
@@ -266,19 +314,26 @@ function Graph:linear(x, w, bias, opts)
 end
 doc.doc(Graph.linear, "g:linear(x, w[, bias[, opts]]) -> tensor", "matmul plus a broadcast bias add")
 
-local function pair(v, default, what)
+local function pair(v, default, what, min)
   if v == nil then return default, default end
-  if type(v) == "number" then return v, v end
-  if type(v) == "table" and type(v[1]) == "number" then return v[1], v[2] or v[1] end
-  error(what .. " must be a number or {h, w}", 4)
+  if type(v) == "number" then
+    if what then intopt(v, min, what, 5) end
+    return v, v
+  end
+  if type(v) == "table" and type(v[1]) == "number" then
+    if what then intopt(v[1], min, what, 5); intopt(v[2] or v[1], min, what, 5) end
+    return v[1], v[2] or v[1]
+  end
+  error(what .. " must be an integer or {h, w}", 4)
 end
 
 local function convop(g, x, w, opts, what)
   local name, o = optname(opts)
   checkopts(o, { stride = true, padding = true, dilation = true, groups = true, workspace = true }, what)
-  local sh, sw = pair(o.stride, 1, what .. " stride")
-  local ph, pw = pair(o.padding, 0, what .. " padding")
-  local dh, dw = pair(o.dilation, 1, what .. " dilation")
+  local sh, sw = pair(o.stride, 1, what .. " stride", 1)
+  local ph, pw = pair(o.padding, 0, what .. " padding", 0)
+  local dh, dw = pair(o.dilation, 1, what .. " dilation", 1)
+  if o.groups ~= nil then intopt(o.groups, 1, what .. " groups", 4) end
   local ws = o.workspace
   if ws == nil or ws == "none" then ws = 0
   elseif ws == "im2col" then ws = 1
@@ -290,9 +345,13 @@ end
 -- For nn.lua's one-call conv layer: the 8 conv attributes convop would pass for the
 -- options o (stride, padding, dilation, workspace) and groups, or nil when an option is
 -- not valid (the caller then takes convop's path, which explains).
-local function pairok(v) return v == nil or type(v) == "number" or (type(v) == "table" and type(v[1]) == "number") end
+local function pairok(v, min)
+  return v == nil or isint(v, min) or (type(v) == "table" and isint(v[1], min)
+    and (v[2] == nil or isint(v[2], min)))
+end
 function M._convattrs(o, groups)
-  if not (pairok(o.stride) and pairok(o.padding) and pairok(o.dilation)) then return nil end
+  if not (pairok(o.stride, 1) and pairok(o.padding, 0) and pairok(o.dilation, 1)
+          and (groups == nil or isint(groups, 1))) then return nil end
   local ws = o.workspace
   if ws == nil or ws == "none" then ws = 0
   elseif ws == "im2col" then ws = 1
@@ -316,9 +375,9 @@ local function poolop(tname)
   return function(g, x, opts)
     local name, o = optname(opts)
     checkopts(o, { kernel = true, stride = true, padding = true }, "g:" .. tname)
-    local kh, kw = pair(o.kernel, 2, "g:" .. tname .. " kernel")
-    local sh, sw = pair(o.stride, nil, "g:" .. tname .. " stride")
-    local ph, pw = pair(o.padding, 0, "g:" .. tname .. " padding")
+    local kh, kw = pair(o.kernel, 2, "g:" .. tname .. " kernel", 1)
+    local sh, sw = pair(o.stride, nil, "g:" .. tname .. " stride", 1)
+    local ph, pw = pair(o.padding, 0, "g:" .. tname .. " padding", 0)
     local out = core.graph_op(g._h, TYPE[tname], name, { checkt(g, x, "g:" .. tname) },
       { kh, kw, sh or kh, sw or kw, ph, pw })
     return tensor(g, out[1])
@@ -339,7 +398,11 @@ local function reduceop(tname)
     local axes = o.axes
     if type(axes) == "number" then axes = { axes } end
     local rank = #x:dims()
+    if axes ~= nil and type(axes) ~= "table" then
+      error("g:" .. tname .. ": axes must be an axis or a list of axes, got " .. type(axes), 2)
+    end
     for _, a in ipairs(axes or {}) do
+      axisopt(a, "g:" .. tname)
       if a < 0 then a = rank + 1 + a end
       if a < 1 or a > rank then error("g:" .. tname .. ": axis " .. a .. " outside 1.." .. rank, 2) end
       mask = mask + 2 ^ (a - 1)
@@ -363,7 +426,8 @@ local function normop(tname, nparams)
     else
       opts = beta
     end
-    local name = optname(opts)
+    local name, o = optname(opts)
+    checkopts(o, {}, "g:" .. tname)
     return tensor(g, core.graph_op(g._h, TYPE[tname], name, ins)[1])
   end
 end
@@ -381,6 +445,8 @@ doc.doc(Graph.embedding, "g:embedding(ids, table[, name]) -> tensor",
 local CONCAT, SPLIT = TYPE.concat, TYPE.split
 function Graph:concat(xs, axis, opts)
   if type(xs) ~= "table" then error("g:concat: a non-empty list of tensors expected", 2) end
+  axis = axisopt(axis, "g:concat")
+  if type(opts) == "table" then checkopts(opts, {}, "g:concat") end
   local n = #xs
   if n == 2 then -- the common case without building argument tables
     local a, b = xs[1], xs[2]
@@ -400,9 +466,11 @@ doc.doc(Graph.concat, "g:concat({tensors}, axis[, name]) -> tensor", "join along
 
 function Graph:split(x, parts, axis, opts)
   local np = type(parts) == "table" and #parts or parts
-  if type(np) ~= "number" or np < 1 or np > 1024 then
-    error("g:split: parts must be 1..1024 or a list of at most 1024 sizes", 2)
+  if not isint(np, 1) or np > 1024 then
+    error("g:split: parts must be an integer 1..1024 or a list of at most 1024 sizes", 2)
   end
+  axis = axisopt(axis, "g:split")
+  if type(opts) == "table" then checkopts(opts, {}, "g:split") end
   if type(parts) == "number" and getmetatable(x) == Tensor and x.graph == self then
     -- equal parts: the outputs of one op are consecutive tensor ids
     local name = opts
@@ -428,7 +496,12 @@ local graph_opx = core.graph_opx
 local RESHAPE, TRANSPOSE, SLICE = TYPE.reshape, TYPE.transpose, TYPE.slice
 
 function Graph:slice(x, axis, start, len, opts)
-  local name = optname(opts)
+  local name, o = optname(opts)
+  checkopts(o, {}, "g:slice")
+  axis = axisopt(axis, "g:slice")
+  if not isint(start, 0) then
+    error("g:slice: start must be an integer >= 0 (0-based), got " .. tostring(start), 2)
+  end
   if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:slice") end
   return setmetatable({ graph = self, id = graph_opx(self._h, SLICE, name, x.id, nil, { axis, start },
     dimlist({ len }, "g:slice")) }, Tensor)
@@ -448,7 +521,14 @@ doc.doc(Graph.reshape, "g:reshape(x, dims[, name]) -> tensor", "same elements, n
 
 function Graph:transpose(x, perm, opts)
   if type(perm) ~= "table" then opts, perm = perm, nil end
-  local name = optname(opts)
+  local name, o = optname(opts)
+  checkopts(o, {}, "g:transpose")
+  for i = 1, perm and #perm or 0 do
+    if not isint(perm[i], 1) then
+      error(string.format("g:transpose: perm[%d] must be an axis (an integer >= 1), got %s", i,
+        numtext(perm[i])), 2)
+    end
+  end
   if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:transpose") end
   return setmetatable({ graph = self, id = graph_opx(self._h, TRANSPOSE, name, x.id, nil, perm) }, Tensor)
 end
@@ -479,6 +559,11 @@ doc.doc(Graph.loss, "g:loss(t) -> t", "mark the loss: g:stats then analyses a tr
 function Graph:layer(name)
   if name ~= nil and type(name) ~= "string" then error("g:layer(name): name must be a string or nil", 2) end
   core.graph_layer(self._h, name)
+  if name ~= nil then -- the names in order of first use, as the engine numbers them
+    local seen = self._layerset
+    if not seen then seen = {}; self._layerset, self._layers = seen, {} end
+    if not seen[name] then seen[name] = true; self._layers[#self._layers + 1] = name end
+  end
 end
 doc.doc(Graph.layer, "g:layer(name|nil)", "ops created afterwards belong to this layer (nil ends it)")
 
@@ -508,6 +593,9 @@ local function parse(opts, what)
       -- handled below
     elseif type(k) == "string" and type(v) == "number" then
       names[#names + 1] = k; values[#values + 1] = v
+    elseif type(k) == "string" and type(v) == "string" and tonumber(v) then
+      error(string.format("%s: binding %s must be a number (a positive integer dim), got the string '%s'",
+        what, k, v), 3)
     else
       error(string.format("%s: unknown option '%s' (options: optimizer, precision, recompute, "
         .. "inference; bindings: name=number)", what, tostring(k)), 3)
@@ -527,8 +615,15 @@ local function parse(opts, what)
   elseif r == "marked" then o.recompute = 3
   elseif type(r) == "number" or (type(r) == "table" and type(r.every) == "number") then
     o.recompute, o.k = 1, type(r) == "number" and r or r.every
+    if not isint(o.k, 1) then
+      error(string.format("%s: recompute = k (layers per segment) must be an integer >= 1, got %s",
+        what, numtext(o.k)), 3)
+    end
   else
     error(what .. ": recompute must be \"none\", \"sqrt\", \"marked\", k or {every=k} (layers per segment)", 3)
+  end
+  if opts.inference ~= nil and type(opts.inference) ~= "boolean" then
+    error(what .. ": inference must be true or false, got " .. type(opts.inference), 3)
   end
   o.inference = opts.inference and true or false
   o.precision_name = opts.precision or "fp32"
@@ -540,6 +635,14 @@ local function unboundmsg(names, values, g)
   local ok, err = pcall(core.graph_analyze, g._h, 0, 0, 0, 0, true, names, values)
   if ok then return nil end
   return tostring(err)
+end
+
+-- g:ops, g:layers, g:summary, g:footprint_exact need numbers: name the call and the dims.
+local function needbound(g, s, what)
+  if s.symbolic then
+    error(string.format("%s: graph '%s' needs every dim bound; no value for %s (pass them, e.g. %s{%s = ...})",
+      what, g.name, s.unbound, what, (s.unbound:match("^[%w_]+") or "b")), 3)
+  end
 end
 
 local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
@@ -557,7 +660,10 @@ function Graph:stats(opts)
     local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
       flops_update = poly.wrap(p[4]), flops_recompute = poly.wrap(p[5]), flops = poly.wrap(p[6]),
       bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
-      optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention() }
+      optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention(),
+      unbound = unbound:match("no value for (.*)$") or unbound,
+      nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops }
+    for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
     end })
@@ -577,8 +683,8 @@ function Graph:stats(opts)
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
     breakdown = { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
                   activations = t.activations, workspace = t.workspace },
-    analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = t.nops,
-    nlayers = t.nlayers, layers = core.analysis_layers(a), symbolic = false,
+    analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
+    nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
     convention = core.graph_convention(),
   }
 end
@@ -608,7 +714,14 @@ doc.doc(Graph.params, "g:params{bindings} -> number or poly", "parameter count")
 -- Forward FLOPs of the ops of one type, as a poly (bindings optional).
 function Graph:type_flops(tname, b)
   local names, values = {}, {}
-  for k, v in pairs(b or {}) do names[#names + 1] = k; values[#values + 1] = v end
+  if b ~= nil and type(b) ~= "table" then error("g:type_flops: bindings must be a table", 2) end
+  for k, v in pairs(b or {}) do
+    if type(k) ~= "string" or type(v) ~= "number" then
+      error(string.format("g:type_flops: binding %s must be a number (a positive integer dim), got %s",
+        tostring(k), type(v)), 2)
+    end
+    names[#names + 1] = k; values[#values + 1] = v
+  end
   TYPE = TYPE -- validate the name with a clear error
   local _ = TYPE[tname]
   return poly.wrap(core.graph_symbolic_type(self._h, tname, names, values))
@@ -617,7 +730,7 @@ doc.doc(Graph.type_flops, "g:type_flops(type[, bindings]) -> poly", "forward FLO
 
 function Graph:ops(opts)
   local s = self:stats(opts)
-  if s.symbolic then local _ = s.footprint end -- raises the unbound message
+  needbound(self, s, "g:ops")
   local a = s.analysis
   local F, B, P, L, T = core.analysis_arrays(a)
   local layers = s.layers
@@ -626,7 +739,7 @@ function Graph:ops(opts)
     local l = L[i]
     rows[i] = { name = core.analysis_op_name(a, i - 1), type = core.graph_op_type_name(T[i]),
       phase = PHASES[P[i]], flops = F[i], bytes = B[i],
-      intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l, layer_name = l >= 0 and layers[l + 1] or nil }
+      intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l + 1, layer_name = l >= 0 and layers[l + 1] or nil }
   end
   return rows
 end
@@ -636,11 +749,11 @@ doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=
 -- Per-layer costs for pipeline partitioning.
 function Graph:layers(opts)
   local s = self:stats(opts)
-  if s.symbolic then local _ = s.footprint end
+  needbound(self, s, "g:layers")
   local rows = {}
   for i, name in ipairs(s.layers) do
     local p, f, b, u, act, wb = core.analysis_layer(s.analysis, i - 1)
-    rows[i] = { name = name, index = i - 1, params = p, flops_fwd = f, flops_bwd = b,
+    rows[i] = { name = name, index = i, params = p, flops_fwd = f, flops_bwd = b,
       flops_update = u, activations_out = act, weight_bytes = wb }
   end
   return rows
@@ -648,11 +761,24 @@ end
 doc.doc(Graph.layers, "g:layers{bindings...} -> {{name=, params=, flops_fwd=, flops_bwd=, flops_update=, activations_out=, weight_bytes=}, ...}",
   "per-layer costs of the step (g:layer scopes): activations_out = bytes of forward activations sent to other layers")
 
+-- Rounding done here, not by the C library's printf (Lua 5.4) or LuaJIT's own formatter,
+-- which round halfway cases (0.125) differently: both backends print the same text.
+local function round2(x)
+  if x ~= x or x == math.huge or x == -math.huge then return x end
+  return (x < 0 and -math.floor(-x * 100 + 0.5) or math.floor(x * 100 + 0.5)) / 100
+end
+local function round3g(x)
+  if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x end
+  local e = math.floor(math.log(math.abs(x)) / math.log(10))
+  local sc = 10 ^ (2 - e)
+  return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
+end
 local function si(x, unit)
+  x = round3g(x)
   local a = math.abs(x)
   local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
   for _, p in ipairs(pre) do
-    if a >= p[1] then return string.format("%.3g %s%s", x / p[1], p[2], unit) end
+    if a >= p[1] then return string.format("%.3g %s%s", round3g(x / p[1]), p[2], unit) end
   end
   return string.format("%.3g %s", x, unit)
 end
@@ -661,7 +787,7 @@ doc.doc(si, "dlb.graph.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 
 
 function Graph:summary(opts)
   local s = self:stats(opts)
-  if s.symbolic then local _ = s.footprint end
+  needbound(self, s, "g:summary")
   local F, B, P, _, T = core.analysis_arrays(s.analysis)
   local by, order = {}, {}
   for i = 1, #F do
@@ -684,11 +810,11 @@ function Graph:summary(opts)
     "share", "bytes", "share", "FLOP/B")
   for _, r in ipairs(order) do
     out[#out + 1] = string.format("%-20s %7d %12s %6.2f%% %12s %6.2f%% %8.2f", r.type, r.n,
-      si(r.flops, "FLOP"), s.flops > 0 and 100 * r.flops / s.flops or 0, si(r.bytes, "B"),
-      s.bytes > 0 and 100 * r.bytes / s.bytes or 0, r.bytes > 0 and r.flops / r.bytes or 0)
+      si(r.flops, "FLOP"), round2(s.flops > 0 and 100 * r.flops / s.flops or 0), si(r.bytes, "B"),
+      round2(s.bytes > 0 and 100 * r.bytes / s.bytes or 0), round2(r.bytes > 0 and r.flops / r.bytes or 0))
   end
   out[#out + 1] = string.format("%-20s %7d %12s %7s %12s %7s %8.2f", "total", #F, si(s.flops, "FLOP"),
-    "100%", si(s.bytes, "B"), "100%", s.intensity)
+    "100%", si(s.bytes, "B"), "100%", round2(s.intensity))
   out[#out + 1] = string.format("FLOPs fwd %s, bwd %s, update %s, recompute %s; params %.0f; io %s",
     si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP"), si(s.flops_update, "FLOP"),
     si(s.flops_recompute, "FLOP"), s.params, si(s.io, "B"))
@@ -710,7 +836,7 @@ doc.doc(Graph.dot, "g:dot() -> string", "Graphviz DOT text of the forward graph"
 -- The exact minimal footprint by exhaustive search (steps of at most 20 ops).
 function Graph:footprint_exact(opts)
   local s = self:stats(opts)
-  if s.symbolic then local _ = s.footprint end
+  needbound(self, s, "g:footprint_exact")
   return core.analysis_exact(s.analysis)
 end
 doc.doc(Graph.footprint_exact, "g:footprint_exact{bindings...} -> bytes",

@@ -186,6 +186,14 @@ function M.attention(g, x, opts)
   local d = x:dims()
   if #d ~= 3 then error("nn.attention: x must be [b, s, h], got " .. x:shape(), 2) end
   local b, sq, h = d[1], d[2], d[3]
+  if type(heads) ~= "number" or heads < 1 or heads ~= math.floor(heads) then
+    error("nn.attention: heads must be a positive integer, got " .. tostring(heads), 2)
+  end
+  local hn = tonumber(h)
+  if hn and hn % heads ~= 0 then
+    error(string.format("nn.attention '%s': heads (%d) must divide the hidden size %s of x %s",
+      name, heads, h, x:shape()), 2)
+  end
   local hd = tostring(poly.new(h) / heads)
   local function split_heads(t) -- [b, s, h] -> [b, heads, s, h/heads]
     return g:transpose(g:reshape(t, { b, sq, heads, hd }), { 1, 3, 2, 4 })

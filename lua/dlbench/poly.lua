@@ -75,6 +75,11 @@ end
 local evalt = core.poly_evalt
 function Poly.__call(self, b)
   b = b or {}
+  if type(b) ~= "table" then
+    error("poly " .. tostring(self) .. ": call it with a table of bindings, p{h = 5} (a number "
+      .. "or the partly bound poly), or use p:eval{h = 5} (every variable bound); got p("
+      .. type(b) .. ")", 2)
+  end
   local v = evalt(self._h, b)
   if v == nil then return self:bind(b) end
   return v
