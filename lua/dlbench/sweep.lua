@@ -534,32 +534,38 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       .. "(os.exit in fn?)", w.pid, code)
   end
 
+  -- w broke the protocol (a record that does not parse, or answers the wrong config): it is
+  -- killed and, like a dead worker, fails the config it ran alone or hands its unanswered
+  -- configs back to run one at a time, so the blame lands on the config that did it
+  local function broken(w, why)
+    pcall(core.proc_kill, w.pid, 9)
+    pcall(core.proc_wait, w.pid, true)
+    retire(w, string.format("worker %d %s", w.pid, why))
+  end
+
   local function parse(w)
     -- consume complete records from w.buf (one trim per read, not per record)
     local buf, pos = w.buf, 1
     w.started = core.proc_now()
     while true do
       local nl = buf:find("\n", pos, true)
-      if not nl then break end
-      local kind, ks, lens = buf:match("^([RE]) (%d+) (%d+)\n", pos)
-      if not kind then
-        error("dlb.sweep: worker " .. w.pid .. " sent a malformed record header", 0)
+      if not nl then
+        if #buf - pos >= 64 then return broken(w, "sent a malformed record header") end
+        break
       end
+      local kind, ks, lens = buf:match("^([RE]) (%d+) (%d+)\n", pos)
       local len = tonumber(lens)
+      if not kind or len > 2 ^ 31 then return broken(w, "sent a malformed record header") end
       if #buf - nl < len then break end
       local k = tonumber(ks)
-      if w.chunk[w.pos] ~= k then
-        error("dlb.sweep: worker " .. w.pid .. " answered config " .. ks .. " out of turn", 0)
-      end
-      w.pos = w.pos + 1
+      if w.chunk[w.pos] ~= k then return broken(w, "answered config " .. ks .. " out of turn") end
       if kind == "R" then
         local row, err = core.proc_decode_row(buf, w.cols, nl + 1, len)
-        if row then
-          deliver(k, row, nil)
-        else
-          deliver(k, nil, "worker sent a malformed row: " .. err)
-        end
+        if not row then return broken(w, "sent a malformed row: " .. err) end
+        w.pos = w.pos + 1
+        deliver(k, row, nil)
       else
+        w.pos = w.pos + 1
         deliver(k, nil, buf:sub(nl + 1, nl + len))
       end
       pos = nl + len + 1
@@ -603,6 +609,8 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
           end
         end
       end
+      -- a worker broken or dead with work left is replaced
+      while remaining() > 0 and #workers < jobs do feed(spawn()) end
       -- suspects wait for an idle worker; workers with nothing left to do are released
       for _, w in ipairs(workers) do if idle(w) then feed(w) end end
       for j = #workers, 1, -1 do
