@@ -3,8 +3,21 @@
 -- ParaDnn's full FC family (seeds/004 Table 2, 9720 models) through zoo + graph +
 -- roofline on three devices (dlb.paradnn.sweep).
 -- Run: build/bin/dlbench run tests/bench/bench_sweep.lua   (figures go in BENCHMARKS.md)
+-- Or only the FC family, once, in a fresh process (for /usr/bin/time -v):
+--      build/bin/dlbench run tests/bench/bench_sweep.lua fc 2     (2 = jobs)
 local dlb = require "dlbench"
 local now = dlb.core.proc_now
+
+if arg and arg[1] == "fc" then
+  local jobs = tonumber(arg[2] or "1")
+  local cpu = dlb.core.proc_cputime
+  local t0, c0, k0 = now(), cpu(), cpu(true)
+  local r = dlb.paradnn.sweep("fc", { jobs = jobs, quiet = true, progress = false })
+  local el = now() - t0
+  print(string.format("ParaDnn FC family, %s, jobs=%d: %.2f s wall, %.0f configs/s, CPU parent %.2f s + workers %.2f s, %d failed",
+    dlb.backend, jobs, el, r:count() / el, cpu() - c0, cpu(true) - k0, r:failures():count()))
+  return
+end
 
 local function timeit(label, n, unit, f)
   f() -- warm up
