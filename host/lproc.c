@@ -158,10 +158,11 @@ static int proc_encode_row(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
   lua_settop(L, 3);
-  size_t n0 = (size_t)lua_rawlen(L, 2), nnew = 0;
+  size_t n0 = (size_t)lua_rawlen(L, 2), nnew = 0, nkeys = 0;
   /* pass 1: check the row, count the new names */
   lua_pushnil(L);
   while (lua_next(L, 1)) {
+    nkeys++;
     if (lua_type(L, -2) != LUA_TSTRING) {
       return luaL_error(L, "encode_row: a %s key (names are strings)", luaL_typename(L, -2));
     }
@@ -197,7 +198,7 @@ static int proc_encode_row(lua_State *L) {
   /* pass 3: the columns in order */
   packcol few[64], *pc = few;
   if (n > 64) pc = lua_newuserdatauv(L, n * sizeof *pc, 0); /* stays below the buffer */
-  size_t total = 4 + 4 + n, newbytes = 0;
+  size_t total = 4 + 4 + n, newbytes = 0, present = 0;
   for (size_t c = 0; c < n; c++) {
     if (lua_rawgeti(L, 2, (lua_Integer)c + 1) != LUA_TSTRING) {
       return luaL_error(L, "encode_row: cols[%d] is not a name", (int)c + 1);
@@ -220,8 +221,10 @@ static int proc_encode_row(lua_State *L) {
         break;
       default: return luaL_error(L, "encode_row: cols and index disagree"); /* unreachable */
     }
+    if (k->tag != '-') present++;
     lua_pop(L, 1);
   }
+  if (present != nkeys) return luaL_error(L, "encode_row: index names a column that cols lacks");
   total += newbytes;
   luaL_Buffer b;
   char *p = luaL_buffinitsize(L, &b, total), *q = p;

@@ -79,8 +79,9 @@ return function(core, C, ffi)
     if type(row) ~= "table" or type(cols) ~= "table" or type(index) ~= "table" then
       error("encode_row: row, cols and index must be tables", 0)
     end
-    local new
+    local new, nkeys = nil, 0
     for k, v in pairs(row) do
+      nkeys = nkeys + 1
       if type(k) ~= "string" then error("encode_row: a " .. type(k) .. " key (names are strings)", 0) end
       local tv = type(v)
       if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then
@@ -95,7 +96,7 @@ return function(core, C, ffi)
     end
     if n > 4294967295 then error("encode_row: too many columns", 0) end
     if n > dcap then dbuf, tagb, dcap = ffi.new("double[?]", n), ffi.new("uint8_t[?]", n), n end
-    local total, nw, strs = 8 + n, 0, nil
+    local total, nw, strs, present = 8 + n, 0, nil, 0
     for c = n0 + 1, n do
       local nm = cols[c]
       if type(nm) ~= "string" then error("encode_row: cols[" .. c .. "] is not a name", 0) end
@@ -104,8 +105,9 @@ return function(core, C, ffi)
     for c = 1, n do
       local nm = cols[c]
       if type(nm) ~= "string" then error("encode_row: cols[" .. c .. "] is not a name", 0) end
-      local v = row[nm]
+      local v = rawget(row, nm)
       local tv = type(v)
+      if v ~= nil then present = present + 1 end
       if v == nil then tagb[c - 1] = A
       elseif tv == "number" then tagb[c - 1] = D; dbuf[nw] = v; nw = nw + 1; total = total + 8
       elseif tv == "string" then
@@ -116,6 +118,7 @@ return function(core, C, ffi)
       elseif v then tagb[c - 1] = T
       else tagb[c - 1] = F end
     end
+    if present ~= nkeys then error("encode_row: index names a column that cols lacks", 0) end
     if total > ocap then
       ocap = math.max(total, 2 * ocap)
       obuf = ffi.new("char[?]", ocap)

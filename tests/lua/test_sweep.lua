@@ -404,6 +404,8 @@ T.test("serialization: the byte layout, the same under both backends", function(
   local sc, si = { "a" }, { a = 1 }
   T.checkerr("holds a function", dlb.core.proc_encode_row, { b = 1, c = print }, sc, si)
   T.eq(#sc, 1, "cols unchanged"); T.eq(si.b, nil, "index unchanged")
+  -- an index that knows a name its cols lacks would drop the column: an error instead
+  T.checkerr("cols lacks", dlb.core.proc_encode_row, { a = 1, b = 2 }, { "a" }, { a = 1, b = 2 })
 end)
 
 T.test("serialization: fuzz: truncated, flipped and random bytes never crash", function()
