@@ -151,31 +151,34 @@ T.test("sweep: a crashing or killed worker fails its config, not the sweep", fun
   T.eq(b:row(400).sq, 160000, "the last config")
 end)
 
-T.test("sweep: a worker that garbles its channel fails that config, not the sweep", function()
+T.test("sweep: a worker that garbles or tears its messages fails that config, not the sweep", function()
   -- fn finds its worker's channel to the parent (the highest-numbered socket of the
   -- worker, the shell's parent) and writes a record whose row does not decode, then hangs:
   -- the parent kills the worker, reruns its unanswered configs one at a time and blames
   -- the one that did it; timeout is only a safety net against a hang
-  local function garble(tag)
+  local function garble(tag, die)
     local p = io.popen("for f in /proc/$PPID/fd/*; do l=$(readlink $f); " ..
       "case $l in socket:*) echo ${f##*/};; esac; done")
     local best = -1
     for line in p:lines() do local n = tonumber(line); if n and n > best then best = n end end
     p:close()
     dlb.core.proc_write(best, tag)
+    if die then os.execute("kill -9 $PPID") end -- a torn record: the worker dies mid-message
     while true do end
   end
   local t0 = dlb.core.proc_now()
   local t = dlb.sweep({ k = dlb.range(1, 8, "+1") }, function(p)
     if p.k == 3 then garble("R 3 5\nxxxxx") end
+    if p.k == 5 then garble("R 5 500\nabc", true) end
     if p.k == 6 then garble("not a header at all, and long enough to be sure of it.......................\n") end
     return { v = p.k }
   end, with(quiet, { jobs = 2, timeout = 10 }))
   assert(dlb.core.proc_now() - t0 < 10, "no hang")
-  T.eq(t:failures():count(), 2, "two culprits")
+  T.eq(t:failures():count(), 3, "three culprits")
+  assert(t:row(5)._error:find("signal 9"), t:row(5)._error)
   assert(t:row(3)._error:find("sent a malformed row: malformed row at byte"), t:row(3)._error)
   assert(t:row(6)._error:find("malformed record header") or t:row(6)._error:find("out of turn"), t:row(6)._error)
-  for _, k in ipairs { 1, 2, 4, 5, 7, 8 } do T.eq(t:row(k).v, k, "k=" .. k) end
+  for _, k in ipairs { 1, 2, 4, 7, 8 } do T.eq(t:row(k).v, k, "k=" .. k) end
 end)
 
 T.test("sweep: timeout kills a hung worker", function()
