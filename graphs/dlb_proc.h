@@ -18,6 +18,9 @@ extern "C" {
 int dlb_proc_cores(void);
 /* Seconds on a monotonic clock (for rates and ETAs). */
 double dlb_proc_now(void);
+/* CPU seconds (user + system) of this process (children = 0) or of its children that
+** have been waited for (children = 1), as getrusage counts them. */
+double dlb_proc_cputime(int children);
 /* 1 when fd is a terminal. */
 int dlb_proc_isatty(int fd);
 
@@ -51,6 +54,14 @@ int dlb_proc_close(int fd);
 /* End a worker process now with status code, after flushing stdio (no atexit handlers,
 ** no Lua state teardown). Only for children made by dlb_proc_spawn. */
 void dlb_proc_exit(int code);
+
+/* Exact binary numbers for the worker channels (seeds of a sweep's rows): n doubles or
+** n 64-bit integers as 8-byte little-endian words (every bit kept: -0, NaN payloads,
+** denormals), out holding 8n bytes; and back. in and out need no alignment. */
+void dlb_proc_pack_f64(const double *v, size_t n, char *out);
+void dlb_proc_unpack_f64(const char *in, size_t n, double *v);
+void dlb_proc_pack_i64(const long long *v, size_t n, char *out);
+void dlb_proc_unpack_i64(const char *in, size_t n, long long *v);
 
 /* Open path for appending (created 0644 if missing); *fd receives the descriptor. */
 int dlb_proc_open_append(const char *path, int *fd);

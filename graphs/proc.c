@@ -1,6 +1,7 @@
 /*
-** proc.c — worker processes for parallel sweeps: fork with a pair of pipes, full writes,
-** polling, reaping; a monotonic clock; durable appends for checkpoints. POSIX/Linux.
+** proc.c — worker processes for parallel sweeps: fork with a pair of channels, full writes,
+** polling, reaping; exact binary numbers for the rows they send back; a monotonic clock;
+** durable appends for checkpoints. POSIX/Linux.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -30,6 +32,14 @@ double dlb_proc_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds of this process or of its reaped children. */
+double dlb_proc_cputime(int children) {
+  struct rusage ru;
+  if (getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &ru) != 0) return 0;
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
+         + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 /* 1 when fd is a terminal. */
@@ -166,6 +176,50 @@ int dlb_proc_close(int fd) {
 void dlb_proc_exit(int code) {
   fflush(NULL);
   _exit(code);
+}
+
+/* A 64-bit word as 8 little-endian bytes (shifts, so the host's byte order and the
+** buffer's alignment do not matter), and back. */
+static void put64(unsigned char *p, unsigned long long u) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(u >> (8 * i));
+}
+
+static unsigned long long get64(const unsigned char *p) {
+  unsigned long long u = 0;
+  for (int i = 0; i < 8; i++) u |= (unsigned long long)p[i] << (8 * i);
+  return u;
+}
+
+/* Doubles to words: the bit pattern through memcpy (no conversion, so exact). */
+void dlb_proc_pack_f64(const double *v, size_t n, char *out) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned long long u;
+    memcpy(&u, &v[i], sizeof u);
+    put64((unsigned char *)out + 8 * i, u);
+  }
+}
+
+/* Words to doubles. */
+void dlb_proc_unpack_f64(const char *in, size_t n, double *v) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned long long u = get64((const unsigned char *)in + 8 * i);
+    memcpy(&v[i], &u, sizeof u);
+  }
+}
+
+/* 64-bit integers to words (two's complement). */
+void dlb_proc_pack_i64(const long long *v, size_t n, char *out) {
+  for (size_t i = 0; i < n; i++) put64((unsigned char *)out + 8 * i, (unsigned long long)v[i]);
+}
+
+/* Words to 64-bit integers. */
+void dlb_proc_unpack_i64(const char *in, size_t n, long long *v) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned long long u = get64((const unsigned char *)in + 8 * i);
+    long long x;
+    memcpy(&x, &u, sizeof x); /* two's complement without an implementation-defined cast */
+    v[i] = x;
+  }
 }
 
 /* Open for appending. */

@@ -169,74 +169,21 @@ local function is_interrupt(msg)
 end
 
 -- ---------------------------------------------------------------- serialization
--- A row crosses the pipe as "<t><keylen>:<key><vallen>:<value>" fields, t in n (number,
--- %.17g, exact), s (string, any bytes), b (boolean "1"/"0"). A record is
--- "R <index> <len>\n<fields>" or "E <index> <len>\n<message>".
+-- A row crosses the channel in the backend's binary row codec (host/lproc.c,
+-- ffi_proc.lua): the names new to the receiver, then one tag byte per known column and the
+-- values, numbers as exact 8-byte words. Each side of a channel keeps its list of names, so
+-- a worker sends a column's name once. A record is "R <index> <len>\n<row>" or
+-- "E <index> <len>\n<message>".
 
-local function numenc(v)
-  if v ~= v then return "nan" end
-  if v == math.huge then return "inf" end
-  if v == -math.huge then return "-inf" end
-  if math.type and math.type(v) == "integer" then return tostring(v) end
-  local s = string.format("%.17g", v)
-  if math.type and not s:find("[%.eEn]") then s = s .. ".0" end -- keep 5.4's float subtype
-  return s
-end
-
-local function numdec(s)
-  if s == "nan" then return 0 / 0 end
-  if s == "inf" then return math.huge end
-  if s == "-inf" then return -math.huge end
-  return tonumber(s)
-end
-
+-- A self-contained encoding of one row (its names included).
 function M.encode_row(row)
-  local out = {}
-  local keys = {}
-  for k in pairs(row) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    local v, t, s = row[k], nil, nil
-    local tv = type(v)
-    if tv == "number" then t, s = "n", numenc(v)
-    elseif tv == "string" then t, s = "s", v
-    elseif tv == "boolean" then t, s = "b", v and "1" or "0"
-    else error("encode_row: column '" .. tostring(k) .. "' holds a " .. tv, 0) end
-    out[#out + 1] = t .. #k .. ":" .. k .. #s .. ":" .. s
-  end
-  return table.concat(out)
+  return core.proc_encode_row(row, {}, {})
 end
 
--- Decode fields; returns the row, or nil and a message naming the byte.
+-- Decode encode_row's string; returns the row, or nil and a message naming the byte.
 function M.decode_row(s)
-  local row, pos, n = {}, 1, #s
-  local function lenstr()
-    local a, b, len = s:find("^(%d+):", pos)
-    if not a then return nil end
-    len = tonumber(len)
-    if len > n - b then return nil end
-    local v = s:sub(b + 1, b + len)
-    pos = b + len + 1
-    return v
-  end
-  while pos <= n do
-    local t = s:sub(pos, pos)
-    local at = pos
-    pos = pos + 1
-    local k = lenstr()
-    local v = k and lenstr()
-    if not v then return nil, "malformed row at byte " .. at end
-    if t == "n" then
-      local x = numdec(v)
-      if x == nil then return nil, "malformed number '" .. v .. "' at byte " .. at end
-      row[k] = x
-    elseif t == "s" then row[k] = v
-    elseif t == "b" then
-      if v ~= "1" and v ~= "0" then return nil, "malformed boolean at byte " .. at end
-      row[k] = v == "1"
-    else return nil, "unknown field type '" .. t .. "' at byte " .. at end
-  end
-  return row
+  if type(s) ~= "string" then error("decode_row: a string expected", 2) end
+  return core.proc_decode_row(s, {})
 end
 
 -- ---------------------------------------------------------------- progress
@@ -462,6 +409,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
   local function child(rfd, wfd)
     -- the worker: read "k1 k2 ...\n" lines, run fn, write records; exit at end of file
     local buf = ""
+    local cols, index = {}, {} -- the names this worker has sent (the parent's w.cols)
     while true do
       local nl = buf:find("\n", 1, true)
       while not nl do
@@ -482,10 +430,11 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
         if ok then
           local row, err = mkrow(names, p, res)
           if row then
-            for _, n in ipairs(names) do row[n] = nil end -- the parent knows the params
-            local eok, payload = pcall(M.encode_row, row)
+            -- the whole row as the serial run makes it (parameters included), so the
+            -- tables agree to the bit and to the number subtype
+            local eok, payload = pcall(core.proc_encode_row, row, cols, index)
             if eok then rec = "R " .. ks .. " " .. #payload .. "\n" .. payload
-            else err = payload end
+            else err = errtext(payload) end
           end
           if not rec then rec = "E " .. ks .. " " .. #err .. "\n" .. err end
         else
@@ -514,7 +463,8 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       if not ok then pcall(io.stderr.write, io.stderr, "dlb.sweep worker: " .. errtext(err) .. "\n") end
       core.proc_exit(ok and 0 or 3)
     end
-    local w = { pid = pid, wfd = wfd, rfd = rfd, buf = "", chunk = {}, pos = 1, started = core.proc_now() }
+    local w = { pid = pid, wfd = wfd, rfd = rfd, buf = "", chunk = {}, pos = 1, started = core.proc_now(),
+      cols = {} }
     workers[#workers + 1] = w
     return w
   end
@@ -584,38 +534,41 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       .. "(os.exit in fn?)", w.pid, code)
   end
 
+  -- w broke the protocol (a record that does not parse, or answers the wrong config): it is
+  -- killed and, like a dead worker, fails the config it ran alone or hands its unanswered
+  -- configs back to run one at a time, so the blame lands on the config that did it
+  local function broken(w, why)
+    pcall(core.proc_kill, w.pid, 9)
+    pcall(core.proc_wait, w.pid, true)
+    retire(w, string.format("worker %d %s", w.pid, why))
+  end
+
   local function parse(w)
     -- consume complete records from w.buf (one trim per read, not per record)
     local buf, pos = w.buf, 1
     w.started = core.proc_now()
     while true do
       local nl = buf:find("\n", pos, true)
-      if not nl then break end
+      if not nl then
+        if #buf - pos >= 64 then return broken(w, "sent a malformed record header") end
+        break
+      end
       local kind, ks, lens = buf:match("^([RE]) (%d+) (%d+)\n", pos)
-      if not kind then
-        error("dlb.sweep: worker " .. w.pid .. " sent a malformed record header", 0)
-      end
       local len = tonumber(lens)
+      if not kind or len > 2 ^ 31 then return broken(w, "sent a malformed record header") end
       if #buf - nl < len then break end
-      local payload = buf:sub(nl + 1, nl + len)
-      pos = nl + len + 1
       local k = tonumber(ks)
-      if w.chunk[w.pos] ~= k then
-        error("dlb.sweep: worker " .. w.pid .. " answered config " .. ks .. " out of turn", 0)
-      end
-      w.pos = w.pos + 1
+      if w.chunk[w.pos] ~= k then return broken(w, "answered config " .. ks .. " out of turn") end
       if kind == "R" then
-        local row, err = M.decode_row(payload)
-        if row then
-          local p = params(names, vals, k)
-          for _, n in ipairs(names) do row[n] = p[n] end
-          deliver(k, row, nil)
-        else
-          deliver(k, nil, "worker sent a malformed row: " .. err)
-        end
+        local row, err = core.proc_decode_row(buf, w.cols, nl + 1, len)
+        if not row then return broken(w, "sent a malformed row: " .. err) end
+        w.pos = w.pos + 1
+        deliver(k, row, nil)
       else
-        deliver(k, nil, payload)
+        w.pos = w.pos + 1
+        deliver(k, nil, buf:sub(nl + 1, nl + len))
       end
+      pos = nl + len + 1
     end
     w.buf = buf:sub(pos)
     feed(w)
@@ -656,6 +609,8 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
           end
         end
       end
+      -- a worker broken or dead with work left is replaced
+      while remaining() > 0 and #workers < jobs do feed(spawn()) end
       -- suspects wait for an idle worker; workers with nothing left to do are released
       for _, w in ipairs(workers) do if idle(w) then feed(w) end end
       for j = #workers, 1, -1 do
@@ -848,6 +803,6 @@ doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
   "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached)")
 doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=}]) -> table",
   "run fn(params) over the cartesian product of {name = {values}} (sorted names, last fastest); rows carry the params")
-doc.doc(M.encode_row, "dlb.sweep.encode_row(row) -> string", "the worker-pipe serialization of a row (exact numbers)")
-doc.doc(M.decode_row, "dlb.sweep.decode_row(s) -> row | nil, msg", "inverse of encode_row; malformed input is an error message")
+doc.doc(M.encode_row, "dlb.sweep.encode_row(row) -> string", "the binary worker-channel encoding of a row, names included (exact numbers)")
+doc.doc(M.decode_row, "dlb.sweep.decode_row(s) -> row | nil, msg", "inverse of encode_row; malformed input gives nil and a message naming the byte")
 return M

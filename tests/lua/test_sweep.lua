@@ -9,15 +9,18 @@ local function tmpname(tag)
   return string.format("%s/dlb_test_sweep_%s_%d_%d.csv", tmpdir, tag, os.time(), math.random(1, 1e9))
 end
 local function readall(p) local f = io.open(p, "rb"); if not f then return nil end; local s = f:read("*a"); f:close(); return s end
-local function same(a, b, what)
+local function same(a, b, what, subtype)
   T.eq(a:count(), b:count(), what .. " count")
   T.eq(table.concat(a:columns(), ","), table.concat(b:columns(), ","), what .. " columns")
   for i = 1, a:count() do
     local x, y = a:row(i), b:row(i)
     for _, c in ipairs(a:columns()) do
       local u, v = x[c], y[c]
-      if not (u == v or (u ~= u and v ~= v)) then
+      if not (u == v or (u ~= u and v ~= v)) or (subtype and math.type and math.type(u) ~= math.type(v)) then
         error(string.format("%s: row %d column %s: %s vs %s", what, i, c, tostring(u), tostring(v)), 2)
+      end
+      if u == 0 and v == 0 and 1 / u ~= 1 / v then
+        error(string.format("%s: row %d column %s: signed zeros differ", what, i, c), 2)
       end
     end
   end
@@ -109,19 +112,19 @@ local function fnmix(p)
   if p.k == 5 then error("config five fails", 0) end
   return { third = p.k / 3, big = 1e300 * p.k, tiny = 5e-324 * p.k, s = "k=" .. p.k .. ",\"q\"\n",
     even = p.k % 2 == 0, inf = p.k == 7 and math.huge or -math.huge, nan = p.k == 8 and 0 / 0 or 1,
-    int = 2 ^ 53 - p.k }
+    int = 2 ^ 53 - p.k, negzero = -0.0 * p.k, count = p.k * 3, maybe = p.k % 3 == 0 and "third" or nil }
 end
 
 T.test("sweep: jobs=2 returns the serial table, bit for bit", function()
   local space = { k = dlb.range(1, 40, "+1"), m = { "a", "b" } }
   local s = dlb.sweep(space, fnmix, with(quiet, { jobs = 1 }))
   local p = dlb.sweep(space, fnmix, with(quiet, { jobs = 2 }))
-  same(s, p, "serial vs parallel")
+  same(s, p, "serial vs parallel", true)
   T.eq(p:failures():count(), 2, "failures in workers")
   T.eq(p:row(1).third, 1 / 3, "exact float")
   T.eq(p:row(1).tiny, 5e-324, "denormal")
   local p3 = dlb.sweep(space, fnmix, with(quiet, { jobs = 3 }))
-  same(s, p3, "three workers")
+  same(s, p3, "three workers", true)
 end)
 
 T.test("sweep: a crashing or killed worker fails its config, not the sweep", function()
@@ -146,6 +149,36 @@ T.test("sweep: a crashing or killed worker fails its config, not the sweep", fun
   assert(b:row(250)._error:find("status 5"), b:row(250)._error)
   T.eq(b:row(38).sq, 38 * 38, "its neighbours are fine")
   T.eq(b:row(400).sq, 160000, "the last config")
+end)
+
+T.test("sweep: a worker that garbles or tears its messages fails that config, not the sweep", function()
+  -- fn finds its worker's channel to the parent (the highest-numbered socket of the
+  -- worker, the shell's parent) and writes a record whose row does not decode, then hangs:
+  -- the parent kills the worker, reruns its unanswered configs one at a time and blames
+  -- the one that did it; timeout is only a safety net against a hang
+  local function garble(tag, die)
+    local p = io.popen("for f in /proc/$PPID/fd/*; do l=$(readlink $f); " ..
+      "case $l in socket:*) echo ${f##*/};; esac; done")
+    local best = -1
+    for line in p:lines() do local n = tonumber(line); if n and n > best then best = n end end
+    p:close()
+    dlb.core.proc_write(best, tag)
+    if die then os.execute("kill -9 $PPID") end -- a torn record: the worker dies mid-message
+    while true do end
+  end
+  local t0 = dlb.core.proc_now()
+  local t = dlb.sweep({ k = dlb.range(1, 8, "+1") }, function(p)
+    if p.k == 3 then garble("R 3 5\nxxxxx") end
+    if p.k == 5 then garble("R 5 500\nabc", true) end
+    if p.k == 6 then garble("not a header at all, and long enough to be sure of it.......................\n") end
+    return { v = p.k }
+  end, with(quiet, { jobs = 2, timeout = 10 }))
+  assert(dlb.core.proc_now() - t0 < 10, "no hang")
+  T.eq(t:failures():count(), 3, "three culprits")
+  assert(t:row(5)._error:find("signal 9"), t:row(5)._error)
+  assert(t:row(3)._error:find("sent a malformed row: malformed row at byte"), t:row(3)._error)
+  assert(t:row(6)._error:find("malformed record header") or t:row(6)._error:find("out of turn"), t:row(6)._error)
+  for _, k in ipairs { 1, 2, 4, 7, 8 } do T.eq(t:row(k).v, k, "k=" .. k) end
 end)
 
 T.test("sweep: timeout kills a hung worker", function()
@@ -301,17 +334,116 @@ T.test("sweep: Slurm array tasks pick their shard; the progress bar goes to stde
   T.eq(run("", "nil"):find("\r", 1, true), nil, "silent when stderr is not a terminal")
 end)
 
+local function hex(s) return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end)) end
+local function unhex(h) return (h:gsub("%x%x", function(x) return string.char(tonumber(x, 16)) end)) end
+
 T.test("serialization: exact round trip, malformed input is an error", function()
-  local row = { a = 1 / 3, b = "x:1\n\0y", c = true, d = false, e = -0.0, f = 1e308, g = math.huge, h = 2 ^ 60 }
+  local row = { a = 1 / 3, b = "x:1\n\0y", c = true, d = false, e = -0.0, f = 1e308, g = math.huge, h = 2 ^ 60,
+    i = -math.huge, j = 5e-324, k = "", l = 2 ^ 53 + 2 }
   local back = assert(sweep.decode_row(sweep.encode_row(row)))
   for k, v in pairs(row) do T.eq(back[k], v, k) end
+  for k in pairs(back) do assert(row[k] ~= nil, "extra column " .. k) end
+  T.eq(1 / back.e, -math.huge, "-0 keeps its sign")
   local n = assert(sweep.decode_row(sweep.encode_row { x = 0 / 0 }))
   assert(n.x ~= n.x, "NaN")
-  for _, bad in ipairs { "n1:a", "n1:a3:xyz", "z1:a1:1", "b1:a1:2", "n1:a3:1e", "s9:a1:1" } do
-    local r, msg = sweep.decode_row(bad)
-    assert(r == nil and msg:find("byte"), bad)
+  T.eq(next(assert(sweep.decode_row(sweep.encode_row {}))), nil, "an empty row")
+  if math.type then -- Lua 5.4: the integer subtype survives (an integer past 2^53 exactly)
+    local r = assert(sweep.decode_row(sweep.encode_row { i = math.maxinteger, j = -7, f = 3.0 }))
+    T.eq(math.type(r.i), "integer", "integer"); T.eq(r.i, math.maxinteger, "maxinteger")
+    T.eq(r.j, -7, "negative"); T.eq(math.type(r.f), "float", "float stays float")
   end
   T.checkerr("holds a table", sweep.encode_row, { a = {} })
+  T.checkerr("key", sweep.encode_row, { [1] = 2 })
+  -- wide and long rows (past the codecs' fixed scratch: 64 columns, 1 kB), in a stream
+  local wide, cols, index, dcols = {}, {}, {}, {}
+  for i = 1, 150 do wide["c" .. i] = i % 3 == 0 and string.rep("z", i * 10) or i / 7 end
+  for pass = 1, 2 do
+    local got = assert(dlb.core.proc_decode_row(dlb.core.proc_encode_row(wide, cols, index), dcols))
+    for k, v in pairs(wide) do T.eq(got[k], v, "wide " .. k .. " pass " .. pass) end
+  end
+  T.eq(#dcols, 150, "names once")
+end)
+
+T.test("serialization: the byte layout, the same under both backends", function()
+  -- host/lproc.c's layout: u32 new names, (u32 len, name) each, u32 column count, a tag per
+  -- column, 8-byte little-endian IEEE words, (u32 len, bytes) per string. 1.5 is
+  -- 0x3FF8000000000000 and 2.5 is 0x4004000000000000 (IEEE 754 binary64).
+  local cols, index = { "a", "b", "c", "d", "e" }, { a = 1, b = 2, c = 3, d = 4, e = 5 }
+  local s = dlb.core.proc_encode_row({ a = 1.5, b = "hi", c = true, d = false }, cols, index)
+  T.eq(hex(s), "00000000" .. "05000000" .. "647374662d" .. "000000000000f83f" .. "02000000" .. "6869", "known columns")
+  T.eq(#cols, 5, "no new names")
+  T.eq(hex(sweep.encode_row { x = 2.5 }), "01000000" .. "01000000" .. "78" .. "01000000" .. "64" .. "0000000000000440", "a new name")
+  -- a stream: names travel once, absent columns are tagged, new ones are appended
+  local ec, ei, dc = {}, {}, {}
+  local first = dlb.core.proc_encode_row({ u = 1.25, v = "s" }, ec, ei)
+  local second = dlb.core.proc_encode_row({ v = "t", u = 2.25 }, ec, ei)
+  local third = dlb.core.proc_encode_row({ u = 3.25, w = true }, ec, ei)
+  T.eq(#second, 4 + 4 + 2 + 8 + 4 + 1, "the second row carries no names")
+  local r1 = assert(dlb.core.proc_decode_row(first, dc))
+  local r2 = assert(dlb.core.proc_decode_row(second, dc))
+  local r3 = assert(dlb.core.proc_decode_row(third, dc))
+  T.eq(r1.u .. r1.v .. r2.u .. r2.v .. r3.u .. tostring(r3.w) .. tostring(r3.v), "1.25s2.25t3.25truenil", "decoded stream")
+  T.eq(table.concat(dc, ","), table.concat(ec, ","), "both sides know the same names")
+  -- a record inside a larger buffer (pos, len), as the parent decodes them
+  local buf = "R 1 " .. #second .. "\n" .. second .. "junk"
+  T.eq(assert(dlb.core.proc_decode_row(buf, { ec[1], ec[2] }, 6 + #tostring(#second), #second)).v, "t", "decode in place")
+  -- exact messages, the same from C and from the FFI
+  local bad = {
+    { "", "malformed row at byte 1: truncated count of new names" },
+    { "01000000" .. "05000000" .. "6162", "malformed row at byte 9: truncated name" },
+    { "00000000" .. "01000000", "malformed row at byte 5: column count differs from the names sent" },
+    { "01000000" .. "01000000" .. "78" .. "01000000" .. "7a", "malformed row at byte 14: unknown tag" },
+    { "01000000" .. "01000000" .. "78" .. "01000000" .. "64" .. "0000", "malformed row at byte 15: truncated numbers" },
+    { "01000000" .. "01000000" .. "78" .. "01000000" .. "73" .. "09000000" .. "6869", "malformed row at byte 19: truncated string" },
+    { "01000000" .. "01000000" .. "78" .. "01000000" .. "74" .. "00", "malformed row at byte 15: bytes after the row" },
+  }
+  for _, c in ipairs(bad) do
+    local before = {}
+    local r, msg = dlb.core.proc_decode_row(unhex(c[1]), before)
+    T.eq(r, nil, c[2]); T.eq(msg, c[2], "message")
+    T.eq(#before, 0, "names unchanged after a malformed row: " .. c[2])
+  end
+  -- encode errors leave the sender's names as they were
+  local sc, si = { "a" }, { a = 1 }
+  T.checkerr("holds a function", dlb.core.proc_encode_row, { b = 1, c = print }, sc, si)
+  T.eq(#sc, 1, "cols unchanged"); T.eq(si.b, nil, "index unchanged")
+  -- an index that knows a name its cols lacks would drop the column: an error instead
+  T.checkerr("cols lacks", dlb.core.proc_encode_row, { a = 1, b = 2 }, { "a" }, { a = 1, b = 2 })
+end)
+
+T.test("serialization: fuzz: truncated, flipped and random bytes never crash", function()
+  math.randomseed(7)
+  local base = sweep.encode_row { a = 1 / 3, b = "text\0", c = true, d = -2.5e-300, e = false, f = "" }
+  local function try(s)
+    local cols = { "x" }
+    local ok, r, msg = pcall(dlb.core.proc_decode_row, s, cols)
+    assert(ok, "decode raised: " .. tostring(r))
+    if r == nil then
+      assert(type(msg) == "string" and msg:find("^malformed row at byte %d+: "), tostring(msg))
+      T.eq(#cols, 1, "rollback")
+    else
+      assert(type(r) == "table")
+    end
+    return r
+  end
+  for cut = 0, #base - 1 do T.eq(try(base:sub(1, cut)), nil, "truncated at " .. cut) end
+  for _ = 1, 3000 do
+    local s = base
+    local kind = math.random(3)
+    if kind == 1 then -- flip a byte
+      local i = math.random(#s)
+      s = s:sub(1, i - 1) .. string.char(math.random(0, 255)) .. s:sub(i + 1)
+    elseif kind == 2 then -- insert or delete bytes
+      local i = math.random(#s)
+      if math.random(2) == 1 then s = s:sub(1, i - 1) .. s:sub(i + math.random(4))
+      else s = s:sub(1, i) .. string.char(math.random(0, 255), math.random(0, 255)) .. s:sub(i + 1) end
+    else -- random bytes
+      local t = {}
+      for j = 1, math.random(0, 40) do t[j] = string.char(math.random(0, 255)) end
+      s = table.concat(t)
+    end
+    try(s)
+  end
 end)
 
 T.done()
