@@ -777,18 +777,7 @@ doc.doc(M.amdahl_from_util, "dlb.parallel.amdahl_from_util(u1, un, n) -> f",
 -- to re-raise its error (without a position inside lua/dlbench or a C prefix) at its
 -- caller's level, prefixed with the function's name when the message lacks one.
 local unpack = table.unpack or unpack  -- luacheck: ignore
-local function strip(m)
-  -- a Lua runtime error ("attempt to index a nil value") is a bug of the library, not the
-  -- caller's: keep where it happened
-  if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
-  local prev
-  repeat
-    prev = m
-    m = m:gsub("^[^\n:]-%.lua:%d+: ", ""):gsub("^%[string \"[^\n]-\"%]:%d+: ", "")
-      :gsub("^stdin:%d+: ", ""):gsub("^%[C%]: ", "")
-  until m == prev
-  return m
-end
+local strip = require("dlbench.errors").strip
 local function rethrow(fname, e)
   if type(e) ~= "string" then error(e, 3) end
   local m = strip(e):gsub("^plan: ", ""):gsub("^data parallel: ", "")

@@ -385,18 +385,7 @@ doc.doc(M.totals, "dlb.parallel.layers.totals(layers) -> {params=, flops=}",
   "total parameters and training FLOPs per sample of a layer cost array")
 
 -- Errors name the user's line: re-raise at the caller's level without library positions.
-local function strip(m)
-  -- a Lua runtime error ("attempt to index a nil value") is a bug of the library, not the
-  -- caller's: keep where it happened
-  if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
-  local prev
-  repeat
-    prev = m
-    m = m:gsub("^[^\n:]-%.lua:%d+: ", ""):gsub("^%[string \"[^\n]-\"%]:%d+: ", "")
-      :gsub("^stdin:%d+: ", ""):gsub("^%[C%]: ", "")
-  until m == prev
-  return m
-end
+local strip = require("dlbench.errors").strip
 local function ret(fname, ok, ...)
   if not ok then
     local e = ...

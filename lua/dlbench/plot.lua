@@ -11,9 +11,7 @@ local Figure, Panel = {}, {}
 
 -- Call a core function; its error is raised again at `level` (error's level as seen from
 -- the function calling cc), so messages point at the user's line, never into dlbench.
-local function strip(e)
-  return (tostring(e):gsub("^[^\n:]*%.lua:%d+: ", ""))
-end
+local strip = require("dlbench.errors").strip
 local function cc(level, fn, ...)
   local ok, a, b = pcall(fn, ...)
   if not ok then error(strip(a), level + 1) end
