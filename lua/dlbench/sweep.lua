@@ -825,7 +825,10 @@ function M.sweep(space, fn, opts)
         function() bar.update(finished, failed) end)
     end
   end)
-  if writer then writer.close() end
+  if writer then
+    -- a failed close reports itself, unless an error is already on its way
+    if ok then writer.close() else pcall(writer.close) end
+  end
   if not ok then
     bar.abort()
     error(err, 0)
