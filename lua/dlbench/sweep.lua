@@ -20,11 +20,16 @@ local floor = math.floor
 -- Values from lo up to hi (inclusive bound; the last value may fall short of it): step
 -- "x2" / "*2" multiplies, "+4" or a number adds. dlb.range(2, 1024, "x4") is
 -- {2, 8, 32, 128, 512}, as ParaDnn's vocabulary sizes (seeds/004 Table 2(c)).
+-- The most values a range may hold (a bigger one is a typo, e.g. math.huge for hi).
+M.range_max = 1000000
+
 function M.range(lo, hi, step)
-  if type(lo) ~= "number" or type(hi) ~= "number" or lo ~= lo or hi ~= hi then
-    error("dlb.range: lo and hi must be numbers", 2)
-  end
-  if hi < lo then error(string.format("dlb.range: hi (%g) is below lo (%g)", hi, lo), 2) end
+  local function arg(v) return type(v) == "string" and string.format("%q", v) or tostring(v) end
+  local call = string.format("dlb.range(%s, %s, %s)", arg(lo), arg(hi), arg(step))
+  local function fail(msg) error(call .. ": " .. msg, 3) end
+  local function finite(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
+  if not finite(lo) or not finite(hi) then fail("lo and hi must be finite numbers") end
+  if hi < lo then fail(string.format("hi (%g) is below lo (%g)", hi, lo)) end
   step = step or 1
   local mul, add
   if type(step) == "number" then add = step
@@ -32,24 +37,34 @@ function M.range(lo, hi, step)
     local op, num = step:match("^%s*([x%*%+])%s*([%d%.eE%+%-]+)%s*$")
     num = num and tonumber(num)
     if not op or not num then
-      error("dlb.range: step must be \"xF\" (multiply), \"+S\" (add) or a number, got '" .. step .. "'", 2)
+      fail("step must be \"xF\" (multiply), \"+S\" (add) or a number, got '" .. step .. "'")
     end
     if op == "+" then add = num else mul = num end
   else
-    error("dlb.range: step must be a string like \"x2\" or \"+4\", or a number", 2)
+    fail("step must be a string like \"x2\" or \"+4\", or a number")
   end
+  local max = M.range_max
   local out = {}
   if add then
-    if not (add > 0) then error("dlb.range: an added step must be > 0, got " .. tostring(add), 2) end
+    if not finite(add) or not (add > 0) then fail("an added step must be a finite number > 0, got " .. tostring(add)) end
     local n = floor((hi - lo) / add + 1e-9)
+    if not (n < max) then
+      fail(string.format("would make %.0f values, more than dlb.range's maximum of %d", n + 1, max))
+    end
+    -- Lua 5.4 integers near 2^63 would wrap around: such ranges are floats
+    if hi >= 2 ^ 62 then lo = lo + 0.0; add = add + 0.0 end
     for k = 0, n do out[#out + 1] = lo + k * add end
   else
-    if not (mul > 1) then error("dlb.range: a multiplying step must be > 1, got " .. tostring(mul), 2) end
-    if not (lo > 0) then error("dlb.range: a multiplying range needs lo > 0, got " .. tostring(lo), 2) end
+    if not finite(mul) or not (mul > 1) then fail("a multiplying step must be a finite number > 1, got " .. tostring(mul)) end
+    if not (lo > 0) then fail("a multiplying range needs lo > 0, got " .. tostring(lo)) end
     local v = lo
-    while v <= hi * (1 + 1e-12) do
+    while v <= hi * (1 + 1e-12) and v < math.huge do
+      if #out >= max then fail(string.format("would make more than dlb.range's maximum of %d values", max)) end
       out[#out + 1] = v
-      v = v * mul
+      local nv = v * mul
+      -- an integer product past 2^63 wraps around under Lua 5.4: go on in floats
+      if math.type and math.type(nv) == "integer" and nv / mul ~= v then nv = (v + 0.0) * mul end
+      v = nv
     end
   end
   return out
@@ -61,12 +76,24 @@ local function isarray(v)
   return type(v) == "table" and (v[1] ~= nil or next(v) == nil)
 end
 
+-- Column names a sweep's table uses for itself; a parameter may not take them.
+local reserved = { _error = true }
+local function reserved_list()
+  local r = {}
+  for k in pairs(reserved) do r[#r + 1] = k end
+  table.sort(r)
+  return table.concat(r, ", ")
+end
+
 -- Names in order and their value lists; scalars are one-value lists.
 local function plan(space, order)
   if type(space) ~= "table" then error("dlb.sweep: the space must be a table {name = {values}}", 3) end
   local names, vals = {}, {}
   for k, v in pairs(space) do
     if type(k) ~= "string" then error("dlb.sweep: parameter names must be strings", 3) end
+    if reserved[k] then
+      error(string.format("dlb.sweep: parameter '%s' is a reserved column name (reserved: %s)", k, reserved_list()), 3)
+    end
     if type(v) == "table" then
       if not isarray(v) then error("dlb.sweep: '" .. k .. "' must be a list of values", 3) end
       if #v == 0 then error("dlb.sweep: '" .. k .. "' has no values", 3) end
@@ -148,7 +175,7 @@ local function mkrow(names, p, res)
     if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then
       return nil, string.format("fn returned column '%s' holding a %s (numbers, strings, booleans only)", k, tv)
     end
-    if k == "_error" then return nil, "fn returned the reserved column '_error'" end
+    if reserved[k] then return nil, "fn returned the reserved column '" .. k .. "'" end
     if row[k] ~= nil and row[k] ~= v and p[k] ~= nil then
       return nil, string.format("fn returned column '%s' = %s, which is a swept parameter (= %s)",
         k, tostring(v), tostring(p[k]))
@@ -302,6 +329,13 @@ local function checkpoint_writer(path, names, oldrows, oldcols)
   for i, r in ipairs(oldrows) do w.rows[i] = r end
   local has = {}
   if w.cols then for _, c in ipairs(w.cols) do has[c] = true end end
+  -- a failed write, fsync or close names the checkpoint (not only its descriptor)
+  local function ck(f, ...)
+    local ok, err = pcall(f, ...)
+    if not ok then
+      error(string.format("dlb.sweep: checkpoint %s: %s", path, (errtext(err):gsub("^proc: ", ""))), 0)
+    end
+  end
   local function open()
     local fd, err = core.proc_open_append(path)
     if not fd then error("dlb.sweep: checkpoint: " .. err, 0) end
@@ -344,16 +378,17 @@ local function checkpoint_writer(path, names, oldrows, oldcols)
       return
     end
     if not w.fd then open() end
-    core.proc_write(w.fd, tbl.csvline(row, w.cols))
+    ck(core.proc_write, w.fd, tbl.csvline(row, w.cols))
     local now = core.proc_now()
-    if now - w.synced > 0.5 then core.proc_fsync(w.fd); w.synced = now end
+    if now - w.synced > 0.5 then ck(core.proc_fsync, w.fd); w.synced = now end
   end
   function w.close()
     if w.fd then
       local fd = w.fd
       w.fd = nil
-      pcall(core.proc_fsync, fd)
-      core.proc_close(fd)
+      local ok, err = pcall(core.proc_fsync, fd)
+      ck(core.proc_close, fd)
+      if not ok then ck(error, err, 0) end
     end
   end
   -- an interrupted sweep (Ctrl-C raises on every instruction) cannot close the file:
@@ -374,22 +409,24 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
   -- second crash on its config exactly.
   local suspects = {}
   local workers = {}           -- alive: {pid=, wfd=, rfd=, buf=, chunk={...}, next=, started=}
-  local closed = false
 
+  -- Close, kill and reap every worker. Re-entrant: each worker leaves the list once it is
+  -- reaped, so a cleanup cut short (the host's Ctrl-C hook raises on every instruction)
+  -- is finished by the next call. It runs from the message handler of the xpcall below,
+  -- where Lua 5.4 and LuaJIT run no hooks when the error came from one.
   local function cleanup()
-    if closed then return end
-    closed = true
-    for _, w in ipairs(workers) do
-      pcall(core.proc_close, w.wfd)
-      pcall(core.proc_close, w.rfd)
+    while #workers > 0 do
+      local w = workers[#workers]
+      if w.wfd then pcall(core.proc_close, w.wfd); w.wfd = nil end
+      if w.rfd then pcall(core.proc_close, w.rfd); w.rfd = nil end
       -- signal only a child of ours that still runs (never a reaped, reused pid)
       local ok, state = pcall(core.proc_wait, w.pid, false)
       if ok and state == "running" then
         pcall(core.proc_kill, w.pid, 9)
         pcall(core.proc_wait, w.pid, true)
       end
+      workers[#workers] = nil
     end
-    workers = {}
   end
   local guard = on_collect(cleanup) -- if an error escapes before cleanup ran
 
@@ -518,8 +555,8 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
     elseif left > 1 then
       for i = w.pos, #w.chunk do suspects[#suspects + 1] = w.chunk[i] end
     end
-    pcall(core.proc_close, w.wfd)
-    pcall(core.proc_close, w.rfd)
+    pcall(core.proc_close, w.wfd); w.wfd = nil
+    pcall(core.proc_close, w.rfd); w.rfd = nil
     for i, x in ipairs(workers) do if x == w then table.remove(workers, i) break end end
   end
 
@@ -574,7 +611,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
     feed(w)
   end
 
-  local ok, err = pcall(function()
+  local ok, err = xpcall(function()
     local n = math.min(jobs, remaining())
     for _ = 1, n do
       local w = spawn()
@@ -616,14 +653,18 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       for j = #workers, 1, -1 do
         local w = workers[j]
         if idle(w) then
-          core.proc_close(w.wfd)
-          core.proc_close(w.rfd)
+          core.proc_close(w.wfd); w.wfd = nil
+          core.proc_close(w.rfd); w.rfd = nil
           core.proc_wait(w.pid, true)
           table.remove(workers, j)
         end
       end
       tick()
     end
+  end, function(e)
+    -- every exit path reaps the workers, then the same error object goes on
+    pcall(cleanup)
+    return e
   end)
   cleanup()
   guard = nil -- luacheck: ignore
@@ -631,6 +672,33 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
 end
 
 -- ---------------------------------------------------------------- the sweep
+
+-- opts.timeout in-process (jobs = 1): a count hook checks the clock every 1000 VM
+-- instructions and raises once the config has run too long (again every 1000 instructions
+-- if fn catches it). Returns a function(p) -> pcall's results. Hooks see only Lua code of
+-- this coroutine: a long C call ends before the error, and a loop in a coroutine fn
+-- resumes is not stopped. LuaJIT runs no hooks in compiled code, so the JIT is off (and
+-- its traces flushed) while such a config runs.
+local function timed(fn, limit)
+  local msg = string.format("timed out after %g s (stopped in-process)", limit)
+  local jit = rawget(_G, "jit")
+  return function(p)
+    local deadline = core.proc_now() + limit
+    local late = false
+    local function hook()
+      if core.proc_now() > deadline then late = true; error(msg, 0) end
+    end
+    local hadjit = jit and jit.status()
+    if hadjit then jit.off(); jit.flush() end
+    local prev, mask, count = debug.gethook()
+    debug.sethook(hook, "", 1000)
+    local ok, res = pcall(fn, p)
+    if type(prev) == "function" then debug.sethook(prev, mask, count) else debug.sethook() end
+    if hadjit then jit.on() end
+    if late then return false, msg end
+    return ok, res
+  end
+end
 
 local valid_opts = { jobs = true, order = true, strict = true, checkpoint = true, shard = true,
   progress = true, quiet = true, timeout = true, label = true }
@@ -738,9 +806,10 @@ function M.sweep(space, fn, opts)
 
   local ok, err = pcall(function()
     if jobs == 1 or #todo <= 1 then
+      local call = opts.timeout and timed(fn, opts.timeout) or function(p) return pcall(fn, p) end
       for _, k in ipairs(todo) do
         local p = params(names, vals, k)
-        local cok, res = pcall(fn, p)
+        local cok, res = call(p)
         if not cok then
           local msg = errtext(res)
           if is_interrupt(msg) then error(msg, 0) end
@@ -756,7 +825,10 @@ function M.sweep(space, fn, opts)
         function() bar.update(finished, failed) end)
     end
   end)
-  if writer then writer.close() end
+  if writer then
+    -- a failed close reports itself, unless an error is already on its way
+    if ok then writer.close() else pcall(writer.close) end
+  end
   if not ok then
     bar.abort()
     error(err, 0)
@@ -800,7 +872,7 @@ function M.sweep(space, fn, opts)
 end
 
 doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
-  "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached)")
+  "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached); finite bounds, at most 1e6 values")
 doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=}]) -> table",
   "run fn(params) over the cartesian product of {name = {values}} (sorted names, last fastest); rows carry the params")
 doc.doc(M.encode_row, "dlb.sweep.encode_row(row) -> string", "the binary worker-channel encoding of a row, names included (exact numbers)")
