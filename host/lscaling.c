@@ -52,14 +52,21 @@ static int scaling_fit(lua_State *L) {
   return 1;
 }
 
+/* The parameter array at argument i, which must hold exactly what `form` takes. */
+static double *checkformparams(lua_State *L, int form, int i) {
+  int np;
+  double *q = checkarray(L, i, "params", &np, 0);
+  int need = dlb_scaling_form_params(form);
+  if (need < 0) dlbL_error(L);
+  if (np != need) luaL_error(L, "params has %d values, the form needs %d", np, need);
+  return q;
+}
+
 /* -- core.scaling_eval(form, params, x) -> y */
 static int scaling_eval(lua_State *L) {
-  int form = (int)luaL_checkinteger(L, 1), np;
-  double *q = checkarray(L, 2, "params", &np, 0);
+  int form = (int)luaL_checkinteger(L, 1);
+  double *q = checkformparams(L, form, 2);
   double x = luaL_checknumber(L, 3), y;
-  int need = dlb_scaling_form_params(form);
-  if (need < 0) return dlbL_error(L);
-  if (np != need) return luaL_error(L, "params has %d values, the form needs %d", np, need);
   dlbL_check(L, dlb_scaling_eval(form, q, x, &y));
   lua_pushnumber(L, y);
   return 1;
@@ -67,12 +74,9 @@ static int scaling_eval(lua_State *L) {
 
 /* -- core.scaling_invert(form, params, y) -> x */
 static int scaling_invert(lua_State *L) {
-  int form = (int)luaL_checkinteger(L, 1), np;
-  double *q = checkarray(L, 2, "params", &np, 0);
+  int form = (int)luaL_checkinteger(L, 1);
+  double *q = checkformparams(L, form, 2);
   double y = luaL_checknumber(L, 3), x;
-  int need = dlb_scaling_form_params(form);
-  if (need < 0) return dlbL_error(L);
-  if (np != need) return luaL_error(L, "params has %d values, the form needs %d", np, need);
   dlbL_check(L, dlb_scaling_invert(form, q, y, &x));
   lua_pushnumber(L, x);
   return 1;

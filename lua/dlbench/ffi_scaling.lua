@@ -58,24 +58,25 @@ return function(core, C, ffi)
 
   local out1 = ffi.new("double[1]")
 
-  function core.scaling_eval(form, params, x)
+  -- The parameter array, which must hold exactly what `form` takes.
+  local function formparams(form, params)
     integer(form, "form")
     local q, np = array(params, "params")
     local need = nparams(form)
     if np ~= need then
       error(string.format("params has %d values, the form needs %d", np, need), 0)
     end
+    return q
+  end
+
+  function core.scaling_eval(form, params, x)
+    local q = formparams(form, params)
     core.check(C.dlb_scaling_eval(form, q, x, out1))
     return out1[0]
   end
 
   function core.scaling_invert(form, params, y)
-    integer(form, "form")
-    local q, np = array(params, "params")
-    local need = nparams(form)
-    if np ~= need then
-      error(string.format("params has %d values, the form needs %d", np, need), 0)
-    end
+    local q = formparams(form, params)
     core.check(C.dlb_scaling_invert(form, q, y, out1))
     return out1[0]
   end

@@ -308,4 +308,11 @@ T.test("graph_costs: the size whose params match, bisection", function()
   T.checkerr("must return numbers", S.graph_costs(function() return {} end), 10, 1)
 end)
 
+T.test("backend: a parameter array of the wrong length for its form is an error", function()
+  local core = require("dlbench").core
+  -- form 0, the pure power law alpha * m^beta, takes 2 parameters
+  T.checkerr("params has 1 values, the form needs 2", core.scaling_eval, 0, { 1 }, 2)
+  T.checkerr("params has 3 values, the form needs 2", core.scaling_invert, 0, { 1, 2, 3 }, 2)
+end)
+
 T.done()
