@@ -40,10 +40,10 @@ typedef struct tx {
 
 static int oom(void) { return dlb_fail(DLB_ENOMEM, "graph: out of memory"); }
 
-/* Emit an op; output i gets the dims of tensor shapes[i] and role roles. Returns the op
-** index (<0 error). */
-static int emit(tx *x, int type, int suffix, size_t nin, const int *in, int nout,
-                const int *shapes, int role, const int *attrs) {
+/* A new op of the step with nout outputs still to add: in the current phase, tagged with
+** the forward op it serves and that op's layer. Returns the op (<0 error). */
+static int step_op(tx *x, int type, int suffix, size_t nin, const int *in, int nout,
+                   const int *attrs) {
   dlb_graph *s = x->s;
   int o = new_op(s, type, -1, nin, in, nout);
   if (o < 0) return o;
@@ -53,6 +53,16 @@ static int emit(tx *x, int type, int suffix, size_t nin, const int *in, int nout
   p->suffix = (uint8_t)suffix;
   p->layer = x->fwd >= 0 ? s->o[x->fwd].layer : -1;
   if (attrs) memcpy(p->attr, attrs, sizeof p->attr);
+  return o;
+}
+
+/* Emit an op; output i gets the dims of tensor shapes[i] and role roles. Returns the op
+** index (<0 error). */
+static int emit(tx *x, int type, int suffix, size_t nin, const int *in, int nout,
+                const int *shapes, int role, const int *attrs) {
+  dlb_graph *s = x->s;
+  int o = step_op(x, type, suffix, nin, in, nout, attrs);
+  if (o < 0) return o;
   for (int i = 0; i < nout; i++) {
     const tensor *sh = &s->t[shapes[i]];
     int32_t d[DLB_GRAPH_MAXRANK];
@@ -71,14 +81,8 @@ static int emit(tx *x, int type, int suffix, size_t nin, const int *in, int nout
 static int emit_dims(tx *x, int type, int suffix, size_t nin, const int *in, int ndims,
                      const int32_t *dims, int grad_of, const int *attrs) {
   dlb_graph *s = x->s;
-  int o = new_op(s, type, -1, nin, in, 1);
+  int o = step_op(x, type, suffix, nin, in, 1, attrs);
   if (o < 0) return o;
-  op *p = &s->o[o];
-  p->phase = (uint8_t)x->phase;
-  p->fwd = x->fwd;
-  p->suffix = (uint8_t)suffix;
-  p->layer = x->fwd >= 0 ? s->o[x->fwd].layer : -1;
-  if (attrs) memcpy(p->attr, attrs, sizeof p->attr);
   int dt = s->t[grad_of].flags & TF_DTYPE_SET ? s->t[grad_of].dtype : DLB_DT_DEFAULT;
   int t = add_output(s, o, 0, ndims, dims, dt, DLB_ROLE_GRADIENT);
   if (t < 0) return t;
