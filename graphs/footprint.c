@@ -150,37 +150,55 @@ static void release(fpctx *c) {
   free(c->coff); free(c->toff); free(c->cons); free(c->tcons);
 }
 
+/* Live bytes, in all and by category, while an op order runs; the peak goes to an fpresult. */
+typedef struct livemem { double live, cat[5]; } livemem;
+
+/* Start from what lives before the first op (weights, inputs, optimizer state). */
+static void live_start(const fpctx *c, livemem *m, fpresult *r) {
+  m->live = c->start;
+  memcpy(m->cat, c->startcat, sizeof m->cat);
+  r->peak = m->live;
+  memcpy(r->cat, m->cat, sizeof m->cat);
+}
+
+static inline void live_free(const fpctx *c, livemem *m, int t) {
+  m->live -= c->size[t];
+  m->cat[c->cat[t] & 7] -= c->size[t];
+}
+
+/* Op p allocates the outputs it owns; the peak is taken with them live. */
+static inline void live_outputs(const fpctx *c, livemem *m, const op *p, const int32_t *out,
+                                fpresult *r) {
+  for (int j = 0; j < p->nout; j++) {
+    int t = out[j];
+    if (c->cat[t] & OWNER) m->live += c->size[t], m->cat[c->cat[t] & 7] += c->size[t];
+  }
+  if (m->live > r->peak) {
+    r->peak = m->live;
+    memcpy(r->cat, m->cat, sizeof m->cat);
+  }
+}
+
 /* Peak live bytes (and the breakdown at the peak) of one op order. */
 static int simulate(const fpctx *c, const int *order, fpresult *r) {
   const dlb_graph *g = c->g;
-  const double *size = c->size;
   int32_t *rem = malloc((g->nt ? g->nt : 1) * sizeof *rem);
   if (!rem) return DLB_ENOMEM;
   memcpy(rem, c->uses, g->nt * sizeof *rem);
-  double live = c->start, cat[5];
-  memcpy(cat, c->startcat, sizeof cat);
-  r->peak = live;
-  memcpy(r->cat, cat, sizeof cat);
+  livemem m;
+  live_start(c, &m, r);
   const int32_t *args = g->args;
   for (size_t k = 0; k < g->no; k++) {
     const op *p = &g->o[order[k]];
     const int32_t *in = args + p->in, *out = args + p->out;
-    for (int j = 0; j < p->nout; j++) {
-      int t = out[j];
-      if (c->cat[t] & OWNER) live += size[t], cat[c->cat[t] & 7] += size[t];
-    }
-    if (live > r->peak) {
-      r->peak = live;
-      memcpy(r->cat, cat, sizeof cat);
-    }
+    live_outputs(c, &m, p, out, r);
     for (int j = 0; j < p->nin; j++) {
       int b = c->base[in[j]];
-      if (--rem[b] == 0 && !(c->cat[b] & PERSIST)) live -= size[b], cat[c->cat[b] & 7] -= size[b];
+      if (--rem[b] == 0 && !(c->cat[b] & PERSIST)) live_free(c, &m, b);
     }
     for (int j = 0; j < p->nout; j++) {
       int t = out[j];
-      if ((c->cat[t] & (OWNER | PERSIST)) == OWNER && rem[t] == 0)
-        live -= size[t], cat[c->cat[t] & 7] -= size[t];
+      if ((c->cat[t] & (OWNER | PERSIST)) == OWNER && rem[t] == 0) live_free(c, &m, t);
     }
   }
   free(rem);
@@ -304,30 +322,20 @@ static int schedule(const fpctx *c, int *order, int hybrid, fpresult *r) {
   for (size_t i = 0; i < g->no; i++)
     if (s.deps[i] == 0) push(&s, (int)i);
   size_t k = 0;
-  const double *size = c->size;
-  double live = c->start, cat[5];
-  memcpy(cat, c->startcat, sizeof cat);
-  r->peak = live;
-  memcpy(r->cat, cat, sizeof cat);
+  livemem m;
+  live_start(c, &m, r);
   while (s.h.n) {
     int o = hpop(&s.h);
     s.done[o] = 1;
     order[k++] = o;
     const op *p = &g->o[o];
     const int32_t *in = g->args + p->in, *out = g->args + p->out;
-    for (int j = 0; j < p->nout; j++) { /* outputs allocated, then the peak */
-      int t = out[j];
-      if (c->cat[t] & OWNER) live += size[t], cat[c->cat[t] & 7] += size[t];
-    }
-    if (live > r->peak) {
-      r->peak = live;
-      memcpy(r->cat, cat, sizeof cat);
-    }
+    live_outputs(c, &m, p, out, r);
     for (int j = 0; j < p->nin; j++) {
       int b = c->base[in[j]];
       --s.rem[b];
       if (c->cat[b] & PERSIST) continue;
-      if (s.rem[b] == 0) live -= size[b], cat[c->cat[b] & 7] -= size[b];
+      if (s.rem[b] == 0) live_free(c, &m, b);
       else if (s.rem[b] <= 2)
         for (int q = c->coff[b]; q < c->coff[b + 1]; q++) {
           int rr = c->cons[q];
@@ -336,8 +344,7 @@ static int schedule(const fpctx *c, int *order, int hybrid, fpresult *r) {
     }
     for (int j = 0; j < p->nout; j++) {
       int t = out[j];
-      if ((c->cat[t] & (OWNER | PERSIST)) == OWNER && s.rem[t] == 0)
-        live -= size[t], cat[c->cat[t] & 7] -= size[t];
+      if ((c->cat[t] & (OWNER | PERSIST)) == OWNER && s.rem[t] == 0) live_free(c, &m, t);
       for (int q = c->toff[t]; q < c->toff[t + 1]; q++) {
         int rr = c->tcons[q];
         if (--s.deps[rr] == 0) push(&s, rr);
