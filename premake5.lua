@@ -57,6 +57,8 @@ project "dlbench_shared"
   files(libfiles)
   objdir "build/obj/shared"
   links(syslibs)
+  -- Only DLB_API functions (graphs/dlb_export.h) are exported from the shared library.
+  buildoptions { "-fvisibility=hidden" }
   outputs "lib"
   -- The FFI declarations are generated from the header's marked regions, never hand-copied.
   prebuildcommands { "luajit ../host/gen_cdef.lua ../graphs/dlbench.h ../lua/dlbench/ffi_cdef.lua" }

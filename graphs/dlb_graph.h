@@ -19,6 +19,8 @@
 
 #include "dlb_poly.h"
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -80,26 +82,26 @@ typedef struct dlb_totals {
   double nops, ntensors, nlayers;
 } dlb_totals;
 
-dlb_graph *dlb_graph_new(const char *name);
-void dlb_graph_free(dlb_graph *g);
-const char *dlb_graph_name(const dlb_graph *g);
+DLB_API dlb_graph *dlb_graph_new(const char *name);
+DLB_API void dlb_graph_free(dlb_graph *g);
+DLB_API const char *dlb_graph_name(const dlb_graph *g);
 /* Add a tensor without producer (input, label, weight ...); dims as text ("b", "4*h").
 ** dtype DLB_DT_DEFAULT follows the precision policy. *id receives its index. */
-int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t ndims,
+DLB_API int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t ndims,
                      const char *const *dims, int *id);
 /* The op type of a name ("matmul", "conv2d", "relu" ...), or DLB_ENOTFOUND. */
-int dlb_graph_op_type(const char *name);
+DLB_API int dlb_graph_op_type(const char *name);
 /* The name of an op type; static; "?" if unknown. */
-const char *dlb_graph_op_type_name(int type);
+DLB_API const char *dlb_graph_op_type_name(int type);
 /* Add an op. attrs: integer attributes by op type (see graph_ops.c); dims: extra dims
 ** as text (reshape's shape, split's sizes, slice's length). Writes up to maxout output
 ** tensor ids (always consecutive ids); *nout receives the count (the last output of
 ** softmax, log_softmax, softmax_xent and im2col convs is their workspace, of role
 ** DLB_ROLE_WORKSPACE). On failure nothing of the op remains in the graph. */
-int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
+DLB_API int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
                  size_t nattr, const int *attrs, size_t ndims, const char *const *dims,
                  int *outputs, size_t maxout, size_t *nout);
-int dlb_graph_set_loss(dlb_graph *g, int tensor);
+DLB_API int dlb_graph_set_loss(dlb_graph *g, int tensor);
 /* Layer builders (graph_layers.c): a whole layer of lua/dlbench/nn.lua in one call, making
 ** exactly the tensors and ops (same order, names, dims, attributes) its op-by-op
 ** construction makes. Dims as text; name is required; weights are "<name>/w" ... as
@@ -113,73 +115,73 @@ int dlb_graph_set_loss(dlb_graph *g, int tensor);
 **   lstm_cell, gru_cell, rnn_cell: one time step with the given weights (unnamed ops).
 **   highway: one RHN sublayer s' = s + sigmoid(t) (tanh(h) - s), [h, t] = [x, s] w + b
 **     (x < 0: s w + b). */
-int dlb_graph_linear(dlb_graph *g, int x, const char *nout, int bias, const char *name, int *out);
-int dlb_graph_conv(dlb_graph *g, int x, size_t nwdims, const char *const *wdims,
+DLB_API int dlb_graph_linear(dlb_graph *g, int x, const char *nout, int bias, const char *name, int *out);
+DLB_API int dlb_graph_conv(dlb_graph *g, int x, size_t nwdims, const char *const *wdims,
                    const int *attrs, int bias, const char *name, int *out);
-int dlb_graph_norm(dlb_graph *g, int type, int x, const char *name, int *out);
-int dlb_graph_embedding_layer(dlb_graph *g, int ids, const char *vocab, const char *dim,
+DLB_API int dlb_graph_norm(dlb_graph *g, int type, int x, const char *name, int *out);
+DLB_API int dlb_graph_embedding_layer(dlb_graph *g, int ids, const char *vocab, const char *dim,
                               const char *name, int *out);
-int dlb_graph_lstm_cell(dlb_graph *g, int x, int h, int c, int w, int b, int *hout, int *cout);
-int dlb_graph_gru_cell(dlb_graph *g, int x, int h, int w, int b, int wn, int un, int bn,
+DLB_API int dlb_graph_lstm_cell(dlb_graph *g, int x, int h, int c, int w, int b, int *hout, int *cout);
+DLB_API int dlb_graph_gru_cell(dlb_graph *g, int x, int h, int w, int b, int wn, int un, int bn,
                        int *hout);
-int dlb_graph_rnn_cell(dlb_graph *g, int x, int h, int w, int b, int *hout);
-int dlb_graph_highway(dlb_graph *g, int x, int s, int w, int b, int *out);
+DLB_API int dlb_graph_rnn_cell(dlb_graph *g, int x, int h, int w, int b, int *hout);
+DLB_API int dlb_graph_highway(dlb_graph *g, int x, int s, int w, int b, int *out);
 /* Start a layer scope (ops created afterwards carry it); NULL ends it. */
-int dlb_graph_layer(dlb_graph *g, const char *name);
+DLB_API int dlb_graph_layer(dlb_graph *g, const char *name);
 /* Mark a tensor as a recompute checkpoint (for DLB_RECOMPUTE_MARKED). */
-int dlb_graph_checkpoint(dlb_graph *g, int tensor);
-size_t dlb_graph_ntensors(const dlb_graph *g);
-size_t dlb_graph_nops(const dlb_graph *g);
+DLB_API int dlb_graph_checkpoint(dlb_graph *g, int tensor);
+DLB_API size_t dlb_graph_ntensors(const dlb_graph *g);
+DLB_API size_t dlb_graph_nops(const dlb_graph *g);
 /* Tensor facts: rank, dtype (as declared), role, producing op (-1: none). */
-int dlb_graph_tensor_info(const dlb_graph *g, int t, int *ndims, int *dtype, int *role,
+DLB_API int dlb_graph_tensor_info(const dlb_graph *g, int t, int *ndims, int *dtype, int *role,
                           int *producer);
 /* Text of a tensor's name or dim i into buf; returns the full length (0 if invalid). */
-size_t dlb_graph_tensor_name(const dlb_graph *g, int t, char *buf, size_t size);
-size_t dlb_graph_tensor_dim(const dlb_graph *g, int t, int i, char *buf, size_t size);
+DLB_API size_t dlb_graph_tensor_name(const dlb_graph *g, int t, char *buf, size_t size);
+DLB_API size_t dlb_graph_tensor_dim(const dlb_graph *g, int t, int i, char *buf, size_t size);
 /* Graphviz DOT text of the forward graph; returns the full length. */
-size_t dlb_graph_dot(const dlb_graph *g, char *buf, size_t size);
+DLB_API size_t dlb_graph_dot(const dlb_graph *g, char *buf, size_t size);
 /* The FLOP convention line printed with every summary; static. */
-const char *dlb_graph_convention(void);
+DLB_API const char *dlb_graph_convention(void);
 
 /* Numeric analysis with every dim bound by names/values. NULL with DLB_EUNBOUND naming
 ** the unbound dims. The caller frees the result with dlb_analysis_free. */
-dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb,
+DLB_API dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb,
                                 const char *const *names, const double *values);
 /* Polynomial totals with dims partly bound: out[DLB_SYM_*] receive new polys. */
-int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
+DLB_API int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
                        const char *const *names, const double *values, dlb_poly **out);
 /* Ops in the training step (or the forward pass under o->inference) into *out; the step
 ** does not depend on the bindings. */
-int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *out);
+DLB_API int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *out);
 /* Symbolic forward FLOPs of the ops of one type (e.g. "matmul"), new poly. */
-dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
+DLB_API dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
                                   const char *const *names, const double *values);
 
-void dlb_analysis_free(dlb_analysis *a);
-int dlb_analysis_totals(const dlb_analysis *a, dlb_totals *out);
-size_t dlb_analysis_nops(const dlb_analysis *a);
-const double *dlb_analysis_op_flops(const dlb_analysis *a);  /* borrowed, nops entries */
-const double *dlb_analysis_op_bytes(const dlb_analysis *a);  /* borrowed, nops entries */
-const int *dlb_analysis_op_phase(const dlb_analysis *a);     /* DLB_PHASE_FWD/BWD/UPDATE/RECOMPUTE */
-const int *dlb_analysis_op_layer(const dlb_analysis *a);     /* layer index or -1 */
-const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type ids */
+DLB_API void dlb_analysis_free(dlb_analysis *a);
+DLB_API int dlb_analysis_totals(const dlb_analysis *a, dlb_totals *out);
+DLB_API size_t dlb_analysis_nops(const dlb_analysis *a);
+DLB_API const double *dlb_analysis_op_flops(const dlb_analysis *a);  /* borrowed, nops entries */
+DLB_API const double *dlb_analysis_op_bytes(const dlb_analysis *a);  /* borrowed, nops entries */
+DLB_API const int *dlb_analysis_op_phase(const dlb_analysis *a);     /* DLB_PHASE_FWD/BWD/UPDATE/RECOMPUTE */
+DLB_API const int *dlb_analysis_op_layer(const dlb_analysis *a);     /* layer index or -1 */
+DLB_API const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type ids */
 /* For matmul-like ops (matmul, batched matmul, and conv as implicit GEMM): fills m, n, k and
 ** batch count (out[0..3]) and returns DLB_OK; otherwise DLB_ENOTFOUND. */
-int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]);
+DLB_API int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]);
 /* Name of op i of the analysed step; returns the full length. */
-size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t size);
-size_t dlb_analysis_nlayers(const dlb_analysis *a);
+DLB_API size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t size);
+DLB_API size_t dlb_analysis_nlayers(const dlb_analysis *a);
 /* Name of layer i; borrowed while a lives; NULL if out of range. */
-const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
+DLB_API const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
 /* Costs of layer i (for pipeline partitioning): out[0] parameters, out[1] forward FLOPs,
 ** out[2] backward FLOPs (with recompute), out[3] update FLOPs, out[4] bytes of forward
 ** activations the layer sends to other layers, out[5] bytes of its weights. */
-int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
+DLB_API int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
 /* The op order of the best schedule found (nops entries); borrowed. */
-const int *dlb_analysis_schedule(const dlb_analysis *a);
+DLB_API const int *dlb_analysis_schedule(const dlb_analysis *a);
 /* Exact minimal footprint by exhaustive search (dynamic programming over the subsets of
 ** ops, O(2^n * n)); DLB_EINVAL when the step has more than 22 ops. */
-int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out);
+DLB_API int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -9,6 +9,8 @@
 #ifndef DLB_HW_H
 #define DLB_HW_H
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,22 +44,22 @@ typedef struct dlb_roof {
 
 /* The precision named `name` ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"),
 ** or DLB_EINVAL with a message listing the names. */
-int dlb_precision_id(const char *name);
+DLB_API int dlb_precision_id(const char *name);
 /* The name of precision `id`, or NULL when out of range; static. */
-const char *dlb_precision_name(int id);
+DLB_API const char *dlb_precision_name(int id);
 /* Bytes per element of precision `id` (fp64 8, fp32 and tf32 4, fp16 and bf16 2, fp8
 ** and int8 1), or 0 when out of range. */
-double dlb_precision_bytes(int id);
+DLB_API double dlb_precision_bytes(int id);
 
 /* Check a roofline description: positive finite peak and bw, effs in (0, 1], cache >= 0,
 ** elem > 0. Returns DLB_OK or DLB_EINVAL naming the bad field. */
-int dlb_roof_check(const dlb_roof *d);
+DLB_API int dlb_roof_check(const dlb_roof *d);
 /* The ridge point in FLOP/byte: peak / bw, or with achievable != 0
 ** (peak * flops_eff) / (bw * bw_eff). */
-int dlb_roof_ridge(const dlb_roof *d, int achievable, double *out);
+DLB_API int dlb_roof_ridge(const dlb_roof *d, int achievable, double *out);
 /* Attainable FLOP/s at operational intensity `intensity` (FLOP/byte):
 ** min(peak * flops_eff, intensity * bw * bw_eff). */
-int dlb_roof_attainable(const dlb_roof *d, double intensity, double *out);
+DLB_API int dlb_roof_attainable(const dlb_roof *d, double intensity, double *out);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

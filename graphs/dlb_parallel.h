@@ -10,6 +10,8 @@
 #ifndef DLB_PARALLEL_H
 #define DLB_PARALLEL_H
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,12 +58,12 @@ typedef struct dlb_par_coll {
 ** `bytes` (allreduce/broadcast: the buffer; allgather/reduce-scatter: the full gathered
 ** buffer; all-to-all: what each rank holds; PS: the gradient/weights). `shards` is the
 ** number of parameter servers (DLB_COLL_PS only; 0 = 1). Returns DLB_OK or DLB_EINVAL. */
-int dlb_par_collective(int op, int algo, double bytes, double n, double shards,
+DLB_API int dlb_par_collective(int op, int algo, double bytes, double n, double shards,
                        const dlb_par_link *link, dlb_par_coll *out);
 
 /* Hierarchical allreduce (intra-node ring reduce-scatter, inter-node `inter_algo` allreduce
 ** of the 1/per_node shard, intra-node ring all-gather) over per_node x nodes ranks. */
-int dlb_par_allreduce_hier(double bytes, double per_node, double nodes, int inter_algo,
+DLB_API int dlb_par_allreduce_hier(double bytes, double per_node, double nodes, int inter_algo,
                            const dlb_par_link *intra, const dlb_par_link *inter,
                            dlb_par_coll *out);
 
@@ -72,7 +74,7 @@ typedef struct dlb_par_cluster dlb_par_cluster;
 ** intra links with `algo`; across nodes hierarchically when per_node > 1 divides n, else
 ** flat with `algo` on the inter links. DLB_EINVAL when cl is invalid (dlb_par_cluster_check)
 ** or n devices do not fit in it. */
-int dlb_par_allreduce_cluster(double bytes, double n, int algo, const dlb_par_cluster *cl,
+DLB_API int dlb_par_allreduce_cluster(double bytes, double n, int algo, const dlb_par_cluster *cl,
                               dlb_par_coll *out);
 
 /* A device as the parallel models see it. */
@@ -96,10 +98,10 @@ struct dlb_par_cluster {
 
 /* Validate cl and, when devices > 0 and cl is sized (per_node and nodes > 0), that devices
 ** <= per_node x nodes. `what` prefixes the message. DLB_OK or DLB_EINVAL. */
-int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double devices);
+DLB_API int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double devices);
 
 /* Roofline time of `flops` and `bytes` on dev: max(flops/(peak*fe), bytes/(bw*be)). */
-double dlb_par_roofline(const dlb_par_device *dev, double flops, double bytes);
+DLB_API double dlb_par_roofline(const dlb_par_device *dev, double flops, double bytes);
 
 /* A data-parallel workload, split into what scales with the samples of a step and what
 ** does not (the weight update, reading weights). */
@@ -148,7 +150,7 @@ typedef struct dlb_par_dp_result {
 } dlb_par_dp_result;
 
 /* Synchronous (or asynchronous) data-parallel step time of work on dev over cl. */
-int dlb_par_data(const dlb_par_work *w, const dlb_par_device *dev,
+DLB_API int dlb_par_data(const dlb_par_work *w, const dlb_par_device *dev,
                  const dlb_par_cluster *cl, const dlb_par_dp_opts *o, dlb_par_dp_result *out);
 
 /* The cost of one layer of a model, per sample (a sample = one sequence for LMs). */
@@ -178,14 +180,14 @@ enum { DLB_BALANCE_TIME = 0, DLB_BALANCE_MEMORY = 1 };
 /* Split n layers into k contiguous stages minimising the largest stage weight, where a
 ** layer's weight is w[i]. first[s] receives the index of stage s's first layer (k values).
 ** Returns DLB_OK, or DLB_EINVAL when k < 1 or k > n. */
-int dlb_par_partition(const double *w, int n, int k, int *first);
+DLB_API int dlb_par_partition(const double *w, int n, int k, int *first);
 
 /* Pipeline schedules. */
 enum { DLB_SCHED_GPIPE = 0, DLB_SCHED_1F1B = 1, DLB_SCHED_INTERLEAVED = 2 };
 
 /* Bubble fraction of a schedule: idle time over step time, for p stages, m micro-batches,
 ** v virtual stages per device (interleaved). */
-double dlb_par_bubble(int sched, double p, double m, double v);
+DLB_API double dlb_par_bubble(int sched, double p, double m, double v);
 
 /* Training options shared by the pipeline and the planner: bytes per parameter of
 ** weights, gradients and optimizer state (defaults 0 = mixed-precision Adam 2, 2, 12). */
@@ -232,7 +234,7 @@ typedef struct dlb_par_plan dlb_par_plan;
 ** possible: batch = dp x m x mb with a whole micro-batch mb >= 1 (batch a multiple of dp,
 ** batch/dp a multiple of m), tp dividing every layer's tp_div, pp x v <= layers, and
 ** dp x tp x pp within the cluster when it is sized. */
-int dlb_par_evaluate(const dlb_par_layer *layers, int n, const dlb_par_device *dev,
+DLB_API int dlb_par_evaluate(const dlb_par_layer *layers, int n, const dlb_par_device *dev,
                      const dlb_par_cluster *cl, const dlb_par_opts *o,
                      const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem);
 
@@ -240,23 +242,23 @@ int dlb_par_evaluate(const dlb_par_layer *layers, int n, const dlb_par_device *d
 ** ZeRO stages; keep the ones that fit; sort by step time. NULL on bad input (devices more
 ** than a sized cluster holds, among others). A plan may hold no rows when nothing fits:
 ** dlb_par_plan_smallest then says what the leanest layout needs. */
-dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *layers, int n, const dlb_par_device *dev,
+DLB_API dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *layers, int n, const dlb_par_device *dev,
                                const dlb_par_cluster *cl, const dlb_par_opts *o);
-int dlb_par_plan_count(const dlb_par_plan *p);
+DLB_API int dlb_par_plan_count(const dlb_par_plan *p);
 /* Copy row i (0-based) into out. */
-int dlb_par_plan_row(const dlb_par_plan *p, int i, dlb_par_row *out);
+DLB_API int dlb_par_plan_row(const dlb_par_plan *p, int i, dlb_par_row *out);
 /* How many configurations the search evaluated. */
-double dlb_par_plan_evaluated(const dlb_par_plan *p);
+DLB_API double dlb_par_plan_evaluated(const dlb_par_plan *p);
 /* Copy the evaluated layout with the least memory on its fullest device (fitting or not)
 ** into out; DLB_EINVAL when no layout was evaluated. */
-int dlb_par_plan_smallest(const dlb_par_plan *p, dlb_par_row *out);
-void dlb_par_plan_free(dlb_par_plan *p);
+DLB_API int dlb_par_plan_smallest(const dlb_par_plan *p, dlb_par_row *out);
+DLB_API void dlb_par_plan_free(dlb_par_plan *p);
 
 /* Amdahl's law: speedup on n workers with serial fraction f. */
-double dlb_par_amdahl(double f, double n);
+DLB_API double dlb_par_amdahl(double f, double n);
 /* Least-squares serial fraction from measured speedups s[i] on n[i] workers (model
 ** 1/s = f + (1-f)/n); r2 (may be NULL) receives the fit's R^2 on 1/s. */
-int dlb_par_amdahl_fit(const double *n, const double *s, int count, double *f, double *r2);
+DLB_API int dlb_par_amdahl_fit(const double *n, const double *s, int count, double *f, double *r2);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

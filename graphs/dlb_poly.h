@@ -12,6 +12,8 @@
 #ifndef DLB_POLY_H
 #define DLB_POLY_H
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,36 +24,36 @@ enum { DLB_POLY_MAXVARS = 16, DLB_POLY_MAXEXP = 15 };
 
 /* Parse "4*h", "2*(b + 1)^2", "h/2", "1e6": + - * ^ (small integer powers), division by
 ** a number, parentheses, identifiers [A-Za-z_][A-Za-z0-9_]*. DLB_EPARSE names the position. */
-dlb_poly *dlb_poly_parse(const char *text);
-dlb_poly *dlb_poly_number(double c);
-dlb_poly *dlb_poly_copy(const dlb_poly *p);
-void dlb_poly_free(dlb_poly *p);
-dlb_poly *dlb_poly_add(const dlb_poly *a, const dlb_poly *b);
-dlb_poly *dlb_poly_sub(const dlb_poly *a, const dlb_poly *b);
-dlb_poly *dlb_poly_mul(const dlb_poly *a, const dlb_poly *b);
-dlb_poly *dlb_poly_scale(const dlb_poly *a, double c);
-dlb_poly *dlb_poly_pow(const dlb_poly *a, int n);
+DLB_API dlb_poly *dlb_poly_parse(const char *text);
+DLB_API dlb_poly *dlb_poly_number(double c);
+DLB_API dlb_poly *dlb_poly_copy(const dlb_poly *p);
+DLB_API void dlb_poly_free(dlb_poly *p);
+DLB_API dlb_poly *dlb_poly_add(const dlb_poly *a, const dlb_poly *b);
+DLB_API dlb_poly *dlb_poly_sub(const dlb_poly *a, const dlb_poly *b);
+DLB_API dlb_poly *dlb_poly_mul(const dlb_poly *a, const dlb_poly *b);
+DLB_API dlb_poly *dlb_poly_scale(const dlb_poly *a, double c);
+DLB_API dlb_poly *dlb_poly_pow(const dlb_poly *a, int n);
 /* Substitute the named values (others stay symbolic; unknown names are ignored). */
-dlb_poly *dlb_poly_bind(const dlb_poly *p, size_t n, const char *const *names,
+DLB_API dlb_poly *dlb_poly_bind(const dlb_poly *p, size_t n, const char *const *names,
                         const double *values);
 /* Evaluate; DLB_EUNBOUND (naming the variables) if a variable has no value. */
-int dlb_poly_eval(const dlb_poly *p, size_t n, const char *const *names,
+DLB_API int dlb_poly_eval(const dlb_poly *p, size_t n, const char *const *names,
                   const double *values, double *out);
 /* Evaluate with values[i] for variable i (dlb_poly_varname order); no checks. */
-double dlb_poly_evalv(const dlb_poly *p, const double *values);
-size_t dlb_poly_nvars(const dlb_poly *p);
+DLB_API double dlb_poly_evalv(const dlb_poly *p, const double *values);
+DLB_API size_t dlb_poly_nvars(const dlb_poly *p);
 /* Variable i's name (alphabetical order); borrowed while p lives; NULL if out of range. */
-const char *dlb_poly_varname(const dlb_poly *p, size_t i);
-size_t dlb_poly_nterms(const dlb_poly *p);
+DLB_API const char *dlb_poly_varname(const dlb_poly *p, size_t i);
+DLB_API size_t dlb_poly_nterms(const dlb_poly *p);
 /* Term i (canonical order): its coefficient and nvars exponents. */
-int dlb_poly_term(const dlb_poly *p, size_t i, double *coef, int *exps);
+DLB_API int dlb_poly_term(const dlb_poly *p, size_t i, double *coef, int *exps);
 /* 1 and *value set if p is a number (no variables), else 0. */
-int dlb_poly_is_number(const dlb_poly *p, double *value);
-int dlb_poly_equal(const dlb_poly *a, const dlb_poly *b);
-int dlb_poly_degree(const dlb_poly *p);
+DLB_API int dlb_poly_is_number(const dlb_poly *p, double *value);
+DLB_API int dlb_poly_equal(const dlb_poly *a, const dlb_poly *b);
+DLB_API int dlb_poly_degree(const dlb_poly *p);
 /* Write the text form into buf (always NUL-terminated when size > 0); returns the full
 ** length, so a call with size 0 measures. */
-size_t dlb_poly_tostring(const dlb_poly *p, char *buf, size_t size);
+DLB_API size_t dlb_poly_tostring(const dlb_poly *p, char *buf, size_t size);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

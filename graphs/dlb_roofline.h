@@ -13,6 +13,8 @@
 #include "dlb_hw.h"
 #include "dlb_graph.h"
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,14 +37,14 @@ typedef struct dlb_roof_result {
 
 /* Whole-graph roofline time of `flops` FLOPs and `bytes` bytes:
 ** max(flops / (peak * flops_eff), bytes / (bw * bw_eff)). Non-negative finite inputs. */
-int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out);
+DLB_API int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out);
 
 /* Per-op roofline over plain arrays of n ops: each op at its own bound, times summed.
 ** gemm (may be NULL) holds 4 numbers per op (m, n, k, batch; m <= 0 when the op is not
 ** a matmul); with d->cache_aware the bytes of matmul ops become
 ** max(bytes[i], dlb_gemm_traffic(...)). op_time and op_bound (may be NULL) receive each
 ** op's time (s) and bound; the caller supplies n entries. */
-int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
+DLB_API int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
                      const double *gemm, size_t n, double *op_time, int *op_bound,
                      dlb_roof_result *out);
 
@@ -52,7 +54,7 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
 ** (one tile each of A, B, C resident) re-stream A once per column tile and B once per
 ** row tile: elem * batch * (m k ceil(n/t) + k n ceil(m/t) + m n). (Coleman & McKinley's
 ** tiling, as cited by Hestness et al. 6.1.) */
-int dlb_gemm_traffic(double m, double n, double k, double batch, double elem, double cache,
+DLB_API int dlb_gemm_traffic(double m, double n, double k, double batch, double elem, double cache,
                      double *out);
 /* The same with a given output tile of tile_m x tile_n elements (the tiles of A, tile_m x k
 ** slices, and of B, k x tile_n slices, stream past it): A moves ceil(n / tile_n) times, B
@@ -60,29 +62,29 @@ int dlb_gemm_traffic(double m, double n, double k, double batch, double elem, do
 ** + m n). tile_m = tile_n = 0 picks the square tiles of dlb_gemm_traffic. The residency
 ** shortcut (all of A, B, C in the cache, or A or B in half of it: algorithmic traffic)
 ** applies in both cases. Tiles must be >= 1 or both 0. */
-int dlb_gemm_traffic_tiled(double m, double n, double k, double batch, double elem,
+DLB_API int dlb_gemm_traffic_tiled(double m, double n, double k, double batch, double elem,
                            double cache, double tile_m, double tile_n, double *out);
 
 /* A set of op costs kept in C, so many devices can be timed without copying. */
 typedef struct dlb_opcosts dlb_opcosts;
 /* Copy n ops' FLOPs and bytes (non-negative, finite); NULL on failure. Free with
 ** dlb_opcosts_free. */
-dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes);
-void dlb_opcosts_free(dlb_opcosts *c);
-size_t dlb_opcosts_n(const dlb_opcosts *c);
+DLB_API dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes);
+DLB_API void dlb_opcosts_free(dlb_opcosts *c);
+DLB_API size_t dlb_opcosts_n(const dlb_opcosts *c);
 /* Mark op i (0-based) as a matmul of m x k times k x n, `batch` times. */
-int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
+DLB_API int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
                          double batch);
 /* dlb_roofline_ops over the set (op_time/op_bound may be NULL, else dlb_opcosts_n entries). */
-int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
+DLB_API int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
                          int *op_bound, dlb_roof_result *out);
 /* A new set holding the ops of an analysed graph step (dlb_graph_analyze): FLOPs, bytes and
 ** the matmul shape (m, n, k, batch) of matmul-like ops; NULL on failure. The set is a copy:
 ** it does not keep the analysis alive. */
-dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a);
+DLB_API dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a);
 /* Borrowed views of the set's arrays (n entries; gemm 4 per op), valid until freed. */
-const double *dlb_opcosts_flops(const dlb_opcosts *c);
-const double *dlb_opcosts_bytes(const dlb_opcosts *c);
+DLB_API const double *dlb_opcosts_flops(const dlb_opcosts *c);
+DLB_API const double *dlb_opcosts_bytes(const dlb_opcosts *c);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -14,6 +14,8 @@
 #ifndef DLB_SCALING_H
 #define DLB_SCALING_H
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -50,35 +52,35 @@ typedef struct dlb_scaling_fit {
 } dlb_scaling_fit;
 
 /* Number of parameters of a form, or a negative status for an unknown form. */
-int dlb_scaling_form_params(int form);
+DLB_API int dlb_scaling_form_params(int form);
 
 /* Fit `form` to n points (x[i], y[i]) with weights w[i] >= 0 (w may be NULL: all 1; a
 ** weight multiplies the squared residual). x must be > 0; for DLB_FORM_POWER y must be
 ** > 0. Errors (DLB_EINVAL) name the offending point (1-based); DLB_ENUMERIC when the
 ** solver does not converge. */
-int dlb_scaling_fit_curve(int form, int n, const double *x, const double *y,
+DLB_API int dlb_scaling_fit_curve(int form, int n, const double *x, const double *y,
                           const double *w, dlb_scaling_fit *out);
 
 /* y = f(x) for a form and its params. */
-int dlb_scaling_eval(int form, const double *params, double x, double *y);
+DLB_API int dlb_scaling_eval(int form, const double *params, double x, double *y);
 
 /* The x at which the curve reaches y (the data needed for a target error). DLB_EINVAL when
 ** the target is unreachable: at or below the irreducible error gamma, at or above the
 ** small-data plateau, or of the wrong sign for the power law. */
-int dlb_scaling_invert(int form, const double *params, double y, double *x);
+DLB_API int dlb_scaling_invert(int form, const double *params, double y, double *x);
 
 /* Bootstrap (resample points with replacement `reps` times, refit): per-parameter
 ** standard deviation se[np] and 2.5/97.5 percentiles lo[np], hi[np]. Deterministic for a
 ** seed. Resamples whose fit fails are skipped; *used receives how many succeeded (an error
 ** if fewer than half). */
-int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
+DLB_API int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
                           const double *w, int reps, double seed,
                           double *se, double *lo, double *hi, int *used);
 
 /* Weighted linear least squares: minimise sum_i w[i] (y[i] - sum_j X[i*k+j] coef[j])^2
 ** (w may be NULL). se[k] as above (may be NULL); *r2 (may be NULL) is the weighted R^2
 ** about the weighted mean when the design has an intercept-like column, else about 0. */
-int dlb_scaling_linfit(int n, int k, const double *X, const double *y, const double *w,
+DLB_API int dlb_scaling_linfit(int n, int k, const double *X, const double *y, const double *w,
                        double *coef, double *se, double *r2);
 
 /* Asymptotic per-parameter costs of Hestness et al. §4 / Table 2 fitted from measured
@@ -91,7 +93,7 @@ typedef struct dlb_cost_fit {
   double lambda, lambda_se, mu, mu_se, bytes_r2;
   double delta, delta_se, footprint_r2;     /* footprint bytes per parameter */
 } dlb_cost_fit;
-int dlb_scaling_fit_costs(int n, const double *p, const double *b, const double *flops,
+DLB_API int dlb_scaling_fit_costs(int n, const double *p, const double *b, const double *flops,
                           const double *bytes, const double *footprint, dlb_cost_fit *out);
 
 /* The joint loss law L(N, D) = E + A/N^alpha + B/D^beta (Hoffmann et al. 2022, eq. 2),
@@ -108,14 +110,14 @@ typedef struct dlb_joint_fit {
   int n;
   int iterations;
 } dlb_joint_fit;
-int dlb_scaling_fit_joint(int n, const double *N, const double *D, const double *L,
+DLB_API int dlb_scaling_fit_joint(int n, const double *N, const double *D, const double *L,
                           double huber_delta, dlb_joint_fit *out);
 
 /* Compute-optimal allocation for a budget of C FLOPs with C = k*N*D (k = 6 in Hoffmann et
 ** al.): N_opt = G (C/k)^a, D_opt = (C/k)^b / G, G = (alpha A / (beta B))^(1/(alpha+beta)),
 ** a = beta/(alpha+beta), b = alpha/(alpha+beta) (Hoffmann et al. 2022, eq. 4); *loss is
 ** L(N_opt, D_opt). Any output pointer may be NULL. */
-int dlb_scaling_compute_optimal(double E, double A, double B, double alpha, double beta,
+DLB_API int dlb_scaling_compute_optimal(double E, double A, double B, double alpha, double beta,
                                 double C, double k, double *N, double *D, double *loss,
                                 double *a, double *b);
 /* DLB_FFI_END */

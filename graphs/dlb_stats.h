@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,7 +24,7 @@ extern "C" {
 ** n > p). *rss receives the residual sum of squares when rss is not NULL. A column that
 ** is zero or a linear combination of earlier ones fails with DLB_ENUMERIC naming it:
 ** names[j] when names is not NULL, else "column j" (1-based). */
-int dlb_lstsq(size_t n, size_t p, const double *a, const double *b,
+DLB_API int dlb_lstsq(size_t n, size_t p, const double *a, const double *b,
               const char *const *names, double *x, double *se, double *rss);
 
 /* Options of dlb_regress (add them: DLB_REGRESS_INTERACTIONS + DLB_REGRESS_LOG_Y). */
@@ -51,31 +53,31 @@ typedef struct dlb_regress_fit {
 ** and keep their signs; with DLB_REGRESS_INTERACTIONS the products z_a*z_b (a < b) are
 ** added, named "a*b", and normalised the same way. Returns a new regression (caller
 ** frees) or NULL: a constant, non-finite or collinear column is an error naming it. */
-dlb_regression *dlb_regress(size_t n, size_t p, const double *x, const double *y,
+DLB_API dlb_regression *dlb_regress(size_t n, size_t p, const double *x, const double *y,
                             const char *const *names, const int *flags, int options);
-void dlb_regression_free(dlb_regression *r);
+DLB_API void dlb_regression_free(dlb_regression *r);
 /* Number of terms (inputs plus interactions), not counting the intercept. */
-size_t dlb_regression_terms(const dlb_regression *r);
+DLB_API size_t dlb_regression_terms(const dlb_regression *r);
 /* Term i (0-based): its name (borrowed until r is freed), weight, standard error and
 ** t-value. Fails with DLB_EINVAL when i is out of range. */
-int dlb_regression_term(const dlb_regression *r, size_t i, const char **name,
+DLB_API int dlb_regression_term(const dlb_regression *r, size_t i, const char **name,
                         double *weight, double *se, double *t);
 /* The intercept, goodness of fit and sizes. */
-void dlb_regression_fit(const dlb_regression *r, dlb_regress_fit *out);
+DLB_API void dlb_regression_fit(const dlb_regression *r, dlb_regress_fit *out);
 /* The normalisation of term i: z = (v - shift) / scale, v after the log transform. */
-int dlb_regression_scaling(const dlb_regression *r, size_t i, double *shift, double *scale);
+DLB_API int dlb_regression_scaling(const dlb_regression *r, size_t i, double *shift, double *scale);
 
 /* --- percentiles and means (graphs/stats.c) --- */
 
 /* The p-th percentile (p in [0, 100]) of x[0..n-1] with linear interpolation between
 ** the closest ranks (numpy's default, "linear"). NaN elements are errors. */
-int dlb_percentile(const double *x, size_t n, double p, double *out);
+DLB_API int dlb_percentile(const double *x, size_t n, double p, double *out);
 /* As dlb_percentile for np percentiles at once (one sort). */
-int dlb_percentiles(const double *x, size_t n, const double *p, size_t np, double *out);
+DLB_API int dlb_percentiles(const double *x, size_t n, const double *p, size_t np, double *out);
 
 enum { DLB_MEAN_ARITHMETIC = 0, DLB_MEAN_GEOMETRIC = 1, DLB_MEAN_HARMONIC = 2 };
 /* The arithmetic, geometric or harmonic mean of x (the last two need x > 0). */
-int dlb_mean(const double *x, size_t n, int kind, double *out);
+DLB_API int dlb_mean(const double *x, size_t n, int kind, double *out);
 
 /* Box statistics: whiskers, box and median; outliers are the points outside the
 ** whiskers. */
@@ -87,7 +89,7 @@ typedef struct dlb_box {
 ** (ParaDnn's 2, 9, 91, 98: seeds/004 §6). With tukey != 0 the box is 25/75 and the
 ** whiskers reach the furthest points within 1.5 IQR of the box (the four percentiles
 ** are ignored). */
-int dlb_box_stats(const double *x, size_t n, double lo_w, double lo_q, double hi_q,
+DLB_API int dlb_box_stats(const double *x, size_t n, double lo_w, double lo_q, double hi_q,
                   double hi_w, int tukey, dlb_box *out);
 
 /* --- CSV (graphs/csv.c), RFC 4180 --- */
@@ -100,17 +102,17 @@ typedef struct dlb_csv dlb_csv;
 ** record must have as many fields as the first. A NUL byte may appear inside a quoted
 ** field only (elsewhere: an error, "binary data?"); use the length, not strlen. Returns a
 ** new parse (caller frees) or NULL with "line L, column C: ..." in dlb_last_error(). */
-dlb_csv *dlb_csv_parse(const char *text, size_t len, int sep);
-void dlb_csv_free(dlb_csv *c);
+DLB_API dlb_csv *dlb_csv_parse(const char *text, size_t len, int sep);
+DLB_API void dlb_csv_free(dlb_csv *c);
 /* Records (including the header, if the file has one) and fields per record. */
-size_t dlb_csv_records(const dlb_csv *c);
-size_t dlb_csv_fields(const dlb_csv *c);
+DLB_API size_t dlb_csv_records(const dlb_csv *c);
+DLB_API size_t dlb_csv_fields(const dlb_csv *c);
 /* Field j of record i (0-based): its unescaped text (NUL-terminated, borrowed until c
 ** is freed; NULL when out of range), its length, whether it was quoted (1: the field
 ** was written "..."; so a quoted empty field "" — an empty string — differs from an
 ** empty unquoted one — a missing value), and where it starts (1-based line and column,
 ** for error messages). Any of the out-pointers may be NULL. */
-const char *dlb_csv_field(const dlb_csv *c, size_t i, size_t j, size_t *len, int *quoted,
+DLB_API const char *dlb_csv_field(const dlb_csv *c, size_t i, size_t j, size_t *len, int *quoted,
                           size_t *line, size_t *column);
 /* DLB_FFI_END */
 

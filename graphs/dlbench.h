@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,11 +41,11 @@ enum {
 };
 
 /* The message of the last failure in this thread; borrowed until the next failure. */
-const char *dlb_last_error(void);
+DLB_API const char *dlb_last_error(void);
 /* The ABI version the library was built with (compare with DLB_ABI_VERSION). */
-int dlb_abi_version(void);
+DLB_API int dlb_abi_version(void);
 /* The library version string, e.g. "0.1.0"; static. */
-const char *dlb_version(void);
+DLB_API const char *dlb_version(void);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -48,7 +48,8 @@ local function collect(path)
       if line:match("^%s*#") then
         error(path .. ":" .. n .. ": preprocessor line inside the FFI region: " .. line)
       end
-      parts[#parts + 1] = line
+      -- DLB_API (graphs/dlb_export.h) marks exported functions for the C compiler only.
+      parts[#parts + 1] = (line:gsub("^DLB_API ", ""))
     else
       local inc = line:match('^%s*#%s*include%s+"([^"]+)"')
       if inc then

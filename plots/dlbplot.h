@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include "dlb_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,90 +51,90 @@ enum {
 enum { DLB_SCALE_LINEAR = 0, DLB_SCALE_LOG = 1 };
 
 /* A new figure of width x height inches with rows x cols panels; NULL on bad sizes. */
-dlb_figure *dlb_figure_new(double width_in, double height_in, int rows, int cols);
+DLB_API dlb_figure *dlb_figure_new(double width_in, double height_in, int rows, int cols);
 /* Free a figure and everything it holds; NULL is a no-op. */
-void dlb_figure_free(dlb_figure *f);
+DLB_API void dlb_figure_free(dlb_figure *f);
 /* Figure options by name: numbers "font" (base size, pt), "sharex", "sharey" (0/1),
 ** "dpi" (default PNG resolution); strings "title". */
-int dlb_figure_num(dlb_figure *f, const char *key, double value);
-int dlb_figure_str(dlb_figure *f, const char *key, const char *value);
+DLB_API int dlb_figure_num(dlb_figure *f, const char *key, double value);
+DLB_API int dlb_figure_str(dlb_figure *f, const char *key, const char *value);
 /* Number of panels (rows * cols). */
-int dlb_figure_npanels(const dlb_figure *f);
+DLB_API int dlb_figure_npanels(const dlb_figure *f);
 
 /* Panel options by name. Strings: "title", "xlabel", "ylabel", "xscale", "yscale"
 ** ("linear"|"log"), "legend" ("best", "upper left", "upper right", "lower left",
 ** "lower right", "outside" (right of the axes), "none"), "xtickformat", "ytickformat"
 ** ("auto", "si", "pow", "plain").
 ** Numbers: "xmin", "xmax", "ymin", "ymax" (NaN = automatic), "grid" (0/1). */
-int dlb_panel_str(dlb_figure *f, int panel, const char *key, const char *value);
-int dlb_panel_num(dlb_figure *f, int panel, const char *key, double value);
+DLB_API int dlb_panel_str(dlb_figure *f, int panel, const char *key, const char *value);
+DLB_API int dlb_panel_num(dlb_figure *f, int panel, const char *key, double value);
 
 /* Ticks chosen by the caller for axis 0 (x) or 1 (y): positions v[n] (n = 0 goes back to
 ** automatic ticks, at most 64), then optionally a label for tick i (default: formatted). */
-int dlb_panel_ticks(dlb_figure *f, int panel, int axis, const double *v, size_t n);
-int dlb_panel_ticklabel(dlb_figure *f, int panel, int axis, size_t i, const char *label);
+DLB_API int dlb_panel_ticks(dlb_figure *f, int panel, int axis, const double *v, size_t n);
+DLB_API int dlb_panel_ticklabel(dlb_figure *f, int panel, int axis, size_t i, const char *label);
 
 /* Start a series of `kind` in `panel`; its id goes to *id. */
-int dlb_series_new(dlb_figure *f, int panel, int kind, int *id);
+DLB_API int dlb_series_new(dlb_figure *f, int panel, int kind, int *id);
 /* Give a series a named data array (copied); see the kinds above for the names. */
-int dlb_series_data(dlb_figure *f, int id, const char *name, const double *v, size_t n);
+DLB_API int dlb_series_data(dlb_figure *f, int id, const char *name, const double *v, size_t n);
 /* Append one string to a named string list of a series (labels, names, ...). */
-int dlb_series_addstr(dlb_figure *f, int id, const char *name, const char *s);
+DLB_API int dlb_series_addstr(dlb_figure *f, int id, const char *name, const char *s);
 /* Series options by name (see docs/plot.md for each kind's list). */
-int dlb_series_str(dlb_figure *f, int id, const char *key, const char *value);
-int dlb_series_num(dlb_figure *f, int id, const char *key, double value);
+DLB_API int dlb_series_str(dlb_figure *f, int id, const char *key, const char *value);
+DLB_API int dlb_series_num(dlb_figure *f, int id, const char *key, double value);
 /* Validate a series; on failure it is dropped and the status says why. */
-int dlb_series_commit(dlb_figure *f, int id);
+DLB_API int dlb_series_commit(dlb_figure *f, int id);
 /* Drop a series (a half-built one after a failed step). */
-int dlb_series_drop(dlb_figure *f, int id);
+DLB_API int dlb_series_drop(dlb_figure *f, int id);
 /* The warnings of the last commit ("" if none); borrowed until the next commit. */
-const char *dlb_figure_warning(const dlb_figure *f);
+DLB_API const char *dlb_figure_warning(const dlb_figure *f);
 /* The valid option names of a series kind (space-separated), which = 0 data arrays,
 ** 1 string lists, 2 string options, 3 number options; -1 gives the kind's name ("line").
 ** Static; NULL for an unknown kind. */
-const char *dlb_series_options(int kind, int which);
+DLB_API const char *dlb_series_options(int kind, int which);
 
 /* Compute the layout (done by save too). */
-int dlb_figure_layout(dlb_figure *f);
+DLB_API int dlb_figure_layout(dlb_figure *f);
 /* After layout: how many pairs of text boxes overlap (or leave the figure). */
-int dlb_figure_overlaps(dlb_figure *f, size_t *count);
+DLB_API int dlb_figure_overlaps(dlb_figure *f, size_t *count);
 /* After layout: a warning naming the series with points outside user-set limits (not
 ** drawn), "" when none; borrowed until the next layout. */
-const char *dlb_figure_layout_warning(const dlb_figure *f);
+DLB_API const char *dlb_figure_layout_warning(const dlb_figure *f);
 /* A description of overlap i (0-based) into buf. */
-int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size);
+DLB_API int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size);
 /* After layout: where data point (x, y) of a panel lands, in points from the top left. */
-int dlb_panel_to_point(dlb_figure *f, int panel, double x, double y, double *px, double *py);
+DLB_API int dlb_panel_to_point(dlb_figure *f, int panel, double x, double y, double *px, double *py);
 
 /* After layout: the labelled ticks of axis 0 (x), 1 (y) or 2 (the colour bar): *count, and
 ** tick i's value and label. */
-int dlb_panel_tick_count(dlb_figure *f, int panel, int axis, int *count);
-int dlb_panel_tick(dlb_figure *f, int panel, int axis, int i, double *value, char *buf,
+DLB_API int dlb_panel_tick_count(dlb_figure *f, int panel, int axis, int *count);
+DLB_API int dlb_panel_tick(dlb_figure *f, int panel, int axis, int i, double *value, char *buf,
                    size_t size);
 
 /* Write the figure to path; the format follows the extension (.png, .pdf, .svg). dpi
 ** applies to PNG (<= 0: the figure's default). Written whole or not at all: DLB_EIO when
 ** the file cannot be written, DLB_EINVAL for an unknown extension. */
-int dlb_figure_save(dlb_figure *f, const char *path, double dpi);
+DLB_API int dlb_figure_save(dlb_figure *f, const char *path, double dpi);
 
 /* Colour map by name ("viridis", "magma", "cividis", "diverging", "grey"); *cmap. */
-int dlb_cmap_lookup(const char *name, int *cmap);
+DLB_API int dlb_cmap_lookup(const char *name, int *cmap);
 /* Colour of a map at t in [0, 1] (clamped; NaN gives the NaN colour, white). rgb[3]. */
-int dlb_cmap_eval(int cmap, double t, double *rgb);
+DLB_API int dlb_cmap_eval(int cmap, double t, double *rgb);
 /* Colour i of the categorical palette (cycles). rgb[3]. */
-void dlb_palette(int i, double *rgb);
+DLB_API void dlb_palette(int i, double *rgb);
 
 /* Read back a PNG (for tests): its size, and the colour of one pixel as rgba[4] in 0..1. */
-int dlb_png_size(const char *path, int *width, int *height);
-int dlb_png_pixel(const char *path, int x, int y, double *rgba);
+DLB_API int dlb_png_size(const char *path, int *width, int *height);
+DLB_API int dlb_png_pixel(const char *path, int x, int y, double *rgba);
 
 /* Tick helpers (exposed for tests and for users who format their own tables):
 ** nice ticks for [lo, hi] aiming at about `target` ticks (1/2/5 x 10^n steps) into
 ** out[cap]; *n ticks written. */
-int dlb_ticks_linear(double lo, double hi, int target, double *out, size_t cap, size_t *n);
+DLB_API int dlb_ticks_linear(double lo, double hi, int target, double *out, size_t cap, size_t *n);
 /* Format a tick value: style "si" (1k, 10M), "pow" (10^3), "plain"; step is the tick
 ** spacing (for the decimals of "plain"; 0 if unknown). */
-int dlb_tick_format(double v, double step, const char *style, char *buf, size_t size);
+DLB_API int dlb_tick_format(double v, double step, const char *style, char *buf, size_t size);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus
