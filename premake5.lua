@@ -41,6 +41,13 @@ workspace "dlbench"
     linkoptions(sanitize)
   filter {}
 
+-- Both backends' binding glue is generated from host/bindings.lua (host/gen_bindings.lua):
+-- now, so that the generated C file exists when the project's files are listed, and again
+-- before every build of the host (the generator rewrites only changed files).
+local genbind = "luajit host/gen_bindings.lua host/bindings.lua graphs/dlbench.h "
+  .. "build/gen/lbind_gen.c lua/dlbench/ffi_gen.lua"
+assert(os.execute(genbind) == 0 or os.execute(genbind) == true, "gen_bindings failed")
+
 -- libdlbench: the numeric core (graphs/) and the figures (plots/). No Lua in here.
 local libfiles = { "graphs/*.c", "graphs/*.h", "plots/*.c", "plots/*.h" }
 
@@ -66,8 +73,10 @@ project "dlbench_shared"
 -- The `dlbench` executable: the Lua 5.4 host (REPL, batch runner) and the C-API bindings.
 project "dlbench"
   kind "ConsoleApp"
-  files { "host/*.c", "host/*.h" }
+  files { "host/*.c", "host/*.h", "build/gen/lbind_gen.c" }
+  includedirs { "host" }
   objdir "build/obj/host"
+  prebuildcommands { "cd .. && " .. genbind }
   links { "dlbench_static", "lua5.4", "readline" }
   links(syslibs)
   linkoptions { "-Wl,-E" }

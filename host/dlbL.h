@@ -14,28 +14,47 @@ int dlbL_error(lua_State *L);
 /* If status != DLB_OK raise the core's message; otherwise return 0. */
 int dlbL_check(lua_State *L, int status);
 
-/* Shared argument helpers (host/lutil.c); scratch memory is a userdata left on the stack. */
-double *dlbL_checknumbers(lua_State *L, int i, size_t *n, const char *what);
-void dlbL_pushnumbers(lua_State *L, const double *v, size_t n);
-void dlbL_setnumber(lua_State *L, const char *k, double v);
-size_t dlbL_checkbindings(lua_State *L, int i, const char ***names, double **values);
 
-/* Graph-area handles for other bindings (host/lgraph.c, host/lpoly.c): the dlb_analysis *
-** inside a "dlbench.Analysis" handle (raises on anything else; borrowed, the userdata owns
-** it), and a new "dlbench.Poly" handle owning p (raises the core's message when p is NULL). */
-struct dlb_analysis *dlbL_checkanalysis(lua_State *L, int i);
-int dlbL_pushpoly(lua_State *L, struct dlb_poly *p);
+
+/* The checks of the generated glue (host/lbind.c; twins in lua/dlbench/ffi_rt.lua). */
+typedef struct dlbG_field {
+  const char *name;        /* the Lua key */
+  const char *shown;       /* the name in messages (a device's bw is shown as mem_bw) */
+  const char *close;       /* text after the name in messages */
+  size_t off;              /* offsetof the C field */
+  int isint;               /* an int field (else double) */
+  double dflt;             /* value when absent */
+  int required;            /* absent is an error */
+  const struct dlbG_field *sub; /* a nested struct, read when its key holds a table */
+  const char *sublabel;    /* message label of the nested struct ("intra.") */
+  int count;               /* > 0: a double array of this capacity ... */
+  size_t countoff;         /* ... whose length is the int field at this offset */
+  int whole;               /* push whole numbers as integers */
+} dlbG_field;
+const char *dlbG_typename(lua_State *L, int i);
+int dlbG_typename_l(lua_State *L);
+int dlbG_argerror(lua_State *L, int i, const char *fn, const char *fmt, ...);
+void *dlbG_handle(lua_State *L, int i, const char *meta, const char *fn);
+int dlbG_newhandle(lua_State *L, void *p, const char *meta);
+const char *dlbG_numtext(lua_State *L, int i, char buf[32]);
+const char *dlbG_string(lua_State *L, int i, const char *fn, size_t *len);
+double dlbG_number(lua_State *L, int i, const char *fn);
+long long dlbG_integer(lua_State *L, int i, const char *fn, long long lo, long long hi);
+double *dlbG_numbers(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n);
+int *dlbG_ints(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n);
+const char **dlbG_strings(lua_State *L, int i, const char *fn, const char *label, size_t max,
+                          size_t *n);
+int dlbG_lenerror(lua_State *L, const char *b, size_t nb, const char *a, size_t na);
+void dlbG_getstruct(lua_State *L, int i, const char *fn, const dlbG_field *f, void *base,
+                    const char *label);
+void dlbG_pushstruct(lua_State *L, const dlbG_field *f, const void *base);
+/* The generated functions, metatables, enums and shared Lua composites (build/gen/). */
+int dlbG_open(lua_State *L);
 
 /* Area registrations, called in order by luaopen_dlbench_core. */
-int dlbL_open_poly(lua_State *L);
-int dlbL_open_graph(lua_State *L);
-int dlbL_open_hw(lua_State *L);
-int dlbL_open_roofline(lua_State *L);
 int dlbL_open_stats(lua_State *L);
-int dlbL_open_scaling(lua_State *L);
 int dlbL_open_parallel(lua_State *L);
 int dlbL_open_proc(lua_State *L);
-int dlbL_open_plot(lua_State *L);
 
 /* The backend module: a table of functions (see lua/dlbench/backend.lua). */
 int luaopen_dlbench_core(lua_State *L);

@@ -1,7 +1,9 @@
 /*
-** lparallel.c — Lua 5.4 binding of the parallel area of libdlbench (added to `dlbench.core`).
-** Structs travel as Lua tables with the C field names (missing fields are 0); the same
-** functions, arguments and results as lua/dlbench/ffi_parallel.lua.
+** lparallel.c — the hand-written part of the parallel binding (added to `dlbench.core`):
+** the planner's evaluate and plan, which take an array of layer structs and return rows
+** from a plan object or a per-stage array sized by the config. The rest of the area is
+** generated (host/bindings.lua). Structs travel as Lua tables with the C field names
+** (missing fields are 0); the same as lua/dlbench/ffi_parallel.lua.
 */
 #include <math.h>
 #include <stddef.h>
@@ -20,28 +22,9 @@ typedef struct field { const char *name; size_t off; } field;
 
 static const field link_f[] = {
   F(dlb_par_link, bw), F(dlb_par_link, latency), F(dlb_par_link, eff), { NULL, 0 } };
-static const field coll_f[] = {
-  F(dlb_par_coll, time), F(dlb_par_coll, bytes), F(dlb_par_coll, total),
-  F(dlb_par_coll, steps), { NULL, 0 } };
 static const field dev_f[] = {
   F(dlb_par_device, peak), F(dlb_par_device, mem_bw), F(dlb_par_device, mem),
   F(dlb_par_device, flops_eff), F(dlb_par_device, bw_eff), { NULL, 0 } };
-static const field work_f[] = {
-  F(dlb_par_work, flops_sample), F(dlb_par_work, flops_fixed), F(dlb_par_work, bytes_sample),
-  F(dlb_par_work, bytes_fixed), F(dlb_par_work, bwd_frac), F(dlb_par_work, grad_bytes),
-  F(dlb_par_work, mem_fixed), F(dlb_par_work, mem_sample), F(dlb_par_work, samples_epoch),
-  { NULL, 0 } };
-static const field dpo_f[] = {
-  F(dlb_par_dp_opts, workers), F(dlb_par_dp_opts, subbatch), F(dlb_par_dp_opts, batch),
-  F(dlb_par_dp_opts, algo), F(dlb_par_dp_opts, bucket), F(dlb_par_dp_opts, overlap),
-  F(dlb_par_dp_opts, async), F(dlb_par_dp_opts, shards), F(dlb_par_dp_opts, compute),
-  { NULL, 0 } };
-static const field dpr_f[] = {
-  F(dlb_par_dp_result, step), F(dlb_par_dp_result, compute), F(dlb_par_dp_result, comm),
-  F(dlb_par_dp_result, exposed), F(dlb_par_dp_result, batch), F(dlb_par_dp_result, subbatch),
-  F(dlb_par_dp_result, throughput), F(dlb_par_dp_result, util), F(dlb_par_dp_result, mem),
-  F(dlb_par_dp_result, epoch), F(dlb_par_dp_result, wire), F(dlb_par_dp_result, buckets),
-  F(dlb_par_dp_result, fits), F(dlb_par_dp_result, shortfall), { NULL, 0 } };
 static const field layer_f[] = {
   F(dlb_par_layer, flops_fwd), F(dlb_par_layer, flops_bwd), F(dlb_par_layer, bytes_sample),
   F(dlb_par_layer, bytes_fixed), F(dlb_par_layer, params), F(dlb_par_layer, act_out),
@@ -126,107 +109,6 @@ static dlb_par_layer *getlayers(lua_State *L, int idx, int *n) {
   return ls;
 }
 
-/* -- core.parallel_collective(op, algo, bytes, n, shards, link) -> {time=, bytes=, total=, steps=} */
-static int p_collective(lua_State *L) {
-  int op = (int)luaL_checkinteger(L, 1), algo = (int)luaL_checkinteger(L, 2);
-  double bytes = luaL_checknumber(L, 3), n = luaL_checknumber(L, 4);
-  double shards = luaL_optnumber(L, 5, 0);
-  dlb_par_link lk = { 0, 0, 0 };
-  getfields(L, 6, link_f, &lk, "link");
-  dlb_par_coll c;
-  dlbL_check(L, dlb_par_collective(op, algo, bytes, n, shards, &lk, &c));
-  pushfields(L, coll_f, &c);
-  return 1;
-}
-
-/* -- core.parallel_allreduce_hier(bytes, per_node, nodes, algo, intra, inter) -> coll table */
-static int p_allreduce_hier(lua_State *L) {
-  double bytes = luaL_checknumber(L, 1), g = luaL_checknumber(L, 2), nodes = luaL_checknumber(L, 3);
-  int algo = (int)luaL_checkinteger(L, 4);
-  dlb_par_link a = { 0, 0, 0 }, b = { 0, 0, 0 };
-  getfields(L, 5, link_f, &a, "intra");
-  getfields(L, 6, link_f, &b, "inter");
-  dlb_par_coll c;
-  dlbL_check(L, dlb_par_allreduce_hier(bytes, g, nodes, algo, &a, &b, &c));
-  pushfields(L, coll_f, &c);
-  return 1;
-}
-
-/* -- core.parallel_allreduce_cluster(bytes, n, algo, cluster) -> coll table */
-static int p_allreduce_cluster(lua_State *L) {
-  double bytes = luaL_checknumber(L, 1), n = luaL_checknumber(L, 2);
-  int algo = (int)luaL_checkinteger(L, 3);
-  dlb_par_cluster cl;
-  getcluster(L, 4, &cl);
-  dlb_par_coll c;
-  dlbL_check(L, dlb_par_allreduce_cluster(bytes, n, algo, &cl, &c));
-  pushfields(L, coll_f, &c);
-  return 1;
-}
-
-/* -- core.parallel_roofline(device, flops, bytes) -> seconds */
-static int p_roofline(lua_State *L) {
-  dlb_par_device d = { 0, 0, 0, 0, 0 };
-  getfields(L, 1, dev_f, &d, "device");
-  if (!(d.peak > 0)) return luaL_error(L, "device.peak must be a positive FLOP/s");
-  lua_pushnumber(L, dlb_par_roofline(&d, luaL_checknumber(L, 2), luaL_checknumber(L, 3)));
-  return 1;
-}
-
-/* -- core.parallel_data(work, device, cluster, opts) -> result table */
-static int p_data(lua_State *L) {
-  dlb_par_work w = { 0 };
-  dlb_par_device d = { 0 };
-  dlb_par_dp_opts o = { 0 };
-  dlb_par_cluster cl;
-  getfields(L, 1, work_f, &w, "work");
-  getfields(L, 2, dev_f, &d, "device");
-  getcluster(L, 3, &cl);
-  getfields(L, 4, dpo_f, &o, "opts");
-  dlb_par_dp_result r;
-  dlbL_check(L, dlb_par_data(&w, &d, &cl, &o, &r));
-  pushfields(L, dpr_f, &r);
-  return 1;
-}
-
-/* -- core.parallel_partition(weights, k) -> {first1, first2, ...} (1-based layer indices) */
-static int p_partition(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  lua_Integer n = luaL_len(L, 1), k = luaL_checkinteger(L, 2);
-  luaL_argcheck(L, n >= 1 && n < 1000000, 1, "a non-empty array of weights");
-  luaL_argcheck(L, k >= 1 && k <= n, 2, "stages must be in 1..#weights");
-  double *w = malloc(sizeof(double) * (size_t)n);
-  int *first = malloc(sizeof(int) * (size_t)k);
-  if (!w || !first) { free(w); free(first); return luaL_error(L, "partition: out of memory"); }
-  for (lua_Integer i = 1; i <= n; i++) {
-    lua_geti(L, 1, i);
-    int ok;
-    w[i - 1] = lua_tonumberx(L, -1, &ok);
-    lua_pop(L, 1);
-    if (!ok) {
-      free(w); free(first);
-      return luaL_error(L, "partition: weights[%d] must be a number", (int)i);
-    }
-  }
-  int st = dlb_par_partition(w, (int)n, (int)k, first);
-  free(w);
-  if (st) { free(first); return dlbL_error(L); }
-  lua_createtable(L, (int)k, 0);
-  for (lua_Integer s = 0; s < k; s++) {
-    lua_pushinteger(L, first[s] + 1);
-    lua_seti(L, -2, s + 1);
-  }
-  free(first);
-  return 1;
-}
-
-/* -- core.parallel_bubble(sched, p, m, v) -> fraction (NaN for bad input) */
-static int p_bubble(lua_State *L) {
-  lua_pushnumber(L, dlb_par_bubble((int)luaL_checkinteger(L, 1), luaL_checknumber(L, 2),
-                                   luaL_checknumber(L, 3), luaL_optnumber(L, 4, 1)));
-  return 1;
-}
-
 /* -- core.parallel_evaluate(layers, device, cluster, opts, cfg) -> row, {stage bytes...} */
 static int p_evaluate(lua_State *L) {
   dlb_par_device d = { 0 };
@@ -283,51 +165,9 @@ static int p_plan(lua_State *L) {
   return 3;
 }
 
-/* -- core.parallel_amdahl(f, n) -> speedup */
-static int p_amdahl(lua_State *L) {
-  lua_pushnumber(L, dlb_par_amdahl(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
-  return 1;
-}
-
-/* -- core.parallel_amdahl_fit(workers, speedups) -> f, r2 */
-static int p_amdahl_fit(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_Integer n = luaL_len(L, 1);
-  luaL_argcheck(L, n == luaL_len(L, 2), 2, "as many speedups as worker counts");
-  luaL_argcheck(L, n >= 1 && n < 10000000, 1, "at least one measurement");
-  double *a = malloc(sizeof(double) * 2 * (size_t)n);
-  if (!a) return luaL_error(L, "amdahl fit: out of memory");
-  for (lua_Integer i = 1; i <= n; i++) {
-    int ok1, ok2;
-    lua_geti(L, 1, i);
-    lua_geti(L, 2, i);
-    a[i - 1] = lua_tonumberx(L, -2, &ok1);
-    a[n + i - 1] = lua_tonumberx(L, -1, &ok2);
-    lua_pop(L, 2);
-    if (!ok1 || !ok2) { free(a); return luaL_error(L, "amdahl fit: entry %d is not a number", (int)i); }
-  }
-  double f, r2;
-  int st = dlb_par_amdahl_fit(a, a + n, (int)n, &f, &r2);
-  free(a);
-  dlbL_check(L, st);
-  lua_pushnumber(L, f);
-  lua_pushnumber(L, r2);
-  return 2;
-}
-
 static const luaL_Reg funcs[] = {
-  {"parallel_collective", p_collective},
-  {"parallel_allreduce_hier", p_allreduce_hier},
-  {"parallel_allreduce_cluster", p_allreduce_cluster},
-  {"parallel_roofline", p_roofline},
-  {"parallel_data", p_data},
-  {"parallel_partition", p_partition},
-  {"parallel_bubble", p_bubble},
   {"parallel_evaluate", p_evaluate},
   {"parallel_plan", p_plan},
-  {"parallel_amdahl", p_amdahl},
-  {"parallel_amdahl_fit", p_amdahl_fit},
   {NULL, NULL}
 };
 

@@ -54,8 +54,9 @@ end
 function M.version() return ffi.string(C.dlb_version()) end
 function M.abi_version() return C.dlb_abi_version() end
 
-for _, area in ipairs { "poly", "graph", "hw", "roofline", "stats", "scaling",
-                        "parallel", "proc", "plot" } do
+-- The generated functions (host/bindings.lua), then the hand-written areas.
+require("dlbench.ffi_gen")(M, C, ffi)
+for _, area in ipairs { "stats", "parallel", "proc" } do
   require("dlbench.ffi_" .. area)(M, C, ffi)
 end
 return M

@@ -1,17 +1,10 @@
--- dlbench.ffi_parallel — FFI wrappers of the parallel area: the same functions, names, arguments
--- and results as host/lparallel.c adds to `dlbench.core`. Structs travel as Lua tables with
+-- dlbench.ffi_parallel — the hand-written part of the parallel area under FFI: evaluate and
+-- plan, as host/lparallel.c (which says why they are not generated). Structs travel as Lua tables with
 -- the C field names; missing fields are 0.
 return function(core, C, ffi) -- luacheck: ignore
   local F = {
     link = { "bw", "latency", "eff" },
-    coll = { "time", "bytes", "total", "steps" },
     device = { "peak", "mem_bw", "mem", "flops_eff", "bw_eff" },
-    work = { "flops_sample", "flops_fixed", "bytes_sample", "bytes_fixed", "bwd_frac",
-             "grad_bytes", "mem_fixed", "mem_sample", "samples_epoch" },
-    dpo = { "workers", "subbatch", "batch", "algo", "bucket", "overlap", "async", "shards",
-            "compute" },
-    dpr = { "step", "compute", "comm", "exposed", "batch", "subbatch", "throughput", "util",
-            "mem", "epoch", "wire", "buckets", "fits", "shortfall" },
     layer = { "flops_fwd", "flops_bwd", "bytes_sample", "bytes_fixed", "params", "act_out",
               "act_kept", "act_rep", "act_in", "tp_bytes", "tp_colls", "shardable", "tp_div" },
     opts = { "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "dp_algo", "tp_max",
@@ -67,72 +60,13 @@ return function(core, C, ffi) -- luacheck: ignore
     return a, n
   end
 
-  local function int(x, what)
-    if type(x) ~= "number" or x ~= math.floor(x) then
-      error(string.format("bad argument (%s: integer expected, got %s)", what, type(x)), 0)
-    end
-    return x
-  end
 
-  function core.parallel_collective(op, algo, bytes, n, shards, link)
-    local c = ffi.new("dlb_par_coll")
-    local lk = fill(ffi.new("dlb_par_link"), link, F.link, "link")
-    core.check(C.dlb_par_collective(int(op, "op"), int(algo, "algo"), bytes, n, shards or 0, lk, c))
-    return totable(c, F.coll)
-  end
 
-  function core.parallel_allreduce_hier(bytes, g, nodes, algo, intra, inter)
-    local c = ffi.new("dlb_par_coll")
-    local a = fill(ffi.new("dlb_par_link"), intra, F.link, "intra")
-    local b = fill(ffi.new("dlb_par_link"), inter, F.link, "inter")
-    core.check(C.dlb_par_allreduce_hier(bytes, g, nodes, int(algo, "algo"), a, b, c))
-    return totable(c, F.coll)
-  end
 
-  function core.parallel_allreduce_cluster(bytes, n, algo, cl)
-    local c = ffi.new("dlb_par_coll")
-    core.check(C.dlb_par_allreduce_cluster(bytes, n, int(algo, "algo"), cluster(cl), c))
-    return totable(c, F.coll)
-  end
 
-  function core.parallel_roofline(dev, flops, bytes)
-    local d = fill(ffi.new("dlb_par_device"), dev, F.device, "device")
-    if not (d.peak > 0) then error("device.peak must be a positive FLOP/s", 0) end
-    return tonumber(C.dlb_par_roofline(d, flops, bytes))
-  end
 
-  function core.parallel_data(work, dev, cl, opts)
-    local w = fill(ffi.new("dlb_par_work"), work, F.work, "work")
-    local d = fill(ffi.new("dlb_par_device"), dev, F.device, "device")
-    local c = cluster(cl)
-    local o = fill(ffi.new("dlb_par_dp_opts"), opts, F.dpo, "opts")
-    local r = ffi.new("dlb_par_dp_result")
-    core.check(C.dlb_par_data(w, d, c, o, r))
-    return totable(r, F.dpr)
-  end
 
-  function core.parallel_partition(weights, k)
-    local n = #weights
-    if n < 1 then error("bad argument #1 (a non-empty array of weights)", 0) end
-    if type(k) ~= "number" or k < 1 or k > n then
-      error("bad argument #2 (stages must be in 1..#weights)", 0)
-    end
-    local w = ffi.new("double[?]", n)
-    for i = 1, n do
-      local x = tonumber(weights[i])
-      if not x then error(string.format("partition: weights[%d] must be a number", i), 0) end
-      w[i - 1] = x
-    end
-    local first = ffi.new("int[?]", k)
-    core.check(C.dlb_par_partition(w, n, k, first))
-    local t = {}
-    for s = 0, k - 1 do t[s + 1] = first[s] + 1 end
-    return t
-  end
 
-  function core.parallel_bubble(sched, p, m, v)
-    return tonumber(C.dlb_par_bubble(int(sched, "sched"), p, m, v or 1))
-  end
 
   function core.parallel_evaluate(ls, dev, cl, opts, cfg)
     local d = fill(ffi.new("dlb_par_device"), dev, F.device, "device")
@@ -169,21 +103,5 @@ return function(core, C, ffi) -- luacheck: ignore
     return rows, ev, sm
   end
 
-  function core.parallel_amdahl(f, n)
-    return tonumber(C.dlb_par_amdahl(f, n))
-  end
 
-  function core.parallel_amdahl_fit(ns, ss)
-    local n = #ns
-    if n ~= #ss then error("bad argument #2 (as many speedups as worker counts)", 0) end
-    if n < 1 then error("bad argument #1 (at least one measurement)", 0) end
-    local a, b = ffi.new("double[?]", n), ffi.new("double[?]", n)
-    for i = 1, n do
-      a[i - 1] = tonumber(ns[i]) or error(string.format("amdahl fit: entry %d is not a number", i), 0)
-      b[i - 1] = tonumber(ss[i]) or error(string.format("amdahl fit: entry %d is not a number", i), 0)
-    end
-    local f, r2 = ffi.new("double[1]"), ffi.new("double[1]")
-    core.check(C.dlb_par_amdahl_fit(a, b, n, f, r2))
-    return f[0], r2[0]
-  end
 end

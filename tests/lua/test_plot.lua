@@ -442,7 +442,7 @@ T.test("user ticks and tick labels", function()
   T.checkerr("yticklabels has 4 labels but yticks has 3 positions", function()
     f.yticklabels = { "a", "b", "c", "d" }
   end)
-  T.checkerr("xticks[2] is string, not a number", function() f.xticks = { 1, "x" } end)
+  T.checkerr("xticks[2] is a string, not a number", function() f.xticks = { 1, "x" } end)
   f.xticks = nil                                        -- automatic again
   assert(f:save(tmp("ticks2.png")))
   xv, xl = f:ticks("x")

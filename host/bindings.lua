@@ -1,0 +1,517 @@
+-- bindings.lua — the one description of the backend functions (`dlbench.core`) both
+-- backends offer. host/gen_bindings.lua turns it, with the enums and structs of the public
+-- headers' marked regions, into the C-API glue (build/gen/lbind_gen.c) and the FFI glue
+-- (lua/dlbench/ffi_gen.lua), whose checks live in host/lbind.c and lua/dlbench/ffi_rt.lua
+-- with the same messages. See docs/architecture.md, "One area, one description".
+--
+-- A function:   name(arg: kind, ...) [-> result, ...] = [check [soft|soft(CODE)|nil(CODE)]] CALL
+-- Argument kinds (every one checked before C sees it; "bad argument #i to 'name' (...)"):
+--   poly graph analysis opcosts figure   a live handle of that type (never nil, never closed)
+--   string                a string without NUL (a number is written as an integer or %.17g)
+--   string?               a string, or nil (NULL)          bytes  a string and its length #x
+--   number                a number; int / size: an integer within int / [0, 2^53]
+--   int(LO..HI)           an integer in [LO, HI] (C expressions of earlier arguments)
+--   bool                  any value, as Lua truth (0/1 for C)
+--   numbers[MAX] ints[MAX] strings[MAX]   a flat array (raw length, at most MAX; `?` after
+--                         the kind: nil is NULL); `== #other`: as long as array other;
+--                         `== EXPR`: exactly EXPR elements; <label> names it in messages
+--   struct NAME           a table read into the header's struct NAME (B.structs below)
+--   ... = DEFAULT         the value when the argument is nil
+-- Results: a handle kind (a new handle owning the returned pointer; NULL raises the core's
+--   message), number, int, size, bool, string (NULL: nil), int? (negative: nil), int! (negative:
+--   raise), text (CALL writes TEXT = buf, size and returns the full length); or outputs
+--   `name: double|int|size|bool|cstr`, `name: double[N]` (N values), `name: char[N]` (a
+--   string), `name: struct NAME` (a table) that CALL fills through &name.
+-- `check CALL`: CALL returns a status; not DLB_OK raises the core's message; `soft`: returns
+--   nil and the message instead; soft(CODE) only for that code (true on success); nil(CODE):
+--   nil for that code.
+-- B.lua: backend functions written once in Lua over the generated ones (both backends run
+--   this same text); names starting with _ are the generated pieces they use.
+local B = {}
+
+B.handles = {
+  poly = { "dlb_poly", "dlbench.Poly", free = "dlb_poly_free", tostring = "poly_tostring" },
+  graph = { "dlb_graph", "dlbench.Graph", free = "dlb_graph_free" },
+  analysis = { "dlb_analysis", "dlbench.Analysis", free = "dlb_analysis_free" },
+  opcosts = { "dlb_opcosts", "dlbench.OpCosts", free = "dlb_opcosts_free" },
+  figure = { "dlb_figure", "dlbench.Figure", free = "dlb_figure_free" },
+  regression = { "dlb_regression", "dlbench.Regression", free = "dlb_regression_free" },
+}
+
+-- Structs travel as tables keyed by the C field names. label: the message prefix of a field
+-- ("%s" is the argument's name), close: text after the field's name; default, required,
+-- shown (name in messages), rename (table key), skip, count (the field holding an array's
+-- length), whole (whole numbers come back as integers).
+local par = { label = "%s.", whole = true }
+B.structs = {
+  dlb_roof = { label = "roofline: device field '", close = "'", required = { peak = true, bw = true },
+               default = { flops_eff = 0.8, bw_eff = 0.7, elem = 4, bytes_scale = 1 },
+               shown = { bw = "mem_bw" } },
+  dlb_scaling_fit = { skip = { form = true }, count = { params = "np", se = "np" } },
+  dlb_cost_fit = { rename = { gamma_c = "gamma" } },
+  dlb_par_link = par, dlb_par_coll = par, dlb_par_device = par, dlb_par_work = par,
+  dlb_par_dp_opts = par, dlb_par_dp_result = par, dlb_par_cluster = par,
+}
+
+B.functions = {
+  -- poly (graphs/dlb_poly.h)
+  "poly_parse(text: string) -> poly = dlb_poly_parse(text)",
+  "poly_number(c: number) -> poly = dlb_poly_number(c)",
+  "poly_add(a: poly, b: poly) -> poly = dlb_poly_add(a, b)",
+  "poly_sub(a: poly, b: poly) -> poly = dlb_poly_sub(a, b)",
+  "poly_mul(a: poly, b: poly) -> poly = dlb_poly_mul(a, b)",
+  "poly_scale(a: poly, c: number) -> poly = dlb_poly_scale(a, c)",
+  "poly_pow(a: poly, n: int) -> poly = dlb_poly_pow(a, n)",
+  "poly_tostring(h: poly) -> text = dlb_poly_tostring(h, TEXT)",
+  "poly_evalv(h: poly, values: numbers[DLB_POLY_MAXVARS] == dlb_poly_nvars(h)) -> number = dlb_poly_evalv(h, values)",
+  "poly_bind(h: poly, names: strings, values: numbers == #names) -> poly = dlb_poly_bind(h, #names, names, values)",
+  "poly_equal(a: poly, b: poly) -> bool = dlb_poly_equal(a, b)",
+  "poly_degree(h: poly) -> int = dlb_poly_degree(h)",
+  "_poly_nvars(h: poly) -> size = dlb_poly_nvars(h)",
+  "_poly_varname(h: poly, i: size) -> string = dlb_poly_varname(h, i)",
+  "_poly_nterms(h: poly) -> size = dlb_poly_nterms(h)",
+  "_poly_term(h: poly, i: size) -> c: double, e: int[DLB_POLY_MAXVARS] = check dlb_poly_term(h, i, &c, e)",
+  "_poly_is_number(h: poly) -> bool, v: double = dlb_poly_is_number(h, &v)",
+  -- hw (graphs/dlb_hw.h)
+  "hw_precision_id(name: string) -> int! = dlb_precision_id(name)",
+  "_hw_precision_bytes(id: int) -> number = dlb_precision_bytes(id)",
+  "_hw_precision_name(id: int) -> string = dlb_precision_name(id)",
+  -- graph (graphs/dlb_graph.h)
+  'graph_new(name: string = "graph") -> graph = dlb_graph_new(name)',
+  "_graph_tensor(g: graph, name: string, role: int, dtype: int, dims: strings[1024] <dims>) -> id: int = check dlb_graph_tensor(g, name, role, dtype, #dims, dims, &id)",
+  "graph_op(g: graph, type: int, name: string?, inputs: ints[1024] <inputs>, attrs: ints?[16] <attrs>, dims: strings?[1024] <dim>) -> outs: int{1024, _nout}, _nout: size = check dlb_graph_op(g, type, name, #inputs, inputs, #attrs, attrs, #dims, dims, outs, 1024, &_nout)",
+  "_graph_linear(g: graph, x: int, nout: string, bias: bool, name: string) -> out: int = check dlb_graph_linear(g, x, nout, bias, name, &out)",
+  "_graph_conv(g: graph, x: int, wdims: strings[1024] <dim>, attrs: ints[8] == 8, bias: bool, name: string) -> out: int = check dlb_graph_conv(g, x, #wdims, wdims, attrs, bias, name, &out)",
+  "_graph_norm(g: graph, type: int, x: int, name: string) -> out: int = check dlb_graph_norm(g, type, x, name, &out)",
+  "_graph_embedding_layer(g: graph, ids: int, vocab: string, dim: string, name: string) -> out: int = check dlb_graph_embedding_layer(g, ids, vocab, dim, name, &out)",
+  "graph_lstm_cell(g: graph, x: int, h: int, c: int, w: int, b: int) -> ho: int, co: int = check dlb_graph_lstm_cell(g, x, h, c, w, b, &ho, &co)",
+  "graph_gru_cell(g: graph, x: int, h: int, w: int, b: int, wn: int, un: int, bn: int) -> ho: int = check dlb_graph_gru_cell(g, x, h, w, b, wn, un, bn, &ho)",
+  "graph_rnn_cell(g: graph, x: int, h: int, w: int, b: int) -> ho: int = check dlb_graph_rnn_cell(g, x, h, w, b, &ho)",
+  "graph_highway(g: graph, x: int, s: int, w: int, b: int) -> so: int = check dlb_graph_highway(g, x, s, w, b, &so)",
+  "graph_op_type(name: string) -> int? = dlb_graph_op_type(name)",
+  "graph_op_type_name(type: int) -> string = dlb_graph_op_type_name(type)",
+  "graph_set_loss(g: graph, t: int) = check dlb_graph_set_loss(g, t)",
+  "graph_layer(g: graph, name: string?) = check dlb_graph_layer(g, name)",
+  "graph_checkpoint(g: graph, t: int) = check dlb_graph_checkpoint(g, t)",
+  "_graph_ntensors(g: graph) -> size = dlb_graph_ntensors(g)",
+  "_graph_nops(g: graph) -> size = dlb_graph_nops(g)",
+  "_graph_tensor_info(g: graph, t: int) -> nd: int, dt: int, role: int, prod: int = check dlb_graph_tensor_info(g, t, &nd, &dt, &role, &prod)",
+  "_graph_tensor_name(g: graph, t: int) -> text = dlb_graph_tensor_name(g, t, TEXT)",
+  "_graph_tensor_dim(g: graph, t: int, i: int) -> text = dlb_graph_tensor_dim(g, t, i, TEXT)",
+  "graph_dot(g: graph) -> text = dlb_graph_dot(g, TEXT)",
+  "graph_convention() -> string = dlb_graph_convention()",
+  "_graph_analyze(g: graph, o: struct dlb_train_opts, names: strings, values: numbers == #names) -> analysis = dlb_graph_analyze(g, &o, #names, names, values)",
+  "_graph_symbolic(g: graph, o: struct dlb_train_opts, names: strings, values: numbers == #names) -> out: poly[DLB_SYM_COUNT] = check dlb_graph_symbolic(g, &o, #names, names, values, out)",
+  "_graph_step_nops(g: graph, o: struct dlb_train_opts) -> n: size = check dlb_graph_step_nops(g, &o, &n)",
+  "graph_symbolic_type(g: graph, type: string, names: strings, values: numbers == #names) -> poly = dlb_graph_symbolic_type(g, type, #names, names, values)",
+  "analysis_totals(a: analysis) -> t: struct dlb_totals = check dlb_analysis_totals(a, &t)",
+  "_analysis_op_flops(a: analysis) -> doubles(dlb_analysis_nops(a)) = dlb_analysis_op_flops(a)",
+  "_analysis_op_bytes(a: analysis) -> doubles(dlb_analysis_nops(a)) = dlb_analysis_op_bytes(a)",
+  "_analysis_op_phase(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_phase(a)",
+  "_analysis_op_layer(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_layer(a)",
+  "_analysis_op_type(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_type(a)",
+  "analysis_schedule(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_schedule(a)",
+  "analysis_op_name(a: analysis, i: size) -> text = dlb_analysis_op_name(a, i, TEXT)",
+  "analysis_gemm(a: analysis, i: size) -> o: double[4] = check nil(DLB_ENOTFOUND) dlb_analysis_op_gemm(a, i, o)",
+  "_analysis_nlayers(a: analysis) -> size = dlb_analysis_nlayers(a)",
+  "_analysis_layer_name(a: analysis, i: size) -> string = dlb_analysis_layer_name(a, i)",
+  "analysis_layer(a: analysis, i: size) -> o: double[6] = check dlb_analysis_layer(a, i, o)",
+  "analysis_exact(a: analysis) -> v: double = check dlb_analysis_footprint_exact(a, &v)",
+  -- roofline (graphs/dlb_roofline.h)
+  "roofline_ridge(dev: struct dlb_roof, achievable: bool) -> r: double = check dlb_roof_ridge(&dev, achievable, &r)",
+  "roofline_attainable(dev: struct dlb_roof, intensity: number) -> r: double = check dlb_roof_attainable(&dev, intensity, &r)",
+  "_roofline_time(dev: struct dlb_roof, flops: number, bytes: number) -> r: struct dlb_roof_result = check dlb_roofline_time(&dev, flops, bytes, &r)",
+  "gemm_traffic(m: number, n: number, k: number, batch: number, elem: number, cache: number, tile_m: number = 0, tile_n: number = 0) -> r: double = check dlb_gemm_traffic_tiled(m, n, k, batch, elem, cache, tile_m, tile_n, &r)",
+  "_roofline_opcosts_new(flops: numbers <roofline: flops>, bytes: numbers == #flops <roofline: bytes>) -> opcosts = dlb_opcosts_new(#flops, flops, bytes)",
+  "roofline_opcosts_from_analysis(a: analysis) -> opcosts = dlb_opcosts_from_analysis(a)",
+  "roofline_opcosts_set_gemm(c: opcosts, i: int(1..2147483647), m: number, n: number, k: number, batch: number = 1) = check dlb_opcosts_set_gemm(c, i - 1, m, n, k, batch)",
+  "roofline_opcosts_n(c: opcosts) -> size = dlb_opcosts_n(c)",
+  "_roofline_ops(c: opcosts, dev: struct dlb_roof) -> r: struct dlb_roof_result = check dlb_opcosts_roofline(c, &dev, NULL, NULL, &r)",
+  "_roofline_ops_per(c: opcosts, dev: struct dlb_roof) -> r: struct dlb_roof_result, t: double{dlb_opcosts_n(c)}, b: int{dlb_opcosts_n(c)} = check dlb_opcosts_roofline(c, &dev, t, b, &r)",
+  -- stats (graphs/dlb_stats.h)
+  "stats_percentiles(list: numbers <percentile: list>, ps: numbers <percentile: p>) -> out: double{#ps} = check dlb_percentiles(list, #list, ps, #ps, out)",
+  "stats_mean(list: numbers <mean: list>, kind: int) -> v: double = check dlb_mean(list, #list, kind, &v)",
+  "stats_box(list: numbers <box: list>, lw: number, lq: number, hq: number, hw: number, tukey: bool) -> b: struct dlb_box = check dlb_box_stats(list, #list, lw, lq, hq, hw, tukey, &b)",
+  "_stats_regress(x: numbers == #y * #names, y: numbers <regress: y>, names: strings, flags: ints == #names, options: int) -> regression = dlb_regress(#y, #names, x, y, names, flags, options)",
+  "_regression_terms(r: regression) -> size = dlb_regression_terms(r)",
+  "_regression_term(r: regression, j: size) -> name: cstr, w: double, se: double, t: double = check dlb_regression_term(r, j, &name, &w, &se, &t)",
+  "_regression_scaling(r: regression, j: size) -> shift: double, scale: double = check dlb_regression_scaling(r, j, &shift, &scale)",
+  "_regression_fit(r: regression) -> f: struct dlb_regress_fit = dlb_regression_fit(r, &f)",
+  -- scaling (graphs/dlb_scaling.h)
+  "scaling_fit(form: int, xs: numbers, ys: numbers == #xs, weights: numbers? == #xs) -> f: struct dlb_scaling_fit = check dlb_scaling_fit_curve(form, #xs, xs, ys, weights, &f)",
+  "_scaling_form_params(form: int) -> int! = dlb_scaling_form_params(form)",
+  "_scaling_eval(form: int, params: numbers[5] == dlb_scaling_form_params(form), x: number) -> y: double = check dlb_scaling_eval(form, params, x, &y)",
+  "_scaling_invert(form: int, params: numbers[5] == dlb_scaling_form_params(form), y: number) -> x: double = check dlb_scaling_invert(form, params, y, &x)",
+  "_scaling_bootstrap(form: int, xs: numbers, ys: numbers == #xs, weights: numbers? == #xs, reps: int, seed: number = 1) -> se: double[5], lo: double[5], hi: double[5], used: int = check dlb_scaling_bootstrap(form, #xs, xs, ys, weights, reps, seed, se, lo, hi, &used)",
+  "_scaling_linfit(X: numbers, k: int(1..8), y: numbers, weights: numbers? == #y) -> c: double[8], se: double[8], r2: double = check dlb_scaling_linfit(#y, k, X, y, weights, c, se, &r2)",
+  "scaling_fit_costs(params: numbers, batch: numbers == #params, flops: numbers? == #params, bytes: numbers? == #params, footprint: numbers? == #params) -> c: struct dlb_cost_fit = check dlb_scaling_fit_costs(#params, params, batch, flops, bytes, footprint, &c)",
+  "scaling_fit_joint(N: numbers, D: numbers == #N, L: numbers == #N, huber: number = 0) -> f: struct dlb_joint_fit = check dlb_scaling_fit_joint(#N, N, D, L, huber, &f)",
+  "_scaling_compute_optimal(E: number, A: number, B: number, alpha: number, beta: number, C: number, k: number) -> N: double, D: double, loss: double, a: double, b: double = check dlb_scaling_compute_optimal(E, A, B, alpha, beta, C, k, &N, &D, &loss, &a, &b)",
+  -- plot (plots/dlbplot.h); panels and series are 0-based
+  "plot_figure_new(width: number, height: number, rows: int, cols: int) -> figure = dlb_figure_new(width, height, rows, cols)",
+  "plot_figure_num(f: figure, key: string, value: number) = check dlb_figure_num(f, key, value)",
+  "plot_figure_str(f: figure, key: string, value: string) = check dlb_figure_str(f, key, value)",
+  "plot_panel_num(f: figure, panel: int, key: string, value: number) = check dlb_panel_num(f, panel, key, value)",
+  "plot_panel_str(f: figure, panel: int, key: string, value: string) = check dlb_panel_str(f, panel, key, value)",
+  "_plot_panel_ticks(f: figure, panel: int, axis: int, values: numbers <ticks>) = check dlb_panel_ticks(f, panel, axis, values, #values)",
+  "plot_panel_ticklabel(f: figure, panel: int, axis: int, i: size, label: string) = check dlb_panel_ticklabel(f, panel, axis, i, label)",
+  "plot_series_new(f: figure, panel: int, kind: int) -> id: int = check dlb_series_new(f, panel, kind, &id)",
+  "plot_series_data(f: figure, id: int, name: string, values: numbers <values>) = check dlb_series_data(f, id, name, values, #values)",
+  "_plot_series_addstr(f: figure, id: int, name: string, s: string) = check dlb_series_addstr(f, id, name, s)",
+  "plot_series_num(f: figure, id: int, key: string, value: number) = check dlb_series_num(f, id, key, value)",
+  "plot_series_str(f: figure, id: int, key: string, value: string) = check dlb_series_str(f, id, key, value)",
+  "_plot_series_commit(f: figure, id: int) = check dlb_series_commit(f, id)",
+  "_plot_figure_warning(f: figure) -> string = dlb_figure_warning(f)",
+  "plot_series_drop(f: figure, id: int) = check dlb_series_drop(f, id)",
+  "plot_series_options(kind: int, which: int) -> string? = dlb_series_options(kind, which)",
+  "_plot_layout(f: figure) = check dlb_figure_layout(f)",
+  "_plot_layout_warning(f: figure) -> string = dlb_figure_layout_warning(f)",
+  "_plot_overlaps(f: figure) -> n: size = check dlb_figure_overlaps(f, &n)",
+  "_plot_overlap_text(f: figure, i: size) -> s: char[256] = check dlb_figure_overlap_text(f, i, s, 256)",
+  "plot_to_point(f: figure, panel: int, x: number, y: number) -> px: double, py: double = check dlb_panel_to_point(f, panel, x, y, &px, &py)",
+  "_plot_tick_count(f: figure, panel: int, axis: int) -> n: int = check dlb_panel_tick_count(f, panel, axis, &n)",
+  "_plot_tick(f: figure, panel: int, axis: int, i: int) -> v: double, s: char[64] = check dlb_panel_tick(f, panel, axis, i, &v, s, 64)",
+  "plot_save(f: figure, path: string, dpi: number = 0) = check soft(DLB_EIO) dlb_figure_save(f, path, dpi)",
+  "_plot_cmap_lookup(name: string) -> c: int = check dlb_cmap_lookup(name, &c)",
+  "_plot_cmap_eval(c: int, t: number) -> rgb: double[3] = check dlb_cmap_eval(c, t, rgb)",
+  "plot_palette(i: int) -> rgb: double[3] = dlb_palette(i, rgb)",
+  "plot_png_size(path: string) -> w: int, h: int = check dlb_png_size(path, &w, &h)",
+  "plot_png_pixel(path: string, x: int, y: int) -> c: double[4] = check dlb_png_pixel(path, x, y, c)",
+  "plot_ticks(lo: number, hi: number, target: int) -> t: double{256, _n}, _n: size = check dlb_ticks_linear(lo, hi, target, t, 256, &_n)",
+  "plot_tick_format(v: number, step: number, style: string) -> s: char[64] = check dlb_tick_format(v, step, style, s, 64)",
+  -- proc (graphs/dlb_proc.h); descriptors and pids are integers
+  "proc_cores() -> int = dlb_proc_cores()",
+  "proc_now() -> number = dlb_proc_now()",
+  "proc_cputime(children: bool) -> number = dlb_proc_cputime(children)",
+  "proc_isatty(fd: int) -> bool = dlb_proc_isatty(fd)",
+  "proc_spawn() -> pid: int, wfd: int, rfd: int = check dlb_proc_spawn(&pid, &wfd, &rfd)",
+  "proc_write(fd: int, s: bytes) = check dlb_proc_write(fd, s, #s)",
+  "_proc_poll(fds: ints[4096] <fds>, timeout: number) -> ready: int{#fds} = check dlb_proc_poll(fds, #fds, timeout, ready)",
+  "_proc_wait(pid: int, block: bool) -> state: int, code: int = check dlb_proc_wait(pid, block, &state, &code)",
+  "proc_kill(pid: int, sig: int) = check dlb_proc_kill(pid, sig)",
+  "proc_signame(sig: int) -> string = dlb_proc_signame(sig)",
+  "proc_close(fd: int) = check dlb_proc_close(fd)",
+  "proc_exit(code: int = 0) = dlb_proc_exit(code)",
+  "proc_open_append(path: string) -> fd: int = check soft dlb_proc_open_append(path, &fd)",
+  "proc_fsync(fd: int) = check dlb_proc_fsync(fd)",
+  -- parallel (graphs/dlb_parallel.h): structs as tables, missing fields 0
+  "parallel_collective(op: int, algo: int, bytes: number, n: number, shards: number = 0, link: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_collective(op, algo, bytes, n, shards, &link, &c)",
+  "parallel_allreduce_hier(bytes: number, per_node: number, nodes: number, algo: int, intra: struct dlb_par_link, inter: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_allreduce_hier(bytes, per_node, nodes, algo, &intra, &inter, &c)",
+  "parallel_allreduce_cluster(bytes: number, n: number, algo: int, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_allreduce_cluster(bytes, n, algo, &cluster, &c)",
+  "_parallel_roofline(device: struct dlb_par_device, flops: number, bytes: number) -> number = dlb_par_roofline(&device, flops, bytes)",
+  "parallel_data(work: struct dlb_par_work, device: struct dlb_par_device, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
+  "_parallel_partition(weights: numbers[1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
+  "parallel_bubble(sched: int, p: number, m: number, v: number = 1) -> number = dlb_par_bubble(sched, p, m, v)",
+  "parallel_amdahl(f: number, n: number) -> number = dlb_par_amdahl(f, n)",
+  "_parallel_amdahl_fit(workers: numbers[10000000] <amdahl fit: workers>, speedups: numbers == #workers <amdahl fit: speedups>) -> f: double, r2: double = check dlb_par_amdahl_fit(workers, speedups, #workers, &f, &r2)",
+}
+
+B.lua = [==[
+local core = ...
+local E = core.enum
+local unpack = table.unpack or unpack
+
+-- poly
+function core.poly_vars(h)
+  local t = {}
+  for i = 0, core._poly_nvars(h) - 1 do t[i + 1] = core._poly_varname(h, i) end
+  return t
+end
+
+-- {name = value} -> number, or nil when a variable has no value
+local varcache = setmetatable({}, { __mode = "k" })
+local vals = {}
+function core.poly_evalt(h, t)
+  local vars = varcache[h]
+  if not vars then vars = core.poly_vars(h); varcache[h] = vars end
+  if type(t) ~= "table" then
+    error("bad argument #2 to 'poly_evalt' (table expected, got " .. core._typename(t) .. ")", 0)
+  end
+  local n = #vars
+  for i = 1, n do
+    local v = t[vars[i]]
+    if v == nil then return nil end
+    if type(v) ~= "number" then
+      error("poly: value of " .. vars[i] .. " must be a number, got " .. type(v), 0)
+    end
+    vals[i] = v
+  end
+  for i = n + 1, #vals do vals[i] = nil end
+  return core.poly_evalv(h, vals)
+end
+
+function core.poly_number_value(h)
+  local is, v = core._poly_is_number(h)
+  if is then return v end
+  return nil
+end
+
+-- {{coef, {exponent per variable in poly_vars order}}, ...}
+function core.poly_terms(h)
+  local nv, out = core._poly_nvars(h), {}
+  for i = 0, core._poly_nterms(h) - 1 do
+    local r = { core._poly_term(h, i) }
+    local e = {}
+    for v = 1, nv do e[v] = r[v + 1] end
+    out[i + 1] = { r[1], e }
+  end
+  return out
+end
+
+-- graph
+function core.graph_tensor(g, name, role, dtype, dims)
+  -- nil when dims is not a plain list of strings and numbers (the caller then converts)
+  if type(dims) ~= "table" or getmetatable(dims) ~= nil then return nil end
+  for i = 1, #dims do
+    local t = type(dims[i])
+    if t ~= "string" and t ~= "number" then return nil end
+  end
+  return core._graph_tensor(g, name, role, dtype, dims)
+end
+local graph_op = core.graph_op
+function core.graph_op1(g, t, name, a, b, x, y)
+  return graph_op(g, t, name, b == nil and { a } or { a, b }, { x or 0, y or 0 })[1]
+end
+function core.graph_opx(g, t, name, a, b, attrs, dims)
+  if type(dims) == "table" and #dims > E.DLB_GRAPH_MAXRANK then
+    error("more than " .. E.DLB_GRAPH_MAXRANK .. " dims", 0)
+  end
+  return graph_op(g, t, name, b == nil and { a } or { a, b }, attrs, dims)[1]
+end
+-- name[, n]: with n the name is name .. n (nn.lua's automatic names)
+local function layername(name, n)
+  if n == nil or type(name) ~= "string" then return name end -- the call checks name
+  if type(n) ~= "number" or n ~= math.floor(n) then
+    error("bad argument (layer number: integer expected, got " .. core._typename(n) .. ")", 0)
+  end
+  return name .. string.format("%d", n)
+end
+function core.graph_linear(g, x, nout, bias, name, n)
+  return core._graph_linear(g, x, nout, bias, layername(name, n))
+end
+function core.graph_conv(g, x, wdims, attrs, bias, name)
+  local a = {}
+  if type(attrs) == "table" then for i = 1, 8 do a[i] = attrs[i] or 0 end end
+  return core._graph_conv(g, x, wdims, type(attrs) == "table" and a or attrs, bias, name)
+end
+function core.graph_norm(g, t, x, name, n) return core._graph_norm(g, t, x, layername(name, n)) end
+function core.graph_embedding_layer(g, ids, vocab, dim, name, n)
+  return core._graph_embedding_layer(g, ids, vocab, dim, layername(name, n))
+end
+function core.graph_counts(g) return core._graph_ntensors(g), core._graph_nops(g) end
+function core.graph_tensor_info(g, t)
+  local nd, dt, role, prod = core._graph_tensor_info(g, t)
+  local dims = {}
+  for i = 0, nd - 1 do dims[i + 1] = core._graph_tensor_dim(g, t, i) end
+  return core._graph_tensor_name(g, t), dims, dt, role, prod
+end
+local function opts(opt, prec, rec, k, inf)
+  return { optimizer = opt, precision = prec, recompute = rec, recompute_k = k, inference = inf and 1 or 0 }
+end
+function core.graph_analyze(g, opt, prec, rec, k, inf, names, values)
+  return core._graph_analyze(g, opts(opt, prec, rec, k, inf), names, values)
+end
+function core.graph_symbolic(g, opt, prec, rec, k, inf, names, values)
+  local o = opts(opt, prec, rec, k, inf)
+  local r = core._graph_symbolic(g, o, names, values)
+  r.nops = core._graph_step_nops(g, o)
+  return r
+end
+function core.analysis_arrays(a)
+  return core._analysis_op_flops(a), core._analysis_op_bytes(a), core._analysis_op_phase(a),
+    core._analysis_op_layer(a), core._analysis_op_type(a)
+end
+function core.analysis_layers(a)
+  local r = {}
+  for i = 0, core._analysis_nlayers(a) - 1 do r[i + 1] = core._analysis_layer_name(a, i) end
+  return r
+end
+
+-- roofline
+local function bound(r)
+  r.bound = r.bound == E.DLB_BOUND_MEMORY and "memory" or "compute"
+  return r
+end
+function core.roofline_time(dev, flops, bytes) return bound(core._roofline_time(dev, flops, bytes)) end
+function core.roofline_ops(c, dev, per_op)
+  if not per_op then return bound(core._roofline_ops(c, dev)) end
+  local r, t, b = core._roofline_ops_per(c, dev)
+  for i = 1, #b do b[i] = b[i] == E.DLB_BOUND_MEMORY and "memory" or "compute" end
+  return bound(r), t, b
+end
+
+function core.roofline_opcosts_new(flops, bytes)
+  if type(flops) == "table" and type(bytes) == "table" and #flops ~= #bytes then
+    error(string.format("roofline: %d flops but %d bytes entries", #flops, #bytes), 0)
+  end
+  return core._roofline_opcosts_new(flops, bytes)
+end
+
+-- stats
+-- xcols: p arrays of n numbers (as many as y); logs: p booleans -> the fit and its terms
+local function istable(v, i, want)
+  if type(v) ~= "table" then
+    error(string.format("bad argument #%d to 'stats_regress' (%s expected, got %s)", i, want,
+      core._typename(v)), 0)
+  end
+end
+function core.stats_regress(xcols, y, names, logs, options)
+  istable(xcols, 1, "table"); istable(y, 2, "table of numbers")
+  istable(names, 3, "table"); istable(logs, 4, "table")
+  local p, n = #xcols, #y
+  if #names ~= p or #logs ~= p then error("regress: names and logs must match the inputs", 0) end
+  local x, flags = {}, {}
+  for j = 1, p do
+    local col, nm = xcols[j], names[j]
+    if type(nm) ~= "string" then error(string.format("regress: input %d has no name", j), 0) end
+    flags[j] = logs[j] and E.DLB_REGRESS_LOG or 0
+    if type(col) ~= "table" or #col ~= n then
+      error(string.format("regress: '%s' must have %d numbers, like y", nm, n), 0)
+    end
+    for i = 1, n do
+      local v = col[i]
+      if type(v) == "string" then v = tonumber(v) end
+      if type(v) ~= "number" then error(string.format("regress: '%s', row %d is not a number", nm, i), 0) end
+      x[(j - 1) * n + i] = v
+    end
+  end
+  local r = core._stats_regress(x, y, names, flags, options)
+  local terms = {}
+  for j = 0, core._regression_terms(r) - 1 do
+    local nm, w, se, t = core._regression_term(r, j)
+    local sh, sc = core._regression_scaling(r, j)
+    terms[j + 1] = { name = nm, weight = w, se = se, t = t, shift = sh, scale = sc }
+  end
+  local f = core._regression_fit(r)
+  f.terms = terms
+  return f
+end
+
+-- scaling
+local function formparams(form, params)
+  local need = core._scaling_form_params(form)
+  if type(params) == "table" and #params ~= need then
+    error(string.format("params has %d values, the form needs %d", #params, need), 0)
+  end
+end
+function core.scaling_eval(form, params, x)
+  formparams(form, params)
+  return core._scaling_eval(form, params, x)
+end
+function core.scaling_invert(form, params, y)
+  formparams(form, params)
+  return core._scaling_invert(form, params, y)
+end
+local function first(n, ...)
+  local t = { ... }
+  for i = n + 1, #t do t[i] = nil end
+  return t
+end
+function core.scaling_bootstrap(form, xs, ys, ws, reps, seed)
+  local r = { core._scaling_bootstrap(form, xs, ys, ws, reps, seed) }
+  local np = core._scaling_form_params(form)
+  return { se = first(np, unpack(r, 1, 5)), lo = first(np, unpack(r, 6, 10)),
+           hi = first(np, unpack(r, 11, 15)), used = r[16] }
+end
+function core.scaling_linfit(X, k, y, w)
+  if type(X) == "table" and type(y) == "table" and type(k) == "number" and k == math.floor(k)
+     and #X ~= k * #y then
+    error(string.format("X has %d values, expected %d columns x %d rows", #X, k, #y), 0)
+  end
+  local r = { core._scaling_linfit(X, k, y, w) }
+  return { coef = first(k, unpack(r, 1, 8)), se = first(k, unpack(r, 9, 16)), r2 = r[17] }
+end
+function core.scaling_compute_optimal(...)
+  local N, D, loss, a, b = core._scaling_compute_optimal(...)
+  return { N = N, D = D, loss = loss, a = a, b = b }
+end
+
+-- plot
+function core.plot_series_strs(f, id, name, t)
+  if type(t) ~= "table" then
+    error("bad argument #4 to 'plot_series_strs' (table expected, got " .. core._typename(t) .. ")", 0)
+  end
+  for i = 1, #t do
+    local s = t[i]
+    if type(s) ~= "string" and type(s) ~= "number" then
+      error(string.format("%s[%d] is a %s, not a string", tostring(name), i, core._typename(s)), 0)
+    end
+    core._plot_series_addstr(f, id, name, s)
+  end
+end
+function core.plot_panel_ticks(f, p, ax, t)
+  if type(t) == "table" then
+    for i = 1, #t do
+      if type(t[i]) ~= "number" then
+        error(string.format("%s[%d] is a %s, not a number", ax == 1 and "yticks" or "xticks", i,
+          core._typename(t[i])), 0)
+      end
+    end
+  end
+  return core._plot_panel_ticks(f, p, ax, t)
+end
+function core.plot_series_commit(f, id)
+  core._plot_series_commit(f, id)
+  local w = core._plot_figure_warning(f)
+  if w ~= "" then return w end
+  return nil
+end
+function core.plot_layout_warning(f)
+  core._plot_layout(f)
+  return core._plot_layout_warning(f)
+end
+function core.plot_overlaps(f)
+  core._plot_layout(f)
+  local out = {}
+  for i = 0, core._plot_overlaps(f) - 1 do out[i + 1] = core._plot_overlap_text(f, i) end
+  return out
+end
+function core.plot_ticks_of(f, p, ax)
+  local vs, ls = {}, {}
+  for i = 0, core._plot_tick_count(f, p, ax) - 1 do vs[i + 1], ls[i + 1] = core._plot_tick(f, p, ax, i) end
+  return vs, ls
+end
+function core.plot_cmap(name, t) return core._plot_cmap_eval(core._plot_cmap_lookup(name), t) end
+
+-- proc
+function core.proc_poll(fds, timeout)
+  local r = core._proc_poll(fds, timeout)
+  for i = 1, #r do r[i] = r[i] ~= 0 end
+  return r
+end
+local states = { [E.DLB_PROC_RUNNING] = "running", [E.DLB_PROC_EXITED] = "exited",
+                 [E.DLB_PROC_SIGNALED] = "signaled" }
+function core.proc_wait(pid, block)
+  local st, code = core._proc_wait(pid, block)
+  return states[st], code
+end
+
+-- parallel
+function core.parallel_roofline(dev, flops, bytes)
+  if type(dev) == "table" and not (type(dev.peak) == "number" and dev.peak > 0) then
+    error("device.peak must be a positive FLOP/s", 0)
+  end
+  return core._parallel_roofline(dev, flops, bytes)
+end
+function core.parallel_amdahl_fit(ns, ss)
+  if type(ns) == "table" and type(ss) == "table" and #ns ~= #ss then
+    error("bad argument #2 to 'parallel_amdahl_fit' (as many speedups as worker counts)", 0)
+  end
+  return core._parallel_amdahl_fit(ns, ss)
+end
+function core.parallel_partition(w, k)
+  local r = core._parallel_partition(w, k)
+  for i = 1, #r do r[i] = r[i] + 1 end
+  return r
+end
+
+-- hw
+function core.hw_precision_bytes(name) return core._hw_precision_bytes(core.hw_precision_id(name)) end
+function core.hw_precisions()
+  local t = {}
+  for i = 0, E.DLB_PREC_COUNT - 1 do t[i + 1] = core._hw_precision_name(i) end
+  return t
+end
+]==]
+
+return B

@@ -1,0 +1,65 @@
+-- gen_regions.lua — the marked regions of the public headers, shared by the generators
+-- (host/gen_cdef.lua: the FFI declarations; host/gen_bindings.lua: both backends' glue).
+-- collect(top) returns the lines between DLB_FFI_BEGIN and DLB_FFI_END of the header and,
+-- in include order, of every header it includes with quotes (looked up beside it and in
+-- ../plots, ../graphs), without the DLB_API marker; each region starts with a
+-- "/* file.h */" line.
+local M = {}
+
+local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
+
+function M.readfile(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+local readfile = M.readfile
+
+function M.collect(top)
+  local searchdirs = { dirname(top), dirname(top) .. "/../plots", dirname(top) .. "/../graphs" }
+  local function locate(name)
+    for _, d in ipairs(searchdirs) do
+      local p = d .. "/" .. name
+      if readfile(p) then return p end
+    end
+    return nil
+  end
+  local parts, seen = {}, {}
+  local function collect(path)
+    if seen[path] then return end
+    seen[path] = true
+    local text = assert(readfile(path), "gen_regions: cannot read " .. path)
+    local inside, n = false, 0
+    for line in (text .. "\n"):gmatch("(.-)\n") do
+      n = n + 1
+      if line:match("^%s*/%*%s*DLB_FFI_BEGIN%s*%*/%s*$") then
+        if inside then error(path .. ":" .. n .. ": nested DLB_FFI_BEGIN") end
+        inside = true
+        parts[#parts + 1] = "/* " .. path:match("[^/]*$") .. " */"
+      elseif line:match("^%s*/%*%s*DLB_FFI_END%s*%*/%s*$") then
+        if not inside then error(path .. ":" .. n .. ": DLB_FFI_END without BEGIN") end
+        inside = false
+      elseif inside then
+        if line:match("^%s*#") then
+          error(path .. ":" .. n .. ": preprocessor line inside the FFI region: " .. line)
+        end
+        -- DLB_API (graphs/dlb_export.h) marks exported functions for the C compiler only.
+        parts[#parts + 1] = (line:gsub("^DLB_API ", ""))
+      else
+        local inc = line:match('^%s*#%s*include%s+"([^"]+)"')
+        if inc then
+          local p = locate(inc)
+          if not p then error(path .. ":" .. n .. ": cannot find included " .. inc) end
+          collect(p)
+        end
+      end
+    end
+    if inside then error(path .. ": DLB_FFI_BEGIN without END") end
+  end
+  collect(top)
+  return parts
+end
+
+return M

@@ -1,0 +1,229 @@
+-- test_binding_matrix.lua — one matrix of good and bad arguments through the backend
+-- (`dlbench.core`): every call's results or error message is written as one canonical line,
+-- and the transcript must equal tests/golden/binding_matrix.txt. The test runs under both
+-- backends (dlbench's C API and LuaJIT's FFI), so both must give identical results and
+-- identical errors, and no bad argument may crash either. Rewrite the golden file (after
+-- checking the differences) with DLB_MATRIX_WRITE=1 build/bin/dlbench run <this file>.
+-- Also: the regression cases of issue 18 items 1-3 (crashes on nil handles, on numbers in
+-- name arrays under a collecting GC, on unchecked array lengths).
+local T = require "harness"
+local dlb = require "dlbench"
+local core = dlb.core
+
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local golden = here .. "/../golden/binding_matrix.txt"
+
+---------------------------------------------------------------- canonical text
+local names = {}
+local function esc(s)
+  return '"' .. s:gsub('[%c"\\\128-\255]', function(c) return string.format("\\%03d", c:byte()) end) .. '"'
+end
+local function show(v, depth)
+  depth = depth or 0
+  if names[v] then return names[v] end
+  local t = type(v)
+  if t == "number" then
+    if v ~= v then return "nan" end
+    local t15 = string.format("%.15g", v)
+    if tonumber(t15) == v then return t15 end
+    return string.format("%a", v) -- exact (LuaJIT's %.17g rounds decimal ties another way)
+  elseif t == "string" then
+    return esc(v)
+  elseif t == "table" then
+    if depth > 3 then return "{...}" end
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys, function(a, b)
+      if type(a) == type(b) then return a < b end
+      return type(a) < type(b)
+    end)
+    local parts = {}
+    for _, k in ipairs(keys) do
+      local ks = type(k) == "number" and "" or (k .. "=")
+      parts[#parts + 1] = ks .. show(v[k], depth + 1)
+    end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  elseif t == "userdata" or t == "cdata" then
+    return "<handle>"
+  end
+  return tostring(v)
+end
+
+local function call(name, args, n)
+  local parts = {}
+  for i = 1, n do parts[i] = show(args[i]) end
+  local text = name .. "(" .. table.concat(parts, ", ") .. ")"
+  local r = { pcall(core[name], (table.unpack or unpack)(args, 1, n)) }
+  if r[1] then
+    local out = {}
+    for i = 2, #r do out[#out + 1] = show(r[i]) end
+    return text .. " -> " .. table.concat(out, ", ")
+  end
+  return text .. " !! " .. tostring(r[2])
+end
+
+---------------------------------------------------------------- the objects
+local P = core.poly_parse("2*h^2 + b")
+local G = core.graph_new("m")
+local X = core.graph_tensor(G, "x", 0, 0, { "b", 4 })
+local W = core.graph_tensor(G, "w", 2, 0, { 4, 3 })
+local MATMUL = core.graph_op_type("matmul")
+core.graph_op(G, MATMUL, "mm", { X, W })
+local A = core.graph_analyze(G, 0, 0, 0, 0, true, { "b" }, { 2 })
+local OC = core.roofline_opcosts_new({ 1e9, 2e9 }, { 1e6, 1e8 })
+local F = core.plot_figure_new(4, 3, 1, 1)
+local DEV = { peak = 1e12, bw = 1e11 }
+local LINK = { bw = 1e10, latency = 1e-6 }
+names[P], names[G], names[A], names[OC], names[F] = "<P>", "<G>", "<A>", "<OC>", "<F>"
+names[DEV], names[LINK] = "<DEV>", "<LINK>"
+
+-- Good calls: every argument of each is then replaced by each of BAD in turn.
+local good = {
+  { "poly_parse", "2*h + 1" }, { "poly_number", 3.5 }, { "poly_add", P, P }, { "poly_sub", P, P },
+  { "poly_mul", P, P }, { "poly_scale", P, 2 }, { "poly_pow", P, 2 }, { "poly_tostring", P },
+  { "poly_vars", P }, { "poly_evalv", P, { 1, 2 } }, { "poly_evalt", P, { b = 1, h = 2 } },
+  { "poly_bind", P, { "h" }, { 3 } }, { "poly_number_value", P }, { "poly_equal", P, P },
+  { "poly_degree", P }, { "poly_terms", P },
+  { "hw_precision_id", "fp16" }, { "hw_precision_bytes", "bf16" }, { "hw_precisions" },
+  { "graph_new", "g" }, { "graph_tensor", G, "t", 0, 0, { "b", 4 } },
+  { "graph_op", G, MATMUL, "mm2", { X, W }, nil, nil }, { "graph_op1", G, MATMUL, nil, X, W },
+  { "graph_opx", G, core.graph_op_type("reshape"), nil, X, nil, nil, { "b", 2, 2 } },
+  { "graph_linear", G, X, 5, true, "lin", 1 },
+  { "graph_norm", G, core.graph_op_type("layernorm"), X, "ln", 2 },
+  { "graph_op_type", "relu" }, { "graph_op_type_name", MATMUL }, { "graph_layer", G, "l1" },
+  { "graph_checkpoint", G, X }, { "graph_counts", G }, { "graph_tensor_info", G, X },
+  { "graph_dot", G }, { "graph_convention" },
+  { "graph_analyze", G, 0, 0, 0, 0, true, { "b" }, { 2 } },
+  { "graph_symbolic", G, 0, 0, 0, 0, true, {}, {} },
+  { "graph_symbolic_type", G, "matmul", {}, {} },
+  { "analysis_totals", A }, { "analysis_arrays", A }, { "analysis_op_name", A, 0 },
+  { "analysis_gemm", A, 0 }, { "analysis_layers", A }, { "analysis_layer", A, 0 },
+  { "analysis_schedule", A }, { "analysis_exact", A },
+  { "roofline_ridge", DEV, true }, { "roofline_attainable", DEV, 10 },
+  { "roofline_time", DEV, 1e12, 1e9 }, { "gemm_traffic", 64, 64, 64, 1, 4, 1e6 },
+  { "roofline_opcosts_new", { 1, 2 }, { 3, 4 } }, { "roofline_opcosts_from_analysis", A },
+  { "roofline_opcosts_set_gemm", OC, 1, 8, 8, 8 }, { "roofline_opcosts_n", OC },
+  { "roofline_ops", OC, DEV, true },
+  { "stats_percentiles", { 3, 1, 2 }, { 50 } }, { "stats_mean", { 1, 2, 4 }, 1 },
+  { "stats_box", { 1, 2, 3, 4, 100 }, 5, 25, 75, 95, false },
+  { "stats_regress", { { 1, 2, 3, 4 } }, { 2, 4, 6, 8.5 }, { "x" }, { false }, 0 },
+  { "stats_csv_parse", "a,b\n1,2\n", "," },
+  { "scaling_fit", 0, { 1, 2, 4, 8 }, { 1, 0.5, 0.25, 0.125 }, nil },
+  { "scaling_eval", 0, { 1, -1 }, 2 }, { "scaling_invert", 0, { 1, -1 }, 0.5 },
+  { "scaling_bootstrap", 0, { 1, 2, 4, 8 }, { 1, 0.5, 0.26, 0.125 }, nil, 20, 1 },
+  { "scaling_linfit", { 1, 1, 1, 2, 1, 3 }, 2, { 1, 2, 3 }, nil },
+  { "scaling_compute_optimal", 1.69, 406.4, 410.7, 0.34, 0.28, 1e21, 6 },
+  { "plot_series_new", F, 0, 0 }, { "plot_figure_num", F, "dpi", 100 },
+  { "plot_panel_str", F, 0, "title", "t" }, { "plot_panel_ticks", F, 0, 0, { 1, 2 } },
+  { "plot_series_options", 0, -1 }, { "plot_palette", 1 }, { "plot_cmap", "viridis", 0.5 },
+  { "plot_ticks", 0, 1, 5 }, { "plot_tick_format", 0.5, 0.1, "plain" },
+  { "plot_to_point", F, 0, 0.5, 0.5 }, { "plot_png_size", "/nonexistent/x.png" },
+  { "proc_signame", 9 }, { "proc_isatty", -1 },
+  { "parallel_collective", 0, 0, 1e6, 8, 0, LINK },
+  { "parallel_allreduce_hier", 1e6, 4, 2, 0, LINK, LINK },
+  { "parallel_allreduce_cluster", 1e6, 8, 0, { per_node = 4, nodes = 2, intra = LINK, inter = LINK } },
+  { "parallel_roofline", { peak = 1e12, mem_bw = 1e11 }, 1e12, 1e9 },
+  { "parallel_partition", { 1, 2, 3, 4 }, 2 }, { "parallel_bubble", 0, 4, 8, 1 },
+  { "parallel_amdahl", 0.1, 8 }, { "parallel_amdahl_fit", { 1, 2, 4 }, { 1, 1.8, 3 } },
+}
+
+local BAD = { nil, true, "x", 1.5, -1, {}, { 1, "a" }, P, G }
+local NBAD = 9 -- BAD holds a nil: count by hand
+
+local lines = {}
+T.test("the matrix runs on this backend without a crash", function()
+  collectgarbage("setpause", 0) -- the collector runs between every few allocations
+  for _, c in ipairs(good) do
+    local name, n = c[1], #c - 1
+    for i = 1, 8 do if c[i + 1] ~= nil then n = math.max(n, i) end end
+    local args = {}
+    for i = 1, n do args[i] = c[i + 1] end
+    lines[#lines + 1] = call(name, args, n)
+    for i = 1, n do
+      for b = 1, NBAD do
+        local bad = {}
+        for k = 1, n do bad[k] = args[k] end
+        bad[i] = BAD[b]
+        lines[#lines + 1] = call(name, bad, n)
+      end
+    end
+  end
+  collectgarbage("setpause", 200)
+end)
+
+T.test("both backends: identical results and errors (tests/golden/binding_matrix.txt)", function()
+  local text = table.concat(lines, "\n") .. "\n"
+  if os.getenv("DLB_MATRIX_WRITE") == "1" then
+    local f = assert(io.open(golden, "wb"))
+    f:write(text)
+    f:close()
+  end
+  local f = assert(io.open(golden, "rb"))
+  local want = f:read("*a")
+  f:close()
+  if text == want then return end
+  local got = {}
+  for l in text:gmatch("[^\n]*") do got[#got + 1] = l end
+  local i = 0
+  for l in want:gmatch("[^\n]*") do
+    i = i + 1
+    if got[i] ~= l then
+      error(string.format("line %d differs (%s backend):\n  want %s\n  got  %s", i, core.name, l,
+        tostring(got[i])), 0)
+    end
+  end
+  error("transcripts differ in length", 0)
+end)
+
+---------------------------------------------------------------- issue 18, items 1-3
+T.test("nil handles and strings raise clear errors (no crash)", function()
+  local g = dlb.graph("m")
+  local x = g:input("x", { "b", 4 })
+  g:matmul(x, g:weight("w", { 4, 2 }))
+  T.checkerr("bad argument #1 to 'graph_analyze' (dlbench.Graph expected, got nil)", g.stats,
+    { b = 32 }) -- dot for colon
+  T.checkerr("bad argument #1 to 'graph_op_type' (string expected, got nil)", g.type_flops, g, nil)
+  T.checkerr("dlbench.Graph expected, got nil", g.nops, {})
+  T.checkerr("bad argument #1 to 'graph_dot' (dlbench.Graph expected, got nil)", g.dot, {})
+  T.checkerr("bad argument #1 to 'poly_tostring' (dlbench.Poly expected, got nil)",
+    core.poly_tostring, nil)
+  local w = dlb.poly.wrap(nil)
+  T.checkerr("dlbench.Poly expected, got nil", function() return tostring(w) end)
+  T.checkerr("dlbench.Poly expected, got nil", function() return w + w end)
+  T.checkerr("dlbench.Poly expected, got nil", function() return w:vars() end)
+end)
+
+T.test("numbers among binding names live until the call returns", function()
+  local p = core.poly_parse("a + b")
+  local names, values = {}, {}
+  for i = 1, 2000 do names[i] = i + 0.5; values[i] = i end
+  collectgarbage("setpause", 0)
+  collectgarbage("setstepmul", 1000)
+  for _ = 1, 5 do
+    local q = core.poly_bind(p, names, values)
+    T.eq(core.poly_tostring(q), "a + b", "no name matches")
+  end
+  collectgarbage("setpause", 200)
+  collectgarbage("setstepmul", 200)
+end)
+
+T.test("array arguments are checked against what C expects", function()
+  local p = core.poly_parse("a + b")
+  T.checkerr("table of strings expected, got string", core.poly_bind, p, "abcdef", { 1 })
+  T.checkerr("values has 1 values but names has 2", core.poly_bind, p, { "a", "b" }, { 1 })
+  T.checkerr("table of strings expected, got string", core.graph_analyze, core.graph_new("g"),
+    0, 0, 0, 0, false, "abc", "def")
+  T.checkerr("table of numbers expected, got number", core.poly_evalv, p, 12)
+  T.checkerr("1 values, 2 expected", core.poly_evalv, p, { 1 })
+  local many = {}
+  for i = 1, 100000 do many[i] = i end
+  T.checkerr("more than 16 values", core.poly_evalv, p, many)
+  -- a __len of -1 (or any) is not trusted: arrays are read by their raw length
+  local dims = setmetatable({ "b", 4 }, { __len = function() return -1 end })
+  local g = core.graph_new("g")
+  local x = core.graph_tensor(g, "x", 0, 0, { "b", 4 })
+  local ok = pcall(core.graph_op, g, core.graph_op_type("reshape"), nil, { x }, nil, dims)
+  T.eq(ok, true, "reshape with a __len -1 dims table reads its 2 raw entries")
+end)
+
+T.done()
