@@ -16,6 +16,7 @@
 --                         the kind: nil is NULL); `== #other`: as long as array other;
 --                         `== EXPR`: exactly EXPR elements; <label> names it in messages
 --   struct NAME           a table read into the header's struct NAME (B.structs below)
+--   structs NAME[MAX]     an array of such tables (#x of them)
 --   ... = DEFAULT         the value when the argument is nil
 -- Results: a handle kind (a new handle owning the returned pointer; NULL raises the core's
 --   message), number, int, size, bool, string (NULL: nil), int? (negative: nil), int! (negative:
@@ -36,6 +37,7 @@ B.handles = {
   opcosts = { "dlb_opcosts", "dlbench.OpCosts", free = "dlb_opcosts_free" },
   figure = { "dlb_figure", "dlbench.Figure", free = "dlb_figure_free" },
   regression = { "dlb_regression", "dlbench.Regression", free = "dlb_regression_free" },
+  plan = { "dlb_par_plan", "dlbench.Plan", free = "dlb_par_plan_free" },
 }
 
 -- Structs travel as tables keyed by the C field names. label: the message prefix of a field
@@ -50,7 +52,8 @@ B.structs = {
   dlb_scaling_fit = { skip = { form = true }, count = { params = "np", se = "np" } },
   dlb_cost_fit = { rename = { gamma_c = "gamma" } },
   dlb_par_link = par, dlb_par_coll = par, dlb_par_device = par, dlb_par_work = par,
-  dlb_par_dp_opts = par, dlb_par_dp_result = par, dlb_par_cluster = par,
+  dlb_par_dp_opts = par, dlb_par_dp_result = par, dlb_par_cluster = par, dlb_par_opts = par,
+  dlb_par_row = par, dlb_par_layer = { label = "layer.", whole = true },
 }
 
 B.functions = {
@@ -201,6 +204,12 @@ B.functions = {
   "_parallel_roofline(device: struct dlb_par_device, flops: number, bytes: number) -> number = dlb_par_roofline(&device, flops, bytes)",
   "parallel_data(work: struct dlb_par_work, device: struct dlb_par_device, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
   "_parallel_partition(weights: numbers[1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
+  "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_par_device, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096)) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate(layers, #layers, &device, &cluster, &opts, &config, &r, sm)",
+  "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_par_device, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts) -> plan = dlb_par_plan_new(layers, #layers, &device, &cluster, &opts)",
+  "_parallel_plan_count(p: plan) -> int = dlb_par_plan_count(p)",
+  "_parallel_plan_row(p: plan, i: int) -> r: struct dlb_par_row = check dlb_par_plan_row(p, i, &r)",
+  "_parallel_plan_evaluated(p: plan) -> number = dlb_par_plan_evaluated(p)",
+  "_parallel_plan_smallest(p: plan) -> r: struct dlb_par_row = check nil(DLB_EINVAL) dlb_par_plan_smallest(p, &r)",
   "parallel_bubble(sched: int, p: number, m: number, v: number = 1) -> number = dlb_par_bubble(sched, p, m, v)",
   "parallel_amdahl(f: number, n: number) -> number = dlb_par_amdahl(f, n)",
   "_parallel_amdahl_fit(workers: numbers[10000000] <amdahl fit: workers>, speedups: numbers == #workers <amdahl fit: speedups>) -> f: double, r2: double = check dlb_par_amdahl_fit(workers, speedups, #workers, &f, &r2)",
@@ -498,6 +507,25 @@ function core.parallel_amdahl_fit(ns, ss)
     error("bad argument #2 to 'parallel_amdahl_fit' (as many speedups as worker counts)", 0)
   end
   return core._parallel_amdahl_fit(ns, ss)
+end
+local function layers(ls, fn)
+  if type(ls) ~= "table" or #ls < 1 then
+    error("bad argument #1 to '" .. fn .. "' (layers: a non-empty array of layer tables)", 0)
+  end
+  return ls
+end
+function core.parallel_evaluate(ls, dev, cl, opts, cfg)
+  local pp = type(cfg) == "table" and type(cfg.pp) == "number" and cfg.pp or 0
+  local p = (pp >= 1 and pp <= 4096) and math.floor(pp) or 1
+  return core._parallel_evaluate(layers(ls, "parallel_evaluate"), dev, cl, opts, cfg, p)
+end
+-- -> {row...}, evaluated, smallest row (the evaluated layout with the least memory; nil when
+-- none was evaluated)
+function core.parallel_plan(ls, dev, cl, opts)
+  local P = core._parallel_plan_new(layers(ls, "parallel_plan"), dev, cl, opts)
+  local rows = {}
+  for i = 0, core._parallel_plan_count(P) - 1 do rows[i + 1] = core._parallel_plan_row(P, i) end
+  return rows, core._parallel_plan_evaluated(P), core._parallel_plan_smallest(P)
 end
 function core.parallel_partition(w, k)
   local r = core._parallel_partition(w, k)

@@ -48,12 +48,13 @@ int dlbG_lenerror(lua_State *L, const char *b, size_t nb, const char *a, size_t 
 void dlbG_getstruct(lua_State *L, int i, const char *fn, const dlbG_field *f, void *base,
                     const char *label);
 void dlbG_pushstruct(lua_State *L, const dlbG_field *f, const void *base);
+void *dlbG_structs(lua_State *L, int i, const char *fn, const dlbG_field *f, size_t size,
+                   size_t max, size_t *n, const char *what, const char *label);
 /* The generated functions, metatables, enums and shared Lua composites (build/gen/). */
 int dlbG_open(lua_State *L);
 
 /* Area registrations, called in order by luaopen_dlbench_core. */
 int dlbL_open_stats(lua_State *L);
-int dlbL_open_parallel(lua_State *L);
 int dlbL_open_proc(lua_State *L);
 
 /* The backend module: a table of functions (see lua/dlbench/backend.lua). */

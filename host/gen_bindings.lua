@@ -88,6 +88,12 @@ local function parsearg(s, where)
     a.kind, a.struct = "struct", st
     return a
   end
+  local sts, smax = spec:match("^structs%s+([%w_]+)%[(.*)%]$")
+  if sts then
+    if not structs[sts] then fail(where, "no struct " .. sts .. " in the header") end
+    a.kind, a.struct, a.max = "structs", sts, smax ~= "" and smax or MAXARRAY
+    return a
+  end
   local kind, q, rest = spec:match("^([%w_]+)(%??)(.*)$")
   if not kind then fail(where, "bad kind '" .. spec .. "'") end
   a.kind, a.opt = kind, q == "?"
@@ -303,6 +309,10 @@ local function emit_c(f)
       else
         cl(fmt("  %s%s = %s;", ty, v, call))
       end
+    elseif k == "structs" then
+      cl(fmt("  size_t n_%s = 0;", a.name))
+      cl(fmt("  %s *%s = dlbG_structs(L, %d, %s, %s, sizeof *%s, %s, &n_%s, %s, %s);", a.struct, v, i,
+        cstr(fn), cfieldtable(a.struct), v, a.max, a.name, cstr(a.label), cstr(structlabel(f, a))))
     elseif k == "struct" then
       cl(fmt("  %s %s;", a.struct, v))
       cl(fmt("  memset(&%s, 0, sizeof %s);", v, v))
@@ -333,6 +343,7 @@ local function emit_c(f)
         cl(fmt("  size_t c_%s = (size_t)(%s);", r.name, c_expr(f, r.list)))
         cl(fmt("  %s *o_%s = lua_newuserdatauv(L, sizeof *o_%s * (c_%s ? c_%s : 1), 0);", ctypes[r.type],
           r.name, r.name, r.name, r.name))
+        cl(fmt("  memset(o_%s, 0, sizeof *o_%s * (c_%s ? c_%s : 1));", r.name, r.name, r.name, r.name))
       elseif r.count and handles[r.type] then
         cl(fmt("  %s *o_%s[%s] = {0};", handles[r.type][1], r.name, r.count))
       elseif r.count then
@@ -489,6 +500,9 @@ local function emit_lua(f)
     elseif k == "struct" then
       ll(fmt("  local %s = R.getstruct(%s, %d, %s, %s, %q)", v, p, i, q, lfieldtable(a.struct),
         structlabel(f, a)))
+    elseif k == "structs" then
+      ll(fmt("  local %s, n_%s = R.structs(%s, %d, %s, %s, %s, %q, %q)", v, a.name, p, i, q,
+        lfieldtable(a.struct), lua_expr(f, a.max, true), a.label, structlabel(f, a)))
     end
   end
   for _, a in ipairs(f.args) do

@@ -44,7 +44,7 @@ typedef int (*opener)(lua_State *L);
 /* The areas with hand-written functions (what the generator cannot express; each file
 ** says why). */
 static const opener areas[] = {
-  dlbL_open_stats, dlbL_open_parallel, dlbL_open_proc, NULL
+  dlbL_open_stats, dlbL_open_proc, NULL
 };
 
 /* Build the backend table: core functions, the generated ones, then hand-written areas'. */

@@ -56,7 +56,7 @@ function M.abi_version() return C.dlb_abi_version() end
 
 -- The generated functions (host/bindings.lua), then the hand-written areas.
 require("dlbench.ffi_gen")(M, C, ffi)
-for _, area in ipairs { "stats", "parallel", "proc" } do
+for _, area in ipairs { "stats", "proc" } do
   require("dlbench.ffi_" .. area)(M, C, ffi)
 end
 return M

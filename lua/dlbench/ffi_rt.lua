@@ -148,6 +148,17 @@ function R.getstruct(t, i, fn, spec, label)
   return fill(ffi.new(spec[1]), t, i, fn, spec, label)
 end
 
+function R.structs(t, i, fn, spec, max, what, label)
+  local n = arraylen(t, i, fn, max, "table of tables")
+  local a = ffi.new(spec[1] .. "[?]", n > 0 and n or 1)
+  for k = 1, n do
+    local e = rawget(t, k)
+    if type(e) ~= "table" then error(fmt("%s[%d] must be a table", what, k), 0) end
+    fill(a[k - 1], e, i, fn, spec, label)
+  end
+  return a, n
+end
+
 -- spec: {ctype, {{name, cfield, isint, count, countfield, whole}, ...}}
 function R.pushstruct(c, spec)
   local r = {}

@@ -75,7 +75,11 @@ local F = core.plot_figure_new(4, 3, 1, 1)
 local DEV = { peak = 1e12, bw = 1e11 }
 local LINK = { bw = 1e10, latency = 1e-6 }
 names[P], names[G], names[A], names[OC], names[F] = "<P>", "<G>", "<A>", "<OC>", "<F>"
-names[DEV], names[LINK] = "<DEV>", "<LINK>"
+local LAYER = { flops_fwd = 1e9, flops_bwd = 2e9, bytes_sample = 1e6, params = 1e6, act_out = 1e4,
+  act_kept = 1e5, tp_bytes = 1e4, tp_colls = 2, tp_div = 4 }
+local LAYERS = { LAYER, LAYER, LAYER, LAYER }
+local CLUSTER = { per_node = 4, nodes = 2, intra = LINK, inter = { bw = 1e9, latency = 1e-5 } }
+names[DEV], names[LINK], names[LAYERS], names[CLUSTER] = "<DEV>", "<LINK>", "<LAYERS>", "<CLUSTER>"
 
 -- Good calls: every argument of each is then replaced by each of BAD in turn.
 local good = {
@@ -124,6 +128,10 @@ local good = {
   { "parallel_allreduce_cluster", 1e6, 8, 0, { per_node = 4, nodes = 2, intra = LINK, inter = LINK } },
   { "parallel_roofline", { peak = 1e12, mem_bw = 1e11 }, 1e12, 1e9 },
   { "parallel_partition", { 1, 2, 3, 4 }, 2 }, { "parallel_bubble", 0, 4, 8, 1 },
+  { "parallel_evaluate", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
+    { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 }, { dp = 2, tp = 1, pp = 2, m = 4, v = 1 } },
+  { "parallel_plan", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
+    { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 } },
   { "parallel_amdahl", 0.1, 8 }, { "parallel_amdahl_fit", { 1, 2, 4 }, { 1, 1.8, 3 } },
 }
 
