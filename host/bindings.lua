@@ -189,6 +189,7 @@ B.functions = {
   "proc_isatty(fd: int) -> bool = dlb_proc_isatty(fd)",
   "proc_spawn() -> pid: int, wfd: int, rfd: int = check dlb_proc_spawn(&pid, &wfd, &rfd)",
   "proc_write(fd: int, s: bytes) = check dlb_proc_write(fd, s, #s)",
+  "proc_read(fd: int, max: int(1..16777216) = 65536) -> s: char{max, _got}, _got: size = check dlb_proc_read(fd, s, max, &_got)",
   "_proc_poll(fds: ints[4096] <fds>, timeout: number) -> ready: int{#fds} = check dlb_proc_poll(fds, #fds, timeout, ready)",
   "_proc_wait(pid: int, block: bool) -> state: int, code: int = check dlb_proc_wait(pid, block, &state, &code)",
   "proc_kill(pid: int, sig: int) = check dlb_proc_kill(pid, sig)",
@@ -219,6 +220,20 @@ B.lua = [==[
 local core = ...
 local E = core.enum
 local unpack = table.unpack or unpack
+
+-- enum_names("DLB_DT_") -> {fp32 = 1, ...}, {[1] = "fp32", ...}: the constants of one C enum
+-- by lower-case name (rename: {SUFFIX = "name"}); count markers (..._COUNT, DLB_X_NXS) left out
+function core.enum_names(prefix, rename)
+  local byname, byvalue = {}, {}
+  for k, v in pairs(E) do
+    local suffix = k:sub(1, #prefix) == prefix and k:sub(#prefix + 1)
+    if suffix and suffix ~= "COUNT" and not suffix:match("^N%u+S$") then
+      local name = rename and rename[suffix] or suffix:lower()
+      byname[name], byvalue[v] = v, name
+    end
+  end
+  return byname, byvalue
+end
 
 -- poly
 function core.poly_vars(h)

@@ -411,6 +411,10 @@ local function emit_c(f)
       if r.name:sub(1, 1) == "_" then -- not returned
       elseif r.struct then
         cl(fmt("  dlbG_pushstruct(L, %s, &%s);", cfieldtable(r.struct), o)); n = n + 1
+      elseif r.list and r.type == "char" then -- bytes
+        local c = r.countvar and fmt("(o_%s < c_%s ? (size_t)o_%s : c_%s)", r.countvar, r.name, r.countvar, r.name) or "c_" .. r.name
+        cl(fmt("  lua_pushlstring(L, %s, %s);", o, c))
+        n = n + 1
       elseif r.list then
         local c = r.countvar and fmt("(o_%s < c_%s ? (size_t)o_%s : c_%s)", r.countvar, r.name, r.countvar, r.name) or "c_" .. r.name
         cl(fmt("  lua_createtable(L, %s < 0x7fffffff ? (int)%s : 0, 0);", c, c))
@@ -588,6 +592,9 @@ local function emit_lua(f)
     if r.name then
       local o = "o_" .. r.name
       if r.name:sub(1, 1) == "_" then -- not returned
+      elseif r.list and r.type == "char" then
+        local c = r.countvar and fmt("math.min(tonumber(o_%s[0]), c_%s)", r.countvar, r.name) or "c_" .. r.name
+        rets[#rets + 1] = fmt("ffi.string(%s, %s)", o, c)
       elseif r.list then
         local c = r.countvar and fmt("math.min(tonumber(o_%s[0]), c_%s)", r.countvar, r.name) or "c_" .. r.name
         ll(fmt("  local l_%s = {}", r.name))

@@ -1,8 +1,9 @@
 /*
 ** lproc.c — the hand-written part of the proc binding (added to `dlbench.core`): the row
-** codec of worker messages (a byte format walked in Lua values, no C function behind it)
-** and proc_read (reads into a Lua buffer of the caller's size). The rest of the area is
-** generated (host/bindings.lua). lua/dlbench/ffi_proc.lua mirrors it for LuaJIT.
+** codec of worker messages: a byte format walked in Lua values (every key and value of a
+** row table), with no C function behind it for the generator to describe. The rest of
+** the area is generated (host/bindings.lua). lua/dlbench/ffi_proc.lua mirrors it for
+** LuaJIT, byte for byte.
 */
 #include <string.h>
 
@@ -11,19 +12,6 @@
 
 #include "dlbench.h"
 #include "dlbL.h"
-
-/* -- core.proc_read(fd, max) -> string ("" at end of file) */
-static int proc_read(lua_State *L) {
-  int fd = (int)luaL_checkinteger(L, 1);
-  lua_Integer max = luaL_optinteger(L, 2, 65536);
-  luaL_argcheck(L, max > 0 && max <= (1 << 24), 2, "read size out of range");
-  luaL_Buffer b;
-  char *p = luaL_buffinitsize(L, &b, (size_t)max);
-  size_t got;
-  dlbL_check(L, dlb_proc_read(fd, p, (size_t)max, &got));
-  luaL_pushresultsize(&b, got);
-  return 1;
-}
 
 /* ---------------------------------------------------------------- the row codec
 ** A row {name = number|string|boolean} travels as (all integers little-endian):
@@ -232,7 +220,7 @@ bad:
 }
 
 static const luaL_Reg funcs[] = {
-  {"proc_read", proc_read}, {"proc_encode_row", proc_encode_row},
+  {"proc_encode_row", proc_encode_row},
   {"proc_decode_row", proc_decode_row}, {NULL, NULL}
 };
 

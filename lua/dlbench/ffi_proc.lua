@@ -1,25 +1,6 @@
--- dlbench.ffi_proc — the hand-written part of the proc area under FFI: proc_read and the
--- row codec, as host/lproc.c (which says why they are not generated).
+-- dlbench.ffi_proc — the hand-written part of the proc area under FFI: the row codec, as
+-- host/lproc.c (which says why it is not generated).
 return function(core, C, ffi)
-  local sizep = ffi.typeof("size_t[1]")
-
-
-
-
-  local rbuf, rsize = nil, 0
-  function core.proc_read(fd, max)
-    max = max or 65536
-    if max > rsize then rbuf, rsize = ffi.new("char[?]", max), max end
-    local got = sizep()
-    core.check(C.dlb_proc_read(fd, rbuf, max, got))
-    return ffi.string(rbuf, tonumber(got[0]))
-  end
-
-
-
-
-
-
   -- The row codec: the layout host/lproc.c describes, byte for byte. LuaJIT numbers are
   -- doubles, so rows it encodes use 'd' for every number; 'i' words decode to numbers.
   local u8p = ffi.typeof("const uint8_t *")

@@ -19,16 +19,12 @@ local Tensor = {}
 Tensor.__index = Tensor
 M.Graph, M.Tensor = Graph, Tensor
 
-local ROLES = { input = 0, label = 1, weight = 2, activation = 3, gradient = 4, optimizer = 5,
-                workspace = 6 }
-local ROLENAMES = { [0] = "input", "label", "weight", "activation", "gradient", "optimizer",
-                    "workspace" }
-local DTYPES = { default = 0, fp32 = 1, fp16 = 2, bf16 = 3, fp8 = 4, int8 = 5, int32 = 6,
-                 int64 = 7, fp64 = 8 }
-local DTNAMES = { [0] = "default", "fp32", "fp16", "bf16", "fp8", "int8", "int32", "int64", "fp64" }
-local OPTIMIZERS = { sgd = 0, momentum = 1, adam = 2, rmsprop = 3 }
-local PRECISIONS = { fp32 = 0, fp16 = 1, bf16 = 2, mixed = 3, mixed_bf16 = 4 }
-local PHASES = { [0] = "fwd", "bwd", "update", "recompute" }
+-- The C enums by name (graphs/dlb_graph.h, through core.enum: never copied by hand).
+local ROLES, ROLENAMES = core.enum_names("DLB_ROLE_", { OPTSTATE = "optimizer" })
+local DTYPES, DTNAMES = core.enum_names("DLB_DT_")
+local OPTIMIZERS = core.enum_names("DLB_OPT_")
+local PRECISIONS = core.enum_names("DLB_POLICY_")
+local _, PHASES = core.enum_names("DLB_PHASE_")
 M.PHASES = PHASES
 
 local TYPE = setmetatable({}, { __index = function(t, k)

@@ -12,11 +12,10 @@ local M = { layers = layers }
 local check_work   -- defined with parallel.data
 local check_cluster
 
-local OPS = { allreduce = 0, allgather = 1, reduce_scatter = 2, broadcast = 3, alltoall = 4,
-              ps = 5 }
-local ALGOS = { ring = 0, tree = 1, dbtree = 2, hd = 3, direct = 4 }
-local SCHEDS = { gpipe = 0, ["1f1b"] = 1, interleaved = 2 }
-local SCHED_NAMES = { [0] = "gpipe", [1] = "1f1b", [2] = "interleaved" }
+-- The C enums by name (graphs/dlb_parallel.h, through core.enum).
+local OPS = core.enum_names("DLB_COLL_")
+local ALGOS = core.enum_names("DLB_ALGO_")
+local SCHEDS, SCHED_NAMES = core.enum_names("DLB_SCHED_")
 M.ops, M.algos, M.schedules = OPS, ALGOS, SCHEDS
 
 local function keys(t)

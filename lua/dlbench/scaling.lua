@@ -12,8 +12,9 @@ local M = {}
 M.domains = require "dlbench.scaling_domains"
 M.domain_names = { "word_lm", "char_lm", "nmt", "speech", "image" }
 
-local FORMS = { power = 0, ["power+const"] = 1, ["three-region"] = 2 }
-local FORM_NAMES = { [0] = "power", [1] = "power+const", [2] = "three-region" }
+-- The C enum by name (graphs/dlb_scaling.h, through core.enum).
+local FORMS, FORM_NAMES = core.enum_names("DLB_FORM_",
+  { POWER_CONST = "power+const", THREE_REGION = "three-region" })
 local PARAMS = {
   [0] = { "alpha", "beta" },
   [1] = { "alpha", "beta", "gamma" },

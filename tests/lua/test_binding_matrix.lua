@@ -122,7 +122,7 @@ local good = {
   { "plot_series_options", 0, -1 }, { "plot_palette", 1 }, { "plot_cmap", "viridis", 0.5 },
   { "plot_ticks", 0, 1, 5 }, { "plot_tick_format", 0.5, 0.1, "plain" },
   { "plot_to_point", F, 0, 0.5, 0.5 }, { "plot_png_size", "/nonexistent/x.png" },
-  { "proc_signame", 9 }, { "proc_isatty", -1 },
+  { "proc_signame", 9 }, { "proc_isatty", -1 }, { "proc_read", -1, 16 },
   { "parallel_collective", 0, 0, 1e6, 8, 0, LINK },
   { "parallel_allreduce_hier", 1e6, 4, 2, 0, LINK, LINK },
   { "parallel_allreduce_cluster", 1e6, 8, 0, { per_node = 4, nodes = 2, intra = LINK, inter = LINK } },
