@@ -101,6 +101,10 @@ DLB_API const char *dlb_graph_op_type_name(int type);
 DLB_API int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
                  size_t nattr, const int *attrs, size_t ndims, const char *const *dims,
                  int *outputs, size_t maxout, size_t *nout);
+/* dlb_graph_op for the common case, without arrays (the bindings' fast path): inputs a and
+** b (b < 0: only a), attributes x and y, no dims; *out receives the first output. */
+DLB_API int dlb_graph_op1(dlb_graph *g, int type, const char *name, int a, int b, int x, int y,
+                  int *out);
 DLB_API int dlb_graph_set_loss(dlb_graph *g, int tensor);
 /* Layer builders (graph_layers.c): a whole layer of lua/dlbench/nn.lua in one call, making
 ** exactly the tensors and ops (same order, names, dims, attributes) its op-by-op

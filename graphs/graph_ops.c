@@ -562,6 +562,15 @@ int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inp
   return o;
 }
 
+int dlb_graph_op1(dlb_graph *g, int type, const char *name, int a, int b, int x, int y,
+                  int *out) {
+  int in[2] = { a, b }, at[2] = { x, y }, outs[4];
+  size_t nout;
+  int st = dlb_graph_op(g, type, name, b < 0 ? 1 : 2, in, 2, at, 0, NULL, outs, 4, &nout);
+  if (st == DLB_OK) *out = outs[0];
+  return st;
+}
+
 int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
                  size_t nattr, const int *attrs, size_t ndims, const char *const *dims,
                  int *outputs, size_t maxout, size_t *nout) {

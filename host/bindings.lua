@@ -13,8 +13,11 @@
 --   int(LO..HI)           an integer in [LO, HI] (C expressions of earlier arguments)
 --   bool                  any value, as Lua truth (0/1 for C)
 --   numbers[MAX] ints[MAX] strings[MAX]   a flat array (raw length, at most MAX; `?` after
---                         the kind: nil is NULL); `== #other`: as long as array other;
+--                         the kind: nil is NULL; `~` after strings: when the value is not a
+--                         plain list of strings and numbers the function returns nil, so the
+--                         caller can convert); `== #other`: as long as array other;
 --                         `== EXPR`: exactly EXPR elements; <label> names it in messages
+--   suffix(x)             an optional integer appended to string argument x ("lin", 3: "lin3")
 --   struct NAME           a table read into the header's struct NAME (B.structs below)
 --   structs NAME[MAX]     an array of such tables (#x of them)
 --   ... = DEFAULT         the value when the argument is nil
@@ -81,12 +84,13 @@ B.functions = {
   "_hw_precision_name(id: int) -> string = dlb_precision_name(id)",
   -- graph (graphs/dlb_graph.h)
   'graph_new(name: string = "graph") -> graph = dlb_graph_new(name)',
-  "_graph_tensor(g: graph, name: string, role: int, dtype: int, dims: strings[1024] <dims>) -> id: int = check dlb_graph_tensor(g, name, role, dtype, #dims, dims, &id)",
+  "graph_tensor(g: graph, name: string, role: int, dtype: int, dims: strings~[1024] <dims>) -> id: int = check dlb_graph_tensor(g, name, role, dtype, #dims, dims, &id)",
   "graph_op(g: graph, type: int, name: string?, inputs: ints[1024] <inputs>, attrs: ints?[16] <attrs>, dims: strings?[1024] <dim>) -> outs: int{1024, _nout}, _nout: size = check dlb_graph_op(g, type, name, #inputs, inputs, #attrs, attrs, #dims, dims, outs, 1024, &_nout)",
-  "_graph_linear(g: graph, x: int, nout: string, bias: bool, name: string) -> out: int = check dlb_graph_linear(g, x, nout, bias, name, &out)",
+  "graph_op1(g: graph, type: int, name: string?, a: int, b: int = -1, x: int = 0, y: int = 0) -> out: int = check dlb_graph_op1(g, type, name, a, b, x, y, &out)",
+  "graph_linear(g: graph, x: int, nout: string, bias: bool, name: string, n: suffix(name)) -> out: int = check dlb_graph_linear(g, x, nout, bias, name, &out)",
   "_graph_conv(g: graph, x: int, wdims: strings[1024] <dim>, attrs: ints[8] == 8, bias: bool, name: string) -> out: int = check dlb_graph_conv(g, x, #wdims, wdims, attrs, bias, name, &out)",
-  "_graph_norm(g: graph, type: int, x: int, name: string) -> out: int = check dlb_graph_norm(g, type, x, name, &out)",
-  "_graph_embedding_layer(g: graph, ids: int, vocab: string, dim: string, name: string) -> out: int = check dlb_graph_embedding_layer(g, ids, vocab, dim, name, &out)",
+  "graph_norm(g: graph, type: int, x: int, name: string, n: suffix(name)) -> out: int = check dlb_graph_norm(g, type, x, name, &out)",
+  "graph_embedding_layer(g: graph, ids: int, vocab: string, dim: string, name: string, n: suffix(name)) -> out: int = check dlb_graph_embedding_layer(g, ids, vocab, dim, name, &out)",
   "graph_lstm_cell(g: graph, x: int, h: int, c: int, w: int, b: int) -> ho: int, co: int = check dlb_graph_lstm_cell(g, x, h, c, w, b, &ho, &co)",
   "graph_gru_cell(g: graph, x: int, h: int, w: int, b: int, wn: int, un: int, bn: int) -> ho: int = check dlb_graph_gru_cell(g, x, h, w, b, wn, un, bn, &ho)",
   "graph_rnn_cell(g: graph, x: int, h: int, w: int, b: int) -> ho: int = check dlb_graph_rnn_cell(g, x, h, w, b, &ho)",
@@ -244,7 +248,7 @@ end
 
 -- {name = value} -> number, or nil when a variable has no value
 local varcache = setmetatable({}, { __mode = "k" })
-local vals = {}
+local valsets, evalv = {}, core.poly_evalv -- valsets[n]: an array of n values, reused
 function core.poly_evalt(h, t)
   local vars = varcache[h]
   if not vars then vars = core.poly_vars(h); varcache[h] = vars end
@@ -252,16 +256,17 @@ function core.poly_evalt(h, t)
     error("bad argument #2 to 'poly_evalt' (table expected, got " .. core._typename(t) .. ")", 0)
   end
   local n = #vars
+  local vals = valsets[n]
+  if not vals then vals = {}; valsets[n] = vals end
   for i = 1, n do
     local v = t[vars[i]]
-    if v == nil then return nil end
     if type(v) ~= "number" then
+      if v == nil then return nil end
       error("poly: value of " .. vars[i] .. " must be a number, got " .. type(v), 0)
     end
     vals[i] = v
   end
-  for i = n + 1, #vals do vals[i] = nil end
-  return core.poly_evalv(h, vals)
+  return evalv(h, vals)
 end
 
 function core.poly_number_value(h)
@@ -283,44 +288,17 @@ function core.poly_terms(h)
 end
 
 -- graph
-function core.graph_tensor(g, name, role, dtype, dims)
-  -- nil when dims is not a plain list of strings and numbers (the caller then converts)
-  if type(dims) ~= "table" or getmetatable(dims) ~= nil then return nil end
-  for i = 1, #dims do
-    local t = type(dims[i])
-    if t ~= "string" and t ~= "number" then return nil end
-  end
-  return core._graph_tensor(g, name, role, dtype, dims)
-end
 local graph_op = core.graph_op
-function core.graph_op1(g, t, name, a, b, x, y)
-  return graph_op(g, t, name, b == nil and { a } or { a, b }, { x or 0, y or 0 })[1]
-end
 function core.graph_opx(g, t, name, a, b, attrs, dims)
   if type(dims) == "table" and #dims > E.DLB_GRAPH_MAXRANK then
     error("more than " .. E.DLB_GRAPH_MAXRANK .. " dims", 0)
   end
   return graph_op(g, t, name, b == nil and { a } or { a, b }, attrs, dims)[1]
 end
--- name[, n]: with n the name is name .. n (nn.lua's automatic names)
-local function layername(name, n)
-  if n == nil or type(name) ~= "string" then return name end -- the call checks name
-  if type(n) ~= "number" or n ~= math.floor(n) then
-    error("bad argument (layer number: integer expected, got " .. core._typename(n) .. ")", 0)
-  end
-  return name .. string.format("%d", n)
-end
-function core.graph_linear(g, x, nout, bias, name, n)
-  return core._graph_linear(g, x, nout, bias, layername(name, n))
-end
 function core.graph_conv(g, x, wdims, attrs, bias, name)
   local a = {}
   if type(attrs) == "table" then for i = 1, 8 do a[i] = attrs[i] or 0 end end
   return core._graph_conv(g, x, wdims, type(attrs) == "table" and a or attrs, bias, name)
-end
-function core.graph_norm(g, t, x, name, n) return core._graph_norm(g, t, x, layername(name, n)) end
-function core.graph_embedding_layer(g, ids, vocab, dim, name, n)
-  return core._graph_embedding_layer(g, ids, vocab, dim, layername(name, n))
 end
 function core.graph_counts(g) return core._graph_ntensors(g), core._graph_nops(g) end
 function core.graph_tensor_info(g, t)

@@ -34,16 +34,20 @@ typedef struct dlbG_field {
 const char *dlbG_typename(lua_State *L, int i);
 int dlbG_typename_l(lua_State *L);
 int dlbG_argerror(lua_State *L, int i, const char *fn, const char *fmt, ...);
-void *dlbG_handle(lua_State *L, int i, const char *meta, const char *fn);
+void *dlbG_handle(lua_State *L, int i, const char *meta, const void *key, const char *fn);
 int dlbG_newhandle(lua_State *L, void *p, const char *meta);
 const char *dlbG_numtext(lua_State *L, int i, char buf[32]);
 const char *dlbG_string(lua_State *L, int i, const char *fn, size_t *len);
+const char *dlbG_suffix(lua_State *L, int i, const char *fn, const char *s, char *buf);
 double dlbG_number(lua_State *L, int i, const char *fn);
 long long dlbG_integer(lua_State *L, int i, const char *fn, long long lo, long long hi);
-double *dlbG_numbers(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n);
-int *dlbG_ints(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n);
+double *dlbG_numbers(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n,
+                     double *buf);
+int *dlbG_ints(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n,
+               int *buf);
 const char **dlbG_strings(lua_State *L, int i, const char *fn, const char *label, size_t max,
-                          size_t *n);
+                          size_t *n, const char **buf);
+int dlbG_plainlist(lua_State *L, int i);
 int dlbG_lenerror(lua_State *L, const char *b, size_t nb, const char *a, size_t na);
 void dlbG_getstruct(lua_State *L, int i, const char *fn, const dlbG_field *f, void *base,
                     const char *label);

@@ -94,9 +94,11 @@ local function parsearg(s, where)
     a.kind, a.struct, a.max = "structs", sts, smax ~= "" and smax or MAXARRAY
     return a
   end
-  local kind, q, rest = spec:match("^([%w_]+)(%??)(.*)$")
+  local sfx = spec:match("^suffix%(([%w_]+)%)$")
+  if sfx then a.kind, a.of = "suffix", sfx; return a end
+  local kind, q, rest = spec:match("^([%w_]+)([%?~]?)(.*)$")
   if not kind then fail(where, "bad kind '" .. spec .. "'") end
-  a.kind, a.opt = kind, q == "?"
+  a.kind, a.opt, a.plain = kind, q == "?", q == "~"
   local lo, hi = rest:match("^%((.-)%.%.(.+)%)$")
   local max = rest:match("^%[(.-)%]$")
   if lo then a.lo, a.hi = lo, hi
@@ -284,7 +286,7 @@ local function emit_c(f)
     end
     if handles[k] then
       local h = handles[k]
-      cl(fmt("  %s *%s = dlbG_handle(L, %d, %s, %s);", h[1], v, i, cstr(h[2]), cstr(fn)))
+      cl(fmt("  %s *%s = dlbG_handle(L, %d, %s, &K_%s, %s);", h[1], v, i, cstr(h[2]), k, cstr(fn)))
     elseif k == "string" then
       cl(fmt("  const char *%s = %s;", v, opt(fmt("dlbG_string(L, %d, %s, NULL)", i, cstr(fn)),
         a.default and cstr(a.default:match('^"(.*)"$') or a.default))))
@@ -302,8 +304,17 @@ local function emit_c(f)
       cl(fmt("  int %s = lua_toboolean(L, %d);", v, i))
     elseif k == "numbers" or k == "ints" or k == "strings" then
       local ty = ({ numbers = "double *", ints = "int *", strings = "const char **" })[k]
-      local call = fmt("dlbG_%s(L, %d, %s, %s, %s, &n_%s)", k, i, cstr(fn), cstr(a.label), a.max, a.name)
+      local cmax = tonumber(a.max) or enumval[a.max]
+      local buf = "NULL"
       cl(fmt("  size_t n_%s = 0;", a.name))
+      if cmax and cmax <= 1024 then -- bounded arrays live on the C stack
+        buf = "b_" .. a.name
+        cl(fmt("  %s%s[%s + 1];", ty:gsub("%*$", ""), buf, a.max))
+      end
+      local call = fmt("dlbG_%s(L, %d, %s, %s, %s, &n_%s, %s)", k, i, cstr(fn), cstr(a.label), a.max, a.name, buf)
+      if a.plain then -- not a plain list of strings and numbers: the function returns nil
+        cl(fmt("  if (!dlbG_plainlist(L, %d)) { lua_pushnil(L); return 1; }", i))
+      end
       if a.opt then
         cl(fmt("  %s%s = lua_isnoneornil(L, %d) ? NULL : %s;", ty, v, i, call))
       else
@@ -313,6 +324,10 @@ local function emit_c(f)
       cl(fmt("  size_t n_%s = 0;", a.name))
       cl(fmt("  %s *%s = dlbG_structs(L, %d, %s, %s, sizeof *%s, %s, &n_%s, %s, %s);", a.struct, v, i,
         cstr(fn), cfieldtable(a.struct), v, a.max, a.name, cstr(a.label), cstr(structlabel(f, a))))
+    elseif k == "suffix" then -- an optional integer appended to string argument a.of
+      cl(fmt("  char cat_%s[512];", a.of))
+      cl(fmt("  if (!lua_isnoneornil(L, %d)) a_%s = dlbG_suffix(L, %d, %s, a_%s, cat_%s);", i, a.of, i,
+        cstr(fn), a.of, a.of))
     elseif k == "struct" then
       cl(fmt("  %s %s;", a.struct, v))
       cl(fmt("  memset(&%s, 0, sizeof %s);", v, v))
@@ -339,6 +354,9 @@ local function emit_c(f)
       if r.struct then
         cl(fmt("  %s o_%s;", r.struct, r.name))
         cl(fmt("  memset(&o_%s, 0, sizeof o_%s);", r.name, r.name))
+      elseif r.list and tonumber(r.list) and tonumber(r.list) <= 1024 then
+        cl(fmt("  size_t c_%s = %s;", r.name, r.list))
+        cl(fmt("  %s o_%s[%s]; /* C fills what it counts */", ctypes[r.type], r.name, r.list))
       elseif r.list then
         cl(fmt("  size_t c_%s = (size_t)(%s);", r.name, c_expr(f, r.list)))
         cl(fmt("  %s *o_%s = lua_newuserdatauv(L, sizeof *o_%s * (c_%s ? c_%s : 1), 0);", ctypes[r.type],
@@ -456,7 +474,8 @@ local function emit_lua(f)
   for _, r in ipairs(f.results) do
     if r.name then
       local o = fmt("o_%s_%s", fn, r.name)
-      if r.list then -- sized per call
+      if r.list and tonumber(r.list) then pl(fmt("local %s = ffi.new(\"%s[%s]\")", o, ctypes[r.type], r.list))
+      elseif r.list then -- sized per call
       elseif r.count and handles[r.type] then pl(fmt("local %s = ffi.new(\"%s *[%s]\")", o, handles[r.type][1], tostring(tonumber(r.count) or enumval[r.count])))
       elseif r.struct then pl(fmt("local %s = ffi.new(%q)", o, r.struct))
       elseif r.count then pl(fmt("local %s = ffi.new(\"%s[%s]\")", o, ctypes[r.type], tostring(tonumber(r.count) or enumval[r.count])))
@@ -464,6 +483,7 @@ local function emit_lua(f)
     end
   end
   ll("do")
+  local doat = #L
   for _, s in ipairs(pre) do ll(s) end
   ll(fmt("function core.%s(%s)", f.name, table.concat(params, ", ")))
   local anchors = {}
@@ -493,7 +513,15 @@ local function emit_lua(f)
       ll(fmt("  local %s = %s and 1 or 0", v, p))
     elseif k == "numbers" or k == "ints" or k == "strings" then
       local extra = k == "strings" and fmt(", k_%s", a.name) or ""
-      local call = fmt("R.%s(%s, %d, %s, %q, %s)", k, p, i, q, a.label, lua_expr(f, a.max, true))
+      local cmax = tonumber(a.max) or enumval[a.max]
+      local buf = ""
+      if cmax and cmax <= 1024 then -- bounded arrays: one buffer, reused (calls do not nest)
+        buf = fmt(", B_%s_%s", fn, a.name)
+        table.insert(L, doat + 1, fmt("local B_%s_%s = ffi.new(\"%s[%d]\")", fn, a.name,
+          ({ numbers = "double", ints = "int", strings = "const char *" })[k], cmax + 1))
+      end
+      local call = fmt("R.%s(%s, %d, %s, %q, %s%s)", k, p, i, q, a.label, lua_expr(f, a.max, true), buf)
+      if a.plain then ll(fmt("  if not R.plainlist(%s) then return nil end", p)) end
       ll(fmt("  local %s, n_%s%s = nil, 0", v, a.name, extra))
       if a.opt then
         ll(fmt("  if %s ~= nil then %s, n_%s%s = %s end", p, v, a.name, extra, call))
@@ -504,6 +532,9 @@ local function emit_lua(f)
     elseif k == "struct" then
       ll(fmt("  local %s = R.getstruct(%s, %d, %s, %s, %q)", v, p, i, q, lfieldtable(a.struct),
         structlabel(f, a)))
+    elseif k == "suffix" then
+      ll(fmt("  if %s ~= nil then a_%s = a_%s .. string.format(\"%%d\", R.integer(%s, %d, %s, -9007199254740992, 9007199254740992)) end",
+        p, a.of, a.of, p, i, q))
     elseif k == "structs" then
       ll(fmt("  local %s, n_%s = R.structs(%s, %d, %s, %s, %s, %q, %q)", v, a.name, p, i, q,
         lfieldtable(a.struct), lua_expr(f, a.max, true), a.label, structlabel(f, a)))
@@ -525,7 +556,9 @@ local function emit_lua(f)
     end
   end
   for _, r in ipairs(f.results) do
-    if r.name and r.list then
+    if r.name and r.list and tonumber(r.list) then
+      ll(fmt("  local c_%s, o_%s = %s, o_%s_%s", r.name, r.name, r.list, fn, r.name))
+    elseif r.name and r.list then
       ll(fmt("  local c_%s = %s", r.name, lua_expr(f, r.list, true)))
       ll(fmt("  local o_%s = ffi.new(\"%s[?]\", c_%s > 0 and c_%s or 1)", r.name, ctypes[r.type], r.name, r.name))
     elseif r.name then ll(fmt("  local o_%s = o_%s_%s", r.name, fn, r.name)) end
@@ -565,7 +598,8 @@ local function emit_lua(f)
       ll(fmt("  return ffi.gc(r, C.%s)", handles[t].free))
       ll("end end")
       return
-    elseif t == "number" or t == "double" or t == "size" then rets[#rets + 1] = "tonumber(r)"
+    elseif t == "size" then rets[#rets + 1] = "tonumber(r)"
+    elseif t == "number" or t == "double" then rets[#rets + 1] = "r"
     elseif t == "int" then rets[#rets + 1] = "r"
     elseif t == "int?" then rets[#rets + 1] = "(r >= 0 and r or nil)"
     elseif t == "int!" then ll("  if r < 0 then core.error() end"); rets[#rets + 1] = "r"
@@ -611,7 +645,8 @@ local function emit_lua(f)
         for k = 0, n - 1 do rets[#rets + 1] = fmt("tonumber(%s[%d])", o, k) end
       elseif r.type == "bool" then rets[#rets + 1] = fmt("%s[0] ~= 0", o)
       elseif r.type == "cstr" then rets[#rets + 1] = fmt("ffi.string(%s[0])", o)
-      else rets[#rets + 1] = fmt("tonumber(%s[0])", o) end
+      elseif r.type == "size" then rets[#rets + 1] = fmt("tonumber(%s[0])", o)
+      else rets[#rets + 1] = fmt("%s[0]", o) end -- int, double: already Lua numbers
     end
   end
   if f.code and f.mode == "soft" then rets[#rets + 1] = "true" end
@@ -653,6 +688,12 @@ local head = {
   '#include "dlbench.h"', '#include "dlbL.h"', "",
 }
 for _, name in ipairs(cfield_order) do head[#head + 1] = cfields[name] end
+do
+  local ks = {}
+  for k in pairs(handles) do ks[#ks + 1] = k end
+  table.sort(ks)
+  for _, k in ipairs(ks) do head[#head + 1] = fmt("static const char K_%s; /* registry key of the metatable */", k) end
+end
 local reg, meta = {}, {}
 for _, f in ipairs(fns) do reg[#reg + 1] = fmt("  {%q, g_%s},", f.name, f.name) end
 local hnames = {}
@@ -681,6 +722,8 @@ local open = { "", "/* Add the generated functions, handle metatables, enums (co
 for _, k in ipairs(hnames) do
   local h = handles[k]
   open[#open + 1] = fmt("  luaL_newmetatable(L, %s);", cstr(h[2]))
+  open[#open + 1] = "  lua_pushvalue(L, -1);"
+  open[#open + 1] = fmt("  lua_rawsetp(L, LUA_REGISTRYINDEX, &K_%s);", k)
   open[#open + 1] = fmt("  lua_pushcfunction(L, gc_%s); lua_setfield(L, -2, \"__gc\");", k)
   open[#open + 1] = fmt("  lua_pushcfunction(L, gc_%s); lua_setfield(L, -2, \"__close\");", k)
   if h.tostring then

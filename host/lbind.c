@@ -58,9 +58,17 @@ static int typeerror(lua_State *L, int i, const char *fn, const char *want) {
   return dlbG_argerror(L, i, fn, "%s expected, got %s", want, dlbG_typename(L, i));
 }
 
-/* The pointer boxed in a handle of metatable `meta` (never NULL). */
-void *dlbG_handle(lua_State *L, int i, const char *meta, const char *fn) {
-  void **b = luaL_testudata(L, i, meta);
+/* The pointer boxed in a handle of metatable `meta` (never NULL). The metatable is found in
+** the registry under the address `key` (no string hashing: this is every call's path). */
+void *dlbG_handle(lua_State *L, int i, const char *meta, const void *key, const char *fn) {
+  void **b = lua_touserdata(L, i);
+  if (b && lua_getmetatable(L, i)) {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    if (!lua_rawequal(L, -1, -2)) b = NULL;
+    lua_pop(L, 2);
+  } else {
+    b = NULL;
+  }
   if (!b) typeerror(L, i, fn, meta);
   if (!*b) dlbG_argerror(L, i, fn, "closed %s", meta);
   return *b;
@@ -86,6 +94,14 @@ const char *dlbG_numtext(lua_State *L, int i, char buf[32]) {
     else if (v == floor(v) && fabs(v) < 9007199254740992.0) snprintf(buf, 32, "%.0f", v);
     else snprintf(buf, 32, "%.17g", v);
   }
+  return buf;
+}
+
+/* s followed by the integer at index i, in buf (512 bytes): nn.lua's layer names. */
+const char *dlbG_suffix(lua_State *L, int i, const char *fn, const char *s, char *buf) {
+  long long n = dlbG_integer(L, i, fn, -9007199254740992LL, 9007199254740992LL);
+  int len = snprintf(buf, 512, "%s%lld", s, n);
+  if (len < 0 || len >= 512) dlbG_argerror(L, i, fn, "name too long");
   return buf;
 }
 
@@ -128,11 +144,12 @@ static size_t arraylen(lua_State *L, int i, const char *fn, size_t max, const ch
   return n;
 }
 
-/* An array of numbers (or numeric strings), copied into scratch memory. */
+/* An array of numbers (or numeric strings), copied into buf (room for max) or, when buf is
+** NULL, into scratch memory. */
 double *dlbG_numbers(lua_State *L, int i, const char *fn, const char *label, size_t max,
-                     size_t *n) {
+                     size_t *n, double *buf) {
   size_t len = arraylen(L, i, fn, max, "table of numbers");
-  double *v = lua_newuserdatauv(L, sizeof *v * (len ? len : 1), 0);
+  double *v = buf ? buf : lua_newuserdatauv(L, sizeof *v * (len ? len : 1), 0);
   for (size_t k = 0; k < len; k++) {
     int ok;
     lua_rawgeti(L, i, (lua_Integer)k + 1);
@@ -145,10 +162,11 @@ double *dlbG_numbers(lua_State *L, int i, const char *fn, const char *label, siz
   return v;
 }
 
-/* An array of integers in int range, copied into scratch memory. */
-int *dlbG_ints(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n) {
+/* An array of integers in int range, copied into buf (room for max) or scratch memory. */
+int *dlbG_ints(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n,
+               int *buf) {
   size_t len = arraylen(L, i, fn, max, "table of integers");
-  int *v = lua_newuserdatauv(L, sizeof *v * (len ? len : 1), 0);
+  int *v = buf ? buf : lua_newuserdatauv(L, sizeof *v * (len ? len : 1), 0);
   for (size_t k = 0; k < len; k++) {
     int ok = 0;
     lua_Integer x = 0;
@@ -166,16 +184,20 @@ int *dlbG_ints(lua_State *L, int i, const char *fn, const char *label, size_t ma
 ** while the call runs: strings are held by the array, texts of numbers by a table left on
 ** the stack (never a popped temporary, which the collector could free). */
 const char **dlbG_strings(lua_State *L, int i, const char *fn, const char *label, size_t max,
-                          size_t *n) {
+                          size_t *n, const char **buf) {
   size_t len = arraylen(L, i, fn, max, "table of strings");
-  const char **v = lua_newuserdatauv(L, sizeof *v * (len + 1), 0);
-  lua_newtable(L);
-  int anchor = lua_gettop(L);
+  const char **v = buf ? buf : lua_newuserdatauv(L, sizeof *v * (len + 1), 0);
+  int anchor = 0; /* made on the first number */
   for (size_t k = 0; k < len; k++) {
     int t = lua_rawgeti(L, i, (lua_Integer)k + 1);
     if (t == LUA_TNUMBER) {
-      char buf[32];
-      lua_pushstring(L, dlbG_numtext(L, -1, buf));
+      char text[32];
+      if (!anchor) {
+        lua_newtable(L);
+        lua_insert(L, -2);
+        anchor = lua_gettop(L) - 1;
+      }
+      lua_pushstring(L, dlbG_numtext(L, -1, text));
       lua_pushvalue(L, -1);
       lua_rawseti(L, anchor, (lua_Integer)k + 1);
       lua_remove(L, -2);
@@ -191,6 +213,18 @@ const char **dlbG_strings(lua_State *L, int i, const char *fn, const char *label
   v[len] = NULL;
   *n = len;
   return v;
+}
+
+/* 1 when the value at i is a table without metatable holding only strings and numbers. */
+int dlbG_plainlist(lua_State *L, int i) {
+  if (lua_type(L, i) != LUA_TTABLE || lua_getmetatable(L, i)) return 0;
+  size_t n = (size_t)lua_rawlen(L, i);
+  for (size_t k = 1; k <= n; k++) {
+    int t = lua_rawgeti(L, i, (lua_Integer)k);
+    lua_pop(L, 1);
+    if (t != LUA_TSTRING && t != LUA_TNUMBER) return 0;
+  }
+  return 1;
 }
 
 /* Two arrays of different lengths: "b has 2 values but a has 3". */

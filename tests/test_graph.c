@@ -623,7 +623,32 @@ static void test_layers(void) {
   dlb_graph_free(g);
 }
 
+/* dlb_graph_op1 (the bindings' fast path) makes the op dlb_graph_op makes: same output ids
+** and dims; b < 0 means one input; a failure leaves nothing behind. */
+static void test_op1(void) {
+  dlb_graph *g = dlb_graph_new("op1"), *h = dlb_graph_new("op");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "b", "4", NULL, NULL);
+  int w = T(g, "w", DLB_ROLE_WEIGHT, 0, 2, "4", "3", NULL, NULL);
+  T(h, "x", DLB_ROLE_INPUT, 0, 2, "b", "4", NULL, NULL);
+  T(h, "w", DLB_ROLE_WEIGHT, 0, 2, "4", "3", NULL, NULL);
+  int y = -1, r = -1;
+  CHECK(dlb_graph_op1(g, dlb_graph_op_type("matmul"), "mm", x, w, 0, 0, &y) == DLB_OK);
+  CHECK(dlb_graph_op1(g, dlb_graph_op_type("relu"), NULL, y, -1, 0, 0, &r) == DLB_OK);
+  CHECK(y == OP(h, "matmul", "mm", 0, 1, 0, NULL));
+  CHECK(r == OP(h, "relu", NULL, y, -1, 0, NULL));
+  char a[64], b[64];
+  dlb_graph_tensor_dim(g, r, 1, a, sizeof a);
+  dlb_graph_tensor_dim(h, r, 1, b, sizeof b);
+  CHECK(strcmp(a, "3") == 0 && strcmp(b, "3") == 0);
+  size_t nt = dlb_graph_ntensors(g);
+  CHECK(dlb_graph_op1(g, dlb_graph_op_type("matmul"), NULL, x, x, 0, 0, &y) == DLB_ESHAPE);
+  CHECK(dlb_graph_ntensors(g) == nt);
+  dlb_graph_free(g);
+  dlb_graph_free(h);
+}
+
 int main(void) {
+  RUN(test_op1);
   RUN(test_mlp);
   RUN(test_contract);
   RUN(test_conv);

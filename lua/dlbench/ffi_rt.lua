@@ -71,9 +71,9 @@ local function arraylen(t, i, fn, max, what)
   return n
 end
 
-function R.numbers(t, i, fn, label, max)
+function R.numbers(t, i, fn, label, max, buf)
   local n = arraylen(t, i, fn, max, "table of numbers")
-  local v = ffi.new("double[?]", n > 0 and n or 1)
+  local v = buf or ffi.new("double[?]", n > 0 and n or 1)
   for k = 1, n do
     local x = rawget(t, k)
     local tx = type(x)
@@ -84,9 +84,9 @@ function R.numbers(t, i, fn, label, max)
   return v, n
 end
 
-function R.ints(t, i, fn, label, max)
+function R.ints(t, i, fn, label, max, buf)
   local n = arraylen(t, i, fn, max, "table of integers")
-  local v = ffi.new("int[?]", n > 0 and n or 1)
+  local v = buf or ffi.new("int[?]", n > 0 and n or 1)
   for k = 1, n do
     local x = rawget(t, k)
     if type(x) ~= "number" or x ~= floor(x) or x < -2147483648 or x > 2147483647 then
@@ -99,22 +99,35 @@ end
 
 -- Returns the C array, the count and a table holding the strings (keep it alive until the
 -- call returns: the C array does not).
-function R.strings(t, i, fn, label, max)
+function R.strings(t, i, fn, label, max, buf)
   local n = arraylen(t, i, fn, max, "table of strings")
-  local v = ffi.new("const char *[?]", n + 1)
-  local keep = {}
+  local v = buf or ffi.new("const char *[?]", n + 1)
+  local keep -- texts of numbers (the strings of t are held by t)
   for k = 1, n do
     local s = rawget(t, k)
     local ts = type(s)
-    if ts == "number" then s = numtext(s)
+    if ts == "number" then
+      s = numtext(s)
+      keep = keep or {}
+      keep[k] = s
     elseif ts ~= "string" then
       error(fmt("%s[%d] is a %s, not a string", label, k, R.typename(s)), 0)
     end
     if s:find("\0", 1, true) then error(fmt("%s[%d] contains a NUL byte", label, k), 0) end
-    keep[k] = s
     v[k - 1] = s
   end
+  v[n] = nil
   return v, n, keep
+end
+
+-- true when t is a table without metatable holding only strings and numbers
+function R.plainlist(t)
+  if type(t) ~= "table" or getmetatable(t) ~= nil then return false end
+  for k = 1, #t do
+    local tk = type(rawget(t, k))
+    if tk ~= "string" and tk ~= "number" then return false end
+  end
+  return true
 end
 
 function R.lenerror(b, nb, a, na)
