@@ -239,12 +239,15 @@ function core.enum_names(prefix, rename)
   return byname, byvalue
 end
 
--- poly
-function core.poly_vars(h)
+-- {get(h, 0), ..., get(h, n - 1)}: a list read item by item
+local function list(n, get, h)
   local t = {}
-  for i = 0, core._poly_nvars(h) - 1 do t[i + 1] = core._poly_varname(h, i) end
+  for i = 0, n - 1 do t[i + 1] = get(h, i) end
   return t
 end
+
+-- poly
+function core.poly_vars(h) return list(core._poly_nvars(h), core._poly_varname, h) end
 
 -- {name = value} -> number, or nil when a variable has no value
 local varcache = setmetatable({}, { __mode = "k" })
@@ -323,11 +326,7 @@ function core.analysis_arrays(a)
   return core._analysis_op_flops(a), core._analysis_op_bytes(a), core._analysis_op_phase(a),
     core._analysis_op_layer(a), core._analysis_op_type(a)
 end
-function core.analysis_layers(a)
-  local r = {}
-  for i = 0, core._analysis_nlayers(a) - 1 do r[i + 1] = core._analysis_layer_name(a, i) end
-  return r
-end
+function core.analysis_layers(a) return list(core._analysis_nlayers(a), core._analysis_layer_name, a) end
 
 -- roofline
 local function bound(r)
@@ -529,9 +528,7 @@ end
 -- hw
 function core.hw_precision_bytes(name) return core._hw_precision_bytes(core.hw_precision_id(name)) end
 function core.hw_precisions()
-  local t = {}
-  for i = 0, E.DLB_PREC_COUNT - 1 do t[i + 1] = core._hw_precision_name(i) end
-  return t
+  return list(E.DLB_PREC_COUNT, function(_, i) return core._hw_precision_name(i) end)
 end
 ]==]
 
