@@ -18,6 +18,8 @@
 --                         caller can convert); `== #other`: as long as array other;
 --                         `== EXPR`: exactly EXPR elements; <label> names it in messages
 --   suffix(x)             an optional integer appended to string argument x ("lin", 3: "lin3")
+--   values(h)             {name = number} for the variables of poly h (one missing: the
+--                         function returns nil)
 --   struct NAME           a table read into the header's struct NAME (B.structs below)
 --   structs NAME[MAX]     an array of such tables (#x of them)
 --   ... = DEFAULT         the value when the argument is nil
@@ -71,6 +73,7 @@ B.functions = {
   "poly_tostring(h: poly) -> text = dlb_poly_tostring(h, TEXT)",
   "poly_evalv(h: poly, values: numbers[DLB_POLY_MAXVARS] == dlb_poly_nvars(h)) -> number = dlb_poly_evalv(h, values)",
   "poly_bind(h: poly, names: strings, values: numbers == #names) -> poly = dlb_poly_bind(h, #names, names, values)",
+  "poly_evalt(h: poly, t: values(h)) -> number = dlb_poly_evalv(h, t)",
   "poly_equal(a: poly, b: poly) -> bool = dlb_poly_equal(a, b)",
   "poly_degree(h: poly) -> int = dlb_poly_degree(h)",
   "_poly_nvars(h: poly) -> size = dlb_poly_nvars(h)",
@@ -248,29 +251,6 @@ end
 
 -- poly
 function core.poly_vars(h) return list(core._poly_nvars(h), core._poly_varname, h) end
-
--- {name = value} -> number, or nil when a variable has no value
-local varcache = setmetatable({}, { __mode = "k" })
-local valsets, evalv = {}, core.poly_evalv -- valsets[n]: an array of n values, reused
-function core.poly_evalt(h, t)
-  local vars = varcache[h]
-  if not vars then vars = core.poly_vars(h); varcache[h] = vars end
-  if type(t) ~= "table" then
-    error("bad argument #2 to 'poly_evalt' (table expected, got " .. core._typename(t) .. ")", 0)
-  end
-  local n = #vars
-  local vals = valsets[n]
-  if not vals then vals = {}; valsets[n] = vals end
-  for i = 1, n do
-    local v = t[vars[i]]
-    if type(v) ~= "number" then
-      if v == nil then return nil end
-      error("poly: value of " .. vars[i] .. " must be a number, got " .. type(v), 0)
-    end
-    vals[i] = v
-  end
-  return evalv(h, vals)
-end
 
 function core.poly_number_value(h)
   local is, v = core._poly_is_number(h)

@@ -48,6 +48,7 @@ int *dlbG_ints(lua_State *L, int i, const char *fn, const char *label, size_t ma
 const char **dlbG_strings(lua_State *L, int i, const char *fn, const char *label, size_t max,
                           size_t *n, const char **buf);
 int dlbG_plainlist(lua_State *L, int i);
+int dlbG_varvalues(lua_State *L, int i, const char *fn, const struct dlb_poly *p, double *v);
 int dlbG_lenerror(lua_State *L, const char *b, size_t nb, const char *a, size_t na);
 void dlbG_getstruct(lua_State *L, int i, const char *fn, const dlbG_field *f, void *base,
                     const char *label);

@@ -94,6 +94,8 @@ local function parsearg(s, where)
     a.kind, a.struct, a.max = "structs", sts, smax ~= "" and smax or MAXARRAY
     return a
   end
+  local vof = spec:match("^values%(([%w_]+)%)$")
+  if vof then a.kind, a.of = "values", vof; return a end
   local sfx = spec:match("^suffix%(([%w_]+)%)$")
   if sfx then a.kind, a.of = "suffix", sfx; return a end
   local kind, q, rest = spec:match("^([%w_]+)([%?~]?)(.*)$")
@@ -324,6 +326,9 @@ local function emit_c(f)
       cl(fmt("  size_t n_%s = 0;", a.name))
       cl(fmt("  %s *%s = dlbG_structs(L, %d, %s, %s, sizeof *%s, %s, &n_%s, %s, %s);", a.struct, v, i,
         cstr(fn), cfieldtable(a.struct), v, a.max, a.name, cstr(a.label), cstr(structlabel(f, a))))
+    elseif k == "values" then -- {name = number} for the variables of poly a.of; else nil
+      cl(fmt("  double %s[DLB_POLY_MAXVARS];", v))
+      cl(fmt("  if (!dlbG_varvalues(L, %d, %s, a_%s, %s)) { lua_pushnil(L); return 1; }", i, cstr(fn), a.of, v))
     elseif k == "suffix" then -- an optional integer appended to string argument a.of
       cl(fmt("  char cat_%s[512];", a.of))
       cl(fmt("  if (!lua_isnoneornil(L, %d)) a_%s = dlbG_suffix(L, %d, %s, a_%s, cat_%s);", i, a.of, i,
@@ -532,6 +537,10 @@ local function emit_lua(f)
     elseif k == "struct" then
       ll(fmt("  local %s = R.getstruct(%s, %d, %s, %s, %q)", v, p, i, q, lfieldtable(a.struct),
         structlabel(f, a)))
+    elseif k == "values" then
+      table.insert(L, doat + 1, fmt("local V_%s = ffi.new(\"double[%d]\")", fn, enumval.DLB_POLY_MAXVARS))
+      ll(fmt("  local %s = R.varvalues(%s, %d, %s, a_%s, V_%s, C)", v, p, i, q, a.of, fn))
+      ll(fmt("  if %s == nil then return nil end", v))
     elseif k == "suffix" then
       ll(fmt("  if %s ~= nil then a_%s = a_%s .. string.format(\"%%d\", R.integer(%s, %d, %s, -9007199254740992, 9007199254740992)) end",
         p, a.of, a.of, p, i, q))

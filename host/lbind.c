@@ -215,6 +215,23 @@ const char **dlbG_strings(lua_State *L, int i, const char *fn, const char *label
   return v;
 }
 
+/* The values of p's variables (in dlb_poly_varname order) from the table {name = number} at
+** i into v; 0 when one of them has no value. */
+int dlbG_varvalues(lua_State *L, int i, const char *fn, const dlb_poly *p, double *v) {
+  if (lua_type(L, i) != LUA_TTABLE) typeerror(L, i, fn, "table");
+  size_t n = dlb_poly_nvars(p);
+  for (size_t k = 0; k < n; k++) {
+    const char *name = dlb_poly_varname(p, k);
+    int t = lua_getfield(L, i, name);
+    if (t == LUA_TNIL) return 0;
+    if (t != LUA_TNUMBER)
+      rawerror(L, "poly: value of %s must be a number, got %s", name, dlbG_typename(L, -1));
+    v[k] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
 /* 1 when the value at i is a table without metatable holding only strings and numbers. */
 int dlbG_plainlist(lua_State *L, int i) {
   if (lua_type(L, i) != LUA_TTABLE || lua_getmetatable(L, i)) return 0;

@@ -120,6 +120,28 @@ function R.strings(t, i, fn, label, max, buf)
   return v, n, keep
 end
 
+-- The values of poly p's variables from {name = number} t into buf (nil when one has none);
+-- the names are read once per poly.
+local varnames = setmetatable({}, { __mode = "k" })
+function R.varvalues(t, i, fn, p, buf, C)
+  if type(t) ~= "table" then typeerror(i, fn, "table", t) end
+  local names = varnames[p]
+  if not names then
+    names = {}
+    for k = 0, tonumber(C.dlb_poly_nvars(p)) - 1 do names[k + 1] = ffi.string(C.dlb_poly_varname(p, k)) end
+    varnames[p] = names
+  end
+  for k = 1, #names do
+    local v = t[names[k]]
+    if type(v) ~= "number" then
+      if v == nil then return nil end
+      error(fmt("poly: value of %s must be a number, got %s", names[k], R.typename(v)), 0)
+    end
+    buf[k - 1] = v
+  end
+  return buf
+end
+
 -- true when t is a table without metatable holding only strings and numbers
 function R.plainlist(t)
   if type(t) ~= "table" or getmetatable(t) ~= nil then return false end
