@@ -11,7 +11,40 @@ if workspace == nil then
   function optimize(v) if v ~= "Off" then flags { "OptimizeSpeed" } end end
 end
 
-local warn = { "-std=c11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fPIC" }
+-- Options (premake4 and premake5 alike): build.sh passes --werror for development and CI
+-- builds; a distribution's build leaves it off. --static-only builds libdlbench.a and the
+-- dlbench executable without the shared library, so neither LuaJIT nor the FFI files are
+-- needed. --readline=gnu|libedit|none chooses the REPL's line editor (docs/host.md).
+newoption { trigger = "werror", description = "Treat compiler warnings as errors (CI, development)" }
+newoption { trigger = "static-only", description = "Build only the static library and the executable" }
+newoption { trigger = "readline", value = "LIB", description = "REPL line editor: gnu (default), libedit or none" }
+
+-- The version is written once, in graphs/dlbench.h; the SONAME follows its major number.
+local function header_version()
+  local f = assert(io.open("graphs/dlbench.h", "r"))
+  local text = f:read("*a")
+  f:close()
+  local v = assert(text:match('#define DLB_VERSION "([%d%.]+)"'), "DLB_VERSION not found")
+  return v, v:match("^(%d+)")
+end
+local _, major = header_version()
+
+-- Include folders from pkg-config, not hard-coded paths.
+local function pkg_includes(pkgs)
+  local p = io.popen("pkg-config --cflags-only-I " .. pkgs .. " 2>/dev/null")
+  local out = p and p:read("*a") or ""
+  if p then p:close() end
+  local dirs = {}
+  for d in out:gmatch("%-I(%S+)") do dirs[#dirs + 1] = d end
+  return dirs
+end
+
+local readline = _OPTIONS["readline"] or "gnu"
+local readline_libs = { gnu = { "readline" }, libedit = { "edit" }, none = {} }
+assert(readline_libs[readline], "--readline must be gnu, libedit or none")
+
+local warn = { "-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE", "-fPIC" }
+if _OPTIONS["werror"] then warn[#warn + 1] = "-Werror" end
 local sanitize = { "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
                    "-fno-sanitize-recover=undefined" }
 local syslibs = { "cairo", "m", "pthread" }
@@ -29,7 +62,8 @@ workspace "dlbench"
   location "build"
   configurations { "release", "asan" }
   language "C"
-  includedirs { "graphs", "plots", "/usr/include/cairo", "/usr/include/lua5.4" }
+  includedirs { "graphs", "plots" }
+  includedirs(pkg_includes("cairo lua5.4"))
   buildoptions(warn)
   filter "configurations:release"
     optimize "On"
@@ -51,6 +85,7 @@ project "dlbench_static"
   objdir "build/obj/static"
   outputs "lib/static" -- its own folder, so -ldlbench can only find the archive
 
+if not _OPTIONS["static-only"] then
 project "dlbench_shared"
   kind "SharedLib"
   targetname "dlbench"
@@ -59,16 +94,20 @@ project "dlbench_shared"
   links(syslibs)
   -- Only DLB_API functions (graphs/dlb_export.h) are exported from the shared library.
   buildoptions { "-fvisibility=hidden" }
+  linkoptions { "-Wl,-soname,libdlbench.so." .. major }
   outputs "lib"
   -- The FFI declarations are generated from the header's marked regions, never hand-copied.
   prebuildcommands { "luajit ../host/gen_cdef.lua ../graphs/dlbench.h ../lua/dlbench/ffi_cdef.lua" }
+end
 
 -- The `dlbench` executable: the Lua 5.4 host (REPL, batch runner) and the C-API bindings.
 project "dlbench"
   kind "ConsoleApp"
   files { "host/*.c", "host/*.h" }
   objdir "build/obj/host"
-  links { "dlbench_static", "lua5.4", "readline" }
+  links { "dlbench_static", "lua5.4" }
+  links(readline_libs[readline])
+  defines { "DLB_READLINE_" .. readline:upper() }
   links(syslibs)
   linkoptions { "-Wl,-E" }
   outputs "bin"

@@ -20,6 +20,11 @@
 
 #include "dlb_export.h"
 
+/* The library version: the one place it is written. premake5.lua reads DLB_VERSION and
+** DLB_ABI_VERSION from this file for the shared library's SONAME (libdlbench.so.MAJOR),
+** its file name (libdlbench.so.VERSION) and dlbench.pc. */
+#define DLB_VERSION "0.1.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -44,7 +49,7 @@ enum {
 DLB_API const char *dlb_last_error(void);
 /* The ABI version the library was built with (compare with DLB_ABI_VERSION). */
 DLB_API int dlb_abi_version(void);
-/* The library version string, e.g. "0.1.0"; static. */
+/* The library version string (DLB_VERSION when it was built); static. */
 DLB_API const char *dlb_version(void);
 /* DLB_FFI_END */
 

@@ -35,7 +35,8 @@ static int exists(const char *dir) {
 }
 
 /* Find the folder holding dlbench/init.lua: $DLBENCH_LUA_DIR, then beside the
-** executable: an install (PREFIX/bin -> PREFIX/share/dlbench/lua), then the source tree
+** executable: an install (PREFIX/bin -> PREFIX/share/lua/5.4, where Debian's Lua 5.4 looks
+** too; PREFIX/share/dlbench/lua for installs made before 0.2), then the source tree
 ** (build/bin, build/asan/bin -> lua/). */
 static int findluadir(const char *argv0) {
   const char *env = getenv("DLBENCH_LUA_DIR");
@@ -53,7 +54,7 @@ static int findluadir(const char *argv0) {
   char *slash = strrchr(exe, '/');
   if (slash) *slash = '\0';
   static const char *const rel[] = {
-    "/../share/dlbench/lua", "/../../lua", "/../../../lua", "/../lua", NULL
+    "/../share/lua/5.4", "/../share/dlbench/lua", "/../../lua", "/../../../lua", "/../lua", NULL
   };
   for (int i = 0; rel[i]; i++) {
     char cand[PATH_MAX + 32];
