@@ -194,11 +194,11 @@ static void addbytes(void *c, int t, double mult) {
 static int layer_costs(dlb_analysis *a, const double *numel) {
   const dlb_graph *s = a->s;
   size_t L = s->nlayers;
-  a->lay = calloc(6 * L, sizeof *a->lay);
-  uint8_t *sent = calloc(s->nt + 1, 1);
-  uint8_t *placed = calloc(s->nt + 1, 1);
+  a->lay = dlb_calloc(6 * L, sizeof *a->lay);
+  uint8_t *sent = dlb_calloc(s->nt + 1, 1);
+  uint8_t *placed = dlb_calloc(s->nt + 1, 1);
   if (!a->lay || !sent || !placed) {
-    free(sent); free(placed);
+    dlb_free(sent); dlb_free(placed);
     return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t i = 0; i < a->nops; i++) {
@@ -226,16 +226,16 @@ static int layer_costs(dlb_analysis *a, const double *numel) {
       }
     }
   }
-  free(sent); free(placed);
+  dlb_free(sent); dlb_free(placed);
   return DLB_OK;
 }
 
 void dlb_analysis_free(dlb_analysis *a) {
   if (!a) return;
   graph_release(a->s);
-  free(a->flops); free(a->bytes); free(a->size); free(a->dimval); free(a->numel); free(a->lay);
-  free(a->phase); free(a->layer); free(a->type); free(a->order);
-  free(a);
+  dlb_free(a->flops); dlb_free(a->bytes); dlb_free(a->size); dlb_free(a->dimval); dlb_free(a->numel); dlb_free(a->lay);
+  dlb_free(a->phase); dlb_free(a->layer); dlb_free(a->type); dlb_free(a->order);
+  dlb_free(a);
 }
 
 dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb,
@@ -246,32 +246,32 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   if (bind_vars(g, nb, names, values, vals, bound, "the numeric analysis (footprint)")) return NULL;
   dlb_graph *s = graph_step(g, o);
   if (!s) return NULL;
-  dlb_analysis *a = calloc(1, sizeof *a);
+  dlb_analysis *a = dlb_calloc(1, sizeof *a);
   size_t no = s->no, nt = s->nt;
-  double *dimval = malloc((s->dims.n + 1) * sizeof *dimval);
-  double *numel = malloc((nt + 1) * sizeof *numel);
+  double *dimval = dlb_malloc((s->dims.n + 1) * sizeof *dimval);
+  double *numel = dlb_malloc((nt + 1) * sizeof *numel);
   if (a) {
     a->s = s;
     a->nops = no;
-    a->flops = malloc((no + 1) * sizeof *a->flops);
-    a->bytes = malloc((no + 1) * sizeof *a->bytes);
-    a->size = malloc((nt + 1) * sizeof *a->size);
-    a->phase = malloc((no + 1) * sizeof *a->phase);
-    a->layer = malloc((no + 1) * sizeof *a->layer);
-    a->type = malloc((no + 1) * sizeof *a->type);
-    a->order = malloc((no + 1) * sizeof *a->order);
+    a->flops = dlb_malloc((no + 1) * sizeof *a->flops);
+    a->bytes = dlb_malloc((no + 1) * sizeof *a->bytes);
+    a->size = dlb_malloc((nt + 1) * sizeof *a->size);
+    a->phase = dlb_malloc((no + 1) * sizeof *a->phase);
+    a->layer = dlb_malloc((no + 1) * sizeof *a->layer);
+    a->type = dlb_malloc((no + 1) * sizeof *a->type);
+    a->order = dlb_malloc((no + 1) * sizeof *a->order);
   }
   if (!a || !dimval || !numel || !a->flops || !a->bytes ||
       !a->size || !a->phase || !a->layer || !a->type || !a->order) {
     if (a) dlb_analysis_free(a); else graph_release(s);
-    free(dimval); free(numel);
+    dlb_free(dimval); dlb_free(numel);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t d = 0; d < s->dims.n; d++)
     dimval[d] = pterms_eval(s->dims.terms + s->dims.off[d], (size_t)s->dims.len[d], vals);
   if (check_dimvals(s, dimval, NULL)) {
     dlb_analysis_free(a);
-    free(dimval); free(numel);
+    dlb_free(dimval); dlb_free(numel);
     return NULL;
   }
   dlb_totals *T = &a->tot;
@@ -280,10 +280,10 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   esz[DLB_DT_DEFAULT] = o->precision == DLB_POLICY_FP32 ? 4 : 2;
   /* io: the bytes of inputs and labels the forward graph reads (marked first, so that the
   ** tensor records are streamed through once: this pass is memory-bound) */
-  uint8_t *read = calloc(nt + 1, 1);
+  uint8_t *read = dlb_calloc(nt + 1, 1);
   if (!read) {
     dlb_analysis_free(a);
-    free(dimval); free(numel);
+    dlb_free(dimval); dlb_free(numel);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   for (int i = 0; i < s->nfwd; i++)
@@ -297,7 +297,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     if (x->role == DLB_ROLE_WEIGHT) T->params += n;
     else if (read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) T->io += a->size[t];
   }
-  free(read);
+  dlb_free(read);
   cexpr e;
   for (size_t i = 0; i < no; i++) {
     const op *p = &s->o[i];
@@ -330,14 +330,14 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
   if (!rc && s->nlayers) rc = layer_costs(a, numel);
   if (!rc && no <= EXACT_AUTO) { /* small steps: the exact minimum is cheap */
-    int *o3 = malloc((no + 1) * sizeof *o3);
+    int *o3 = dlb_malloc((no + 1) * sizeof *o3);
     double ex;
     if (o3 && fp_exact(s, a->size, &ex, o3) == DLB_OK && ex < best->peak &&
         fp_measure(s, a->size, o3, &r3) == DLB_OK) {
       best = &r3;
       memcpy(a->order, o3, no * sizeof *o3);
     }
-    free(o3);
+    dlb_free(o3);
   }
   T->footprint_order = r1.peak;
   T->footprint_heuristic = r2.peak;

@@ -51,6 +51,16 @@ DLB_API const char *dlb_last_error(void);
 DLB_API int dlb_abi_version(void);
 /* The library version string (DLB_VERSION when it was built); static. */
 DLB_API const char *dlb_version(void);
+
+/* The allocator of the library's memory in this thread: f(ud, NULL, n) allocates n > 0
+** bytes, f(ud, p, n) resizes p to n > 0 bytes (NULL on failure, p intact), f(ud, p, 0) frees
+** p. Its blocks must be the C library's malloc blocks (a realloc/free-based allocator such
+** as Lua's). NULL restores realloc/free. Blocks allocated before stay valid. */
+typedef void *(*dlb_allocf)(void *ud, void *ptr, size_t nsize);
+DLB_API void dlb_set_allocator(dlb_allocf f, void *ud);
+/* Bytes of library memory live in this thread (graphs, analyses, figures...): what a
+** garbage-collected host adds to its own heap size to know when to collect. */
+DLB_API double dlb_memory_in_use(void);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -149,11 +149,11 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
   int sp = o->seq_par != 0;
 
   /* Balanced split into K chunks; chunk c runs on device c mod pp. */
-  double *w = malloc(sizeof(double) * (size_t)n);
-  int *first = malloc(sizeof(int) * (size_t)(K + 1));
-  stage *S = calloc((size_t)p, sizeof(stage));
+  double *w = dlb_malloc(sizeof(double) * (size_t)n);
+  int *first = dlb_malloc(sizeof(int) * (size_t)(K + 1));
+  stage *S = dlb_calloc((size_t)p, sizeof(stage));
   if (!w || !first || !S) {
-    free(w); free(first); free(S);
+    dlb_free(w); dlb_free(first); dlb_free(S);
     return dlb_fail(DLB_ENOMEM, "plan: out of memory");
   }
   for (int i = 0; i < n; i++) {
@@ -163,7 +163,7 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
       : (L[i].flops_fwd + L[i].flops_bwd) / tl + 1e-30 * L[i].bytes_sample;
   }
   st = dlb_par_partition(w, n, K, first);
-  if (st) { free(w); free(first); free(S); return st; }
+  if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
   first[K] = n;
 
   const dlb_par_link *tplink = group_link(cl, tp);
@@ -183,7 +183,7 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
         dlb_par_coll c1;
         st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mb, tp, 0,
                                 tplink, &c1);
-        if (st) { free(w); free(first); free(S); return st; }
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         s->tpf += l->tp_colls * c1.time;
         s->tpb += l->tp_colls * c1.time * (rc ? 2 : 1);
       }
@@ -265,7 +265,7 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     if (o->dp_algo != algo || algo < 0 || algo >= DLB_ALGO_NALGOS) algo = DLB_ALGO_RING;
     dlb_par_coll c;
     st = dlb_par_allreduce_cluster(maxp * gb, dp, algo, &sub, &c);
-    if (st) { free(w); free(first); free(S); return st; }
+    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     dpt = c.time * (zero >= 3 ? 1.5 : 1);
     dpt = fmax(0, dpt - o->overlap * bw->b);
   }
@@ -293,7 +293,7 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
   out->fits = (dev->mem <= 0 || out->mem <= dev->mem) ? 1 : 0;
   out->util = model_flops / (out->step * dev->peak * dp * tp * pp);
   out->throughput = o->batch / out->step;
-  free(w); free(first); free(S);
+  dlb_free(w); dlb_free(first); dlb_free(S);
   return DLB_OK;
 }
 
@@ -307,7 +307,7 @@ int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
 static int push(dlb_par_plan *P, const dlb_par_row *r) {
   if (P->count == P->cap) {
     int nc = P->cap ? 2 * P->cap : 256;
-    dlb_par_row *nr = realloc(P->rows, sizeof(dlb_par_row) * (size_t)nc);
+    dlb_par_row *nr = dlb_realloc(P->rows, sizeof(dlb_par_row) * (size_t)nc);
     if (!nr) return dlb_fail(DLB_ENOMEM, "plan: out of memory");
     P->rows = nr;
     P->cap = nc;
@@ -342,7 +342,7 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
   if (!(o->m_max >= 0 && o->m_max <= 65536))
     return dlb_fail_null(DLB_EINVAL, "plan: m_max must be in 0..65536 micro-batches, got %g",
                          o->m_max);
-  dlb_par_plan *P = calloc(1, sizeof *P);
+  dlb_par_plan *P = dlb_calloc(1, sizeof *P);
   if (!P) return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
   double tpmax = o->tp_max > 0 ? o->tp_max : (cl->per_node > 0 ? cl->per_node : 8);
   double ppmax = o->pp_max > 0 ? o->pp_max : n;
@@ -414,6 +414,6 @@ int dlb_par_plan_smallest(const dlb_par_plan *P, dlb_par_row *out) {
 /* Free a plan; NULL is a no-op. */
 void dlb_par_plan_free(dlb_par_plan *P) {
   if (!P) return;
-  free(P->rows);
-  free(P);
+  dlb_free(P->rows);
+  dlb_free(P);
 }

@@ -115,11 +115,11 @@ dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes)
       return dlb_fail_null(DLB_EINVAL, "op costs: op %zu has bytes %g (need >= 0, finite)",
                            i + 1, bytes[i]);
   }
-  dlb_opcosts *c = calloc(1, sizeof *c);
+  dlb_opcosts *c = dlb_calloc(1, sizeof *c);
   if (c == NULL) return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory");
   c->n = n;
-  c->flops = malloc((n ? n : 1) * sizeof(double));
-  c->bytes = malloc((n ? n : 1) * sizeof(double));
+  c->flops = dlb_malloc((n ? n : 1) * sizeof(double));
+  c->bytes = dlb_malloc((n ? n : 1) * sizeof(double));
   if (c->flops == NULL || c->bytes == NULL) {
     dlb_opcosts_free(c);
     return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory for %zu ops", n);
@@ -134,10 +134,10 @@ dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes)
 /* Free a set; NULL is a no-op. */
 void dlb_opcosts_free(dlb_opcosts *c) {
   if (c == NULL) return;
-  free(c->flops);
-  free(c->bytes);
-  free(c->gemm);
-  free(c);
+  dlb_free(c->flops);
+  dlb_free(c->bytes);
+  dlb_free(c->gemm);
+  dlb_free(c);
 }
 
 /* Number of ops in the set (0 for NULL). */
@@ -155,7 +155,7 @@ int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
   int st = dlb_gemm_traffic(m, n, k, batch, 1, 0, &tmp); /* validates the shape */
   if (st != DLB_OK) return dlb_fail(st, "op costs: op %zu: %s", i + 1, dlb_last_error());
   if (c->gemm == NULL) {
-    c->gemm = calloc(4 * c->n, sizeof(double));
+    c->gemm = dlb_calloc(4 * c->n, sizeof(double));
     if (c->gemm == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
   }
   c->gemm[4 * i] = m;

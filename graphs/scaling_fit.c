@@ -387,7 +387,7 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
   int st = dlb_scaling_fit_curve(form, n, x, y, w, &base);
   if (st) return st;
   size_t nn = (size_t)n;
-  double *buf = malloc(sizeof(double) * (3 * nn + (size_t)reps * (size_t)np));
+  double *buf = dlb_malloc(sizeof(double) * (3 * nn + (size_t)reps * (size_t)np));
   if (!buf) return dlb_fail(DLB_ENOMEM, "scaling bootstrap: out of memory");
   double *bx = buf, *by = bx + nn, *bw = by + nn, *par = bw + nn;
   unsigned long long s = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
@@ -404,7 +404,7 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
     ok++;
   }
   if (ok * 2 < reps) {
-    free(buf);
+    dlb_free(buf);
     return dlb_fail(DLB_ENUMERIC, "scaling bootstrap: only %d of %d resampled fits "
                     "succeeded (too few distinct points?)", ok, reps);
   }
@@ -419,6 +419,6 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
     hi[j] = pctl(v, ok, 97.5);
   }
   if (used) *used = ok;
-  free(buf);
+  dlb_free(buf);
   return DLB_OK;
 }

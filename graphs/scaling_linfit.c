@@ -141,11 +141,11 @@ static int positive(const char *what, int n, const double *v) {
 /* Relative-error fit of y = sum_j c_j X_j: weights 1/y^2. */
 static int relfit(int n, int k, const double *X, const double *y, double *c, double *se,
                   double *r2) {
-  double *w = malloc(sizeof(double) * (size_t)n);
+  double *w = dlb_malloc(sizeof(double) * (size_t)n);
   if (!w) return dlb_fail(DLB_ENOMEM, "fit_costs: out of memory");
   for (int i = 0; i < n; i++) w[i] = 1 / (y[i] * y[i]);
   int st = dlb_scaling_linfit(n, k, X, y, w, c, se, r2);
-  free(w);
+  dlb_free(w);
   return st;
 }
 
@@ -162,7 +162,7 @@ int dlb_scaling_fit_costs(int n, const double *p, const double *b, const double 
   out->gamma_c = out->gamma_se = out->gamma_r2 = NAN;
   out->lambda = out->lambda_se = out->mu = out->mu_se = out->bytes_r2 = NAN;
   out->delta = out->delta_se = out->footprint_r2 = NAN;
-  double *X = malloc(sizeof(double) * (size_t)n * 2);
+  double *X = dlb_malloc(sizeof(double) * (size_t)n * 2);
   if (!X) return dlb_fail(DLB_ENOMEM, "fit_costs: out of memory");
   double c[2], se[2], r2;
   if (flops) {
@@ -186,6 +186,6 @@ int dlb_scaling_fit_costs(int n, const double *p, const double *b, const double 
   }
   st = DLB_OK;
 done:
-  free(X);
+  dlb_free(X);
   return st;
 }

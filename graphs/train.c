@@ -457,9 +457,9 @@ static int recompute(tx *x, int sg, int first, int last) {
 
 /* Drop recompute ops whose outputs nobody reads (in reverse, so chains go too). */
 static int prune(dlb_graph *s, int from) {
-  int32_t *uses = calloc(s->nt, sizeof *uses);
-  uint8_t *dead = calloc(s->no, 1);
-  if (!uses || !dead) { free(uses); free(dead); return oom(); }
+  int32_t *uses = dlb_calloc(s->nt, sizeof *uses);
+  uint8_t *dead = dlb_calloc(s->no, 1);
+  if (!uses || !dead) { dlb_free(uses); dlb_free(dead); return oom(); }
   for (size_t i = 0; i < s->no; i++)
     for (int j = 0; j < s->o[i].nin; j++) uses[op_in(s, &s->o[i])[j]]++;
   for (size_t i = s->no; i-- > (size_t)from;) {
@@ -472,9 +472,9 @@ static int prune(dlb_graph *s, int from) {
     for (int j = 0; j < p->nin; j++) uses[op_in(s, p)[j]]--;
   }
   size_t n = 0;
-  free(uses);
-  int32_t *newidx = malloc(s->no * sizeof *newidx);
-  if (!newidx) { free(dead); return oom(); }
+  dlb_free(uses);
+  int32_t *newidx = dlb_malloc(s->no * sizeof *newidx);
+  if (!newidx) { dlb_free(dead); return oom(); }
   for (size_t i = 0; i < s->no; i++) {
     if (dead[i]) {
       newidx[i] = -1;
@@ -489,8 +489,8 @@ static int prune(dlb_graph *s, int from) {
     if (s->t[t].producer >= 0) s->t[t].producer = newidx[s->t[t].producer];
   for (size_t i = 0; i < s->no; i++)
     if (s->o[i].fwd >= 0) s->o[i].fwd = newidx[s->o[i].fwd];
-  free(newidx);
-  free(dead);
+  dlb_free(newidx);
+  dlb_free(dead);
   return DLB_OK;
 }
 
@@ -515,13 +515,13 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   }
   tx x = {s, opt, (int)g->nt, (int)g->no, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
           DLB_PHASE_BWD, -1, 0};
-  x.grad = malloc(g->nt * sizeof *x.grad);
-  x.saved = malloc(g->nt * sizeof *x.saved);
-  x.pending = calloc(g->nt, sizeof *x.pending);
-  x.needs = calloc(g->nt, 1);
-  x.useful = calloc(g->nt, 1);
-  x.dropped = calloc(g->nt, 1);
-  x.seg = malloc((g->no + 1) * sizeof *x.seg);
+  x.grad = dlb_malloc(g->nt * sizeof *x.grad);
+  x.saved = dlb_malloc(g->nt * sizeof *x.saved);
+  x.pending = dlb_calloc(g->nt, sizeof *x.pending);
+  x.needs = dlb_calloc(g->nt, 1);
+  x.useful = dlb_calloc(g->nt, 1);
+  x.dropped = dlb_calloc(g->nt, 1);
+  x.seg = dlb_malloc((g->no + 1) * sizeof *x.seg);
   int rc = DLB_OK;
   if (!x.grad || !x.saved || !x.pending || !x.needs || !x.useful || !x.dropped || !x.seg) {
     rc = oom();
@@ -595,8 +595,8 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   }
   if (nseg > 1) rc = prune(s, (int)g->no);
 done:
-  free(x.grad); free(x.saved); free(x.pending); free(x.needs); free(x.useful);
-  free(x.dropped); free(x.seg);
+  dlb_free(x.grad); dlb_free(x.saved); dlb_free(x.pending); dlb_free(x.needs); dlb_free(x.useful);
+  dlb_free(x.dropped); dlb_free(x.seg);
   if (rc) {
     graph_release(s);
     return NULL;

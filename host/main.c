@@ -117,6 +117,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: unknown command '%s' (try --help)\n", progname, argv[1]);
     rc = EXIT_FAILURE;
   }
-  lua_close(L);
+  host_closestate(L);
   return rc;
 }

@@ -159,6 +159,15 @@ static int setup(lua_State *L) {
 }
 
 /* A ready state (see host.h); the caller closes it. */
+/* libdlbench's allocator in the host: the Lua state's own (luaL_newstate's realloc/free),
+** so the library's blocks come from where Lua's do (graphs/alloc.c; the collector learns
+** of them through dlb.memory). lua_Alloc's osize is not needed by that allocator. */
+static void *coremem(void *ud, void *ptr, size_t n) {
+  void *aud;
+  lua_Alloc f = lua_getallocf((lua_State *)ud, &aud);
+  return f(aud, ptr, 0, n);
+}
+
 lua_State *host_newstate(const char *argv0) {
 #if defined(__GLIBC__)
   /* Graph analyses allocate and free blocks of megabytes (a step's arrays, the footprint
@@ -181,12 +190,20 @@ lua_State *host_newstate(const char *argv0) {
     fprintf(stderr, "dlbench: cannot create the Lua state (out of memory)\n");
     return NULL;
   }
+  dlb_set_allocator(coremem, L);
   lua_pushcfunction(L, setup);
   int status = host_docall(L, 0, 0);
   if (status != LUA_OK) {
     host_report(L, status);
-    lua_close(L);
+    host_closestate(L);
     return NULL;
   }
   return L;
+}
+
+/* Close the state made by host_newstate; the library's allocator goes back to the C
+** library's first, so the blocks finalizers free after this do not reach a closed state. */
+void host_closestate(lua_State *L) {
+  dlb_set_allocator(NULL, NULL);
+  lua_close(L);
 }

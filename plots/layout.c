@@ -36,7 +36,7 @@ double panel_py(const panel *p, double y) {
 /* Record a text box for the overlap check (boxes beyond MAXBOXES are ignored). */
 void layout_add_box(dlb_figure *f, rect r, int panel, const char *what) {
   if (f->nboxes >= MAXBOXES || r.w <= 0 || r.h <= 0) return;
-  if (!f->boxes && !(f->boxes = malloc(MAXBOXES * sizeof *f->boxes))) return;
+  if (!f->boxes && !(f->boxes = dlb_malloc(MAXBOXES * sizeof *f->boxes))) return;
   tbox *b = &f->boxes[f->nboxes++];
   b->r = r;
   b->panel = panel;
@@ -225,7 +225,7 @@ static void place(cairo_t *cr, dlb_figure *f, double top) {
   int n = f->rows * f->cols;
   if (n < 1 || n > 256) return; /* 1..16 x 1..16, checked by dlb_figure_new */
   double cw = f->width / f->cols, ch = (f->height - top) / f->rows;
-  double (*m)[4] = calloc((size_t)n, sizeof *m);
+  double (*m)[4] = dlb_calloc((size_t)n, sizeof *m);
   if (!m) return;
   for (int i = 0; i < n; i++) margins(cr, f, i, m[i]);
   for (int i = 0; i < n; i++) {
@@ -245,7 +245,7 @@ static void place(cairo_t *cr, dlb_figure *f, double top) {
     if (p->cbar_series >= 0)
       p->cbar = (rect){p->box.x + p->box.w + CBAR_GAP, p->box.y, CBAR_W, p->box.h};
   }
-  free(m);
+  dlb_free(m);
 }
 
 /* Does a panel hold a committed series of this kind? */
@@ -441,7 +441,7 @@ static int overlap(rect a, rect b) {
 
 /* Every pair of overlapping text boxes, and boxes leaving the figure (pair with nboxes). */
 static void find_overlaps(dlb_figure *f) {
-  free(f->pairs);
+  dlb_free(f->pairs);
   f->pairs = NULL;
   f->npairs = 0;
   size_t cap = 0, nb = f->nboxes;
@@ -458,7 +458,7 @@ static void find_overlaps(dlb_figure *f) {
       if (!hit) continue;
       if (f->npairs == cap) {
         cap = cap ? 2 * cap : 16;
-        size_t *np = realloc(f->pairs, 2 * cap * sizeof *np);
+        size_t *np = dlb_realloc(f->pairs, 2 * cap * sizeof *np);
         if (!np) return;
         f->pairs = np;
       }
@@ -569,7 +569,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
     int st = series_logcheck(f, i);
     if (st != DLB_OK) return st;
   }
-  extent *e = calloc((size_t)n, sizeof *e);
+  extent *e = dlb_calloc((size_t)n, sizeof *e);
   if (!e) return dlb_fail(DLB_ENOMEM, "layout: out of memory");
   for (int i = 0; i < n; i++) {
     for (int k = 0; k < 2; k++) { e[i].lo[k] = INFINITY; e[i].hi[k] = -INFINITY; }
@@ -600,7 +600,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
     p->ax[1].show_labels = !(f->sharey && c > 0);
     p->cbar_series = cbar_series_of(f, i);
   }
-  free(e);
+  dlb_free(e);
   double top = 0;
   if (f->title[0]) {
     double w, h;

@@ -257,7 +257,7 @@ static cairo_status_t write_mem(void *closure, const unsigned char *data, unsign
   if (m->n + len > m->cap) {
     size_t cap = m->cap ? m->cap : 65536;
     while (cap < m->n + len) cap *= 2;
-    unsigned char *np = realloc(m->p, cap);
+    unsigned char *np = dlb_realloc(m->p, cap);
     if (!np) { m->failed = 1; return CAIRO_STATUS_NO_MEMORY; }
     m->p = np;
     m->cap = cap;
@@ -335,7 +335,7 @@ static int draw_to(dlb_figure *f, const char *ext, double dpi, FILE *out, const 
       membuf m = {NULL, 0, 0, 0};
       cs = cairo_surface_write_to_png_stream(sf, write_mem, &m);
       if (cs == CAIRO_STATUS_SUCCESS) cs = write_png_dpi(&m, dpi, out);
-      free(m.p);
+      dlb_free(m.p);
     } else {
       cairo_surface_finish(sf);
       cs = cairo_surface_status(sf);
@@ -364,19 +364,19 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
   int st = dlb_figure_layout(f);
   if (st != DLB_OK) return st;
   size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
+  char *tmp = dlb_malloc(n + 16);
   if (!tmp) return dlb_fail(DLB_ENOMEM, "save: out of memory");
   snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) {
     st = dlb_fail(DLB_EIO, "save '%s': cannot write: %s", path, strerror(errno));
-    free(tmp);
+    dlb_free(tmp);
     return st;
   }
   FILE *out = fdopen(fd, "wb");
   if (!out) {
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
-    close(fd); unlink(tmp); free(tmp);
+    close(fd); unlink(tmp); dlb_free(tmp);
     return st;
   }
   st = draw_to(f, ext, dpi, out, path);
@@ -388,7 +388,7 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
   if (st == DLB_OK && rename(tmp, path) != 0)
     st = dlb_fail(DLB_EIO, "save '%s': cannot rename into place: %s", path, strerror(errno));
   if (st != DLB_OK) unlink(tmp);
-  free(tmp);
+  dlb_free(tmp);
   return st;
 }
 

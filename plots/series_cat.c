@@ -59,7 +59,7 @@ static double *group_sorted(series *s, size_t g, size_t *n) {
     for (size_t i = 0; i < g; i++) start += (size_t)sz->v[i];
     len = (size_t)sz->v[g];
   }
-  double *v = malloc((len ? len : 1) * sizeof *v);
+  double *v = dlb_malloc((len ? len : 1) * sizeof *v);
   *n = 0;
   if (!v) return NULL;
   for (size_t i = 0; i < len; i++)
@@ -128,7 +128,7 @@ void cat_extent(const dlb_figure *f, series *s, extent *e) {
       extent_add(e, 1, outliers ? v[0] : st[0], ay);
       extent_add(e, 1, outliers ? v[n - 1] : st[4], ay);
     }
-    free(v);
+    dlb_free(v);
   }
 }
 
@@ -278,7 +278,7 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
   for (size_t g = 0; g < ngroups(s); g++) {
     size_t n;
     double st[5], rgb[3], *v = group_sorted(s, g, &n);
-    if (!v || !box_stats(v, n, q, tukey, st)) { free(v); continue; }
+    if (!v || !box_stats(v, n, q, tukey, st)) { dlb_free(v); continue; }
     const char *c = series_str(s, "color", NULL);
     if (!c || !colour_parse(c, rgb)) dlb_palette((int)g, rgb);
     double cx = panel_px(p, (double)g + 1), hw = (panel_px(p, 1 + width / 2) - panel_px(p, 1));
@@ -313,7 +313,7 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
       }
       cairo_fill(cr);
     }
-    free(v);
+    dlb_free(v);
   }
 }
 
@@ -351,7 +351,7 @@ int cat_covers(const dlb_figure *f, series *s, rect r) {
       box_q(s, q);
       v = group_sorted(s, g, &n);
       if (v && box_stats(v, n, q, 0, st)) { lo = v[0]; hi = v[n - 1]; }
-      free(v);
+      dlb_free(v);
     }
     double y0 = panel_py(p, hi), y1 = panel_py(p, lo);
     c += cover_rect(r, (rect){x0, y0, x1 - x0, y1 - y0});

@@ -53,6 +53,7 @@ end
 
 function M.version() return ffi.string(C.dlb_version()) end
 function M.abi_version() return C.dlb_abi_version() end
+function M.memory_in_use() return C.dlb_memory_in_use() end
 
 for _, area in ipairs { "poly", "graph", "hw", "roofline", "stats", "scaling",
                         "parallel", "proc", "plot" } do

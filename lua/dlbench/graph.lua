@@ -7,6 +7,7 @@
 --   local s = g:stats{b=32, h=1024, optimizer="adam"}
 -- The engine is C (graphs/graph*.c, op_cost.c, train.c, footprint.c, analysis*.c).
 local core = require "dlbench.backend"
+local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
 local poly = require "dlbench.poly"
 
@@ -84,6 +85,7 @@ end
 
 function M.new(name)
   if name ~= nil and type(name) ~= "string" then error("dlb.graph(name): name must be a string", 2) end
+  memory.account()
   return setmetatable({ _h = core.graph_new(name or "graph"), name = name or "graph" }, Graph)
 end
 doc.doc(M.new, "dlb.graph(name) -> graph", "a new compute graph; add tensors and ops, then g:stats{...}")
@@ -668,6 +670,7 @@ function Graph:stats(opts)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
     end })
   end
+  memory.account()
   local t = core.analysis_totals(a)
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys

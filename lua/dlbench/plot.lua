@@ -4,6 +4,7 @@
 -- Options are checked here (an unknown one is an error listing the valid ones); the data
 -- goes to the C figure model (plots/) as flat arrays through the backend.
 local core = require "dlbench.backend"
+local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
 
 local M = {}
@@ -121,6 +122,7 @@ function M.figure(opts)
   if rows ~= math.floor(rows) or cols ~= math.floor(cols) then
     error("plot.figure: rows and cols must be whole numbers", 2)
   end
+  memory.account()
   local h = cc(2, core.plot_figure_new, opts.width or 3.3, opts.height or 2.4, rows, cols)
   local f = setmetatable({ _h = h, _panels = {}, _warnings = {}, rows = rows, cols = cols },
                          figure_mt)

@@ -5,6 +5,7 @@
 -- DAWNBench), dlb.roofline.fom{...} (the CANDLE figure of merit, seed 002),
 -- dlb.roofline.hestness(domain, p, b) (Table 2's asymptotic costs). See docs/hw.md.
 local core = require "dlbench.backend"
+local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
 local hw = require "dlbench.hw"
@@ -49,6 +50,7 @@ function M.ops(t)
   if type(t) ~= "table" or type(t.flops) ~= "table" or type(t.bytes) ~= "table" then
     error("dlb.roofline.ops: expected {flops = {...}, bytes = {...}[, gemm = {...}]}", 2)
   end
+  memory.account()
   local h = core.roofline_opcosts_new(t.flops, t.bytes)
   local set = setmetatable({ _h = h, n = #t.flops, names = t.names, _flops = t.flops,
     _bytes = t.bytes, phase = t.phase, layer = t.layer, kind = t.kind }, OpSet)
