@@ -467,17 +467,10 @@ doc.doc(M.train, "dlb.roofline.train{step=r | step_time=s, dataset=samples, batc
 -- == figure of merit (seed 002, CANDLE) ============================================
 
 function M.harmonic_mean(xs)
-  if type(xs) ~= "table" or #xs == 0 then error("dlb.roofline.harmonic_mean: expected a list", 2) end
-  local s = 0
-  for i, x in ipairs(xs) do
-    if type(x) ~= "number" or not (x > 0) then
-      error("dlb.roofline.harmonic_mean: entry " .. i .. " must be positive", 2)
-    end
-    s = s + 1 / x
-  end
-  return #xs / s
+  return require("dlbench.stats")._mean("dlb.roofline.harmonic_mean", xs, 2)
 end
-doc.doc(M.harmonic_mean, "dlb.roofline.harmonic_mean(list) -> number", "n / sum(1/x)")
+doc.doc(M.harmonic_mean, "dlb.roofline.harmonic_mean(list) -> number", "n / sum(1/x) "
+  .. "(the same as dlb.stats.hmean)")
 
 -- The figure of merit: units of work per day on the new system over the baseline's, each
 -- averaged over the problems with the harmonic mean. Each problem:
