@@ -1,0 +1,277 @@
+-- validation_runs.lua — measured training throughputs from public sources, the validation
+-- table of issue 12 (item 7). Plain data: `return { row, row, ... }` in the common subset
+-- of Lua 5.4 and LuaJIT 2.1. Nothing here is predicted, estimated or converted: every
+-- number in `measured` is the value as published, in the unit the source used, and every
+-- row names its source precisely enough to check (paper + table/section + row, or
+-- repository + path + commit + table). docs/validation.md explains how rows were chosen
+-- and each source's conventions; tests/lua/test_validation_data.lua checks the schema,
+-- builds every model and compares its parameter count with `params`.
+--
+-- Schema of a row (unknown keys are an error; required keys are marked *):
+--   id*        unique slug
+--   model*     { builder* = a dlb.models builder name ("gpt", "llama", "bert", "resnet",
+--                "seq2seq", "faster_rcnn", ...), opts* = that builder's options WITHOUT
+--                batch (the per-device batch is in layout.micro_batch; parameter counts
+--                do not depend on it) }
+--   params     published parameter count (a number), or nil when the source gives none
+--              or the builder can only approximate the architecture (see note)
+--   hw*        a catalogue name (dlb.hw.names()): the nearest catalogue device
+--   device     the device as published, when it differs from the catalogue entry (e.g.
+--              V100 32 GB counted as the 16 GB catalogue entry: same peak and bandwidth)
+--   devices*   number of catalogue devices used (GPUs, TPU chips)
+--   layout*    { dp, tp, pp, cp (context parallel), mp (combined model-parallel size when
+--                the source does not split it into tp x pp), micro_batch (per device, per
+--                micro-step), grad_accum, global_batch (samples per optimizer step),
+--                schedule = "1f1b" | "interleaved", interleave (virtual stages per device),
+--                recompute = "full" | "selective", zero = 0..3 (ZeRO stage; FSDP
+--                FULL_SHARD = 3, SHARD_GRAD_OP = 2), sequence_parallel = bool }
+--              every field optional: only what the source states (or what follows from it
+--              by arithmetic, e.g. dp = devices / (tp * pp)) is filled in
+--   precision* dlbench precision name: "mixed" (fp16 AMP), "mixed_bf16" (bf16 compute,
+--              fp32 master weights), "fp16", "bf16", "fp32", "tf32", "fp8"
+--   seq        tokens per sample (transformers); equals model.opts.seq where the builder
+--              has one
+--   framework* "Megatron-LM", "PyTorch", "Composer/FSDP", "NeMo", "JAX", "TensorFlow", ...
+--   measured*  at least one of
+--                tokens_per_s, samples_per_s  throughput; per* = "gpu" | "system"
+--                                             ("gpu" = per device, also for TPU chips)
+--                step_time       seconds per optimizer step (whole system)
+--                tflops_per_gpu  achieved TFLOP/s per device; flops_kind* = "model"
+--                                (no recompute) | "hardware" (recompute counted)
+--                mfu, hfu        fractions (0.462, not 46.2): model / hardware FLOPs
+--                                utilisation as the source defines it
+--                time_to_train_min  minutes (MLPerf-style)
+--   source*    where the numbers are
+--   note       anything needed to interpret the row (conventions, approximations)
+--
+-- Counting conventions differ between sources (which FLOPs a TFLOP/s figure counts, which
+-- peak an MFU uses); they are stated per source below and in docs/validation.md. Compare a
+-- prediction with the raw throughput (tokens/s, samples/s, step time) where one is given.
+
+local rows = {}
+local function add(r) rows[#rows + 1] = r end
+
+---------------------------------------------------------------------------------------
+-- Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters
+-- Using Megatron-LM" (SC21, arXiv 2104.04473). Selene, DGX A100 80 GB nodes, mixed
+-- precision (fp16), interleaved 1F1B schedule with scatter/gather, full activation
+-- recomputation. All models: vocabulary 51,200, sequence 2048. Achieved TFLOP/s count
+-- the GEMM FLOPs of eq. (3), F = 96 B s l h^2 (1 + s/6h + V/16lh), which includes the
+-- recomputation forward pass: hardware FLOPs in the sense of Korthikanti et al. 2022.
+-- Parameter counts by eq. (2). Throughput is end to end (data loading, optimizer, logging).
+---------------------------------------------------------------------------------------
+local NARAYANAN = "Narayanan et al. 2021 (SC21, arXiv 2104.04473)"
+local NARAYANAN_NOTE = "TFLOP/s by eq. (3): GEMM FLOPs with the recompute forward pass "
+  .. "(4 passes; logit layer 3), i.e. hardware FLOPs; peak 312 TFLOP/s"
+
+-- Table 1 row: params (billion), heads, hidden, layers, t, p, GPUs, batch, TFLOP/s, % peak, PFLOP/s
+local function t1(pb, heads, hidden, layers, t, p, gpus, batch, tflops, pct, pflops)
+  add {
+    id = "megatron-t1-" .. pb .. "b-" .. gpus .. "xa100",
+    model = { builder = "gpt", opts = { layers = layers, hidden = hidden, heads = heads,
+      vocab = 51200, context = 2048, seq = 2048 } },
+    params = pb * 1e9,
+    hw = "A100-SXM4-80GB", devices = gpus,
+    layout = { dp = gpus / (t * p), tp = t, pp = p, global_batch = batch,
+      schedule = p > 1 and "interleaved" or nil, recompute = "full" },
+    precision = "mixed", seq = 2048, framework = "Megatron-LM",
+    measured = { tflops_per_gpu = tflops, flops_kind = "hardware" },
+    source = NARAYANAN .. " Table 1, row " .. pb .. "B (" .. pct .. "% of peak, "
+      .. pflops .. " PFLOP/s aggregate)",
+    note = NARAYANAN_NOTE .. "; microbatch size not stated",
+  }
+end
+t1(1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 44, 4.4)
+t1(3.6, 32, 3072, 30, 2, 1, 64, 512, 138, 44, 8.8)
+t1(7.5, 32, 4096, 36, 4, 1, 128, 512, 142, 46, 18.2)
+t1(18.4, 48, 6144, 40, 8, 1, 256, 1024, 135, 43, 34.6)
+t1(39.1, 64, 8192, 48, 8, 2, 512, 1536, 138, 44, 70.8)
+t1(76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140, 45, 143.8)
+t1(145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148, 47, 227.1)
+t1(310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155, 50, 297.4)
+t1(529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163, 52, 410.2)
+t1(1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163, 52, 502.0)
+
+-- §5.1 "Training Time Estimates": GPT-3 175B (96 layers, 96 heads, hidden 12288).
+add {
+  id = "megatron-gpt3-175b-1024xa100",
+  model = { builder = "gpt", opts = { layers = 96, hidden = 12288, heads = 96, vocab = 51200,
+    context = 2048, seq = 2048 } },
+  params = 175e9,
+  hw = "A100-SXM4-80GB", devices = 1024,
+  layout = { global_batch = 1536, recompute = "full" },
+  precision = "mixed", seq = 2048, framework = "Megatron-LM",
+  measured = { tflops_per_gpu = 140, flops_kind = "hardware" },
+  source = NARAYANAN .. " §5.1 (Training Time Estimates): GPT-3, n = 1024 A100 GPUs, "
+    .. "batch size 1536, X = 140 teraFLOP/s per GPU",
+  note = NARAYANAN_NOTE .. "; the (t, p) layout of this run is not stated in §5.1; "
+    .. "params is GPT-3's nominal 175B (eq. (2) with V = 51,200 gives 174.6B, Table 2)",
+}
+
+-- Table 2: PTD parallelism vs ZeRO-3 without model parallelism (GPT-3 174.6B and the
+-- 529.6B model of Table 1). Scheme, params, model-parallel size, batch, GPUs, microbatch,
+-- TFLOP/s, days for 300B tokens.
+local function t2(scheme, pb, mp, batch, gpus, micro, tflops, days)
+  local cfg = pb == 174.6 and { layers = 96, hidden = 12288, heads = 96 }
+    or { layers = 105, hidden = 20480, heads = 128 }
+  local zero = scheme == "zero3"
+  add {
+    id = "megatron-t2-" .. scheme .. "-" .. pb .. "b-" .. gpus .. "xa100",
+    model = { builder = "gpt", opts = { layers = cfg.layers, hidden = cfg.hidden,
+      heads = cfg.heads, vocab = 51200, context = 2048, seq = 2048 } },
+    params = pb * 1e9,
+    hw = "A100-SXM4-80GB", devices = gpus,
+    layout = { dp = gpus / mp, mp = mp, global_batch = batch, micro_batch = micro,
+      zero = zero and 3 or nil, schedule = (not zero) and "interleaved" or nil,
+      recompute = (not zero) and "full" or nil },
+    precision = "mixed", seq = 2048,
+    framework = zero and "Megatron-LM + DeepSpeed ZeRO-3" or "Megatron-LM",
+    measured = { tflops_per_gpu = tflops, flops_kind = "hardware" },
+    source = NARAYANAN .. " Table 2, " .. (zero and "ZeRO-3 without model parallelism"
+      or "PTD parallelism") .. ", " .. pb .. "B, " .. gpus .. " GPUs (" .. days
+      .. " days for 300B tokens)",
+    note = NARAYANAN_NOTE .. (zero and "; ZeRO-3 integrated through the DeepSpeed library"
+      or "; model-parallel size is t x p, the split is not stated")
+      .. (batch == 2560 and "; the 2560/640-GPU row is the paper's throughput estimate "
+        .. "configuration (530B did not fit on 560 GPUs at microbatch 4)" or ""),
+  }
+end
+t2("zero3", 174.6, 1, 1536, 384, 4, 144, 90)
+t2("zero3", 174.6, 1, 1536, 768, 2, 88, 74)
+t2("zero3", 174.6, 1, 1536, 1536, 1, 44, 74)
+t2("zero3", 529.6, 1, 2560, 640, 4, 138, 169)
+t2("zero3", 529.6, 1, 2240, 1120, 2, 98, 137)
+t2("zero3", 529.6, 1, 2240, 2240, 1, 48, 140)
+t2("ptd", 174.6, 96, 1536, 384, 1, 153, 84)
+t2("ptd", 174.6, 96, 1536, 768, 1, 149, 43)
+t2("ptd", 174.6, 96, 1536, 1536, 1, 141, 23)
+t2("ptd", 529.6, 280, 2240, 560, 1, 171, 156)
+t2("ptd", 529.6, 280, 2240, 1120, 1, 167, 80)
+t2("ptd", 529.6, 280, 2240, 2240, 1, 159, 42)
+
+---------------------------------------------------------------------------------------
+-- Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+-- Models" (arXiv 2205.05198, MLSys 2023). Selene, A100 80 GB, mixed precision; sequence
+-- 2048, vocabulary 51,200; tensor parallel 8; no data parallelism; interleaved schedule
+-- with 3 stages per device (m = 3) for 175B and 530B. Table 3 gives the configurations,
+-- Table 5 the end-to-end iteration time with full recomputation (no sequence parallelism)
+-- and with the paper's method (sequence parallelism + selective recomputation), and MFU /
+-- HFU of the latter (model FLOPs: forward + backward without recompute, App. A; HFU adds
+-- the recomputed FLOPs; peak 312 TFLOP/s).
+---------------------------------------------------------------------------------------
+local KORTHIKANTI = "Korthikanti et al. 2022 (arXiv 2205.05198)"
+local K_CFG = {
+  ["22b"] = { 22e9, 64, 6144, 48, 8, 1, 8, 4, 4 },
+  ["175b"] = { 175e9, 96, 12288, 96, 8, 8, 64, 64, 1 },
+  ["530b"] = { 530e9, 128, 20480, 105, 8, 35, 280, 280, 1 },
+  ["1t"] = { 1e12, 160, 25600, 128, 8, 64, 512, 512, 1 },
+}
+local function k5(size, method, step, mfu, hfu, note)
+  local c = K_CFG[size]
+  local selective = method == "selective"
+  local inter = size == "175b" or size == "530b" -- §6: m = 3 for these two; 1T not stated
+  add {
+    id = "korthikanti-" .. size .. "-" .. (selective and "selective-sp" or "full-recompute")
+      .. "-" .. c[7] .. "xa100",
+    model = { builder = "gpt", opts = { layers = c[4], hidden = c[3], heads = c[2],
+      vocab = 51200, context = 2048, seq = 2048 } },
+    params = c[1],
+    hw = "A100-SXM4-80GB", devices = c[7],
+    layout = { dp = 1, tp = c[5], pp = c[6], global_batch = c[8], micro_batch = c[9],
+      schedule = inter and "interleaved" or nil, interleave = inter and 3 or nil,
+      recompute = selective and "selective" or "full", sequence_parallel = selective },
+    precision = "mixed", seq = 2048, framework = "Megatron-LM",
+    measured = { step_time = step, mfu = mfu, hfu = hfu },
+    source = KORTHIKANTI .. " Table 5 (iteration time, " .. (selective and "Present Work"
+      or "Full Recompute") .. "), row " .. size:upper() .. "; configuration from Table 3",
+    note = note,
+  }
+end
+local K_NOTE = "MFU/HFU as in Table 5 (model FLOPs per App. A, peak 312 TFLOP/s); "
+  .. "parameter count is the paper's nominal size"
+k5("22b", "full", 1.42, nil, nil, "Table 5 gives MFU/HFU only for Present Work; nominal size 22B")
+k5("22b", "selective", 1.10, 0.415, 0.437, K_NOTE)
+k5("175b", "full", 18.13, nil, nil, "Table 5 gives MFU/HFU only for Present Work; nominal size 175B")
+k5("175b", "selective", 13.75, 0.514, 0.528, K_NOTE)
+k5("530b", "full", 49.05, nil, nil, "Table 5 gives MFU/HFU only for Present Work; nominal size 530B")
+k5("530b", "selective", 37.83, 0.560, 0.570, K_NOTE)
+k5("1t", "full", 94.42, nil, nil, "Table 5 gives MFU/HFU only for Present Work; nominal size 1T")
+k5("1t", "selective", 71.49, 0.563, 0.570, K_NOTE)
+
+-- §6.3: the 530B model at 8-way data parallelism (2240 GPUs), batch per model instance
+-- kept (global batch 8 x 280 = 2240): 39.15 s per iteration, MFU 54.2%.
+add {
+  id = "korthikanti-530b-selective-sp-2240xa100",
+  model = { builder = "gpt", opts = { layers = 105, hidden = 20480, heads = 128, vocab = 51200,
+    context = 2048, seq = 2048 } },
+  params = 530e9,
+  hw = "A100-SXM4-80GB", devices = 2240,
+  layout = { dp = 8, tp = 8, pp = 35, global_batch = 2240, micro_batch = 1,
+    schedule = "interleaved", interleave = 3, recompute = "selective", sequence_parallel = true },
+  precision = "mixed", seq = 2048, framework = "Megatron-LM",
+  measured = { step_time = 39.15, mfu = 0.542 },
+  source = KORTHIKANTI .. " §6.3 (and abstract): 530B at 8-way data parallelism on 2240 GPUs, "
+    .. "39.15 s per iteration, MFU 54.2%",
+  note = "gradient all-reduce not overlapped with back-propagation (§6.3); the abstract's "
+    .. "full-recompute comparison (MFU 42.1%) gives no iteration time",
+}
+
+---------------------------------------------------------------------------------------
+-- Megatron-Turing NLG 530B (Smith et al. 2022, arXiv 2201.11990, §2.4): global batch
+-- 1920, sequence 2048, 8-way tensor x 35-way pipeline on 280 / 350 / 420 DGX A100 nodes;
+-- iteration time 60.1 / 50.2 / 44.4 s = 126 / 121 / 113 TFLOP/s per GPU. Read from the
+-- quotation in cli99/llm-analysis examples/megatron-turing-nlg/README.md (commit
+-- b60b392), which also gives the model config (105 layers, 128 heads, hidden 20480,
+-- vocab 50272) and dp = 8 / 10 / 12. The TFLOP/s must count recomputation (hardware
+-- FLOPs): Chowdhery et al. 2022 (PaLM, §4.1) derive MFU 30.2% for the same run from
+-- 65.43K tokens/s (= 1920 x 2048 / 60.1 s), below 126 / 312 = 40%.
+---------------------------------------------------------------------------------------
+local function mtnlg(nodes, step, tflops)
+  local gpus = nodes * 8
+  add {
+    id = "mtnlg-530b-" .. gpus .. "xa100",
+    model = { builder = "gpt", opts = { layers = 105, hidden = 20480, heads = 128, vocab = 50272,
+      context = 2048, seq = 2048 } },
+    params = 530e9,
+    hw = "A100-SXM4-80GB", devices = gpus,
+    layout = { dp = gpus / 280, tp = 8, pp = 35, global_batch = 1920 },
+    precision = "mixed", seq = 2048, framework = "Megatron-LM + DeepSpeed",
+    measured = { step_time = step, tflops_per_gpu = tflops, flops_kind = "hardware" },
+    source = "Smith et al. 2022 (MT-NLG, arXiv 2201.11990) §2.4: " .. nodes .. " DGX A100 nodes, "
+      .. step .. " s per iteration, " .. tflops .. " TFLOP/s per GPU; as quoted in "
+      .. "cli99/llm-analysis examples/megatron-turing-nlg/README.md (commit b60b392)",
+    note = "Selene DGX A100 80 GB per the Microsoft/NVIDIA announcement (llm-analysis's "
+      .. "README says 40 GB); precision assumed fp16 mixed (not stated in the quotation); "
+      .. "TFLOP/s count recompute (see the section comment)",
+  }
+end
+mtnlg(280, 60.1, 126)
+mtnlg(350, 50.2, 121)
+mtnlg(420, 44.4, 113)
+
+---------------------------------------------------------------------------------------
+-- PaLM 540B (Chowdhery et al. 2022, arXiv 2204.02311, §4.1 "Training Efficiency" and
+-- Table 3): 6144 TPU v4 chips (two pods), batch 2048 sequences of 2048 tokens, average
+-- 238.3K tokens/s; MFU 46.2% with self-attention FLOPs (45.7% without), analytical HFU
+-- 57.8% (rematerialization); peak 275 TFLOP/s per chip. Read from the paper's text as
+-- stored in a public repository copy (ar5iv rendering), checked against two summaries.
+---------------------------------------------------------------------------------------
+add {
+  id = "palm-540b-6144xtpuv4",
+  model = { builder = "llama", opts = { layers = 118, hidden = 18432, heads = 48, kv_heads = 1,
+    ffn = 73728, vocab = 256000, tied = true, seq = 2048 } },
+  params = nil,
+  hw = "TPUv4", devices = 6144,
+  layout = { global_batch = 2048, recompute = "full" },
+  precision = "mixed_bf16", seq = 2048, framework = "JAX/Pathways",
+  measured = { tokens_per_s = 238300, per = "system", mfu = 0.462, hfu = 0.578 },
+  source = "Chowdhery et al. 2022 (PaLM, arXiv 2204.02311) §4.1 and Table 3: PaLM 540B on "
+    .. "6144 TPU v4, 238.3K tokens/s at batch 2048, MFU 46.2%, HFU 57.8%",
+  note = "published 540.35B params; the llama builder approximates PaLM (SwiGLU, multi-query "
+    .. "attention, shared embeddings, no biases, parallel layers): it ties head size to "
+    .. "hidden/heads (384) while PaLM uses 48 heads of 256, so the built model has ~5% "
+    .. "more attention parameters and FLOPs (567.6B); recompute 'full' stands for PaLM's "
+    .. "rematerialization, whose exact policy is not published",
+}
+
+return rows
