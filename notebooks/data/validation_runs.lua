@@ -274,4 +274,95 @@ add {
     .. "rematerialization, whose exact policy is not published",
 }
 
+---------------------------------------------------------------------------------------
+-- MosaicML llm-foundry, scripts/train/benchmarking/README.md at commit c90b9b3 ("MPT
+-- Training Benchmarks"): MPT models trained with Composer + PyTorch FSDP on the MosaicML
+-- platform, FlashAttention/Triton attention, 12-step runs. Each call below copies one
+-- table row in the README's column order: model, SeqLen, #GPUs, MFU, HFU,
+-- MicroBatchSize, GradAccum, GlobalBatchSize, Throughput (T/s/GPU), Precision, MP Mode,
+-- Sharding Strategy, Activation Checkpointing, NumParams. MFU = (6 N + 12 l d s) x
+-- tokens/s / peak (attention counted without causal halving), HFU adds a 4/3 recompute
+-- factor when checkpointing; peaks 312 (A100) and 989 (H100, bf16) / 1979 (H100, fp8)
+-- TFLOP/s. Architecture (scripts/train/yamls/pretrain/mpt-<size>.yaml): GPT with biases,
+-- learned positions of length max_seq_len, tied embeddings, vocab 50368, FFN 4d; NumParams
+-- equals the gpt builder's 12ld^2 + 13ld + (V + s)d + 2d exactly for every size.
+---------------------------------------------------------------------------------------
+local MPT = { -- layers, d_model, heads (the yaml of each size)
+  ["125m"] = { 12, 768, 12 }, ["350m"] = { 24, 1024, 16 }, ["760m"] = { 24, 1536, 12 },
+  ["1b"] = { 24, 2048, 16 }, ["3b"] = { 32, 2560, 20 }, ["7b"] = { 32, 4096, 32 },
+  ["13b"] = { 40, 5120, 40 }, ["30b"] = { 48, 7168, 56 }, ["70b"] = { 80, 8192, 64 },
+}
+local FOUNDRY = "mosaicml/llm-foundry scripts/train/benchmarking/README.md (commit c90b9b3)"
+local FOUNDRY_HW = {
+  ["H100 80GB BF16 (Large Scale, >= 128 GPUs)"] = "H100-SXM", ["H100 80GB BF16"] = "H100-SXM",
+  ["H100 80GB FP8"] = "H100-SXM",
+  ["A100 80GB with 1600 Gbps node-node interconnect (RoCE)"] = "A100-SXM4-80GB",
+  ["A100 40GB with 1600 Gbps node-node interconnect (RoCE)"] = "A100-SXM4-40GB",
+}
+local function lf(tbl, size, seq, gpus, mfu, hfu, mb, ga, gbs, tps, prec, mpmode, shard, ckpt, nparams)
+  local c = MPT[size]
+  local hw = FOUNDRY_HW[tbl]
+  add {
+    id = "foundry-mpt-" .. size .. "-s" .. seq .. "-" .. gpus .. "x" .. hw:lower():gsub("%-sxm.*", "")
+      .. (hw == "A100-SXM4-40GB" and "-40g" or (hw == "A100-SXM4-80GB" and "-80g" or ""))
+      .. (prec == "amp_fp8" and "-fp8" or ""),
+    model = { builder = "gpt", opts = { layers = c[1], hidden = c[2], heads = c[3], vocab = 50368,
+      context = seq, seq = seq } },
+    params = nparams,
+    hw = hw, devices = gpus,
+    device = hw == "H100-SXM" and "h100_80gb (MosaicML platform)" or nil,
+    layout = { dp = gpus, micro_batch = mb, grad_accum = ga, global_batch = gbs,
+      zero = shard == "FULL_SHARD" and 3 or 2, recompute = ckpt and "full" or nil },
+    precision = prec == "amp_fp8" and "fp8" or "mixed_bf16", seq = seq,
+    framework = "Composer + PyTorch FSDP",
+    measured = { tokens_per_s = tps, per = "gpu", mfu = mfu / 100, hfu = hfu / 100 },
+    source = FOUNDRY .. ", table '" .. tbl .. "', row " .. size .. " / SeqLen " .. seq .. " / "
+      .. gpus .. " GPUs",
+    note = "Precision " .. prec .. ", MP mode " .. mpmode .. ", FSDP " .. shard
+      .. ", activation checkpointing " .. tostring(ckpt) .. "; MFU/HFU per the README formula",
+  }
+end
+local H_L = "H100 80GB BF16 (Large Scale, >= 128 GPUs)"
+local H = "H100 80GB BF16"
+local H8 = "H100 80GB FP8"
+local A80 = "A100 80GB with 1600 Gbps node-node interconnect (RoCE)"
+local A40 = "A100 40GB with 1600 Gbps node-node interconnect (RoCE)"
+lf(H_L, "70b", 2048, 512, 41.25, 55.0, 8, 1, 4096, 1007, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 64862437376)
+lf(H_L, "7b", 2048, 512, 42.2, 42.2, 6, 1, 3072, 9670, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 6658859008)
+lf(H_L, "1b", 2048, 512, 36.65, 36.65, 12, 1, 6144, 39837, "amp_bf16", "DEFAULT", "SHARD_GRAD_OP", false, 1315950592)
+lf(H, "70b", 2048, 64, 42.57, 56.76, 8, 4, 2048, 1039, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 64862437376)
+lf(H, "30b", 8192, 8, 29.92, 39.9, 1, 21, 168, 1384, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 30019254272)
+lf(H, "30b", 2048, 8, 38.11, 50.82, 3, 21, 504, 2002, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 29975214080)
+lf(H, "13b", 32768, 8, 31.68, 42.24, 1, 3, 24, 1976, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 13011240960)
+lf(H, "13b", 2048, 8, 39.79, 39.79, 2, 1, 16, 4792, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 12853954560)
+lf(H, "7b", 65536, 8, 28.59, 38.13, 1, 2, 16, 1956, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 6918905856)
+lf(H, "7b", 8192, 8, 37.14, 49.52, 8, 2, 128, 6935, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 6684024832)
+lf(H, "7b", 2048, 8, 46.44, 46.44, 6, 1, 48, 10643, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 6658859008)
+lf(H, "3b", 512, 8, 46.32, 46.32, 40, 6, 1920, 27965, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 2647905280)
+lf(H, "1b", 16384, 8, 35.22, 35.22, 2, 4, 64, 19649, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 1345310720)
+lf(H, "760m", 2048, 8, 34.9, 34.9, 24, 2, 384, 63147, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 760470528)
+lf(H8, "3b", 2048, 8, 27.7, 27.7, 10, 6, 480, 30586, "amp_fp8", "DEFAULT", "FULL_SHARD", false, 2651837440)
+lf(H8, "1b", 8192, 8, 20.71, 20.71, 2, 4, 64, 32010, "amp_fp8", "DEFAULT", "FULL_SHARD", false, 1328533504)
+lf(A80, "70b", 2048, 64, 53.33, 71.1, 8, 4, 2048, 410, "bf16", "PURE", "FULL_SHARD", true, 64862437376)
+lf(A80, "30b", 2048, 8, 55.3, 73.74, 3, 21, 504, 916, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 29975214080)
+lf(A80, "13b", 8192, 8, 56.07, 74.76, 5, 3, 120, 1795, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 12885411840)
+lf(A80, "7b", 32768, 8, 49.46, 65.94, 2, 2, 32, 1672, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 6784688128)
+lf(A80, "7b", 2048, 8, 64.23, 64.23, 6, 2, 96, 4641, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 6658859008)
+lf(A80, "3b", 4096, 8, 60.53, 60.53, 5, 6, 240, 9457, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 2657080320)
+lf(A80, "1b", 2048, 8, 59.86, 59.86, 14, 4, 448, 20513, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 1315950592)
+lf(A80, "760m", 65536, 8, 45.34, 60.45, 1, 2, 16, 4143, "amp_bf16", "DEFAULT", "FULL_SHARD", true, 857988096)
+lf(A80, "350m", 2048, 8, 51.62, 51.62, 32, 2, 512, 58782, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 355985408)
+lf(A80, "125m", 16384, 8, 50.61, 50.61, 4, 2, 64, 60040, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 136321536)
+lf(A80, "125m", 2048, 8, 44.79, 44.79, 40, 2, 640, 142830, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 125311488)
+lf(A80, "125m", 512, 8, 42.56, 42.56, 128, 2, 2048, 165681, "amp_bf16", "DEFAULT", "FULL_SHARD", false, 124131840)
+lf(A40, "70b", 2048, 128, 48.91, 65.21, 4, 1, 512, 376, "bf16", "PURE", "FULL_SHARD", true, 64862437376)
+lf(A40, "30b", 2048, 128, 52.25, 69.66, 6, 1, 768, 865, "bf16", "PURE", "FULL_SHARD", true, 29975214080)
+lf(A40, "13b", 2048, 64, 52.04, 69.39, 16, 1, 1024, 1976, "bf16", "PURE", "FULL_SHARD", true, 12853954560)
+lf(A40, "7b", 4096, 8, 50.11, 66.82, 6, 4, 192, 3366, "bf16", "PURE", "FULL_SHARD", true, 6667247616)
+lf(A40, "3b", 2048, 8, 57.82, 57.82, 5, 8, 320, 10065, "bf16", "PURE", "FULL_SHARD", false, 2651837440)
+lf(A40, "1b", 8192, 8, 55.29, 55.29, 2, 8, 128, 13474, "bf16", "PURE", "FULL_SHARD", false, 1328533504)
+lf(A40, "350m", 2048, 8, 49.17, 49.17, 16, 4, 512, 55995, "bf16", "PURE", "FULL_SHARD", false, 355985408)
+lf(A40, "125m", 32768, 8, 47.27, 47.27, 1, 4, 32, 32651, "bf16", "PURE", "FULL_SHARD", false, 148904448)
+lf(A40, "125m", 2048, 128, 38.86, 38.86, 26, 1, 3328, 123936, "bf16", "PURE", "FULL_SHARD", false, 125311488)
+
 return rows

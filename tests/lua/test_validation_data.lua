@@ -184,7 +184,7 @@ T.test("the data file loads and every row has the documented schema", function()
   local ok, res = pcall(dofile, PATH)
   assert(ok, res)
   rows = check_rows(res)
-  assert(#rows >= 20, "at least 20 rows, got " .. #rows)
+  assert(#rows >= 45, "at least 45 rows (issue 12 asks for 40), got " .. #rows)
 end)
 
 T.test("the checker rejects broken rows (unknown key, bad hw, units, layout)", function()
@@ -237,14 +237,16 @@ T.test("every model builds and matches its published parameter count within 3%",
       assert(r.note, r.id .. ": params = nil needs a note saying why")
     end
   end
-  assert(checked >= 30, "most rows carry a published parameter count, got " .. checked)
+  assert(checked >= 40, "most rows carry a published parameter count, got " .. checked)
 end)
 
 -- A throughput and an MFU (or model TFLOP/s) in the same row must describe the same run:
 -- the model's training FLOPs per sample (forward + backward, no recompute; a MAC is 2
 -- FLOPs, dense attention, as in the MFU definitions of Korthikanti et al. 2022 App. A,
 -- Chowdhery et al. 2022 App. B and llm-foundry's benchmarking README) times samples/s per
--- device, over the catalogue peak, within 15%. This catches unit slips and wrong configs.
+-- device, over the catalogue peak, within 10% (all rows are within 2.5% except PaLM, +5.6%:
+-- the builder overcounts its attention, see the row's note). This catches unit slips and
+-- wrong configs.
 T.test("throughput and MFU / model TFLOP/s of a row agree with the built model's FLOPs", function()
   assert(rows, "rows loaded")
   local n = 0
@@ -257,12 +259,12 @@ T.test("throughput and MFU / model TFLOP/s of a row agree with the built model's
       local dev = dlb.hw.get(r.hw)
       local claimed = m.mfu and m.mfu * dev.peak[dev:precision(r.precision)] or m.tflops_per_gpu * 1e12
       local ratio = achieved / claimed
-      assert(ratio > 0.85 and ratio < 1.15, string.format("%s: throughput implies %.4g FLOP/s per device, "
+      assert(ratio > 0.9 and ratio < 1.1, string.format("%s: throughput implies %.4g FLOP/s per device, "
         .. "the row says %.4g (ratio %.3f)", r.id, achieved, claimed, ratio))
       n = n + 1
     end
   end
-  assert(n >= 5, "rows with both a throughput and a utilisation, got " .. n)
+  assert(n >= 20, "rows with both a throughput and a utilisation, got " .. n)
 end)
 
 T.done()
