@@ -365,4 +365,143 @@ lf(A40, "350m", 2048, 8, 49.17, 49.17, 16, 4, 512, 55995, "bf16", "PURE", "FULL_
 lf(A40, "125m", 32768, 8, 47.27, 47.27, 1, 4, 32, 32651, "bf16", "PURE", "FULL_SHARD", false, 148904448)
 lf(A40, "125m", 2048, 128, 38.86, 38.86, 26, 1, 3328, 123936, "bf16", "PURE", "FULL_SHARD", false, 125311488)
 
+
+---------------------------------------------------------------------------------------
+-- NVIDIA NeMo, docs/source/performance/performance_summary.md at commit 070a0bb
+-- ("Performance Benchmarks", Pretraining): NeMo 24.07 container, DGX-H100, FP8
+-- (Transformer Engine). Columns: Model, #-GPUs, GBS, MBS, Sequence Length, TP, PP, CP, VP,
+-- Tokens / sec / GPU, Model TFLOP / sec / GPU. dp = GPUs / (TP x PP x CP) and grad_accum
+-- = GBS / (dp x MBS) are arithmetic on those columns. Model TFLOP/s are model FLOPs (no
+-- recompute), counted against the fp8 throughput. Architectures: GPT3-5B / 20B from
+-- NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/gpt3/{5b,20b}.yaml
+-- (24 x 4096 x 32 heads; 44 x 6144 x 48 heads; FFN 4h; GPT-2 BPE vocabulary 50257,
+-- padded to a multiple of 128 in NeMo), GPT3-175B = GPT-3; LLAMA2 = Meta's Llama 2
+-- (the llama builder's presets); LLAMA3 = Meta's Llama 3 configs (8B: 32 x 4096, 32
+-- heads, 8 KV heads, FFN 14336; 70B: 80 x 8192, 64 heads, 8 KV heads, FFN 28672;
+-- vocabulary 128256).
+---------------------------------------------------------------------------------------
+local NEMO = "NVIDIA/NeMo docs/source/performance/performance_summary.md (commit 070a0bb)"
+local NEMO_ARCH = {
+  ["GPT3-5B"] = { "gpt", { layers = 24, hidden = 4096, heads = 32, context = 2048 }, 5e9 },
+  ["GPT3-20B"] = { "gpt", { layers = 44, hidden = 6144, heads = 48, context = 2048 }, 20e9 },
+  ["GPT3-175B"] = { "gpt", { layers = 96, hidden = 12288, heads = 96, context = 2048 }, 175e9 },
+  ["LLAMA2-7B"] = { "llama", { size = "7b" }, 6738415616 },
+  ["LLAMA2-13B"] = { "llama", { size = "13b" }, 13015864320 },
+  ["LLAMA2-70B"] = { "llama", { size = "70b" }, 68976648192 },
+  ["LLAMA3-8B"] = { "llama", { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
+    vocab = 128256 }, 8.03e9 },
+  ["LLAMA3-70B"] = { "llama", { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn = 28672,
+    vocab = 128256 }, 70.6e9 },
+}
+local function nemo(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps, tflops)
+  local a = NEMO_ARCH[model]
+  local opts = { seq = seq }
+  for k, v in pairs(a[2]) do opts[k] = v end
+  local dp = gpus / (tp * pp * cp)
+  add {
+    id = "nemo-" .. model:lower() .. "-s" .. seq .. "-" .. gpus .. "xh100-fp8",
+    model = { builder = a[1], opts = opts },
+    params = a[3],
+    hw = "H100-SXM", devices = gpus,
+    layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, micro_batch = mbs,
+      grad_accum = gbs / (dp * mbs), global_batch = gbs,
+      schedule = vp > 1 and "interleaved" or nil, interleave = vp > 1 and vp or nil },
+    precision = "fp8", seq = seq, framework = "NeMo 24.07 (Megatron-Core, Transformer Engine)",
+    measured = { tokens_per_s = tps, per = "gpu", tflops_per_gpu = tflops, flops_kind = "model" },
+    source = NEMO .. ", Pretraining table, row " .. model .. " / " .. gpus .. " GPUs",
+    note = "FP8 on DGX-H100; recompute and sequence-parallel settings are not in the table"
+      .. (model:sub(1, 4) == "LLAM" and "; params: HuggingFace / Meta config counts" or
+        "; params: nominal size"),
+  }
+end
+nemo("GPT3-5B", 64, 2048, 4, 2048, 1, 1, 1, 1, 22521, 736)
+nemo("GPT3-20B", 64, 256, 2, 2048, 2, 1, 1, 1, 5851, 750)
+nemo("GPT3-175B", 128, 256, 1, 2048, 4, 8, 1, 6, 726, 782)
+nemo("GPT3-175B", 512, 2048, 2, 2048, 4, 8, 1, 6, 782, 842)
+nemo("LLAMA2-7B", 8, 128, 1, 4096, 1, 1, 1, 1, 16847, 776)
+nemo("LLAMA2-13B", 16, 128, 1, 4096, 1, 4, 1, 10, 8646, 754)
+nemo("LLAMA2-70B", 64, 128, 1, 4096, 4, 4, 1, 20, 1707, 759)
+nemo("LLAMA3-8B", 8, 128, 1, 8192, 1, 1, 2, 1, 12036, 697)
+nemo("LLAMA3-70B", 64, 128, 1, 8192, 4, 4, 2, 5, 1533, 738)
+
+---------------------------------------------------------------------------------------
+-- NVIDIA DeepLearningExamples, PyTorch/Classification/ConvNets/resnet50v1.5/README.md at
+-- commit 291f0d0, "Training performance results" (pytorch-21.03 NGC container, 100
+-- iterations of launch.py --mode benchmark_training): ResNet-50 v1.5 at 224x224, img/s of
+-- the whole node. Per-GPU batch from PyTorch/Classification/ConvNets/configs.yml (commit
+-- 097c7ff): 256 for AMP (channels-last) and TF32 on DGX A100, 256 for AMP and 112 for FP32
+-- on DGX-1V. Optimizer SGD with momentum 0.875. params: torchvision's ResNet-50 count.
+---------------------------------------------------------------------------------------
+local DLE_RN = "NVIDIA/DeepLearningExamples PyTorch/Classification/ConvNets/resnet50v1.5/README.md (commit 291f0d0)"
+local function rn50(hw, system, gpus, prec, batch, ips)
+  add {
+    id = "dle-resnet50-" .. (prec == "mixed" and "amp" or prec) .. "-" .. gpus .. "x"
+      .. (hw == "V100-SXM2-16GB" and "v100-16g" or "a100-80g"),
+    model = { builder = "resnet", opts = { depth = 50, image = 224 } },
+    params = 25557032,
+    hw = hw, devices = gpus,
+    layout = { dp = gpus, micro_batch = batch, global_batch = batch * gpus, grad_accum = 1 },
+    precision = prec, framework = "PyTorch (NGC 21.03)",
+    measured = { samples_per_s = ips, per = "system" },
+    source = DLE_RN .. ", table 'Training performance: " .. system .. "', " .. gpus .. " GPU(s), "
+      .. (prec == "mixed" and "mixed precision" or prec:upper()) .. " column",
+    note = "per-GPU batch " .. batch .. " from configs.yml (commit 097c7ff); throughput includes "
+      .. "data loading",
+  }
+end
+rn50("A100-SXM4-80GB", "NVIDIA DGX A100 (8x A100 80GB)", 1, "tf32", 256, 938)
+rn50("A100-SXM4-80GB", "NVIDIA DGX A100 (8x A100 80GB)", 1, "mixed", 256, 2470)
+rn50("A100-SXM4-80GB", "NVIDIA DGX A100 (8x A100 80GB)", 8, "tf32", 256, 7248)
+rn50("A100-SXM4-80GB", "NVIDIA DGX A100 (8x A100 80GB)", 8, "mixed", 256, 16621)
+rn50("V100-SXM2-16GB", "NVIDIA DGX-1 16GB (8x V100 16GB)", 1, "fp32", 112, 367)
+rn50("V100-SXM2-16GB", "NVIDIA DGX-1 16GB (8x V100 16GB)", 1, "mixed", 256, 1200)
+rn50("V100-SXM2-16GB", "NVIDIA DGX-1 16GB (8x V100 16GB)", 8, "fp32", 112, 2855)
+rn50("V100-SXM2-16GB", "NVIDIA DGX-1 16GB (8x V100 16GB)", 8, "mixed", 256, 8322)
+
+---------------------------------------------------------------------------------------
+-- NVIDIA DeepLearningExamples, PyTorch/LanguageModeling/BERT/README.md at commit 23a6382,
+-- "Training performance results": BERT-large pre-training (LAMB), sequences/s of all GPUs
+-- (pytorch:21.11-py3 NGC container). Phase 1: sequence 128, 20 masked positions; phase 2:
+-- sequence 512, 80 masked positions (the README's glossary). micro_batch is the "Batch
+-- size / GPU" column, grad_accum the "Accumulation steps" column; their product is the
+-- "Accumulated Batch size / GPU" column. params: the README's model table ("330M").
+-- DGX-1 rows ran on V100 32 GB, counted as the V100 catalogue entry (same SXM2 part,
+-- same peak and bandwidth; only the memory differs).
+---------------------------------------------------------------------------------------
+local DLE_BERT = "NVIDIA/DeepLearningExamples PyTorch/LanguageModeling/BERT/README.md (commit 23a6382)"
+local function bert(hw, tbl, gpus, prec, seq, micro, accum, sps, where)
+  local v100 = hw == "V100-SXM2-16GB"
+  add {
+    id = "dle-bert-large-s" .. seq .. "-" .. (prec == "mixed" and "amp" or prec) .. "-" .. gpus .. "x"
+      .. (v100 and "v100-32g" or "a100-80g"),
+    model = { builder = "bert", opts = { size = "large", seq = seq, masked = seq == 128 and 20 or 80 } },
+    params = 330e6,
+    hw = hw, devices = gpus,
+    device = v100 and "V100-SXM2-32GB (DGX-1)" or nil,
+    layout = { dp = gpus, micro_batch = micro, grad_accum = accum, global_batch = gpus * micro * accum },
+    precision = prec, seq = seq, framework = "PyTorch (NGC 21.11)",
+    measured = { samples_per_s = sps, per = "system" },
+    source = DLE_BERT .. ", table '" .. tbl .. "', " .. (where or (gpus .. " GPU(s)"))
+      .. ", sequence length " .. seq
+      .. ", " .. (prec == "mixed" and "mixed precision" or prec:upper()) .. " throughput",
+    note = "LAMB optimizer; sequences/s averaged over a few iterations"
+      .. (v100 and "; micro_batch = accumulated batch / accumulation steps (columns 2 and 3)" or ""),
+  }
+end
+local BA = "Pre-training NVIDIA DGX A100 (8x A100 80GB)"
+local BM = "Pre-training NVIDIA DGX A100 (8x A100 80GB) Multi-node Scaling"
+local BV = "Pre-training NVIDIA DGX-1 With 32G"
+bert("A100-SXM4-80GB", BA, 1, "mixed", 128, 256, 32, 580)
+bert("A100-SXM4-80GB", BA, 1, "tf32", 128, 128, 64, 317)
+bert("A100-SXM4-80GB", BA, 8, "mixed", 128, 256, 32, 4591)
+bert("A100-SXM4-80GB", BA, 1, "mixed", 512, 32, 128, 210)
+bert("A100-SXM4-80GB", BA, 8, "mixed", 512, 32, 128, 1657)
+bert("A100-SXM4-80GB", BM, 256, "mixed", 128, 256, 1, 138294, "32 nodes x 8 GPUs")
+bert("A100-SXM4-80GB", BM, 256, "mixed", 512, 32, 4, 49663, "32 nodes x 8 GPUs")
+bert("V100-SXM2-16GB", BV, 1, "mixed", 128, 64, 64, 224)
+bert("V100-SXM2-16GB", BV, 1, "fp32", 128, 32, 128, 50)
+bert("V100-SXM2-16GB", BV, 8, "mixed", 128, 64, 64, 1746)
+bert("V100-SXM2-16GB", BV, 1, "mixed", 512, 8, 256, 75)
+bert("V100-SXM2-16GB", BV, 8, "mixed", 512, 8, 256, 586)
+
 return rows
