@@ -504,4 +504,75 @@ bert("V100-SXM2-16GB", BV, 8, "mixed", 128, 64, 64, 1746)
 bert("V100-SXM2-16GB", BV, 1, "mixed", 512, 8, 256, 75)
 bert("V100-SXM2-16GB", BV, 8, "mixed", 512, 8, 256, 586)
 
+
+---------------------------------------------------------------------------------------
+-- Google MaxText (AI-Hypercomputer/maxtext), MaxText/configs/v5e/README.md at commit
+-- 0ed7bd5 ("High Performance Model Training Configs on TPU v5e"): TFLOP/sec/chip and MFU
+-- of the 32B and 64B models on 1 and 32 v5e-256 slices (256 chips each; MFU against 197
+-- TFLOP/s bf16). The runs are MaxText/configs/v5e/{32b,64b}.sh: global_parameter_scale 32
+-- / 64, per_device_batch_size 4 / 2 (stored versions, commits 0777510 / 0ea0637),
+-- max_target_length 2048, remat_policy full, flash attention, synthetic data; FSDP over
+-- the chips of a slice, data parallel across slices. Architecture: MaxText/configs/
+-- base.yml (llama2 decoder block: RMSNorm, SwiGLU, rotary; base_emb_dim 2048, 16 heads of
+-- head_dim 128, base_mlp_dim 7168, 16 layers, vocab 32000, untied) scaled by
+-- get_individual_scales in pyconfig.py: scale 32 -> emb 8192, 64 heads, mlp 28672, 32
+-- layers; scale 64 -> the same with 64 layers. (Scales 16 and 128 give heads x 128 !=
+-- d_model, which the llama builder cannot express; those columns are left out.)
+---------------------------------------------------------------------------------------
+local MAXTEXT = "AI-Hypercomputer/maxtext MaxText/configs/v5e/README.md (commit 0ed7bd5)"
+local function maxtext(size, layers, pdbs, slices, tflops, mfu)
+  local chips = 256 * slices
+  add {
+    id = "maxtext-" .. size .. "-" .. slices .. "xv5e-256",
+    model = { builder = "llama", opts = { layers = layers, hidden = 8192, heads = 64, kv_heads = 64,
+      ffn = 28672, vocab = 32000, seq = 2048 } },
+    params = size == "32b" and 32e9 or 64e9,
+    hw = "TPUv5e", devices = chips,
+    layout = { dp = chips, zero = 3, micro_batch = pdbs, grad_accum = 1, global_batch = pdbs * chips,
+      recompute = "full" },
+    precision = "mixed_bf16", seq = 2048, framework = "JAX (MaxText)",
+    measured = { tflops_per_gpu = tflops, flops_kind = "model", mfu = mfu },
+    source = MAXTEXT .. ", row '" .. slices .. "x v5e-256', columns " .. size:upper()
+      .. " TFLOP/sec/chip and " .. size:upper() .. " MFU",
+    note = "zero = 3 stands for FSDP within a slice (data parallel across slices); bf16 "
+      .. "activations with float32 weights (base.yml weight_dtype); params: the nominal "
+      .. "size (built: " .. (size == "32b" and "31.7B" or "62.8B") .. ")",
+  }
+end
+maxtext("32b", 32, 4, 1, 132, 0.6686)
+maxtext("32b", 32, 4, 32, 119, 0.6040)
+maxtext("64b", 64, 2, 1, 118, 0.5990)
+maxtext("64b", 64, 2, 32, 99, 0.5018)
+
+---------------------------------------------------------------------------------------
+-- TBD (Zhu et al. 2018, "Benchmarking and Analyzing Deep Neural Network Training",
+-- IISWC; /work/shared/seeds/001): single Quadro P4000 (8 GB), fp32, throughput quoted in
+-- the text of §IV.B "Performance Analysis", 1) Throughput (the figures are plots). The TBD builders model the suite's networks.
+---------------------------------------------------------------------------------------
+local TBD = "Zhu et al. 2018 (TBD, IISWC; seeds/001_46bf4542e5f75352.txt)"
+add {
+  id = "tbd-faster-rcnn-tf-1xp4000",
+  model = { builder = "faster_rcnn", opts = {} },
+  hw = "Quadro-P4000", devices = 1,
+  layout = { micro_batch = 1, global_batch = 1 },
+  precision = "fp32", framework = "TensorFlow",
+  measured = { samples_per_s = 2.3, per = "system" },
+  source = TBD .. " §IV.B 1) Throughput: 'Both TensorFlow and MXNet implementations achieve a "
+    .. "throughput of 2.3 images per second' for Faster R-CNN (one image per iteration)",
+  note = "params not given in the text; the faster_rcnn builder is an approximation of TBD's "
+    .. "ResNet-101 Faster R-CNN (docs/models.md, Approximations)",
+}
+add {
+  id = "tbd-seq2seq-nmt-tf-b128-1xp4000",
+  model = { builder = "seq2seq", opts = {} },
+  hw = "Quadro-P4000", devices = 1,
+  layout = { micro_batch = 128, global_batch = 128 },
+  precision = "fp32", framework = "TensorFlow (NMT)",
+  measured = { samples_per_s = 365, per = "system" },
+  source = TBD .. " §IV.B Observation 3: TensorFlow Seq2Seq (NMT) trains at mini-batch 128 "
+    .. "within 8 GB and reaches '365 samples per second' (MXNet Sockeye: 229 at 64)",
+  note = "params not given in the text; seq2seq builder = TF NMT IWSLT'15 En-Vi as in TBD "
+    .. "(source length 50); Sockeye's 229 samples/s is left out (a different model)",
+}
+
 return rows

@@ -267,4 +267,21 @@ T.test("throughput and MFU / model TFLOP/s of a row agree with the built model's
   assert(n >= 20, "rows with both a throughput and a utilisation, got " .. n)
 end)
 
+T.test("coverage: GPT, Llama, BERT and ResNet on A100, H100, V100 and TPU, several sequences", function()
+  assert(rows, "rows loaded")
+  local builders, hws, seqs = {}, {}, {}
+  for _, r in ipairs(rows) do
+    builders[r.model.builder] = true
+    hws[r.hw] = true
+    if r.seq then seqs[r.seq] = true end
+  end
+  for _, b in ipairs { "gpt", "llama", "bert", "resnet" } do assert(builders[b], "a " .. b .. " row") end
+  for _, h in ipairs { "A100-SXM4-80GB", "A100-SXM4-40GB", "H100-SXM", "V100-SXM2-16GB", "TPUv4", "TPUv5e" } do
+    assert(hws[h], "a row on " .. h)
+  end
+  local ns = 0
+  for _ in pairs(seqs) do ns = ns + 1 end
+  assert(ns >= 5, "at least 5 sequence lengths, got " .. ns)
+end)
+
 T.done()
