@@ -575,4 +575,45 @@ add {
     .. "(source length 50); Sockeye's 229 samples/s is left out (a different model)",
 }
 
+
+---------------------------------------------------------------------------------------
+-- MLPerf Training v1.0, NVIDIA closed-division submissions on one DGX A100
+-- (mlcommons/training_results_v1.0, commit 8200377; NVIDIA/systems/
+-- dgxa100_ngc21.05_{mxnet,pytorch}.json: 8x A100-SXM4-80GB 400 W). The official score is
+-- time to train; the run logs also print measured throughput, which is what these rows
+-- hold (one run each, the value as logged).
+---------------------------------------------------------------------------------------
+local MLPERF10 = "MLPerf Training v1.0, NVIDIA, system dgxa100_ngc21.05_"
+add {
+  id = "mlperf-v1.0-nvidia-resnet50-mxnet-8xa100",
+  model = { builder = "resnet", opts = { depth = 50, image = 224 } },
+  params = 25557032,
+  hw = "A100-SXM4-80GB", devices = 8,
+  layout = { dp = 8, micro_batch = 408, grad_accum = 1, global_batch = 3264 },
+  precision = "mixed", framework = "MXNet (NGC 21.05, DALI)",
+  measured = { samples_per_s = 26737.207176670036, per = "system" },
+  source = MLPERF10 .. "mxnet, mlcommons/training_results_v1.0 NVIDIA/results/"
+    .. "dgxa100_ngc21.05_mxnet/resnet/result_0.txt: MLLOG 'throughput' after epoch 10 "
+    .. "(tracked_stats step 10, imgs_sec 26737.207176670036)",
+  note = "train_imagenet.py --batch-size 408 per GPU, --dtype float16, NHWC, fused BN+ReLU, "
+    .. "LARS (sgdwfastlars), DALI input; neighbouring epochs log 26733..26795 img/s; "
+    .. "params: torchvision's ResNet-50 count (v1b = v1.5)",
+}
+add {
+  id = "mlperf-v1.0-nvidia-bert-large-pytorch-8xa100",
+  model = { builder = "bert", opts = { size = "large", seq = 512, masked = 76 } },
+  params = 330e6,
+  hw = "A100-SXM4-80GB", devices = 8,
+  layout = { dp = 8, micro_batch = 56, grad_accum = 1, global_batch = 448 },
+  precision = "mixed", seq = 512, framework = "PyTorch (NGC 21.05)",
+  measured = { samples_per_s = 2193.410654407418, per = "system" },
+  source = MLPERF10 .. "pytorch, mlcommons/training_results_v1.0 NVIDIA/results/"
+    .. "dgxa100_ngc21.05_pytorch/bert/result_0.txt: final line "
+    .. "'training_sequences_per_second': 2193.410654407418 (e2e_time 1462.36 s)",
+  note = "run_pretraining.py --train_batch_size=56 --max_seq_length=512 "
+    .. "--max_predictions_per_seq=76 --fp16 --unpad --fused_mha: padding tokens are "
+    .. "removed, so the run computes fewer tokens than 512 per sequence (dense attention "
+    .. "over 512 overestimates its FLOPs); LAMB; params: BERT-large's nominal 330M",
+}
+
 return rows
