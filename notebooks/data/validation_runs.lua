@@ -577,6 +577,51 @@ add {
 
 
 ---------------------------------------------------------------------------------------
+-- pytorch/torchtitan docs/performance.md at commit 0413364: Llama 3 (8B, 70B; sequence
+-- 8192) and Llama 2 (13B, 70B; sequence 4096) with FSDP2 on 64 A100 80 GB GPUs; local
+-- batch per GPU as in the tables (global = 64 x local). WPS is tokens/s per GPU; MFU as
+-- computed in torchtitan's train.py (6 x non-embedding params + 12 l h q t per token,
+-- after PaLM), against 312 TFLOP/s. "selective layer" / "selective op" activation
+-- checkpointing are recorded as recompute = "selective".
+---------------------------------------------------------------------------------------
+local TITAN = "pytorch/torchtitan docs/performance.md (commit 0413364)"
+local TITAN_ARCH = {
+  ["llama3-8b"] = { { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
+    vocab = 128256, seq = 8192 }, 8.03e9, "Llama 3 performance numbers", "8B" },
+  ["llama3-70b"] = { { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn = 28672,
+    vocab = 128256, seq = 8192 }, 70.6e9, "Llama 3 performance numbers", "70B" },
+  ["llama2-13b"] = { { size = "13b", seq = 4096 }, 13015864320, "Llama 2 performance numbers", "13B" },
+  ["llama2-70b"] = { { size = "70b", seq = 4096 }, 68976648192, "Llama 2 performance numbers", "70B" },
+}
+local function titan(model, batch, ac, wps, mfu)
+  local a = TITAN_ARCH[model]
+  local opts = {}
+  for k, v in pairs(a[1]) do opts[k] = v end
+  add {
+    id = "torchtitan-" .. model .. "-b" .. batch .. "-" .. ac:gsub(" ", "-") .. "-64xa100",
+    model = { builder = "llama", opts = opts },
+    params = a[2],
+    hw = "A100-SXM4-80GB", devices = 64,
+    layout = { dp = 64, zero = 3, micro_batch = batch, grad_accum = 1, global_batch = 64 * batch,
+      recompute = (ac == "full" and "full") or (ac ~= "no" and "selective") or nil },
+    precision = "mixed_bf16", seq = opts.seq, framework = "PyTorch FSDP2 (torchtitan)",
+    measured = { tokens_per_s = wps, per = "gpu", mfu = mfu },
+    source = TITAN .. ", table '" .. a[3] .. "', row " .. a[4] .. " / batch " .. batch
+      .. " / activation checkpointing '" .. ac .. "'",
+    note = "bf16 mixed precision assumed (torchtitan's default; the page does not say); "
+      .. "params: Meta / HuggingFace config counts",
+  }
+end
+titan("llama3-8b", 1, "selective layer", 2904, 0.568)
+titan("llama3-8b", 1, "selective op", 2973, 0.582)
+titan("llama3-70b", 1, "full", 331, 0.517)
+titan("llama2-13b", 2, "no", 2162, 0.611)
+titan("llama2-13b", 2, "selective layer", 1914, 0.541)
+titan("llama2-13b", 2, "selective op", 1904, 0.538)
+titan("llama2-70b", 1, "selective op", 355, 0.508)
+titan("llama2-70b", 2, "full", 353, 0.505)
+
+---------------------------------------------------------------------------------------
 -- MLPerf Training v1.0, NVIDIA closed-division submissions on one DGX A100
 -- (mlcommons/training_results_v1.0, commit 8200377; NVIDIA/systems/
 -- dgxa100_ngc21.05_{mxnet,pytorch}.json: 8x A100-SXM4-80GB 400 W). The official score is
