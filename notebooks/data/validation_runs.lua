@@ -50,6 +50,10 @@
 
 local rows = {}
 local function add(r) rows[#rows + 1] = r end
+-- exact quotient of two counts, an integer in Lua 5.4 too (layout counts stay integers)
+local function div(a, b) return math.floor(a / b + 0.5) end
+-- a one-decimal number as printed in the source, the same text under Lua 5.4 and LuaJIT
+local function num(x) return string.format("%.1f", x) end
 
 ---------------------------------------------------------------------------------------
 -- Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters
@@ -67,17 +71,17 @@ local NARAYANAN_NOTE = "TFLOP/s by eq. (3): GEMM FLOPs with the recompute forwar
 -- Table 1 row: params (billion), heads, hidden, layers, t, p, GPUs, batch, TFLOP/s, % peak, PFLOP/s
 local function t1(pb, heads, hidden, layers, t, p, gpus, batch, tflops, pct, pflops)
   add {
-    id = "megatron-t1-" .. pb .. "b-" .. gpus .. "xa100",
+    id = "megatron-t1-" .. num(pb) .. "b-" .. gpus .. "xa100",
     model = { builder = "gpt", opts = { layers = layers, hidden = hidden, heads = heads,
       vocab = 51200, context = 2048, seq = 2048 } },
     params = pb * 1e9,
     hw = "A100-SXM4-80GB", devices = gpus,
-    layout = { dp = gpus / (t * p), tp = t, pp = p, global_batch = batch,
+    layout = { dp = div(gpus, t * p), tp = t, pp = p, global_batch = batch,
       schedule = p > 1 and "interleaved" or nil, recompute = "full" },
     precision = "mixed", seq = 2048, framework = "Megatron-LM",
     measured = { tflops_per_gpu = tflops, flops_kind = "hardware" },
-    source = NARAYANAN .. " Table 1, row " .. pb .. "B (" .. pct .. "% of peak, "
-      .. pflops .. " PFLOP/s aggregate)",
+    source = NARAYANAN .. " Table 1, row " .. num(pb) .. "B (" .. pct .. "% of peak, "
+      .. num(pflops) .. " PFLOP/s aggregate)",
     note = NARAYANAN_NOTE .. "; microbatch size not stated",
   }
 end
@@ -116,19 +120,19 @@ local function t2(scheme, pb, mp, batch, gpus, micro, tflops, days)
     or { layers = 105, hidden = 20480, heads = 128 }
   local zero = scheme == "zero3"
   add {
-    id = "megatron-t2-" .. scheme .. "-" .. pb .. "b-" .. gpus .. "xa100",
+    id = "megatron-t2-" .. scheme .. "-" .. num(pb) .. "b-" .. gpus .. "xa100",
     model = { builder = "gpt", opts = { layers = cfg.layers, hidden = cfg.hidden,
       heads = cfg.heads, vocab = 51200, context = 2048, seq = 2048 } },
     params = pb * 1e9,
     hw = "A100-SXM4-80GB", devices = gpus,
-    layout = { dp = gpus / mp, mp = mp, global_batch = batch, micro_batch = micro,
+    layout = { dp = div(gpus, mp), mp = mp, global_batch = batch, micro_batch = micro,
       zero = zero and 3 or nil, schedule = (not zero) and "interleaved" or nil,
       recompute = (not zero) and "full" or nil },
     precision = "mixed", seq = 2048,
     framework = zero and "Megatron-LM + DeepSpeed ZeRO-3" or "Megatron-LM",
     measured = { tflops_per_gpu = tflops, flops_kind = "hardware" },
     source = NARAYANAN .. " Table 2, " .. (zero and "ZeRO-3 without model parallelism"
-      or "PTD parallelism") .. ", " .. pb .. "B, " .. gpus .. " GPUs (" .. days
+      or "PTD parallelism") .. ", " .. num(pb) .. "B, " .. gpus .. " GPUs (" .. days
       .. " days for 300B tokens)",
     note = NARAYANAN_NOTE .. (zero and "; ZeRO-3 integrated through the DeepSpeed library"
       or "; model-parallel size is t x p, the split is not stated")
@@ -234,7 +238,7 @@ local function mtnlg(nodes, step, tflops)
       context = 2048, seq = 2048 } },
     params = 530e9,
     hw = "A100-SXM4-80GB", devices = gpus,
-    layout = { dp = gpus / 280, tp = 8, pp = 35, global_batch = 1920 },
+    layout = { dp = div(gpus, 280), tp = 8, pp = 35, global_batch = 1920 },
     precision = "mixed", seq = 2048, framework = "Megatron-LM + DeepSpeed",
     measured = { step_time = step, tflops_per_gpu = tflops, flops_kind = "hardware" },
     source = "Smith et al. 2022 (MT-NLG, arXiv 2201.11990) §2.4: " .. nodes .. " DGX A100 nodes, "
@@ -397,14 +401,14 @@ local function nemo(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps, tflops)
   local a = NEMO_ARCH[model]
   local opts = { seq = seq }
   for k, v in pairs(a[2]) do opts[k] = v end
-  local dp = gpus / (tp * pp * cp)
+  local dp = div(gpus, tp * pp * cp)
   add {
     id = "nemo-" .. model:lower() .. "-s" .. seq .. "-" .. gpus .. "xh100-fp8",
     model = { builder = a[1], opts = opts },
     params = a[3],
     hw = "H100-SXM", devices = gpus,
     layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, micro_batch = mbs,
-      grad_accum = gbs / (dp * mbs), global_batch = gbs,
+      grad_accum = div(gbs, dp * mbs), global_batch = gbs,
       schedule = vp > 1 and "interleaved" or nil, interleave = vp > 1 and vp or nil },
     precision = "fp8", seq = seq, framework = "NeMo 24.07 (Megatron-Core, Transformer Engine)",
     measured = { tokens_per_s = tps, per = "gpu", tflops_per_gpu = tflops, flops_kind = "model" },
