@@ -7,6 +7,7 @@
 -- cannot fail is a defect).
 local T = require "harness"
 local dlb = require "dlbench"
+local options = require "dlbench.options"
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local PATH = here .. "/../../notebooks/data/validation_runs.lua"
@@ -32,22 +33,12 @@ local QUANTITIES = { tokens_per_s = { 1, 1e8 }, samples_per_s = { 1e-3, 1e8 },
 local MEASURED_KEYS = { per = true, flops_kind = true }
 for k in pairs(QUANTITIES) do MEASURED_KEYS[k] = true end
 
-local function sorted_keys(set)
-  local t = {}
-  for k in pairs(set) do t[#t + 1] = k end
-  table.sort(t)
-  return table.concat(t, ", ")
-end
+local sorted_keys = options.names -- "a, b, c"
 
 local function is_count(v) return type(v) == "number" and v >= 1 and v == math.floor(v) end
 
-local function reject_unknown(t, allowed, where)
-  for k in pairs(t) do
-    if not allowed[k] then
-      error(where .. ": unknown key '" .. tostring(k) .. "' (accepted: " .. sorted_keys(allowed) .. ")", 0)
-    end
-  end
-end
+-- "<where>: unknown option 'k' (accepted: ...)", the library's own options checker
+local function reject_unknown(t, allowed, where) options.check(t, allowed, where, -1) end -- level 0: no position
 
 -- Checks one row's shape and units; returns nothing, raises "<id>: what is wrong".
 local function check_row(r, i, names)
@@ -202,9 +193,9 @@ T.test("the checker rejects broken rows (unknown key, bad hw, units, layout)", f
     mutate(r)
     T.checkerr(fragment, check_row, r, 1, names)
   end
-  bad("unknown key 'speed'", function(r) r.speed = 1 end)
-  bad("unknown key 'samples'", function(r) r.measured.samples = 1 end)
-  bad("unknown key 'pipeline'", function(r) r.layout.pipeline = 2 end)
+  bad("unknown option 'speed'", function(r) r.speed = 1 end)
+  bad("unknown option 'samples'", function(r) r.measured.samples = 1 end)
+  bad("unknown option 'pipeline'", function(r) r.layout.pipeline = 2 end)
   bad("missing required key 'source'", function(r) r.source = nil end)
   bad("not a catalogue name", function(r) r.hw = "A100" end)
   bad("no fp8 peak", function(r) r.precision = "fp8" end)
