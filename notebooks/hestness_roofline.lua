@@ -60,20 +60,12 @@ use Table 2's delta; the paper's Table 3 used topological-traversal estimates in
 
 -- == Table 5, rows 1 and 2, from a real graph ====================================
 -- 6.1's projected word LM built by the model zoo and timed op by op. The paper does not
--- publish its shapes; we read them off the paper:
---   vocabulary v = 793,471 (Jozefowicz et al. [19], whose vocabulary 6.1 adopts);
---   subbatch 128 (6.2.1); q = 25 words per sample (Table 3's 77B words in 2707 days of
---   9.89 s steps at subbatch 128 imply 25.4);
---   sizes from Table 5's layer-parallel footprints {60, 17, 17, 32} GB at 12 bytes per
---   parameter (Table 2's 11.94 B/param for word LMs; dlbench.parallel_hestness does the
---   same): embedding 59.5 GB (6.2.2) -> v x e, e = 6,249; output 32 GB -> p x v, LSTM
---   projection p = 3,361; first LSTM layer 17 GB -> 4h(e + h) + 4h, h = 15,952. The second
---   layer is the LSTMP (projection of the last layer, 6.1, Sak et al. [30]).
-local v, b5, q5 = 793471, 128, 25
-local e5 = math.floor(59.5e9 / 12 / v + 0.5)
-local p5 = math.floor(32e9 / 12 / v + 0.5)
-local P1 = 17e9 / 12
-local h5 = math.floor((-(4 * e5 + 4) + math.sqrt((4 * e5 + 4) ^ 2 + 16 * P1)) / 8 + 0.5)
+-- publish its shapes; dlbench.parallel_hestness.table5_shapes reads them off the paper
+-- (vocabulary 793,471, subbatch 128, q = 25 words per sample, sizes from Table 5's
+-- layer-parallel footprints at 12 bytes per parameter; its header gives the derivation).
+-- The same graph sets Table 5 row 2's computed device in notebooks/hestness_parallel.lua.
+local SH = require("dlbench.parallel_hestness").table5_shapes()
+local v, b5, q5, e5, p5, h5 = SH.vocab, SH.batch, SH.steps, SH.embed, SH.proj, SH.hidden
 local wlm = dlb.models.word_lm { batch = b5, hidden = h5, vocab = v, steps = q5, embed = e5,
   proj = p5 }
 local s5 = wlm:stats {}
