@@ -158,6 +158,9 @@ Reading Table 3:
 - Word LMs, character LMs: our graphs give the paper's TFLOPs and step seconds within a
   few percent in (a) and (c); epoch days differ because the paper's epoch implies ~26
   words (char LM ~118 characters) per sample where the profiled graphs unroll 80 (150).
+  notebooks/hestness_roofline.lua prints 31.3K for the word LM at the paper-implied 26 words (a
+  calibrated input there) and reconciles it with our 10.5K: x 80/26 for the words per sample,
+  x 79.7/77 for the data size Table 1's chain projects here.
 - NMT: the paper's row is ~1.8x its own Table 2 formula (499 vs 270 TFLOP at 18.9B, b=96);
   our graph agrees with the formula, not with the row.
 - Speech (c): the graph's 300 decoder steps (the profiled graph's binding) add FLOPs the
