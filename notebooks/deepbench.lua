@@ -17,8 +17,8 @@
 local dlb = require "dlbench"
 local R = dlb.roofline
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local nb = require "dlbench.notebook"
+local outdir = nb.outdir(arg)
 local SHORT = "predicted (roofline), not measured"
 local function here()
   local src = debug.getinfo(1, "S").source
@@ -31,12 +31,7 @@ local DEVICES = { dlb.hw.get("Quadro-P4000"), dlb.hw.get("V100-SXM2-16GB"), dlb.
 -- The measured host (branch `measure`, dlb.measure.host): add it with this one line.
 if os.getenv("DLB_DEEPBENCH_HOST") then DEVICES[#DEVICES + 1] = dlb.measure.host {} end
 
-local function save(f, name)
-  local bad = f:layout_check()
-  if #bad > 0 then print(string.format("  %s: %d overlapping text boxes", name, #bad)) end
-  local ok, err = f:save(outdir .. "/" .. name)
-  print(ok and ("wrote " .. outdir .. "/" .. name) or ("could not write " .. name .. ": " .. tostring(err)))
-end
+local function save(f, name) return nb.save(f, outdir, name) end
 local function training(t) return t:where { set = "training_set" } end
 local results = { devices = {} }
 for i, d in ipairs(DEVICES) do results.devices[i] = d.name end

@@ -9,21 +9,12 @@ local dlb = require "dlbench"
 local E = dlb.energy
 local P = dlb.parallel
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local nb = require "dlbench.notebook"
+local outdir = nb.outdir(arg)
 local SHORT = "predicted (analytical model), not measured"
-local verdicts = {}
-local function verdict(v, claim, ours)
-  local line = string.format("%-8s %s -- ours: %s", v, claim, ours)
-  verdicts[#verdicts + 1] = line
-  print(line)
-end
-local function save(f, name)
-  local bad = f:layout_check()
-  if #bad > 0 then print(string.format("  %s: %d overlapping text boxes", name, #bad)) end
-  local ok, err = f:save(outdir .. "/" .. name)
-  print(ok and ("wrote " .. outdir .. "/" .. name) or ("could not write " .. name .. ": " .. tostring(err)))
-end
+local verdicts = nb.verdicts()
+local function verdict(v, claim, ours) return verdicts:add(v, nil, claim, ours) end
+local function save(f, name) return nb.save(f, outdir, name) end
 
 ------------------------------------------------------------------------------------------
 print("== Energy per operation (dlb.energy tables; pJ)")
@@ -232,7 +223,5 @@ do
 end
 
 print("\n== Summary (our numbers vs the slides' claims) ==")
-local n = { AGREE = 0, PARTLY = 0, DISAGREE = 0 }
-for _, l in ipairs(verdicts) do local v = l:match("^(%u+)"); n[v] = n[v] + 1 end
-print(string.format("%d agree, %d partly, %d disagree", n.AGREE, n.PARTLY, n.DISAGREE))
+verdicts:summary()
 return { verdicts = verdicts, recompute = curve, c16 = c16, c64 = c64, strong = strong, weak = weak }

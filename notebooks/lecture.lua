@@ -15,17 +15,12 @@
 local dlb = require "dlbench"
 local R = dlb.roofline
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local nb = require "dlbench.notebook"
+local outdir = nb.outdir(arg)
 local SHORT = "predicted (roofline model), not measured"
 local MiB = 2 ^ 20
 local results = {}
-local function save(f, name)
-  local bad = f:layout_check()
-  if #bad > 0 then print(string.format("  %s: %d overlapping text boxes", name, #bad)) end
-  local ok, err = f:save(outdir .. "/" .. name)
-  print(ok and ("wrote " .. outdir .. "/" .. name) or ("could not write " .. name .. ": " .. tostring(err)))
-end
+local function save(f, name) return nb.save(f, outdir, name) end
 
 ------------------------------------------------------------------------------------------
 -- 1. Benchmarking tables: forward multiply-accumulates (the tables' "FLOPs" are MACs:

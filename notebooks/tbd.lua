@@ -26,8 +26,8 @@
 local dlb = require "dlbench"
 local P = dlb.parallel
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local nb = require "dlbench.notebook"
+local outdir = nb.outdir(arg)
 local SHORT = "predicted (roofline model), not measured"
 local DISPATCH = 8e-6 -- s per op, ASSUMED framework dispatch floor (see above)
 
@@ -124,12 +124,7 @@ do -- the dispatch floor is an assumption: how much hangs on it
   print("Sensitivity of Seq2Seq's GPU utilisation at its largest batch to the dispatch floor: " .. table.concat(parts, ", "))
 end
 
-local function save(f, name)
-  local bad = f:layout_check()
-  if #bad > 0 then print(string.format("  %s: %d overlapping text boxes", name, #bad)) end
-  local ok, err = f:save(outdir .. "/" .. name)
-  print(ok and ("wrote " .. outdir .. "/" .. name) or ("could not write " .. name .. ": " .. tostring(err)))
-end
+local function save(f, name) return nb.save(f, outdir, name) end
 
 local function series(m, field)
   local xs, ys = {}, {}
@@ -298,12 +293,8 @@ end
 ------------------------------------------------------------------------------------------
 -- The 12 observations, each checked against our numbers
 print("\n== TBD's observations against our predictions ==")
-local verdicts = {}
-local function verdict(v, obs, claim, ours)
-  local line = string.format("%-8s %s: %s -- ours: %s", v, obs, claim, ours)
-  verdicts[#verdicts + 1] = line
-  print(line)
-end
+local verdicts = nb.verdicts()
+local function verdict(v, obs, claim, ours) return verdicts:add(v, obs, claim, ours) end
 local function first_last(m, f) return m.rows[1][f], m.rows[#m.rows][f] end
 local function at(m, b) for _, p in ipairs(m.rows) do if p.b == b then return p end end end
 local function monotone(m, f)
@@ -458,8 +449,7 @@ do -- Obs 12: 1 -> 2 machines over Ethernet against the same GPUs in one machine
       .. "1 x 4 GPUs %.0f, 2 x 4 over Ethernet %.0f (x%.2f for twice the GPUs; hierarchical allreduce), over InfiniBand %.0f",
       g1, g2, g2m_eth, one, two_eth, two_eth / one, two_ib))
 end
-local n = { AGREE = 0, PARTLY = 0, DISAGREE = 0 }
-for _, l in ipairs(verdicts) do n[l:match("^(%u+)")] = n[l:match("^(%u+)")] + 1 end
-print(string.format("\n%d agree, %d partly, %d disagree (of 12; all from predictions, not measurements)", n.AGREE, n.PARTLY, n.DISAGREE))
+print()
+verdicts:summary(" (of 12; all from predictions, not measurements)")
 
 return { models = res, frcnn = frcnn, verdicts = verdicts, fig9 = fig9, dispatch = DISPATCH }
