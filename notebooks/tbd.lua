@@ -189,10 +189,11 @@ do
   a.title, a.ylabel = "throughput, TITAN Xp / P4000", "speedup"
   local b = f:panel(1, 2)
   b:bar { labels = fig7.labels, values = fig7.gu, mode = "grouped", stacks = { "P4000", "TITAN Xp" } }
-  b.title, b.ylabel, b.ylim = "GPU utilisation", "%", { 0, 100 }
+  b.title, b.ylabel, b.ylim = "GPU utilisation", "%", { 0, 130 }
+  b.legend = "upper right"
   local c = f:panel(1, 3)
   c:bar { labels = fig7.labels, values = fig7.fu, mode = "grouped", stacks = { "P4000", "TITAN Xp" } }
-  c.title, c.ylim = "FP32 utilisation", { 0, 100 }
+  c.title, c.ylim = "FP32 utilisation", { 0, 130 }
   c.legend = "upper right"
   save(f, "tbd_fig7_titan_xp.png")
 end
@@ -285,7 +286,7 @@ do
     ax:bar { labels = labels, values = vals, mode = "grouped", stacks = names }
     ax.title = res[key].name
     ax.ylabel = "images/s"
-    if i == 2 then ax.legend = "upper left" end
+    ax.legend = "upper left"
   end
   save(f, "tbd_fig9_scaling.png")
 end
