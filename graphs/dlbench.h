@@ -76,6 +76,7 @@ DLB_API double dlb_memory_in_use(void);
 #include "dlb_scaling.h"
 #include "dlb_parallel.h"
 #include "dlb_proc.h"
+#include "dlb_energy.h"
 #include "dlbplot.h"
 
 #endif

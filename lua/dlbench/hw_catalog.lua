@@ -2,7 +2,10 @@
 -- Units: peak in FLOP/s (dense rates, never sparsity figures), mem and cache in bytes,
 -- mem_bw in bytes/s, link bw in bytes/s PER DIRECTION (vendors quote NVLink/ICI/Infinity
 -- Fabric totals bidirectionally: 900 GB/s NVLink = 450e9 here), latency in seconds,
--- power in watts. Every number has a `source` entry naming where it comes from:
+-- power in watts. Memory capacities follow one convention (docs/hw.md "Memory units"): the
+-- number the datasheet prints, in decimal GB (x 1e9), even where the part is binary (HBM
+-- and GDDR capacities are GiB: 16 GB = 17.18e9 bytes physically, before driver reserves).
+-- Every number has a `source` entry naming where it comes from:
 --   "datasheet"  the vendor's published specification sheet or product page
 --   "seed ..."   a table or sentence of one of the seeds (seeds/000_... etc.)
 --   "derived"    computed from other published numbers (the formula is given)
@@ -10,7 +13,6 @@
 -- Link latencies are never datasheet numbers: they are typical small-message latencies
 -- (NVLink/ICI ~1 us, PCIe ~2 us, InfiniBand/Ethernet RDMA ~5 us) and say "assumed".
 local G, T, M = 1e9, 1e12, 1e6
-local GiB, MiB = 2 ^ 30, 2 ^ 20
 
 local lat_nvlink = "assumed: typical device-to-device small-message latency over NVLink/ICI, 1 us"
 local lat_pcie = "assumed: typical small-message latency over PCIe, 2 us"
@@ -306,14 +308,15 @@ return {
     note = "one TPU v4 chip (2 TensorCores); ICI per chip derived from the pod's all-reduce "
       .. "bandwidth",
     peak = { bf16 = 275 * T, int8 = 275 * T },
-    mem = 32 * GiB, mem_bw = 1200 * G, power = 192,
+    mem = 32 * G, mem_bw = 1200 * G, power = 192,
     links = { intra = { bw = 1.1e15 / 4096, latency = 1e-6 } },
     source = {
       links = "derived: Cloud TPU v4 page, all-reduce bandwidth per Pod 1.1 PB/s / 4096 chips "
         .. "= 268.6e9 per chip (the v5e page's numbers give its 400 GB/s bidirectional ICI / 2 "
         .. "this way); latency " .. lat_nvlink .. "; no inter-node tier (pods are one ICI torus)",
       peak = "datasheet (Cloud TPU v4 page): 275 TFLOP/s per chip (bf16 or int8)",
-      mem = "datasheet: 32 GiB HBM2", mem_bw = "datasheet: 1200 GB/s",
+      mem = "datasheet: 32 GiB HBM2, taken as 32e9 bytes (docs/hw.md: decimal GB throughout)",
+      mem_bw = "datasheet: 1200 GB/s",
       power = "datasheet: measured min/mean/max 90/170/192 W; max used",
     },
   },

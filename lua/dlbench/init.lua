@@ -29,6 +29,7 @@ local lazy = {
   pretty = "dlbench.pretty",
   doc = "dlbench.doc",
   memory = "dlbench.memory",
+  energy = "dlbench.energy",
 }
 M.lazy_names = {}
 for k in pairs(lazy) do M.lazy_names[#M.lazy_names + 1] = k end

@@ -281,4 +281,22 @@ T.test("fuzz: random CSV text never crashes, hangs or half-defines", function()
   assert(ok_count > 0)
 end)
 
+T.test("one memory convention: decimal GB as the datasheet prints (docs/hw.md)", function()
+  -- every capacity is a whole number of decimal GB (or 0.5 GB for per-core memory), never a
+  -- GiB multiple: TPU v4's '32 GiB' is entered as 32e9 like every other device
+  local devs = dlb.hw.list { print = false }
+  assert(#devs > 20, "the catalogue")
+  for _, d in ipairs(devs) do
+    for _, k in ipairs { "mem", "mem_per_core" } do
+      local v = d[k]
+      if v then
+        assert(math.abs(v / 0.5e9 - math.floor(v / 0.5e9 + 0.5)) < 1e-9,
+          string.format("%s.%s = %.17g is not decimal GB", d.name, k, v))
+      end
+    end
+  end
+  T.eq(dlb.hw.get("TPUv4").mem, 32e9, "TPU v4")
+  assert(dlb.hw.get("TPUv4").source.mem:find("decimal", 1, true), "the source says how it was read")
+end)
+
 T.done()
