@@ -62,7 +62,7 @@ version() { sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' graphs/dlbench.h; }
 # The public headers, listed: what a C user includes (graphs/dlb_internal.h is not one).
 PUBLIC_HEADERS="graphs/dlbench.h graphs/dlb_export.h graphs/dlb_poly.h graphs/dlb_graph.h
 graphs/dlb_hw.h graphs/dlb_roofline.h graphs/dlb_stats.h graphs/dlb_scaling.h
-graphs/dlb_parallel.h graphs/dlb_proc.h plots/dlbplot.h"
+graphs/dlb_parallel.h graphs/dlb_proc.h graphs/dlb_energy.h plots/dlbplot.h"
 
 # install_into PREFIX: the layout of docs/host.md, staged under $DESTDIR when it is set.
 #   bin/dlbench; lib/libdlbench.so.VERSION with the SONAME link libdlbench.so.MAJOR and the
