@@ -24,4 +24,10 @@ void *dlb_fail_null(int status, const char *fmt, ...)
 /* The status of the last recorded failure in this thread (DLB_OK if none). */
 int dlb_last_status(void);
 
+/* The per-op time rule of dlb_op_time without its argument checks, for loops that checked
+** the device once (dlb_roofline_ops, the planner). bytes are already scaled and made
+** cache-aware by the caller; gemm may be NULL. Returns the seconds and sets *mem_bound. */
+double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                       int *mem_bound);
+
 #endif
