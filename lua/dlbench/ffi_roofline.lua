@@ -53,31 +53,6 @@ return function(core, C, ffi) -- luacheck: ignore
     return true
   end
 
-  function core.roofline_op_time(dev, flops, bytes, gemm)
-    local d = roof(dev)
-    local g
-    if gemm ~= nil then
-      if type(gemm) ~= "table" then error("bad argument #4 (table {m, n, k, batch} expected)", 0) end
-      g = ffi.new("double[4]", 0, 0, 0, 1)
-      for i = 1, 4 do
-        if gemm[i] ~= nil then g[i - 1] = checknum(gemm[i], 4) end
-      end
-    end
-    local t, bd = ffi.new("double[1]"), ffi.new("int[1]")
-    core.check(C.dlb_op_time(d, checknum(flops, 2), checknum(bytes, 3), g, t, bd))
-    return t[0], bd[0] == C.DLB_BOUND_MEMORY and "memory" or "compute"
-  end
-
-  function core.roofline_step_memory(schedule, w, g, o, act, slack)
-    local out = ffi.new("double[1]")
-    if type(schedule) ~= "number" or schedule ~= math.floor(schedule) then
-      error("bad argument #1 (number has no integer representation)", 0)
-    end
-    core.check(C.dlb_step_memory(schedule, checknum(w, 2), checknum(g, 3), checknum(o, 4),
-      checknum(act, 5), slack == nil and 0 or checknum(slack, 6), out))
-    return out[0]
-  end
-
   local function result(r)
     return {
       time = r.time, compute_time = r.compute_time, memory_time = r.memory_time,
@@ -184,4 +159,30 @@ return function(core, C, ffi) -- luacheck: ignore
     end
     return res, times, bounds
   end
+
+  function core.roofline_op_time(dev, flops, bytes, gemm)
+    local d = roof(dev)
+    local g
+    if gemm ~= nil then
+      if type(gemm) ~= "table" then error("bad argument #4 (table {m, n, k, batch} expected)", 0) end
+      g = ffi.new("double[4]", 0, 0, 0, 1)
+      for i = 1, 4 do
+        if gemm[i] ~= nil then g[i - 1] = checknum(gemm[i], 4) end
+      end
+    end
+    local t, bd = ffi.new("double[1]"), ffi.new("int[1]")
+    core.check(C.dlb_op_time(d, checknum(flops, 2), checknum(bytes, 3), g, t, bd))
+    return t[0], bd[0] == C.DLB_BOUND_MEMORY and "memory" or "compute"
+  end
+
+  function core.roofline_step_memory(schedule, w, g, o, act, slack)
+    local out = ffi.new("double[1]")
+    if type(schedule) ~= "number" or schedule ~= math.floor(schedule) then
+      error("bad argument #1 (number has no integer representation)", 0)
+    end
+    core.check(C.dlb_step_memory(schedule, checknum(w, 2), checknum(g, 3), checknum(o, 4),
+      checknum(act, 5), slack == nil and 0 or checknum(slack, 6), out))
+    return out[0]
+  end
+
 end

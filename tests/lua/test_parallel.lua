@@ -122,11 +122,11 @@ T.test("data parallel from graph stats (s.flops_fwd/bwd/update, s.params, s.brea
   local r2 = P.data { stats = s, stats_batch = 32, hw = V100, workers = 4, subbatch = 64, bw = 10e9 }
   T.near(r2.compute, (192e9 + 2e6) / (0.8 * 15.67e12), 1e-12, "scaled compute")
   T.near(r2.mem, 20e6 + 64e6, 1e-12, "scaled memory")
-  -- a 40 MB device: 49 MB do not fit, 9 MB short
+  -- a 40 MB device: 52 MB do not fit, 12 MB short
   local small = { peak = 15.67e12, mem_bw = 898e9, mem = 40e6 }
   local r3 = P.data { stats = s, hw = small, workers = 4, subbatch = 32, bw = 10e9 }
-  T.eq(r3.fits, false, "49 MB in 40 MB")
-  T.near(r3.shortfall, 9e6, 1e-9, "shortfall")
+  T.eq(r3.fits, false, "52 MB in 40 MB")
+  T.near(r3.shortfall, 12e6, 1e-9, "shortfall")
   -- fp16 stats all-reduce 2-byte gradients
   local h = {}
   for k, v in pairs(s) do h[k] = v end
