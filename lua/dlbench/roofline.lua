@@ -288,7 +288,12 @@ function M.time(s, dev, opts)
   -- MFU: the model's FLOPs (a recompute pass's forward FLOPs are not the model's) over time
   -- x peak; HFU: every FLOP the hardware executes, recompute included (Korthikanti et al.
   -- 2022 sec. 6: "model FLOPs utilization" vs "hardware FLOPs utilization")
-  local rcf = tonumber(rawget(s, "flops_recompute") or (getmetatable(s) ~= OpSet and s.flops_recompute) or 0) or 0
+  local rcf = 0
+  local fr = rawget(s, "flops_recompute") or (getmetatable(s) ~= OpSet and s.flops_recompute) or nil
+  if fr ~= nil then
+    local ok, v = pcall(num, fr, "flops_recompute", fn)
+    if ok then rcf = v end
+  end
   r.hfu = r.util
   r.mfu = r.time > 0 and math.max(0, r.flops - rcf) / (r.time * roof.peak) or 0
   r.intensity = r.bytes > 0 and r.flops / r.bytes or math.huge
