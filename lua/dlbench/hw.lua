@@ -422,6 +422,21 @@ function Device:describe()
   end
   if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end
   if self.power then line("power", string.format("%.4g W", self.power), self.source.power) end
+  if self.kernel_overhead then
+    line("kernel_overhead", string.format("%.3g us", self.kernel_overhead * 1e6), self.source.kernel_overhead)
+  end
+  if self.step_overhead then
+    line("step_overhead", string.format("%.3g ms", self.step_overhead * 1e3), self.source.step_overhead)
+  end
+  if self.half_bw_bytes then
+    line("half_bw_bytes", string.format("%.3g MB", self.half_bw_bytes / 1e6), self.source.half_bw_bytes)
+  end
+  if self.sm_count then line("sm_count", tostring(self.sm_count), self.source.sm_count) end
+  if self.gemm_tile then
+    line("gemm_tile", string.format("%d x %d", self.gemm_tile[1], self.gemm_tile[2]), self.source.gemm_tile)
+  end
+  if self.systolic then line("systolic", tostring(self.systolic), self.source.systolic) end
+  if self.vector_width then line("vector_width", tostring(self.vector_width), self.source.vector_width) end
   return table.concat(out, "\n")
 end
 
@@ -576,7 +591,9 @@ doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
 -- at least one peak column are required).
 M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-  "inter_latency", "power", "cores", "mem_per_core", "note", "source" }
+  "inter_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
+  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
+  "note", "source" }
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
@@ -639,6 +656,9 @@ function M.parse_csv(text, file)
           end
           if is_prec[c] then
             spec.peak[c] = v
+          elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
+            spec.gemm_tile = spec.gemm_tile or {}
+            spec.gemm_tile[c == "gemm_tile_m" and 1 or 2] = v
           elseif c:match("^intra_") or c:match("^inter_") then
             local tier, k = c:match("^(%a+)_(%a+)$")
             if k == "latency" then k = "latency" end
@@ -746,6 +766,8 @@ function M.to_csv(devices)
         local tier, k = c:match("^(%a+)_(%a+)$")
         v = d.links[tier] and d.links[tier][k]
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
+      elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
+        v = d.gemm_tile and d.gemm_tile[c == "gemm_tile_m" and 1 or 2]
       else v = d[c] end
       cells[j] = csv_cell(v)
     end

@@ -140,7 +140,31 @@ T.test("MFU and HFU: recompute raises HFU, not MFU; the optimizer step is timed"
   local g = dlb.models.gpt { size = "gpt2" }
   local e = P.evaluate { graph = g, hw = A100, batch = 2, dp = 1, tp = 1, pp = 1, m = 1 }
   assert(e.update > 0, "optimizer update timed")
-  T.near(e.step, e.compute + e.comm + e.bubble + e.update, 1e-12, "step parts")
+  T.near(e.step, e.compute + e.comm + e.bubble + e.update + A100.step_overhead, 1e-12, "step parts")
+end)
+
+T.test("catalogue: kernel-model fields by device class, each with a source", function()
+  for _, name in ipairs(dlb.hw.names()) do
+    local d = dlb.hw.get(name)
+    if name == "Hestness-T4" then
+      T.eq(d.kernel_overhead, nil, "the seed's model device stays a pure roofline")
+    else
+      for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes" } do
+        assert(type(d[k]) == "number" and d[k] > 0, name .. " has " .. k)
+        assert(type(d.source[k]) == "string", name .. " names the source of " .. k)
+      end
+      if d.kind == "tpu" then T.eq(d.systolic, 128, name .. " MXU 128 x 128") end
+      if d.sm_count then assert(d.gemm_tile and d.source.sm_count, name .. " tiles and SM source") end
+    end
+  end
+  T.eq(dlb.hw.get("A100-SXM4-80GB").sm_count, 108, "A100: 108 SMs (whitepaper)")
+  -- the fields reach the model: the A100's step is longer with them than without
+  local s = dlb.models.gpt { size = "gpt2" }:stats { b = 1, precision = "mixed" }
+  local with = R.time(s, A100).time
+  local without = R.time(s, A100:with { kernel_overhead = 0, step_overhead = 0, half_bw_bytes = 0,
+    sm_count = 0 + 1, gemm_tile = { 1, 1 } }).time
+  assert(with > without, "overheads and quantisation cost time")
+  assert(A100:describe():find("kernel_overhead", 1, true), "describe lists the kernel fields")
 end)
 
 T.done()
