@@ -30,6 +30,22 @@ local GRAPH_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", 
 local DEV_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf16 = "bf16",
   fp32 = "fp32", tf32 = "tf32", fp8 = "fp8" }
 
+-- The kernels each row's software stack runs, from the sources (not fitted): FlashAttention
+-- and fused elementwise/optimizer kernels in the 2023-24 stacks (NeMo/Transformer Engine,
+-- llm-foundry, torchtitan, MaxText/XLA, PaLM on XLA); Megatron-LM 2021-22's fused softmax
+-- and bias-GeLU kernels (elementwise fusion, no FlashAttention); MXNet/PyTorch NGC with
+-- cuDNN's fused kernels and apex's fused optimizers (elementwise + optimizer); TBD's
+-- TensorFlow 1.x graphs unfused.
+local function fusion(r)
+  local f = r.framework or ""
+  if f:find("TensorFlow", 1, true) then return nil, "none" end
+  if f:find("Megatron-LM", 1, true) and not f:find("NeMo", 1, true) then
+    return { "elementwise" }, "elementwise"
+  end
+  if f:find("NGC", 1, true) then return { "elementwise", "optimizer" }, "elementwise+optimizer" end
+  return true, "all"
+end
+
 local function builder(name)
   if name:find("%.") then return dlb.models.paradnn[name:match("%.(.*)")] end
   return dlb.models[name]
@@ -43,7 +59,8 @@ local function setup(r)
   if not gp then return nil, "precision " .. tostring(r.precision) end
   if not hw.peak[hw:precision(dprec) ] then return nil, "no peak" end
   local g = builder(r.model.builder)(r.model.opts)
-  local ls = P.layers.from_graph(g, { precision = gp })
+  local fuse, fname = fusion(r)
+  local ls = P.layers.from_graph(g, { precision = gp, fuse = fuse })
   local L = r.layout or {}
   local tp, pp = L.tp, L.pp
   if not tp and L.mp then
@@ -54,7 +71,7 @@ local function setup(r)
   local fwd, bwd = 0, 0
   for _, l in ipairs(ls) do fwd = fwd + l.flops_fwd; bwd = bwd + l.flops_bwd end
   local rc = L.recompute == "full"
-  local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc,
+  local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc, fuse = fname,
     model_fps = fwd + bwd, hw_fps = fwd + bwd + (rc and fwd or 0) }
   local micro = L.micro_batch or 1
   local gb = L.global_batch
@@ -185,15 +202,16 @@ end
 print("Validation: PREDICTED training throughput (dlbench) vs MEASURED (published; sources in")
 print("notebooks/data/validation_runs.lua). Per device, samples/s. 'cal' rows were used to fit")
 print("the CALIBRATED flops_eff; the error that counts is on the held-out rows.\n")
-print(string.format("%-44s %-15s %-5s %11s %11s %8s %11s %8s", "row", "device", "set", "measured",
-  "predicted", "error", "calibrated", "error"))
+print(string.format("%-44s %-15s %-5s %-9s %11s %11s %8s %11s %8s", "row", "device", "set", "fusion",
+  "measured", "predicted", "error", "calibrated", "error"))
 local held_d, held_c, all_d = {}, {}, {}
 for _, x in ipairs(res) do
   local ed, ec = x.pred / x.meas - 1, x.pred_cal / x.meas - 1
   all_d[#all_d + 1] = math.abs(ed)
   if not x.calib then held_d[#held_d + 1] = math.abs(ed); held_c[#held_c + 1] = math.abs(ec) end
-  print(string.format("%-44s %-15s %-5s %11.4g %11.4g %+7.1f%% %11.4g %+7.1f%%", x.row.id:sub(1, 44),
-    x.row.hw:sub(1, 15), x.calib and "cal" or "held", x.meas, x.pred, 100 * ed, x.pred_cal, 100 * ec))
+  print(string.format("%-44s %-15s %-5s %-9s %11.4g %11.4g %+7.1f%% %11.4g %+7.1f%%", x.row.id:sub(1, 44),
+    x.row.hw:sub(1, 15), x.calib and "cal" or "held", x.s.fuse:sub(1, 9), x.meas, x.pred, 100 * ed,
+    x.pred_cal, 100 * ec))
 end
 print(string.format("\n%d rows predicted (%d calibration, %d held out), %d skipped; %.1f s",
   #res, #res - #held_d, #held_d, #skipped, os.clock() - t0))

@@ -568,7 +568,8 @@ end
 
 local function layers_of(fname, g, o)
   if is_graph(g) then
-    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim })
+    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
+      fuse = o.fuse })
   end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
@@ -583,7 +584,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
-  "slack", "fsdp_overlap" }
+  "slack", "fsdp_overlap", "fuse" }
 
 -- Memory schedules (dlb_step_memory in graphs/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -706,7 +707,7 @@ doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batc
 local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap" }
+  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "fuse" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)

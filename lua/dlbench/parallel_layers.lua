@@ -232,6 +232,7 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 -- softmax_xent and a matmul is the column-parallel logits (one allreduce of its input). Other
 -- layers (convolutions, LSTMs) run replicated on the tensor ranks.
 local FG = { bind = true, batch_dim = true, batch = true, precision = true, optimizer = true,
+             fuse = true,
              tp = true }
 local function gerr(fname, msg)
   -- drop the location prefixes of errors raised inside the graph engine
@@ -311,6 +312,7 @@ function M.from_graph(g, o)
   for k, v in pairs(o.bind or {}) do base[k] = v end
   base.precision = o.precision or base.precision or "mixed"
   base.optimizer = o.optimizer or base.optimizer
+  base.fuse = o.fuse   -- fusion passes (g:stats{fuse=}): the layers' ops are the fused kernels
   local core = require "dlbench.backend"
   -- One training-step analysis at batch b: per-layer rows (as g:layers) and per-op arrays
   -- (the analysis contract of docs/graph.md: flops, bytes, phases 0 fwd / 1 bwd, layers).
@@ -441,7 +443,7 @@ end
 
 
 doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\"|batch=n, precision=\"mixed\","
-  .. " optimizer=, tp=\"megatron\"|false}]) -> {layer cost...}",
+  .. " optimizer=, fuse=, tp=\"megatron\"|false}]) -> {layer cost...}",
   "per-sample layer costs of a dlb.graph's g:layer scopes (FLOPs, bytes, params, activations, "
   .. "tensor-parallel collectives) for dlb.parallel.plan")
 

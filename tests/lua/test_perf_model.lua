@@ -167,4 +167,48 @@ T.test("catalogue: kernel-model fields by device class, each with a source", fun
   assert(A100:describe():find("kernel_overhead", 1, true), "describe lists the kernel fields")
 end)
 
+T.test("fusion passes: options, and the unfused graph stays the default", function()
+  local g = dlb.models.gpt { size = "gpt2", seq = 2048, context = 2048 }
+  local base = g:stats { b = 2, precision = "mixed" }
+  local off = g:stats { b = 2, precision = "mixed", fuse = false }
+  for _, k in ipairs { "flops", "bytes", "footprint", "params" } do
+    T.eq(off[k], base[k], "fuse=false is the default: " .. k)
+  end
+  T.eq(base.fuse, nil, "no passes by default")
+  T.checkerr("is not a fusion pass", g.stats, g, { b = 2, fuse = { "flash" } })
+  T.checkerr("fuse must be", g.stats, g, { b = 2, fuse = "all" })
+  T.checkerr("fuse needs every dim bound", g.stats, g, { fuse = true })
+  -- GPT-2 small: 12 layers, d 768, 12 heads, s 2048, b 2
+  local L, d, h, sq, b = 12, 768, 12, 2048, 2
+  local fa = g:stats { b = b, precision = "mixed", fuse = { "attention" } }
+  T.eq(fa.fuse[1], "attention", "the passes are listed")
+  T.eq(fa.flops_fwd, base.flops_fwd, "forward FLOPs unchanged")
+  T.eq(fa.flops_bwd, base.flops_bwd, "backward FLOPs unchanged")
+  -- FlashAttention's backward recomputes S = Q K^T (2 b s^2 d per layer, Dao et al. 2022
+  -- Alg. 4) plus the scale and softmax (a few FLOPs per score)
+  local qk = L * 2 * b * sq * sq * d
+  assert(fa.flops_recompute >= qk and fa.flops_recompute <= 1.1 * qk,
+    string.format("recompute %g vs 2 b s^2 d L = %g", fa.flops_recompute, qk))
+  -- no s x s tensor in memory: at least the softmax output (b h s^2 x 2 bytes) per layer is gone
+  local p_bytes = b * h * sq * sq * 2
+  assert(base.breakdown.activations - fa.breakdown.activations >= L * p_bytes,
+    "the s x s activations are not kept")
+  -- nor in traffic: the scores, scale, softmax, their gradients (at least 6 s x s passes)
+  assert(base.bytes - fa.bytes >= 6 * L * p_bytes, "no s x s traffic")
+  -- elementwise: same FLOPs, less traffic, no more memory
+  local fe = g:stats { b = b, precision = "mixed", fuse = { "elementwise" } }
+  T.eq(fe.flops, base.flops, "elementwise fusion moves no FLOPs")
+  assert(fe.bytes < base.bytes and fe.footprint <= base.footprint, "elementwise: less traffic")
+  -- optimizer: the same traffic in fewer kernels (one per layer): a shorter step when
+  -- kernels cost a launch
+  local fo = g:stats { b = b, precision = "mixed", fuse = { "optimizer" } }
+  T.near(fo.bytes, base.bytes, 1e-12, "optimizer fusion keeps the traffic")
+  assert(R.time(fo, A100).time < R.time(base, A100).time, "fewer launches")
+  -- the planner sees the fused kernels too
+  local e = P.evaluate { graph = g, hw = A100, batch = 2, dp = 1, tp = 1, pp = 1, m = 1,
+    fuse = true }
+  local r = R.time(g:stats { b = 2, precision = "mixed", fuse = true }, A100)
+  assert(rel(e.step, r.time) < 0.01, string.format("fused: evaluate %g vs roofline %g", e.step, r.time))
+end)
+
 T.done()
