@@ -61,9 +61,11 @@ DLB_API int dlb_op_time(const dlb_roof *d, double flops, double bytes, const dou
 /* The fraction of the device's matrix throughput a matmul [m,k] x [k,n], `batch` times,
 ** can use (0, 1]: the product of
 ** - GPU tile and wave quantisation (sm_count and gemm_tile set): the output is cut into
-**   ceil(m/tm) ceil(n/tn) batch tiles run in waves of sm_count; q = m n batch /
-**   (waves x sm_count x tm x tn) (NVIDIA, "Matrix Multiplication Background User's Guide",
-**   Deep Learning Performance Documentation: tile and wave quantization);
+**   T = ceil(m/tm) ceil(n/tn) batch tiles run in waves of sm_count (NVIDIA, "Matrix
+**   Multiplication Background User's Guide", Deep Learning Performance Documentation: tile
+**   and wave quantization); when T < sm_count the reduction is split over
+**   s = min(floor(sm_count / T), floor(k / 256)) slices (split-K, CUTLASS; Osama et al.
+**   2023), so q = m n batch s / (ceil(T s / sm_count) x sm_count x tm x tn);
 ** - TPU systolic padding (systolic = s): k and n are padded to multiples of s, the
 **   128 x 128 MXU (Wang et al. 2019, seeds/004 sec. 4: "the dimensions ... padded to
 **   multiples of 128"; Google Cloud TPU performance guide);

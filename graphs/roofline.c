@@ -47,8 +47,14 @@ double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k, doub
   if (d->sm_count >= 1 && d->gemm_tile_m >= 1 && d->gemm_tile_n >= 1) {
     double tm = d->gemm_tile_m, tn = d->gemm_tile_n, sm = d->sm_count;
     double tiles = ceil(m / tm) * ceil(n / tn) * batch;
-    double waves = ceil(tiles / sm);
-    q *= (m * n * batch) / (waves * sm * tm * tn);
+    /* split-K: when the output has fewer tiles than SMs, the libraries split the reduction
+    ** over s slices of at least 256 each (CUTLASS "split-K" GEMMs; cuBLAS heuristics;
+    ** Osama et al. 2023, "Stream-K"); the slices' partial sums are not costed */
+    double split = floor(sm / tiles), kmax = floor(k / 256);
+    if (split > kmax) split = kmax;
+    if (split < 1) split = 1;
+    double waves = ceil(tiles * split / sm);
+    q *= (m * n * batch * split) / (waves * sm * tm * tn);
   }
   if (d->systolic >= 1) q *= pad(k, d->systolic) * pad(n, d->systolic);
   if (d->vector_width >= 1) q *= pad(n, d->vector_width);

@@ -32,7 +32,9 @@ for vi, v in ipairs(VARIANTS) do
   local lines = {}
   local real_print = print
   print = function(...)   -- luacheck: ignore
-    local l = table.concat({ ... }, "\t")
+    local t = {}
+    for i = 1, select("#", ...) do t[i] = tostring((select(i, ...))) end
+    local l = table.concat(t, "\t")
     local verdict, obs = l:match("^(%u+)%s+(.-): ")
     if verdict == "AGREE" or verdict == "PARTLY" or verdict == "DISAGREE" then
       lines[#lines + 1] = { verdict, obs }

@@ -173,28 +173,49 @@ local function pct(xs, q)
   return t[math.max(1, math.ceil(q * #t))]
 end
 
-local calibrated = {}   -- hw name -> {flops_eff =, rows =}
-local by_hw = {}
-for _, x in ipairs(res) do
-  if x.calib then
-    by_hw[x.row.hw] = by_hw[x.row.hw] or {}
-    table.insert(by_hw[x.row.hw], x)
-  end
-end
-for name, xs in pairs(by_hw) do
-  local base = dlb.hw.get(name)
-  local best, beste = base.flops_eff, math.huge
+local calibrated = {}   -- hw name -> {flops_eff =, rows =, pooled =}
+local MIN_ROWS = 3      -- fewer calibration rows than this: the device class's pooled value
+-- flops_eff minimising the median |log error| of rows xs (each on its own device)
+local function fit(xs)
+  local best, beste = 0.8, math.huge
   for e = 0.30, 1.0001, 0.02 do
-    local dev = base:with { flops_eff = math.min(1, e) }
     local errs = {}
-    for i, x in ipairs(xs) do errs[i] = logerr((predict(x.s, dev)), x.meas) end
+    for i, x in ipairs(xs) do
+      errs[i] = logerr((predict(x.s, x.s.hw:with { flops_eff = math.min(1, e) })), x.meas)
+    end
     local me = median(errs)
     if me < beste then best, beste = math.min(1, e), me end
   end
-  calibrated[name] = { flops_eff = best, rows = #xs }
+  return best
+end
+-- one flops_eff per device (per device and precision was tried: more parameters on fewer
+-- rows each, and a worse held-out error)
+local function ckey(x) return x.row.hw end
+local by_hw, by_kind = {}, {}
+for _, x in ipairs(res) do
+  if x.calib then
+    by_hw[ckey(x)] = by_hw[ckey(x)] or {}
+    table.insert(by_hw[ckey(x)], x)
+    local k = x.s.hw.kind
+    by_kind[k] = by_kind[k] or {}
+    table.insert(by_kind[k], x)
+  end
+end
+local pooled = {}
+for k, xs in pairs(by_kind) do pooled[k] = fit(xs) end
+for _, x in ipairs(res) do
+  local name = ckey(x)
+  if not calibrated[name] then
+    local xs = by_hw[name] or {}
+    if #xs >= MIN_ROWS then
+      calibrated[name] = { flops_eff = fit(xs), rows = #xs }
+    elseif pooled[x.s.hw.kind] then
+      calibrated[name] = { flops_eff = pooled[x.s.hw.kind], rows = #xs, pooled = x.s.hw.kind }
+    end
+  end
 end
 for _, x in ipairs(res) do
-  local c = calibrated[x.row.hw]
+  local c = calibrated[ckey(x)]
   x.pred_cal = c and (predict(x.s, x.s.hw:with { flops_eff = c.flops_eff })) or x.pred
 end
 
@@ -221,8 +242,11 @@ local names = {}
 for k in pairs(calibrated) do names[#names + 1] = k end
 table.sort(names)
 for _, k in ipairs(names) do
-  print(string.format("  %-16s flops_eff %.2f (catalogue %.2f), %d calibration rows", k,
-    calibrated[k].flops_eff, dlb.hw.get(k).flops_eff, calibrated[k].rows))
+  local c = calibrated[k]
+  print(string.format("  %-16s flops_eff %.2f (catalogue %.2f), %s", k, c.flops_eff,
+    dlb.hw.get(k:match("^%S+")).flops_eff, c.pooled and string.format("pooled over the %s calibration rows "
+      .. "(%d of its own, fewer than %d)", c.pooled, c.rows, MIN_ROWS)
+      or string.format("%d calibration rows", c.rows)))
 end
 local md, pd = median(held_d), pct(held_d, 0.9)
 local mc, pc = median(held_c), pct(held_c, 0.9)

@@ -83,6 +83,10 @@ T.test("kernel model: tile and wave quantisation, systolic padding, vector width
   T.near(q(gpu, 1025, 1024, 4096), (1025 * 1024) / (108 * 128 * 128), 1e-12, "tile quantisation")
   -- 108 x 4 tiles exactly: four full waves
   T.near(q(gpu, 128 * 108, 512, 4096), 1, 1e-12, "full waves")
+  -- split-K: one 128 x 128 output tile with a long reduction is split over the SMs, at
+  -- least 256 of k per slice: k = 65536 fills all 108, k = 512 only 2
+  T.near(q(gpu, 128, 128, 65536), 1, 1e-12, "split-K over all SMs")
+  T.near(q(gpu, 128, 128, 512), 2 / 108, 1e-12, "split-K limited by k")
   -- TPU 128 x 128 MXU: k = n = 200 pad to 256: (200/256)^2 (seeds/004 sec. 4)
   T.near(q({ systolic = 128 }, 4096, 200, 200), (200 / 256) ^ 2, 1e-12, "systolic padding")
   -- CPU, 16 fp32 lanes (AVX-512): n = 20 pads to 32
