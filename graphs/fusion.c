@@ -12,7 +12,8 @@
 **   scores and the softmax (their forward FLOPs, counted as recompute FLOPs).
 ** - elementwise (XLA-style loop fusion; ParaDnn's TPUs ran XLA, seeds/004 sec. 2): an
 **   elementwise op whose output has exactly one consumer, an elementwise op or a reduction
-**   (softmax, norms, sums) of the same phase, is fused into it: the intermediate is never
+**   (softmax, norms, sums) of the same phase, is fused into it, and so is a norm whose
+**   output only feeds an elementwise op (batch-norm + ReLU): the intermediate is never
 **   written nor read back.
 ** - optimizer (fused / multi-tensor optimizers, e.g. apex FusedAdam, PyTorch foreach): the
 **   update ops of one layer run as one kernel; their traffic is unchanged.
@@ -33,6 +34,13 @@ static int elementwise(int t) {
   default:
     return 0;
   }
+}
+
+/* A producer that fuses into an elementwise consumer: elementwise ops, and the norms whose
+** output feeds an activation (cuDNN's fused batch-norm + ReLU, XLA's fusion of a norm with
+** the elementwise ops after it). */
+static int fusible_producer(int t) {
+  return elementwise(t) || t == OP_BATCHNORM || t == OP_LAYERNORM || t == OP_RMSNORM;
 }
 
 /* A consumer an elementwise producer fuses into: elementwise ops and reductions. */
@@ -142,13 +150,18 @@ static void elementwise_chains(ctx *c) {
   const dlb_graph *s = c->s;
   for (size_t i = 0; i < s->no; i++) {
     const op *p = &s->o[i];
-    if (!elementwise(p->type) || p->nout != 1 || p->phase == DLB_PHASE_UPDATE) continue;
+    if (!fusible_producer(p->type) || p->phase == DLB_PHASE_UPDATE) continue;
+    /* one real output (a norm may also write its statistics: those stay) */
     int t = op_out(s, p)[0];
     if (c->ncons[t] != 1 || s->t[t].base != t) continue;
     int r = s->t[t].role;
     if (r == DLB_ROLE_WEIGHT || r == DLB_ROLE_OPTSTATE || r == DLB_ROLE_WORKSPACE) continue;
     int k = c->sole[t];
-    if (k <= (int)i || !fusible_consumer(s->o[k].type) || s->o[k].phase != p->phase) continue;
+    if (k <= (int)i || s->o[k].phase != p->phase) continue;
+    /* a norm fuses only into an elementwise op; an elementwise op into either */
+    if (elementwise(p->type) ? !fusible_consumer(s->o[k].type) : !elementwise(s->o[k].type))
+      continue;
+    if (elementwise(p->type) && p->nout != 1) continue;
     if ((int)t == s->loss) continue;
     double b = c->bytes[k] + c->bytes[i] - 2 * c->size0[t];
     c->flops[k] += c->flops[i];
