@@ -290,12 +290,20 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     dlb_par_coll c;
     st = dlb_par_allreduce_cluster(maxp * gb, dp, algo, &sub, &c);
     if (st) { free(w); free(first); free(S); return st; }
-    /* the gradient allreduce (ZeRO-3: its reduce-scatter and the backward all-gather, the
-    ** same volume) hides under `overlap` of the last backward; ZeRO-3's forward all-gather of the
-    ** parameters (0.5 of it, Rajbhandari et al. 2020 sec. 7) under fsdp_overlap of the
-    ** forward */
-    dpt = fmax(0, c.time - o->overlap * bw->b);
-    if (zero >= 3) dpt += fmax(0, 0.5 * c.time - o->fsdp_overlap * m * bw->f);
+    if (zero >= 3) {
+      /* ZeRO-3 / FSDP gathers a layer's parameters for every micro-batch's forward and
+      ** backward and reduce-scatters its gradients after every micro-batch's backward
+      ** (Rajbhandari et al. 2020 sec. 5.3 and 7: 1.5x the allreduce volume, per
+      ** micro-batch under gradient accumulation): m x 1.5 allreduce volumes. The
+      ** backward's all-gather and reduce-scatter (one allreduce volume) hide under
+      ** `overlap` of each backward, the forward all-gather (half) under fsdp_overlap of
+      ** each forward. */
+      dpt = m * (fmax(0, c.time - o->overlap * bw->b)
+                 + fmax(0, 0.5 * c.time - o->fsdp_overlap * bw->f));
+    } else {
+      /* the gradient allreduce after the flush hides under `overlap` of the last backward */
+      dpt = fmax(0, c.time - o->overlap * bw->b);
+    }
   }
 
   double model_flops = 0;

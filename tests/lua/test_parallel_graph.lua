@@ -115,14 +115,15 @@ T.test("plan{graph=g} matches the closed-form plan on ranking and feasibility", 
   assert(agree / n >= 0.97, string.format("feasibility agrees on %d of %d", agree, n))
   -- step times: the graph's layers are timed op by op (dlb_op_time: every elementwise,
   -- softmax and norm op at its own memory bound), the closed-form layers as one op each at
-  -- 24 s d^2 + 4 s^2 d FLOPs: the graph's steps are longer, never shorter (3% for stage
-  -- splits that tie), by at most the memory-bound share of a step
+  -- 24 s d^2 + 4 s^2 d FLOPs: the graph's compute is longer, never shorter (3% for stage
+  -- splits that tie), by the memory-bound ops and the per-kernel overheads (~1,000 kernels
+  -- per block against one: 2x at micro-batch 1 with recompute); whole steps within 3x
   io.write(string.format("# graph/closed-form step ratio: median %.3f, worst %.3f\n",
     1 + (function() table.sort(rels); return rels[math.ceil(#rels / 2)] end)(), 1 + rels[#rels]))
   for _, r in tg:rows() do
     local c = byc[key(r)]
-    assert(r.step >= 0.97 * c.step, "graph step not shorter than the closed form's")
-    assert(r.step <= 2 * c.step, "graph step within 2x of the closed form's")
+    assert(r.compute >= 0.97 * c.compute, "graph compute not shorter than the closed form's")
+    assert(r.step <= 3 * c.step and r.step >= 0.5 * c.step, "graph step within 3x of the closed form's")
   end
   -- ranking: Spearman correlation of the step times over every configuration
   local function ranks(t)
