@@ -41,7 +41,7 @@ print("== Hestness et al. 2019, Table 5: word LM to target accuracy (dlbench vs 
 print(string.format("model: %.2fB parameters (%.1fB embedding), %.3g FLOPs/step at subbatch 128, "
   .. "%.1f words/sample", model.params / 1e9, layers[1].params / 1e9, model.step_flops, model.q))
 print(string.format("%-37s %6s %7s %-18s %-18s %8s %7s %6s %6s", "stage", "accel", "batch",
-  "mem GB (ours)", "mem GB (paper)", "days", "paper", "MFU %", "paper"))
+  "mem GB (ours)", "mem GB (paper)", "days", "paper", "util", "paper"))
 local function line(name, acc, batch, mem, pmem, days, pdays, util, putil)
   print(string.format("%-37s %6d %7d %-18s %-18s %8s %7s %5s%% %5s%%", name, acc, batch, mem,
     pmem, fmt(days), tostring(pdays), fmt(100 * util), fmt(putil)))
@@ -111,7 +111,7 @@ print("   the paper (sparse embedding updates) sees no change.")
 -- 2. Fig. 12: data parallelism at subbatch 128
 print()
 print("== Hestness Fig. 12: data-parallel workers vs epoch time and utilisation (subbatch 128)")
-print(string.format("%8s %12s %8s %14s %8s", "workers", "days/epoch", "MFU %", "(alpha fitted)", "MFU %"))
+print(string.format("%8s %12s %8s %14s %8s", "workers", "days/epoch", "util %", "(alpha fitted)", "util %"))
 local fig12 = { workers = {}, days = {}, util = {}, days_fit = {}, util_fit = {} }
 local n = 1
 while n <= 4096 do
