@@ -483,6 +483,9 @@ function M.data(o)
   r.grad_bytes = w.grad_bytes
   if roof then r.roofline = { time = compute, bound = roof.bound, precision = roof.precision,
     device = roof.device, mode = mode } end
+  -- which memory rule r.mem and r.fits follow (dlb_step_memory; "footprint": the stats' own)
+  r.mem_schedule = (roof and roof.schedule) or (o.work and "work")
+    or ((type(o.stats) == "table" and o.stats.breakdown) and "framework" or "footprint")
   return r
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"

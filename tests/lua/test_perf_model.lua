@@ -38,6 +38,7 @@ T.test("issue case: Llama-2-7B, A100-80GB, seq 4096, micro-batch 1 -- one answer
     subbatch = 1, bw = 100e9 }
   T.near(d.step, r.time, 1e-12, "parallel.data step")
   T.near(d.mem, r.memory, 1e-12, "parallel.data memory")
+  T.eq(d.mem_schedule, "framework", "parallel.data says which memory rule")
   -- MFU and HFU: no recompute, so they agree; util is MFU
   T.near(e.mfu, e.util, 1e-12, "util is MFU")
   T.near(e.hfu, e.mfu, 1e-12, "no recompute: HFU = MFU")
