@@ -44,6 +44,9 @@ int check_opts(const dlb_train_opts *o) {
     return dlb_fail(DLB_EINVAL, "graph: unknown precision %d", o->precision);
   if (o->recompute < DLB_RECOMPUTE_NONE || o->recompute > DLB_RECOMPUTE_MARKED)
     return dlb_fail(DLB_EINVAL, "graph: unknown recompute policy %d", o->recompute);
+  if (o->fuse < 0 || o->fuse > DLB_FUSE_ALL)
+    return dlb_fail(DLB_EINVAL, "graph: fuse must be a set of DLB_FUSE_* bits (0..%d), got %d",
+                    DLB_FUSE_ALL, o->fuse);
   return DLB_OK;
 }
 
@@ -317,6 +320,18 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     default: T->flops_recompute += f; break;
     }
     T->bytes += b.sum;
+  }
+  if (o->fuse && !o->inference) {
+    /* fusion passes: costs move into the fused kernels, unwritten tensors take no bytes */
+    double rc = 0;
+    if (dlb_fuse_step(s, o->fuse, a->flops, a->bytes, a->size, &rc)) {
+      dlb_analysis_free(a);
+      dlb_free(dimval); dlb_free(numel);
+      return NULL;
+    }
+    T->flops_recompute += rc;
+    T->bytes = 0;
+    for (size_t i = 0; i < no; i++) T->bytes += a->bytes[i];
   }
   T->flops = T->flops_fwd + T->flops_bwd + T->flops_update + T->flops_recompute;
   T->intensity = T->bytes > 0 ? T->flops / T->bytes : 0;

@@ -56,12 +56,18 @@ enum {
   DLB_RECOMPUTE_MARKED = 3                          /* boundaries at dlb_graph_checkpoint */
 };
 
+/* Fusion passes over the analysed step (graphs/fusion.c; a bit set; 0: the unfused
+** algorithmic graph, the default). */
+enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
+       DLB_FUSE_ALL = 7 };
+
 typedef struct dlb_train_opts {
   int optimizer;    /* DLB_OPT_* */
   int precision;    /* DLB_POLICY_* */
   int recompute;    /* DLB_RECOMPUTE_* */
   int recompute_k;  /* layers per segment for DLB_RECOMPUTE_LAYERS */
   int inference;    /* 1: forward only, no loss needed */
+  int fuse;         /* DLB_FUSE_* bits (numeric analysis only; 0 = none) */
 } dlb_train_opts;
 
 /* Indices of the polynomials dlb_graph_symbolic returns. */

@@ -33,5 +33,10 @@ void *dlb_calloc(size_t n, size_t size);
 void *dlb_realloc(void *ptr, size_t n);
 void dlb_free(void *p);
 char *dlb_strdup(const char *s);
+/* The per-op time rule of dlb_op_time without its argument checks, for loops that checked
+** the device once (dlb_roofline_ops, the planner). bytes are already scaled and made
+** cache-aware by the caller; gemm may be NULL. Returns the seconds and sets *mem_bound. */
+double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                       int *mem_bound);
 
 #endif

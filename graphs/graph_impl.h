@@ -173,6 +173,12 @@ double dtype_size(int dt);
 /* -- train.c -- */
 dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt);
 
+/* -- fusion.c -- */
+/* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;
+** *recompute receives the FLOPs the fused kernels recompute. */
+int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, double *size,
+                  double *recompute);
+
 /* -- footprint.c -- */
 typedef struct fpresult {
   double peak, cat[5];   /* weights, gradients, optimizer, activations, workspace */

@@ -25,6 +25,8 @@ size_t dlbL_checkbindings(lua_State *L, int i, const char ***names, double **val
 ** it), and a new "dlbench.Poly" handle owning p (raises the core's message when p is NULL). */
 struct dlb_analysis *dlbL_checkanalysis(lua_State *L, int i);
 int dlbL_pushpoly(lua_State *L, struct dlb_poly *p);
+/* A device table at index t as a dlb_roof (C defaults for absent fields; host/lroofline.c). */
+void dlbL_checkroof(lua_State *L, int t, struct dlb_roof *d);
 
 /* Area registrations, called in order by luaopen_dlbench_core. */
 int dlbL_open_poly(lua_State *L);

@@ -407,10 +407,11 @@ static void getopts(lua_State *L, int i, dlb_train_opts *o) {
   o->recompute = (int)luaL_checkinteger(L, i + 2);
   o->recompute_k = (int)luaL_checkinteger(L, i + 3);
   o->inference = lua_toboolean(L, i + 4);
+  o->fuse = 0;
 }
 
-/* -- core.graph_analyze(h, optimizer, precision, recompute, k, inference, {names}, {values})
-**    -> analysis handle */
+/* -- core.graph_analyze(h, optimizer, precision, recompute, k, inference, {names}, {values}
+**    [, fuse]) -> analysis handle (fuse: DLB_FUSE_* bits, default 0) */
 static int graph_analyze(lua_State *L) {
   dlb_graph *g = checkgraph(L, 1);
   dlb_train_opts o;
@@ -418,6 +419,7 @@ static int graph_analyze(lua_State *L) {
   const char **names;
   double *values;
   size_t n = dlbL_checkbindings(L, 7, &names, &values);
+  o.fuse = (int)luaL_optinteger(L, 9, 0);
   abox *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->a = NULL;
   luaL_setmetatable(L, ANALYSIS);

@@ -23,9 +23,6 @@ static const field link_f[] = {
 static const field coll_f[] = {
   F(dlb_par_coll, time), F(dlb_par_coll, bytes), F(dlb_par_coll, total),
   F(dlb_par_coll, steps), { NULL, 0 } };
-static const field dev_f[] = {
-  F(dlb_par_device, peak), F(dlb_par_device, mem_bw), F(dlb_par_device, mem),
-  F(dlb_par_device, flops_eff), F(dlb_par_device, bw_eff), { NULL, 0 } };
 static const field work_f[] = {
   F(dlb_par_work, flops_sample), F(dlb_par_work, flops_fixed), F(dlb_par_work, bytes_sample),
   F(dlb_par_work, bytes_fixed), F(dlb_par_work, bwd_frac), F(dlb_par_work, grad_bytes),
@@ -55,6 +52,7 @@ static const field opts_f[] = {
   F(dlb_par_opts, zero_max), F(dlb_par_opts, sched), F(dlb_par_opts, v),
   F(dlb_par_opts, seq_par), F(dlb_par_opts, recompute), F(dlb_par_opts, balance),
   F(dlb_par_opts, shard), F(dlb_par_opts, devices), F(dlb_par_opts, keep_unfit),
+  F(dlb_par_opts, mem_schedule), F(dlb_par_opts, slack), F(dlb_par_opts, fsdp_overlap),
   { NULL, 0 } };
 static const field row_f[] = {
   F(dlb_par_row, dp), F(dlb_par_row, tp), F(dlb_par_row, pp), F(dlb_par_row, v),
@@ -63,7 +61,8 @@ static const field row_f[] = {
   F(dlb_par_row, bubble), F(dlb_par_row, tp_comm), F(dlb_par_row, pp_comm),
   F(dlb_par_row, dp_comm), F(dlb_par_row, mem), F(dlb_par_row, mem_weights),
   F(dlb_par_row, mem_grads), F(dlb_par_row, mem_opt), F(dlb_par_row, mem_act),
-  F(dlb_par_row, fits), F(dlb_par_row, util), F(dlb_par_row, throughput), { NULL, 0 } };
+  F(dlb_par_row, fits), F(dlb_par_row, util), F(dlb_par_row, throughput),
+  F(dlb_par_row, update), F(dlb_par_row, mfu), F(dlb_par_row, hfu), { NULL, 0 } };
 
 /* Fill the doubles of `base` from the table at idx (fields absent stay 0). */
 static void getfields(lua_State *L, int idx, const field *f, void *base, const char *what) {
@@ -126,6 +125,36 @@ static dlb_par_layer *getlayers(lua_State *L, int idx, int *n) {
   return ls;
 }
 
+/* Read the optional flat array of ops at idx (12 numbers per op, the fields of dlb_par_op
+** in order) into a userdata pushed on the stack; *n receives the op count (0: none). */
+static dlb_par_op *getops(lua_State *L, int idx, int *n) {
+  *n = 0;
+  if (lua_isnoneornil(L, idx)) return NULL;
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_Integer len = luaL_len(L, idx);
+  luaL_argcheck(L, len >= 0 && len % 12 == 0 && len / 12 < 10000000, idx,
+                "ops: a flat array of 12 numbers per op");
+  size_t k = (size_t)(len / 12);
+  dlb_par_op *ops = lua_newuserdatauv(L, sizeof *ops * (k ? k : 1), 0);
+  for (size_t i = 0; i < k; i++) {
+    double v[12];
+    for (int j = 0; j < 12; j++) {
+      lua_geti(L, idx, (lua_Integer)(12 * i + (size_t)j + 1));
+      int ok;
+      v[j] = lua_tonumberx(L, -1, &ok);
+      lua_pop(L, 1);
+      if (!ok) luaL_error(L, "ops[%d] must be a number", (int)(12 * i + (size_t)j + 1));
+    }
+    dlb_par_op *o = &ops[i];
+    o->layer = v[0]; o->phase = v[1]; o->flops_sample = v[2]; o->flops_fixed = v[3];
+    o->bytes_sample = v[4]; o->bytes_fixed = v[5]; o->m = v[6]; o->n = v[7]; o->k = v[8];
+    o->batch = v[9]; o->grow = v[10]; o->split = v[11];
+  }
+  *n = (int)k;
+  return ops;
+}
+
 /* -- core.parallel_collective(op, algo, bytes, n, shards, link) -> {time=, bytes=, total=, steps=} */
 static int p_collective(lua_State *L) {
   int op = (int)luaL_checkinteger(L, 1), algo = (int)luaL_checkinteger(L, 2);
@@ -164,23 +193,14 @@ static int p_allreduce_cluster(lua_State *L) {
   return 1;
 }
 
-/* -- core.parallel_roofline(device, flops, bytes) -> seconds */
-static int p_roofline(lua_State *L) {
-  dlb_par_device d = { 0, 0, 0, 0, 0 };
-  getfields(L, 1, dev_f, &d, "device");
-  if (!(d.peak > 0)) return luaL_error(L, "device.peak must be a positive FLOP/s");
-  lua_pushnumber(L, dlb_par_roofline(&d, luaL_checknumber(L, 2), luaL_checknumber(L, 3)));
-  return 1;
-}
-
 /* -- core.parallel_data(work, device, cluster, opts) -> result table */
 static int p_data(lua_State *L) {
   dlb_par_work w = { 0 };
-  dlb_par_device d = { 0 };
+  dlb_roof d;
   dlb_par_dp_opts o = { 0 };
   dlb_par_cluster cl;
   getfields(L, 1, work_f, &w, "work");
-  getfields(L, 2, dev_f, &d, "device");
+  dlbL_checkroof(L, 2, &d);
   getcluster(L, 3, &cl);
   getfields(L, 4, dpo_f, &o, "opts");
   dlb_par_dp_result r;
@@ -227,22 +247,25 @@ static int p_bubble(lua_State *L) {
   return 1;
 }
 
-/* -- core.parallel_evaluate(layers, device, cluster, opts, cfg) -> row, {stage bytes...} */
+/* -- core.parallel_evaluate(layers, device, cluster, opts, cfg[, ops]) -> row, {stage bytes...}
+** (ops: a flat array, 12 numbers per op, see getops) */
 static int p_evaluate(lua_State *L) {
-  dlb_par_device d = { 0 };
+  dlb_roof d;
   dlb_par_opts o = { 0 };
   dlb_par_row cfg = { 0 }, r;
   dlb_par_cluster cl;
-  getfields(L, 2, dev_f, &d, "device");
+  dlbL_checkroof(L, 2, &d);
   getcluster(L, 3, &cl);
   getfields(L, 4, opts_f, &o, "opts");
   getfields(L, 5, row_f, &cfg, "config");
   int n;
   dlb_par_layer *ls = getlayers(L, 1, &n);
+  int nops;
+  dlb_par_op *ops = getops(L, 6, &nops);
   int p = cfg.pp >= 1 && cfg.pp <= 4096 ? (int)cfg.pp : 1;
   double *sm = calloc((size_t)p, sizeof(double));
   if (!sm) { return luaL_error(L, "parallel: out of memory"); }
-  int st = dlb_par_evaluate(ls, n, &d, &cl, &o, &cfg, &r, sm);
+  int st = dlb_par_evaluate_ops(ls, n, ops, nops, &d, &cl, &o, &cfg, &r, sm);
   if (st) { free(sm); return dlbL_error(L); }
   pushfields(L, row_f, &r);
   lua_createtable(L, p, 0);
@@ -254,18 +277,20 @@ static int p_evaluate(lua_State *L) {
   return 2;
 }
 
-/* -- core.parallel_plan(layers, device, cluster, opts) -> {row...}, evaluated, smallest row
+/* -- core.parallel_plan(layers, device, cluster, opts[, ops]) -> {row...}, evaluated, smallest row
 ** (the evaluated layout with the least memory; nil when none was evaluated) */
 static int p_plan(lua_State *L) {
-  dlb_par_device d = { 0 };
+  dlb_roof d;
   dlb_par_opts o = { 0 };
   dlb_par_cluster cl;
-  getfields(L, 2, dev_f, &d, "device");
+  dlbL_checkroof(L, 2, &d);
   getcluster(L, 3, &cl);
   getfields(L, 4, opts_f, &o, "opts");
   int n;
   dlb_par_layer *ls = getlayers(L, 1, &n);
-  dlb_par_plan *P = dlb_par_plan_new(ls, n, &d, &cl, &o);
+  int nops;
+  dlb_par_op *ops = getops(L, 5, &nops);
+  dlb_par_plan *P = dlb_par_plan_new_ops(ls, n, ops, nops, &d, &cl, &o);
   if (!P) return dlbL_error(L);
   int count = dlb_par_plan_count(P);
   lua_createtable(L, count, 0);
@@ -320,7 +345,6 @@ static const luaL_Reg funcs[] = {
   {"parallel_collective", p_collective},
   {"parallel_allreduce_hier", p_allreduce_hier},
   {"parallel_allreduce_cluster", p_allreduce_cluster},
-  {"parallel_roofline", p_roofline},
   {"parallel_data", p_data},
   {"parallel_partition", p_partition},
   {"parallel_bubble", p_bubble},

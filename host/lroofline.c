@@ -44,21 +44,82 @@ static double field(lua_State *L, int t, const char *k, double dflt, int require
   return v;
 }
 
-/* Read a device table at index t into a dlb_roof. */
-static dlb_roof checkroof(lua_State *L, int t) {
+/* Read a device table at index t into a dlb_roof: the C defaults (dlb_roof_init), then
+** the fields the table has. `bw` may be spelled `mem_bw` (a dlb.hw device's name). */
+void dlbL_checkroof(lua_State *L, int t, dlb_roof *d) {
+  static const char *const names[] = { "flops_eff", "bw_eff", "cache", "elem", "bytes_scale",
+    "tile_m", "tile_n", "kernel_overhead", "step_overhead", "half_bw_bytes", "sm_count",
+    "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width", "mem", NULL };
+  t = lua_absindex(L, t);
   luaL_checktype(L, t, LUA_TTABLE);
+  dlb_roof_init(d);
+  double *const slot[] = { &d->flops_eff, &d->bw_eff, &d->cache, &d->elem, &d->bytes_scale,
+    &d->tile_m, &d->tile_n, &d->kernel_overhead, &d->step_overhead, &d->half_bw_bytes,
+    &d->sm_count, &d->gemm_tile_m, &d->gemm_tile_n, &d->systolic, &d->vector_width, &d->mem };
+  d->peak = field(L, t, "peak", 0, 1);
+  lua_getfield(L, t, "bw");
+  int has_bw = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  d->bw = field(L, t, has_bw ? "bw" : "mem_bw", 0, 1);
+  for (int i = 0; names[i]; i++) *slot[i] = field(L, t, names[i], *slot[i], 0);
+  d->cache_aware = field(L, t, "cache_aware", 0, 0) != 0;
+}
+
+static dlb_roof checkroof(lua_State *L, int t) {
   dlb_roof d;
-  d.peak = field(L, t, "peak", 0, 1);
-  d.bw = field(L, t, "bw", 0, 1);
-  d.flops_eff = field(L, t, "flops_eff", 0.8, 0);
-  d.bw_eff = field(L, t, "bw_eff", 0.7, 0);
-  d.cache = field(L, t, "cache", 0, 0);
-  d.elem = field(L, t, "elem", 4, 0);
-  d.cache_aware = field(L, t, "cache_aware", 0, 0) != 0;
-  d.bytes_scale = field(L, t, "bytes_scale", 1, 0);
-  d.tile_m = field(L, t, "tile_m", 0, 0);
-  d.tile_n = field(L, t, "tile_n", 0, 0);
+  dlbL_checkroof(L, t, &d);
   return d;
+}
+
+/* -- core.roof_defaults() -> {flops_eff=, bw_eff=, ...}: the C defaults of a device */
+static int roof_defaults(lua_State *L) {
+  dlb_roof d;
+  dlb_roof_init(&d);
+  lua_createtable(L, 0, 4);
+  lua_pushnumber(L, d.flops_eff); lua_setfield(L, -2, "flops_eff");
+  lua_pushnumber(L, d.bw_eff); lua_setfield(L, -2, "bw_eff");
+  lua_pushnumber(L, d.elem); lua_setfield(L, -2, "elem");
+  lua_pushnumber(L, d.bytes_scale); lua_setfield(L, -2, "bytes_scale");
+  return 1;
+}
+
+/* -- core.roof_check(dev) -> true (raises with the core's message naming the bad field) */
+static int roof_check(lua_State *L) {
+  dlb_roof d = checkroof(L, 1);
+  dlbL_check(L, dlb_roof_check(&d));
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* -- core.roofline_op_time(dev, flops, bytes[, {m, n, k, batch}]) -> seconds, bound */
+static int roofline_op_time(lua_State *L) {
+  dlb_roof d = checkroof(L, 1);
+  double g[4] = { 0, 0, 0, 1 }, t;
+  int bound, has = 0;
+  if (!lua_isnoneornil(L, 4)) {
+    luaL_checktype(L, 4, LUA_TTABLE);
+    for (int i = 0; i < 4; i++) {
+      lua_geti(L, 4, i + 1);
+      if (!lua_isnil(L, -1)) g[i] = luaL_checknumber(L, -1);
+      lua_pop(L, 1);
+    }
+    has = 1;
+  }
+  dlbL_check(L, dlb_op_time(&d, luaL_checknumber(L, 2), luaL_checknumber(L, 3), has ? g : NULL,
+                            &t, &bound));
+  lua_pushnumber(L, t);
+  lua_pushstring(L, bound == DLB_BOUND_MEMORY ? "memory" : "compute");
+  return 2;
+}
+
+/* -- core.roofline_step_memory(schedule, weights, grads, opt, act, slack) -> bytes */
+static int roofline_step_memory(lua_State *L) {
+  double out;
+  dlbL_check(L, dlb_step_memory((int)luaL_checkinteger(L, 1), luaL_checknumber(L, 2),
+                                luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                                luaL_checknumber(L, 5), luaL_optnumber(L, 6, 0), &out));
+  lua_pushnumber(L, out);
+  return 1;
 }
 
 static void pushresult(lua_State *L, const dlb_roof_result *r) {
@@ -218,6 +279,10 @@ static int opcosts_tostring(lua_State *L) {
 
 static const luaL_Reg rooflib[] = {
   {"roofline_ridge", roofline_ridge},
+  {"roof_defaults", roof_defaults},
+  {"roof_check", roof_check},
+  {"roofline_op_time", roofline_op_time},
+  {"roofline_step_memory", roofline_step_memory},
   {"roofline_attainable", roofline_attainable},
   {"roofline_time", roofline_time},
   {"roofline_opcosts_new", roofline_opcosts_new},

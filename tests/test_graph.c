@@ -29,8 +29,8 @@ static int OP(dlb_graph *g, const char *type, const char *name, int a, int b, si
   return out[0];
 }
 
-static dlb_train_opts SGD = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0};
-static dlb_train_opts INFER = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 1};
+static dlb_train_opts SGD = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+static dlb_train_opts INFER = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 1, 0};
 
 static dlb_graph *mlp(void) {
   dlb_graph *g = dlb_graph_new("mlp");

@@ -185,9 +185,16 @@ return function(core, C, ffi)
     return o
   end
 
-  function core.graph_analyze(g, opt, prec, rec, k, inf, names, values)
+  function core.graph_analyze(g, opt, prec, rec, k, inf, names, values, fuse)
     local n, cn, cv, keep = core.bindarrays(names, values)
-    local a = C.dlb_graph_analyze(g, opts(opt, prec, rec, k, inf), n, cn, cv)
+    local o = opts(opt, prec, rec, k, inf)
+    if fuse ~= nil then
+      if type(fuse) ~= "number" or fuse ~= math.floor(fuse) then
+        error("bad argument #9 (number has no integer representation)", 0)
+      end
+      o.fuse = fuse
+    end
+    local a = C.dlb_graph_analyze(g, o, n, cn, cv)
     local _ = keep
     if a == nil then core.error() end
     return ffi.gc(a, C.dlb_analysis_free)

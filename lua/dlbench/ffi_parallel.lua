@@ -5,7 +5,6 @@ return function(core, C, ffi) -- luacheck: ignore
   local F = {
     link = { "bw", "latency", "eff" },
     coll = { "time", "bytes", "total", "steps" },
-    device = { "peak", "mem_bw", "mem", "flops_eff", "bw_eff" },
     work = { "flops_sample", "flops_fixed", "bytes_sample", "bytes_fixed", "bwd_frac",
              "grad_bytes", "mem_fixed", "mem_sample", "samples_epoch" },
     dpo = { "workers", "subbatch", "batch", "algo", "bucket", "overlap", "async", "shards",
@@ -16,10 +15,11 @@ return function(core, C, ffi) -- luacheck: ignore
               "act_kept", "act_rep", "act_in", "tp_bytes", "tp_colls", "shardable", "tp_div" },
     opts = { "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "dp_algo", "tp_max",
              "pp_max", "m_max", "zero_max", "sched", "v", "seq_par", "recompute", "balance",
-             "shard", "devices", "keep_unfit" },
+             "shard", "devices", "keep_unfit", "mem_schedule", "slack", "fsdp_overlap" },
     row = { "dp", "tp", "pp", "v", "m", "mb", "sched", "recompute", "zero", "step", "compute",
             "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "mem", "mem_weights",
-            "mem_grads", "mem_opt", "mem_act", "fits", "util", "throughput" },
+            "mem_grads", "mem_opt", "mem_act", "fits", "util", "throughput", "update", "mfu",
+            "hfu" },
   }
 
   -- Fill cdata c from table t by field names (as the C binding's getfields).
@@ -67,6 +67,29 @@ return function(core, C, ffi) -- luacheck: ignore
     return a, n
   end
 
+  -- A device table as the roofline's dlb_roof (ffi_roofline.lua reads it, as the C binding).
+  local function device(dev)
+    if type(dev) ~= "table" then error("device: table expected, got " .. type(dev), 0) end
+    return core.roof_cdata(dev)
+  end
+
+  -- The optional flat array of ops (12 numbers per op, dlb_par_op's fields in order).
+  local function ops_of(t)
+    if t == nil then return nil, 0 end
+    if type(t) ~= "table" then error("bad argument (ops: a flat array of numbers)", 0) end
+    local len = #t
+    if len % 12 ~= 0 then error("bad argument (ops: a flat array of 12 numbers per op)", 0) end
+    local n = len / 12
+    local a = ffi.new("dlb_par_op[?]", n > 0 and n or 1)
+    local p = ffi.cast("double *", a)
+    for i = 1, len do
+      local v = t[i]
+      if type(v) ~= "number" then error(string.format("ops[%d] must be a number", i), 0) end
+      p[i - 1] = v
+    end
+    return a, n
+  end
+
   local function int(x, what)
     if type(x) ~= "number" or x ~= math.floor(x) then
       error(string.format("bad argument (%s: integer expected, got %s)", what, type(x)), 0)
@@ -95,15 +118,9 @@ return function(core, C, ffi) -- luacheck: ignore
     return totable(c, F.coll)
   end
 
-  function core.parallel_roofline(dev, flops, bytes)
-    local d = fill(ffi.new("dlb_par_device"), dev, F.device, "device")
-    if not (d.peak > 0) then error("device.peak must be a positive FLOP/s", 0) end
-    return tonumber(C.dlb_par_roofline(d, flops, bytes))
-  end
-
   function core.parallel_data(work, dev, cl, opts)
     local w = fill(ffi.new("dlb_par_work"), work, F.work, "work")
-    local d = fill(ffi.new("dlb_par_device"), dev, F.device, "device")
+    local d = device(dev)
     local c = cluster(cl)
     local o = fill(ffi.new("dlb_par_dp_opts"), opts, F.dpo, "opts")
     local r = ffi.new("dlb_par_dp_result")
@@ -134,8 +151,8 @@ return function(core, C, ffi) -- luacheck: ignore
     return tonumber(C.dlb_par_bubble(int(sched, "sched"), p, m, v or 1))
   end
 
-  function core.parallel_evaluate(ls, dev, cl, opts, cfg)
-    local d = fill(ffi.new("dlb_par_device"), dev, F.device, "device")
+  function core.parallel_evaluate(ls, dev, cl, opts, cfg, ops)
+    local d = device(dev)
     local c = cluster(cl)
     local o = fill(ffi.new("dlb_par_opts"), opts, F.opts, "opts")
     local g = fill(ffi.new("dlb_par_row"), cfg, F.row, "config")
@@ -143,18 +160,20 @@ return function(core, C, ffi) -- luacheck: ignore
     local p = (g.pp >= 1 and g.pp <= 4096) and math.floor(tonumber(g.pp)) or 1
     local sm = ffi.new("double[?]", p)
     local r = ffi.new("dlb_par_row")
-    core.check(C.dlb_par_evaluate(a, n, d, c, o, g, r, sm))
+    local oa, no = ops_of(ops)
+    core.check(C.dlb_par_evaluate_ops(a, n, oa, no, d, c, o, g, r, sm))
     local t = {}
     for i = 0, p - 1 do t[i + 1] = tonumber(sm[i]) end
     return totable(r, F.row), t
   end
 
-  function core.parallel_plan(ls, dev, cl, opts)
-    local d = fill(ffi.new("dlb_par_device"), dev, F.device, "device")
+  function core.parallel_plan(ls, dev, cl, opts, ops)
+    local d = device(dev)
     local c = cluster(cl)
     local o = fill(ffi.new("dlb_par_opts"), opts, F.opts, "opts")
     local a, n = layers(ls)
-    local P = C.dlb_par_plan_new(a, n, d, c, o)
+    local oa, no = ops_of(ops)
+    local P = C.dlb_par_plan_new_ops(a, n, oa, no, d, c, o)
     if P == nil then core.error() end
     P = ffi.gc(P, C.dlb_par_plan_free)
     local rows, r = {}, ffi.new("dlb_par_row")

@@ -17,22 +17,40 @@ return function(core, C, ffi) -- luacheck: ignore
     return v
   end
 
+  -- the device fields read after peak and bw, with the C defaults (dlb_roof_init) for absent ones
+  local OPTIONAL = { "flops_eff", "bw_eff", "cache", "elem", "bytes_scale", "tile_m", "tile_n",
+    "kernel_overhead", "step_overhead", "half_bw_bytes", "sm_count", "gemm_tile_m",
+    "gemm_tile_n", "systolic", "vector_width", "mem" }
+
+  -- A device table as a dlb_roof (as host/lroofline.c's dlbL_checkroof: `bw` may be spelled
+  -- `mem_bw`, a dlb.hw device's name).
   local function roof(dev)
     if type(dev) ~= "table" then
       error("bad argument (table expected, got " .. type(dev) .. ")", 0)
     end
     local d = ffi.new("dlb_roof")
+    C.dlb_roof_init(d)
     d.peak = num(dev, "peak", 0)
-    d.bw = num(dev, "bw", 0)
-    d.flops_eff = num(dev, "flops_eff", 0.8)
-    d.bw_eff = num(dev, "bw_eff", 0.7)
-    d.cache = num(dev, "cache", 0)
-    d.elem = num(dev, "elem", 4)
+    if dev.bw == nil and dev.mem_bw ~= nil then
+      d.bw = num(dev, "mem_bw", 0)
+    else
+      d.bw = num(dev, "bw", 0)
+    end
+    for _, k in ipairs(OPTIONAL) do d[k] = num(dev, k, d[k]) end
     d.cache_aware = num(dev, "cache_aware", 0) ~= 0 and 1 or 0
-    d.bytes_scale = num(dev, "bytes_scale", 1)
-    d.tile_m = num(dev, "tile_m", 0)
-    d.tile_n = num(dev, "tile_n", 0)
     return d
+  end
+  core.roof_cdata = roof   -- for ffi_parallel.lua (one reader of device tables)
+
+  function core.roof_defaults()
+    local d = ffi.new("dlb_roof")
+    C.dlb_roof_init(d)
+    return { flops_eff = d.flops_eff, bw_eff = d.bw_eff, elem = d.elem, bytes_scale = d.bytes_scale }
+  end
+
+  function core.roof_check(dev)
+    core.check(C.dlb_roof_check(roof(dev)))
+    return true
   end
 
   local function result(r)
@@ -141,4 +159,30 @@ return function(core, C, ffi) -- luacheck: ignore
     end
     return res, times, bounds
   end
+
+  function core.roofline_op_time(dev, flops, bytes, gemm)
+    local d = roof(dev)
+    local g
+    if gemm ~= nil then
+      if type(gemm) ~= "table" then error("bad argument #4 (table {m, n, k, batch} expected)", 0) end
+      g = ffi.new("double[4]", 0, 0, 0, 1)
+      for i = 1, 4 do
+        if gemm[i] ~= nil then g[i - 1] = checknum(gemm[i], 4) end
+      end
+    end
+    local t, bd = ffi.new("double[1]"), ffi.new("int[1]")
+    core.check(C.dlb_op_time(d, checknum(flops, 2), checknum(bytes, 3), g, t, bd))
+    return t[0], bd[0] == C.DLB_BOUND_MEMORY and "memory" or "compute"
+  end
+
+  function core.roofline_step_memory(schedule, w, g, o, act, slack)
+    local out = ffi.new("double[1]")
+    if type(schedule) ~= "number" or schedule ~= math.floor(schedule) then
+      error("bad argument #1 (number has no integer representation)", 0)
+    end
+    core.check(C.dlb_step_memory(schedule, checknum(w, 2), checknum(g, 3), checknum(o, 4),
+      checknum(act, 5), slack == nil and 0 or checknum(slack, 6), out))
+    return out[0]
+  end
+
 end

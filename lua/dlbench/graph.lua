@@ -582,7 +582,36 @@ doc.doc(Graph.ntensors, "g:ntensors() -> integer", "tensors in the forward graph
 
 -- -- analysis --
 
-local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true }
+local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
+  fuse = true }
+
+-- Fusion passes (graphs/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
+-- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
+local FUSE = { attention = 1, elementwise = 2, optimizer = 4 }
+M.FUSE = FUSE
+local function fuse_bits(v, what)
+  if v == nil or v == false then return 0, nil end
+  if v == true then return 7, { "attention", "elementwise", "optimizer" } end
+  if type(v) ~= "table" then
+    error(what .. ": fuse must be true, false or a list of passes (attention, elementwise, "
+      .. "optimizer), got " .. type(v), 4)
+  end
+  local bits, names, seen = 0, {}, {}
+  for i, name in ipairs(v) do
+    local b = FUSE[name]
+    if not b then
+      error(string.format("%s: fuse[%d] '%s' is not a fusion pass (attention, elementwise, "
+        .. "optimizer)", what, i, tostring(name)), 4)
+    end
+    if not seen[name] then bits = bits + b; seen[name] = true; names[#names + 1] = name end
+  end
+  for k in pairs(v) do
+    if type(k) ~= "number" then
+      error(what .. ": fuse must be a list of passes, got the key '" .. tostring(k) .. "'", 4)
+    end
+  end
+  return bits, names
+end
 
 -- Split an options table into engine options and bindings.
 local function parse(opts, what)
@@ -600,7 +629,7 @@ local function parse(opts, what)
         what, k, v), 3)
     else
       error(string.format("%s: unknown option '%s' (options: optimizer, precision, recompute, "
-        .. "inference; bindings: name=number)", what, tostring(k)), 3)
+        .. "inference, fuse; bindings: name=number)", what, tostring(k)), 3)
     end
   end
   if opts.optimizer ~= nil then
@@ -628,6 +657,7 @@ local function parse(opts, what)
     error(what .. ": inference must be true or false, got " .. type(opts.inference), 3)
   end
   o.inference = opts.inference and true or false
+  o.fuse, o.fuse_names = fuse_bits(opts.fuse, what)
   o.precision_name = opts.precision or "fp32"
   o.optimizer_name = opts.optimizer or "sgd"
   return o, names, values
@@ -653,10 +683,14 @@ local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, an
 function Graph:stats(opts)
   local o, names, values = parse(opts, "g:stats")
   local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
-    o.inference, names, values)
+    o.inference, names, values, o.fuse)
   if not ok then
     if not tostring(a):find("needs every dim bound", 1, true) then error(a, 2) end
     local unbound = tostring(a)
+    if o.fuse ~= 0 then
+      error("g:stats: fuse needs every dim bound (the fusion passes work on numbers): "
+        .. unbound, 2)
+    end
     local p = core.graph_symbolic(self._h, o.optimizer, o.precision, o.recompute, o.k,
       o.inference, names, values)
     local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
@@ -675,7 +709,7 @@ function Graph:stats(opts)
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
     local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
-      false, names, values))
+      false, names, values, o.fuse))
     saved = base.footprint - t.footprint
   end
   return {
@@ -687,11 +721,12 @@ function Graph:stats(opts)
     breakdown = { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
                   activations = t.activations, workspace = t.workspace },
     analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
+    fuse = o.fuse_names,
     nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
     convention = core.graph_convention(),
   }
 end
-doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=} -> stats",
+doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=} -> stats",
   "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
   .. "(and footprint_saved under a recompute policy); "
   .. "polynomials when dims are unbound (footprint then needs every dim bound)")

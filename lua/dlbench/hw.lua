@@ -57,6 +57,9 @@ local FIELDS = {
   peak = "table", mem = "number", mem_bw = "number", cache = "number",
   flops_eff = "number", bw_eff = "number", links = "table", power = "number",
   mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
+  -- the kernel model (graphs/dlb_roofline.h dlb_op_time; docs/hw.md "Kernel efficiency")
+  kernel_overhead = "number", step_overhead = "number", half_bw_bytes = "number",
+  sm_count = "number", gemm_tile = "table", systolic = "number", vector_width = "number",
 }
 local FIELD_LIST = {}
 for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
@@ -117,6 +120,23 @@ local function validate(spec, where)
       bad("%s must be in (0, 1], got %s", k, tostring(v))
     end
   end
+  for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes" } do
+    local v = spec[k]
+    if v ~= nil and (not finite(v) or v < 0) then bad("%s must be >= 0, got %s", k, tostring(v)) end
+  end
+  for _, k in ipairs { "sm_count", "systolic", "vector_width" } do
+    local v = spec[k]
+    if v ~= nil and (not finite(v) or v < 1 or v ~= math.floor(v)) then
+      bad("%s must be a whole number >= 1, got %s", k, tostring(v))
+    end
+  end
+  if spec.gemm_tile ~= nil then
+    local t = spec.gemm_tile
+    local function ok(x) return finite(x) and x >= 1 and x == math.floor(x) end
+    if not (ok(t[1]) and ok(t[2]) and t[3] == nil) then
+      bad("gemm_tile must be {m, n}, whole numbers >= 1 (the output tile of the GEMM kernels)")
+    end
+  end
   if spec.links then
     for tier, l in pairs(spec.links) do
       if tier ~= "intra" and tier ~= "inter" then
@@ -151,6 +171,7 @@ local function plain(dev)
   for p, v in pairs(DATA[d.peak]) do t.peak[p] = v end
   for tier, l in pairs(DATA[d.links]) do t.links[tier] = { bw = l.bw, latency = l.latency } end
   for k, v in pairs(DATA[d.source]) do t.source[k] = v end
+  if d.gemm_tile then t.gemm_tile = { d.gemm_tile[1], d.gemm_tile[2] } end
   return t
 end
 
@@ -174,8 +195,13 @@ local function make(spec)
   local source = {}
   for k, v in pairs(spec.source or {}) do source[k] = v end
   d.source = readonly(source, "device '" .. name .. "' field source")
-  d.flops_eff = spec.flops_eff or 0.8
-  d.bw_eff = spec.bw_eff or 0.7
+  local dflt = core.roof_defaults()   -- 0.8 / 0.7, their one home in C (dlb_roof_init)
+  d.flops_eff = spec.flops_eff or dflt.flops_eff
+  d.bw_eff = spec.bw_eff or dflt.bw_eff
+  if spec.gemm_tile then
+    d.gemm_tile = readonly({ spec.gemm_tile[1], spec.gemm_tile[2] },
+      "device '" .. name .. "' field gemm_tile")
+  end
   d.kind = spec.kind or "device"
   local dev = setmetatable({}, Device)
   DATA[dev] = d
@@ -296,11 +322,16 @@ function Device:roof(prec, opts)
       error(k .. " must be in (0, 1], got " .. tostring(v), 0)
     end
   end
+  local tile = self.gemm_tile
   return {
     peak = self.peak[prec], bw = self.mem_bw,
     flops_eff = opts.flops_eff or self.flops_eff, bw_eff = opts.bw_eff or self.bw_eff,
     cache = (self.cache or 0) * (opts.cache_fraction or 1), elem = core.hw_precision_bytes(prec),
     cache_aware = opts.cache_aware and true or false, tile_m = tm, tile_n = tn,
+    kernel_overhead = self.kernel_overhead or 0, step_overhead = self.step_overhead or 0,
+    half_bw_bytes = self.half_bw_bytes or 0, sm_count = self.sm_count or 0,
+    gemm_tile_m = tile and tile[1] or 0, gemm_tile_n = tile and tile[2] or 0,
+    systolic = self.systolic or 0, vector_width = self.vector_width or 0,
   }
 end
 
@@ -391,6 +422,21 @@ function Device:describe()
   end
   if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end
   if self.power then line("power", string.format("%.4g W", self.power), self.source.power) end
+  if self.kernel_overhead then
+    line("kernel_overhead", string.format("%.3g us", self.kernel_overhead * 1e6), self.source.kernel_overhead)
+  end
+  if self.step_overhead then
+    line("step_overhead", string.format("%.3g ms", self.step_overhead * 1e3), self.source.step_overhead)
+  end
+  if self.half_bw_bytes then
+    line("half_bw_bytes", string.format("%.3g MB", self.half_bw_bytes / 1e6), self.source.half_bw_bytes)
+  end
+  if self.sm_count then line("sm_count", tostring(self.sm_count), self.source.sm_count) end
+  if self.gemm_tile then
+    line("gemm_tile", string.format("%d x %d", self.gemm_tile[1], self.gemm_tile[2]), self.source.gemm_tile)
+  end
+  if self.systolic then line("systolic", tostring(self.systolic), self.source.systolic) end
+  if self.vector_width then line("vector_width", tostring(self.vector_width), self.source.vector_width) end
   return table.concat(out, "\n")
 end
 
@@ -545,7 +591,9 @@ doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
 -- at least one peak column are required).
 M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-  "inter_latency", "power", "cores", "mem_per_core", "note", "source" }
+  "inter_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
+  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
+  "note", "source" }
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
@@ -608,6 +656,9 @@ function M.parse_csv(text, file)
           end
           if is_prec[c] then
             spec.peak[c] = v
+          elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
+            spec.gemm_tile = spec.gemm_tile or {}
+            spec.gemm_tile[c == "gemm_tile_m" and 1 or 2] = v
           elseif c:match("^intra_") or c:match("^inter_") then
             local tier, k = c:match("^(%a+)_(%a+)$")
             if k == "latency" then k = "latency" end
@@ -715,6 +766,8 @@ function M.to_csv(devices)
         local tier, k = c:match("^(%a+)_(%a+)$")
         v = d.links[tier] and d.links[tier][k]
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
+      elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
+        v = d.gemm_tile and d.gemm_tile[c == "gemm_tile_m" and 1 or 2]
       else v = d[c] end
       cells[j] = csv_cell(v)
     end

@@ -18,7 +18,7 @@ local lat_nvlink = "assumed: typical device-to-device small-message latency over
 local lat_pcie = "assumed: typical small-message latency over PCIe, 2 us"
 local lat_ib = "assumed: typical small-message latency over InfiniBand/RoCE RDMA, 5 us"
 
-return {
+local catalogue = {
   -- == the seeds ==================================================================
   {
     name = "Hestness-T4", kind = "accelerator", year = 2019,
@@ -353,3 +353,70 @@ return {
     },
   },
 }
+
+-- == the kernel model's fields (graphs/dlb_roofline.h dlb_op_time; docs/hw.md) =========
+-- Per-class defaults, then per-device values. Every device but the seeds' own model device
+-- (Hestness-T4, whose paper model is the pure roofline) gets them, each with its source.
+--   kernel_overhead  GPU 5 us: a CUDA kernel launch is 3-5 us on the host and a few us
+--                    of GPU front-end time; eager frameworks add their per-op dispatch
+--                    (assumed: typical, not measured; calibrate with dlb.hw.calibrate).
+--                    TPU 1 us per XLA op (assumed: compiled, no per-op host launch).
+--                    CPU 10 us per framework op dispatch (assumed).
+--   step_overhead    1 ms per training step: optimizer launch, data loader hand-off,
+--                    Python step loop (assumed).
+--   half_bw_bytes    derived: Little's law, the bytes that must be in flight to sustain the
+--                    bandwidth: mem_bw x 500 ns of DRAM/HBM latency (GPU, TPU), x 100 ns (CPU).
+local CLASS = {
+  gpu = { kernel_overhead = 5e-6, step_overhead = 1e-3, latency = 500e-9,
+    gemm_tile = { 128, 128 } },
+  tpu = { kernel_overhead = 1e-6, step_overhead = 1e-3, latency = 500e-9, systolic = 128 },
+  cpu = { kernel_overhead = 10e-6, step_overhead = 1e-3, latency = 100e-9 },
+}
+local CLASS_SOURCE = {
+  kernel_overhead = "assumed per-class default (docs/hw.md, Kernel efficiency): GPU 5 us "
+    .. "(CUDA launch + framework dispatch), TPU 1 us (compiled XLA op), CPU 10 us (framework "
+    .. "dispatch)",
+  step_overhead = "assumed per-class default: 1 ms per training step (optimizer launch, data "
+    .. "loader, Python step loop)",
+  half_bw_bytes = "derived: Little's law, mem_bw x DRAM latency (500 ns GPU/TPU, 100 ns CPU)",
+  gemm_tile = "assumed: cuBLAS/CUTLASS 128 x 128 output tiles (NVIDIA, Matrix Multiplication "
+    .. "Background User's Guide, tile quantization)",
+  systolic = "seed 004 sec. 4 and Cloud TPU docs: 128 x 128 matrix units (MXU)",
+}
+-- Streaming multiprocessors (compute units) and CPU SIMD lanes, from the datasheets.
+local DEVICE = {
+  ["V100-SXM2-16GB"] = { sm_count = 80, src = "datasheet: 80 SMs (Tesla V100)" },
+  ["TITAN-Xp"] = { sm_count = 30, src = "datasheet: 3840 CUDA cores / 128 = 30 SMs" },
+  ["Quadro-P4000"] = { sm_count = 14, src = "datasheet: 1792 CUDA cores / 128 = 14 SMs" },
+  ["P100-SXM2"] = { sm_count = 56, src = "datasheet: 56 SMs (Tesla P100 SXM2)" },
+  ["A100-SXM4-40GB"] = { sm_count = 108, src = "datasheet: 108 SMs (A100 whitepaper)" },
+  ["A100-SXM4-80GB"] = { sm_count = 108, src = "datasheet: 108 SMs (A100 whitepaper)" },
+  ["H100-SXM"] = { sm_count = 132, src = "datasheet: 132 SMs (H100 SXM5, Hopper whitepaper)" },
+  ["H200-SXM"] = { sm_count = 132, src = "datasheet: 132 SMs (the H100 SXM5 die)" },
+  ["MI300X"] = { sm_count = 304, src = "datasheet: 304 compute units" },
+  ["Skylake-n1-32"] = { vector_width = 16, src = "seed 004 Table 3: AVX-512, 16 fp32 lanes" },
+  ["KNL-7250"] = { vector_width = 16, src = "datasheet: AVX-512, 16 fp32 lanes" },
+  ["Xeon-E5-2680"] = { vector_width = 8, src = "datasheet: AVX2, 8 fp32 lanes" },
+  ["EPYC-9654"] = { vector_width = 16, src = "datasheet: AVX-512 (Zen 4), 16 fp32 lanes" },
+}
+for _, d in ipairs(catalogue) do
+  local c = CLASS[d.kind]
+  if c and d.name ~= "Hestness-T4" then
+    d.source = d.source or {}
+    d.kernel_overhead, d.step_overhead = c.kernel_overhead, c.step_overhead
+    d.half_bw_bytes = d.mem_bw * c.latency
+    d.gemm_tile, d.systolic = c.gemm_tile and { c.gemm_tile[1], c.gemm_tile[2] }, c.systolic
+    for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes", "gemm_tile",
+                         "systolic" } do
+      if d[k] ~= nil then d.source[k] = CLASS_SOURCE[k] end
+    end
+    local e = DEVICE[d.name]
+    if e then
+      d.sm_count, d.vector_width = e.sm_count, e.vector_width
+      d.source[e.sm_count and "sm_count" or "vector_width"] = e.src
+    end
+    -- tile quantisation needs the SM count: a GPU without one keeps full tiles off
+    if d.kind == "gpu" and not d.sm_count then d.gemm_tile = nil; d.source.gemm_tile = nil end
+  end
+end
+return catalogue

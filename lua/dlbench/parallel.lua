@@ -85,7 +85,12 @@ end
 ------------------------------------------------------------------------------------------
 -- devices and clusters
 
--- The device numbers the models use, from a dlb.hw device (peak per precision) or a table.
+-- The fields of a device the models read (graphs/dlb_hw.h, dlb_roof; `mem_bw` is its `bw`).
+local DEVICE_FIELDS = { "flops_eff", "bw_eff", "kernel_overhead", "step_overhead",
+  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width" }
+
+-- The device numbers the models use, from a dlb.hw device (peak per precision, and the same
+-- description dlb.roofline.time uses: hw:roof) or a table.
 function M.device(hw, precision)
   if type(hw) ~= "table" then error("parallel.device: hw table expected, got " .. type(hw), 2) end
   local peak = hw.peak
@@ -96,6 +101,9 @@ function M.device(hw, precision)
       local ok, q = pcall(hw.precision, hw, p)
       if not ok then error("parallel.device: " .. tostring(q), 2) end
       p = q
+      local r = hw:roof(p)
+      r.mem, r.mem_bw, r.name, r.precision = hw.mem or 0, r.bw, hw.name, p
+      return r
     end
     p = p or "fp32"
     peak = peak[p]
@@ -107,11 +115,16 @@ function M.device(hw, precision)
   if type(peak) ~= "number" or not (peak > 0) then
     error("parallel.device: hw.peak must be FLOP/s (a number or {fp32=...})", 2)
   end
-  return { peak = peak, mem_bw = hw.mem_bw or 0, mem = hw.mem or 0,
-           flops_eff = hw.flops_eff or 0.8, bw_eff = hw.bw_eff or 0.7, name = hw.name }
+  local dflt = core.roof_defaults()   -- the C defaults (0.8 / 0.7), one home
+  local d = { peak = peak, mem_bw = hw.mem_bw or hw.bw or 0, mem = hw.mem or 0, name = hw.name }
+  d.bw = d.mem_bw
+  for _, k in ipairs(DEVICE_FIELDS) do d[k] = hw[k] end
+  d.flops_eff, d.bw_eff = hw.flops_eff or dflt.flops_eff, hw.bw_eff or dflt.bw_eff
+  return d
 end
-doc.doc(M.device, "dlb.parallel.device(hw[, precision]) -> {peak=, mem_bw=, mem=, flops_eff=, bw_eff=}",
-  "the numbers of a dlb.hw device (or any table with those fields) the parallel models use")
+doc.doc(M.device, "dlb.parallel.device(hw[, precision]) -> {peak=, mem_bw=, mem=, flops_eff=, bw_eff=, ...}",
+  "the numbers of a dlb.hw device (or any table with those fields) the parallel models use: "
+  .. "the same description (hw:roof) as dlb.roofline.time, with mem")
 
 local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw" }
 -- A cluster: devices per node, nodes and two link tiers (default: the hw's links).
@@ -285,13 +298,21 @@ local function work_of(fname, s, at, opts, level)
   local flops = n(s.flops)
   local fu = n(s.flops_update)
   local bd = s.breakdown or {}
-  local fixed_mem = n(bd.weights) + n(bd.gradients) + n(bd.optimizer)
-  local mem = n(s.footprint)
   -- The allreduce moves one gradient per trainable parameter: params x bytes per gradient
   -- element. Not s.breakdown.gradients: that is what is live at the footprint's peak (some
   -- of the gradients, accumulation buffers, or none at all).
   local grad = params * (opts.grad_bytes_per_param
     or grad_elem_bytes(fname, opts.precision or stats_precision(s), level + 1))
+  -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,
+  -- every gradient and the optimizer state per step, activations and workspace per sample;
+  -- without a breakdown, the footprint per sample
+  local fixed_mem, mem_sample
+  if s.breakdown then
+    fixed_mem = n(bd.weights) + grad + n(bd.optimizer)
+    mem_sample = (n(bd.activations) + n(bd.workspace)) / b
+  else
+    fixed_mem, mem_sample = 0, n(s.footprint) / b
+  end
   local fb = n(s.flops_fwd) + n(s.flops_bwd)
   return {
     flops_sample = (fb > 0 and fb or (flops - fu)) / b,
@@ -301,7 +322,7 @@ local function work_of(fname, s, at, opts, level)
     bwd_frac = fb > 0 and n(s.flops_bwd) / fb or 0,
     grad_bytes = grad,
     mem_fixed = fixed_mem,
-    mem_sample = math.max(0, mem - fixed_mem) / b,
+    mem_sample = mem_sample,
     samples_epoch = opts.samples_epoch or 0,
   }
 end
@@ -419,10 +440,10 @@ function M.data(o)
       roof = R.time(o.stats, o.hw, ropts)
       compute, mode = roof.time, roof.mode
       -- the footprint as dlb.roofline.time counts it (rescaled when precision= differs)
-      if roof.footprint then
+      if roof.memory then   -- under the same memory schedule as dlb.roofline.time
         local c = {}
         for k, v in pairs(w) do c[k] = v end
-        c.mem_fixed, c.mem_sample = 0, roof.footprint / sb
+        c.mem_fixed, c.mem_sample = 0, roof.memory / sb
         w = c
       end
     else
@@ -462,6 +483,9 @@ function M.data(o)
   r.grad_bytes = w.grad_bytes
   if roof then r.roofline = { time = compute, bound = roof.bound, precision = roof.precision,
     device = roof.device, mode = mode } end
+  -- which memory rule r.mem and r.fits follow (dlb_step_memory; "footprint": the stats' own)
+  r.mem_schedule = (roof and roof.schedule) or (o.work and "work")
+    or ((type(o.stats) == "table" and o.stats.breakdown) and "framework" or "footprint")
   return r
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
@@ -547,7 +571,8 @@ end
 
 local function layers_of(fname, g, o)
   if is_graph(g) then
-    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim })
+    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
+      fuse = o.fuse })
   end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
@@ -561,16 +586,29 @@ end
 local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
   "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
-  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim" }
+  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
+  "slack", "fsdp_overlap", "fuse" }
 
-local function plan_opts(fname, o)
+-- Memory schedules (dlb_step_memory in graphs/dlb_roofline.h): what a step holds at its peak.
+local MEM_SCHEDULES = { framework = 0, minimal = 1 }
+M.mem_schedules = MEM_SCHEDULES
+
+local function plan_opts(fname, o, ls)
   local rc = o.recompute
   local zero = o.zero
+  -- a graph's own bytes per parameter, unless the caller gives them
+  local sb = ls and ls.state_bytes
+  local given = o.w_bytes ~= nil or o.g_bytes ~= nil or o.o_bytes ~= nil
+  local wd, gd, od = 0, 0, 0
+  if sb and not given then wd, gd, od = sb.w, sb.g, sb.o end
   return {
     batch = num(fname, "batch", o.batch, nil, "count"),
-    w_bytes = num(fname, "w_bytes", o.w_bytes, 0, "nonneg"),
-    g_bytes = num(fname, "g_bytes", o.g_bytes, 0, "nonneg"),
-    o_bytes = num(fname, "o_bytes", o.o_bytes, 0, "nonneg"),
+    w_bytes = num(fname, "w_bytes", o.w_bytes, wd, "nonneg"),
+    g_bytes = num(fname, "g_bytes", o.g_bytes, gd, "nonneg"),
+    o_bytes = num(fname, "o_bytes", o.o_bytes, od, "nonneg"),
+    mem_schedule = enum(fname, "schedule_mem", o.schedule_mem, MEM_SCHEDULES, "framework"),
+    slack = num(fname, "slack", o.slack, 0, "nonneg"),
+    fsdp_overlap = num(fname, "fsdp_overlap", o.fsdp_overlap, 0, "unit"),
     overlap = num(fname, "overlap", o.overlap, 0, "unit"),
     dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
     tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
@@ -591,11 +629,14 @@ end
 
 -- The columns of a plan table, in this order.
 local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
-  "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "mem", "mem_weights",
-  "mem_grads", "mem_opt", "mem_act", "fits", "util", "throughput" }
+  "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
+  "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
+  "hfu", "throughput" }
+local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
 
-local function decorate(r)
+local function decorate(r, po)
   r.schedule = SCHED_NAMES[r.sched]
+  r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
   r.recompute = r.recompute == 1
   return r
@@ -628,12 +669,12 @@ function M.plan(o)
   local fname = "parallel.plan"
   check_opts(fname, o, PLAN_OPTS)
   local ls, dev, cl = setup(fname, o)
-  local po = plan_opts(fname, o)
+  local po = plan_opts(fname, o, ls)
   if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
   if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
-  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po)
+  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
   if not okp then error(name_layers(rows, ls), 0) end
   if evaluated == 0 then
     error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
@@ -641,7 +682,7 @@ function M.plan(o)
       po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
   end
   if #rows == 0 and not o.keep_unfit then
-    local sm = decorate(small)
+    local sm = decorate(small, po)
     local try = { "more devices" }
     if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
     if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
@@ -653,7 +694,7 @@ function M.plan(o)
       sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
       sm.mem / 1e9, table.concat(try, ", ")), 2)
   end
-  for _, r in ipairs(rows) do decorate(r); r.sched = nil end
+  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil end
   if o.table == false then return rows, evaluated end
   -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
   -- list of rows it holds: t[1].step is the best plan's step time
@@ -662,14 +703,17 @@ function M.plan(o)
   return t, evaluated
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
-  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true]} -> dlb.table sorted by step, evaluated",
+  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
-  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble; graph= a dlb.graph")
+  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
+  .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
+  .. "FLOPs), hfu counts recompute; graph= a dlb.graph")
 
 local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-  "bind", "batch_dim", "devices" }
+  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "fuse" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -688,7 +732,7 @@ local function evaluate(fname, o)
     o = c
   end
   local ls, dev, cl = setup(fname, o)
-  local po = plan_opts(fname, o)
+  local po = plan_opts(fname, o, ls)
   local mname = fname == "parallel.pipeline" and "microbatches" or "m"
   local cfg = { dp = num(fname, "dp", o.dp, 1, "count"), tp = num(fname, "tp", o.tp, 1, "count"),
                 pp = num(fname, fname == "parallel.pipeline" and "stages" or "pp", o.pp, 1, "count"),
@@ -696,9 +740,9 @@ local function evaluate(fname, o)
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
                 recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
-  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg)
+  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
   if not ok then error(name_layers(r, ls), 0) end
-  r = decorate(r)
+  r = decorate(r, po)
   r.stage_mem = stages
   return r
 end
@@ -707,7 +751,7 @@ function M.evaluate(o)
   return evaluate("parallel.evaluate", o)
 end
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=, zero=, shard=} -> row (with stage_mem)",
+  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline layout")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.

@@ -26,9 +26,8 @@ local M = {}
 local DAY = 86400
 M.DAY = DAY
 
--- Table 4's target accelerator (dlb.hw's "Hestness-T4" has the same numbers).
-M.target = { name = "Hestness Table 4 target", peak = { fp32 = 15.67e12 }, mem_bw = 898e9,
-             mem = 32e9, flops_eff = 0.8, bw_eff = 0.7 }
+-- Table 4's target accelerator: the catalogue's "Hestness-T4" (one home for its numbers).
+M.target = require("dlbench.hw").get("Hestness-T4")
 
 -- The paper's Table 5, for comparison (4071* is a typo for 4671: see M.notes).
 M.paper = {

@@ -107,7 +107,27 @@ doc.doc(M.gemm, "dlb.roofline.gemm(m, n, k[, {batch=, precision=}]) -> costs",
 -- == time ========================================================================
 
 local time_opts = { precision = true, per_op = true, cache_aware = true, flops_eff = true,
-  bw_eff = true, detail = true, cache_fraction = true, tile = true }
+  bw_eff = true, detail = true, cache_fraction = true, tile = true, schedule = true,
+  slack = true }
+
+-- Memory schedules (graphs/dlb_roofline.h, dlb_step_memory): the one rule of what a step
+-- holds at its peak, shared with dlb.parallel.evaluate/plan.
+local SCHEDULES = { framework = 0, minimal = 1 }
+M.schedules = SCHEDULES
+
+-- Bytes of one gradient element under the graph engine's precision policies (docs/graph.md:
+-- 4 under fp32, 2 under fp16, bf16, mixed, mixed_bf16; another name: its dlb.hw size).
+local GRAD_ELEM = { fp32 = 4, fp16 = 2, bf16 = 2, mixed = 2, mixed_bf16 = 2 }
+function M.grad_elem(prec)
+  if prec == nil then return 4 end
+  local b = GRAD_ELEM[prec]
+  if b then return b end
+  local ok, x = pcall(core.hw_precision_bytes, prec)
+  if ok and type(x) == "number" and x > 0 then return x end
+  return nil
+end
+doc.doc(M.grad_elem, "dlb.roofline.grad_elem(precision) -> bytes",
+  "bytes of one gradient element under a graph precision policy (fp32 4; fp16, bf16, mixed 2)")
 
 -- Check the tiling options of the cache-aware matmul model (Hestness 6.1).
 local function check_tiling(opts, fn)
@@ -255,16 +275,47 @@ function M.time(s, dev, opts)
     r.graph = core.roofline_time(roof, flops, bytes)
     r.mode = "graph"
   end
+  -- the per-step framework overhead (device field step_overhead; docs/hw.md) joins the time
+  -- of a step the graph engine built (not of a single op or a bare {flops=, bytes=})
+  if (roof.step_overhead or 0) > 0 and set and rawget(s, "analysis") ~= nil then
+    r.step_overhead = roof.step_overhead
+    r.time = r.time + roof.step_overhead
+    if r.per_op then r.per_op.time = r.per_op.time + roof.step_overhead end
+    r.graph.time = r.graph.time + roof.step_overhead
+    r.util = r.time > 0 and r.flops / (r.time * roof.peak) or 0
+  end
   r.device = dev.name
   r.precision = prec
   r.peak = roof.peak
+  -- MFU: the model's FLOPs (a recompute pass's forward FLOPs are not the model's) over time
+  -- x peak; HFU: every FLOP the hardware executes, recompute included (Korthikanti et al.
+  -- 2022 sec. 6: "model FLOPs utilization" vs "hardware FLOPs utilization")
+  local rcf = 0
+  local fr = rawget(s, "flops_recompute") or (getmetatable(s) ~= OpSet and s.flops_recompute) or nil
+  if fr ~= nil then
+    local ok, v = pcall(num, fr, "flops_recompute", fn)
+    if ok then rcf = v end
+  end
+  r.hfu = r.util
+  r.mfu = r.time > 0 and math.max(0, r.flops - rcf) / (r.time * roof.peak) or 0
   r.intensity = r.bytes > 0 and r.flops / r.bytes or math.huge
   r.attainable = r.time > 0 and r.flops / r.time or 0
   r.ridge = core.roofline_ridge(roof, true)
   local fp = rawget(s, "footprint") or (getmetatable(s) ~= OpSet and s.footprint) or nil
+  local sched = opts.schedule or "framework"
+  if SCHEDULES[sched] == nil then
+    error(fn .. ": schedule must be \"framework\" or \"minimal\", got " .. tostring(sched), 2)
+  end
+  if opts.slack ~= nil and (type(opts.slack) ~= "number" or not (opts.slack >= 0)
+      or opts.slack == math.huge) then
+    error(fn .. ": slack must be a fraction >= 0, got " .. tostring(opts.slack), 2)
+  end
   if fp ~= nil then
-    local need, cap, rule = M.core_footprint(s, dev, scale)
+    local need, cap, rule = M.core_footprint(s, dev, scale, { schedule = sched, slack = opts.slack })
     r.footprint = num(fp, "footprint", fn) * scale
+    -- without a breakdown the stats' own footprint is all there is: schedule "footprint"
+    r.memory, r.schedule = need, rule:match("_whole$") and "footprint" or sched
+    if rule == "device_whole" then rule = "device" end
     r.need, r.mem, r.fit_rule = need, cap, rule
     r.per_core = rule ~= "device"
     r.cores = r.per_core and dev.cores or nil
@@ -277,33 +328,52 @@ function M.time(s, dev, opts)
   return r
 end
 
--- The memory one core of `dev` needs for a step with stats `s`, and what it has. A board
--- with `cores` and `mem_per_core` (the TPU boards) trains data parallel across its cores,
--- every core keeping a whole copy of the model (seeds/004 §3, "Understanding TPU Memory
--- Size"): weights, gradients and optimizer state in full on each core, the activations and
--- workspace of batch/cores examples. Without a breakdown the whole footprint must fit one
--- core. Other devices hold the footprint in `mem`. `scale` rescales bytes counted at
--- another precision. Returns bytes, capacity, rule ("device", "per_core" or
--- "per_core_whole": no breakdown to split).
-function M.core_footprint(s, dev, scale)
+-- The memory one core of `dev` needs for a step with stats `s`, and what it has, under a
+-- memory schedule (opts.schedule "framework" (default) or "minimal", opts.slack: the
+-- caching allocator's slack; the rule is dlb_step_memory, graphs/dlb_roofline.h, shared with
+-- dlb.parallel.evaluate/plan). With a breakdown the parts are the stats' weights, optimizer
+-- state, activations + workspace, and params x gradient bytes (all gradients). A board with
+-- `cores` and `mem_per_core` (the TPU boards) trains data parallel across its cores, every
+-- core keeping a whole copy of the model (seeds/004 §3, "Understanding TPU Memory Size"):
+-- weights, gradients and optimizer state in full on each core, the activations and
+-- workspace of batch/cores examples. Without a breakdown the whole footprint counts (rule
+-- "device_whole", or "per_core_whole" on such a board). `scale` rescales bytes counted at
+-- another precision. Returns bytes, capacity, rule ("device", "device_whole", "per_core" or
+-- "per_core_whole").
+function M.core_footprint(s, dev, scale, opts)
   local fn = "dlb.roofline.core_footprint"
   dev = device(dev, fn)
   scale = scale or 1
-  local fp = rawget(s, "footprint") or (getmetatable(s) ~= OpSet and s.footprint) or nil
+  opts = opts or {}
+  local code = SCHEDULES[opts.schedule or "framework"]
+  if code == nil then error(fn .. ": schedule must be \"framework\" or \"minimal\"", 2) end
+  local plain = getmetatable(s) ~= OpSet
+  local fp = rawget(s, "footprint") or (plain and s.footprint) or nil
   if fp == nil then error(fn .. ": the stats carry no footprint", 2) end
   fp = num(fp, "footprint", fn) * scale
-  if not (dev.cores and dev.mem_per_core) then return fp, dev.mem, "device" end
-  local b = rawget(s, "breakdown")
-  if type(b) ~= "table" then return fp, dev.mem_per_core, "per_core_whole" end
+  local board = dev.cores and dev.mem_per_core
+  local b = rawget(s, "breakdown") or (plain and type(s.breakdown) == "table" and s.breakdown) or nil
+  local params = plain and tonumber(s.params) or nil
+  if type(b) ~= "table" then
+    if board then return fp, dev.mem_per_core, "per_core_whole" end
+    return fp, dev.mem, "device_whole"
+  end
   local function part(k) return b[k] == nil and 0 or num(b[k], "breakdown." .. k, fn) end
-  local need = part("weights") + part("gradients") + part("optimizer")
-    + (part("activations") + part("workspace")) / dev.cores
-  return need * scale, dev.mem_per_core, "per_core"
+  local ge = M.grad_elem(plain and s.precision or nil) or 4
+  local act = part("activations") + part("workspace")
+  if board then act = act / dev.cores end
+  -- all the gradients: params x gradient bytes (the breakdown's own when params are unknown)
+  local grads = params and params * ge or part("gradients")
+  local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,
+    part("optimizer") * scale, act * scale, opts.slack or 0)
+  if board then return need, dev.mem_per_core, "per_core" end
+  return need, dev.mem, "device"
 end
-doc.doc(M.core_footprint, "dlb.roofline.core_footprint(stats, hw[, scale]) -> bytes, capacity, rule",
-  "memory one core needs and has: on a board with cores and mem_per_core (TPU) each core "
-  .. "holds weights, gradients and optimizer state whole and batch/cores of the activations "
-  .. "(seeds/004 §3); elsewhere the footprint against mem")
+doc.doc(M.core_footprint, "dlb.roofline.core_footprint(stats, hw[, scale[, {schedule=, slack=}]]) -> bytes, capacity, rule",
+  "memory one core needs and has under a memory schedule (framework: weights + all gradients "
+  .. "+ optimizer + activations, x (1 + slack); minimal: weights + optimizer + max(activations, "
+  .. "gradients)); on a board with cores and mem_per_core (TPU) each core holds the model "
+  .. "state whole and batch/cores of the activations (seeds/004 §3)")
 doc.doc(M.time, "dlb.roofline.time(s, hw[, {precision=, per_op=, cache_aware=, cache_fraction=, "
   .. "tile=, flops_eff=, bw_eff=, detail=}]) -> {time=, bound=, util=, fits=, shortfall=, graph=, per_op=, ...}",
   "roofline time of a step: whole graph max(c/(eff x peak), a/(eff x bw)) and, with per-op "

@@ -13,8 +13,12 @@ T.test("every kernel list is read and timed", function()
   T.eq(res.conv[v].n, 94, "convolutions")
   T.eq(res.rnn[v].n, 53, "RNNs")
   T.eq(#res.allreduce[8], 7, "all-reduce sizes")
-  -- no kernel beats 80% of the V100's 15.7 TFLOP/s fp32 (datasheet; the roofline's flops_eff)
-  T.near(res.gemm[v].max, 0.8 * 15.7, 1e-9, "GEMM ceiling")
+  -- no kernel beats 80% of the V100's 15.7 TFLOP/s fp32 (datasheet; the roofline's flops_eff),
+  -- and the largest GEMMs come within 3% of it: only the per-kernel launch overhead and
+  -- tile/wave quantisation of the kernel model (docs/hw.md) keep them below
+  local top = res.gemm[v].max
+  assert(top <= 0.8 * 15.7 * (1 + 1e-12) and top > 0.97 * 0.8 * 15.7,
+    ("GEMM ceiling %.4f TFLOP/s, want just under %.2f"):format(top, 0.8 * 15.7))
   assert(res.rnn[v].median < res.gemm[v].median, "small-batch RNN steps sit below the GEMMs")
   assert(text:find("predicted (roofline), not measured", 1, true), "labelled")
 end)
