@@ -61,6 +61,8 @@ DLB_API const char *dlb_version(void);
 #include "dlb_scaling.h"
 #include "dlb_parallel.h"
 #include "dlb_proc.h"
+#include "dlb_measure.h"
+#include "dlb_trace.h"
 #include "dlbplot.h"
 
 #endif

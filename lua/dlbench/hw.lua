@@ -58,6 +58,8 @@ local FIELDS = {
   flops_eff = "number", bw_eff = "number", links = "table", power = "number",
   mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
 }
+-- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
+FIELDS.levels = "table"
 local FIELD_LIST = {}
 for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
 table.sort(FIELD_LIST)
@@ -136,6 +138,22 @@ local function validate(spec, where)
       end
     end
   end
+  if spec.levels then
+    for i, l in ipairs(spec.levels) do
+      if type(l) ~= "table" or type(l.name) ~= "string" or l.name == "" then
+        bad("levels[%d] must be {name=, size=, bw=} with a name", i)
+      end
+      for k in pairs(l) do
+        if k ~= "name" and k ~= "size" and k ~= "bw" then
+          bad("unknown field levels[%d].%s (expected name, size, bw)", i, tostring(k))
+        end
+      end
+      if not finite(l.bw) or l.bw <= 0 then bad("levels[%d].bw must be positive bytes/s, got %s", i, tostring(l.bw)) end
+      if l.size ~= nil and (not finite(l.size) or l.size <= 0) then
+        bad("levels[%d].size must be positive bytes (leave it out for memory), got %s", i, tostring(l.size))
+      end
+    end
+  end
   if spec.source then
     for k, v in pairs(spec.source) do
       if type(v) ~= "string" then bad("source.%s must be a string", tostring(k)) end
@@ -151,6 +169,10 @@ local function plain(dev)
   for p, v in pairs(DATA[d.peak]) do t.peak[p] = v end
   for tier, l in pairs(DATA[d.links]) do t.links[tier] = { bw = l.bw, latency = l.latency } end
   for k, v in pairs(DATA[d.source]) do t.source[k] = v end
+  if d.levels then
+    t.levels = {}
+    for i, l in ipairs(DATA[d.levels]) do t.levels[i] = { name = l.name, size = l.size, bw = l.bw } end
+  end
   return t
 end
 
@@ -174,6 +196,14 @@ local function make(spec)
   local source = {}
   for k, v in pairs(spec.source or {}) do source[k] = v end
   d.source = readonly(source, "device '" .. name .. "' field source")
+  if spec.levels then
+    local lv = {}
+    for i, l in ipairs(spec.levels) do
+      lv[i] = readonly({ name = l.name, size = l.size, bw = l.bw },
+        "device '" .. name .. "' field levels[" .. i .. "]")
+    end
+    d.levels = readonly(lv, "device '" .. name .. "' field levels")
+  end
   d.flops_eff = spec.flops_eff or 0.8
   d.bw_eff = spec.bw_eff or 0.7
   d.kind = spec.kind or "device"
@@ -307,6 +337,19 @@ end
 -- A plain deep copy of the device's fields (a table dlb.hw.define accepts).
 function Device:spec() return plain(self) end
 
+-- The measured memory levels as a plain array {{name=, size=, bw=}, ...} (empty when the
+-- device has none): LuaJIT's # and ipairs do not see through the read-only proxies.
+function Device:level_list()
+  local out = {}
+  local lv = DATA[self].levels
+  if lv then
+    for i, l in ipairs(DATA[lv]) do out[i] = { name = l.name, size = l.size, bw = l.bw } end
+  end
+  return out
+end
+doc.doc(Device.level_list, "hw:level_list() -> {{name=, size=, bw=}, ...}",
+  "the measured per-level memory ceilings (bytes, bytes/s; dlb.measure.host), innermost first")
+
 -- A modified, unregistered copy: hw:with{mem = 32e9} (top-level fields replace the
 -- device's; peak, links and source are replaced whole when given). The changed fields'
 -- source notes say so.
@@ -381,6 +424,12 @@ function Device:describe()
   else
     line("cache", "unknown", nil)
   end
+  if self.levels then
+    for _, l in ipairs(self:level_list()) do
+      line("level " .. l.name, string.format("%.4g GB/s%s", l.bw / 1e9,
+        l.size and string.format(" (%.4g KiB)", l.size / 1024) or ""), self.source.levels)
+    end
+  end
   line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
     self.source.flops_eff or "defaults (Hestness et al. 5.2)")
   for _, tier in ipairs { "intra", "inter" } do
@@ -421,6 +470,15 @@ function M.define(spec)
   end
   return add(spec, where)
 end
+-- A device from a spec, validated like dlb.hw.define's but not added to the catalogue
+-- (measured and calibrated devices: dlb.measure.host, dlb.hw.calibrate).
+function M.device(spec, where)
+  validate(spec, where or "dlb.hw.device")
+  return make(spec)
+end
+doc.doc(M.device, "dlb.hw.device{name=, peak=, mem_bw=, mem=, ...} -> device",
+  "a device with the fields of dlb.hw.define, not added to the catalogue")
+
 doc.doc(M.define, "dlb.hw.define{name=, peak={fp32=...}, mem_bw=, mem=[, cache=, flops_eff=, "
   .. "bw_eff=, links=, power=, source=]} -> device",
   "add a device to the catalogue (FLOP/s, bytes/s, bytes); bad fields are errors")
@@ -545,7 +603,9 @@ doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
 -- at least one peak column are required).
 M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-  "inter_latency", "power", "cores", "mem_per_core", "note", "source" }
+  "inter_latency", "power", "cores", "mem_per_core", "note", "source", "levels" }
+-- levels (measured ceilings): "name:size:bw;..." with size empty for memory, e.g.
+-- "L1:49152:1.6e11;DRAM::3.7e10"
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
@@ -601,6 +661,15 @@ function M.parse_csv(text, file)
           spec[c] = s
         elseif c == "source" then
           spec.source.all = s
+        elseif c == "levels" then
+          spec.levels = {}
+          for item in (s .. ";"):gmatch("([^;]*);") do
+            local nm, sz, bw = trim(item):match("^([^:]+):([^:]*):([^:]+)$")
+            if not nm or tonumber(bw) == nil or (sz ~= "" and tonumber(sz) == nil) then
+              error(string.format("%s: column 'levels': '%s' is not name:size:bw", where, item), 0)
+            end
+            spec.levels[#spec.levels + 1] = { name = nm, size = tonumber(sz), bw = tonumber(bw) }
+          end
         else
           local v = tonumber(s)
           if v == nil or v ~= v or v == math.huge or v == -math.huge then
@@ -715,6 +784,15 @@ function M.to_csv(devices)
         local tier, k = c:match("^(%a+)_(%a+)$")
         v = d.links[tier] and d.links[tier][k]
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
+      elseif c == "levels" then
+        if d.levels then
+          local parts = {}
+          for i, l in ipairs(d:level_list()) do
+            parts[i] = l.name .. ":" .. (l.size and string.format("%.17g", l.size) or "") .. ":"
+              .. string.format("%.17g", l.bw)
+          end
+          v = table.concat(parts, ";")
+        end
       else v = d[c] end
       cells[j] = csv_cell(v)
     end

@@ -28,6 +28,8 @@ local lazy = {
   plot = "dlbench.plot",
   pretty = "dlbench.pretty",
   doc = "dlbench.doc",
+  measure = "dlbench.measure",
+  trace = "dlbench.trace",
 }
 M.lazy_names = {}
 for k in pairs(lazy) do M.lazy_names[#M.lazy_names + 1] = k end
