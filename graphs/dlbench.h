@@ -63,6 +63,7 @@ DLB_API const char *dlb_version(void);
 #include "dlb_proc.h"
 #include "dlb_measure.h"
 #include "dlb_trace.h"
+#include "dlb_minimize.h"
 #include "dlbplot.h"
 
 #endif

@@ -1,7 +1,8 @@
 /*
 ** lmeasure.c — Lua 5.4 binding of the measure and trace areas of libdlbench (added to
 ** `dlbench.core`): host microbenchmarks (graphs/measure.c) and profiler traces
-** (graphs/trace.c). Plain values in and out; a trace is a "dlbench.Trace" handle.
+** (graphs/trace.c), and the minimiser behind dlb.hw.calibrate (graphs/minimize.c). Plain
+** values in and out; a trace is a "dlbench.Trace" handle, a minimiser a "dlbench.Minimizer".
 ** lua/dlbench/ffi_measure.lua mirrors it for LuaJIT.
 */
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "dlbL.h"
 
 #define TRACE "dlbench.Trace"
+#define MINIMIZER "dlbench.Minimizer"
 
 typedef struct Box { dlb_trace *t; } Box;
 
@@ -141,7 +143,76 @@ static int trace_gc(lua_State *L) {
   return 0;
 }
 
+/* -- the minimiser (reverse communication) ------------------------------------------ */
+
+typedef struct MBox { dlb_minimizer *m; size_t n; } MBox;
+
+static MBox *checkmin(lua_State *L, int i) {
+  MBox *b = (MBox *)luaL_checkudata(L, i, MINIMIZER);
+  if (b->m == NULL) luaL_argerror(L, i, "minimizer is closed");
+  return b;
+}
+
+/* -- core.minimizer_new(x0, step, lo, hi, tol, max_evals) -> minimizer */
+static int minimizer_new(lua_State *L) {
+  size_t n, ns, nl, nh;
+  double *x0 = dlbL_checknumbers(L, 1, &n, "x0");
+  double *st = dlbL_checknumbers(L, 2, &ns, "step");
+  double *lo = dlbL_checknumbers(L, 3, &nl, "lo");
+  double *hi = dlbL_checknumbers(L, 4, &nh, "hi");
+  double tol = luaL_checknumber(L, 5);
+  lua_Integer maxe = luaL_checkinteger(L, 6);
+  luaL_argcheck(L, ns == n && nl == n && nh == n, 2, "x0, step, lo and hi need the same length");
+  luaL_argcheck(L, maxe >= 1 && maxe <= 1000000, 6, "max_evals must be 1..1e6");
+  MBox *b = (MBox *)lua_newuserdatauv(L, sizeof(MBox), 0);
+  b->m = NULL;
+  b->n = n;
+  luaL_setmetatable(L, MINIMIZER);
+  b->m = dlb_minimizer_new(n, x0, st, lo, hi, tol, (int)maxe);
+  if (b->m == NULL) return dlbL_error(L);
+  return 1;
+}
+
+/* -- core.minimizer_ask(m) -> {x...} or nil when finished */
+static int minimizer_ask(lua_State *L) {
+  MBox *b = checkmin(L, 1);
+  double x[64];
+  if (!dlb_minimizer_ask(b->m, x)) { lua_pushnil(L); return 1; }
+  dlbL_pushnumbers(L, x, b->n);
+  return 1;
+}
+
+/* -- core.minimizer_tell(m, f) */
+static int minimizer_tell(lua_State *L) {
+  MBox *b = checkmin(L, 1);
+  dlbL_check(L, dlb_minimizer_tell(b->m, luaL_checknumber(L, 2)));
+  return 0;
+}
+
+/* -- core.minimizer_best(m) -> {x...}, f, evals */
+static int minimizer_best(lua_State *L) {
+  MBox *b = checkmin(L, 1);
+  double x[64], f;
+  int evals;
+  dlbL_check(L, dlb_minimizer_best(b->m, x, &f, &evals));
+  dlbL_pushnumbers(L, x, b->n);
+  lua_pushnumber(L, f);
+  lua_pushinteger(L, evals);
+  return 3;
+}
+
+static int minimizer_gc(lua_State *L) {
+  MBox *b = (MBox *)luaL_checkudata(L, 1, MINIMIZER);
+  dlb_minimizer_free(b->m);
+  b->m = NULL;
+  return 0;
+}
+
 static const luaL_Reg measurelib[] = {
+  {"minimizer_new", minimizer_new},
+  {"minimizer_ask", minimizer_ask},
+  {"minimizer_tell", minimizer_tell},
+  {"minimizer_best", minimizer_best},
   {"measure_caches", measure_caches},
   {"measure_gemm", measure_gemm},
   {"measure_stream", measure_stream},
@@ -159,11 +230,20 @@ static const luaL_Reg meta[] = {
   {NULL, NULL}
 };
 
+static const luaL_Reg minmeta[] = {
+  {"__gc", minimizer_gc},
+  {"__close", minimizer_gc},
+  {NULL, NULL}
+};
+
 /* Add the measure and trace functions to the backend table on top of the stack. */
 int dlbL_open_measure(lua_State *L) {
   luaL_setfuncs(L, measurelib, 0);
   luaL_newmetatable(L, TRACE);
   luaL_setfuncs(L, meta, 0);
+  lua_pop(L, 1);
+  luaL_newmetatable(L, MINIMIZER);
+  luaL_setfuncs(L, minmeta, 0);
   lua_pop(L, 1);
   return 0;
 }

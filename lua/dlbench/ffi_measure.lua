@@ -84,4 +84,66 @@ return function(core, C, ffi)
     end
     return out
   end
+
+  local function numbers(t, i, what)
+    if type(t) ~= "table" then
+      error(string.format("bad argument #%d (%s: table of numbers expected, got %s)", i, what, type(t)), 0)
+    end
+    local n = #t
+    if n > 64 then error(string.format("bad argument #%d (%s: at most 64 values)", i, what), 0) end
+    local a = ffi.new("double[?]", n > 0 and n or 1)
+    for j = 1, n do
+      if type(t[j]) ~= "number" then
+        error(string.format("bad argument #%d (%s[%d] must be a number)", i, what, j), 0)
+      end
+      a[j - 1] = t[j]
+    end
+    return a, n
+  end
+
+  local boxes = setmetatable({}, { __mode = "k" }) -- minimizer cdata -> n
+  function core.minimizer_new(x0, step, lo, hi, tol, max_evals)
+    local a, n = numbers(x0, 1, "x0")
+    local s, ns = numbers(step, 2, "step")
+    local l, nl = numbers(lo, 3, "lo")
+    local h, nh = numbers(hi, 4, "hi")
+    if ns ~= n or nl ~= n or nh ~= n then
+      error("bad argument #2 (x0, step, lo and hi need the same length)", 0)
+    end
+    int(max_evals, 6, 1, 1000000, "max_evals")
+    local m = C.dlb_minimizer_new(n, a, s, l, h, num(tol, 5), max_evals)
+    if m == nil then core.error() end
+    m = ffi.gc(m, C.dlb_minimizer_free)
+    boxes[m] = n
+    return m
+  end
+
+  local function checkmin(m)
+    local n = boxes[m]
+    if n == nil then error("bad argument #1 (dlbench.Minimizer expected, got " .. type(m) .. ")", 0) end
+    return n
+  end
+
+  function core.minimizer_ask(m)
+    local n = checkmin(m)
+    local x = ffi.new("double[64]")
+    if C.dlb_minimizer_ask(m, x) == 0 then return nil end
+    local out = {}
+    for j = 1, n do out[j] = x[j - 1] end
+    return out
+  end
+
+  function core.minimizer_tell(m, f)
+    checkmin(m)
+    core.check(C.dlb_minimizer_tell(m, num(f, 2)))
+  end
+
+  function core.minimizer_best(m)
+    local n = checkmin(m)
+    local x, f, e = ffi.new("double[64]"), ffi.new("double[1]"), ffi.new("int[1]")
+    core.check(C.dlb_minimizer_best(m, x, f, e))
+    local out = {}
+    for j = 1, n do out[j] = x[j - 1] end
+    return out, f[0], tonumber(e[0])
+  end
 end

@@ -826,6 +826,13 @@ end
 doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
   "write the catalogue as CSV (whole or not at all); dlb.hw.load reads it back")
 
+-- Calibration lives in lua/dlbench/calibrate.lua (it needs dlb.roofline, which needs this).
+function M.calibrate(dev, measurements, opts)
+  return require("dlbench.calibrate").calibrate(dev, measurements, opts)
+end
+doc.doc(M.calibrate, "dlb.hw.calibrate(hw, measurements[, opts]) -> device, fit",
+  "CALIBRATE device fields to measured times (see help(require 'dlbench.calibrate'.calibrate))")
+
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")
 return M

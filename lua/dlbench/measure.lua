@@ -184,6 +184,110 @@ doc.doc(M.host, "dlb.measure.host{threads=0, seconds=5, name=\"host\", reps=5, g
   .. "an elementwise kernel, on 1 and all threads, median of reps; returns a dlb.hw device with "
   .. "the measured ceilings (peak, mem_bw, levels) and the record of every measurement")
 
+-- == per-op measurement of a training step ===========================================
+
+local ops_opts = { threads = true, reps = true, min_time = true, bind = true, max_shapes = true }
+
+-- Time every distinct GEMM and elementwise shape of a training step on this host,
+-- DeepBench style: a matmul-like op (matmul, batched matmul, and a convolution as its
+-- im2col GEMM: the implicit-GEMM shape of graphs/analysis.c) runs as OpenBLAS GEMM of its
+-- (m, n, k, batch) in the step's precision (fp64 -> dgemm, anything else sgemm); any other
+-- op with bytes runs as the elementwise add kernel over the op's algorithmic bytes
+-- (3 fp32 arrays; split among the threads). Ops with no bytes and no FLOPs take 0.
+-- `s` is stats of a graph (g:stats{...}) or a graph with opts.bind = {dims}. Returns the
+-- table of distinct shapes {key, class, m, n, k, batch, flops, bytes, count, time (s per
+-- op), total, rate} and {step_time = sum over the step's ops, points = roofline points,
+-- shapes =, ops =}: the lecture's (seed 002) profile-based estimate, from this host's kernels.
+function M.ops(s, opts)
+  local fn = "dlb.measure.ops"
+  opts = options.check(opts, ops_opts, fn, 2)
+  if type(s) == "table" and type(s.stats) == "function" then
+    s = s:stats(opts.bind or {})
+  end
+  if type(s) ~= "table" or rawget(s, "analysis") == nil then
+    error(fn .. ": expected the stats of a graph with every dim bound (g:stats{...}), or a graph "
+      .. "with bind = {dims}", 2)
+  end
+  local threads = opts.threads or 0
+  if type(threads) ~= "number" or threads ~= math.floor(threads) or threads < 0 or threads > 1024 then
+    error(fn .. ": threads must be 0 (all) or 1..1024, got " .. tostring(threads), 2)
+  end
+  local nt = threads == 0 and core.proc_cores() or threads
+  local reps = opts.reps or 3
+  local min_time = opts.min_time or 0.002
+  local max_shapes = opts.max_shapes or 500
+  local dp = s.precision == "fp64"
+  local trace = require "dlbench.trace"
+  local a = s.analysis
+  local F, B, _, _, K = core.analysis_arrays(a)
+  local shapes, order, opkey = {}, {}, {}
+  for i = 1, #F do
+    local tname = core.graph_op_type_name(K[i])
+    local m, n, k, b = core.analysis_gemm(a, i - 1)
+    local key, sh
+    if m then
+      key = string.format("gemm %dx%dx%d x%d", m, n, k, b or 1)
+      sh = { kind = "gemm", class = trace.op_class(tname), m = m, n = n, k = k, batch = b or 1 }
+    elseif B[i] > 0 then
+      key = string.format("elementwise %.17g B", B[i])
+      sh = { kind = "elementwise", class = trace.op_class(tname), bytes = B[i] }
+    else
+      key = "none"
+      sh = { kind = "none", class = trace.op_class(tname) }
+    end
+    local e = shapes[key]
+    if not e then
+      if #order >= max_shapes then
+        error(string.format("%s: more than %d distinct op shapes (raise max_shapes)", fn, max_shapes), 2)
+      end
+      e = sh
+      e.key, e.count, e.flops, e.bytes = key, 0, F[i], B[i]
+      shapes[key] = e
+      order[#order + 1] = e
+    end
+    e.count = e.count + 1
+    opkey[i] = key
+  end
+  local skipped = {}
+  for _, e in ipairs(order) do
+    local ok, t = true, 0
+    if e.kind == "gemm" then
+      ok, t = pcall(core.measure_gemm, dp, e.m, e.n, e.k, e.batch, nt, reps, min_time)
+    elseif e.kind == "elementwise" then
+      ok, t = pcall(core.measure_stream, M.kernels.add, math.max(64, e.bytes / nt), nt, reps, min_time)
+    end
+    if ok then
+      e.time = t
+      e.total = t * e.count
+      e.rate = t > 0 and e.flops / t or 0
+    else
+      skipped[#skipped + 1] = e.key .. ": " .. tostring(t)
+    end
+  end
+  local step, pts = 0, {}
+  for i = 1, #F do
+    local e = shapes[opkey[i]]
+    if e.time then step = step + e.time end
+  end
+  for _, e in ipairs(order) do
+    if e.time and e.time > 0 and e.flops > 0 and e.bytes > 0 then
+      pts[#pts + 1] = { intensity = e.flops / e.bytes, flops = e.flops / e.time,
+        group = "measured " .. e.kind }
+    end
+  end
+  table.sort(order, function(x, y) return (x.total or 0) > (y.total or 0) end)
+  local T = require "dlbench.table"
+  local t = T.new(order, { "key", "kind", "class", "m", "n", "k", "batch", "flops", "bytes",
+    "count", "time", "total", "rate" })
+  return t, { step_time = step, points = pts, shapes = #order, ops = #F, threads = nt,
+    complete = #skipped == 0, skipped = skipped }
+end
+doc.doc(M.ops, "dlb.measure.ops(stats | graph[, {bind=, threads=0, reps=3, min_time=0.002, max_shapes=500}]) "
+  .. "-> table, {step_time=, points=, complete=, skipped=}",
+  "time each distinct GEMM shape (OpenBLAS; a conv as its im2col GEMM) and elementwise size "
+  .. "(the add kernel over the op's bytes) of a training step on this host; step_time sums "
+  .. "them over the step's ops (profile-based estimation, seed 002)")
+
 -- == the figure ====================================================================
 
 -- The cache-aware empirical roofline of a measured device, in the style of the Empirical
