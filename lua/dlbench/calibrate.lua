@@ -101,7 +101,22 @@ function M.calibrate(dev, meas, opts)
     if not okp then error(string.format("%s: measurements[%d]: %s", fn, k, tostring(r)), 0) end
     return r.time
   end
+  -- "peak.fp32" names a precision's peak: changes to it replace the whole peak table
   local function with(changes)
+    local peak
+    for k, v in pairs(changes) do
+      local p = type(k) == "string" and k:match("^peak%.(.+)$")
+      if p then
+        peak = peak or dev:spec().peak
+        peak[p] = v
+      end
+    end
+    if peak then
+      local c2 = {}
+      for k, v in pairs(changes) do if not (type(k) == "string" and k:match("^peak%.")) then c2[k] = v end end
+      c2.peak = peak
+      changes = c2
+    end
     local okw, d2 = pcall(dev.with, dev, changes)
     if not okw then return nil, d2 end
     return d2
@@ -114,6 +129,8 @@ function M.calibrate(dev, meas, opts)
   for _, f in ipairs(fields) do
     if type(f) ~= "string" then error(fn .. ": field names must be strings", 3) end
     local v0 = dev[f]
+    local pp = f:match("^peak%.(.+)$")
+    if pp then v0 = dev.peak[pp] end
     if type(v0) == "function" or type(v0) == "table" then
       unused[f] = "not a numeric device field"
     else
@@ -188,7 +205,7 @@ function M.calibrate(dev, meas, opts)
   for i, p in ipairs(params) do
     values[p.name] = p.tr.value(best_u[i])
     changes[p.name] = values[p.name]
-    src[p.name] = string.format("CALIBRATED by dlb.hw.calibrate on %d measurements (%s loss on log time)",
+    src[p.name:match("^peak%.") and "peak" or p.name] = string.format("CALIBRATED by dlb.hw.calibrate on %d measurements (%s loss on log time)",
       #fit, loss)
   end
   for k, v in pairs(src) do spec_src[k] = v end

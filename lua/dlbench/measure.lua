@@ -70,7 +70,7 @@ function M.host(opts)
       .. tostring(threads), 2)
   end
   if threads == 0 then threads = cores end
-  local seconds = opts.seconds or 5
+  local seconds = opts.seconds or 3
   if type(seconds) ~= "number" or not (seconds >= 0.05 and seconds <= 600) then
     error(fn .. ": seconds must be a budget of 0.05 .. 600 s, got " .. tostring(seconds), 2)
   end
@@ -95,10 +95,19 @@ function M.host(opts)
   -- the budget, shared among the timed rounds (each ~ reps + 2 rounds of min_time)
   local nmeas = #sizes * #tcounts + 2 * #tcounts + 2 * #levels * #tcounts + #levels
   local min_time = seconds / (nmeas * (reps + 3))
+  -- the budget self-corrects: each measurement gets its share of what is left (fixed costs
+  -- such as one 1024^3 GEMM or allocating the DRAM arrays eat into it on a busy machine)
+  local done = 0
+  local function share()
+    local left = seconds - (core.proc_now() - t0)
+    local t = left / (math.max(nmeas - done, 1) * (reps + 3))
+    done = done + 1
+    return math.max(t, 1e-4)
+  end
 
   local gemm = {}
   local function add_gemm(dp, n, th)
-    local med, lo, hi = core.measure_gemm(dp, n, n, n, 1, th, reps, min_time)
+    local med, lo, hi = core.measure_gemm(dp, n, n, n, 1, th, reps, share())
     local flops = 2 * n * n * n  -- a multiply-accumulate is 2 FLOPs
     local elem = dp and 8 or 4
     gemm[#gemm + 1] = { precision = dp and "fp64" or "fp32", m = n, n = n, k = n, threads = th,
@@ -115,7 +124,7 @@ function M.host(opts)
 
   local stream = {}
   local function add_stream(kname, lv, th)
-    local med, lo, hi, moved = core.measure_stream(M.kernels[kname], lv.bytes, th, reps, min_time)
+    local med, lo, hi, moved = core.measure_stream(M.kernels[kname], lv.bytes, th, reps, share())
     stream[#stream + 1] = { kernel = kname, level = lv.name, bytes = lv.bytes, threads = th,
       moved = moved, time = med, bw = moved / med, bw_min = moved / hi, bw_max = moved / lo }
   end
@@ -179,7 +188,7 @@ function M.host(opts)
   }
   return dev, rec
 end
-doc.doc(M.host, "dlb.measure.host{threads=0, seconds=5, name=\"host\", reps=5, gemm={64,...,1024}} -> device, record",
+doc.doc(M.host, "dlb.measure.host{threads=0, seconds=3, name=\"host\", reps=5, gemm={64,...,1024}} -> device, record",
   "measure this machine: OpenBLAS SGEMM/DGEMM, STREAM copy/triad per cache level (L1..DRAM) and "
   .. "an elementwise kernel, on 1 and all threads, median of reps; returns a dlb.hw device with "
   .. "the measured ceilings (peak, mem_bw, levels) and the record of every measurement")

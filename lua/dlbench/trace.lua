@@ -31,13 +31,17 @@ local function to_table(h)
       if v ~= nil then a[i] = tonumber(v) or v end
     end
   end
+  local name, cat, ph, ts, dur, pid, tid = cols.name, cols.cat, cols.ph, cols.ts, cols.dur, cols.pid, cols.tid
+  local dv, st, co, ex, sq, fl, sh, ty = cols.device, cols.stream, cols.correlation, cols.external_id,
+    cols.sequence, cols.flops, cols.shapes, cols.types
   local rows = {}
   for i = 1, n do
-    local r = {}
-    for _, c in ipairs(M.columns) do r[c] = cols[c][i] end
-    rows[i] = r
+    rows[i] = { name = name[i], cat = cat[i], ph = ph[i], ts = ts[i], dur = dur[i], pid = pid[i],
+      tid = tid[i], device = dv[i], stream = st[i], correlation = co[i], external_id = ex[i],
+      sequence = sq[i], flops = fl[i], shapes = sh[i], types = ty[i] }
   end
-  return T.new(rows, M.columns), n, bytes
+  -- fresh rows of numbers and strings over M.columns: the table takes them as they are
+  return T.adopt(rows, M.columns), n, bytes
 end
 
 local INFO = setmetatable({}, { __mode = "k" }) -- events table -> {events=, bytes=, path=}
