@@ -82,6 +82,37 @@ T.test("measure.figure: an ERT-style roofline that saves", function()
   assert(n > 1000, "png size " .. n)
 end)
 
+T.test("measure.ops: each distinct GEMM and elementwise shape timed once", function()
+  local nn = require "dlbench.nn"
+  local g = dlb.graph("small")
+  local x = g:input("x", { "b", 3, 8, 8 })
+  local h = g:relu(nn.conv2d(g, x, 4, 3, { padding = 1, name = "c" }))
+  h = g:reshape(h, { "b", 4 * 8 * 8 })
+  g:loss(g:softmax_xent(nn.linear(g, h, 10, { name = "fc" }), g:input("labels", { "b" }, "int32")))
+  local s = g:stats { b = 8 }
+  local t, info = dlb.measure.ops(s, { min_time = 0.0005, reps = 1 })
+  T.eq(info.ops, s.nops, "every op of the step")
+  T.eq(info.shapes, t:count(), "a row per distinct shape")
+  assert(info.complete, "everything measured")
+  local n, keys = 0, {}
+  for i = 1, t:count() do
+    local r = t:row(i)
+    n = n + r.count
+    keys[r.key] = r
+    if r.kind ~= "none" then assert(r.time > 0, r.key .. " timed") end
+  end
+  T.eq(n, s.nops, "counts add up to the step's ops")
+  -- the conv's forward as its im2col GEMM: m = b*8*8 output pixels, n = 4 filters,
+  -- k = 3*3*3 (hand derivation of the implicit-GEMM shape)
+  assert(keys["gemm 512x4x27 x1"], "conv forward as the im2col GEMM 512x4x27")
+  assert(info.step_time > 0 and #info.points > 0, "a step estimate and roofline points")
+  -- a graph with bindings works as its stats do
+  local _, i2 = dlb.measure.ops(g, { bind = { b = 8 }, min_time = 0.0005, reps = 1 })
+  T.eq(i2.ops, s.nops, "graph + bind")
+  T.checkerr("every dim bound", dlb.measure.ops, { flops = 1 })
+  T.checkerr("unknown option 'thread'", dlb.measure.ops, s, { thread = 1 })
+end)
+
 T.test("measure: bad options and arguments are errors", function()
   T.checkerr("unknown option 'thread'", dlb.measure.host, { thread = 1 })
   T.checkerr("threads must be", dlb.measure.host, { threads = -1 })
