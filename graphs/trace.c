@@ -63,6 +63,7 @@ static uint32_t fnv(const char *s, size_t len) {
 
 /* The pool id (1-based) of s[0..len), added if new; 0 on allocation failure. */
 static uint32_t intern(dlb_trace *t, const char *s, size_t len) {
+  len = strnlen(s, len); /* text ends at a NUL ("\u0000" in the JSON), as C strings do */
   if (t->npool * 2 + 2 > t->hcap) {
     size_t nc = t->hcap ? 2 * t->hcap : 1024;
     uint32_t *nh = calloc(nc, sizeof *nh);
@@ -412,11 +413,10 @@ static void session_close(session *s, int keep) {
 }
 
 /* Report a failed parse at byte `at`: the parser's own message or yajl's. */
-static int session_error(session *s, const char *where, yajl_status st, const unsigned char *chunk, size_t len) {
+static int session_error(session *s, const char *where, const unsigned char *chunk, size_t len) {
   size_t at = s->base + yajl_get_bytes_consumed(s->h);
   if (s->p.status)
     return dlb_fail(s->p.status, "trace %s: byte %zu: %s", where, at, s->p.err);
-  (void)st;
   unsigned char *m = yajl_get_error(s->h, 0, chunk, len);
   char msg[160];
   snprintf(msg, sizeof msg, "%s", m ? (const char *)m : "malformed JSON");
@@ -435,7 +435,7 @@ static int session_feed(session *s, const char *where, const char *buf, size_t l
     }
   }
   yajl_status st = yajl_parse(s->h, (const unsigned char *)buf, len);
-  if (st != yajl_status_ok) return session_error(s, where, st, (const unsigned char *)buf, len);
+  if (st != yajl_status_ok) return session_error(s, where, (const unsigned char *)buf, len);
   s->base += len;
   return DLB_OK;
 }

@@ -15,16 +15,6 @@ local M = {}
 -- Kernel ids of dlb_measure_stream (graphs/dlb_measure.h, enum DLB_MEASURE_*).
 M.kernels = { copy = 0, triad = 1, relu = 2, add = 3 }
 
-local function median(xs)
-  local t = {}
-  for i, v in ipairs(xs) do t[i] = v end
-  table.sort(t)
-  local n = #t
-  if n == 0 then return nil end
-  if n % 2 == 1 then return t[(n + 1) / 2] end
-  return 0.5 * (t[n / 2] + t[n / 2 + 1])
-end
-M.median = median
 
 -- Physical memory from /proc/meminfo (bytes), or nil.
 local function memtotal()

@@ -190,14 +190,7 @@ local function union(iv)
   return total
 end
 
-local median = function(xs)
-  local s = {}
-  for i, v in ipairs(xs) do s[i] = v end
-  table.sort(s)
-  local n = #s
-  if n == 0 then return nil end
-  return n % 2 == 1 and s[(n + 1) / 2] or 0.5 * (s[n / 2] + s[n / 2 + 1])
-end
+local function median(xs) return core.stats_percentiles(xs, { 50 })[1] end
 
 local sum_opts = { hw = true, precision = true, cores = true, flops = true }
 
@@ -215,27 +208,27 @@ function M.summary(t, opts)
   local steps, by_kind, by_phase = {}, {}, { forward = 0, backward = 0, optimizer = 0, other = 0 }
   local cpu_iv, kinds = {}, {}
   local t0, t1
+  -- add event r's interval to groups[key] and to the trace's span
+  local function interval(groups, key, r)
+    groups[key] = groups[key] or {}
+    local iv = groups[key]
+    iv[#iv + 1] = { r.ts, r.ts + r.dur }
+    t0 = t0 and math.min(t0, r.ts) or r.ts
+    t1 = t1 and math.max(t1, r.ts + r.dur) or r.ts + r.dur
+  end
   for _, e in ipairs(evs) do
     local r = e.row
     if e.is_step then steps[#steps + 1] = r.dur end
     if not e.is_step and (e.step or #steps == 0) then
       local k = r.name or "?"
       local g = by_kind[k]
-      if not g then g = { kind = k, class = M.op_class(k), count = 0, self = 0, total = 0 }; by_kind[k] = g; kinds[#kinds + 1] = g end
+      if not g then g = { kind = k, class = M.op_class(k), count = 0, self = 0 }; by_kind[k] = g; kinds[#kinds + 1] = g end
       g.count = g.count + 1
       g.self = g.self + e.self
-      if e.depth == 0 or (e.depth == 1 and e.step) then g.total = g.total + r.dur end
       local ph = e.phase or "other"
       by_phase[ph] = (by_phase[ph] or 0) + e.self
     end
-    if e.depth == 0 then
-      local key = tostring(r.pid) .. "/" .. tostring(r.tid)
-      cpu_iv[key] = cpu_iv[key] or {}
-      local iv = cpu_iv[key]
-      iv[#iv + 1] = { r.ts, r.ts + r.dur }
-      t0 = t0 and math.min(t0, r.ts) or r.ts
-      t1 = t1 and math.max(t1, r.ts + r.dur) or r.ts + r.dur
-    end
+    if e.depth == 0 then interval(cpu_iv, tostring(r.pid) .. "/" .. tostring(r.tid), r) end
   end
   -- device events
   local dev_iv, dev_flops, ndev = {}, 0, 0
@@ -243,12 +236,7 @@ function M.summary(t, opts)
     local r = t:row(i)
     if r.ph == "X" and r.ts and r.dur and is_device(r) then
       ndev = ndev + 1
-      local d = r.device or 0
-      dev_iv[d] = dev_iv[d] or {}
-      local iv = dev_iv[d]
-      iv[#iv + 1] = { r.ts, r.ts + r.dur }
-      t0 = t0 and math.min(t0, r.ts) or r.ts
-      t1 = t1 and math.max(t1, r.ts + r.dur) or r.ts + r.dur
+      interval(dev_iv, r.device or 0, r)
     end
     if r.flops then dev_flops = dev_flops + r.flops end
   end

@@ -138,4 +138,13 @@ T.test("errors: truncated, malformed and hostile JSON name the byte offset", fun
   T.eq(t:row(1).ts, nil, "null ts")
 end)
 
+T.test("the column order of dlb.trace matches the C enums (FFI backend sees them)", function()
+  if dlb.backend ~= "ffi" then return end
+  local C = dlb.core.C
+  T.eq(C.DLB_TRACE_TS, 0, "ts"); T.eq(C.DLB_TRACE_FLOPS, 7, "flops"); T.eq(C.DLB_TRACE_NNUMBERS, 8, "numbers")
+  T.eq(C.DLB_TRACE_NAME, 0, "name"); T.eq(C.DLB_TRACE_TYPES, 6, "types"); T.eq(C.DLB_TRACE_NSTRINGS, 7, "strings")
+  T.eq(C.DLB_MEASURE_COPY, dlb.measure.kernels.copy, "copy"); T.eq(C.DLB_MEASURE_ADD, dlb.measure.kernels.add, "add")
+  T.eq(C.DLB_MEASURE_TRIAD, dlb.measure.kernels.triad, "triad"); T.eq(C.DLB_MEASURE_RELU, dlb.measure.kernels.relu, "relu")
+end)
+
 T.done()
