@@ -104,6 +104,8 @@ for _, set in ipairs { "torch", "ops" } do
   end
 end
 g:line { x = { lo, hi }, y = { lo, hi }, label = "predicted = measured", style = "dashed" }
+g:line { x = { lo, hi }, y = { 1.2 * lo, 1.2 * hi }, label = "+-20%", style = "dotted", color = "gray" }
+g:line { x = { lo, hi }, y = { lo / 1.2, hi / 1.2 }, style = "dotted", color = "gray" }
 g:scatter { x = xs, y = ys, group = grp }
 g.xscale, g.yscale = "log", "log"
 g.xlabel, g.ylabel = "measured step time (ms)", "predicted, calibrated (ms)"
@@ -118,5 +120,7 @@ print(cmp:with("measured_ms", function(r) return r.measured * 1e3 end)
   :with("predicted_ms", function(r) return r.predicted * 1e3 end)
   :select("key", "measured_ms", "predicted_ms", "n_measured", "n_predicted"))
 assert(cf:save(outdir .. "/measure_compare.png"))
+print("(the measured elementwise ops sit above the DRAM roof: their tensors live in cache; the "
+  .. "per-level ceilings of dlb.measure.host are the input a level-aware memory time would need)")
 print("\nfigures: " .. outdir .. "/measure_roofline.png, " .. outdir .. "/measure_calibration.png, "
   .. outdir .. "/measure_compare.png; device: " .. outdir .. "/host.csv")
