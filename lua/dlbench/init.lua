@@ -56,5 +56,5 @@ setmetatable(M, {
 })
 
 doc.doc(M, "dlb", "the dlbench workbench: graphs, models, hw, roofline, sweep, table, "
-  .. "stats, scaling, parallel, plot (help(dlb.<name>) for each)")
+  .. "stats, scaling, parallel, plot, measure, trace (help(dlb.<name>) for each)")
 return M

@@ -157,7 +157,7 @@ function M.host(opts)
         table.concat(sizes, ",")),
       mem_bw = string.format("%s: STREAM triad over %.3g MB per thread", how, dram.bytes / 1e6),
       levels = how .. ": STREAM triad, working set half of each cache (sysfs sizes)",
-      mem = "MemTotal of /proc/meminfo",
+      mem = memtotal() and "MemTotal of /proc/meminfo" or "unknown: /proc/meminfo unreadable, 1 GB placeholder",
       flops_eff = "1: the ceilings are measured achievable rates",
     },
   }
