@@ -113,6 +113,8 @@ assert(g:save(outdir .. "/measure_calibration.png"))
 
 -- 4. one step op by op: the trace against the prediction ------------------------------------
 local run = fx.runs[5] -- mlp b=256
+print("\n" .. run.label .. ": the trace's summary (TBD's FP32 utilisation against the measured host peak)")
+print(dlb.trace.summary(dlb.trace.read(DIR .. run.file), { hw = host, flops = fx.stats(run).flops, cores = 1 }))
 local cmp, step, cf = dlb.trace.compare(dlb.trace.read(DIR .. run.file), fx.stats(run), dev, { figure = true })
 print(string.format("\n%s op by op (ms per step) on the calibrated host: measured step %.3g ms, predicted %.3g ms",
   run.label, step.measured * 1e3, step.predicted * 1e3))
