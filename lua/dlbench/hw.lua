@@ -6,6 +6,7 @@
 -- (bytes/s each way, seconds), power (W), note, source = {field = "where it comes from"}.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
+local levels = require "dlbench.hw_levels"
 
 local M = {}
 
@@ -138,22 +139,7 @@ local function validate(spec, where)
       end
     end
   end
-  if spec.levels then
-    for i, l in ipairs(spec.levels) do
-      if type(l) ~= "table" or type(l.name) ~= "string" or l.name == "" then
-        bad("levels[%d] must be {name=, size=, bw=} with a name", i)
-      end
-      for k in pairs(l) do
-        if k ~= "name" and k ~= "size" and k ~= "bw" then
-          bad("unknown field levels[%d].%s (expected name, size, bw)", i, tostring(k))
-        end
-      end
-      if not finite(l.bw) or l.bw <= 0 then bad("levels[%d].bw must be positive bytes/s, got %s", i, tostring(l.bw)) end
-      if l.size ~= nil and (not finite(l.size) or l.size <= 0) then
-        bad("levels[%d].size must be positive bytes (leave it out for memory), got %s", i, tostring(l.size))
-      end
-    end
-  end
+  if spec.levels then levels.check(spec.levels, bad) end
   if spec.source then
     for k, v in pairs(spec.source) do
       if type(v) ~= "string" then bad("source.%s must be a string", tostring(k)) end
@@ -169,10 +155,7 @@ local function plain(dev)
   for p, v in pairs(DATA[d.peak]) do t.peak[p] = v end
   for tier, l in pairs(DATA[d.links]) do t.links[tier] = { bw = l.bw, latency = l.latency } end
   for k, v in pairs(DATA[d.source]) do t.source[k] = v end
-  if d.levels then
-    t.levels = {}
-    for i, l in ipairs(DATA[d.levels]) do t.levels[i] = { name = l.name, size = l.size, bw = l.bw } end
-  end
+  if d.levels then t.levels = levels.copy(DATA[d.levels]) end
   return t
 end
 
@@ -197,11 +180,8 @@ local function make(spec)
   for k, v in pairs(spec.source or {}) do source[k] = v end
   d.source = readonly(source, "device '" .. name .. "' field source")
   if spec.levels then
-    local lv = {}
-    for i, l in ipairs(spec.levels) do
-      lv[i] = readonly({ name = l.name, size = l.size, bw = l.bw },
-        "device '" .. name .. "' field levels[" .. i .. "]")
-    end
+    local lv = levels.copy(spec.levels)
+    for i, l in ipairs(lv) do lv[i] = readonly(l, "device '" .. name .. "' field levels[" .. i .. "]") end
     d.levels = readonly(lv, "device '" .. name .. "' field levels")
   end
   d.flops_eff = spec.flops_eff or 0.8
@@ -340,12 +320,8 @@ function Device:spec() return plain(self) end
 -- The measured memory levels as a plain array {{name=, size=, bw=}, ...} (empty when the
 -- device has none): LuaJIT's # and ipairs do not see through the read-only proxies.
 function Device:level_list()
-  local out = {}
   local lv = DATA[self].levels
-  if lv then
-    for i, l in ipairs(DATA[lv]) do out[i] = { name = l.name, size = l.size, bw = l.bw } end
-  end
-  return out
+  return lv and levels.copy(DATA[lv]) or {}
 end
 doc.doc(Device.level_list, "hw:level_list() -> {{name=, size=, bw=}, ...}",
   "the measured per-level memory ceilings (bytes, bytes/s; dlb.measure.host), innermost first")
@@ -604,8 +580,7 @@ doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
 M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
   "inter_latency", "power", "cores", "mem_per_core", "note", "source", "levels" }
--- levels (measured ceilings): "name:size:bw;..." with size empty for memory, e.g.
--- "L1:49152:1.6e11;DRAM::3.7e10"
+-- levels: the measured ceilings as "name:size:bw;..." (lua/dlbench/hw_levels.lua)
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
@@ -662,14 +637,7 @@ function M.parse_csv(text, file)
         elseif c == "source" then
           spec.source.all = s
         elseif c == "levels" then
-          spec.levels = {}
-          for item in (s .. ";"):gmatch("([^;]*);") do
-            local nm, sz, bw = trim(item):match("^([^:]+):([^:]*):([^:]+)$")
-            if not nm or tonumber(bw) == nil or (sz ~= "" and tonumber(sz) == nil) then
-              error(string.format("%s: column 'levels': '%s' is not name:size:bw", where, item), 0)
-            end
-            spec.levels[#spec.levels + 1] = { name = nm, size = tonumber(sz), bw = tonumber(bw) }
-          end
+          spec.levels = levels.parse(s, where)
         else
           local v = tonumber(s)
           if v == nil or v ~= v or v == math.huge or v == -math.huge then
@@ -785,14 +753,7 @@ function M.to_csv(devices)
         v = d.links[tier] and d.links[tier][k]
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
       elseif c == "levels" then
-        if d.levels then
-          local parts = {}
-          for i, l in ipairs(d:level_list()) do
-            parts[i] = l.name .. ":" .. (l.size and string.format("%.17g", l.size) or "") .. ":"
-              .. string.format("%.17g", l.bw)
-          end
-          v = table.concat(parts, ";")
-        end
+        v = d.levels and levels.format(d:level_list()) or nil
       else v = d[c] end
       cells[j] = csv_cell(v)
     end
