@@ -48,6 +48,8 @@ if _OPTIONS["werror"] then warn[#warn + 1] = "-Werror" end
 local sanitize = { "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
                    "-fno-sanitize-recover=undefined" }
 local syslibs = { "cairo", "m", "pthread" }
+-- dlb.measure and dlb.trace (graphs/measure.c, graphs/trace.c): OpenBLAS, yajl, zlib
+for _, l in ipairs { "openblas", "yajl", "z" } do syslibs[#syslibs + 1] = l end
 
 -- Per-configuration output folders: build/bin, build/lib (release); build/asan/... (sanitizers).
 local function outputs(kindof)

@@ -77,6 +77,9 @@ DLB_API double dlb_memory_in_use(void);
 #include "dlb_parallel.h"
 #include "dlb_proc.h"
 #include "dlb_energy.h"
+#include "dlb_measure.h"
+#include "dlb_trace.h"
+#include "dlb_minimize.h"
 #include "dlbplot.h"
 
 #endif

@@ -6,6 +6,7 @@
 -- (bytes/s each way, seconds), power (W), note, source = {field = "where it comes from"}.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
+local levels = require "dlbench.hw_levels"
 
 local M = {}
 
@@ -61,6 +62,8 @@ local FIELDS = {
   kernel_overhead = "number", step_overhead = "number", half_bw_bytes = "number",
   sm_count = "number", gemm_tile = "table", systolic = "number", vector_width = "number",
 }
+-- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
+FIELDS.levels = "table"
 local FIELD_LIST = {}
 for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
 table.sort(FIELD_LIST)
@@ -156,6 +159,7 @@ local function validate(spec, where)
       end
     end
   end
+  if spec.levels then levels.check(spec.levels, bad) end
   if spec.source then
     for k, v in pairs(spec.source) do
       if type(v) ~= "string" then bad("source.%s must be a string", tostring(k)) end
@@ -172,6 +176,7 @@ local function plain(dev)
   for tier, l in pairs(DATA[d.links]) do t.links[tier] = { bw = l.bw, latency = l.latency } end
   for k, v in pairs(DATA[d.source]) do t.source[k] = v end
   if d.gemm_tile then t.gemm_tile = { d.gemm_tile[1], d.gemm_tile[2] } end
+  if d.levels then t.levels = levels.copy(DATA[d.levels]) end
   return t
 end
 
@@ -195,6 +200,11 @@ local function make(spec)
   local source = {}
   for k, v in pairs(spec.source or {}) do source[k] = v end
   d.source = readonly(source, "device '" .. name .. "' field source")
+  if spec.levels then
+    local lv = levels.copy(spec.levels)
+    for i, l in ipairs(lv) do lv[i] = readonly(l, "device '" .. name .. "' field levels[" .. i .. "]") end
+    d.levels = readonly(lv, "device '" .. name .. "' field levels")
+  end
   local dflt = core.roof_defaults()   -- 0.8 / 0.7, their one home in C (dlb_roof_init)
   d.flops_eff = spec.flops_eff or dflt.flops_eff
   d.bw_eff = spec.bw_eff or dflt.bw_eff
@@ -338,6 +348,15 @@ end
 -- A plain deep copy of the device's fields (a table dlb.hw.define accepts).
 function Device:spec() return plain(self) end
 
+-- The measured memory levels as a plain array {{name=, size=, bw=}, ...} (empty when the
+-- device has none): LuaJIT's # and ipairs do not see through the read-only proxies.
+function Device:level_list()
+  local lv = DATA[self].levels
+  return lv and levels.copy(DATA[lv]) or {}
+end
+doc.doc(Device.level_list, "hw:level_list() -> {{name=, size=, bw=}, ...}",
+  "the measured per-level memory ceilings (bytes, bytes/s; dlb.measure.host), innermost first")
+
 -- A modified, unregistered copy: hw:with{mem = 32e9} (top-level fields replace the
 -- device's; peak, links and source are replaced whole when given). The changed fields'
 -- source notes say so.
@@ -412,6 +431,12 @@ function Device:describe()
   else
     line("cache", "unknown", nil)
   end
+  if self.levels then
+    for _, l in ipairs(self:level_list()) do
+      line("level " .. l.name, string.format("%.4g GB/s%s", l.bw / 1e9,
+        l.size and string.format(" (%.4g KiB)", l.size / 1024) or ""), self.source.levels)
+    end
+  end
   line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
     self.source.flops_eff or "defaults (Hestness et al. 5.2)")
   for _, tier in ipairs { "intra", "inter" } do
@@ -467,6 +492,15 @@ function M.define(spec)
   end
   return add(spec, where)
 end
+-- A device from a spec, validated like dlb.hw.define's but not added to the catalogue
+-- (measured and calibrated devices: dlb.measure.host, dlb.hw.calibrate).
+function M.device(spec, where)
+  validate(spec, where or "dlb.hw.device")
+  return make(spec)
+end
+doc.doc(M.device, "dlb.hw.device{name=, peak=, mem_bw=, mem=, ...} -> device",
+  "a device with the fields of dlb.hw.define, not added to the catalogue")
+
 doc.doc(M.define, "dlb.hw.define{name=, peak={fp32=...}, mem_bw=, mem=[, cache=, flops_eff=, "
   .. "bw_eff=, links=, power=, source=]} -> device",
   "add a device to the catalogue (FLOP/s, bytes/s, bytes); bad fields are errors")
@@ -593,7 +627,8 @@ M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
   "inter_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
   "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
-  "note", "source" }
+  "note", "source", "levels" }
+-- levels: the measured ceilings as "name:size:bw;..." (lua/dlbench/hw_levels.lua)
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
@@ -649,6 +684,8 @@ function M.parse_csv(text, file)
           spec[c] = s
         elseif c == "source" then
           spec.source.all = s
+        elseif c == "levels" then
+          spec.levels = levels.parse(s, where)
         else
           local v = tonumber(s)
           if v == nil or v ~= v or v == math.huge or v == -math.huge then
@@ -768,6 +805,8 @@ function M.to_csv(devices)
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
       elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
         v = d.gemm_tile and d.gemm_tile[c == "gemm_tile_m" and 1 or 2]
+      elseif c == "levels" then
+        v = d.levels and levels.format(d:level_list()) or nil
       else v = d[c] end
       cells[j] = csv_cell(v)
     end
@@ -800,6 +839,13 @@ function M.save_csv(path, devices)
 end
 doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
   "write the catalogue as CSV (whole or not at all); dlb.hw.load reads it back")
+
+-- Calibration lives in lua/dlbench/calibrate.lua (it needs dlb.roofline, which needs this).
+function M.calibrate(dev, measurements, opts)
+  return require("dlbench.calibrate").calibrate(dev, measurements, opts)
+end
+doc.doc(M.calibrate, "dlb.hw.calibrate(hw, measurements[, opts]) -> device, fit",
+  "CALIBRATE device fields to measured times (see help(require 'dlbench.calibrate'.calibrate))")
 
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")

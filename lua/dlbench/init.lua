@@ -30,6 +30,8 @@ local lazy = {
   doc = "dlbench.doc",
   memory = "dlbench.memory",
   energy = "dlbench.energy",
+  measure = "dlbench.measure",
+  trace = "dlbench.trace",
 }
 M.lazy_names = {}
 for k in pairs(lazy) do M.lazy_names[#M.lazy_names + 1] = k end
@@ -56,5 +58,5 @@ setmetatable(M, {
 })
 
 doc.doc(M, "dlb", "the dlbench workbench: graphs, models, hw, roofline, sweep, table, "
-  .. "stats, scaling, parallel, plot (help(dlb.<name>) for each)")
+  .. "stats, scaling, parallel, plot, measure, trace (help(dlb.<name>) for each)")
 return M

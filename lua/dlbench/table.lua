@@ -80,6 +80,17 @@ function M.new(rows, columns)
   return t
 end
 
+-- A table that takes `rows` as they are, without copying or checking them: for readers
+-- that build fresh rows of numbers, strings and booleans whose keys are all in `columns`
+-- (dlb.trace.read). The rows belong to the table afterwards.
+function M.adopt(rows, columns)
+  local t = setmetatable({ _cols = {}, _has = {}, _rows = rows }, T)
+  for _, c in ipairs(columns) do
+    if not t._has[c] then t._has[c] = true; t._cols[#t._cols + 1] = c end
+  end
+  return t
+end
+
 -- A table from columns: {name = array, ...} (all the same length); order optional.
 function M.from_columns(cols, order)
   if type(cols) ~= "table" then fail("dlb.table.from_columns: table of arrays expected") end
@@ -747,6 +758,7 @@ doc.doc(M, "dlb.table", "result tables: dlb.table{rows} or dlb.table.new(rows[, 
   .. "count, columns, column, row, rows, where, select, with, sort, head, unique, group_by, "
   .. "pivot, concat, join, to_csv, to_json; dlb.read_csv(path)")
 doc.doc(M.new, "dlb.table.new(rows[, columns]) -> table", "a table from an array of {column = value} rows")
+doc.doc(M.adopt, "dlb.table.adopt(rows, columns) -> table", "a table owning rows as they are (no copy, no checks: every value a number, string or boolean, every key in columns)")
 doc.doc(M.from_columns, "dlb.table.from_columns({name = array, ...}[, order]) -> table", "a table from equal-length columns")
 doc.doc(M.concat, "dlb.table.concat(t1, t2, ...) -> table", "rows of several tables one after the other (merge sweep shards); columns: the first table's, each new one before the next column it precedes in its own table, else at the end")
 doc.doc(M.read_csv, "dlb.read_csv(path[, {sep=, types=, header=}]) -> table", "read a CSV file (docs/csv.md); types inferred per column, a quoted field is text, an empty unquoted field nil, \"\" the empty string; errors name line and column")
