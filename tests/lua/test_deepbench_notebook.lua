@@ -17,6 +17,8 @@ T.test("every kernel list is read and timed", function()
   T.near(res.gemm[v].max, 0.8 * 15.7, 1e-9, "GEMM ceiling")
   assert(res.rnn[v].median < res.gemm[v].median, "small-batch RNN steps sit below the GEMMs")
   assert(text:find("predicted (roofline), not measured", 1, true), "labelled")
+  -- QA: the achievable fractions are assumptions and say so where printed
+  assert(text:find("80% of peak FLOP/s and 70% of memory bandwidth (ASSUMED", 1, true), "assumed fractions labelled")
 end)
 
 T.test("all-reduce: ring time grows with size and across nodes", function()
