@@ -61,6 +61,14 @@ T.test("verdict texts carry the computed numbers", function()
   -- Obs 3's verdict follows from our footprint: PARTLY when the minimal footprint fits TF's
   -- batch 128 in 8 GB (TBD IV-B1), DISAGREE when it does not
   T.eq(line("Obs 3"):match("^(%u+)"), res.models.seq2seq.maxb >= 128 and "PARTLY" or "DISAGREE", "Obs 3 verdict")
+  -- Obs 10: the Fig. 8 rows at a quarter of the largest batch (ResNet-50 16, Deep Speech 2 16)
+  local function q(key)
+    local m = res.models[key]
+    for _, p in ipairs(m.rows) do if p.b == m.maxb / 4 then return math.floor(100 * p.fmap_share + 0.5) end end
+  end
+  local r, d = line("Obs 10"):match("at a quarter of that batch (%d+)%% and (%d+)%%")
+  T.eq(tonumber(r), q("resnet50"), "ResNet-50 quarter-batch share")
+  T.eq(tonumber(d), q("ds2"), "Deep Speech 2 quarter-batch share")
   assert(text:find("(ASSUMED: the catalogue's default achievable fractions", 1, true), "efficiencies labelled")
   assert(text:find("us (ASSUMED)", 1, true), "link latencies labelled")
 end)
