@@ -28,9 +28,9 @@ static int energy_tables(lua_State *L) {
 static int energy_precisions(lua_State *L) {
   const char *t = luaL_checkstring(L, 1);
   int n = dlb_energy_precision_count(t);
-  if (n < 0) { /* no position: the same message as the FFI twin */
-    lua_pushfstring(L, "energy: unknown table '%s' (known: 45nm, 45nm-pedram)", t);
-    return lua_error(L);
+  if (n < 0) { /* the library's message for an unknown table (it lists the known ones) */
+    dlb_energy_cost c;
+    dlbL_check(L, dlb_energy_cost_get(t, "", &c));
   }
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
