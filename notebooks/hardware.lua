@@ -49,9 +49,10 @@ verdict(ideal >= 10 * 5.2 and "AGREE" or "DISAGREE", "slide 'GEMM accelerators 1
 ------------------------------------------------------------------------------------------
 print("\n== Energy of a training step: compute vs data movement (" .. SHORT .. ")")
 print("  traffic model (dlb.energy): DRAM = the step's algorithmic bytes (unfused ops); SRAM = DRAM bytes +")
-print("  MAC operands once per 8 MACs (register blocking, ASSUMED); RF = 3 words per MAC. Device: V100 300 W")
-print("  (datasheet TDP, catalogue) x roofline step time: an upper bound on the board's energy.")
 local v100 = dlb.hw.get("V100-SXM2-16GB")
+print(string.format("  MAC operands once per %g MACs (register blocking, ASSUMED); RF = 3 words per MAC. Device: V100 %.0f W",
+  E.step({ flops = 0, bytes = 0 }).reuse, v100.power))
+print(string.format("  (%s) x roofline step time: an upper bound on the board's energy.", v100.source.power or "catalogue"))
 local ZOO = {
   { "ResNet-50 b32", function() return dlb.models.resnet { depth = 50, batch = 32 } end },
   { "BERT-base b32", function() return dlb.models.bert { size = "base", batch = 32 } end },
