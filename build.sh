@@ -84,14 +84,27 @@ install_into() {
     "$root/share/doc/dlbench" "$root/share/lua/5.4" "$root/share/lua/5.1"
   install -m 755 build/bin/dlbench "$root/bin/"
   install -m 644 build/lib/static/libdlbench.a "$root/lib/"
-  if [ -f build/lib/libdlbench.so ]; then
+  # the generated Makefile says whether this build has a shared library: a --static-only
+  # build after a default one leaves the old (stale) libdlbench.so in build/lib
+  local shared=0
+  grep -q '^PROJECTS.* dlbench_shared' build/Makefile 2>/dev/null && shared=1
+  if [ $shared = 0 ] && [ -f build/lib/libdlbench.so ]; then
+    echo "build.sh: not installing build/lib/libdlbench.so: left from an earlier build (this one is --static-only)" >&2
+  fi
+  if [ $shared = 1 ] && [ -f build/lib/libdlbench.so ]; then
     install -m 755 build/lib/libdlbench.so "$root/lib/libdlbench.so.$v"
     ln -sf "libdlbench.so.$v" "$root/lib/libdlbench.so.$major"
     ln -sf "libdlbench.so.$major" "$root/lib/libdlbench.so"
   fi
   # shellcheck disable=SC2086
   for h in $PUBLIC_HEADERS; do install -m 644 "$h" "$root/include/dlbench/"; done
-  sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$v|g" graphs/dlbench.pc.in >"$root/lib/pkgconfig/dlbench.pc"
+  # without a shared library, -ldlbench is the archive: its dependencies become public
+  # (Requires: cairo, Libs: ... -lm -lpthread) so plain `pkg-config --libs dlbench` links
+  local pcstatic=()
+  [ $shared = 0 ] && pcstatic=(-e 's|^Requires.private:|Requires:|' -e '/^Libs.private:/d'
+    -e "s|^Libs: \(.*\)$|Libs: \1 $(sed -n 's/^Libs.private: *//p' graphs/dlbench.pc.in)|")
+  sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$v|g" "${pcstatic[@]}" graphs/dlbench.pc.in \
+    >"$root/lib/pkgconfig/dlbench.pc"
   chmod 644 "$root/lib/pkgconfig/dlbench.pc"
   install -m 644 docs/dlbench.1 "$root/share/man/man1/dlbench.1"
   install -m 644 LICENSE README.md "$root/share/doc/dlbench/"

@@ -107,9 +107,15 @@ static const entry *find(const char *table, const char *precision) {
 /* Copies the costs into *out; the message lists what exists. */
 int dlb_energy_cost_get(const char *table, const char *precision, dlb_energy_cost *out) {
   if (!out) return dlb_fail(DLB_EINVAL, "energy: no output");
-  if (!known_table(table))
-    return dlb_fail(DLB_ENOTFOUND, "energy: unknown table '%s' (known: 45nm, 45nm-pedram)",
-                    table ? table : "(null)");
+  if (!known_table(table)) {
+    char names[128] = ""; /* the known tables, from the list itself */
+    for (int i = 0; i < NTABLE; i++) {
+      if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
+      strncat(names, tables[i].name, sizeof names - strlen(names) - 1);
+    }
+    return dlb_fail(DLB_ENOTFOUND, "energy: unknown table '%s' (known: %s)",
+                    table ? table : "(null)", names);
+  }
   const entry *e = find(table, precision);
   if (!e) {
     char list[128] = "";

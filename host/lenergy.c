@@ -28,7 +28,10 @@ static int energy_tables(lua_State *L) {
 static int energy_precisions(lua_State *L) {
   const char *t = luaL_checkstring(L, 1);
   int n = dlb_energy_precision_count(t);
-  if (n < 0) return luaL_error(L, "energy: unknown table '%s' (known: 45nm, 45nm-pedram)", t);
+  if (n < 0) { /* the library's message for an unknown table (it lists the known ones) */
+    dlb_energy_cost c;
+    dlbL_check(L, dlb_energy_cost_get(t, "", &c));
+  }
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
     lua_pushstring(L, dlb_energy_precision_name(t, i));

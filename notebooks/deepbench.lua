@@ -29,7 +29,13 @@ local DATA = here() .. "/data/deepbench/"
 local DEVICES = { dlb.hw.get("Quadro-P4000"), dlb.hw.get("V100-SXM2-16GB"), dlb.hw.get("A100-SXM4-80GB"),
                   dlb.hw.get("H100-SXM") }
 -- The measured host (branch `measure`, dlb.measure.host): add it with this one line.
-if os.getenv("DLB_DEEPBENCH_HOST") then DEVICES[#DEVICES + 1] = dlb.measure.host {} end
+if os.getenv("DLB_DEEPBENCH_HOST") then
+  if not dlb.measure then
+    error("deepbench.lua: DLB_DEEPBENCH_HOST is set but this dlbench has no dlb.measure (the measured host "
+      .. "comes with branch `measure`); unset it to run on the catalogue devices", 0)
+  end
+  DEVICES[#DEVICES + 1] = dlb.measure.host {}
+end
 
 local function save(f, name) return nb.save(f, outdir, name) end
 local function training(t) return t:where { set = "training_set" } end
@@ -76,8 +82,11 @@ local function sorted_by_flops(rows)
   return rows
 end
 
+print(string.format("== Kernels at %.0f%% of peak FLOP/s and %.0f%% of memory bandwidth (ASSUMED: the catalogue's default "
+  .. "achievable fractions, not fitted to DeepBench's results); DeepBench's lists from notebooks/data/deepbench/README.md",
+  100 * DEVICES[1].flops_eff, 100 * DEVICES[1].bw_eff))
 ------------------------------------------------------------------------------------------
-print("== DeepBench GEMM (training set), fp32 (" .. SHORT .. ")")
+print("\n== DeepBench GEMM (training set), fp32 (" .. SHORT .. ")")
 local gemm = training(dlb.read_csv(DATA .. "gemm.csv"))
 local gper = {}
 for _, d in ipairs(DEVICES) do
@@ -149,7 +158,8 @@ summary("rnn", rper)
 family_figure("DeepBench RNN, forward (training set)", rper, "deepbench_rnn.png", "kernel (sorted by FLOPs)")
 
 ------------------------------------------------------------------------------------------
-print("\n== DeepBench all-reduce (training set), ring, V100 links (" .. SHORT .. ")")
+local SHORT_AR = "predicted (ring latency-bandwidth model), not measured"
+print("\n== DeepBench all-reduce (training set), ring, V100 links (" .. SHORT_AR .. ")")
 local ar = training(dlb.read_csv(DATA .. "allreduce.csv"))
 local v = dlb.hw.get("V100-SXM2-16GB")
 local RANKS = { 2, 4, 8, 16, 32 }
@@ -161,7 +171,7 @@ print(string.format("  %12s %s", "floats", table.concat((function()
   for i, n in ipairs(RANKS) do h[i] = string.format("%9s", n .. " GPUs") end
   return h
 end)(), " ")))
-local arf = dlb.plot.figure { width = 5.5, height = 3.4, title = "DeepBench all-reduce (ring), " .. SHORT }
+local arf = dlb.plot.figure { width = 5.5, height = 3.4, title = "DeepBench all-reduce (ring), " .. SHORT_AR }
 for _, n in ipairs(RANKS) do
   local ys = {}
   for i, fl in ipairs(sizes) do

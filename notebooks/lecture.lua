@@ -187,7 +187,20 @@ for _, c in ipairs(COLS) do
   results.means[c[1]] = which
   print(string.format("  table 'Means' %-5s (%gx): arithmetic %.2f, harmonic %.2f, geometric %.2f -> %s", c[1], c[3], a, h, gm, which))
 end
-print("  The table mixes means: its P100 column is the harmonic mean (the FOM's), V100 and KNL the arithmetic.")
+do -- the conclusion from the three checks above, not written in advance
+  local by = {}
+  for _, c in ipairs(COLS) do
+    local w = results.means[c[1]]
+    by[w] = by[w] or {}
+    table.insert(by[w], c[1])
+  end
+  local parts = {}
+  for _, w in ipairs { "harmonic", "arithmetic", "neither" } do
+    if by[w] then parts[#parts + 1] = table.concat(by[w], " and ") .. (w == "neither" and ": neither mean" or (": the " .. w .. " mean")) end
+  end
+  print(string.format("  The table %s: %s (the FOM's mean is the harmonic).", #parts > 1 and "mixes means" or "uses one mean",
+    table.concat(parts, "; ")))
+end
 
 ------------------------------------------------------------------------------------------
 -- 4. DAWNBench
@@ -210,7 +223,7 @@ local hours = EPOCHS * IMAGES / dp.throughput / 3600
 local PRICE = 7.20 -- USD per hour, ASSUMED: AWS on-demand p2.8xlarge (us-east-1, 2017 list price)
 local entry_hours = 10 * 24 + 8 + 59 / 60 + 59 / 3600
 results.dawn = { hours = hours, entry_hours = entry_hours, throughput = dp.throughput }
-print(string.format("  ResNet-152 on 8 GK210 (b=%d each): %.0f images/s predicted, %.0f%% utilisation; %d epochs = %.1f h (%.1f days)",
+print(string.format("  ResNet-152 on 8 GK210 (b=%d each, ASSUMED): %.0f images/s predicted, %.0f%% utilisation; %d epochs (ASSUMED: He et al.'s schedule) = %.1f h (%.1f days)",
   sb, dp.throughput, 100 * dp.util, EPOCHS, hours, hours / 24))
 print(string.format("  DAWNBench entry: %.1f h (10 days 8:59:59); ours %.2fx faster. Cost at $%.2f/h (ASSUMED price): entry $%.0f, ours $%.0f",
   entry_hours, entry_hours / hours, PRICE, entry_hours * PRICE, hours * PRICE))

@@ -21,12 +21,27 @@ function M.tables() return core.energy_tables() end
 doc.doc(M.tables, "dlb.energy.tables() -> {{name=, note=}, ...}",
   "the per-operation energy tables (processes) with a note on their source")
 
-function M.precisions(table_name) return core.energy_precisions(table_name or "45nm") end
+-- table and precision names: strings (a number is not a name, on either backend)
+local function name(fn, what, v, default)
+  if v == nil then return default end
+  if type(v) ~= "string" then
+    error(string.format("%s: %s must be a string (a name), got %s", fn, what, type(v)), 3)
+  end
+  return v
+end
+
+function M.precisions(table_name)
+  local t = name("dlb.energy.precisions", "table", table_name, "45nm")
+  local ok, r = pcall(core.energy_precisions, t)
+  if not ok then error("dlb.energy.precisions: " .. tostring(r):gsub("^[^:]*:%d+: ", ""), 2) end
+  return r
+end
 doc.doc(M.precisions, "dlb.energy.precisions([table=\"45nm\"]) -> {\"fp32\", ...}",
   "the precisions a table lists")
 
 function M.cost(table_name, precision)
-  return core.energy_cost(table_name or "45nm", precision or "fp32")
+  return core.energy_cost(name("dlb.energy.cost", "table", table_name, "45nm"),
+    name("dlb.energy.cost", "precision", precision, "fp32"))
 end
 doc.doc(M.cost, "dlb.energy.cost([table=\"45nm\", precision=\"fp32\"]) -> {add=, mul=, rf=, sram=, dram=, word_bytes=, source={...}}",
   "energy per operation in pJ (an add, a multiply, one word access per level), each with its source")
@@ -36,7 +51,31 @@ local STEP = { table = true, hw = true, precision = true, reuse = true, dram_byt
 
 local function field(s, k)
   local v = s[k]
-  if type(v) == "table" or type(v) == "userdata" then v = tonumber(tostring(v)) end
+  if type(v) == "table" or type(v) == "userdata" then
+    local txt = tostring(v)
+    v = tonumber(txt)
+    if v == nil then
+      if #txt > 60 then txt = txt:sub(1, 57) .. "..." end
+      error(string.format("dlb.energy.step: stats.%s is symbolic (%s): bind every dim, e.g. g:stats{b = 32}", k, txt), 3)
+    end
+  end
+  return v
+end
+
+-- a number as text, the same on both backends (Lua 5.4 prints 0/0 as "-nan", LuaJIT "nan")
+local function num2s(v)
+  if type(v) == "number" and v ~= v then return "nan" end
+  return tostring(v)
+end
+
+-- an optional count given in opts: a finite number >= 0 (> 0 when positive), else an error
+-- naming the option
+local function count(k, v, positive)
+  if v == nil then return nil end
+  if type(v) ~= "number" or v ~= v or v == math.huge or v < 0 or (positive and v == 0) then
+    error(string.format("dlb.energy.step: %s must be a finite number %s, got %s%s", k, positive and "> 0" or ">= 0",
+      type(v) == "string" and "the string " or "", type(v) == "string" and string.format("%q", v) or num2s(v)), 3)
+  end
   return v
 end
 
@@ -48,15 +87,46 @@ function M.step(s, opts)
   end
   local flops, bytes = field(s, "flops"), field(s, "bytes")
   if type(flops) ~= "number" or type(bytes) ~= "number" then
-    error("dlb.energy.step: stats need numeric flops and bytes (bind every dim)", 2)
+    error(string.format("dlb.energy.step: stats need numeric flops and bytes (bind every dim), got flops = %s, bytes = %s",
+      tostring(flops), tostring(bytes)), 2)
+  end
+  if flops ~= flops or flops < 0 or flops == math.huge or bytes ~= bytes or bytes < 0 or bytes == math.huge then
+    error(string.format("dlb.energy.step: stats.flops = %s and stats.bytes = %s must be finite and >= 0",
+      num2s(flops), num2s(bytes)), 2)
+  end
+  for _, k in ipairs { "dram_bytes", "sram_bytes", "rf_bytes", "time" } do count(k, opts[k]) end
+  count("power", opts.power, true)
+  name("dlb.energy.step", "table", opts.table)
+  name("dlb.energy.step", "precision", opts.precision)
+  local rl = opts.roofline
+  if rl ~= nil then
+    if type(rl) ~= "table" then
+      error("dlb.energy.step: roofline must be a dlb.roofline.time result (a table), got " .. type(rl), 2)
+    end
+    count("roofline.bytes", rl.bytes)
+    count("roofline.time", rl.time)
+  end
+  local hw = opts.hw
+  if type(hw) == "string" then
+    local ok, d = pcall(require("dlbench.hw").get, hw)
+    if not ok then error("dlb.energy.step: hw: " .. tostring(d):gsub("^[^:]*:%d+: ", ""), 2) end
+    hw = d
+  end
+  if hw ~= nil and type(hw) ~= "table" then
+    error("dlb.energy.step: hw must be a device (dlb.hw.get(name)) or its name, got " .. type(hw), 2)
+  end
+  if hw and opts.power == nil and hw.power == nil then
+    error(string.format("dlb.energy.step: device '%s' has no power (W) to multiply by the step time; "
+      .. "give power = watts, or leave hw out", tostring(hw.name)), 2)
   end
   local prec = opts.precision or rawget(s, "precision") or "fp32"
   if prec == "mixed" then prec = "fp16" end
   local tname = opts.table or "45nm"
   local c = core.energy_cost(tname, prec)
   local reuse = opts.reuse or 8
-  if type(reuse) ~= "number" or reuse < 1 then
-    error("dlb.energy.step: reuse must be a number >= 1 (MACs per SRAM operand fetch), got " .. tostring(reuse), 2)
+  if type(reuse) ~= "number" or reuse ~= reuse or reuse < 1 or reuse == math.huge then
+    error("dlb.energy.step: reuse must be a number >= 1 (MACs per SRAM operand fetch), got "
+      .. (type(reuse) == "string" and string.format("the string %q", reuse) or num2s(reuse)), 2)
   end
   local w = c.word_bytes
   -- algorithmic bytes were counted at the stats' precision; the table's word may differ
@@ -77,7 +147,6 @@ function M.step(s, opts)
               bytes = { rf = rf, sram = sram, dram = dram }, flops = flops, cost = c,
               reuse = reuse }
   -- the device's view: power x step time (power from the catalogue, its TDP/board power)
-  local hw = opts.hw
   local t = opts.time or (opts.roofline and opts.roofline.time)
   if hw and not t then
     local R = require "dlbench.roofline"

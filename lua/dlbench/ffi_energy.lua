@@ -26,7 +26,7 @@ return function(core, C, ffi) -- luacheck: ignore
   function core.energy_precisions(table_name)
     local t = str(table_name, 1)
     local n = C.dlb_energy_precision_count(t)
-    if n < 0 then error("energy: unknown table '" .. t .. "' (known: 45nm, 45nm-pedram)", 0) end
+    if n < 0 then core.check(C.dlb_energy_cost_get(t, "", ffi.new("dlb_energy_cost"))) end -- the library's message
     local r = {}
     for i = 0, n - 1 do r[i + 1] = ffi.string(C.dlb_energy_precision_name(t, i)) end
     return r

@@ -21,6 +21,8 @@ T.test("every kernel list is read and timed", function()
     ("GEMM ceiling %.4f TFLOP/s, want just under %.2f"):format(top, 0.8 * 15.7))
   assert(res.rnn[v].median < res.gemm[v].median, "small-batch RNN steps sit below the GEMMs")
   assert(text:find("predicted (roofline), not measured", 1, true), "labelled")
+  -- QA: the achievable fractions are assumptions and say so where printed
+  assert(text:find("80% of peak FLOP/s and 70% of memory bandwidth (ASSUMED", 1, true), "assumed fractions labelled")
 end)
 
 T.test("all-reduce: ring time grows with size and across nodes", function()

@@ -72,11 +72,46 @@ T.test("bad input", function()
   T.checkerr("stats must be a table", E.step, 5)
   T.checkerr("reuse must be", E.step, { flops = 1, bytes = 1 }, { reuse = 0 })
   T.checkerr("flops = -1", E.step, { flops = -1, bytes = 1 })
-  T.checkerr("dram_bytes = inf", E.step, { flops = 1, bytes = 1 }, { dram_bytes = math.huge, sram_bytes = 1, rf_bytes = 1 })
+  T.checkerr("dram_bytes must be a finite number >= 0, got inf", E.step, { flops = 1, bytes = 1 }, { dram_bytes = math.huge, sram_bytes = 1, rf_bytes = 1 })
   T.checkerr("string expected", dlb.core.energy_cost, nil, "fp32")
   T.checkerr("number expected", dlb.core.energy_step, 1, 1, 1, 1, 1, 4, nil, 1, 1, 1)
   T.checkerr("word_bytes = 0", dlb.core.energy_step, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1)
+  T.checkerr("dram_bytes = inf", dlb.core.energy_step, 1, 1, 1, 1, 1, 4, 1, 1, 1, math.huge)
   T.checkerr("unknown table", dlb.core.energy_precisions, "nope")
+end)
+
+-- QA regressions: every option is checked where it enters, with the same message on both
+-- backends (before: dram_bytes = -5 was reported as "sram_bytes = -4.5", dram_bytes = "5"
+-- passed under Lua 5.4 and failed as "bad argument #10" under LuaJIT, negative power and
+-- time gave negative joules, power = "x" and roofline = 5 raised Lua arithmetic/index
+-- errors, hw without power silently left device_joules out, the table 45 was "45" on one
+-- backend and an error on the other)
+T.test("bad options: clear errors naming the option, the same on both backends", function()
+  local s = { flops = 2e9, bytes = 1e6 }
+  T.checkerr("dram_bytes must be a finite number >= 0, got -5", E.step, s, { dram_bytes = -5 })
+  T.checkerr("dram_bytes must be a finite number >= 0, got the string \"5\"", E.step, s, { dram_bytes = "5" })
+  T.checkerr("sram_bytes must be a finite number >= 0, got nan", E.step, s, { sram_bytes = 0 / 0 })
+  T.checkerr("time must be a finite number >= 0, got -1", E.step, s, { time = -1, power = 100 })
+  T.checkerr("power must be a finite number > 0, got -100", E.step, s, { time = 1, power = -100 })
+  T.checkerr("power must be a finite number > 0, got the string \"x\"", E.step, s, { time = 1, power = "x" })
+  T.checkerr("roofline must be a dlb.roofline.time result (a table), got number", E.step, s, { roofline = 5 })
+  T.checkerr("hw must be a device (dlb.hw.get(name)) or its name, got number", E.step, s, { hw = 5 })
+  T.checkerr("hw: unknown device 'V999'", E.step, s, { hw = "V999" })
+  T.checkerr("precision must be a string (a name), got number", E.step, s, { precision = 16 })
+  T.checkerr("dlb.energy.cost: table must be a string (a name), got number", E.cost, 45, "fp32")
+  T.checkerr("dlb.energy.precisions: energy: unknown table '7nm'", E.precisions, "7nm")
+  T.checkerr("stats.flops = nan and stats.bytes = 1 must be finite", E.step, { flops = 0 / 0, bytes = 1 })
+  T.checkerr("reuse must be a number >= 1 (MACs per SRAM operand fetch), got the string \"8\"", E.step, s, { reuse = "8" })
+  -- a graph's stats with a dim left unbound name the symbolic count
+  T.checkerr("stats.flops is symbolic (", E.step, dlb.models.alexnet {}:stats {})
+  -- a device without power (Hestness' T4-like accelerator has none in the catalogue)
+  local d = dlb.hw.define { name = "qa-nopower", kind = "gpu", peak = { fp32 = 1e12 }, mem = 1e9, mem_bw = 1e11 }
+  T.checkerr("device 'qa-nopower' has no power (W)", E.step, s, { hw = d })
+  -- with power given, hw supplies the time: 2e9 FLOPs at 0.8 x 1e12 = 2.5 ms (the bytes'
+  -- 1e6 / (0.7 x 1e11) = 14 us is below it) x 50 W = 0.125 J (hand derivation)
+  T.near(E.step(s, { hw = d, power = 50 }).device_joules, 0.125, 1e-12, "given power x roofline time")
+  -- a catalogue name is a device: V100 300 W x 2e9 / (0.8 x 15.7e12) s = 0.047771 J
+  T.near(E.step(s, { hw = "V100-SXM2-16GB" }).device_joules, 300 * 2e9 / (0.8 * 15.7e12), 1e-9, "hw by name")
 end)
 
 T.done()

@@ -10,7 +10,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/src
 mkdir -p "$src"
-cp -r "$root/graphs" "$root/plots" "$root/host" "$root/lua" "$root/premake5.lua" "$src/"
+cp -r "$root/graphs" "$root/plots" "$root/host" "$root/lua" "$root/premake5.lua" "$root/build.sh" \
+  "$root/LICENSE" "$root/README.md" "$src/"
+mkdir -p "$src/docs" && cp "$root/docs/dlbench.1" "$src/docs/"
 mkdir -p "$src/tests" # no test programs: the variant builds the library and the executable
 premake=premake4
 command -v premake5 >/dev/null 2>&1 && premake=premake5
@@ -40,6 +42,35 @@ echo "$out" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+$' && t_ok "static-only dlbench r
 out=$(printf 'x = 6 * 7\nprint(x)\n' | build/bin/dlbench 2>&1)
 [ "$out" = "42" ] && t_ok "script from a pipe without a line editor" \
   || t_fail "script from a pipe without a line editor" "$out"
+
+# Installing the static-only build (QA): a libdlbench.so left in build/lib by an earlier
+# default build is not installed, and dlbench.pc makes the archive's dependencies public so
+# a C program using the figure API (cairo, libm) links with plain `pkg-config --libs`.
+cp "$root/build/lib/libdlbench.so" build/lib/ 2>/dev/null || : >build/lib/libdlbench.so
+if ./build.sh install-only "$tmp/prefix" >"$tmp/inst.log" 2>&1 && [ -f "$tmp/prefix/lib/libdlbench.a" ] \
+   && [ ! -e "$tmp/prefix/lib/libdlbench.so" ] && grep -q "left from an earlier build" "$tmp/inst.log"; then
+  t_ok "static-only install ships no stale shared library"
+else
+  t_fail "static-only install ships no stale shared library" "$(cat "$tmp/inst.log"; ls "$tmp/prefix/lib")"
+fi
+cat >"$tmp/fig.c" <<'EOF2'
+#include <stdio.h>
+#include "dlbench.h"
+#include "dlbplot.h"
+int main(void) {
+  dlb_figure *f = dlb_figure_new(4, 3, 1, 1);
+  printf("%d\n", dlb_figure_npanels(f));
+  dlb_figure_free(f);
+  return 0;
+}
+EOF2
+if PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" sh -c 'cc -std=c11 $(pkg-config --cflags dlbench) "$1" \
+     $(pkg-config --libs dlbench) -o "$2"' _ "$tmp/fig.c" "$tmp/fig" >"$tmp/fig.log" 2>&1 \
+   && [ "$("$tmp/fig")" = 1 ]; then
+  t_ok "static-only install: pkg-config --libs links the figure API"
+else
+  t_fail "static-only install: pkg-config --libs links the figure API" "$(head -c 600 "$tmp/fig.log")"
+fi
 
 if [ -f /usr/include/editline/readline.h ]; then
   ok=1

@@ -55,6 +55,19 @@ else
   t_fail "C program against the install" "$(cat "$tmp/cc.log")"
 fi
 
+# The same program against the shared library (QA): plain `pkg-config --libs` links
+# libdlbench.so, the program needs the SONAME and runs from PREFIX/lib.
+if [ -f "$root/build/lib/libdlbench.so" ]; then
+  if cc -std=c11 -Wall -Werror $(pkg-config --cflags dlbench) "$tmp/v.c" $(pkg-config --libs dlbench) \
+       -o "$tmp/vs" 2>"$tmp/ccs.log" \
+     && objdump -p "$tmp/vs" | grep -q "NEEDED *libdlbench.so.[0-9]" \
+     && LD_LIBRARY_PATH="$prefix/lib" "$tmp/vs" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ [0-9]+$'; then
+    t_ok "C program against the installed shared library"
+  else
+    t_fail "C program against the installed shared library" "$(cat "$tmp/ccs.log"; objdump -p "$tmp/vs" 2>&1 | grep NEEDED)"
+  fi
+fi
+
 if command -v luajit >/dev/null; then
   lp="$prefix/share/lua/5.1/?.lua;$prefix/share/lua/5.1/?/init.lua;;"
   out=$(env -u LD_LIBRARY_PATH -u DLBENCH_LIB LUA_PATH="$lp" DLB_BACKEND=ffi luajit -e \
