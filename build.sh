@@ -57,8 +57,10 @@ build() { # build FLAVOUR...
   done
 }
 
-# The version, written once in graphs/dlbench.h (premake5.lua reads it there too).
+# The version and the ABI version (the SONAME's number), written once in graphs/dlbench.h
+# (premake5.lua reads them there too).
 version() { sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' graphs/dlbench.h; }
+abi() { sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' graphs/dlbench.h; }
 
 # The public headers, listed: what a C user includes (graphs/dlb_internal.h is not one).
 PUBLIC_HEADERS="graphs/dlbench.h graphs/dlb_export.h graphs/dlb_poly.h graphs/dlb_graph.h
@@ -75,7 +77,7 @@ graphs/dlb_minimize.h plots/dlbplot.h"
 # Never installs packages. A --static-only build installs no shared library.
 install_into() {
   local prefix=$1 dest=${DESTDIR:-} f v major h
-  v=$(version); major=${v%%.*}
+  v=$(version); major=$(abi)
   for f in build/bin/dlbench build/lib/static/libdlbench.a; do
     [ -f "$f" ] || { echo "build.sh: $f is missing; run ./build.sh build first" >&2; exit 1; }
   done

@@ -19,15 +19,15 @@ newoption { trigger = "werror", description = "Treat compiler warnings as errors
 newoption { trigger = "static-only", description = "Build only the static library and the executable" }
 newoption { trigger = "readline", value = "LIB", description = "REPL line editor: gnu (default), libedit or none" }
 
--- The version is written once, in graphs/dlbench.h; the SONAME follows its major number.
-local function header_version()
+-- The version and the ABI version are written once, in graphs/dlbench.h; the SONAME is
+-- libdlbench.so.ABI, so an incompatible change (a new DLB_ABI_VERSION) is a new SONAME.
+local function header_abi()
   local f = assert(io.open("graphs/dlbench.h", "r"))
   local text = f:read("*a")
   f:close()
-  local v = assert(text:match('#define DLB_VERSION "([%d%.]+)"'), "DLB_VERSION not found")
-  return v, v:match("^(%d+)")
+  return assert(text:match("enum { DLB_ABI_VERSION = (%d+) };"), "DLB_ABI_VERSION not found")
 end
-local _, major = header_version()
+local abi = header_abi()
 
 -- Include folders from pkg-config, not hard-coded paths.
 local function pkg_includes(pkgs)
@@ -96,7 +96,7 @@ project "dlbench_shared"
   links(syslibs)
   -- Only DLB_API functions (graphs/dlb_export.h) are exported from the shared library.
   buildoptions { "-fvisibility=hidden" }
-  linkoptions { "-Wl,-soname,libdlbench.so." .. major }
+  linkoptions { "-Wl,-soname,libdlbench.so." .. abi }
   outputs "lib"
   -- The FFI declarations are generated from the header's marked regions, never hand-copied.
   prebuildcommands { "luajit ../host/gen_cdef.lua ../graphs/dlbench.h ../lua/dlbench/ffi_cdef.lua" }

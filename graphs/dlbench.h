@@ -20,17 +20,19 @@
 
 #include "dlb_export.h"
 
-/* The library version: the one place it is written. premake5.lua reads DLB_VERSION and
-** DLB_ABI_VERSION from this file for the shared library's SONAME (libdlbench.so.MAJOR),
-** its file name (libdlbench.so.VERSION) and dlbench.pc. */
-#define DLB_VERSION "0.1.0"
+/* The library version: the one place it is written, with DLB_ABI_VERSION below. premake5.lua
+** and build.sh read them here: the SONAME libdlbench.so.ABI, the file name
+** libdlbench.so.VERSION and dlbench.pc's Version. */
+#define DLB_VERSION "0.2.0"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* DLB_FFI_BEGIN */
-enum { DLB_ABI_VERSION = 1 };
+/* The ABI version: the number of the shared library's SONAME (libdlbench.so.N). 0 while
+** the interface is still changing (before 1.0); every incompatible change after that adds 1. */
+enum { DLB_ABI_VERSION = 0 };
 
 /* Status codes. */
 enum {

@@ -62,7 +62,7 @@ for i, r in ipairs(rows5) do
       local f = dp_row(model.cached_paper, n, alpha_fit)
       line(string.format("  paper's row 2, alpha fitted %.2f ms", alpha_fit * 1e3), n, 128 * n,
         mems(f.mem), "125.7", f.days, n == 1024 and 6.2 or 11.1, f.util, n == 1024 and 34 or 38,
-        { days = true, util = true })
+        { days = true, util = true, mem = true })
     end
   end
 end

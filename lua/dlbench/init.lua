@@ -40,7 +40,7 @@ table.sort(M.lazy_names)
 function M.version()
   return core.version()
 end
-doc.doc(M.version, "dlb.version() -> string", "the library version, e.g. \"0.1.0\"")
+doc.doc(M.version, "dlb.version() -> string", "the library version, e.g. \"0.2.0\"")
 
 setmetatable(M, {
   __index = function(t, k)

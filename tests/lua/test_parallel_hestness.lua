@@ -10,7 +10,10 @@ T.test("calibration: baseline 2707 days at 80%; row 2 computed from the cache-aw
   T.near(rows[1].days, 2707, 1e-9, "best case days (sec. 6.1; a calibrated input)")
   T.near(rows[1].util, 0.8, 1e-12, "best case utilisation")
   assert(rows[1].calibrated.days and rows[1].calibrated.util, "row 1's calibrated cells are marked")
-  assert(rows[2].calibrated == nil, "row 2 is a prediction, not a calibration")
+  assert(rows[2].calibrated.days == nil and rows[2].calibrated.util == nil,
+    "row 2's days and utilisation are predictions, not calibrations")
+  -- every row's memory comes from the stage footprints row 5 is fitted to (calibrated cells)
+  for i = 1, 6 do assert(rows[i].calibrated.mem, "row " .. i .. "'s memory is marked (cal)") end
   -- row 2, computed (not the paper's 0.8 x 2707 / 4671): the Table 5 word LM graph timed
   -- whole-graph and op by op with the cache-aware matmul model (notebooks/hestness_roofline.lua
   -- prints 8.23 s and 9.83 s): flops_eff = 0.8 x 8.23 / 9.83 = 0.67, days = 2707 x 9.83 / 8.23

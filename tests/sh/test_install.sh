@@ -75,13 +75,15 @@ if command -v luajit >/dev/null; then
   echo "$out" | grep -qE '^ffi	[0-9]+\.[0-9]+\.[0-9]+$' && t_ok "LuaJIT FFI loads PREFIX/lib" \
     || t_fail "LuaJIT FFI loads PREFIX/lib" "$out"
 fi
-# The shared library: SONAME from the header's major version, only dlb_* exported.
+# The shared library: SONAME libdlbench.so.ABI (the header's DLB_ABI_VERSION), only dlb_*
+# exported.
 if [ -f "$root/build/lib/libdlbench.so" ]; then
   v=$(sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' "$root/graphs/dlbench.h")
+  abi=$(sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' "$root/graphs/dlbench.h")
   soname=$(objdump -p "$prefix/lib/libdlbench.so" | awk '$1 == "SONAME" {print $2}')
-  [ "$soname" = "libdlbench.so.${v%%.*}" ] && t_ok "SONAME $soname" \
-    || t_fail "SONAME" "got '$soname' for version $v"
-  [ "$(readlink "$prefix/lib/libdlbench.so.${v%%.*}")" = "libdlbench.so.$v" ] \
+  [ -n "$abi" ] && [ "$soname" = "libdlbench.so.$abi" ] && t_ok "SONAME $soname" \
+    || t_fail "SONAME" "got '$soname' for ABI '$abi'"
+  [ "$(readlink "$prefix/lib/libdlbench.so.$abi")" = "libdlbench.so.$v" ] \
     && t_ok "SONAME link" || t_fail "SONAME link" "$(ls -l "$prefix/lib")"
   others=$(nm -D --defined-only "$prefix/lib/libdlbench.so" | awk '{print $3}' | grep -v '^dlb_')
   n=$(nm -D --defined-only "$prefix/lib/libdlbench.so" | grep -c ' dlb_')
