@@ -9,6 +9,7 @@
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local poly = require "dlbench.poly"
+local pretty = require "dlbench.pretty"
 
 local setmetatable, getmetatable, type, error = setmetatable, getmetatable, type, error
 
@@ -645,6 +646,8 @@ local function needbound(g, s, what)
   end
 end
 
+local stats_tostring -- one line with units (defined after si below)
+
 local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
   footprint_order = true, footprint_heuristic = true }
 
@@ -666,7 +669,7 @@ function Graph:stats(opts)
     for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
-    end })
+    end, __tostring = stats_tostring })
   end
   local t = core.analysis_totals(a)
   local saved = nil
@@ -675,7 +678,7 @@ function Graph:stats(opts)
       false, names, values))
     saved = base.footprint - t.footprint
   end
-  return {
+  return pretty.object({
     footprint_saved = saved,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
@@ -686,7 +689,8 @@ function Graph:stats(opts)
     analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
     nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
     convention = core.graph_convention(),
-  }
+    inference = o.inference or nil,
+  }, stats_tostring)
 end
 doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=} -> stats",
   "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
@@ -767,23 +771,25 @@ local function round2(x)
   if x ~= x or x == math.huge or x == -math.huge then return x end
   return (x < 0 and -math.floor(-x * 100 + 0.5) or math.floor(x * 100 + 0.5)) / 100
 end
-local function round3g(x)
-  if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x end
-  local e = math.floor(math.log(math.abs(x)) / math.log(10))
-  local sc = 10 ^ (2 - e)
-  return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
-end
-local function si(x, unit)
-  x = round3g(x)
-  local a = math.abs(x)
-  local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
-  for _, p in ipairs(pre) do
-    if a >= p[1] then return string.format("%.3g %s%s", round3g(x / p[1]), p[2], unit) end
-  end
-  return string.format("%.3g %s", x, unit)
-end
+local si = pretty.si
 M.si = si
-doc.doc(si, "dlb.graph.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 GFLOP\"")
+
+-- "stats: training step (adam, fp32), 25.6 M params, 784 GFLOP (fwd 264 G, bwd 520 G), 27 GB
+-- moved (29.1 FLOP/B), footprint 2.93 GB": what the REPL shows for g:stats{...}.
+stats_tostring = function(s)
+  local function n(x) return type(x) == "number" and x or nil end
+  local what = string.format("stats: %s step (%s, %s)", rawget(s, "inference") and "inference" or "training",
+    tostring(rawget(s, "optimizer")), tostring(rawget(s, "precision")))
+  if rawget(s, "symbolic") then
+    return string.format("%s, symbolic (unbound %s): params %s, FLOPs %s; dlb.pretty.full(s) for every field",
+      what, tostring(rawget(s, "unbound")), tostring(rawget(s, "params")), tostring(rawget(s, "flops")))
+  end
+  local out = { what, (si(n(s.params) or 0, ""):gsub("%s+$", "")) .. " params",
+    string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
+    string.format("%s moved (%.3g FLOP/B)", si(s.bytes, "B"), s.intensity),
+    "footprint " .. si(s.footprint, "B") }
+  return table.concat(out, ", ")
+end
 
 function Graph:summary(opts)
   local s = self:stats(opts)
@@ -804,8 +810,9 @@ function Graph:summary(opts)
   local bind = {}
   for k, v in pairs(opts or {}) do bind[#bind + 1] = tostring(k) .. "=" .. tostring(v) end
   table.sort(bind)
-  out[#out + 1] = string.format("graph '%s': %s step, %d ops (%s)", self.name,
-    (opts or {}).inference and "inference" or "training", #F, table.concat(bind, " "))
+  out[#out + 1] = string.format("graph '%s': %s step, %d ops%s", self.name,
+    (opts or {}).inference and "inference" or "training", #F,
+    #bind > 0 and (" (" .. table.concat(bind, " ") .. ")") or "")
   out[#out + 1] = string.format("%-20s %7s %12s %7s %12s %7s %8s", "op type", "count", "FLOPs",
     "share", "bytes", "share", "FLOP/B")
   for _, r in ipairs(order) do
@@ -825,10 +832,11 @@ function Graph:summary(opts)
   out[#out + 1] = s.convention
   local text = table.concat(out, "\n")
   print(text)
-  return text
+  return pretty.shown(text) -- printed: the REPL does not echo it
 end
 doc.doc(Graph.summary, "g:summary{bindings...} -> text",
-  "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention")
+  "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention; "
+  .. "returns the text (the REPL does not print it twice)")
 
 function Graph:dot() return core.graph_dot(self._h) end
 doc.doc(Graph.dot, "g:dot() -> string", "Graphviz DOT text of the forward graph")
@@ -850,4 +858,7 @@ end
 M.convention = core.graph_convention
 doc.doc(M.convention, "dlb.graph.convention() -> string", "the FLOP convention printed with every summary")
 doc.doc(M, "dlb.graph", "compute graphs: dlb.graph(name), tensors, ops, g:stats{...}, g:summary{...}")
-return setmetatable(M, { __call = function(_, name) return M.new(name) end })
+setmetatable(M, { __call = function(_, name) return M.new(name) end })
+doc.methods(M, Graph, "g")
+doc.methods(M, Tensor, "x")
+return M

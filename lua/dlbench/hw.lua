@@ -6,6 +6,7 @@
 -- (bytes/s each way, seconds), power (W), note, source = {field = "where it comes from"}.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
+local errors = require "dlbench.errors"
 
 local M = {}
 
@@ -67,7 +68,9 @@ local function finite(x) return type(x) == "number" and x == x and x > -math.hug
 -- Validate a device spec; `where` prefixes every message (e.g. "catalog.csv:3").
 local function validate(spec, where)
   local function bad(fmt, ...)
-    error(where .. ": " .. string.format(fmt, ...), 0)
+    local msg = where .. ": " .. string.format(fmt, ...)
+    if where:match(":%d+$") then error(msg, 0) end -- a file's line: already located
+    errors.raise(msg)
   end
   if type(spec) ~= "table" then bad("a device must be a table, got %s", type(spec)) end
   for k, v in pairs(spec) do
@@ -264,14 +267,14 @@ function Device:precision(prec)
     prec = self.peak.bf16 and "bf16" or (self.peak.fp16 and "fp16" or "bf16")
   end
   if not is_prec[prec] then
-    error("unknown precision '" .. tostring(prec) .. "' (expected "
-      .. table.concat(PRECISIONS, ", ") .. ", mixed or mixed_bf16)", 0)
+    errors.raise("unknown precision '" .. tostring(prec) .. "' (expected "
+      .. table.concat(PRECISIONS, ", ") .. ", mixed or mixed_bf16)")
   end
   if not self.peak[prec] then
     local have = {}
     for _, p in ipairs(PRECISIONS) do if self.peak[p] then have[#have + 1] = p end end
-    error("device '" .. self.name .. "' has no " .. prec .. " peak (it has "
-      .. table.concat(have, ", ") .. "); pass precision = one of those", 0)
+    errors.raise("device '" .. self.name .. "' has no " .. prec .. " peak (it has "
+      .. table.concat(have, ", ") .. "); pass precision = one of those")
   end
   return prec
 end
@@ -286,14 +289,14 @@ function Device:roof(prec, opts)
   elseif opts.tile ~= nil then tm, tn = opts.tile, opts.tile end
   -- an unknown cache is not an empty one: the cache-aware model needs the size
   if opts.cache_aware and self.cache == nil then
-    error("cache_aware: device '" .. self.name .. "' has no known cache size (the catalogue "
+    errors.raise("cache_aware: device '" .. self.name .. "' has no known cache size (the catalogue "
       .. "leaves it out when no source gives it); give one with hw:with{cache = bytes} or "
-      .. "drop cache_aware", 0)
+      .. "drop cache_aware")
   end
   for _, k in ipairs { "flops_eff", "bw_eff" } do
     local v = opts[k]
     if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
-      error(k .. " must be in (0, 1], got " .. tostring(v), 0)
+      errors.raise(k .. " must be in (0, 1], got " .. tostring(v))
     end
   end
   return {
@@ -533,6 +536,7 @@ function M.list(opts)
         out(table.concat(dash, "  "), "\n")
       end
     end
+    require("dlbench.pretty").shown(devs) -- printed: the REPL does not echo the list
   end
   return devs
 end
@@ -750,4 +754,5 @@ doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
 
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")
+doc.methods(M, Device, "dev")
 return M

@@ -617,4 +617,6 @@ for k, fn in pairs(Panel) do
 end
 
 M.Figure, M.Panel = Figure, Panel
+doc.methods(M, Figure, "f")
+doc.methods(M, Panel, "p")
 return M

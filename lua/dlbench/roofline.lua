@@ -176,6 +176,21 @@ local function bytes_per(prec)
   return core.hw_precision_bytes(prec)
 end
 
+-- "roofline: 91.2 ms on V100-SXM2-16GB (fp32, per_op), compute-bound, 784 GFLOP at 8.6
+-- TFLOP/s (util 55%), footprint 2.93 GB of 16 GB (fits)": what the REPL shows for a result.
+local function time_tostring(r)
+  local P = require "dlbench.pretty"
+  local out = { string.format("roofline: %s on %s (%s, %s), %s-bound, %s at %s/s (util %.0f%%)",
+    P.seconds(r.time), tostring(r.device), tostring(r.precision), tostring(r.mode),
+    tostring(r.bound), P.si(r.flops or 0, "FLOP"), P.si(r.attainable or 0, "FLOP"),
+    100 * (r.util or 0)) }
+  if r.footprint then
+    out[#out + 1] = string.format("footprint %s of %s (%s)", P.si(r.need or r.footprint, "B"),
+      P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit")
+  end
+  return table.concat(out, ", ")
+end
+
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
   opts = checkopts(opts, time_opts, fn)
@@ -191,7 +206,10 @@ function M.time(s, dev, opts)
   local from, to = bytes_per(sprec), bytes_per(opts.precision)
   if from and to and from ~= to then scale = to / from end
   local ok, roof = pcall(dev.roof, dev, prec, ropts)
-  if not ok then error(fn .. ": " .. tostring(roof), 2) end
+  if not ok then
+    local errors = require "dlbench.errors"
+    errors.raise(fn .. ": " .. errors.strip(roof))
+  end
   roof.bytes_scale = scale
 
   local set = opset_of(s)
@@ -272,7 +290,7 @@ function M.time(s, dev, opts)
     r.fits = true
     r.shortfall = 0
   end
-  return r
+  return require("dlbench.pretty").object(r, time_tostring)
 end
 
 -- The memory one core of `dev` needs for a step with stats `s`, and what it has. A board
@@ -527,4 +545,5 @@ doc.doc(M.hestness, "dlb.roofline.hestness(domain, p, b) -> {flops=, bytes=, foo
 
 doc.doc(M, "dlb.roofline", "costs to time on a device: time, ops, subbatch, train, fom, "
   .. "hestness (docs/hw.md)")
+doc.methods(M, OpSet, "ops")
 return M

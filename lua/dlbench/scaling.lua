@@ -22,16 +22,7 @@ local PARAMS = {
 
 -- Raise msg at the first caller outside this file (the user's file:line), however deep in
 -- dlb.scaling the check ran.
-local THIS = debug.getinfo(1, "S").source
-local function raise(msg)
-  local level = 2
-  while true do
-    local info = debug.getinfo(level + 1, "S")
-    if info == nil then return error(msg, 0) end
-    if info.source ~= THIS and info.what ~= "C" then return error(msg, level + 1) end
-    level = level + 1
-  end
-end
+local raise = require("dlbench.errors").raise
 
 -- Options tables: unknown keys are errors naming the key and the accepted ones.
 local function check_opts(opts, valid, fname) return options.check(opts, valid, fname, 3) end
@@ -698,4 +689,6 @@ doc.doc(M, "dlb.scaling",
   "scaling laws: fit, fit_model_size, project, step_costs, graph_costs, sweep_costs, "
   .. "fit_graph_costs, step_time, fit_costs, fit_joint, law, compute_optimal, k_from_stats, "
   .. "domains (Hestness et al. Table 1-2), chinchilla")
+doc.methods(M, Fit, "fit")
+doc.methods(M, Law, "law")
 return M

@@ -133,7 +133,7 @@ function M.given(o, name) return given[o] ~= nil and given[o][name] == true end
 
 -- An error about option values that depend on each other, listing the options.
 function M.fail(what, spec, msg)
-  error(string.format("%s: %s (accepted: %s)", what, msg, valid_names(spec)), 0)
+  require("dlbench.errors").raise(string.format("%s: %s (accepted: %s)", what, msg, valid_names(spec)))
 end
 
 -- The text of a spec for documentation: "name=default  help" lines.
