@@ -122,8 +122,8 @@ local function validate(spec, where)
   end
   if spec.links then
     for tier, l in pairs(spec.links) do
-      if tier ~= "intra" and tier ~= "inter" then
-        bad("unknown link tier '%s' (expected intra, inter)", tostring(tier))
+      if tier ~= "intra" and tier ~= "inter" and tier ~= "host" then
+        bad("unknown link tier '%s' (expected intra, inter, host)", tostring(tier))
       end
       if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
       for k in pairs(l) do
@@ -386,10 +386,10 @@ function Device:describe()
   end
   line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
     self.source.flops_eff or "defaults (Hestness et al. 5.2)")
-  for _, tier in ipairs { "intra", "inter" } do
+  for _, tier in ipairs { "intra", "inter", "host" } do
     local l = self.links[tier]
     if l then
-      line("links." .. tier, string.format("%.4g GB/s, %.3g us", l.bw / 1e9, l.latency * 1e6), nil)
+      line("links." .. tier, string.format("%.4g GB/s, %.3g µs", l.bw / 1e9, l.latency * 1e6), nil)
     end
   end
   if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end

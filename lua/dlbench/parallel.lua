@@ -254,6 +254,9 @@ end
 -- The precision graph stats were counted at ("mixed", "fp32", ...), if they say.
 local function stats_precision(s)
   local ok, p = pcall(function() return s.precision end)
+  -- g:stats counted at its default (fp32) without being asked: the device chooses (its
+  -- natural precision, as dlb.roofline.time)
+  if ok and type(s) == "table" and rawget(s, "precision_given") == false then return nil end
   return ok and type(p) == "string" and p or nil
 end
 
