@@ -58,6 +58,7 @@ local FIELDS = {
   peak = "table", mem = "number", mem_bw = "number", cache = "number",
   flops_eff = "number", bw_eff = "number", links = "table", power = "number",
   mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
+  sm_count = "number", -- GPU streaming multiprocessors (CONTRACTS.md; branch perf uses it)
 }
 local FIELD_LIST = {}
 for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
@@ -106,6 +107,10 @@ local function validate(spec, where)
   positive("cores", false, "cores")
   if spec.cores ~= nil and spec.cores ~= math.floor(spec.cores) then
     bad("cores must be a whole number, got %s", tostring(spec.cores))
+  end
+  positive("sm_count", false, "multiprocessors")
+  if spec.sm_count ~= nil and spec.sm_count ~= math.floor(spec.sm_count) then
+    bad("sm_count must be a whole number, got %s", tostring(spec.sm_count))
   end
   if (spec.cores == nil) ~= (spec.mem_per_core == nil) then
     bad("cores and mem_per_core go together (a board whose cores each hold a model copy)")
@@ -318,11 +323,18 @@ function Device:with(changes)
     error("hw:with: expected a table of fields, e.g. hw:with{mem = 32e9}", 2)
   end
   local t = plain(self)
+  local changed = {}
   for k, v in pairs(changes) do
     t[k] = v
-    if k ~= "source" and k ~= "name" and (changes.source == nil or changes.source[k] == nil) then
-      t.source[k] = "changed with hw:with"
+    if k ~= "source" and k ~= "name" then
+      changed[#changed + 1] = tostring(k)
+      if changes.source == nil or changes.source[k] == nil then t.source[k] = "changed with hw:with" end
     end
+  end
+  -- a modified copy is not the catalogue's device: "V100-SXM2-16GB+mem" unless named
+  if changes.name == nil and #changed > 0 then
+    table.sort(changed)
+    t.name = tostring(self.name) .. "+" .. table.concat(changed, "+")
   end
   local where = "hw:with"
   local info = debug.getinfo(2, "Sl")
@@ -394,6 +406,7 @@ function Device:describe()
   end
   if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end
   if self.power then line("power", string.format("%.4g W", self.power), self.source.power) end
+  if self.sm_count then line("sm_count", string.format("%d", self.sm_count), self.source.sm_count) end
   return table.concat(out, "\n")
 end
 
@@ -549,7 +562,8 @@ doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
 -- at least one peak column are required).
 M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-  "inter_latency", "power", "cores", "mem_per_core", "note", "source" }
+  "inter_latency", "host_bw", "host_latency", "power", "cores", "mem_per_core", "sm_count",
+  "note", "source" }
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
@@ -612,7 +626,7 @@ function M.parse_csv(text, file)
           end
           if is_prec[c] then
             spec.peak[c] = v
-          elseif c:match("^intra_") or c:match("^inter_") then
+          elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
             local tier, k = c:match("^(%a+)_(%a+)$")
             if k == "latency" then k = "latency" end
             links[tier] = links[tier] or {}
@@ -715,7 +729,7 @@ function M.to_csv(devices)
         local parts = {}
         for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. d.source[k] end
         v = #parts > 0 and table.concat(parts, "; ") or nil
-      elseif c:match("^intra_") or c:match("^inter_") then
+      elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
         local tier, k = c:match("^(%a+)_(%a+)$")
         v = d.links[tier] and d.links[tier][k]
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
