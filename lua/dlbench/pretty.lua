@@ -195,7 +195,8 @@ local function round3g(x)
 end
 local function si(x, unit)
   x = round3g(x)
-  local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
+  local pre = { { 1e24, "Y" }, { 1e21, "Z" }, { 1e18, "E" }, { 1e15, "P" }, { 1e12, "T" },
+    { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
   for _, p in ipairs(pre) do
     -- the prefix whose rounded mantissa is at least 1 (1e12 is "1 T", not "1e+03 G")
     local v = round3g(x / p[1])

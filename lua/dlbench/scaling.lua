@@ -23,6 +23,8 @@ local PARAMS = {
 -- Raise msg at the first caller outside this file (the user's file:line), however deep in
 -- dlb.scaling the check ran.
 local raise = require("dlbench.errors").raise
+local pretty = require "dlbench.pretty"
+local propagate, project_tostring -- below, before dlb.scaling.project
 
 -- Options tables: unknown keys are errors naming the key and the accepted ones.
 local function check_opts(opts, valid, fname) return options.check(opts, valid, fname, 3) end
@@ -104,11 +106,21 @@ function M.fit(xs, ys, opts)
       error("dlb.scaling.fit: bootstrap must be true or a number of resamples", 2)
     end
     local b = core.scaling_bootstrap(form, xs, ys, opts.weights, reps, opts.seed or 1)
-    f.bootstrap = { reps = reps, used = b.used }
+    f.bootstrap = { reps = reps, used = b.used, seed = opts.seed or 1, samples = {} }
+    local np = #PARAMS[form]
     for i, name in ipairs(PARAMS[form]) do
       f.bootstrap[name] = { se = b.se[i], lo = b.lo[i], hi = b.hi[i] }
     end
+    -- the resampled fits, kept: samples[r] = {alpha=, beta=, ...} (what dlb.scaling.project
+    -- propagates)
+    for r = 1, b.used do
+      local s = {}
+      for i, name in ipairs(PARAMS[form]) do s[name] = b.samples[(r - 1) * np + i] end
+      f.bootstrap.samples[r] = s
+    end
   end
+  -- the points, kept for resampling later (dlb.scaling.project{bootstrap=})
+  f.data = { xs = xs, ys = ys, weights = opts.weights }
   return f
 end
 doc.doc(M.fit, "dlb.scaling.fit(xs, ys[, {form=, weights=, bootstrap=, seed=}]) -> fit",
@@ -116,7 +128,8 @@ doc.doc(M.fit, "dlb.scaling.fit(xs, ys[, {form=, weights=, bootstrap=, seed=}]) 
   .. "squares; r2 in log space), 'power+const' (+gamma, the irreducible error) or "
   .. "'three-region' (small-data plateau, power law, irreducible; Levenberg-Marquardt, r2 in "
   .. "y space); fit.alpha, .beta, .gamma, .plateau, .se (from the Jacobian), .r2; "
-  .. "bootstrap=N adds .bootstrap[name] = {se=, lo=, hi=} (2.5/97.5 percentiles)")
+  .. "bootstrap=N adds .bootstrap[name] = {se=, lo=, hi=} (2.5/97.5 percentiles) and keeps "
+  .. ".bootstrap.samples[r] = {alpha=, beta=, ...} (seed= makes them reproducible); .data keeps the points")
 
 -- dlb.scaling.fit_model_size(ms, ps[, opts])
 function M.fit_model_size(ms, ps, opts)
@@ -422,13 +435,123 @@ doc.doc(M.step_time, "dlb.scaling.step_time({flops=, bytes=[, footprint=]}, devi
   .. "device, e.g. dlb.hw.get(\"Hestness-T4\") (Table 4: 80% and 70% achievable); opts as "
   .. "dlb.roofline.time's (precision=, flops_eff=, bw_eff=)")
 
+-- The bootstrap samples of a fit: its kept ones when they match reps and seed, else a new
+-- resampling of its points (nil when the fit has no points: built from constants).
+local function fit_samples(f, reps, seed, fname)
+  if getmetatable(f) ~= Fit then return nil end
+  local b = f.bootstrap
+  if b and b.samples and b.reps == reps and b.seed == seed then return b.samples end
+  if not f.data then return nil end
+  local ok, res = pcall(core.scaling_bootstrap, f._form, f.data.xs, f.data.ys, f.data.weights, reps, seed)
+  if not ok then raise(fname .. ": bootstrap: " .. tostring(res):gsub("^[^\n]-:%d+: ", "")) end
+  local np, out = #PARAMS[f._form], {}
+  for r = 1, res.used do
+    local s = {}
+    for i, name in ipairs(PARAMS[f._form]) do s[name] = res.samples[(r - 1) * np + i] end
+    out[r] = s
+  end
+  return out
+end
+
+-- Linear-interpolated percentile of a sorted list (as graphs/scaling_fit.c's).
+local function pctl(v, p)
+  local m = #v
+  if m == 0 then return 0 / 0 end
+  local pos = p / 100 * (m - 1)
+  local i = math.floor(pos)
+  if i >= m - 1 then return v[m] end
+  return v[i + 1] + (pos - i) * (v[i + 2] - v[i + 1])
+end
+
+-- Propagate the fits' uncertainty through a projection: every bootstrap sample of the
+-- learning curve (paired with the same-numbered sample of the model-size law when the spec
+-- has a fitted one) gives the data needed for the target, the model size there and the
+-- total training compute; r.interval holds their 2.5/97.5 percentiles and r.bootstrap the
+-- samples (seeded: the same seed gives the same numbers).
+propagate = function(r, spec, form, target, method, opts, b, costs, tps, epochs, fname)
+  local reps = opts.bootstrap == true and 1000 or opts.bootstrap
+  if type(reps) ~= "number" or reps ~= math.floor(reps) or reps < 2 then
+    raise(fname .. ": bootstrap must be true or a whole number of resamples >= 2")
+  end
+  local seed = opts.seed or 1
+  local cs = fit_samples(spec.curve, reps, seed, fname)
+  if not cs then
+    raise(fname .. ": bootstrap needs spec.curve from dlb.scaling.fit (its points are resampled)")
+  end
+  local ms = spec.model and fit_samples(spec.model, reps, seed + 1, fname) or nil
+  local out = { data = {}, params = {}, total_flops = {} }
+  local unreachable = 0
+  local names = PARAMS[form]
+  for i, s in ipairs(cs) do
+    local q = {}
+    for k, name in ipairs(names) do q[k] = s[name] end
+    local ok, d
+    if method == "ratio" then
+      ok, d = true, r.current_data * (target / spec.current) ^ (1 / q[2])
+    else
+      ok, d = pcall(core.scaling_invert, form, q, target)
+    end
+    if ok and d == d and d > 0 and d < math.huge then
+      out.data[#out.data + 1] = d
+      local p
+      if ms and ms[(i - 1) % #ms + 1] then
+        local m = ms[(i - 1) % #ms + 1]
+        p = core.scaling_eval(0, { m.alpha, m.beta }, d)
+      else
+        p = spec_params(spec, d)
+      end
+      if opts.params then p = opts.params end
+      if p then
+        out.params[#out.params + 1] = p
+        if b and costs then
+          local c = M.step_costs(costs, p, b)
+          out.total_flops[#out.total_flops + 1] = c.flops * d * epochs / (b * (tps or 1))
+        end
+      end
+    else
+      unreachable = unreachable + 1
+    end
+  end
+  r.interval = {}
+  for k, v in pairs(out) do
+    if #v > 0 then
+      local sorted = {}
+      for i, x in ipairs(v) do sorted[i] = x end
+      table.sort(sorted)
+      r.interval[k] = { lo = pctl(sorted, 2.5), hi = pctl(sorted, 97.5), median = pctl(sorted, 50) }
+    end
+  end
+  r.bootstrap = { reps = reps, used = #cs, seed = seed, unreachable = unreachable, samples = out }
+end
+
+-- "projection: 2.1e9 words (x12.3 data) [1.5e9, 3e9], 1.2e8 params [...], total 3.4e21
+-- FLOP [...]": what the REPL shows for dlb.scaling.project's result.
+project_tostring = function(r)
+  local P = pretty
+  local function iv(k, unit)
+    local i = r.interval and r.interval[k]
+    if not i then return "" end
+    return string.format(" [%s, %s]", P.si(i.lo, unit), P.si(i.hi, unit))
+  end
+  local out = { string.format("projection to %.4g: data %s (x%.3g)%s", r.target, P.si(r.data, ""),
+    r.data_scale, iv("data", "")) }
+  if r.params then out[#out + 1] = string.format("model %s params%s", P.si(r.params, ""), iv("params", "")) end
+  if r.total_flops then
+    out[#out + 1] = string.format("total %s%s over %s steps", P.si(r.total_flops, "FLOP"),
+      iv("total_flops", "FLOP"), P.si(r.steps, ""))
+  end
+  if r.step_time then out[#out + 1] = "step " .. P.seconds(r.step_time) end
+  return table.concat(out, ", ")
+end
+
 -- dlb.scaling.project(spec[, opts])
 function M.project(spec, opts)
   local fname = "dlb.scaling.project"
   if type(spec) ~= "table" then error(fname .. ": spec must be a table (e.g. a domain)", 2) end
   opts = check_opts(opts, { target = true, method = true, subbatch = true, device = true,
     costs = true, tokens_per_sample = true, params = true, graph = true, dim = true,
-    stats = true, lo = true, hi = true, integer = true }, fname)
+    stats = true, lo = true, hi = true, integer = true, bootstrap = true, seed = true,
+    epochs = true }, fname)
   local form, q = spec_curve(spec, fname)
   local m0 = positive(spec.data_size, "spec.data_size (current data)", fname)
   local target = opts.target or spec.desired
@@ -464,16 +587,22 @@ function M.project(spec, opts)
     local stats_at, params_at = family(opts.graph, opts.dim, opts.stats, fname)
     costs = family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
   end
+  local tps = opts.tokens_per_sample or spec.tokens_per_sample
+  local epochs = opts.epochs or 1
+  if type(epochs) ~= "number" or not (epochs > 0) then error(fname .. ": epochs must be a positive number", 2) end
   if b and costs and r.params then
     r.subbatch = b
     local c = M.step_costs(costs, r.params, b)
     r.flops, r.bytes, r.footprint, r.intensity = c.flops, c.bytes, c.footprint, c.intensity
     r.size, r.graph_params = c.size, c.params
+    -- the whole training run: steps = data x epochs / (subbatch x tokens per sample)
+    r.epochs = epochs
+    r.steps = r.data * epochs / (b * (tps or 1))
+    r.total_flops = r.flops * r.steps
     if opts.device then
       local t = M.step_time(c, opts.device)
       r.step_time, r.bound, r.fits = t.time, t.bound, t.fits
       r.device = t.device
-      local tps = opts.tokens_per_sample or spec.tokens_per_sample
       if tps then
         r.epoch_steps = r.data / (b * tps)
         r.epoch_time = r.epoch_steps * r.step_time
@@ -481,17 +610,24 @@ function M.project(spec, opts)
       end
     end
   end
-  return r
+  if opts.bootstrap then
+    propagate(r, spec, form, target, method, opts, b, costs, tps, epochs, fname)
+  end
+  return pretty.object(r, project_tostring)
 end
 doc.doc(M.project, "dlb.scaling.project(spec[, {target=, method=, subbatch=, device=, "
-  .. "costs= | graph=[, dim=, stats=, lo=, hi=], tokens_per_sample=, params=}]) -> table",
+  .. "costs= | graph=[, dim=, stats=, lo=, hi=], tokens_per_sample=, params=, epochs=1, "
+  .. "bootstrap=N, seed=1}]) -> table",
   "data needed for the target error (spec: a dlb.scaling.domains entry, or {curve=fit, "
   .. "data_size=, desired=, model=fit}), data_scale and model_scale versus the current data "
   .. "and model (Hestness et al. Table 1), params; with a subbatch and costs (Table 2 "
   .. "coefficients, a function(p, b)) or graph= (function(size) -> graph, e.g. function(h) "
   .. "return dlb.models.word_lm{hidden=h} end, or a graph with a symbolic dim=): flops, "
   .. "bytes, footprint per step (and size=, graph_params= of the graph found); with a "
-  .. "device (dlb.hw.get(\"Hestness-T4\")): step_time (s), bound, fits, epoch_days (Table 3)")
+  .. "device (dlb.hw.get(\"Hestness-T4\")): step_time (s), bound, fits, epoch_days (Table 3); "
+  .. "total_flops = flops x steps (steps = data x epochs / (subbatch x tokens_per_sample)); "
+  .. "bootstrap=N: r.interval.data/params/total_flops = {lo=, hi=, median=} (2.5/97.5 "
+  .. "percentiles over the fits' bootstrap samples) and r.bootstrap.samples (seeded)")
 
 local function getrow(rows, i)
   if type(rows.row) == "function" then return rows:row(i) end
