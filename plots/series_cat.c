@@ -359,6 +359,42 @@ int cat_covers(const dlb_figure *f, series *s, rect r) {
   return c;
 }
 
+/* The rectangles (points) a bar, box or heat-map series draws over, as cat_covers counts
+** them: each category's column over its data range (the whole axes for a heat map).
+** Writes at most cap; returns how many. */
+int cat_rects(const dlb_figure *f, series *s, rect *out, int cap) {
+  const panel *p = &f->panels[s->panel];
+  if (cap <= 0) return 0;
+  if (s->kind == DLB_SERIES_HEATMAP) { out[0] = p->box; return 1; }
+  int c = 0;
+  for (size_t g = 0; g < p->ax[0].ncats && c < cap; g++) {
+    double x0 = panel_px(p, (double)g + 0.6), x1 = panel_px(p, (double)g + 1.4);
+    double lo = 0, hi = 0;
+    if (s->kind == DLB_SERIES_BAR) {
+      darray *d = series_data(s, "values");
+      size_t n, k;
+      bar_shape(s, &n, &k);
+      if (g >= n) break;
+      for (size_t j = 0; j < k; j++) {
+        double v = d->v[j * n + g];
+        if (isfinite(v)) { if (v > 0) hi += v; else lo += v; }
+      }
+      if (p->ax[1].scale == DLB_SCALE_LOG) lo = p->ax[1].lo;
+    } else {
+      size_t n;
+      double st[5], q[4], *v;
+      if (g >= ngroups(s)) break;
+      box_q(s, q);
+      v = group_sorted(s, g, &n);
+      if (v && box_stats(v, n, q, 0, st)) { lo = v[0]; hi = v[n - 1]; }
+      free(v);
+    }
+    double y0 = panel_py(p, hi), y1 = panel_py(p, lo);
+    out[c++] = (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)};
+  }
+  return c;
+}
+
 /* Legend entries: bar stacks, a label, or the masked-cell entry of a heat map. */
 int cat_legend(series *s, legend_entry *out, int cap) {
   int n = 0;

@@ -1,6 +1,6 @@
 -- bench_plot_dlb.lua — the dlbench side of the figure benchmark (tests/bench/bench_plot.sh):
 -- draws the heat map (32 x 32 cells, colour bar) or the 10,000-point box plot (4 groups of
--- 2,500, ParaDnn's 2/9/50/91/98) to one file. The data match bench_plot_mpl.py exactly
+-- 2,500, ParaDnn's 2/9/50/91/98), a 1e6-point line or a 100,000-point scatter to one file. The data match bench_plot_mpl.py exactly
 -- (the same LCG). Usage: dlbench run bench_plot_dlb.lua heatmap|boxplot OUT.png|OUT.pdf
 -- With no arguments (./build.sh bench) it draws all four into out/bench/ and times them.
 local dlb = require "dlbench"
@@ -42,10 +42,34 @@ local function boxplot(path)
   assert(f:save(path))
 end
 
+-- 1e6-point line (the same data as bench_plot_mpl.py's line1m), legend "best"
+local function line1m(path)
+  local x, y = {}, {}
+  for i = 1, 1000000 do x[i] = i; y[i] = math.sin(i / 10000) + (i % 7) / 10 end
+  local f = dlb.plot.figure { width = 4.5, height = 3.0 }
+  f:line { x = x, y = y, label = "line" }
+  f.legend = "best"
+  assert(f:save(path))
+end
+
+-- 100,000 markers from the same LCG as bench_plot_mpl.py's scatter100k, legend "best"
+local function scatter100k(path)
+  local r, x, y = lcg(7), {}, {}
+  for i = 1, 100000 do x[i] = r() end
+  for i = 1, 100000 do y[i] = r() end
+  local f = dlb.plot.figure { width = 4.5, height = 3.0 }
+  f:scatter { x = x, y = y, size = 4, label = "points" }
+  f.legend = "best"
+  assert(f:save(path))
+end
+
 local what, out = arg and arg[1], arg and arg[2]
 if what then
-  if what == "heatmap" then heatmap(out) elseif what == "boxplot" then boxplot(out)
-  else error("bench_plot_dlb: heatmap or boxplot, not " .. tostring(what)) end
+  local fns = { heatmap = heatmap, boxplot = boxplot, line1m = line1m, scatter100k = scatter100k }
+  if not fns[what] then
+    error("bench_plot_dlb: heatmap, boxplot, line1m or scatter100k, not " .. tostring(what))
+  end
+  fns[what](out)
 else
   os.execute("mkdir -p out/bench")
   for _, w in ipairs { "heatmap", "boxplot" } do
