@@ -4,6 +4,7 @@
 ** (the candidate covering the least data), colour bars, and the text boxes whose
 ** overlaps tests can ask for.
 */
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,19 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
     a->nticks = 1;
     a->ticks[0] = vmin;
     format_tick(vmin, 0, "auto", a->tlabels[0], sizeof a->tlabels[0]);
+    return;
+  }
+  if (cmap_log(&f->series[p->cbar_series])) {
+    /* ratios around the centre: x2 steps (x10 when the range spans over 2^6 either way),
+    ** labelled with the values, not their logs */
+    double step = (vmax - center) > 6 * log(2) ? log(10) : log(2);
+    int k0 = (int)ceil((vmin - center) / step - 1e-9), k1 = (int)floor((vmax - center) / step + 1e-9);
+    a->nticks = 0;
+    for (int k = k0; k <= k1 && a->nticks < MAXTICKS; k++) {
+      double t = center + k * step;
+      format_tick(exp(t), 0, "auto", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+      a->ticks[a->nticks++] = t;
+    }
     return;
   }
   axis_ticks(cr, f, a, len, 0);
@@ -335,7 +349,7 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
     ** order; when none is free, every position of the axes on the grid, the least covered
     ** (ties: nearest a corner), so free space anywhere is found */
     occupancy o;
-    if (occupancy_build(f, pi, &o) != DLB_OK) { p->legend_box = cand[0]; p->has_legend = 1; return; }
+    if (occupancy_build(f, pi, 0, &o) != DLB_OK) { p->legend_box = cand[0]; p->has_legend = 1; return; }
     double bestc = -1;
     for (int k = 0; k < 8; k++) {
       double c = occupancy_area(&o, cand[k]);
@@ -424,6 +438,8 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
         layout_add_box(f, text_box(cr, cl, f->font, 0, p->cbar.x + p->cbar.w + TICK + PAD + cw
                                    + PAD, p->cbar.y + p->cbar.h / 2, 0.5, 0, 1), pi,
                        "colour bar label");
+      else /* no label: recorded for the check (unlabelled_cbars) */
+        layout_add_box(f, p->cbar, pi, "colour bar");
     }
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
@@ -497,6 +513,52 @@ static void find_overlaps(dlb_figure *f) {
       f->npairs++;
     }
     if (i + 1 >= nb) break;
+  }
+}
+
+/* Legends over data where a free spot exists: a legend inside the axes covering more
+** than 2% of its area with data, when another position covers under half as much (what
+** legend = "best" picks). Each is recorded as a pair (legend box, SIZE_MAX - 1). */
+static void legends_over_data(dlb_figure *f) {
+  size_t nb = f->nboxes;
+  for (size_t i = 0; i < nb; i++) {
+    const tbox *t = &f->boxes[i];
+    if (strcmp(t->what, "legend") != 0 || t->panel < 0) continue;
+    panel *p = &f->panels[t->panel];
+    const rect l = t->r, b = p->box;
+    if (p->legend_out || p->above > 0 || l.x < b.x || l.y < b.y || l.x + l.w > b.x + b.w ||
+        l.y + l.h > b.y + b.h) continue; /* outside or above the axes */
+    occupancy o;
+    if (occupancy_build(f, t->panel, 1, &o) != DLB_OK) continue;
+    double here = occupancy_area(&o, l), least = here;
+    if (here > 0.02 * l.w * l.h)
+      for (double y = b.y + 4; y + l.h <= b.y + b.h - 4 + 1e-9 && least > 0; y += o.cell)
+        for (double x = b.x + 4; x + l.w <= b.x + b.w - 4 + 1e-9; x += o.cell)
+          least = fmin(least, occupancy_area(&o, (rect){x, y, l.w, l.h}));
+    occupancy_free(&o);
+    if (here > 0.02 * l.w * l.h && least < 0.5 * here) {
+      size_t *np = realloc(f->pairs, 2 * (f->npairs + 1) * sizeof *np);
+      if (!np) return;
+      f->pairs = np;
+      f->pairs[2 * f->npairs] = i;
+      f->pairs[2 * f->npairs + 1] = SIZE_MAX - 1; /* "covers data" */
+      f->npairs++;
+    }
+  }
+}
+
+/* Colour bars need a label (what the colours measure): collect_boxes records a bar
+** without one as the box "colour bar"; each becomes a pair (box, SIZE_MAX). */
+static void unlabelled_cbars(dlb_figure *f) {
+  size_t nb = f->nboxes;
+  for (size_t i = 0; i < nb; i++) {
+    if (strcmp(f->boxes[i].what, "colour bar") != 0) continue;
+    size_t *np = realloc(f->pairs, 2 * (f->npairs + 1) * sizeof *np);
+    if (!np) return;
+    f->pairs = np;
+    f->pairs[2 * f->npairs] = i;
+    f->pairs[2 * f->npairs + 1] = SIZE_MAX; /* "has no label" */
+    f->npairs++;
   }
 }
 
@@ -587,6 +649,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   int n = f->rows * f->cols;
   int st0 = share_scales(f);
   if (st0 != DLB_OK) return st0;
+  cmap_share(f);
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 2; k++) {
       const axis *a = &f->panels[i].ax[k];
@@ -684,6 +747,8 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   for (int i = 0; i < n; i++)
     if (f->panels[i].has_legend) layout_add_box(f, f->panels[i].legend_box, i, "legend");
   find_overlaps(f);
+  legends_over_data(f);
+  unlabelled_cbars(f);
   outside_warning(f);
   f->laid_out = 1;
   return DLB_OK;
@@ -732,7 +797,12 @@ int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size) {
     return dlb_fail(DLB_EINVAL, "overlap_text: no overlap %zu", i + 1);
   const tbox *a = &f->boxes[f->pairs[2 * i]];
   size_t j = f->pairs[2 * i + 1];
-  if (j >= f->nboxes)
+  if (j == SIZE_MAX)
+    snprintf(buf, size, "panel %d %s has no label (colorbar_label=)", a->panel + 1, a->what);
+  else if (j == SIZE_MAX - 1)
+    snprintf(buf, size, "panel %d %s covers data where a free spot exists (legend = \"best\" "
+             "finds it)", a->panel + 1, a->what);
+  else if (j >= f->nboxes)
     snprintf(buf, size, "panel %d %s leaves the figure", a->panel + 1, a->what);
   else
     snprintf(buf, size, "panel %d %s overlaps panel %d %s", a->panel + 1, a->what,

@@ -138,7 +138,7 @@ static void point_colour(series *s, size_t i, double vmin, double vmax, double c
                          double rgb[3]) {
   darray *c = series_data(s, "c"), *g = series_data(s, "group");
   if (c) cmap_rgb(cmap_from_name(series_str(s, "cmap", "viridis")),
-                  cmap_t(c->v[i], vmin, vmax, center), rgb);
+                  cmap_t(cmap_value(s, c->v[i]), vmin, vmax, center), rgb);
   else if (g && isfinite(g->v[i])) dlb_palette((int)g->v[i] - 1, rgb);
   else series_colour(s, rgb);
 }

@@ -8,13 +8,13 @@
 --   "derived"    computed from other published numbers (the formula is given)
 --   "assumed"    not published; a typical value, stated so it can be overridden
 -- Link latencies are never datasheet numbers: they are typical small-message latencies
--- (NVLink/ICI ~1 us, PCIe ~2 us, InfiniBand/Ethernet RDMA ~5 us) and say "assumed".
+-- (NVLink/ICI ~1 µs, PCIe ~2 µs, InfiniBand/Ethernet RDMA ~5 µs) and say "assumed".
 local G, T, M = 1e9, 1e12, 1e6
 local GiB, MiB = 2 ^ 30, 2 ^ 20
 
-local lat_nvlink = "assumed: typical device-to-device small-message latency over NVLink/ICI, 1 us"
-local lat_pcie = "assumed: typical small-message latency over PCIe, 2 us"
-local lat_ib = "assumed: typical small-message latency over InfiniBand/RoCE RDMA, 5 us"
+local lat_nvlink = "assumed: typical device-to-device small-message latency over NVLink/ICI, 1 µs"
+local lat_pcie = "assumed: typical small-message latency over PCIe, 2 µs"
+local lat_ib = "assumed: typical small-message latency over InfiniBand/RoCE RDMA, 5 µs"
 
 return {
   -- == the seeds ==================================================================
