@@ -334,36 +334,9 @@ void cat_draw(dlb_figure *f, cairo_t *cr, series *s) {
 
 /* How much of r the bars or boxes cover (a heat map covers its whole axes). */
 int cat_covers(const dlb_figure *f, series *s, rect r) {
-  const panel *p = &f->panels[s->panel];
-  if (s->kind == DLB_SERIES_HEATMAP) return cover_rect(r, p->box);
-  int c = 0;
-  extent e;
-  for (size_t g = 0; g < p->ax[0].ncats; g++) { /* each category's column, data range only */
-    memset(&e, 0, sizeof e);
-    double x0 = panel_px(p, (double)g + 0.6), x1 = panel_px(p, (double)g + 1.4);
-    double lo = 0, hi = 0;
-    if (s->kind == DLB_SERIES_BAR) {
-      darray *d = series_data(s, "values");
-      size_t n, k;
-      bar_shape(s, &n, &k);
-      if (g >= n) break;
-      for (size_t j = 0; j < k; j++) {
-        double v = d->v[j * n + g];
-        if (isfinite(v)) { if (v > 0) hi += v; else lo += v; }
-      }
-      if (p->ax[1].scale == DLB_SCALE_LOG) lo = p->ax[1].lo;
-    } else {
-      size_t n;
-      double st[5], q[4], *v;
-      if (g >= ngroups(s)) break;
-      box_q(s, q);
-      v = group_sorted(s, g, &n);
-      if (v && box_stats(v, n, q, 0, st)) { lo = v[0]; hi = v[n - 1]; }
-      free(v);
-    }
-    double y0 = panel_py(p, hi), y1 = panel_py(p, lo);
-    c += cover_rect(r, (rect){x0, y0, x1 - x0, y1 - y0});
-  }
+  rect rs[256];
+  int n = cat_rects(f, s, rs, 256), c = 0;
+  for (int i = 0; i < n; i++) c += cover_rect(r, rs[i]);
   return c;
 }
 

@@ -22,11 +22,17 @@ end
 -- The library's Lua sources: every file in this directory (lua/dlbench/ and below).
 local LIBDIR = debug.getinfo(1, "S").source:match("^(@.*[/\\])errors%.lua$")
 
+-- Sources counted as the library's beside this directory (M.register).
+local extra = {}
+
 -- Whether a frame's source is the library's own.
 local function internal(source)
-  return LIBDIR ~= nil and source:sub(1, #LIBDIR) == LIBDIR
+  return extra[source] == true or (LIBDIR ~= nil and source:sub(1, #LIBDIR) == LIBDIR)
 end
 M.internal = internal
+
+-- Count a source (debug.getinfo(...).source) as the library's.
+function M.register(source) extra[source] = true end
 
 -- "file:line: " of the first Lua frame outside the library (the user's script or REPL
 -- line), or "" when there is none (a C caller, the host's own call).

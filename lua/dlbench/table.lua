@@ -18,28 +18,15 @@ local floor = math.floor
 
 local function isT(x) return getmetatable(x) == T end
 
--- Usage errors point at the caller's line: the first Lua frame outside this module (and
--- any module registered with M.internal), however deep inside the
+-- Usage errors point at the caller's line: the first Lua frame outside the library
+-- (dlbench.errors.where: lua/dlbench/ and modules registered with M.internal), however deep inside the
 -- module the check sits and whether the caller is a script, a REPL line or a user
 -- callback run by where/with/sort. (error(msg, 2) would name a line of table.lua when
 -- the check is two calls down.) Errors about a file's contents carry no position: they
 -- name the file, line and column instead.
-local internal = { [debug.getinfo(1, "S").source] = true }
-function M.internal(source) internal[source] = true end
-local function where()
-  local level = 3 -- 1: where, 2: fail, 3: fail's caller
-  while true do
-    local info = debug.getinfo(level, "Sl")
-    if info == nil then return "" end
-    if info.what ~= "C" and not internal[info.source] then
-      if info.currentline and info.currentline > 0 then
-        return info.short_src .. ":" .. info.currentline .. ": "
-      end
-      return ""
-    end
-    level = level + 1
-  end
-end
+local errors = require "dlbench.errors"
+function M.internal(source) errors.register(source) end
+local where = errors.where
 local function fail(msg) error(where() .. msg, 0) end
 
 -- Column order of a row with no known order: its keys sorted.

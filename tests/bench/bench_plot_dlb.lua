@@ -81,6 +81,32 @@ else
         (os.clock() - t0) / 10 * 1000))
     end
   end
+  -- issue [14]'s cases: the 1e6-point line and the 100,000-point scatter, layout and save
+  do
+    local X, Y = {}, {}
+    for i = 1, 1000000 do X[i] = i; Y[i] = math.sin(i / 10000) + (i % 7) / 10 end
+    local f = dlb.plot.figure { width = 4.5, height = 3.0 }
+    f:line { x = X, y = Y, label = "line" }
+    f.legend = "best"
+    local t0 = os.clock(); f:layout_check()
+    local t1 = os.clock(); assert(f:save("out/bench/dlb_line1m.png"))
+    local t2 = os.clock()
+    print(string.format("bench_plot: 1e6-point line: layout %.0f ms, save PNG %.0f ms (in process, CPU)",
+      (t1 - t0) * 1000, (t2 - t1) * 1000))
+    local r, x, y = lcg(7), {}, {}
+    for i = 1, 100000 do x[i] = r() end
+    for i = 1, 100000 do y[i] = r() end
+    local g = dlb.plot.figure { width = 4.5, height = 3.0 }
+    g:scatter { x = x, y = y, size = 4, label = "points" }
+    g.legend = "best"
+    t0 = os.clock(); assert(g:save("out/bench/dlb_scatter100k.png"))
+    t1 = os.clock(); assert(g:save("out/bench/dlb_scatter100k.pdf"))
+    t2 = os.clock()
+    local fh = io.open("out/bench/dlb_scatter100k.pdf", "rb")
+    local size = fh:seek("end"); fh:close()
+    print(string.format("bench_plot: 100,000-point scatter: save PNG %.0f ms, PDF %.0f ms, %d bytes (in process, CPU)",
+      (t1 - t0) * 1000, (t2 - t1) * 1000, size))
+  end
   -- large series: 100,000 points, a zig-zag line (the stroker's worst case) and markers
   local x, y = {}, {}
   for i = 1, 100000 do x[i] = i; y[i] = math.sin(i / 1000) + (i % 7) / 10 end
