@@ -404,10 +404,12 @@ function M.subbatch(model, dev, opts)
     cache_fraction = opts.cache_fraction, tile = opts.tile }
   local curve = { batch = {}, intensity = {}, time = {}, time_per_sample = {}, util = {},
     footprint = {}, bound = {}, fits = {} }
+  local used -- the precision the times were computed at (the device's natural one when none given)
   for i, b in ipairs(batches) do
     local s = f(b)
     if type(s) ~= "table" then error(fn .. ": the model returned " .. type(s) .. " for b = " .. b, 2) end
     local r = M.time(s, dev, topts)
+    used = r.precision
     curve.batch[i] = b
     curve.intensity[i] = r.intensity
     curve.time[i] = r.time
@@ -430,7 +432,7 @@ function M.subbatch(model, dev, opts)
       tmin = math.min(tmin, curve.time_per_sample[i])
     end
   end
-  local ridge = dev:ridge(dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
+  local ridge = dev:ridge(used or dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
   local res = { curve = curve, ridge_point = ridge, n_fit = nfit }
   if ncons == 0 then
     res.note = string.format("no batch of the sweep (%g..%g) fits in %s's memory; the points "

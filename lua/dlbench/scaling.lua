@@ -92,7 +92,8 @@ function M.fit(xs, ys, opts)
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error("dlb.scaling.fit: xs and ys must be lists of numbers", 2)
   end
-  local r = core.scaling_fit(form, xs, ys, opts.weights)
+  local okf, r = pcall(core.scaling_fit, form, xs, ys, opts.weights)
+  if not okf then raise("dlb.scaling.fit: " .. (require("dlbench.errors").strip(r):gsub("^scaling fit: ", ""))) end
   local f = setmetatable({ form = FORM_NAMES[form], _form = form, params = r.params,
     r2 = r.r2, rss = r.rss, n = r.n, iterations = r.iterations, se = {},
     r2_space = form == 0 and "log" or "linear" }, Fit)
@@ -105,7 +106,8 @@ function M.fit(xs, ys, opts)
     if type(reps) ~= "number" then
       error("dlb.scaling.fit: bootstrap must be true or a number of resamples", 2)
     end
-    local b = core.scaling_bootstrap(form, xs, ys, opts.weights, reps, opts.seed or 1)
+    local okb, b = pcall(core.scaling_bootstrap, form, xs, ys, opts.weights, reps, opts.seed or 1)
+    if not okb then raise("dlb.scaling.fit: " .. require("dlbench.errors").strip(b)) end
     f.bootstrap = { reps = reps, used = b.used, seed = opts.seed or 1, samples = {} }
     local np = #PARAMS[form]
     for i, name in ipairs(PARAMS[form]) do

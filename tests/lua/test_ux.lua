@@ -138,6 +138,11 @@ T.test("errors inside the library name the user's file:line", function()
   assert(e:match("^[^\n]-test_ux%.lua:%d+: "), e)
   e = here(function() local r = dlb.sweep({ k = { 1 } }, function() end, { shard = "3/2" }); return r end)
   assert(e:match("^[^\n]-test_ux%.lua:%d+: dlb%.sweep: shard 3 of 2"), e)
+  e = here(function() local r = dlb.scaling.fit({}, {}); return r end) -- a core error
+  assert(e:match("^[^\n]-test_ux%.lua:%d+: dlb%.scaling%.fit: 0 points"), e)
+  -- no precision anywhere: the TPU's natural bf16 (not an fp32 error) in subbatch too
+  local sb = dlb.roofline.subbatch(g, tpu, { batches = { 1, 2 } })
+  assert(sb.curve.time[1] > 0)
 end)
 
 T.done()
