@@ -285,6 +285,22 @@ minors:
     }
 }
 
+/* Break each tick label with a space into two lines at the space nearest its middle (for
+** categorical names that do not fit side by side). Returns 1 when any label changed. */
+static int wrap_labels(axis *a) {
+  int changed = 0;
+  for (int i = 0; i < a->nticks; i++) {
+    char *t = a->tlabels[i];
+    size_t n = strlen(t), best = 0;
+    double bestd = 1e9;
+    if (strchr(t, '\n')) continue;
+    for (size_t j = 1; j + 1 < n; j++)
+      if (t[j] == ' ' && fabs((double)j - n / 2.0) < bestd) { bestd = fabs((double)j - n / 2.0); best = j; }
+    if (best > 0) { t[best] = '\n'; changed = 1; }
+  }
+  return changed;
+}
+
 /* Ticks and their labels for an axis whose limits are set, along `length` points. */
 void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal) {
   a->nticks = a->nminor = 0;
@@ -317,7 +333,12 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
         a->nticks++;
       }
       if (fits(cr, f, a, length, horizontal) || a->nticks <= 1 || (numeric && si > 9)) break;
-      if (horizontal && !a->rotate && !numeric) { a->rotate = 1; k--; continue; }
+      if (horizontal && !a->rotate && !numeric) {
+        /* names on two lines (broken at the space nearest their middle) before turning
+        ** them upright: "16/8/32 m96" over "z2 1f1b" */
+        if (k == 1 && wrap_labels(a) && fits(cr, f, a, length, horizontal)) break;
+        a->rotate = 1; k--; continue;
+      }
     }
     if (a->rotate || !horizontal) {
       /* long names across the axis: up to 45% of the cell (the names that tell bars apart

@@ -113,5 +113,20 @@ T.test("box medians contrast with the fill", function()
   assert(px[1] < 0.1 and px[2] < 0.1 and px[3] < 0.1, "black median on the light fill")
 end)
 
+T.test("category names that do not fit side by side wrap onto two lines before turning", function()
+  local labels = { "16/8/32 m96 z2 1f1b", "64/4/16 m24 z2 1f1b", "256/8/2 m6 z2 il",
+    "128/8/4 m12 z2 il", "32/4/32 m48 z2 1f1b", "128/4/8 m12 z2 1f1b" }
+  local f = plot.figure { width = 6, height = 3 }
+  f:bar { labels = labels, values = { 5, 6, 5.8, 5.2, 6.5, 6.4 } }
+  local _, got = f:panel(1):ticks("x")
+  T.eq(#got, 6, "every name shown")
+  for i, l in ipairs(got) do
+    assert(l:find("\n", 1, true), "two lines: " .. l)
+    T.eq((l:gsub("\n", " ")), labels[i], "whole, not cut")
+  end
+  T.eq(#f:layout_check(), 0, "layout")
+  assert(f:save(tmp("wrap.png")))
+end)
+
 os.execute("rm -rf " .. dir)
 T.done()
