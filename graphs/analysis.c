@@ -29,18 +29,30 @@ double tensor_esize(const dlb_graph *s, int t, int precision);
 double tensor_esize(const dlb_graph *s, int t, int precision) {
   const tensor *x = &s->t[t];
   if (x->flags & TF_DTYPE_SET) return dtype_size(x->dtype);
+  return dlb_policy_esize(precision);
+}
+
+/* Bytes per element of a floating-point tensor of the default type under a policy. */
+double dlb_policy_esize(int precision) {
   switch (precision) {
   case DLB_POLICY_FP16: case DLB_POLICY_BF16: case DLB_POLICY_MIXED: case DLB_POLICY_MIXED_BF16:
     return 2;
-  default: return 4;
+  case DLB_POLICY_FP8: return 1;
+  default: return 4; /* fp32, tf32 */
   }
+}
+
+/* Whether a policy keeps fp32 master weights and optimizer state (mixed precision). */
+int dlb_policy_mixed(int precision) {
+  return precision == DLB_POLICY_MIXED || precision == DLB_POLICY_MIXED_BF16 ||
+         precision == DLB_POLICY_FP8;
 }
 
 int check_opts(const dlb_train_opts *o);
 int check_opts(const dlb_train_opts *o) {
-  if (o->optimizer < DLB_OPT_SGD || o->optimizer > DLB_OPT_RMSPROP)
+  if (o->optimizer < DLB_OPT_SGD || o->optimizer > DLB_OPT_ADAM8BIT)
     return dlb_fail(DLB_EINVAL, "graph: unknown optimizer %d", o->optimizer);
-  if (o->precision < DLB_POLICY_FP32 || o->precision > DLB_POLICY_MIXED_BF16)
+  if (o->precision < DLB_POLICY_FP32 || o->precision > DLB_POLICY_TF32)
     return dlb_fail(DLB_EINVAL, "graph: unknown precision %d", o->precision);
   if (o->recompute < DLB_RECOMPUTE_NONE || o->recompute > DLB_RECOMPUTE_MARKED)
     return dlb_fail(DLB_EINVAL, "graph: unknown recompute policy %d", o->recompute);
@@ -54,7 +66,7 @@ int check_opts(const dlb_train_opts *o) {
 dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o);
 dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o) {
   if (check_opts(o)) return NULL;
-  int mixed = o->precision == DLB_POLICY_MIXED || o->precision == DLB_POLICY_MIXED_BF16;
+  int mixed = dlb_policy_mixed(o->precision);
   const dlb_train_opts *c = &g->stepopts;
   int k = o->recompute == DLB_RECOMPUTE_LAYERS ? o->recompute_k : 0;
   int ck = c->recompute == DLB_RECOMPUTE_LAYERS ? c->recompute_k : 0;
@@ -280,7 +292,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   dlb_totals *T = &a->tot;
   double esz[DLB_DT_FP64 + 1]; /* element size by declared dtype (DEFAULT: the policy's) */
   for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dtype_size(d);
-  esz[DLB_DT_DEFAULT] = o->precision == DLB_POLICY_FP32 ? 4 : 2;
+  esz[DLB_DT_DEFAULT] = dlb_policy_esize(o->precision);
   /* io: the bytes of inputs and labels the forward graph reads (marked first, so that the
   ** tensor records are streamed through once: this pass is memory-bound) */
   uint8_t *read = dlb_calloc(nt + 1, 1);
@@ -297,7 +309,10 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     for (int i = 0; i < x->ndims; i++) n *= dimval[x->dims[i]];
     numel[t] = n;
     a->size[t] = n * esz[x->flags & TF_DTYPE_SET ? x->dtype : DLB_DT_DEFAULT];
-    if (x->role == DLB_ROLE_WEIGHT) T->params += n;
+    if (x->role == DLB_ROLE_WEIGHT) {
+      T->params += n;
+      if (!(x->flags & TF_FROZEN)) T->trainable += n;
+    }
     else if (read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) T->io += a->size[t];
   }
   dlb_free(read);

@@ -500,6 +500,18 @@ int dlb_graph_layer(dlb_graph *g, const char *name) {
   return DLB_OK;
 }
 
+int dlb_graph_freeze(dlb_graph *g, int t, int frozen) {
+  if (!g) return dlb_fail(DLB_EINVAL, "freeze: NULL graph");
+  if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "freeze: no tensor %d", t);
+  if (g->t[t].role != DLB_ROLE_WEIGHT)
+    return dlb_fail(DLB_EINVAL, "freeze: tensor %d is not a weight", t);
+  uint8_t old = g->t[t].flags;
+  if (frozen) g->t[t].flags |= TF_FROZEN;
+  else g->t[t].flags &= (uint8_t)~TF_FROZEN;
+  if (g->t[t].flags != old) g->version++; /* the cached step is stale only on a change */
+  return DLB_OK;
+}
+
 int dlb_graph_checkpoint(dlb_graph *g, int t) {
   if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "checkpoint: no tensor %d", t);
   g->t[t].flags |= TF_CHECKPOINT;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -45,6 +46,13 @@ double dlb_proc_cputime(int children) {
 /* 1 when fd is a terminal. */
 int dlb_proc_isatty(int fd) {
   return isatty(fd) ? 1 : 0;
+}
+
+/* Columns of the terminal on fd (TIOCGWINSZ), or 0 when fd is not a terminal. */
+int dlb_proc_term_width(int fd) {
+  struct winsize ws;
+  if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) != 0) return 0;
+  return ws.ws_col;
 }
 
 /* Fork a worker with two pipes; see dlb_proc.h. */

@@ -357,17 +357,54 @@ static int backward(tx *x, int o) {
 #undef ACC
 }
 
+/* The optimizer state tensors of weight w (docs/graph.md "Optimizers"): their count (at
+** most 2), shapes and types. momentum, rmsprop: one like w; adam, adamw: two (m, v);
+** adam8bit: two of int8 (Dettmers et al. 2022; the per-block fp32 scales, 4 bytes per 2048
+** elements, are left out); adafactor: for a weight of rank >= 2 a row vector (w without
+** its last dim) and a column vector (w without its second-to-last dim) of second-moment
+** statistics and no first moment (Shazeer & Stern 2018, beta1 = 0), else one like w. */
+static int opt_states(const dlb_train_opts *o, const tensor *W, int32_t dims[2][DLB_GRAPH_MAXRANK],
+                      int nd[2], int dt[2], int mixed) {
+  int def = mixed ? DLB_DT_FP32 : DLB_DT_DEFAULT, n = 0;
+  switch (o->optimizer) {
+  case DLB_OPT_SGD: return 0;
+  case DLB_OPT_MOMENTUM: case DLB_OPT_RMSPROP: n = 1; break;
+  case DLB_OPT_ADAM8BIT: def = DLB_DT_INT8; n = 2; break;
+  case DLB_OPT_ADAFACTOR:
+    if (W->ndims >= 2) {
+      int r = W->ndims;
+      memcpy(dims[0], W->dims, (size_t)(r - 1) * sizeof *W->dims);    /* drop the last dim */
+      nd[0] = r - 1;
+      memcpy(dims[1], W->dims, (size_t)(r - 2) * sizeof *W->dims);    /* drop the one before */
+      dims[1][r - 2] = W->dims[r - 1];
+      nd[1] = r - 1;
+      dt[0] = dt[1] = def;
+      return 2;
+    }
+    n = 1;
+    break;
+  default: n = 2; break; /* adam, adamw */
+  }
+  for (int i = 0; i < n; i++) {
+    memcpy(dims[i], W->dims, (size_t)W->ndims * sizeof *W->dims);
+    nd[i] = W->ndims;
+    dt[i] = def;
+  }
+  return n;
+}
+
 /* The update of weight w with its final gradient. */
 static int update(tx *x, int w) {
   dlb_graph *s = x->s;
-  int nst = x->opt->optimizer == DLB_OPT_ADAM ? 2 :
-            x->opt->optimizer == DLB_OPT_SGD ? 0 : 1;
-  int mixed = x->opt->precision == DLB_POLICY_MIXED || x->opt->precision == DLB_POLICY_MIXED_BF16;
+  int32_t dims[2][DLB_GRAPH_MAXRANK];
+  int nd[2], dt[2];
+  int mixed = s->mixed;
+  int nst = opt_states(x->opt, &s->t[w], dims, nd, dt, mixed);
   int in[5] = {w, x->grad[w]}, n = 2; /* weight, gradient, <= 2 states, master copy */
   for (int i = 0; i < nst + mixed; i++) {
     int master = mixed && i == nst;
-    int t = new_tensor(s, -1, s->t[w].ndims, s->t[w].dims, mixed ? DLB_DT_FP32 : DLB_DT_DEFAULT,
-                       DLB_ROLE_OPTSTATE);
+    int t = master ? new_tensor(s, -1, s->t[w].ndims, s->t[w].dims, DLB_DT_FP32, DLB_ROLE_OPTSTATE)
+                   : new_tensor(s, -1, nd[i], dims[i], dt[i], DLB_ROLE_OPTSTATE);
     if (t < 0) return t;
     s->t[t].grad_of = w; /* names read "d(w)"-like; the flag tells them apart */
     s->t[t].layer = s->t[w].layer;
@@ -501,7 +538,7 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
                              inf ? 0 : 2 * g->nargs + 64);
   if (!s) return NULL;
   s->nfwd = (int)g->no;
-  s->mixed = opt->precision == DLB_POLICY_MIXED || opt->precision == DLB_POLICY_MIXED_BF16;
+  s->mixed = dlb_policy_mixed(opt->precision);
   if (opt->inference) return s;
   if (g->loss < 0) {
     graph_release(s);
@@ -530,7 +567,7 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   for (size_t t = 0; t < g->nt; t++) {
     x.grad[t] = -1;
     x.saved[t] = (int32_t)t;
-    x.needs[t] = g->t[t].role == DLB_ROLE_WEIGHT;
+    x.needs[t] = g->t[t].role == DLB_ROLE_WEIGHT && !(g->t[t].flags & TF_FROZEN);
   }
   for (size_t i = 0; i < g->no; i++) {
     const op *p = &g->o[i];

@@ -349,6 +349,13 @@ static int graph_layer(lua_State *L) {
   return 0;
 }
 
+/* -- core.graph_freeze(h, t, frozen) */
+static int graph_freeze(lua_State *L) {
+  dlbL_check(L, dlb_graph_freeze(checkgraph(L, 1), (int)luaL_checkinteger(L, 2),
+                                 lua_toboolean(L, 3)));
+  return 0;
+}
+
 /* -- core.graph_checkpoint(h, t) */
 static int graph_checkpoint(lua_State *L) {
   dlbL_check(L, dlb_graph_checkpoint(checkgraph(L, 1), (int)luaL_checkinteger(L, 2)));
@@ -472,7 +479,8 @@ static int analysis_totals(lua_State *L) {
     {"footprint", t.footprint}, {"weights", t.weights}, {"gradients", t.gradients},
     {"optimizer", t.optimizer}, {"activations", t.activations}, {"workspace", t.workspace},
     {"footprint_order", t.footprint_order}, {"footprint_heuristic", t.footprint_heuristic},
-    {"nops", t.nops}, {"ntensors", t.ntensors}, {"nlayers", t.nlayers}
+    {"nops", t.nops}, {"ntensors", t.ntensors}, {"nlayers", t.nlayers},
+    {"trainable", t.trainable}
   };
   lua_createtable(L, 0, (int)(sizeof f / sizeof f[0]));
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
@@ -583,6 +591,7 @@ static const luaL_Reg funcs[] = {
   {"graph_highway", graph_highway},
   {"graph_op_type_name", graph_op_type_name}, {"graph_set_loss", graph_set_loss},
   {"graph_layer", graph_layer}, {"graph_checkpoint", graph_checkpoint},
+  {"graph_freeze", graph_freeze},
   {"graph_counts", graph_counts}, {"graph_tensor_info", graph_tensor_info},
   {"graph_dot", graph_dot}, {"graph_convention", graph_convention},
   {"graph_analyze", graph_analyze}, {"graph_symbolic", graph_symbolic},

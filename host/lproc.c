@@ -36,6 +36,12 @@ static int proc_isatty(lua_State *L) {
   return 1;
 }
 
+/* -- core.proc_term_width(fd) -> columns of the terminal on fd, 0 when not a terminal */
+static int proc_term_width(lua_State *L) {
+  lua_pushinteger(L, dlb_proc_term_width((int)luaL_checkinteger(L, 1)));
+  return 1;
+}
+
 /* -- core.proc_spawn() -> pid, wfd, rfd   (pid 0 in the child) */
 static int proc_spawn(lua_State *L) {
   int pid, wfd, rfd;
@@ -349,6 +355,7 @@ static int proc_fsync(lua_State *L) {
 static const luaL_Reg funcs[] = {
   {"proc_cores", proc_cores}, {"proc_now", proc_now}, {"proc_cputime", proc_cputime},
   {"proc_isatty", proc_isatty},
+  {"proc_term_width", proc_term_width},
   {"proc_spawn", proc_spawn}, {"proc_write", proc_write}, {"proc_read", proc_read},
   {"proc_poll", proc_poll}, {"proc_wait", proc_wait}, {"proc_kill", proc_kill},
   {"proc_signame", proc_signame}, {"proc_close", proc_close}, {"proc_exit", proc_exit},

@@ -82,7 +82,8 @@ static int scaling_invert(lua_State *L) {
   return 1;
 }
 
-/* -- core.scaling_bootstrap(form, xs, ys, ws|nil, reps, seed) -> {se=, lo=, hi=, used=} */
+/* -- core.scaling_bootstrap(form, xs, ys, ws|nil, reps, seed) -> {se=, lo=, hi=, used=,
+**    samples=} (samples: used x np parameters, resample by resample) */
 static int scaling_bootstrap(lua_State *L) {
   int form = (int)luaL_checkinteger(L, 1), nx, ny, nw;
   double *x = checkarray(L, 2, "xs", &nx, 0);
@@ -95,8 +96,13 @@ static int scaling_bootstrap(lua_State *L) {
   int np = dlb_scaling_form_params(form), used = 0;
   if (np < 0) return dlbL_error(L);
   double se[5], lo[5], hi[5];
-  dlbL_check(L, dlb_scaling_bootstrap(form, nx, x, y, w, reps, seed, se, lo, hi, &used));
-  lua_createtable(L, 0, 4);
+  luaL_argcheck(L, reps >= 2 && reps <= 1000000, 5, "2 to 1000000 resamples");
+  double *samples = lua_newuserdatauv(L, sizeof(double) * (size_t)reps * (size_t)np, 0);
+  dlbL_check(L, dlb_scaling_bootstrap_samples(form, nx, x, y, w, reps, seed, samples, &used));
+  dlbL_check(L, dlb_scaling_bootstrap_stats(np, used, samples, se, lo, hi));
+  lua_createtable(L, 0, 5);
+  dlbL_pushnumbers(L, samples, (size_t)used * (size_t)np);
+  lua_setfield(L, -2, "samples");
   dlbL_pushnumbers(L, se, (size_t)(np));
   lua_setfield(L, -2, "se");
   dlbL_pushnumbers(L, lo, (size_t)(np));

@@ -278,6 +278,20 @@ static void printvalues(lua_State *L, int n) {
   lua_settop(L, base);
 }
 
+/* Before a chunk runs: dlbench.pretty forgets the value a function marked as already
+** printed (dlbench.pretty.shown), so only the chunk that printed it skips the echo. Does
+** nothing when the module is not loaded. */
+static void forget_shown(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "dlbench.pretty");
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_getfield(L, -1, "forget");
+    if (lua_type(L, -1) == LUA_TFUNCTION) { if (lua_pcall(L, 0, 0, 0) != LUA_OK) lua_pop(L, 1); }
+    else lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+}
+
 /* The loop: read, compile, run, print, until Ctrl-D or `exit`. */
 int host_repl(lua_State *L) {
 #if DLB_HAVE_RL
@@ -300,7 +314,10 @@ int host_repl(lua_State *L) {
     if (what == CHUNK_EXIT) return EXIT_SUCCESS;
     if (what == CHUNK_EOF) break;
     if (what == CHUNK_CANCEL) continue;
-    if (status == LUA_OK) status = host_docall(L, 0, LUA_MULTRET);
+    if (status == LUA_OK) {
+      forget_shown(L);
+      status = host_docall(L, 0, LUA_MULTRET);
+    }
     if (status != LUA_OK) {
       report(L);
       continue;

@@ -87,6 +87,37 @@ int host_interrupted(void) {
   return lastinterrupted;
 }
 
+/* After Ctrl-C stopped a call (its error message on top): clear the terminal line a
+** progress bar may be drawn on, so the message starts on a clean line, and append the
+** note a library function left in dlbench.errors.interrupt_note (a function returning a
+** string: where its partial results are, e.g. dlb.sweep.last()); the note is cleared. */
+static void interrupt_epilogue(lua_State *L) {
+  if (isatty(STDERR_FILENO)) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  if (lua_type(L, -1) != LUA_TSTRING) return;
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "dlbench.errors");
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_getfield(L, -1, "interrupt_note");
+    lua_pushnil(L);
+    lua_setfield(L, -3, "interrupt_note");
+    if (lua_type(L, -1) == LUA_TFUNCTION && lua_pcall(L, 0, 1, 0) == LUA_OK
+        && lua_type(L, -1) == LUA_TSTRING) {
+      lua_pushliteral(L, "\n");
+      lua_insert(L, -2);
+      lua_concat(L, 2);           /* "\n" .. note */
+      lua_copy(L, -1, -3);        /* over the loaded table: [msg, note, errors, note] */
+      lua_pop(L, 2);              /* note copy, errors table: [msg, "\nnote"] */
+      lua_concat(L, 2);
+      return;
+    }
+    lua_pop(L, 1); /* the note (or pcall's error) */
+  }
+  lua_pop(L, 2);
+}
+
 /* Run with a traceback handler; Ctrl-C interrupts the call (see interrupt.c). */
 int host_docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
@@ -95,6 +126,7 @@ int host_docall(lua_State *L, int narg, int nres) {
   host_interrupt_arm(L);
   int status = lua_pcall(L, narg, nres, base);
   lastinterrupted = host_interrupt_disarm(L) && status != LUA_OK;
+  if (lastinterrupted) interrupt_epilogue(L);
   lua_remove(L, base);
   return status;
 }

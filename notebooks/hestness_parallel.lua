@@ -53,7 +53,7 @@ print("prediction. Every other 'ours' cell is computed. Row 2's device: " .. mod
 for i, r in ipairs(rows5) do
   local pdays = i == 2 and "4071*" or r.days_paper
   local name = r.stage
-  if i == 3 or i == 4 then name = name .. ", 5us" end
+  if i == 3 or i == 4 then name = name .. ", 5 µs" end
   if i >= 5 then name = name .. ", m=" .. M_MICRO end
   line(name, r.accel, r.batch, mems(r.mem), r.mem_paper, r.days, pdays, r.util,
     100 * r.util_paper, r.calibrated)
@@ -104,7 +104,7 @@ print(string.format("   %.1f GB short). Hestness sec. 6.2 says the same ('each a
   .. "require roughly", d1024.shortfall / 1e9))
 print("   126GB'); of the rows above only the sharded layer-parallel one fits (the unsharded first")
 print("   stage holds the 60 GB embedding). The data-parallel times assume enough memory.")
-print(string.format(" * Data parallelism on a physical link (56 GB/s, 5 us): %.1f / %.1f days at %.0f%%, against",
+print(string.format(" * Data parallelism on a physical link (56 GB/s, 5 µs): %.1f / %.1f days at %.0f%%, against",
   d1024.epoch / DAY, d512.epoch / DAY, 100 * d1024.util))
 print(string.format("   6.2 / 11.1 days at 34 / 38%%. The ring's bandwidth term (2 x %.1f GB / 56 GB/s = %.2f s)",
   work.grad_bytes / 1e9, 2 * work.grad_bytes / 56e9))
@@ -266,7 +266,7 @@ local f = plot.figure { width = 7, height = 2.8, cols = 2,
   title = "Hestness Fig. 12, word LM at subbatch 128: model predictions (lines), paper Table 5 (points)" }
 local p1, p2 = f:panel(1), f:panel(2)
 local xt = { 1, 4, 16, 64, 256, 1024, 4096 }
-p1:line { x = fig12.workers, y = fig12.days, label = "model, alpha = 5 us (wire)" }
+p1:line { x = fig12.workers, y = fig12.days, label = "model, alpha = 5 µs (wire)" }
 p1:line { x = fig12.workers, y = fig12.days_fit, style = "dashed",
   label = string.format("paper's row 2 device, alpha = %.2f ms (fitted)", alpha_fit * 1e3) }
 p1:scatter { x = { 512, 1024 }, y = { 11.1, 6.2 }, marker = "square", size = 5, color = "black",
@@ -274,7 +274,7 @@ p1:scatter { x = { 512, 1024 }, y = { 11.1, 6.2 }, marker = "square", size = 5, 
 p1.xscale, p1.yscale, p1.xticks = "log", "log", xt
 p1.xlabel, p1.ylabel = "data-parallel workers", "days per epoch"
 p1.legend = "upper right"
-p2:line { x = fig12.workers, y = fig12.util, label = "model, alpha = 5 us" }
+p2:line { x = fig12.workers, y = fig12.util, label = "model, alpha = 5 µs" }
 p2:line { x = fig12.workers, y = fig12.util_fit, style = "dashed", label = "model, alpha fitted" }
 p2:scatter { x = { 512, 1024 }, y = { 0.38, 0.34 }, marker = "square", size = 5, color = "black",
   label = "paper, Table 5" }

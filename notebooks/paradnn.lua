@@ -143,7 +143,8 @@ for i, kind in ipairs(KINDS) do
   local xs, ys, z, mask = masked_pivot(fams[kind]:where(fixed[kind]), width[kind], "batch", "util_tpu",
     function(r) return r.fits_tpu end)
   local ax = heat:panel(1, i)
-  ax:heatmap { x = short(xs), y = short(ys), z = z, mask = mask, colorbar = true, vmin = 0 }
+  ax:heatmap { x = short(xs), y = short(ys), z = z, mask = mask, colorbar = true, vmin = 0,
+    colorbar_label = "FLOPS utilization" }
   local first = dlb.paradnn.order(kind)[1]
   ax.title = string.format("(%s) %s, %d %s", ("abc"):sub(i, i), kind:upper(), fixed[kind][first], first)
   ax.xlabel, ax.ylabel = width[kind], "batch"
@@ -316,7 +317,10 @@ for i, pf in ipairs(main3) do
     :pivot("nodes", "batch", "_eps")
   for j = 1, #ys do for k = 1, #xs do z[j][k] = math.log(e[j][k], 10) end end
   local ax = eps:panel(1, i)
-  ax:heatmap { x = short(xs), y = short(ys), z = z, mask = mask, colorbar = true }
+  -- one colour scale across the platforms (the panels compare one quantity): the same
+  -- colour-bar label makes dlb.plot share it
+  ax:heatmap { x = short(xs), y = short(ys), z = z, mask = mask, colorbar = true,
+    colorbar_label = "log_{10} examples/s" }
   ax.title = pf.name
   ax.xlabel, ax.ylabel = "nodes", "batch"
   oom[pf.key] = nmask
@@ -371,7 +375,8 @@ for i, b in ipairs(both:column("batch")) do lb[i] = math.log(b, 2) end
 for i, b in ipairs(both:column("nodes")) do ln[i] = math.log(b, 2) end
 for k, spec in ipairs { { "(b) colour: log_{2} batch", lb }, { "(c) colour: log_{2} nodes", ln } } do
   local ax = fig8:panel(1, k + 1)
-  ax:scatter { x = both:column("params"), y = both:column("speedup"), c = spec[2], colorbar = true, size = 2 }
+  ax:scatter { x = both:column("params"), y = both:column("speedup"), c = spec[2], colorbar = true, size = 2,
+    colorbar_label = k == 1 and "log_{2} batch" or "log_{2} nodes" }
   ax.xscale = "log"
   ax.xlabel, ax.ylabel, ax.title = "parameters", "TPU / GPU speedup", spec[1]
 end

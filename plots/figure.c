@@ -154,8 +154,10 @@ int dlb_panel_str(dlb_figure *f, int pi, const char *key, const char *v) {
                       "right, lower left, lower right, outside, none)", v);
     snprintf(p->legend, sizeof p->legend, "%s", v);
   } else if (strcmp(key, "xtickformat") == 0 || strcmp(key, "ytickformat") == 0) {
-    if (strcmp(v, "auto") && strcmp(v, "si") && strcmp(v, "pow") && strcmp(v, "plain"))
-      return dlb_fail(DLB_EINVAL, "%s: unknown format '%s' (valid: auto si pow plain)", key, v);
+    if (strcmp(v, "auto") && strcmp(v, "si") && strcmp(v, "pow") && strcmp(v, "plain") &&
+        strcmp(v, "count") && strcmp(v, "time"))
+      return dlb_fail(DLB_EINVAL, "%s: unknown format '%s' (valid: auto si pow plain count time)",
+                      key, v);
     axis *a = &p->ax[key[0] == 'y'];
     snprintf(a->fmt, sizeof a->fmt, "%s", v);
   } else {

@@ -140,11 +140,14 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
   cairo_set_source_rgb(cr, 0.7, 0.7, 0.7);
   cairo_set_line_width(cr, 0.4);
   cairo_stroke(cr);
-  double ts = f->font * 0.875, y = b.y + PAD;
+  double ts = f->font * 0.875, colw, rowh;
+  int cols = p->legend_cols < 1 ? 1 : p->legend_cols;
+  legend_grid(cr, f, e, n, &colw, &rowh);
   for (int i = 0; i < n; i++) {
     double w, h;
     text_extent(cr, e[i].label, ts, 0, &w, &h);
-    double cy = y + h / 2, x = b.x + PAD;
+    double y = b.y + PAD + (i / cols) * rowh;
+    double cy = y + h / 2, x = b.x + PAD + (i % cols) * (colw + PAD);
     cairo_save(cr);
     cairo_set_source_rgb(cr, e[i].rgb[0], e[i].rgb[1], e[i].rgb[2]);
     if (e[i].kind == LEG_LINE) {
@@ -191,7 +194,6 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
     cairo_restore(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
     text_draw(cr, e[i].label, ts, 0, x + 14 + PAD, y, 0, 0, 0, NULL);
-    y += h;
   }
 }
 
@@ -235,7 +237,7 @@ void render_figure(dlb_figure *f, cairo_t *cr) {
     cairo_stroke(cr);
     draw_axis_ticks(f, cr, p);
     if (p->title[0])
-      text_draw(cr, p->title_fit, p->title_size, 1, p->title_x, p->box.y - PAD - p->above,
+      text_draw(cr, p->title_fit, p->title_size, 1, p->title_x, p->box.y - PAD - p->title_above,
                 0.5, 1, 0, NULL);
     if (p->cbar_series >= 0) draw_colorbar(f, cr, p);
     draw_legend(f, cr, pi);

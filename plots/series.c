@@ -13,12 +13,12 @@
 /* Valid names per kind: data arrays, string lists, string options, number options. */
 static const char *const specs[DLB_SERIES_NKINDS][5] = {
   {"line", "x y", "", "label color style marker", "width size"},
-  {"scatter", "x y c s group", "groups", "label color marker cmap colorbar_label",
-   "size vmin vmax center alpha colorbar"},
+  {"scatter", "x y c s group", "groups", "label color marker cmap colorbar_label norm",
+   "size vmin vmax center alpha colorbar share_colors"},
   {"bar", "values", "labels stacks", "label color mode", "width"},
   {"heatmap", "z mask x y", "xlabels ylabels",
-   "cmap fmt mask_style mask_label colorbar_label",
-   "nx ny vmin vmax center cell_labels colorbar label_size"},
+   "cmap fmt mask_style mask_label colorbar_label norm",
+   "nx ny vmin vmax center cell_labels colorbar label_size share_colors"},
   {"box", "values sizes", "labels", "color", "lo hi box_lo box_hi tukey width outliers"},
   {"roofline", "peak bw flops_eff bw_eff px py pgroup", "names groups plabels", "",
    "achievable ridge"},

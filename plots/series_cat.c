@@ -249,7 +249,7 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
       double y0 = panel_py(p, (double)j + 1.5), y1 = panel_py(p, (double)j + 0.5);
       rect r = {x0, y0, x1 - x0, y1 - y0};
       if (masked && hatched) { hatch(cr, r); continue; }
-      cmap_rgb(cmap, masked ? NAN : cmap_t(v, vmin, vmax, center), rgb);
+      cmap_rgb(cmap, masked ? NAN : cmap_t(cmap_value(s, v), vmin, vmax, center), rgb);
       cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
       /* reaching into the next column and the row above (drawn later, over it), so
       ** antialiased edges leave no light seams between cells */
@@ -267,6 +267,13 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
       cairo_set_source_rgb(cr, g, g, g);
       text_draw(cr, buf, sz, 0, r.x + r.w / 2, r.y + r.h / 2, 0.5, 0.5, 0, NULL);
     }
+}
+
+/* The colour of a box's median line on fill rgb: black, or white on dark fills. */
+void box_median_rgb(const double rgb[3], double out[3]) {
+  double l = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+  double c = l > 0.45 ? 0 : 1;
+  out[0] = out[1] = out[2] = c;
 }
 
 /* Box plots: box, median, whiskers with caps, outliers as dots. */
@@ -297,12 +304,13 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
     cairo_fill_preserve(cr);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_stroke(cr);
-    cairo_set_line_width(cr, 1.2);
+    /* the median in the colour that contrasts with this fill: black on light fills,
+    ** white on dark ones (relative luminance, ITU-R BT.709 weights, threshold 0.45) */
+    double med[3];
+    box_median_rgb(rgb, med);
+    cairo_set_line_width(cr, 1.5);
     cairo_move_to(cr, cx - hw, y[2]); cairo_line_to(cr, cx + hw, y[2]);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_stroke_preserve(cr);
-    cairo_set_line_width(cr, 0.6);
-    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_source_rgb(cr, med[0], med[1], med[2]);
     cairo_stroke(cr);
     if (outliers) {
       cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
@@ -326,12 +334,21 @@ void cat_draw(dlb_figure *f, cairo_t *cr, series *s) {
 
 /* How much of r the bars or boxes cover (a heat map covers its whole axes). */
 int cat_covers(const dlb_figure *f, series *s, rect r) {
+  rect rs[256];
+  int n = cat_rects(f, s, rs, 256), c = 0;
+  for (int i = 0; i < n; i++) c += cover_rect(r, rs[i]);
+  return c;
+}
+
+/* The rectangles (points) a bar, box or heat-map series draws over, as cat_covers counts
+** them: each category's column over its data range (the whole axes for a heat map).
+** Writes at most cap; returns how many. */
+int cat_rects(const dlb_figure *f, series *s, rect *out, int cap) {
   const panel *p = &f->panels[s->panel];
-  if (s->kind == DLB_SERIES_HEATMAP) return cover_rect(r, p->box);
+  if (cap <= 0) return 0;
+  if (s->kind == DLB_SERIES_HEATMAP) { out[0] = p->box; return 1; }
   int c = 0;
-  extent e;
-  for (size_t g = 0; g < p->ax[0].ncats; g++) { /* each category's column, data range only */
-    memset(&e, 0, sizeof e);
+  for (size_t g = 0; g < p->ax[0].ncats && c < cap; g++) {
     double x0 = panel_px(p, (double)g + 0.6), x1 = panel_px(p, (double)g + 1.4);
     double lo = 0, hi = 0;
     if (s->kind == DLB_SERIES_BAR) {
@@ -354,7 +371,7 @@ int cat_covers(const dlb_figure *f, series *s, rect r) {
       dlb_free(v);
     }
     double y0 = panel_py(p, hi), y1 = panel_py(p, lo);
-    c += cover_rect(r, (rect){x0, y0, x1 - x0, y1 - y0});
+    out[c++] = (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)};
   }
   return c;
 }

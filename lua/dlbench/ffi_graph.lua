@@ -151,6 +151,10 @@ return function(core, C, ffi)
   function core.graph_set_loss(g, t) core.check(C.dlb_graph_set_loss(g, t)) end
   function core.graph_layer(g, name) core.check(C.dlb_graph_layer(g, name)) end
   function core.graph_checkpoint(g, t) core.check(C.dlb_graph_checkpoint(g, t)) end
+  function core.graph_freeze(g, t, frozen)
+    if type(t) ~= "number" then error("graph_freeze: tensor id must be a number", 2) end
+    core.check(C.dlb_graph_freeze(g, t, frozen and 1 or 0))
+  end
   function core.graph_counts(g)
     return tonumber(C.dlb_graph_ntensors(g)), tonumber(C.dlb_graph_nops(g))
   end
@@ -223,7 +227,7 @@ return function(core, C, ffi)
   local fields = { "params", "flops_fwd", "flops_bwd", "flops_update", "flops_recompute",
     "flops", "bytes", "io", "intensity", "footprint", "weights", "gradients", "optimizer",
     "activations", "workspace", "footprint_order", "footprint_heuristic", "nops",
-    "ntensors", "nlayers" }
+    "ntensors", "nlayers", "trainable" }
   function core.analysis_totals(a)
     local t = ffi.new("dlb_totals")
     C.dlb_analysis_totals(a, t)

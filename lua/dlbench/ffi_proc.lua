@@ -8,6 +8,10 @@ return function(core, C, ffi)
   function core.proc_now() return tonumber(C.dlb_proc_now()) end
   function core.proc_cputime(children) return tonumber(C.dlb_proc_cputime(children and 1 or 0)) end
   function core.proc_isatty(fd) return C.dlb_proc_isatty(fd) ~= 0 end
+  function core.proc_term_width(fd)
+    if type(fd) ~= "number" then error("proc_term_width: fd must be a number", 2) end
+    return C.dlb_proc_term_width(fd)
+  end
 
   function core.proc_spawn()
     local v = int3()

@@ -92,8 +92,12 @@ return function(core, C, ffi)
     local np = nparams(form)
     local se, lo, hi = ffi.new("double[5]"), ffi.new("double[5]"), ffi.new("double[5]")
     local used = ffi.new("int[1]")
-    core.check(C.dlb_scaling_bootstrap(form, nx, x, y, w, reps, seed or 1, se, lo, hi, used))
-    return { se = list(se, np), lo = list(lo, np), hi = list(hi, np), used = used[0] }
+    if reps < 2 or reps > 1000000 then error("bad argument #5 (2 to 1000000 resamples)", 0) end
+    local samples = ffi.new("double[?]", reps * np)
+    core.check(C.dlb_scaling_bootstrap_samples(form, nx, x, y, w, reps, seed or 1, samples, used))
+    core.check(C.dlb_scaling_bootstrap_stats(np, used[0], samples, se, lo, hi))
+    return { se = list(se, np), lo = list(lo, np), hi = list(hi, np), used = used[0],
+      samples = list(samples, used[0] * np) }
   end
 
   function core.scaling_linfit(X, k, ys, ws)

@@ -10,6 +10,7 @@ local core = require "dlbench.backend"
 local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
 local poly = require "dlbench.poly"
+local pretty = require "dlbench.pretty"
 
 local setmetatable, getmetatable, type, error = setmetatable, getmetatable, type, error
 
@@ -27,8 +28,9 @@ local ROLENAMES = { [0] = "input", "label", "weight", "activation", "gradient", 
 local DTYPES = { default = 0, fp32 = 1, fp16 = 2, bf16 = 3, fp8 = 4, int8 = 5, int32 = 6,
                  int64 = 7, fp64 = 8 }
 local DTNAMES = { [0] = "default", "fp32", "fp16", "bf16", "fp8", "int8", "int32", "int64", "fp64" }
-local OPTIMIZERS = { sgd = 0, momentum = 1, adam = 2, rmsprop = 3 }
-local PRECISIONS = { fp32 = 0, fp16 = 1, bf16 = 2, mixed = 3, mixed_bf16 = 4 }
+local OPTIMIZERS = { sgd = 0, momentum = 1, adam = 2, rmsprop = 3, adamw = 4, adafactor = 5,
+  adam8bit = 6 }
+local PRECISIONS = { fp32 = 0, fp16 = 1, bf16 = 2, mixed = 3, mixed_bf16 = 4, fp8 = 5, tf32 = 6 }
 local PHASES = { [0] = "fwd", "bwd", "update", "recompute" }
 M.PHASES = PHASES
 
@@ -569,6 +571,10 @@ function Graph:layer(name)
 end
 doc.doc(Graph.layer, "g:layer(name|nil)", "ops created afterwards belong to this layer (nil ends it)")
 
+-- optimizers, g:freeze, g:lora, offload (lua/dlbench/graph_setups.lua)
+local setups = require("dlbench.graph_setups")(M, Graph, Tensor, ROLES, isint)
+local apply_lora, offload_of = setups.apply_lora, setups.offload_of
+
 function Graph:checkpoint(t)
   core.graph_checkpoint(self._h, checkt(self, t, "g:checkpoint"))
   return t
@@ -583,7 +589,7 @@ doc.doc(Graph.ntensors, "g:ntensors() -> integer", "tensors in the forward graph
 -- -- analysis --
 
 local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
-  fuse = true }
+  fuse = true, offload = true }
 
 -- Fusion passes (graphs/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
 -- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
@@ -629,7 +635,7 @@ local function parse(opts, what)
         what, k, v), 3)
     else
       error(string.format("%s: unknown option '%s' (options: optimizer, precision, recompute, "
-        .. "inference, fuse; bindings: name=number)", what, tostring(k)), 3)
+        .. "inference, fuse, offload; bindings: name=number)", what, tostring(k)), 3)
     end
   end
   if opts.optimizer ~= nil then
@@ -658,7 +664,21 @@ local function parse(opts, what)
   end
   o.inference = opts.inference and true or false
   o.fuse, o.fuse_names = fuse_bits(opts.fuse, what)
+  local off = opts.offload
+  if off ~= nil and off ~= false then
+    local list = type(off) == "table" and off or { off }
+    o.offload = {}
+    for _, v in ipairs(list) do
+      if v ~= "optimizer" and v ~= "params" then
+        error(what .. ": offload must be \"optimizer\", \"params\" or {\"optimizer\", \"params\"}, got "
+          .. tostring(v), 3)
+      end
+      o.offload[v] = true
+    end
+    if opts.inference then error(what .. ": offload is for training steps (inference = true given)", 3) end
+  end
   o.precision_name = opts.precision or "fp32"
+  o.precision_given = opts.precision ~= nil
   o.optimizer_name = opts.optimizer or "sgd"
   return o, names, values
 end
@@ -677,11 +697,14 @@ local function needbound(g, s, what)
   end
 end
 
+local stats_tostring -- one line with units (defined after si below)
+
 local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
   footprint_order = true, footprint_heuristic = true }
 
 function Graph:stats(opts)
   local o, names, values = parse(opts, "g:stats")
+  apply_lora(self)
   local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
     o.inference, names, values, o.fuse)
   if not ok then
@@ -702,33 +725,46 @@ function Graph:stats(opts)
     for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
-    end })
+    end, __tostring = stats_tostring })
   end
   memory.account()
   local t = core.analysis_totals(a)
+  local offload = o.offload and offload_of(o, t, a) or nil
+  local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
+                  activations = t.activations, workspace = t.workspace }
+  if offload then -- the device's footprint; the whole step's stays in offload.footprint_full
+    offload.footprint_full = fp
+    fp = offload.footprint
+    if offload.optimizer then bd.optimizer = 0 end
+    if offload.params then bd.weights = offload.working_set end
+  end
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
     local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
       false, names, values, o.fuse))
     saved = base.footprint - t.footprint
   end
-  return {
-    footprint_saved = saved,
+  return pretty.object({
+    footprint_saved = saved, offload = offload,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
-    io = t.io, intensity = t.intensity, footprint = t.footprint,
+    io = t.io, intensity = t.intensity, footprint = fp, trainable = t.trainable,
+    precision_given = o.precision_given,
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
-    breakdown = { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
-                  activations = t.activations, workspace = t.workspace },
+    breakdown = bd,
     analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
     fuse = o.fuse_names,
     nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
     convention = core.graph_convention(),
-  }
+    inference = o.inference or nil,
+  }, stats_tostring)
 end
-doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=} -> stats",
+doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=} -> stats",
   "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
-  .. "(and footprint_saved under a recompute policy); "
+  .. "(and footprint_saved under a recompute policy); optimizer: sgd, momentum, rmsprop, adam, "
+  .. "adamw, adafactor, adam8bit; precision: fp32, tf32, fp16, bf16, mixed, mixed_bf16, fp8; "
+  .. "offload = \"optimizer\" | \"params\" | both (ZeRO-Offload: s.offload has host_bytes, "
+  .. "traffic per step; s.footprint is the device's); trainable = params not frozen; "
   .. "polynomials when dims are unbound (footprint then needs every dim bound)")
 
 -- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training
@@ -805,23 +841,29 @@ local function round2(x)
   if x ~= x or x == math.huge or x == -math.huge then return x end
   return (x < 0 and -math.floor(-x * 100 + 0.5) or math.floor(x * 100 + 0.5)) / 100
 end
-local function round3g(x)
-  if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x end
-  local e = math.floor(math.log(math.abs(x)) / math.log(10))
-  local sc = 10 ^ (2 - e)
-  return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
-end
-local function si(x, unit)
-  x = round3g(x)
-  local a = math.abs(x)
-  local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
-  for _, p in ipairs(pre) do
-    if a >= p[1] then return string.format("%.3g %s%s", round3g(x / p[1]), p[2], unit) end
-  end
-  return string.format("%.3g %s", x, unit)
-end
+local si = pretty.si
 M.si = si
-doc.doc(si, "dlb.graph.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 GFLOP\"")
+
+-- "stats: training step (adam, fp32), 25.6 M params, 784 GFLOP (fwd 264 G, bwd 520 G), 27 GB
+-- moved (29.1 FLOP/B), footprint 2.93 GB": what the REPL shows for g:stats{...}.
+stats_tostring = function(s)
+  local function n(x) return type(x) == "number" and x or nil end
+  local what = string.format("stats: %s step (%s, %s)", rawget(s, "inference") and "inference" or "training",
+    tostring(rawget(s, "optimizer")), tostring(rawget(s, "precision")))
+  if rawget(s, "symbolic") then
+    return string.format("%s, symbolic (unbound %s): params %s, FLOPs %s; dlb.pretty.full(s) for every field",
+      what, tostring(rawget(s, "unbound")), tostring(rawget(s, "params")), tostring(rawget(s, "flops")))
+  end
+  local p = (si(n(s.params) or 0, ""):gsub("%s+$", "")) .. " params"
+  if n(s.trainable) and s.trainable ~= s.params then
+    p = p .. " (" .. (si(s.trainable, ""):gsub("%s+$", "")) .. " trainable)"
+  end
+  local out = { what, p,
+    string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
+    string.format("%s moved (%.3g FLOP/B)", si(s.bytes, "B"), s.intensity),
+    "footprint " .. si(s.footprint, "B") }
+  return table.concat(out, ", ")
+end
 
 function Graph:summary(opts)
   local s = self:stats(opts)
@@ -842,8 +884,9 @@ function Graph:summary(opts)
   local bind = {}
   for k, v in pairs(opts or {}) do bind[#bind + 1] = tostring(k) .. "=" .. tostring(v) end
   table.sort(bind)
-  out[#out + 1] = string.format("graph '%s': %s step, %d ops (%s)", self.name,
-    (opts or {}).inference and "inference" or "training", #F, table.concat(bind, " "))
+  out[#out + 1] = string.format("graph '%s': %s step, %d ops%s", self.name,
+    (opts or {}).inference and "inference" or "training", #F,
+    #bind > 0 and (" (" .. table.concat(bind, " ") .. ")") or "")
   out[#out + 1] = string.format("%-20s %7s %12s %7s %12s %7s %8s", "op type", "count", "FLOPs",
     "share", "bytes", "share", "FLOP/B")
   for _, r in ipairs(order) do
@@ -863,10 +906,11 @@ function Graph:summary(opts)
   out[#out + 1] = s.convention
   local text = table.concat(out, "\n")
   print(text)
-  return text
+  return pretty.shown(text) -- printed: the REPL does not echo it
 end
 doc.doc(Graph.summary, "g:summary{bindings...} -> text",
-  "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention")
+  "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention; "
+  .. "returns the text (the REPL does not print it twice)")
 
 function Graph:dot() return core.graph_dot(self._h) end
 doc.doc(Graph.dot, "g:dot() -> string", "Graphviz DOT text of the forward graph")
@@ -888,4 +932,7 @@ end
 M.convention = core.graph_convention
 doc.doc(M.convention, "dlb.graph.convention() -> string", "the FLOP convention printed with every summary")
 doc.doc(M, "dlb.graph", "compute graphs: dlb.graph(name), tensors, ops, g:stats{...}, g:summary{...}")
-return setmetatable(M, { __call = function(_, name) return M.new(name) end })
+setmetatable(M, { __call = function(_, name) return M.new(name) end })
+doc.methods(M, Graph, "g")
+doc.methods(M, Tensor, "x")
+return M

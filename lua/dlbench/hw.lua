@@ -7,6 +7,7 @@
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local levels = require "dlbench.hw_levels"
+local errors = require "dlbench.errors"
 
 local M = {}
 
@@ -73,7 +74,9 @@ local function finite(x) return type(x) == "number" and x == x and x > -math.hug
 -- Validate a device spec; `where` prefixes every message (e.g. "catalog.csv:3").
 local function validate(spec, where)
   local function bad(fmt, ...)
-    error(where .. ": " .. string.format(fmt, ...), 0)
+    local msg = where .. ": " .. string.format(fmt, ...)
+    if where:match(":%d+$") then error(msg, 0) end -- a file's line: already located
+    errors.raise(msg)
   end
   if type(spec) ~= "table" then bad("a device must be a table, got %s", type(spec)) end
   for k, v in pairs(spec) do
@@ -110,6 +113,10 @@ local function validate(spec, where)
   if spec.cores ~= nil and spec.cores ~= math.floor(spec.cores) then
     bad("cores must be a whole number, got %s", tostring(spec.cores))
   end
+  positive("sm_count", false, "multiprocessors")
+  if spec.sm_count ~= nil and spec.sm_count ~= math.floor(spec.sm_count) then
+    bad("sm_count must be a whole number, got %s", tostring(spec.sm_count))
+  end
   if (spec.cores == nil) ~= (spec.mem_per_core == nil) then
     bad("cores and mem_per_core go together (a board whose cores each hold a model copy)")
   end
@@ -142,8 +149,8 @@ local function validate(spec, where)
   end
   if spec.links then
     for tier, l in pairs(spec.links) do
-      if tier ~= "intra" and tier ~= "inter" then
-        bad("unknown link tier '%s' (expected intra, inter)", tostring(tier))
+      if tier ~= "intra" and tier ~= "inter" and tier ~= "host" then
+        bad("unknown link tier '%s' (expected intra, inter, host)", tostring(tier))
       end
       if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
       for k in pairs(l) do
@@ -300,14 +307,14 @@ function Device:precision(prec)
     prec = self.peak.bf16 and "bf16" or (self.peak.fp16 and "fp16" or "bf16")
   end
   if not is_prec[prec] then
-    error("unknown precision '" .. tostring(prec) .. "' (expected "
-      .. table.concat(PRECISIONS, ", ") .. ", mixed or mixed_bf16)", 0)
+    errors.raise("unknown precision '" .. tostring(prec) .. "' (expected "
+      .. table.concat(PRECISIONS, ", ") .. ", mixed or mixed_bf16)")
   end
   if not self.peak[prec] then
     local have = {}
     for _, p in ipairs(PRECISIONS) do if self.peak[p] then have[#have + 1] = p end end
-    error("device '" .. self.name .. "' has no " .. prec .. " peak (it has "
-      .. table.concat(have, ", ") .. "); pass precision = one of those", 0)
+    errors.raise("device '" .. self.name .. "' has no " .. prec .. " peak (it has "
+      .. table.concat(have, ", ") .. "); pass precision = one of those")
   end
   return prec
 end
@@ -322,14 +329,14 @@ function Device:roof(prec, opts)
   elseif opts.tile ~= nil then tm, tn = opts.tile, opts.tile end
   -- an unknown cache is not an empty one: the cache-aware model needs the size
   if opts.cache_aware and self.cache == nil then
-    error("cache_aware: device '" .. self.name .. "' has no known cache size (the catalogue "
+    errors.raise("cache_aware: device '" .. self.name .. "' has no known cache size (the catalogue "
       .. "leaves it out when no source gives it); give one with hw:with{cache = bytes} or "
-      .. "drop cache_aware", 0)
+      .. "drop cache_aware")
   end
   for _, k in ipairs { "flops_eff", "bw_eff" } do
     local v = opts[k]
     if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
-      error(k .. " must be in (0, 1], got " .. tostring(v), 0)
+      errors.raise(k .. " must be in (0, 1], got " .. tostring(v))
     end
   end
   local tile = self.gemm_tile
@@ -365,11 +372,18 @@ function Device:with(changes)
     error("hw:with: expected a table of fields, e.g. hw:with{mem = 32e9}", 2)
   end
   local t = plain(self)
+  local changed = {}
   for k, v in pairs(changes) do
     t[k] = v
-    if k ~= "source" and k ~= "name" and (changes.source == nil or changes.source[k] == nil) then
-      t.source[k] = "changed with hw:with"
+    if k ~= "source" and k ~= "name" then
+      changed[#changed + 1] = tostring(k)
+      if changes.source == nil or changes.source[k] == nil then t.source[k] = "changed with hw:with" end
     end
+  end
+  -- a modified copy is not the catalogue's device: "V100-SXM2-16GB+mem" unless named
+  if changes.name == nil and #changed > 0 then
+    table.sort(changed)
+    t.name = tostring(self.name) .. "+" .. table.concat(changed, "+")
   end
   local where = "hw:with"
   local info = debug.getinfo(2, "Sl")
@@ -439,10 +453,10 @@ function Device:describe()
   end
   line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
     self.source.flops_eff or "defaults (Hestness et al. 5.2)")
-  for _, tier in ipairs { "intra", "inter" } do
+  for _, tier in ipairs { "intra", "inter", "host" } do
     local l = self.links[tier]
     if l then
-      line("links." .. tier, string.format("%.4g GB/s, %.3g us", l.bw / 1e9, l.latency * 1e6), nil)
+      line("links." .. tier, string.format("%.4g GB/s, %.3g µs", l.bw / 1e9, l.latency * 1e6), nil)
     end
   end
   if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end
@@ -613,6 +627,7 @@ function M.list(opts)
         out(table.concat(dash, "  "), "\n")
       end
     end
+    require("dlbench.pretty").shown(devs) -- printed: the REPL does not echo the list
   end
   return devs
 end
@@ -625,7 +640,7 @@ doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
 -- at least one peak column are required).
 M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-  "inter_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
+  "inter_latency", "host_bw", "host_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
   "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
   "note", "source", "levels" }
 -- levels: the measured ceilings as "name:size:bw;..." (lua/dlbench/hw_levels.lua)
@@ -696,7 +711,7 @@ function M.parse_csv(text, file)
           elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
             spec.gemm_tile = spec.gemm_tile or {}
             spec.gemm_tile[c == "gemm_tile_m" and 1 or 2] = v
-          elseif c:match("^intra_") or c:match("^inter_") then
+          elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
             local tier, k = c:match("^(%a+)_(%a+)$")
             if k == "latency" then k = "latency" end
             links[tier] = links[tier] or {}
@@ -799,7 +814,7 @@ function M.to_csv(devices)
         local parts = {}
         for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. d.source[k] end
         v = #parts > 0 and table.concat(parts, "; ") or nil
-      elseif c:match("^intra_") or c:match("^inter_") then
+      elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
         local tier, k = c:match("^(%a+)_(%a+)$")
         v = d.links[tier] and d.links[tier][k]
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
@@ -849,4 +864,5 @@ doc.doc(M.calibrate, "dlb.hw.calibrate(hw, measurements[, opts]) -> device, fit"
 
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")
+doc.methods(M, Device, "dev")
 return M

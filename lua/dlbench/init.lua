@@ -12,12 +12,12 @@ local M = {
 
 -- name in dlb -> module, or {module, field}: the stable API of DESIGN.md.
 local lazy = {
-  graph = { "dlbench.graph", "new" },
+  graph = "dlbench.graph",       -- callable: dlb.graph(name); dlb.graph.stats is g:stats
   poly = "dlbench.poly",
   models = "dlbench.models",
   hw = "dlbench.hw",
   roofline = "dlbench.roofline",
-  sweep = { "dlbench.sweep", "sweep" },
+  sweep = "dlbench.sweep",       -- callable: dlb.sweep(space, fn); dlb.sweep.last()
   range = { "dlbench.sweep", "range" },
   table = "dlbench.table",
   read_csv = { "dlbench.table", "read_csv" },

@@ -126,7 +126,7 @@ function M.evaluate(kind, opts)
   return function(p)
     local b = p.batch
     if type(b) ~= "number" or b < 1 or b ~= math.floor(b) then
-      error("dlb.paradnn.evaluate: batch must be a whole number >= 1, got " .. tostring(b), 0)
+      require("dlbench.errors").raise("dlb.paradnn.evaluate: batch must be a whole number >= 1, got " .. tostring(b))
     end
     local names, mo = {}, {}
     for k, v in pairs(p) do

@@ -92,14 +92,15 @@ local DEVICE_FIELDS = { "flops_eff", "bw_eff", "kernel_overhead", "step_overhead
 -- The device numbers the models use, from a dlb.hw device (peak per precision, and the same
 -- description dlb.roofline.time uses: hw:roof) or a table.
 function M.device(hw, precision)
-  if type(hw) ~= "table" then error("parallel.device: hw table expected, got " .. type(hw), 2) end
+  local errors = require "dlbench.errors"
+  if type(hw) ~= "table" then errors.raise("parallel.device: hw table expected, got " .. type(hw)) end
   local peak = hw.peak
   if type(peak) == "table" then
     local p = precision
     if type(hw.precision) == "function" then        -- a dlb.hw device: "mixed", defaults
       if p == nil and type(hw.default_precision) == "function" then p = hw:default_precision() end
       local ok, q = pcall(hw.precision, hw, p)
-      if not ok then error("parallel.device: " .. tostring(q), 2) end
+      if not ok then errors.raise("parallel.device: " .. errors.strip(q)) end
       p = q
       local r = hw:roof(p)
       r.mem, r.mem_bw, r.name, r.precision = hw.mem or 0, r.bw, hw.name, p
@@ -108,12 +109,12 @@ function M.device(hw, precision)
     p = p or "fp32"
     peak = peak[p]
     if type(peak) ~= "number" then
-      error(string.format("parallel.device: %s has no peak for precision '%s' (has: %s)",
-        tostring(hw.name or "device"), p, keys(hw.peak)), 2)
+      errors.raise(string.format("parallel.device: %s has no peak for precision '%s' (has: %s)",
+        tostring(hw.name or "device"), p, keys(hw.peak)))
     end
   end
   if type(peak) ~= "number" or not (peak > 0) then
-    error("parallel.device: hw.peak must be FLOP/s (a number or {fp32=...})", 2)
+    errors.raise("parallel.device: hw.peak must be FLOP/s (a number or {fp32=...})")
   end
   local dflt = core.roof_defaults()   -- the C defaults (0.8 / 0.7), one home
   local d = { peak = peak, mem_bw = hw.mem_bw or hw.bw or 0, mem = hw.mem or 0, name = hw.name }
@@ -266,6 +267,9 @@ end
 -- The precision graph stats were counted at ("mixed", "fp32", ...), if they say.
 local function stats_precision(s)
   local ok, p = pcall(function() return s.precision end)
+  -- g:stats counted at its default (fp32) without being asked: the device chooses (its
+  -- natural precision, as dlb.roofline.time)
+  if ok and type(s) == "table" and rawget(s, "precision_given") == false then return nil end
   return ok and type(p) == "string" and p or nil
 end
 
@@ -383,6 +387,18 @@ check_work = function(fname, w)
   end
 end
 
+-- "data parallel: 8 workers, step 120 ms (compute 100 ms, comm 30 ms, exposed 20 ms), util
+-- 83%, 12.1 GB per worker (fits)": what the REPL shows for a dlb.parallel.data result.
+local function data_tostring(r)
+  local P = require "dlbench.pretty"
+  return string.format("data parallel: %s workers, step %s (compute %s, comm %s, exposed %s), "
+    .. "util %.0f%%, %s per worker (%s)%s", tostring(r.workers), P.seconds(r.step),
+    P.seconds(r.compute or 0), P.seconds(r.comm or 0), P.seconds(r.exposed or 0),
+    100 * (r.util or 0), P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit",
+    r.speedup and string.format(", speedup %.3g (efficiency %.0f%%)", r.speedup,
+      100 * (r.efficiency or 0)) or "")
+end
+
 -- Synchronous (or async) data-parallel training step of stats/work on hw over a cluster.
 function M.data(o)
   local fname = "parallel.data"
@@ -486,7 +502,7 @@ function M.data(o)
   -- which memory rule r.mem and r.fits follow (dlb_step_memory; "footprint": the stats' own)
   r.mem_schedule = (roof and roof.schedule) or (o.work and "work")
     or ((type(o.stats) == "table" and o.stats.breakdown) and "framework" or "footprint")
-  return r
+  return require("dlbench.pretty").object(r, data_tostring)
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
   .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=, per_op=} -> {step=, compute=, comm=,"
@@ -634,12 +650,24 @@ local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute"
   "hfu", "throughput" }
 local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
 
+-- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
+-- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
+local function plan_tostring(r)
+  local P = require "dlbench.pretty"
+  return string.format("plan: dp %s x tp %s x pp %s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
+    .. "comm %s, bubble %s), %s per device (%s), MFU %.0f%%", tostring(r.dp), tostring(r.tp),
+    tostring(r.pp), tostring(r.m), tostring(r.schedule), tostring(r.zero),
+    r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
+    P.seconds(r.comm or 0), P.seconds(r.bubble or 0), P.si(r.mem or 0, "B"),
+    r.fits and "fits" or "does not fit", 100 * (r.util or 0))
+end
+
 local function decorate(r, po)
   r.schedule = SCHED_NAMES[r.sched]
   r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
   r.recompute = r.recompute == 1
-  return r
+  return require("dlbench.pretty").object(r, plan_tostring)
 end
 
 -- "layer 3" in a core message becomes "layer 3 (name)" when the layer has a name.
@@ -699,7 +727,8 @@ function M.plan(o)
   -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
   -- list of rows it holds: t[1].step is the best plan's step time
   local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
-  for i, r in t:rows() do rawset(t, i, r) end
+  local P = require "dlbench.pretty"
+  for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
   return t, evaluated
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
@@ -822,20 +851,25 @@ doc.doc(M.amdahl_from_util, "dlb.parallel.amdahl_from_util(u1, un, n) -> f",
 -- caller's level, prefixed with the function's name when the message lacks one.
 local unpack = table.unpack or unpack  -- luacheck: ignore
 local strip = require("dlbench.errors").strip
-local function rethrow(fname, e)
+local errors = require "dlbench.errors"
+local function rethrow(fname, inner, e)
   if type(e) ~= "string" then error(e, 3) end
   local m = strip(e):gsub("^plan: ", ""):gsub("^data parallel: ", "")
   if not m:match("^parallel[%.%w_]*: ") then
     m = fname .. ": " .. m
   end
-  error(m, 3)
+  if inner then error(m, 0) end -- called by the library: its caller adds the location
+  errors.raise(m) -- at the first frame outside the library (tail calls too)
 end
-local function ret(fname, ok, ...)
-  if not ok then rethrow(fname, (...)) end
+local function ret(fname, inner, ok, ...)
+  if not ok then rethrow(fname, inner, (...)) end
   return ...
 end
 local function public(fname, f)
-  local g = function(...) return ret(fname, pcall(f, ...)) end
+  local g = function(...)
+    local inner = errors.from_library(2)
+    return ret(fname, inner, pcall(f, ...))
+  end
   local d = doc.get(f)
   if d then doc.doc(g, d.signature, d.meaning) end
   return g

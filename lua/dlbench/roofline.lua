@@ -198,6 +198,27 @@ local function bytes_per(prec)
   return core.hw_precision_bytes(prec)
 end
 
+-- "roofline: 91.2 ms on V100-SXM2-16GB (fp32, per_op), compute-bound, 784 GFLOP at 8.6
+-- TFLOP/s (util 55%), footprint 2.93 GB of 16 GB (fits)": what the REPL shows for a result.
+local function time_tostring(r)
+  local P = require "dlbench.pretty"
+  local out = { string.format("roofline: %s on %s (%s%s, %s), %s-bound, %s at %s/s (util %.0f%%)",
+    P.seconds(r.time), tostring(r.device), tostring(r.precision),
+    r.precision_source == "device" and ": the device's natural precision" or "", tostring(r.mode),
+    tostring(r.bound), P.si(r.flops or 0, "FLOP"), P.si(r.attainable or 0, "FLOP"),
+    100 * (r.util or 0)) }
+  if r.offload_time then
+    out[#out + 1] = string.format("offload %s over the host link", P.seconds(r.offload_time))
+  end
+  if r.footprint then
+    out[#out + 1] = string.format("footprint %s of %s (%s)", P.si(r.need or r.footprint, "B"),
+      P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit")
+  end
+  return table.concat(out, ", ")
+end
+
+M.DEFAULT_HOST_BW = 32e9 -- PCIe 4.0 x16: 16 GT/s x 16 lanes, 128b/130b = 31.5 GB/s each way (PCI-SIG)
+
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
   opts = checkopts(opts, time_opts, fn)
@@ -205,6 +226,18 @@ function M.time(s, dev, opts)
   dev = device(dev, fn)
   check_tiling(opts, fn)
   local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
+  -- no precision given (neither here nor to g:stats): the device's natural training
+  -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
+  -- and the bytes counted at the stats' precision are rescaled to it; r.precision_source
+  -- says which
+  local psource = opts.precision and "option" or "stats"
+  if opts.precision == nil and (sprec == nil or rawget(s, "precision_given") == false) then
+    local natural = dev:default_precision()
+    if natural and natural ~= (sprec or "fp32") then
+      opts = setmetatable({ precision = natural }, { __index = opts })
+      psource = "device"
+    elseif sprec == nil then psource = "default" end
+  end
   local prec = dev:precision(opts.precision or sprec or "fp32")
   local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware,
     cache_fraction = opts.cache_fraction, tile = opts.tile }
@@ -213,7 +246,10 @@ function M.time(s, dev, opts)
   local from, to = bytes_per(sprec), bytes_per(opts.precision)
   if from and to and from ~= to then scale = to / from end
   local ok, roof = pcall(dev.roof, dev, prec, ropts)
-  if not ok then error(fn .. ": " .. tostring(roof), 2) end
+  if not ok then
+    local errors = require "dlbench.errors"
+    errors.raise(fn .. ": " .. errors.strip(roof))
+  end
   roof.bytes_scale = scale
 
   local set = opset_of(s)
@@ -286,6 +322,7 @@ function M.time(s, dev, opts)
   end
   r.device = dev.name
   r.precision = prec
+  r.precision_source = psource
   r.peak = roof.peak
   -- MFU: the model's FLOPs (a recompute pass's forward FLOPs are not the model's) over time
   -- x peak; HFU: every FLOP the hardware executes, recompute included (Korthikanti et al.
@@ -325,7 +362,20 @@ function M.time(s, dev, opts)
     r.fits = true
     r.shortfall = 0
   end
-  return r
+  -- ZeRO-Offload: the step's host-link traffic (s.offload.traffic) at the device's host
+  -- link (links.host; PCIe 4.0 x16, 32 GB/s each way, when the catalogue gives none), not
+  -- overlapped with compute (an upper bound; Ren et al. 2021 overlap part of it)
+  local off = rawget(s, "offload")
+  if type(off) == "table" and (off.traffic or 0) > 0 then
+    local host = dev.links and dev.links.host
+    local bw = host and host.bw or M.DEFAULT_HOST_BW
+    r.host_bw = bw
+    r.host_link = host and "links.host" or "default PCIe 4.0 x16"
+    r.offload_time = off.traffic * scale / bw
+    r.compute_time_device = r.time
+    r.time = r.time + r.offload_time
+  end
+  return require("dlbench.pretty").object(r, time_tostring)
 end
 
 -- The memory one core of `dev` needs for a step with stats `s`, and what it has, under a
@@ -426,10 +476,12 @@ function M.subbatch(model, dev, opts)
     cache_fraction = opts.cache_fraction, tile = opts.tile }
   local curve = { batch = {}, intensity = {}, time = {}, time_per_sample = {}, util = {},
     footprint = {}, bound = {}, fits = {} }
+  local used -- the precision the times were computed at (the device's natural one when none given)
   for i, b in ipairs(batches) do
     local s = f(b)
     if type(s) ~= "table" then error(fn .. ": the model returned " .. type(s) .. " for b = " .. b, 2) end
     local r = M.time(s, dev, topts)
+    used = r.precision
     curve.batch[i] = b
     curve.intensity[i] = r.intensity
     curve.time[i] = r.time
@@ -452,7 +504,7 @@ function M.subbatch(model, dev, opts)
       tmin = math.min(tmin, curve.time_per_sample[i])
     end
   end
-  local ridge = dev:ridge(dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
+  local ridge = dev:ridge(used or dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
   local res = { curve = curve, ridge_point = ridge, n_fit = nfit }
   if ncons == 0 then
     res.note = string.format("no batch of the sweep (%g..%g) fits in %s's memory; the points "
@@ -592,4 +644,5 @@ doc.doc(M.hestness, "dlb.roofline.hestness(domain, p, b) -> {flops=, bytes=, foo
 
 doc.doc(M, "dlb.roofline", "costs to time on a device: time, ops, subbatch, train, fom, "
   .. "hestness (docs/hw.md)")
+doc.methods(M, OpSet, "ops")
 return M

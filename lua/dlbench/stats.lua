@@ -259,4 +259,5 @@ doc.doc(M.box, "dlb.stats.box(list[, {percentiles={2,9,91,98}} | {tukey=true}]) 
   "whisker_lo, q_lo, median, q_hi, whisker_hi, mean, min, max, n, outliers (ParaDnn's 2/9/50/91/98 by default)")
 doc.doc(M.regress, "dlb.stats.regress(t, {inputs}, y[, {log=, interactions=, normalize=, drop_missing=}]) -> reg",
   "sensitivity regression over normalised inputs (ParaDnn §4.1): reg.weights[name], reg.se, reg.t, reg.intercept, reg.r2, reg.adj_r2")
+doc.methods(M, M.Regression, "reg")
 return M

@@ -86,6 +86,8 @@ local DEVICE_CATS = { kernel = true, gpu_memcpy = true, gpu_memset = true, Kerne
 -- Is event r an op run on a device (GPU kernel, copy, set)?
 local function is_device(r) return r.cat ~= nil and DEVICE_CATS[r.cat] == true end
 M.is_device = is_device
+doc.doc(M.is_device, "dlb.trace.is_device(event) -> boolean",
+  "is the event an op run on a device (GPU kernel, copy or set: cat kernel/gpu_memcpy/gpu_memset)")
 
 -- A host-side op (an aten op, an autograd node, a record_function range)?
 local function is_cpu(r)
@@ -175,6 +177,8 @@ local function nest(t)
   return evs
 end
 M.nest = nest
+doc.doc(M.nest, "dlb.trace.nest(events) -> events", "host ops nested by time on each thread: "
+  .. "each gets parent, depth, self (its time less its children's), step and phase")
 
 -- Total length of the union of intervals {{a, b}, ...}.
 local function union(iv)
@@ -317,6 +321,8 @@ local function gemm_key(a, b, c)
   return string.format("%dx%dx%d", s[1], s[2], s[3])
 end
 M.gemm_key = gemm_key
+doc.doc(M.gemm_key, "dlb.trace.gemm_key(m, n, k) -> string", "the join key of a GEMM: its "
+  .. "sorted sides (\"64x512x784\"), the same for every transpose the backward uses")
 
 -- The GEMM sides of a PyTorch op from its Input Dims, or nil.
 local function torch_gemm(name, shapes)

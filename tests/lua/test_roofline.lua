@@ -51,7 +51,12 @@ T.test("precision selects the peak and the bytes", function()
   T.near(r16.bytes, 5e9, 1e-12, "fp32 -> fp16 halves the bytes")
   T.near(r16.footprint, 4e9, 1e-12, "and the footprint")
   T.eq(R.time({ flops = 1, bytes = 1, precision = "mixed" }, v).precision, "fp16", "mixed")
-  T.checkerr("has no fp32 peak", R.time, { flops = 1, bytes = 1 }, "TPUv4")
+  -- no precision anywhere: the device's natural one (TPUv4: bf16), and the result says so
+  local nat = R.time({ flops = 1, bytes = 1 }, "TPUv4")
+  T.eq(nat.precision, "bf16", "natural")
+  T.eq(nat.precision_source, "device")
+  assert(tostring(nat):find("bf16: the device's natural precision", 1, true), tostring(nat))
+  T.checkerr("has no fp32 peak", R.time, { flops = 1, bytes = 1 }, "TPUv4", { precision = "fp32" })
   T.eq(R.time({ flops = 1, bytes = 1 }, "TPUv4", { precision = "bf16" }).precision, "bf16", "tpu")
 end)
 

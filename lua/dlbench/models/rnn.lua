@@ -9,7 +9,7 @@ local poly = require "dlbench.poly"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop" }
+local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
 
 local function psum(a, b) return tostring(poly.new(C.d(a)) + poly.new(C.d(b))) end
 local function dimadd(a, b)

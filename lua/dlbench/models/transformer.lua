@@ -9,7 +9,7 @@ local poly = require "dlbench.poly"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop" }
+local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
 
 local function div(a, k)
   if type(a) == "number" then return a / k end
@@ -280,7 +280,7 @@ local LLAMA = {
   { "ffn", nil, "int", "SwiGLU inner width" },
   { "vocab", 32000, "dim", "vocabulary" },
   { "tied", false, "bool", "output layer shares the embedding" },
-  { "optimizer", "adam", OPT, "default optimizer for g:stats (AdamW)" },
+  { "optimizer", "adamw", OPT, "default optimizer for g:stats (AdamW, Touvron et al. 2023)" },
 }
 
 -- Llama-style decoder: pre-RMSNorm blocks without biases, rotary embeddings on q and k,
