@@ -2,13 +2,23 @@
 # dlbench's two commands (see README.md):
 #   ./build.sh        install what is missing, build, run the tour (writes figures to out/)
 #   ./build.sh test   install what is missing, build release + sanitizer flavours, run all tests
-# Other targets: ./build.sh build | gallery | bench | install PREFIX | install-only PREFIX
+# Other targets: ./build.sh build | gallery | bench | install [PREFIX] | install-only PREFIX
+# (install honours PREFIX, default /usr/local, and DESTDIR, and never runs apt-get)
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Every dependency is a Debian 12 package.
+# Every dependency is a Debian 12 package (README.md lists them by role: build, run, test).
 PACKAGES="build-essential pkg-config liblua5.4-dev libcairo2-dev libreadline-dev premake4 luajit
-fonts-dejavu-core tmux poppler-utils libxml2-utils"
+fonts-dejavu-core tmux poppler-utils libxml2-utils libedit-dev
+libopenblas-dev libyajl-dev zlib1g-dev"
+
+# missing_packages: those of $PACKAGES that dpkg does not have installed.
+missing_packages() {
+  local p
+  for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"
+  done
+}
 
 need_packages() {
   local missing=() p
@@ -29,10 +39,14 @@ need_packages() {
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# Development and CI builds treat warnings as errors; `install` (what a distribution runs)
+# does not. DLB_PREMAKE_FLAGS adds premake options (--static-only, --readline=libedit|none).
+WERROR=--werror
 generate() {
   local premake=premake4
   command -v premake5 >/dev/null 2>&1 && premake=premake5
-  "$premake" --file=premake5.lua gmake >/dev/null
+  # shellcheck disable=SC2086
+  "$premake" --file=premake5.lua $WERROR ${DLB_PREMAKE_FLAGS:-} gmake >/dev/null
 }
 
 build() { # build FLAVOUR...
@@ -43,20 +57,63 @@ build() { # build FLAVOUR...
   done
 }
 
-# install_into PREFIX: bin/dlbench, lib/libdlbench.{a,so}, include/dlbench/*.h,
-# share/dlbench/lua/dlbench/*.lua (where the installed dlbench and LuaJIT's FFI find them).
+# The version and the ABI version (the SONAME's number), written once in graphs/dlbench.h
+# (premake5.lua reads them there too).
+version() { sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' graphs/dlbench.h; }
+abi() { sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' graphs/dlbench.h; }
+
+# The public headers, listed: what a C user includes (graphs/dlb_internal.h is not one).
+PUBLIC_HEADERS="graphs/dlbench.h graphs/dlb_export.h graphs/dlb_poly.h graphs/dlb_graph.h
+graphs/dlb_hw.h graphs/dlb_roofline.h graphs/dlb_stats.h graphs/dlb_scaling.h
+graphs/dlb_parallel.h graphs/dlb_proc.h graphs/dlb_energy.h graphs/dlb_measure.h graphs/dlb_trace.h
+graphs/dlb_minimize.h plots/dlbplot.h"
+
+# install_into PREFIX: the layout of docs/host.md, staged under $DESTDIR when it is set.
+#   bin/dlbench; lib/libdlbench.so.VERSION with the SONAME link libdlbench.so.MAJOR and the
+#   development link libdlbench.so; lib/libdlbench.a; lib/pkgconfig/dlbench.pc;
+#   include/dlbench/*.h; share/lua/5.4/dlbench (the dlbench host and Debian's Lua 5.4 look
+#   there) and share/lua/5.1/dlbench (LuaJIT's path, for the FFI backend);
+#   share/man/man1/dlbench.1; share/doc/dlbench/{LICENSE,README.md}.
+# Never installs packages. A --static-only build installs no shared library.
 install_into() {
-  local prefix=$1 f
-  for f in build/bin/dlbench build/lib/static/libdlbench.a build/lib/libdlbench.so; do
+  local prefix=$1 dest=${DESTDIR:-} f v major h
+  v=$(version); major=$(abi)
+  for f in build/bin/dlbench build/lib/static/libdlbench.a; do
     [ -f "$f" ] || { echo "build.sh: $f is missing; run ./build.sh build first" >&2; exit 1; }
   done
-  install -d "$prefix/bin" "$prefix/lib" "$prefix/include/dlbench" "$prefix/share/dlbench/lua/dlbench"
-  install -m 755 build/bin/dlbench "$prefix/bin/"
-  install -m 644 build/lib/static/libdlbench.a "$prefix/lib/"
-  install -m 755 build/lib/libdlbench.so "$prefix/lib/"
-  install -m 644 graphs/dlbench.h graphs/dlb_[a-hj-z]*.h plots/dlbplot.h "$prefix/include/dlbench/"
-  (cd lua && find dlbench -name '*.lua' -exec install -D -m 644 {} "$prefix/share/dlbench/lua/{}" \;)
-  echo "installed into $prefix"
+  local root=$dest$prefix
+  install -d "$root/bin" "$root/lib/pkgconfig" "$root/include/dlbench" "$root/share/man/man1" \
+    "$root/share/doc/dlbench" "$root/share/lua/5.4" "$root/share/lua/5.1"
+  install -m 755 build/bin/dlbench "$root/bin/"
+  install -m 644 build/lib/static/libdlbench.a "$root/lib/"
+  # the generated Makefile says whether this build has a shared library: a --static-only
+  # build after a default one leaves the old (stale) libdlbench.so in build/lib
+  local shared=0
+  grep -q '^PROJECTS.* dlbench_shared' build/Makefile 2>/dev/null && shared=1
+  if [ $shared = 0 ] && [ -f build/lib/libdlbench.so ]; then
+    echo "build.sh: not installing build/lib/libdlbench.so: left from an earlier build (this one is --static-only)" >&2
+  fi
+  if [ $shared = 1 ] && [ -f build/lib/libdlbench.so ]; then
+    install -m 755 build/lib/libdlbench.so "$root/lib/libdlbench.so.$v"
+    ln -sf "libdlbench.so.$v" "$root/lib/libdlbench.so.$major"
+    ln -sf "libdlbench.so.$major" "$root/lib/libdlbench.so"
+  fi
+  # shellcheck disable=SC2086
+  for h in $PUBLIC_HEADERS; do install -m 644 "$h" "$root/include/dlbench/"; done
+  # without a shared library, -ldlbench is the archive: its dependencies become public
+  # (Requires: cairo, Libs: ... -lm -lpthread) so plain `pkg-config --libs dlbench` links
+  local pcstatic=()
+  [ $shared = 0 ] && pcstatic=(-e 's|^Requires.private:|Requires:|' -e '/^Libs.private:/d'
+    -e "s|^Libs: \(.*\)$|Libs: \1 $(sed -n 's/^Libs.private: *//p' graphs/dlbench.pc.in)|")
+  sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$v|g" "${pcstatic[@]}" graphs/dlbench.pc.in \
+    >"$root/lib/pkgconfig/dlbench.pc"
+  chmod 644 "$root/lib/pkgconfig/dlbench.pc"
+  install -m 644 docs/dlbench.1 "$root/share/man/man1/dlbench.1"
+  install -m 644 LICENSE README.md "$root/share/doc/dlbench/"
+  for luav in 5.4 5.1; do
+    (cd lua && find dlbench -name '*.lua' -exec install -D -m 644 {} "$root/share/lua/$luav/{}" \;)
+  done
+  echo "installed into $root"
 }
 
 case "${1:-tour}" in
@@ -90,10 +147,17 @@ case "${1:-tour}" in
       esac
     done
     ;;
-  install)
+  install) # builds without -Werror if nothing is built yet; never runs apt-get
     prefix=${2:-${PREFIX:-/usr/local}}
-    need_packages
-    build release
+    if [ ! -f build/bin/dlbench ]; then
+      missing=$(missing_packages | tr '\n' ' ')
+      if [ -n "${missing// /}" ]; then
+        echo "build.sh: install builds first and needs: sudo apt-get install -y $missing" >&2
+        exit 1
+      fi
+      WERROR=
+      build release
+    fi
     install_into "$prefix"
     ;;
   install-only) # install what `./build.sh build` made, without generating or building

@@ -29,21 +29,36 @@ double tensor_esize(const dlb_graph *s, int t, int precision);
 double tensor_esize(const dlb_graph *s, int t, int precision) {
   const tensor *x = &s->t[t];
   if (x->flags & TF_DTYPE_SET) return dtype_size(x->dtype);
+  return dlb_policy_esize(precision);
+}
+
+/* Bytes per element of a floating-point tensor of the default type under a policy. */
+double dlb_policy_esize(int precision) {
   switch (precision) {
   case DLB_POLICY_FP16: case DLB_POLICY_BF16: case DLB_POLICY_MIXED: case DLB_POLICY_MIXED_BF16:
     return 2;
-  default: return 4;
+  case DLB_POLICY_FP8: return 1;
+  default: return 4; /* fp32, tf32 */
   }
+}
+
+/* Whether a policy keeps fp32 master weights and optimizer state (mixed precision). */
+int dlb_policy_mixed(int precision) {
+  return precision == DLB_POLICY_MIXED || precision == DLB_POLICY_MIXED_BF16 ||
+         precision == DLB_POLICY_FP8;
 }
 
 int check_opts(const dlb_train_opts *o);
 int check_opts(const dlb_train_opts *o) {
-  if (o->optimizer < DLB_OPT_SGD || o->optimizer > DLB_OPT_RMSPROP)
+  if (o->optimizer < DLB_OPT_SGD || o->optimizer > DLB_OPT_ADAM8BIT)
     return dlb_fail(DLB_EINVAL, "graph: unknown optimizer %d", o->optimizer);
-  if (o->precision < DLB_POLICY_FP32 || o->precision > DLB_POLICY_MIXED_BF16)
+  if (o->precision < DLB_POLICY_FP32 || o->precision > DLB_POLICY_TF32)
     return dlb_fail(DLB_EINVAL, "graph: unknown precision %d", o->precision);
   if (o->recompute < DLB_RECOMPUTE_NONE || o->recompute > DLB_RECOMPUTE_MARKED)
     return dlb_fail(DLB_EINVAL, "graph: unknown recompute policy %d", o->recompute);
+  if (o->fuse < 0 || o->fuse > DLB_FUSE_ALL)
+    return dlb_fail(DLB_EINVAL, "graph: fuse must be a set of DLB_FUSE_* bits (0..%d), got %d",
+                    DLB_FUSE_ALL, o->fuse);
   return DLB_OK;
 }
 
@@ -51,7 +66,7 @@ int check_opts(const dlb_train_opts *o) {
 dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o);
 dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o) {
   if (check_opts(o)) return NULL;
-  int mixed = o->precision == DLB_POLICY_MIXED || o->precision == DLB_POLICY_MIXED_BF16;
+  int mixed = dlb_policy_mixed(o->precision);
   const dlb_train_opts *c = &g->stepopts;
   int k = o->recompute == DLB_RECOMPUTE_LAYERS ? o->recompute_k : 0;
   int ck = c->recompute == DLB_RECOMPUTE_LAYERS ? c->recompute_k : 0;
@@ -194,11 +209,11 @@ static void addbytes(void *c, int t, double mult) {
 static int layer_costs(dlb_analysis *a, const double *numel) {
   const dlb_graph *s = a->s;
   size_t L = s->nlayers;
-  a->lay = calloc(6 * L, sizeof *a->lay);
-  uint8_t *sent = calloc(s->nt + 1, 1);
-  uint8_t *placed = calloc(s->nt + 1, 1);
+  a->lay = dlb_calloc(6 * L, sizeof *a->lay);
+  uint8_t *sent = dlb_calloc(s->nt + 1, 1);
+  uint8_t *placed = dlb_calloc(s->nt + 1, 1);
   if (!a->lay || !sent || !placed) {
-    free(sent); free(placed);
+    dlb_free(sent); dlb_free(placed);
     return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t i = 0; i < a->nops; i++) {
@@ -226,16 +241,16 @@ static int layer_costs(dlb_analysis *a, const double *numel) {
       }
     }
   }
-  free(sent); free(placed);
+  dlb_free(sent); dlb_free(placed);
   return DLB_OK;
 }
 
 void dlb_analysis_free(dlb_analysis *a) {
   if (!a) return;
   graph_release(a->s);
-  free(a->flops); free(a->bytes); free(a->size); free(a->dimval); free(a->numel); free(a->lay);
-  free(a->phase); free(a->layer); free(a->type); free(a->order);
-  free(a);
+  dlb_free(a->flops); dlb_free(a->bytes); dlb_free(a->size); dlb_free(a->dimval); dlb_free(a->numel); dlb_free(a->lay);
+  dlb_free(a->phase); dlb_free(a->layer); dlb_free(a->type); dlb_free(a->order);
+  dlb_free(a);
 }
 
 dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb,
@@ -246,44 +261,44 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   if (bind_vars(g, nb, names, values, vals, bound, "the numeric analysis (footprint)")) return NULL;
   dlb_graph *s = graph_step(g, o);
   if (!s) return NULL;
-  dlb_analysis *a = calloc(1, sizeof *a);
+  dlb_analysis *a = dlb_calloc(1, sizeof *a);
   size_t no = s->no, nt = s->nt;
-  double *dimval = malloc((s->dims.n + 1) * sizeof *dimval);
-  double *numel = malloc((nt + 1) * sizeof *numel);
+  double *dimval = dlb_malloc((s->dims.n + 1) * sizeof *dimval);
+  double *numel = dlb_malloc((nt + 1) * sizeof *numel);
   if (a) {
     a->s = s;
     a->nops = no;
-    a->flops = malloc((no + 1) * sizeof *a->flops);
-    a->bytes = malloc((no + 1) * sizeof *a->bytes);
-    a->size = malloc((nt + 1) * sizeof *a->size);
-    a->phase = malloc((no + 1) * sizeof *a->phase);
-    a->layer = malloc((no + 1) * sizeof *a->layer);
-    a->type = malloc((no + 1) * sizeof *a->type);
-    a->order = malloc((no + 1) * sizeof *a->order);
+    a->flops = dlb_malloc((no + 1) * sizeof *a->flops);
+    a->bytes = dlb_malloc((no + 1) * sizeof *a->bytes);
+    a->size = dlb_malloc((nt + 1) * sizeof *a->size);
+    a->phase = dlb_malloc((no + 1) * sizeof *a->phase);
+    a->layer = dlb_malloc((no + 1) * sizeof *a->layer);
+    a->type = dlb_malloc((no + 1) * sizeof *a->type);
+    a->order = dlb_malloc((no + 1) * sizeof *a->order);
   }
   if (!a || !dimval || !numel || !a->flops || !a->bytes ||
       !a->size || !a->phase || !a->layer || !a->type || !a->order) {
     if (a) dlb_analysis_free(a); else graph_release(s);
-    free(dimval); free(numel);
+    dlb_free(dimval); dlb_free(numel);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t d = 0; d < s->dims.n; d++)
     dimval[d] = pterms_eval(s->dims.terms + s->dims.off[d], (size_t)s->dims.len[d], vals);
   if (check_dimvals(s, dimval, NULL)) {
     dlb_analysis_free(a);
-    free(dimval); free(numel);
+    dlb_free(dimval); dlb_free(numel);
     return NULL;
   }
   dlb_totals *T = &a->tot;
   double esz[DLB_DT_FP64 + 1]; /* element size by declared dtype (DEFAULT: the policy's) */
   for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dtype_size(d);
-  esz[DLB_DT_DEFAULT] = o->precision == DLB_POLICY_FP32 ? 4 : 2;
+  esz[DLB_DT_DEFAULT] = dlb_policy_esize(o->precision);
   /* io: the bytes of inputs and labels the forward graph reads (marked first, so that the
   ** tensor records are streamed through once: this pass is memory-bound) */
-  uint8_t *read = calloc(nt + 1, 1);
+  uint8_t *read = dlb_calloc(nt + 1, 1);
   if (!read) {
     dlb_analysis_free(a);
-    free(dimval); free(numel);
+    dlb_free(dimval); dlb_free(numel);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   for (int i = 0; i < s->nfwd; i++)
@@ -294,10 +309,13 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     for (int i = 0; i < x->ndims; i++) n *= dimval[x->dims[i]];
     numel[t] = n;
     a->size[t] = n * esz[x->flags & TF_DTYPE_SET ? x->dtype : DLB_DT_DEFAULT];
-    if (x->role == DLB_ROLE_WEIGHT) T->params += n;
+    if (x->role == DLB_ROLE_WEIGHT) {
+      T->params += n;
+      if (!(x->flags & TF_FROZEN)) T->trainable += n;
+    }
     else if (read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) T->io += a->size[t];
   }
-  free(read);
+  dlb_free(read);
   cexpr e;
   for (size_t i = 0; i < no; i++) {
     const op *p = &s->o[i];
@@ -318,6 +336,18 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     }
     T->bytes += b.sum;
   }
+  if (o->fuse && !o->inference) {
+    /* fusion passes: costs move into the fused kernels, unwritten tensors take no bytes */
+    double rc = 0;
+    if (dlb_fuse_step(s, o->fuse, a->flops, a->bytes, a->size, &rc)) {
+      dlb_analysis_free(a);
+      dlb_free(dimval); dlb_free(numel);
+      return NULL;
+    }
+    T->flops_recompute += rc;
+    T->bytes = 0;
+    for (size_t i = 0; i < no; i++) T->bytes += a->bytes[i];
+  }
   T->flops = T->flops_fwd + T->flops_bwd + T->flops_update + T->flops_recompute;
   T->intensity = T->bytes > 0 ? T->flops / T->bytes : 0;
   T->nops = (double)no;
@@ -330,14 +360,14 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
   if (!rc && s->nlayers) rc = layer_costs(a, numel);
   if (!rc && no <= EXACT_AUTO) { /* small steps: the exact minimum is cheap */
-    int *o3 = malloc((no + 1) * sizeof *o3);
+    int *o3 = dlb_malloc((no + 1) * sizeof *o3);
     double ex;
     if (o3 && fp_exact(s, a->size, &ex, o3) == DLB_OK && ex < best->peak &&
         fp_measure(s, a->size, o3, &r3) == DLB_OK) {
       best = &r3;
       memcpy(a->order, o3, no * sizeof *o3);
     }
-    free(o3);
+    dlb_free(o3);
   }
   T->footprint_order = r1.peak;
   T->footprint_heuristic = r2.peak;

@@ -27,7 +27,7 @@ static int tp_reserve(tpool *p, size_t add) {
   if (p->n + add <= p->cap) return 1;
   size_t c = p->cap ? p->cap : 1024;
   while (c < p->n + add) c *= 2;
-  pterm *t = realloc(p->t, c * sizeof *t);
+  pterm *t = dlb_realloc(p->t, c * sizeof *t);
   if (!t) return 0;
   p->t = t, p->cap = c;
   return 1;
@@ -40,11 +40,11 @@ typedef struct acc { uint64_t *key; double *c; uint8_t *used; size_t n, cap; } a
 static int acc_add(acc *a, uint64_t key, double c) {
   if (2 * (a->n + 1) > a->cap) {
     size_t nc = a->cap ? 2 * a->cap : 64;
-    acc b = {calloc(nc, sizeof *b.key), calloc(nc, sizeof *b.c), calloc(nc, 1), 0, nc};
-    if (!b.key || !b.c || !b.used) { free(b.key); free(b.c); free(b.used); return 0; }
+    acc b = {dlb_calloc(nc, sizeof *b.key), dlb_calloc(nc, sizeof *b.c), dlb_calloc(nc, 1), 0, nc};
+    if (!b.key || !b.c || !b.used) { dlb_free(b.key); dlb_free(b.c); dlb_free(b.used); return 0; }
     for (size_t i = 0; i < a->cap; i++)
       if (a->used[i]) acc_add(&b, a->key[i], a->c[i]);
-    free(a->key); free(a->c); free(a->used);
+    dlb_free(a->key); dlb_free(a->c); dlb_free(a->used);
     *a = b;
   }
   size_t h = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 32) & (a->cap - 1);
@@ -56,7 +56,7 @@ static int acc_add(acc *a, uint64_t key, double c) {
 
 /* The accumulated terms as a poly over the graph's variables. */
 static dlb_poly *acc_poly(const dlb_graph *g, const acc *a) {
-  pterm *t = malloc((a->n + 1) * sizeof *t);
+  pterm *t = dlb_malloc((a->n + 1) * sizeof *t);
   if (!t) return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   size_t n = 0;
   for (size_t i = 0; i < a->cap; i++)
@@ -67,7 +67,7 @@ static dlb_poly *acc_poly(const dlb_graph *g, const acc *a) {
     if (fabs(t[i].c - r) <= 1e-9 * fabs(r)) t[i].c = r;
   }
   dlb_poly *p = poly_build((const char *const *)g->vars, g->nvars, t, pterms_normalize(t, n));
-  free(t);
+  dlb_free(t);
   return p;
 }
 
@@ -86,10 +86,10 @@ static int scratch(sym *y, size_t n) {
   if (n <= y->cap) return 1;
   size_t c = y->cap ? y->cap : 256;
   while (c < n) c *= 2;
-  pterm *a = realloc(y->a, c * sizeof *a);
+  pterm *a = dlb_realloc(y->a, c * sizeof *a);
   if (!a) return 0;
   y->a = a;
-  pterm *b = realloc(y->b, c * sizeof *b);
+  pterm *b = dlb_realloc(y->b, c * sizeof *b);
   if (!b) return 0;
   y->b = b;
   y->cap = c;
@@ -170,18 +170,18 @@ static int sym_init(sym *y, const dlb_graph *s, size_t nb, const char *const *na
   if (rc) return rc;
   bind_vars(s, nb, names, values, vals, bound, NULL);
   /* dims the bindings make constant must be positive integers (check_dimvals) */
-  double *cval = malloc((s->dims.n + 1) * sizeof *cval);
-  uint8_t *known = calloc(s->dims.n + 1, 1);
+  double *cval = dlb_malloc((s->dims.n + 1) * sizeof *cval);
+  uint8_t *known = dlb_calloc(s->dims.n + 1, 1);
   if (!cval || !known) {
-    free(cval); free(known);
+    dlb_free(cval); dlb_free(known);
     return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   }
-  y->doff = malloc((s->dims.n + 1) * sizeof *y->doff);
-  y->dlen = malloc((s->dims.n + 1) * sizeof *y->dlen);
-  y->noff = malloc((s->nt + 1) * sizeof *y->noff);
-  y->nlen = malloc((s->nt + 1) * sizeof *y->nlen);
+  y->doff = dlb_malloc((s->dims.n + 1) * sizeof *y->doff);
+  y->dlen = dlb_malloc((s->dims.n + 1) * sizeof *y->dlen);
+  y->noff = dlb_malloc((s->nt + 1) * sizeof *y->noff);
+  y->nlen = dlb_malloc((s->nt + 1) * sizeof *y->nlen);
   if (!y->doff || !y->dlen || !y->noff || !y->nlen || !tp_reserve(&y->pool, s->dims.nterms + 1)) {
-    free(cval); free(known);
+    dlb_free(cval); dlb_free(known);
     return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t t = 0; t < s->nt; t++) y->noff[t] = -1;
@@ -206,14 +206,14 @@ static int sym_init(sym *y, const dlb_graph *s, size_t nb, const char *const *na
     y->pool.n += n;
   }
   rc = check_dimvals(s, cval, known);
-  free(cval); free(known);
+  dlb_free(cval); dlb_free(known);
   return rc;
 }
 
 /* Free the scratch state of a symbolic analysis. */
 static void sym_free(sym *y) {
-  free(y->pool.t); free(y->doff); free(y->dlen); free(y->noff); free(y->nlen);
-  free(y->a); free(y->b);
+  dlb_free(y->pool.t); dlb_free(y->doff); dlb_free(y->dlen); dlb_free(y->noff); dlb_free(y->nlen);
+  dlb_free(y->a); dlb_free(y->b);
 }
 
 int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *out) {
@@ -235,7 +235,7 @@ int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
   memset(a, 0, sizeof a);
   int rc = sym_init(&y, s, nb, names, values, o->precision), ok = rc == DLB_OK;
   cexpr e;
-  uint8_t *read = ok ? calloc(s->nt + 1, 1) : NULL;
+  uint8_t *read = ok ? dlb_calloc(s->nt + 1, 1) : NULL;
   if (ok && !read) ok = 0, rc = dlb_fail(DLB_ENOMEM, "graph: out of memory");
   for (size_t i = 0; ok && i < s->no; i++) {
     const op *p = &s->o[i];
@@ -263,8 +263,8 @@ int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
     if (!out[i]) ok = 0, rc = DLB_ENOMEM;
   }
   if (!ok) for (int i = 0; i < DLB_SYM_COUNT; i++) dlb_poly_free(out[i]), out[i] = NULL;
-  for (int i = 0; i < DLB_SYM_COUNT; i++) { free(a[i].key); free(a[i].c); free(a[i].used); }
-  free(read);
+  for (int i = 0; i < DLB_SYM_COUNT; i++) { dlb_free(a[i].key); dlb_free(a[i].c); dlb_free(a[i].used); }
+  dlb_free(read);
   sym_free(&y);
   graph_release(s);
   return rc;
@@ -285,7 +285,7 @@ dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
     for (int k = 0; ok && k < e.n; k++) ok = addterm(&y, &a, NULL, &e.t[k], 1);
   }
   dlb_poly *p = ok ? acc_poly(g, &a) : NULL;
-  free(a.key); free(a.c); free(a.used);
+  dlb_free(a.key); dlb_free(a.c); dlb_free(a.used);
   sym_free(&y);
   return p;
 }

@@ -28,15 +28,15 @@ struct dlb_csv {
 /* Free a parse; NULL is a no-op. */
 void dlb_csv_free(dlb_csv *c) {
   if (c == NULL) return;
-  free(c->data);
-  free(c->f);
-  free(c);
+  dlb_free(c->data);
+  dlb_free(c->f);
+  dlb_free(c);
 }
 
 static int putc_(dlb_csv *c, char ch) {
   if (c->len == c->cap) {
     size_t cap = c->cap ? 2 * c->cap : 4096;
-    char *d = realloc(c->data, cap);
+    char *d = dlb_realloc(c->data, cap);
     if (!d) return dlb_fail(DLB_ENOMEM, "csv: out of memory");
     c->data = d;
     c->cap = cap;
@@ -48,7 +48,7 @@ static int putc_(dlb_csv *c, char ch) {
 static int newfield(dlb_csv *c, size_t line, size_t col, int quoted) {
   if (c->nf == c->fcap) {
     size_t cap = c->fcap ? 2 * c->fcap : 256;
-    field *f = realloc(c->f, cap * sizeof *f);
+    field *f = dlb_realloc(c->f, cap * sizeof *f);
     if (!f) return dlb_fail(DLB_ENOMEM, "csv: out of memory");
     c->f = f;
     c->fcap = cap;
@@ -69,7 +69,7 @@ dlb_csv *dlb_csv_parse(const char *text, size_t len, int sep) {
     return dlb_fail_null(DLB_EINVAL, "csv: separator must be an ASCII character other than "
                          "quote and line breaks, got code %d", sep);
   }
-  dlb_csv *c = calloc(1, sizeof *c);
+  dlb_csv *c = dlb_calloc(1, sizeof *c);
   if (!c) return dlb_fail_null(DLB_ENOMEM, "csv: out of memory");
   size_t i = 0, line = 1, col = 1;
   int st = DLB_OK;

@@ -42,12 +42,21 @@ enum {
 };
 /* Phases of the ops of a training step. */
 enum { DLB_PHASE_FWD = 0, DLB_PHASE_BWD = 1, DLB_PHASE_UPDATE = 2, DLB_PHASE_RECOMPUTE = 3 };
-enum { DLB_OPT_SGD = 0, DLB_OPT_MOMENTUM = 1, DLB_OPT_ADAM = 2, DLB_OPT_RMSPROP = 3 };
+/* Optimizers (state per parameter and update FLOPs: docs/graph.md "Optimizers"): sgd (no
+** state), momentum (1), adam (2: m, v), rmsprop (1), adamw (adam + decoupled weight
+** decay), adafactor (factored second moment: a row and a column vector per matrix, no
+** first moment), adam8bit (adam's two states in 8 bits, block-wise quantised). */
+enum {
+  DLB_OPT_SGD = 0, DLB_OPT_MOMENTUM = 1, DLB_OPT_ADAM = 2, DLB_OPT_RMSPROP = 3,
+  DLB_OPT_ADAMW = 4, DLB_OPT_ADAFACTOR = 5, DLB_OPT_ADAM8BIT = 6
+};
 /* Precision policies: fp32 everywhere; fp16/bf16 everywhere; mixed = fp16 (or bf16)
-** weights, activations and gradients with fp32 master weights and optimizer state. */
+** weights, activations and gradients with fp32 master weights and optimizer state; fp8 =
+** mixed with 1-byte (fp8) weights, activations and gradients; tf32 = fp32 storage with
+** tf32 tensor-core matmuls (the bytes of fp32). */
 enum {
   DLB_POLICY_FP32 = 0, DLB_POLICY_FP16 = 1, DLB_POLICY_BF16 = 2, DLB_POLICY_MIXED = 3,
-  DLB_POLICY_MIXED_BF16 = 4
+  DLB_POLICY_MIXED_BF16 = 4, DLB_POLICY_FP8 = 5, DLB_POLICY_TF32 = 6
 };
 /* Activation recompute (checkpointing) policies. */
 enum {
@@ -56,12 +65,18 @@ enum {
   DLB_RECOMPUTE_MARKED = 3                          /* boundaries at dlb_graph_checkpoint */
 };
 
+/* Fusion passes over the analysed step (graphs/fusion.c; a bit set; 0: the unfused
+** algorithmic graph, the default). */
+enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
+       DLB_FUSE_ALL = 7 };
+
 typedef struct dlb_train_opts {
   int optimizer;    /* DLB_OPT_* */
   int precision;    /* DLB_POLICY_* */
   int recompute;    /* DLB_RECOMPUTE_* */
   int recompute_k;  /* layers per segment for DLB_RECOMPUTE_LAYERS */
   int inference;    /* 1: forward only, no loss needed */
+  int fuse;         /* DLB_FUSE_* bits (numeric analysis only; 0 = none) */
 } dlb_train_opts;
 
 /* Indices of the polynomials dlb_graph_symbolic returns. */
@@ -80,6 +95,7 @@ typedef struct dlb_totals {
   double footprint_order;              /* peak in construction order */
   double footprint_heuristic;          /* peak in the memory-aware list schedule */
   double nops, ntensors, nlayers;
+  double trainable;                    /* parameters that are not frozen */
 } dlb_totals;
 
 DLB_API dlb_graph *dlb_graph_new(const char *name);
@@ -132,6 +148,9 @@ DLB_API int dlb_graph_rnn_cell(dlb_graph *g, int x, int h, int w, int b, int *ho
 DLB_API int dlb_graph_highway(dlb_graph *g, int x, int s, int w, int b, int *out);
 /* Start a layer scope (ops created afterwards carry it); NULL ends it. */
 DLB_API int dlb_graph_layer(dlb_graph *g, const char *name);
+/* Freeze (frozen = 1) or unfreeze a weight: a frozen weight gets no gradient, no update and
+** no optimizer state (gradients still flow through it to the tensors that need them). */
+DLB_API int dlb_graph_freeze(dlb_graph *g, int tensor, int frozen);
 /* Mark a tensor as a recompute checkpoint (for DLB_RECOMPUTE_MARKED). */
 DLB_API int dlb_graph_checkpoint(dlb_graph *g, int tensor);
 DLB_API size_t dlb_graph_ntensors(const dlb_graph *g);

@@ -22,13 +22,24 @@ enum {
   DLB_PREC_BF16 = 4, DLB_PREC_FP8 = 5, DLB_PREC_INT8 = 6, DLB_PREC_COUNT = 7
 };
 
-/* What the roofline needs to know about a device at one precision. Units: FLOP/s,
-** bytes/s, bytes; flops_eff and bw_eff are the achievable fractions of peak (0, 1]
-** (Hestness et al. 5.2: 0.8 and 0.7). elem is the bytes per element of the tensors
-** (used by the cache-aware matmul model); cache_aware != 0 switches that model on.
-** bytes_scale multiplies the bytes of the costs timed (e.g. 0.5 for costs counted at fp32
-** and timed at fp16); 0 means 1. tile_m, tile_n (elements, >= 0) fix the output tile of the
-** cache-aware matmul model (0: square tiles sized from the cache; see dlb_gemm_traffic_tiled). */
+/* A device as every time and memory model sees it (the roofline, the per-op kernel model,
+** data parallelism, the planner): one struct, one set of defaults (dlb_roof_init), one
+** check (dlb_roof_check). Units: FLOP/s, bytes/s, bytes, seconds.
+** flops_eff and bw_eff are the achievable fractions of peak (0, 1] (Hestness et al. 5.2:
+** 0.8 and 0.7, the defaults). elem is the bytes per element of the tensors (used by the
+** cache-aware matmul model); cache_aware != 0 switches that model on. bytes_scale
+** multiplies the bytes of the costs timed (e.g. 0.5 for costs counted at fp32 and timed at
+** fp16); 0 means 1. tile_m, tile_n (elements, >= 0) fix the output tile of the cache-aware
+** matmul model (0: square tiles sized from the cache; see dlb_gemm_traffic_tiled).
+** The kernel model (dlb_op_time; docs/hw.md "kernel efficiency"), every field 0 = off:
+** kernel_overhead  s per kernel launch / dispatch, added to every op that does work;
+** step_overhead    s per training step (framework, data loader), added once per step;
+** half_bw_bytes    bytes at which a kernel reaches half the achievable bandwidth (Hockney's
+**                  n_1/2): memory time (bytes + half_bw_bytes) / (bw x bw_eff);
+** sm_count, gemm_tile_m, gemm_tile_n  GPU wave and tile quantisation of matmuls;
+** systolic         TPU matrix-unit side (k and n padded to multiples of it);
+** vector_width     CPU SIMD lanes (n padded to a multiple of it);
+** mem              device memory in bytes (0 = unlimited), for `fits`. */
 typedef struct dlb_roof {
   double peak;
   double bw;
@@ -40,7 +51,21 @@ typedef struct dlb_roof {
   double bytes_scale;
   double tile_m;
   double tile_n;
+  double kernel_overhead;
+  double step_overhead;
+  double half_bw_bytes;
+  double sm_count;
+  double gemm_tile_m;
+  double gemm_tile_n;
+  double systolic;
+  double vector_width;
+  double mem;
 } dlb_roof;
+
+/* The defaults of every field, the one place they live: flops_eff 0.8 and bw_eff 0.7
+** (Hestness et al. 5.2), elem 4, bytes_scale 1, everything else 0 (peak and bw must be
+** set by the caller). */
+DLB_API void dlb_roof_init(dlb_roof *d);
 
 /* The precision named `name` ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"),
 ** or DLB_EINVAL with a message listing the names. */
@@ -51,8 +76,9 @@ DLB_API const char *dlb_precision_name(int id);
 ** and int8 1), or 0 when out of range. */
 DLB_API double dlb_precision_bytes(int id);
 
-/* Check a roofline description: positive finite peak and bw, effs in (0, 1], cache >= 0,
-** elem > 0. Returns DLB_OK or DLB_EINVAL naming the bad field. */
+/* Check a device: positive finite peak and bw, effs in (0, 1], cache >= 0, elem > 0,
+** the kernel-model fields finite and >= 0 (tiles >= 1 or 0), mem >= 0. Returns DLB_OK or
+** DLB_EINVAL naming the bad field. */
 DLB_API int dlb_roof_check(const dlb_roof *d);
 /* The ridge point in FLOP/byte: peak / bw, or with achievable != 0
 ** (peak * flops_eff) / (bw * bw_eff). */

@@ -24,4 +24,19 @@ void *dlb_fail_null(int status, const char *fmt, ...)
 /* The status of the last recorded failure in this thread (DLB_OK if none). */
 int dlb_last_status(void);
 
+/* Every block the library allocates goes through these (graphs/alloc.c): the allocator a
+** host set with dlb_set_allocator, and the count dlb_memory_in_use reports. Same contracts
+** as malloc, calloc, realloc (n 0 allocates a byte), free and strdup. */
+#include <stddef.h>
+void *dlb_malloc(size_t n);
+void *dlb_calloc(size_t n, size_t size);
+void *dlb_realloc(void *ptr, size_t n);
+void dlb_free(void *p);
+char *dlb_strdup(const char *s);
+/* The per-op time rule of dlb_op_time without its argument checks, for loops that checked
+** the device once (dlb_roofline_ops, the planner). bytes are already scaled and made
+** cache-aware by the caller; gemm may be NULL. Returns the seconds and sets *mem_bound. */
+double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                       int *mem_bound);
+
 #endif

@@ -11,6 +11,7 @@
 #define DLB_PARALLEL_H
 
 #include "dlb_export.h"
+#include "dlb_hw.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,14 +78,9 @@ typedef struct dlb_par_cluster dlb_par_cluster;
 DLB_API int dlb_par_allreduce_cluster(double bytes, double n, int algo, const dlb_par_cluster *cl,
                               dlb_par_coll *out);
 
-/* A device as the parallel models see it. */
-typedef struct dlb_par_device {
-  double peak;       /* FLOP/s at the training precision */
-  double mem_bw;     /* bytes/s */
-  double mem;        /* bytes (0 = unlimited) */
-  double flops_eff;  /* achievable fraction of peak (0 = 0.8) */
-  double bw_eff;     /* achievable fraction of mem_bw (0 = 0.7) */
-} dlb_par_device;
+/* A device as the parallel models see it is the roofline's dlb_roof (graphs/dlb_hw.h):
+** one struct, one set of defaults (dlb_roof_init), one check, one per-op time rule
+** (dlb_op_time). Its mem (bytes, 0 = unlimited) decides `fits`. */
 
 /* per_node and nodes are whole numbers >= 1, or 0 for "not sized" (one flat tier of any
 ** size). A link is absent when its bw is 0; a present link needs bw > 0,
@@ -100,8 +96,6 @@ struct dlb_par_cluster {
 ** <= per_node x nodes. `what` prefixes the message. DLB_OK or DLB_EINVAL. */
 DLB_API int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double devices);
 
-/* Roofline time of `flops` and `bytes` on dev: max(flops/(peak*fe), bytes/(bw*be)). */
-DLB_API double dlb_par_roofline(const dlb_par_device *dev, double flops, double bytes);
 
 /* A data-parallel workload, split into what scales with the samples of a step and what
 ** does not (the weight update, reading weights). */
@@ -129,7 +123,7 @@ typedef struct dlb_par_dp_opts {
   double async;          /* 1: asynchronous parameter-server training (no barrier) */
   double shards;         /* parameter-server shards for async (0 = 1) */
   double compute;        /* s of compute per worker per step measured or modelled by the
-                            caller (dlb.roofline.time); 0 = dlb_par_roofline of work on dev */
+                            caller (dlb.roofline.time); 0 = dlb_op_time of the work on dev */
 } dlb_par_dp_opts;
 
 typedef struct dlb_par_dp_result {
@@ -150,7 +144,7 @@ typedef struct dlb_par_dp_result {
 } dlb_par_dp_result;
 
 /* Synchronous (or asynchronous) data-parallel step time of work on dev over cl. */
-DLB_API int dlb_par_data(const dlb_par_work *w, const dlb_par_device *dev,
+DLB_API int dlb_par_data(const dlb_par_work *w, const dlb_roof *dev,
                  const dlb_par_cluster *cl, const dlb_par_dp_opts *o, dlb_par_dp_result *out);
 
 /* The cost of one layer of a model, per sample (a sample = one sequence for LMs). */
@@ -208,6 +202,11 @@ typedef struct dlb_par_opts {
   double shard;          /* 1: spread shardable layers' parameters over the stages */
   double devices;        /* devices to use (0 = the whole cluster) */
   double keep_unfit;     /* 1: also return plans that do not fit in memory */
+  double mem_schedule;   /* DLB_MEM_FRAMEWORK (0) or DLB_MEM_MINIMAL (dlb_step_memory) */
+  double slack;          /* caching-allocator slack, a fraction of the framework schedule's
+                            bytes (>= 0) */
+  double fsdp_overlap;   /* fraction of ZeRO-3's parameter all-gathers and gradient
+                            reduce-scatters hidden under compute, [0, 1] */
 } dlb_par_opts;
 
 /* One plan (and the layer-parallel evaluation of a fixed split). */
@@ -222,9 +221,28 @@ typedef struct dlb_par_row {
   double mem;                    /* bytes on the fullest device */
   double mem_weights, mem_grads, mem_opt, mem_act;  /* its breakdown */
   double fits;                   /* 1 when mem <= device memory */
-  double util;                   /* model FLOP/s over peak of all devices */
+  double util;                   /* MFU: model FLOP/s over peak of all devices */
   double throughput;             /* samples/s */
+  double update;                 /* s of the optimizer step (after the pipeline flush) */
+  double mfu;                    /* model FLOPs utilisation (= util; no recompute counted) */
+  double hfu;                    /* hardware FLOPs utilisation: recomputed forwards counted */
 } dlb_par_row;
+
+/* One op of a layer, for the planner's per-op timing (the same rule as dlb_op_time, on
+** the op scaled to a micro-batch and a tensor-parallel degree). Costs at one sample plus a
+** batch-independent part; a matmul's shape at one sample with the dim that grows with the
+** samples and the dim tensor parallelism splits. */
+typedef struct dlb_par_op {
+  double layer;          /* 0-based index of the layer it belongs to */
+  double phase;          /* 0 forward, 1 backward, 2 optimizer update */
+  double flops_sample, flops_fixed;
+  double bytes_sample, bytes_fixed;
+  double m, n, k, batch; /* matmul shape at one sample (m <= 0: not a matmul) */
+  double grow;           /* the dim that grows with the samples: 1 m, 2 n, 3 k, 4 batch; 0 none */
+  double split;          /* the dim tensor parallelism splits: 1 m, 2 n, 3 k, 4 batch; 0 none
+                            (the FLOPs and bytes of a tensor-parallel layer's ops are divided
+                            by the degree either way) */
+} dlb_par_op;
 
 typedef struct dlb_par_plan dlb_par_plan;
 
@@ -234,15 +252,27 @@ typedef struct dlb_par_plan dlb_par_plan;
 ** possible: batch = dp x m x mb with a whole micro-batch mb >= 1 (batch a multiple of dp,
 ** batch/dp a multiple of m), tp dividing every layer's tp_div, pp x v <= layers, and
 ** dp x tp x pp within the cluster when it is sized. */
-DLB_API int dlb_par_evaluate(const dlb_par_layer *layers, int n, const dlb_par_device *dev,
+DLB_API int dlb_par_evaluate(const dlb_par_layer *layers, int n, const dlb_roof *dev,
                      const dlb_par_cluster *cl, const dlb_par_opts *o,
                      const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem);
+/* The same with the layers' ops (nops of them, each naming its layer): a layer with ops
+** takes its forward, backward and update times from dlb_op_time on each op at the
+** micro-batch and tensor degree (cached per layer shape); a layer without ops is one op of
+** its flops and bytes. */
+DLB_API int dlb_par_evaluate_ops(const dlb_par_layer *layers, int n, const dlb_par_op *ops,
+                     int nops, const dlb_roof *dev, const dlb_par_cluster *cl,
+                     const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
+                     double *stage_mem);
 
 /* Enumerate data x tensor x pipeline degrees, micro-batches, schedules, recompute and
 ** ZeRO stages; keep the ones that fit; sort by step time. NULL on bad input (devices more
 ** than a sized cluster holds, among others). A plan may hold no rows when nothing fits:
 ** dlb_par_plan_smallest then says what the leanest layout needs. */
-DLB_API dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *layers, int n, const dlb_par_device *dev,
+DLB_API dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *layers, int n, const dlb_roof *dev,
+                               const dlb_par_cluster *cl, const dlb_par_opts *o);
+/* The search with the layers' ops (see dlb_par_evaluate_ops). */
+DLB_API dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *layers, int n,
+                               const dlb_par_op *ops, int nops, const dlb_roof *dev,
                                const dlb_par_cluster *cl, const dlb_par_opts *o);
 DLB_API int dlb_par_plan_count(const dlb_par_plan *p);
 /* Copy row i (0-based) into out. */

@@ -25,6 +25,8 @@ DLB_API double dlb_proc_now(void);
 DLB_API double dlb_proc_cputime(int children);
 /* 1 when fd is a terminal. */
 DLB_API int dlb_proc_isatty(int fd);
+/* Columns of the terminal on fd, or 0 when fd is not a terminal (or its size is unknown). */
+DLB_API int dlb_proc_term_width(int fd);
 
 /* Fork a worker joined by two channels (Unix stream sockets). Flushes stdio first, so buffered output is not
 ** written twice. In the parent: *pid is the child, *wfd writes to the child, *rfd reads

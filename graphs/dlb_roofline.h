@@ -48,6 +48,50 @@ DLB_API int dlb_roofline_ops(const dlb_roof *d, const double *flops, const doubl
                      const double *gemm, size_t n, double *op_time, int *op_bound,
                      dlb_roof_result *out);
 
+/* The one per-op time rule every model uses (dlb.roofline.time op by op, data
+** parallelism, the planner's layers): an op of `flops` FLOPs moving `bytes` bytes
+** (after bytes_scale and, with d->cache_aware and a gemm shape, the tiled traffic) takes
+**   kernel_overhead + max(flops / (peak x flops_eff x q), (bytes + half_bw_bytes) / (bw x bw_eff))
+** where q (dlb_gemm_efficiency) is the share of the matrix units a matmul of shape
+** gemm = {m, n, k, batch} keeps busy (1 for other ops, or gemm NULL or m <= 0);
+** kernel_overhead only for an op that does work. *time receives seconds, *bound (may be
+** NULL) DLB_BOUND_COMPUTE or DLB_BOUND_MEMORY. */
+DLB_API int dlb_op_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                        double *time, int *bound);
+/* The fraction of the device's matrix throughput a matmul [m,k] x [k,n], `batch` times,
+** can use (0, 1]: the product of
+** - GPU tile and wave quantisation (sm_count and gemm_tile set): the output is cut into
+**   T = ceil(m/tm) ceil(n/tn) batch tiles run in waves of sm_count (NVIDIA, "Matrix
+**   Multiplication Background User's Guide", Deep Learning Performance Documentation: tile
+**   and wave quantization); when T < sm_count the reduction is split over
+**   s = min(floor(sm_count / T), floor(k / 256)) slices (split-K, CUTLASS; Osama et al.
+**   2023), so q = m n batch s / (ceil(T s / sm_count) x sm_count x tm x tn);
+** - TPU systolic padding (systolic = s): k and n are padded to multiples of s, the
+**   128 x 128 MXU (Wang et al. 2019, seeds/004 sec. 4: "the dimensions ... padded to
+**   multiples of 128"; Google Cloud TPU performance guide);
+** - CPU vector width (vector_width = w lanes): n padded to a multiple of w (Intel 64 and
+**   IA-32 Optimization Reference Manual, vectorised loops over the contiguous dim).
+** 1 when none of those fields is set. */
+DLB_API double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k,
+                                   double batch);
+
+/* Memory schedules: what a training step holds at its peak. */
+enum { DLB_MEM_FRAMEWORK = 0, DLB_MEM_MINIMAL = 1 };
+
+/* The one memory rule of a step (dlb.roofline.time, data parallelism, the planner) from
+** its parts in bytes: weights, gradients (all of them), optimizer state, activations (with
+** workspace) at the peak.
+** DLB_MEM_FRAMEWORK, as PyTorch and Megatron-LM run: gradients are held until the
+**   optimizer step, so w + g + o + act, times (1 + slack) for the caching allocator's
+**   slack (a fraction >= 0; PyTorch's allocator rounds and caches blocks, see the PyTorch
+**   "CUDA semantics: memory management" notes);
+** DLB_MEM_MINIMAL, as dlbench's own scheduler frees every buffer at its last use and
+**   applies each gradient at once: w + o + max(act, g) (gradients appear as activations
+**   are freed in the backward pass), slack ignored.
+** DLB_EINVAL for a negative or non-finite part or an unknown schedule. */
+DLB_API int dlb_step_memory(int schedule, double weights, double grads, double opt,
+                            double act, double slack, double *out);
+
 /* Off-chip bytes moved by a tiled matmul C[m,n] = A[m,k] B[k,n], `batch` times, with
 ** elements of `elem` bytes and an on-chip cache of `cache` bytes. When A, B and C fit
 ** together they move once; otherwise square tiles of side t = floor(sqrt(cache/(3 elem)))

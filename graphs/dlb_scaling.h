@@ -76,6 +76,16 @@ DLB_API int dlb_scaling_invert(int form, const double *params, double y, double 
 DLB_API int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
                           const double *w, int reps, double seed,
                           double *se, double *lo, double *hi, int *used);
+/* The same resampled fits, kept: samples[r*np + j] is parameter j of the r-th successful
+** resample (room for reps*np); *used receives how many (an error if fewer than half).
+** Same seed, same samples as dlb_scaling_bootstrap. */
+DLB_API int dlb_scaling_bootstrap_samples(int form, int n, const double *x, const double *y,
+                                  const double *w, int reps, double seed, double *samples,
+                                  int *used);
+/* se, lo (2.5th percentile), hi (97.5th) of np parameters from `used` samples laid out as
+** dlb_scaling_bootstrap_samples writes them. */
+DLB_API int dlb_scaling_bootstrap_stats(int np, int used, const double *samples, double *se,
+                                double *lo, double *hi);
 
 /* Weighted linear least squares: minimise sum_i w[i] (y[i] - sum_j X[i*k+j] coef[j])^2
 ** (w may be NULL). se[k] as above (may be NULL); *r2 (may be NULL) is the weighted R^2

@@ -20,12 +20,19 @@
 
 #include "dlb_export.h"
 
+/* The library version: the one place it is written, with DLB_ABI_VERSION below. premake5.lua
+** and build.sh read them here: the SONAME libdlbench.so.ABI, the file name
+** libdlbench.so.VERSION and dlbench.pc's Version. */
+#define DLB_VERSION "0.2.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* DLB_FFI_BEGIN */
-enum { DLB_ABI_VERSION = 1 };
+/* The ABI version: the number of the shared library's SONAME (libdlbench.so.N). 0 while
+** the interface is still changing (before 1.0); every incompatible change after that adds 1. */
+enum { DLB_ABI_VERSION = 0 };
 
 /* Status codes. */
 enum {
@@ -44,8 +51,18 @@ enum {
 DLB_API const char *dlb_last_error(void);
 /* The ABI version the library was built with (compare with DLB_ABI_VERSION). */
 DLB_API int dlb_abi_version(void);
-/* The library version string, e.g. "0.1.0"; static. */
+/* The library version string (DLB_VERSION when it was built); static. */
 DLB_API const char *dlb_version(void);
+
+/* The allocator of the library's memory in this thread: f(ud, NULL, n) allocates n > 0
+** bytes, f(ud, p, n) resizes p to n > 0 bytes (NULL on failure, p intact), f(ud, p, 0) frees
+** p. Its blocks must be the C library's malloc blocks (a realloc/free-based allocator such
+** as Lua's). NULL restores realloc/free. Blocks allocated before stay valid. */
+typedef void *(*dlb_allocf)(void *ud, void *ptr, size_t nsize);
+DLB_API void dlb_set_allocator(dlb_allocf f, void *ud);
+/* Bytes of library memory live in this thread (graphs, analyses, figures...): what a
+** garbage-collected host adds to its own heap size to know when to collect. */
+DLB_API double dlb_memory_in_use(void);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus
@@ -61,6 +78,10 @@ DLB_API const char *dlb_version(void);
 #include "dlb_scaling.h"
 #include "dlb_parallel.h"
 #include "dlb_proc.h"
+#include "dlb_energy.h"
+#include "dlb_measure.h"
+#include "dlb_trace.h"
+#include "dlb_minimize.h"
 #include "dlbplot.h"
 
 #endif

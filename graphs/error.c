@@ -51,5 +51,5 @@ int dlb_abi_version(void) {
 
 /* The library version; a static string. */
 const char *dlb_version(void) {
-  return "0.1.0";
+  return DLB_VERSION;
 }

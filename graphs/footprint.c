@@ -45,7 +45,7 @@ static int persistent(const dlb_graph *g, int t) {
 
 /* Uses of each storage (base) by op inputs. */
 static int32_t *count_uses(const dlb_graph *g) {
-  int32_t *uses = calloc(g->nt ? g->nt : 1, sizeof *uses);
+  int32_t *uses = dlb_calloc(g->nt ? g->nt : 1, sizeof *uses);
   if (!uses) return NULL;
   for (size_t i = 0; i < g->no; i++)
     for (int j = 0; j < g->o[i].nin; j++) uses[g->t[op_in(g, &g->o[i])[j]].base]++;
@@ -80,12 +80,12 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
   memset(c, 0, sizeof *c);
   c->g = g;
   c->size = size;
-  c->base = malloc(nt * sizeof *c->base);
-  c->cat = malloc(nt);
-  c->uses = malloc(nt * sizeof *c->uses);
-  c->ndeps = calloc(no, sizeof *c->ndeps);
-  c->coff = calloc(nt + 1, sizeof *c->coff);
-  c->toff = calloc(nt + 1, sizeof *c->toff);
+  c->base = dlb_malloc(nt * sizeof *c->base);
+  c->cat = dlb_malloc(nt);
+  c->uses = dlb_malloc(nt * sizeof *c->uses);
+  c->ndeps = dlb_calloc(no, sizeof *c->ndeps);
+  c->coff = dlb_calloc(nt + 1, sizeof *c->coff);
+  c->toff = dlb_calloc(nt + 1, sizeof *c->toff);
   if (!c->base || !c->cat || !c->uses || !c->ndeps || !c->coff || !c->toff) return DLB_ENOMEM;
   static const uint8_t rolecat[8] = { /* by role; gradients decided below */
     [DLB_ROLE_INPUT] = CAT_ACTIVATIONS, [DLB_ROLE_LABEL] = CAT_ACTIVATIONS,
@@ -125,8 +125,8 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
     }
   }
   for (size_t t = 0; t < g->nt; t++) c->coff[t + 1] += c->coff[t], c->toff[t + 1] += c->toff[t];
-  c->cons = malloc((nuse ? nuse : 1) * sizeof *c->cons);
-  c->tcons = malloc((nuse ? nuse : 1) * sizeof *c->tcons);
+  c->cons = dlb_malloc((nuse ? nuse : 1) * sizeof *c->cons);
+  c->tcons = dlb_malloc((nuse ? nuse : 1) * sizeof *c->tcons);
   if (!c->cons || !c->tcons) return DLB_ENOMEM;
   /* fill with coff[t] / toff[t] as cursors (each ends at the next list's start), then
   ** shift the offsets back by one list */
@@ -146,8 +146,8 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
 
 /* Free what prepare allocated. */
 static void release(fpctx *c) {
-  free(c->base); free(c->cat); free(c->uses); free(c->ndeps);
-  free(c->coff); free(c->toff); free(c->cons); free(c->tcons);
+  dlb_free(c->base); dlb_free(c->cat); dlb_free(c->uses); dlb_free(c->ndeps);
+  dlb_free(c->coff); dlb_free(c->toff); dlb_free(c->cons); dlb_free(c->tcons);
 }
 
 /* Live bytes, in all and by category, while an op order runs; the peak goes to an fpresult. */
@@ -182,7 +182,7 @@ static inline void live_outputs(const fpctx *c, livemem *m, const op *p, const i
 /* Peak live bytes (and the breakdown at the peak) of one op order. */
 static int simulate(const fpctx *c, const int *order, fpresult *r) {
   const dlb_graph *g = c->g;
-  int32_t *rem = malloc((g->nt ? g->nt : 1) * sizeof *rem);
+  int32_t *rem = dlb_malloc((g->nt ? g->nt : 1) * sizeof *rem);
   if (!rem) return DLB_ENOMEM;
   memcpy(rem, c->uses, g->nt * sizeof *rem);
   livemem m;
@@ -201,7 +201,7 @@ static int simulate(const fpctx *c, const int *order, fpresult *r) {
       if ((c->cat[t] & (OWNER | PERSIST)) == OWNER && rem[t] == 0) live_free(c, &m, t);
     }
   }
-  free(rem);
+  dlb_free(rem);
   return DLB_OK;
 }
 
@@ -309,11 +309,11 @@ static int schedule(const fpctx *c, int *order, int hybrid, fpresult *r) {
   const dlb_graph *g = c->g;
   sched s = {c, NULL, NULL, NULL, hybrid, {NULL, NULL, 0}};
   size_t nt = g->nt ? g->nt : 1, no = g->no ? g->no : 1;
-  s.rem = malloc(nt * sizeof *s.rem);
-  s.deps = malloc(no * sizeof *s.deps);
-  s.h.a = malloc(no * sizeof *s.h.a);
-  s.h.pos = malloc(no * sizeof *s.h.pos);
-  s.done = calloc(no, 1);
+  s.rem = dlb_malloc(nt * sizeof *s.rem);
+  s.deps = dlb_malloc(no * sizeof *s.deps);
+  s.h.a = dlb_malloc(no * sizeof *s.h.a);
+  s.h.pos = dlb_malloc(no * sizeof *s.h.pos);
+  s.done = dlb_calloc(no, 1);
   int rc = DLB_OK;
   if (!s.rem || !s.deps || !s.h.a || !s.h.pos || !s.done) { rc = DLB_ENOMEM; goto out; }
   memcpy(s.rem, c->uses, g->nt * sizeof *s.rem);
@@ -354,7 +354,7 @@ static int schedule(const fpctx *c, int *order, int hybrid, fpresult *r) {
   if (k != g->no) rc = dlb_fail(DLB_EINVAL, "footprint: the graph has a cycle or a dangling input");
 out:
   if (rc == DLB_ENOMEM) rc = dlb_fail(DLB_ENOMEM, "footprint: out of memory");
-  free(s.rem); free(s.deps); free(s.done); free(s.h.a); free(s.h.pos);
+  dlb_free(s.rem); dlb_free(s.deps); dlb_free(s.done); dlb_free(s.h.a); dlb_free(s.h.pos);
   return rc;
 }
 
@@ -370,10 +370,10 @@ int fp_measure(const dlb_graph *g, const double *size, const int *order, fpresul
 int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2) {
   fpctx c;
   int rc = prepare(&c, g, size);
-  int *o2 = malloc((g->no + 1) * sizeof *o2);
+  int *o2 = dlb_malloc((g->no + 1) * sizeof *o2);
   if (rc || !o2) {
     release(&c);
-    free(o2);
+    dlb_free(o2);
     return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   }
   fpresult r3;
@@ -392,7 +392,7 @@ int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1,
     }
   }
   release(&c);
-  free(o2);
+  dlb_free(o2);
   if (rc == DLB_ENOMEM) return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   return rc;
 }
@@ -405,12 +405,12 @@ int fp_exact(const dlb_graph *g, const double *size, double *out, int *order) {
                               "this step has %d", n);
   int32_t *uses = count_uses(g);
   size_t ns = (size_t)1 << n;
-  double *best = malloc(ns * sizeof *best), *mem = malloc(ns * sizeof *mem);
-  uint32_t *cmask = calloc(g->nt ? g->nt : 1, sizeof *cmask), *deps = calloc((size_t)n + 1, sizeof *deps);
-  double *alloc = calloc((size_t)n + 1, sizeof *alloc);
-  uint8_t *last = order ? malloc(ns) : NULL; /* the op run last to reach each set */
+  double *best = dlb_malloc(ns * sizeof *best), *mem = dlb_malloc(ns * sizeof *mem);
+  uint32_t *cmask = dlb_calloc(g->nt ? g->nt : 1, sizeof *cmask), *deps = dlb_calloc((size_t)n + 1, sizeof *deps);
+  double *alloc = dlb_calloc((size_t)n + 1, sizeof *alloc);
+  uint8_t *last = order ? dlb_malloc(ns) : NULL; /* the op run last to reach each set */
   if (!uses || !best || !mem || !cmask || !deps || !alloc || (order && !last)) {
-    free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc); free(last);
+    dlb_free(uses); dlb_free(best); dlb_free(mem); dlb_free(cmask); dlb_free(deps); dlb_free(alloc); dlb_free(last);
     return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   }
   double start = 0;
@@ -463,6 +463,6 @@ int fp_exact(const dlb_graph *g, const double *size, double *out, int *order) {
       S &= ~((size_t)1 << last[S]);
     }
   }
-  free(uses); free(best); free(mem); free(cmask); free(deps); free(alloc); free(last);
+  dlb_free(uses); dlb_free(best); dlb_free(mem); dlb_free(cmask); dlb_free(deps); dlb_free(alloc); dlb_free(last);
   return DLB_OK;
 }

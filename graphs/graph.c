@@ -16,7 +16,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t add, size_t sz) {
   if (n + add <= *cap) return 1;
   size_t c = *cap ? *cap : 16;
   while (c < n + add) c *= 2;
-  void *q = realloc(*p, c * sz);
+  void *q = dlb_realloc(*p, c * sz);
   if (!q) return 0;
   *p = q;
   *cap = c;
@@ -60,7 +60,7 @@ static int sameterms(const dimtab *d, int id, const pterm *t, size_t n) {
 /* Double the dim hash table (or create it); 0 on OOM. */
 static int rehash(dimtab *d) {
   size_t ns = d->nslots ? d->nslots * 2 : 64;
-  int32_t *s = malloc(ns * sizeof *s);
+  int32_t *s = dlb_malloc(ns * sizeof *s);
   if (!s) return 0;
   for (size_t i = 0; i < ns; i++) s[i] = -1;
   for (size_t id = 0; id < d->n; id++) {
@@ -68,7 +68,7 @@ static int rehash(dimtab *d) {
     while (s[h] >= 0) h = (h + 1) & (ns - 1);
     s[h] = (int32_t)id;
   }
-  free(d->slots);
+  dlb_free(d->slots);
   d->slots = s;
   d->nslots = ns;
   return 1;
@@ -84,10 +84,10 @@ int dim_intern(dlb_graph *g, const pterm *t, size_t n) {
   }
   if (d->n == d->cap) { /* off and len share one capacity */
     size_t c = d->cap ? 2 * d->cap : 64;
-    int32_t *o = realloc(d->off, c * sizeof *o);
+    int32_t *o = dlb_realloc(d->off, c * sizeof *o);
     if (!o) return oom();
     d->off = o;
-    int32_t *l = realloc(d->len, c * sizeof *l);
+    int32_t *l = dlb_realloc(d->len, c * sizeof *l);
     if (!l) return oom();
     d->len = l;
     d->cap = c;
@@ -121,7 +121,7 @@ static int gvar(dlb_graph *g, const char *name) {
   if (g->nvars == DLB_POLY_MAXVARS)
     return dlb_fail(DLB_EINVAL, "graph '%s': more than %d dim names (adding '%s')",
                     g->str + g->name, DLB_POLY_MAXVARS, name);
-  g->vars[g->nvars] = strdup(name);
+  g->vars[g->nvars] = dlb_strdup(name);
   if (!g->vars[g->nvars]) return oom();
   return g->nvars++;
 }
@@ -137,8 +137,8 @@ int dim_text(dlb_graph *g, const char *text) {
   textcache *c = &g->tcache;
   if (2 * (c->n + 1) > c->nslots) {
     size_t ns = c->nslots ? c->nslots * 2 : 64;
-    int32_t *s = malloc(ns * sizeof *s), *id = malloc(ns * sizeof *id);
-    if (!s || !id) { free(s); free(id); return oom(); }
+    int32_t *s = dlb_malloc(ns * sizeof *s), *id = dlb_malloc(ns * sizeof *id);
+    if (!s || !id) { dlb_free(s); dlb_free(id); return oom(); }
     for (size_t i = 0; i < ns; i++) s[i] = -1;
     for (size_t i = 0; i < c->nslots; i++) {
       if (c->str[i] < 0) continue;
@@ -147,8 +147,8 @@ int dim_text(dlb_graph *g, const char *text) {
       s[h] = c->str[i];
       id[h] = c->id[i];
     }
-    free(c->str);
-    free(c->id);
+    dlb_free(c->str);
+    dlb_free(c->id);
     c->str = s;
     c->id = id;
     c->nslots = ns;
@@ -165,7 +165,7 @@ int dim_text(dlb_graph *g, const char *text) {
     map[i] = gvar(g, p->names[i]);
     if (map[i] < 0) { dlb_poly_free(p); return map[i]; }
   }
-  pterm tmp[64], *t = p->nterms <= 64 ? tmp : malloc((size_t)p->nterms * sizeof *t);
+  pterm tmp[64], *t = p->nterms <= 64 ? tmp : dlb_malloc((size_t)p->nterms * sizeof *t);
   if (!t) { dlb_poly_free(p); return oom(); }
   for (int i = 0; i < p->nterms; i++) {
     t[i].key = pkey_remap(p->t[i].key, p->nvars, map);
@@ -174,7 +174,7 @@ int dim_text(dlb_graph *g, const char *text) {
   size_t n = pterms_normalize(t, (size_t)p->nterms);
   dlb_poly_free(p);
   int id = dim_intern(g, t, n);
-  if (t != tmp) free(t);
+  if (t != tmp) dlb_free(t);
   if (id < 0) return id;
   int32_t s = gstr(g, text);
   if (s < 0) return oom();
@@ -189,14 +189,14 @@ static int dim_binop(dlb_graph *g, int a, int b, int mul, double sb) {
   const dimtab *d = &g->dims;
   size_t na = (size_t)d->len[a], nb = (size_t)d->len[b];
   size_t cap = mul ? na * nb : na + nb;
-  pterm tmp[64], *r = cap <= 64 ? tmp : malloc(cap * sizeof *r);
+  pterm tmp[64], *r = cap <= 64 ? tmp : dlb_malloc(cap * sizeof *r);
   if (!r) return oom();
   const pterm *ta = d->terms + d->off[a], *tb = d->terms + d->off[b];
   long n;
   if (mul) {
     n = pterms_mul(ta, na, tb, nb, r);
     if (n < 0) {
-      if (r != tmp) free(r);
+      if (r != tmp) dlb_free(r);
       return dlb_fail(DLB_EINVAL, "graph: a dim exponent exceeds %d", DLB_POLY_MAXEXP);
     }
   } else {
@@ -205,7 +205,7 @@ static int dim_binop(dlb_graph *g, int a, int b, int mul, double sb) {
     n = (long)pterms_normalize(r, na + nb);
   }
   int id = dim_intern(g, r, (size_t)n);
-  if (r != tmp) free(r);
+  if (r != tmp) dlb_free(r);
   return id;
 }
 
@@ -369,7 +369,7 @@ int add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims) {
 /* -- public -- */
 
 dlb_graph *dlb_graph_new(const char *name) {
-  dlb_graph *g = calloc(1, sizeof *g);
+  dlb_graph *g = dlb_calloc(1, sizeof *g);
   if (!g) return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   g->refs = 1;
   g->curlayer = -1;
@@ -384,14 +384,14 @@ dlb_graph *dlb_graph_new(const char *name) {
 
 void graph_release(dlb_graph *g) {
   if (!g || --g->refs > 0) return;
-  for (int i = 0; i < g->nvars; i++) free(g->vars[i]);
-  for (size_t i = 0; i < g->nlayers; i++) free(g->layers[i]);
-  free(g->layers);
-  free(g->dims.off); free(g->dims.len); free(g->dims.terms); free(g->dims.slots);
-  free(g->tcache.str); free(g->tcache.id);
-  free(g->t); free(g->o); free(g->args); free(g->str);
+  for (int i = 0; i < g->nvars; i++) dlb_free(g->vars[i]);
+  for (size_t i = 0; i < g->nlayers; i++) dlb_free(g->layers[i]);
+  dlb_free(g->layers);
+  dlb_free(g->dims.off); dlb_free(g->dims.len); dlb_free(g->dims.terms); dlb_free(g->dims.slots);
+  dlb_free(g->tcache.str); dlb_free(g->tcache.id);
+  dlb_free(g->t); dlb_free(g->o); dlb_free(g->args); dlb_free(g->str);
   graph_release(g->step);
-  free(g);
+  dlb_free(g);
 }
 
 void dlb_graph_free(dlb_graph *g) { graph_release(g); }
@@ -401,14 +401,14 @@ const char *dlb_graph_name(const dlb_graph *g) { return g->str + g->name; }
 /* A copy of n bytes of p in a new block of cap >= n bytes. */
 static void *dup(const void *p, size_t n, size_t cap, int *ok) {
   if (!cap) return NULL;
-  void *q = malloc(cap);
+  void *q = dlb_malloc(cap);
   if (!q) { *ok = 0; return NULL; }
   if (n) memcpy(q, p, n);
   return q;
 }
 
 dlb_graph *graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t args) {
-  dlb_graph *c = calloc(1, sizeof *c);
+  dlb_graph *c = dlb_calloc(1, sizeof *c);
   if (!c) return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   int ok = 1;
   *c = *g;
@@ -416,9 +416,9 @@ dlb_graph *graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t ar
   c->step = NULL;
   c->tcache.str = c->tcache.id = NULL;
   c->tcache.nslots = c->tcache.n = 0;
-  for (int i = 0; i < g->nvars; i++) c->vars[i] = strdup(g->vars[i]), ok &= !!c->vars[i];
+  for (int i = 0; i < g->nvars; i++) c->vars[i] = dlb_strdup(g->vars[i]), ok &= !!c->vars[i];
   c->layers = dup(g->layers, g->nlayers * sizeof *g->layers, g->nlayers * sizeof *g->layers, &ok);
-  for (size_t i = 0; ok && i < g->nlayers; i++) c->layers[i] = strdup(g->layers[i]), ok &= !!c->layers[i];
+  for (size_t i = 0; ok && i < g->nlayers; i++) c->layers[i] = dlb_strdup(g->layers[i]), ok &= !!c->layers[i];
   c->caplayers = g->nlayers;
   c->dims.off = dup(g->dims.off, g->dims.n * sizeof(int32_t), g->dims.cap * sizeof(int32_t), &ok);
   c->dims.len = dup(g->dims.len, g->dims.n * sizeof(int32_t), g->dims.cap * sizeof(int32_t), &ok);
@@ -494,9 +494,21 @@ int dlb_graph_layer(dlb_graph *g, const char *name) {
   for (size_t i = 0; i < g->nlayers; i++)
     if (strcmp(g->layers[i], name) == 0) { g->curlayer = (int32_t)i; return DLB_OK; }
   if (!GROW(g->layers, g->nlayers, g->caplayers, 1)) return oom();
-  g->layers[g->nlayers] = strdup(name);
+  g->layers[g->nlayers] = dlb_strdup(name);
   if (!g->layers[g->nlayers]) return oom();
   g->curlayer = (int32_t)g->nlayers++;
+  return DLB_OK;
+}
+
+int dlb_graph_freeze(dlb_graph *g, int t, int frozen) {
+  if (!g) return dlb_fail(DLB_EINVAL, "freeze: NULL graph");
+  if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "freeze: no tensor %d", t);
+  if (g->t[t].role != DLB_ROLE_WEIGHT)
+    return dlb_fail(DLB_EINVAL, "freeze: tensor %d is not a weight", t);
+  uint8_t old = g->t[t].flags;
+  if (frozen) g->t[t].flags |= TF_FROZEN;
+  else g->t[t].flags &= (uint8_t)~TF_FROZEN;
+  if (g->t[t].flags != old) g->version++; /* the cached step is stale only on a change */
   return DLB_OK;
 }
 

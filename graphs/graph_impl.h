@@ -36,7 +36,7 @@ enum {
 enum { OP_MAXATTR = 8, OP_MAXIO = 1024 };
 
 /* Tensor flags. */
-enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4 };
+enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4, TF_FROZEN = 8 };
 
 typedef struct tensor {
   int32_t name;          /* offset in the string pool, or -1 (named after its producer) */
@@ -172,6 +172,18 @@ double dtype_size(int dt);
 
 /* -- train.c -- */
 dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt);
+
+/* -- fusion.c -- */
+/* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;
+** *recompute receives the FLOPs the fused kernels recompute. */
+int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, double *size,
+                  double *recompute);
+/* -- analysis.c -- */
+/* Bytes per element of a default-typed floating-point tensor under a precision policy
+** (fp32, tf32 4; fp16, bf16, mixed 2; fp8 1). */
+double dlb_policy_esize(int precision);
+/* 1 when the policy keeps fp32 master weights and optimizer state (mixed, mixed_bf16, fp8). */
+int dlb_policy_mixed(int precision);
 
 /* -- footprint.c -- */
 typedef struct fpresult {

@@ -41,7 +41,7 @@ static int checkt(const dlb_graph *g, int t, const char *what, const char *arg) 
 static char *cat(char *buf, size_t size, const char *prefix, const char *suffix) {
   size_t lp = strlen(prefix), ls = strlen(suffix);
   if (lp + ls + 1 > size) {
-    buf = malloc(lp + ls + 1);
+    buf = dlb_malloc(lp + ls + 1);
     if (!buf) return NULL;
   }
   memcpy(buf, prefix, lp);
@@ -55,7 +55,7 @@ static int weight(dlb_graph *g, const char *prefix, const char *suffix, size_t n
   char small[256], *buf = cat(small, sizeof small, prefix, suffix);
   if (!buf) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   int rc = dlb_graph_tensor(g, buf, DLB_ROLE_WEIGHT, DLB_DT_DEFAULT, nd, dims, id);
-  if (buf != small) free(buf);
+  if (buf != small) dlb_free(buf);
   return rc;
 }
 
@@ -67,7 +67,7 @@ static int weight_ids(dlb_graph *g, const char *prefix, const char *suffix, int 
   char small[256], *buf = cat(small, sizeof small, prefix, suffix);
   if (!buf) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   int32_t s = gstr(g, buf);
-  if (buf != small) free(buf);
+  if (buf != small) dlb_free(buf);
   if (s < 0) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   int t = new_tensor(g, s, nd, dims, DLB_DT_DEFAULT, DLB_ROLE_WEIGHT);
   if (t < 0) return t;

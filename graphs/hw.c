@@ -35,6 +35,16 @@ double dlb_precision_bytes(int id) {
 
 static int positive(double x) { return isfinite(x) && x > 0; }
 
+/* The defaults of a device description (the one home of 0.8 / 0.7). */
+void dlb_roof_init(dlb_roof *d) {
+  if (d == NULL) return;
+  memset(d, 0, sizeof *d);
+  d->flops_eff = 0.8;   /* Hestness et al. 2019 sec. 5.2: 80% of peak FLOP/s */
+  d->bw_eff = 0.7;      /* ibid.: 70% of peak memory bandwidth */
+  d->elem = 4;
+  d->bytes_scale = 1;
+}
+
 /* Validate a roofline description; names the first bad field. */
 int dlb_roof_check(const dlb_roof *d) {
   if (d == NULL) return dlb_fail(DLB_EINVAL, "roofline: device is NULL");
@@ -62,6 +72,19 @@ int dlb_roof_check(const dlb_roof *d) {
       !(isfinite(d->tile_m) && isfinite(d->tile_n) && d->tile_m >= 1 && d->tile_n >= 1))
     return dlb_fail(DLB_EINVAL, "roofline: matmul tiles must be >= 1 element (or both 0 for "
                     "square tiles sized from the cache), got %g x %g", d->tile_m, d->tile_n);
+  const struct { const char *name; double v; } nn[] = {
+    { "kernel_overhead", d->kernel_overhead }, { "step_overhead", d->step_overhead },
+    { "half_bw_bytes", d->half_bw_bytes }, { "sm_count", d->sm_count },
+    { "gemm_tile_m", d->gemm_tile_m }, { "gemm_tile_n", d->gemm_tile_n },
+    { "systolic", d->systolic }, { "vector_width", d->vector_width }, { "mem", d->mem } };
+  for (size_t i = 0; i < sizeof nn / sizeof nn[0]; i++)
+    if (!isfinite(nn[i].v) || nn[i].v < 0)
+      return dlb_fail(DLB_EINVAL, "roofline: %s must be a finite number >= 0 (0: off), got %g",
+                      nn[i].name, nn[i].v);
+  if ((d->gemm_tile_m > 0) != (d->gemm_tile_n > 0) || (d->gemm_tile_m > 0 && d->gemm_tile_m < 1)
+      || (d->gemm_tile_n > 0 && d->gemm_tile_n < 1))
+    return dlb_fail(DLB_EINVAL, "roofline: gemm_tile must be {m, n} >= 1 element each (or both "
+                    "0: off), got %g x %g", d->gemm_tile_m, d->gemm_tile_n);
   return DLB_OK;
 }
 

@@ -126,7 +126,7 @@ int dlb_lm_solve(dlb_lm_fn fn, void *ud, int n, int np, double *p,
   int numeric = opt && opt->numeric_jac;
 
   size_t nn = (size_t)n;
-  double *buf = malloc(sizeof(double) * (nn * (size_t)np + 3 * nn));
+  double *buf = dlb_malloc(sizeof(double) * (nn * (size_t)np + 3 * nn));
   if (!buf) return dlb_fail(DLB_ENOMEM, "lm: out of memory for %d residuals", n);
   double *jac = buf, *r = jac + nn * (size_t)np, *rnew = r + nn, *rtmp = rnew + nn;
   double a[DLB_LM_MAX_PARAMS * DLB_LM_MAX_PARAMS], l[DLB_LM_MAX_PARAMS * DLB_LM_MAX_PARAMS];
@@ -220,6 +220,6 @@ int dlb_lm_solve(dlb_lm_fn fn, void *ud, int n, int np, double *p,
     info->reason = reason;
   }
 done:
-  free(buf);
+  dlb_free(buf);
   return st;
 }

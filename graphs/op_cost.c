@@ -14,8 +14,13 @@
 **   slice, transpose, reshape 0 (reshape moves no bytes); softmax cross-entropy 4 per
 **   logit, backward 2; MSE 3 per element, backward 2; CTC (approximation) 3*T*B*V +
 **   3*B*T*(2S+1) forward and 2*T*B*V + 3*B*T*(2S+1) backward; gradient accumulation 1
-**   per element; updates per parameter: sgd 2, momentum 4, rmsprop 9, adam 12 (+1 for
-**   the low-precision copy under mixed precision).
+**   per element; updates per parameter: sgd 2, momentum 4, rmsprop 9, adam 12, adamw 14
+**   (adam + decoupled decay w -= lr*wd*w, Loshchilov & Hutter 2019 Alg. 2), adafactor 11
+**   (g^2 1, row and column sums 2, the factored estimate R C / sum(R) 2, g / sqrt(v) 2,
+**   update clipping RMS 2, w -= lr*u 2; Shazeer & Stern 2018 Alg. 4, beta1 = 0; the
+**   per-row/column moving averages are O(rows + cols) and left out), adam8bit 20 (adam 12
+**   + for each of the two states dequantise 1 and quantise 3: block absmax, scale, round;
+**   Dettmers et al. 2022) (+1 for the low-precision copy under mixed precision).
 **   Bytes: every input plus every output, at its element size (Catamount).
 */
 #include <string.h>
@@ -97,6 +102,9 @@ static double update_flops(int optimizer) {
   case DLB_OPT_MOMENTUM: return 4;
   case DLB_OPT_RMSPROP: return 9;
   case DLB_OPT_ADAM: return 12;
+  case DLB_OPT_ADAMW: return 14;
+  case DLB_OPT_ADAFACTOR: return 11;
+  case DLB_OPT_ADAM8BIT: return 20;
   default: return 2;
   }
 }

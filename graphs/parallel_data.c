@@ -2,21 +2,13 @@
 ** parallel_data.c — data-parallel training: synchronous SGD with a bucketed gradient
 ** allreduce that may overlap the backward pass, and asynchronous parameter-server
 ** training as a throughput model without the barrier. Per-worker compute time comes from
-** the roofline (Hestness et al. 2019 sec. 5.2.2: max(c/(80% x_c), a/(70% x_a))).
+** the caller (dlb.roofline.time op by op) or the per-op rule dlb_op_time on the whole work.
 */
 #include <math.h>
 
 #include "dlb_parallel.h"
+#include "dlb_roofline.h"
 #include "dlb_internal.h"
-
-/* Roofline time of flops and bytes on dev at its achievable rates. */
-double dlb_par_roofline(const dlb_par_device *dev, double flops, double bytes) {
-  double fe = dev->flops_eff > 0 ? dev->flops_eff : 0.8;
-  double be = dev->bw_eff > 0 ? dev->bw_eff : 0.7;
-  double tc = flops / (dev->peak * fe);
-  double tm = dev->mem_bw > 0 ? bytes / (dev->mem_bw * be) : 0;
-  return tc > tm ? tc : tm;
-}
 
 /* Allreduce across n devices of a cluster, packed node by node. */
 int dlb_par_allreduce_cluster(double S, double n, int algo, const dlb_par_cluster *cl,
@@ -36,15 +28,9 @@ int dlb_par_allreduce_cluster(double S, double n, int algo, const dlb_par_cluste
   return dlb_par_collective(DLB_COLL_ALLREDUCE, algo, S, n, 0, &cl->inter, out);
 }
 
-static int check_device(const char *what, const dlb_par_device *d) {
+static int check_device(const char *what, const dlb_roof *d) {
   if (!d) return dlb_fail(DLB_EINVAL, "%s: device is missing", what);
-  if (!(d->peak > 0) || !isfinite(d->peak))
-    return dlb_fail(DLB_EINVAL, "%s: device peak must be a positive FLOP/s, got %g", what,
-                    d->peak);
-  if (!(d->mem_bw >= 0) || !(d->mem >= 0) || !isfinite(d->mem_bw) || !isfinite(d->mem))
-    return dlb_fail(DLB_EINVAL, "%s: device mem_bw and mem must be >= 0", what);
-  if (!(d->flops_eff >= 0 && d->flops_eff <= 1) || !(d->bw_eff >= 0 && d->bw_eff <= 1))
-    return dlb_fail(DLB_EINVAL, "%s: device flops_eff and bw_eff must be in (0, 1]", what);
+  if (dlb_roof_check(d)) return dlb_fail(DLB_EINVAL, "%s: %s", what, dlb_last_error());
   return DLB_OK;
 }
 
@@ -70,7 +56,7 @@ static int bucketed(double G, double n, int algo, double bucket, const dlb_par_c
 }
 
 /* Data-parallel step of w on dev over cl; see the header. */
-int dlb_par_data(const dlb_par_work *w, const dlb_par_device *dev,
+int dlb_par_data(const dlb_par_work *w, const dlb_roof *dev,
                  const dlb_par_cluster *cl, const dlb_par_dp_opts *o, dlb_par_dp_result *r) {
   int st;
   if (!w || !o || !r) return dlb_fail(DLB_EINVAL, "data parallel: missing argument");
@@ -114,8 +100,12 @@ int dlb_par_data(const dlb_par_work *w, const dlb_par_device *dev,
   double flops = w->flops_sample * sb + w->flops_fixed;
   if (!(o->compute >= 0) || !isfinite(o->compute))
     return dlb_fail(DLB_EINVAL, "data parallel: compute must be >= 0 s, got %g", o->compute);
-  double tcomp = o->compute > 0 ? o->compute
-                                : dlb_par_roofline(dev, flops, w->bytes_sample * sb + w->bytes_fixed);
+  double tcomp = o->compute;
+  if (!(tcomp > 0)) {   /* the work as one op of the per-op rule, plus the step overhead */
+    if ((st = dlb_op_time(dev, flops, w->bytes_sample * sb + w->bytes_fixed, NULL, &tcomp, NULL)))
+      return dlb_fail(st, "data parallel: %s", dlb_last_error());
+    tcomp += dev->step_overhead;
+  }
   double bwd = (w->bwd_frac > 0 ? w->bwd_frac : 2.0 / 3.0) * tcomp;
   double comm = 0, last = 0, wire = 0, nb = 0, exposed = 0, step;
   r->batch = sb * n;

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "dlb_parallel.h"
+#include "dlb_roofline.h"
+#include "planner_ops.h"
 #include "dlb_internal.h"
 
 struct dlb_par_plan {
@@ -35,18 +37,11 @@ static int whole(double x) {
   return x >= 1 && x == floor(x) && x < 1e12;
 }
 
-static int check_inputs(const dlb_par_layer *L, int n, const dlb_par_device *dev,
+static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
                         const dlb_par_cluster *cl, const dlb_par_opts *o) {
   if (!L || !dev || !cl || !o) return dlb_fail(DLB_EINVAL, "plan: missing argument");
   if (n < 1) return dlb_fail(DLB_EINVAL, "plan: the model has no layers");
-  if (!(dev->peak > 0) || !isfinite(dev->peak))
-    return dlb_fail(DLB_EINVAL, "plan: device peak must be a positive FLOP/s, got %g", dev->peak);
-  if (!(dev->mem_bw >= 0) || !(dev->mem >= 0))
-    return dlb_fail(DLB_EINVAL, "plan: device mem_bw and mem must be >= 0");
-  if (!(dev->flops_eff >= 0 && dev->flops_eff <= 1) || !(dev->bw_eff >= 0 && dev->bw_eff <= 1))
-    return dlb_fail(DLB_EINVAL, "plan: device flops_eff and bw_eff must be in (0, 1]");
-  if (!isfinite(dev->mem_bw) || !isfinite(dev->mem))
-    return dlb_fail(DLB_EINVAL, "plan: device mem_bw and mem must be finite");
+  if (dlb_roof_check(dev)) return dlb_fail(DLB_EINVAL, "plan: %s", dlb_last_error());
   int st = dlb_par_cluster_check("plan", cl, 0);
   if (st) return st;
   if (!whole(o->batch))
@@ -56,6 +51,13 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_par_device *dev
     return dlb_fail(DLB_EINVAL, "plan: overlap must be in [0, 1], got %g", o->overlap);
   if (!(o->w_bytes >= 0 && o->g_bytes >= 0 && o->o_bytes >= 0))
     return dlb_fail(DLB_EINVAL, "plan: bytes per parameter must be >= 0");
+  if (!(o->mem_schedule == DLB_MEM_FRAMEWORK || o->mem_schedule == DLB_MEM_MINIMAL))
+    return dlb_fail(DLB_EINVAL, "plan: mem_schedule must be 0 (framework) or 1 (minimal), got %g",
+                    o->mem_schedule);
+  if (!(o->slack >= 0) || !isfinite(o->slack))
+    return dlb_fail(DLB_EINVAL, "plan: slack must be a fraction >= 0, got %g", o->slack);
+  if (!(o->fsdp_overlap >= 0 && o->fsdp_overlap <= 1))
+    return dlb_fail(DLB_EINVAL, "plan: fsdp_overlap must be in [0, 1], got %g", o->fsdp_overlap);
   for (int i = 0; i < n; i++) {
     const dlb_par_layer *l = &L[i];
     const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
@@ -95,6 +97,8 @@ static const dlb_par_link *group_link(const dlb_par_cluster *cl, double span) {
 /* Per-device accumulation of one layout. */
 typedef struct stage {
   double f, b;          /* compute s per micro-batch, forward and backward */
+  double upd;           /* s of the optimizer update of its layers */
+  double rcf;           /* recomputed forward FLOPs per sample (for HFU) */
   double tpf, tpb;      /* tensor-parallel allreduce s per micro-batch */
   double params;        /* parameters held (after the tensor split) */
   double kept;          /* activation bytes kept per sample */
@@ -108,11 +112,10 @@ enum { MAX_STAGES = 4096 };
 
 /* `checked`: the search already validated the inputs and enumerates only possible layouts
 ** (whole micro-batches, tp dividing tp_div, within the cluster), so those checks are skipped. */
-static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
+static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dlb_roof *dev,
                     const dlb_par_cluster *cl, const dlb_par_opts *o,
                     const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem, int checked) {
   int st;
-  if (!checked && (st = check_inputs(L, n, dev, cl, o))) return st;
   if (!cfg || !out) return dlb_fail(DLB_EINVAL, "plan: missing configuration or result");
   double dp = cfg->dp, tp = cfg->tp, pp = cfg->pp, m = cfg->m;
   int sched = (int)cfg->sched, rc = cfg->recompute != 0, zero = (int)cfg->zero;
@@ -149,11 +152,11 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
   int sp = o->seq_par != 0;
 
   /* Balanced split into K chunks; chunk c runs on device c mod pp. */
-  double *w = malloc(sizeof(double) * (size_t)n);
-  int *first = malloc(sizeof(int) * (size_t)(K + 1));
-  stage *S = calloc((size_t)p, sizeof(stage));
+  double *w = dlb_malloc(sizeof(double) * (size_t)n);
+  int *first = dlb_malloc(sizeof(int) * (size_t)(K + 1));
+  stage *S = dlb_calloc((size_t)p, sizeof(stage));
   if (!w || !first || !S) {
-    free(w); free(first); free(S);
+    dlb_free(w); dlb_free(first); dlb_free(S);
     return dlb_fail(DLB_ENOMEM, "plan: out of memory");
   }
   for (int i = 0; i < n; i++) {
@@ -163,7 +166,7 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
       : (L[i].flops_fwd + L[i].flops_bwd) / tl + 1e-30 * L[i].bytes_sample;
   }
   st = dlb_par_partition(w, n, K, first);
-  if (st) { free(w); free(first); free(S); return st; }
+  if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
   first[K] = n;
 
   const dlb_par_link *tplink = group_link(cl, tp);
@@ -174,16 +177,18 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     for (int i = first[c]; i < first[c + 1]; i++) {
       const dlb_par_layer *l = &L[i];
       double tl = l->tp_bytes > 0 ? tp : 1;
-      double fl = l->flops_fwd + l->flops_bwd;
-      double t = dlb_par_roofline(dev, fl * mb / tl, (l->bytes_sample * mb + l->bytes_fixed) / tl);
-      double tf = fl > 0 ? t * l->flops_fwd / fl : t / 3;
+      double tf, tb, tu;
+      st = dlb_layer_times_get(LT, dev, i, mb, tl, &tf, &tb, &tu);
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       s->f += tf;
-      s->b += (t - tf) + (rc ? tf : 0);
+      s->b += tb + (rc ? tf : 0);
+      s->upd += tu / (zero >= 1 ? dp : 1);   /* ZeRO partitions the update over dp */
+      if (rc) s->rcf += l->flops_fwd;
       if (tl > 1 && l->tp_colls > 0) {
         dlb_par_coll c1;
         st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mb, tp, 0,
                                 tplink, &c1);
-        if (st) { free(w); free(first); free(S); return st; }
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         s->tpf += l->tp_colls * c1.time;
         s->tpb += l->tp_colls * c1.time * (rc ? 2 : 1);
       }
@@ -233,22 +238,41 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     }
   }
 
+  /* Each device's bytes under the memory schedule (dlb_step_memory, the rule
+  ** dlb.roofline.time uses too); the fullest decides `fits`. */
+  int mode = (int)o->mem_schedule;
+  for (int d = 0; d < p; d++) {
+    stage *s = &S[d];
+    double act = s->mem - s->params * epp, m2;
+    st = dlb_step_memory(mode, s->params * ew, s->params * eg, s->params * eo,
+                         act > 0 ? act : 0, o->slack, &m2);
+    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+    s->mem = m2;
+  }
   /* The bottleneck device sets the pipeline's pace. */
   int worst = 0, fullest = 0;
   double T = -1;
-  double xt = 0;
+  double xt = 0, upd = 0;
   for (int d = 0; d < p; d++) {
     stage *s = &S[d];
     double x = 0;
-    if (p > 1)  /* one activation out and one gradient back per chunk, per micro-batch */
-      x = 2 * v * (pplink->latency + s->xfer * mb / (pplink->bw * (pplink->eff > 0 ? pplink->eff : 1)));
+    if (p > 1) {  /* one activation out and one gradient back per chunk, per micro-batch: a
+                  ** point-to-point send, the two-rank tree broadcast (latency + bytes/bw) */
+      dlb_par_coll c1;
+      st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, s->xfer * mb, 2, 0, pplink, &c1);
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      x = 2 * v * c1.time;
+    }
     double t = s->f + s->b + s->tpf + s->tpb + x;
     if (t > T) { T = t; worst = d; xt = x; }
+    if (s->upd > upd) upd = s->upd;
     if (s->mem > S[fullest].mem) fullest = d;
     if (stage_mem) stage_mem[d] = s->mem;
   }
   stage *bw = &S[worst];
-  double bubble = (pp - 1) / v * T;
+  /* the schedule's idle fraction f of the step (dlb_par_bubble): bubble = m T f / (1 - f) */
+  double bf = dlb_par_bubble(sched, pp, m, v);
+  double bubble = bf > 0 && bf < 1 ? m * T * bf / (1 - bf) : 0;
 
   /* Gradient allreduce across data-parallel replicas, after the pipeline flush; groups of
   ** tp x pp devices are packed into nodes, so a node holds per_node/(tp pp) replicas. */
@@ -265,9 +289,21 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
     if (o->dp_algo != algo || algo < 0 || algo >= DLB_ALGO_NALGOS) algo = DLB_ALGO_RING;
     dlb_par_coll c;
     st = dlb_par_allreduce_cluster(maxp * gb, dp, algo, &sub, &c);
-    if (st) { free(w); free(first); free(S); return st; }
-    dpt = c.time * (zero >= 3 ? 1.5 : 1);
-    dpt = fmax(0, dpt - o->overlap * bw->b);
+    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+    if (zero >= 3) {
+      /* ZeRO-3 / FSDP gathers a layer's parameters for every micro-batch's forward and
+      ** backward and reduce-scatters its gradients after every micro-batch's backward
+      ** (Rajbhandari et al. 2020 sec. 5.3 and 7: 1.5x the allreduce volume, per
+      ** micro-batch under gradient accumulation): m x 1.5 allreduce volumes. The
+      ** backward's all-gather and reduce-scatter (one allreduce volume) hide under
+      ** `overlap` of each backward, the forward all-gather (half) under fsdp_overlap of
+      ** each forward. */
+      dpt = m * (fmax(0, c.time - o->overlap * bw->b)
+                 + fmax(0, 0.5 * c.time - o->fsdp_overlap * bw->f));
+    } else {
+      /* the gradient allreduce after the flush hides under `overlap` of the last backward */
+      dpt = fmax(0, c.time - o->overlap * bw->b);
+    }
   }
 
   double model_flops = 0;
@@ -283,7 +319,8 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
   out->dp_comm = dpt;
   out->comm = out->tp_comm + out->pp_comm + out->dp_comm;
   out->bubble = bubble;
-  out->step = out->compute + out->comm + out->bubble;
+  out->update = upd;
+  out->step = out->compute + out->comm + out->bubble + out->update + dev->step_overhead;
   stage *fs = &S[fullest];
   out->mem = fs->mem;
   out->mem_weights = fs->params * ew;
@@ -292,22 +329,39 @@ static int evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
   out->mem_act = fs->mem - fs->params * epp;
   out->fits = (dev->mem <= 0 || out->mem <= dev->mem) ? 1 : 0;
   out->util = model_flops / (out->step * dev->peak * dp * tp * pp);
+  out->mfu = out->util;
+  double rcflops = 0;   /* the recomputed forwards, summed over the stages (layers once) */
+  for (int d = 0; d < p; d++) rcflops += S[d].rcf;
+  out->hfu = (model_flops + rcflops * o->batch) / (out->step * dev->peak * dp * tp * pp);
   out->throughput = o->batch / out->step;
-  free(w); free(first); free(S);
+  dlb_free(w); dlb_free(first); dlb_free(S);
   return DLB_OK;
 }
 
 /* Evaluate one layout; see the header. */
-int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_par_device *dev,
+int dlb_par_evaluate_ops(const dlb_par_layer *L, int n, const dlb_par_op *ops, int nops,
+                         const dlb_roof *dev, const dlb_par_cluster *cl,
+                         const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
+                         double *stage_mem) {
+  int st = check_inputs(L, n, dev, cl, o);
+  if (st) return st;
+  dlb_layer_times *LT = dlb_layer_times_new(L, n, ops, nops);
+  if (!LT) return dlb_last_status();
+  st = evaluate(L, n, LT, dev, cl, o, cfg, out, stage_mem, 0);
+  dlb_layer_times_free(LT);
+  return st;
+}
+
+int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_roof *dev,
                      const dlb_par_cluster *cl, const dlb_par_opts *o,
                      const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem) {
-  return evaluate(L, n, dev, cl, o, cfg, out, stage_mem, 0);
+  return dlb_par_evaluate_ops(L, n, NULL, 0, dev, cl, o, cfg, out, stage_mem);
 }
 
 static int push(dlb_par_plan *P, const dlb_par_row *r) {
   if (P->count == P->cap) {
     int nc = P->cap ? 2 * P->cap : 256;
-    dlb_par_row *nr = realloc(P->rows, sizeof(dlb_par_row) * (size_t)nc);
+    dlb_par_row *nr = dlb_realloc(P->rows, sizeof(dlb_par_row) * (size_t)nc);
     if (!nr) return dlb_fail(DLB_ENOMEM, "plan: out of memory");
     P->rows = nr;
     P->cap = nc;
@@ -324,8 +378,14 @@ static int bystep(const void *a, const void *b) {
 }
 
 /* Search the layouts; see the header. */
-dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_device *dev,
+dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_roof *dev,
                                const dlb_par_cluster *cl, const dlb_par_opts *o) {
+  return dlb_par_plan_new_ops(L, n, NULL, 0, dev, cl, o);
+}
+
+dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_op *ops,
+                                   int nops, const dlb_roof *dev, const dlb_par_cluster *cl,
+                                   const dlb_par_opts *o) {
   if (check_inputs(L, n, dev, cl, o)) return NULL;
   double D = o->devices > 0 ? o->devices : cl->per_node * cl->nodes;
   if (!whole(D))
@@ -342,8 +402,10 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
   if (!(o->m_max >= 0 && o->m_max <= 65536))
     return dlb_fail_null(DLB_EINVAL, "plan: m_max must be in 0..65536 micro-batches, got %g",
                          o->m_max);
-  dlb_par_plan *P = calloc(1, sizeof *P);
-  if (!P) return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
+  dlb_layer_times *LT = dlb_layer_times_new(L, n, ops, nops);
+  if (!LT) return NULL;
+  dlb_par_plan *P = dlb_calloc(1, sizeof *P);
+  if (!P) { dlb_layer_times_free(LT); return dlb_fail_null(DLB_ENOMEM, "plan: out of memory"); }
   double tpmax = o->tp_max > 0 ? o->tp_max : (cl->per_node > 0 ? cl->per_node : 8);
   double ppmax = o->pp_max > 0 ? o->pp_max : n;
   double vv = o->v > 0 ? o->v : 2;
@@ -369,17 +431,22 @@ dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_par_devi
               dlb_par_row cfg = { 0 }, r;
               cfg.dp = dp; cfg.tp = tp; cfg.pp = pp; cfg.m = m; cfg.v = vv;
               cfg.sched = sc; cfg.recompute = rc; cfg.zero = z;
-              int st = evaluate(L, n, dev, cl, o, &cfg, &r, NULL, 1);
-              if (st) { dlb_par_plan_free(P); return NULL; }
+              int st = evaluate(L, n, LT, dev, cl, o, &cfg, &r, NULL, 1);
+              if (st) { dlb_layer_times_free(LT); dlb_par_plan_free(P); return NULL; }
               if (P->evaluated == 0 || r.mem < P->smallest.mem) P->smallest = r;
               P->evaluated += 1;
-              if ((r.fits || o->keep_unfit) && push(P, &r)) { dlb_par_plan_free(P); return NULL; }
+              if ((r.fits || o->keep_unfit) && push(P, &r)) {
+                dlb_layer_times_free(LT);
+                dlb_par_plan_free(P);
+                return NULL;
+              }
             }
           }
         }
       }
     }
   }
+  dlb_layer_times_free(LT);
   if (P->count > 1) qsort(P->rows, (size_t)P->count, sizeof(dlb_par_row), bystep);
   return P;
 }
@@ -414,6 +481,6 @@ int dlb_par_plan_smallest(const dlb_par_plan *P, dlb_par_row *out) {
 /* Free a plan; NULL is a no-op. */
 void dlb_par_plan_free(dlb_par_plan *P) {
   if (!P) return;
-  free(P->rows);
-  free(P);
+  dlb_free(P->rows);
+  dlb_free(P);
 }

@@ -145,7 +145,7 @@ size_t pterms_print(const pterm *t, size_t n, const char *const *names, int nvar
       int x = order[j]; order[j] = order[j - 1]; order[j - 1] = x;
     }
   for (int i = 0; i < nvars; i++) rank[order[i]] = i;
-  int small[64], *idx = n <= 64 ? small : malloc(n * sizeof *idx);
+  int small[64], *idx = n <= 64 ? small : dlb_malloc(n * sizeof *idx);
   if (!idx) {
     put(&s, "?");
     return s.len;
@@ -183,19 +183,19 @@ size_t pterms_print(const pterm *t, size_t n, const char *const *names, int nvar
       }
     }
   }
-  if (idx != small) free(idx);
+  if (idx != small) dlb_free(idx);
   return s.len;
 }
 
 /* -- dlb_poly objects -- */
 
 static dlb_poly *palloc(int nvars, size_t nterms) {
-  dlb_poly *p = calloc(1, sizeof *p);
+  dlb_poly *p = dlb_calloc(1, sizeof *p);
   if (!p) return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
   p->nvars = nvars;
-  p->t = malloc((nterms ? nterms : 1) * sizeof *p->t);
+  p->t = dlb_malloc((nterms ? nterms : 1) * sizeof *p->t);
   if (!p->t) {
-    free(p);
+    dlb_free(p);
     return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
   }
   return p;
@@ -203,9 +203,9 @@ static dlb_poly *palloc(int nvars, size_t nterms) {
 
 void dlb_poly_free(dlb_poly *p) {
   if (!p) return;
-  for (int i = 0; i < p->nvars; i++) free(p->names[i]);
-  free(p->t);
-  free(p);
+  for (int i = 0; i < p->nvars; i++) dlb_free(p->names[i]);
+  dlb_free(p->t);
+  dlb_free(p);
 }
 
 dlb_poly *poly_build(const char *const *names, int nvars, const pterm *t, size_t n) {
@@ -231,7 +231,7 @@ dlb_poly *poly_build(const char *const *names, int nvars, const pterm *t, size_t
   for (int a = 0; a < nvars; a++) {
     int v = order[a];
     if (!((used >> (4 * v)) & 15u)) continue;
-    p->names[nv] = strdup(names[v]);
+    p->names[nv] = dlb_strdup(names[v]);
     if (!p->names[nv]) {
       p->nvars = nv;
       dlb_poly_free(p);
@@ -281,7 +281,7 @@ static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb
   size_t cap = op == '*' ? na * nb : na + nb;
   pterm small[128], *ta = small, *tb, *r;
   if (2 * (na + nb) + cap > 128) {
-    ta = malloc((2 * (na + nb) + cap + 1) * sizeof *ta);
+    ta = dlb_malloc((2 * (na + nb) + cap + 1) * sizeof *ta);
     if (!ta) return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
   }
   tb = ta + na;
@@ -294,7 +294,7 @@ static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb
   if (op == '*') {
     n = pterms_mul(ta, na, tb, nb, r);
     if (n < 0) {
-      if (ta != small) free(ta);
+      if (ta != small) dlb_free(ta);
       return dlb_fail_null(DLB_EINVAL, "poly: an exponent exceeds %d", DLB_POLY_MAXEXP);
     }
   } else {
@@ -303,7 +303,7 @@ static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb
     n = (long)pterms_normalize(r, na + nb);
   }
   dlb_poly *p = poly_build(names, nv, r, (size_t)n);
-  if (ta != small) free(ta);
+  if (ta != small) dlb_free(ta);
   return p;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -45,6 +46,13 @@ double dlb_proc_cputime(int children) {
 /* 1 when fd is a terminal. */
 int dlb_proc_isatty(int fd) {
   return isatty(fd) ? 1 : 0;
+}
+
+/* Columns of the terminal on fd (TIOCGWINSZ), or 0 when fd is not a terminal. */
+int dlb_proc_term_width(int fd) {
+  struct winsize ws;
+  if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) != 0) return 0;
+  return ws.ws_col;
 }
 
 /* Fork a worker with two pipes; see dlb_proc.h. */
@@ -119,7 +127,7 @@ int dlb_proc_read(int fd, char *buf, size_t size, size_t *got) {
 int dlb_proc_poll(const int *fds, size_t n, double timeout, int *ready) {
   if ((n > 0 && (!fds || !ready)) || n > 4096) return dlb_fail(DLB_EINVAL, "proc: bad poll set");
   struct pollfd p[1];
-  struct pollfd *pf = n > 0 ? malloc(n * sizeof *pf) : p;
+  struct pollfd *pf = n > 0 ? dlb_malloc(n * sizeof *pf) : p;
   if (!pf) return dlb_fail(DLB_ENOMEM, "proc: out of memory");
   for (size_t i = 0; i < n; i++) {
     pf[i].fd = fds[i];
@@ -134,7 +142,7 @@ int dlb_proc_poll(const int *fds, size_t n, double timeout, int *ready) {
   for (size_t i = 0; r > 0 && i < n; i++) {
     if (pf[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) ready[i] = 1;
   }
-  if (pf != p) free(pf);
+  if (pf != p) dlb_free(pf);
   return st;
 }
 

@@ -43,11 +43,11 @@ int dlb_lstsq(size_t n, size_t p, const double *a, const double *b,
     if (!isfinite(b[i])) return dlb_fail(DLB_EINVAL, "lstsq: y, row %zu is not finite (%g)", i + 1, b[i]);
   }
   /* q: column-major working copy (n x p), then R in its upper triangle. */
-  double *q = malloc(sizeof(double) * n * p);
-  double *c = malloc(sizeof(double) * n);
-  double *rdiag = malloc(sizeof(double) * p);
+  double *q = dlb_malloc(sizeof(double) * n * p);
+  double *c = dlb_malloc(sizeof(double) * n);
+  double *rdiag = dlb_malloc(sizeof(double) * p);
   if (!q || !c || !rdiag) {
-    free(q); free(c); free(rdiag);
+    dlb_free(q); dlb_free(c); dlb_free(rdiag);
     return dlb_fail(DLB_ENOMEM, "lstsq: out of memory (%zu x %zu)", n, p);
   }
   for (size_t i = 0; i < n; i++) {
@@ -99,7 +99,7 @@ int dlb_lstsq(size_t n, size_t p, const double *a, const double *b,
     if (se) {
       /* diag((R^T R)^-1) = row sums of squares of R^-1 (upper triangular). */
       double s2 = r / (double)(n - p);
-      double *ri = calloc(p * p, sizeof(double));
+      double *ri = dlb_calloc(p * p, sizeof(double));
       if (!ri) {
         status = dlb_fail(DLB_ENOMEM, "lstsq: out of memory");
       } else {
@@ -115,11 +115,11 @@ int dlb_lstsq(size_t n, size_t p, const double *a, const double *b,
           for (size_t j = kk; j < p; j++) s += ri[kk * p + j] * ri[kk * p + j];
           se[kk] = sqrt(s2 * s);
         }
-        free(ri);
+        dlb_free(ri);
       }
     }
   }
-  free(q); free(c); free(rdiag);
+  dlb_free(q); dlb_free(c); dlb_free(rdiag);
   return status;
 }
 
@@ -134,14 +134,14 @@ struct dlb_regression {
 /* Free a regression; NULL is a no-op. */
 void dlb_regression_free(dlb_regression *r) {
   if (r == NULL) return;
-  if (r->names) for (size_t i = 0; i < r->k; i++) free(r->names[i]);
-  free(r->names); free(r->w); free(r->se); free(r->t); free(r->shift); free(r->scale);
-  free(r);
+  if (r->names) for (size_t i = 0; i < r->k; i++) dlb_free(r->names[i]);
+  dlb_free(r->names); dlb_free(r->w); dlb_free(r->se); dlb_free(r->t); dlb_free(r->shift); dlb_free(r->scale);
+  dlb_free(r);
 }
 
 static char *dupstr(const char *s) {
   size_t len = strlen(s) + 1;
-  char *d = malloc(len);
+  char *d = dlb_malloc(len);
   if (d) memcpy(d, s, len);
   return d;
 }
@@ -191,18 +191,18 @@ dlb_regression *dlb_regress(size_t n, size_t p, const double *x, const double *y
     return dlb_fail_null(DLB_EINVAL, "regress: %zu rows are too few for %zu terms and an "
                          "intercept (need at least %zu)", n, k, k + 2);
   }
-  dlb_regression *r = calloc(1, sizeof *r);
-  double *z = malloc(sizeof(double) * n * k);      /* column-major terms */
-  double *a = malloc(sizeof(double) * n * (k + 1)); /* row-major design with intercept */
-  double *yy = malloc(sizeof(double) * n);
-  double *coef = malloc(sizeof(double) * (k + 1)), *se = malloc(sizeof(double) * (k + 1));
-  const char **dnames = calloc(k + 1, sizeof(char *));
+  dlb_regression *r = dlb_calloc(1, sizeof *r);
+  double *z = dlb_malloc(sizeof(double) * n * k);      /* column-major terms */
+  double *a = dlb_malloc(sizeof(double) * n * (k + 1)); /* row-major design with intercept */
+  double *yy = dlb_malloc(sizeof(double) * n);
+  double *coef = dlb_malloc(sizeof(double) * (k + 1)), *se = dlb_malloc(sizeof(double) * (k + 1));
+  const char **dnames = dlb_calloc(k + 1, sizeof(char *));
   if (r) {
     r->n = n; r->k = k;
-    r->names = calloc(k, sizeof(char *));
-    r->w = calloc(k, sizeof(double)); r->se = calloc(k, sizeof(double));
-    r->t = calloc(k, sizeof(double)); r->shift = calloc(k, sizeof(double));
-    r->scale = calloc(k, sizeof(double));
+    r->names = dlb_calloc(k, sizeof(char *));
+    r->w = dlb_calloc(k, sizeof(double)); r->se = dlb_calloc(k, sizeof(double));
+    r->t = dlb_calloc(k, sizeof(double)); r->shift = dlb_calloc(k, sizeof(double));
+    r->scale = dlb_calloc(k, sizeof(double));
   }
   int status = DLB_OK;
   if (!r || !z || !a || !yy || !coef || !se || !dnames || !r->names || !r->w || !r->se ||
@@ -246,7 +246,7 @@ dlb_regression *dlb_regress(size_t n, size_t p, const double *x, const double *y
   for (size_t i = 0; inter && i < p && status == DLB_OK; i++) {
     for (size_t j = i + 1; j < p && status == DLB_OK; j++, t++) {
       size_t len = strlen(names[i]) + strlen(names[j]) + 2;
-      r->names[t] = malloc(len);
+      r->names[t] = dlb_malloc(len);
       if (!r->names[t]) { status = dlb_fail(DLB_ENOMEM, "regress: out of memory"); break; }
       snprintf(r->names[t], len, "%s*%s", names[i], names[j]);
       for (size_t m = 0; m < n; m++) z[t * n + m] = z[i * n + m] * z[j * n + m];
@@ -295,7 +295,7 @@ dlb_regression *dlb_regress(size_t n, size_t p, const double *x, const double *y
   r->fit.n = (double)n;
   r->fit.k = (double)k;
 done:
-  free(z); free(a); free(yy); free(coef); free(se); free(dnames);
+  dlb_free(z); dlb_free(a); dlb_free(yy); dlb_free(coef); dlb_free(se); dlb_free(dnames);
   if (status != DLB_OK) {
     dlb_regression_free(r);
     return NULL;

@@ -33,6 +33,73 @@ static void one(const dlb_roof *d, double flops, double bytes, dlb_roof_result *
 
 static int bad_cost(double x) { return !isfinite(x) || x < 0; }
 
+/* Padding efficiency of a dim x to a multiple of t: x / (ceil(x / t) t). */
+static double pad(double x, double t) {
+  if (!(t >= 1) || !(x > 0)) return 1;
+  return x / (ceil(x / t) * t);
+}
+
+/* Matrix-unit efficiency of a matmul shape; see the header. */
+double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k, double batch) {
+  if (d == NULL || !(m > 0) || !(n > 0) || !(k > 0)) return 1;
+  if (!(batch >= 1)) batch = 1;
+  double q = 1;
+  if (d->sm_count >= 1 && d->gemm_tile_m >= 1 && d->gemm_tile_n >= 1) {
+    double tm = d->gemm_tile_m, tn = d->gemm_tile_n, sm = d->sm_count;
+    double tiles = ceil(m / tm) * ceil(n / tn) * batch;
+    /* split-K: when the output has fewer tiles than SMs, the libraries split the reduction
+    ** over s slices of at least 256 each (CUTLASS "split-K" GEMMs; cuBLAS heuristics;
+    ** Osama et al. 2023, "Stream-K"); the slices' partial sums are not costed */
+    double split = floor(sm / tiles), kmax = floor(k / 256);
+    if (split > kmax) split = kmax;
+    if (split < 1) split = 1;
+    double waves = ceil(tiles * split / sm);
+    q *= (m * n * batch * split) / (waves * sm * tm * tn);
+  }
+  if (d->systolic >= 1) q *= pad(k, d->systolic) * pad(n, d->systolic);
+  if (d->vector_width >= 1) q *= pad(n, d->vector_width);
+  return q > 0 && q <= 1 ? q : 1;
+}
+
+/* The per-op rule (see dlb_op_time) on checked inputs. */
+double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                       int *mem_bound) {
+  double q = (gemm != NULL && gemm[0] > 0)
+    ? dlb_gemm_efficiency(d, gemm[0], gemm[1], gemm[2], gemm[3]) : 1;
+  double ct = flops / (d->peak * d->flops_eff * q);
+  double mt = (bytes > 0 ? bytes + d->half_bw_bytes : 0) / (d->bw * d->bw_eff);
+  *mem_bound = mt > ct;
+  double t = mt > ct ? mt : ct;
+  if (flops > 0 || bytes > 0) t += d->kernel_overhead;
+  return t;
+}
+
+/* One op's time; see the header. */
+int dlb_op_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                double *time, int *bound) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (time == NULL) return dlb_fail(DLB_EINVAL, "op time: out is NULL");
+  if (bad_cost(flops))
+    return dlb_fail(DLB_EINVAL, "op time: flops must be >= 0 and finite, got %g", flops);
+  if (bad_cost(bytes))
+    return dlb_fail(DLB_EINVAL, "op time: bytes must be >= 0 and finite, got %g", bytes);
+  bytes *= d->bytes_scale > 0 ? d->bytes_scale : 1;
+  if (d->cache_aware && gemm != NULL && gemm[0] > 0) {
+    double g;
+    st = dlb_gemm_traffic_tiled(gemm[0], gemm[1], gemm[2], gemm[3], d->elem, d->cache,
+                                d->tile_m, d->tile_n, &g);
+    if (st != DLB_OK) return st;
+    if (g > bytes) bytes = g;
+  }
+  int mb;
+  *time = dlb_op_time_raw(d, flops, bytes, gemm, &mb);
+  if (bound) *bound = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  if (!isfinite(*time))
+    return dlb_fail(DLB_ENUMERIC, "op time: overflows (%g FLOPs, %g bytes)", flops, bytes);
+  return DLB_OK;
+}
+
 /* Whole-graph roofline time. */
 int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out) {
   int st = dlb_roof_check(d);
@@ -76,10 +143,10 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
         return dlb_fail(st, "roofline: op %zu: %s", i + 1, dlb_last_error());
       if (g > b) b = g;
     }
-    double ct = f / cpeak, mt = b / cbw, t;
-    int bound;
-    if (mt > ct) { t = mt; bound = DLB_BOUND_MEMORY; tmem += t; nmem += 1; }
-    else { t = ct; bound = DLB_BOUND_COMPUTE; }
+    int mbound;
+    double t = dlb_op_time_raw(d, f, b, gemm != NULL ? gemm + 4 * i : NULL, &mbound);
+    int bound = mbound ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+    if (mbound) { tmem += t; nmem += 1; }
     if (!isfinite(t))
       return dlb_fail(DLB_ENUMERIC, "roofline: op %zu's time overflows (%g FLOPs, %g bytes)",
                       i + 1, f, b);
@@ -101,6 +168,22 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
   return DLB_OK;
 }
 
+/* The memory rule of a step; see the header. */
+int dlb_step_memory(int schedule, double w, double g, double o, double act, double slack,
+                    double *out) {
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "step memory: out is NULL");
+  if (bad_cost(w) || bad_cost(g) || bad_cost(o) || bad_cost(act))
+    return dlb_fail(DLB_EINVAL, "step memory: weights, gradients, optimizer and activation "
+                    "bytes must be >= 0 and finite (got %g, %g, %g, %g)", w, g, o, act);
+  if (bad_cost(slack))
+    return dlb_fail(DLB_EINVAL, "step memory: slack must be a fraction >= 0, got %g", slack);
+  if (schedule == DLB_MEM_FRAMEWORK) *out = (w + g + o + act) * (1 + slack);
+  else if (schedule == DLB_MEM_MINIMAL) *out = w + o + (act > g ? act : g);
+  else return dlb_fail(DLB_EINVAL, "step memory: unknown schedule %d (0 framework, 1 minimal)",
+                       schedule);
+  return DLB_OK;
+}
+
 /* Copy n ops' costs into a new set; NULL with a message on bad input. */
 dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes) {
   if (n > 0 && (flops == NULL || bytes == NULL))
@@ -115,11 +198,11 @@ dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes)
       return dlb_fail_null(DLB_EINVAL, "op costs: op %zu has bytes %g (need >= 0, finite)",
                            i + 1, bytes[i]);
   }
-  dlb_opcosts *c = calloc(1, sizeof *c);
+  dlb_opcosts *c = dlb_calloc(1, sizeof *c);
   if (c == NULL) return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory");
   c->n = n;
-  c->flops = malloc((n ? n : 1) * sizeof(double));
-  c->bytes = malloc((n ? n : 1) * sizeof(double));
+  c->flops = dlb_malloc((n ? n : 1) * sizeof(double));
+  c->bytes = dlb_malloc((n ? n : 1) * sizeof(double));
   if (c->flops == NULL || c->bytes == NULL) {
     dlb_opcosts_free(c);
     return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory for %zu ops", n);
@@ -134,10 +217,10 @@ dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes)
 /* Free a set; NULL is a no-op. */
 void dlb_opcosts_free(dlb_opcosts *c) {
   if (c == NULL) return;
-  free(c->flops);
-  free(c->bytes);
-  free(c->gemm);
-  free(c);
+  dlb_free(c->flops);
+  dlb_free(c->bytes);
+  dlb_free(c->gemm);
+  dlb_free(c);
 }
 
 /* Number of ops in the set (0 for NULL). */
@@ -155,7 +238,7 @@ int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
   int st = dlb_gemm_traffic(m, n, k, batch, 1, 0, &tmp); /* validates the shape */
   if (st != DLB_OK) return dlb_fail(st, "op costs: op %zu: %s", i + 1, dlb_last_error());
   if (c->gemm == NULL) {
-    c->gemm = calloc(4 * c->n, sizeof(double));
+    c->gemm = dlb_calloc(4 * c->n, sizeof(double));
     if (c->gemm == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
   }
   c->gemm[4 * i] = m;

@@ -371,15 +371,15 @@ static double pctl(const double *v, int m, double pct) {
   return v[i] + (pos - i) * (v[i + 1] - v[i]);
 }
 
-/* Bootstrap standard errors and percentile intervals; see dlb_scaling.h. */
-int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
-                          const double *w, int reps, double seed,
-                          double *se, double *lo, double *hi, int *used) {
+/* The resampled fits' parameters; see dlb_scaling.h. */
+int dlb_scaling_bootstrap_samples(int form, int n, const double *x, const double *y,
+                                  const double *w, int reps, double seed, double *samples,
+                                  int *used) {
   int np = dlb_scaling_form_params(form);
   if (np < 0) return np;
   if (reps < 2 || reps > 1000000)
     return dlb_fail(DLB_EINVAL, "scaling bootstrap: %d resamples (2 to 1000000)", reps);
-  if (!se || !lo || !hi) return dlb_fail(DLB_EINVAL, "scaling bootstrap: missing outputs");
+  if (!samples) return dlb_fail(DLB_EINVAL, "scaling bootstrap: missing outputs");
   if (!(seed >= 0 && seed < 9007199254740992.0))
     return dlb_fail(DLB_EINVAL, "scaling bootstrap: seed %g (need an integer in [0, 2^53))",
                     seed);
@@ -387,9 +387,9 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
   int st = dlb_scaling_fit_curve(form, n, x, y, w, &base);
   if (st) return st;
   size_t nn = (size_t)n;
-  double *buf = malloc(sizeof(double) * (3 * nn + (size_t)reps * (size_t)np));
+  double *buf = dlb_malloc(sizeof(double) * 3 * nn);
   if (!buf) return dlb_fail(DLB_ENOMEM, "scaling bootstrap: out of memory");
-  double *bx = buf, *by = bx + nn, *bw = by + nn, *par = bw + nn;
+  double *bx = buf, *by = bx + nn, *bw = by + nn;
   unsigned long long s = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
   if (s == 0) s = 1;
   int ok = 0;
@@ -400,25 +400,54 @@ int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
     }
     dlb_scaling_fit f;
     if (dlb_scaling_fit_curve(form, n, bx, by, bw, &f) != DLB_OK) continue;
-    for (int j = 0; j < np; j++) par[(size_t)j * (size_t)reps + (size_t)ok] = f.params[j];
+    for (int j = 0; j < np; j++) samples[(size_t)ok * (size_t)np + (size_t)j] = f.params[j];
     ok++;
   }
-  if (ok * 2 < reps) {
-    free(buf);
+  dlb_free(buf);
+  if (ok * 2 < reps)
     return dlb_fail(DLB_ENUMERIC, "scaling bootstrap: only %d of %d resampled fits "
                     "succeeded (too few distinct points?)", ok, reps);
-  }
-  for (int j = 0; j < np; j++) {
-    double *v = par + (size_t)j * (size_t)reps, m = 0, ss = 0;
-    for (int r = 0; r < ok; r++) m += v[r];
-    m /= ok;
-    for (int r = 0; r < ok; r++) ss += (v[r] - m) * (v[r] - m);
-    se[j] = sqrt(ss / (ok - 1));
-    qsort(v, (size_t)ok, sizeof(double), cmp);
-    lo[j] = pctl(v, ok, 2.5);
-    hi[j] = pctl(v, ok, 97.5);
-  }
   if (used) *used = ok;
-  free(buf);
   return DLB_OK;
+}
+
+/* Standard deviation and 2.5/97.5 percentiles of bootstrap samples; see dlb_scaling.h. */
+int dlb_scaling_bootstrap_stats(int np, int used, const double *samples, double *se,
+                                double *lo, double *hi) {
+  if (np < 1 || np > 5 || used < 2 || !samples || !se || !lo || !hi)
+    return dlb_fail(DLB_EINVAL, "scaling bootstrap: %d samples of %d parameters", used, np);
+  double *v = dlb_malloc(sizeof(double) * (size_t)used);
+  if (!v) return dlb_fail(DLB_ENOMEM, "scaling bootstrap: out of memory");
+  for (int j = 0; j < np; j++) {
+    double m = 0, ss = 0;
+    for (int r = 0; r < used; r++) v[r] = samples[(size_t)r * (size_t)np + (size_t)j];
+    for (int r = 0; r < used; r++) m += v[r];
+    m /= used;
+    for (int r = 0; r < used; r++) ss += (v[r] - m) * (v[r] - m);
+    se[j] = sqrt(ss / (used - 1));
+    qsort(v, (size_t)used, sizeof(double), cmp);
+    lo[j] = pctl(v, used, 2.5);
+    hi[j] = pctl(v, used, 97.5);
+  }
+  dlb_free(v);
+  return DLB_OK;
+}
+
+/* Bootstrap standard errors and percentile intervals; see dlb_scaling.h. */
+int dlb_scaling_bootstrap(int form, int n, const double *x, const double *y,
+                          const double *w, int reps, double seed,
+                          double *se, double *lo, double *hi, int *used) {
+  int np = dlb_scaling_form_params(form);
+  if (np < 0) return np;
+  if (reps < 2 || reps > 1000000)
+    return dlb_fail(DLB_EINVAL, "scaling bootstrap: %d resamples (2 to 1000000)", reps);
+  if (!se || !lo || !hi) return dlb_fail(DLB_EINVAL, "scaling bootstrap: missing outputs");
+  double *par = dlb_malloc(sizeof(double) * (size_t)reps * (size_t)np);
+  if (!par) return dlb_fail(DLB_ENOMEM, "scaling bootstrap: out of memory");
+  int ok = 0;
+  int st = dlb_scaling_bootstrap_samples(form, n, x, y, w, reps, seed, par, &ok);
+  if (!st) st = dlb_scaling_bootstrap_stats(np, ok, par, se, lo, hi);
+  dlb_free(par);
+  if (!st && used) *used = ok;
+  return st;
 }

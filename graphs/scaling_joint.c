@@ -69,7 +69,7 @@ int dlb_scaling_fit_joint(int n, const double *N, const double *D, const double 
                     "beta (need at least 5)", n);
   if (!N || !D || !L) return dlb_fail(DLB_EINVAL, "fit_joint: missing N, D or L");
   if (isnan(huber_delta)) return dlb_fail(DLB_EINVAL, "fit_joint: huber delta is NaN");
-  double *buf = malloc(sizeof(double) * (size_t)n * 4);
+  double *buf = dlb_malloc(sizeof(double) * (size_t)n * 4);
   if (!buf) return dlb_fail(DLB_ENOMEM, "fit_joint: out of memory");
   double *lN = buf, *lD = lN + n, *lL = lD + n, *w = lL + n;
   double lmin = INFINITY, mean = 0;
@@ -79,7 +79,7 @@ int dlb_scaling_fit_joint(int n, const double *N, const double *D, const double 
                     : !(L[i] > 0) || !isfinite(L[i]) ? "L (loss)" : NULL;
     if (bad) {
       double v = bad[0] == 'N' ? N[i] : bad[0] == 'D' ? D[i] : L[i];
-      free(buf);
+      dlb_free(buf);
       return dlb_fail(DLB_EINVAL, "fit_joint: %s of run %d is %g (need a finite value > 0)",
                       bad, i + 1, v);
     }
@@ -187,7 +187,7 @@ int dlb_scaling_fit_joint(int n, const double *N, const double *D, const double 
   out->n = n;
   out->iterations = iters;
 done:
-  free(buf);
+  dlb_free(buf);
   return st;
 }
 

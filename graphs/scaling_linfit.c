@@ -8,44 +8,14 @@
 #include <string.h>
 
 #include "dlb_scaling.h"
+#include "dlb_stats.h"
 #include "dlb_internal.h"
 
 enum { KMAX = 8 };
 
-/* In-place Cholesky of the k x k SPD matrix a; -1 when not positive definite. */
-static int chol(double *a, int k) {
-  for (int j = 0; j < k; j++) {
-    double d = a[j * k + j];
-    for (int m = 0; m < j; m++) d -= a[j * k + m] * a[j * k + m];
-    if (!(d > 0) || !isfinite(d)) return -1;
-    d = sqrt(d);
-    a[j * k + j] = d;
-    for (int i = j + 1; i < k; i++) {
-      double s = a[i * k + j];
-      for (int m = 0; m < j; m++) s -= a[i * k + m] * a[j * k + m];
-      a[i * k + j] = s / d;
-    }
-  }
-  return 0;
-}
-
-static void solve(const double *l, int k, const double *b, double *x) {
-  double y[KMAX];
-  for (int i = 0; i < k; i++) {
-    double s = b[i];
-    for (int m = 0; m < i; m++) s -= l[i * k + m] * y[m];
-    y[i] = s / l[i * k + i];
-  }
-  for (int i = k - 1; i >= 0; i--) {
-    double s = y[i];
-    for (int m = i + 1; m < k; m++) s -= l[m * k + i] * x[m];
-    x[i] = s / l[i * k + i];
-  }
-}
-
-/* Weighted linear least squares; see dlb_scaling.h. The normal equations are solved after
-** scaling each column to unit weighted norm, which keeps columns of very different
-** magnitude (p and b*sqrt(p)) well conditioned. */
+/* Weighted linear least squares; see dlb_scaling.h. Solved by the library's one
+** least-squares routine, dlb_lstsq (Householder QR, graphs/regress.c), on the rows scaled
+** by sqrt(w): never the normal equations. */
 int dlb_scaling_linfit(int n, int k, const double *X, const double *y, const double *w,
                        double *coef, double *se, double *r2) {
   if (k < 1 || k > KMAX) return dlb_fail(DLB_EINVAL, "linfit: %d columns (1 to %d)", k, KMAX);
@@ -65,39 +35,33 @@ int dlb_scaling_linfit(int n, int k, const double *X, const double *y, const dou
   if (used < k)
     return dlb_fail(DLB_EINVAL, "linfit: %d points with positive weight for %d coefficients",
                     used, k);
-  double scale[KMAX] = { 0 }, a[KMAX * KMAX] = { 0 }, g[KMAX] = { 0 }, c[KMAX];
+  double *a = dlb_malloc(sizeof(double) * (size_t)used * (size_t)k);
+  double *b = dlb_malloc(sizeof(double) * (size_t)used);
+  if (!a || !b) {
+    dlb_free(a);
+    dlb_free(b);
+    return dlb_fail(DLB_ENOMEM, "linfit: out of memory (%d points)", used);
+  }
+  int r = 0;
   for (int i = 0; i < n; i++) {
     double wi = w ? w[i] : 1;
-    for (int j = 0; j < k; j++) scale[j] += wi * X[(size_t)i * k + j] * X[(size_t)i * k + j];
+    if (!(wi > 0)) continue;
+    double sw = sqrt(wi);
+    for (int j = 0; j < k; j++) a[(size_t)r * k + j] = sw * X[(size_t)i * k + j];
+    b[r++] = sw * y[i];
   }
-  for (int j = 0; j < k; j++) {
-    if (!(scale[j] > 0))
-      return dlb_fail(DLB_EINVAL, "linfit: column %d is zero at every weighted point", j + 1);
-    scale[j] = 1 / sqrt(scale[j]);
+  double rss = 0;
+  int st = dlb_lstsq((size_t)used, (size_t)k, a, b, NULL, coef, used > k ? se : NULL, &rss);
+  dlb_free(a);
+  dlb_free(b);
+  if (st != DLB_OK) {
+    if (st == DLB_ENUMERIC)
+      return dlb_fail(DLB_ENUMERIC, "linfit: the columns are linearly dependent (%s)",
+                      dlb_last_error());
+    return st;
   }
-  for (int i = 0; i < n; i++) {
-    double wi = w ? w[i] : 1;
-    const double *row = X + (size_t)i * k;
-    for (int j = 0; j < k; j++) {
-      g[j] += wi * row[j] * scale[j] * y[i];
-      for (int m = 0; m <= j; m++) a[j * k + m] += wi * row[j] * scale[j] * row[m] * scale[m];
-    }
-  }
-  for (int j = 0; j < k; j++)
-    for (int m = j + 1; m < k; m++) a[j * k + m] = a[m * k + j];
-  double l[KMAX * KMAX];
-  memcpy(l, a, sizeof l);
-  if (chol(l, k) != 0)
-    return dlb_fail(DLB_ENUMERIC, "linfit: the columns are linearly dependent");
-  solve(l, k, g, c);
-  double rss = 0, sw = 0, swy = 0, tss = 0;
-  for (int i = 0; i < n; i++) {
-    double wi = w ? w[i] : 1, f = 0;
-    for (int j = 0; j < k; j++) f += X[(size_t)i * k + j] * c[j] * scale[j];
-    rss += wi * (y[i] - f) * (y[i] - f);
-    sw += wi;
-    swy += wi * y[i];
-  }
+  if (se && used <= k)
+    for (int j = 0; j < k; j++) se[j] = NAN;
   /* R^2 about the weighted mean if a column is constant (an intercept), else about 0. */
   int intercept = 0;
   for (int j = 0; j < k && !intercept; j++) {
@@ -106,26 +70,18 @@ int dlb_scaling_linfit(int n, int k, const double *X, const double *y, const dou
       if (X[(size_t)i * k + j] != X[j]) constant = 0;
     intercept = constant;
   }
+  double sw = 0, swy = 0, tss = 0;
+  for (int i = 0; i < n; i++) {
+    double wi = w ? w[i] : 1;
+    sw += wi;
+    swy += wi * y[i];
+  }
   double mean = intercept && sw > 0 ? swy / sw : 0;
   for (int i = 0; i < n; i++) {
     double wi = w ? w[i] : 1;
     tss += wi * (y[i] - mean) * (y[i] - mean);
   }
-  for (int j = 0; j < k; j++) coef[j] = c[j] * scale[j];
   if (r2) *r2 = tss > 0 ? 1 - rss / tss : (rss == 0 ? 1 : 0);
-  if (se) {
-    if (used <= k) {
-      for (int j = 0; j < k; j++) se[j] = NAN;
-    } else {
-      double s2 = rss / (double)(used - k);
-      for (int j = 0; j < k; j++) {
-        double e[KMAX] = { 0 }, col[KMAX];
-        e[j] = 1;
-        solve(l, k, e, col);
-        se[j] = sqrt(s2 * col[j]) * scale[j];
-      }
-    }
-  }
   return DLB_OK;
 }
 
@@ -141,11 +97,11 @@ static int positive(const char *what, int n, const double *v) {
 /* Relative-error fit of y = sum_j c_j X_j: weights 1/y^2. */
 static int relfit(int n, int k, const double *X, const double *y, double *c, double *se,
                   double *r2) {
-  double *w = malloc(sizeof(double) * (size_t)n);
+  double *w = dlb_malloc(sizeof(double) * (size_t)n);
   if (!w) return dlb_fail(DLB_ENOMEM, "fit_costs: out of memory");
   for (int i = 0; i < n; i++) w[i] = 1 / (y[i] * y[i]);
   int st = dlb_scaling_linfit(n, k, X, y, w, c, se, r2);
-  free(w);
+  dlb_free(w);
   return st;
 }
 
@@ -162,7 +118,7 @@ int dlb_scaling_fit_costs(int n, const double *p, const double *b, const double 
   out->gamma_c = out->gamma_se = out->gamma_r2 = NAN;
   out->lambda = out->lambda_se = out->mu = out->mu_se = out->bytes_r2 = NAN;
   out->delta = out->delta_se = out->footprint_r2 = NAN;
-  double *X = malloc(sizeof(double) * (size_t)n * 2);
+  double *X = dlb_malloc(sizeof(double) * (size_t)n * 2);
   if (!X) return dlb_fail(DLB_ENOMEM, "fit_costs: out of memory");
   double c[2], se[2], r2;
   if (flops) {
@@ -186,6 +142,6 @@ int dlb_scaling_fit_costs(int n, const double *p, const double *b, const double 
   }
   st = DLB_OK;
 done:
-  free(X);
+  dlb_free(X);
   return st;
 }

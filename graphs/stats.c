@@ -20,7 +20,7 @@ static double *sorted(const double *x, size_t n, const char *who) {
   for (size_t i = 0; i < n; i++) {
     if (isnan(x[i])) return dlb_fail_null(DLB_EINVAL, "%s: element %zu is NaN", who, i + 1);
   }
-  double *s = malloc(sizeof(double) * n);
+  double *s = dlb_malloc(sizeof(double) * n);
   if (!s) return dlb_fail_null(DLB_ENOMEM, "%s: out of memory (%zu values)", who, n);
   memcpy(s, x, sizeof(double) * n);
   qsort(s, n, sizeof(double), cmp);
@@ -53,7 +53,7 @@ int dlb_percentiles(const double *x, size_t n, const double *p, size_t np, doubl
   double *s = sorted(x, n, "percentile");
   if (!s) return dlb_last_status();
   for (size_t i = 0; i < np; i++) out[i] = interp(s, n, p[i]);
-  free(s);
+  dlb_free(s);
   return DLB_OK;
 }
 
@@ -123,7 +123,7 @@ int dlb_box_stats(const double *x, size_t n, double lo_w, double lo_q, double hi
   size_t outl = 0;
   for (size_t i = 0; i < n; i++) if (s[i] < b.whisker_lo || s[i] > b.whisker_hi) outl++;
   b.outliers = (double)outl;
-  free(s);
+  dlb_free(s);
   *out = b;
   return DLB_OK;
 }

@@ -357,17 +357,54 @@ static int backward(tx *x, int o) {
 #undef ACC
 }
 
+/* The optimizer state tensors of weight w (docs/graph.md "Optimizers"): their count (at
+** most 2), shapes and types. momentum, rmsprop: one like w; adam, adamw: two (m, v);
+** adam8bit: two of int8 (Dettmers et al. 2022; the per-block fp32 scales, 4 bytes per 2048
+** elements, are left out); adafactor: for a weight of rank >= 2 a row vector (w without
+** its last dim) and a column vector (w without its second-to-last dim) of second-moment
+** statistics and no first moment (Shazeer & Stern 2018, beta1 = 0), else one like w. */
+static int opt_states(const dlb_train_opts *o, const tensor *W, int32_t dims[2][DLB_GRAPH_MAXRANK],
+                      int nd[2], int dt[2], int mixed) {
+  int def = mixed ? DLB_DT_FP32 : DLB_DT_DEFAULT, n = 0;
+  switch (o->optimizer) {
+  case DLB_OPT_SGD: return 0;
+  case DLB_OPT_MOMENTUM: case DLB_OPT_RMSPROP: n = 1; break;
+  case DLB_OPT_ADAM8BIT: def = DLB_DT_INT8; n = 2; break;
+  case DLB_OPT_ADAFACTOR:
+    if (W->ndims >= 2) {
+      int r = W->ndims;
+      memcpy(dims[0], W->dims, (size_t)(r - 1) * sizeof *W->dims);    /* drop the last dim */
+      nd[0] = r - 1;
+      memcpy(dims[1], W->dims, (size_t)(r - 2) * sizeof *W->dims);    /* drop the one before */
+      dims[1][r - 2] = W->dims[r - 1];
+      nd[1] = r - 1;
+      dt[0] = dt[1] = def;
+      return 2;
+    }
+    n = 1;
+    break;
+  default: n = 2; break; /* adam, adamw */
+  }
+  for (int i = 0; i < n; i++) {
+    memcpy(dims[i], W->dims, (size_t)W->ndims * sizeof *W->dims);
+    nd[i] = W->ndims;
+    dt[i] = def;
+  }
+  return n;
+}
+
 /* The update of weight w with its final gradient. */
 static int update(tx *x, int w) {
   dlb_graph *s = x->s;
-  int nst = x->opt->optimizer == DLB_OPT_ADAM ? 2 :
-            x->opt->optimizer == DLB_OPT_SGD ? 0 : 1;
-  int mixed = x->opt->precision == DLB_POLICY_MIXED || x->opt->precision == DLB_POLICY_MIXED_BF16;
+  int32_t dims[2][DLB_GRAPH_MAXRANK];
+  int nd[2], dt[2];
+  int mixed = s->mixed;
+  int nst = opt_states(x->opt, &s->t[w], dims, nd, dt, mixed);
   int in[5] = {w, x->grad[w]}, n = 2; /* weight, gradient, <= 2 states, master copy */
   for (int i = 0; i < nst + mixed; i++) {
     int master = mixed && i == nst;
-    int t = new_tensor(s, -1, s->t[w].ndims, s->t[w].dims, mixed ? DLB_DT_FP32 : DLB_DT_DEFAULT,
-                       DLB_ROLE_OPTSTATE);
+    int t = master ? new_tensor(s, -1, s->t[w].ndims, s->t[w].dims, DLB_DT_FP32, DLB_ROLE_OPTSTATE)
+                   : new_tensor(s, -1, nd[i], dims[i], dt[i], DLB_ROLE_OPTSTATE);
     if (t < 0) return t;
     s->t[t].grad_of = w; /* names read "d(w)"-like; the flag tells them apart */
     s->t[t].layer = s->t[w].layer;
@@ -457,9 +494,9 @@ static int recompute(tx *x, int sg, int first, int last) {
 
 /* Drop recompute ops whose outputs nobody reads (in reverse, so chains go too). */
 static int prune(dlb_graph *s, int from) {
-  int32_t *uses = calloc(s->nt, sizeof *uses);
-  uint8_t *dead = calloc(s->no, 1);
-  if (!uses || !dead) { free(uses); free(dead); return oom(); }
+  int32_t *uses = dlb_calloc(s->nt, sizeof *uses);
+  uint8_t *dead = dlb_calloc(s->no, 1);
+  if (!uses || !dead) { dlb_free(uses); dlb_free(dead); return oom(); }
   for (size_t i = 0; i < s->no; i++)
     for (int j = 0; j < s->o[i].nin; j++) uses[op_in(s, &s->o[i])[j]]++;
   for (size_t i = s->no; i-- > (size_t)from;) {
@@ -472,9 +509,9 @@ static int prune(dlb_graph *s, int from) {
     for (int j = 0; j < p->nin; j++) uses[op_in(s, p)[j]]--;
   }
   size_t n = 0;
-  free(uses);
-  int32_t *newidx = malloc(s->no * sizeof *newidx);
-  if (!newidx) { free(dead); return oom(); }
+  dlb_free(uses);
+  int32_t *newidx = dlb_malloc(s->no * sizeof *newidx);
+  if (!newidx) { dlb_free(dead); return oom(); }
   for (size_t i = 0; i < s->no; i++) {
     if (dead[i]) {
       newidx[i] = -1;
@@ -489,8 +526,8 @@ static int prune(dlb_graph *s, int from) {
     if (s->t[t].producer >= 0) s->t[t].producer = newidx[s->t[t].producer];
   for (size_t i = 0; i < s->no; i++)
     if (s->o[i].fwd >= 0) s->o[i].fwd = newidx[s->o[i].fwd];
-  free(newidx);
-  free(dead);
+  dlb_free(newidx);
+  dlb_free(dead);
   return DLB_OK;
 }
 
@@ -501,7 +538,7 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
                              inf ? 0 : 2 * g->nargs + 64);
   if (!s) return NULL;
   s->nfwd = (int)g->no;
-  s->mixed = opt->precision == DLB_POLICY_MIXED || opt->precision == DLB_POLICY_MIXED_BF16;
+  s->mixed = dlb_policy_mixed(opt->precision);
   if (opt->inference) return s;
   if (g->loss < 0) {
     graph_release(s);
@@ -515,13 +552,13 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   }
   tx x = {s, opt, (int)g->nt, (int)g->no, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
           DLB_PHASE_BWD, -1, 0};
-  x.grad = malloc(g->nt * sizeof *x.grad);
-  x.saved = malloc(g->nt * sizeof *x.saved);
-  x.pending = calloc(g->nt, sizeof *x.pending);
-  x.needs = calloc(g->nt, 1);
-  x.useful = calloc(g->nt, 1);
-  x.dropped = calloc(g->nt, 1);
-  x.seg = malloc((g->no + 1) * sizeof *x.seg);
+  x.grad = dlb_malloc(g->nt * sizeof *x.grad);
+  x.saved = dlb_malloc(g->nt * sizeof *x.saved);
+  x.pending = dlb_calloc(g->nt, sizeof *x.pending);
+  x.needs = dlb_calloc(g->nt, 1);
+  x.useful = dlb_calloc(g->nt, 1);
+  x.dropped = dlb_calloc(g->nt, 1);
+  x.seg = dlb_malloc((g->no + 1) * sizeof *x.seg);
   int rc = DLB_OK;
   if (!x.grad || !x.saved || !x.pending || !x.needs || !x.useful || !x.dropped || !x.seg) {
     rc = oom();
@@ -530,7 +567,7 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   for (size_t t = 0; t < g->nt; t++) {
     x.grad[t] = -1;
     x.saved[t] = (int32_t)t;
-    x.needs[t] = g->t[t].role == DLB_ROLE_WEIGHT;
+    x.needs[t] = g->t[t].role == DLB_ROLE_WEIGHT && !(g->t[t].flags & TF_FROZEN);
   }
   for (size_t i = 0; i < g->no; i++) {
     const op *p = &g->o[i];
@@ -595,8 +632,8 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   }
   if (nseg > 1) rc = prune(s, (int)g->no);
 done:
-  free(x.grad); free(x.saved); free(x.pending); free(x.needs); free(x.useful);
-  free(x.dropped); free(x.seg);
+  dlb_free(x.grad); dlb_free(x.saved); dlb_free(x.pending); dlb_free(x.needs); dlb_free(x.useful);
+  dlb_free(x.dropped); dlb_free(x.seg);
   if (rc) {
     graph_release(s);
     return NULL;

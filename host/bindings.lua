@@ -10,7 +10,8 @@
 --   string                a string without NUL (a number is written as an integer or %.17g)
 --   string?               a string, or nil (NULL)          bytes  a string and its length #x
 --   number                a number; int / size: an integer within int / [0, 2^53]
---   int(LO..HI)           an integer in [LO, HI] (C expressions of earlier arguments)
+--   int(LO..HI)           an integer in [LO, HI] (C expressions of earlier arguments; the
+--                         message names the argument: "kernel must be 0..3")
 --   bool                  any value, as Lua truth (0/1 for C)
 --   numbers[MAX] ints[MAX] strings[MAX]   a flat array (raw length, at most MAX; `?` after
 --                         the kind: nil is NULL; `~` after strings: when the value is not a
@@ -23,6 +24,7 @@
 --   struct NAME           a table read into the header's struct NAME (B.structs below)
 --   structs NAME[MAX]     an array of such tables (#x of them)
 --   ... = DEFAULT         the value when the argument is nil
+-- Calls: cast<TYPE>(x) converts a pointer (a flat numbers array read as all-double structs).
 -- Results: a handle kind (a new handle owning the returned pointer; NULL raises the core's
 --   message), number, int, size, bool, string (NULL: nil), int? (negative: nil), int! (negative:
 --   raise), text (CALL writes TEXT = buf, size and returns the full length); or outputs
@@ -43,20 +45,24 @@ B.handles = {
   figure = { "dlb_figure", "dlbench.Figure", free = "dlb_figure_free" },
   regression = { "dlb_regression", "dlbench.Regression", free = "dlb_regression_free" },
   plan = { "dlb_par_plan", "dlbench.Plan", free = "dlb_par_plan_free" },
+  trace = { "dlb_trace", "dlbench.Trace", free = "dlb_trace_free" },
+  minimizer = { "dlb_minimizer", "dlbench.Minimizer", free = "dlb_minimizer_free" },
 }
 
 -- Structs travel as tables keyed by the C field names. label: the message prefix of a field
 -- ("%s" is the argument's name), close: text after the field's name; default, required,
 -- shown (name in messages), rename (table key), skip, count (the field holding an array's
--- length), whole (whole numbers come back as integers).
+-- length), whole (whole numbers come back as integers), init (a C function that fills the
+-- defaults first; absent fields keep them), alias (a second key read when the first is absent).
 local par = { label = "%s.", whole = true }
 B.structs = {
+  -- a device: absent fields keep dlb_roof_init's defaults (their one home); bw may be spelled
+  -- mem_bw (a dlb.hw device's name)
   dlb_roof = { label = "roofline: device field '", close = "'", required = { peak = true, bw = true },
-               default = { flops_eff = 0.8, bw_eff = 0.7, elem = 4, bytes_scale = 1 },
-               shown = { bw = "mem_bw" } },
+               init = "dlb_roof_init", alias = { bw = "mem_bw" }, shown = { bw = "mem_bw" } },
   dlb_scaling_fit = { skip = { form = true }, count = { params = "np", se = "np" } },
   dlb_cost_fit = { rename = { gamma_c = "gamma" } },
-  dlb_par_link = par, dlb_par_coll = par, dlb_par_device = par, dlb_par_work = par,
+  dlb_par_link = par, dlb_par_coll = par, dlb_par_work = par,
   dlb_par_dp_opts = par, dlb_par_dp_result = par, dlb_par_cluster = par, dlb_par_opts = par,
   dlb_par_row = par, dlb_par_layer = { label = "layer.", whole = true },
 }
@@ -103,6 +109,7 @@ B.functions = {
   "graph_set_loss(g: graph, t: int) = check dlb_graph_set_loss(g, t)",
   "graph_layer(g: graph, name: string?) = check dlb_graph_layer(g, name)",
   "graph_checkpoint(g: graph, t: int) = check dlb_graph_checkpoint(g, t)",
+  "graph_freeze(g: graph, t: int, frozen: bool) = check dlb_graph_freeze(g, t, frozen)",
   "_graph_ntensors(g: graph) -> size = dlb_graph_ntensors(g)",
   "_graph_nops(g: graph) -> size = dlb_graph_nops(g)",
   "_graph_tensor_info(g: graph, t: int) -> nd: int, dt: int, role: int, prod: int = check dlb_graph_tensor_info(g, t, &nd, &dt, &role, &prod)",
@@ -128,6 +135,10 @@ B.functions = {
   "analysis_layer(a: analysis, i: size) -> o: double[6] = check dlb_analysis_layer(a, i, o)",
   "analysis_exact(a: analysis) -> v: double = check dlb_analysis_footprint_exact(a, &v)",
   -- roofline (graphs/dlb_roofline.h)
+  "roof_defaults() -> d: struct dlb_roof = dlb_roof_init(&d)",
+  "_roof_check(dev: struct dlb_roof) = check dlb_roof_check(&dev)",
+  "_roofline_op_time(dev: struct dlb_roof, flops: number, bytes: number, gemm: numbers?[4] == 4 <gemm>) -> t: double, b: int = check dlb_op_time(&dev, flops, bytes, gemm, &t, &b)",
+  "roofline_step_memory(schedule: int, weights: number, grads: number, opt: number, act: number, slack: number = 0) -> out: double = check dlb_step_memory(schedule, weights, grads, opt, act, slack, &out)",
   "roofline_ridge(dev: struct dlb_roof, achievable: bool) -> r: double = check dlb_roof_ridge(&dev, achievable, &r)",
   "roofline_attainable(dev: struct dlb_roof, intensity: number) -> r: double = check dlb_roof_attainable(&dev, intensity, &r)",
   "_roofline_time(dev: struct dlb_roof, flops: number, bytes: number) -> r: struct dlb_roof_result = check dlb_roofline_time(&dev, flops, bytes, &r)",
@@ -152,7 +163,8 @@ B.functions = {
   "_scaling_form_params(form: int) -> int! = dlb_scaling_form_params(form)",
   "_scaling_eval(form: int, params: numbers[5] == dlb_scaling_form_params(form), x: number) -> y: double = check dlb_scaling_eval(form, params, x, &y)",
   "_scaling_invert(form: int, params: numbers[5] == dlb_scaling_form_params(form), y: number) -> x: double = check dlb_scaling_invert(form, params, y, &x)",
-  "_scaling_bootstrap(form: int, xs: numbers, ys: numbers == #xs, weights: numbers? == #xs, reps: int, seed: number = 1) -> se: double[5], lo: double[5], hi: double[5], used: int = check dlb_scaling_bootstrap(form, #xs, xs, ys, weights, reps, seed, se, lo, hi, &used)",
+  "_scaling_bootstrap(form: int, xs: numbers, ys: numbers == #xs, weights: numbers? == #xs, reps: int(2..1000000), seed: number = 1) -> samples: double{reps * 5}, used: int = check dlb_scaling_bootstrap_samples(form, #xs, xs, ys, weights, reps, seed, samples, &used)",
+  "_scaling_bootstrap_stats(samples: numbers, np: int(1..5), used: int(0..#samples / np)) -> se: double[5], lo: double[5], hi: double[5] = check dlb_scaling_bootstrap_stats(np, used, samples, se, lo, hi)",
   "_scaling_linfit(X: numbers, k: int(1..8), y: numbers, weights: numbers? == #y) -> c: double[8], se: double[8], r2: double = check dlb_scaling_linfit(#y, k, X, y, weights, c, se, &r2)",
   "scaling_fit_costs(params: numbers, batch: numbers == #params, flops: numbers? == #params, bytes: numbers? == #params, footprint: numbers? == #params) -> c: struct dlb_cost_fit = check dlb_scaling_fit_costs(#params, params, batch, flops, bytes, footprint, &c)",
   "scaling_fit_joint(N: numbers, D: numbers == #N, L: numbers == #N, huber: number = 0) -> f: struct dlb_joint_fit = check dlb_scaling_fit_joint(#N, N, D, L, huber, &f)",
@@ -194,6 +206,7 @@ B.functions = {
   "proc_now() -> number = dlb_proc_now()",
   "proc_cputime(children: bool) -> number = dlb_proc_cputime(children)",
   "proc_isatty(fd: int) -> bool = dlb_proc_isatty(fd)",
+  "proc_term_width(fd: int) -> int = dlb_proc_term_width(fd)",
   "proc_spawn() -> pid: int, wfd: int, rfd: int = check dlb_proc_spawn(&pid, &wfd, &rfd)",
   "proc_write(fd: int, s: bytes) = check dlb_proc_write(fd, s, #s)",
   "proc_read(fd: int, max: int(1..16777216) = 65536) -> s: char{max, _got}, _got: size = check dlb_proc_read(fd, s, max, &_got)",
@@ -209,17 +222,42 @@ B.functions = {
   "parallel_collective(op: int, algo: int, bytes: number, n: number, shards: number = 0, link: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_collective(op, algo, bytes, n, shards, &link, &c)",
   "parallel_allreduce_hier(bytes: number, per_node: number, nodes: number, algo: int, intra: struct dlb_par_link, inter: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_allreduce_hier(bytes, per_node, nodes, algo, &intra, &inter, &c)",
   "parallel_allreduce_cluster(bytes: number, n: number, algo: int, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_allreduce_cluster(bytes, n, algo, &cluster, &c)",
-  "_parallel_roofline(device: struct dlb_par_device, flops: number, bytes: number) -> number = dlb_par_roofline(&device, flops, bytes)",
-  "parallel_data(work: struct dlb_par_work, device: struct dlb_par_device, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
+  "parallel_data(work: struct dlb_par_work, device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
   "_parallel_partition(weights: numbers[1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
-  "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_par_device, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096)) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate(layers, #layers, &device, &cluster, &opts, &config, &r, sm)",
-  "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_par_device, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts) -> plan = dlb_par_plan_new(layers, #layers, &device, &cluster, &opts)",
+  -- ops: a flat array, the 12 doubles of each dlb_par_op in order
+  "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096), ops: numbers?[120000000] <ops>) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 12, &device, &cluster, &opts, &config, &r, sm)",
+  "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, ops: numbers?[120000000] <ops>) -> plan = dlb_par_plan_new_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 12, &device, &cluster, &opts)",
   "_parallel_plan_count(p: plan) -> int = dlb_par_plan_count(p)",
   "_parallel_plan_row(p: plan, i: int) -> r: struct dlb_par_row = check dlb_par_plan_row(p, i, &r)",
   "_parallel_plan_evaluated(p: plan) -> number = dlb_par_plan_evaluated(p)",
   "_parallel_plan_smallest(p: plan) -> r: struct dlb_par_row = check nil(DLB_EINVAL) dlb_par_plan_smallest(p, &r)",
   "parallel_bubble(sched: int, p: number, m: number, v: number = 1) -> number = dlb_par_bubble(sched, p, m, v)",
   "parallel_amdahl(f: number, n: number) -> number = dlb_par_amdahl(f, n)",
+  -- energy (graphs/dlb_energy.h); tables and precisions by name
+  "_energy_table_count() -> int = dlb_energy_table_count()",
+  "_energy_table_name(i: int) -> string = dlb_energy_table_name(i)",
+  "_energy_table_note(i: int) -> string = dlb_energy_table_note(i)",
+  "_energy_precision_count(table: string) -> int = dlb_energy_precision_count(table)",
+  "_energy_precision_name(table: string, i: int) -> string = dlb_energy_precision_name(table, i)",
+  "_energy_cost(table: string, precision: string) -> c: struct dlb_energy_cost = check dlb_energy_cost_get(table, precision, &c)",
+  "_energy_source(table: string, precision: string, field: string) -> string = dlb_energy_source(table, precision, field)",
+  "_energy_step(c: struct dlb_energy_cost, flops: number, rf_bytes: number, sram_bytes: number, dram_bytes: number) -> s: struct dlb_energy_split = check dlb_energy_step(&c, flops, rf_bytes, sram_bytes, dram_bytes, &s)",
+  -- measure (graphs/dlb_measure.h): host microbenchmarks
+  "_measure_caches() -> c: double[4], levels: int = check dlb_measure_caches(c, &levels)",
+  "measure_gemm(dp: bool, m: number, n: number, k: number, batch: number, threads: int(0..1024), reps: int(1..1000), min_time: number) -> out: double[3] = check dlb_measure_gemm(dp, m, n, k, batch, threads, reps, min_time, out)",
+  "measure_stream(kernel: int(0..3), bytes: number, threads: int(0..1024), reps: int(1..1000), min_time: number) -> out: double[4] = check dlb_measure_stream(kernel, bytes, threads, reps, min_time, out)",
+  -- trace (graphs/dlb_trace.h): a profiler trace as columns
+  "trace_read(path: string) -> trace = dlb_trace_read(path)",
+  "trace_parse(text: bytes) -> trace = dlb_trace_parse(text, #text)",
+  "_trace_count(t: trace) -> size = dlb_trace_count(t)",
+  "_trace_bytes(t: trace) -> number = dlb_trace_bytes(t)",
+  "_trace_numbers(t: trace, column: int(0..DLB_TRACE_NNUMBERS - 1)) -> doubles(dlb_trace_count(t)) = dlb_trace_numbers(t, column)",
+  "_trace_string(t: trace, column: int(0..DLB_TRACE_NSTRINGS - 1), i: size) -> string = dlb_trace_string(t, column, i)",
+  -- minimize (graphs/dlb_minimize.h): Nelder-Mead by reverse communication, 1..64 variables
+  "_minimizer_new(x0: numbers[64] <x0>, step: numbers[64] == #x0 <step>, lo: numbers[64] == #x0 <lo>, hi: numbers[64] == #x0 <hi>, tol: number, max_evals: int(1..1000000)) -> minimizer = dlb_minimizer_new(#x0, x0, step, lo, hi, tol, max_evals)",
+  "_minimizer_ask(m: minimizer) -> bool, x: double{64} = dlb_minimizer_ask(m, x)",
+  "minimizer_tell(m: minimizer, f: number) = check dlb_minimizer_tell(m, f)",
+  "_minimizer_best(m: minimizer) -> x: double{64}, f: double, evals: int = check dlb_minimizer_best(m, x, &f, &evals)",
   "_parallel_amdahl_fit(workers: numbers[10000000] <amdahl fit: workers>, speedups: numbers == #workers <amdahl fit: speedups>) -> f: double, r2: double = check dlb_par_amdahl_fit(workers, speedups, #workers, &f, &r2)",
 }
 
@@ -290,11 +328,13 @@ function core.graph_tensor_info(g, t)
   for i = 0, nd - 1 do dims[i + 1] = core._graph_tensor_dim(g, t, i) end
   return core._graph_tensor_name(g, t), dims, dt, role, prod
 end
-local function opts(opt, prec, rec, k, inf)
-  return { optimizer = opt, precision = prec, recompute = rec, recompute_k = k, inference = inf and 1 or 0 }
+local function opts(opt, prec, rec, k, inf, fuse)
+  return { optimizer = opt, precision = prec, recompute = rec, recompute_k = k, inference = inf and 1 or 0,
+           fuse = fuse }
 end
-function core.graph_analyze(g, opt, prec, rec, k, inf, names, values)
-  return core._graph_analyze(g, opts(opt, prec, rec, k, inf), names, values)
+-- fuse: DLB_FUSE_* bits (default 0)
+function core.graph_analyze(g, opt, prec, rec, k, inf, names, values, fuse)
+  return core._graph_analyze(g, opts(opt, prec, rec, k, inf, fuse), names, values)
 end
 function core.graph_symbolic(g, opt, prec, rec, k, inf, names, values)
   local o = opts(opt, prec, rec, k, inf)
@@ -312,6 +352,17 @@ function core.analysis_layers(a) return list(core._analysis_nlayers(a), core._an
 local function bound(r)
   r.bound = r.bound == E.DLB_BOUND_MEMORY and "memory" or "compute"
   return r
+end
+function core.roof_check(dev)
+  core._roof_check(dev)
+  return true
+end
+-- gemm: {m, n, k, batch} (absent entries 0, batch 1) -> seconds, "memory" | "compute"
+function core.roofline_op_time(dev, flops, bytes, gemm)
+  local g = gemm
+  if type(gemm) == "table" then g = { gemm[1] or 0, gemm[2] or 0, gemm[3] or 0, gemm[4] or 1 } end
+  local t, b = core._roofline_op_time(dev, flops, bytes, g)
+  return t, b == E.DLB_BOUND_MEMORY and "memory" or "compute"
 end
 function core.roofline_time(dev, flops, bytes) return bound(core._roofline_time(dev, flops, bytes)) end
 function core.roofline_ops(c, dev, per_op)
@@ -388,11 +439,14 @@ local function first(n, ...)
   for i = n + 1, #t do t[i] = nil end
   return t
 end
+-- -> {se=, lo=, hi=, used=, samples=} (samples: used x np parameters, resample by resample)
 function core.scaling_bootstrap(form, xs, ys, ws, reps, seed)
-  local r = { core._scaling_bootstrap(form, xs, ys, ws, reps, seed) }
+  local s, used = core._scaling_bootstrap(form, xs, ys, ws, reps, seed)
   local np = core._scaling_form_params(form)
+  for i = #s, used * np + 1, -1 do s[i] = nil end
+  local r = { core._scaling_bootstrap_stats(s, np, used) }
   return { se = first(np, unpack(r, 1, 5)), lo = first(np, unpack(r, 6, 10)),
-           hi = first(np, unpack(r, 11, 15)), used = r[16] }
+           hi = first(np, unpack(r, 11, 15)), used = used, samples = s }
 end
 function core.scaling_linfit(X, k, y, w)
   if type(X) == "table" and type(y) == "table" and type(k) == "number" and k == math.floor(k)
@@ -468,12 +522,6 @@ function core.proc_wait(pid, block)
 end
 
 -- parallel
-function core.parallel_roofline(dev, flops, bytes)
-  if type(dev) == "table" and not (type(dev.peak) == "number" and dev.peak > 0) then
-    error("device.peak must be a positive FLOP/s", 0)
-  end
-  return core._parallel_roofline(dev, flops, bytes)
-end
 function core.parallel_amdahl_fit(ns, ss)
   if type(ns) == "table" and type(ss) == "table" and #ns ~= #ss then
     error("bad argument #2 to 'parallel_amdahl_fit' (as many speedups as worker counts)", 0)
@@ -486,15 +534,23 @@ local function layers(ls, fn)
   end
   return ls
 end
-function core.parallel_evaluate(ls, dev, cl, opts, cfg)
+-- ops (optional): a flat array, 12 numbers per op (the fields of dlb_par_op in order)
+local function ops_of(ops, i, fn)
+  if type(ops) == "table" and #ops % 12 ~= 0 then
+    error(string.format("bad argument #%d to '%s' (ops: a flat array of 12 numbers per op)", i, fn), 0)
+  end
+  return ops
+end
+function core.parallel_evaluate(ls, dev, cl, opts, cfg, ops)
   local pp = type(cfg) == "table" and type(cfg.pp) == "number" and cfg.pp or 0
   local p = (pp >= 1 and pp <= 4096) and math.floor(pp) or 1
-  return core._parallel_evaluate(layers(ls, "parallel_evaluate"), dev, cl, opts, cfg, p)
+  return core._parallel_evaluate(layers(ls, "parallel_evaluate"), dev, cl, opts, cfg, p,
+    ops_of(ops, 6, "parallel_evaluate"))
 end
 -- -> {row...}, evaluated, smallest row (the evaluated layout with the least memory; nil when
 -- none was evaluated)
-function core.parallel_plan(ls, dev, cl, opts)
-  local P = core._parallel_plan_new(layers(ls, "parallel_plan"), dev, cl, opts)
+function core.parallel_plan(ls, dev, cl, opts, ops)
+  local P = core._parallel_plan_new(layers(ls, "parallel_plan"), dev, cl, opts, ops_of(ops, 5, "parallel_plan"))
   local rows = {}
   for i = 0, core._parallel_plan_count(P) - 1 do rows[i + 1] = core._parallel_plan_row(P, i) end
   return rows, core._parallel_plan_evaluated(P), core._parallel_plan_smallest(P)
@@ -503,6 +559,77 @@ function core.parallel_partition(w, k)
   local r = core._parallel_partition(w, k)
   for i = 1, #r do r[i] = r[i] + 1 end
   return r
+end
+
+-- energy
+function core.energy_tables()
+  local t = {}
+  for i = 0, core._energy_table_count() - 1 do
+    t[i + 1] = { name = core._energy_table_name(i), note = core._energy_table_note(i) }
+  end
+  return t
+end
+function core.energy_precisions(tname)
+  local n = core._energy_precision_count(tname)
+  if n < 0 then core._energy_cost(tname, "") end -- the library's message (it lists the tables)
+  local r = {}
+  for i = 0, n - 1 do r[i + 1] = core._energy_precision_name(tname, i) end
+  return r
+end
+-- -> {add=, mul=, rf=, sram=, dram=, word_bytes=, source={add=, ...}} (pJ)
+function core.energy_cost(tname, prec)
+  local c = core._energy_cost(tname, prec)
+  c.source = {}
+  for _, f in ipairs { "add", "mul", "rf", "sram", "dram" } do c.source[f] = core._energy_source(tname, prec, f) end
+  return c
+end
+-- -> {compute=, rf=, sram=, dram=, total=} (joules)
+function core.energy_step(add, mul, rf, sram, dram, word_bytes, flops, rfb, sramb, dramb)
+  return core._energy_step({ add = add, mul = mul, rf = rf, sram = sram, dram = dram, word_bytes = word_bytes },
+    flops, rfb, sramb, dramb)
+end
+
+-- measure, trace, minimize
+function core.measure_caches()
+  local a, b, c, d, levels = core._measure_caches()
+  return { a, b, c, d }, levels
+end
+function core.trace_count(t) return core._trace_count(t), core._trace_bytes(t) end
+-- a column as an array, nil where the event has no value (iterate 1..count)
+function core.trace_numbers(t, col)
+  local v = core._trace_numbers(t, col)
+  for i = 1, #v do if v[i] ~= v[i] then v[i] = nil end end
+  return v
+end
+function core.trace_strings(t, col)
+  local v = {}
+  for i = 0, core._trace_count(t) - 1 do v[i + 1] = core._trace_string(t, col, i) end
+  return v
+end
+local NVARS = setmetatable({}, { __mode = "k" }) -- a minimiser's variable count
+local function firstn(t, n)
+  for i = #t, n + 1, -1 do t[i] = nil end
+  return t
+end
+function core.minimizer_new(x0, step, lo, hi, tol, max_evals)
+  if type(x0) == "table" and type(step) == "table" and type(lo) == "table" and type(hi) == "table"
+     and not (#step == #x0 and #lo == #x0 and #hi == #x0) then
+    error("bad argument #2 to 'minimizer_new' (x0, step, lo and hi need the same length)", 0)
+  end
+  local m = core._minimizer_new(x0, step, lo, hi, tol, max_evals)
+  NVARS[m] = #x0
+  return m
+end
+-- -> {x...}, or nil when the search has finished
+function core.minimizer_ask(m)
+  local more, x = core._minimizer_ask(m)
+  if not more then return nil end
+  return firstn(x, NVARS[m])
+end
+-- -> {x...}, f, evaluations
+function core.minimizer_best(m)
+  local x, f, evals = core._minimizer_best(m)
+  return firstn(x, NVARS[m]), f, evals
 end
 
 -- hw

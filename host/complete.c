@@ -11,13 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <readline/readline.h>
+#include "lineedit.h"
 
 #include <lua.h>
 #include <lauxlib.h>
 
 #include "host.h"
 
+#if !DLB_HAVE_RL
+/* Built without a line editor (--readline=none): nothing to complete with. */
+void host_complete_init(lua_State *L) { (void)L; }
+#else
 static lua_State *CL;
 
 static const char *const keywords[] = {
@@ -236,6 +240,7 @@ static char **complete(const char *text, int start, int end) {
   return m;
 }
 
+#ifndef DLB_READLINE_LIBEDIT
 /* List the matches by their last name only (`version`, not `dlb.version`). */
 static void display(char **m, int num, int max) {
   char **shown = calloc((size_t)num + 2, sizeof *shown);
@@ -249,12 +254,16 @@ static void display(char **m, int num, int max) {
   free(shown);
   rl_forced_update_display();
 }
+#endif
 
 /* Complete in L from now on (the REPL's state; readline holds no Lua references). */
 void host_complete_init(lua_State *L) {
   CL = L;
   rl_attempted_completion_function = complete;
   rl_basic_word_break_characters = " \t\n\"'`@$><=;|&{}()[],+-*/%^#~";
-  rl_completer_word_break_characters = rl_basic_word_break_characters;
-  rl_completion_display_matches_hook = display;
+  rl_completer_word_break_characters = (char *)rl_basic_word_break_characters;
+#ifndef DLB_READLINE_LIBEDIT
+  rl_completion_display_matches_hook = display; /* libedit lists matches its own way */
+#endif
 }
+#endif

@@ -23,13 +23,14 @@ typedef struct dlbG_field {
   const char *close;       /* text after the name in messages */
   size_t off;              /* offsetof the C field */
   int isint;               /* an int field (else double) */
-  double dflt;             /* value when absent */
+  double dflt;             /* value when absent (NAN: keep the init function's) */
   int required;            /* absent is an error */
   const struct dlbG_field *sub; /* a nested struct, read when its key holds a table */
   const char *sublabel;    /* message label of the nested struct ("intra.") */
   int count;               /* > 0: a double array of this capacity ... */
   size_t countoff;         /* ... whose length is the int field at this offset */
   int whole;               /* push whole numbers as integers */
+  const char *alias;       /* a second key read when name is absent (mem_bw for bw) */
 } dlbG_field;
 const char *dlbG_typename(lua_State *L, int i);
 int dlbG_typename_l(lua_State *L);
@@ -40,7 +41,9 @@ const char *dlbG_numtext(lua_State *L, int i, char buf[32]);
 const char *dlbG_string(lua_State *L, int i, const char *fn, size_t *len);
 const char *dlbG_suffix(lua_State *L, int i, const char *fn, const char *s, char *buf);
 double dlbG_number(lua_State *L, int i, const char *fn);
-long long dlbG_integer(lua_State *L, int i, const char *fn, long long lo, long long hi);
+/* what: the argument's name for a declared range ("kernel must be 0..3"); NULL: no range */
+long long dlbG_integer(lua_State *L, int i, const char *fn, long long lo, long long hi,
+                       const char *what);
 double *dlbG_numbers(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n,
                      double *buf);
 int *dlbG_ints(lua_State *L, int i, const char *fn, const char *label, size_t max, size_t *n,

@@ -170,7 +170,16 @@ end
 local ctypes = { int = "int", double = "double", size = "size_t", bool = "int", char = "char",
                  cstr = "const char *", number = "double" }
 
+-- cast<TYPE>(x) in a call: kept aside while names are rewritten
+local function hidecasts(e)
+  local casts = {}
+  e = e:gsub("cast<([^>]*)>", function(t) casts[#casts + 1] = t; return "\1" .. #casts .. "\2" end)
+  return e, casts
+end
+
 local function c_expr(f, e)
+  local casts
+  e, casts = hidecasts(e)
   e = e:gsub("#([%w_]+)", "n_%1")
   e = e:gsub("&?[%a_][%w_]*", function(id)
     local amp, nm = id:match("^(&?)(.*)$")
@@ -179,10 +188,13 @@ local function c_expr(f, e)
     return id
   end)
   e = e:gsub("TEXT", "buf, size")
+  e = e:gsub("\1(%d+)\2(%b())", function(k, x) return "((" .. casts[tonumber(k)] .. ")" .. x .. ")" end)
   return e
 end
 
 local function lua_expr(f, e, numeric)
+  local casts
+  e, casts = hidecasts(e)
   if numeric then e = e:gsub("(dlb_[%w_]+%b())", "tonumber(%1)") end
   e = e:gsub("#([%w_]+)", "n_%1")
   e = e:gsub("&?[%a_][%w_]*", function(id)
@@ -194,6 +206,7 @@ local function lua_expr(f, e, numeric)
     if nm == "TEXT" then return "buf, size" end
     return id
   end)
+  e = e:gsub("\1(%d+)\2(%b())", function(k, x) return fmt("ffi.cast(%q, %s)", casts[tonumber(k)], x) end)
   return e
 end
 
@@ -216,8 +229,10 @@ local function cfieldtable(name, label)
     if not (ann.skip or {})[cname] then
       local key = rename[cname] or cname
       local shown = (ann.shown or {})[cname] or key
-      local dflt = (ann.default or {})[cname] or 0
+      -- init: absent fields keep what the C init function set (NAN marks "keep")
+      local dflt = (ann.default or {})[cname] or (ann.init and "NAN") or 0
       local req = (ann.required or {})[cname] and 1 or 0
+      local alias = (ann.alias or {})[cname]
       local sub, sublabel = "NULL", "NULL"
       if structs[ty] then
         sub = "F_" .. cfieldtable(ty):gsub("^F_", "")
@@ -228,12 +243,13 @@ local function cfieldtable(name, label)
         count = cnt
         countoff = ann.count and ann.count[cname] and fmt("offsetof(%s, %s)", name, ann.count[cname]) or "(size_t)-1"
       end
-      lines[#lines + 1] = fmt("  {%s, %s, %s, offsetof(%s, %s), %d, %s, %d, %s, %s, %d, %s, %d},",
+      lines[#lines + 1] = fmt("  {%s, %s, %s, offsetof(%s, %s), %d, %s, %d, %s, %s, %d, %s, %d, %s},",
         cstr(key), cstr(shown), cstr(ann.close or ""), name, cname, ty == "int" and 1 or 0,
-        tostring(dflt), req, sub, sublabel, count, countoff, ann.whole and 1 or 0)
+        tostring(dflt), req, sub, sublabel, count, countoff, ann.whole and 1 or 0,
+        alias and cstr(alias) or "NULL")
     end
   end
-  cfields[name] = fmt("static const dlbG_field F_%s[] = {\n%s\n  {NULL, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, 0}\n};",
+  cfields[name] = fmt("static const dlbG_field F_%s[] = {\n%s\n  {NULL, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL}\n};",
     name, table.concat(lines, "\n"))
   cfield_order[#cfield_order + 1] = name
   return "F_" .. name
@@ -249,18 +265,20 @@ local function lfieldtable(name)
     if not (ann.skip or {})[cname] then
       local key = rename[cname] or cname
       local shown = (ann.shown or {})[cname] or key
-      local dflt = (ann.default or {})[cname] or 0
+      local dflt = (ann.default or {})[cname] or (ann.init and "0/0") or 0
       local req = (ann.required or {})[cname] and "true" or "false"
+      local alias = (ann.alias or {})[cname]
       local sub, sublabel = "nil", "nil"
       if structs[ty] then sub = lfieldtable(ty); sublabel = fmt("%q", key .. ".") end
-      ins[#ins + 1] = fmt("{%q, %q, %q, %q, %s, %s, %s, %s, %s}", key, shown, ann.close or "",
-        cname, ty == "int" and "true" or "false", tostring(dflt), req, sub, sublabel)
+      ins[#ins + 1] = fmt("{%q, %q, %q, %q, %s, %s, %s, %s, %s, %s}", key, shown, ann.close or "",
+        cname, ty == "int" and "true" or "false", tostring(dflt), req, sub, sublabel,
+        alias and fmt("%q", alias) or "nil")
       outs[#outs + 1] = fmt("{%q, %q, %s, %s, %s}", key, cname, ty == "int" and "true" or "false",
         cnt and tostring(cnt) or "nil", cnt and ann.count and ann.count[cname] and fmt("%q", ann.count[cname]) or "nil")
     end
   end
-  lfields[name] = fmt("local S_%s = {%q, {%s}}\nlocal P_%s = {%q, {%s}}", name, name,
-    table.concat(ins, ", "), name, name, table.concat(outs, ", "))
+  lfields[name] = fmt("local S_%s = {%q, {%s}, %s}\nlocal P_%s = {%q, {%s}}", name, name,
+    table.concat(ins, ", "), ann.init and "C." .. ann.init or "nil", name, name, table.concat(outs, ", "))
   lfield_order[#lfield_order + 1] = name
   return "S_" .. name
 end
@@ -300,8 +318,8 @@ local function emit_c(f)
       local lo, hi = a.lo or (k == "size" and "0" or "-2147483647 - 1"), a.hi or "2147483647"
       if k == "size" and not a.hi then hi = "9007199254740992LL" end
       cl(fmt("  %s %s = (%s)%s;", ctypes[k], v, ctypes[k],
-        opt(fmt("dlbG_integer(L, %d, %s, (long long)(%s), (long long)(%s))", i, cstr(fn),
-          c_expr(f, lo), c_expr(f, hi)))))
+        opt(fmt("dlbG_integer(L, %d, %s, (long long)(%s), (long long)(%s), %s)", i, cstr(fn),
+          c_expr(f, lo), c_expr(f, hi), a.lo and cstr(a.name) or "NULL"))))
     elseif k == "bool" then
       cl(fmt("  int %s = lua_toboolean(L, %d);", v, i))
     elseif k == "numbers" or k == "ints" or k == "strings" then
@@ -335,7 +353,8 @@ local function emit_c(f)
         cstr(fn), a.of, a.of))
     elseif k == "struct" then
       cl(fmt("  %s %s;", a.struct, v))
-      cl(fmt("  memset(&%s, 0, sizeof %s);", v, v))
+      local init = structspec(a.struct).init
+      if init then cl(fmt("  %s(&%s);", init, v)) else cl(fmt("  memset(&%s, 0, sizeof %s);", v, v)) end
       cl(fmt("  dlbG_getstruct(L, %d, %s, %s, &%s, %s);", i, cstr(fn), cfieldtable(a.struct), v,
         cstr(structlabel(f, a))))
     end
@@ -513,7 +532,8 @@ local function emit_lua(f)
       local lo, hi = a.lo or (k == "size" and "0" or "-2147483648"), a.hi or "2147483647"
       if k == "size" and not a.hi then hi = "9007199254740992" end
       lo, hi = lua_expr(f, lo, true), lua_expr(f, hi, true)
-      ll(fmt("  local %s = %s", v, opt(fmt("R.integer(%s, %d, %s, %s, %s)", p, i, q, lo, hi))))
+      ll(fmt("  local %s = %s", v, opt(fmt("R.integer(%s, %d, %s, %s, %s%s)", p, i, q, lo, hi,
+        a.lo and fmt(", %q", a.name) or ""))))
     elseif k == "bool" then
       ll(fmt("  local %s = %s and 1 or 0", v, p))
     elseif k == "numbers" or k == "ints" or k == "strings" then
@@ -693,7 +713,7 @@ end
 -- C file
 local head = {
   "/* Generated by host/gen_bindings.lua from host/bindings.lua and the public headers: do not edit. */",
-  "#include <stddef.h>", "#include <string.h>", "", "#include <lua.h>", "#include <lauxlib.h>", "",
+  "#include <math.h>", "#include <stddef.h>", "#include <string.h>", "", "#include <lua.h>", "#include <lauxlib.h>", "",
   '#include "dlbench.h"', '#include "dlbL.h"', "",
 }
 for _, name in ipairs(cfield_order) do head[#head + 1] = cfields[name] end

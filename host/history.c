@@ -14,11 +14,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <readline/readline.h>
-#include <readline/history.h>
+#include "lineedit.h"
 
 #include "host.h"
 
+#if !DLB_HAVE_RL
+/* Built without a line editor (--readline=none): lines cannot be recalled, so no file. */
+const char *host_history_file(void) { return NULL; }
+void host_history_load(void) {}
+void host_history_add(const char *chunk) { (void)chunk; }
+#else
 #define MAXENTRIES 1000
 
 static char path[PATH_MAX];
@@ -136,3 +141,4 @@ void host_history_add(const char *chunk) {
   if (fclose(f) != 0 || bad) { warn("append to"); return; }
   filelines++;
 }
+#endif

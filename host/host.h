@@ -11,6 +11,8 @@
 ** Lua library, `dlbench.core` preloaded and the global `dlb`; NULL (message on stderr)
 ** on failure. argv0 locates the Lua library relative to the executable. */
 lua_State *host_newstate(const char *argv0);
+/* Close a state made by host_newstate (restores the library's default allocator first). */
+void host_closestate(lua_State *L);
 
 /* Call the function on top of the stack (below it, narg arguments) with a message
 ** handler that appends a traceback; like lua.c's docall. Returns the lua_pcall status. */

@@ -99,7 +99,7 @@ const char *dlbG_numtext(lua_State *L, int i, char buf[32]) {
 
 /* s followed by the integer at index i, in buf (512 bytes): nn.lua's layer names. */
 const char *dlbG_suffix(lua_State *L, int i, const char *fn, const char *s, char *buf) {
-  long long n = dlbG_integer(L, i, fn, -9007199254740992LL, 9007199254740992LL);
+  long long n = dlbG_integer(L, i, fn, -9007199254740992LL, 9007199254740992LL, NULL);
   int len = snprintf(buf, 512, "%s%lld", s, n);
   if (len < 0 || len >= 512) dlbG_argerror(L, i, fn, "name too long");
   return buf;
@@ -128,11 +128,13 @@ double dlbG_number(lua_State *L, int i, const char *fn) {
 }
 
 /* An integer argument in [lo, hi]. */
-long long dlbG_integer(lua_State *L, int i, const char *fn, long long lo, long long hi) {
+long long dlbG_integer(lua_State *L, int i, const char *fn, long long lo, long long hi,
+                       const char *what) {
   int ok;
   if (lua_type(L, i) != LUA_TNUMBER) typeerror(L, i, fn, "number");
   lua_Integer v = lua_tointegerx(L, i, &ok);
   if (!ok) dlbG_argerror(L, i, fn, "number has no integer representation");
+  if ((v < lo || v > hi) && what) dlbG_argerror(L, i, fn, "%s must be %I..%I", what, (lua_Integer)lo, (lua_Integer)hi);
   if (v < lo || v > hi) dlbG_argerror(L, i, fn, "integer out of range");
   return (long long)v;
 }
@@ -258,6 +260,10 @@ void dlbG_getstruct(lua_State *L, int i, const char *fn, const dlbG_field *f, vo
   if (lua_type(L, i) != LUA_TTABLE) typeerror(L, i, fn, "table");
   for (; f->name; f++) {
     int t = lua_getfield(L, i, f->name);
+    if (t == LUA_TNIL && f->alias) {
+      lua_pop(L, 1);
+      t = lua_getfield(L, i, f->alias);
+    }
     double v = f->dflt;
     if (t == LUA_TNUMBER) {
       v = lua_tonumber(L, -1);
@@ -275,6 +281,7 @@ void dlbG_getstruct(lua_State *L, int i, const char *fn, const dlbG_field *f, vo
     }
     lua_pop(L, 1);
     if (f->sub) continue; /* a nested struct given as something else stays zero */
+    if (t == LUA_TNIL && isnan(v)) continue; /* keep the struct's init value */
     if (f->isint) *(int *)((char *)base + f->off) = (int)v;
     else *(double *)((char *)base + f->off) = v;
   }

@@ -33,9 +33,16 @@ static int core_abi_version(lua_State *L) {
   return 1;
 }
 
+/* -- core.memory_in_use() -> number (bytes of library memory live in this thread) */
+static int core_memory_in_use(lua_State *L) {
+  lua_pushnumber(L, dlb_memory_in_use());
+  return 1;
+}
+
 static const luaL_Reg corelib[] = {
   {"version", core_version},
   {"abi_version", core_abi_version},
+  {"memory_in_use", core_memory_in_use},
   {NULL, NULL}
 };
 

@@ -4,6 +4,7 @@
 **   dlbench                 REPL on a terminal; otherwise run the script read from stdin
 **   dlbench run FILE [ARGS] run a study script (arg and ... set as the lua standalone does)
 **   dlbench -e CODE         run a chunk
+**   dlbench measure [...]   measure this host (dlb.measure.cli)
 **   dlbench --version | --help
 */
 #include <signal.h>
@@ -28,6 +29,7 @@ static void usage(FILE *out) {
     "  (none)              interactive REPL on a terminal; runs stdin otherwise\n"
     "  run FILE [ARGS...]  run a study script; ARGS are in arg[1..] and ...\n"
     "  -e CODE             run CODE (a Lua chunk) and exit\n"
+    "  measure [OPTIONS]   measure this host's roofline (measure --help)\n"
     "  -                   run the script read from stdin\n"
     "  --version           print dlbench, Lua and library ABI versions\n"
     "  --help              print this message\n"
@@ -104,6 +106,10 @@ int main(int argc, char **argv) {
     } else {
       rc = runfile(L, argv[2], argv, argc, 2);
     }
+  } else if (!strcmp(argv[1], "measure")) { /* dlb.measure.cli(arg): docs/measure.md */
+    createargtable(L, argv, argc, 1);
+    const char *chunk = "dlb.measure.cli(arg)";
+    rc = runchunk(L, luaL_loadbuffer(L, chunk, strlen(chunk), "=dlbench measure"), argc, argv, argc);
   } else if (!strcmp(argv[1], "-e")) {
     if (argc < 3) {
       fprintf(stderr, "%s: -e needs a Lua chunk\n", progname);
@@ -117,6 +123,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: unknown command '%s' (try --help)\n", progname, argv[1]);
     rc = EXIT_FAILURE;
   }
-  lua_close(L);
+  host_closestate(L);
   return rc;
 }

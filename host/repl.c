@@ -15,8 +15,7 @@
 #include <string.h>
 #include <sys/select.h>
 
-#include <readline/readline.h>
-#include <readline/history.h>
+#include "lineedit.h"
 
 #include <lua.h>
 #include <lauxlib.h>
@@ -30,8 +29,6 @@ enum { CHUNK_OK, CHUNK_EOF, CHUNK_EXIT, CHUNK_CANCEL };
 
 /* ---- reading lines ------------------------------------------------------------------ */
 
-static char *gotline;
-static int gotit;
 static volatile sig_atomic_t winched = 0;
 
 /* SIGWINCH: the line reader tells readline the new size. */
@@ -39,6 +36,10 @@ static void onwinch(int sig) {
   (void)sig;
   winched = 1;
 }
+
+#if DLB_HAVE_RL
+static char *gotline;
+static int gotit;
 
 /* readline's line handler: keep the line (owned by the caller of getline_rl). */
 static void online(char *line) {
@@ -85,7 +86,9 @@ static char *getline_rl(const char *prompt, int *cancel) {
       rl_redisplay();
       fputs("^C", rl_outstream ? rl_outstream : stdout);
       fflush(rl_outstream ? rl_outstream : stdout);
-      rl_callback_sigcleanup();
+#ifndef DLB_READLINE_LIBEDIT
+      rl_callback_sigcleanup(); /* libedit has no such call (and no state to clean) */
+#endif
       rl_free_line_state();
       rl_callback_handler_remove(); /* restores the terminal (may return the cursor) */
       fputc('\n', stdout);
@@ -98,6 +101,54 @@ static char *getline_rl(const char *prompt, int *cancel) {
   sigprocmask(SIG_SETMASK, &old, NULL); /* SIGINT open again while code runs */
   return gotline;
 }
+#else
+/* Built without a line editor (--readline=none): the prompt, then bytes up to a newline,
+** with the same Ctrl-C rule as above (SIGINT open only while waiting in pselect). */
+static char *getline_rl(const char *prompt, int *cancel) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  sigdelset(&old, SIGINT);
+  *cancel = 0;
+  fputs(prompt, stdout);
+  fflush(stdout);
+  size_t n = 0, cap = 128;
+  char *line = malloc(cap);
+  for (;;) {
+    fd_set fds;
+    FD_ZERO(&fds);
+    FD_SET(STDIN_FILENO, &fds);
+    int r = line ? pselect(STDIN_FILENO + 1, &fds, NULL, NULL, NULL, &old) : -1;
+    if (host_interrupt_prompt()) {
+      fputc('\n', stdout); /* the terminal's own line discipline echoed ^C */
+      fflush(stdout);
+      *cancel = 1;
+      break;
+    }
+    if (r < 0 && (line == NULL || errno != EINTR)) break;
+    if (r <= 0) continue;
+    char c;
+    ssize_t got = read(STDIN_FILENO, &c, 1);
+    if (got <= 0) {
+      if (got < 0 && errno == EINTR) continue;
+      if (n > 0) { line[n] = '\0'; sigprocmask(SIG_SETMASK, &old, NULL); return line; }
+      break; /* end of input */
+    }
+    if (c == '\n') { line[n] = '\0'; sigprocmask(SIG_SETMASK, &old, NULL); return line; }
+    if (n + 2 > cap) {
+      char *bigger = realloc(line, cap * 2);
+      if (bigger == NULL) break;
+      line = bigger;
+      cap *= 2;
+    }
+    line[n++] = c;
+  }
+  free(line);
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return NULL;
+}
+#endif
 
 /* ---- compiling chunks --------------------------------------------------------------- */
 
@@ -227,11 +278,27 @@ static void printvalues(lua_State *L, int n) {
   lua_settop(L, base);
 }
 
+/* Before a chunk runs: dlbench.pretty forgets the value a function marked as already
+** printed (dlbench.pretty.shown), so only the chunk that printed it skips the echo. Does
+** nothing when the module is not loaded. */
+static void forget_shown(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "dlbench.pretty");
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_getfield(L, -1, "forget");
+    if (lua_type(L, -1) == LUA_TFUNCTION) { if (lua_pcall(L, 0, 0, 0) != LUA_OK) lua_pop(L, 1); }
+    else lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+}
+
 /* The loop: read, compile, run, print, until Ctrl-D or `exit`. */
 int host_repl(lua_State *L) {
+#if DLB_HAVE_RL
   rl_readline_name = "dlbench";
   rl_catch_signals = 0; /* Ctrl-C is ours (interrupt.c); readline must not take it */
   rl_catch_sigwinch = 0;
+#endif
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = onwinch;
@@ -247,7 +314,10 @@ int host_repl(lua_State *L) {
     if (what == CHUNK_EXIT) return EXIT_SUCCESS;
     if (what == CHUNK_EOF) break;
     if (what == CHUNK_CANCEL) continue;
-    if (status == LUA_OK) status = host_docall(L, 0, LUA_MULTRET);
+    if (status == LUA_OK) {
+      forget_shown(L);
+      status = host_docall(L, 0, LUA_MULTRET);
+    }
     if (status != LUA_OK) {
       report(L);
       continue;

@@ -35,7 +35,8 @@ static int exists(const char *dir) {
 }
 
 /* Find the folder holding dlbench/init.lua: $DLBENCH_LUA_DIR, then beside the
-** executable: an install (PREFIX/bin -> PREFIX/share/dlbench/lua), then the source tree
+** executable: an install (PREFIX/bin -> PREFIX/share/lua/5.4, where Debian's Lua 5.4 looks
+** too; PREFIX/share/dlbench/lua for installs made before 0.2), then the source tree
 ** (build/bin, build/asan/bin -> lua/). */
 static int findluadir(const char *argv0) {
   const char *env = getenv("DLBENCH_LUA_DIR");
@@ -53,7 +54,7 @@ static int findluadir(const char *argv0) {
   char *slash = strrchr(exe, '/');
   if (slash) *slash = '\0';
   static const char *const rel[] = {
-    "/../share/dlbench/lua", "/../../lua", "/../../../lua", "/../lua", NULL
+    "/../share/lua/5.4", "/../share/dlbench/lua", "/../../lua", "/../../../lua", "/../lua", NULL
   };
   for (int i = 0; rel[i]; i++) {
     char cand[PATH_MAX + 32];
@@ -86,6 +87,37 @@ int host_interrupted(void) {
   return lastinterrupted;
 }
 
+/* After Ctrl-C stopped a call (its error message on top): clear the terminal line a
+** progress bar may be drawn on, so the message starts on a clean line, and append the
+** note a library function left in dlbench.errors.interrupt_note (a function returning a
+** string: where its partial results are, e.g. dlb.sweep.last()); the note is cleared. */
+static void interrupt_epilogue(lua_State *L) {
+  if (isatty(STDERR_FILENO)) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  if (lua_type(L, -1) != LUA_TSTRING) return;
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "dlbench.errors");
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_getfield(L, -1, "interrupt_note");
+    lua_pushnil(L);
+    lua_setfield(L, -3, "interrupt_note");
+    if (lua_type(L, -1) == LUA_TFUNCTION && lua_pcall(L, 0, 1, 0) == LUA_OK
+        && lua_type(L, -1) == LUA_TSTRING) {
+      lua_pushliteral(L, "\n");
+      lua_insert(L, -2);
+      lua_concat(L, 2);           /* "\n" .. note */
+      lua_copy(L, -1, -3);        /* over the loaded table: [msg, note, errors, note] */
+      lua_pop(L, 2);              /* note copy, errors table: [msg, "\nnote"] */
+      lua_concat(L, 2);
+      return;
+    }
+    lua_pop(L, 1); /* the note (or pcall's error) */
+  }
+  lua_pop(L, 2);
+}
+
 /* Run with a traceback handler; Ctrl-C interrupts the call (see interrupt.c). */
 int host_docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
@@ -94,6 +126,7 @@ int host_docall(lua_State *L, int narg, int nres) {
   host_interrupt_arm(L);
   int status = lua_pcall(L, narg, nres, base);
   lastinterrupted = host_interrupt_disarm(L) && status != LUA_OK;
+  if (lastinterrupted) interrupt_epilogue(L);
   lua_remove(L, base);
   return status;
 }
@@ -158,6 +191,15 @@ static int setup(lua_State *L) {
 }
 
 /* A ready state (see host.h); the caller closes it. */
+/* libdlbench's allocator in the host: the Lua state's own (luaL_newstate's realloc/free),
+** so the library's blocks come from where Lua's do (graphs/alloc.c; the collector learns
+** of them through dlb.memory). lua_Alloc's osize is not needed by that allocator. */
+static void *coremem(void *ud, void *ptr, size_t n) {
+  void *aud;
+  lua_Alloc f = lua_getallocf((lua_State *)ud, &aud);
+  return f(aud, ptr, 0, n);
+}
+
 lua_State *host_newstate(const char *argv0) {
 #if defined(__GLIBC__)
   /* Graph analyses allocate and free blocks of megabytes (a step's arrays, the footprint
@@ -180,12 +222,20 @@ lua_State *host_newstate(const char *argv0) {
     fprintf(stderr, "dlbench: cannot create the Lua state (out of memory)\n");
     return NULL;
   }
+  dlb_set_allocator(coremem, L);
   lua_pushcfunction(L, setup);
   int status = host_docall(L, 0, 0);
   if (status != LUA_OK) {
     host_report(L, status);
-    lua_close(L);
+    host_closestate(L);
     return NULL;
   }
   return L;
+}
+
+/* Close the state made by host_newstate; the library's allocator goes back to the C
+** library's first, so the blocks finalizers free after this do not reach a closed state. */
+void host_closestate(lua_State *L) {
+  dlb_set_allocator(NULL, NULL);
+  lua_close(L);
 }

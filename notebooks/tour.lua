@@ -142,7 +142,7 @@ do
     b.whisker_lo, b.q_lo, b.median, b.q_hi, b.whisker_hi))
   local xs, ys, z = t:where { layers = 16 }:pivot("nodes", "batch", "util_tpu")
   local f = dlb.plot.figure { width = 3.3, height = 2.6 }
-  f:heatmap { x = xs, y = ys, z = z, vmin = 0 }
+  f:heatmap { x = xs, y = ys, z = z, vmin = 0, colorbar_label = "utilization" }
   f.xlabel, f.ylabel = "nodes per layer", "batch"
   f.title = "FC, 16 layers: TPU v2 utilization (predicted)"
   local ok, err = f:save("out/tour_sweep_heatmap.png")

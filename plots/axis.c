@@ -106,6 +106,29 @@ static void format_ascii(double v, double step, const char *style, char *buf, si
   if (strcmp(style, "pow") == 0) { power(v, buf, size); return; }
   if (strcmp(style, "plain") == 0) { plain(v, step, buf, size); return; }
   double a = fabs(v);
+  if (strcmp(style, "time") == 0) { /* seconds with a unit: 5 µs, 20 ms, 1.5 s */
+    static const struct { double s; const char *u; } units[] = {
+      {1e-9, "ns"}, {1e-6, "\xc2\xb5s"}, {1e-3, "ms"}, {1, "s"}};
+    double ref = fmax(a, step > 0 ? step : 0); /* the value's own unit (0: the step's) */
+    int k = 3;
+    while (k > 0 && ref < units[k].s * 0.999) k--;
+    char mb[32];
+    plain(v / units[k].s, step > 0 ? step / units[k].s : 0, mb, sizeof mb);
+    if (v == 0) snprintf(mb, sizeof mb, "0");
+    snprintf(buf, size, "%s %s", mb, units[k].u);
+    return;
+  }
+  if (strcmp(style, "count") == 0) { /* counts of things (tokens, parameters): 1.5B, 300M */
+    static const char *const cp[] = {"", "k", "M", "B", "T"};
+    int e = a >= 1000 ? (int)floor(log10(a) / 3 + 1e-12) : 0;
+    if (e > 4) { power(v, buf, size); return; }
+    double sc = pow(1000, e);
+    char mb[32];
+    plain(v / sc, step > 0 && e > 0 ? step / sc : step, mb, sizeof mb);
+    if (e > 0 && strlen(mb) > 6) snprintf(mb, sizeof mb, "%.4g", v / sc);
+    snprintf(buf, size, "%s%s", mb, cp[e]);
+    return;
+  }
   if (strcmp(style, "auto") == 0 && a != 0 && a < 1e-3) { power(v, buf, size); return; }
   static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};
   int e = a >= 1000 ? (int)floor(log10(a) / 3 + 1e-12) : 0;
@@ -125,8 +148,8 @@ static void format_ascii(double v, double step, const char *style, char *buf, si
 int dlb_tick_format(double v, double step, const char *style, char *buf, size_t size) {
   if (!buf || size == 0) return dlb_fail(DLB_EINVAL, "tick_format: no buffer");
   if (!style || (strcmp(style, "si") && strcmp(style, "pow") && strcmp(style, "plain") &&
-                 strcmp(style, "auto")))
-    return dlb_fail(DLB_EINVAL, "tick_format: unknown style '%s' (valid: auto si pow plain)",
+                 strcmp(style, "auto") && strcmp(style, "count") && strcmp(style, "time")))
+    return dlb_fail(DLB_EINVAL, "tick_format: unknown style '%s' (valid: auto si pow plain count time)",
                     style ? style : "(null)");
   format_tick(v, step, style, buf, size);
   return DLB_OK;
@@ -262,6 +285,22 @@ minors:
     }
 }
 
+/* Break each tick label with a space into two lines at the space nearest its middle (for
+** categorical names that do not fit side by side). Returns 1 when any label changed. */
+static int wrap_labels(axis *a) {
+  int changed = 0;
+  for (int i = 0; i < a->nticks; i++) {
+    char *t = a->tlabels[i];
+    size_t n = strlen(t), best = 0;
+    double bestd = 1e9;
+    if (strchr(t, '\n')) continue;
+    for (size_t j = 1; j + 1 < n; j++)
+      if (t[j] == ' ' && fabs((double)j - n / 2.0) < bestd) { bestd = fabs((double)j - n / 2.0); best = j; }
+    if (best > 0) { t[best] = '\n'; changed = 1; }
+  }
+  return changed;
+}
+
 /* Ticks and their labels for an axis whose limits are set, along `length` points. */
 void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal) {
   a->nticks = a->nminor = 0;
@@ -294,10 +333,17 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
         a->nticks++;
       }
       if (fits(cr, f, a, length, horizontal) || a->nticks <= 1 || (numeric && si > 9)) break;
-      if (horizontal && !a->rotate && !numeric) { a->rotate = 1; k--; continue; }
+      if (horizontal && !a->rotate && !numeric) {
+        /* names on two lines (broken at the space nearest their middle) before turning
+        ** them upright: "16/8/32 m96" over "z2 1f1b" */
+        if (k == 1 && wrap_labels(a) && fits(cr, f, a, length, horizontal)) break;
+        a->rotate = 1; k--; continue;
+      }
     }
-    if (a->rotate || !horizontal) { /* long names across the axis: cut to a third of the cell */
-      double room = 0.3 * (horizontal ? f->height / f->rows : f->width / f->cols), sz;
+    if (a->rotate || !horizontal) {
+      /* long names across the axis: up to 45% of the cell (the names that tell bars apart
+      ** are often long: "16/8/32 m96 z2 1f1b"), cut with an ellipsis only beyond that */
+      double room = 0.45 * (horizontal ? f->height / f->rows : f->width / f->cols), sz;
       for (int i = 0; i < a->nticks; i++) {
         char buf[64];
         text_fit(cr, a->tlabels[i], f->font * 0.875, f->font * 0.875, 0, room, buf, sizeof buf,

@@ -144,17 +144,88 @@ int colour_parse(const char *text, double rgb[3]) {
 void cmap_norm(series *s, double *vmin, double *vmax, double *center) {
   const darray *d = series_data(s, s->kind == DLB_SERIES_HEATMAP ? "z" : "c");
   const darray *m = series_data(s, "mask");
+  int lg = cmap_log(s);
   double lo = INFINITY, hi = -INFINITY;
   if (d) for (size_t i = 0; i < d->n; i++) {
-    if (!isfinite(d->v[i]) || (m && m->v[i] != 0)) continue;
-    if (d->v[i] < lo) lo = d->v[i];
-    if (d->v[i] > hi) hi = d->v[i];
+    double v = lg ? cmap_value(s, d->v[i]) : d->v[i];
+    if (!isfinite(v) || (m && m->v[i] != 0)) continue;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
   }
   if (lo > hi) { lo = 0; hi = 1; }
+  if (s->shared) { lo = s->share_lo; hi = s->share_hi; } /* one scale across the panels */
+  if (lg) { /* log-symmetric around the centre (default 1): equal ratios, equal colours */
+    double c = series_num(s, "center", 1);
+    c = c > 0 ? log(c) : 0;
+    double vl = series_num(s, "vmin", NAN), vh = series_num(s, "vmax", NAN);
+    if (vl > 0) lo = log(vl);
+    if (vh > 0) hi = log(vh);
+    double r = fmax(fmax(hi - c, c - lo), 1e-12);
+    *vmin = c - r; *vmax = c + r; *center = c;
+    return;
+  }
   *vmin = series_num(s, "vmin", lo);
   *vmax = series_num(s, "vmax", hi);
   *center = series_num(s, "center", NAN);
   if (*vmax <= *vmin) *vmax = *vmin + (*vmin == 0 ? 1 : fabs(*vmin) * 1e-9 + 1e-300);
+}
+
+/* Comparison panels share one colour scale: heat maps and coloured scatters in different
+** panels whose colour bars carry the same label (the same quantity), the same map and
+** norm, without vmin/vmax of their own, get the union of their ranges — unless one says
+** share_colors = 0. */
+void cmap_share(dlb_figure *f) {
+  for (int i = 0; i < f->nseries; i++) f->series[i].shared = 0;
+  for (int i = 0; i < f->nseries; i++) {
+    series *a = &f->series[i];
+    if (a->dead || !a->committed || a->shared ||
+        (a->kind != DLB_SERIES_HEATMAP && !(a->kind == DLB_SERIES_SCATTER && series_data(a, "c"))))
+      continue;
+    const char *lab = series_str(a, "colorbar_label", "");
+    if (!lab[0] || series_num(a, "share_colors", 1) == 0 || !isnan(series_num(a, "vmin", NAN)) ||
+        !isnan(series_num(a, "vmax", NAN))) continue;
+    int members[256], n = 0, panels = 0;
+    for (int j = i; j < f->nseries && n < 256; j++) {
+      series *b = &f->series[j];
+      if (b->dead || !b->committed || b->kind != a->kind) continue;
+      if (strcmp(series_str(b, "colorbar_label", ""), lab) ||
+          strcmp(series_str(b, "cmap", "viridis"), series_str(a, "cmap", "viridis")) ||
+          cmap_log(b) != cmap_log(a) || series_num(b, "share_colors", 1) == 0 ||
+          !isnan(series_num(b, "vmin", NAN)) || !isnan(series_num(b, "vmax", NAN))) continue;
+      if (b->panel != a->panel) panels = 1;
+      members[n++] = j;
+    }
+    if (n < 2 || !panels) continue;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < n; k++) {
+      series *b = &f->series[members[k]];
+      const darray *d = series_data(b, b->kind == DLB_SERIES_HEATMAP ? "z" : "c");
+      const darray *m = series_data(b, "mask");
+      if (d) for (size_t q = 0; q < d->n; q++) {
+        double v = cmap_value(b, d->v[q]);
+        if (!isfinite(v) || (m && m->v[q] != 0)) continue;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+    }
+    if (!(lo <= hi)) continue;
+    for (int k = 0; k < n; k++) {
+      series *b = &f->series[members[k]];
+      b->shared = 1; b->share_lo = lo; b->share_hi = hi;
+    }
+  }
+}
+
+/* 1 when the series maps colours on the log-symmetric norm (norm = "logsym"). */
+int cmap_log(const series *s) {
+  return strcmp(series_str(s, "norm", "linear"), "logsym") == 0;
+}
+
+/* The value cmap_t takes for data value v: v, or log(v) on the log-symmetric norm (NaN
+** for v <= 0, drawn as missing). */
+double cmap_value(const series *s, double v) {
+  if (!cmap_log(s)) return v;
+  return v > 0 ? log(v) : NAN;
 }
 
 /* Position of v in [vmin, vmax] as t in [0, 1] (unclamped); with a centre, each side maps

@@ -25,10 +25,10 @@ dlb_figure *dlb_figure_new(double width_in, double height_in, int rows, int cols
   if (rows < 1 || cols < 1 || rows > 16 || cols > 16)
     return dlb_fail_null(DLB_EINVAL, "figure: rows and cols must be 1 to 16 (got %d x %d)",
                          rows, cols);
-  dlb_figure *f = calloc(1, sizeof *f);
+  dlb_figure *f = dlb_calloc(1, sizeof *f);
   if (!f) return dlb_fail_null(DLB_ENOMEM, "figure: out of memory");
-  f->panels = calloc((size_t)(rows * cols), sizeof *f->panels);
-  if (!f->panels) { free(f); return dlb_fail_null(DLB_ENOMEM, "figure: out of memory"); }
+  f->panels = dlb_calloc((size_t)(rows * cols), sizeof *f->panels);
+  if (!f->panels) { dlb_free(f); return dlb_fail_null(DLB_ENOMEM, "figure: out of memory"); }
   f->width = width_in * 72;
   f->height = height_in * 72;
   f->rows = rows;
@@ -49,11 +49,11 @@ dlb_figure *dlb_figure_new(double width_in, double height_in, int rows, int cols
 void dlb_figure_free(dlb_figure *f) {
   if (!f) return;
   for (int i = 0; i < f->nseries; i++) series_clear(&f->series[i]);
-  free(f->series);
-  free(f->panels);
-  free(f->boxes);
-  free(f->pairs);
-  free(f);
+  dlb_free(f->series);
+  dlb_free(f->panels);
+  dlb_free(f->boxes);
+  dlb_free(f->pairs);
+  dlb_free(f);
 }
 
 /* Number of panels (rows x cols); 0 for NULL. */
@@ -154,8 +154,10 @@ int dlb_panel_str(dlb_figure *f, int pi, const char *key, const char *v) {
                       "right, lower left, lower right, outside, none)", v);
     snprintf(p->legend, sizeof p->legend, "%s", v);
   } else if (strcmp(key, "xtickformat") == 0 || strcmp(key, "ytickformat") == 0) {
-    if (strcmp(v, "auto") && strcmp(v, "si") && strcmp(v, "pow") && strcmp(v, "plain"))
-      return dlb_fail(DLB_EINVAL, "%s: unknown format '%s' (valid: auto si pow plain)", key, v);
+    if (strcmp(v, "auto") && strcmp(v, "si") && strcmp(v, "pow") && strcmp(v, "plain") &&
+        strcmp(v, "count") && strcmp(v, "time"))
+      return dlb_fail(DLB_EINVAL, "%s: unknown format '%s' (valid: auto si pow plain count time)",
+                      key, v);
     axis *a = &p->ax[key[0] == 'y'];
     snprintf(a->fmt, sizeof a->fmt, "%s", v);
   } else {

@@ -4,6 +4,7 @@
 ** (the candidate covering the least data), colour bars, and the text boxes whose
 ** overlaps tests can ask for.
 */
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ double panel_py(const panel *p, double y) {
 /* Record a text box for the overlap check (boxes beyond MAXBOXES are ignored). */
 void layout_add_box(dlb_figure *f, rect r, int panel, const char *what) {
   if (f->nboxes >= MAXBOXES || r.w <= 0 || r.h <= 0) return;
-  if (!f->boxes && !(f->boxes = malloc(MAXBOXES * sizeof *f->boxes))) return;
+  if (!f->boxes && !(f->boxes = dlb_malloc(MAXBOXES * sizeof *f->boxes))) return;
   tbox *b = &f->boxes[f->nboxes++];
   b->r = r;
   b->panel = panel;
@@ -141,6 +142,19 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
     format_tick(vmin, 0, "auto", a->tlabels[0], sizeof a->tlabels[0]);
     return;
   }
+  if (cmap_log(&f->series[p->cbar_series])) {
+    /* ratios around the centre: x2 steps (x10 when the range spans over 2^6 either way),
+    ** labelled with the values, not their logs */
+    double step = (vmax - center) > 6 * log(2) ? log(10) : log(2);
+    int k0 = (int)ceil((vmin - center) / step - 1e-9), k1 = (int)floor((vmax - center) / step + 1e-9);
+    a->nticks = 0;
+    for (int k = k0; k <= k1 && a->nticks < MAXTICKS; k++) {
+      double t = center + k * step;
+      format_tick(exp(t), 0, "auto", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+      a->ticks[a->nticks++] = t;
+    }
+    return;
+  }
   axis_ticks(cr, f, a, len, 0);
   if (!isnan(center) && center > vmin && center < vmax) {
     /* a two-slope map: each half of the bar gets its own nice ticks, the centre one */
@@ -225,9 +239,14 @@ static void place(cairo_t *cr, dlb_figure *f, double top) {
   int n = f->rows * f->cols;
   if (n < 1 || n > 256) return; /* 1..16 x 1..16, checked by dlb_figure_new */
   double cw = f->width / f->cols, ch = (f->height - top) / f->rows;
-  double (*m)[4] = calloc((size_t)n, sizeof *m);
+  double (*m)[4] = dlb_calloc((size_t)n, sizeof *m);
   if (!m) return;
   for (int i = 0; i < n; i++) margins(cr, f, i, m[i]);
+  for (int i = 0; i < n; i++) { /* a row's titles sit at one height, above any legend */
+    double a = 0;
+    for (int j = 0; j < n; j++) if (j / f->cols == i / f->cols) a = fmax(a, f->panels[j].above);
+    f->panels[i].title_above = a;
+  }
   for (int i = 0; i < n; i++) {
     panel *p = &f->panels[i];
     int r = i / f->cols, c = i % f->cols;
@@ -245,7 +264,7 @@ static void place(cairo_t *cr, dlb_figure *f, double top) {
     if (p->cbar_series >= 0)
       p->cbar = (rect){p->box.x + p->box.w + CBAR_GAP, p->box.y, CBAR_W, p->box.h};
   }
-  free(m);
+  dlb_free(m);
 }
 
 /* Does a panel hold a committed series of this kind? */
@@ -270,17 +289,29 @@ int legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap) {
 /* Legend entries and the box they need. */
 static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h) {
   legend_entry e[32];
-  int n = legend_entries(f, pi, e, 32);
+  int n = legend_entries(f, pi, e, 32), cols = f->panels[pi].legend_cols;
+  double colw, rowh;
+  legend_grid(cr, f, e, n, &colw, &rowh);
+  if (cols < 1) cols = 1;
+  if (cols > n) cols = n;
   *w = *h = 0;
+  if (n == 0) return 0;
+  int rows = (n + cols - 1) / cols;
+  *w = cols * colw + (cols - 1) * PAD + 2 * PAD;
+  *h = rows * rowh + 2 * PAD;
+  return n;
+}
+
+/* The width of a legend column (swatch, gap, the longest label) and the height of a row. */
+void legend_grid(cairo_t *cr, const dlb_figure *f, const legend_entry *e, int n, double *colw,
+                 double *rowh) {
+  *colw = *rowh = 0;
   for (int i = 0; i < n; i++) {
     double tw, th;
     text_extent(cr, e[i].label, f->font * 0.875, 0, &tw, &th);
-    *w = fmax(*w, 14 + PAD + tw);
-    *h += th;
+    *colw = fmax(*colw, 14 + PAD + tw);
+    *rowh = fmax(*rowh, th);
   }
-  *w += 2 * PAD;
-  *h += 2 * PAD;
-  return n;
 }
 
 /* Put a panel's legend: above a heat map, outside, at a named corner, or at the
@@ -314,24 +345,37 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
     return;
   }
   if (strcmp(p->legend, "best") == 0) {
-    long bestn = -1;
+    /* what the series draw, on a grid (occupancy.c): the eight named places first, in
+    ** order; when none is free, every position of the axes on the grid, the least covered
+    ** (ties: nearest a corner), so free space anywhere is found */
+    occupancy o;
+    if (occupancy_build(f, pi, 0, &o) != DLB_OK) { p->legend_box = cand[0]; p->has_legend = 1; return; }
+    double bestc = -1;
     for (int k = 0; k < 8; k++) {
-      long c = 0;
-      for (int i = 0; i < f->nseries; i++) {
-        series *s = &f->series[i];
-        if (!s->dead && s->committed && s->panel == pi) c += series_covers(f, s, cand[k]);
-      }
-      for (size_t j = 0; j < f->nboxes; j++) { /* and annotations */
-        const rect o = f->boxes[j].r;
-        if (o.x < cand[k].x + w && cand[k].x < o.x + o.w && o.y < cand[k].y + h &&
-            cand[k].y < o.y + o.h) c += 1000;
-      }
-      if (bestn < 0 || c < bestn) { bestn = c; best = k; }
+      double c = occupancy_area(&o, cand[k]);
+      if (bestc < 0 || c < bestc) { bestc = c; best = k; }
     }
-    p->legend_cover = bestn * 9.0; /* samples stand for 3 x 3 pt */
-  } else {
-    for (int k = 0; k < 4; k++) if (strcmp(p->legend, names[k]) == 0) best = k;
+    rect pick = cand[best];
+    if (bestc > 0) {
+      int scanned = 0;
+      double bestd = 0;
+      for (double y = b.y + in; y + h <= b.y + b.h - in + 1e-9; y += o.cell)
+        for (double x = b.x + in; x + w <= b.x + b.w - in + 1e-9; x += o.cell) {
+          rect r = {x, y, w, h};
+          double c = occupancy_area(&o, r);
+          double d = fmin(fmin(x - b.x, b.x + b.w - x - w), fmin(y - b.y, b.y + b.h - y - h));
+          if (c < bestc || (scanned && c == bestc && d < bestd)) {
+            bestc = c; pick = r; bestd = d; scanned = 1;
+          }
+        }
+    }
+    occupancy_free(&o);
+    p->legend_cover = bestc;
+    p->legend_box = pick;
+    p->has_legend = 1;
+    return;
   }
+  for (int k = 0; k < 4; k++) if (strcmp(p->legend, names[k]) == 0) best = k;
   p->legend_box = cand[best];
   p->has_legend = 1;
 }
@@ -377,7 +421,7 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
     (void)lh;
     if (p->title[0])
       layout_add_box(f, text_box(cr, p->title_fit, p->title_size, 1, p->title_x,
-                                 p->box.y - PAD - p->above, 0.5, 1, 0), pi, "title");
+                                 p->box.y - PAD - p->title_above, 0.5, 1, 0), pi, "title");
     if (p->cbar_series >= 0) {
       axis *a = &p->cbar_axis;
       double vmin, vmax, c, cw = 0, chh;
@@ -394,6 +438,8 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
         layout_add_box(f, text_box(cr, cl, f->font, 0, p->cbar.x + p->cbar.w + TICK + PAD + cw
                                    + PAD, p->cbar.y + p->cbar.h / 2, 0.5, 0, 1), pi,
                        "colour bar label");
+      else /* no label: recorded for the check (unlabelled_cbars) */
+        layout_add_box(f, p->cbar, pi, "colour bar");
     }
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
@@ -441,7 +487,7 @@ static int overlap(rect a, rect b) {
 
 /* Every pair of overlapping text boxes, and boxes leaving the figure (pair with nboxes). */
 static void find_overlaps(dlb_figure *f) {
-  free(f->pairs);
+  dlb_free(f->pairs);
   f->pairs = NULL;
   f->npairs = 0;
   size_t cap = 0, nb = f->nboxes;
@@ -458,7 +504,7 @@ static void find_overlaps(dlb_figure *f) {
       if (!hit) continue;
       if (f->npairs == cap) {
         cap = cap ? 2 * cap : 16;
-        size_t *np = realloc(f->pairs, 2 * cap * sizeof *np);
+        size_t *np = dlb_realloc(f->pairs, 2 * cap * sizeof *np);
         if (!np) return;
         f->pairs = np;
       }
@@ -467,6 +513,52 @@ static void find_overlaps(dlb_figure *f) {
       f->npairs++;
     }
     if (i + 1 >= nb) break;
+  }
+}
+
+/* Legends over data where a free spot exists: a legend inside the axes covering more
+** than 2% of its area with data, when another position covers under half as much (what
+** legend = "best" picks). Each is recorded as a pair (legend box, SIZE_MAX - 1). */
+static void legends_over_data(dlb_figure *f) {
+  size_t nb = f->nboxes;
+  for (size_t i = 0; i < nb; i++) {
+    const tbox *t = &f->boxes[i];
+    if (strcmp(t->what, "legend") != 0 || t->panel < 0) continue;
+    panel *p = &f->panels[t->panel];
+    const rect l = t->r, b = p->box;
+    if (p->legend_out || p->above > 0 || l.x < b.x || l.y < b.y || l.x + l.w > b.x + b.w ||
+        l.y + l.h > b.y + b.h) continue; /* outside or above the axes */
+    occupancy o;
+    if (occupancy_build(f, t->panel, 1, &o) != DLB_OK) continue;
+    double here = occupancy_area(&o, l), least = here;
+    if (here > 0.02 * l.w * l.h)
+      for (double y = b.y + 4; y + l.h <= b.y + b.h - 4 + 1e-9 && least > 0; y += o.cell)
+        for (double x = b.x + 4; x + l.w <= b.x + b.w - 4 + 1e-9; x += o.cell)
+          least = fmin(least, occupancy_area(&o, (rect){x, y, l.w, l.h}));
+    occupancy_free(&o);
+    if (here > 0.02 * l.w * l.h && least < 0.5 * here) {
+      size_t *np = dlb_realloc(f->pairs, 2 * (f->npairs + 1) * sizeof *np);
+      if (!np) return;
+      f->pairs = np;
+      f->pairs[2 * f->npairs] = i;
+      f->pairs[2 * f->npairs + 1] = SIZE_MAX - 1; /* "covers data" */
+      f->npairs++;
+    }
+  }
+}
+
+/* Colour bars need a label (what the colours measure): collect_boxes records a bar
+** without one as the box "colour bar"; each becomes a pair (box, SIZE_MAX). */
+static void unlabelled_cbars(dlb_figure *f) {
+  size_t nb = f->nboxes;
+  for (size_t i = 0; i < nb; i++) {
+    if (strcmp(f->boxes[i].what, "colour bar") != 0) continue;
+    size_t *np = dlb_realloc(f->pairs, 2 * (f->npairs + 1) * sizeof *np);
+    if (!np) return;
+    f->pairs = np;
+    f->pairs[2 * f->npairs] = i;
+    f->pairs[2 * f->npairs + 1] = SIZE_MAX; /* "has no label" */
+    f->npairs++;
   }
 }
 
@@ -557,6 +649,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   int n = f->rows * f->cols;
   int st0 = share_scales(f);
   if (st0 != DLB_OK) return st0;
+  cmap_share(f);
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 2; k++) {
       const axis *a = &f->panels[i].ax[k];
@@ -569,7 +662,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
     int st = series_logcheck(f, i);
     if (st != DLB_OK) return st;
   }
-  extent *e = calloc((size_t)n, sizeof *e);
+  extent *e = dlb_calloc((size_t)n, sizeof *e);
   if (!e) return dlb_fail(DLB_ENOMEM, "layout: out of memory");
   for (int i = 0; i < n; i++) {
     for (int k = 0; k < 2; k++) { e[i].lo[k] = INFINITY; e[i].hi[k] = -INFINITY; }
@@ -600,7 +693,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
     p->ax[1].show_labels = !(f->sharey && c > 0);
     p->cbar_series = cbar_series_of(f, i);
   }
-  free(e);
+  dlb_free(e);
   double top = 0;
   if (f->title[0]) {
     double w, h;
@@ -609,7 +702,10 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   }
   for (int i = 0; i < n; i++) /* a first guess, then two rounds of ticks and margins */
     f->panels[i].box = (rect){0, 0, f->width / f->cols * 0.7, (f->height - top) / f->rows * 0.7};
-  for (int i = 0; i < n; i++) f->panels[i].legend_out = f->panels[i].legend_above = 0;
+  for (int i = 0; i < n; i++) {
+    f->panels[i].legend_out = f->panels[i].legend_above = 0;
+    f->panels[i].legend_cols = 1;
+  }
   for (int pass = 0; pass < 2; pass++) {
     for (int round = 0; round < 3; round++) {
       all_ticks(cr, f);
@@ -627,11 +723,21 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
       ** and lay out again with the room it needs */
       if (pass == 0 && p->has_legend && strcmp(p->legend, "best") == 0 && p->above == 0 &&
           p->legend_cover > 0.08 * p->legend_box.w * p->legend_box.h) {
-        /* outside when the axes keep over half the cell's width; else above them when the
-        ** legend is short; else it stays on the data (clipped text would be worse) */
+        /* outside (right) when the axes keep 80% of their width; else above them, in as
+        ** many columns as the cell's width holds, when that takes at most 30% of the
+        ** cell's height; else it stays on the least covered place (clipped text would be
+        ** worse) */
         const rect lb = p->legend_box;
-        if (p->box.w - lb.w - PAD >= 0.5 * p->cell.w) p->legend_out = 1;
-        else if (lb.h <= 0.3 * p->cell.h && lb.w <= p->cell.w - 2 * PAD) p->legend_above = 1;
+        legend_entry e[32];
+        int ne = legend_entries(f, i, e, 32);
+        double colw, rowh;
+        legend_grid(cr, f, e, ne, &colw, &rowh);
+        int cols = (int)floor((p->cell.w - 2 * PAD) / (colw + PAD));
+        if (cols < 1) cols = 1;
+        if (cols > ne) cols = ne;
+        int rows = ne > 0 ? (ne + cols - 1) / cols : 0;
+        if (p->box.w - lb.w - PAD >= 0.8 * p->box.w) p->legend_out = 1;
+        else if (rows * rowh + 2 * PAD <= 0.3 * p->cell.h) { p->legend_above = 1; p->legend_cols = cols; }
         else continue;
         moved = 1;
       }
@@ -641,6 +747,8 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
   for (int i = 0; i < n; i++)
     if (f->panels[i].has_legend) layout_add_box(f, f->panels[i].legend_box, i, "legend");
   find_overlaps(f);
+  legends_over_data(f);
+  unlabelled_cbars(f);
   outside_warning(f);
   f->laid_out = 1;
   return DLB_OK;
@@ -689,7 +797,12 @@ int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size) {
     return dlb_fail(DLB_EINVAL, "overlap_text: no overlap %zu", i + 1);
   const tbox *a = &f->boxes[f->pairs[2 * i]];
   size_t j = f->pairs[2 * i + 1];
-  if (j >= f->nboxes)
+  if (j == SIZE_MAX)
+    snprintf(buf, size, "panel %d %s has no label (colorbar_label=)", a->panel + 1, a->what);
+  else if (j == SIZE_MAX - 1)
+    snprintf(buf, size, "panel %d %s covers data where a free spot exists (legend = \"best\" "
+             "finds it)", a->panel + 1, a->what);
+  else if (j >= f->nboxes)
     snprintf(buf, size, "panel %d %s leaves the figure", a->panel + 1, a->what);
   else
     snprintf(buf, size, "panel %d %s overlaps panel %d %s", a->panel + 1, a->what,

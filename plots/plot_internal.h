@@ -26,6 +26,8 @@ typedef struct series {
   sopt str[MAXFIELDS]; int nstr;
   nopt num[MAXFIELDS]; int nnum;
   int colour_index;              /* position in the categorical palette */
+  int shared;                    /* layout: the colour range below is shared with other panels */
+  double share_lo, share_hi;     /* (in the norm's space: log values for "logsym") */
 } series;
 
 /* One axis of a panel: scale, limits, ticks with their labels. */
@@ -65,6 +67,8 @@ typedef struct {
   double margin[4];              /* left bottom right top, points */
   double above;                  /* legend height above the axes (heat maps), points */
   int legend_above;              /* "best" found no room: the legend sits above the axes */
+  int legend_cols;               /* legend entries per row (above the axes: several) */
+  double title_above;            /* the row's largest `above`: titles of a row align */
   char title_fit[256]; double title_size, title_x;   /* the title as drawn (layout) */
 } panel;
 
@@ -89,6 +93,30 @@ struct dlb_figure {
   tbox *boxes; size_t nboxes;
   size_t *pairs; size_t npairs;  /* overlapping box pairs (2 per pair) */
 };
+
+/* occupancy.c: what a panel's series draw, on a grid of small cells, for placing the
+** legend where it covers the least (score_legend) and for f:layout_check. */
+typedef struct {
+  double x0, y0, cell;   /* top-left of the grid (the axes box) and the cell size, points */
+  int nx, ny;
+  double *sat;           /* summed-area table, (nx + 1) x (ny + 1) */
+  int solid;             /* translucent fills left out */
+} occupancy;
+/* solid = 1 leaves out translucent fills (bands, spans): what the layout check calls data */
+int occupancy_build(const dlb_figure *f, int pi, int solid, occupancy *o);
+void occupancy_free(occupancy *o);
+/* Covered area (pt^2, weighted: translucent fills count 2%, text boxes 1000x)
+** under rectangle r. */
+double occupancy_area(const occupancy *o, rect r);
+
+/* cmap.c: the log-symmetric norm (norm = "logsym") */
+int cmap_log(const series *s);
+void cmap_share(dlb_figure *f);
+double cmap_value(const series *s, double v);
+
+/* stamp.c: markers as glyphs of a user font (drawn once per size, stamped per point). */
+int stamp_begin(cairo_t *cr, const char *shape, double size);
+void stamp_at(cairo_t *cr, int g, double x, double y);
 
 /* series.c */
 darray *series_data(series *s, const char *name);
@@ -168,6 +196,11 @@ size_t series_outside(const dlb_figure *f, series *s);
 void cat_extent(const dlb_figure *f, series *s, extent *e);
 void cat_draw(dlb_figure *f, cairo_t *cr, series *s);
 int cat_covers(const dlb_figure *f, series *s, rect r);
+int cat_rects(const dlb_figure *f, series *s, rect *out, int cap);
+void box_median_rgb(const double rgb[3], double out[3]);
+/* layout.c: a legend's column width and row height (columns when it sits above the axes) */
+void legend_grid(cairo_t *cr, const dlb_figure *f, const legend_entry *e, int n, double *colw,
+                 double *rowh);
 int cat_legend(series *s, legend_entry *out, int cap);
 int box_stats(const double *v, size_t n, const double pct[4], int tukey, double out[5]);
 

@@ -140,11 +140,14 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
   cairo_set_source_rgb(cr, 0.7, 0.7, 0.7);
   cairo_set_line_width(cr, 0.4);
   cairo_stroke(cr);
-  double ts = f->font * 0.875, y = b.y + PAD;
+  double ts = f->font * 0.875, colw, rowh;
+  int cols = p->legend_cols < 1 ? 1 : p->legend_cols;
+  legend_grid(cr, f, e, n, &colw, &rowh);
   for (int i = 0; i < n; i++) {
     double w, h;
     text_extent(cr, e[i].label, ts, 0, &w, &h);
-    double cy = y + h / 2, x = b.x + PAD;
+    double y = b.y + PAD + (i / cols) * rowh;
+    double cy = y + h / 2, x = b.x + PAD + (i % cols) * (colw + PAD);
     cairo_save(cr);
     cairo_set_source_rgb(cr, e[i].rgb[0], e[i].rgb[1], e[i].rgb[2]);
     if (e[i].kind == LEG_LINE) {
@@ -191,7 +194,6 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
     cairo_restore(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
     text_draw(cr, e[i].label, ts, 0, x + 14 + PAD, y, 0, 0, 0, NULL);
-    y += h;
   }
 }
 
@@ -235,7 +237,7 @@ void render_figure(dlb_figure *f, cairo_t *cr) {
     cairo_stroke(cr);
     draw_axis_ticks(f, cr, p);
     if (p->title[0])
-      text_draw(cr, p->title_fit, p->title_size, 1, p->title_x, p->box.y - PAD - p->above,
+      text_draw(cr, p->title_fit, p->title_size, 1, p->title_x, p->box.y - PAD - p->title_above,
                 0.5, 1, 0, NULL);
     if (p->cbar_series >= 0) draw_colorbar(f, cr, p);
     draw_legend(f, cr, pi);
@@ -257,7 +259,7 @@ static cairo_status_t write_mem(void *closure, const unsigned char *data, unsign
   if (m->n + len > m->cap) {
     size_t cap = m->cap ? m->cap : 65536;
     while (cap < m->n + len) cap *= 2;
-    unsigned char *np = realloc(m->p, cap);
+    unsigned char *np = dlb_realloc(m->p, cap);
     if (!np) { m->failed = 1; return CAIRO_STATUS_NO_MEMORY; }
     m->p = np;
     m->cap = cap;
@@ -335,7 +337,7 @@ static int draw_to(dlb_figure *f, const char *ext, double dpi, FILE *out, const 
       membuf m = {NULL, 0, 0, 0};
       cs = cairo_surface_write_to_png_stream(sf, write_mem, &m);
       if (cs == CAIRO_STATUS_SUCCESS) cs = write_png_dpi(&m, dpi, out);
-      free(m.p);
+      dlb_free(m.p);
     } else {
       cairo_surface_finish(sf);
       cs = cairo_surface_status(sf);
@@ -364,19 +366,19 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
   int st = dlb_figure_layout(f);
   if (st != DLB_OK) return st;
   size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
+  char *tmp = dlb_malloc(n + 16);
   if (!tmp) return dlb_fail(DLB_ENOMEM, "save: out of memory");
   snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) {
     st = dlb_fail(DLB_EIO, "save '%s': cannot write: %s", path, strerror(errno));
-    free(tmp);
+    dlb_free(tmp);
     return st;
   }
   FILE *out = fdopen(fd, "wb");
   if (!out) {
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
-    close(fd); unlink(tmp); free(tmp);
+    close(fd); unlink(tmp); dlb_free(tmp);
     return st;
   }
   st = draw_to(f, ext, dpi, out, path);
@@ -388,7 +390,7 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
   if (st == DLB_OK && rename(tmp, path) != 0)
     st = dlb_fail(DLB_EIO, "save '%s': cannot rename into place: %s", path, strerror(errno));
   if (st != DLB_OK) unlink(tmp);
-  free(tmp);
+  dlb_free(tmp);
   return st;
 }
 

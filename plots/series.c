@@ -13,12 +13,12 @@
 /* Valid names per kind: data arrays, string lists, string options, number options. */
 static const char *const specs[DLB_SERIES_NKINDS][5] = {
   {"line", "x y", "", "label color style marker", "width size"},
-  {"scatter", "x y c s group", "groups", "label color marker cmap colorbar_label",
-   "size vmin vmax center alpha colorbar"},
+  {"scatter", "x y c s group", "groups", "label color marker cmap colorbar_label norm",
+   "size vmin vmax center alpha colorbar share_colors"},
   {"bar", "values", "labels stacks", "label color mode", "width"},
   {"heatmap", "z mask x y", "xlabels ylabels",
-   "cmap fmt mask_style mask_label colorbar_label",
-   "nx ny vmin vmax center cell_labels colorbar label_size"},
+   "cmap fmt mask_style mask_label colorbar_label norm",
+   "nx ny vmin vmax center cell_labels colorbar label_size share_colors"},
   {"box", "values sizes", "labels", "color", "lo hi box_lo box_hi tukey width outliers"},
   {"roofline", "peak bw flops_eff bw_eff px py pgroup", "names groups plabels", "",
    "achievable ridge"},
@@ -89,12 +89,12 @@ double series_num(const series *s, const char *name, double dflt) {
 
 /* Free what a series holds. */
 void series_clear(series *s) {
-  for (int i = 0; i < s->ndata; i++) free(s->data[i].v);
+  for (int i = 0; i < s->ndata; i++) dlb_free(s->data[i].v);
   for (int i = 0; i < s->nstrs; i++) {
-    for (size_t j = 0; j < s->strs[i].n; j++) free(s->strs[i].s[j]);
-    free(s->strs[i].s);
+    for (size_t j = 0; j < s->strs[i].n; j++) dlb_free(s->strs[i].s[j]);
+    dlb_free(s->strs[i].s);
   }
-  for (int i = 0; i < s->nstr; i++) free(s->str[i].s);
+  for (int i = 0; i < s->nstr; i++) dlb_free(s->str[i].s);
   memset(s, 0, sizeof *s);
   s->dead = 1;
 }
@@ -127,7 +127,7 @@ int dlb_series_new(dlb_figure *f, int panel, int kind, int *id) {
     return dlb_fail(DLB_EINVAL, "series_new: unknown series kind %d", kind);
   if (f->nseries == f->capseries) {
     int cap = f->capseries ? 2 * f->capseries : 8;
-    series *ns = realloc(f->series, (size_t)cap * sizeof *ns);
+    series *ns = dlb_realloc(f->series, (size_t)cap * sizeof *ns);
     if (!ns) return dlb_fail(DLB_ENOMEM, "series_new: out of memory");
     f->series = ns;
     f->capseries = cap;
@@ -148,16 +148,16 @@ int dlb_series_data(dlb_figure *f, int id, const char *name, const double *v, si
   const char *key = name ? inlist(specs[s->kind][1], name) : NULL;
   if (!key) return badname(s, 0, name ? name : "(null)");
   if (n && !v) return dlb_fail(DLB_EINVAL, "%s: data '%s' is NULL", kind_name(s->kind), name);
-  double *copy = malloc((n ? n : 1) * sizeof *copy);
+  double *copy = dlb_malloc((n ? n : 1) * sizeof *copy);
   if (!copy) return dlb_fail(DLB_ENOMEM, "%s: out of memory for '%s'", kind_name(s->kind), name);
   if (n) memcpy(copy, v, n * sizeof *copy);
   darray *d = series_data(s, name);
   if (!d) {
-    if (s->ndata == MAXFIELDS) { free(copy); return dlb_fail(DLB_EINVAL, "too many fields"); }
+    if (s->ndata == MAXFIELDS) { dlb_free(copy); return dlb_fail(DLB_EINVAL, "too many fields"); }
     d = &s->data[s->ndata++];
     d->name = key;
   } else {
-    free(d->v);
+    dlb_free(d->v);
   }
   d->v = copy;
   d->n = n;
@@ -180,10 +180,10 @@ int dlb_series_addstr(dlb_figure *f, int id, const char *name, const char *str) 
     l = &s->strs[s->nstrs++];
     l->name = key;
   }
-  char **ns = realloc(l->s, (l->n + 1) * sizeof *ns);
+  char **ns = dlb_realloc(l->s, (l->n + 1) * sizeof *ns);
   if (!ns) return dlb_fail(DLB_ENOMEM, "out of memory");
   l->s = ns;
-  if (!(l->s[l->n] = strdup(str ? str : ""))) return dlb_fail(DLB_ENOMEM, "out of memory");
+  if (!(l->s[l->n] = dlb_strdup(str ? str : ""))) return dlb_fail(DLB_ENOMEM, "out of memory");
   l->n++;
   f->laid_out = 0;
   return DLB_OK;
@@ -219,11 +219,11 @@ int dlb_series_str(dlb_figure *f, int id, const char *key, const char *value) {
   if (strcmp(key, "fmt") == 0 && !plot_safe_fmt(value))
     return dlb_fail(DLB_EINVAL, "%s: fmt '%s' must hold one %%e, %%f or %%g conversion (e.g. "
                     "'%%.2f')", kind_name(s->kind), value);
-  char *copy = strdup(value);
+  char *copy = dlb_strdup(value);
   if (!copy) return dlb_fail(DLB_ENOMEM, "out of memory");
   for (int i = 0; i < s->nstr; i++)
-    if (s->str[i].name == k) { free(s->str[i].s); s->str[i].s = copy; return DLB_OK; }
-  if (s->nstr == MAXFIELDS) { free(copy); return dlb_fail(DLB_EINVAL, "too many options"); }
+    if (s->str[i].name == k) { dlb_free(s->str[i].s); s->str[i].s = copy; return DLB_OK; }
+  if (s->nstr == MAXFIELDS) { dlb_free(copy); return dlb_fail(DLB_EINVAL, "too many options"); }
   s->str[s->nstr].name = k;
   s->str[s->nstr++].s = copy;
   f->laid_out = 0;

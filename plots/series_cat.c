@@ -59,7 +59,7 @@ static double *group_sorted(series *s, size_t g, size_t *n) {
     for (size_t i = 0; i < g; i++) start += (size_t)sz->v[i];
     len = (size_t)sz->v[g];
   }
-  double *v = malloc((len ? len : 1) * sizeof *v);
+  double *v = dlb_malloc((len ? len : 1) * sizeof *v);
   *n = 0;
   if (!v) return NULL;
   for (size_t i = 0; i < len; i++)
@@ -128,7 +128,7 @@ void cat_extent(const dlb_figure *f, series *s, extent *e) {
       extent_add(e, 1, outliers ? v[0] : st[0], ay);
       extent_add(e, 1, outliers ? v[n - 1] : st[4], ay);
     }
-    free(v);
+    dlb_free(v);
   }
 }
 
@@ -249,7 +249,7 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
       double y0 = panel_py(p, (double)j + 1.5), y1 = panel_py(p, (double)j + 0.5);
       rect r = {x0, y0, x1 - x0, y1 - y0};
       if (masked && hatched) { hatch(cr, r); continue; }
-      cmap_rgb(cmap, masked ? NAN : cmap_t(v, vmin, vmax, center), rgb);
+      cmap_rgb(cmap, masked ? NAN : cmap_t(cmap_value(s, v), vmin, vmax, center), rgb);
       cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
       /* reaching into the next column and the row above (drawn later, over it), so
       ** antialiased edges leave no light seams between cells */
@@ -269,6 +269,13 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
     }
 }
 
+/* The colour of a box's median line on fill rgb: black, or white on dark fills. */
+void box_median_rgb(const double rgb[3], double out[3]) {
+  double l = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+  double c = l > 0.45 ? 0 : 1;
+  out[0] = out[1] = out[2] = c;
+}
+
 /* Box plots: box, median, whiskers with caps, outliers as dots. */
 static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
@@ -278,7 +285,7 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
   for (size_t g = 0; g < ngroups(s); g++) {
     size_t n;
     double st[5], rgb[3], *v = group_sorted(s, g, &n);
-    if (!v || !box_stats(v, n, q, tukey, st)) { free(v); continue; }
+    if (!v || !box_stats(v, n, q, tukey, st)) { dlb_free(v); continue; }
     const char *c = series_str(s, "color", NULL);
     if (!c || !colour_parse(c, rgb)) dlb_palette((int)g, rgb);
     double cx = panel_px(p, (double)g + 1), hw = (panel_px(p, 1 + width / 2) - panel_px(p, 1));
@@ -297,12 +304,13 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
     cairo_fill_preserve(cr);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_stroke(cr);
-    cairo_set_line_width(cr, 1.2);
+    /* the median in the colour that contrasts with this fill: black on light fills,
+    ** white on dark ones (relative luminance, ITU-R BT.709 weights, threshold 0.45) */
+    double med[3];
+    box_median_rgb(rgb, med);
+    cairo_set_line_width(cr, 1.5);
     cairo_move_to(cr, cx - hw, y[2]); cairo_line_to(cr, cx + hw, y[2]);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_stroke_preserve(cr);
-    cairo_set_line_width(cr, 0.6);
-    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_source_rgb(cr, med[0], med[1], med[2]);
     cairo_stroke(cr);
     if (outliers) {
       cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
@@ -313,7 +321,7 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
       }
       cairo_fill(cr);
     }
-    free(v);
+    dlb_free(v);
   }
 }
 
@@ -326,12 +334,21 @@ void cat_draw(dlb_figure *f, cairo_t *cr, series *s) {
 
 /* How much of r the bars or boxes cover (a heat map covers its whole axes). */
 int cat_covers(const dlb_figure *f, series *s, rect r) {
+  rect rs[256];
+  int n = cat_rects(f, s, rs, 256), c = 0;
+  for (int i = 0; i < n; i++) c += cover_rect(r, rs[i]);
+  return c;
+}
+
+/* The rectangles (points) a bar, box or heat-map series draws over, as cat_covers counts
+** them: each category's column over its data range (the whole axes for a heat map).
+** Writes at most cap; returns how many. */
+int cat_rects(const dlb_figure *f, series *s, rect *out, int cap) {
   const panel *p = &f->panels[s->panel];
-  if (s->kind == DLB_SERIES_HEATMAP) return cover_rect(r, p->box);
+  if (cap <= 0) return 0;
+  if (s->kind == DLB_SERIES_HEATMAP) { out[0] = p->box; return 1; }
   int c = 0;
-  extent e;
-  for (size_t g = 0; g < p->ax[0].ncats; g++) { /* each category's column, data range only */
-    memset(&e, 0, sizeof e);
+  for (size_t g = 0; g < p->ax[0].ncats && c < cap; g++) {
     double x0 = panel_px(p, (double)g + 0.6), x1 = panel_px(p, (double)g + 1.4);
     double lo = 0, hi = 0;
     if (s->kind == DLB_SERIES_BAR) {
@@ -351,10 +368,10 @@ int cat_covers(const dlb_figure *f, series *s, rect r) {
       box_q(s, q);
       v = group_sorted(s, g, &n);
       if (v && box_stats(v, n, q, 0, st)) { lo = v[0]; hi = v[n - 1]; }
-      free(v);
+      dlb_free(v);
     }
     double y0 = panel_py(p, hi), y1 = panel_py(p, lo);
-    c += cover_rect(r, (rect){x0, y0, x1 - x0, y1 - y0});
+    out[c++] = (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)};
   }
   return c;
 }

@@ -138,7 +138,7 @@ static void point_colour(series *s, size_t i, double vmin, double vmax, double c
                          double rgb[3]) {
   darray *c = series_data(s, "c"), *g = series_data(s, "group");
   if (c) cmap_rgb(cmap_from_name(series_str(s, "cmap", "viridis")),
-                  cmap_t(c->v[i], vmin, vmax, center), rgb);
+                  cmap_t(cmap_value(s, c->v[i]), vmin, vmax, center), rgb);
   else if (g && isfinite(g->v[i])) dlb_palette((int)g->v[i] - 1, rgb);
   else series_colour(s, rgb);
 }
@@ -195,10 +195,13 @@ static void draw_line(dlb_figure *f, cairo_t *cr, series *s) {
   const char *m = series_str(s, "marker", "none");
   if (strcmp(m, "none") == 0) return;
   double size = series_num(s, "size", 4);
+  int g = stamp_begin(cr, m, size); /* the marker once, stamped at every point */
   for (size_t i = 0; i < x->n; i++)
-    if (finite2(&p->ax[0], &p->ax[1], x->v[i], y->v[i]))
-      draw_marker(cr, m, panel_px(p, x->v[i]), panel_py(p, y->v[i]), size);
-  if (open_marker(m)) cairo_stroke(cr); else cairo_fill(cr);
+    if (finite2(&p->ax[0], &p->ax[1], x->v[i], y->v[i])) {
+      if (g >= 0) stamp_at(cr, g, panel_px(p, x->v[i]), panel_py(p, y->v[i]));
+      else draw_marker(cr, m, panel_px(p, x->v[i]), panel_py(p, y->v[i]), size);
+    }
+  if (g < 0) { if (open_marker(m)) cairo_stroke(cr); else cairo_fill(cr); }
 }
 
 /* Markers coloured by value, group or series; shapes by group. */
@@ -210,8 +213,10 @@ static void draw_scatter(dlb_figure *f, cairo_t *cr, series *s) {
   cmap_norm(s, &vmin, &vmax, &center);
   const char *m = series_str(s, "marker", "circle");
   cairo_set_line_width(cr, 0.8);
+  darray *c = series_data(s, "c");
+  /* one size and shape for every point: stamp the marker (stamp.c) */
+  int glyph = !sz && !(g && !series_str(s, "marker", NULL)) ? stamp_begin(cr, m, size) : -1;
   for (size_t i = 0; i < x->n; i++) {
-    darray *c = series_data(s, "c");
     if (!finite2(&p->ax[0], &p->ax[1], x->v[i], y->v[i]) || (c && !isfinite(c->v[i]))) continue;
     double rgb[3], d = sz && isfinite(sz->v[i]) && sz->v[i] > 0 ? fmin(sz->v[i], 200) : size;
     point_colour(s, i, vmin, vmax, center, rgb);
@@ -219,6 +224,7 @@ static void draw_scatter(dlb_figure *f, cairo_t *cr, series *s) {
     if (g && isfinite(g->v[i]) && !series_str(s, "marker", NULL))
       mk = cycle_markers[((int)g->v[i] - 1) % 4]; /* shapes tell groups apart in grey too */
     cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], alpha);
+    if (glyph >= 0) { stamp_at(cr, glyph, panel_px(p, x->v[i]), panel_py(p, y->v[i])); continue; }
     draw_marker(cr, mk, panel_px(p, x->v[i]), panel_py(p, y->v[i]), d);
     if (open_marker(mk)) cairo_stroke(cr); else cairo_fill(cr);
   }

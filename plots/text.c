@@ -104,8 +104,28 @@ static double run_width(cairo_t *cr, const run *r, double size, int bold) {
   return te.x_advance;
 }
 
-/* Width and height of s (height: the font's ascent + descent, plus room for a raised run). */
+static void line_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h);
+
+/* Width and height of s (height: the font's ascent + descent, plus room for a raised run);
+** lines separated by '\n' stack: the widest line's width, the sum of their heights. */
 void text_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h) {
+  if (!strchr(s, '\n')) { line_extent(cr, s, size, bold, w, h); return; }
+  char buf[512];
+  *w = *h = 0;
+  while (*s) {
+    size_t n = strcspn(s, "\n");
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), s);
+    double lw, lh;
+    line_extent(cr, buf, size, bold, &lw, &lh);
+    *w = fmax(*w, lw);
+    *h += lh;
+    s += n;
+    if (*s == '\n') s++;
+  }
+}
+
+/* One line's width and height. */
+static void line_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h) {
   run r[MAXRUNS];
   int n = parse(s, r);
   double width = 0, up = 0;
@@ -135,11 +155,42 @@ rect text_box(cairo_t *cr, const char *s, double size, int bold, double x, doubl
   return b;
 }
 
-/* Draw s anchored at (x, y), rotated by angle (radians, counter-clockwise). */
+static void line_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+                      double ax, double ay, double angle);
+
+/* Draw s anchored at (x, y), rotated by angle (radians, counter-clockwise). Lines separated
+** by '\n' stack downwards, each aligned within the block by the horizontal anchor. */
 void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
                double ax, double ay, double angle, rect *out) {
-  run r[MAXRUNS];
   if (!isfinite(x) || !isfinite(y)) return;
+  if (!strchr(s, '\n')) {
+    line_draw(cr, s, size, bold, x, y, ax, ay, angle);
+  } else {
+    double w, h, top;
+    text_extent(cr, s, size, bold, &w, &h);
+    top = -ay * h;
+    const char *p = s;
+    char buf[512];
+    while (*p) {
+      size_t n = strcspn(p, "\n");
+      snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), p);
+      double lw, lh;
+      line_extent(cr, buf, size, bold, &lw, &lh);
+      (void)lw;
+      /* each line at the block's horizontal anchor and its own top, turned by the angle */
+      line_draw(cr, buf, size, bold, x + top * sin(angle), y + top * cos(angle), ax, 0, angle);
+      top += lh;
+      p += n;
+      if (*p == '\n') p++;
+    }
+  }
+  if (out) *out = text_box(cr, s, size, bold, x, y, ax, ay, fabs(angle) > 0.1);
+}
+
+/* One line of text_draw. */
+static void line_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+                      double ax, double ay, double angle) {
+  run r[MAXRUNS];
   int n = parse(s, r);
   double w, h;
   text_extent(cr, s, size, bold, &w, &h);
@@ -162,7 +213,6 @@ void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, doub
     cx += te.x_advance;
   }
   cairo_restore(cr);
-  if (out) *out = text_box(cr, s, size, bold, x, y, ax, ay, fabs(angle) > 0.1);
 }
 
 /* src fitted into maxw points: shrink the size (down to min_size), then cut whole UTF-8

@@ -29,8 +29,8 @@ static int OP(dlb_graph *g, const char *type, const char *name, int a, int b, si
   return out[0];
 }
 
-static dlb_train_opts SGD = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0};
-static dlb_train_opts INFER = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 1};
+static dlb_train_opts SGD = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+static dlb_train_opts INFER = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 1, 0};
 
 static dlb_graph *mlp(void) {
   dlb_graph *g = dlb_graph_new("mlp");
@@ -647,9 +647,81 @@ static void test_op1(void) {
   dlb_graph_free(h);
 }
 
+/* Optimizers, precisions and frozen weights on the MLP (b=32, h=1024; hand derivation,
+** params 784*1024 + 1024*10 = 813056, docs/graph.md "Optimizers"):
+**   update FLOPs per parameter: adamw 14, adafactor 11, adam8bit 20;
+**   optimizer state bytes (fp32 policy): adamw 8 per parameter = 6504448; adam8bit 1 byte
+**   x 2 states = 1626112; adafactor rows + columns: (784 + 1024) + (1024 + 10) = 2842
+**   fp32 values = 11368 bytes;
+**   fp8: weights 1 byte = 813056 bytes, adam state fp32 + fp32 master = 12 per parameter;
+**   w1 frozen: 10240 trainable parameters (w2); nothing before fc2 needs a gradient, so
+**   the backward pass is the xent gradient (2*32*10 = 640) and fc2's filter gradient
+**   (655360) only, and adam updates only w2 (12 * 10240 FLOPs). */
+static void test_optimizers(void) {
+  dlb_graph *g = mlp();
+  const char *names[] = {"b", "h"};
+  double vals[] = {32, 1024};
+  struct { int opt; double upd, state; } c[] = {
+    {DLB_OPT_ADAMW, 14, 6504448}, {DLB_OPT_ADAFACTOR, 11, 11368}, {DLB_OPT_ADAM8BIT, 20, 1626112}};
+  for (int i = 0; i < 3; i++) {
+    dlb_train_opts o = {c[i].opt, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+    dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
+    CHECK(a != NULL);
+    if (!a) continue;
+    dlb_totals t;
+    dlb_analysis_totals(a, &t);
+    CHECK(t.flops_update == c[i].upd * 813056);
+    CHECK(t.optimizer == c[i].state);
+    CHECK(t.trainable == 813056);
+    dlb_analysis_free(a);
+  }
+  dlb_train_opts f8 = {DLB_OPT_ADAM, DLB_POLICY_FP8, DLB_RECOMPUTE_NONE, 0, 0, 0};
+  dlb_analysis *a = dlb_graph_analyze(g, &f8, 2, names, vals);
+  CHECK(a != NULL);
+  if (a) {
+    dlb_totals t;
+    dlb_analysis_totals(a, &t);
+    CHECK(t.weights == 813056);
+    CHECK(t.optimizer == 12.0 * 813056);
+    dlb_analysis_free(a);
+  }
+  dlb_train_opts bad = {7, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+  CHECK(dlb_graph_analyze(g, &bad, 2, names, vals) == NULL);
+  bad.optimizer = DLB_OPT_SGD;
+  bad.precision = 7;
+  CHECK(dlb_graph_analyze(g, &bad, 2, names, vals) == NULL);
+  /* freeze w1 (tensor 1) */
+  CHECK(dlb_graph_freeze(g, 1, 1) == DLB_OK);
+  CHECK(dlb_graph_freeze(g, 0, 1) == DLB_EINVAL); /* x is not a weight */
+  CHECK(dlb_graph_freeze(g, 99, 1) == DLB_EINVAL);
+  CHECK(dlb_graph_freeze(NULL, 1, 1) == DLB_EINVAL);
+  dlb_train_opts adam = {DLB_OPT_ADAM, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+  a = dlb_graph_analyze(g, &adam, 2, names, vals);
+  CHECK(a != NULL);
+  if (a) {
+    dlb_totals t;
+    dlb_analysis_totals(a, &t);
+    CHECK(t.params == 813056 && t.trainable == 10240);
+    CHECK(t.flops_bwd == 640 + 655360);
+    CHECK(t.flops_update == 12.0 * 10240);
+    CHECK(t.optimizer == 8.0 * 10240);
+    dlb_analysis_free(a);
+  }
+  CHECK(dlb_graph_freeze(g, 1, 0) == DLB_OK);
+  a = dlb_graph_analyze(g, &adam, 2, names, vals);
+  if (a) {
+    dlb_totals t;
+    dlb_analysis_totals(a, &t);
+    CHECK(t.trainable == 813056 && t.flops_bwd == 52724352);
+    dlb_analysis_free(a);
+  }
+  dlb_graph_free(g);
+}
+
 int main(void) {
   RUN(test_op1);
   RUN(test_mlp);
+  RUN(test_optimizers);
   RUN(test_contract);
   RUN(test_conv);
   RUN(test_errors);

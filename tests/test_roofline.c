@@ -10,7 +10,8 @@
 
 /* Hestness et al. Table 4: 15.67 TFLOP/s fp32, 898 GB/s, 6 MB cache; 80% / 70% (5.2). */
 static dlb_roof table4(void) {
-  dlb_roof d = { 15.67e12, 898e9, 0.8, 0.7, 6e6, 4, 0, 1, 0, 0 };
+  dlb_roof d = { .peak = 15.67e12, .bw = 898e9, .flops_eff = 0.8, .bw_eff = 0.7, .cache = 6e6,
+                 .elem = 4, .cache_aware = 0, .bytes_scale = 1 };
   return d;
 }
 
@@ -255,7 +256,9 @@ static void test_fuzz(void) {
     st = dlb_gemm_traffic_tiled(a[0], a[1], a[2], a[3], a[4], a[5], tm, tn, &out);
     CHECK(st == DLB_OK || st == DLB_EINVAL || st == DLB_ENUMERIC);
     if (st == DLB_OK) CHECK(isfinite(out) && out >= 0);
-    dlb_roof d = { a[0], a[1], a[2], a[3], a[4], a[5], rand() % 2, vals[rand() % nv], tm, tn };
+    dlb_roof d = { .peak = a[0], .bw = a[1], .flops_eff = a[2], .bw_eff = a[3], .cache = a[4],
+                   .elem = a[5], .cache_aware = rand() % 2, .bytes_scale = vals[rand() % nv],
+                   .tile_m = tm, .tile_n = tn };
     dlb_roof_result r;
     double f[2] = { vals[rand() % nv], vals[rand() % nv] };
     double b[2] = { vals[rand() % nv], vals[rand() % nv] };

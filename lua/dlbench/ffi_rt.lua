@@ -55,10 +55,14 @@ function R.number(v, i, fn)
   return v
 end
 
-function R.integer(v, i, fn, lo, hi)
+-- what: the argument's name for a declared range ("kernel must be 0..3")
+function R.integer(v, i, fn, lo, hi, what)
   if type(v) ~= "number" then typeerror(i, fn, "number", v) end
   if v ~= floor(v) or v >= 9223372036854775808 or v < -9223372036854775808 then
     argerror(i, fn, "number has no integer representation")
+  end
+  if (v < lo or v > hi) and what then
+    argerror(i, fn, fmt("%s must be %.0f..%.0f", what, math.ceil(lo), floor(hi)))
   end
   if v < lo or v > hi then argerror(i, fn, "integer out of range") end
   return v
@@ -156,11 +160,13 @@ function R.lenerror(b, nb, a, na)
   error(fmt("%s has %d values but %s has %d", b, nb, a, na), 0)
 end
 
--- spec: {ctype, {{name, shown, close, cfield, isint, dflt, required, sub, sublabel}, ...}}
+-- spec: {ctype, {{name, shown, close, cfield, isint, dflt, required, sub, sublabel, alias},
+-- ...}, init}; dflt NaN: an absent field keeps what init set
 local function fill(c, t, i, fn, spec, label)
   if type(t) ~= "table" then typeerror(i, fn, "table", t) end
   for _, f in ipairs(spec[2]) do
     local v = t[f[1]]
+    if v == nil and f[10] then v = t[f[10]] end
     local tv = type(v)
     if tv == "table" and f[8] then
       fill(c[f[4]], v, i, fn, f[8], f[9])
@@ -170,6 +176,7 @@ local function fill(c, t, i, fn, spec, label)
       elseif v == nil then
         if f[7] then error(fmt("%s%s%s is required", label, f[2], f[3]), 0) end
         v = f[6]
+        if v ~= v then v = c[f[4]] end
       else
         error(fmt("%s%s%s must be a number, got %s", label, f[2], f[3], R.typename(v)), 0)
       end
@@ -180,7 +187,9 @@ local function fill(c, t, i, fn, spec, label)
 end
 
 function R.getstruct(t, i, fn, spec, label)
-  return fill(ffi.new(spec[1]), t, i, fn, spec, label)
+  local c = ffi.new(spec[1])
+  if spec[3] then spec[3](c) end
+  return fill(c, t, i, fn, spec, label)
 end
 
 function R.structs(t, i, fn, spec, max, what, label)

@@ -7,8 +7,10 @@
 --   local s = g:stats{b=32, h=1024, optimizer="adam"}
 -- The engine is C (graphs/graph*.c, op_cost.c, train.c, footprint.c, analysis*.c).
 local core = require "dlbench.backend"
+local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
 local poly = require "dlbench.poly"
+local pretty = require "dlbench.pretty"
 
 local setmetatable, getmetatable, type, error = setmetatable, getmetatable, type, error
 
@@ -80,6 +82,7 @@ end
 
 function M.new(name)
   if name ~= nil and type(name) ~= "string" then error("dlb.graph(name): name must be a string", 2) end
+  memory.account()
   return setmetatable({ _h = core.graph_new(name or "graph"), name = name or "graph" }, Graph)
 end
 doc.doc(M.new, "dlb.graph(name) -> graph", "a new compute graph; add tensors and ops, then g:stats{...}")
@@ -563,6 +566,10 @@ function Graph:layer(name)
 end
 doc.doc(Graph.layer, "g:layer(name|nil)", "ops created afterwards belong to this layer (nil ends it)")
 
+-- optimizers, g:freeze, g:lora, offload (lua/dlbench/graph_setups.lua)
+local setups = require("dlbench.graph_setups")(M, Graph, Tensor, ROLES, isint)
+local apply_lora, offload_of = setups.apply_lora, setups.offload_of
+
 function Graph:checkpoint(t)
   core.graph_checkpoint(self._h, checkt(self, t, "g:checkpoint"))
   return t
@@ -576,7 +583,36 @@ doc.doc(Graph.ntensors, "g:ntensors() -> integer", "tensors in the forward graph
 
 -- -- analysis --
 
-local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true }
+local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
+  fuse = true, offload = true }
+
+-- Fusion passes (graphs/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
+-- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
+local FUSE = { attention = 1, elementwise = 2, optimizer = 4 }
+M.FUSE = FUSE
+local function fuse_bits(v, what)
+  if v == nil or v == false then return 0, nil end
+  if v == true then return 7, { "attention", "elementwise", "optimizer" } end
+  if type(v) ~= "table" then
+    error(what .. ": fuse must be true, false or a list of passes (attention, elementwise, "
+      .. "optimizer), got " .. type(v), 4)
+  end
+  local bits, names, seen = 0, {}, {}
+  for i, name in ipairs(v) do
+    local b = FUSE[name]
+    if not b then
+      error(string.format("%s: fuse[%d] '%s' is not a fusion pass (attention, elementwise, "
+        .. "optimizer)", what, i, tostring(name)), 4)
+    end
+    if not seen[name] then bits = bits + b; seen[name] = true; names[#names + 1] = name end
+  end
+  for k in pairs(v) do
+    if type(k) ~= "number" then
+      error(what .. ": fuse must be a list of passes, got the key '" .. tostring(k) .. "'", 4)
+    end
+  end
+  return bits, names
+end
 
 -- Split an options table into engine options and bindings.
 local function parse(opts, what)
@@ -594,7 +630,7 @@ local function parse(opts, what)
         what, k, v), 3)
     else
       error(string.format("%s: unknown option '%s' (options: optimizer, precision, recompute, "
-        .. "inference; bindings: name=number)", what, tostring(k)), 3)
+        .. "inference, fuse, offload; bindings: name=number)", what, tostring(k)), 3)
     end
   end
   if opts.optimizer ~= nil then
@@ -622,7 +658,22 @@ local function parse(opts, what)
     error(what .. ": inference must be true or false, got " .. type(opts.inference), 3)
   end
   o.inference = opts.inference and true or false
+  o.fuse, o.fuse_names = fuse_bits(opts.fuse, what)
+  local off = opts.offload
+  if off ~= nil and off ~= false then
+    local list = type(off) == "table" and off or { off }
+    o.offload = {}
+    for _, v in ipairs(list) do
+      if v ~= "optimizer" and v ~= "params" then
+        error(what .. ": offload must be \"optimizer\", \"params\" or {\"optimizer\", \"params\"}, got "
+          .. tostring(v), 3)
+      end
+      o.offload[v] = true
+    end
+    if opts.inference then error(what .. ": offload is for training steps (inference = true given)", 3) end
+  end
   o.precision_name = opts.precision or "fp32"
+  o.precision_given = opts.precision ~= nil
   o.optimizer_name = opts.optimizer or "sgd"
   return o, names, values
 end
@@ -641,16 +692,23 @@ local function needbound(g, s, what)
   end
 end
 
+local stats_tostring -- one line with units (defined after si below)
+
 local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
   footprint_order = true, footprint_heuristic = true }
 
 function Graph:stats(opts)
   local o, names, values = parse(opts, "g:stats")
+  apply_lora(self)
   local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
-    o.inference, names, values)
+    o.inference, names, values, o.fuse)
   if not ok then
     if not tostring(a):find("needs every dim bound", 1, true) then error(a, 2) end
     local unbound = tostring(a)
+    if o.fuse ~= 0 then
+      error("g:stats: fuse needs every dim bound (the fusion passes work on numbers): "
+        .. unbound, 2)
+    end
     local p = core.graph_symbolic(self._h, o.optimizer, o.precision, o.recompute, o.k,
       o.inference, names, values)
     local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
@@ -662,31 +720,46 @@ function Graph:stats(opts)
     for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
-    end })
+    end, __tostring = stats_tostring })
   end
+  memory.account()
   local t = core.analysis_totals(a)
+  local offload = o.offload and offload_of(o, t, a) or nil
+  local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
+                  activations = t.activations, workspace = t.workspace }
+  if offload then -- the device's footprint; the whole step's stays in offload.footprint_full
+    offload.footprint_full = fp
+    fp = offload.footprint
+    if offload.optimizer then bd.optimizer = 0 end
+    if offload.params then bd.weights = offload.working_set end
+  end
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
     local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
-      false, names, values))
+      false, names, values, o.fuse))
     saved = base.footprint - t.footprint
   end
-  return {
-    footprint_saved = saved,
+  return pretty.object({
+    footprint_saved = saved, offload = offload,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
-    io = t.io, intensity = t.intensity, footprint = t.footprint,
+    io = t.io, intensity = t.intensity, footprint = fp, trainable = t.trainable,
+    precision_given = o.precision_given,
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
-    breakdown = { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
-                  activations = t.activations, workspace = t.workspace },
+    breakdown = bd,
     analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
+    fuse = o.fuse_names,
     nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
     convention = core.graph_convention(),
-  }
+    inference = o.inference or nil,
+  }, stats_tostring)
 end
-doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=} -> stats",
+doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=} -> stats",
   "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
-  .. "(and footprint_saved under a recompute policy); "
+  .. "(and footprint_saved under a recompute policy); optimizer: sgd, momentum, rmsprop, adam, "
+  .. "adamw, adafactor, adam8bit; precision: fp32, tf32, fp16, bf16, mixed, mixed_bf16, fp8; "
+  .. "offload = \"optimizer\" | \"params\" | both (ZeRO-Offload: s.offload has host_bytes, "
+  .. "traffic per step; s.footprint is the device's); trainable = params not frozen; "
   .. "polynomials when dims are unbound (footprint then needs every dim bound)")
 
 -- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training
@@ -763,23 +836,29 @@ local function round2(x)
   if x ~= x or x == math.huge or x == -math.huge then return x end
   return (x < 0 and -math.floor(-x * 100 + 0.5) or math.floor(x * 100 + 0.5)) / 100
 end
-local function round3g(x)
-  if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x end
-  local e = math.floor(math.log(math.abs(x)) / math.log(10))
-  local sc = 10 ^ (2 - e)
-  return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
-end
-local function si(x, unit)
-  x = round3g(x)
-  local a = math.abs(x)
-  local pre = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
-  for _, p in ipairs(pre) do
-    if a >= p[1] then return string.format("%.3g %s%s", round3g(x / p[1]), p[2], unit) end
-  end
-  return string.format("%.3g %s", x, unit)
-end
+local si = pretty.si
 M.si = si
-doc.doc(si, "dlb.graph.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 GFLOP\"")
+
+-- "stats: training step (adam, fp32), 25.6 M params, 784 GFLOP (fwd 264 G, bwd 520 G), 27 GB
+-- moved (29.1 FLOP/B), footprint 2.93 GB": what the REPL shows for g:stats{...}.
+stats_tostring = function(s)
+  local function n(x) return type(x) == "number" and x or nil end
+  local what = string.format("stats: %s step (%s, %s)", rawget(s, "inference") and "inference" or "training",
+    tostring(rawget(s, "optimizer")), tostring(rawget(s, "precision")))
+  if rawget(s, "symbolic") then
+    return string.format("%s, symbolic (unbound %s): params %s, FLOPs %s; dlb.pretty.full(s) for every field",
+      what, tostring(rawget(s, "unbound")), tostring(rawget(s, "params")), tostring(rawget(s, "flops")))
+  end
+  local p = (si(n(s.params) or 0, ""):gsub("%s+$", "")) .. " params"
+  if n(s.trainable) and s.trainable ~= s.params then
+    p = p .. " (" .. (si(s.trainable, ""):gsub("%s+$", "")) .. " trainable)"
+  end
+  local out = { what, p,
+    string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
+    string.format("%s moved (%.3g FLOP/B)", si(s.bytes, "B"), s.intensity),
+    "footprint " .. si(s.footprint, "B") }
+  return table.concat(out, ", ")
+end
 
 function Graph:summary(opts)
   local s = self:stats(opts)
@@ -800,8 +879,9 @@ function Graph:summary(opts)
   local bind = {}
   for k, v in pairs(opts or {}) do bind[#bind + 1] = tostring(k) .. "=" .. tostring(v) end
   table.sort(bind)
-  out[#out + 1] = string.format("graph '%s': %s step, %d ops (%s)", self.name,
-    (opts or {}).inference and "inference" or "training", #F, table.concat(bind, " "))
+  out[#out + 1] = string.format("graph '%s': %s step, %d ops%s", self.name,
+    (opts or {}).inference and "inference" or "training", #F,
+    #bind > 0 and (" (" .. table.concat(bind, " ") .. ")") or "")
   out[#out + 1] = string.format("%-20s %7s %12s %7s %12s %7s %8s", "op type", "count", "FLOPs",
     "share", "bytes", "share", "FLOP/B")
   for _, r in ipairs(order) do
@@ -821,10 +901,11 @@ function Graph:summary(opts)
   out[#out + 1] = s.convention
   local text = table.concat(out, "\n")
   print(text)
-  return text
+  return pretty.shown(text) -- printed: the REPL does not echo it
 end
 doc.doc(Graph.summary, "g:summary{bindings...} -> text",
-  "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention")
+  "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention; "
+  .. "returns the text (the REPL does not print it twice)")
 
 function Graph:dot() return core.graph_dot(self._h) end
 doc.doc(Graph.dot, "g:dot() -> string", "Graphviz DOT text of the forward graph")
@@ -846,4 +927,7 @@ end
 M.convention = core.graph_convention
 doc.doc(M.convention, "dlb.graph.convention() -> string", "the FLOP convention printed with every summary")
 doc.doc(M, "dlb.graph", "compute graphs: dlb.graph(name), tensors, ops, g:stats{...}, g:summary{...}")
-return setmetatable(M, { __call = function(_, name) return M.new(name) end })
+setmetatable(M, { __call = function(_, name) return M.new(name) end })
+doc.methods(M, Graph, "g")
+doc.methods(M, Tensor, "x")
+return M

@@ -6,6 +6,8 @@
 -- (bytes/s each way, seconds), power (W), note, source = {field = "where it comes from"}.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
+local levels = require "dlbench.hw_levels"
+local errors = require "dlbench.errors"
 
 local M = {}
 
@@ -57,7 +59,12 @@ local FIELDS = {
   peak = "table", mem = "number", mem_bw = "number", cache = "number",
   flops_eff = "number", bw_eff = "number", links = "table", power = "number",
   mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
+  -- the kernel model (graphs/dlb_roofline.h dlb_op_time; docs/hw.md "Kernel efficiency")
+  kernel_overhead = "number", step_overhead = "number", half_bw_bytes = "number",
+  sm_count = "number", gemm_tile = "table", systolic = "number", vector_width = "number",
 }
+-- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
+FIELDS.levels = "table"
 local FIELD_LIST = {}
 for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
 table.sort(FIELD_LIST)
@@ -67,7 +74,9 @@ local function finite(x) return type(x) == "number" and x == x and x > -math.hug
 -- Validate a device spec; `where` prefixes every message (e.g. "catalog.csv:3").
 local function validate(spec, where)
   local function bad(fmt, ...)
-    error(where .. ": " .. string.format(fmt, ...), 0)
+    local msg = where .. ": " .. string.format(fmt, ...)
+    if where:match(":%d+$") then error(msg, 0) end -- a file's line: already located
+    errors.raise(msg)
   end
   if type(spec) ~= "table" then bad("a device must be a table, got %s", type(spec)) end
   for k, v in pairs(spec) do
@@ -104,6 +113,10 @@ local function validate(spec, where)
   if spec.cores ~= nil and spec.cores ~= math.floor(spec.cores) then
     bad("cores must be a whole number, got %s", tostring(spec.cores))
   end
+  positive("sm_count", false, "multiprocessors")
+  if spec.sm_count ~= nil and spec.sm_count ~= math.floor(spec.sm_count) then
+    bad("sm_count must be a whole number, got %s", tostring(spec.sm_count))
+  end
   if (spec.cores == nil) ~= (spec.mem_per_core == nil) then
     bad("cores and mem_per_core go together (a board whose cores each hold a model copy)")
   end
@@ -117,10 +130,27 @@ local function validate(spec, where)
       bad("%s must be in (0, 1], got %s", k, tostring(v))
     end
   end
+  for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes" } do
+    local v = spec[k]
+    if v ~= nil and (not finite(v) or v < 0) then bad("%s must be >= 0, got %s", k, tostring(v)) end
+  end
+  for _, k in ipairs { "sm_count", "systolic", "vector_width" } do
+    local v = spec[k]
+    if v ~= nil and (not finite(v) or v < 1 or v ~= math.floor(v)) then
+      bad("%s must be a whole number >= 1, got %s", k, tostring(v))
+    end
+  end
+  if spec.gemm_tile ~= nil then
+    local t = spec.gemm_tile
+    local function ok(x) return finite(x) and x >= 1 and x == math.floor(x) end
+    if not (ok(t[1]) and ok(t[2]) and t[3] == nil) then
+      bad("gemm_tile must be {m, n}, whole numbers >= 1 (the output tile of the GEMM kernels)")
+    end
+  end
   if spec.links then
     for tier, l in pairs(spec.links) do
-      if tier ~= "intra" and tier ~= "inter" then
-        bad("unknown link tier '%s' (expected intra, inter)", tostring(tier))
+      if tier ~= "intra" and tier ~= "inter" and tier ~= "host" then
+        bad("unknown link tier '%s' (expected intra, inter, host)", tostring(tier))
       end
       if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
       for k in pairs(l) do
@@ -136,6 +166,7 @@ local function validate(spec, where)
       end
     end
   end
+  if spec.levels then levels.check(spec.levels, bad) end
   if spec.source then
     for k, v in pairs(spec.source) do
       if type(v) ~= "string" then bad("source.%s must be a string", tostring(k)) end
@@ -151,6 +182,8 @@ local function plain(dev)
   for p, v in pairs(DATA[d.peak]) do t.peak[p] = v end
   for tier, l in pairs(DATA[d.links]) do t.links[tier] = { bw = l.bw, latency = l.latency } end
   for k, v in pairs(DATA[d.source]) do t.source[k] = v end
+  if d.gemm_tile then t.gemm_tile = { d.gemm_tile[1], d.gemm_tile[2] } end
+  if d.levels then t.levels = levels.copy(DATA[d.levels]) end
   return t
 end
 
@@ -174,8 +207,18 @@ local function make(spec)
   local source = {}
   for k, v in pairs(spec.source or {}) do source[k] = v end
   d.source = readonly(source, "device '" .. name .. "' field source")
-  d.flops_eff = spec.flops_eff or 0.8
-  d.bw_eff = spec.bw_eff or 0.7
+  if spec.levels then
+    local lv = levels.copy(spec.levels)
+    for i, l in ipairs(lv) do lv[i] = readonly(l, "device '" .. name .. "' field levels[" .. i .. "]") end
+    d.levels = readonly(lv, "device '" .. name .. "' field levels")
+  end
+  local dflt = core.roof_defaults()   -- 0.8 / 0.7, their one home in C (dlb_roof_init)
+  d.flops_eff = spec.flops_eff or dflt.flops_eff
+  d.bw_eff = spec.bw_eff or dflt.bw_eff
+  if spec.gemm_tile then
+    d.gemm_tile = readonly({ spec.gemm_tile[1], spec.gemm_tile[2] },
+      "device '" .. name .. "' field gemm_tile")
+  end
   d.kind = spec.kind or "device"
   local dev = setmetatable({}, Device)
   DATA[dev] = d
@@ -264,14 +307,14 @@ function Device:precision(prec)
     prec = self.peak.bf16 and "bf16" or (self.peak.fp16 and "fp16" or "bf16")
   end
   if not is_prec[prec] then
-    error("unknown precision '" .. tostring(prec) .. "' (expected "
-      .. table.concat(PRECISIONS, ", ") .. ", mixed or mixed_bf16)", 0)
+    errors.raise("unknown precision '" .. tostring(prec) .. "' (expected "
+      .. table.concat(PRECISIONS, ", ") .. ", mixed or mixed_bf16)")
   end
   if not self.peak[prec] then
     local have = {}
     for _, p in ipairs(PRECISIONS) do if self.peak[p] then have[#have + 1] = p end end
-    error("device '" .. self.name .. "' has no " .. prec .. " peak (it has "
-      .. table.concat(have, ", ") .. "); pass precision = one of those", 0)
+    errors.raise("device '" .. self.name .. "' has no " .. prec .. " peak (it has "
+      .. table.concat(have, ", ") .. "); pass precision = one of those")
   end
   return prec
 end
@@ -286,26 +329,40 @@ function Device:roof(prec, opts)
   elseif opts.tile ~= nil then tm, tn = opts.tile, opts.tile end
   -- an unknown cache is not an empty one: the cache-aware model needs the size
   if opts.cache_aware and self.cache == nil then
-    error("cache_aware: device '" .. self.name .. "' has no known cache size (the catalogue "
+    errors.raise("cache_aware: device '" .. self.name .. "' has no known cache size (the catalogue "
       .. "leaves it out when no source gives it); give one with hw:with{cache = bytes} or "
-      .. "drop cache_aware", 0)
+      .. "drop cache_aware")
   end
   for _, k in ipairs { "flops_eff", "bw_eff" } do
     local v = opts[k]
     if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
-      error(k .. " must be in (0, 1], got " .. tostring(v), 0)
+      errors.raise(k .. " must be in (0, 1], got " .. tostring(v))
     end
   end
+  local tile = self.gemm_tile
   return {
     peak = self.peak[prec], bw = self.mem_bw,
     flops_eff = opts.flops_eff or self.flops_eff, bw_eff = opts.bw_eff or self.bw_eff,
     cache = (self.cache or 0) * (opts.cache_fraction or 1), elem = core.hw_precision_bytes(prec),
     cache_aware = opts.cache_aware and true or false, tile_m = tm, tile_n = tn,
+    kernel_overhead = self.kernel_overhead or 0, step_overhead = self.step_overhead or 0,
+    half_bw_bytes = self.half_bw_bytes or 0, sm_count = self.sm_count or 0,
+    gemm_tile_m = tile and tile[1] or 0, gemm_tile_n = tile and tile[2] or 0,
+    systolic = self.systolic or 0, vector_width = self.vector_width or 0,
   }
 end
 
 -- A plain deep copy of the device's fields (a table dlb.hw.define accepts).
 function Device:spec() return plain(self) end
+
+-- The measured memory levels as a plain array {{name=, size=, bw=}, ...} (empty when the
+-- device has none): LuaJIT's # and ipairs do not see through the read-only proxies.
+function Device:level_list()
+  local lv = DATA[self].levels
+  return lv and levels.copy(DATA[lv]) or {}
+end
+doc.doc(Device.level_list, "hw:level_list() -> {{name=, size=, bw=}, ...}",
+  "the measured per-level memory ceilings (bytes, bytes/s; dlb.measure.host), innermost first")
 
 -- A modified, unregistered copy: hw:with{mem = 32e9} (top-level fields replace the
 -- device's; peak, links and source are replaced whole when given). The changed fields'
@@ -315,11 +372,18 @@ function Device:with(changes)
     error("hw:with: expected a table of fields, e.g. hw:with{mem = 32e9}", 2)
   end
   local t = plain(self)
+  local changed = {}
   for k, v in pairs(changes) do
     t[k] = v
-    if k ~= "source" and k ~= "name" and (changes.source == nil or changes.source[k] == nil) then
-      t.source[k] = "changed with hw:with"
+    if k ~= "source" and k ~= "name" then
+      changed[#changed + 1] = tostring(k)
+      if changes.source == nil or changes.source[k] == nil then t.source[k] = "changed with hw:with" end
     end
+  end
+  -- a modified copy is not the catalogue's device: "V100-SXM2-16GB+mem" unless named
+  if changes.name == nil and #changed > 0 then
+    table.sort(changed)
+    t.name = tostring(self.name) .. "+" .. table.concat(changed, "+")
   end
   local where = "hw:with"
   local info = debug.getinfo(2, "Sl")
@@ -381,16 +445,37 @@ function Device:describe()
   else
     line("cache", "unknown", nil)
   end
+  if self.levels then
+    for _, l in ipairs(self:level_list()) do
+      line("level " .. l.name, string.format("%.4g GB/s%s", l.bw / 1e9,
+        l.size and string.format(" (%.4g KiB)", l.size / 1024) or ""), self.source.levels)
+    end
+  end
   line("flops_eff, bw_eff", string.format("%.2f, %.2f", self.flops_eff, self.bw_eff),
     self.source.flops_eff or "defaults (Hestness et al. 5.2)")
-  for _, tier in ipairs { "intra", "inter" } do
+  for _, tier in ipairs { "intra", "inter", "host" } do
     local l = self.links[tier]
     if l then
-      line("links." .. tier, string.format("%.4g GB/s, %.3g us", l.bw / 1e9, l.latency * 1e6), nil)
+      line("links." .. tier, string.format("%.4g GB/s, %.3g µs", l.bw / 1e9, l.latency * 1e6), nil)
     end
   end
   if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end
   if self.power then line("power", string.format("%.4g W", self.power), self.source.power) end
+  if self.kernel_overhead then
+    line("kernel_overhead", string.format("%.3g us", self.kernel_overhead * 1e6), self.source.kernel_overhead)
+  end
+  if self.step_overhead then
+    line("step_overhead", string.format("%.3g ms", self.step_overhead * 1e3), self.source.step_overhead)
+  end
+  if self.half_bw_bytes then
+    line("half_bw_bytes", string.format("%.3g MB", self.half_bw_bytes / 1e6), self.source.half_bw_bytes)
+  end
+  if self.sm_count then line("sm_count", tostring(self.sm_count), self.source.sm_count) end
+  if self.gemm_tile then
+    line("gemm_tile", string.format("%d x %d", self.gemm_tile[1], self.gemm_tile[2]), self.source.gemm_tile)
+  end
+  if self.systolic then line("systolic", tostring(self.systolic), self.source.systolic) end
+  if self.vector_width then line("vector_width", tostring(self.vector_width), self.source.vector_width) end
   return table.concat(out, "\n")
 end
 
@@ -421,6 +506,15 @@ function M.define(spec)
   end
   return add(spec, where)
 end
+-- A device from a spec, validated like dlb.hw.define's but not added to the catalogue
+-- (measured and calibrated devices: dlb.measure.host, dlb.hw.calibrate).
+function M.device(spec, where)
+  validate(spec, where or "dlb.hw.device")
+  return make(spec)
+end
+doc.doc(M.device, "dlb.hw.device{name=, peak=, mem_bw=, mem=, ...} -> device",
+  "a device with the fields of dlb.hw.define, not added to the catalogue")
+
 doc.doc(M.define, "dlb.hw.define{name=, peak={fp32=...}, mem_bw=, mem=[, cache=, flops_eff=, "
   .. "bw_eff=, links=, power=, source=]} -> device",
   "add a device to the catalogue (FLOP/s, bytes/s, bytes); bad fields are errors")
@@ -533,6 +627,7 @@ function M.list(opts)
         out(table.concat(dash, "  "), "\n")
       end
     end
+    require("dlbench.pretty").shown(devs) -- printed: the REPL does not echo the list
   end
   return devs
 end
@@ -545,7 +640,10 @@ doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
 -- at least one peak column are required).
 M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-  "inter_latency", "power", "cores", "mem_per_core", "note", "source" }
+  "inter_latency", "host_bw", "host_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
+  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
+  "note", "source", "levels" }
+-- levels: the measured ceilings as "name:size:bw;..." (lua/dlbench/hw_levels.lua)
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
@@ -601,6 +699,8 @@ function M.parse_csv(text, file)
           spec[c] = s
         elseif c == "source" then
           spec.source.all = s
+        elseif c == "levels" then
+          spec.levels = levels.parse(s, where)
         else
           local v = tonumber(s)
           if v == nil or v ~= v or v == math.huge or v == -math.huge then
@@ -608,7 +708,10 @@ function M.parse_csv(text, file)
           end
           if is_prec[c] then
             spec.peak[c] = v
-          elseif c:match("^intra_") or c:match("^inter_") then
+          elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
+            spec.gemm_tile = spec.gemm_tile or {}
+            spec.gemm_tile[c == "gemm_tile_m" and 1 or 2] = v
+          elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
             local tier, k = c:match("^(%a+)_(%a+)$")
             if k == "latency" then k = "latency" end
             links[tier] = links[tier] or {}
@@ -711,10 +814,14 @@ function M.to_csv(devices)
         local parts = {}
         for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. d.source[k] end
         v = #parts > 0 and table.concat(parts, "; ") or nil
-      elseif c:match("^intra_") or c:match("^inter_") then
+      elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
         local tier, k = c:match("^(%a+)_(%a+)$")
         v = d.links[tier] and d.links[tier][k]
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
+      elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
+        v = d.gemm_tile and d.gemm_tile[c == "gemm_tile_m" and 1 or 2]
+      elseif c == "levels" then
+        v = d.levels and levels.format(d:level_list()) or nil
       else v = d[c] end
       cells[j] = csv_cell(v)
     end
@@ -748,6 +855,14 @@ end
 doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
   "write the catalogue as CSV (whole or not at all); dlb.hw.load reads it back")
 
+-- Calibration lives in lua/dlbench/calibrate.lua (it needs dlb.roofline, which needs this).
+function M.calibrate(dev, measurements, opts)
+  return require("dlbench.calibrate").calibrate(dev, measurements, opts)
+end
+doc.doc(M.calibrate, "dlb.hw.calibrate(hw, measurements[, opts]) -> device, fit",
+  "CALIBRATE device fields to measured times (see help(require 'dlbench.calibrate'.calibrate))")
+
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")
+doc.methods(M, Device, "dev")
 return M

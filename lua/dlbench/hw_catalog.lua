@@ -2,21 +2,23 @@
 -- Units: peak in FLOP/s (dense rates, never sparsity figures), mem and cache in bytes,
 -- mem_bw in bytes/s, link bw in bytes/s PER DIRECTION (vendors quote NVLink/ICI/Infinity
 -- Fabric totals bidirectionally: 900 GB/s NVLink = 450e9 here), latency in seconds,
--- power in watts. Every number has a `source` entry naming where it comes from:
+-- power in watts. Memory capacities follow one convention (docs/hw.md "Memory units"): the
+-- number the datasheet prints, in decimal GB (x 1e9), even where the part is binary (HBM
+-- and GDDR capacities are GiB: 16 GB = 17.18e9 bytes physically, before driver reserves).
+-- Every number has a `source` entry naming where it comes from:
 --   "datasheet"  the vendor's published specification sheet or product page
 --   "seed ..."   a table or sentence of one of the seeds (seeds/000_... etc.)
 --   "derived"    computed from other published numbers (the formula is given)
 --   "assumed"    not published; a typical value, stated so it can be overridden
 -- Link latencies are never datasheet numbers: they are typical small-message latencies
--- (NVLink/ICI ~1 us, PCIe ~2 us, InfiniBand/Ethernet RDMA ~5 us) and say "assumed".
+-- (NVLink/ICI ~1 µs, PCIe ~2 µs, InfiniBand/Ethernet RDMA ~5 µs) and say "assumed".
 local G, T, M = 1e9, 1e12, 1e6
-local GiB, MiB = 2 ^ 30, 2 ^ 20
 
-local lat_nvlink = "assumed: typical device-to-device small-message latency over NVLink/ICI, 1 us"
-local lat_pcie = "assumed: typical small-message latency over PCIe, 2 us"
-local lat_ib = "assumed: typical small-message latency over InfiniBand/RoCE RDMA, 5 us"
+local lat_nvlink = "assumed: typical device-to-device small-message latency over NVLink/ICI, 1 µs"
+local lat_pcie = "assumed: typical small-message latency over PCIe, 2 µs"
+local lat_ib = "assumed: typical small-message latency over InfiniBand/RoCE RDMA, 5 µs"
 
-return {
+local catalogue = {
   -- == the seeds ==================================================================
   {
     name = "Hestness-T4", kind = "accelerator", year = 2019,
@@ -306,14 +308,15 @@ return {
     note = "one TPU v4 chip (2 TensorCores); ICI per chip derived from the pod's all-reduce "
       .. "bandwidth",
     peak = { bf16 = 275 * T, int8 = 275 * T },
-    mem = 32 * GiB, mem_bw = 1200 * G, power = 192,
+    mem = 32 * G, mem_bw = 1200 * G, power = 192,
     links = { intra = { bw = 1.1e15 / 4096, latency = 1e-6 } },
     source = {
       links = "derived: Cloud TPU v4 page, all-reduce bandwidth per Pod 1.1 PB/s / 4096 chips "
         .. "= 268.6e9 per chip (the v5e page's numbers give its 400 GB/s bidirectional ICI / 2 "
         .. "this way); latency " .. lat_nvlink .. "; no inter-node tier (pods are one ICI torus)",
       peak = "datasheet (Cloud TPU v4 page): 275 TFLOP/s per chip (bf16 or int8)",
-      mem = "datasheet: 32 GiB HBM2", mem_bw = "datasheet: 1200 GB/s",
+      mem = "datasheet: 32 GiB HBM2, taken as 32e9 bytes (docs/hw.md: decimal GB throughout)",
+      mem_bw = "datasheet: 1200 GB/s",
       power = "datasheet: measured min/mean/max 90/170/192 W; max used",
     },
   },
@@ -349,4 +352,382 @@ return {
       links = "assumed: one 400 Gb/s NIC = 50e9; latency " .. lat_ib,
     },
   },
+  -- == more devices people train on (issue [14]) ====================================
+  -- Datasheets (titles; URLs as published by the vendor when these entries were written):
+  --  [V100]   "NVIDIA Tesla V100 GPU Accelerator" datasheet,
+  --           https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf
+  --           and "NVIDIA Tesla V100 GPU Architecture" whitepaper (80 SMs, 6 MB L2)
+  --  [T4]     "NVIDIA T4 Tensor Core GPU" datasheet,
+  --           https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf
+  --           and "NVIDIA Turing GPU Architecture" whitepaper (40 SMs, 4 MB L2)
+  --  [L4]     "NVIDIA L4 Tensor Core GPU" datasheet,
+  --           https://resources.nvidia.com/en-us-data-center-overview/l4-gpu-datasheet
+  --  [ADA]    "NVIDIA Ada GPU Architecture" whitepaper v2.1, appendix tables (RTX 4090, L4,
+  --           L40S: SMs, L2, dense and sparse tensor rates),
+  --           https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf
+  --  [A10]    "NVIDIA A10 Tensor Core GPU" datasheet,
+  --           https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/a10-datasheet.pdf
+  --  [G5]     "Amazon EC2 G5 instances" product page, https://aws.amazon.com/ec2/instance-types/g5/
+  --  [L40S]   "NVIDIA L40S GPU" datasheet, https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413
+  --  [A100]   "NVIDIA A100 Tensor Core GPU" datasheet,
+  --           https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
+  --  [H100]   "NVIDIA H100 Tensor Core GPU" datasheet (SXM, PCIe and NVL columns),
+  --           https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet
+  --           and "NVIDIA H100 Tensor Core GPU Architecture" whitepaper (SM counts, 50 MB L2)
+  --  [GH200]  "NVIDIA GH200 Grace Hopper Superchip" datasheet,
+  --           https://resources.nvidia.com/en-us-grace-cpu/grace-hopper-superchip
+  --  [GRACE]  "NVIDIA Grace CPU Superchip" datasheet,
+  --           https://resources.nvidia.com/en-us-grace-cpu/data-center-datasheet
+  --  [V5P]    Google Cloud "TPU v5p" documentation page, https://cloud.google.com/tpu/docs/v5p
+  --  [MI250X] "AMD Instinct MI250X Accelerator" datasheet,
+  --           https://www.amd.com/system/files/documents/amd-instinct-mi200-datasheet.pdf
+  --  [GAUDI2] "Intel Gaudi 2 AI Accelerator" white paper / product brief,
+  --           https://habana.ai/products/gaudi2/
+  --  [GAUDI3] "Intel Gaudi 3 AI Accelerator" white paper (2024),
+  --           https://www.intel.com/content/www/us/en/content-details/817486/intel-gaudi-3-ai-accelerator-white-paper.html
+  -- PCIe host links: Gen3 x16 = 8 GT/s x 16 x 128/130 = 15.75 GB/s each way ("32 GB/s"
+  -- bidirectional on NVIDIA datasheets), Gen4 x16 = 31.5 GB/s, Gen5 x16 = 63 GB/s (PCI-SIG).
+  {
+    name = "V100-SXM2-32GB", kind = "gpu", year = 2018,
+    note = "V100 SXM2 with 32 GB (DGX-1/DGX-2)",
+    peak = { fp64 = 7.8 * T, fp32 = 15.7 * T, fp16 = 125 * T },
+    mem = 32 * G, mem_bw = 900 * G, cache = 6 * M, power = 300, sm_count = 80,
+    links = {
+      intra = { bw = 150 * G, latency = 1e-6 },
+      inter = { bw = 12.5 * G, latency = 5e-6 },
+      host = { bw = 15.75 * G, latency = 2e-6 },
+    },
+    source = {
+      peak = "datasheet [V100], V100 SXM2: fp64 7.8, fp32 15.7, tensor (fp16) 125 TFLOP/s",
+      mem = "datasheet [V100] 32 GB HBM2", mem_bw = "datasheet [V100] 900 GB/s", power = "datasheet [V100] 300 W",
+      cache = "datasheet [V100] whitepaper: 6 MB L2", sm_count = "datasheet [V100] whitepaper: 80 SMs",
+      links = "datasheet [V100] NVLink 300 GB/s bidirectional = 150e9 each way; inter as V100-SXM2-16GB "
+        .. "(DGX-1 EDR InfiniBand 12.5e9); host: PCIe Gen3 x16 15.75e9 (derived, PCI-SIG); "
+        .. "latency " .. lat_nvlink .. ", " .. lat_ib .. ", " .. lat_pcie,
+    },
+  },
+  {
+    name = "V100-PCIe", kind = "gpu", year = 2017,
+    note = "V100 PCIe, 16 GB (a 32 GB board exists: hw:with{mem = 32e9})",
+    peak = { fp64 = 7 * T, fp32 = 14 * T, fp16 = 112 * T },
+    mem = 16 * G, mem_bw = 900 * G, cache = 6 * M, power = 250, sm_count = 80,
+    links = {
+      intra = { bw = 15.75 * G, latency = 2e-6 },
+      host = { bw = 15.75 * G, latency = 2e-6 },
+    },
+    source = {
+      peak = "datasheet [V100], V100 PCIe: fp64 7, fp32 14, tensor (fp16) 112 TFLOP/s",
+      mem = "datasheet [V100] 16 GB HBM2 (32 GB option)", mem_bw = "datasheet [V100] 900 GB/s", power = "datasheet [V100] 250 W",
+      cache = "datasheet [V100] whitepaper: 6 MB L2", sm_count = "datasheet [V100] whitepaper: 80 SMs",
+      links = "datasheet [V100] interconnect PCIe Gen3 32 GB/s bidirectional = 15.75e9 each way (x16, "
+        .. "derived); GPUs talk over PCIe; latency " .. lat_pcie,
+    },
+  },
+  {
+    name = "T4", kind = "gpu", year = 2018,
+    peak = { fp32 = 8.1 * T, fp16 = 65 * T, int8 = 130 * T },
+    mem = 16 * G, mem_bw = 320 * G, cache = 4 * M, power = 70, sm_count = 40,
+    links = { intra = { bw = 15.75 * G, latency = 2e-6 }, host = { bw = 15.75 * G, latency = 2e-6 } },
+    source = {
+      peak = "datasheet [T4]: single precision 8.1, mixed precision (fp16/fp32) 65 TFLOP/s, int8 "
+        .. "130 TOPS (no sparsity on Turing)",
+      mem = "datasheet [T4] 16 GB GDDR6", mem_bw = "datasheet [T4] 320+ GB/s (320 used)", power = "datasheet [T4] 70 W",
+      cache = "datasheet [T4] Turing whitepaper: 4 MB L2 (TU104)", sm_count = "datasheet [T4] Turing whitepaper: 40 SMs",
+      links = "datasheet [T4] PCIe Gen3 x16 32 GB/s bidirectional = 15.75e9 each way; latency " .. lat_pcie,
+    },
+  },
+  {
+    name = "L4", kind = "gpu", year = 2023,
+    peak = { fp32 = 30.3 * T, tf32 = 60 * T, fp16 = 121 * T, bf16 = 121 * T, fp8 = 242.5 * T,
+             int8 = 242.5 * T },
+    mem = 24 * G, mem_bw = 300 * G, cache = 48 * M, power = 72, sm_count = 58,
+    links = { intra = { bw = 31.5 * G, latency = 2e-6 }, host = { bw = 31.5 * G, latency = 2e-6 } },
+    source = {
+      peak = "datasheet [L4]: fp32 30.3; tf32 120, fp16/bf16 242, fp8 and int8 485 with "
+        .. "sparsity, halved here to dense",
+      mem = "datasheet [L4] 24 GB GDDR6", mem_bw = "datasheet [L4] 300 GB/s", power = "datasheet [L4] 72 W",
+      cache = "datasheet [ADA] appendix: 48 MB L2 (AD104 in L4)", sm_count = "datasheet [ADA] appendix: 58 SMs",
+      links = "datasheet [L4] PCIe Gen4 x16 64 GB/s bidirectional = 31.5e9 each way; latency " .. lat_pcie,
+    },
+  },
+  {
+    name = "A10G", kind = "gpu", year = 2021,
+    note = "AWS's A10 variant (EC2 G5). NVIDIA publishes no A10G datasheet: the peaks are the "
+      .. "A10's (an approximation; override with hw:with{peak = ...} from your own measurements)",
+    peak = { fp32 = 31.2 * T, tf32 = 62.5 * T, fp16 = 125 * T, bf16 = 125 * T, int8 = 250 * T },
+    mem = 24 * G, mem_bw = 600 * G,
+    links = { intra = { bw = 31.5 * G, latency = 2e-6 }, host = { bw = 31.5 * G, latency = 2e-6 } },
+    source = {
+      peak = "datasheet [A10] (the A10, not the A10G): fp32 31.2, tf32 62.5, bf16/fp16 125 "
+        .. "TFLOP/s, int8 250 TOPS dense (the sparse figures are twice these)",
+      mem = "datasheet [G5] 24 GB per A10G", mem_bw = "datasheet [A10] 600 GB/s GDDR6 (the A10's; assumed the same)",
+      links = "datasheet [A10] PCIe Gen4 64 GB/s bidirectional = 31.5e9 each way; latency " .. lat_pcie,
+    },
+  },
+  {
+    name = "L40S", kind = "gpu", year = 2023,
+    peak = { fp32 = 91.6 * T, tf32 = 183 * T, fp16 = 362 * T, bf16 = 362 * T, fp8 = 733 * T,
+             int8 = 733 * T },
+    mem = 48 * G, mem_bw = 864 * G, cache = 96 * M, power = 350, sm_count = 142,
+    links = { intra = { bw = 31.5 * G, latency = 2e-6 }, host = { bw = 31.5 * G, latency = 2e-6 } },
+    source = {
+      peak = "datasheet [L40S]: fp32 91.6; tf32 366, bf16/fp16 733, fp8 1466, int8 1466 with "
+        .. "sparsity, halved here to dense (tf32 183, fp16/bf16 362 rounded, fp8/int8 733)",
+      mem = "datasheet [L40S] 48 GB GDDR6 with ECC", mem_bw = "datasheet [L40S] 864 GB/s", power = "datasheet [L40S] 350 W",
+      cache = "datasheet [ADA] appendix: 96 MB L2 (AD102)", sm_count = "datasheet [ADA] appendix: 142 SMs",
+      links = "datasheet [L40S] PCIe Gen4 x16 64 GB/s bidirectional = 31.5e9 each way; latency " .. lat_pcie,
+    },
+  },
+  {
+    name = "RTX-4090", kind = "gpu", year = 2022,
+    note = "GeForce RTX 4090; tensor rates with fp32 accumulation (what training uses; "
+      .. "GeForce runs fp16 accumulation twice as fast)",
+    peak = { fp32 = 82.6 * T, tf32 = 82.6 * T, fp16 = 165.2 * T, bf16 = 165.2 * T, fp8 = 330.3 * T,
+             int8 = 660.6 * T },
+    mem = 24 * G, mem_bw = 1008 * G, cache = 72 * M, power = 450, sm_count = 128,
+    links = { intra = { bw = 31.5 * G, latency = 2e-6 }, host = { bw = 31.5 * G, latency = 2e-6 } },
+    source = {
+      peak = "datasheet [ADA] appendix, GeForce RTX 4090: fp32 82.6, tf32 82.6, fp16/bf16 (fp32 "
+        .. "accumulate) 165.2, fp8 (fp32 accumulate) 330.3 TFLOP/s, int8 660.6 TOPS (dense)",
+      mem = "datasheet [ADA] 24 GB GDDR6X", mem_bw = "datasheet [ADA] 1008 GB/s", power = "datasheet [ADA] 450 W",
+      cache = "datasheet [ADA] 72 MB L2", sm_count = "datasheet [ADA] 128 SMs",
+      links = "datasheet [ADA] PCIe Gen4 x16 = 31.5e9 each way (no NVLink; GPUs talk over PCIe); "
+        .. "latency " .. lat_pcie,
+    },
+  },
+  {
+    name = "A100-PCIe", kind = "gpu", year = 2021,
+    note = "A100 80GB PCIe (a 40 GB board: hw:with{mem = 40e9, mem_bw = 1555e9})",
+    peak = { fp64 = 19.5 * T, fp32 = 19.5 * T, tf32 = 156 * T, fp16 = 312 * T, bf16 = 312 * T,
+             int8 = 624 * T },
+    mem = 80 * G, mem_bw = 1935 * G, cache = 40 * M, power = 300, sm_count = 108,
+    links = {
+      intra = { bw = 300 * G, latency = 1e-6 },
+      host = { bw = 31.5 * G, latency = 2e-6 },
+    },
+    source = {
+      peak = "datasheet [A100] (dense): fp64 tensor core 19.5, fp32 19.5, tf32 156, bf16/fp16 "
+        .. "312 TFLOP/s, int8 624 TOPS",
+      mem = "datasheet [A100] 80 GB HBM2e", mem_bw = "datasheet [A100] 1935 GB/s (80GB PCIe)", power = "datasheet [A100] 300 W",
+      cache = "datasheet [A100] 40 MB L2", sm_count = "datasheet [A100] whitepaper: 108 SMs",
+      links = "datasheet [A100] NVLink bridge for 2 GPUs 600 GB/s bidirectional = 300e9 each way; PCIe "
+        .. "Gen4 64 GB/s bidirectional = 31.5e9 host link; latency " .. lat_nvlink .. ", " .. lat_pcie,
+    },
+  },
+  {
+    name = "H100-PCIe", kind = "gpu", year = 2022,
+    peak = { fp64 = 51 * T, fp32 = 51 * T, tf32 = 378 * T, fp16 = 756.5 * T, bf16 = 756.5 * T,
+             fp8 = 1513 * T, int8 = 1513 * T },
+    mem = 80 * G, mem_bw = 2000 * G, cache = 50 * M, power = 350, sm_count = 114,
+    links = {
+      intra = { bw = 300 * G, latency = 1e-6 },
+      host = { bw = 63 * G, latency = 2e-6 },
+    },
+    source = {
+      peak = "datasheet [H100], H100 PCIe: fp64 tensor core 51, fp32 51 TFLOP/s; tf32 756, "
+        .. "bf16/fp16 1513, fp8 and int8 3026 with sparsity, halved here to dense",
+      mem = "datasheet [H100] 80 GB HBM2e", mem_bw = "datasheet [H100] 2 TB/s", power = "datasheet [H100] 300-350 W (350 used)",
+      cache = "datasheet [H100] whitepaper: 50 MB L2", sm_count = "datasheet [H100] whitepaper: 114 SMs (PCIe)",
+      links = "datasheet [H100] NVLink bridge 600 GB/s bidirectional = 300e9 each way; PCIe Gen5 128 GB/s "
+        .. "bidirectional = 63e9 host link; latency " .. lat_nvlink .. ", " .. lat_pcie,
+    },
+  },
+  {
+    name = "H100-NVL", kind = "gpu", year = 2023,
+    note = "one GPU of an H100 NVL pair",
+    peak = { fp64 = 60 * T, fp32 = 60 * T, tf32 = 417.5 * T, fp16 = 835.5 * T, bf16 = 835.5 * T,
+             fp8 = 1670.5 * T, int8 = 1670.5 * T },
+    mem = 94 * G, mem_bw = 3900 * G, cache = 50 * M, power = 400, sm_count = 132,
+    links = {
+      intra = { bw = 300 * G, latency = 1e-6 },
+      host = { bw = 63 * G, latency = 2e-6 },
+    },
+    source = {
+      peak = "datasheet [H100], H100 NVL: fp64 tensor core 60, fp32 60 TFLOP/s; tf32 835, "
+        .. "bf16/fp16 1671, fp8 and int8 3341 with sparsity, halved here to dense",
+      mem = "datasheet [H100] 94 GB HBM3", mem_bw = "datasheet [H100] 3.9 TB/s", power = "datasheet [H100] 350-400 W (400 used)",
+      cache = "datasheet [H100] whitepaper: 50 MB L2", sm_count = "datasheet [H100] whitepaper: 132 SMs (full GH100 "
+        .. "configuration of the SXM5/NVL boards)",
+      links = "datasheet [H100] NVLink 600 GB/s bidirectional = 300e9 each way; PCIe Gen5 128 GB/s "
+        .. "bidirectional = 63e9 host link; latency " .. lat_nvlink .. ", " .. lat_pcie,
+    },
+  },
+  {
+    name = "GH200", kind = "gpu", year = 2023,
+    note = "the Hopper GPU of a GH200 Grace Hopper Superchip (96 GB HBM3 version); its Grace "
+      .. "CPU's LPDDR5X is the host memory ZeRO-Offload uses, over NVLink-C2C",
+    peak = { fp64 = 67 * T, fp32 = 67 * T, tf32 = 494.5 * T, fp16 = 989.5 * T, bf16 = 989.5 * T,
+             fp8 = 1979 * T, int8 = 1979 * T },
+    mem = 96 * G, mem_bw = 4000 * G, cache = 50 * M, power = 1000, sm_count = 132,
+    links = {
+      intra = { bw = 450 * G, latency = 1e-6 },
+      inter = { bw = 50 * G, latency = 5e-6 },
+      host = { bw = 450 * G, latency = 1e-6 },
+    },
+    source = {
+      peak = "datasheet [GH200]: fp64 tensor core 67, fp32 67 TFLOP/s; tf32 989, bf16/fp16 "
+        .. "1979, fp8 and int8 3958 with sparsity, halved here to dense",
+      mem = "datasheet [GH200] 96 GB HBM3 (a 144 GB HBM3e version exists)", mem_bw = "datasheet [GH200] 4 TB/s",
+      power = "datasheet [GH200] 450-1000 W configurable for the whole superchip (1000 used)",
+      cache = "datasheet [H100] whitepaper: 50 MB L2", sm_count = "datasheet [H100] whitepaper: 132 SMs",
+      links = "datasheet [GH200] NVLink-C2C 900 GB/s bidirectional = 450e9 each way to the Grace CPU "
+        .. "(host); NVLink 900 GB/s = 450e9 GPU to GPU; inter assumed one 400 Gb/s NIC = 50e9; "
+        .. "latency " .. lat_nvlink .. ", " .. lat_ib,
+    },
+  },
+  {
+    name = "TPUv5p", kind = "tpu", year = 2023,
+    note = "one TPU v5p chip",
+    peak = { bf16 = 459 * T, int8 = 918 * T },
+    mem = 95 * G, mem_bw = 2765 * G,
+    links = { intra = { bw = 4800e9 / 8 / 2, latency = 1e-6 } },
+    source = {
+      peak = "datasheet [V5P] 459 TFLOP/s bf16, 918 TOPS int8 per chip",
+      mem = "datasheet [V5P] 95 GB HBM2e", mem_bw = "datasheet [V5P] 2765 GB/s",
+      links = "datasheet [V5P] interchip interconnect 4800 Gbps per chip = 600 GB/s, read as "
+        .. "bidirectional (as the v5e entry) = 300e9 each way; latency " .. lat_nvlink
+        .. "; no inter-node tier (a pod is one ICI torus)",
+    },
+  },
+  {
+    name = "MI250X", kind = "gpu", year = 2021,
+    note = "one MI250X package (two GCDs, seen as two devices by software); sm_count = compute units",
+    peak = { fp64 = 95.7 * T, fp32 = 95.7 * T, fp16 = 383 * T, bf16 = 383 * T, int8 = 383 * T },
+    mem = 128 * G, mem_bw = 3276.8 * G, cache = 16 * M, power = 560, sm_count = 220,
+    links = {
+      intra = { bw = 400 * G, latency = 1e-6 },
+      inter = { bw = 25 * G, latency = 5e-6 },
+      host = { bw = 31.5 * G, latency = 2e-6 },
+    },
+    source = {
+      peak = "datasheet [MI250X]: fp64 and fp32 matrix (and packed fp32) 95.7, fp16/bf16 383 "
+        .. "TFLOP/s, int8 383 TOPS",
+      mem = "datasheet [MI250X] 128 GB HBM2e", mem_bw = "datasheet [MI250X] 3.2768 TB/s", power = "datasheet [MI250X] 500 W "
+        .. "(560 W peak, used)", cache = "datasheet [MI250X] 8 MB L2 per GCD x 2 = 16 MB",
+      sm_count = "datasheet [MI250X] 220 compute units",
+      links = "datasheet [MI250X] up to 8 Infinity Fabric links, 800 GB/s peak aggregate = 400e9 each "
+        .. "way; host: PCIe Gen4 x16 = 31.5e9 each way (derived, PCI-SIG); inter assumed one "
+        .. "200 Gb/s NIC per package = 25e9; latency " .. lat_nvlink .. ", " .. lat_ib .. ", " .. lat_pcie,
+    },
+  },
+  {
+    name = "Gaudi2", kind = "accelerator", year = 2022,
+    peak = { bf16 = 432 * T, fp8 = 865 * T },
+    mem = 96 * G, mem_bw = 2460 * G, cache = 48 * M, power = 600,
+    links = {
+      intra = { bw = 21 * 100e9 / 8, latency = 1e-6 },
+      inter = { bw = 3 * 100e9 / 8, latency = 5e-6 },
+    },
+    source = {
+      peak = "datasheet [GAUDI2] matrix engines: bf16 432, fp8 865 TFLOP/s (dense)",
+      mem = "datasheet [GAUDI2] 96 GB HBM2E", mem_bw = "datasheet [GAUDI2] 2.46 TB/s", cache = "datasheet [GAUDI2] 48 MB SRAM",
+      power = "datasheet [GAUDI2] 600 W (OAM)",
+      links = "datasheet [GAUDI2] 24 x 100 GbE RoCE ports on chip (100 Gb/s each way each): 21 for "
+        .. "all-to-all within the server = 2.1 Tb/s = 262.5e9 each way, 3 for scale-out = "
+        .. "37.5e9 each way (derived); latency " .. lat_nvlink .. ", " .. lat_ib,
+    },
+  },
+  {
+    name = "Gaudi3", kind = "accelerator", year = 2024,
+    peak = { bf16 = 1835 * T, fp8 = 1835 * T },
+    mem = 128 * G, mem_bw = 3700 * G, cache = 96 * M, power = 900,
+    links = {
+      intra = { bw = 21 * 200e9 / 8, latency = 1e-6 },
+      inter = { bw = 3 * 200e9 / 8, latency = 5e-6 },
+    },
+    source = {
+      peak = "datasheet [GAUDI3] matrix engines: bf16 and fp8 1835 TFLOP/s (dense)",
+      mem = "datasheet [GAUDI3] 128 GB HBM2e", mem_bw = "datasheet [GAUDI3] 3.7 TB/s", cache = "datasheet [GAUDI3] 96 MB SRAM",
+      power = "datasheet [GAUDI3] 900 W (OAM HL-325L)",
+      links = "datasheet [GAUDI3] 24 x 200 GbE RoCE ports: 21 within the server = 4.2 Tb/s, 3 for "
+        .. "scale-out = 0.6 Tb/s, each way: 525e9 and 75e9 (derived); latency " .. lat_nvlink
+        .. ", " .. lat_ib,
+    },
+  },
+  {
+    name = "Grace-72", kind = "cpu", year = 2023,
+    note = "a current Arm server CPU: one NVIDIA Grace (72 Neoverse V2 cores) of a Grace CPU "
+      .. "Superchip",
+    peak = { fp64 = 7.1 * T / 2, fp32 = 7.1 * T },
+    mem = 480 * G, mem_bw = 500 * G, cache = 117 * M, power = 250,
+    links = { inter = { bw = 50 * G, latency = 5e-6 } },
+    source = {
+      peak = "datasheet [GRACE] Superchip fp64 peak 7.1 TFLOP/s / 2 chips = 3.55; fp32 twice (SVE2 lanes)",
+      mem = "datasheet [GRACE] up to 960 GB LPDDR5X per Superchip / 2", mem_bw = "datasheet [GRACE] up to 1 TB/s per "
+        .. "Superchip / 2", cache = "datasheet [GRACE] 234 MB L3 per Superchip / 2 (117 MB)",
+      power = "datasheet [GRACE] 500 W per Superchip including memory / 2",
+      links = "assumed: one 400 Gb/s NIC = 50e9; latency " .. lat_ib,
+    },
+  },
 }
+
+-- == the kernel model's fields (graphs/dlb_roofline.h dlb_op_time; docs/hw.md) =========
+-- Per-class defaults, then per-device values. Every device but the seeds' own model device
+-- (Hestness-T4, whose paper model is the pure roofline) gets them, each with its source.
+--   kernel_overhead  GPU 5 us: a CUDA kernel launch is 3-5 us on the host and a few us
+--                    of GPU front-end time; eager frameworks add their per-op dispatch
+--                    (assumed: typical, not measured; calibrate with dlb.hw.calibrate).
+--                    TPU 1 us per XLA op (assumed: compiled, no per-op host launch).
+--                    CPU 10 us per framework op dispatch (assumed). Other accelerators
+--                    (Gaudi) 5 us, as a GPU (assumed).
+--   step_overhead    1 ms per training step: optimizer launch, data loader hand-off,
+--                    Python step loop (assumed).
+--   half_bw_bytes    derived: Little's law, the bytes that must be in flight to sustain the
+--                    bandwidth: mem_bw x 500 ns of DRAM/HBM latency (GPU, TPU), x 100 ns (CPU).
+local CLASS = {
+  gpu = { kernel_overhead = 5e-6, step_overhead = 1e-3, latency = 500e-9,
+    gemm_tile = { 128, 128 } },
+  tpu = { kernel_overhead = 1e-6, step_overhead = 1e-3, latency = 500e-9, systolic = 128 },
+  cpu = { kernel_overhead = 10e-6, step_overhead = 1e-3, latency = 100e-9 },
+  -- other accelerators (Gaudi's graph-compiled matrix and vector engines): a GPU's launch
+  -- and step costs, no tile or systolic padding model (assumed)
+  accelerator = { kernel_overhead = 5e-6, step_overhead = 1e-3, latency = 500e-9 },
+}
+local CLASS_SOURCE = {
+  kernel_overhead = "assumed per-class default (docs/hw.md, Kernel efficiency): GPU 5 us "
+    .. "(CUDA launch + framework dispatch), TPU 1 us (compiled XLA op), CPU 10 us (framework "
+    .. "dispatch), other accelerators 5 us (as a GPU)",
+  step_overhead = "assumed per-class default: 1 ms per training step (optimizer launch, data "
+    .. "loader, Python step loop)",
+  half_bw_bytes = "derived: Little's law, mem_bw x DRAM latency (500 ns GPU/TPU, 100 ns CPU)",
+  gemm_tile = "assumed: cuBLAS/CUTLASS 128 x 128 output tiles (NVIDIA, Matrix Multiplication "
+    .. "Background User's Guide, tile quantization)",
+  systolic = "seed 004 sec. 4 and Cloud TPU docs: 128 x 128 matrix units (MXU)",
+}
+-- Streaming multiprocessors (compute units) and CPU SIMD lanes, from the datasheets.
+local DEVICE = {
+  ["V100-SXM2-16GB"] = { sm_count = 80, src = "datasheet: 80 SMs (Tesla V100)" },
+  ["TITAN-Xp"] = { sm_count = 30, src = "datasheet: 3840 CUDA cores / 128 = 30 SMs" },
+  ["Quadro-P4000"] = { sm_count = 14, src = "datasheet: 1792 CUDA cores / 128 = 14 SMs" },
+  ["P100-SXM2"] = { sm_count = 56, src = "datasheet: 56 SMs (Tesla P100 SXM2)" },
+  ["A100-SXM4-40GB"] = { sm_count = 108, src = "datasheet: 108 SMs (A100 whitepaper)" },
+  ["A100-SXM4-80GB"] = { sm_count = 108, src = "datasheet: 108 SMs (A100 whitepaper)" },
+  ["H100-SXM"] = { sm_count = 132, src = "datasheet: 132 SMs (H100 SXM5, Hopper whitepaper)" },
+  ["H200-SXM"] = { sm_count = 132, src = "datasheet: 132 SMs (the H100 SXM5 die)" },
+  ["MI300X"] = { sm_count = 304, src = "datasheet: 304 compute units" },
+  ["Skylake-n1-32"] = { vector_width = 16, src = "seed 004 Table 3: AVX-512, 16 fp32 lanes" },
+  ["KNL-7250"] = { vector_width = 16, src = "datasheet: AVX-512, 16 fp32 lanes" },
+  ["Xeon-E5-2680"] = { vector_width = 8, src = "datasheet: AVX2, 8 fp32 lanes" },
+  ["EPYC-9654"] = { vector_width = 16, src = "datasheet: AVX-512 (Zen 4), 16 fp32 lanes" },
+}
+for _, d in ipairs(catalogue) do
+  local c = CLASS[d.kind]
+  if c and d.name ~= "Hestness-T4" then
+    d.source = d.source or {}
+    d.kernel_overhead, d.step_overhead = c.kernel_overhead, c.step_overhead
+    d.half_bw_bytes = d.mem_bw * c.latency
+    d.gemm_tile, d.systolic = c.gemm_tile and { c.gemm_tile[1], c.gemm_tile[2] }, c.systolic
+    for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes", "gemm_tile",
+                         "systolic" } do
+      if d[k] ~= nil then d.source[k] = CLASS_SOURCE[k] end
+    end
+    local e = DEVICE[d.name]
+    if e then
+      d.sm_count, d.vector_width = e.sm_count, e.vector_width
+      d.source[e.sm_count and "sm_count" or "vector_width"] = e.src
+    end
+    -- tile quantisation needs the SM count: a GPU without one keeps full tiles off
+    if d.kind == "gpu" and not d.sm_count then d.gemm_tile = nil; d.source.gemm_tile = nil end
+  end
+end
+return catalogue

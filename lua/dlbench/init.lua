@@ -12,12 +12,12 @@ local M = {
 
 -- name in dlb -> module, or {module, field}: the stable API of DESIGN.md.
 local lazy = {
-  graph = { "dlbench.graph", "new" },
+  graph = "dlbench.graph",       -- callable: dlb.graph(name); dlb.graph.stats is g:stats
   poly = "dlbench.poly",
   models = "dlbench.models",
   hw = "dlbench.hw",
   roofline = "dlbench.roofline",
-  sweep = { "dlbench.sweep", "sweep" },
+  sweep = "dlbench.sweep",       -- callable: dlb.sweep(space, fn); dlb.sweep.last()
   range = { "dlbench.sweep", "range" },
   table = "dlbench.table",
   read_csv = { "dlbench.table", "read_csv" },
@@ -28,6 +28,10 @@ local lazy = {
   plot = "dlbench.plot",
   pretty = "dlbench.pretty",
   doc = "dlbench.doc",
+  memory = "dlbench.memory",
+  energy = "dlbench.energy",
+  measure = "dlbench.measure",
+  trace = "dlbench.trace",
 }
 M.lazy_names = {}
 for k in pairs(lazy) do M.lazy_names[#M.lazy_names + 1] = k end
@@ -36,7 +40,7 @@ table.sort(M.lazy_names)
 function M.version()
   return core.version()
 end
-doc.doc(M.version, "dlb.version() -> string", "the library version, e.g. \"0.1.0\"")
+doc.doc(M.version, "dlb.version() -> string", "the library version, e.g. \"0.2.0\"")
 
 setmetatable(M, {
   __index = function(t, k)
@@ -54,5 +58,5 @@ setmetatable(M, {
 })
 
 doc.doc(M, "dlb", "the dlbench workbench: graphs, models, hw, roofline, sweep, table, "
-  .. "stats, scaling, parallel, plot (help(dlb.<name>) for each)")
+  .. "stats, scaling, parallel, plot, measure, trace (help(dlb.<name>) for each)")
 return M

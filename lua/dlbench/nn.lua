@@ -92,12 +92,20 @@ end
 function M.linear(g, x, nout, opts)
   opts = check(opts, V1, "nn.linear")
   local name, n = autonum(g, opts, "linear")
-  if M.fast and ist(g, x) and isdim(nout) and type(name) == "string" then
+  local lora = rawget(g, "_lora") and graph.lora_target(g, n and (name .. n) or name)
+  if M.fast and not lora and ist(g, x) and isdim(nout) and type(name) == "string" then
     return wrap(g, c_linear(g._h, x.id, nout, opts.bias ~= false, name, n))
   end
   if n then name = name .. n end
   local w = g:weight(name .. "/w", { last(x), dstr(nout) })
   local y = g:matmul(x, w, { name = name })
+  if lora then -- LoRA (Hu et al. 2021): y += alpha/r (x A) B; W is frozen at g:stats
+    local lo = g._lora
+    local a = g:weight(name .. "/lora_A", { last(x), lo.rank })
+    local b = g:weight(name .. "/lora_B", { lo.rank, dstr(nout) })
+    local d = g:matmul(g:matmul(x, a, { name = name .. "/lora_A" }), b, { name = name .. "/lora_B" })
+    y = g:add(y, g:scale(d, { name = name .. "/lora_scale" }), { name = name .. "/lora" })
+  end
   if opts.bias ~= false then y = g:add(y, g:weight(name .. "/b", { dstr(nout) }), { name = name .. "/bias" }) end
   return y
 end

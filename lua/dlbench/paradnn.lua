@@ -116,13 +116,17 @@ function M.evaluate(kind, opts)
     if type(pf) ~= "table" or type(pf.key) ~= "string" or type(pf.hw) ~= "table" then
       error(string.format("dlb.paradnn.evaluate: platforms[%d] needs key= (a string) and hw= (a device)", i), 2)
     end
+    if pf.fuse ~= nil and pf.fuse ~= true and type(pf.fuse) ~= "table" then
+      error(string.format("dlb.paradnn.evaluate: platforms[%d].fuse must be true or a list of "
+        .. "fusion passes (g:stats{fuse=})", i), 2)
+    end
   end
   local ropts = { per_op = opts.per_op ~= false }
   local last_key, last_g
   return function(p)
     local b = p.batch
     if type(b) ~= "number" or b < 1 or b ~= math.floor(b) then
-      error("dlb.paradnn.evaluate: batch must be a whole number >= 1, got " .. tostring(b), 0)
+      require("dlbench.errors").raise("dlb.paradnn.evaluate: batch must be a whole number >= 1, got " .. tostring(b))
     end
     local names, mo = {}, {}
     for k, v in pairs(p) do
@@ -139,10 +143,13 @@ function M.evaluate(kind, opts)
     local stats, row = {}, {}
     for _, pf in ipairs(pfs) do
       local prec = pf.precision or "fp32"
-      local s = stats[prec]
+      -- a platform may run fused kernels (pf.fuse, g:stats{fuse=}: XLA's fusion on the TPU)
+      local skey = pf.fuse and (prec .. "+" .. (pf.fuse == true and "all" or table.concat(pf.fuse, ",")))
+        or prec
+      local s = stats[skey]
       if not s then
-        s = last_g:stats { b = b, precision = prec }
-        stats[prec] = s
+        s = last_g:stats { b = b, precision = prec, fuse = pf.fuse }
+        stats[skey] = s
         if row.params == nil then
           row.params, row.flops = s.params, s.flops
         end

@@ -84,33 +84,47 @@ end
 ------------------------------------------------------------------------------------------
 -- devices and clusters
 
--- The device numbers the models use, from a dlb.hw device (peak per precision) or a table.
+-- The fields of a device the models read (graphs/dlb_hw.h, dlb_roof; `mem_bw` is its `bw`).
+local DEVICE_FIELDS = { "flops_eff", "bw_eff", "kernel_overhead", "step_overhead",
+  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width" }
+
+-- The device numbers the models use, from a dlb.hw device (peak per precision, and the same
+-- description dlb.roofline.time uses: hw:roof) or a table.
 function M.device(hw, precision)
-  if type(hw) ~= "table" then error("parallel.device: hw table expected, got " .. type(hw), 2) end
+  local errors = require "dlbench.errors"
+  if type(hw) ~= "table" then errors.raise("parallel.device: hw table expected, got " .. type(hw)) end
   local peak = hw.peak
   if type(peak) == "table" then
     local p = precision
     if type(hw.precision) == "function" then        -- a dlb.hw device: "mixed", defaults
       if p == nil and type(hw.default_precision) == "function" then p = hw:default_precision() end
       local ok, q = pcall(hw.precision, hw, p)
-      if not ok then error("parallel.device: " .. tostring(q), 2) end
+      if not ok then errors.raise("parallel.device: " .. errors.strip(q)) end
       p = q
+      local r = hw:roof(p)
+      r.mem, r.mem_bw, r.name, r.precision = hw.mem or 0, r.bw, hw.name, p
+      return r
     end
     p = p or "fp32"
     peak = peak[p]
     if type(peak) ~= "number" then
-      error(string.format("parallel.device: %s has no peak for precision '%s' (has: %s)",
-        tostring(hw.name or "device"), p, keys(hw.peak)), 2)
+      errors.raise(string.format("parallel.device: %s has no peak for precision '%s' (has: %s)",
+        tostring(hw.name or "device"), p, keys(hw.peak)))
     end
   end
   if type(peak) ~= "number" or not (peak > 0) then
-    error("parallel.device: hw.peak must be FLOP/s (a number or {fp32=...})", 2)
+    errors.raise("parallel.device: hw.peak must be FLOP/s (a number or {fp32=...})")
   end
-  return { peak = peak, mem_bw = hw.mem_bw or 0, mem = hw.mem or 0,
-           flops_eff = hw.flops_eff or 0.8, bw_eff = hw.bw_eff or 0.7, name = hw.name }
+  local dflt = core.roof_defaults()   -- the C defaults (0.8 / 0.7), one home
+  local d = { peak = peak, mem_bw = hw.mem_bw or hw.bw or 0, mem = hw.mem or 0, name = hw.name }
+  d.bw = d.mem_bw
+  for _, k in ipairs(DEVICE_FIELDS) do d[k] = hw[k] end
+  d.flops_eff, d.bw_eff = hw.flops_eff or dflt.flops_eff, hw.bw_eff or dflt.bw_eff
+  return d
 end
-doc.doc(M.device, "dlb.parallel.device(hw[, precision]) -> {peak=, mem_bw=, mem=, flops_eff=, bw_eff=}",
-  "the numbers of a dlb.hw device (or any table with those fields) the parallel models use")
+doc.doc(M.device, "dlb.parallel.device(hw[, precision]) -> {peak=, mem_bw=, mem=, flops_eff=, bw_eff=, ...}",
+  "the numbers of a dlb.hw device (or any table with those fields) the parallel models use: "
+  .. "the same description (hw:roof) as dlb.roofline.time, with mem")
 
 local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw" }
 -- A cluster: devices per node, nodes and two link tiers (default: the hw's links).
@@ -252,6 +266,9 @@ end
 -- The precision graph stats were counted at ("mixed", "fp32", ...), if they say.
 local function stats_precision(s)
   local ok, p = pcall(function() return s.precision end)
+  -- g:stats counted at its default (fp32) without being asked: the device chooses (its
+  -- natural precision, as dlb.roofline.time)
+  if ok and type(s) == "table" and rawget(s, "precision_given") == false then return nil end
   return ok and type(p) == "string" and p or nil
 end
 
@@ -284,13 +301,21 @@ local function work_of(fname, s, at, opts, level)
   local flops = n(s.flops)
   local fu = n(s.flops_update)
   local bd = s.breakdown or {}
-  local fixed_mem = n(bd.weights) + n(bd.gradients) + n(bd.optimizer)
-  local mem = n(s.footprint)
   -- The allreduce moves one gradient per trainable parameter: params x bytes per gradient
   -- element. Not s.breakdown.gradients: that is what is live at the footprint's peak (some
   -- of the gradients, accumulation buffers, or none at all).
   local grad = params * (opts.grad_bytes_per_param
     or grad_elem_bytes(fname, opts.precision or stats_precision(s), level + 1))
+  -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,
+  -- every gradient and the optimizer state per step, activations and workspace per sample;
+  -- without a breakdown, the footprint per sample
+  local fixed_mem, mem_sample
+  if s.breakdown then
+    fixed_mem = n(bd.weights) + grad + n(bd.optimizer)
+    mem_sample = (n(bd.activations) + n(bd.workspace)) / b
+  else
+    fixed_mem, mem_sample = 0, n(s.footprint) / b
+  end
   local fb = n(s.flops_fwd) + n(s.flops_bwd)
   return {
     flops_sample = (fb > 0 and fb or (flops - fu)) / b,
@@ -300,7 +325,7 @@ local function work_of(fname, s, at, opts, level)
     bwd_frac = fb > 0 and n(s.flops_bwd) / fb or 0,
     grad_bytes = grad,
     mem_fixed = fixed_mem,
-    mem_sample = math.max(0, mem - fixed_mem) / b,
+    mem_sample = mem_sample,
     samples_epoch = opts.samples_epoch or 0,
   }
 end
@@ -361,6 +386,18 @@ check_work = function(fname, w)
   end
 end
 
+-- "data parallel: 8 workers, step 120 ms (compute 100 ms, comm 30 ms, exposed 20 ms), util
+-- 83%, 12.1 GB per worker (fits)": what the REPL shows for a dlb.parallel.data result.
+local function data_tostring(r)
+  local P = require "dlbench.pretty"
+  return string.format("data parallel: %s workers, step %s (compute %s, comm %s, exposed %s), "
+    .. "util %.0f%%, %s per worker (%s)%s", tostring(r.workers), P.seconds(r.step),
+    P.seconds(r.compute or 0), P.seconds(r.comm or 0), P.seconds(r.exposed or 0),
+    100 * (r.util or 0), P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit",
+    r.speedup and string.format(", speedup %.3g (efficiency %.0f%%)", r.speedup,
+      100 * (r.efficiency or 0)) or "")
+end
+
 -- Synchronous (or async) data-parallel training step of stats/work on hw over a cluster.
 function M.data(o)
   local fname = "parallel.data"
@@ -418,10 +455,10 @@ function M.data(o)
       roof = R.time(o.stats, o.hw, ropts)
       compute, mode = roof.time, roof.mode
       -- the footprint as dlb.roofline.time counts it (rescaled when precision= differs)
-      if roof.footprint then
+      if roof.memory then   -- under the same memory schedule as dlb.roofline.time
         local c = {}
         for k, v in pairs(w) do c[k] = v end
-        c.mem_fixed, c.mem_sample = 0, roof.footprint / sb
+        c.mem_fixed, c.mem_sample = 0, roof.memory / sb
         w = c
       end
     else
@@ -461,7 +498,10 @@ function M.data(o)
   r.grad_bytes = w.grad_bytes
   if roof then r.roofline = { time = compute, bound = roof.bound, precision = roof.precision,
     device = roof.device, mode = mode } end
-  return r
+  -- which memory rule r.mem and r.fits follow (dlb_step_memory; "footprint": the stats' own)
+  r.mem_schedule = (roof and roof.schedule) or (o.work and "work")
+    or ((type(o.stats) == "table" and o.stats.breakdown) and "framework" or "footprint")
+  return require("dlbench.pretty").object(r, data_tostring)
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
   .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=, per_op=} -> {step=, compute=, comm=,"
@@ -546,7 +586,8 @@ end
 
 local function layers_of(fname, g, o)
   if is_graph(g) then
-    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim })
+    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
+      fuse = o.fuse })
   end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
@@ -560,16 +601,29 @@ end
 local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
   "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
-  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim" }
+  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
+  "slack", "fsdp_overlap", "fuse" }
 
-local function plan_opts(fname, o)
+-- Memory schedules (dlb_step_memory in graphs/dlb_roofline.h): what a step holds at its peak.
+local MEM_SCHEDULES = { framework = 0, minimal = 1 }
+M.mem_schedules = MEM_SCHEDULES
+
+local function plan_opts(fname, o, ls)
   local rc = o.recompute
   local zero = o.zero
+  -- a graph's own bytes per parameter, unless the caller gives them
+  local sb = ls and ls.state_bytes
+  local given = o.w_bytes ~= nil or o.g_bytes ~= nil or o.o_bytes ~= nil
+  local wd, gd, od = 0, 0, 0
+  if sb and not given then wd, gd, od = sb.w, sb.g, sb.o end
   return {
     batch = num(fname, "batch", o.batch, nil, "count"),
-    w_bytes = num(fname, "w_bytes", o.w_bytes, 0, "nonneg"),
-    g_bytes = num(fname, "g_bytes", o.g_bytes, 0, "nonneg"),
-    o_bytes = num(fname, "o_bytes", o.o_bytes, 0, "nonneg"),
+    w_bytes = num(fname, "w_bytes", o.w_bytes, wd, "nonneg"),
+    g_bytes = num(fname, "g_bytes", o.g_bytes, gd, "nonneg"),
+    o_bytes = num(fname, "o_bytes", o.o_bytes, od, "nonneg"),
+    mem_schedule = enum(fname, "schedule_mem", o.schedule_mem, MEM_SCHEDULES, "framework"),
+    slack = num(fname, "slack", o.slack, 0, "nonneg"),
+    fsdp_overlap = num(fname, "fsdp_overlap", o.fsdp_overlap, 0, "unit"),
     overlap = num(fname, "overlap", o.overlap, 0, "unit"),
     dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
     tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
@@ -590,14 +644,29 @@ end
 
 -- The columns of a plan table, in this order.
 local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
-  "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "mem", "mem_weights",
-  "mem_grads", "mem_opt", "mem_act", "fits", "util", "throughput" }
+  "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
+  "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
+  "hfu", "throughput" }
+local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
 
-local function decorate(r)
+-- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
+-- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
+local function plan_tostring(r)
+  local P = require "dlbench.pretty"
+  return string.format("plan: dp %s x tp %s x pp %s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
+    .. "comm %s, bubble %s), %s per device (%s), MFU %.0f%%", tostring(r.dp), tostring(r.tp),
+    tostring(r.pp), tostring(r.m), tostring(r.schedule), tostring(r.zero),
+    r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
+    P.seconds(r.comm or 0), P.seconds(r.bubble or 0), P.si(r.mem or 0, "B"),
+    r.fits and "fits" or "does not fit", 100 * (r.util or 0))
+end
+
+local function decorate(r, po)
   r.schedule = SCHED_NAMES[r.sched]
+  r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
   r.recompute = r.recompute == 1
-  return r
+  return require("dlbench.pretty").object(r, plan_tostring)
 end
 
 -- "layer 3" in a core message becomes "layer 3 (name)" when the layer has a name.
@@ -627,12 +696,12 @@ function M.plan(o)
   local fname = "parallel.plan"
   check_opts(fname, o, PLAN_OPTS)
   local ls, dev, cl = setup(fname, o)
-  local po = plan_opts(fname, o)
+  local po = plan_opts(fname, o, ls)
   if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
   if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
-  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po)
+  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
   if not okp then error(name_layers(rows, ls), 0) end
   if evaluated == 0 then
     error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
@@ -640,7 +709,7 @@ function M.plan(o)
       po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
   end
   if #rows == 0 and not o.keep_unfit then
-    local sm = decorate(small)
+    local sm = decorate(small, po)
     local try = { "more devices" }
     if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
     if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
@@ -652,23 +721,27 @@ function M.plan(o)
       sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
       sm.mem / 1e9, table.concat(try, ", ")), 2)
   end
-  for _, r in ipairs(rows) do decorate(r); r.sched = nil end
+  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil end
   if o.table == false then return rows, evaluated end
   -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
   -- list of rows it holds: t[1].step is the best plan's step time
   local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
-  for i, r in t:rows() do rawset(t, i, r) end
+  local P = require "dlbench.pretty"
+  for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
   return t, evaluated
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
-  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true]} -> dlb.table sorted by step, evaluated",
+  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
-  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble; graph= a dlb.graph")
+  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
+  .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
+  .. "FLOPs), hfu counts recompute; graph= a dlb.graph")
 
 local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-  "bind", "batch_dim", "devices" }
+  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "fuse" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -687,7 +760,7 @@ local function evaluate(fname, o)
     o = c
   end
   local ls, dev, cl = setup(fname, o)
-  local po = plan_opts(fname, o)
+  local po = plan_opts(fname, o, ls)
   local mname = fname == "parallel.pipeline" and "microbatches" or "m"
   local cfg = { dp = num(fname, "dp", o.dp, 1, "count"), tp = num(fname, "tp", o.tp, 1, "count"),
                 pp = num(fname, fname == "parallel.pipeline" and "stages" or "pp", o.pp, 1, "count"),
@@ -695,9 +768,9 @@ local function evaluate(fname, o)
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
                 recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
-  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg)
+  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
   if not ok then error(name_layers(r, ls), 0) end
-  r = decorate(r)
+  r = decorate(r, po)
   r.stage_mem = stages
   return r
 end
@@ -706,7 +779,7 @@ function M.evaluate(o)
   return evaluate("parallel.evaluate", o)
 end
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=, zero=, shard=} -> row (with stage_mem)",
+  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline layout")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
@@ -777,20 +850,25 @@ doc.doc(M.amdahl_from_util, "dlb.parallel.amdahl_from_util(u1, un, n) -> f",
 -- caller's level, prefixed with the function's name when the message lacks one.
 local unpack = table.unpack or unpack  -- luacheck: ignore
 local strip = require("dlbench.errors").strip
-local function rethrow(fname, e)
+local errors = require "dlbench.errors"
+local function rethrow(fname, inner, e)
   if type(e) ~= "string" then error(e, 3) end
   local m = strip(e):gsub("^plan: ", ""):gsub("^data parallel: ", "")
   if not m:match("^parallel[%.%w_]*: ") then
     m = fname .. ": " .. m
   end
-  error(m, 3)
+  if inner then error(m, 0) end -- called by the library: its caller adds the location
+  errors.raise(m) -- at the first frame outside the library (tail calls too)
 end
-local function ret(fname, ok, ...)
-  if not ok then rethrow(fname, (...)) end
+local function ret(fname, inner, ok, ...)
+  if not ok then rethrow(fname, inner, (...)) end
   return ...
 end
 local function public(fname, f)
-  local g = function(...) return ret(fname, pcall(f, ...)) end
+  local g = function(...)
+    local inner = errors.from_library(2)
+    return ret(fname, inner, pcall(f, ...))
+  end
   local d = doc.get(f)
   if d then doc.doc(g, d.signature, d.meaning) end
   return g

@@ -232,11 +232,71 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 -- softmax_xent and a matmul is the column-parallel logits (one allreduce of its input). Other
 -- layers (convolutions, LSTMs) run replicated on the tensor ranks.
 local FG = { bind = true, batch_dim = true, batch = true, precision = true, optimizer = true,
+             fuse = true,
              tp = true }
 local function gerr(fname, msg)
   -- drop the location prefixes of errors raised inside the graph engine
   msg = tostring(msg):gsub("^[^:\n]*%.lua:%d+: ", ""):gsub("^[^:\n]*%.lua:%d+: ", "")
   error(fname .. ": " .. msg, 3)
+end
+
+-- The per-op costs of a step for the planner (dlb_par_op in graphs/dlb_parallel.h, 12
+-- numbers per op, flat): each op's layer (untagged ops join the layer before them), phase (0
+-- forward, 1 backward -- recompute ops count as backward --, 2 update), FLOPs and bytes per
+-- sample and per step (from analyses at 1 and 2 samples, or one at B samples), and a
+-- matmul's shape at one sample with the dim that grows with the samples and the dim
+-- tensor parallelism splits: the heads (batch) of attention's batched matmuls, else the
+-- larger of the other dims (Megatron's column-parallel n, row-parallel k).
+local function ops_of(ops1, ops2, B, n)
+  local F1, By1, Ph, Ly = ops1.F, ops1.B, ops1.P, ops1.L
+  local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
+  local core = require "dlbench.backend"
+  local flat, k, cur = {}, 0, 1
+  for j = 1, #F1 do
+    local li = Ly[j] + 1
+    if li >= 1 and li <= n then cur = li else li = cur end
+    local ph = Ph[j]
+    ph = (ph == 2) and 2 or ((ph == 0) and 0 or 1)
+    local fs, f0, bs, b0
+    if ops2 then
+      fs, f0 = F2[j] - F1[j], math.max(0, 2 * F1[j] - F2[j])
+      bs, b0 = By2[j] - By1[j], math.max(0, 2 * By1[j] - By2[j])
+      if fs < 0 then fs, f0 = 0, F1[j] end
+      if bs < 0 then bs, b0 = 0, By1[j] end
+    else
+      fs, f0, bs, b0 = F1[j] / B, 0, By1[j] / B, 0
+    end
+    local m, nn, kk, bb, grow, split = 0, 0, 0, 0, 0, 0
+    local gm, gn, gk, gb = core.analysis_gemm(ops1.a, j - 1)
+    if gm and gm > 0 and gn > 0 and gk > 0 and gb > 0 then
+      local g = { gm, gn, gk, gb }
+      if ops2 then
+        local hm, hn, hk, hb = core.analysis_gemm(ops2.a, j - 1)
+        local h = { hm or gm, hn or gn, hk or gk, hb or gb }
+        for d = 1, 4 do
+          if h[d] == 2 * g[d] then grow = d; break end
+        end
+      else
+        grow = 1
+        g[1] = g[1] / B   -- an estimate: the rows are the samples
+        if g[1] < 1 then g[1] = 1 end
+      end
+      if grow == 4 and g[4] > 1 then
+        split = 4
+      else
+        local best = -1
+        for _, d in ipairs { 3, 2, 1 } do   -- k, then n, then m on ties
+          if d ~= grow and g[d] > best then best, split = g[d], d end
+        end
+      end
+      m, nn, kk, bb = g[1], g[2], g[3], g[4]
+    end
+    flat[k + 1], flat[k + 2], flat[k + 3], flat[k + 4] = li - 1, ph, fs, f0
+    flat[k + 5], flat[k + 6], flat[k + 7], flat[k + 8] = bs, b0, m, nn
+    flat[k + 9], flat[k + 10], flat[k + 11], flat[k + 12] = kk, bb, grow, split
+    k = k + 12
+  end
+  return flat
 end
 
 function M.from_graph(g, o)
@@ -252,6 +312,7 @@ function M.from_graph(g, o)
   for k, v in pairs(o.bind or {}) do base[k] = v end
   base.precision = o.precision or base.precision or "mixed"
   base.optimizer = o.optimizer or base.optimizer
+  base.fuse = o.fuse   -- fusion passes (g:stats{fuse=}): the layers' ops are the fused kernels
   local core = require "dlbench.backend"
   -- One training-step analysis at batch b: per-layer rows (as g:layers) and per-op arrays
   -- (the analysis contract of docs/graph.md: flops, bytes, phases 0 fwd / 1 bwd, layers).
@@ -275,7 +336,7 @@ function M.from_graph(g, o)
       gerr(fname, "the graph has no layer scopes (build it inside g:layer(name) scopes)")
     end
     local F, By, Ph, Ly, Ty = core.analysis_arrays(s.analysis)
-    return L, { F = F, B = By, P = Ph, L = Ly, T = Ty }, s
+    return L, { F = F, B = By, P = Ph, L = Ly, T = Ty, a = s.analysis }, s
   end
   -- two batch sizes when the batch is a dim; one analysis at a numeric batch
   local B, two
@@ -365,10 +426,24 @@ function M.from_graph(g, o)
     end
     out[i] = r
   end
+  out.ops = ops_of(ops1, two and ops2, B, n)
+  -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
+  -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
+  local P = 0
+  for i = 1, n do P = P + (L1[i].params or 0) end
+  if P > 0 then
+    local bd = s1.breakdown
+    local prec = base.precision
+    out.state_bytes = { w = (tonumber(bd.weights) or 0) / P,
+      g = (prec == "fp32" or prec == "tf32") and 4 or 2,
+      o = (tonumber(bd.optimizer) or 0) / P }
+  end
   return out
 end
+
+
 doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\"|batch=n, precision=\"mixed\","
-  .. " optimizer=, tp=\"megatron\"|false}]) -> {layer cost...}",
+  .. " optimizer=, fuse=, tp=\"megatron\"|false}]) -> {layer cost...}",
   "per-sample layer costs of a dlb.graph's g:layer scopes (FLOPs, bytes, params, activations, "
   .. "tensor-parallel collectives) for dlb.parallel.plan")
 

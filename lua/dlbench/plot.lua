@@ -4,6 +4,7 @@
 -- Options are checked here (an unknown one is an error listing the valid ones); the data
 -- goes to the C figure model (plots/) as flat arrays through the backend.
 local core = require "dlbench.backend"
+local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
 
 local M = {}
@@ -121,6 +122,7 @@ function M.figure(opts)
   if rows ~= math.floor(rows) or cols ~= math.floor(cols) then
     error("plot.figure: rows and cols must be whole numbers", 2)
   end
+  memory.account()
   local h = cc(2, core.plot_figure_new, opts.width or 3.3, opts.height or 2.4, rows, cols)
   local f = setmetatable({ _h = h, _panels = {}, _warnings = {}, rows = rows, cols = cols },
                          figure_mt)
@@ -177,7 +179,9 @@ function Figure:save(path, opts)
   return ok, msg
 end
 
--- f:layout_check() -> list of overlapping text boxes (empty when the layout is clean).
+-- f:layout_check() -> the layout's problems (empty when clean): overlapping text boxes,
+-- text leaving the figure, legends over data where a free spot exists, colour bars
+-- without a label.
 function Figure:layout_check()
   return (cc(2, core.plot_overlaps, self._h))
 end
@@ -338,10 +342,19 @@ function Panel:line(o)
 end
 
 local SCATTER = set("x y c s size group groups label color marker cmap vmin vmax center alpha "
-  .. "colorbar colorbar_label")
+  .. "colorbar colorbar_label norm share_colors")
+
+-- norm = "linear" (default) or "logsym": colours by log(value) around center (default 1),
+-- symmetric, so a 2x speed-up and a 2x slow-down get equally strong colours.
+local function check_norm(kind, v)
+  if v ~= nil and v ~= "linear" and v ~= "logsym" then
+    error(string.format("%s: norm must be \"linear\" or \"logsym\", got %s", kind, tostring(v)), 3)
+  end
+end
 -- ax:scatter{x=, y=, c= (values through cmap) | group= (names or 1-based ids), s= (sizes)}
 function Panel:scatter(o)
   check_opts("scatter", o, SCATTER)
+  check_norm("scatter", o.norm)
   local data = { x = numarray("scatter", "x", o.x), y = numarray("scatter", "y", o.y) }
   if o.c then data.c = numarray("scatter", "c", o.c) end
   if o.s then data.s = numarray("scatter", "s", o.s) end
@@ -360,8 +373,9 @@ function Panel:scatter(o)
       if o.groups then strs.groups = o.groups end
     end
   end
-  return add(self, "scatter", data, strs, pick(o, "label color marker cmap colorbar_label"),
-             pick(o, "size vmin vmax center alpha colorbar"))
+  local num = pick(o, "size vmin vmax center alpha colorbar")
+  if o.share_colors ~= nil then num.share_colors = o.share_colors and 1 or 0 end
+  return add(self, "scatter", data, strs, pick(o, "label color marker cmap colorbar_label norm"), num)
 end
 
 local BAR = set("labels values stacks label color mode width")
@@ -382,11 +396,12 @@ function Panel:bar(o)
 end
 
 local HEAT = set("x y z mask cmap colorbar colorbar_label vmin vmax center cell_labels fmt "
-  .. "mask_style mask_label label_size")
+  .. "mask_style mask_label label_size norm share_colors")
 -- ax:heatmap{x=, y=, z= {{row 1}, ...}, mask=, cmap="viridis", colorbar=true, cell_labels=}
 -- z[j][i] is row j (along y), column i (along x); mask[j][i] true hides a cell.
 function Panel:heatmap(o)
   check_opts("heatmap", o, HEAT)
+  check_norm("heatmap", o.norm)
   need_array("heatmap", "z", o.z, 3)
   local ny = #o.z
   local nx = type(o.z[1]) == "table" and #o.z[1] or 0
@@ -415,8 +430,9 @@ function Panel:heatmap(o)
     end
   end
   local num = pick(o, "vmin vmax center cell_labels label_size colorbar")
+  if o.share_colors ~= nil then num.share_colors = o.share_colors and 1 or 0 end
   num.nx, num.ny = nx, ny
-  return add(self, "heatmap", data, strs, pick(o, "cmap fmt mask_style mask_label colorbar_label"),
+  return add(self, "heatmap", data, strs, pick(o, "cmap fmt mask_style mask_label colorbar_label norm"),
              num)
 end
 
@@ -617,4 +633,6 @@ for k, fn in pairs(Panel) do
 end
 
 M.Figure, M.Panel = Figure, Panel
+doc.methods(M, Figure, "f")
+doc.methods(M, Panel, "p")
 return M

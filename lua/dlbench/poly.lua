@@ -123,4 +123,5 @@ doc.doc(Poly.degree, "p:degree() -> integer", "the total degree")
 
 setmetatable(M, { __call = function(_, x) return M.new(x) end })
 doc.doc(M, "dlb.poly", "polynomials over named hyperparameters: dlb.poly(\"4*h\"), p{h=2}, tostring(p)")
+doc.methods(M, Poly, "p")
 return M

@@ -184,9 +184,82 @@ doc.doc(M.format, "dlb.pretty.format(x [, opts]) -> string",
   "x formatted for reading: tables nested with sorted keys, strings quoted; opts: "
   .. "depth=4, items=40, width=80, indent=\"  \", strlen=200")
 
+-- == units for one-line summaries ====================================================
+-- Rounding done here, not by the C library's printf (Lua 5.4) or LuaJIT's own formatter,
+-- which round halfway cases differently: both backends print the same text.
+local function round3g(x)
+  if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x end
+  local e = math.floor(math.log(math.abs(x)) / math.log(10))
+  local sc = 10 ^ (2 - e)
+  return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
+end
+local function si(x, unit)
+  x = round3g(x)
+  local pre = { { 1e24, "Y" }, { 1e21, "Z" }, { 1e18, "E" }, { 1e15, "P" }, { 1e12, "T" },
+    { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
+  for _, p in ipairs(pre) do
+    -- the prefix whose rounded mantissa is at least 1 (1e12 is "1 T", not "1e+03 G")
+    local v = round3g(x / p[1])
+    if math.abs(v) >= 1 then return string.format("%.3g %s%s", v, p[2], unit) end
+  end
+  return string.format("%.3g %s", x, unit)
+end
+M.si = si
+doc.doc(si, "dlb.pretty.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 GFLOP\" (also dlb.graph.si)")
+
+-- A duration with its unit: "91.2 ms", "5 µs", "2.5 s", "3.1 h".
+function M.seconds(t)
+  if type(t) ~= "number" then return tostring(t) end
+  local a = math.abs(t)
+  if t ~= t or a == math.huge then return tostring(t) .. " s" end
+  if a == 0 then return "0 s" end
+  if a < 1e-6 then return string.format("%.3g ns", round3g(t * 1e9)) end
+  if a < 1e-3 then return string.format("%.3g µs", round3g(t * 1e6)) end
+  if a < 1 then return string.format("%.3g ms", round3g(t * 1e3)) end
+  if a < 600 then return string.format("%.3g s", round3g(t)) end
+  if a < 3 * 3600 then return string.format("%.3g min", round3g(t / 60)) end
+  if a < 3 * 86400 then return string.format("%.3g h", round3g(t / 3600)) end
+  return string.format("%.3g days", round3g(t / 86400))
+end
+doc.doc(M.seconds, "dlb.pretty.seconds(t) -> string", "a duration with its unit: \"91.2 ms\", \"5 µs\", \"3.1 h\"")
+
+-- Values a function has already printed (g:summary, dlb.hw.list): the REPL does not echo
+-- them again. Only the most recent one is kept, and the REPL forgets it before each chunk
+-- (M.forget), so `x = g:summary{}` then `x` prints x.
+local shown = nil
+function M.shown(v)
+  shown = { v }
+  return v
+end
+function M.forget() shown = nil end
+
+-- The fields of x, also when x prints as a one-line summary (an object with __tostring:
+-- stats, roofline results, plans): the "full table one call away".
+function M.full(x, opts)
+  local o = options(opts)
+  if type(x) ~= "table" then return render(x, 0, o, {}) end
+  return tablestr(x, 0, o, {})
+end
+
+-- Give table t a one-line __tostring (its summary with units) and return t. The fields
+-- stay as they are (pairs, indexing); dlb.pretty.full(t) shows them all. A metatable t
+-- already has keeps its other fields.
+function M.object(t, tostr)
+  local mt = getmetatable(t)
+  if mt == nil then mt = {}; setmetatable(t, mt) end
+  mt.__tostring = tostr
+  return t
+end
+
 -- Format values as the REPL shows them: strings as they are, the rest through format,
--- separated by tabs (as print does).
+-- separated by tabs (as print does). nil when the one value is what a function has just
+-- printed itself (M.shown).
 function M.values(...)
+  local n = select("#", ...)
+  if shown ~= nil and n == 1 and rawequal((...), shown[1]) then
+    shown = nil
+    return nil
+  end
   local out = {}
   for i = 1, select("#", ...) do
     local v = select(i, ...)
@@ -196,6 +269,14 @@ function M.values(...)
 end
 doc.doc(M.values, "dlb.pretty.values(...) -> string",
   "the values as the REPL prints them: strings raw, others formatted, tab-separated")
+
+doc.doc(M.shown, "dlb.pretty.shown(v) -> v",
+  "mark v as already printed (by the function returning it): the REPL does not echo it")
+doc.doc(M.forget, "dlb.pretty.forget()", "forget the value marked by shown (the REPL calls it before each chunk)")
+doc.doc(M.full, "dlb.pretty.full(x [, opts]) -> string",
+  "every field of x, also when x prints as a one-line summary (stats, roofline results, plans); opts as format")
+doc.doc(M.object, "dlb.pretty.object(t, tostring_fn) -> t",
+  "give t a one-line __tostring (kept fields; dlb.pretty.full(t) shows them)")
 
 setmetatable(M, { __call = function(_, x, opts) return M.format(x, opts) end })
 doc.doc(M, "dlb.pretty(x [, opts]) -> string",

@@ -5,6 +5,7 @@
 -- DAWNBench), dlb.roofline.fom{...} (the CANDLE figure of merit, seed 002),
 -- dlb.roofline.hestness(domain, p, b) (Table 2's asymptotic costs). See docs/hw.md.
 local core = require "dlbench.backend"
+local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
 local hw = require "dlbench.hw"
@@ -49,6 +50,7 @@ function M.ops(t)
   if type(t) ~= "table" or type(t.flops) ~= "table" or type(t.bytes) ~= "table" then
     error("dlb.roofline.ops: expected {flops = {...}, bytes = {...}[, gemm = {...}]}", 2)
   end
+  memory.account()
   local h = core.roofline_opcosts_new(t.flops, t.bytes)
   local set = setmetatable({ _h = h, n = #t.flops, names = t.names, _flops = t.flops,
     _bytes = t.bytes, phase = t.phase, layer = t.layer, kind = t.kind }, OpSet)
@@ -105,7 +107,27 @@ doc.doc(M.gemm, "dlb.roofline.gemm(m, n, k[, {batch=, precision=}]) -> costs",
 -- == time ========================================================================
 
 local time_opts = { precision = true, per_op = true, cache_aware = true, flops_eff = true,
-  bw_eff = true, detail = true, cache_fraction = true, tile = true }
+  bw_eff = true, detail = true, cache_fraction = true, tile = true, schedule = true,
+  slack = true }
+
+-- Memory schedules (graphs/dlb_roofline.h, dlb_step_memory): the one rule of what a step
+-- holds at its peak, shared with dlb.parallel.evaluate/plan.
+local SCHEDULES = { framework = 0, minimal = 1 }
+M.schedules = SCHEDULES
+
+-- Bytes of one gradient element under the graph engine's precision policies (docs/graph.md:
+-- 4 under fp32, 2 under fp16, bf16, mixed, mixed_bf16; another name: its dlb.hw size).
+local GRAD_ELEM = { fp32 = 4, fp16 = 2, bf16 = 2, mixed = 2, mixed_bf16 = 2 }
+function M.grad_elem(prec)
+  if prec == nil then return 4 end
+  local b = GRAD_ELEM[prec]
+  if b then return b end
+  local ok, x = pcall(core.hw_precision_bytes, prec)
+  if ok and type(x) == "number" and x > 0 then return x end
+  return nil
+end
+doc.doc(M.grad_elem, "dlb.roofline.grad_elem(precision) -> bytes",
+  "bytes of one gradient element under a graph precision policy (fp32 4; fp16, bf16, mixed 2)")
 
 -- Check the tiling options of the cache-aware matmul model (Hestness 6.1).
 local function check_tiling(opts, fn)
@@ -176,6 +198,27 @@ local function bytes_per(prec)
   return core.hw_precision_bytes(prec)
 end
 
+-- "roofline: 91.2 ms on V100-SXM2-16GB (fp32, per_op), compute-bound, 784 GFLOP at 8.6
+-- TFLOP/s (util 55%), footprint 2.93 GB of 16 GB (fits)": what the REPL shows for a result.
+local function time_tostring(r)
+  local P = require "dlbench.pretty"
+  local out = { string.format("roofline: %s on %s (%s%s, %s), %s-bound, %s at %s/s (util %.0f%%)",
+    P.seconds(r.time), tostring(r.device), tostring(r.precision),
+    r.precision_source == "device" and ": the device's natural precision" or "", tostring(r.mode),
+    tostring(r.bound), P.si(r.flops or 0, "FLOP"), P.si(r.attainable or 0, "FLOP"),
+    100 * (r.util or 0)) }
+  if r.offload_time then
+    out[#out + 1] = string.format("offload %s over the host link", P.seconds(r.offload_time))
+  end
+  if r.footprint then
+    out[#out + 1] = string.format("footprint %s of %s (%s)", P.si(r.need or r.footprint, "B"),
+      P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit")
+  end
+  return table.concat(out, ", ")
+end
+
+M.DEFAULT_HOST_BW = 32e9 -- PCIe 4.0 x16: 16 GT/s x 16 lanes, 128b/130b = 31.5 GB/s each way (PCI-SIG)
+
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
   opts = checkopts(opts, time_opts, fn)
@@ -183,6 +226,18 @@ function M.time(s, dev, opts)
   dev = device(dev, fn)
   check_tiling(opts, fn)
   local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
+  -- no precision given (neither here nor to g:stats): the device's natural training
+  -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
+  -- and the bytes counted at the stats' precision are rescaled to it; r.precision_source
+  -- says which
+  local psource = opts.precision and "option" or "stats"
+  if opts.precision == nil and (sprec == nil or rawget(s, "precision_given") == false) then
+    local natural = dev:default_precision()
+    if natural and natural ~= (sprec or "fp32") then
+      opts = setmetatable({ precision = natural }, { __index = opts })
+      psource = "device"
+    elseif sprec == nil then psource = "default" end
+  end
   local prec = dev:precision(opts.precision or sprec or "fp32")
   local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware,
     cache_fraction = opts.cache_fraction, tile = opts.tile }
@@ -191,7 +246,10 @@ function M.time(s, dev, opts)
   local from, to = bytes_per(sprec), bytes_per(opts.precision)
   if from and to and from ~= to then scale = to / from end
   local ok, roof = pcall(dev.roof, dev, prec, ropts)
-  if not ok then error(fn .. ": " .. tostring(roof), 2) end
+  if not ok then
+    local errors = require "dlbench.errors"
+    errors.raise(fn .. ": " .. errors.strip(roof))
+  end
   roof.bytes_scale = scale
 
   local set = opset_of(s)
@@ -253,16 +311,48 @@ function M.time(s, dev, opts)
     r.graph = core.roofline_time(roof, flops, bytes)
     r.mode = "graph"
   end
+  -- the per-step framework overhead (device field step_overhead; docs/hw.md) joins the time
+  -- of a step the graph engine built (not of a single op or a bare {flops=, bytes=})
+  if (roof.step_overhead or 0) > 0 and set and rawget(s, "analysis") ~= nil then
+    r.step_overhead = roof.step_overhead
+    r.time = r.time + roof.step_overhead
+    if r.per_op then r.per_op.time = r.per_op.time + roof.step_overhead end
+    r.graph.time = r.graph.time + roof.step_overhead
+    r.util = r.time > 0 and r.flops / (r.time * roof.peak) or 0
+  end
   r.device = dev.name
   r.precision = prec
+  r.precision_source = psource
   r.peak = roof.peak
+  -- MFU: the model's FLOPs (a recompute pass's forward FLOPs are not the model's) over time
+  -- x peak; HFU: every FLOP the hardware executes, recompute included (Korthikanti et al.
+  -- 2022 sec. 6: "model FLOPs utilization" vs "hardware FLOPs utilization")
+  local rcf = 0
+  local fr = rawget(s, "flops_recompute") or (getmetatable(s) ~= OpSet and s.flops_recompute) or nil
+  if fr ~= nil then
+    local ok, v = pcall(num, fr, "flops_recompute", fn)
+    if ok then rcf = v end
+  end
+  r.hfu = r.util
+  r.mfu = r.time > 0 and math.max(0, r.flops - rcf) / (r.time * roof.peak) or 0
   r.intensity = r.bytes > 0 and r.flops / r.bytes or math.huge
   r.attainable = r.time > 0 and r.flops / r.time or 0
   r.ridge = core.roofline_ridge(roof, true)
   local fp = rawget(s, "footprint") or (getmetatable(s) ~= OpSet and s.footprint) or nil
+  local sched = opts.schedule or "framework"
+  if SCHEDULES[sched] == nil then
+    error(fn .. ": schedule must be \"framework\" or \"minimal\", got " .. tostring(sched), 2)
+  end
+  if opts.slack ~= nil and (type(opts.slack) ~= "number" or not (opts.slack >= 0)
+      or opts.slack == math.huge) then
+    error(fn .. ": slack must be a fraction >= 0, got " .. tostring(opts.slack), 2)
+  end
   if fp ~= nil then
-    local need, cap, rule = M.core_footprint(s, dev, scale)
+    local need, cap, rule = M.core_footprint(s, dev, scale, { schedule = sched, slack = opts.slack })
     r.footprint = num(fp, "footprint", fn) * scale
+    -- without a breakdown the stats' own footprint is all there is: schedule "footprint"
+    r.memory, r.schedule = need, rule:match("_whole$") and "footprint" or sched
+    if rule == "device_whole" then rule = "device" end
     r.need, r.mem, r.fit_rule = need, cap, rule
     r.per_core = rule ~= "device"
     r.cores = r.per_core and dev.cores or nil
@@ -272,36 +362,68 @@ function M.time(s, dev, opts)
     r.fits = true
     r.shortfall = 0
   end
-  return r
+  -- ZeRO-Offload: the step's host-link traffic (s.offload.traffic) at the device's host
+  -- link (links.host; PCIe 4.0 x16, 32 GB/s each way, when the catalogue gives none), not
+  -- overlapped with compute (an upper bound; Ren et al. 2021 overlap part of it)
+  local off = rawget(s, "offload")
+  if type(off) == "table" and (off.traffic or 0) > 0 then
+    local host = dev.links and dev.links.host
+    local bw = host and host.bw or M.DEFAULT_HOST_BW
+    r.host_bw = bw
+    r.host_link = host and "links.host" or "default PCIe 4.0 x16"
+    r.offload_time = off.traffic * scale / bw
+    r.compute_time_device = r.time
+    r.time = r.time + r.offload_time
+  end
+  return require("dlbench.pretty").object(r, time_tostring)
 end
 
--- The memory one core of `dev` needs for a step with stats `s`, and what it has. A board
--- with `cores` and `mem_per_core` (the TPU boards) trains data parallel across its cores,
--- every core keeping a whole copy of the model (seeds/004 §3, "Understanding TPU Memory
--- Size"): weights, gradients and optimizer state in full on each core, the activations and
--- workspace of batch/cores examples. Without a breakdown the whole footprint must fit one
--- core. Other devices hold the footprint in `mem`. `scale` rescales bytes counted at
--- another precision. Returns bytes, capacity, rule ("device", "per_core" or
--- "per_core_whole": no breakdown to split).
-function M.core_footprint(s, dev, scale)
+-- The memory one core of `dev` needs for a step with stats `s`, and what it has, under a
+-- memory schedule (opts.schedule "framework" (default) or "minimal", opts.slack: the
+-- caching allocator's slack; the rule is dlb_step_memory, graphs/dlb_roofline.h, shared with
+-- dlb.parallel.evaluate/plan). With a breakdown the parts are the stats' weights, optimizer
+-- state, activations + workspace, and params x gradient bytes (all gradients). A board with
+-- `cores` and `mem_per_core` (the TPU boards) trains data parallel across its cores, every
+-- core keeping a whole copy of the model (seeds/004 §3, "Understanding TPU Memory Size"):
+-- weights, gradients and optimizer state in full on each core, the activations and
+-- workspace of batch/cores examples. Without a breakdown the whole footprint counts (rule
+-- "device_whole", or "per_core_whole" on such a board). `scale` rescales bytes counted at
+-- another precision. Returns bytes, capacity, rule ("device", "device_whole", "per_core" or
+-- "per_core_whole").
+function M.core_footprint(s, dev, scale, opts)
   local fn = "dlb.roofline.core_footprint"
   dev = device(dev, fn)
   scale = scale or 1
-  local fp = rawget(s, "footprint") or (getmetatable(s) ~= OpSet and s.footprint) or nil
+  opts = opts or {}
+  local code = SCHEDULES[opts.schedule or "framework"]
+  if code == nil then error(fn .. ": schedule must be \"framework\" or \"minimal\"", 2) end
+  local plain = getmetatable(s) ~= OpSet
+  local fp = rawget(s, "footprint") or (plain and s.footprint) or nil
   if fp == nil then error(fn .. ": the stats carry no footprint", 2) end
   fp = num(fp, "footprint", fn) * scale
-  if not (dev.cores and dev.mem_per_core) then return fp, dev.mem, "device" end
-  local b = rawget(s, "breakdown")
-  if type(b) ~= "table" then return fp, dev.mem_per_core, "per_core_whole" end
+  local board = dev.cores and dev.mem_per_core
+  local b = rawget(s, "breakdown") or (plain and type(s.breakdown) == "table" and s.breakdown) or nil
+  local params = plain and tonumber(s.params) or nil
+  if type(b) ~= "table" then
+    if board then return fp, dev.mem_per_core, "per_core_whole" end
+    return fp, dev.mem, "device_whole"
+  end
   local function part(k) return b[k] == nil and 0 or num(b[k], "breakdown." .. k, fn) end
-  local need = part("weights") + part("gradients") + part("optimizer")
-    + (part("activations") + part("workspace")) / dev.cores
-  return need * scale, dev.mem_per_core, "per_core"
+  local ge = M.grad_elem(plain and s.precision or nil) or 4
+  local act = part("activations") + part("workspace")
+  if board then act = act / dev.cores end
+  -- all the gradients: params x gradient bytes (the breakdown's own when params are unknown)
+  local grads = params and params * ge or part("gradients")
+  local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,
+    part("optimizer") * scale, act * scale, opts.slack or 0)
+  if board then return need, dev.mem_per_core, "per_core" end
+  return need, dev.mem, "device"
 end
-doc.doc(M.core_footprint, "dlb.roofline.core_footprint(stats, hw[, scale]) -> bytes, capacity, rule",
-  "memory one core needs and has: on a board with cores and mem_per_core (TPU) each core "
-  .. "holds weights, gradients and optimizer state whole and batch/cores of the activations "
-  .. "(seeds/004 §3); elsewhere the footprint against mem")
+doc.doc(M.core_footprint, "dlb.roofline.core_footprint(stats, hw[, scale[, {schedule=, slack=}]]) -> bytes, capacity, rule",
+  "memory one core needs and has under a memory schedule (framework: weights + all gradients "
+  .. "+ optimizer + activations, x (1 + slack); minimal: weights + optimizer + max(activations, "
+  .. "gradients)); on a board with cores and mem_per_core (TPU) each core holds the model "
+  .. "state whole and batch/cores of the activations (seeds/004 §3)")
 doc.doc(M.time, "dlb.roofline.time(s, hw[, {precision=, per_op=, cache_aware=, cache_fraction=, "
   .. "tile=, flops_eff=, bw_eff=, detail=}]) -> {time=, bound=, util=, fits=, shortfall=, graph=, per_op=, ...}",
   "roofline time of a step: whole graph max(c/(eff x peak), a/(eff x bw)) and, with per-op "
@@ -354,10 +476,12 @@ function M.subbatch(model, dev, opts)
     cache_fraction = opts.cache_fraction, tile = opts.tile }
   local curve = { batch = {}, intensity = {}, time = {}, time_per_sample = {}, util = {},
     footprint = {}, bound = {}, fits = {} }
+  local used -- the precision the times were computed at (the device's natural one when none given)
   for i, b in ipairs(batches) do
     local s = f(b)
     if type(s) ~= "table" then error(fn .. ": the model returned " .. type(s) .. " for b = " .. b, 2) end
     local r = M.time(s, dev, topts)
+    used = r.precision
     curve.batch[i] = b
     curve.intensity[i] = r.intensity
     curve.time[i] = r.time
@@ -380,7 +504,7 @@ function M.subbatch(model, dev, opts)
       tmin = math.min(tmin, curve.time_per_sample[i])
     end
   end
-  local ridge = dev:ridge(dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
+  local ridge = dev:ridge(used or dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
   local res = { curve = curve, ridge_point = ridge, n_fit = nfit }
   if ncons == 0 then
     res.note = string.format("no batch of the sweep (%g..%g) fits in %s's memory; the points "
@@ -465,17 +589,10 @@ doc.doc(M.train, "dlb.roofline.train{step=r | step_time=s, dataset=samples, batc
 -- == figure of merit (seed 002, CANDLE) ============================================
 
 function M.harmonic_mean(xs)
-  if type(xs) ~= "table" or #xs == 0 then error("dlb.roofline.harmonic_mean: expected a list", 2) end
-  local s = 0
-  for i, x in ipairs(xs) do
-    if type(x) ~= "number" or not (x > 0) then
-      error("dlb.roofline.harmonic_mean: entry " .. i .. " must be positive", 2)
-    end
-    s = s + 1 / x
-  end
-  return #xs / s
+  return require("dlbench.stats")._mean("dlb.roofline.harmonic_mean", xs, 2)
 end
-doc.doc(M.harmonic_mean, "dlb.roofline.harmonic_mean(list) -> number", "n / sum(1/x)")
+doc.doc(M.harmonic_mean, "dlb.roofline.harmonic_mean(list) -> number", "n / sum(1/x) "
+  .. "(the same as dlb.stats.hmean)")
 
 -- The figure of merit: units of work per day on the new system over the baseline's, each
 -- averaged over the problems with the harmonic mean. Each problem:
@@ -527,4 +644,5 @@ doc.doc(M.hestness, "dlb.roofline.hestness(domain, p, b) -> {flops=, bytes=, foo
 
 doc.doc(M, "dlb.roofline", "costs to time on a device: time, ops, subbatch, train, fom, "
   .. "hestness (docs/hw.md)")
+doc.methods(M, OpSet, "ops")
 return M

@@ -23,16 +23,9 @@ local PARAMS = {
 
 -- Raise msg at the first caller outside this file (the user's file:line), however deep in
 -- dlb.scaling the check ran.
-local THIS = debug.getinfo(1, "S").source
-local function raise(msg)
-  local level = 2
-  while true do
-    local info = debug.getinfo(level + 1, "S")
-    if info == nil then return error(msg, 0) end
-    if info.source ~= THIS and info.what ~= "C" then return error(msg, level + 1) end
-    level = level + 1
-  end
-end
+local raise = require("dlbench.errors").raise
+local pretty = require "dlbench.pretty"
+local propagate, project_tostring -- below, before dlb.scaling.project
 
 -- Options tables: unknown keys are errors naming the key and the accepted ones.
 local function check_opts(opts, valid, fname) return options.check(opts, valid, fname, 3) end
@@ -100,7 +93,8 @@ function M.fit(xs, ys, opts)
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error("dlb.scaling.fit: xs and ys must be lists of numbers", 2)
   end
-  local r = core.scaling_fit(form, xs, ys, opts.weights)
+  local okf, r = pcall(core.scaling_fit, form, xs, ys, opts.weights)
+  if not okf then raise("dlb.scaling.fit: " .. (require("dlbench.errors").strip(r):gsub("^scaling fit: ", ""))) end
   local f = setmetatable({ form = FORM_NAMES[form], _form = form, params = r.params,
     r2 = r.r2, rss = r.rss, n = r.n, iterations = r.iterations, se = {},
     r2_space = form == 0 and "log" or "linear" }, Fit)
@@ -113,12 +107,23 @@ function M.fit(xs, ys, opts)
     if type(reps) ~= "number" then
       error("dlb.scaling.fit: bootstrap must be true or a number of resamples", 2)
     end
-    local b = core.scaling_bootstrap(form, xs, ys, opts.weights, reps, opts.seed or 1)
-    f.bootstrap = { reps = reps, used = b.used }
+    local okb, b = pcall(core.scaling_bootstrap, form, xs, ys, opts.weights, reps, opts.seed or 1)
+    if not okb then raise("dlb.scaling.fit: " .. require("dlbench.errors").strip(b)) end
+    f.bootstrap = { reps = reps, used = b.used, seed = opts.seed or 1, samples = {} }
+    local np = #PARAMS[form]
     for i, name in ipairs(PARAMS[form]) do
       f.bootstrap[name] = { se = b.se[i], lo = b.lo[i], hi = b.hi[i] }
     end
+    -- the resampled fits, kept: samples[r] = {alpha=, beta=, ...} (what dlb.scaling.project
+    -- propagates)
+    for r = 1, b.used do
+      local s = {}
+      for i, name in ipairs(PARAMS[form]) do s[name] = b.samples[(r - 1) * np + i] end
+      f.bootstrap.samples[r] = s
+    end
   end
+  -- the points, kept for resampling later (dlb.scaling.project{bootstrap=})
+  f.data = { xs = xs, ys = ys, weights = opts.weights }
   return f
 end
 doc.doc(M.fit, "dlb.scaling.fit(xs, ys[, {form=, weights=, bootstrap=, seed=}]) -> fit",
@@ -126,7 +131,8 @@ doc.doc(M.fit, "dlb.scaling.fit(xs, ys[, {form=, weights=, bootstrap=, seed=}]) 
   .. "squares; r2 in log space), 'power+const' (+gamma, the irreducible error) or "
   .. "'three-region' (small-data plateau, power law, irreducible; Levenberg-Marquardt, r2 in "
   .. "y space); fit.alpha, .beta, .gamma, .plateau, .se (from the Jacobian), .r2; "
-  .. "bootstrap=N adds .bootstrap[name] = {se=, lo=, hi=} (2.5/97.5 percentiles)")
+  .. "bootstrap=N adds .bootstrap[name] = {se=, lo=, hi=} (2.5/97.5 percentiles) and keeps "
+  .. ".bootstrap.samples[r] = {alpha=, beta=, ...} (seed= makes them reproducible); .data keeps the points")
 
 -- dlb.scaling.fit_model_size(ms, ps[, opts])
 function M.fit_model_size(ms, ps, opts)
@@ -432,13 +438,19 @@ doc.doc(M.step_time, "dlb.scaling.step_time({flops=, bytes=[, footprint=]}, devi
   .. "device, e.g. dlb.hw.get(\"Hestness-T4\") (Table 4: 80% and 70% achievable); opts as "
   .. "dlb.roofline.time's (precision=, flops_eff=, bw_eff=)")
 
+-- the uncertainty of projections (lua/dlbench/scaling_uncertainty.lua)
+local U = require("dlbench.scaling_uncertainty")({ Fit = Fit, PARAMS = PARAMS, raise = raise,
+  spec_params = spec_params, step_costs = function(...) return M.step_costs(...) end })
+propagate, project_tostring = U.propagate, U.project_tostring
+
 -- dlb.scaling.project(spec[, opts])
 function M.project(spec, opts)
   local fname = "dlb.scaling.project"
   if type(spec) ~= "table" then error(fname .. ": spec must be a table (e.g. a domain)", 2) end
   opts = check_opts(opts, { target = true, method = true, subbatch = true, device = true,
     costs = true, tokens_per_sample = true, params = true, graph = true, dim = true,
-    stats = true, lo = true, hi = true, integer = true }, fname)
+    stats = true, lo = true, hi = true, integer = true, bootstrap = true, seed = true,
+    epochs = true }, fname)
   local form, q = spec_curve(spec, fname)
   local m0 = positive(spec.data_size, "spec.data_size (current data)", fname)
   local target = opts.target or spec.desired
@@ -474,16 +486,22 @@ function M.project(spec, opts)
     local stats_at, params_at = family(opts.graph, opts.dim, opts.stats, fname)
     costs = family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
   end
+  local tps = opts.tokens_per_sample or spec.tokens_per_sample
+  local epochs = opts.epochs or 1
+  if type(epochs) ~= "number" or not (epochs > 0) then error(fname .. ": epochs must be a positive number", 2) end
   if b and costs and r.params then
     r.subbatch = b
     local c = M.step_costs(costs, r.params, b)
     r.flops, r.bytes, r.footprint, r.intensity = c.flops, c.bytes, c.footprint, c.intensity
     r.size, r.graph_params = c.size, c.params
+    -- the whole training run: steps = data x epochs / (subbatch x tokens per sample)
+    r.epochs = epochs
+    r.steps = r.data * epochs / (b * (tps or 1))
+    r.total_flops = r.flops * r.steps
     if opts.device then
       local t = M.step_time(c, opts.device)
       r.step_time, r.bound, r.fits = t.time, t.bound, t.fits
       r.device = t.device
-      local tps = opts.tokens_per_sample or spec.tokens_per_sample
       if tps then
         r.epoch_steps = r.data / (b * tps)
         r.epoch_time = r.epoch_steps * r.step_time
@@ -491,17 +509,24 @@ function M.project(spec, opts)
       end
     end
   end
-  return r
+  if opts.bootstrap then
+    propagate(r, spec, form, target, method, opts, b, costs, tps, epochs, fname)
+  end
+  return pretty.object(r, project_tostring)
 end
 doc.doc(M.project, "dlb.scaling.project(spec[, {target=, method=, subbatch=, device=, "
-  .. "costs= | graph=[, dim=, stats=, lo=, hi=], tokens_per_sample=, params=}]) -> table",
+  .. "costs= | graph=[, dim=, stats=, lo=, hi=], tokens_per_sample=, params=, epochs=1, "
+  .. "bootstrap=N, seed=1}]) -> table",
   "data needed for the target error (spec: a dlb.scaling.domains entry, or {curve=fit, "
   .. "data_size=, desired=, model=fit}), data_scale and model_scale versus the current data "
   .. "and model (Hestness et al. Table 1), params; with a subbatch and costs (Table 2 "
   .. "coefficients, a function(p, b)) or graph= (function(size) -> graph, e.g. function(h) "
   .. "return dlb.models.word_lm{hidden=h} end, or a graph with a symbolic dim=): flops, "
   .. "bytes, footprint per step (and size=, graph_params= of the graph found); with a "
-  .. "device (dlb.hw.get(\"Hestness-T4\")): step_time (s), bound, fits, epoch_days (Table 3)")
+  .. "device (dlb.hw.get(\"Hestness-T4\")): step_time (s), bound, fits, epoch_days (Table 3); "
+  .. "total_flops = flops x steps (steps = data x epochs / (subbatch x tokens_per_sample)); "
+  .. "bootstrap=N: r.interval.data/params/total_flops = {lo=, hi=, median=} (2.5/97.5 "
+  .. "percentiles over the fits' bootstrap samples) and r.bootstrap.samples (seeded)")
 
 local function getrow(rows, i)
   if type(rows.row) == "function" then return rows:row(i) end
@@ -699,4 +724,6 @@ doc.doc(M, "dlb.scaling",
   "scaling laws: fit, fit_model_size, project, step_costs, graph_costs, sweep_costs, "
   .. "fit_graph_costs, step_time, fit_costs, fit_joint, law, compute_optimal, k_from_stats, "
   .. "domains (Hestness et al. Table 1-2), chinchilla")
+doc.methods(M, Fit, "fit")
+doc.methods(M, Law, "law")
 return M

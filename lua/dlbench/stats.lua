@@ -51,17 +51,19 @@ function M.median(list)
   return call("dlb.stats.median", core.stats_percentiles, list, { 50 })[1]
 end
 
-function M.mean(list)
-  return call("dlb.stats.mean", core.stats_mean, checklist(list, "dlb.stats.mean"), 0)
+-- The arithmetic (kind 0), geometric (1) or harmonic (2) mean in C, errors named for `who`:
+-- the one home of the means (dlb.roofline.harmonic_mean calls it too). Callers tail-call
+-- it, and it does not tail-call `call`, so level 3 of its errors is the user's line.
+function M._mean(who, list, kind)
+  local r = call(who, core.stats_mean, checklist(list, who), kind)
+  return r
 end
 
-function M.gmean(list)
-  return call("dlb.stats.gmean", core.stats_mean, checklist(list, "dlb.stats.gmean"), 1)
-end
+function M.mean(list) return M._mean("dlb.stats.mean", list, 0) end
 
-function M.hmean(list)
-  return call("dlb.stats.hmean", core.stats_mean, checklist(list, "dlb.stats.hmean"), 2)
-end
+function M.gmean(list) return M._mean("dlb.stats.gmean", list, 1) end
+
+function M.hmean(list) return M._mean("dlb.stats.hmean", list, 2) end
 
 -- Sample standard deviation (n - 1).
 function M.sd(list)
@@ -257,4 +259,5 @@ doc.doc(M.box, "dlb.stats.box(list[, {percentiles={2,9,91,98}} | {tukey=true}]) 
   "whisker_lo, q_lo, median, q_hi, whisker_hi, mean, min, max, n, outliers (ParaDnn's 2/9/50/91/98 by default)")
 doc.doc(M.regress, "dlb.stats.regress(t, {inputs}, y[, {log=, interactions=, normalize=, drop_missing=}]) -> reg",
   "sensitivity regression over normalised inputs (ParaDnn §4.1): reg.weights[name], reg.se, reg.t, reg.intercept, reg.r2, reg.adj_r2")
+doc.methods(M, M.Regression, "reg")
 return M

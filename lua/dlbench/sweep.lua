@@ -10,6 +10,9 @@
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local tbl = require "dlbench.table"
+local errors = require "dlbench.errors"
+
+local build_table, interrupt_note -- below M.sweep's helpers
 
 local M = {}
 
@@ -712,7 +715,7 @@ local function shard_of(opts, total)
     if id and count then
       local min = tonumber(os.getenv("SLURM_ARRAY_TASK_MIN") or "0") or 0
       i, n = tonumber(id), tonumber(count)
-      if not i or not n then error("dlb.sweep: SLURM_ARRAY_TASK_ID/COUNT are not numbers", 0) end
+      if not i or not n then errors.raise("dlb.sweep: SLURM_ARRAY_TASK_ID/COUNT are not numbers") end
       i = i - min + 1
       s = "Slurm"
     else
@@ -721,16 +724,62 @@ local function shard_of(opts, total)
   elseif type(s) == "string" then
     local a, b = s:match("^%s*(%d+)%s*/%s*(%d+)%s*$")
     i, n = tonumber(a), tonumber(b)
-    if not i then error("dlb.sweep: shard must be \"i/n\" (1 <= i <= n), got '" .. s .. "'", 0) end
+    if not i then errors.raise("dlb.sweep: shard must be \"i/n\" (1 <= i <= n), got '" .. s .. "'") end
   else
-    error("dlb.sweep: shard must be \"i/n\" or false", 0)
+    errors.raise("dlb.sweep: shard must be \"i/n\" or false")
   end
   if not (n >= 1 and i >= 1 and i <= n) then
-    error(string.format("dlb.sweep: shard %d of %d is out of range (1 <= i <= n)", i, n), 0)
+    errors.raise(string.format("dlb.sweep: shard %d of %d is out of range (1 <= i <= n)", i, n))
   end
   local first = floor((i - 1) * total / n) + 1
   local last = floor(i * total / n)
   return first, last, string.format("%s shard %d/%d", s == "Slurm" and "Slurm" or "", i, n)
+end
+
+-- The table of the finished rows of configs first..last, in config order: params, result
+-- columns (sorted), _error. Configs without a row (not run before an interrupt) are left out.
+function build_table(names, results, first, last)
+  local rows, rescols, seen = {}, {}, {}
+  for _, k in ipairs(names) do seen[k] = true end
+  local anyerr = false
+  for k = first, last do
+    local r = results[k]
+    if r ~= nil then
+      rows[#rows + 1] = r
+      for c in pairs(r) do
+        if c == "_error" then anyerr = true
+        elseif not seen[c] then seen[c] = true; rescols[#rescols + 1] = c end
+      end
+    end
+  end
+  table.sort(rescols)
+  local cols = {}
+  for _, k in ipairs(names) do cols[#cols + 1] = k end
+  for _, c in ipairs(rescols) do cols[#cols + 1] = c end
+  if anyerr then cols[#cols + 1] = "_error" end
+  local t = tbl.new({}, cols)
+  t._rows = rows
+  return t
+end
+
+-- The most recent sweep's finished rows as a dlb.table: the whole result after a sweep
+-- that returned, the rows finished so far after one that was interrupted (Ctrl-C) or
+-- failed; nil before any sweep.
+function M.last()
+  if M._last then return M._last end
+  local l = M._live
+  if l == nil then return nil end
+  return build_table(l.names, l.results, l.first, l.last)
+end
+
+-- What the host prints after Ctrl-C stopped a sweep (dlbench.errors.interrupt_note).
+function interrupt_note()
+  local l = M._live
+  if l == nil then return nil end
+  local n = 0
+  for k = l.first, l.last do if l.results[k] ~= nil then n = n + 1 end end
+  return string.format("sweep: %d of %d configs had finished; dlb.sweep.last() returns them "
+    .. "as a table (checkpoint= keeps rows across runs)", n, l.count)
 end
 
 -- Run fn(params) over the cartesian product of the space; returns a dlb.table.
@@ -784,6 +833,11 @@ function M.sweep(space, fn, opts)
     end
   end
   local count = last - first + 1
+  -- the finished rows stay reachable through dlb.sweep.last() however the sweep ends
+  -- (Ctrl-C stops all Lua code at once, so this is set up before any config runs)
+  M._live = { names = names, results = results, first = first, last = last, count = count }
+  M._last = nil
+  errors.interrupt_note = interrupt_note
   local bar = progress_bar(opts, count)
   local finished, failed = skipped, 0
   local failures = {}
@@ -835,25 +889,9 @@ function M.sweep(space, fn, opts)
   end
   bar.finish(finished, failed)
 
-  -- the table, in config order: params, result columns (sorted), _error
-  local rows, rescols, seen = {}, {}, {}
-  for _, k in ipairs(names) do seen[k] = true end
-  local anyerr = false
-  for k = first, last do
-    local r = results[k]
-    rows[#rows + 1] = r
-    for c in pairs(r) do
-      if c == "_error" then anyerr = true
-      elseif not seen[c] then seen[c] = true; rescols[#rescols + 1] = c end
-    end
-  end
-  table.sort(rescols)
-  local cols = {}
-  for _, k in ipairs(names) do cols[#cols + 1] = k end
-  for _, c in ipairs(rescols) do cols[#cols + 1] = c end
-  if anyerr then cols[#cols + 1] = "_error" end
-  local t = tbl.new({}, cols)
-  t._rows = rows
+  local t = build_table(names, results, first, last)
+  M._live, M._last = nil, t
+  if errors.interrupt_note == interrupt_note then errors.interrupt_note = nil end
 
   if failed > 0 and not quiet then
     local msgs = {}
@@ -871,6 +909,10 @@ function M.sweep(space, fn, opts)
   return t
 end
 
+doc.doc(M.last, "dlb.sweep.last() -> table | nil",
+  "the most recent sweep's rows: all of them, or those finished before Ctrl-C or an error stopped it")
+doc.doc(M, "dlb.sweep", "parameter sweeps: dlb.sweep(space, fn[, opts]) -> dlb.table; dlb.sweep.last(), dlb.range")
+setmetatable(M, { __call = function(_, ...) return M.sweep(...) end })
 doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
   "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached); finite bounds, at most 1e6 values")
 doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=}]) -> table",

@@ -18,28 +18,15 @@ local floor = math.floor
 
 local function isT(x) return getmetatable(x) == T end
 
--- Usage errors point at the caller's line: the first Lua frame outside this module (and
--- any module registered with M.internal), however deep inside the
+-- Usage errors point at the caller's line: the first Lua frame outside the library
+-- (dlbench.errors.where: lua/dlbench/ and modules registered with M.internal), however deep inside the
 -- module the check sits and whether the caller is a script, a REPL line or a user
 -- callback run by where/with/sort. (error(msg, 2) would name a line of table.lua when
 -- the check is two calls down.) Errors about a file's contents carry no position: they
 -- name the file, line and column instead.
-local internal = { [debug.getinfo(1, "S").source] = true }
-function M.internal(source) internal[source] = true end
-local function where()
-  local level = 3 -- 1: where, 2: fail, 3: fail's caller
-  while true do
-    local info = debug.getinfo(level, "Sl")
-    if info == nil then return "" end
-    if info.what ~= "C" and not internal[info.source] then
-      if info.currentline and info.currentline > 0 then
-        return info.short_src .. ":" .. info.currentline .. ": "
-      end
-      return ""
-    end
-    level = level + 1
-  end
-end
+local errors = require "dlbench.errors"
+function M.internal(source) errors.register(source) end
+local where = errors.where
 local function fail(msg) error(where() .. msg, 0) end
 
 -- Column order of a row with no known order: its keys sorted.
@@ -76,6 +63,17 @@ function M.new(rows, columns)
   for i, r in ipairs(rows) do
     if type(r) ~= "table" then fail(string.format("dlb.table.new: row %d is a %s, not a table", i, type(r))) end
     t:append(r)
+  end
+  return t
+end
+
+-- A table that takes `rows` as they are, without copying or checking them: for readers
+-- that build fresh rows of numbers, strings and booleans whose keys are all in `columns`
+-- (dlb.trace.read). The rows belong to the table afterwards.
+function M.adopt(rows, columns)
+  local t = setmetatable({ _cols = {}, _has = {}, _rows = rows }, T)
+  for _, c in ipairs(columns) do
+    if not t._has[c] then t._has[c] = true; t._cols[#t._cols + 1] = c end
   end
   return t
 end
@@ -341,7 +339,7 @@ local stats -- loaded lazily (dlbench.stats needs this module)
 local function nums(vals, fname)
   for i, v in ipairs(vals) do
     if type(v) ~= "number" then
-      error(string.format("%s needs numbers, value %d is a %s", fname, i, type(v)), 0)
+      fail(string.format("%s needs numbers, value %d is a %s", fname, i, type(v)))
     end
   end
   return vals
@@ -505,6 +503,7 @@ function T:pivot(x, y, value, agg)
   local cells = {}
   for _, r in ipairs(self._rows) do
     local vx, vy, v = r[x], r[y], r[value]
+    if type(v) == "boolean" then v = v and 1 or 0 end -- masks: true 1, false 0
     if vx ~= nil and vy ~= nil and v ~= nil then
       local i, j = xi[keystr(vx)], yi[keystr(vy)]
       local key = j * (#xs + 1) + i
@@ -678,10 +677,24 @@ local function celltext(v)
   return s
 end
 
+-- The width tables are printed to: $COLUMNS when set, else the terminal's on stdout, else
+-- unlimited (a file or pipe gets every column).
+local function termwidth()
+  local c = tonumber(os.getenv("COLUMNS") or "")
+  if c and c > 0 then return c end
+  local ok, w = pcall(core.proc_term_width, 1)
+  if ok and type(w) == "number" and w > 0 then return w end
+  return math.huge
+end
+M.termwidth = termwidth
+
 -- Aligned text: at most max_rows rows (default 20: the first 10 and the last 5 of larger
--- tables), numbers right-aligned.
-function T:format(max_rows)
+-- tables), numbers right-aligned; at most `width` columns of text (default: the terminal's,
+-- see termwidth): middle columns that do not fit are replaced by one "…" column and a
+-- closing note names them ("… 24 more columns: t:select{...}").
+function T:format(max_rows, width)
   max_rows = max_rows or 20
+  width = width or termwidth()
   local n, cols = #self._rows, self._cols
   local show = {}
   if n <= max_rows then
@@ -693,9 +706,9 @@ function T:format(max_rows)
     show[#show + 1] = false
     for i = n - tail + 1, n do show[#show + 1] = i end
   end
-  local width, numeric, cells = {}, {}, {}
+  local wid, numeric, cells = {}, {}, {}
   for c, name in ipairs(cols) do
-    width[c] = ulen(name)
+    wid[c] = ulen(name)
     numeric[c] = true
   end
   for k, i in ipairs(show) do
@@ -706,33 +719,77 @@ function T:format(max_rows)
         if v ~= nil and type(v) ~= "number" then numeric[c] = false end
         line[c] = celltext(v)
         local w = ulen(line[c])
-        if w > width[c] then width[c] = w end
+        if w > wid[c] then wid[c] = w end
       end
       cells[k] = line
     end
   end
-  local function fmtline(vals)
-    local parts = {}
-    for c = 1, #cols do
-      local s = vals[c]
-      local pad = string.rep(" ", width[c] - ulen(s))
-      parts[c] = numeric[c] and (pad .. s) or (s .. pad)
-    end
-    return (table.concat(parts, "  "):gsub("%s+$", ""))
-  end
   if #cols == 0 then
     return string.format("[%d row%s x 0 columns]", n, n == 1 and "" or "s")
   end
-  local out = { fmtline(cols) }
+  -- the columns shown: all when they fit; else from both ends inwards, alternately, while
+  -- they fit beside a one-character "…" column (the first column always)
+  local shown, hidden = {}, {}
+  local total = -2
+  for c = 1, #cols do total = total + wid[c] + 2 end
+  if total <= width then
+    for c = 1, #cols do shown[#shown + 1] = c end
+  else
+    local left, right = { 1 }, {}
+    local used = wid[1] + 2 + 1  -- first column, separator, the "…" column
+    local l, r = 2, #cols
+    local side = "right"
+    while l <= r do
+      local c = side == "left" and l or r
+      if used + 2 + wid[c] > width then break end
+      used = used + 2 + wid[c]
+      if side == "left" then left[#left + 1] = c; l = l + 1; side = "right"
+      else table.insert(right, 1, c); r = r - 1; side = "left" end
+    end
+    for _, c in ipairs(left) do shown[#shown + 1] = c end
+    shown[#shown + 1] = 0 -- the "…" column
+    for _, c in ipairs(right) do shown[#shown + 1] = c end
+    for c = l, r do hidden[#hidden + 1] = cols[c] end
+  end
+  local function fmtline(vals, dots)
+    local parts = {}
+    for j, c in ipairs(shown) do
+      if c == 0 then parts[j] = dots
+      else
+        local v = vals[c]
+        local pad = string.rep(" ", wid[c] - ulen(v))
+        parts[j] = numeric[c] and (pad .. v) or (v .. pad)
+      end
+    end
+    return (table.concat(parts, "  "):gsub("%s+$", ""))
+  end
+  local out = { fmtline(cols, "…") }
   local rule = {}
-  for c = 1, #cols do rule[c] = string.rep("-", width[c]) end
-  out[2] = table.concat(rule, "  ")
+  for c = 1, #cols do rule[c] = string.rep("-", wid[c]) end
+  out[2] = fmtline(rule, "-")
   for k, i in ipairs(show) do
-    if i then out[#out + 1] = fmtline(cells[k])
+    if i then out[#out + 1] = fmtline(cells[k], "…")
     else out[#out + 1] = string.format("... (%d more rows)", n - (#show - 1)) end
   end
   out[#out + 1] = string.format("[%d row%s x %d column%s]", n, n == 1 and "" or "s", #cols,
     #cols == 1 and "" or "s")
+  if #hidden > 0 then
+    local names = {}
+    for i, h in ipairs(hidden) do names[i] = string.format("%q", h) end
+    local note = string.format("… %d more column%s: t:select{%s}", #hidden,
+      #hidden == 1 and "" or "s", table.concat(names, ", "))
+    if ulen(note) > width and width > 40 then
+      -- the names that fit, then "..."
+      local cut = string.format("… %d more column%s: t:select{", #hidden, #hidden == 1 and "" or "s")
+      for i, nm in ipairs(names) do
+        if ulen(cut) + #nm + 8 > width then cut = cut .. ", ...}"; break end
+        cut = cut .. (i > 1 and ", " or "") .. nm
+        if i == #names then cut = cut .. "}" end
+      end
+      note = cut
+    end
+    out[#out + 1] = note
+  end
   return table.concat(out, "\n")
 end
 
@@ -747,6 +804,7 @@ doc.doc(M, "dlb.table", "result tables: dlb.table{rows} or dlb.table.new(rows[, 
   .. "count, columns, column, row, rows, where, select, with, sort, head, unique, group_by, "
   .. "pivot, concat, join, to_csv, to_json; dlb.read_csv(path)")
 doc.doc(M.new, "dlb.table.new(rows[, columns]) -> table", "a table from an array of {column = value} rows")
+doc.doc(M.adopt, "dlb.table.adopt(rows, columns) -> table", "a table owning rows as they are (no copy, no checks: every value a number, string or boolean, every key in columns)")
 doc.doc(M.from_columns, "dlb.table.from_columns({name = array, ...}[, order]) -> table", "a table from equal-length columns")
 doc.doc(M.concat, "dlb.table.concat(t1, t2, ...) -> table", "rows of several tables one after the other (merge sweep shards); columns: the first table's, each new one before the next column it precedes in its own table, else at the end")
 doc.doc(M.read_csv, "dlb.read_csv(path[, {sep=, types=, header=}]) -> table", "read a CSV file (docs/csv.md); types inferred per column, a quoted field is text, an empty unquoted field nil, \"\" the empty string; errors name line and column")
@@ -778,10 +836,12 @@ doc.doc(T.failures, "t:failures() -> table", "sweep rows that failed (with an _e
 doc.doc(T.ok, "t:ok() -> table", "sweep rows that did not fail")
 doc.doc(T.group_by, "t:group_by(keys, {out = \"mean\" | {agg, column[, p]}}) -> table",
   "one row per key, sorted; aggregates count, sum, min, max, mean, median, gmean, hmean, sd, percentile, first, last")
-doc.doc(T.pivot, "t:pivot(x, y, value[, agg]) -> xs, ys, z", "heat-map grid, z[j][i] at (xs[i], ys[j]); missing cells NaN")
+doc.doc(T.pivot, "t:pivot(x, y, value[, agg]) -> xs, ys, z", "heat-map grid, z[j][i] at (xs[i], ys[j]); missing cells NaN; a boolean value column counts true as 1, false as 0 (masks)")
 doc.doc(T.concat, "t:concat(t2, ...) -> table", "rows of this table then the others'")
 doc.doc(T.join, "t:join(other, keys[, {how=\"inner\"|\"left\", suffix=\"_2\"}]) -> table", "join rows on equal key values")
 doc.doc(T.to_csv, "t:to_csv(path[, {sep=}]) -> true | nil, msg", "write CSV (RFC 4180, exact numbers), whole or not at all")
 doc.doc(T.to_json, "t:to_json([path]) -> text | true | nil, msg", "the rows as a JSON array of objects")
-doc.doc(T.format, "t:format([max_rows]) -> string", "aligned text (what the REPL prints)")
+doc.doc(T.format, "t:format([max_rows[, width]]) -> string", "aligned text (what the REPL prints); wider than width (default: the terminal's, $COLUMNS, unlimited when not a terminal) elides middle columns and names them")
+doc.doc(M.termwidth, "dlb.table.termwidth() -> columns", "the width tables print to: $COLUMNS, the terminal's, or math.huge")
+doc.methods(M, T, "t")
 return M

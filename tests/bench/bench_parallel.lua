@@ -38,8 +38,8 @@ local r = rows[1]
 print(string.format("bench_parallel (%s), closed-form layers: %d layouts evaluated, %d fit; "
   .. "best %.1f ms, mean %.1f ms per full search (%.2f us per layout)", dlb.backend, evaluated,
   #rows, best * 1e3, mean * 1e3, best / evaluated * 1e6))
-print(string.format("  best plan: dp %d x tp %d x pp %d, m %d, %s, zero %d: %.2f s/step, %.1f%% util",
-  r.dp, r.tp, r.pp, r.m, r.schedule, r.zero, r.step, 100 * r.util))
+print(string.format("  best plan: dp %d x tp %d x pp %d, m %d, %s, zero %d: %.2f s/step, MFU %.1f%%, "
+  .. "HFU %.1f%%", r.dp, r.tp, r.pp, r.m, r.schedule, r.zero, r.step, 100 * r.mfu, 100 * r.hfu))
 
 -- from the zoo graph, each stage timed on its own, then all three together
 local gb = timeit(function() return dlb.models.gpt { size = "gpt3-175b" } end)
@@ -58,8 +58,9 @@ end)
 print(string.format("bench_parallel (%s), zoo GPT-3 175B graph: build %.1f ms + layers %.1f ms + "
   .. "plan %.1f ms; end to end best %.1f ms, mean %.1f ms (%d layouts, %d fit, a dlb.table)",
   dlb.backend, gb * 1e3, lb * 1e3, pb * 1e3, allb * 1e3, allm * 1e3, ev2, t2:count()))
-print(string.format("  best plan: dp %d x tp %d x pp %d, m %d, %s, zero %d: %.2f s/step, %.1f%% util",
-  t2[1].dp, t2[1].tp, t2[1].pp, t2[1].m, t2[1].schedule, t2[1].zero, t2[1].step, 100 * t2[1].util))
+print(string.format("  best plan: dp %d x tp %d x pp %d, m %d, %s, zero %d: %.2f s/step, MFU %.1f%%, "
+  .. "HFU %.1f%%", t2[1].dp, t2[1].tp, t2[1].pp, t2[1].m, t2[1].schedule, t2[1].zero, t2[1].step,
+  100 * t2[1].mfu, 100 * t2[1].hfu))
 if best >= 1 or allb >= 1 then
   io.stderr:write("bench_parallel: a search took over 1 s\n")
   os.exit(1)

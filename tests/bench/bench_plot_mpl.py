@@ -2,7 +2,8 @@
 """bench_plot_mpl.py -- the matplotlib side of the figure benchmark (bench_plot.sh): the
 same heat map (32 x 32 cells, colour bar) and 10,000-point box plot (4 groups of 2,500,
 box 9/91, whiskers 2/98, outliers as dots) as bench_plot_dlb.lua, from the same LCG.
-Usage: /usr/bin/python3 bench_plot_mpl.py heatmap|boxplot OUT.png|OUT.pdf"""
+Also a 1e6-point line and a 100,000-point scatter (issue [14]'s speed targets).
+Usage: /usr/bin/python3 bench_plot_mpl.py heatmap|boxplot|line1m|scatter100k OUT.png|OUT.pdf"""
 import math
 import sys
 
@@ -56,5 +57,29 @@ def boxplot(path):
     fig.savefig(path)
 
 
+def line1m(path):
+    """1e6-point line (a sine with a 7-step saw tooth), legend placed "best"."""
+    i = np.arange(1, 1000001, dtype=float)
+    y = np.sin(i / 10000) + (i % 7) / 10
+    fig, ax = plt.subplots(figsize=(4.5, 3.0), dpi=200)
+    ax.plot(i, y, linewidth=1.2, label="line")
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def scatter100k(path):
+    """100,000 markers (circles of 4 pt), one colour, legend placed "best"."""
+    r = lcg(7)
+    x = np.array([r() for _ in range(100000)])
+    y = np.array([r() for _ in range(100000)])
+    fig, ax = plt.subplots(figsize=(4.5, 3.0), dpi=200)
+    ax.scatter(x, y, s=4 ** 2, alpha=0.85, label="points")
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
 if __name__ == "__main__":
-    {"heatmap": heatmap, "boxplot": boxplot}[sys.argv[1]](sys.argv[2])
+    {"heatmap": heatmap, "boxplot": boxplot, "line1m": line1m,
+     "scatter100k": scatter100k}[sys.argv[1]](sys.argv[2])

@@ -80,6 +80,19 @@ local LAYER = { flops_fwd = 1e9, flops_bwd = 2e9, bytes_sample = 1e6, params = 1
 local LAYERS = { LAYER, LAYER, LAYER, LAYER }
 local CLUSTER = { per_node = 4, nodes = 2, intra = LINK, inter = { bw = 1e9, latency = 1e-5 } }
 names[DEV], names[LINK], names[LAYERS], names[CLUSTER] = "<DEV>", "<LINK>", "<LAYERS>", "<CLUSTER>"
+-- one op per layer for the planner's per-op timing: 12 numbers each (dlb_par_op's fields)
+local OPS = {}
+for l = 0, 3 do
+  for _, v in ipairs { l, 0, 1e9, 0, 1e6, 0, 64, 64, 64, 1, 1, 2 } do OPS[#OPS + 1] = v end
+end
+local TR = core.trace_parse('{"traceEvents": [{"name": "mm", "ph": "X", "cat": "kernel", "ts": 1, ' ..
+  '"dur": 2, "pid": 0, "tid": 1}, {"name": "relu", "ph": "X", "ts": 4, "dur": 1, "pid": 0, "tid": 1}]}')
+local G2 = core.graph_new("f") -- its own graph: G gains unbound dims from the calls below
+core.graph_op(G2, MATMUL, "mm", { core.graph_tensor(G2, "x", 0, 0, { "b", 4 }),
+  core.graph_tensor(G2, "w", 2, 0, { 4, 3 }) })
+names[G2] = "<G2>"
+local MZ = core.minimizer_new({ 0 }, { 1 }, { -1 }, { 1 }, 1e-9, 10)
+names[OPS], names[TR], names[MZ] = "<OPS>", "<TR>", "<MZ>"
 
 -- Good calls: every argument of each is then replaced by each of BAD in turn.
 local good = {
@@ -126,13 +139,29 @@ local good = {
   { "parallel_collective", 0, 0, 1e6, 8, 0, LINK },
   { "parallel_allreduce_hier", 1e6, 4, 2, 0, LINK, LINK },
   { "parallel_allreduce_cluster", 1e6, 8, 0, { per_node = 4, nodes = 2, intra = LINK, inter = LINK } },
-  { "parallel_roofline", { peak = 1e12, mem_bw = 1e11 }, 1e12, 1e9 },
   { "parallel_partition", { 1, 2, 3, 4 }, 2 }, { "parallel_bubble", 0, 4, 8, 1 },
   { "parallel_evaluate", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
     { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 }, { dp = 2, tp = 1, pp = 2, m = 4, v = 1 } },
   { "parallel_plan", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
     { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 } },
   { "parallel_amdahl", 0.1, 8 }, { "parallel_amdahl_fit", { 1, 2, 4 }, { 1, 1.8, 3 } },
+  { "parallel_evaluate", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
+    { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 }, { dp = 2, tp = 1, pp = 2, m = 4, v = 1 }, OPS },
+  { "parallel_plan", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
+    { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 }, OPS },
+  { "parallel_data", { flops_sample = 1e9, bytes_sample = 1e6, grad_bytes = 1e8 },
+    { peak = 1e12, mem_bw = 1e11 }, CLUSTER, { workers = 8, batch = 64 } },
+  { "graph_analyze", G2, 0, 0, 0, 0, true, { "b" }, { 2 }, 7 },
+  { "roof_defaults" }, { "roof_check", DEV }, { "roofline_op_time", DEV, 1e9, 1e6, { 64, 64, 64, 1 } },
+  { "roofline_step_memory", 0, 1e9, 1e9, 2e9, 1e9, 0 }, { "proc_term_width", -1 },
+  { "energy_tables" }, { "energy_precisions", "45nm" }, { "energy_cost", "45nm", "fp32" },
+  { "energy_step", 0.9, 3.7, 1, 5, 640, 4, 1e9, 1e6, 1e6, 1e6 },
+  { "trace_parse", '{"traceEvents": []}' }, { "trace_read", "/nonexistent/trace.json" },
+  { "trace_count", TR }, { "trace_numbers", TR, 1 }, { "trace_strings", TR, 1 },
+  { "minimizer_new", { 0, 0 }, { 1, 1 }, { -1, -1 }, { 1, 1 }, 1e-9, 10 },
+  { "minimizer_ask", MZ }, { "minimizer_tell", MZ, 1 }, { "minimizer_best", MZ },
+  -- last: it changes G
+  { "graph_freeze", G, W, true },
 }
 
 local BAD = { nil, true, "x", 1.5, -1, {}, { 1, "a" }, P, G }

@@ -51,4 +51,61 @@ T.test("no help: a clear message", function()
   assert(s:find("no help for nil", 1, true), s)
 end)
 
+-- Every module of dlb (and its submodules), every function it exports and every method of
+-- the object classes it registers (doc.methods) has help, reachable from the module:
+-- help(dlb.table.pivot) works as help(t.pivot) does.
+T.test("every module function and object method has help reachable from its module", function()
+  local missing, seen = {}, {}
+  local function walk(name, mod, depth)
+    if seen[mod] or depth > 3 then return end
+    seen[mod] = true
+    if type(mod) == "function" then
+      if not doc.get(mod) then missing[#missing + 1] = name end
+      return
+    end
+    if type(mod) ~= "table" then return end
+    -- own string keys and the module's __index table (the exposed methods)
+    local keys = {}
+    for k in pairs(mod) do if type(k) == "string" then keys[#keys + 1] = k end end
+    local mt = getmetatable(mod)
+    if type(mt) == "table" and type(rawget(mt, "__index")) == "table" then
+      for k in pairs(rawget(mt, "__index")) do if type(k) == "string" then keys[#keys + 1] = k end end
+    end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      if k:sub(1, 1) ~= "_" and k ~= "core" then
+        local v = mod[k]
+        if type(v) == "function" then
+          if not doc.get(v) then missing[#missing + 1] = name .. "." .. k end
+        elseif type(v) == "table" and doc.get(v) then
+          walk(name .. "." .. k, v, depth + 1)
+        end
+      end
+    end
+  end
+  for _, k in ipairs(dlb.lazy_names) do walk("dlb." .. k, dlb[k], 1) end
+  -- every method of every registered class, and its name on the module
+  local classes = doc.classes()
+  assert(#classes >= 10, "classes registered: " .. #classes)
+  for _, c in ipairs(classes) do
+    for k, f in pairs(c.methods) do
+      if type(k) == "string" and type(f) == "function" and k:sub(1, 2) ~= "__" then
+        if not doc.get(f) then missing[#missing + 1] = c.name .. ":" .. k end
+        -- (a module's data field of the same name wins: dlb.hw.precisions is the list)
+        local mv = c.module[k]
+        if type(mv) == "function" and not doc.get(mv) then
+          missing[#missing + 1] = "module of " .. c.name .. "." .. k
+        end
+      end
+    end
+  end
+  table.sort(missing)
+  T.eq(table.concat(missing, " "), "")
+  -- the issue's case
+  local s = help.text(dlb.table.pivot)
+  assert(s:find("t:pivot(x, y, value[, agg])", 1, true), s)
+  s = help.text("dlb.graph.stats")
+  assert(s:find("g:stats{", 1, true), s)
+end)
+
 T.done()

@@ -281,4 +281,50 @@ T.test("fuzz: random CSV text never crashes, hangs or half-defines", function()
   assert(ok_count > 0)
 end)
 
+T.test("one memory convention: decimal GB as the datasheet prints (docs/hw.md)", function()
+  -- every capacity is a whole number of decimal GB (or 0.5 GB for per-core memory), never a
+  -- GiB multiple: TPU v4's '32 GiB' is entered as 32e9 like every other device
+  local devs = dlb.hw.list { print = false }
+  assert(#devs > 20, "the catalogue")
+  for _, d in ipairs(devs) do
+    for _, k in ipairs { "mem", "mem_per_core" } do
+      local v = d[k]
+      if v then
+        assert(math.abs(v / 0.5e9 - math.floor(v / 0.5e9 + 0.5)) < 1e-9,
+          string.format("%s.%s = %.17g is not decimal GB", d.name, k, v))
+      end
+    end
+  end
+  T.eq(dlb.hw.get("TPUv4").mem, 32e9, "TPU v4")
+  assert(dlb.hw.get("TPUv4").source.mem:find("decimal", 1, true), "the source says how it was read")
+end)
+
+-- issue [14]: the devices people train on are in the catalogue, with their sources
+-- (checked above for every entry), and a modified copy is named after its change.
+T.test("catalogue: the added devices; hw:with names the copy", function()
+  for _, n in ipairs { "V100-SXM2-32GB", "V100-PCIe", "T4", "L4", "A10G", "L40S", "RTX-4090",
+      "A100-PCIe", "H100-PCIe", "H100-NVL", "GH200", "TPUv5p", "MI250X", "Gaudi2", "Gaudi3",
+      "Grace-72" } do
+    local d = dlb.hw.get(n)
+    T.eq(d.name, n)
+    assert(d.mem > 0 and d.mem_bw > 0 and next(d:spec().peak), n)
+  end
+  -- a few datasheet numbers ([T4], [L4] and [H100] datasheets; sparse rates halved)
+  T.eq(dlb.hw.get("T4").peak.fp16, 65e12)
+  T.eq(dlb.hw.get("L4").peak.fp8, 242.5e12)       -- 485 with sparsity / 2
+  T.eq(dlb.hw.get("H100-PCIe").peak.bf16, 756.5e12) -- 1513 with sparsity / 2
+  T.eq(dlb.hw.get("GH200").links.host.bw, 450e9)  -- NVLink-C2C 900 GB/s bidirectional / 2
+  T.eq(dlb.hw.get("T4").sm_count, 40)
+  local v = dlb.hw.get("V100-SXM2-16GB")
+  T.eq(v:with { mem = 32e9 }.name, "V100-SXM2-16GB+mem")
+  T.eq(v:with { mem_bw = 1e12, mem = 32e9 }.name, "V100-SXM2-16GB+mem+mem_bw")
+  T.eq(v:with { mem = 32e9, name = "mine" }.name, "mine")
+  T.eq(v.name, "V100-SXM2-16GB", "the original keeps its name")
+  T.checkerr("sm_count must be a whole number", v.with, v, { sm_count = 1.5 })
+  -- the CSV form carries the host link and sm_count
+  local back = dlb.hw.parse_csv(dlb.hw.to_csv { "GH200" }, "x.csv")[1]
+  T.eq(back.links.host.bw, 450e9)
+  T.eq(back.sm_count, 132)
+end)
+
 T.done()

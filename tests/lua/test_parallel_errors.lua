@@ -217,7 +217,8 @@ T.test("random layouts: a whole-micro-batch result or a named error, nothing els
       assert(r.step > 0 and r.step < math.huge)
     else
       err_count = err_count + 1
-      assert(tostring(r):match("^parallel%.evaluate: "), tostring(r))
+      -- the caller's line (this file), then the function's name
+      assert(tostring(r):match("^[^\n]-test_parallel_errors%.lua:%d+: parallel%.evaluate: "), tostring(r))
     end
   end
   assert(ok_count > 10 and err_count > 100, ok_count .. " ok, " .. err_count .. " errors")

@@ -69,7 +69,7 @@ end)
 T.test("hatched masked cells and a legend entry", function()
   local f = plot.figure { width = 3.3, height = 2.4 }
   f:heatmap { z = { { 1, 2 }, { 3, 4 } }, mask = { { 0, 1 }, { 0, 0 } }, mask_style = "hatch",
-              mask_label = "out of memory" }
+              mask_label = "out of memory", colorbar_label = "value" }
   assert(f:save(tmp("hatch.png"), { dpi = 100 }))
   -- the hatched cell mixes white and grey lines: sample a row across it
   local x0, y0 = f:to_pixel(1.6, 1, 100)
@@ -140,7 +140,7 @@ end
 T.test("scatter colours by value (colour map) and by group (palette)", function()
   local f = plot.figure { width = 3.3, height = 2.4 }
   f:scatter { x = { 1, 2, 3 }, y = { 1, 2, 3 }, c = { 10, 20, 30 }, cmap = "magma",
-              size = 10, alpha = 1, colorbar = true }
+              size = 10, alpha = 1, colorbar = true, colorbar_label = "c" }
   f:scatter { x = { 1.5, 2.5 }, y = { 2.5, 1.5 }, group = { "a", "b" }, size = 10, alpha = 1 }
   f.xlim, f.ylim = { 0, 4 }, { 0, 4 }
   assert(f:save(tmp("sc.png"), { dpi = 100 }))
@@ -465,7 +465,7 @@ T.test("automatic ticks: log decades, 1/2/5 steps, SI labels, colour bar", funct
   T.eq(#f:ticks("colorbar"), 0, "no colour bar")
   -- a two-slope (diverging) bar ticks both halves and its centre
   local d = plot.figure {}
-  d:heatmap { z = { { 0.8, 1, 3 } }, cmap = "diverging", center = 1 }
+  d:heatmap { z = { { 0.8, 1, 3 } }, cmap = "diverging", center = 1, colorbar_label = "speed-up" }
   local dv = d:ticks("colorbar")
   local below, centre = 0, false
   for _, v in ipairs(dv) do

@@ -51,7 +51,12 @@ T.test("precision selects the peak and the bytes", function()
   T.near(r16.bytes, 5e9, 1e-12, "fp32 -> fp16 halves the bytes")
   T.near(r16.footprint, 4e9, 1e-12, "and the footprint")
   T.eq(R.time({ flops = 1, bytes = 1, precision = "mixed" }, v).precision, "fp16", "mixed")
-  T.checkerr("has no fp32 peak", R.time, { flops = 1, bytes = 1 }, "TPUv4")
+  -- no precision anywhere: the device's natural one (TPUv4: bf16), and the result says so
+  local nat = R.time({ flops = 1, bytes = 1 }, "TPUv4")
+  T.eq(nat.precision, "bf16", "natural")
+  T.eq(nat.precision_source, "device")
+  assert(tostring(nat):find("bf16: the device's natural precision", 1, true), tostring(nat))
+  T.checkerr("has no fp32 peak", R.time, { flops = 1, bytes = 1 }, "TPUv4", { precision = "fp32" })
   T.eq(R.time({ flops = 1, bytes = 1 }, "TPUv4", { precision = "bf16" }).precision, "bf16", "tpu")
 end)
 
@@ -224,6 +229,11 @@ T.test("figure of merit: the lecture's worked example is 82.6 (seed 002)", funct
   T.near(f.ratios[1], 75.45, 1e-3, "P1 ratio")
   T.near(f.mean_ratio, 125.747, 1e-4, "arithmetic mean of ratios")
   T.near(R.harmonic_mean { 1, 2, 4 }, 3 / (1 + 0.5 + 0.25), 1e-12, "harmonic mean")
+  -- one home: the figure of merit's harmonic mean is dlb.stats.hmean's (graphs/stats.c)
+  T.eq(R.harmonic_mean { 3, 5, 7.5 }, dlb.stats.hmean { 3, 5, 7.5 }, "same as dlb.stats.hmean")
+  local ok, e = pcall(function() return R.harmonic_mean { 1, 0 } + 0 end)
+  assert(not ok and e:find("^[^:]*test_roofline.lua:%d+: dlb.roofline.harmonic_mean: element 2 "),
+    "error at the caller's line: " .. tostring(e))
   T.checkerr("needs a positive hours", R.fom, { { base_hours = 1, base_nodes = 1, nodes = 1 } })
 end)
 

@@ -84,7 +84,18 @@ T.test("capacity and precision from graph stats", function()
   local r = R.time(s, "Quadro-P4000") -- 8 GB
   assert(s.footprint > 8e9, "a 65536-wide MLP needs more than 8 GB")
   T.eq(r.fits, false, "does not fit")
-  T.near(r.shortfall, s.footprint - 8e9, 1e-12, "shortfall")
+  -- framework schedule (the default): weights + all gradients + optimizer + activations
+  local bd = s.breakdown
+  T.near(r.memory, bd.weights + s.params * 4 + bd.optimizer + bd.activations + bd.workspace,
+    1e-12, "framework memory")
+  T.eq(r.schedule, "framework", "schedule")
+  T.near(r.shortfall, r.memory - 8e9, 1e-12, "shortfall")
+  -- minimal schedule: weights + optimizer + max(activations, gradients)
+  local rm = R.time(s, "Quadro-P4000", { schedule = "minimal" })
+  T.near(rm.memory, bd.weights + bd.optimizer + math.max(bd.activations + bd.workspace,
+    s.params * 4), 1e-12, "minimal memory")
+  T.eq(rm.footprint, s.footprint, "the engine's own scheduled footprint kept")
+  T.checkerr("schedule must be", R.time, s, "Quadro-P4000", { schedule = "lazy" })
   T.eq(R.time(g:stats { b = 32, h = 1024 }, "Quadro-P4000").fits, true, "a small one fits")
   local m = g:stats { b = 32, h = 1024, precision = "mixed" }
   T.eq(R.time(m, "V100-SXM2-16GB").precision, "fp16", "mixed uses the fp16 peak")

@@ -1,6 +1,8 @@
 # test_install.sh — `./build.sh install-only PREFIX` into a temporary folder: the installed
-# dlbench finds its Lua library under PREFIX/share (not the source tree) from any folder,
-# the headers and static library build a C program, and LuaJIT's FFI loads PREFIX/lib.
+# dlbench finds its Lua library under PREFIX/share/lua/5.4 (not the source tree) from any
+# folder, the headers and static library build a C program (flags from dlbench.pc), LuaJIT's
+# FFI loads PREFIX/lib, the shared library carries its SONAME and exports only dlb_*, and
+# DESTDIR stages the same layout under another root.
 # Reuses the built binaries (install-only does not build), so it runs in well under a second.
 # usage: bash tests/sh/test_install.sh path/to/dlbench
 . "$(dirname "$0")/lib.sh"
@@ -15,8 +17,9 @@ else
   t_fail "install-only" "$(cat "$tmp/log")"; t_done; exit 1
 fi
 for f in bin/dlbench lib/libdlbench.a lib/libdlbench.so include/dlbench/dlbench.h \
-         include/dlbench/dlbplot.h share/dlbench/lua/dlbench/init.lua \
-         share/dlbench/lua/dlbench/pretty.lua share/dlbench/lua/dlbench/ffi_cdef.lua; do
+         include/dlbench/dlbplot.h share/lua/5.4/dlbench/init.lua \
+         share/lua/5.4/dlbench/pretty.lua share/lua/5.1/dlbench/ffi_cdef.lua \
+         lib/pkgconfig/dlbench.pc share/man/man1/dlbench.1 share/doc/dlbench/LICENSE; do
   [ -f "$prefix/$f" ] || { t_fail "layout" "$f missing"; }
 done
 [ ! -e "$prefix/include/dlbench/dlb_internal.h" ] && t_ok "layout (internal header not installed)" \
@@ -26,7 +29,7 @@ mkdir "$tmp/elsewhere"
 cd "$tmp/elsewhere" || exit 1
 out=$(env -u DLBENCH_LUA_DIR -u LUA_PATH "$prefix/bin/dlbench" -e \
   'print(package.searchpath("dlbench", package.path)) print(require("dlbench").version())' 2>&1)
-want="$(cd "$prefix" && pwd -P)/share/dlbench/lua/dlbench/init.lua"
+want="$(cd "$prefix" && pwd -P)/share/lua/5.4/dlbench/init.lua"
 [ "$(echo "$out" | head -n 1)" = "$want" ] && t_ok "installed dlbench uses PREFIX/share" \
   || t_fail "installed dlbench uses PREFIX/share" "got '$out', want '$want'"
 echo "$out" | tail -n 1 | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+$' && t_ok "require dlbench (installed)" \
@@ -41,8 +44,10 @@ cat >"$tmp/v.c" <<'EOF2'
 #include "dlbench.h"
 int main(void) { printf("%s %d\n", dlb_version(), dlb_abi_version()); return 0; }
 EOF2
-if cc -std=c11 -Wall -Werror -I"$prefix/include/dlbench" "$tmp/v.c" "$prefix/lib/libdlbench.a" \
-     $(pkg-config --libs cairo) -lm -o "$tmp/v" 2>"$tmp/cc.log"; then
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+if cc -std=c11 -Wall -Werror $(pkg-config --cflags dlbench) "$tmp/v.c" \
+     $(pkg-config --libs --static dlbench | sed "s|-ldlbench|$prefix/lib/libdlbench.a|") \
+     -o "$tmp/v" 2>"$tmp/cc.log"; then
   out=$("$tmp/v")
   echo "$out" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ [0-9]+$' && t_ok "C program against the install" \
     || t_fail "C program against the install" "$out"
@@ -50,11 +55,58 @@ else
   t_fail "C program against the install" "$(cat "$tmp/cc.log")"
 fi
 
+# The same program against the shared library (QA): plain `pkg-config --libs` links
+# libdlbench.so, the program needs the SONAME and runs from PREFIX/lib.
+if [ -f "$root/build/lib/libdlbench.so" ]; then
+  if cc -std=c11 -Wall -Werror $(pkg-config --cflags dlbench) "$tmp/v.c" $(pkg-config --libs dlbench) \
+       -o "$tmp/vs" 2>"$tmp/ccs.log" \
+     && objdump -p "$tmp/vs" | grep -q "NEEDED *libdlbench.so.[0-9]" \
+     && LD_LIBRARY_PATH="$prefix/lib" "$tmp/vs" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ [0-9]+$'; then
+    t_ok "C program against the installed shared library"
+  else
+    t_fail "C program against the installed shared library" "$(cat "$tmp/ccs.log"; objdump -p "$tmp/vs" 2>&1 | grep NEEDED)"
+  fi
+fi
+
 if command -v luajit >/dev/null; then
-  lp="$prefix/share/dlbench/lua/?.lua;$prefix/share/dlbench/lua/?/init.lua;;"
+  lp="$prefix/share/lua/5.1/?.lua;$prefix/share/lua/5.1/?/init.lua;;"
   out=$(env -u LD_LIBRARY_PATH -u DLBENCH_LIB LUA_PATH="$lp" DLB_BACKEND=ffi luajit -e \
     'local d = require "dlbench" print(d.backend, d.version())' 2>&1)
   echo "$out" | grep -qE '^ffi	[0-9]+\.[0-9]+\.[0-9]+$' && t_ok "LuaJIT FFI loads PREFIX/lib" \
     || t_fail "LuaJIT FFI loads PREFIX/lib" "$out"
+fi
+# The shared library: SONAME libdlbench.so.ABI (the header's DLB_ABI_VERSION), only dlb_*
+# exported.
+if [ -f "$root/build/lib/libdlbench.so" ]; then
+  v=$(sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' "$root/graphs/dlbench.h")
+  abi=$(sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' "$root/graphs/dlbench.h")
+  soname=$(objdump -p "$prefix/lib/libdlbench.so" | awk '$1 == "SONAME" {print $2}')
+  [ -n "$abi" ] && [ "$soname" = "libdlbench.so.$abi" ] && t_ok "SONAME $soname" \
+    || t_fail "SONAME" "got '$soname' for ABI '$abi'"
+  [ "$(readlink "$prefix/lib/libdlbench.so.$abi")" = "libdlbench.so.$v" ] \
+    && t_ok "SONAME link" || t_fail "SONAME link" "$(ls -l "$prefix/lib")"
+  others=$(nm -D --defined-only "$prefix/lib/libdlbench.so" | awk '{print $3}' | grep -v '^dlb_')
+  n=$(nm -D --defined-only "$prefix/lib/libdlbench.so" | grep -c ' dlb_')
+  [ -z "$others" ] && [ "$n" -gt 100 ] && t_ok "exports only dlb_* ($n symbols)" \
+    || t_fail "exports only dlb_*" "also exported: $(echo $others | head -c 400); dlb_: $n"
+fi
+grep -q "^Version: $(sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' "$root/graphs/dlbench.h")$" \
+  "$prefix/lib/pkgconfig/dlbench.pc" && t_ok "dlbench.pc version" \
+  || t_fail "dlbench.pc version" "$(cat "$prefix/lib/pkgconfig/dlbench.pc")"
+if command -v man >/dev/null; then
+  MANWIDTH=80 man -l "$prefix/share/man/man1/dlbench.1" 2>/dev/null | grep -q "dlbench run" \
+  && t_ok "man page renders" || t_fail "man page renders" "man -l gave no 'dlbench run'"
+else
+  head -n 3 "$prefix/share/man/man1/dlbench.1" | grep -q "^\.TH DLBENCH 1" && t_ok "man page (no man to render it)" \
+    || t_fail "man page" "no .TH line"
+fi
+
+# DESTDIR stages the install under another root with the prefix inside it.
+if DESTDIR="$tmp/stage" "$root/build.sh" install-only /usr/local >"$tmp/log2" 2>&1 \
+   && [ -x "$tmp/stage/usr/local/bin/dlbench" ] \
+   && grep -q "^prefix=/usr/local$" "$tmp/stage/usr/local/lib/pkgconfig/dlbench.pc"; then
+  t_ok "DESTDIR staging"
+else
+  t_fail "DESTDIR staging" "$(cat "$tmp/log2"; ls -R "$tmp/stage" 2>&1 | head -20)"
 fi
 t_done

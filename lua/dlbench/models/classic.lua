@@ -7,7 +7,7 @@ local R = require "dlbench.models.resnet"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop" }
+local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
 
 local function classify(g, f, classes, b)
   return g:softmax_xent(f, g:label("labels", { b }), "loss")

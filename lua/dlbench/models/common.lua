@@ -133,7 +133,7 @@ function M.given(o, name) return given[o] ~= nil and given[o][name] == true end
 
 -- An error about option values that depend on each other, listing the options.
 function M.fail(what, spec, msg)
-  error(string.format("%s: %s (accepted: %s)", what, msg, valid_names(spec)), 0)
+  require("dlbench.errors").raise(string.format("%s: %s (accepted: %s)", what, msg, valid_names(spec)))
 end
 
 -- The text of a spec for documentation: "name=default  help" lines.
@@ -166,6 +166,10 @@ end
 -- built on it: flops, params, ops, summary) uses `optimizer` unless the caller names one.
 function M.graph(name, o, optimizer)
   local g = graph.new(name)
+  if M.pending_lora ~= nil then -- dlb.models.<name>{..., lora = {rank=, targets=}}
+    local ok, err = pcall(g.lora, g, M.pending_lora)
+    if not ok then error("dlb.models." .. name .. ": lora: " .. tostring(err):gsub("^[^\n]-g:lora: ", ""), 0) end
+  end
   g.model = { name = name, options = o, optimizer = optimizer }
   if optimizer then g.stats = M.stats end
   return g

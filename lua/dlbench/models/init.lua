@@ -60,7 +60,18 @@ end
 -- checks (an image too small for the net's downsampling, say) names the model and lists its
 -- options. Errors are raised at `level` (the user's call) with that one location.
 local function run(name, f, spec, opts, level)
+  -- lora = {rank=, targets=} (every model): set for the graph the builder makes (g:lora)
+  local C = require "dlbench.models.common"
+  local lora
+  if type(opts) == "table" and opts.lora ~= nil then
+    lora = opts.lora
+    local c = {}
+    for k, v in pairs(opts) do if k ~= "lora" then c[k] = v end end
+    opts = c
+  end
+  C.pending_lora = lora
   local ok, g = pcall(f, opts)
+  C.pending_lora = nil
   if ok then return g end
   local msg = strip(tostring(g))
   if not msg:find("dlb.models.", 1, true) then

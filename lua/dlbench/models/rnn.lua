@@ -9,7 +9,7 @@ local poly = require "dlbench.poly"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop" }
+local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
 
 local function psum(a, b) return tostring(poly.new(C.d(a)) + poly.new(C.d(b))) end
 local function dimadd(a, b)
@@ -149,7 +149,7 @@ end
 local NMT = {
   { "batch", "b", "dim", "sentence pairs per step" },
   { "hidden", 1024, "dim", "LSTM units (Catamount nmt_el2_dl1_n1024)" },
-  { "encoder_layers", 2, "count", "encoder layers; the first is bidirectional (h per direction)" },
+  { "encoder_layers", 1, "count", "encoder layers; the first is bidirectional (h per direction). Catamount's graph (TF NMT num_encoder_layers=2 with a bi encoder) has one bidirectional layer" },
   { "decoder_layers", 1, "count", "decoder LSTM layers" },
   { "vocab", 36548, "dim", "source = target word-piece vocabulary" },
   { "steps", 26, "count", "source = target length (scaling_domains: 26; 149 FLOPs/param ~ 5.5 x 27)", { "seq" } },
@@ -159,6 +159,11 @@ local NMT = {
 
 -- NMT (Hestness §2; Luong et al. 2015): source and target embeddings, a bidirectional first
 -- encoder layer then unidirectional ones, an LSTM decoder, global attention, output softmax.
+-- The default is the graph Catamount profiled (tests/full/tf_language_models.py: one
+-- encoder/bidirectional_rnn with fw and bw cells of [2h, 4h], a [2h, h] attention memory
+-- layer, a [3h, h] attention layer). Its decoder cell is [3h, 4h] (input feeding: the
+-- previous attentional state joins the input); ours reads [2h, 4h] (attention after the
+-- decoder), h x 4h fewer parameters.
 function M.nmt(opts)
   local what = "dlb.models.nmt"
   local o = C.options(opts, NMT, what)
@@ -180,7 +185,7 @@ function M.nmt(opts)
   g:layer(nil)
   return g
 end
-doc.doc(M.nmt, "dlb.models.nmt{batch=\"b\", hidden=1024, encoder_layers=2, decoder_layers=1, vocab=36548, steps=26, tgt_steps=steps} -> graph",
+doc.doc(M.nmt, "dlb.models.nmt{batch=\"b\", hidden=1024, encoder_layers=1, decoder_layers=1, vocab=36548, steps=26, tgt_steps=steps} -> graph",
   "Hestness et al.'s NMT: bi-LSTM encoder, LSTM decoder, Luong attention")
 
 local SPEECH = {
@@ -189,7 +194,7 @@ local SPEECH = {
   { "layers", 3, "count", "bidirectional encoder layers, a 2x time pooling between each" },
   { "features", 40, "int", "audio features per frame" },
   { "steps", 300, "count", "encoder (audio) time steps (§4.2: 300)", { "seq" } },
-  { "out_steps", 300, "count", "decoder (character) steps, as bound in the profiled graph", { "tgt_seq" } },
+  { "out_steps", nil, "count", "decoder (character) steps (default: the encoder's output length, steps / 2^(layers-1) = 75 at 300 frames, as Catamount binds decoder_steps = encoder_steps // 2 // 2)", { "tgt_seq" } },
   { "vocab", 31, "dim", "output characters" },
   { "attn_hidden", 509, "dim", "attention LSTM cell units" },
   { "dec_hidden", 571, "dim", "decoder LSTM cell units" },
@@ -229,6 +234,7 @@ function M.speech(opts)
     xs = bilstm(g, xs, h, "encoder/l" .. l)
   end
   local S = #xs
+  local T = o.out_steps or S -- Catamount: decoder_steps = (encoder_steps // 2) // 2
   g:layer("attention/state")
   local H = stack(g, xs, b, h2)                                        -- [b, S, 2h]
   local VH = nn.linear(g, H, o.attn_dim, { name = "attention/state_proj" })   -- [b, S, A]
@@ -243,13 +249,13 @@ function M.speech(opts)
   local w = g:weight("attention/w", { o.attn_dim, 1 })
   local wo = g:weight("output/w", { dh, o.vocab })
   local bo = g:weight("output/b", { o.vocab })
-  local prev = C.unstack(g, g:input("prev_chars", { b, o.out_steps, o.vocab }), "prev_chars")
+  local prev = C.unstack(g, g:input("prev_chars", { b, T, o.vocab }), "prev_chars")
   local function zero(name, d) return g:tensor(name, { b, d }, { role = "activation" }) end
   local ha, ca, hd, cd = zero("decoder/ha0", ah), zero("decoder/ca0", ah), zero("decoder/hd0", dh), zero("decoder/cd0", dh)
   local ctx = zero("decoder/ctx0", h2)
   local alpha = g:tensor("decoder/alpha0", { b, 1, S }, { role = "activation" })
   local outs = {}
-  for t = 1, o.out_steps do
+  for t = 1, T do
     ha, ca = nn.lstm_cell(g, g:concat({ ctx, prev[t] }, 2), ha, ca, Pa)
     -- energies e_j = w . tanh(W [ha; ca] + V h_j + U (Q * alpha_prev)_j + b)
     local ws = g:reshape(g:add(g:matmul(g:concat({ ha, ca }, 2), W), ab), { b, 1, o.attn_dim })
@@ -265,11 +271,11 @@ function M.speech(opts)
   g:layer("output")
   local all = C.concat(g, outs, 1)
   local logits = g:add(g:matmul(all, wo), bo)
-  g:loss(g:softmax_xent(logits, g:label("labels", { C.mul(o.out_steps, b) }), "loss"))
+  g:loss(g:softmax_xent(logits, g:label("labels", { C.mul(T, b) }), "loss"))
   g:layer(nil)
   return g
 end
-doc.doc(M.speech, "dlb.models.speech{batch=\"b\", hidden=1051, layers=3, features=40, steps=300, out_steps=300, vocab=31, attn_hidden=509, dec_hidden=571, attn_dim=137} -> graph",
+doc.doc(M.speech, "dlb.models.speech{batch=\"b\", hidden=1051, layers=3, features=40, steps=300, out_steps=steps/4, vocab=31, attn_hidden=509, dec_hidden=571, attn_dim=137} -> graph",
   "Hestness et al.'s attention speech model: pooled bi-LSTM encoder, hybrid attention decoder")
 
 local S2S = {

@@ -5,7 +5,7 @@ local nn = require "dlbench.nn"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop" }
+local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
 
 local WGAN = {
   { "batch", "b", "dim", "images per step" },

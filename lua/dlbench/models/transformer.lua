@@ -9,7 +9,7 @@ local poly = require "dlbench.poly"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop" }
+local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
 
 local function div(a, k)
   if type(a) == "number" then return a / k end
@@ -21,6 +21,15 @@ end
 -- Grouped-query attention: the G = heads/kv_heads query heads sharing a K/V head are laid
 -- out as one [G*q, dh] block per K/V head, so scores and context cost exactly
 -- 2*heads*q*s*dh each without repeating K and V.
+-- Dropout as Megatron keeps it (Korthikanti et al. 2022, sec. 4.1): y = x * mask with a
+-- 1-byte mask per element saved for the backward pass (dx = dy * mask), 1 FLOP per element.
+-- The mask is a random source tensor of the step (dtype int8).
+local function dropout(g, x, dims, name)
+  local m = g:tensor(name .. "/mask", dims, { role = "activation", dtype = "int8" })
+  return g:mul(x, m, name)
+end
+M.dropout = dropout
+
 local function attention(g, x, a, kv)
   local b, q, s, H, KV, dh = a.b, a.q, a.s or a.q, a.heads, a.kv_heads or a.heads, a.dh
   local G = H / KV
@@ -43,10 +52,13 @@ local function attention(g, x, a, kv)
   Q = g:reshape(Q, { b, KV, C.mul(G, q), dh })
   local scores = g:matmul(Q, K, { transpose_b = true, name = name .. "/scores" })  -- [b, KV, G*q, s]
   local p = g:softmax(g:scale(scores, name .. "/scale"), name .. "/softmax")
+  if a.dropout then p = dropout(g, p, { b, KV, C.mul(G, q), s }, name .. "/attn_dropout") end
   local ctx = g:matmul(p, V, { name = name .. "/context" })                      -- [b, KV, G*q, dh]
   ctx = g:transpose(g:reshape(ctx, { b, KV, G, q, dh }), { 1, 4, 2, 3, 5 })     -- [b, q, KV, G, dh]
   ctx = g:reshape(ctx, { b, q, H * dh })
-  return nn.linear(g, ctx, a.d, { name = name .. "/out", bias = a.bias })
+  local out = nn.linear(g, ctx, a.d, { name = name .. "/out", bias = a.bias })
+  if a.dropout then out = dropout(g, out, { b, q, a.d }, name .. "/out_dropout") end
+  return out
 end
 M.attention = attention
 
@@ -62,12 +74,19 @@ local function swiglu(g, x, d, ff, name)
   return nn.linear(g, g:mul(g:silu(gate), up), d, { name = name .. "/down", bias = false })
 end
 
--- A pre-LN block (GPT-2, ViT): x + attn(ln(x)); x + mlp(ln(x)).
+-- The MLP's output dropout (a.dropout): [b, q, d].
+local function mlp_drop(g, y, a, name)
+  if a.dropout then return dropout(g, y, { a.b, a.q, a.d }, name .. "/mlp_dropout") end
+  return y
+end
+
+-- A pre-LN block (GPT-2, ViT): x + attn(ln(x)); x + mlp(ln(x)). With a.dropout: dropout on
+-- the attention probabilities, the attention output and the MLP output (Megatron's).
 local function preln_block(g, x, a, ff, act, name)
   g:layer(name)
   a.name = name .. "/attn"
   x = g:add(x, attention(g, nn.layernorm(g, x, { name = name .. "/ln1" }), a))
-  x = g:add(x, mlp(g, nn.layernorm(g, x, { name = name .. "/ln2" }), a.d, ff, act, a.bias, name .. "/mlp"))
+  x = g:add(x, mlp_drop(g, mlp(g, nn.layernorm(g, x, { name = name .. "/ln2" }), a.d, ff, act, a.bias, name .. "/mlp"), a, name))
   return x
 end
 
@@ -80,7 +99,7 @@ local function postln_block(g, x, a, ff, act, name, mem, ca)
     ca.name = name .. "/cross"
     x = nn.layernorm(g, g:add(x, attention(g, x, ca, mem)), { name = name .. "/ln_cross" })
   end
-  x = nn.layernorm(g, g:add(x, mlp(g, x, a.d, ff, act, a.bias, name .. "/mlp")), { name = name .. "/ln2" })
+  x = nn.layernorm(g, g:add(x, mlp_drop(g, mlp(g, x, a.d, ff, act, a.bias, name .. "/mlp"), a, name)), { name = name .. "/ln2" })
   return x
 end
 
@@ -145,6 +164,7 @@ local GPT = {
   { "context", nil, "int", "n_ctx: learned position embeddings" },
   { "vocab", 50257, "dim", "vocabulary (GPT-2 BPE)" },
   { "tied", true, "bool", "output layer shares the token embedding" },
+  { "dropout", false, "bool", "dropout on attention probabilities, attention output and MLP output, 1-byte masks kept for backward (Korthikanti et al. 2022: 34sbh + 5as^2b bytes per layer at 16 bits)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
 
@@ -165,7 +185,7 @@ function M.gpt(opts)
   local wpe = g:weight("wpe", { o.context, d })
   local pos = type(q) == "number" and q == o.context and wpe or g:slice(wpe, 1, 0, q, "wpe/positions")
   x = g:add(x, pos, "embed_add")
-  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true }
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
   for l = 1, o.layers do x = preln_block(g, x, a, o.ffn or 4 * d, "gelu", "h" .. (l - 1)) end
   g:layer("output")
   x = nn.layernorm(g, x, { name = "ln_f" })
@@ -196,6 +216,7 @@ local BERT = {
   { "ffn", nil, "int", "feed-forward width (default 4*hidden)" },
   { "vocab", 30522, "dim", "WordPiece vocabulary" },
   { "positions", 512, "int", "learned position embeddings" },
+  { "dropout", false, "bool", "dropout on attention probabilities, attention output and MLP output, 1-byte masks kept for backward (Korthikanti et al. 2022: 34sbh + 5as^2b bytes per layer at 16 bits)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
 
@@ -218,7 +239,7 @@ function M.bert(opts)
   x = g:add(x, (type(q) == "number" and q == o.positions) and wpe or g:slice(wpe, 1, 0, q))
   x = g:add(x, nn.embedding(g, g:input("token_types", { b, q }, "int32"), 2, d, { name = "embeddings/token_type" }))
   x = nn.layernorm(g, x, { name = "embeddings/ln" })
-  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true }
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
   for l = 1, o.layers do x = postln_block(g, x, a, o.ffn or 4 * d, "gelu", "layer" .. (l - 1)) end
   -- NSP: pooler on the first token
   g:layer("pooler")
@@ -259,7 +280,7 @@ local LLAMA = {
   { "ffn", nil, "int", "SwiGLU inner width" },
   { "vocab", 32000, "dim", "vocabulary" },
   { "tied", false, "bool", "output layer shares the embedding" },
-  { "optimizer", "adam", OPT, "default optimizer for g:stats (AdamW)" },
+  { "optimizer", "adamw", OPT, "default optimizer for g:stats (AdamW, Touvron et al. 2023)" },
 }
 
 -- Llama-style decoder: pre-RMSNorm blocks without biases, rotary embeddings on q and k,
@@ -311,6 +332,7 @@ local VIT = {
   { "heads", nil, "int", "attention heads" },
   { "ffn", nil, "int", "MLP width" },
   { "patch", nil, "int", "patch size" },
+  { "dropout", false, "bool", "dropout on attention probabilities, attention output and MLP output, 1-byte masks kept for backward (Korthikanti et al. 2022: 34sbh + 5as^2b bytes per layer at 16 bits)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
 
@@ -331,7 +353,7 @@ function M.vit(opts)
   local cls = g:weight("class_token", { 1, 1, d })
   local clsb = g:add(g:tensor("class_token/zeros", { b, 1, d }, { role = "activation" }), cls)
   local x = g:add(g:concat({ clsb, p }, 2), g:weight("pos_embedding", { q, d }))
-  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true }
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
   for l = 1, o.layers do x = preln_block(g, x, a, o.ffn, "gelu", "encoder_layer_" .. (l - 1)) end
   g:layer("head")
   x = nn.layernorm(g, x, { name = "ln" })
@@ -360,6 +382,7 @@ local TR = {
   { "heads", nil, "int", "attention heads" },
   { "ffn", nil, "int", "feed-forward width" },
   { "vocab", 37000, "dim", "shared source-target BPE vocabulary (WMT En-De)" },
+  { "dropout", false, "bool", "dropout on attention probabilities, attention output and MLP output, 1-byte masks kept for backward (Korthikanti et al. 2022: 34sbh + 5as^2b bytes per layer at 16 bits)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
 
@@ -381,12 +404,12 @@ function M.transformer(opts)
     return g:add(x, g:tensor(name .. "/positions", { len, d }, { role = "activation" }), name .. "/add_pos")
   end
   local x = embed("src", S)
-  local a = { b = b, q = S, d = d, heads = o.heads, dh = o.dh, bias = true }
+  local a = { b = b, q = S, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
   for l = 1, o.layers do x = postln_block(g, x, a, o.ffn, "relu", "encoder" .. (l - 1)) end
   local mem = x
   local y = embed("tgt", T)
-  local sa = { b = b, q = T, d = d, heads = o.heads, dh = o.dh, bias = true }
-  local ca = { b = b, q = T, s = S, d = d, heads = o.heads, dh = o.dh, bias = true }
+  local sa = { b = b, q = T, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
+  local ca = { b = b, q = T, s = S, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
   for l = 1, o.layers do y = postln_block(g, y, sa, o.ffn, "relu", "decoder" .. (l - 1), mem, ca) end
   g:layer("output")
   local logits = g:matmul(y, emb, { transpose_b = true, name = "output" })

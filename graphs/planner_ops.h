@@ -1,0 +1,26 @@
+/*
+** planner_ops.h — internal to libdlbench: the planner's layer times from the per-op rule
+** (dlb_op_time_raw), cached per layer shape. Not part of the public interface.
+*/
+#ifndef DLB_PLANNER_OPS_H
+#define DLB_PLANNER_OPS_H
+
+#include "dlb_parallel.h"
+
+/* The layers' ops grouped by layer, layers of identical ops sharing one class, and a cache
+** of (class, micro-batch, tensor degree) -> forward, backward and update seconds. */
+typedef struct dlb_layer_times dlb_layer_times;
+
+/* Group nops ops (may be 0 / NULL) over n layers; NULL with a message on bad input. */
+dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_par_op *ops,
+                                     int nops);
+void dlb_layer_times_free(dlb_layer_times *T);
+
+/* Seconds of layer li's forward (*tf), backward (*tb) and optimizer update (*tu) at mb
+** samples on tensor degree tl (1 when the layer runs replicated) on device d (checked). A
+** layer without ops is one op of its flops and bytes, its time split between forward and
+** backward by their FLOPs. */
+int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                        double *tf, double *tb, double *tu);
+
+#endif

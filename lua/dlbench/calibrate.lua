@@ -1,0 +1,246 @@
+-- dlbench.calibrate — dlb.hw.calibrate(device, measurements, opts): fit named numeric
+-- fields of a device to measured op or step times, robustly, with the predictions made by
+-- dlb.roofline.time (so the time model stays one model), and report the error on held-out
+-- measurements. The search is the Nelder-Mead simplex of graphs/minimize.c, asked for
+-- points in reverse communication. docs/measure.md.
+local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
+local options = require "dlbench.options"
+
+local M = {}
+
+M.default_fields = { "flops_eff", "bw_eff", "kernel_overhead", "step_overhead" }
+
+-- How a field is searched: efficiencies in (0, 1] on log scale, overheads (seconds, >= 0)
+-- on log10 scale from 1 ns to 1 s, other positive numbers on log scale around their value.
+local function transform(name, v0)
+  if name:match("_eff$") then
+    local lo = math.log(1e-4)
+    local u0 = math.log(math.max(math.min(v0 or 0.8, 1), 1e-4))
+    return { lo = lo, hi = 0, u0 = u0, step = -0.3,
+      value = function(u) return math.min(1, math.exp(u)) end }
+  elseif name:match("overhead$") then
+    local u0 = math.log10(math.max(v0 or 0, 1e-6))
+    u0 = math.max(-9, math.min(0, u0))
+    return { lo = -9, hi = 0, u0 = u0, step = 1,
+      value = function(u) return 10 ^ u end }
+  end
+  if type(v0) ~= "number" or not (v0 > 0) then return nil end
+  local c = math.log(v0)
+  return { lo = c - 10, hi = c + 10, u0 = c, step = 0.5, value = function(u) return math.exp(u) end }
+end
+
+-- Park-Miller minimal standard generator (exact in doubles on both backends).
+local function shuffle(n, seed)
+  local x = (math.floor(seed) % 2147483646) + 1
+  local idx = {}
+  for i = 1, n do idx[i] = i end
+  for i = n, 2, -1 do
+    x = (16807 * x) % 2147483647
+    local j = 1 + x % i
+    idx[i], idx[j] = idx[j], idx[i]
+  end
+  return idx
+end
+
+local function percentile(xs, p)
+  if #xs == 0 then return nil end
+  return core.stats_percentiles(xs, { p })[1] -- linear interpolation, as dlb.stats.percentile
+end
+
+local cal_opts = { fields = true, holdout = true, seed = true, loss = true, delta = true,
+  name = true, time = true, max_evals = true }
+
+function M.calibrate(dev, meas, opts)
+  local fn = "dlb.hw.calibrate"
+  local hw = require "dlbench.hw"
+  local roofline = require "dlbench.roofline"
+  opts = options.check(opts, cal_opts, fn, 3)
+  local ok, d = pcall(hw.get, dev)
+  if not ok then error(fn .. ": " .. tostring(d), 3) end
+  dev = d
+  if type(meas) ~= "table" or #meas == 0 then
+    error(fn .. ": measurements must be a non-empty list of {stats=, time=[, label=]}", 3)
+  end
+  for i, m in ipairs(meas) do
+    if type(m) ~= "table" or type(m.stats) ~= "table" then
+      error(string.format("%s: measurements[%d] needs stats= (g:stats{...} or {flops=, bytes=})", fn, i), 3)
+    end
+    if type(m.time) ~= "number" or not (m.time > 0) or m.time == math.huge then
+      error(string.format("%s: measurements[%d].time must be positive seconds, got %s", fn, i, tostring(m.time)), 3)
+    end
+  end
+  local fields = opts.fields or M.default_fields
+  if type(fields) ~= "table" or #fields == 0 then error(fn .. ": fields must be a list of device field names", 3) end
+  local holdout = opts.holdout or 0
+  if type(holdout) ~= "number" or not (holdout >= 0 and holdout < 1) then
+    error(fn .. ": holdout must be a fraction in [0, 1), got " .. tostring(holdout), 3)
+  end
+  local loss = opts.loss or "lad"
+  if loss ~= "lad" and loss ~= "huber" then error(fn .. ": loss must be 'lad' or 'huber', got " .. tostring(loss), 3) end
+  local delta = opts.delta or 0.1
+  local topts = opts.time or {}
+
+  -- the seeded split
+  local n = #meas
+  local order = shuffle(n, opts.seed or 1)
+  local nhold = math.floor(holdout * n + 0.5)
+  if nhold >= n then nhold = n - 1 end
+  local fit, hold = {}, {}
+  for i, k in ipairs(order) do
+    if i <= nhold then hold[#hold + 1] = k else fit[#fit + 1] = k end
+  end
+  table.sort(fit); table.sort(hold)
+
+  local function predict(d, k)
+    local m = meas[k]
+    local o = {}
+    for kk, v in pairs(topts) do o[kk] = v end
+    for kk, v in pairs(m.time_opts or {}) do o[kk] = v end
+    local okp, r = pcall(roofline.time, m.stats, d, o)
+    if not okp then error(string.format("%s: measurements[%d]: %s", fn, k, tostring(r)), 0) end
+    return r.time
+  end
+  -- "peak.fp32" names a precision's peak: changes to it replace the whole peak table
+  local function with(changes)
+    local peak
+    for k, v in pairs(changes) do
+      local p = type(k) == "string" and k:match("^peak%.(.+)$")
+      if p then
+        peak = peak or dev:spec().peak
+        peak[p] = v
+      end
+    end
+    if peak then
+      local c2 = {}
+      for k, v in pairs(changes) do if not (type(k) == "string" and k:match("^peak%.")) then c2[k] = v end end
+      c2.peak = peak
+      changes = c2
+    end
+    local okw, d2 = pcall(dev.with, dev, changes)
+    if not okw then return nil, d2 end
+    return d2
+  end
+
+  -- which fields the time model uses: a field must exist on devices and move a prediction
+  local params, unused = {}, {}
+  local base = {}
+  for _, k in ipairs(fit) do base[k] = predict(dev, k) end
+  for _, f in ipairs(fields) do
+    if type(f) ~= "string" then error(fn .. ": field names must be strings", 3) end
+    local v0 = dev[f]
+    local pp = f:match("^peak%.(.+)$")
+    if pp then v0 = dev.peak[pp] end
+    if type(v0) == "function" or type(v0) == "table" then
+      unused[f] = "not a numeric device field"
+    else
+      local tr = transform(f, v0)
+      if not tr then
+        unused[f] = "not a numeric device field"
+      else
+        local u = tr.u0 + tr.step
+        if u > tr.hi or u < tr.lo then u = tr.u0 - tr.step end
+        local probe = tr.value(u)
+        local d2, err = with({ [f] = probe })
+        if not d2 then
+          unused[f] = "not a field of dlb.hw devices in this build (" .. tostring(err):gsub("^.-: ", "") .. ")"
+        else
+          local moved = false
+          for _, k in ipairs(fit) do
+            local p = predict(d2, k)
+            if math.abs(p - base[k]) > 1e-12 * math.max(math.abs(base[k]), 1e-30) then moved = true; break end
+          end
+          if moved then
+            params[#params + 1] = { name = f, tr = tr }
+          else
+            unused[f] = "not identifiable: dlb.roofline.time does not use it for these measurements"
+          end
+        end
+      end
+    end
+  end
+
+  local function rho(r)
+    r = math.abs(r)
+    if loss == "lad" then return r end
+    return r <= delta and 0.5 * r * r or delta * (r - 0.5 * delta)
+  end
+  local function device_at(u)
+    if #params == 0 then return dev end
+    local ch = {}
+    for i, p in ipairs(params) do ch[p.name] = p.tr.value(u[i]) end
+    return (with(ch))
+  end
+  local function objective(u)
+    local d2 = device_at(u)
+    if not d2 then return math.huge end
+    local s = 0
+    for _, k in ipairs(fit) do
+      local p = predict(d2, k)
+      if not (p > 0) then return math.huge end
+      s = s + rho(math.log(p / meas[k].time))
+    end
+    return s
+  end
+
+  local best_u, evals = {}, 0
+  if #params > 0 then
+    local x0, st, lo, hi = {}, {}, {}, {}
+    for i, p in ipairs(params) do
+      x0[i], st[i], lo[i], hi[i] = p.tr.u0, p.tr.step, p.tr.lo, p.tr.hi
+    end
+    local mz = core.minimizer_new(x0, st, lo, hi, 1e-9, opts.max_evals or 300 * #params)
+    while true do
+      local u = core.minimizer_ask(mz)
+      if not u then break end
+      core.minimizer_tell(mz, objective(u))
+    end
+    local _
+    best_u, _, evals = core.minimizer_best(mz)
+  end
+
+  local values, changes, src = {}, {}, {}
+  local spec_src = {}
+  for k, v in pairs(dev:spec().source or {}) do spec_src[k] = v end
+  for i, p in ipairs(params) do
+    values[p.name] = p.tr.value(best_u[i])
+    changes[p.name] = values[p.name]
+    src[p.name:match("^peak%.") and "peak" or p.name] = string.format("CALIBRATED by dlb.hw.calibrate on %d measurements (%s loss on log time)",
+      #fit, loss)
+  end
+  for k, v in pairs(src) do spec_src[k] = v end
+  changes.name = opts.name or (dev.name .. " (calibrated)")
+  changes.source = spec_src
+  local out = assert(with(changes))
+
+  -- errors: predicted / measured - 1
+  local rows, efit, ehold = {}, {}, {}
+  local inhold = {}
+  for _, k in ipairs(hold) do inhold[k] = true end
+  for k = 1, n do
+    local p = predict(out, k)
+    local e = p / meas[k].time - 1
+    rows[k] = { label = meas[k].label or tostring(k), set = inhold[k] and "holdout" or "fit",
+      measured = meas[k].time, predicted = p, error = e }
+    if inhold[k] then ehold[#ehold + 1] = math.abs(e) else efit[#efit + 1] = math.abs(e) end
+  end
+  local T = require "dlbench.table"
+  local eval_set = #ehold > 0 and ehold or efit
+  local rec = {
+    fields = values, not_identifiable = unused, loss = loss, evals = evals,
+    fit_error = percentile(efit, 50), holdout_error = percentile(ehold, 50),
+    median_abs = percentile(eval_set, 50), p90_abs = percentile(eval_set, 90),
+    errors_on = #ehold > 0 and "holdout" or "fit",
+    n_fit = #fit, n_holdout = #hold,
+    table = T.new(rows, { "label", "set", "measured", "predicted", "error" }),
+  }
+  return out, rec
+end
+
+doc.doc(M.calibrate, "dlb.hw.calibrate(hw, {{stats=, time=[, label=, time_opts=]}, ...}[, {fields=, "
+  .. "holdout=, seed=, loss=\"lad\"|\"huber\", delta=, name=, time=, max_evals=}]) -> device, fit",
+  "CALIBRATE named numeric device fields (default flops_eff, bw_eff, kernel_overhead, "
+  .. "step_overhead) to measured times through dlb.roofline.time: least absolute log error "
+  .. "(or Huber) by Nelder-Mead, a seeded holdout split; fit = {fields=, not_identifiable=, "
+  .. "fit_error=, holdout_error=, median_abs=, p90_abs=, n_fit=, n_holdout=, table=}")
+return M

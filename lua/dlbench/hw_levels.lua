@@ -1,0 +1,57 @@
+-- dlbench.hw_levels — the `levels` field of a dlb.hw device: measured memory ceilings per
+-- level, innermost first, {{name=, size= (bytes; absent for memory), bw= (bytes/s)}, ...}
+-- (dlb.measure.host, docs/measure.md). Its checks, copies and CSV text, used by dlbench.hw.
+local M = {}
+
+local function finite(x) return type(x) == "number" and x == x and x > -math.huge and x < math.huge end
+
+-- Check a levels list; bad(fmt, ...) raises with the caller's position.
+function M.check(levels, bad)
+  for i, l in ipairs(levels) do
+    if type(l) ~= "table" or type(l.name) ~= "string" or l.name == "" then
+      bad("levels[%d] must be {name=, size=, bw=} with a name", i)
+    end
+    for k in pairs(l) do
+      if k ~= "name" and k ~= "size" and k ~= "bw" then
+        bad("unknown field levels[%d].%s (expected name, size, bw)", i, tostring(k))
+      end
+    end
+    if not finite(l.bw) or l.bw <= 0 then bad("levels[%d].bw must be positive bytes/s, got %s", i, tostring(l.bw)) end
+    if l.size ~= nil and (not finite(l.size) or l.size <= 0) then
+      bad("levels[%d].size must be positive bytes (leave it out for memory), got %s", i, tostring(l.size))
+    end
+  end
+end
+
+-- A plain copy of a list of levels (each entry read field by field, so read-only proxies
+-- copy too).
+function M.copy(levels)
+  local out = {}
+  for i, l in ipairs(levels) do out[i] = { name = l.name, size = l.size, bw = l.bw } end
+  return out
+end
+
+-- CSV text: "name:size:bw;..." with size empty for memory, e.g. "L1:49152:1.6e11;DRAM::3.7e10".
+function M.format(levels)
+  local parts = {}
+  for i, l in ipairs(levels) do
+    parts[i] = l.name .. ":" .. (l.size and string.format("%.17g", l.size) or "") .. ":"
+      .. string.format("%.17g", l.bw)
+  end
+  return table.concat(parts, ";")
+end
+
+-- The levels of CSV text; `where` (file:line) names a bad item.
+function M.parse(s, where)
+  local out = {}
+  for item in (s .. ";"):gmatch("([^;]*);") do
+    local nm, sz, bw = item:gsub("^%s+", ""):gsub("%s+$", ""):match("^([^:]+):([^:]*):([^:]+)$")
+    if not nm or tonumber(bw) == nil or (sz ~= "" and tonumber(sz) == nil) then
+      error(string.format("%s: column 'levels': '%s' is not name:size:bw", where, item), 0)
+    end
+    out[#out + 1] = { name = nm, size = tonumber(sz), bw = tonumber(bw) }
+  end
+  return out
+end
+
+return M

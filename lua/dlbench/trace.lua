@@ -1,0 +1,481 @@
+-- dlbench.trace — profiler traces in (docs/measure.md): dlb.trace.read(path) parses a
+-- PyTorch profiler / Kineto Chrome trace-event file (object or bare-array form, plain or
+-- gzip) in C as a stream (graphs/trace.c) into a dlb.table of events; dlb.trace.summary(t)
+-- gives time by op kind and by phase, steps, device busy time and TBD's utilisations
+-- (seed 001 eqs. 1-3); dlb.trace.compare(t, stats, hw) joins measured ops with the
+-- predicted ops of a matching graph by kind and shape.
+local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
+local options = require "dlbench.options"
+local T = require "dlbench.table"
+
+local M = {}
+
+-- Column order of the C enums DLB_TRACE_* (graphs/dlb_trace.h).
+local NUMBERS = { "ts", "dur", "device", "stream", "correlation", "external_id", "sequence", "flops" }
+local STRINGS = { "name", "cat", "ph", "pid", "tid", "shapes", "types" }
+M.columns = { "name", "cat", "ph", "ts", "dur", "pid", "tid", "device", "stream", "correlation",
+  "external_id", "sequence", "flops", "shapes", "types" }
+
+-- The events of a parsed trace handle as a dlb.table (numbers in microseconds, as written).
+local function to_table(h)
+  local n, bytes = core.trace_count(h)
+  local cols = {}
+  for i, c in ipairs(NUMBERS) do cols[c] = core.trace_numbers(h, i - 1) end
+  for i, c in ipairs(STRINGS) do cols[c] = core.trace_strings(h, i - 1) end
+  -- pid/tid are numbers in Kineto, text in the legacy exporter ("CPU functions")
+  for _, c in ipairs { "pid", "tid" } do
+    local a = cols[c]
+    for i = 1, n do
+      local v = a[i]
+      if v ~= nil then a[i] = tonumber(v) or v end
+    end
+  end
+  local name, cat, ph, ts, dur, pid, tid = cols.name, cols.cat, cols.ph, cols.ts, cols.dur, cols.pid, cols.tid
+  local dv, st, co, ex, sq, fl, sh, ty = cols.device, cols.stream, cols.correlation, cols.external_id,
+    cols.sequence, cols.flops, cols.shapes, cols.types
+  local rows = {}
+  for i = 1, n do
+    rows[i] = { name = name[i], cat = cat[i], ph = ph[i], ts = ts[i], dur = dur[i], pid = pid[i],
+      tid = tid[i], device = dv[i], stream = st[i], correlation = co[i], external_id = ex[i],
+      sequence = sq[i], flops = fl[i], shapes = sh[i], types = ty[i] }
+  end
+  -- fresh rows of numbers and strings over M.columns: the table takes them as they are
+  return T.adopt(rows, M.columns), n, bytes
+end
+
+local INFO = setmetatable({}, { __mode = "k" }) -- events table -> {events=, bytes=, path=}
+
+-- Read a trace file; returns the events table (dlb.trace.info(t) says what was read).
+function M.read(path)
+  if type(path) ~= "string" then error("dlb.trace.read: expected a path, got " .. type(path), 2) end
+  local ok, h = pcall(core.trace_read, path)
+  if not ok then error("dlb.trace.read: " .. tostring(h), 2) end
+  local t, n, bytes = to_table(h)
+  INFO[t] = { events = n, bytes = bytes, path = path }
+  return t
+end
+
+-- What was read into an events table: {events=, bytes= (of JSON), path=}.
+function M.info(t)
+  return INFO[t]
+end
+doc.doc(M.info, "dlb.trace.info(t) -> {events=, bytes=, path=}", "what dlb.trace.read read into t "
+  .. "(bytes of JSON after decompression)")
+doc.doc(M.read, "dlb.trace.read(path) -> table",
+  "a PyTorch profiler / Kineto Chrome trace (object or bare-array form, plain or gzip), parsed "
+  .. "as a stream in C, as a dlb.table of events: name, cat, ph, ts, dur (us), pid, tid, device, "
+  .. "stream, correlation, external_id, sequence, flops, shapes (Input Dims), types")
+
+-- The same for JSON text in memory.
+function M.parse(text)
+  if type(text) ~= "string" then error("dlb.trace.parse: expected JSON text, got " .. type(text), 2) end
+  local ok, h = pcall(core.trace_parse, text)
+  if not ok then error("dlb.trace.parse: " .. tostring(h), 2) end
+  local t, n, bytes = to_table(h)
+  INFO[t] = { events = n, bytes = bytes }
+  return t
+end
+doc.doc(M.parse, "dlb.trace.parse(json) -> table", "dlb.trace.read for text in memory")
+
+-- == classification ===================================================================
+
+local DEVICE_CATS = { kernel = true, gpu_memcpy = true, gpu_memset = true, Kernel = true,
+  Memcpy = true, Memset = true }
+
+-- Is event r an op run on a device (GPU kernel, copy, set)?
+local function is_device(r) return r.cat ~= nil and DEVICE_CATS[r.cat] == true end
+M.is_device = is_device
+doc.doc(M.is_device, "dlb.trace.is_device(event) -> boolean",
+  "is the event an op run on a device (GPU kernel, copy or set: cat kernel/gpu_memcpy/gpu_memset)")
+
+-- A host-side op (an aten op, an autograd node, a record_function range)?
+local function is_cpu(r)
+  if is_device(r) then return false end
+  local c = r.cat
+  return c == nil or c == "cpu_op" or c == "Operator" or c == "user_annotation"
+    or c == "python_function" or c == "cuda_runtime" or c == "cpu_instant_event"
+end
+
+-- The op class of a PyTorch op or kernel name, and of a dlbench op type: the common
+-- vocabulary compare() joins on.
+local CLASSES = {
+  { "gemm", { "addmm", "^aten::mm$", "bmm", "matmul", "^aten::linear$", "gemm", "^Cijk_", "sgemm",
+    "dgemm", "hgemm" } },
+  { "conv", { "conv" } },
+  { "rnn", { "lstm", "gru", "rnn" } },
+  { "pool", { "pool" } },
+  { "norm", { "norm" } },
+  { "softmax", { "softmax", "nll_loss", "cross_entropy", "xent" } },
+  { "optimizer", { "^Optimizer", "sgd", "adam", "update" } },
+  { "elementwise", { "relu", "threshold", "add", "mul", "sub", "div", "sigmoid", "tanh", "gelu",
+    "dropout", "elementwise", "copy", "fill", "zero", "exp", "sqrt", "clamp", "where" } },
+  { "reduce", { "sum", "mean", "reduce" } },
+}
+function M.op_class(name)
+  if type(name) ~= "string" then return "other" end
+  local l = name:lower()
+  for _, c in ipairs(CLASSES) do
+    for _, pat in ipairs(c[2]) do
+      if l:find(pat:lower()) or name:find(pat) then return c[1] end
+    end
+  end
+  return "other"
+end
+doc.doc(M.op_class, "dlb.trace.op_class(name) -> class",
+  "the op class (gemm, conv, rnn, pool, norm, softmax, optimizer, elementwise, reduce, other) "
+  .. "of a PyTorch op, a GPU kernel or a dlbench op type")
+
+-- The phase a range name opens: backward, optimizer or nil.
+local function phase_of(name)
+  if name:find("Backward", 1, true) or name:find("^autograd::engine::evaluate_function") then
+    return "backward"
+  end
+  if name:find("^Optimizer%.") then return "optimizer" end
+  return nil
+end
+
+-- Host ops with their nesting on each thread: depth, parent, self time (us), phase, step.
+-- Returns an array of records {row=, depth=, self=, phase=, step=} in time order.
+local function nest(t)
+  local evs = {}
+  for i = 1, t:count() do
+    local r = t:row(i)
+    if r.ph == "X" and r.ts and r.dur and is_cpu(r) then evs[#evs + 1] = { row = r } end
+  end
+  table.sort(evs, function(a, b)
+    local ka, kb = tostring(a.row.pid) .. "/" .. tostring(a.row.tid), tostring(b.row.pid) .. "/" .. tostring(b.row.tid)
+    if ka ~= kb then return ka < kb end
+    if a.row.ts ~= b.row.ts then return a.row.ts < b.row.ts end
+    return a.row.dur > b.row.dur
+  end)
+  local stack, key = {}, nil
+  for _, e in ipairs(evs) do
+    local r = e.row
+    local k = tostring(r.pid) .. "/" .. tostring(r.tid)
+    if k ~= key then stack, key = {}, k end
+    while #stack > 0 do
+      local top = stack[#stack].row
+      if r.ts >= top.ts + top.dur then stack[#stack] = nil else break end
+    end
+    local parent = stack[#stack]
+    e.parent = parent
+    e.depth = #stack
+    e.self = r.dur
+    e.step = parent and parent.step or nil
+    e.phase = parent and parent.phase or nil
+    if r.name and r.name:find("^ProfilerStep#") then
+      e.step = r.name
+      e.is_step = true
+    end
+    local p = r.name and phase_of(r.name)
+    if p and (e.phase == nil or e.phase == "forward") then e.phase = p end
+    if e.step and e.phase == nil and not e.is_step then e.phase = "forward" end
+    if parent then parent.self = parent.self - r.dur end
+    stack[#stack + 1] = e
+  end
+  return evs
+end
+M.nest = nest
+doc.doc(M.nest, "dlb.trace.nest(events) -> events", "host ops nested by time on each thread: "
+  .. "each gets parent, depth, self (its time less its children's), step and phase")
+
+-- Total length of the union of intervals {{a, b}, ...}.
+local function union(iv)
+  table.sort(iv, function(x, y) return x[1] < y[1] end)
+  local total, ca, cb = 0, nil, nil
+  for _, v in ipairs(iv) do
+    if ca == nil or v[1] > cb then
+      if ca then total = total + (cb - ca) end
+      ca, cb = v[1], v[2]
+    elseif v[2] > cb then cb = v[2] end
+  end
+  if ca then total = total + (cb - ca) end
+  return total
+end
+
+local function median(xs) return core.stats_percentiles(xs, { 50 })[1] end
+
+local sum_opts = { hw = true, precision = true, cores = true, flops = true }
+
+-- Summary of a trace (seconds): steps, time by op kind and phase, device busy time and the
+-- utilisations of TBD (seed 001): eq. 1 GPU compute utilisation = device active time /
+-- elapsed time; eq. 2 FP32 utilisation = FLOPs executed / (peak x active time), needs FLOPs
+-- (the trace's "flops" args, or opts.flops per step) and opts.hw; eq. 3 CPU utilisation =
+-- sum over threads of active time / (cores x elapsed), cores = opts.cores or the host
+-- threads seen in the trace.
+function M.summary(t, opts)
+  local fn = "dlb.trace.summary"
+  opts = options.check(opts, sum_opts, fn, 2)
+  if not T.is_table(t) then error(fn .. ": expected the table of dlb.trace.read", 2) end
+  local evs = nest(t)
+  local steps, by_kind, by_phase = {}, {}, { forward = 0, backward = 0, optimizer = 0, other = 0 }
+  local cpu_iv, kinds = {}, {}
+  local t0, t1
+  -- add event r's interval to groups[key] and to the trace's span
+  local function interval(groups, key, r)
+    groups[key] = groups[key] or {}
+    local iv = groups[key]
+    iv[#iv + 1] = { r.ts, r.ts + r.dur }
+    t0 = t0 and math.min(t0, r.ts) or r.ts
+    t1 = t1 and math.max(t1, r.ts + r.dur) or r.ts + r.dur
+  end
+  for _, e in ipairs(evs) do
+    local r = e.row
+    if e.is_step then steps[#steps + 1] = r.dur end
+    if not e.is_step and (e.step or #steps == 0) then
+      local k = r.name or "?"
+      local g = by_kind[k]
+      if not g then g = { kind = k, class = M.op_class(k), count = 0, self = 0 }; by_kind[k] = g; kinds[#kinds + 1] = g end
+      g.count = g.count + 1
+      g.self = g.self + e.self
+      local ph = e.phase or "other"
+      by_phase[ph] = (by_phase[ph] or 0) + e.self
+    end
+    if e.depth == 0 then interval(cpu_iv, tostring(r.pid) .. "/" .. tostring(r.tid), r) end
+  end
+  -- device events
+  local dev_iv, dev_flops, ndev = {}, 0, 0
+  for i = 1, t:count() do
+    local r = t:row(i)
+    if r.ph == "X" and r.ts and r.dur and is_device(r) then
+      ndev = ndev + 1
+      interval(dev_iv, r.device or 0, r)
+    end
+    if r.flops then dev_flops = dev_flops + r.flops end
+  end
+  local us = 1e-6
+  local elapsed = (t0 and (t1 - t0) or 0) * us
+  local nsteps = #steps
+  if nsteps > 0 then
+    local s = 0
+    for _, d in ipairs(steps) do s = s + d end
+    elapsed = s * us -- utilisations over the steps, as TBD measures them
+  end
+  local busy = {}
+  local active = 0
+  for d, iv in pairs(dev_iv) do busy[d] = union(iv) * us; active = active + busy[d] end
+  local cpu_active, threads = 0, 0
+  for _, iv in pairs(cpu_iv) do cpu_active = cpu_active + union(iv) * us; threads = threads + 1 end
+  local cores = opts.cores or threads
+  table.sort(kinds, function(a, b) return a.self > b.self or (a.self == b.self and a.kind < b.kind) end)
+  local per = math.max(nsteps, 1)
+  local rows = {}
+  local total_self = 0
+  for _, g in ipairs(kinds) do total_self = total_self + g.self end
+  for i, g in ipairs(kinds) do
+    rows[i] = { kind = g.kind, class = g.class, count = g.count / per, time = g.self * us / per,
+      share = total_self > 0 and g.self / total_self or 0 }
+  end
+  for k, v in pairs(by_phase) do by_phase[k] = v * us / per end
+  local res = {
+    steps = nsteps, step_times = {}, step_time = nsteps > 0 and median(steps) * us or nil,
+    elapsed = elapsed, by_kind = T.new(rows, { "kind", "class", "count", "time", "share" }),
+    by_phase = by_phase, device_events = ndev, device_busy = busy,
+    cpu_util = (elapsed > 0 and cores > 0) and math.min(1, cpu_active / (cores * elapsed)) or nil,
+    cores = cores,
+  }
+  for i, d in ipairs(steps) do res.step_times[i] = d * us end
+  if ndev > 0 and elapsed > 0 then
+    local ndevices = 0
+    for _ in pairs(busy) do ndevices = ndevices + 1 end
+    res.gpu_util = active / (ndevices * elapsed)           -- TBD eq. 1
+    local flops = (opts.flops and opts.flops * per) or (dev_flops > 0 and dev_flops) or nil
+    if flops and opts.hw and active > 0 then
+      local hwm = require "dlbench.hw"
+      local d = hwm.get(opts.hw)
+      local prec = d:precision(opts.precision or "fp32")
+      res.fp32_util = flops / (d.peak[prec] * active)       -- TBD eq. 2
+    end
+  elseif opts.flops and opts.hw and nsteps > 0 then
+    -- a CPU-only trace: the host is the device; eq. 2 over the step time
+    local hwm = require "dlbench.hw"
+    local d = hwm.get(opts.hw)
+    local prec = d:precision(opts.precision or "fp32")
+    res.fp32_util = opts.flops / (d.peak[prec] * res.step_time)
+  end
+  return setmetatable(res, { __tostring = function(s)
+    local out = { string.format("trace: %d steps, step %s, elapsed %.4g ms", s.steps,
+      s.step_time and string.format("%.4g ms", s.step_time * 1e3) or "-", s.elapsed * 1e3) }
+    out[#out + 1] = string.format("phases per step: forward %.4g ms, backward %.4g ms, optimizer %.4g ms, other %.4g ms",
+      s.by_phase.forward * 1e3, s.by_phase.backward * 1e3, s.by_phase.optimizer * 1e3, s.by_phase.other * 1e3)
+    if s.gpu_util then out[#out + 1] = string.format("GPU compute utilisation (TBD eq. 1) %.1f%%", 100 * s.gpu_util) end
+    if s.fp32_util then out[#out + 1] = string.format("FP32 utilisation (TBD eq. 2) %.1f%%", 100 * s.fp32_util) end
+    if s.cpu_util then out[#out + 1] = string.format("CPU utilisation (TBD eq. 3) %.1f%% of %d cores", 100 * s.cpu_util, s.cores) end
+    return table.concat(out, "\n")
+  end })
+end
+doc.doc(M.summary, "dlb.trace.summary(t[, {hw=, precision=, flops=, cores=}]) -> summary",
+  "steps (ProfilerStep# ranges) and step_time (median, s), by_kind (self time per step by op "
+  .. "name), by_phase (forward/backward/optimizer/other, s per step), device_busy, and TBD's "
+  .. "(seed 001) GPU compute utilisation (eq. 1), FP32 utilisation (eq. 2: needs flops and hw) "
+  .. "and CPU utilisation (eq. 3)")
+
+-- == compare with a prediction ==========================================================
+
+-- The join key of a GEMM: its sorted sides (2mnk is the same for every transpose the
+-- backward pass uses), e.g. "64x512x784".
+local function gemm_key(a, b, c)
+  local s = { a, b, c }
+  table.sort(s)
+  return string.format("%dx%dx%d", s[1], s[2], s[3])
+end
+M.gemm_key = gemm_key
+doc.doc(M.gemm_key, "dlb.trace.gemm_key(m, n, k) -> string", "the join key of a GEMM: its "
+  .. "sorted sides (\"64x512x784\"), the same for every transpose the backward uses")
+
+-- The GEMM sides of a PyTorch op from its Input Dims, or nil.
+local function torch_gemm(name, shapes)
+  if not shapes then return nil end
+  local dims = {}
+  for grp in shapes:gmatch("%[([%d,%s]*)%]") do
+    local d = {}
+    for x in grp:gmatch("%d+") do d[#d + 1] = tonumber(x) end
+    dims[#dims + 1] = d
+  end
+  local a, b
+  if name:find("addmm") then a, b = dims[2], dims[3] else a, b = dims[1], dims[2] end
+  if a and b and #a == 2 and #b == 2 then return a[1], b[2], a[2] end
+  if a and b and #a == 3 and #b == 3 then return a[2], b[3], a[3] end
+  return nil
+end
+
+local cmp_opts = { precision = true, figure = true }
+
+-- Join the measured ops of trace t (per step) with the predicted ops of stats on hw by op
+-- class and, for GEMMs with recorded shapes, by shape. Returns a dlb.table {key, class,
+-- measured (s per step), predicted (s per step), ratio, n_measured, n_predicted, flops}, the
+-- whole step {measured=, predicted=}, and, with opts.figure = true, a roofline figure of
+-- predicted vs measured points.
+function M.compare(t, stats, dev, opts)
+  local fn = "dlb.trace.compare"
+  opts = options.check(opts, cmp_opts, fn, 2)
+  if not T.is_table(t) then error(fn .. ": expected the table of dlb.trace.read", 2) end
+  if type(stats) ~= "table" or rawget(stats, "analysis") == nil then
+    error(fn .. ": expected the stats of a graph with every dim bound (g:stats{...})", 2)
+  end
+  local roofline = require "dlbench.roofline"
+  local hwm = require "dlbench.hw"
+  dev = hwm.get(dev)
+  local sm = M.summary(t)
+  local per = math.max(sm.steps, 1)
+  -- measured: GPU kernels when the trace has them, else host ops without children (leaves)
+  local groups, order = {}, {}
+  local function add(key, class, side, time, flops, bytes)
+    local g = groups[key]
+    if not g then
+      g = { key = key, class = class, measured = 0, predicted = 0, n_measured = 0, n_predicted = 0,
+        flops = 0, bytes = 0 }
+      groups[key] = g; order[#order + 1] = g
+    end
+    g[side] = g[side] + time
+    g["n_" .. side] = g["n_" .. side] + 1
+    if flops then g.flops = g.flops + flops; g.bytes = g.bytes + bytes end
+  end
+  local evs = nest(t)
+  local has_device = sm.device_events > 0
+  local shapes_by_ext = {}
+  for _, e in ipairs(evs) do
+    local r = e.row
+    if r.external_id and r.shapes then shapes_by_ext[r.external_id] = { r.name, r.shapes } end
+  end
+  -- host ops: an op of a known class counts whole unless a known-class op encloses it
+  -- (aten::linear holds aten::addmm); ops of no known class count their self time
+  for _, e in ipairs(evs) do
+    e.class = e.is_step and "step" or M.op_class(e.row.name)
+    local p = e.parent
+    e.outer = p and ((p.class ~= "other" and p.class ~= "step") and p or p.outer) or nil
+  end
+  local function measured_key(name, shapes)
+    local class = M.op_class(name)
+    if class == "gemm" then
+      local m, n, k = torch_gemm(name, shapes)
+      if m then return class .. " " .. gemm_key(m, n, k), class end
+    end
+    return class, class
+  end
+  if has_device then
+    for i = 1, t:count() do
+      local r = t:row(i)
+      if r.ph == "X" and r.dur and is_device(r) and r.cat ~= "gpu_memcpy" and r.cat ~= "gpu_memset" then
+        local src = r.external_id and shapes_by_ext[r.external_id]
+        local key, class = measured_key(src and src[1] or r.name, src and src[2])
+        add(key, class, "measured", r.dur * 1e-6 / per)
+      end
+    end
+  else
+    for _, e in ipairs(evs) do
+      local r = e.row
+      if e.step and not e.is_step and e.outer == nil then
+        local key, class = measured_key(r.name, r.shapes)
+        add(key, class, "measured", (class == "other" and e.self or r.dur) * 1e-6 / per)
+      end
+    end
+  end
+  -- predicted: op by op through dlb.roofline.time (the one time model)
+  local r = roofline.time(stats, dev, { detail = true, precision = opts.precision })
+  local a = stats.analysis
+  local F, B, _, _, K = core.analysis_arrays(a)
+  for i = 1, #F do
+    local tname = core.graph_op_type_name(K[i])
+    local class = M.op_class(tname)
+    local key = class
+    if class == "gemm" or class == "conv" then
+      local m, n, k, b = core.analysis_gemm(a, i - 1)
+      if m and class == "gemm" and (b or 1) == 1 then key = class .. " " .. gemm_key(m, n, k) end
+    end
+    add(key, class, "predicted", r.per_op.op_time[i], F[i], B[i])
+  end
+  -- a class measured without shapes (the legacy exporter records none) is compared whole:
+  -- its predicted shapes fold into the class
+  local shaped = {}
+  for _, g in ipairs(order) do
+    if g.n_measured > 0 and g.key ~= g.class then shaped[g.class] = true end
+  end
+  local merged, morder = {}, {}
+  for _, g in ipairs(order) do
+    local key = shaped[g.class] and g.key or g.class
+    local m = merged[key]
+    if not m then
+      m = { key = key, class = g.class, measured = 0, predicted = 0, n_measured = 0, n_predicted = 0,
+        flops = 0, bytes = 0 }
+      merged[key] = m; morder[#morder + 1] = m
+    end
+    for _, f in ipairs { "measured", "predicted", "n_measured", "n_predicted", "flops", "bytes" } do
+      m[f] = m[f] + g[f]
+    end
+  end
+  order = morder
+  local rows = {}
+  for _, g in ipairs(order) do
+    rows[#rows + 1] = { key = g.key, class = g.class, measured = g.measured, predicted = g.predicted,
+      ratio = g.measured > 0 and g.predicted / g.measured or nil, n_measured = g.n_measured / per,
+      n_predicted = g.n_predicted, flops = g.flops, bytes = g.bytes }
+  end
+  table.sort(rows, function(x, y) return x.measured + x.predicted > y.measured + y.predicted end)
+  local out = T.new(rows, { "key", "class", "measured", "predicted", "ratio", "n_measured", "n_predicted", "flops", "bytes" })
+  local step = { measured = sm.step_time, predicted = r.time }
+  local fig
+  if opts.figure then
+    local pts = {}
+    for _, row in ipairs(rows) do
+      if row.flops > 0 and row.bytes > 0 and row.measured > 0 and row.predicted > 0 then
+        -- both at the group's algorithmic intensity (FLOPs and bytes of the predicted ops)
+        local x = row.flops / row.bytes
+        pts[#pts + 1] = { intensity = x, flops = row.flops / row.predicted, group = "predicted" }
+        pts[#pts + 1] = { intensity = x, flops = row.flops / row.measured, group = "measured" }
+      end
+    end
+    local plot = require "dlbench.plot"
+    fig = plot.figure { width = 4.5, height = 3.2, title = "Predicted vs measured ops on " .. dev.name }
+    fig:roofline { hw = { dev }, points = pts }
+  end
+  return out, step, fig
+end
+doc.doc(M.compare, "dlb.trace.compare(t, stats, hw[, {precision=, figure=true}]) -> table, step, figure",
+  "join the trace's measured ops (GPU kernels, else leaf host ops; per step) with the ops "
+  .. "dlb.roofline.time predicts for stats on hw, by op class and GEMM shape (sorted sides); "
+  .. "step = {measured=, predicted=} seconds")
+
+doc.doc(M, "dlb.trace", "profiler traces: read, parse, summary, compare, op_class (docs/measure.md)")
+return M

@@ -1,0 +1,288 @@
+-- validation.lua — dlbench's predictions against published, measured training throughputs
+-- (issue [9] item 7). The rows are notebooks/data/validation_runs.lua (sources, layouts and
+-- conventions in that file and docs/validation.md). For every row:
+--   1. build the model (dlb.models), take its per-layer costs and ops
+--      (dlb.parallel.layers.from_graph), and predict the step of the row's layout with
+--      dlb.parallel.evaluate on the catalogue device (the same per-op model as
+--      dlb.roofline.time); a row without a stated layout gets the planner's best layout;
+--   2. compare throughput per device in samples/s (tokens/s divided by the sequence; a
+--      published TFLOP/s or MFU becomes samples/s through our own FLOPs per sample of the
+--      same kind: model FLOPs, or hardware FLOPs with the recompute forward);
+--   3. CALIBRATE one parameter with a physical meaning per device, flops_eff (the achievable
+--      fraction of peak of the compute-bound kernels), on a calibration subset (every third
+--      row in id order), and report the error on the other rows only (held out).
+-- Prints the table, the default and calibrated held-out median / p90 |error|, and draws a
+-- log-log predicted-vs-measured scatter with y = x and a +-20% band.
+--   dlbench run notebooks/validation.lua [outdir]      (default out/)
+local dlb = require "dlbench"
+local P = dlb.parallel
+
+local outdir = (arg and arg[1]) or "out"
+os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "notebooks"
+local rows = dofile(here .. "/data/validation_runs.lua")
+table.sort(rows, function(a, b) return a.id < b.id end)
+
+-- the graph engine's precision for a row's, and the device precision whose peak applies
+local GRAPH_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf16 = "bf16",
+  fp32 = "fp32", tf32 = "fp32", fp8 = "mixed_bf16" }
+local DEV_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf16 = "bf16",
+  fp32 = "fp32", tf32 = "tf32", fp8 = "fp8" }
+
+-- The kernels each row's software stack runs, from the sources (not fitted): FlashAttention
+-- and fused elementwise/optimizer kernels in the 2023-24 stacks (NeMo/Transformer Engine,
+-- llm-foundry, torchtitan, MaxText/XLA, PaLM on XLA); Megatron-LM 2021-22's fused softmax
+-- and bias-GeLU kernels (elementwise fusion, no FlashAttention); MXNet/PyTorch NGC with
+-- cuDNN's fused kernels and apex's fused optimizers (elementwise + optimizer); TBD's
+-- TensorFlow 1.x graphs unfused.
+local function fusion(r)
+  local f = r.framework or ""
+  if f:find("TensorFlow", 1, true) then return nil, "none" end
+  if f:find("Megatron-LM", 1, true) and not f:find("NeMo", 1, true) then
+    return { "elementwise" }, "elementwise"
+  end
+  if f:find("NGC", 1, true) then return { "elementwise", "optimizer" }, "elementwise+optimizer" end
+  return true, "all"
+end
+
+local function builder(name)
+  if name:find("%.") then return dlb.models.paradnn[name:match("%.(.*)")] end
+  return dlb.models[name]
+end
+
+-- Per-row setup: model layers (cached), device, layout; nil and a reason when the row
+-- cannot be predicted.
+local function setup(r)
+  local hw = dlb.hw.get(r.hw)
+  local gp, dprec = GRAPH_PREC[r.precision], DEV_PREC[r.precision]
+  if not gp then return nil, "precision " .. tostring(r.precision) end
+  if not hw.peak[hw:precision(dprec) ] then return nil, "no peak" end
+  local g = builder(r.model.builder)(r.model.opts)
+  local fuse, fname = fusion(r)
+  local ls = P.layers.from_graph(g, { precision = gp, fuse = fuse })
+  local L = r.layout or {}
+  local tp, pp = L.tp, L.pp
+  if not tp and L.mp then
+    tp = math.min(L.mp, 8); pp = L.mp / tp
+  end
+  local n = r.devices
+  local seq = r.seq or (r.model.opts and r.model.opts.seq) or 1
+  local fwd, bwd = 0, 0
+  for _, l in ipairs(ls) do fwd = fwd + l.flops_fwd; bwd = bwd + l.flops_bwd end
+  local rc = L.recompute == "full"
+  local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc, fuse = fname,
+    model_fps = fwd + bwd, hw_fps = fwd + bwd + (rc and fwd or 0) }
+  local micro = L.micro_batch or 1
+  local gb = L.global_batch
+  if tp or pp or L.dp then
+    tp, pp = tp or 1, pp or 1
+    local dp = n / (tp * pp)              -- context parallelism counts as data parallelism here
+    if dp ~= math.floor(dp) then return nil, "devices do not split into tp x pp" end
+    gb = gb or micro * dp * (L.grad_accum or 1)
+    local m = gb / (dp * micro)
+    if m ~= math.floor(m) or m < 1 then
+      micro = 1; m = gb / dp
+      if m ~= math.floor(m) or m < 1 then return nil, "batch does not split over dp" end
+    end
+    s.cfg = { dp = dp, tp = tp, pp = pp, m = m, batch = gb,
+      schedule = L.schedule or "1f1b", v = L.interleave, recompute = rc, zero = L.zero or 0 }
+  else
+    gb = gb or micro * n
+    s.plan = { batch = gb, devices = n }
+  end
+  s.batch = gb
+  return s
+end
+
+local function cluster(s)
+  local per = s.hw.kind == "tpu" and s.n or 8   -- a TPU slice is one ICI tier
+  return P.cluster { hw = s.hw, per_node = math.min(per, s.n), nodes = math.ceil(s.n / math.min(per, s.n)) }
+end
+
+-- Predicted samples/s per device of a row's setup on device hw (maybe calibrated).
+local function predict(s, hw)
+  local o = { layers = s.ls, hw = hw, precision = s.dprec, cluster = cluster(s) }
+  local r
+  if s.cfg then
+    for k, v in pairs(s.cfg) do o[k] = v end
+    if o.zero > 0 and o.dp == 1 then o.zero = 0 end
+    r = P.evaluate(o)
+  else
+    o.batch, o.devices, o.table = s.plan.batch, s.plan.devices, false
+    o.recompute = s.recompute or nil
+    local ok, t = pcall(P.plan, o)
+    if not ok then o.keep_unfit = true; t = P.plan(o) end
+    r = t[1]
+    s.chosen = string.format("planner: dp %d tp %d pp %d", r.dp, r.tp, r.pp)
+  end
+  return r.throughput / s.n, r
+end
+
+-- Measured samples/s per device, and how it was derived.
+local function measured(r, s)
+  local m = r.measured
+  local function per_dev(x) return m.per == "system" and x / s.n or x end
+  if m.samples_per_s then return per_dev(m.samples_per_s), "samples/s" end
+  if m.tokens_per_s then return per_dev(m.tokens_per_s) / s.seq, "tokens/s" end
+  if m.step_time then return s.batch / m.step_time / s.n, "step time" end
+  if m.tflops_per_gpu then
+    local fps = m.flops_kind == "hardware" and s.hw_fps or s.model_fps
+    return m.tflops_per_gpu * 1e12 / fps, "TFLOP/s (" .. (m.flops_kind or "?") .. ")"
+  end
+  if m.mfu then
+    local peak = s.hw.peak[s.hw:precision(s.dprec)]
+    return m.mfu * peak / s.model_fps, "MFU"
+  end
+end
+
+-- == predict every row with the catalogue's defaults ===================================
+local t0 = os.clock()
+local res, skipped = {}, {}
+for i, r in ipairs(rows) do
+  local ok, s, why = pcall(setup, r)
+  if not ok then why, s = tostring(s), nil end
+  if s then
+    local ok2, pred = pcall(predict, s, s.hw)
+    local meas, how = measured(r, s)
+    if ok2 and meas and pred > 0 then
+      res[#res + 1] = { row = r, s = s, meas = meas, how = how, pred = pred,
+        calib = (i % 3 == 1) }
+    else
+      skipped[#skipped + 1] = r.id .. ": " .. tostring(ok2 and "no measured throughput" or pred)
+    end
+  else
+    skipped[#skipped + 1] = r.id .. ": " .. tostring(why)
+  end
+end
+
+-- == calibration: flops_eff per device on the calibration rows =========================
+local function logerr(p, m) return math.abs(math.log(p / m)) end
+local function median(xs)
+  local t = {}
+  for i, x in ipairs(xs) do t[i] = x end
+  table.sort(t)
+  if #t == 0 then return 0 / 0 end
+  return t[math.ceil(#t / 2)]
+end
+local function pct(xs, q)
+  local t = {}
+  for i, x in ipairs(xs) do t[i] = x end
+  table.sort(t)
+  if #t == 0 then return 0 / 0 end
+  return t[math.max(1, math.ceil(q * #t))]
+end
+
+local calibrated = {}   -- hw name -> {flops_eff =, rows =, pooled =}
+local MIN_ROWS = 3      -- fewer calibration rows than this: the device class's pooled value
+-- flops_eff minimising the median |log error| of rows xs (each on its own device)
+local function fit(xs)
+  local best, beste = 0.8, math.huge
+  for e = 0.30, 1.0001, 0.02 do
+    local errs = {}
+    for i, x in ipairs(xs) do
+      errs[i] = logerr((predict(x.s, x.s.hw:with { flops_eff = math.min(1, e) })), x.meas)
+    end
+    local me = median(errs)
+    if me < beste then best, beste = math.min(1, e), me end
+  end
+  return best
+end
+-- one flops_eff per device (per device and precision was tried: more parameters on fewer
+-- rows each, and a worse held-out error)
+local function ckey(x) return x.row.hw end
+local by_hw, by_kind = {}, {}
+for _, x in ipairs(res) do
+  if x.calib then
+    by_hw[ckey(x)] = by_hw[ckey(x)] or {}
+    table.insert(by_hw[ckey(x)], x)
+    local k = x.s.hw.kind
+    by_kind[k] = by_kind[k] or {}
+    table.insert(by_kind[k], x)
+  end
+end
+local pooled = {}
+for k, xs in pairs(by_kind) do pooled[k] = fit(xs) end
+for _, x in ipairs(res) do
+  local name = ckey(x)
+  if not calibrated[name] then
+    local xs = by_hw[name] or {}
+    if #xs >= MIN_ROWS then
+      calibrated[name] = { flops_eff = fit(xs), rows = #xs }
+    elseif pooled[x.s.hw.kind] then
+      calibrated[name] = { flops_eff = pooled[x.s.hw.kind], rows = #xs, pooled = x.s.hw.kind }
+    end
+  end
+end
+for _, x in ipairs(res) do
+  local c = calibrated[ckey(x)]
+  x.pred_cal = c and (predict(x.s, x.s.hw:with { flops_eff = c.flops_eff })) or x.pred
+end
+
+-- == report =============================================================================
+print("Validation: PREDICTED training throughput (dlbench) vs MEASURED (published; sources in")
+print("notebooks/data/validation_runs.lua). Per device, samples/s. 'cal' rows were used to fit")
+print("the CALIBRATED flops_eff; the error that counts is on the held-out rows.\n")
+print(string.format("%-44s %-15s %-5s %-9s %11s %11s %8s %11s %8s", "row", "device", "set", "fusion",
+  "measured", "predicted", "error", "calibrated", "error"))
+local held_d, held_c, all_d = {}, {}, {}
+for _, x in ipairs(res) do
+  local ed, ec = x.pred / x.meas - 1, x.pred_cal / x.meas - 1
+  all_d[#all_d + 1] = math.abs(ed)
+  if not x.calib then held_d[#held_d + 1] = math.abs(ed); held_c[#held_c + 1] = math.abs(ec) end
+  print(string.format("%-44s %-15s %-5s %-9s %11.4g %11.4g %+7.1f%% %11.4g %+7.1f%%", x.row.id:sub(1, 44),
+    x.row.hw:sub(1, 15), x.calib and "cal" or "held", x.s.fuse:sub(1, 9), x.meas, x.pred, 100 * ed,
+    x.pred_cal, 100 * ec))
+end
+print(string.format("\n%d rows predicted (%d calibration, %d held out), %d skipped; %.1f s",
+  #res, #res - #held_d, #held_d, #skipped, os.clock() - t0))
+for _, sk in ipairs(skipped) do print("  skipped " .. sk) end
+print("\nCALIBRATED flops_eff per device (fitted on the calibration rows, median |log error|):")
+local names = {}
+for k in pairs(calibrated) do names[#names + 1] = k end
+table.sort(names)
+for _, k in ipairs(names) do
+  local c = calibrated[k]
+  print(string.format("  %-16s flops_eff %.2f (catalogue %.2f), %s", k, c.flops_eff,
+    dlb.hw.get(k:match("^%S+")).flops_eff, c.pooled and string.format("pooled over the %s calibration rows "
+      .. "(%d of its own, fewer than %d)", c.pooled, c.rows, MIN_ROWS)
+      or string.format("%d calibration rows", c.rows)))
+end
+local md, pd = median(held_d), pct(held_d, 0.9)
+local mc, pc = median(held_c), pct(held_c, 0.9)
+print(string.format("\nheld-out |error|, catalogue defaults:   median %.1f%%, p90 %.1f%%", 100 * md, 100 * pd))
+print(string.format("held-out |error|, CALIBRATED flops_eff: median %.1f%%, p90 %.1f%%  (target <= 10%% / <= 25%%)",
+  100 * mc, 100 * pc))
+
+-- == figure: log-log predicted vs measured, y = x, +-20% ================================
+local f = dlb.plot.figure { width = 7, height = 3.4, cols = 2 }
+local lo, hi = math.huge, 0
+for _, x in ipairs(res) do
+  lo = math.min(lo, x.meas, x.pred, x.pred_cal); hi = math.max(hi, x.meas, x.pred, x.pred_cal)
+end
+lo, hi = lo / 2, hi * 2
+local function panel(i, key, title)
+  local p = f:panel(i)
+  local xs, ys, gs = {}, {}, {}
+  for _, x in ipairs(res) do
+    xs[#xs + 1], ys[#ys + 1] = x.meas, x[key]
+    gs[#gs + 1] = x.calib and "calibration" or "held out"
+  end
+  local bx, blo, bhi = {}, {}, {}
+  local n = 40
+  for j = 0, n do
+    local v = lo * (hi / lo) ^ (j / n)
+    bx[#bx + 1], blo[#blo + 1], bhi[#bhi + 1] = v, 0.8 * v, 1.2 * v
+  end
+  p:band { x = bx, lo = blo, hi = bhi, label = "+-20%", alpha = 0.2 }
+  p:diag { label = "y = x" }
+  p:scatter { x = xs, y = ys, group = gs }
+  p.xscale, p.yscale = "log", "log"
+  p.xlim, p.ylim = { lo, hi }, { lo, hi }
+  p.xlabel, p.ylabel = "measured samples/s per device", "predicted samples/s per device"
+  p.title = title
+end
+panel(1, "pred", "catalogue defaults (predicted)")
+panel(2, "pred_cal", "flops_eff CALIBRATED per device")
+local ok, err = f:save(outdir .. "/validation.png")
+print(ok and ("wrote " .. outdir .. "/validation.png") or ("could not write: " .. tostring(err)))

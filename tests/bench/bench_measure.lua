@@ -1,0 +1,62 @@
+-- bench_measure.lua — dlb.measure and dlb.trace: the wall time of dlb.measure.host (target
+-- under 10 s), and the trace reader's speed in MB/s of JSON (target >= 100 MB/s), for the C
+-- parse alone (core.trace_read: yajl + zlib into columns) and for dlb.trace.read (plus the
+-- dlb.table of events), plain and gzip, on a trace built by repeating the events of the
+-- committed Kineto fixture (object form, GPU events with args) up to ~size MB.
+--   build/bin/dlbench run tests/bench/bench_measure.lua [size_MB]
+local dlb = require "dlbench"
+local core = dlb.core
+local now = core.proc_now
+
+local size = tonumber(arg and arg[1]) or 100
+
+local t0 = now()
+local dev, rec = dlb.measure.host {}
+local host_s = now() - t0
+print(string.format("dlb.measure.host{}: %.2f s wall (record says %.2f s); %d threads; fp32 %.4g GFLOP/s, DRAM %.4g GB/s",
+  host_s, rec.seconds, rec.threads, dev.peak.fp32 / 1e9, dev.mem_bw / 1e9))
+
+-- a big trace: the fixture's events, repeated with shifted timestamps
+local f = assert(io.open("tests/fixtures/traces/gpu_cuda_synthetic.json", "rb"))
+local text = f:read("*a")
+f:close()
+local events = text:match('"traceEvents": %[(.*)%],%s*"traceName"')
+assert(events, "fixture layout")
+local parts, bytes = {}, 0
+local rep = 0
+while bytes < size * 1e6 do
+  rep = rep + 1
+  local chunk = events:gsub('"ts": (%d+%.?%d*)', function(ts) return '"ts": ' .. (tonumber(ts) + rep * 1000) end)
+  parts[#parts + 1] = chunk
+  bytes = bytes + #chunk
+end
+local big = '{"schemaVersion": 1, "traceEvents": [' .. table.concat(parts, ",\n") .. ']}'
+parts = nil
+local plain = os.tmpname() .. ".json"
+local w = assert(io.open(plain, "wb")); w:write(big); w:close()
+local gz = plain .. ".gz"
+os.execute("gzip -k -1 " .. plain)
+local mb = #big / 1e6
+big = nil
+collectgarbage()
+
+local function best(f, n)
+  local b = math.huge
+  for _ = 1, n do
+    collectgarbage()
+    local s = now()
+    f()
+    b = math.min(b, now() - s)
+  end
+  return b
+end
+local nev
+local c_plain = best(function() local h = core.trace_read(plain); nev = core.trace_count(h) end, 3)
+local c_gz = best(function() core.trace_read(gz) end, 3)
+local l_plain = best(function() dlb.trace.read(plain) end, 1)
+print(string.format("trace of %.1f MB JSON, %d events (gzip file %.1f MB)", mb, nev,
+  (io.open(gz, "rb"):seek("end")) / 1e6))
+print(string.format("  C parse, plain:          %.3f s  %.0f MB/s", c_plain, mb / c_plain))
+print(string.format("  C parse, gzip:           %.3f s  %.0f MB/s of JSON", c_gz, mb / c_gz))
+print(string.format("  dlb.trace.read (table):  %.3f s  %.0f MB/s", l_plain, mb / l_plain))
+os.remove(plain); os.remove(gz)

@@ -1,0 +1,36 @@
+/*
+** fuzz_trace.c — libFuzzer harness of the trace reader (graphs/trace.c): any bytes either
+** parse into events whose columns can all be read, or fail with a message naming a byte
+** offset; never a crash, a leak or a hang. Build (see COMMON.md):
+**   clang -g -O1 -fsanitize=fuzzer,address,undefined -Igraphs -Iplots tests/fuzz/fuzz_trace.c \
+**     graphs/trace.c graphs/error.c -lyajl -lz -o /tmp/fuzz_trace
+**   /tmp/fuzz_trace tests/fuzz/corpus/trace
+*/
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dlbench.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  dlb_trace *t = dlb_trace_parse((const char *)data, size);
+  if (!t) {
+    const char *m = dlb_last_error();
+    if (!m || strncmp(m, "trace ", 6) != 0) __builtin_trap(); /* every failure says what */
+    return 0;
+  }
+  size_t n = dlb_trace_count(t);
+  volatile double sink = dlb_trace_bytes(t);
+  for (int c = 0; c < DLB_TRACE_NNUMBERS; c++) {
+    const double *v = dlb_trace_numbers(t, c);
+    for (size_t i = 0; i < n; i++) sink += v[i];
+  }
+  for (int c = 0; c < DLB_TRACE_NSTRINGS; c++)
+    for (size_t i = 0; i < n; i++) {
+      const char *s = dlb_trace_string(t, c, i);
+      if (s) sink += (double)strlen(s);
+    }
+  (void)sink;
+  dlb_trace_free(t);
+  return 0;
+}

@@ -1,0 +1,41 @@
+-- test_figures_out.lua — every figure the notebooks write to out/ passes f:layout_check()
+-- (no overlapping text, nothing leaving the figure, no legend over data where a free spot
+-- exists; issue [14]). Runs the notebooks with dlb.plot's save wrapped to check each figure
+-- it saves. notebooks/paradnn.lua is left out by default (its sweeps take over a minute on
+-- the suite's machine); DLB_ALL_NOTEBOOKS=1 adds it (BENCHMARKS.md records that run).
+local T = require "harness"
+local dlb = require "dlbench"
+local plot = require "dlbench.plot"
+
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local root = here .. "/../.."
+
+T.test("the notebooks' figures pass f:layout_check()", function()
+  local Figure = plot.Figure
+  assert(type(Figure) == "table" and type(Figure.save) == "function", "dlb.plot.Figure")
+  local save0, problems, saved = Figure.save, {}, 0
+  Figure.save = function(f, path, ...)
+    local ok, msg = save0(f, path, ...)
+    if ok then
+      saved = saved + 1
+      for _, p in ipairs(f:layout_check()) do problems[#problems + 1] = path .. ": " .. p end
+    end
+    return ok, msg
+  end
+  local print0 = print
+  print = function() end
+  local ok, err = pcall(function()
+    local nbs = { "gallery", "tour", "hestness_roofline", "hestness_scaling", "hestness_parallel" }
+    if os.getenv("DLB_ALL_NOTEBOOKS") == "1" then nbs[#nbs + 1] = "paradnn" end
+    for _, nb in ipairs(nbs) do
+      dofile(root .. "/notebooks/" .. nb .. ".lua")
+    end
+  end)
+  print = print0
+  Figure.save = save0
+  assert(ok, err)
+  assert(saved >= 10, "figures saved: " .. saved)
+  T.eq(table.concat(problems, "\n"), "")
+end)
+
+T.done()

@@ -1,0 +1,150 @@
+-- test_trace.lua — dlb.trace: the committed fixture traces (real PyTorch CPU steps from
+-- tests/fixtures/make_traces.py; hand-made CUDA and ROCm Kineto traces), both JSON forms,
+-- gzip, summary (TBD eqs. 1-3), compare with a prediction, and clear errors with byte
+-- offsets for truncated, malformed and hostile input. Runs under both backends.
+local T = require "harness"
+local dlb = require "dlbench"
+
+local DIR = "tests/fixtures/traces/"
+local fx = dofile(DIR .. "models.lua")
+
+T.test("read: a real PyTorch CPU trace (bare-array form, gzip)", function()
+  local t = dlb.trace.read(DIR .. "mlp_b64.pt.trace.json.gz")
+  local info = dlb.trace.info(t)
+  assert(info.events > 100, "events " .. info.events)
+  T.eq(t:count(), info.events, "one row per event")
+  assert(info.bytes > 10000, "decompressed JSON bytes")
+  local r = t:row(1)
+  T.eq(r.ph, "X", "complete events")
+  T.eq(r.pid, "CPU functions", "the legacy exporter's pid text")
+  assert(type(r.ts) == "number" and type(r.dur) == "number", "ts and dur numbers")
+  local names = {}
+  for i = 1, t:count() do names[t:row(i).name] = true end
+  assert(names["aten::addmm"] and names["ProfilerStep#1"], "aten ops and the step markers")
+end)
+
+T.test("read: the hand-made CUDA trace (object form, plain) with args", function()
+  local t = dlb.trace.read(DIR .. "gpu_cuda_synthetic.json")
+  local info = dlb.trace.info(t)
+  -- gpu_cuda_synthetic.json: 3 metadata + 1 step + 5 x (op, launch, kernel, 2 flow) + 1 memcpy
+  T.eq(info.events, 30, "events")
+  local k, op
+  for i = 1, t:count() do
+    local r = t:row(i)
+    if r.cat == "kernel" and not k then k = r end
+    if r.name == "aten::addmm" then op = r end
+  end
+  T.eq(k.device, 0, "kernel device"); T.eq(k.stream, 7, "kernel stream"); T.eq(k.tid, 7, "tid number")
+  T.eq(k.correlation, 101, "correlation")
+  T.eq(op.shapes, "[[512],[64,784],[784,512],[],[]]", "Input Dims, compact")
+  T.eq(op.types, '["float","float","float","float","float"]', "Input type")
+  T.eq(op.external_id, 2, "External id")
+end)
+
+T.test("read: the ROCm trace (gzip object form) reads like the CUDA one", function()
+  local t = dlb.trace.read(DIR .. "gpu_rocm_synthetic.json.gz")
+  local c = dlb.trace.read(DIR .. "gpu_cuda_synthetic.json")
+  T.eq(t:count(), c:count(), "same events")
+  local s = dlb.trace.summary(t)
+  T.near(s.gpu_util, dlb.trace.summary(c).gpu_util, 1e-12, "same utilisation")
+end)
+
+T.test("summary: steps, phases and TBD's utilisations", function()
+  local s = dlb.trace.summary(dlb.trace.read(DIR .. "gpu_cuda_synthetic.json"),
+    { hw = "V100", flops = 2 * 64 * 784 * 512 })
+  -- one ProfilerStep#1 of 900 us (make_traces.py)
+  T.eq(s.steps, 1, "steps"); T.near(s.step_time, 900e-6, 1e-12, "step time")
+  -- kernels 60 + 8 + 55 + 55 + 12 us, memcpy 20 us, no overlap: busy 210 us on device 0
+  T.near(s.device_busy[0], 210e-6, 1e-9, "device busy")
+  -- TBD eq. 1: 210 / 900
+  T.near(s.gpu_util, 210 / 900, 1e-9, "GPU compute utilisation")
+  -- TBD eq. 2: FLOPs / (peak x active time); V100-SXM2 fp32 peak from the catalogue
+  local v = dlb.hw.get("V100")
+  T.near(s.fp32_util, 2 * 64 * 784 * 512 / (v.peak.fp32 * 210e-6), 1e-9, "FP32 utilisation")
+  assert(s.cpu_util > 0 and s.cpu_util <= 1, "CPU utilisation in (0, 1]")
+  assert(tostring(s):find("TBD eq. 1", 1, true), "printed with the equation")
+end)
+
+T.test("summary: a real CPU trace splits forward, backward and optimizer", function()
+  local s = dlb.trace.summary(dlb.trace.read(DIR .. "mlp_b256.pt.trace.json.gz"))
+  T.eq(s.steps, 5, "5 recorded steps (make_traces.py)")
+  assert(s.step_time > 0 and s.step_time < 10, "step time in seconds")
+  assert(s.by_phase.forward > 0 and s.by_phase.backward > 0 and s.by_phase.optimizer > 0, "phases")
+  -- self times per step add up to at most the step (the rest is the step range's own time)
+  local tot = s.by_phase.forward + s.by_phase.backward + s.by_phase.optimizer + s.by_phase.other
+  assert(tot <= s.step_time * 1.0001 * 1.5, "phase sum " .. tot .. " vs step " .. s.step_time)
+  local k = s.by_kind:row(1)
+  assert(k.kind and k.time > 0, "op kinds by self time")
+  T.eq(dlb.trace.op_class("aten::addmm"), "gemm", "addmm is a GEMM")
+  T.eq(dlb.trace.op_class("AddmmBackward0"), "gemm", "and its backward")
+  T.eq(dlb.trace.op_class("aten::mkldnn_convolution"), "conv", "conv")
+  T.eq(dlb.trace.op_class("Optimizer.step#SGD.step"), "optimizer", "optimizer")
+end)
+
+T.test("compare: measured ops joined with the predicted ops by class and GEMM shape", function()
+  local run = fx.runs[3] -- mlp b=64
+  local t = dlb.trace.read(DIR .. run.file)
+  local cmp, step, fig = dlb.trace.compare(t, fx.stats(run), "V100", { figure = true })
+  local g
+  for i = 1, cmp:count() do if cmp:row(i).class == "gemm" then g = cmp:row(i) end end
+  assert(g and g.measured > 0 and g.predicted > 0, "GEMMs measured and predicted")
+  -- the MLP's GEMM FLOPs: 3 layers x (fwd + 2 bwd) minus the first layer's input gradient,
+  -- 2 b (784*512 + 512*512 + 512*10) per matmul pass (hand derivation, b = 64)
+  local per = 2 * 64 * (784 * 512 + 512 * 512 + 512 * 10)
+  assert(g.flops >= 2 * per and g.flops <= 3 * per, "GEMM FLOPs " .. g.flops)
+  assert(step.measured > 0 and step.predicted > 0, "whole step")
+  assert(fig, "a figure")
+  -- GPU trace with shapes: GEMMs join by shape (sorted sides)
+  local gt = dlb.trace.read(DIR .. "gpu_cuda_synthetic.json")
+  local gg = dlb.graph("lin")
+  local x = gg:input("x", { "b", 784 })
+  gg:loss(gg:softmax_xent(gg:relu(gg:matmul(x, gg:weight("w", { 784, 512 }))), gg:input("l", { "b" }, "int32")))
+  local c2 = dlb.trace.compare(gt, gg:stats { b = 64 }, "V100")
+  local keys = {}
+  for i = 1, c2:count() do keys[c2:row(i).key] = c2:row(i) end
+  assert(keys["gemm 64x512x784"], "the addmm's shape joins the matmul's")
+  assert(keys["gemm 64x512x784"].measured > 0 and keys["gemm 64x512x784"].predicted > 0, "both sides")
+end)
+
+T.test("errors: truncated, malformed and hostile JSON name the byte offset", function()
+  T.checkerr("byte 1: the JSON ends early", dlb.trace.parse, "[")
+  T.checkerr("byte 17: traceEvents must be an array", dlb.trace.parse, '{"traceEvents": {}}')
+  T.checkerr("no traceEvents array", dlb.trace.parse, '{"a": 1}')
+  T.checkerr("event 1 is not an object", dlb.trace.parse, "[1]")
+  T.checkerr("event 2: 'ts' must be a finite number", dlb.trace.parse, '[{"ts": 1}, {"ts": "x"}]')
+  T.checkerr("'dur' must be a finite number", dlb.trace.parse, '[{"dur": 1e999}]')
+  T.checkerr("'name' must be a string or number", dlb.trace.parse, '[{"name": {"a": 1}}]')
+  T.checkerr("nested deeper than 64", dlb.trace.parse, '[{"args": ' .. string.rep("[", 100))
+  T.checkerr("empty input", dlb.trace.parse, "  \n")
+  T.checkerr("lone value", dlb.trace.parse, "42")
+  T.checkerr("traceEvents appears twice", dlb.trace.parse, '{"traceEvents": [], "traceEvents": []}')
+  T.checkerr("byte", dlb.trace.parse, '[{"name": "a"} {"name": "b"}]')
+  T.checkerr("cannot open", dlb.trace.read, "/nonexistent/x.json")
+  T.checkerr("expected a path", dlb.trace.read, nil)
+  -- a gzip file cut short: the offset is in the decompressed JSON
+  local src = assert(io.open(DIR .. "mlp_b16.pt.trace.json.gz", "rb"))
+  local gz = src:read("*a")
+  src:close()
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(gz:sub(1, math.floor(#gz / 2)))
+  f:close()
+  local err = T.checkerr("byte", dlb.trace.read, path)
+  os.remove(path)
+  assert(err:find(path, 1, true), "the message names the file")
+  -- fields dlbench does not know are skipped, nulls mean "not recorded"
+  local t = dlb.trace.parse('{"schemaVersion": 1, "traceEvents": [{"name": "x", "ts": null, "zz": [1, {"a": []}], "args": {"x": {"y": 1}}}]}')
+  T.eq(t:count(), 1, "one event")
+  T.eq(t:row(1).ts, nil, "null ts")
+end)
+
+T.test("the column order of dlb.trace matches the C enums (FFI backend sees them)", function()
+  if dlb.backend ~= "ffi" then return end
+  local C = dlb.core.C
+  T.eq(C.DLB_TRACE_TS, 0, "ts"); T.eq(C.DLB_TRACE_FLOPS, 7, "flops"); T.eq(C.DLB_TRACE_NNUMBERS, 8, "numbers")
+  T.eq(C.DLB_TRACE_NAME, 0, "name"); T.eq(C.DLB_TRACE_TYPES, 6, "types"); T.eq(C.DLB_TRACE_NSTRINGS, 7, "strings")
+  T.eq(C.DLB_MEASURE_COPY, dlb.measure.kernels.copy, "copy"); T.eq(C.DLB_MEASURE_ADD, dlb.measure.kernels.add, "add")
+  T.eq(C.DLB_MEASURE_TRIAD, dlb.measure.kernels.triad, "triad"); T.eq(C.DLB_MEASURE_RELU, dlb.measure.kernels.relu, "relu")
+end)
+
+T.done()

@@ -1,0 +1,26 @@
+# test_measure_cli.sh — `dlbench measure`: prints the measured device, writes a catalogue
+# file dlb.hw.load reads back and the roofline figure; bad options are one clear error.
+# usage: bash tests/sh/test_measure_cli.sh path/to/dlbench
+. "$(dirname "$0")/lib.sh"
+dlb=$1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+"$dlb" measure --seconds 0.2 --reps 3 --name cli-host --csv "$tmp/h/host.csv" \
+  --figure "$tmp/h/roof.png" >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 0 ] && grep -q "^cli-host (cpu)" "$tmp/o" && grep -q "level DRAM" "$tmp/o" \
+  && t_ok "measure prints the device" || t_fail "measure prints the device" "rc=$rc: $(cat "$tmp/e")"
+[ -s "$tmp/h/roof.png" ] && t_ok "measure writes the figure" || t_fail "measure writes the figure" "no png"
+out=$("$dlb" -e "local d = dlb.hw.load('$tmp/h/host.csv')[1]; print(d.name, #d:level_list() > 0)" 2>&1)
+[ "$out" = "$(printf 'cli-host\ttrue')" ] && t_ok "the catalogue file loads back" \
+  || t_fail "the catalogue file loads back" "got '$out'"
+
+"$dlb" measure --bogus 1 >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "unknown option --bogus" "$tmp/e" && t_ok "unknown option" \
+  || t_fail "unknown option" "rc=$rc: $(cat "$tmp/e")"
+"$dlb" measure --seconds x >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "needs a number" "$tmp/e" && t_ok "bad number" \
+  || t_fail "bad number" "rc=$rc: $(cat "$tmp/e")"
+out=$("$dlb" measure --help 2>&1)
+echo "$out" | grep -q "usage: dlbench measure" && t_ok "help" || t_fail "help" "got '$out'"
+
+t_done
