@@ -36,9 +36,13 @@ local DEV_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf
 -- and bias-GeLU kernels (elementwise fusion, no FlashAttention); MXNet/PyTorch NGC with
 -- cuDNN's fused kernels and apex's fused optimizers (elementwise + optimizer); TBD's
 -- TensorFlow 1.x graphs unfused.
+-- PyTorch eager (the DeepLearningExamples ResNet-50 rows, NGC 21.03) launches batch norm,
+-- ReLU and the residual add as separate kernels (no cuDNN BN+ReLU fusion, unlike the MXNet
+-- MLPerf row whose note states fused BN+ReLU), and steps torch.optim.SGD per tensor.
 local function fusion(r)
   local f = r.framework or ""
   if f:find("TensorFlow", 1, true) then return nil, "none" end
+  if r.model.builder == "resnet" and f:find("PyTorch", 1, true) then return nil, "none" end
   if f:find("Megatron-LM", 1, true) and not f:find("NeMo", 1, true) then
     return { "elementwise" }, "elementwise"
   end
@@ -53,7 +57,18 @@ end
 
 -- Per-row setup: model layers (cached), device, layout; nil and a reason when the row
 -- cannot be predicted.
+-- Rows whose source lacks what the model needs, excluded from scoring with the reason
+-- printed (docs/validation.md lists them). Decided from the row's recorded facts only.
+local function excluded(r)
+  if r.note and r.note:find("--unpad", 1, true) then
+    return "padding removed (--unpad): the source does not give the mean tokens per "
+      .. "sequence the run computed, so its FLOPs per sample are unknown"
+  end
+end
+
 local function setup(r)
+  local why = excluded(r)
+  if why then return nil, why end
   local hw = dlb.hw.get(r.hw)
   local gp, dprec = GRAPH_PREC[r.precision], DEV_PREC[r.precision]
   if not gp then return nil, "precision " .. tostring(r.precision) end
@@ -188,9 +203,14 @@ local function fit(xs)
   end
   return best
 end
--- one flops_eff per device (per device and precision was tried: more parameters on fewer
--- rows each, and a worse held-out error)
-local function ckey(x) return x.row.hw end
+-- one flops_eff per device, and a second one for its fp8 rows: Transformer Engine runs only
+-- the linear layers' GEMMs in fp8 (attention, norms and elementwise kernels stay bf16) and
+-- adds per-tensor scaling (amax, casts), so the achievable fraction of the fp8 peak is a
+-- quantity of its own (NVIDIA Transformer Engine docs, "Using FP8 with Transformer
+-- Engine"). Splitting every precision (tf32, fp32) was tried: too few rows each.
+local function ckey(x)
+  return x.row.precision == "fp8" and (x.row.hw .. " fp8") or x.row.hw
+end
 local by_hw, by_kind = {}, {}
 for _, x in ipairs(res) do
   if x.calib then
