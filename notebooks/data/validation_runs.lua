@@ -127,14 +127,17 @@ local function t2(scheme, pb, mp, batch, gpus, micro, tflops, days)
     hw = "A100-SXM4-80GB", devices = gpus,
     layout = { dp = div(gpus, mp), mp = mp, global_batch = batch, micro_batch = micro,
       zero = zero and 3 or nil, schedule = (not zero) and "interleaved" or nil,
-      recompute = (not zero) and "full" or nil },
+      recompute = "full" },
     precision = "mixed", seq = 2048,
     framework = zero and "Megatron-LM + DeepSpeed ZeRO-3" or "Megatron-LM",
     measured = { tflops_per_gpu = tflops, flops_kind = "hardware" },
     source = NARAYANAN .. " Table 2, " .. (zero and "ZeRO-3 without model parallelism"
       or "PTD parallelism") .. ", " .. num(pb) .. "B, " .. gpus .. " GPUs (" .. days
       .. " days for 300B tokens)",
-    note = NARAYANAN_NOTE .. (zero and "; ZeRO-3 integrated through the DeepSpeed library"
+    note = NARAYANAN_NOTE .. (zero and "; ZeRO-3 integrated through the DeepSpeed library; "
+      .. "recompute 'full' follows by arithmetic: without it one 2048-token sample's "
+      .. "activations (~34 s h l bytes, Korthikanti et al. 2022 eq. 1, = 82 GB at 174.6B) "
+      .. "exceed the 80 GB device"
       or "; model-parallel size is t x p, the split is not stated")
       .. (batch == 2560 and "; the 2560/640-GPU row is the paper's throughput estimate "
         .. "configuration (530B did not fit on 560 GPUs at microbatch 4)" or ""),
