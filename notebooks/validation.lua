@@ -87,6 +87,7 @@ local function setup(r)
   for _, l in ipairs(ls) do fwd = fwd + l.flops_fwd; bwd = bwd + l.flops_bwd end
   local rc = L.recompute == "full"
   local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc, fuse = fname,
+    framework = r.framework,
     model_fps = fwd + bwd, hw_fps = fwd + bwd + (rc and fwd or 0) }
   local micro = L.micro_batch or 1
   local gb = L.global_batch
@@ -122,6 +123,11 @@ local function predict(s, hw)
   if s.cfg then
     for k, v in pairs(s.cfg) do o[k] = v end
     if o.zero > 0 and o.dp == 1 then o.zero = 0 end
+    -- DeepSpeed's ZeRO-3 of 2021 gathered parameter by parameter with the list form of
+    -- all_gather (one copy kernel per rank; partition_parameters.py _allgather_param): a
+    -- GPT block holds 12 parameter tensors (2 LayerNorms and 4 linear layers, weight and
+    -- bias each). FSDP gathers one flat buffer per wrapped block (0: no extra cost).
+    if o.zero >= 3 and s.framework:find("DeepSpeed ZeRO-3", 1, true) then o.gather_tensors = 12 end
     r = P.evaluate(o)
   else
     o.batch, o.devices, o.table = s.plan.batch, s.plan.devices, false
