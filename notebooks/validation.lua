@@ -209,40 +209,54 @@ local function fit(xs)
   end
   return best
 end
--- one flops_eff per device, and a second one for its fp8 rows: Transformer Engine runs only
--- the linear layers' GEMMs in fp8 (attention, norms and elementwise kernels stay bf16) and
--- adds per-tensor scaling (amax, casts), so the achievable fraction of the fp8 peak is a
--- quantity of its own (NVIDIA Transformer Engine docs, "Using FP8 with Transformer
--- Engine"). Splitting every precision (tf32, fp32) was tried: too few rows each.
-local function ckey(x)
-  return x.row.precision == "fp8" and (x.row.hw .. " fp8") or x.row.hw
+-- What one flops_eff stands for: the achievable fraction of peak of one chip's execution
+-- units. So the key is the chip (the A100 40 GB and 80 GB SXM4 parts are one GA100 die,
+-- 108 SMs at the same clock and peak; they differ in HBM, which the model has as mem_bw)
+-- and the units a precision runs on:
+--   * tensor cores / MXUs (fp16, bf16, mixed, tf32): the device's flops_eff;
+--   * fp8: a second flops_eff. Transformer Engine runs only the linear layers' GEMMs in fp8
+--     (attention, norms and elementwise kernels stay bf16) and adds per-tensor scaling
+--     (amax, casts), so the achievable fraction of the fp8 peak is a quantity of its own
+--     (NVIDIA Transformer Engine docs, "Using FP8 with Transformer Engine");
+--   * fp32 on CUDA cores (V100 and Pascal fp32 rows): a third; a tensor-core calibration
+--     says nothing about CUDA-core SGEMM, so with fewer than MIN_ROWS rows of its own
+--     (pooled over the device kind too) the class keeps the catalogue value, uncalibrated.
+local CHIP = { ["A100-SXM4-40GB"] = "A100", ["A100-SXM4-80GB"] = "A100" }
+local function unit(x)
+  if x.row.precision == "fp8" then return " fp8" end
+  if x.s.dprec == "fp32" then return " fp32" end
+  return ""
 end
+local function ckey(x) return (CHIP[x.row.hw] or x.row.hw) .. unit(x) end
 local by_hw, by_kind = {}, {}
 for _, x in ipairs(res) do
   if x.calib then
     by_hw[ckey(x)] = by_hw[ckey(x)] or {}
     table.insert(by_hw[ckey(x)], x)
-    local k = x.s.hw.kind
+    local k = x.s.hw.kind .. unit(x)
     by_kind[k] = by_kind[k] or {}
     table.insert(by_kind[k], x)
   end
 end
 local pooled = {}
-for k, xs in pairs(by_kind) do pooled[k] = fit(xs) end
+for k, xs in pairs(by_kind) do if #xs >= MIN_ROWS then pooled[k] = fit(xs) end end
 for _, x in ipairs(res) do
   local name = ckey(x)
   if not calibrated[name] then
     local xs = by_hw[name] or {}
+    local k = x.s.hw.kind .. unit(x)
     if #xs >= MIN_ROWS then
-      calibrated[name] = { flops_eff = fit(xs), rows = #xs }
-    elseif pooled[x.s.hw.kind] then
-      calibrated[name] = { flops_eff = pooled[x.s.hw.kind], rows = #xs, pooled = x.s.hw.kind }
+      calibrated[name] = { flops_eff = fit(xs), rows = #xs, catalogue = x.s.hw.flops_eff }
+    elseif pooled[k] then
+      calibrated[name] = { flops_eff = pooled[k], rows = #xs, pooled = k, catalogue = x.s.hw.flops_eff }
+    else
+      calibrated[name] = { rows = #xs, catalogue = x.s.hw.flops_eff, none = k }
     end
   end
 end
 for _, x in ipairs(res) do
   local c = calibrated[ckey(x)]
-  x.pred_cal = c and (predict(x.s, x.s.hw:with { flops_eff = c.flops_eff })) or x.pred
+  x.pred_cal = (c and c.flops_eff) and (predict(x.s, x.s.hw:with { flops_eff = c.flops_eff })) or x.pred
 end
 
 -- == report =============================================================================
@@ -263,16 +277,21 @@ end
 print(string.format("\n%d rows predicted (%d calibration, %d held out), %d excluded from scoring; %.1f s",
   #res, #res - #held_d, #held_d, #skipped, os.clock() - t0))
 for _, sk in ipairs(skipped) do print("  excluded " .. sk) end
-print("\nCALIBRATED flops_eff per device (fitted on the calibration rows, median |log error|):")
+print("\nCALIBRATED flops_eff per chip and execution units (fitted on the calibration rows, "
+  .. "median |log error|):")
 local names = {}
 for k in pairs(calibrated) do names[#names + 1] = k end
 table.sort(names)
 for _, k in ipairs(names) do
   local c = calibrated[k]
-  print(string.format("  %-16s flops_eff %.2f (catalogue %.2f), %s", k, c.flops_eff,
-    dlb.hw.get(k:match("^%S+")).flops_eff, c.pooled and string.format("pooled over the %s calibration rows "
-      .. "(%d of its own, fewer than %d)", c.pooled, c.rows, MIN_ROWS)
-      or string.format("%d calibration rows", c.rows)))
+  if c.none then
+    print(string.format("  %-20s NOT calibrated: catalogue %.2f (%d calibration rows of its own, "
+      .. "%s pooled rows fewer than %d)", k, c.catalogue, c.rows, c.none, MIN_ROWS))
+  else
+    print(string.format("  %-20s flops_eff %.2f (catalogue %.2f), %s", k, c.flops_eff, c.catalogue,
+      c.pooled and string.format("pooled over the %s calibration rows (%d of its own, fewer than %d)",
+        c.pooled, c.rows, MIN_ROWS) or string.format("%d calibration rows", c.rows)))
+  end
 end
 local md, pd = median(held_d), pct(held_d, 0.9)
 local mc, pc = median(held_c), pct(held_c, 0.9)
