@@ -53,6 +53,7 @@ static const field opts_f[] = {
   F(dlb_par_opts, seq_par), F(dlb_par_opts, recompute), F(dlb_par_opts, balance),
   F(dlb_par_opts, shard), F(dlb_par_opts, devices), F(dlb_par_opts, keep_unfit),
   F(dlb_par_opts, mem_schedule), F(dlb_par_opts, slack), F(dlb_par_opts, fsdp_overlap),
+  F(dlb_par_opts, gather_tensors),
   { NULL, 0 } };
 static const field row_f[] = {
   F(dlb_par_row, dp), F(dlb_par_row, tp), F(dlb_par_row, pp), F(dlb_par_row, v),
