@@ -207,6 +207,9 @@ typedef struct dlb_par_opts {
                             bytes (>= 0) */
   double fsdp_overlap;   /* fraction of ZeRO-3's parameter all-gathers and gradient
                             reduce-scatters hidden under compute, [0, 1] */
+  double gather_tensors; /* ZeRO-3 all-gathers per layer and pass issued in the list form
+                            (one copy kernel per rank each; DeepSpeed 2021 gathered every
+                            parameter tensor so); 0 = one flat buffer per layer (FSDP) */
 } dlb_par_opts;
 
 /* One plan (and the layer-parallel evaluation of a fixed split). */

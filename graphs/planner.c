@@ -58,6 +58,8 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "plan: slack must be a fraction >= 0, got %g", o->slack);
   if (!(o->fsdp_overlap >= 0 && o->fsdp_overlap <= 1))
     return dlb_fail(DLB_EINVAL, "plan: fsdp_overlap must be in [0, 1], got %g", o->fsdp_overlap);
+  if (!(o->gather_tensors >= 0) || !isfinite(o->gather_tensors))
+    return dlb_fail(DLB_EINVAL, "plan: gather_tensors must be >= 0, got %g", o->gather_tensors);
   for (int i = 0; i < n; i++) {
     const dlb_par_layer *l = &L[i];
     const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
@@ -105,6 +107,7 @@ typedef struct stage {
   double full;          /* largest layer's full activation bytes per sample (recompute) */
   double xfer;          /* bytes per sample crossing out of its chunks */
   double shard;         /* shardable parameters held before spreading */
+  double nl;            /* layers held */
   double mem;
 } stage;
 
@@ -174,6 +177,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   double shard_total = 0;
   for (int c = 0; c < K; c++) {
     stage *s = &S[c % p];
+    s->nl += first[c + 1] - first[c];
     for (int i = first[c]; i < first[c + 1]; i++) {
       const dlb_par_layer *l = &L[i];
       double tl = l->tp_bytes > 0 ? tp : 1;
@@ -300,6 +304,19 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       ** each forward. */
       dpt = m * (fmax(0, c.time - o->overlap * bw->b)
                  + fmax(0, 0.5 * c.time - o->fsdp_overlap * bw->f));
+      /* All-gathers issued in the list form (torch.distributed.all_gather with one output
+      ** tensor per rank, as DeepSpeed's 2021 ZeRO-3 did for every parameter tensor,
+      ** partition_parameters.py _allgather_param) copy each rank's part out of the flat
+      ** NCCL buffer: one kernel per rank per gather. Two gathers (forward, backward) per
+      ** tensor per micro-batch, not hidden; their bytes are already in c.time. */
+      if (o->gather_tensors > 0) {
+        /* each such gather is a collective of its own and pays its latency (half an
+        ** allreduce's: one pass around the ring instead of two) */
+        dlb_par_coll c0;
+        st = dlb_par_allreduce_cluster(0, dp, algo, &sub, &c0);
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        dpt += m * 2 * o->gather_tensors * bw->nl * (dp * dev->kernel_overhead + 0.5 * c0.time);
+      }
     } else {
       /* the gradient allreduce after the flush hides under `overlap` of the last backward */
       dpt = fmax(0, c.time - o->overlap * bw->b);

@@ -68,6 +68,10 @@ B.structs = {
 }
 
 B.functions = {
+  -- the library (graphs/dlbench.h)
+  "version() -> string = dlb_version()",
+  "abi_version() -> int = dlb_abi_version()",
+  "memory_in_use() -> number = dlb_memory_in_use()",
   -- poly (graphs/dlb_poly.h)
   "poly_parse(text: string) -> poly = dlb_poly_parse(text)",
   "poly_number(c: number) -> poly = dlb_poly_number(c)",

@@ -1,6 +1,6 @@
 /*
-** lcore.c — the `dlbench.core` backend module of the Lua 5.4 host: the library's
-** version functions and the registration of every area binding.
+** lcore.c — the `dlbench.core` backend module of the Lua 5.4 host: the error helpers and
+** the registration of the generated functions and the hand-written areas.
 */
 #include <lua.h>
 #include <lauxlib.h>
@@ -21,28 +21,7 @@ int dlbL_check(lua_State *L, int status) {
   return 0;
 }
 
-/* -- core.version() -> string */
-static int core_version(lua_State *L) {
-  lua_pushstring(L, dlb_version());
-  return 1;
-}
-
-/* -- core.abi_version() -> integer */
-static int core_abi_version(lua_State *L) {
-  lua_pushinteger(L, dlb_abi_version());
-  return 1;
-}
-
-/* -- core.memory_in_use() -> number (bytes of library memory live in this thread) */
-static int core_memory_in_use(lua_State *L) {
-  lua_pushnumber(L, dlb_memory_in_use());
-  return 1;
-}
-
 static const luaL_Reg corelib[] = {
-  {"version", core_version},
-  {"abi_version", core_abi_version},
-  {"memory_in_use", core_memory_in_use},
   {NULL, NULL}
 };
 

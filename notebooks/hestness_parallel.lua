@@ -41,7 +41,7 @@ print("== Hestness et al. 2019, Table 5: word LM to target accuracy (dlbench vs 
 print(string.format("model: %.2fB parameters (%.1fB embedding), %.3g FLOPs/step at subbatch 128, "
   .. "%.1f words/sample", model.params / 1e9, layers[1].params / 1e9, model.step_flops, model.q))
 print(string.format("%-37s %6s %7s %-24s %-18s %12s %7s %10s %6s", "stage", "accel", "batch",
-  "mem GB (ours)", "mem GB (paper)", "days", "paper", "util", "paper"))
+  "mem GB (ours)", "mem GB (paper)", "days", "paper", "MFU", "paper"))
 local function line(name, acc, batch, mem, pmem, days, pdays, util, putil, cal)
   cal = cal or {}
   print(string.format("%-37s %6d %7d %-24s %-18s %12s %7s %10s %5s%%", name, acc, batch,
@@ -69,7 +69,7 @@ end
 local base, d1024, d512 = rows5[1].result, rows5[3].result, rows5[4].result
 local lp, sh = rows5[5].result, rows5[6].result
 local DAY = H.DAY
-print("  micro-batches: days/epoch and utilisation of the layer-parallel row (GPipe):")
+print("  micro-batches: days/epoch and MFU (model FLOPs utilisation) of the layer-parallel row (GPipe):")
 for _, m in ipairs { 1, 2, 4, 8, 16, 32, 128 } do
   local r = layer_row(m, true)
   print(string.format("    m=%-4d %6s days %6s%%  bubble %4s%% of the step", m,

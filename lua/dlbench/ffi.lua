@@ -51,10 +51,6 @@ function M.check(status)
   if status ~= 0 then M.error() end
 end
 
-function M.version() return ffi.string(C.dlb_version()) end
-function M.abi_version() return C.dlb_abi_version() end
-function M.memory_in_use() return C.dlb_memory_in_use() end
-
 -- The generated functions (host/bindings.lua), then the hand-written areas.
 require("dlbench.ffi_gen")(M, C, ffi)
 for _, area in ipairs { "stats", "proc" } do

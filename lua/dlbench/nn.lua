@@ -6,6 +6,7 @@
 --   local outs = nn.lstm(g, xs, {hidden="h", layers=2, name="lstm"})  -- unrolled
 -- Dims are integers, strings ("4*h") or polys, as everywhere in dlb.graph.
 local doc = require "dlbench.doc"
+local options = require "dlbench.options"
 local poly = require "dlbench.poly"
 local core = require "dlbench.backend"
 local graph = require "dlbench.graph"
@@ -65,15 +66,7 @@ local V10 = { batch = true, steps = true, hidden = true, layers = true, vocab = 
 local NOOPTS = setmetatable({}, { __newindex = function() error("nn: options are read-only", 2) end })
 local function check(opts, valid, what)
   if opts == nil then return NOOPTS end
-  for k in pairs(opts) do
-    if not valid[k] then
-      local v = {}
-      for kk in pairs(valid) do v[#v + 1] = kk end
-      table.sort(v)
-      error(string.format("%s: unknown option '%s' (valid: %s)", what, tostring(k), table.concat(v, ", ")), 3)
-    end
-  end
-  return opts
+  return options.check(opts, valid, what, 3)
 end
 
 local function last(t)

@@ -602,7 +602,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
-  "slack", "fsdp_overlap", "fuse" }
+  "slack", "fsdp_overlap", "gather_tensors", "fuse" }
 
 -- Memory schedules (dlb_step_memory in graphs/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -624,6 +624,7 @@ local function plan_opts(fname, o, ls)
     mem_schedule = enum(fname, "schedule_mem", o.schedule_mem, MEM_SCHEDULES, "framework"),
     slack = num(fname, "slack", o.slack, 0, "nonneg"),
     fsdp_overlap = num(fname, "fsdp_overlap", o.fsdp_overlap, 0, "unit"),
+    gather_tensors = num(fname, "gather_tensors", o.gather_tensors, 0, "nonneg"),
     overlap = num(fname, "overlap", o.overlap, 0, "unit"),
     dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
     tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
@@ -732,7 +733,7 @@ function M.plan(o)
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
   .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
-  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0]} -> dlb.table sorted by step, evaluated",
+  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
   .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
   .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
@@ -741,7 +742,8 @@ doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batc
 local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "fuse" }
+  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
+  "fuse" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -779,7 +781,7 @@ function M.evaluate(o)
   return evaluate("parallel.evaluate", o)
 end
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=} -> row (with stage_mem)",
+  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline layout")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.

@@ -414,8 +414,12 @@ function M.from_graph(g, o)
         r.shardable, r.tp_bytes, r.tp_colls = 1, ao, 1
       elseif k.softmax and k.matmul then
         r.tp_bytes, r.tp_colls = ao, 2
-        -- Megatron splits the heads (and K/V heads) and the hidden units evenly
-        r.tp_div = gcd(mopts.heads, mopts.kv_heads or mopts.heads, mopts.hidden) or 0
+        -- Megatron splits the heads (and K/V heads) and the hidden units evenly; a single
+        -- K/V head (multi-query attention) is replicated on every tensor-parallel rank, as
+        -- PaLM does (Chowdhery et al. 2022 sec. 2: K/V projections shared by all heads)
+        local kv = mopts.kv_heads or mopts.heads
+        if kv == 1 then kv = mopts.heads end
+        r.tp_div = gcd(mopts.heads, kv, mopts.hidden) or 0
         r.act_rep = math.min(kept, 4 * ao)
         r.act_kept = kept - r.act_rep
       elseif k.softmax_xent and k.matmul then

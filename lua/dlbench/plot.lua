@@ -4,6 +4,7 @@
 -- Options are checked here (an unknown one is an error listing the valid ones); the data
 -- goes to the C figure model (plots/) as flat arrays through the backend.
 local core = require "dlbench.backend"
+local options = require "dlbench.options"
 local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
 
@@ -43,15 +44,7 @@ end
 
 -- Check an options table against the valid names (a set); error names the bad key.
 local function check_opts(what, opts, valid, level)
-  if type(opts) ~= "table" then
-    error(string.format("%s: expected an options table, got %s", what, type(opts)), level or 3)
-  end
-  for k in pairs(opts) do
-    if not valid[k] then
-      error(string.format("%s: unknown option '%s' (valid: %s)", what, tostring(k), keys(valid)),
-            level or 3)
-    end
-  end
+  options.check(opts, valid, what, level or 3, true)
 end
 
 local function set(list)

@@ -127,14 +127,17 @@ local function t2(scheme, pb, mp, batch, gpus, micro, tflops, days)
     hw = "A100-SXM4-80GB", devices = gpus,
     layout = { dp = div(gpus, mp), mp = mp, global_batch = batch, micro_batch = micro,
       zero = zero and 3 or nil, schedule = (not zero) and "interleaved" or nil,
-      recompute = (not zero) and "full" or nil },
+      recompute = "full" },
     precision = "mixed", seq = 2048,
     framework = zero and "Megatron-LM + DeepSpeed ZeRO-3" or "Megatron-LM",
     measured = { tflops_per_gpu = tflops, flops_kind = "hardware" },
     source = NARAYANAN .. " Table 2, " .. (zero and "ZeRO-3 without model parallelism"
       or "PTD parallelism") .. ", " .. num(pb) .. "B, " .. gpus .. " GPUs (" .. days
       .. " days for 300B tokens)",
-    note = NARAYANAN_NOTE .. (zero and "; ZeRO-3 integrated through the DeepSpeed library"
+    note = NARAYANAN_NOTE .. (zero and "; ZeRO-3 integrated through the DeepSpeed library; "
+      .. "recompute 'full' follows by arithmetic: without it one 2048-token sample's "
+      .. "activations (~34 s h l bytes, Korthikanti et al. 2022 eq. 1, = 82 GB at 174.6B) "
+      .. "exceed the 80 GB device"
       or "; model-parallel size is t x p, the split is not stated")
       .. (batch == 2560 and "; the 2560/640-GPU row is the paper's throughput estimate "
         .. "configuration (530B did not fit on 560 GPUs at microbatch 4)" or ""),
@@ -238,7 +241,7 @@ local function mtnlg(nodes, step, tflops)
       context = 2048, seq = 2048 } },
     params = 530e9,
     hw = "A100-SXM4-80GB", devices = gpus,
-    layout = { dp = div(gpus, 280), tp = 8, pp = 35, global_batch = 1920 },
+    layout = { dp = div(gpus, 280), tp = 8, pp = 35, global_batch = 1920, recompute = "full" },
     precision = "mixed", seq = 2048, framework = "Megatron-LM + DeepSpeed",
     measured = { step_time = step, tflops_per_gpu = tflops, flops_kind = "hardware" },
     source = "Smith et al. 2022 (MT-NLG, arXiv 2201.11990) §2.4: " .. nodes .. " DGX A100 nodes, "
@@ -246,7 +249,9 @@ local function mtnlg(nodes, step, tflops)
       .. "cli99/llm-analysis examples/megatron-turing-nlg/README.md (commit b60b392)",
     note = "Selene DGX A100 80 GB per the Microsoft/NVIDIA announcement (llm-analysis's "
       .. "README says 40 GB); precision assumed fp16 mixed (not stated in the quotation); "
-      .. "TFLOP/s count recompute (see the section comment)",
+      .. "TFLOP/s count recompute (see the section comment), so the run recomputed: "
+      .. "recompute = 'full' follows by arithmetic (126 / (0.302 x 312) = 4/3, the recompute "
+      .. "forward's share); micro-batch and schedule not stated (1, DeepSpeed's 1F1B assumed)",
   }
 end
 mtnlg(280, 60.1, 126)
@@ -259,6 +264,11 @@ mtnlg(420, 44.4, 113)
 -- 238.3K tokens/s; MFU 46.2% with self-attention FLOPs (45.7% without), analytical HFU
 -- 57.8% (rematerialization); peak 275 TFLOP/s per chip. Read from the paper's text as
 -- stored in a public repository copy (ar5iv rendering), checked against two summaries.
+-- Layout (§4 "Training Infrastructure"): each pod holds a full copy of the parameters,
+-- every weight partitioned over its 3072 chips by 12-way model parallelism and 256-way
+-- fully sharded data parallelism ("2D finalized", Xu et al. 2021); the two pods are 2-way
+-- data parallel; no pipeline. Counted here as tp 12 x dp 512 with ZeRO-3 (FSDP) sharding;
+-- 2048 / 512 = 4 sequences per replica, one micro-batch.
 ---------------------------------------------------------------------------------------
 add {
   id = "palm-540b-6144xtpuv4",
@@ -266,7 +276,8 @@ add {
     ffn = 73728, vocab = 256000, tied = true, seq = 2048 } },
   params = nil,
   hw = "TPUv4", devices = 6144,
-  layout = { global_batch = 2048, recompute = "full" },
+  layout = { dp = 512, tp = 12, zero = 3, micro_batch = 4, global_batch = 2048,
+    recompute = "full" },
   precision = "mixed_bf16", seq = 2048, framework = "JAX/Pathways",
   measured = { tokens_per_s = 238300, per = "system", mfu = 0.462, hfu = 0.578 },
   source = "Chowdhery et al. 2022 (PaLM, arXiv 2204.02311) §4.1 and Table 3: PaLM 540B on "

@@ -238,6 +238,31 @@ T.test("planner returns fitting plans sorted by step", function()
     hw = hw, precision = "fp16", cluster = cl, batch = 8 })
 end)
 
+T.test("ZeRO-3 gathers in the list form: one copy kernel per rank per tensor", function()
+  -- Hand derivation (graphs/planner.c): gather_tensors = G adds, per micro-batch, two
+  -- all-gathers (forward, backward) per tensor of every layer held, each costing
+  -- dp x kernel_overhead (one copy per rank) + its collective latency. So the extra dp_comm
+  -- is linear in G, and its slope in kernel_overhead is m x 2 x G x layers x dp exactly.
+  local ls = P.layers.transformer { layers = 4, d = 1024, seq = 512, heads = 16 }
+  local cl = P.cluster { per_node = 8, nodes = 4, intra = { bw = 300e9, latency = 2e-6 },
+                         inter = { bw = 25e9, latency = 5e-6 } }
+  local function dpc(g, ko)
+    local hw = { peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12, kernel_overhead = ko }
+    return P.evaluate { layers = ls, hw = hw, precision = "fp16", cluster = cl, batch = 64,
+      dp = 32, m = 2, zero = 3, gather_tensors = g }.dp_comm
+  end
+  local base = dpc(0, 5e-6)
+  T.near(dpc(nil, 5e-6), base, 1e-12, "default: no list-form gathers")
+  local e1, e12 = dpc(1, 5e-6) - base, dpc(12, 5e-6) - base
+  assert(e1 > 0, "list-form gathers cost time")
+  T.near(e12, 12 * e1, 1e-9, "linear in the tensors per layer")
+  local slope = (dpc(12, 10e-6) - dpc(12, 5e-6)) / 5e-6
+  T.near(slope, 2 * 2 * 12 * #ls * 32, 1e-9, "m x 2 x G x layers x dp copies")
+  T.checkerr("option 'gather_tensors' must be a number >= 0", P.evaluate, { layers = ls, hw = { peak = { fp16 = 312e12 },
+    mem = 80e9, mem_bw = 2e12 }, precision = "fp16", cluster = cl, batch = 64, dp = 32, zero = 3,
+    gather_tensors = -1 })
+end)
+
 T.test("plan{hw=} with the device's own links (DESIGN's call shape)", function()
   local hw = { name = "linked", peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12,
                links = { intra = { bw = 300e9, latency = 2e-6 }, inter = { bw = 25e9, latency = 5e-6 } } }

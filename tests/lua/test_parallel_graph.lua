@@ -360,4 +360,20 @@ T.test("data reports whether a worker's footprint fits, as dlb.roofline.time doe
   T.eq(st[3].fits, true, "16 images per V100 fit")
 end)
 
+T.test("multi-query attention: its one K/V head is replicated under tensor parallelism", function()
+  -- PaLM (Chowdhery et al. 2022 sec. 2 and 4): multi-query attention, 12-way model
+  -- parallelism over 48 heads. tp_div = gcd(heads, hidden) = gcd(12, 768) = 12 when the
+  -- single K/V head is replicated; grouped-query attention keeps gcd(heads, kv_heads, hidden).
+  local function attn_div(kv)
+    local m = dlb.models.llama { layers = 2, hidden = 768, heads = 12, kv_heads = kv, ffn = 2048,
+      vocab = 1000, seq = 64 }
+    for _, l in ipairs(P.layers.from_graph(m)) do
+      if l.tp_div and l.tp_div > 0 and l.tp_colls == 2 then return l.tp_div end
+    end
+  end
+  T.eq(attn_div(1), 12)
+  T.eq(attn_div(4), 4)
+  T.eq(attn_div(12), 12)
+end)
+
 T.done()

@@ -267,8 +267,8 @@ T.test("save: true, or nil and a message; nothing half-written", function()
 end)
 
 T.test("unknown options name themselves and the valid ones", function()
-  T.checkerr("plot.figure: unknown option 'widht' (valid: cols dpi font height rows sharex "
-    .. "sharey title width)", plot.figure, { widht = 3 })
+  T.checkerr("plot.figure: unknown option 'widht' (accepted: cols, dpi, font, height, rows, "
+    .. "sharex, sharey, title, width)", plot.figure, { widht = 3 })
   T.checkerr("plot.figure: 'width' must be a number, got string", plot.figure, { width = "3" })
   T.checkerr("rows and cols must be 1 to 16", plot.figure, { rows = 0 })
   T.checkerr("width and height must be 0.5 to 100 inches", plot.figure, { width = 0 })
