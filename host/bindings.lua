@@ -29,9 +29,12 @@
 --   message), number, int, size, bool, string (NULL: nil), int? (negative: nil), int! (negative:
 --   raise), text (CALL writes TEXT = buf, size and returns the full length); or outputs
 --   `name: double|int|size|bool|cstr`, `name: double[N]` (N values), `name: char[N]` (a
---   string), `name: struct NAME` (a table) that CALL fills through &name.
+--   string), `name: struct NAME` (a table), `name: owned(FREE, len)` (a buffer C allocates, of
+--   len bytes, len another output; returned as a string, then freed with FREE) that CALL
+--   fills through &name.
 -- `check CALL`: CALL returns a status; not DLB_OK raises the core's message; `soft`: returns
---   nil and the message instead; soft(CODE) only for that code (true on success); nil(CODE):
+--   nil, the message and the status instead (true on success when nothing else is
+--   returned); soft(CODE) only for that code (true on success); nil(CODE):
 --   nil for that code.
 -- B.lua: backend functions written once in Lua over the generated ones (both backends run
 --   this same text); names starting with _ are the generated pieces they use.

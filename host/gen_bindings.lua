@@ -133,6 +133,8 @@ local function parseresult(s, where)
     if e then r.list, r.countvar = e, cv end
     return r
   end
+  local ofree, ocount = ty:match("^owned%(([%w_]+),%s*([%w_]+)%)$")
+  if ofree then r.type, r.free, r.countvar = "owned", ofree, ocount; return r end
   local bk, bexpr = ty:match("^(%a+)s(%b())$")
   if bk == "double" or bk == "int" then r.type, r.borrowed = bk, bexpr:sub(2, -2); return r end
   local base, cnt = ty:match("^([%w_]+)%[([%w_]+)%]$")
@@ -386,6 +388,8 @@ local function emit_c(f)
         cl(fmt("  %s *o_%s = lua_newuserdatauv(L, sizeof *o_%s * (c_%s ? c_%s : 1), 0);", ctypes[r.type],
           r.name, r.name, r.name, r.name))
         cl(fmt("  memset(o_%s, 0, sizeof *o_%s * (c_%s ? c_%s : 1));", r.name, r.name, r.name, r.name))
+      elseif r.type == "owned" then
+        cl(fmt("  char *o_%s = NULL;", r.name))
       elseif r.count and handles[r.type] then
         cl(fmt("  %s *o_%s[%s] = {0};", handles[r.type][1], r.name, r.count))
       elseif r.count then
@@ -438,7 +442,7 @@ local function emit_c(f)
   else
     cl(fmt("  int st = %s;", call))
     if f.mode == "soft" and not f.code then
-      cl("  if (st != DLB_OK) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); return 2; }")
+      cl("  if (st != DLB_OK) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); lua_pushinteger(L, st); return 3; }")
     end
     if f.code and f.mode == "nil" then
       cl(fmt("  if (st == %s) { lua_pushnil(L); return 1; }", f.code))
@@ -453,6 +457,9 @@ local function emit_c(f)
       if r.name:sub(1, 1) == "_" then -- not returned
       elseif r.struct then
         cl(fmt("  dlbG_pushstruct(L, %s, &%s);", cfieldtable(r.struct), o)); n = n + 1
+      elseif r.type == "owned" then -- a buffer C allocated: copied, then freed
+        cl(fmt("  lua_pushlstring(L, %s ? %s : \"\", %s ? (size_t)o_%s : 0);", o, o, o, r.countvar))
+        cl(fmt("  %s(%s);", r.free, o)); n = n + 1
       elseif r.list and r.type == "char" then -- bytes
         local c = r.countvar and fmt("(o_%s < c_%s ? (size_t)o_%s : c_%s)", r.countvar, r.name, r.countvar, r.name) or "c_" .. r.name
         cl(fmt("  lua_pushlstring(L, %s, %s);", o, c))
@@ -481,7 +488,7 @@ local function emit_c(f)
       else fail(fn, "unknown out type " .. r.type) end
     end
   end
-  if f.code and f.mode == "soft" then
+  if f.mode == "soft" and (f.code or n == 0) then
     cl("  lua_pushboolean(L, 1);")
     n = n + 1
   end
@@ -500,6 +507,7 @@ local function emit_lua(f)
       local o = fmt("o_%s_%s", fn, r.name)
       if r.list and tonumber(r.list) then pl(fmt("local %s = ffi.new(\"%s[%s]\")", o, ctypes[r.type], r.list))
       elseif r.list then -- sized per call
+      elseif r.type == "owned" then pl(fmt("local %s = ffi.new(\"char *[1]\")", o))
       elseif r.count and handles[r.type] then pl(fmt("local %s = ffi.new(\"%s *[%s]\")", o, handles[r.type][1], tostring(tonumber(r.count) or enumval[r.count])))
       elseif r.struct then pl(fmt("local %s = ffi.new(%q)", o, r.struct))
       elseif r.count then pl(fmt("local %s = ffi.new(\"%s[%s]\")", o, ctypes[r.type], tostring(tonumber(r.count) or enumval[r.count])))
@@ -642,7 +650,7 @@ local function emit_lua(f)
     ll(fmt("  local st = %s", call))
     clear()
     if f.mode == "soft" and not f.code then
-      ll("  if st ~= 0 then return nil, ffi.string(C.dlb_last_error()) end")
+      ll("  if st ~= 0 then return nil, ffi.string(C.dlb_last_error()), st end")
     end
     if f.code and f.mode == "nil" then
       ll(fmt("  if st == C.%s then return nil end", f.code))
@@ -668,17 +676,22 @@ local function emit_lua(f)
         ll(fmt("  for k = 0, %s - 1 do l_%s[k + 1] = ffi.gc(%s[k], C.%s) end", tostring(tonumber(r.count) or enumval[r.count]), r.name, o, handles[r.type].free))
         rets[#rets + 1] = "l_" .. r.name
       elseif r.struct then rets[#rets + 1] = fmt("R.pushstruct(%s, P_%s)", o, r.struct); lfieldtable(r.struct)
+      elseif r.type == "owned" then -- a buffer C allocated: copied, then freed
+        ll(fmt("  local s_%s = %s[0] ~= nil and ffi.string(%s[0], o_%s[0]) or \"\"", r.name, o, o, r.countvar))
+        ll(fmt("  C.%s(%s[0])", r.free, o))
+        ll(fmt("  %s[0] = nil", o))
+        rets[#rets + 1] = "s_" .. r.name
       elseif r.type == "char" then rets[#rets + 1] = fmt("ffi.string(%s)", o)
       elseif r.count then
         local n = tonumber(r.count) or enumval[r.count]
         for k = 0, n - 1 do rets[#rets + 1] = fmt("tonumber(%s[%d])", o, k) end
       elseif r.type == "bool" then rets[#rets + 1] = fmt("%s[0] ~= 0", o)
-      elseif r.type == "cstr" then rets[#rets + 1] = fmt("ffi.string(%s[0])", o)
+      elseif r.type == "cstr" then rets[#rets + 1] = fmt("(%s[0] ~= nil and ffi.string(%s[0]) or nil)", o, o)
       elseif r.type == "size" then rets[#rets + 1] = fmt("tonumber(%s[0])", o)
       else rets[#rets + 1] = fmt("%s[0]", o) end -- int, double: already Lua numbers
     end
   end
-  if f.code and f.mode == "soft" then rets[#rets + 1] = "true" end
+  if f.mode == "soft" and (f.code or #rets == 0) then rets[#rets + 1] = "true" end
   if #rets > 0 then ll("  return " .. table.concat(rets, ", ")) end
   ll("end end")
 end
