@@ -677,7 +677,7 @@ local function emit_lua(f)
         rets[#rets + 1] = "l_" .. r.name
       elseif r.struct then rets[#rets + 1] = fmt("R.pushstruct(%s, P_%s)", o, r.struct); lfieldtable(r.struct)
       elseif r.type == "owned" then -- a buffer C allocated: copied, then freed
-        ll(fmt("  local s_%s = %s[0] ~= nil and ffi.string(%s[0], o_%s[0]) or \"\"", r.name, o, o, r.countvar))
+        ll(fmt("  local s_%s = %s[0] ~= nil and ffi.string(%s[0], tonumber(o_%s[0])) or \"\"", r.name, o, o, r.countvar))
         ll(fmt("  C.%s(%s[0])", r.free, o))
         ll(fmt("  %s[0] = nil", o))
         rets[#rets + 1] = "s_" .. r.name
