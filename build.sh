@@ -8,7 +8,8 @@ cd "$(dirname "$0")"
 
 # Every dependency is a Debian 12 package.
 PACKAGES="build-essential pkg-config liblua5.4-dev libcairo2-dev libreadline-dev premake4 luajit
-fonts-dejavu-core tmux poppler-utils libxml2-utils"
+fonts-dejavu-core tmux poppler-utils libxml2-utils
+protobuf-c-compiler libprotobuf-c-dev libonnx-dev"
 
 need_packages() {
   local missing=() p
@@ -29,7 +30,18 @@ need_packages() {
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# The ONNX reader's protobuf code, generated from the onnx.proto Debian's libonnx-dev ships
+# (into build/gen, never committed); redone when the .proto is newer.
+gen_onnx() {
+  local proto=/usr/include/onnx/onnx.proto
+  mkdir -p build/gen
+  if [ ! -f build/gen/onnx.pb-c.c ] || [ "$proto" -nt build/gen/onnx.pb-c.c ]; then
+    (cd /usr/include/onnx && protoc-c --c_out="$OLDPWD/build/gen" onnx.proto)
+  fi
+}
+
 generate() {
+  gen_onnx
   local premake=premake4
   command -v premake5 >/dev/null 2>&1 && premake=premake5
   "$premake" --file=premake5.lua gmake >/dev/null

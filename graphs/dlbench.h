@@ -55,6 +55,7 @@ DLB_API const char *dlb_version(void);
 /* The areas of the library, each with its own FFI region. */
 #include "dlb_poly.h"
 #include "dlb_graph.h"
+#include "dlb_onnx.h"
 #include "dlb_hw.h"
 #include "dlb_roofline.h"
 #include "dlb_stats.h"
