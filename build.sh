@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 # Every dependency is a Debian 12 package.
 PACKAGES="build-essential pkg-config liblua5.4-dev libcairo2-dev libreadline-dev premake4 luajit
 fonts-dejavu-core tmux poppler-utils libxml2-utils
-protobuf-c-compiler libprotobuf-c-dev libonnx-dev"
+protobuf-c-compiler libprotobuf-c-dev libonnx-dev libyajl-dev"
 
 need_packages() {
   local missing=() p

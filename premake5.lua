@@ -14,7 +14,7 @@ end
 local warn = { "-std=c11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fPIC" }
 local sanitize = { "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
                    "-fno-sanitize-recover=undefined" }
-local syslibs = { "cairo", "protobuf-c", "m", "pthread" }
+local syslibs = { "cairo", "protobuf-c", "yajl", "m", "pthread" }
 
 -- Per-configuration output folders: build/bin, build/lib (release); build/asan/... (sanitizers).
 local function outputs(kindof)

@@ -56,6 +56,7 @@ DLB_API const char *dlb_version(void);
 #include "dlb_poly.h"
 #include "dlb_graph.h"
 #include "dlb_onnx.h"
+#include "dlb_json.h"
 #include "dlb_hw.h"
 #include "dlb_roofline.h"
 #include "dlb_stats.h"

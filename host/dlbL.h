@@ -25,6 +25,8 @@ size_t dlbL_checkbindings(lua_State *L, int i, const char ***names, double **val
 ** it), and a new "dlbench.Poly" handle owning p (raises the core's message when p is NULL). */
 struct dlb_analysis *dlbL_checkanalysis(lua_State *L, int i);
 int dlbL_pushpoly(lua_State *L, struct dlb_poly *p);
+/* A new "dlbench.Graph" handle owning g (raises the core's message when g is NULL). */
+int dlbL_pushgraph(lua_State *L, struct dlb_graph *g);
 
 /* Area registrations, called in order by luaopen_dlbench_core. */
 int dlbL_open_poly(lua_State *L);
@@ -36,6 +38,7 @@ int dlbL_open_scaling(lua_State *L);
 int dlbL_open_parallel(lua_State *L);
 int dlbL_open_proc(lua_State *L);
 int dlbL_open_plot(lua_State *L);
+int dlbL_open_import(lua_State *L);
 
 /* The backend module: a table of functions (see lua/dlbench/backend.lua). */
 int luaopen_dlbench_core(lua_State *L);

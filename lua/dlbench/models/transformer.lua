@@ -17,7 +17,8 @@ local function div(a, k)
 end
 
 -- Multi-head attention. x [b, q, d]; kv (optional) [b, s, d] for cross-attention.
--- a = {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, rotary=, name=}
+-- a = {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, qkv_bias=, rotary=, name=}
+-- (qkv_bias: biases on q, k and v only, as Qwen2's attention)
 -- Grouped-query attention: the G = heads/kv_heads query heads sharing a K/V head are laid
 -- out as one [G*q, dh] block per K/V head, so scores and context cost exactly
 -- 2*heads*q*s*dh each without repeating K and V.
@@ -26,9 +27,10 @@ local function attention(g, x, a, kv)
   local G = H / KV
   local name = a.name
   local src = kv or x
-  local Q = nn.linear(g, x, H * dh, { name = name .. "/q", bias = a.bias })
-  local K = nn.linear(g, src, KV * dh, { name = name .. "/k", bias = a.bias })
-  local V = nn.linear(g, src, KV * dh, { name = name .. "/v", bias = a.bias })
+  local qkvb = a.bias or a.qkv_bias or false
+  local Q = nn.linear(g, x, H * dh, { name = name .. "/q", bias = qkvb })
+  local K = nn.linear(g, src, KV * dh, { name = name .. "/k", bias = qkvb })
+  local V = nn.linear(g, src, KV * dh, { name = name .. "/v", bias = qkvb })
   Q = g:transpose(g:reshape(Q, { b, q, KV, G, dh }), { 1, 3, 4, 2, 5 })  -- [b, KV, G, q, dh]
   K = g:transpose(g:reshape(K, { b, s, KV, dh }), { 1, 3, 2, 4 })        -- [b, KV, s, dh]
   V = g:transpose(g:reshape(V, { b, s, KV, dh }), { 1, 3, 2, 4 })
@@ -145,6 +147,8 @@ local GPT = {
   { "context", nil, "int", "n_ctx: learned position embeddings" },
   { "vocab", 50257, "dim", "vocabulary (GPT-2 BPE)" },
   { "tied", true, "bool", "output layer shares the token embedding" },
+  { "positions", true, "bool", "learned position embeddings (false: none, e.g. GPT-NeoX uses rotary)" },
+  { "rotary", false, "bool", "rotary embeddings on q and k (GPT-NeoX; 3 FLOPs per element)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
 
@@ -162,10 +166,12 @@ function M.gpt(opts)
   local ids = g:input("ids", { b, q }, "int32")
   local wte = g:weight("wte", { V, d })
   local x = g:embedding(ids, wte, "wte")
-  local wpe = g:weight("wpe", { o.context, d })
-  local pos = type(q) == "number" and q == o.context and wpe or g:slice(wpe, 1, 0, q, "wpe/positions")
-  x = g:add(x, pos, "embed_add")
-  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true }
+  if o.positions then
+    local wpe = g:weight("wpe", { o.context, d })
+    local pos = type(q) == "number" and q == o.context and wpe or g:slice(wpe, 1, 0, q, "wpe/positions")
+    x = g:add(x, pos, "embed_add")
+  end
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, rotary = o.rotary }
   for l = 1, o.layers do x = preln_block(g, x, a, o.ffn or 4 * d, "gelu", "h" .. (l - 1)) end
   g:layer("output")
   x = nn.layernorm(g, x, { name = "ln_f" })
@@ -176,7 +182,7 @@ function M.gpt(opts)
   g:layer(nil)
   return g
 end
-doc.doc(M.gpt, "dlb.models.gpt{size=\"gpt2\", batch=\"b\", seq=context, layers=, hidden=, heads=, ffn=4*hidden, context=, vocab=50257, tied=true} -> graph",
+doc.doc(M.gpt, "dlb.models.gpt{size=\"gpt2\", batch=\"b\", seq=context, layers=, hidden=, heads=, ffn=4*hidden, context=, vocab=50257, tied=true, positions=true, rotary=false} -> graph",
   "GPT-2 / GPT-3 decoder by size name or by layers/hidden/heads/context/vocab (gpt2: 124,439,808 params)")
 
 -- -- BERT --
@@ -259,6 +265,7 @@ local LLAMA = {
   { "ffn", nil, "int", "SwiGLU inner width" },
   { "vocab", 32000, "dim", "vocabulary" },
   { "tied", false, "bool", "output layer shares the embedding" },
+  { "qkv_bias", false, "bool", "biases on the q, k, v projections (Qwen2)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats (AdamW)" },
 }
 
@@ -273,7 +280,8 @@ function M.llama(opts)
   g:layer("embedding")
   local emb = g:weight("embed_tokens", { V, d })
   local x = g:embedding(g:input("ids", { b, q }, "int32"), emb, "embed_tokens")
-  local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = o.dh, bias = false, rotary = true }
+  local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = o.dh, bias = false,
+              qkv_bias = o.qkv_bias, rotary = true }
   for l = 1, o.layers do
     local name = "layers." .. (l - 1)
     g:layer(name)
@@ -289,7 +297,7 @@ function M.llama(opts)
   g:layer(nil)
   return g
 end
-doc.doc(M.llama, "dlb.models.llama{size=\"7b\"|\"13b\"|\"70b\", batch=\"b\", seq=4096, layers=, hidden=, heads=, kv_heads=, ffn=, vocab=32000, tied=false} -> graph",
+doc.doc(M.llama, "dlb.models.llama{size=\"7b\"|\"13b\"|\"70b\", batch=\"b\", seq=4096, layers=, hidden=, heads=, kv_heads=, ffn=, vocab=32000, tied=false, qkv_bias=false} -> graph",
   "Llama-style decoder: RMSNorm, SwiGLU, GQA, rotary (Llama-2-7B: 6,738,415,616 params)")
 
 -- -- ViT --
