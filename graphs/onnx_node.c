@@ -65,6 +65,7 @@ oval *dlb_onnx_outv(dlb_onnx *m, const Onnx__NodeProto *n, size_t i) {
 
 /* Output i becomes graph tensor t. */
 int dlb_onnx_set_t(dlb_onnx *m, const Onnx__NodeProto *n, size_t i, int t, int elem) {
+  if (t < 0) return t; /* the op making t failed (its message is recorded) */
   oval *v = dlb_onnx_outv(m, n, i);
   if (!v) return i < n->n_output ? DLB_OK : FAIL("output %zu is missing", i + 1);
   v->state = OV_TENSOR;

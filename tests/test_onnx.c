@@ -4,6 +4,7 @@
 ** file and random byte mutations give an import or a clear "onnx '...'" error, never a
 ** crash (run under ASan by ./build.sh test), and the JSON reader's nodes.
 */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,31 @@ static void test_truncated_and_mutated(void) {
   }
 }
 
+/* The fuzz corpus (seeds and regressions found by tests/fuzz/fuzz_onnx.c) through the
+** importer and an analysis, as the harness runs them. */
+static void test_corpus(void) {
+  DIR *d = opendir("tests/fuzz/corpus/onnx");
+  CHECK(d != NULL);
+  if (!d) return;
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char path[600];
+    snprintf(path, sizeof path, "tests/fuzz/corpus/onnx/%s", e->d_name);
+    size_t len = 0;
+    char *buf = slurp(path, &len);
+    if (!buf) continue;
+    dlb_onnx *m = dlb_onnx_parse(buf, len, "corpus", DLB_ONNX_UNKNOWN_SKIP, DLB_ONNX_LOSS_AUTO);
+    if (!m) CHECK(strncmp(dlb_last_error(), "onnx '", 6) == 0);
+    dlb_onnx_free(m);
+    free(buf);
+    n++;
+  }
+  closedir(d);
+  CHECK(n >= 3);
+}
+
 static void test_json(void) {
   const char *s = "{\"a\": [1, 2.5, {\"b\": \"x\"}], \"c\": null, \"d\": true}";
   dlb_json *j = dlb_json_parse(s, strlen(s), "t");
@@ -148,6 +174,7 @@ int main(void) {
   RUN(test_fixtures);
   RUN(test_unknown);
   RUN(test_truncated_and_mutated);
+  RUN(test_corpus);
   RUN(test_json);
   return check_done();
 }
