@@ -6,6 +6,7 @@
 ** flow through it. The layers with weights are in onnx_layers.c, helpers in onnx_node.c.
 */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,12 +539,22 @@ static int slice_op(dlb_onnx *m, const Onnx__NodeProto *n) {
   int rc = dlb_onnx_need(m, n, 0, &x);
   if (rc) return rc;
   int64_t st[DLB_GRAPH_MAXRANK], en[DLB_GRAPH_MAXRANK], ax[DLB_GRAPH_MAXRANK], sp[DLB_GRAPH_MAXRANK];
+  int32_t ed[DLB_GRAPH_MAXRANK];
   int k;
   const int64_t *p;
+  for (int i = 0; i < DLB_GRAPH_MAXRANK; i++) ed[i] = -1;
   if (dlb_onnx_in(m, n, 1)) {
     if ((k = dlb_onnx_ivals(m, dlb_onnx_in(m, n, 1), st, DLB_GRAPH_MAXRANK, "starts")) < 0) return k;
-    if ((rc = dlb_onnx_ivals(m, dlb_onnx_in(m, n, 2), en, DLB_GRAPH_MAXRANK, "ends")) < 0) return rc;
+    /* ends may be symbolic (x[:, :seq] with seq from a Shape): kept as dims */
+    oval *ev = dlb_onnx_in(m, n, 2);
+    if (!ev) return FAIL("ends are missing");
+    if ((rc = ev->nv <= DLB_GRAPH_MAXRANK ? dlb_onnx_dvals(m, ev, ed, "ends") : FAIL("too many ends")) < 0) return rc;
     if (rc != k) return FAIL("starts and ends differ in length");
+    for (int i = 0; i < k; i++) {
+      double v;
+      if (dim_is_const(m->g, ed[i], &v)) en[i] = v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v, ed[i] = -1;
+      else en[i] = 0;
+    }
     if (dlb_onnx_in(m, n, 3)) { if ((rc = dlb_onnx_ivals(m, dlb_onnx_in(m, n, 3), ax, DLB_GRAPH_MAXRANK, "axes")) != k) return rc < 0 ? rc : FAIL("axes length"); }
     else for (int i = 0; i < k; i++) ax[i] = i;
     if (dlb_onnx_in(m, n, 4)) { if ((rc = dlb_onnx_ivals(m, dlb_onnx_in(m, n, 4), sp, DLB_GRAPH_MAXRANK, "steps")) != k) return rc < 0 ? rc : FAIL("steps length"); }
@@ -567,7 +578,13 @@ static int slice_op(dlb_onnx *m, const Onnx__NodeProto *n) {
     double D;
     int dd = x->d[a];
     const int64_t BIG = (int64_t)1 << 40;
-    if (dim_is_const(m->g, dd, &D)) {
+    if (ed[i] >= 0) { /* a symbolic end: [start, end) with 0 <= start, step 1 */
+      if (sp[i] != 1 || st[i] < 0)
+        return FAIL("slice with the symbolic end on axis %d needs step 1 and a start >= 0", a + 1);
+      int c = dim_const(m->g, (double)st[i]);
+      if (c < 0 || (d[a] = dim_add(m->g, ed[i], c, -1)) < 0) return c < 0 ? c : d[a];
+      start[a] = (int)st[i];
+    } else if (dim_is_const(m->g, dd, &D)) {
       double s = (double)st[i], e = (double)en[i];
       if (sp[i] > 0) {
         if (s < 0) s += D;

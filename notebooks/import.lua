@@ -52,7 +52,7 @@ do
     return g
   end
   local b, s = 32, 128
-  print(string.format("torch.nn.TransformerEncoder, batch %d, seq %d, SGD, fp32", b, s))
+  print(string.format("torch.nn.TransformerEncoder, batch %.0f, seq %.0f, SGD, fp32", b, s))
   for _, f in ipairs { "transformer_encoder", "transformer_encoder_opset17" } do
     local g = dlb.models.from_onnx("tests/fixtures/onnx/" .. f .. ".onnx")
     local z = zoo_encoder(b, s)
@@ -81,8 +81,8 @@ do
   local hw = dlb.hw.get("A100-SXM4-80GB")
   local t = dlb.parallel.plan { graph = g, hw = hw, devices = 64, batch = 256 }
   local best = t[1]
-  print(string.format("  plan (predicted) on 64 x %s, batch 256 sequences: %d layouts fit; best dp %d x tp %d x pp %d,"
-    .. " m %d, %s, ZeRO %d, recompute %s", hw.name, #t, best.dp, best.tp, best.pp, best.m, best.schedule,
+  print(string.format("  plan (predicted) on 64 x %s, batch 256 sequences: %.0f layouts fit; best dp %.0f x tp %.0f x pp %.0f,"
+    .. " m %.0f, %s, ZeRO %.0f, recompute %s", hw.name, #t, best.dp, best.tp, best.pp, best.m, best.schedule,
     best.zero, tostring(best.recompute)))
   print(string.format("  predicted step %.2f s (compute %.2f s, communication %.2f s, bubble %.2f s), %s per device, utilisation %.0f%%",
     best.step, best.compute, best.comm, best.bubble, si(best.mem, "B"), 100 * best.util))

@@ -64,6 +64,16 @@ T.test("torch.nn.TransformerEncoder: parameters and matmul FLOPs by the closed f
   end
 end)
 
+T.test("a BERT written as Hugging Face writes it (mask arithmetic, view by size(), erf GELU)", function()
+  -- make_onnx.py BertLike: vocab 1000, d 64, 4 heads, ffn 256, 2 layers, 128 positions;
+  -- 176,706 params (torch). matmul FLOPs: L(8d^2 + 4d*ffn)*T + 4Ld*b*s^2 + pooler 2d^2*b +
+  -- classifier 4d*b with T = b*s (hand derivation)
+  local g = models.from_onnx(F .. "bert_like.onnx")
+  T.eq(g:stats{ batch = 1, sequence = 1 }.params, 176706, "params")
+  T.eq(tostring(g:type_flops("matmul")), "512*batch*sequence^2 + 196608*batch*sequence + 8448*batch", "matmul FLOPs")
+  T.eq(#g.import.unsupported, 0, "unsupported")
+end)
+
 T.test("LSTM and GRU: parameters and the unrolled loop's matmul FLOPs, sequence left symbolic", function()
   -- 2 layers, input 64, hidden 128, head 10 (torch: 232,714 and 174,858 params);
   -- per step 2*B*(in + H)*gates*H per layer plus the head (hand derivation)

@@ -61,7 +61,7 @@ local function map(cfg, what, o)
     end
     get("sliding_window"); get("head_dim")
     if cfg.head_dim and cfg.head_dim * heads ~= r.hidden then
-      error(string.format("%s: head_dim=%d * num_attention_heads=%d differs from hidden_size=%d; not modelled",
+      error(string.format("%s: head_dim=%.0f * num_attention_heads=%.0f differs from hidden_size=%.0f; not modelled",
         what, cfg.head_dim, heads, r.hidden), 0)
     end
     if mt == "mixtral" then
@@ -117,7 +117,7 @@ function M.from_hf(src, opts)
   if opts.optimizer then o.optimizer = opts.optimizer end
   local models = require "dlbench.models"
   local ok2, g = pcall(models[builder], o)
-  if not ok2 then error(what .. " ('" .. name .. "'): " .. tostring(g):gsub("^[^%s:]+:%d+: ", ""), 2) end
+  if not ok2 then error(what .. " ('" .. name .. "'): " .. (tostring(g):gsub("^[^%s:]+:%d+: ", "")), 2) end
   local ignored = {}
   for k in pairs(cfg) do
     if not read[k] and not NEUTRAL[k] then ignored[#ignored + 1] = k end

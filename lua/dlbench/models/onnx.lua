@@ -41,7 +41,7 @@ end
 
 local function listtext(l)
   local t = {}
-  for i, e in ipairs(l) do t[i] = string.format("%s (%d)", e.type, e.count) end
+  for i, e in ipairs(l) do t[i] = string.format("%s (%.0f)", e.type, e.count) end
   return table.concat(t, ", ")
 end
 
@@ -113,7 +113,7 @@ local function screen(path, g, kind, b, opts)
   local out = {}
   local imp = g.import
   if kind == "onnx" then
-    out[#out + 1] = string.format("%s: ONNX opset %d (IR %d), %d nodes, %d initializers", path,
+    out[#out + 1] = string.format("%s: ONNX opset %.0f (IR %.0f), %.0f nodes, %.0f initializers", path,
       imp.opset, imp.ir_version, imp.nodes, imp.initializers)
   else
     out[#out + 1] = string.format("%s: Hugging Face config, model_type \"%s\" -> dlb.models.%s",
@@ -150,7 +150,7 @@ local function screen(path, g, kind, b, opts)
   out[#out + 1] = "top ops (FLOPs) " .. table.concat(top, ", ")
   if kind == "onnx" then
     local t = {}
-    for i = 1, math.min(8, #imp.optypes) do t[i] = string.format("%s %d", imp.optypes[i].type, imp.optypes[i].count) end
+    for i = 1, math.min(8, #imp.optypes) do t[i] = string.format("%s %.0f", imp.optypes[i].type, imp.optypes[i].count) end
     out[#out + 1] = "top ops (file)  " .. table.concat(t, ", ")
     out[#out + 1] = "unsupported     " .. (#imp.unsupported > 0
       and (listtext(imp.unsupported) .. " (costed as element-wise)") or "none")
