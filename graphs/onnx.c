@@ -137,6 +137,31 @@ int dlb_onnx_dim(dlb_onnx *m, const Onnx__TensorShapeProto__Dimension *p, const 
   return d;
 }
 
+/* The dims of value name from the file's value_info or graph outputs into d: the rank;
+** DLB_ENOTFOUND when the file gives no full shape (not an error for callers that fall back);
+** <0 with a message for a shape that is present but malformed. */
+int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d) {
+  const Onnx__GraphProto *gp = m->model->graph;
+  const Onnx__ValueInfoProto *vi = NULL;
+  for (size_t i = 0; i < gp->n_value_info && !vi; i++)
+    if (gp->value_info[i]->name && !strcmp(gp->value_info[i]->name, name)) vi = gp->value_info[i];
+  for (size_t i = 0; i < gp->n_output && !vi; i++)
+    if (gp->output[i]->name && !strcmp(gp->output[i]->name, name)) vi = gp->output[i];
+  const Onnx__TypeProto *tp = vi ? vi->type : NULL;
+  if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type ||
+      !tp->tensor_type->shape || tp->tensor_type->shape->n_dim > DLB_GRAPH_MAXRANK)
+    return dlb_fail(DLB_ENOTFOUND, "no shape for '%s'", name);
+  const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
+  for (size_t i = 0; i < sh->n_dim; i++)
+    if (sh->dim[i]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE__NOT_SET)
+      return dlb_fail(DLB_ENOTFOUND, "no full shape for '%s'", name);
+  char what[300];
+  snprintf(what, sizeof what, "value_info '%s'", name);
+  for (size_t i = 0; i < sh->n_dim; i++)
+    if ((d[i] = dlb_onnx_dim(m, sh->dim[i], what, (int)i)) < 0) return d[i];
+  return (int)sh->n_dim;
+}
+
 /* Floating-point ONNX element types (float, float16, double, bfloat16). */
 int dlb_onnx_isfloat(int elem) { return elem == 1 || elem == 10 || elem == 11 || elem == 16; }
 
@@ -317,6 +342,43 @@ static int add_loss(dlb_onnx *m, const Onnx__GraphProto *gp) {
   return dlb_graph_set_loss(g, op_out(g, &g->o[o])[0]);
 }
 
+/* Text "[a, b]" of n dims into buf. */
+static const char *dims_text(const dlb_graph *g, int n, const int32_t *d, char *buf, size_t size) {
+  size_t k = 0;
+  buf[k++] = '[';
+  for (int i = 0; i < n && k + 2 < size; i++) {
+    if (i) k += (size_t)snprintf(buf + k, size - k, ", ");
+    if (k < size) k += dim_print(g, d[i], buf + k, size - k);
+  }
+  if (k + 2 > size) k = size - 2;
+  buf[k++] = ']';
+  buf[k] = '\0';
+  return buf;
+}
+
+/* The graph outputs' shapes as the file states them against ours: a warning per mismatch
+** (an inference rule of ours or of the exporter differs; the counts use ours). */
+static int check_outputs(dlb_onnx *m, const Onnx__GraphProto *gp) {
+  for (size_t i = 0; i < gp->n_output; i++) {
+    const char *name = gp->output[i]->name;
+    oval *v = name ? dlb_onnx_find(m, name) : NULL;
+    int32_t d[DLB_GRAPH_MAXRANK];
+    if (!v || v->state != OV_TENSOR) continue;
+    int r = dlb_onnx_vi_dims(m, name, d);
+    if (r == DLB_ENOTFOUND) continue;
+    if (r < 0) return r;
+    v = dlb_onnx_find(m, name);
+    const tensor *T = &m->g->t[v->t];
+    if (r != T->ndims || memcmp(d, T->dims, (size_t)r * sizeof *d)) {
+      char b1[256], b2[256];
+      int rc = dlb_onnx_note(m, DLB_ONNX_R_WARNING, 0, "graph output '%s': the file says %s, dlbench infers %s",
+                             name, dims_text(m->g, r, d, b1, sizeof b1), dims_text(m->g, T->ndims, T->dims, b2, sizeof b2));
+      if (rc) return rc;
+    }
+  }
+  return DLB_OK;
+}
+
 /* Count op types; fail listing the unsupported ones unless unknown = skip. */
 static int survey(dlb_onnx *m, const Onnx__GraphProto *gp) {
   size_t n = gp->n_node;
@@ -407,6 +469,7 @@ static int import(dlb_onnx *m) {
     }
   }
   m->node = NULL;
+  if ((rc = check_outputs(m, gp))) return rc;
   return add_loss(m, gp);
 }
 

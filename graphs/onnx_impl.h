@@ -84,6 +84,9 @@ int dlb_onnx_pool(dlb_onnx *m, size_t n);
 int dlb_onnx_tensor(dlb_onnx *m, oval *v);
 /* Is elem a floating-point ONNX element type. */
 int dlb_onnx_isfloat(int elem);
+/* The dims of a value from the file's value_info or graph outputs into d; the rank, or
+** DLB_ENOTFOUND when the file gives no full shape, or <0 for a malformed one. */
+int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d);
 /* Fill constant v from a TensorProto (dims; values of small tensors with data); weights:
 ** a float tensor of more than one element becomes a weight when used. */
 int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int weights);

@@ -366,27 +366,60 @@ int dlb_onnx_op_recurrent(dlb_onnx *m, const Onnx__NodeProto *n) {
 }
 
 /* An unsupported node costed as element-wise (unknown = "skip"): one FLOP per element of
-** its first tensor input, output shapes from value_info when present, else the input's. */
+** its first tensor input. An output takes its shape from the file's value_info (or graph
+** output) when that is known: the same element count through a reshape, another count
+** through a sum of the input broadcast into the output (one FLOP per input and per output
+** element, so the backward pass still reaches the input); else the input's shape. */
 int dlb_onnx_skip(dlb_onnx *m, const Onnx__NodeProto *n) {
   oval *x = NULL;
   for (size_t i = 0; i < n->n_input && !x; i++) {
     oval *v = dlb_onnx_in(m, n, i);
     if (v && v->state == OV_TENSOR) x = v;
   }
+  int32_t d[DLB_GRAPH_MAXRANK];
   if (!x) {
     for (size_t i = 0; i < n->n_input && !x; i++) x = dlb_onnx_in(m, n, i);
     if (!x) return FAIL("unsupported operator without inputs; its output shape is unknown");
-    oval c = *x; /* constants in, constants out (dims of the first input) */
-    for (size_t i = 0; i < n->n_output; i++)
-      if (*n->output[i] && !dlb_onnx_set_c(m, n, i, c.nd, c.d, 0, c.elem)) return dlb_last_status();
+    oval c = *x; /* constants in, constants out */
+    for (size_t i = 0; i < n->n_output; i++) {
+      if (!*n->output[i]) continue;
+      int r = dlb_onnx_vi_dims(m, n->output[i], d);
+      if (r < 0 && r != DLB_ENOTFOUND) return r;
+      if (!dlb_onnx_set_c(m, n, i, r >= 0 ? r : c.nd, r >= 0 ? d : c.d, 0, c.elem)) return dlb_last_status();
+    }
     return DLB_OK;
   }
   int elem = x->elem, t = dlb_onnx_tens(m, x);
   if (t < 0) return t;
   int y = dlb_onnx_op1(m, n, OP_SCALE, NULL, t);
   if (y < 0) return y;
-  for (size_t i = 0; i < n->n_output; i++)
-    if (*n->output[i] && (t = dlb_onnx_set_t(m, n, i, y, elem))) return t;
+  for (size_t i = 0; i < n->n_output; i++) {
+    if (!*n->output[i]) continue;
+    int r = dlb_onnx_vi_dims(m, n->output[i], d), o = y;
+    if (r < 0 && r != DLB_ENOTFOUND) return r;
+    const tensor *Y = &m->g->t[y];
+    if (r >= 0 && !(r == Y->ndims && !memcmp(d, Y->dims, (size_t)r * sizeof *d))) {
+      int ny = dlb_onnx_dprod(m, Y->ndims, Y->dims), nd = dlb_onnx_dprod(m, r, d);
+      if (ny < 0 || nd < 0) return ny < 0 ? ny : nd;
+      char sfx[32];
+      snprintf(sfx, sizeof sfx, "/out%zu", i);
+      if (ny == nd) {
+        o = dlb_onnx_reshape(m, n, sfx, y, r, d);
+      } else {
+        int a[2] = {0, 1}, one = dim_const(m->g, 1);
+        int32_t ones[DLB_GRAPH_MAXRANK];
+        for (int k = 0; k < r; k++) ones[k] = one;
+        int sm = dlb_onnx_first(m, dlb_onnx_mk(m, n, OP_SUM, "/sum", 1, &y, 2, a, 0, NULL));
+        if (sm >= 0) sm = dlb_onnx_reshape(m, n, "/sum_shape", sm, r, ones);
+        char nm[300];
+        snprintf(nm, sizeof nm, "%s/shape%zu", n->name && *n->name ? n->name : n->op_type, i);
+        int32_t gs = gstr(m->g, nm);
+        int z = sm < 0 ? sm : gs < 0 ? DLB_ENOMEM : new_tensor(m->g, gs, r, d, DLB_DT_DEFAULT, DLB_ROLE_ACTIVATION);
+        o = z < 0 ? z : dlb_onnx_op2(m, n, OP_ADD, sfx, z, sm);
+      }
+    }
+    if ((t = dlb_onnx_set_t(m, n, i, o, elem))) return t;
+  }
   return DLB_OK;
 }
 

@@ -99,13 +99,15 @@ T.test("an inference export still gets a training step; loss options", function(
 end)
 
 T.test("unsupported operators: an error listing each with its count, or skipped with a warning", function()
-  T.checkerr("2 unsupported operator types: Einsum (2), FancyAct (1); pass {unknown = \"skip\"}",
+  T.checkerr("3 unsupported operator types: Einsum (2), FancyAct (1), Pool8 (1); pass {unknown = \"skip\"}",
     models.from_onnx, F .. "custom_ops.onnx")
   local g = models.from_onnx(F .. "custom_ops.onnx", { unknown = "skip", quiet = true })
-  T.eq(#g.import.unsupported, 2, "unsupported types")
-  -- MatMul 2*16*32 + three element-wise ops of 32 + Gemm 2*32*10 + bias 10 + loss 4*10
-  T.eq(g:stats{ batch = 1 }.flops_fwd, 1024 + 3 * 32 + 640 + 10 + 40, "skipped ops costed element-wise")
-  T.eq(g:stats{ batch = 1 }.params, 842, "params")
+  T.eq(#g.import.unsupported, 3, "unsupported types")
+  -- MatMul 2*16*32; Einsum and FancyAct 32 each; Pool8 [b, 32] -> [b, 8] (its value_info):
+  -- 32 + sum 32 + broadcast add 8; Einsum 8; Gemm 2*8*10 + bias 10; loss 4*10
+  T.eq(g:stats{ batch = 1 }.flops_fwd, 1024 + 32 + 32 + 72 + 8 + 160 + 10 + 40, "skipped ops costed element-wise")
+  T.eq(g:stats{ batch = 1 }.params, 16 * 32 + 10 * 8 + 10, "params")
+  assert(g:stats{ batch = 1 }.flops_bwd > 0)
 end)
 
 T.test("malformed, truncated and missing files give clear errors", function()
@@ -196,7 +198,7 @@ T.test("dlb.models.info: one screen for an .onnx file and for a config.json", fu
   lines = {}
   models.info(F .. "custom_ops.onnx", { out = function(l) lines[#lines + 1] = l end, bindings = { batch = 2 } })
   text = table.concat(lines, "\n")
-  assert(text:find("Einsum (2), FancyAct (1) (costed as element-wise)", 1, true), text)
+  assert(text:find("Einsum (2), FancyAct (1), Pool8 (1) (costed as element-wise)", 1, true), text)
   lines = {}
   models.info(H .. "llama-2-7b.json", { out = function(l) lines[#lines + 1] = l end })
   assert(table.concat(lines, "\n"):find("6,738,415,616", 1, true))
