@@ -418,6 +418,63 @@ static int survey(dlb_onnx *m, const Onnx__GraphProto *gp) {
   return DLB_OK;
 }
 
+/* The layer scope of a module path: the path without its parameter (for a weight) and
+** without its leaf module when two or more modules remain ("layer1.0.conv1.weight" ->
+** "layer1.0", "fc.weight" -> "fc"). parts: the components; n of them. */
+static void scope_of(char **parts, int n, char *buf, size_t size) {
+  if (n >= 2) n--;
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n && k + 1 < size; i++)
+    k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? "." : "", parts[i]);
+}
+
+/* Split s at sep into at most max parts (modifies s); the count. */
+static int split_at(char *s, char sep, char **parts, int max) {
+  int n = 0;
+  while (*s && n < max) {
+    char *e = strchr(s, sep);
+    if (e) *e = '\0';
+    if (*s) parts[n++] = s;
+    if (!e) break;
+    s = e + 1;
+  }
+  return n;
+}
+
+/* Layer scopes from module paths (docs/import.md "Layers"): a node using a weight named
+** like a module path opens a scope: up to the first block index ("layer1.0.conv1.weight",
+** "enc.layers.3.self_attn.out_proj.weight" -> "layer1.0", "enc.layers.3"), else the path
+** without the parameter and its leaf module ("bert.pooler.dense.weight" -> "bert.pooler",
+** "fc.weight" -> "fc"); weights without
+** a path ("onnx::MatMul_12") take the node's name path ("/layer1/layer1.0/conv1/Conv");
+** other nodes stay in the current scope. */
+static int node_layer(dlb_onnx *m, const Onnx__NodeProto *n) {
+  char tmp[512], scope[512] = "";
+  char *parts[64];
+  for (size_t k = 0; k < n->n_input && !scope[0]; k++) {
+    oval *v = n->input[k] && *n->input[k] ? dlb_onnx_find(m, n->input[k]) : NULL;
+    if (!v || v->state != OV_CONST || !v->weight) continue;
+    if (strchr(v->name, ':') || !strchr(v->name, '.')) {
+      if (!n->name || n->name[0] != '/') return DLB_OK;
+      snprintf(tmp, sizeof tmp, "%s", n->name);
+      int nm = split_at(tmp, '/', parts, 64) - 1; /* module components (torch qualifies each) */
+      if (nm >= 1) snprintf(scope, sizeof scope, "%s", parts[nm >= 2 ? nm - 2 : 0]);
+    } else {
+      snprintf(tmp, sizeof tmp, "%s", v->name);
+      int np = split_at(tmp, '.', parts, 64), blk = 0;
+      for (int i = 1; i < np - 1 && !blk; i++) /* a block index of a ModuleList/Sequential */
+        if (strspn(parts[i], "0123456789") == strlen(parts[i])) blk = i + 1;
+      if (blk) scope_of(parts, blk + 1, scope, sizeof scope); /* scope_of drops one */
+      else scope_of(parts, np - 1 > 0 ? np - 1 : np, scope, sizeof scope);
+    }
+  }
+  if (!scope[0]) return DLB_OK;
+  dlb_graph *g = m->g;
+  if (g->curlayer >= 0 && !strcmp(g->layers[g->curlayer], scope)) return DLB_OK;
+  return dlb_graph_layer(g, scope);
+}
+
 static int opset_of(const Onnx__ModelProto *mp) {
   for (size_t i = 0; i < mp->n_opset_import; i++) {
     const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
@@ -461,6 +518,7 @@ static int import(dlb_onnx *m) {
       if ((rc = rehash(m))) return rc;
     if (!GROW(m->val, m->nval, m->capval, n->n_output + 1)) return oom();
     onnx_fn fn = (!n->domain || !*n->domain || !strcmp(n->domain, "ai.onnx")) ? dlb_onnx_handler(n->op_type) : NULL;
+    if ((rc = node_layer(m, n))) return rc;
     rc = fn ? fn(m, n) : dlb_onnx_skip(m, n);
     if (rc) {
       if (strncmp(dlb_last_error(), "onnx '", 6) != 0) /* a graph engine message */
@@ -469,6 +527,8 @@ static int import(dlb_onnx *m) {
     }
   }
   m->node = NULL;
+  for (size_t i = 0; i < m->g->nlayers; i++)
+    if ((rc = dlb_onnx_note(m, DLB_ONNX_R_LAYER, (double)i, "%s", m->g->layers[i]))) return rc;
   if ((rc = check_outputs(m, gp))) return rc;
   return add_loss(m, gp);
 }

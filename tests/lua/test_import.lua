@@ -87,6 +87,20 @@ T.test("LSTM and GRU: parameters and the unrolled loop's matmul FLOPs, sequence 
   end
 end)
 
+T.test("layer scopes from module paths; the planner takes an imported graph", function()
+  -- torchvision ResNet-50: conv1, bn1, 16 bottleneck blocks layer1.0 .. layer4.2, fc
+  local g = models.from_onnx(F .. "resnet50.onnx")
+  T.eq(#g.import.layers, 19, "layers")
+  T.eq(g.import.layers[3], "layer1.0", "a block")
+  T.eq(g.import.layers[19], "fc", "the head")
+  T.eq(#g:stats{ batch = 2 }.layers, 19, "s.layers")
+  local e = models.from_onnx(F .. "transformer_encoder.onnx")
+  T.eq(table.concat(e.import.layers, " "), "emb enc.layers.0 enc.layers.1 head", "encoder layers")
+  local t = dlb.parallel.plan { graph = e, hw = dlb.hw.get("A100-SXM4-80GB"), devices = 8, batch = 64,
+                                bind = { seq = 128 }, batch_dim = "batch" }
+  assert(#t > 0 and t[1].step > 0, "a plan")
+end)
+
 T.test("an inference export still gets a training step; loss options", function()
   local g = models.from_onnx(F .. "small_cnn.onnx")
   local s = g:stats{ batch = 4 }

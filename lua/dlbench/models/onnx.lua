@@ -12,7 +12,7 @@ local M = {}
 local UNKNOWN = { error = 0, skip = 1 }
 local LOSS = { auto = 0, xent = 1, mse = 2, none = 3 }
 local OPTIMIZERS = { sgd = true, momentum = true, adam = true, rmsprop = true }
-local KIND = { [0] = "optype", "unsupported", "warning" }
+local KIND = { [0] = "optype", "unsupported", "warning", "layer" }
 local FACTS = { "opset", "ir_version", "nodes", "initializers", "weight_elements", "bn_stats",
                 "const_elements" }
 local VALID = { unknown = true, loss = true, optimizer = true, name = true, quiet = true }
@@ -27,12 +27,13 @@ end
 
 -- The import report as tables: optypes/unsupported lists of {type=, count=}, warnings.
 local function report(rep, facts)
-  local r = { optypes = {}, unsupported = {}, warnings = {} }
+  local r = { optypes = {}, unsupported = {}, warnings = {}, layers = {} }
   for i, name in ipairs(FACTS) do r[name] = facts[i] end
   for _, e in ipairs(rep) do
     local kind = KIND[e[2]]
     if kind == "optype" then r.optypes[#r.optypes + 1] = { type = e[1], count = e[3] }
     elseif kind == "unsupported" then r.unsupported[#r.unsupported + 1] = { type = e[1], count = e[3] }
+    elseif kind == "layer" then r.layers[#r.layers + 1] = e[1]
     else r.warnings[#r.warnings + 1] = e[1] end
   end
   table.sort(r.optypes, function(a, b) return a.count > b.count or (a.count == b.count and a.type < b.type) end)
@@ -62,6 +63,9 @@ function M.from_onnx(path, opts)
   g.model = { name = name, options = opts, optimizer = opts.optimizer, source = path }
   if opts.optimizer then g.stats = require("dlbench.models.common").stats end
   g.import = report(rep, facts)
+  -- the layer scopes the importer opened (module paths), as g:layer would record them
+  g._layers, g._layerset = {}, {}
+  for i, l in ipairs(g.import.layers) do g._layers[i] = l; g._layerset[l] = true end
   if not opts.quiet then
     if #g.import.unsupported > 0 then
       io.stderr:write(string.format("%s: warning: '%s': costed as element-wise ops (1 FLOP per element): %s\n",
