@@ -18,18 +18,6 @@
 
 static int oom(void) { return dlb_fail(DLB_ENOMEM, "onnx: out of memory"); }
 
-/* Grow *p (n used, *cap slots of sz bytes) to hold n+add; 0 on OOM. */
-static int grow(void **p, size_t *cap, size_t n, size_t add, size_t sz) {
-  if (n + add <= *cap) return 1;
-  size_t c = *cap ? *cap : 16;
-  while (c < n + add) c *= 2;
-  void *q = realloc(*p, c * sz);
-  if (!q) return 0;
-  *p = q;
-  *cap = c;
-  return 1;
-}
-#define GROW(arr, n, cap, add) grow((void **)&(arr), &(cap), (n), (add), sizeof *(arr))
 
 static uint64_t shash(const char *s) {
   uint64_t h = 1469598103934665603ULL;

@@ -131,6 +131,7 @@ int dlb_onnx_dprod(dlb_onnx *m, int nd, const int32_t *d);
 int dlb_onnx_bcast(dlb_onnx *m, int na, const int32_t *a, int nb, const int32_t *b, int32_t *out);
 int dlb_onnx_axis0(dlb_onnx *m, int64_t a, int r, int *out);
 int dlb_onnx_alias(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_source(dlb_onnx *m, const Onnx__NodeProto *n, const char *what, int nd, const int32_t *d);
 int dlb_onnx_ints_or(const Onnx__NodeProto *n, const char *name, int sp, int64_t def, int64_t *out);
 
 /* -- onnx_layers.c: handlers -- */

@@ -411,10 +411,9 @@ int dlb_onnx_skip(dlb_onnx *m, const Onnx__NodeProto *n) {
         for (int k = 0; k < r; k++) ones[k] = one;
         int sm = dlb_onnx_first(m, dlb_onnx_mk(m, n, OP_SUM, "/sum", 1, &y, 2, a, 0, NULL));
         if (sm >= 0) sm = dlb_onnx_reshape(m, n, "/sum_shape", sm, r, ones);
-        char nm[300];
-        snprintf(nm, sizeof nm, "%s/shape%zu", n->name && *n->name ? n->name : n->op_type, i);
-        int32_t gs = gstr(m->g, nm);
-        int z = sm < 0 ? sm : gs < 0 ? DLB_ENOMEM : new_tensor(m->g, gs, r, d, DLB_DT_DEFAULT, DLB_ROLE_ACTIVATION);
+        char what[32];
+        snprintf(what, sizeof what, "shape%zu", i);
+        int z = sm < 0 ? sm : dlb_onnx_source(m, n, what, r, d);
         o = z < 0 ? z : dlb_onnx_op2(m, n, OP_ADD, sfx, z, sm);
       }
     }

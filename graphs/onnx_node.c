@@ -255,3 +255,13 @@ int dlb_onnx_ints_or(const Onnx__NodeProto *n, const char *name, int sp, int64_t
   for (int i = 0; i < sp; i++) out[i] = k == (size_t)sp ? p[i] : def;
   return k == 0 || k == (size_t)sp;
 }
+
+/* A source tensor of role activation (no producer, no gradient) named "<node>/<what>",
+** standing for a shape the graph IR cannot derive; the tensor or <0. */
+int dlb_onnx_source(dlb_onnx *m, const Onnx__NodeProto *n, const char *what, int nd, const int32_t *d) {
+  char nm[300];
+  snprintf(nm, sizeof nm, "%s/%s", n->name && *n->name ? n->name : n->op_type, what);
+  int32_t gs = gstr(m->g, nm);
+  if (gs < 0) return dlb_fail(DLB_ENOMEM, "onnx: out of memory");
+  return new_tensor(m->g, gs, nd, d, DLB_DT_DEFAULT, DLB_ROLE_ACTIVATION);
+}

@@ -770,11 +770,7 @@ static int expand(dlb_onnx *m, const Onnx__NodeProto *n) {
   int elem = x->elem, tx = dlb_onnx_tens(m, x);
   if (tx < 0) return tx;
   if (r == m->g->t[tx].ndims && !memcmp(d, m->g->t[tx].dims, (size_t)r * sizeof *d)) return dlb_onnx_set_t(m, n, 0, tx, elem);
-  char nm[300];
-  snprintf(nm, sizeof nm, "%s/expand", n->name && *n->name ? n->name : n->op_type);
-  int32_t gs = gstr(m->g, nm);
-  if (gs < 0) return dlb_fail(DLB_ENOMEM, "onnx: out of memory");
-  int z = new_tensor(m->g, gs, r, d, DLB_DT_DEFAULT, DLB_ROLE_ACTIVATION);
+  int z = dlb_onnx_source(m, n, "expand", r, d);
   if (z < 0) return z;
   return dlb_onnx_set_t(m, n, 0, dlb_onnx_op2(m, n, OP_ADD, NULL, tx, z), elem);
 }
