@@ -40,7 +40,8 @@ enum { DLB_ONNX_R_OPTYPE = 0,      /* an ONNX op type in the file and its node c
 /* Facts about the import (dlb_onnx_facts). */
 enum { DLB_ONNX_OPSET = 0, DLB_ONNX_IR_VERSION = 1, DLB_ONNX_NODES = 2,
        DLB_ONNX_INITIALIZERS = 3, DLB_ONNX_WEIGHT_ELEMENTS = 4, DLB_ONNX_BN_STATS = 5,
-       DLB_ONNX_CONST_ELEMENTS = 6, DLB_ONNX_NFACTS = 7 };
+       DLB_ONNX_CONST_ELEMENTS = 6, DLB_ONNX_FUSED = 7, /* spelled-out LayerNorms fused */
+       DLB_ONNX_NFACTS = 8 };
 
 /* Import an ONNX file; unknown: DLB_ONNX_UNKNOWN_*, loss: DLB_ONNX_LOSS_*. NULL with a
 ** message (unreadable or malformed file, unsupported operators listed with their counts,

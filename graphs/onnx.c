@@ -488,9 +488,12 @@ static int import(dlb_onnx *m) {
     if ((rc = initializer(m, gp->initializer[i]))) return rc;
   for (size_t i = 0; i < gp->n_input; i++)
     if ((rc = graph_input(m, gp->input[i]))) return rc;
+  if ((rc = dlb_onnx_uses_build(m))) return rc;
+  if (!(m->done = calloc(gp->n_node ? gp->n_node : 1, 1))) return oom();
   for (size_t i = 0; i < gp->n_node; i++) {
     const Onnx__NodeProto *n = gp->node[i];
     m->node = n, m->nodei = i;
+    if (m->done[i]) continue;
     if (!n->op_type) return dlb_onnx_fail(m, DLB_EPARSE, "a node without op_type");
     for (size_t k = 0; k < n->n_input; k++)
       if (n->input[k] && *n->input[k]) {
@@ -507,7 +510,12 @@ static int import(dlb_onnx *m) {
     if (!GROW(m->val, m->nval, m->capval, n->n_output + 1)) return oom();
     onnx_fn fn = (!n->domain || !*n->domain || !strcmp(n->domain, "ai.onnx")) ? dlb_onnx_handler(n->op_type) : NULL;
     if ((rc = node_layer(m, n))) return rc;
-    rc = fn ? fn(m, n) : dlb_onnx_skip(m, n);
+    if (!fn) {
+      rc = dlb_onnx_skip(m, n);
+    } else { /* a spelled-out LayerNorm starts with a ReduceMean */
+      rc = !strcmp(n->op_type, "ReduceMean") ? dlb_onnx_fuse_layernorm(m, i) : 0;
+      rc = rc == 0 ? fn(m, n) : rc == 1 ? DLB_OK : rc;
+    }
     if (rc) {
       if (strncmp(dlb_last_error(), "onnx '", 6) != 0) /* a graph engine message */
         return dlb_onnx_fail(m, rc, "%s", dlb_last_error());
@@ -588,6 +596,8 @@ void dlb_onnx_free(dlb_onnx *m) {
   if (!m) return;
   if (m->model) onnx__model_proto__free_unpacked(m->model, NULL);
   dlb_graph_free(m->g);
+  dlb_onnx_uses_free(m->uses);
+  free(m->done);
   free(m->val);
   free(m->slot);
   free(m->pool);

@@ -58,6 +58,8 @@ struct dlb_onnx {
   const Onnx__NodeProto *node;  /* the node being imported (messages) */
   size_t nodei;
   double facts[DLB_ONNX_NFACTS];
+  struct dlb_onnx_uses *uses;   /* consumers of each value (onnx_fuse.c) */
+  unsigned char *done;          /* nodes imported as part of a fused pattern */
 };
 
 /* -- onnx.c -- */
@@ -92,6 +94,14 @@ int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d);
 int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int weights);
 /* The dim of ValueInfo dimension p (a value, or a symbol from dim_param). */
 int dlb_onnx_dim(dlb_onnx *m, const Onnx__TensorShapeProto__Dimension *p, const char *what, int i);
+
+/* -- onnx_fuse.c -- */
+/* Count the consumers of every value (for pattern matching). */
+int dlb_onnx_uses_build(dlb_onnx *m);
+void dlb_onnx_uses_free(struct dlb_onnx_uses *u);
+/* At ReduceMean node i: a spelled-out LayerNorm chain becomes one layernorm op (its nodes
+** are marked done). 1 fused, 0 no match, <0 error. */
+int dlb_onnx_fuse_layernorm(dlb_onnx *m, size_t i);
 
 /* -- onnx_ops.c -- */
 typedef int (*onnx_fn)(dlb_onnx *m, const Onnx__NodeProto *n);

@@ -64,6 +64,18 @@ T.test("torch.nn.TransformerEncoder: parameters and matmul FLOPs by the closed f
   end
 end)
 
+T.test("LayerNorm spelled out (opset 14) is fused: the same step as opset 17's LayerNormalization", function()
+  local a = models.from_onnx(F .. "transformer_encoder.onnx")
+  local b = models.from_onnx(F .. "transformer_encoder_opset17.onnx")
+  T.eq(a.import.fused_layernorms, 4, "fused (2 layers x 2 norms)")
+  T.eq(b.import.fused_layernorms, 0, "opset 17 has the op")
+  local sa, sb = a:stats{ batch = 4, seq = 32 }, b:stats{ batch = 4, seq = 32 }
+  T.eq(sa.flops, sb.flops, "step FLOPs")
+  T.eq(sa.footprint, sb.footprint, "footprint")
+  T.eq(a:nops(), b:nops(), "ops")
+  T.eq(models.from_onnx(F .. "bert_like.onnx").import.fused_layernorms, 5, "bert: embeddings + 2 x 2")
+end)
+
 T.test("a BERT written as Hugging Face writes it (mask arithmetic, view by size(), erf GELU)", function()
   -- make_onnx.py BertLike: vocab 1000, d 64, 4 heads, ffn 256, 2 layers, 128 positions;
   -- 176,706 params (torch). matmul FLOPs: L(8d^2 + 4d*ffn)*T + 4Ld*b*s^2 + pooler 2d^2*b +

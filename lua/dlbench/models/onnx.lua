@@ -14,7 +14,7 @@ local LOSS = { auto = 0, xent = 1, mse = 2, none = 3 }
 local OPTIMIZERS = { sgd = true, momentum = true, adam = true, rmsprop = true }
 local KIND = { [0] = "optype", "unsupported", "warning", "layer" }
 local FACTS = { "opset", "ir_version", "nodes", "initializers", "weight_elements", "bn_stats",
-                "const_elements" }
+                "const_elements", "fused_layernorms" }
 local VALID = { unknown = true, loss = true, optimizer = true, name = true, quiet = true }
 
 local function oneof(v, set, what, fname)
