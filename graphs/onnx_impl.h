@@ -153,5 +153,8 @@ int dlb_onnx_op_pad(dlb_onnx *m, const Onnx__NodeProto *n);
 int dlb_onnx_op_batchnorm(dlb_onnx *m, const Onnx__NodeProto *n);
 int dlb_onnx_op_layernorm(dlb_onnx *m, const Onnx__NodeProto *n);
 int dlb_onnx_op_recurrent(dlb_onnx *m, const Onnx__NodeProto *n);
+/* -- onnx_index.c: handlers -- */
+int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_gather(dlb_onnx *m, const Onnx__NodeProto *n);
 
 #endif
