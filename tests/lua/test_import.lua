@@ -173,6 +173,14 @@ T.test("Hugging Face configs: the released checkpoints' parameter counts", funct
     -- pythia-160m: 85,056,000 non-embedding params (EleutherAI model card) + embed_in and
     -- embed_out 2*50304*768
     ["pythia-160m"] = 85056000 + 2 * 50304 * 768,
+    -- t5-small: "60.5M" (model card); exact figure by hand from the config: shared
+    -- 32128*512 + encoder 6*(4*512^2 + 2*512*2048 + 2*512) + 32*8 + 512 + decoder
+    -- 6*(8*512^2 + 2*512*2048 + 3*512) + 32*8 + 512, tied
+    ["t5-small"] = 60506624,
+    -- flan-t5-small (gated-GELU, untied, 8+8 layers, 6 heads of 64, d_ff 1024): 2*32128*512
+    -- + 8*(4*512*384 + 3*512*1024 + 2*512) + 6*32 + 512 + 8*(8*512*384 + 3*512*1024 +
+    -- 3*512) + 6*32 + 512 (hand derivation)
+    ["flan-t5-small"] = 76961152,
   }
   for f, n in pairs(want) do
     local g = models.from_hf(H .. f .. ".json")
@@ -203,7 +211,9 @@ T.test("from_hf maps every option the config sets", function()
 end)
 
 T.test("from_hf errors: unsupported model types, missing keys, bad JSON", function()
-  T.checkerr("model_type \"t5\" is not supported (supported: llama", models.from_hf, { model_type = "t5" })
+  T.checkerr("model_type \"opt\" is not supported (supported: llama", models.from_hf, { model_type = "opt" })
+  T.checkerr("feed_forward_proj=\"gated-silu\" is not modelled", models.from_hf,
+    { model_type = "t5", feed_forward_proj = "gated-silu" })
   T.checkerr("config key \"hidden_size\" must be a positive integer, got nothing", models.from_hf,
     { model_type = "llama", num_attention_heads = 8, num_hidden_layers = 2, intermediate_size = 64, vocab_size = 10 })
   local tmp = os.tmpname()

@@ -3,7 +3,8 @@
 -- option the config sets: llama, mistral, qwen2 -> dlb.models.llama (GQA, tied embeddings,
 -- q/k/v biases, intermediate size); mixtral -> dlb.models.moe (llama style, experts, top-k
 -- routing); gpt2 -> dlb.models.gpt; gpt_neox -> dlb.models.gpt without learned positions,
--- with rotary and an untied output; bert -> dlb.models.bert. docs/import.md.
+-- with rotary and an untied output; bert -> dlb.models.bert; t5 -> transformer.t5 (relative
+-- position biases, RMS norms, ReLU or gated-GELU feed-forward). docs/import.md.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
@@ -22,9 +23,11 @@ for k in ([[architectures bos_token_id eos_token_id pad_token_id initializer_ran
   pretraining_tp gradient_checkpointing position_embedding_type output_router_logits
   router_aux_loss_coef rotary_emb_base classifier_dropout use_sliding_window max_window_layers
   model_type n_ctx hidden_act activation_function tokenizer_class id2label label2id
-  router_jitter_noise bias dropout]]):gmatch("%S+") do NEUTRAL[k] = true end
+  router_jitter_noise bias dropout decoder_start_token_id dropout_rate initializer_factor
+  is_encoder_decoder output_past relative_attention_max_distance dense_act_fn is_gated_act
+  n_positions]]):gmatch("%S+") do NEUTRAL[k] = true end
 
-local SUPPORTED = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, bert"
+local SUPPORTED = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, bert, t5"
 local VALID = { batch = true, seq = true, optimizer = true }
 
 local function need(cfg, key, what)
@@ -95,6 +98,17 @@ local function map(cfg, what, o)
                 ffn = n("intermediate_size"), vocab = n("vocab_size"),
                 positions = get("max_position_embeddings", 512), batch = o.batch or "b", seq = seq or 128 }
     return "bert", r, read
+  elseif mt == "t5" then
+    local ffp = get("feed_forward_proj", "relu")
+    if ffp ~= "relu" and ffp ~= "gated-gelu" then
+      error(string.format("%s: feed_forward_proj=%q is not modelled (relu, gated-gelu)", what, tostring(ffp)), 0)
+    end
+    local layers = n("num_layers")
+    local r = { layers = layers, dec_layers = get("num_decoder_layers") or layers, hidden = n("d_model"),
+                heads = n("num_heads"), dkv = n("d_kv"), ffn = n("d_ff"), vocab = n("vocab_size"),
+                buckets = get("relative_attention_num_buckets", 32), gated = ffp == "gated-gelu",
+                tied = get("tie_word_embeddings", true), batch = o.batch or "b", seq = seq or 512 }
+    return "t5", r, read
   end
   error(string.format("%s: model_type %s is not supported (supported: %s)", what,
     mt == nil and "missing" or string.format("%q", tostring(mt)), SUPPORTED), 0)
@@ -115,8 +129,8 @@ function M.from_hf(src, opts)
   local ok, builder, o, read = pcall(map, cfg, what .. " ('" .. name .. "')", opts)
   if not ok then error(tostring(builder), 2) end
   if opts.optimizer then o.optimizer = opts.optimizer end
-  local models = require "dlbench.models"
-  local ok2, g = pcall(models[builder], o)
+  local build = builder == "t5" and require("dlbench.models.transformer").t5 or require("dlbench.models")[builder]
+  local ok2, g = pcall(build, o)
   if not ok2 then error(what .. " ('" .. name .. "'): " .. (tostring(g):gsub("^[^%s:]+:%d+: ", "")), 2) end
   local ignored = {}
   for k in pairs(cfg) do
