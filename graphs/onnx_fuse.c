@@ -79,12 +79,18 @@ void dlb_onnx_uses_free(struct dlb_onnx_uses *u) {
 }
 
 /* The only consumer of output 0 of node n, if it has exactly one and it is of type t. */
+/* Is n of type t (default domain); nodes ahead of the import are not validated yet. */
+static int is_type(const Onnx__NodeProto *n, const char *t) {
+  return n->op_type && !strcmp(n->op_type, t) && (!n->domain || !*n->domain) && n->n_output >= 1 &&
+         n->output[0] && *n->output[0];
+}
+
 static const Onnx__NodeProto *only(dlb_onnx *m, const Onnx__NodeProto *n, const char *t, int *idx) {
-  if (n->n_output < 1 || !*n->output[0]) return NULL;
+  if (n->n_output < 1 || !n->output[0] || !*n->output[0]) return NULL;
   cons *c = slot(m->uses, n->output[0]);
   if (!c->name || c->n != 1 || c->first < 0) return NULL;
   const Onnx__NodeProto *x = m->model->graph->node[c->first];
-  if (strcmp(x->op_type, t) || (x->domain && *x->domain) || x->n_input < 2) return NULL;
+  if (!is_type(x, t) || x->n_input < 2) return NULL;
   *idx = c->first;
   return x;
 }
@@ -95,7 +101,7 @@ static int is_input(const Onnx__NodeProto *n, size_t k, const char *name) {
 
 /* A ReduceMean over the last axis only, keeping dims, of a value of rank r. */
 static int mean_last(dlb_onnx *m, const Onnx__NodeProto *n, int r) {
-  if (strcmp(n->op_type, "ReduceMean") || dlb_onnx_aint(n, "keepdims", 1) != 1) return 0;
+  if (!is_type(n, "ReduceMean") || dlb_onnx_aint(n, "keepdims", 1) != 1) return 0;
   const int64_t *ax;
   size_t k = dlb_onnx_aints(n, "axes", &ax);
   int64_t iv[2];
@@ -104,7 +110,7 @@ static int mean_last(dlb_onnx *m, const Onnx__NodeProto *n, int r) {
     if (!a || a->state != OV_CONST || a->nv != 1) return 0;
     double v;
     if (!dim_is_const(m->g, m->pool[a->v], &v)) return 0;
-    iv[0] = (int64_t)v, ax = iv, k = 1;
+    iv[0] = dlb_onnx_i64(v), ax = iv, k = 1;
   }
   return k == 1 && (ax[0] == -1 || ax[0] == r - 1);
 }
@@ -119,7 +125,7 @@ static int scalar_in(dlb_onnx *m, const Onnx__NodeProto *n, size_t k, double *v)
   cons *e = slot(m->uses, n->input[k]);
   if (!e->name || e->producer < 0) return 0;
   const Onnx__NodeProto *p = m->model->graph->node[e->producer];
-  if (strcmp(p->op_type, "Constant")) return 0;
+  if (!is_type(p, "Constant")) return 0;
   const Onnx__AttributeProto *a = dlb_onnx_attr(p, "value");
   if (a && a->t) {
     oval tmp;
@@ -142,17 +148,19 @@ int dlb_onnx_fuse_layernorm(dlb_onnx *m, size_t i) {
   const Onnx__GraphProto *gp = m->model->graph;
   const Onnx__NodeProto *r1 = gp->node[i];
   oval *x = dlb_onnx_in(m, r1, 0);
-  if (!m->uses || !x || x->state != OV_TENSOR || x->nd < 1 || !mean_last(m, r1, x->nd)) return 0;
+  if (!m->uses || !x || x->state != OV_TENSOR || x->nd < 1 || !is_type(r1, "ReduceMean") ||
+      !mean_last(m, r1, x->nd))
+    return 0;
   int is, ip, ir, ia, iq, id, im, ib;
   double two, eps;
   const Onnx__NodeProto *sub = only(m, r1, "Sub", &is);
   if (!sub || !is_input(sub, 0, r1->input[0]) || !is_input(sub, 1, r1->output[0])) return 0;
   cons *c = slot(m->uses, sub->output[0]);
   if (c->n != 2 || c->first < 0 || c->second < 0) return 0;
-  ip = strcmp(gp->node[c->first]->op_type, "Pow") == 0 ? c->first : c->second;
+  ip = is_type(gp->node[c->first], "Pow") ? c->first : c->second;
   id = ip == c->first ? c->second : c->first;
   const Onnx__NodeProto *pw = gp->node[ip], *dv = gp->node[id];
-  if (strcmp(pw->op_type, "Pow") || strcmp(dv->op_type, "Div") || !is_input(pw, 0, sub->output[0]) ||
+  if (!is_type(pw, "Pow") || !is_type(dv, "Div") || !is_input(pw, 0, sub->output[0]) ||
       !scalar_in(m, pw, 1, &two) || two != 2 || !is_input(dv, 0, sub->output[0]))
     return 0;
   const Onnx__NodeProto *r2 = only(m, pw, "ReduceMean", &ir);
@@ -160,12 +168,13 @@ int dlb_onnx_fuse_layernorm(dlb_onnx *m, size_t i) {
     cons *cp = slot(m->uses, pw->output[0]);
     if (cp->n != 1 || cp->first < 0) return 0;
     r2 = gp->node[ir = cp->first];
+    if (!is_type(r2, "ReduceMean") || !is_input(r2, 0, pw->output[0])) return 0;
   }
   if (!mean_last(m, r2, x->nd)) return 0;
   const Onnx__NodeProto *ad = only(m, r2, "Add", &ia);
   if (!ad || !scalar_in(m, ad, 1, &eps)) return 0;
   cons *cq = slot(m->uses, ad->output[0]);
-  if (cq->n != 1 || cq->first < 0 || strcmp(gp->node[cq->first]->op_type, "Sqrt")) return 0;
+  if (cq->n != 1 || cq->first < 0 || !is_type(gp->node[cq->first], "Sqrt")) return 0;
   const Onnx__NodeProto *sq = gp->node[iq = cq->first];
   cons *cd = slot(m->uses, sq->output[0]);
   if (cd->n != 1 || cd->first != id || !is_input(dv, 1, sq->output[0])) return 0;

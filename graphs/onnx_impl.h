@@ -142,6 +142,7 @@ int dlb_onnx_bcast(dlb_onnx *m, int na, const int32_t *a, int nb, const int32_t 
 int dlb_onnx_axis0(dlb_onnx *m, int64_t a, int r, int *out);
 int dlb_onnx_alias(dlb_onnx *m, const Onnx__NodeProto *n);
 int dlb_onnx_source(dlb_onnx *m, const Onnx__NodeProto *n, const char *what, int nd, const int32_t *d);
+int64_t dlb_onnx_i64(double x);
 int dlb_onnx_ints_or(const Onnx__NodeProto *n, const char *name, int sp, int64_t def, int64_t *out);
 
 /* -- onnx_layers.c: handlers -- */

@@ -34,7 +34,7 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
     if (rc != k) return FAIL("starts and ends differ in length");
     for (int i = 0; i < k; i++) {
       double v;
-      if (dim_is_const(m->g, ed[i], &v)) en[i] = v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v, ed[i] = -1;
+      if (dim_is_const(m->g, ed[i], &v)) en[i] = dlb_onnx_i64(v), ed[i] = -1;
       else en[i] = 0;
     }
     if (dlb_onnx_in(m, n, 3)) { if ((rc = dlb_onnx_ivals(m, dlb_onnx_in(m, n, 3), ax, DLB_GRAPH_MAXRANK, "axes")) != k) return rc < 0 ? rc : FAIL("axes length"); }
@@ -49,6 +49,12 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
     if ((int)dlb_onnx_aints(n, "axes", &p) == k && k) memcpy(ax, p, (size_t)k * sizeof *p);
     else for (int i = 0; i < k; i++) ax[i] = i;
     for (int i = 0; i < k; i++) sp[i] = 1;
+  }
+  const int64_t LIM = (int64_t)1 << 40; /* dims are below it; larger values mean "to the end" */
+  for (int i = 0; i < k; i++) {
+    st[i] = st[i] > LIM ? LIM : st[i] < -LIM ? -LIM : st[i];
+    en[i] = en[i] > LIM ? LIM : en[i] < -LIM - 1 ? -LIM - 1 : en[i];
+    sp[i] = sp[i] > LIM ? LIM : sp[i] < -LIM ? -LIM : sp[i];
   }
   int32_t d[DLB_GRAPH_MAXRANK], start[DLB_GRAPH_MAXRANK] = {0};
   memcpy(d, x->d, sizeof d);
@@ -65,7 +71,7 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
         return FAIL("slice with the symbolic end on axis %d needs step 1 and a start >= 0", a + 1);
       int c = dim_const(m->g, (double)st[i]);
       if (c < 0 || (d[a] = dim_add(m->g, ed[i], c, -1)) < 0) return c < 0 ? c : d[a];
-      start[a] = (int)st[i];
+      start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
     } else if (dim_is_const(m->g, dd, &D)) {
       double s = (double)st[i], e = (double)en[i];
       if (sp[i] > 0) {
@@ -82,13 +88,14 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
       double len = sp[i] > 0 ? ceil((e - s) / (double)sp[i]) : ceil((s - e) / (double)-sp[i]);
       if (len < 0) len = 0;
       if ((d[a] = dim_const(m->g, len)) < 0) return d[a];
-      start[a] = (int)(sp[i] > 0 ? s : e + 1);
+      double s0 = sp[i] > 0 ? s : e + 1;
+      start[a] = s0 < 2147483647.0 ? (int)s0 : 0; /* the start changes no cost */
     } else if (sp[i] == 1 && st[i] >= 0 && en[i] >= BIG) {
       if ((d[a] = dim_add(m->g, dd, dim_const(m->g, (double)st[i]), -1)) < 0) return d[a];
-      start[a] = (int)st[i];
+      start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
     } else if (sp[i] == 1 && st[i] >= 0 && en[i] >= 0 && en[i] < BIG) {
       if ((d[a] = dim_const(m->g, (double)(en[i] - st[i]))) < 0) return d[a];
-      start[a] = (int)st[i];
+      start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
     } else if (sp[i] == 1 && st[i] == 0 && en[i] < 0) {
       if ((d[a] = dim_add(m->g, dd, dim_const(m->g, (double)-en[i]), -1)) < 0) return d[a];
     } else if (sp[i] == 1 && st[i] < 0 && en[i] >= BIG) {
@@ -103,7 +110,9 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
     oval c = *x;
     int nv = 0;
     double len;
-    if (c.nd == 1 && c.nv && k == 1 && sp[0] == 1 && dim_is_const(m->g, d[0], &len)) nv = (int)len;
+    if (c.nd == 1 && c.nv && k == 1 && sp[0] == 1 && dim_is_const(m->g, d[0], &len) && len <= c.nv &&
+        start[0] >= 0 && start[0] + len <= c.nv)
+      nv = (int)len;
     oval *v = dlb_onnx_set_c(m, n, 0, c.nd, d, nv, c.elem);
     if (!v) return dlb_last_status();
     if (nv) memmove(m->pool + v->v, m->pool + c.v + start[0], (size_t)nv * sizeof *m->pool);
@@ -156,6 +165,8 @@ int dlb_onnx_op_gather(dlb_onnx *m, const Onnx__NodeProto *n) {
     if (t < 0) return t;
     double D;
     if (idx < 0 && dim_is_const(m->g, x->d[ax], &D)) idx += D;
+    if (dim_is_const(m->g, x->d[ax], &D) && (idx < 0 || idx >= D)) return FAIL("index %g out of range", idx);
+    if (idx >= 2147483647.0) return FAIL("index %g out of range", idx);
     if ((t = dlb_onnx_slice(m, n, "/index", t, ax, idx < 0 ? 0 : (int)idx, dim_const(m->g, 1))) < 0) return t;
     return dlb_onnx_set_t(m, n, 0, dlb_onnx_reshape(m, n, NULL, t, r, d), elem);
   }

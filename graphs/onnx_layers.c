@@ -110,7 +110,8 @@ int dlb_onnx_op_conv(dlb_onnx *m, const Onnx__NodeProto *n) {
   int64_t k[2], s[2], dl[2];
   double kv;
   for (int i = 0; i < sp; i++) {
-    if (!dim_is_const(m->g, w->d[2 + i], &kv)) return FAIL("kernel dims must be numbers");
+    if (!dim_is_const(m->g, w->d[2 + i], &kv) || kv < 1 || kv > (1 << 20))
+      return FAIL("kernel dims must be numbers in 1..2^20");
     k[i] = (int64_t)kv;
   }
   if (!dlb_onnx_ints_or(n, "strides", sp, 1, s) || !dlb_onnx_ints_or(n, "dilations", sp, 1, dl)) return FAIL("strides/dilations length");

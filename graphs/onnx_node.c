@@ -4,6 +4,7 @@
 ** lists, shape lists, dim division, broadcasting).
 */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,14 @@ int dlb_onnx_tens(dlb_onnx *m, oval *v) { return dlb_onnx_tensor(m, v); }
 
 /* -- constants -- */
 
+/* x as int64, saturated (values from a file may be anything). */
+int64_t dlb_onnx_i64(double x) {
+  if (!(x == x)) return 0;
+  if (x >= 9.2e18) return INT64_MAX;
+  if (x <= -9.2e18) return INT64_MIN;
+  return (int64_t)x;
+}
+
 double dlb_onnx_numel_const(dlb_onnx *m, const oval *v, int *ok) {
   double p = 1, x;
   *ok = 1;
@@ -156,7 +165,7 @@ int dlb_onnx_ivals(dlb_onnx *m, const oval *v, int64_t *out, int max, const char
     double x;
     if (!dim_is_const(m->g, m->pool[v->v + i], &x))
       return FAIL("%s value %d is symbolic; it must be a number", what, i + 1);
-    out[i] = (int64_t)x;
+    out[i] = dlb_onnx_i64(x);
   }
   return v->nv;
 }

@@ -426,7 +426,7 @@ static int transpose(dlb_onnx *m, const Onnx__NodeProto *n) {
   int r = x->nd, perm[DLB_GRAPH_MAXRANK];
   if (k && (int)k != r) return FAIL("perm has %zu entries for rank %d", k, r);
   for (int i = 0; i < r; i++) {
-    perm[i] = k ? (int)p[i] : r - 1 - i;
+    perm[i] = k ? (p[i] >= 0 && p[i] < r ? (int)p[i] : -1) : r - 1 - i;
     if (perm[i] < 0 || perm[i] >= r) return FAIL("perm entry %d out of range", i + 1);
   }
   int32_t d[DLB_GRAPH_MAXRANK];

@@ -3,7 +3,7 @@
 ** any input must give an imported graph (then analysed with every dim bound) or a clear
 ** error, never a crash, a leak or a sanitizer report. Seed corpus: tests/fuzz/corpus/onnx/
 ** (small fixtures). Build and run (docs/import.md, BENCHMARKS.md):
-**   clang -g -O1 -fsanitize=fuzzer,address,undefined -Igraphs -Iplots -Ibuild/gen \
+**   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Igraphs -Iplots -Ibuild/gen \
 **     tests/fuzz/fuzz_onnx.c $(find graphs -name '*.c') build/gen/onnx.pb-c.c -lprotobuf-c -lyajl -lm \
 **     -o /tmp/fuzz_onnx
 **   /tmp/fuzz_onnx -max_len=65536 tests/fuzz/corpus/onnx
