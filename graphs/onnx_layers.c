@@ -171,12 +171,19 @@ int dlb_onnx_op_pool(dlb_onnx *m, const Onnx__NodeProto *n) {
   int p[2] = {0, 0};
   if ((rc = window_attrs(m, n, x, sp, k, s, dl, p))) return rc;
   if (dlb_onnx_aint(n, "ceil_mode", 0)) {
+    /* ceil_mode: the output size rounds up (a last window that starts in the input or its
+    ** begin padding is kept, as torch and ONNX define it); we reach the same size with the
+    ** smallest larger symmetric pad (its extra windows cost as the partial ones would) */
     for (int i = 0; i < sp; i++) {
       double D;
       if (!dim_is_const(m->g, x->d[2 + i], &D)) return FAIL("ceil_mode needs numeric spatial dims");
-      double num = D + 2.0 * p[i] - (double)k[i];
-      if (ceil(num / (double)s[i]) != floor(num / (double)s[i]))
-        return FAIL("ceil_mode = 1 changes the output size on spatial axis %d; not supported", i + 1);
+      double num = D + 2.0 * p[i] - (double)k[i], want = ceil(num / (double)s[i]) + 1;
+      if ((want - 1) * (double)s[i] >= D + p[i]) want--;
+      int q = p[i];
+      while (q <= p[i] + (int)s[i] && floor((D + 2.0 * q - (double)k[i]) / (double)s[i]) + 1 != want) q++;
+      if (q > p[i] + (int)s[i])
+        return FAIL("ceil_mode = 1 on spatial axis %d: no symmetric padding gives its output size", i + 1);
+      p[i] = q;
     }
   }
   int a[6] = {0};

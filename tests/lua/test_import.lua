@@ -41,6 +41,22 @@ T.test("ResNet-18/50 and MobileNet v2 from ONNX have the zoo's forward FLOPs, st
     models.mobilenet { version = 2, batch = 8 }:stats{}.flops_fwd, "mobilenet v2 forward FLOPs")
 end)
 
+T.test("GoogLeNet (ceil_mode pools), Inception-v3, DenseNet-121, VGG-11: torchvision's counts, the zoo's FLOPs", function()
+  -- torchvision 0.14 parameter counts (docs/models.md zoo rows; no aux heads)
+  local want = { googlenet = { 6624904, models.googlenet }, inception_v3 = { 23834568, models.inception_v3, { aux = false } },
+                 densenet121 = { 7978856, models.densenet, { depth = 121 } }, vgg11 = { 132863336, models.vgg, { depth = 11 } } }
+  for f, w in pairs(want) do
+    local g = models.from_onnx(F .. f .. ".onnx")
+    T.eq(g:stats{ batch = 2 }.params, w[1], f .. " params")
+    local o = { batch = 2 }
+    for k, v in pairs(w[3] or {}) do o[k] = v end
+    -- VGG's adaptive average pool (7x7 -> 7x7) is a 1x1 AveragePool in the export:
+    -- 512*7*7 FLOPs per image the zoo leaves out
+    local extra = f == "vgg11" and 2 * 512 * 7 * 7 or 0
+    T.eq(g:stats{ batch = 2 }.flops_fwd, w[2](o):stats{}.flops_fwd + extra, f .. " forward FLOPs")
+  end
+end)
+
 T.test("dim_param dims are symbols: the counts are polynomials in batch (and seq)", function()
   local g = models.from_onnx(F .. "resnet50.onnx")
   local s = g:stats{}
