@@ -32,6 +32,28 @@ do
   print()
 end
 
+-- == Every torchvision export in the fixtures against its zoo builder ==
+do
+  print("torchvision exports vs the zoo, batch 8 (forward FLOPs; VGG-11's export keeps its 1x1 adaptive pool)")
+  print(string.format("  %-16s %14s %14s %12s %12s %9s", "model", "params (ONNX)", "params (zoo)", "fwd (ONNX)", "fwd (zoo)", "ratio"))
+  local rows = {
+    { "resnet18_opset9", function() return dlb.models.resnet { depth = 18, batch = 8 } end },
+    { "resnet50", function() return dlb.models.resnet { depth = 50, batch = 8 } end },
+    { "mobilenet_v2", function() return dlb.models.mobilenet { version = 2, batch = 8 } end },
+    { "googlenet", function() return dlb.models.googlenet { batch = 8 } end },
+    { "inception_v3", function() return dlb.models.inception_v3 { batch = 8, aux = false } end },
+    { "densenet121", function() return dlb.models.densenet { depth = 121, batch = 8 } end },
+    { "vgg11", function() return dlb.models.vgg { depth = 11, batch = 8 } end },
+  }
+  for _, r in ipairs(rows) do
+    local a = dlb.models.from_onnx("tests/fixtures/onnx/" .. r[1] .. ".onnx"):stats{ batch = 8 }
+    local b = r[2]():stats{}
+    print(string.format("  %-16s %14.0f %14.0f %12s %12s %9.6f", r[1], a.params, b.params,
+      si(a.flops_fwd, "FLOP"), si(b.flops_fwd, "FLOP"), a.flops_fwd / b.flops_fwd))
+  end
+  print()
+end
+
 -- == torch.nn.TransformerEncoder: ONNX export vs the same encoder from the zoo's parts ==
 do
   -- Encoder(vocab 1000, d 128, 4 heads, ffn 512, 2 post-LN layers, ReLU, dropout 0.1) + a
