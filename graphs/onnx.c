@@ -70,6 +70,7 @@ oval *dlb_onnx_def(dlb_onnx *m, const char *name) {
 int dlb_onnx_pool(dlb_onnx *m, size_t n) {
   if (!GROW(m->pool, m->npool, m->cappool, n)) return oom();
   int off = (int)m->npool;
+  memset(m->pool + off, 0, n * sizeof *m->pool); /* dim 0 until filled (a valid dim id) */
   m->npool += n;
   return off;
 }

@@ -304,7 +304,14 @@ static int axes_of(dlb_onnx *m, const Onnx__NodeProto *n, size_t i, int64_t *ax)
 /* Output 0 = x with new dims (a constant keeps its values; a tensor gets a reshape). */
 static int redim(dlb_onnx *m, const Onnx__NodeProto *n, oval *x, int nd, const int32_t *d) {
   if (x->state == OV_CONST) {
-    oval c = *x;
+    oval c = *x, tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.nd = nd;
+    memcpy(tmp.d, d, (size_t)nd * sizeof *d);
+    int ok;
+    double cnt = dlb_onnx_numel_const(m, &tmp, &ok);
+    if (c.nv && (!ok || cnt != c.nv))
+      return dlb_onnx_fail(m, DLB_ESHAPE, "a constant of %d values cannot take %d dims of another element count", c.nv, nd);
     oval *v = dlb_onnx_set_c(m, n, 0, nd, d, 0, c.elem);
     if (!v) return dlb_last_status();
     v->nv = c.nv, v->v = c.v, v->weight = c.weight, v->t = -1;
@@ -433,7 +440,10 @@ static int transpose(dlb_onnx *m, const Onnx__NodeProto *n) {
   for (int i = 0; i < r; i++) d[i] = x->d[perm[i]];
   if (x->state == OV_CONST && !x->weight) {
     oval c = *x;
-    return dlb_onnx_set_c(m, n, 0, r, d, r <= 1 ? c.nv : 0, c.elem) ? DLB_OK : dlb_last_status();
+    oval *v = dlb_onnx_set_c(m, n, 0, r, d, r <= 1 ? c.nv : 0, c.elem);
+    if (!v) return dlb_last_status();
+    if (v->nv) memcpy(m->pool + v->v, m->pool + c.v, (size_t)v->nv * sizeof *m->pool);
+    return DLB_OK;
   }
   int elem = x->elem, t = dlb_onnx_tens(m, x);
   if (t < 0) return t;
