@@ -199,7 +199,7 @@ int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int
   v->nd = (int)tp->n_dims;
   double n = 1;
   for (size_t i = 0; i < tp->n_dims; i++) {
-    if (tp->dims[i] < 1 || tp->dims[i] > ((int64_t)1 << 40))
+    if (tp->dims[i] < 0 || tp->dims[i] > ((int64_t)1 << 40)) /* 0: an empty constant */
       return dlb_onnx_fail(m, DLB_EPARSE, "tensor '%s' dim %zu is %lld", what, i + 1,
                            (long long)tp->dims[i]);
     v->d[i] = dim_const(m->g, (double)tp->dims[i]);

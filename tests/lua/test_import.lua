@@ -102,6 +102,17 @@ T.test("a BERT written as Hugging Face writes it (mask arithmetic, view by size(
   T.eq(#g.import.unsupported, 0, "unsupported")
 end)
 
+T.test("a GPT-2 written as Hugging Face writes it (Conv1D addmm, causal mask by Where, tanh GELU)", function()
+  -- make_onnx.py GPT2Like: 2 layers, d 64, 4 heads, context 128, vocab 1000, tied: the
+  -- zoo's gpt with the same options has the same parameters (172,288, torch) and matmuls
+  local g = models.from_onnx(F .. "gpt2_like.onnx")
+  local z = models.gpt { layers = 2, hidden = 64, heads = 4, context = 128, vocab = 1000, seq = "sequence", batch = "batch" }
+  T.eq(g:stats{ batch = 1, sequence = 1 }.params, 172288, "params")
+  T.eq(z:stats{ batch = 1, sequence = 1 }.params, 172288, "zoo params")
+  T.eq(tostring(g:type_flops("matmul")), tostring(z:type_flops("matmul")), "matmul FLOPs")
+  T.eq(g.import.fused_layernorms, 5, "LayerNorms fused")
+end)
+
 T.test("LSTM and GRU: parameters and the unrolled loop's matmul FLOPs, sequence left symbolic", function()
   -- 2 layers, input 64, hidden 128, head 10 (torch: 232,714 and 174,858 params);
   -- per step 2*B*(in + H)*gates*H per layer plus the head (hand derivation)
