@@ -36,10 +36,10 @@ static double params(const char *path, double *bn) {
   if (bn) *bn = f[DLB_ONNX_BN_STATS];
   dlb_graph *g = dlb_onnx_take_graph(m);
   dlb_onnx_free(m);
-  const char *names[] = {"batch", "seq"};
-  double vals[] = {2, 2};
+  const char *names[] = {"batch", "seq", "sequence"};
+  double vals[] = {2, 2, 2};
   dlb_train_opts o = {0};
-  dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
+  dlb_analysis *a = dlb_graph_analyze(g, &o, 3, names, vals);
   dlb_totals t = {0};
   if (a) dlb_analysis_totals(a, &t);
   else fprintf(stderr, "%s\n", dlb_last_error());
@@ -60,6 +60,12 @@ static void test_fixtures(void) {
   CHECK(params(FIX "transformer_encoder_opset17.onnx", NULL) == 653544);
   CHECK(params(FIX "lstm.onnx", NULL) == 232714);
   CHECK(params(FIX "gru.onnx", NULL) == 174858);
+  CHECK(params(FIX "googlenet.onnx", &bn) == 6624904 && bn == 14560);
+  CHECK(params(FIX "inception_v3.onnx", &bn) == 23834568 && bn == 34432);
+  CHECK(params(FIX "densenet121.onnx", &bn) == 7978856 && bn == 83648);
+  CHECK(params(FIX "vgg11.onnx", &bn) == 132863336 && bn == 0);
+  CHECK(params(FIX "bert_like.onnx", NULL) == 176706);
+  CHECK(params(FIX "gpt2_like.onnx", NULL) == 172288);
 }
 
 static void test_unknown(void) {
