@@ -120,8 +120,8 @@ local function screen(path, g, kind, b, opts)
     out[#out + 1] = string.format("%s: ONNX opset %.0f (IR %.0f), %.0f nodes, %.0f initializers", path,
       imp.opset, imp.ir_version, imp.nodes, imp.initializers)
   else
-    out[#out + 1] = string.format("%s: Hugging Face config, model_type \"%s\" -> dlb.models.%s",
-      path, g.hf.model_type, g.hf.builder)
+    out[#out + 1] = string.format("%s: Hugging Face config, model_type \"%s\" -> dlb.models.%s (seq %s)",
+      path, g.hf.model_type, g.hf.builder, tostring(g.hf.options.seq))
   end
   local sym = g:stats{}
   local bind, names = defaults(sym.unbound, opts.bindings), {}
@@ -159,6 +159,8 @@ local function screen(path, g, kind, b, opts)
     out[#out + 1] = "unsupported     " .. (#imp.unsupported > 0
       and (listtext(imp.unsupported) .. " (costed as element-wise)") or "none")
     for _, w in ipairs(imp.warnings) do out[#out + 1] = "warning         " .. w end
+  else
+    out[#out + 1] = "config keys not read: " .. (#g.hf.ignored > 0 and table.concat(g.hf.ignored, ", ") or "none")
   end
   return out
 end
