@@ -120,8 +120,9 @@ local function screen(path, g, kind, b, opts)
     out[#out + 1] = string.format("%s: ONNX opset %.0f (IR %.0f), %.0f nodes, %.0f initializers", path,
       imp.opset, imp.ir_version, imp.nodes, imp.initializers)
   else
-    out[#out + 1] = string.format("%s: Hugging Face config, model_type \"%s\" -> dlb.models.%s (seq %s)",
-      path, g.hf.model_type, g.hf.builder, tostring(g.hf.options.seq))
+    local b = g.hf.builder == "t5" and "dlbench.models.transformer.t5" or ("dlb.models." .. g.hf.builder)
+    out[#out + 1] = string.format("%s: Hugging Face config, model_type \"%s\" -> %s (seq %s)",
+      path, g.hf.model_type, b, tostring(g.hf.options.seq))
   end
   local sym = g:stats{}
   local bind, names = defaults(sym.unbound, opts.bindings), {}
