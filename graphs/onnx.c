@@ -129,7 +129,7 @@ int dlb_onnx_dim(dlb_onnx *m, const Onnx__TensorShapeProto__Dimension *p, const 
 /* The dims of value name from the file's value_info or graph outputs into d: the rank;
 ** DLB_ENOTFOUND when the file gives no full shape (not an error for callers that fall back);
 ** <0 with a message for a shape that is present but malformed. */
-int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d) {
+int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d, int newsyms) {
   const Onnx__GraphProto *gp = m->model->graph;
   const Onnx__ValueInfoProto *vi = NULL;
   for (size_t i = 0; i < gp->n_value_info && !vi; i++)
@@ -141,9 +141,18 @@ int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d) {
       !tp->tensor_type->shape || tp->tensor_type->shape->n_dim > DLB_GRAPH_MAXRANK)
     return dlb_fail(DLB_ENOTFOUND, "no shape for '%s'", name);
   const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
-  for (size_t i = 0; i < sh->n_dim; i++)
-    if (sh->dim[i]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE__NOT_SET)
+  for (size_t i = 0; i < sh->n_dim; i++) {
+    const Onnx__TensorShapeProto__Dimension *x = sh->dim[i];
+    if (x->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE__NOT_SET)
       return dlb_fail(DLB_ENOTFOUND, "no full shape for '%s'", name);
+    if (!newsyms && x->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
+      char buf[64];
+      int known = 0;
+      symname(x->dim_param ? x->dim_param : "", buf, sizeof buf);
+      for (int k = 0; k < m->g->nvars && !known; k++) known = !strcmp(m->g->vars[k], buf);
+      if (!known) return dlb_fail(DLB_ENOTFOUND, "'%s' names a dim the graph does not have", name);
+    }
+  }
   char what[300];
   snprintf(what, sizeof what, "value_info '%s'", name);
   for (size_t i = 0; i < sh->n_dim; i++)
@@ -353,7 +362,7 @@ static int check_outputs(dlb_onnx *m, const Onnx__GraphProto *gp) {
     oval *v = name ? dlb_onnx_find(m, name) : NULL;
     int32_t d[DLB_GRAPH_MAXRANK];
     if (!v || v->state != OV_TENSOR) continue;
-    int r = dlb_onnx_vi_dims(m, name, d);
+    int r = dlb_onnx_vi_dims(m, name, d, 0); /* names the graph has, or no comparison */
     if (r == DLB_ENOTFOUND) continue;
     if (r < 0) return r;
     v = dlb_onnx_find(m, name);

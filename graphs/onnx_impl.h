@@ -87,8 +87,9 @@ int dlb_onnx_tensor(dlb_onnx *m, oval *v);
 /* Is elem a floating-point ONNX element type. */
 int dlb_onnx_isfloat(int elem);
 /* The dims of a value from the file's value_info or graph outputs into d; the rank, or
-** DLB_ENOTFOUND when the file gives no full shape, or <0 for a malformed one. */
-int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d);
+** DLB_ENOTFOUND when the file gives no full shape (or, without newsyms, names a dim_param
+** the graph has no symbol for), or <0 for a malformed one. */
+int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d, int newsyms);
 /* Fill constant v from a TensorProto (dims; values of small tensors with data); weights:
 ** a float tensor of more than one element becomes a weight when used. */
 int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int weights);

@@ -391,7 +391,7 @@ int dlb_onnx_skip(dlb_onnx *m, const Onnx__NodeProto *n) {
     oval c = *x; /* constants in, constants out */
     for (size_t i = 0; i < n->n_output; i++) {
       if (!*n->output[i]) continue;
-      int r = dlb_onnx_vi_dims(m, n->output[i], d);
+      int r = dlb_onnx_vi_dims(m, n->output[i], d, 1);
       if (r < 0 && r != DLB_ENOTFOUND) return r;
       if (!dlb_onnx_set_c(m, n, i, r >= 0 ? r : c.nd, r >= 0 ? d : c.d, 0, c.elem)) return dlb_last_status();
     }
@@ -403,7 +403,7 @@ int dlb_onnx_skip(dlb_onnx *m, const Onnx__NodeProto *n) {
   if (y < 0) return y;
   for (size_t i = 0; i < n->n_output; i++) {
     if (!*n->output[i]) continue;
-    int r = dlb_onnx_vi_dims(m, n->output[i], d), o = y;
+    int r = dlb_onnx_vi_dims(m, n->output[i], d, 1), o = y;
     if (r < 0 && r != DLB_ENOTFOUND) return r;
     const tensor *Y = &m->g->t[y];
     if (r >= 0 && !(r == Y->ndims && !memcmp(d, Y->dims, (size_t)r * sizeof *d))) {

@@ -163,6 +163,13 @@ T.test("unsupported operators: an error listing each with its count, or skipped 
   assert(g:stats{ batch = 1 }.flops_bwd > 0)
 end)
 
+T.test("graph output shapes: a stated shape that disagrees is a warning; unknown dim names are not compared", function()
+  local g = models.from_onnx(F .. "output_shape.onnx", { quiet = true })
+  T.eq(#g.import.warnings, 1, "warnings")
+  T.eq(g.import.warnings[1], "graph output 'y': the file says [batch, 5], dlbench infers [batch, 4]", "warning")
+  T.eq(tostring(g:stats{}.unbound), "batch", "no symbol made for z's dim name")
+end)
+
 T.test("malformed, truncated and missing files give clear errors", function()
   T.checkerr("cannot open", models.from_onnx, "tests/fixtures/onnx/nope.onnx")
   local tmp = os.tmpname()
