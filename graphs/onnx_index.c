@@ -44,8 +44,11 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
   } else {
     k = (int)dlb_onnx_aints(n, "starts", &p);
     if (k > DLB_GRAPH_MAXRANK || (int)dlb_onnx_aints(n, "ends", &p) != k) return FAIL("starts/ends attributes");
-    dlb_onnx_aints(n, "starts", &p); memcpy(st, p, (size_t)k * sizeof *p);
-    dlb_onnx_aints(n, "ends", &p); memcpy(en, p, (size_t)k * sizeof *p);
+    if (k == 0) return FAIL("Slice without starts and ends");
+    dlb_onnx_aints(n, "starts", &p);
+    memcpy(st, p, (size_t)k * sizeof *p);
+    dlb_onnx_aints(n, "ends", &p);
+    memcpy(en, p, (size_t)k * sizeof *p);
     if ((int)dlb_onnx_aints(n, "axes", &p) == k && k) memcpy(ax, p, (size_t)k * sizeof *p);
     else for (int i = 0; i < k; i++) ax[i] = i;
     for (int i = 0; i < k; i++) sp[i] = 1;

@@ -484,7 +484,7 @@ static int concat(dlb_onnx *m, const Onnx__NodeProto *n) {
     int off = v->v, pos = 0;
     for (size_t i = 0; i < k && known; i++) {
       oval *x = dlb_onnx_in(m, n, i);
-      memcpy(m->pool + off + pos, m->pool + x->v, (size_t)x->nv * sizeof *m->pool);
+      if (x->nv) memcpy(m->pool + off + pos, m->pool + x->v, (size_t)x->nv * sizeof *m->pool);
       pos += x->nv;
     }
     return DLB_OK;
