@@ -27,6 +27,8 @@ struct dlb_analysis *dlbL_checkanalysis(lua_State *L, int i);
 int dlbL_pushpoly(lua_State *L, struct dlb_poly *p);
 /* A device table at index t as a dlb_roof (C defaults for absent fields; host/lroofline.c). */
 void dlbL_checkroof(lua_State *L, int t, struct dlb_roof *d);
+/* A new "dlbench.Graph" handle owning g (raises the core's message when g is NULL). */
+int dlbL_pushgraph(lua_State *L, struct dlb_graph *g);
 
 /* Area registrations, called in order by luaopen_dlbench_core. */
 int dlbL_open_poly(lua_State *L);
@@ -40,6 +42,7 @@ int dlbL_open_proc(lua_State *L);
 int dlbL_open_plot(lua_State *L);
 int dlbL_open_energy(lua_State *L);
 int dlbL_open_measure(lua_State *L);
+int dlbL_open_import(lua_State *L);
 
 /* The backend module: a table of functions (see lua/dlbench/backend.lua). */
 int luaopen_dlbench_core(lua_State *L);

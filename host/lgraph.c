@@ -106,6 +106,16 @@ static const char *numtext(lua_State *L, char buf[24]) {
   return buf;
 }
 
+/* Push a new "dlbench.Graph" handle owning g (raises the core's message when g is NULL);
+** for bindings that receive graphs made in C (host/limport.c). */
+int dlbL_pushgraph(lua_State *L, struct dlb_graph *g) {
+  if (!g) return dlbL_error(L);
+  gbox *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->g = g;
+  luaL_setmetatable(L, GRAPH);
+  return 1;
+}
+
 /* -- core.graph_new(name) -> handle */
 static int graph_new(lua_State *L) {
   const char *name = luaL_optstring(L, 1, "graph");
