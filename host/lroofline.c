@@ -49,13 +49,16 @@ static double field(lua_State *L, int t, const char *k, double dflt, int require
 void dlbL_checkroof(lua_State *L, int t, dlb_roof *d) {
   static const char *const names[] = { "flops_eff", "bw_eff", "cache", "elem", "bytes_scale",
     "tile_m", "tile_n", "kernel_overhead", "step_overhead", "half_bw_bytes", "sm_count",
-    "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width", "mem", NULL };
+    "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width", "mem", "level1_size", "level1_bw",
+    "level2_size", "level2_bw", "level3_size", "level3_bw", "level4_size", "level4_bw", NULL };
   t = lua_absindex(L, t);
   luaL_checktype(L, t, LUA_TTABLE);
   dlb_roof_init(d);
   double *const slot[] = { &d->flops_eff, &d->bw_eff, &d->cache, &d->elem, &d->bytes_scale,
     &d->tile_m, &d->tile_n, &d->kernel_overhead, &d->step_overhead, &d->half_bw_bytes,
-    &d->sm_count, &d->gemm_tile_m, &d->gemm_tile_n, &d->systolic, &d->vector_width, &d->mem };
+    &d->sm_count, &d->gemm_tile_m, &d->gemm_tile_n, &d->systolic, &d->vector_width, &d->mem,
+    &d->level1_size, &d->level1_bw, &d->level2_size, &d->level2_bw, &d->level3_size,
+    &d->level3_bw, &d->level4_size, &d->level4_bw };
   d->peak = field(L, t, "peak", 0, 1);
   lua_getfield(L, t, "bw");
   int has_bw = !lua_isnil(L, -1);

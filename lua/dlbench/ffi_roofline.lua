@@ -20,7 +20,8 @@ return function(core, C, ffi) -- luacheck: ignore
   -- the device fields read after peak and bw, with the C defaults (dlb_roof_init) for absent ones
   local OPTIONAL = { "flops_eff", "bw_eff", "cache", "elem", "bytes_scale", "tile_m", "tile_n",
     "kernel_overhead", "step_overhead", "half_bw_bytes", "sm_count", "gemm_tile_m",
-    "gemm_tile_n", "systolic", "vector_width", "mem" }
+    "gemm_tile_n", "systolic", "vector_width", "mem", "level1_size", "level1_bw", "level2_size",
+    "level2_bw", "level3_size", "level3_bw", "level4_size", "level4_bw" }
 
   -- A device table as a dlb_roof (as host/lroofline.c's dlbL_checkroof: `bw` may be spelled
   -- `mem_bw`, a dlb.hw device's name).
