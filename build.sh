@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 # Every dependency is a Debian 12 package (README.md lists them by role: build, run, test).
 PACKAGES="build-essential pkg-config liblua5.4-dev libcairo2-dev libreadline-dev premake4 luajit
 fonts-dejavu-core tmux poppler-utils libxml2-utils libedit-dev
-libopenblas-dev libyajl-dev zlib1g-dev"
+libopenblas-dev libyajl-dev zlib1g-dev protobuf-c-compiler libprotobuf-c-dev libonnx-dev"
 
 # missing_packages: those of $PACKAGES that dpkg does not have installed.
 missing_packages() {
@@ -39,10 +39,21 @@ need_packages() {
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# The ONNX reader's protobuf code, generated from the onnx.proto Debian's libonnx-dev ships
+# (into build/gen, never committed); redone when the .proto is newer.
+gen_onnx() {
+  local proto=/usr/include/onnx/onnx.proto
+  mkdir -p build/gen
+  if [ ! -f build/gen/onnx.pb-c.c ] || [ "$proto" -nt build/gen/onnx.pb-c.c ]; then
+    (cd /usr/include/onnx && protoc-c --c_out="$OLDPWD/build/gen" onnx.proto)
+  fi
+}
+
 # Development and CI builds treat warnings as errors; `install` (what a distribution runs)
 # does not. DLB_PREMAKE_FLAGS adds premake options (--static-only, --readline=libedit|none).
 WERROR=--werror
 generate() {
+  gen_onnx
   local premake=premake4
   command -v premake5 >/dev/null 2>&1 && premake=premake5
   # shellcheck disable=SC2086
@@ -66,7 +77,7 @@ abi() { sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' graphs/dlbench.
 PUBLIC_HEADERS="graphs/dlbench.h graphs/dlb_export.h graphs/dlb_poly.h graphs/dlb_graph.h
 graphs/dlb_hw.h graphs/dlb_roofline.h graphs/dlb_stats.h graphs/dlb_scaling.h
 graphs/dlb_parallel.h graphs/dlb_proc.h graphs/dlb_energy.h graphs/dlb_measure.h graphs/dlb_trace.h
-graphs/dlb_minimize.h plots/dlbplot.h"
+graphs/dlb_minimize.h graphs/dlb_onnx.h graphs/dlb_json.h plots/dlbplot.h"
 
 # install_into PREFIX: the layout of docs/host.md, staged under $DESTDIR when it is set.
 #   bin/dlbench; lib/libdlbench.so.VERSION with the SONAME link libdlbench.so.MAJOR and the

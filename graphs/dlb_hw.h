@@ -39,7 +39,12 @@ enum {
 ** sm_count, gemm_tile_m, gemm_tile_n  GPU wave and tile quantisation of matmuls;
 ** systolic         TPU matrix-unit side (k and n padded to multiples of it);
 ** vector_width     CPU SIMD lanes (n padded to a multiple of it);
-** mem              device memory in bytes (0 = unlimited), for `fits`. */
+** mem              device memory in bytes (0 = unlimited), for `fits`;
+** level1_size, level1_bw ... level4_size, level4_bw
+**                  measured memory levels (a dlb.measure.host device's `levels`; bytes,
+**                  bytes/s; both 0 = unused): an op whose bytes fit in a level's size is
+**                  charged at the bandwidth of the smallest level it fits in (never below
+**                  bw), times bw_eff; an op larger than every level at bw (docs/hw.md). */
 typedef struct dlb_roof {
   double peak;
   double bw;
@@ -60,6 +65,8 @@ typedef struct dlb_roof {
   double systolic;
   double vector_width;
   double mem;
+  double level1_size, level1_bw, level2_size, level2_bw;
+  double level3_size, level3_bw, level4_size, level4_bw;
 } dlb_roof;
 
 /* The defaults of every field, the one place they live: flops_eff 0.8 and bw_eff 0.7

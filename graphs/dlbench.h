@@ -72,6 +72,8 @@ DLB_API double dlb_memory_in_use(void);
 /* The areas of the library, each with its own FFI region. */
 #include "dlb_poly.h"
 #include "dlb_graph.h"
+#include "dlb_onnx.h"
+#include "dlb_json.h"
 #include "dlb_hw.h"
 #include "dlb_roofline.h"
 #include "dlb_stats.h"

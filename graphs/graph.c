@@ -11,8 +11,8 @@
 #include "dlb_internal.h"
 #include "graph_impl.h"
 
-/* Grow *p (n used, *cap slots of sz bytes) to hold n+add; 0 on OOM. */
-static int grow(void **p, size_t *cap, size_t n, size_t add, size_t sz) {
+/* Grow *p (n used, *cap slots of sz bytes) to hold n+add; 0 on OOM (graph_impl.h GROW). */
+int dlb_grow(void **p, size_t *cap, size_t n, size_t add, size_t sz) {
   if (n + add <= *cap) return 1;
   size_t c = *cap ? *cap : 16;
   while (c < n + add) c *= 2;
@@ -22,7 +22,6 @@ static int grow(void **p, size_t *cap, size_t n, size_t add, size_t sz) {
   *cap = c;
   return 1;
 }
-#define GROW(arr, n, cap, add) grow((void **)&(arr), &(cap), (n), (add), sizeof *(arr))
 
 static int oom(void) { return dlb_fail(DLB_ENOMEM, "graph: out of memory"); }
 

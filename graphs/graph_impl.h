@@ -106,6 +106,9 @@ struct dlb_graph {
 };
 
 /* -- graph.c: the IR -- */
+/* Grow array arr (n used, cap slots) to hold n+add elements; 0 on OOM. */
+int dlb_grow(void **p, size_t *cap, size_t n, size_t add, size_t sz);
+#define GROW(arr, n, cap, add) dlb_grow((void **)&(arr), &(cap), (n), (add), sizeof *(arr))
 int32_t gstr(dlb_graph *g, const char *s);             /* intern in the pool, -1 on OOM */
 int dim_intern(dlb_graph *g, const pterm *t, size_t n); /* canonical terms -> id, <0 err */
 int dim_const(dlb_graph *g, double v);

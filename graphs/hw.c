@@ -76,7 +76,11 @@ int dlb_roof_check(const dlb_roof *d) {
     { "kernel_overhead", d->kernel_overhead }, { "step_overhead", d->step_overhead },
     { "half_bw_bytes", d->half_bw_bytes }, { "sm_count", d->sm_count },
     { "gemm_tile_m", d->gemm_tile_m }, { "gemm_tile_n", d->gemm_tile_n },
-    { "systolic", d->systolic }, { "vector_width", d->vector_width }, { "mem", d->mem } };
+    { "systolic", d->systolic }, { "vector_width", d->vector_width }, { "mem", d->mem },
+    { "level1_size", d->level1_size }, { "level1_bw", d->level1_bw },
+    { "level2_size", d->level2_size }, { "level2_bw", d->level2_bw },
+    { "level3_size", d->level3_size }, { "level3_bw", d->level3_bw },
+    { "level4_size", d->level4_size }, { "level4_bw", d->level4_bw } };
   for (size_t i = 0; i < sizeof nn / sizeof nn[0]; i++)
     if (!isfinite(nn[i].v) || nn[i].v < 0)
       return dlb_fail(DLB_EINVAL, "roofline: %s must be a finite number >= 0 (0: off), got %g",
@@ -85,6 +89,12 @@ int dlb_roof_check(const dlb_roof *d) {
       || (d->gemm_tile_n > 0 && d->gemm_tile_n < 1))
     return dlb_fail(DLB_EINVAL, "roofline: gemm_tile must be {m, n} >= 1 element each (or both "
                     "0: off), got %g x %g", d->gemm_tile_m, d->gemm_tile_n);
+  const double lv[4][2] = { { d->level1_size, d->level1_bw }, { d->level2_size, d->level2_bw },
+    { d->level3_size, d->level3_bw }, { d->level4_size, d->level4_bw } };
+  for (int i = 0; i < 4; i++)
+    if ((lv[i][0] > 0) != (lv[i][1] > 0))
+      return dlb_fail(DLB_EINVAL, "roofline: level%d needs both a size and a bandwidth (or "
+                      "both 0: unused), got %g bytes at %g bytes/s", i + 1, lv[i][0], lv[i][1]);
   return DLB_OK;
 }
 

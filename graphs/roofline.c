@@ -61,13 +61,31 @@ double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k, doub
   return q > 0 && q <= 1 ? q : 1;
 }
 
+/* The bandwidth an op of `bytes` bytes streams at: that of the smallest measured level
+** (dlb_roof level*_size/bw) its bytes fit in, never below the memory's bw; bw when the
+** device has no levels or the op fits in none. The op's bytes (inputs + outputs, as
+** counted) stand for its working set: a tensor that fits a cache level is read and
+** written there (Williams et al. 2009's roofline with one ceiling per level; Ilic et al.
+** 2014, "Cache-aware Roofline model"). */
+static double level_bw(const dlb_roof *d, double bytes) {
+  const double lv[4][2] = { { d->level1_size, d->level1_bw }, { d->level2_size, d->level2_bw },
+    { d->level3_size, d->level3_bw }, { d->level4_size, d->level4_bw } };
+  double bw = d->bw, size = INFINITY;
+  for (int i = 0; i < 4; i++)
+    if (lv[i][0] > 0 && bytes <= lv[i][0] && lv[i][0] < size) {
+      size = lv[i][0];
+      bw = lv[i][1] > d->bw ? lv[i][1] : d->bw;
+    }
+  return bw;
+}
+
 /* The per-op rule (see dlb_op_time) on checked inputs. */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
                        int *mem_bound) {
   double q = (gemm != NULL && gemm[0] > 0)
     ? dlb_gemm_efficiency(d, gemm[0], gemm[1], gemm[2], gemm[3]) : 1;
   double ct = flops / (d->peak * d->flops_eff * q);
-  double mt = (bytes > 0 ? bytes + d->half_bw_bytes : 0) / (d->bw * d->bw_eff);
+  double mt = (bytes > 0 ? bytes + d->half_bw_bytes : 0) / (level_bw(d, bytes) * d->bw_eff);
   *mem_bound = mt > ct;
   double t = mt > ct ? mt : ct;
   if (flops > 0 || bytes > 0) t += d->kernel_overhead;

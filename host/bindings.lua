@@ -50,6 +50,8 @@ B.handles = {
   plan = { "dlb_par_plan", "dlbench.Plan", free = "dlb_par_plan_free" },
   trace = { "dlb_trace", "dlbench.Trace", free = "dlb_trace_free" },
   minimizer = { "dlb_minimizer", "dlbench.Minimizer", free = "dlb_minimizer_free" },
+  onnx = { "dlb_onnx", "dlbench.Onnx", free = "dlb_onnx_free" },
+  json = { "dlb_json", "dlbench.Json", free = "dlb_json_free" },
 }
 
 -- Structs travel as tables keyed by the C field names. label: the message prefix of a field
@@ -265,6 +267,16 @@ B.functions = {
   "_minimizer_ask(m: minimizer) -> bool, x: double{64} = dlb_minimizer_ask(m, x)",
   "minimizer_tell(m: minimizer, f: number) = check dlb_minimizer_tell(m, f)",
   "_minimizer_best(m: minimizer) -> x: double{64}, f: double, evals: int = check dlb_minimizer_best(m, x, &f, &evals)",
+  -- import (graphs/dlb_onnx.h, graphs/dlb_json.h): ONNX models and JSON documents
+  "_onnx_read(path: string, unknown: int, loss: int) -> onnx = dlb_onnx_read(path, unknown, loss)",
+  "_onnx_nreport(m: onnx) -> size = dlb_onnx_nreport(m)",
+  "_onnx_report(m: onnx, i: size) -> string, kind: int, count: double = dlb_onnx_report(m, i, &kind, &count)",
+  "_onnx_facts(m: onnx) -> f: double{DLB_ONNX_NFACTS} = check dlb_onnx_facts(m, f, DLB_ONNX_NFACTS)",
+  "_onnx_take_graph(m: onnx) -> graph = dlb_onnx_take_graph(m)",
+  "_json_read(path: string) -> json = dlb_json_read(path)",
+  '_json_parse(text: bytes, name: string = "<text>") -> json = dlb_json_parse(text, #text, name)',
+  "_json_count(j: json) -> size = dlb_json_count(j)",
+  "_json_node(j: json, i: size) -> type: int, parent: int, num: double, key: cstr, str: cstr = check dlb_json_node(j, i, &type, &parent, &num, &key, &str)",
   "_parallel_amdahl_fit(workers: numbers[10000000] <amdahl fit: workers>, speedups: numbers == #workers <amdahl fit: speedups>) -> f: double, r2: double = check dlb_par_amdahl_fit(workers, speedups, #workers, &f, &r2)",
 }
 
@@ -638,6 +650,38 @@ function core.minimizer_best(m)
   local x, f, evals = core._minimizer_best(m)
   return firstn(x, NVARS[m]), f, evals
 end
+
+-- import: the model's graph, its report {{text, kind, count}, ...} and facts
+function core.onnx_read(path, unknown, loss)
+  local m = core._onnx_read(path, unknown, loss)
+  local rep = {}
+  for i = 0, core._onnx_nreport(m) - 1 do
+    local t, k, c = core._onnx_report(m, i)
+    rep[i + 1] = { t, k, c }
+  end
+  local f = core._onnx_facts(m)
+  return core._onnx_take_graph(m), rep, f
+end
+-- a JSON document as Lua values (null leaves the key out; arrays are 1-based sequences)
+local function json_tree(j)
+  local refs, root = {}, nil
+  for i = 0, core._json_count(j) - 1 do
+    local t, parent, num, key, str = core._json_node(j, i)
+    local v
+    if t == E.DLB_JSON_FALSE or t == E.DLB_JSON_TRUE then v = t == E.DLB_JSON_TRUE
+    elseif t == E.DLB_JSON_NUMBER then v = num
+    elseif t == E.DLB_JSON_STRING then v = str
+    elseif t ~= E.DLB_JSON_NULL then v = {}; refs[i] = v end
+    if v ~= nil then
+      if parent < 0 then root = v
+      elseif key ~= nil then refs[parent][key] = v
+      else local a = refs[parent]; a[#a + 1] = v end
+    end
+  end
+  return root
+end
+function core.json_read(path) return json_tree(core._json_read(path)) end
+function core.json_parse(text, name) return json_tree(core._json_parse(text, name)) end
 
 -- hw
 function core.hw_precision_bytes(name) return core._hw_precision_bytes(core.hw_precision_id(name)) end

@@ -3,6 +3,7 @@
 **
 **   dlbench                 REPL on a terminal; otherwise run the script read from stdin
 **   dlbench run FILE [ARGS] run a study script (arg and ... set as the lua standalone does)
+**   dlbench info FILE [b=N] one screen about a model.onnx or config.json (dlb.models.info)
 **   dlbench -e CODE         run a chunk
 **   dlbench measure [...]   measure this host (dlb.measure.cli)
 **   dlbench --version | --help
@@ -28,6 +29,7 @@ static void usage(FILE *out) {
     "usage: %s [command]\n"
     "  (none)              interactive REPL on a terminal; runs stdin otherwise\n"
     "  run FILE [ARGS...]  run a study script; ARGS are in arg[1..] and ...\n"
+    "  info FILE [b=N...]  parameters, FLOPs, footprint, ops of a model.onnx or config.json\n"
     "  -e CODE             run CODE (a Lua chunk) and exit\n"
     "  measure [OPTIONS]   measure this host's roofline (measure --help)\n"
     "  -                   run the script read from stdin\n"
@@ -110,6 +112,10 @@ int main(int argc, char **argv) {
     createargtable(L, argv, argc, 1);
     const char *chunk = "dlb.measure.cli(arg)";
     rc = runchunk(L, luaL_loadbuffer(L, chunk, strlen(chunk), "=dlbench measure"), argc, argv, argc);
+  } else if (!strcmp(argv[1], "info")) { /* the model importers' screen (docs/import.md) */
+    createargtable(L, argv, argc, 1);
+    int status = luaL_loadstring(L, "require('dlbench').models.info_cli({...})");
+    rc = runchunk(L, status, 2, argv, argc);
   } else if (!strcmp(argv[1], "-e")) {
     if (argc < 3) {
       fprintf(stderr, "%s: -e needs a Lua chunk\n", progname);

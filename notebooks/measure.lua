@@ -82,6 +82,21 @@ for _, set in ipairs { "torch", "ops" } do
     .. "(target <= 20%%)", set, 100 * fit.fit_error, 100 * fit.holdout_error, 100 * fit.p90_abs, fit.n_holdout))
 end
 
+-- the same calibration with the memory levels taken away (every op's bytes at mem_bw, the
+-- model before the level-aware memory time of graphs/roofline.c): what the levels buy
+do
+  local ms = {}
+  for _, m in ipairs(meas) do
+    if m.label:sub(1, 5) == "torch" then ms[#ms + 1] = m end
+  end
+  local _, fit = dlb.hw.calibrate(host:with { levels = {} }, ms, { holdout = 0.5, seed = 1,
+    fields = FIELDS, name = "host without levels (calibrated on torch steps)" })
+  print(string.format("\ntorch steps, DRAM only (levels removed): fit median |error| %.1f%%; HELD-OUT "
+    .. "median |error| %.1f%% (p90 %.1f%%) on %d steps; level-aware above: %.1f%% (p90 %.1f%%)",
+    100 * fit.fit_error, 100 * fit.holdout_error, 100 * fit.p90_abs, fit.n_holdout,
+    100 * fits.torch.holdout_error, 100 * fits.torch.p90_abs))
+end
+
 -- the lecture's (seed 002) estimate without any calibration: the sum of this host's own
 -- kernel timings against the PyTorch step
 print("\nprofile-based estimate (sum of measured op timings, uncalibrated) vs the PyTorch step:")
@@ -122,7 +137,7 @@ print(cmp:with("measured_ms", function(r) return r.measured * 1e3 end)
   :with("predicted_ms", function(r) return r.predicted * 1e3 end)
   :select("key", "measured_ms", "predicted_ms", "n_measured", "n_predicted"))
 assert(cf:save(outdir .. "/measure_compare.png"))
-print("(the measured elementwise ops sit above the DRAM roof: their tensors live in cache; the "
-  .. "per-level ceilings of dlb.measure.host are the input a level-aware memory time would need)")
+print("(the prediction times each op's bytes at the measured ceiling of the smallest cache level "
+  .. "they fit in: graphs/roofline.c, docs/hw.md \"Kernel efficiency\")")
 print("\nfigures: " .. outdir .. "/measure_roofline.png, " .. outdir .. "/measure_calibration.png, "
   .. outdir .. "/measure_compare.png; device: " .. outdir .. "/host.csv")

@@ -340,7 +340,7 @@ function Device:roof(prec, opts)
     end
   end
   local tile = self.gemm_tile
-  return {
+  local r = {
     peak = self.peak[prec], bw = self.mem_bw,
     flops_eff = opts.flops_eff or self.flops_eff, bw_eff = opts.bw_eff or self.bw_eff,
     cache = (self.cache or 0) * (opts.cache_fraction or 1), elem = core.hw_precision_bytes(prec),
@@ -350,6 +350,8 @@ function Device:roof(prec, opts)
     gemm_tile_m = tile and tile[1] or 0, gemm_tile_n = tile and tile[2] or 0,
     systolic = self.systolic or 0, vector_width = self.vector_width or 0,
   }
+  levels.to_roof(self:level_list(), r)
+  return r
 end
 
 -- A plain deep copy of the device's fields (a table dlb.hw.define accepts).

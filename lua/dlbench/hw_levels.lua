@@ -31,6 +31,21 @@ function M.copy(levels)
   return out
 end
 
+-- Put a device's levels into its backend table r (graphs/dlb_hw.h dlb_roof, level1_size,
+-- level1_bw ... level4_*): the levels with a size (caches; memory has none and is the
+-- device's mem_bw), smallest first, at most 4 (larger ones are then timed at mem_bw).
+function M.to_roof(levels, r)
+  local sized = {}
+  for _, l in ipairs(levels) do
+    if l.size then sized[#sized + 1] = l end
+  end
+  table.sort(sized, function(a, b) return a.size < b.size end)
+  for i = 1, math.min(4, #sized) do
+    r["level" .. i .. "_size"], r["level" .. i .. "_bw"] = sized[i].size, sized[i].bw
+  end
+  return r
+end
+
 -- CSV text: "name:size:bw;..." with size empty for memory, e.g. "L1:49152:1.6e11;DRAM::3.7e10".
 function M.format(levels)
   local parts = {}

@@ -474,16 +474,23 @@ rn50("V100-SXM2-16GB", "NVIDIA DGX-1 16GB (8x V100 16GB)", 8, "fp32", 112, 2855)
 rn50("V100-SXM2-16GB", "NVIDIA DGX-1 16GB (8x V100 16GB)", 8, "mixed", 256, 8322)
 
 ---------------------------------------------------------------------------------------
--- NVIDIA DeepLearningExamples, PyTorch/LanguageModeling/BERT/README.md at commit 23a6382,
--- "Training performance results": BERT-large pre-training (LAMB), sequences/s of all GPUs
--- (pytorch:21.11-py3 NGC container). Phase 1: sequence 128, 20 masked positions; phase 2:
+-- NVIDIA DeepLearningExamples, PyTorch/LanguageModeling/BERT/README.md, the version whose
+-- changelog ends "January 2022" (tables run in the pytorch:21.11-py3 NGC container),
+-- "Training performance results": BERT-large pre-training (LAMB), sequences/s of all GPUs.
+-- Checked number by number (all 12 rows below) in the copy of that README stored at
+-- github.com/thelordsaves/DeepLearningExamples (a fork of NVIDIA/DeepLearningExamples),
+-- commit ea2edf66ef50719d22432e2ef231453fa3f36fc5, same path. The upstream commit cited
+-- before (23a6382) holds the March 2020 README (pytorch:19.07, DGX-1/DGX-2 only), which
+-- has none of these tables and different DGX-1 numbers. Phase 1: sequence 128, 20 masked positions; phase 2:
 -- sequence 512, 80 masked positions (the README's glossary). micro_batch is the "Batch
 -- size / GPU" column, grad_accum the "Accumulation steps" column; their product is the
 -- "Accumulated Batch size / GPU" column. params: the README's model table ("330M").
 -- DGX-1 rows ran on V100 32 GB, counted as the V100 catalogue entry (same SXM2 part,
 -- same peak and bandwidth; only the memory differs).
 ---------------------------------------------------------------------------------------
-local DLE_BERT = "NVIDIA/DeepLearningExamples PyTorch/LanguageModeling/BERT/README.md (commit 23a6382)"
+local DLE_BERT = "NVIDIA DeepLearningExamples PyTorch/LanguageModeling/BERT/README.md, January 2022 "
+  .. "version (pytorch:21.11-py3), as stored at thelordsaves/DeepLearningExamples (fork) commit "
+  .. "ea2edf66ef50719d22432e2ef231453fa3f36fc5"
 local function bert(hw, tbl, gpus, prec, seq, micro, accum, sps, where)
   local v100 = hw == "V100-SXM2-16GB"
   add {

@@ -92,7 +92,9 @@ core.graph_op(G2, MATMUL, "mm", { core.graph_tensor(G2, "x", 0, 0, { "b", 4 }),
   core.graph_tensor(G2, "w", 2, 0, { 4, 3 }) })
 names[G2] = "<G2>"
 local MZ = core.minimizer_new({ 0 }, { 1 }, { -1 }, { 1 }, 1e-9, 10)
-names[OPS], names[TR], names[MZ] = "<OPS>", "<TR>", "<MZ>"
+local ONNX = here .. "/../fixtures/onnx/output_shape.onnx"
+local HF = here .. "/../fixtures/hf/gpt2.json"
+names[OPS], names[TR], names[MZ], names[ONNX], names[HF] = "<OPS>", "<TR>", "<MZ>", "<ONNX>", "<HF>"
 
 -- Good calls: every argument of each is then replaced by each of BAD in turn.
 local good = {
@@ -160,6 +162,8 @@ local good = {
   { "trace_count", TR }, { "trace_numbers", TR, 1 }, { "trace_strings", TR, 1 },
   { "minimizer_new", { 0, 0 }, { 1, 1 }, { -1, -1 }, { 1, 1 }, 1e-9, 10 },
   { "minimizer_ask", MZ }, { "minimizer_tell", MZ, 1 }, { "minimizer_best", MZ },
+  { "onnx_read", ONNX, 0, 0 }, { "json_read", HF },
+  { "json_parse", '{"a": [1, 2, {"b": null, "c": "x"}], "d": true}', "doc" },
   -- last: it changes G
   { "graph_freeze", G, W, true },
 }

@@ -99,6 +99,43 @@ T.test("kernel model: tile and wave quantisation, systolic padding, vector width
   T.eq((core.roofline_op_time(d, 0, 0)), 0, "an empty op costs nothing")
 end)
 
+T.test("level-aware memory time: an op's bytes at the smallest measured level they fit in", function()
+  -- hand derivation: L1 32 KB at 200 GB/s, L2 1 MB at 100 GB/s, DRAM (bw) 10 GB/s, bw_eff 0.5
+  -- 16 KB fits L1: 16e3 / (200e9 x 0.5) = 1.6e-7 s; 512 KB fits L2 (not L1):
+  -- 512e3 / (100e9 x 0.5) = 1.024e-5 s; 4 MB fits none: 4e6 / (10e9 x 0.5) = 8e-4 s
+  local d = { peak = 1e15, bw = 10e9, flops_eff = 1, bw_eff = 0.5,
+    level1_size = 1e6, level1_bw = 100e9, level2_size = 32e3, level2_bw = 200e9 } -- any order
+  T.near((core.roofline_op_time(d, 0, 16e3)), 16e3 / 1e11, 1e-15, "fits L1")
+  T.near((core.roofline_op_time(d, 0, 512e3)), 512e3 / 5e10, 1e-15, "fits L2")
+  T.near((core.roofline_op_time(d, 0, 1e6)), 1e6 / 5e10, 1e-15, "exactly the L2 size fits L2")
+  T.near((core.roofline_op_time(d, 0, 4e6)), 4e6 / 5e9, 1e-15, "fits none: DRAM")
+  -- a level measured slower than memory is not used below it: 16 KB at bw = 10 GB/s
+  local slow = { peak = 1e15, bw = 10e9, flops_eff = 1, bw_eff = 1, level1_size = 32e3, level1_bw = 1e9 }
+  T.near((core.roofline_op_time(slow, 0, 16e3)), 16e3 / 1e10, 1e-15, "never below bw")
+  -- compute-bound ops keep their compute time: 1e9 FLOPs at 1e15 = 1e-6 s > 16e3 / 1e11
+  local t, bound = core.roofline_op_time(d, 1e9, 16e3)
+  T.near(t, 1e-6, 1e-15, "compute-bound")
+  T.eq(bound, "compute", "bound")
+  -- without levels nothing moves: 16 KB at DRAM
+  T.near((core.roofline_op_time({ peak = 1e15, bw = 10e9, flops_eff = 1, bw_eff = 0.5 }, 0, 16e3)),
+    16e3 / 5e9, 1e-15, "no levels: DRAM")
+  T.checkerr("level1 needs both a size and a bandwidth", core.roof_check,
+    { peak = 1, bw = 1, level1_size = 1e3 })
+  T.checkerr("level2_bw must be a finite number", core.roof_check,
+    { peak = 1, bw = 1, level2_bw = -1 })
+  -- a dlb.hw device with levels passes its caches, smallest first, to the rule; memory
+  -- (no size) is its mem_bw
+  local h = A100:with { name = "lv-test", peak = { fp32 = 1e12 }, mem_bw = 10e9,
+    flops_eff = 1, bw_eff = 1, half_bw_bytes = 0, kernel_overhead = 0, levels = { { name = "L2", size = 1e6, bw = 100e9 },
+      { name = "L1", size = 32e3, bw = 200e9 }, { name = "DRAM", bw = 10e9 } } }
+  local r = h:roof("fp32")
+  T.eq(r.level1_size, 32e3, "L1 first")
+  T.eq(r.level2_bw, 100e9, "L2 second")
+  T.eq(r.level3_size, nil, "memory is not a level")
+  T.near((core.roofline_op_time(r, 0, 512e3)), 512e3 / 100e9, 1e-15, "device: fits L2")
+  T.eq(A100:roof("fp32").level1_size, nil, "catalogue devices have no levels")
+end)
+
 T.test("one home for the defaults and the checks: eff = 0 is rejected both ways", function()
   local dflt = core.roof_defaults()
   T.eq(dflt.flops_eff, 0.8, "flops_eff default (Hestness et al. 5.2)")

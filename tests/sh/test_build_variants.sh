@@ -14,6 +14,7 @@ cp -r "$root/graphs" "$root/plots" "$root/host" "$root/lua" "$root/premake5.lua"
   "$root/LICENSE" "$root/README.md" "$src/"
 mkdir -p "$src/docs" && cp "$root/docs/dlbench.1" "$src/docs/"
 mkdir -p "$src/tests" # no test programs: the variant builds the library and the executable
+mkdir -p "$src/build" && cp -r "$root/build/gen" "$src/build/" # protoc-c's ONNX code (build.sh)
 premake=premake4
 command -v premake5 >/dev/null 2>&1 && premake=premake5
 

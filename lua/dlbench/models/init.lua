@@ -165,6 +165,13 @@ doc.doc(M.build, "dlb.models.build(name, opts) -> graph", "build a zoo model by 
 doc.doc(M, "dlb.models", "the model zoo: dlb.models.<name>{options} -> graph with its loss marked; "
   .. "dlb.models.list() names them all; options in docs/models.md")
 
+-- Bring your own model (docs/import.md): ONNX files and Hugging Face configs.
+M.from_onnx = require("dlbench.models.onnx").from_onnx
+M.info = require("dlbench.models.onnx").info
+M.info_cli = require("dlbench.models.onnx").info_cli
+M.from_hf = require("dlbench.models.hf").from_hf
+doc.doc(M.info_cli, "dlb.models.info_cli(args)", "`dlbench info FILE [name=value ...]`: dlb.models.info with bindings from the command line")
+
 -- Load every family now (about 3 ms, paid when dlb.models is first touched), so the REPL
 -- completes dlb.models.<tab> and help(dlb.models.resnet) shows the full signature.
 for _, n in ipairs(M.names) do

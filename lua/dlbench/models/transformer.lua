@@ -17,7 +17,8 @@ local function div(a, k)
 end
 
 -- Multi-head attention. x [b, q, d]; kv (optional) [b, s, d] for cross-attention.
--- a = {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, rotary=, name=}
+-- a = {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, qkv_bias=, rotary=, name=}
+-- (qkv_bias: biases on q, k and v only, as Qwen2's attention)
 -- Grouped-query attention: the G = heads/kv_heads query heads sharing a K/V head are laid
 -- out as one [G*q, dh] block per K/V head, so scores and context cost exactly
 -- 2*heads*q*s*dh each without repeating K and V.
@@ -35,9 +36,10 @@ local function attention(g, x, a, kv)
   local G = H / KV
   local name = a.name
   local src = kv or x
-  local Q = nn.linear(g, x, H * dh, { name = name .. "/q", bias = a.bias })
-  local K = nn.linear(g, src, KV * dh, { name = name .. "/k", bias = a.bias })
-  local V = nn.linear(g, src, KV * dh, { name = name .. "/v", bias = a.bias })
+  local qkvb = a.bias or a.qkv_bias or false
+  local Q = nn.linear(g, x, H * dh, { name = name .. "/q", bias = qkvb })
+  local K = nn.linear(g, src, KV * dh, { name = name .. "/k", bias = qkvb })
+  local V = nn.linear(g, src, KV * dh, { name = name .. "/v", bias = qkvb })
   Q = g:transpose(g:reshape(Q, { b, q, KV, G, dh }), { 1, 3, 4, 2, 5 })  -- [b, KV, G, q, dh]
   K = g:transpose(g:reshape(K, { b, s, KV, dh }), { 1, 3, 2, 4 })        -- [b, KV, s, dh]
   V = g:transpose(g:reshape(V, { b, s, KV, dh }), { 1, 3, 2, 4 })
@@ -165,6 +167,8 @@ local GPT = {
   { "vocab", 50257, "dim", "vocabulary (GPT-2 BPE)" },
   { "tied", true, "bool", "output layer shares the token embedding" },
   { "dropout", false, "bool", "dropout on attention probabilities, attention output and MLP output, 1-byte masks kept for backward (Korthikanti et al. 2022: 34sbh + 5as^2b bytes per layer at 16 bits)" },
+  { "positions", true, "bool", "learned position embeddings (false: none, e.g. GPT-NeoX uses rotary)" },
+  { "rotary", false, "bool", "rotary embeddings on q and k (GPT-NeoX; 3 FLOPs per element)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
 
@@ -182,10 +186,12 @@ function M.gpt(opts)
   local ids = g:input("ids", { b, q }, "int32")
   local wte = g:weight("wte", { V, d })
   local x = g:embedding(ids, wte, "wte")
-  local wpe = g:weight("wpe", { o.context, d })
-  local pos = type(q) == "number" and q == o.context and wpe or g:slice(wpe, 1, 0, q, "wpe/positions")
-  x = g:add(x, pos, "embed_add")
-  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
+  if o.positions then
+    local wpe = g:weight("wpe", { o.context, d })
+    local pos = type(q) == "number" and q == o.context and wpe or g:slice(wpe, 1, 0, q, "wpe/positions")
+    x = g:add(x, pos, "embed_add")
+  end
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, rotary = o.rotary, dropout = o.dropout }
   for l = 1, o.layers do x = preln_block(g, x, a, o.ffn or 4 * d, "gelu", "h" .. (l - 1)) end
   g:layer("output")
   x = nn.layernorm(g, x, { name = "ln_f" })
@@ -196,7 +202,7 @@ function M.gpt(opts)
   g:layer(nil)
   return g
 end
-doc.doc(M.gpt, "dlb.models.gpt{size=\"gpt2\", batch=\"b\", seq=context, layers=, hidden=, heads=, ffn=4*hidden, context=, vocab=50257, tied=true} -> graph",
+doc.doc(M.gpt, "dlb.models.gpt{size=\"gpt2\", batch=\"b\", seq=context, layers=, hidden=, heads=, ffn=4*hidden, context=, vocab=50257, tied=true, positions=true, rotary=false} -> graph",
   "GPT-2 / GPT-3 decoder by size name or by layers/hidden/heads/context/vocab (gpt2: 124,439,808 params)")
 
 -- -- BERT --
@@ -280,6 +286,7 @@ local LLAMA = {
   { "ffn", nil, "int", "SwiGLU inner width" },
   { "vocab", 32000, "dim", "vocabulary" },
   { "tied", false, "bool", "output layer shares the embedding" },
+  { "qkv_bias", false, "bool", "biases on the q, k, v projections (Qwen2)" },
   { "optimizer", "adamw", OPT, "default optimizer for g:stats (AdamW, Touvron et al. 2023)" },
 }
 
@@ -294,7 +301,8 @@ function M.llama(opts)
   g:layer("embedding")
   local emb = g:weight("embed_tokens", { V, d })
   local x = g:embedding(g:input("ids", { b, q }, "int32"), emb, "embed_tokens")
-  local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = o.dh, bias = false, rotary = true }
+  local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = o.dh, bias = false,
+              qkv_bias = o.qkv_bias, rotary = true }
   for l = 1, o.layers do
     local name = "layers." .. (l - 1)
     g:layer(name)
@@ -310,7 +318,7 @@ function M.llama(opts)
   g:layer(nil)
   return g
 end
-doc.doc(M.llama, "dlb.models.llama{size=\"7b\"|\"13b\"|\"70b\", batch=\"b\", seq=4096, layers=, hidden=, heads=, kv_heads=, ffn=, vocab=32000, tied=false} -> graph",
+doc.doc(M.llama, "dlb.models.llama{size=\"7b\"|\"13b\"|\"70b\", batch=\"b\", seq=4096, layers=, hidden=, heads=, kv_heads=, ffn=, vocab=32000, tied=false, qkv_bias=false} -> graph",
   "Llama-style decoder: RMSNorm, SwiGLU, GQA, rotary (Llama-2-7B: 6,738,415,616 params)")
 
 -- -- ViT --
@@ -542,9 +550,102 @@ end
 doc.doc(M.moe, "dlb.models.moe{size=, style=\"gpt\"|\"llama\", batch=\"b\", seq=1024, layers=12, hidden=768, heads=12, kv_heads=, ffn=3072, experts=8, top_k=2, every=1, vocab=50257} -> graph",
   "decoder with mixture-of-experts MLPs; FLOPs count only the top_k routed experts (mixtral-8x7b: 46,702,792,704 params)")
 
+
+-- -- T5 --
+
+local T5 = {
+  { "batch", "b", "dim", "sequence pairs per step" },
+  { "seq", 512, "dim", "encoder tokens per sequence", { "steps" } },
+  { "tgt_seq", nil, "dim", "decoder tokens (default: seq)", { "tgt_steps" } },
+  { "layers", 6, "count", "encoder blocks", { "depth" } },
+  { "dec_layers", nil, "count", "decoder blocks (default: layers)" },
+  { "hidden", 512, "int", "d_model", { "width" } },
+  { "heads", 8, "int", "attention heads" },
+  { "dkv", 64, "int", "key/value width per head (heads*dkv need not be d_model)" },
+  { "ffn", 2048, "int", "feed-forward width" },
+  { "vocab", 32128, "dim", "SentencePiece vocabulary" },
+  { "buckets", 32, "int", "relative-position buckets (a [buckets, heads] bias, first block of each stack)" },
+  { "gated", false, "bool", "gated-GELU feed-forward (T5 v1.1, Flan-T5): wi_0, wi_1, wo" },
+  { "tied", true, "bool", "the output layer shares the embedding (T5 v1.0), scaled by d^-0.5" },
+  { "optimizer", "adam", OPT, "default optimizer for g:stats (Adafactor in the paper)" },
+}
+
+-- T5 (Raffel et al. 2020, the Hugging Face T5ForConditionalGeneration): shared embedding,
+-- pre-norm blocks with RMS norms and no biases, relative-position biases added to the
+-- attention scores (one table per stack, in its first block; every block adds the bias),
+-- no score scaling, ReLU (or gated-GELU) feed-forward, encoder-decoder with cross-attention.
+function M.t5(opts)
+  local what = "dlb.models.t5"
+  local o = C.options(opts, T5, what)
+  local b, S, d, H, dkv, V = o.batch, o.seq, o.hidden, o.heads, o.dkv, o.vocab
+  local T = o.tgt_seq or S
+  local inner = H * dkv
+  local g = C.graph("t5", o, o.optimizer)
+  g:layer("shared")
+  local emb = g:weight("shared", { V, d })
+  local function heads(t, n) return g:transpose(g:reshape(t, { b, n, H, dkv }), { 1, 3, 2, 4 }) end
+  local function attn(x, kv, q, k, name, bias)
+    local Q = heads(nn.linear(g, x, inner, { name = name .. "/q", bias = false }), q)
+    local K = heads(nn.linear(g, kv, inner, { name = name .. "/k", bias = false }), k)
+    local Vv = heads(nn.linear(g, kv, inner, { name = name .. "/v", bias = false }), k)
+    local sc = g:matmul(Q, K, { transpose_b = true, name = name .. "/scores" })   -- [b, H, q, k]
+    if bias then sc = g:add(sc, bias, name .. "/position_bias") end
+    local ctx = g:matmul(g:softmax(sc, name .. "/softmax"), Vv, { name = name .. "/context" })
+    ctx = g:reshape(g:transpose(ctx, { 1, 3, 2, 4 }), { b, q, inner })
+    return nn.linear(g, ctx, d, { name = name .. "/o", bias = false })
+  end
+  local function relbias(name, q, k)
+    local rel = g:weight(name .. "/relative_attention_bias", { o.buckets, H })
+    local e = g:embedding(g:input(name .. "/buckets", { q, k }, "int32"), rel, name .. "/relative_attention_bias")
+    return g:transpose(e, { 3, 1, 2 })                                                  -- [H, q, k]
+  end
+  local function ffn(x, name)
+    if o.gated then
+      local h = g:mul(g:gelu(nn.linear(g, x, o.ffn, { name = name .. "/wi_0", bias = false })),
+        nn.linear(g, x, o.ffn, { name = name .. "/wi_1", bias = false }))
+      return nn.linear(g, h, d, { name = name .. "/wo", bias = false })
+    end
+    return nn.linear(g, g:relu(nn.linear(g, x, o.ffn, { name = name .. "/wi", bias = false })), d,
+      { name = name .. "/wo", bias = false })
+  end
+  local x = g:embedding(g:input("input_ids", { b, S }, "int32"), emb, "encoder/embed")
+  local pb
+  for l = 1, o.layers do
+    local n = "encoder.block." .. (l - 1)
+    g:layer(n)
+    if l == 1 then pb = relbias("encoder", S, S) end
+    local h = nn.rmsnorm(g, x, { name = n .. "/ln_attn" })
+    x = g:add(x, attn(h, h, S, S, n .. "/self", pb))
+    x = g:add(x, ffn(nn.rmsnorm(g, x, { name = n .. "/ln_ff" }), n .. "/ff"))
+  end
+  local mem = nn.rmsnorm(g, x, { name = "encoder.final_layer_norm" })
+  g:layer("decoder.embed")
+  local y = g:embedding(g:input("decoder_input_ids", { b, T }, "int32"), emb, "decoder/embed")
+  for l = 1, o.dec_layers or o.layers do
+    local n = "decoder.block." .. (l - 1)
+    g:layer(n)
+    if l == 1 then pb = relbias("decoder", T, T) end
+    local h = nn.rmsnorm(g, y, { name = n .. "/ln_self" })
+    y = g:add(y, attn(h, h, T, T, n .. "/self", pb))
+    y = g:add(y, attn(nn.rmsnorm(g, y, { name = n .. "/ln_cross" }), mem, T, S, n .. "/cross"))
+    y = g:add(y, ffn(nn.rmsnorm(g, y, { name = n .. "/ln_ff" }), n .. "/ff"))
+  end
+  g:layer("output")
+  y = nn.rmsnorm(g, y, { name = "decoder.final_layer_norm" })
+  local logits
+  if o.tied then logits = g:matmul(g:scale(y, "lm_scale"), emb, { transpose_b = true, name = "lm_head" })
+  else logits = nn.linear(g, y, V, { name = "lm_head", bias = false }) end
+  g:loss(g:softmax_xent(logits, g:label("labels", { b, T }), "loss"))
+  g:layer(nil)
+  return g
+end
+doc.doc(M.t5, "transformer.t5{batch=\"b\", seq=512, tgt_seq=seq, layers=6, dec_layers=layers, hidden=512, heads=8, dkv=64, ffn=2048, vocab=32128, buckets=32, gated=false, tied=true} -> graph",
+  "T5 encoder-decoder (t5-small by default: 60,506,624 params); used by dlb.models.from_hf")
+
 doc.doc(M.attention, "transformer.attention(g, x, {b=, q=, s=, d=, heads=, kv_heads=, dh=, bias=, rotary=, name=}[, kv]) -> tensor", "multi-head / grouped-query attention")
 
 -- option specs {name, default, kind, help} by model name (docs/models.md)
-M.specs = { ["gpt"] = GPT, ["bert"] = BERT, ["llama"] = LLAMA, ["vit"] = VIT, ["transformer"] = TR, ["moe"] = MOE }
+M.specs = { ["gpt"] = GPT, ["bert"] = BERT, ["llama"] = LLAMA, ["vit"] = VIT, ["transformer"] = TR, ["moe"] = MOE,
+            ["t5"] = T5 }
 
 return M

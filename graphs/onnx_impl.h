@@ -1,0 +1,162 @@
+/*
+** onnx_impl.h — state shared by the ONNX importer (onnx.c: file, values, inputs, loss,
+** report; onnx_ops.c: the operator table). Not part of the public interface.
+**
+** Every ONNX value (graph input, initializer, node output) is an `oval`: either a tensor of
+** the dlbench graph, or a constant known at import time (initializers, Constant nodes and
+** everything computed from them and from shapes: Shape/Gather/Concat/... are evaluated
+** here). A constant carries its dims and, when it is small enough, its values as interned
+** dims of the graph (so a value may be symbolic: Shape of a [batch, 3, 224, 224] input is
+** {batch, 3, 224, 224}). A float initializer becomes a weight when an op uses it as a
+** tensor; running statistics of BatchNormalization are counted, not made weights.
+*/
+#ifndef ONNX_IMPL_H
+#define ONNX_IMPL_H
+
+#include <stdint.h>
+
+#include "dlb_onnx.h"
+#include "graph_impl.h"
+#include "onnx.pb-c.h"
+
+enum { OV_UNSET = 0, OV_TENSOR = 1, OV_CONST = 2 };
+enum { ONNX_MAXVALS = 4096 };  /* constants with more elements keep only their dims */
+
+typedef struct oval {
+  const char *name;      /* borrowed from the parsed model */
+  int state;             /* OV_* */
+  int t;                 /* graph tensor (a tensor, or a materialised constant), -1 */
+  int weight;            /* a float initializer: becomes a weight when used as a tensor */
+  int elem;              /* ONNX element type (1 float, 7 int64 ...) */
+  int nd;
+  int32_t d[DLB_GRAPH_MAXRANK];
+  int nv;                /* number of known values (= elements), 0: unknown */
+  int32_t v;             /* offset of the values (dim ids) in the pool */
+  int pad[4];            /* pending spatial pads of a Pad node (h0, w0, h1, w1) */
+  int haspad;
+} oval;
+
+typedef struct onnx_rep {
+  char *text;
+  int kind;              /* DLB_ONNX_R_* */
+  double count;
+} onnx_rep;
+
+struct dlb_onnx {
+  Onnx__ModelProto *model;
+  dlb_graph *g;
+  oval *val;
+  size_t nval, capval;
+  int32_t *slot;         /* open addressing name -> value index, -1 empty */
+  size_t nslot;
+  int32_t *pool;         /* constant values */
+  size_t npool, cappool;
+  onnx_rep *rep;
+  size_t nrep, caprep;
+  int opset, unknown, loss;
+  const char *file;      /* for messages */
+  const Onnx__NodeProto *node;  /* the node being imported (messages) */
+  size_t nodei;
+  double facts[DLB_ONNX_NFACTS];
+  struct dlb_onnx_uses *uses;   /* consumers of each value (onnx_fuse.c) */
+  unsigned char *done;          /* nodes imported as part of a fused pattern */
+};
+
+/* -- onnx.c -- */
+/* The value called name, or NULL. */
+oval *dlb_onnx_find(dlb_onnx *m, const char *name);
+/* A new (or reset) value called name. NULL on OOM. */
+oval *dlb_onnx_def(dlb_onnx *m, const char *name);
+/* Fail with "onnx 'file': node i 'name' (Type): message". */
+int dlb_onnx_fail(dlb_onnx *m, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+/* Add a report entry. */
+int dlb_onnx_note(dlb_onnx *m, int kind, double count, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 4, 5)))
+#endif
+  ;
+/* Room for n constant values; returns the pool offset or <0. */
+int dlb_onnx_pool(dlb_onnx *m, size_t n);
+/* The graph tensor of a value (materialising a constant: a weight for float initializers,
+** else a source of role activation). <0 with an error. */
+int dlb_onnx_tensor(dlb_onnx *m, oval *v);
+/* Is elem a floating-point ONNX element type. */
+int dlb_onnx_isfloat(int elem);
+/* The dims of a value from the file's value_info or graph outputs into d; the rank, or
+** DLB_ENOTFOUND when the file gives no full shape (or, without newsyms, names a dim_param
+** the graph has no symbol for), or <0 for a malformed one. */
+int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d, int newsyms);
+/* Fill constant v from a TensorProto (dims; values of small tensors with data); weights:
+** a float tensor of more than one element becomes a weight when used. */
+int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int weights);
+/* The dim of ValueInfo dimension p (a value, or a symbol from dim_param). */
+int dlb_onnx_dim(dlb_onnx *m, const Onnx__TensorShapeProto__Dimension *p, const char *what, int i);
+
+/* -- onnx_fuse.c -- */
+/* Count the consumers of every value (for pattern matching). */
+int dlb_onnx_uses_build(dlb_onnx *m);
+void dlb_onnx_uses_free(struct dlb_onnx_uses *u);
+/* At ReduceMean node i: a spelled-out LayerNorm chain becomes one layernorm op (its nodes
+** are marked done). 1 fused, 0 no match, <0 error. */
+int dlb_onnx_fuse_layernorm(dlb_onnx *m, size_t i);
+
+/* -- onnx_ops.c -- */
+typedef int (*onnx_fn)(dlb_onnx *m, const Onnx__NodeProto *n);
+/* The handler of an op type of the default domain, or NULL (unsupported). */
+onnx_fn dlb_onnx_handler(const char *op_type);
+/* Cost an unsupported node as an element-wise op (unknown = "skip"). */
+int dlb_onnx_skip(dlb_onnx *m, const Onnx__NodeProto *n);
+
+/* -- onnx_node.c: helpers of the handlers -- */
+oval *dlb_onnx_in(dlb_onnx *m, const Onnx__NodeProto *n, size_t i);
+int dlb_onnx_need(dlb_onnx *m, const Onnx__NodeProto *n, size_t i, oval **out);
+const Onnx__AttributeProto *dlb_onnx_attr(const Onnx__NodeProto *n, const char *name);
+int64_t dlb_onnx_aint(const Onnx__NodeProto *n, const char *name, int64_t def);
+double dlb_onnx_afloat(const Onnx__NodeProto *n, const char *name, double def);
+size_t dlb_onnx_aints(const Onnx__NodeProto *n, const char *name, const int64_t **p);
+int dlb_onnx_astr(const Onnx__NodeProto *n, const char *name, const char *s);
+oval *dlb_onnx_outv(dlb_onnx *m, const Onnx__NodeProto *n, size_t i);
+int dlb_onnx_set_t(dlb_onnx *m, const Onnx__NodeProto *n, size_t i, int t, int elem);
+oval *dlb_onnx_set_c(dlb_onnx *m, const Onnx__NodeProto *n, size_t i, int nd, const int32_t *d,
+                   int nv, int elem);
+int dlb_onnx_mk(dlb_onnx *m, const Onnx__NodeProto *n, int type, const char *suffix, size_t nin,
+              const int *ins, size_t nattr, const int *attrs, size_t ndims, const int32_t *dims);
+int dlb_onnx_first(dlb_onnx *m, int o);
+int dlb_onnx_op1(dlb_onnx *m, const Onnx__NodeProto *n, int type, const char *sfx, int x);
+int dlb_onnx_op2(dlb_onnx *m, const Onnx__NodeProto *n, int type, const char *sfx, int a, int b);
+int dlb_onnx_reshape(dlb_onnx *m, const Onnx__NodeProto *n, const char *sfx, int x, int nd,
+                   const int32_t *d);
+int dlb_onnx_slice(dlb_onnx *m, const Onnx__NodeProto *n, const char *sfx, int x, int axis0,
+                 int start, int32_t len);
+int dlb_onnx_tens(dlb_onnx *m, oval *v);
+double dlb_onnx_numel_const(dlb_onnx *m, const oval *v, int *ok);
+int dlb_onnx_scalar_const(dlb_onnx *m, const oval *v);
+int dlb_onnx_ivals(dlb_onnx *m, const oval *v, int64_t *out, int max, const char *what);
+int dlb_onnx_dvals(dlb_onnx *m, const oval *v, int32_t *out, const char *what);
+int dlb_onnx_ddiv(dlb_onnx *m, int a, int b, const char *what);
+int dlb_onnx_dprod(dlb_onnx *m, int nd, const int32_t *d);
+int dlb_onnx_bcast(dlb_onnx *m, int na, const int32_t *a, int nb, const int32_t *b, int32_t *out);
+int dlb_onnx_axis0(dlb_onnx *m, int64_t a, int r, int *out);
+int dlb_onnx_alias(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_source(dlb_onnx *m, const Onnx__NodeProto *n, const char *what, int nd, const int32_t *d);
+int64_t dlb_onnx_i64(double x);
+int dlb_onnx_ints_or(const Onnx__NodeProto *n, const char *name, int sp, int64_t def, int64_t *out);
+
+/* -- onnx_layers.c: handlers -- */
+int dlb_onnx_op_matmul(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_gemm(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_conv(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_pool(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_pad(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_batchnorm(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_layernorm(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_recurrent(dlb_onnx *m, const Onnx__NodeProto *n);
+/* -- onnx_index.c: handlers -- */
+int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_op_gather(dlb_onnx *m, const Onnx__NodeProto *n);
+
+#endif

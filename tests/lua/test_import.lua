@@ -1,0 +1,278 @@
+-- test_import.lua — bring your own model: ONNX files (tests/fixtures/onnx, exported by
+-- tests/fixtures/make_onnx.py with Debian's torch 1.13) and Hugging Face configs
+-- (tests/fixtures/hf) become graphs with the published parameter counts and the zoo's
+-- FLOPs; symbolic dims, unsupported operators, bad files and options; dlbench info.
+local T = require "harness"
+local dlb = require "dlbench"
+local models = dlb.models
+
+local F = "tests/fixtures/onnx/"
+local H = "tests/fixtures/hf/"
+
+local function num(p) if type(p) == "number" then return p end return p:number() end
+
+T.test("torchvision models have torchvision's parameter counts; BatchNorm statistics apart", function()
+  -- torchvision 0.14 sum(p.numel() for p in model.parameters()); the BN buffers
+  -- running_mean + running_var (printed by make_onnx.py); also docs/models.md's zoo rows
+  local want = { resnet50 = { 25557032, 53120 }, resnet18_opset9 = { 11689512, 9600 },
+                 mobilenet_v2 = { 3504872, 34112 }, small_cnn = { 38634, 96 } }
+  for f, w in pairs(want) do
+    local g = models.from_onnx(F .. f .. ".onnx")
+    T.eq(g:stats{ batch = 1 }.params, w[1], f .. " params")
+    T.eq(g.import.bn_stats, w[2], f .. " BN running statistics")
+    T.eq(#g.import.unsupported, 0, f .. " unsupported")
+  end
+end)
+
+T.test("ResNet-18/50 and MobileNet v2 from ONNX have the zoo's forward FLOPs, step and footprint", function()
+  -- the zoo (dlb.models.resnet/mobilenet) reproduces torchvision's 4.09 GMACs for ResNet-50
+  local r50 = models.from_onnx(F .. "resnet50.onnx")
+  local z50 = models.resnet { depth = 50, batch = 32 }
+  local a, b = r50:stats{ batch = 32, optimizer = "momentum" }, z50:stats{}
+  T.eq(a.flops_fwd, b.flops_fwd, "resnet50 forward FLOPs")
+  T.eq(a.flops, b.flops, "resnet50 training step FLOPs")
+  T.eq(a.footprint, b.footprint, "resnet50 footprint")
+  -- conv + linear MACs at 224x224: 4,089,184,256 (torchvision docs, 4.09 GMACs)
+  T.eq(num(r50:type_flops("conv2d", { batch = 1 })) + num(r50:type_flops("matmul", { batch = 1 })),
+    2 * 4089184256, "resnet50 conv+linear FLOPs")
+  T.eq(models.from_onnx(F .. "resnet18_opset9.onnx"):stats{ batch = 8 }.flops_fwd,
+    models.resnet { depth = 18, batch = 8 }:stats{}.flops_fwd, "resnet18 forward FLOPs")
+  T.eq(models.from_onnx(F .. "mobilenet_v2.onnx"):stats{ batch = 8 }.flops_fwd,
+    models.mobilenet { version = 2, batch = 8 }:stats{}.flops_fwd, "mobilenet v2 forward FLOPs")
+end)
+
+T.test("GoogLeNet (ceil_mode pools), Inception-v3, DenseNet-121, VGG-11: torchvision's counts, the zoo's FLOPs", function()
+  -- torchvision 0.14 parameter counts (docs/models.md zoo rows; no aux heads)
+  local want = { googlenet = { 6624904, models.googlenet }, inception_v3 = { 23834568, models.inception_v3, { aux = false } },
+                 densenet121 = { 7978856, models.densenet, { depth = 121 } }, vgg11 = { 132863336, models.vgg, { depth = 11 } } }
+  for f, w in pairs(want) do
+    local g = models.from_onnx(F .. f .. ".onnx")
+    T.eq(g:stats{ batch = 2 }.params, w[1], f .. " params")
+    local o = { batch = 2 }
+    for k, v in pairs(w[3] or {}) do o[k] = v end
+    -- VGG's adaptive average pool (7x7 -> 7x7) is a 1x1 AveragePool in the export:
+    -- 512*7*7 FLOPs per image the zoo leaves out
+    local extra = f == "vgg11" and 2 * 512 * 7 * 7 or 0
+    T.eq(g:stats{ batch = 2 }.flops_fwd, w[2](o):stats{}.flops_fwd + extra, f .. " forward FLOPs")
+  end
+end)
+
+T.test("dim_param dims are symbols: the counts are polynomials in batch (and seq)", function()
+  local g = models.from_onnx(F .. "resnet50.onnx")
+  local s = g:stats{}
+  T.eq(tostring(s.unbound), "batch", "unbound")
+  T.eq(s.flops{ batch = 32 }, g:stats{ batch = 32 }.flops, "poly evaluates to the bound count")
+  local e = models.from_onnx(F .. "transformer_encoder.onnx")
+  -- 4*L*d*seq^2 + (L*(6d^2 + 2d^2 + 4d*ffn) + 2dV)*seq per sequence (see the next test)
+  T.eq(tostring(e:type_flops("matmul")), "1024*batch*seq^2 + 1042432*batch*seq", "matmul FLOPs")
+end)
+
+T.test("torch.nn.TransformerEncoder: parameters and matmul FLOPs by the closed form, opsets 14 and 17", function()
+  -- Encoder(vocab 1000, d 128, 4 heads, ffn 512, 2 layers) + head: 653,544 params (torch);
+  -- matmul FLOPs L(2Td*3d + 2Td*d + 4Td*ffn + 4bs^2 d) + 2TdV with T = b*s (hand derivation)
+  local b, s, d, ff, L, V = 2, 16, 128, 512, 2, 1000
+  local t = b * s
+  local closed = L * (2 * t * d * 3 * d + 2 * t * d * d + 2 * 2 * t * d * ff + 2 * 2 * b * s * s * d) + 2 * t * d * V
+  for _, f in ipairs { "transformer_encoder", "transformer_encoder_opset17" } do
+    local g = models.from_onnx(F .. f .. ".onnx")
+    T.eq(g:stats{ batch = b, seq = s }.params, 653544, f .. " params")
+    T.eq(num(g:type_flops("matmul", { batch = b, seq = s })), closed, f .. " matmul FLOPs")
+  end
+end)
+
+T.test("LayerNorm spelled out (opset 14) is fused: the same step as opset 17's LayerNormalization", function()
+  local a = models.from_onnx(F .. "transformer_encoder.onnx")
+  local b = models.from_onnx(F .. "transformer_encoder_opset17.onnx")
+  T.eq(a.import.fused_layernorms, 4, "fused (2 layers x 2 norms)")
+  T.eq(b.import.fused_layernorms, 0, "opset 17 has the op")
+  local sa, sb = a:stats{ batch = 4, seq = 32 }, b:stats{ batch = 4, seq = 32 }
+  T.eq(sa.flops, sb.flops, "step FLOPs")
+  T.eq(sa.footprint, sb.footprint, "footprint")
+  T.eq(a:nops(), b:nops(), "ops")
+  T.eq(models.from_onnx(F .. "bert_like.onnx").import.fused_layernorms, 5, "bert: embeddings + 2 x 2")
+end)
+
+T.test("a BERT written as Hugging Face writes it (mask arithmetic, view by size(), erf GELU)", function()
+  -- make_onnx.py BertLike: vocab 1000, d 64, 4 heads, ffn 256, 2 layers, 128 positions;
+  -- 176,706 params (torch). matmul FLOPs: L(8d^2 + 4d*ffn)*T + 4Ld*b*s^2 + pooler 2d^2*b +
+  -- classifier 4d*b with T = b*s (hand derivation)
+  local g = models.from_onnx(F .. "bert_like.onnx")
+  T.eq(g:stats{ batch = 1, sequence = 1 }.params, 176706, "params")
+  T.eq(tostring(g:type_flops("matmul")), "512*batch*sequence^2 + 196608*batch*sequence + 8448*batch", "matmul FLOPs")
+  T.eq(#g.import.unsupported, 0, "unsupported")
+end)
+
+T.test("a GPT-2 written as Hugging Face writes it (Conv1D addmm, causal mask by Where, tanh GELU)", function()
+  -- make_onnx.py GPT2Like: 2 layers, d 64, 4 heads, context 128, vocab 1000, tied: the
+  -- zoo's gpt with the same options has the same parameters (172,288, torch) and matmuls
+  local g = models.from_onnx(F .. "gpt2_like.onnx")
+  local z = models.gpt { layers = 2, hidden = 64, heads = 4, context = 128, vocab = 1000, seq = "sequence", batch = "batch" }
+  T.eq(g:stats{ batch = 1, sequence = 1 }.params, 172288, "params")
+  T.eq(z:stats{ batch = 1, sequence = 1 }.params, 172288, "zoo params")
+  T.eq(tostring(g:type_flops("matmul")), tostring(z:type_flops("matmul")), "matmul FLOPs")
+  T.eq(g.import.fused_layernorms, 5, "LayerNorms fused")
+end)
+
+T.test("LSTM and GRU: parameters and the unrolled loop's matmul FLOPs, sequence left symbolic", function()
+  -- 2 layers, input 64, hidden 128, head 10 (torch: 232,714 and 174,858 params);
+  -- per step 2*B*(in + H)*gates*H per layer plus the head (hand derivation)
+  local S, B = 8, 2
+  for f, k in pairs { lstm = 4, gru = 3 } do
+    local g = models.from_onnx(F .. f .. ".onnx")
+    T.eq(g:stats{ batch = 1, seq = 1 }.params, f == "lstm" and 232714 or 174858, f .. " params")
+    local closed = 2 * S * B * (64 + 128) * k * 128 + 2 * S * B * (128 + 128) * k * 128 + 2 * S * B * 128 * 10
+    T.eq(num(g:type_flops("matmul", { batch = B, seq = S })), closed, f .. " matmul FLOPs")
+    assert(tostring(g:stats{ batch = 2 }.flops):find("seq"), f .. ": seq stays symbolic")
+  end
+end)
+
+T.test("layer scopes from module paths; the planner takes an imported graph", function()
+  -- torchvision ResNet-50: conv1, bn1, 16 bottleneck blocks layer1.0 .. layer4.2, fc
+  local g = models.from_onnx(F .. "resnet50.onnx")
+  T.eq(#g.import.layers, 19, "layers")
+  T.eq(g.import.layers[3], "layer1.0", "a block")
+  T.eq(g.import.layers[19], "fc", "the head")
+  T.eq(#g:stats{ batch = 2 }.layers, 19, "s.layers")
+  local e = models.from_onnx(F .. "transformer_encoder.onnx")
+  T.eq(table.concat(e.import.layers, " "), "emb enc.layers.0 enc.layers.1 head", "encoder layers")
+  local t = dlb.parallel.plan { graph = e, hw = dlb.hw.get("A100-SXM4-80GB"), devices = 8, batch = 64,
+                                bind = { seq = 128 }, batch_dim = "batch" }
+  assert(#t > 0 and t[1].step > 0, "a plan")
+end)
+
+T.test("an inference export still gets a training step; loss options", function()
+  local g = models.from_onnx(F .. "small_cnn.onnx")
+  local s = g:stats{ batch = 4 }
+  assert(s.flops_bwd > 0 and s.flops_update > 0, "backward and update")
+  local n = models.from_onnx(F .. "small_cnn.onnx", { loss = "none" })
+  assert(n:stats{ batch = 4, inference = true }.flops_fwd > 0)
+  T.checkerr("loss", function() return n:stats{ batch = 4 } end)
+  local m = models.from_onnx(F .. "small_cnn.onnx", { loss = "mse", optimizer = "adam" })
+  T.eq(m:stats{ batch = 4 }.optimizer, "adam", "optimizer option")
+end)
+
+T.test("unsupported operators: an error listing each with its count, or skipped with a warning", function()
+  T.checkerr("3 unsupported operator types: Einsum (2), FancyAct (1), Pool8 (1); pass {unknown = \"skip\"}",
+    models.from_onnx, F .. "custom_ops.onnx")
+  local g = models.from_onnx(F .. "custom_ops.onnx", { unknown = "skip", quiet = true })
+  T.eq(#g.import.unsupported, 3, "unsupported types")
+  -- MatMul 2*16*32; Einsum and FancyAct 32 each; Pool8 [b, 32] -> [b, 8] (its value_info):
+  -- 32 + sum 32 + broadcast add 8; Einsum 8; Gemm 2*8*10 + bias 10; loss 4*10
+  T.eq(g:stats{ batch = 1 }.flops_fwd, 1024 + 32 + 32 + 72 + 8 + 160 + 10 + 40, "skipped ops costed element-wise")
+  T.eq(g:stats{ batch = 1 }.params, 16 * 32 + 10 * 8 + 10, "params")
+  assert(g:stats{ batch = 1 }.flops_bwd > 0)
+end)
+
+T.test("graph output shapes: a stated shape that disagrees is a warning; unknown dim names are not compared", function()
+  local g = models.from_onnx(F .. "output_shape.onnx", { quiet = true })
+  T.eq(#g.import.warnings, 1, "warnings")
+  T.eq(g.import.warnings[1], "graph output 'y': the file says [batch, 5], dlbench infers [batch, 4]", "warning")
+  T.eq(tostring(g:stats{}.unbound), "batch", "no symbol made for z's dim name")
+end)
+
+T.test("malformed, truncated and missing files give clear errors", function()
+  T.checkerr("cannot open", models.from_onnx, "tests/fixtures/onnx/nope.onnx")
+  local tmp = os.tmpname()
+  local src = io.open(F .. "small_cnn.onnx", "rb"):read("*a")
+  for _, cut in ipairs { 0, 1, 17, 400, #src - 3 } do
+    local f = io.open(tmp, "wb"); f:write(src:sub(1, cut)); f:close()
+    local ok, err = pcall(models.from_onnx, tmp)
+    assert(not ok and tostring(err):find("onnx '", 1, true), "cut " .. cut .. ": " .. tostring(err))
+  end
+  local f = io.open(tmp, "wb"); f:write("this is not a protobuf\n"); f:close()
+  T.checkerr("onnx '", models.from_onnx, tmp)
+  os.remove(tmp)
+  T.checkerr("not a regular file", models.from_onnx, "tests")
+end)
+
+T.test("from_onnx options are checked", function()
+  T.checkerr("unknown option 'unkown' (accepted: loss, name, optimizer, quiet, unknown)", models.from_onnx, F .. "small_cnn.onnx", { unkown = "skip" })
+  T.checkerr("unknown=\"maybe\" must be one of error, skip", models.from_onnx, F .. "small_cnn.onnx", { unknown = "maybe" })
+  T.checkerr("path must be a string", models.from_onnx, nil)
+end)
+
+T.test("Hugging Face configs: the released checkpoints' parameter counts", function()
+  local want = {
+    ["llama-2-7b"] = 6738415616,      -- meta-llama/Llama-2-7b-hf (docs/models.md zoo row)
+    ["mistral-7b-v0.1"] = 7241732096, -- mistralai/Mistral-7B-v0.1 model card: 7,241,732,096
+    ["mixtral-8x7b-v0.1"] = 46702792704, -- mistralai/Mixtral-8x7B-v0.1: 46,702,792,704
+    ["gpt2"] = 124439808,             -- GPT2LMHeadModel, tied (docs/models.md zoo row)
+    -- BertModel 109,482,240 (HF bert-base-uncased) + MLM/NSP heads 624,188 (the zoo's
+    -- BertForPreTraining: transform d^2+d, LN 2d, decoder bias V, NSP 2d+2)
+    ["bert-base-uncased"] = 109482240 + 624188,
+    -- Qwen2-0.5B: 0.49B total, 0.36B non-embedding (model card); exact figure from the
+    -- config: emb 151936*896 + 24*(q 896^2+896, k,v 896*128+128, o 896^2, mlp 3*896*4864,
+    -- norms 2*896) + 896, tied
+    ["qwen2-0.5b"] = 494032768,
+    -- pythia-160m: 85,056,000 non-embedding params (EleutherAI model card) + embed_in and
+    -- embed_out 2*50304*768
+    ["pythia-160m"] = 85056000 + 2 * 50304 * 768,
+    -- t5-small: "60.5M" (model card); exact figure by hand from the config: shared
+    -- 32128*512 + encoder 6*(4*512^2 + 2*512*2048 + 2*512) + 32*8 + 512 + decoder
+    -- 6*(8*512^2 + 2*512*2048 + 3*512) + 32*8 + 512, tied
+    ["t5-small"] = 60506624,
+    -- flan-t5-small (gated-GELU, untied, 8+8 layers, 6 heads of 64, d_ff 1024): 2*32128*512
+    -- + 8*(4*512*384 + 3*512*1024 + 2*512) + 6*32 + 512 + 8*(8*512*384 + 3*512*1024 +
+    -- 3*512) + 6*32 + 512 (hand derivation)
+    ["flan-t5-small"] = 76961152,
+  }
+  for f, n in pairs(want) do
+    local g = models.from_hf(H .. f .. ".json")
+    T.eq(g:stats{ b = 1 }.params, n, f)
+    T.eq(#g.hf.ignored, 0, f .. ": config keys not read")
+  end
+  -- Qwen2-0.5B non-embedding share: 0.36B (model card)
+  local q = models.from_hf(H .. "qwen2-0.5b.json")
+  T.near(q:stats{ b = 1 }.params - 151936 * 896, 0.36e9, 0.01, "qwen2 non-embedding")
+end)
+
+T.test("from_hf maps every option the config sets", function()
+  local m = models.from_hf(H .. "mixtral-8x7b-v0.1.json")
+  T.eq(m.hf.builder, "moe", "builder")
+  T.eq(m.hf.options.experts, 8, "experts")
+  T.eq(m.hf.options.top_k, 2, "top_k")
+  T.eq(m.hf.options.kv_heads, 8, "GQA")
+  local q = models.from_hf(H .. "qwen2-0.5b.json")
+  assert(q.hf.options.tied and q.hf.options.qkv_bias, "qwen2: tied, q/k/v biases")
+  local p = models.from_hf(H .. "pythia-160m.json")
+  assert(p.hf.options.rotary and not p.hf.options.positions and not p.hf.options.tied, "neox")
+  -- a table works as well as a file, and a key we do not read is reported
+  local t = models.from_hf { model_type = "gpt2", n_embd = 64, n_layer = 2, n_head = 4,
+                             n_positions = 128, vocab_size = 1000, scale_attn_weights = true }
+  T.eq(t.hf.ignored[1], "scale_attn_weights", "ignored key")
+  -- same graph as the zoo builder with the same options
+  T.eq(t:stats{ b = 2 }.flops, models.gpt { layers = 2, hidden = 64, heads = 4, context = 128, vocab = 1000 }:stats{ b = 2 }.flops, "gpt FLOPs")
+end)
+
+T.test("from_hf errors: unsupported model types, missing keys, bad JSON", function()
+  T.checkerr("model_type \"opt\" is not supported (supported: llama", models.from_hf, { model_type = "opt" })
+  T.checkerr("feed_forward_proj=\"gated-silu\" is not modelled", models.from_hf,
+    { model_type = "t5", feed_forward_proj = "gated-silu" })
+  T.checkerr("config key \"hidden_size\" must be a positive integer, got nothing", models.from_hf,
+    { model_type = "llama", num_attention_heads = 8, num_hidden_layers = 2, intermediate_size = 64, vocab_size = 10 })
+  local tmp = os.tmpname()
+  local f = io.open(tmp, "wb"); f:write('{"model_type": "gpt2", "n_embd": '); f:close()
+  T.checkerr("json '", models.from_hf, tmp)
+  os.remove(tmp)
+  T.checkerr("unknown option 'sequence'", models.from_hf, H .. "gpt2.json", { sequence = 5 })
+end)
+
+T.test("dlb.models.info: one screen for an .onnx file and for a config.json", function()
+  local lines = {}
+  local r = models.info(F .. "resnet50.onnx", { out = function(l) lines[#lines + 1] = l end })
+  local text = table.concat(lines, "\n")
+  assert(text:find("parameters      25,557,032 (+ 53,120 BatchNorm", 1, true), text)
+  assert(text:find("unsupported     none", 1, true), text)
+  assert(text:find("top ops (file)  BatchNormalization 53, Conv 53", 1, true), text)
+  assert(#lines <= 24, "one screen")
+  lines = {}
+  models.info(F .. "custom_ops.onnx", { out = function(l) lines[#lines + 1] = l end, bindings = { batch = 2 } })
+  text = table.concat(lines, "\n")
+  assert(text:find("Einsum (2), FancyAct (1), Pool8 (1) (costed as element-wise)", 1, true), text)
+  lines = {}
+  models.info(H .. "llama-2-7b.json", { out = function(l) lines[#lines + 1] = l end })
+  assert(table.concat(lines, "\n"):find("6,738,415,616", 1, true))
+  assert(r.graph and r.lines)
+end)
+
+T.done()
