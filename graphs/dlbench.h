@@ -61,6 +61,7 @@ DLB_API const char *dlb_version(void);
 #include "dlb_scaling.h"
 #include "dlb_parallel.h"
 #include "dlb_proc.h"
+#include "dlb_file.h"
 #include "dlbplot.h"
 
 #endif

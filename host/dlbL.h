@@ -36,6 +36,7 @@ int dlbL_open_scaling(lua_State *L);
 int dlbL_open_parallel(lua_State *L);
 int dlbL_open_proc(lua_State *L);
 int dlbL_open_plot(lua_State *L);
+int dlbL_open_file(lua_State *L);
 
 /* The backend module: a table of functions (see lua/dlbench/backend.lua). */
 int luaopen_dlbench_core(lua_State *L);

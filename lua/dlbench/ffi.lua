@@ -55,7 +55,7 @@ function M.version() return ffi.string(C.dlb_version()) end
 function M.abi_version() return C.dlb_abi_version() end
 
 for _, area in ipairs { "poly", "graph", "hw", "roofline", "stats", "scaling",
-                        "parallel", "proc", "plot" } do
+                        "parallel", "proc", "plot", "file" } do
   require("dlbench.ffi_" .. area)(M, C, ffi)
 end
 return M

@@ -646,18 +646,15 @@ doc.doc(M.parse_csv, "dlb.hw.parse_csv(text[, file]) -> {specs}",
 function M.load(path, opts)
   opts = opts or {}
   if type(path) ~= "string" then error("dlb.hw.load: expected a path, got " .. type(path), 2) end
-  local f, err = io.open(path, "rb")
-  if not f then error("dlb.hw.load: cannot read " .. tostring(err), 2) end
-  local text = f:read("*a")
-  f:close()
+  -- a catalogue is data: a regular file of at most 64 MiB (no FIFO, no /dev/zero)
+  local text, err = core.file_read(path, 64 * 2 ^ 20)
+  if not text then error("dlb.hw.load: " .. err, 2) end
   local specs
   if path:match("%.csv$") then
     specs = M.parse_csv(text, path)
   elseif path:match("%.lua$") then
-    local chunk, e = (loadstring or load)(text, "@" .. path)
-    if not chunk then error(e, 0) end
-    local ok, res = pcall(chunk)
-    if not ok then error(res, 0) end
+    -- data, not code: source text only, an empty environment, bounded (dlbench.dataload)
+    local res = require("dlbench.dataload").eval(text, path)
     if type(res) ~= "table" then error(path .. ": must return a device table or a list of them", 0) end
     specs = res.name and { res } or res
   else
@@ -724,25 +721,13 @@ function M.to_csv(devices)
 end
 doc.doc(M.to_csv, "dlb.hw.to_csv([devices]) -> text", "the catalogue (or some devices) as CSV")
 
--- Write devices as a CSV catalogue file, whole or not at all (temporary file, rename).
+-- Write devices as a CSV catalogue file, whole or not at all (graphs/file.c's writer).
 -- Returns true, or nil and a message.
 function M.save_csv(path, devices)
   if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
   local text = M.to_csv(devices)
-  local tmp = path .. ".tmp" .. tostring(os.time())
-  local f, err = io.open(tmp, "wb")
-  if not f then return nil, "dlb.hw.save_csv: " .. tostring(err) end
-  local ok, werr = f:write(text)
-  local cok = f:close()
-  if not ok or not cok then
-    os.remove(tmp)
-    return nil, "dlb.hw.save_csv: cannot write " .. tmp .. ": " .. tostring(werr)
-  end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    return nil, "dlb.hw.save_csv: " .. tostring(rerr)
-  end
+  local ok, err = core.file_write(path, text) -- the one writer (graphs/file.c)
+  if not ok then return nil, "dlb.hw.save_csv: " .. err end
   return true
 end
 doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",

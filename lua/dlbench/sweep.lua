@@ -263,19 +263,53 @@ end
 
 -- ---------------------------------------------------------------- checkpoints
 
-local function readfile(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
+-- The checkpoint's header line (up to the first line break outside quotes), or nil.
+local function header_line(text)
+  local pos, quoted = 1, false
+  while true do
+    local i = text:find(quoted and '"' or '["\n]', pos)
+    if not i then return nil end
+    if quoted then quoted = false
+    elseif text:sub(i, i) == '"' then quoted = true
+    else return text:sub(1, i) end
+    pos = i + 1
+  end
 end
 
--- Load a checkpoint: returns {key -> row} of finished configs, the rows in file order
--- and its columns (nil when the file does not exist or is empty).
-local function load_checkpoint(path, names, quiet)
-  local text = readfile(path)
+-- Check that text is a checkpoint of a sweep over names before anything touches the
+-- file: its first line is a CSV header naming every parameter. Raises, leaving the file
+-- as it is, when it is not.
+local function check_header(path, text, names)
+  local hdr = header_line(text)
+  local ok, t = false, "it has no complete first line"
+  if hdr then ok, t = pcall(tbl.parse_csv, hdr, nil, path) end
+  if not ok then
+    error(string.format("dlb.sweep: checkpoint %s is not a sweep checkpoint (%s); it was left "
+      .. "unchanged", path, (tostring(t):gsub("^dlb%.read_csv: ", ""))), 0)
+  end
+  for _, k in ipairs(names) do
+    if not t:has(k) then
+      error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another "
+        .. "sweep? (left unchanged)", path, k), 0)
+    end
+  end
+end
+
+-- Load a checkpoint (the file open and locked as fd.fd): returns {key -> row} of finished
+-- configs, the rows in file order and its columns (nil when the file is empty). A torn
+-- last row is dropped by rewriting the file (fd.fd then names the new file, locked).
+local function load_checkpoint(path, names, quiet, fd)
+  local text, rerr, why = core.file_read(path)
+  if text == nil and why ~= "missing" then error("dlb.sweep: checkpoint: " .. rerr, 0) end
   if text == nil or text == "" then return {}, {}, nil end
+  -- repair only this sweep's checkpoint: the header first
+  check_header(path, text, names)
+  local function rewrite(s)
+    local nfd, err = core.file_write_locked(path, s)
+    if not nfd then error("dlb.sweep: " .. err, 0) end
+    pcall(core.proc_close, fd.fd)
+    fd.fd = nfd
+  end
   if text:sub(-1) ~= "\n" then
     -- a torn last line (the process died while writing it): drop it, rewrite the file
     local cut = text:match("^(.*\n)") or ""
@@ -284,8 +318,7 @@ local function load_checkpoint(path, names, quiet)
         path, #text - #cut))
     end
     text = cut
-    local ok, err = tbl.write_atomic(path, text)
-    if not ok then error("dlb.sweep: " .. err, 0) end
+    rewrite(text)
     if text == "" then return {}, {}, nil end
   end
   local ok, t = pcall(tbl.parse_csv, text, nil, path)
@@ -304,8 +337,7 @@ local function load_checkpoint(path, names, quiet)
         path, #text - #cut))
     end
     text = cut
-    local wok, err = tbl.write_atomic(path, text)
-    if not wok then error("dlb.sweep: " .. err, 0) end
+    rewrite(text)
     if text == "" then return {}, {}, nil end
     ok, t = pcall(tbl.parse_csv, text, nil, path)
   end
@@ -323,9 +355,10 @@ local function load_checkpoint(path, names, quiet)
 end
 
 -- A checkpoint writer: one CSV line per row, appended with a single write; fsync at most
--- every interval seconds and at close. A row with new columns rewrites the file whole.
-local function checkpoint_writer(path, names, oldrows, oldcols)
-  local w = { cols = oldcols, rows = {}, fd = nil, synced = core.proc_now() }
+-- every interval seconds and at close. A row with new columns rewrites the file whole
+-- (locked before it replaces the old one). fd: the file, open and locked.
+local function checkpoint_writer(path, names, oldrows, oldcols, fd)
+  local w = { cols = oldcols, rows = {}, fd = fd, synced = core.proc_now() }
   for i, r in ipairs(oldrows) do w.rows[i] = r end
   local has = {}
   if w.cols then for _, c in ipairs(w.cols) do has[c] = true end end
@@ -336,17 +369,11 @@ local function checkpoint_writer(path, names, oldrows, oldcols)
       error(string.format("dlb.sweep: checkpoint %s: %s", path, (errtext(err):gsub("^proc: ", ""))), 0)
     end
   end
-  local function open()
-    local fd, err = core.proc_open_append(path)
-    if not fd then error("dlb.sweep: checkpoint: " .. err, 0) end
-    w.fd = fd
-  end
   local function rewrite()
-    if w.fd then core.proc_close(w.fd); w.fd = nil end
-    local t = tbl.new(w.rows, w.cols)
-    local ok, err = t:to_csv(path)
-    if not ok then error("dlb.sweep: checkpoint: " .. err, 0) end
-    open()
+    local nfd, err = core.file_write_locked(path, tbl.csvtext(tbl.new(w.rows, w.cols), ","))
+    if not nfd then error("dlb.sweep: checkpoint: " .. err, 0) end
+    if w.fd then pcall(core.proc_close, w.fd) end
+    w.fd = nfd
   end
   function w.add(row)
     w.rows[#w.rows + 1] = row
@@ -377,7 +404,7 @@ local function checkpoint_writer(path, names, oldrows, oldcols)
       rewrite()
       return
     end
-    if not w.fd then open() end
+    if not w.fd then error("dlb.sweep: checkpoint " .. path .. " is closed", 0) end
     ck(core.proc_write, w.fd, tbl.csvline(row, w.cols))
     local now = core.proc_now()
     if now - w.synced > 0.5 then ck(core.proc_fsync, w.fd); w.synced = now end
@@ -766,8 +793,17 @@ function M.sweep(space, fn, opts)
   local writer
   if opts.checkpoint ~= nil then
     if type(opts.checkpoint) ~= "string" then error("dlb.sweep: checkpoint must be a file name", 2) end
-    done, oldrows, oldcols = load_checkpoint(opts.checkpoint, names, quiet)
-    writer = checkpoint_writer(opts.checkpoint, names, oldrows, oldcols)
+    -- lock first (a second sweep on the same file gets an error, not lost rows), then read
+    local fd, err = core.file_lock_append(opts.checkpoint)
+    if not fd then
+      error("dlb.sweep: checkpoint: " .. err:gsub("in use by another process", "in use by another "
+        .. "process (another sweep writing this checkpoint?)"), 0)
+    end
+    local box = { fd = fd }
+    local lok, a, b, c = pcall(load_checkpoint, opts.checkpoint, names, quiet, box)
+    if not lok then pcall(core.proc_close, box.fd); error(a, 0) end
+    done, oldrows, oldcols = a, b, c
+    writer = checkpoint_writer(opts.checkpoint, names, oldrows, oldcols, box.fd)
   end
 
   local results = {}   -- k -> row
