@@ -46,6 +46,12 @@ DLB_API const char *dlb_last_error(void);
 DLB_API int dlb_abi_version(void);
 /* The library version string, e.g. "0.1.0"; static. */
 DLB_API const char *dlb_version(void);
+/* Ask long computations (polynomial expansion) to stop: while the flag is set they fail
+** with a message containing "interrupted!". Async-signal-safe (a SIGINT handler calls
+** it); on = 0 clears the flag. */
+DLB_API void dlb_interrupt(int on);
+/* 1 while the flag of dlb_interrupt is set. */
+DLB_API int dlb_interrupted(void);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -440,18 +440,46 @@ local function distance(a, b)
   return prev[#b]
 end
 
+-- A device's fields live in DATA, so its proxy (and its nested proxies) must stay empty:
+-- rawset(dev, "mem", 1) would shadow the field. Such a device is refused where it is used.
+local function tampered(p)
+  if next(p) ~= nil then return true end
+  for _, v in pairs(DATA[p] or {}) do
+    if type(v) == "table" and DATA[v] and tampered(v) then return true end
+  end
+  return false
+end
+
+local function checked(dev)
+  if tampered(dev) then
+    error("device '" .. tostring(DATA[dev].name) .. "' is read-only, but a field was set with "
+      .. "rawset; use hw:with{...} for a modified copy", 3)
+  end
+  return dev
+end
+
+-- A name for messages: a long one (say a 1 MB string) is cut, with its length.
+local function shown(name)
+  if #name <= 80 then return name end
+  return name:sub(1, 60) .. string.format("... (%d bytes)", #name)
+end
+
 function M.get(name)
-  if type(name) == "table" and getmetatable(name) == Device then return name end
+  if type(name) == "table" and getmetatable(name) == Device then return checked(name) end
   if type(name) ~= "string" then
     error("dlb.hw.get: expected a device name, got " .. type(name), 2)
   end
-  if catalog[name] then return catalog[name] end
+  if catalog[name] then return checked(catalog[name]) end
+  -- no device name is this long: skip the fuzzy matching (an edit distance per name)
+  if #name > 200 then
+    error("unknown device '" .. shown(name) .. "'; dlb.hw.list() shows the catalogue", 2)
+  end
   local n = norm(name)
   for _, k in ipairs(order) do
-    if norm(k) == n then return catalog[k] end
+    if norm(k) == n then return checked(catalog[k]) end
   end
   local a = alias_of(name)
-  if a and catalog[a] then return catalog[a] end
+  if a and catalog[a] then return checked(catalog[a]) end
   local scored = {}
   for _, k in ipairs(order) do
     local nk = norm(k)
@@ -464,7 +492,7 @@ function M.get(name)
   for i = 1, math.min(4, #scored) do
     if scored[i][2] <= math.max(3, #n / 2) then close[#close + 1] = scored[i][1] end
   end
-  local msg = "unknown device '" .. name .. "'"
+  local msg = "unknown device '" .. shown(name) .. "'"
   if #close > 0 then msg = msg .. " (did you mean " .. table.concat(close, ", ") .. "?)" end
   error(msg .. "; dlb.hw.list() shows the catalogue", 2)
 end

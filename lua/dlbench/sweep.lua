@@ -91,6 +91,7 @@ local function plan(space, order)
   local names, vals = {}, {}
   for k, v in pairs(space) do
     if type(k) ~= "string" then error("dlb.sweep: parameter names must be strings", 3) end
+    if k == "" then error("dlb.sweep: a parameter name is empty (a CSV header cannot hold it)", 3) end
     if reserved[k] then
       error(string.format("dlb.sweep: parameter '%s' is a reserved column name (reserved: %s)", k, reserved_list()), 3)
     end
@@ -162,7 +163,7 @@ local function describe(names, p)
 end
 
 -- Check fn's result; returns the row (params + result) or nil and a message.
-local function mkrow(names, p, res)
+local function mkrow_raw(names, p, res)
   local row = {}
   for _, k in ipairs(names) do row[k] = p[k] end
   if res == nil then return row end
@@ -171,6 +172,7 @@ local function mkrow(names, p, res)
   end
   for k, v in pairs(res) do
     if type(k) ~= "string" then return nil, "fn returned a row with a non-string key (" .. tostring(k) .. ")" end
+    if k == "" then return nil, "fn returned a column with an empty name (a checkpoint could not be resumed)" end
     local tv = type(v)
     if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then
       return nil, string.format("fn returned column '%s' holding a %s (numbers, strings, booleans only)", k, tv)
@@ -188,7 +190,15 @@ end
 local function errtext(e)
   if type(e) == "string" then return e end
   local ok, s = pcall(tostring, e)
-  return ok and s or "(error object)"
+  return ok and type(s) == "string" and s or "(error object)"
+end
+
+-- mkrow_raw under pcall: a result whose __pairs (or a key's __tostring) raises fails its
+-- row instead of the sweep.
+local function mkrow(names, p, res)
+  local ok, row, err = pcall(mkrow_raw, names, p, res)
+  if not ok then return nil, "fn's result could not be read: " .. errtext(row) end
+  return row, err
 end
 
 local function is_interrupt(msg)
@@ -727,6 +737,10 @@ local function timed(fn, limit)
   end
 end
 
+-- The most configs one sweep (or one shard of it) runs: its to-do list and its result
+-- rows live in memory, so 1e12 configs are refused up front, not built until memory ends.
+M.max_configs = 1e7
+
 local valid_opts = { jobs = true, order = true, strict = true, checkpoint = true, shard = true,
   progress = true, quiet = true, timeout = true, label = true }
 
@@ -783,6 +797,11 @@ function M.sweep(space, fn, opts)
     error("dlb.sweep: timeout must be a number of seconds > 0", 2)
   end
   local first, last, shardtxt = shard_of(opts, total)
+  if last - first + 1 > M.max_configs then
+    error(string.format("dlb.sweep: %.0f configs%s, more than dlb.sweep.max_configs = %.0f (each "
+      .. "becomes a row in memory): sweep fewer values, or split it with shard = \"i/n\"",
+      last - first + 1, shardtxt and " in this shard" or "", M.max_configs), 2)
+  end
   local quiet = opts.quiet
   if shardtxt and not quiet then
     io.stderr:write(string.format("sweep: %s: configs %d-%d of %d\n", shardtxt, first, last, total))

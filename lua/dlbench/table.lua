@@ -784,4 +784,6 @@ doc.doc(T.join, "t:join(other, keys[, {how=\"inner\"|\"left\", suffix=\"_2\"}]) 
 doc.doc(T.to_csv, "t:to_csv(path[, {sep=}]) -> true | nil, msg", "write CSV (RFC 4180, exact numbers), whole or not at all")
 doc.doc(T.to_json, "t:to_json([path]) -> text | true | nil, msg", "the rows as a JSON array of objects")
 doc.doc(T.format, "t:format([max_rows]) -> string", "aligned text (what the REPL prints)")
+-- t.count() (a dot for a colon) names the mistake instead of failing inside a method
+require("dlbench.errors").guard_methods(T, "t:", isT)
 return M

@@ -183,5 +183,98 @@ T.test("checkpoint= on a device or FIFO is refused; a locked checkpoint is a cle
   os.remove(p); os.remove(dir .. "/other.csv")
 end)
 
+-- ---------------------------------------------------------------- item 8: window arithmetic
+
+T.test("conv/pool windows: huge dilation, padding or kernel are clear errors, not overflow", function()
+  local g = dlb.graph("win")
+  local x = g:input("x", { 1, 3, 32, 32 })
+  local w = g:weight("w", { 8, 3, 3, 3 })
+  -- dilation 2^30 used to give dims [1, 8, 2147483656, 2147483656] (int overflow)
+  T.checkerr("dilation 1073741824 (each a whole number of at most 2^24", g.conv2d, g, x, w, { dilation = 2 ^ 30 })
+  T.checkerr("padding 1073741824", g.conv2d, g, x, w, { padding = 2 ^ 30 })
+  T.checkerr("kernel 2147483648", g.conv2d, g, x, g:weight("w2", { 8, 3, 2 ^ 31, 3 }))
+  T.checkerr("padding 1073741824", g.maxpool, g, x, { kernel = 2, padding = 2 ^ 30 })
+  T.checkerr("kernel 1073741824", g.maxpool, g, x, { kernel = 2 ^ 30 })
+  -- at the limit the arithmetic is exact: (32 + 2*2^24 - 3)/1 + 1 = 33554462
+  local y = g:conv2d(x, w, { padding = 2 ^ 24 })
+  T.eq(tostring(y):match("%[(.-)%]"), "1, 8, 33554462, 33554462", "padding 2^24")
+end)
+
+-- ---------------------------------------------------------------- item 9: polynomials
+
+T.test("polynomials: a term cap, no overflow to inf, NUL bytes refused, long sums fast", function()
+  -- (a+...+p)^15 has C(30,15) = 155,117,520 terms: it took minutes and gigabytes
+  T.checkerr("more than 100000 terms", dlb.poly, "(a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p)^15")
+  T.checkerr("overflows to inf", dlb.poly, "2*1e308")
+  T.checkerr("overflows to inf", function() return dlb.poly("x") * 1e308 * 10 end)
+  T.checkerr("overflows to inf", function() local g = dlb.graph("o"); return g:input("x", { "2*1e308" }) end)
+  T.checkerr("a NUL byte", dlb.poly, "h\0x")
+  local g = dlb.graph("nul")
+  T.checkerr("a NUL byte in the name", g.input, g, "h\0x", { 1 })
+  T.checkerr("a NUL byte in dim 2", g.input, g, "y", { 1, "h\0x" })
+  -- names are not cut at 511 bytes: too long is an error
+  T.checkerr("a name of 600 bytes (at most 511)", g.input, g, string.rep("n", 600), { 1 })
+  T.eq(#g:input(string.rep("n", 511), { 1 }):name(), 511, "511 bytes fit")
+  -- (a+...+m)^5: C(17,5) = 6188 terms; its text parses back to the same polynomial
+  local p = dlb.poly("(a+b+c+d+e+f+g+h+i+j+k+l+m)^5")
+  T.eq(#p:terms(), 6188, "terms")
+  assert(dlb.poly(tostring(p)) == p, "round trip")
+end)
+
+-- ---------------------------------------------------------------- item 11: smaller items
+
+T.test("sweeps: raising __pairs fails its row, empty names, 1e12 configs refused", function()
+  local bad = setmetatable({}, { __pairs = function() error("no pairs for you") end })
+  local t = dlb.sweep({ x = { 1, 2 } }, function(p) if p.x == 1 then return bad end return { y = 1 } end,
+    { jobs = 1, quiet = true })
+  if _VERSION == "Lua 5.4" and not rawget(_G, "jit") then
+    assert(tostring(t:column("_error")[1]):find("no pairs for you", 1, true), "row 1 failed")
+  end
+  T.eq(t:column("y")[2], 1, "row 2 ran")
+  t = dlb.sweep({ x = { 1 } }, function() return { [""] = 1 } end, { jobs = 1, quiet = true })
+  assert(tostring(t:column("_error")[1]):find("empty name", 1, true), "an empty column name fails the row")
+  T.checkerr("a parameter name is empty", dlb.sweep, { [""] = { 1 } }, fn, { jobs = 1 })
+  local big = {}
+  for i = 1, 12 do big["p" .. i] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 } end
+  T.checkerr("1000000000000 configs, more than dlb.sweep.max_configs", dlb.sweep, big, fn, { jobs = 1 })
+  T.checkerr("in this shard", dlb.sweep, big, fn, { jobs = 1, shard = "1/2" })
+end)
+
+T.test("wrong self: a dot for a colon names the mistake", function()
+  local t = dlb.table.new({ { a = 1 } }, { "a" })
+  T.checkerr("t:count: call it as t:count(...) with a colon; got a nil as self", t.count)
+  local g = dlb.graph("self")
+  T.checkerr("g:stats: call it as g:stats(...) with a colon; got a table as self", g.stats, { b = 32 })
+  local x = g:input("x", { 1, 2 })
+  T.checkerr("x:dims: call it as x:dims(...) with a colon", x.dims)
+  T.checkerr("p:eval: call it as p:eval(...) with a colon", dlb.poly("x").eval, { x = 1 })
+end)
+
+T.test("hw.get: a 1 MB unknown name is fast and cut in the message; rawset is refused", function()
+  local ok, msg = pcall(dlb.hw.get, string.rep("x", 2 ^ 20))
+  assert(not ok and #msg < 300 and msg:find("(1048576 bytes)", 1, true), "message: " .. #msg)
+  local d = dlb.hw.get("V100-SXM2-16GB"):with { name = "hostile-rawset" }
+  dlb.hw.define { name = "hostile-rawset2", peak = { fp32 = 1e13 }, mem_bw = 1e12, mem = 1e10 }
+  d = dlb.hw.get("hostile-rawset2")
+  rawset(d, "mem_bw", 1)
+  T.checkerr("was set with rawset", dlb.hw.get, "hostile-rawset2")
+  T.checkerr("was set with rawset", dlb.roofline.time, dlb.graph("r"), d)
+  rawset(d, "mem_bw", nil)
+  rawset(d.peak, "fp32", 1)
+  T.checkerr("was set with rawset", dlb.hw.get, d)
+end)
+
+T.test("partition and amdahl_fit: an __index that raises is an error, not a leak (ASan)", function()
+  local proxy = setmetatable({}, { __len = function() return 3 end, __index = function() error("boom") end })
+  -- LuaJIT ignores __len on tables: there the proxy is an empty list, also an error
+  local want = rawget(_G, "jit") and "" or "boom"
+  T.checkerr(want, dlb.parallel.partition, proxy, 2)
+  T.checkerr(want, dlb.parallel.amdahl_fit, proxy, { 1, 2, 3 })
+  T.checkerr(want, dlb.parallel.amdahl_fit, { 1, 2, 3 }, proxy)
+  T.checkerr("speedups[2] must be a number", dlb.parallel.amdahl_fit, { 1, 2 }, { 1, "x" })
+  local r = dlb.parallel.amdahl_fit({ 1, 2, 4 }, { 1, 2, 4 })
+  T.near(r.f, 0, 1e-9, "perfect scaling: f = 0") -- speedup = n exactly: Amdahl's f = 0
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 T.done()
