@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 
 # Every dependency is a Debian 12 package.
 PACKAGES="build-essential pkg-config liblua5.4-dev libcairo2-dev libreadline-dev premake4 luajit
-fonts-dejavu-core tmux poppler-utils libxml2-utils"
+fonts-dejavu-core tmux poppler-utils libxml2-utils clang libclang-rt-14-dev"
 
 need_packages() {
   local missing=() p
