@@ -61,8 +61,10 @@ static size_t pterms_merge(const pterm *x, size_t nx, const pterm *y, size_t ny,
   return n;
 }
 
-/* Products per chunk of the multiplication below (1 MiB of terms). */
+/* Products per chunk of the multiplication below (1 MiB of terms), at least; and the most
+** term products one multiplication may form (a time bound: about a second). */
 #define MULCHUNK 65536
+#define MULMAX 2e7
 
 /* a * b (canonical inputs) into a new canonical array (*n terms; caller frees), built
 ** chunk by chunk so memory stays near the result's size. NULL with a message when an
@@ -70,12 +72,18 @@ static size_t pterms_merge(const pterm *x, size_t nx, const pterm *y, size_t ny,
 ** runs out, or dlb_interrupt asked to stop. */
 static pterm *mul_terms(const pterm *a, size_t na, const pterm *b, size_t nb, size_t *n) {
   *n = 0;
-  size_t rows = na > 0 ? MULCHUNK / na : nb;
-  if (rows < 1) rows = 1;
+  if ((double)na * (double)nb > MULMAX)
+    return dlb_fail_null(DLB_EINVAL, "poly: a product of %zu x %zu terms (more than %.0e term "
+                         "products; expand less)", na, nb, MULMAX);
   pterm *acc = malloc(sizeof *acc), *part = NULL, *tmp = NULL;
-  size_t nacc = 0;
+  size_t nacc = 0, rows;
   if (!acc) return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
+  /* each chunk forms at least as many products as the result holds, so the merges cost
+  ** O(products) in all, not O(products x result / chunk) */
   for (size_t j0 = 0; j0 < nb; j0 += rows) {
+    size_t want = nacc > MULCHUNK ? nacc : MULCHUNK;
+    rows = na > 0 ? want / na : nb;
+    if (rows < 1) rows = 1;
     if (dlb_interrupted()) {
       free(acc);
       return dlb_fail_null(DLB_EINVAL, "poly: interrupted! (while multiplying)");
