@@ -104,12 +104,21 @@ static void test_poly_limits(void) {
   CHECK(q && dlb_poly_equal(p, q));
   dlb_poly_free(q);
   free(s);
-  /* interruption: a flag a signal handler sets stops the expansion */
-  dlb_interrupt(1);
+  /* 6188^2 = 38 million term products: over the 2e7 bound, refused at once */
   q = dlb_poly_mul(p, p);
+  CHECK(q == NULL && strstr(dlb_last_error(), "term products"));
+  /* interruption: a flag a signal handler sets stops the expansion */
+  dlb_poly *ab = dlb_poly_parse("a+b");
+  dlb_interrupt(1);
+  q = dlb_poly_mul(p, ab);
   CHECK(q == NULL && strstr(dlb_last_error(), "interrupted!"));
   CHECK(dlb_interrupted() == 1);
+  CHECK(dlb_poly_parse("1 + x + y") == NULL); /* the parser's sums check it too */
   dlb_interrupt(0);
+  q = dlb_poly_mul(p, ab);
+  CHECK(q != NULL);
+  dlb_poly_free(q);
+  dlb_poly_free(ab);
   dlb_poly_free(p);
   /* overflow of finite literals */
   CHECK(dlb_poly_parse("2*1e308") == NULL && strstr(dlb_last_error(), "overflows"));
