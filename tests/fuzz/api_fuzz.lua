@@ -135,10 +135,13 @@ end
 for _, k in ipairs(dlb.lazy_names) do local _ = dlb[k] end
 collect(dlb, "", 0)
 
--- Method tables of the objects, found from live objects' metatables.
-local function methods_of(obj)
+-- Method tables of the objects, found from live objects' metatables (figures and panels
+-- look methods up through a function: their classes are named here).
+local classes = { figure = dlb.plot.Figure, panel = dlb.plot.Panel }
+local function methods_of(obj, kind)
   local mt = getmetatable(obj)
   local idx = type(mt) == "table" and rawget(mt, "__index")
+  if type(idx) ~= "table" then idx = classes[kind] end
   local out = {}
   if type(idx) == "table" then
     for k, v in pairs(idx) do
@@ -170,8 +173,9 @@ local function seed_objects()
   pcall(function() add("table", dlb.table.new({ { a = 1, b = "x" }, { a = 2, b = "y" } }, { "a", "b" })) end)
   pcall(function() add("device", dlb.hw.get("V100-SXM2-16GB")) end)
   pcall(function()
-    local f = dlb.plot.figure { width = 200, height = 150 }
+    local f = dlb.plot.figure { width = 3, height = 2 }
     add("figure", f)
+    add("panel", f:panel(1, 1))
   end)
 end
 
@@ -214,8 +218,8 @@ for i = 1, ncalls do
     if #kinds > 0 then
       local kind = pick(kinds)
       local obj = pick(objects[kind])
-      local ms = methodcache[getmetatable(obj) or kind]
-      if not ms then ms = methods_of(obj); methodcache[getmetatable(obj) or kind] = ms end
+      local ms = methodcache[kind]
+      if not ms then ms = methods_of(obj, kind); methodcache[kind] = ms end
       if #ms > 0 then
         local m = pick(ms)
         local ok, fn = pcall(function() return obj[m] end)
