@@ -27,10 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *s = malloc(n + 1);
   if (!s) { dlb_poly_free(p); return 0; }
   if (dlb_poly_tostring(p, s, n + 1) != n || strlen(s) != n) abort();
-  dlb_poly *q = dlb_poly_parse(s);
-  /* the printed form reads back as the same polynomial */
-  if (q == NULL || !dlb_poly_equal(p, q)) abort();
-  dlb_poly_free(q);
+  /* the printed form reads back as the same polynomial (up to 256 KiB of text: a 2 MB
+  ** round trip takes seconds under the sanitizers, and tells no more) */
+  if (n <= 256 * 1024) {
+    dlb_poly *q = dlb_poly_parse(s);
+    if (q == NULL || !dlb_poly_equal(p, q)) abort();
+    dlb_poly_free(q);
+  }
   free(s);
   /* squared only when small: the product of big ones is bounded (DLB_POLY_MAXTERMS and
   ** 2e7 term products) but slow under the sanitizers, and the fuzzer would spend its time

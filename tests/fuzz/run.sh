@@ -63,7 +63,7 @@ for n in "${names[@]}"; do
   corpus=tests/fuzz/corpus/$n
   found=$out/found/$n
   mkdir -p "$corpus" "$found"
-  args=(-rss_limit_mb=2048 -timeout=10 -artifact_prefix="$out/crash-$n-" -print_final_stats=1)
+  args=(-rss_limit_mb=2048 -timeout=30 -artifact_prefix="$out/crash-$n-" -print_final_stats=1)
   [ "$secs" != 0 ] && args+=(-max_total_time="$secs")
   [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
   [ -f "tests/fuzz/$n.dict" ] && args+=(-dict="tests/fuzz/$n.dict")
