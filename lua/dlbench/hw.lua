@@ -761,6 +761,8 @@ end
 doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
   "write the catalogue as CSV (whole or not at all); dlb.hw.load reads it back")
 
+-- d.with{} (a dot for a colon) names the mistake instead of failing inside
+require("dlbench.errors").guard_methods(Device, "d:", function(x) return getmetatable(x) == Device end)
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")
 return M

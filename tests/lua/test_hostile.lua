@@ -248,6 +248,11 @@ T.test("wrong self: a dot for a colon names the mistake", function()
   local x = g:input("x", { 1, 2 })
   T.checkerr("x:dims: call it as x:dims(...) with a colon", x.dims)
   T.checkerr("p:eval: call it as p:eval(...) with a colon", dlb.poly("x").eval, { x = 1 })
+  local f = dlb.plot.figure {}
+  T.checkerr("f:save: call it as f:save(...) with a colon; got a string as self", f.save, "x.png")
+  T.checkerr("f:line: call it as f:line(...) with a colon", f.line, { x = { 1 }, y = { 1 } })
+  T.checkerr("ax:line: call it as ax:line(...) with a colon", f:panel(1, 1).line, { x = { 1 }, y = { 1 } })
+  T.checkerr("d:with: call it as d:with(...) with a colon", dlb.hw.get("V100").with, { name = "x" })
 end)
 
 T.test("hw.get: a 1 MB unknown name is fast and cut in the message; rawset is refused", function()

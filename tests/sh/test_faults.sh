@@ -126,6 +126,35 @@ for trial in 1 2 3 4; do
   fi
 done
 
+# -- concurrent writers of one file: every version whole (a reader never sees half of one),
+# the last rename wins, no temporary file left
+d="$tmp/writers"; mkdir -p "$d"; sentinel "$d"
+cat >"$tmp/writer.lua" <<'LUA'
+local dlb = require "dlbench"
+local rows = {}
+for i = 1, 2000 do rows[i] = { who = arg[2], i = i } end
+local t = dlb.table.new(rows, { "who", "i" })
+for _ = 1, 30 do assert(t:to_csv(arg[1])) end
+LUA
+"$dlb" run "$tmp/writer.lua" "$d/t.csv" A & wa=$!
+"$dlb" run "$tmp/writer.lua" "$d/t.csv" B & wb=$!
+pids+=("$wa" "$wb")
+torn=0
+while kill -0 "$wa" 2>/dev/null || kill -0 "$wb" 2>/dev/null; do
+  if [ -f "$d/t.csv" ]; then
+    n=$(wc -l <"$d/t.csv"); [ "$n" -eq 2001 ] || torn=$((torn + 1))
+  fi
+  sleep 0.01
+done
+wait "$wa"; ra=$?; wait "$wb"; rb=$?
+kinds=$(tail -n +2 "$d/t.csv" | cut -d, -f1 | sort -u | tr -d '\n')
+if [ $ra -eq 0 ] && [ $rb -eq 0 ] && [ $torn -eq 0 ] && { [ "$kinds" = A ] || [ "$kinds" = B ]; } \
+   && no_tmp "$d" && sentinel_ok "$d"; then
+  t_ok "concurrent writers of one file: every read saw a whole version ($kinds won), no temporary left"
+else
+  t_fail "concurrent writers" "exit $ra/$rb, torn reads $torn, writers in the file: $kinds, $(ls -a "$d" | tr '\n' ' ')"
+fi
+
 # -- special files: refused, never replaced
 mkfifo "$tmp/fifo"
 "$dlb" -e "
