@@ -125,7 +125,8 @@ local function collect(t, prefix, depth)
     local v = rawget(t, k)
     if v == nil then v = t[k] end
     local name = prefix == "" and k or prefix .. "." .. k
-    if type(v) == "function" and not skip[name] then
+    -- (a leading underscore marks a raw binding, core._proc_poll: skipped alike)
+    if type(v) == "function" and not skip[name] and not skip[(name:gsub("%._+", "."))] then
       targets[#targets + 1] = { name = name, f = v }
     elseif type(v) == "table" and k:sub(1, 1) ~= "_" and not skip_tables[name] then
       collect(v, name, depth + 1)
