@@ -104,7 +104,7 @@ static void test_poly_limits(void) {
   CHECK(q && dlb_poly_equal(p, q));
   dlb_poly_free(q);
   free(s);
-  /* 6188^2 = 38 million term products: over the 2e7 bound, refused at once */
+  /* 6188^2 = 38 million term products: over the 4e6 bound, refused at once */
   q = dlb_poly_mul(p, p);
   CHECK(q == NULL && strstr(dlb_last_error(), "term products"));
   /* interruption: a flag a signal handler sets stops the expansion */

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   free(s);
   /* squared only when small: the product of big ones is bounded (DLB_POLY_MAXTERMS and
-  ** 2e7 term products) but slow under the sanitizers, and the fuzzer would spend its time
+  ** 4e6 term products) but slow under the sanitizers, and the fuzzer would spend its time
   ** there */
   dlb_poly *sq = dlb_poly_nterms(p) <= 64 ? dlb_poly_mul(p, p) : NULL;
   double ones[DLB_POLY_MAXVARS];
