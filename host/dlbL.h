@@ -43,6 +43,7 @@ int dlbL_open_plot(lua_State *L);
 int dlbL_open_energy(lua_State *L);
 int dlbL_open_measure(lua_State *L);
 int dlbL_open_import(lua_State *L);
+int dlbL_open_file(lua_State *L);
 
 /* The backend module: a table of functions (see lua/dlbench/backend.lua). */
 int luaopen_dlbench_core(lua_State *L);

@@ -51,7 +51,7 @@ typedef int (*opener)(lua_State *L);
 static const opener areas[] = {
   dlbL_open_poly, dlbL_open_graph, dlbL_open_hw, dlbL_open_roofline, dlbL_open_stats,
   dlbL_open_scaling, dlbL_open_parallel, dlbL_open_proc, dlbL_open_plot, dlbL_open_energy,
-  dlbL_open_measure, dlbL_open_import, NULL
+  dlbL_open_measure, dlbL_open_import, dlbL_open_file, NULL
 };
 
 /* Build the backend table: core functions plus every area's. */

@@ -56,7 +56,7 @@ function M.abi_version() return C.dlb_abi_version() end
 function M.memory_in_use() return C.dlb_memory_in_use() end
 
 for _, area in ipairs { "poly", "graph", "hw", "roofline", "stats", "scaling",
-                        "parallel", "proc", "plot", "energy", "measure", "import" } do
+                        "parallel", "proc", "plot", "energy", "measure", "import", "file" } do
   require("dlbench.ffi_" .. area)(M, C, ffi)
 end
 return M
