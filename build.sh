@@ -10,7 +10,8 @@ cd "$(dirname "$0")"
 # Every dependency is a Debian 12 package (README.md lists them by role: build, run, test).
 PACKAGES="build-essential pkg-config liblua5.4-dev libcairo2-dev libreadline-dev premake4 luajit
 fonts-dejavu-core tmux poppler-utils libxml2-utils libedit-dev
-libopenblas-dev libyajl-dev zlib1g-dev protobuf-c-compiler libprotobuf-c-dev libonnx-dev"
+libopenblas-dev libyajl-dev zlib1g-dev protobuf-c-compiler libprotobuf-c-dev libonnx-dev
+clang libclang-rt-14-dev"
 
 # missing_packages: those of $PACKAGES that dpkg does not have installed.
 missing_packages() {
@@ -77,7 +78,7 @@ abi() { sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' graphs/dlbench.
 PUBLIC_HEADERS="graphs/dlbench.h graphs/dlb_export.h graphs/dlb_poly.h graphs/dlb_graph.h
 graphs/dlb_hw.h graphs/dlb_roofline.h graphs/dlb_stats.h graphs/dlb_scaling.h
 graphs/dlb_parallel.h graphs/dlb_proc.h graphs/dlb_energy.h graphs/dlb_measure.h graphs/dlb_trace.h
-graphs/dlb_minimize.h graphs/dlb_onnx.h graphs/dlb_json.h plots/dlbplot.h"
+graphs/dlb_minimize.h graphs/dlb_onnx.h graphs/dlb_json.h graphs/dlb_file.h plots/dlbplot.h"
 
 # install_into PREFIX: the layout of docs/host.md, staged under $DESTDIR when it is set.
 #   bin/dlbench; lib/libdlbench.so.VERSION with the SONAME link libdlbench.so.MAJOR and the

@@ -38,5 +38,17 @@ char *dlb_strdup(const char *s);
 ** cache-aware by the caller; gemm may be NULL. Returns the seconds and sets *mem_bound. */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
                        int *mem_bound);
+/* A file being written whole or not at all (graphs/file.c): dlb_file_begin makes the
+** temporary file beside path's target and opens it (fd); write to fd, then
+** dlb_file_commit (fsync, permission bits, rename; closes fd unless keep is set, frees
+** the names) or dlb_file_abort (close, remove, free). dlb_file_write is the whole cycle. */
+typedef struct dlb_file_tmp {
+  int fd;
+  char *tmp, *target;
+  unsigned mode;
+} dlb_file_tmp;
+int dlb_file_begin(const char *path, dlb_file_tmp *t);
+int dlb_file_commit(dlb_file_tmp *t, int keep);
+void dlb_file_abort(dlb_file_tmp *t);
 
 #endif

@@ -20,7 +20,10 @@ extern "C" {
 
 /* DLB_FFI_BEGIN */
 typedef struct dlb_poly dlb_poly;
-enum { DLB_POLY_MAXVARS = 16, DLB_POLY_MAXEXP = 15 };
+/* At most 16 variables, exponents up to 15, 100000 terms: a result past the term limit
+** (say the 155 million terms of (a+b+...+p)^15) fails with a message instead of taking
+** minutes and gigabytes. */
+enum { DLB_POLY_MAXVARS = 16, DLB_POLY_MAXEXP = 15, DLB_POLY_MAXTERMS = 100000 };
 
 /* Parse "4*h", "2*(b + 1)^2", "h/2", "1e6": + - * ^ (small integer powers), division by
 ** a number, parentheses, identifiers [A-Za-z_][A-Za-z0-9_]*. DLB_EPARSE names the position. */

@@ -63,6 +63,12 @@ DLB_API void dlb_set_allocator(dlb_allocf f, void *ud);
 /* Bytes of library memory live in this thread (graphs, analyses, figures...): what a
 ** garbage-collected host adds to its own heap size to know when to collect. */
 DLB_API double dlb_memory_in_use(void);
+/* Ask long computations (polynomial expansion) to stop: while the flag is set they fail
+** with a message containing "interrupted!". Async-signal-safe (a SIGINT handler calls
+** it); on = 0 clears the flag. */
+DLB_API void dlb_interrupt(int on);
+/* 1 while the flag of dlb_interrupt is set. */
+DLB_API int dlb_interrupted(void);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus
@@ -84,6 +90,7 @@ DLB_API double dlb_memory_in_use(void);
 #include "dlb_measure.h"
 #include "dlb_trace.h"
 #include "dlb_minimize.h"
+#include "dlb_file.h"
 #include "dlbplot.h"
 
 #endif

@@ -1,7 +1,9 @@
 /*
 ** error.c — the per-thread error message behind dlb_last_error(), and the version.
-** This is the library's only state outside the objects callers own.
+** With the interruption flag of dlb_interrupt, this is the library's only state outside the
+** objects callers own.
 */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -42,6 +44,17 @@ int dlb_last_status(void) {
 /* The last failure's message in this thread; borrowed until the next failure. */
 const char *dlb_last_error(void) {
   return message[0] ? message : "no error";
+}
+
+/* The interruption flag (process-wide: a signal handler sets it). */
+static volatile sig_atomic_t interrupt_flag = 0;
+
+void dlb_interrupt(int on) {
+  interrupt_flag = on ? 1 : 0;
+}
+
+int dlb_interrupted(void) {
+  return interrupt_flag != 0;
 }
 
 /* The ABI version compiled into the library. */

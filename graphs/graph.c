@@ -444,6 +444,10 @@ static const char *const dtnames[] = {"default", "fp32", "fp16", "bf16", "fp8", 
 int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t ndims,
                      const char *const *dims, int *id) {
   if (!name || !*name) return dlb_fail(DLB_EINVAL, "graph '%s': a tensor needs a name", g->str + g->name);
+  /* names are read back through 512-byte buffers: a longer one is an error, not cut */
+  if (strlen(name) > 511)
+    return dlb_fail(DLB_EINVAL, "tensor '%.40s...': a name of %zu bytes (at most 511)", name,
+                    strlen(name));
   if (role < DLB_ROLE_INPUT || role > DLB_ROLE_WORKSPACE)
     return dlb_fail(DLB_EINVAL, "tensor '%s': unknown role %d", name, role);
   if (dtype < 0 || dtype > DLB_DT_FP64)

@@ -67,20 +67,29 @@ static int floatdt(const dlb_graph *g, int t) {
   return d == DLB_DT_INT8 || d == DLB_DT_INT32 || d == DLB_DT_INT64 ? DLB_DT_DEFAULT : d;
 }
 
-/* Output size of a strided window along one axis: (n + 2p - d(k-1) - 1)/s + 1. */
-static int window(ctx *c, int n, int k, int s, int p, int dil, const char *axis, int x,
+/* The largest kernel, stride, padding or dilation a window takes (2^24): far beyond any
+** real layer, and small enough that the window arithmetic below is exact in doubles. */
+#define WINDOW_MAX 16777216.0
+
+/* Output size of a strided window along one axis: (n + 2p - d(k-1) - 1)/s + 1, computed
+** in doubles (exact: every term is at most 2^48) after range checks, so no int overflows. */
+static int window(ctx *c, int n, double k, int s, int p, int dil, const char *axis, int x,
                   int32_t *out) {
   dlb_graph *g = c->g;
   char b1[300], b2[64];
   double nv;
-  int span = dil * (k - 1) + 1;
-  if (s < 1 || p < 0 || dil < 1 || k < 1)
+  if (s < 1 || p < 0 || dil < 1 || !(k >= 1))
     return dlb_fail(DLB_EINVAL, "%s: stride, dilation and kernel must be >= 1 and padding >= 0 "
-                    "(got kernel %d, stride %d, padding %d, dilation %d)", lbl(c), k, s, p, dil);
+                    "(got kernel %.0f, stride %d, padding %d, dilation %d)", lbl(c), k, s, p, dil);
+  if (k > WINDOW_MAX || s > WINDOW_MAX || p > WINDOW_MAX || dil > WINDOW_MAX || k != floor(k))
+    return dlb_fail(DLB_EINVAL, "%s: %s window out of range: kernel %.0f, stride %d, padding %d, "
+                    "dilation %d (each a whole number of at most 2^24 = 16777216)", lbl(c), axis,
+                    k, s, p, dil);
+  double span = (double)dil * (k - 1) + 1;
   if (dim_is_const(g, n, &nv)) {
-    double o = floor((nv + 2 * p - span) / s) + 1;
+    double o = floor((nv + 2.0 * p - span) / s) + 1;
     if (o < 1)
-      return SHAPE("%s: %s %.0f with padding %d is smaller than the window %d of input %s",
+      return SHAPE("%s: %s %.0f with padding %d is smaller than the window %.0f of input %s",
                    lbl(c), axis, nv, p, span, desc(g, x, b1, sizeof b1));
     *out = dim_const(g, o);
     return *out < 0 ? *out : DLB_OK;
@@ -89,7 +98,7 @@ static int window(ctx *c, int n, int k, int s, int p, int dil, const char *axis,
     return dlb_fail(DLB_EUNBOUND, "%s: output %s needs input %s dim %s bound to a number "
                     "((n + 2*pad - dil*(k-1) - 1)/stride + 1 is not a polynomial for stride %d)",
                     lbl(c), axis, desc(g, x, b1, sizeof b1), dtext(g, n, b2, sizeof b2), s);
-  int k2 = dim_const(g, 2 * p - span + 1);
+  int k2 = dim_const(g, 2.0 * p - span + 1);
   if (k2 < 0) return k2;
   *out = dim_add(g, n, k2, 1);
   return *out < 0 ? *out : DLB_OK;
@@ -176,7 +185,7 @@ static int conv(ctx *c, const int *in, const int *a) {
                       desc(g, w, b2, sizeof b2));
     int s = a[0 + (sp == 2 ? i : 0)] ? a[0 + (sp == 2 ? i : 0)] : 1;
     int p = a[2 + (sp == 2 ? i : 0)], dil = a[4 + (sp == 2 ? i : 0)] ? a[4 + (sp == 2 ? i : 0)] : 1;
-    int rc = window(c, X->dims[2 + i], (int)k, s, p, dil, sp == 1 ? "length" : i ? "width" : "height", x, &d[2 + i]);
+    int rc = window(c, X->dims[2 + i], k, s, p, dil, sp == 1 ? "length" : i ? "width" : "height", x, &d[2 + i]);
     if (rc) return rc;
   }
   return out1(c, 2, in, X->ndims, d, floatdt(g, x));
@@ -576,6 +585,10 @@ int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int
                  int *outputs, size_t maxout, size_t *nout) {
   int32_t d[OP_MAXIO];
   if (ndims > OP_MAXIO) return dlb_fail(DLB_EINVAL, "graph: more than %d dims for one op", OP_MAXIO);
+  /* names are read back through 512-byte buffers (with suffixes): an error, not cut */
+  if (name && strlen(name) > 480)
+    return dlb_fail(DLB_EINVAL, "op '%.40s...': a name of %zu bytes (at most 480)", name,
+                    strlen(name));
   for (size_t i = 0; i < ndims; i++) {
     d[i] = dim_text(g, dims[i]);
     if (d[i] < 0) return d[i];

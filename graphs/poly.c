@@ -46,6 +46,86 @@ size_t pterms_normalize(pterm *t, size_t n) {
   return m;
 }
 
+/* Merge two canonical arrays into out (room for nx + ny): sums equal keys, drops zeros. */
+static size_t pterms_merge(const pterm *x, size_t nx, const pterm *y, size_t ny, pterm *out) {
+  size_t i = 0, j = 0, n = 0;
+  while (i < nx || j < ny) {
+    if (j >= ny || (i < nx && x[i].key < y[j].key)) out[n++] = x[i++];
+    else if (i >= nx || y[j].key < x[i].key) out[n++] = y[j++];
+    else {
+      out[n] = x[i++];
+      out[n].c += y[j++].c;
+      if (out[n].c != 0) n++;
+    }
+  }
+  return n;
+}
+
+/* Products per chunk of the multiplication below (1 MiB of terms), at least; and the most
+** term products one multiplication may form (a time bound: ~0.2 s in a release build,
+** seconds under the sanitizers). */
+#define MULCHUNK 65536
+#define MULMAX 4e6
+
+/* a * b (canonical inputs) into a new canonical array (*n terms; caller frees), built
+** chunk by chunk so memory stays near the result's size. NULL with a message when an
+** exponent exceeds DLB_POLY_MAXEXP, the result exceeds DLB_POLY_MAXTERMS terms, memory
+** runs out, or dlb_interrupt asked to stop. */
+static pterm *mul_terms(const pterm *a, size_t na, const pterm *b, size_t nb, size_t *n) {
+  *n = 0;
+  if ((double)na * (double)nb > MULMAX)
+    return dlb_fail_null(DLB_EINVAL, "poly: a product of %zu x %zu terms (more than %.0e term "
+                         "products; expand less)", na, nb, MULMAX);
+  pterm *acc = dlb_malloc(sizeof *acc), *part = NULL, *tmp = NULL;
+  size_t nacc = 0, rows;
+  if (!acc) return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
+  /* each chunk forms at least as many products as the result holds, so the merges cost
+  ** O(products) in all, not O(products x result / chunk) */
+  for (size_t j0 = 0; j0 < nb; j0 += rows) {
+    size_t want = nacc > MULCHUNK ? nacc : MULCHUNK;
+    rows = na > 0 ? want / na : nb;
+    if (rows < 1) rows = 1;
+    if (dlb_interrupted()) {
+      dlb_free(acc);
+      return dlb_fail_null(DLB_EINVAL, "poly: interrupted! (while multiplying)");
+    }
+    size_t j1 = j0 + rows < nb ? j0 + rows : nb, np = 0;
+    part = dlb_malloc(((j1 - j0) * na + 1) * sizeof *part);
+    if (!part) { dlb_free(acc); return dlb_fail_null(DLB_ENOMEM, "poly: out of memory"); }
+    for (size_t j = j0; j < j1; j++)
+      for (size_t i = 0; i < na; i++) {
+        if (!pkey_mul(a[i].key, b[j].key, &part[np].key)) {
+          dlb_free(part); dlb_free(acc);
+          return dlb_fail_null(DLB_EINVAL, "poly: an exponent exceeds %d", DLB_POLY_MAXEXP);
+        }
+        part[np++].c = a[i].c * b[j].c;
+      }
+    np = pterms_normalize(part, np);
+    tmp = dlb_malloc((nacc + np + 1) * sizeof *tmp);
+    if (!tmp) { dlb_free(part); dlb_free(acc); return dlb_fail_null(DLB_ENOMEM, "poly: out of memory"); }
+    nacc = pterms_merge(acc, nacc, part, np, tmp);
+    dlb_free(part); dlb_free(acc);
+    acc = tmp;
+    if (nacc > DLB_POLY_MAXTERMS) {
+      dlb_free(acc);
+      return dlb_fail_null(DLB_EINVAL, "poly: the product has more than %d terms (expand "
+                           "less: a power of a long sum grows combinatorially)", DLB_POLY_MAXTERMS);
+    }
+  }
+  *n = nacc;
+  return acc;
+}
+
+/* NULL with a message unless every coefficient of t is finite (a product or sum of
+** finite numbers can overflow: 2*1e308). */
+static int all_finite(const pterm *t, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(t[i].c))
+      return dlb_fail(DLB_EINVAL, "poly: a coefficient overflows to %g (numbers must stay "
+                      "within +-1.8e308)", t[i].c);
+  return DLB_OK;
+}
+
 long pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r) {
   size_t n = 0;
   for (size_t i = 0; i < na; i++)
@@ -248,6 +328,7 @@ dlb_poly *poly_build(const char *const *names, int nvars, const pterm *t, size_t
 }
 
 dlb_poly *dlb_poly_number(double c) {
+  if (!isfinite(c)) return dlb_fail_null(DLB_EINVAL, "poly: %g is not a finite number", c);
   pterm t = {0, c};
   return poly_build(NULL, 0, &t, 1);
 }
@@ -278,7 +359,7 @@ static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb
   int nv = unionvars(a, b, names, ma, mb);
   if (nv < 0) return NULL;
   size_t na = (size_t)a->nterms, nb = (size_t)b->nterms;
-  size_t cap = op == '*' ? na * nb : na + nb;
+  size_t cap = op == '*' ? 0 : na + nb;
   pterm small[128], *ta = small, *tb, *r;
   if (2 * (na + nb) + cap > 128) {
     ta = dlb_malloc((2 * (na + nb) + cap + 1) * sizeof *ta);
@@ -288,23 +369,73 @@ static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb
   r = tb + nb;
   for (size_t i = 0; i < na; i++) ta[i].key = pkey_remap(a->t[i].key, a->nvars, ma), ta[i].c = a->t[i].c;
   for (size_t i = 0; i < nb; i++) tb[i].key = pkey_remap(b->t[i].key, b->nvars, mb), tb[i].c = sb * b->t[i].c;
-  pterms_normalize(ta, na);
-  pterms_normalize(tb, nb);
-  long n;
+  na = pterms_normalize(ta, na);
+  nb = pterms_normalize(tb, nb);
+  size_t n;
+  pterm *prod = NULL;
   if (op == '*') {
-    n = pterms_mul(ta, na, tb, nb, r);
-    if (n < 0) {
+    r = prod = mul_terms(ta, na, tb, nb, &n);
+    if (!prod) {
       if (ta != small) dlb_free(ta);
-      return dlb_fail_null(DLB_EINVAL, "poly: an exponent exceeds %d", DLB_POLY_MAXEXP);
+      return NULL;
     }
   } else {
-    memcpy(r, ta, na * sizeof *r);
-    memcpy(r + na, tb, nb * sizeof *r);
-    n = (long)pterms_normalize(r, na + nb);
+    n = pterms_merge(ta, na, tb, nb, r);
+    if (n > DLB_POLY_MAXTERMS) {
+      if (ta != small) dlb_free(ta);
+      return dlb_fail_null(DLB_EINVAL, "poly: the sum has more than %d terms", DLB_POLY_MAXTERMS);
+    }
   }
-  dlb_poly *p = poly_build(names, nv, r, (size_t)n);
+  dlb_poly *p = all_finite(r, n) == DLB_OK ? poly_build(names, nv, r, n) : NULL;
+  dlb_free(prod);
   if (ta != small) dlb_free(ta);
   return p;
+}
+
+dlb_poly *poly_sum(dlb_poly *const *ps, size_t n) {
+  const char *names[DLB_POLY_MAXVARS];
+  int nv = 0;
+  size_t total = 0;
+  for (size_t k = 0; k < n; k++) {
+    total += (size_t)ps[k]->nterms;
+    for (int i = 0; i < ps[k]->nvars; i++) {
+      int j = 0;
+      while (j < nv && strcmp(names[j], ps[k]->names[i]) != 0) j++;
+      if (j < nv) continue;
+      if (nv == DLB_POLY_MAXVARS)
+        return dlb_fail_null(DLB_EINVAL, "poly: more than %d variables", DLB_POLY_MAXVARS);
+      names[nv++] = ps[k]->names[i];
+    }
+  }
+  /* terms are folded (sorted and merged) whenever the buffer passes twice the limit */
+  size_t cap = total < 2 * (size_t)DLB_POLY_MAXTERMS ? total : 2 * (size_t)DLB_POLY_MAXTERMS;
+  pterm *t = dlb_malloc((cap + 1) * sizeof *t);
+  if (!t) return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
+  size_t m = 0;
+  for (size_t k = 0; k < n; k++) {
+    const dlb_poly *p = ps[k];
+    int map[DLB_POLY_MAXVARS];
+    for (int i = 0; i < p->nvars; i++)
+      for (int j = 0; j < nv; j++)
+        if (strcmp(names[j], p->names[i]) == 0) { map[i] = j; break; }
+    for (int i = 0; i < p->nterms; i++) {
+      if (m == cap) {
+        m = pterms_normalize(t, m);
+        if (m > DLB_POLY_MAXTERMS) break;
+      }
+      t[m].key = pkey_remap(p->t[i].key, p->nvars, map);
+      t[m++].c = p->t[i].c;
+    }
+    if (m > DLB_POLY_MAXTERMS && m != cap) break;
+  }
+  m = pterms_normalize(t, m);
+  dlb_poly *r = NULL;
+  if (m > DLB_POLY_MAXTERMS)
+    dlb_fail(DLB_EINVAL, "poly: the sum has more than %d terms", DLB_POLY_MAXTERMS);
+  else if (all_finite(t, m) == DLB_OK)
+    r = poly_build(names, nv, t, m);
+  dlb_free(t);
+  return r;
 }
 
 dlb_poly *dlb_poly_add(const dlb_poly *a, const dlb_poly *b) { return combine(a, b, '+', 1); }
@@ -316,6 +447,10 @@ dlb_poly *dlb_poly_scale(const dlb_poly *a, double c) {
   if (!p) return NULL;
   for (int i = 0; i < p->nterms; i++) p->t[i].c *= c;
   p->nterms = (int)pterms_normalize(p->t, (size_t)p->nterms);
+  if (all_finite(p->t, (size_t)p->nterms) != DLB_OK) {
+    dlb_poly_free(p);
+    return NULL;
+  }
   return p;
 }
 

@@ -56,6 +56,10 @@ size_t pterms_print(const pterm *t, size_t n, const char *const *names, int nvar
 /* A new dlb_poly from terms over variables names[0..nvars) in any order (remapped to
 ** alphabetical); copies names and terms. NULL with an error on allocation failure. */
 dlb_poly *poly_build(const char *const *names, int nvars, const pterm *t, size_t n);
+/* The sum of ps[0..n) as a new poly in one pass (sorting all terms once), so a sum of
+** many summands costs O(T log T) instead of the O(T^2) of adding them one by one. NULL
+** with a message past DLB_POLY_MAXVARS variables or DLB_POLY_MAXTERMS terms. */
+dlb_poly *poly_sum(dlb_poly *const *ps, size_t n);
 /* Remap key from variable i to variable map[i]. */
 uint64_t pkey_remap(uint64_t key, int nvars, const int *map);
 

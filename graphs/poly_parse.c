@@ -174,26 +174,71 @@ static dlb_poly *term(parser *ps) {
   return a;
 }
 
-/* expr := term (('+' | '-') term)* */
+/* Free the n polys of list and the list. */
+static void freelist(dlb_poly **list, size_t n) {
+  for (size_t i = 0; i < n; i++) dlb_poly_free(list[i]);
+  dlb_free(list);
+}
+
+/* expr := term (('+' | '-') term)*: the summands are collected and added in one pass
+** (poly_sum), so a long sum parses in O(T log T), not O(T^2). */
 static dlb_poly *expr(parser *ps) {
   dlb_poly *a = term(ps);
-  while (a) {
+  if (!a) return NULL;
+  dlb_poly **list = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
     skip(ps);
     char op = *ps->p;
-    if (op != '+' && op != '-') return a;
+    if (op != '+' && op != '-') break;
     ps->p++;
+    if (n == cap) {
+      size_t nc = cap ? 2 * cap : 16;
+      dlb_poly **nl = dlb_realloc(list, nc * sizeof *nl);
+      if (!nl) {
+        dlb_poly_free(a);
+        freelist(list, n);
+        ps->failed = 1;
+        return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
+      }
+      list = nl; cap = nc;
+    }
+    list[n++] = a;
+    if (dlb_interrupted()) {
+      freelist(list, n);
+      ps->failed = 1;
+      return dlb_fail_null(DLB_EINVAL, "poly: interrupted! (while parsing)");
+    }
     dlb_poly *b = term(ps);
+    if (b && op == '-') {
+      dlb_poly *nb = dlb_poly_scale(b, -1);
+      dlb_poly_free(b);
+      if (!nb) ps->failed = 1;
+      b = nb;
+    }
     if (!b) {
-      dlb_poly_free(a);
+      freelist(list, n);
       return NULL;
     }
-    dlb_poly *r = op == '+' ? dlb_poly_add(a, b) : dlb_poly_sub(a, b);
-    dlb_poly_free(a);
-    dlb_poly_free(b);
-    if (!r) ps->failed = 1;
-    a = r;
+    a = b;
   }
-  return a;
+  if (n == 0) return a;
+  dlb_poly *r = NULL;
+  if (n == cap) {
+    dlb_poly **nl = dlb_realloc(list, (cap + 1) * sizeof *nl);
+    if (!nl) {
+      dlb_poly_free(a);
+      freelist(list, n);
+      ps->failed = 1;
+      return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
+    }
+    list = nl;
+  }
+  list[n++] = a;
+  r = poly_sum(list, n);
+  freelist(list, n);
+  if (!r) ps->failed = 1;
+  return r;
 }
 
 /* Parse text into a new polynomial (see the grammar above); NULL with DLB_EPARSE. */

@@ -277,6 +277,11 @@ B.functions = {
   '_json_parse(text: bytes, name: string = "<text>") -> json = dlb_json_parse(text, #text, name)',
   "_json_count(j: json) -> size = dlb_json_count(j)",
   "_json_node(j: json, i: size) -> type: int, parent: int, num: double, key: cstr, str: cstr = check dlb_json_node(j, i, &type, &parent, &num, &key, &str)",
+  -- file (graphs/dlb_file.h): the one writer and the capped reader
+  "file_write(path: string, text: bytes) = check soft dlb_file_write(path, text, #text)",
+  "_file_read(path: string, max: size = 1073741824) -> data: owned(dlb_file_free, _len), _len: size = check soft dlb_file_read(path, max, &data, &_len)",
+  "file_lock_append(path: string) -> fd: int = check soft dlb_file_lock_append(path, &fd)",
+  "file_write_locked(path: string, text: bytes) -> fd: int = check soft dlb_file_write_locked(path, text, #text, &fd)",
   "_parallel_amdahl_fit(workers: numbers[10000000] <amdahl fit: workers>, speedups: numbers == #workers <amdahl fit: speedups>) -> f: double, r2: double = check dlb_par_amdahl_fit(workers, speedups, #workers, &f, &r2)",
 }
 
@@ -682,6 +687,13 @@ local function json_tree(j)
 end
 function core.json_read(path) return json_tree(core._json_read(path)) end
 function core.json_parse(text, name) return json_tree(core._json_parse(text, name)) end
+
+-- file: text, or nil, message, "missing" | "error"
+function core.file_read(path, max)
+  local s, msg, st = core._file_read(path, max)
+  if s == nil then return nil, msg, st == E.DLB_ENOTFOUND and "missing" or "error" end
+  return s
+end
 
 -- hw
 function core.hw_precision_bytes(name) return core._hw_precision_bytes(core.hw_precision_id(name)) end

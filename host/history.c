@@ -3,8 +3,10 @@
 ** is one entry, recalled whole); in the file an entry is one line with `\` written `\\`
 ** and newlines written `\n`. Entries are appended as they are entered, so a crash or
 ** os.exit() loses nothing; the file is cut to the newest MAXENTRIES entries when it is
-** loaded and when a long session has doubled it (rewritten whole: temporary file, rename).
+** loaded and when a long session has doubled it (rewritten whole through dlb_file_write).
 ** $DLBENCH_HISTORY names the file (default ~/.dlbench_history); an empty value disables it.
+** A history that is not a regular file (a FIFO, /dev/full, /dev/zero) or is over
+** MAXBYTES is not used: a warning, and the session runs without one.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lineedit.h"
 
+#include "dlbench.h"
 #include "host.h"
 
 #if !DLB_HAVE_RL
@@ -25,6 +29,7 @@ void host_history_load(void) {}
 void host_history_add(const char *chunk) { (void)chunk; }
 #else
 #define MAXENTRIES 1000
+#define MAXBYTES (64u << 20)
 
 static char path[PATH_MAX];
 static int enabled = 0;
@@ -37,19 +42,29 @@ const char *host_history_file(void) {
 }
 
 /* Say once on stderr that the file cannot be used (host code may print). */
-static void warn(const char *what) {
+static void warnmsg(const char *what, const char *why) {
   if (warned) return;
   warned = 1;
   fprintf(stderr, "dlbench: cannot %s history file %s: %s (history not saved)\n", what,
-          path, strerror(errno));
+          path, why);
 }
 
-/* Open for writing, creating the file readable by its owner only (history can hold
-** anything typed). */
-static FILE *openw(const char *name, int flags) {
-  int fd = open(name, O_WRONLY | O_CREAT | flags, 0600);
+static void warn(const char *what) {
+  warnmsg(what, strerror(errno));
+}
+
+/* Open for appending, creating the file readable by its owner only (history can hold
+** anything typed); only a regular file (a FIFO must not block the prompt). */
+static FILE *openappend(const char *name) {
+  int fd = open(name, O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) return NULL;
-  FILE *f = fdopen(fd, (flags & O_APPEND) ? "a" : "w");
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "a");
   if (f == NULL) close(fd);
   return f;
 }
@@ -77,9 +92,9 @@ static void unescape(char *s) {
 
 /* Rewrite the file with readline's in-memory history (already stifled). */
 static void rewrite(void) {
-  char tmp[PATH_MAX + 16];
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = openw(tmp, O_TRUNC);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
   if (f == NULL) { warn("write"); return; }
   int ok = 1;
   HIST_ENTRY **list = history_list();
@@ -87,12 +102,11 @@ static void rewrite(void) {
   for (int i = 0; list && list[i]; i++, n++)
     if (putentry(f, list[i]->line) != 0) ok = 0;
   if (fclose(f) != 0) ok = 0;
-  if (!ok || rename(tmp, path) != 0) {
-    warn("write");
-    remove(tmp);
-    return;
-  }
-  filelines = n;
+  /* the one writer (graphs/file.c): temporary file, fsync, rename; the mode is kept */
+  if (!ok) warn("write");
+  else if (dlb_file_write(path, text, len) != DLB_OK) warnmsg("write", dlb_last_error());
+  else filelines = n;
+  free(text);
 }
 
 /* Choose the file from the environment and load its entries into readline's history. */
@@ -108,17 +122,25 @@ void host_history_load(void) {
   }
   enabled = 1;
   stifle_history(MAXENTRIES);
-  FILE *f = fopen(path, "r");
-  if (f == NULL) return; /* not there yet */
-  char *line = NULL;
-  size_t cap = 0;
-  while (getline(&line, &cap, f) != -1) {
-    unescape(line);
+  char *text;
+  size_t len;
+  int st = dlb_file_read(path, MAXBYTES, &text, &len);
+  if (st == DLB_ENOTFOUND) return; /* not there yet */
+  if (st != DLB_OK) {
+    /* a FIFO, /dev/full, a huge file: not ours to append to */
+    warnmsg("use", dlb_last_error());
+    enabled = 0;
+    return;
+  }
+  for (char *line = text, *end = text + len; line < end;) {
+    char *nl = memchr(line, '\n', (size_t)(end - line));
+    if (nl) *nl = '\0';
+    unescape(line); /* stops at the NUL; an entry with a NUL byte is cut there */
     if (*line) add_history(line);
     filelines++;
+    line = nl ? nl + 1 : end;
   }
-  free(line);
-  fclose(f);
+  dlb_file_free(text);
   if (filelines > MAXENTRIES) rewrite();
 }
 
@@ -135,7 +157,7 @@ void host_history_add(const char *chunk) {
     rewrite();
     return;
   }
-  FILE *f = openw(path, O_APPEND);
+  FILE *f = openappend(path);
   if (f == NULL) { warn("append to"); return; }
   int bad = putentry(f, chunk) != 0;
   if (fclose(f) != 0 || bad) { warn("append to"); return; }

@@ -5,7 +5,9 @@
 ** raise but the next instruction raises again, so the error reaches the host's docall with
 ** its traceback. While no Lua code runs (the REPL prompt), Ctrl-C only sets a flag that the
 ** line reader polls. Three presses that the hook has not delivered (code stuck in a long C
-** call) restore the default action, so a fourth ends the process.
+** call) restore the default action, so a fourth ends the process. Ctrl-C also sets the
+** library's interruption flag (dlb_interrupt), which long C loops (polynomial expansion)
+** check, so they return "interrupted!" instead of running on for minutes.
 ** No hook is installed until Ctrl-C: a hook, even a no-op count hook, sends every VM
 ** instruction through the slow path (measured: a plain loop runs 1.8x slower). The cost is
 ** that a loop inside a coroutine stops only when the coroutine yields or returns (hooks
@@ -17,6 +19,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+#include "dlbench.h"
 #include "host.h"
 
 static lua_State *volatile running = NULL; /* the state whose code runs, or NULL */
@@ -43,6 +46,7 @@ static void onsigint(int sig) {
     return;
   }
   interrupted = 1;
+  dlb_interrupt(1); /* a long C call (polynomial expansion) stops too */
   if (++undelivered >= 3) {
     signal(sig, SIG_DFL); /* stuck in C: the next Ctrl-C ends the process */
     undelivered = 0;
@@ -72,6 +76,7 @@ int host_interrupt_install(int force) {
 
 /* Lua code of L is about to run: Ctrl-C now interrupts it (no hook until then). */
 void host_interrupt_arm(lua_State *L) {
+  dlb_interrupt(0);
   interrupted = 0;
   undelivered = 0;
   running = L;
@@ -82,6 +87,7 @@ void host_interrupt_arm(lua_State *L) {
 int host_interrupt_disarm(lua_State *L) {
   running = NULL;
   lua_sethook(L, NULL, 0, 0);
+  dlb_interrupt(0);
   int was = interrupted;
   interrupted = 0;
   undelivered = 0;

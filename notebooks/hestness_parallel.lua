@@ -221,22 +221,18 @@ for _, r in ipairs(rows) do
 end
 
 ------------------------------------------------------------------------------------------
--- The figures' data as CSV in out/ (each file written whole: temporary file, then rename)
+-- The figures' data as CSV in out/ (each file written whole: dlb.table.write_atomic)
 os.execute("mkdir -p out")
 local function write_csv(name, header, cols)
   local path = "out/" .. name
-  local tmp = path .. ".tmp"
-  local f, err = io.open(tmp, "w")
-  if not f then print("could not write " .. path .. ": " .. tostring(err)); return end
-  f:write(table.concat(header, ","), "\n")
+  local lines = { table.concat(header, ",") }
   for i = 1, #cols[1] do
     local row = {}
     for j, c in ipairs(cols) do row[j] = type(c[i]) == "number" and string.format("%.6g", c[i]) or tostring(c[i]) end
-    f:write(table.concat(row, ","), "\n")
+    lines[#lines + 1] = table.concat(row, ",")
   end
-  f:close()
-  local ok, e = os.rename(tmp, path)
-  if ok then print("wrote " .. path) else os.remove(tmp); print("could not write " .. path .. ": " .. tostring(e)) end
+  local ok, e = dlb.table.write_atomic(path, table.concat(lines, "\n") .. "\n")
+  if ok then print("wrote " .. path) else print("could not write " .. path .. ": " .. tostring(e)) end
 end
 print()
 write_csv("hestness_fig12.csv", { "workers", "days", "util", "days_alpha_fit", "util_alpha_fit" },

@@ -98,8 +98,10 @@ static const unsigned palette[8] = {0x004488, 0xDDAA33, 0xBB5566, 0x6699CC,
 
 /* Colour i of the categorical palette (cycling) into rgb[3]. */
 void dlb_palette(int i, double *rgb) {
-  if (i < 0) i = -i;
-  unsigned c = palette[i % 8];
+  if (!rgb) return;
+  /* |i| in unsigned arithmetic: -INT_MIN overflows an int */
+  unsigned u = i < 0 ? 0u - (unsigned)i : (unsigned)i;
+  unsigned c = palette[u % 8];
   rgb[0] = ((c >> 16) & 255) / 255.0;
   rgb[1] = ((c >> 8) & 255) / 255.0;
   rgb[2] = (c & 255) / 255.0;

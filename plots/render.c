@@ -365,33 +365,25 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
                     "a side", path, dpi);
   int st = dlb_figure_layout(f);
   if (st != DLB_OK) return st;
-  size_t n = strlen(path);
-  char *tmp = dlb_malloc(n + 16);
-  if (!tmp) return dlb_fail(DLB_ENOMEM, "save: out of memory");
-  snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    st = dlb_fail(DLB_EIO, "save '%s': cannot write: %s", path, strerror(errno));
-    dlb_free(tmp);
-    return st;
-  }
-  FILE *out = fdopen(fd, "wb");
+  /* the one writer (graphs/file.c): temporary file beside the target, fsync, rename */
+  dlb_file_tmp t;
+  st = dlb_file_begin(path, &t);
+  if (st != DLB_OK) return st; /* "cannot write PATH: why" */
+  int fd = dup(t.fd);
+  FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
   if (!out) {
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
-    close(fd); unlink(tmp); dlb_free(tmp);
+    if (fd >= 0) close(fd);
+    dlb_file_abort(&t);
     return st;
   }
   st = draw_to(f, ext, dpi, out, path);
   if (fflush(out) != 0 && st == DLB_OK)
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
-  if (st == DLB_OK) fchmod(fd, 0644);
   if (fclose(out) != 0 && st == DLB_OK)
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
-  if (st == DLB_OK && rename(tmp, path) != 0)
-    st = dlb_fail(DLB_EIO, "save '%s': cannot rename into place: %s", path, strerror(errno));
-  if (st != DLB_OK) unlink(tmp);
-  dlb_free(tmp);
-  return st;
+  if (st != DLB_OK) { dlb_file_abort(&t); return st; }
+  return dlb_file_commit(&t, 0);
 }
 
 /* A PNG as an image surface, or NULL with a message. */

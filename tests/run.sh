@@ -3,7 +3,8 @@
 # "N passed, N failed". Usage: tests/run.sh [release] [asan]   (default: both)
 #   release: C unit tests, Lua tests inside dlbench, the Lua tests under LuaJIT's FFI,
 #            FFI symbol resolution, REPL tests through a pseudo-terminal (tmux), CLI tests
-#   asan:    C unit tests and Lua tests built with -fsanitize=address,undefined
+#   asan:    C unit tests and Lua tests built with -fsanitize=address,undefined; the random
+#            API fuzzer on both backends and the libFuzzer harnesses (tests/fuzz/)
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -66,6 +67,13 @@ for fl in "${flavours[@]}"; do
     for t in tests/sh/test_*.sh; do
       [ -f "$t" ] && run "sh $(basename "$t" .sh)" bash "$t" "$root/$bin/dlbench"
     done
+  fi
+  if [ "$fl" = asan ]; then
+    # hostile input (issue 18): the random API fuzzer on both backends under the sanitizers,
+    # and every libFuzzer harness tests/fuzz/fuzz_*.c for a few seconds each
+    run "asan fuzz api capi" bash tests/fuzz/api_run.sh capi 20000 1
+    run "asan fuzz api ffi" bash tests/fuzz/api_run.sh ffi 20000 1
+    run "fuzz libFuzzer harnesses" bash tests/fuzz/run.sh 6
   fi
 done
 echo "$passed passed, $failed failed"

@@ -94,6 +94,16 @@ local graph_tensor = core.graph_tensor
 
 local function source(g, role, name, dims, dtype, what)
   if type(name) ~= "string" then error(what .. ": name must be a string", 3) end
+  -- C would stop at a NUL byte ("h\0x" read as h)
+  if name:find("\0", 1, true) then error(what .. ": a NUL byte in the name '" .. name:gsub("%z", "\\0") .. "'", 3) end
+  if type(dims) == "table" then
+    for i = 1, #dims do
+      local d = dims[i]
+      if type(d) == "string" and d:find("\0", 1, true) then
+        error(what .. " '" .. name .. "': a NUL byte in dim " .. i, 3)
+      end
+    end
+  end
   local dt = DTYPES[dtype or "default"]
   if not dt then error(what .. " '" .. name .. "': unknown dtype '" .. tostring(dtype) .. "' (" .. keys(DTYPES) .. ")", 3) end
   -- fast path: the backend takes a plain list of strings and numbers (else returns nil)
@@ -928,6 +938,10 @@ end
 M.convention = core.graph_convention
 doc.doc(M.convention, "dlb.graph.convention() -> string", "the FLOP convention printed with every summary")
 doc.doc(M, "dlb.graph", "compute graphs: dlb.graph(name), tensors, ops, g:stats{...}, g:summary{...}")
+-- g.stats{} or x.dims() (a dot for a colon) names the mistake instead of failing inside
+local errors_ = require "dlbench.errors"
+errors_.guard_methods(Graph, "g:", function(x) return getmetatable(x) == Graph end)
+errors_.guard_methods(Tensor, "x:", function(x) return getmetatable(x) == Tensor end)
 setmetatable(M, { __call = function(_, name) return M.new(name) end })
 doc.methods(M, Graph, "g")
 doc.methods(M, Tensor, "x")

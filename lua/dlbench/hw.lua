@@ -536,18 +536,46 @@ local function distance(a, b)
   return prev[#b]
 end
 
+-- A device's fields live in DATA, so its proxy (and its nested proxies) must stay empty:
+-- rawset(dev, "mem", 1) would shadow the field. Such a device is refused where it is used.
+local function tampered(p)
+  if next(p) ~= nil then return true end
+  for _, v in pairs(DATA[p] or {}) do
+    if type(v) == "table" and DATA[v] and tampered(v) then return true end
+  end
+  return false
+end
+
+local function checked(dev)
+  if tampered(dev) then
+    error("device '" .. tostring(DATA[dev].name) .. "' is read-only, but a field was set with "
+      .. "rawset; use hw:with{...} for a modified copy", 3)
+  end
+  return dev
+end
+
+-- A name for messages: a long one (say a 1 MB string) is cut, with its length.
+local function shown(name)
+  if #name <= 80 then return name end
+  return name:sub(1, 60) .. string.format("... (%d bytes)", #name)
+end
+
 function M.get(name)
-  if type(name) == "table" and getmetatable(name) == Device then return name end
+  if type(name) == "table" and getmetatable(name) == Device then return checked(name) end
   if type(name) ~= "string" then
     error("dlb.hw.get: expected a device name, got " .. type(name), 2)
   end
-  if catalog[name] then return catalog[name] end
+  if catalog[name] then return checked(catalog[name]) end
+  -- no device name is this long: skip the fuzzy matching (an edit distance per name)
+  if #name > 200 then
+    error("unknown device '" .. shown(name) .. "'; dlb.hw.list() shows the catalogue", 2)
+  end
   local n = norm(name)
   for _, k in ipairs(order) do
-    if norm(k) == n then return catalog[k] end
+    if norm(k) == n then return checked(catalog[k]) end
   end
   local a = alias_of(name)
-  if a and catalog[a] then return catalog[a] end
+  if a and catalog[a] then return checked(catalog[a]) end
   local scored = {}
   for _, k in ipairs(order) do
     local nk = norm(k)
@@ -560,7 +588,7 @@ function M.get(name)
   for i = 1, math.min(4, #scored) do
     if scored[i][2] <= math.max(3, #n / 2) then close[#close + 1] = scored[i][1] end
   end
-  local msg = "unknown device '" .. name .. "'"
+  local msg = "unknown device '" .. shown(name) .. "'"
   if #close > 0 then msg = msg .. " (did you mean " .. table.concat(close, ", ") .. "?)" end
   error(msg .. "; dlb.hw.list() shows the catalogue", 2)
 end
@@ -751,18 +779,15 @@ doc.doc(M.parse_csv, "dlb.hw.parse_csv(text[, file]) -> {specs}",
 function M.load(path, opts)
   opts = opts or {}
   if type(path) ~= "string" then error("dlb.hw.load: expected a path, got " .. type(path), 2) end
-  local f, err = io.open(path, "rb")
-  if not f then error("dlb.hw.load: cannot read " .. tostring(err), 2) end
-  local text = f:read("*a")
-  f:close()
+  -- a catalogue is data: a regular file of at most 64 MiB (no FIFO, no /dev/zero)
+  local text, err = core.file_read(path, 64 * 2 ^ 20)
+  if not text then error("dlb.hw.load: " .. err, 2) end
   local specs
   if path:match("%.csv$") then
     specs = M.parse_csv(text, path)
   elseif path:match("%.lua$") then
-    local chunk, e = (loadstring or load)(text, "@" .. path)
-    if not chunk then error(e, 0) end
-    local ok, res = pcall(chunk)
-    if not ok then error(res, 0) end
+    -- data, not code: source text only, an empty environment, bounded (dlbench.dataload)
+    local res = require("dlbench.dataload").eval(text, path)
     if type(res) ~= "table" then error(path .. ": must return a device table or a list of them", 0) end
     specs = res.name and { res } or res
   else
@@ -833,25 +858,13 @@ function M.to_csv(devices)
 end
 doc.doc(M.to_csv, "dlb.hw.to_csv([devices]) -> text", "the catalogue (or some devices) as CSV")
 
--- Write devices as a CSV catalogue file, whole or not at all (temporary file, rename).
+-- Write devices as a CSV catalogue file, whole or not at all (graphs/file.c's writer).
 -- Returns true, or nil and a message.
 function M.save_csv(path, devices)
   if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
   local text = M.to_csv(devices)
-  local tmp = path .. ".tmp" .. tostring(os.time())
-  local f, err = io.open(tmp, "wb")
-  if not f then return nil, "dlb.hw.save_csv: " .. tostring(err) end
-  local ok, werr = f:write(text)
-  local cok = f:close()
-  if not ok or not cok then
-    os.remove(tmp)
-    return nil, "dlb.hw.save_csv: cannot write " .. tmp .. ": " .. tostring(werr)
-  end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    return nil, "dlb.hw.save_csv: " .. tostring(rerr)
-  end
+  local ok, err = core.file_write(path, text) -- the one writer (graphs/file.c)
+  if not ok then return nil, "dlb.hw.save_csv: " .. err end
   return true
 end
 doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
@@ -864,6 +877,8 @@ end
 doc.doc(M.calibrate, "dlb.hw.calibrate(hw, measurements[, opts]) -> device, fit",
   "CALIBRATE device fields to measured times (see help(require 'dlbench.calibrate'.calibrate))")
 
+-- d.with{} (a dot for a colon) names the mistake instead of failing inside
+require("dlbench.errors").guard_methods(Device, "d:", function(x) return getmetatable(x) == Device end)
 M.Device = Device
 doc.doc(M, "dlb.hw", "the hardware catalogue: get, list, define, load, names (docs/hw.md)")
 doc.methods(M, Device, "dev")

@@ -548,13 +548,18 @@ function M.partition(weights, k)
   if type(weights) ~= "table" or #weights == 0 then
     error("parallel.partition: weights must be a non-empty list of numbers", 2)
   end
+  -- a plain copy goes to C: a proxy whose __index raises must raise here, not inside the
+  -- binding between its malloc and its free
+  local plain = {}
   for i = 1, #weights do
     local x = weights[i]
     if type(x) ~= "number" or not (x >= 0) or x == math.huge then
       error(string.format("parallel.partition: weights[%d] must be a finite number >= 0, got %s",
         i, tostring(x)), 2)
     end
+    plain[i] = x
   end
+  weights = plain
   if type(k) ~= "number" or k ~= math.floor(k) or k < 1 or k > #weights then
     error(string.format("parallel.partition: %s stages for %d layers (the stages must be a "
       .. "whole number in 1..%d)", tostring(k), #weights, #weights), 2)
@@ -830,7 +835,22 @@ function M.amdahl(f, n)
 end
 doc.doc(M.amdahl, "dlb.parallel.amdahl(f, n) -> speedup", "Amdahl's law 1/(f + (1-f)/n)")
 
+-- A plain copy of a list of numbers (see M.partition); what names it in messages.
+local function numbers(list, what)
+  if type(list) ~= "table" then error(string.format("parallel.amdahl_fit: %s must be a list of numbers, got a %s", what, type(list)), 3) end
+  local out = {}
+  for i = 1, #list do
+    local x = list[i]
+    if type(x) ~= "number" then
+      error(string.format("parallel.amdahl_fit: %s[%d] must be a number, got %s", what, i, type(x)), 3)
+    end
+    out[i] = x
+  end
+  return out
+end
+
 function M.amdahl_fit(ns, speedups)
+  ns, speedups = numbers(ns, "workers"), numbers(speedups, "speedups")
   local f, r2 = core.parallel_amdahl_fit(ns, speedups)
   return { f = f, r2 = r2 }
 end

@@ -625,6 +625,14 @@ for k, fn in pairs(Panel) do
   if d then doc.doc(proxies[k], (d.signature:gsub("^ax:", "f:")), d.meaning .. " (panel 1)") end
 end
 
+-- f.save("x.png") or ax.line{} (a dot for a colon) names the mistake instead of failing inside
+local errors_ = require "dlbench.errors"
+local function isfig(x) return getmetatable(x) == figure_mt end
+local function ispanel(x) return getmetatable(x) == panel_mt end
+errors_.guard_methods(Figure, "f:", isfig)
+errors_.guard_methods(Panel, "ax:", ispanel)
+errors_.guard_methods(proxies, "f:", function(x) return isfig(x) or ispanel(x) end)
+
 M.Figure, M.Panel = Figure, Panel
 doc.methods(M, Figure, "f")
 doc.methods(M, Panel, "p")

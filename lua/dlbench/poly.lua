@@ -22,7 +22,11 @@ doc.doc(is, "dlb.poly.is(x) -> boolean", "whether x is a poly object")
 local function handle(x, what)
   local t = type(x)
   if t == "number" then return core.poly_number(x) end
-  if t == "string" then return core.poly_parse(x) end
+  if t == "string" then
+    -- C would stop at a NUL byte: "h\0x" must not read as h
+    if x:find("\0", 1, true) then error((what or "poly") .. ": a NUL byte in \"" .. x:gsub("%z", "\\0") .. "\"", 3) end
+    return core.poly_parse(x)
+  end
   if is(x) then return x._h end
   error((what or "poly") .. ": a number, a string or a poly expected, got " .. t, 3)
 end
@@ -123,5 +127,7 @@ doc.doc(Poly.degree, "p:degree() -> integer", "the total degree")
 
 setmetatable(M, { __call = function(_, x) return M.new(x) end })
 doc.doc(M, "dlb.poly", "polynomials over named hyperparameters: dlb.poly(\"4*h\"), p{h=2}, tostring(p)")
+-- p.eval{} (a dot for a colon) names the mistake instead of failing inside
+require("dlbench.errors").guard_methods(Poly, "p:", is)
 doc.methods(M, Poly, "p")
 return M

@@ -245,6 +245,13 @@ end
 -- stay as they are (pairs, indexing); dlb.pretty.full(t) shows them all. A metatable t
 -- already has keeps its other fields.
 function M.object(t, tostr)
+  -- a string's or userdata's metatable is shared by every value of its kind: never touch it
+  if type(t) ~= "table" then
+    error("dlb.pretty.object: expected a table, got " .. type(t), 2)
+  end
+  if type(tostr) ~= "function" then
+    error("dlb.pretty.object: expected a function (t -> string), got " .. type(tostr), 2)
+  end
   local mt = getmetatable(t)
   if mt == nil then mt = {}; setmetatable(t, mt) end
   mt.__tostring = tostr

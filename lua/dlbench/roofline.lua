@@ -15,12 +15,12 @@ local M = {}
 local function checkopts(opts, valid, fn) return options.check(opts, valid, fn, 3) end
 
 local function device(x, fn)
-  if type(x) == "string" then
+  if type(x) == "string" or (type(x) == "table" and getmetatable(x) == hw.Device) then
+    -- hw.get also refuses a device changed behind its back (rawset)
     local ok, d = pcall(hw.get, x)
     if not ok then error(fn .. ": " .. tostring(d), 3) end
     return d
   end
-  if type(x) == "table" and getmetatable(x) == hw.Device then return x end
   error(fn .. ": expected a device (dlb.hw.get(name)) or its name, got " .. type(x), 3)
 end
 

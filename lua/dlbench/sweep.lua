@@ -94,6 +94,7 @@ local function plan(space, order)
   local names, vals = {}, {}
   for k, v in pairs(space) do
     if type(k) ~= "string" then error("dlb.sweep: parameter names must be strings", 3) end
+    if k == "" then error("dlb.sweep: a parameter name is empty (a CSV header cannot hold it)", 3) end
     if reserved[k] then
       error(string.format("dlb.sweep: parameter '%s' is a reserved column name (reserved: %s)", k, reserved_list()), 3)
     end
@@ -165,7 +166,7 @@ local function describe(names, p)
 end
 
 -- Check fn's result; returns the row (params + result) or nil and a message.
-local function mkrow(names, p, res)
+local function mkrow_raw(names, p, res)
   local row = {}
   for _, k in ipairs(names) do row[k] = p[k] end
   if res == nil then return row end
@@ -174,6 +175,7 @@ local function mkrow(names, p, res)
   end
   for k, v in pairs(res) do
     if type(k) ~= "string" then return nil, "fn returned a row with a non-string key (" .. tostring(k) .. ")" end
+    if k == "" then return nil, "fn returned a column with an empty name (a checkpoint could not be resumed)" end
     local tv = type(v)
     if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then
       return nil, string.format("fn returned column '%s' holding a %s (numbers, strings, booleans only)", k, tv)
@@ -191,7 +193,15 @@ end
 local function errtext(e)
   if type(e) == "string" then return e end
   local ok, s = pcall(tostring, e)
-  return ok and s or "(error object)"
+  return ok and type(s) == "string" and s or "(error object)"
+end
+
+-- mkrow_raw under pcall: a result whose __pairs (or a key's __tostring) raises fails its
+-- row instead of the sweep.
+local function mkrow(names, p, res)
+  local ok, row, err = pcall(mkrow_raw, names, p, res)
+  if not ok then return nil, "fn's result could not be read: " .. errtext(row) end
+  return row, err
 end
 
 local function is_interrupt(msg)
@@ -266,19 +276,53 @@ end
 
 -- ---------------------------------------------------------------- checkpoints
 
-local function readfile(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
+-- The checkpoint's header line (up to the first line break outside quotes), or nil.
+local function header_line(text)
+  local pos, quoted = 1, false
+  while true do
+    local i = text:find(quoted and '"' or '["\n]', pos)
+    if not i then return nil end
+    if quoted then quoted = false
+    elseif text:sub(i, i) == '"' then quoted = true
+    else return text:sub(1, i) end
+    pos = i + 1
+  end
 end
 
--- Load a checkpoint: returns {key -> row} of finished configs, the rows in file order
--- and its columns (nil when the file does not exist or is empty).
-local function load_checkpoint(path, names, quiet)
-  local text = readfile(path)
+-- Check that text is a checkpoint of a sweep over names before anything touches the
+-- file: its first line is a CSV header naming every parameter. Raises, leaving the file
+-- as it is, when it is not.
+local function check_header(path, text, names)
+  local hdr = header_line(text)
+  local ok, t = false, "it has no complete first line"
+  if hdr then ok, t = pcall(tbl.parse_csv, hdr, nil, path) end
+  if not ok then
+    error(string.format("dlb.sweep: checkpoint %s is not a sweep checkpoint (%s); it was left "
+      .. "unchanged", path, (tostring(t):gsub("^dlb%.read_csv: ", ""))), 0)
+  end
+  for _, k in ipairs(names) do
+    if not t:has(k) then
+      error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another "
+        .. "sweep? (left unchanged)", path, k), 0)
+    end
+  end
+end
+
+-- Load a checkpoint (the file open and locked as fd.fd): returns {key -> row} of finished
+-- configs, the rows in file order and its columns (nil when the file is empty). A torn
+-- last row is dropped by rewriting the file (fd.fd then names the new file, locked).
+local function load_checkpoint(path, names, quiet, fd)
+  local text, rerr, why = core.file_read(path)
+  if text == nil and why ~= "missing" then error("dlb.sweep: checkpoint: " .. rerr, 0) end
   if text == nil or text == "" then return {}, {}, nil end
+  -- repair only this sweep's checkpoint: the header first
+  check_header(path, text, names)
+  local function rewrite(s)
+    local nfd, err = core.file_write_locked(path, s)
+    if not nfd then error("dlb.sweep: " .. err, 0) end
+    pcall(core.proc_close, fd.fd)
+    fd.fd = nfd
+  end
   if text:sub(-1) ~= "\n" then
     -- a torn last line (the process died while writing it): drop it, rewrite the file
     local cut = text:match("^(.*\n)") or ""
@@ -287,8 +331,7 @@ local function load_checkpoint(path, names, quiet)
         path, #text - #cut))
     end
     text = cut
-    local ok, err = tbl.write_atomic(path, text)
-    if not ok then error("dlb.sweep: " .. err, 0) end
+    rewrite(text)
     if text == "" then return {}, {}, nil end
   end
   local ok, t = pcall(tbl.parse_csv, text, nil, path)
@@ -307,8 +350,7 @@ local function load_checkpoint(path, names, quiet)
         path, #text - #cut))
     end
     text = cut
-    local wok, err = tbl.write_atomic(path, text)
-    if not wok then error("dlb.sweep: " .. err, 0) end
+    rewrite(text)
     if text == "" then return {}, {}, nil end
     ok, t = pcall(tbl.parse_csv, text, nil, path)
   end
@@ -326,9 +368,10 @@ local function load_checkpoint(path, names, quiet)
 end
 
 -- A checkpoint writer: one CSV line per row, appended with a single write; fsync at most
--- every interval seconds and at close. A row with new columns rewrites the file whole.
-local function checkpoint_writer(path, names, oldrows, oldcols)
-  local w = { cols = oldcols, rows = {}, fd = nil, synced = core.proc_now() }
+-- every interval seconds and at close. A row with new columns rewrites the file whole
+-- (locked before it replaces the old one). fd: the file, open and locked.
+local function checkpoint_writer(path, names, oldrows, oldcols, fd)
+  local w = { cols = oldcols, rows = {}, fd = fd, synced = core.proc_now() }
   for i, r in ipairs(oldrows) do w.rows[i] = r end
   local has = {}
   if w.cols then for _, c in ipairs(w.cols) do has[c] = true end end
@@ -339,17 +382,11 @@ local function checkpoint_writer(path, names, oldrows, oldcols)
       error(string.format("dlb.sweep: checkpoint %s: %s", path, (errtext(err):gsub("^proc: ", ""))), 0)
     end
   end
-  local function open()
-    local fd, err = core.proc_open_append(path)
-    if not fd then error("dlb.sweep: checkpoint: " .. err, 0) end
-    w.fd = fd
-  end
   local function rewrite()
-    if w.fd then core.proc_close(w.fd); w.fd = nil end
-    local t = tbl.new(w.rows, w.cols)
-    local ok, err = t:to_csv(path)
-    if not ok then error("dlb.sweep: checkpoint: " .. err, 0) end
-    open()
+    local nfd, err = core.file_write_locked(path, tbl.csvtext(tbl.new(w.rows, w.cols), ","))
+    if not nfd then error("dlb.sweep: checkpoint: " .. err, 0) end
+    if w.fd then pcall(core.proc_close, w.fd) end
+    w.fd = nfd
   end
   function w.add(row)
     w.rows[#w.rows + 1] = row
@@ -380,7 +417,7 @@ local function checkpoint_writer(path, names, oldrows, oldcols)
       rewrite()
       return
     end
-    if not w.fd then open() end
+    if not w.fd then error("dlb.sweep: checkpoint " .. path .. " is closed", 0) end
     ck(core.proc_write, w.fd, tbl.csvline(row, w.cols))
     local now = core.proc_now()
     if now - w.synced > 0.5 then ck(core.proc_fsync, w.fd); w.synced = now end
@@ -703,6 +740,10 @@ local function timed(fn, limit)
   end
 end
 
+-- The most configs one sweep (or one shard of it) runs: its to-do list and its result
+-- rows live in memory, so 1e12 configs are refused up front, not built until memory ends.
+M.max_configs = 1e7
+
 local valid_opts = { jobs = true, order = true, strict = true, checkpoint = true, shard = true,
   progress = true, quiet = true, timeout = true, label = true }
 
@@ -805,6 +846,11 @@ function M.sweep(space, fn, opts)
     error("dlb.sweep: timeout must be a number of seconds > 0", 2)
   end
   local first, last, shardtxt = shard_of(opts, total)
+  if last - first + 1 > M.max_configs then
+    error(string.format("dlb.sweep: %.0f configs%s, more than dlb.sweep.max_configs = %.0f (each "
+      .. "becomes a row in memory): sweep fewer values, or split it with shard = \"i/n\"",
+      last - first + 1, shardtxt and " in this shard" or "", M.max_configs), 2)
+  end
   local quiet = opts.quiet
   if shardtxt and not quiet then
     io.stderr:write(string.format("sweep: %s: configs %d-%d of %d\n", shardtxt, first, last, total))
@@ -815,8 +861,17 @@ function M.sweep(space, fn, opts)
   local writer
   if opts.checkpoint ~= nil then
     if type(opts.checkpoint) ~= "string" then error("dlb.sweep: checkpoint must be a file name", 2) end
-    done, oldrows, oldcols = load_checkpoint(opts.checkpoint, names, quiet)
-    writer = checkpoint_writer(opts.checkpoint, names, oldrows, oldcols)
+    -- lock first (a second sweep on the same file gets an error, not lost rows), then read
+    local fd, err = core.file_lock_append(opts.checkpoint)
+    if not fd then
+      error("dlb.sweep: checkpoint: " .. err:gsub("in use by another process", "in use by another "
+        .. "process (another sweep writing this checkpoint?)"), 0)
+    end
+    local box = { fd = fd }
+    local lok, a, b, c = pcall(load_checkpoint, opts.checkpoint, names, quiet, box)
+    if not lok then pcall(core.proc_close, box.fd); error(a, 0) end
+    done, oldrows, oldcols = a, b, c
+    writer = checkpoint_writer(opts.checkpoint, names, oldrows, oldcols, box.fd)
   end
 
   local results = {}   -- k -> row

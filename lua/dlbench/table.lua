@@ -843,5 +843,7 @@ doc.doc(T.to_csv, "t:to_csv(path[, {sep=}]) -> true | nil, msg", "write CSV (RFC
 doc.doc(T.to_json, "t:to_json([path]) -> text | true | nil, msg", "the rows as a JSON array of objects")
 doc.doc(T.format, "t:format([max_rows[, width]]) -> string", "aligned text (what the REPL prints); wider than width (default: the terminal's, $COLUMNS, unlimited when not a terminal) elides middle columns and names them")
 doc.doc(M.termwidth, "dlb.table.termwidth() -> columns", "the width tables print to: $COLUMNS, the terminal's, or math.huge")
+-- t.count() (a dot for a colon) names the mistake instead of failing inside a method
+require("dlbench.errors").guard_methods(T, "t:", isT)
 doc.methods(M, T, "t")
 return M

@@ -3,6 +3,7 @@
 -- its method table (T); usage errors go through the module's `fail`, which names the
 -- caller's line.
 local core = require "dlbench.backend"
+local doc = require "dlbench.doc"
 
 local NaN = 0 / 0
 
@@ -113,24 +114,17 @@ return function(M, T, fail)
     return table.concat(out)
   end
 
-  -- Write text to path whole or not at all (a temporary file beside it, then rename).
-  -- Returns true, or nil and a message.
+  M.csvtext = csvtext -- the CSV text of a table (sweep checkpoints write it locked)
+  doc.doc(M.csvtext, "dlb.table.csvtext(t[, sep]) -> string", "the CSV text t:to_csv writes "
+    .. "(RFC 4180, exact numbers); sweep checkpoints write it under their lock")
+
+  -- Write text to path whole or not at all, through the one writer of graphs/file.c (a
+  -- mkstemp temporary file beside it, fsync, rename; a destination that is not a regular
+  -- file is refused). Returns true, or nil and a message.
   function M.write_atomic(path, text)
-    local tmp = path .. ".tmp"
-    local f, err = io.open(tmp, "wb")
-    if not f then return nil, "cannot write " .. path .. ": " .. tostring(err) end
-    local ok, werr = f:write(text)
-    local cok, cerr = f:close()
-    if not ok or not cok then
-      os.remove(tmp)
-      return nil, "cannot write " .. path .. ": " .. tostring(werr or cerr)
-    end
-    local rok, rerr = os.rename(tmp, path)
-    if not rok then
-      os.remove(tmp)
-      return nil, "cannot write " .. path .. ": " .. tostring(rerr)
-    end
-    return true
+    if type(path) ~= "string" then fail("dlb.table.write_atomic: a file name expected, got a " .. type(path)) end
+    if type(text) ~= "string" then fail("dlb.table.write_atomic: text must be a string, got a " .. type(text)) end
+    return core.file_write(path, text)
   end
 
   -- Write the table as CSV (RFC 4180; numbers exact; written whole or not at all).
@@ -313,16 +307,9 @@ return function(M, T, fail)
   -- table. Errors name the file, line and column.
   function M.read_csv(path, opts)
     if type(path) ~= "string" then fail("dlb.read_csv: a file name expected, got a " .. type(path)) end
-    local f, err = io.open(path, "rb")
-    if not f then fail("dlb.read_csv: cannot open " .. tostring(err)) end
-    local text, rerr, code = f:read("*a")
-    f:close()
-    if text == nil then
-      if code == 21 or tostring(rerr):lower():find("is a directory", 1, true) then
-        rerr = "is a directory"
-      end
-      fail("dlb.read_csv: cannot read " .. path .. ": " .. tostring(rerr))
-    end
+    -- only a regular file, whole (a FIFO, /dev/zero or a directory is refused)
+    local text, err = core.file_read(path)
+    if not text then fail("dlb.read_csv: " .. err) end
     return M.parse_csv(text, opts, path)
   end
 end

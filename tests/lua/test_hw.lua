@@ -196,7 +196,7 @@ T.test("load a Lua catalogue file", function()
   write(p, [[return { { name = "lua-bad", peak = { fp32 = 1 }, mem_bw = -1, mem = 1 } }]])
   T.checkerr("mem_bw must be positive", dlb.hw.load, p)
   os.remove(p)
-  T.checkerr("cannot read", dlb.hw.load, p)
+  T.checkerr("cannot open", dlb.hw.load, p)
 end)
 
 T.test("load a CSV catalogue file", function()

@@ -83,6 +83,16 @@ T.test("dlb.pretty is callable; values() as the REPL prints", function()
   T.eq(pretty.values(nil), "nil", "values(nil)")
 end)
 
+T.test("pretty.object gives tables a summary and refuses shared metatables", function()
+  local t = dlb.pretty.object({ x = 1 }, function() return "summary" end)
+  T.eq(tostring(t), "summary")
+  T.eq(t.x, 1)
+  -- found by tests/fuzz/api_fuzz.lua: a string's metatable is every string's
+  T.checkerr("expected a table, got string", dlb.pretty.object, "x.pdf", function() end)
+  T.checkerr("expected a function", dlb.pretty.object, {}, {})
+  T.eq(tostring("still a string"), "still a string")
+end)
+
 T.test("bad options are errors naming them", function()
   T.checkerr("unknown option 'colour'", fmt, {}, { colour = 1 })
   T.checkerr("depth, items, width, indent, strlen", fmt, {}, { colour = 1 })

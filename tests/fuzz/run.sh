@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# tests/fuzz/run.sh — build every libFuzzer harness tests/fuzz/fuzz_<name>.c with clang
+# (-fsanitize=fuzzer,address,undefined) and run it on its corpus tests/fuzz/corpus/<name>/.
+#   tests/fuzz/run.sh [SECONDS] [NAME...]   run each harness SECONDS (default 6); one line
+#                                           per harness and a closing "N passed, N failed"
+#   FUZZ_RUNS=N tests/fuzz/run.sh 0 NAME    a long run: N executions (SECONDS 0 = no limit)
+# The library is compiled once into build/fuzz/ (sources newer than their object are
+# recompiled). A harness links libdlbench's sources plus what a line
+# `/* fuzz-link: FILES AND FLAGS */` in it names (e.g. host/lutil.c -llua5.4).
+# FUZZ_OUT=DIR builds and writes there instead (a long run beside the suite's short ones).
+# New inputs found by a run go to build/fuzz/found/<name>/, never into the committed
+# corpus; a crash leaves its input in build/fuzz/crash-<name>-* and fails the harness.
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+secs=${1:-6}; shift || true
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  for f in tests/fuzz/fuzz_*.c; do n=${f##*/fuzz_}; names+=("${n%.c}"); done
+fi
+cc=${FUZZ_CC:-clang}
+out=${FUZZ_OUT:-build/fuzz}
+mkdir -p "$out/obj"
+flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+       -fno-sanitize-recover=undefined -Igraphs -Iplots -Ihost -Ibuild/gen $(pkg-config --cflags-only-I cairo lua5.4))
+passed=0 failed=0
+fail() { echo "not ok $1"; failed=$((failed + 1)); }
+
+if ! command -v "$cc" >/dev/null 2>&1; then
+  echo "tests/fuzz/run.sh: $cc not found (apt-get install clang libclang-rt-14-dev)"
+  echo "0 passed, 1 failed"; exit 1
+fi
+
+# the library objects (recompiled when the source or any library header is newer)
+newest_h=$(ls -t graphs/*.h plots/*.h | head -n 1)
+objs=()
+pids=()
+for src in graphs/*.c plots/*.c build/gen/*.c; do  # build/gen: protoc-c's ONNX code (build.sh)
+  o="$out/obj/$(echo "$src" | tr / _).o"
+  objs+=("$o")
+  if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
+    nice "$cc" "${flags[@]}" -c "$src" -o "$o" &
+    pids+=($!)
+    if [ ${#pids[@]} -ge "$(nproc)" ]; then wait "${pids[0]}" || { echo "not ok compiling $src"; }; pids=("${pids[@]:1}"); fi
+  fi
+done
+for p in "${pids[@]}"; do wait "$p" || echo "not ok compiling"; done
+rm -f "$out/libdlbench_fuzz.a"
+ar rcs "$out/libdlbench_fuzz.a" "${objs[@]}" || { echo "0 passed, 1 failed"; exit 1; }
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for n in "${names[@]}"; do
+  h=tests/fuzz/fuzz_$n.c
+  [ -f "$h" ] || { fail "$n: no $h"; continue; }
+  extra=$(sed -n 's#.*/\* fuzz-link: \(.*\) \*/.*#\1#p' "$h" | head -n 1)
+  bin=$out/fuzz_$n
+  # shellcheck disable=SC2086
+  if ! nice "$cc" "${flags[@]}" -fsanitize=fuzzer "$h" $extra "$out/libdlbench_fuzz.a" \
+       -lcairo -lprotobuf-c -lopenblas -lyajl -lz -lm -lpthread -o "$bin" 2>"$out/$n.build.log"; then
+    fail "$n: does not build"; sed 's/^/     | /' "$out/$n.build.log" | head -n 20; continue
+  fi
+  corpus=tests/fuzz/corpus/$n
+  found=$out/found/$n
+  mkdir -p "$corpus" "$found"
+  args=(-rss_limit_mb=2048 -timeout=30 -artifact_prefix="$out/crash-$n-" -print_final_stats=1)
+  [ "$secs" != 0 ] && args+=(-max_total_time="$secs")
+  [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
+  [ -f "tests/fuzz/$n.dict" ] && args+=(-dict="tests/fuzz/$n.dict")
+  log=$out/$n.log
+  nice "$bin" "${args[@]}" "$found" "$corpus" >"$log" 2>&1
+  rc=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  if [ $rc -eq 0 ]; then
+    echo "ok   fuzz_$n ${runs:-?} executions"
+    passed=$((passed + 1))
+  else
+    fail "fuzz_$n (exit $rc after ${runs:-?} executions; log $log)"
+    grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 10 | sed 's/^/     | /'
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
