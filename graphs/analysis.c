@@ -25,10 +25,10 @@ struct dlb_analysis {
 };
 
 /* Bytes per element of tensor t under a precision policy. */
-double tensor_esize(const dlb_graph *s, int t, int precision);
-double tensor_esize(const dlb_graph *s, int t, int precision) {
+double dlb_tensor_esize(const dlb_graph *s, int t, int precision);
+double dlb_tensor_esize(const dlb_graph *s, int t, int precision) {
   const tensor *x = &s->t[t];
-  if (x->flags & TF_DTYPE_SET) return dtype_size(x->dtype);
+  if (x->flags & TF_DTYPE_SET) return dlb_dtype_size(x->dtype);
   return dlb_policy_esize(precision);
 }
 
@@ -48,8 +48,8 @@ int dlb_policy_mixed(int precision) {
          precision == DLB_POLICY_FP8;
 }
 
-int check_opts(const dlb_train_opts *o);
-int check_opts(const dlb_train_opts *o) {
+int dlb_check_opts(const dlb_train_opts *o);
+int dlb_check_opts(const dlb_train_opts *o) {
   if (o->optimizer < DLB_OPT_SGD || o->optimizer > DLB_OPT_ADAM8BIT)
     return dlb_fail(DLB_EINVAL, "graph: unknown optimizer %d", o->optimizer);
   if (o->precision < DLB_POLICY_FP32 || o->precision > DLB_POLICY_TF32)
@@ -63,9 +63,9 @@ int check_opts(const dlb_train_opts *o) {
 }
 
 /* The training step of g for o (cached on g); a new reference the caller releases. */
-dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o);
-dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o) {
-  if (check_opts(o)) return NULL;
+dlb_graph *dlb_graph_step(dlb_graph *g, const dlb_train_opts *o);
+dlb_graph *dlb_graph_step(dlb_graph *g, const dlb_train_opts *o) {
+  if (dlb_check_opts(o)) return NULL;
   int mixed = dlb_policy_mixed(o->precision);
   const dlb_train_opts *c = &g->stepopts;
   int k = o->recompute == DLB_RECOMPUTE_LAYERS ? o->recompute_k : 0;
@@ -74,9 +74,9 @@ dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o) {
   if (!(g->step && g->stepversion == g->version && !!c->inference == inf &&
         (inf || (c->optimizer == o->optimizer && c->recompute == o->recompute && ck == k &&
                  g->step->mixed == mixed)))) {
-    dlb_graph *s = train_expand(g, o);
+    dlb_graph *s = dlb_train_expand(g, o);
     if (!s) return NULL;
-    graph_release(g->step);
+    dlb_graph_release(g->step);
     g->step = s;
     g->stepopts = *o;
     g->stepversion = g->version;
@@ -98,9 +98,9 @@ static uint64_t dim_vars(const dlb_graph *g, int32_t d) {
 }
 
 /* Values of the graph's variables from names/values; DLB_EUNBOUND lists the missing. */
-int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
+int dlb_bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
               double *vals, int *bound, const char *what);
-int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
+int dlb_bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
               double *vals, int *bound, const char *what) {
   char missing[300] = "";
   size_t len = 0;
@@ -142,8 +142,8 @@ int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const dou
 }
 
 /* Bindings are dims: each value must be a positive integer (the error names the binding). */
-int check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values);
-int check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values) {
+int dlb_check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values);
+int dlb_check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values) {
   for (size_t j = 0; j < nb; j++)
     if (!(isfinite(values[j]) && values[j] >= 1 && values[j] == floor(values[j])))
       return dlb_fail(DLB_EINVAL, "graph '%s': binding %s = %.17g must be a positive integer "
@@ -155,8 +155,8 @@ int check_bindings(const dlb_graph *g, size_t nb, const char *const *names, cons
 ** holds dim d's value where known[d] (known NULL: every dim). Values within 1e-9 of an
 ** integer are snapped to it. The error names the tensor, the dim's expression and value.
 ** The dims table is scanned first; tensors only on the way to an error. */
-int check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known);
-int check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known) {
+int dlb_check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known);
+int dlb_check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known) {
   int bad = 0;
   for (size_t d = 0; d < s->dims.n; d++) {
     if (known && !known[d]) continue;
@@ -172,8 +172,8 @@ int check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known) {
       double v = dimval[d];
       if (isfinite(v) && v >= 1 && v == floor(v)) continue;
       char n[128], e[200];
-      tname(s, (int)t, n, sizeof n);
-      dim_print(s, d, e, sizeof e);
+      dlb_tname(s, (int)t, n, sizeof n);
+      dlb_dim_print(s, d, e, sizeof e);
       return dlb_fail(DLB_EINVAL, "graph '%s': tensor '%s' dim %d = %s evaluates to %.17g under "
                       "these bindings; a dim must be a positive integer", s->str + s->name, n,
                       i + 1, e, v);
@@ -197,7 +197,7 @@ static double ceval(const cexpr *e, const double *dimval, const double *numel) {
 
 typedef struct bctx { const double *size; double sum; } bctx;
 
-/* op_bytes callback: add mult * bytes of tensor t. */
+/* dlb_op_bytes callback: add mult * bytes of tensor t. */
 static void addbytes(void *c, int t, double mult) {
   bctx *b = c;
   b->sum += mult * b->size[t];
@@ -247,7 +247,7 @@ static int layer_costs(dlb_analysis *a, const double *numel) {
 
 void dlb_analysis_free(dlb_analysis *a) {
   if (!a) return;
-  graph_release(a->s);
+  dlb_graph_release(a->s);
   dlb_free(a->flops); dlb_free(a->bytes); dlb_free(a->size); dlb_free(a->dimval); dlb_free(a->numel); dlb_free(a->lay);
   dlb_free(a->phase); dlb_free(a->layer); dlb_free(a->type); dlb_free(a->order);
   dlb_free(a);
@@ -257,9 +257,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
                                 const char *const *names, const double *values) {
   double vals[DLB_POLY_MAXVARS];
   int bound[DLB_POLY_MAXVARS];
-  if (check_bindings(g, nb, names, values)) return NULL;
-  if (bind_vars(g, nb, names, values, vals, bound, "the numeric analysis (footprint)")) return NULL;
-  dlb_graph *s = graph_step(g, o);
+  if (dlb_check_bindings(g, nb, names, values)) return NULL;
+  if (dlb_bind_vars(g, nb, names, values, vals, bound, "the numeric analysis (footprint)")) return NULL;
+  dlb_graph *s = dlb_graph_step(g, o);
   if (!s) return NULL;
   dlb_analysis *a = dlb_calloc(1, sizeof *a);
   size_t no = s->no, nt = s->nt;
@@ -278,20 +278,20 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   }
   if (!a || !dimval || !numel || !a->flops || !a->bytes ||
       !a->size || !a->phase || !a->layer || !a->type || !a->order) {
-    if (a) dlb_analysis_free(a); else graph_release(s);
+    if (a) dlb_analysis_free(a); else dlb_graph_release(s);
     dlb_free(dimval); dlb_free(numel);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   for (size_t d = 0; d < s->dims.n; d++)
-    dimval[d] = pterms_eval(s->dims.terms + s->dims.off[d], (size_t)s->dims.len[d], vals);
-  if (check_dimvals(s, dimval, NULL)) {
+    dimval[d] = dlb_pterms_eval(s->dims.terms + s->dims.off[d], (size_t)s->dims.len[d], vals);
+  if (dlb_check_dimvals(s, dimval, NULL)) {
     dlb_analysis_free(a);
     dlb_free(dimval); dlb_free(numel);
     return NULL;
   }
   dlb_totals *T = &a->tot;
   double esz[DLB_DT_FP64 + 1]; /* element size by declared dtype (DEFAULT: the policy's) */
-  for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dtype_size(d);
+  for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dlb_dtype_size(d);
   esz[DLB_DT_DEFAULT] = dlb_policy_esize(o->precision);
   /* io: the bytes of inputs and labels the forward graph reads (marked first, so that the
   ** tensor records are streamed through once: this pass is memory-bound) */
@@ -319,10 +319,10 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   cexpr e;
   for (size_t i = 0; i < no; i++) {
     const op *p = &s->o[i];
-    op_flops(s, (int)i, &e);
+    dlb_op_flops(s, (int)i, &e);
     double f = ceval(&e, dimval, numel);
     bctx b = {a->size, 0};
-    op_bytes(s, (int)i, addbytes, &b);
+    dlb_op_bytes(s, (int)i, addbytes, &b);
     a->flops[i] = f;
     a->bytes[i] = b.sum;
     a->phase[i] = p->phase;
@@ -355,15 +355,15 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->nlayers = (double)s->nlayers;
   /* footprint: construction order and the list schedule; keep the better */
   fpresult r1 = {0, {0}}, r2 = {0, {0}};
-  int rc = fp_analyse(s, a->size, a->order, &r1, &r2);
+  int rc = dlb_fp_analyse(s, a->size, a->order, &r1, &r2);
   fpresult r3 = {0, {0}};
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
   if (!rc && s->nlayers) rc = layer_costs(a, numel);
   if (!rc && no <= EXACT_AUTO) { /* small steps: the exact minimum is cheap */
     int *o3 = dlb_malloc((no + 1) * sizeof *o3);
     double ex;
-    if (o3 && fp_exact(s, a->size, &ex, o3) == DLB_OK && ex < best->peak &&
-        fp_measure(s, a->size, o3, &r3) == DLB_OK) {
+    if (o3 && dlb_fp_exact(s, a->size, &ex, o3) == DLB_OK && ex < best->peak &&
+        dlb_fp_measure(s, a->size, o3, &r3) == DLB_OK) {
       best = &r3;
       memcpy(a->order, o3, no * sizeof *o3);
     }
@@ -402,7 +402,7 @@ const int *dlb_analysis_schedule(const dlb_analysis *a) { return a->order; }
 int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
   if (i >= a->nops) return dlb_fail(DLB_EINVAL, "analysis: op %zu out of range (%zu ops)", i, a->nops);
   cexpr m[4];
-  if (!op_gemm(a->s, (int)i, m)) return DLB_ENOTFOUND;
+  if (!dlb_op_gemm(a->s, (int)i, m)) return DLB_ENOTFOUND;
   for (int k = 0; k < 4; k++) out[k] = m[k].n ? ceval(&m[k], a->dimval, a->numel) : 1;
   return DLB_OK;
 }
@@ -410,7 +410,7 @@ int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
 size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t size) {
   char tmp[512];
   if (i >= a->nops) { if (size) buf[0] = '\0'; return 0; }
-  oname(a->s, (int)i, tmp, sizeof tmp);
+  dlb_oname(a->s, (int)i, tmp, sizeof tmp);
   if (size) snprintf(buf, size, "%s", tmp);
   return strlen(tmp);
 }
@@ -429,5 +429,5 @@ int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
 }
 
 int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out) {
-  return fp_exact(a->s, a->size, out, NULL);
+  return dlb_fp_exact(a->s, a->size, out, NULL);
 }

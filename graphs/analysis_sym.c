@@ -12,12 +12,12 @@
 #include "dlb_internal.h"
 #include "graph_impl.h"
 
-dlb_graph *graph_step(dlb_graph *g, const dlb_train_opts *o);
-int bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
+dlb_graph *dlb_graph_step(dlb_graph *g, const dlb_train_opts *o);
+int dlb_bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const double *values,
               double *vals, int *bound, const char *what);
-double tensor_esize(const dlb_graph *s, int t, int precision);
-int check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values);
-int check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known);
+double dlb_tensor_esize(const dlb_graph *s, int t, int precision);
+int dlb_check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values);
+int dlb_check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known);
 
 /* A growable pool of term arrays. */
 typedef struct tpool { pterm *t; size_t n, cap; } tpool;
@@ -66,7 +66,7 @@ static dlb_poly *acc_poly(const dlb_graph *g, const acc *a) {
     double r = nearbyint(t[i].c);
     if (fabs(t[i].c - r) <= 1e-9 * fabs(r)) t[i].c = r;
   }
-  dlb_poly *p = poly_build((const char *const *)g->vars, g->nvars, t, pterms_normalize(t, n));
+  dlb_poly *p = dlb_poly_build((const char *const *)g->vars, g->nvars, t, dlb_pterms_normalize(t, n));
   dlb_free(t);
   return p;
 }
@@ -99,7 +99,7 @@ static int scratch(sym *y, size_t n) {
 /* y->a[0..*n) *= terms (t, m); 0 on failure. */
 static int mulin(sym *y, size_t *n, const pterm *t, size_t m) {
   if (!scratch(y, *n * m + 1)) return dlb_fail(DLB_ENOMEM, "graph: out of memory"), 0;
-  long r = pterms_mul(y->a, *n, t, m, y->b);
+  long r = dlb_pterms_mul(y->a, *n, t, m, y->b);
   if (r < 0) return dlb_fail(DLB_EINVAL, "graph: an exponent of a cost exceeds %d", DLB_POLY_MAXEXP), 0;
   pterm *x = y->a; y->a = y->b; y->b = x;
   *n = (size_t)r;
@@ -151,11 +151,11 @@ static int addterm(sym *y, acc *dst, acc *dst2, const cterm *ct, double scale) {
 
 typedef struct bsym { sym *y; acc *a; int ok; } bsym;
 
-/* op_bytes callback: add mult * element size * numel(t) to the bytes poly. */
+/* dlb_op_bytes callback: add mult * element size * numel(t) to the bytes poly. */
 static void addbytes(void *c, int t, double mult) {
   bsym *b = c;
   if (!b->ok) return;
-  cterm ct = {mult * tensor_esize(b->y->s, t, b->y->precision), 1, {-t - 1}};
+  cterm ct = {mult * dlb_tensor_esize(b->y->s, t, b->y->precision), 1, {-t - 1}};
   b->ok = addterm(b->y, b->a, NULL, &ct, 1);
 }
 
@@ -166,10 +166,10 @@ static int sym_init(sym *y, const dlb_graph *s, size_t nb, const char *const *na
   memset(y, 0, sizeof *y);
   y->s = s;
   y->precision = precision;
-  int rc = check_bindings(s, nb, names, values);
+  int rc = dlb_check_bindings(s, nb, names, values);
   if (rc) return rc;
-  bind_vars(s, nb, names, values, vals, bound, NULL);
-  /* dims the bindings make constant must be positive integers (check_dimvals) */
+  dlb_bind_vars(s, nb, names, values, vals, bound, NULL);
+  /* dims the bindings make constant must be positive integers (dlb_check_dimvals) */
   double *cval = dlb_malloc((s->dims.n + 1) * sizeof *cval);
   uint8_t *known = dlb_calloc(s->dims.n + 1, 1);
   if (!cval || !known) {
@@ -199,13 +199,13 @@ static int sym_init(sym *y, const dlb_graph *s, size_t nb, const char *const *na
       }
       dst[i].key = k, dst[i].c = c;
     }
-    n = pterms_normalize(dst, n);
+    n = dlb_pterms_normalize(dst, n);
     if (n == 0 || (n == 1 && dst[0].key == 0)) known[d] = 1, cval[d] = n ? dst[0].c : 0;
     y->doff[d] = (int32_t)y->pool.n;
     y->dlen[d] = (int32_t)n;
     y->pool.n += n;
   }
-  rc = check_dimvals(s, cval, known);
+  rc = dlb_check_dimvals(s, cval, known);
   dlb_free(cval); dlb_free(known);
   return rc;
 }
@@ -218,17 +218,17 @@ static void sym_free(sym *y) {
 
 int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *out) {
   *out = 0;
-  dlb_graph *s = graph_step(g, o);
+  dlb_graph *s = dlb_graph_step(g, o);
   if (!s) return dlb_last_status();
   *out = s->no;
-  graph_release(s);
+  dlb_graph_release(s);
   return DLB_OK;
 }
 
 int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
                        const char *const *names, const double *values, dlb_poly **out) {
   for (int i = 0; i < DLB_SYM_COUNT; i++) out[i] = NULL;
-  dlb_graph *s = graph_step(g, o);
+  dlb_graph *s = dlb_graph_step(g, o);
   if (!s) return dlb_last_status();
   sym y;
   acc a[DLB_SYM_COUNT];
@@ -239,13 +239,13 @@ int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
   if (ok && !read) ok = 0, rc = dlb_fail(DLB_ENOMEM, "graph: out of memory");
   for (size_t i = 0; ok && i < s->no; i++) {
     const op *p = &s->o[i];
-    op_flops(s, (int)i, &e);
+    dlb_op_flops(s, (int)i, &e);
     int slot = p->phase == DLB_PHASE_FWD ? DLB_SYM_FLOPS_FWD : p->phase == DLB_PHASE_BWD ?
                DLB_SYM_FLOPS_BWD : p->phase == DLB_PHASE_UPDATE ? DLB_SYM_FLOPS_UPDATE :
                DLB_SYM_FLOPS_RECOMPUTE;
     for (int k = 0; ok && k < e.n; k++) ok = addterm(&y, &a[slot], &a[DLB_SYM_FLOPS], &e.t[k], 1);
     bsym b = {&y, &a[DLB_SYM_BYTES], ok};
-    op_bytes(s, (int)i, addbytes, &b);
+    dlb_op_bytes(s, (int)i, addbytes, &b);
     ok = b.ok;
     if ((int)i < s->nfwd)
       for (int j = 0; j < p->nin; j++) read[op_in(s, p)[j]] = 1;
@@ -255,7 +255,7 @@ int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
     cterm ct = {1, 1, {-(int)t - 1}};
     if (role == DLB_ROLE_WEIGHT && (int)t < (int)g->nt) ok = addterm(&y, &a[DLB_SYM_PARAMS], NULL, &ct, 1);
     if (ok && read[t] && (role == DLB_ROLE_INPUT || role == DLB_ROLE_LABEL))
-      ok = addterm(&y, &a[DLB_SYM_IO], NULL, &ct, tensor_esize(s, (int)t, o->precision));
+      ok = addterm(&y, &a[DLB_SYM_IO], NULL, &ct, dlb_tensor_esize(s, (int)t, o->precision));
   }
   if (!ok && rc == DLB_OK) rc = dlb_last_status() ? dlb_last_status() : DLB_ENOMEM;
   for (int i = 0; ok && i < DLB_SYM_COUNT; i++) {
@@ -266,7 +266,7 @@ int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
   for (int i = 0; i < DLB_SYM_COUNT; i++) { dlb_free(a[i].key); dlb_free(a[i].c); dlb_free(a[i].used); }
   dlb_free(read);
   sym_free(&y);
-  graph_release(s);
+  dlb_graph_release(s);
   return rc;
 }
 
@@ -281,7 +281,7 @@ dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
   cexpr e;
   for (size_t i = 0; ok && i < g->no; i++) {
     if (g->o[i].type != ty) continue;
-    op_flops(g, (int)i, &e);
+    dlb_op_flops(g, (int)i, &e);
     for (int k = 0; ok && k < e.n; k++) ok = addterm(&y, &a, NULL, &e.t[k], 1);
   }
   dlb_poly *p = ok ? acc_poly(g, &a) : NULL;

@@ -58,13 +58,13 @@ int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double de
                       nm[i], sz[i]);
   char buf[96];
   const dlb_par_link *tier[2] = { &cl->intra, &cl->inter };
-  const char *tname[2] = { "intra", "inter" };
+  const char *dlb_tname[2] = { "intra", "inter" };
   for (int i = 0; i < 2; i++) {
     const dlb_par_link *l = tier[i];
     if (link_absent(l) || (isfinite(l->bw) && l->bw > 0 && isfinite(l->latency) &&
                            l->latency >= 0 && l->eff >= 0 && l->eff <= 1))
       continue;   /* the message is formatted only on failure (the planner calls this often) */
-    snprintf(buf, sizeof buf, "%s: cluster %s", what, tname[i]);
+    snprintf(buf, sizeof buf, "%s: cluster %s", what, dlb_tname[i]);
     return check_link(buf, l);
   }
   if (!(cl->intra.bw > 0) && !(cl->inter.bw > 0))

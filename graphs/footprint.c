@@ -11,7 +11,7 @@
 ** pick the one that frees the most bytes net of what it allocates (ties: construction
 ** order). Scores change only when a storage's remaining uses drop to 1 or 2, so ready
 ** consumers are re-scored lazily through a binary heap: O((ops + uses) log ops).
-** (3) fp_exact: dynamic programming over subsets of executed ops, exact for <= 20 ops:
+** (3) dlb_fp_exact: dynamic programming over subsets of executed ops, exact for <= 20 ops:
 ** O(2^n * (n + tensors)); the tests use it to check the heuristic, and the analysis runs it
 ** on steps of at most 16 ops (where it takes well under a millisecond).
 */
@@ -24,7 +24,7 @@
 
 enum { CAT_WEIGHTS, CAT_GRADIENTS, CAT_OPTIMIZER, CAT_ACTIVATIONS, CAT_WORKSPACE };
 
-int tensor_category(const dlb_graph *g, int t) {
+int dlb_tensor_category(const dlb_graph *g, int t) {
   const tensor *x = &g->t[t];
   switch (x->role) {
   case DLB_ROLE_WEIGHT: return CAT_WEIGHTS;
@@ -93,7 +93,7 @@ static int prepare(fpctx *c, const dlb_graph *g, const double *size) {
     [DLB_ROLE_GRADIENT] = CAT_ACTIVATIONS, [DLB_ROLE_OPTSTATE] = CAT_OPTIMIZER | PERSIST,
     [DLB_ROLE_WORKSPACE] = CAT_WORKSPACE, [7] = CAT_ACTIVATIONS};
   const tensor *tt = g->t;
-  for (size_t t = 0; t < g->nt; t++) { /* as tensor_category and persistent, inlined */
+  for (size_t t = 0; t < g->nt; t++) { /* as dlb_tensor_category and persistent, inlined */
     const tensor *x = &tt[t];
     uint8_t k = rolecat[x->role & 7];
     if (x->role == DLB_ROLE_GRADIENT && x->grad_of >= 0 && tt[x->grad_of].role == DLB_ROLE_WEIGHT)
@@ -358,7 +358,7 @@ out:
   return rc;
 }
 
-int fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r) {
+int dlb_fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r) {
   fpctx c;
   int rc = prepare(&c, g, size);
   if (!rc) rc = simulate(&c, order, r);
@@ -367,7 +367,7 @@ int fp_measure(const dlb_graph *g, const double *size, const int *order, fpresul
   return rc;
 }
 
-int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2) {
+int dlb_fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2) {
   fpctx c;
   int rc = prepare(&c, g, size);
   int *o2 = dlb_malloc((g->no + 1) * sizeof *o2);
@@ -399,7 +399,7 @@ int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1,
 
 /* -- exact search -- */
 
-int fp_exact(const dlb_graph *g, const double *size, double *out, int *order) {
+int dlb_fp_exact(const dlb_graph *g, const double *size, double *out, int *order) {
   int n = (int)g->no;
   if (n > 20) return dlb_fail(DLB_EINVAL, "footprint: exhaustive search is limited to 20 ops, "
                               "this step has %d", n);

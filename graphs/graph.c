@@ -25,7 +25,7 @@ int dlb_grow(void **p, size_t *cap, size_t n, size_t add, size_t sz) {
 
 static int oom(void) { return dlb_fail(DLB_ENOMEM, "graph: out of memory"); }
 
-int32_t gstr(dlb_graph *g, const char *s) {
+int32_t dlb_gstr(dlb_graph *g, const char *s) {
   size_t n = strlen(s) + 1;
   if (!GROW(g->str, g->nstr, g->capstr, n)) return -1;
   memcpy(g->str + g->nstr, s, n);
@@ -73,7 +73,7 @@ static int rehash(dimtab *d) {
   return 1;
 }
 
-int dim_intern(dlb_graph *g, const pterm *t, size_t n) {
+int dlb_dim_intern(dlb_graph *g, const pterm *t, size_t n) {
   dimtab *d = &g->dims;
   if (2 * (d->n + 1) > d->nslots && !rehash(d)) return oom();
   size_t h = hterms(t, n) & (d->nslots - 1);
@@ -100,12 +100,12 @@ int dim_intern(dlb_graph *g, const pterm *t, size_t n) {
   return (int)d->n++;
 }
 
-int dim_const(dlb_graph *g, double v) {
+int dlb_dim_const(dlb_graph *g, double v) {
   pterm t = {0, v};
-  return dim_intern(g, &t, v == 0 ? 0 : 1);
+  return dlb_dim_intern(g, &t, v == 0 ? 0 : 1);
 }
 
-int dim_is_const(const dlb_graph *g, int d, double *v) {
+int dlb_dim_is_const(const dlb_graph *g, int d, double *v) {
   const dimtab *dt = &g->dims;
   int n = dt->len[d];
   if (n == 0) { *v = 0; return 1; }
@@ -132,7 +132,7 @@ static uint64_t thash(const char *s) {
   return h;
 }
 
-int dim_text(dlb_graph *g, const char *text) {
+int dlb_dim_text(dlb_graph *g, const char *text) {
   textcache *c = &g->tcache;
   if (2 * (c->n + 1) > c->nslots) {
     size_t ns = c->nslots ? c->nslots * 2 : 64;
@@ -167,15 +167,15 @@ int dim_text(dlb_graph *g, const char *text) {
   pterm tmp[64], *t = p->nterms <= 64 ? tmp : dlb_malloc((size_t)p->nterms * sizeof *t);
   if (!t) { dlb_poly_free(p); return oom(); }
   for (int i = 0; i < p->nterms; i++) {
-    t[i].key = pkey_remap(p->t[i].key, p->nvars, map);
+    t[i].key = dlb_pkey_remap(p->t[i].key, p->nvars, map);
     t[i].c = p->t[i].c;
   }
-  size_t n = pterms_normalize(t, (size_t)p->nterms);
+  size_t n = dlb_pterms_normalize(t, (size_t)p->nterms);
   dlb_poly_free(p);
-  int id = dim_intern(g, t, n);
+  int id = dlb_dim_intern(g, t, n);
   if (t != tmp) dlb_free(t);
   if (id < 0) return id;
-  int32_t s = gstr(g, text);
+  int32_t s = dlb_gstr(g, text);
   if (s < 0) return oom();
   c->str[h] = s;
   c->id[h] = id;
@@ -193,7 +193,7 @@ static int dim_binop(dlb_graph *g, int a, int b, int mul, double sb) {
   const pterm *ta = d->terms + d->off[a], *tb = d->terms + d->off[b];
   long n;
   if (mul) {
-    n = pterms_mul(ta, na, tb, nb, r);
+    n = dlb_pterms_mul(ta, na, tb, nb, r);
     if (n < 0) {
       if (r != tmp) dlb_free(r);
       return dlb_fail(DLB_EINVAL, "graph: a dim exponent exceeds %d", DLB_POLY_MAXEXP);
@@ -201,33 +201,33 @@ static int dim_binop(dlb_graph *g, int a, int b, int mul, double sb) {
   } else {
     memcpy(r, ta, na * sizeof *r);
     for (size_t i = 0; i < nb; i++) r[na + i].key = tb[i].key, r[na + i].c = sb * tb[i].c;
-    n = (long)pterms_normalize(r, na + nb);
+    n = (long)dlb_pterms_normalize(r, na + nb);
   }
-  int id = dim_intern(g, r, (size_t)n);
+  int id = dlb_dim_intern(g, r, (size_t)n);
   if (r != tmp) dlb_free(r);
   return id;
 }
 
-int dim_mul(dlb_graph *g, int a, int b) { return dim_binop(g, a, b, 1, 1); }
-int dim_add(dlb_graph *g, int a, int b, double sb) { return dim_binop(g, a, b, 0, sb); }
-int dim_scale(dlb_graph *g, int a, double c) {
-  int k = dim_const(g, c);
-  return k < 0 ? k : dim_mul(g, a, k);
+int dlb_dim_mul(dlb_graph *g, int a, int b) { return dim_binop(g, a, b, 1, 1); }
+int dlb_dim_add(dlb_graph *g, int a, int b, double sb) { return dim_binop(g, a, b, 0, sb); }
+int dlb_dim_scale(dlb_graph *g, int a, double c) {
+  int k = dlb_dim_const(g, c);
+  return k < 0 ? k : dlb_dim_mul(g, a, k);
 }
 
-size_t dim_print(const dlb_graph *g, int d, char *buf, size_t size) {
-  return pterms_print(g->dims.terms + g->dims.off[d], (size_t)g->dims.len[d],
+size_t dlb_dim_print(const dlb_graph *g, int d, char *buf, size_t size) {
+  return dlb_pterms_print(g->dims.terms + g->dims.off[d], (size_t)g->dims.len[d],
                       (const char *const *)g->vars, g->nvars, buf, size);
 }
 
-const char *shape_text(const dlb_graph *g, int t, char *buf, size_t size) {
+const char *dlb_shape_text(const dlb_graph *g, int t, char *buf, size_t size) {
   size_t len = 0;
   const tensor *x = &g->t[t];
   if (size < 4) { if (size) buf[0] = '\0'; return buf; }
   buf[len++] = '[';
   for (int i = 0; i < x->ndims && len + 2 < size; i++) {
     if (i) { buf[len++] = ','; if (len + 1 < size) buf[len++] = ' '; }
-    size_t n = dim_print(g, x->dims[i], buf + len, size - len);
+    size_t n = dlb_dim_print(g, x->dims[i], buf + len, size - len);
     len += n < size - len ? n : size - len - 1;
   }
   if (len + 1 < size) buf[len++] = ']';
@@ -235,7 +235,7 @@ const char *shape_text(const dlb_graph *g, int t, char *buf, size_t size) {
   return buf;
 }
 
-const char *oname(const dlb_graph *g, int o, char *buf, size_t size) {
+const char *dlb_oname(const dlb_graph *g, int o, char *buf, size_t size) {
   const op *p = &g->o[o];
   static const char *const suffix[] = {"", "/grad", "/grad_a", "/grad_b", "/grad_w",
                                        "/accum", "/update", "/recompute", "/grad_x",
@@ -244,7 +244,7 @@ const char *oname(const dlb_graph *g, int o, char *buf, size_t size) {
     snprintf(buf, size, "%s", g->str + p->name);
   } else if (p->fwd >= 0) {
     char b2[200];
-    oname(g, p->fwd, b2, sizeof b2);
+    dlb_oname(g, p->fwd, b2, sizeof b2);
     const op *f = &g->o[p->fwd];
     int w = p->type == OP_UPDATE && p->nin > 0 ? op_in(g, p)[0] : -1, first = -1;
     for (int j = 0; w >= 0 && j < f->nin && first < 0; j++)
@@ -252,41 +252,41 @@ const char *oname(const dlb_graph *g, int o, char *buf, size_t size) {
     if (w >= 0 && first >= 0 && first != w) {
       /* a second weight of the same op (a norm's beta): "<op>/update_<weight's last part>" */
       char b3[128];
-      tname(g, w, b3, sizeof b3);
+      dlb_tname(g, w, b3, sizeof b3);
       const char *base = strrchr(b3, '/');
       snprintf(buf, size, "%s/update_%s", b2, base ? base + 1 : b3);
     } else {
       snprintf(buf, size, "%s%s", b2, suffix[p->suffix < 12 ? p->suffix : 0]);
     }
   } else {
-    snprintf(buf, size, "%s_%d", op_type_name(p->type), o);
+    snprintf(buf, size, "%s_%d", dlb_op_type_name(p->type), o);
   }
   return buf;
 }
 
-const char *tname(const dlb_graph *g, int t, char *buf, size_t size) {
+const char *dlb_tname(const dlb_graph *g, int t, char *buf, size_t size) {
   const tensor *x = &g->t[t];
   if (x->name >= 0) {
     snprintf(buf, size, "%s", g->str + x->name);
   } else if (x->producer >= 0) {
     char b2[200];
-    oname(g, x->producer, b2, sizeof b2);
+    dlb_oname(g, x->producer, b2, sizeof b2);
     if (x->grad_of >= 0 && g->o[x->producer].type == OP_ACCUM) {
       char b3[200];
-      snprintf(buf, size, "d(%s)", tname(g, x->grad_of, b3, sizeof b3));
+      snprintf(buf, size, "d(%s)", dlb_tname(g, x->grad_of, b3, sizeof b3));
     } else {
       snprintf(buf, size, "%s:%d", b2, x->outidx);
     }
   } else if (x->grad_of >= 0) {
     char b3[200];
-    snprintf(buf, size, "d(%s)", tname(g, x->grad_of, b3, sizeof b3));
+    snprintf(buf, size, "d(%s)", dlb_tname(g, x->grad_of, b3, sizeof b3));
   } else {
     snprintf(buf, size, "t%d", t);
   }
   return buf;
 }
 
-int new_tensor(dlb_graph *g, int32_t name, int ndims, const int32_t *dims, int dtype,
+int dlb_new_tensor(dlb_graph *g, int32_t name, int ndims, const int32_t *dims, int dtype,
                int role) {
   int32_t d[DLB_GRAPH_MAXRANK]; /* dims may point into g->t, which may move */
   if (ndims) memcpy(d, dims, (size_t)ndims * sizeof *dims);
@@ -308,7 +308,7 @@ int new_tensor(dlb_graph *g, int32_t name, int ndims, const int32_t *dims, int d
   return (int)g->nt++;
 }
 
-int new_op(dlb_graph *g, int type, int32_t name, size_t nin, const int *inputs, int nout) {
+int dlb_new_op(dlb_graph *g, int type, int32_t name, size_t nin, const int *inputs, int nout) {
   if (!GROW(g->o, g->no, g->capo, 1) || !GROW(g->args, g->nargs, g->capargs, nin + nout))
     return oom();
   op *p = &g->o[g->no];
@@ -327,9 +327,9 @@ int new_op(dlb_graph *g, int type, int32_t name, size_t nin, const int *inputs, 
   return (int)g->no++;
 }
 
-int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int dtype,
+int dlb_add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int dtype,
                int role) {
-  int t = new_tensor(g, -1, ndims, dims, dtype, role);
+  int t = dlb_new_tensor(g, -1, ndims, dims, dtype, role);
   if (t < 0) return t;
   g->t[t].producer = o;
   g->t[t].outidx = idx;
@@ -339,24 +339,24 @@ int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int
   return t;
 }
 
-int add_workspace(dlb_graph *g, int o, int ndims, const int32_t *dims, int dtype) {
+int dlb_add_workspace(dlb_graph *g, int o, int ndims, const int32_t *dims, int dtype) {
   op *p = &g->o[o];
   if ((size_t)(p->out + p->nout) != g->nargs) /* the op's outputs must end the args pool */
     return dlb_fail(DLB_EINVAL, "graph: internal error: workspace of op %d added late", o);
   if (!GROW(g->args, g->nargs, g->capargs, 1)) return oom();
   g->args[g->nargs++] = -1;
-  int t = add_output(g, o, g->o[o].nout, ndims, dims, dtype, DLB_ROLE_WORKSPACE);
+  int t = dlb_add_output(g, o, g->o[o].nout, ndims, dims, dtype, DLB_ROLE_WORKSPACE);
   return t;
 }
 
-int graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args) {
+int dlb_graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args) {
   if (!GROW(g->o, g->no, g->capo, ops) || !GROW(g->t, g->nt, g->capt, tensors) ||
       !GROW(g->args, g->nargs, g->capargs, args))
     return oom();
   return DLB_OK;
 }
 
-int add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims) {
+int dlb_add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims) {
   if (!GROW(g->args, g->nargs, g->capargs, n)) return oom();
   g->o[o].extra = (int32_t)g->nargs;
   g->o[o].nextra = (int32_t)n;
@@ -373,15 +373,15 @@ dlb_graph *dlb_graph_new(const char *name) {
   g->refs = 1;
   g->curlayer = -1;
   g->loss = -1;
-  g->name = gstr(g, name ? name : "graph");
-  if (g->name < 0 || dim_const(g, 1) < 0) {
-    graph_release(g);
+  g->name = dlb_gstr(g, name ? name : "graph");
+  if (g->name < 0 || dlb_dim_const(g, 1) < 0) {
+    dlb_graph_release(g);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   return g;
 }
 
-void graph_release(dlb_graph *g) {
+void dlb_graph_release(dlb_graph *g) {
   if (!g || --g->refs > 0) return;
   for (int i = 0; i < g->nvars; i++) dlb_free(g->vars[i]);
   for (size_t i = 0; i < g->nlayers; i++) dlb_free(g->layers[i]);
@@ -389,11 +389,11 @@ void graph_release(dlb_graph *g) {
   dlb_free(g->dims.off); dlb_free(g->dims.len); dlb_free(g->dims.terms); dlb_free(g->dims.slots);
   dlb_free(g->tcache.str); dlb_free(g->tcache.id);
   dlb_free(g->t); dlb_free(g->o); dlb_free(g->args); dlb_free(g->str);
-  graph_release(g->step);
+  dlb_graph_release(g->step);
   dlb_free(g);
 }
 
-void dlb_graph_free(dlb_graph *g) { graph_release(g); }
+void dlb_graph_free(dlb_graph *g) { dlb_graph_release(g); }
 
 const char *dlb_graph_name(const dlb_graph *g) { return g->str + g->name; }
 
@@ -406,7 +406,7 @@ static void *dup(const void *p, size_t n, size_t cap, int *ok) {
   return q;
 }
 
-dlb_graph *graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t args) {
+dlb_graph *dlb_graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t args) {
   dlb_graph *c = dlb_calloc(1, sizeof *c);
   if (!c) return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   int ok = 1;
@@ -432,7 +432,7 @@ dlb_graph *graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t ar
   c->str = dup(g->str, g->nstr, g->capstr, &ok);
   if (!ok) {
     if (!c->layers) c->nlayers = 0;
-    graph_release(c);
+    dlb_graph_release(c);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
   }
   return c;
@@ -456,20 +456,20 @@ int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t
     return dlb_fail(DLB_EINVAL, "tensor '%s': rank %zu exceeds %d", name, ndims, DLB_GRAPH_MAXRANK);
   int32_t d[DLB_GRAPH_MAXRANK];
   for (size_t i = 0; i < ndims; i++) {
-    int x = dim_text(g, dims[i]);
+    int x = dlb_dim_text(g, dims[i]);
     if (x < 0) {
       char msg[512]; /* the message buffer is the destination too */
       snprintf(msg, sizeof msg, "%s", dlb_last_error());
       return dlb_fail(dlb_last_status(), "tensor '%s' dim %zu: %s", name, i + 1, msg);
     }
     double v;
-    if (dim_is_const(g, x, &v) && (v < 1 || v != floor(v)))
+    if (dlb_dim_is_const(g, x, &v) && (v < 1 || v != floor(v)))
       return dlb_fail(DLB_ESHAPE, "tensor '%s' dim %zu: %s is not a positive integer", name, i + 1, dims[i]);
     d[i] = x;
   }
-  int32_t s = gstr(g, name);
+  int32_t s = dlb_gstr(g, name);
   if (s < 0) return oom();
-  int t = new_tensor(g, s, (int)ndims, d, dtype, role);
+  int t = dlb_new_tensor(g, s, (int)ndims, d, dtype, role);
   if (t < 0) return t;
   *id = t;
   return DLB_OK;
@@ -484,7 +484,7 @@ int dlb_graph_set_loss(dlb_graph *g, int t) {
     char n[128];
     return dlb_fail(DLB_EINVAL, "g:loss: tensor '%s' of graph '%s' (role %s) is not the output of any op; "
                     "the loss must be the output of an op (e.g. g:sum(t), g:softmax_xent(...))",
-                    tname(g, t, n, sizeof n), g->str + g->name,
+                    dlb_tname(g, t, n, sizeof n), g->str + g->name,
                     r >= 0 && r < 7 ? roles[r] : "tensor");
   }
   g->loss = t;
@@ -538,7 +538,7 @@ int dlb_graph_tensor_info(const dlb_graph *g, int t, int *ndims, int *dtype, int
 size_t dlb_graph_tensor_name(const dlb_graph *g, int t, char *buf, size_t size) {
   if (t < 0 || (size_t)t >= g->nt) { if (size) buf[0] = '\0'; return 0; }
   char tmp[512];
-  tname(g, t, tmp, sizeof tmp);
+  dlb_tname(g, t, tmp, sizeof tmp);
   if (size) snprintf(buf, size, "%s", tmp);
   return strlen(tmp);
 }
@@ -548,8 +548,8 @@ size_t dlb_graph_tensor_dim(const dlb_graph *g, int t, int i, char *buf, size_t 
     if (size) buf[0] = '\0';
     return 0;
   }
-  return dim_print(g, g->t[t].dims[i], buf, size);
+  return dlb_dim_print(g, g->t[t].dims[i], buf, size);
 }
 
-const char *dtype_name(int dt);
-const char *dtype_name(int dt) { return dt >= 0 && dt <= DLB_DT_FP64 ? dtnames[dt] : "?"; }
+const char *dlb_dtype_name(int dt);
+const char *dlb_dtype_name(int dt) { return dt >= 0 && dt <= DLB_DT_FP64 ? dtnames[dt] : "?"; }

@@ -43,18 +43,18 @@ size_t dlb_graph_dot(const dlb_graph *g, char *buf, size_t size) {
   for (size_t t = 0; t < g->nt; t++) {
     if (g->t[t].producer >= 0) continue;
     snprintf(line, sizeof line, "  t%d [shape=ellipse, label=\"%s\\n%s\"];\n", (int)t,
-             esc(tname(g, (int)t, a, sizeof a), e1, sizeof e1),
-             esc(shape_text(g, (int)t, b, sizeof b), e2, sizeof e2));
+             esc(dlb_tname(g, (int)t, a, sizeof a), e1, sizeof e1),
+             esc(dlb_shape_text(g, (int)t, b, sizeof b), e2, sizeof e2));
     put(&o, line);
   }
   for (size_t i = 0; i < g->no; i++) {
     const op *p = &g->o[i];
     snprintf(line, sizeof line, "  o%d [shape=box, label=\"%s\\n%s\"];\n", (int)i,
-             esc(oname(g, (int)i, a, sizeof a), e1, sizeof e1), op_type_name(p->type));
+             esc(dlb_oname(g, (int)i, a, sizeof a), e1, sizeof e1), dlb_op_type_name(p->type));
     put(&o, line);
     for (int j = 0; j < p->nin; j++) {
       int t = op_in(g, p)[j], pr = g->t[t].producer;
-      esc(shape_text(g, t, b, sizeof b), e1, sizeof e1);
+      esc(dlb_shape_text(g, t, b, sizeof b), e1, sizeof e1);
       if (pr >= 0) snprintf(line, sizeof line, "  o%d -> o%d [label=\"%s\"];\n", pr, (int)i, e1);
       else snprintf(line, sizeof line, "  t%d -> o%d [label=\"%s\"];\n", t, (int)i, e1);
       put(&o, line);

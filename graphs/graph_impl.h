@@ -109,47 +109,47 @@ struct dlb_graph {
 /* Grow array arr (n used, cap slots) to hold n+add elements; 0 on OOM. */
 int dlb_grow(void **p, size_t *cap, size_t n, size_t add, size_t sz);
 #define GROW(arr, n, cap, add) dlb_grow((void **)&(arr), &(cap), (n), (add), sizeof *(arr))
-int32_t gstr(dlb_graph *g, const char *s);             /* intern in the pool, -1 on OOM */
-int dim_intern(dlb_graph *g, const pterm *t, size_t n); /* canonical terms -> id, <0 err */
-int dim_const(dlb_graph *g, double v);
-int dim_text(dlb_graph *g, const char *text);          /* parse (cached) -> id, <0 err */
-int dim_is_const(const dlb_graph *g, int d, double *v);
-int dim_mul(dlb_graph *g, int a, int b);
-int dim_add(dlb_graph *g, int a, int b, double sb);    /* a + sb*b */
-int dim_scale(dlb_graph *g, int a, double c);
-size_t dim_print(const dlb_graph *g, int d, char *buf, size_t size);
+int32_t dlb_gstr(dlb_graph *g, const char *s);             /* intern in the pool, -1 on OOM */
+int dlb_dim_intern(dlb_graph *g, const pterm *t, size_t n); /* canonical terms -> id, <0 err */
+int dlb_dim_const(dlb_graph *g, double v);
+int dlb_dim_text(dlb_graph *g, const char *text);          /* parse (cached) -> id, <0 err */
+int dlb_dim_is_const(const dlb_graph *g, int d, double *v);
+int dlb_dim_mul(dlb_graph *g, int a, int b);
+int dlb_dim_add(dlb_graph *g, int a, int b, double sb);    /* a + sb*b */
+int dlb_dim_scale(dlb_graph *g, int a, double c);
+size_t dlb_dim_print(const dlb_graph *g, int d, char *buf, size_t size);
 /* Text "[b, 784]" of a tensor's dims into buf (truncated). */
-const char *shape_text(const dlb_graph *g, int t, char *buf, size_t size);
+const char *dlb_shape_text(const dlb_graph *g, int t, char *buf, size_t size);
 /* A tensor's name (auto names "op:i") into buf. */
-const char *tname(const dlb_graph *g, int t, char *buf, size_t size);
-const char *oname(const dlb_graph *g, int o, char *buf, size_t size);
+const char *dlb_tname(const dlb_graph *g, int t, char *buf, size_t size);
+const char *dlb_oname(const dlb_graph *g, int o, char *buf, size_t size);
 /* Append a tensor (all fields set by the caller after); returns its index or <0. */
-int new_tensor(dlb_graph *g, int32_t name, int ndims, const int32_t *dims, int dtype,
+int dlb_new_tensor(dlb_graph *g, int32_t name, int ndims, const int32_t *dims, int dtype,
                int role);
-/* Append an op with inputs; outputs are created by the caller with add_output. */
-int new_op(dlb_graph *g, int type, int32_t name, size_t nin, const int *inputs, int nout);
-int add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int dtype,
+/* Append an op with inputs; outputs are created by the caller with dlb_add_output. */
+int dlb_new_op(dlb_graph *g, int type, int32_t name, size_t nin, const int *inputs, int nout);
+int dlb_add_output(dlb_graph *g, int o, int idx, int ndims, const int32_t *dims, int dtype,
                int role);
-int add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims);
+int dlb_add_extra(dlb_graph *g, int o, size_t n, const int32_t *dims);
 /* Append a scratch output of role DLB_ROLE_WORKSPACE to op o (which must be the last op
 ** whose arguments were added): it has no consumers, so it lives only while o runs.
 ** Returns the tensor or <0. */
-int add_workspace(dlb_graph *g, int o, int ndims, const int32_t *dims, int dtype);
+int dlb_add_workspace(dlb_graph *g, int o, int ndims, const int32_t *dims, int dtype);
 /* The workspace rule of an op (docs/graph.md "Workspace"): after the op and its outputs
 ** exist, add its scratch output if it has one (softmax and softmax cross-entropy: 2 fp32
 ** per row; norm backward: 2 fp32 per row or channel; conv ops with attr[7] = 1: the im2col
 ** buffer N*Ho*Wo x Cin*KH*KW). Returns DLB_OK or <0. */
-int op_workspace(dlb_graph *g, int o);
+int dlb_op_workspace(dlb_graph *g, int o);
 /* Make room for `ops` more ops, `tensors` more tensors and `args` more arguments. */
-int graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args);
+int dlb_graph_reserve(dlb_graph *g, size_t ops, size_t tensors, size_t args);
 /* A copy of g with room for ops/tensors/args more (the cache and text cache not copied). */
-dlb_graph *graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t args);
-void graph_release(dlb_graph *g);
+dlb_graph *dlb_graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_t args);
+void dlb_graph_release(dlb_graph *g);
 static inline const int32_t *op_in(const dlb_graph *g, const op *o) { return g->args + o->in; }
 static inline const int32_t *op_out(const dlb_graph *g, const op *o) { return g->args + o->out; }
 
 /* -- graph_ops.c: op creation with shape inference (user-facing ops) -- */
-int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
+int dlb_make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
             size_t nattr, const int *attrs, size_t ndims, const int32_t *dims, int phase);
 
 /* -- op_cost.c: cost rules -- */
@@ -163,18 +163,18 @@ typedef struct cexpr {
   int n;
   cterm t[CMAXT];
 } cexpr;
-void op_flops(const dlb_graph *g, int o, cexpr *e);
+void dlb_op_flops(const dlb_graph *g, int o, cexpr *e);
 /* Byte multiplicities: calls add(ctx, tensor, mult) for each tensor the op reads/writes. */
 typedef void (*bytes_fn)(void *ctx, int tensor, double mult);
-void op_bytes(const dlb_graph *g, int o, bytes_fn add, void *ctx);
+void dlb_op_bytes(const dlb_graph *g, int o, bytes_fn add, void *ctx);
 /* gemm dims as cexprs m, n, k, batch; 0 if the op is not matmul-like. */
-int op_gemm(const dlb_graph *g, int o, cexpr *mnkb);
-const char *op_type_name(int type);
-int op_is_unary(int type);
-double dtype_size(int dt);
+int dlb_op_gemm(const dlb_graph *g, int o, cexpr *mnkb);
+const char *dlb_op_type_name(int type);
+int dlb_op_is_unary(int type);
+double dlb_dtype_size(int dt);
 
 /* -- train.c -- */
-dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt);
+dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt);
 
 /* -- fusion.c -- */
 /* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;
@@ -194,12 +194,12 @@ typedef struct fpresult {
 } fpresult;
 /* Peak live bytes of g in construction order (r1) and in the memory-aware list schedule
 ** (r2); order receives the better order. size[t]: bytes of tensor t. */
-int fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2);
+int dlb_fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult *r1, fpresult *r2);
 /* The exact minimum by dynamic programming (<= 20 ops); order (may be NULL) gets an
 ** optimal order. */
-int fp_exact(const dlb_graph *g, const double *size, double *out, int *order);
+int dlb_fp_exact(const dlb_graph *g, const double *size, double *out, int *order);
 /* Peak and breakdown of one order. */
-int fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r);
-int tensor_category(const dlb_graph *g, int t);
+int dlb_fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r);
+int dlb_tensor_category(const dlb_graph *g, int t);
 
 #endif

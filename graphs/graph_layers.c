@@ -66,10 +66,10 @@ static int weight_ids(dlb_graph *g, const char *prefix, const char *suffix, int 
                       const int32_t *dims, int *id) {
   char small[256], *buf = cat(small, sizeof small, prefix, suffix);
   if (!buf) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
-  int32_t s = gstr(g, buf);
+  int32_t s = dlb_gstr(g, buf);
   if (buf != small) dlb_free(buf);
   if (s < 0) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
-  int t = new_tensor(g, s, nd, dims, DLB_DT_DEFAULT, DLB_ROLE_WEIGHT);
+  int t = dlb_new_tensor(g, s, nd, dims, DLB_DT_DEFAULT, DLB_ROLE_WEIGHT);
   if (t < 0) return t;
   *id = t;
   return DLB_OK;
@@ -78,14 +78,14 @@ static int weight_ids(dlb_graph *g, const char *prefix, const char *suffix, int 
 /* Dim `text` of a new weight "<prefix><suffix>" (dim i, 1-based), checked as
 ** dlb_graph_tensor checks it (same messages). */
 static int newdim(dlb_graph *g, const char *text, const char *prefix, const char *suffix, int i) {
-  int x = dim_text(g, text);
+  int x = dlb_dim_text(g, text);
   if (x < 0) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s", dlb_last_error());
     return dlb_fail(dlb_last_status(), "tensor '%s%s' dim %d: %s", prefix, suffix, i, msg);
   }
   double v;
-  if (dim_is_const(g, x, &v) && (v < 1 || v != floor(v)))
+  if (dlb_dim_is_const(g, x, &v) && (v < 1 || v != floor(v)))
     return dlb_fail(DLB_ESHAPE, "tensor '%s%s' dim %d: %s is not a positive integer", prefix, suffix, i, text);
   return x;
 }
@@ -179,12 +179,12 @@ int dlb_graph_norm(dlb_graph *g, int type, int x, const char *name, int *out) {
   int rc = checkname(g, name, "norm");
   if (rc == DLB_OK && type != OP_BATCHNORM && type != OP_LAYERNORM && type != OP_RMSNORM)
     rc = dlb_fail(DLB_EINVAL, "norm '%s': op type %d is not a norm", name, type);
-  if (rc == DLB_OK) rc = checkt(g, x, op_type_name(type), "x");
+  if (rc == DLB_OK) rc = checkt(g, x, dlb_op_type_name(type), "x");
   if (rc < 0) return rc;
   const tensor *tx = &g->t[x];
   int axis = type == OP_BATCHNORM ? 1 : tx->ndims - 1;
   if (axis < 0 || axis >= tx->ndims)
-    return dlb_fail(DLB_ESHAPE, "%s '%s': x has rank %d", op_type_name(type), name, tx->ndims);
+    return dlb_fail(DLB_ESHAPE, "%s '%s': x has rank %d", dlb_op_type_name(type), name, tx->ndims);
   int32_t d[1] = {tx->dims[axis]};
   mark m = getmark(g);
   int in[3] = {x, -1, -1}, outs[8];

@@ -5,7 +5,7 @@
 ** Integer attributes (attrs[i]) by op type:
 **   matmul       transpose_a, transpose_b
 **   conv2d       stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups
-**                workspace (0: none, 1: an im2col buffer; op_cost.c op_workspace)
+**                workspace (0: none, 1: an im2col buffer; op_cost.c dlb_op_workspace)
 **                (x [N, C, H, W], w [Cout, C/groups, KH, KW]; rank-3 x and w: 1-D conv)
 **   maxpool, avgpool  kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w (stride 0: kernel)
 **   gmaxpool, gavgpool  none: [N, C, H, W] -> [N, C]
@@ -38,10 +38,10 @@ typedef struct ctx {
 static const char *lbl(ctx *c) {
   if (!c->label[0]) {
     if (c->name && *c->name)
-      snprintf(c->label, sizeof c->label, "%s '%s'", op_type_name(c->type), c->name);
+      snprintf(c->label, sizeof c->label, "%s '%s'", dlb_op_type_name(c->type), c->name);
     else
-      snprintf(c->label, sizeof c->label, "%s '%s_%zu'", op_type_name(c->type),
-               op_type_name(c->type), c->g->no);
+      snprintf(c->label, sizeof c->label, "%s '%s_%zu'", dlb_op_type_name(c->type),
+               dlb_op_type_name(c->type), c->g->no);
   }
   return c->label;
 }
@@ -49,13 +49,13 @@ static const char *lbl(ctx *c) {
 /* "x [b, 784]" for messages. */
 static const char *desc(const dlb_graph *g, int t, char *buf, size_t size) {
   char n[128], s[256];
-  snprintf(buf, size, "'%s' %s", tname(g, t, n, sizeof n), shape_text(g, t, s, sizeof s));
+  snprintf(buf, size, "'%s' %s", dlb_tname(g, t, n, sizeof n), dlb_shape_text(g, t, s, sizeof s));
   return buf;
 }
 
 /* Text of dim d into buf. */
 static const char *dtext(const dlb_graph *g, int d, char *buf, size_t size) {
-  dim_print(g, d, buf, size);
+  dlb_dim_print(g, d, buf, size);
   return buf;
 }
 
@@ -86,21 +86,21 @@ static int window(ctx *c, int n, double k, int s, int p, int dil, const char *ax
                     "dilation %d (each a whole number of at most 2^24 = 16777216)", lbl(c), axis,
                     k, s, p, dil);
   double span = (double)dil * (k - 1) + 1;
-  if (dim_is_const(g, n, &nv)) {
+  if (dlb_dim_is_const(g, n, &nv)) {
     double o = floor((nv + 2.0 * p - span) / s) + 1;
     if (o < 1)
       return SHAPE("%s: %s %.0f with padding %d is smaller than the window %.0f of input %s",
                    lbl(c), axis, nv, p, span, desc(g, x, b1, sizeof b1));
-    *out = dim_const(g, o);
+    *out = dlb_dim_const(g, o);
     return *out < 0 ? *out : DLB_OK;
   }
   if (s != 1)
     return dlb_fail(DLB_EUNBOUND, "%s: output %s needs input %s dim %s bound to a number "
                     "((n + 2*pad - dil*(k-1) - 1)/stride + 1 is not a polynomial for stride %d)",
                     lbl(c), axis, desc(g, x, b1, sizeof b1), dtext(g, n, b2, sizeof b2), s);
-  int k2 = dim_const(g, 2.0 * p - span + 1);
+  int k2 = dlb_dim_const(g, 2.0 * p - span + 1);
   if (k2 < 0) return k2;
-  *out = dim_add(g, n, k2, 1);
+  *out = dlb_dim_add(g, n, k2, 1);
   return *out < 0 ? *out : DLB_OK;
 }
 
@@ -117,17 +117,17 @@ static int rank_at_least(ctx *c, int t, int r, const char *what) {
 static int mk(ctx *c, size_t nin, const int *in, int nout) {
   int32_t nm = -1;
   if (c->name && *c->name) {
-    nm = gstr(c->g, c->name);
+    nm = dlb_gstr(c->g, c->name);
     if (nm < 0) return dlb_fail(DLB_ENOMEM, "graph: out of memory");
   }
-  return new_op(c->g, c->type, nm, nin, in, nout);
+  return dlb_new_op(c->g, c->type, nm, nin, in, nout);
 }
 
 /* A new op with one activation output of the given dims; the op index or <0. */
 static int out1(ctx *c, size_t nin, const int *in, int ndims, const int32_t *dims, int dt) {
   int o = mk(c, nin, in, 1);
   if (o < 0) return o;
-  int t = add_output(c->g, o, 0, ndims, dims, dt, DLB_ROLE_ACTIVATION);
+  int t = dlb_add_output(c->g, o, 0, ndims, dims, dt, DLB_ROLE_ACTIVATION);
   return t < 0 ? t : o;
 }
 
@@ -167,20 +167,20 @@ static int conv(ctx *c, const int *in, const int *a) {
                  desc(g, x, b1, sizeof b1), desc(g, w, b2, sizeof b2));
   int sp = X->ndims - 2, groups = a[6] ? a[6] : 1;
   if (groups < 1) return dlb_fail(DLB_EINVAL, "%s: groups must be >= 1, got %d", lbl(c), groups);
-  int cin = dim_scale(g, W->dims[1], groups);
+  int cin = dlb_dim_scale(g, W->dims[1], groups);
   if (cin < 0) return cin;
   if (cin != X->dims[1])
     return SHAPE("%s: channels differ: x %s has C=%s but w %s with groups=%d expects %s",
                  lbl(c), desc(g, x, b1, sizeof b1), dtext(g, X->dims[1], d1, sizeof d1),
                  desc(g, w, b2, sizeof b2), groups, dtext(g, cin, (char[64]){0}, 64));
   double co;
-  if (dim_is_const(g, W->dims[0], &co) && fmod(co, groups) != 0)
+  if (dlb_dim_is_const(g, W->dims[0], &co) && fmod(co, groups) != 0)
     return SHAPE("%s: Cout %.0f of w %s is not divisible by groups=%d", lbl(c), co,
                  desc(g, w, b2, sizeof b2), groups);
   int32_t d[4] = {X->dims[0], W->dims[0], 0, 0};
   for (int i = 0; i < sp; i++) {
     double k;
-    if (!dim_is_const(g, W->dims[2 + i], &k))
+    if (!dlb_dim_is_const(g, W->dims[2 + i], &k))
       return dlb_fail(DLB_EUNBOUND, "%s: kernel size of w %s must be a number", lbl(c),
                       desc(g, w, b2, sizeof b2));
     int s = a[0 + (sp == 2 ? i : 0)] ? a[0 + (sp == 2 ? i : 0)] : 1;
@@ -270,19 +270,19 @@ static int norm(ctx *c, const int *in, size_t nin) {
   }
   int o = mk(c, nin, in, 2);
   if (o < 0) return o;
-  int t = add_output(g, o, 0, X->ndims, g->t[x].dims, floatdt(g, x), DLB_ROLE_ACTIVATION);
+  int t = dlb_add_output(g, o, 0, X->ndims, g->t[x].dims, floatdt(g, x), DLB_ROLE_ACTIVATION);
   if (t < 0) return t;
   int32_t d[DLB_GRAPH_MAXRANK];
   int r;
   X = &g->t[x];
   if (c->type == OP_BATCHNORM) {
-    d[0] = feat, d[1] = dim_const(g, 2), r = 2;
+    d[0] = feat, d[1] = dlb_dim_const(g, 2), r = 2;
   } else {
     r = X->ndims - 1;
     memcpy(d, X->dims, (size_t)r * sizeof *d);
-    d[r++] = dim_const(g, c->type == OP_LAYERNORM ? 2 : 1);
+    d[r++] = dlb_dim_const(g, c->type == OP_LAYERNORM ? 2 : 1);
   }
-  t = add_output(g, o, 1, r, d, DLB_DT_FP32, DLB_ROLE_ACTIVATION);
+  t = dlb_add_output(g, o, 1, r, d, DLB_DT_FP32, DLB_ROLE_ACTIVATION);
   return t < 0 ? t : o;
 }
 
@@ -318,7 +318,7 @@ static int axisarg(ctx *c, int t, int axis, int *out) {
 ** positive integer. */
 static int posdim(ctx *c, int32_t d, const char *what, size_t i) {
   double v;
-  if (dim_is_const(c->g, d, &v) && !(v >= 1 && v == floor(v))) {
+  if (dlb_dim_is_const(c->g, d, &v) && !(v >= 1 && v == floor(v))) {
     char b[64], n[24] = "";
     if (i) snprintf(n, sizeof n, " %zu", i);
     return dlb_fail(DLB_ESHAPE, "%s: %s%s is %s; it must be a positive integer", lbl(c), what, n,
@@ -344,10 +344,10 @@ static int concat(ctx *c, const int *in, size_t nin, int *a) {
       return SHAPE("%s: inputs differ outside axis %d: %s and %s", lbl(c), ax + 1,
                    desc(g, in[0], b1, sizeof b1), desc(g, in[i], b2, sizeof b2));
     }
-    d[ax] = dim_add(g, d[ax], Y->dims[ax], 1);
+    d[ax] = dlb_dim_add(g, d[ax], Y->dims[ax], 1);
     if (d[ax] < 0) return d[ax];
   }
-  a[0] = ax + 1; /* normalised (make_op stores a): the backward split reads it */
+  a[0] = ax + 1; /* normalised (dlb_make_op stores a): the backward split reads it */
   return out1(c, nin, in, X->ndims, d, floatdt(g, in[0]));
 }
 
@@ -365,29 +365,29 @@ static int split(ctx *c, const int *in, const int *a, size_t ndims, const int32_
     for (size_t i = 0; i < ndims; i++)
       if ((rc = posdim(c, dims[i], "size", i + 1))) return rc;
     int sum = dims[0];
-    for (size_t i = 1; i < ndims && sum >= 0; i++) sum = dim_add(g, sum, dims[i], 1);
+    for (size_t i = 1; i < ndims && sum >= 0; i++) sum = dlb_dim_add(g, sum, dims[i], 1);
     if (sum < 0) return sum;
     if (sum != whole)
       return SHAPE("%s: sizes do not add up to axis %d of %s", lbl(c), ax + 1, desc(g, in[0], b1, sizeof b1));
     memcpy(sizes, dims, ndims * sizeof *dims);
   } else {
     double v;
-    if (dim_is_const(g, whole, &v) && fmod(v, n) != 0)
+    if (dlb_dim_is_const(g, whole, &v) && fmod(v, n) != 0)
       return SHAPE("%s: axis %d of %s does not split into %d equal parts", lbl(c), ax + 1,
                    desc(g, in[0], b1, sizeof b1), n);
-    int part = dim_scale(g, whole, 1.0 / n);
+    int part = dlb_dim_scale(g, whole, 1.0 / n);
     if (part < 0) return part;
     for (int i = 0; i < n; i++) sizes[i] = part;
   }
   int o = mk(c, 1, in, n);
   if (o < 0) return o;
   g->o[o].attr[0] = ax + 1;
-  if ((rc = add_extra(g, o, (size_t)n, sizes))) return rc;
+  if ((rc = dlb_add_extra(g, o, (size_t)n, sizes))) return rc;
   for (int i = 0; i < n; i++) {
     int32_t d[DLB_GRAPH_MAXRANK];
     memcpy(d, g->t[in[0]].dims, g->t[in[0]].ndims * sizeof *d);
     d[ax] = sizes[i];
-    int t = add_output(g, o, i, g->t[in[0]].ndims, d, floatdt(g, in[0]), DLB_ROLE_ACTIVATION);
+    int t = dlb_add_output(g, o, i, g->t[in[0]].ndims, d, floatdt(g, in[0]), DLB_ROLE_ACTIVATION);
     if (t < 0) return t;
   }
   return o;
@@ -396,7 +396,7 @@ static int split(ctx *c, const int *in, const int *a, size_t ndims, const int32_
 /* The interned product of dims (dim id 0 is the constant 1). */
 static int numel_dim(dlb_graph *g, int ndims, const int32_t *dims) {
   int p = 0; /* dim id 0 is the constant 1 */
-  for (int i = 0; i < ndims && p >= 0; i++) p = dim_mul(g, p, dims[i]);
+  for (int i = 0; i < ndims && p >= 0; i++) p = dlb_dim_mul(g, p, dims[i]);
   return p;
 }
 
@@ -431,7 +431,7 @@ static int slice(ctx *c, const int *in, const int *a, size_t ndims, const int32_
   if ((rc = posdim(c, dims[0], "length", 0))) return rc;
   double len, whole;
   char b1[300];
-  if (dim_is_const(g, dims[0], &len) && dim_is_const(g, g->t[in[0]].dims[ax], &whole) &&
+  if (dlb_dim_is_const(g, dims[0], &len) && dlb_dim_is_const(g, g->t[in[0]].dims[ax], &whole) &&
       (a[1] < 0 || a[1] + len > whole))
     return SHAPE("%s: slice [%d, %d) outside axis %d of %s", lbl(c), a[1], (int)(a[1] + len),
                  ax + 1, desc(g, in[0], b1, sizeof b1));
@@ -494,16 +494,16 @@ static int loss2(ctx *c, const int *in) {
   }
   int nout = c->type == OP_MSE ? 1 : 2;
   if ((o = mk(c, 2, in, nout)) < 0) return o;
-  int t = add_output(g, o, 0, 0, NULL, floatdt(g, in[0]), DLB_ROLE_ACTIVATION);
+  int t = dlb_add_output(g, o, 0, 0, NULL, floatdt(g, in[0]), DLB_ROLE_ACTIVATION);
   if (t < 0) return t;
   if (c->type == OP_XENT) {
-    t = add_output(g, o, 1, g->t[in[0]].ndims, g->t[in[0]].dims, floatdt(g, in[0]), DLB_ROLE_ACTIVATION);
+    t = dlb_add_output(g, o, 1, g->t[in[0]].ndims, g->t[in[0]].dims, floatdt(g, in[0]), DLB_ROLE_ACTIVATION);
   } else if (c->type == OP_CTC) {
-    int s2 = dim_scale(g, g->t[in[1]].dims[1], 2);
-    int lat = s2 < 0 ? s2 : dim_add(g, s2, 0, 1);
+    int s2 = dlb_dim_scale(g, g->t[in[1]].dims[1], 2);
+    int lat = s2 < 0 ? s2 : dlb_dim_add(g, s2, 0, 1);
     if (lat < 0) return lat;
     int32_t d[3] = {g->t[in[0]].dims[1], g->t[in[0]].dims[0], lat};
-    t = add_output(g, o, 1, 3, d, DLB_DT_FP32, DLB_ROLE_ACTIVATION);
+    t = dlb_add_output(g, o, 1, 3, d, DLB_DT_FP32, DLB_ROLE_ACTIVATION);
   }
   return t < 0 ? t : o;
 }
@@ -515,7 +515,7 @@ static const signed char arity[OP_CTC + 1] = {
   [OP_MSE] = 2, [OP_CTC] = 2
 };
 
-int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
+int dlb_make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
             size_t nattr, const int *attrs, size_t ndims, const int32_t *dims, int phase) {
   ctx c;
   c.g = g, c.type = type, c.name = name, c.label[0] = '\0'; /* the label only on errors */
@@ -566,7 +566,7 @@ int make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inp
   if (type == OP_SLICE) p->attr[1] = a[1];
   if (type == OP_CONV && (a[7] < 0 || a[7] > 1))
     return dlb_fail(DLB_EINVAL, "%s: workspace must be 0 (none) or 1 (im2col), got %d", lbl(&c), a[7]);
-  int rc = op_workspace(g, o);
+  int rc = dlb_op_workspace(g, o);
   if (rc < 0) return rc;
   return o;
 }
@@ -590,11 +590,11 @@ int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int
     return dlb_fail(DLB_EINVAL, "op '%.40s...': a name of %zu bytes (at most 480)", name,
                     strlen(name));
   for (size_t i = 0; i < ndims; i++) {
-    d[i] = dim_text(g, dims[i]);
+    d[i] = dlb_dim_text(g, dims[i]);
     if (d[i] < 0) return d[i];
   }
   size_t nt0 = g->nt, no0 = g->no, na0 = g->nargs;
-  int o = make_op(g, type, name, nin, inputs, nattr, attrs, ndims, d, DLB_PHASE_FWD);
+  int o = dlb_make_op(g, type, name, nin, inputs, nattr, attrs, ndims, d, DLB_PHASE_FWD);
   if (o < 0) { /* roll back a half-made op */
     g->nt = nt0, g->no = no0, g->nargs = na0;
     return o;

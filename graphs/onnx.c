@@ -115,13 +115,13 @@ int dlb_onnx_dim(dlb_onnx *m, const Onnx__TensorShapeProto__Dimension *p, const 
     if (p->dim_value < 1 || p->dim_value > ((int64_t)1 << 40))
       return dlb_onnx_fail(m, DLB_EPARSE, "%s dim %d is %lld; a dim must be a positive integer",
                            what, i + 1, (long long)p->dim_value);
-    return dim_const(m->g, (double)p->dim_value);
+    return dlb_dim_const(m->g, (double)p->dim_value);
   }
   if (p && p->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && p->dim_param && *p->dim_param)
     symname(p->dim_param, buf, sizeof buf);
   else
     snprintf(buf, sizeof buf, "d%d", i + 1); /* an unnamed dynamic dim */
-  int d = dim_text(m->g, buf);
+  int d = dlb_dim_text(m->g, buf);
   if (d < 0) return dlb_onnx_fail(m, d, "%s dim %d: %s", what, i + 1, dlb_last_error());
   return d;
 }
@@ -171,16 +171,16 @@ int dlb_onnx_tensor(dlb_onnx *m, oval *v) {
   if (v->state != OV_CONST) return dlb_onnx_fail(m, DLB_EINVAL, "value '%s' is not defined", v->name);
   int role = v->weight ? DLB_ROLE_WEIGHT : DLB_ROLE_ACTIVATION;
   int dt = dlb_onnx_isfloat(v->elem) ? DLB_DT_DEFAULT : v->elem == 6 ? DLB_DT_INT32 : DLB_DT_INT64;
-  int32_t nm = gstr(m->g, v->name);
+  int32_t nm = dlb_gstr(m->g, v->name);
   if (nm < 0) return oom();
-  int t = new_tensor(m->g, nm, v->nd, v->d, dt, role);
+  int t = dlb_new_tensor(m->g, nm, v->nd, v->d, dt, role);
   if (t < 0) return t;
   if (dt != DLB_DT_DEFAULT) m->g->t[t].flags |= TF_DTYPE_SET;
   if (v->weight) {
     double n = 1;
     for (int i = 0; i < v->nd; i++) {
       double x;
-      dim_is_const(m->g, v->d[i], &x);
+      dlb_dim_is_const(m->g, v->d[i], &x);
       n *= x;
     }
     m->facts[DLB_ONNX_WEIGHT_ELEMENTS] += n;
@@ -211,7 +211,7 @@ int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int
     if (tp->dims[i] < 0 || tp->dims[i] > ((int64_t)1 << 40)) /* 0: an empty constant */
       return dlb_onnx_fail(m, DLB_EPARSE, "tensor '%s' dim %zu is %lld", what, i + 1,
                            (long long)tp->dims[i]);
-    v->d[i] = dim_const(m->g, (double)tp->dims[i]);
+    v->d[i] = dlb_dim_const(m->g, (double)tp->dims[i]);
     if (v->d[i] < 0) return v->d[i];
     n *= (double)tp->dims[i];
   }
@@ -256,7 +256,7 @@ int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int
   int off = dlb_onnx_pool(m, got ? got : 1);
   if (off < 0) return off;
   for (size_t i = 0; i < got; i++) {
-    int d = dim_const(m->g, buf[i]);
+    int d = dlb_dim_const(m->g, buf[i]);
     if (d < 0) return d;
     m->pool[off + (int)i] = d;
   }
@@ -294,9 +294,9 @@ static int graph_input(dlb_onnx *m, const Onnx__ValueInfoProto *vi) {
   }
   int fl = dlb_onnx_isfloat(v->elem);
   int dt = fl ? DLB_DT_DEFAULT : v->elem == 6 ? DLB_DT_INT32 : DLB_DT_INT64;
-  int32_t nm = gstr(m->g, vi->name);
+  int32_t nm = dlb_gstr(m->g, vi->name);
   if (nm < 0) return oom();
-  int t = new_tensor(m->g, nm, v->nd, v->d, dt, DLB_ROLE_INPUT);
+  int t = dlb_new_tensor(m->g, nm, v->nd, v->d, dt, DLB_ROLE_INPUT);
   if (t < 0) return t;
   if (!fl) m->g->t[t].flags |= TF_DTYPE_SET;
   v->t = t;
@@ -321,18 +321,18 @@ static int add_loss(dlb_onnx *m, const Onnx__GraphProto *gp) {
   if (nd == 0 && m->loss == DLB_ONNX_LOSS_AUTO) return dlb_graph_set_loss(g, t);
   double c = 0;
   int xent = m->loss == DLB_ONNX_LOSS_XENT ||
-             (m->loss == DLB_ONNX_LOSS_AUTO && nd >= 1 && dim_is_const(g, g->t[t].dims[nd - 1], &c) && c >= 2);
-  int32_t nm = gstr(g, "labels");
+             (m->loss == DLB_ONNX_LOSS_AUTO && nd >= 1 && dlb_dim_is_const(g, g->t[t].dims[nd - 1], &c) && c >= 2);
+  int32_t nm = dlb_gstr(g, "labels");
   if (nm < 0) return oom();
   int32_t dims[DLB_GRAPH_MAXRANK];
   memcpy(dims, g->t[t].dims, sizeof dims);
   if (xent && nd < 1) return dlb_onnx_fail(m, DLB_EINVAL, "loss \"xent\" needs logits of rank >= 1");
-  int lab = new_tensor(g, nm, xent ? nd - 1 : nd, dims, xent ? DLB_DT_INT32 : DLB_DT_DEFAULT, DLB_ROLE_LABEL);
+  int lab = dlb_new_tensor(g, nm, xent ? nd - 1 : nd, dims, xent ? DLB_DT_INT32 : DLB_DT_DEFAULT, DLB_ROLE_LABEL);
   if (lab < 0) return lab;
   if (xent) g->t[lab].flags |= TF_DTYPE_SET;
   int in[2] = {t, lab};
   size_t nt0 = g->nt, no0 = g->no, na0 = g->nargs;
-  int o = make_op(g, xent ? OP_XENT : OP_MSE, "loss", 2, in, 0, NULL, 0, NULL, DLB_PHASE_FWD);
+  int o = dlb_make_op(g, xent ? OP_XENT : OP_MSE, "loss", 2, in, 0, NULL, 0, NULL, DLB_PHASE_FWD);
   if (o < 0) {
     g->nt = nt0, g->no = no0, g->nargs = na0;
     return dlb_onnx_fail(m, o, "adding the loss: %s", dlb_last_error());
@@ -346,7 +346,7 @@ static const char *dims_text(const dlb_graph *g, int n, const int32_t *d, char *
   buf[k++] = '[';
   for (int i = 0; i < n && k + 2 < size; i++) {
     if (i) k += (size_t)snprintf(buf + k, size - k, ", ");
-    if (k < size) k += dim_print(g, d[i], buf + k, size - k);
+    if (k < size) k += dlb_dim_print(g, d[i], buf + k, size - k);
   }
   if (k + 2 > size) k = size - 2;
   buf[k++] = ']';

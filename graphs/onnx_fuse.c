@@ -109,7 +109,7 @@ static int mean_last(dlb_onnx *m, const Onnx__NodeProto *n, int r) {
     oval *a = dlb_onnx_in(m, n, 1);
     if (!a || a->state != OV_CONST || a->nv != 1) return 0;
     double v;
-    if (!dim_is_const(m->g, m->pool[a->v], &v)) return 0;
+    if (!dlb_dim_is_const(m->g, m->pool[a->v], &v)) return 0;
     iv[0] = dlb_onnx_i64(v), ax = iv, k = 1;
   }
   return k == 1 && (ax[0] == -1 || ax[0] == r - 1);
@@ -121,7 +121,7 @@ static int scalar_in(dlb_onnx *m, const Onnx__NodeProto *n, size_t k, double *v)
   if (k >= n->n_input || !n->input[k] || !*n->input[k]) return 0;
   oval *c = dlb_onnx_find(m, n->input[k]);
   if (c && c->state == OV_CONST)
-    return !c->weight && c->nv == 1 && dim_is_const(m->g, m->pool[c->v], v);
+    return !c->weight && c->nv == 1 && dlb_dim_is_const(m->g, m->pool[c->v], v);
   cons *e = slot(m->uses, n->input[k]);
   if (!e->name || e->producer < 0) return 0;
   const Onnx__NodeProto *p = m->model->graph->node[e->producer];
@@ -132,7 +132,7 @@ static int scalar_in(dlb_onnx *m, const Onnx__NodeProto *n, size_t k, double *v)
     memset(&tmp, 0, sizeof tmp);
     tmp.name = "constant";
     if (dlb_onnx_const_tensor(m, &tmp, a->t, 0) || tmp.nv != 1) return 0;
-    return dim_is_const(m->g, m->pool[tmp.v], v);
+    return dlb_dim_is_const(m->g, m->pool[tmp.v], v);
   }
   if ((a = dlb_onnx_attr(p, "value_float")) && a->has_f) { *v = a->f; return 1; }
   return 0;

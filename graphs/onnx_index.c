@@ -34,7 +34,7 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
     if (rc != k) return FAIL("starts and ends differ in length");
     for (int i = 0; i < k; i++) {
       double v;
-      if (dim_is_const(m->g, ed[i], &v)) en[i] = dlb_onnx_i64(v), ed[i] = -1;
+      if (dlb_dim_is_const(m->g, ed[i], &v)) en[i] = dlb_onnx_i64(v), ed[i] = -1;
       else en[i] = 0;
     }
     if (dlb_onnx_in(m, n, 3)) { if ((rc = dlb_onnx_ivals(m, dlb_onnx_in(m, n, 3), ax, DLB_GRAPH_MAXRANK, "axes")) != k) return rc < 0 ? rc : FAIL("axes length"); }
@@ -72,10 +72,10 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
     if (ed[i] >= 0) { /* a symbolic end: [start, end) with 0 <= start, step 1 */
       if (sp[i] != 1 || st[i] < 0)
         return FAIL("slice with the symbolic end on axis %d needs step 1 and a start >= 0", a + 1);
-      int c = dim_const(m->g, (double)st[i]);
-      if (c < 0 || (d[a] = dim_add(m->g, ed[i], c, -1)) < 0) return c < 0 ? c : d[a];
+      int c = dlb_dim_const(m->g, (double)st[i]);
+      if (c < 0 || (d[a] = dlb_dim_add(m->g, ed[i], c, -1)) < 0) return c < 0 ? c : d[a];
       start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
-    } else if (dim_is_const(m->g, dd, &D)) {
+    } else if (dlb_dim_is_const(m->g, dd, &D)) {
       double s = (double)st[i], e = (double)en[i];
       if (sp[i] > 0) {
         if (s < 0) s += D;
@@ -90,19 +90,19 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
       }
       double len = sp[i] > 0 ? ceil((e - s) / (double)sp[i]) : ceil((s - e) / (double)-sp[i]);
       if (len < 0) len = 0;
-      if ((d[a] = dim_const(m->g, len)) < 0) return d[a];
+      if ((d[a] = dlb_dim_const(m->g, len)) < 0) return d[a];
       double s0 = sp[i] > 0 ? s : e + 1;
       start[a] = s0 < 2147483647.0 ? (int)s0 : 0; /* the start changes no cost */
     } else if (sp[i] == 1 && st[i] >= 0 && en[i] >= BIG) {
-      if ((d[a] = dim_add(m->g, dd, dim_const(m->g, (double)st[i]), -1)) < 0) return d[a];
+      if ((d[a] = dlb_dim_add(m->g, dd, dlb_dim_const(m->g, (double)st[i]), -1)) < 0) return d[a];
       start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
     } else if (sp[i] == 1 && st[i] >= 0 && en[i] >= 0 && en[i] < BIG) {
-      if ((d[a] = dim_const(m->g, (double)(en[i] - st[i]))) < 0) return d[a];
+      if ((d[a] = dlb_dim_const(m->g, (double)(en[i] - st[i]))) < 0) return d[a];
       start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
     } else if (sp[i] == 1 && st[i] == 0 && en[i] < 0) {
-      if ((d[a] = dim_add(m->g, dd, dim_const(m->g, (double)-en[i]), -1)) < 0) return d[a];
+      if ((d[a] = dlb_dim_add(m->g, dd, dlb_dim_const(m->g, (double)-en[i]), -1)) < 0) return d[a];
     } else if (sp[i] == 1 && st[i] < 0 && en[i] >= BIG) {
-      if ((d[a] = dim_const(m->g, (double)-st[i])) < 0) return d[a];
+      if ((d[a] = dlb_dim_const(m->g, (double)-st[i])) < 0) return d[a];
     } else {
       return FAIL("slice [%lld:%lld:%lld] of the symbolic axis %d needs that dim bound to a number",
                   (long long)st[i], (long long)en[i], (long long)sp[i], a + 1);
@@ -113,7 +113,7 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
     oval c = *x;
     int nv = 0;
     double len;
-    if (c.nd == 1 && c.nv && k == 1 && sp[0] == 1 && dim_is_const(m->g, d[0], &len) && len <= c.nv &&
+    if (c.nd == 1 && c.nv && k == 1 && sp[0] == 1 && dlb_dim_is_const(m->g, d[0], &len) && len <= c.nv &&
         start[0] >= 0 && start[0] + len <= c.nv)
       nv = (int)len;
     oval *v = dlb_onnx_set_c(m, n, 0, c.nd, d, nv, c.elem);
@@ -153,7 +153,7 @@ int dlb_onnx_op_gather(dlb_onnx *m, const Onnx__NodeProto *n) {
     if (!v) return dlb_last_status();
     for (int k = 0; k < nv; k++) {
       double idx;
-      if (!dim_is_const(m->g, m->pool[ci.v + k], &idx)) return FAIL("symbolic index");
+      if (!dlb_dim_is_const(m->g, m->pool[ci.v + k], &idx)) return FAIL("symbolic index");
       if (idx < 0) idx += c.nv;
       if (idx < 0 || idx >= c.nv) return FAIL("index %g out of range", idx);
       m->pool[v->v + k] = m->pool[c.v + (int)idx];
@@ -163,14 +163,14 @@ int dlb_onnx_op_gather(dlb_onnx *m, const Onnx__NodeProto *n) {
   int elem = x->elem;
   if (i->state == OV_CONST && i->nv && i->nv <= 1 + 0 * i->nd) { /* one index: a slice */
     double idx;
-    if (!dim_is_const(m->g, m->pool[i->v], &idx)) return FAIL("symbolic index");
+    if (!dlb_dim_is_const(m->g, m->pool[i->v], &idx)) return FAIL("symbolic index");
     int t = dlb_onnx_tens(m, x);
     if (t < 0) return t;
     double D;
-    if (idx < 0 && dim_is_const(m->g, x->d[ax], &D)) idx += D;
-    if (dim_is_const(m->g, x->d[ax], &D) && (idx < 0 || idx >= D)) return FAIL("index %g out of range", idx);
+    if (idx < 0 && dlb_dim_is_const(m->g, x->d[ax], &D)) idx += D;
+    if (dlb_dim_is_const(m->g, x->d[ax], &D) && (idx < 0 || idx >= D)) return FAIL("index %g out of range", idx);
     if (idx >= 2147483647.0) return FAIL("index %g out of range", idx);
-    if ((t = dlb_onnx_slice(m, n, "/index", t, ax, idx < 0 ? 0 : (int)idx, dim_const(m->g, 1))) < 0) return t;
+    if ((t = dlb_onnx_slice(m, n, "/index", t, ax, idx < 0 ? 0 : (int)idx, dlb_dim_const(m->g, 1))) < 0) return t;
     return dlb_onnx_set_t(m, n, 0, dlb_onnx_reshape(m, n, NULL, t, r, d), elem);
   }
   if (ax != 0) return FAIL("Gather along axis %d of a tensor with a tensor of indices is not supported", ax + 1);

@@ -21,7 +21,7 @@ int dlb_onnx_op_matmul(dlb_onnx *m, const Onnx__NodeProto *n) {
   int elem = a->state == OV_TENSOR ? a->elem : b->elem;
   int ta = dlb_onnx_tens(m, a), tb = ta < 0 ? ta : dlb_onnx_tens(m, b);
   if (tb < 0) return tb;
-  int one = dim_const(m->g, 1);
+  int one = dlb_dim_const(m->g, 1);
   if (m->g->t[ta].ndims == 1) {
     int32_t d[2] = {one, m->g->t[ta].dims[0]};
     if ((ta = dlb_onnx_reshape(m, n, "/a", ta, 2, d)) < 0) return ta;
@@ -74,7 +74,7 @@ static int window_attrs(dlb_onnx *m, const Onnx__NodeProto *n, const oval *x, in
   if (dlb_onnx_astr(n, "auto_pad", "SAME_UPPER") || dlb_onnx_astr(n, "auto_pad", "SAME_LOWER")) {
     for (int i = 0; i < sp; i++) {
       double D;
-      if (!dim_is_const(m->g, x->d[2 + i], &D)) return FAIL("auto_pad SAME needs numeric spatial dims");
+      if (!dlb_dim_is_const(m->g, x->d[2 + i], &D)) return FAIL("auto_pad SAME needs numeric spatial dims");
       double o = ceil(D / (double)s[i]), tot = (o - 1) * (double)s[i] + (double)(dl[i] * (k[i] - 1) + 1) - D;
       if (tot < 0) tot = 0;
       pb[i] = (int64_t)floor(tot / 2), pe[i] = (int64_t)tot - pb[i];
@@ -87,7 +87,7 @@ static int window_attrs(dlb_onnx *m, const Onnx__NodeProto *n, const oval *x, in
       /* an asymmetric pad that does not change the output size behaves as the smaller one */
       double D;
       int64_t lo = pb[i] < pe[i] ? pb[i] : pe[i], span = dl[i] * (k[i] - 1) + 1;
-      if (!dim_is_const(m->g, x->d[2 + i], &D) ||
+      if (!dlb_dim_is_const(m->g, x->d[2 + i], &D) ||
           floor((D + (double)(pb[i] + pe[i]) - (double)span) / (double)s[i]) !=
           floor((D + 2.0 * (double)lo - (double)span) / (double)s[i]))
         return FAIL("asymmetric pads (%lld, %lld) on spatial axis %d are not supported",
@@ -110,7 +110,7 @@ int dlb_onnx_op_conv(dlb_onnx *m, const Onnx__NodeProto *n) {
   int64_t k[2], s[2], dl[2];
   double kv;
   for (int i = 0; i < sp; i++) {
-    if (!dim_is_const(m->g, w->d[2 + i], &kv) || kv < 1 || kv > (1 << 20))
+    if (!dlb_dim_is_const(m->g, w->d[2 + i], &kv) || kv < 1 || kv > (1 << 20))
       return FAIL("kernel dims must be numbers in 1..2^20");
     k[i] = (int64_t)kv;
   }
@@ -134,12 +134,12 @@ int dlb_onnx_op_conv(dlb_onnx *m, const Onnx__NodeProto *n) {
   if (b) {
     if (b->state == OV_CONST && b->weight && b->t < 0 && b->nd == 1) { /* [C] -> [C, 1(, 1)] */
       b->nd = 1 + sp;
-      for (int i = 1; i <= sp; i++) b->d[i] = dim_const(m->g, 1);
+      for (int i = 1; i <= sp; i++) b->d[i] = dlb_dim_const(m->g, 1);
     }
     int tb = dlb_onnx_tens(m, b);
     if (tb < 0) return tb;
     if (m->g->t[tb].ndims == 1) {
-      int32_t d[3] = {m->g->t[tb].dims[0], dim_const(m->g, 1), dim_const(m->g, 1)};
+      int32_t d[3] = {m->g->t[tb].dims[0], dlb_dim_const(m->g, 1), dlb_dim_const(m->g, 1)};
       if ((tb = dlb_onnx_reshape(m, n, "/bias_shape", tb, 1 + sp, d)) < 0) return tb;
     }
     if ((t = dlb_onnx_op2(m, n, OP_ADD, "/bias", t, tb)) < 0) return t;
@@ -158,7 +158,7 @@ int dlb_onnx_op_pool(dlb_onnx *m, const Onnx__NodeProto *n) {
   if (glob) {
     if ((t = dlb_onnx_tens(m, x)) < 0) return t;
     if ((t = dlb_onnx_op1(m, n, maxp ? OP_GMAXPOOL : OP_GAVGPOOL, NULL, t)) < 0) return t;
-    int32_t d[4] = {x->d[0], x->d[1], dim_const(m->g, 1), dim_const(m->g, 1)};
+    int32_t d[4] = {x->d[0], x->d[1], dlb_dim_const(m->g, 1), dlb_dim_const(m->g, 1)};
     return dlb_onnx_set_t(m, n, 0, dlb_onnx_reshape(m, n, "/keepdims", t, x->nd, d), elem);
   }
   int64_t k[2], s[2], dl[2];
@@ -176,7 +176,7 @@ int dlb_onnx_op_pool(dlb_onnx *m, const Onnx__NodeProto *n) {
     ** smallest larger symmetric pad (its extra windows cost as the partial ones would) */
     for (int i = 0; i < sp; i++) {
       double D;
-      if (!dim_is_const(m->g, x->d[2 + i], &D)) return FAIL("ceil_mode needs numeric spatial dims");
+      if (!dlb_dim_is_const(m->g, x->d[2 + i], &D)) return FAIL("ceil_mode needs numeric spatial dims");
       double num = D + 2.0 * p[i] - (double)k[i], want = ceil(num / (double)s[i]) + 1;
       if ((want - 1) * (double)s[i] >= D + p[i]) want--;
       int q = p[i];
@@ -226,7 +226,7 @@ int dlb_onnx_op_pad(dlb_onnx *m, const Onnx__NodeProto *n) {
   for (int i = 0; i < r - 2; i++) {
     v->pad[i] = (int)pv[2 + i], v->pad[2 + i] = (int)pv[r + 2 + i];
     double D;
-    if (dim_is_const(m->g, c.d[2 + i], &D)) v->d[2 + i] = dim_const(m->g, D + (double)(pv[2 + i] + pv[r + 2 + i]));
+    if (dlb_dim_is_const(m->g, c.d[2 + i], &D)) v->d[2 + i] = dlb_dim_const(m->g, D + (double)(pv[2 + i] + pv[r + 2 + i]));
   }
   return DLB_OK;
 }
@@ -269,10 +269,10 @@ int dlb_onnx_op_recurrent(dlb_onnx *m, const Onnx__NodeProto *n) {
   if (x->nd != 3 || w->nd != 3 || rr->nd != 3) return dlb_onnx_fail(m, DLB_ESHAPE, "X, W and R must have rank 3");
   if (dlb_onnx_aint(n, "layout", 0) != 0) return FAIL("layout = 1 (batch first) is not supported");
   double D, Hd;
-  if (!dim_is_const(m->g, w->d[0], &D) || (D != 1 && D != 2)) return FAIL("num_directions must be 1 or 2");
-  int H = dim_scale(m->g, w->d[1], 1.0 / ng);
+  if (!dlb_dim_is_const(m->g, w->d[0], &D) || (D != 1 && D != 2)) return FAIL("num_directions must be 1 or 2");
+  int H = dlb_dim_scale(m->g, w->d[1], 1.0 / ng);
   if (H < 0) return H;
-  if (!dim_is_const(m->g, H, &Hd)) return FAIL("hidden size must be a number");
+  if (!dlb_dim_is_const(m->g, H, &Hd)) return FAIL("hidden size must be a number");
   int elem = x->elem, tx = dlb_onnx_tens(m, x), tw = tx < 0 ? tx : dlb_onnx_tens(m, w), tr = tw < 0 ? tw : dlb_onnx_tens(m, rr);
   int tb = bb && tr >= 0 ? dlb_onnx_tens(m, bb) : -1;
   if (tr < 0 || (bb && tb < 0)) return tr < 0 ? tr : tb;
@@ -283,9 +283,9 @@ int dlb_onnx_op_recurrent(dlb_onnx *m, const Onnx__NodeProto *n) {
 #define SFX(s) (snprintf(sx, sizeof sx, "/d%d/%s", dir, s), sx)
     int32_t w2[2] = {w->d[1], w->d[2]}, r2[2] = {rr->d[1], rr->d[2]};
     if (D == 2) {
-      if ((wd = dlb_onnx_slice(m, n, SFX("w"), tw, 0, dir, dim_const(m->g, 1))) < 0) return wd;
-      if ((rd = dlb_onnx_slice(m, n, SFX("r"), tr, 0, dir, dim_const(m->g, 1))) < 0) return rd;
-      if (tb >= 0 && (bd = dlb_onnx_slice(m, n, SFX("b"), tb, 0, dir, dim_const(m->g, 1))) < 0) return bd;
+      if ((wd = dlb_onnx_slice(m, n, SFX("w"), tw, 0, dir, dlb_dim_const(m->g, 1))) < 0) return wd;
+      if ((rd = dlb_onnx_slice(m, n, SFX("r"), tr, 0, dir, dlb_dim_const(m->g, 1))) < 0) return rd;
+      if (tb >= 0 && (bd = dlb_onnx_slice(m, n, SFX("b"), tb, 0, dir, dlb_dim_const(m->g, 1))) < 0) return bd;
     }
     if ((wd = dlb_onnx_reshape(m, n, SFX("w2"), wd, 2, w2)) < 0) return wd;
     if ((rd = dlb_onnx_reshape(m, n, SFX("r2"), rd, 2, r2)) < 0) return rd;
@@ -298,7 +298,7 @@ int dlb_onnx_op_recurrent(dlb_onnx *m, const Onnx__NodeProto *n) {
     int hp = dlb_onnx_first(m, dlb_onnx_mk(m, n, OP_MATMUL, SFX("h_proj"), 2, ins, 2, tb1, 0, NULL));
     if (hp < 0) return hp;
     if (bd >= 0) {
-      int32_t b1[1] = {dim_scale(m->g, H, 2 * ng)};
+      int32_t b1[1] = {dlb_dim_scale(m->g, H, 2 * ng)};
       int bv = dlb_onnx_reshape(m, n, SFX("b1"), bd, 1, b1);
       if (bv < 0) return bv;
       int a2[2] = {1, 2};
@@ -350,15 +350,15 @@ int dlb_onnx_op_recurrent(dlb_onnx *m, const Onnx__NodeProto *n) {
 #undef SFX
   }
   /* Y [seq, dirs, batch, H]; Y_h, Y_c [dirs, batch, H] (the last step's state) */
-  int32_t yd[4] = {x->d[0], dim_const(m->g, 1), x->d[1], H};
+  int32_t yd[4] = {x->d[0], dlb_dim_const(m->g, 1), x->d[1], H};
   int y[2], yh[2], yc[2];
-  int32_t hd[3] = {dim_const(m->g, 1), x->d[1], H};
+  int32_t hd[3] = {dlb_dim_const(m->g, 1), x->d[1], H};
   for (int dir = 0; dir < (int)D; dir++) {
     if ((y[dir] = dlb_onnx_reshape(m, n, dir ? "/d1/y" : "/d0/y", ys[dir], 4, yd)) < 0) return y[dir];
-    int last = dlb_onnx_slice(m, n, dir ? "/d1/last" : "/d0/last", ys[dir], 0, 0, dim_const(m->g, 1));
+    int last = dlb_onnx_slice(m, n, dir ? "/d1/last" : "/d0/last", ys[dir], 0, 0, dlb_dim_const(m->g, 1));
     if (last < 0 || (yh[dir] = dlb_onnx_reshape(m, n, dir ? "/d1/y_h" : "/d0/y_h", last, 3, hd)) < 0) return -1;
     if (lstm) {
-      int lc = dlb_onnx_slice(m, n, dir ? "/d1/last_c" : "/d0/last_c", cs[dir], 0, 0, dim_const(m->g, 1));
+      int lc = dlb_onnx_slice(m, n, dir ? "/d1/last_c" : "/d0/last_c", cs[dir], 0, 0, dlb_dim_const(m->g, 1));
       if (lc < 0 || (yc[dir] = dlb_onnx_reshape(m, n, dir ? "/d1/y_c" : "/d0/y_c", lc, 3, hd)) < 0) return -1;
     }
   }
@@ -414,7 +414,7 @@ int dlb_onnx_skip(dlb_onnx *m, const Onnx__NodeProto *n) {
       if (ny == nd) {
         o = dlb_onnx_reshape(m, n, sfx, y, r, d);
       } else {
-        int a[2] = {0, 1}, one = dim_const(m->g, 1);
+        int a[2] = {0, 1}, one = dlb_dim_const(m->g, 1);
         int32_t ones[DLB_GRAPH_MAXRANK];
         for (int k = 0; k < r; k++) ones[k] = one;
         int sm = dlb_onnx_first(m, dlb_onnx_mk(m, n, OP_SUM, "/sum", 1, &y, 2, a, 0, NULL));

@@ -100,7 +100,7 @@ int dlb_onnx_mk(dlb_onnx *m, const Onnx__NodeProto *n, int type, const char *suf
   snprintf(name, sizeof name, "%s%s", base, suffix ? suffix : "");
   dlb_graph *g = m->g;
   size_t nt0 = g->nt, no0 = g->no, na0 = g->nargs;
-  int o = make_op(g, type, name, nin, ins, nattr, attrs, ndims, dims, DLB_PHASE_FWD);
+  int o = dlb_make_op(g, type, name, nin, ins, nattr, attrs, ndims, dims, DLB_PHASE_FWD);
   if (o < 0) {
     g->nt = nt0, g->no = no0, g->nargs = na0;
     return dlb_onnx_fail(m, o, "%s", dlb_last_error());
@@ -144,7 +144,7 @@ double dlb_onnx_numel_const(dlb_onnx *m, const oval *v, int *ok) {
   double p = 1, x;
   *ok = 1;
   for (int i = 0; i < v->nd; i++) {
-    if (!dim_is_const(m->g, v->d[i], &x)) { *ok = 0; return 0; }
+    if (!dlb_dim_is_const(m->g, v->d[i], &x)) { *ok = 0; return 0; }
     p *= x;
   }
   return p;
@@ -158,12 +158,12 @@ int dlb_onnx_scalar_const(dlb_onnx *m, const oval *v) {
 
 /* Integer values of constant v into out (max entries); count, or <0 naming what. */
 int dlb_onnx_ivals(dlb_onnx *m, const oval *v, int64_t *out, int max, const char *what) {
-  if (v->state != OV_CONST || (v->nv == 0 && !(v->nd == 1 && v->d[0] == dim_const(m->g, 0))))
+  if (v->state != OV_CONST || (v->nv == 0 && !(v->nd == 1 && v->d[0] == dlb_dim_const(m->g, 0))))
     return FAIL("%s ('%s') must be a constant known at import time", what, v->name);
   if (v->nv > max) return FAIL("%s has %d values (at most %d)", what, v->nv, max);
   for (int i = 0; i < v->nv; i++) {
     double x;
-    if (!dim_is_const(m->g, m->pool[v->v + i], &x))
+    if (!dlb_dim_is_const(m->g, m->pool[v->v + i], &x))
       return FAIL("%s value %d is symbolic; it must be a number", what, i + 1);
     out[i] = dlb_onnx_i64(x);
   }
@@ -176,7 +176,7 @@ int dlb_onnx_dvals(dlb_onnx *m, const oval *v, int32_t *out, const char *what) {
     return FAIL("%s ('%s') must be a constant known at import time", what, v->name);
   if (v->nv == 0) {
     double x;
-    if (dim_is_const(m->g, v->d[0], &x) && x == 0) return 0;
+    if (dlb_dim_is_const(m->g, v->d[0], &x) && x == 0) return 0;
     return FAIL("%s ('%s') must be a constant known at import time", what, v->name);
   }
   if (v->nv > DLB_GRAPH_MAXRANK) return FAIL("%s has %d entries (rank at most %d)", what, v->nv, DLB_GRAPH_MAXRANK);
@@ -188,11 +188,11 @@ int dlb_onnx_dvals(dlb_onnx *m, const oval *v, int32_t *out, const char *what) {
 int dlb_onnx_ddiv(dlb_onnx *m, int a, int b, const char *what) {
   dlb_graph *g = m->g;
   double x, y;
-  if (a == b) return dim_const(g, 1);
-  if (dim_is_const(g, b, &y)) {
+  if (a == b) return dlb_dim_const(g, 1);
+  if (dlb_dim_is_const(g, b, &y)) {
     if (y == 0) return FAIL("%s: division by zero", what);
-    if (dim_is_const(g, a, &x)) return dim_const(g, x / y);
-    return dim_scale(g, a, 1 / y);
+    if (dlb_dim_is_const(g, a, &x)) return dlb_dim_const(g, x / y);
+    return dlb_dim_scale(g, a, 1 / y);
   }
   const dimtab *dt = &g->dims;
   if (dt->len[b] == 1) {
@@ -207,24 +207,24 @@ int dlb_onnx_ddiv(dlb_onnx *m, int a, int b, const char *what) {
       buf[i].key = t.key - mono.key;
       buf[i].c = t.c / mono.c;
     }
-    return dim_intern(g, buf, (size_t)n);
+    return dlb_dim_intern(g, buf, (size_t)n);
   }
 fail:;
   char b1[128], b2[128];
-  dim_print(g, a, b1, sizeof b1);
-  dim_print(g, b, b2, sizeof b2);
+  dlb_dim_print(g, a, b1, sizeof b1);
+  dlb_dim_print(g, b, b2, sizeof b2);
   return FAIL("%s: cannot divide %s by %s", what, b1, b2);
 }
 
 int dlb_onnx_dprod(dlb_onnx *m, int nd, const int32_t *d) {
-  int p = dim_const(m->g, 1);
-  for (int i = 0; i < nd && p >= 0; i++) p = dim_mul(m->g, p, d[i]);
+  int p = dlb_dim_const(m->g, 1);
+  for (int i = 0; i < nd && p >= 0; i++) p = dlb_dim_mul(m->g, p, d[i]);
   return p;
 }
 
 /* NumPy broadcast of two dim lists into out; rank or <0. */
 int dlb_onnx_bcast(dlb_onnx *m, int na, const int32_t *a, int nb, const int32_t *b, int32_t *out) {
-  int r = na > nb ? na : nb, one = dim_const(m->g, 1);
+  int r = na > nb ? na : nb, one = dlb_dim_const(m->g, 1);
   for (int i = 0; i < r; i++) {
     int ia = na - r + i, ib = nb - r + i;
     int32_t da = ia >= 0 ? a[ia] : one, db = ib >= 0 ? b[ib] : one;
@@ -270,7 +270,7 @@ int dlb_onnx_ints_or(const Onnx__NodeProto *n, const char *name, int sp, int64_t
 int dlb_onnx_source(dlb_onnx *m, const Onnx__NodeProto *n, const char *what, int nd, const int32_t *d) {
   char nm[300];
   snprintf(nm, sizeof nm, "%s/%s", n->name && *n->name ? n->name : n->op_type, what);
-  int32_t gs = gstr(m->g, nm);
+  int32_t gs = dlb_gstr(m->g, nm);
   if (gs < 0) return dlb_fail(DLB_ENOMEM, "onnx: out of memory");
-  return new_tensor(m->g, gs, nd, d, DLB_DT_DEFAULT, DLB_ROLE_ACTIVATION);
+  return dlb_new_tensor(m->g, gs, nd, d, DLB_DT_DEFAULT, DLB_ROLE_ACTIVATION);
 }

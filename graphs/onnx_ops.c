@@ -47,8 +47,8 @@ static int unary(dlb_onnx *m, const Onnx__NodeProto *n) {
     for (int i = 0; i < nv; i++) {
       double a;
       int d = m->pool[c.v + i];
-      if (n->op_type[0] == 'N') d = dim_scale(m->g, d, -1);
-      else if (dim_is_const(m->g, d, &a)) d = dim_const(m->g, n->op_type[0] == 'F' ? floor(a) : ceil(a));
+      if (n->op_type[0] == 'N') d = dlb_dim_scale(m->g, d, -1);
+      else if (dlb_dim_is_const(m->g, d, &a)) d = dlb_dim_const(m->g, n->op_type[0] == 'F' ? floor(a) : ceil(a));
       if (d < 0) return d;
       m->pool[v->v + i] = d;
     }
@@ -75,7 +75,7 @@ static int cast(dlb_onnx *m, const Onnx__NodeProto *n) {
       for (int i = 0; i < v->nv; i++) {
         double a;
         int d = m->pool[v->v + i];
-        if (dim_is_const(m->g, d, &a)) d = dim_const(m->g, trunc(a));
+        if (dlb_dim_is_const(m->g, d, &a)) d = dlb_dim_const(m->g, trunc(a));
         if (d < 0) return d;
         m->pool[off + i] = d;
       }
@@ -99,12 +99,12 @@ static int fold2(dlb_onnx *m, const Onnx__NodeProto *n, const oval *a, const ova
   for (int i = 0; i < nv; i++) {
     int x = m->pool[a->v + (a->nv == 1 ? 0 : i)], y = m->pool[b->v + (b->nv == 1 ? 0 : i)], z;
     double p, q;
-    int cp = dim_is_const(m->g, x, &p), cq = dim_is_const(m->g, y, &q);
-    if (!strcmp(op, "Add")) z = dim_add(m->g, x, y, 1);
-    else if (!strcmp(op, "Sub")) z = dim_add(m->g, x, y, -1);
-    else if (!strcmp(op, "Mul")) z = dim_mul(m->g, x, y);
+    int cp = dlb_dim_is_const(m->g, x, &p), cq = dlb_dim_is_const(m->g, y, &q);
+    if (!strcmp(op, "Add")) z = dlb_dim_add(m->g, x, y, 1);
+    else if (!strcmp(op, "Sub")) z = dlb_dim_add(m->g, x, y, -1);
+    else if (!strcmp(op, "Mul")) z = dlb_dim_mul(m->g, x, y);
     else if (!strcmp(op, "Div")) {
-      if (cp && cq && q != 0) z = dim_const(m->g, dlb_onnx_isfloat(a->elem) ? p / q : trunc(p / q));
+      if (cp && cq && q != 0) z = dlb_dim_const(m->g, dlb_onnx_isfloat(a->elem) ? p / q : trunc(p / q));
       else z = dlb_onnx_ddiv(m, x, y, "Div");
     } else if (cp && cq) {
       double v;
@@ -121,9 +121,9 @@ static int fold2(dlb_onnx *m, const Onnx__NodeProto *n, const oval *a, const ova
       else if (!strcmp(op, "Or")) v = p != 0 || q != 0;
       else return 0;
       if (!isfinite(v)) return 0;
-      z = dim_const(m->g, v);
+      z = dlb_dim_const(m->g, v);
     } else if (!strcmp(op, "Equal") && (x == y || (cp && p <= 0) || (cq && q <= 0))) {
-      z = dim_const(m->g, x == y); /* dims are positive: a symbolic dim is never <= 0 */
+      z = dlb_dim_const(m->g, x == y); /* dims are positive: a symbolic dim is never <= 0 */
     } else {
       return 0;
     }
@@ -198,14 +198,14 @@ static int where(dlb_onnx *m, const Onnx__NodeProto *n) {
     ok = ok && (c->nv == nv || c->nv == 1) && (a->nv == nv || a->nv == 1) && (b->nv == nv || b->nv == 1);
     for (int i = 0; ok && i < c->nv; i++) {
       double x;
-      ok = dim_is_const(m->g, m->pool[c->v + i], &x);
+      ok = dlb_dim_is_const(m->g, m->pool[c->v + i], &x);
     }
     oval cc = *c, ca = *a, cb = *b;
     oval *v = dlb_onnx_set_c(m, n, 0, r, d2, ok ? nv : 0, ca.elem);
     if (!v) return dlb_last_status();
     for (int i = 0; ok && i < nv; i++) {
       double x;
-      dim_is_const(m->g, m->pool[cc.v + (cc.nv == 1 ? 0 : i)], &x);
+      dlb_dim_is_const(m->g, m->pool[cc.v + (cc.nv == 1 ? 0 : i)], &x);
       m->pool[v->v + i] = x != 0 ? m->pool[ca.v + (ca.nv == 1 ? 0 : i)] : m->pool[cb.v + (cb.nv == 1 ? 0 : i)];
     }
     return DLB_OK;
@@ -232,13 +232,13 @@ static int constant(dlb_onnx *m, const Onnx__NodeProto *n) {
     if ((off = dlb_onnx_pool(m, 1)) < 0) return off;
     v = dlb_onnx_find(m, n->output[0]);
     v->elem = 7, v->nv = 1, v->v = off;
-    return (m->pool[off] = dim_const(m->g, (double)a->i)) < 0 ? m->pool[off] : DLB_OK;
+    return (m->pool[off] = dlb_dim_const(m->g, (double)a->i)) < 0 ? m->pool[off] : DLB_OK;
   }
   if ((a = dlb_onnx_attr(n, "value_float")) && a->has_f) {
     if ((off = dlb_onnx_pool(m, 1)) < 0) return off;
     v = dlb_onnx_find(m, n->output[0]);
     v->elem = 1, v->nv = isfinite(a->f) ? 1 : 0, v->v = off;
-    return (m->pool[off] = dim_const(m->g, isfinite(a->f) ? a->f : 0)) < 0 ? m->pool[off] : DLB_OK;
+    return (m->pool[off] = dlb_dim_const(m->g, isfinite(a->f) ? a->f : 0)) < 0 ? m->pool[off] : DLB_OK;
   }
   if ((a = dlb_onnx_attr(n, "value_ints")) || (a = dlb_onnx_attr(n, "value_floats"))) {
     size_t k = a->n_ints ? a->n_ints : a->n_floats;
@@ -246,10 +246,10 @@ static int constant(dlb_onnx *m, const Onnx__NodeProto *n) {
     if ((off = dlb_onnx_pool(m, k ? k : 1)) < 0) return off;
     v = dlb_onnx_find(m, n->output[0]);
     v->elem = a->n_ints ? 7 : 1, v->nv = (int)k, v->v = off, v->nd = 1;
-    if ((v->d[0] = dim_const(m->g, (double)k)) < 0) return v->d[0];
+    if ((v->d[0] = dlb_dim_const(m->g, (double)k)) < 0) return v->d[0];
     for (size_t i = 0; i < k; i++) {
       double x = a->n_ints ? (double)a->ints[i] : a->floats[i];
-      if ((m->pool[off + (int)i] = dim_const(m->g, isfinite(x) ? x : 0)) < 0) return m->pool[off + (int)i];
+      if ((m->pool[off + (int)i] = dlb_dim_const(m->g, isfinite(x) ? x : 0)) < 0) return m->pool[off + (int)i];
     }
     return DLB_OK;
   }
@@ -266,7 +266,7 @@ static int shape(dlb_onnx *m, const Onnx__NodeProto *n) {
   if (en < 0) en += r;
   s = st < 0 ? 0 : st > r ? r : (int)st;
   e = en < s ? s : en > r ? r : (int)en;
-  int32_t d[DLB_GRAPH_MAXRANK], len = dim_const(m->g, e - s);
+  int32_t d[DLB_GRAPH_MAXRANK], len = dlb_dim_const(m->g, e - s);
   memcpy(d, x->d + s, (size_t)(e - s) * sizeof *d);
   oval *v = dlb_onnx_set_c(m, n, 0, 1, &len, e - s, 7);
   if (!v) return dlb_last_status();
@@ -346,7 +346,7 @@ static int unsqueeze(dlb_onnx *m, const Onnx__NodeProto *n) {
     mark[a] = 1;
   }
   int32_t d[DLB_GRAPH_MAXRANK];
-  for (int i = 0, j = 0; i < r; i++) d[i] = mark[i] ? dim_const(m->g, 1) : j < x->nd ? x->d[j++] : dim_const(m->g, 1);
+  for (int i = 0, j = 0; i < r; i++) d[i] = mark[i] ? dlb_dim_const(m->g, 1) : j < x->nd ? x->d[j++] : dlb_dim_const(m->g, 1);
   return redim(m, n, x, r, d);
 }
 
@@ -355,7 +355,7 @@ static int squeeze(dlb_onnx *m, const Onnx__NodeProto *n) {
   int rc = dlb_onnx_need(m, n, 0, &x);
   if (rc) return rc;
   int64_t ax[DLB_GRAPH_MAXRANK];
-  int k = axes_of(m, n, 1, ax), one = dim_const(m->g, 1);
+  int k = axes_of(m, n, 1, ax), one = dlb_dim_const(m->g, 1);
   if (k < 0) return k;
   int mark[DLB_GRAPH_MAXRANK] = {0};
   for (int i = 0; i < k; i++) {
@@ -393,7 +393,7 @@ static int reshape_op(dlb_onnx *m, const Onnx__NodeProto *n) {
   int allowzero = (int)dlb_onnx_aint(n, "allowzero", 0), infer = -1;
   for (int i = 0; i < r; i++) {
     double v;
-    if (!dim_is_const(m->g, d[i], &v)) continue;
+    if (!dlb_dim_is_const(m->g, d[i], &v)) continue;
     if (v == 0 && !allowzero) {
       if (i >= x->nd) return FAIL("target dim %d is 0 (copy) beyond the input's rank", i + 1);
       d[i] = x->d[i];
@@ -463,13 +463,13 @@ static int concat(dlb_onnx *m, const Onnx__NodeProto *n) {
   if ((rc = dlb_onnx_axis0(m, dlb_onnx_aint(n, "axis", 0), x0->nd, &ax))) return rc;
   int32_t d[DLB_GRAPH_MAXRANK];
   memcpy(d, x0->d, sizeof d);
-  int zero = dim_const(m->g, 0);
+  int zero = dlb_dim_const(m->g, 0);
   for (size_t i = 0; i < k; i++) {
     oval *x = dlb_onnx_in(m, n, i);
     if (!x) return FAIL("input %zu is missing", i + 1);
     if (x->nd != x0->nd) return dlb_onnx_fail(m, DLB_ESHAPE, "inputs of different rank");
     if (x->state != OV_CONST || x->weight) allc = 0;
-    if (i && (d[ax] = dim_add(m->g, d[ax], x->d[ax], 1)) < 0) return d[ax];
+    if (i && (d[ax] = dlb_dim_add(m->g, d[ax], x->d[ax], 1)) < 0) return d[ax];
     nvs += x->nv;
   }
   if (allc) {
@@ -521,10 +521,10 @@ static int split(dlb_onnx *m, const Onnx__NodeProto *n) {
   }
   if (ns && ns != k) return FAIL("%zu split sizes for %zu outputs", ns, k);
   for (size_t i = 0; i < ns; i++)
-    if ((sizes[i] = dim_const(m->g, (double)p[i])) < 0) return sizes[i];
+    if ((sizes[i] = dlb_dim_const(m->g, (double)p[i])) < 0) return sizes[i];
   if (x->state == OV_CONST && !x->weight) {
     oval c = *x;
-    int part = ns ? 0 : dlb_onnx_ddiv(m, c.d[ax], dim_const(m->g, (double)k), "Split");
+    int part = ns ? 0 : dlb_onnx_ddiv(m, c.d[ax], dlb_dim_const(m->g, (double)k), "Split");
     if (part < 0) return part;
     for (size_t i = 0; i < k; i++) {
       int32_t d[DLB_GRAPH_MAXRANK];
@@ -558,7 +558,7 @@ static int const_of_shape(dlb_onnx *m, const Onnx__NodeProto *n) {
     tmp.name = "value";
     if ((rc = dlb_onnx_const_tensor(m, &tmp, a->t, 0))) return rc;
     elem = tmp.elem;
-    if (tmp.nv) dim_is_const(m->g, m->pool[tmp.v], &fill);
+    if (tmp.nv) dlb_dim_is_const(m->g, m->pool[tmp.v], &fill);
   }
   oval tmp = {0};
   tmp.nd = r;
@@ -568,7 +568,7 @@ static int const_of_shape(dlb_onnx *m, const Onnx__NodeProto *n) {
   int nv = ok && cnt <= 64 ? (int)cnt : 0;
   oval *v = dlb_onnx_set_c(m, n, 0, r, d, nv, elem);
   if (!v) return dlb_last_status();
-  for (int k = 0; k < nv; k++) m->pool[v->v + k] = dim_const(m->g, fill);
+  for (int k = 0; k < nv; k++) m->pool[v->v + k] = dlb_dim_const(m->g, fill);
   return DLB_OK;
 }
 
@@ -578,20 +578,20 @@ static int range(dlb_onnx *m, const Onnx__NodeProto *n) {
   if ((rc = dlb_onnx_need(m, n, 0, &s)) || (rc = dlb_onnx_need(m, n, 1, &l)) || (rc = dlb_onnx_need(m, n, 2, &dl))) return rc;
   double a, b, c;
   int len;
-  if (s->nv && l->nv && dl->nv && dim_is_const(m->g, m->pool[s->v], &a) &&
-      dim_is_const(m->g, m->pool[l->v], &b) && dim_is_const(m->g, m->pool[dl->v], &c) && c != 0) {
+  if (s->nv && l->nv && dl->nv && dlb_dim_is_const(m->g, m->pool[s->v], &a) &&
+      dlb_dim_is_const(m->g, m->pool[l->v], &b) && dlb_dim_is_const(m->g, m->pool[dl->v], &c) && c != 0) {
     double k = ceil((b - a) / c);
     if (k < 0) k = 0;
     if (k > (double)((int64_t)1 << 40)) return FAIL("Range of %g elements", k);
-    int32_t d = dim_const(m->g, k);
+    int32_t d = dlb_dim_const(m->g, k);
     int nv = k <= ONNX_MAXVALS ? (int)k : 0;
     oval *v = dlb_onnx_set_c(m, n, 0, 1, &d, nv, s->elem);
     if (!v) return dlb_last_status();
-    for (int i = 0; i < nv; i++) m->pool[v->v + i] = dim_const(m->g, a + i * c);
+    for (int i = 0; i < nv; i++) m->pool[v->v + i] = dlb_dim_const(m->g, a + i * c);
     return DLB_OK;
   }
-  if (s->nv && l->nv && dl->nv && dim_is_const(m->g, m->pool[s->v], &a) && a == 0 &&
-      dim_is_const(m->g, m->pool[dl->v], &c) && c == 1) {
+  if (s->nv && l->nv && dl->nv && dlb_dim_is_const(m->g, m->pool[s->v], &a) && a == 0 &&
+      dlb_dim_is_const(m->g, m->pool[dl->v], &c) && c == 1) {
     len = m->pool[l->v];
     int32_t d = len;
     return dlb_onnx_set_c(m, n, 0, 1, &d, 0, s->elem) ? DLB_OK : dlb_last_status();
@@ -609,7 +609,7 @@ static int expand(dlb_onnx *m, const Onnx__NodeProto *n) {
   if (r < 0) return r;
   if (n->op_type[0] == 'T') { /* Tile: dims times repeats */
     if (r != x->nd) return FAIL("repeats of length %d for rank %d", r, x->nd);
-    for (int i = 0; i < r; i++) if ((d[i] = dim_mul(m->g, x->d[i], t[i])) < 0) return d[i];
+    for (int i = 0; i < r; i++) if ((d[i] = dlb_dim_mul(m->g, x->d[i], t[i])) < 0) return d[i];
   } else {
     if ((r = dlb_onnx_bcast(m, x->nd, x->d, r, t, d)) < 0) return r;
   }
@@ -651,7 +651,7 @@ static int reduce(dlb_onnx *m, const Onnx__NodeProto *n) {
     oval c = *x;
     for (int i = 0; i < c.nd; i++) {
       if (!(mask >> i & 1u)) d[r++] = c.d[i];
-      else if (keep) d[r++] = dim_const(m->g, 1);
+      else if (keep) d[r++] = dlb_dim_const(m->g, 1);
     }
     return dlb_onnx_set_c(m, n, 0, r, d, 0, c.elem) ? DLB_OK : dlb_last_status();
   }

@@ -43,11 +43,11 @@ static const char *const names[OP_NTYPES] = {
   "slice_bwd", "fill", "softmax_xent_bwd", "mse_bwd", "ctc_bwd", "accum", "update"
 };
 
-const char *op_type_name(int type) {
+const char *dlb_op_type_name(int type) {
   return type >= 0 && type < OP_NTYPES ? names[type] : "?";
 }
 
-const char *dlb_graph_op_type_name(int type) { return op_type_name(type); }
+const char *dlb_graph_op_type_name(int type) { return dlb_op_type_name(type); }
 
 int dlb_graph_op_type(const char *name) {
   for (int i = 0; i < OP_NTYPES; i++)
@@ -61,9 +61,9 @@ const char *dlb_graph_convention(void) {
          "softmax 3/elt; norms 6N+3C; gather 0; bytes = inputs + outputs";
 }
 
-int op_is_unary(int type) { return type >= OP_RELU && type <= OP_CAST; }
+int dlb_op_is_unary(int type) { return type >= OP_RELU && type <= OP_CAST; }
 
-double dtype_size(int dt) {
+double dlb_dtype_size(int dt) {
   switch (dt) {
   case DLB_DT_FP16: case DLB_DT_BF16: return 2;
   case DLB_DT_FP8: case DLB_DT_INT8: return 1;
@@ -143,7 +143,7 @@ static void conv_flops(const dlb_graph *g, int x, int w, int y, cexpr *e) {
   facdims(t, g, w, 1, g->t[w].ndims); /* Cin/g * KH * KW */
 }
 
-void op_flops(const dlb_graph *g, int o, cexpr *e) {
+void dlb_op_flops(const dlb_graph *g, int o, cexpr *e) {
   const op *p = &g->o[o];
   const int32_t *in = op_in(g, p), *out = op_out(g, p);
   e->n = 0;
@@ -215,14 +215,14 @@ void op_flops(const dlb_graph *g, int o, cexpr *e) {
   case OP_UNARY_BWD: per_elem(e, unary_bwd(p->attr[0]), out[0]); break;
   case OP_UPDATE: per_elem(e, update_flops(p->attr[0]) + (p->attr[2] ? 1 : 0), in[0]); break;
   default:
-    if (op_is_unary(p->type)) per_elem(e, unary_fwd(p->type), out[0]);
+    if (dlb_op_is_unary(p->type)) per_elem(e, unary_fwd(p->type), out[0]);
     break; /* data movement: 0 FLOPs */
   }
 }
 
 /* Workspace rules (docs/graph.md "Workspace"). Scratch memory an op needs only while it
 ** runs, as an extra output of role workspace without consumers, so the footprint counts it
-** during that op alone (category workspace). It is not algorithmic traffic: op_bytes skips
+** during that op alone (category workspace). It is not algorithmic traffic: dlb_op_bytes skips
 ** it.
 **   softmax, log_softmax, softmax_xent: the row maximum and the row sum of exponentials,
 **     2 fp32 per row (rows = the elements of all but the last axis);
@@ -233,7 +233,7 @@ void op_flops(const dlb_graph *g, int o, cexpr *e) {
 **     column matrix of the implicit GEMM, N*Ho*Wo x Cin*KH*KW elements at the input's type
 **     (the default, attr[7] = 0, is a direct or implicit-GEMM algorithm without one).
 ** Dropout keeps its mask until the backward pass (an activation, not workspace). */
-int op_workspace(dlb_graph *g, int o) {
+int dlb_op_workspace(dlb_graph *g, int o) {
   const op *p = &g->o[o];
   const int32_t *in = op_in(g, p), *out = op_out(g, p);
   int32_t d[DLB_GRAPH_MAXRANK];
@@ -244,7 +244,7 @@ int op_workspace(dlb_graph *g, int o) {
     if (X->ndims < 1 || X->ndims > DLB_GRAPH_MAXRANK) return DLB_OK;
     nd = X->ndims - 1;
     memcpy(d, X->dims, (size_t)nd * sizeof *d);
-    int two = dim_const(g, 2);
+    int two = dlb_dim_const(g, 2);
     if (two < 0) return two;
     d[nd++] = two;
     break;
@@ -268,17 +268,17 @@ int op_workspace(dlb_graph *g, int o) {
     d[nd++] = X->dims[1];                                  /* Cin */
     for (int i = 0; i < sp; i++) d[nd++] = W->dims[2 + i]; /* KH, KW */
     int dt = X->flags & TF_DTYPE_SET ? X->dtype : DLB_DT_DEFAULT;
-    int t = add_workspace(g, o, nd, d, dt);
+    int t = dlb_add_workspace(g, o, nd, d, dt);
     return t < 0 ? t : DLB_OK;
   }
   default:
     return DLB_OK;
   }
-  int t = add_workspace(g, o, nd, d, DLB_DT_FP32);
+  int t = dlb_add_workspace(g, o, nd, d, DLB_DT_FP32);
   return t < 0 ? t : DLB_OK;
 }
 
-void op_bytes(const dlb_graph *g, int o, bytes_fn add, void *c) {
+void dlb_op_bytes(const dlb_graph *g, int o, bytes_fn add, void *c) {
   const op *p = &g->o[o];
   const int32_t *in = op_in(g, p), *out = op_out(g, p);
   int nout = p->nout;
@@ -302,7 +302,7 @@ void op_bytes(const dlb_graph *g, int o, bytes_fn add, void *c) {
   }
 }
 
-int op_gemm(const dlb_graph *g, int o, cexpr *m) {
+int dlb_op_gemm(const dlb_graph *g, int o, cexpr *m) {
   const op *p = &g->o[o];
   const int32_t *in = op_in(g, p), *out = op_out(g, p);
   for (int i = 0; i < 4; i++) m[i].n = 0;

@@ -11,7 +11,7 @@
 #include "dlb_internal.h"
 #include "poly_impl.h"
 
-int pkey_degree(uint64_t key) {
+int dlb_pkey_degree(uint64_t key) {
   int d = 0;
   while (key) {
     d += (int)(key & 15u);
@@ -27,7 +27,7 @@ static int cmpterm(const void *a, const void *b) {
 }
 
 /* Sort, merge and drop zeros in place; returns the count. */
-size_t pterms_normalize(pterm *t, size_t n) {
+size_t dlb_pterms_normalize(pterm *t, size_t n) {
   if (n > 1) {
     int sorted = 1;
     for (size_t i = 1; i < n && sorted; i++) sorted = t[i - 1].key < t[i].key;
@@ -100,7 +100,7 @@ static pterm *mul_terms(const pterm *a, size_t na, const pterm *b, size_t nb, si
         }
         part[np++].c = a[i].c * b[j].c;
       }
-    np = pterms_normalize(part, np);
+    np = dlb_pterms_normalize(part, np);
     tmp = dlb_malloc((nacc + np + 1) * sizeof *tmp);
     if (!tmp) { dlb_free(part); dlb_free(acc); return dlb_fail_null(DLB_ENOMEM, "poly: out of memory"); }
     nacc = pterms_merge(acc, nacc, part, np, tmp);
@@ -126,17 +126,17 @@ static int all_finite(const pterm *t, size_t n) {
   return DLB_OK;
 }
 
-long pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r) {
+long dlb_pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r) {
   size_t n = 0;
   for (size_t i = 0; i < na; i++)
     for (size_t j = 0; j < nb; j++) {
       if (!pkey_mul(a[i].key, b[j].key, &r[n].key)) return -1;
       r[n++].c = a[i].c * b[j].c;
     }
-  return (long)pterms_normalize(r, n);
+  return (long)dlb_pterms_normalize(r, n);
 }
 
-double pterms_eval(const pterm *t, size_t n, const double *vals) {
+double dlb_pterms_eval(const pterm *t, size_t n, const double *vals) {
   double s = 0;
   for (size_t i = 0; i < n; i++) {
     double m = t[i].c;
@@ -148,7 +148,7 @@ double pterms_eval(const pterm *t, size_t n, const double *vals) {
   return s;
 }
 
-uint64_t pkey_remap(uint64_t key, int nvars, const int *map) {
+uint64_t dlb_pkey_remap(uint64_t key, int nvars, const int *map) {
   uint64_t r = 0;
   for (int i = 0; i < nvars; i++) r |= (uint64_t)pkey_exp(key, i) << (4 * map[i]);
   return r;
@@ -162,7 +162,7 @@ typedef struct {
   int nvars;
 } printctx;
 
-static _Thread_local const printctx *pctx; /* set during one qsort in pterms_print */
+static _Thread_local const printctx *pctx; /* set during one qsort in dlb_pterms_print */
 
 /* Exponents of key in alphabetical order of the names. */
 static void alphaexps(uint64_t key, const printctx *c, int *e) {
@@ -172,7 +172,7 @@ static void alphaexps(uint64_t key, const printctx *c, int *e) {
 /* qsort order for printing: falling degree, then larger exponents of earlier names. */
 static int cmpprint(const void *pa, const void *pb) {
   uint64_t a = pctx->t[*(const int *)pa].key, b = pctx->t[*(const int *)pb].key;
-  int da = pkey_degree(a), db = pkey_degree(b);
+  int da = dlb_pkey_degree(a), db = dlb_pkey_degree(b);
   if (da != db) return db - da;
   int ea[DLB_POLY_MAXVARS], eb[DLB_POLY_MAXVARS];
   alphaexps(a, pctx, ea);
@@ -210,7 +210,7 @@ static void fmtnum(double c, char *out, size_t size) {
   }
 }
 
-size_t pterms_print(const pterm *t, size_t n, const char *const *names, int nvars,
+size_t dlb_pterms_print(const pterm *t, size_t n, const char *const *names, int nvars,
                     char *buf, size_t size) {
   sbuf s = {buf, size, 0};
   if (size > 0) buf[0] = '\0';
@@ -288,7 +288,7 @@ void dlb_poly_free(dlb_poly *p) {
   dlb_free(p);
 }
 
-dlb_poly *poly_build(const char *const *names, int nvars, const pterm *t, size_t n) {
+dlb_poly *dlb_poly_build(const char *const *names, int nvars, const pterm *t, size_t n) {
   if (nvars > DLB_POLY_MAXVARS)
     return dlb_fail_null(DLB_EINVAL, "poly: more than %d variables", DLB_POLY_MAXVARS);
   int order[DLB_POLY_MAXVARS], map[DLB_POLY_MAXVARS];
@@ -320,21 +320,21 @@ dlb_poly *poly_build(const char *const *names, int nvars, const pterm *t, size_t
     nv++;
   }
   for (size_t i = 0; i < n; i++) {
-    p->t[i].key = pkey_remap(t[i].key, nvars, map);
+    p->t[i].key = dlb_pkey_remap(t[i].key, nvars, map);
     p->t[i].c = t[i].c;
   }
-  p->nterms = (int)pterms_normalize(p->t, n);
+  p->nterms = (int)dlb_pterms_normalize(p->t, n);
   return p;
 }
 
 dlb_poly *dlb_poly_number(double c) {
   if (!isfinite(c)) return dlb_fail_null(DLB_EINVAL, "poly: %g is not a finite number", c);
   pterm t = {0, c};
-  return poly_build(NULL, 0, &t, 1);
+  return dlb_poly_build(NULL, 0, &t, 1);
 }
 
 dlb_poly *dlb_poly_copy(const dlb_poly *p) {
-  return poly_build((const char *const *)p->names, p->nvars, p->t, (size_t)p->nterms);
+  return dlb_poly_build((const char *const *)p->names, p->nvars, p->t, (size_t)p->nterms);
 }
 
 /* The union of a's and b's variables into names; ma/mb map each one's variables. */
@@ -367,10 +367,10 @@ static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb
   }
   tb = ta + na;
   r = tb + nb;
-  for (size_t i = 0; i < na; i++) ta[i].key = pkey_remap(a->t[i].key, a->nvars, ma), ta[i].c = a->t[i].c;
-  for (size_t i = 0; i < nb; i++) tb[i].key = pkey_remap(b->t[i].key, b->nvars, mb), tb[i].c = sb * b->t[i].c;
-  na = pterms_normalize(ta, na);
-  nb = pterms_normalize(tb, nb);
+  for (size_t i = 0; i < na; i++) ta[i].key = dlb_pkey_remap(a->t[i].key, a->nvars, ma), ta[i].c = a->t[i].c;
+  for (size_t i = 0; i < nb; i++) tb[i].key = dlb_pkey_remap(b->t[i].key, b->nvars, mb), tb[i].c = sb * b->t[i].c;
+  na = dlb_pterms_normalize(ta, na);
+  nb = dlb_pterms_normalize(tb, nb);
   size_t n;
   pterm *prod = NULL;
   if (op == '*') {
@@ -386,13 +386,13 @@ static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb
       return dlb_fail_null(DLB_EINVAL, "poly: the sum has more than %d terms", DLB_POLY_MAXTERMS);
     }
   }
-  dlb_poly *p = all_finite(r, n) == DLB_OK ? poly_build(names, nv, r, n) : NULL;
+  dlb_poly *p = all_finite(r, n) == DLB_OK ? dlb_poly_build(names, nv, r, n) : NULL;
   dlb_free(prod);
   if (ta != small) dlb_free(ta);
   return p;
 }
 
-dlb_poly *poly_sum(dlb_poly *const *ps, size_t n) {
+dlb_poly *dlb_poly_sum(dlb_poly *const *ps, size_t n) {
   const char *names[DLB_POLY_MAXVARS];
   int nv = 0;
   size_t total = 0;
@@ -420,20 +420,20 @@ dlb_poly *poly_sum(dlb_poly *const *ps, size_t n) {
         if (strcmp(names[j], p->names[i]) == 0) { map[i] = j; break; }
     for (int i = 0; i < p->nterms; i++) {
       if (m == cap) {
-        m = pterms_normalize(t, m);
+        m = dlb_pterms_normalize(t, m);
         if (m > DLB_POLY_MAXTERMS) break;
       }
-      t[m].key = pkey_remap(p->t[i].key, p->nvars, map);
+      t[m].key = dlb_pkey_remap(p->t[i].key, p->nvars, map);
       t[m++].c = p->t[i].c;
     }
     if (m > DLB_POLY_MAXTERMS && m != cap) break;
   }
-  m = pterms_normalize(t, m);
+  m = dlb_pterms_normalize(t, m);
   dlb_poly *r = NULL;
   if (m > DLB_POLY_MAXTERMS)
     dlb_fail(DLB_EINVAL, "poly: the sum has more than %d terms", DLB_POLY_MAXTERMS);
   else if (all_finite(t, m) == DLB_OK)
-    r = poly_build(names, nv, t, m);
+    r = dlb_poly_build(names, nv, t, m);
   dlb_free(t);
   return r;
 }
@@ -446,7 +446,7 @@ dlb_poly *dlb_poly_scale(const dlb_poly *a, double c) {
   dlb_poly *p = dlb_poly_copy(a);
   if (!p) return NULL;
   for (int i = 0; i < p->nterms; i++) p->t[i].c *= c;
-  p->nterms = (int)pterms_normalize(p->t, (size_t)p->nterms);
+  p->nterms = (int)dlb_pterms_normalize(p->t, (size_t)p->nterms);
   if (all_finite(p->t, (size_t)p->nterms) != DLB_OK) {
     dlb_poly_free(p);
     return NULL;
@@ -493,7 +493,7 @@ dlb_poly *dlb_poly_bind(const dlb_poly *p, size_t n, const char *const *names,
     }
     r->t[i].key = k;
   }
-  r->nterms = (int)pterms_normalize(r->t, (size_t)r->nterms);
+  r->nterms = (int)dlb_pterms_normalize(r->t, (size_t)r->nterms);
   dlb_poly *q = dlb_poly_copy(r); /* drops the bound variables */
   dlb_poly_free(r);
   return q;
@@ -517,12 +517,12 @@ int dlb_poly_eval(const dlb_poly *p, size_t n, const char *const *names,
   }
   if (len)
     return dlb_fail(DLB_EUNBOUND, "poly: no value for %s", missing);
-  *out = pterms_eval(p->t, (size_t)p->nterms, vals);
+  *out = dlb_pterms_eval(p->t, (size_t)p->nterms, vals);
   return DLB_OK;
 }
 
 double dlb_poly_evalv(const dlb_poly *p, const double *values) {
-  return pterms_eval(p->t, (size_t)p->nterms, values);
+  return dlb_pterms_eval(p->t, (size_t)p->nterms, values);
 }
 
 size_t dlb_poly_nvars(const dlb_poly *p) { return (size_t)p->nvars; }
@@ -559,13 +559,13 @@ int dlb_poly_equal(const dlb_poly *a, const dlb_poly *b) {
 int dlb_poly_degree(const dlb_poly *p) {
   int d = 0;
   for (int i = 0; i < p->nterms; i++) {
-    int x = pkey_degree(p->t[i].key);
+    int x = dlb_pkey_degree(p->t[i].key);
     if (x > d) d = x;
   }
   return d;
 }
 
 size_t dlb_poly_tostring(const dlb_poly *p, char *buf, size_t size) {
-  return pterms_print(p->t, (size_t)p->nterms, (const char *const *)p->names, p->nvars,
+  return dlb_pterms_print(p->t, (size_t)p->nterms, (const char *const *)p->names, p->nvars,
                       buf, size);
 }

@@ -41,26 +41,26 @@ static inline int pkey_mul(uint64_t a, uint64_t b, uint64_t *out) {
 }
 
 /* Total degree of a key. */
-int pkey_degree(uint64_t key);
+int dlb_pkey_degree(uint64_t key);
 /* Sort by key, merge equal keys, drop zero coefficients; returns the new count. */
-size_t pterms_normalize(pterm *t, size_t n);
+size_t dlb_pterms_normalize(pterm *t, size_t n);
 /* r = a * b (canonical inputs); r has room for na*nb terms; returns count or -1 on
 ** exponent overflow. */
-long pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r);
+long dlb_pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r);
 /* Evaluate with vals[i] for variable i. */
-double pterms_eval(const pterm *t, size_t n, const double *vals);
+double dlb_pterms_eval(const pterm *t, size_t n, const double *vals);
 /* Write terms with variable names names[i] into buf; returns the full length. Terms are
 ** printed by falling degree, then by the alphabetical order of names. */
-size_t pterms_print(const pterm *t, size_t n, const char *const *names, int nvars,
+size_t dlb_pterms_print(const pterm *t, size_t n, const char *const *names, int nvars,
                     char *buf, size_t size);
 /* A new dlb_poly from terms over variables names[0..nvars) in any order (remapped to
 ** alphabetical); copies names and terms. NULL with an error on allocation failure. */
-dlb_poly *poly_build(const char *const *names, int nvars, const pterm *t, size_t n);
+dlb_poly *dlb_poly_build(const char *const *names, int nvars, const pterm *t, size_t n);
 /* The sum of ps[0..n) as a new poly in one pass (sorting all terms once), so a sum of
 ** many summands costs O(T log T) instead of the O(T^2) of adding them one by one. NULL
 ** with a message past DLB_POLY_MAXVARS variables or DLB_POLY_MAXTERMS terms. */
-dlb_poly *poly_sum(dlb_poly *const *ps, size_t n);
+dlb_poly *dlb_poly_sum(dlb_poly *const *ps, size_t n);
 /* Remap key from variable i to variable map[i]. */
-uint64_t pkey_remap(uint64_t key, int nvars, const int *map);
+uint64_t dlb_pkey_remap(uint64_t key, int nvars, const int *map);
 
 #endif

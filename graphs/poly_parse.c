@@ -90,7 +90,7 @@ static dlb_poly *atom(parser *ps) {
     }
     const char *names[1] = {name};
     pterm t = {1, 1.0};
-    dlb_poly *r = poly_build(names, 1, &t, 1);
+    dlb_poly *r = dlb_poly_build(names, 1, &t, 1);
     if (!r) ps->failed = 1;
     return r;
   }
@@ -181,7 +181,7 @@ static void freelist(dlb_poly **list, size_t n) {
 }
 
 /* expr := term (('+' | '-') term)*: the summands are collected and added in one pass
-** (poly_sum), so a long sum parses in O(T log T), not O(T^2). */
+** (dlb_poly_sum), so a long sum parses in O(T log T), not O(T^2). */
 static dlb_poly *expr(parser *ps) {
   dlb_poly *a = term(ps);
   if (!a) return NULL;
@@ -235,7 +235,7 @@ static dlb_poly *expr(parser *ps) {
     list = nl;
   }
   list[n++] = a;
-  r = poly_sum(list, n);
+  r = dlb_poly_sum(list, n);
   freelist(list, n);
   if (!r) ps->failed = 1;
   return r;

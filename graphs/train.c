@@ -45,7 +45,7 @@ static int oom(void) { return dlb_fail(DLB_ENOMEM, "graph: out of memory"); }
 static int step_op(tx *x, int type, int suffix, size_t nin, const int *in, int nout,
                    const int *attrs) {
   dlb_graph *s = x->s;
-  int o = new_op(s, type, -1, nin, in, nout);
+  int o = dlb_new_op(s, type, -1, nin, in, nout);
   if (o < 0) return o;
   op *p = &s->o[o];
   p->phase = (uint8_t)x->phase;
@@ -68,11 +68,11 @@ static int emit(tx *x, int type, int suffix, size_t nin, const int *in, int nout
     int32_t d[DLB_GRAPH_MAXRANK];
     int nd = sh->ndims, dt = sh->flags & TF_DTYPE_SET ? sh->dtype : DLB_DT_DEFAULT;
     memcpy(d, sh->dims, (size_t)nd * sizeof *d);
-    int t = add_output(s, o, i, nd, d, dt, role);
+    int t = dlb_add_output(s, o, i, nd, d, dt, role);
     if (t < 0) return t;
     if (role == DLB_ROLE_GRADIENT) s->t[t].grad_of = shapes[i];
   }
-  int rc = op_workspace(s, o); /* scratch of norm backward, conv ops with im2col ... */
+  int rc = dlb_op_workspace(s, o); /* scratch of norm backward, conv ops with im2col ... */
   return rc < 0 ? rc : o;
 }
 
@@ -84,7 +84,7 @@ static int emit_dims(tx *x, int type, int suffix, size_t nin, const int *in, int
   int o = step_op(x, type, suffix, nin, in, 1, attrs);
   if (o < 0) return o;
   int dt = s->t[grad_of].flags & TF_DTYPE_SET ? s->t[grad_of].dtype : DLB_DT_DEFAULT;
-  int t = add_output(s, o, 0, ndims, dims, dt, DLB_ROLE_GRADIENT);
+  int t = dlb_add_output(s, o, 0, ndims, dims, dt, DLB_ROLE_GRADIENT);
   if (t < 0) return t;
   s->t[t].grad_of = grad_of;
   return t;
@@ -129,13 +129,13 @@ static int reduce_to(tx *x, int gt, int t, int *res) {
 /* A reshape of t (sharing its storage) in the current phase; *res the output. */
 static int reshape_to(tx *x, int t, int ndims, const int32_t *dims, int *res) {
   dlb_graph *s = x->s;
-  int o = new_op(s, OP_RESHAPE, -1, 1, &t, 1);
+  int o = dlb_new_op(s, OP_RESHAPE, -1, 1, &t, 1);
   if (o < 0) return o;
   s->o[o].phase = (uint8_t)x->phase;
   s->o[o].fwd = x->fwd;
   s->o[o].suffix = SUF_RESHAPE;
   s->o[o].layer = s->o[x->fwd].layer;
-  int r = add_output(s, o, 0, ndims, dims, s->t[t].flags & TF_DTYPE_SET ? s->t[t].dtype : 0,
+  int r = dlb_add_output(s, o, 0, ndims, dims, s->t[t].flags & TF_DTYPE_SET ? s->t[t].dtype : 0,
                      s->t[t].role);
   if (r < 0) return r;
   s->t[r].base = s->t[t].base;
@@ -175,7 +175,7 @@ static int matmul_bwd(tx *x, const op *p, const int32_t *in, int dy) {
     }
     if (s->t[b].ndims == 2 && ra > 2) { /* fold the batch dims of a and dy into one */
       int32_t m = s->t[a].dims[ra - 2], d[2];
-      for (int i = 0; i < ra - 2; i++) if ((m = dim_mul(s, m, s->t[a].dims[i])) < 0) return m;
+      for (int i = 0; i < ra - 2; i++) if ((m = dlb_dim_mul(s, m, s->t[a].dims[i])) < 0) return m;
       d[0] = m, d[1] = s->t[a].dims[ra - 1];
       if ((rc = reshape_to(x, A, 2, d, &AA))) return rc;
       d[1] = s->t[dy].dims[ra - 1];
@@ -269,7 +269,7 @@ static int backward(tx *x, int o) {
     for (int i = 0; i < n; i++) sh[i] = in[i], sizes[i] = s->t[in[i]].dims[at[0] - 1];
     int i1[1] = {dy};
     if ((k = emit(x, OP_SPLIT, SUF_GRAD, 1, i1, n, sh, DLB_ROLE_GRADIENT, at)) < 0) return k;
-    if ((rc = add_extra(s, k, (size_t)n, sizes))) return rc;
+    if ((rc = dlb_add_extra(s, k, (size_t)n, sizes))) return rc;
     int32_t outs[OP_MAXIO];
     memcpy(outs, op_out(s, &s->o[k]), (size_t)n * sizeof *outs);
     for (int i = 0; i < n; i++) ACC(in[i], outs[i]);
@@ -341,7 +341,7 @@ static int backward(tx *x, int o) {
   }
   case OP_CTC: { int i3[3] = {dy, x->saved[out[1]], x->saved[in[1]]}; EMIT1(OP_CTC_BWD, SUF_GRAD, 3, i3, in[0], NULL); ACC(in[0], k); return DLB_OK; }
   default:
-    if (op_is_unary(p->type)) {
+    if (dlb_op_is_unary(p->type)) {
       int usey = p->type == OP_RELU || p->type == OP_SIGMOID || p->type == OP_TANH ||
                  p->type == OP_EXP || p->type == OP_SQRT || p->type == OP_DROPOUT;
       int nodata = p->type == OP_NEG || p->type == OP_SCALE || p->type == OP_CAST;
@@ -351,7 +351,7 @@ static int backward(tx *x, int o) {
       ACC(in[0], k);
       return DLB_OK;
     }
-    return dlb_fail(DLB_EINVAL, "training: no gradient rule for %s", op_type_name(p->type));
+    return dlb_fail(DLB_EINVAL, "training: no gradient rule for %s", dlb_op_type_name(p->type));
   }
 #undef EMIT1
 #undef ACC
@@ -403,8 +403,8 @@ static int update(tx *x, int w) {
   int in[5] = {w, x->grad[w]}, n = 2; /* weight, gradient, <= 2 states, master copy */
   for (int i = 0; i < nst + mixed; i++) {
     int master = mixed && i == nst;
-    int t = master ? new_tensor(s, -1, s->t[w].ndims, s->t[w].dims, DLB_DT_FP32, DLB_ROLE_OPTSTATE)
-                   : new_tensor(s, -1, nd[i], dims[i], dt[i], DLB_ROLE_OPTSTATE);
+    int t = master ? dlb_new_tensor(s, -1, s->t[w].ndims, s->t[w].dims, DLB_DT_FP32, DLB_ROLE_OPTSTATE)
+                   : dlb_new_tensor(s, -1, nd[i], dims[i], dt[i], DLB_ROLE_OPTSTATE);
     if (t < 0) return t;
     s->t[t].grad_of = w; /* names read "d(w)"-like; the flag tells them apart */
     s->t[t].layer = s->t[w].layer;
@@ -481,7 +481,7 @@ static int recompute(tx *x, int sg, int first, int last) {
     x->fwd = i;
     int o = emit(x, P.type, SUF_RECOMPUTE, P.nin, in, nout, sh, DLB_ROLE_ACTIVATION, P.attr);
     if (o < 0) return o;
-    if (P.nextra && add_extra(s, o, (size_t)P.nextra, s->args + P.extra)) return oom();
+    if (P.nextra && dlb_add_extra(s, o, (size_t)P.nextra, s->args + P.extra)) return oom();
     for (int j = 0; j < nout; j++) {
       int t = op_out(s, &s->o[o])[j];
       x->saved[sh[j]] = t;
@@ -531,22 +531,22 @@ static int prune(dlb_graph *s, int from) {
   return DLB_OK;
 }
 
-dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
+dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt) {
   /* a step has about 3x the forward ops: reserve once rather than grow */
   int inf = opt->inference;
-  dlb_graph *s = graph_clone(g, inf ? 0 : 2 * g->no + 64, inf ? 0 : 2 * g->nt + 2 * g->no + 64,
+  dlb_graph *s = dlb_graph_clone(g, inf ? 0 : 2 * g->no + 64, inf ? 0 : 2 * g->nt + 2 * g->no + 64,
                              inf ? 0 : 2 * g->nargs + 64);
   if (!s) return NULL;
   s->nfwd = (int)g->no;
   s->mixed = dlb_policy_mixed(opt->precision);
   if (opt->inference) return s;
   if (g->loss < 0) {
-    graph_release(s);
+    dlb_graph_release(s);
     return dlb_fail_null(DLB_EINVAL, "graph '%s': no loss marked (g:loss(t)); pass "
                          "inference=true to analyse the forward pass only", g->str + g->name);
   }
   if (g->t[g->loss].producer < 0 || g->no == 0) { /* dlb_graph_set_loss refuses these */
-    graph_release(s);
+    dlb_graph_release(s);
     return dlb_fail_null(DLB_EINVAL, "graph '%s': the loss is not the output of an op",
                          g->str + g->name);
   }
@@ -607,7 +607,7 @@ dlb_graph *train_expand(dlb_graph *g, const dlb_train_opts *opt) {
     for (size_t t = 0; t < g->nt; t++) lastuse[t] = -1;
   }
   /* the seed: d(loss) = 1 */
-  int seed = new_tensor(s, -1, g->t[g->loss].ndims, g->t[g->loss].dims, DLB_DT_DEFAULT,
+  int seed = dlb_new_tensor(s, -1, g->t[g->loss].ndims, g->t[g->loss].dims, DLB_DT_DEFAULT,
                         DLB_ROLE_GRADIENT);
   if (seed < 0) { rc = seed; goto done; }
   s->t[seed].grad_of = g->loss;
@@ -635,7 +635,7 @@ done:
   dlb_free(x.grad); dlb_free(x.saved); dlb_free(x.pending); dlb_free(x.needs); dlb_free(x.useful);
   dlb_free(x.dropped); dlb_free(x.seg);
   if (rc) {
-    graph_release(s);
+    dlb_graph_release(s);
     return NULL;
   }
   return s;

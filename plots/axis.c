@@ -11,7 +11,7 @@
 #include "plot_internal.h"
 
 /* A value in the axis' linear space: log10 on a log axis. */
-double axis_fwd(const axis *a, double v) {
+double dlbp_axis_fwd(const axis *a, double v) {
   return a->scale == DLB_SCALE_LOG ? log10(v) : v;
 }
 
@@ -27,7 +27,7 @@ static double nice_step(double lo, double hi, int target) {
 }
 
 /* Ticks k * step inside [lo, hi] for the nice step aiming at `target`; returns the count. */
-int nice_ticks(double lo, double hi, int target, double *out, int cap) {
+int dlbp_nice_ticks(double lo, double hi, int target, double *out, int cap) {
   if (!(hi > lo) || !isfinite(lo) || !isfinite(hi)) return 0;
   double step = nice_step(lo, hi, target);
   double k0 = ceil(lo / step - 1e-9), k1 = floor(hi / step + 1e-9);
@@ -40,13 +40,13 @@ int nice_ticks(double lo, double hi, int target, double *out, int cap) {
   return n;
 }
 
-/* Nice ticks for [lo, hi] into out[cap] (the public form of nice_ticks). */
+/* Nice ticks for [lo, hi] into out[cap] (the public form of dlbp_nice_ticks). */
 int dlb_ticks_linear(double lo, double hi, int target, double *out, size_t cap, size_t *n) {
   if (!out || !n) return dlb_fail(DLB_EINVAL, "ticks_linear: no output");
   if (!(hi > lo) || !isfinite(lo) || !isfinite(hi))
     return dlb_fail(DLB_EINVAL, "ticks_linear: need finite lo < hi (got %g, %g)", lo, hi);
   if (target < 1) return dlb_fail(DLB_EINVAL, "ticks_linear: target %d < 1", target);
-  *n = (size_t)nice_ticks(lo, hi, target, out, (int)(cap > 10000 ? 10000 : cap));
+  *n = (size_t)dlbp_nice_ticks(lo, hi, target, out, (int)(cap > 10000 ? 10000 : cap));
   return DLB_OK;
 }
 
@@ -91,7 +91,7 @@ static void power(double v, char *buf, size_t size) {
 static void format_ascii(double v, double step, const char *style, char *buf, size_t size);
 
 /* Format a tick value (see format_ascii) with a typographic minus sign (U+2212). */
-void format_tick(double v, double step, const char *style, char *buf, size_t size) {
+void dlbp_format_tick(double v, double step, const char *style, char *buf, size_t size) {
   format_ascii(v, step, style, buf, size);
   size_t n = strlen(buf);
   if (buf[0] == '-' && n + 3 <= size) {
@@ -100,7 +100,7 @@ void format_tick(double v, double step, const char *style, char *buf, size_t siz
   }
 }
 
-/* format_tick before the minus sign is made typographic. */
+/* dlbp_format_tick before the minus sign is made typographic. */
 static void format_ascii(double v, double step, const char *style, char *buf, size_t size) {
   if (!isfinite(v)) { snprintf(buf, size, "%g", v); return; }
   if (strcmp(style, "pow") == 0) { power(v, buf, size); return; }
@@ -144,27 +144,27 @@ static void format_ascii(double v, double step, const char *style, char *buf, si
   snprintf(buf, size, "%s%s", mb, prefix[e]);
 }
 
-/* Format one tick value into buf (see format_tick); checks the style name. */
+/* Format one tick value into buf (see dlbp_format_tick); checks the style name. */
 int dlb_tick_format(double v, double step, const char *style, char *buf, size_t size) {
   if (!buf || size == 0) return dlb_fail(DLB_EINVAL, "tick_format: no buffer");
   if (!style || (strcmp(style, "si") && strcmp(style, "pow") && strcmp(style, "plain") &&
                  strcmp(style, "auto") && strcmp(style, "count") && strcmp(style, "time")))
     return dlb_fail(DLB_EINVAL, "tick_format: unknown style '%s' (valid: auto si pow plain count time)",
                     style ? style : "(null)");
-  format_tick(v, step, style, buf, size);
+  dlbp_format_tick(v, step, style, buf, size);
   return DLB_OK;
 }
 
 /* Do the labels fit along an axis of `length` points? Adjacent labels need a 3 pt gap. */
 static int fits(cairo_t *cr, dlb_figure *f, const axis *a, double length, int horizontal) {
-  double size = f->font * 0.875, span = axis_fwd(a, a->hi) - axis_fwd(a, a->lo);
+  double size = f->font * 0.875, span = dlbp_axis_fwd(a, a->hi) - dlbp_axis_fwd(a, a->lo);
   double prev = -INFINITY;
   for (int i = 0; i < a->nticks; i++) {
     if (!a->tlabels[i][0]) continue;
     double w, h;
-    text_extent(cr, a->tlabels[i], size, 0, &w, &h);
+    dlbp_text_extent(cr, a->tlabels[i], size, 0, &w, &h);
     double ext = (horizontal && !a->rotate) ? w : h;
-    double c = (axis_fwd(a, a->ticks[i]) - axis_fwd(a, a->lo)) / span * length;
+    double c = (dlbp_axis_fwd(a, a->ticks[i]) - dlbp_axis_fwd(a, a->lo)) / span * length;
     if (c - ext / 2 < prev + 3) return 0;
     prev = c + ext / 2;
   }
@@ -188,7 +188,7 @@ static void label_all(axis *a, double step) {
       snprintf(style, sizeof style, "pow");
   }
   for (int i = 0; i < a->nticks; i++)
-    format_tick(a->ticks[i], step, style, a->tlabels[i], sizeof a->tlabels[i]);
+    dlbp_format_tick(a->ticks[i], step, style, a->tlabels[i], sizeof a->tlabels[i]);
   if (strcmp(style, "si") == 0 || strcmp(style, "auto") == 0) {
     /* SI labels: the ticks sharing a prefix share their decimals, as few as they need
     ** (0, 200k, ..., 1M; 1.0M, 1.5M, 2.0M) */
@@ -204,7 +204,7 @@ static void label_all(axis *a, double step) {
       for (int i = 0; i < a->nticks; i++) {
         double v = fabs(a->ticks[i]);
         if (v >= scale && v < scale * 1000 && strpbrk(a->tlabels[i], "kMGTPE"))
-          format_tick(a->ticks[i], pow(10, -dmax) * scale, style, a->tlabels[i],
+          dlbp_format_tick(a->ticks[i], pow(10, -dmax) * scale, style, a->tlabels[i],
                       sizeof a->tlabels[i]);
       }
     }
@@ -212,7 +212,7 @@ static void label_all(axis *a, double step) {
   for (int i = 1; i < a->nticks; i++) /* labels too coarse to tell ticks apart: digits */
     if (strcmp(a->tlabels[i], a->tlabels[i - 1]) == 0) {
       for (int k = 0; k < a->nticks; k++)
-        format_tick(a->ticks[k], step, "plain", a->tlabels[k], sizeof a->tlabels[k]);
+        dlbp_format_tick(a->ticks[k], step, "plain", a->tlabels[k], sizeof a->tlabels[k]);
       break;
     }
 }
@@ -223,7 +223,7 @@ static void linear_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int
   if (target < 2) target = 2;
   if (target > 10) target = 10;
   for (; target >= 1; target--) {
-    a->nticks = nice_ticks(a->lo, a->hi, target, a->ticks, MAXTICKS);
+    a->nticks = dlbp_nice_ticks(a->lo, a->hi, target, a->ticks, MAXTICKS);
     double step = a->nticks > 1 ? a->ticks[1] - a->ticks[0] : 0;
     label_all(a, step);
     if (fits(cr, f, a, length, horizontal)) return;
@@ -302,7 +302,7 @@ static int wrap_labels(axis *a) {
 }
 
 /* Ticks and their labels for an axis whose limits are set, along `length` points. */
-void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal) {
+void dlbp_axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal) {
   a->nticks = a->nminor = 0;
   a->rotate = 0;
   if (a->ncats) {
@@ -329,7 +329,7 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
       for (size_t i = 0; i < a->ncats && a->nticks < MAXTICKS; i++) {
         if (k > 1 && (index ? (i + 1) % (size_t)k : i % (size_t)k)) continue;
         a->ticks[a->nticks] = (double)(i + 1);
-        text_copy(a->tlabels[a->nticks], sizeof a->tlabels[0], a->cats[i]);
+        dlbp_text_copy(a->tlabels[a->nticks], sizeof a->tlabels[0], a->cats[i]);
         a->nticks++;
       }
       if (fits(cr, f, a, length, horizontal) || a->nticks <= 1 || (numeric && si > 9)) break;
@@ -346,9 +346,9 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
       double room = 0.45 * (horizontal ? f->height / f->rows : f->width / f->cols), sz;
       for (int i = 0; i < a->nticks; i++) {
         char buf[64];
-        text_fit(cr, a->tlabels[i], f->font * 0.875, f->font * 0.875, 0, room, buf, sizeof buf,
+        dlbp_text_fit(cr, a->tlabels[i], f->font * 0.875, f->font * 0.875, 0, room, buf, sizeof buf,
                  &sz);
-        text_copy(a->tlabels[i], sizeof a->tlabels[i], buf);
+        dlbp_text_copy(a->tlabels[i], sizeof a->tlabels[i], buf);
       }
     }
     return;
@@ -367,8 +367,8 @@ void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizont
       if (!(v >= lo - 1e-9 * (hi - lo) && v <= hi + 1e-9 * (hi - lo))) continue;
       if (a->scale == DLB_SCALE_LOG && v <= 0) continue;
       a->ticks[a->nticks] = v;
-      if (a->has_ulabel[i]) text_copy(a->tlabels[a->nticks], sizeof a->tlabels[0], a->ulabels[i]);
-      else format_tick(v, a->scale == DLB_SCALE_LOG ? 0 : step, a->fmt, a->tlabels[a->nticks],
+      if (a->has_ulabel[i]) dlbp_text_copy(a->tlabels[a->nticks], sizeof a->tlabels[0], a->ulabels[i]);
+      else dlbp_format_tick(v, a->scale == DLB_SCALE_LOG ? 0 : step, a->fmt, a->tlabels[a->nticks],
                        sizeof a->tlabels[0]);
       a->nticks++;
     }

@@ -44,7 +44,7 @@ static const char *const names[DLB_CMAP_COUNT] = {"viridis", "magma", "cividis",
                                                   "grey"};
 
 /* The map index of a name ("gray" too), or -1. */
-int cmap_from_name(const char *name) {
+int dlbp_cmap_from_name(const char *name) {
   if (!name) return -1;
   if (strcmp(name, "gray") == 0) return DLB_CMAP_GREY;
   for (int i = 0; i < DLB_CMAP_COUNT; i++)
@@ -53,7 +53,7 @@ int cmap_from_name(const char *name) {
 }
 
 /* Colour of map `cmap` at t: clamped to [0, 1]; NaN gives white (the masked colour). */
-void cmap_rgb(int cmap, double t, double rgb[3]) {
+void dlbp_cmap_rgb(int cmap, double t, double rgb[3]) {
   if (isnan(t) || cmap < 0 || cmap >= DLB_CMAP_COUNT) {
     rgb[0] = rgb[1] = rgb[2] = 1;
     return;
@@ -74,7 +74,7 @@ void cmap_rgb(int cmap, double t, double rgb[3]) {
 
 /* The map of a name into *cmap; DLB_EINVAL listing the names otherwise. */
 int dlb_cmap_lookup(const char *name, int *cmap) {
-  int c = cmap_from_name(name);
+  int c = dlbp_cmap_from_name(name);
   if (c < 0 || !cmap)
     return dlb_fail(DLB_EINVAL, "unknown colour map '%s' (valid: viridis magma cividis "
                     "diverging grey)", name ? name : "(null)");
@@ -86,7 +86,7 @@ int dlb_cmap_lookup(const char *name, int *cmap) {
 int dlb_cmap_eval(int cmap, double t, double *rgb) {
   if (cmap < 0 || cmap >= DLB_CMAP_COUNT || !rgb)
     return dlb_fail(DLB_EINVAL, "cmap_eval: unknown colour map %d", cmap);
-  cmap_rgb(cmap, t, rgb);
+  dlbp_cmap_rgb(cmap, t, rgb);
   return DLB_OK;
 }
 
@@ -114,7 +114,7 @@ static const struct { const char *name; unsigned rgb; } named[] = {
 };
 
 /* Parse "#rrggbb", "#rgb", a colour name or "C1".."C8" (the palette); 1 on success. */
-int colour_parse(const char *text, double rgb[3]) {
+int dlbp_colour_parse(const char *text, double rgb[3]) {
   unsigned v;
   int n = 0;
   if (!text) return 0;
@@ -143,13 +143,13 @@ int colour_parse(const char *text, double rgb[3]) {
 
 /* A series' value range for its colour map: vmin/vmax options or the finite data range
 ** of z (heatmap) or c (scatter); center (NaN if none) makes a two-slope map. */
-void cmap_norm(series *s, double *vmin, double *vmax, double *center) {
-  const darray *d = series_data(s, s->kind == DLB_SERIES_HEATMAP ? "z" : "c");
-  const darray *m = series_data(s, "mask");
-  int lg = cmap_log(s);
+void dlbp_cmap_norm(series *s, double *vmin, double *vmax, double *center) {
+  const darray *d = dlbp_series_data(s, s->kind == DLB_SERIES_HEATMAP ? "z" : "c");
+  const darray *m = dlbp_series_data(s, "mask");
+  int lg = dlbp_cmap_log(s);
   double lo = INFINITY, hi = -INFINITY;
   if (d) for (size_t i = 0; i < d->n; i++) {
-    double v = lg ? cmap_value(s, d->v[i]) : d->v[i];
+    double v = lg ? dlbp_cmap_value(s, d->v[i]) : d->v[i];
     if (!isfinite(v) || (m && m->v[i] != 0)) continue;
     if (v < lo) lo = v;
     if (v > hi) hi = v;
@@ -157,18 +157,18 @@ void cmap_norm(series *s, double *vmin, double *vmax, double *center) {
   if (lo > hi) { lo = 0; hi = 1; }
   if (s->shared) { lo = s->share_lo; hi = s->share_hi; } /* one scale across the panels */
   if (lg) { /* log-symmetric around the centre (default 1): equal ratios, equal colours */
-    double c = series_num(s, "center", 1);
+    double c = dlbp_series_num(s, "center", 1);
     c = c > 0 ? log(c) : 0;
-    double vl = series_num(s, "vmin", NAN), vh = series_num(s, "vmax", NAN);
+    double vl = dlbp_series_num(s, "vmin", NAN), vh = dlbp_series_num(s, "vmax", NAN);
     if (vl > 0) lo = log(vl);
     if (vh > 0) hi = log(vh);
     double r = fmax(fmax(hi - c, c - lo), 1e-12);
     *vmin = c - r; *vmax = c + r; *center = c;
     return;
   }
-  *vmin = series_num(s, "vmin", lo);
-  *vmax = series_num(s, "vmax", hi);
-  *center = series_num(s, "center", NAN);
+  *vmin = dlbp_series_num(s, "vmin", lo);
+  *vmax = dlbp_series_num(s, "vmax", hi);
+  *center = dlbp_series_num(s, "center", NAN);
   if (*vmax <= *vmin) *vmax = *vmin + (*vmin == 0 ? 1 : fabs(*vmin) * 1e-9 + 1e-300);
 }
 
@@ -176,24 +176,24 @@ void cmap_norm(series *s, double *vmin, double *vmax, double *center) {
 ** panels whose colour bars carry the same label (the same quantity), the same map and
 ** norm, without vmin/vmax of their own, get the union of their ranges — unless one says
 ** share_colors = 0. */
-void cmap_share(dlb_figure *f) {
+void dlbp_cmap_share(dlb_figure *f) {
   for (int i = 0; i < f->nseries; i++) f->series[i].shared = 0;
   for (int i = 0; i < f->nseries; i++) {
     series *a = &f->series[i];
     if (a->dead || !a->committed || a->shared ||
-        (a->kind != DLB_SERIES_HEATMAP && !(a->kind == DLB_SERIES_SCATTER && series_data(a, "c"))))
+        (a->kind != DLB_SERIES_HEATMAP && !(a->kind == DLB_SERIES_SCATTER && dlbp_series_data(a, "c"))))
       continue;
-    const char *lab = series_str(a, "colorbar_label", "");
-    if (!lab[0] || series_num(a, "share_colors", 1) == 0 || !isnan(series_num(a, "vmin", NAN)) ||
-        !isnan(series_num(a, "vmax", NAN))) continue;
+    const char *lab = dlbp_series_str(a, "colorbar_label", "");
+    if (!lab[0] || dlbp_series_num(a, "share_colors", 1) == 0 || !isnan(dlbp_series_num(a, "vmin", NAN)) ||
+        !isnan(dlbp_series_num(a, "vmax", NAN))) continue;
     int members[256], n = 0, panels = 0;
     for (int j = i; j < f->nseries && n < 256; j++) {
       series *b = &f->series[j];
       if (b->dead || !b->committed || b->kind != a->kind) continue;
-      if (strcmp(series_str(b, "colorbar_label", ""), lab) ||
-          strcmp(series_str(b, "cmap", "viridis"), series_str(a, "cmap", "viridis")) ||
-          cmap_log(b) != cmap_log(a) || series_num(b, "share_colors", 1) == 0 ||
-          !isnan(series_num(b, "vmin", NAN)) || !isnan(series_num(b, "vmax", NAN))) continue;
+      if (strcmp(dlbp_series_str(b, "colorbar_label", ""), lab) ||
+          strcmp(dlbp_series_str(b, "cmap", "viridis"), dlbp_series_str(a, "cmap", "viridis")) ||
+          dlbp_cmap_log(b) != dlbp_cmap_log(a) || dlbp_series_num(b, "share_colors", 1) == 0 ||
+          !isnan(dlbp_series_num(b, "vmin", NAN)) || !isnan(dlbp_series_num(b, "vmax", NAN))) continue;
       if (b->panel != a->panel) panels = 1;
       members[n++] = j;
     }
@@ -201,10 +201,10 @@ void cmap_share(dlb_figure *f) {
     double lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < n; k++) {
       series *b = &f->series[members[k]];
-      const darray *d = series_data(b, b->kind == DLB_SERIES_HEATMAP ? "z" : "c");
-      const darray *m = series_data(b, "mask");
+      const darray *d = dlbp_series_data(b, b->kind == DLB_SERIES_HEATMAP ? "z" : "c");
+      const darray *m = dlbp_series_data(b, "mask");
       if (d) for (size_t q = 0; q < d->n; q++) {
-        double v = cmap_value(b, d->v[q]);
+        double v = dlbp_cmap_value(b, d->v[q]);
         if (!isfinite(v) || (m && m->v[q] != 0)) continue;
         if (v < lo) lo = v;
         if (v > hi) hi = v;
@@ -219,20 +219,20 @@ void cmap_share(dlb_figure *f) {
 }
 
 /* 1 when the series maps colours on the log-symmetric norm (norm = "logsym"). */
-int cmap_log(const series *s) {
-  return strcmp(series_str(s, "norm", "linear"), "logsym") == 0;
+int dlbp_cmap_log(const series *s) {
+  return strcmp(dlbp_series_str(s, "norm", "linear"), "logsym") == 0;
 }
 
-/* The value cmap_t takes for data value v: v, or log(v) on the log-symmetric norm (NaN
+/* The value dlbp_cmap_t takes for data value v: v, or log(v) on the log-symmetric norm (NaN
 ** for v <= 0, drawn as missing). */
-double cmap_value(const series *s, double v) {
-  if (!cmap_log(s)) return v;
+double dlbp_cmap_value(const series *s, double v) {
+  if (!dlbp_cmap_log(s)) return v;
   return v > 0 ? log(v) : NAN;
 }
 
 /* Position of v in [vmin, vmax] as t in [0, 1] (unclamped); with a centre, each side maps
 ** onto its half so the centre lands at 0.5 (a diverging map's white). */
-double cmap_t(double v, double vmin, double vmax, double center) {
+double dlbp_cmap_t(double v, double vmin, double vmax, double center) {
   if (!isfinite(v)) return NAN;
   if (isnan(center) || center <= vmin || center >= vmax) return (v - vmin) / (vmax - vmin);
   if (v < center) return 0.5 * (v - vmin) / (center - vmin);

@@ -48,7 +48,7 @@ dlb_figure *dlb_figure_new(double width_in, double height_in, int rows, int cols
 /* Free the figure, its panels, series and layout. */
 void dlb_figure_free(dlb_figure *f) {
   if (!f) return;
-  for (int i = 0; i < f->nseries; i++) series_clear(&f->series[i]);
+  for (int i = 0; i < f->nseries; i++) dlbp_series_clear(&f->series[i]);
   dlb_free(f->series);
   dlb_free(f->panels);
   dlb_free(f->boxes);
@@ -88,9 +88,9 @@ int dlb_figure_str(dlb_figure *f, const char *key, const char *value) {
   if (strcmp(key, "title") != 0)
     return dlb_fail(DLB_EINVAL, "figure: unknown option '%s' (valid: font dpi sharex sharey "
                     "title)", key);
-  if (value && !text_valid_utf8(value))
+  if (value && !dlbp_text_valid_utf8(value))
     return dlb_fail(DLB_EINVAL, "figure: title is not valid UTF-8");
-  text_copy(f->title, sizeof f->title, value ? value : "");
+  dlbp_text_copy(f->title, sizeof f->title, value ? value : "");
   f->laid_out = 0;
   return DLB_OK;
 }
@@ -125,7 +125,7 @@ static int setscale(dlb_figure *f, int pi, int axn, const char *v) {
     }
   for (int i = 0; i < f->nseries; i++) {
     if (f->series[i].dead || !f->series[i].committed || f->series[i].panel != pi) continue;
-    int st = series_logcheck(f, i);
+    int st = dlbp_series_logcheck(f, i);
     if (st != DLB_OK) { a->scale = old; return st; }
   }
   a->scale_set = 1;
@@ -138,10 +138,10 @@ int dlb_panel_str(dlb_figure *f, int pi, const char *key, const char *v) {
   if (!p) return DLB_EINVAL;
   if (!key) return dlb_fail(DLB_EINVAL, "panel: no option name");
   if (!v) v = "";
-  if (!text_valid_utf8(v)) return dlb_fail(DLB_EINVAL, "%s: text is not valid UTF-8", key);
-  if (strcmp(key, "title") == 0) text_copy(p->title, sizeof p->title, v);
-  else if (strcmp(key, "xlabel") == 0) text_copy(p->ax[0].label, sizeof p->ax[0].label, v);
-  else if (strcmp(key, "ylabel") == 0) text_copy(p->ax[1].label, sizeof p->ax[1].label, v);
+  if (!dlbp_text_valid_utf8(v)) return dlb_fail(DLB_EINVAL, "%s: text is not valid UTF-8", key);
+  if (strcmp(key, "title") == 0) dlbp_text_copy(p->title, sizeof p->title, v);
+  else if (strcmp(key, "xlabel") == 0) dlbp_text_copy(p->ax[0].label, sizeof p->ax[0].label, v);
+  else if (strcmp(key, "ylabel") == 0) dlbp_text_copy(p->ax[1].label, sizeof p->ax[1].label, v);
   else if (strcmp(key, "xscale") == 0) return setscale(f, pi, 0, v);
   else if (strcmp(key, "yscale") == 0) return setscale(f, pi, 1, v);
   else if (strcmp(key, "legend") == 0) {
@@ -217,9 +217,9 @@ int dlb_panel_ticklabel(dlb_figure *f, int pi, int axn, size_t i, const char *la
   if (i >= (size_t)a->nuticks)
     return dlb_fail(DLB_EINVAL, "%cticklabels: label %zu but only %d ticks", axn ? 'y' : 'x',
                     i + 1, a->nuticks);
-  if (label && !text_valid_utf8(label))
+  if (label && !dlbp_text_valid_utf8(label))
     return dlb_fail(DLB_EINVAL, "%cticklabels[%zu] is not valid UTF-8", axn ? 'y' : 'x', i + 1);
-  text_copy(a->ulabels[i], sizeof a->ulabels[i], label ? label : "");
+  dlbp_text_copy(a->ulabels[i], sizeof a->ulabels[i], label ? label : "");
   a->has_ulabel[i] = 1;
   return DLB_OK;
 }

@@ -21,21 +21,21 @@ static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h)
 static double clampc(double v) { return v < -1e5 ? -1e5 : v > 1e5 ? 1e5 : v; }
 
 /* Data x of a panel -> points (NaN stays NaN; far-off values are clamped). */
-double panel_px(const panel *p, double x) {
+double dlbp_panel_px(const panel *p, double x) {
   const axis *a = &p->ax[0];
-  double l = axis_fwd(a, a->lo), h = axis_fwd(a, a->hi);
-  return clampc(p->box.x + (axis_fwd(a, x) - l) / (h - l) * p->box.w);
+  double l = dlbp_axis_fwd(a, a->lo), h = dlbp_axis_fwd(a, a->hi);
+  return clampc(p->box.x + (dlbp_axis_fwd(a, x) - l) / (h - l) * p->box.w);
 }
 
 /* Data y of a panel -> points (y grows downwards on the page). */
-double panel_py(const panel *p, double y) {
+double dlbp_panel_py(const panel *p, double y) {
   const axis *a = &p->ax[1];
-  double l = axis_fwd(a, a->lo), h = axis_fwd(a, a->hi);
-  return clampc(p->box.y + p->box.h - (axis_fwd(a, y) - l) / (h - l) * p->box.h);
+  double l = dlbp_axis_fwd(a, a->lo), h = dlbp_axis_fwd(a, a->hi);
+  return clampc(p->box.y + p->box.h - (dlbp_axis_fwd(a, y) - l) / (h - l) * p->box.h);
 }
 
 /* Record a text box for the overlap check (boxes beyond MAXBOXES are ignored). */
-void layout_add_box(dlb_figure *f, rect r, int panel, const char *what) {
+void dlbp_layout_add_box(dlb_figure *f, rect r, int panel, const char *what) {
   if (f->nboxes >= MAXBOXES || r.w <= 0 || r.h <= 0) return;
   if (!f->boxes && !(f->boxes = dlb_malloc(MAXBOXES * sizeof *f->boxes))) return;
   tbox *b = &f->boxes[f->nboxes++];
@@ -45,12 +45,12 @@ void layout_add_box(dlb_figure *f, rect r, int panel, const char *what) {
 }
 
 /* The series whose colour map a panel's colour bar shows, or -1. */
-int cbar_series_of(const dlb_figure *f, int p) {
+int dlbp_cbar_series_of(const dlb_figure *f, int p) {
   for (int i = 0; i < f->nseries; i++) {
     const series *s = &f->series[i];
     if (s->dead || !s->committed || s->panel != p) continue;
-    if (s->kind == DLB_SERIES_HEATMAP && series_num(s, "colorbar", 1) != 0) return i;
-    if (s->kind == DLB_SERIES_SCATTER && series_num(s, "colorbar", 0) != 0) return i;
+    if (s->kind == DLB_SERIES_HEATMAP && dlbp_series_num(s, "colorbar", 1) != 0) return i;
+    if (s->kind == DLB_SERIES_SCATTER && dlbp_series_num(s, "colorbar", 0) != 0) return i;
   }
   return -1;
 }
@@ -61,8 +61,8 @@ static slist *cats_of(dlb_figure *f, int p, int axn) {
     series *s = &f->series[i];
     if (s->dead || !s->committed || s->panel != p) continue;
     if (axn == 0 && (s->kind == DLB_SERIES_BAR || s->kind == DLB_SERIES_BOX))
-      return series_strs(s, "labels");
-    if (s->kind == DLB_SERIES_HEATMAP) return series_strs(s, axn ? "ylabels" : "xlabels");
+      return dlbp_series_strs(s, "labels");
+    if (s->kind == DLB_SERIES_HEATMAP) return dlbp_series_strs(s, axn ? "ylabels" : "xlabels");
   }
   return NULL;
 }
@@ -71,7 +71,7 @@ static slist *cats_of(dlb_figure *f, int p, int axn) {
 static void panel_extent(dlb_figure *f, int p, extent *e) {
   for (int i = 0; i < f->nseries; i++) {
     series *s = &f->series[i];
-    if (!s->dead && s->committed && s->panel == p) series_extent(f, s, e);
+    if (!s->dead && s->committed && s->panel == p) dlbp_series_extent(f, s, e);
   }
 }
 
@@ -82,8 +82,8 @@ static void limits(axis *a, const extent *e, int axn) {
   if (a->ncats) { lo = 0.5; hi = (double)a->ncats + 0.5; }
   else if (!e->any[axn]) { lo = a->scale == DLB_SCALE_LOG ? 1 : 0; hi = a->scale ? 10 : 1; }
   else {
-    lo = axis_fwd(a, e->lo[axn]);
-    hi = axis_fwd(a, e->hi[axn]);
+    lo = dlbp_axis_fwd(a, e->lo[axn]);
+    hi = dlbp_axis_fwd(a, e->hi[axn]);
     if (hi - lo < 1e-12 * fmax(1, fabs(lo))) { lo -= a->scale ? 0.5 : fmax(1, fabs(lo) * 0.1);
                                               hi += a->scale ? 0.5 : fmax(1, fabs(hi) * 0.1); }
     else {
@@ -108,7 +108,7 @@ static void limits(axis *a, const extent *e, int axn) {
 /* Height of an axis label line at the base font size. */
 static double label_h(cairo_t *cr, dlb_figure *f) {
   double w, h;
-  text_extent(cr, "0", f->font, 0, &w, &h);
+  dlbp_text_extent(cr, "0", f->font, 0, &w, &h);
   return h;
 }
 
@@ -117,7 +117,7 @@ static void tick_sizes(cairo_t *cr, dlb_figure *f, const axis *a, double *mw, do
   *mw = *mh = 0;
   for (int i = 0; i < a->nticks; i++) {
     double w, h;
-    text_extent(cr, a->tlabels[i], f->font * 0.875, 0, &w, &h);
+    dlbp_text_extent(cr, a->tlabels[i], f->font * 0.875, 0, &w, &h);
     if (w > *mw) *mw = w;
     if (h > *mh) *mh = h;
   }
@@ -127,7 +127,7 @@ static void tick_sizes(cairo_t *cr, dlb_figure *f, const axis *a, double *mw, do
 static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
   if (p->cbar_series < 0) return;
   double vmin, vmax, center;
-  cmap_norm(&f->series[p->cbar_series], &vmin, &vmax, &center);
+  dlbp_cmap_norm(&f->series[p->cbar_series], &vmin, &vmax, &center);
   axis *a = &p->cbar_axis;
   memset(a, 0, sizeof *a);
   snprintf(a->fmt, sizeof a->fmt, "auto");
@@ -139,10 +139,10 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
   if (vmax - vmin <= 1e-6 * fmax(fabs(vmin), fabs(vmax))) { /* a constant map: one tick */
     a->nticks = 1;
     a->ticks[0] = vmin;
-    format_tick(vmin, 0, "auto", a->tlabels[0], sizeof a->tlabels[0]);
+    dlbp_format_tick(vmin, 0, "auto", a->tlabels[0], sizeof a->tlabels[0]);
     return;
   }
-  if (cmap_log(&f->series[p->cbar_series])) {
+  if (dlbp_cmap_log(&f->series[p->cbar_series])) {
     /* ratios around the centre: x2 steps (x10 when the range spans over 2^6 either way),
     ** labelled with the values, not their logs */
     double step = (vmax - center) > 6 * log(2) ? log(10) : log(2);
@@ -150,31 +150,31 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
     a->nticks = 0;
     for (int k = k0; k <= k1 && a->nticks < MAXTICKS; k++) {
       double t = center + k * step;
-      format_tick(exp(t), 0, "auto", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+      dlbp_format_tick(exp(t), 0, "auto", a->tlabels[a->nticks], sizeof a->tlabels[0]);
       a->ticks[a->nticks++] = t;
     }
     return;
   }
-  axis_ticks(cr, f, a, len, 0);
+  dlbp_axis_ticks(cr, f, a, len, 0);
   if (!isnan(center) && center > vmin && center < vmax) {
     /* a two-slope map: each half of the bar gets its own nice ticks, the centre one */
     double lo[MAXTICKS], hi[MAXTICKS];
-    int nl = nice_ticks(vmin, center, (int)fmax(1, len / 2 / 20), lo, MAXTICKS);
-    int nh = nice_ticks(center, vmax, (int)fmax(1, len / 2 / 20), hi, MAXTICKS);
+    int nl = dlbp_nice_ticks(vmin, center, (int)fmax(1, len / 2 / 20), lo, MAXTICKS);
+    int nh = dlbp_nice_ticks(center, vmax, (int)fmax(1, len / 2 / 20), hi, MAXTICKS);
     double sl = nl > 1 ? lo[1] - lo[0] : 0, sh = nh > 1 ? hi[1] - hi[0] : 0;
     a->nticks = 0;
     for (int i = 0; i < nl && a->nticks < MAXTICKS; i++)
       if (lo[i] < center - 1e-9 * (vmax - vmin)) {
-        format_tick(lo[i], sl, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+        dlbp_format_tick(lo[i], sl, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
         a->ticks[a->nticks++] = lo[i];
       }
     if (a->nticks < MAXTICKS) {
-      format_tick(center, sh > 0 ? sh : sl, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+      dlbp_format_tick(center, sh > 0 ? sh : sl, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
       a->ticks[a->nticks++] = center;
     }
     for (int i = 0; i < nh && a->nticks < MAXTICKS; i++)
       if (hi[i] > center + 1e-9 * (vmax - vmin)) {
-        format_tick(hi[i], sh, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
+        dlbp_format_tick(hi[i], sh, "plain", a->tlabels[a->nticks], sizeof a->tlabels[0]);
         a->ticks[a->nticks++] = hi[i];
       }
   }
@@ -192,10 +192,10 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
   if (p->ax[0].show_labels)
     m[1] += (p->ax[0].rotate ? w : h) + (p->ax[0].label[0] ? lh + PAD : 0);
   double th = 0, lw, lh2;
-  if (p->title[0]) text_extent(cr, p->title, f->font, 1, &w, &th);
+  if (p->title[0]) dlbp_text_extent(cr, p->title, f->font, 1, &w, &th);
   m[3] = p->title[0] ? th + 2 * PAD : fmax(PAD * 2, h / 2 + PAD);
   p->above = 0;
-  if ((panel_has_kind(f, pi, DLB_SERIES_HEATMAP) || p->legend_above) &&
+  if ((dlbp_panel_has_kind(f, pi, DLB_SERIES_HEATMAP) || p->legend_above) &&
       legend_size(cr, f, pi, &lw, &lh2) > 0) {
     p->above = lh2 + 2;
     m[3] += p->above;
@@ -203,19 +203,19 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
   m[2] = PAD * 2;
   if (p->ax[0].nticks && !p->ax[0].rotate && p->ax[0].show_labels && p->box.w > 0) {
     /* so may the first one, on the left */
-    text_extent(cr, p->ax[0].tlabels[0], f->font * 0.875, 0, &w, &h);
-    double over = p->box.x - (panel_px(p, p->ax[0].ticks[0]) - w / 2);
+    dlbp_text_extent(cr, p->ax[0].tlabels[0], f->font * 0.875, 0, &w, &h);
+    double over = p->box.x - (dlbp_panel_px(p, p->ax[0].ticks[0]) - w / 2);
     if (over + PAD > m[0]) m[0] = over + PAD;
   }
   if (p->ax[0].nticks && !p->ax[0].rotate) { /* the last x label may stick out */
-    text_extent(cr, p->ax[0].tlabels[p->ax[0].nticks - 1], f->font * 0.875, 0, &w, &h);
-    double over = panel_px(p, p->ax[0].ticks[p->ax[0].nticks - 1]) + w / 2
+    dlbp_text_extent(cr, p->ax[0].tlabels[p->ax[0].nticks - 1], f->font * 0.875, 0, &w, &h);
+    double over = dlbp_panel_px(p, p->ax[0].ticks[p->ax[0].nticks - 1]) + w / 2
                   - (p->box.x + p->box.w);
     if (p->box.w > 0 && over + PAD > m[2]) m[2] = over + PAD;
   }
   if (p->cbar_series >= 0) {
     tick_sizes(cr, f, &p->cbar_axis, &w, &h);
-    const char *cl = series_str(&f->series[p->cbar_series], "colorbar_label", "");
+    const char *cl = dlbp_series_str(&f->series[p->cbar_series], "colorbar_label", "");
     m[2] = CBAR_GAP + CBAR_W + TICK + PAD + w + (cl[0] ? PAD + lh : 0) + PAD;
   }
   if ((strcmp(p->legend, "outside") == 0 || p->legend_out) && p->above == 0 &&
@@ -227,8 +227,8 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
 static void all_ticks(cairo_t *cr, dlb_figure *f) {
   for (int i = 0; i < f->rows * f->cols; i++) {
     panel *p = &f->panels[i];
-    axis_ticks(cr, f, &p->ax[0], p->box.w, 1);
-    axis_ticks(cr, f, &p->ax[1], p->box.h, 0);
+    dlbp_axis_ticks(cr, f, &p->ax[0], p->box.w, 1);
+    dlbp_axis_ticks(cr, f, &p->ax[1], p->box.h, 0);
     cbar_ticks(cr, f, p);
   }
 }
@@ -268,7 +268,7 @@ static void place(cairo_t *cr, dlb_figure *f, double top) {
 }
 
 /* Does a panel hold a committed series of this kind? */
-int panel_has_kind(const dlb_figure *f, int pi, int kind) {
+int dlbp_panel_has_kind(const dlb_figure *f, int pi, int kind) {
   for (int i = 0; i < f->nseries; i++)
     if (!f->series[i].dead && f->series[i].committed && f->series[i].panel == pi &&
         f->series[i].kind == kind) return 1;
@@ -276,12 +276,12 @@ int panel_has_kind(const dlb_figure *f, int pi, int kind) {
 }
 
 /* The legend entries of a panel, in series order; returns how many (at most cap). */
-int legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap) {
+int dlbp_legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap) {
   int n = 0;
   if (strcmp(f->panels[pi].legend, "none") == 0) return 0;
   for (int i = 0; i < f->nseries && n < cap; i++) {
     series *s = &f->series[i];
-    if (!s->dead && s->committed && s->panel == pi) n += series_legend(f, s, out + n, cap - n);
+    if (!s->dead && s->committed && s->panel == pi) n += dlbp_series_legend(f, s, out + n, cap - n);
   }
   return n;
 }
@@ -289,9 +289,9 @@ int legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap) {
 /* Legend entries and the box they need. */
 static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h) {
   legend_entry e[32];
-  int n = legend_entries(f, pi, e, 32), cols = f->panels[pi].legend_cols;
+  int n = dlbp_legend_entries(f, pi, e, 32), cols = f->panels[pi].legend_cols;
   double colw, rowh;
-  legend_grid(cr, f, e, n, &colw, &rowh);
+  dlbp_legend_grid(cr, f, e, n, &colw, &rowh);
   if (cols < 1) cols = 1;
   if (cols > n) cols = n;
   *w = *h = 0;
@@ -303,12 +303,12 @@ static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h)
 }
 
 /* The width of a legend column (swatch, gap, the longest label) and the height of a row. */
-void legend_grid(cairo_t *cr, const dlb_figure *f, const legend_entry *e, int n, double *colw,
+void dlbp_legend_grid(cairo_t *cr, const dlb_figure *f, const legend_entry *e, int n, double *colw,
                  double *rowh) {
   *colw = *rowh = 0;
   for (int i = 0; i < n; i++) {
     double tw, th;
-    text_extent(cr, e[i].label, f->font * 0.875, 0, &tw, &th);
+    dlbp_text_extent(cr, e[i].label, f->font * 0.875, 0, &tw, &th);
     *colw = fmax(*colw, 14 + PAD + tw);
     *rowh = fmax(*rowh, th);
   }
@@ -349,10 +349,10 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
     ** order; when none is free, every position of the axes on the grid, the least covered
     ** (ties: nearest a corner), so free space anywhere is found */
     occupancy o;
-    if (occupancy_build(f, pi, 0, &o) != DLB_OK) { p->legend_box = cand[0]; p->has_legend = 1; return; }
+    if (dlbp_occupancy_build(f, pi, 0, &o) != DLB_OK) { p->legend_box = cand[0]; p->has_legend = 1; return; }
     double bestc = -1;
     for (int k = 0; k < 8; k++) {
-      double c = occupancy_area(&o, cand[k]);
+      double c = dlbp_occupancy_area(&o, cand[k]);
       if (bestc < 0 || c < bestc) { bestc = c; best = k; }
     }
     rect pick = cand[best];
@@ -362,14 +362,14 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
       for (double y = b.y + in; y + h <= b.y + b.h - in + 1e-9; y += o.cell)
         for (double x = b.x + in; x + w <= b.x + b.w - in + 1e-9; x += o.cell) {
           rect r = {x, y, w, h};
-          double c = occupancy_area(&o, r);
+          double c = dlbp_occupancy_area(&o, r);
           double d = fmin(fmin(x - b.x, b.x + b.w - x - w), fmin(y - b.y, b.y + b.h - y - h));
           if (c < bestc || (scanned && c == bestc && d < bestd)) {
             bestc = c; pick = r; bestd = d; scanned = 1;
           }
         }
     }
-    occupancy_free(&o);
+    dlbp_occupancy_free(&o);
     p->legend_cover = bestc;
     p->legend_box = pick;
     p->has_legend = 1;
@@ -385,7 +385,7 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
   f->nboxes = 0;
   double ts = f->font * 0.875;
   if (f->title[0])
-    layout_add_box(f, text_box(cr, f->title_fit, f->title_size, 1, f->title_x, PAD, 0.5, 0,
+    dlbp_layout_add_box(f, dlbp_text_box(cr, f->title_fit, f->title_size, 1, f->title_x, PAD, 0.5, 0,
                                0), -1, "figure title");
   for (int pi = 0; pi < f->rows * f->cols; pi++) {
     panel *p = &f->panels[pi];
@@ -397,82 +397,82 @@ static void collect_boxes(cairo_t *cr, dlb_figure *f) {
     if (x->show_labels) {
       for (int i = 0; i < x->nticks; i++) {
         snprintf(what, sizeof what, "x tick '%.30s'", x->tlabels[i]);
-        double px = panel_px(p, x->ticks[i]), py = p->box.y + p->box.h + TICK + PAD;
-        layout_add_box(f, x->rotate ? text_box(cr, x->tlabels[i], ts, 0, px, py, 1, 0.5, 1)
-                                    : text_box(cr, x->tlabels[i], ts, 0, px, py, 0.5, 0, 0),
+        double px = dlbp_panel_px(p, x->ticks[i]), py = p->box.y + p->box.h + TICK + PAD;
+        dlbp_layout_add_box(f, x->rotate ? dlbp_text_box(cr, x->tlabels[i], ts, 0, px, py, 1, 0.5, 1)
+                                    : dlbp_text_box(cr, x->tlabels[i], ts, 0, px, py, 0.5, 0, 0),
                        pi, what);
       }
       if (x->label[0])
-        layout_add_box(f, text_box(cr, x->label_fit, x->label_size, 0, x->label_pos,
+        dlbp_layout_add_box(f, dlbp_text_box(cr, x->label_fit, x->label_size, 0, x->label_pos,
                                    p->box.y + p->box.h + TICK + PAD + (x->rotate ? xw : xh) + PAD,
                                    0.5, 0, 0), pi, "x label");
     }
     if (y->show_labels) {
       for (int i = 0; i < y->nticks; i++) {
         snprintf(what, sizeof what, "y tick '%.30s'", y->tlabels[i]);
-        layout_add_box(f, text_box(cr, y->tlabels[i], ts, 0, p->box.x - TICK - PAD,
-                                   panel_py(p, y->ticks[i]), 1, 0.5, 0), pi, what);
+        dlbp_layout_add_box(f, dlbp_text_box(cr, y->tlabels[i], ts, 0, p->box.x - TICK - PAD,
+                                   dlbp_panel_py(p, y->ticks[i]), 1, 0.5, 0), pi, what);
       }
       if (y->label[0])
-        layout_add_box(f, text_box(cr, y->label_fit, y->label_size, 0,
+        dlbp_layout_add_box(f, dlbp_text_box(cr, y->label_fit, y->label_size, 0,
                                    p->box.x - TICK - PAD - yw - PAD, y->label_pos, 0.5, 1, 1),
                        pi, "y label");
     }
     (void)lh;
     if (p->title[0])
-      layout_add_box(f, text_box(cr, p->title_fit, p->title_size, 1, p->title_x,
+      dlbp_layout_add_box(f, dlbp_text_box(cr, p->title_fit, p->title_size, 1, p->title_x,
                                  p->box.y - PAD - p->title_above, 0.5, 1, 0), pi, "title");
     if (p->cbar_series >= 0) {
       axis *a = &p->cbar_axis;
       double vmin, vmax, c, cw = 0, chh;
-      cmap_norm(&f->series[p->cbar_series], &vmin, &vmax, &c);
+      dlbp_cmap_norm(&f->series[p->cbar_series], &vmin, &vmax, &c);
       tick_sizes(cr, f, a, &cw, &chh);
       for (int i = 0; i < a->nticks; i++) {
-        double t = cmap_t(a->ticks[i], vmin, vmax, c);
+        double t = dlbp_cmap_t(a->ticks[i], vmin, vmax, c);
         snprintf(what, sizeof what, "colour bar tick '%.24s'", a->tlabels[i]);
-        layout_add_box(f, text_box(cr, a->tlabels[i], ts, 0, p->cbar.x + p->cbar.w + TICK + PAD,
+        dlbp_layout_add_box(f, dlbp_text_box(cr, a->tlabels[i], ts, 0, p->cbar.x + p->cbar.w + TICK + PAD,
                                    p->cbar.y + p->cbar.h * (1 - t), 0, 0.5, 0), pi, what);
       }
-      const char *cl = series_str(&f->series[p->cbar_series], "colorbar_label", "");
+      const char *cl = dlbp_series_str(&f->series[p->cbar_series], "colorbar_label", "");
       if (cl[0])
-        layout_add_box(f, text_box(cr, cl, f->font, 0, p->cbar.x + p->cbar.w + TICK + PAD + cw
+        dlbp_layout_add_box(f, dlbp_text_box(cr, cl, f->font, 0, p->cbar.x + p->cbar.w + TICK + PAD + cw
                                    + PAD, p->cbar.y + p->cbar.h / 2, 0.5, 0, 1), pi,
                        "colour bar label");
       else /* no label: recorded for the check (unlabelled_cbars) */
-        layout_add_box(f, p->cbar, pi, "colour bar");
+        dlbp_layout_add_box(f, p->cbar, pi, "colour bar");
     }
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
       if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_SPAN) continue;
-      const char *t = series_str(s, "text", "");
+      const char *t = dlbp_series_str(s, "text", "");
       if (!t[0]) continue;
-      double x0 = fmax(panel_px(p, series_num(s, "lo", 0)), p->box.x);
-      double x1 = fmin(panel_px(p, series_num(s, "hi", 0)), p->box.x + p->box.w);
+      double x0 = fmax(dlbp_panel_px(p, dlbp_series_num(s, "lo", 0)), p->box.x);
+      double x1 = fmin(dlbp_panel_px(p, dlbp_series_num(s, "hi", 0)), p->box.x + p->box.w);
       snprintf(what, sizeof what, "span text '%.30s'", t);
-      layout_add_box(f, text_box(cr, t, f->font * 0.75, 0, (x0 + x1) / 2, p->box.y + 2, 0.5, 0, 0),
+      dlbp_layout_add_box(f, dlbp_text_box(cr, t, f->font * 0.75, 0, (x0 + x1) / 2, p->box.y + 2, 0.5, 0, 0),
                      pi, what);
     }
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
       if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_TEXT) continue;
-      double fx = series_num(s, "x", 0), fy = series_num(s, "y", 0);
-      const char *an = series_str(s, "anchor", "left");
+      double fx = dlbp_series_num(s, "x", 0), fy = dlbp_series_num(s, "y", 0);
+      const char *an = dlbp_series_str(s, "anchor", "left");
       double ax = strcmp(an, "center") == 0 ? 0.5 : strcmp(an, "right") == 0 ? 1 : 0;
-      snprintf(what, sizeof what, "text '%.30s'", series_str(s, "text", ""));
-      layout_add_box(f, text_box(cr, series_str(s, "text", ""), series_num(s, "size",
-                                 f->font * 0.875), 0, panel_px(p, fx), panel_py(p, fy), ax,
+      snprintf(what, sizeof what, "text '%.30s'", dlbp_series_str(s, "text", ""));
+      dlbp_layout_add_box(f, dlbp_text_box(cr, dlbp_series_str(s, "text", ""), dlbp_series_num(s, "size",
+                                 f->font * 0.875), 0, dlbp_panel_px(p, fx), dlbp_panel_py(p, fy), ax,
                                  0.5, 0), pi, what);
     }
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
       if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_ROOFLINE) continue;
-      slist *pl = series_strs(s, "plabels");
+      slist *pl = dlbp_series_strs(s, "plabels");
       for (size_t k = 0; pl && k < pl->n; k++) {
         rect r;
         int left;
-        if (!roof_label_box(f, cr, s, k, &r, &left)) continue;
+        if (!dlbp_roof_label_box(f, cr, s, k, &r, &left)) continue;
         snprintf(what, sizeof what, "point label '%.30s'", pl->s[k]);
-        layout_add_box(f, r, pi, what);
+        dlbp_layout_add_box(f, r, pi, what);
       }
     }
   }
@@ -529,13 +529,13 @@ static void legends_over_data(dlb_figure *f) {
     if (p->legend_out || p->above > 0 || l.x < b.x || l.y < b.y || l.x + l.w > b.x + b.w ||
         l.y + l.h > b.y + b.h) continue; /* outside or above the axes */
     occupancy o;
-    if (occupancy_build(f, t->panel, 1, &o) != DLB_OK) continue;
-    double here = occupancy_area(&o, l), least = here;
+    if (dlbp_occupancy_build(f, t->panel, 1, &o) != DLB_OK) continue;
+    double here = dlbp_occupancy_area(&o, l), least = here;
     if (here > 0.02 * l.w * l.h)
       for (double y = b.y + 4; y + l.h <= b.y + b.h - 4 + 1e-9 && least > 0; y += o.cell)
         for (double x = b.x + 4; x + l.w <= b.x + b.w - 4 + 1e-9; x += o.cell)
-          least = fmin(least, occupancy_area(&o, (rect){x, y, l.w, l.h}));
-    occupancy_free(&o);
+          least = fmin(least, dlbp_occupancy_area(&o, (rect){x, y, l.w, l.h}));
+    dlbp_occupancy_free(&o);
     if (here > 0.02 * l.w * l.h && least < 0.5 * here) {
       size_t *np = dlb_realloc(f->pairs, 2 * (f->npairs + 1) * sizeof *np);
       if (!np) return;
@@ -599,11 +599,11 @@ static void outside_warning(dlb_figure *f) {
   for (int i = 0; i < f->nseries; i++) {
     series *s = &f->series[i];
     if (s->dead || !s->committed) continue;
-    size_t c = series_outside(f, s);
+    size_t c = dlbp_series_outside(f, s);
     if (!c || len + 2 >= sizeof f->layout_warning) continue;
     int w = snprintf(f->layout_warning + len, sizeof f->layout_warning - len,
                      "%spanel %d, %s series %d: %zu point%s outside the axis limits not drawn",
-                     len ? "; " : "", s->panel + 1, kind_name(s->kind), i + 1, c,
+                     len ? "; " : "", s->panel + 1, dlbp_kind_name(s->kind), i + 1, c,
                      c == 1 ? "" : "s");
     if (w > 0) len = fmin(len + (size_t)w, sizeof f->layout_warning - 1);
   }
@@ -614,7 +614,7 @@ static void outside_warning(dlb_figure *f) {
 static void fit_texts(cairo_t *cr, dlb_figure *f) {
   double w, h;
   if (f->title[0]) {
-    text_fit(cr, f->title, f->font * 1.1, f->font * 0.9, 1, f->width - 2 * PAD, f->title_fit,
+    dlbp_text_fit(cr, f->title, f->font * 1.1, f->font * 0.9, 1, f->width - 2 * PAD, f->title_fit,
              sizeof f->title_fit, &f->title_size);
     f->title_x = f->width / 2;
   }
@@ -622,34 +622,34 @@ static void fit_texts(cairo_t *cr, dlb_figure *f) {
     panel *p = &f->panels[pi];
     const rect c = p->cell, b = p->box;
     if (p->title[0]) { /* over the axes, within the cell */
-      text_fit(cr, p->title, f->font, f->font * 0.8, 1, c.w - 2 * PAD, p->title_fit,
+      dlbp_text_fit(cr, p->title, f->font, f->font * 0.8, 1, c.w - 2 * PAD, p->title_fit,
                sizeof p->title_fit, &p->title_size);
-      text_extent(cr, p->title_fit, p->title_size, 1, &w, &h);
+      dlbp_text_extent(cr, p->title_fit, p->title_size, 1, &w, &h);
       p->title_x = fmin(fmax(b.x + b.w / 2, c.x + PAD + w / 2), c.x + c.w - PAD - w / 2);
     }
     axis *x = &p->ax[0], *y = &p->ax[1];
     if (x->label[0]) {
-      text_fit(cr, x->label, f->font, f->font * 0.8, 0, c.w - 2 * PAD, x->label_fit,
+      dlbp_text_fit(cr, x->label, f->font, f->font * 0.8, 0, c.w - 2 * PAD, x->label_fit,
                sizeof x->label_fit, &x->label_size);
-      text_extent(cr, x->label_fit, x->label_size, 0, &w, &h);
+      dlbp_text_extent(cr, x->label_fit, x->label_size, 0, &w, &h);
       x->label_pos = fmin(fmax(b.x + b.w / 2, c.x + PAD + w / 2), c.x + c.w - PAD - w / 2);
     }
     if (y->label[0]) { /* along the axes, down to the bottom of the cell */
       double lo = b.y, hi = c.y + c.h - PAD;
-      text_fit(cr, y->label, f->font, f->font * 0.8, 0, hi - lo, y->label_fit,
+      dlbp_text_fit(cr, y->label, f->font, f->font * 0.8, 0, hi - lo, y->label_fit,
                sizeof y->label_fit, &y->label_size);
-      text_extent(cr, y->label_fit, y->label_size, 0, &w, &h);
+      dlbp_text_extent(cr, y->label_fit, y->label_size, 0, &w, &h);
       y->label_pos = fmin(fmax(b.y + b.h / 2, lo + w / 2), hi - w / 2);
     }
   }
 }
 
 /* Lay the figure out against cr (used only to measure text). */
-int layout_run(dlb_figure *f, cairo_t *cr) {
+int dlbp_layout_run(dlb_figure *f, cairo_t *cr) {
   int n = f->rows * f->cols;
   int st0 = share_scales(f);
   if (st0 != DLB_OK) return st0;
-  cmap_share(f);
+  dlbp_cmap_share(f);
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 2; k++) {
       const axis *a = &f->panels[i].ax[k];
@@ -659,7 +659,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
     }
   for (int i = 0; i < f->nseries; i++) {
     if (f->series[i].dead || !f->series[i].committed) continue;
-    int st = series_logcheck(f, i);
+    int st = dlbp_series_logcheck(f, i);
     if (st != DLB_OK) return st;
   }
   extent *e = dlb_calloc((size_t)n, sizeof *e);
@@ -691,13 +691,13 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
     }
     p->ax[0].show_labels = !(f->sharex && r < f->rows - 1);
     p->ax[1].show_labels = !(f->sharey && c > 0);
-    p->cbar_series = cbar_series_of(f, i);
+    p->cbar_series = dlbp_cbar_series_of(f, i);
   }
   dlb_free(e);
   double top = 0;
   if (f->title[0]) {
     double w, h;
-    text_extent(cr, f->title, f->font * 1.1, 1, &w, &h);
+    dlbp_text_extent(cr, f->title, f->font * 1.1, 1, &w, &h);
     top = h + PAD;
   }
   for (int i = 0; i < n; i++) /* a first guess, then two rounds of ticks and margins */
@@ -729,9 +729,9 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
         ** worse) */
         const rect lb = p->legend_box;
         legend_entry e[32];
-        int ne = legend_entries(f, i, e, 32);
+        int ne = dlbp_legend_entries(f, i, e, 32);
         double colw, rowh;
-        legend_grid(cr, f, e, ne, &colw, &rowh);
+        dlbp_legend_grid(cr, f, e, ne, &colw, &rowh);
         int cols = (int)floor((p->cell.w - 2 * PAD) / (colw + PAD));
         if (cols < 1) cols = 1;
         if (cols > ne) cols = ne;
@@ -745,7 +745,7 @@ int layout_run(dlb_figure *f, cairo_t *cr) {
     if (!moved) break;
   }
   for (int i = 0; i < n; i++)
-    if (f->panels[i].has_legend) layout_add_box(f, f->panels[i].legend_box, i, "legend");
+    if (f->panels[i].has_legend) dlbp_layout_add_box(f, f->panels[i].legend_box, i, "legend");
   find_overlaps(f);
   legends_over_data(f);
   unlabelled_cbars(f);
@@ -760,7 +760,7 @@ static cairo_t *measuring_context(cairo_surface_t **sf) {
   if (cairo_surface_status(*sf) != CAIRO_STATUS_SUCCESS) return NULL;
   cairo_t *cr = cairo_create(*sf);
   if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) { cairo_destroy(cr); return NULL; }
-  text_setup(cr);
+  dlbp_text_setup(cr);
   return cr;
 }
 
@@ -773,7 +773,7 @@ int dlb_figure_layout(dlb_figure *f) {
     cairo_surface_destroy(sf);
     return dlb_fail(DLB_ENOMEM, "layout: cannot create a Cairo context");
   }
-  int st = layout_run(f, cr);
+  int st = dlbp_layout_run(f, cr);
   cairo_destroy(cr);
   cairo_surface_destroy(sf);
   return st;
@@ -819,8 +819,8 @@ int dlb_panel_to_point(dlb_figure *f, int pi, double x, double y, double *px, do
     int st = dlb_figure_layout(f);
     if (st) return st;
   }
-  *px = panel_px(&f->panels[pi], x);
-  *py = panel_py(&f->panels[pi], y);
+  *px = dlbp_panel_px(&f->panels[pi], x);
+  *py = dlbp_panel_py(&f->panels[pi], y);
   return DLB_OK;
 }
 

@@ -71,13 +71,13 @@ static int drawable(const panel *p, double x, double y) {
 /* Mark what series s draws. */
 static void mark_series(const dlb_figure *f, series *s, grid *gr) {
   const panel *p = &f->panels[s->panel];
-  darray *x = series_data(s, "x"), *y = series_data(s, "y");
+  darray *x = dlbp_series_data(s, "x"), *y = dlbp_series_data(s, "y");
   switch (s->kind) {
   case DLB_SERIES_LINE: case DLB_SERIES_SCATTER: {
-    int line = s->kind == DLB_SERIES_LINE && strcmp(series_str(s, "style", "solid"), "none");
-    const char *m = series_str(s, "marker", s->kind == DLB_SERIES_SCATTER ? "circle" : "none");
-    double r = strcmp(m, "none") ? series_num(s, "size", 4) / 2 : 0;
-    darray *sz = s->kind == DLB_SERIES_SCATTER ? series_data(s, "s") : NULL;
+    int line = s->kind == DLB_SERIES_LINE && strcmp(dlbp_series_str(s, "style", "solid"), "none");
+    const char *m = dlbp_series_str(s, "marker", s->kind == DLB_SERIES_SCATTER ? "circle" : "none");
+    double r = strcmp(m, "none") ? dlbp_series_num(s, "size", 4) / 2 : 0;
+    darray *sz = s->kind == DLB_SERIES_SCATTER ? dlbp_series_data(s, "s") : NULL;
     /* a line as drawn (draw_line thins long lines per column, M4): the points of one grid
     ** column mark the column from their lowest to their highest; consecutive points in
     ** different columns are joined by a segment */
@@ -86,7 +86,7 @@ static void mark_series(const dlb_figure *f, series *s, grid *gr) {
     long col = LONG_MIN;
     for (size_t i = 0; i <= x->n; i++) {
       int ok = i < x->n && drawable(p, x->v[i], y->v[i]);
-      double px = ok ? panel_px(p, x->v[i]) : 0, py = ok ? panel_py(p, y->v[i]) : 0;
+      double px = ok ? dlbp_panel_px(p, x->v[i]) : 0, py = ok ? dlbp_panel_py(p, y->v[i]) : 0;
       long c = ok ? (long)floor((px - o->x0) / o->cell) : LONG_MIN;
       if (line && col != LONG_MIN && c != col) { /* flush the column */
         mark_rect(gr, (rect){o->x0 + col * o->cell + o->cell / 2, lo, 0, hi - lo}, 1);
@@ -112,33 +112,33 @@ static void mark_series(const dlb_figure *f, series *s, grid *gr) {
     break;
   }
   case DLB_SERIES_BAND: {
-    darray *lo = series_data(s, "lo"), *hi = series_data(s, "hi");
+    darray *lo = dlbp_series_data(s, "lo"), *hi = dlbp_series_data(s, "hi");
     for (size_t i = 0; i + 1 < x->n; i++) {
       if (!drawable(p, x->v[i], lo->v[i]) || !drawable(p, x->v[i + 1], hi->v[i + 1])) continue;
-      double x0 = panel_px(p, x->v[i]), x1 = panel_px(p, x->v[i + 1]);
-      double y0 = panel_py(p, hi->v[i]), y1 = panel_py(p, lo->v[i]);
+      double x0 = dlbp_panel_px(p, x->v[i]), x1 = dlbp_panel_px(p, x->v[i + 1]);
+      double y0 = dlbp_panel_py(p, hi->v[i]), y1 = dlbp_panel_py(p, lo->v[i]);
       mark_rect(gr, (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)}, TRANSLUCENT);
     }
     break;
   }
   case DLB_SERIES_HLINE: {
-    double py = panel_py(p, series_num(s, "value", 0));
+    double py = dlbp_panel_py(p, dlbp_series_num(s, "value", 0));
     mark_seg(gr, p->box.x, py, p->box.x + p->box.w, py, 1);
     break;
   }
   case DLB_SERIES_VLINE: {
-    double px = panel_px(p, series_num(s, "value", 0));
+    double px = dlbp_panel_px(p, dlbp_series_num(s, "value", 0));
     mark_seg(gr, px, p->box.y, px, p->box.y + p->box.h, 1);
     break;
   }
   case DLB_SERIES_SPAN: {
-    double x0 = panel_px(p, series_num(s, "lo", 0)), x1 = panel_px(p, series_num(s, "hi", 0));
+    double x0 = dlbp_panel_px(p, dlbp_series_num(s, "lo", 0)), x1 = dlbp_panel_px(p, dlbp_series_num(s, "hi", 0));
     mark_rect(gr, (rect){fmin(x0, x1), p->box.y, fabs(x1 - x0), p->box.h}, TRANSLUCENT);
     break;
   }
   case DLB_SERIES_BAR: case DLB_SERIES_BOX: case DLB_SERIES_HEATMAP: {
     rect rs[256];
-    int n = cat_rects(f, s, rs, 256);
+    int n = dlbp_cat_rects(f, s, rs, 256);
     for (int i = 0; i < n; i++) mark_rect(gr, rs[i], 1);
     break;
   }
@@ -147,7 +147,7 @@ static void mark_series(const dlb_figure *f, series *s, grid *gr) {
     for (int j = 0; j < o->ny; j++)
       for (int i = 0; i < o->nx; i++) {
         rect c = {o->x0 + i * o->cell, o->y0 + j * o->cell, o->cell, o->cell};
-        if (roof_covers(f, s, c) > 0) mark_cell(gr, i, j, 1);
+        if (dlbp_roof_covers(f, s, c) > 0) mark_cell(gr, i, j, 1);
       }
     break;
   }
@@ -156,7 +156,7 @@ static void mark_series(const dlb_figure *f, series *s, grid *gr) {
 }
 
 /* Build the occupancy of panel pi's axes box (and the text boxes of annotations on it). */
-int occupancy_build(const dlb_figure *f, int pi, int solid, occupancy *o) {
+int dlbp_occupancy_build(const dlb_figure *f, int pi, int solid, occupancy *o) {
   const panel *p = &f->panels[pi];
   memset(o, 0, sizeof *o);
   o->solid = solid;
@@ -196,12 +196,12 @@ int occupancy_build(const dlb_figure *f, int pi, int solid, occupancy *o) {
   return DLB_OK;
 }
 
-void occupancy_free(occupancy *o) {
+void dlbp_occupancy_free(occupancy *o) {
   dlb_free(o->sat);
   o->sat = NULL;
 }
 
-double occupancy_area(const occupancy *o, rect r) {
+double dlbp_occupancy_area(const occupancy *o, rect r) {
   if (!o->sat) return 0;
   int i0 = (int)floor((r.x - o->x0) / o->cell + 1e-9), j0 = (int)floor((r.y - o->y0) / o->cell + 1e-9);
   int i1 = (int)ceil((r.x + r.w - o->x0) / o->cell - 1e-9);

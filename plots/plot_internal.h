@@ -103,105 +103,105 @@ typedef struct {
   int solid;             /* translucent fills left out */
 } occupancy;
 /* solid = 1 leaves out translucent fills (bands, spans): what the layout check calls data */
-int occupancy_build(const dlb_figure *f, int pi, int solid, occupancy *o);
-void occupancy_free(occupancy *o);
+int dlbp_occupancy_build(const dlb_figure *f, int pi, int solid, occupancy *o);
+void dlbp_occupancy_free(occupancy *o);
 /* Covered area (pt^2, weighted: translucent fills count 2%, text boxes 1000x)
 ** under rectangle r. */
-double occupancy_area(const occupancy *o, rect r);
+double dlbp_occupancy_area(const occupancy *o, rect r);
 
 /* cmap.c: the log-symmetric norm (norm = "logsym") */
-int cmap_log(const series *s);
-void cmap_share(dlb_figure *f);
-double cmap_value(const series *s, double v);
+int dlbp_cmap_log(const series *s);
+void dlbp_cmap_share(dlb_figure *f);
+double dlbp_cmap_value(const series *s, double v);
 
 /* stamp.c: markers as glyphs of a user font (drawn once per size, stamped per point). */
-int stamp_begin(cairo_t *cr, const char *shape, double size);
-void stamp_at(cairo_t *cr, int g, double x, double y);
+int dlbp_stamp_begin(cairo_t *cr, const char *shape, double size);
+void dlbp_stamp_at(cairo_t *cr, int g, double x, double y);
 
 /* series.c */
-darray *series_data(series *s, const char *name);
-slist *series_strs(series *s, const char *name);
-const char *series_str(const series *s, const char *name, const char *dflt);
-double series_num(const series *s, const char *name, double dflt);
-const char *kind_name(int kind);
-void series_clear(series *s);
-int series_logcheck(dlb_figure *f, int id);
-int plot_safe_fmt(const char *fmt);
-int legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap);
-int panel_has_kind(const dlb_figure *f, int pi, int kind);
+darray *dlbp_series_data(series *s, const char *name);
+slist *dlbp_series_strs(series *s, const char *name);
+const char *dlbp_series_str(const series *s, const char *name, const char *dflt);
+double dlbp_series_num(const series *s, const char *name, double dflt);
+const char *dlbp_kind_name(int kind);
+void dlbp_series_clear(series *s);
+int dlbp_series_logcheck(dlb_figure *f, int id);
+int dlbp_plot_safe_fmt(const char *fmt);
+int dlbp_legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap);
+int dlbp_panel_has_kind(const dlb_figure *f, int pi, int kind);
 
 /* cmap.c */
-int cmap_from_name(const char *name);
-void cmap_rgb(int cmap, double t, double rgb[3]);
-int colour_parse(const char *text, double rgb[3]);
+int dlbp_cmap_from_name(const char *name);
+void dlbp_cmap_rgb(int cmap, double t, double rgb[3]);
+int dlbp_colour_parse(const char *text, double rgb[3]);
 
 /* axis.c */
-double axis_fwd(const axis *a, double v);            /* to linear space (log10 on log) */
-void axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal);
-int nice_ticks(double lo, double hi, int target, double *out, int cap);
-void format_tick(double v, double step, const char *style, char *buf, size_t size);
+double dlbp_axis_fwd(const axis *a, double v);            /* to linear space (log10 on log) */
+void dlbp_axis_ticks(cairo_t *cr, dlb_figure *f, axis *a, double length, int horizontal);
+int dlbp_nice_ticks(double lo, double hi, int target, double *out, int cap);
+void dlbp_format_tick(double v, double step, const char *style, char *buf, size_t size);
 
 /* text.c: a little markup, "^{...}" superscript and "_{...}" subscript. */
-void text_font(cairo_t *cr, double size, int bold);
-void text_setup(cairo_t *cr);
-int text_valid_utf8(const char *s);
-void text_copy(char *dst, size_t size, const char *src);
-void text_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h);
+void dlbp_text_font(cairo_t *cr, double size, int bold);
+void dlbp_text_setup(cairo_t *cr);
+int dlbp_text_valid_utf8(const char *s);
+void dlbp_text_copy(char *dst, size_t size, const char *src);
+void dlbp_text_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h);
 /* Draw s with its anchor (ax, ay in 0..1 of its box) at (x, y), rotated by `angle`
 ** (radians, counter-clockwise). Returns the axis-aligned box in *out if not NULL. */
-void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+void dlbp_text_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
                double ax, double ay, double angle, rect *out);
-rect text_box(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+rect dlbp_text_box(cairo_t *cr, const char *s, double size, int bold, double x, double y,
               double ax, double ay, int rotated);
 /* src fitted into maxw points: the size shrunk down to min_size, then the text cut with an
 ** ellipsis; the result into dst, its size into *out_size. */
-void text_fit(cairo_t *cr, const char *src, double size, double min_size, int bold,
+void dlbp_text_fit(cairo_t *cr, const char *src, double size, double min_size, int bold,
               double maxw, char *dst, size_t dsize, double *out_size);
 
 /* layout.c */
-int layout_run(dlb_figure *f, cairo_t *cr);
-double panel_px(const panel *p, double x);          /* data x -> points */
-double panel_py(const panel *p, double y);
-void layout_add_box(dlb_figure *f, rect r, int panel, const char *what);
-int cbar_series_of(const dlb_figure *f, int p);
-void cmap_norm(series *s, double *vmin, double *vmax, double *center);
-double cmap_t(double v, double vmin, double vmax, double center);
+int dlbp_layout_run(dlb_figure *f, cairo_t *cr);
+double dlbp_panel_px(const panel *p, double x);          /* data x -> points */
+double dlbp_panel_py(const panel *p, double y);
+void dlbp_layout_add_box(dlb_figure *f, rect r, int panel, const char *what);
+int dlbp_cbar_series_of(const dlb_figure *f, int p);
+void dlbp_cmap_norm(series *s, double *vmin, double *vmax, double *center);
+double dlbp_cmap_t(double v, double vmin, double vmax, double center);
 
 /* render.c */
-void render_figure(dlb_figure *f, cairo_t *cr);
+void dlbp_render_figure(dlb_figure *f, cairo_t *cr);
 
 /* series_xy.c, series_cat.c, series_roof.c: extents in data units and drawing. */
 typedef struct { double lo[2], hi[2]; int sticky_lo[2], sticky_hi[2]; int any[2]; } extent;
-void series_extent(const dlb_figure *f, series *s, extent *e);
-void series_draw(dlb_figure *f, cairo_t *cr, series *s);
+void dlbp_series_extent(const dlb_figure *f, series *s, extent *e);
+void dlbp_series_draw(dlb_figure *f, cairo_t *cr, series *s);
 /* Points (in figure points) a series occupies, for the legend's "best" place. */
-int series_covers(const dlb_figure *f, series *s, rect r);
-int series_legend(dlb_figure *f, series *s, legend_entry *out, int cap);
-int cover_seg(rect r, double x0, double y0, double x1, double y1);
-int cover_rect(rect r, rect o);
-void draw_marker(cairo_t *cr, const char *shape, double x, double y, double size);
-void set_dash(cairo_t *cr, const char *style, double lw);
-void series_colour(const series *s, double rgb[3]);
-void extent_add(extent *e, int ax, double v, const axis *a);
+int dlbp_series_covers(const dlb_figure *f, series *s, rect r);
+int dlbp_series_legend(dlb_figure *f, series *s, legend_entry *out, int cap);
+int dlbp_cover_seg(rect r, double x0, double y0, double x1, double y1);
+int dlbp_cover_rect(rect r, rect o);
+void dlbp_draw_marker(cairo_t *cr, const char *shape, double x, double y, double size);
+void dlbp_set_dash(cairo_t *cr, const char *style, double lw);
+void dlbp_series_colour(const series *s, double rgb[3]);
+void dlbp_extent_add(extent *e, int ax, double v, const axis *a);
 
-void roof_extent(const dlb_figure *f, series *s, extent *e);
-void roof_draw(dlb_figure *f, cairo_t *cr, series *s);
-int roof_covers(const dlb_figure *f, series *s, rect r);
-int roof_legend(series *s, legend_entry *out, int cap);
+void dlbp_roof_extent(const dlb_figure *f, series *s, extent *e);
+void dlbp_roof_draw(dlb_figure *f, cairo_t *cr, series *s);
+int dlbp_roof_covers(const dlb_figure *f, series *s, rect r);
+int dlbp_roof_legend(series *s, legend_entry *out, int cap);
 /* Box of point i's label (figure points), 0 when it has none; left of the point when it
 ** would leave the axes on the right. */
-int roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left);
+int dlbp_roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left);
 /* Finite points of a series outside its panel's limits (not drawn). */
-size_t series_outside(const dlb_figure *f, series *s);
-void cat_extent(const dlb_figure *f, series *s, extent *e);
-void cat_draw(dlb_figure *f, cairo_t *cr, series *s);
-int cat_covers(const dlb_figure *f, series *s, rect r);
-int cat_rects(const dlb_figure *f, series *s, rect *out, int cap);
-void box_median_rgb(const double rgb[3], double out[3]);
+size_t dlbp_series_outside(const dlb_figure *f, series *s);
+void dlbp_cat_extent(const dlb_figure *f, series *s, extent *e);
+void dlbp_cat_draw(dlb_figure *f, cairo_t *cr, series *s);
+int dlbp_cat_covers(const dlb_figure *f, series *s, rect r);
+int dlbp_cat_rects(const dlb_figure *f, series *s, rect *out, int cap);
+void dlbp_box_median_rgb(const double rgb[3], double out[3]);
 /* layout.c: a legend's column width and row height (columns when it sits above the axes) */
-void legend_grid(cairo_t *cr, const dlb_figure *f, const legend_entry *e, int n, double *colw,
+void dlbp_legend_grid(cairo_t *cr, const dlb_figure *f, const legend_entry *e, int n, double *colw,
                  double *rowh);
-int cat_legend(series *s, legend_entry *out, int cap);
-int box_stats(const double *v, size_t n, const double pct[4], int tukey, double out[5]);
+int dlbp_cat_legend(series *s, legend_entry *out, int cap);
+int dlbp_box_stats(const double *v, size_t n, const double pct[4], int tukey, double out[5]);
 
 #endif

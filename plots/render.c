@@ -28,47 +28,47 @@ static void draw_axis_ticks(dlb_figure *f, cairo_t *cr, panel *p) {
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 0.6);
   for (int i = 0; i < x->nticks; i++) {
-    double px = panel_px(p, x->ticks[i]);
+    double px = dlbp_panel_px(p, x->ticks[i]);
     cairo_move_to(cr, px, b.y + b.h); cairo_line_to(cr, px, b.y + b.h + TICK);
   }
   for (int i = 0; i < y->nticks; i++) {
-    double py = panel_py(p, y->ticks[i]);
+    double py = dlbp_panel_py(p, y->ticks[i]);
     cairo_move_to(cr, b.x, py); cairo_line_to(cr, b.x - TICK, py);
   }
   cairo_stroke(cr);
   cairo_set_line_width(cr, 0.45);
   for (int i = 0; i < x->nminor; i++) {
-    double px = panel_px(p, x->minor[i]);
+    double px = dlbp_panel_px(p, x->minor[i]);
     cairo_move_to(cr, px, b.y + b.h); cairo_line_to(cr, px, b.y + b.h + TICK * 0.6);
   }
   for (int i = 0; i < y->nminor; i++) {
-    double py = panel_py(p, y->minor[i]);
+    double py = dlbp_panel_py(p, y->minor[i]);
     cairo_move_to(cr, b.x, py); cairo_line_to(cr, b.x - TICK * 0.6, py);
   }
   cairo_stroke(cr);
   double xw = 0, xh = 0, yw = 0;
   if (x->show_labels) {
     for (int i = 0; i < x->nticks; i++) {
-      double px = panel_px(p, x->ticks[i]), py = b.y + b.h + TICK + PAD, w, h;
-      text_extent(cr, x->tlabels[i], ts, 0, &w, &h);
+      double px = dlbp_panel_px(p, x->ticks[i]), py = b.y + b.h + TICK + PAD, w, h;
+      dlbp_text_extent(cr, x->tlabels[i], ts, 0, &w, &h);
       xw = fmax(xw, w); xh = fmax(xh, h);
-      if (x->rotate) text_draw(cr, x->tlabels[i], ts, 0, px, py, 1, 0.5, M_PI / 2, NULL);
-      else text_draw(cr, x->tlabels[i], ts, 0, px, py, 0.5, 0, 0, NULL);
+      if (x->rotate) dlbp_text_draw(cr, x->tlabels[i], ts, 0, px, py, 1, 0.5, M_PI / 2, NULL);
+      else dlbp_text_draw(cr, x->tlabels[i], ts, 0, px, py, 0.5, 0, 0, NULL);
     }
     if (x->label[0])
-      text_draw(cr, x->label_fit, x->label_size, 0, x->label_pos,
+      dlbp_text_draw(cr, x->label_fit, x->label_size, 0, x->label_pos,
                 b.y + b.h + TICK + PAD + (x->rotate ? xw : xh) + PAD, 0.5, 0, 0, NULL);
   }
   if (y->show_labels) {
     for (int i = 0; i < y->nticks; i++) {
       double w, h;
-      text_extent(cr, y->tlabels[i], ts, 0, &w, &h);
+      dlbp_text_extent(cr, y->tlabels[i], ts, 0, &w, &h);
       yw = fmax(yw, w);
-      text_draw(cr, y->tlabels[i], ts, 0, b.x - TICK - PAD, panel_py(p, y->ticks[i]), 1, 0.5,
+      dlbp_text_draw(cr, y->tlabels[i], ts, 0, b.x - TICK - PAD, dlbp_panel_py(p, y->ticks[i]), 1, 0.5,
                 0, NULL);
     }
     if (y->label[0])
-      text_draw(cr, y->label_fit, y->label_size, 0, b.x - TICK - PAD - yw - PAD, y->label_pos,
+      dlbp_text_draw(cr, y->label_fit, y->label_size, 0, b.x - TICK - PAD - yw - PAD, y->label_pos,
                 0.5, 1, M_PI / 2, NULL);
   }
 }
@@ -79,11 +79,11 @@ static void draw_grid(cairo_t *cr, panel *p) {
   cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
   cairo_set_line_width(cr, 0.4);
   for (int i = 0; i < p->ax[0].nticks && !p->ax[0].ncats; i++) {
-    double px = panel_px(p, p->ax[0].ticks[i]);
+    double px = dlbp_panel_px(p, p->ax[0].ticks[i]);
     cairo_move_to(cr, px, p->box.y); cairo_line_to(cr, px, p->box.y + p->box.h);
   }
   for (int i = 0; i < p->ax[1].nticks && !p->ax[1].ncats; i++) {
-    double py = panel_py(p, p->ax[1].ticks[i]);
+    double py = dlbp_panel_py(p, p->ax[1].ticks[i]);
     cairo_move_to(cr, p->box.x, py); cairo_line_to(cr, p->box.x + p->box.w, py);
   }
   cairo_stroke(cr);
@@ -93,13 +93,13 @@ static void draw_grid(cairo_t *cr, panel *p) {
 /* A panel's colour bar: the map as a vertical gradient, ticks, labels. */
 static void draw_colorbar(dlb_figure *f, cairo_t *cr, panel *p) {
   series *s = &f->series[p->cbar_series];
-  int cmap = cmap_from_name(series_str(s, "cmap", "viridis"));
+  int cmap = dlbp_cmap_from_name(dlbp_series_str(s, "cmap", "viridis"));
   double vmin, vmax, center, rgb[3];
-  cmap_norm(s, &vmin, &vmax, &center);
+  dlbp_cmap_norm(s, &vmin, &vmax, &center);
   const rect c = p->cbar;
   cairo_pattern_t *g = cairo_pattern_create_linear(0, c.y + c.h, 0, c.y);
   for (int i = 0; i <= 32; i++) {
-    cmap_rgb(cmap, i / 32.0, rgb);
+    dlbp_cmap_rgb(cmap, i / 32.0, rgb);
     cairo_pattern_add_color_stop_rgb(g, i / 32.0, rgb[0], rgb[1], rgb[2]);
   }
   cairo_rectangle(cr, c.x, c.y, c.w, c.h);
@@ -113,17 +113,17 @@ static void draw_colorbar(dlb_figure *f, cairo_t *cr, panel *p) {
   axis *a = &p->cbar_axis;
   double ts = f->font * 0.875, mw = 0;
   for (int i = 0; i < a->nticks; i++) {
-    double t = cmap_t(a->ticks[i], vmin, vmax, center), y = c.y + c.h * (1 - t), w, h;
+    double t = dlbp_cmap_t(a->ticks[i], vmin, vmax, center), y = c.y + c.h * (1 - t), w, h;
     if (t < -1e-9 || t > 1 + 1e-9) continue;
     cairo_move_to(cr, c.x + c.w, y); cairo_line_to(cr, c.x + c.w + TICK, y);
     cairo_stroke(cr);
-    text_draw(cr, a->tlabels[i], ts, 0, c.x + c.w + TICK + PAD, y, 0, 0.5, 0, NULL);
-    text_extent(cr, a->tlabels[i], ts, 0, &w, &h);
+    dlbp_text_draw(cr, a->tlabels[i], ts, 0, c.x + c.w + TICK + PAD, y, 0, 0.5, 0, NULL);
+    dlbp_text_extent(cr, a->tlabels[i], ts, 0, &w, &h);
     mw = fmax(mw, w);
   }
-  const char *cl = series_str(s, "colorbar_label", "");
+  const char *cl = dlbp_series_str(s, "colorbar_label", "");
   if (cl[0])
-    text_draw(cr, cl, f->font, 0, c.x + c.w + TICK + PAD + mw + PAD, c.y + c.h / 2, 0.5, 0,
+    dlbp_text_draw(cr, cl, f->font, 0, c.x + c.w + TICK + PAD + mw + PAD, c.y + c.h / 2, 0.5, 0,
               M_PI / 2, NULL);
 }
 
@@ -131,7 +131,7 @@ static void draw_colorbar(dlb_figure *f, cairo_t *cr, panel *p) {
 static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
   panel *p = &f->panels[pi];
   legend_entry e[32];
-  int n = legend_entries(f, pi, e, 32);
+  int n = dlbp_legend_entries(f, pi, e, 32);
   if (!p->has_legend || n == 0) return;
   const rect b = p->legend_box;
   cairo_rectangle(cr, b.x, b.y, b.w, b.h);
@@ -142,18 +142,18 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
   cairo_stroke(cr);
   double ts = f->font * 0.875, colw, rowh;
   int cols = p->legend_cols < 1 ? 1 : p->legend_cols;
-  legend_grid(cr, f, e, n, &colw, &rowh);
+  dlbp_legend_grid(cr, f, e, n, &colw, &rowh);
   for (int i = 0; i < n; i++) {
     double w, h;
-    text_extent(cr, e[i].label, ts, 0, &w, &h);
+    dlbp_text_extent(cr, e[i].label, ts, 0, &w, &h);
     double y = b.y + PAD + (i / cols) * rowh;
     double cy = y + h / 2, x = b.x + PAD + (i % cols) * (colw + PAD);
     cairo_save(cr);
     cairo_set_source_rgb(cr, e[i].rgb[0], e[i].rgb[1], e[i].rgb[2]);
     if (e[i].kind == LEG_LINE) {
-      double lw = e[i].sid >= 0 ? series_num(&f->series[e[i].sid], "width", 1.2) : 1.3;
+      double lw = e[i].sid >= 0 ? dlbp_series_num(&f->series[e[i].sid], "width", 1.2) : 1.3;
       cairo_set_line_width(cr, lw);
-      set_dash(cr, e[i].style[0] ? e[i].style : "solid", lw);
+      dlbp_set_dash(cr, e[i].style[0] ? e[i].style : "solid", lw);
       cairo_move_to(cr, x, cy); cairo_line_to(cr, x + 14, cy);
       cairo_stroke(cr);
       cairo_set_dash(cr, NULL, 0, 0);
@@ -161,7 +161,7 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
     if ((e[i].kind == LEG_LINE || e[i].kind == LEG_MARKER) && e[i].marker[0] &&
         strcmp(e[i].marker, "none")) {
       cairo_set_line_width(cr, 0.8);
-      draw_marker(cr, e[i].marker, x + 7, cy, 4);
+      dlbp_draw_marker(cr, e[i].marker, x + 7, cy, 4);
       if (!strcmp(e[i].marker, "cross") || !strcmp(e[i].marker, "plus")) cairo_stroke(cr);
       else cairo_fill(cr);
     }
@@ -193,17 +193,17 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
     }
     cairo_restore(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text_draw(cr, e[i].label, ts, 0, x + 14 + PAD, y, 0, 0, 0, NULL);
+    dlbp_text_draw(cr, e[i].label, ts, 0, x + 14 + PAD, y, 0, 0, 0, NULL);
   }
 }
 
 /* Draw the laid-out figure onto cr (in points). */
-void render_figure(dlb_figure *f, cairo_t *cr) {
+void dlbp_render_figure(dlb_figure *f, cairo_t *cr) {
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
   if (f->title[0]) {
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text_draw(cr, f->title_fit, f->title_size, 1, f->title_x, PAD, 0.5, 0, 0, NULL);
+    dlbp_text_draw(cr, f->title_fit, f->title_size, 1, f->title_x, PAD, 0.5, 0, 0, NULL);
   }
   for (int pi = 0; pi < f->rows * f->cols; pi++) {
     panel *p = &f->panels[pi];
@@ -216,20 +216,20 @@ void render_figure(dlb_figure *f, cairo_t *cr) {
       if (!s->dead && s->committed && s->panel == pi &&
           (s->kind == DLB_SERIES_BAND || s->kind == DLB_SERIES_HEATMAP ||
            s->kind == DLB_SERIES_SPAN))
-        series_draw(f, cr, s);
+        dlbp_series_draw(f, cr, s);
     }
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
       if (!s->dead && s->committed && s->panel == pi && s->kind != DLB_SERIES_BAND &&
           s->kind != DLB_SERIES_HEATMAP && s->kind != DLB_SERIES_TEXT &&
           s->kind != DLB_SERIES_SPAN)
-        series_draw(f, cr, s);
+        dlbp_series_draw(f, cr, s);
     }
     cairo_restore(cr);
     for (int i = 0; i < f->nseries; i++) {
       series *s = &f->series[i];
       if (!s->dead && s->committed && s->panel == pi && s->kind == DLB_SERIES_TEXT)
-        series_draw(f, cr, s);
+        dlbp_series_draw(f, cr, s);
     }
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 0.6);
@@ -237,7 +237,7 @@ void render_figure(dlb_figure *f, cairo_t *cr) {
     cairo_stroke(cr);
     draw_axis_ticks(f, cr, p);
     if (p->title[0])
-      text_draw(cr, p->title_fit, p->title_size, 1, p->title_x, p->box.y - PAD - p->title_above,
+      dlbp_text_draw(cr, p->title_fit, p->title_size, 1, p->title_x, p->box.y - PAD - p->title_above,
                 0.5, 1, 0, NULL);
     if (p->cbar_series >= 0) draw_colorbar(f, cr, p);
     draw_legend(f, cr, pi);
@@ -327,9 +327,9 @@ static int draw_to(dlb_figure *f, const char *ext, double dpi, FILE *out, const 
     return st;
   }
   cairo_t *cr = cairo_create(sf);
-  text_setup(cr);
+  dlbp_text_setup(cr);
   cairo_scale(cr, scale, scale);
-  render_figure(f, cr);
+  dlbp_render_figure(f, cr);
   cairo_status_t cs = cairo_status(cr);
   cairo_destroy(cr);
   if (cs == CAIRO_STATUS_SUCCESS) {

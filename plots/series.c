@@ -31,7 +31,7 @@ static const char *const specs[DLB_SERIES_NKINDS][5] = {
 };
 
 /* The name of a kind ("line", ...); "?" when out of range. */
-const char *kind_name(int kind) {
+const char *dlbp_kind_name(int kind) {
   return (kind >= 0 && kind < DLB_SERIES_NKINDS) ? specs[kind][0] : "?";
 }
 
@@ -56,7 +56,7 @@ static const char *inlist(const char *list, const char *name) {
 static int keylen(const char *k) { return (int)strcspn(k, " "); }
 
 /* A series' data array by name, or NULL. */
-darray *series_data(series *s, const char *name) {
+darray *dlbp_series_data(series *s, const char *name) {
   for (int i = 0; i < s->ndata; i++)
     if (strncmp(s->data[i].name, name, keylen(s->data[i].name)) == 0 &&
         (int)strlen(name) == keylen(s->data[i].name)) return &s->data[i];
@@ -64,7 +64,7 @@ darray *series_data(series *s, const char *name) {
 }
 
 /* A series' string list by name, or NULL. */
-slist *series_strs(series *s, const char *name) {
+slist *dlbp_series_strs(series *s, const char *name) {
   for (int i = 0; i < s->nstrs; i++)
     if ((int)strlen(name) == keylen(s->strs[i].name) &&
         strncmp(s->strs[i].name, name, strlen(name)) == 0) return &s->strs[i];
@@ -72,7 +72,7 @@ slist *series_strs(series *s, const char *name) {
 }
 
 /* A string option, or dflt. Borrowed from the series. */
-const char *series_str(const series *s, const char *name, const char *dflt) {
+const char *dlbp_series_str(const series *s, const char *name, const char *dflt) {
   for (int i = 0; i < s->nstr; i++)
     if ((int)strlen(name) == keylen(s->str[i].name) &&
         strncmp(s->str[i].name, name, strlen(name)) == 0) return s->str[i].s;
@@ -80,7 +80,7 @@ const char *series_str(const series *s, const char *name, const char *dflt) {
 }
 
 /* A number option, or dflt. */
-double series_num(const series *s, const char *name, double dflt) {
+double dlbp_series_num(const series *s, const char *name, double dflt) {
   for (int i = 0; i < s->nnum; i++)
     if ((int)strlen(name) == keylen(s->num[i].name) &&
         strncmp(s->num[i].name, name, strlen(name)) == 0) return s->num[i].v;
@@ -88,7 +88,7 @@ double series_num(const series *s, const char *name, double dflt) {
 }
 
 /* Free what a series holds. */
-void series_clear(series *s) {
+void dlbp_series_clear(series *s) {
   for (int i = 0; i < s->ndata; i++) dlb_free(s->data[i].v);
   for (int i = 0; i < s->nstrs; i++) {
     for (size_t j = 0; j < s->strs[i].n; j++) dlb_free(s->strs[i].s[j]);
@@ -113,7 +113,7 @@ static series *getseries(dlb_figure *f, int id, const char *fn) {
 static int badname(const series *s, int which, const char *name) {
   const char *list = specs[s->kind][which + 1];
   static const char *const what[] = {"data array", "string list", "option", "option"};
-  return dlb_fail(DLB_EINVAL, "%s: unknown %s '%s' (valid: %s)", kind_name(s->kind),
+  return dlb_fail(DLB_EINVAL, "%s: unknown %s '%s' (valid: %s)", dlbp_kind_name(s->kind),
                   what[which], name, list[0] ? list : "none");
 }
 
@@ -143,15 +143,15 @@ int dlb_series_new(dlb_figure *f, int panel, int kind, int *id) {
 
 /* Set a named data array (copied; replaces an earlier one of the same name). */
 int dlb_series_data(dlb_figure *f, int id, const char *name, const double *v, size_t n) {
-  series *s = getseries(f, id, "series_data");
+  series *s = getseries(f, id, "dlbp_series_data");
   if (!s) return DLB_EINVAL;
   const char *key = name ? inlist(specs[s->kind][1], name) : NULL;
   if (!key) return badname(s, 0, name ? name : "(null)");
-  if (n && !v) return dlb_fail(DLB_EINVAL, "%s: data '%s' is NULL", kind_name(s->kind), name);
+  if (n && !v) return dlb_fail(DLB_EINVAL, "%s: data '%s' is NULL", dlbp_kind_name(s->kind), name);
   double *copy = dlb_malloc((n ? n : 1) * sizeof *copy);
-  if (!copy) return dlb_fail(DLB_ENOMEM, "%s: out of memory for '%s'", kind_name(s->kind), name);
+  if (!copy) return dlb_fail(DLB_ENOMEM, "%s: out of memory for '%s'", dlbp_kind_name(s->kind), name);
   if (n) memcpy(copy, v, n * sizeof *copy);
-  darray *d = series_data(s, name);
+  darray *d = dlbp_series_data(s, name);
   if (!d) {
     if (s->ndata == MAXFIELDS) { dlb_free(copy); return dlb_fail(DLB_EINVAL, "too many fields"); }
     d = &s->data[s->ndata++];
@@ -171,10 +171,10 @@ int dlb_series_addstr(dlb_figure *f, int id, const char *name, const char *str) 
   if (!s) return DLB_EINVAL;
   const char *key = name ? inlist(specs[s->kind][2], name) : NULL;
   if (!key) return badname(s, 1, name ? name : "(null)");
-  if (str && !text_valid_utf8(str))
-    return dlb_fail(DLB_EINVAL, "%s: %s[%zu] is not valid UTF-8", kind_name(s->kind), name,
-                    series_strs(s, name) ? series_strs(s, name)->n + 1 : 1);
-  slist *l = series_strs(s, name);
+  if (str && !dlbp_text_valid_utf8(str))
+    return dlb_fail(DLB_EINVAL, "%s: %s[%zu] is not valid UTF-8", dlbp_kind_name(s->kind), name,
+                    dlbp_series_strs(s, name) ? dlbp_series_strs(s, name)->n + 1 : 1);
+  slist *l = dlbp_series_strs(s, name);
   if (!l) {
     if (s->nstrs == MAXFIELDS) return dlb_fail(DLB_EINVAL, "too many fields");
     l = &s->strs[s->nstrs++];
@@ -191,22 +191,22 @@ int dlb_series_addstr(dlb_figure *f, int id, const char *name, const char *str) 
 
 /* Set a string option (copied). */
 int dlb_series_str(dlb_figure *f, int id, const char *key, const char *value) {
-  series *s = getseries(f, id, "series_str");
+  series *s = getseries(f, id, "dlbp_series_str");
   if (!s) return DLB_EINVAL;
   const char *k = key ? inlist(specs[s->kind][3], key) : NULL;
   if (!k) return badname(s, 2, key ? key : "(null)");
   if (!value) value = "";
-  if (!text_valid_utf8(value))
-    return dlb_fail(DLB_EINVAL, "%s: option '%s' is not valid UTF-8", kind_name(s->kind), key);
+  if (!dlbp_text_valid_utf8(value))
+    return dlb_fail(DLB_EINVAL, "%s: option '%s' is not valid UTF-8", dlbp_kind_name(s->kind), key);
   if (strcmp(key, "color") == 0) {
     double rgb[3];
-    if (!colour_parse(value, rgb))
+    if (!dlbp_colour_parse(value, rgb))
       return dlb_fail(DLB_EINVAL, "%s: bad color '%s' (use #rrggbb, a name like 'black', "
-                      "or C1..C8 for the palette)", kind_name(s->kind), value);
+                      "or C1..C8 for the palette)", dlbp_kind_name(s->kind), value);
   }
-  if (strcmp(key, "cmap") == 0 && cmap_from_name(value) < 0)
+  if (strcmp(key, "cmap") == 0 && dlbp_cmap_from_name(value) < 0)
     return dlb_fail(DLB_EINVAL, "%s: unknown cmap '%s' (valid: viridis magma cividis "
-                    "diverging grey)", kind_name(s->kind), value);
+                    "diverging grey)", dlbp_kind_name(s->kind), value);
   static const char *const choices[][2] = {
     {"style", "solid dashed dotted dashdot none"},
     {"marker", "none circle square triangle diamond cross plus"},
@@ -214,11 +214,11 @@ int dlb_series_str(dlb_figure *f, int id, const char *key, const char *value) {
     {"mask_style", "white hatch"}};
   for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++)
     if (strcmp(key, choices[i][0]) == 0 && !inlist(choices[i][1], value))
-      return dlb_fail(DLB_EINVAL, "%s: bad %s '%s' (valid: %s)", kind_name(s->kind), key, value,
+      return dlb_fail(DLB_EINVAL, "%s: bad %s '%s' (valid: %s)", dlbp_kind_name(s->kind), key, value,
                       choices[i][1]);
-  if (strcmp(key, "fmt") == 0 && !plot_safe_fmt(value))
+  if (strcmp(key, "fmt") == 0 && !dlbp_plot_safe_fmt(value))
     return dlb_fail(DLB_EINVAL, "%s: fmt '%s' must hold one %%e, %%f or %%g conversion (e.g. "
-                    "'%%.2f')", kind_name(s->kind), value);
+                    "'%%.2f')", dlbp_kind_name(s->kind), value);
   char *copy = dlb_strdup(value);
   if (!copy) return dlb_fail(DLB_ENOMEM, "out of memory");
   for (int i = 0; i < s->nstr; i++)
@@ -232,12 +232,12 @@ int dlb_series_str(dlb_figure *f, int id, const char *key, const char *value) {
 
 /* Set a number option. */
 int dlb_series_num(dlb_figure *f, int id, const char *key, double value) {
-  series *s = getseries(f, id, "series_num");
+  series *s = getseries(f, id, "dlbp_series_num");
   if (!s) return DLB_EINVAL;
   const char *k = key ? inlist(specs[s->kind][4], key) : NULL;
   if (!k) return badname(s, 3, key ? key : "(null)");
   if (!isfinite(value))
-    return dlb_fail(DLB_EINVAL, "%s: option '%s' must be a finite number", kind_name(s->kind),
+    return dlb_fail(DLB_EINVAL, "%s: option '%s' must be a finite number", dlbp_kind_name(s->kind),
                     key);
   static const struct { const char *key; double lo, hi; } ranges[] = {
     {"width", 0, 100}, {"size", 0, 200}, {"label_size", 1, 100}, {"alpha", 0, 1},
@@ -246,7 +246,7 @@ int dlb_series_num(dlb_figure *f, int id, const char *key, double value) {
   for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
     if (strcmp(key, ranges[i].key) == 0 && !(value >= ranges[i].lo && value <= ranges[i].hi) &&
         !(s->kind == DLB_SERIES_SPAN && key[0] != 'a')) /* a span's lo/hi are data */
-      return dlb_fail(DLB_EINVAL, "%s: %s = %g is outside %g..%g", kind_name(s->kind), key,
+      return dlb_fail(DLB_EINVAL, "%s: %s = %g is outside %g..%g", dlbp_kind_name(s->kind), key,
                       value, ranges[i].lo, ranges[i].hi);
   f->laid_out = 0;
   for (int i = 0; i < s->nnum; i++)
@@ -266,19 +266,19 @@ static size_t nonfinite(const darray *d) {
 
 /* The named array, which must exist and not be empty. */
 static int need(series *s, const char *name, darray **out) {
-  darray *d = series_data(s, name);
+  darray *d = dlbp_series_data(s, name);
   if (!d || d->n == 0)
-    return dlb_fail(DLB_EINVAL, "%s: '%s' is missing or empty", kind_name(s->kind), name);
+    return dlb_fail(DLB_EINVAL, "%s: '%s' is missing or empty", dlbp_kind_name(s->kind), name);
   *out = d;
   return DLB_OK;
 }
 
 /* Array bname (if given) must be as long as a. */
 static int samelen(series *s, const darray *a, const char *bname) {
-  darray *b = series_data(s, bname);
+  darray *b = dlbp_series_data(s, bname);
   if (b && b->n != a->n)
     return dlb_fail(DLB_EINVAL, "%s: '%s' has %zu values but '%.*s' has %zu",
-                    kind_name(s->kind), bname, b->n, keylen(a->name), a->name, a->n);
+                    dlbp_kind_name(s->kind), bname, b->n, keylen(a->name), a->name, a->n);
   return DLB_OK;
 }
 
@@ -291,7 +291,7 @@ static size_t nonpositive(const darray *d, double *first) {
 }
 
 /* Check a series against the log scales of its panel; DLB_OK or an error naming it. */
-int series_logcheck(dlb_figure *f, int id) {
+int dlbp_series_logcheck(dlb_figure *f, int id) {
   series *s = &f->series[id];
   const panel *p = &f->panels[s->panel];
   static const char *const xs[] = {"x", "px", NULL}, *const ys[] = {"y", "lo", "hi", "py",
@@ -301,32 +301,32 @@ int series_logcheck(dlb_figure *f, int id) {
     if (axn == 0 && (s->kind == DLB_SERIES_BAR || s->kind == DLB_SERIES_BOX ||
                      s->kind == DLB_SERIES_HEATMAP))
       return dlb_fail(DLB_EINVAL, "panel %d: a %s has a categorical x axis, which cannot be "
-                      "log", s->panel + 1, kind_name(s->kind));
+                      "log", s->panel + 1, dlbp_kind_name(s->kind));
     if (axn == 1 && s->kind == DLB_SERIES_HEATMAP)
       return dlb_fail(DLB_EINVAL, "panel %d: a heatmap's y axis is categorical, not log",
                       s->panel + 1);
     const char *const *names = axn ? ys : xs;
     for (int i = 0; names[i]; i++) {
-      darray *d = series_data(s, names[i]);
+      darray *d = dlbp_series_data(s, names[i]);
       double first = 0;
       size_t c = nonpositive(d, &first);
       if (c)
         return dlb_fail(DLB_EINVAL, "panel %d, %s series %d: %zu value%s of '%s' <= 0 on a "
-                        "log %c axis (first %g)", s->panel + 1, kind_name(s->kind), id + 1, c,
+                        "log %c axis (first %g)", s->panel + 1, dlbp_kind_name(s->kind), id + 1, c,
                         c == 1 ? "" : "s", names[i], axn ? 'y' : 'x', first);
     }
-    if (s->kind == DLB_SERIES_HLINE && axn == 1 && series_num(s, "value", 1) <= 0)
+    if (s->kind == DLB_SERIES_HLINE && axn == 1 && dlbp_series_num(s, "value", 1) <= 0)
       return dlb_fail(DLB_EINVAL, "panel %d: hline at %g on a log y axis", s->panel + 1,
-                      series_num(s, "value", 1));
-    if (s->kind == DLB_SERIES_SPAN && axn == 0 && series_num(s, "lo", 1) <= 0)
+                      dlbp_series_num(s, "value", 1));
+    if (s->kind == DLB_SERIES_SPAN && axn == 0 && dlbp_series_num(s, "lo", 1) <= 0)
       return dlb_fail(DLB_EINVAL, "panel %d: span from %g on a log x axis", s->panel + 1,
-                      series_num(s, "lo", 1));
-    if (s->kind == DLB_SERIES_TEXT && series_num(s, axn ? "y" : "x", 1) <= 0)
+                      dlbp_series_num(s, "lo", 1));
+    if (s->kind == DLB_SERIES_TEXT && dlbp_series_num(s, axn ? "y" : "x", 1) <= 0)
       return dlb_fail(DLB_EINVAL, "panel %d: text at %c = %g on a log %c axis", s->panel + 1,
-                      axn ? 'y' : 'x', series_num(s, axn ? "y" : "x", 1), axn ? 'y' : 'x');
-    if (s->kind == DLB_SERIES_VLINE && axn == 0 && series_num(s, "value", 1) <= 0)
+                      axn ? 'y' : 'x', dlbp_series_num(s, axn ? "y" : "x", 1), axn ? 'y' : 'x');
+    if (s->kind == DLB_SERIES_VLINE && axn == 0 && dlbp_series_num(s, "value", 1) <= 0)
       return dlb_fail(DLB_EINVAL, "panel %d: vline at %g on a log x axis", s->panel + 1,
-                      series_num(s, "value", 1));
+                      dlbp_series_num(s, "value", 1));
   }
   return DLB_OK;
 }
@@ -341,16 +341,16 @@ static int validate(series *s, size_t *skipped) {
   case DLB_SERIES_LINE: case DLB_SERIES_SCATTER:
     if ((st = need(s, "x", &x)) || (st = need(s, "y", &y))) return st;
     if (x->n != y->n)
-      return dlb_fail(DLB_EINVAL, "%s: x has %zu values but y has %zu", kind_name(s->kind),
+      return dlb_fail(DLB_EINVAL, "%s: x has %zu values but y has %zu", dlbp_kind_name(s->kind),
                       x->n, y->n);
     if ((st = samelen(s, x, "c")) || (st = samelen(s, x, "s")) || (st = samelen(s, x, "group")))
       return st;
     for (size_t i = 0; i < x->n; i++) {
-      darray *c = series_data(s, "c");
+      darray *c = dlbp_series_data(s, "c");
       *skipped += !isfinite(x->v[i]) || !isfinite(y->v[i]) || (c && !isfinite(c->v[i]));
     }
-    if ((d = series_data(s, "group"))) {
-      l = series_strs(s, "groups");
+    if ((d = dlbp_series_data(s, "group"))) {
+      l = dlbp_series_strs(s, "groups");
       double ng = l ? (double)l->n : 1e6;
       for (size_t i = 0; i < d->n; i++)
         if (isfinite(d->v[i]) && (d->v[i] < 1 || d->v[i] > ng || d->v[i] != floor(d->v[i])))
@@ -358,10 +358,10 @@ static int validate(series *s, size_t *skipped) {
                           i + 1, d->v[i], ng);
     }
     if (*skipped == x->n)
-      return dlb_fail(DLB_EINVAL, "%s: all %zu points are NaN or infinite", kind_name(s->kind),
+      return dlb_fail(DLB_EINVAL, "%s: all %zu points are NaN or infinite", dlbp_kind_name(s->kind),
                       x->n);
-    if (s->kind == DLB_SERIES_SCATTER && series_num(s, "colorbar", 0) != 0 &&
-        !series_data(s, "c"))
+    if (s->kind == DLB_SERIES_SCATTER && dlbp_series_num(s, "colorbar", 0) != 0 &&
+        !dlbp_series_data(s, "c"))
       return dlb_fail(DLB_EINVAL, "scatter: a colorbar needs values c= to colour by");
     return DLB_OK;
   case DLB_SERIES_BAND:
@@ -375,12 +375,12 @@ static int validate(series *s, size_t *skipped) {
     return DLB_OK;
   case DLB_SERIES_BAR: {
     if ((st = need(s, "values", &d))) return st;
-    l = series_strs(s, "labels");
+    l = dlbp_series_strs(s, "labels");
     size_t n = l ? l->n : d->n;
     if (n == 0 || d->n % n)
       return dlb_fail(DLB_EINVAL, "bar: %zu values do not fill %zu labels (one value per "
                       "label, or one per label and stack)", d->n, n);
-    slist *k = series_strs(s, "stacks");
+    slist *k = dlbp_series_strs(s, "stacks");
     if (k && k->n != d->n / n)
       return dlb_fail(DLB_EINVAL, "bar: %zu stack names but %zu stacks of values", k->n,
                       d->n / n);
@@ -389,17 +389,17 @@ static int validate(series *s, size_t *skipped) {
   }
   case DLB_SERIES_HEATMAP: {
     if ((st = need(s, "z", &d))) return st;
-    slist *xl = series_strs(s, "xlabels"), *yl = series_strs(s, "ylabels");
-    darray *xv = series_data(s, "x"), *yv = series_data(s, "y");
-    double nx = series_num(s, "nx", xl ? (double)xl->n : xv ? (double)xv->n : 0);
-    double ny = series_num(s, "ny", yl ? (double)yl->n : yv ? (double)yv->n : 0);
+    slist *xl = dlbp_series_strs(s, "xlabels"), *yl = dlbp_series_strs(s, "ylabels");
+    darray *xv = dlbp_series_data(s, "x"), *yv = dlbp_series_data(s, "y");
+    double nx = dlbp_series_num(s, "nx", xl ? (double)xl->n : xv ? (double)xv->n : 0);
+    double ny = dlbp_series_num(s, "ny", yl ? (double)yl->n : yv ? (double)yv->n : 0);
     if (nx < 1 || ny < 1 || nx * ny != (double)d->n)
       return dlb_fail(DLB_EINVAL, "heatmap: z has %zu values but the axes have %g x %g cells",
                       d->n, nx, ny);
     if ((xl && xl->n != nx) || (xv && xv->n != nx) || (yl && yl->n != ny) ||
         (yv && yv->n != ny))
       return dlb_fail(DLB_EINVAL, "heatmap: the x/y labels do not match %g x %g cells", nx, ny);
-    darray *m = series_data(s, "mask");
+    darray *m = dlbp_series_data(s, "mask");
     if (m && m->n != d->n)
       return dlb_fail(DLB_EINVAL, "heatmap: mask has %zu values but z has %zu", m->n, d->n);
     for (size_t i = 0; i < d->n; i++)
@@ -408,7 +408,7 @@ static int validate(series *s, size_t *skipped) {
   }
   case DLB_SERIES_BOX: {
     if ((st = need(s, "values", &d))) return st;
-    darray *sz = series_data(s, "sizes");
+    darray *sz = dlbp_series_data(s, "sizes");
     double tot = 0;
     if (sz) for (size_t i = 0; i < sz->n; i++) {
       if (!(sz->v[i] >= 1) || sz->v[i] != floor(sz->v[i]))
@@ -418,12 +418,12 @@ static int validate(series *s, size_t *skipped) {
     if (sz && tot != (double)d->n)
       return dlb_fail(DLB_EINVAL, "box: group sizes add to %g but there are %zu values", tot,
                       d->n);
-    l = series_strs(s, "labels");
+    l = dlbp_series_strs(s, "labels");
     size_t ng = sz ? sz->n : 1;
     if (l && l->n != ng)
       return dlb_fail(DLB_EINVAL, "box: %zu labels for %zu groups", l->n, ng);
-    double q[4] = {series_num(s, "lo", 2), series_num(s, "box_lo", 9),
-                   series_num(s, "box_hi", 91), series_num(s, "hi", 98)};
+    double q[4] = {dlbp_series_num(s, "lo", 2), dlbp_series_num(s, "box_lo", 9),
+                   dlbp_series_num(s, "box_hi", 91), dlbp_series_num(s, "hi", 98)};
     if (!(0 <= q[0] && q[0] <= q[1] && q[1] <= 50 && 50 <= q[2] && q[2] <= q[3] && q[3] <= 100))
       return dlb_fail(DLB_EINVAL, "box: percentiles must satisfy 0 <= lo <= box_lo <= 50 <= "
                       "box_hi <= hi <= 100 (got %g %g %g %g)", q[0], q[1], q[2], q[3]);
@@ -441,7 +441,7 @@ static int validate(series *s, size_t *skipped) {
         return dlb_fail(DLB_EINVAL, "roofline: device %zu needs a positive peak and mem_bw "
                         "(got %g FLOP/s, %g B/s)", i + 1, pk->v[i], bw->v[i]);
     static const char *const eff[] = {"flops_eff", "bw_eff"};
-    for (int k = 0; k < 2; k++) if ((d = series_data(s, eff[k]))) {
+    for (int k = 0; k < 2; k++) if ((d = dlbp_series_data(s, eff[k]))) {
       if (d->n != pk->n)
         return dlb_fail(DLB_EINVAL, "roofline: %zu %s values for %zu devices", d->n, eff[k],
                         pk->n);
@@ -450,14 +450,14 @@ static int validate(series *s, size_t *skipped) {
           return dlb_fail(DLB_EINVAL, "roofline: device %zu: %s %g is not in (0, 1]", i + 1,
                           eff[k], d->v[i]);
     }
-    if ((l = series_strs(s, "names")) && l->n != pk->n)
+    if ((l = dlbp_series_strs(s, "names")) && l->n != pk->n)
       return dlb_fail(DLB_EINVAL, "roofline: %zu names for %zu devices", l->n, pk->n);
-    darray *px = series_data(s, "px"), *py = series_data(s, "py");
+    darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
     if ((px ? px->n : 0) != (py ? py->n : 0))
       return dlb_fail(DLB_EINVAL, "roofline: %zu intensities but %zu FLOP rates",
                       px ? px->n : 0, py ? py->n : 0);
     if (px && (st = samelen(s, px, "pgroup"))) return st;
-    if ((d = series_data(s, "pgroup")))
+    if ((d = dlbp_series_data(s, "pgroup")))
       for (size_t i = 0; i < d->n; i++)
         if (isfinite(d->v[i]) && (d->v[i] < 1 || d->v[i] > 1e6 || d->v[i] != floor(d->v[i])))
           return dlb_fail(DLB_EINVAL, "roofline: pgroup[%zu] = %g is not a group number",
@@ -467,13 +467,13 @@ static int validate(series *s, size_t *skipped) {
     return DLB_OK;
   }
   case DLB_SERIES_SPAN: {
-    double lo = series_num(s, "lo", NAN), hi = series_num(s, "hi", NAN);
+    double lo = dlbp_series_num(s, "lo", NAN), hi = dlbp_series_num(s, "hi", NAN);
     if (!(lo < hi))
       return dlb_fail(DLB_EINVAL, "span: needs lo < hi (got %g, %g)", lo, hi);
     return DLB_OK;
   }
   case DLB_SERIES_TEXT:
-    if (!series_str(s, "text", NULL))
+    if (!dlbp_series_str(s, "text", NULL))
       return dlb_fail(DLB_EINVAL, "text: option 'text' is missing");
     /* fall through */
   default:
@@ -490,18 +490,18 @@ static int default_labels(dlb_figure *f, int id) {
   if (s->kind == DLB_SERIES_HEATMAP) {
     static const char *const ax[2][2] = {{"x", "xlabels"}, {"y", "ylabels"}};
     for (int k = 0; k < 2; k++) {
-      if (series_strs(s, ax[k][1])) continue;
-      darray *d = series_data(s, ax[k][0]);
-      double n = d ? (double)d->n : series_num(s, k ? "ny" : "nx", 0);
+      if (dlbp_series_strs(s, ax[k][1])) continue;
+      darray *d = dlbp_series_data(s, ax[k][0]);
+      double n = d ? (double)d->n : dlbp_series_num(s, k ? "ny" : "nx", 0);
       for (size_t i = 0; st == DLB_OK && i < (size_t)n; i++) {
-        if (d) format_tick(d->v[i], 0, "auto", buf, sizeof buf);
+        if (d) dlbp_format_tick(d->v[i], 0, "auto", buf, sizeof buf);
         else snprintf(buf, sizeof buf, "%zu", i + 1);
         st = dlb_series_addstr(f, id, ax[k][1], buf);
       }
     }
   } else if ((s->kind == DLB_SERIES_BAR || s->kind == DLB_SERIES_BOX) &&
-             !series_strs(s, "labels")) {
-    darray *sz = series_data(s, "sizes"), *v = series_data(s, "values");
+             !dlbp_series_strs(s, "labels")) {
+    darray *sz = dlbp_series_data(s, "sizes"), *v = dlbp_series_data(s, "values");
     size_t n = s->kind == DLB_SERIES_BOX ? (sz ? sz->n : 1) : v->n;
     for (size_t i = 0; st == DLB_OK && i < n; i++) {
       snprintf(buf, sizeof buf, "%zu", i + 1);
@@ -517,23 +517,23 @@ int dlb_series_commit(dlb_figure *f, int id) {
   if (!s) return DLB_EINVAL;
   size_t skipped = 0;
   int st = validate(s, &skipped);
-  if (st == DLB_OK) st = series_logcheck(f, id);
+  if (st == DLB_OK) st = dlbp_series_logcheck(f, id);
   if (st != DLB_OK) {
-    series_clear(s);
+    dlbp_series_clear(s);
     return st;
   }
-  if ((st = default_labels(f, id)) != DLB_OK) { series_clear(s); return st; }
+  if ((st = default_labels(f, id)) != DLB_OK) { dlbp_series_clear(s); return st; }
   f->warning[0] = '\0';
   if (skipped)
     snprintf(f->warning, sizeof f->warning, "%s: %zu NaN or infinite value%s skipped",
-             kind_name(s->kind), skipped, skipped == 1 ? "" : "s");
+             dlbp_kind_name(s->kind), skipped, skipped == 1 ? "" : "s");
   int colour = 0; /* the palette goes to series that take their colour from it */
   for (int i = 0; i < id; i++) {
     series *o = &f->series[i];
-    if (o->dead || o->panel != s->panel || series_str(o, "color", NULL)) continue;
+    if (o->dead || o->panel != s->panel || dlbp_series_str(o, "color", NULL)) continue;
     colour += o->kind == DLB_SERIES_LINE || o->kind == DLB_SERIES_BAND ||
-              o->kind == DLB_SERIES_SPAN || (o->kind == DLB_SERIES_BAR && !series_strs(o, "stacks")) ||
-              (o->kind == DLB_SERIES_SCATTER && !series_data(o, "c") && !series_data(o, "group"));
+              o->kind == DLB_SERIES_SPAN || (o->kind == DLB_SERIES_BAR && !dlbp_series_strs(o, "stacks")) ||
+              (o->kind == DLB_SERIES_SCATTER && !dlbp_series_data(o, "c") && !dlbp_series_data(o, "group"));
   }
   s->colour_index = colour;
   s->committed = 1;
@@ -549,7 +549,7 @@ const char *dlb_figure_warning(const dlb_figure *f) {
 int dlb_series_drop(dlb_figure *f, int id) {
   series *s = getseries(f, id, "series_drop");
   if (!s) return DLB_EINVAL;
-  series_clear(s);
+  dlbp_series_clear(s);
   f->laid_out = 0;
   return DLB_OK;
 }

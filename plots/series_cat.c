@@ -30,7 +30,7 @@ static double pct(const double *v, size_t n, double p) {
 /* Box statistics of sorted finite v[n]: out = whisker low, box low, median, box high,
 ** whisker high. pct = {lo, box_lo, box_hi, hi}; tukey: box at the quartiles, whiskers at
 ** the furthest values within 1.5 IQR of them (Tukey 1977). Returns 0 when n == 0. */
-int box_stats(const double *v, size_t n, const double q[4], int tukey, double out[5]) {
+int dlbp_box_stats(const double *v, size_t n, const double q[4], int tukey, double out[5]) {
   if (n == 0) return 0;
   out[2] = pct(v, n, 50);
   if (tukey) {
@@ -53,7 +53,7 @@ int box_stats(const double *v, size_t n, const double q[4], int tukey, double ou
 
 /* Sorted finite values of box group g; *n values, *start its first index. Caller frees. */
 static double *group_sorted(series *s, size_t g, size_t *n) {
-  darray *d = series_data(s, "values"), *sz = series_data(s, "sizes");
+  darray *d = dlbp_series_data(s, "values"), *sz = dlbp_series_data(s, "sizes");
   size_t start = 0, len = d->n;
   if (sz) {
     for (size_t i = 0; i < g; i++) start += (size_t)sz->v[i];
@@ -70,35 +70,35 @@ static double *group_sorted(series *s, size_t g, size_t *n) {
 
 /* Number of box groups. */
 static size_t ngroups(series *s) {
-  darray *sz = series_data(s, "sizes");
+  darray *sz = dlbp_series_data(s, "sizes");
   return sz ? sz->n : 1;
 }
 
 /* The box plot percentiles: whisker low, box low, box high, whisker high. */
 static void box_q(const series *s, double q[4]) {
-  q[0] = series_num(s, "lo", 2); q[1] = series_num(s, "box_lo", 9);
-  q[2] = series_num(s, "box_hi", 91); q[3] = series_num(s, "hi", 98);
+  q[0] = dlbp_series_num(s, "lo", 2); q[1] = dlbp_series_num(s, "box_lo", 9);
+  q[2] = dlbp_series_num(s, "box_hi", 91); q[3] = dlbp_series_num(s, "hi", 98);
 }
 
 /* Bar geometry: number of labels n and stacks k. */
 static void bar_shape(series *s, size_t *n, size_t *k) {
-  darray *d = series_data(s, "values");
-  slist *l = series_strs(s, "labels");
+  darray *d = dlbp_series_data(s, "values");
+  slist *l = dlbp_series_strs(s, "labels");
   *n = l ? l->n : d->n;
   *k = d->n / *n;
 }
 
-static int grouped(series *s) { return strcmp(series_str(s, "mode", "stacked"), "grouped") == 0; }
+static int grouped(series *s) { return strcmp(dlbp_series_str(s, "mode", "stacked"), "grouped") == 0; }
 
 /* Data extent of bars (stacked sums, 0 sticky) and boxes (whiskers or outliers). */
-void cat_extent(const dlb_figure *f, series *s, extent *e) {
+void dlbp_cat_extent(const dlb_figure *f, series *s, extent *e) {
   const axis *ay = &f->panels[s->panel].ax[1];
   if (s->kind == DLB_SERIES_HEATMAP) {
     e->sticky_lo[0] = e->sticky_hi[0] = e->sticky_lo[1] = e->sticky_hi[1] = 1;
     return; /* limits come from the categories */
   }
   if (s->kind == DLB_SERIES_BAR) {
-    darray *d = series_data(s, "values");
+    darray *d = dlbp_series_data(s, "values");
     size_t n, k;
     bar_shape(s, &n, &k);
     for (size_t i = 0; i < n; i++) {
@@ -109,8 +109,8 @@ void cat_extent(const dlb_figure *f, series *s, extent *e) {
         if (grouped(s)) { pos = fmax(pos, v); neg = fmin(neg, v); }
         else if (v >= 0) pos += v; else neg += v;
       }
-      extent_add(e, 1, pos, ay);
-      extent_add(e, 1, neg, ay);
+      dlbp_extent_add(e, 1, pos, ay);
+      dlbp_extent_add(e, 1, neg, ay);
     }
     if (ay->scale != DLB_SCALE_LOG) {
       if (e->lo[1] >= 0) e->sticky_lo[1] = 1;
@@ -118,15 +118,15 @@ void cat_extent(const dlb_figure *f, series *s, extent *e) {
     }
     return;
   }
-  int outliers = series_num(s, "outliers", 1) != 0, tukey = series_num(s, "tukey", 0) != 0;
+  int outliers = dlbp_series_num(s, "outliers", 1) != 0, tukey = dlbp_series_num(s, "tukey", 0) != 0;
   double q[4];
   box_q(s, q);
   for (size_t g = 0; g < ngroups(s); g++) {
     size_t n;
     double st[5], *v = group_sorted(s, g, &n);
-    if (v && box_stats(v, n, q, tukey, st)) {
-      extent_add(e, 1, outliers ? v[0] : st[0], ay);
-      extent_add(e, 1, outliers ? v[n - 1] : st[4], ay);
+    if (v && dlbp_box_stats(v, n, q, tukey, st)) {
+      dlbp_extent_add(e, 1, outliers ? v[0] : st[0], ay);
+      dlbp_extent_add(e, 1, outliers ? v[n - 1] : st[4], ay);
     }
     dlb_free(v);
   }
@@ -135,10 +135,10 @@ void cat_extent(const dlb_figure *f, series *s, extent *e) {
 /* Bars: stacked (positive up, negative down) or grouped, with a zero line. */
 static void draw_bar(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
-  darray *d = series_data(s, "values");
+  darray *d = dlbp_series_data(s, "values");
   size_t n, k;
   bar_shape(s, &n, &k);
-  double width = series_num(s, "width", 0.8), base = p->ax[1].scale == DLB_SCALE_LOG
+  double width = dlbp_series_num(s, "width", 0.8), base = p->ax[1].scale == DLB_SCALE_LOG
                                                      ? p->ax[1].lo : 0;
   int grp = grouped(s);
   for (size_t i = 0; i < n; i++) {
@@ -146,13 +146,13 @@ static void draw_bar(dlb_figure *f, cairo_t *cr, series *s) {
     for (size_t j = 0; j < k; j++) {
       double v = d->v[j * n + i], rgb[3];
       if (!isfinite(v)) continue;
-      if (k == 1) series_colour(s, rgb); else dlb_palette((int)j, rgb);
+      if (k == 1) dlbp_series_colour(s, rgb); else dlb_palette((int)j, rgb);
       double x0 = (double)(i + 1) - width / 2, x1 = x0 + width, y0, y1;
       if (grp) { x0 += width * (double)j / k; x1 = x0 + width / k; y0 = base; y1 = v; }
       else if (v >= 0) { y0 = pos; y1 = pos + v; pos = y1; }
       else { y0 = neg; y1 = neg + v; neg = y1; }
-      double px0 = panel_px(p, x0), px1 = panel_px(p, x1);
-      double py0 = panel_py(p, y0), py1 = panel_py(p, y1);
+      double px0 = dlbp_panel_px(p, x0), px1 = dlbp_panel_px(p, x1);
+      double py0 = dlbp_panel_py(p, y0), py1 = dlbp_panel_py(p, y1);
       cairo_rectangle(cr, px0, fmin(py0, py1), px1 - px0, fabs(py1 - py0));
       cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
       cairo_fill_preserve(cr);
@@ -164,8 +164,8 @@ static void draw_bar(dlb_figure *f, cairo_t *cr, series *s) {
   if (p->ax[1].lo < 0 && p->ax[1].hi > 0) { /* the zero line for signed bars */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 0.6);
-    cairo_move_to(cr, p->box.x, panel_py(p, 0));
-    cairo_line_to(cr, p->box.x + p->box.w, panel_py(p, 0));
+    cairo_move_to(cr, p->box.x, dlbp_panel_py(p, 0));
+    cairo_line_to(cr, p->box.x + p->box.w, dlbp_panel_py(p, 0));
     cairo_stroke(cr);
   }
 }
@@ -204,7 +204,7 @@ static int safe_fmt(const char *fmt) {
   return conv == 1;
 }
 
-int plot_safe_fmt(const char *fmt) { return safe_fmt(fmt); }
+int dlbp_plot_safe_fmt(const char *fmt) { return safe_fmt(fmt); }
 
 /* A cell label without a format: two significant digits for small values (0.47, 2.3,
 ** 12), SI style from 1000 on (1234, 12.35k), exponents below 0.01. */
@@ -214,7 +214,7 @@ static void cell_text(double v, char *buf, size_t size) {
   v = strtod(two, NULL);
   double a = fabs(v);
   if (a == 0) snprintf(buf, size, "0");
-  else if (a >= 1000) format_tick(v, 0, "auto", buf, size);
+  else if (a >= 1000) dlbp_format_tick(v, 0, "auto", buf, size);
   else if (a < 0.01) snprintf(buf, size, "%.1e", v);
   else {
     int d = 1 - (int)floor(log10(a));
@@ -231,25 +231,25 @@ static void cell_text(double v, char *buf, size_t size) {
 ** in black or white by the cell's lightness. */
 static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
-  darray *z = series_data(s, "z"), *m = series_data(s, "mask");
+  darray *z = dlbp_series_data(s, "z"), *m = dlbp_series_data(s, "mask");
   size_t nx = p->ax[0].ncats, ny = p->ax[1].ncats;
   if (nx * ny != z->n) return; /* another series owns the categories */
-  int cmap = cmap_from_name(series_str(s, "cmap", "viridis"));
-  int hatched = strcmp(series_str(s, "mask_style", "white"), "hatch") == 0;
+  int cmap = dlbp_cmap_from_name(dlbp_series_str(s, "cmap", "viridis"));
+  int hatched = strcmp(dlbp_series_str(s, "mask_style", "white"), "hatch") == 0;
   double vmin, vmax, center;
-  cmap_norm(s, &vmin, &vmax, &center);
-  int labels = series_num(s, "cell_labels", 0) != 0;
-  const char *fmt = series_str(s, "fmt", NULL);
-  double lsize = series_num(s, "label_size", f->font * 0.75);
+  dlbp_cmap_norm(s, &vmin, &vmax, &center);
+  int labels = dlbp_series_num(s, "cell_labels", 0) != 0;
+  const char *fmt = dlbp_series_str(s, "fmt", NULL);
+  double lsize = dlbp_series_num(s, "label_size", f->font * 0.75);
   for (size_t j = 0; j < ny; j++)
     for (size_t i = 0; i < nx; i++) {
       double v = z->v[j * nx + i], rgb[3];
       int masked = (m && m->v[j * nx + i] != 0) || !isfinite(v);
-      double x0 = panel_px(p, (double)i + 0.5), x1 = panel_px(p, (double)i + 1.5);
-      double y0 = panel_py(p, (double)j + 1.5), y1 = panel_py(p, (double)j + 0.5);
+      double x0 = dlbp_panel_px(p, (double)i + 0.5), x1 = dlbp_panel_px(p, (double)i + 1.5);
+      double y0 = dlbp_panel_py(p, (double)j + 1.5), y1 = dlbp_panel_py(p, (double)j + 0.5);
       rect r = {x0, y0, x1 - x0, y1 - y0};
       if (masked && hatched) { hatch(cr, r); continue; }
-      cmap_rgb(cmap, masked ? NAN : cmap_t(cmap_value(s, v), vmin, vmax, center), rgb);
+      dlbp_cmap_rgb(cmap, masked ? NAN : dlbp_cmap_t(dlbp_cmap_value(s, v), vmin, vmax, center), rgb);
       cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
       /* reaching into the next column and the row above (drawn later, over it), so
       ** antialiased edges leave no light seams between cells */
@@ -260,17 +260,17 @@ static void draw_heatmap(dlb_figure *f, cairo_t *cr, series *s) {
       if (fmt) snprintf(buf, sizeof buf, fmt, v);
       else cell_text(v, buf, sizeof buf);
       double lum = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2], w, h, sz = lsize;
-      for (text_extent(cr, buf, sz, 0, &w, &h); sz > 4 && (w > r.w - 2 || h > r.h);
-           text_extent(cr, buf, sz, 0, &w, &h)) sz *= 0.9;
+      for (dlbp_text_extent(cr, buf, sz, 0, &w, &h); sz > 4 && (w > r.w - 2 || h > r.h);
+           dlbp_text_extent(cr, buf, sz, 0, &w, &h)) sz *= 0.9;
       if (w > r.w - 1 || h > r.h + 1) continue; /* no room: leave the colour to speak */
       double g = lum > 0.45 ? 0 : 1;
       cairo_set_source_rgb(cr, g, g, g);
-      text_draw(cr, buf, sz, 0, r.x + r.w / 2, r.y + r.h / 2, 0.5, 0.5, 0, NULL);
+      dlbp_text_draw(cr, buf, sz, 0, r.x + r.w / 2, r.y + r.h / 2, 0.5, 0.5, 0, NULL);
     }
 }
 
 /* The colour of a box's median line on fill rgb: black, or white on dark fills. */
-void box_median_rgb(const double rgb[3], double out[3]) {
+void dlbp_box_median_rgb(const double rgb[3], double out[3]) {
   double l = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
   double c = l > 0.45 ? 0 : 1;
   out[0] = out[1] = out[2] = c;
@@ -279,18 +279,18 @@ void box_median_rgb(const double rgb[3], double out[3]) {
 /* Box plots: box, median, whiskers with caps, outliers as dots. */
 static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
-  double q[4], width = series_num(s, "width", 0.6);
+  double q[4], width = dlbp_series_num(s, "width", 0.6);
   box_q(s, q);
-  int tukey = series_num(s, "tukey", 0) != 0, outliers = series_num(s, "outliers", 1) != 0;
+  int tukey = dlbp_series_num(s, "tukey", 0) != 0, outliers = dlbp_series_num(s, "outliers", 1) != 0;
   for (size_t g = 0; g < ngroups(s); g++) {
     size_t n;
     double st[5], rgb[3], *v = group_sorted(s, g, &n);
-    if (!v || !box_stats(v, n, q, tukey, st)) { dlb_free(v); continue; }
-    const char *c = series_str(s, "color", NULL);
-    if (!c || !colour_parse(c, rgb)) dlb_palette((int)g, rgb);
-    double cx = panel_px(p, (double)g + 1), hw = (panel_px(p, 1 + width / 2) - panel_px(p, 1));
+    if (!v || !dlbp_box_stats(v, n, q, tukey, st)) { dlb_free(v); continue; }
+    const char *c = dlbp_series_str(s, "color", NULL);
+    if (!c || !dlbp_colour_parse(c, rgb)) dlb_palette((int)g, rgb);
+    double cx = dlbp_panel_px(p, (double)g + 1), hw = (dlbp_panel_px(p, 1 + width / 2) - dlbp_panel_px(p, 1));
     double y[5];
-    for (int i = 0; i < 5; i++) y[i] = panel_py(p, st[i]);
+    for (int i = 0; i < 5; i++) y[i] = dlbp_panel_py(p, st[i]);
     cairo_set_line_width(cr, 0.7);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_move_to(cr, cx, y[0]); cairo_line_to(cr, cx, y[1]);    /* whiskers */
@@ -307,7 +307,7 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
     /* the median in the colour that contrasts with this fill: black on light fills,
     ** white on dark ones (relative luminance, ITU-R BT.709 weights, threshold 0.45) */
     double med[3];
-    box_median_rgb(rgb, med);
+    dlbp_box_median_rgb(rgb, med);
     cairo_set_line_width(cr, 1.5);
     cairo_move_to(cr, cx - hw, y[2]); cairo_line_to(cr, cx + hw, y[2]);
     cairo_set_source_rgb(cr, med[0], med[1], med[2]);
@@ -317,7 +317,7 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
       for (size_t i = 0; i < n; i++) {
         if (v[i] >= st[0] && v[i] <= st[4]) continue;
         cairo_new_sub_path(cr);
-        cairo_arc(cr, cx, panel_py(p, v[i]), 0.9, 0, 2 * M_PI);
+        cairo_arc(cr, cx, dlbp_panel_py(p, v[i]), 0.9, 0, 2 * M_PI);
       }
       cairo_fill(cr);
     }
@@ -326,33 +326,33 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
 }
 
 /* Draw a bar, heat-map or box series. */
-void cat_draw(dlb_figure *f, cairo_t *cr, series *s) {
+void dlbp_cat_draw(dlb_figure *f, cairo_t *cr, series *s) {
   if (s->kind == DLB_SERIES_BAR) draw_bar(f, cr, s);
   else if (s->kind == DLB_SERIES_HEATMAP) draw_heatmap(f, cr, s);
   else draw_box(f, cr, s);
 }
 
 /* How much of r the bars or boxes cover (a heat map covers its whole axes). */
-int cat_covers(const dlb_figure *f, series *s, rect r) {
+int dlbp_cat_covers(const dlb_figure *f, series *s, rect r) {
   rect rs[256];
-  int n = cat_rects(f, s, rs, 256), c = 0;
-  for (int i = 0; i < n; i++) c += cover_rect(r, rs[i]);
+  int n = dlbp_cat_rects(f, s, rs, 256), c = 0;
+  for (int i = 0; i < n; i++) c += dlbp_cover_rect(r, rs[i]);
   return c;
 }
 
-/* The rectangles (points) a bar, box or heat-map series draws over, as cat_covers counts
+/* The rectangles (points) a bar, box or heat-map series draws over, as dlbp_cat_covers counts
 ** them: each category's column over its data range (the whole axes for a heat map).
 ** Writes at most cap; returns how many. */
-int cat_rects(const dlb_figure *f, series *s, rect *out, int cap) {
+int dlbp_cat_rects(const dlb_figure *f, series *s, rect *out, int cap) {
   const panel *p = &f->panels[s->panel];
   if (cap <= 0) return 0;
   if (s->kind == DLB_SERIES_HEATMAP) { out[0] = p->box; return 1; }
   int c = 0;
   for (size_t g = 0; g < p->ax[0].ncats && c < cap; g++) {
-    double x0 = panel_px(p, (double)g + 0.6), x1 = panel_px(p, (double)g + 1.4);
+    double x0 = dlbp_panel_px(p, (double)g + 0.6), x1 = dlbp_panel_px(p, (double)g + 1.4);
     double lo = 0, hi = 0;
     if (s->kind == DLB_SERIES_BAR) {
-      darray *d = series_data(s, "values");
+      darray *d = dlbp_series_data(s, "values");
       size_t n, k;
       bar_shape(s, &n, &k);
       if (g >= n) break;
@@ -367,46 +367,46 @@ int cat_rects(const dlb_figure *f, series *s, rect *out, int cap) {
       if (g >= ngroups(s)) break;
       box_q(s, q);
       v = group_sorted(s, g, &n);
-      if (v && box_stats(v, n, q, 0, st)) { lo = v[0]; hi = v[n - 1]; }
+      if (v && dlbp_box_stats(v, n, q, 0, st)) { lo = v[0]; hi = v[n - 1]; }
       dlb_free(v);
     }
-    double y0 = panel_py(p, hi), y1 = panel_py(p, lo);
+    double y0 = dlbp_panel_py(p, hi), y1 = dlbp_panel_py(p, lo);
     out[c++] = (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)};
   }
   return c;
 }
 
 /* Legend entries: bar stacks, a label, or the masked-cell entry of a heat map. */
-int cat_legend(series *s, legend_entry *out, int cap) {
+int dlbp_cat_legend(series *s, legend_entry *out, int cap) {
   int n = 0;
   if (s->kind == DLB_SERIES_HEATMAP) {
-    darray *m = series_data(s, "mask");
-    const char *ml = series_str(s, "mask_label", "");
+    darray *m = dlbp_series_data(s, "mask");
+    const char *ml = dlbp_series_str(s, "mask_label", "");
     int any = 0;
     if (m) for (size_t i = 0; i < m->n; i++) any |= m->v[i] != 0;
     if (!ml[0] || !any) return 0;
     memset(out, 0, sizeof *out);
-    text_copy(out->label, sizeof out->label, ml);
-    out->kind = strcmp(series_str(s, "mask_style", "white"), "hatch") ? LEG_WHITE : LEG_HATCH;
+    dlbp_text_copy(out->label, sizeof out->label, ml);
+    out->kind = strcmp(dlbp_series_str(s, "mask_style", "white"), "hatch") ? LEG_WHITE : LEG_HATCH;
     return 1;
   }
   if (s->kind == DLB_SERIES_BAR) {
-    slist *st = series_strs(s, "stacks");
+    slist *st = dlbp_series_strs(s, "stacks");
     if (st) {
       for (size_t j = 0; j < st->n && n < cap; j++, n++) {
         memset(&out[n], 0, sizeof out[n]);
-        text_copy(out[n].label, sizeof out[n].label, st->s[j]);
+        dlbp_text_copy(out[n].label, sizeof out[n].label, st->s[j]);
         out[n].kind = LEG_PATCH;
         dlb_palette((int)j, out[n].rgb);
       }
       return n;
     }
   }
-  const char *label = series_str(s, "label", "");
+  const char *label = dlbp_series_str(s, "label", "");
   if (!label[0]) return 0;
   memset(out, 0, sizeof *out);
-  text_copy(out->label, sizeof out->label, label);
+  dlbp_text_copy(out->label, sizeof out->label, label);
   out->kind = LEG_PATCH;
-  series_colour(s, out->rgb);
+  dlbp_series_colour(s, out->rgb);
   return 1;
 }

@@ -16,49 +16,49 @@ static const char *const dashes[] = {"solid", "dashdot", "dashed", "dotted"};
 
 /* Efficiency i of a device (1 when not given). */
 static double eff(series *s, const char *name, size_t i) {
-  darray *d = series_data(s, name);
+  darray *d = dlbp_series_data(s, name);
   return d ? d->v[i] : 1;
 }
 
 /* Draw achievable ceilings? (default: when efficiencies are given). */
 static int achievable(series *s) {
-  int has = series_data(s, "flops_eff") || series_data(s, "bw_eff");
-  return series_num(s, "achievable", has) != 0;
+  int has = dlbp_series_data(s, "flops_eff") || dlbp_series_data(s, "bw_eff");
+  return dlbp_series_num(s, "achievable", has) != 0;
 }
 
 /* Intensities around the ridge points and points; FLOP/s up to twice the peak. */
-void roof_extent(const dlb_figure *f, series *s, extent *e) {
+void dlbp_roof_extent(const dlb_figure *f, series *s, extent *e) {
   const panel *p = &f->panels[s->panel];
-  darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
-  darray *px = series_data(s, "px"), *py = series_data(s, "py");
+  darray *pk = dlbp_series_data(s, "peak"), *bw = dlbp_series_data(s, "bw");
+  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
   double imin = INFINITY, imax = 0;
   for (size_t i = 0; i < pk->n; i++) {
     double ridge = pk->v[i] / bw->v[i];
     imin = fmin(imin, ridge / 30);
     imax = fmax(imax, ridge * 30);
-    extent_add(e, 1, pk->v[i] * 2, &p->ax[1]);
+    dlbp_extent_add(e, 1, pk->v[i] * 2, &p->ax[1]);
   }
   if (px) for (size_t i = 0; i < px->n; i++) {
     if (!isfinite(px->v[i]) || !isfinite(py->v[i]) || px->v[i] <= 0 || py->v[i] <= 0) continue;
     imin = fmin(imin, px->v[i] / 2);
     imax = fmax(imax, px->v[i] * 2);
-    extent_add(e, 1, py->v[i] / 2, &p->ax[1]); /* every point inside, with room around it */
-    extent_add(e, 1, py->v[i] * 2, &p->ax[1]);
+    dlbp_extent_add(e, 1, py->v[i] / 2, &p->ax[1]); /* every point inside, with room around it */
+    dlbp_extent_add(e, 1, py->v[i] * 2, &p->ax[1]);
   }
-  extent_add(e, 0, imin, &p->ax[0]);
-  extent_add(e, 0, imax, &p->ax[0]);
+  dlbp_extent_add(e, 0, imin, &p->ax[0]);
+  dlbp_extent_add(e, 0, imax, &p->ax[0]);
   double low = INFINITY; /* show the slope where it starts */
   for (size_t i = 0; i < pk->n; i++) low = fmin(low, imin * bw->v[i] * eff(s, "bw_eff", i));
-  extent_add(e, 1, low, &p->ax[1]);
+  dlbp_extent_add(e, 1, low, &p->ax[1]);
   e->sticky_lo[0] = e->sticky_hi[0] = e->sticky_lo[1] = e->sticky_hi[1] = 1;
 }
 
 /* Path of min(peak, I * bw) across the x axis (straight in log-log and linear). */
 static void ceiling(cairo_t *cr, const panel *p, double peak, double bw) {
   double x0 = p->ax[0].lo, x1 = p->ax[0].hi, ridge = peak / bw;
-  cairo_move_to(cr, panel_px(p, x0), panel_py(p, fmin(peak, x0 * bw)));
-  if (ridge > x0 && ridge < x1) cairo_line_to(cr, panel_px(p, ridge), panel_py(p, peak));
-  cairo_line_to(cr, panel_px(p, x1), panel_py(p, fmin(peak, x1 * bw)));
+  cairo_move_to(cr, dlbp_panel_px(p, x0), dlbp_panel_py(p, fmin(peak, x0 * bw)));
+  if (ridge > x0 && ridge < x1) cairo_line_to(cr, dlbp_panel_px(p, ridge), dlbp_panel_py(p, peak));
+  cairo_line_to(cr, dlbp_panel_px(p, x1), dlbp_panel_py(p, fmin(peak, x1 * bw)));
 }
 
 /* Greys for device ceilings, so points keep the palette. */
@@ -68,28 +68,28 @@ static void device_colour(size_t i, double rgb[3]) {
 }
 
 /* Ceilings, achievable ceilings, ridge points, then the measured points. */
-void roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
+void dlbp_roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
-  darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
-  int ach = achievable(s), ridge = series_num(s, "ridge", 1) != 0;
+  darray *pk = dlbp_series_data(s, "peak"), *bw = dlbp_series_data(s, "bw");
+  int ach = achievable(s), ridge = dlbp_series_num(s, "ridge", 1) != 0;
   for (size_t i = 0; i < pk->n; i++) {
     double rgb[3];
     device_colour(i, rgb);
     cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
     cairo_set_line_width(cr, 1.3);
-    set_dash(cr, dashes[i % 4], 1.3);
+    dlbp_set_dash(cr, dashes[i % 4], 1.3);
     ceiling(cr, p, pk->v[i], bw->v[i]);
     cairo_stroke(cr);
     if (ach) {
       cairo_set_line_width(cr, 0.7);
-      set_dash(cr, "dotted", 0.9);
+      dlbp_set_dash(cr, "dotted", 0.9);
       ceiling(cr, p, pk->v[i] * eff(s, "flops_eff", i), bw->v[i] * eff(s, "bw_eff", i));
       cairo_stroke(cr);
       cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
     }
     cairo_set_dash(cr, NULL, 0, 0);
     if (ridge) { /* ridge point: an open circle where the slope meets the peak */
-      double rx = panel_px(p, pk->v[i] / bw->v[i]), ry = panel_py(p, pk->v[i]);
+      double rx = dlbp_panel_px(p, pk->v[i] / bw->v[i]), ry = dlbp_panel_py(p, pk->v[i]);
       cairo_new_sub_path(cr);
       cairo_arc(cr, rx, ry, 2.2, 0, 2 * M_PI);
       cairo_set_source_rgb(cr, 1, 1, 1);
@@ -99,7 +99,7 @@ void roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
       cairo_stroke(cr);
     }
   }
-  darray *px = series_data(s, "px"), *py = series_data(s, "py"), *pg = series_data(s, "pgroup");
+  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py"), *pg = dlbp_series_data(s, "pgroup");
   if (!px) return;
   for (size_t i = 0; i < px->n; i++) {
     if (!isfinite(px->v[i]) || !isfinite(py->v[i]) || px->v[i] <= 0 || py->v[i] <= 0) continue;
@@ -107,75 +107,75 @@ void roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
     double rgb[3];
     dlb_palette(g, rgb);
     cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.9);
-    draw_marker(cr, shapes[g % 4], panel_px(p, px->v[i]), panel_py(p, py->v[i]), 4);
+    dlbp_draw_marker(cr, shapes[g % 4], dlbp_panel_px(p, px->v[i]), dlbp_panel_py(p, py->v[i]), 4);
     cairo_fill(cr);
   }
-  slist *pl = series_strs(s, "plabels");
+  slist *pl = dlbp_series_strs(s, "plabels");
   if (pl) {
     cairo_set_source_rgb(cr, 0, 0, 0);
     for (size_t i = 0; i < pl->n && i < px->n; i++) {
       rect r;
       int left;
-      if (!roof_label_box(f, cr, s, i, &r, &left)) continue;
-      text_draw(cr, pl->s[i], f->font * 0.75, 0, r.x, r.y + r.h / 2, 0, 0.5, 0, NULL);
+      if (!dlbp_roof_label_box(f, cr, s, i, &r, &left)) continue;
+      dlbp_text_draw(cr, pl->s[i], f->font * 0.75, 0, r.x, r.y + r.h / 2, 0, 0.5, 0, NULL);
     }
   }
 }
 
 /* Box of point i's label: right of the point, or left of it when the right side would
 ** leave the axes; 0 when the point has no label or is not drawn. */
-int roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left) {
+int dlbp_roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left) {
   const panel *p = &f->panels[s->panel];
-  darray *px = series_data(s, "px"), *py = series_data(s, "py");
-  slist *pl = series_strs(s, "plabels");
+  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
+  slist *pl = dlbp_series_strs(s, "plabels");
   if (!px || !py || !pl || i >= pl->n || i >= px->n || !pl->s[i][0]) return 0;
   double x = px->v[i], y = py->v[i];
   if (!(isfinite(x) && isfinite(y) && x > 0 && y > 0)) return 0;
   const axis *ax = &p->ax[0], *ay = &p->ax[1];
   if (x < ax->lo || x > ax->hi || y < ay->lo || y > ay->hi) return 0; /* not drawn */
-  double cx = panel_px(p, x), cy = panel_py(p, y);
-  *r = text_box(cr, pl->s[i], f->font * 0.75, 0, cx + 3.5, cy, 0, 0.5, 0);
+  double cx = dlbp_panel_px(p, x), cy = dlbp_panel_py(p, y);
+  *r = dlbp_text_box(cr, pl->s[i], f->font * 0.75, 0, cx + 3.5, cy, 0, 0.5, 0);
   *left = r->x + r->w > p->box.x + p->box.w && cx - 3.5 - r->w >= p->box.x;
   if (*left) r->x = cx - 3.5 - r->w;
   return 1;
 }
 
 /* How much of r the ceilings and points cover. */
-int roof_covers(const dlb_figure *f, series *s, rect r) {
+int dlbp_roof_covers(const dlb_figure *f, series *s, rect r) {
   const panel *p = &f->panels[s->panel];
-  darray *pk = series_data(s, "peak"), *bw = series_data(s, "bw");
-  darray *px = series_data(s, "px"), *py = series_data(s, "py");
+  darray *pk = dlbp_series_data(s, "peak"), *bw = dlbp_series_data(s, "bw");
+  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
   int c = 0;
   for (size_t i = 0; i < pk->n; i++) {
     double x0 = p->ax[0].lo, x1 = p->ax[0].hi, rd = pk->v[i] / bw->v[i];
-    double a = panel_px(p, x0), b = panel_py(p, fmin(pk->v[i], x0 * bw->v[i]));
+    double a = dlbp_panel_px(p, x0), b = dlbp_panel_py(p, fmin(pk->v[i], x0 * bw->v[i]));
     double xr = fmin(fmax(rd, x0), x1); /* the ridge, or the axis end nearest it */
-    double cx = panel_px(p, xr), cy = panel_py(p, fmin(pk->v[i], xr * bw->v[i]));
-    c += cover_seg(r, a, b, cx, cy);
-    c += cover_seg(r, cx, cy, panel_px(p, x1), panel_py(p, fmin(pk->v[i], x1 * bw->v[i])));
+    double cx = dlbp_panel_px(p, xr), cy = dlbp_panel_py(p, fmin(pk->v[i], xr * bw->v[i]));
+    c += dlbp_cover_seg(r, a, b, cx, cy);
+    c += dlbp_cover_seg(r, cx, cy, dlbp_panel_px(p, x1), dlbp_panel_py(p, fmin(pk->v[i], x1 * bw->v[i])));
     if (achievable(s)) { /* the dotted ceiling counts as data too */
       double pe = pk->v[i] * eff(s, "flops_eff", i), be = bw->v[i] * eff(s, "bw_eff", i);
       double re = fmin(fmax(pe / be, x0), x1);
-      double ex = panel_px(p, re), ey = panel_py(p, fmin(pe, re * be));
-      c += cover_seg(r, a, panel_py(p, fmin(pe, x0 * be)), ex, ey);
-      c += cover_seg(r, ex, ey, panel_px(p, x1), panel_py(p, fmin(pe, x1 * be)));
+      double ex = dlbp_panel_px(p, re), ey = dlbp_panel_py(p, fmin(pe, re * be));
+      c += dlbp_cover_seg(r, a, dlbp_panel_py(p, fmin(pe, x0 * be)), ex, ey);
+      c += dlbp_cover_seg(r, ex, ey, dlbp_panel_px(p, x1), dlbp_panel_py(p, fmin(pe, x1 * be)));
     }
   }
   if (px) for (size_t i = 0; i < px->n; i++) {
     if (!(px->v[i] > 0 && py->v[i] > 0)) continue;
-    double x = panel_px(p, px->v[i]), y = panel_py(p, py->v[i]);
+    double x = dlbp_panel_px(p, px->v[i]), y = dlbp_panel_py(p, py->v[i]);
     c += 3 * (x >= r.x && x <= r.x + r.w && y >= r.y && y <= r.y + r.h);
   }
   return c;
 }
 
 /* Legend entries: devices, "achievable", point groups. */
-int roof_legend(series *s, legend_entry *out, int cap) {
-  slist *names = series_strs(s, "names"), *groups = series_strs(s, "groups");
+int dlbp_roof_legend(series *s, legend_entry *out, int cap) {
+  slist *names = dlbp_series_strs(s, "names"), *groups = dlbp_series_strs(s, "groups");
   int n = 0;
   if (names) for (size_t i = 0; i < names->n && n < cap; i++, n++) {
     memset(&out[n], 0, sizeof out[n]);
-    text_copy(out[n].label, sizeof out[n].label, names->s[i]);
+    dlbp_text_copy(out[n].label, sizeof out[n].label, names->s[i]);
     out[n].kind = LEG_LINE;
     out[n].sid = -1;
     device_colour(i, out[n].rgb);
@@ -195,7 +195,7 @@ int roof_legend(series *s, legend_entry *out, int cap) {
   if (groups) for (size_t i = 0; i < groups->n && n < cap; i++, n++) {
     memset(&out[n], 0, sizeof out[n]);
     /* points without a group among grouped ones: "other" */
-    text_copy(out[n].label, sizeof out[n].label, groups->s[i][0] ? groups->s[i] : "other");
+    dlbp_text_copy(out[n].label, sizeof out[n].label, groups->s[i][0] ? groups->s[i] : "other");
     out[n].kind = LEG_MARKER;
     out[n].sid = -1;
     dlb_palette((int)i, out[n].rgb);
@@ -206,11 +206,11 @@ int roof_legend(series *s, legend_entry *out, int cap) {
 
 /* Finite points of a scatter or roofline outside its panel's limits: not drawn, so counted
 ** in a warning (automatic limits include every point; user limits may not). */
-size_t series_outside(const dlb_figure *f, series *s) {
+size_t dlbp_series_outside(const dlb_figure *f, series *s) {
   const panel *p = &f->panels[s->panel];
   darray *x = NULL, *y = NULL;
-  if (s->kind == DLB_SERIES_SCATTER) { x = series_data(s, "x"); y = series_data(s, "y"); }
-  else if (s->kind == DLB_SERIES_ROOFLINE) { x = series_data(s, "px"); y = series_data(s, "py"); }
+  if (s->kind == DLB_SERIES_SCATTER) { x = dlbp_series_data(s, "x"); y = dlbp_series_data(s, "y"); }
+  else if (s->kind == DLB_SERIES_ROOFLINE) { x = dlbp_series_data(s, "px"); y = dlbp_series_data(s, "py"); }
   if (!x || !y) return 0;
   const axis *ax = &p->ax[0], *ay = &p->ax[1];
   double tx = 1e-9 * (ax->hi - ax->lo), ty = 1e-9 * (ay->hi - ay->lo);

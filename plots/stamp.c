@@ -16,11 +16,11 @@ static const char *const shapes[] = {"circle", "square", "triangle", "diamond", 
 enum { NSHAPES = 6 };
 
 /* The glyph of shape index g, in font units (1 = the marker's diameter): the path of
-** draw_marker, filled, or stroked 0.8 pt wide for the open shapes (cross, plus). */
+** dlbp_draw_marker, filled, or stroked 0.8 pt wide for the open shapes (cross, plus). */
 static cairo_status_t render_glyph(cairo_scaled_font_t *sf, unsigned long g, cairo_t *cr,
                                    cairo_text_extents_t *ext) {
   if (g >= NSHAPES) g = 0;
-  draw_marker(cr, shapes[g], 0, 0, 1);
+  dlbp_draw_marker(cr, shapes[g], 0, 0, 1);
   if (g >= 4) {
     cairo_matrix_t m;
     cairo_scaled_font_get_font_matrix(sf, &m);
@@ -57,7 +57,7 @@ static cairo_font_face_t *marker_face(void) {
 /* Start stamping markers of this shape and size (diameter, points) with cr's current
 ** transform: selects the marker font. Returns the glyph index, or -1 when the shape has
 ** no glyph (the caller draws paths). Call inside cairo_save/cairo_restore. */
-int stamp_begin(cairo_t *cr, const char *shape, double size) {
+int dlbp_stamp_begin(cairo_t *cr, const char *shape, double size) {
   cairo_font_face_t *f = marker_face();
   if (!f || !(size > 0)) return -1;
   int g = 0;
@@ -68,7 +68,7 @@ int stamp_begin(cairo_t *cr, const char *shape, double size) {
 }
 
 /* Stamp glyph g at (x, y) (user space) with the current source. */
-void stamp_at(cairo_t *cr, int g, double x, double y) {
+void dlbp_stamp_at(cairo_t *cr, int g, double x, double y) {
   cairo_glyph_t gl = {(unsigned long)g, x, y};
   cairo_show_glyphs(cr, &gl, 1);
 }

@@ -46,7 +46,7 @@ static int parse(const char *s, run *r) {
 
 /* Is s valid UTF-8 (what Cairo's text functions require)? Overlong forms, surrogates
 ** and code points past U+10FFFF are refused. */
-int text_valid_utf8(const char *s) {
+int dlbp_text_valid_utf8(const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     unsigned c = *p;
@@ -66,7 +66,7 @@ int text_valid_utf8(const char *s) {
 }
 
 /* Copy src into dst[size], cut (if it must be) at a character boundary. */
-void text_copy(char *dst, size_t size, const char *src) {
+void dlbp_text_copy(char *dst, size_t size, const char *src) {
   size_t n = strlen(src);
   if (n >= size) {
     n = size - 1;
@@ -77,7 +77,7 @@ void text_copy(char *dst, size_t size, const char *src) {
 }
 
 /* Select DejaVu Sans at `size` points. */
-void text_font(cairo_t *cr, double size, int bold) {
+void dlbp_text_font(cairo_t *cr, double size, int bold) {
   cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, size);
@@ -99,7 +99,7 @@ static double run_width(cairo_t *cr, const run *r, double size, int bold) {
   char buf[512];
   run_copy(buf, sizeof buf, r);
   cairo_text_extents_t te;
-  text_font(cr, size * r->scale, bold);
+  dlbp_text_font(cr, size * r->scale, bold);
   cairo_text_extents(cr, buf, &te);
   return te.x_advance;
 }
@@ -108,7 +108,7 @@ static void line_extent(cairo_t *cr, const char *s, double size, int bold, doubl
 
 /* Width and height of s (height: the font's ascent + descent, plus room for a raised run);
 ** lines separated by '\n' stack: the widest line's width, the sum of their heights. */
-void text_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h) {
+void dlbp_text_extent(cairo_t *cr, const char *s, double size, int bold, double *w, double *h) {
   if (!strchr(s, '\n')) { line_extent(cr, s, size, bold, w, h); return; }
   char buf[512];
   *w = *h = 0;
@@ -134,7 +134,7 @@ static void line_extent(cairo_t *cr, const char *s, double size, int bold, doubl
     if (r[i].rise > 0) up = 0.25 * size;
   }
   cairo_font_extents_t fe;
-  text_font(cr, size, bold);
+  dlbp_text_font(cr, size, bold);
   cairo_font_extents(cr, &fe);
   *w = width;
   *h = fe.ascent + fe.descent + up;
@@ -142,10 +142,10 @@ static void line_extent(cairo_t *cr, const char *s, double size, int bold, doubl
 
 /* The axis-aligned box of s anchored at (x, y): anchor (ax, ay) in 0..1 of the text's own
 ** box (0, 0 = top left); rotated = 1 turns it 90 degrees counter-clockwise. */
-rect text_box(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+rect dlbp_text_box(cairo_t *cr, const char *s, double size, int bold, double x, double y,
               double ax, double ay, int rotated) {
   double w, h;
-  text_extent(cr, s, size, bold, &w, &h);
+  dlbp_text_extent(cr, s, size, bold, &w, &h);
   rect b;
   if (!rotated) {
     b.x = x - ax * w; b.y = y - ay * h; b.w = w; b.h = h;
@@ -160,14 +160,14 @@ static void line_draw(cairo_t *cr, const char *s, double size, int bold, double 
 
 /* Draw s anchored at (x, y), rotated by angle (radians, counter-clockwise). Lines separated
 ** by '\n' stack downwards, each aligned within the block by the horizontal anchor. */
-void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
+void dlbp_text_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
                double ax, double ay, double angle, rect *out) {
   if (!isfinite(x) || !isfinite(y)) return;
   if (!strchr(s, '\n')) {
     line_draw(cr, s, size, bold, x, y, ax, ay, angle);
   } else {
     double w, h, top;
-    text_extent(cr, s, size, bold, &w, &h);
+    dlbp_text_extent(cr, s, size, bold, &w, &h);
     top = -ay * h;
     const char *p = s;
     char buf[512];
@@ -184,18 +184,18 @@ void text_draw(cairo_t *cr, const char *s, double size, int bold, double x, doub
       if (*p == '\n') p++;
     }
   }
-  if (out) *out = text_box(cr, s, size, bold, x, y, ax, ay, fabs(angle) > 0.1);
+  if (out) *out = dlbp_text_box(cr, s, size, bold, x, y, ax, ay, fabs(angle) > 0.1);
 }
 
-/* One line of text_draw. */
+/* One line of dlbp_text_draw. */
 static void line_draw(cairo_t *cr, const char *s, double size, int bold, double x, double y,
                       double ax, double ay, double angle) {
   run r[MAXRUNS];
   int n = parse(s, r);
   double w, h;
-  text_extent(cr, s, size, bold, &w, &h);
+  dlbp_text_extent(cr, s, size, bold, &w, &h);
   cairo_font_extents_t fe;
-  text_font(cr, size, bold);
+  dlbp_text_font(cr, size, bold);
   cairo_font_extents(cr, &fe);
   double up = h - fe.ascent - fe.descent;
   cairo_save(cr);
@@ -205,7 +205,7 @@ static void line_draw(cairo_t *cr, const char *s, double size, int bold, double 
   for (int i = 0; i < n; i++) {
     char buf[512];
     run_copy(buf, sizeof buf, &r[i]);
-    text_font(cr, size * r[i].scale, bold);
+    dlbp_text_font(cr, size * r[i].scale, bold);
     cairo_move_to(cr, cx, base - r[i].rise * size);
     cairo_show_text(cr, buf);
     cairo_text_extents_t te;
@@ -218,15 +218,15 @@ static void line_draw(cairo_t *cr, const char *s, double size, int bold, double 
 /* src fitted into maxw points: shrink the size (down to min_size), then cut whole UTF-8
 ** characters off the end and add an ellipsis until it fits. A cut inside a markup run
 ** ("^{...") gets its closing brace back. */
-void text_fit(cairo_t *cr, const char *src, double size, double min_size, int bold,
+void dlbp_text_fit(cairo_t *cr, const char *src, double size, double min_size, int bold,
               double maxw, char *dst, size_t dsize, double *out_size) {
   double w, h;
-  text_copy(dst, dsize, src);
-  text_extent(cr, dst, size, bold, &w, &h);
+  dlbp_text_copy(dst, dsize, src);
+  dlbp_text_extent(cr, dst, size, bold, &w, &h);
   if (w > maxw && maxw > 0 && min_size < size) { /* shrink first: keeps every word */
     double s2 = fmax(min_size, size * maxw / w);
     size = s2;
-    text_extent(cr, dst, size, bold, &w, &h);
+    dlbp_text_extent(cr, dst, size, bold, &w, &h);
   }
   *out_size = size;
   if (w <= maxw || !dst[0]) return;
@@ -241,16 +241,16 @@ void text_fit(cairo_t *cr, const char *src, double size, double min_size, int bo
       else if (dst[i] == '}') open = 0;
     }
     snprintf(buf, sizeof buf, "%.*s%s\xe2\x80\xa6", (int)n, dst, open ? "}" : ""); /* U+2026 */
-    text_extent(cr, buf, size, bold, &w, &h);
+    dlbp_text_extent(cr, buf, size, bold, &w, &h);
     if (w <= maxw) break;
   }
   if (n == 0) snprintf(buf, sizeof buf, "\xe2\x80\xa6");
-  text_copy(dst, dsize, buf);
+  dlbp_text_copy(dst, dsize, buf);
 }
 
 /* Font options every context uses, so measuring and drawing agree on every surface:
 ** unhinted metrics (text widths do not depend on the resolution). */
-void text_setup(cairo_t *cr) {
+void dlbp_text_setup(cairo_t *cr) {
   cairo_font_options_t *fo = cairo_font_options_create();
   cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
   cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);

@@ -185,7 +185,7 @@ static void test_errors(void) {
   dlb_graph_free(g);
 }
 
-/* QA findings: a loss no op produces (an ASan overflow in train_expand before), a negative
+/* QA findings: a loss no op produces (an ASan overflow in dlb_train_expand before), a negative
 ** concat axis (an out-of-bounds attribute in the backward split), bound dims that evaluate
 ** to non-positive or fractional sizes, bindings that are not positive integers. */
 static void test_qa_errors(void) {

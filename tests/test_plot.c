@@ -150,11 +150,11 @@ static void test_cmaps(void) {
   CHECK(strstr(dlb_last_error(), "viridis magma cividis diverging grey") != NULL);
   CHECK(dlb_cmap_eval(99, 0.5, c) == DLB_EINVAL);
   /* two-slope normalisation: the centre lands at 0.5 (hand: speedup 1 in [0.5, 3]) */
-  CHECK_NEAR(cmap_t(1, 0.5, 3, 1), 0.5, 1e-12);
-  CHECK_NEAR(cmap_t(0.5, 0.5, 3, 1), 0, 1e-12);
-  CHECK_NEAR(cmap_t(2, 0.5, 3, 1), 0.75, 1e-12);
-  CHECK_NEAR(cmap_t(2, 0, 4, NAN), 0.5, 1e-12);
-  CHECK(isnan(cmap_t(NAN, 0, 1, NAN)));
+  CHECK_NEAR(dlbp_cmap_t(1, 0.5, 3, 1), 0.5, 1e-12);
+  CHECK_NEAR(dlbp_cmap_t(0.5, 0.5, 3, 1), 0, 1e-12);
+  CHECK_NEAR(dlbp_cmap_t(2, 0.5, 3, 1), 0.75, 1e-12);
+  CHECK_NEAR(dlbp_cmap_t(2, 0, 4, NAN), 0.5, 1e-12);
+  CHECK(isnan(dlbp_cmap_t(NAN, 0, 1, NAN)));
 }
 
 static double lum(const double c[3]) {
@@ -180,19 +180,19 @@ static void test_box_stats(void) {
   double v[101], out[5], q[4] = {2, 9, 91, 98};
   for (int i = 0; i <= 100; i++) v[i] = i;
   /* hand: with values 0..100 percentile p is p itself (rank p/100 * 100) */
-  CHECK(box_stats(v, 101, q, 0, out));
+  CHECK(dlbp_box_stats(v, 101, q, 0, out));
   CHECK_NEAR(out[0], 2, 1e-12); CHECK_NEAR(out[1], 9, 1e-12); CHECK_NEAR(out[2], 50, 1e-12);
   CHECK_NEAR(out[3], 91, 1e-12); CHECK_NEAR(out[4], 98, 1e-12);
   /* hand: 1..4 -> 50th = 2.5, 9th: rank 0.27 -> 1.27 */
   double w[4] = {1, 2, 3, 4};
-  CHECK(box_stats(w, 4, q, 0, out));
+  CHECK(dlbp_box_stats(w, 4, q, 0, out));
   CHECK_NEAR(out[2], 2.5, 1e-12); CHECK_NEAR(out[1], 1.27, 1e-12);
   /* Tukey: 1..10 and 100; Q1 = 3.5, Q3 = 8.5, IQR 5 -> whiskers 1 and 10, 100 an outlier */
   double t[11] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100};
-  CHECK(box_stats(t, 11, q, 1, out));
+  CHECK(dlbp_box_stats(t, 11, q, 1, out));
   CHECK_NEAR(out[1], 3.5, 1e-12); CHECK_NEAR(out[3], 8.5, 1e-12);
   CHECK_NEAR(out[0], 1, 1e-12); CHECK_NEAR(out[4], 10, 1e-12);
-  CHECK(!box_stats(t, 0, q, 0, out));
+  CHECK(!dlbp_box_stats(t, 0, q, 0, out));
 }
 
 static int commit_line(dlb_figure *f, const double *x, size_t nx, const double *y, size_t ny) {
@@ -356,7 +356,7 @@ static void test_roof_other(void) {
   dlb_series_addstr(f, id, "groups", "");
   CHECK(dlb_series_commit(f, id) == DLB_OK);
   legend_entry e[8];
-  int n = legend_entries(f, 0, e, 8);
+  int n = dlbp_legend_entries(f, 0, e, 8);
   CHECK(n == 3); /* the device, then the two groups */
   CHECK(strcmp(e[1].label, "conv") == 0);
   CHECK(strcmp(e[2].label, "other") == 0);
@@ -498,7 +498,7 @@ static void test_random_text(void) {
     CHECK(dlb_figure_save(f, p, 0) == DLB_OK);
     if (st2 == DLB_OK) { /* what was drawn is whole characters and fits the figure */
       const char *fit = k % 2 ? f->panels[0].title_fit : f->panels[0].ax[1].label_fit;
-      CHECK(text_valid_utf8(fit));
+      CHECK(dlbp_text_valid_utf8(fit));
       size_t nb;
       CHECK(dlb_figure_overlaps(f, &nb) == DLB_OK);
       for (size_t i = 0; i < nb; i++) {

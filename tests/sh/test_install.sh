@@ -101,6 +101,31 @@ else
     || t_fail "man page" "no .TH line"
 fi
 
+# The static archive defines no unprefixed global names (issue [13]: a user's own check_opts
+# used to clash with the library's at link time): dlb_ (graphs/), dlbp_ (plots/ internals) and
+# the onnx__ names protoc-c gives onnx.proto's messages (build/gen, generated).
+stray=$(nm -g --defined-only "$prefix/lib/libdlbench.a" | awk 'NF == 3 {print $3}' \
+  | grep -v '^dlb_\|^dlbp_\|^onnx__' | head -n 5)
+[ -z "$stray" ] && t_ok "static archive: only prefixed global names" \
+  || t_fail "static archive: only prefixed global names" "$stray"
+cat >"$tmp/mine.c" <<'EOF2'
+#include <stdio.h>
+#include "dlbench.h"
+/* names the library used for internal functions before they were prefixed */
+int check_opts(void) { return 1; }
+int series_data = 2;
+int text_draw(int x) { return x; }
+int main(void) { printf("%s %d\n", dlb_version(), check_opts() + series_data + text_draw(0)); return 0; }
+EOF2
+if cc -std=c11 -I"$prefix/include/dlbench" "$tmp/mine.c" \
+     $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs --static dlbench \
+       | sed "s|-ldlbench|$prefix/lib/libdlbench.a|") -o "$tmp/mine" 2>"$tmp/mine.log" \
+   && "$tmp/mine" | grep -q " 3$"; then
+  t_ok "a program's own check_opts links beside libdlbench.a"
+else
+  t_fail "a program's own check_opts links beside libdlbench.a" "$(head -n 5 "$tmp/mine.log")"
+fi
+
 # DESTDIR stages the install under another root with the prefix inside it.
 if DESTDIR="$tmp/stage" "$root/build.sh" install-only /usr/local >"$tmp/log2" 2>&1 \
    && [ -x "$tmp/stage/usr/local/bin/dlbench" ] \
