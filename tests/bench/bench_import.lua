@@ -8,19 +8,8 @@
 local dlb = require "dlbench"
 local models = dlb.models
 
--- median and min over n runs of f (seconds, wall clock through os.clock: CPU time of this
--- single-threaded process), after one warm-up run
-local function time(n, f)
-  f()
-  local ts = {}
-  for i = 1, n do
-    local t0 = os.clock()
-    f()
-    ts[i] = os.clock() - t0
-  end
-  table.sort(ts)
-  return ts[math.floor((n + 1) / 2)], ts[1]
-end
+-- median, min over n runs of f (CPU seconds), after one warm-up run
+local time = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua")
 
 local F = "tests/fixtures/onnx/"
 print(string.format("dlbench %s, backend %s", dlb.version(), dlb.backend))

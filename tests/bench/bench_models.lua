@@ -8,18 +8,8 @@
 local dlb = require "dlbench"
 local models = dlb.models
 
--- median, min over n runs of f (seconds), after one warm-up run
-local function time(n, f)
-  f()
-  local ts = {}
-  for i = 1, n do
-    local t0 = os.clock()
-    f()
-    ts[i] = os.clock() - t0
-  end
-  table.sort(ts)
-  return ts[math.floor((n + 1) / 2)], ts[1]
-end
+-- median, min over n runs of f (CPU seconds), after one warm-up run
+local time = dofile((arg[0]:match("^(.*)/") or ".") .. "/timing.lua")
 
 print(string.format("dlbench %s, backend %s", dlb.version(), dlb.backend))
 print(string.format("%-34s %7s %10s %10s %10s %8s", "model (batch 32)", "ops", "build ms", "stats ms", "total ms", "target"))
