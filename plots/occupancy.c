@@ -142,13 +142,17 @@ static void mark_series(const dlb_figure *f, series *s, grid *gr) {
     for (int i = 0; i < n; i++) mark_rect(gr, rs[i], 1);
     break;
   }
-  case DLB_SERIES_ROOFLINE: { /* few segments: ask the roofline per cell */
+  case DLB_SERIES_ROOFLINE: { /* few ceiling segments: ask them per cell; each point once */
     const occupancy *o = gr->o;
     for (int j = 0; j < o->ny; j++)
       for (int i = 0; i < o->nx; i++) {
         rect c = {o->x0 + i * o->cell, o->y0 + j * o->cell, o->cell, o->cell};
-        if (dlbp_roof_covers(f, s, c) > 0) mark_cell(gr, i, j, 1);
+        if (dlbp_roof_covers_lines(f, s, c) > 0) mark_cell(gr, i, j, 1);
       }
+    darray *rx = dlbp_series_data(s, "px"), *ry = dlbp_series_data(s, "py");
+    if (rx) for (size_t i = 0; i < rx->n; i++)
+      if (rx->v[i] > 0 && ry->v[i] > 0)
+        mark_point(gr, dlbp_panel_px(p, rx->v[i]), dlbp_panel_py(p, ry->v[i]), 1);
     break;
   }
   default: break;

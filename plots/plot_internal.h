@@ -187,6 +187,8 @@ void dlbp_extent_add(extent *e, int ax, double v, const axis *a);
 void dlbp_roof_extent(const dlb_figure *f, series *s, extent *e);
 void dlbp_roof_draw(dlb_figure *f, cairo_t *cr, series *s);
 int dlbp_roof_covers(const dlb_figure *f, series *s, rect r);
+/* The same for the ceilings alone (not the points). */
+int dlbp_roof_covers_lines(const dlb_figure *f, series *s, rect r);
 int dlbp_roof_legend(series *s, legend_entry *out, int cap);
 /* Box of point i's label (figure points), 0 when it has none; left of the point when it
 ** would leave the axes on the right. */

@@ -140,11 +140,11 @@ int dlbp_roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, r
   return 1;
 }
 
-/* How much of r the ceilings and points cover. */
-int dlbp_roof_covers(const dlb_figure *f, series *s, rect r) {
+/* How much of r the ceilings cover (a few segments per device): dlbp_roof_covers without
+** the points. */
+int dlbp_roof_covers_lines(const dlb_figure *f, series *s, rect r) {
   const panel *p = &f->panels[s->panel];
   darray *pk = dlbp_series_data(s, "peak"), *bw = dlbp_series_data(s, "bw");
-  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
   int c = 0;
   for (size_t i = 0; i < pk->n; i++) {
     double x0 = p->ax[0].lo, x1 = p->ax[0].hi, rd = pk->v[i] / bw->v[i];
@@ -161,6 +161,14 @@ int dlbp_roof_covers(const dlb_figure *f, series *s, rect r) {
       c += dlbp_cover_seg(r, ex, ey, dlbp_panel_px(p, x1), dlbp_panel_py(p, fmin(pe, x1 * be)));
     }
   }
+  return c;
+}
+
+/* How much of r the ceilings and points cover. */
+int dlbp_roof_covers(const dlb_figure *f, series *s, rect r) {
+  const panel *p = &f->panels[s->panel];
+  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
+  int c = dlbp_roof_covers_lines(f, s, r);
   if (px) for (size_t i = 0; i < px->n; i++) {
     if (!(px->v[i] > 0 && py->v[i] > 0)) continue;
     double x = dlbp_panel_px(p, px->v[i]), y = dlbp_panel_py(p, py->v[i]);
