@@ -32,12 +32,16 @@ t0 = clock()
 R.time(s, devs[1], { precision = devs[1]:default_precision() }) -- moves the ops into C
 local t_first = clock() - t0
 
-local function run(opts)
+-- the cache-aware model needs a cache size: devices whose sources give none are left out
+local cached = {}
+for _, d in ipairs(devs) do if d.cache then cached[#cached + 1] = d end end
+
+local function run(opts, list)
   local best, total = math.huge, 0
   for _ = 1, 5 do
     local t = clock()
     total = 0
-    for _, d in ipairs(devs) do
+    for _, d in ipairs(list) do
       local o = { precision = d:default_precision() }
       for k, v in pairs(opts) do o[k] = v end
       total = total + R.time(s, d, o).time
@@ -47,11 +51,12 @@ local function run(opts)
   return best, total
 end
 
-local t_plain, sum1 = run {}
-local t_cache, sum2 = run { cache_aware = true }
+local t_plain, sum1 = run({}, devs)
+local t_cache, sum2 = run({ cache_aware = true }, cached)
 print(string.format("roofline of a %d-op training step (MLP, 11200 layers, b=64, h=1024) op by op "
   .. "on %d devices: %.2f ms for the whole catalogue, %.2f ms with the cache-aware matmul model "
-  .. "(best of 5)", nops, #devs, 1e3 * t_plain, 1e3 * t_cache))
+  .. "on the %d with a known cache (best of 5)", nops, #devs, 1e3 * t_plain, 1e3 * t_cache,
+  #cached))
 print(string.format("first call (copies the analysis' per-op costs into C): %.2f ms; building "
   .. "and analysing the graph: %.0f ms (not part of the figure)", 1e3 * t_first, 1e3 * t_graph))
 print(string.format("(checksum: %.6g s, %.6g s summed over devices)", sum1, sum2))
