@@ -27,6 +27,11 @@ int dlb_fail(int status, const char *fmt, ...) {
   return status;
 }
 
+/* A failure reported by a library built on this one (libdlbench_proc). */
+int dlb_error_set(int status, const char *msg) {
+  return dlb_fail(status, "%s", msg ? msg : "unknown error");
+}
+
 /* Record a message for dlb_last_error() and return NULL (for constructors). */
 void *dlb_fail_null(int status, const char *fmt, ...) {
   va_list ap;

@@ -210,9 +210,11 @@ B.functions = {
   "plot_png_pixel(path: string, x: int, y: int) -> c: double[4] = check dlb_png_pixel(path, x, y, c)",
   "plot_ticks(lo: number, hi: number, target: int) -> t: double{256, _n}, _n: size = check dlb_ticks_linear(lo, hi, target, t, 256, &_n)",
   "plot_tick_format(v: number, step: number, style: string) -> s: char[64] = check dlb_tick_format(v, step, style, s, 64)",
-  -- proc (graphs/dlb_proc.h); descriptors and pids are integers
-  "proc_cores() -> int = dlb_proc_cores()",
-  "proc_now() -> number = dlb_proc_now()",
+  -- sys (graphs/dlb_sys.h): the clock and processor count of the core
+  "sys_cores() -> int = dlb_sys_cores()",
+  "sys_now() -> number = dlb_sys_now()",
+  -- proc (proc/dlb_proc.h: libdlbench_proc, the worker pool beside the host); descriptors
+  -- and pids are integers
   "proc_cputime(children: bool) -> number = dlb_proc_cputime(children)",
   "proc_isatty(fd: int) -> bool = dlb_proc_isatty(fd)",
   "proc_term_width(fd: int) -> int = dlb_proc_term_width(fd)",

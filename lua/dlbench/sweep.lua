@@ -234,10 +234,10 @@ local function progress_bar(opts, total)
   if not want or total == 0 then
     return { update = function() end, finish = function() end, abort = function() end }
   end
-  local start, last = core.proc_now(), -1
+  local start, last = core.sys_now(), -1
   local label = opts.label or "sweep"
   local function draw(done, failed, final)
-    local now = core.proc_now()
+    local now = core.sys_now()
     if not final and now - last < 0.1 then return end
     last = now
     local el = now - start
@@ -371,7 +371,7 @@ end
 -- every interval seconds and at close. A row with new columns rewrites the file whole
 -- (locked before it replaces the old one). fd: the file, open and locked.
 local function checkpoint_writer(path, names, oldrows, oldcols, fd)
-  local w = { cols = oldcols, rows = {}, fd = fd, synced = core.proc_now() }
+  local w = { cols = oldcols, rows = {}, fd = fd, synced = core.sys_now() }
   for i, r in ipairs(oldrows) do w.rows[i] = r end
   local has = {}
   if w.cols then for _, c in ipairs(w.cols) do has[c] = true end end
@@ -419,7 +419,7 @@ local function checkpoint_writer(path, names, oldrows, oldcols, fd)
     end
     if not w.fd then error("dlb.sweep: checkpoint " .. path .. " is closed", 0) end
     ck(core.proc_write, w.fd, tbl.csvline(row, w.cols))
-    local now = core.proc_now()
+    local now = core.sys_now()
     if now - w.synced > 0.5 then ck(core.proc_fsync, w.fd); w.synced = now end
   end
   function w.close()
@@ -498,7 +498,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       local line = buf:sub(1, nl - 1)
       buf = buf:sub(nl + 1)
       -- results go back in batches: at the end of the chunk or every flush_every seconds
-      local pending, last = {}, core.proc_now()
+      local pending, last = {}, core.sys_now()
       for ks in line:gmatch("%d+") do
         local k = tonumber(ks)
         local p = params(names, vals, k)
@@ -519,7 +519,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
           rec = "E " .. ks .. " " .. #msg .. "\n" .. msg
         end
         pending[#pending + 1] = rec
-        local now = core.proc_now()
+        local now = core.sys_now()
         if now - last >= flush_every then
           core.proc_write(wfd, table.concat(pending))
           pending, last = {}, now
@@ -540,7 +540,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
       if not ok then pcall(io.stderr.write, io.stderr, "dlb.sweep worker: " .. errtext(err) .. "\n") end
       core.proc_exit(ok and 0 or 3)
     end
-    local w = { pid = pid, wfd = wfd, rfd = rfd, buf = "", chunk = {}, pos = 1, started = core.proc_now(),
+    local w = { pid = pid, wfd = wfd, rfd = rfd, buf = "", chunk = {}, pos = 1, started = core.sys_now(),
       cols = {} }
     workers[#workers + 1] = w
     return w
@@ -566,7 +566,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
   -- suspect runs alone on an otherwise idle worker.
   local function feed(w)
     local inflight = #w.chunk - w.pos + 1
-    if inflight == 0 then w.started = core.proc_now() end
+    if inflight == 0 then w.started = core.sys_now() end
     if w.alone and inflight > 0 then return end
     w.alone = false
     if #suspects > 0 then
@@ -623,7 +623,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
   local function parse(w)
     -- consume complete records from w.buf (one trim per read, not per record)
     local buf, pos = w.buf, 1
-    w.started = core.proc_now()
+    w.started = core.sys_now()
     while true do
       local nl = buf:find("\n", pos, true)
       if not nl then
@@ -676,7 +676,7 @@ local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
             w.buf = w.buf .. s
             parse(w)
           end
-        elseif opts.timeout and not idle(w) and core.proc_now() - w.started > opts.timeout + flush_every then
+        elseif opts.timeout and not idle(w) and core.sys_now() - w.started > opts.timeout + flush_every then
           core.proc_kill(w.pid, 9)
           core.proc_wait(w.pid, true)
           retire(w, string.format("timed out after %g s (worker killed)", opts.timeout))
@@ -723,10 +723,10 @@ local function timed(fn, limit)
   local msg = string.format("timed out after %g s (stopped in-process)", limit)
   local jit = rawget(_G, "jit")
   return function(p)
-    local deadline = core.proc_now() + limit
+    local deadline = core.sys_now() + limit
     local late = false
     local function hook()
-      if core.proc_now() > deadline then late = true; error(msg, 0) end
+      if core.sys_now() > deadline then late = true; error(msg, 0) end
     end
     local hadjit = jit and jit.status()
     if hadjit then jit.off(); jit.flush() end
@@ -838,7 +838,7 @@ function M.sweep(space, fn, opts)
   if type(fn) ~= "function" then error("dlb.sweep: fn must be a function(params) -> row", 2) end
   local names, vals, total = plan(space, opts.order)
   local jobs = opts.jobs
-  if jobs == nil then jobs = core.proc_cores() end
+  if jobs == nil then jobs = core.sys_cores() end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) then
     error("dlb.sweep: jobs must be a whole number >= 1, got " .. tostring(jobs), 2)
   end
