@@ -119,7 +119,10 @@ local function parsearg(s, where)
   local lo, hi = rest:match("^%((.-)%.%.(.+)%)$")
   local max = rest:match("^%[(.-)%]$")
   if lo then a.lo, a.hi = lo, hi
-  elseif max then a.max = max ~= "" and max or MAXARRAY
+  elseif max then
+    local mn, mx = max:match("^(%d+)%.%.(.*)$") -- [MIN..MAX]: at least MIN elements
+    if mn then a.min, max = tonumber(mn), mx end
+    a.max = max ~= "" and max or MAXARRAY
   elseif rest ~= "" then fail(where, "bad kind suffix '" .. rest .. "'") end
   if (kind == "numbers" or kind == "ints" or kind == "strings") and not a.max then a.max = MAXARRAY end
   if not (handles[kind] or kind == "string" or kind == "bytes" or kind == "number"
@@ -358,6 +361,10 @@ local function emit_c(f)
       else
         cl(fmt("  %s%s = %s;", ty, v, call))
       end
+      if a.min then
+        cl(fmt("  if (n_%s < %d) dlbG_argerror(L, %d, %s, \"%%s\", %s);", a.name, a.min, i, cstr(fn),
+          cstr(a.min == 1 and a.label .. " is empty" or fmt("%s needs at least %d values", a.label, a.min))))
+      end
     elseif k == "structs" then
       cl(fmt("  size_t n_%s = 0;", a.name))
       cl(fmt("  %s *%s = dlbG_structs(L, %d, %s, %s, sizeof *%s, %s, &n_%s, %s, %s);", a.struct, v, i,
@@ -576,6 +583,10 @@ local function emit_lua(f)
         ll(fmt("  if %s ~= nil then %s, n_%s%s = %s end", p, v, a.name, extra, call))
       else
         ll(fmt("  %s, n_%s%s = %s", v, a.name, extra, call))
+      end
+      if a.min then
+        ll(fmt("  if n_%s < %d then R.argerror(%d, %q, %q) end", a.name, a.min, i, fn,
+          a.min == 1 and a.label .. " is empty" or fmt("%s needs at least %d values", a.label, a.min)))
       end
       if k == "strings" then anchors[#anchors + 1] = "k_" .. a.name end
     elseif k == "struct" then

@@ -180,6 +180,11 @@ int dlbp_series_legend(dlb_figure *f, series *s, legend_entry *out, int cap);
 int dlbp_cover_seg(rect r, double x0, double y0, double x1, double y1);
 int dlbp_cover_rect(rect r, rect o);
 void dlbp_draw_marker(cairo_t *cr, const char *shape, double x, double y, double size);
+/* The marker names, space-separated (series_xy.c): what `marker=` and a roofline point's
+** marker accept. */
+extern const char dlbp_markers[];
+/* 1 for the open (stroked, not filled) markers: cross and plus. */
+int dlbp_marker_open(const char *shape);
 void dlbp_set_dash(cairo_t *cr, const char *style, double lw);
 void dlbp_series_colour(const series *s, double rgb[3]);
 void dlbp_extent_add(extent *e, int ax, double v, const axis *a);

@@ -162,7 +162,7 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
         strcmp(e[i].marker, "none")) {
       cairo_set_line_width(cr, 0.8);
       dlbp_draw_marker(cr, e[i].marker, x + 7, cy, 4);
-      if (!strcmp(e[i].marker, "cross") || !strcmp(e[i].marker, "plus")) cairo_stroke(cr);
+      if (dlbp_marker_open(e[i].marker)) cairo_stroke(cr);
       else cairo_fill(cr);
     }
     rect sw = {x + 2, cy - h * 0.3, 10, h * 0.6};
