@@ -158,8 +158,19 @@ rect dlbp_text_box(cairo_t *cr, const char *s, double size, int bold, double x, 
 void dlbp_text_fit(cairo_t *cr, const char *src, double size, double min_size, int bold,
               double maxw, char *dst, size_t dsize, double *out_size);
 
+/* The layout's spacing in points (layout.c, layout_check.c, render.c): tick length, the gap
+** around texts and legends, a colour bar's width and its gap to the axes. */
+enum { TICK = 3, PAD = 3, CBAR_W = 8, CBAR_GAP = 6 };
+
 /* layout.c */
 int dlbp_layout_run(dlb_figure *f, cairo_t *cr);
+double dlbp_label_h(cairo_t *cr, dlb_figure *f);        /* an axis label line's height */
+/* The widest and tallest tick label of an axis. */
+void dlbp_tick_sizes(cairo_t *cr, dlb_figure *f, const axis *a, double *mw, double *mh);
+/* layout_check.c: the text boxes of the layout (f->boxes), then the checks of the finished
+** layout (overlapping pairs, legends over data, unlabelled colour bars, points outside). */
+void dlbp_layout_boxes(cairo_t *cr, dlb_figure *f);
+void dlbp_layout_check(dlb_figure *f);
 double dlbp_panel_px(const panel *p, double x);          /* data x -> points */
 double dlbp_panel_py(const panel *p, double y);
 void dlbp_layout_add_box(dlb_figure *f, rect r, int panel, const char *what);

@@ -18,8 +18,6 @@
 #include "dlbplot.h"
 #include "plot_internal.h"
 
-enum { TICK = 3, PAD = 3 };
-
 /* Tick marks (major and minor), tick labels and axis labels of a panel. */
 static void draw_axis_ticks(dlb_figure *f, cairo_t *cr, panel *p) {
   const rect b = p->box;
