@@ -186,6 +186,40 @@ local function parsefn(line)
   return f
 end
 
+---------------------------------------------------------------- shared by both emitters
+-- The same decisions for both glues, each written in its language by templates: what a
+-- status-returning call does with its status (the `check`, `soft`, `soft(CODE)`, `nil(CODE)`
+-- forms of the grammar), and how many elements of an output list are returned.
+local STATUS = {
+  c = { soft = "  if (st != DLB_OK) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); lua_pushinteger(L, st); return 3; }",
+        nilcode = "  if (st == %s) { lua_pushnil(L); return 1; }",
+        softcode = "  if (st == %s) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); return 2; }",
+        check = "  dlbL_check(L, st);" },
+  lua = { soft = "  if st ~= 0 then return nil, ffi.string(C.dlb_last_error()), st end",
+          nilcode = "  if st == C.%s then return nil end",
+          softcode = "  if st == C.%s then return nil, ffi.string(C.dlb_last_error()) end",
+          check = "  if st ~= 0 then core.error() end" },
+}
+
+-- The lines after `st = CALL` (language "c" or "lua"), in order.
+local function status_lines(f, lang)
+  local T, out = STATUS[lang], {}
+  if f.mode == "soft" and not f.code then out[#out + 1] = T.soft end
+  if f.code and f.mode == "nil" then out[#out + 1] = fmt(T.nilcode, f.code)
+  elseif f.code then out[#out + 1] = fmt(T.softcode, f.code) end
+  out[#out + 1] = T.check
+  return out
+end
+
+-- The element count of output list r: its capacity c_NAME, or the count C reported in
+-- output COUNTVAR when smaller.
+-- (both formatted with COUNTVAR, NAME, COUNTVAR, NAME; string.format ignores the unused)
+local LISTCOUNT = { c = "(o_%s < c_%s ? (size_t)o_%s : c_%s)", lua = "math.min(tonumber(o_%s[0]), c_%s)" }
+local function listcount(r, lang)
+  if not r.countvar then return "c_" .. r.name end
+  return fmt(LISTCOUNT[lang], r.countvar, r.name, r.countvar, r.name)
+end
+
 ---------------------------------------------------------------- C emission
 local ctypes = { int = "int", double = "double", size = "size_t", bool = "int", char = "char",
                  cstr = "const char *", number = "double" }
@@ -464,15 +498,7 @@ local function emit_c(f)
     cl(fmt("  %s;", call))
   else
     cl(fmt("  int st = %s;", call))
-    if f.mode == "soft" and not f.code then
-      cl("  if (st != DLB_OK) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); lua_pushinteger(L, st); return 3; }")
-    end
-    if f.code and f.mode == "nil" then
-      cl(fmt("  if (st == %s) { lua_pushnil(L); return 1; }", f.code))
-    elseif f.code then
-      cl(fmt("  if (st == %s) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); return 2; }", f.code))
-    end
-    cl("  dlbL_check(L, st);")
+    for _, l in ipairs(status_lines(f, "c")) do cl(l) end
   end
   for _, r in ipairs(f.results) do
     if r.name then
@@ -484,11 +510,11 @@ local function emit_c(f)
         cl(fmt("  lua_pushlstring(L, %s ? %s : \"\", %s ? (size_t)o_%s : 0);", o, o, o, r.countvar))
         cl(fmt("  %s(%s);", r.free, o)); n = n + 1
       elseif r.list and r.type == "char" then -- bytes
-        local c = r.countvar and fmt("(o_%s < c_%s ? (size_t)o_%s : c_%s)", r.countvar, r.name, r.countvar, r.name) or "c_" .. r.name
+        local c = listcount(r, "c")
         cl(fmt("  lua_pushlstring(L, %s, %s);", o, c))
         n = n + 1
       elseif r.list then
-        local c = r.countvar and fmt("(o_%s < c_%s ? (size_t)o_%s : c_%s)", r.countvar, r.name, r.countvar, r.name) or "c_" .. r.name
+        local c = listcount(r, "c")
         cl(fmt("  lua_createtable(L, %s < 0x7fffffff ? (int)%s : 0, 0);", c, c))
         cl(fmt("  for (size_t k = 0; k < %s; k++) { lua_push%s(L, %s[k]); lua_rawseti(L, -2, (lua_Integer)k + 1); }",
           c, r.type == "int" and "integer" or "number", o))
@@ -676,25 +702,17 @@ local function emit_lua(f)
   else
     ll(fmt("  local st = %s", call))
     clear()
-    if f.mode == "soft" and not f.code then
-      ll("  if st ~= 0 then return nil, ffi.string(C.dlb_last_error()), st end")
-    end
-    if f.code and f.mode == "nil" then
-      ll(fmt("  if st == C.%s then return nil end", f.code))
-    elseif f.code then
-      ll(fmt("  if st == C.%s then return nil, ffi.string(C.dlb_last_error()) end", f.code))
-    end
-    ll("  if st ~= 0 then core.error() end")
+    for _, l in ipairs(status_lines(f, "lua")) do ll(l) end
   end
   for _, r in ipairs(f.results) do
     if r.name then
       local o = "o_" .. r.name
       if r.name:sub(1, 1) == "_" then -- not returned
       elseif r.list and r.type == "char" then
-        local c = r.countvar and fmt("math.min(tonumber(o_%s[0]), c_%s)", r.countvar, r.name) or "c_" .. r.name
+        local c = listcount(r, "lua")
         rets[#rets + 1] = fmt("ffi.string(%s, %s)", o, c)
       elseif r.list then
-        local c = r.countvar and fmt("math.min(tonumber(o_%s[0]), c_%s)", r.countvar, r.name) or "c_" .. r.name
+        local c = listcount(r, "lua")
         ll(fmt("  local l_%s = {}", r.name))
         ll(fmt("  for k = 0, %s - 1 do l_%s[k + 1] = tonumber(%s[k]) end", c, r.name, o))
         rets[#rets + 1] = "l_" .. r.name

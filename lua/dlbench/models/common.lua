@@ -136,6 +136,17 @@ function M.fail(what, spec, msg)
   require("dlbench.errors").raise(string.format("%s: %s (accepted: %s)", what, msg, valid_names(spec)))
 end
 
+-- The input-size checks of the image models, one message each: "image=N is too small (why)"
+-- below lo, "image=N must be n (the net is built for nxn inputs)" for a net built for one size.
+function M.image_min(what, spec, o, lo, why)
+  if o.image < lo then M.fail(what, spec, "image=" .. o.image .. " is too small (" .. why .. ")") end
+end
+function M.image_only(what, spec, o, n)
+  if o.image ~= n then
+    M.fail(what, spec, string.format("image=%s must be %d (the net is built for %dx%d inputs)", tostring(o.image), n, n, n))
+  end
+end
+
 -- The text of a spec for documentation: "name=default  help" lines.
 function M.spec_text(spec)
   local r = {}

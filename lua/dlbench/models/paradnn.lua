@@ -56,7 +56,7 @@ local CNN = {
 function M.cnn(opts)
   local what = "dlb.models.paradnn.cnn"
   local o = C.options(opts, CNN, what)
-  if o.image < 32 then C.fail(what, CNN, "image=" .. o.image .. " is too small (at least 32: the net downsamples 32x)") end
+  C.image_min(what, CNN, o, 32, "at least 32: the net downsamples 32x")
   local g = C.graph("paradnn_cnn", o, o.optimizer)
   local x = g:input("images", { o.batch, 3, o.image, o.image })
   local n = o.blocks

@@ -108,7 +108,7 @@ local A3C = {
 function M.a3c(opts)
   local what = "dlb.models.a3c"
   local o = C.options(opts, A3C, what)
-  if o.image < 36 then C.fail(what, A3C, "image=" .. o.image .. " is too small (at least 36 for the 8x8/4 and 4x4/2 convs)") end
+  C.image_min(what, A3C, o, 36, "at least 36 for the 8x8/4 and 4x4/2 convs")
   local b = o.batch
   local g = C.graph("a3c", o, o.optimizer)
   g:layer("conv")
