@@ -7,7 +7,7 @@ local R = require "dlbench.models.resnet"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local function classify(g, f, classes, b)
   return g:softmax_xent(f, g:label("labels", { b }), "loss")

@@ -8,6 +8,15 @@ local doc = require "dlbench.doc"
 local M = {}
 M.MAX_COUNT = 10000   -- bound on layer/step/block counts: graphs are built op by op
 
+-- The names a model's `optimizer=` accepts, in the order of the C enum DLB_OPT_*
+-- (graphs/dlb_graph.h, through core.enum: never copied by hand).
+do
+  local byname = require("dlbench.backend").enum_names("DLB_OPT_")
+  M.OPTIMIZERS = {}
+  for name in pairs(byname) do M.OPTIMIZERS[#M.OPTIMIZERS + 1] = name end
+  table.sort(M.OPTIMIZERS, function(a, b) return byname[a] < byname[b] end)
+end
+
 -- A spec is a list of {name, default, kind, help}. Kinds:
 --   "dim"   a positive integer or a symbolic dim (a name like "b" or a poly string "4*h")
 --   "int"   a positive integer                "int0" a non-negative integer

@@ -7,7 +7,7 @@ local R = require "dlbench.models.resnet"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 -- A ceil-mode max pool (torchvision's SqueezeNet/GoogLeNet) as a floor-mode pool with the
 -- padding that gives the same output size.

@@ -9,7 +9,7 @@ local R = require "dlbench.models.resnet"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local FC = {
   { "layers", 4, "count", "hidden layers (Table 2: 4..128, x2)" },

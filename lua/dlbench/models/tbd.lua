@@ -5,7 +5,7 @@ local nn = require "dlbench.nn"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local WGAN = {
   { "batch", "b", "dim", "images per step" },

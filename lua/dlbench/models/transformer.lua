@@ -9,7 +9,7 @@ local poly = require "dlbench.poly"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local function div(a, k)
   if type(a) == "number" then return a / k end
