@@ -74,15 +74,18 @@ build() { # build FLAVOUR...
 version() { sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' graphs/dlbench.h; }
 abi() { sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' graphs/dlbench.h; }
 
-# The public headers, listed: what a C user includes (graphs/dlb_internal.h is not one).
+# The public headers, listed: what a C user includes (graphs/dlb_internal.h is not one);
+# proc/dlb_proc.h is libdlbench_proc's.
 PUBLIC_HEADERS="graphs/dlbench.h graphs/dlb_export.h graphs/dlb_poly.h graphs/dlb_graph.h
 graphs/dlb_hw.h graphs/dlb_roofline.h graphs/dlb_stats.h graphs/dlb_scaling.h
-graphs/dlb_parallel.h graphs/dlb_proc.h graphs/dlb_energy.h graphs/dlb_measure.h graphs/dlb_trace.h
-graphs/dlb_minimize.h graphs/dlb_onnx.h graphs/dlb_json.h graphs/dlb_file.h plots/dlbplot.h"
+graphs/dlb_parallel.h graphs/dlb_sys.h graphs/dlb_energy.h graphs/dlb_measure.h graphs/dlb_trace.h
+graphs/dlb_minimize.h graphs/dlb_onnx.h graphs/dlb_json.h graphs/dlb_file.h plots/dlbplot.h
+proc/dlb_proc.h"
 
 # install_into PREFIX: the layout of docs/host.md, staged under $DESTDIR when it is set.
 #   bin/dlbench; lib/libdlbench.so.VERSION with the SONAME link libdlbench.so.MAJOR and the
-#   development link libdlbench.so; lib/libdlbench.a; lib/pkgconfig/dlbench.pc;
+#   development link libdlbench.so; lib/libdlbench.a; the same for libdlbench_proc (the
+#   worker pool, proc/); lib/pkgconfig/dlbench.pc and dlbench-proc.pc;
 #   include/dlbench/*.h; share/lua/5.4/dlbench (the dlbench host and Debian's Lua 5.4 look
 #   there) and share/lua/5.1/dlbench (LuaJIT's path, for the FFI backend);
 #   share/man/man1/dlbench.1; share/doc/dlbench/{LICENSE,README.md}.
@@ -90,14 +93,14 @@ graphs/dlb_minimize.h graphs/dlb_onnx.h graphs/dlb_json.h graphs/dlb_file.h plot
 install_into() {
   local prefix=$1 dest=${DESTDIR:-} f v major h
   v=$(version); major=$(abi)
-  for f in build/bin/dlbench build/lib/static/libdlbench.a; do
+  for f in build/bin/dlbench build/lib/static/libdlbench.a build/lib/static/libdlbench_proc.a; do
     [ -f "$f" ] || { echo "build.sh: $f is missing; run ./build.sh build first" >&2; exit 1; }
   done
   local root=$dest$prefix
   install -d "$root/bin" "$root/lib/pkgconfig" "$root/include/dlbench" "$root/share/man/man1" \
     "$root/share/doc/dlbench" "$root/share/lua/5.4" "$root/share/lua/5.1"
   install -m 755 build/bin/dlbench "$root/bin/"
-  install -m 644 build/lib/static/libdlbench.a "$root/lib/"
+  install -m 644 build/lib/static/libdlbench.a build/lib/static/libdlbench_proc.a "$root/lib/"
   # the generated Makefile says whether this build has a shared library: a --static-only
   # build after a default one leaves the old (stale) libdlbench.so in build/lib
   local shared=0
@@ -105,11 +108,14 @@ install_into() {
   if [ $shared = 0 ] && [ -f build/lib/libdlbench.so ]; then
     echo "build.sh: not installing build/lib/libdlbench.so: left from an earlier build (this one is --static-only)" >&2
   fi
-  if [ $shared = 1 ] && [ -f build/lib/libdlbench.so ]; then
-    install -m 755 build/lib/libdlbench.so "$root/lib/libdlbench.so.$v"
-    ln -sf "libdlbench.so.$v" "$root/lib/libdlbench.so.$major"
-    ln -sf "libdlbench.so.$major" "$root/lib/libdlbench.so"
-  fi
+  local l
+  for l in libdlbench libdlbench_proc; do
+    if [ $shared = 1 ] && [ -f "build/lib/$l.so" ]; then
+      install -m 755 "build/lib/$l.so" "$root/lib/$l.so.$v"
+      ln -sf "$l.so.$v" "$root/lib/$l.so.$major"
+      ln -sf "$l.so.$major" "$root/lib/$l.so"
+    fi
+  done
   # shellcheck disable=SC2086
   for h in $PUBLIC_HEADERS; do install -m 644 "$h" "$root/include/dlbench/"; done
   # without a shared library, -ldlbench is the archive: its dependencies become public
@@ -119,7 +125,9 @@ install_into() {
     -e "s|^Libs: \(.*\)$|Libs: \1 $(sed -n 's/^Libs.private: *//p' graphs/dlbench.pc.in)|")
   sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$v|g" "${pcstatic[@]}" graphs/dlbench.pc.in \
     >"$root/lib/pkgconfig/dlbench.pc"
-  chmod 644 "$root/lib/pkgconfig/dlbench.pc"
+  sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$v|g" proc/dlbench-proc.pc.in \
+    >"$root/lib/pkgconfig/dlbench-proc.pc"
+  chmod 644 "$root/lib/pkgconfig/dlbench.pc" "$root/lib/pkgconfig/dlbench-proc.pc"
   install -m 644 docs/dlbench.1 "$root/share/man/man1/dlbench.1"
   install -m 644 LICENSE README.md "$root/share/doc/dlbench/"
   for luav in 5.4 5.1; do

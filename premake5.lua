@@ -82,13 +82,16 @@ workspace "dlbench"
 -- now, in premake's own Lua (a --static-only build needs no LuaJIT), so that the generated
 -- C file exists when the project's files are listed, and again before every build of the
 -- host when LuaJIT is there (the generator rewrites only changed files).
+-- The functions of libdlbench_proc (proc/dlb_proc.h) are described there too (LIB=HEADER).
 local genargs = { "host/bindings.lua", "graphs/dlbench.h", "build/gen/lbind_gen.c",
   "lua/dlbench/ffi_gen.lua" }
-local genbind = "luajit host/gen_bindings.lua " .. table.concat(genargs, " ")
+local genlibs = { proc = "proc/dlb_proc.h" }
+local genbind = "luajit host/gen_bindings.lua " .. table.concat(genargs, " ") .. " proc=" .. genlibs.proc
 do
   local saved = arg
   arg = { [0] = path.getabsolute("host/gen_bindings.lua") }
   for i, f in ipairs(genargs) do arg[i] = path.getabsolute(f) end
+  arg[#arg + 1] = "proc=" .. path.getabsolute(genlibs.proc)
   dofile(arg[0])
   arg = saved
 end
@@ -119,27 +122,63 @@ project "dlbench_shared"
   prebuildcommands { "luajit ../host/gen_cdef.lua ../graphs/dlbench.h ../lua/dlbench/ffi_cdef.lua" }
 end
 
+-- libdlbench_proc: the worker pool of parallel sweeps (proc/: fork, channels, wait, signals;
+-- the checkpoint appends and the terminal), a library of its own beside the host so that
+-- libdlbench, the numeric core, holds no process control (docs/architecture.md, "Layers").
+-- It reports failures through libdlbench's error slot (dlb_error_set), so it links it; its
+-- SONAME carries the same ABI number, from graphs/dlbench.h.
+local procfiles = { "proc/*.c", "proc/*.h" }
+
+project "dlbench_proc_static"
+  kind "StaticLib"
+  targetname "dlbench_proc"
+  files(procfiles)
+  includedirs { "proc" }
+  objdir "build/obj/proc_static"
+  outputs "lib/static"
+
+if not _OPTIONS["static-only"] then
+project "dlbench_proc_shared"
+  kind "SharedLib"
+  targetname "dlbench_proc"
+  files(procfiles)
+  includedirs { "proc" }
+  objdir "build/obj/proc_shared"
+  links { "dlbench_shared" }
+  buildoptions { "-fvisibility=hidden" }
+  linkoptions { "-Wl,-soname,libdlbench_proc.so." .. abi }
+  outputs "lib"
+  -- its FFI declarations (lua/dlbench/ffi_cdef_proc.lua), generated like libdlbench's:
+  -- the marked region of proc/dlb_proc.h, without those of dlbench.h it includes
+  prebuildcommands { "luajit ../host/gen_cdef.lua ../proc/dlb_proc.h ../lua/dlbench/ffi_cdef_proc.lua ../graphs/dlbench.h" }
+end
+
 -- The `dlbench` executable: the Lua 5.4 host (REPL, batch runner) and the C-API bindings.
 project "dlbench"
   kind "ConsoleApp"
   files { "host/*.c", "host/*.h", "build/gen/lbind_gen.c" }
-  includedirs { "host" }
+  includedirs { "host", "proc" }
   objdir "build/obj/host"
   if not _OPTIONS["static-only"] then prebuildcommands { "cd .. && " .. genbind } end
-  links { "dlbench_static", "lua5.4" }
+  links { "dlbench_proc_static", "dlbench_static", "lua5.4" }
   links(readline_libs[readline])
   defines { "DLB_READLINE_" .. readline:upper() }
   links(syslibs)
   linkoptions { "-Wl,-E" }
   outputs "bin"
 
--- One test program per tests/test_<area>.c, each linked against the static library.
+-- One test program per tests/test_<area>.c, each linked against the static library (and
+-- test_proc against libdlbench_proc's).
 for _, path in ipairs(os.matchfiles("tests/test_*.c")) do
   local name = path:match("tests/(test_[%w_]+)%.c$")
   project(name)
     kind "ConsoleApp"
     files { path, "tests/check.h" }
     objdir("build/obj/" .. name)
+    if name == "test_proc" then
+      includedirs { "proc" }
+      links { "dlbench_proc_static" }
+    end
     links { "dlbench_static" }
     links(syslibs)
     outputs "tests"

@@ -49,6 +49,10 @@ enum {
 
 /* The message of the last failure in this thread; borrowed until the next failure. */
 DLB_API const char *dlb_last_error(void);
+/* Record a failure for dlb_last_error() (message copied, truncated to 1023 bytes) and return
+** status: for the libraries built on libdlbench (libdlbench_proc, proc/dlb_proc.h), so that
+** one message slot per thread serves them all. */
+DLB_API int dlb_error_set(int status, const char *message);
 /* The ABI version the library was built with (compare with DLB_ABI_VERSION). */
 DLB_API int dlb_abi_version(void);
 /* The library version string (DLB_VERSION when it was built); static. */
@@ -85,7 +89,7 @@ DLB_API int dlb_interrupted(void);
 #include "dlb_stats.h"
 #include "dlb_scaling.h"
 #include "dlb_parallel.h"
-#include "dlb_proc.h"
+#include "dlb_sys.h"
 #include "dlb_energy.h"
 #include "dlb_measure.h"
 #include "dlb_trace.h"

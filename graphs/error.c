@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "dlbench.h"
 #include "dlb_internal.h"
@@ -13,9 +14,14 @@
 static _Thread_local char message[1024];
 static _Thread_local int last_status = DLB_OK;
 
+/* Formatted aside first: a message that wraps the previous one (`dlb_fail(st, "op %zu: %s",
+** i, dlb_last_error())`, the usual way to add context) reads `message` while it is written,
+** which vsnprintf does not allow (it garbled "op costs: op 1: op costs: op 1: ..."). */
 static void record(int status, const char *fmt, va_list ap) {
+  char buf[sizeof message];
   last_status = status;
-  vsnprintf(message, sizeof message, fmt, ap);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  memcpy(message, buf, sizeof message);
 }
 
 /* Record a message for dlb_last_error() and return `status`. */
@@ -25,6 +31,11 @@ int dlb_fail(int status, const char *fmt, ...) {
   record(status, fmt, ap);
   va_end(ap);
   return status;
+}
+
+/* A failure reported by a library built on this one (libdlbench_proc). */
+int dlb_error_set(int status, const char *msg) {
+  return dlb_fail(status, "%s", msg ? msg : "unknown error");
 }
 
 /* Record a message for dlb_last_error() and return NULL (for constructors). */

@@ -2,7 +2,7 @@
 ** measure.c — microbenchmarks of the host for its empirical roofline (dlb_measure.h):
 ** GEMM through OpenBLAS's CBLAS, STREAM-style copy/triad and elementwise kernels over a
 ** given working set on one or all threads (pthreads, started together at a barrier), and
-** the cache sizes from sysfs. Times come from dlb_proc_now (CLOCK_MONOTONIC).
+** the cache sizes from sysfs. Times come from dlb_sys_now (CLOCK_MONOTONIC, graphs/sys.c).
 */
 #include <errno.h>
 #include <math.h>
@@ -14,7 +14,7 @@
 #include <cblas.h>
 
 #include "dlb_measure.h"
-#include "dlb_proc.h"
+#include "dlb_sys.h"
 #include "dlb_internal.h"
 
 /* OpenBLAS's own thread control (declared by its cblas.h; repeated for the netlib header
@@ -88,7 +88,7 @@ static int check_common(const char *what, int threads, int reps, double min_time
     return dlb_fail(DLB_EINVAL, "%s: min_time must be 0..60 seconds, got %g", what, min_time);
   if (threads < 0 || threads > MAX_THREADS)
     return dlb_fail(DLB_EINVAL, "%s: threads must be 0 (all) .. %d, got %d", what, MAX_THREADS, threads);
-  *nthreads = threads == 0 ? dlb_proc_cores() : threads;
+  *nthreads = threads == 0 ? dlb_sys_cores() : threads;
   return DLB_OK;
 }
 
@@ -139,9 +139,9 @@ int dlb_measure_gemm(int dp, double m, double n, double k, double batch, int thr
   gemm_run(dp, im, in, ik, lb, 1, a, b, c);
   long iters = 1;
   for (;;) {
-    double t0 = dlb_proc_now();
+    double t0 = dlb_sys_now();
     gemm_run(dp, im, in, ik, lb, iters, a, b, c);
-    double dt = dlb_proc_now() - t0;
+    double dt = dlb_sys_now() - t0;
     if (dt >= min_time || iters >= (1L << 30)) break;
     double want = dt > 0 ? 1.2 * min_time / dt * (double)iters : 2.0 * (double)iters;
     iters = want > 2.0 * (double)iters ? (long)want : 2 * iters;
@@ -149,9 +149,9 @@ int dlb_measure_gemm(int dp, double m, double n, double k, double batch, int thr
   }
   double t[MAX_REPS];
   for (int r = 0; r < reps; r++) {
-    double t0 = dlb_proc_now();
+    double t0 = dlb_sys_now();
     gemm_run(dp, im, in, ik, lb, iters, a, b, c);
-    t[r] = (dlb_proc_now() - t0) / (double)iters;
+    t[r] = (dlb_sys_now() - t0) / (double)iters;
   }
   summarise(t, reps, out);
   dlb_free(a); dlb_free(b); dlb_free(c);
@@ -228,10 +228,10 @@ static const int elemsz[] = { 8, 8, 4, 4 };
 static double round_time(worker *w, int nt, shared *sh, long iters) {
   sh->iters = iters;
   if (nt > 1) pthread_barrier_wait(&sh->start);
-  double t0 = dlb_proc_now();
+  double t0 = dlb_sys_now();
   for (long i = 0; i < iters; i++) pass(&w[0]);
   if (nt > 1) pthread_barrier_wait(&sh->done);
-  return dlb_proc_now() - t0;
+  return dlb_sys_now() - t0;
 }
 
 int dlb_measure_stream(int kernel, double bytes, int threads, int reps, double min_time,

@@ -23,8 +23,8 @@ static int stages_needed(const double *w, int n, double cap) {
 ** sum(w), then the split is made with exactly k non-empty stages (a forced cut whenever the
 ** layers left equal the stages still to open). */
 int dlb_par_partition(const double *w, int n, int k, int *first) {
+  if (n < 1) return dlb_fail(DLB_EINVAL, "partition: no layers to split into %d stages (the layer list is empty)", k);
   if (!w || !first) return dlb_fail(DLB_EINVAL, "partition: missing weights or output");
-  if (n < 1) return dlb_fail(DLB_EINVAL, "partition: no layers");
   if (k < 1 || k > n)
     return dlb_fail(DLB_EINVAL, "partition: %d stages for %d layers (need 1 <= stages <= layers)",
                     k, n);

@@ -13,7 +13,8 @@
 --   int(LO..HI)           an integer in [LO, HI] (C expressions of earlier arguments; the
 --                         message names the argument: "kernel must be 0..3")
 --   bool                  any value, as Lua truth (0/1 for C)
---   numbers[MAX] ints[MAX] strings[MAX]   a flat array (raw length, at most MAX; `?` after
+--   numbers[MAX] ints[MAX] strings[MAX]   a flat array (raw length, at most MAX; [MIN..MAX]:
+--                         at least MIN, "<label> is empty" for MIN 1; `?` after
 --                         the kind: nil is NULL; `~` after strings: when the value is not a
 --                         plain list of strings and numbers the function returns nil, so the
 --                         caller can convert); `== #other`: as long as array other;
@@ -210,9 +211,11 @@ B.functions = {
   "plot_png_pixel(path: string, x: int, y: int) -> c: double[4] = check dlb_png_pixel(path, x, y, c)",
   "plot_ticks(lo: number, hi: number, target: int) -> t: double{256, _n}, _n: size = check dlb_ticks_linear(lo, hi, target, t, 256, &_n)",
   "plot_tick_format(v: number, step: number, style: string) -> s: char[64] = check dlb_tick_format(v, step, style, s, 64)",
-  -- proc (graphs/dlb_proc.h); descriptors and pids are integers
-  "proc_cores() -> int = dlb_proc_cores()",
-  "proc_now() -> number = dlb_proc_now()",
+  -- sys (graphs/dlb_sys.h): the clock and processor count of the core
+  "sys_cores() -> int = dlb_sys_cores()",
+  "sys_now() -> number = dlb_sys_now()",
+  -- proc (proc/dlb_proc.h: libdlbench_proc, the worker pool beside the host); descriptors
+  -- and pids are integers
   "proc_cputime(children: bool) -> number = dlb_proc_cputime(children)",
   "proc_isatty(fd: int) -> bool = dlb_proc_isatty(fd)",
   "proc_term_width(fd: int) -> int = dlb_proc_term_width(fd)",
@@ -232,7 +235,7 @@ B.functions = {
   "parallel_allreduce_hier(bytes: number, per_node: number, nodes: number, algo: int, intra: struct dlb_par_link, inter: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_allreduce_hier(bytes, per_node, nodes, algo, &intra, &inter, &c)",
   "parallel_allreduce_cluster(bytes: number, n: number, algo: int, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_allreduce_cluster(bytes, n, algo, &cluster, &c)",
   "parallel_data(work: struct dlb_par_work, device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
-  "_parallel_partition(weights: numbers[1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
+  "_parallel_partition(weights: numbers[1..1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
   -- ops: a flat array, the 12 doubles of each dlb_par_op in order
   "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096), ops: numbers?[120000000] <ops>) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 12, &device, &cluster, &opts, &config, &r, sm)",
   "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, ops: numbers?[120000000] <ops>) -> plan = dlb_par_plan_new_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 12, &device, &cluster, &opts)",

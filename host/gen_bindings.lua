@@ -1,20 +1,35 @@
 -- gen_bindings.lua — generate both backends' glue from one description.
--- usage: luajit host/gen_bindings.lua host/bindings.lua graphs/dlbench.h OUT.c OUT.lua
+-- usage: luajit host/gen_bindings.lua host/bindings.lua graphs/dlbench.h OUT.c OUT.lua [LIB=HEADER...]
 -- Reads the backend functions described in host/bindings.lua and the enums and structs of
 -- the marked regions of the public headers (host/gen_regions.lua), and writes
 --   OUT.c   the Lua 5.4 C-API glue (dlbG_open, called by host/lcore.c), checks in host/lbind.c
 --   OUT.lua the LuaJIT FFI glue (loaded by lua/dlbench/ffi.lua), checks in ffi_rt.lua
--- Each file is written whole, and only when its text changes. The description's grammar
--- is documented at the top of host/bindings.lua.
+-- Each LIB=HEADER names a library built on libdlbench with its own header (proc=proc/dlb_proc.h:
+-- libdlbench_proc): its functions are described in the same file; the C glue includes the
+-- header, the FFI glue calls them through that library's namespace (libs.LIB, which
+-- lua/dlbench/ffi.lua loads). Each file is written whole, and only when its text changes.
+-- The description's grammar is documented at the top of host/bindings.lua.
 local descfile, header, out_c, out_lua = arg[1], arg[2], arg[3], arg[4]
 if not out_lua then
-  io.stderr:write("usage: gen_bindings.lua BINDINGS.lua HEADER OUT.c OUT.lua\n")
+  io.stderr:write("usage: gen_bindings.lua BINDINGS.lua HEADER OUT.c OUT.lua [LIB=HEADER...]\n")
   os.exit(2)
 end
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local regions = dofile(here .. "/gen_regions.lua")
 local D = dofile(descfile)
 local text = table.concat(regions.collect(header), "\n")
+local extralibs, libof = {}, {} -- {name, header}; C function name -> library name
+for i = 5, #arg do
+  local lib, h = arg[i]:match("^([%a_][%w_]*)=(.+)$")
+  if not lib then
+    io.stderr:write("gen_bindings: bad library argument '" .. arg[i] .. "' (LIB=HEADER)\n")
+    os.exit(2)
+  end
+  extralibs[#extralibs + 1] = { lib, h }
+  local own = table.concat(regions.collect(h, header), "\n")
+  for fname in own:gsub("/%*.-%*/", " "):gmatch("(dlb_[%w_]+)%s*%(") do libof[fname] = lib end
+  text = text .. "\n" .. own
+end
 local fmt = string.format
 
 local function fail(where, msg) error("gen_bindings: " .. where .. ": " .. msg, 0) end
@@ -104,7 +119,10 @@ local function parsearg(s, where)
   local lo, hi = rest:match("^%((.-)%.%.(.+)%)$")
   local max = rest:match("^%[(.-)%]$")
   if lo then a.lo, a.hi = lo, hi
-  elseif max then a.max = max ~= "" and max or MAXARRAY
+  elseif max then
+    local mn, mx = max:match("^(%d+)%.%.(.*)$") -- [MIN..MAX]: at least MIN elements
+    if mn then a.min, max = tonumber(mn), mx end
+    a.max = max ~= "" and max or MAXARRAY
   elseif rest ~= "" then fail(where, "bad kind suffix '" .. rest .. "'") end
   if (kind == "numbers" or kind == "ints" or kind == "strings") and not a.max then a.max = MAXARRAY end
   if not (handles[kind] or kind == "string" or kind == "bytes" or kind == "number"
@@ -168,6 +186,40 @@ local function parsefn(line)
   return f
 end
 
+---------------------------------------------------------------- shared by both emitters
+-- The same decisions for both glues, each written in its language by templates: what a
+-- status-returning call does with its status (the `check`, `soft`, `soft(CODE)`, `nil(CODE)`
+-- forms of the grammar), and how many elements of an output list are returned.
+local STATUS = {
+  c = { soft = "  if (st != DLB_OK) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); lua_pushinteger(L, st); return 3; }",
+        nilcode = "  if (st == %s) { lua_pushnil(L); return 1; }",
+        softcode = "  if (st == %s) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); return 2; }",
+        check = "  dlbL_check(L, st);" },
+  lua = { soft = "  if st ~= 0 then return nil, ffi.string(C.dlb_last_error()), st end",
+          nilcode = "  if st == C.%s then return nil end",
+          softcode = "  if st == C.%s then return nil, ffi.string(C.dlb_last_error()) end",
+          check = "  if st ~= 0 then core.error() end" },
+}
+
+-- The lines after `st = CALL` (language "c" or "lua"), in order.
+local function status_lines(f, lang)
+  local T, out = STATUS[lang], {}
+  if f.mode == "soft" and not f.code then out[#out + 1] = T.soft end
+  if f.code and f.mode == "nil" then out[#out + 1] = fmt(T.nilcode, f.code)
+  elseif f.code then out[#out + 1] = fmt(T.softcode, f.code) end
+  out[#out + 1] = T.check
+  return out
+end
+
+-- The element count of output list r: its capacity c_NAME, or the count C reported in
+-- output COUNTVAR when smaller.
+-- (both formatted with COUNTVAR, NAME, COUNTVAR, NAME; string.format ignores the unused)
+local LISTCOUNT = { c = "(o_%s < c_%s ? (size_t)o_%s : c_%s)", lua = "math.min(tonumber(o_%s[0]), c_%s)" }
+local function listcount(r, lang)
+  if not r.countvar then return "c_" .. r.name end
+  return fmt(LISTCOUNT[lang], r.countvar, r.name, r.countvar, r.name)
+end
+
 ---------------------------------------------------------------- C emission
 local ctypes = { int = "int", double = "double", size = "size_t", bool = "int", char = "char",
                  cstr = "const char *", number = "double" }
@@ -203,6 +255,7 @@ local function lua_expr(f, e, numeric)
     local nm = id:match("^&?(.*)$")
     if f.argof[nm] then return "a_" .. nm end
     if f.outof[nm] then return "o_" .. nm end
+    if libof[nm] then return "LIB_" .. libof[nm] .. "." .. nm end
     if nm:match("^dlb_") or nm:match("^DLB_") then return "C." .. nm end
     if nm == "NULL" then return "nil" end
     if nm == "TEXT" then return "buf, size" end
@@ -342,6 +395,10 @@ local function emit_c(f)
       else
         cl(fmt("  %s%s = %s;", ty, v, call))
       end
+      if a.min then
+        cl(fmt("  if (n_%s < %d) dlbG_argerror(L, %d, %s, \"%%s\", %s);", a.name, a.min, i, cstr(fn),
+          cstr(a.min == 1 and a.label .. " is empty" or fmt("%s needs at least %d values", a.label, a.min))))
+      end
     elseif k == "structs" then
       cl(fmt("  size_t n_%s = 0;", a.name))
       cl(fmt("  %s *%s = dlbG_structs(L, %d, %s, %s, sizeof *%s, %s, &n_%s, %s, %s);", a.struct, v, i,
@@ -441,15 +498,7 @@ local function emit_c(f)
     cl(fmt("  %s;", call))
   else
     cl(fmt("  int st = %s;", call))
-    if f.mode == "soft" and not f.code then
-      cl("  if (st != DLB_OK) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); lua_pushinteger(L, st); return 3; }")
-    end
-    if f.code and f.mode == "nil" then
-      cl(fmt("  if (st == %s) { lua_pushnil(L); return 1; }", f.code))
-    elseif f.code then
-      cl(fmt("  if (st == %s) { luaL_pushfail(L); lua_pushstring(L, dlb_last_error()); return 2; }", f.code))
-    end
-    cl("  dlbL_check(L, st);")
+    for _, l in ipairs(status_lines(f, "c")) do cl(l) end
   end
   for _, r in ipairs(f.results) do
     if r.name then
@@ -461,11 +510,11 @@ local function emit_c(f)
         cl(fmt("  lua_pushlstring(L, %s ? %s : \"\", %s ? (size_t)o_%s : 0);", o, o, o, r.countvar))
         cl(fmt("  %s(%s);", r.free, o)); n = n + 1
       elseif r.list and r.type == "char" then -- bytes
-        local c = r.countvar and fmt("(o_%s < c_%s ? (size_t)o_%s : c_%s)", r.countvar, r.name, r.countvar, r.name) or "c_" .. r.name
+        local c = listcount(r, "c")
         cl(fmt("  lua_pushlstring(L, %s, %s);", o, c))
         n = n + 1
       elseif r.list then
-        local c = r.countvar and fmt("(o_%s < c_%s ? (size_t)o_%s : c_%s)", r.countvar, r.name, r.countvar, r.name) or "c_" .. r.name
+        local c = listcount(r, "c")
         cl(fmt("  lua_createtable(L, %s < 0x7fffffff ? (int)%s : 0, 0);", c, c))
         cl(fmt("  for (size_t k = 0; k < %s; k++) { lua_push%s(L, %s[k]); lua_rawseti(L, -2, (lua_Integer)k + 1); }",
           c, r.type == "int" and "integer" or "number", o))
@@ -561,6 +610,10 @@ local function emit_lua(f)
       else
         ll(fmt("  %s, n_%s%s = %s", v, a.name, extra, call))
       end
+      if a.min then
+        ll(fmt("  if n_%s < %d then R.argerror(%d, %q, %q) end", a.name, a.min, i, fn,
+          a.min == 1 and a.label .. " is empty" or fmt("%s needs at least %d values", a.label, a.min)))
+      end
       if k == "strings" then anchors[#anchors + 1] = "k_" .. a.name end
     elseif k == "struct" then
       ll(fmt("  local %s = R.getstruct(%s, %d, %s, %s, %q)", v, p, i, q, lfieldtable(a.struct),
@@ -649,25 +702,17 @@ local function emit_lua(f)
   else
     ll(fmt("  local st = %s", call))
     clear()
-    if f.mode == "soft" and not f.code then
-      ll("  if st ~= 0 then return nil, ffi.string(C.dlb_last_error()), st end")
-    end
-    if f.code and f.mode == "nil" then
-      ll(fmt("  if st == C.%s then return nil end", f.code))
-    elseif f.code then
-      ll(fmt("  if st == C.%s then return nil, ffi.string(C.dlb_last_error()) end", f.code))
-    end
-    ll("  if st ~= 0 then core.error() end")
+    for _, l in ipairs(status_lines(f, "lua")) do ll(l) end
   end
   for _, r in ipairs(f.results) do
     if r.name then
       local o = "o_" .. r.name
       if r.name:sub(1, 1) == "_" then -- not returned
       elseif r.list and r.type == "char" then
-        local c = r.countvar and fmt("math.min(tonumber(o_%s[0]), c_%s)", r.countvar, r.name) or "c_" .. r.name
+        local c = listcount(r, "lua")
         rets[#rets + 1] = fmt("ffi.string(%s, %s)", o, c)
       elseif r.list then
-        local c = r.countvar and fmt("math.min(tonumber(o_%s[0]), c_%s)", r.countvar, r.name) or "c_" .. r.name
+        local c = listcount(r, "lua")
         ll(fmt("  local l_%s = {}", r.name))
         ll(fmt("  for k = 0, %s - 1 do l_%s[k + 1] = tonumber(%s[k]) end", c, r.name, o))
         rets[#rets + 1] = "l_" .. r.name
@@ -727,8 +772,11 @@ end
 local head = {
   "/* Generated by host/gen_bindings.lua from host/bindings.lua and the public headers: do not edit. */",
   "#include <math.h>", "#include <stddef.h>", "#include <string.h>", "", "#include <lua.h>", "#include <lauxlib.h>", "",
-  '#include "dlbench.h"', '#include "dlbL.h"', "",
+  '#include "dlbench.h"',
 }
+for _, l in ipairs(extralibs) do head[#head + 1] = fmt('#include "%s"', l[2]:match("[^/]*$")) end
+head[#head + 1] = '#include "dlbL.h"'
+head[#head + 1] = ""
 for _, name in ipairs(cfield_order) do head[#head + 1] = cfields[name] end
 do
   local ks = {}
@@ -794,11 +842,14 @@ writefile(out_c, table.concat(head, "\n") .. "\n\n" .. table.concat(meta, "\n\n"
 -- Lua file
 local lh = {
   "-- Generated by host/gen_bindings.lua from host/bindings.lua and the public headers: do not edit.",
-  "return function(core, C, ffi)",
+  "return function(core, C, ffi, libs)",
   "local R = require \"dlbench.ffi_rt\"",
   "local ANCHOR = {} -- strings made from numbers, alive while their call runs",
   "local SMALL = ffi.new(\"char[256]\")",
 }
+for _, l in ipairs(extralibs) do
+  lh[#lh + 1] = fmt("local LIB_%s = assert(libs and libs.%s, \"ffi_gen: library %s not loaded\")", l[1], l[1], l[1])
+end
 for _, k in ipairs(hnames) do
   lh[#lh + 1] = fmt("local CT_%s = ffi.typeof(%q)", k, handles[k][1] .. " *")
   lh[#lh + 1] = fmt("R.handles[#R.handles + 1] = {CT_%s, %q}", k, handles[k][2])

@@ -3,10 +3,22 @@
 -- collect(top) returns the lines between DLB_FFI_BEGIN and DLB_FFI_END of the header and,
 -- in include order, of every header it includes with quotes (looked up beside it and in
 -- ../plots, ../graphs), without the DLB_API marker; each region starts with a
--- "/* file.h */" line.
+-- "/* file.h */" line. collect(top, base) leaves out the regions of base and of what it
+-- includes (a library built on libdlbench: proc/dlb_proc.h over graphs/dlbench.h).
 local M = {}
 
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
+
+-- a/b/../c -> a/c, ./a -> a: one spelling per file, so a header reached by two paths is
+-- collected once
+local function normalize(p)
+  local out = {}
+  for part in p:gmatch("[^/]+") do
+    if part == ".." and #out > 0 and out[#out] ~= ".." then out[#out] = nil
+    elseif part ~= "." then out[#out + 1] = part end
+  end
+  return (p:sub(1, 1) == "/" and "/" or "") .. table.concat(out, "/")
+end
 
 function M.readfile(path)
   local f = io.open(path, "rb")
@@ -17,12 +29,12 @@ function M.readfile(path)
 end
 local readfile = M.readfile
 
-function M.collect(top)
-  local searchdirs = { dirname(top), dirname(top) .. "/../plots", dirname(top) .. "/../graphs" }
-  local function locate(name)
+function M.collect(top, base)
+  local function locate(name, from)
+    local searchdirs = { dirname(from), dirname(from) .. "/../plots", dirname(from) .. "/../graphs" }
     for _, d in ipairs(searchdirs) do
       local p = d .. "/" .. name
-      if readfile(p) then return p end
+      if readfile(p) then return normalize(p) end
     end
     return nil
   end
@@ -50,7 +62,7 @@ function M.collect(top)
       else
         local inc = line:match('^%s*#%s*include%s+"([^"]+)"')
         if inc then
-          local p = locate(inc)
+          local p = locate(inc, path)
           if not p then error(path .. ":" .. n .. ": cannot find included " .. inc) end
           collect(p)
         end
@@ -58,7 +70,11 @@ function M.collect(top)
     end
     if inside then error(path .. ": DLB_FFI_BEGIN without END") end
   end
-  collect(top)
+  if base then
+    collect(normalize(base))
+    parts = {}
+  end
+  collect(normalize(top))
   return parts
 end
 

@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 
 #include "dlbench.h"
+#include "dlb_proc.h"
 #include "dlbL.h"
 
 /* ---------------------------------------------------------------- the row codec

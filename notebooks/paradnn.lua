@@ -33,10 +33,10 @@ end
 
 -- One family: every Table 2 model through zoo -> graph stats -> roofline, in 2 workers.
 local function measure(kind)
-  local t0 = dlb.core.proc_now()
+  local t0 = dlb.core.sys_now()
   local t = dlb.paradnn.sweep(kind, { jobs = 2, platforms = platforms })
   print(string.format("%s: %d models in %.1f s (%d failed)", kind, t:count(),
-    dlb.core.proc_now() - t0, t:failures():count()))
+    dlb.core.sys_now() - t0, t:failures():count()))
   assert(t:to_csv(outdir .. "/paradnn_" .. kind .. ".csv"))
   return t:ok()
 end

@@ -1,8 +1,9 @@
 /*
 ** layout.c — where everything goes, in points: axis limits from the data, ticks, the
 ** margins each panel needs for its labels (aligned across the grid), legend placement
-** (the candidate covering the least data), colour bars, and the text boxes whose
-** overlaps tests can ask for.
+** (the candidate covering the least data), colour bars. What the finished layout is
+** checked for (overlapping text, legends over data, points outside limits) is
+** layout_check.c.
 */
 #include <stdint.h>
 #include <math.h>
@@ -12,8 +13,6 @@
 
 #include "dlbplot.h"
 #include "plot_internal.h"
-
-enum { TICK = 3, PAD = 3, CBAR_W = 8, CBAR_GAP = 6 };
 
 static int legend_size(cairo_t *cr, dlb_figure *f, int pi, double *w, double *h);
 
@@ -106,14 +105,14 @@ static void limits(axis *a, const extent *e, int axn) {
 }
 
 /* Height of an axis label line at the base font size. */
-static double label_h(cairo_t *cr, dlb_figure *f) {
+double dlbp_label_h(cairo_t *cr, dlb_figure *f) {
   double w, h;
   dlbp_text_extent(cr, "0", f->font, 0, &w, &h);
   return h;
 }
 
 /* Widest and tallest tick label of an axis. */
-static void tick_sizes(cairo_t *cr, dlb_figure *f, const axis *a, double *mw, double *mh) {
+void dlbp_tick_sizes(cairo_t *cr, dlb_figure *f, const axis *a, double *mw, double *mh) {
   *mw = *mh = 0;
   for (int i = 0; i < a->nticks; i++) {
     double w, h;
@@ -183,11 +182,11 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
 /* The margins (left bottom right top) a panel needs around its axes box. */
 static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
   panel *p = &f->panels[pi];
-  double lh = label_h(cr, f), w, h;
-  tick_sizes(cr, f, &p->ax[1], &w, &h);
+  double lh = dlbp_label_h(cr, f), w, h;
+  dlbp_tick_sizes(cr, f, &p->ax[1], &w, &h);
   m[0] = PAD + TICK + PAD;
   if (p->ax[1].show_labels) m[0] += w + (p->ax[1].label[0] ? lh + PAD : 0);
-  tick_sizes(cr, f, &p->ax[0], &w, &h);
+  dlbp_tick_sizes(cr, f, &p->ax[0], &w, &h);
   m[1] = PAD + TICK + PAD;
   if (p->ax[0].show_labels)
     m[1] += (p->ax[0].rotate ? w : h) + (p->ax[0].label[0] ? lh + PAD : 0);
@@ -214,7 +213,7 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
     if (p->box.w > 0 && over + PAD > m[2]) m[2] = over + PAD;
   }
   if (p->cbar_series >= 0) {
-    tick_sizes(cr, f, &p->cbar_axis, &w, &h);
+    dlbp_tick_sizes(cr, f, &p->cbar_axis, &w, &h);
     const char *cl = dlbp_series_str(&f->series[p->cbar_series], "colorbar_label", "");
     m[2] = CBAR_GAP + CBAR_W + TICK + PAD + w + (cl[0] ? PAD + lh : 0) + PAD;
   }
@@ -380,188 +379,6 @@ static void place_legend(cairo_t *cr, dlb_figure *f, int pi) {
   p->has_legend = 1;
 }
 
-/* Text boxes of the layout, for the overlap check. */
-static void collect_boxes(cairo_t *cr, dlb_figure *f) {
-  f->nboxes = 0;
-  double ts = f->font * 0.875;
-  if (f->title[0])
-    dlbp_layout_add_box(f, dlbp_text_box(cr, f->title_fit, f->title_size, 1, f->title_x, PAD, 0.5, 0,
-                               0), -1, "figure title");
-  for (int pi = 0; pi < f->rows * f->cols; pi++) {
-    panel *p = &f->panels[pi];
-    char what[48];
-    axis *x = &p->ax[0], *y = &p->ax[1];
-    double lh = label_h(cr, f), xw = 0, xh = 0, yw = 0, yh = 0;
-    tick_sizes(cr, f, x, &xw, &xh);
-    tick_sizes(cr, f, y, &yw, &yh);
-    if (x->show_labels) {
-      for (int i = 0; i < x->nticks; i++) {
-        snprintf(what, sizeof what, "x tick '%.30s'", x->tlabels[i]);
-        double px = dlbp_panel_px(p, x->ticks[i]), py = p->box.y + p->box.h + TICK + PAD;
-        dlbp_layout_add_box(f, x->rotate ? dlbp_text_box(cr, x->tlabels[i], ts, 0, px, py, 1, 0.5, 1)
-                                    : dlbp_text_box(cr, x->tlabels[i], ts, 0, px, py, 0.5, 0, 0),
-                       pi, what);
-      }
-      if (x->label[0])
-        dlbp_layout_add_box(f, dlbp_text_box(cr, x->label_fit, x->label_size, 0, x->label_pos,
-                                   p->box.y + p->box.h + TICK + PAD + (x->rotate ? xw : xh) + PAD,
-                                   0.5, 0, 0), pi, "x label");
-    }
-    if (y->show_labels) {
-      for (int i = 0; i < y->nticks; i++) {
-        snprintf(what, sizeof what, "y tick '%.30s'", y->tlabels[i]);
-        dlbp_layout_add_box(f, dlbp_text_box(cr, y->tlabels[i], ts, 0, p->box.x - TICK - PAD,
-                                   dlbp_panel_py(p, y->ticks[i]), 1, 0.5, 0), pi, what);
-      }
-      if (y->label[0])
-        dlbp_layout_add_box(f, dlbp_text_box(cr, y->label_fit, y->label_size, 0,
-                                   p->box.x - TICK - PAD - yw - PAD, y->label_pos, 0.5, 1, 1),
-                       pi, "y label");
-    }
-    (void)lh;
-    if (p->title[0])
-      dlbp_layout_add_box(f, dlbp_text_box(cr, p->title_fit, p->title_size, 1, p->title_x,
-                                 p->box.y - PAD - p->title_above, 0.5, 1, 0), pi, "title");
-    if (p->cbar_series >= 0) {
-      axis *a = &p->cbar_axis;
-      double vmin, vmax, c, cw = 0, chh;
-      dlbp_cmap_norm(&f->series[p->cbar_series], &vmin, &vmax, &c);
-      tick_sizes(cr, f, a, &cw, &chh);
-      for (int i = 0; i < a->nticks; i++) {
-        double t = dlbp_cmap_t(a->ticks[i], vmin, vmax, c);
-        snprintf(what, sizeof what, "colour bar tick '%.24s'", a->tlabels[i]);
-        dlbp_layout_add_box(f, dlbp_text_box(cr, a->tlabels[i], ts, 0, p->cbar.x + p->cbar.w + TICK + PAD,
-                                   p->cbar.y + p->cbar.h * (1 - t), 0, 0.5, 0), pi, what);
-      }
-      const char *cl = dlbp_series_str(&f->series[p->cbar_series], "colorbar_label", "");
-      if (cl[0])
-        dlbp_layout_add_box(f, dlbp_text_box(cr, cl, f->font, 0, p->cbar.x + p->cbar.w + TICK + PAD + cw
-                                   + PAD, p->cbar.y + p->cbar.h / 2, 0.5, 0, 1), pi,
-                       "colour bar label");
-      else /* no label: recorded for the check (unlabelled_cbars) */
-        dlbp_layout_add_box(f, p->cbar, pi, "colour bar");
-    }
-    for (int i = 0; i < f->nseries; i++) {
-      series *s = &f->series[i];
-      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_SPAN) continue;
-      const char *t = dlbp_series_str(s, "text", "");
-      if (!t[0]) continue;
-      double x0 = fmax(dlbp_panel_px(p, dlbp_series_num(s, "lo", 0)), p->box.x);
-      double x1 = fmin(dlbp_panel_px(p, dlbp_series_num(s, "hi", 0)), p->box.x + p->box.w);
-      snprintf(what, sizeof what, "span text '%.30s'", t);
-      dlbp_layout_add_box(f, dlbp_text_box(cr, t, f->font * 0.75, 0, (x0 + x1) / 2, p->box.y + 2, 0.5, 0, 0),
-                     pi, what);
-    }
-    for (int i = 0; i < f->nseries; i++) {
-      series *s = &f->series[i];
-      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_TEXT) continue;
-      double fx = dlbp_series_num(s, "x", 0), fy = dlbp_series_num(s, "y", 0);
-      const char *an = dlbp_series_str(s, "anchor", "left");
-      double ax = strcmp(an, "center") == 0 ? 0.5 : strcmp(an, "right") == 0 ? 1 : 0;
-      snprintf(what, sizeof what, "text '%.30s'", dlbp_series_str(s, "text", ""));
-      dlbp_layout_add_box(f, dlbp_text_box(cr, dlbp_series_str(s, "text", ""), dlbp_series_num(s, "size",
-                                 f->font * 0.875), 0, dlbp_panel_px(p, fx), dlbp_panel_py(p, fy), ax,
-                                 0.5, 0), pi, what);
-    }
-    for (int i = 0; i < f->nseries; i++) {
-      series *s = &f->series[i];
-      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_ROOFLINE) continue;
-      slist *pl = dlbp_series_strs(s, "plabels");
-      for (size_t k = 0; pl && k < pl->n; k++) {
-        rect r;
-        int left;
-        if (!dlbp_roof_label_box(f, cr, s, k, &r, &left)) continue;
-        snprintf(what, sizeof what, "point label '%.30s'", pl->s[k]);
-        dlbp_layout_add_box(f, r, pi, what);
-      }
-    }
-  }
-}
-
-/* Do two boxes overlap by more than rounding? */
-static int overlap(rect a, rect b) {
-  double ix = fmin(a.x + a.w, b.x + b.w) - fmax(a.x, b.x);
-  double iy = fmin(a.y + a.h, b.y + b.h) - fmax(a.y, b.y);
-  return ix > 0.25 && iy > 0.25; /* a quarter point of slack for rounding */
-}
-
-/* Every pair of overlapping text boxes, and boxes leaving the figure (pair with nboxes). */
-static void find_overlaps(dlb_figure *f) {
-  dlb_free(f->pairs);
-  f->pairs = NULL;
-  f->npairs = 0;
-  size_t cap = 0, nb = f->nboxes;
-  for (size_t i = 0; i < nb + 1; i++) {
-    for (size_t j = i + 1; j < nb + 1; j++) {
-      int hit;
-      if (j == nb) { /* the figure's edge */
-        rect r = f->boxes[i].r;
-        hit = r.x < -0.25 || r.y < -0.25 || r.x + r.w > f->width + 0.25 ||
-              r.y + r.h > f->height + 0.25;
-      } else {
-        hit = overlap(f->boxes[i].r, f->boxes[j].r);
-      }
-      if (!hit) continue;
-      if (f->npairs == cap) {
-        cap = cap ? 2 * cap : 16;
-        size_t *np = dlb_realloc(f->pairs, 2 * cap * sizeof *np);
-        if (!np) return;
-        f->pairs = np;
-      }
-      f->pairs[2 * f->npairs] = i;
-      f->pairs[2 * f->npairs + 1] = j;
-      f->npairs++;
-    }
-    if (i + 1 >= nb) break;
-  }
-}
-
-/* Legends over data where a free spot exists: a legend inside the axes covering more
-** than 2% of its area with data, when another position covers under half as much (what
-** legend = "best" picks). Each is recorded as a pair (legend box, SIZE_MAX - 1). */
-static void legends_over_data(dlb_figure *f) {
-  size_t nb = f->nboxes;
-  for (size_t i = 0; i < nb; i++) {
-    const tbox *t = &f->boxes[i];
-    if (strcmp(t->what, "legend") != 0 || t->panel < 0) continue;
-    panel *p = &f->panels[t->panel];
-    const rect l = t->r, b = p->box;
-    if (p->legend_out || p->above > 0 || l.x < b.x || l.y < b.y || l.x + l.w > b.x + b.w ||
-        l.y + l.h > b.y + b.h) continue; /* outside or above the axes */
-    occupancy o;
-    if (dlbp_occupancy_build(f, t->panel, 1, &o) != DLB_OK) continue;
-    double here = dlbp_occupancy_area(&o, l), least = here;
-    if (here > 0.02 * l.w * l.h)
-      for (double y = b.y + 4; y + l.h <= b.y + b.h - 4 + 1e-9 && least > 0; y += o.cell)
-        for (double x = b.x + 4; x + l.w <= b.x + b.w - 4 + 1e-9; x += o.cell)
-          least = fmin(least, dlbp_occupancy_area(&o, (rect){x, y, l.w, l.h}));
-    dlbp_occupancy_free(&o);
-    if (here > 0.02 * l.w * l.h && least < 0.5 * here) {
-      size_t *np = dlb_realloc(f->pairs, 2 * (f->npairs + 1) * sizeof *np);
-      if (!np) return;
-      f->pairs = np;
-      f->pairs[2 * f->npairs] = i;
-      f->pairs[2 * f->npairs + 1] = SIZE_MAX - 1; /* "covers data" */
-      f->npairs++;
-    }
-  }
-}
-
-/* Colour bars need a label (what the colours measure): collect_boxes records a bar
-** without one as the box "colour bar"; each becomes a pair (box, SIZE_MAX). */
-static void unlabelled_cbars(dlb_figure *f) {
-  size_t nb = f->nboxes;
-  for (size_t i = 0; i < nb; i++) {
-    if (strcmp(f->boxes[i].what, "colour bar") != 0) continue;
-    size_t *np = dlb_realloc(f->pairs, 2 * (f->npairs + 1) * sizeof *np);
-    if (!np) return;
-    f->pairs = np;
-    f->pairs[2 * f->npairs] = i;
-    f->pairs[2 * f->npairs + 1] = SIZE_MAX; /* "has no label" */
-    f->npairs++;
-  }
-}
-
 /* Shared axes share their scale: a panel that did not choose one takes its row's or
 ** column's; two panels that chose different ones are an error. */
 static int share_scales(dlb_figure *f) {
@@ -590,23 +407,6 @@ static int share_scales(dlb_figure *f) {
     }
   }
   return DLB_OK;
-}
-
-/* Points of the figure's series that fall outside user-set limits, in a warning. */
-static void outside_warning(dlb_figure *f) {
-  f->layout_warning[0] = '\0';
-  size_t len = 0;
-  for (int i = 0; i < f->nseries; i++) {
-    series *s = &f->series[i];
-    if (s->dead || !s->committed) continue;
-    size_t c = dlbp_series_outside(f, s);
-    if (!c || len + 2 >= sizeof f->layout_warning) continue;
-    int w = snprintf(f->layout_warning + len, sizeof f->layout_warning - len,
-                     "%spanel %d, %s series %d: %zu point%s outside the axis limits not drawn",
-                     len ? "; " : "", s->panel + 1, dlbp_kind_name(s->kind), i + 1, c,
-                     c == 1 ? "" : "s");
-    if (w > 0) len = fmin(len + (size_t)w, sizeof f->layout_warning - 1);
-  }
 }
 
 /* Titles and axis labels fitted to the room they have (shrunk to 80%, then cut with an
@@ -714,7 +514,7 @@ int dlbp_layout_run(dlb_figure *f, cairo_t *cr) {
     all_ticks(cr, f);
     f->nboxes = 0;
     fit_texts(cr, f);
-    collect_boxes(cr, f);
+    dlbp_layout_boxes(cr, f);
     int moved = 0;
     for (int i = 0; i < n; i++) {
       panel *p = &f->panels[i];
@@ -746,10 +546,7 @@ int dlbp_layout_run(dlb_figure *f, cairo_t *cr) {
   }
   for (int i = 0; i < n; i++)
     if (f->panels[i].has_legend) dlbp_layout_add_box(f, f->panels[i].legend_box, i, "legend");
-  find_overlaps(f);
-  legends_over_data(f);
-  unlabelled_cbars(f);
-  outside_warning(f);
+  dlbp_layout_check(f);
   f->laid_out = 1;
   return DLB_OK;
 }
@@ -777,37 +574,6 @@ int dlb_figure_layout(dlb_figure *f) {
   cairo_destroy(cr);
   cairo_surface_destroy(sf);
   return st;
-}
-
-/* How many overlaps the layout found (laying out first if needed). */
-int dlb_figure_overlaps(dlb_figure *f, size_t *count) {
-  if (!f || !count) return dlb_fail(DLB_EINVAL, "overlaps: no figure");
-  if (!f->laid_out) {
-    int st = dlb_figure_layout(f);
-    if (st) return st;
-  }
-  *count = f->npairs;
-  return DLB_OK;
-}
-
-/* A description of overlap i into buf. */
-int dlb_figure_overlap_text(dlb_figure *f, size_t i, char *buf, size_t size) {
-  if (!f || !buf || !size) return dlb_fail(DLB_EINVAL, "overlap_text: no figure or buffer");
-  if (!f->laid_out || i >= f->npairs)
-    return dlb_fail(DLB_EINVAL, "overlap_text: no overlap %zu", i + 1);
-  const tbox *a = &f->boxes[f->pairs[2 * i]];
-  size_t j = f->pairs[2 * i + 1];
-  if (j == SIZE_MAX)
-    snprintf(buf, size, "panel %d %s has no label (colorbar_label=)", a->panel + 1, a->what);
-  else if (j == SIZE_MAX - 1)
-    snprintf(buf, size, "panel %d %s covers data where a free spot exists (legend = \"best\" "
-             "finds it)", a->panel + 1, a->what);
-  else if (j >= f->nboxes)
-    snprintf(buf, size, "panel %d %s leaves the figure", a->panel + 1, a->what);
-  else
-    snprintf(buf, size, "panel %d %s overlaps panel %d %s", a->panel + 1, a->what,
-             f->boxes[j].panel + 1, f->boxes[j].what);
-  return DLB_OK;
 }
 
 /* Where data (x, y) of a panel lands, in points from the top left. */

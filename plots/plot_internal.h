@@ -158,8 +158,19 @@ rect dlbp_text_box(cairo_t *cr, const char *s, double size, int bold, double x, 
 void dlbp_text_fit(cairo_t *cr, const char *src, double size, double min_size, int bold,
               double maxw, char *dst, size_t dsize, double *out_size);
 
+/* The layout's spacing in points (layout.c, layout_check.c, render.c): tick length, the gap
+** around texts and legends, a colour bar's width and its gap to the axes. */
+enum { TICK = 3, PAD = 3, CBAR_W = 8, CBAR_GAP = 6 };
+
 /* layout.c */
 int dlbp_layout_run(dlb_figure *f, cairo_t *cr);
+double dlbp_label_h(cairo_t *cr, dlb_figure *f);        /* an axis label line's height */
+/* The widest and tallest tick label of an axis. */
+void dlbp_tick_sizes(cairo_t *cr, dlb_figure *f, const axis *a, double *mw, double *mh);
+/* layout_check.c: the text boxes of the layout (f->boxes), then the checks of the finished
+** layout (overlapping pairs, legends over data, unlabelled colour bars, points outside). */
+void dlbp_layout_boxes(cairo_t *cr, dlb_figure *f);
+void dlbp_layout_check(dlb_figure *f);
 double dlbp_panel_px(const panel *p, double x);          /* data x -> points */
 double dlbp_panel_py(const panel *p, double y);
 void dlbp_layout_add_box(dlb_figure *f, rect r, int panel, const char *what);
@@ -180,6 +191,11 @@ int dlbp_series_legend(dlb_figure *f, series *s, legend_entry *out, int cap);
 int dlbp_cover_seg(rect r, double x0, double y0, double x1, double y1);
 int dlbp_cover_rect(rect r, rect o);
 void dlbp_draw_marker(cairo_t *cr, const char *shape, double x, double y, double size);
+/* The marker names, space-separated (series_xy.c): what `marker=` and a roofline point's
+** marker accept. */
+extern const char dlbp_markers[];
+/* 1 for the open (stroked, not filled) markers: cross and plus. */
+int dlbp_marker_open(const char *shape);
 void dlbp_set_dash(cairo_t *cr, const char *style, double lw);
 void dlbp_series_colour(const series *s, double rgb[3]);
 void dlbp_extent_add(extent *e, int ax, double v, const axis *a);

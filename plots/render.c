@@ -18,8 +18,6 @@
 #include "dlbplot.h"
 #include "plot_internal.h"
 
-enum { TICK = 3, PAD = 3 };
-
 /* Tick marks (major and minor), tick labels and axis labels of a panel. */
 static void draw_axis_ticks(dlb_figure *f, cairo_t *cr, panel *p) {
   const rect b = p->box;
@@ -162,7 +160,7 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
         strcmp(e[i].marker, "none")) {
       cairo_set_line_width(cr, 0.8);
       dlbp_draw_marker(cr, e[i].marker, x + 7, cy, 4);
-      if (!strcmp(e[i].marker, "cross") || !strcmp(e[i].marker, "plus")) cairo_stroke(cr);
+      if (dlbp_marker_open(e[i].marker)) cairo_stroke(cr);
       else cairo_fill(cr);
     }
     rect sw = {x + 2, cy - h * 0.3, 10, h * 0.6};

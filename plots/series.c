@@ -20,7 +20,7 @@ static const char *const specs[DLB_SERIES_NKINDS][5] = {
    "cmap fmt mask_style mask_label colorbar_label norm",
    "nx ny vmin vmax center cell_labels colorbar label_size share_colors"},
   {"box", "values sizes", "labels", "color", "lo hi box_lo box_hi tukey width outliers"},
-  {"roofline", "peak bw flops_eff bw_eff px py pgroup", "names groups plabels", "",
+  {"roofline", "peak bw flops_eff bw_eff px py pgroup", "names groups plabels pmarkers", "",
    "achievable ridge"},
   {"band", "x lo hi", "", "label color", "alpha"},
   {"hline", "", "", "label color style", "value width"},
@@ -209,7 +209,7 @@ int dlb_series_str(dlb_figure *f, int id, const char *key, const char *value) {
                     "diverging grey)", dlbp_kind_name(s->kind), value);
   static const char *const choices[][2] = {
     {"style", "solid dashed dotted dashdot none"},
-    {"marker", "none circle square triangle diamond cross plus"},
+    {"marker", dlbp_markers},
     {"anchor", "left center right"}, {"mode", "stacked grouped"},
     {"mask_style", "white hatch"}};
   for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++)
@@ -462,6 +462,16 @@ static int validate(series *s, size_t *skipped) {
         if (isfinite(d->v[i]) && (d->v[i] < 1 || d->v[i] > 1e6 || d->v[i] != floor(d->v[i])))
           return dlb_fail(DLB_EINVAL, "roofline: pgroup[%zu] = %g is not a group number",
                           i + 1, d->v[i]);
+    /* a point's own marker ("" keeps its group's shape) */
+    if ((l = dlbp_series_strs(s, "pmarkers"))) {
+      if (l->n != (px ? px->n : 0))
+        return dlb_fail(DLB_EINVAL, "roofline: %zu point markers for %zu points", l->n,
+                        px ? px->n : 0);
+      for (size_t i = 0; i < l->n; i++)
+        if (l->s[i][0] && !inlist(dlbp_markers, l->s[i]))
+          return dlb_fail(DLB_EINVAL, "roofline: points[%zu].marker '%s' is not a marker "
+                          "(valid: %s)", i + 1, l->s[i], dlbp_markers);
+    }
     if (px) for (size_t i = 0; i < px->n; i++)
       *skipped += !isfinite(px->v[i]) || !isfinite(py->v[i]);
     return DLB_OK;

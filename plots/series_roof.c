@@ -14,6 +14,12 @@
 static const char *const shapes[] = {"circle", "square", "triangle", "diamond"};
 static const char *const dashes[] = {"solid", "dashdot", "dashed", "dotted"};
 
+/* The marker of point i in group g (0-based): its own (pmarkers, checked by series.c) or
+** the group's shape. */
+static const char *point_marker(slist *pm, size_t i, int g) {
+  return pm && i < pm->n && pm->s[i][0] ? pm->s[i] : shapes[g % 4];
+}
+
 /* Efficiency i of a device (1 when not given). */
 static double eff(series *s, const char *name, size_t i) {
   darray *d = dlbp_series_data(s, name);
@@ -100,6 +106,7 @@ void dlbp_roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
     }
   }
   darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py"), *pg = dlbp_series_data(s, "pgroup");
+  slist *pm = dlbp_series_strs(s, "pmarkers");
   if (!px) return;
   for (size_t i = 0; i < px->n; i++) {
     if (!isfinite(px->v[i]) || !isfinite(py->v[i]) || px->v[i] <= 0 || py->v[i] <= 0) continue;
@@ -107,8 +114,11 @@ void dlbp_roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
     double rgb[3];
     dlb_palette(g, rgb);
     cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.9);
-    dlbp_draw_marker(cr, shapes[g % 4], dlbp_panel_px(p, px->v[i]), dlbp_panel_py(p, py->v[i]), 4);
-    cairo_fill(cr);
+    const char *m = point_marker(pm, i, g);
+    if (!strcmp(m, "none")) continue;
+    dlbp_draw_marker(cr, m, dlbp_panel_px(p, px->v[i]), dlbp_panel_py(p, py->v[i]), 4);
+    if (dlbp_marker_open(m)) { cairo_set_line_width(cr, 0.8); cairo_stroke(cr); }
+    else cairo_fill(cr);
   }
   slist *pl = dlbp_series_strs(s, "plabels");
   if (pl) {
@@ -207,7 +217,18 @@ int dlbp_roof_legend(series *s, legend_entry *out, int cap) {
     out[n].kind = LEG_MARKER;
     out[n].sid = -1;
     dlb_palette((int)i, out[n].rgb);
-    snprintf(out[n].marker, sizeof out[n].marker, "%s", shapes[i % 4]);
+    /* the group's shape, or the marker its points share when they all name the same one */
+    const char *m = shapes[i % 4], *own = NULL;
+    int same = 1;
+    darray *pg = dlbp_series_data(s, "pgroup");
+    slist *pm = dlbp_series_strs(s, "pmarkers");
+    for (size_t k = 0; pg && pm && k < pg->n && k < pm->n; k++) {
+      if (!(isfinite(pg->v[k]) && (size_t)pg->v[k] == i + 1)) continue;
+      if (own == NULL) own = pm->s[k];
+      else if (strcmp(own, pm->s[k])) same = 0;
+    }
+    if (own && own[0] && same) m = own;
+    snprintf(out[n].marker, sizeof out[n].marker, "%s", m);
   }
   return n;
 }

@@ -31,7 +31,9 @@ void dlbp_set_dash(cairo_t *cr, const char *style, double lw) {
   else cairo_set_dash(cr, NULL, 0, 0);
 }
 
-/* Add a marker's path (circle square triangle diamond cross plus) of diameter size. */
+const char dlbp_markers[] = "none circle square triangle diamond cross plus star";
+
+/* Add a marker's path (circle square triangle diamond cross plus star) of diameter size. */
 void dlbp_draw_marker(cairo_t *cr, const char *shape, double x, double y, double size) {
   double r = size / 2;
   cairo_new_sub_path(cr);
@@ -52,12 +54,19 @@ void dlbp_draw_marker(cairo_t *cr, const char *shape, double x, double y, double
   } else if (strcmp(shape, "plus") == 0) {
     cairo_move_to(cr, x - r, y); cairo_line_to(cr, x + r, y);
     cairo_move_to(cr, x, y - r); cairo_line_to(cr, x, y + r);
+  } else if (strcmp(shape, "star") == 0) { /* five points, inner radius 0.45 of the outer */
+    for (int k = 0; k < 10; k++) {
+      double a = -M_PI / 2 + k * M_PI / 5, rr = (k % 2 ? 0.45 : 1.15) * r;
+      if (k == 0) cairo_move_to(cr, x + rr * cos(a), y + rr * sin(a));
+      else cairo_line_to(cr, x + rr * cos(a), y + rr * sin(a));
+    }
+    cairo_close_path(cr);
   } else {
     cairo_arc(cr, x, y, r, 0, 2 * M_PI);
   }
 }
 
-static int open_marker(const char *m) { return !strcmp(m, "cross") || !strcmp(m, "plus"); }
+int dlbp_marker_open(const char *m) { return !strcmp(m, "cross") || !strcmp(m, "plus"); }
 
 static const char *const cycle_markers[] = {"circle", "square", "triangle", "diamond"};
 
@@ -201,7 +210,7 @@ static void draw_line(dlb_figure *f, cairo_t *cr, series *s) {
       if (g >= 0) dlbp_stamp_at(cr, g, dlbp_panel_px(p, x->v[i]), dlbp_panel_py(p, y->v[i]));
       else dlbp_draw_marker(cr, m, dlbp_panel_px(p, x->v[i]), dlbp_panel_py(p, y->v[i]), size);
     }
-  if (g < 0) { if (open_marker(m)) cairo_stroke(cr); else cairo_fill(cr); }
+  if (g < 0) { if (dlbp_marker_open(m)) cairo_stroke(cr); else cairo_fill(cr); }
 }
 
 /* Markers coloured by value, group or series; shapes by group. */
@@ -226,7 +235,7 @@ static void draw_scatter(dlb_figure *f, cairo_t *cr, series *s) {
     cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], alpha);
     if (glyph >= 0) { dlbp_stamp_at(cr, glyph, dlbp_panel_px(p, x->v[i]), dlbp_panel_py(p, y->v[i])); continue; }
     dlbp_draw_marker(cr, mk, dlbp_panel_px(p, x->v[i]), dlbp_panel_py(p, y->v[i]), d);
-    if (open_marker(mk)) cairo_stroke(cr); else cairo_fill(cr);
+    if (dlbp_marker_open(mk)) cairo_stroke(cr); else cairo_fill(cr);
   }
 }
 

@@ -12,8 +12,9 @@
 #include "dlbplot.h"
 #include "plot_internal.h"
 
-static const char *const shapes[] = {"circle", "square", "triangle", "diamond", "cross", "plus"};
-enum { NSHAPES = 6 };
+static const char *const shapes[] = {"circle", "square", "triangle", "diamond", "cross", "plus",
+                                     "star"};
+enum { NSHAPES = 7 };
 
 /* The glyph of shape index g, in font units (1 = the marker's diameter): the path of
 ** dlbp_draw_marker, filled, or stroked 0.8 pt wide for the open shapes (cross, plus). */
@@ -21,7 +22,7 @@ static cairo_status_t render_glyph(cairo_scaled_font_t *sf, unsigned long g, cai
                                    cairo_text_extents_t *ext) {
   if (g >= NSHAPES) g = 0;
   dlbp_draw_marker(cr, shapes[g], 0, 0, 1);
-  if (g >= 4) {
+  if (dlbp_marker_open(shapes[g])) {
     cairo_matrix_t m;
     cairo_scaled_font_get_font_matrix(sf, &m);
     double size = fabs(m.xx) > 0 ? fabs(m.xx) : 1;

@@ -172,6 +172,10 @@ static void partition(void) {
   }
   CHECK(dlb_par_partition(w, 9, 10, first) == DLB_EINVAL);
   CHECK(dlb_par_partition(w, 9, 0, first) == DLB_EINVAL);
+  /* an empty layer list is named as such (it read "k must be 1..0" through the bindings) */
+  CHECK(dlb_par_partition(w, 0, 2, first) == DLB_EINVAL);
+  CHECK(strcmp(dlb_last_error(), "partition: no layers to split into 2 stages (the layer list is empty)") == 0);
+  CHECK(dlb_par_partition(NULL, 0, 2, first) == DLB_EINVAL && strstr(dlb_last_error(), "layer list is empty"));
   double neg[] = { 1, -1 };
   CHECK(dlb_par_partition(neg, 2, 1, first) == DLB_EINVAL);
 }

@@ -1,5 +1,5 @@
 /*
-** test_proc.c — the worker processes of parallel sweeps (graphs/proc.c): fork a worker,
+** test_proc.c — the worker processes of parallel sweeps (proc/: libdlbench_proc): fork a worker,
 ** round-trip messages over its channels (including one larger than a socket buffer),
 ** end of file when a side closes, a killed worker detected by wait and by its channel,
 ** exit codes, poll timeouts, a vanished reader reported as an error (not SIGPIPE), the
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dlbench.h"
+#include "dlb_proc.h"
 #include "check.h"
 
 /* Read exactly n bytes (several reads); returns the bytes read before end of file. */
@@ -103,9 +104,9 @@ static void test_killed(void) {
   if (pid <= 0) return;
   /* nothing to read: poll times out with nothing ready, after about the timeout */
   int ready = 1;
-  double t0 = dlb_proc_now();
+  double t0 = dlb_sys_now();
   CHECK(dlb_proc_poll(&rfd, 1, 0.05, &ready) == DLB_OK && ready == 0);
-  double el = dlb_proc_now() - t0;
+  double el = dlb_sys_now() - t0;
   CHECK(el >= 0.04 && el < 5);
   /* kill it: its channel becomes readable with end of file, wait reports the signal */
   CHECK(dlb_proc_kill(pid, 9) == DLB_OK);
@@ -192,8 +193,8 @@ static void test_pack(void) {
 }
 
 static void test_misc(void) {
-  CHECK(dlb_proc_cores() >= 1);
-  double a = dlb_proc_now(), b = dlb_proc_now();
+  CHECK(dlb_sys_cores() >= 1);
+  double a = dlb_sys_now(), b = dlb_sys_now();
   CHECK(b >= a);
   /* appends: two opens append, never truncate */
   char path[] = "/tmp/dlb_test_proc_XXXXXX";
@@ -237,9 +238,9 @@ int main(void) {
   RUN(test_pack);
   RUN(test_misc);
   /* CPU time: 30 ms of spinning counts at least 20 ms (ticks are coarse) */
-  double c0 = dlb_proc_cputime(0), t0 = dlb_proc_now();
+  double c0 = dlb_proc_cputime(0), t0 = dlb_sys_now();
   volatile double x = 0;
-  while (dlb_proc_cputime(0) - c0 < 0.03 && dlb_proc_now() - t0 < 5) x += 1;
+  while (dlb_proc_cputime(0) - c0 < 0.03 && dlb_sys_now() - t0 < 5) x += 1;
   CHECK(dlb_proc_cputime(0) - c0 >= 0.02 && dlb_proc_cputime(1) >= 0);
   return check_done();
 }

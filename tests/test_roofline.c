@@ -230,6 +230,10 @@ static void test_opcosts(void) {
   CHECK(dlb_opcosts_set_gemm(c, N, 1, 1, 1, 1) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "out of range") != NULL);
   CHECK(dlb_opcosts_set_gemm(c, 0, 1, -1, 1, 1) == DLB_EINVAL);
+  /* a message wrapping the previous one (dlb_fail(.., "%s", dlb_last_error())) says each
+  ** prefix once: it used to read "op costs: op 1: op costs: op 1:  n, k must ..." */
+  CHECK(strcmp(dlb_last_error(),
+               "op costs: op 1: gemm traffic: m, n, k must be positive, got 1, -1, 1") == 0);
   CHECK(dlb_opcosts_set_gemm(c, 0, 4096, 4096, 4096, 1) == DLB_OK);
   CHECK(dlb_opcosts_flops(c)[5] == f[5]);
   dlb_opcosts_free(c);

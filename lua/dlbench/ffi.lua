@@ -1,24 +1,33 @@
 -- dlbench.ffi — the LuaJIT FFI backend: the same functions as the C-API binding in host/,
--- over libdlbench.so. Declarations come from lua/dlbench/ffi_cdef.lua, generated from the
--- public header at build time; the ABI version is checked on load. Each area's wrappers
--- live in lua/dlbench/ffi_<area>.lua.
+-- over libdlbench.so and libdlbench_proc.so (the worker pool of sweeps, proc/). Declarations
+-- come from lua/dlbench/ffi_cdef.lua and ffi_cdef_proc.lua, generated from the public
+-- headers at build time; the ABI version is checked on load. The generated wrappers are
+-- lua/dlbench/ffi_gen.lua; the hand-written ones, lua/dlbench/ffi_<area>.lua.
 local ffi = require "ffi"
 
 ffi.cdef(require "dlbench.ffi_cdef")
+ffi.cdef(require "dlbench.ffi_cdef_proc")
 
 local function here()
   local src = debug.getinfo(1, "S").source
   return (src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or "."
 end
 
--- Find libdlbench: $DLBENCH_LIB, the loader's search path (LD_LIBRARY_PATH), the source
--- tree's build/lib, an install's lib/.
-local function load()
+-- Find libdlbench (name "dlbench") or libdlbench_proc ("dlbench_proc"): $DLBENCH_LIB (the
+-- path of libdlbench.so; libdlbench_proc.so is looked for beside it), the loader's search
+-- path (LD_LIBRARY_PATH), the source tree's build/lib, an install's lib/. libdlbench is
+-- loaded first: libdlbench_proc's NEEDED entry then finds it by its SONAME.
+local function load(name)
   local dir = here() -- .../lua/dlbench
+  local env = os.getenv("DLBENCH_LIB")
+  if env and name ~= "dlbench" then
+    local d = env:match("^(.*/)[^/]*$")
+    env = d and d .. "lib" .. name .. ".so"
+  end
   local cands = {
-    os.getenv("DLBENCH_LIB"), "dlbench",
-    dir .. "/../../build/lib/libdlbench.so",
-    dir .. "/../../../../lib/libdlbench.so",
+    env, name,
+    dir .. "/../../build/lib/lib" .. name .. ".so",
+    dir .. "/../../../../lib/lib" .. name .. ".so",
   }
   local errs = {}
   for i = 1, #cands + 1 do
@@ -29,17 +38,18 @@ local function load()
       errs[#errs + 1] = tostring(lib)
     end
   end
-  error("dlbench.ffi: cannot load libdlbench (" .. table.concat(errs, "; ")
+  error("dlbench.ffi: cannot load lib" .. name .. " (" .. table.concat(errs, "; ")
     .. "); set DLBENCH_LIB or LD_LIBRARY_PATH", 0)
 end
 
-local C = load()
+local C = load("dlbench")
+local P = load("dlbench_proc")
 if C.dlb_abi_version() ~= C.DLB_ABI_VERSION then
   error(string.format("dlbench.ffi: libdlbench ABI %d, declarations expect %d: rebuild",
     C.dlb_abi_version(), C.DLB_ABI_VERSION), 0)
 end
 
-local M = { name = "ffi", C = C, ffi = ffi }
+local M = { name = "ffi", C = C, P = P, ffi = ffi }
 
 -- Raise the core's last message (without a position: like the C-API binding).
 function M.error()
@@ -51,9 +61,9 @@ function M.check(status)
   if status ~= 0 then M.error() end
 end
 
--- The generated functions (host/bindings.lua), then the hand-written areas.
-require("dlbench.ffi_gen")(M, C, ffi)
-for _, area in ipairs { "stats", "proc" } do
-  require("dlbench.ffi_" .. area)(M, C, ffi)
-end
+-- The generated functions (host/bindings.lua), then the hand-written areas (each given
+-- the library its C functions live in).
+require("dlbench.ffi_gen")(M, C, ffi, { proc = P })
+require("dlbench.ffi_stats")(M, C, ffi)
+require("dlbench.ffi_proc")(M, P, ffi)
 return M

@@ -1,5 +1,5 @@
 -- dlbench.ffi_proc — the hand-written part of the proc area under FFI: the row codec, as
--- host/lproc.c (which says why it is not generated).
+-- host/lproc.c (which says why it is not generated). C is libdlbench_proc (proc/).
 return function(core, C, ffi)
   -- The row codec: the layout host/lproc.c describes, byte for byte. LuaJIT numbers are
   -- doubles, so rows it encodes use 'd' for every number; 'i' words decode to numbers.

@@ -53,7 +53,7 @@ local host_opts = { threads = true, seconds = true, name = true, reps = true, ge
 function M.host(opts)
   local fn = "dlb.measure.host"
   opts = options.check(opts, host_opts, fn, 2)
-  local cores = core.proc_cores()
+  local cores = core.sys_cores()
   local threads = opts.threads or 0
   if type(threads) ~= "number" or threads ~= math.floor(threads) or threads < 0 or threads > 1024 then
     error(fn .. ": threads must be 0 (all " .. cores .. " processors) or a count 1..1024, got "
@@ -78,7 +78,7 @@ function M.host(opts)
     end
   end
 
-  local t0 = core.proc_now()
+  local t0 = core.sys_now()
   local caches, nlev = core.measure_caches()
   local tcounts = threads > 1 and { 1, threads } or { 1 }
   local levels = level_sizes(caches, nlev, threads)
@@ -89,7 +89,7 @@ function M.host(opts)
   -- such as one 1024^3 GEMM or allocating the DRAM arrays eat into it on a busy machine)
   local done = 0
   local function share()
-    local left = seconds - (core.proc_now() - t0)
+    local left = seconds - (core.sys_now() - t0)
     local t = left / (math.max(nmeas - done, 1) * (reps + 3))
     done = done + 1
     return math.max(t, 1e-4)
@@ -174,7 +174,7 @@ function M.host(opts)
     stream = T.new(stream, { "kernel", "level", "threads", "bytes", "moved", "time", "bw",
       "bw_min", "bw_max" }),
     caches = caches, levels = nlev, threads = threads, reps = reps, min_time = min_time,
-    seconds = core.proc_now() - t0,
+    seconds = core.sys_now() - t0,
   }
   return dev, rec
 end
@@ -211,7 +211,7 @@ function M.ops(s, opts)
   if type(threads) ~= "number" or threads ~= math.floor(threads) or threads < 0 or threads > 1024 then
     error(fn .. ": threads must be 0 (all) or 1..1024, got " .. tostring(threads), 2)
   end
-  local nt = threads == 0 and core.proc_cores() or threads
+  local nt = threads == 0 and core.sys_cores() or threads
   local reps = opts.reps or 3
   local min_time = opts.min_time or 0.002
   local max_shapes = opts.max_shapes or 500

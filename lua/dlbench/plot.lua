@@ -464,7 +464,7 @@ function Panel:boxplot(o)
 end
 
 local ROOF = set("hw points precision achievable ridge")
--- ax:roofline{hw={dev, ...}, points={{intensity=, flops=, label=, group=}, ...},
+-- ax:roofline{hw={dev, ...}, points={{intensity=, flops=, label=, group=, marker=}, ...},
 --             precision="fp32", achievable=true}: devices need name, peak, mem_bw.
 function Panel:roofline(o)
   check_opts("roofline", o, ROOF)
@@ -500,11 +500,17 @@ function Panel:roofline(o)
     error("roofline: 'points' must be an array of {intensity=, flops=}", 2)
   end
   if o.points then
-    local px, py, pg, pl, groups, gid = {}, {}, {}, {}, {}, {}
+    local px, py, pg, pl, groups, gid, pm, marked = {}, {}, {}, {}, {}, {}, {}, false
     for i, pt in ipairs(o.points) do
       if type(pt) ~= "table" or type(pt.intensity) ~= "number" or type(pt.flops) ~= "number" then
         error(string.format("roofline: points[%d] needs numbers intensity= and flops=", i), 2)
       end
+      if pt.marker ~= nil and type(pt.marker) ~= "string" then
+        error(string.format("roofline: points[%d].marker must be a marker name, got %s", i,
+          type(pt.marker)), 2)
+      end
+      -- a point's own marker (its name is checked by the figure, plots/series.c)
+      pm[i], marked = pt.marker or "", marked or pt.marker ~= nil
       px[i], py[i], pl[i] = pt.intensity, pt.flops, pt.label and tostring(pt.label) or ""
       local g = pt.group and tostring(pt.group) or ""
       if not gid[g] then groups[#groups + 1] = g; gid[g] = #groups end
@@ -512,6 +518,7 @@ function Panel:roofline(o)
     end
     if #px > 0 then
       data.px, data.py, data.pgroup, strs.plabels = px, py, pg, pl
+      if marked then strs.pmarkers = pm end
       if not (#groups == 1 and groups[1] == "") then strs.groups = groups end
     end
   end
@@ -600,7 +607,7 @@ doc.doc(Panel.heatmap, "ax:heatmap{x=, y=, z=, mask=, cmap=, colorbar=, cell_lab
   "a heat map; z[j][i] is row j (y), column i (x)")
 doc.doc(Panel.boxplot, "ax:boxplot{data=, labels=, whiskers={2,98}, box={9,91}, tukey=}",
   "box plots (ParaDnn percentiles by default)")
-doc.doc(Panel.roofline, "ax:roofline{hw={...}, points={...}, precision=}", "rooflines, log-log")
+doc.doc(Panel.roofline, "ax:roofline{hw={...}, points={{intensity=, flops=, label=, group=, marker=}, ...}, precision=}", "rooflines, log-log")
 doc.doc(Panel.band, "ax:band{x=, lo=, hi=}", "a shaded band")
 doc.doc(Panel.hline, "ax:hline{y=}", "a horizontal reference line")
 doc.doc(Panel.vline, "ax:vline{x=}", "a vertical reference line")

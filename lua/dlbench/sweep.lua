@@ -11,6 +11,13 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local tbl = require "dlbench.table"
 local errors = require "dlbench.errors"
+-- the parts of a sweep, one concept each: its configs and rows, checkpoints, workers
+local C = require "dlbench.sweep_config"
+local checkpoint = require "dlbench.sweep_checkpoint"
+local workers = require "dlbench.sweep_workers"
+local reserved, reserved_list, params, cfgkey, describe = C.reserved, C.reserved_list, C.params,
+  C.cfgkey, C.describe
+local mkrow, errtext, is_interrupt = C.mkrow, C.errtext, C.is_interrupt
 
 local build_table, interrupt_note -- below M.sweep's helpers
 
@@ -79,15 +86,6 @@ local function isarray(v)
   return type(v) == "table" and (v[1] ~= nil or next(v) == nil)
 end
 
--- Column names a sweep's table uses for itself; a parameter may not take them.
-local reserved = { _error = true }
-local function reserved_list()
-  local r = {}
-  for k in pairs(reserved) do r[#r + 1] = k end
-  table.sort(r)
-  return table.concat(r, ", ")
-end
-
 -- Names in order and their value lists; scalars are one-value lists.
 local function plan(space, order)
   if type(space) ~= "table" then error("dlb.sweep: the space must be a table {name = {values}}", 3) end
@@ -134,80 +132,6 @@ local function plan(space, order)
   return names, vals, total
 end
 
--- Parameters of config k (1-based): mixed radix, last name fastest.
-local function params(names, vals, k)
-  local p = {}
-  local r = k - 1
-  for i = #names, 1, -1 do
-    local list = vals[names[i]]
-    local n = #list
-    local d = r % n
-    p[names[i]] = list[d + 1]
-    r = (r - d) / n
-  end
-  return p
-end
-
--- Identity of a config for checkpoints: its values as text, insensitive to whether a
--- CSV read them back as numbers or strings.
-local function cfgkey(names, row)
-  local parts = {}
-  for i, k in ipairs(names) do
-    local v = row[k]
-    if type(v) == "number" then parts[i] = tbl.numtext(v) else parts[i] = tostring(v) end
-  end
-  return table.concat(parts, "\0")
-end
-
-local function describe(names, p)
-  local parts = {}
-  for i, k in ipairs(names) do parts[i] = k .. "=" .. tostring(p[k]) end
-  return "{" .. table.concat(parts, ", ") .. "}"
-end
-
--- Check fn's result; returns the row (params + result) or nil and a message.
-local function mkrow_raw(names, p, res)
-  local row = {}
-  for _, k in ipairs(names) do row[k] = p[k] end
-  if res == nil then return row end
-  if type(res) ~= "table" then
-    return nil, "fn returned a " .. type(res) .. "; expected a table {column = value} or nil"
-  end
-  for k, v in pairs(res) do
-    if type(k) ~= "string" then return nil, "fn returned a row with a non-string key (" .. tostring(k) .. ")" end
-    if k == "" then return nil, "fn returned a column with an empty name (a checkpoint could not be resumed)" end
-    local tv = type(v)
-    if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then
-      return nil, string.format("fn returned column '%s' holding a %s (numbers, strings, booleans only)", k, tv)
-    end
-    if reserved[k] then return nil, "fn returned the reserved column '" .. k .. "'" end
-    if row[k] ~= nil and row[k] ~= v and p[k] ~= nil then
-      return nil, string.format("fn returned column '%s' = %s, which is a swept parameter (= %s)",
-        k, tostring(v), tostring(p[k]))
-    end
-    row[k] = v
-  end
-  return row
-end
-
-local function errtext(e)
-  if type(e) == "string" then return e end
-  local ok, s = pcall(tostring, e)
-  return ok and type(s) == "string" and s or "(error object)"
-end
-
--- mkrow_raw under pcall: a result whose __pairs (or a key's __tostring) raises fails its
--- row instead of the sweep.
-local function mkrow(names, p, res)
-  local ok, row, err = pcall(mkrow_raw, names, p, res)
-  if not ok then return nil, "fn's result could not be read: " .. errtext(row) end
-  return row, err
-end
-
-local function is_interrupt(msg)
-  return type(msg) == "string" and msg:find("interrupted!", 1, true) ~= nil
-end
-
 -- ---------------------------------------------------------------- serialization
 -- A row crosses the channel in the backend's binary row codec (host/lproc.c,
 -- ffi_proc.lua): the names new to the receiver, then one tag byte per known column and the
@@ -234,10 +158,10 @@ local function progress_bar(opts, total)
   if not want or total == 0 then
     return { update = function() end, finish = function() end, abort = function() end }
   end
-  local start, last = core.proc_now(), -1
+  local start, last = core.sys_now(), -1
   local label = opts.label or "sweep"
   local function draw(done, failed, final)
-    local now = core.proc_now()
+    local now = core.sys_now()
     if not final and now - last < 0.1 then return end
     last = now
     local el = now - start
@@ -264,453 +188,6 @@ local function progress_bar(opts, total)
            abort = function() if last >= 0 then io.stderr:write("\n") end end }
 end
 
--- An object whose collection runs f (tables under 5.4, a proxy userdata under LuaJIT).
-local function on_collect(f)
-  if newproxy then
-    local u = newproxy(true)
-    getmetatable(u).__gc = function() f() end
-    return u
-  end
-  return setmetatable({}, { __gc = function() f() end })
-end
-
--- ---------------------------------------------------------------- checkpoints
-
--- The checkpoint's header line (up to the first line break outside quotes), or nil.
-local function header_line(text)
-  local pos, quoted = 1, false
-  while true do
-    local i = text:find(quoted and '"' or '["\n]', pos)
-    if not i then return nil end
-    if quoted then quoted = false
-    elseif text:sub(i, i) == '"' then quoted = true
-    else return text:sub(1, i) end
-    pos = i + 1
-  end
-end
-
--- Check that text is a checkpoint of a sweep over names before anything touches the
--- file: its first line is a CSV header naming every parameter. Raises, leaving the file
--- as it is, when it is not.
-local function check_header(path, text, names)
-  local hdr = header_line(text)
-  local ok, t = false, "it has no complete first line"
-  if hdr then ok, t = pcall(tbl.parse_csv, hdr, nil, path) end
-  if not ok then
-    error(string.format("dlb.sweep: checkpoint %s is not a sweep checkpoint (%s); it was left "
-      .. "unchanged", path, (tostring(t):gsub("^dlb%.read_csv: ", ""))), 0)
-  end
-  for _, k in ipairs(names) do
-    if not t:has(k) then
-      error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another "
-        .. "sweep? (left unchanged)", path, k), 0)
-    end
-  end
-end
-
--- Load a checkpoint (the file open and locked as fd.fd): returns {key -> row} of finished
--- configs, the rows in file order and its columns (nil when the file is empty). A torn
--- last row is dropped by rewriting the file (fd.fd then names the new file, locked).
-local function load_checkpoint(path, names, quiet, fd)
-  local text, rerr, why = core.file_read(path)
-  if text == nil and why ~= "missing" then error("dlb.sweep: checkpoint: " .. rerr, 0) end
-  if text == nil or text == "" then return {}, {}, nil end
-  -- repair only this sweep's checkpoint: the header first
-  check_header(path, text, names)
-  local function rewrite(s)
-    local nfd, err = core.file_write_locked(path, s)
-    if not nfd then error("dlb.sweep: " .. err, 0) end
-    pcall(core.proc_close, fd.fd)
-    fd.fd = nfd
-  end
-  if text:sub(-1) ~= "\n" then
-    -- a torn last line (the process died while writing it): drop it, rewrite the file
-    local cut = text:match("^(.*\n)") or ""
-    if not quiet then
-      io.stderr:write(string.format("sweep: checkpoint %s: dropped an incomplete last line (%d bytes)\n",
-        path, #text - #cut))
-    end
-    text = cut
-    rewrite(text)
-    if text == "" then return {}, {}, nil end
-  end
-  local ok, t = pcall(tbl.parse_csv, text, nil, path)
-  local torn = not ok and tostring(t):match("line (%d+), column %d+: quoted field is never closed %(end of input%)")
-  if torn then
-    -- a torn last row that ended inside a quoted line break: drop it from its line on
-    local keep, n = {}, 0
-    for line in text:gmatch("([^\n]*\n)") do
-      n = n + 1
-      if n >= tonumber(torn) then break end
-      keep[#keep + 1] = line
-    end
-    local cut = table.concat(keep)
-    if not quiet then
-      io.stderr:write(string.format("sweep: checkpoint %s: dropped an incomplete last row (%d bytes)\n",
-        path, #text - #cut))
-    end
-    text = cut
-    rewrite(text)
-    if text == "" then return {}, {}, nil end
-    ok, t = pcall(tbl.parse_csv, text, nil, path)
-  end
-  if not ok then error("dlb.sweep: checkpoint " .. tostring(t), 0) end
-  for _, k in ipairs(names) do
-    if not t:has(k) then
-      error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another sweep?", path, k), 0)
-    end
-  end
-  local done = {}
-  for _, r in t:rows() do
-    if r._error == nil then done[cfgkey(names, r)] = r end
-  end
-  return done, t._rows, t:columns()
-end
-
--- A checkpoint writer: one CSV line per row, appended with a single write; fsync at most
--- every interval seconds and at close. A row with new columns rewrites the file whole
--- (locked before it replaces the old one). fd: the file, open and locked.
-local function checkpoint_writer(path, names, oldrows, oldcols, fd)
-  local w = { cols = oldcols, rows = {}, fd = fd, synced = core.proc_now() }
-  for i, r in ipairs(oldrows) do w.rows[i] = r end
-  local has = {}
-  if w.cols then for _, c in ipairs(w.cols) do has[c] = true end end
-  -- a failed write, fsync or close names the checkpoint (not only its descriptor)
-  local function ck(f, ...)
-    local ok, err = pcall(f, ...)
-    if not ok then
-      error(string.format("dlb.sweep: checkpoint %s: %s", path, (errtext(err):gsub("^proc: ", ""))), 0)
-    end
-  end
-  local function rewrite()
-    local nfd, err = core.file_write_locked(path, tbl.csvtext(tbl.new(w.rows, w.cols), ","))
-    if not nfd then error("dlb.sweep: checkpoint: " .. err, 0) end
-    if w.fd then pcall(core.proc_close, w.fd) end
-    w.fd = nfd
-  end
-  function w.add(row)
-    w.rows[#w.rows + 1] = row
-    local new = {}
-    for k in pairs(row) do if not has[k] then new[#new + 1] = k end end
-    if w.cols == nil or #new > 0 then
-      if w.cols == nil then
-        w.cols = {}
-        for _, k in ipairs(names) do w.cols[#w.cols + 1] = k; has[k] = true end
-      end
-      table.sort(new, function(a, b)
-        if a == "_error" then return false end
-        if b == "_error" then return true end
-        return a < b
-      end)
-      -- keep _error last
-      local errlast = has["_error"]
-      if errlast then
-        for i, c in ipairs(w.cols) do if c == "_error" then table.remove(w.cols, i) break end end
-      end
-      for _, k in ipairs(new) do
-        if not has[k] then
-          if k ~= "_error" then w.cols[#w.cols + 1] = k end
-          has[k] = true
-        end
-      end
-      if has["_error"] then w.cols[#w.cols + 1] = "_error" end
-      rewrite()
-      return
-    end
-    if not w.fd then error("dlb.sweep: checkpoint " .. path .. " is closed", 0) end
-    ck(core.proc_write, w.fd, tbl.csvline(row, w.cols))
-    local now = core.proc_now()
-    if now - w.synced > 0.5 then ck(core.proc_fsync, w.fd); w.synced = now end
-  end
-  function w.close()
-    if w.fd then
-      local fd = w.fd
-      w.fd = nil
-      local ok, err = pcall(core.proc_fsync, fd)
-      ck(core.proc_close, fd)
-      if not ok then ck(error, err, 0) end
-    end
-  end
-  -- an interrupted sweep (Ctrl-C raises on every instruction) cannot close the file:
-  -- its collection does
-  w.guard = on_collect(function() if w.fd then pcall(core.proc_close, w.fd); w.fd = nil end end)
-  return w
-end
-
--- ---------------------------------------------------------------- workers
-
--- Run the configs `todo` (array of indices) in `jobs` worker processes. deliver(k, row,
--- err) is called in the parent for each finished config, in completion order.
-local function run_parallel(names, vals, fn, todo, jobs, deliver, opts, tick)
-  local queue, qhead = {}, 1
-  for i, k in ipairs(todo) do queue[i] = k end
-  -- Configs a dead worker left unreported: the one it was running is among them but
-  -- (results travel in batches) not known, so they run again one per chunk, which pins a
-  -- second crash on its config exactly.
-  local suspects = {}
-  local workers = {}           -- alive: {pid=, wfd=, rfd=, buf=, chunk={...}, next=, started=}
-
-  -- Close, kill and reap every worker. Re-entrant: each worker leaves the list once it is
-  -- reaped, so a cleanup cut short (the host's Ctrl-C hook raises on every instruction)
-  -- is finished by the next call. It runs from the message handler of the xpcall below,
-  -- where Lua 5.4 and LuaJIT run no hooks when the error came from one.
-  local function cleanup()
-    while #workers > 0 do
-      local w = workers[#workers]
-      if w.wfd then pcall(core.proc_close, w.wfd); w.wfd = nil end
-      if w.rfd then pcall(core.proc_close, w.rfd); w.rfd = nil end
-      -- signal only a child of ours that still runs (never a reaped, reused pid)
-      local ok, state = pcall(core.proc_wait, w.pid, false)
-      if ok and state == "running" then
-        pcall(core.proc_kill, w.pid, 9)
-        pcall(core.proc_wait, w.pid, true)
-      end
-      workers[#workers] = nil
-    end
-  end
-  local guard = on_collect(cleanup) -- if an error escapes before cleanup ran
-
-  local function remaining()
-    return #suspects + (#queue - qhead + 1)
-  end
-
-
-  local function chunk_size()
-    local c = floor(remaining() / (jobs * 4))
-    if c < 1 then c = 1 end
-    if c > 64 then c = 64 end
-    return c
-  end
-
-  local flush_every = 0.2
-  local function child(rfd, wfd)
-    -- the worker: read "k1 k2 ...\n" lines, run fn, write records; exit at end of file
-    local buf = ""
-    local cols, index = {}, {} -- the names this worker has sent (the parent's w.cols)
-    while true do
-      local nl = buf:find("\n", 1, true)
-      while not nl do
-        local s = core.proc_read(rfd, 4096)
-        if s == "" then core.proc_exit(0) end
-        buf = buf .. s
-        nl = buf:find("\n", 1, true)
-      end
-      local line = buf:sub(1, nl - 1)
-      buf = buf:sub(nl + 1)
-      -- results go back in batches: at the end of the chunk or every flush_every seconds
-      local pending, last = {}, core.proc_now()
-      for ks in line:gmatch("%d+") do
-        local k = tonumber(ks)
-        local p = params(names, vals, k)
-        local ok, res = pcall(fn, p)
-        local rec
-        if ok then
-          local row, err = mkrow(names, p, res)
-          if row then
-            -- the whole row as the serial run makes it (parameters included), so the
-            -- tables agree to the bit and to the number subtype
-            local eok, payload = pcall(core.proc_encode_row, row, cols, index)
-            if eok then rec = "R " .. ks .. " " .. #payload .. "\n" .. payload
-            else err = errtext(payload) end
-          end
-          if not rec then rec = "E " .. ks .. " " .. #err .. "\n" .. err end
-        else
-          local msg = errtext(res)
-          rec = "E " .. ks .. " " .. #msg .. "\n" .. msg
-        end
-        pending[#pending + 1] = rec
-        local now = core.proc_now()
-        if now - last >= flush_every then
-          core.proc_write(wfd, table.concat(pending))
-          pending, last = {}, now
-        end
-      end
-      if #pending > 0 then core.proc_write(wfd, table.concat(pending)) end
-    end
-  end
-
-  local function spawn()
-    local pid, wfd, rfd = core.proc_spawn()
-    if pid == 0 then
-      -- in the worker: never return into the parent's code
-      local ok, err = pcall(function()
-        for _, w in ipairs(workers) do core.proc_close(w.wfd); core.proc_close(w.rfd) end
-        child(rfd, wfd)
-      end)
-      if not ok then pcall(io.stderr.write, io.stderr, "dlb.sweep worker: " .. errtext(err) .. "\n") end
-      core.proc_exit(ok and 0 or 3)
-    end
-    local w = { pid = pid, wfd = wfd, rfd = rfd, buf = "", chunk = {}, pos = 1, started = core.proc_now(),
-      cols = {} }
-    workers[#workers + 1] = w
-    return w
-  end
-
-  local function send(w, chunk)
-    local parts = {}
-    for i, k in ipairs(chunk) do
-      parts[i] = string.format("%.0f", k)
-      w.chunk[#w.chunk + 1] = k
-    end
-    if w.broken then return end
-    local ok = pcall(core.proc_write, w.wfd, table.concat(parts, " ") .. "\n")
-    if not ok then
-      -- the worker died under us (its end of file is on the way) or cannot be reached:
-      -- make sure it is gone; its death hands the configs back
-      w.broken = true
-      pcall(core.proc_kill, w.pid, 9)
-    end
-  end
-
-  -- Top up w's work: up to two chunks in flight, so it never waits for the parent; a
-  -- suspect runs alone on an otherwise idle worker.
-  local function feed(w)
-    local inflight = #w.chunk - w.pos + 1
-    if inflight == 0 then w.started = core.proc_now() end
-    if w.alone and inflight > 0 then return end
-    w.alone = false
-    if #suspects > 0 then
-      if inflight > 0 then return end
-      w.alone = true
-      send(w, { table.remove(suspects, 1) })
-      return
-    end
-    local n = chunk_size()
-    while inflight < 2 * n and qhead <= #queue do
-      local chunk = {}
-      while #chunk < n and qhead <= #queue do chunk[#chunk + 1] = queue[qhead]; qhead = qhead + 1 end
-      send(w, chunk)
-      inflight = inflight + #chunk
-    end
-  end
-
-  local function idle(w) return w.pos > #w.chunk end
-
-  local function retire(w, why)
-    -- w died or was killed: one config left unreported is the culprit and fails; several
-    -- become suspects
-    local left = #w.chunk - w.pos + 1
-    if left == 1 then
-      deliver(w.chunk[w.pos], nil, why)
-    elseif left > 1 then
-      for i = w.pos, #w.chunk do suspects[#suspects + 1] = w.chunk[i] end
-    end
-    pcall(core.proc_close, w.wfd); w.wfd = nil
-    pcall(core.proc_close, w.rfd); w.rfd = nil
-    for i, x in ipairs(workers) do if x == w then table.remove(workers, i) break end end
-  end
-
-  local function death(w)
-    local state, code = core.proc_wait(w.pid, true)
-    if state == "signaled" then
-      if code == 2 then error("interrupted!", 0) end -- Ctrl-C reached the workers
-      return string.format("worker %d was killed by signal %d (%s) while running this config",
-        w.pid, code, core.proc_signame(code))
-    end
-    return string.format("worker %d exited with status %d while running this config "
-      .. "(os.exit in fn?)", w.pid, code)
-  end
-
-  -- w broke the protocol (a record that does not parse, or answers the wrong config): it is
-  -- killed and, like a dead worker, fails the config it ran alone or hands its unanswered
-  -- configs back to run one at a time, so the blame lands on the config that did it
-  local function broken(w, why)
-    pcall(core.proc_kill, w.pid, 9)
-    pcall(core.proc_wait, w.pid, true)
-    retire(w, string.format("worker %d %s", w.pid, why))
-  end
-
-  local function parse(w)
-    -- consume complete records from w.buf (one trim per read, not per record)
-    local buf, pos = w.buf, 1
-    w.started = core.proc_now()
-    while true do
-      local nl = buf:find("\n", pos, true)
-      if not nl then
-        if #buf - pos >= 64 then return broken(w, "sent a malformed record header") end
-        break
-      end
-      local kind, ks, lens = buf:match("^([RE]) (%d+) (%d+)\n", pos)
-      local len = tonumber(lens)
-      if not kind or len > 2 ^ 31 then return broken(w, "sent a malformed record header") end
-      if #buf - nl < len then break end
-      local k = tonumber(ks)
-      if w.chunk[w.pos] ~= k then return broken(w, "answered config " .. ks .. " out of turn") end
-      if kind == "R" then
-        local row, err = core.proc_decode_row(buf, w.cols, nl + 1, len)
-        if not row then return broken(w, "sent a malformed row: " .. err) end
-        w.pos = w.pos + 1
-        deliver(k, row, nil)
-      else
-        w.pos = w.pos + 1
-        deliver(k, nil, buf:sub(nl + 1, nl + len))
-      end
-      pos = nl + len + 1
-    end
-    w.buf = buf:sub(pos)
-    feed(w)
-  end
-
-  local ok, err = xpcall(function()
-    local n = math.min(jobs, remaining())
-    for _ = 1, n do
-      local w = spawn()
-      feed(w)
-    end
-    while #workers > 0 do
-      local fds = {}
-      for i, w in ipairs(workers) do fds[i] = w.rfd end
-      local ready = core.proc_poll(fds, 0.1)
-      local snapshot = {}
-      for i, w in ipairs(workers) do snapshot[i] = w end
-      for i, w in ipairs(snapshot) do
-        if ready[i] then
-          local s = core.proc_read(w.rfd, 65536)
-          if s == "" then
-            retire(w, death(w))
-            if remaining() > 0 and #workers < jobs then
-              local nw = spawn()
-              feed(nw)
-            end
-          else
-            w.buf = w.buf .. s
-            parse(w)
-          end
-        elseif opts.timeout and not idle(w) and core.proc_now() - w.started > opts.timeout + flush_every then
-          core.proc_kill(w.pid, 9)
-          core.proc_wait(w.pid, true)
-          retire(w, string.format("timed out after %g s (worker killed)", opts.timeout))
-          if remaining() > 0 and #workers < jobs then
-            local nw = spawn()
-            feed(nw)
-          end
-        end
-      end
-      -- a worker broken or dead with work left is replaced
-      while remaining() > 0 and #workers < jobs do feed(spawn()) end
-      -- suspects wait for an idle worker; workers with nothing left to do are released
-      for _, w in ipairs(workers) do if idle(w) then feed(w) end end
-      for j = #workers, 1, -1 do
-        local w = workers[j]
-        if idle(w) then
-          core.proc_close(w.wfd); w.wfd = nil
-          core.proc_close(w.rfd); w.rfd = nil
-          core.proc_wait(w.pid, true)
-          table.remove(workers, j)
-        end
-      end
-      tick()
-    end
-  end, function(e)
-    -- every exit path reaps the workers, then the same error object goes on
-    pcall(cleanup)
-    return e
-  end)
-  cleanup()
-  guard = nil -- luacheck: ignore
-  if not ok then error(err, 0) end
-end
-
 -- ---------------------------------------------------------------- the sweep
 
 -- opts.timeout in-process (jobs = 1): a count hook checks the clock every 1000 VM
@@ -723,10 +200,10 @@ local function timed(fn, limit)
   local msg = string.format("timed out after %g s (stopped in-process)", limit)
   local jit = rawget(_G, "jit")
   return function(p)
-    local deadline = core.proc_now() + limit
+    local deadline = core.sys_now() + limit
     local late = false
     local function hook()
-      if core.proc_now() > deadline then late = true; error(msg, 0) end
+      if core.sys_now() > deadline then late = true; error(msg, 0) end
     end
     local hadjit = jit and jit.status()
     if hadjit then jit.off(); jit.flush() end
@@ -838,7 +315,7 @@ function M.sweep(space, fn, opts)
   if type(fn) ~= "function" then error("dlb.sweep: fn must be a function(params) -> row", 2) end
   local names, vals, total = plan(space, opts.order)
   local jobs = opts.jobs
-  if jobs == nil then jobs = core.proc_cores() end
+  if jobs == nil then jobs = core.sys_cores() end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) then
     error("dlb.sweep: jobs must be a whole number >= 1, got " .. tostring(jobs), 2)
   end
@@ -868,10 +345,10 @@ function M.sweep(space, fn, opts)
         .. "process (another sweep writing this checkpoint?)"), 0)
     end
     local box = { fd = fd }
-    local lok, a, b, c = pcall(load_checkpoint, opts.checkpoint, names, quiet, box)
+    local lok, a, b, c = pcall(checkpoint.load, opts.checkpoint, names, quiet, box)
     if not lok then pcall(core.proc_close, box.fd); error(a, 0) end
     done, oldrows, oldcols = a, b, c
-    writer = checkpoint_writer(opts.checkpoint, names, oldrows, oldcols, box.fd)
+    writer = checkpoint.writer(opts.checkpoint, names, oldrows, oldcols, box.fd)
   end
 
   local results = {}   -- k -> row
@@ -930,7 +407,7 @@ function M.sweep(space, fn, opts)
         bar.update(finished, failed)
       end
     else
-      run_parallel(names, vals, fn, todo, math.min(jobs, #todo), deliver, opts,
+      workers.run(names, vals, fn, todo, math.min(jobs, #todo), deliver, opts,
         function() bar.update(finished, failed) end)
     end
   end)

@@ -6,7 +6,7 @@
 --   build/bin/dlbench run tests/bench/bench_measure.lua [size_MB]
 local dlb = require "dlbench"
 local core = dlb.core
-local now = core.proc_now
+local now = core.sys_now
 
 local size = tonumber(arg and arg[1]) or 100
 

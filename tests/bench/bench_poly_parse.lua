@@ -3,7 +3,7 @@
 -- with its multinomial coefficient) printed and parsed back, and (a+...+p)^15 refused.
 --   dlbench run tests/bench/bench_poly_parse.lua
 local dlb = require "dlbench"
-local now = require("dlbench.backend").proc_now
+local now = require("dlbench.backend").sys_now
 local p = dlb.poly("(a+b+c+d+e+f+g+h+i+j+k+l)^6")
 local s = tostring(p)
 local best = math.huge

@@ -6,7 +6,7 @@
 -- Or only the FC family, once, in a fresh process (for /usr/bin/time -v):
 --      build/bin/dlbench run tests/bench/bench_sweep.lua fc 2     (2 = jobs)
 local dlb = require "dlbench"
-local now = dlb.core.proc_now
+local now = dlb.core.sys_now
 
 if arg and arg[1] == "fc" then
   local jobs = tonumber(arg[2] or "1")
@@ -32,7 +32,7 @@ local function timeit(label, n, unit, f)
   return best
 end
 
-print(string.format("dlbench %s, backend %s, %d cores", dlb.version(), dlb.backend, dlb.core.proc_cores()))
+print(string.format("dlbench %s, backend %s, %d cores", dlb.version(), dlb.backend, dlb.core.sys_cores()))
 
 -- the row transport of jobs > 1: one ParaDnn FC row (31 columns: 5 parameters, flops,
 -- params and 8 per device) encoded by a worker that has sent its names already, and

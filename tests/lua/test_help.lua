@@ -31,6 +31,37 @@ T.test("help of a dotted name", function()
   assert(s:find("'dlb.no.such' does not name a value", 1, true), s)
 end)
 
+T.test("every alias a help text names ('also dlb.x.y') is reachable and the same function", function()
+  -- dlb.pretty.si's help says "(also dlb.graph.si)": that name must work, under both
+  -- backends, and be the same function (a session found it reported as unreachable)
+  local function resolve(name)
+    local v = dlb
+    for part in name:gsub("^dlb%.?", ""):gmatch("[^.]+") do
+      if type(v) ~= "table" then return nil end
+      v = v[part]
+    end
+    return v
+  end
+  local n, seen = 0, {}
+  local function walk(t, depth)
+    if seen[t] or depth > 3 then return end
+    seen[t] = true
+    for _, v in pairs(t) do
+      local d = (type(v) == "function" or type(v) == "table") and doc.get(v)
+      for alias in ((d and d.meaning) or ""):gmatch("also (dlb%.[%w_.]*[%w_])") do
+        n = n + 1
+        assert(resolve(alias) == v, alias .. " (named in " .. d.signature .. ") does not reach it")
+      end
+      if type(v) == "table" then walk(v, depth + 1) end
+    end
+  end
+  walk(dlb, 1)
+  assert(n >= 1, "no alias found (dlb.pretty.si names dlb.graph.si)")
+  T.eq(dlb.graph.si(1.5e9, "FLOP"), "1.5 GFLOP")
+  local s = help.text("dlb.graph.si")
+  assert(s:find("dlb.pretty.si(x, unit) -> string", 1, true), s)
+end)
+
 T.test("objects list the documented methods of their metatable", function()
   local methods = {}
   function methods.area(self) return self.w * self.h end

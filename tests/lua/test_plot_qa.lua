@@ -246,5 +246,34 @@ T.test("random bad options: every error names the user's line", function()
   assert(n > 500, "too few errors: " .. n)
 end)
 
+T.test("roofline points take marker= (star among them); an unknown marker is an error listing them", function()
+  -- a session found points' marker="star" silently drawn as the group's circle
+  local function draw(marker, path)
+    local f = plot.figure { width = 3.3, height = 2.4 }
+    f:roofline { hw = dlb.hw.get("V100-SXM2-16GB"),
+                 points = { { intensity = 30, flops = 1e12, marker = marker } } }
+    assert(f:save(path, { dpi = 400 }))
+    return f:panel(1)
+  end
+  local ax = draw(nil, tmp("roof_circle.png"))
+  draw("star", tmp("roof_star.png"))
+  local cx, cy = ax:to_pixel(30, 1e12, 400)
+  -- the markers are 4 pt wide (11 px at 400 dpi, r = 11): between two of the star's tips
+  -- (36 degrees right of the top one) at 0.8 r the circle is inked and the star is not (its
+  -- inner corners are at 0.45 r)
+  local r = 4 / 72 * 400 / 2
+  local a = math.rad(-90 + 36)
+  local qx, qy = cx + 0.8 * r * math.cos(a), cy + 0.8 * r * math.sin(a)
+  assert(inked(tmp("roof_circle.png"), qx, qy), "the default circle is not drawn")
+  assert(not inked(tmp("roof_star.png"), qx, qy), "marker='star' drew no star")
+  assert(inked(tmp("roof_star.png"), cx, cy), "the star is not drawn")
+  local f = plot.figure {}
+  T.checkerr("roofline: points[2].marker 'hexagon' is not a marker (valid: none circle square "
+    .. "triangle diamond cross plus star)", f.roofline, f, { hw = dlb.hw.get("V100-SXM2-16GB"),
+      points = { { intensity = 10, flops = 1e12 }, { intensity = 30, flops = 2e12, marker = "hexagon" } } })
+  T.checkerr("roofline: points[1].marker must be a marker name, got number", f.roofline, f,
+    { hw = dlb.hw.get("V100-SXM2-16GB"), points = { { intensity = 10, flops = 1e12, marker = 3 } } })
+end)
+
 os.execute("rm -rf " .. dir)
 T.done()

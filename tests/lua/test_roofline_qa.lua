@@ -103,4 +103,16 @@ T.test("messages: train step_time, user field names", function()
   raises("flops_eff must be in (0, 1]", R.time, { flops = 1, bytes = 1 }, "V100", { flops_eff = 2 })
 end)
 
+T.test("messages: a bad gemm shape says each prefix once (roofline_opcosts_set_gemm)", function()
+  -- the core wraps the shape check's message in the op's; formatting it in place used to
+  -- garble it into "op costs: op 2: op costs: op 2:  n, k must be positive, ..."
+  local ok, err = pcall(R.ops, { flops = { 1, 2 }, bytes = { 1, 2 }, gemm = { false, { 8, -1, 8 } } })
+  assert(not ok)
+  err = tostring(err)
+  assert(err:find("op costs: op 2: gemm traffic: m, n, k must be positive, got 8, -1, 8", 1, true), err)
+  assert(not err:find("op costs: op 2: op costs", 1, true), err)
+  ok, err = pcall(dlb.core.roofline_opcosts_set_gemm, dlb.core.roofline_opcosts_new({ 1 }, { 1 }), 1, 0, 1, 1)
+  assert(not ok and err == "op costs: op 1: gemm traffic: m, n, k must be positive, got 0, 1, 1", err)
+end)
+
 T.done()

@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/src
 mkdir -p "$src"
-cp -r "$root/graphs" "$root/plots" "$root/host" "$root/lua" "$root/premake5.lua" "$root/build.sh" \
+cp -r "$root/graphs" "$root/plots" "$root/proc" "$root/host" "$root/lua" "$root/premake5.lua" "$root/build.sh" \
   "$root/LICENSE" "$root/README.md" "$src/"
 mkdir -p "$src/docs" && cp "$root/docs/dlbench.1" "$src/docs/"
 mkdir -p "$src/tests" # no test programs: the variant builds the library and the executable
@@ -76,7 +76,7 @@ fi
 if [ -f /usr/include/editline/readline.h ]; then
   ok=1
   for f in repl history complete; do
-    gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DDLB_READLINE_LIBEDIT -Igraphs -Iplots \
+    gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DDLB_READLINE_LIBEDIT -Igraphs -Iplots -Iproc \
       $(pkg-config --cflags-only-I lua5.4) -c "host/$f.c" -o "$tmp/$f.o" 2>>"$tmp/edit.log" || ok=0
   done
   [ $ok = 1 ] && t_ok "REPL compiles against libedit" \

@@ -25,7 +25,7 @@ local dlb = require "dlbench"
 local ck, jobs, delay = arg[1], tonumber(arg[2]), tonumber(arg[3] or "0.05")
 local xs = {}
 for i = 1, tonumber(os.getenv("FAULT_N")) do xs[i] = i end
-local now = dlb.core.proc_now
+local now = dlb.core.sys_now
 local t = dlb.sweep({ x = xs }, function(p)
   local t0 = now()
   while now() - t0 < delay do end

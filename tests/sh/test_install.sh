@@ -19,7 +19,9 @@ fi
 for f in bin/dlbench lib/libdlbench.a lib/libdlbench.so include/dlbench/dlbench.h \
          include/dlbench/dlbplot.h share/lua/5.4/dlbench/init.lua \
          share/lua/5.4/dlbench/pretty.lua share/lua/5.1/dlbench/ffi_cdef.lua \
-         lib/pkgconfig/dlbench.pc share/man/man1/dlbench.1 share/doc/dlbench/LICENSE; do
+         lib/pkgconfig/dlbench.pc share/man/man1/dlbench.1 share/doc/dlbench/LICENSE \
+         lib/libdlbench_proc.a include/dlbench/dlb_proc.h include/dlbench/dlb_sys.h \
+         lib/pkgconfig/dlbench-proc.pc share/lua/5.1/dlbench/ffi_cdef_proc.lua; do
   [ -f "$prefix/$f" ] || { t_fail "layout" "$f missing"; }
 done
 [ ! -e "$prefix/include/dlbench/dlb_internal.h" ] && t_ok "layout (internal header not installed)" \
@@ -68,6 +70,47 @@ if [ -f "$root/build/lib/libdlbench.so" ]; then
   fi
 fi
 
+# libdlbench_proc (the worker pool, proc/) through its own .pc: a C program forks a worker,
+# reads its word and reaps it, against the archives and (QA) the shared libraries.
+cat >"$tmp/p.c" <<'EOF2'
+#include <stdio.h>
+#include "dlbench.h"
+#include "dlb_proc.h"
+int main(void) {
+  int pid, wfd, rfd, state, code;
+  char buf[8];
+  size_t got = 0;
+  if (dlb_proc_spawn(&pid, &wfd, &rfd) != DLB_OK) return 1;
+  if (pid == 0) { dlb_proc_write(wfd, "ok", 2); dlb_proc_exit(7); }
+  dlb_proc_read(rfd, buf, sizeof buf, &got);
+  dlb_proc_wait(pid, 1, &state, &code);
+  printf("%.*s %d %d\n", (int)got, buf, state == DLB_PROC_EXITED, code);
+  /* the pool's failures are read from libdlbench's error slot */
+  if (dlb_proc_kill(0, 9) == DLB_OK) return 2;
+  printf("%s\n", dlb_last_error());
+  return 0;
+}
+EOF2
+want_p="ok 1 7
+proc: refusing to signal pid 0"
+if cc -std=c11 -Wall -Werror $(pkg-config --cflags dlbench-proc) "$tmp/p.c" \
+     $(pkg-config --libs --static dlbench-proc | sed "s|-ldlbench_proc|$prefix/lib/libdlbench_proc.a|; s|-ldlbench |$prefix/lib/libdlbench.a |") \
+     -o "$tmp/p" 2>"$tmp/ccp.log" && [ "$("$tmp/p")" = "$want_p" ]; then
+  t_ok "C program using the pool against the installed archives (dlbench-proc.pc)"
+else
+  t_fail "C program using the pool against the installed archives (dlbench-proc.pc)" "$(cat "$tmp/ccp.log"; "$tmp/p" 2>&1)"
+fi
+if [ -f "$root/build/lib/libdlbench_proc.so" ]; then
+  if cc -std=c11 -Wall -Werror $(pkg-config --cflags dlbench-proc) "$tmp/p.c" $(pkg-config --libs dlbench-proc) \
+       -o "$tmp/ps" 2>"$tmp/ccps.log" \
+     && objdump -p "$tmp/ps" | grep -q "NEEDED *libdlbench_proc.so.[0-9]" \
+     && [ "$(LD_LIBRARY_PATH="$prefix/lib" "$tmp/ps")" = "$want_p" ]; then
+    t_ok "C program using the pool against the installed shared libraries"
+  else
+    t_fail "C program using the pool against the installed shared libraries" "$(cat "$tmp/ccps.log"; objdump -p "$tmp/ps" 2>&1 | grep NEEDED)"
+  fi
+fi
+
 if command -v luajit >/dev/null; then
   lp="$prefix/share/lua/5.1/?.lua;$prefix/share/lua/5.1/?/init.lua;;"
   out=$(env -u LD_LIBRARY_PATH -u DLBENCH_LIB LUA_PATH="$lp" DLB_BACKEND=ffi luajit -e \
@@ -85,6 +128,11 @@ if [ -f "$root/build/lib/libdlbench.so" ]; then
     || t_fail "SONAME" "got '$soname' for ABI '$abi'"
   [ "$(readlink "$prefix/lib/libdlbench.so.$abi")" = "libdlbench.so.$v" ] \
     && t_ok "SONAME link" || t_fail "SONAME link" "$(ls -l "$prefix/lib")"
+  soname=$(objdump -p "$prefix/lib/libdlbench_proc.so" | awk '$1 == "SONAME" {print $2}')
+  [ "$soname" = "libdlbench_proc.so.$abi" ] \
+    && [ "$(readlink "$prefix/lib/libdlbench_proc.so.$abi")" = "libdlbench_proc.so.$v" ] \
+    && t_ok "libdlbench_proc: SONAME $soname and its link" \
+    || t_fail "libdlbench_proc: SONAME and its link" "got '$soname'; $(ls -l "$prefix/lib")"
   others=$(nm -D --defined-only "$prefix/lib/libdlbench.so" | awk '{print $3}' | grep -v '^dlb_')
   n=$(nm -D --defined-only "$prefix/lib/libdlbench.so" | grep -c ' dlb_')
   [ -z "$others" ] && [ "$n" -gt 100 ] && t_ok "exports only dlb_* ($n symbols)" \
@@ -104,7 +152,7 @@ fi
 # The static archive defines no unprefixed global names (issue [13]: a user's own check_opts
 # used to clash with the library's at link time): dlb_ (graphs/), dlbp_ (plots/ internals) and
 # the onnx__ names protoc-c gives onnx.proto's messages (build/gen, generated).
-stray=$(nm -g --defined-only "$prefix/lib/libdlbench.a" | awk 'NF == 3 {print $3}' \
+stray=$(nm -g --defined-only "$prefix/lib/libdlbench.a" "$prefix/lib/libdlbench_proc.a" | awk 'NF == 3 {print $3}' \
   | grep -v '^dlb_\|^dlbp_\|^onnx__' | head -n 5)
 [ -z "$stray" ] && t_ok "static archive: only prefixed global names" \
   || t_fail "static archive: only prefixed global names" "$stray"

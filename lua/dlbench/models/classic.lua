@@ -7,7 +7,7 @@ local R = require "dlbench.models.resnet"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local function classify(g, f, classes, b)
   return g:softmax_xent(f, g:label("labels", { b }), "loss")
@@ -29,7 +29,7 @@ local ALEX = {
 function M.alexnet(opts)
   local what = "dlb.models.alexnet"
   local o = C.options(opts, ALEX, what)
-  if o.image < 63 then C.fail(what, ALEX, "image=" .. o.image .. " is too small (the classifier needs a 6x6 map: image 223..254)") end
+  C.image_min(what, ALEX, o, 63, "the classifier needs a 6x6 map: image 223..254")
   local b = o.batch
   local g = C.graph("alexnet", o, o.optimizer)
   g:layer("features")
@@ -122,7 +122,7 @@ local GOOG = {
 function M.googlenet(opts)
   local what = "dlb.models.googlenet"
   local o = C.options(opts, GOOG, what)
-  if o.image ~= 224 then C.fail(what, GOOG, "image=" .. o.image .. " must be 224 (the net is built for 224x224 inputs)") end
+  C.image_only(what, GOOG, o, 224)
   local b = o.batch
   local g = C.graph("googlenet", o, o.optimizer)
   local function inception(x, name, c1, c3r, c3, c5r, c5, pp)
@@ -184,7 +184,7 @@ local INC = {
 function M.inception_v3(opts)
   local what = "dlb.models.inception_v3"
   local o = C.options(opts, INC, what)
-  if o.image ~= 299 then C.fail(what, INC, "image=" .. o.image .. " must be 299 (the net is built for 299x299 inputs)") end
+  C.image_only(what, INC, o, 299)
   local b = o.batch
   local g = C.graph("inception_v3", o, o.optimizer)
   local function cat(xs) return g:concat(xs, 2) end

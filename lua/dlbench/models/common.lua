@@ -8,6 +8,15 @@ local doc = require "dlbench.doc"
 local M = {}
 M.MAX_COUNT = 10000   -- bound on layer/step/block counts: graphs are built op by op
 
+-- The names a model's `optimizer=` accepts, in the order of the C enum DLB_OPT_*
+-- (graphs/dlb_graph.h, through core.enum: never copied by hand).
+do
+  local byname = require("dlbench.backend").enum_names("DLB_OPT_")
+  M.OPTIMIZERS = {}
+  for name in pairs(byname) do M.OPTIMIZERS[#M.OPTIMIZERS + 1] = name end
+  table.sort(M.OPTIMIZERS, function(a, b) return byname[a] < byname[b] end)
+end
+
 -- A spec is a list of {name, default, kind, help}. Kinds:
 --   "dim"   a positive integer or a symbolic dim (a name like "b" or a poly string "4*h")
 --   "int"   a positive integer                "int0" a non-negative integer
@@ -134,6 +143,17 @@ function M.given(o, name) return given[o] ~= nil and given[o][name] == true end
 -- An error about option values that depend on each other, listing the options.
 function M.fail(what, spec, msg)
   require("dlbench.errors").raise(string.format("%s: %s (accepted: %s)", what, msg, valid_names(spec)))
+end
+
+-- The input-size checks of the image models, one message each: "image=N is too small (why)"
+-- below lo, "image=N must be n (the net is built for nxn inputs)" for a net built for one size.
+function M.image_min(what, spec, o, lo, why)
+  if o.image < lo then M.fail(what, spec, "image=" .. o.image .. " is too small (" .. why .. ")") end
+end
+function M.image_only(what, spec, o, n)
+  if o.image ~= n then
+    M.fail(what, spec, string.format("image=%s must be %d (the net is built for %dx%d inputs)", tostring(o.image), n, n, n))
+  end
 end
 
 -- The text of a spec for documentation: "name=default  help" lines.

@@ -7,7 +7,7 @@ local R = require "dlbench.models.resnet"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 -- A ceil-mode max pool (torchvision's SqueezeNet/GoogLeNet) as a floor-mode pool with the
 -- padding that gives the same output size.
@@ -40,7 +40,7 @@ function M.densenet(opts)
   local o = C.options(opts, DENSE, what)
   local cfg = DENSE_CFG[o.depth]
   if not cfg then C.fail(what, DENSE, "depth=" .. o.depth .. " is not one of 121, 169, 201, 161") end
-  if o.image < 32 then C.fail(what, DENSE, "image=" .. o.image .. " is too small (at least 32: the net downsamples 32x)") end
+  C.image_min(what, DENSE, o, 32, "at least 32: the net downsamples 32x")
   local k, blocks, init = o.growth or cfg[1], cfg[2], cfg[3]
   local b = o.batch
   local g = C.graph("densenet" .. o.depth, o, o.optimizer)
@@ -101,7 +101,7 @@ local MOB = {
 function M.mobilenet(opts)
   local what = "dlb.models.mobilenet"
   local o = C.options(opts, MOB, what)
-  if o.image < 32 then C.fail(what, MOB, "image=" .. o.image .. " is too small (at least 32: the net downsamples 32x)") end
+  C.image_min(what, MOB, o, 32, "at least 32: the net downsamples 32x")
   if o.version == 1 and 32 * o.width < 1 then
     C.fail(what, MOB, "width=" .. o.width .. " leaves the version 1 stem no channels (32*width < 1)")
   end
@@ -175,7 +175,7 @@ local SQ = {
 function M.squeezenet(opts)
   local what = "dlb.models.squeezenet"
   local o = C.options(opts, SQ, what)
-  if o.image < 32 then C.fail(what, SQ, "image=" .. o.image .. " is too small (at least 32: the net downsamples 16x with 3x3 pools)") end
+  C.image_min(what, SQ, o, 32, "at least 32: the net downsamples 16x with 3x3 pools")
   local b = o.batch
   local g = C.graph("squeezenet" .. o.version, o, o.optimizer)
   local n = 0

@@ -9,7 +9,7 @@ local R = require "dlbench.models.resnet"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local FC = {
   { "layers", 4, "count", "hidden layers (Table 2: 4..128, x2)" },
@@ -56,7 +56,7 @@ local CNN = {
 function M.cnn(opts)
   local what = "dlb.models.paradnn.cnn"
   local o = C.options(opts, CNN, what)
-  if o.image < 32 then C.fail(what, CNN, "image=" .. o.image .. " is too small (at least 32: the net downsamples 32x)") end
+  C.image_min(what, CNN, o, 32, "at least 32: the net downsamples 32x")
   local g = C.graph("paradnn_cnn", o, o.optimizer)
   local x = g:input("images", { o.batch, 3, o.image, o.image })
   local n = o.blocks

@@ -118,7 +118,7 @@ function M.resnet(opts)
   local what = "dlb.models.resnet"
   local o = C.options(opts, SPEC, what)
   local cfg = config(o, what, SPEC)
-  if o.image < 32 then C.fail(what, SPEC, "image=" .. o.image .. " is too small (at least 32: the net downsamples 32x)") end
+  C.image_min(what, SPEC, o, 32, "at least 32: the net downsamples 32x")
   local nblocks = 0
   for i = 1, 4 do nblocks = nblocks + cfg.blocks[i] end
   local depth = nblocks * (cfg.block == "bottleneck" and 3 or 2) + 2

@@ -9,7 +9,7 @@ local poly = require "dlbench.poly"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local function psum(a, b) return tostring(poly.new(C.d(a)) + poly.new(C.d(b))) end
 local function dimadd(a, b)
@@ -146,6 +146,29 @@ local function luong(g, enc, dec, he, hd, name)
   return g:tanh(g:matmul(g:concat({ ctx, dec }, 3), wc))
 end
 
+-- The attention encoder-decoder of nmt and seq2seq (Luong et al. 2015 as TF NMT builds it)
+-- into g: source and target embeddings of width e (vocabularies vocab and tgt_vocab), a
+-- bidirectional first encoder layer of h per direction then unidirectional ones
+-- (o.encoder_layers), an LSTM decoder (o.decoder_layers), Luong attention over the encoder
+-- states after the decoder (no input feeding), softmax over the target vocabulary.
+-- S source and T target steps, b sequences.
+local function encoder_decoder(g, o, b, h, e, S, T, vocab, tgt_vocab)
+  g:layer("embedding")
+  local src = C.unstack(g, nn.embedding(g, g:input("src", { b, S }, "int32"), vocab, e, { name = "src_embedding" }), "src")
+  local tgt = C.unstack(g, nn.embedding(g, g:input("tgt", { b, T }, "int32"), tgt_vocab, e, { name = "tgt_embedding" }), "tgt")
+  local ins = bilstm(g, src, h, "encoder/l1")
+  for l = 2, o.encoder_layers do ins = nn.lstm(g, ins, { hidden = h, name = "encoder/l" .. l }) end
+  local he = o.encoder_layers == 1 and C.mul(2, h) or h
+  local dec = nn.lstm(g, tgt, { hidden = h, layers = o.decoder_layers, name = "decoder" })
+  g:layer("attention")
+  local att = luong(g, stack(g, ins, b, he), stack(g, dec, b, h), he, h, "attention")
+  g:layer("output")
+  local logits = nn.linear(g, g:reshape(att, { C.mul(T, b), h }), tgt_vocab, { name = "output" })
+  g:loss(g:softmax_xent(logits, g:label("labels", { C.mul(T, b) }), "loss"))
+  g:layer(nil)
+  return g
+end
+
 local NMT = {
   { "batch", "b", "dim", "sentence pairs per step" },
   { "hidden", 1024, "dim", "LSTM units (Catamount nmt_el2_dl1_n1024)" },
@@ -169,21 +192,7 @@ function M.nmt(opts)
   local o = C.options(opts, NMT, what)
   local b, h, v, S = o.batch, o.hidden, o.vocab, o.steps
   local T = o.tgt_steps or S
-  local g = C.graph("nmt", o, o.optimizer)
-  g:layer("embedding")
-  local src = C.unstack(g, nn.embedding(g, g:input("src", { b, S }, "int32"), v, h, { name = "src_embedding" }), "src")
-  local tgt = C.unstack(g, nn.embedding(g, g:input("tgt", { b, T }, "int32"), v, h, { name = "tgt_embedding" }), "tgt")
-  local ins = bilstm(g, src, h, "encoder/l1")
-  for l = 2, o.encoder_layers do ins = nn.lstm(g, ins, { hidden = h, name = "encoder/l" .. l }) end
-  local he = o.encoder_layers == 1 and C.mul(2, h) or h
-  local dec = nn.lstm(g, tgt, { hidden = h, layers = o.decoder_layers, name = "decoder" })
-  g:layer("attention")
-  local att = luong(g, stack(g, ins, b, he), stack(g, dec, b, h), he, h, "attention")
-  g:layer("output")
-  local logits = nn.linear(g, g:reshape(att, { C.mul(T, b), h }), v, { name = "output" })
-  g:loss(g:softmax_xent(logits, g:label("labels", { C.mul(T, b) }), "loss"))
-  g:layer(nil)
-  return g
+  return encoder_decoder(C.graph("nmt", o, o.optimizer), o, b, h, h, S, T, v, v)
 end
 doc.doc(M.nmt, "dlb.models.nmt{batch=\"b\", hidden=1024, encoder_layers=1, decoder_layers=1, vocab=36548, steps=26, tgt_steps=steps} -> graph",
   "Hestness et al.'s NMT: bi-LSTM encoder, LSTM decoder, Luong attention")
@@ -302,21 +311,7 @@ function M.seq2seq(opts)
   local b, h, S = o.batch, o.hidden, o.steps
   local T = o.tgt_steps or S
   local e = o.embed or h
-  local g = C.graph("seq2seq", o, o.optimizer)
-  g:layer("embedding")
-  local src = C.unstack(g, nn.embedding(g, g:input("src", { b, S }, "int32"), o.vocab, e, { name = "src_embedding" }), "src")
-  local tgt = C.unstack(g, nn.embedding(g, g:input("tgt", { b, T }, "int32"), o.tgt_vocab, e, { name = "tgt_embedding" }), "tgt")
-  local ins = bilstm(g, src, h, "encoder/l1")
-  for l = 2, o.encoder_layers do ins = nn.lstm(g, ins, { hidden = h, name = "encoder/l" .. l }) end
-  local he = o.encoder_layers == 1 and C.mul(2, h) or h
-  local dec = nn.lstm(g, tgt, { hidden = h, layers = o.decoder_layers, name = "decoder" })
-  g:layer("attention")
-  local att = luong(g, stack(g, ins, b, he), stack(g, dec, b, h), he, h, "attention")
-  g:layer("output")
-  local logits = nn.linear(g, g:reshape(att, { C.mul(T, b), h }), o.tgt_vocab, { name = "output" })
-  g:loss(g:softmax_xent(logits, g:label("labels", { C.mul(T, b) }), "loss"))
-  g:layer(nil)
-  return g
+  return encoder_decoder(C.graph("seq2seq", o, o.optimizer), o, b, h, e, S, T, o.vocab, o.tgt_vocab)
 end
 doc.doc(M.seq2seq, "dlb.models.seq2seq{batch=\"b\", hidden=512, encoder_layers=1, decoder_layers=2, vocab=17191, tgt_vocab=7709, embed=hidden, steps=50, tgt_steps=steps} -> graph",
   "TBD's Seq2Seq (TF NMT IWSLT'15: bi-LSTM encoder, 2-layer LSTM decoder, Luong attention)")

@@ -5,7 +5,7 @@ local nn = require "dlbench.nn"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local WGAN = {
   { "batch", "b", "dim", "images per step" },
@@ -108,7 +108,7 @@ local A3C = {
 function M.a3c(opts)
   local what = "dlb.models.a3c"
   local o = C.options(opts, A3C, what)
-  if o.image < 36 then C.fail(what, A3C, "image=" .. o.image .. " is too small (at least 36 for the 8x8/4 and 4x4/2 convs)") end
+  C.image_min(what, A3C, o, 36, "at least 36 for the 8x8/4 and 4x4/2 convs")
   local b = o.batch
   local g = C.graph("a3c", o, o.optimizer)
   g:layer("conv")

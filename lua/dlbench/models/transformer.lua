@@ -9,7 +9,7 @@ local poly = require "dlbench.poly"
 local doc = require "dlbench.doc"
 
 local M = {}
-local OPT = { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }
+local OPT = C.OPTIMIZERS -- the C enum DLB_OPT_*, in its order
 
 local function div(a, k)
   if type(a) == "number" then return a / k end
@@ -105,6 +105,13 @@ local function postln_block(g, x, a, ff, act, name, mem, ca)
   return x
 end
 
+-- A language model's output layer, lm_head: logits over the vocabulary V from x, through the
+-- token embedding emb when tied (x emb^T), else an unbiased linear layer of its own.
+local function lm_head(g, x, emb, V, tied)
+  if tied then return g:matmul(x, emb, { transpose_b = true, name = "lm_head" }) end
+  return nn.linear(g, x, V, { name = "lm_head", bias = false })
+end
+
 -- Resolve a size table: opts.size names a preset; explicit options override it.
 local function preset(o, sizes, what, spec, keys)
   local p = {}
@@ -195,9 +202,7 @@ function M.gpt(opts)
   for l = 1, o.layers do x = preln_block(g, x, a, o.ffn or 4 * d, "gelu", "h" .. (l - 1)) end
   g:layer("output")
   x = nn.layernorm(g, x, { name = "ln_f" })
-  local logits
-  if o.tied then logits = g:matmul(x, wte, { transpose_b = true, name = "lm_head" })
-  else logits = nn.linear(g, x, V, { name = "lm_head", bias = false }) end
+  local logits = lm_head(g, x, wte, V, o.tied)
   g:loss(g:softmax_xent(logits, g:label("labels", { b, q }), "loss"))
   g:layer(nil)
   return g
@@ -312,8 +317,7 @@ function M.llama(opts)
   end
   g:layer("output")
   x = nn.rmsnorm(g, x, { name = "norm" })
-  local logits = o.tied and g:matmul(x, emb, { transpose_b = true, name = "lm_head" })
-    or nn.linear(g, x, V, { name = "lm_head", bias = false })
+  local logits = lm_head(g, x, emb, V, o.tied)
   g:loss(g:softmax_xent(logits, g:label("labels", { b, q }), "loss"))
   g:layer(nil)
   return g
@@ -541,8 +545,7 @@ function M.moe(opts)
   end
   g:layer("output")
   x = norm(x, "ln_f")
-  local logits = llama and nn.linear(g, x, V, { name = "lm_head", bias = false })
-    or g:matmul(x, wte, { transpose_b = true, name = "lm_head" })
+  local logits = lm_head(g, x, wte, V, not llama)
   g:loss(g:softmax_xent(logits, g:label("labels", { b, q }), "loss"))
   g:layer(nil)
   return g

@@ -1,25 +1,25 @@
 /*
-** dlb_proc.h — worker processes for parallel sweeps (fork, pipes, wait), a monotonic
-** clock, and durable appends for sweep checkpoints. POSIX (Linux).
-** Part of the public interface: included by dlbench.h; see its comment for the rules
-** that hold between the FFI markers.
+** dlb_proc.h — libdlbench_proc: the worker pool of parallel sweeps (fork with two channels,
+** full writes, polling, reaping, signals), exact binary words for the rows workers send,
+** durable appends for sweep checkpoints, and the terminal the progress line is drawn on.
+** POSIX (Linux). Its own library beside the host (proc/), so the numeric core, libdlbench,
+** holds no process control; it links libdlbench for the error slot (dlb_last_error).
+** C users include dlbench.h and this header and link -ldlbench_proc -ldlbench
+** (pkg-config dlbench-proc). The FFI declarations of lua/dlbench/ffi_cdef_proc.lua are
+** generated from the region below (host/gen_cdef.lua); the rules of dlbench.h hold there.
 */
 #ifndef DLB_PROC_H
 #define DLB_PROC_H
 
 #include <stddef.h>
 
-#include "dlb_export.h"
+#include "dlbench.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* DLB_FFI_BEGIN */
-/* Online processors (at least 1). */
-DLB_API int dlb_proc_cores(void);
-/* Seconds on a monotonic clock (for rates and ETAs). */
-DLB_API double dlb_proc_now(void);
 /* CPU seconds (user + system) of this process (children = 0) or of its children that
 ** have been waited for (children = 1), as getrusage counts them. */
 DLB_API double dlb_proc_cputime(int children);

@@ -1,0 +1,175 @@
+-- dlbench.sweep_checkpoint — a sweep's checkpoint file (opts.checkpoint, docs/sweep.md):
+-- the header check before anything touches the file, loading the finished rows (a torn
+-- last row dropped), and the writer that appends one CSV line per row with a bounded fsync
+-- rate. Internal, used by lua/dlbench/sweep.lua.
+local core = require "dlbench.backend"
+local tbl = require "dlbench.table"
+local C = require "dlbench.sweep_config"
+
+local cfgkey, errtext, on_collect = C.cfgkey, C.errtext, C.on_collect
+
+local M = {}
+
+-- The checkpoint's header line (up to the first line break outside quotes), or nil.
+local function header_line(text)
+  local pos, quoted = 1, false
+  while true do
+    local i = text:find(quoted and '"' or '["\n]', pos)
+    if not i then return nil end
+    if quoted then quoted = false
+    elseif text:sub(i, i) == '"' then quoted = true
+    else return text:sub(1, i) end
+    pos = i + 1
+  end
+end
+
+-- Check that text is a checkpoint of a sweep over names before anything touches the
+-- file: its first line is a CSV header naming every parameter. Raises, leaving the file
+-- as it is, when it is not.
+local function check_header(path, text, names)
+  local hdr = header_line(text)
+  local ok, t = false, "it has no complete first line"
+  if hdr then ok, t = pcall(tbl.parse_csv, hdr, nil, path) end
+  if not ok then
+    error(string.format("dlb.sweep: checkpoint %s is not a sweep checkpoint (%s); it was left "
+      .. "unchanged", path, (tostring(t):gsub("^dlb%.read_csv: ", ""))), 0)
+  end
+  for _, k in ipairs(names) do
+    if not t:has(k) then
+      error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another "
+        .. "sweep? (left unchanged)", path, k), 0)
+    end
+  end
+end
+
+-- Load a checkpoint (the file open and locked as fd.fd): returns {key -> row} of finished
+-- configs, the rows in file order and its columns (nil when the file is empty). A torn
+-- last row is dropped by rewriting the file (fd.fd then names the new file, locked).
+local function load_checkpoint(path, names, quiet, fd)
+  local text, rerr, why = core.file_read(path)
+  if text == nil and why ~= "missing" then error("dlb.sweep: checkpoint: " .. rerr, 0) end
+  if text == nil or text == "" then return {}, {}, nil end
+  -- repair only this sweep's checkpoint: the header first
+  check_header(path, text, names)
+  local function rewrite(s)
+    local nfd, err = core.file_write_locked(path, s)
+    if not nfd then error("dlb.sweep: " .. err, 0) end
+    pcall(core.proc_close, fd.fd)
+    fd.fd = nfd
+  end
+  if text:sub(-1) ~= "\n" then
+    -- a torn last line (the process died while writing it): drop it, rewrite the file
+    local cut = text:match("^(.*\n)") or ""
+    if not quiet then
+      io.stderr:write(string.format("sweep: checkpoint %s: dropped an incomplete last line (%d bytes)\n",
+        path, #text - #cut))
+    end
+    text = cut
+    rewrite(text)
+    if text == "" then return {}, {}, nil end
+  end
+  local ok, t = pcall(tbl.parse_csv, text, nil, path)
+  local torn = not ok and tostring(t):match("line (%d+), column %d+: quoted field is never closed %(end of input%)")
+  if torn then
+    -- a torn last row that ended inside a quoted line break: drop it from its line on
+    local keep, n = {}, 0
+    for line in text:gmatch("([^\n]*\n)") do
+      n = n + 1
+      if n >= tonumber(torn) then break end
+      keep[#keep + 1] = line
+    end
+    local cut = table.concat(keep)
+    if not quiet then
+      io.stderr:write(string.format("sweep: checkpoint %s: dropped an incomplete last row (%d bytes)\n",
+        path, #text - #cut))
+    end
+    text = cut
+    rewrite(text)
+    if text == "" then return {}, {}, nil end
+    ok, t = pcall(tbl.parse_csv, text, nil, path)
+  end
+  if not ok then error("dlb.sweep: checkpoint " .. tostring(t), 0) end
+  for _, k in ipairs(names) do
+    if not t:has(k) then
+      error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another sweep?", path, k), 0)
+    end
+  end
+  local done = {}
+  for _, r in t:rows() do
+    if r._error == nil then done[cfgkey(names, r)] = r end
+  end
+  return done, t._rows, t:columns()
+end
+
+-- A checkpoint writer: one CSV line per row, appended with a single write; fsync at most
+-- every interval seconds and at close. A row with new columns rewrites the file whole
+-- (locked before it replaces the old one). fd: the file, open and locked.
+local function checkpoint_writer(path, names, oldrows, oldcols, fd)
+  local w = { cols = oldcols, rows = {}, fd = fd, synced = core.sys_now() }
+  for i, r in ipairs(oldrows) do w.rows[i] = r end
+  local has = {}
+  if w.cols then for _, c in ipairs(w.cols) do has[c] = true end end
+  -- a failed write, fsync or close names the checkpoint (not only its descriptor)
+  local function ck(f, ...)
+    local ok, err = pcall(f, ...)
+    if not ok then
+      error(string.format("dlb.sweep: checkpoint %s: %s", path, (errtext(err):gsub("^proc: ", ""))), 0)
+    end
+  end
+  local function rewrite()
+    local nfd, err = core.file_write_locked(path, tbl.csvtext(tbl.new(w.rows, w.cols), ","))
+    if not nfd then error("dlb.sweep: checkpoint: " .. err, 0) end
+    if w.fd then pcall(core.proc_close, w.fd) end
+    w.fd = nfd
+  end
+  function w.add(row)
+    w.rows[#w.rows + 1] = row
+    local new = {}
+    for k in pairs(row) do if not has[k] then new[#new + 1] = k end end
+    if w.cols == nil or #new > 0 then
+      if w.cols == nil then
+        w.cols = {}
+        for _, k in ipairs(names) do w.cols[#w.cols + 1] = k; has[k] = true end
+      end
+      table.sort(new, function(a, b)
+        if a == "_error" then return false end
+        if b == "_error" then return true end
+        return a < b
+      end)
+      -- keep _error last
+      local errlast = has["_error"]
+      if errlast then
+        for i, c in ipairs(w.cols) do if c == "_error" then table.remove(w.cols, i) break end end
+      end
+      for _, k in ipairs(new) do
+        if not has[k] then
+          if k ~= "_error" then w.cols[#w.cols + 1] = k end
+          has[k] = true
+        end
+      end
+      if has["_error"] then w.cols[#w.cols + 1] = "_error" end
+      rewrite()
+      return
+    end
+    if not w.fd then error("dlb.sweep: checkpoint " .. path .. " is closed", 0) end
+    ck(core.proc_write, w.fd, tbl.csvline(row, w.cols))
+    local now = core.sys_now()
+    if now - w.synced > 0.5 then ck(core.proc_fsync, w.fd); w.synced = now end
+  end
+  function w.close()
+    if w.fd then
+      local fd = w.fd
+      w.fd = nil
+      local ok, err = pcall(core.proc_fsync, fd)
+      ck(core.proc_close, fd)
+      if not ok then ck(error, err, 0) end
+    end
+  end
+  -- an interrupted sweep (Ctrl-C raises on every instruction) cannot close the file:
+  -- its collection does
+  w.guard = on_collect(function() if w.fd then pcall(core.proc_close, w.fd); w.fd = nil end end)
+  return w
+end
+
+M.load, M.writer = load_checkpoint, checkpoint_writer
+return M
