@@ -61,8 +61,28 @@ generate() {
   "$premake" --file=premake5.lua $WERROR ${DLB_PREMAKE_FLAGS:-} gmake >/dev/null
 }
 
+# ar only adds and replaces members, so an archive updated in place keeps the object of a
+# source file that was removed or moved (graphs/proc.c went to proc/): the library would
+# carry code it no longer has. Drop any archive holding such a member; make remakes it.
+drop_stale_archives() {
+  local a m
+  for a in build/lib/static/*.a build/*/lib/static/*.a; do
+    [ -f "$a" ] || continue
+    for m in $(ar t "$a"); do
+      m=${m%.o}
+      if [ ! -f "graphs/$m.c" ] && [ ! -f "plots/$m.c" ] && [ ! -f "proc/$m.c" ] &&
+         [ ! -f "build/gen/$m.c" ]; then
+        echo "build.sh: $a holds $m.o, whose source is gone: remaking the archive" >&2
+        rm -f "$a"
+        break
+      fi
+    done
+  done
+}
+
 build() { # build FLAVOUR...
   generate
+  drop_stale_archives
   local c
   for c in "$@"; do
     make -s -C build config="$c" -j"$jobs"

@@ -24,6 +24,13 @@ T.test("the notebooks' figures pass f:layout_check()", function()
   end
   local print0 = print
   print = function() end
+  -- The gallery writes README copies into docs/gallery/ (tracked files): send both of its
+  -- folders to a temporary directory so the suite leaves the work tree as it found it.
+  local pipe = io.popen("mktemp -d /tmp/dlb_figures_out.XXXXXX")
+  local tmpdir = pipe:read("*l")
+  pipe:close()
+  assert(tmpdir and tmpdir ~= "", "mktemp -d failed")
+  DLB_GALLERY = { out = tmpdir .. "/gallery", docs = tmpdir .. "/gallery_docs" }
   local ok, err = pcall(function()
     local nbs = { "gallery", "tour", "hestness_roofline", "hestness_scaling", "hestness_parallel" }
     if os.getenv("DLB_ALL_NOTEBOOKS") == "1" then nbs[#nbs + 1] = "paradnn" end
@@ -33,6 +40,8 @@ T.test("the notebooks' figures pass f:layout_check()", function()
   end)
   print = print0
   Figure.save = save0
+  DLB_GALLERY = nil
+  os.execute("rm -rf '" .. tmpdir .. "'")
   assert(ok, err)
   assert(saved >= 10, "figures saved: " .. saved)
   T.eq(table.concat(problems, "\n"), "")
