@@ -66,6 +66,13 @@ local function excluded(r)
     return "padding removed (--unpad): the source does not give the mean tokens per "
       .. "sequence the run computed, so its FLOPs per sample are unknown"
   end
+  if r.note and r.note:find("LDDL sequence binning", 1, true) then
+    return "LDDL sequence binning (the README: run_pretraining.sh streams LDDL's binned "
+      .. "Parquet shards; LDDL pads a batch only to its bin, phase2/bin_size_64): the 512 "
+      .. "phase's sequences ran shorter than 512 (its tokens/s are 1.45x the 128 phase's, "
+      .. "which attention's s^2 cost rules out at full length); the source does not give the "
+      .. "mean tokens per sequence, so its FLOPs per sample are unknown"
+  end
 end
 
 local function setup(r)
@@ -113,14 +120,24 @@ local function setup(r)
   return s
 end
 
-local function cluster(s)
+-- ceff (default 1): the achieved fraction of the links' bandwidth the row's collectives
+-- reach (a CALIBRATION per framework profile, below), applied to both tiers.
+local function cluster(s, ceff)
   local per = s.hw.kind == "tpu" and s.n or 8   -- a TPU slice is one ICI tier
-  return P.cluster { hw = s.hw, per_node = math.min(per, s.n), nodes = math.ceil(s.n / math.min(per, s.n)) }
+  local o = { hw = s.hw, per_node = math.min(per, s.n), nodes = math.ceil(s.n / math.min(per, s.n)) }
+  if ceff and ceff < 1 then
+    for _, tier in ipairs { "intra", "inter" } do
+      local l = s.hw.links[tier]
+      if l then o[tier] = { bw = l.bw, latency = l.latency, eff = ceff } end
+    end
+  end
+  return P.cluster(o)
 end
 
--- Predicted samples/s per device of a row's setup on device hw (maybe calibrated).
-local function predict(s, hw)
-  local o = { layers = s.ls, hw = hw, precision = s.dprec, cluster = cluster(s) }
+-- Predicted samples/s per device of a row's setup on device hw (maybe calibrated), its
+-- collectives at ceff of the links' bandwidth (nil: 1).
+local function predict(s, hw, ceff)
+  local o = { layers = s.ls, hw = hw, precision = s.dprec, cluster = cluster(s, ceff) }
   local r
   if s.cfg then
     for k, v in pairs(s.cfg) do o[k] = v end
@@ -256,9 +273,53 @@ for _, x in ipairs(res) do
     end
   end
 end
+local function hw_cal(x)
+  local c = calibrated[ckey(x)]
+  return (c and c.flops_eff) and x.s.hw:with { flops_eff = c.flops_eff } or x.s.hw
+end
+
+-- == calibration: collective-bandwidth efficiency per framework profile ================
+-- A framework whose collectives reach only part of the links' bandwidth: DeepSpeed's ZeRO-3
+-- of 2021 gathered parameters tensor by tensor (partition_parameters.py, list-form
+-- all_gather into per-rank buffers), prefetching one step ahead, not NCCL's bucketed
+-- collectives; its achieved bandwidth is a property of that software, not of the links. One
+-- CALIBRATED number per profile (a fraction of the links' bandwidth, both tiers), fitted on
+-- that profile's calibration rows only (flops_eff already calibrated), when it has any.
+local PROFILES = { { key = "DeepSpeed ZeRO-3", find = "DeepSpeed ZeRO-3" } }
+local function profile(x)
+  for _, p in ipairs(PROFILES) do
+    if (x.row.framework or ""):find(p.find, 1, true) then return p.key end
+  end
+end
+local coll = {}   -- profile -> {eff =, rows =}
+for _, p in ipairs(PROFILES) do
+  local xs = {}
+  for _, x in ipairs(res) do
+    if x.calib and profile(x) == p.key then xs[#xs + 1] = x end
+  end
+  if #xs > 0 then
+    local best, beste = 1, math.huge
+    for e = 0.05, 1.0001, 0.01 do
+      local errs = {}
+      for i, x in ipairs(xs) do errs[i] = logerr((predict(x.s, hw_cal(x), e)), x.meas) end
+      local me = median(errs)
+      if me < beste then best, beste = e, me end
+    end
+    local ids = {}
+    for _, x in ipairs(xs) do ids[#ids + 1] = x.row.id end
+    coll[p.key] = { eff = best, rows = #xs, ids = ids }
+  end
+end
+
 for _, x in ipairs(res) do
   local c = calibrated[ckey(x)]
-  x.pred_cal = (c and c.flops_eff) and (predict(x.s, x.s.hw:with { flops_eff = c.flops_eff })) or x.pred
+  local cp = coll[profile(x) or ""]
+  x.coll = cp and cp.eff
+  if (c and c.flops_eff) or cp then
+    x.pred_cal = (predict(x.s, hw_cal(x), cp and cp.eff))
+  else
+    x.pred_cal = x.pred
+  end
 end
 
 -- == report =============================================================================
@@ -293,6 +354,17 @@ for _, k in ipairs(names) do
     print(string.format("  %-20s flops_eff %.2f (catalogue %.2f), %s", k, c.flops_eff, c.catalogue,
       c.pooled and string.format("pooled over the %s calibration rows (%d of its own, fewer than %d)",
         c.pooled, c.rows, MIN_ROWS) or string.format("%d calibration rows", c.rows)))
+  end
+end
+print("\nCALIBRATED collective-bandwidth efficiency per framework profile (fitted on the "
+  .. "profile's calibration rows, flops_eff calibrated first):")
+for _, p in ipairs(PROFILES) do
+  local c = coll[p.key]
+  if c then
+    print(string.format("  %-20s %.2f of the links' bandwidth, %d calibration rows (%s)", p.key,
+      c.eff, c.rows, table.concat(c.ids, ", ")))
+  else
+    print(string.format("  %-20s NOT calibrated: no calibration rows of this profile", p.key))
   end
 end
 local md, pd = median(held_d), pct(held_d, 0.9)
