@@ -75,9 +75,9 @@ local function excluded(r)
   end
 end
 
-local function setup(r)
+local function setup(r, unscored)
   local why = excluded(r)
-  if why then return nil, why end
+  if why and not unscored then return nil, why end
   local hw = dlb.hw.get(r.hw)
   local gp, dprec = GRAPH_PREC[r.precision], DEV_PREC[r.precision]
   if not gp then return nil, "precision " .. tostring(r.precision) end
@@ -179,7 +179,18 @@ end
 -- == predict every row with the catalogue's defaults ===================================
 local t0 = os.clock()
 local res, skipped = {}, {}
+local unscored = {}   -- rows excluded for their source, predicted anyway: shown, not scored
 for i, r in ipairs(rows) do
+  if excluded(r) then
+    local ok, s = pcall(setup, r, true)
+    if ok and s then
+      local ok2, pred = pcall(predict, s, s.hw)
+      local meas = measured(r, s)
+      if ok2 and meas and pred > 0 then
+        unscored[#unscored + 1] = { row = r, s = s, meas = meas, pred = pred, calib = (i % 3 == 1) }
+      end
+    end
+  end
   local ok, s, why = pcall(setup, r)
   if not ok then why, s = tostring(s), nil end
   if s then
@@ -322,6 +333,11 @@ for _, x in ipairs(res) do
   end
 end
 
+for _, x in ipairs(unscored) do
+  local cp = coll[profile(x) or ""]
+  x.pred_cal = (predict(x.s, hw_cal(x), cp and cp.eff))
+end
+
 -- == report =============================================================================
 print("Validation: PREDICTED training throughput (dlbench) vs MEASURED (published; sources in")
 print("notebooks/data/validation_runs.lua). Per device, samples/s. 'cal' rows were used to fit")
@@ -340,6 +356,15 @@ end
 print(string.format("\n%d rows predicted (%d calibration, %d held out), %d excluded from scoring; %.1f s",
   #res, #res - #held_d, #held_d, #skipped, os.clock() - t0))
 for _, sk in ipairs(skipped) do print("  excluded " .. sk) end
+if #unscored > 0 then
+  print("  the excluded rows as predicted anyway (NOT scored: the model's FLOPs per sample are not "
+    .. "what these runs computed):")
+  for _, x in ipairs(unscored) do
+    print(string.format("    %-44s %-4s measured %9.4g predicted %9.4g (%+.1f%%), CALIBRATED %9.4g (%+.1f%%)",
+      x.row.id:sub(1, 44), x.calib and "cal" or "held", x.meas, x.pred, 100 * (x.pred / x.meas - 1),
+      x.pred_cal, 100 * (x.pred_cal / x.meas - 1)))
+  end
+end
 print("\nCALIBRATED flops_eff per chip and execution units (fitted on the calibration rows, "
   .. "median |log error|):")
 local names = {}
@@ -370,27 +395,44 @@ end
 local md, pd = median(held_d), pct(held_d, 0.9)
 local mc, pc = median(held_c), pct(held_c, 0.9)
 print(string.format("\nheld-out |error|, catalogue defaults:   median %.1f%%, p90 %.1f%%", 100 * md, 100 * pd))
-print(string.format("held-out |error|, CALIBRATED flops_eff: median %.1f%%, p90 %.1f%%  (target <= 10%% / <= 25%%)",
-  100 * mc, 100 * pc))
+print(string.format("held-out |error|, CALIBRATED:             median %.1f%%, p90 %.1f%%  (target <= 10%% / <= 25%%)%s",
+  100 * mc, 100 * pc, (mc <= 0.10 and pc <= 0.25) and "  MET" or "  NOT MET"))
+do   -- the same with the held-out rows excluded for their source counted in (their own error)
+  local all = {}
+  for _, v in ipairs(held_c) do all[#all + 1] = v end
+  local extra = 0
+  for _, x in ipairs(unscored) do
+    if not x.calib then all[#all + 1] = math.abs(x.pred_cal / x.meas - 1); extra = extra + 1 end
+  end
+  print(string.format("  (counting the %d held-out rows excluded for their source too: median %.1f%%, p90 %.1f%%)",
+    extra, 100 * median(all), 100 * pct(all, 0.9)))
+end
 print("  (first round, commit 7df446a, same split: catalogue median 14.9%, p90 69.6%; "
   .. "CALIBRATED median 12.6%, p90 42.0%)")
+print("  (second round, commit 7eee22c, same split: catalogue median 14.9%, p90 50.5%; "
+  .. "CALIBRATED median 11.4%, p90 33.4%)")
 
 -- The worst held-out rows and what the model lacks for them (docs/validation.md). These
 -- explanations are text only: nothing here changes a prediction.
 local WHY = {
-  { "zero3", "DeepSpeed ZeRO-3 (2021): the rows imply ~20 GB/s per GPU of collective bandwidth; "
-    .. "the model has NCCL's hierarchical bound plus per-tensor list-form gathers" },
-  { "mtnlg", "DeepSpeed pipeline, micro-batch and schedule not published (1, 1F1B assumed)" },
-  { "bert%-large%-s512", "source's 512 phase runs 1.45x the tokens/s of its 128 phase; "
-    .. "a per-token cost model cannot, unless sequences were shorter than 512" },
-  { "resnet50%-tf32", "cuDNN's TF32 convolution algorithm and layout not modelled "
-    .. "(one tensor-core flops_eff per chip)" },
+  { "zero3", "DeepSpeed ZeRO-3 (2021): collectives at the CALIBRATED share of the links' "
+    .. "bandwidth; what grows with the GPU count beyond it (per-tensor gathers, prefetch depth) "
+    .. "is not modelled" },
+  { "mtnlg", "DeepSpeed pipeline, micro-batch and schedule not published (1, 1F1B assumed); "
+    .. "runs ~30% slower than Megatron-LM's own 530B rows on the same layout" },
+  { "resnet50%-tf32", "the source's TF32 command runs NCHW (only AMP passes --memory-format "
+    .. "nhwc): cuDNN's layout transposes around tensor-core convolutions not modelled" },
   { "fp32", "fp32 on CUDA cores: no calibration rows, catalogue flops_eff; cuDNN's algorithm "
     .. "choice (e.g. Winograd) not modelled" },
   { "resnet50%-amp%-8x", "input pipeline not modelled (the 1-GPU row is 19% faster per GPU)" },
-  { "fp8", "fp8 rows: which GEMMs ran in fp8 per model is not published" },
-  { "h100", "H100: FlashAttention-2 reaches ~35% of peak (FlashAttention-3 paper) against the "
-    .. "GEMMs' flops_eff; no attention-kernel efficiency in the model" },
+  { "fp8", "fp8 rows: attention in bf16 is modelled (Transformer Engine); which other GEMMs "
+    .. "(the logits) stayed bf16 per run is not published" },
+  { "h100", "H100: attention at FlashAttention-2's 0.34 of peak (attn_eff); which attention "
+    .. "kernel each run used (FA2, cuDNN or FA3: ~0.6, Shah et al. 2024) is not published" },
+  { "megatron%-gpt3%-175b", "the (t, p) layout of this run is not stated (the planner's best "
+    .. "layout is used)" },
+  { "seq2seq", "TensorFlow 1.x LSTM kernels on Pascal fp32: one calibration row of its own, "
+    .. "catalogue flops_eff" },
   { "megatron%-t[12]%-.*529", "530B rows: Megatron runs faster than the per-op model of its layout" },
 }
 local function why(id)
