@@ -67,11 +67,11 @@ local function excluded(r)
       .. "sequence the run computed, so its FLOPs per sample are unknown"
   end
   if r.note and r.note:find("LDDL sequence binning", 1, true) then
-    return "LDDL sequence binning (the README: run_pretraining.sh streams LDDL's binned "
-      .. "Parquet shards; LDDL pads a batch only to its bin, phase2/bin_size_64): the 512 "
-      .. "phase's sequences ran shorter than 512 (its tokens/s are 1.45x the 128 phase's, "
-      .. "which attention's s^2 cost rules out at full length); the source does not give the "
-      .. "mean tokens per sequence, so its FLOPs per sample are unknown"
+    return "binned phase 2 (the source's changelog, January 2022: 'Binned pretraining for "
+      .. "phase2 with LDDL using a bin size of 64'): a batch is padded only to its 64-token "
+      .. "bin, so the 512 phase computed fewer than 512 tokens per sequence (its tokens/s are "
+      .. "1.45x the 128 phase's); the source does not give the mean, so its FLOPs per sample "
+      .. "are unknown"
   end
 end
 
