@@ -259,6 +259,42 @@ static void evaluate(void) {
   CHECK_NEAR(r.dp_comm, 1.5 * r2.dp_comm, 1e-12);
 }
 
+/* The planner's per-op layer times time a fused attention kernel (dlb_par_op.attention = 1)
+** at the device's attn_eff, the rest at flops_eff (graphs/roofline.c dlb_op_time_raw).
+** 4 layers, each one forward op of 1e9 FLOPs per sample and one backward op of 2e9, no
+** bytes, no launch costs; dp = tp = pp = m = 1, batch 2 (mb = 2). Forward ops marked as
+** attention: step = 4 x (2e9 / (P x a) + 4e9 / (P x 0.8)) with a = 0.4; with attn_eff 0
+** (off) every op at 0.8: 4 x 6e9 / (P x 0.8). */
+static void attention_ops(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_op ops[8];
+  memset(ops, 0, sizeof ops);
+  for (int i = 0; i < 4; i++) {
+    ops[2 * i].layer = i; ops[2 * i].phase = 0; ops[2 * i].flops_sample = 1e9;
+    ops[2 * i].attention = 1;
+    ops[2 * i + 1].layer = i; ops[2 * i + 1].phase = 1; ops[2 * i + 1].flops_sample = 2e9;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  memset(&o, 0, sizeof o);
+  o.batch = 2;
+  dlb_par_row cfg, r;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.dp = 1; cfg.tp = 1; cfg.pp = 1; cfg.m = 1; cfg.sched = DLB_SCHED_1F1B;
+  dlb_roof d = V100;
+  const double P = V100.peak;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 6e9 / (P * 0.8), 1e-12);          /* attn_eff 0: off */
+  d.attn_eff = 0.4;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (2e9 / (P * 0.4) + 4e9 / (P * 0.8)), 1e-12);
+  /* the mark is 0 or 1 */
+  ops[3].attention = 2;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "attention") != NULL);
+}
+
 /* A Megatron layer: two allreduces of the activations forward and two backward
 ** (Shoeybi et al. 2019); with tp = 2 on a 100 GB/s link, 4 ring allreduces of b s h x 2 B. */
 static void tensor_parallel(void) {
@@ -569,6 +605,7 @@ int main(void) {
   RUN(tensor_parallel);
   RUN(shard_embedding);
   RUN(planner);
+  RUN(attention_ops);
   RUN(amdahl);
   RUN(random_layouts);
   RUN(impossible);
