@@ -276,9 +276,10 @@ for _, x in ipairs(res) do
     local xs = by_hw[name] or {}
     local k = x.s.hw.kind .. unit(x)
     if #xs >= MIN_ROWS then
-      calibrated[name] = { flops_eff = fit(xs), rows = #xs, catalogue = x.s.hw.flops_eff }
+      calibrated[name] = { flops_eff = fit(xs), rows = #xs, catalogue = x.s.hw.flops_eff, xs = xs }
     elseif pooled[k] then
-      calibrated[name] = { flops_eff = pooled[k], rows = #xs, pooled = k, catalogue = x.s.hw.flops_eff }
+      calibrated[name] = { flops_eff = pooled[k], rows = #xs, pooled = k, catalogue = x.s.hw.flops_eff,
+        xs = by_kind[k] }
     else
       calibrated[name] = { rows = #xs, catalogue = x.s.hw.flops_eff, none = k }
     end
@@ -379,6 +380,14 @@ for _, k in ipairs(names) do
     print(string.format("  %-20s flops_eff %.2f (catalogue %.2f), %s", k, c.flops_eff, c.catalogue,
       c.pooled and string.format("pooled over the %s calibration rows (%d of its own, fewer than %d)",
         c.pooled, c.rows, MIN_ROWS) or string.format("%d calibration rows", c.rows)))
+    -- the rows it was fitted on, by id, wrapped
+    local line = "      fitted on:"
+    for i, x in ipairs(c.xs) do
+      local id = " " .. x.row.id .. (i < #c.xs and "," or "")
+      if #line + #id > 100 then print(line); line = "       " end
+      line = line .. id
+    end
+    print(line)
   end
 end
 print("\nCALIBRATED collective-bandwidth efficiency per framework profile (fitted on the "

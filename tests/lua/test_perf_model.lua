@@ -273,6 +273,12 @@ T.test("attention-kernel efficiency per device class (attn_eff)", function()
   T.checkerr("attn_eff must be in", dlb.hw.define, { name = "bad-attn", peak = { fp16 = 1e12 },
     mem = 1e9, mem_bw = 1e9, attn_eff = 1.5 })
   T.checkerr("attn_eff must be in", core.roof_check, { peak = 1e12, bw = 1e9, attn_eff = -1 })
+  assert(H100:describe():find("attn_eff", 1, true), "describe lists attn_eff with its source")
+  -- a CSV catalogue may give it (column attn_eff)
+  local specs = dlb.hw.parse_csv("name,fp16,mem,mem_bw,attn_eff\ncsv-attn,1e14,1e10,1e12,0.5\n", "t.csv")
+  T.eq(specs[1].attn_eff, 0.5, "CSV column")
+  T.checkerr("attn_eff must be in", dlb.hw.parse_csv,
+    "name,fp16,mem,mem_bw,attn_eff\ncsv-attn,1e14,1e10,1e12,2\n", "t.csv")
   -- the per-op rule: only the fused attention kernels move, by their FLOPs F_attn x
   -- (1 / (P a) - 1 / (P e)). A compute-bound device without launch costs or tile
   -- quantisation (q = 1): peak P = 1e14, flops_eff e = 0.8, attn_eff a = 0.4, 1e18 B/s.
