@@ -197,6 +197,15 @@ static void uniform_layers(dlb_par_layer *L, int n) {
   }
 }
 
+/* Options of a global batch and a layout dp x tp x pp, m micro-batches, schedule sched. */
+static void layout(dlb_par_opts *o, double batch, dlb_par_row *cfg, double pp, double m,
+                   int sched) {
+  memset(o, 0, sizeof *o);
+  o->batch = batch;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->dp = 1; cfg->tp = 1; cfg->pp = pp; cfg->m = m; cfg->sched = sched;
+}
+
 /* 4 equal layers, pp = 2, m = 4, GPipe, batch 8 (mb = 2); per layer t = 3e9 x 2 / (0.8 peak).
 ** Step = (m + p - 1) x 2t + activation transfers; bubble = 2t + its transfers. */
 static void evaluate(void) {
@@ -204,11 +213,8 @@ static void evaluate(void) {
   uniform_layers(L, 4);
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
-  memset(&o, 0, sizeof o);
-  o.batch = 8;
   dlb_par_row cfg, r;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.dp = 1; cfg.tp = 1; cfg.pp = 2; cfg.m = 4; cfg.sched = DLB_SCHED_GPIPE;
+  layout(&o, 8, &cfg, 2, 4, DLB_SCHED_GPIPE);
   double sm[2];
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
   double t = 6e9 / (0.8 * 15.67e12);
@@ -277,11 +283,8 @@ static void attention_ops(void) {
   }
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
-  memset(&o, 0, sizeof o);
-  o.batch = 2;
   dlb_par_row cfg, r;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.dp = 1; cfg.tp = 1; cfg.pp = 1; cfg.m = 1; cfg.sched = DLB_SCHED_1F1B;
+  layout(&o, 2, &cfg, 1, 1, DLB_SCHED_1F1B);
   dlb_roof d = V100;
   const double P = V100.peak;
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
