@@ -188,6 +188,11 @@ DLB_API const double *dlb_analysis_op_bytes(const dlb_analysis *a);  /* borrowed
 DLB_API const int *dlb_analysis_op_phase(const dlb_analysis *a);     /* DLB_PHASE_FWD/BWD/UPDATE/RECOMPUTE */
 DLB_API const int *dlb_analysis_op_layer(const dlb_analysis *a);     /* layer index or -1 */
 DLB_API const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type ids */
+/* Kernel classes of the ops after the fusion passes (dlb_train_opts.fuse): 0 any op,
+** DLB_KERNEL_ATTENTION a fused attention kernel (the forward FlashAttention kernel, or the
+** backward one with its recompute), timed at the device's attn_eff (dlb_roof). */
+enum { DLB_KERNEL_PLAIN = 0, DLB_KERNEL_ATTENTION = 1 };
+DLB_API const int *dlb_analysis_op_kernel(const dlb_analysis *a);
 /* For matmul-like ops (matmul, batched matmul, and conv as implicit GEMM): fills m, n, k and
 ** batch count (out[0..3]) and returns DLB_OK; otherwise DLB_ENOTFOUND. */
 DLB_API int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]);

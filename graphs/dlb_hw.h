@@ -44,7 +44,13 @@ enum {
 **                  measured memory levels (a dlb.measure.host device's `levels`; bytes,
 **                  bytes/s; both 0 = unused): an op whose bytes fit in a level's size is
 **                  charged at the bandwidth of the smallest level it fits in (never below
-**                  bw), times bw_eff; an op larger than every level at bw (docs/hw.md). */
+**                  bw), times bw_eff; an op larger than every level at bw (docs/hw.md);
+** attn_eff         the achievable fraction of peak of the fused attention kernels
+**                  (FlashAttention; the `attention` fusion pass), which run at an efficiency
+**                  of their own, not the GEMMs' flops_eff: FlashAttention-2's forward +
+**                  backward reaches ~66% of peak on an A100 but ~34% on an H100 (Dao 2023,
+**                  "FlashAttention-2", sec. 4.1 and Fig. 7); 0 = off (flops_eff and the
+**                  matmul efficiency, as any matmul). */
 typedef struct dlb_roof {
   double peak;
   double bw;
@@ -67,6 +73,7 @@ typedef struct dlb_roof {
   double mem;
   double level1_size, level1_bw, level2_size, level2_bw;
   double level3_size, level3_bw, level4_size, level4_bw;
+  double attn_eff;
 } dlb_roof;
 
 /* The defaults of every field, the one place they live: flops_eff 0.8 and bw_eff 0.7
@@ -83,7 +90,8 @@ DLB_API const char *dlb_precision_name(int id);
 ** and int8 1), or 0 when out of range. */
 DLB_API double dlb_precision_bytes(int id);
 
-/* Check a device: positive finite peak and bw, effs in (0, 1], cache >= 0, elem > 0,
+/* Check a device: positive finite peak and bw, effs in (0, 1] (attn_eff in [0, 1], 0 =
+** off), cache >= 0, elem > 0,
 ** the kernel-model fields finite and >= 0 (tiles >= 1 or 0), mem >= 0. Returns DLB_OK or
 ** DLB_EINVAL naming the bad field. */
 DLB_API int dlb_roof_check(const dlb_roof *d);

@@ -35,9 +35,13 @@ void dlb_free(void *p);
 char *dlb_strdup(const char *s);
 /* The per-op time rule of dlb_op_time without its argument checks, for loops that checked
 ** the device once (dlb_roofline_ops, the planner). bytes are already scaled and made
-** cache-aware by the caller; gemm may be NULL. Returns the seconds and sets *mem_bound. */
+** cache-aware by the caller; gemm may be NULL; attention != 0 marks a fused attention
+** kernel (timed at d->attn_eff when set). Returns the seconds and sets *mem_bound. */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int *mem_bound);
+                       int attention, int *mem_bound);
+/* Mark op i of a set as a fused attention kernel (roofline_graph.c, from the analysis). */
+struct dlb_opcosts;
+int dlb_opcosts_mark_attention(struct dlb_opcosts *c, size_t i);
 /* A file being written whole or not at all (graphs/file.c): dlb_file_begin makes the
 ** temporary file beside path's target and opens it (fd); write to fd, then
 ** dlb_file_commit (fsync, permission bits, rename; closes fd unless keep is set, frees

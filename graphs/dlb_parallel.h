@@ -245,6 +245,8 @@ typedef struct dlb_par_op {
   double split;          /* the dim tensor parallelism splits: 1 m, 2 n, 3 k, 4 batch; 0 none
                             (the FLOPs and bytes of a tensor-parallel layer's ops are divided
                             by the degree either way) */
+  double attention;      /* 1: a fused attention kernel (FlashAttention; timed at the
+                            device's attn_eff, see dlb_op_time_raw); 0 any other op */
 } dlb_par_op;
 
 typedef struct dlb_par_plan dlb_par_plan;

@@ -58,6 +58,7 @@ static int fusible_consumer(int t) {
 typedef struct ctx {
   const dlb_graph *s;
   double *flops, *bytes, *size;
+  int *kernel;           /* per op: DLB_KERNEL_* */
   const double *size0;   /* sizes before any pass (the bytes were counted with them) */
   int *ncons, *sole;     /* per tensor: consumers, and the consumer when there is one */
   double rc;             /* recompute FLOPs added */
@@ -120,6 +121,7 @@ static void attention(ctx *c) {
     double qkv = c->size0[Q] + c->size0[K] + c->size0[V], o = c->size0[O];
     c->flops[mm2] = fl;
     c->bytes[mm2] = qkv + o;
+    c->kernel[mm2] = DLB_KERNEL_ATTENTION;
     /* the fused backward: every backward op derived from the chain into the first one */
     int first = -1;
     double bfl = 0;
@@ -133,6 +135,7 @@ static void attention(ctx *c) {
     if (first >= 0) {
       c->flops[first] = bfl + recompute;
       c->bytes[first] = 2 * qkv + 2 * o;   /* read Q K V O dO, write dQ dK dV */
+      c->kernel[first] = DLB_KERNEL_ATTENTION;
       c->rc += recompute;
     }
     for (int j = 0; j < nf; j++) inF[F[j]] = 0;
@@ -192,11 +195,11 @@ static void optimizer(ctx *c) {
 /* Apply the passes in `flags` (DLB_FUSE_*) to the per-op costs and tensor sizes of step s;
 ** *recompute receives the FLOPs the fused kernels recompute. DLB_ENOMEM on failure. */
 int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, double *size,
-                  double *recompute) {
+                  int *kernel, double *recompute) {
   *recompute = 0;
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
-  ctx c = { s, flops, bytes, size, NULL, NULL, NULL, 0 };
+  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0 };
   double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
   c.ncons = dlb_calloc(nt + 1, sizeof(int));
   c.sole = dlb_malloc((nt + 1) * sizeof(int));

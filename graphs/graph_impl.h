@@ -178,9 +178,10 @@ dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt);
 
 /* -- fusion.c -- */
 /* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;
-** *recompute receives the FLOPs the fused kernels recompute. */
+** kernel[i] (zeroed by the caller) receives the op's DLB_KERNEL_* class; *recompute the
+** FLOPs the fused kernels recompute. */
 int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, double *size,
-                  double *recompute);
+                  int *kernel, double *recompute);
 /* -- analysis.c -- */
 /* Bytes per element of a default-typed floating-point tensor under a precision policy
 ** (fp32, tf32 4; fp16, bf16, mixed 2; fp8 1). */

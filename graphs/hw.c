@@ -57,6 +57,9 @@ int dlb_roof_check(const dlb_roof *d) {
     return dlb_fail(DLB_EINVAL, "roofline: flops_eff must be in (0, 1], got %g", d->flops_eff);
   if (!positive(d->bw_eff) || d->bw_eff > 1)
     return dlb_fail(DLB_EINVAL, "roofline: bw_eff must be in (0, 1], got %g", d->bw_eff);
+  if (!(d->attn_eff >= 0 && d->attn_eff <= 1))
+    return dlb_fail(DLB_EINVAL, "roofline: attn_eff must be in [0, 1] (0: off), got %g",
+                    d->attn_eff);
   if (!isfinite(d->cache) || d->cache < 0)
     return dlb_fail(DLB_EINVAL, "roofline: cache must be >= 0 bytes, got %g", d->cache);
   if (!positive(d->peak * d->flops_eff) || !positive(d->bw * d->bw_eff))

@@ -62,6 +62,9 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
       if (!(v[j] >= 0) || !isfinite(v[j]))
         return dlb_fail_null(DLB_EINVAL, "plan: op %d has a negative or non-finite cost", i + 1);
+    if (!(o->attention == 0 || o->attention == 1))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d has attention %g (1: a fused attention "
+                           "kernel, 0: any other op)", i + 1, o->attention);
     if (o->m > 0 && !(o->n > 0 && o->k > 0 && o->batch > 0 && isfinite(o->m * o->n * o->k * o->batch)))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d's matmul shape must be positive and finite",
                            i + 1);
@@ -151,7 +154,7 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   if (T->count[li] == 0) {
     double fl = l->flops_fwd + l->flops_bwd;
     double t = dlb_op_time_raw(d, fl * mb / tl, scale * (l->bytes_sample * mb + l->bytes_fixed) / tl,
-                               NULL, &mbound);
+                               NULL, 0, &mbound);
     *tf = fl > 0 ? t * l->flops_fwd / fl : t / 3;
     *tb = t - *tf;
     return;
@@ -166,7 +169,7 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
       if (gd >= 1 && gd <= 4) g[gd - 1] *= mb;
       if (tl > 1 && sd >= 1 && sd <= 4) g[sd - 1] = fmax(1, g[sd - 1] / tl);
     }
-    double t = dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, &mbound);
+    double t = dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, o->attention != 0, &mbound);
     if (o->phase == 0) *tf += t;
     else if (o->phase == 1) *tb += t;
     else *tu += t;

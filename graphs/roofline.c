@@ -14,6 +14,7 @@
 struct dlb_opcosts {
   size_t n;
   double *flops, *bytes, *gemm; /* gemm: 4 per op, m <= 0 when not a matmul; lazily made */
+  char *attn;                   /* 1: a fused attention kernel; lazily made */
 };
 
 /* Fill `out` with the roofline of one cost at device d (checked by the caller). */
@@ -79,12 +80,21 @@ static double level_bw(const dlb_roof *d, double bytes) {
   return bw;
 }
 
-/* The per-op rule (see dlb_op_time) on checked inputs. */
+/* The per-op rule (see dlb_op_time) on checked inputs. A fused attention kernel (the
+** `attention` fusion pass: FlashAttention's forward, or its backward with the recompute)
+** runs at the device's attn_eff of peak when that is set: the kernel's measured FLOP/s
+** (Dao 2023, "FlashAttention-2", sec. 4.1, Fig. 4 and 7) already holds its tiling, its
+** softmax and its occupancy, so no matmul-shape efficiency applies on top. */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int *mem_bound) {
-  double q = (gemm != NULL && gemm[0] > 0)
-    ? dlb_gemm_efficiency(d, gemm[0], gemm[1], gemm[2], gemm[3]) : 1;
-  double ct = flops / (d->peak * d->flops_eff * q);
+                       int attention, int *mem_bound) {
+  double ct;
+  if (attention && d->attn_eff > 0) {
+    ct = flops / (d->peak * d->attn_eff);
+  } else {
+    double q = (gemm != NULL && gemm[0] > 0)
+      ? dlb_gemm_efficiency(d, gemm[0], gemm[1], gemm[2], gemm[3]) : 1;
+    ct = flops / (d->peak * d->flops_eff * q);
+  }
   double mt = (bytes > 0 ? bytes + d->half_bw_bytes : 0) / (level_bw(d, bytes) * d->bw_eff);
   *mem_bound = mt > ct;
   double t = mt > ct ? mt : ct;
@@ -111,7 +121,7 @@ int dlb_op_time(const dlb_roof *d, double flops, double bytes, const double *gem
     if (g > bytes) bytes = g;
   }
   int mb;
-  *time = dlb_op_time_raw(d, flops, bytes, gemm, &mb);
+  *time = dlb_op_time_raw(d, flops, bytes, gemm, 0, &mb);
   if (bound) *bound = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
   if (!isfinite(*time))
     return dlb_fail(DLB_ENUMERIC, "op time: overflows (%g FLOPs, %g bytes)", flops, bytes);
@@ -134,10 +144,10 @@ int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_re
   return DLB_OK;
 }
 
-/* Per-op roofline over arrays; see the header. */
-int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
-                     const double *gemm, size_t n, double *op_time, int *op_bound,
-                     dlb_roof_result *out) {
+/* Per-op roofline over arrays, attn (may be NULL) marking fused attention kernels. */
+static int roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
+                        const double *gemm, const char *attn, size_t n, double *op_time,
+                        int *op_bound, dlb_roof_result *out) {
   int st = dlb_roof_check(d);
   if (st != DLB_OK) return st;
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
@@ -162,7 +172,8 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
       if (g > b) b = g;
     }
     int mbound;
-    double t = dlb_op_time_raw(d, f, b, gemm != NULL ? gemm + 4 * i : NULL, &mbound);
+    double t = dlb_op_time_raw(d, f, b, gemm != NULL ? gemm + 4 * i : NULL,
+                               attn != NULL && attn[i], &mbound);
     int bound = mbound ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
     if (mbound) { tmem += t; nmem += 1; }
     if (!isfinite(t))
@@ -184,6 +195,13 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
   out->memory_bound_time = tmem;
   out->n_memory_bound = nmem;
   return DLB_OK;
+}
+
+/* Per-op roofline over arrays; see the header. */
+int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
+                     const double *gemm, size_t n, double *op_time, int *op_bound,
+                     dlb_roof_result *out) {
+  return roofline_ops(d, flops, bytes, gemm, NULL, n, op_time, op_bound, out);
 }
 
 /* The memory rule of a step; see the header. */
@@ -238,6 +256,7 @@ void dlb_opcosts_free(dlb_opcosts *c) {
   dlb_free(c->flops);
   dlb_free(c->bytes);
   dlb_free(c->gemm);
+  dlb_free(c->attn);
   dlb_free(c);
 }
 
@@ -266,11 +285,24 @@ int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
   return DLB_OK;
 }
 
+/* Mark op i as a fused attention kernel. */
+int dlb_opcosts_mark_attention(dlb_opcosts *c, size_t i) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  if (i >= c->n)
+    return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  if (c->attn == NULL) {
+    c->attn = dlb_calloc(c->n, 1);
+    if (c->attn == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
+  }
+  c->attn[i] = 1;
+  return DLB_OK;
+}
+
 /* Per-op roofline over a set. */
 int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
                          int *op_bound, dlb_roof_result *out) {
   if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
-  return dlb_roofline_ops(d, c->flops, c->bytes, c->gemm, c->n, op_time, op_bound, out);
+  return roofline_ops(d, c->flops, c->bytes, c->gemm, c->attn, c->n, op_time, op_bound, out);
 }
 
 /* Borrowed arrays of the set. */

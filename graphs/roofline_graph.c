@@ -1,6 +1,7 @@
 /*
 ** roofline_graph.c — op-cost sets from a graph analysis (graphs/dlb_graph.h): each op's
-** FLOPs and bytes, and the matmul shape of matmul-like ops for the cache-aware model.
+** FLOPs and bytes, the matmul shape of matmul-like ops for the cache-aware model, and
+** which ops are fused attention kernels (timed at the device's attn_eff).
 */
 #include "dlb_graph.h"
 #include "dlb_roofline.h"
@@ -12,8 +13,13 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
   size_t n = dlb_analysis_nops(a);
   dlb_opcosts *c = dlb_opcosts_new(n, dlb_analysis_op_flops(a), dlb_analysis_op_bytes(a));
   if (c == NULL) return NULL;
+  const int *kernel = dlb_analysis_op_kernel(a);
   for (size_t i = 0; i < n; i++) {
     double g[4];
+    if (kernel[i] == DLB_KERNEL_ATTENTION && dlb_opcosts_mark_attention(c, i) != DLB_OK) {
+      dlb_opcosts_free(c);
+      return NULL;
+    }
     int st = dlb_analysis_op_gemm(a, i, g);
     if (st == DLB_ENOTFOUND) continue;
     if (st == DLB_OK) {

@@ -137,6 +137,7 @@ B.functions = {
   "_analysis_op_phase(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_phase(a)",
   "_analysis_op_layer(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_layer(a)",
   "_analysis_op_type(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_type(a)",
+  "_analysis_op_kernel(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_kernel(a)",
   "analysis_schedule(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_schedule(a)",
   "analysis_op_name(a: analysis, i: size) -> text = dlb_analysis_op_name(a, i, TEXT)",
   "analysis_gemm(a: analysis, i: size) -> o: double[4] = check nil(DLB_ENOTFOUND) dlb_analysis_op_gemm(a, i, o)",
@@ -236,9 +237,9 @@ B.functions = {
   "parallel_allreduce_cluster(bytes: number, n: number, algo: int, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_allreduce_cluster(bytes, n, algo, &cluster, &c)",
   "parallel_data(work: struct dlb_par_work, device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
   "_parallel_partition(weights: numbers[1..1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
-  -- ops: a flat array, the 12 doubles of each dlb_par_op in order
-  "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096), ops: numbers?[120000000] <ops>) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 12, &device, &cluster, &opts, &config, &r, sm)",
-  "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, ops: numbers?[120000000] <ops>) -> plan = dlb_par_plan_new_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 12, &device, &cluster, &opts)",
+  -- ops: a flat array, the 13 doubles of each dlb_par_op in order
+  "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096), ops: numbers?[120000000] <ops>) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 13, &device, &cluster, &opts, &config, &r, sm)",
+  "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, ops: numbers?[120000000] <ops>) -> plan = dlb_par_plan_new_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 13, &device, &cluster, &opts)",
   "_parallel_plan_count(p: plan) -> int = dlb_par_plan_count(p)",
   "_parallel_plan_row(p: plan, i: int) -> r: struct dlb_par_row = check dlb_par_plan_row(p, i, &r)",
   "_parallel_plan_evaluated(p: plan) -> number = dlb_par_plan_evaluated(p)",
@@ -369,9 +370,10 @@ function core.graph_symbolic(g, opt, prec, rec, k, inf, names, values)
   r.nops = core._graph_step_nops(g, o)
   return r
 end
+-- flops, bytes, phases, layers, op types, kernel classes (DLB_KERNEL_*: 1 fused attention)
 function core.analysis_arrays(a)
   return core._analysis_op_flops(a), core._analysis_op_bytes(a), core._analysis_op_phase(a),
-    core._analysis_op_layer(a), core._analysis_op_type(a)
+    core._analysis_op_layer(a), core._analysis_op_type(a), core._analysis_op_kernel(a)
 end
 function core.analysis_layers(a) return list(core._analysis_nlayers(a), core._analysis_layer_name, a) end
 
@@ -561,10 +563,10 @@ local function layers(ls, fn)
   end
   return ls
 end
--- ops (optional): a flat array, 12 numbers per op (the fields of dlb_par_op in order)
+-- ops (optional): a flat array, 13 numbers per op (the fields of dlb_par_op in order)
 local function ops_of(ops, i, fn)
-  if type(ops) == "table" and #ops % 12 ~= 0 then
-    error(string.format("bad argument #%d to '%s' (ops: a flat array of 12 numbers per op)", i, fn), 0)
+  if type(ops) == "table" and #ops % 13 ~= 0 then
+    error(string.format("bad argument #%d to '%s' (ops: a flat array of 13 numbers per op)", i, fn), 0)
   end
   return ops
 end

@@ -201,6 +201,15 @@ static void uniform_layers(dlb_par_layer *L, int n) {
   }
 }
 
+/* Options of a global batch and a layout dp x tp x pp, m micro-batches, schedule sched. */
+static void layout(dlb_par_opts *o, double batch, dlb_par_row *cfg, double pp, double m,
+                   int sched) {
+  memset(o, 0, sizeof *o);
+  o->batch = batch;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->dp = 1; cfg->tp = 1; cfg->pp = pp; cfg->m = m; cfg->sched = sched;
+}
+
 /* 4 equal layers, pp = 2, m = 4, GPipe, batch 8 (mb = 2); per layer t = 3e9 x 2 / (0.8 peak).
 ** Step = (m + p - 1) x 2t + activation transfers; bubble = 2t + its transfers. */
 static void evaluate(void) {
@@ -208,11 +217,8 @@ static void evaluate(void) {
   uniform_layers(L, 4);
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
-  memset(&o, 0, sizeof o);
-  o.batch = 8;
   dlb_par_row cfg, r;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.dp = 1; cfg.tp = 1; cfg.pp = 2; cfg.m = 4; cfg.sched = DLB_SCHED_GPIPE;
+  layout(&o, 8, &cfg, 2, 4, DLB_SCHED_GPIPE);
   double sm[2];
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
   double t = 6e9 / (0.8 * 15.67e12);
@@ -261,6 +267,39 @@ static void evaluate(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
   CHECK_NEAR(r2.dp_comm, 2 * 0.75 * Psi * 2 / 10e9, 1e-12);
   CHECK_NEAR(r.dp_comm, 1.5 * r2.dp_comm, 1e-12);
+}
+
+/* The planner's per-op layer times time a fused attention kernel (dlb_par_op.attention = 1)
+** at the device's attn_eff, the rest at flops_eff (graphs/roofline.c dlb_op_time_raw).
+** 4 layers, each one forward op of 1e9 FLOPs per sample and one backward op of 2e9, no
+** bytes, no launch costs; dp = tp = pp = m = 1, batch 2 (mb = 2). Forward ops marked as
+** attention: step = 4 x (2e9 / (P x a) + 4e9 / (P x 0.8)) with a = 0.4; with attn_eff 0
+** (off) every op at 0.8: 4 x 6e9 / (P x 0.8). */
+static void attention_ops(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_op ops[8];
+  memset(ops, 0, sizeof ops);
+  for (int i = 0; i < 4; i++) {
+    ops[2 * i].layer = i; ops[2 * i].phase = 0; ops[2 * i].flops_sample = 1e9;
+    ops[2 * i].attention = 1;
+    ops[2 * i + 1].layer = i; ops[2 * i + 1].phase = 1; ops[2 * i + 1].flops_sample = 2e9;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 2, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double P = V100.peak;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 6e9 / (P * 0.8), 1e-12);          /* attn_eff 0: off */
+  d.attn_eff = 0.4;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (2e9 / (P * 0.4) + 4e9 / (P * 0.8)), 1e-12);
+  /* the mark is 0 or 1 */
+  ops[3].attention = 2;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "attention") != NULL);
 }
 
 /* A Megatron layer: two allreduces of the activations forward and two backward
@@ -573,6 +612,7 @@ int main(void) {
   RUN(tensor_parallel);
   RUN(shard_embedding);
   RUN(planner);
+  RUN(attention_ops);
   RUN(amdahl);
   RUN(random_layouts);
   RUN(impossible);

@@ -63,6 +63,16 @@ static void test_check(void) {
   d = table4(); d.cache = -1;
   CHECK(dlb_roof_check(&d) == DLB_EINVAL);
   CHECK(dlb_roof_check(NULL) == DLB_EINVAL);
+  /* attn_eff: the fused attention kernels' fraction of peak, [0, 1], 0 = off */
+  d = table4(); d.attn_eff = 1.5;
+  CHECK(dlb_roof_check(&d) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "attn_eff") != NULL);
+  d = table4(); d.attn_eff = NAN;
+  CHECK(dlb_roof_check(&d) == DLB_EINVAL);
+  d = table4(); d.attn_eff = 0.34;
+  CHECK(dlb_roof_check(&d) == DLB_OK);
+  dlb_roof_init(&d);
+  CHECK(d.attn_eff == 0);
 }
 
 /* Hestness et al. 5.2.2 on Table 3's word LM row, from Table 2's formulas (hand

@@ -62,6 +62,7 @@ local FIELDS = {
   -- the kernel model (graphs/dlb_roofline.h dlb_op_time; docs/hw.md "Kernel efficiency")
   kernel_overhead = "number", step_overhead = "number", half_bw_bytes = "number",
   sm_count = "number", gemm_tile = "table", systolic = "number", vector_width = "number",
+  attn_eff = "number",
 }
 -- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
 FIELDS.levels = "table"
@@ -124,7 +125,7 @@ local function validate(spec, where)
   if spec.cache ~= nil and (not finite(spec.cache) or spec.cache <= 0) then
     bad("cache must be positive bytes (leave it out when unknown), got %s", tostring(spec.cache))
   end
-  for _, k in ipairs { "flops_eff", "bw_eff" } do
+  for _, k in ipairs { "flops_eff", "bw_eff", "attn_eff" } do
     local v = spec[k]
     if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
       bad("%s must be in (0, 1], got %s", k, tostring(v))
@@ -349,10 +350,34 @@ function Device:roof(prec, opts)
     half_bw_bytes = self.half_bw_bytes or 0, sm_count = self.sm_count or 0,
     gemm_tile_m = tile and tile[1] or 0, gemm_tile_n = tile and tile[2] or 0,
     systolic = self.systolic or 0, vector_width = self.vector_width or 0,
+    attn_eff = self:attention_eff(prec),
   }
   levels.to_roof(self:level_list(), r)
   return r
 end
+
+-- The fused attention kernels' fraction of the peak at precision prec (0: none known, the
+-- GEMMs' flops_eff applies). attn_eff is the kernel's achieved FLOP/s over the 16-bit
+-- tensor-core peak (FlashAttention runs in fp16/bf16). In an fp8 step the linear layers'
+-- GEMMs run in fp8 but attention stays bf16 (NVIDIA Transformer Engine docs, "Using FP8
+-- with Transformer Engine": fp8 is applied to the te.Linear / LayerNormLinear GEMMs, dot
+-- product attention runs in the higher precision), so its share of the fp8 peak is
+-- attn_eff x peak.bf16 / peak.fp8; at tf32/fp32 FlashAttention does not run (fp16/bf16
+-- only, Dao 2023 sec. 4), so no attention efficiency applies.
+function Device:attention_eff(prec)
+  local e = self.attn_eff
+  if not e then return 0 end
+  prec = self:precision(prec)
+  local half = self.peak.bf16 or self.peak.fp16
+  if prec == "fp16" or prec == "bf16" then return e end
+  if (prec == "fp8" or prec == "int8") and half then
+    return e * half / self.peak[prec]
+  end
+  return 0
+end
+doc.doc(Device.attention_eff, "hw:attention_eff(precision) -> fraction",
+  "the fused attention kernels' fraction of the peak at a precision (0: none; fp8 steps run "
+  .. "attention in bf16: attn_eff x peak.bf16 / peak.fp8)")
 
 -- A plain deep copy of the device's fields (a table dlb.hw.define accepts).
 function Device:spec() return plain(self) end
@@ -478,6 +503,7 @@ function Device:describe()
   end
   if self.systolic then line("systolic", tostring(self.systolic), self.source.systolic) end
   if self.vector_width then line("vector_width", tostring(self.vector_width), self.source.vector_width) end
+  if self.attn_eff then line("attn_eff", string.format("%.2f", self.attn_eff), self.source.attn_eff) end
   return table.concat(out, "\n")
 end
 
@@ -672,7 +698,7 @@ M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
   "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
   "inter_latency", "host_bw", "host_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
   "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
-  "note", "source", "levels" }
+  "attn_eff", "note", "source", "levels" }
 -- levels: the measured ceilings as "name:size:bw;..." (lua/dlbench/hw_levels.lua)
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end

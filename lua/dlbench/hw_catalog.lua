@@ -710,7 +710,34 @@ local DEVICE = {
   ["Xeon-E5-2680"] = { vector_width = 8, src = "datasheet: AVX2, 8 fp32 lanes" },
   ["EPYC-9654"] = { vector_width = 16, src = "datasheet: AVX-512 (Zen 4), 16 fp32 lanes" },
 }
+-- The fused attention kernels' fraction of the 16-bit tensor-core peak (attn_eff; the
+-- `attention` fusion pass's kernels, graphs/roofline.c dlb_op_time_raw), from
+-- FlashAttention-2's published forward + backward throughput (Dao 2023, "FlashAttention-2:
+-- Faster Attention with Better Parallelism and Work Partitioning", sec. 4.1):
+--   A100 (80 GB SXM4, the paper's part): up to 73% of peak forward and 63% backward; the
+--     backward does 2.5x the forward's FLOPs (ibid., sec. 4.1), so forward + backward
+--     runs at 3.5 / (1 / 0.73 + 2.5 / 0.63) = 0.656 of peak -> 0.66;
+--   H100 SXM5: the same kernels reach up to 335 TFLOP/s forward + backward (ibid., Fig. 7;
+--     no TMA / wgmma, which FlashAttention-3 adds: Shah et al. 2024), 335 / 989.5 = 0.339
+--     -> 0.34 of the dense 16-bit peak.
+-- The 40 GB A100 is the same GA100 die at the same clocks (the kernel is compute-bound;
+-- only HBM differs); the H200 is the H100 die. Other devices: no published number, none.
+local ATTN = {
+  ["A100-SXM4-80GB"] = { 0.66, "Dao 2023 (FlashAttention-2) sec. 4.1: up to 73% of peak "
+    .. "forward, 63% backward (2.5x the forward FLOPs): 3.5 / (1/0.73 + 2.5/0.63) = 0.66" },
+  ["A100-SXM4-40GB"] = { 0.66, "as A100-SXM4-80GB (same GA100 die and clocks): Dao 2023 "
+    .. "sec. 4.1, forward + backward 0.66 of peak" },
+  ["H100-SXM"] = { 0.34, "Dao 2023 (FlashAttention-2) Fig. 7: up to 335 TFLOP/s forward + "
+    .. "backward on H100 SXM5 = 0.34 of 989.5" },
+  ["H200-SXM"] = { 0.34, "as H100-SXM (the same die): Dao 2023 Fig. 7, 335 / 989.5" },
+}
 for _, d in ipairs(catalogue) do
+  local a = ATTN[d.name]
+  if a then
+    d.attn_eff = a[1]
+    d.source = d.source or {}
+    d.source.attn_eff = a[2]
+  end
   local c = CLASS[d.kind]
   if c and d.name ~= "Hestness-T4" then
     d.source = d.source or {}

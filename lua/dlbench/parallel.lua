@@ -86,7 +86,8 @@ end
 
 -- The fields of a device the models read (graphs/dlb_hw.h, dlb_roof; `mem_bw` is its `bw`).
 local DEVICE_FIELDS = { "flops_eff", "bw_eff", "kernel_overhead", "step_overhead",
-  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width" }
+  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
+  "attn_eff" }
 
 -- The device numbers the models use, from a dlb.hw device (peak per precision, and the same
 -- description dlb.roofline.time uses: hw:roof) or a table.

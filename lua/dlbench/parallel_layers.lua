@@ -240,15 +240,16 @@ local function gerr(fname, msg)
   error(fname .. ": " .. msg, 3)
 end
 
--- The per-op costs of a step for the planner (dlb_par_op in graphs/dlb_parallel.h, 12
+-- The per-op costs of a step for the planner (dlb_par_op in graphs/dlb_parallel.h, 13
 -- numbers per op, flat): each op's layer (untagged ops join the layer before them), phase (0
 -- forward, 1 backward -- recompute ops count as backward --, 2 update), FLOPs and bytes per
 -- sample and per step (from analyses at 1 and 2 samples, or one at B samples), and a
 -- matmul's shape at one sample with the dim that grows with the samples and the dim
 -- tensor parallelism splits: the heads (batch) of attention's batched matmuls, else the
--- larger of the other dims (Megatron's column-parallel n, row-parallel k).
+-- larger of the other dims (Megatron's column-parallel n, row-parallel k); and whether the
+-- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
 local function ops_of(ops1, ops2, B, n)
-  local F1, By1, Ph, Ly = ops1.F, ops1.B, ops1.P, ops1.L
+  local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.L, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
   local flat, k, cur = {}, 0, 1
@@ -294,7 +295,8 @@ local function ops_of(ops1, ops2, B, n)
     flat[k + 1], flat[k + 2], flat[k + 3], flat[k + 4] = li - 1, ph, fs, f0
     flat[k + 5], flat[k + 6], flat[k + 7], flat[k + 8] = bs, b0, m, nn
     flat[k + 9], flat[k + 10], flat[k + 11], flat[k + 12] = kk, bb, grow, split
-    k = k + 12
+    flat[k + 13] = (Kn and Kn[j] == 1) and 1 or 0
+    k = k + 13
   end
   return flat
 end
@@ -335,8 +337,8 @@ function M.from_graph(g, o)
     if #L == 0 then
       gerr(fname, "the graph has no layer scopes (build it inside g:layer(name) scopes)")
     end
-    local F, By, Ph, Ly, Ty = core.analysis_arrays(s.analysis)
-    return L, { F = F, B = By, P = Ph, L = Ly, T = Ty, a = s.analysis }, s
+    local F, By, Ph, Ly, Ty, Kn = core.analysis_arrays(s.analysis)
+    return L, { F = F, B = By, P = Ph, L = Ly, T = Ty, K = Kn, a = s.analysis }, s
   end
   -- two batch sizes when the batch is a dim; one analysis at a numeric batch
   local B, two

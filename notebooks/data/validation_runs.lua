@@ -507,7 +507,11 @@ local function bert(hw, tbl, gpus, prec, seq, micro, accum, sps, where)
       .. ", sequence length " .. seq
       .. ", " .. (prec == "mixed" and "mixed precision" or prec:upper()) .. " throughput",
     note = "LAMB optimizer; sequences/s averaged over a few iterations"
-      .. (v100 and "; micro_batch = accumulated batch / accumulation steps (columns 2 and 3)" or ""),
+      .. (v100 and "; micro_batch = accumulated batch / accumulation steps (columns 2 and 3)" or "")
+      .. (seq == 512 and "; LDDL sequence binning in phase 2: the README's changelog "
+        .. "(January 2022) says 'Binned pretraining for phase2 with LDDL using a bin size of "
+        .. "64' (LDDL pads each batch only to its 64-token bin), so phase-2 sequences ran "
+        .. "shorter than 512 tokens; the mean is not published" or ""),
   }
 end
 local BA = "Pre-training NVIDIA DGX A100 (8x A100 80GB)"

@@ -253,4 +253,61 @@ T.test("fusion passes: options, and the unfused graph stays the default", functi
   assert(rel(e.step, r.time) < 0.01, string.format("fused: evaluate %g vs roofline %g", e.step, r.time))
 end)
 
+T.test("attention-kernel efficiency per device class (attn_eff)", function()
+  -- the catalogue, from FlashAttention-2's forward + backward throughput (Dao 2023, sec.
+  -- 4.1 and Fig. 7): A100 up to 73% forward, 63% backward with 2.5x the forward FLOPs:
+  -- 3.5 / (1/0.73 + 2.5/0.63) = 0.656 -> 0.66; H100 335 TFLOP/s of 989.5 -> 0.34
+  T.near(3.5 / (1 / 0.73 + 2.5 / 0.63), 0.66, 0.01, "A100 derivation")
+  T.eq(A100.attn_eff, 0.66, "A100")
+  T.eq(dlb.hw.get("A100-SXM4-40GB").attn_eff, 0.66, "A100 40 GB: the same die")
+  local H100 = dlb.hw.get("H100-SXM")
+  T.near(335 / 989.5, H100.attn_eff, 0.005, "H100")
+  T.eq(dlb.hw.get("V100-SXM2-16GB").attn_eff, nil, "no published FlashAttention-2 number: none")
+  assert(H100.source.attn_eff:find("Dao 2023", 1, true), "the source is recorded")
+  -- per precision: attention runs in 16 bits; an fp8 step's attention stays bf16
+  -- (Transformer Engine), so its share of the fp8 peak halves; no FlashAttention at tf32
+  T.eq(H100:roof("mixed_bf16").attn_eff, 0.34, "bf16")
+  T.near(H100:roof("fp8").attn_eff, 0.34 * 989.5 / 1979, 1e-12, "fp8: 0.17 of the fp8 peak")
+  T.eq(A100:roof("tf32").attn_eff, 0, "tf32: off")
+  T.eq(dlb.hw.get("V100-SXM2-16GB"):roof("mixed").attn_eff, 0, "unknown: off")
+  T.checkerr("attn_eff must be in", dlb.hw.define, { name = "bad-attn", peak = { fp16 = 1e12 },
+    mem = 1e9, mem_bw = 1e9, attn_eff = 1.5 })
+  T.checkerr("attn_eff must be in", core.roof_check, { peak = 1e12, bw = 1e9, attn_eff = -1 })
+  assert(H100:describe():find("attn_eff", 1, true), "describe lists attn_eff with its source")
+  -- a CSV catalogue may give it (column attn_eff)
+  local specs = dlb.hw.parse_csv("name,fp16,mem,mem_bw,attn_eff\ncsv-attn,1e14,1e10,1e12,0.5\n", "t.csv")
+  T.eq(specs[1].attn_eff, 0.5, "CSV column")
+  T.checkerr("attn_eff must be in", dlb.hw.parse_csv,
+    "name,fp16,mem,mem_bw,attn_eff\ncsv-attn,1e14,1e10,1e12,2\n", "t.csv")
+  -- the per-op rule: only the fused attention kernels move, by their FLOPs F_attn x
+  -- (1 / (P a) - 1 / (P e)). A compute-bound device without launch costs or tile
+  -- quantisation (q = 1): peak P = 1e14, flops_eff e = 0.8, attn_eff a = 0.4, 1e18 B/s.
+  local P0 = 1e14
+  local dev = dlb.hw.define { name = "attn-test", peak = { fp16 = P0 }, mem = 1e12,
+    mem_bw = 1e18, flops_eff = 0.8, attn_eff = 0.4 }
+  local dev0 = dev:with { attn_eff = 0.8 }     -- attention at the GEMMs' rate: no change
+  local g = dlb.models.gpt { size = "gpt2", seq = 1024, context = 1024 }
+  local L, d, b, sq = 12, 768, 2, 1024
+  local fa = g:stats { b = b, precision = "mixed", fuse = { "attention" } }
+  local dt = R.time(fa, dev).time - R.time(fa, dev0).time
+  local f_attn = dt / (1 / (P0 * 0.4) - 1 / (P0 * 0.8))
+  -- F_attn per layer: forward Q K^T and P V (2 x 2 b s^2 d), backward twice that (8 b s^2
+  -- d) and the recomputed Q K^T (2 b s^2 d) = 14 b s^2 d, plus the scale and softmax
+  -- FLOPs (a few per score: under 10% here, d = 768)
+  local mm = 14 * L * b * sq * sq * d
+  assert(f_attn >= mm * (1 - 1e-9) and f_attn <= 1.1 * mm,
+    string.format("fused attention FLOPs %g vs 14 L b s^2 d = %g", f_attn, mm))
+  -- the unfused graph has no attention kernels: attn_eff changes nothing
+  local base = g:stats { b = b, precision = "mixed" }
+  T.near(R.time(base, dev).time, R.time(base, dev0).time, 1e-12, "unfused: no attention kernel")
+  -- the planner's per-layer cache times the same kernels at the same rate (H100: 0.34)
+  local e = P.evaluate { graph = g, hw = H100, batch = 2, dp = 1, tp = 1, pp = 1, m = 1,
+    fuse = true }
+  local r = R.time(g:stats { b = 2, precision = "mixed", fuse = true }, H100)
+  assert(rel(e.step, r.time) < 0.01, string.format("H100 fused: evaluate %g vs roofline %g", e.step, r.time))
+  local e0 = P.evaluate { graph = g, hw = H100:with { attn_eff = 0.8 }, batch = 2, dp = 1, tp = 1,
+    pp = 1, m = 1, fuse = true }
+  assert(e.step > e0.step, "the planner slows the attention kernels at H100's 0.34")
+end)
+
 T.done()
