@@ -2,14 +2,19 @@
 ** measure.c — microbenchmarks of the host for its empirical roofline (dlb_measure.h):
 ** GEMM through OpenBLAS's CBLAS, STREAM-style copy/triad and elementwise kernels over a
 ** given working set on one or all threads (pthreads, started together at a barrier), and
-** the cache sizes from sysfs. Times come from dlb_sys_now (CLOCK_MONOTONIC, graphs/sys.c).
+** the cache sizes from sysfs. Times: on one thread the calling thread's CPU time
+** (CLOCK_THREAD_CPUTIME_ID: the kernel runs on this thread, and the time another job on a
+** shared machine preempts it for is not counted), on more threads wall time from
+** dlb_sys_now (CLOCK_MONOTONIC). Caches and memory shared with other jobs still count.
 */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cblas.h>
 
@@ -65,6 +70,16 @@ int dlb_measure_caches(double out[4], int *levels) {
     if (sz > 0 && level > *levels) *levels = level;
   }
   return DLB_OK;
+}
+
+/* -- clocks ----------------------------------------------------------------------- */
+
+/* Seconds on the clock a measurement on nt threads uses (see the file's comment). */
+static double clock_now(int nt) {
+  struct timespec ts;
+  if (nt == 1 && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  return dlb_sys_now();
 }
 
 /* -- statistics of repetitions ---------------------------------------------------- */
@@ -139,9 +154,9 @@ int dlb_measure_gemm(int dp, double m, double n, double k, double batch, int thr
   gemm_run(dp, im, in, ik, lb, 1, a, b, c);
   long iters = 1;
   for (;;) {
-    double t0 = dlb_sys_now();
+    double t0 = clock_now(nt);
     gemm_run(dp, im, in, ik, lb, iters, a, b, c);
-    double dt = dlb_sys_now() - t0;
+    double dt = clock_now(nt) - t0;
     if (dt >= min_time || iters >= (1L << 30)) break;
     double want = dt > 0 ? 1.2 * min_time / dt * (double)iters : 2.0 * (double)iters;
     iters = want > 2.0 * (double)iters ? (long)want : 2 * iters;
@@ -149,9 +164,9 @@ int dlb_measure_gemm(int dp, double m, double n, double k, double batch, int thr
   }
   double t[MAX_REPS];
   for (int r = 0; r < reps; r++) {
-    double t0 = dlb_sys_now();
+    double t0 = clock_now(nt);
     gemm_run(dp, im, in, ik, lb, iters, a, b, c);
-    t[r] = (dlb_sys_now() - t0) / (double)iters;
+    t[r] = (clock_now(nt) - t0) / (double)iters;
   }
   summarise(t, reps, out);
   dlb_free(a); dlb_free(b); dlb_free(c);
@@ -164,7 +179,8 @@ typedef struct worker {
   pthread_t th;
   int kernel;
   size_t n;            /* elements per array */
-  void *a, *b, *c;
+  void *a, *b, *c;      /* 64-byte aligned views of raw[0..2] */
+  void *raw[3];         /* the library blocks (graphs/alloc.c) */
   struct shared *sh;
 } worker;
 
@@ -203,8 +219,19 @@ static void pass(worker *w) {
   }
 }
 
+/* Arrays and bytes per element of each kernel. */
+static const int narrays[] = { 2, 3, 2, 3 };
+static const int elemsz[] = { 8, 8, 4, 4 };
+
+/* Zero a worker's arrays: the first touch places their pages near the thread that runs it. */
+static void touch(worker *w) {
+  size_t sz = w->n * (size_t)elemsz[w->kernel];
+  memset(w->a, 0, sz); memset(w->b, 0, sz); memset(w->c, 0, sz);
+}
+
 static void *worker_main(void *p) {
   worker *w = p;
+  touch(w); /* before the first round's barrier, which waits for every thread */
   pthread_mutex_lock(&w->sh->mu);
   while (w->sh->go == 0) pthread_cond_wait(&w->sh->cv, &w->sh->mu);
   int go = w->sh->go;
@@ -220,18 +247,15 @@ static void *worker_main(void *p) {
   return NULL;
 }
 
-/* Arrays and bytes per element of each kernel. */
-static const int narrays[] = { 2, 3, 2, 3 };
-static const int elemsz[] = { 8, 8, 4, 4 };
 
 /* One timed round of iters passes on all threads (worker 0 runs on this thread). */
 static double round_time(worker *w, int nt, shared *sh, long iters) {
   sh->iters = iters;
   if (nt > 1) pthread_barrier_wait(&sh->start);
-  double t0 = dlb_sys_now();
+  double t0 = clock_now(nt);
   for (long i = 0; i < iters; i++) pass(&w[0]);
   if (nt > 1) pthread_barrier_wait(&sh->done);
-  return dlb_sys_now() - t0;
+  return clock_now(nt) - t0;
 }
 
 int dlb_measure_stream(int kernel, double bytes, int threads, int reps, double min_time,
@@ -255,11 +279,16 @@ int dlb_measure_stream(int kernel, double bytes, int threads, int reps, double m
     w[i].kernel = kernel; w[i].n = n; w[i].sh = &sh;
     size_t sz = n * (size_t)elemsz[kernel];
     /* 64-byte aligned, each thread its own pages (first touch by the initialiser below) */
-    if (posix_memalign(&w[i].a, 64, sz) || posix_memalign(&w[i].b, 64, sz) || posix_memalign(&w[i].c, 64, sz)) {
+    void **view[3] = { &w[i].a, &w[i].b, &w[i].c };
+    for (int j = 0; j < 3; j++) {
+      w[i].raw[j] = dlb_malloc(sz + 64);
+      *view[j] = w[i].raw[j] ? (void *)(((uintptr_t)w[i].raw[j] + 63) & ~(uintptr_t)63) : NULL;
+    }
+    if (!w[i].raw[0] || !w[i].raw[1] || !w[i].raw[2]) {
       rc = dlb_fail(DLB_ENOMEM, "measure stream: out of memory for %g bytes x %d threads", bytes, nt);
       break;
     }
-    memset(w[i].a, 0, sz); memset(w[i].b, 0, sz); memset(w[i].c, 0, sz);
+    if (i == 0) touch(&w[0]); /* the others touch their own (worker_main) */
   }
   int sync = 0; /* barriers and gate initialised */
   if (rc == DLB_OK && nt > 1) {
@@ -310,7 +339,7 @@ int dlb_measure_stream(int kernel, double bytes, int threads, int reps, double m
     pthread_mutex_destroy(&sh.mu);
     pthread_cond_destroy(&sh.cv);
   }
-  for (int i = 0; i < nt; i++) { dlb_free(w[i].a); dlb_free(w[i].b); dlb_free(w[i].c); }
+  for (int i = 0; i < nt; i++) { dlb_free(w[i].raw[0]); dlb_free(w[i].raw[1]); dlb_free(w[i].raw[2]); }
   dlb_free(w);
   return rc;
 }

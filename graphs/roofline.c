@@ -40,6 +40,8 @@ static double pad(double x, double t) {
   return x / (ceil(x / t) * t);
 }
 
+static double level_bw(const dlb_roof *d, double bytes);
+
 /* Matrix-unit efficiency of a matmul shape; see the header. */
 double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k, double batch) {
   if (d == NULL || !(m > 0) || !(n > 0) || !(k > 0)) return 1;
@@ -58,7 +60,36 @@ double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k, doub
     q *= (m * n * batch * split) / (waves * sm * tm * tn);
   }
   if (d->systolic >= 1) q *= pad(k, d->systolic) * pad(n, d->systolic);
-  if (d->vector_width >= 1) q *= pad(n, d->vector_width);
+  if (d->vector_width >= 1) {
+    q *= pad(n, d->vector_width);
+    /* CPU operand packing (Goto and van de Geijn 2008, "Anatomy of high-performance matrix
+    ** multiplication", sec. 6-7; OpenBLAS and oneDNN's GEMMs are built the same way): before
+    ** its micro-kernel runs, a CPU GEMM copies A and B into contiguous packed panels, every
+    ** element read once and written once (one pass for n up to the panel width n_c, some
+    ** thousands), on the same core and not overlapped with the FLOPs:
+    **   t = 2 m n k batch / (peak x flops_eff x q) + 2 elem batch (m k + k n) / (bw_l x bw_eff)
+    ** with bw_l the level ceiling of the operands' bytes (level_bw). The copy is
+    ** O(1/m + 1/n) of the compute, negligible for a square GEMM (1024^3: ~1%) but not when a
+    ** side is small: a convolution's implicit GEMM with 16-32 output channels (n) and
+    ** k = 27..288, whose m x k operand is the im2col column buffer (Chellapilla et al. 2006)
+    ** that an unfold + GEMM convolution writes once and reads once -- the same traffic.
+    ** Measured on the project's host (one thread in CPU time, OpenBLAS 0.3.21's Haswell
+    ** kernels; docs/measure.md "The CNN"; the CNN at b = 128): conv2's input gradient
+    ** 32768x16x288 took 5.97 ms, conv1's weight gradient 16x27x131072 2.67 ms, conv1
+    ** 131072x16x27 1.29 ms; this rule says 4.46, 1.45 and 1.14 ms, the roofline without it
+    ** 2.37, 0.89 and 0.89 ms: packing is about half of the gap. Returned as the factor
+    ** t_compute / (t_compute + t_pack) of the compute time. Only on a device with measured
+    ** cache levels (a dlb.measure.host device): the packed operands mostly stream from a
+    ** cache, and without its measured ceiling the copy would be charged at DRAM bandwidth,
+    ** overstating it (so catalogue CPUs, Skylake-n1-32 and the rest, are unchanged). */
+    if (d->level1_size > 0) {
+      double e = d->elem > 0 ? d->elem : 4, b = batch;
+      double ct = 2 * m * n * k * b / (d->peak * d->flops_eff * q);
+      double opnd = e * b * (m * k + k * n);
+      double pt = 2 * opnd / (level_bw(d, opnd) * d->bw_eff);
+      if (ct > 0 && pt > 0 && isfinite(ct + pt)) q *= ct / (ct + pt);
+    }
+  }
   return q > 0 && q <= 1 ? q : 1;
 }
 

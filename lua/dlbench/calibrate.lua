@@ -101,8 +101,21 @@ function M.calibrate(dev, meas, opts)
     if not okp then error(string.format("%s: measurements[%d]: %s", fn, k, tostring(r)), 0) end
     return r.time
   end
-  -- "peak.fp32" names a precision's peak: changes to it replace the whole peak table
+  -- "peak.fp32" names a precision's peak: changes to it replace the whole peak table;
+  -- "bw_scale" (a factor, not a device field) scales every memory ceiling of the device,
+  -- mem_bw and each measured level's bw: one unbounded memory scale, where bw_eff stops at 1
   local function with(changes)
+    if changes.bw_scale then
+      local c2, f = {}, changes.bw_scale
+      for k, v in pairs(changes) do if k ~= "bw_scale" then c2[k] = v end end
+      c2.mem_bw = dev.mem_bw * f
+      local lv = dev:level_list()
+      if #lv > 0 then
+        for _, l in ipairs(lv) do l.bw = l.bw * f end
+        c2.levels = lv
+      end
+      changes = c2
+    end
     local peak
     for k, v in pairs(changes) do
       local p = type(k) == "string" and k:match("^peak%.(.+)$")
@@ -131,6 +144,7 @@ function M.calibrate(dev, meas, opts)
     local v0 = dev[f]
     local pp = f:match("^peak%.(.+)$")
     if pp then v0 = dev.peak[pp] end
+    if f == "bw_scale" then v0 = 1 end
     if type(v0) == "function" or type(v0) == "table" then
       unused[f] = "not a numeric device field"
     else
@@ -205,8 +219,14 @@ function M.calibrate(dev, meas, opts)
   for i, p in ipairs(params) do
     values[p.name] = p.tr.value(best_u[i])
     changes[p.name] = values[p.name]
-    src[p.name:match("^peak%.") and "peak" or p.name] = string.format("CALIBRATED by dlb.hw.calibrate on %d measurements (%s loss on log time)",
+    local sname = p.name:match("^peak%.") and "peak" or p.name
+    if p.name == "bw_scale" then sname = "mem_bw" end
+    src[sname] = string.format("CALIBRATED by dlb.hw.calibrate on %d measurements (%s loss on log time)",
       #fit, loss)
+    if p.name == "bw_scale" then
+      src.mem_bw = src.mem_bw .. string.format(": the measured ceilings x %.4g (bw_scale)", values[p.name])
+      if #dev:level_list() > 0 then src.levels = src.mem_bw end
+    end
   end
   for k, v in pairs(src) do spec_src[k] = v end
   changes.name = opts.name or (dev.name .. " (calibrated)")
@@ -240,7 +260,8 @@ end
 doc.doc(M.calibrate, "dlb.hw.calibrate(hw, {{stats=, time=[, label=, time_opts=]}, ...}[, {fields=, "
   .. "holdout=, seed=, loss=\"lad\"|\"huber\", delta=, name=, time=, max_evals=}]) -> device, fit",
   "CALIBRATE named numeric device fields (default flops_eff, bw_eff, kernel_overhead, "
-  .. "step_overhead) to measured times through dlb.roofline.time: least absolute log error "
+  .. "step_overhead; \"peak.fp32\" a precision's peak; \"bw_scale\" a factor on every memory "
+  .. "ceiling) to measured times through dlb.roofline.time: least absolute log error "
   .. "(or Huber) by Nelder-Mead, a seeded holdout split; fit = {fields=, not_identifiable=, "
   .. "fit_error=, holdout_error=, median_abs=, p90_abs=, n_fit=, n_holdout=, table=}")
 return M

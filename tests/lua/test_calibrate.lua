@@ -103,4 +103,34 @@ T.test("calibrate: bad input is a clear error", function()
   T.checkerr("unknown device", dlb.hw.calibrate, "V1000x", measurements())
 end)
 
+T.test("calibrate: bw_scale and peak.fp32 scale measured ceilings beyond 1", function()
+  -- a measured-style device with cache levels; the "machine" runs compute 1.6x and every
+  -- memory level 1.7x faster than measured (the ceilings were taken at a busier moment):
+  -- factors an efficiency (<= 1) cannot express
+  local meas = dlb.hw.device { name = "lv-dev", kind = "cpu", peak = { fp32 = 100e9 }, mem_bw = 20e9,
+    mem = 16e9, flops_eff = 1, bw_eff = 1,
+    levels = { { name = "L2", size = 1048576, bw = 150e9 }, { name = "L3", size = 33554432, bw = 90e9 },
+      { name = "DRAM", bw = 20e9 } } }
+  local lv = meas:level_list()
+  for _, l in ipairs(lv) do l.bw = 1.7 * l.bw end
+  local fast = meas:with { name = "fast", peak = { fp32 = 160e9 }, mem_bw = 1.7 * 20e9, levels = lv }
+  local ms = {}
+  for i = 1, 24 do
+    local n = 2 ^ (8 + i / 2)
+    -- an elementwise op of n floats in, n out (sizes across L2, L3 and DRAM), or a
+    -- compute-bound one (intensity 1000 FLOP/B)
+    local s = { flops = i % 3 == 0 and 8000 * n or n, bytes = 8 * n }
+    ms[i] = { stats = s, time = dlb.roofline.time(s, fast).time, label = "n=" .. n }
+  end
+  local dev, fit = dlb.hw.calibrate(meas, ms, { fields = { "peak.fp32", "bw_scale" } })
+  T.near(fit.fields["peak.fp32"], 160e9, 1e-3, "compute factor 1.6 found")
+  T.near(fit.fields.bw_scale, 1.7, 1e-3, "memory factor 1.7 found")
+  local got = dev:level_list()
+  for i, l in ipairs(meas:level_list()) do T.near(got[i].bw, 1.7 * l.bw, 1e-3, l.name .. " scaled") end
+  T.near(dev.mem_bw, 1.7 * 20e9, 1e-3, "mem_bw scaled")
+  assert(dev.source.levels:find("CALIBRATED", 1, true) and dev.source.levels:find("bw_scale", 1, true),
+    "the levels say calibrated: " .. dev.source.levels)
+  assert(fit.median_abs < 1e-3, "fits its own model")
+end)
+
 T.done()

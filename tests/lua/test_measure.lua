@@ -111,6 +111,85 @@ T.test("measure.ops: each distinct GEMM and elementwise shape timed once", funct
   T.eq(i2.ops, s.nops, "graph + bind")
   T.checkerr("every dim bound", dlb.measure.ops, { flops = 1 })
   T.checkerr("unknown option 'thread'", dlb.measure.ops, s, { thread = 1 })
+  -- stat = "min": each shape's fastest repetition, never slower than its median's spread
+  local tm = dlb.measure.ops(s, { min_time = 0.0005, reps = 3, stat = "min", threads = 1 })
+  for i = 1, tm:count() do
+    local r = tm:row(i)
+    if r.kind ~= "none" then assert(r.time > 0, r.key .. " timed (min)") end
+  end
+  T.checkerr('stat must be "median" or "min"', dlb.measure.ops, s, { stat = "mean" })
+  T.checkerr("reps must be a whole number", dlb.measure.ops, s, { reps = 0 })
+end)
+
+T.test("measure.host: the load average and the SIMD width are recorded", function()
+  -- dev from the first test: the note says when and how loaded the machine was
+  assert(dev.note:find("measured %d%d%d%d%-%d%d%-%d%d"), "date in the note: " .. dev.note)
+  if rec.load then
+    assert(dev.note:find("load average", 1, true), "load average in the note")
+    T.eq(#rec.load, 3, "1, 5 and 15 minute load averages")
+  end
+  -- /proc/cpuinfo flags: AVX-512F 16, AVX 8, SSE 4 fp32 lanes (or none off x86)
+  if dev.vector_width then
+    assert(dev.vector_width == 16 or dev.vector_width == 8 or dev.vector_width == 4,
+      "lanes " .. dev.vector_width)
+    assert(dev.source.vector_width:find("/proc/cpuinfo", 1, true), "its source")
+  end
+end)
+
+T.test("measure: the host recorded with the PyTorch fixture steps", function()
+  -- tests/fixtures/traces/host.csv: written by make_traces.py (dlbench measure --threads 1)
+  -- right before the steps; comment lines carry the date and load averages
+  local path = "tests/fixtures/traces/host.csv"
+  local h = assert(io.open(path, "r"))
+  local text = h:read("*a")
+  h:close()
+  assert(text:find("^# host.csv"), "header comment")
+  assert(text:find("load average %d+%.%d+"), "load average recorded")
+  local d = dlb.hw.load(path, { replace = true })[1]
+  T.eq(d.name, "host-traces", "name")
+  T.eq(d.kind, "cpu", "kind")
+  assert(d.note:find("1 thread(s)", 1, true), "one thread, as the steps")
+  assert(d.peak.fp32 > 1e10 and d.peak.fp32 < 1e13, "fp32 peak " .. d.peak.fp32)
+  local lv = d:level_list()
+  T.eq(lv[#lv].name, "DRAM", "levels down to DRAM")
+  assert(#lv >= 3, "cache levels measured")
+  T.eq(d.vector_width, 16, "AVX-512 host (the project's machine)")
+end)
+
+T.test("CPU GEMM packing: the im2col GEMM of a small conv (graphs/roofline.c)", function()
+  -- a host-like device: 100 GFLOP/s, L2 1 MiB at 160 GB/s, L3 32 MiB at 90 GB/s, DRAM 38 GB/s,
+  -- 16 fp32 lanes (the numbers of a measured host; the rule is what is tested)
+  local d = { peak = 100e9, bw = 38e9, flops_eff = 1, bw_eff = 1, vector_width = 16,
+    level1_size = 1048576, level1_bw = 160e9, level2_size = 33554432, level2_bw = 90e9 }
+  -- conv2 of notebooks/measure.lua's CNN at b = 128: m = 128*16*16 = 32768 pixels,
+  -- n = 32 filters, k = 16*3*3 = 144. Compute 2 m n k / peak; packing one read and one write
+  -- of A (the m x k im2col buffer) and B (k x n), fp32: 4 (32768*144 + 144*32) B = 18.9 MB,
+  -- which fits L3 (32 MiB): 2 x 18.9 MB / 90 GB/s (Goto and van de Geijn 2008)
+  local m, n, k = 32768, 32, 144
+  local ct = 2 * m * n * k / 100e9
+  local pt = 2 * 4 * (m * k + k * n) / 90e9
+  local t = core.roofline_op_time(d, 2 * m * n * k, 0, { m, n, k, 1 })
+  T.near(t, ct + pt, 1e-12, "compute + packing at the L3 ceiling")
+  -- conv1 weight gradient of the same CNN, 16 x 27 x 131072: operands 4 (16*131072 + 131072*27)
+  -- = 22.5 MB also fit L3; k is the long side, so packing is O(1/m + 1/n) = large
+  m, n, k = 16, 27, 131072
+  ct = 2 * m * n * k / (100e9 * 27 / 32) -- n = 27 pads to 32 lanes
+  pt = 2 * 4 * (m * k + k * n) / 90e9
+  T.near(core.roofline_op_time(d, 2 * m * n * k, 0, { m, n, k, 1 }), ct + pt, 1e-12, "small m and n")
+  -- a square GEMM: packing is ~1% of the compute (2 x 4 x 2 n^2 B at DRAM vs 2 n^3 FLOPs)
+  m = 4096
+  ct = 2 * m ^ 3 / 100e9
+  pt = 2 * 4 * 2 * m * m / 38e9
+  T.near(core.roofline_op_time(d, 2 * m ^ 3, 0, { m, m, m, 1 }), ct + pt, 1e-12, "square: at DRAM")
+  assert(pt / ct < 0.01, "negligible for a large square GEMM")
+  -- a GPU-like device (no vector_width) is untouched: compute at peak
+  local g = { peak = 100e9, bw = 38e9, flops_eff = 1, bw_eff = 1 }
+  T.near(core.roofline_op_time(g, 2 * 32768 * 32 * 144, 0, { 32768, 32, 144, 1 }),
+    2 * 32768 * 32 * 144 / 100e9, 1e-12, "no CPU rule without vector_width")
+  -- a catalogue CPU (vector_width, no measured levels) keeps only the lane padding
+  local c = { peak = 100e9, bw = 38e9, flops_eff = 1, bw_eff = 1, vector_width = 16 }
+  T.near(core.roofline_op_time(c, 2 * 32768 * 32 * 144, 0, { 32768, 32, 144, 1 }),
+    2 * 32768 * 32 * 144 / 100e9, 1e-12, "no packing without measured levels")
 end)
 
 T.test("measure: bad options and arguments are errors", function()

@@ -67,7 +67,10 @@ end)
 
 T.test("summary: a real CPU trace splits forward, backward and optimizer", function()
   local s = dlb.trace.summary(dlb.trace.read(DIR .. "mlp_b256.pt.trace.json.gz"))
-  T.eq(s.steps, 5, "5 recorded steps (make_traces.py)")
+  -- every recorded step (make_traces.py: 3 warm-up steps unrecorded, then STEPS, 10; the
+  -- committed traces of 7eee22c hold 5)
+  assert(s.steps >= 5, "recorded steps: " .. s.steps)
+  T.eq(#s.step_times, s.steps, "a time per step")
   assert(s.step_time > 0 and s.step_time < 10, "step time in seconds")
   assert(s.by_phase.forward > 0 and s.by_phase.backward > 0 and s.by_phase.optimizer > 0, "phases")
   -- self times per step add up to at most the step (the rest is the step range's own time)

@@ -20,6 +20,13 @@ out=$("$dlb" -e "local d = dlb.hw.load('$tmp/h/host.csv')[1]; print(d.name, #d:l
 "$dlb" measure --seconds x >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && grep -q "needs a number" "$tmp/e" && t_ok "bad number" \
   || t_fail "bad number" "rc=$rc: $(cat "$tmp/e")"
+"$dlb" measure --stat mean --seconds 0.1 >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q 'stat must be "median" or "min"' "$tmp/e" && t_ok "bad --stat" \
+  || t_fail "bad --stat" "rc=$rc: $(cat "$tmp/e")"
+"$dlb" measure --threads 1 --stat min --seconds 0.2 --reps 3 --csv "$tmp/h/h1.csv" \
+  --figure "$tmp/h/r1.png" >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 0 ] && grep -q "1 thread(s), fastest of 3" "$tmp/o" && t_ok "--threads 1 --stat min" \
+  || t_fail "--threads 1 --stat min" "rc=$rc: $(cat "$tmp/e")"
 out=$("$dlb" measure --help 2>&1)
 echo "$out" | grep -q "usage: dlbench measure" && t_ok "help" || t_fail "help" "got '$out'"
 
