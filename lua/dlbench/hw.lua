@@ -720,6 +720,30 @@ end
 
 local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 
+-- The source cell back into {field = text}: M.to_csv writes "field: text; field: text"
+-- (fields sorted). A text may itself hold "; ", so a cut is made only before a known
+-- field's name; a cell that does not start with one (a hand-written catalogue's free
+-- text) is the device's source as a whole (source.all).
+local function csv_sources(s)
+  local known = { peak = true, links = true, gemm_tile = true, all = true }
+  for _, c in ipairs(M.csv_columns) do known[c] = true end
+  local key = s:match("^([%w_]+): ")
+  if not (key and known[key]) then return { all = s } end
+  local out, start = {}, #key + 3
+  while true do
+    local i, cut, nextkey, nextstart = start, nil, nil, nil
+    while true do
+      local a, b, k = s:find("; ([%w_]+): ", i)
+      if not a then break end
+      if known[k] then cut, nextkey, nextstart = a, k, b + 1; break end
+      i = a + 1
+    end
+    if not cut then out[key] = s:sub(start); return out end
+    out[key] = s:sub(start, cut - 1)
+    key, start = nextkey, nextstart
+  end
+end
+
 -- Device specs from CSV text (see M.csv_columns); `file` names the source in errors.
 function M.parse_csv(text, file)
   file = file or "csv"
@@ -754,7 +778,7 @@ function M.parse_csv(text, file)
         if c == "name" or c == "kind" or c == "note" then
           spec[c] = s
         elseif c == "source" then
-          spec.source.all = s
+          spec.source = csv_sources(s)
         elseif c == "levels" then
           spec.levels = levels.parse(s, where)
         else

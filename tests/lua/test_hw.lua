@@ -239,7 +239,21 @@ T.test("the catalogue round-trips through CSV", function()
     T.eq(s.flops_eff, d.flops_eff, "flops_eff")
     for tier, l in pairs(d.links) do T.eq(s.links[tier].bw, l.bw, d.name .. " " .. tier) end
     assert(np >= 1, d.name .. ": the copy lists its peaks")
+    -- every field's source comes back under its own field (was all in source.all, so a
+    -- loaded device described its peak as "no source given"), texts holding "; " intact
+    local ns = 0
+    for k, v in pairs(d.source or {}) do ns = ns + 1; T.eq(s.source and s.source[k], v, d.name .. " source." .. k) end
+    for k in pairs(s.source or {}) do ns = ns - 1; assert(d.source[k], d.name .. ": extra source " .. k) end
+    T.eq(ns, 0, d.name .. " source fields")
   end
+  -- a hand-written catalogue's free-text source stays the device's source as a whole; a
+  -- text with "; " and "x: " inside a field's note is cut only before known field names
+  local free = dlb.hw.parse_csv("name,fp32,mem,mem_bw,source\nd1,1e12,1e9,1e11,vendor sheet rev. 3; p. 4\n")
+  T.eq(free[1].source.all, "vendor sheet rev. 3; p. 4", "free text")
+  local cut = dlb.hw.parse_csv("name,fp32,mem,mem_bw,source\n"
+    .. "d2,1e12,1e9,1e11,\"mem: /proc/meminfo; peak: median of 5: sgemm; n=256; why: none\"\n")
+  T.eq(cut[1].source.mem, "/proc/meminfo", "first field")
+  T.eq(cut[1].source.peak, "median of 5: sgemm; n=256; why: none", "unknown names are text")
   local p = tmpname(".csv")
   assert(dlb.hw.save_csv(p, { "H100-SXM", "MI300X" }))
   local f = assert(io.open(p, "rb")); local text = f:read("*a"); f:close()
