@@ -346,9 +346,9 @@ static int concat(ctx *c, const int *in, size_t nin, int *a) {
     }
     d[ax] = dlb_dim_add(g, d[ax], Y->dims[ax], 1);
     if (d[ax] < 0) {
-      char b1[300];
-      return dlb_fail_context("%s: axis %d adding input %zu %s: ", lbl(c), ax + 1, i + 1,
-                              desc(g, in[i], b1, sizeof b1));
+      char b1[512];
+      return dlb_fail_context("%s: axis %d adding input %zu '%s': ", lbl(c), ax + 1, i + 1,
+                              dlb_tname(g, in[i], b1, sizeof b1));
     }
   }
   a[0] = ax + 1; /* normalised (dlb_make_op stores a): the backward split reads it */
@@ -414,7 +414,9 @@ static int reshape(ctx *c, const int *in, size_t ndims, const int32_t *dims) {
     if (rc) return rc;
   }
   int n1 = numel_dim(g, g->t[in[0]].ndims, g->t[in[0]].dims);
-  if (n1 < 0) return dlb_fail_context("%s: the element count of %s: ", lbl(c), desc(g, in[0], b1, sizeof b1));
+  if (n1 < 0)
+    return dlb_fail_context("%s: the element count of tensor '%s': ", lbl(c),
+                            dlb_tname(g, in[0], b1, sizeof b1));
   int n2 = numel_dim(g, (int)ndims, dims);
   if (n2 < 0) return dlb_fail_context("%s: the element count of the new shape: ", lbl(c));
   if (n1 != n2)
