@@ -1,7 +1,7 @@
 /*
 ** error.c — the per-thread error message behind dlb_last_error(), and the version.
-** With the interruption flag of dlb_interrupt, this is the library's only state outside the
-** objects callers own.
+** With the interruption flag of dlb_interrupt (here) and the polynomial bounds of
+** dlb_poly_set_limits (poly.c), this is the library's state outside the objects callers own.
 */
 #include <signal.h>
 #include <stdarg.h>

@@ -6,11 +6,13 @@
 ** polynomials too. Every failure must leave a message.
 **
 ** Speed: the harness lowers the polynomial bounds for its process through the public limit
-** API (dlb_poly_set_limits: 2,000 terms, 20,000 term products per multiplication) and takes
+** API (dlb_poly_set_limits: 300 terms, 3,000 term products per multiplication) and takes
 ** inputs up to 1 KiB, so no input expands for long: each costs at most a few hundred
-** bounded multiplications. What the bounds refuse is the same code path at any limit (a
-** check before the products, a check on the result); the default limits themselves are
-** tested in tests/test_hostile.c. Built and run by tests/fuzz/run.sh; seeds in
+** small bounded multiplications (~14,000 executions per CPU second under ASan+UBSan on
+** the long run's corpus; 4,000 at 2,000 terms and 20,000 products, with the same 405
+** edges covered). What the bounds refuse is the same code path at any limit (a check
+** before the products, a check on the result); the default limits themselves are tested
+** in tests/test_hostile.c. Built and run by tests/fuzz/run.sh; seeds in
 ** tests/fuzz/corpus/poly/.
 */
 #include <stdint.h>
@@ -19,7 +21,7 @@
 
 #include "dlbench.h"
 
-enum { MAXLEN = 1024, MAXTERMS = 2000, MAXPRODUCTS = 20000 };
+enum { MAXLEN = 1024, MAXTERMS = 300, MAXPRODUCTS = 3000 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
