@@ -81,32 +81,33 @@ typedef struct sym {
   int precision;
 } sym;
 
-/* Room for n terms in both scratch buffers; 0 on OOM. */
+/* Room for n terms in both scratch buffers; 0 with a message on OOM. */
 static int scratch(sym *y, size_t n) {
   if (n <= y->cap) return 1;
   size_t c = y->cap ? y->cap : 256;
   while (c < n) c *= 2;
   pterm *a = dlb_realloc(y->a, c * sizeof *a);
-  if (!a) return 0;
+  if (!a) return dlb_fail(DLB_ENOMEM, "graph: out of memory"), 0;
   y->a = a;
   pterm *b = dlb_realloc(y->b, c * sizeof *b);
-  if (!b) return 0;
+  if (!b) return dlb_fail(DLB_ENOMEM, "graph: out of memory"), 0;
   y->b = b;
   y->cap = c;
   return 1;
 }
 
-/* y->a[0..*n) *= terms (t, m); 0 on failure. */
+/* y->a[0..*n) *= terms (t, m); 0 with a message on failure (the polynomial bounds:
+** dlb_pterms_mulcheck before the scratch grows, then dlb_pterms_mul). */
 static int mulin(sym *y, size_t *n, const pterm *t, size_t m) {
-  if (!scratch(y, *n * m + 1)) return dlb_fail(DLB_ENOMEM, "graph: out of memory"), 0;
-  long r = dlb_pterms_mul(y->a, *n, t, m, y->b);
-  if (r < 0) return dlb_fail(DLB_EINVAL, "graph: an exponent of a cost exceeds %d", DLB_POLY_MAXEXP), 0;
+  if (dlb_pterms_mulcheck(*n, m, "symbolic cost") != DLB_OK || !scratch(y, *n * m + 1)) return 0;
+  long r = dlb_pterms_mul(y->a, *n, t, m, y->b, "symbolic cost");
+  if (r < 0) return 0;
   pterm *x = y->a; y->a = y->b; y->b = x;
   *n = (size_t)r;
   return 1;
 }
 
-/* Element count of tensor t as pool terms. */
+/* Element count of tensor t as pool terms; 0 with a message naming the tensor. */
 static int numel(sym *y, int t) {
   if (y->noff[t] >= 0) return 1;
   const tensor *x = &y->s->t[t];
@@ -115,11 +116,13 @@ static int numel(sym *y, int t) {
   y->a[0].key = 0, y->a[0].c = 1;
   for (int i = 0; i < x->ndims; i++) {
     int d = x->dims[i];
-    /* copy: the pool may move while multiplying */
-    if (!scratch(y, (size_t)y->dlen[d] * (n + 1) + 1)) return 0;
-    if (!mulin(y, &n, y->pool.t + y->doff[d], (size_t)y->dlen[d])) return 0;
+    if (!mulin(y, &n, y->pool.t + y->doff[d], (size_t)y->dlen[d])) {
+      char b[512];
+      return dlb_fail_context("the element count of tensor '%s' (dim %d): ",
+                              dlb_tname(y->s, t, b, sizeof b), i + 1), 0;
+    }
   }
-  if (!tp_reserve(&y->pool, n)) return 0;
+  if (!tp_reserve(&y->pool, n)) return dlb_fail(DLB_ENOMEM, "graph: out of memory"), 0;
   memcpy(y->pool.t + y->pool.n, y->a, n * sizeof *y->a);
   y->noff[t] = (int32_t)y->pool.n;
   y->nlen[t] = (int32_t)n;
@@ -247,6 +250,11 @@ int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
     bsym b = {&y, &a[DLB_SYM_BYTES], ok};
     dlb_op_bytes(s, (int)i, addbytes, &b);
     ok = b.ok;
+    if (!ok) {
+      char on[512];
+      rc = dlb_fail_context("graph '%s': %s '%s': ", s->str + s->name, dlb_op_type_name(p->type),
+                            dlb_oname(s, (int)i, on, sizeof on));
+    }
     if ((int)i < s->nfwd)
       for (int j = 0; j < p->nin; j++) read[op_in(s, p)[j]] = 1;
   }
@@ -256,6 +264,7 @@ int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
     if (role == DLB_ROLE_WEIGHT && (int)t < (int)g->nt) ok = addterm(&y, &a[DLB_SYM_PARAMS], NULL, &ct, 1);
     if (ok && read[t] && (role == DLB_ROLE_INPUT || role == DLB_ROLE_LABEL))
       ok = addterm(&y, &a[DLB_SYM_IO], NULL, &ct, dlb_tensor_esize(s, (int)t, o->precision));
+    if (!ok) rc = dlb_fail_context("graph '%s': ", s->str + s->name);
   }
   if (!ok && rc == DLB_OK) rc = dlb_last_status() ? dlb_last_status() : DLB_ENOMEM;
   for (int i = 0; ok && i < DLB_SYM_COUNT; i++) {
@@ -283,6 +292,11 @@ dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
     if (g->o[i].type != ty) continue;
     dlb_op_flops(g, (int)i, &e);
     for (int k = 0; ok && k < e.n; k++) ok = addterm(&y, &a, NULL, &e.t[k], 1);
+    if (!ok) {
+      char on[512];
+      dlb_fail_context("graph '%s': %s '%s': ", g->str + g->name, dlb_op_type_name(ty),
+                       dlb_oname(g, (int)i, on, sizeof on));
+    }
   }
   dlb_poly *p = ok ? acc_poly(g, &a) : NULL;
   dlb_free(a.key); dlb_free(a.c); dlb_free(a.used);

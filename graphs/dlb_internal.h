@@ -21,6 +21,14 @@ void *dlb_fail_null(int status, const char *fmt, ...)
 #endif
   ;
 
+/* Put a printf-style context before the last failure's message ("reshape 'r': ...",
+** for a caller that knows the op or tensor a helper failed on); returns its status. */
+int dlb_fail_context(const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 1, 2)))
+#endif
+  ;
+
 /* The status of the last recorded failure in this thread (DLB_OK if none). */
 int dlb_last_status(void);
 

@@ -20,10 +20,13 @@ extern "C" {
 
 /* DLB_FFI_BEGIN */
 typedef struct dlb_poly dlb_poly;
-/* At most 16 variables, exponents up to 15, 100000 terms: a result past the term limit
-** (say the 155 million terms of (a+b+...+p)^15) fails with a message instead of taking
-** minutes and gigabytes. */
-enum { DLB_POLY_MAXVARS = 16, DLB_POLY_MAXEXP = 15, DLB_POLY_MAXTERMS = 100000 };
+/* At most 16 variables, exponents up to 15, 100000 terms, 4 million term products in one
+** multiplication: a result past the term limit (say the 155 million terms of
+** (a+b+...+p)^15) or a product past the product limit fails with a message instead of
+** taking minutes and gigabytes. The bounds hold for every polynomial the library makes:
+** parsed, computed, a graph's dims, the symbolic costs of an analysis. */
+enum { DLB_POLY_MAXVARS = 16, DLB_POLY_MAXEXP = 15, DLB_POLY_MAXTERMS = 100000,
+       DLB_POLY_MAXPRODUCTS = 4000000 };
 
 /* Parse "4*h", "2*(b + 1)^2", "h/2", "1e6": + - * ^ (small integer powers), division by
 ** a number, parentheses, identifiers [A-Za-z_][A-Za-z0-9_]*. DLB_EPARSE names the position. */
@@ -57,6 +60,12 @@ DLB_API int dlb_poly_degree(const dlb_poly *p);
 /* Write the text form into buf (always NUL-terminated when size > 0); returns the full
 ** length, so a call with size 0 measures. */
 DLB_API size_t dlb_poly_tostring(const dlb_poly *p, char *buf, size_t size);
+/* Lower the term and term-product bounds (process-wide; a fuzzer or a service with a time
+** budget): maxterms in 1..DLB_POLY_MAXTERMS, maxproducts in 1..DLB_POLY_MAXPRODUCTS, 0 for
+** the default (the ceiling). DLB_EINVAL, bounds unchanged, outside those ranges. */
+DLB_API int dlb_poly_set_limits(long maxterms, long maxproducts);
+/* The bounds in force, into *maxterms and *maxproducts (either may be NULL). */
+DLB_API void dlb_poly_limits(long *maxterms, long *maxproducts);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /*
 ** error.c — the per-thread error message behind dlb_last_error(), and the version.
-** With the interruption flag of dlb_interrupt, this is the library's only state outside the
-** objects callers own.
+** With the interruption flag of dlb_interrupt (here) and the polynomial bounds of
+** dlb_poly_set_limits (poly.c), this is the library's state outside the objects callers own.
 */
 #include <signal.h>
 #include <stdarg.h>
@@ -45,6 +45,22 @@ void *dlb_fail_null(int status, const char *fmt, ...) {
   record(status, fmt, ap);
   va_end(ap);
   return NULL;
+}
+
+/* Put a printf-style context ("reshape 'r': tensor 'x': ") before the last failure's
+** message, for a caller that knows where a helper failed; returns the failure's status. */
+int dlb_fail_context(const char *fmt, ...) {
+  char old[sizeof message];
+  memcpy(old, message, sizeof old);
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  size_t at = n < 0 ? 0 : (size_t)n < sizeof message ? (size_t)n : sizeof message - 1;
+  size_t room = sizeof message - 1 - at, len = strlen(old);
+  memcpy(message + at, old, len < room ? len : room);
+  message[at + (len < room ? len : room)] = '\0';
+  return last_status;
 }
 
 /* The status of the last failure in this thread. */

@@ -183,25 +183,29 @@ int dlb_dim_text(dlb_graph *g, const char *text) {
   return id;
 }
 
-/* Intern a*b (mul) or a + sb*b; the id, or <0 with an error. */
+/* Intern a*b (mul) or a + sb*b; the id, or <0 with an error. Products and sums obey the
+** polynomial bounds (dlb_pterms_mulcheck, dlb_pterms_sizecheck); the callers name the op
+** and tensor (dlb_fail_context). */
 static int dim_binop(dlb_graph *g, int a, int b, int mul, double sb) {
   const dimtab *d = &g->dims;
   size_t na = (size_t)d->len[a], nb = (size_t)d->len[b];
+  if (mul && dlb_pterms_mulcheck(na, nb, "dim") != DLB_OK) return DLB_EINVAL;
   size_t cap = mul ? na * nb : na + nb;
   pterm tmp[64], *r = cap <= 64 ? tmp : dlb_malloc(cap * sizeof *r);
   if (!r) return oom();
   const pterm *ta = d->terms + d->off[a], *tb = d->terms + d->off[b];
   long n;
   if (mul) {
-    n = dlb_pterms_mul(ta, na, tb, nb, r);
-    if (n < 0) {
-      if (r != tmp) dlb_free(r);
-      return dlb_fail(DLB_EINVAL, "graph: a dim exponent exceeds %d", DLB_POLY_MAXEXP);
-    }
+    n = dlb_pterms_mul(ta, na, tb, nb, r, "dim");
   } else {
     memcpy(r, ta, na * sizeof *r);
     for (size_t i = 0; i < nb; i++) r[na + i].key = tb[i].key, r[na + i].c = sb * tb[i].c;
     n = (long)dlb_pterms_normalize(r, na + nb);
+    if (dlb_pterms_sizecheck((size_t)n, "dim", "sum") != DLB_OK) n = -1;
+  }
+  if (n < 0) {
+    if (r != tmp) dlb_free(r);
+    return DLB_EINVAL;
   }
   int id = dlb_dim_intern(g, r, (size_t)n);
   if (r != tmp) dlb_free(r);

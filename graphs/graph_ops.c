@@ -345,7 +345,11 @@ static int concat(ctx *c, const int *in, size_t nin, int *a) {
                    desc(g, in[0], b1, sizeof b1), desc(g, in[i], b2, sizeof b2));
     }
     d[ax] = dlb_dim_add(g, d[ax], Y->dims[ax], 1);
-    if (d[ax] < 0) return d[ax];
+    if (d[ax] < 0) {
+      char b1[512];
+      return dlb_fail_context("%s: axis %d adding input %zu '%s': ", lbl(c), ax + 1, i + 1,
+                              dlb_tname(g, in[i], b1, sizeof b1));
+    }
   }
   a[0] = ax + 1; /* normalised (dlb_make_op stores a): the backward split reads it */
   return out1(c, nin, in, X->ndims, d, floatdt(g, in[0]));
@@ -409,8 +413,12 @@ static int reshape(ctx *c, const int *in, size_t ndims, const int32_t *dims) {
     int rc = posdim(c, dims[i], "dim", i + 1);
     if (rc) return rc;
   }
-  int n1 = numel_dim(g, g->t[in[0]].ndims, g->t[in[0]].dims), n2 = numel_dim(g, (int)ndims, dims);
-  if (n1 < 0 || n2 < 0) return n1 < 0 ? n1 : n2;
+  int n1 = numel_dim(g, g->t[in[0]].ndims, g->t[in[0]].dims);
+  if (n1 < 0)
+    return dlb_fail_context("%s: the element count of tensor '%s': ", lbl(c),
+                            dlb_tname(g, in[0], b1, sizeof b1));
+  int n2 = numel_dim(g, (int)ndims, dims);
+  if (n2 < 0) return dlb_fail_context("%s: the element count of the new shape: ", lbl(c));
   if (n1 != n2)
     return SHAPE("%s: %s has %s elements, the new shape %s elements", lbl(c),
                  desc(g, in[0], b1, sizeof b1), dtext(g, n1, b2, sizeof b2), dtext(g, n2, (char[64]){0}, 64));
@@ -557,6 +565,8 @@ int dlb_make_op(dlb_graph *g, int type, const char *name, size_t nin, const int 
     o = out1(&c, 1, inputs, g->t[inputs[0]].ndims, g->t[inputs[0]].dims, floatdt(g, inputs[0]));
     break;
   }
+  /* a dim helper's failure (the polynomial bounds) names the op here if not already */
+  if (o < 0 && strncmp(dlb_last_error(), "dim: ", 5) == 0) return dlb_fail_context("%s: ", lbl(&c));
   if (o < 0) return o;
   op *p = &g->o[o];
   p->phase = (uint8_t)phase;

@@ -3,6 +3,7 @@
 ** evaluation and printing (the parser is in poly_parse.c).
 */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,21 +62,61 @@ static size_t pterms_merge(const pterm *x, size_t nx, const pterm *y, size_t ny,
   return n;
 }
 
-/* Products per chunk of the multiplication below (1 MiB of terms), at least; and the most
-** term products one multiplication may form (a time bound: ~0.2 s in a release build,
-** seconds under the sanitizers). */
+/* -- the bounds (dlb_poly_set_limits): process-wide, like the interruption flag -- */
+
+/* The most terms a result may hold and the most term products one multiplication may form
+** (a time bound: DLB_POLY_MAXPRODUCTS take ~0.2 s in a release build, seconds under the
+** sanitizers). Relaxed atomics: a setter in one thread races no reader. */
+static atomic_long limit_terms = DLB_POLY_MAXTERMS;
+static atomic_long limit_products = DLB_POLY_MAXPRODUCTS;
+
+int dlb_poly_set_limits(long maxterms, long maxproducts) {
+  if (maxterms < 0 || maxterms > DLB_POLY_MAXTERMS || maxproducts < 0 ||
+      maxproducts > DLB_POLY_MAXPRODUCTS)
+    return dlb_fail(DLB_EINVAL, "poly: limits %ld terms, %ld term products outside 1..%d and "
+                    "1..%d (0: the default)", maxterms, maxproducts, DLB_POLY_MAXTERMS,
+                    DLB_POLY_MAXPRODUCTS);
+  atomic_store_explicit(&limit_terms, maxterms ? maxterms : DLB_POLY_MAXTERMS, memory_order_relaxed);
+  atomic_store_explicit(&limit_products, maxproducts ? maxproducts : DLB_POLY_MAXPRODUCTS,
+                        memory_order_relaxed);
+  return DLB_OK;
+}
+
+void dlb_poly_limits(long *maxterms, long *maxproducts) {
+  if (maxterms) *maxterms = atomic_load_explicit(&limit_terms, memory_order_relaxed);
+  if (maxproducts) *maxproducts = atomic_load_explicit(&limit_products, memory_order_relaxed);
+}
+
+size_t dlb_pterms_maxterms(void) {
+  return (size_t)atomic_load_explicit(&limit_terms, memory_order_relaxed);
+}
+
+int dlb_pterms_mulcheck(size_t na, size_t nb, const char *what) {
+  long max = atomic_load_explicit(&limit_products, memory_order_relaxed);
+  if ((double)na * (double)nb > (double)max)
+    return dlb_fail(DLB_EINVAL, "%s: a product of %zu x %zu terms (more than %ld term products; "
+                    "expand less: a product of long sums grows combinatorially)", what, na, nb, max);
+  return DLB_OK;
+}
+
+int dlb_pterms_sizecheck(size_t n, const char *what, const char *result) {
+  size_t max = dlb_pterms_maxterms();
+  if (n > max)
+    return dlb_fail(DLB_EINVAL, "%s: the %s has more than %zu terms (expand less: a power of "
+                    "a long sum grows combinatorially)", what, result, max);
+  return DLB_OK;
+}
+
+/* Products per chunk of the multiplication below (1 MiB of terms), at least. */
 #define MULCHUNK 65536
-#define MULMAX 4e6
 
 /* a * b (canonical inputs) into a new canonical array (*n terms; caller frees), built
-** chunk by chunk so memory stays near the result's size. NULL with a message when an
-** exponent exceeds DLB_POLY_MAXEXP, the result exceeds DLB_POLY_MAXTERMS terms, memory
-** runs out, or dlb_interrupt asked to stop. */
+** chunk by chunk so memory stays near the result's size. NULL with a message when the
+** product or its result passes a bound (dlb_pterms_mulcheck, dlb_pterms_sizecheck), an
+** exponent exceeds DLB_POLY_MAXEXP, memory runs out, or dlb_interrupt asked to stop. */
 static pterm *mul_terms(const pterm *a, size_t na, const pterm *b, size_t nb, size_t *n) {
   *n = 0;
-  if ((double)na * (double)nb > MULMAX)
-    return dlb_fail_null(DLB_EINVAL, "poly: a product of %zu x %zu terms (more than %.0e term "
-                         "products; expand less)", na, nb, MULMAX);
+  if (dlb_pterms_mulcheck(na, nb, "poly") != DLB_OK) return NULL;
   pterm *acc = dlb_malloc(sizeof *acc), *part = NULL, *tmp = NULL;
   size_t nacc = 0, rows;
   if (!acc) return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
@@ -106,10 +147,9 @@ static pterm *mul_terms(const pterm *a, size_t na, const pterm *b, size_t nb, si
     nacc = pterms_merge(acc, nacc, part, np, tmp);
     dlb_free(part); dlb_free(acc);
     acc = tmp;
-    if (nacc > DLB_POLY_MAXTERMS) {
+    if (dlb_pterms_sizecheck(nacc, "poly", "product") != DLB_OK) {
       dlb_free(acc);
-      return dlb_fail_null(DLB_EINVAL, "poly: the product has more than %d terms (expand "
-                           "less: a power of a long sum grows combinatorially)", DLB_POLY_MAXTERMS);
+      return NULL;
     }
   }
   *n = nacc;
@@ -126,14 +166,18 @@ static int all_finite(const pterm *t, size_t n) {
   return DLB_OK;
 }
 
-long dlb_pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r) {
+long dlb_pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r,
+                    const char *what) {
+  if (dlb_pterms_mulcheck(na, nb, what) != DLB_OK) return -1;
   size_t n = 0;
   for (size_t i = 0; i < na; i++)
     for (size_t j = 0; j < nb; j++) {
-      if (!pkey_mul(a[i].key, b[j].key, &r[n].key)) return -1;
+      if (!pkey_mul(a[i].key, b[j].key, &r[n].key))
+        return dlb_fail(DLB_EINVAL, "%s: an exponent exceeds %d", what, DLB_POLY_MAXEXP), -1;
       r[n++].c = a[i].c * b[j].c;
     }
-  return (long)dlb_pterms_normalize(r, n);
+  n = dlb_pterms_normalize(r, n);
+  return dlb_pterms_sizecheck(n, what, "product") == DLB_OK ? (long)n : -1;
 }
 
 double dlb_pterms_eval(const pterm *t, size_t n, const double *vals) {
@@ -381,9 +425,9 @@ static dlb_poly *combine(const dlb_poly *a, const dlb_poly *b, int op, double sb
     }
   } else {
     n = pterms_merge(ta, na, tb, nb, r);
-    if (n > DLB_POLY_MAXTERMS) {
+    if (dlb_pterms_sizecheck(n, "poly", "sum") != DLB_OK) {
       if (ta != small) dlb_free(ta);
-      return dlb_fail_null(DLB_EINVAL, "poly: the sum has more than %d terms", DLB_POLY_MAXTERMS);
+      return NULL;
     }
   }
   dlb_poly *p = all_finite(r, n) == DLB_OK ? dlb_poly_build(names, nv, r, n) : NULL;
@@ -408,7 +452,8 @@ dlb_poly *dlb_poly_sum(dlb_poly *const *ps, size_t n) {
     }
   }
   /* terms are folded (sorted and merged) whenever the buffer passes twice the limit */
-  size_t cap = total < 2 * (size_t)DLB_POLY_MAXTERMS ? total : 2 * (size_t)DLB_POLY_MAXTERMS;
+  size_t max = dlb_pterms_maxterms();
+  size_t cap = total < 2 * max ? total : 2 * max;
   pterm *t = dlb_malloc((cap + 1) * sizeof *t);
   if (!t) return dlb_fail_null(DLB_ENOMEM, "poly: out of memory");
   size_t m = 0;
@@ -421,18 +466,16 @@ dlb_poly *dlb_poly_sum(dlb_poly *const *ps, size_t n) {
     for (int i = 0; i < p->nterms; i++) {
       if (m == cap) {
         m = dlb_pterms_normalize(t, m);
-        if (m > DLB_POLY_MAXTERMS) break;
+        if (m > max) break;
       }
       t[m].key = dlb_pkey_remap(p->t[i].key, p->nvars, map);
       t[m++].c = p->t[i].c;
     }
-    if (m > DLB_POLY_MAXTERMS && m != cap) break;
+    if (m > max && m != cap) break;
   }
   m = dlb_pterms_normalize(t, m);
   dlb_poly *r = NULL;
-  if (m > DLB_POLY_MAXTERMS)
-    dlb_fail(DLB_EINVAL, "poly: the sum has more than %d terms", DLB_POLY_MAXTERMS);
-  else if (all_finite(t, m) == DLB_OK)
+  if (dlb_pterms_sizecheck(m, "poly", "sum") == DLB_OK && all_finite(t, m) == DLB_OK)
     r = dlb_poly_build(names, nv, t, m);
   dlb_free(t);
   return r;

@@ -44,9 +44,21 @@ static inline int pkey_mul(uint64_t a, uint64_t b, uint64_t *out) {
 int dlb_pkey_degree(uint64_t key);
 /* Sort by key, merge equal keys, drop zero coefficients; returns the new count. */
 size_t dlb_pterms_normalize(pterm *t, size_t n);
-/* r = a * b (canonical inputs); r has room for na*nb terms; returns count or -1 on
-** exponent overflow. */
-long dlb_pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r);
+/* The one bound on a product of polynomials (the poly algebra, a graph's dims, the
+** symbolic analysis): DLB_OK, or DLB_EINVAL with "WHAT: a product of NA x NB terms (more
+** than N term products; ...)" when na*nb passes the product limit (dlb_poly_set_limits).
+** Call it before sizing a buffer for the na*nb products. */
+int dlb_pterms_mulcheck(size_t na, size_t nb, const char *what);
+/* The one bound on a result's terms: DLB_OK, or DLB_EINVAL with "WHAT: the RESULT has
+** more than N terms ..." when n passes the term limit. */
+int dlb_pterms_sizecheck(size_t n, const char *what, const char *result);
+/* The term limit in force (at most DLB_POLY_MAXTERMS). */
+size_t dlb_pterms_maxterms(void);
+/* r = a * b (canonical inputs); r has room for na*nb terms. Returns the count, or -1 with
+** a message (prefixed with what) when the product fails dlb_pterms_mulcheck, an exponent
+** exceeds DLB_POLY_MAXEXP, or the result fails dlb_pterms_sizecheck. */
+long dlb_pterms_mul(const pterm *a, size_t na, const pterm *b, size_t nb, pterm *r,
+                    const char *what);
 /* Evaluate with vals[i] for variable i. */
 double dlb_pterms_eval(const pterm *t, size_t n, const double *vals);
 /* Write terms with variable names names[i] into buf; returns the full length. Terms are

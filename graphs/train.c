@@ -175,7 +175,12 @@ static int matmul_bwd(tx *x, const op *p, const int32_t *in, int dy) {
     }
     if (s->t[b].ndims == 2 && ra > 2) { /* fold the batch dims of a and dy into one */
       int32_t m = s->t[a].dims[ra - 2], d[2];
-      for (int i = 0; i < ra - 2; i++) if ((m = dlb_dim_mul(s, m, s->t[a].dims[i])) < 0) return m;
+      for (int i = 0; i < ra - 2; i++)
+        if ((m = dlb_dim_mul(s, m, s->t[a].dims[i])) < 0) {
+          char b1[512], b2[512];
+          return dlb_fail_context("training: matmul '%s': folding the batch dims of '%s': ",
+                                  dlb_oname(s, x->fwd, b1, sizeof b1), dlb_tname(s, a, b2, sizeof b2));
+        }
       d[0] = m, d[1] = s->t[a].dims[ra - 1];
       if ((rc = reshape_to(x, A, 2, d, &AA))) return rc;
       d[1] = s->t[dy].dims[ra - 1];

@@ -752,21 +752,7 @@ for _, f in ipairs(fns) do
   emit_lua(f)
 end
 
-local function writefile(path, s)
-  local old = io.open(path, "rb")
-  if old then
-    local t = old:read("*a")
-    old:close()
-    if t == s then return end
-  end
-  local dir = path:match("^(.*)/[^/]*$")
-  if dir then os.execute("mkdir -p '" .. dir .. "'") end
-  local tmp = path .. ".tmp"
-  local fh = assert(io.open(tmp, "wb"))
-  fh:write(s)
-  fh:close()
-  assert(os.rename(tmp, path))
-end
+local writefile = regions.writefile -- whole or not at all, through a unique temporary
 
 -- C file
 local head = {

@@ -5,6 +5,7 @@
 -- ../plots, ../graphs), without the DLB_API marker; each region starts with a
 -- "/* file.h */" line. collect(top, base) leaves out the regions of base and of what it
 -- includes (a library built on libdlbench: proc/dlb_proc.h over graphs/dlbench.h).
+-- writefile(path, text) is the generators' one writer.
 local M = {}
 
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
@@ -76,6 +77,34 @@ function M.collect(top, base)
   end
   collect(normalize(top))
   return parts
+end
+
+-- A suffix no other process uses at the same time: the name of an os.tmpname() file (the
+-- C library makes it with mkstemp where it can), held until released.
+local function unique()
+  local ok, name = pcall(os.tmpname)
+  if ok and name then return name:match("([^/]*)$"), name end
+  return (tostring(os.time()) .. tostring(os.clock()):gsub("%D", "")), nil
+end
+
+-- writefile(path, text): the generators' writer (they run before the library exists, so
+-- not through dlb_file_write). An unchanged file is left alone (make sees no change);
+-- else the text goes to a temporary file with a unique name beside path, renamed over it:
+-- path is written whole or not at all, two builds at once never share a temporary file,
+-- and no predictable name (path..".tmp") can be planted as a link. Returns true if written.
+function M.writefile(path, text)
+  if readfile(path) == text then return false end
+  local dir = path:match("^(.*)/[^/]*$")
+  if dir then os.execute("mkdir -p '" .. dir .. "'") end
+  local suffix, held = unique()
+  local tmp = path .. ".tmp." .. suffix
+  local f, err = io.open(tmp, "wb")
+  local ok = f and f:write(text) and f:close()
+  if ok then ok, err = os.rename(tmp, path) end
+  if not ok then os.remove(tmp) end
+  if held then os.remove(held) end
+  if not ok then error("cannot write " .. path .. ": " .. tostring(err), 0) end
+  return true
 end
 
 return M

@@ -129,6 +129,48 @@ static void test_poly_limits(void) {
   dlb_poly_free(p);
 }
 
+/* The bounds lowered through the public limit API (what tests/fuzz/fuzz_poly.c does for its
+** run), checked at both limits and restored. */
+static void test_poly_set_limits(void) {
+  long t = -1, pr = -1;
+  dlb_poly_limits(&t, &pr);
+  CHECK(t == DLB_POLY_MAXTERMS && pr == DLB_POLY_MAXPRODUCTS);
+  /* outside the ranges: an error, the bounds unchanged */
+  CHECK(dlb_poly_set_limits(-1, 0) == DLB_EINVAL && strstr(dlb_last_error(), "outside 1..100000"));
+  CHECK(dlb_poly_set_limits(0, DLB_POLY_MAXPRODUCTS + 1L) == DLB_EINVAL);
+  CHECK(dlb_poly_set_limits(DLB_POLY_MAXTERMS + 1L, 0) == DLB_EINVAL);
+  dlb_poly_limits(&t, NULL);
+  CHECK(t == DLB_POLY_MAXTERMS);
+  CHECK(dlb_poly_set_limits(500, 20000) == DLB_OK);
+  dlb_poly_limits(&t, &pr);
+  CHECK(t == 500 && pr == 20000);
+  /* (a+...+f)^6 has C(11,6) = 462 terms: within 500 */
+  dlb_poly *p = dlb_poly_parse("(a+b+c+d+e+f)^6");
+  CHECK(p && dlb_poly_nterms(p) == 462);
+  /* (a+...+f)^7 has C(12,7) = 792 terms: the product passes 500 terms */
+  CHECK(dlb_poly_parse("(a+b+c+d+e+f)^7") == NULL &&
+        strstr(dlb_last_error(), "the product has more than 500 terms"));
+  /* (a+...+p)^3 has C(18,3) = 816 terms */
+  CHECK(dlb_poly_parse("(a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p)^3") == NULL &&
+        strstr(dlb_last_error(), "more than 500 terms"));
+  /* 462 x 462 = 213,444 term products: over 20,000, refused before any is formed */
+  CHECK(dlb_poly_mul(p, p) == NULL &&
+        strstr(dlb_last_error(), "a product of 462 x 462 terms (more than 20000 term products"));
+  /* a sum past the term bound: 462 terms of p plus 462 distinct terms of p*g */
+  dlb_poly *q = dlb_poly_parse("(a+b+c+d+e+f)^6*g");
+  CHECK(q && dlb_poly_nterms(q) == 462);
+  CHECK(dlb_poly_add(p, q) == NULL && strstr(dlb_last_error(), "the sum has more than 500 terms"));
+  dlb_poly_free(q);
+  /* 0 restores the defaults: the same product is allowed again */
+  CHECK(dlb_poly_set_limits(0, 0) == DLB_OK);
+  dlb_poly_limits(&t, &pr);
+  CHECK(t == DLB_POLY_MAXTERMS && pr == DLB_POLY_MAXPRODUCTS);
+  q = dlb_poly_mul(p, p); /* (a+...+f)^12: C(17,12) = 6188 terms */
+  CHECK(q && dlb_poly_nterms(q) == 6188);
+  dlb_poly_free(q);
+  dlb_poly_free(p);
+}
+
 static void test_palette(void) {
   double rgb[3], ref[3];
   dlb_palette(INT_MIN, rgb); /* -INT_MIN used to overflow (UBSan) */
@@ -147,6 +189,7 @@ int main(void) {
   RUN(test_special_files);
   RUN(test_locks);
   RUN(test_poly_limits);
+  RUN(test_poly_set_limits);
   RUN(test_palette);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -8,6 +8,7 @@
 # recompiled). A harness links libdlbench's sources plus what a line
 # `/* fuzz-link: FILES AND FLAGS */` in it names (e.g. host/lutil.c -llua5.4).
 # FUZZ_OUT=DIR builds and writes there instead (a long run beside the suite's short ones).
+# FUZZ_ARGS="-max_len=4096 ..." adds libFuzzer options (recorded with a long run's command).
 # New inputs found by a run go to build/fuzz/found/<name>/, never into the committed
 # corpus; a crash leaves its input in build/fuzz/crash-<name>-* and fails the harness.
 set -u
@@ -67,6 +68,8 @@ for n in "${names[@]}"; do
   [ "$secs" != 0 ] && args+=(-max_total_time="$secs")
   [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
   [ -f "tests/fuzz/$n.dict" ] && args+=(-dict="tests/fuzz/$n.dict")
+  # shellcheck disable=SC2206
+  [ -n "${FUZZ_ARGS:-}" ] && args+=($FUZZ_ARGS)
   log=$out/$n.log
   nice "$bin" "${args[@]}" "$found" "$corpus" >"$log" 2>&1
   rc=$?

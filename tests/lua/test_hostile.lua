@@ -99,6 +99,23 @@ T.test("a symlink to a regular file is followed: the target is replaced, the lin
   for _, n in ipairs { "link.csv", "out.csv", "out.csv.tmp", "real.csv", "victim" } do os.remove(dir .. "/" .. n) end
 end)
 
+T.test("the build's generators write whole, through a unique temporary (no path..'.tmp')", function()
+  local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+  local regions = dofile(here .. "/../../host/gen_regions.lua")
+  write(dir .. "/victim", "keep")
+  assert(os.execute("ln -s victim '" .. dir .. "/gen.lua.tmp'"))
+  T.eq(regions.writefile(dir .. "/gen.lua", "return 1\n"), true, "written")
+  T.eq(read(dir .. "/gen.lua"), "return 1\n", "whole")
+  T.eq(read(dir .. "/victim"), "keep", "the planted symlink's target is untouched")
+  T.eq(regions.writefile(dir .. "/gen.lua", "return 1\n"), false, "unchanged: left alone")
+  T.eq(listing(), "gen.lua gen.lua.tmp victim", "no temporary left")
+  -- a destination that cannot be replaced (a directory): an error naming it, no temporary left
+  assert(os.execute("mkdir '" .. dir .. "/adir'"))
+  T.checkerr("cannot write " .. dir .. "/adir", function() return regions.writefile(dir .. "/adir", "x") end)
+  T.eq(listing(), "adir gen.lua gen.lua.tmp victim", "no temporary left after a failure")
+  for _, n in ipairs { "adir", "gen.lua", "gen.lua.tmp", "victim" } do os.remove(dir .. "/" .. n) end
+end)
+
 T.test("an existing file keeps its permission bits", function()
   local p = dir .. "/mode.csv"
   write(p, "x\n")
@@ -219,6 +236,28 @@ T.test("polynomials: a term cap, no overflow to inf, NUL bytes refused, long sum
   local p = dlb.poly("(a+b+c+d+e+f+g+h+i+j+k+l+m)^5")
   T.eq(#p:terms(), 6188, "terms")
   assert(dlb.poly(tostring(p)) == p, "round trip")
+end)
+
+T.test("graph dims: products of long sums are refused at once, naming the op and tensor", function()
+  -- (a+b+c+d+e)^15 has C(19,4) = 3876 terms; two such dims over disjoint names multiply to
+  -- 3876^2 = 15,023,376 term products, past the 4e6 bound every polynomial product obeys
+  -- (DLB_POLY_MAXPRODUCTS); the dims' product used to be formed whole (and a third such dim
+  -- made 5.8e10 terms: minutes and gigabytes)
+  local A, B, C = "(a+b+c+d+e)^15", "(f+g+h+i+j)^15", "(k+l+m+n+o)^15"
+  local g = dlb.graph("blow")
+  local x = g:input("x", { A, B, C })
+  T.checkerr("reshape 'r': the element count of tensor 'x': dim: a product of 3876 x 3876 terms "
+    .. "(more than 4000000 term products", g.reshape, g, x, { 7 }, "r")
+  T.checkerr("reshape 'r2': the element count of the new shape: dim: a product of 3876 x 3876",
+    g.reshape, g, g:input("y", { 2 }), { A, B }, "r2")
+  -- the symbolic analysis multiplies the same dims into costs: refused, naming the op
+  local y = g:relu(x, "act")
+  g:loss(g:sum(y))
+  T.checkerr("graph 'blow': relu 'act': the element count of tensor 'act:0' (dim 2): symbolic cost: "
+    .. "a product of 3876 x 3876 terms", g.stats, g)
+  -- a sum of dims obeys the term bound too: 3876 + 3876 terms fit, 100001 would not
+  local c = g:concat({ g:input("u", { A }), g:input("v", { B }) })
+  T.eq(#dlb.poly(tostring(c):match("%[(.-)%]")):terms(), 7752, "3876 + 3876 terms")
 end)
 
 -- ---------------------------------------------------------------- item 11: smaller items
