@@ -318,7 +318,12 @@ static int add_loss(dlb_onnx *m, const Onnx__GraphProto *gp) {
   int t = v->t;
   dlb_graph *g = m->g;
   int nd = g->t[t].ndims;
-  if (nd == 0 && m->loss == DLB_ONNX_LOSS_AUTO) return dlb_graph_set_loss(g, t);
+  if (nd == 0 && m->loss == DLB_ONNX_LOSS_AUTO) {
+    /* a scalar output is the loss itself, if a node computes it (an output that is a
+       graph input is not: found by fuzz_onnx, regress-loss-on-input) */
+    int r = dlb_graph_set_loss(g, t);
+    return r < 0 ? dlb_onnx_fail(m, r, "the loss on graph output '%s': %s", name, dlb_last_error()) : r;
+  }
   double c = 0;
   int xent = m->loss == DLB_ONNX_LOSS_XENT ||
              (m->loss == DLB_ONNX_LOSS_AUTO && nd >= 1 && dlb_dim_is_const(g, g->t[t].dims[nd - 1], &c) && c >= 2);
@@ -337,7 +342,8 @@ static int add_loss(dlb_onnx *m, const Onnx__GraphProto *gp) {
     g->nt = nt0, g->no = no0, g->nargs = na0;
     return dlb_onnx_fail(m, o, "adding the loss: %s", dlb_last_error());
   }
-  return dlb_graph_set_loss(g, op_out(g, &g->o[o])[0]);
+  int r = dlb_graph_set_loss(g, op_out(g, &g->o[o])[0]);
+  return r < 0 ? dlb_onnx_fail(m, r, "the loss on graph output '%s': %s", name, dlb_last_error()) : r;
 }
 
 /* Text "[a, b]" of n dims into buf. */
