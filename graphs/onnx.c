@@ -303,6 +303,12 @@ static int graph_input(dlb_onnx *m, const Onnx__ValueInfoProto *vi) {
   return DLB_OK;
 }
 
+/* Tensor t as the graph's loss; a refusal is an importer error naming the file and output. */
+static int set_loss(dlb_onnx *m, int t, const char *output) {
+  int r = dlb_graph_set_loss(m->g, t);
+  return r < 0 ? dlb_onnx_fail(m, r, "the loss on graph output '%s': %s", output, dlb_last_error()) : r;
+}
+
 /* The loss on the first graph output (docs/import.md "Training step"). */
 static int add_loss(dlb_onnx *m, const Onnx__GraphProto *gp) {
   if (m->loss == DLB_ONNX_LOSS_NONE) return DLB_OK;
@@ -318,12 +324,9 @@ static int add_loss(dlb_onnx *m, const Onnx__GraphProto *gp) {
   int t = v->t;
   dlb_graph *g = m->g;
   int nd = g->t[t].ndims;
-  if (nd == 0 && m->loss == DLB_ONNX_LOSS_AUTO) {
-    /* a scalar output is the loss itself, if a node computes it (an output that is a
-       graph input is not: found by fuzz_onnx, regress-loss-on-input) */
-    int r = dlb_graph_set_loss(g, t);
-    return r < 0 ? dlb_onnx_fail(m, r, "the loss on graph output '%s': %s", name, dlb_last_error()) : r;
-  }
+  /* a scalar output is the loss itself, if a node computes it (an output that is a graph
+     input is not: found by fuzz_onnx, regress-loss-on-input) */
+  if (nd == 0 && m->loss == DLB_ONNX_LOSS_AUTO) return set_loss(m, t, name);
   double c = 0;
   int xent = m->loss == DLB_ONNX_LOSS_XENT ||
              (m->loss == DLB_ONNX_LOSS_AUTO && nd >= 1 && dlb_dim_is_const(g, g->t[t].dims[nd - 1], &c) && c >= 2);
@@ -342,8 +345,7 @@ static int add_loss(dlb_onnx *m, const Onnx__GraphProto *gp) {
     g->nt = nt0, g->no = no0, g->nargs = na0;
     return dlb_onnx_fail(m, o, "adding the loss: %s", dlb_last_error());
   }
-  int r = dlb_graph_set_loss(g, op_out(g, &g->o[o])[0]);
-  return r < 0 ? dlb_onnx_fail(m, r, "the loss on graph output '%s': %s", name, dlb_last_error()) : r;
+  return set_loss(m, op_out(g, &g->o[o])[0], name);
 }
 
 /* Text "[a, b]" of n dims into buf. */
