@@ -490,6 +490,6 @@ local function panel(i, key, title)
   p.title = title
 end
 panel(1, "pred", "catalogue defaults (predicted)")
-panel(2, "pred_cal", "flops_eff CALIBRATED per device")
+panel(2, "pred_cal", "CALIBRATED flops_eff, ZeRO-3 bandwidth")
 local ok, err = f:save(outdir .. "/validation.png")
 print(ok and ("wrote " .. outdir .. "/validation.png") or ("could not write: " .. tostring(err)))
