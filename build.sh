@@ -70,8 +70,7 @@ drop_stale_archives() {
     [ -f "$a" ] || continue
     for m in $(ar t "$a"); do
       m=${m%.o}
-      if [ ! -f "graphs/$m.c" ] && [ ! -f "plots/$m.c" ] && [ ! -f "proc/$m.c" ] &&
-         [ ! -f "build/gen/$m.c" ]; then
+      if [ -z "$(ls graphs/*/"$m.c" plots/"$m.c" proc/"$m.c" build/gen/"$m.c" 2>/dev/null)" ]; then
         echo "build.sh: $a holds $m.o, whose source is gone: remaking the archive" >&2
         rm -f "$a"
         break
@@ -80,27 +79,42 @@ drop_stale_archives() {
   done
 }
 
+# A dependency file (obj/.../x.d, written by the compiler) that names a source or header
+# which was moved or removed stops make ("No rule to make target"): drop it with its
+# object, and make compiles that file again.
+drop_stale_depfiles() {
+  local d f
+  for d in $(find build/obj build/*/obj -name '*.d' 2>/dev/null); do
+    for f in $(sed -e 's/^[^:]*://' -e 's/\\$//' "$d"); do
+      case $f in /*) ;; *) f=build/$f ;; esac  # the compiler writes them relative to build/
+      if [ ! -e "$f" ]; then rm -f "$d" "${d%.d}.o"; break; fi
+    done
+  done
+}
+
 build() { # build FLAVOUR...
   generate
   drop_stale_archives
+  drop_stale_depfiles
   local c
   for c in "$@"; do
     make -s -C build config="$c" -j"$jobs"
   done
 }
 
-# The version and the ABI version (the SONAME's number), written once in graphs/dlbench.h
+# The version and the ABI version (the SONAME's number), written once in graphs/base/dlb_base.h
 # (premake5.lua reads them there too).
-version() { sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' graphs/dlbench.h; }
-abi() { sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' graphs/dlbench.h; }
+version() { sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' graphs/base/dlb_base.h; }
+abi() { sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' graphs/base/dlb_base.h; }
 
-# The public headers, listed: what a C user includes (graphs/dlb_internal.h is not one);
+# The public headers, listed: what a C user includes (no *_impl.h, nor graphs/base/dlb_runtime.h);
 # proc/dlb_proc.h is libdlbench_proc's.
-PUBLIC_HEADERS="graphs/dlbench.h graphs/dlb_export.h graphs/dlb_poly.h graphs/dlb_graph.h
-graphs/dlb_hw.h graphs/dlb_roofline.h graphs/dlb_stats.h graphs/dlb_scaling.h
-graphs/dlb_parallel.h graphs/dlb_sys.h graphs/dlb_energy.h graphs/dlb_measure.h graphs/dlb_trace.h
-graphs/dlb_minimize.h graphs/dlb_onnx.h graphs/dlb_json.h graphs/dlb_file.h plots/dlbplot.h
-proc/dlb_proc.h"
+PUBLIC_HEADERS="graphs/dlbench.h graphs/base/dlb_base.h graphs/base/dlb_export.h
+graphs/base/dlb_sys.h graphs/base/dlb_file.h graphs/ir/dlb_poly.h graphs/ir/dlb_graph.h
+graphs/hw/dlb_hw.h graphs/hw/dlb_roofline.h graphs/hw/dlb_energy.h graphs/hw/dlb_measure.h
+graphs/stats/dlb_stats.h graphs/stats/dlb_scaling.h graphs/stats/dlb_minimize.h
+graphs/parallel/dlb_parallel.h graphs/io/dlb_onnx.h graphs/io/dlb_json.h graphs/io/dlb_trace.h
+plots/dlbplot.h proc/dlb_proc.h"
 
 # install_into PREFIX: the layout of docs/host.md, staged under $DESTDIR when it is set.
 #   bin/dlbench; lib/libdlbench.so.VERSION with the SONAME link libdlbench.so.MAJOR and the

@@ -78,7 +78,7 @@ B.functions = {
   "version() -> string = dlb_version()",
   "abi_version() -> int = dlb_abi_version()",
   "memory_in_use() -> number = dlb_memory_in_use()",
-  -- poly (graphs/dlb_poly.h)
+  -- poly (graphs/ir/dlb_poly.h)
   "poly_parse(text: string) -> poly = dlb_poly_parse(text)",
   "poly_number(c: number) -> poly = dlb_poly_number(c)",
   "poly_add(a: poly, b: poly) -> poly = dlb_poly_add(a, b)",
@@ -97,11 +97,11 @@ B.functions = {
   "_poly_nterms(h: poly) -> size = dlb_poly_nterms(h)",
   "_poly_term(h: poly, i: size) -> c: double, e: int[DLB_POLY_MAXVARS] = check dlb_poly_term(h, i, &c, e)",
   "_poly_is_number(h: poly) -> bool, v: double = dlb_poly_is_number(h, &v)",
-  -- hw (graphs/dlb_hw.h)
+  -- hw (graphs/hw/dlb_hw.h)
   "hw_precision_id(name: string) -> int! = dlb_precision_id(name)",
   "_hw_precision_bytes(id: int) -> number = dlb_precision_bytes(id)",
   "_hw_precision_name(id: int) -> string = dlb_precision_name(id)",
-  -- graph (graphs/dlb_graph.h)
+  -- graph (graphs/ir/dlb_graph.h)
   'graph_new(name: string = "graph") -> graph = dlb_graph_new(name)',
   "graph_tensor(g: graph, name: string, role: int, dtype: int, dims: strings~[1024] <dims>) -> id: int = check dlb_graph_tensor(g, name, role, dtype, #dims, dims, &id)",
   "graph_op(g: graph, type: int, name: string?, inputs: ints[1024] <inputs>, attrs: ints?[16] <attrs>, dims: strings?[1024] <dim>) -> outs: int{1024, _nout}, _nout: size = check dlb_graph_op(g, type, name, #inputs, inputs, #attrs, attrs, #dims, dims, outs, 1024, &_nout)",
@@ -145,7 +145,7 @@ B.functions = {
   "_analysis_layer_name(a: analysis, i: size) -> string = dlb_analysis_layer_name(a, i)",
   "analysis_layer(a: analysis, i: size) -> o: double[6] = check dlb_analysis_layer(a, i, o)",
   "analysis_exact(a: analysis) -> v: double = check dlb_analysis_footprint_exact(a, &v)",
-  -- roofline (graphs/dlb_roofline.h)
+  -- roofline (graphs/hw/dlb_roofline.h)
   "roof_defaults() -> d: struct dlb_roof = dlb_roof_init(&d)",
   "_roof_check(dev: struct dlb_roof) = check dlb_roof_check(&dev)",
   "_roofline_op_time(dev: struct dlb_roof, flops: number, bytes: number, gemm: numbers?[4] == 4 <gemm>) -> t: double, b: int = check dlb_op_time(&dev, flops, bytes, gemm, &t, &b)",
@@ -160,7 +160,7 @@ B.functions = {
   "roofline_opcosts_n(c: opcosts) -> size = dlb_opcosts_n(c)",
   "_roofline_ops(c: opcosts, dev: struct dlb_roof) -> r: struct dlb_roof_result = check dlb_opcosts_roofline(c, &dev, NULL, NULL, &r)",
   "_roofline_ops_per(c: opcosts, dev: struct dlb_roof) -> r: struct dlb_roof_result, t: double{dlb_opcosts_n(c)}, b: int{dlb_opcosts_n(c)} = check dlb_opcosts_roofline(c, &dev, t, b, &r)",
-  -- stats (graphs/dlb_stats.h)
+  -- stats (graphs/stats/dlb_stats.h)
   "stats_percentiles(list: numbers <percentile: list>, ps: numbers <percentile: p>) -> out: double{#ps} = check dlb_percentiles(list, #list, ps, #ps, out)",
   "stats_mean(list: numbers <mean: list>, kind: int) -> v: double = check dlb_mean(list, #list, kind, &v)",
   "stats_box(list: numbers <box: list>, lw: number, lq: number, hq: number, hw: number, tukey: bool) -> b: struct dlb_box = check dlb_box_stats(list, #list, lw, lq, hq, hw, tukey, &b)",
@@ -169,7 +169,7 @@ B.functions = {
   "_regression_term(r: regression, j: size) -> name: cstr, w: double, se: double, t: double = check dlb_regression_term(r, j, &name, &w, &se, &t)",
   "_regression_scaling(r: regression, j: size) -> shift: double, scale: double = check dlb_regression_scaling(r, j, &shift, &scale)",
   "_regression_fit(r: regression) -> f: struct dlb_regress_fit = dlb_regression_fit(r, &f)",
-  -- scaling (graphs/dlb_scaling.h)
+  -- scaling (graphs/stats/dlb_scaling.h)
   "scaling_fit(form: int, xs: numbers, ys: numbers == #xs, weights: numbers? == #xs) -> f: struct dlb_scaling_fit = check dlb_scaling_fit_curve(form, #xs, xs, ys, weights, &f)",
   "_scaling_form_params(form: int) -> int! = dlb_scaling_form_params(form)",
   "_scaling_eval(form: int, params: numbers[5] == dlb_scaling_form_params(form), x: number) -> y: double = check dlb_scaling_eval(form, params, x, &y)",
@@ -212,7 +212,7 @@ B.functions = {
   "plot_png_pixel(path: string, x: int, y: int) -> c: double[4] = check dlb_png_pixel(path, x, y, c)",
   "plot_ticks(lo: number, hi: number, target: int) -> t: double{256, _n}, _n: size = check dlb_ticks_linear(lo, hi, target, t, 256, &_n)",
   "plot_tick_format(v: number, step: number, style: string) -> s: char[64] = check dlb_tick_format(v, step, style, s, 64)",
-  -- sys (graphs/dlb_sys.h): the clock and processor count of the core
+  -- sys (graphs/base/dlb_sys.h): the clock and processor count of the core
   "sys_cores() -> int = dlb_sys_cores()",
   "sys_now() -> number = dlb_sys_now()",
   -- proc (proc/dlb_proc.h: libdlbench_proc, the worker pool beside the host); descriptors
@@ -231,7 +231,7 @@ B.functions = {
   "proc_exit(code: int = 0) = dlb_proc_exit(code)",
   "proc_open_append(path: string) -> fd: int = check soft dlb_proc_open_append(path, &fd)",
   "proc_fsync(fd: int) = check dlb_proc_fsync(fd)",
-  -- parallel (graphs/dlb_parallel.h): structs as tables, missing fields 0
+  -- parallel (graphs/parallel/dlb_parallel.h): structs as tables, missing fields 0
   "parallel_collective(op: int, algo: int, bytes: number, n: number, shards: number = 0, link: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_collective(op, algo, bytes, n, shards, &link, &c)",
   "parallel_allreduce_hier(bytes: number, per_node: number, nodes: number, algo: int, intra: struct dlb_par_link, inter: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_allreduce_hier(bytes, per_node, nodes, algo, &intra, &inter, &c)",
   "parallel_allreduce_cluster(bytes: number, n: number, algo: int, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_allreduce_cluster(bytes, n, algo, &cluster, &c)",
@@ -246,7 +246,7 @@ B.functions = {
   "_parallel_plan_smallest(p: plan) -> r: struct dlb_par_row = check nil(DLB_EINVAL) dlb_par_plan_smallest(p, &r)",
   "parallel_bubble(sched: int, p: number, m: number, v: number = 1) -> number = dlb_par_bubble(sched, p, m, v)",
   "parallel_amdahl(f: number, n: number) -> number = dlb_par_amdahl(f, n)",
-  -- energy (graphs/dlb_energy.h); tables and precisions by name
+  -- energy (graphs/hw/dlb_energy.h); tables and precisions by name
   "_energy_table_count() -> int = dlb_energy_table_count()",
   "_energy_table_name(i: int) -> string = dlb_energy_table_name(i)",
   "_energy_table_note(i: int) -> string = dlb_energy_table_note(i)",
@@ -255,23 +255,23 @@ B.functions = {
   "_energy_cost(table: string, precision: string) -> c: struct dlb_energy_cost = check dlb_energy_cost_get(table, precision, &c)",
   "_energy_source(table: string, precision: string, field: string) -> string = dlb_energy_source(table, precision, field)",
   "_energy_step(c: struct dlb_energy_cost, flops: number, rf_bytes: number, sram_bytes: number, dram_bytes: number) -> s: struct dlb_energy_split = check dlb_energy_step(&c, flops, rf_bytes, sram_bytes, dram_bytes, &s)",
-  -- measure (graphs/dlb_measure.h): host microbenchmarks
+  -- measure (graphs/hw/dlb_measure.h): host microbenchmarks
   "_measure_caches() -> c: double[4], levels: int = check dlb_measure_caches(c, &levels)",
   "measure_gemm(dp: bool, m: number, n: number, k: number, batch: number, threads: int(0..1024), reps: int(1..1000), min_time: number) -> out: double[3] = check dlb_measure_gemm(dp, m, n, k, batch, threads, reps, min_time, out)",
   "measure_stream(kernel: int(0..3), bytes: number, threads: int(0..1024), reps: int(1..1000), min_time: number) -> out: double[4] = check dlb_measure_stream(kernel, bytes, threads, reps, min_time, out)",
-  -- trace (graphs/dlb_trace.h): a profiler trace as columns
+  -- trace (graphs/io/dlb_trace.h): a profiler trace as columns
   "trace_read(path: string) -> trace = dlb_trace_read(path)",
   "trace_parse(text: bytes) -> trace = dlb_trace_parse(text, #text)",
   "_trace_count(t: trace) -> size = dlb_trace_count(t)",
   "_trace_bytes(t: trace) -> number = dlb_trace_bytes(t)",
   "_trace_numbers(t: trace, column: int(0..DLB_TRACE_NNUMBERS - 1)) -> doubles(dlb_trace_count(t)) = dlb_trace_numbers(t, column)",
   "_trace_string(t: trace, column: int(0..DLB_TRACE_NSTRINGS - 1), i: size) -> string = dlb_trace_string(t, column, i)",
-  -- minimize (graphs/dlb_minimize.h): Nelder-Mead by reverse communication, 1..64 variables
+  -- minimize (graphs/stats/dlb_minimize.h): Nelder-Mead by reverse communication, 1..64 variables
   "_minimizer_new(x0: numbers[64] <x0>, step: numbers[64] == #x0 <step>, lo: numbers[64] == #x0 <lo>, hi: numbers[64] == #x0 <hi>, tol: number, max_evals: int(1..1000000)) -> minimizer = dlb_minimizer_new(#x0, x0, step, lo, hi, tol, max_evals)",
   "_minimizer_ask(m: minimizer) -> bool, x: double{64} = dlb_minimizer_ask(m, x)",
   "minimizer_tell(m: minimizer, f: number) = check dlb_minimizer_tell(m, f)",
   "_minimizer_best(m: minimizer) -> x: double{64}, f: double, evals: int = check dlb_minimizer_best(m, x, &f, &evals)",
-  -- import (graphs/dlb_onnx.h, graphs/dlb_json.h): ONNX models and JSON documents
+  -- import (graphs/io/dlb_onnx.h, graphs/io/dlb_json.h): ONNX models and JSON documents
   "_onnx_read(path: string, unknown: int, loss: int) -> onnx = dlb_onnx_read(path, unknown, loss)",
   "_onnx_nreport(m: onnx) -> size = dlb_onnx_nreport(m)",
   "_onnx_report(m: onnx, i: size) -> string, kind: int, count: double = dlb_onnx_report(m, i, &kind, &count)",
@@ -281,7 +281,7 @@ B.functions = {
   '_json_parse(text: bytes, name: string = "<text>") -> json = dlb_json_parse(text, #text, name)',
   "_json_count(j: json) -> size = dlb_json_count(j)",
   "_json_node(j: json, i: size) -> type: int, parent: int, num: double, key: cstr, str: cstr = check dlb_json_node(j, i, &type, &parent, &num, &key, &str)",
-  -- file (graphs/dlb_file.h): the one writer and the capped reader
+  -- file (graphs/base/dlb_file.h): the one writer and the capped reader
   "file_write(path: string, text: bytes) = check soft dlb_file_write(path, text, #text)",
   "_file_read(path: string, max: size = 1073741824) -> data: owned(dlb_file_free, _len), _len: size = check soft dlb_file_read(path, max, &data, &_len)",
   "file_lock_append(path: string) -> fd: int = check soft dlb_file_lock_append(path, &fd)",

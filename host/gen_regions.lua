@@ -1,8 +1,8 @@
 -- gen_regions.lua — the marked regions of the public headers, shared by the generators
 -- (host/gen_cdef.lua: the FFI declarations; host/gen_bindings.lua: both backends' glue).
 -- collect(top) returns the lines between DLB_FFI_BEGIN and DLB_FFI_END of the header and,
--- in include order, of every header it includes with quotes (looked up beside it and in
--- ../plots, ../graphs), without the DLB_API marker; each region starts with a
+-- in include order, of every header it includes with quotes (looked up beside it, then in
+-- the build's include folders: graphs/, each concept folder graphs/*/, plots/), without the DLB_API marker; each region starts with a
 -- "/* file.h */" line. collect(top, base) leaves out the regions of base and of what it
 -- includes (a library built on libdlbench: proc/dlb_proc.h over graphs/dlbench.h).
 -- writefile(path, text) is the generators' one writer.
@@ -30,9 +30,29 @@ function M.readfile(path)
 end
 local readfile = M.readfile
 
+-- The include folders of the source tree that holds path (the nearest folder above it with
+-- graphs/dlbench.h): graphs/, its concept folders and plots/, as premake5.lua lists them
+-- for the compiler; the folders are read from the tree, so a new one needs no edit here.
+local function include_dirs(path)
+  local root = dirname(path)
+  for _ = 1, 8 do
+    if readfile(root .. "/graphs/dlbench.h") then break end
+    root = root .. "/.."
+  end
+  local dirs = { root .. "/graphs" }
+  local p = io.popen('find "' .. root .. '/graphs" -mindepth 1 -maxdepth 1 -type d | sort')
+  for d in p:lines() do dirs[#dirs + 1] = d end
+  p:close()
+  dirs[#dirs + 1] = root .. "/plots"
+  return dirs
+end
+
 function M.collect(top, base)
+  local dirs
   local function locate(name, from)
-    local searchdirs = { dirname(from), dirname(from) .. "/../plots", dirname(from) .. "/../graphs" }
+    dirs = dirs or include_dirs(from)
+    local searchdirs = { dirname(from) }
+    for _, d in ipairs(dirs) do searchdirs[#searchdirs + 1] = d end
     for _, d in ipairs(searchdirs) do
       local p = d .. "/" .. name
       if readfile(p) then return normalize(p) end
@@ -58,7 +78,7 @@ function M.collect(top, base)
         if line:match("^%s*#") then
           error(path .. ":" .. n .. ": preprocessor line inside the FFI region: " .. line)
         end
-        -- DLB_API (graphs/dlb_export.h) marks exported functions for the C compiler only.
+        -- DLB_API (graphs/base/dlb_export.h) marks exported functions for the C compiler only.
         parts[#parts + 1] = (line:gsub("^DLB_API ", ""))
       else
         local inc = line:match('^%s*#%s*include%s+"([^"]+)"')

@@ -102,7 +102,7 @@ static void rewrite(void) {
   for (int i = 0; list && list[i]; i++, n++)
     if (putentry(f, list[i]->line) != 0) ok = 0;
   if (fclose(f) != 0) ok = 0;
-  /* the one writer (graphs/file.c): temporary file, fsync, rename; the mode is kept */
+  /* the one writer (graphs/base/file.c): temporary file, fsync, rename; the mode is kept */
   if (!ok) warn("write");
   else if (dlb_file_write(path, text, len) != DLB_OK) warnmsg("write", dlb_last_error());
   else filelines = n;

@@ -192,7 +192,7 @@ static int setup(lua_State *L) {
 
 /* A ready state (see host.h); the caller closes it. */
 /* libdlbench's allocator in the host: the Lua state's own (luaL_newstate's realloc/free),
-** so the library's blocks come from where Lua's do (graphs/alloc.c; the collector learns
+** so the library's blocks come from where Lua's do (graphs/base/alloc.c; the collector learns
 ** of them through dlb.memory). lua_Alloc's osize is not needed by that allocator. */
 static void *coremem(void *ud, void *ptr, size_t n) {
   void *aud;

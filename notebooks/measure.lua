@@ -104,7 +104,7 @@ for _, set in ipairs(SETS) do
 end
 
 -- the same calibration with the memory levels taken away (every op's bytes at mem_bw, the
--- model before the level-aware memory time of graphs/roofline.c): what the levels buy
+-- model before the level-aware memory time of graphs/hw/roofline.c): what the levels buy
 do
   local ms = {}
   for _, m in ipairs(meas) do
@@ -159,6 +159,6 @@ print(cmp:with("measured_ms", function(r) return r.measured * 1e3 end)
   :select("key", "measured_ms", "predicted_ms", "n_measured", "n_predicted"))
 assert(cf:save(outdir .. "/measure_compare.png"))
 print("(the prediction times each op's bytes at the measured ceiling of the smallest cache level "
-  .. "they fit in: graphs/roofline.c, docs/hw.md \"Kernel efficiency\")")
+  .. "they fit in: graphs/hw/roofline.c, docs/hw.md \"Kernel efficiency\")")
 print("\nfigures: " .. outdir .. "/measure_roofline.png, " .. outdir .. "/measure_calibration.png, "
   .. outdir .. "/measure_compare.png; device: " .. outdir .. "/host.csv")

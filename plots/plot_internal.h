@@ -9,8 +9,7 @@
 #include <cairo.h>
 #include <stddef.h>
 
-#include "dlbench.h"
-#include "dlb_internal.h"
+#include "dlb_runtime.h"
 
 enum { MAXFIELDS = 12, MAXTICKS = 64, MAXBOXES = 4096 };
 

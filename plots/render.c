@@ -363,7 +363,7 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
                     "a side", path, dpi);
   int st = dlb_figure_layout(f);
   if (st != DLB_OK) return st;
-  /* the one writer (graphs/file.c): temporary file beside the target, fsync, rename */
+  /* the one writer (graphs/base/file.c): temporary file beside the target, fsync, rename */
   dlb_file_tmp t;
   st = dlb_file_begin(path, &t);
   if (st != DLB_OK) return st; /* "cannot write PATH: why" */

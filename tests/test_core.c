@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "dlbench.h"
-#include "dlb_internal.h"
+#include "dlb_runtime.h"
 #include "check.h"
 
 static void test_abi(void) {
@@ -31,7 +31,7 @@ static void *counting(void *ud, void *ptr, size_t n) {
 }
 
 /* Every block of the library goes through the allocator a host sets, and
-** dlb_memory_in_use counts what is live (graphs/alloc.c). */
+** dlb_memory_in_use counts what is live (graphs/base/alloc.c). */
 static void test_allocator(void) {
   double before = dlb_memory_in_use();
   dlb_set_allocator(counting, NULL);

@@ -1,5 +1,5 @@
 /*
-** test_energy.c — the energy tables of graphs/energy.c against their sources (seed 002's EIE
+** test_energy.c — the energy tables of graphs/hw/energy.c against their sources (seed 002's EIE
 ** Table I = Horowitz ISSCC 2014; seed 003's Pedram et al. table) and the step energy split,
 ** recomputed by hand.
 */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "dlbench.h"
-#include "dlb_internal.h"
+#include "dlb_runtime.h"
 #include "check.h"
 
 static int T(dlb_graph *g, const char *name, int role, int dt, int n, const char *d0,

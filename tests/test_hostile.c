@@ -1,6 +1,6 @@
 /*
 ** test_hostile.c — regressions for issue 18 in the C library: the one atomic writer and the
-** capped reader (graphs/file.c), checkpoint locks, polynomial limits (term cap, overflow,
+** capped reader (graphs/base/file.c), checkpoint locks, polynomial limits (term cap, overflow,
 ** interruption, a long sum parsed in one pass), conv/pool window ranges, dlb_palette's
 ** INT_MIN. Lua-level regressions are in tests/lua/test_hostile.lua.
 */

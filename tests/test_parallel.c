@@ -270,7 +270,7 @@ static void evaluate(void) {
 }
 
 /* The planner's per-op layer times time a fused attention kernel (dlb_par_op.attention = 1)
-** at the device's attn_eff, the rest at flops_eff (graphs/roofline.c dlb_op_time_raw).
+** at the device's attn_eff, the rest at flops_eff (graphs/hw/roofline.c dlb_op_time_raw).
 ** 4 layers, each one forward op of 1e9 FLOPs per sample and one backward op of 2e9, no
 ** bytes, no launch costs; dp = tp = pp = m = 1, batch 2 (mb = 2). Forward ops marked as
 ** attention: step = 4 x (2e9 / (P x a) + 4e9 / (P x 0.8)) with a = 0.4; with attn_eff 0

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "dlbench.h"
-#include "dlb_internal.h"
+#include "dlb_runtime.h"
 #include "check.h"
 
 static char buf[4096];

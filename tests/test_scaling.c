@@ -1,12 +1,12 @@
 /*
 ** test_scaling.c — Levenberg–Marquardt, learning-curve fits, projections, cost fits and
-** the joint loss law (graphs/lm.c, graphs/scaling_*.c). Golden numbers carry their source.
+** the joint loss law (graphs/stats/lm.c, graphs/scaling_*.c). Golden numbers carry their source.
 */
 #include <math.h>
 #include <string.h>
 
 #include "dlbench.h"
-#include "dlb_internal.h"
+#include "dlb_runtime.h"
 #include "check.h"
 
 /* A deterministic noise source: uniform in [-1, 1) (Numerical Recipes' LCG constants). */

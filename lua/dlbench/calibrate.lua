@@ -1,7 +1,7 @@
 -- dlbench.calibrate — dlb.hw.calibrate(device, measurements, opts): fit named numeric
 -- fields of a device to measured op or step times, robustly, with the predictions made by
 -- dlb.roofline.time (so the time model stays one model), and report the error on held-out
--- measurements. The search is the Nelder-Mead simplex of graphs/minimize.c, asked for
+-- measurements. The search is the Nelder-Mead simplex of graphs/stats/minimize.c, asked for
 -- points in reverse communication. docs/measure.md.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"

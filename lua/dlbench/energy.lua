@@ -1,6 +1,6 @@
 -- dlbench.energy — the energy of a training step from per-operation energies (pJ per add,
 -- multiply and word access at the register file, SRAM and DRAM; tables with sources in
--- graphs/energy.c), beside the device's power x step time. See docs/energy.md.
+-- graphs/hw/energy.c), beside the device's power x step time. See docs/energy.md.
 --
 -- The traffic at each level is a model, stated so it can be replaced:
 --   dram  the step's algorithmic bytes (stats.bytes: every op reads its inputs and writes

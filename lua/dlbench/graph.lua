@@ -22,7 +22,7 @@ local Tensor = {}
 Tensor.__index = Tensor
 M.Graph, M.Tensor = Graph, Tensor
 
--- The C enums by name (graphs/dlb_graph.h, through core.enum: never copied by hand).
+-- The C enums by name (graphs/ir/dlb_graph.h, through core.enum: never copied by hand).
 local ROLES, ROLENAMES = core.enum_names("DLB_ROLE_", { OPTSTATE = "optimizer" })
 local DTYPES, DTNAMES = core.enum_names("DLB_DT_")
 local OPTIMIZERS = core.enum_names("DLB_OPT_")

@@ -5,7 +5,7 @@
 -- (which builds the graph: tensors and ops):
 --   require("dlbench.graph_analysis")(M, Graph, {TYPE=, OPTIMIZERS=, PRECISIONS=, PHASES=,
 --     isint=, keys=, numtext=, apply_lora=, offload_of=})
--- The engine is C (graphs/train.c, footprint.c, analysis*.c).
+-- The engine is C (graphs/step/train.c, footprint.c, analysis*.c).
 local core = require "dlbench.backend"
 local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
@@ -23,7 +23,7 @@ return function(M, Graph, d)
   local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
     fuse = true, offload = true }
 
-  -- Fusion passes (graphs/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
+  -- Fusion passes (graphs/step/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
   -- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
   local FUSE = { attention = 1, elementwise = 2, optimizer = 4 }
   M.FUSE = FUSE

@@ -9,7 +9,7 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 
 return function(M, Graph, Tensor, ROLES, isint)
-  -- The optimizers g:stats{optimizer=} knows: update FLOPs per parameter (graphs/op_cost.c)
+  -- The optimizers g:stats{optimizer=} knows: update FLOPs per parameter (graphs/ir/op_cost.c)
   -- and optimizer-state bytes per parameter of a weight of shape `dims` with fp32 states
   -- (mixed precision adds a 4-byte fp32 master copy; fp16/bf16 policies store the states at
   -- 2 bytes). docs/graph.md "Optimizers" gives the sources.

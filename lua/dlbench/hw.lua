@@ -59,7 +59,7 @@ local FIELDS = {
   peak = "table", mem = "number", mem_bw = "number", cache = "number",
   flops_eff = "number", bw_eff = "number", links = "table", power = "number",
   mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
-  -- the kernel model (graphs/dlb_roofline.h dlb_op_time; docs/hw.md "Kernel efficiency")
+  -- the kernel model (graphs/hw/dlb_roofline.h dlb_op_time; docs/hw.md "Kernel efficiency")
   kernel_overhead = "number", step_overhead = "number", half_bw_bytes = "number",
   sm_count = "number", gemm_tile = "table", systolic = "number", vector_width = "number",
   attn_eff = "number",

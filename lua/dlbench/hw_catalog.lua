@@ -661,7 +661,7 @@ local catalogue = {
   },
 }
 
--- == the kernel model's fields (graphs/dlb_roofline.h dlb_op_time; docs/hw.md) =========
+-- == the kernel model's fields (graphs/hw/dlb_roofline.h dlb_op_time; docs/hw.md) =========
 -- Per-class defaults, then per-device values. Every device but the seeds' own model device
 -- (Hestness-T4, whose paper model is the pure roofline) gets them, each with its source.
 --   kernel_overhead  GPU 5 us: a CUDA kernel launch is 3-5 us on the host and a few us
@@ -711,7 +711,7 @@ local DEVICE = {
   ["EPYC-9654"] = { vector_width = 16, src = "datasheet: AVX-512 (Zen 4), 16 fp32 lanes" },
 }
 -- The fused attention kernels' fraction of the 16-bit tensor-core peak (attn_eff; the
--- `attention` fusion pass's kernels, graphs/roofline.c dlb_op_time_raw), from
+-- `attention` fusion pass's kernels, graphs/hw/roofline.c dlb_op_time_raw), from
 -- FlashAttention-2's published forward + backward throughput (Dao 2023, "FlashAttention-2:
 -- Faster Attention with Better Parallelism and Work Partitioning", sec. 4.1):
 --   A100 (80 GB SXM4, the paper's part): up to 73% of peak forward and 63% backward; the

@@ -227,12 +227,12 @@ return function(M, d)
   end
   doc.doc(M.to_csv, "dlb.hw.to_csv([devices]) -> text", "the catalogue (or some devices) as CSV")
 
-  -- Write devices as a CSV catalogue file, whole or not at all (graphs/file.c's writer).
+  -- Write devices as a CSV catalogue file, whole or not at all (graphs/base/file.c's writer).
   -- Returns true, or nil and a message.
   function M.save_csv(path, devices)
     if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
     local text = M.to_csv(devices)
-    local ok, err = core.file_write(path, text) -- the one writer (graphs/file.c)
+    local ok, err = core.file_write(path, text) -- the one writer (graphs/base/file.c)
     if not ok then return nil, "dlb.hw.save_csv: " .. err end
     return true
   end

@@ -31,7 +31,7 @@ function M.copy(levels)
   return out
 end
 
--- Put a device's levels into its backend table r (graphs/dlb_hw.h dlb_roof, level1_size,
+-- Put a device's levels into its backend table r (graphs/hw/dlb_hw.h dlb_roof, level1_size,
 -- level1_bw ... level4_*): the levels with a size (caches; memory has none and is the
 -- device's mem_bw), smallest first, at most 4 (larger ones are then timed at mem_bw).
 function M.to_roof(levels, r)

@@ -12,7 +12,7 @@ local hw = require "dlbench.hw"
 
 local M = {}
 
--- Kernel ids of dlb_measure_stream (graphs/dlb_measure.h, enum DLB_MEASURE_*).
+-- Kernel ids of dlb_measure_stream (graphs/hw/dlb_measure.h, enum DLB_MEASURE_*).
 M.kernels = { copy = 0, triad = 1, relu = 2, add = 3 }
 
 
@@ -58,7 +58,7 @@ end
 
 -- The fp32 SIMD lanes of this CPU from the flags of /proc/cpuinfo (AVX-512F: 16, AVX: 8,
 -- SSE: 4; Intel 64 and IA-32 Architectures Optimization Reference Manual), or nil. It
--- switches on the CPU branch of the per-op rule (dlb_gemm_efficiency, graphs/roofline.c).
+-- switches on the CPU branch of the per-op rule (dlb_gemm_efficiency, graphs/hw/roofline.c).
 local function simd_lanes()
   local f = io.open("/proc/cpuinfo", "r")
   if not f then return nil end
@@ -238,7 +238,7 @@ local ops_opts = { threads = true, reps = true, min_time = true, bind = true, ma
 
 -- Time every distinct GEMM and elementwise shape of a training step on this host,
 -- DeepBench style: a matmul-like op (matmul, batched matmul, and a convolution as its
--- im2col GEMM: the implicit-GEMM shape of graphs/analysis.c) runs as OpenBLAS GEMM of its
+-- im2col GEMM: the implicit-GEMM shape of graphs/step/analysis.c) runs as OpenBLAS GEMM of its
 -- (m, n, k, batch) in the step's precision (fp64 -> dgemm, anything else sgemm); any other
 -- op with bytes runs as the elementwise add kernel over the op's algorithmic bytes
 -- (3 fp32 arrays; split among the threads). Ops with no bytes and no FLOPs take 0.

@@ -13,7 +13,7 @@ local graph = require "dlbench.graph"
 
 local Tensor = graph.Tensor
 local setmetatable, type = setmetatable, type
--- Whole layers in one backend call (graphs/graph_layers.c): the same tensors and ops, in
+-- Whole layers in one backend call (graphs/ir/graph_layers.c): the same tensors and ops, in
 -- the same order, as the op-by-op construction kept below as the fallback (used when an
 -- argument is not a plain tensor/dim, so that the ops' own messages explain).
 local c_linear, c_conv, c_norm, c_embedding = core.graph_linear, core.graph_conv, core.graph_norm,

@@ -1,7 +1,7 @@
 -- dlbench.parallel — how long a training step takes on N devices, and how to split the
 -- model: alpha-beta collectives, data parallelism (sync and async), layer/pipeline and
 -- tensor parallelism, ZeRO, a 3-D planner and Amdahl fits. Heavy lifting in C
--- (graphs/collective.c, parallel_data.c, pipeline.c, planner.c, amdahl.c).
+-- (graphs/parallel/collective.c, parallel_data.c, pipeline.c, planner.c, amdahl.c).
 -- Units: seconds, bytes, bytes/s, FLOPs, FLOP/s.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
@@ -12,7 +12,7 @@ local M = { layers = layers }
 local check_work   -- defined with parallel.data
 local check_cluster
 
--- The C enums by name (graphs/dlb_parallel.h, through core.enum).
+-- The C enums by name (graphs/parallel/dlb_parallel.h, through core.enum).
 local OPS = core.enum_names("DLB_COLL_")
 local ALGOS = core.enum_names("DLB_ALGO_")
 local SCHEDS, SCHED_NAMES = core.enum_names("DLB_SCHED_")
@@ -84,7 +84,7 @@ end
 ------------------------------------------------------------------------------------------
 -- devices and clusters
 
--- The fields of a device the models read (graphs/dlb_hw.h, dlb_roof; `mem_bw` is its `bw`).
+-- The fields of a device the models read (graphs/hw/dlb_hw.h, dlb_roof; `mem_bw` is its `bw`).
 local DEVICE_FIELDS = { "flops_eff", "bw_eff", "kernel_overhead", "step_overhead",
   "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
   "attn_eff" }
@@ -250,7 +250,7 @@ end
 
 -- Bytes of one gradient element under the graph engine's precision policies (docs/graph.md,
 -- "precision": tensors without an explicit dtype take 4 bytes under fp32 and 2 under fp16,
--- bf16, mixed and mixed_bf16; graphs/train.c gives a weight's gradient its weight's dtype,
+-- bf16, mixed and mixed_bf16; graphs/step/train.c gives a weight's gradient its weight's dtype,
 -- and mixed precision keeps only the optimizer state and master weights in fp32). Another
 -- name (a device precision such as tf32) takes its element size from dlb.hw.
 local GRAD_ELEM = { fp32 = 4, fp16 = 2, bf16 = 2, mixed = 2, mixed_bf16 = 2 }

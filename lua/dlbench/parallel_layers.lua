@@ -2,7 +2,7 @@
 -- forms (so plans work without the graph engine), and Hestness Table 2 whole-model costs.
 -- A layer cost is a table of numbers per sample (one sequence for language models):
 --   flops_fwd, flops_bwd, bytes_sample, bytes_fixed, params, act_out, act_kept, act_rep,
---   act_in, tp_bytes, tp_colls, shardable   (see graphs/dlb_parallel.h, dlb_par_layer)
+--   act_in, tp_bytes, tp_colls, shardable   (see graphs/parallel/dlb_parallel.h, dlb_par_layer)
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
 
@@ -240,7 +240,7 @@ local function gerr(fname, msg)
   error(fname .. ": " .. msg, 3)
 end
 
--- The per-op costs of a step for the planner (dlb_par_op in graphs/dlb_parallel.h, 13
+-- The per-op costs of a step for the planner (dlb_par_op in graphs/parallel/dlb_parallel.h, 13
 -- numbers per op, flat): each op's layer (untagged ops join the layer before them), phase (0
 -- forward, 1 backward -- recompute ops count as backward --, 2 update), FLOPs and bytes per
 -- sample and per step (from analyses at 1 and 2 samples, or one at B samples), and a

@@ -41,7 +41,7 @@ return function(M, d)
     "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse" }
 
-  -- Memory schedules (dlb_step_memory in graphs/dlb_roofline.h): what a step holds at its peak.
+  -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
   local MEM_SCHEDULES = { framework = 0, minimal = 1 }
   M.mem_schedules = MEM_SCHEDULES
 

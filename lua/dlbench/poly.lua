@@ -1,7 +1,7 @@
 -- dlbench.poly — polynomials over named hyperparameters: symbolic dims and costs.
 --   local p = dlb.poly("4*h") * "b" + 3     -- arithmetic with numbers, strings, polys
 --   tostring(p)  --> "4*b*h + 3";  p{b=2, h=8} --> 67;  p{h=8} --> poly "32*b + 3"
--- The heavy lifting is in C (graphs/poly.c); this wraps the backend handles.
+-- The heavy lifting is in C (graphs/ir/poly.c); this wraps the backend handles.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 

@@ -110,7 +110,7 @@ local time_opts = { precision = true, per_op = true, cache_aware = true, flops_e
   bw_eff = true, detail = true, cache_fraction = true, tile = true, schedule = true,
   slack = true }
 
--- Memory schedules (graphs/dlb_roofline.h, dlb_step_memory): the one rule of what a step
+-- Memory schedules (graphs/hw/dlb_roofline.h, dlb_step_memory): the one rule of what a step
 -- holds at its peak, shared with dlb.parallel.evaluate/plan.
 local SCHEDULES = { framework = 0, minimal = 1 }
 M.schedules = SCHEDULES
@@ -380,7 +380,7 @@ end
 
 -- The memory one core of `dev` needs for a step with stats `s`, and what it has, under a
 -- memory schedule (opts.schedule "framework" (default) or "minimal", opts.slack: the
--- caching allocator's slack; the rule is dlb_step_memory, graphs/dlb_roofline.h, shared with
+-- caching allocator's slack; the rule is dlb_step_memory, graphs/hw/dlb_roofline.h, shared with
 -- dlb.parallel.evaluate/plan). With a breakdown the parts are the stats' weights, optimizer
 -- state, activations + workspace, and params x gradient bytes (all gradients). A board with
 -- `cores` and `mem_per_core` (the TPU boards) trains data parallel across its cores, every

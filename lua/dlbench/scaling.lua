@@ -2,7 +2,7 @@
 -- your own measurements, project the data, model and compute a target error needs
 -- (Hestness, Ardalani, Diamos, PPoPP'19, §3-§5), fit asymptotic per-parameter costs
 -- (their Table 2), and the joint loss law L(N, D) with its compute-optimal frontier
--- (Hoffmann et al. 2022). The numerics run in C (graphs/scaling_*.c, graphs/lm.c).
+-- (Hoffmann et al. 2022). The numerics run in C (graphs/scaling_*.c, graphs/stats/lm.c).
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
@@ -12,7 +12,7 @@ local M = {}
 M.domains = require "dlbench.scaling_domains"
 M.domain_names = { "word_lm", "char_lm", "nmt", "speech", "image" }
 
--- The C enum by name (graphs/dlb_scaling.h, through core.enum).
+-- The C enum by name (graphs/stats/dlb_scaling.h, through core.enum).
 local FORMS, FORM_NAMES = core.enum_names("DLB_FORM_",
   { POWER_CONST = "power+const", THREE_REGION = "three-region" })
 local PARAMS = {

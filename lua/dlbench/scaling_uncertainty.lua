@@ -28,7 +28,7 @@ return function(d)
     return out
   end
 
-  -- Linear-interpolated percentile of a sorted list (as graphs/scaling_fit.c's).
+  -- Linear-interpolated percentile of a sorted list (as graphs/stats/scaling_fit.c's).
   local function pctl(v, p)
     local m = #v
     if m == 0 then return 0 / 0 end

@@ -1,5 +1,5 @@
 -- dlbench.stats — percentiles, means, box statistics and ParaDnn's sensitivity regression
--- (seeds/004 §2.3, §4.1). The numerics are in C (graphs/stats.c, graphs/regress.c).
+-- (seeds/004 §2.3, §4.1). The numerics are in C (graphs/stats/stats.c, graphs/stats/regress.c).
 --   dlb.stats.percentile(list, 91)        linear interpolation (numpy's default)
 --   dlb.stats.box(list)                   2/9/50/91/98 percentiles (ParaDnn's box plots)
 --   dlb.stats.regress(t, {"nodes", "batch"}, "util", {log=true})

@@ -118,7 +118,7 @@ return function(M, T, fail)
   doc.doc(M.csvtext, "dlb.table.csvtext(t[, sep]) -> string", "the CSV text t:to_csv writes "
     .. "(RFC 4180, exact numbers); sweep checkpoints write it under their lock")
 
-  -- Write text to path whole or not at all, through the one writer of graphs/file.c (a
+  -- Write text to path whole or not at all, through the one writer of graphs/base/file.c (a
   -- mkstemp temporary file beside it, fsync, rename; a destination that is not a regular
   -- file is refused). Returns true, or nil and a message.
   function M.write_atomic(path, text)

@@ -1,6 +1,6 @@
 -- dlbench.trace — profiler traces in (docs/measure.md): dlb.trace.read(path) parses a
 -- PyTorch profiler / Kineto Chrome trace-event file (object or bare-array form, plain or
--- gzip) in C as a stream (graphs/trace.c) into a dlb.table of events; dlb.trace.summary(t)
+-- gzip) in C as a stream (graphs/io/trace.c) into a dlb.table of events; dlb.trace.summary(t)
 -- gives time by op kind and by phase, steps, device busy time and TBD's utilisations
 -- (seed 001 eqs. 1-3); dlb.trace.compare(t, stats, hw) joins measured ops with the
 -- predicted ops of a matching graph by kind and shape.
@@ -11,7 +11,7 @@ local T = require "dlbench.table"
 
 local M = {}
 
--- Column order of the C enums DLB_TRACE_* (graphs/dlb_trace.h).
+-- Column order of the C enums DLB_TRACE_* (graphs/io/dlb_trace.h).
 local NUMBERS = { "ts", "dur", "device", "stream", "correlation", "external_id", "sequence", "flops" }
 local STRINGS = { "name", "cat", "ph", "pid", "tid", "shapes", "types" }
 M.columns = { "name", "cat", "ph", "ts", "dur", "pid", "tid", "device", "stream", "correlation",

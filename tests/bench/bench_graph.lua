@@ -23,7 +23,7 @@ end
 -- A forward graph of about n ops as a user builds it: layers of nn.linear (matmul + bias
 -- add, weights linear<i>/w [h, h] and linear<i>/b [h]) and relu, ending in a softmax
 -- cross-entropy loss. With nn.fast (the default) each linear is one backend call
--- (graphs/graph_layers.c); `opbyop` builds the same graph one op and weight at a time.
+-- (graphs/ir/graph_layers.c); `opbyop` builds the same graph one op and weight at a time.
 local function mlp(n, opbyop)
   local g = dlb.graph("mlp" .. n)
   local x = g:input("x", { "b", "h" })

@@ -1,5 +1,5 @@
 /*
-** fuzz_csv.c — libFuzzer harness for the CSV reader (graphs/csv.c). The first byte picks
+** fuzz_csv.c — libFuzzer harness for the CSV reader (graphs/io/csv.c). The first byte picks
 ** the separator; the rest is the text. Every field of a successful parse is read back
 ** whole (length and terminating NUL), so an offset or length past the buffer shows up
 ** under ASan. Built and run by tests/fuzz/run.sh; seeds in tests/fuzz/corpus/csv/.

@@ -1,9 +1,9 @@
 /*
-** fuzz_trace.c — libFuzzer harness of the trace reader (graphs/trace.c): any bytes either
+** fuzz_trace.c — libFuzzer harness of the trace reader (graphs/io/trace.c): any bytes either
 ** parse into events whose columns can all be read, or fail with a message naming a byte
 ** offset; never a crash, a leak or a hang. Build (see COMMON.md):
 **   clang -g -O1 -fsanitize=fuzzer,address,undefined -Igraphs -Iplots tests/fuzz/fuzz_trace.c \
-**     graphs/trace.c graphs/error.c -lyajl -lz -o /tmp/fuzz_trace
+**     graphs/io/trace.c graphs/base/error.c -lyajl -lz -o /tmp/fuzz_trace
 **   /tmp/fuzz_trace tests/fuzz/corpus/trace
 */
 #include <stddef.h>

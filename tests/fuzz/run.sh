@@ -23,7 +23,7 @@ cc=${FUZZ_CC:-clang}
 out=${FUZZ_OUT:-build/fuzz}
 mkdir -p "$out/obj"
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -Igraphs -Iplots -Iproc -Ihost -Ibuild/gen $(pkg-config --cflags-only-I cairo lua5.4))
+       -fno-sanitize-recover=undefined -Igraphs $(printf -- "-I%s " graphs/*/) -Iplots -Iproc -Ihost -Ibuild/gen $(pkg-config --cflags-only-I cairo lua5.4))
 passed=0 failed=0
 fail() { echo "not ok $1"; failed=$((failed + 1)); }
 
@@ -33,10 +33,10 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 fi
 
 # the library objects (recompiled when the source or any library header is newer)
-newest_h=$(ls -t graphs/*.h plots/*.h proc/*.h | head -n 1)
+newest_h=$(ls -t graphs/*.h graphs/*/*.h plots/*.h proc/*.h | head -n 1)
 objs=()
 pids=()
-for src in graphs/*.c plots/*.c proc/*.c build/gen/*.c; do  # proc: libdlbench_proc; build/gen: protoc-c's ONNX code (build.sh)
+for src in graphs/*/*.c plots/*.c proc/*.c build/gen/*.c; do  # proc: libdlbench_proc; build/gen: protoc-c's ONNX code (build.sh)
   o="$out/obj/$(echo "$src" | tr / _).o"
   objs+=("$o")
   if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then

@@ -1,4 +1,4 @@
--- test_graph_layers.lua — the one-call layer builders (graphs/graph_layers.c, used by
+-- test_graph_layers.lua — the one-call layer builders (graphs/ir/graph_layers.c, used by
 -- dlbench.nn when nn.fast is true) against the op-by-op reference construction (nn.fast =
 -- false: the same helpers through g:weight, g:matmul ...). Each case builds a model both
 -- ways and requires identical graphs: every tensor (name, dims, dtype, role, producer),

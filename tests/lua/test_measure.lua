@@ -156,7 +156,7 @@ T.test("measure: the host recorded with the PyTorch fixture steps", function()
   T.eq(d.vector_width, 16, "AVX-512 host (the project's machine)")
 end)
 
-T.test("CPU GEMM packing: the im2col GEMM of a small conv (graphs/roofline.c)", function()
+T.test("CPU GEMM packing: the im2col GEMM of a small conv (graphs/hw/roofline.c)", function()
   -- a host-like device: 100 GFLOP/s, L2 1 MiB at 160 GB/s, L3 32 MiB at 90 GB/s, DRAM 38 GB/s,
   -- 16 fp32 lanes (the numbers of a measured host; the rule is what is tested)
   local d = { peak = 100e9, bw = 38e9, flops_eff = 1, bw_eff = 1, vector_width = 16,

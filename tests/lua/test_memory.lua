@@ -1,5 +1,5 @@
 -- test_memory.lua — library (C) memory is counted and Lua's collector learns of it
--- (graphs/alloc.c, lua/dlbench/memory.lua), on both backends.
+-- (graphs/base/alloc.c, lua/dlbench/memory.lua), on both backends.
 local T = require "harness"
 local dlb = require "dlbench"
 

@@ -40,7 +40,7 @@ T.test("FC params and FLOPs: 6 x batch x matmul weights, minus the input's gradi
     -- Extras (the graph engine's convention line, docs/graph.md): bias add and its
     -- gradient (a sum) b(Ln+o) each, ReLU and its gradient bLn each, softmax
     -- cross-entropy 4/elt forward and 2/elt backward, RMSProp 9 FLOPs per parameter +1
-    -- under mixed precision (graphs/op_cost.c: the cast from the fp32 master copy); the
+    -- under mixed precision (graphs/ir/op_cost.c: the cast from the fp32 master copy); the
     -- row's FLOPs come from the TPU's mixed-precision step.
     local want = 6 * b * W - 2 * b * i * n + 2 * b * (L * n + o) + 2 * b * L * n + 6 * b * o + 10 * r.params
     T.eq(r.flops, want, string.format("flops L=%d n=%d b=%d", L, n, b))

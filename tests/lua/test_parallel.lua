@@ -239,7 +239,7 @@ T.test("planner returns fitting plans sorted by step", function()
 end)
 
 T.test("ZeRO-3 gathers in the list form: one copy kernel per rank per tensor", function()
-  -- Hand derivation (graphs/planner.c): gather_tensors = G adds, per micro-batch, two
+  -- Hand derivation (graphs/parallel/planner.c): gather_tensors = G adds, per micro-batch, two
   -- all-gathers (forward, backward) per tensor of every layer held, each costing
   -- dp x kernel_overhead (one copy per rank) + its collective latency. So the extra dp_comm
   -- is linear in G, and its slope in kernel_overhead is m x 2 x G x layers x dp exactly.

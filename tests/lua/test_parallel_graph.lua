@@ -285,7 +285,7 @@ end)
 -- QA regression: the all-reduced gradient was s.breakdown.gradients, the gradient bytes live
 -- at the footprint's peak (NMT b=8 fp32: 151 MB of its 613 MB; RetinaNet: 8x low; none at
 -- all for ResNet-50 or GPT-3 XL). It is params x bytes per gradient element: 4 under fp32,
--- 2 under fp16/bf16/mixed/mixed_bf16 (docs/graph.md "precision"; graphs/train.c gives a
+-- 2 under fp16/bf16/mixed/mixed_bf16 (docs/graph.md "precision"; graphs/step/train.c gives a
 -- weight's gradient its weight's dtype).
 T.test("data all-reduces params x gradient bytes, not the gradients live at the peak", function()
   local V100 = dlb.hw.get("V100-SXM2-16GB")

@@ -1,6 +1,6 @@
 -- test_perf_model.lua — one model of step time and memory (issue [9]): dlb.roofline.time,
 -- dlb.parallel.data and a one-device dlb.parallel.evaluate agree, op by op, across the zoo;
--- the kernel model's mechanisms (graphs/roofline.c dlb_op_time, dlb_gemm_efficiency) on
+-- the kernel model's mechanisms (graphs/hw/roofline.c dlb_op_time, dlb_gemm_efficiency) on
 -- hand-derived cases; the memory rule (dlb_step_memory) in both schedules. Both backends.
 local T = require "harness"
 local dlb = require "dlbench"

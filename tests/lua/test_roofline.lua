@@ -229,7 +229,7 @@ T.test("figure of merit: the lecture's worked example is 82.6 (seed 002)", funct
   T.near(f.ratios[1], 75.45, 1e-3, "P1 ratio")
   T.near(f.mean_ratio, 125.747, 1e-4, "arithmetic mean of ratios")
   T.near(R.harmonic_mean { 1, 2, 4 }, 3 / (1 + 0.5 + 0.25), 1e-12, "harmonic mean")
-  -- one home: the figure of merit's harmonic mean is dlb.stats.hmean's (graphs/stats.c)
+  -- one home: the figure of merit's harmonic mean is dlb.stats.hmean's (graphs/stats/stats.c)
   T.eq(R.harmonic_mean { 3, 5, 7.5 }, dlb.stats.hmean { 3, 5, 7.5 }, "same as dlb.stats.hmean")
   local ok, e = pcall(function() return R.harmonic_mean { 1, 0 } + 0 end)
   assert(not ok and e:find("^[^:]*test_roofline.lua:%d+: dlb.roofline.harmonic_mean: element 2 "),

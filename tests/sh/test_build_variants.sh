@@ -76,7 +76,7 @@ fi
 if [ -f /usr/include/editline/readline.h ]; then
   ok=1
   for f in repl history complete; do
-    gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DDLB_READLINE_LIBEDIT -Igraphs -Iplots -Iproc \
+    gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DDLB_READLINE_LIBEDIT -Igraphs $(printf -- "-I%s " graphs/*/) -Iplots -Iproc \
       $(pkg-config --cflags-only-I lua5.4) -c "host/$f.c" -o "$tmp/$f.o" 2>>"$tmp/edit.log" || ok=0
   done
   [ $ok = 1 ] && t_ok "REPL compiles against libedit" \

@@ -24,8 +24,10 @@ for f in bin/dlbench lib/libdlbench.a lib/libdlbench.so include/dlbench/dlbench.
          lib/pkgconfig/dlbench-proc.pc share/lua/5.1/dlbench/ffi_cdef_proc.lua; do
   [ -f "$prefix/$f" ] || { t_fail "layout" "$f missing"; }
 done
-[ ! -e "$prefix/include/dlbench/dlb_internal.h" ] && t_ok "layout (internal header not installed)" \
-  || t_fail "layout (internal header not installed)" "dlb_internal.h installed"
+internal=$(cd "$prefix/include/dlbench" && ls dlb_runtime.h ./*_impl.h plot_internal.h 2>/dev/null | tr '\n' ' ')
+[ -f "$prefix/include/dlbench/dlb_base.h" ] && [ -z "$internal" ] \
+  && t_ok "layout (dlb_base.h installed, no internal header)" \
+  || t_fail "layout (dlb_base.h installed, no internal header)" "installed: $internal"
 
 mkdir "$tmp/elsewhere"
 cd "$tmp/elsewhere" || exit 1
@@ -121,8 +123,8 @@ fi
 # The shared library: SONAME libdlbench.so.ABI (the header's DLB_ABI_VERSION), only dlb_*
 # exported.
 if [ -f "$root/build/lib/libdlbench.so" ]; then
-  v=$(sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' "$root/graphs/dlbench.h")
-  abi=$(sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' "$root/graphs/dlbench.h")
+  v=$(sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' "$root/graphs/base/dlb_base.h")
+  abi=$(sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' "$root/graphs/base/dlb_base.h")
   soname=$(objdump -p "$prefix/lib/libdlbench.so" | awk '$1 == "SONAME" {print $2}')
   [ -n "$abi" ] && [ "$soname" = "libdlbench.so.$abi" ] && t_ok "SONAME $soname" \
     || t_fail "SONAME" "got '$soname' for ABI '$abi'"
@@ -138,7 +140,7 @@ if [ -f "$root/build/lib/libdlbench.so" ]; then
   [ -z "$others" ] && [ "$n" -gt 100 ] && t_ok "exports only dlb_* ($n symbols)" \
     || t_fail "exports only dlb_*" "also exported: $(echo $others | head -c 400); dlb_: $n"
 fi
-grep -q "^Version: $(sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' "$root/graphs/dlbench.h")$" \
+grep -q "^Version: $(sed -n 's/^#define DLB_VERSION "\(.*\)"$/\1/p' "$root/graphs/base/dlb_base.h")$" \
   "$prefix/lib/pkgconfig/dlbench.pc" && t_ok "dlbench.pc version" \
   || t_fail "dlbench.pc version" "$(cat "$prefix/lib/pkgconfig/dlbench.pc")"
 if command -v man >/dev/null; then

@@ -47,7 +47,7 @@ if [ -f "$lib/libdlbench.so" ]; then
   check "libdlbench.so" shared "$lib/libdlbench.so"
   expect "libdlbench_proc.so" shared "$lib/libdlbench_proc.so"
   soname=$(objdump -p "$lib/libdlbench_proc.so" | awk '$1 == "SONAME" {print $2}')
-  abi=$(sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' "$root/graphs/dlbench.h")
+  abi=$(sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' "$root/graphs/base/dlb_base.h")
   [ "$soname" = "libdlbench_proc.so.$abi" ] && t_ok "libdlbench_proc SONAME $soname" \
     || t_fail "libdlbench_proc SONAME" "got '$soname' for ABI '$abi'"
   others=$(shared "$lib/libdlbench_proc.so" defined | grep -v '^dlb_proc_' | tr '\n' ' ')
@@ -61,7 +61,7 @@ nm "$1" | grep -q ' T dlb_proc_spawn$' && t_ok "dlbench links the pool" \
   || t_fail "dlbench links the pool" "no dlb_proc_spawn in $1"
 
 # the sources: graphs/ and plots/ include nothing of proc/
-inc=$(cd "$root" && grep -ln '#include *"\(dlb_proc\|proc_internal\)\.h"' graphs/* plots/* 2>/dev/null | tr '\n' ' ')
+inc=$(cd "$root" && grep -ln '#include *"\(dlb_proc\|proc_internal\)\.h"' graphs/* graphs/*/* plots/* 2>/dev/null | tr '\n' ' ')
 [ -z "$inc" ] && t_ok "graphs/ and plots/ include no proc/ header" \
   || t_fail "graphs/ and plots/ include no proc/ header" "$inc"
 t_done

@@ -9,7 +9,7 @@ local M = {}
 M.MAX_COUNT = 10000   -- bound on layer/step/block counts: graphs are built op by op
 
 -- The names a model's `optimizer=` accepts, in the order of the C enum DLB_OPT_*
--- (graphs/dlb_graph.h, through core.enum: never copied by hand).
+-- (graphs/ir/dlb_graph.h, through core.enum: never copied by hand).
 do
   local byname = require("dlbench.backend").enum_names("DLB_OPT_")
   M.OPTIMIZERS = {}

@@ -1,5 +1,5 @@
 -- dlbench.models.hf — Hugging Face configs: dlb.models.from_hf(path_or_table[, opts]) reads
--- a config.json (yajl, graphs/json.c) and builds the matching zoo transformer with every
+-- a config.json (yajl, graphs/io/json.c) and builds the matching zoo transformer with every
 -- option the config sets: llama, mistral, qwen2 -> dlb.models.llama (GQA, tied embeddings,
 -- q/k/v biases, intermediate size); mixtral -> dlb.models.moe (llama style, experts, top-k
 -- routing); gpt2 -> dlb.models.gpt; gpt_neox -> dlb.models.gpt without learned positions,

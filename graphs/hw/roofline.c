@@ -1,0 +1,342 @@
+/*
+** roofline.c — roofline time of a step: whole graph (Hestness et al. 5.2.2,
+** r_t = max(c_t / (80% x_c), a_t / (70% x_a))) and op by op (each op at its own bound,
+** as ParaDnn's Fig 3 breaks a model into ops), plus op-cost sets kept in C.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlb_hw.h"
+#include "dlb_roofline.h"
+#include "dlb_runtime.h"
+#include "roofline_impl.h"
+
+struct dlb_opcosts {
+  size_t n;
+  double *flops, *bytes, *gemm; /* gemm: 4 per op, m <= 0 when not a matmul; lazily made */
+  char *attn;                   /* 1: a fused attention kernel; lazily made */
+};
+
+/* Fill `out` with the roofline of one cost at device d (checked by the caller). */
+static void one(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out) {
+  double ct = flops / (d->peak * d->flops_eff), mt = bytes / (d->bw * d->bw_eff);
+  /* callers check that the times are finite */
+  out->flops = flops;
+  out->bytes = bytes;
+  out->compute_time = ct;
+  out->memory_time = mt;
+  out->bound = mt > ct ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  out->time = mt > ct ? mt : ct;
+  out->util = out->time > 0 ? flops / (out->time * d->peak) : 0;
+  out->memory_bound_time = out->bound == DLB_BOUND_MEMORY ? out->time : 0;
+  out->n_memory_bound = out->bound == DLB_BOUND_MEMORY ? 1 : 0;
+}
+
+static int bad_cost(double x) { return !isfinite(x) || x < 0; }
+
+/* Padding efficiency of a dim x to a multiple of t: x / (ceil(x / t) t). */
+static double pad(double x, double t) {
+  if (!(t >= 1) || !(x > 0)) return 1;
+  return x / (ceil(x / t) * t);
+}
+
+static double level_bw(const dlb_roof *d, double bytes);
+
+/* Matrix-unit efficiency of a matmul shape; see the header. */
+double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k, double batch) {
+  if (d == NULL || !(m > 0) || !(n > 0) || !(k > 0)) return 1;
+  if (!(batch >= 1)) batch = 1;
+  double q = 1;
+  if (d->sm_count >= 1 && d->gemm_tile_m >= 1 && d->gemm_tile_n >= 1) {
+    double tm = d->gemm_tile_m, tn = d->gemm_tile_n, sm = d->sm_count;
+    double tiles = ceil(m / tm) * ceil(n / tn) * batch;
+    /* split-K: when the output has fewer tiles than SMs, the libraries split the reduction
+    ** over s slices of at least 256 each (CUTLASS "split-K" GEMMs; cuBLAS heuristics;
+    ** Osama et al. 2023, "Stream-K"); the slices' partial sums are not costed */
+    double split = floor(sm / tiles), kmax = floor(k / 256);
+    if (split > kmax) split = kmax;
+    if (split < 1) split = 1;
+    double waves = ceil(tiles * split / sm);
+    q *= (m * n * batch * split) / (waves * sm * tm * tn);
+  }
+  if (d->systolic >= 1) q *= pad(k, d->systolic) * pad(n, d->systolic);
+  if (d->vector_width >= 1) {
+    q *= pad(n, d->vector_width);
+    /* CPU operand packing (Goto and van de Geijn 2008, "Anatomy of high-performance matrix
+    ** multiplication", sec. 6-7; OpenBLAS and oneDNN's GEMMs are built the same way): before
+    ** its micro-kernel runs, a CPU GEMM copies A and B into contiguous packed panels, every
+    ** element read once and written once (one pass for n up to the panel width n_c, some
+    ** thousands), on the same core and not overlapped with the FLOPs:
+    **   t = 2 m n k batch / (peak x flops_eff x q) + 2 elem batch (m k + k n) / (bw_l x bw_eff)
+    ** with bw_l the level ceiling of the operands' bytes (level_bw). The copy is
+    ** O(1/m + 1/n) of the compute, negligible for a square GEMM (1024^3: ~1%) but not when a
+    ** side is small: a convolution's implicit GEMM with 16-32 output channels (n) and
+    ** k = 27..288, whose m x k operand is the im2col column buffer (Chellapilla et al. 2006)
+    ** that an unfold + GEMM convolution writes once and reads once -- the same traffic.
+    ** Measured on the project's host (one thread in CPU time, OpenBLAS 0.3.21's Haswell
+    ** kernels; docs/measure.md "The CNN"; the CNN at b = 128): conv2's input gradient
+    ** 32768x16x288 took 5.97 ms, conv1's weight gradient 16x27x131072 2.67 ms, conv1
+    ** 131072x16x27 1.29 ms; this rule says 4.46, 1.45 and 1.14 ms, the roofline without it
+    ** 2.37, 0.89 and 0.89 ms: packing is about half of the gap. Returned as the factor
+    ** t_compute / (t_compute + t_pack) of the compute time. Only on a device with measured
+    ** cache levels (a dlb.measure.host device): the packed operands mostly stream from a
+    ** cache, and without its measured ceiling the copy would be charged at DRAM bandwidth,
+    ** overstating it (so catalogue CPUs, Skylake-n1-32 and the rest, are unchanged). */
+    if (d->level1_size > 0) {
+      double e = d->elem > 0 ? d->elem : 4, b = batch;
+      double ct = 2 * m * n * k * b / (d->peak * d->flops_eff * q);
+      double opnd = e * b * (m * k + k * n);
+      double pt = 2 * opnd / (level_bw(d, opnd) * d->bw_eff);
+      if (ct > 0 && pt > 0 && isfinite(ct + pt)) q *= ct / (ct + pt);
+    }
+  }
+  return q > 0 && q <= 1 ? q : 1;
+}
+
+/* The bandwidth an op of `bytes` bytes streams at: that of the smallest measured level
+** (dlb_roof level*_size/bw) its bytes fit in, never below the memory's bw; bw when the
+** device has no levels or the op fits in none. The op's bytes (inputs + outputs, as
+** counted) stand for its working set: a tensor that fits a cache level is read and
+** written there (Williams et al. 2009's roofline with one ceiling per level; Ilic et al.
+** 2014, "Cache-aware Roofline model"). */
+static double level_bw(const dlb_roof *d, double bytes) {
+  const double lv[4][2] = { { d->level1_size, d->level1_bw }, { d->level2_size, d->level2_bw },
+    { d->level3_size, d->level3_bw }, { d->level4_size, d->level4_bw } };
+  double bw = d->bw, size = INFINITY;
+  for (int i = 0; i < 4; i++)
+    if (lv[i][0] > 0 && bytes <= lv[i][0] && lv[i][0] < size) {
+      size = lv[i][0];
+      bw = lv[i][1] > d->bw ? lv[i][1] : d->bw;
+    }
+  return bw;
+}
+
+/* The per-op rule (see dlb_op_time) on checked inputs. A fused attention kernel (the
+** `attention` fusion pass: FlashAttention's forward, or its backward with the recompute)
+** runs at the device's attn_eff of peak when that is set: the kernel's measured FLOP/s
+** (Dao 2023, "FlashAttention-2", sec. 4.1, Fig. 4 and 7) already holds its tiling, its
+** softmax and its occupancy, so no matmul-shape efficiency applies on top. */
+double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                       int attention, int *mem_bound) {
+  double ct;
+  if (attention && d->attn_eff > 0) {
+    ct = flops / (d->peak * d->attn_eff);
+  } else {
+    double q = (gemm != NULL && gemm[0] > 0)
+      ? dlb_gemm_efficiency(d, gemm[0], gemm[1], gemm[2], gemm[3]) : 1;
+    ct = flops / (d->peak * d->flops_eff * q);
+  }
+  double mt = (bytes > 0 ? bytes + d->half_bw_bytes : 0) / (level_bw(d, bytes) * d->bw_eff);
+  *mem_bound = mt > ct;
+  double t = mt > ct ? mt : ct;
+  if (flops > 0 || bytes > 0) t += d->kernel_overhead;
+  return t;
+}
+
+/* One op's time; see the header. */
+int dlb_op_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                double *time, int *bound) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (time == NULL) return dlb_fail(DLB_EINVAL, "op time: out is NULL");
+  if (bad_cost(flops))
+    return dlb_fail(DLB_EINVAL, "op time: flops must be >= 0 and finite, got %g", flops);
+  if (bad_cost(bytes))
+    return dlb_fail(DLB_EINVAL, "op time: bytes must be >= 0 and finite, got %g", bytes);
+  bytes *= d->bytes_scale > 0 ? d->bytes_scale : 1;
+  if (d->cache_aware && gemm != NULL && gemm[0] > 0) {
+    double g;
+    st = dlb_gemm_traffic_tiled(gemm[0], gemm[1], gemm[2], gemm[3], d->elem, d->cache,
+                                d->tile_m, d->tile_n, &g);
+    if (st != DLB_OK) return st;
+    if (g > bytes) bytes = g;
+  }
+  int mb;
+  *time = dlb_op_time_raw(d, flops, bytes, gemm, 0, &mb);
+  if (bound) *bound = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  if (!isfinite(*time))
+    return dlb_fail(DLB_ENUMERIC, "op time: overflows (%g FLOPs, %g bytes)", flops, bytes);
+  return DLB_OK;
+}
+
+/* Whole-graph roofline time. */
+int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
+  if (bad_cost(flops))
+    return dlb_fail(DLB_EINVAL, "roofline: flops must be >= 0 and finite, got %g", flops);
+  if (bad_cost(bytes))
+    return dlb_fail(DLB_EINVAL, "roofline: bytes must be >= 0 and finite, got %g", bytes);
+  if (d->bytes_scale > 0) bytes *= d->bytes_scale;
+  one(d, flops, bytes, out);
+  if (!isfinite(out->time))
+    return dlb_fail(DLB_ENUMERIC, "roofline: time overflows (%g FLOPs, %g bytes)", flops, bytes);
+  return DLB_OK;
+}
+
+/* Per-op roofline over arrays, attn (may be NULL) marking fused attention kernels. */
+static int roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
+                        const double *gemm, const char *attn, size_t n, double *op_time,
+                        int *op_bound, dlb_roof_result *out) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
+  if (n > 0 && (flops == NULL || bytes == NULL))
+    return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
+  const double cpeak = d->peak * d->flops_eff, cbw = d->bw * d->bw_eff; /* achievable rates */
+  const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
+  double tf = 0, tb = 0, tt = 0, tmem = 0, nmem = 0;
+  for (size_t i = 0; i < n; i++) {
+    double f = flops[i], b = bytes[i];
+    if (bad_cost(f))
+      return dlb_fail(DLB_EINVAL, "roofline: op %zu has flops %g (need >= 0, finite)", i + 1, f);
+    if (bad_cost(b))
+      return dlb_fail(DLB_EINVAL, "roofline: op %zu has bytes %g (need >= 0, finite)", i + 1, b);
+    b *= scale;
+    if (d->cache_aware && gemm != NULL && gemm[4 * i] > 0) {
+      double g;
+      st = dlb_gemm_traffic_tiled(gemm[4 * i], gemm[4 * i + 1], gemm[4 * i + 2],
+                                  gemm[4 * i + 3], d->elem, d->cache, d->tile_m, d->tile_n, &g);
+      if (st != DLB_OK)
+        return dlb_fail(st, "roofline: op %zu: %s", i + 1, dlb_last_error());
+      if (g > b) b = g;
+    }
+    int mbound;
+    double t = dlb_op_time_raw(d, f, b, gemm != NULL ? gemm + 4 * i : NULL,
+                               attn != NULL && attn[i], &mbound);
+    int bound = mbound ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+    if (mbound) { tmem += t; nmem += 1; }
+    if (!isfinite(t))
+      return dlb_fail(DLB_ENUMERIC, "roofline: op %zu's time overflows (%g FLOPs, %g bytes)",
+                      i + 1, f, b);
+    if (op_time) op_time[i] = t;
+    if (op_bound) op_bound[i] = bound;
+    tf += f; tb += b; tt += t;
+  }
+  out->flops = tf;
+  out->bytes = tb;
+  out->compute_time = tf / cpeak;
+  out->memory_time = tb / cbw;
+  if (!isfinite(tt) || !isfinite(out->compute_time) || !isfinite(out->memory_time))
+    return dlb_fail(DLB_ENUMERIC, "roofline: the step's time overflows");
+  out->time = tt;
+  out->util = tt > 0 ? tf / (tt * d->peak) : 0;
+  out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  out->memory_bound_time = tmem;
+  out->n_memory_bound = nmem;
+  return DLB_OK;
+}
+
+/* Per-op roofline over arrays; see the header. */
+int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
+                     const double *gemm, size_t n, double *op_time, int *op_bound,
+                     dlb_roof_result *out) {
+  return roofline_ops(d, flops, bytes, gemm, NULL, n, op_time, op_bound, out);
+}
+
+/* The memory rule of a step; see the header. */
+int dlb_step_memory(int schedule, double w, double g, double o, double act, double slack,
+                    double *out) {
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "step memory: out is NULL");
+  if (bad_cost(w) || bad_cost(g) || bad_cost(o) || bad_cost(act))
+    return dlb_fail(DLB_EINVAL, "step memory: weights, gradients, optimizer and activation "
+                    "bytes must be >= 0 and finite (got %g, %g, %g, %g)", w, g, o, act);
+  if (bad_cost(slack))
+    return dlb_fail(DLB_EINVAL, "step memory: slack must be a fraction >= 0, got %g", slack);
+  if (schedule == DLB_MEM_FRAMEWORK) *out = (w + g + o + act) * (1 + slack);
+  else if (schedule == DLB_MEM_MINIMAL) *out = w + o + (act > g ? act : g);
+  else return dlb_fail(DLB_EINVAL, "step memory: unknown schedule %d (0 framework, 1 minimal)",
+                       schedule);
+  return DLB_OK;
+}
+
+/* Copy n ops' costs into a new set; NULL with a message on bad input. */
+dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes) {
+  if (n > 0 && (flops == NULL || bytes == NULL))
+    return dlb_fail_null(DLB_EINVAL, "op costs: flops and bytes arrays are required");
+  if (n > ((size_t)-1) / (4 * sizeof(double)))
+    return dlb_fail_null(DLB_ENOMEM, "op costs: %zu ops is too many", n);
+  for (size_t i = 0; i < n; i++) {
+    if (bad_cost(flops[i]))
+      return dlb_fail_null(DLB_EINVAL, "op costs: op %zu has flops %g (need >= 0, finite)",
+                           i + 1, flops[i]);
+    if (bad_cost(bytes[i]))
+      return dlb_fail_null(DLB_EINVAL, "op costs: op %zu has bytes %g (need >= 0, finite)",
+                           i + 1, bytes[i]);
+  }
+  dlb_opcosts *c = dlb_calloc(1, sizeof *c);
+  if (c == NULL) return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory");
+  c->n = n;
+  c->flops = dlb_malloc((n ? n : 1) * sizeof(double));
+  c->bytes = dlb_malloc((n ? n : 1) * sizeof(double));
+  if (c->flops == NULL || c->bytes == NULL) {
+    dlb_opcosts_free(c);
+    return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory for %zu ops", n);
+  }
+  if (n) {
+    memcpy(c->flops, flops, n * sizeof(double));
+    memcpy(c->bytes, bytes, n * sizeof(double));
+  }
+  return c;
+}
+
+/* Free a set; NULL is a no-op. */
+void dlb_opcosts_free(dlb_opcosts *c) {
+  if (c == NULL) return;
+  dlb_free(c->flops);
+  dlb_free(c->bytes);
+  dlb_free(c->gemm);
+  dlb_free(c->attn);
+  dlb_free(c);
+}
+
+/* Number of ops in the set (0 for NULL). */
+size_t dlb_opcosts_n(const dlb_opcosts *c) {
+  return c ? c->n : 0;
+}
+
+/* Record op i's matmul shape. */
+int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
+                         double batch) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  if (i >= c->n)
+    return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  double tmp;
+  int st = dlb_gemm_traffic(m, n, k, batch, 1, 0, &tmp); /* validates the shape */
+  if (st != DLB_OK) return dlb_fail(st, "op costs: op %zu: %s", i + 1, dlb_last_error());
+  if (c->gemm == NULL) {
+    c->gemm = dlb_calloc(4 * c->n, sizeof(double));
+    if (c->gemm == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
+  }
+  c->gemm[4 * i] = m;
+  c->gemm[4 * i + 1] = n;
+  c->gemm[4 * i + 2] = k;
+  c->gemm[4 * i + 3] = batch;
+  return DLB_OK;
+}
+
+/* Mark op i as a fused attention kernel. */
+int dlb_opcosts_mark_attention(dlb_opcosts *c, size_t i) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  if (i >= c->n)
+    return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  if (c->attn == NULL) {
+    c->attn = dlb_calloc(c->n, 1);
+    if (c->attn == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
+  }
+  c->attn[i] = 1;
+  return DLB_OK;
+}
+
+/* Per-op roofline over a set. */
+int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
+                         int *op_bound, dlb_roof_result *out) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  return roofline_ops(d, c->flops, c->bytes, c->gemm, c->attn, c->n, op_time, op_bound, out);
+}
+
+/* Borrowed arrays of the set. */
+const double *dlb_opcosts_flops(const dlb_opcosts *c) { return c ? c->flops : NULL; }
+const double *dlb_opcosts_bytes(const dlb_opcosts *c) { return c ? c->bytes : NULL; }

@@ -1,0 +1,36 @@
+/*
+** roofline_graph.c — op-cost sets from a graph analysis (graphs/ir/dlb_graph.h): each op's
+** FLOPs and bytes, the matmul shape of matmul-like ops for the cache-aware model, and
+** which ops are fused attention kernels (timed at the device's attn_eff).
+*/
+#include "dlb_graph.h"
+#include "dlb_roofline.h"
+#include "dlb_runtime.h"
+#include "roofline_impl.h"
+
+/* A new op-cost set holding the ops of an analysed step; NULL with a message on failure. */
+dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
+  if (a == NULL) return dlb_fail_null(DLB_EINVAL, "op costs: analysis is NULL");
+  size_t n = dlb_analysis_nops(a);
+  dlb_opcosts *c = dlb_opcosts_new(n, dlb_analysis_op_flops(a), dlb_analysis_op_bytes(a));
+  if (c == NULL) return NULL;
+  const int *kernel = dlb_analysis_op_kernel(a);
+  for (size_t i = 0; i < n; i++) {
+    double g[4];
+    if (kernel[i] == DLB_KERNEL_ATTENTION && dlb_opcosts_mark_attention(c, i) != DLB_OK) {
+      dlb_opcosts_free(c);
+      return NULL;
+    }
+    int st = dlb_analysis_op_gemm(a, i, g);
+    if (st == DLB_ENOTFOUND) continue;
+    if (st == DLB_OK) {
+      if (g[0] <= 0 || g[1] <= 0 || g[2] <= 0 || g[3] <= 0) continue; /* an empty matmul */
+      st = dlb_opcosts_set_gemm(c, i, g[0], g[1], g[2], g[3]);
+    }
+    if (st != DLB_OK) {
+      dlb_opcosts_free(c);
+      return dlb_fail_null(st, "op costs: op %zu of the analysis: %s", i + 1, dlb_last_error());
+    }
+  }
+  return c;
+}

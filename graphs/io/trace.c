@@ -1,0 +1,524 @@
+/*
+** trace.c — Chrome trace-event JSON (PyTorch profiler, Kineto) into columns of events
+** (dlb_trace.h). The JSON goes through yajl's callback parser chunk by chunk, straight from
+** zlib's gzread (which reads gzip and plain files alike), so no document tree is ever
+** built: a state machine keeps the fields dlbench uses (name, cat, ph, ts, dur, pid, tid,
+** and a few args) and skips the rest. Text values are interned. Any failure names the byte
+** offset of the (decompressed) JSON where it happened.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#include "dlb_trace.h"
+#include "dlb_runtime.h"
+
+enum { MAX_DEPTH = 64, CHUNK = 1 << 20, MAX_CAPTURE = 1 << 16 };
+
+struct dlb_trace {
+  size_t n, cap;
+  double *num[DLB_TRACE_NNUMBERS];
+  uint32_t *str[DLB_TRACE_NSTRINGS];   /* 0: absent; else 1 + index into pool */
+  char **pool;
+  size_t npool, cappool;
+  uint32_t *hash;                      /* open addressing over pool indices (+1), 0 empty */
+  size_t hcap;
+  double bytes;
+};
+
+/* Which event field or arg a key names. */
+enum { F_NONE = -1, F_ARGS = 100 };
+
+typedef struct parser {
+  dlb_trace *t;
+  int depth;
+  int form;             /* 0 unknown, 1 bare array, 2 object */
+  int events_depth;     /* depth inside the events array; 0 until found */
+  int want_events;      /* the last top-level key was "traceEvents" */
+  int seen_events;
+  int in_event, in_args;
+  int field, arg;       /* the current key's column: numbers 0.., strings 1000.., F_ARGS */
+  int capture;          /* string column being captured as compact JSON, or -1 */
+  int cap_depth;
+  char *cap; size_t caplen, capcap;
+  double num[DLB_TRACE_NNUMBERS];
+  uint32_t str[DLB_TRACE_NSTRINGS];
+  char err[256];
+  int status;
+} parser;
+
+/* -- interning ------------------------------------------------------------------- */
+
+static uint32_t fnv(const char *s, size_t len) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+/* The pool id (1-based) of s[0..len), added if new; 0 on allocation failure. */
+static uint32_t intern(dlb_trace *t, const char *s, size_t len) {
+  len = strnlen(s, len); /* text ends at a NUL ("\u0000" in the JSON), as C strings do */
+  if (t->npool * 2 + 2 > t->hcap) {
+    size_t nc = t->hcap ? 2 * t->hcap : 1024;
+    uint32_t *nh = dlb_calloc(nc, sizeof *nh);
+    if (!nh) return 0;
+    for (size_t i = 0; i < t->hcap; i++) {
+      uint32_t id = t->hash[i];
+      if (!id) continue;
+      const char *p = t->pool[id - 1];
+      size_t j = fnv(p, strlen(p)) & (nc - 1);
+      while (nh[j]) j = (j + 1) & (nc - 1);
+      nh[j] = id;
+    }
+    dlb_free(t->hash);
+    t->hash = nh;
+    t->hcap = nc;
+  }
+  size_t j = fnv(s, len) & (t->hcap - 1);
+  while (t->hash[j]) {
+    const char *p = t->pool[t->hash[j] - 1];
+    if (strncmp(p, s, len) == 0 && p[len] == '\0') return t->hash[j];
+    j = (j + 1) & (t->hcap - 1);
+  }
+  if (t->npool == t->cappool) {
+    size_t nc = t->cappool ? 2 * t->cappool : 256;
+    char **np = dlb_realloc(t->pool, nc * sizeof *np);
+    if (!np) return 0;
+    t->pool = np;
+    t->cappool = nc;
+  }
+  char *c = dlb_malloc(len + 1);
+  if (!c) return 0;
+  memcpy(c, s, len);
+  c[len] = '\0';
+  t->pool[t->npool++] = c;
+  t->hash[j] = (uint32_t)t->npool;
+  return (uint32_t)t->npool;
+}
+
+/* -- errors --------------------------------------------------------------------- */
+
+/* Record a failure of the parse (the callbacks then cancel yajl). */
+static int fail(parser *p, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+static int fail(parser *p, int status, const char *fmt, ...) {
+  if (!p->status) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, sizeof p->err, fmt, ap);
+    va_end(ap);
+    p->status = status;
+  }
+  return 0;
+}
+
+/* -- the event under construction ----------------------------------------------- */
+
+static void event_reset(parser *p) {
+  for (int i = 0; i < DLB_TRACE_NNUMBERS; i++) p->num[i] = NAN;
+  for (int i = 0; i < DLB_TRACE_NSTRINGS; i++) p->str[i] = 0;
+}
+
+static int event_push(parser *p) {
+  dlb_trace *t = p->t;
+  if (t->n == t->cap) {
+    size_t nc = t->cap ? 2 * t->cap : 1024;
+    for (int i = 0; i < DLB_TRACE_NNUMBERS; i++) {
+      double *a = dlb_realloc(t->num[i], nc * sizeof *a);
+      if (!a) return fail(p, DLB_ENOMEM, "out of memory at event %zu", t->n + 1);
+      t->num[i] = a;
+    }
+    for (int i = 0; i < DLB_TRACE_NSTRINGS; i++) {
+      uint32_t *a = dlb_realloc(t->str[i], nc * sizeof *a);
+      if (!a) return fail(p, DLB_ENOMEM, "out of memory at event %zu", t->n + 1);
+      t->str[i] = a;
+    }
+    t->cap = nc;
+  }
+  for (int i = 0; i < DLB_TRACE_NNUMBERS; i++) t->num[i][t->n] = p->num[i];
+  for (int i = 0; i < DLB_TRACE_NSTRINGS; i++) t->str[i][t->n] = p->str[i];
+  t->n++;
+  return 1;
+}
+
+/* Event keys and args keys -> column. */
+static int key_field(const unsigned char *k, size_t len) {
+#define IS(s) (len == sizeof(s) - 1 && memcmp(k, s, len) == 0)
+  if (IS("name")) return 1000 + DLB_TRACE_NAME;
+  if (IS("ts")) return DLB_TRACE_TS;
+  if (IS("dur")) return DLB_TRACE_DUR;
+  if (IS("ph")) return 1000 + DLB_TRACE_PH;
+  if (IS("cat")) return 1000 + DLB_TRACE_CAT;
+  if (IS("pid")) return 1000 + DLB_TRACE_PID;
+  if (IS("tid")) return 1000 + DLB_TRACE_TID;
+  if (IS("args")) return F_ARGS;
+  return F_NONE;
+}
+
+static int key_arg(const unsigned char *k, size_t len) {
+  if (IS("Input Dims") || IS("Input dims")) return 1000 + DLB_TRACE_SHAPES;
+  if (IS("Input type")) return 1000 + DLB_TRACE_TYPES;
+  if (IS("device")) return DLB_TRACE_DEVICE;
+  if (IS("stream")) return DLB_TRACE_STREAM;
+  if (IS("correlation")) return DLB_TRACE_CORRELATION;
+  if (IS("External id")) return DLB_TRACE_EXTERNAL_ID;
+  if (IS("Sequence number")) return DLB_TRACE_SEQUENCE;
+  if (IS("flops")) return DLB_TRACE_FLOPS;
+  return F_NONE;
+#undef IS
+}
+
+static const char *field_name(int f) {
+  static const char *nums[] = { "ts", "dur" };
+  static const char *strs[] = { "name", "cat", "ph", "pid", "tid" };
+  if (f >= 1000) return strs[f - 1000];
+  return nums[f];
+}
+
+/* -- compact JSON capture (Input Dims) --------------------------------------------- */
+
+/* Room for `more` bytes in the capture buffer (64 KiB at most). */
+static int cap_reserve(parser *p, size_t more) {
+  if (p->caplen + more > MAX_CAPTURE)
+    return fail(p, DLB_EPARSE, "event %zu: args value longer than 64 KiB", p->t->n + 1);
+  if (p->caplen + more > p->capcap) {
+    size_t nc = p->capcap ? 2 * p->capcap : 256;
+    while (nc < p->caplen + more) nc *= 2;
+    char *c = dlb_realloc(p->cap, nc);
+    if (!c) return fail(p, DLB_ENOMEM, "out of memory at event %zu", p->t->n + 1);
+    p->cap = c;
+    p->capcap = nc;
+  }
+  return 1;
+}
+
+/* Append a token, with a comma when it follows a value. */
+static int cap_put(parser *p, const char *s, size_t len) {
+  if (!cap_reserve(p, len + 1)) return 0;
+  if (p->caplen > 0 && len > 0) {
+    char last = p->cap[p->caplen - 1];
+    if (last != '[' && last != '{' && last != ':' && s[0] != ']' && s[0] != '}' && s[0] != ':')
+      p->cap[p->caplen++] = ',';
+  }
+  memcpy(p->cap + p->caplen, s, len);
+  p->caplen += len;
+  return 1;
+}
+
+/* A string inside a capture: quoted, '"' and '\\' escaped, control characters dropped. */
+static int cap_string(parser *p, const unsigned char *s, size_t len) {
+  if (!cap_put(p, "\"", 1) || !cap_reserve(p, 2 * len + 1)) return 0;
+  for (size_t i = 0; i < len; i++) {
+    char c = (char)s[i];
+    if ((unsigned char)c < 0x20) continue;
+    if (c == '"' || c == '\\') p->cap[p->caplen++] = '\\';
+    p->cap[p->caplen++] = c;
+  }
+  p->cap[p->caplen++] = '"';
+  return 1;
+}
+
+/* -- scalar values ----------------------------------------------------------------- */
+
+/* kind: 'z' null, 'b' boolean, 'n' number, 's' string; s[0..len) its text. */
+static int scalar(parser *p, int kind, const unsigned char *s, size_t len) {
+  if (p->capture >= 0) {
+    if (kind == 's') return cap_string(p, s, len);
+    return cap_put(p, (const char *)s, len);
+  }
+  if (p->depth == 0) return fail(p, DLB_EPARSE, "a trace is a JSON array of events or an object with traceEvents, not a lone value");
+  if (p->form == 2 && p->depth == 1) {
+    if (p->want_events) return fail(p, DLB_EPARSE, "traceEvents must be an array of events");
+    return 1;
+  }
+  if (p->events_depth && p->depth == p->events_depth)
+    return fail(p, DLB_EPARSE, "event %zu is not an object", p->t->n + 1);
+  int col;
+  if (p->in_event && !p->in_args && p->depth == p->events_depth + 1) col = p->field;
+  else if (p->in_args && p->depth == p->events_depth + 2) col = p->arg;
+  else return 1;
+  if (col == F_NONE || col == F_ARGS) return 1;
+  if (kind == 'z') return 1; /* null: the event does not say */
+  if (col >= 1000) {
+    if (col - 1000 == DLB_TRACE_SHAPES || col - 1000 == DLB_TRACE_TYPES) return 1; /* not a list */
+    uint32_t id = intern(p->t, (const char *)s, len);
+    if (!id) return fail(p, DLB_ENOMEM, "out of memory at event %zu", p->t->n + 1);
+    p->str[col - 1000] = id;
+    return 1;
+  }
+  /* numeric columns: numbers, or strings holding one */
+  char buf[64];
+  double v = NAN;
+  if ((kind == 'n' || kind == 's') && len > 0 && len < sizeof buf) {
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    v = strtod(buf, &end);
+    if (*end != '\0') v = NAN;
+  }
+  if (!isfinite(v)) {
+    if (col == DLB_TRACE_TS || col == DLB_TRACE_DUR)
+      return fail(p, DLB_EPARSE, "event %zu: '%s' must be a finite number of microseconds",
+                  p->t->n + 1, field_name(col));
+    return 1; /* an arg we cannot read as a number: leave it out */
+  }
+  p->num[col] = v;
+  return 1;
+}
+
+static int cb_null(void *ctx) { return scalar(ctx, 'z', (const unsigned char *)"null", 4); }
+static int cb_boolean(void *ctx, int b) {
+  return scalar(ctx, 'b', (const unsigned char *)(b ? "true" : "false"), b ? 4 : 5);
+}
+static int cb_number(void *ctx, const char *s, size_t len) { return scalar(ctx, 'n', (const unsigned char *)s, len); }
+static int cb_string(void *ctx, const unsigned char *s, size_t len) { return scalar(ctx, 's', s, len); }
+
+/* -- containers ------------------------------------------------------------------- */
+
+static int open_container(parser *p, int is_map) {
+  if (p->depth >= MAX_DEPTH)
+    return fail(p, DLB_EPARSE, "JSON nested deeper than 64 levels");
+  if (p->capture >= 0) {
+    p->depth++;
+    return cap_put(p, is_map ? "{" : "[", 1);
+  }
+  int d = p->depth;
+  if (d == 0) {
+    p->form = is_map ? 2 : 1;
+    if (!is_map) { p->events_depth = 1; p->seen_events = 1; }
+  } else if (p->form == 2 && d == 1) {
+    if (p->want_events) {
+      if (is_map) return fail(p, DLB_EPARSE, "traceEvents must be an array of events");
+      p->events_depth = 2;
+      p->seen_events = 1;
+      p->want_events = 0;
+    }
+  } else if (p->events_depth && d == p->events_depth) {
+    if (!is_map) return fail(p, DLB_EPARSE, "event %zu is not an object", p->t->n + 1);
+    p->in_event = 1;
+    p->in_args = 0;
+    p->field = F_NONE;
+    event_reset(p);
+  } else if (p->in_event && !p->in_args && d == p->events_depth + 1) {
+    if (p->field == F_ARGS && is_map) {
+      p->in_args = 1;
+      p->arg = F_NONE;
+    } else if (p->field != F_NONE && p->field != F_ARGS) {
+      return fail(p, DLB_EPARSE, "event %zu: '%s' must be a string or number, not a container",
+                  p->t->n + 1, field_name(p->field));
+    }
+  } else if (p->in_args && d == p->events_depth + 2 && !is_map
+             && (p->arg == 1000 + DLB_TRACE_SHAPES || p->arg == 1000 + DLB_TRACE_TYPES)) {
+    p->capture = p->arg - 1000;
+    p->cap_depth = d;
+    p->caplen = 0;
+    p->depth++;
+    return cap_put(p, "[", 1);
+  }
+  p->depth++;
+  return 1;
+}
+
+static int close_container(parser *p, int is_map) {
+  p->depth--;
+  if (p->capture >= 0) {
+    if (!cap_put(p, is_map ? "}" : "]", 1)) return 0;
+    if (p->depth == p->cap_depth) {
+      uint32_t id = intern(p->t, p->cap, p->caplen);
+      if (!id) return fail(p, DLB_ENOMEM, "out of memory at event %zu", p->t->n + 1);
+      p->str[p->capture] = id;
+      p->capture = -1;
+    }
+    return 1;
+  }
+  if (p->in_args && p->depth == p->events_depth + 1) {
+    p->in_args = 0;
+  } else if (p->in_event && p->depth == p->events_depth) {
+    p->in_event = 0;
+    return event_push(p);
+  }
+  return 1;
+}
+
+static int cb_start_map(void *ctx) { return open_container(ctx, 1); }
+static int cb_end_map(void *ctx) { return close_container(ctx, 1); }
+static int cb_start_array(void *ctx) { return open_container(ctx, 0); }
+static int cb_end_array(void *ctx) { return close_container(ctx, 0); }
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t len) {
+  parser *p = ctx;
+  if (p->capture >= 0) return cap_string(p, k, len) && cap_put(p, ":", 1);
+  if (p->form == 2 && p->depth == 1) {
+    p->want_events = len == 11 && memcmp(k, "traceEvents", 11) == 0;
+    if (p->want_events && p->seen_events)
+      return fail(p, DLB_EPARSE, "traceEvents appears twice");
+  } else if (p->in_event && !p->in_args && p->depth == p->events_depth + 1) {
+    p->field = key_field(k, len);
+  } else if (p->in_args && p->depth == p->events_depth + 2) {
+    p->arg = key_arg(k, len);
+  }
+  return 1;
+}
+
+static const yajl_callbacks callbacks = {
+  cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
+  cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array
+};
+
+/* -- driving the parse ---------------------------------------------------------------- */
+
+void dlb_trace_free(dlb_trace *t) {
+  if (!t) return;
+  for (int i = 0; i < DLB_TRACE_NNUMBERS; i++) dlb_free(t->num[i]);
+  for (int i = 0; i < DLB_TRACE_NSTRINGS; i++) dlb_free(t->str[i]);
+  for (size_t i = 0; i < t->npool; i++) dlb_free(t->pool[i]);
+  dlb_free(t->pool);
+  dlb_free(t->hash);
+  dlb_free(t);
+}
+
+typedef struct session {
+  parser p;
+  yajl_handle h;
+  size_t base;          /* bytes fed before the current chunk */
+  int nonblank;         /* any non-whitespace byte seen */
+} session;
+
+static int session_open(session *s) {
+  memset(s, 0, sizeof *s);
+  s->p.capture = -1;
+  s->p.t = dlb_calloc(1, sizeof *s->p.t);
+  if (!s->p.t) return dlb_fail(DLB_ENOMEM, "trace: out of memory");
+  s->h = yajl_alloc(&callbacks, NULL, &s->p);
+  if (!s->h) {
+    dlb_free(s->p.t);
+    return dlb_fail(DLB_ENOMEM, "trace: out of memory");
+  }
+  return DLB_OK;
+}
+
+static void session_close(session *s, int keep) {
+  yajl_free(s->h);
+  dlb_free(s->p.cap);
+  if (!keep) dlb_trace_free(s->p.t);
+}
+
+/* Report a failed parse at byte `at`: the parser's own message or yajl's. */
+static int session_error(session *s, const char *where, const unsigned char *chunk, size_t len) {
+  size_t at = s->base + yajl_get_bytes_consumed(s->h);
+  if (s->p.status)
+    return dlb_fail(s->p.status, "trace %s: byte %zu: %s", where, at, s->p.err);
+  unsigned char *m = yajl_get_error(s->h, 0, chunk, len);
+  char msg[160];
+  snprintf(msg, sizeof msg, "%s", m ? (const char *)m : "malformed JSON");
+  if (m) yajl_free_error(s->h, m);
+  size_t n = strlen(msg);
+  while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
+  return dlb_fail(DLB_EPARSE, "trace %s: byte %zu: %s", where, at, msg);
+}
+
+/* Feed one chunk. */
+static int session_feed(session *s, const char *where, const char *buf, size_t len) {
+  if (!s->nonblank) {
+    for (size_t i = 0; i < len; i++) {
+      char c = buf[i];
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') { s->nonblank = 1; break; }
+    }
+  }
+  yajl_status st = yajl_parse(s->h, (const unsigned char *)buf, len);
+  if (st != yajl_status_ok) return session_error(s, where, (const unsigned char *)buf, len);
+  s->base += len;
+  return DLB_OK;
+}
+
+static int session_finish(session *s, const char *where) {
+  if (!s->nonblank) return dlb_fail(DLB_EPARSE, "trace %s: empty input (expected a JSON trace)", where);
+  yajl_status st = yajl_complete_parse(s->h);
+  if (st != yajl_status_ok) {
+    size_t at = s->base;
+    if (s->p.status) return dlb_fail(s->p.status, "trace %s: byte %zu: %s", where, at, s->p.err);
+    return dlb_fail(DLB_EPARSE, "trace %s: byte %zu: the JSON ends early (truncated file?)", where, at);
+  }
+  if (!s->p.seen_events)
+    return dlb_fail(DLB_EPARSE, "trace %s: no traceEvents array (not a Chrome trace-event file?)", where);
+  s->p.t->bytes = (double)s->base;
+  return DLB_OK;
+}
+
+dlb_trace *dlb_trace_parse(const char *json, size_t len) {
+  if (!json) return dlb_fail_null(DLB_EINVAL, "trace: NULL text");
+  session s;
+  if (session_open(&s)) return NULL;
+  int st = session_feed(&s, "text", json, len);
+  if (!st) st = session_finish(&s, "text");
+  session_close(&s, st == DLB_OK);
+  return st == DLB_OK ? s.p.t : NULL;
+}
+
+dlb_trace *dlb_trace_read(const char *path) {
+  if (!path) return dlb_fail_null(DLB_EINVAL, "trace: NULL path");
+  FILE *f = fopen(path, "rb");
+  if (!f) return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
+  fclose(f);
+  gzFile gz = gzopen(path, "rb");
+  if (!gz) return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
+  gzbuffer(gz, 256 * 1024);
+  char *buf = dlb_malloc(CHUNK);
+  session s;
+  if (!buf || session_open(&s)) {
+    dlb_free(buf);
+    gzclose(gz);
+    return dlb_fail_null(DLB_ENOMEM, "trace %s: out of memory", path);
+  }
+  int st = DLB_OK;
+  for (;;) {
+    int got = gzread(gz, buf, CHUNK);
+    if (got < 0) {
+      int zerr;
+      const char *m = gzerror(gz, &zerr);
+      st = dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: %s", path, s.base,
+                    m && *m ? m : "read error");
+      break;
+    }
+    if (got == 0) break;
+    st = session_feed(&s, path, buf, (size_t)got);
+    if (st) break;
+  }
+  /* zlib's gzread stops quietly at a gzip stream cut short: check the end was clean */
+  if (!st) {
+    int zerr;
+    const char *m = gzerror(gz, &zerr);
+    if (zerr != Z_OK && zerr != Z_STREAM_END)
+      st = dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: %s", path, s.base, m);
+  }
+  if (!st) st = session_finish(&s, path);
+  dlb_free(buf);
+  gzclose(gz);
+  session_close(&s, st == DLB_OK);
+  return st == DLB_OK ? s.p.t : NULL;
+}
+
+size_t dlb_trace_count(const dlb_trace *t) { return t ? t->n : 0; }
+
+double dlb_trace_bytes(const dlb_trace *t) { return t ? t->bytes : 0; }
+
+const double *dlb_trace_numbers(const dlb_trace *t, int column) {
+  if (!t || column < 0 || column >= DLB_TRACE_NNUMBERS) return NULL;
+  static const double none = 0;
+  return t->num[column] ? t->num[column] : &none;
+}
+
+const char *dlb_trace_string(const dlb_trace *t, int column, size_t i) {
+  if (!t || column < 0 || column >= DLB_TRACE_NSTRINGS || i >= t->n) return NULL;
+  uint32_t id = t->str[column][i];
+  return id ? t->pool[id - 1] : NULL;
+}

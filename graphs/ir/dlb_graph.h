@@ -1,0 +1,219 @@
+/*
+** dlb_graph.h — compute graphs: tensors, ops, training-step expansion and analysis.
+** Part of the public interface: included by dlbench.h; see its comment for the rules
+** that hold between the FFI markers.
+**
+** A graph holds tensors (name, dims, dtype, role) and ops (type, inputs, outputs,
+** attributes) in construction order. Dims are polynomials over named hyperparameters
+** (text "b", "4*h", "784"). Op creation validates shapes and fails with DLB_ESHAPE naming
+** the op, the tensors and their dims. dlb_graph_analyze expands the forward graph into a
+** training step (backward ops from each op's gradient rule, gradient accumulation,
+** one update op per weight) and computes FLOPs, bytes and the minimal footprint with all
+** dims bound; dlb_graph_symbolic computes the polynomial totals with dims (partly) unbound.
+** FLOP conventions: docs/graph.md and dlb_graph_convention().
+*/
+#ifndef DLB_GRAPH_H
+#define DLB_GRAPH_H
+
+#include <stddef.h>
+
+#include "dlb_poly.h"
+
+#include "dlb_export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* DLB_FFI_BEGIN */
+typedef struct dlb_graph dlb_graph;
+typedef struct dlb_analysis dlb_analysis;        /* numeric results of one graph under bindings */
+
+enum { DLB_GRAPH_MAXRANK = 8 };
+/* Tensor roles. */
+enum {
+  DLB_ROLE_INPUT = 0, DLB_ROLE_LABEL = 1, DLB_ROLE_WEIGHT = 2, DLB_ROLE_ACTIVATION = 3,
+  DLB_ROLE_GRADIENT = 4, DLB_ROLE_OPTSTATE = 5, DLB_ROLE_WORKSPACE = 6
+};
+/* Element types (DLB_DT_DEFAULT: floating point, size set by the precision policy). */
+enum {
+  DLB_DT_DEFAULT = 0, DLB_DT_FP32 = 1, DLB_DT_FP16 = 2, DLB_DT_BF16 = 3, DLB_DT_FP8 = 4,
+  DLB_DT_INT8 = 5, DLB_DT_INT32 = 6, DLB_DT_INT64 = 7, DLB_DT_FP64 = 8
+};
+/* Phases of the ops of a training step. */
+enum { DLB_PHASE_FWD = 0, DLB_PHASE_BWD = 1, DLB_PHASE_UPDATE = 2, DLB_PHASE_RECOMPUTE = 3 };
+/* Optimizers (state per parameter and update FLOPs: docs/graph.md "Optimizers"): sgd (no
+** state), momentum (1), adam (2: m, v), rmsprop (1), adamw (adam + decoupled weight
+** decay), adafactor (factored second moment: a row and a column vector per matrix, no
+** first moment), adam8bit (adam's two states in 8 bits, block-wise quantised). */
+enum {
+  DLB_OPT_SGD = 0, DLB_OPT_MOMENTUM = 1, DLB_OPT_ADAM = 2, DLB_OPT_RMSPROP = 3,
+  DLB_OPT_ADAMW = 4, DLB_OPT_ADAFACTOR = 5, DLB_OPT_ADAM8BIT = 6
+};
+/* Precision policies: fp32 everywhere; fp16/bf16 everywhere; mixed = fp16 (or bf16)
+** weights, activations and gradients with fp32 master weights and optimizer state; fp8 =
+** mixed with 1-byte (fp8) weights, activations and gradients; tf32 = fp32 storage with
+** tf32 tensor-core matmuls (the bytes of fp32). */
+enum {
+  DLB_POLICY_FP32 = 0, DLB_POLICY_FP16 = 1, DLB_POLICY_BF16 = 2, DLB_POLICY_MIXED = 3,
+  DLB_POLICY_MIXED_BF16 = 4, DLB_POLICY_FP8 = 5, DLB_POLICY_TF32 = 6
+};
+/* Activation recompute (checkpointing) policies. */
+enum {
+  DLB_RECOMPUTE_NONE = 0, DLB_RECOMPUTE_LAYERS = 1, /* a segment every k layers */
+  DLB_RECOMPUTE_SQRT = 2,                           /* about sqrt(n) segments */
+  DLB_RECOMPUTE_MARKED = 3                          /* boundaries at dlb_graph_checkpoint */
+};
+
+/* Fusion passes over the analysed step (graphs/step/fusion.c; a bit set; 0: the unfused
+** algorithmic graph, the default). */
+enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
+       DLB_FUSE_ALL = 7 };
+
+typedef struct dlb_train_opts {
+  int optimizer;    /* DLB_OPT_* */
+  int precision;    /* DLB_POLICY_* */
+  int recompute;    /* DLB_RECOMPUTE_* */
+  int recompute_k;  /* layers per segment for DLB_RECOMPUTE_LAYERS */
+  int inference;    /* 1: forward only, no loss needed */
+  int fuse;         /* DLB_FUSE_* bits (numeric analysis only; 0 = none) */
+} dlb_train_opts;
+
+/* Indices of the polynomials dlb_graph_symbolic returns. */
+enum {
+  DLB_SYM_PARAMS = 0, DLB_SYM_FLOPS_FWD = 1, DLB_SYM_FLOPS_BWD = 2, DLB_SYM_FLOPS_UPDATE = 3,
+  DLB_SYM_FLOPS_RECOMPUTE = 4, DLB_SYM_FLOPS = 5, DLB_SYM_BYTES = 6, DLB_SYM_IO = 7,
+  DLB_SYM_COUNT = 8
+};
+
+/* Numeric totals of an analysis (FLOPs: a multiply-accumulate is 2; sizes in bytes). */
+typedef struct dlb_totals {
+  double params, flops_fwd, flops_bwd, flops_update, flops_recompute, flops;
+  double bytes, io, intensity;         /* intensity = flops / bytes */
+  double footprint;                    /* best of the schedules below */
+  double weights, gradients, optimizer, activations, workspace; /* live at the peak */
+  double footprint_order;              /* peak in construction order */
+  double footprint_heuristic;          /* peak in the memory-aware list schedule */
+  double nops, ntensors, nlayers;
+  double trainable;                    /* parameters that are not frozen */
+} dlb_totals;
+
+DLB_API dlb_graph *dlb_graph_new(const char *name);
+DLB_API void dlb_graph_free(dlb_graph *g);
+DLB_API const char *dlb_graph_name(const dlb_graph *g);
+/* Add a tensor without producer (input, label, weight ...); dims as text ("b", "4*h").
+** dtype DLB_DT_DEFAULT follows the precision policy. *id receives its index. */
+DLB_API int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t ndims,
+                     const char *const *dims, int *id);
+/* The op type of a name ("matmul", "conv2d", "relu" ...), or DLB_ENOTFOUND. */
+DLB_API int dlb_graph_op_type(const char *name);
+/* The name of an op type; static; "?" if unknown. */
+DLB_API const char *dlb_graph_op_type_name(int type);
+/* Add an op. attrs: integer attributes by op type (see graph_ops.c); dims: extra dims
+** as text (reshape's shape, split's sizes, slice's length). Writes up to maxout output
+** tensor ids (always consecutive ids); *nout receives the count (the last output of
+** softmax, log_softmax, softmax_xent and im2col convs is their workspace, of role
+** DLB_ROLE_WORKSPACE). On failure nothing of the op remains in the graph. */
+DLB_API int dlb_graph_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,
+                 size_t nattr, const int *attrs, size_t ndims, const char *const *dims,
+                 int *outputs, size_t maxout, size_t *nout);
+/* dlb_graph_op for the common case, without arrays (the bindings' fast path): inputs a and
+** b (b < 0: only a), attributes x and y, no dims; *out receives the first output. */
+DLB_API int dlb_graph_op1(dlb_graph *g, int type, const char *name, int a, int b, int x, int y,
+                  int *out);
+DLB_API int dlb_graph_set_loss(dlb_graph *g, int tensor);
+/* Layer builders (graph_layers.c): a whole layer of lua/dlbench/nn.lua in one call, making
+** exactly the tensors and ops (same order, names, dims, attributes) its op-by-op
+** construction makes. Dims as text; name is required; weights are "<name>/w" ... as
+** documented per function in graph_layers.c. On failure nothing of the layer remains.
+**   linear: w [last(x), nout], matmul "<name>", with bias b [nout] and add "<name>/bias".
+**   conv: w with wdims (3: 1-D, 4: 2-D), conv "<name>" with the 8 conv attributes, with
+**     bias b [wdims[0], 1(, 1)] and add "<name>/bias".
+**   norm: type batchnorm (over dim 2), layernorm or rmsnorm (last dim): "<name>/gamma"
+**     (and "<name>/beta") and the norm op "<name>".
+**   embedding_layer: "<name>/table" [vocab, dim] and the lookup "<name>".
+**   lstm_cell, gru_cell, rnn_cell: one time step with the given weights (unnamed ops).
+**   highway: one RHN sublayer s' = s + sigmoid(t) (tanh(h) - s), [h, t] = [x, s] w + b
+**     (x < 0: s w + b). */
+DLB_API int dlb_graph_linear(dlb_graph *g, int x, const char *nout, int bias, const char *name, int *out);
+DLB_API int dlb_graph_conv(dlb_graph *g, int x, size_t nwdims, const char *const *wdims,
+                   const int *attrs, int bias, const char *name, int *out);
+DLB_API int dlb_graph_norm(dlb_graph *g, int type, int x, const char *name, int *out);
+DLB_API int dlb_graph_embedding_layer(dlb_graph *g, int ids, const char *vocab, const char *dim,
+                              const char *name, int *out);
+DLB_API int dlb_graph_lstm_cell(dlb_graph *g, int x, int h, int c, int w, int b, int *hout, int *cout);
+DLB_API int dlb_graph_gru_cell(dlb_graph *g, int x, int h, int w, int b, int wn, int un, int bn,
+                       int *hout);
+DLB_API int dlb_graph_rnn_cell(dlb_graph *g, int x, int h, int w, int b, int *hout);
+DLB_API int dlb_graph_highway(dlb_graph *g, int x, int s, int w, int b, int *out);
+/* Start a layer scope (ops created afterwards carry it); NULL ends it. */
+DLB_API int dlb_graph_layer(dlb_graph *g, const char *name);
+/* Freeze (frozen = 1) or unfreeze a weight: a frozen weight gets no gradient, no update and
+** no optimizer state (gradients still flow through it to the tensors that need them). */
+DLB_API int dlb_graph_freeze(dlb_graph *g, int tensor, int frozen);
+/* Mark a tensor as a recompute checkpoint (for DLB_RECOMPUTE_MARKED). */
+DLB_API int dlb_graph_checkpoint(dlb_graph *g, int tensor);
+DLB_API size_t dlb_graph_ntensors(const dlb_graph *g);
+DLB_API size_t dlb_graph_nops(const dlb_graph *g);
+/* Tensor facts: rank, dtype (as declared), role, producing op (-1: none). */
+DLB_API int dlb_graph_tensor_info(const dlb_graph *g, int t, int *ndims, int *dtype, int *role,
+                          int *producer);
+/* Text of a tensor's name or dim i into buf; returns the full length (0 if invalid). */
+DLB_API size_t dlb_graph_tensor_name(const dlb_graph *g, int t, char *buf, size_t size);
+DLB_API size_t dlb_graph_tensor_dim(const dlb_graph *g, int t, int i, char *buf, size_t size);
+/* Graphviz DOT text of the forward graph; returns the full length. */
+DLB_API size_t dlb_graph_dot(const dlb_graph *g, char *buf, size_t size);
+/* The FLOP convention line printed with every summary; static. */
+DLB_API const char *dlb_graph_convention(void);
+
+/* Numeric analysis with every dim bound by names/values. NULL with DLB_EUNBOUND naming
+** the unbound dims. The caller frees the result with dlb_analysis_free. */
+DLB_API dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb,
+                                const char *const *names, const double *values);
+/* Polynomial totals with dims partly bound: out[DLB_SYM_*] receive new polys. */
+DLB_API int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
+                       const char *const *names, const double *values, dlb_poly **out);
+/* Ops in the training step (or the forward pass under o->inference) into *out; the step
+** does not depend on the bindings. */
+DLB_API int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *out);
+/* Symbolic forward FLOPs of the ops of one type (e.g. "matmul"), new poly. */
+DLB_API dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
+                                  const char *const *names, const double *values);
+
+DLB_API void dlb_analysis_free(dlb_analysis *a);
+DLB_API int dlb_analysis_totals(const dlb_analysis *a, dlb_totals *out);
+DLB_API size_t dlb_analysis_nops(const dlb_analysis *a);
+DLB_API const double *dlb_analysis_op_flops(const dlb_analysis *a);  /* borrowed, nops entries */
+DLB_API const double *dlb_analysis_op_bytes(const dlb_analysis *a);  /* borrowed, nops entries */
+DLB_API const int *dlb_analysis_op_phase(const dlb_analysis *a);     /* DLB_PHASE_FWD/BWD/UPDATE/RECOMPUTE */
+DLB_API const int *dlb_analysis_op_layer(const dlb_analysis *a);     /* layer index or -1 */
+DLB_API const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type ids */
+/* Kernel classes of the ops after the fusion passes (dlb_train_opts.fuse): 0 any op,
+** DLB_KERNEL_ATTENTION a fused attention kernel (the forward FlashAttention kernel, or the
+** backward one with its recompute), timed at the device's attn_eff (dlb_roof). */
+enum { DLB_KERNEL_PLAIN = 0, DLB_KERNEL_ATTENTION = 1 };
+DLB_API const int *dlb_analysis_op_kernel(const dlb_analysis *a);
+/* For matmul-like ops (matmul, batched matmul, and conv as implicit GEMM): fills m, n, k and
+** batch count (out[0..3]) and returns DLB_OK; otherwise DLB_ENOTFOUND. */
+DLB_API int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]);
+/* Name of op i of the analysed step; returns the full length. */
+DLB_API size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t size);
+DLB_API size_t dlb_analysis_nlayers(const dlb_analysis *a);
+/* Name of layer i; borrowed while a lives; NULL if out of range. */
+DLB_API const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
+/* Costs of layer i (for pipeline partitioning): out[0] parameters, out[1] forward FLOPs,
+** out[2] backward FLOPs (with recompute), out[3] update FLOPs, out[4] bytes of forward
+** activations the layer sends to other layers, out[5] bytes of its weights. */
+DLB_API int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
+/* The op order of the best schedule found (nops entries); borrowed. */
+DLB_API const int *dlb_analysis_schedule(const dlb_analysis *a);
+/* Exact minimal footprint by exhaustive search (dynamic programming over the subsets of
+** ops, O(2^n * n)); DLB_EINVAL when the step has more than 22 ops. */
+DLB_API int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out);
+/* DLB_FFI_END */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,303 @@
+/*
+** dlb_parallel.h — parallel training: collectives, data/pipeline/tensor parallelism, plans.
+** Part of the public interface: included by dlbench.h; see its comment for the rules
+** that hold between the FFI markers.
+**
+** Units everywhere: seconds, bytes, bytes/s, FLOPs, FLOP/s. Every struct is plain doubles
+** (counts included), so the Lua bindings fill them field by field by name. A field left 0
+** means "absent" where the comment says so.
+*/
+#ifndef DLB_PARALLEL_H
+#define DLB_PARALLEL_H
+
+#include "dlb_export.h"
+#include "dlb_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* DLB_FFI_BEGIN */
+/* Collective operations. */
+enum {
+  DLB_COLL_ALLREDUCE = 0,
+  DLB_COLL_ALLGATHER = 1,
+  DLB_COLL_REDUCE_SCATTER = 2,
+  DLB_COLL_BROADCAST = 3,
+  DLB_COLL_ALLTOALL = 4,
+  DLB_COLL_PS = 5,          /* parameter server push + pull (one server, or `shards`) */
+  DLB_COLL_NOPS = 6
+};
+
+/* Algorithms (not every pair is defined; dlb_par_collective says which). */
+enum {
+  DLB_ALGO_RING = 0,        /* Patarasuk & Yuan 2009; Thakur et al. 2005 (allgather) */
+  DLB_ALGO_TREE = 1,        /* binomial tree (Thakur, Rabenseifner & Gropp 2005) */
+  DLB_ALGO_DBTREE = 2,      /* double binary tree (Sanders, Speck & Traff 2009) */
+  DLB_ALGO_HD = 3,          /* recursive halving-doubling (Rabenseifner; Thakur et al. 2005) */
+  DLB_ALGO_DIRECT = 4,      /* pairwise exchange (all-to-all) / parameter server */
+  DLB_ALGO_NALGOS = 5
+};
+
+/* One tier of links: bandwidth per direction per device, latency per message, and the
+** achievable fraction of bw (0 means 1). */
+typedef struct dlb_par_link {
+  double bw;        /* bytes/s */
+  double latency;   /* s */
+  double eff;       /* 0..1; 0 = 1 */
+} dlb_par_link;
+
+/* What a collective costs. */
+typedef struct dlb_par_coll {
+  double time;      /* s */
+  double bytes;     /* bytes the busiest rank sends on the wire */
+  double total;     /* bytes on the wire summed over all ranks */
+  double steps;     /* latency-bound message rounds on the critical path */
+} dlb_par_coll;
+
+/* Time of collective `op` with `algo` over n ranks on one link tier, for a buffer of
+** `bytes` (allreduce/broadcast: the buffer; allgather/reduce-scatter: the full gathered
+** buffer; all-to-all: what each rank holds; PS: the gradient/weights). `shards` is the
+** number of parameter servers (DLB_COLL_PS only; 0 = 1). Returns DLB_OK or DLB_EINVAL. */
+DLB_API int dlb_par_collective(int op, int algo, double bytes, double n, double shards,
+                       const dlb_par_link *link, dlb_par_coll *out);
+
+/* Hierarchical allreduce (intra-node ring reduce-scatter, inter-node `inter_algo` allreduce
+** of the 1/per_node shard, intra-node ring all-gather) over per_node x nodes ranks. */
+DLB_API int dlb_par_allreduce_hier(double bytes, double per_node, double nodes, int inter_algo,
+                           const dlb_par_link *intra, const dlb_par_link *inter,
+                           dlb_par_coll *out);
+
+/* A cluster: devices per node, nodes, and two link tiers (declared below). */
+typedef struct dlb_par_cluster dlb_par_cluster;
+
+/* Allreduce of `bytes` over n devices of cl, packed node by node: within one node on the
+** intra links with `algo`; across nodes hierarchically when per_node > 1 divides n, else
+** flat with `algo` on the inter links. DLB_EINVAL when cl is invalid (dlb_par_cluster_check)
+** or n devices do not fit in it. */
+DLB_API int dlb_par_allreduce_cluster(double bytes, double n, int algo, const dlb_par_cluster *cl,
+                              dlb_par_coll *out);
+
+/* A device as the parallel models see it is the roofline's dlb_roof (graphs/hw/dlb_hw.h):
+** one struct, one set of defaults (dlb_roof_init), one check, one per-op time rule
+** (dlb_op_time). Its mem (bytes, 0 = unlimited) decides `fits`. */
+
+/* per_node and nodes are whole numbers >= 1, or 0 for "not sized" (one flat tier of any
+** size). A link is absent when its bw is 0; a present link needs bw > 0,
+** latency >= 0 and eff in [0, 1] (0 = 1), all finite. At least one link must be present. */
+struct dlb_par_cluster {
+  double per_node;
+  double nodes;
+  dlb_par_link intra;
+  dlb_par_link inter;
+};
+
+/* Validate cl and, when devices > 0 and cl is sized (per_node and nodes > 0), that devices
+** <= per_node x nodes. `what` prefixes the message. DLB_OK or DLB_EINVAL. */
+DLB_API int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double devices);
+
+
+/* A data-parallel workload, split into what scales with the samples of a step and what
+** does not (the weight update, reading weights). */
+typedef struct dlb_par_work {
+  double flops_sample;   /* forward + backward FLOPs per sample */
+  double flops_fixed;    /* per step, batch-independent (weight update) */
+  double bytes_sample;   /* bytes accessed per sample */
+  double bytes_fixed;    /* bytes accessed per step, batch-independent */
+  double bwd_frac;       /* fraction of the compute in the backward pass (0 = 2/3) */
+  double grad_bytes;     /* gradient bytes all-reduced per step */
+  double mem_fixed;      /* footprint independent of batch (weights, grads, optimizer) */
+  double mem_sample;     /* footprint per sample (activations) */
+  double samples_epoch;  /* samples in one epoch (0: no epoch time) */
+} dlb_par_work;
+
+/* Options of synchronous data-parallel training. */
+typedef struct dlb_par_dp_opts {
+  double workers;        /* whole number >= 1, at most the cluster's devices when it is sized */
+  double subbatch;       /* samples per worker per step (weak scaling), whole >= 1; or */
+  double batch;          /* global batch (strong scaling) when subbatch is 0: a whole multiple
+                            of workers (each worker gets batch/workers >= 1 samples) */
+  double algo;           /* DLB_ALGO_* for the allreduce; hierarchical if cluster has nodes */
+  double bucket;         /* bytes per gradient bucket (0 = one bucket) */
+  double overlap;        /* fraction of the backward pass that can hide communication */
+  double async;          /* 1: asynchronous parameter-server training (no barrier) */
+  double shards;         /* parameter-server shards for async (0 = 1) */
+  double compute;        /* s of compute per worker per step measured or modelled by the
+                            caller (dlb.roofline.time); 0 = dlb_op_time of the work on dev */
+} dlb_par_dp_opts;
+
+typedef struct dlb_par_dp_result {
+  double step;           /* s per step (sync) or per worker iteration (async) */
+  double compute;        /* s of compute per step */
+  double comm;           /* s of communication (all buckets) */
+  double exposed;        /* s of communication not hidden by the backward pass */
+  double batch;          /* global batch */
+  double subbatch;
+  double throughput;     /* samples/s */
+  double util;           /* achieved FLOP/s over peak FLOP/s */
+  double mem;            /* bytes per worker: mem_fixed + mem_sample x subbatch */
+  double epoch;          /* s per epoch (0 if samples_epoch is 0) */
+  double wire;           /* bytes each worker sends per step */
+  double buckets;
+  double fits;           /* 1 when mem <= the device's mem (or its mem is 0, unlimited), else 0 */
+  double shortfall;      /* bytes missing per worker: mem - device mem when it does not fit */
+} dlb_par_dp_result;
+
+/* Synchronous (or asynchronous) data-parallel step time of work on dev over cl. */
+DLB_API int dlb_par_data(const dlb_par_work *w, const dlb_roof *dev,
+                 const dlb_par_cluster *cl, const dlb_par_dp_opts *o, dlb_par_dp_result *out);
+
+/* The cost of one layer of a model, per sample (a sample = one sequence for LMs). */
+typedef struct dlb_par_layer {
+  double flops_fwd;      /* FLOPs per sample, forward */
+  double flops_bwd;      /* FLOPs per sample, backward */
+  double bytes_sample;   /* bytes accessed per sample */
+  double bytes_fixed;    /* bytes accessed per forward + backward pass whatever its batch
+                            (weights; paid again by every micro-batch) */
+  double params;         /* parameters */
+  double act_out;        /* bytes per sample sent to the next layer (and its gradient back) */
+  double act_kept;       /* bytes per sample kept for backward, split by tensor parallelism */
+  double act_rep;        /* bytes per sample kept, replicated across tensor ranks unless
+                            sequence parallelism is on */
+  double act_in;         /* bytes per sample kept under full recompute (the checkpoint) */
+  double tp_bytes;       /* bytes per sample of each tensor-parallel allreduce (0: the
+                            layer is not tensor-parallel and runs replicated) */
+  double tp_colls;       /* allreduces per forward pass (Megatron: 2); as many backward */
+  double shardable;      /* 1: its parameters may be spread over all stages (embeddings) */
+  double tp_div;         /* the tensor degree must divide it (attention: gcd of heads and
+                            hidden); 0 = any degree */
+} dlb_par_layer;
+
+/* Criteria for splitting layers into stages. */
+enum { DLB_BALANCE_TIME = 0, DLB_BALANCE_MEMORY = 1 };
+
+/* Split n layers into k contiguous stages minimising the largest stage weight, where a
+** layer's weight is w[i]. first[s] receives the index of stage s's first layer (k values).
+** Returns DLB_OK, or DLB_EINVAL when k < 1 or k > n. */
+DLB_API int dlb_par_partition(const double *w, int n, int k, int *first);
+
+/* Pipeline schedules. */
+enum { DLB_SCHED_GPIPE = 0, DLB_SCHED_1F1B = 1, DLB_SCHED_INTERLEAVED = 2 };
+
+/* Bubble fraction of a schedule: idle time over step time, for p stages, m micro-batches,
+** v virtual stages per device (interleaved). */
+DLB_API double dlb_par_bubble(int sched, double p, double m, double v);
+
+/* Training options shared by the pipeline and the planner: bytes per parameter of
+** weights, gradients and optimizer state (defaults 0 = mixed-precision Adam 2, 2, 12). */
+typedef struct dlb_par_opts {
+  double batch;          /* global batch (samples) */
+  double w_bytes, g_bytes, o_bytes;
+  double overlap;        /* fraction of the last backward that hides the DP allreduce */
+  double dp_algo;        /* DLB_ALGO_* for gradient allreduce across nodes */
+  double tp_max;         /* largest tensor-parallel degree (0 = devices per node) */
+  double pp_max;         /* largest pipeline degree (0 = layers) */
+  double m_max;          /* most micro-batches tried (0 = 4 x pipeline degree, >= 1) */
+  double zero_max;       /* highest ZeRO stage tried (0..3) */
+  double sched;          /* -1 = try all; else DLB_SCHED_* */
+  double v;              /* virtual stages for the interleaved schedule (0 = 2) */
+  double seq_par;        /* 1: sequence parallelism with tensor parallelism */
+  double recompute;      /* -1 = try both; 0 = keep activations; 1 = full recompute */
+  double balance;        /* DLB_BALANCE_* */
+  double shard;          /* 1: spread shardable layers' parameters over the stages */
+  double devices;        /* devices to use (0 = the whole cluster) */
+  double keep_unfit;     /* 1: also return plans that do not fit in memory */
+  double mem_schedule;   /* DLB_MEM_FRAMEWORK (0) or DLB_MEM_MINIMAL (dlb_step_memory) */
+  double slack;          /* caching-allocator slack, a fraction of the framework schedule's
+                            bytes (>= 0) */
+  double fsdp_overlap;   /* fraction of ZeRO-3's parameter all-gathers and gradient
+                            reduce-scatters hidden under compute, [0, 1] */
+  double gather_tensors; /* ZeRO-3 all-gathers per layer and pass issued in the list form
+                            (one copy kernel per rank each; DeepSpeed 2021 gathered every
+                            parameter tensor so); 0 = one flat buffer per layer (FSDP) */
+} dlb_par_opts;
+
+/* One plan (and the layer-parallel evaluation of a fixed split). */
+typedef struct dlb_par_row {
+  double dp, tp, pp, v, m, mb;   /* degrees, micro-batches, micro-batch size */
+  double sched, recompute, zero;
+  double step;                   /* s */
+  double compute;                /* s of compute on the bottleneck stage */
+  double comm;                   /* s of exposed communication (TP + PP + DP) */
+  double bubble;                 /* s of pipeline bubble */
+  double tp_comm, pp_comm, dp_comm;  /* the exposed communication, split */
+  double mem;                    /* bytes on the fullest device */
+  double mem_weights, mem_grads, mem_opt, mem_act;  /* its breakdown */
+  double fits;                   /* 1 when mem <= device memory */
+  double util;                   /* MFU: model FLOP/s over peak of all devices */
+  double throughput;             /* samples/s */
+  double update;                 /* s of the optimizer step (after the pipeline flush) */
+  double mfu;                    /* model FLOPs utilisation (= util; no recompute counted) */
+  double hfu;                    /* hardware FLOPs utilisation: recomputed forwards counted */
+} dlb_par_row;
+
+/* One op of a layer, for the planner's per-op timing (the same rule as dlb_op_time, on
+** the op scaled to a micro-batch and a tensor-parallel degree). Costs at one sample plus a
+** batch-independent part; a matmul's shape at one sample with the dim that grows with the
+** samples and the dim tensor parallelism splits. */
+typedef struct dlb_par_op {
+  double layer;          /* 0-based index of the layer it belongs to */
+  double phase;          /* 0 forward, 1 backward, 2 optimizer update */
+  double flops_sample, flops_fixed;
+  double bytes_sample, bytes_fixed;
+  double m, n, k, batch; /* matmul shape at one sample (m <= 0: not a matmul) */
+  double grow;           /* the dim that grows with the samples: 1 m, 2 n, 3 k, 4 batch; 0 none */
+  double split;          /* the dim tensor parallelism splits: 1 m, 2 n, 3 k, 4 batch; 0 none
+                            (the FLOPs and bytes of a tensor-parallel layer's ops are divided
+                            by the degree either way) */
+  double attention;      /* 1: a fused attention kernel (FlashAttention; timed at the
+                            device's attn_eff, see dlb_op_time_raw); 0 any other op */
+} dlb_par_op;
+
+typedef struct dlb_par_plan dlb_par_plan;
+
+/* Evaluate one configuration (dp, tp, pp, v, m, sched, recompute, zero taken from `cfg`;
+** the other fields of cfg are ignored) of layers on the cluster. stage_mem, when not NULL,
+** receives the bytes on each of the pp stages (pp values). DLB_EINVAL unless the layout is
+** possible: batch = dp x m x mb with a whole micro-batch mb >= 1 (batch a multiple of dp,
+** batch/dp a multiple of m), tp dividing every layer's tp_div, pp x v <= layers, and
+** dp x tp x pp within the cluster when it is sized. */
+DLB_API int dlb_par_evaluate(const dlb_par_layer *layers, int n, const dlb_roof *dev,
+                     const dlb_par_cluster *cl, const dlb_par_opts *o,
+                     const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem);
+/* The same with the layers' ops (nops of them, each naming its layer): a layer with ops
+** takes its forward, backward and update times from dlb_op_time on each op at the
+** micro-batch and tensor degree (cached per layer shape); a layer without ops is one op of
+** its flops and bytes. */
+DLB_API int dlb_par_evaluate_ops(const dlb_par_layer *layers, int n, const dlb_par_op *ops,
+                     int nops, const dlb_roof *dev, const dlb_par_cluster *cl,
+                     const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
+                     double *stage_mem);
+
+/* Enumerate data x tensor x pipeline degrees, micro-batches, schedules, recompute and
+** ZeRO stages; keep the ones that fit; sort by step time. NULL on bad input (devices more
+** than a sized cluster holds, among others). A plan may hold no rows when nothing fits:
+** dlb_par_plan_smallest then says what the leanest layout needs. */
+DLB_API dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *layers, int n, const dlb_roof *dev,
+                               const dlb_par_cluster *cl, const dlb_par_opts *o);
+/* The search with the layers' ops (see dlb_par_evaluate_ops). */
+DLB_API dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *layers, int n,
+                               const dlb_par_op *ops, int nops, const dlb_roof *dev,
+                               const dlb_par_cluster *cl, const dlb_par_opts *o);
+DLB_API int dlb_par_plan_count(const dlb_par_plan *p);
+/* Copy row i (0-based) into out. */
+DLB_API int dlb_par_plan_row(const dlb_par_plan *p, int i, dlb_par_row *out);
+/* How many configurations the search evaluated. */
+DLB_API double dlb_par_plan_evaluated(const dlb_par_plan *p);
+/* Copy the evaluated layout with the least memory on its fullest device (fitting or not)
+** into out; DLB_EINVAL when no layout was evaluated. */
+DLB_API int dlb_par_plan_smallest(const dlb_par_plan *p, dlb_par_row *out);
+DLB_API void dlb_par_plan_free(dlb_par_plan *p);
+
+/* Amdahl's law: speedup on n workers with serial fraction f. */
+DLB_API double dlb_par_amdahl(double f, double n);
+/* Least-squares serial fraction from measured speedups s[i] on n[i] workers (model
+** 1/s = f + (1-f)/n); r2 (may be NULL) receives the fit's R^2 on 1/s. */
+DLB_API int dlb_par_amdahl_fit(const double *n, const double *s, int count, double *f, double *r2);
+/* DLB_FFI_END */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,503 @@
+/*
+** planner.c — 3-D parallel training plans: evaluate one (data x tensor x pipeline) layout
+** with micro-batches, schedule, activation recompute and ZeRO stage on a per-layer cost
+** array, and search all layouts of a cluster for the ones that fit, fastest first.
+**
+** Sources: Megatron-LM tensor parallelism, two allreduces per transformer layer forward and
+** two backward (Shoeybi et al. 2019); pipeline schedules and the (p-1)/v bubble (Narayanan et
+** al. 2021); sequence parallelism and activation memory (Korthikanti et al. 2022); ZeRO
+** stages 1-3 and the 1.5x communication of stage 3 (Rajbhandari et al. 2020, sec. 5 and 7).
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlb_parallel.h"
+#include "dlb_roofline.h"
+#include "planner_ops.h"
+#include "dlb_runtime.h"
+
+struct dlb_par_plan {
+  dlb_par_row *rows;
+  int count, cap;
+  double evaluated;
+  dlb_par_row smallest;   /* the evaluated layout with the least memory */
+};
+
+/* Bytes per parameter of weights, gradients, optimizer state: mixed-precision Adam by
+** default (2 + 2 + 12, Rajbhandari et al. 2020 sec. 3.1). */
+static void param_bytes(const dlb_par_opts *o, double *wb, double *gb, double *ob) {
+  int any = o->w_bytes > 0 || o->g_bytes > 0 || o->o_bytes > 0;
+  *wb = any ? o->w_bytes : 2;
+  *gb = any ? o->g_bytes : 2;
+  *ob = any ? o->o_bytes : 12;
+}
+
+static int whole(double x) {
+  return x >= 1 && x == floor(x) && x < 1e12;
+}
+
+static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
+                        const dlb_par_cluster *cl, const dlb_par_opts *o) {
+  if (!L || !dev || !cl || !o) return dlb_fail(DLB_EINVAL, "plan: missing argument");
+  if (n < 1) return dlb_fail(DLB_EINVAL, "plan: the model has no layers");
+  if (dlb_roof_check(dev)) return dlb_fail(DLB_EINVAL, "plan: %s", dlb_last_error());
+  int st = dlb_par_cluster_check("plan", cl, 0);
+  if (st) return st;
+  if (!whole(o->batch))
+    return dlb_fail(DLB_EINVAL, "plan: batch must be a whole number of samples >= 1, got %g",
+                    o->batch);
+  if (!(o->overlap >= 0 && o->overlap <= 1))
+    return dlb_fail(DLB_EINVAL, "plan: overlap must be in [0, 1], got %g", o->overlap);
+  if (!(o->w_bytes >= 0 && o->g_bytes >= 0 && o->o_bytes >= 0))
+    return dlb_fail(DLB_EINVAL, "plan: bytes per parameter must be >= 0");
+  if (!(o->mem_schedule == DLB_MEM_FRAMEWORK || o->mem_schedule == DLB_MEM_MINIMAL))
+    return dlb_fail(DLB_EINVAL, "plan: mem_schedule must be 0 (framework) or 1 (minimal), got %g",
+                    o->mem_schedule);
+  if (!(o->slack >= 0) || !isfinite(o->slack))
+    return dlb_fail(DLB_EINVAL, "plan: slack must be a fraction >= 0, got %g", o->slack);
+  if (!(o->fsdp_overlap >= 0 && o->fsdp_overlap <= 1))
+    return dlb_fail(DLB_EINVAL, "plan: fsdp_overlap must be in [0, 1], got %g", o->fsdp_overlap);
+  if (!(o->gather_tensors >= 0) || !isfinite(o->gather_tensors))
+    return dlb_fail(DLB_EINVAL, "plan: gather_tensors must be >= 0, got %g", o->gather_tensors);
+  for (int i = 0; i < n; i++) {
+    const dlb_par_layer *l = &L[i];
+    const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
+                         l->params, l->act_out, l->act_kept, l->act_rep, l->act_in,
+                         l->tp_bytes, l->tp_colls, l->shardable, l->tp_div };
+    for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
+      if (!(v[j] >= 0) || !isfinite(v[j]))
+        return dlb_fail(DLB_EINVAL, "plan: layer %d has a negative or non-finite cost", i + 1);
+    if (l->tp_div != floor(l->tp_div))
+      return dlb_fail(DLB_EINVAL, "plan: layer %d tp_div must be a whole number, got %g", i + 1,
+                      l->tp_div);
+  }
+  return DLB_OK;
+}
+
+/* The first layer tp does not split evenly (tp_div not a multiple of tp), or -1. */
+static int tp_misfit(const dlb_par_layer *L, int n, double tp) {
+  if (tp == 1) return -1;
+  double ok = -1;   /* the last tp_div found divisible (layers mostly share one): no fmod */
+  for (int i = 0; i < n; i++) {
+    double d = L[i].tp_div;
+    if (L[i].tp_bytes > 0 && d > 0 && d != ok) {
+      if (fmod(d, tp) != 0) return i;
+      ok = d;
+    }
+  }
+  return -1;
+}
+
+/* The link a group of `span` consecutive devices communicates on. */
+static const dlb_par_link *group_link(const dlb_par_cluster *cl, double span) {
+  if (cl->intra.bw > 0 && (cl->per_node <= 0 || span <= cl->per_node || !(cl->inter.bw > 0)))
+    return &cl->intra;
+  return cl->inter.bw > 0 ? &cl->inter : &cl->intra;
+}
+
+/* Per-device accumulation of one layout. */
+typedef struct stage {
+  double f, b;          /* compute s per micro-batch, forward and backward */
+  double upd;           /* s of the optimizer update of its layers */
+  double rcf;           /* recomputed forward FLOPs per sample (for HFU) */
+  double tpf, tpb;      /* tensor-parallel allreduce s per micro-batch */
+  double params;        /* parameters held (after the tensor split) */
+  double kept;          /* activation bytes kept per sample */
+  double full;          /* largest layer's full activation bytes per sample (recompute) */
+  double xfer;          /* bytes per sample crossing out of its chunks */
+  double shard;         /* shardable parameters held before spreading */
+  double nl;            /* layers held */
+  double mem;
+} stage;
+
+enum { MAX_STAGES = 4096 };
+
+/* `checked`: the search already validated the inputs and enumerates only possible layouts
+** (whole micro-batches, tp dividing tp_div, within the cluster), so those checks are skipped. */
+static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dlb_roof *dev,
+                    const dlb_par_cluster *cl, const dlb_par_opts *o,
+                    const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem, int checked) {
+  int st;
+  if (!cfg || !out) return dlb_fail(DLB_EINVAL, "plan: missing configuration or result");
+  double dp = cfg->dp, tp = cfg->tp, pp = cfg->pp, m = cfg->m;
+  int sched = (int)cfg->sched, rc = cfg->recompute != 0, zero = (int)cfg->zero;
+  if (!whole(dp) || !whole(tp) || !whole(pp) || !whole(m))
+    return dlb_fail(DLB_EINVAL, "plan: dp, tp, pp and m must be whole numbers >= 1 "
+                    "(got %g, %g, %g, %g)", dp, tp, pp, m);
+  if (!checked && (st = dlb_par_cluster_check("plan", cl, dp * tp * pp))) return st;
+  /* batch = dp x m x mb with a whole micro-batch mb >= 1 */
+  if (!checked && fmod(o->batch, dp) != 0)
+    return dlb_fail(DLB_EINVAL, "plan: a batch of %g does not split over dp %g replicas "
+                    "(%g samples each): the batch must be a multiple of dp", o->batch, dp,
+                    o->batch / dp);
+  if (!checked && fmod(o->batch / dp, m) != 0)
+    return dlb_fail(DLB_EINVAL, "plan: %g samples per replica (batch %g / dp %g) do not split "
+                    "into m %g micro-batches (%g samples each): batch/dp must be a multiple of m",
+                    o->batch / dp, o->batch, dp, m, o->batch / dp / m);
+  int bad = checked ? -1 : tp_misfit(L, n, tp);
+  if (bad >= 0)
+    return dlb_fail(DLB_EINVAL, "plan: tp %g does not divide the %g heads/hidden units of "
+                    "layer %d (tp must divide %g)", tp, L[bad].tp_div, bad + 1, L[bad].tp_div);
+  if (cfg->sched != sched || sched < DLB_SCHED_GPIPE || sched > DLB_SCHED_INTERLEAVED)
+    return dlb_fail(DLB_EINVAL, "plan: unknown schedule %g", cfg->sched);
+  if (cfg->zero != zero || zero < 0 || zero > 3)
+    return dlb_fail(DLB_EINVAL, "plan: ZeRO stage must be 0..3, got %g", cfg->zero);
+  double v = sched == DLB_SCHED_INTERLEAVED ? (cfg->v > 0 ? cfg->v : 2) : 1;
+  if (!whole(v)) return dlb_fail(DLB_EINVAL, "plan: v must be a whole number, got %g", v);
+  if (pp * v > n || pp * v > MAX_STAGES)
+    return dlb_fail(DLB_EINVAL, "plan: %g pipeline chunks (pp %g x v %g) for %d layers "
+                    "(at most one chunk per layer)", pp * v, pp, v, n);
+  int p = (int)pp, K = (int)(pp * v);
+  double mb = o->batch / (dp * m);
+  double wb, gb, ob;
+  param_bytes(o, &wb, &gb, &ob);
+  int sp = o->seq_par != 0;
+
+  /* Balanced split into K chunks; chunk c runs on device c mod pp. */
+  double *w = dlb_malloc(sizeof(double) * (size_t)n);
+  int *first = dlb_malloc(sizeof(int) * (size_t)(K + 1));
+  stage *S = dlb_calloc((size_t)p, sizeof(stage));
+  if (!w || !first || !S) {
+    dlb_free(w); dlb_free(first); dlb_free(S);
+    return dlb_fail(DLB_ENOMEM, "plan: out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    double tl = L[i].tp_bytes > 0 ? tp : 1;
+    w[i] = o->balance == DLB_BALANCE_MEMORY
+      ? L[i].params * (wb + gb + ob) / tl + (L[i].act_kept / tl + L[i].act_rep) * mb
+      : (L[i].flops_fwd + L[i].flops_bwd) / tl + 1e-30 * L[i].bytes_sample;
+  }
+  st = dlb_par_partition(w, n, K, first);
+  if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+  first[K] = n;
+
+  const dlb_par_link *tplink = group_link(cl, tp);
+  const dlb_par_link *pplink = group_link(cl, tp * pp);
+  double shard_total = 0;
+  for (int c = 0; c < K; c++) {
+    stage *s = &S[c % p];
+    s->nl += first[c + 1] - first[c];
+    for (int i = first[c]; i < first[c + 1]; i++) {
+      const dlb_par_layer *l = &L[i];
+      double tl = l->tp_bytes > 0 ? tp : 1;
+      double tf, tb, tu;
+      st = dlb_layer_times_get(LT, dev, i, mb, tl, &tf, &tb, &tu);
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      s->f += tf;
+      s->b += tb + (rc ? tf : 0);
+      s->upd += tu / (zero >= 1 ? dp : 1);   /* ZeRO partitions the update over dp */
+      if (rc) s->rcf += l->flops_fwd;
+      if (tl > 1 && l->tp_colls > 0) {
+        dlb_par_coll c1;
+        st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mb, tp, 0,
+                                tplink, &c1);
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        s->tpf += l->tp_colls * c1.time;
+        s->tpb += l->tp_colls * c1.time * (rc ? 2 : 1);
+      }
+      double pr = l->params / tl;
+      if (l->shardable > 0 && o->shard) { s->shard += pr; shard_total += pr; }
+      else s->params += pr;
+      double rep = l->act_rep * ((sp && tl > 1) ? 1 / tl : 1);
+      double full = l->act_kept / tl + rep;
+      s->kept += rc ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1) : full;
+      if (full > s->full) s->full = full;
+    }
+    if (c < K - 1) {
+      double x = L[first[c + 1] - 1].act_out / ((sp && tp > 1) ? tp : 1);
+      if (x > s->xfer) s->xfer = x;
+    }
+  }
+
+  /* Bytes per parameter left on a device after ZeRO partitions over dp. */
+  double ew = wb / (zero >= 3 ? dp : 1), eg = gb / (zero >= 2 ? dp : 1),
+         eo = ob / (zero >= 1 ? dp : 1), epp = ew + eg + eo;
+  /* Memory before the shardable parameters: states + activations in flight. */
+  for (int d = 0; d < p; d++) {
+    stage *s = &S[d];
+    double inflight;
+    if (sched == DLB_SCHED_GPIPE) inflight = m;
+    else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
+    else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
+    s->mem = s->params * epp + inflight * mb * s->kept + (rc ? mb * s->full : 0);
+  }
+  double lambda = 0;
+  if (shard_total > 0) {
+    /* Water-fill the shardable parameters (embeddings) into the emptiest devices
+    ** (Hestness et al. 2019 sec. 6.2.2: split the embedding to even out footprints). */
+    double lo = 0, hi = 0, need = shard_total * epp;
+    for (int d = 0; d < p; d++) if (S[d].mem > hi) hi = S[d].mem;
+    hi += need;
+    for (int it = 0; it < 200; it++) {
+      double mid = 0.5 * (lo + hi), got = 0;
+      for (int d = 0; d < p; d++) got += fmax(0, mid - S[d].mem);
+      if (got >= need) hi = mid; else lo = mid;
+    }
+    lambda = hi;
+    for (int d = 0; d < p; d++) {
+      double add = fmax(0, lambda - S[d].mem);
+      S[d].params += add / epp;
+      S[d].mem += add;
+    }
+  }
+
+  /* Each device's bytes under the memory schedule (dlb_step_memory, the rule
+  ** dlb.roofline.time uses too); the fullest decides `fits`. */
+  int mode = (int)o->mem_schedule;
+  for (int d = 0; d < p; d++) {
+    stage *s = &S[d];
+    double act = s->mem - s->params * epp, m2;
+    st = dlb_step_memory(mode, s->params * ew, s->params * eg, s->params * eo,
+                         act > 0 ? act : 0, o->slack, &m2);
+    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+    s->mem = m2;
+  }
+  /* The bottleneck device sets the pipeline's pace. */
+  int worst = 0, fullest = 0;
+  double T = -1;
+  double xt = 0, upd = 0;
+  for (int d = 0; d < p; d++) {
+    stage *s = &S[d];
+    double x = 0;
+    if (p > 1) {  /* one activation out and one gradient back per chunk, per micro-batch: a
+                  ** point-to-point send, the two-rank tree broadcast (latency + bytes/bw) */
+      dlb_par_coll c1;
+      st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, s->xfer * mb, 2, 0, pplink, &c1);
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      x = 2 * v * c1.time;
+    }
+    double t = s->f + s->b + s->tpf + s->tpb + x;
+    if (t > T) { T = t; worst = d; xt = x; }
+    if (s->upd > upd) upd = s->upd;
+    if (s->mem > S[fullest].mem) fullest = d;
+    if (stage_mem) stage_mem[d] = s->mem;
+  }
+  stage *bw = &S[worst];
+  /* the schedule's idle fraction f of the step (dlb_par_bubble): bubble = m T f / (1 - f) */
+  double bf = dlb_par_bubble(sched, pp, m, v);
+  double bubble = bf > 0 && bf < 1 ? m * T * bf / (1 - bf) : 0;
+
+  /* Gradient allreduce across data-parallel replicas, after the pipeline flush; groups of
+  ** tp x pp devices are packed into nodes, so a node holds per_node/(tp pp) replicas. */
+  double dpt = 0;
+  if (dp > 1) {
+    double maxp = 0;
+    for (int d = 0; d < p; d++) if (S[d].params > maxp) maxp = S[d].params;
+    dlb_par_cluster sub = *cl;
+    sub.per_node = cl->per_node > 0 ? floor(cl->per_node / (tp * pp)) : 0;
+    sub.nodes = 0;  /* replicas per node is a packing estimate: the layout was sized above */
+    if (cl->per_node > 0 && sub.per_node < 1) sub.per_node = 1;
+    if (cl->per_node > 0 && sub.per_node == 1 && cl->inter.bw > 0) sub.intra.bw = 0;
+    int algo = (int)o->dp_algo;
+    if (o->dp_algo != algo || algo < 0 || algo >= DLB_ALGO_NALGOS) algo = DLB_ALGO_RING;
+    dlb_par_coll c;
+    st = dlb_par_allreduce_cluster(maxp * gb, dp, algo, &sub, &c);
+    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+    if (zero >= 3) {
+      /* ZeRO-3 / FSDP gathers a layer's parameters for every micro-batch's forward and
+      ** backward and reduce-scatters its gradients after every micro-batch's backward
+      ** (Rajbhandari et al. 2020 sec. 5.3 and 7: 1.5x the allreduce volume, per
+      ** micro-batch under gradient accumulation): m x 1.5 allreduce volumes. The
+      ** backward's all-gather and reduce-scatter (one allreduce volume) hide under
+      ** `overlap` of each backward, the forward all-gather (half) under fsdp_overlap of
+      ** each forward. */
+      dpt = m * (fmax(0, c.time - o->overlap * bw->b)
+                 + fmax(0, 0.5 * c.time - o->fsdp_overlap * bw->f));
+      /* All-gathers issued in the list form (torch.distributed.all_gather with one output
+      ** tensor per rank, as DeepSpeed's 2021 ZeRO-3 did for every parameter tensor,
+      ** partition_parameters.py _allgather_param) copy each rank's part out of the flat
+      ** NCCL buffer: one kernel per rank per gather. Two gathers (forward, backward) per
+      ** tensor per micro-batch, not hidden; their bytes are already in c.time. */
+      if (o->gather_tensors > 0) {
+        /* each such gather is a collective of its own and pays its latency (half an
+        ** allreduce's: one pass around the ring instead of two) */
+        dlb_par_coll c0;
+        st = dlb_par_allreduce_cluster(0, dp, algo, &sub, &c0);
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        dpt += m * 2 * o->gather_tensors * bw->nl * (dp * dev->kernel_overhead + 0.5 * c0.time);
+      }
+    } else {
+      /* the gradient allreduce after the flush hides under `overlap` of the last backward */
+      dpt = fmax(0, c.time - o->overlap * bw->b);
+    }
+  }
+
+  double model_flops = 0;
+  for (int i = 0; i < n; i++) model_flops += L[i].flops_fwd + L[i].flops_bwd;
+  model_flops *= o->batch;
+
+  memset(out, 0, sizeof *out);
+  out->dp = dp; out->tp = tp; out->pp = pp; out->v = v; out->m = m; out->mb = mb;
+  out->sched = sched; out->recompute = rc; out->zero = zero;
+  out->compute = m * (bw->f + bw->b);
+  out->tp_comm = m * (bw->tpf + bw->tpb);
+  out->pp_comm = m * xt;
+  out->dp_comm = dpt;
+  out->comm = out->tp_comm + out->pp_comm + out->dp_comm;
+  out->bubble = bubble;
+  out->update = upd;
+  out->step = out->compute + out->comm + out->bubble + out->update + dev->step_overhead;
+  stage *fs = &S[fullest];
+  out->mem = fs->mem;
+  out->mem_weights = fs->params * ew;
+  out->mem_grads = fs->params * eg;
+  out->mem_opt = fs->params * eo;
+  out->mem_act = fs->mem - fs->params * epp;
+  out->fits = (dev->mem <= 0 || out->mem <= dev->mem) ? 1 : 0;
+  out->util = model_flops / (out->step * dev->peak * dp * tp * pp);
+  out->mfu = out->util;
+  double rcflops = 0;   /* the recomputed forwards, summed over the stages (layers once) */
+  for (int d = 0; d < p; d++) rcflops += S[d].rcf;
+  out->hfu = (model_flops + rcflops * o->batch) / (out->step * dev->peak * dp * tp * pp);
+  out->throughput = o->batch / out->step;
+  dlb_free(w); dlb_free(first); dlb_free(S);
+  return DLB_OK;
+}
+
+/* Evaluate one layout; see the header. */
+int dlb_par_evaluate_ops(const dlb_par_layer *L, int n, const dlb_par_op *ops, int nops,
+                         const dlb_roof *dev, const dlb_par_cluster *cl,
+                         const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
+                         double *stage_mem) {
+  int st = check_inputs(L, n, dev, cl, o);
+  if (st) return st;
+  dlb_layer_times *LT = dlb_layer_times_new(L, n, ops, nops);
+  if (!LT) return dlb_last_status();
+  st = evaluate(L, n, LT, dev, cl, o, cfg, out, stage_mem, 0);
+  dlb_layer_times_free(LT);
+  return st;
+}
+
+int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_roof *dev,
+                     const dlb_par_cluster *cl, const dlb_par_opts *o,
+                     const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem) {
+  return dlb_par_evaluate_ops(L, n, NULL, 0, dev, cl, o, cfg, out, stage_mem);
+}
+
+static int push(dlb_par_plan *P, const dlb_par_row *r) {
+  if (P->count == P->cap) {
+    int nc = P->cap ? 2 * P->cap : 256;
+    dlb_par_row *nr = dlb_realloc(P->rows, sizeof(dlb_par_row) * (size_t)nc);
+    if (!nr) return dlb_fail(DLB_ENOMEM, "plan: out of memory");
+    P->rows = nr;
+    P->cap = nc;
+  }
+  P->rows[P->count++] = *r;
+  return DLB_OK;
+}
+
+static int bystep(const void *a, const void *b) {
+  const dlb_par_row *x = a, *y = b;
+  if (x->step != y->step) return x->step < y->step ? -1 : 1;
+  if (x->mem != y->mem) return x->mem < y->mem ? -1 : 1;
+  return 0;
+}
+
+/* Search the layouts; see the header. */
+dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_roof *dev,
+                               const dlb_par_cluster *cl, const dlb_par_opts *o) {
+  return dlb_par_plan_new_ops(L, n, NULL, 0, dev, cl, o);
+}
+
+dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_op *ops,
+                                   int nops, const dlb_roof *dev, const dlb_par_cluster *cl,
+                                   const dlb_par_opts *o) {
+  if (check_inputs(L, n, dev, cl, o)) return NULL;
+  double D = o->devices > 0 ? o->devices : cl->per_node * cl->nodes;
+  if (!whole(D))
+    return dlb_fail_null(DLB_EINVAL, "plan: devices must be a whole number >= 1 (give devices, "
+                         "or cluster per_node and nodes), got %g", D);
+  if (dlb_par_cluster_check("plan", cl, D)) return NULL;
+  if (!(o->zero_max >= 0 && o->zero_max <= 3))
+    return dlb_fail_null(DLB_EINVAL, "plan: zero_max must be 0..3, got %g", o->zero_max);
+  if (!(o->sched >= -1 && o->sched <= DLB_SCHED_INTERLEAVED) || o->sched != floor(o->sched))
+    return dlb_fail_null(DLB_EINVAL, "plan: sched must be -1 (all) or 0..2, got %g", o->sched);
+  if (!(o->recompute >= -1 && o->recompute <= 1))
+    return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (both), 0 or 1, got %g",
+                         o->recompute);
+  if (!(o->m_max >= 0 && o->m_max <= 65536))
+    return dlb_fail_null(DLB_EINVAL, "plan: m_max must be in 0..65536 micro-batches, got %g",
+                         o->m_max);
+  dlb_layer_times *LT = dlb_layer_times_new(L, n, ops, nops);
+  if (!LT) return NULL;
+  dlb_par_plan *P = dlb_calloc(1, sizeof *P);
+  if (!P) { dlb_layer_times_free(LT); return dlb_fail_null(DLB_ENOMEM, "plan: out of memory"); }
+  double tpmax = o->tp_max > 0 ? o->tp_max : (cl->per_node > 0 ? cl->per_node : 8);
+  double ppmax = o->pp_max > 0 ? o->pp_max : n;
+  double vv = o->v > 0 ? o->v : 2;
+  int r0 = o->recompute < 0 ? 0 : (int)o->recompute, r1 = o->recompute < 0 ? 1 : r0;
+  for (double tp = 1; tp <= tpmax && tp <= D; tp *= 2) {
+    if (fmod(D, tp) != 0 || tp_misfit(L, n, tp) >= 0) continue;
+    for (double pp = 1; pp <= ppmax && pp <= n && tp * pp <= D; pp++) {
+      if (fmod(D, tp * pp) != 0) continue;
+      double dp = D / (tp * pp);
+      double local = o->batch / dp;
+      if (local < 1 || local != floor(local)) continue;
+      double mmax = o->m_max > 0 ? o->m_max : fmax(1, 4 * pp);
+      for (int sc = DLB_SCHED_GPIPE; sc <= DLB_SCHED_INTERLEAVED; sc++) {
+        if (o->sched >= 0 && sc != (int)o->sched) continue;
+        if (o->sched < 0 && pp == 1 && sc != DLB_SCHED_1F1B) continue; /* all the same */
+        if (sc == DLB_SCHED_INTERLEAVED && (pp == 1 || pp * vv > n)) continue;
+        for (double m = 1; m <= mmax && m <= local; m++) {
+          if (fmod(local, m) != 0) continue;
+          if (sc == DLB_SCHED_INTERLEAVED && fmod(m, pp) != 0) continue;
+          for (int rc = r0; rc <= r1; rc++) {
+            for (int z = 0; z <= (int)o->zero_max; z++) {
+              if (z > 0 && dp == 1) break;
+              dlb_par_row cfg = { 0 }, r;
+              cfg.dp = dp; cfg.tp = tp; cfg.pp = pp; cfg.m = m; cfg.v = vv;
+              cfg.sched = sc; cfg.recompute = rc; cfg.zero = z;
+              int st = evaluate(L, n, LT, dev, cl, o, &cfg, &r, NULL, 1);
+              if (st) { dlb_layer_times_free(LT); dlb_par_plan_free(P); return NULL; }
+              if (P->evaluated == 0 || r.mem < P->smallest.mem) P->smallest = r;
+              P->evaluated += 1;
+              if ((r.fits || o->keep_unfit) && push(P, &r)) {
+                dlb_layer_times_free(LT);
+                dlb_par_plan_free(P);
+                return NULL;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  dlb_layer_times_free(LT);
+  if (P->count > 1) qsort(P->rows, (size_t)P->count, sizeof(dlb_par_row), bystep);
+  return P;
+}
+
+/* The number of plans kept. */
+int dlb_par_plan_count(const dlb_par_plan *P) {
+  return P ? P->count : 0;
+}
+
+/* Copy plan i (0-based). */
+int dlb_par_plan_row(const dlb_par_plan *P, int i, dlb_par_row *out) {
+  if (!P || !out) return dlb_fail(DLB_EINVAL, "plan row: missing plan or output");
+  if (i < 0 || i >= P->count)
+    return dlb_fail(DLB_EINVAL, "plan row: index %d out of range 1..%d", i + 1, P->count);
+  *out = P->rows[i];
+  return DLB_OK;
+}
+
+/* How many layouts were evaluated. */
+double dlb_par_plan_evaluated(const dlb_par_plan *P) {
+  return P ? P->evaluated : 0;
+}
+
+/* The leanest evaluated layout. */
+int dlb_par_plan_smallest(const dlb_par_plan *P, dlb_par_row *out) {
+  if (!P || !out) return dlb_fail(DLB_EINVAL, "plan smallest: missing plan or output");
+  if (!(P->evaluated > 0)) return dlb_fail(DLB_EINVAL, "plan smallest: no layout was evaluated");
+  *out = P->smallest;
+  return DLB_OK;
+}
+
+/* Free a plan; NULL is a no-op. */
+void dlb_par_plan_free(dlb_par_plan *P) {
+  if (!P) return;
+  dlb_free(P->rows);
+  dlb_free(P);
+}

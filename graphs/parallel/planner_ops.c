@@ -1,0 +1,201 @@
+/*
+** planner_ops.c — the planner's layer times from the one per-op rule (dlb_op_time_raw,
+** graphs/hw/roofline.c): each op of a layer scaled to a micro-batch and a tensor-parallel
+** degree, timed at its own bound with its matmul efficiency and kernel overhead, summed by
+** phase. Layers with identical ops (a transformer's blocks) share a class, and times are
+** cached per (class, micro-batch, tensor degree), so a plan search over thousands of layouts
+** times each distinct layer shape once.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner_ops.h"
+#include "dlb_runtime.h"
+#include "roofline_impl.h"
+
+typedef struct entry { int cls; double mb, tl, tf, tb, tu; int used; } entry;
+
+struct dlb_layer_times {
+  const dlb_par_layer *L;
+  int n, nops;
+  dlb_par_op *ops;      /* copy, sorted by layer (stable) */
+  int *first, *count;   /* per layer: its ops in `ops` */
+  int *cls;             /* per layer: the first layer with the same ops and costs */
+  entry *tab;           /* open-addressing cache */
+  size_t cap, used;
+};
+
+static int bylayer(const void *a, const void *b) {
+  const dlb_par_op *x = a, *y = b;
+  if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
+  return 0;
+}
+
+/* Do layers i and j have the same ops (all fields but the layer index) and costs? */
+static int same(const dlb_layer_times *T, int i, int j) {
+  const dlb_par_layer *a = &T->L[i], *b = &T->L[j];
+  if (a->flops_fwd != b->flops_fwd || a->flops_bwd != b->flops_bwd ||
+      a->bytes_sample != b->bytes_sample || a->bytes_fixed != b->bytes_fixed)
+    return 0;
+  if (T->count[i] != T->count[j]) return 0;
+  for (int k = 0; k < T->count[i]; k++) {
+    dlb_par_op x = T->ops[T->first[i] + k], y = T->ops[T->first[j] + k];
+    x.layer = y.layer = 0;
+    if (memcmp(&x, &y, sizeof x) != 0) return 0;
+  }
+  return 1;
+}
+
+dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_par_op *ops,
+                                     int nops) {
+  if (nops < 0 || (nops > 0 && ops == NULL))
+    return dlb_fail_null(DLB_EINVAL, "plan: %d ops without an array", nops);
+  for (int i = 0; i < nops; i++) {
+    const dlb_par_op *o = &ops[i];
+    const double v[] = { o->flops_sample, o->flops_fixed, o->bytes_sample, o->bytes_fixed };
+    if (!(o->layer >= 0 && o->layer < n) || o->layer != floor(o->layer))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d names layer %g (the model has %d layers)",
+                           i + 1, o->layer + 1, n);
+    if (!(o->phase == 0 || o->phase == 1 || o->phase == 2))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d has phase %g (0 forward, 1 backward, 2 "
+                           "update)", i + 1, o->phase);
+    for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
+      if (!(v[j] >= 0) || !isfinite(v[j]))
+        return dlb_fail_null(DLB_EINVAL, "plan: op %d has a negative or non-finite cost", i + 1);
+    if (!(o->attention == 0 || o->attention == 1))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d has attention %g (1: a fused attention "
+                           "kernel, 0: any other op)", i + 1, o->attention);
+    if (o->m > 0 && !(o->n > 0 && o->k > 0 && o->batch > 0 && isfinite(o->m * o->n * o->k * o->batch)))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d's matmul shape must be positive and finite",
+                           i + 1);
+  }
+  dlb_layer_times *T = dlb_calloc(1, sizeof *T);
+  if (!T) return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
+  T->L = L;
+  T->n = n;
+  T->nops = nops;
+  T->ops = dlb_malloc(sizeof(dlb_par_op) * (size_t)(nops > 0 ? nops : 1));
+  T->first = dlb_calloc((size_t)n, sizeof(int));
+  T->count = dlb_calloc((size_t)n, sizeof(int));
+  T->cls = dlb_malloc(sizeof(int) * (size_t)n);
+  T->cap = 1024;
+  T->tab = dlb_calloc(T->cap, sizeof(entry));
+  if (!T->ops || !T->first || !T->count || !T->cls || !T->tab) {
+    dlb_layer_times_free(T);
+    return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
+  }
+  if (nops > 0) {
+    memcpy(T->ops, ops, sizeof(dlb_par_op) * (size_t)nops);
+    /* ops usually arrive grouped by layer already; sort only when they are not */
+    int sorted = 1;
+    for (int i = 1; i < nops && sorted; i++) sorted = ops[i].layer >= ops[i - 1].layer;
+    if (!sorted) qsort(T->ops, (size_t)nops, sizeof(dlb_par_op), bylayer);
+  }
+  for (int i = nops - 1; i >= 0; i--) {
+    int li = (int)T->ops[i].layer;
+    T->first[li] = i;
+    T->count[li]++;
+  }
+  for (int i = 0; i < n; i++) {
+    T->cls[i] = i;
+    /* the previous layer, and the one before it, are the likely twins */
+    for (int j = i - 1; j >= 0 && j >= i - 2; j--)
+      if (same(T, i, T->cls[j])) { T->cls[i] = T->cls[j]; break; }
+  }
+  return T;
+}
+
+void dlb_layer_times_free(dlb_layer_times *T) {
+  if (!T) return;
+  dlb_free(T->ops);
+  dlb_free(T->first);
+  dlb_free(T->count);
+  dlb_free(T->cls);
+  dlb_free(T->tab);
+  dlb_free(T);
+}
+
+static size_t hash(int cls, double mb, double tl, size_t cap) {
+  unsigned long long h = (unsigned long long)cls * 0x9E3779B97F4A7C15ULL;
+  h ^= (unsigned long long)(mb * 1024) * 0xC2B2AE3D27D4EB4FULL;
+  h ^= (unsigned long long)tl * 0x165667B19E3779F9ULL;
+  h ^= h >> 29;
+  return (size_t)(h & (cap - 1));
+}
+
+static entry *find(dlb_layer_times *T, int cls, double mb, double tl) {
+  size_t i = hash(cls, mb, tl, T->cap);
+  for (;;) {
+    entry *e = &T->tab[i];
+    if (!e->used || (e->cls == cls && e->mb == mb && e->tl == tl)) return e;
+    i = (i + 1) & (T->cap - 1);
+  }
+}
+
+static int grow(dlb_layer_times *T) {
+  entry *old = T->tab;
+  size_t oc = T->cap;
+  T->tab = dlb_calloc(2 * oc, sizeof(entry));
+  if (!T->tab) { T->tab = old; return dlb_fail(DLB_ENOMEM, "plan: out of memory"); }
+  T->cap = 2 * oc;
+  for (size_t i = 0; i < oc; i++)
+    if (old[i].used) *find(T, old[i].cls, old[i].mb, old[i].tl) = old[i];
+  dlb_free(old);
+  return DLB_OK;
+}
+
+/* Time layer li (uncached). */
+static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                    double *tf, double *tb, double *tu) {
+  const dlb_par_layer *l = &T->L[li];
+  double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
+  int mbound;
+  *tf = *tb = *tu = 0;
+  if (T->count[li] == 0) {
+    double fl = l->flops_fwd + l->flops_bwd;
+    double t = dlb_op_time_raw(d, fl * mb / tl, scale * (l->bytes_sample * mb + l->bytes_fixed) / tl,
+                               NULL, 0, &mbound);
+    *tf = fl > 0 ? t * l->flops_fwd / fl : t / 3;
+    *tb = t - *tf;
+    return;
+  }
+  for (int k = 0; k < T->count[li]; k++) {
+    const dlb_par_op *o = &T->ops[T->first[li] + k];
+    double f = (o->flops_sample * mb + o->flops_fixed) / tl;
+    double b = scale * (o->bytes_sample * mb + o->bytes_fixed) / tl;
+    double g[4] = { o->m, o->n, o->k, o->batch };
+    if (o->m > 0) {
+      int gd = (int)o->grow, sd = (int)o->split;
+      if (gd >= 1 && gd <= 4) g[gd - 1] *= mb;
+      if (tl > 1 && sd >= 1 && sd <= 4) g[sd - 1] = fmax(1, g[sd - 1] / tl);
+    }
+    double t = dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, o->attention != 0, &mbound);
+    if (o->phase == 0) *tf += t;
+    else if (o->phase == 1) *tb += t;
+    else *tu += t;
+  }
+}
+
+int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                        double *tf, double *tb, double *tu) {
+  int cls = T->cls[li];
+  entry *e = find(T, cls, mb, tl);
+  if (!e->used) {
+    if (2 * (T->used + 1) > T->cap) {
+      int st = grow(T);
+      if (st) return st;
+      e = find(T, cls, mb, tl);
+    }
+    e->used = 1;
+    e->cls = cls;
+    e->mb = mb;
+    e->tl = tl;
+    compute(T, d, cls, mb, tl, &e->tf, &e->tb, &e->tu);
+    T->used++;
+  }
+  *tf = e->tf;
+  *tb = e->tb;
+  *tu = e->tu;
+  return DLB_OK;
+}

@@ -1,0 +1,227 @@
+/*
+** fusion.c — fusion passes over an analysed training step (g:stats{fuse = {...}}): each
+** moves the costs of fused ops into one op (the fused kernel) and marks the tensors a fused
+** kernel never writes to memory as taking no bytes, so the traffic, the kernel count and
+** the footprint all follow. The unfused algorithmic graph stays the default.
+**
+** - attention (FlashAttention; Dao et al. 2022, "FlashAttention: Fast and Memory-Efficient
+**   Exact Attention with IO-Awareness", sec. 3.1 and Theorem 2): the forward chain
+**   scores = Q K^T -> scale -> softmax -> [dropout] -> P V becomes one kernel that reads
+**   Q, K, V and writes O: no s x s tensor in memory or in traffic. Its backward becomes
+**   one kernel reading Q, K, V, O, dO and writing dQ, dK, dV, and it recomputes the
+**   scores and the softmax (their forward FLOPs, counted as recompute FLOPs).
+** - elementwise (XLA-style loop fusion; ParaDnn's TPUs ran XLA, seeds/004 sec. 2): an
+**   elementwise op whose output has exactly one consumer, an elementwise op or a reduction
+**   (softmax, norms, sums) of the same phase, is fused into it, and so is a norm whose
+**   output only feeds an elementwise op (batch-norm + ReLU): the intermediate is never
+**   written nor read back.
+** - optimizer (fused / multi-tensor optimizers, e.g. apex FusedAdam, PyTorch foreach): the
+**   update ops of one layer run as one kernel; their traffic is unchanged.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_impl.h"
+#include "dlb_runtime.h"
+
+static int elementwise(int t) {
+  switch (t) {
+  case OP_RELU: case OP_SIGMOID: case OP_TANH: case OP_GELU: case OP_SILU: case OP_EXP:
+  case OP_LOG: case OP_SQRT: case OP_DROPOUT: case OP_NEG: case OP_SCALE: case OP_CAST:
+  case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_UNARY_BWD: case OP_DIV_BWD:
+  case OP_ACCUM:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* A producer that fuses into an elementwise consumer: elementwise ops, and the norms whose
+** output feeds an activation (cuDNN's fused batch-norm + ReLU, XLA's fusion of a norm with
+** the elementwise ops after it). */
+static int fusible_producer(int t) {
+  return elementwise(t) || t == OP_BATCHNORM || t == OP_LAYERNORM || t == OP_RMSNORM;
+}
+
+/* A consumer an elementwise producer fuses into: elementwise ops and reductions. */
+static int fusible_consumer(int t) {
+  if (elementwise(t)) return 1;
+  switch (t) {
+  case OP_SOFTMAX: case OP_LOGSOFTMAX: case OP_LAYERNORM: case OP_RMSNORM: case OP_SUM:
+  case OP_MEAN: case OP_MAX: case OP_SOFTMAX_BWD: case OP_NORM_BWD: case OP_REDUCE_BWD:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+typedef struct ctx {
+  const dlb_graph *s;
+  double *flops, *bytes, *size;
+  int *kernel;           /* per op: DLB_KERNEL_* */
+  const double *size0;   /* sizes before any pass (the bytes were counted with them) */
+  int *ncons, *sole;     /* per tensor: consumers, and the consumer when there is one */
+  double rc;             /* recompute FLOPs added */
+} ctx;
+
+/* The forward op consuming tensor t as its input `pos` with type `type`, or -1. */
+static int fwd_consumer(const ctx *c, int t, int type, int pos) {
+  const dlb_graph *s = c->s;
+  for (int i = 0; i < s->nfwd; i++) {
+    const op *p = &s->o[i];
+    if (p->type != type || p->nin <= pos) continue;
+    if (op_in(s, p)[pos] == t) return i;
+  }
+  return -1;
+}
+
+static void attention(ctx *c) {
+  const dlb_graph *s = c->s;
+  size_t no = s->no, nt = s->nt;
+  char *inF = dlb_calloc(no + 1, 1), *inter = dlb_calloc(nt + 1, 1);
+  if (!inF || !inter) { dlb_free(inF); dlb_free(inter); return; }
+  for (int i = 0; i < s->nfwd; i++) {
+    const op *sm = &s->o[i];
+    if (sm->type != OP_SOFTMAX || sm->phase != DLB_PHASE_FWD || sm->nin < 1 || sm->nout < 1)
+      continue;
+    /* walk back from the softmax input through scale ops to the scores matmul */
+    int chain[8], nc = 0, x = op_in(s, sm)[0], mm1 = -1;
+    for (;;) {
+      int pr = s->t[x].producer;
+      if (pr < 0 || pr >= s->nfwd) break;
+      const op *q = &s->o[pr];
+      if (q->type == OP_MATMUL) { mm1 = pr; break; }
+      if ((q->type != OP_SCALE && q->type != OP_CAST) || nc == 8) break;
+      chain[nc++] = pr;
+      x = op_in(s, q)[0];
+    }
+    if (mm1 < 0) continue;
+    int P = op_out(s, sm)[0], drop = fwd_consumer(c, P, OP_DROPOUT, 0), Pin = P;
+    if (drop >= 0) Pin = op_out(s, &s->o[drop])[0];
+    int mm2 = fwd_consumer(c, Pin, OP_MATMUL, 0);
+    if (mm2 < 0) continue;
+    /* the fused forward: every op of the chain into mm2 */
+    int F[12], nf = 0;
+    F[nf++] = mm1;
+    for (int j = nc - 1; j >= 0; j--) F[nf++] = chain[j];
+    F[nf++] = i;
+    if (drop >= 0) F[nf++] = drop;
+    F[nf++] = mm2;
+    const int32_t *a1 = op_in(s, &s->o[mm1]), *a2 = op_in(s, &s->o[mm2]);
+    int Q = a1[0], K = a1[1], V = a2[1], O = op_out(s, &s->o[mm2])[0];
+    double fl = 0, recompute = 0;
+    for (int j = 0; j < nf; j++) {
+      fl += c->flops[F[j]];
+      if (F[j] != mm2 && s->o[F[j]].type != OP_DROPOUT) recompute += c->flops[F[j]];
+      inF[F[j]] = 1;
+      if (F[j] != mm2)
+        for (int k = 0; k < s->o[F[j]].nout; k++) inter[op_out(s, &s->o[F[j]])[k]] = 1;
+      c->flops[F[j]] = c->bytes[F[j]] = 0;
+    }
+    double qkv = c->size0[Q] + c->size0[K] + c->size0[V], o = c->size0[O];
+    c->flops[mm2] = fl;
+    c->bytes[mm2] = qkv + o;
+    c->kernel[mm2] = DLB_KERNEL_ATTENTION;
+    /* the fused backward: every backward op derived from the chain into the first one */
+    int first = -1;
+    double bfl = 0;
+    for (size_t j = (size_t)s->nfwd; j < no; j++) {
+      const op *q = &s->o[j];
+      if (q->phase != DLB_PHASE_BWD || q->fwd < 0 || !inF[q->fwd]) continue;
+      if (first < 0) first = (int)j;
+      bfl += c->flops[j];
+      c->flops[j] = c->bytes[j] = 0;
+    }
+    if (first >= 0) {
+      c->flops[first] = bfl + recompute;
+      c->bytes[first] = 2 * qkv + 2 * o;   /* read Q K V O dO, write dQ dK dV */
+      c->kernel[first] = DLB_KERNEL_ATTENTION;
+      c->rc += recompute;
+    }
+    for (int j = 0; j < nf; j++) inF[F[j]] = 0;
+  }
+  /* the s x s tensors and their gradients are never in memory */
+  for (size_t t = 0; t < nt; t++) {
+    int g = s->t[t].grad_of;
+    if (inter[t] || (g >= 0 && inter[g])) c->size[t] = 0;
+  }
+  dlb_free(inF);
+  dlb_free(inter);
+}
+
+static void elementwise_chains(ctx *c) {
+  const dlb_graph *s = c->s;
+  for (size_t i = 0; i < s->no; i++) {
+    const op *p = &s->o[i];
+    if (!fusible_producer(p->type) || p->phase == DLB_PHASE_UPDATE) continue;
+    /* one real output (a norm may also write its statistics: those stay) */
+    int t = op_out(s, p)[0];
+    if (c->ncons[t] != 1 || s->t[t].base != t) continue;
+    int r = s->t[t].role;
+    if (r == DLB_ROLE_WEIGHT || r == DLB_ROLE_OPTSTATE || r == DLB_ROLE_WORKSPACE) continue;
+    int k = c->sole[t];
+    if (k <= (int)i || s->o[k].phase != p->phase) continue;
+    /* a norm fuses only into an elementwise op; an elementwise op into either */
+    if (elementwise(p->type) ? !fusible_consumer(s->o[k].type) : !elementwise(s->o[k].type))
+      continue;
+    if (elementwise(p->type) && p->nout != 1) continue;
+    if ((int)t == s->loss) continue;
+    double b = c->bytes[k] + c->bytes[i] - 2 * c->size0[t];
+    c->flops[k] += c->flops[i];
+    c->bytes[k] = b > 0 ? b : 0;
+    c->flops[i] = c->bytes[i] = 0;
+    c->size[t] = 0;
+  }
+}
+
+static void optimizer(ctx *c) {
+  const dlb_graph *s = c->s;
+  int nl = (int)s->nlayers + 1;
+  int *first = dlb_malloc(sizeof(int) * (size_t)(nl + 1));
+  if (!first) return;
+  for (int l = 0; l <= nl; l++) first[l] = -1;
+  for (size_t i = 0; i < s->no; i++) {
+    const op *p = &s->o[i];
+    if (p->phase != DLB_PHASE_UPDATE) continue;
+    int l = p->layer >= 0 && p->layer < nl - 1 ? p->layer : nl - 1;
+    if (first[l] < 0) { first[l] = (int)i; continue; }
+    c->flops[first[l]] += c->flops[i];
+    c->bytes[first[l]] += c->bytes[i];
+    c->flops[i] = c->bytes[i] = 0;
+  }
+  dlb_free(first);
+}
+
+/* Apply the passes in `flags` (DLB_FUSE_*) to the per-op costs and tensor sizes of step s;
+** *recompute receives the FLOPs the fused kernels recompute. DLB_ENOMEM on failure. */
+int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, double *size,
+                  int *kernel, double *recompute) {
+  *recompute = 0;
+  if (!flags) return DLB_OK;
+  size_t nt = s->nt;
+  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0 };
+  double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
+  c.ncons = dlb_calloc(nt + 1, sizeof(int));
+  c.sole = dlb_malloc((nt + 1) * sizeof(int));
+  if (!size0 || !c.ncons || !c.sole) {
+    dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+    return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
+  }
+  memcpy(size0, size, nt * sizeof *size0);
+  c.size0 = size0;
+  for (size_t i = 0; i < s->no; i++) {
+    const op *p = &s->o[i];
+    const int32_t *in = op_in(s, p);
+    for (int j = 0; j < p->nin; j++) {
+      int t = in[j];
+      if (c.ncons[t] == 0 || c.sole[t] != (int)i) c.ncons[t]++;
+      c.sole[t] = (int)i;
+    }
+  }
+  if (flags & DLB_FUSE_ATTENTION) attention(&c);
+  if (flags & DLB_FUSE_ELEMENTWISE) elementwise_chains(&c);
+  if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
+  *recompute = c.rc;
+  dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+  return DLB_OK;
+}
