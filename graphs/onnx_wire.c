@@ -57,12 +57,12 @@ static int is_name_field(const char *f) {
 /* "graph.node.attribute.g" for the open frames (the last ones when long) and field f. */
 static const char *path_of(const wframe *st, int depth, const char *f, char *buf, size_t size) {
   size_t k = 0;
-  int from = 1;
+  int from = 1, first = 1;
   if (depth > 8) from = depth - 7, k = (size_t)snprintf(buf, size, "...");
-  for (int i = from; i < depth && k < size; i++)
-    k += (size_t)snprintf(buf + k, size - k, "%s%s", k ? "." : "", st[i].field);
-  if (f && k < size) snprintf(buf + k, size - k, "%s%s", k ? "." : "", f);
-  if (!k && !f) snprintf(buf, size, "the model");
+  for (int i = from; i < depth && k < size; i++, first = 0)
+    k += (size_t)snprintf(buf + k, size - k, "%s%s", first ? "" : ".", st[i].field);
+  if (f && k < size) snprintf(buf + k, size - k, "%s%s", first ? "" : ".", f);
+  else if (!k) snprintf(buf, size, "the model");
   return buf;
 }
 
