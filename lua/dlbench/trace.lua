@@ -270,13 +270,19 @@ local function acc_close(acc, e)
   end
 end
 
--- One window of event rows.
-local function acc_feed(acc, rows)
+-- One window of event rows (final: the last one). A thread's events at the latest ts of
+-- a window wait for the next window, so ranges that start together nest the same however
+-- the file is cut into windows.
+local function acc_feed(acc, rows, final)
   local evs, dev = {}, {}
+  local pending = acc.pending or {}
+  acc.pending = nil
+  for _, e in ipairs(pending) do evs[#evs + 1] = e end
   for _, r in ipairs(rows) do
     if r.ph == "X" and r.ts and r.dur then
       if is_cpu(r) then
-        evs[#evs + 1] = { row = r, key = tostring(r.pid) .. "/" .. tostring(r.tid) }
+        acc.seq = (acc.seq or 0) + 1
+        evs[#evs + 1] = { row = r, key = tostring(r.pid) .. "/" .. tostring(r.tid), i = acc.seq }
       elseif is_device(r) then
         dev[#dev + 1] = r
         acc.ndev = acc.ndev + 1
@@ -287,8 +293,17 @@ local function acc_feed(acc, rows)
   table.sort(evs, function(a, b)
     if a.key ~= b.key then return a.key < b.key end
     if a.row.ts ~= b.row.ts then return a.row.ts < b.row.ts end
-    return a.row.dur > b.row.dur
+    if a.row.dur ~= b.row.dur then return a.row.dur > b.row.dur end
+    return a.i < b.i -- equal ranges: the file's order (the sort is not stable)
   end)
+  if not final then
+    local last, keep, later = {}, {}, {}
+    for _, e in ipairs(evs) do last[e.key] = e.row.ts end
+    for _, e in ipairs(evs) do
+      if e.row.ts == last[e.key] then later[#later + 1] = e else keep[#keep + 1] = e end
+    end
+    evs, acc.pending = keep, later
+  end
   for _, e in ipairs(evs) do
     local r = e.row
     local th = acc.threads[e.key]
@@ -297,6 +312,12 @@ local function acc_feed(acc, rows)
       acc.threads[e.key] = th
       acc.tkeys[#acc.tkeys + 1] = e.key
     end
+    if th.last and r.ts < th.last then -- only across windows: a window is sorted
+      error(string.format("%s: the events of thread %s go back in time past an earlier batch "
+        .. "(an event at ts %.17g after one at %.17g); summarise dlb.trace.read(path) (raise "
+        .. "max_events) or give a larger window", acc.what, e.key, r.ts, th.last), 0)
+    end
+    th.last = r.ts
     local stack = th.stack
     while #stack > 0 do
       local top = stack[#stack]
@@ -419,6 +440,7 @@ function M.summary(t, opts)
         if n == 0 then break end
         acc_feed(acc, (rows_of(h)))
       end
+      acc_feed(acc, {}, true)
     end)
     if not ok then error((tostring(err):find("^" .. fn) and "" or fn .. ": ") .. tostring(err), 2) end
   elseif T.is_table(t) then
@@ -427,7 +449,7 @@ function M.summary(t, opts)
     end
     local rows = {}
     for i = 1, t:count() do rows[i] = t:row(i) end
-    local ok, err = pcall(acc_feed, acc, rows)
+    local ok, err = pcall(acc_feed, acc, rows, true)
     if not ok then error(tostring(err), 2) end
   else
     error(fn .. ": expected the table of dlb.trace.read or a trace file's path", 2)

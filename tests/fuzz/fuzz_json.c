@@ -1,5 +1,5 @@
 /*
-** fuzz_json.c — libFuzzer harness of the JSON reader (graphs/json.c over yajl's tree API):
+** fuzz_json.c — libFuzzer harness of the JSON reader (graphs/json.c over yajl's event parser):
 ** a document or a clear "json '...'" error, never a crash. Seed corpus tests/fuzz/corpus/json/.
 **   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Igraphs -Iplots -Ibuild/gen \
 **     tests/fuzz/fuzz_json.c graphs/json.c graphs/error.c -lyajl -o /tmp/fuzz_json
