@@ -19,7 +19,9 @@
 #include "dlbench.h"
 #include "dlb_internal.h"
 
-enum { MAXDEPTH = 64, MAXBYTES = 64 << 20 };
+/* MAXNODES keeps a 64 MiB file of tiny values ([0,0,...]: 32 M of them) within 1 GB in C
+** and in the Lua tables made from it; real configs have hundreds. */
+enum { MAXDEPTH = 64, MAXBYTES = 64 << 20, MAXNODES = 1 << 22 };
 
 #define NOTEXT SIZE_MAX
 
@@ -96,7 +98,7 @@ static int newnode(jparse *p, int type) {
     if (!q) return jfail(p, DLB_ENOMEM, "out of memory") - 1;
     j->n = q, j->cap = c;
   }
-  if (j->count >= (size_t)INT32_MAX) return jfail(p, DLB_EPARSE, "too many values") - 1;
+  if (j->count >= MAXNODES) return jfail(p, DLB_EPARSE, "more than %d values", MAXNODES) - 1;
   int me = (int)j->count++;
   jnode *n = &j->n[me];
   n->type = type, n->number = 0, n->str = NOTEXT;

@@ -49,6 +49,8 @@ T.test("json: 400,000 nested brackets and a 10^6-deep key are refused while pars
   local t = core.json_parse(H.json_deep(64), "ok")
   T.eq(type(t), "table", "64 levels parse")
   T.checkerr("nesting deeper than 64", core.json_parse, H.json_deep(65), "65")
+  -- a file of tiny values is capped by count (memory), not only by its 64 MiB size
+  T.checkerr("more than 4194304 values", core.json_parse, "[" .. string.rep("0,", 4194304) .. "0]", "wide")
 end)
 
 -- ------------------------------------------------------------- item 4: NUL in names
