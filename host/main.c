@@ -114,7 +114,9 @@ int main(int argc, char **argv) {
     rc = runchunk(L, luaL_loadbuffer(L, chunk, strlen(chunk), "=dlbench measure"), argc, argv, argc);
   } else if (!strcmp(argv[1], "info")) { /* the model importers' screen (docs/import.md) */
     createargtable(L, argv, argc, 1);
-    int status = luaL_loadstring(L, "require('dlbench').models.info_cli({...})");
+    /* info_cli raises on a bad file or argument: one line, exit status 1 (no traceback) */
+    int status = luaL_loadstring(L, "local ok, e = pcall(require('dlbench').models.info_cli, {...}) "
+                                    "if not ok then io.stderr:write(tostring(e), '\\n') os.exit(1, true) end");
     rc = runchunk(L, status, 2, argv, argc);
   } else if (!strcmp(argv[1], "-e")) {
     if (argc < 3) {

@@ -233,7 +233,7 @@ return function(M, d)
     if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
     local text = M.to_csv(devices)
     local ok, err = core.file_write(path, text) -- the one writer (graphs/base/file.c)
-    if not ok then return nil, "dlb.hw.save_csv: " .. err end
+    if not ok then return require("dlbench.errors").written(nil, "dlb.hw.save_csv: " .. err) end
     return true
   end
   doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",

@@ -42,6 +42,12 @@ function M.version()
 end
 doc.doc(M.version, "dlb.version() -> string", "the library version, e.g. \"0.2.0\"")
 
+M.write_errors = require("dlbench.errors").write_errors
+doc.doc(M.write_errors, "dlb.write_errors([mode]) -> previous mode",
+  "how writers (t:to_csv, t:to_json, f:save, dlb.hw.save_csv) report a failed write: "
+  .. "\"return\" (default: true, or nil and a message, as Lua's io) or \"raise\" (an error "
+  .. "at the caller's line, so a study cannot carry on past a full disk)")
+
 setmetatable(M, {
   __index = function(t, k)
     local what = lazy[k]

@@ -169,7 +169,7 @@ function Figure:save(path, opts)
         #ov == 1 and "" or "s", ov[1], #ov > 1 and ", ..." or ""))
     end
   end
-  return ok, msg
+  return require("dlbench.errors").written(ok, msg)
 end
 
 -- f:layout_check() -> the layout's problems (empty when clean): overlapping text boxes,

@@ -124,7 +124,7 @@ return function(M, T, fail)
   function M.write_atomic(path, text)
     if type(path) ~= "string" then fail("dlb.table.write_atomic: a file name expected, got a " .. type(path)) end
     if type(text) ~= "string" then fail("dlb.table.write_atomic: text must be a string, got a " .. type(text)) end
-    return core.file_write(path, text)
+    return require("dlbench.errors").written(core.file_write(path, text))
   end
 
   -- Write the table as CSV (RFC 4180; numbers exact; written whole or not at all).
@@ -304,12 +304,68 @@ return function(M, T, fail)
   -- text; an empty unquoted field is nil, a quoted "" the empty string) unless opts.types =
   -- {column = "number"|"string"|"boolean"}. opts.sep (default ","), opts.header = false
   -- for files without a header line (columns "1", "2", ...). An empty file is an empty
-  -- table. Errors name the file, line and column.
+  -- table. Errors name the file, line and column. A torn last line (no line break; with
+  -- opts.checkpoint = true any such line, else one that is not a whole record) is dropped
+  -- with a warning on stderr, so a sweep checkpoint reads at every moment.
   function M.read_csv(path, opts)
     if type(path) ~= "string" then fail("dlb.read_csv: a file name expected, got a " .. type(path)) end
     -- only a regular file, whole (a FIFO, /dev/zero or a directory is refused)
     local text, err = core.file_read(path)
     if not text then fail("dlb.read_csv: " .. err) end
+    -- a torn append (a sweep checkpoint after a crash or a full disk: docs/sweep.md): the
+    -- last line has no line break. With opts.checkpoint = true it is dropped (every line of
+    -- a checkpoint ends with one); otherwise it is dropped when it is not a whole record
+    -- (too few fields, an open quote) while the lines before it are. A warning says so;
+    -- any other malformed file stays an error.
+    local ckpt = false
+    if type(opts) == "table" and opts.checkpoint ~= nil then
+      ckpt = opts.checkpoint
+      if type(ckpt) ~= "boolean" then fail("dlb.read_csv: checkpoint must be a boolean, got a " .. type(ckpt)) end
+      local o = {}
+      for k, v in pairs(opts) do if k ~= "checkpoint" then o[k] = v end end
+      opts = o
+    end
+    if text ~= "" and text:sub(-1) ~= "\n" then
+      local ok, t = pcall(M.parse_csv, text, opts, path)
+      if ok and not ckpt then return t end
+      -- where the torn record begins: the last line, or the line an open quote began on
+      local cut = text:match("^(.*\n)")
+      local line = not ok and (tostring(t):match("line (%d+), column %d+: record has %d+ fields?, the first record has")
+        or tostring(t):match("line (%d+), column %d+: quoted field is never closed %(end of input%)"))
+      if cut and line and not ckpt then
+        local keep, n = {}, 0
+        for l in text:gmatch("([^\n]*\n)") do
+          n = n + 1
+          if n >= tonumber(line) then break end
+          keep[n] = l
+        end
+        cut = table.concat(keep)
+      end
+      if cut and (ckpt or line) and (cut:find("\n.") or (opts and opts.header == false)) then
+        local ok2, t2 = pcall(M.parse_csv, cut, opts, path)
+        if not ok2 and ckpt then -- a checkpoint torn inside a quoted line break
+          local l2 = tostring(t2):match("line (%d+), column %d+: quoted field is never closed %(end of input%)")
+          if l2 then
+            local keep, n = {}, 0
+            for l in cut:gmatch("([^\n]*\n)") do
+              n = n + 1
+              if n >= tonumber(l2) then break end
+              keep[n] = l
+            end
+            cut = table.concat(keep)
+            ok2, t2 = pcall(M.parse_csv, cut, opts, path)
+          end
+        end
+        if ok2 then
+          io.stderr:write(string.format("dlb.read_csv: %s: dropped an incomplete last line (%d "
+            .. "bytes, no line break: a torn append, as a sweep checkpoint has after a crash or "
+            .. "a full disk)\n", path, #text - #cut))
+          return t2
+        end
+      end
+      if ok then return t end
+      error(t, 0)
+    end
     return M.parse_csv(text, opts, path)
   end
 end

@@ -189,13 +189,12 @@ end
 doc.doc(M.info, "dlb.models.info(path[, {bindings={batch=8}, out=print}]) -> {lines=, graph=}",
   "one screen about an .onnx file or a Hugging Face config.json: parameters, FLOPs per step, footprint, top ops, unsupported ops (`dlbench info FILE`)")
 
--- `dlbench info FILE [name=value ...]` (host/main.c): args is the list after "info". On a
--- bad file or argument: one line on stderr and exit status 1.
+-- `dlbench info FILE [name=value ...]` (host/main.c): args is the list after "info". A bad
+-- file or argument raises "dlbench info: ..." (never exits: it is on the dlb.* surface);
+-- host/main.c turns that into one line on stderr and exit status 1.
 function M.info_cli(args)
-  local function fail(msg)
-    io.stderr:write("dlbench info: " .. msg .. "\n")
-    os.exit(1, true)
-  end
+  local function fail(msg) error("dlbench info: " .. msg, 0) end
+  if type(args) ~= "table" then fail("expected the argument list, got " .. type(args)) end
   local path = args[1]
   if not path then fail("usage: dlbench info FILE [name=value ...]  (FILE: model.onnx or config.json)") end
   local b = {}
