@@ -383,6 +383,10 @@ static int close_container(parser *p, int is_map) {
   } else if (p->in_event && p->depth == p->events_depth) {
     p->in_event = 0;
     return event_push(p);
+  } else if (p->form == 2 && p->events_depth == 2 && p->depth == 1) {
+    /* the traceEvents array closed: what follows it at the top level (Kineto's "INFO"
+    ** array of strings, "traceName", "baseTimeNanoseconds" ...) holds no events */
+    p->events_depth = 0;
   }
   return 1;
 }

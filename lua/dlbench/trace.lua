@@ -228,7 +228,16 @@ local function acc_new(what)
     kinds = { step = {}, all = {} }, korder = { step = {}, all = {} },
     phases = { step = { forward = 0, backward = 0, optimizer = 0, other = 0 },
       all = { forward = 0, backward = 0, optimizer = 0, other = 0 } },
-    ndev = 0, dev_flops = 0 }
+    ndev = 0, dev_flops = 0, streams = {}, skeys = {}, launches = {}, nlaunch = 0,
+    launch_api = 0, latencies = {} }
+end
+
+-- A kernel-launch call of the host (CUDA runtime or driver, HIP): its correlation id joins
+-- it to the kernel it queued.
+local function is_launch(r)
+  return r.correlation ~= nil and (r.cat == "cuda_runtime" or r.cat == "cuda_driver"
+    or (type(r.name) == "string" and (r.name:find("LaunchKernel", 1, true) ~= nil
+      or r.name:find("cuLaunch", 1, true) ~= nil)))
 end
 
 -- the span of the trace: every top-level host range and device op
@@ -286,6 +295,15 @@ local function acc_feed(acc, rows, final)
       elseif is_device(r) then
         dev[#dev + 1] = r
         acc.ndev = acc.ndev + 1
+      end
+      if is_launch(r) then
+        -- kept until its kernel arrives; launches whose kernel never comes (not traced)
+        -- are dropped once 100,000 wait, so a long trace holds a bounded number
+        if (acc.nwaiting or 0) >= 100000 then acc.launches, acc.nwaiting = {}, 0 end
+        acc.launches[r.correlation] = r
+        acc.nwaiting = (acc.nwaiting or 0) + 1
+        acc.nlaunch = acc.nlaunch + 1
+        acc.launch_api = acc.launch_api + r.dur
       end
     end
     if r.flops then acc.dev_flops = acc.dev_flops + r.flops end
@@ -349,6 +367,33 @@ local function acc_feed(acc, rows, final)
     local u = acc.devs[d]
     if not u then u = { total = 0 }; acc.devs[d] = u; acc.dkeys[#acc.dkeys + 1] = d end
     run_add(acc, u, r.ts, r.ts + r.dur, "device " .. string.format("%g", d))
+    -- per stream: the idle gaps between one op's end and the next op's start, and the
+    -- part of them in which the GPU waited for the host (the next op's launch call had
+    -- not returned when the stream went idle)
+    local sk = string.format("%g/%g", d, r.stream or 0)
+    local st = acc.streams[sk]
+    if not st then
+      st = { device = d, stream = r.stream or 0, ops = 0, busy = 0, idle = 0, host_idle = 0 }
+      acc.streams[sk] = st
+      acc.skeys[#acc.skeys + 1] = sk
+    end
+    local l = r.correlation and acc.launches[r.correlation]
+    if l then
+      acc.launches[r.correlation] = nil
+      acc.nwaiting = acc.nwaiting - 1
+      acc.latencies[#acc.latencies + 1] = r.ts - l.ts
+    end
+    if st.last_end and r.ts > st.last_end then
+      local gap = r.ts - st.last_end
+      st.idle = st.idle + gap
+      if l then
+        local issued = l.ts + l.dur -- when the launch call returned
+        if issued > st.last_end then st.host_idle = st.host_idle + math.min(gap, issued - st.last_end) end
+      end
+    end
+    st.ops = st.ops + 1
+    st.busy = st.busy + r.dur
+    st.last_end = math.max(st.last_end or r.ts + r.dur, r.ts + r.dur)
   end
 end
 
@@ -397,6 +442,23 @@ local function acc_finish(acc, opts)
     cores = cores,
   }
   for i, d in ipairs(steps) do res.step_times[i] = d * us end
+  -- host-bound gaps per stream (seconds over the whole trace) and the measured launch
+  -- overhead per kernel: the launch call's own time and the latency from the call's start
+  -- to the kernel's (median), what calibrating a device's launch cost can use
+  local srows, idle, host_idle = {}, 0, 0
+  for i, k in ipairs(acc.skeys) do
+    local st = acc.streams[k]
+    srows[i] = { device = st.device, stream = st.stream, ops = st.ops, busy = st.busy * us,
+      idle = st.idle * us, host_idle = st.host_idle * us }
+    idle, host_idle = idle + st.idle, host_idle + st.host_idle
+  end
+  res.streams = T.new(srows, { "device", "stream", "ops", "busy", "idle", "host_idle" })
+  res.idle, res.host_idle = idle * us, host_idle * us
+  res.host_bound = idle > 0 and host_idle / idle or nil
+  if acc.nlaunch > 0 then
+    res.launch = { count = acc.nlaunch, api = acc.launch_api * us / acc.nlaunch,
+      latency = #acc.latencies > 0 and median(acc.latencies) * us or nil }
+  end
   if ndev > 0 and elapsed > 0 then
     local ndevices = #acc.dkeys
     res.gpu_util = active / (ndevices * elapsed)           -- TBD eq. 1
@@ -463,6 +525,14 @@ function M.summary(t, opts)
     if s.gpu_util then out[#out + 1] = string.format("GPU compute utilisation (TBD eq. 1) %.1f%%", 100 * s.gpu_util) end
     if s.fp32_util then out[#out + 1] = string.format("FP32 utilisation (TBD eq. 2) %.1f%%", 100 * s.fp32_util) end
     if s.cpu_util then out[#out + 1] = string.format("CPU utilisation (TBD eq. 3) %.1f%% of %d cores", 100 * s.cpu_util, s.cores) end
+    if s.host_bound then
+      out[#out + 1] = string.format("device idle between ops %.4g ms, of which %.1f%% waiting for the host's launches",
+        s.idle * 1e3, 100 * s.host_bound)
+    end
+    if s.launch then
+      out[#out + 1] = string.format("kernel launches: %d, launch call %.3g us each, call to kernel start %s",
+        s.launch.count, s.launch.api * 1e6, s.launch.latency and string.format("%.3g us (median)", s.launch.latency * 1e6) or "-")
+    end
     return table.concat(out, "\n")
   end })
 end
