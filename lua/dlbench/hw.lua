@@ -8,6 +8,7 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local levels = require "dlbench.hw_levels"
 local errors = require "dlbench.errors"
+local desc = require "dlbench.desc"
 
 local M = {}
 
@@ -53,24 +54,48 @@ Device.__newindex = function(t, k)
 end
 Device.__pairs = function(t) return next, DATA[t], nil end
 
--- The fields a device may have, and what they must be.
+-- The description of a device the models share: C's struct dlb_roof (graphs/dlb_hw.h), read
+-- from the headers (dlbench.desc). Most of its fields are a device's numbers of the same
+-- name (flops_eff, bw_eff, cache, mem, the kernel model, attn_eff); these are not, and
+-- hw:roof makes each from something else: peak (the device's peak table, at one
+-- precision), bw (mem_bw), elem (the precision's bytes), cache_aware, bytes_scale, tile_m,
+-- tile_n (options of one call), gemm_tile_m, gemm_tile_n (gemm_tile = {m, n}) and the
+-- levelN_size / levelN_bw pairs (levels, a list).
+local ROOF_MADE = { peak = true, bw = true, elem = true, cache_aware = true, bytes_scale = true,
+  tile_m = true, tile_n = true, gemm_tile_m = true, gemm_tile_n = true }
+local ROOF_FIELDS = {}   -- dlb_roof's fields a device holds as numbers of the same name
+for _, f in ipairs(desc.fields("dlb_roof")) do
+  if not (ROOF_MADE[f] or f:match("^level%d+_")) then ROOF_FIELDS[#ROOF_FIELDS + 1] = f end
+end
+M.roof_fields = ROOF_FIELDS
+
+-- The fields a device may have, and what they must be: dlb_roof's numbers above, and what
+-- only the catalogue knows (names, provenance, per-precision peaks, links, power, the
+-- levels and tiles hw:roof flattens).
 local FIELDS = {
   name = "string", kind = "string", year = "number", note = "string", vendor = "string",
-  peak = "table", mem = "number", mem_bw = "number", cache = "number",
-  flops_eff = "number", bw_eff = "number", links = "table", power = "number",
+  peak = "table", mem_bw = "number", links = "table", power = "number",
   mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
-  -- the kernel model (graphs/dlb_roofline.h dlb_op_time; docs/hw.md "Kernel efficiency")
-  kernel_overhead = "number", step_overhead = "number", half_bw_bytes = "number",
-  sm_count = "number", gemm_tile = "table", systolic = "number", vector_width = "number",
-  attn_eff = "number",
+  gemm_tile = "table",
+  -- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
+  levels = "table",
 }
--- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
-FIELDS.levels = "table"
+for _, f in ipairs(ROOF_FIELDS) do FIELDS[f] = "number" end
 local FIELD_LIST = {}
 for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
 table.sort(FIELD_LIST)
 
 local function finite(x) return type(x) == "number" and x == x and x > -math.huge and x < math.huge end
+
+-- The C rule (dlb_roof_check, the one check of a device) on field k = v of an otherwise
+-- valid device: nil when it holds, else the check's message without its "roofline: ".
+local function roof_rule(k, v)
+  local d = core.roof_defaults()
+  d.peak, d.bw, d[k] = 1, 1, v
+  local ok, msg = pcall(core.roof_check, d)
+  if ok then return nil end
+  return (errors.strip(tostring(msg)):gsub("^roofline: ", ""))
+end
 
 -- Validate a device spec; `where` prefixes every message (e.g. "catalog.csv:3").
 local function validate(spec, where)
@@ -127,9 +152,12 @@ local function validate(spec, where)
   end
   for _, k in ipairs { "flops_eff", "bw_eff", "attn_eff" } do
     local v = spec[k]
-    if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
-      bad("%s must be in (0, 1], got %s", k, tostring(v))
-    end
+    local msg = v ~= nil and roof_rule(k, v)
+    if msg then bad("%s", msg) end
+  end
+  -- C reads attn_eff 0 as "off"; a device states a published efficiency or leaves it out
+  if spec.attn_eff == 0 then
+    bad("attn_eff must be in (0, 1] on a device (leave it out when unknown), got 0")
   end
   for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes" } do
     local v = spec[k]
@@ -335,10 +363,8 @@ function Device:roof(prec, opts)
       .. "drop cache_aware")
   end
   for _, k in ipairs { "flops_eff", "bw_eff" } do
-    local v = opts[k]
-    if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
-      errors.raise(k .. " must be in (0, 1], got " .. tostring(v))
-    end
+    local msg = opts[k] ~= nil and roof_rule(k, opts[k])
+    if msg then errors.raise(msg) end
   end
   local tile = self.gemm_tile
   local r = {
@@ -346,12 +372,15 @@ function Device:roof(prec, opts)
     flops_eff = opts.flops_eff or self.flops_eff, bw_eff = opts.bw_eff or self.bw_eff,
     cache = (self.cache or 0) * (opts.cache_fraction or 1), elem = core.hw_precision_bytes(prec),
     cache_aware = opts.cache_aware and true or false, tile_m = tm, tile_n = tn,
-    kernel_overhead = self.kernel_overhead or 0, step_overhead = self.step_overhead or 0,
-    half_bw_bytes = self.half_bw_bytes or 0, sm_count = self.sm_count or 0,
     gemm_tile_m = tile and tile[1] or 0, gemm_tile_n = tile and tile[2] or 0,
-    systolic = self.systolic or 0, vector_width = self.vector_width or 0,
     attn_eff = self:attention_eff(prec),
   }
+  -- the rest of dlb_roof's fields as the device has them (0: off), but mem: a time on the
+  -- roofline is not refused for memory (roofline.lua reports fits, dlb.parallel.device
+  -- adds mem for the planner)
+  for _, k in ipairs(ROOF_FIELDS) do
+    if r[k] == nil and k ~= "mem" then r[k] = self[k] or 0 end
+  end
   levels.to_roof(self:level_list(), r)
   return r
 end
@@ -437,9 +466,14 @@ function Device:precisions()
 end
 
 -- The precision a study would use by default here: fp32 when present, else the widest
--- 16-bit format, else the first listed.
+-- 16-bit format, else tf32, else the first the device has in the enum's order. (A
+-- preference, deliberately not the enum's order.)
+local PREFERRED = { "fp32", "bf16", "fp16", "tf32" }
 function Device:default_precision()
-  for _, p in ipairs { "fp32", "bf16", "fp16", "tf32", "fp64", "fp8", "int8" } do
+  for _, p in ipairs(PREFERRED) do
+    if self.peak[p] then return p end
+  end
+  for _, p in ipairs(PRECISIONS) do
     if self.peak[p] then return p end
   end
 end

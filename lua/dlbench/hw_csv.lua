@@ -5,6 +5,7 @@
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local levels = require "dlbench.hw_levels"
+local desc = require "dlbench.desc"
 
 return function(M, d)
   local validate, check_name, add, is_prec, DATA = d.validate, d.check_name, d.add, d.is_prec, d.DATA
@@ -12,13 +13,24 @@ return function(M, d)
   -- == loading catalogues from files ===============================================
 
   -- The CSV columns a catalogue file may have (header row; any order; name, mem, mem_bw and
-  -- at least one peak column are required).
-  M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
-    "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-    "inter_latency", "host_bw", "host_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
-    "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
-    "attn_eff", "note", "source", "levels" }
-  -- levels: the measured ceilings as "name:size:bw;..." (lua/dlbench/hw_levels.lua)
+  -- at least one peak column are required), in the order to_csv writes them. They are a
+  -- device's fields flattened, deliberately not a copy of one C list: name and kind; one
+  -- peak per precision (the C enum DLB_PREC_*); the memory, cache and efficiencies; each
+  -- link tier's bw and latency; power and cores; the kernel model (dlb_roof's fields from
+  -- kernel_overhead on, but mem, written above, and the level pairs, one cell at the end);
+  -- then note, source and levels ("name:size:bw;...", lua/dlbench/hw_levels.lua).
+  M.csv_columns = { "name", "kind" }
+  local function column(c) M.csv_columns[#M.csv_columns + 1] = c end
+  for _, p in ipairs(desc.enum("DLB_PREC_")) do column(p) end
+  for _, c in ipairs { "mem", "mem_bw", "cache", "flops_eff", "bw_eff" } do column(c) end
+  for _, tier in ipairs { "intra", "inter", "host" } do column(tier .. "_bw"); column(tier .. "_latency") end
+  for _, c in ipairs { "power", "cores", "mem_per_core" } do column(c) end
+  local kernel = false
+  for _, f in ipairs(desc.fields("dlb_roof")) do
+    kernel = kernel or f == "kernel_overhead"
+    if kernel and f ~= "mem" and not f:match("^level%d+_") then column(f) end
+  end
+  for _, c in ipairs { "note", "source", "levels" } do column(c) end
   local csv_col = {}
   for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 

@@ -84,10 +84,9 @@ end
 ------------------------------------------------------------------------------------------
 -- devices and clusters
 
--- The fields of a device the models read (graphs/dlb_hw.h, dlb_roof; `mem_bw` is its `bw`).
-local DEVICE_FIELDS = { "flops_eff", "bw_eff", "kernel_overhead", "step_overhead",
-  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
-  "attn_eff" }
+-- The fields of a device the models read: C's struct dlb_roof (graphs/dlb_hw.h, through
+-- dlbench.desc), which a plain table spells by the same names (`mem_bw` may stand for `bw`).
+local DEVICE_FIELDS = require("dlbench.desc").fields("dlb_roof")
 
 -- The device numbers the models use, from a dlb.hw device (peak per precision, and the same
 -- description dlb.roofline.time uses: hw:roof) or a table.
@@ -119,7 +118,7 @@ function M.device(hw, precision)
   local dflt = core.roof_defaults()   -- the C defaults (0.8 / 0.7), one home
   local d = { peak = peak, mem_bw = hw.mem_bw or hw.bw or 0, mem = hw.mem or 0, name = hw.name }
   d.bw = d.mem_bw
-  for _, k in ipairs(DEVICE_FIELDS) do d[k] = hw[k] end
+  for _, k in ipairs(DEVICE_FIELDS) do if d[k] == nil then d[k] = hw[k] end end
   d.flops_eff, d.bw_eff = hw.flops_eff or dflt.flops_eff, hw.bw_eff or dflt.bw_eff
   return d
 end
