@@ -124,11 +124,7 @@ end
 function Graph:tensor(name, dims, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("g:tensor: options must be a table {role=, dtype=}", 2) end
-  for k in pairs(opts) do
-    if k ~= "role" and k ~= "dtype" then
-      error("g:tensor: unknown option '" .. tostring(k) .. "' (valid: dtype, role)", 2)
-    end
-  end
+  options.check(opts, { role = true, dtype = true }, "g:tensor")
   local r = ROLES[opts.role or "input"]
   if not r then error("g:tensor: unknown role '" .. tostring(opts.role) .. "' (" .. keys(ROLES) .. ")", 2) end
   return source(self, r, name, dims, opts.dtype, "g:tensor")

@@ -66,8 +66,8 @@ return function(M, Graph, d)
         error(string.format("%s: binding %s must be a number (a positive integer dim), got the string '%s'",
           what, k, v), 3)
       else
-        error(string.format("%s: unknown option '%s' (options: optimizer, precision, recompute, "
-          .. "inference, fuse, offload; bindings: name=number)", what, tostring(k)), 3)
+        error(options.message(k, OPTKEYS, what, nil, options.names(OPTKEYS)
+          .. "; bindings: name=number"), 3)
       end
     end
     if opts.optimizer ~= nil then

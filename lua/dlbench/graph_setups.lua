@@ -105,11 +105,7 @@ return function(M, Graph, Tensor, ROLES, isint)
   -- step is analysed.
   function Graph:lora(o)
     if type(o) ~= "table" then error("g:lora: options table {rank=, targets={...}[, alpha=]} expected", 2) end
-    for k in pairs(o) do
-      if not LORA_OPTS[k] then
-        error("g:lora: unknown option '" .. tostring(k) .. "' (accepted: alpha, rank, targets)", 2)
-      end
-    end
+    require("dlbench.options").check(o, LORA_OPTS, "g:lora")
     if not isint(o.rank, 1) then error("g:lora: rank must be an integer >= 1, got " .. tostring(o.rank), 2) end
     local targets = o.targets or { "q", "v" }
     if type(targets) == "string" then targets = { targets } end

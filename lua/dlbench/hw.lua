@@ -9,6 +9,7 @@ local doc = require "dlbench.doc"
 local levels = require "dlbench.hw_levels"
 local errors = require "dlbench.errors"
 local desc = require "dlbench.desc"
+local options = require "dlbench.options"
 
 local M = {}
 
@@ -108,7 +109,7 @@ local function validate(spec, where)
   for k, v in pairs(spec) do
     local want = FIELDS[k]
     if want == nil then
-      bad("unknown field '%s' (valid fields: %s)", tostring(k), table.concat(FIELD_LIST, ", "))
+      bad("%s", options.message(k, FIELD_LIST, "a device", "field"))
     end
     if type(v) ~= want then bad("field '%s' must be a %s, got %s", k, want, type(v)) end
   end
@@ -184,7 +185,7 @@ local function validate(spec, where)
       if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
       for k in pairs(l) do
         if k ~= "bw" and k ~= "latency" then
-          bad("unknown field links.%s.%s (expected bw, latency)", tier, tostring(k))
+          bad("%s", options.message(k, { "bw", "latency" }, "links." .. tier, "field"))
         end
       end
       if not finite(l.bw) or l.bw <= 0 then

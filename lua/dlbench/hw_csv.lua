@@ -6,6 +6,7 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local levels = require "dlbench.hw_levels"
 local desc = require "dlbench.desc"
+local options = require "dlbench.options"
 
 return function(M, d)
   local validate, check_name, add, is_prec, DATA = d.validate, d.check_name, d.add, d.is_prec, d.DATA
@@ -86,8 +87,8 @@ return function(M, d)
     for j, f in ipairs(header) do
       local c = trim(f):lower()
       if not csv_col[c] then
-        error(string.format("%s:%d: unknown column '%s' (valid columns: %s)", file, header.line,
-          c, table.concat(M.csv_columns, ", ")), 0)
+        error(string.format("%s:%d: %s", file, header.line,
+          options.message(c, M.csv_columns, "a catalogue file", "column")), 0)
       end
       if seen[c] then error(string.format("%s:%d: column '%s' appears twice", file, header.line, c), 0) end
       seen[c] = true

@@ -357,9 +357,8 @@ local function has_op_costs(s)
   return rawget(s, "analysis") ~= nil or type(rawget(s, "ops")) == "table"
 end
 
--- The fields of a work= table (per-sample / per-step costs, dlb_par_work).
-local WORK_FIELDS = { "flops_sample", "flops_fixed", "bytes_sample", "bytes_fixed", "bwd_frac",
-  "grad_bytes", "mem_fixed", "mem_sample", "samples_epoch" }
+-- The fields of a work= table (per-sample / per-step costs): C's struct dlb_par_work.
+local WORK_FIELDS = require("dlbench.desc").fields("dlb_par_work")
 local WORK_SET = set(WORK_FIELDS)
 
 -- work= is taken as is: reject unknown fields by name (a {flops=, bytes=} table of a whole
@@ -375,9 +374,8 @@ check_work = function(fname, w)
   for _, k in ipairs(ks) do
     local v = w[k]
     if not WORK_SET[k] then
-      error(string.format("%s: work has no field '%s' (accepted: %s); for a step's totals "
-        .. "{flops=, bytes=} pass stats={...} with stats_batch= the samples they cover", fname,
-        tostring(k), table.concat(WORK_FIELDS, ", ")), 3)
+      error(options.message(k, WORK_FIELDS, "work=", "field") .. "; for a step's totals "
+        .. "{flops=, bytes=} pass stats={...} with stats_batch= the samples they cover", 3)
     end
     num(fname, "work." .. k, v, nil, k == "bwd_frac" and "unit" or "nonneg")
   end

@@ -80,7 +80,10 @@ return function(M, d)
     }
   end
 
-  -- The columns of a plan table, in this order.
+  -- The columns of a plan table, in this order: dlb_par_row's fields (graphs/dlb_parallel.h)
+  -- as a reader scans a layout (deliberately not the struct's order): the layout, its time,
+  -- its memory, then the rates; sched is shown by name as schedule, and mem_schedule (which
+  -- memory model) is the options', not the row's.
   local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
     "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
     "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",

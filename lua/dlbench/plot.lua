@@ -212,8 +212,7 @@ end
 -- when setprop is tail-called from __newindex).
 setprop = function(t, k, v, level)
   if not PANEL_PROPS[k] then
-    error(string.format("plot: unknown property '%s' (valid: %s)", tostring(k), keys(PANEL_PROPS)),
-          level)
+    error(options.message(k, PANEL_PROPS, "plot", "property"), level)
   end
   local h, i = t._fig._h, t._i
   local lim = t._lim

@@ -6,6 +6,7 @@
 --   t:sort("-util")  t:group_by("batch", {util="mean"})  t:pivot("nodes", "batch", "util")
 --   t:to_csv("out/fc.csv")  dlb.read_csv("out/fc.csv")  t:to_json()
 local core = require "dlbench.backend"
+local options = require "dlbench.options"
 local doc = require "dlbench.doc"
 
 local M = {}
@@ -586,11 +587,8 @@ function T:join(other, keys, opts)
   if type(keys) == "string" then keys = { keys } end
   if type(keys) ~= "table" or #keys == 0 then fail("table:join: key column(s) expected") end
   opts = opts or {}
-  for k in pairs(opts) do
-    if k ~= "how" and k ~= "suffix" then
-      fail("table:join: unknown option '" .. tostring(k) .. "' (how, suffix)")
-    end
-  end
+  local bad = options.unknown(opts, { how = true, suffix = true }, "table:join")
+  if bad then fail(bad) end
   local how, suffix = opts.how or "inner", opts.suffix or "_2"
   if how ~= "inner" and how ~= "left" then fail("table:join: how must be 'inner' or 'left'") end
   for _, k in ipairs(keys) do checkcol(self, k, "table:join"); checkcol(other, k, "table:join (other)") end

@@ -3,6 +3,7 @@
 -- its method table (T); usage errors go through the module's `fail`, which names the
 -- caller's line.
 local core = require "dlbench.backend"
+local options = require "dlbench.options"
 local doc = require "dlbench.doc"
 
 local NaN = 0 / 0
@@ -133,9 +134,8 @@ return function(M, T, fail)
     if type(path) ~= "string" then fail("table:to_csv: a file name expected, got a " .. type(path)) end
     opts = opts or {}
     if type(opts) ~= "table" then fail("table:to_csv: opts must be a table") end
-    for k in pairs(opts) do
-      if k ~= "sep" then fail("table:to_csv: unknown option '" .. tostring(k) .. "' (sep)") end
-    end
+    local bad = options.unknown(opts, { sep = true }, "table:to_csv")
+    if bad then fail(bad) end
     local sep = opts.sep or ","
     if type(sep) ~= "string" or #sep ~= 1 or sep:find('[%w"\r\n%.%+%-\128-\255]') then
       fail("table:to_csv: sep must be one ASCII character other than a letter, a digit, '.', "
@@ -184,11 +184,8 @@ return function(M, T, fail)
     opts = opts or {}
     name = name or "csv"
     if type(opts) ~= "table" then fail("dlb.read_csv: opts must be a table, got a " .. type(opts)) end
-    for k in pairs(opts) do
-      if k ~= "sep" and k ~= "types" and k ~= "header" then
-        fail(string.format("dlb.read_csv: unknown option '%s' (sep, types, header)", tostring(k)))
-      end
-    end
+    local bad = options.unknown(opts, { sep = true, types = true, header = true }, "dlb.read_csv")
+    if bad then fail(bad) end
     local sep = opts.sep or ","
     if type(sep) ~= "string" or #sep ~= 1 or sep:find('["\r\n\128-\255]') then
       fail("dlb.read_csv: sep must be one ASCII character other than a quote or a line break, got "

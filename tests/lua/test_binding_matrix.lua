@@ -224,6 +224,13 @@ T.test("the lists derived from the headers equal what C says", function()
     T.eq(core.plot_series_options(k - 1, -1), name, "series kind " .. (k - 1))
   end
   line("desc.block DLB_ONNX_OPSET", desc.block("DLB_ONNX_OPSET", "DLB_ONNX_"))
+  line("desc.block DLB_TRACE_TS", desc.block("DLB_TRACE_TS", "DLB_TRACE_"))
+  line("desc.block DLB_TRACE_NAME", desc.block("DLB_TRACE_NAME", "DLB_TRACE_"))
+  line("desc.fields dlb_par_work", desc.fields("dlb_par_work"))
+  line("desc.fields dlb_par_row", desc.fields("dlb_par_row"))
+  for _, c in ipairs(dlb.trace.columns) do
+    assert(desc.const("DLB_TRACE_" .. c:upper()), "trace column " .. c .. " is a DLB_TRACE_ constant")
+  end
   -- struct fields: the generated description has every field C's defaults fill
   local roof = desc.fields("dlb_roof")
   line("desc.fields dlb_roof", roof)

@@ -200,7 +200,7 @@ T.test("malformed, truncated and missing files give clear errors", function()
 end)
 
 T.test("from_onnx options are checked", function()
-  T.checkerr("unknown option 'unkown' (accepted: loss, name, optimizer, quiet, unknown)", models.from_onnx, F .. "small_cnn.onnx", { unkown = "skip" })
+  T.checkerr("unknown option 'unkown' for dlb.models.from_onnx (did you mean 'unknown'?); accepted: loss, name, optimizer, quiet, unknown", models.from_onnx, F .. "small_cnn.onnx", { unkown = "skip" })
   T.checkerr("unknown=\"maybe\" must be one of error, skip", models.from_onnx, F .. "small_cnn.onnx", { unknown = "maybe" })
   T.checkerr("path must be a string", models.from_onnx, nil)
 end)
