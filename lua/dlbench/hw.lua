@@ -180,7 +180,7 @@ local function validate(spec, where)
   if spec.links then
     for tier, l in pairs(spec.links) do
       if tier ~= "intra" and tier ~= "inter" and tier ~= "host" then
-        bad("unknown link tier '%s' (expected intra, inter, host)", tostring(tier))
+        bad("%s", options.message(tier, { "intra", "inter", "host" }, "links", "link tier"))
       end
       if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
       for k in pairs(l) do
