@@ -27,8 +27,7 @@ local function isT(x) return getmetatable(x) == T end
 -- name the file, line and column instead.
 local errors = require "dlbench.errors"
 function M.internal(source) errors.register(source) end
-local where = errors.where
-local function fail(msg) error(where() .. msg, 0) end
+local fail = errors.fail
 
 -- Column order of a row with no known order: its keys sorted.
 local function sortedkeys(r)
@@ -638,7 +637,11 @@ end
 
 -- ---------------------------------------------------------------- files: CSV and JSON
 
-require("dlbench.table_io")(M, T, fail)
+do
+  local io_ = require "dlbench.table_io"
+  for k, f in pairs(io_) do if k ~= "methods" then M[k] = f end end
+  for k, f in pairs(io_.methods) do T[k] = f end
+end
 
 -- Width of a string in UTF-8 code points: its bytes that are not continuation bytes
 -- (0x80-0xBF). No utf8 library: LuaJIT has none. (East Asian wide characters take two
