@@ -21,7 +21,7 @@ local INSTALLER = { ["dlbench.ffi_gen"] = true, ["dlbench.ffi_cdef"] = true,
 -- Modules still in the installer form (a function over a bag of the parent's helpers):
 -- the rest of issue [16] item 5. Each is checked to still load; remove it from here when
 -- it becomes a module of its own.
-local PENDING = { ["dlbench.hw_csv"] = true, ["dlbench.parallel_plan"] = true }
+local PENDING = { ["dlbench.hw_csv"] = true }
 
 local function modules()
   local p = assert(io.popen("cd lua && ls dlbench/*.lua dlbench/models/*.lua"))
