@@ -19,7 +19,6 @@ M.ops, M.algos, M.schedules = OPS, ALGOS, SCHEDS
 local keys, check_opts, set, num, enum = base.keys, base.check_opts, base.set, base.num, base.enum
 local check_cluster, cluster_of, is_catalogue = base.check_cluster, base.cluster_of, base.is_catalogue
 
-
 ------------------------------------------------------------------------------------------
 -- devices and clusters (lua/dlbench/parallel_base.lua)
 
