@@ -87,8 +87,10 @@ workspace "dlbench"
 -- C file exists when the project's files are listed, and again before every build of the
 -- host when LuaJIT is there (the generator rewrites only changed files).
 -- The functions of libdlbench_proc (proc/dlb_proc.h) are described there too (LIB=HEADER).
+-- lua/dlbench/desc_gen.lua is the same description as data (enums, struct fields) for the
+-- Lua library under either backend (lua/dlbench/desc.lua reads it).
 local genargs = { "host/bindings.lua", "graphs/dlbench.h", "build/gen/lbind_gen.c",
-  "lua/dlbench/ffi_gen.lua" }
+  "lua/dlbench/ffi_gen.lua", "lua/dlbench/desc_gen.lua" }
 local genlibs = { proc = "proc/dlb_proc.h" }
 local genbind = "luajit host/gen_bindings.lua " .. table.concat(genargs, " ") .. " proc=" .. genlibs.proc
 do

@@ -116,6 +116,7 @@ B.functions = {
   "graph_highway(g: graph, x: int, s: int, w: int, b: int) -> so: int = check dlb_graph_highway(g, x, s, w, b, &so)",
   "graph_op_type(name: string) -> int? = dlb_graph_op_type(name)",
   "graph_op_type_name(type: int) -> string = dlb_graph_op_type_name(type)",
+  "optimizer_update_flops(optimizer: int) -> number = dlb_optimizer_update_flops(optimizer)",
   "graph_set_loss(g: graph, t: int) = check dlb_graph_set_loss(g, t)",
   "graph_layer(g: graph, name: string?) = check dlb_graph_layer(g, name)",
   "graph_checkpoint(g: graph, t: int) = check dlb_graph_checkpoint(g, t)",

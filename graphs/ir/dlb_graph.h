@@ -109,6 +109,10 @@ DLB_API int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype
 DLB_API int dlb_graph_op_type(const char *name);
 /* The name of an op type; static; "?" if unknown. */
 DLB_API const char *dlb_graph_op_type_name(int type);
+/* FLOPs per parameter of one update by optimizer DLB_OPT_* (sgd 2, momentum 4, rmsprop 9,
+** adam 12, adamw 14, adafactor 11, adam8bit 20; docs/graph.md "Optimizers"); an unknown
+** id counts as sgd. */
+DLB_API double dlb_optimizer_update_flops(int optimizer);
 /* Add an op. attrs: integer attributes by op type (see graph_ops.c); dims: extra dims
 ** as text (reshape's shape, split's sizes, slice's length). Writes up to maxout output
 ** tensor ids (always consecutive ids); *nout receives the count (the last output of

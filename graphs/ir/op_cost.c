@@ -96,8 +96,9 @@ static double unary_bwd(int type) {
   }
 }
 
-/* Per-parameter FLOPs of one optimizer step. */
-static double update_flops(int optimizer) {
+/* Per-parameter FLOPs of one optimizer step of DLB_OPT_* optimizer (the counts above; an
+** unknown id counts as sgd). dlb.graph.optimizers reads them here. */
+double dlb_optimizer_update_flops(int optimizer) {
   switch (optimizer) {
   case DLB_OPT_MOMENTUM: return 4;
   case DLB_OPT_RMSPROP: return 9;
@@ -213,7 +214,7 @@ void dlb_op_flops(const dlb_graph *g, int o, cexpr *e) {
     break;
   }
   case OP_UNARY_BWD: per_elem(e, unary_bwd(p->attr[0]), out[0]); break;
-  case OP_UPDATE: per_elem(e, update_flops(p->attr[0]) + (p->attr[2] ? 1 : 0), in[0]); break;
+  case OP_UPDATE: per_elem(e, dlb_optimizer_update_flops(p->attr[0]) + (p->attr[2] ? 1 : 0), in[0]); break;
   default:
     if (dlb_op_is_unary(p->type)) per_elem(e, unary_fwd(p->type), out[0]);
     break; /* data movement: 0 FLOPs */

@@ -51,6 +51,10 @@ function M.where()
   end
 end
 
+-- Raise msg at the user's line (M.where), always: the usage errors of dlb.table and its
+-- files (table.lua, table_io.lua).
+function M.fail(msg) error(M.where() .. msg, 0) end
+
 -- Whether the first Lua frame at or above `level` (of the caller; C frames such as pcall
 -- skipped) is the library's own: a public function called by another one.
 function M.from_library(level)

@@ -1,237 +1,242 @@
 -- dlbench.parallel_plan — the layouts of a step over per-layer costs: dlb.parallel.plan (the
 -- 3-D search: data x tensor x pipeline, schedules, recompute, ZeRO), evaluate (one layout)
--- and pipeline (layer parallelism alone). Installed by parallel.lua, which owns the checks
--- and the device/cluster tables they share:
---   require("dlbench.parallel_plan")(M, {num=, enum=, set=, check_opts=, cluster_of=,
---     is_catalogue=, ALGOS=, SCHEDS=, SCHED_NAMES=})
+-- and pipeline (layer parallelism alone), which parallel.lua copies into dlb.parallel with
+-- mem_schedules; the checks, devices and clusters come from dlbench.parallel_base.
 -- The engine is C (graphs/planner*.c); per-layer costs come from dlbench.parallel_layers.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local layers = require "dlbench.parallel_layers"
+local base = require "dlbench.parallel_base"
+local num, enum, set, check_opts, cluster_of = base.num, base.enum, base.set, base.check_opts,
+  base.cluster_of
+local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = base.is_catalogue, base.ALGOS, base.SCHEDS,
+  base.SCHED_NAMES
 
-return function(M, d)
-  local num, enum, set, check_opts, cluster_of = d.num, d.enum, d.set, d.check_opts, d.cluster_of
-  local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = d.is_catalogue, d.ALGOS, d.SCHEDS, d.SCHED_NAMES
+local M = {}
 
-  -- The layer array of a plan's `layers=`/`graph=` option: a list of layer costs, or a
-  -- dlb.graph (a dlb.models graph or any graph built in g:layer scopes), whose per-layer costs
-  -- come from dlb.parallel.layers.from_graph (bind= and precision= are passed on).
-  local function is_graph(g)
-    return type(g) == "table" and type(g.layers) == "function" and type(g.ops) == "function"
-      and type(g.stats) == "function"
+-- The layer array of a plan's `layers=`/`graph=` option: a list of layer costs, or a
+-- dlb.graph (a dlb.models graph or any graph built in g:layer scopes), whose per-layer costs
+-- come from dlb.parallel.layers.from_graph (bind= and precision= are passed on).
+local function is_graph(g)
+  return type(g) == "table" and type(g.layers) == "function" and type(g.ops) == "function"
+    and type(g.stats) == "function"
+end
+
+local function layers_of(fname, g, o)
+  if is_graph(g) then
+    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
+      fuse = o.fuse })
   end
+  if type(g) ~= "table" then
+    error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
+      .. "(dlb.parallel.layers.transformer{...}) or a dlb.graph with g:layer scopes", 3)
+  end
+  if g[1] ~= nil then return g end
+  error(fname .. ": layers must be a non-empty list of layer costs, or graph= a dlb.graph "
+    .. "(dlb.models.gpt{...})", 3)
+end
 
-  local function layers_of(fname, g, o)
-    if is_graph(g) then
-      return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
-        fuse = o.fuse })
+local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
+  "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
+  "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
+  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
+  "slack", "fsdp_overlap", "gather_tensors", "fuse" }
+
+-- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
+local MEM_SCHEDULES = { framework = 0, minimal = 1 }
+M.mem_schedules = MEM_SCHEDULES
+
+local function plan_opts(fname, o, ls)
+  local rc = o.recompute
+  local zero = o.zero
+  -- a graph's own bytes per parameter, unless the caller gives them
+  local sb = ls and ls.state_bytes
+  local given = o.w_bytes ~= nil or o.g_bytes ~= nil or o.o_bytes ~= nil
+  local wd, gd, od = 0, 0, 0
+  if sb and not given then wd, gd, od = sb.w, sb.g, sb.o end
+  return {
+    batch = num(fname, "batch", o.batch, nil, "count"),
+    w_bytes = num(fname, "w_bytes", o.w_bytes, wd, "nonneg"),
+    g_bytes = num(fname, "g_bytes", o.g_bytes, gd, "nonneg"),
+    o_bytes = num(fname, "o_bytes", o.o_bytes, od, "nonneg"),
+    mem_schedule = enum(fname, "schedule_mem", o.schedule_mem, MEM_SCHEDULES, "framework"),
+    slack = num(fname, "slack", o.slack, 0, "nonneg"),
+    fsdp_overlap = num(fname, "fsdp_overlap", o.fsdp_overlap, 0, "unit"),
+    gather_tensors = num(fname, "gather_tensors", o.gather_tensors, 0, "nonneg"),
+    overlap = num(fname, "overlap", o.overlap, 0, "unit"),
+    dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
+    tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
+    pp_max = num(fname, "pp_max", o.pp_max, 0, "nonneg"),
+    m_max = num(fname, "m_max", o.m_max, 0, "nonneg"),
+    zero_max = num(fname, "zero", zero, 3, "nonneg"),
+    sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
+    v = num(fname, "v", o.v, 2, "count"),
+    seq_par = o.seq_par and 1 or 0,
+    recompute = rc == nil and -1 or (rc == true and 1 or (rc == false and 0 or
+      error(fname .. ": recompute must be true, false or nil (try both)", 3))),
+    balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
+    shard = o.shard and 1 or 0,
+    devices = num(fname, "devices", o.devices, 0, "nonneg"),
+    keep_unfit = o.keep_unfit and 1 or 0,
+  }
+end
+
+-- The columns of a plan table, in this order: dlb_par_row's fields (graphs/parallel/dlb_parallel.h)
+-- as a reader scans a layout (deliberately not the struct's order): the layout, its time,
+-- its memory, then the rates; sched is shown by name as schedule, and mem_schedule (which
+-- memory model) is the options', not the row's.
+local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
+  "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
+  "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
+  "hfu", "throughput" }
+local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
+
+-- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
+-- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
+local function plan_tostring(r)
+  local P = require "dlbench.pretty"
+  return string.format("plan: dp %s x tp %s x pp %s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
+    .. "comm %s, bubble %s), %s per device (%s), MFU %.0f%%", tostring(r.dp), tostring(r.tp),
+    tostring(r.pp), tostring(r.m), tostring(r.schedule), tostring(r.zero),
+    r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
+    P.seconds(r.comm or 0), P.seconds(r.bubble or 0), P.si(r.mem or 0, "B"),
+    r.fits and "fits" or "does not fit", 100 * (r.util or 0))
+end
+
+local function decorate(r, po)
+  r.schedule = SCHED_NAMES[r.sched]
+  r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
+  r.fits = r.fits == 1
+  r.recompute = r.recompute == 1
+  return require("dlbench.pretty").object(r, plan_tostring)
+end
+
+-- "layer 3" in a core message becomes "layer 3 (name)" when the layer has a name.
+local function name_layers(msg, ls)
+  if type(msg) ~= "string" then return msg end
+  return (msg:gsub("layer (%d+)", function(i)
+    local l = ls[tonumber(i)]
+    if type(l) == "table" and l.name ~= nil then
+      return "layer " .. i .. " (" .. tostring(l.name) .. ")"
     end
-    if type(g) ~= "table" then
-      error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
-        .. "(dlb.parallel.layers.transformer{...}) or a dlb.graph with g:layer scopes", 3)
-    end
-    if g[1] ~= nil then return g end
-    error(fname .. ": layers must be a non-empty list of layer costs, or graph= a dlb.graph "
-      .. "(dlb.models.gpt{...})", 3)
+  end))
+end
+
+local function setup(fname, o)
+  -- a graph is analysed in mixed precision unless precision= says otherwise; the device's
+  -- peak follows it
+  local gp = is_graph(o.layers or o.graph) and is_catalogue(o.hw) and "mixed" or nil
+  local dev = o.device or (o.hw and base.device(o.hw, o.precision or gp))
+    or error(fname .. ": option 'hw' (or device) is required", 3)
+  local ls = layers_of(fname, o.layers or o.graph, o)
+  local cl = cluster_of(fname, o)
+  return ls, dev, cl
+end
+
+-- Search data x tensor x pipeline layouts, micro-batches, schedules, recompute and ZeRO.
+function M.plan(o)
+  local fname = "parallel.plan"
+  check_opts(fname, o, PLAN_OPTS)
+  local ls, dev, cl = setup(fname, o)
+  local po = plan_opts(fname, o, ls)
+  if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
+    error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
-
-  local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
-    "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
-    "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
-    "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
-    "slack", "fsdp_overlap", "gather_tensors", "fuse" }
-
-  -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
-  local MEM_SCHEDULES = { framework = 0, minimal = 1 }
-  M.mem_schedules = MEM_SCHEDULES
-
-  local function plan_opts(fname, o, ls)
-    local rc = o.recompute
-    local zero = o.zero
-    -- a graph's own bytes per parameter, unless the caller gives them
-    local sb = ls and ls.state_bytes
-    local given = o.w_bytes ~= nil or o.g_bytes ~= nil or o.o_bytes ~= nil
-    local wd, gd, od = 0, 0, 0
-    if sb and not given then wd, gd, od = sb.w, sb.g, sb.o end
-    return {
-      batch = num(fname, "batch", o.batch, nil, "count"),
-      w_bytes = num(fname, "w_bytes", o.w_bytes, wd, "nonneg"),
-      g_bytes = num(fname, "g_bytes", o.g_bytes, gd, "nonneg"),
-      o_bytes = num(fname, "o_bytes", o.o_bytes, od, "nonneg"),
-      mem_schedule = enum(fname, "schedule_mem", o.schedule_mem, MEM_SCHEDULES, "framework"),
-      slack = num(fname, "slack", o.slack, 0, "nonneg"),
-      fsdp_overlap = num(fname, "fsdp_overlap", o.fsdp_overlap, 0, "unit"),
-      gather_tensors = num(fname, "gather_tensors", o.gather_tensors, 0, "nonneg"),
-      overlap = num(fname, "overlap", o.overlap, 0, "unit"),
-      dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
-      tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
-      pp_max = num(fname, "pp_max", o.pp_max, 0, "nonneg"),
-      m_max = num(fname, "m_max", o.m_max, 0, "nonneg"),
-      zero_max = num(fname, "zero", zero, 3, "nonneg"),
-      sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
-      v = num(fname, "v", o.v, 2, "count"),
-      seq_par = o.seq_par and 1 or 0,
-      recompute = rc == nil and -1 or (rc == true and 1 or (rc == false and 0 or
-        error(fname .. ": recompute must be true, false or nil (try both)", 3))),
-      balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
-      shard = o.shard and 1 or 0,
-      devices = num(fname, "devices", o.devices, 0, "nonneg"),
-      keep_unfit = o.keep_unfit and 1 or 0,
-    }
+  if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
+  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
+  if not okp then error(name_layers(rows, ls), 0) end
+  if evaluated == 0 then
+    error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
+      .. "(dp must divide the batch, pp <= layers, tp a power of two <= tp_max)", fname,
+      po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
   end
-
-  -- The columns of a plan table, in this order.
-  local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
-    "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
-    "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
-    "hfu", "throughput" }
-  local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
-
-  -- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
-  -- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
-  local function plan_tostring(r)
-    local P = require "dlbench.pretty"
-    return string.format("plan: dp %s x tp %s x pp %s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
-      .. "comm %s, bubble %s), %s per device (%s), MFU %.0f%%", tostring(r.dp), tostring(r.tp),
-      tostring(r.pp), tostring(r.m), tostring(r.schedule), tostring(r.zero),
-      r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
-      P.seconds(r.comm or 0), P.seconds(r.bubble or 0), P.si(r.mem or 0, "B"),
-      r.fits and "fits" or "does not fit", 100 * (r.util or 0))
+  if #rows == 0 and not o.keep_unfit then
+    local sm = decorate(small, po)
+    local try = { "more devices" }
+    if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
+    if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
+    if po.tp_max > 0 or po.pp_max > 0 then try[#try + 1] = "a larger tp_max/pp_max" end
+    try[#try + 1] = "keep_unfit=true to list every layout"
+    error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
+      .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
+      .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
+      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
+      sm.mem / 1e9, table.concat(try, ", ")), 2)
   end
+  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil end
+  if o.table == false then return rows, evaluated end
+  -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
+  -- list of rows it holds: t[1].step is the best plan's step time
+  local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
+  local P = require "dlbench.pretty"
+  for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
+  return t, evaluated
+end
+doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
+  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0]} -> dlb.table sorted by step, evaluated",
+  "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
+  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
+  .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
+  .. "FLOPs), hfu counts recompute; graph= a dlb.graph")
 
-  local function decorate(r, po)
-    r.schedule = SCHED_NAMES[r.sched]
-    r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
-    r.fits = r.fits == 1
-    r.recompute = r.recompute == 1
-    return require("dlbench.pretty").object(r, plan_tostring)
-  end
+local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
+  "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
+  "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
+  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
+  "fuse" }
 
-  -- "layer 3" in a core message becomes "layer 3 (name)" when the layer has a name.
-  local function name_layers(msg, ls)
-    if type(msg) ~= "string" then return msg end
-    return (msg:gsub("layer (%d+)", function(i)
-      local l = ls[tonumber(i)]
-      if type(l) == "table" and l.name ~= nil then
-        return "layer " .. i .. " (" .. tostring(l.name) .. ")"
-      end
-    end))
-  end
-
-  local function setup(fname, o)
-    -- a graph is analysed in mixed precision unless precision= says otherwise; the device's
-    -- peak follows it
-    local gp = is_graph(o.layers or o.graph) and is_catalogue(o.hw) and "mixed" or nil
-    local dev = o.device or (o.hw and M.device(o.hw, o.precision or gp))
-      or error(fname .. ": option 'hw' (or device) is required", 3)
-    local ls = layers_of(fname, o.layers or o.graph, o)
-    local cl = cluster_of(fname, o)
-    return ls, dev, cl
-  end
-
-  -- Search data x tensor x pipeline layouts, micro-batches, schedules, recompute and ZeRO.
-  function M.plan(o)
-    local fname = "parallel.plan"
-    check_opts(fname, o, PLAN_OPTS)
-    local ls, dev, cl = setup(fname, o)
-    local po = plan_opts(fname, o, ls)
-    if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
-      error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
-    end
-    if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
-    local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
-    if not okp then error(name_layers(rows, ls), 0) end
-    if evaluated == 0 then
-      error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
-        .. "(dp must divide the batch, pp <= layers, tp a power of two <= tp_max)", fname,
-        po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
-    end
-    if #rows == 0 and not o.keep_unfit then
-      local sm = decorate(small, po)
-      local try = { "more devices" }
-      if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
-      if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
-      if po.tp_max > 0 or po.pp_max > 0 then try[#try + 1] = "a larger tp_max/pp_max" end
-      try[#try + 1] = "keep_unfit=true to list every layout"
-      error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
-        .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
-        .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
-        sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
-        sm.mem / 1e9, table.concat(try, ", ")), 2)
-    end
-    for _, r in ipairs(rows) do decorate(r, po); r.sched = nil end
-    if o.table == false then return rows, evaluated end
-    -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
-    -- list of rows it holds: t[1].step is the best plan's step time
-    local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
-    local P = require "dlbench.pretty"
-    for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
-    return t, evaluated
-  end
-  doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
-    .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
-    .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0]} -> dlb.table sorted by step, evaluated",
-    "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
-    .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
-    .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
-    .. "FLOPs), hfu counts recompute; graph= a dlb.graph")
-
-  local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
-    "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
-    "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-    "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
-    "fuse" }
-
-  -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
-  local function evaluate(fname, o)
-    check_opts(fname, o, EVAL_OPTS)
-    -- the degrees first: they size the hw's own cluster below
-    local pipe = fname == "parallel.pipeline"
-    num(fname, "dp", o.dp, 1, "count")
-    num(fname, "tp", o.tp, 1, "count")
-    num(fname, pipe and "stages" or "pp", o.pp, 1, "count")
-    num(fname, pipe and "microbatches" or "m", o.m, 1, "count")
-    if o.devices == nil and not o.cluster then
-      -- size the hw's own cluster to the layout (cluster_of counts devices=)
-      local c = {}
-      for k, v in pairs(o) do c[k] = v end
-      c.devices = (tonumber(o.dp) or 1) * (tonumber(o.tp) or 1) * (tonumber(o.pp) or 1)
-      o = c
-    end
-    local ls, dev, cl = setup(fname, o)
-    local po = plan_opts(fname, o, ls)
-    local mname = fname == "parallel.pipeline" and "microbatches" or "m"
-    local cfg = { dp = num(fname, "dp", o.dp, 1, "count"), tp = num(fname, "tp", o.tp, 1, "count"),
-                  pp = num(fname, fname == "parallel.pipeline" and "stages" or "pp", o.pp, 1, "count"),
-                  m = num(fname, mname, o.m, 1, "count"),
-                  v = num(fname, "v", o.v, 2, "count"),
-                  sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
-                  recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
-    local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
-    if not ok then error(name_layers(r, ls), 0) end
-    r = decorate(r, po)
-    r.stage_mem = stages
-    return r
-  end
-
-  function M.evaluate(o)
-    return evaluate("parallel.evaluate", o)
-  end
-  doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-    .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=} -> row (with stage_mem)",
-    "time and memory of one data x tensor x pipeline layout")
-
-  -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
-  function M.pipeline(o)
-    if type(o) ~= "table" then error("parallel.pipeline: an options table expected", 2) end
+-- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
+local function evaluate(fname, o)
+  check_opts(fname, o, EVAL_OPTS)
+  -- the degrees first: they size the hw's own cluster below
+  local pipe = fname == "parallel.pipeline"
+  num(fname, "dp", o.dp, 1, "count")
+  num(fname, "tp", o.tp, 1, "count")
+  num(fname, pipe and "stages" or "pp", o.pp, 1, "count")
+  num(fname, pipe and "microbatches" or "m", o.m, 1, "count")
+  if o.devices == nil and not o.cluster then
+    -- size the hw's own cluster to the layout (cluster_of counts devices=)
     local c = {}
     for k, v in pairs(o) do c[k] = v end
-    c.pp = o.stages or o.pp
-    c.m = o.microbatches or o.m
-    c.stages, c.microbatches = nil, nil
-    return evaluate("parallel.pipeline", c)
+    c.devices = (tonumber(o.dp) or 1) * (tonumber(o.tp) or 1) * (tonumber(o.pp) or 1)
+    o = c
   end
-  doc.doc(M.pipeline, "dlb.parallel.pipeline{layers=, hw=, cluster=, batch=, stages=, microbatches=,"
-    .. " schedule=\"gpipe\"|\"1f1b\"|\"interleaved\"[, dp=, shard=]} -> row (with stage_mem)",
-    "layer-parallel step: balanced stages, activation transfers and the schedule's bubble")
+  local ls, dev, cl = setup(fname, o)
+  local po = plan_opts(fname, o, ls)
+  local mname = fname == "parallel.pipeline" and "microbatches" or "m"
+  local cfg = { dp = num(fname, "dp", o.dp, 1, "count"), tp = num(fname, "tp", o.tp, 1, "count"),
+                pp = num(fname, fname == "parallel.pipeline" and "stages" or "pp", o.pp, 1, "count"),
+                m = num(fname, mname, o.m, 1, "count"),
+                v = num(fname, "v", o.v, 2, "count"),
+                sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
+                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
+  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
+  if not ok then error(name_layers(r, ls), 0) end
+  r = decorate(r, po)
+  r.stage_mem = stages
+  return r
 end
+
+function M.evaluate(o)
+  return evaluate("parallel.evaluate", o)
+end
+doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
+  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=} -> row (with stage_mem)",
+  "time and memory of one data x tensor x pipeline layout")
+
+-- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
+function M.pipeline(o)
+  if type(o) ~= "table" then error("parallel.pipeline: an options table expected", 2) end
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  c.pp = o.stages or o.pp
+  c.m = o.microbatches or o.m
+  c.stages, c.microbatches = nil, nil
+  return evaluate("parallel.pipeline", c)
+end
+doc.doc(M.pipeline, "dlb.parallel.pipeline{layers=, hw=, cluster=, batch=, stages=, microbatches=,"
+  .. " schedule=\"gpipe\"|\"1f1b\"|\"interleaved\"[, dp=, shard=]} -> row (with stage_mem)",
+  "layer-parallel step: balanced stages, activation transfers and the schedule's bubble")
+
+return M

@@ -15,17 +15,15 @@ M.domain_names = { "word_lm", "char_lm", "nmt", "speech", "image" }
 -- The C enum by name (graphs/stats/dlb_scaling.h, through core.enum).
 local FORMS, FORM_NAMES = core.enum_names("DLB_FORM_",
   { POWER_CONST = "power+const", THREE_REGION = "three-region" })
-local PARAMS = {
-  [0] = { "alpha", "beta" },
-  [1] = { "alpha", "beta", "gamma" },
-  [2] = { "alpha", "beta", "gamma", "plateau" },
-}
+-- Parameter names per form, the class table of a fit and a spec's model-size law, shared
+-- with scaling_uncertainty.lua (lua/dlbench/scaling_fit.lua).
+local fit = require "dlbench.scaling_fit"
+local PARAMS, Fit, spec_params = fit.PARAMS, fit.Fit, fit.spec_params
 
 -- Raise msg at the first caller outside this file (the user's file:line), however deep in
 -- dlb.scaling the check ran.
 local raise = require("dlbench.errors").raise
 local pretty = require "dlbench.pretty"
-local propagate, project_tostring -- below, before dlb.scaling.project
 
 -- Options tables: unknown keys are errors naming the key and the accepted ones.
 local function check_opts(opts, valid, fname) return options.check(opts, valid, fname, 3) end
@@ -48,10 +46,7 @@ local function positive(v, what, fname)
   return v
 end
 
--- A fitted curve: its parameters by name, and methods.
-local Fit = {}
-Fit.__index = Fit
-
+-- A fitted curve (Fit, from dlbench.scaling_fit): its parameters by name, and methods.
 local function curve_params(f)
   local p = {}
   for i, name in ipairs(PARAMS[f._form]) do p[i] = f[name] end
@@ -158,17 +153,6 @@ local function spec_curve(spec, fname)
     return 0, { spec.alpha, spec.beta_g }
   end
   error(fname .. ": the spec needs curve= (a fit) or alpha= and beta_g=", 3)
-end
-
--- Parameters at data size m from the spec's model-size law (nil when it has none).
-local function spec_params(spec, m)
-  if spec.model then
-    return core.scaling_eval(0, { spec.model.alpha, spec.model.beta }, m)
-  end
-  if spec.sigma and spec.beta_p then
-    return spec.sigma * m ^ spec.beta_p * (spec.sigma_unit or 1)
-  end
-  return nil
 end
 
 -- Per-step costs at p parameters and subbatch b: a function(p, b) -> {flops=, bytes=,
@@ -439,9 +423,8 @@ doc.doc(M.step_time, "dlb.scaling.step_time({flops=, bytes=[, footprint=]}, devi
   .. "dlb.roofline.time's (precision=, flops_eff=, bw_eff=)")
 
 -- the uncertainty of projections (lua/dlbench/scaling_uncertainty.lua)
-local U = require("dlbench.scaling_uncertainty")({ Fit = Fit, PARAMS = PARAMS, raise = raise,
-  spec_params = spec_params, step_costs = function(...) return M.step_costs(...) end })
-propagate, project_tostring = U.propagate, U.project_tostring
+local U = require "dlbench.scaling_uncertainty"
+local propagate, project_tostring = U.propagate, U.project_tostring
 
 -- dlb.scaling.project(spec[, opts])
 function M.project(spec, opts)

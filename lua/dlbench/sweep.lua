@@ -304,14 +304,7 @@ end
 function M.sweep(space, fn, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("dlb.sweep: opts must be a table", 2) end
-  for k in pairs(opts) do
-    if not valid_opts[k] then
-      local v = {}
-      for n in pairs(valid_opts) do v[#v + 1] = n end
-      table.sort(v)
-      error("dlb.sweep: unknown option '" .. tostring(k) .. "' (" .. table.concat(v, ", ") .. ")", 2)
-    end
-  end
+  require("dlbench.options").check(opts, valid_opts, "dlb.sweep")
   if type(fn) ~= "function" then error("dlb.sweep: fn must be a function(params) -> row", 2) end
   local names, vals, total = plan(space, opts.order)
   local jobs = opts.jobs

@@ -11,9 +11,13 @@ local T = require "dlbench.table"
 
 local M = {}
 
--- Column order of the C enums DLB_TRACE_* (graphs/io/dlb_trace.h).
-local NUMBERS = { "ts", "dur", "device", "stream", "correlation", "external_id", "sequence", "flops" }
-local STRINGS = { "name", "cat", "ph", "pid", "tid", "shapes", "types" }
+-- The numeric and text columns of a trace handle: the C enums DLB_TRACE_* (graphs/io/dlb_trace.h,
+-- through dlbench.desc), in their order.
+local desc = require "dlbench.desc"
+local NUMBERS = desc.block("DLB_TRACE_TS", "DLB_TRACE_")
+local STRINGS = desc.block("DLB_TRACE_NAME", "DLB_TRACE_")
+-- The table's columns, in the order a reader scans an event (deliberately not the enums'):
+-- who and what first, then time, then where, then the costs.
 M.columns = { "name", "cat", "ph", "ts", "dur", "pid", "tid", "device", "stream", "correlation",
   "external_id", "sequence", "flops", "shapes", "types" }
 

@@ -158,7 +158,7 @@ T.test("plan: nothing fits -> the leanest layout's memory vs the device's", func
 end)
 
 T.test("work= fields are checked by name", function()
-  T.checkerr("work has no field 'bytes'", P.data,
+  T.checkerr("parallel.data: unknown field 'bytes' for work=; accepted: bwd_frac, bytes_fixed, bytes_sample", P.data,
     { work = { flops = 1e12, bytes = 1e9 }, hw = H100, workers = 8, subbatch = 4 })
   T.checkerr("option 'work.grad_bytes' must be a number >= 0", P.data,
     { work = { flops_sample = 1e9, grad_bytes = -1 }, hw = H100, workers = 8, subbatch = 4 })

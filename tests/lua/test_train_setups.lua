@@ -22,6 +22,7 @@ T.test("optimizers: state bytes and update FLOPs per parameter", function()
   for name, f in pairs(flops) do
     local s = g:stats{ b = 32, optimizer = name }
     T.eq(s.flops_update, f * P, name .. " update FLOPs")
+    T.eq(dlb.graph.optimizers[name].update_flops, f, name .. ": dlb.graph.optimizers has C's count")
     T.eq(s.optimizer, name)
     if want[name] then T.eq(s.breakdown.optimizer, want[name] * P, name .. " state bytes") end
   end

@@ -121,11 +121,7 @@ function M.list(opts)
     error("dlb.models.list: options must be a table like {print=false}, got " .. type(opts), 2)
   end
   opts = opts or {}
-  for k in pairs(opts) do
-    if k ~= "print" and k ~= "out" then
-      error("dlb.models.list: unknown option '" .. tostring(k) .. "' (accepted: out, print)", 2)
-    end
-  end
+  require("dlbench.options").check(opts, { print = true, out = true }, "dlb.models.list")
   if opts.out ~= nil and type(opts.out) ~= "function" then
     error("dlb.models.list: out= must be a function(line)", 2)
   end

@@ -6,15 +6,21 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local graph = require "dlbench.graph"
 local options = require "dlbench.options"
+local desc = require "dlbench.desc"
 
 local M = {}
 
-local UNKNOWN = { error = 0, skip = 1 }
-local LOSS = { auto = 0, xent = 1, mse = 2, none = 3 }
-local OPTIMIZERS = { sgd = true, momentum = true, adam = true, rmsprop = true }
-local KIND = { [0] = "optype", "unsupported", "warning", "layer" }
-local FACTS = { "opset", "ir_version", "nodes", "initializers", "weight_elements", "bn_stats",
-                "const_elements", "fused_layernorms" }
+-- The importer's choices, report kinds and facts, and the optimizers: the C enums of
+-- graphs/io/dlb_onnx.h and graphs/ir/dlb_graph.h (dlbench.desc), never copied by hand.
+local _, UNKNOWN = desc.enum("DLB_ONNX_UNKNOWN_")
+local _, LOSS = desc.enum("DLB_ONNX_LOSS_")
+local OPTIMIZERS = desc.set((desc.enum("DLB_OPT_")))
+local KIND = {}
+do
+  local _, byname = desc.enum("DLB_ONNX_R_")
+  for name, v in pairs(byname) do KIND[v] = name end
+end
+local FACTS = desc.block("DLB_ONNX_OPSET", "DLB_ONNX_", { FUSED = "fused_layernorms" })
 local VALID = { unknown = true, loss = true, optimizer = true, name = true, quiet = true }
 
 local function oneof(v, set, what, fname)
