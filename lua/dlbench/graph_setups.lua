@@ -98,6 +98,56 @@ return function(M, Graph, Tensor, ROLES, isint)
     .. "gradients still flow through them to what needs them; s.trainable counts the others")
   doc.doc(Graph.unfreeze, "g:unfreeze([weight | \"pattern\" | {...}]) -> count", "undo g:freeze")
 
+  -- Weight-only quantisation: the storage types a frozen weight may take (docs/graph.md
+  -- "Quantised weights"; element sizes with their block scales in graphs/ir/op_cost.c).
+  local QUANT = { int8 = true, fp8 = true, nf4 = true, int4 = true, fp16 = true, bf16 = true }
+  -- What bitsandbytes/transformers leave in 16 bits when they quantise a model: the
+  -- embeddings (not nn.Linear) and the output head (transformers' get_keys_to_not_convert).
+  M.quantize_skip = { "wte", "wpe", "embed", "lm_head", "/lora_[AB]$" }
+  local QUANT_OPTS = { skip = true }
+  function Graph:quantize(dtype, what, o)
+    local fname = "g:quantize"
+    if type(dtype) ~= "string" or not QUANT[dtype] then
+      error(fname .. ": dtype must be one of int8, fp8, nf4, int4, fp16, bf16, got "
+        .. tostring(dtype), 2)
+    end
+    if type(what) == "table" and getmetatable(what) ~= Tensor and what[1] == nil and o == nil then
+      o, what = what, nil -- g:quantize("nf4", {skip = {...}})
+    end
+    o = o or {}
+    for k in pairs(o) do
+      if not QUANT_OPTS[k] then error(fname .. ": unknown option '" .. tostring(k) .. "' (accepted: skip)", 2) end
+    end
+    local skip = o.skip or M.quantize_skip
+    if type(skip) == "string" then skip = { skip } end
+    if type(skip) ~= "table" then error(fname .. ": skip must be a list of Lua patterns", 2) end
+    local dt = core.enum["DLB_DT_" .. dtype:upper()]
+    local ids
+    if what ~= nil then ids = weights_of(self, what, fname)
+    else -- every matrix (rank >= 2) but the skipped names: the linear layers' weights
+      ids = {}
+      local nt = core.graph_counts(self._h)
+      for t = 0, nt - 1 do
+        local name, dims, _, role = core.graph_tensor_info(self._h, t)
+        if role == ROLES.weight and #dims >= 2 then
+          local keep = true
+          for _, p in ipairs(skip) do if name:find(p) then keep = false; break end end
+          if keep then ids[#ids + 1] = t end
+        end
+      end
+    end
+    for _, t in ipairs(ids) do
+      core.graph_set_dtype(self._h, t, dt)
+      core.graph_freeze(self._h, t, true) -- a quantised weight does not train (QLoRA, sec. 3)
+    end
+    return #ids
+  end
+  doc.doc(Graph.quantize, "g:quantize(dtype[, weight | \"pattern\" | {...}][, {skip=}]) -> count",
+    "weight-only quantisation: store weights as int8, fp8, nf4 or int4 (block scales counted: "
+    .. "nf4 4.127 bits, int4 4.156 bits per weight) and freeze them; by default every matrix "
+    .. "but the embeddings, the output head and LoRA adapters (skip = Lua patterns). QLoRA: "
+    .. "dlb.models.llama{..., lora = {...}, quantize = \"nf4\"}")
+
   local LORA_OPTS = { rank = true, targets = true, alpha = true }
   -- LoRA (Hu et al. 2021): linear layers built afterwards whose name is a target (the whole
   -- name, or its last "/" part) get trainable adapters A [nin, r] and B [r, nout] beside
