@@ -30,6 +30,19 @@ local function check_opts(fname, o, valid)
   options.check(o, valid, fname, 3, true)
 end
 
+-- A device name works wherever a device does (dlb.roofline.time takes names too): an
+-- options table whose hw is a name gets a copy with the catalogue device in its place.
+local function named_hw(fname, o)
+  if type(o) ~= "table" or type(rawget(o, "hw")) ~= "string" then return o end
+  local errors = require "dlbench.errors"
+  local ok, d = pcall(require("dlbench.hw").get, o.hw)
+  if not ok then errors.raise(fname .. ": hw: " .. errors.strip(d)) end
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  c.hw = d
+  return c
+end
+
 local function set(list)
   local s = {}
   for _, k in ipairs(list) do s[k] = true end
@@ -131,6 +144,7 @@ local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw" }
 -- A cluster: devices per node, nodes and two link tiers (default: the hw's links).
 function M.cluster(o)
   check_opts("parallel.cluster", o, CLUSTER_OPTS)
+  o = named_hw("parallel.cluster", o)
   local links = o.hw and o.hw.links or {}
   local c = { per_node = num("parallel.cluster", "per_node", o.per_node, 1, "count"),
               nodes = num("parallel.cluster", "nodes", o.nodes, 1, "count") }
@@ -305,14 +319,23 @@ local function work_of(fname, s, at, opts, level)
   -- The allreduce moves one gradient per trainable parameter: params x bytes per gradient
   -- element. Not s.breakdown.gradients: that is what is live at the footprint's peak (some
   -- of the gradients, accumulation buffers, or none at all).
+  -- Frozen weights (g:freeze, LoRA, quantised) have none: s.trainable when the stats say.
+  local tr = tonumber(s.trainable)
+  if tr and tr >= 0 and tr <= params then params = tr end
   local grad = params * (opts.grad_bytes_per_param
     or grad_elem_bytes(fname, opts.precision or stats_precision(s), level + 1))
+  -- optimizer offload: gradients go to the host as the backward pass makes them (only those
+  -- live at the peak stay), as dlb.roofline.core_footprint counts them
+  local gmem = grad
+  if type(s.offload) == "table" and s.offload.optimizer and s.breakdown then
+    gmem = n(s.breakdown.gradients)
+  end
   -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,
   -- every gradient and the optimizer state per step, activations and workspace per sample;
   -- without a breakdown, the footprint per sample
   local fixed_mem, mem_sample
   if s.breakdown then
-    fixed_mem = n(bd.weights) + grad + n(bd.optimizer)
+    fixed_mem = n(bd.weights) + gmem + n(bd.optimizer)
     mem_sample = (n(bd.activations) + n(bd.workspace)) / b
   else
     fixed_mem, mem_sample = 0, n(s.footprint) / b
@@ -404,6 +427,7 @@ function M.data(o)
   local fname = "parallel.data"
   if type(o) ~= "table" then error(fname .. ": an options table expected, got " .. type(o), 2) end
   check_opts(fname, o, DATA_OPTS)
+  o = named_hw(fname, o)
   local dev = o.device or (o.hw and M.device(o.hw, o.precision
       or (is_catalogue(o.hw) and o.stats and stats_precision(o.stats)) or nil))
     or error(fname .. ": option 'hw' (or device) is required", 2)
@@ -584,7 +608,7 @@ doc.doc(M.bubble, "dlb.parallel.bubble(schedule, p, m[, v]) -> fraction",
 
 -- The layouts over per-layer costs (plan, evaluate, pipeline): lua/dlbench/parallel_plan.lua.
 require("dlbench.parallel_plan")(M, { num = num, enum = enum, set = set, check_opts = check_opts,
-  cluster_of = cluster_of, is_catalogue = is_catalogue, ALGOS = ALGOS, SCHEDS = SCHEDS,
+  cluster_of = cluster_of, is_catalogue = is_catalogue, named_hw = named_hw, ALGOS = ALGOS, SCHEDS = SCHEDS,
   SCHED_NAMES = SCHED_NAMES })
 
 ------------------------------------------------------------------------------------------

@@ -84,6 +84,9 @@ function M.transformer(o)
     params = o.tied == false and V * d or 0, bytes_sample = 2 * s * V * 4 + 2 * s * d * by,
     bytes_fixed = 3 * by * V * d, act_out = 0, act_kept = 4 * s * V, act_rep = 0,
     act_in = 2 * act, tp_bytes = 2 * act, tp_colls = 1, shardable = 0 }
+  -- the precision its bytes describe (2-byte activations: Korthikanti's mixed precision),
+  -- which evaluate/plan{layers=} time it at unless precision= says otherwise
+  out.precision = by == 2 and "mixed" or (by == 4 and "fp32" or nil)
   return out
 end
 doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=, vocab=51200, bytes=2,"
@@ -121,6 +124,7 @@ function M.word_lm(o)
     bytes_sample = 4 * q * v * by, bytes_fixed = 4 * by * po, act_out = 0,
     act_kept = 2 * q * v * by, act_rep = 0, act_in = q * hp * by, tp_bytes = 0, tp_colls = 0,
     shardable = 0 }
+  out.precision = by == 2 and "mixed" or (by == 4 and "fp32" or nil)
   return out
 end
 doc.doc(M.word_lm, "dlb.parallel.layers.word_lm{h=, v=, q=[, l=2, e=h, hp=, bytes=4]} -> {layer cost...}",
@@ -303,6 +307,7 @@ end
 
 function M.from_graph(g, o)
   local fname = "parallel.layers.from_graph"
+  local graph = require "dlbench.graph"
   o = o or {}
   check(fname, o, FG)
   if type(g) ~= "table" or type(g.layers) ~= "function" or type(g.ops) ~= "function" then
@@ -365,8 +370,8 @@ function M.from_graph(g, o)
   local out = {}
   local tname = {}   -- op type id -> name, looked up once per type
   local function per_layer(ops)
-    local f, b, fb, by, kinds = {}, {}, {}, {}, {}
-    for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i] = 0, 0, 0, 0, {} end
+    local f, b, fb, by, kinds, u = {}, {}, {}, {}, {}, {}
+    for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i], u[i] = 0, 0, 0, 0, {}, 0 end
     local cur = 1
     local F, By, Ph, Ly, Ty = ops.F, ops.B, ops.P, ops.L, ops.T
     for j = 1, #F do
@@ -381,11 +386,13 @@ function M.from_graph(g, o)
         kinds[li][nm] = true
       elseif ph == 1 then   -- backward
         b[li] = b[li] + F[j]; by[li] = by[li] + By[j]
+      elseif ph == 2 then   -- the optimizer's update: only the weights that train have one
+        u[li] = u[li] + F[j]
       end
     end
-    return f, b, fb, by, kinds
+    return f, b, fb, by, kinds, u
   end
-  local f1, b1, fb1, by1, kinds = per_layer(ops1)
+  local f1, b1, fb1, by1, kinds, upd1 = per_layer(ops1)
   local f2, b2, fb2, by2
   if two then f2, b2, fb2, by2 = per_layer(ops2) end
   local function split(x1, x2)   -- per sample, batch-independent
@@ -430,20 +437,33 @@ function M.from_graph(g, o)
     elseif k.embedding then
       r.shardable = 1
     end
+    -- frozen weights (g:freeze, LoRA's base weights, quantised weights) have no update: the
+    -- trainable parameters are the layer's update FLOPs over the optimizer's per parameter
+    local upf = s1.optimizer and graph.optimizers[s1.optimizer] and graph.optimizers[s1.optimizer].update_flops
+    if upf and upf > 0 then
+      local fz = (L1[i].params or 0) - upd1[i] / upf
+      if fz > 0.5 then r.frozen = math.floor(fz + 0.5) end
+    end
+    -- the layer's own weight bytes (quantised weights are smaller than params x w_bytes)
+    if (L1[i].weight_bytes or 0) > 0 then r.weight_bytes = L1[i].weight_bytes end
     out[i] = r
   end
   out.ops = ops_of(ops1, two and ops2, B, n)
   -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
   -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
-  local P = 0
-  for i = 1, n do P = P + (L1[i].params or 0) end
+  local P, Tr = 0, 0
+  for i = 1, n do
+    P = P + (L1[i].params or 0)
+    Tr = Tr + (L1[i].params or 0) - (out[i].frozen or 0)
+  end
   if P > 0 then
     local bd = s1.breakdown
     local prec = base.precision
     out.state_bytes = { w = (tonumber(bd.weights) or 0) / P,
       g = (prec == "fp32" or prec == "tf32") and 4 or 2,
-      o = (tonumber(bd.optimizer) or 0) / P }
+      o = Tr > 0 and (tonumber(bd.optimizer) or 0) / Tr or 0 }   -- per trainable parameter
   end
+  out.precision = base.precision   -- evaluate/plan{layers=} take it (docs/parallel.md)
   return out
 end
 
