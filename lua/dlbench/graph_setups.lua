@@ -100,7 +100,8 @@ return function(M, Graph, Tensor, ROLES, isint)
 
   -- Weight-only quantisation: the storage types a frozen weight may take (docs/graph.md
   -- "Quantised weights"; element sizes with their block scales in graphs/ir/op_cost.c).
-  local QUANT = { int8 = true, fp8 = true, nf4 = true, int4 = true, fp16 = true, bf16 = true }
+  local QUANT = { int8 = true, fp8 = true, nf4 = true, int4 = true, fp16 = true, bf16 = true,
+    fp32 = true }
   -- What bitsandbytes/transformers leave in 16 bits when they quantise a model: the
   -- embeddings (not nn.Linear) and the output head (transformers' get_keys_to_not_convert).
   M.quantize_skip = { "wte", "wpe", "embed", "lm_head", "/lora_[AB]$" }
@@ -108,7 +109,7 @@ return function(M, Graph, Tensor, ROLES, isint)
   function Graph:quantize(dtype, what, o)
     local fname = "g:quantize"
     if type(dtype) ~= "string" or not QUANT[dtype] then
-      error(fname .. ": dtype must be one of int8, fp8, nf4, int4, fp16, bf16, got "
+      error(fname .. ": dtype must be one of int8, fp8, nf4, int4, fp16, bf16, fp32, got "
         .. tostring(dtype), 2)
     end
     if type(what) == "table" and getmetatable(what) ~= Tensor and what[1] == nil and o == nil then

@@ -52,8 +52,8 @@ local TF = { layers = true, d = true, seq = true, heads = true, vocab = true, by
 -- dropout=false drops Korthikanti's dropout terms (two s d masks, a s^2 mask and a s^2
 -- output): s d (32 + 2 a s / d) bytes kept, 8 s d of them replicated (the two layernorm
 -- inputs and the attention and MLP inputs) -- the models of dlb.models, which have no dropout.
-function M.transformer(o)
-  local fname = "parallel.layers.transformer"
+function M.transformer_formula(o)
+  local fname = "parallel.layers.transformer_formula"
   check(fname, o, TF)
   local l, d, s = opt(fname, o, "layers"), opt(fname, o, "d"), opt(fname, o, "seq")
   local a = opt(fname, o, "heads", math.max(1, d / 128))
@@ -89,9 +89,40 @@ function M.transformer(o)
   out.precision = by == 2 and "mixed" or (by == 4 and "fp32" or nil)
   return out
 end
-doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=, vocab=51200, bytes=2,"
+doc.doc(M.transformer_formula, "dlb.parallel.layers.transformer_formula{layers=, d=, seq=[, heads=, vocab=51200, bytes=2,"
   .. " tied=true, embedding=true, dropout=true]} -> {layer cost...}",
-  "per-layer costs of a GPT-style transformer from closed forms (12 d^2 params, 24 s d^2 + 4 s^2 d FLOPs)")
+  "the papers' closed forms per layer (12 d^2 params, 24 s d^2 + 4 s^2 d FLOPs, Korthikanti's "
+  .. "activations): algorithmic counts, one op per layer when timed (no elementwise traffic, no "
+  .. "optimizer update: 33-75% faster than the op-by-op step); plans use layers.transformer")
+
+local TG = { layers = true, d = true, seq = true, heads = true, vocab = true, bytes = true,
+             tied = true, dropout = true }
+-- A GPT-style transformer's layers for plans: the zoo's GPT graph of that shape
+-- (dlb.models.gpt, context = seq) through from_graph, so a plan of these layers and a plan
+-- of the graph are the same computation (issue [18]: the closed form, one op per layer,
+-- disagreed with the graph by 33-75% in step time; its formulas stay in transformer_formula).
+function M.transformer(o)
+  local fname = "parallel.layers.transformer"
+  check(fname, o, TG)
+  local l, d, s = opt(fname, o, "layers"), opt(fname, o, "d"), opt(fname, o, "seq")
+  local a = opt(fname, o, "heads", math.max(1, math.floor(d / 128)))
+  local V = opt(fname, o, "vocab", 51200)
+  local by = opt(fname, o, "bytes", 2)
+  if by ~= 2 and by ~= 4 then
+    error(fname .. ": bytes must be 2 (mixed precision) or 4 (fp32), got " .. tostring(by), 2)
+  end
+  local ok, g = pcall(require("dlbench.models").gpt, { layers = l, hidden = d, heads = a,
+    seq = s, context = s, vocab = V, tied = o.tied ~= false, dropout = o.dropout ~= false })
+  if not ok then error(fname .. ": " .. require("dlbench.errors").strip(g), 2) end
+  local ls = M.from_graph(g, { precision = by == 2 and "mixed" or "fp32" })
+  ls.graph = g
+  return ls
+end
+doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=d/128, vocab=51200, bytes=2,"
+  .. " tied=true, dropout=true]} -> {layer cost...}",
+  "per-layer costs of a GPT-style transformer for plans: the zoo's GPT graph of that shape through "
+  .. "from_graph (embedding, blocks, output; 12 d^2 + 13 d params per block), op by op; the papers' "
+  .. "closed forms are layers.transformer_formula")
 
 local WLM = { h = true, v = true, l = true, q = true, e = true, hp = true, bytes = true }
 

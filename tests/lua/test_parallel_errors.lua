@@ -37,7 +37,7 @@ T.test("evaluate: batch = dp x m x mb with a whole micro-batch", function()
 end)
 
 T.test("evaluate: tp must divide the heads and hidden units", function()
-  T.checkerr("tp 3 does not divide the 16 heads/hidden units of layer 2 (layer1)", P.evaluate,
+  T.checkerr("tp 3 does not divide the 16 heads/hidden units of layer 2 (h0)", P.evaluate,
     { layers = XL, hw = H100, batch = 64, dp = 2, tp = 3, pp = 2, m = 4 })
   T.eq(XL[2].tp_div, 16, "gcd(16 heads, 2048 hidden)")
   -- from the zoo graph: the attention blocks carry the model's heads
