@@ -101,9 +101,9 @@ return function(M, Graph, d)
       local list = type(off) == "table" and off or { off }
       o.offload = {}
       for _, v in ipairs(list) do
-        if v ~= "optimizer" and v ~= "params" then
-          error(what .. ": offload must be \"optimizer\", \"params\" or {\"optimizer\", \"params\"}, got "
-            .. tostring(v), 3)
+        if v ~= "optimizer" and v ~= "params" and v ~= "activations" then
+          error(what .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list of "
+            .. "them, got " .. tostring(v), 3)
         end
         o.offload[v] = true
       end
@@ -169,6 +169,7 @@ return function(M, Graph, d)
       fp = offload.footprint
       if offload.optimizer then bd.optimizer = 0 end
       if offload.params then bd.weights = offload.working_set end
+      if offload.activations then bd.activations = offload.activations_kept end
     end
     local saved = nil
     if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys

@@ -216,7 +216,7 @@ return function(M, Graph, Tensor, ROLES, isint)
   local function offload_of(o, t, a)
     local eb = BYTES[o.precision] or 4
     local r = { optimizer = o.offload.optimizer or false, params = o.offload.params or false,
-      host_bytes = 0, traffic = 0, device_saved = 0 }
+      activations = false, host_bytes = 0, traffic = 0, device_saved = 0 }
     if r.optimizer then
       r.host_bytes = r.host_bytes + t.optimizer
       r.device_saved = r.device_saved + t.optimizer
@@ -233,6 +233,27 @@ return function(M, Graph, Tensor, ROLES, isint)
       r.device_saved = r.device_saved + math.max(0, t.weights - keep)
       r.traffic = r.traffic + 2 * t.weights
       r.working_set = keep
+    end
+    if o.offload.activations then
+      -- activation offload (torchtune's and Megatron's CPU offloading of the tensors saved
+      -- for backward): they go to the host in the forward pass and come back in the
+      -- backward; the device keeps about one layer's, estimated as the activations at the
+      -- peak times the largest layer's share of the forward bytes (without layers: all stay)
+      local F, By, Ph, Ly = core.analysis_arrays(a)
+      local per, tot = {}, 0
+      for j = 1, #By do
+        if Ph[j] == 0 and Ly[j] >= 0 then
+          per[Ly[j]] = (per[Ly[j]] or 0) + By[j]; tot = tot + By[j]
+        end
+      end
+      local big = 0
+      for _, b in pairs(per) do if b > big then big = b end end
+      local keep = tot > 0 and t.activations * big / tot or t.activations
+      r.activations = true
+      r.activations_kept = keep
+      r.device_saved = r.device_saved + (t.activations - keep)
+      r.host_bytes = r.host_bytes + (t.activations - keep)
+      r.traffic = r.traffic + 2 * (t.activations - keep)
     end
     r.footprint = t.footprint - r.device_saved
     return r

@@ -49,6 +49,14 @@ T.test("offload: the device's footprint in need, the host link's time in the ste
   -- H100 SXM's host link: PCIe Gen5 x16, 63 GB/s each way (catalogue, derived from PCI-SIG)
   T.eq(dlb.hw.get("H100").links.host.bw, 63e9, "host link")
   T.near(r.offload_time, s.offload.traffic / 63e9, 1e-12, "traffic over the host link")
+  -- activation offload: the kept activations go to the host and back; about one layer's stay
+  local sa = g:stats { precision = "mixed", optimizer = "adam", offload = "activations" }
+  local ra = R.time(sa, "H100")
+  assert(ra.footprint < R.time(full, "H100").footprint, "less device memory")
+  T.near(sa.offload.traffic, 2 * (full.breakdown.activations - sa.offload.activations_kept),
+    1e-9, "out and back")
+  T.eq(ra.footprint, ra.need, "one footprint")
+  T.checkerr("offload must be", g.stats, g, { offload = "disk" })
 end)
 
 T.test("weight-only quantisation: nf4, int4, int8, fp8 weights with their block scales", function()
