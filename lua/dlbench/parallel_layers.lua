@@ -338,7 +338,6 @@ end
 
 function M.from_graph(g, o)
   local fname = "parallel.layers.from_graph"
-  local graph = require "dlbench.graph"
   o = o or {}
   check(fname, o, FG)
   if type(g) ~= "table" or type(g.layers) ~= "function" or type(g.ops) ~= "function" then
@@ -424,6 +423,8 @@ function M.from_graph(g, o)
     return f, b, fb, by, kinds, u
   end
   local f1, b1, fb1, by1, kinds, upd1 = per_layer(ops1)
+  local utot, trainable = 0, tonumber(s1.trainable) or 0
+  for i = 1, #upd1 do utot = utot + upd1[i] end
   local f2, b2, fb2, by2
   if two then f2, b2, fb2, by2 = per_layer(ops2) end
   local function split(x1, x2)   -- per sample, batch-independent
@@ -468,12 +469,14 @@ function M.from_graph(g, o)
     elseif k.embedding then
       r.shardable = 1
     end
-    -- frozen weights (g:freeze, LoRA's base weights, quantised weights) have no update: the
-    -- trainable parameters are the layer's update FLOPs over the optimizer's per parameter
-    local upf = s1.optimizer and graph.optimizers[s1.optimizer] and graph.optimizers[s1.optimizer].update_flops
-    if upf and upf > 0 then
-      local fz = (L1[i].params or 0) - upd1[i] / upf
+    -- frozen weights (g:freeze, LoRA's base weights, quantised weights) have no update: a
+    -- layer's trainable parameters are its share of the update FLOPs (the same per parameter
+    -- for every weight: the optimizer's, plus the master-copy cast under mixed precision)
+    if utot > 0 then
+      local fz = (L1[i].params or 0) - upd1[i] * trainable / utot
       if fz > 0.5 then r.frozen = math.floor(fz + 0.5) end
+    elseif trainable == 0 and (L1[i].params or 0) > 0 then
+      r.frozen = L1[i].params
     end
     -- the layer's own weight bytes (quantised weights are smaller than params x w_bytes)
     if (L1[i].weight_bytes or 0) > 0 then r.weight_bytes = L1[i].weight_bytes end
