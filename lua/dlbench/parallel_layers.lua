@@ -96,7 +96,7 @@ doc.doc(M.transformer_formula, "dlb.parallel.layers.transformer_formula{layers=,
   .. "optimizer update: 33-75% faster than the op-by-op step); plans use layers.transformer")
 
 local TG = { layers = true, d = true, seq = true, heads = true, vocab = true, bytes = true,
-             tied = true, dropout = true }
+             tied = true, dropout = true, fuse = true }
 -- A GPT-style transformer's layers for plans: the zoo's GPT graph of that shape
 -- (dlb.models.gpt, context = seq) through from_graph, so a plan of these layers and a plan
 -- of the graph are the same computation (issue [18]: the closed form, one op per layer,
@@ -114,12 +114,12 @@ function M.transformer(o)
   local ok, g = pcall(require("dlbench.models").gpt, { layers = l, hidden = d, heads = a,
     seq = s, context = s, vocab = V, tied = o.tied ~= false, dropout = o.dropout ~= false })
   if not ok then error(fname .. ": " .. require("dlbench.errors").strip(g), 2) end
-  local ls = M.from_graph(g, { precision = by == 2 and "mixed" or "fp32" })
+  local ls = M.from_graph(g, { precision = by == 2 and "mixed" or "fp32", fuse = o.fuse })
   ls.graph = g
   return ls
 end
 doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=d/128, vocab=51200, bytes=2,"
-  .. " tied=true, dropout=true]} -> {layer cost...}",
+  .. " tied=true, dropout=true, fuse=]} -> {layer cost...}",
   "per-layer costs of a GPT-style transformer for plans: the zoo's GPT graph of that shape through "
   .. "from_graph (embedding, blocks, output; 12 d^2 + 13 d params per block), op by op; the papers' "
   .. "closed forms are layers.transformer_formula")

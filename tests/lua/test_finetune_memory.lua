@@ -153,6 +153,12 @@ T.test("layers.transformer is the graph path: time and memory within 2% across s
         string.format("d %d: step %g vs %g, mem %g vs %g", c.d, a.step, b.step, a.mem, b.mem))
     end
   end
+  -- fusion passes reach the graph's layers (FlashAttention: no s x s scores)
+  local a = P.evaluate { layers = P.layers.transformer { layers = 4, d = 1024, heads = 16,
+    seq = 1024, vocab = 32000, dropout = false, fuse = true }, hw = "A100-SXM4-80GB", batch = 8, dp = 1 }
+  local b = P.evaluate { graph = dlb.models.gpt { layers = 4, hidden = 1024, heads = 16, seq = 1024,
+    context = 1024, vocab = 32000 }, hw = "A100-SXM4-80GB", batch = 8, dp = 1, fuse = true }
+  assert(rel(a.step, b.step) < 0.02 and rel(a.mem, b.mem) < 0.02, "fused: " .. a.step .. " vs " .. b.step)
   -- the papers' closed forms stay, as formulas (one op per layer, no optimizer update)
   local f = P.layers.transformer_formula { layers = 2, d = 1024, seq = 512, heads = 16 }
   T.eq(f[2].params, 12 * 1024 * 1024, "12 d^2 (Narayanan et al. 2021)")
