@@ -121,6 +121,7 @@ B.functions = {
   "graph_layer(g: graph, name: string?) = check dlb_graph_layer(g, name)",
   "graph_checkpoint(g: graph, t: int) = check dlb_graph_checkpoint(g, t)",
   "graph_freeze(g: graph, t: int, frozen: bool) = check dlb_graph_freeze(g, t, frozen)",
+  "graph_set_dtype(g: graph, t: int, dtype: int) = check dlb_graph_set_dtype(g, t, dtype)",
   "_graph_ntensors(g: graph) -> size = dlb_graph_ntensors(g)",
   "_graph_nops(g: graph) -> size = dlb_graph_nops(g)",
   "_graph_tensor_info(g: graph, t: int) -> nd: int, dt: int, role: int, prod: int = check dlb_graph_tensor_info(g, t, &nd, &dt, &role, &prod)",

@@ -197,7 +197,7 @@ local gpt_graph = dlb.models.gpt { size = "gpt3-175b" }
 local a100 = dlb.hw.get("A100-SXM4-80GB") -- links: NVLink intra-node, 200 Gb/s inter-node
 local cluster = P.cluster { per_node = 8, nodes = 512, hw = a100 }
 local plans, evaluated = P.plan { graph = gpt_graph, hw = a100, cluster = cluster, batch = 1536 }
-local closed = P.plan { layers = P.layers.transformer { layers = 96, d = 12288, seq = 2048,
+local closed = P.plan { layers = P.layers.transformer_formula { layers = 96, d = 12288, seq = 2048,
   heads = 96, vocab = 50257, dropout = false }, hw = a100, precision = "mixed",
   cluster = cluster, batch = 1536 }
 local rows = plans -- a dlb.table; rows[i] is its i-th row

@@ -68,6 +68,10 @@ double dlb_dtype_size(int dt) {
   case DLB_DT_FP16: case DLB_DT_BF16: return 2;
   case DLB_DT_FP8: case DLB_DT_INT8: return 1;
   case DLB_DT_INT64: case DLB_DT_FP64: return 8;
+  /* 4 bits + an 8-bit scale per block of 64 + an fp32 scale of the scales per 256 blocks */
+  case DLB_DT_NF4: return (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+  /* 4 bits + an fp16 scale and a 4-bit zero point per group of 128 */
+  case DLB_DT_INT4: return (4.0 + (16.0 + 4.0) / 128) / 8;
   default: return 4;
   }
 }

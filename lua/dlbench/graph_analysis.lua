@@ -104,9 +104,9 @@ local function parse(opts, what)
     local list = type(off) == "table" and off or { off }
     o.offload = {}
     for _, v in ipairs(list) do
-      if v ~= "optimizer" and v ~= "params" then
-        error(what .. ": offload must be \"optimizer\", \"params\" or {\"optimizer\", \"params\"}, got "
-          .. tostring(v), 3)
+      if v ~= "optimizer" and v ~= "params" and v ~= "activations" then
+        error(what .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list of "
+          .. "them, got " .. tostring(v), 3)
       end
       o.offload[v] = true
     end
@@ -172,6 +172,7 @@ function Graph:stats(opts)
     fp = offload.footprint
     if offload.optimizer then bd.optimizer = 0 end
     if offload.params then bd.weights = offload.working_set end
+    if offload.activations then bd.activations = offload.activations_kept end
   end
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys

@@ -98,6 +98,55 @@ function Graph:freeze(what)
   for _, t in ipairs(ids) do core.graph_freeze(self._h, t, true) end
   return #ids
 end
+-- Weight-only quantisation: the storage types a frozen weight may take (docs/graph.md
+-- "Quantised weights"; element sizes with their block scales in graphs/ir/op_cost.c).
+local QUANT = { int8 = true, fp8 = true, nf4 = true, int4 = true, fp16 = true, bf16 = true,
+  fp32 = true }
+-- What bitsandbytes/transformers leave in 16 bits when they quantise a model: the
+-- embeddings (not nn.Linear) and the output head (transformers' get_keys_to_not_convert).
+M.quantize_skip = { "wte", "wpe", "embed", "lm_head", "/lora_[AB]$" }
+local QUANT_OPTS = { skip = true }
+function Graph:quantize(dtype, what, o)
+  local fname = "g:quantize"
+  if type(dtype) ~= "string" or not QUANT[dtype] then
+    error(fname .. ": dtype must be one of int8, fp8, nf4, int4, fp16, bf16, fp32, got "
+      .. tostring(dtype), 2)
+  end
+  if type(what) == "table" and getmetatable(what) ~= Tensor and what[1] == nil and o == nil then
+    o, what = what, nil -- g:quantize("nf4", {skip = {...}})
+  end
+  o = o or {}
+  require("dlbench.options").check(o, QUANT_OPTS, fname)
+  local skip = o.skip or M.quantize_skip
+  if type(skip) == "string" then skip = { skip } end
+  if type(skip) ~= "table" then error(fname .. ": skip must be a list of Lua patterns", 2) end
+  local dt = core.enum["DLB_DT_" .. dtype:upper()]
+  local ids
+  if what ~= nil then ids = weights_of(self, what, fname)
+  else -- every matrix (rank >= 2) but the skipped names: the linear layers' weights
+    ids = {}
+    local nt = core.graph_counts(self._h)
+    for t = 0, nt - 1 do
+      local name, dims, _, role = core.graph_tensor_info(self._h, t)
+      if role == ROLES.weight and #dims >= 2 then
+        local keep = true
+        for _, p in ipairs(skip) do if name:find(p) then keep = false; break end end
+        if keep then ids[#ids + 1] = t end
+      end
+    end
+  end
+  for _, t in ipairs(ids) do
+    core.graph_set_dtype(self._h, t, dt)
+    core.graph_freeze(self._h, t, true) -- a quantised weight does not train (QLoRA, sec. 3)
+  end
+  return #ids
+end
+doc.doc(Graph.quantize, "g:quantize(dtype[, weight | \"pattern\" | {...}][, {skip=}]) -> count",
+  "weight-only quantisation: store weights as int8, fp8, nf4 or int4 (block scales counted: "
+  .. "nf4 4.127 bits, int4 4.156 bits per weight) and freeze them; by default every matrix "
+  .. "but the embeddings, the output head and LoRA adapters (skip = Lua patterns). QLoRA: "
+  .. "dlb.models.llama{..., lora = {...}, quantize = \"nf4\"}")
+
 function Graph:unfreeze(what)
   local ids = weights_of(self, what, "g:unfreeze")
   for _, t in ipairs(ids) do core.graph_freeze(self._h, t, false) end
@@ -171,7 +220,7 @@ local BYTES = { [0] = 4, 2, 2, 2, 2, 1, 4 } -- element bytes by policy (fp32 ...
 local function offload_of(o, t, a)
   local eb = BYTES[o.precision] or 4
   local r = { optimizer = o.offload.optimizer or false, params = o.offload.params or false,
-    host_bytes = 0, traffic = 0, device_saved = 0 }
+    activations = false, host_bytes = 0, traffic = 0, device_saved = 0 }
   if r.optimizer then
     r.host_bytes = r.host_bytes + t.optimizer
     r.device_saved = r.device_saved + t.optimizer
@@ -188,6 +237,27 @@ local function offload_of(o, t, a)
     r.device_saved = r.device_saved + math.max(0, t.weights - keep)
     r.traffic = r.traffic + 2 * t.weights
     r.working_set = keep
+  end
+  if o.offload.activations then
+    -- activation offload (torchtune's and Megatron's CPU offloading of the tensors saved
+    -- for backward): they go to the host in the forward pass and come back in the
+    -- backward; the device keeps about one layer's, estimated as the activations at the
+    -- peak times the largest layer's share of the forward bytes (without layers: all stay)
+    local F, By, Ph, Ly = core.analysis_arrays(a)
+    local per, tot = {}, 0
+    for j = 1, #By do
+      if Ph[j] == 0 and Ly[j] >= 0 then
+        per[Ly[j]] = (per[Ly[j]] or 0) + By[j]; tot = tot + By[j]
+      end
+    end
+    local big = 0
+    for _, b in pairs(per) do if b > big then big = b end end
+    local keep = tot > 0 and t.activations * big / tot or t.activations
+    r.activations = true
+    r.activations_kept = keep
+    r.device_saved = r.device_saved + (t.activations - keep)
+    r.host_bytes = r.host_bytes + (t.activations - keep)
+    r.traffic = r.traffic + 2 * (t.activations - keep)
   end
   r.footprint = t.footprint - r.device_saved
   return r

@@ -31,6 +31,7 @@ M.device, M.cluster = base.device, base.cluster
 local COLL_OPTS = set { "bytes", "n", "bw", "latency", "eff", "algo", "shards", "cluster",
                         "per_node" }
 
+
 -- Cost of one collective: a flat tier (bw, latency) or, for allreduce, a cluster.
 function M.collective(op, o)
   local fname = "parallel." .. tostring(op)
@@ -149,14 +150,23 @@ local function work_of(fname, s, at, opts, level)
   -- The allreduce moves one gradient per trainable parameter: params x bytes per gradient
   -- element. Not s.breakdown.gradients: that is what is live at the footprint's peak (some
   -- of the gradients, accumulation buffers, or none at all).
+  -- Frozen weights (g:freeze, LoRA, quantised) have none: s.trainable when the stats say.
+  local tr = tonumber(s.trainable)
+  if tr and tr >= 0 and tr <= params then params = tr end
   local grad = params * (opts.grad_bytes_per_param
     or grad_elem_bytes(fname, opts.precision or stats_precision(s), level + 1))
+  -- optimizer offload: gradients go to the host as the backward pass makes them (only those
+  -- live at the peak stay), as dlb.roofline.core_footprint counts them
+  local gmem = grad
+  if type(s.offload) == "table" and s.offload.optimizer and s.breakdown then
+    gmem = n(s.breakdown.gradients)
+  end
   -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,
   -- every gradient and the optimizer state per step, activations and workspace per sample;
   -- without a breakdown, the footprint per sample
   local fixed_mem, mem_sample
   if s.breakdown then
-    fixed_mem = n(bd.weights) + grad + n(bd.optimizer)
+    fixed_mem = n(bd.weights) + gmem + n(bd.optimizer)
     mem_sample = (n(bd.activations) + n(bd.workspace)) / b
   else
     fixed_mem, mem_sample = 0, n(s.footprint) / b
@@ -240,6 +250,7 @@ function M.data(o)
   local fname = "parallel.data"
   if type(o) ~= "table" then error(fname .. ": an options table expected, got " .. type(o), 2) end
   check_opts(fname, o, DATA_OPTS)
+  o = base.named_hw(fname, o)
   local dev = o.device or (o.hw and M.device(o.hw, o.precision
       or (is_catalogue(o.hw) and o.stats and stats_precision(o.stats)) or nil))
     or error(fname .. ": option 'hw' (or device) is required", 2)

@@ -122,10 +122,25 @@ doc.doc(M.device, "dlb.parallel.device(hw[, precision]) -> {peak=, mem_bw=, mem=
   "the numbers of a dlb.hw device (or any table with those fields) the parallel models use: "
   .. "the same description (hw:roof) as dlb.roofline.time, with mem")
 
+-- A device name works wherever a device does (dlb.roofline.time takes names too): an
+-- options table whose hw is a name gets a copy with the catalogue device in its place.
+local function named_hw(fname, o)
+  if type(o) ~= "table" or type(rawget(o, "hw")) ~= "string" then return o end
+  local errors = require "dlbench.errors"
+  local ok, d = pcall(require("dlbench.hw").get, o.hw)
+  if not ok then errors.raise(fname .. ": hw: " .. errors.strip(d)) end
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  c.hw = d
+  return c
+end
+M.named_hw = named_hw
+
 local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw" }
 -- A cluster: devices per node, nodes and two link tiers (default: the hw's links).
 function M.cluster(o)
   check_opts("parallel.cluster", o, CLUSTER_OPTS)
+  o = named_hw("parallel.cluster", o)
   local links = o.hw and o.hw.links or {}
   local c = { per_node = num("parallel.cluster", "per_node", o.per_node, 1, "count"),
               nodes = num("parallel.cluster", "nodes", o.nodes, 1, "count") }

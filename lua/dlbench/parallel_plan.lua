@@ -12,6 +12,7 @@ local num, enum, set, check_opts, cluster_of = base.num, base.enum, base.set, ba
 local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = base.is_catalogue, base.ALGOS, base.SCHEDS,
   base.SCHED_NAMES
 
+local named_hw = base.named_hw
 local M = {}
 
 -- The layer array of a plan's `layers=`/`graph=` option: a list of layer costs, or a
@@ -123,12 +124,34 @@ local function name_layers(msg, ls)
 end
 
 local function setup(fname, o)
-  -- a graph is analysed in mixed precision unless precision= says otherwise; the device's
-  -- peak follows it
-  local gp = is_graph(o.layers or o.graph) and is_catalogue(o.hw) and "mixed" or nil
+  -- a graph is analysed in mixed precision unless precision= says otherwise; a layer list
+  -- carries the precision it was built with (from_graph, layers.transformer); the device's
+  -- peak follows it. A catalogue device with a list that says none is refused rather than
+  -- timed at the device's default (fp32 on a GPU: the trap of issue [18]).
+  local src = o.layers or o.graph
+  local gp = is_graph(src) and is_catalogue(o.hw) and "mixed" or nil
+  if gp == nil and type(src) == "table" and not is_graph(src) then gp = rawget(src, "precision") end
+  if o.precision == nil and gp == nil and o.device == nil and is_catalogue(o.hw) then
+    error(fname .. ": the layers carry no precision (dlb.parallel.layers.from_graph and "
+      .. "layers.transformer set one): pass precision= (\"mixed\", \"bf16\", \"fp32\" ...)", 3)
+  end
   local dev = o.device or (o.hw and base.device(o.hw, o.precision or gp))
     or error(fname .. ": option 'hw' (or device) is required", 3)
-  local ls = layers_of(fname, o.layers or o.graph, o)
+  local ls = layers_of(fname, src, o)
+  if o.w_bytes ~= nil and type(ls) == "table" then
+    -- w_bytes= given: it sets every layer's weight bytes (a graph's own per-layer bytes go)
+    local c = {}
+    for k, v in pairs(ls) do c[k] = v end
+    for i, l in ipairs(ls) do
+      if type(l) == "table" and l.weight_bytes ~= nil then
+        local m = {}
+        for k, v in pairs(l) do m[k] = v end
+        m.weight_bytes = nil
+        c[i] = m
+      end
+    end
+    ls = c
+  end
   local cl = cluster_of(fname, o)
   return ls, dev, cl
 end
@@ -137,6 +160,7 @@ end
 function M.plan(o)
   local fname = "parallel.plan"
   check_opts(fname, o, PLAN_OPTS)
+  o = named_hw(fname, o)
   local ls, dev, cl = setup(fname, o)
   local po = plan_opts(fname, o, ls)
   if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
@@ -184,11 +208,83 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
-  "fuse" }
+  "fuse", "offload" }
+
+-- Offload of one layout (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
+-- 2021; activation offload as torchtune/Megatron's CPU offloading): what leaves the
+-- fullest device for host memory, and the bytes each device moves over its host link per
+-- step, added to the step unhidden (an upper bound, as dlb.roofline.time). optimizer: the
+-- optimizer state leaves and the update runs on the host; the gradients go down as the
+-- backward pass makes them and the updated weights come back (the device's gradient and
+-- weight bytes). params: the weights live on the host and are fetched for every
+-- micro-batch's forward and backward; the device keeps the largest layer's. activations:
+-- the activations kept for backward go to the host and come back; the device keeps one
+-- layer's. ZeRO partitions what each device moves.
+local OFFLOAD = { optimizer = true, params = true, activations = true }
+local function offload_set(fname, off)
+  if off == nil or off == false then return nil end
+  local list = type(off) == "table" and off or { off }
+  local set = {}
+  for _, v in ipairs(list) do
+    if not OFFLOAD[v] then
+      error(fname .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list "
+        .. "of them, got " .. tostring(v), 4)
+    end
+    set[v] = true
+  end
+  return set
+end
+local function apply_offload(r, off, ls, po, cfg, hw, fname)
+  local R = require "dlbench.roofline"
+  local host = type(hw) == "table" and hw.links and hw.links.host
+  local bw = host and host.bw or R.DEFAULT_HOST_BW
+  local tp, dp, zero = cfg.tp, cfg.dp, cfg.zero
+  local w, g, opt, act = r.mem_weights, r.mem_grads, r.mem_opt, r.mem_act
+  local traffic = 0
+  if off.optimizer then
+    traffic = traffic + g + w   -- gradients down, the updated weights up
+    opt, g = 0, 0
+  end
+  if off.params then
+    -- the largest layer's weights stay (a working set, split by tensor parallelism)
+    local big = 0
+    for _, l in ipairs(ls) do
+      local wb = l.weight_bytes or (l.params or 0) * (po.w_bytes > 0 and po.w_bytes or 2)
+      wb = wb / ((l.tp_bytes or 0) > 0 and tp or 1)
+      if wb > big then big = wb end
+    end
+    traffic = traffic + 2 * cfg.m * w
+    w = math.min(w, big)
+  end
+  if off.activations then
+    -- one layer's kept activations stay: the largest per-sample share times the micro-batch
+    local big = 0
+    for _, l in ipairs(ls) do
+      local a = ((l.act_kept or 0) / ((l.tp_bytes or 0) > 0 and tp or 1) + (l.act_rep or 0)) * r.mb
+      if a > big then big = a end
+    end
+    traffic = traffic + 2 * math.max(0, act - big) * cfg.m
+    act = math.min(act, big)
+  end
+  local mem = core.roofline_step_memory(po.mem_schedule, w, g, opt, act, po.slack)
+  r.offload = { optimizer = off.optimizer or false, params = off.params or false,
+    activations = off.activations or false, traffic = traffic, host_bw = bw,
+    host_link = host and "links.host" or "default PCIe 4.0 x16", mem_full = r.mem }
+  r.mem, r.mem_weights, r.mem_grads, r.mem_opt, r.mem_act = mem, w, g, opt, act
+  r.offload_time = traffic / bw
+  r.step = r.step + r.offload_time
+  r.throughput = po.batch / r.step
+  local scale = (r.step - r.offload_time) / r.step
+  r.util, r.mfu, r.hfu = r.util * scale, r.mfu * scale, r.hfu * scale
+  local devmem = type(hw) == "table" and hw.mem or 0
+  r.fits = (devmem <= 0 or mem <= devmem) and 1 or 0   -- decorate makes it a boolean
+  return r
+end
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
   check_opts(fname, o, EVAL_OPTS)
+  o = named_hw(fname, o)
   -- the degrees first: they size the hw's own cluster below
   local pipe = fname == "parallel.pipeline"
   num(fname, "dp", o.dp, 1, "count")
@@ -211,8 +307,10 @@ local function evaluate(fname, o)
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
                 recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
+  local off = offload_set(fname, o.offload)
   local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
   if not ok then error(name_layers(r, ls), 0) end
+  if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname) end
   r = decorate(r, po)
   r.stage_mem = stages
   return r

@@ -211,7 +211,7 @@ local function time_tostring(r)
     out[#out + 1] = string.format("offload %s over the host link", P.seconds(r.offload_time))
   end
   if r.footprint then
-    out[#out + 1] = string.format("footprint %s of %s (%s)", P.si(r.need or r.footprint, "B"),
+    out[#out + 1] = string.format("footprint %s of %s (%s)", P.si(r.footprint, "B"),
       P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit")
   end
   return table.concat(out, ", ")
@@ -349,7 +349,11 @@ function M.time(s, dev, opts)
   end
   if fp ~= nil then
     local need, cap, rule = M.core_footprint(s, dev, scale, { schedule = sched, slack = opts.slack })
-    r.footprint = num(fp, "footprint", fn) * scale
+    -- one number called footprint: what the device (one core on a TPU board) holds under the
+    -- memory schedule, the bytes compared with its memory (r.need, r.memory: the same); the
+    -- graph engine's own scheduled peak of the whole step stays in r.footprint_graph
+    r.footprint_graph = num(fp, "footprint", fn) * scale
+    r.footprint = need
     -- without a breakdown the stats' own footprint is all there is: schedule "footprint"
     r.memory, r.schedule = need, rule:match("_whole$") and "footprint" or sched
     if rule == "device_whole" then rule = "device" end
@@ -412,8 +416,18 @@ function M.core_footprint(s, dev, scale, opts)
   local ge = M.grad_elem(plain and s.precision or nil) or 4
   local act = part("activations") + part("workspace")
   if board then act = act / dev.cores end
-  -- all the gradients: params x gradient bytes (the breakdown's own when params are unknown)
-  local grads = params and params * ge or part("gradients")
+  -- all the gradients of the weights that train: trainable params x gradient bytes (frozen
+  -- weights, g:freeze and LoRA, have none; the breakdown's own when params are unknown).
+  -- Under optimizer offload (ZeRO-Offload, Ren et al. 2021 sec. 4.1) each gradient leaves
+  -- for the host as the backward pass makes it: only those live at the peak stay.
+  local trainable = plain and tonumber(s.trainable) or nil
+  local off = rawget(s, "offload")
+  local grads
+  if type(off) == "table" and off.optimizer then grads = part("gradients")
+  else
+    local n = trainable or params
+    grads = n and n * ge or part("gradients")
+  end
   local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,
     part("optimizer") * scale, act * scale, opts.slack or 0)
   if board then return need, dev.mem_per_core, "per_core" end

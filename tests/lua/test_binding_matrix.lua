@@ -168,7 +168,7 @@ local good = {
   { "file_read", HF, 64 }, { "file_read", here .. "/../fixtures/no-such-file", 64 },
   { "json_parse", '{"a": [1, 2, {"b": null, "c": "x"}], "d": true}', "doc" },
   -- last: it changes G
-  { "graph_freeze", G, W, true },
+  { "graph_freeze", G, W, true }, { "graph_set_dtype", G, W, 9 },
 }
 
 local BAD = { nil, true, "x", 1.5, -1, {}, { 1, "a" }, P, G }
