@@ -183,25 +183,72 @@ function M.resolve(fw, fam, explicit, fname)
 end
 
 -- == the attention kernel: device x kernel family =======================================
--- A device keeps its measured efficiency per kernel family in hw field attn_kernels
--- ({flash2 = 0.34, flash3 = 0.51, ...}, each with its source); attn_eff is the
--- FlashAttention-2 value (the family the catalogue measured first). The efficiency a
--- profile's kernel gets on a device, and a note when the device has no number for it:
--- "unfused" -> 0 (no fused kernel: the GEMM efficiency applies op by op); a family without
--- a measured number -> the device's attn_eff (FlashAttention-2), said so in the note.
+-- The catalogue keeps each device's measured efficiency per kernel family
+-- (lua/dlbench/hw_kernels.lua: {flash2 = {0.34, source}, flash3 = {0.51, source}} for the
+-- H100); the device's attn_eff is the FlashAttention-2 value. The efficiency a profile's
+-- kernel gets on a device at a precision, and the kernel as reported: "unfused" -> the
+-- device's attn_eff is irrelevant (the attention pass is off: no fused kernel); a family
+-- without a measured number on that device -> the device's attn_eff, said so.
 function M.attention_eff(p, dev, prec)
   local fam = p.attention
   local base = dev:attention_eff(prec)
   if fam == "unfused" then return base, "unfused" end
-  local t = dev.attn_kernels
+  local t = require("dlbench.hw_kernels")[dev.name]
   local e = type(t) == "table" and t[fam]
-  if type(e) == "number" and base > 0 and dev.attn_eff and dev.attn_eff > 0 then
+  if e and base > 0 and dev.attn_eff and dev.attn_eff > 0 then
     -- the same precision scaling as attn_eff (fp8 steps run attention in bf16)
-    return base * e / dev.attn_eff, fam
+    return base * e[1] / dev.attn_eff, fam
   end
-  if fam == "flash2" or base == 0 then return base, fam end
+  if base == 0 then return 0, fam .. " (no fused-attention efficiency on " .. tostring(dev.name)
+    .. " at " .. tostring(prec) .. ": the GEMM efficiency applies)" end
+  if fam == "flash2" then return base, fam end
   return base, fam .. " (no measured efficiency on " .. tostring(dev.name)
     .. ": the device's FlashAttention-2 attn_eff)"
+end
+
+-- == calibration =========================================================================
+-- calibration = "catalogue" (the default: hw_catalog.lua's datasheet and paper values) or
+-- "validated" (the CALIBRATED values of lua/dlbench/hw_calibrated.lua, fitted by
+-- notebooks/validation.lua on its calibration rows). docs/frameworks.md says why the
+-- catalogue is the default.
+M.CALIBRATIONS = { catalogue = true, validated = true }
+M.DEFAULT_CALIBRATION = "catalogue"
+
+function M.check_calibration(c, fname)
+  if c == nil then return M.DEFAULT_CALIBRATION end
+  if not M.CALIBRATIONS[c] then
+    error(fname .. ": calibration must be \"catalogue\" or \"validated\", got " .. tostring(c), 3)
+  end
+  return c
+end
+
+local function unit_of(prec)
+  if prec == "fp8" then return "fp8" end
+  if prec == "fp32" or prec == "fp64" then return nil end
+  return "tensor"
+end
+
+-- The device a calibration gives at a device precision, and a note saying what was used.
+function M.calibrate(dev, prec, calibration)
+  if calibration ~= "validated" then return dev, "catalogue flops_eff" end
+  local C = require "dlbench.hw_calibrated"
+  local u = unit_of(prec)
+  local e = C.flops_eff[dev.name]
+  e = e and u and e[u]
+  if not e then
+    return dev, string.format("no CALIBRATED flops_eff for %s at %s: catalogue value", tostring(dev.name),
+      tostring(prec))
+  end
+  return dev:with { flops_eff = e[1] }, string.format("CALIBRATED flops_eff %.2f (%s%s, %d rows "
+    .. "of notebooks/validation.lua)", e[1], u, e.pooled and ", pooled over the " .. e.pooled
+    .. " rows" or "", #e[2])
+end
+
+-- The CALIBRATED collective efficiency of a profile (nil: none).
+function M.collective_eff(p, calibration)
+  if calibration ~= "validated" then return nil end
+  local c = require("dlbench.hw_calibrated").collective[p.name]
+  return c and c[1] or nil
 end
 
 -- == provenance ==========================================================================
@@ -261,6 +308,13 @@ doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {over
   .. "slack=, gather_tensors=}", "the planner options a profile sets when the caller does not")
 doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",
   "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\")")
+doc.doc(M.check_calibration, "dlb.frameworks.check_calibration(c, fname) -> name",
+  "\"catalogue\" (default) or \"validated\"")
+doc.doc(M.calibrate, "dlb.frameworks.calibrate(hw, precision, calibration) -> hw, note",
+  "the device under a calibration: \"validated\" takes the CALIBRATED flops_eff of "
+  .. "lua/dlbench/hw_calibrated.lua (fitted by notebooks/validation.lua) where it has one")
+doc.doc(M.collective_eff, "dlb.frameworks.collective_eff(profile, calibration) -> fraction or nil",
+  "the CALIBRATED share of the links' bandwidth of a profile's collectives (validated only)")
 doc.doc(M, "dlb.frameworks", "framework profiles as data with sources: list(), get(name), "
   .. "default([name]); framework= in g:stats, roofline.time, parallel.evaluate/plan, sweeps, "
   .. "scaling.project (docs/frameworks.md)")

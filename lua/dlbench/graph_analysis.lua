@@ -98,7 +98,11 @@ return function(M, Graph, d)
     o.inference = opts.inference and true or false
     o.fuse, o.fuse_names = fuse_bits(opts.fuse, what)
     o.fuse_given = opts.fuse ~= nil
-    if opts.framework ~= nil then
+    if opts.framework == "auto" then
+      -- the default profile (the session's, else the family's): what the time models apply
+      if o.fuse_given then error(what .. ": give framework= or fuse=, not both", 3) end
+      o.framework = "auto"
+    elseif opts.framework ~= nil then
       local ok, p = pcall(frameworks.get, opts.framework, what)
       if not ok then error(p, 3) end
       if o.fuse_given then
@@ -184,7 +188,9 @@ return function(M, Graph, d)
     -- profile to an algorithmic step they are given (frameworks.origin keeps its graph)
     local fam = o.framework and family_of(self, names, values, o) or nil
     local prof, psource
-    if o.framework then
+    if o.framework == "auto" then
+      prof, psource = frameworks.resolve(nil, fam, false, "g:stats")
+    elseif o.framework then
       prof, psource = frameworks.resolve(o.framework, fam, false, "g:stats")
     else
       prof = frameworks.get("none")
