@@ -6,6 +6,9 @@
 -- collectives). Every number below is computed by dlbench; predictions are labelled so.
 --   dlbench run notebooks/hardware.lua [outdir]     (default out/; a few seconds)
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local E = dlb.energy
 local P = dlb.parallel
 

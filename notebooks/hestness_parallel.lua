@@ -8,6 +8,9 @@
 -- Every figure shows model predictions (lines/bars); points mark the paper's numbers.
 -- Run: dlbench run notebooks/hestness_parallel.lua   (figures go to out/ when dlb.plot exists)
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local P = dlb.parallel
 
 -- A device from the dlb.hw catalogue when that module is present, else the given numbers.

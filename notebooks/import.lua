@@ -4,6 +4,9 @@
 -- Hugging Face Llama config imported and its training planned on a cluster.
 -- Run: build/bin/dlbench run notebooks/import.lua   (from the source tree)
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local nn = require "dlbench.nn"
 local tr = require "dlbench.models.transformer"
 local si = require("dlbench.graph").si

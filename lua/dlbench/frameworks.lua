@@ -214,8 +214,15 @@ end
 M.CALIBRATIONS = { catalogue = true, validated = true }
 M.DEFAULT_CALIBRATION = "catalogue"
 
+local session_cal = nil
+function M.default_calibration(c)
+  if c == nil then session_cal = nil else session_cal = M.check_calibration(c, "dlb.frameworks.default_calibration") end
+  return session_cal or M.DEFAULT_CALIBRATION
+end
+function M.calibration_session() return session_cal end
+
 function M.check_calibration(c, fname)
-  if c == nil then return M.DEFAULT_CALIBRATION end
+  if c == nil then return session_cal or M.DEFAULT_CALIBRATION end
   if not M.CALIBRATIONS[c] then
     error(fname .. ": calibration must be \"catalogue\" or \"validated\", got " .. tostring(c), 3)
   end
@@ -308,6 +315,10 @@ doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {over
   .. "slack=, gather_tensors=}", "the planner options a profile sets when the caller does not")
 doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",
   "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\")")
+doc.doc(M.default_calibration, "dlb.frameworks.default_calibration([\"catalogue\" | \"validated\"]) -> name",
+  "set the calibration used when a call gives none (nil: back to \"catalogue\")")
+doc.doc(M.calibration_session, "dlb.frameworks.calibration_session() -> name or nil",
+  "the calibration set by default_calibration (nil: none set)")
 doc.doc(M.check_calibration, "dlb.frameworks.check_calibration(c, fname) -> name",
   "\"catalogue\" (default) or \"validated\"")
 doc.doc(M.calibrate, "dlb.frameworks.calibrate(hw, precision, calibration) -> hw, note",

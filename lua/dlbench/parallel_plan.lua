@@ -276,6 +276,7 @@ return function(M, d)
     local pv = fw.provenance(info.prof, info.src, info.calibration, applied)
     r.dlbench, r.defaults = pv.dlbench, table.concat(applied, ", ")
     r.provenance = fw.provenance_line(pv)
+    fw.last = pv
     return r
   end
 

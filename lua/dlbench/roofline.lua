@@ -429,6 +429,7 @@ function M.time(s, dev, opts)
   if opts.attention_flops == nil then defaults[#defaults + 1] = "attention_flops " .. matt end
   if psource == "device" then defaults[#defaults + 1] = "precision " .. prec end
   r.provenance = fw.provenance(prof, fsource, calibration, defaults)
+  fw.last = r.provenance
   r.intensity = r.bytes > 0 and r.flops / r.bytes or math.huge
   r.attainable = r.time > 0 and r.flops / r.time or 0
   r.ridge = core.roofline_ridge(roof, true)
