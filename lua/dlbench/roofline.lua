@@ -207,7 +207,7 @@ local function time_tostring(r)
     r.precision_source == "device" and ": the device's natural precision" or "", tostring(r.mode),
     tostring(r.bound), P.si(r.flops or 0, "FLOP"), P.si(r.attainable or 0, "FLOP"),
     100 * (r.util or 0)) }
-  if r.mfu then
+  if r.mfu and not tostring(r.mfu_convention):find("^flops given") then
     out[#out + 1] = string.format("MFU %.1f%% (%s)", 100 * r.mfu, tostring(r.mfu_convention))
   end
   if r.offload_time then
@@ -279,8 +279,6 @@ function M.time(s, dev, opts)
   local prof, fsource
   s, prof, fsource = framed(s, opts.framework, fn)
   local cal_note
-  dev, cal_note = fw.calibrate(dev, dev:precision(opts.precision or rawget(s, "precision")
-    or (getmetatable(s) ~= OpSet and s.precision) or dev:default_precision() or "fp32"), calibration)
   local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
   -- no precision given (neither here nor to g:stats): the device's natural training
   -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
@@ -295,6 +293,7 @@ function M.time(s, dev, opts)
     elseif sprec == nil then psource = "default" end
   end
   local prec = dev:precision(opts.precision or sprec or "fp32")
+  dev, cal_note = fw.calibrate(dev, prec, calibration)
   local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware,
     cache_fraction = opts.cache_fraction, tile = opts.tile }
   -- precision selects the bytes too: rescale when the costs were counted at another one

@@ -1,0 +1,38 @@
+-- bench_frameworks.lua — issue [18]: the default plan (today's practice, framework profile
+-- chosen by the model's family) for Llama-3-8B (seq 8192) on 1,024 H100s, global batch
+-- 1,024 sequences, 15T tokens: time of the whole call (graph build, per-layer extraction,
+-- model FLOPs, plan search), and the plan it picks with its MFU under each convention,
+-- against framework = "none" (the pre-profile behaviour).
+-- Run: dlbench run tests/bench/bench_frameworks.lua
+-- (or under LuaJIT: DLB_BACKEND=ffi luajit tests/bench/bench_frameworks.lua).
+local dlb = require "dlbench"
+local P = dlb.parallel
+local time = dofile((arg and arg[0] and arg[0]:match("^(.*)/") or "tests/bench") .. "/timing.lua")
+
+-- Llama 3 8B (Llama Team 2024, "The Llama 3 Herd of Models", Table 3): 32 layers, d_model
+-- 4096, 32 heads, 8 KV heads, FFN 14336, vocabulary 128,256
+local function llama3_8b()
+  return dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
+    vocab = 128256, seq = 8192 }
+end
+local hw = dlb.hw.get("H100-SXM")
+local function plan(extra)
+  local o = { graph = llama3_8b(), hw = hw, devices = 1024, batch = 1024, tokens = 15e12 }
+  for k, v in pairs(extra or {}) do o[k] = v end
+  return P.plan(o)[1]
+end
+
+local med, best = time(3, function() plan() end)
+print(string.format("default plan (graph build + layers + model FLOPs + search): median %.3f s, "
+  .. "min %.3f s (CPU, %s backend)", med, best, dlb.backend))
+local r = plan()
+print(tostring(r))
+print("  " .. r.provenance)
+for _, c in ipairs { { attention_flops = "full" }, { mfu = "6N" } } do
+  local x = plan(c)
+  print(string.format("  MFU %.1f%% (%s)", 100 * x.mfu, x.mfu_convention))
+end
+print(tostring(plan { calibration = "validated" }))
+local medn = time(3, function() plan { framework = "none" } end)
+print(string.format("framework = \"none\" plan: median %.3f s", medn))
+print(tostring(plan { framework = "none" }))
