@@ -36,3 +36,27 @@ print(tostring(plan { calibration = "validated" }))
 local medn = time(3, function() plan { framework = "none" } end)
 print(string.format("framework = \"none\" plan: median %.3f s", medn))
 print(tostring(plan { framework = "none" }))
+
+-- Issue [18]'s first target: the FSDP rows of the validation table, the notebook's path
+-- against a plain user call (tests/lua/fsdp_rows.lua): held-out |error| both ways.
+local here = (arg and arg[0] and arg[0]:match("^(.*)/tests/bench/")) or "."
+package.path = here .. "/tests/lua/?.lua;" .. package.path
+local F = require "fsdp_rows"
+local t0 = os.clock()
+local en, ep, eb, worst, nrows = {}, {}, {}, 0, 0
+for _, x in ipairs(F.rows(dlb, here)) do
+  x.before = true
+  local pn, pp, meas = F.predict(dlb, x)
+  nrows = nrows + 1
+  worst = math.max(worst, math.abs(pp / pn - 1))
+  if not x.calib then
+    en[#en + 1] = math.abs(pn / meas - 1); ep[#ep + 1] = math.abs(pp / meas - 1)
+    eb[#eb + 1] = math.abs(x.before / meas - 1)
+  end
+end
+print(string.format("FSDP rows, the same plain call before profiles (framework = \"none\"): "
+  .. "held-out |error| median %.1f%%, p90 %.1f%%", 100 * F.median(eb), 100 * F.p90(eb)))
+print(string.format("FSDP rows (%d, %d held out; catalogue values): notebook path held-out |error| "
+  .. "median %.1f%%, p90 %.1f%%; plain user call median %.1f%%, p90 %.1f%%; largest "
+  .. "plain/notebook difference %.2g; %.1f s", nrows, #en, 100 * F.median(en), 100 * F.p90(en),
+  100 * F.median(ep), 100 * F.p90(ep), worst, os.clock() - t0))
