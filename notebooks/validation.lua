@@ -412,6 +412,37 @@ for _, p in ipairs(PROFILES) do
     print(string.format("  %-20s NOT calibrated: no calibration rows of this profile", p.key))
   end
 end
+-- These fits are shipped as catalogue data (lua/dlbench/hw_calibrated.lua, used by
+-- calibration = "validated"): say whether the shipped values are still what this fit gives.
+do
+  local C = require "dlbench.hw_calibrated"
+  local differ = {}
+  for k, c in pairs(calibrated) do
+    if c.flops_eff then
+      local chip, u = k:match("^(%S+)%s*(%S*)$")
+      local unitk = u == "fp8" and "fp8" or (u == "fp32" and nil or "tensor")
+      local names = chip == "A100" and { "A100-SXM4-80GB", "A100-SXM4-40GB" } or { chip }
+      for _, n in ipairs(names) do
+        local e = C.flops_eff[n] and unitk and C.flops_eff[n][unitk]
+        if not e or math.abs(e[1] - c.flops_eff) > 0.005 then
+          differ[#differ + 1] = string.format("%s %s: fitted %.2f, shipped %s", n, unitk or "?",
+            c.flops_eff, e and string.format("%.2f", e[1]) or "none")
+        end
+      end
+    end
+  end
+  for _, p in ipairs(PROFILES) do
+    local c, e = coll[p.key], C.collective[p.profile]
+    if c and (not e or math.abs(e[1] - c.eff) > 0.005) then
+      differ[#differ + 1] = string.format("%s collective: fitted %.2f, shipped %s", p.profile, c.eff,
+        e and string.format("%.2f", e[1]) or "none")
+    end
+  end
+  table.sort(differ)
+  print(#differ == 0 and "\nthe shipped CALIBRATED values (lua/dlbench/hw_calibrated.lua) equal this fit"
+    or ("\nthe shipped CALIBRATED values DIFFER from this fit (update lua/dlbench/hw_calibrated.lua): "
+      .. table.concat(differ, "; ")))
+end
 local md, pd = median(held_d), pct(held_d, 0.9)
 local mc, pc = median(held_c), pct(held_c, 0.9)
 print(string.format("\nheld-out |error|, catalogue defaults:   median %.1f%%, p90 %.1f%%", 100 * md, 100 * pd))

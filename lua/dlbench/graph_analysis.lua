@@ -270,8 +270,10 @@ return function(M, Graph, d)
     frameworks.origin[res] = { graph = self, opts = opts or {}, family = fam }
     return res
   end
-  doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=} -> stats",
-    "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
+  doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=, framework=} -> stats",
+    "the step as built (the algorithmic counts) unless framework= names a profile "
+    .. "(dlb.frameworks; \"auto\": the default one) whose fusion passes apply; "
+    .. "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
     .. "(and footprint_saved under a recompute policy); optimizer: sgd, momentum, rmsprop, adam, "
     .. "adamw, adafactor, adam8bit; precision: fp32, tf32, fp16, bf16, mixed, mixed_bf16, fp8; "
     .. "offload = \"optimizer\" | \"params\" | both (ZeRO-Offload: s.offload has host_bytes, "
