@@ -51,6 +51,8 @@ local ALIAS = { megatron = "megatron-lm", ["megatron-lm-2021"] = "megatron-lm",
 M.ALGORITHMIC = "g:stats default: the algorithmic step (time models apply the default profile)"
 -- stats -> {graph =, opts =, family =} of the g:stats call that made them (weak keys)
 M.origin = setmetatable({}, { __mode = "k" })
+-- stats -> {profile name -> the same step counted under it} (roofline.time's recounts)
+M.recounted = setmetatable({}, { __mode = "k" })
 
 -- The defaults applied when no framework is given (issue [18] item 2: today's practice).
 M.DEFAULTS = { transformer = "torchtitan", other = "pytorch-ddp" }

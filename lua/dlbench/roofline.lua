@@ -235,8 +235,8 @@ local function framed(s, fwname, fn)
   local origin = fw.origin[s]
   local sfw = (getmetatable(s) ~= OpSet) and rawget(s, "framework") or nil
   local function recount(name)
-    local cache = rawget(s, "_framed")
-    if not cache then cache = {}; rawset(s, "_framed", cache) end
+    local cache = fw.recounted[s]
+    if not cache then cache = {}; fw.recounted[s] = cache end
     local t = cache[name]
     if not t then
       local o = {}
