@@ -162,6 +162,7 @@ function M.family(g)
     if m.family == "transformer" or m.family == "other" then return m.family end
     if TRANSFORMERS[m.builder or m.name] then return "transformer" end
   end
+  if type(g) == "table" and type(rawget(g, "hf")) == "table" then return "transformer" end
   local f = type(g) == "table" and rawget(g, "_family")
   return f
 end

@@ -141,6 +141,19 @@ return function(M, d)
       error(fname .. ": give framework= or fuse=, not both (the profile sets the fusion passes)", 3)
     end
     local fam = graph and fw.family(g) or nil
+    if graph and fam == nil and o.framework == nil and o.fuse == nil then
+      -- a hand-built or ONNX graph: its family from its step (g:stats finds an attention
+      -- pattern, and remembers it on the graph)
+      local st = { framework = "auto", precision = o.precision or "mixed" }
+      for k, v in pairs(o.bind or {}) do st[k] = v end
+      local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
+      local mb = o.batch_dim or mopts.batch or "b"
+      if type(mb) == "string" and st[mb] == nil then st[mb] = 1 end
+      local ok, s1 = pcall(g.stats, g, st)
+      if ok and type(s1) == "table" then
+        fam = fw.family(g) or (rawget(s1, "framework") == fw.DEFAULTS.transformer and "transformer" or nil)
+      end
+    end
     local p, src
     if o.framework ~= nil then
       local ok, q = pcall(fw.get, o.framework, fname)

@@ -144,6 +144,20 @@ T.test("MFU: model FLOPs without recompute, causal attention half, 6N on request
   assert(R.time(b, H100).mfu_convention:find("non-causal", 1, true))
 end)
 
+T.test("a hand-built attention graph is a transformer for the default profile", function()
+  local g = dlb.graph("attn")
+  local x = g:input("x", { "b", 64, 32 })
+  g:layer("attention")
+  local q = g:matmul(x, g:weight("wq", { 32, 32 }))
+  local k = g:matmul(x, g:weight("wk", { 32, 32 }))
+  local v = g:matmul(x, g:weight("wv", { 32, 32 }))
+  local o = g:matmul(g:softmax(g:matmul(q, g:transpose(k))), v)
+  g:layer("head")
+  g:loss(g:softmax_xent(g:matmul(o, g:weight("wo", { 32, 10 })), g:input("y", { "b", 64 }, "int32")))
+  T.eq(P.evaluate { graph = g, hw = H100, batch = 4, dp = 1 }.framework, "torchtitan")
+  T.eq(R.time(g:stats { b = 4, precision = "mixed" }, H100).framework, "torchtitan")
+end)
+
 T.test("plan: Llama-3-8B on 1,024 H100s with defaults, MFU 38-48% (the issue's target)", function()
   -- Llama 3 8B (Llama Team 2024, Table 3): 32 layers, 4096, 32 heads, 8 KV heads, FFN 14336
   local g = dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
