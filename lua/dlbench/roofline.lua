@@ -258,6 +258,13 @@ local function framed(s, fwname, fn)
     return s, p, "option"
   end
   if origin and rawget(s, "framework_source") == fw.ALGORITHMIC then
+    -- the default profile; when it fuses nothing (framework "none" as the session's
+    -- default) the stats are already its step: no recount
+    local fam = origin.family or fw.family(origin.graph)
+    if fam or fw.session() then
+      local p, src = fw.resolve(nil, fam, false, fn)
+      if #fw.fuse_of(p, fam) == 0 then return s, p, src end
+    end
     local t = recount("auto")
     return t, fw.get(t.framework), t.framework_source
   end
