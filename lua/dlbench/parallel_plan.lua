@@ -137,11 +137,13 @@ return function(M, d)
     local fw = require "dlbench.frameworks"
     local g = o.layers or o.graph
     local graph = is_graph(g)
-    if o.framework ~= nil and o.fuse ~= nil then
+    local fwopt = o.framework
+    if fwopt == "auto" then fwopt = nil end   -- the default profile, as when none is given
+    if fwopt ~= nil and o.fuse ~= nil then
       error(fname .. ": give framework= or fuse=, not both (the profile sets the fusion passes)", 3)
     end
     local fam = graph and fw.family(g) or nil
-    if graph and fam == nil and o.framework == nil and o.fuse == nil then
+    if graph and fam == nil and fwopt == nil and o.fuse == nil then
       -- a hand-built or ONNX graph: its family from its step (g:stats finds an attention
       -- pattern, and remembers it on the graph)
       local st = { framework = "auto", precision = o.precision or "mixed" }
@@ -155,8 +157,8 @@ return function(M, d)
       end
     end
     local p, src
-    if o.framework ~= nil then
-      local ok, q = pcall(fw.get, o.framework, fname)
+    if fwopt ~= nil then
+      local ok, q = pcall(fw.get, fwopt, fname)
       if not ok then error(q, 3) end
       p, src = q, "option"
     elseif o.fuse ~= nil then

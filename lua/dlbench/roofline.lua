@@ -234,6 +234,7 @@ local function framed(s, fwname, fn)
   local fw = require "dlbench.frameworks"
   local origin = fw.origin[s]
   local sfw = (getmetatable(s) ~= OpSet) and rawget(s, "framework") or nil
+  if fwname == "auto" then fwname = nil end   -- the default profile, as when none is given
   local function recount(name)
     local cache = fw.recounted[s]
     if not cache then cache = {}; fw.recounted[s] = cache end

@@ -341,7 +341,7 @@ function M.sweep(space, fn, opts)
   end
   if type(fn) ~= "function" then error("dlb.sweep: fn must be a function(params) -> row", 2) end
   local fw = require "dlbench.frameworks"
-  if opts.framework ~= nil then
+  if opts.framework ~= nil and opts.framework ~= "auto" then
     local ok, e = pcall(fw.get, opts.framework, "dlb.sweep")
     if not ok then error(e, 2) end
   end
