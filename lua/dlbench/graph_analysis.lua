@@ -24,7 +24,8 @@ M.methods = {} -- graph methods (g:stats, g:train, g:ops, g:summary, ...)
 local Graph = M.methods
 
 local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
-  fuse = true, offload = true }
+  fuse = true, offload = true, framework = true }
+local frameworks = require "dlbench.frameworks"
 
 -- Fusion passes (graphs/step/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
 -- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
@@ -99,6 +100,20 @@ local function parse(opts, what)
   end
   o.inference = opts.inference and true or false
   o.fuse, o.fuse_names = fuse_bits(opts.fuse, what)
+    o.fuse_given = opts.fuse ~= nil
+    if opts.framework == "auto" then
+      -- the default profile (the session's, else the family's): what the time models apply
+      if o.fuse_given then error(what .. ": give framework= or fuse=, not both", 3) end
+      o.framework = "auto"
+    elseif opts.framework ~= nil then
+      local ok, p = pcall(frameworks.get, opts.framework, what)
+      if not ok then error(p, 3) end
+      if o.fuse_given then
+        error(what .. ": give framework= or fuse=, not both (the profile '" .. p.name
+          .. "' sets the fusion passes)", 3)
+      end
+      o.framework = p.name
+    end
   local off = opts.offload
   if off ~= nil and off ~= false then
     local list = type(off) == "table" and off or { off }
@@ -137,11 +152,69 @@ local stats_tostring -- one line with units (defined after si below)
 local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
   footprint_order = true, footprint_heuristic = true }
 
+-- The fusion bits of a list of pass names.
+local function bits_of(list)
+  local b = 0
+  for _, n in ipairs(list) do b = b + FUSE[n] end
+  return b
+end
+
+-- Whether analysis a holds a fused attention kernel (the attention pass found a pattern).
+local function has_attention(a)
+  local _, _, _, _, _, K = core.analysis_arrays(a)
+  for j = 1, #K do if K[j] == 1 then return true end end
+  return false
+end
+
+-- The graph's family for the default profile: the zoo's model name, or (a hand-built or
+-- imported graph) found once from the step: a transformer when the attention pass finds
+-- an attention pattern. Cached per graph size (a graph that grows is asked again).
+local function family_of(g, names, values, o)
+  local f = frameworks.family(g)
+  if f then return f end
+  local _, nops = core.graph_counts(g._h)
+  if rawget(g, "_family_nops") == nops then return rawget(g, "_family") end
+  local ok, a = pcall(core.graph_analyze, g._h, o.optimizer, o.precision, o.recompute, o.k,
+    o.inference, names, values, FUSE.attention)
+  if not ok then return nil end
+  f = has_attention(a) and "transformer" or "other"
+  rawset(g, "_family", f); rawset(g, "_family_nops", nops)
+  return f
+end
+
 function Graph:stats(opts)
   local o, names, values = parse(opts, "g:stats")
   apply_lora(self)
+  -- the framework profile (issue [18]): g:stats counts the algorithmic step unless
+  -- framework= names a profile (fuse= alone: the caller's own switches, as before
+  -- profiles); the time models (roofline.time, parallel.evaluate/plan) apply the default
+  -- profile to an algorithmic step they are given (frameworks.origin keeps its graph)
+  local fam = o.framework and family_of(self, names, values, o) or nil
+  local prof, psource
+  if o.framework == "auto" then
+    prof, psource = frameworks.resolve(nil, fam, false, "g:stats")
+  elseif o.framework then
+    prof, psource = frameworks.resolve(o.framework, fam, false, "g:stats")
+  else
+    prof = frameworks.get("none")
+    psource = o.fuse_given and "explicit switches (fuse=)" or frameworks.ALGORITHMIC
+  end
+  if o.framework then
+    o.fuse_names = frameworks.fuse_of(prof, fam)
+    o.fuse = bits_of(o.fuse_names)
+    if #o.fuse_names == 0 then o.fuse_names = nil end
+  end
   local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
     o.inference, names, values, o.fuse)
+  local pnote = nil
+  if not ok and not o.fuse_given and o.fuse ~= 0
+      and tostring(a):find("needs every dim bound", 1, true) then
+    -- symbolic counts: the profile's fusion passes need numbers; the algorithmic step
+    pnote = "symbolic counts are the unfused step (the profile's fusion passes need every dim bound)"
+    o.fuse, o.fuse_names = 0, nil
+    ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
+      o.inference, names, values, 0)
+  end
   if not ok then
     if not tostring(a):find("needs every dim bound", 1, true) then error(a, 2) end
     local unbound = tostring(a)
@@ -156,7 +229,9 @@ function Graph:stats(opts)
       bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
       optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention(),
       unbound = unbound:match("no value for (.*)$") or unbound,
-      nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops }
+        nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops,
+        framework = prof.name, framework_source = psource, framework_note = pnote,
+        provenance = frameworks.provenance(prof, psource, "none (no device)") }
     for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
@@ -180,7 +255,7 @@ function Graph:stats(opts)
       false, names, values, o.fuse))
     saved = base.footprint - t.footprint
   end
-  return pretty.object({
+  local res = pretty.object({
     footprint_saved = saved, offload = offload,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
@@ -190,13 +265,19 @@ function Graph:stats(opts)
     breakdown = bd,
     analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
     fuse = o.fuse_names,
+    framework = prof.name, framework_source = psource, attention_kernel = prof.attention,
+    provenance = frameworks.provenance(prof, psource, "none (no device)"),
     nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
     convention = core.graph_convention(),
     inference = o.inference or nil,
   }, stats_tostring)
+  frameworks.origin[res] = { graph = self, opts = opts or {}, family = fam }
+  return res
 end
-doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=} -> stats",
-  "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
+doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=, framework=} -> stats",
+  "the step as built (the algorithmic counts) unless framework= names a profile "
+  .. "(dlb.frameworks; \"auto\": the default one) whose fusion passes apply; "
+  .. "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
   .. "(and footprint_saved under a recompute policy); optimizer: sgd, momentum, rmsprop, adam, "
   .. "adamw, adafactor, adam8bit; precision: fp32, tf32, fp16, bf16, mixed, mixed_bf16, fp8; "
   .. "offload = \"optimizer\" | \"params\" | both (ZeRO-Offload: s.offload has host_bytes, "
@@ -216,9 +297,18 @@ end
 doc.doc(Graph.train, "g:train{loss=t, optimizer=, precision=, recompute=, bindings...} -> stats",
   "mark the loss and analyse the expanded training step (g:stats does it once a loss is marked)")
 
-function Graph:flops(b) return self:stats(b).flops end
-function Graph:params(b) return self:stats(b).params end
-doc.doc(Graph.flops, "g:flops{bindings} -> number or poly", "FLOPs of a training step (s.flops)")
+-- g:flops and g:params count the algorithmic step: no framework profile unless one is given
+-- (a profile's fused kernels may recompute, e.g. FlashAttention's backward: hardware FLOPs)
+local function algorithmic(b)
+  if type(b) ~= "table" or b.framework ~= nil or b.fuse ~= nil then return b end
+  local c = { framework = "none" }
+  for k, v in pairs(b) do c[k] = v end
+  return c
+end
+function Graph:flops(b) return self:stats(algorithmic(b or {})).flops end
+function Graph:params(b) return self:stats(algorithmic(b or {})).params end
+doc.doc(Graph.flops, "g:flops{bindings} -> number or poly", "FLOPs of the algorithmic training step "
+  .. "(s.flops with framework = \"none\" unless framework= or fuse= is given)")
 doc.doc(Graph.params, "g:params{bindings} -> number or poly", "parameter count")
 
 -- Forward FLOPs of the ops of one type, as a poly (bindings optional).
@@ -298,6 +388,12 @@ stats_tostring = function(s)
     string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
     string.format("%s moved (%.3g FLOP/B)", si(s.bytes, "B"), s.intensity),
     "footprint " .. si(s.footprint, "B") }
+    local fw = rawget(s, "framework")
+    if fw then
+      local src = tostring(rawget(s, "framework_source") or "")
+      out[#out + 1] = src == frameworks.ALGORITHMIC and "algorithmic step (framework none)"
+        or ("framework " .. fw)
+    end
   return table.concat(out, ", ")
 end
 

@@ -32,6 +32,7 @@ local lazy = {
   energy = "dlbench.energy",
   measure = "dlbench.measure",
   trace = "dlbench.trace",
+  frameworks = "dlbench.frameworks",
 }
 M.lazy_names = {}
 for k in pairs(lazy) do M.lazy_names[#M.lazy_names + 1] = k end
@@ -64,5 +65,5 @@ setmetatable(M, {
 })
 
 doc.doc(M, "dlb", "the dlbench workbench: graphs, models, hw, roofline, sweep, table, "
-  .. "stats, scaling, parallel, plot, measure, trace (help(dlb.<name>) for each)")
+  .. "stats, scaling, parallel, plot, measure, trace, frameworks (help(dlb.<name>) for each)")
 return M

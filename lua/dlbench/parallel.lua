@@ -238,7 +238,7 @@ end
 local function data_tostring(r)
   local P = require "dlbench.pretty"
   return string.format("data parallel: %s workers, step %s (compute %s, comm %s, exposed %s), "
-    .. "util %.0f%%, %s per worker (%s)%s", tostring(r.workers), P.seconds(r.step),
+    .. "util %.0f%% (executed FLOPs over peak), %s per worker (%s)%s", tostring(r.workers), P.seconds(r.step),
     P.seconds(r.compute or 0), P.seconds(r.comm or 0), P.seconds(r.exposed or 0),
     100 * (r.util or 0), P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit",
     r.speedup and string.format(", speedup %.3g (efficiency %.0f%%)", r.speedup,

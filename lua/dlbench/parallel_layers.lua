@@ -96,7 +96,7 @@ doc.doc(M.transformer_formula, "dlb.parallel.layers.transformer_formula{layers=,
   .. "optimizer update: 33-75% faster than the op-by-op step); plans use layers.transformer")
 
 local TG = { layers = true, d = true, seq = true, heads = true, vocab = true, bytes = true,
-             tied = true, dropout = true, fuse = true }
+             tied = true, dropout = true, fuse = true, framework = true }
 -- A GPT-style transformer's layers for plans: the zoo's GPT graph of that shape
 -- (dlb.models.gpt, context = seq) through from_graph, so a plan of these layers and a plan
 -- of the graph are the same computation (issue [18]: the closed form, one op per layer,
@@ -114,12 +114,15 @@ function M.transformer(o)
   local ok, g = pcall(require("dlbench.models").gpt, { layers = l, hidden = d, heads = a,
     seq = s, context = s, vocab = V, tied = o.tied ~= false, dropout = o.dropout ~= false })
   if not ok then error(fname .. ": " .. require("dlbench.errors").strip(g), 2) end
-  local ls = M.from_graph(g, { precision = by == 2 and "mixed" or "fp32", fuse = o.fuse })
+  -- the default profile of a transformer unless fuse= or framework= says otherwise, as
+  -- evaluate/plan{graph=} time the same graph
+  local ls = M.from_graph(g, { precision = by == 2 and "mixed" or "fp32", fuse = o.fuse,
+    framework = o.framework or (o.fuse == nil and "auto" or nil) })
   ls.graph = g
   return ls
 end
 doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=d/128, vocab=51200, bytes=2,"
-  .. " tied=true, dropout=true, fuse=]} -> {layer cost...}",
+  .. " tied=true, dropout=true, fuse=, framework=]} -> {layer cost...}",
   "per-layer costs of a GPT-style transformer for plans: the zoo's GPT graph of that shape through "
   .. "from_graph (embedding, blocks, output; 12 d^2 + 13 d params per block), op by op; the papers' "
   .. "closed forms are layers.transformer_formula")
@@ -267,7 +270,7 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 -- softmax_xent and a matmul is the column-parallel logits (one allreduce of its input). Other
 -- layers (convolutions, LSTMs) run replicated on the tensor ranks.
 local FG = { bind = true, batch_dim = true, batch = true, precision = true, optimizer = true,
-             fuse = true,
+             fuse = true, framework = true,
              tp = true }
 local function gerr(fname, msg)
   -- drop the location prefixes of errors raised inside the graph engine
@@ -349,7 +352,30 @@ function M.from_graph(g, o)
   for k, v in pairs(o.bind or {}) do base[k] = v end
   base.precision = o.precision or base.precision or "mixed"
   base.optimizer = o.optimizer or base.optimizer
-  base.fuse = o.fuse   -- fusion passes (g:stats{fuse=}): the layers' ops are the fused kernels
+  -- fusion passes (g:stats{fuse=}): the layers' ops are the fused kernels. framework= (a
+  -- profile, or "auto": the default of the graph's family, issue [18]) sets them as
+  -- evaluate/plan{graph=} would, and the list says which profile it was built under
+  -- (ls.framework; evaluate/plan report it). Neither given: the algorithmic step.
+  local fw = require "dlbench.frameworks"
+  local prof, psrc
+  if o.fuse ~= nil and o.framework ~= nil then
+    gerr(fname, "give framework= or fuse=, not both (the profile sets the fusion passes)")
+  end
+  base.fuse = o.fuse
+  if o.framework ~= nil then
+    local fam = fw.family(g)
+    if fam == nil then
+      -- a hand-built or imported graph: g:stats finds its family from the step (cached)
+      local st = { framework = "auto", precision = base.precision }
+      for k, v in pairs(base) do if k ~= "precision" and k ~= "optimizer" and k ~= "fuse" then st[k] = v end end
+      if type(mb) == "string" and st[mb] == nil then st[mb] = 1 end
+      pcall(g.stats, g, st)
+      fam = fw.family(g)
+    end
+    prof, psrc = fw.resolve(o.framework ~= "auto" and o.framework or nil, fam, false, fname)
+    base.fuse = fw.fuse_of(prof, fam)
+    if #base.fuse == 0 then base.fuse = nil end
+  end
   local core = require "dlbench.backend"
   -- One training-step analysis at batch b: per-layer rows (as g:layers) and per-op arrays
   -- (the analysis contract of docs/graph.md: flops, bytes, phases 0 fwd / 1 bwd, layers).
@@ -498,6 +524,7 @@ function M.from_graph(g, o)
       o = Tr > 0 and (tonumber(bd.optimizer) or 0) / Tr or 0 }   -- per trainable parameter
   end
   out.precision = base.precision   -- evaluate/plan{layers=} take it (docs/parallel.md)
+  if prof then out.framework, out.framework_source = prof.name, psrc end
   return out
 end
 

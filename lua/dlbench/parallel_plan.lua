@@ -23,10 +23,10 @@ local function is_graph(g)
     and type(g.stats) == "function"
 end
 
-local function layers_of(fname, g, o)
+local function layers_of(fname, g, o, fuse)
   if is_graph(g) then
     return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
-      fuse = o.fuse })
+      fuse = fuse })
   end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
@@ -41,7 +41,8 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
-  "slack", "fsdp_overlap", "gather_tensors", "fuse" }
+    "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
+    "attention_flops", "mfu", "tokens" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -89,19 +90,28 @@ end
 local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
   "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
   "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
-  "hfu", "throughput" }
+  "hfu", "throughput", "tokens_per_s", "mem_gb", "days", "framework", "calibration",
+  "mfu_convention", "dlbench", "defaults" }
 local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
 
 -- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
 -- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
 local function plan_tostring(r)
   local P = require "dlbench.pretty"
+  local extra = ""
+  if r.tokens_per_s then extra = extra .. string.format(", %s tokens/s", P.si(r.tokens_per_s, "")) end
+  if r.days then extra = extra .. string.format(", %.1f days to train", r.days) end
+  if r.framework then
+    extra = extra .. string.format(", framework %s%s, calibration %s", r.framework,
+      tostring(r.framework_source):find("^default") and " (default)" or "", tostring(r.calibration))
+  end
   return string.format("plan: dp %s x tp %s x pp %s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
-    .. "comm %s, bubble %s), %s per device (%s), MFU %.0f%%", tostring(r.dp), tostring(r.tp),
+    .. "comm %s, bubble %s), %.1f GB per device (%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
     tostring(r.pp), tostring(r.m), tostring(r.schedule), tostring(r.zero),
     r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
-    P.seconds(r.comm or 0), P.seconds(r.bubble or 0), P.si(r.mem or 0, "B"),
-    r.fits and "fits" or "does not fit", 100 * (r.util or 0))
+    P.seconds(r.comm or 0), P.seconds(r.bubble or 0), (r.mem or 0) / 1e9,
+    r.fits and "fits" or "does not fit", 100 * (r.util or 0),
+    tostring(r.mfu_convention or "model FLOPs"), extra)
 end
 
 local function decorate(r, po)
@@ -123,21 +133,91 @@ local function name_layers(msg, ls)
   end))
 end
 
+-- The framework profile of a plan/evaluate call (issue [18]): framework=, else none when
+-- fuse= is given (the caller's own switches) or the costs are bare per-layer costs
+-- (layers=), else the default of the graph's family (the session's, when set). Returns
+-- the options with the profile's planner settings filled in where the caller gave none,
+-- the profile, why, its fusion passes for the graph and the defaults it applied.
+local function framed(fname, o)
+  local fw = require "dlbench.frameworks"
+  local g = o.layers or o.graph
+  local graph = is_graph(g)
+  local fwopt = o.framework
+  if fwopt == "auto" then fwopt = nil end   -- the default profile, as when none is given
+  if fwopt ~= nil and o.fuse ~= nil then
+    error(fname .. ": give framework= or fuse=, not both (the profile sets the fusion passes)", 3)
+  end
+  local fam = graph and fw.family(g) or nil
+  if graph and fam == nil and fwopt == nil and o.fuse == nil then
+    -- a hand-built or ONNX graph: its family from its step (g:stats finds an attention
+    -- pattern, and remembers it on the graph)
+    local st = { framework = "auto", precision = o.precision or "mixed" }
+    for k, v in pairs(o.bind or {}) do st[k] = v end
+    local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
+    local mb = o.batch_dim or mopts.batch or "b"
+    if type(mb) == "string" and st[mb] == nil then st[mb] = 1 end
+    local ok, s1 = pcall(g.stats, g, st)
+    if ok and type(s1) == "table" then
+      fam = fw.family(g) or (rawget(s1, "framework") == fw.DEFAULTS.transformer and "transformer" or nil)
+    end
+  end
+  local p, src
+  if fwopt ~= nil then
+    local ok, q = pcall(fw.get, fwopt, fname)
+    if not ok then error(q, 3) end
+    p, src = q, "option"
+  elseif o.fuse ~= nil then
+    p, src = fw.get("none"), "explicit switches (fuse=): no profile"
+  elseif not graph and type(g) == "table" and type(rawget(g, "framework")) == "string" then
+    -- a layer list built under a profile (layers.from_graph, layers.transformer): its
+    -- fusion is in its costs already; the profile's other settings and the report follow it
+    p, src = fw.get(rawget(g, "framework"), fname), "the layers' own (" .. tostring(rawget(g, "framework_source")) .. ")"
+  elseif not graph then
+    p, src = fw.get("none"), "bare per-layer costs (layers=): no profile"
+  else
+    p, src = fw.resolve(nil, fam, false, fname)
+  end
+  local fuse = o.fuse
+  if o.fuse == nil and graph then fuse = fw.fuse_of(p, fam) end
+  local applied = {}
+  if src:find("^default") then applied[#applied + 1] = "framework " .. p.name end
+  local c = setmetatable({}, { __index = o })
+  local zero = tonumber(o.zero)
+  for k, v in pairs(fw.plan_defaults(p, zero)) do
+    if o[k] == nil then rawset(c, k, v); applied[#applied + 1] = k .. " " .. tostring(v) end
+  end
+  return c, p, src, fuse, applied
+end
+
 local function setup(fname, o)
+  local fw = require "dlbench.frameworks"
+  local calibration = fw.check_calibration(o.calibration, fname)
+  local o2, prof, src, fuse, applied = framed(fname, o)
   -- a graph is analysed in mixed precision unless precision= says otherwise; a layer list
   -- carries the precision it was built with (from_graph, layers.transformer); the device's
   -- peak follows it. A catalogue device with a list that says none is refused rather than
   -- timed at the device's default (fp32 on a GPU: the trap of issue [18]).
-  local src = o.layers or o.graph
-  local gp = is_graph(src) and is_catalogue(o.hw) and "mixed" or nil
-  if gp == nil and type(src) == "table" and not is_graph(src) then gp = rawget(src, "precision") end
+  local lsrc = o.layers or o.graph
+  local gp = is_graph(lsrc) and is_catalogue(o.hw) and "mixed" or nil
+  if gp == nil and type(lsrc) == "table" and not is_graph(lsrc) then gp = rawget(lsrc, "precision") end
   if o.precision == nil and gp == nil and o.device == nil and is_catalogue(o.hw) then
     error(fname .. ": the layers carry no precision (dlb.parallel.layers.from_graph and "
       .. "layers.transformer set one): pass precision= (\"mixed\", \"bf16\", \"fp32\" ...)", 3)
   end
-  local dev = o.device or (o.hw and base.device(o.hw, o.precision or gp))
-    or error(fname .. ": option 'hw' (or device) is required", 3)
-  local ls = layers_of(fname, src, o)
+  local dev, cal_note = o.device, nil
+  if not dev and o.hw then
+    local hw = o.hw
+    if is_catalogue(hw) then
+      local prec = hw:precision(o.precision or gp or hw:default_precision())
+      hw, cal_note = fw.calibrate(hw, prec, calibration)
+    end
+    dev = base.device(hw, o.precision or gp)
+    if is_catalogue(hw) and prof.name ~= "none" then
+      dev.attn_eff, dev.attention_kernel = fw.attention_eff(prof, hw, dev.precision)
+    end
+  end
+  if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
+  local ls = layers_of(fname, lsrc, o, fuse)
   if o.w_bytes ~= nil and type(ls) == "table" then
     -- w_bytes= given: it sets every layer's weight bytes (a graph's own per-layer bytes go)
     local c = {}
@@ -153,7 +233,97 @@ local function setup(fname, o)
     ls = c
   end
   local cl = cluster_of(fname, o)
-  return ls, dev, cl
+  -- a profile's CALIBRATED collective efficiency (validated), on the hw's own links
+  local ceff = fw.collective_eff(prof, calibration)
+  if ceff and not o.cluster and not o.bw and o.eff == nil then
+    for _, tier in ipairs { "intra", "inter" } do
+      local t = cl[tier]
+      if t then cl[tier] = { bw = t.bw, latency = t.latency, eff = ceff * (t.eff or 1) } end
+    end
+    applied[#applied + 1] = string.format("collective eff %.2f (CALIBRATED)", ceff)
+  end
+  local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
+    applied = applied, o = o, dev = dev }
+  return ls, dev, cl, o2, info
+end
+
+-- Model FLOPs per sample of the algorithmic step (no recompute), from the graph (cached
+-- per graph, bindings and precision), or from the layers (fwd + bwd).
+local mf_cache = setmetatable({}, { __mode = "k" })
+local function fb_per_sample(o, ls)
+  local g = o.layers or o.graph
+  if not is_graph(g) then
+    local t = 0
+    for _, l in ipairs(ls) do t = t + (l.flops_fwd or 0) + (l.flops_bwd or 0) end
+    return t, nil
+  end
+  local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
+  local mb = o.batch_dim or mopts.batch or "b"
+  local bind = {}
+  for k, v in pairs(o.bind or {}) do bind[k] = v end
+  local key = tostring(mb) .. "|" .. tostring(o.precision)
+  for k, v in pairs(bind) do key = key .. "|" .. tostring(k) .. "=" .. tostring(v) end
+  local c = mf_cache[g]
+  if c and c[key] then return c[key], bind end
+  local st = { framework = "none", precision = o.precision or "mixed" }
+  for k, v in pairs(bind) do st[k] = v end
+  local fb
+  if type(mb) == "string" then
+    st[mb] = 1
+    local s1 = g:stats(st)
+    st[mb] = 2
+    local s2 = g:stats(st)
+    fb = (s2.flops_fwd + s2.flops_bwd) - (s1.flops_fwd + s1.flops_bwd)
+    bind[mb] = 1
+  else
+    local s1 = g:stats(st)
+    fb = (s1.flops_fwd + s1.flops_bwd) / mb
+  end
+  mf_cache[g] = c or {}
+  mf_cache[g][key] = fb
+  return fb, bind
+end
+
+-- MFU under the one convention (dlbench.mfu), tokens/s, memory in GB, time to train, the
+-- profile and provenance: added to each row of plan/evaluate.
+local function finish(r, o, ls, info, dev)
+  local fw = require "dlbench.frameworks"
+  local mfu = require "dlbench.mfu"
+  local kind, att = mfu.options("parallel", o.mfu, o.attention_flops)
+  local g = o.layers or o.graph
+  local fb, bind = fb_per_sample(o, ls)
+  local params = 0
+  for _, l in ipairs(ls) do params = params + (l.params or 0) end
+  local mf, conv = mfu.model_flops(fb, 1, is_graph(g) and g or nil, bind, params, kind, att)
+  local ndev = (r.dp or 1) * (r.tp or 1) * (r.pp or 1)
+  local batch = o.batch
+  if mf and r.step and r.step > 0 and dev.peak then
+    r.mfu = mf * batch / (r.step * dev.peak * ndev)
+    r.util = r.mfu
+  end
+  r.mfu_convention = conv
+  local tps = is_graph(g) and mfu.tokens_per_sample(g, bind) or nil
+  if tps and r.throughput then r.tokens_per_s = r.throughput * tps end
+  r.mem_gb = r.mem and r.mem / 1e9 or nil
+  if o.tokens ~= nil then
+    num("parallel", "tokens", o.tokens, nil, "pos")
+    if r.tokens_per_s then r.days = o.tokens / r.tokens_per_s / 86400 end
+  end
+  r.framework, r.framework_source = info.prof.name, info.src
+  r.attention_kernel = dev.attention_kernel
+  r.calibration, r.calibration_note = info.calibration, info.cal_note
+  local applied = {}
+  for _, a in ipairs(info.applied) do applied[#applied + 1] = a end
+  if o.calibration == nil then applied[#applied + 1] = "calibration " .. info.calibration end
+  if o.attention_flops == nil then applied[#applied + 1] = "attention_flops " .. att end
+  if is_graph(g) and o.precision == nil then applied[#applied + 1] = "precision mixed" end
+  -- flat (a plan is a dlb.table of numbers and strings): the version, the defaults
+  -- applied and one line of provenance
+  local pv = fw.provenance(info.prof, info.src, info.calibration, applied)
+  r.dlbench, r.defaults = pv.dlbench, table.concat(applied, ", ")
+  r.provenance = fw.provenance_line(pv)
+  fw.last = pv
+  return r
 end
 
 -- Search data x tensor x pipeline layouts, micro-batches, schedules, recompute and ZeRO.
@@ -161,8 +331,12 @@ function M.plan(o)
   local fname = "parallel.plan"
   check_opts(fname, o, PLAN_OPTS)
   o = named_hw(fname, o)
-  local ls, dev, cl = setup(fname, o)
-  local po = plan_opts(fname, o, ls)
+  local ls, dev, cl, o2, info = setup(fname, o)
+  local po = plan_opts(fname, o2, ls)
+  -- what the profile offers: no full recompute -> none tried; its highest ZeRO stage
+  local fw = require "dlbench.frameworks"
+  if o.recompute == nil and not fw.offers(info.prof, "full") then po.recompute = 0 end
+  if o.zero == nil and info.prof.zero ~= nil then po.zero_max = info.prof.zero end
   if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
@@ -187,7 +361,7 @@ function M.plan(o)
       sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
       sm.mem / 1e9, table.concat(try, ", ")), 2)
   end
-  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil end
+  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil; finish(r, o, ls, info, dev) end
   if o.table == false then return rows, evaluated end
   -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
   -- list of rows it holds: t[1].step is the best plan's step time
@@ -208,7 +382,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
-  "fuse", "offload" }
+  "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens" }
 
 -- Offload of one layout (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
 -- 2021; activation offload as torchtune/Megatron's CPU offloading): what leaves the
@@ -298,8 +472,8 @@ local function evaluate(fname, o)
     c.devices = (tonumber(o.dp) or 1) * (tonumber(o.tp) or 1) * (tonumber(o.pp) or 1)
     o = c
   end
-  local ls, dev, cl = setup(fname, o)
-  local po = plan_opts(fname, o, ls)
+  local ls, dev, cl, o2, info = setup(fname, o)
+  local po = plan_opts(fname, o2, ls)
   local mname = fname == "parallel.pipeline" and "microbatches" or "m"
   local cfg = { dp = num(fname, "dp", o.dp, 1, "count"), tp = num(fname, "tp", o.tp, 1, "count"),
                 pp = num(fname, fname == "parallel.pipeline" and "stages" or "pp", o.pp, 1, "count"),
@@ -313,7 +487,7 @@ local function evaluate(fname, o)
   if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname) end
   r = decorate(r, po)
   r.stage_mem = stages
-  return r
+  return finish(r, o, ls, info, dev)
 end
 
 function M.evaluate(o)

@@ -433,7 +433,7 @@ function M.project(spec, opts)
   opts = check_opts(opts, { target = true, method = true, subbatch = true, device = true,
     costs = true, tokens_per_sample = true, params = true, graph = true, dim = true,
     stats = true, lo = true, hi = true, integer = true, bootstrap = true, seed = true,
-    epochs = true }, fname)
+    epochs = true, framework = true }, fname)
   local form, q = spec_curve(spec, fname)
   local m0 = positive(spec.data_size, "spec.data_size (current data)", fname)
   local target = opts.target or spec.desired
@@ -464,9 +464,32 @@ function M.project(spec, opts)
   local b = opts.subbatch or spec.subbatch or (spec.paper and spec.paper.table3
     and spec.paper.table3.subbatch)
   local costs = opts.costs or spec.costs
+  local fw = require "dlbench.frameworks"
+  if opts.framework ~= nil then
+    local ok, e = pcall(fw.get, opts.framework, fname)
+    if not ok then error(e, 2) end
+    if not opts.graph then error(fname .. ": framework= applies to graph= costs", 2) end
+  end
   if opts.graph then
     if opts.costs then error(fname .. ": give costs= or graph=, not both", 2) end
-    local stats_at, params_at = family(opts.graph, opts.dim, opts.stats, fname)
+    -- the graph's costs under a framework profile: framework=, else the default profile
+    -- ("auto": the session's, else the family's), unless stats= gives fuse= itself
+    local so = {}
+    for k, v in pairs(type(opts.stats) == "table" and opts.stats or {}) do so[k] = v end
+    if so.fuse == nil and so.framework == nil then so.framework = opts.framework or "auto" end
+    local stats_at, params_at = family(opts.graph, opts.dim,
+      type(opts.stats) == "table" and so or (opts.stats == nil and so or opts.stats), fname)
+    if so.framework == "auto" then
+      r.framework = fw.session() or "default by family (transformers " .. fw.DEFAULTS.transformer
+        .. ", other graphs " .. fw.DEFAULTS.other .. ")"
+      r.framework_source = fw.session() and "session default" or "default"
+    elseif so.framework then
+      r.framework, r.framework_source = fw.get(so.framework).name, "option"
+    else
+      r.framework, r.framework_source = "none", "explicit switches (stats.fuse=)"
+    end
+    r.provenance = fw.provenance({ name = r.framework }, r.framework_source, "catalogue",
+      opts.framework == nil and { "framework " .. r.framework } or {})
     costs = family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
   end
   local tps = opts.tokens_per_sample or spec.tokens_per_sample
@@ -499,7 +522,7 @@ function M.project(spec, opts)
 end
 doc.doc(M.project, "dlb.scaling.project(spec[, {target=, method=, subbatch=, device=, "
   .. "costs= | graph=[, dim=, stats=, lo=, hi=], tokens_per_sample=, params=, epochs=1, "
-  .. "bootstrap=N, seed=1}]) -> table",
+  .. "bootstrap=N, seed=1, framework=}]) -> table",
   "data needed for the target error (spec: a dlb.scaling.domains entry, or {curve=fit, "
   .. "data_size=, desired=, model=fit}), data_scale and model_scale versus the current data "
   .. "and model (Hestness et al. Table 1), params; with a subbatch and costs (Table 2 "

@@ -119,6 +119,7 @@ local function project_tostring(r)
       iv("total_flops", "FLOP"), P.si(r.steps, ""))
   end
   if r.step_time then out[#out + 1] = "step " .. P.seconds(r.step_time) end
+  if r.framework then out[#out + 1] = "framework " .. tostring(r.framework) end
   return table.concat(out, ", ")
 end
 

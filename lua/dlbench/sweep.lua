@@ -222,7 +222,34 @@ end
 M.max_configs = 1e7
 
 local valid_opts = { jobs = true, order = true, strict = true, checkpoint = true, shard = true,
-  progress = true, quiet = true, timeout = true, label = true }
+  progress = true, quiet = true, timeout = true, label = true, framework = true, calibration = true }
+
+-- Provenance (issue [18] item 6): opts.framework / opts.calibration are the defaults of every
+-- time-model call inside fn (dlb.frameworks.default for the sweep's duration), and every row
+-- that fn returns as a table gets the columns dlbench (version), framework, calibration and
+-- defaults: those of the last roofline.time / parallel.evaluate / plan call fn made
+-- (dlb.frameworks.last), else the sweep's settings. A row's own values of these keys win.
+-- A row of a fn that made no time-model call, in a sweep given neither option, has no
+-- provenance to carry (a sweep of arithmetic keeps its columns).
+local function with_provenance(fn, always)
+  local fw = require "dlbench.frameworks"
+  return function(p)
+    fw.last = nil
+    local r = fn(p)
+    if type(r) ~= "table" or (getmetatable(r) ~= nil and rawget(r, 1) ~= nil) then return r end
+    if fw.last == nil and not always then return r end
+    local c = {}
+    for k, v in pairs(r) do c[k] = v end
+    local pv = fw.last
+    if c.dlbench == nil then c.dlbench = core.version() end
+    if c.framework == nil then c.framework = pv and pv.framework or (fw.session() or "auto") end
+    if c.calibration == nil then
+      c.calibration = pv and pv.calibration or fw.check_calibration(nil, "dlb.sweep")
+    end
+    if c.defaults == nil and pv then c.defaults = table.concat(pv.defaults or {}, ", ") end
+    return c
+  end
+end
 
 local function shard_of(opts, total)
   local s = opts.shard
@@ -306,6 +333,17 @@ function M.sweep(space, fn, opts)
   if type(opts) ~= "table" then error("dlb.sweep: opts must be a table", 2) end
   require("dlbench.options").check(opts, valid_opts, "dlb.sweep")
   if type(fn) ~= "function" then error("dlb.sweep: fn must be a function(params) -> row", 2) end
+  local fw = require "dlbench.frameworks"
+  if opts.framework ~= nil and opts.framework ~= "auto" then
+    local ok, e = pcall(fw.get, opts.framework, "dlb.sweep")
+    if not ok then error(e, 2) end
+  end
+  if opts.calibration ~= nil then
+    local ok, e = pcall(fw.check_calibration, opts.calibration, "dlb.sweep")
+    if not ok then error(e, 2) end
+  end
+  local saved_fw, saved_cal = fw.session(), fw.calibration_session()
+  fn = with_provenance(fn, opts.framework ~= nil or opts.calibration ~= nil)
   local names, vals, total = plan(space, opts.order)
   local jobs = opts.jobs
   if jobs == nil then jobs = core.sys_cores() end
@@ -383,6 +421,10 @@ function M.sweep(space, fn, opts)
     if writer then writer.add(row) end
   end
 
+  -- the sweep's framework and calibration: the defaults of the calls inside fn (the
+  -- workers fork with them set), restored however the run ends
+  if opts.framework ~= nil then fw.default(opts.framework) end
+  if opts.calibration ~= nil then fw.default_calibration(opts.calibration) end
   local ok, err = pcall(function()
     if jobs == 1 or #todo <= 1 then
       local call = opts.timeout and timed(fn, opts.timeout) or function(p) return pcall(fn, p) end
@@ -404,6 +446,7 @@ function M.sweep(space, fn, opts)
         function() bar.update(finished, failed) end)
     end
   end)
+  fw.default(saved_fw); fw.default_calibration(saved_cal)
   if writer then
     -- a failed close reports itself, unless an error is already on its way
     if ok then writer.close() else pcall(writer.close) end
@@ -440,7 +483,7 @@ doc.doc(M, "dlb.sweep", "parameter sweeps: dlb.sweep(space, fn[, opts]) -> dlb.t
 setmetatable(M, { __call = function(_, ...) return M.sweep(...) end })
 doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
   "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached); finite bounds, at most 1e6 values")
-doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=}]) -> table",
+doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=, framework=, calibration=}]) -> table",
   "run fn(params) over the cartesian product of {name = {values}} (sorted names, last fastest); rows carry the params")
 doc.doc(M.encode_row, "dlb.sweep.encode_row(row) -> string", "the binary worker-channel encoding of a row, names included (exact numbers)")
 doc.doc(M.decode_row, "dlb.sweep.decode_row(s) -> row | nil, msg", "inverse of encode_row; malformed input gives nil and a message naming the byte")

@@ -17,7 +17,8 @@ T.test("frozen weights: no gradients in need; footprint = need (Mixtral LoRA, is
   -- two Mixtral-8x7B blocks, LoRA rank 16 on q, k, v, out (the issue's case, fewer blocks)
   local g = dlb.models.moe { size = "mixtral-8x7b", layers = 2, seq = 512, batch = 1,
     lora = { rank = 16, targets = { "q", "k", "v", "out" } } }
-  local s = g:stats { precision = "mixed_bf16" }
+  -- the step under the default profile (framework = "auto"), the one roofline.time times
+  local s = g:stats { precision = "mixed_bf16", framework = "auto" }
   -- 2 blocks x 4 matrices x 16 x (4096 + out): q, out 4096; k, v 1024 (8 K/V heads of 128)
   T.eq(s.trainable, 2 * 16 * ((4096 + 4096) * 2 + (4096 + 1024) * 2), "trainable (Hu et al. count)")
   local r = R.time(s, "H100")
@@ -32,7 +33,7 @@ T.test("frozen weights: no gradients in need; footprint = need (Mixtral LoRA, is
   assert(tostring(r):find("footprint " .. dlb.pretty.si(r.footprint, "B"), 1, true), tostring(r))
   -- GPT-2 XL with LoRA (the issue's 7.4 vs 10.6 GB)
   local s2 = dlb.models.gpt { size = "gpt2-xl", seq = 1024, batch = 1,
-    lora = { rank = 8, targets = { "q", "v" } } }:stats { precision = "mixed" }
+    lora = { rank = 8, targets = { "q", "v" } } }:stats { precision = "mixed", framework = "auto" }
   local r2 = R.time(s2, "H100")
   assert(rel(r2.footprint, s2.footprint) < 0.01, r2.footprint .. " vs " .. s2.footprint)
 end)
@@ -40,7 +41,8 @@ end)
 T.test("offload: the device's footprint in need, the host link's time in the step", function()
   local g = dlb.models.gpt { size = "gpt2-xl", seq = 1024, batch = 1 }
   local full = g:stats { precision = "mixed", optimizer = "adam" }
-  local s = g:stats { precision = "mixed", optimizer = "adam", offload = { "optimizer", "params" } }
+  local s = g:stats { precision = "mixed", optimizer = "adam", offload = { "optimizer", "params" },
+    framework = "auto" }
   local r = R.time(s, "H100")
   T.eq(r.footprint, r.need, "one footprint")
   -- the issue: 7.1 GB footprint but "needs 99.5 GB"; now need is the device's own
@@ -118,7 +120,8 @@ T.test("parallel: frozen and quantised weights, offload, device names, layer pre
   local e = P.evaluate { graph = g, hw = "H100", batch = 2, dp = 1 }
   assert(rel(e.mem, r.footprint) < 0.01, e.mem .. " vs " .. r.footprint)
   assert(rel(e.step, r.time) < 0.01, e.step .. " vs " .. r.time)
-  local ls = P.layers.from_graph(g)
+  -- built under the default profile, as evaluate{graph=} times the graph
+  local ls = P.layers.from_graph(g, { framework = "auto" })
   T.eq(ls.precision, "mixed", "layers carry their precision")
   local e2 = P.evaluate { layers = ls, hw = "H100", batch = 2, dp = 1 }
   T.near(e2.step, e.step, 1e-12, "layers= takes the precision they were built with")

@@ -87,7 +87,14 @@ local function run(name, f, spec, opts, level)
       error("dlb.models." .. name .. ": quantize: " .. strip(tostring(err)):gsub("^g:quantize: ", ""), level + 1)
     end
   end
-  if ok then return g end
+  if ok then
+    -- the builder and its family (the default framework profile follows it, issue [18])
+    if type(g) == "table" and type(g.model) == "table" then
+      g.model.builder = g.model.builder or name
+      g.model.family = g.model.family or (where[name][2] == "transformer" and "transformer" or "other")
+    end
+    return g
+  end
   local msg = strip(tostring(g))
   if not msg:find("dlb.models.", 1, true) then
     local C = require "dlbench.models.common"
