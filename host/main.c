@@ -11,6 +11,7 @@
 **   dlbench measure [...]   measure this host (dlb.measure.cli)
 **   dlbench --version | --help
 */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,16 @@ static int runfile(lua_State *L, const char *file, char **argv, int argc, int sc
   return runchunk(L, status, script + 1, argv, argc);
 }
 
+/* DLBENCH_EXE: this executable's absolute path, for the batch scripts `dlbench sweep
+** submit` writes (unless already set). */
+static void exe_env(void) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return;
+  exe[n] = '\0';
+  setenv("DLBENCH_EXE", exe, 0);
+}
+
 /* `dlbench sweep task STUDY [ARGS]`: what each task of a `dlbench sweep submit` job array
 ** runs (the batch script execs it, so Slurm's signals reach it). SIGUSR1 (sent by Slurm
 ** before the time limit, --signal=B:USR1@T) and SIGTERM (pre-emption, scancel) stop the
@@ -157,8 +168,10 @@ int main(int argc, char **argv) {
     int status = luaL_loadstring(L, "require('dlbench.cli_plan').plan({...})");
     rc = runchunk(L, status, 2, argv, argc);
   } else if (!strcmp(argv[1], "sweep") && argc > 2 && !strcmp(argv[2], "task")) {
+    exe_env();
     rc = sweep_task(L, argc, argv); /* a Slurm array task (docs/sweep.md) */
   } else if (!strcmp(argv[1], "sweep")) { /* submit, merge, status (docs/sweep.md) */
+    exe_env();
     createargtable(L, argv, argc, 1);
     int status = luaL_loadstring(L, "require('dlbench.sweep_slurm').cli({...})");
     rc = runchunk(L, status, 2, argv, argc);
