@@ -128,7 +128,8 @@ plots/dlbplot.h proc/dlb_proc.h"
 #   worker pool, proc/); lib/pkgconfig/dlbench.pc and dlbench-proc.pc;
 #   include/dlbench/*.h; share/lua/5.4/dlbench (the dlbench host and Debian's Lua 5.4 look
 #   there) and share/lua/5.1/dlbench (LuaJIT's path, for the FFI backend);
-#   share/man/man1/dlbench.1; share/doc/dlbench/{LICENSE,README.md}.
+#   share/man/man1/dlbench.1; share/doc/dlbench/{LICENSE,README.md}; the Jupyter kernel:
+#   share/jupyter/kernels/dlbench/kernel.json and share/dlbench/jupyter/dlbench_kernel.py.
 # Never installs packages. A --static-only build installs no shared library.
 install_into() {
   local prefix=$1 dest=${DESTDIR:-} f v major h
@@ -170,6 +171,18 @@ install_into() {
   chmod 644 "$root/lib/pkgconfig/dlbench.pc" "$root/lib/pkgconfig/dlbench-proc.pc"
   install -m 644 docs/dlbench.1 "$root/share/man/man1/dlbench.1"
   install -m 644 LICENSE README.md "$root/share/doc/dlbench/"
+  # the Jupyter kernel `dlbench` (docs/jupyter.md): the wrapper kernel and its spec, where
+  # Jupyter looks for PREFIX's kernels; its python is one that has ipykernel
+  local py=/usr/bin/python3 p
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "import ipykernel" 2>/dev/null; then py=$(command -v "$p"); break; fi
+  done
+  install -d "$root/share/dlbench/jupyter" "$root/share/jupyter/kernels/dlbench"
+  install -m 644 host/jupyter/dlbench_kernel.py "$root/share/dlbench/jupyter/"
+  sed -e "s|@PYTHON@|$py|" -e "s|@KERNEL@|$prefix/share/dlbench/jupyter/dlbench_kernel.py|" \
+    -e "s|@DLBENCH@|$prefix/bin/dlbench|" host/jupyter/kernel.json.in \
+    >"$root/share/jupyter/kernels/dlbench/kernel.json"
+  chmod 644 "$root/share/jupyter/kernels/dlbench/kernel.json"
   for luav in 5.4 5.1; do
     (cd lua && find dlbench -name '*.lua' -exec install -D -m 644 {} "$root/share/lua/$luav/{}" \;)
   done

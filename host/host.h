@@ -37,9 +37,10 @@ int host_interrupt_prompt(void);
 void host_interrupt_also(int sig);
 int host_interrupt_signal(void);
 
-/* kernel.c: `dlbench kernel`, the Lua side of the Jupyter kernel (host/jupyter/): requests
-** on stdin, replies on descriptor 3. Returns the process exit status. */
-int host_kernel(lua_State *L);
+/* kernel.c: `dlbench kernel REQFD MSGFD`, the Lua side of the Jupyter kernel
+** (host/jupyter/): requests on descriptor req, messages on msg (numbers as strings).
+** Returns the exit status. */
+int host_kernel(lua_State *L, const char *req, const char *msg);
 
 /* history.c: the REPL history file ($DLBENCH_HISTORY, default ~/.dlbench_history; empty
 ** disables). host_history_load reads it into readline's history; host_history_add adds a

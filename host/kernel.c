@@ -1,13 +1,13 @@
 /*
-** kernel.c — `dlbench kernel`: the Lua side of the Jupyter kernel. The kernel Jupyter
+** kernel.c — `dlbench kernel REQFD MSGFD`: the Lua side of the Jupyter kernel. The kernel Jupyter
 ** starts is host/jupyter/dlbench_kernel.py (an ipykernel wrapper kernel, which speaks the
 ** Jupyter protocol); it starts this process and talks to it over pipes:
-**   requests on stdin:   "<op> <len>\n" and len bytes (ops: execute, complete, inspect)
-**   messages on fd 3:    "<len>\n" and len bytes of JSON, written by lua/dlbench/kernel.lua;
+**   requests on REQFD:   "<op> <len>\n" and len bytes (ops: execute, complete, inspect)
+**   messages on MSGFD:   "<len>\n" and len bytes of JSON, written by lua/dlbench/kernel.lua;
 **                        each request ends with a message holding "done"
 **   stdout, stderr:      the cells' own output (print, help, a sweep's summary), forwarded
 **                        by the wrapper as stream output; flushed before every message.
-** Every request runs through host_docall, so Ctrl-C (SIGINT, which the wrapper forwards on
+** stdin is /dev/null: io.read() in a cell reads nothing. Every request runs through host_docall, so Ctrl-C (SIGINT, which the wrapper forwards on
 ** a Jupyter interrupt) stops a running cell as in the REPL and cannot be swallowed by a
 ** pcall; the state persists from cell to cell. An error (or an interrupt) is turned into an
 ** error message by kernel.lua's on_error, called afresh once the hook is gone.
@@ -24,7 +24,8 @@
 
 #include "host.h"
 
-enum { REPLY_FD = 3 };
+static int replyfd = -1; /* the pipes to and from the wrapper: `dlbench kernel REQFD MSGFD` */
+static int reqfd = -1;
 
 /* Write all of buf to fd (EINTR retried); 0 on success. */
 static int writeall(int fd, const char *buf, size_t n) {
@@ -47,16 +48,16 @@ static int ksend(lua_State *L) {
   fflush(stderr);
   char head[32];
   int h = snprintf(head, sizeof head, "%zu\n", n);
-  if (writeall(REPLY_FD, head, (size_t)h) != 0 || writeall(REPLY_FD, s, n) != 0)
-    return luaL_error(L, "kernel: the Jupyter wrapper is gone (write to fd 3 failed)");
+  if (writeall(replyfd, head, (size_t)h) != 0 || writeall(replyfd, s, n) != 0)
+    return luaL_error(L, "kernel: the Jupyter wrapper is gone (write to its pipe failed)");
   return 0;
 }
 
-/* Read exactly n bytes from stdin (EINTR retried: a Ctrl-C between cells is ignored);
+/* Read exactly n bytes from the request pipe (EINTR retried: a Ctrl-C between cells is ignored);
 ** 0 on success, -1 at end of input or on error. */
 static int readall(char *buf, size_t n) {
   while (n > 0) {
-    ssize_t r = read(STDIN_FILENO, buf, n);
+    ssize_t r = read(reqfd, buf, n);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return -1;
     buf += r;
@@ -97,11 +98,20 @@ static int callkernel(lua_State *L, const char *fname, int nargs) {
   return host_docall(L, nargs, 0);
 }
 
-/* The request loop: one docall per request until stdin ends. */
-int host_kernel(lua_State *L) {
-  if (write(REPLY_FD, "", 0) < 0) {
-    fprintf(stderr, "dlbench kernel: descriptor 3 is not open: this process is started by the "
-                    "Jupyter kernel (host/jupyter/dlbench_kernel.py), not by hand\n");
+/* The request loop: one docall per request until the request pipe ends. */
+/* A descriptor number from the command line, or -1. */
+static int fdarg(const char *s) {
+  char *end;
+  long n = s ? strtol(s, &end, 10) : -1;
+  return (s == NULL || *s == '\0' || *end != '\0' || n < 0 || n > 65535) ? -1 : (int)n;
+}
+
+int host_kernel(lua_State *L, const char *req, const char *msg) {
+  reqfd = fdarg(req);
+  replyfd = fdarg(msg);
+  if (reqfd < 0 || replyfd < 0 || write(replyfd, "", 0) < 0) {
+    fprintf(stderr, "dlbench kernel: needs the descriptors of its two pipes (dlbench kernel "
+                    "REQFD MSGFD); Jupyter starts it through host/jupyter/dlbench_kernel.py\n");
     return EXIT_FAILURE;
   }
   signal(SIGPIPE, SIG_IGN);
@@ -134,7 +144,7 @@ int host_kernel(lua_State *L) {
         int h = snprintf(head, sizeof head, "%zu\n", sizeof done - 1);
         fflush(stdout);
         fflush(stderr);
-        if (writeall(REPLY_FD, head, (size_t)h) != 0 || writeall(REPLY_FD, done, sizeof done - 1) != 0)
+        if (writeall(replyfd, head, (size_t)h) != 0 || writeall(replyfd, done, sizeof done - 1) != 0)
           break;
       }
     }

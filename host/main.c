@@ -6,7 +6,7 @@
 **   dlbench info FILE [b=N] one screen about a model.onnx or config.json (dlb.models.info)
 **   dlbench plan MODEL ...  the best parallel layout, time, energy, cost (dlbench.cli_plan)
 **   dlbench sweep submit|merge|status|task ...  sweeps on Slurm (dlbench.sweep_slurm)
-**   dlbench kernel          the Jupyter kernel's Lua side (host/kernel.c, host/jupyter/)
+**   dlbench kernel R M      the Jupyter kernel's Lua side (host/kernel.c, host/jupyter/)
 **   dlbench -e CODE         run a chunk
 **   dlbench measure [...]   measure this host (dlb.measure.cli)
 **   dlbench --version | --help
@@ -176,7 +176,7 @@ int main(int argc, char **argv) {
     int status = luaL_loadstring(L, "require('dlbench.sweep_slurm').cli({...})");
     rc = runchunk(L, status, 2, argv, argc);
   } else if (!strcmp(argv[1], "kernel")) { /* the Jupyter kernel's Lua side (host/kernel.c) */
-    rc = host_kernel(L);
+    rc = host_kernel(L, argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
   } else if (!strcmp(argv[1], "-e")) {
     if (argc < 3) {
       fprintf(stderr, "%s: -e needs a Lua chunk\n", progname);
