@@ -21,7 +21,12 @@ import signal
 import subprocess
 import sys
 
-from ipykernel.kernelbase import Kernel
+# The kernel has no debugger (its language is Lua): keep ipykernel from importing debugpy,
+# a fifth of the kernel's start-up (BENCHMARKS.md, "Where researchers work").
+if "debugpy" not in sys.modules:
+    sys.modules["debugpy"] = None
+
+from ipykernel.kernelbase import Kernel  # noqa: E402
 
 __version__ = "0.2"
 
