@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """gen_ipynb.py - the seed notebooks' studies (notebooks/*.lua) as Jupyter notebooks for the
-`dlbench` kernel (notebooks/ipynb/*.ipynb, checked in; regenerate after editing a study):
-    python3 host/jupyter/gen_ipynb.py notebooks notebooks/ipynb
+`dlbench` kernel (notebooks/*.ipynb beside them, checked in; regenerate after editing a
+study). Beside them, so a notebook opened in Jupyter runs where the study's relative paths
+(data/..., out/) point, as `cd notebooks && dlbench run study.lua` would:
+    python3 host/jupyter/gen_ipynb.py notebooks notebooks
     python3 host/jupyter/gen_ipynb.py --check notebooks TMPDIR   (exit 1 when stale)
 The study's opening comment becomes a markdown cell; the code is cut into cells at blank
 lines between top-level statements that precede a comment (a section). A cell is its own
@@ -141,7 +143,7 @@ def main(argv):
             f.write(text)
         os.replace(path + ".tmp", path)
         if check:
-            shipped = os.path.join(src, "ipynb", name[:-4] + ".ipynb")
+            shipped = os.path.join(src, name[:-4] + ".ipynb")
             try:
                 with open(shipped, encoding="utf-8") as f:
                     same = f.read() == text
@@ -150,7 +152,7 @@ def main(argv):
             if not same:
                 stale.append(shipped)
     if stale:
-        sys.exit("stale or missing (run python3 host/jupyter/gen_ipynb.py notebooks notebooks/ipynb): "
+        sys.exit("stale or missing (run python3 host/jupyter/gen_ipynb.py notebooks notebooks): "
                  + ", ".join(stale))
 
 

@@ -2,6 +2,7 @@
 tests/sh/test_kernel.sh, which sets JUPYTER_PATH to a kernel spec pointing at the build).
 Prints "ok NAME" / "not ok NAME" lines; the shell test counts them.
 usage: python3 kernel_check.py NOTEBOOK_OUT [SEED.ipynb]"""
+import os
 import sys
 import time
 
@@ -110,7 +111,9 @@ finally:
 # -- 3. a seed notebook (generated from notebooks/*.lua) runs through the kernel
 if len(sys.argv) > 2 and sys.argv[2] != "-":
     seed = nbformat.read(sys.argv[2], as_version=4)
-    NotebookClient(seed, kernel_name="dlbench", timeout=120, allow_errors=True).execute()
+    # run where Jupyter runs it: the notebook's folder (its data/ paths are relative to it)
+    NotebookClient(seed, kernel_name="dlbench", timeout=120, allow_errors=True,
+                   resources={"metadata": {"path": os.path.dirname(os.path.abspath(sys.argv[2]))}}).execute()
     errs = [o for c in seed.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     check("seed notebook %s runs without an error" % sys.argv[2], not errs,
           errs[0] if errs else "")

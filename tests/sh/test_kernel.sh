@@ -30,11 +30,11 @@ export PYDEVD_DISABLE_FILE_VALIDATION=1
 
 # the seed notebooks shipped as .ipynb are the generator's output (checked in, not stale)
 "$py" host/jupyter/gen_ipynb.py --check notebooks "$tmp/gen" >"$tmp/gen.out" 2>&1 \
-  && t_ok "notebooks/ipynb/*.ipynb are what host/jupyter/gen_ipynb.py makes of notebooks/*.lua" \
+  && t_ok "notebooks/*.ipynb are what host/jupyter/gen_ipynb.py makes of notebooks/*.lua" \
   || t_fail "generated notebooks up to date" "$(cat "$tmp/gen.out")"
 
 # shellcheck disable=SC2086
-out=$(cd "$tmp" && "$py" "$root/tests/sh/kernel_check.py" "$tmp/out.ipynb" "$root/notebooks/ipynb/hestness_roofline.ipynb" 2>&1)
+out=$(cd "$tmp" && "$py" "$root/tests/sh/kernel_check.py" "$tmp/out.ipynb" "$root/notebooks/deepbench.ipynb" 2>&1)
 echo "$out" | grep -E '^(ok|not ok) '
 p=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
 f=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
