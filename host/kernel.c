@@ -53,6 +53,19 @@ static int ksend(lua_State *L) {
   return 0;
 }
 
+/* -- chdir(path) -> true | nil, message: change the working folder (the kernel's cd();
+** a notebook runs in its own folder, a study from the repository's root). */
+static int kchdir(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  if (chdir(path) != 0) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "cd %s: %s", path, strerror(errno));
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 /* Read exactly n bytes from the request pipe (EINTR retried: a Ctrl-C between cells is ignored);
 ** 0 on success, -1 at end of input or on error. */
 static int readall(char *buf, size_t n) {
@@ -117,7 +130,8 @@ int host_kernel(lua_State *L, const char *req, const char *msg) {
   signal(SIGPIPE, SIG_IGN);
   host_interrupt_install(1); /* the wrapper may have started us with SIGINT ignored */
   setvbuf(stdout, NULL, _IOLBF, 0); /* a long cell's prints arrive as they are made */
-  lua_register(L, "kernel_send", ksend); /* moved into dlbench.kernel at its load */
+  lua_register(L, "kernel_send", ksend); /* both moved into dlbench.kernel at its load */
+  lua_register(L, "kernel_chdir", kchdir);
   char op[32];
   size_t len;
   while (readheader(op, sizeof op, &len) == 0) {

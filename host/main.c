@@ -40,6 +40,7 @@ static void usage(FILE *out) {
     "  sweep submit STUDY --shards N [sbatch options]   a sweep as a Slurm job array\n"
     "  sweep merge DIR [-o FILE] [--allow-partial]      join the shards' checkpoints\n"
     "  sweep status DIR    which shards are done, running, stopped or missing\n"
+    "  sweep requeue DIR [SHARD...]  requeue stopped shards, re-arm the merge job\n"
     "  -e CODE             run CODE (a Lua chunk) and exit\n"
     "  measure [OPTIONS]   measure this host's roofline (measure --help)\n"
     "  -                   run the script read from stdin\n"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """gen_ipynb.py - the seed notebooks' studies (notebooks/*.lua) as Jupyter notebooks for the
 `dlbench` kernel (notebooks/*.ipynb beside them, checked in; regenerate after editing a
-study). Beside them, so a notebook opened in Jupyter runs where the study's relative paths
-(data/..., out/) point, as `cd notebooks && dlbench run study.lua` would:
+study). The studies' paths are relative to the repository's root (`dlbench run
+notebooks/x.lua`): a notebook's first code cell is `cd("..")` (Jupyter runs it in
+notebooks/), and `debug.getinfo(1, "S").source`, by which a study finds its own folder,
+becomes the study's path (a cell has no file):
     python3 host/jupyter/gen_ipynb.py notebooks notebooks
     python3 host/jupyter/gen_ipynb.py --check notebooks TMPDIR   (exit 1 when stale)
 The study's opening comment becomes a markdown cell; the code is cut into cells at blank
@@ -86,7 +88,7 @@ def cells_of(name, text):
         head.append(re.sub(r"^--\s?", "", lines.pop(0)))
     md = "**%s** (`dlbench run notebooks/%s`)\n\n" % (name[:-4], name) + "\n".join(
         "    " + l if l.startswith(" ") else l for l in head)
-    cells = [("markdown", md)]
+    cells = [("markdown", md), ("code", 'cd("..")  -- the study\'s paths are relative to the repository\'s root')]
     cur, depth, state = [], 0, {"long": None}
     for i, line in enumerate(lines):
         top = depth == 0 and state["long"] is None
@@ -95,6 +97,7 @@ def cells_of(name, text):
             cells.append(("code", "\n".join(cur).strip("\n")))
             cur = []
             continue
+        line = line.replace('debug.getinfo(1, "S").source', '"@notebooks/%s"' % name)
         cur.append(globalize(line) if top else line)
         depth += depth_change(strip(line, state))
     if any(l.strip() for l in cur):

@@ -10,13 +10,15 @@
 -- from the host, which sends {type="error", ename=, evalue=, traceback=} and "done".
 -- Values shown: a figure as PNG (display.format = "svg" or display(f, "svg") for SVG), a
 -- dlb.table as an HTML table, anything else as the REPL prints it. Globals added to the
--- cells' state: display(x[, "png"|"svg"|"html"|"text"]).
+-- cells' state: display(x[, "png"|"svg"|"html"|"text"]), cd(path).
 local json = require "dlbench.json"
 
 local M = {}
 
 local send_raw = rawget(_G, "kernel_send")
+local chdir = rawget(_G, "kernel_chdir")
 rawset(_G, "kernel_send", nil)
+rawset(_G, "kernel_chdir", nil)
 local function send(t)
   io.stdout:flush()
   io.stderr:flush()
@@ -138,6 +140,17 @@ rawset(_G, "display", display)
 require("dlbench.doc").doc(display, "display(x[, \"png\"|\"svg\"|\"html\"|\"text\"])",
   "in the Jupyter kernel: show x below the cell now (a figure as an image, a dlb.table as HTML); display.format = \"svg\" for SVG figures")
 
+-- cd(path): change the working folder. Jupyter runs a notebook in its own folder; the seed
+-- notebooks (notebooks/*.ipynb) start with cd("..") since their studies' paths are
+-- relative to the repository's root, as `dlbench run notebooks/x.lua` runs them.
+local function cd(path)
+  if type(path) ~= "string" then error("cd(path): a folder name expected, got " .. type(path), 2) end
+  local ok, err = chdir(path)
+  if not ok then error(err, 2) end
+end
+rawset(_G, "cd", cd)
+require("dlbench.doc").doc(cd, "cd(path)", "in the Jupyter kernel: change the working folder (relative paths of files read and written)")
+
 -- ---------------------------------------------------------------- execute
 
 -- Compile a cell: the whole cell as an expression, else its last line as the value (when
@@ -146,8 +159,11 @@ local function compile(code, name, quiet)
   if not quiet then
     local f = load("return " .. code, name, "t")
     if f then return f end
+    -- only when the rest is whole statements and the last line a whole expression: else
+    -- "...\nend" would become "...\nreturn end", a return inside the cell's last block
     local body, last = code:match("^(.*\n)([^\n]*%S[^\n]*)\n?%s*$")
-    if body and not last:match("^%s*%-%-") then
+    if body and not last:match("^%s*%-%-") and load("return " .. last, name, "t")
+      and load(body, name, "t") then
       f = load(body .. "return " .. last, name, "t")
       if f then return f end
     end

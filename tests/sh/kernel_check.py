@@ -31,6 +31,9 @@ cells = [
     'display(dlb.plot.figure{width = 2, height = 2}, "svg")',               # 5 SVG by display
     "x * 2",                                                                # 6 the state persists
     "local t = dlb.table{{a = 1}}\nt:count();",                             # 7 ; hides the value
+    "n = 0\nfor _, v in ipairs{1, 2, 3} do\n  n = n + v\nend\nn",              # 8 a loop, then its value
+    "m = 0\nfor _, v in ipairs{1, 2, 3} do\n  m = m + v\nend",                  # 9 ends with a block's end
+    "m",                                                                    # 10
 ]
 nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
 client = NotebookClient(nb, kernel_name="dlbench", timeout=60, allow_errors=True)
@@ -66,6 +69,9 @@ svg = data(out[5], "display_data", "image/svg+xml")
 check("display(f, \"svg\") shows SVG", svg is not None and "<svg" in svg, out[5])
 check("one persistent state across cells", data(out[6], "execute_result", "text/plain") == "40", out[6])
 check("a trailing ; hides the value", not [o for o in out[7] if o.output_type == "execute_result"], out[7])
+check("a cell's last line is its value", data(out[8], "execute_result", "text/plain") == "6", out[8])
+check("a cell ending with a block runs the whole block", data(out[10], "execute_result", "text/plain") == "6",
+      out[9] + out[10])
 
 # -- 2. the protocol directly: first-cell latency, completion, help, interrupt
 t0 = time.time()
