@@ -97,7 +97,7 @@ def cells_of(name, text):
             cells.append(("code", "\n".join(cur).strip("\n")))
             cur = []
             continue
-        line = line.replace('debug.getinfo(1, "S").source', '"@notebooks/%s"' % name)
+        line = line.replace('debug.getinfo(1, "S").source', '("@notebooks/%s")' % name)
         cur.append(globalize(line) if top else line)
         depth += depth_change(strip(line, state))
     if any(l.strip() for l in cur):
