@@ -278,7 +278,7 @@ local function shard_of(opts, total)
   end
   local first = floor((i - 1) * total / n) + 1
   local last = floor(i * total / n)
-  return first, last, string.format("%s shard %d/%d", s == "Slurm" and "Slurm" or "", i, n)
+  return first, last, string.format("%s shard %d/%d", s == "Slurm" and "Slurm" or "", i, n), i, n
 end
 
 -- The table of the finished rows of configs first..last, in config order: params, result
@@ -346,14 +346,15 @@ function M.sweep(space, fn, opts)
   fn = with_provenance(fn, opts.framework ~= nil or opts.calibration ~= nil)
   local names, vals, total = plan(space, opts.order)
   local jobs = opts.jobs
-  if jobs == nil then jobs = core.sys_cores() end
+  -- a Slurm task uses the CPUs it was given, not the node's
+  if jobs == nil then jobs = tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "") or core.sys_cores() end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) then
     error("dlb.sweep: jobs must be a whole number >= 1, got " .. tostring(jobs), 2)
   end
   if opts.timeout ~= nil and (type(opts.timeout) ~= "number" or not (opts.timeout > 0)) then
     error("dlb.sweep: timeout must be a number of seconds > 0", 2)
   end
-  local first, last, shardtxt = shard_of(opts, total)
+  local first, last, shardtxt, shard_i, shard_n = shard_of(opts, total)
   if last - first + 1 > M.max_configs then
     error(string.format("dlb.sweep: %.0f configs%s, more than dlb.sweep.max_configs = %.0f (each "
       .. "becomes a row in memory): sweep fewer values, or split it with shard = \"i/n\"",
@@ -362,6 +363,17 @@ function M.sweep(space, fn, opts)
   local quiet = opts.quiet
   if shardtxt and not quiet then
     io.stderr:write(string.format("sweep: %s: configs %d-%d of %d\n", shardtxt, first, last, total))
+  end
+
+  -- a shard of a `dlbench sweep submit` job (DLBENCH_SWEEP_DIR): its own checkpoint there,
+  -- beside a meta file recording the space (docs/sweep.md "Slurm")
+  local sweepdir = os.getenv("DLBENCH_SWEEP_DIR")
+  local finish_shard
+  if shardtxt and sweepdir and sweepdir ~= "" and opts.checkpoint == nil then
+    local path
+    path, finish_shard = require("dlbench.sweep_slurm").attach(sweepdir, { names = names, vals = vals,
+      first = first, last = last, total = total, i = shard_i, n = shard_n, label = opts.label })
+    opts = setmetatable({ checkpoint = path }, { __index = opts })
   end
 
   -- checkpoint
@@ -459,6 +471,7 @@ function M.sweep(space, fn, opts)
 
   local t = build_table(names, results, first, last)
   M._live, M._last = nil, t
+  if finish_shard then finish_shard(count, failed) end
   if errors.interrupt_note == interrupt_note then errors.interrupt_note = nil end
 
   if failed > 0 and not quiet then
@@ -477,6 +490,13 @@ function M.sweep(space, fn, opts)
   return t
 end
 
+-- Sweeps run as Slurm job arrays (dlbench sweep submit): lua/dlbench/sweep_slurm.lua.
+function M.merge(dir, opts) return require("dlbench.sweep_slurm").merge(dir, opts) end
+function M.status(dir, opts) return require("dlbench.sweep_slurm").status(dir, opts) end
+doc.doc(M.merge, "dlb.sweep.merge(dir[, {allow_partial=false, label=\"sweep\"}]) -> table",
+  "join the shard checkpoints of a `dlbench sweep submit` folder into the whole sweep's table, in config order; mixed or incomplete sets are errors")
+doc.doc(M.status, "dlb.sweep.status(dir[, {label=}]) -> {{shard=, state=, rows=, configs=}, ...}",
+  "each shard of a `dlbench sweep submit` folder: done, running, stopped or missing")
 doc.doc(M.last, "dlb.sweep.last() -> table | nil",
   "the most recent sweep's rows: all of them, or those finished before Ctrl-C or an error stopped it")
 doc.doc(M, "dlb.sweep", "parameter sweeps: dlb.sweep(space, fn[, opts]) -> dlb.table; dlb.sweep.last(), dlb.range")
