@@ -117,6 +117,7 @@ B.functions = {
   "graph_op_type(name: string) -> int? = dlb_graph_op_type(name)",
   "graph_op_type_name(type: int) -> string = dlb_graph_op_type_name(type)",
   "optimizer_update_flops(optimizer: int) -> number = dlb_optimizer_update_flops(optimizer)",
+  "optimizer_state_bytes(optimizer: int, dims: numbers) -> b: double = check dlb_optimizer_state_bytes(optimizer, #dims, dims, &b)",
   "graph_set_loss(g: graph, t: int) = check dlb_graph_set_loss(g, t)",
   "graph_layer(g: graph, name: string?) = check dlb_graph_layer(g, name)",
   "graph_checkpoint(g: graph, t: int) = check dlb_graph_checkpoint(g, t)",

@@ -119,6 +119,11 @@ DLB_API const char *dlb_graph_op_type_name(int type);
 ** adam 12, adamw 14, adafactor 11, adam8bit 20; docs/graph.md "Optimizers"); an unknown
 ** id counts as sgd. */
 DLB_API double dlb_optimizer_update_flops(int optimizer);
+/* Optimizer-state bytes per parameter of a weight of ndims dims (each >= 1, ndims 0..8)
+** under optimizer DLB_OPT_* with fp32 states (mixed precision's), from the training step's
+** own rule (graphs/step/train.c): sgd 0, momentum and rmsprop 4, adam and adamw 8, adam8bit
+** 2, adafactor 4 (r + c) / (r c) for an r x c matrix. DLB_EINVAL on a bad argument. */
+DLB_API int dlb_optimizer_state_bytes(int optimizer, int ndims, const double *dims, double *bytes);
 /* Add an op. attrs: integer attributes by op type (see graph_ops.c); dims: extra dims
 ** as text (reshape's shape, split's sizes, slice's length). Writes up to maxout output
 ** tensor ids (always consecutive ids); *nout receives the count (the last output of

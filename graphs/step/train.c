@@ -398,6 +398,38 @@ static int opt_states(const dlb_train_opts *o, const tensor *W, int32_t dims[2][
   return n;
 }
 
+/* Optimizer-state bytes per parameter (dlb_graph.h): opt_states on a weight of that shape. */
+int dlb_optimizer_state_bytes(int optimizer, int ndims, const double *dims, double *bytes) {
+  if (bytes == NULL || ndims < 0 || ndims > DLB_GRAPH_MAXRANK || (ndims > 0 && dims == NULL))
+    return dlb_fail(DLB_EINVAL, "optimizer_state_bytes: bad arguments");
+  if (optimizer < 0 || optimizer > DLB_OPT_ADAM8BIT)
+    return dlb_fail(DLB_EINVAL, "optimizer_state_bytes: unknown optimizer %d", optimizer);
+  tensor w;
+  memset(&w, 0, sizeof w);
+  w.ndims = (uint8_t)ndims;
+  double n = 1;
+  for (int i = 0; i < ndims; i++) {
+    if (!(dims[i] >= 1 && dims[i] <= 2147483647.0) || dims[i] != (double)(int32_t)dims[i])
+      return dlb_fail(DLB_EINVAL, "optimizer_state_bytes: dim %d must be an integer >= 1", i + 1);
+    w.dims[i] = (int32_t)dims[i];
+    n *= dims[i];
+  }
+  dlb_train_opts o;
+  memset(&o, 0, sizeof o);
+  o.optimizer = optimizer;
+  int32_t sd[2][DLB_GRAPH_MAXRANK];
+  int nd[2], dt[2];
+  int ns = opt_states(&o, &w, sd, nd, dt, 1);
+  double b = 0;
+  for (int k = 0; k < ns; k++) {
+    double e = 1;
+    for (int i = 0; i < nd[k]; i++) e *= sd[k][i];
+    b += e * dlb_dtype_size(dt[k]);
+  }
+  *bytes = b / n;
+  return DLB_OK;
+}
+
 /* The update of weight w with its final gradient. */
 static int update(tx *x, int w) {
   dlb_graph *s = x->s;

@@ -35,11 +35,11 @@ local function parse(cmd, args, spec, usage)
     if name then
       local kind = spec[name]
       if kind == nil then
-        local names = {}
-        for k in pairs(spec) do names[#names + 1] = "--" .. k end
-        table.sort(names)
-        fail(cmd, string.format("unknown option '--%s' (accepted: %s)\n%s", name,
-          table.concat(names, ", "), usage), 2)
+        -- the one message form of dlbench.options, with the flags spelled as typed
+        local flags = {}
+        for k in pairs(spec) do flags["--" .. k] = true end
+        fail(cmd, require("dlbench.options").message("--" .. name, flags, "dlbench " .. cmd)
+          .. "\n" .. usage, 2)
       end
       if kind == "flag" then
         if val then fail(cmd, "--" .. name .. " takes no value", 2) end

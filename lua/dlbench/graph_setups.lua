@@ -19,32 +19,23 @@ local Graph = M.methods
 -- parameter of a weight of shape `dims` with fp32 states (mixed precision adds a 4-byte fp32
 -- master copy; fp16/bf16 policies store the states at 2 bytes). docs/graph.md "Optimizers"
 -- gives the sources.
-local function factored(dims)
-  local n = #dims
-  if n < 2 then return 4 end
-  local r, c = dims[n - 1], dims[n]
-  return 4 * (r + c) / (r * c) -- a row and a column vector of fp32 per matrix
-end
-local function optimizer(name, state_bytes, source)
+-- Both counts come from C, where the training step keeps them (graphs/ir/op_cost.c's update
+-- FLOPs, graphs/step/train.c's optimizer states): state_bytes(dims) per parameter, fp32 states.
+local function optimizer(name, source)
   local id = base.OPTIMIZERS[name]
   assert(id, "graph_setups: DLB_OPT_ has no " .. name)
-  return { update_flops = core.optimizer_update_flops(id), state_bytes = state_bytes, source = source }
+  return { update_flops = core.optimizer_update_flops(id), source = source,
+    state_bytes = function(dims) return core.optimizer_state_bytes(id, dims) end }
 end
 M.optimizers = {
-  sgd = optimizer("sgd", function() return 0 end, "w -= lr*g"),
-  momentum = optimizer("momentum", function() return 4 end,
-    "heavy-ball momentum, one velocity per parameter"),
-  rmsprop = optimizer("rmsprop", function() return 4 end,
-    "Tieleman & Hinton 2012: one mean square per parameter"),
-  adam = optimizer("adam", function() return 8 end,
-    "Kingma & Ba 2015, Alg. 1: m and v per parameter"),
-  adamw = optimizer("adamw", function() return 8 end,
-    "Loshchilov & Hutter 2019, Alg. 2: Adam's m, v + decoupled decay (2 FLOPs)"),
-  adafactor = optimizer("adafactor", factored,
-    "Shazeer & Stern 2018, Alg. 4 (beta1 = 0): row and column second moments"),
-  adam8bit = optimizer("adam8bit", function() return 2 end,
-    "Dettmers et al. 2022: Adam's m, v block-wise quantised to 8 bits "
-      .. "(+4 bytes of scale per 2048-element block, left out)"),
+  sgd = optimizer("sgd", "w -= lr*g"),
+  momentum = optimizer("momentum", "heavy-ball momentum, one velocity per parameter"),
+  rmsprop = optimizer("rmsprop", "Tieleman & Hinton 2012: one mean square per parameter"),
+  adam = optimizer("adam", "Kingma & Ba 2015, Alg. 1: m and v per parameter"),
+  adamw = optimizer("adamw", "Loshchilov & Hutter 2019, Alg. 2: Adam's m, v + decoupled decay (2 FLOPs)"),
+  adafactor = optimizer("adafactor", "Shazeer & Stern 2018, Alg. 4 (beta1 = 0): row and column second moments"),
+  adam8bit = optimizer("adam8bit", "Dettmers et al. 2022: Adam's m, v block-wise quantised to 8 bits "
+    .. "(+4 bytes of scale per 2048-element block, left out)"),
 }
 -- Optimizer-state bytes per parameter of a weight of shape dims (numbers) under optimizer
 -- `name`, fp32 states.

@@ -169,6 +169,7 @@ local good = {
   { "json_parse", '{"a": [1, 2, {"b": null, "c": "x"}], "d": true}', "doc" },
   -- last: it changes G
   { "graph_freeze", G, W, true }, { "graph_set_dtype", G, W, 9 },
+  { "optimizer_update_flops", 2 }, { "optimizer_state_bytes", 5, { 64, 32 } },
 }
 
 local BAD = { nil, true, "x", 1.5, -1, {}, { 1, "a" }, P, G }
