@@ -32,6 +32,7 @@ local lazy = {
   energy = "dlbench.energy",
   measure = "dlbench.measure",
   trace = "dlbench.trace",
+  serve = "dlbench.serve",       -- LLM serving: prefill, decode, KV cache, batching (docs/serve.md)
 }
 M.lazy_names = {}
 for k in pairs(lazy) do M.lazy_names[#M.lazy_names + 1] = k end
@@ -58,5 +59,5 @@ setmetatable(M, {
 })
 
 doc.doc(M, "dlb", "the dlbench workbench: graphs, models, hw, roofline, sweep, table, "
-  .. "stats, scaling, parallel, plot, measure, trace (help(dlb.<name>) for each)")
+  .. "stats, scaling, parallel, serve, plot, measure, trace (help(dlb.<name>) for each)")
 return M
