@@ -712,7 +712,7 @@ M._sum_max = sum_max
 -- (B sequences, one token each per step): every op but attention is the same at every
 -- step; attention's time is max of two linear functions of the context (compute,
 -- memory), summed exactly; with a window the context stops growing at the window.
-local function decode_sum(s, c, B, p0, steps)
+local function decode_sum(s, c, B, p0, steps, cache)
   if steps <= 0 then return 0, 0, 0 end
   if c.pp > 1 then
     -- pipelines: sample (exact for the linear parts, a trapezoid for the kink)
@@ -725,16 +725,24 @@ local function decode_sum(s, c, B, p0, steps)
     end
     return tot * steps / K, fl * steps / K, by * steps / K
   end
-  local r0 = step(s, c, B, 1, p0)
-  local att0 = r0.by_op.attention or 0
-  local base = r0.time - att0
+  -- everything but attention is the same at every context: one step at context 0 less
+  -- its attention, kept in `cache` per batch size (the sweep reuses it across prompts
+  -- and outputs)
   local L = s.layers
-  local r = c.roof
-  -- attention at context p (one layer): flops = fa * (p + 1), bytes = b0 + b1 * keys
   local fa = 4 * B * s.heads * s.head_dim / c.tp
   local kvh = math.max(1, s.kv_heads / c.tp) * s.head_dim
   local bq = B * 2 * s.heads * s.head_dim / c.tp * c.abytes
   local bk = B * 2 * kvh * c.kvbytes
+  local k0 = cache and cache[B]
+  if not k0 then
+    local r0 = step(s, c, B, 1, 0)
+    k0 = { base = r0.time - (r0.by_op.attention or 0), flops = r0.flops - fa * L,
+      bytes = r0.bytes - (bq + 2 * bk) * L }
+    if cache then cache[B] = k0 end
+  end
+  local base = k0.base
+  local r = c.roof
+  -- attention at context p (one layer): flops = fa * (p + 1), bytes = bq + bk * (keys + 1)
   local ce = r.attn_rate or ((r.attn_eff or 0) > 0 and r.peak * r.attn_eff or r.peak * r.flops_eff)
   local me = level_bw(r, bk * (p0 + 1)) * r.bw_eff
   local hb = r.half_bw_bytes or 0
@@ -752,8 +760,8 @@ local function decode_sum(s, c, B, p0, steps)
     att = sum_max(fa / ce, fa / ce, (bq + bk * 2 + hb) / me, bk / me, lo, hi)
   end
   local total = base * steps + att * L
-  local flops = (r0.flops - fa * (p0 + 1) * L) * steps + fa * L * (sum_lin(1, 1, lo, hi))
-  local bytes = (r0.bytes - (bq + bk * (p0 + 2)) * L) * steps + L * sum_lin(bq + 2 * bk, bk, lo, hi)
+  local flops = k0.flops * steps + fa * L * (sum_lin(1, 1, lo, hi))
+  local bytes = k0.bytes * steps + L * sum_lin(bq + 2 * bk, bk, lo, hi)
   return total, flops, bytes
 end
 M._decode_sum = decode_sum

@@ -290,8 +290,8 @@ function B.install(M, H)
     local ps = list(fn, "prompt", opts.prompt, 512)
     local os_ = list(fn, "output", opts.output, 128)
     local tps = list(fn, "tp", opts.tp, 1)
-    local ws = list(fn, "weights", opts.weights, nil)
-    local kvs = list(fn, "kv", opts.kv, nil)
+    local ws = list(fn, "weights", opts.weights, false)  -- false: the config's default
+    local kvs = list(fn, "kv", opts.kv, false)
     local cgs = list(fn, "cuda_graphs", opts.cuda_graphs, false)
     local cols = { batch = {}, prompt = {}, output = {}, tp = {}, weights = {}, kv = {},
       cuda_graphs = {}, ttft = {}, tpot = {}, latency = {}, tokens_per_s = {},
@@ -303,11 +303,14 @@ function B.install(M, H)
         for k, v in pairs(opts) do
           if H.CFG[k] and k ~= "tp" and k ~= "weights" and k ~= "kv" and k ~= "cuda_graphs" then cfg[k] = v end
         end
-        cfg.tp, cfg.weights, cfg.kv, cfg.cuda_graphs = tp, w, kv, cg
+        cfg.tp, cfg.cuda_graphs = tp, cg
+        if w then cfg.weights = w end
+        if kv then cfg.kv = kv end
         local c = M.config(cfg, fn)
         local wb = H.weight_bytes(s, c)
         local kvt = H.kv_per_token_gpu(s, c)
         local cap = c.dev.mem * c.mem_util
+        local cache = {}
         for _, P in ipairs(ps) do
           posint(fn, "prompt", P)
           for _, Bn in ipairs(bs) do
@@ -315,7 +318,7 @@ function B.install(M, H)
             local pre = pipelined(s, c, Bn, P, 0).time
             for _, O in ipairs(os_) do
               posint(fn, "output", O)
-              local dt = decode_sum(s, c, Bn, P, O - 1)
+              local dt = decode_sum(s, c, Bn, P, O - 1, cache)
               local lat = pre + dt
               n = n + 1
               cols.batch[n], cols.prompt[n], cols.output[n], cols.tp[n] = Bn, P, O, tp
