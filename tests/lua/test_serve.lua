@@ -41,8 +41,9 @@ T.test("parameters from the zoo and HF configs match the published counts", func
   local cfg = { model_type = "mistral", num_hidden_layers = 32, hidden_size = 4096,
     num_attention_heads = 32, num_key_value_heads = 8, intermediate_size = 14336,
     vocab_size = 32000, sliding_window = 4096 }
-  local ok, m = pcall(S.model, cfg)
-  if ok then T.eq(m.window, 4096, "HF sliding_window read"); T.eq(m.kv_heads, 8, "HF kv heads") end
+  local m = S.model(cfg)
+  T.eq(m.window, 4096, "HF sliding_window read"); T.eq(m.kv_heads, 8, "HF kv heads")
+  T.eq(m.mlp, "swiglu", "HF mistral is llama-style")
 end)
 
 T.test("the per-op rule is dlb.roofline.time's, op by op", function()
