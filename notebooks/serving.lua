@@ -160,8 +160,8 @@ local fitm = S.errors(rows, cal, "fit")
 local allm = S.errors(rows, cal)
 print(string.format("\n6. validation: %d published rows (TensorRT-LLM performance tables), calibrated on the %d 'fit' rows",
   #rows, #rows - #res))
-print(string.format("calibration: flops_eff = %.2f, bw_eff = %.2f, kernel_overhead = %.0f us, comm_latency = %.0f us",
-  cal.flops_eff, cal.bw_eff, cal.kernel_overhead * 1e6, cal.comm_latency * 1e6))
+print(string.format("calibration: flops_eff = %.2f, bw_eff = %.2f, kernel_overhead = %.0f us, comm_latency = %.0f us, step_overhead = %.1f ms",
+  cal.flops_eff, cal.bw_eff, cal.kernel_overhead * 1e6, cal.comm_latency * 1e6, cal.step_overhead * 1e3))
 local ue = {}
 for _, e in ipairs(uncal) do if e.split == "held" then ue[#ue + 1] = math.abs(e.error) end end
 print(string.format("median |error|: held-out %.1f%% (uncalibrated %.1f%%), fit %.1f%%, all %.1f%%",

@@ -191,7 +191,7 @@ doc.doc(M.kv_bytes_per_token, "dlb.serve.kv_bytes_per_token(model[, kv=\"fp16\"]
 local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, tp = true,
   pp = true, microbatches = true, group = true, cuda_graphs = true, kernel_overhead = true,
   step_overhead = true, flops_eff = true, bw_eff = true, attn_eff = true, block = true,
-  mem_util = true, link = true, draft = true, comm_latency = true, fused = true }
+  mem_util = true, link = true, draft = true, comm_latency = true, fused = true, launch = true }
 
 -- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
 -- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
@@ -252,6 +252,10 @@ function M.config(opts, fn)
   local ko = opts.kernel_overhead
   if ko ~= nil then posnum(fn, "kernel_overhead", ko, 3, true) else ko = roof.kernel_overhead or 0 end
   c.launch = ko                   -- per kernel launch, removed by CUDA graphs
+  c.launch_mode = opts.launch or "overlap"
+  if c.launch_mode ~= "serial" and c.launch_mode ~= "overlap" then
+    fail(fn, "launch must be \"serial\" or \"overlap\", got " .. tostring(opts.launch), 3)
+  end
   c.step_overhead = opts.step_overhead and posnum(fn, "step_overhead", opts.step_overhead, 3, true)
     or (roof.step_overhead or 0)
   -- the links the collectives run on: NVLink-class intra-node links while the group fits
@@ -272,6 +276,9 @@ function M.config(opts, fn)
   c.opts = opts
   return c
 end
+
+doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, comm_latency=, link=, fused=} -> config",
+  "a resolved serving configuration: the device, dtypes and bytes per weight, parallelism, and the per-op roofline parameters every dlb.serve call uses")
 
 -- == the per-op rule (graphs/hw/roofline.c, closed form) ========================
 
@@ -442,6 +449,19 @@ local function step(s, c, B, n, p, opts)
     if mb then res.memory_bound_time = res.memory_bound_time + t * count end
     res.by_op[name] = (res.by_op[name] or 0) + t * count
   end
+  -- the launch cost of a kernel of time t: overlapped (the default: asynchronous launches
+  -- run ahead of the GPU, so a kernel takes at least the launch interval, max(t, launch))
+  -- or serial (launch = "serial": the per-op rule's kernel_overhead added to every op, as
+  -- dlb.roofline.time does for a training step); none under CUDA graphs
+  local launch = c.cuda_graphs and 0 or c.launch
+  local overlap = c.launch_mode == "overlap"
+  local function kernel(t, count, attention)
+    local x = overlap and math.max(0, launch - t) or launch
+    res.launch = res.launch + x * count
+    res.kernels = res.kernels + count
+    if attention then res.attn_launch = res.attn_launch + x * count end
+  end
+  res.attn_launch = 0
   local kinds = { { false, L - nmoe } }
   if nmoe > 0 then kinds[2] = { true, nmoe } end
   for _, kd in ipairs(kinds) do
@@ -461,13 +481,13 @@ local function step(s, c, B, n, p, opts)
                 local fl, by = attn_cost(s, c, gp[1], gp[2], gp[3])
                 local t, mb = op_time(r, fl, by, nil, nil, nil, nil, true)
                 add(op.name, t, fl, by, mb, count)
-                res.kernels = res.kernels + count
+                kernel(t, count, true)
               end
             end
           else
             local t, mb = op_time(r, op.flops, op.bytes, op.m, op.n, op.k, op.batch, false)
             add(op.name, t, op.flops, op.bytes, mb, count)
-            res.kernels = res.kernels + count
+            kernel(t, count)
           end
         end
       end
@@ -482,14 +502,16 @@ local function step(s, c, B, n, p, opts)
     local emb = T * d * ab * 2
     local t = op_time(r, 0, emb, nil)
     add("embedding", t, 0, emb, true, 1)
+    kernel(t, 1)
     local nb = 2 * B * d * ab
-    add("final_norm", (op_time(r, 4 * B * d, nb, nil)), 4 * B * d, nb, true, 1)
+    t = op_time(r, 4 * B * d, nb, nil)
+    add("final_norm", t, 4 * B * d, nb, true, 1)
+    kernel(t, 1)
     local hb = d * V * ab + ab * (B * d + B * V)
     local ht, hm = op_time(r, 2 * B * d * V, hb, B, V, d, 1)
     add("lm_head", ht, 2 * B * d * V, hb, hm, 1)
-    res.kernels = res.kernels + 3
+    kernel(ht, 1)
   end
-  res.launch = c.cuda_graphs and 0 or res.kernels * c.launch
   res.time = res.time + res.launch + c.step_overhead
   return res
 end
@@ -695,6 +717,38 @@ local function sum_lin(a, b, lo, hi)
   local n = hi - lo + 1
   return n * a + b * (lo + hi) * n / 2
 end
+-- Σ over c = lo..hi of the max of lines {{a, b}, ...} (a + b c): the upper envelope is
+-- convex, so split the range at the lines' crossings and sum the top line in each piece.
+local function sum_env(lines, lo, hi)
+  if hi < lo then return 0 end
+  local cuts = { lo - 1, hi }
+  for i = 1, #lines do
+    for j = i + 1, #lines do
+      local a, b = lines[i], lines[j]
+      if a[2] ~= b[2] then
+        local x = math.floor((b[1] - a[1]) / (a[2] - b[2]))
+        if x >= lo and x < hi then cuts[#cuts + 1] = x end
+      end
+    end
+  end
+  table.sort(cuts)
+  local tot = 0
+  for k = 1, #cuts - 1 do
+    local l, h = cuts[k] + 1, cuts[k + 1]
+    if h >= l then
+      local mid = 0.5 * (l + h)
+      local best, bv = nil, -math.huge
+      for _, ln in ipairs(lines) do
+        local v = ln[1] + ln[2] * mid
+        if v > bv then best, bv = ln, v end
+      end
+      tot = tot + sum_lin(best[1], best[2], l, h)
+    end
+  end
+  return tot
+end
+M._sum_env = sum_env
+
 local function sum_max(a0, a1, b0, b1, lo, hi)
   if hi < lo then return 0 end
   if a1 == b1 then return sum_lin(math.max(a0, b0), a1, lo, hi) end
@@ -736,7 +790,7 @@ local function decode_sum(s, c, B, p0, steps, cache)
   local k0 = cache and cache[B]
   if not k0 then
     local r0 = step(s, c, B, 1, 0)
-    k0 = { base = r0.time - (r0.by_op.attention or 0), flops = r0.flops - fa * L,
+    k0 = { base = r0.time - (r0.by_op.attention or 0) - r0.attn_launch, flops = r0.flops - fa * L,
       bytes = r0.bytes - (bq + 2 * bk) * L }
     if cache then cache[B] = k0 end
   end
@@ -749,16 +803,23 @@ local function decode_sum(s, c, B, p0, steps, cache)
   -- time(p) = max(fa (p+1) / ce, (bq + bk (min(p,w) + 2) + hb) / me), p = p0 .. p0+steps-1
   local lo, hi = p0, p0 + steps - 1
   local w = s.window
+  -- the attention kernel's launch: serial adds it to each step, overlapped floors the
+  -- kernel's time at it
+  local launch = c.cuda_graphs and 0 or c.launch
+  local lines = { { fa / ce, fa / ce }, { (bq + bk * 2 + hb) / me, bk / me } }
+  local serial = 0
+  if c.launch_mode == "overlap" then lines[3] = { launch, 0 } else serial = launch end
   local att
   if w and hi + 1 > w then
     local cut = math.max(lo, w - 1)  -- from p = cut on, keys = w
-    att = sum_max(fa / ce, fa / ce, (bq + bk * 2 + hb) / me, bk / me, lo, cut - 1)
+    att = sum_env(lines, lo, cut - 1)
     -- beyond the window: keys fixed at w, queries' span fixed at w
-    local cw = math.max(fa * w / ce, (bq + bk * (w + 1) + hb) / me)
+    local cw = math.max(fa * w / ce, (bq + bk * (w + 1) + hb) / me, lines[3] and launch or 0)
     att = att + cw * (hi - math.max(cut, lo) + 1)
   else
-    att = sum_max(fa / ce, fa / ce, (bq + bk * 2 + hb) / me, bk / me, lo, hi)
+    att = sum_env(lines, lo, hi)
   end
+  att = att + serial * steps
   local total = base * steps + att * L
   local flops = k0.flops * steps + fa * L * (sum_lin(1, 1, lo, hi))
   local bytes = k0.bytes * steps + L * sum_lin(bq + 2 * bk, bk, lo, hi)

@@ -85,11 +85,16 @@ T.test("decode: memory-bound at small batch, bytes = weights + KV cache", functi
   assert(c.tokens_per_s > a.tokens_per_s * 4, "batching raises tokens/s")
   -- CUDA graphs remove the per-kernel launch cost
   local g = S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128, cuda_graphs = true })
-  local n = S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128, kernel_overhead = 5e-6 })
+  local n = S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128, kernel_overhead = 5e-6, launch = "serial" })
   T.eq(g.launch, 0, "no launches with CUDA graphs")
   T.near(n.time - n.launch, S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128,
     kernel_overhead = 0 }).time, 1e-9, "launch cost = kernels x overhead")
-  T.near(n.launch, n.kernels * 5e-6, 1e-12, "kernels x 5 us")
+  T.near(n.launch, n.kernels * 5e-6, 1e-12, "serial: kernels x 5 us")
+  -- overlapped launches (the default): a kernel takes max(its time, the launch interval),
+  -- so only kernels shorter than the launch pay, and never more than serial launches
+  local o = S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128, kernel_overhead = 5e-6 })
+  assert(o.launch > 0 and o.launch < n.launch, "overlapped launches cost less")
+  T.near(o.time - o.launch, n.time - n.launch, 1e-9, "same kernels")
 end)
 
 T.test("generate: the closed-form decode sum equals the step-by-step sum", function()
@@ -98,6 +103,13 @@ T.test("generate: the closed-form decode sum equals the step-by-step sum", funct
   local tot = 0
   for i = 0, steps - 1 do tot = tot + S._step(L7, c, B, 1, P + i).time end
   T.near(S._decode_sum(L7, c, B, P, steps), tot, 1e-9, "exact sum")
+  for _, mode in ipairs { "serial", "overlap" } do
+    -- batch 1 with a long launch: attention's kernel crosses the launch floor mid-sum
+    local cs = S.config { hw = "H100-SXM", launch = mode, kernel_overhead = 2e-5 }
+    tot = 0
+    for i = 0, 3999 do tot = tot + S._step(L7, cs, 1, 1, 10 + i).time end
+    T.near(S._decode_sum(L7, cs, 1, 10, 4000), tot, 1e-9, "exact sum, launch " .. mode)
+  end
   -- with a window the context stops growing
   local w = S.model { layers = 4, hidden = 512, heads = 8, kv_heads = 2, ffn = 1024, mlp = "swiglu", window = 256 }
   local cw = S.config { hw = "H100-SXM" }
