@@ -157,9 +157,7 @@ function M.model(src, opts)
     end
     extra.name = cfg._name_or_path or cfg.model_type
     s = from_graph(g, fn, extra)
-  elseif type(src) == "table" and rawget(src, "model") ~= nil and type(rawget(src, "ops")) ~= "nil" then
-    s = from_graph(src, fn)
-  elseif type(src) == "table" and (getmetatable(src) ~= nil) then
+  elseif type(src) == "table" and (getmetatable(src) ~= nil or rawget(src, "model") ~= nil) then
     s = from_graph(src, fn)
   elseif type(src) == "table" then
     s = from_fields(src, fn)

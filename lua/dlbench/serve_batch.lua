@@ -55,7 +55,9 @@ function B.install(M, H)
   local function steady(s, c, rate, P, O, chunk, nmax)
     local ctx = math.max(1, math.floor(P + O / 2))
     local tpre = pipelined(s, c, 1, math.max(1, math.floor(P + 0.5)), 0).time
-    local t = step(s, c, 1, 1, ctx).time
+    -- a decode iteration of N sequences (through the pipeline when pp > 1)
+    local function dec(N) return (c.pp > 1 and pipelined(s, c, N, 1, ctx) or step(s, c, N, 1, ctx)).time end
+    local t = dec(1)
     local N, rho = 1, 0
     for _ = 1, 200 do
       N = math.max(1, rate * O * t)
@@ -70,7 +72,7 @@ function B.install(M, H)
       else
         rho = rate * tpre
         if rho >= 1 then return nil end
-        tn = step(s, c, N, 1, ctx).time / (1 - rho)
+        tn = dec(N) / (1 - rho)
       end
       if not (tn < 1e6) then return nil end
       if math.abs(tn - t) <= 1e-9 * t then t = tn break end
@@ -93,6 +95,9 @@ function B.install(M, H)
       fail(fn, "prompt and output lists must pair up (same length), got " .. #Ps .. " and " .. #Os, 3)
     end
     local chunk = opts.chunk and posint(fn, "chunk", opts.chunk, 3) or nil
+    if chunk and c.pp > 1 then
+      fail(fn, "chunk (chunked prefill) with pp > 1 is not modelled; use tp, or leave chunk out", 3)
+    end
     local ccfg = { context = math.max(1, math.floor(P + O)) }
     for k, v in pairs(cfg) do ccfg[k] = v end
     local cap = M.capacity(s, ccfg)

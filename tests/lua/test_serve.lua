@@ -44,6 +44,15 @@ T.test("parameters from the zoo and HF configs match the published counts", func
   local m = S.model(cfg)
   T.eq(m.window, 4096, "HF sliding_window read"); T.eq(m.kv_heads, 8, "HF kv heads")
   T.eq(m.mlp, "swiglu", "HF mistral is llama-style")
+  -- a config.json path: meta-llama/Meta-Llama-3-8B's shape
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write('{"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, '
+    .. '"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256}')
+  f:close()
+  local j = S.model(path)
+  os.remove(path)
+  T.eq(S.kv_bytes_per_token(j), 131072, "from config.json"); T.eq(j.params, 8030261248, "params")
 end)
 
 T.test("the per-op rule is dlb.roofline.time's, op by op", function()
@@ -180,6 +189,12 @@ T.test("tensor and pipeline parallel serving", function()
   T.near(t4.comm, 160 * one, 1e-9, "160 allreduces")
   local pp = S.generate(L70, { hw = "H100-SXM", tp = 2, pp = 2, batch = 16, prompt = 256, output = 32 })
   T.eq(pp.gpus, 4, "gpus"); assert(pp.tokens_per_s_gpu > 0 and pp.fits, "pp runs")
+  -- a pipeline's decode: every token crosses both stages (latency), the batch is split
+  -- into pp micro-batches that keep both stages busy
+  local d1 = S.decode(L70, { hw = "H100-SXM", tp = 2, pp = 2, batch = 16, context = 512 })
+  assert(d1.latency > 0 and d1.time >= d1.latency, "pp decode")
+  local cp = S.continuous(L70, { hw = "H100-SXM", tp = 2, pp = 2, rate = 0.5, prompt = 256, output = 64 })
+  assert(not cp.saturated and cp.tpot > 0, "continuous batching through a pipeline")
 end)
 
 T.test("MoE: experts touched by a step; prefill FLOPs from the active parameters", function()
@@ -264,6 +279,8 @@ T.test("bad input names the option and the function", function()
   T.checkerr("unknown target 'latency'", S.max_rate, L7, { hw = "H100-SXM", target = { latency = 1 } })
   T.checkerr("accept must be in [0, 1]", S.speculative, L7, { hw = "H100-SXM", draft = L7, accept = 2 })
   T.checkerr("unknown device 'NoSuchGPU'", S.decode, L7, { hw = "NoSuchGPU" })
+  T.checkerr("launch must be \"serial\" or \"overlap\"", S.decode, L7, { hw = "H100-SXM", launch = "async" })
+  T.checkerr("with pp > 1 is not modelled", S.continuous, L7, { hw = "H100-SXM", rate = 1, pp = 2, chunk = 256 })
 end)
 
 T.done()
