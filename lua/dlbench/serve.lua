@@ -819,8 +819,16 @@ local function decode_sum(s, c, B, p0, steps, cache)
   end
   att = att + serial * steps
   local total = base * steps + att * L
-  local flops = k0.flops * steps + fa * L * (sum_lin(1, 1, lo, hi))
-  local bytes = k0.bytes * steps + L * sum_lin(bq + 2 * bk, bk, lo, hi)
+  -- attention's FLOPs and bytes: growing with the context up to the window, then flat
+  local top = hi
+  if w and hi + 1 > w then top = math.max(lo, w - 1) - 1 end
+  local flat = hi - top
+  local flops = k0.flops * steps + fa * L * sum_lin(1, 1, lo, top)
+  local bytes = k0.bytes * steps + L * sum_lin(bq + 2 * bk, bk, lo, top)
+  if flat > 0 then
+    flops = flops + fa * L * w * flat
+    bytes = bytes + L * (bq + bk * (w + 1)) * flat
+  end
   return total, flops, bytes
 end
 M._decode_sum = decode_sum

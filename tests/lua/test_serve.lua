@@ -109,9 +109,14 @@ end)
 T.test("generate: the closed-form decode sum equals the step-by-step sum", function()
   local c = S.config { hw = "H100-SXM", weights = "fp8", kv = "fp8" }
   local steps, P, B = 300, 700, 24
-  local tot = 0
-  for i = 0, steps - 1 do tot = tot + S._step(L7, c, B, 1, P + i).time end
-  T.near(S._decode_sum(L7, c, B, P, steps), tot, 1e-9, "exact sum")
+  local tot, fl, by = 0, 0, 0
+  for i = 0, steps - 1 do
+    local r = S._step(L7, c, B, 1, P + i)
+    tot, fl, by = tot + r.time, fl + r.flops, by + r.bytes
+  end
+  local t1, f1, b1 = S._decode_sum(L7, c, B, P, steps)
+  T.near(t1, tot, 1e-9, "exact sum")
+  T.near(f1, fl, 1e-9, "FLOPs"); T.near(b1, by, 1e-9, "bytes")
   for _, mode in ipairs { "serial", "overlap" } do
     -- batch 1 with a long launch: attention's kernel crosses the launch floor mid-sum
     local cs = S.config { hw = "H100-SXM", launch = mode, kernel_overhead = 2e-5 }
@@ -122,9 +127,15 @@ T.test("generate: the closed-form decode sum equals the step-by-step sum", funct
   -- with a window the context stops growing
   local w = S.model { layers = 4, hidden = 512, heads = 8, kv_heads = 2, ffn = 1024, mlp = "swiglu", window = 256 }
   local cw = S.config { hw = "H100-SXM" }
+  local fl, by = 0, 0
   tot = 0
-  for i = 0, 399 do tot = tot + S._step(w, cw, 4, 1, 100 + i).time end
-  T.near(S._decode_sum(w, cw, 4, 100, 400), tot, 1e-9, "windowed sum")
+  for i = 0, 399 do
+    local r = S._step(w, cw, 4, 1, 100 + i)
+    tot, fl, by = tot + r.time, fl + r.flops, by + r.bytes
+  end
+  local t2, f2, b2 = S._decode_sum(w, cw, 4, 100, 400)
+  T.near(t2, tot, 1e-9, "windowed sum")
+  T.near(f2, fl, 1e-9, "windowed FLOPs"); T.near(b2, by, 1e-9, "windowed bytes")
   -- the max of two lines summed exactly
   local direct = 0
   for x = 3, 40 do direct = direct + math.max(1 + 2 * x, 30 + 0.5 * x) end
