@@ -75,7 +75,7 @@ function B.install(M, H)
         tn = dec(N) / (1 - rho)
       end
       if not (tn < 1e6) then return nil end
-      if math.abs(tn - t) <= 1e-9 * t then t = tn break end
+      if math.abs(tn - t) <= 1e-7 * t then t = tn break end
       t = 0.5 * (t + tn)
     end
     N = math.max(1, rate * O * t)
@@ -110,7 +110,7 @@ function B.install(M, H)
     if nmax < 1 then return 0 end
     local lo, hi = 0, 1
     while steady(s, c, hi, P, O, chunk, nmax) and hi < 1e7 do lo, hi = hi, hi * 2 end
-    for _ = 1, 40 do
+    for _ = 1, 30 do  -- to 1e-9 of the bracket
       local mid = 0.5 * (lo + hi)
       if steady(s, c, mid, P, O, chunk, nmax) then lo = mid else hi = mid end
     end
