@@ -189,7 +189,7 @@ doc.doc(M.kv_bytes_per_token, "dlb.serve.kv_bytes_per_token(model[, kv=\"fp16\"]
 local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, tp = true,
   pp = true, microbatches = true, group = true, cuda_graphs = true, kernel_overhead = true,
   step_overhead = true, flops_eff = true, bw_eff = true, attn_eff = true, block = true,
-  mem_util = true, link = true, draft = true, comm_latency = true, fused = true, launch = true }
+  mem_util = true, link = true, comm_latency = true, fused = true, launch = true }
 
 -- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
 -- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
@@ -634,14 +634,18 @@ local function pipelined(s, c, B, n, p)
   return out
 end
 
-local STEP_OPTS = { batch = true, prompt = true, context = true, output = true, energy = true }
+local STEP_OPTS = { batch = true, prompt = true, context = true, output = true }
 for k in pairs(CFG) do STEP_OPTS[k] = true end
 
 local function split_opts(opts, fn, keys)
   opts = options.check(opts, STEP_OPTS, fn, 3, true)
   local cfg, own = {}, {}
   for k, v in pairs(opts) do
-    if keys[k] or k == "energy" then own[k] = v else cfg[k] = v end
+    if keys[k] then own[k] = v
+    elseif STEP_OPTS[k] and not CFG[k] then
+      fail(fn, "option '" .. k .. "' does not apply here (accepted: " .. options.names(CFG) .. ", "
+        .. options.names(keys) .. ")", 3)
+    else cfg[k] = v end
   end
   return cfg, own
 end
