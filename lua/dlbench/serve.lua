@@ -189,7 +189,8 @@ doc.doc(M.kv_bytes_per_token, "dlb.serve.kv_bytes_per_token(model[, kv=\"fp16\"]
 local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, tp = true,
   pp = true, microbatches = true, group = true, cuda_graphs = true, kernel_overhead = true,
   step_overhead = true, flops_eff = true, bw_eff = true, attn_eff = true, block = true,
-  mem_util = true, link = true, comm_latency = true, fused = true, launch = true }
+  mem_util = true, link = true, comm_latency = true, fused = true, launch = true,
+  kv_reuse = true }
 
 -- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
 -- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
@@ -247,6 +248,7 @@ function M.config(opts, fn)
   c.roof = roof
   c.cuda_graphs = opts.cuda_graphs and true or false
   c.fused = opts.fused and true or false
+  c.kv_reuse = opts.kv_reuse ~= false
   local ko = opts.kernel_overhead
   if ko ~= nil then posnum(fn, "kernel_overhead", ko, 3, true) else ko = roof.kernel_overhead or 0 end
   c.launch = ko                   -- per kernel launch, removed by CUDA graphs
@@ -275,7 +277,7 @@ function M.config(opts, fn)
   return c
 end
 
-doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, comm_latency=, link=, fused=} -> config",
+doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, comm_latency=, link=, fused=, kv_reuse=true} -> config",
   "a resolved serving configuration: the device, dtypes and bytes per weight, parallelism, and the per-op roofline parameters every dlb.serve call uses")
 
 -- == the per-op rule (graphs/hw/roofline.c, closed form) ========================
@@ -416,7 +418,10 @@ local function attn_cost(s, c, B, n, p)
   local keys = p + n
   if w and keys > w then keys = w end
   local flops = 4 * B * hq * pairs_
-  local bytes = B * (2 * n * hq * c.abytes + 2 * kvh * c.kvbytes * (keys + n))
+  -- kv_reuse = false: a decode kernel that reads the cache once per query head rather than
+  -- once per KV head (no sharing of K/V loads across a GQA group)
+  local g = (n == 1 and not c.kv_reuse) and s.heads / s.kv_heads or 1
+  local bytes = B * (2 * n * hq * c.abytes + 2 * kvh * c.kvbytes * (keys * g + n))
   return flops, bytes
 end
 M._attn_cost = attn_cost
@@ -789,18 +794,19 @@ local function decode_sum(s, c, B, p0, steps, cache)
   local kvh = math.max(1, s.kv_heads / c.tp) * s.head_dim
   local bq = B * 2 * s.heads * s.head_dim / c.tp * c.abytes
   local bk = B * 2 * kvh * c.kvbytes
+  local bkr = bk * (c.kv_reuse and 1 or s.heads / s.kv_heads)  -- cache bytes read per key
   local k0 = cache and cache[B]
   if not k0 then
     local r0 = step(s, c, B, 1, 0)
     k0 = { base = r0.time - (r0.by_op.attention or 0) - r0.attn_launch, flops = r0.flops - fa * L,
-      bytes = r0.bytes - (bq + 2 * bk) * L }
+      bytes = r0.bytes - (bq + bkr + bk) * L }
     if cache then cache[B] = k0 end
   end
   local base = k0.base
   local r = c.roof
   -- attention at context p (one layer): flops = fa * (p + 1), bytes = bq + bk * (keys + 1)
   local ce = r.attn_rate or ((r.attn_eff or 0) > 0 and r.peak * r.attn_eff or r.peak * r.flops_eff)
-  local me = level_bw(r, bk * (p0 + 1)) * r.bw_eff
+  local me = level_bw(r, bkr * (p0 + 1)) * r.bw_eff
   local hb = r.half_bw_bytes or 0
   -- time(p) = max(fa (p+1) / ce, (bq + bk (min(p,w) + 2) + hb) / me), p = p0 .. p0+steps-1
   local lo, hi = p0, p0 + steps - 1
@@ -808,7 +814,7 @@ local function decode_sum(s, c, B, p0, steps, cache)
   -- the attention kernel's launch: serial adds it to each step, overlapped floors the
   -- kernel's time at it
   local launch = c.cuda_graphs and 0 or c.launch
-  local lines = { { fa / ce, fa / ce }, { (bq + bk * 2 + hb) / me, bk / me } }
+  local lines = { { fa / ce, fa / ce }, { (bq + bkr + bk + hb) / me, bkr / me } }
   local serial = 0
   if c.launch_mode == "overlap" then lines[3] = { launch, 0 } else serial = launch end
   local att
@@ -816,7 +822,7 @@ local function decode_sum(s, c, B, p0, steps, cache)
     local cut = math.max(lo, w - 1)  -- from p = cut on, keys = w
     att = sum_env(lines, lo, cut - 1)
     -- beyond the window: keys fixed at w, queries' span fixed at w
-    local cw = math.max(fa * w / ce, (bq + bk * (w + 1) + hb) / me, lines[3] and launch or 0)
+    local cw = math.max(fa * w / ce, (bq + bkr * w + bk + hb) / me, lines[3] and launch or 0)
     att = att + cw * (hi - math.max(cut, lo) + 1)
   else
     att = sum_env(lines, lo, hi)
@@ -828,10 +834,10 @@ local function decode_sum(s, c, B, p0, steps, cache)
   if w and hi + 1 > w then top = math.max(lo, w - 1) - 1 end
   local flat = hi - top
   local flops = k0.flops * steps + fa * L * sum_lin(1, 1, lo, top)
-  local bytes = k0.bytes * steps + L * sum_lin(bq + 2 * bk, bk, lo, top)
+  local bytes = k0.bytes * steps + L * sum_lin(bq + bkr + bk, bkr, lo, top)
   if flat > 0 then
     flops = flops + fa * L * w * flat
-    bytes = bytes + L * (bq + bk * (w + 1)) * flat
+    bytes = bytes + L * (bq + bkr * w + bk) * flat
   end
   return total, flops, bytes
 end

@@ -117,6 +117,18 @@ T.test("generate: the closed-form decode sum equals the step-by-step sum", funct
   local t1, f1, b1 = S._decode_sum(L7, c, B, P, steps)
   T.near(t1, tot, 1e-9, "exact sum")
   T.near(f1, fl, 1e-9, "FLOPs"); T.near(b1, by, 1e-9, "bytes")
+  -- a decode kernel without K/V sharing across a GQA group reads the cache H/KV times
+  local c3 = S.config { hw = "H100-SXM", kv_reuse = false }
+  tot, fl, by = 0, 0, 0
+  for i = 0, 299 do
+    local r = S._step(L3, c3, 16, 1, 50 + i)
+    tot, fl, by = tot + r.time, fl + r.flops, by + r.bytes
+  end
+  local t3, f3, b3 = S._decode_sum(L3, c3, 16, 50, 300)
+  T.near(t3, tot, 1e-9, "kv_reuse = false sum"); T.near(b3, by, 1e-9, "kv_reuse = false bytes")
+  local a1 = S.decode(L3, { hw = "H100-SXM", batch = 16, context = 4096 })
+  local a4 = S.decode(L3, { hw = "H100-SXM", batch = 16, context = 4096, kv_reuse = false })
+  T.near(a4.bytes - a1.bytes, 3 * 16 * 4097 * 131072, 1e-9, "4 query heads per KV head: 3 extra reads")
   for _, mode in ipairs { "serial", "overlap" } do
     -- batch 1 with a long launch: attention's kernel crosses the launch floor mid-sum
     local cs = S.config { hw = "H100-SXM", launch = mode, kernel_overhead = 2e-5 }
