@@ -9,8 +9,9 @@
 --      rates (serving_curve.png);
 --   5. tensor/pipeline parallel 70B, quantised weights, speculative decoding, energy per
 --      generated token;
---   6. validation: 49 published measured rows (notebooks/data/serving_runs.lua, TensorRT-LLM's
---      performance tables), calibrated on the rows marked "fit" only; the held-out median
+--   6. validation: 73 published measured rows (notebooks/data/serving_runs.lua: TensorRT-LLM's
+--      performance tables, static batches; NVIDIA NIM's benchmarking page, closed-loop
+--      continuous batching), calibrated on the rows marked "fit" only; the held-out median
 --      |error| is reported, with a predicted-vs-measured figure (serving_validation.png).
 --   dlbench run notebooks/serving.lua [outdir]      (default out/)
 local dlb = require "dlbench"
@@ -158,7 +159,7 @@ local _, uncal = S.errors(rows, nil)
 local held, res = S.errors(rows, cal, "held")
 local fitm = S.errors(rows, cal, "fit")
 local allm = S.errors(rows, cal)
-print(string.format("\n6. validation: %d published rows (TensorRT-LLM performance tables), calibrated on the %d 'fit' rows",
+print(string.format("\n6. validation: %d published rows (TensorRT-LLM performance tables; NVIDIA NIM's benchmarking page), calibrated on the %d 'fit' rows",
   #rows, #rows - #res))
 print(string.format("calibration: flops_eff = %.2f, bw_eff = %.2f, kernel_overhead = %.0f us, comm_latency = %.0f us, step_overhead = %.1f ms",
   cal.flops_eff, cal.bw_eff, cal.kernel_overhead * 1e6, cal.comm_latency * 1e6, cal.step_overhead * 1e3))
@@ -166,6 +167,13 @@ local ue = {}
 for _, e in ipairs(uncal) do if e.split == "held" then ue[#ue + 1] = math.abs(e.error) end end
 print(string.format("median |error|: held-out %.1f%% (uncalibrated %.1f%%), fit %.1f%%, all %.1f%%",
   100 * held, 100 * S._percentile(ue, 50), 100 * fitm, 100 * allm))
+local by_source = {}
+for _, src in ipairs { "trtllm", "nim" } do
+  local e = {}
+  for _, x in ipairs(res) do if x.id:sub(1, #src) == src then e[#e + 1] = math.abs(x.error) end end
+  by_source[src] = #e > 0 and S._percentile(e, 50) or nil
+  print(string.format("  held-out median |error|, %-6s rows: %.1f%% (%d rows)", src, 100 * (by_source[src] or 0), #e))
+end
 local _, all = S.errors(rows, cal)
 print(string.format("%-58s %-5s %10s %10s %8s", "row", "split", "predicted", "measured", "error"))
 local xs, ys, xf, yf = {}, {}, {}, {}
@@ -185,4 +193,4 @@ do
   f.legend = "outside"
   save(f, "serving_validation.png")
 end
-return { held = held, fit = fitm, cal = cal, rows = #rows }
+return { held = held, fit = fitm, cal = cal, rows = #rows, by_source = by_source }

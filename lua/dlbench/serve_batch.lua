@@ -52,12 +52,12 @@ function B.install(M, H)
   -- fraction rho = rate x prefill time (no chunking, as vLLM's default scheduler), or ride
   -- in each iteration as chunks (chunk = prefill tokens per iteration at most): an
   -- iteration then carries N decode tokens and rate x prompt x t prefill tokens.
-  local function steady(s, c, rate, P, O, chunk, nmax)
+  local function steady(s, c, rate, P, O, chunk, nmax, t0, tpre)
     local ctx = math.max(1, math.floor(P + O / 2))
-    local tpre = pipelined(s, c, 1, math.max(1, math.floor(P + 0.5)), 0).time
+    tpre = tpre or pipelined(s, c, 1, math.max(1, math.floor(P + 0.5)), 0).time
     -- a decode iteration of N sequences (through the pipeline when pp > 1)
     local function dec(N) return (c.pp > 1 and pipelined(s, c, N, 1, ctx) or step(s, c, N, 1, ctx)).time end
-    local t = dec(1)
+    local t = t0 or dec(1)  -- t0: a warm start (the previous rate's iteration time)
     local N, rho = 1, 0
     for _ = 1, 200 do
       N = math.max(1, rate * O * t)
@@ -227,6 +227,84 @@ function B.install(M, H)
   doc.doc(M.max_rate, "dlb.serve.max_rate(model, {hw=, prompt=, output=, target={ttft=, tpot=, e2e=}, percentile=90, chunk=, max_batch=, ...}) -> requests/s",
     "the largest request rate of a replica whose latencies meet the targets (continuous batching)")
 
+  -- dlb.serve.closed_loop(model, {hw=, concurrency=, prompt=, output=, ...}) -> result: a
+  -- closed-loop load (benchmark clients that each send the next request when the last one
+  -- finishes, as genai-perf/AIPerf's --concurrency): the rate is the concurrency over the
+  -- mean end-to-end latency, solved as a fixed point with the steady state at that rate.
+  -- itl (= tpot), ttft (mean, s), e2e (mean, s), tokens_per_s (output tokens), rate.
+  local CL = { concurrency = true }
+  for k in pairs(CONT) do if k ~= "rate" then CL[k] = true end end
+  function M.closed_loop(model, opts)
+    local fn = "dlb.serve.closed_loop"
+    opts = options.check(opts, CL, fn, 2, true)
+    if opts.concurrency == nil then fail(fn, "concurrency (clients in flight) is required") end
+    local conc = posint(fn, "concurrency", opts.concurrency)
+    local rest = {}
+    for k, v in pairs(opts) do if k ~= "concurrency" then rest[k] = v end end
+    local s, c, Ps, Os, P, O, chunk, nmax = stream_setup(model, rest, fn)
+    local tpre = pipelined(s, c, 1, math.max(1, math.floor(P + 0.5)), 0).time
+    local warm
+    local function mean_lat(rate)
+      local st = steady(s, c, rate, P, O, chunk, nmax, warm, tpre)
+      if not st then return nil end
+      warm = st.tpot
+      local wq = (not chunk and st.rho > 0) and st.rho / (2 * (1 - st.rho)) * st.tprefill or 0
+      local ttft = chunk and (st.tpot / 2 + math.ceil(P / chunk) * st.tpot) or (st.tpot / 2 + wq + st.tprefill)
+      return ttft, ttft + (O - 1) * st.tpot, st
+    end
+    local r = { concurrency = conc, prompt = P, output = O, model = s.name,
+      device = c.dev.name, gpus = c.tp * c.pp }
+    -- rate = conc / e2e(rate): e2e grows with the rate, so the map rate -> conc / e2e(rate)
+    -- falls and its fixed point is unique; damped iteration from the one-client rate
+    local t1 = step(s, c, 1, 1, math.max(1, math.floor(P + O / 2))).time
+    local rate = conc / (tpre + (O - 1) * t1)
+    local saturated = false
+    for _ = 1, 100 do
+      local _, e2e = mean_lat(rate)
+      if not e2e then saturated = true break end
+      local new = conc / e2e
+      if math.abs(new - rate) <= 1e-7 * rate then rate = new break end
+      rate = 0.5 * (rate + new)
+    end
+    if saturated then
+      -- past the largest sustainable rate: is the fixed point beyond it?
+      local rmax = max_rate(s, c, P, O, chunk, nmax)
+      r.max_rate = rmax
+      warm = nil
+      local _, e2e = mean_lat(rmax * 0.999999)
+      if e2e and conc / e2e < rmax then
+        local lo, hi = 0, rmax
+        for _ = 1, 40 do
+          local mid = 0.5 * (lo + hi)
+          local _, e = mean_lat(mid)
+          if e and conc / e > mid then lo = mid else hi = mid end
+        end
+        rate, saturated = lo, false
+      else
+        rate = rmax
+      end
+    end
+    r.saturated = saturated
+    r.rate = rate
+    warm = nil
+    local ttft, e2e, st = mean_lat(math.max(r.rate * (saturated and 0.999999 or 1), 1e-12))
+    r.ttft, r.e2e = ttft, e2e
+    r.itl = st and st.tpot
+    if r.saturated and st then
+      -- the extra clients wait in the queue: Little's law for the closed loop gives the
+      -- mean end-to-end time, concurrency / rate; the wait lands on the first token
+      r.e2e = conc / r.rate
+      r.ttft = r.e2e - (O - 1) * st.tpot
+    end
+    r.tpot = r.itl
+    r.batch = st and st.batch
+    r.tokens_per_s = r.rate * O
+    r.tokens_per_s_gpu = r.tokens_per_s / r.gpus
+    return r
+  end
+  doc.doc(M.closed_loop, "dlb.serve.closed_loop(model, {hw=, concurrency=, prompt=, output=, chunk=, max_batch=, ...}) -> {rate=, itl=, ttft=, e2e=, tokens_per_s=, saturated=}",
+    "a closed-loop load of `concurrency` clients (genai-perf/AIPerf --concurrency): continuous batching at the rate the clients sustain; means in seconds")
+
   -- dlb.serve.speculative(model, {hw=, draft=, k=4, accept=0.7, batch=1, context=1024})
   -- -> result. Each step the draft proposes k tokens one by one and the target verifies
   -- them in one pass of k + 1 tokens; with acceptance rate a the step yields
@@ -350,6 +428,7 @@ function B.install(M, H)
   -- The prediction for one published row (notebooks/data/serving_runs.lua): the row's
   -- model fields, device and configuration, with calibration `cal` ({flops_eff=, bw_eff=,
   -- kernel_overhead=}); returns the predicted value in the row's metric.
+  local closed_cache, closed_n = {}, 0
   function M.predict(row, cal)
     local fn = "dlb.serve.predict"
     if type(row) ~= "table" or type(row.model) ~= "table" or type(row.config) ~= "table" then
@@ -376,7 +455,32 @@ function B.install(M, H)
     end
     local c = M.config(cfg, fn)
     local own = { batch = row.config.batch, prompt = row.config.prompt, output = row.config.output }
-    if row.metric == "ttft_ms" then
+    if row.config.concurrency then
+      local cl = { concurrency = row.config.concurrency, prompt = own.prompt, output = own.output }
+      for k, v in pairs(cfg) do cl[k] = v end
+      -- rows of one table share a run (TTFT, ITL and throughput of the same load): one
+      -- closed-loop solution per model, load and configuration
+      local keys = {}
+      for k, v in pairs(cl) do
+        local txt = tostring(v)
+        if type(v) == "table" then  -- a device (its name) or a link ({bw=, latency=})
+          txt = v.name and tostring(v.name) or (tostring(v.bw) .. "/" .. tostring(v.latency))
+        end
+        keys[#keys + 1] = k .. "=" .. txt
+      end
+      table.sort(keys)
+      local key = s.name .. "|" .. table.concat(keys, ",")
+      local r = closed_cache[key]
+      if not r then
+        r = M.closed_loop(s, cl)
+        closed_n = closed_n + 1
+        if closed_n > 4096 then closed_cache, closed_n = {}, 0 end
+        closed_cache[key] = r
+      end
+      if row.metric == "ttft_ms" then return r.ttft * 1e3
+      elseif row.metric == "itl_ms" then return r.itl * 1e3
+      elseif row.metric == "out_tok_s" then return r.tokens_per_s end
+    elseif row.metric == "ttft_ms" then
       return pipelined(s, c, own.batch or 1, own.prompt, 0).time * 1e3
     elseif row.metric == "out_tok_s_gpu" then
       return M._generate(s, c, own, fn).tokens_per_s_gpu
@@ -384,7 +488,7 @@ function B.install(M, H)
       return M._generate(s, c, own, fn).tokens_per_s
     end
     fail(fn, "row '" .. tostring(row.id) .. "': unknown metric '" .. tostring(row.metric)
-      .. "' (accepted: out_tok_s, out_tok_s_gpu, ttft_ms)")
+      .. "' (accepted: out_tok_s, out_tok_s_gpu, ttft_ms, itl_ms with concurrency)")
   end
   doc.doc(M.predict, "dlb.serve.predict(row[, cal]) -> number", "the prediction for a published serving row (notebooks/data/serving_runs.lua) in its metric")
 
@@ -435,16 +539,20 @@ function B.install(M, H)
       comm_latency = 1e-6, step_overhead = 1e-3 }) do cal[k] = v end
     local best = score(cal)
     for _ = 1, opts.rounds or 3 do
+      local moved = false
       for _, k in ipairs(ORDER) do
         if grid[k] then
           for _, v in ipairs(grid[k]) do
             local old = cal[k]
-            cal[k] = v
-            local sc = score(cal)
-            if sc < best then best = sc else cal[k] = old end
+            if v ~= old then
+              cal[k] = v
+              local sc = score(cal)
+              if sc < best then best, moved = sc, true else cal[k] = old end
+            end
           end
         end
       end
+      if not moved then break end  -- a round that changed nothing ends the descent
     end
     return cal, math.exp(best) - 1
   end

@@ -14,7 +14,7 @@ T.test("KV bytes printed exactly; the decode roofline crosses the ridge for GQA 
 end)
 
 T.test("validation: calibrated on the fit rows, held-out error reported", function()
-  T.eq(res.rows, 49, "rows")
+  T.eq(res.rows, 73, "rows")
   assert(res.held > 0 and res.held < 0.2, "held-out median |error| " .. res.held)
   assert(res.fit < res.held, "fit rows fit better than held ones")
   assert(text:find("median |error|: held-out", 1, true), "reported")
