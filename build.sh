@@ -13,6 +13,12 @@ fonts-dejavu-core tmux poppler-utils libxml2-utils libedit-dev
 libopenblas-dev libyajl-dev zlib1g-dev protobuf-c-compiler libprotobuf-c-dev libonnx-dev
 clang libclang-rt-14-dev"
 
+# Test-only packages: what `./build.sh test` adds for the tests of the places researchers
+# work (tests/sh/test_slurm.sh: a real single-node Slurm; tests/sh/test_kernel.sh: the
+# Jupyter kernel run by nbclient). The tour (`./build.sh`) never installs them; where they
+# cannot be installed those tests print why and skip.
+TEST_PACKAGES="slurmctld slurmd slurm-client munge python3-ipykernel python3-nbclient python3-nbformat"
+
 # missing_packages: those of $PACKAGES that dpkg does not have installed.
 missing_packages() {
   local p
@@ -21,9 +27,9 @@ missing_packages() {
   done
 }
 
-need_packages() {
+need_packages() { # need_packages [LIST] (default $PACKAGES)
   local missing=() p
-  for p in $PACKAGES; do
+  for p in ${1:-$PACKAGES}; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -122,7 +128,8 @@ plots/dlbplot.h proc/dlb_proc.h"
 #   worker pool, proc/); lib/pkgconfig/dlbench.pc and dlbench-proc.pc;
 #   include/dlbench/*.h; share/lua/5.4/dlbench (the dlbench host and Debian's Lua 5.4 look
 #   there) and share/lua/5.1/dlbench (LuaJIT's path, for the FFI backend);
-#   share/man/man1/dlbench.1; share/doc/dlbench/{LICENSE,README.md}.
+#   share/man/man1/dlbench.1; share/doc/dlbench/{LICENSE,README.md}; the Jupyter kernel:
+#   share/jupyter/kernels/dlbench/kernel.json and share/dlbench/jupyter/dlbench_kernel.py.
 # Never installs packages. A --static-only build installs no shared library.
 install_into() {
   local prefix=$1 dest=${DESTDIR:-} f v major h
@@ -164,6 +171,18 @@ install_into() {
   chmod 644 "$root/lib/pkgconfig/dlbench.pc" "$root/lib/pkgconfig/dlbench-proc.pc"
   install -m 644 docs/dlbench.1 "$root/share/man/man1/dlbench.1"
   install -m 644 LICENSE README.md "$root/share/doc/dlbench/"
+  # the Jupyter kernel `dlbench` (docs/jupyter.md): the wrapper kernel and its spec, where
+  # Jupyter looks for PREFIX's kernels; its python is one that has ipykernel
+  local py=/usr/bin/python3 p
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "import ipykernel" 2>/dev/null; then py=$(command -v "$p"); break; fi
+  done
+  install -d "$root/share/dlbench/jupyter" "$root/share/jupyter/kernels/dlbench"
+  install -m 644 host/jupyter/dlbench_kernel.py "$root/share/dlbench/jupyter/"
+  sed -e "s|@PYTHON@|$py|" -e "s|@KERNEL@|$prefix/share/dlbench/jupyter/dlbench_kernel.py|" \
+    -e "s|@DLBENCH@|$prefix/bin/dlbench|" host/jupyter/kernel.json.in \
+    >"$root/share/jupyter/kernels/dlbench/kernel.json"
+  chmod 644 "$root/share/jupyter/kernels/dlbench/kernel.json"
   for luav in 5.4 5.1; do
     (cd lua && find dlbench -name '*.lua' -exec install -D -m 644 {} "$root/share/lua/$luav/{}" \;)
   done
@@ -179,6 +198,8 @@ case "${1:-tour}" in
     ;;
   test)
     need_packages
+    # the test-only packages: a failure to install them skips their tests, not the suite
+    (need_packages "$TEST_PACKAGES") || echo "build.sh: test packages not installed; the Slurm and Jupyter tests will skip"
     build release asan
     tests/run.sh release asan
     ;;

@@ -116,10 +116,12 @@ B.functions = {
   "graph_highway(g: graph, x: int, s: int, w: int, b: int) -> so: int = check dlb_graph_highway(g, x, s, w, b, &so)",
   "graph_op_type(name: string) -> int? = dlb_graph_op_type(name)",
   "graph_op_type_name(type: int) -> string = dlb_graph_op_type_name(type)",
+  "optimizer_update_flops(optimizer: int) -> number = dlb_optimizer_update_flops(optimizer)",
   "graph_set_loss(g: graph, t: int) = check dlb_graph_set_loss(g, t)",
   "graph_layer(g: graph, name: string?) = check dlb_graph_layer(g, name)",
   "graph_checkpoint(g: graph, t: int) = check dlb_graph_checkpoint(g, t)",
   "graph_freeze(g: graph, t: int, frozen: bool) = check dlb_graph_freeze(g, t, frozen)",
+  "graph_set_dtype(g: graph, t: int, dtype: int) = check dlb_graph_set_dtype(g, t, dtype)",
   "_graph_ntensors(g: graph) -> size = dlb_graph_ntensors(g)",
   "_graph_nops(g: graph) -> size = dlb_graph_nops(g)",
   "_graph_tensor_info(g: graph, t: int) -> nd: int, dt: int, role: int, prod: int = check dlb_graph_tensor_info(g, t, &nd, &dt, &role, &prod)",
@@ -260,8 +262,12 @@ B.functions = {
   "measure_gemm(dp: bool, m: number, n: number, k: number, batch: number, threads: int(0..1024), reps: int(1..1000), min_time: number) -> out: double[3] = check dlb_measure_gemm(dp, m, n, k, batch, threads, reps, min_time, out)",
   "measure_stream(kernel: int(0..3), bytes: number, threads: int(0..1024), reps: int(1..1000), min_time: number) -> out: double[4] = check dlb_measure_stream(kernel, bytes, threads, reps, min_time, out)",
   -- trace (graphs/io/dlb_trace.h): a profiler trace as columns
-  "trace_read(path: string) -> trace = dlb_trace_read(path)",
-  "trace_parse(text: bytes) -> trace = dlb_trace_parse(text, #text)",
+  "_trace_read(path: string, lim: struct dlb_trace_limits) -> trace = dlb_trace_read_limits(path, &lim)",
+  "_trace_parse(text: bytes, lim: struct dlb_trace_limits) -> trace = dlb_trace_parse_limits(text, #text, &lim)",
+  "_trace_open(path: string, lim: struct dlb_trace_limits) -> trace = dlb_trace_open(path, &lim)",
+  "_trace_next(t: trace, batch: size) -> n: size = check dlb_trace_next(t, batch, &n)",
+  "_trace_string_id(t: trace, column: int(0..DLB_TRACE_NSTRINGS - 1), i: size) -> size = dlb_trace_string_id(t, column, i)",
+  "_trace_text(t: trace, id: size) -> string = dlb_trace_text(t, id)",
   "_trace_count(t: trace) -> size = dlb_trace_count(t)",
   "_trace_bytes(t: trace) -> number = dlb_trace_bytes(t)",
   "_trace_numbers(t: trace, column: int(0..DLB_TRACE_NNUMBERS - 1)) -> doubles(dlb_trace_count(t)) = dlb_trace_numbers(t, column)",
@@ -630,9 +636,23 @@ function core.trace_numbers(t, col)
   for i = 1, #v do if v[i] ~= v[i] then v[i] = nil end end
   return v
 end
+-- lim: {max_bytes=, max_events=, max_string=} (graphs/io/dlb_trace.h), nil or absent: defaults
+function core.trace_read(path, lim) return core._trace_read(path, lim or {}) end
+function core.trace_parse(text, lim) return core._trace_parse(text, lim or {}) end
+-- a trace read in batches: core.trace_next(h, batch) -> events in the batch (0: the end)
+function core.trace_open(path, lim) return core._trace_open(path, lim or {}) end
+core.trace_next = core._trace_next
+-- each distinct text made once (a long name repeated in every event is one string)
 function core.trace_strings(t, col)
-  local v = {}
-  for i = 0, core._trace_count(t) - 1 do v[i + 1] = core._trace_string(t, col, i) end
+  local v, text = {}, {}
+  for i = 0, core._trace_count(t) - 1 do
+    local id = core._trace_string_id(t, col, i)
+    if id > 0 then
+      local s = text[id]
+      if s == nil then s = core._trace_text(t, id); text[id] = s end
+      v[i + 1] = s
+    end
+  end
   return v
 end
 local NVARS = setmetatable({}, { __mode = "k" }) -- a minimiser's variable count

@@ -32,6 +32,15 @@ int host_interrupt_install(int force);
 void host_interrupt_arm(lua_State *L);
 int host_interrupt_disarm(lua_State *L);
 int host_interrupt_prompt(void);
+/* Make sig interrupt running code as Ctrl-C does (Slurm's SIGUSR1 and SIGTERM), and which
+** signal interrupted the last interrupted call (0: none). */
+void host_interrupt_also(int sig);
+int host_interrupt_signal(void);
+
+/* kernel.c: `dlbench kernel REQFD MSGFD`, the Lua side of the Jupyter kernel
+** (host/jupyter/): requests on descriptor req, messages on msg (numbers as strings).
+** Returns the exit status. */
+int host_kernel(lua_State *L, const char *req, const char *msg);
 
 /* history.c: the REPL history file ($DLBENCH_HISTORY, default ~/.dlbench_history; empty
 ** disables). host_history_load reads it into readline's history; host_history_add adds a

@@ -27,6 +27,7 @@ static volatile sig_atomic_t interrupted = 0;  /* Ctrl-C while `running` was set
 static volatile sig_atomic_t undelivered = 0;  /* presses the hook has not seen yet */
 static volatile sig_atomic_t prompt_sigint = 0; /* Ctrl-C while no Lua code runs */
 static int installed = 0;
+static volatile sig_atomic_t lastsig = 0;      /* the signal that interrupted the code */
 
 /* The sticky hook: raises on every call until disarmed (disarming removes it). */
 static void stophook(lua_State *L, lua_Debug *ar) {
@@ -46,6 +47,7 @@ static void onsigint(int sig) {
     return;
   }
   interrupted = 1;
+  lastsig = sig;
   dlb_interrupt(1); /* a long C call (polynomial expansion) stops too */
   if (++undelivered >= 3) {
     signal(sig, SIG_DFL); /* stuck in C: the next Ctrl-C ends the process */
@@ -74,9 +76,27 @@ int host_interrupt_install(int force) {
   return 1;
 }
 
+/* Make signal sig (SIGUSR1, SIGTERM) interrupt running Lua code as Ctrl-C does: a Slurm
+** task told that its time limit is near, or pre-empted, stops its sweep at a row and
+** closes its checkpoint (dlbench sweep task). While no Lua code runs it only sets the
+** prompt flag, as SIGINT. */
+void host_interrupt_also(int sig) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onsigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+}
+
+/* The signal that interrupted the last interrupted call (SIGINT for Ctrl-C), 0 if none. */
+int host_interrupt_signal(void) {
+  return lastsig;
+}
+
 /* Lua code of L is about to run: Ctrl-C now interrupts it (no hook until then). */
 void host_interrupt_arm(lua_State *L) {
   dlb_interrupt(0);
+  lastsig = 0;
   interrupted = 0;
   undelivered = 0;
   running = L;

@@ -4,10 +4,14 @@
 **   dlbench                 REPL on a terminal; otherwise run the script read from stdin
 **   dlbench run FILE [ARGS] run a study script (arg and ... set as the lua standalone does)
 **   dlbench info FILE [b=N] one screen about a model.onnx or config.json (dlb.models.info)
+**   dlbench plan MODEL ...  the best parallel layout, time, energy, cost (dlbench.cli_plan)
+**   dlbench sweep submit|merge|status|task ...  sweeps on Slurm (dlbench.sweep_slurm)
+**   dlbench kernel R M      the Jupyter kernel's Lua side (host/kernel.c, host/jupyter/)
 **   dlbench -e CODE         run a chunk
 **   dlbench measure [...]   measure this host (dlb.measure.cli)
 **   dlbench --version | --help
 */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,13 @@ static void usage(FILE *out) {
     "  (none)              interactive REPL on a terminal; runs stdin otherwise\n"
     "  run FILE [ARGS...]  run a study script; ARGS are in arg[1..] and ...\n"
     "  info FILE [b=N...]  parameters, FLOPs, footprint, ops of a model.onnx or config.json\n"
+    "                      [--hw DEVICE] [--precision P] [--framework F]\n"
+    "  plan MODEL --hw DEVICE --gpus N [--tokens T] [--json] ...\n"
+    "                      best layout, step time, MFU, memory, time/energy/cost (plan --help)\n"
+    "  sweep submit STUDY --shards N [sbatch options]   a sweep as a Slurm job array\n"
+    "  sweep merge DIR [-o FILE] [--allow-partial]      join the shards' checkpoints\n"
+    "  sweep status DIR    which shards are done, running, stopped or missing\n"
+    "  sweep requeue DIR [SHARD...]  requeue stopped shards, re-arm the merge job\n"
     "  -e CODE             run CODE (a Lua chunk) and exit\n"
     "  measure [OPTIONS]   measure this host's roofline (measure --help)\n"
     "  -                   run the script read from stdin\n"
@@ -60,7 +71,9 @@ static int runchunk(lua_State *L, int status, int nargs_from, char **argv, int a
   }
   if (status == LUA_OK) return EXIT_SUCCESS;
   host_report(L, status);
-  return host_interrupted() ? 128 + SIGINT : EXIT_FAILURE; /* 130, as shells report it */
+  if (!host_interrupted()) return EXIT_FAILURE;
+  int sig = host_interrupt_signal();
+  return 128 + (sig ? sig : SIGINT); /* 130 after Ctrl-C, as shells report it */
 }
 
 /* Run a script file (NULL: stdin) with the arg table; a missing file is a one-line error. */
@@ -76,6 +89,41 @@ static int runfile(lua_State *L, const char *file, char **argv, int argc, int sc
   }
   int status = luaL_loadfile(L, file); /* NULL reads stdin */
   return runchunk(L, status, script + 1, argv, argc);
+}
+
+/* DLBENCH_EXE: this executable's absolute path, for the batch scripts `dlbench sweep
+** submit` writes (unless already set). */
+static void exe_env(void) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return;
+  exe[n] = '\0';
+  setenv("DLBENCH_EXE", exe, 0);
+}
+
+/* `dlbench sweep task STUDY [ARGS]`: what each task of a `dlbench sweep submit` job array
+** runs (the batch script execs it, so Slurm's signals reach it). SIGUSR1 (sent by Slurm
+** before the time limit, --signal=B:USR1@T) and SIGTERM (pre-emption, scancel) stop the
+** sweep as Ctrl-C does, so its checkpoint is closed holding every finished row; after
+** SIGUSR1 the task asks Slurm to requeue it (dlbench.sweep_slurm.requeue_self), and the
+** requeued task resumes from its checkpoint. */
+static int sweep_task(lua_State *L, int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "%s: sweep task needs a study script (dlbench sweep task STUDY [ARGS...])\n",
+            progname);
+    return EXIT_FAILURE;
+  }
+  host_interrupt_install(1);
+  host_interrupt_also(SIGUSR1);
+  host_interrupt_also(SIGTERM);
+  int rc = runfile(L, argv[3], argv, argc, 3);
+  if (rc == 128 + SIGUSR1) {
+    const char *chunk = "require('dlbench.sweep_slurm').requeue_self()";
+    int status = luaL_loadbuffer(L, chunk, strlen(chunk), "=dlbench sweep task");
+    if (status == LUA_OK) status = host_docall(L, 0, 0);
+    if (status != LUA_OK) host_report(L, status);
+  }
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -114,8 +162,22 @@ int main(int argc, char **argv) {
     rc = runchunk(L, luaL_loadbuffer(L, chunk, strlen(chunk), "=dlbench measure"), argc, argv, argc);
   } else if (!strcmp(argv[1], "info")) { /* the model importers' screen (docs/import.md) */
     createargtable(L, argv, argc, 1);
-    int status = luaL_loadstring(L, "require('dlbench').models.info_cli({...})");
+    int status = luaL_loadstring(L, "require('dlbench.cli_plan').info({...})");
     rc = runchunk(L, status, 2, argv, argc);
+  } else if (!strcmp(argv[1], "plan")) { /* one command from a model to a plan (docs/cli.md) */
+    createargtable(L, argv, argc, 1);
+    int status = luaL_loadstring(L, "require('dlbench.cli_plan').plan({...})");
+    rc = runchunk(L, status, 2, argv, argc);
+  } else if (!strcmp(argv[1], "sweep") && argc > 2 && !strcmp(argv[2], "task")) {
+    exe_env();
+    rc = sweep_task(L, argc, argv); /* a Slurm array task (docs/sweep.md) */
+  } else if (!strcmp(argv[1], "sweep")) { /* submit, merge, status (docs/sweep.md) */
+    exe_env();
+    createargtable(L, argv, argc, 1);
+    int status = luaL_loadstring(L, "require('dlbench.sweep_slurm').cli({...})");
+    rc = runchunk(L, status, 2, argv, argc);
+  } else if (!strcmp(argv[1], "kernel")) { /* the Jupyter kernel's Lua side (host/kernel.c) */
+    rc = host_kernel(L, argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
   } else if (!strcmp(argv[1], "-e")) {
     if (argc < 3) {
       fprintf(stderr, "%s: -e needs a Lua chunk\n", progname);

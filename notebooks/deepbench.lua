@@ -15,6 +15,9 @@
 --   all-reduce  dlb.parallel.allreduce, ring, of the float counts over 2-32 GPUs: NVLink
 --         inside a node of 8, 100 Gb/s InfiniBand between nodes (V100's catalogue links).
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local R = dlb.roofline
 
 local nb = require "dlbench.notebook"

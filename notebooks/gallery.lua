@@ -2,6 +2,9 @@
 -- SVG), with small PNG copies in docs/gallery/ for the README. Run: ./build.sh gallery
 -- The numbers are illustrative shapes, not measurements (each says where its shape is from).
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local plot = dlb.plot
 
 -- Tests run this file with a global DLB_GALLERY = {out=, docs=, strict=true}: their own

@@ -6,6 +6,9 @@
 -- evaluated where their parameter count meets Table 3's; ResNet-152 is grown in width.
 -- Run: dlbench run notebooks/hestness_compute.lua
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local H = require "dlbench.models.hestness"
 
 print("== Hestness et al. 2019, Table 2 column 1: training FLOPs / parameter / sample")

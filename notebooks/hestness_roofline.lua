@@ -4,6 +4,9 @@
 -- roofline and cache-hierarchy-aware).
 --   dlbench run notebooks/hestness_roofline.lua
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local R = dlb.roofline
 local unpack = table.unpack or unpack
 

@@ -6,6 +6,9 @@
 -- (our predictions); then the joint loss law of Hoffmann et al. 2022 with k from a graph.
 -- Run: build/bin/dlbench run notebooks/hestness_scaling.lua   (figures go to out/; ~2.5 s)
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local S = dlb.scaling
 local D = S.domains
 

@@ -13,6 +13,9 @@
 -- Predictions are labelled; the seed's numbers are printed beside them.
 --   dlbench run notebooks/lecture.lua [outdir]     (default out/; about a second)
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 local R = dlb.roofline
 
 local nb = require "dlbench.notebook"

@@ -4,6 +4,9 @@
 -- side by side. notebooks/paradnn.lua's BEFORE / MECHANISM tables come from this run.
 --   dlbench run notebooks/paradnn_ablation.lua [outdir]   (four notebook runs, ~2 min)
 local dlb = require "dlbench"
+-- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
+-- "no profile", so its time models run on the graph as built, as the paper's did
+dlb.frameworks.default("none")
 
 local outdir = (arg and arg[1]) or "out"
 local ALL = { "kernel_overhead", "step_overhead", "half_bw_bytes", "sm_count", "gemm_tile",

@@ -32,24 +32,34 @@ local GRAPH_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", 
 local DEV_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf16 = "bf16",
   fp32 = "fp32", tf32 = "tf32", fp8 = "fp8" }
 
--- The kernels each row's software stack runs, from the sources (not fitted): FlashAttention
--- and fused elementwise/optimizer kernels in the 2023-24 stacks (NeMo/Transformer Engine,
--- llm-foundry, torchtitan, MaxText/XLA, PaLM on XLA); Megatron-LM 2021-22's fused softmax
--- and bias-GeLU kernels (elementwise fusion, no FlashAttention); MXNet/PyTorch NGC with
--- cuDNN's fused kernels and apex's fused optimizers (elementwise + optimizer); TBD's
--- TensorFlow 1.x graphs unfused.
--- PyTorch eager (the DeepLearningExamples ResNet-50 rows, NGC 21.03) launches batch norm,
--- ReLU and the residual add as separate kernels (no cuDNN BN+ReLU fusion, unlike the MXNet
--- MLPerf row whose note states fused BN+ReLU), and steps torch.optim.SGD per tensor.
-local function fusion(r)
+-- The software stack of each row, as a framework profile (dlb.frameworks: one file each
+-- under lua/dlbench/frameworks/, with sources). The profile gives the fusion passes
+-- (FlashAttention and fused elementwise/optimizer kernels in the 2023-24 stacks: NeMo /
+-- Transformer Engine, llm-foundry, torchtitan, MaxText/XLA, PaLM on XLA; Megatron-LM
+-- 2021-22's fused softmax and bias-GeLU kernels and apex FusedAdam, no FlashAttention;
+-- the NGC containers' apex/cuDNN fused kernels; PyTorch 1.x eager for the DeepLearningExamples
+-- ResNet-50 rows (BN, ReLU and the residual add as separate kernels, torch.optim stepping
+-- tensor by tensor); TBD's TensorFlow 1.x graphs unfused), the attention kernel, the
+-- gradient-reduction overlap and how ZeRO-3 gathers parameters. Matched on the row's
+-- framework text, first match wins.
+local PROFILE = {
+  { "NeMo", "nemo" },
+  { "Megatron-LM + DeepSpeed ZeRO-3", "deepspeed-zero3" },
+  { "Megatron-LM + DeepSpeed", "deepspeed-zero1" },   -- MT-NLG: DeepSpeed pipeline + Megatron TP
+  { "Megatron-LM", "megatron-lm" },
+  { "torchtitan", "torchtitan" },
+  { "PyTorch FSDP", "fsdp" },
+  { "PyTorch (NGC 21.03)", "pytorch1-ddp" },
+  { "NGC", "ngc" },
+  { "JAX", "maxtext" },
+  { "TensorFlow", "tensorflow1" },
+}
+local function profile_of(r)
   local f = r.framework or ""
-  if f:find("TensorFlow", 1, true) then return nil, "none" end
-  if r.model.builder == "resnet" and f:find("PyTorch", 1, true) then return nil, "none" end
-  if f:find("Megatron-LM", 1, true) and not f:find("NeMo", 1, true) then
-    return { "elementwise" }, "elementwise"
+  for _, p in ipairs(PROFILE) do
+    if f:find(p[1], 1, true) then return dlb.frameworks.get(p[2]) end
   end
-  if f:find("NGC", 1, true) then return { "elementwise", "optimizer" }, "elementwise+optimizer" end
-  return true, "all"
+  error("validation: no framework profile for row " .. r.id .. " (" .. f .. ")")
 end
 
 local function builder(name)
@@ -83,7 +93,8 @@ local function setup(r, unscored)
   if not gp then return nil, "precision " .. tostring(r.precision) end
   if not hw.peak[hw:precision(dprec) ] then return nil, "no peak" end
   local g = builder(r.model.builder)(r.model.opts)
-  local fuse, fname = fusion(r)
+  local prof = profile_of(r)
+  local fuse = dlb.frameworks.fuse_of(prof, dlb.frameworks.family(g))
   local ls = P.layers.from_graph(g, { precision = gp, fuse = fuse })
   local L = r.layout or {}
   local tp, pp = L.tp, L.pp
@@ -95,8 +106,8 @@ local function setup(r, unscored)
   local fwd, bwd = 0, 0
   for _, l in ipairs(ls) do fwd = fwd + l.flops_fwd; bwd = bwd + l.flops_bwd end
   local rc = L.recompute == "full"
-  local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc, fuse = fname,
-    framework = r.framework,
+  local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc, fuse = prof.name,
+    framework = r.framework, profile = prof.name,
     model_fps = fwd + bwd, hw_fps = fwd + bwd + (rc and fwd or 0) }
   local micro = L.micro_batch or 1
   local gb = L.global_batch
@@ -137,16 +148,15 @@ end
 -- Predicted samples/s per device of a row's setup on device hw (maybe calibrated), its
 -- collectives at ceff of the links' bandwidth (nil: 1).
 local function predict(s, hw, ceff)
-  local o = { layers = s.ls, hw = hw, precision = s.dprec, cluster = cluster(s, ceff) }
+  -- the profile's planner settings (overlap, how ZeRO-3 gathers) come with framework=
+  local o = { layers = s.ls, hw = hw, precision = s.dprec, cluster = cluster(s, ceff),
+    framework = s.profile }
   local r
   if s.cfg then
     for k, v in pairs(s.cfg) do o[k] = v end
     if o.zero > 0 and o.dp == 1 then o.zero = 0 end
-    -- DeepSpeed's ZeRO-3 of 2021 gathered parameter by parameter with the list form of
-    -- all_gather (one copy kernel per rank; partition_parameters.py _allgather_param): a
-    -- GPT block holds 12 parameter tensors (2 LayerNorms and 4 linear layers, weight and
-    -- bias each). FSDP gathers one flat buffer per wrapped block (0: no extra cost).
-    if o.zero >= 3 and s.framework:find("DeepSpeed ZeRO-3", 1, true) then o.gather_tensors = 12 end
+    -- DeepSpeed's ZeRO-3 of 2021 gathered parameter by parameter (the deepspeed-zero3
+    -- profile's gather = {unit = "tensor", tensors = 12}); FSDP one flat buffer per block
     r = P.evaluate(o)
   else
     o.batch, o.devices, o.table = s.plan.batch, s.plan.devices, false
@@ -297,10 +307,10 @@ end
 -- collectives; its achieved bandwidth is a property of that software, not of the links. One
 -- CALIBRATED number per profile (a fraction of the links' bandwidth, both tiers), fitted on
 -- that profile's calibration rows only (flops_eff already calibrated), when it has any.
-local PROFILES = { { key = "DeepSpeed ZeRO-3", find = "DeepSpeed ZeRO-3" } }
+local PROFILES = { { key = "DeepSpeed ZeRO-3", profile = "deepspeed-zero3" } }
 local function profile(x)
   for _, p in ipairs(PROFILES) do
-    if (x.row.framework or ""):find(p.find, 1, true) then return p.key end
+    if x.s.profile == p.profile then return p.key end
   end
 end
 local coll = {}   -- profile -> {eff =, rows =}
@@ -344,7 +354,7 @@ end
 print("Validation: PREDICTED training throughput (dlbench) vs MEASURED (published; sources in")
 print("notebooks/data/validation_runs.lua). Per device, samples/s. 'cal' rows were used to fit")
 print("the CALIBRATED flops_eff; the error that counts is on the held-out rows.\n")
-print(string.format("%-44s %-15s %-5s %-9s %11s %11s %8s %11s %8s", "row", "device", "set", "fusion",
+print(string.format("%-44s %-15s %-5s %-9s %11s %11s %8s %11s %8s", "row", "device", "set", "framework",
   "measured", "predicted", "error", "calibrated", "error"))
 local held_d, held_c, all_d = {}, {}, {}
 for _, x in ipairs(res) do
@@ -352,7 +362,7 @@ for _, x in ipairs(res) do
   all_d[#all_d + 1] = math.abs(ed)
   if not x.calib then held_d[#held_d + 1] = math.abs(ed); held_c[#held_c + 1] = math.abs(ec) end
   print(string.format("%-44s %-15s %-5s %-9s %11.4g %11.4g %+7.1f%% %11.4g %+7.1f%%", x.row.id:sub(1, 44),
-    x.row.hw:sub(1, 15), x.calib and "cal" or "held", x.s.fuse:sub(1, 9), x.meas, x.pred, 100 * ed,
+    x.row.hw:sub(1, 15), x.calib and "cal" or "held", x.s.profile:sub(1, 9), x.meas, x.pred, 100 * ed,
     x.pred_cal, 100 * ec))
 end
 print(string.format("\n%d rows predicted (%d calibration, %d held out), %d excluded from scoring; %.1f s",
@@ -401,6 +411,37 @@ for _, p in ipairs(PROFILES) do
   else
     print(string.format("  %-20s NOT calibrated: no calibration rows of this profile", p.key))
   end
+end
+-- These fits are shipped as catalogue data (lua/dlbench/hw_calibrated.lua, used by
+-- calibration = "validated"): say whether the shipped values are still what this fit gives.
+do
+  local C = require "dlbench.hw_calibrated"
+  local differ = {}
+  for k, c in pairs(calibrated) do
+    if c.flops_eff then
+      local chip, u = k:match("^(%S+)%s*(%S*)$")
+      local unitk = u == "fp8" and "fp8" or (u == "fp32" and nil or "tensor")
+      local names = chip == "A100" and { "A100-SXM4-80GB", "A100-SXM4-40GB" } or { chip }
+      for _, n in ipairs(names) do
+        local e = C.flops_eff[n] and unitk and C.flops_eff[n][unitk]
+        if not e or math.abs(e[1] - c.flops_eff) > 0.005 then
+          differ[#differ + 1] = string.format("%s %s: fitted %.2f, shipped %s", n, unitk or "?",
+            c.flops_eff, e and string.format("%.2f", e[1]) or "none")
+        end
+      end
+    end
+  end
+  for _, p in ipairs(PROFILES) do
+    local c, e = coll[p.key], C.collective[p.profile]
+    if c and (not e or math.abs(e[1] - c.eff) > 0.005) then
+      differ[#differ + 1] = string.format("%s collective: fitted %.2f, shipped %s", p.profile, c.eff,
+        e and string.format("%.2f", e[1]) or "none")
+    end
+  end
+  table.sort(differ)
+  print(#differ == 0 and "\nthe shipped CALIBRATED values (lua/dlbench/hw_calibrated.lua) equal this fit"
+    or ("\nthe shipped CALIBRATED values DIFFER from this fit (update lua/dlbench/hw_calibrated.lua): "
+      .. table.concat(differ, "; ")))
 end
 local md, pd = median(held_d), pct(held_d, 0.9)
 local mc, pc = median(held_c), pct(held_c, 0.9)

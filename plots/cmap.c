@@ -144,7 +144,8 @@ int dlbp_colour_parse(const char *text, double rgb[3]) {
 /* A series' value range for its colour map: vmin/vmax options or the finite data range
 ** of z (heatmap) or c (scatter); center (NaN if none) makes a two-slope map. */
 void dlbp_cmap_norm(series *s, double *vmin, double *vmax, double *center) {
-  const darray *d = dlbp_series_data(s, s->kind == DLB_SERIES_HEATMAP ? "z" : "c");
+  const char *cv = s->methods->cvalues;
+  const darray *d = cv ? dlbp_series_data(s, cv) : NULL;
   const darray *m = dlbp_series_data(s, "mask");
   int lg = dlbp_cmap_log(s);
   double lo = INFINITY, hi = -INFINITY;
@@ -180,9 +181,9 @@ void dlbp_cmap_share(dlb_figure *f) {
   for (int i = 0; i < f->nseries; i++) f->series[i].shared = 0;
   for (int i = 0; i < f->nseries; i++) {
     series *a = &f->series[i];
-    if (a->dead || !a->committed || a->shared ||
-        (a->kind != DLB_SERIES_HEATMAP && !(a->kind == DLB_SERIES_SCATTER && dlbp_series_data(a, "c"))))
-      continue;
+    if (a->dead || !a->committed || a->shared || !a->methods->cvalues ||
+        !dlbp_series_data(a, a->methods->cvalues))
+      continue; /* coloured through a map: heat maps, scatters with values c */
     const char *lab = dlbp_series_str(a, "colorbar_label", "");
     if (!lab[0] || dlbp_series_num(a, "share_colors", 1) == 0 || !isnan(dlbp_series_num(a, "vmin", NAN)) ||
         !isnan(dlbp_series_num(a, "vmax", NAN))) continue;
@@ -201,7 +202,7 @@ void dlbp_cmap_share(dlb_figure *f) {
     double lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < n; k++) {
       series *b = &f->series[members[k]];
-      const darray *d = dlbp_series_data(b, b->kind == DLB_SERIES_HEATMAP ? "z" : "c");
+      const darray *d = dlbp_series_data(b, b->methods->cvalues);
       const darray *m = dlbp_series_data(b, "mask");
       if (d) for (size_t q = 0; q < d->n; q++) {
         double v = dlbp_cmap_value(b, d->v[q]);

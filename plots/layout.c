@@ -48,8 +48,8 @@ int dlbp_cbar_series_of(const dlb_figure *f, int p) {
   for (int i = 0; i < f->nseries; i++) {
     const series *s = &f->series[i];
     if (s->dead || !s->committed || s->panel != p) continue;
-    if (s->kind == DLB_SERIES_HEATMAP && dlbp_series_num(s, "colorbar", 1) != 0) return i;
-    if (s->kind == DLB_SERIES_SCATTER && dlbp_series_num(s, "colorbar", 0) != 0) return i;
+    /* kinds without a colour bar have no "colorbar" option: their default 0 holds */
+    if (dlbp_series_num(s, "colorbar", s->methods->colorbar) != 0) return i;
   }
   return -1;
 }
@@ -59,9 +59,8 @@ static slist *cats_of(dlb_figure *f, int p, int axn) {
   for (int i = 0; i < f->nseries; i++) {
     series *s = &f->series[i];
     if (s->dead || !s->committed || s->panel != p) continue;
-    if (axn == 0 && (s->kind == DLB_SERIES_BAR || s->kind == DLB_SERIES_BOX))
-      return dlbp_series_strs(s, "labels");
-    if (s->kind == DLB_SERIES_HEATMAP) return dlbp_series_strs(s, axn ? "ylabels" : "xlabels");
+    slist *l = s->methods->cats ? s->methods->cats(s, axn) : NULL;
+    if (l) return l;
   }
   return NULL;
 }
@@ -70,7 +69,8 @@ static slist *cats_of(dlb_figure *f, int p, int axn) {
 static void panel_extent(dlb_figure *f, int p, extent *e) {
   for (int i = 0; i < f->nseries; i++) {
     series *s = &f->series[i];
-    if (!s->dead && s->committed && s->panel == p) dlbp_series_extent(f, s, e);
+    if (!s->dead && s->committed && s->panel == p && s->methods->extent)
+      s->methods->extent(f, s, e);
   }
 }
 
@@ -179,6 +179,15 @@ static void cbar_ticks(cairo_t *cr, dlb_figure *f, panel *p) {
   }
 }
 
+/* Does a panel hold a committed series that fills its axes (a heat map)? */
+static int fills_axes(const dlb_figure *f, int pi) {
+  for (int i = 0; i < f->nseries; i++) {
+    const series *s = &f->series[i];
+    if (!s->dead && s->committed && s->panel == pi && s->methods->fills_axes) return 1;
+  }
+  return 0;
+}
+
 /* The margins (left bottom right top) a panel needs around its axes box. */
 static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
   panel *p = &f->panels[pi];
@@ -194,7 +203,7 @@ static void margins(cairo_t *cr, dlb_figure *f, int pi, double m[4]) {
   if (p->title[0]) dlbp_text_extent(cr, p->title, f->font, 1, &w, &th);
   m[3] = p->title[0] ? th + 2 * PAD : fmax(PAD * 2, h / 2 + PAD);
   p->above = 0;
-  if ((dlbp_panel_has_kind(f, pi, DLB_SERIES_HEATMAP) || p->legend_above) &&
+  if ((fills_axes(f, pi) || p->legend_above) &&
       legend_size(cr, f, pi, &lw, &lh2) > 0) {
     p->above = lh2 + 2;
     m[3] += p->above;
@@ -266,21 +275,14 @@ static void place(cairo_t *cr, dlb_figure *f, double top) {
   dlb_free(m);
 }
 
-/* Does a panel hold a committed series of this kind? */
-int dlbp_panel_has_kind(const dlb_figure *f, int pi, int kind) {
-  for (int i = 0; i < f->nseries; i++)
-    if (!f->series[i].dead && f->series[i].committed && f->series[i].panel == pi &&
-        f->series[i].kind == kind) return 1;
-  return 0;
-}
-
 /* The legend entries of a panel, in series order; returns how many (at most cap). */
 int dlbp_legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap) {
   int n = 0;
   if (strcmp(f->panels[pi].legend, "none") == 0) return 0;
   for (int i = 0; i < f->nseries && n < cap; i++) {
     series *s = &f->series[i];
-    if (!s->dead && s->committed && s->panel == pi) n += dlbp_series_legend(f, s, out + n, cap - n);
+    if (!s->dead && s->committed && s->panel == pi && s->methods->legend)
+      n += s->methods->legend(f, s, out + n, cap - n);
   }
   return n;
 }

@@ -74,39 +74,10 @@ void dlbp_layout_boxes(cairo_t *cr, dlb_figure *f) {
       else /* no label: recorded for the check (unlabelled_cbars) */
         dlbp_layout_add_box(f, p->cbar, pi, "colour bar");
     }
-    for (int i = 0; i < f->nseries; i++) {
+    for (int i = 0; i < f->nseries; i++) { /* the series' own texts: captions, labels */
       series *s = &f->series[i];
-      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_SPAN) continue;
-      const char *t = dlbp_series_str(s, "text", "");
-      if (!t[0]) continue;
-      double x0 = fmax(dlbp_panel_px(p, dlbp_series_num(s, "lo", 0)), p->box.x);
-      double x1 = fmin(dlbp_panel_px(p, dlbp_series_num(s, "hi", 0)), p->box.x + p->box.w);
-      snprintf(what, sizeof what, "span text '%.30s'", t);
-      dlbp_layout_add_box(f, dlbp_text_box(cr, t, f->font * 0.75, 0, (x0 + x1) / 2, p->box.y + 2, 0.5, 0, 0),
-                     pi, what);
-    }
-    for (int i = 0; i < f->nseries; i++) {
-      series *s = &f->series[i];
-      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_TEXT) continue;
-      double fx = dlbp_series_num(s, "x", 0), fy = dlbp_series_num(s, "y", 0);
-      const char *an = dlbp_series_str(s, "anchor", "left");
-      double ax = strcmp(an, "center") == 0 ? 0.5 : strcmp(an, "right") == 0 ? 1 : 0;
-      snprintf(what, sizeof what, "text '%.30s'", dlbp_series_str(s, "text", ""));
-      dlbp_layout_add_box(f, dlbp_text_box(cr, dlbp_series_str(s, "text", ""), dlbp_series_num(s, "size",
-                                 f->font * 0.875), 0, dlbp_panel_px(p, fx), dlbp_panel_py(p, fy), ax,
-                                 0.5, 0), pi, what);
-    }
-    for (int i = 0; i < f->nseries; i++) {
-      series *s = &f->series[i];
-      if (s->dead || !s->committed || s->panel != pi || s->kind != DLB_SERIES_ROOFLINE) continue;
-      slist *pl = dlbp_series_strs(s, "plabels");
-      for (size_t k = 0; pl && k < pl->n; k++) {
-        rect r;
-        int left;
-        if (!dlbp_roof_label_box(f, cr, s, k, &r, &left)) continue;
-        snprintf(what, sizeof what, "point label '%.30s'", pl->s[k]);
-        dlbp_layout_add_box(f, r, pi, what);
-      }
+      if (!s->dead && s->committed && s->panel == pi && s->methods->boxes)
+        s->methods->boxes(cr, f, s);
     }
   }
 }
@@ -202,7 +173,7 @@ static void outside_warning(dlb_figure *f) {
   for (int i = 0; i < f->nseries; i++) {
     series *s = &f->series[i];
     if (s->dead || !s->committed) continue;
-    size_t c = dlbp_series_outside(f, s);
+    size_t c = s->methods->outside ? s->methods->outside(f, s) : 0;
     if (!c || len + 2 >= sizeof f->layout_warning) continue;
     int w = snprintf(f->layout_warning + len, sizeof f->layout_warning - len,
                      "%spanel %d, %s series %d: %zu point%s outside the axis limits not drawn",

@@ -20,6 +20,7 @@ typedef struct { const char *name; double v; } nopt;
 
 typedef struct series {
   int kind, panel, committed, dead;
+  const struct series_methods *methods;   /* the kind's behaviour (dlbp_methods(kind)) */
   darray data[MAXFIELDS]; int ndata;
   slist strs[MAXFIELDS]; int nstrs;
   sopt str[MAXFIELDS]; int nstr;
@@ -101,6 +102,15 @@ typedef struct {
   double *sat;           /* summed-area table, (nx + 1) x (ny + 1) */
   int solid;             /* translucent fills left out */
 } occupancy;
+/* The grid being marked while an occupancy is built: each kind's `occupy` method marks
+** what it draws, in figure points, with a weight (1 for data; OCC_TRANSLUCENT for bands
+** and spans, which a legend may cover before lines, markers or bars). */
+typedef struct { const occupancy *o; float *g; } occgrid;
+#define OCC_TRANSLUCENT 0.02f
+void dlbp_occ_cell(occgrid *g, int i, int j, float w);        /* cell (i, j) of the grid */
+void dlbp_occ_point(occgrid *g, double x, double y, float w);
+void dlbp_occ_rect(occgrid *g, rect r, float w);              /* the cells r overlaps */
+void dlbp_occ_seg(occgrid *g, double x0, double y0, double x1, double y1, float w);
 /* solid = 1 leaves out translucent fills (bands, spans): what the layout check calls data */
 int dlbp_occupancy_build(const dlb_figure *f, int pi, int solid, occupancy *o);
 void dlbp_occupancy_free(occupancy *o);
@@ -127,7 +137,6 @@ void dlbp_series_clear(series *s);
 int dlbp_series_logcheck(dlb_figure *f, int id);
 int dlbp_plot_safe_fmt(const char *fmt);
 int dlbp_legend_entries(dlb_figure *f, int pi, legend_entry *out, int cap);
-int dlbp_panel_has_kind(const dlb_figure *f, int pi, int kind);
 
 /* cmap.c */
 int dlbp_cmap_from_name(const char *name);
@@ -180,45 +189,89 @@ double dlbp_cmap_t(double v, double vmin, double vmax, double center);
 /* render.c */
 void dlbp_render_figure(dlb_figure *f, cairo_t *cr);
 
-/* series_xy.c, series_cat.c, series_roof.c: extents in data units and drawing. */
+/* Extents in data units: what automatic limits must show (sticky edges get no padding). */
 typedef struct { double lo[2], hi[2]; int sticky_lo[2], sticky_hi[2]; int any[2]; } extent;
-void dlbp_series_extent(const dlb_figure *f, series *s, extent *e);
-void dlbp_series_draw(dlb_figure *f, cairo_t *cr, series *s);
-/* Points (in figure points) a series occupies, for the legend's "best" place. */
-int dlbp_series_covers(const dlb_figure *f, series *s, rect r);
-int dlbp_series_legend(dlb_figure *f, series *s, legend_entry *out, int cap);
-int dlbp_cover_seg(rect r, double x0, double y0, double x1, double y1);
-int dlbp_cover_rect(rect r, rect o);
+void dlbp_extent_add(extent *e, int ax, double v, const axis *a);
+
+/* Drawing order of a kind inside its panel: areas under everything, then lines and marks
+** (both clipped to the axes), then text annotations over the axes' edges. */
+enum { LAYER_AREA, LAYER_MARK, LAYER_TEXT };
+
+/* A series kind's behaviour, one table per kind (in the manner of SQLite's
+** sqlite3_io_methods): its names, and what commit, the layout, the layout check and the
+** renderer ask of it. The tables live with their kinds — series_xy.c (line, scatter,
+** band), series_ref.c (hline, vline, diag, text, span), series_cat.c (bar, heatmap, box),
+** series_roof.c (roofline) — and dlbp_methods(kind) finds them (series.c). A NULL method
+** does nothing: no checks, no extent, no legend entry, no boxes, nothing drawn. */
+typedef struct series_methods {
+  const char *name;               /* "line", ... (dlb_series_options(kind, -1)) */
+  const char *names[4];           /* valid data arrays, string lists, string and number options */
+  const char *unranged;           /* number options exempt from the shared ranges, or NULL */
+  int layer;                      /* LAYER_*: when render.c draws it */
+  int colorbar;                   /* the "colorbar" option's default (1: a heat map's bar) */
+  const char *cvalues;            /* the data array its colour map shows ("z", "c"), or NULL */
+  int fills_axes;                 /* covers its whole axes: its legend goes above them */
+  /* commit: kind-specific checks; *skipped counts the non-finite values left out */
+  int (*validate)(series *s, size_t *skipped);
+  /* commit and layout: what this kind cannot show on a log axis axn (0 x, 1 y) beyond the
+  ** data arrays series.c checks */
+  int (*logcheck)(const series *s, int axn);
+  /* commit: default category labels (series id of f) */
+  int (*defaults)(dlb_figure *f, int id);
+  /* commit: 1 when the series takes the next colour of its panel's palette */
+  int (*palette)(series *s);
+  /* layout: the categories the series puts on axis axn, or NULL (borrowed) */
+  slist *(*cats)(series *s, int axn);
+  /* layout: grow e by what the series must show */
+  void (*extent)(const dlb_figure *f, series *s, extent *e);
+  /* layout and render: legend entries into out[cap] (cap > 0); returns how many */
+  int (*legend)(dlb_figure *f, series *s, legend_entry *out, int cap);
+  /* layout check: the series' text boxes (dlbp_layout_add_box) */
+  void (*boxes)(cairo_t *cr, dlb_figure *f, series *s);
+  /* legend placement and the layout check: mark what the series draws */
+  void (*occupy)(const dlb_figure *f, series *s, occgrid *g);
+  /* layout check: finite points outside the panel's limits (not drawn) */
+  size_t (*outside)(const dlb_figure *f, series *s);
+  /* render: draw the series (the caller saves and restores cr around it) */
+  void (*draw)(dlb_figure *f, cairo_t *cr, series *s);
+} series_methods;
+
+/* The table of a kind, or NULL for an unknown kind (series.c). */
+const series_methods *dlbp_methods(int kind);
+extern const series_methods dlbp_line_methods, dlbp_scatter_methods, dlbp_band_methods;
+extern const series_methods dlbp_hline_methods, dlbp_vline_methods, dlbp_diag_methods,
+                            dlbp_text_methods, dlbp_span_methods;
+extern const series_methods dlbp_bar_methods, dlbp_heatmap_methods, dlbp_box_methods;
+extern const series_methods dlbp_roofline_methods;
+
+/* series.c: helpers of the kinds' checks. */
+const char *dlbp_inlist(const char *list, const char *name);  /* name's copy in list, or NULL */
+int dlbp_series_need(series *s, const char *name, darray **out); /* present and not empty */
+int dlbp_series_samelen(series *s, const darray *a, const char *bname);
+size_t dlbp_nonfinite(const darray *d);
+
+/* series_xy.c: helpers the kinds share. */
+void dlbp_series_colour(const series *s, double rgb[3]);
+void dlbp_set_dash(cairo_t *cr, const char *style, double lw);
 void dlbp_draw_marker(cairo_t *cr, const char *shape, double x, double y, double size);
-/* The marker names, space-separated (series_xy.c): what `marker=` and a roofline point's
-** marker accept. */
+/* The marker names, space-separated: what `marker=` and a roofline point's marker accept. */
 extern const char dlbp_markers[];
 /* 1 for the open (stroked, not filled) markers: cross and plus. */
 int dlbp_marker_open(const char *shape);
-void dlbp_set_dash(cairo_t *cr, const char *style, double lw);
-void dlbp_series_colour(const series *s, double rgb[3]);
-void dlbp_extent_add(extent *e, int ax, double v, const axis *a);
+/* Can (x, y) be drawn on the panel's axes (finite, positive on a log axis)? */
+int dlbp_drawable(const panel *p, double x, double y);
+/* The one legend entry of a labelled series (label, id, colour; kind left 0), 0 without
+** a label. */
+int dlbp_legend_label(const dlb_figure *f, series *s, legend_entry *out);
+/* Finite points (x[i], y[i]) outside the panel's limits. */
+size_t dlbp_points_outside(const dlb_figure *f, const series *s, const darray *x, const darray *y);
 
-void dlbp_roof_extent(const dlb_figure *f, series *s, extent *e);
-void dlbp_roof_draw(dlb_figure *f, cairo_t *cr, series *s);
-int dlbp_roof_covers(const dlb_figure *f, series *s, rect r);
-/* The same for the ceilings alone (not the points). */
-int dlbp_roof_covers_lines(const dlb_figure *f, series *s, rect r);
-int dlbp_roof_legend(series *s, legend_entry *out, int cap);
-/* Box of point i's label (figure points), 0 when it has none; left of the point when it
-** would leave the axes on the right. */
-int dlbp_roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left);
-/* Finite points of a series outside its panel's limits (not drawn). */
-size_t dlbp_series_outside(const dlb_figure *f, series *s);
-void dlbp_cat_extent(const dlb_figure *f, series *s, extent *e);
-void dlbp_cat_draw(dlb_figure *f, cairo_t *cr, series *s);
-int dlbp_cat_covers(const dlb_figure *f, series *s, rect r);
-int dlbp_cat_rects(const dlb_figure *f, series *s, rect *out, int cap);
+/* series_cat.c */
+int dlbp_box_stats(const double *v, size_t n, const double pct[4], int tukey, double out[5]);
 void dlbp_box_median_rgb(const double rgb[3], double out[3]);
+
 /* layout.c: a legend's column width and row height (columns when it sits above the axes) */
 void dlbp_legend_grid(cairo_t *cr, const dlb_figure *f, const legend_entry *e, int n, double *colw,
                  double *rowh);
-int dlbp_cat_legend(series *s, legend_entry *out, int cap);
-int dlbp_box_stats(const double *v, size_t n, const double pct[4], int tukey, double out[5]);
 
 #endif

@@ -195,6 +195,20 @@ static void draw_legend(dlb_figure *f, cairo_t *cr, int pi) {
   }
 }
 
+/* Draw a panel's series of one layer (LAYER_*), in order, each with cr's state saved and
+** restored around it. */
+static void draw_layer(dlb_figure *f, cairo_t *cr, int pi, int layer) {
+  for (int i = 0; i < f->nseries; i++) {
+    series *s = &f->series[i];
+    if (s->dead || !s->committed || s->panel != pi || s->methods->layer != layer ||
+        !s->methods->draw) continue;
+    cairo_save(cr);
+    cairo_new_path(cr); /* the path and current point are not part of save/restore */
+    s->methods->draw(f, cr, s);
+    cairo_restore(cr);
+  }
+}
+
 /* Draw the laid-out figure onto cr (in points). */
 void dlbp_render_figure(dlb_figure *f, cairo_t *cr) {
   cairo_set_source_rgb(cr, 1, 1, 1);
@@ -209,26 +223,10 @@ void dlbp_render_figure(dlb_figure *f, cairo_t *cr) {
     cairo_save(cr);
     cairo_rectangle(cr, p->box.x, p->box.y, p->box.w, p->box.h);
     cairo_clip(cr);
-    for (int i = 0; i < f->nseries; i++) { /* areas first, then lines, then text */
-      series *s = &f->series[i];
-      if (!s->dead && s->committed && s->panel == pi &&
-          (s->kind == DLB_SERIES_BAND || s->kind == DLB_SERIES_HEATMAP ||
-           s->kind == DLB_SERIES_SPAN))
-        dlbp_series_draw(f, cr, s);
-    }
-    for (int i = 0; i < f->nseries; i++) {
-      series *s = &f->series[i];
-      if (!s->dead && s->committed && s->panel == pi && s->kind != DLB_SERIES_BAND &&
-          s->kind != DLB_SERIES_HEATMAP && s->kind != DLB_SERIES_TEXT &&
-          s->kind != DLB_SERIES_SPAN)
-        dlbp_series_draw(f, cr, s);
-    }
+    draw_layer(f, cr, pi, LAYER_AREA); /* areas first, then lines and marks, then text */
+    draw_layer(f, cr, pi, LAYER_MARK);
     cairo_restore(cr);
-    for (int i = 0; i < f->nseries; i++) {
-      series *s = &f->series[i];
-      if (!s->dead && s->committed && s->panel == pi && s->kind == DLB_SERIES_TEXT)
-        dlbp_series_draw(f, cr, s);
-    }
+    draw_layer(f, cr, pi, LAYER_TEXT);
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 0.6);
     cairo_rectangle(cr, p->box.x, p->box.y, p->box.w, p->box.h);

@@ -3,6 +3,8 @@
 ** grouped, negative values hang below zero), heat maps (cells coloured through a map,
 ** masked cells white or hatched, optional cell labels) and box plots (percentile boxes
 ** and whiskers, ParaDnn's 2/9/50/91/98 by default, or Tukey's 1.5 IQR; outliers as dots).
+** Each kind's methods together (checks, default labels, categories, extent, legend, what
+** it covers, drawing) and its method table (plot_internal.h).
 */
 #include <math.h>
 #include <stdio.h>
@@ -90,34 +92,38 @@ static void bar_shape(series *s, size_t *n, size_t *k) {
 
 static int grouped(series *s) { return strcmp(dlbp_series_str(s, "mode", "stacked"), "grouped") == 0; }
 
-/* Data extent of bars (stacked sums, 0 sticky) and boxes (whiskers or outliers). */
-void dlbp_cat_extent(const dlb_figure *f, series *s, extent *e) {
+/* A heat map's limits come from its categories: every edge sticky. */
+static void heatmap_extent(const dlb_figure *f, series *s, extent *e) {
+  (void)f; (void)s;
+  e->sticky_lo[0] = e->sticky_hi[0] = e->sticky_lo[1] = e->sticky_hi[1] = 1;
+}
+
+/* Bars: the stacked sums (or grouped extremes) each way, 0 sticky on a linear axis. */
+static void bar_extent(const dlb_figure *f, series *s, extent *e) {
   const axis *ay = &f->panels[s->panel].ax[1];
-  if (s->kind == DLB_SERIES_HEATMAP) {
-    e->sticky_lo[0] = e->sticky_hi[0] = e->sticky_lo[1] = e->sticky_hi[1] = 1;
-    return; /* limits come from the categories */
-  }
-  if (s->kind == DLB_SERIES_BAR) {
-    darray *d = dlbp_series_data(s, "values");
-    size_t n, k;
-    bar_shape(s, &n, &k);
-    for (size_t i = 0; i < n; i++) {
-      double pos = 0, neg = 0;
-      for (size_t j = 0; j < k; j++) {
-        double v = d->v[j * n + i];
-        if (!isfinite(v)) continue;
-        if (grouped(s)) { pos = fmax(pos, v); neg = fmin(neg, v); }
-        else if (v >= 0) pos += v; else neg += v;
-      }
-      dlbp_extent_add(e, 1, pos, ay);
-      dlbp_extent_add(e, 1, neg, ay);
+  darray *d = dlbp_series_data(s, "values");
+  size_t n, k;
+  bar_shape(s, &n, &k);
+  for (size_t i = 0; i < n; i++) {
+    double pos = 0, neg = 0;
+    for (size_t j = 0; j < k; j++) {
+      double v = d->v[j * n + i];
+      if (!isfinite(v)) continue;
+      if (grouped(s)) { pos = fmax(pos, v); neg = fmin(neg, v); }
+      else if (v >= 0) pos += v; else neg += v;
     }
-    if (ay->scale != DLB_SCALE_LOG) {
-      if (e->lo[1] >= 0) e->sticky_lo[1] = 1;
-      if (e->hi[1] <= 0) e->sticky_hi[1] = 1;
-    }
-    return;
+    dlbp_extent_add(e, 1, pos, ay);
+    dlbp_extent_add(e, 1, neg, ay);
   }
+  if (ay->scale != DLB_SCALE_LOG) {
+    if (e->lo[1] >= 0) e->sticky_lo[1] = 1;
+    if (e->hi[1] <= 0) e->sticky_hi[1] = 1;
+  }
+}
+
+/* Boxes: the whiskers, or the outliers when they are drawn. */
+static void box_extent(const dlb_figure *f, series *s, extent *e) {
+  const axis *ay = &f->panels[s->panel].ax[1];
   int outliers = dlbp_series_num(s, "outliers", 1) != 0, tukey = dlbp_series_num(s, "tukey", 0) != 0;
   double q[4];
   box_q(s, q);
@@ -325,83 +331,71 @@ static void draw_box(dlb_figure *f, cairo_t *cr, series *s) {
   }
 }
 
-/* Draw a bar, heat-map or box series. */
-void dlbp_cat_draw(dlb_figure *f, cairo_t *cr, series *s) {
-  if (s->kind == DLB_SERIES_BAR) draw_bar(f, cr, s);
-  else if (s->kind == DLB_SERIES_HEATMAP) draw_heatmap(f, cr, s);
-  else draw_box(f, cr, s);
+/* ---- what the kinds cover, for the legend's place ---- */
+
+/* The column a bar or box draws over category g (0-based): *lo..*hi in data units; 0 past
+** the series' last category. */
+typedef int (*column_fn)(const panel *p, series *s, size_t g, double *lo, double *hi);
+
+/* Bars: the stacked sums each way (from the axis bottom on a log axis). */
+static int bar_column(const panel *p, series *s, size_t g, double *lo, double *hi) {
+  darray *d = dlbp_series_data(s, "values");
+  size_t n, k;
+  bar_shape(s, &n, &k);
+  if (g >= n) return 0;
+  for (size_t j = 0; j < k; j++) {
+    double v = d->v[j * n + g];
+    if (isfinite(v)) { if (v > 0) *hi += v; else *lo += v; }
+  }
+  if (p->ax[1].scale == DLB_SCALE_LOG) *lo = p->ax[1].lo;
+  return 1;
 }
 
-/* How much of r the bars or boxes cover (a heat map covers its whole axes). */
-int dlbp_cat_covers(const dlb_figure *f, series *s, rect r) {
-  rect rs[256];
-  int n = dlbp_cat_rects(f, s, rs, 256), c = 0;
-  for (int i = 0; i < n; i++) c += dlbp_cover_rect(r, rs[i]);
-  return c;
+/* Boxes: the group's smallest to largest value. */
+static int box_column(const panel *p, series *s, size_t g, double *lo, double *hi) {
+  (void)p;
+  size_t n;
+  double st[5], q[4], *v;
+  if (g >= ngroups(s)) return 0;
+  box_q(s, q);
+  v = group_sorted(s, g, &n);
+  if (v && dlbp_box_stats(v, n, q, 0, st)) { *lo = v[0]; *hi = v[n - 1]; }
+  dlb_free(v);
+  return 1;
 }
 
-/* The rectangles (points) a bar, box or heat-map series draws over, as dlbp_cat_covers counts
-** them: each category's column over its data range (the whole axes for a heat map).
-** Writes at most cap; returns how many. */
-int dlbp_cat_rects(const dlb_figure *f, series *s, rect *out, int cap) {
+/* Mark each category's column over its data range (at most 256 columns). */
+static void occupy_columns(const dlb_figure *f, series *s, occgrid *gr, column_fn column) {
   const panel *p = &f->panels[s->panel];
-  if (cap <= 0) return 0;
-  if (s->kind == DLB_SERIES_HEATMAP) { out[0] = p->box; return 1; }
-  int c = 0;
-  for (size_t g = 0; g < p->ax[0].ncats && c < cap; g++) {
+  for (size_t g = 0; g < p->ax[0].ncats && g < 256; g++) {
     double x0 = dlbp_panel_px(p, (double)g + 0.6), x1 = dlbp_panel_px(p, (double)g + 1.4);
     double lo = 0, hi = 0;
-    if (s->kind == DLB_SERIES_BAR) {
-      darray *d = dlbp_series_data(s, "values");
-      size_t n, k;
-      bar_shape(s, &n, &k);
-      if (g >= n) break;
-      for (size_t j = 0; j < k; j++) {
-        double v = d->v[j * n + g];
-        if (isfinite(v)) { if (v > 0) hi += v; else lo += v; }
-      }
-      if (p->ax[1].scale == DLB_SCALE_LOG) lo = p->ax[1].lo;
-    } else {
-      size_t n;
-      double st[5], q[4], *v;
-      if (g >= ngroups(s)) break;
-      box_q(s, q);
-      v = group_sorted(s, g, &n);
-      if (v && dlbp_box_stats(v, n, q, 0, st)) { lo = v[0]; hi = v[n - 1]; }
-      dlb_free(v);
-    }
+    if (!column(p, s, g, &lo, &hi)) break;
     double y0 = dlbp_panel_py(p, hi), y1 = dlbp_panel_py(p, lo);
-    out[c++] = (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)};
+    dlbp_occ_rect(gr, (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)}, 1);
   }
-  return c;
 }
 
-/* Legend entries: bar stacks, a label, or the masked-cell entry of a heat map. */
-int dlbp_cat_legend(series *s, legend_entry *out, int cap) {
-  int n = 0;
-  if (s->kind == DLB_SERIES_HEATMAP) {
-    darray *m = dlbp_series_data(s, "mask");
-    const char *ml = dlbp_series_str(s, "mask_label", "");
-    int any = 0;
-    if (m) for (size_t i = 0; i < m->n; i++) any |= m->v[i] != 0;
-    if (!ml[0] || !any) return 0;
-    memset(out, 0, sizeof *out);
-    dlbp_text_copy(out->label, sizeof out->label, ml);
-    out->kind = strcmp(dlbp_series_str(s, "mask_style", "white"), "hatch") ? LEG_WHITE : LEG_HATCH;
-    return 1;
-  }
-  if (s->kind == DLB_SERIES_BAR) {
-    slist *st = dlbp_series_strs(s, "stacks");
-    if (st) {
-      for (size_t j = 0; j < st->n && n < cap; j++, n++) {
-        memset(&out[n], 0, sizeof out[n]);
-        dlbp_text_copy(out[n].label, sizeof out[n].label, st->s[j]);
-        out[n].kind = LEG_PATCH;
-        dlb_palette((int)j, out[n].rgb);
-      }
-      return n;
-    }
-  }
+/* Bars cover their columns. */
+static void bar_occupy(const dlb_figure *f, series *s, occgrid *gr) {
+  occupy_columns(f, s, gr, bar_column);
+}
+
+/* Boxes cover their columns. */
+static void box_occupy(const dlb_figure *f, series *s, occgrid *gr) {
+  occupy_columns(f, s, gr, box_column);
+}
+
+/* A heat map covers its whole axes. */
+static void heatmap_occupy(const dlb_figure *f, series *s, occgrid *gr) {
+  dlbp_occ_rect(gr, f->panels[s->panel].box, 1);
+}
+
+/* ---- legends ---- */
+
+/* The one entry of a labelled bar or box series: a patch in the series colour. */
+static int patch_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
+  (void)f; (void)cap;
   const char *label = dlbp_series_str(s, "label", "");
   if (!label[0]) return 0;
   memset(out, 0, sizeof *out);
@@ -410,3 +404,205 @@ int dlbp_cat_legend(series *s, legend_entry *out, int cap) {
   dlbp_series_colour(s, out->rgb);
   return 1;
 }
+
+/* Bars: one patch per named stack, else the label's. */
+static int bar_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
+  slist *st = dlbp_series_strs(s, "stacks");
+  int n = 0;
+  if (!st) return patch_legend(f, s, out, cap);
+  for (size_t j = 0; j < st->n && n < cap; j++, n++) {
+    memset(&out[n], 0, sizeof out[n]);
+    dlbp_text_copy(out[n].label, sizeof out[n].label, st->s[j]);
+    out[n].kind = LEG_PATCH;
+    dlb_palette((int)j, out[n].rgb);
+  }
+  return n;
+}
+
+/* A heat map: the masked cells' entry (white or hatched) when any cell is masked. */
+static int heatmap_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
+  (void)f; (void)cap;
+  darray *m = dlbp_series_data(s, "mask");
+  const char *ml = dlbp_series_str(s, "mask_label", "");
+  int any = 0;
+  if (m) for (size_t i = 0; i < m->n; i++) any |= m->v[i] != 0;
+  if (!ml[0] || !any) return 0;
+  memset(out, 0, sizeof *out);
+  dlbp_text_copy(out->label, sizeof out->label, ml);
+  out->kind = strcmp(dlbp_series_str(s, "mask_style", "white"), "hatch") ? LEG_WHITE : LEG_HATCH;
+  return 1;
+}
+
+/* ---- checks at commit, categories ---- */
+
+/* Bars: the values fill the labels (one per label, or one per label and stack). */
+static int bar_validate(series *s, size_t *skipped) {
+  darray *d = NULL;
+  int st;
+  if ((st = dlbp_series_need(s, "values", &d))) return st;
+  slist *l = dlbp_series_strs(s, "labels");
+  size_t n = l ? l->n : d->n;
+  if (n == 0 || d->n % n)
+    return dlb_fail(DLB_EINVAL, "bar: %zu values do not fill %zu labels (one value per "
+                    "label, or one per label and stack)", d->n, n);
+  slist *k = dlbp_series_strs(s, "stacks");
+  if (k && k->n != d->n / n)
+    return dlb_fail(DLB_EINVAL, "bar: %zu stack names but %zu stacks of values", k->n,
+                    d->n / n);
+  *skipped = dlbp_nonfinite(d);
+  return DLB_OK;
+}
+
+/* A heat map: z fills nx x ny cells, the labels and mask match them. */
+static int heatmap_validate(series *s, size_t *skipped) {
+  darray *d = NULL;
+  int st;
+  if ((st = dlbp_series_need(s, "z", &d))) return st;
+  slist *xl = dlbp_series_strs(s, "xlabels"), *yl = dlbp_series_strs(s, "ylabels");
+  darray *xv = dlbp_series_data(s, "x"), *yv = dlbp_series_data(s, "y");
+  double nx = dlbp_series_num(s, "nx", xl ? (double)xl->n : xv ? (double)xv->n : 0);
+  double ny = dlbp_series_num(s, "ny", yl ? (double)yl->n : yv ? (double)yv->n : 0);
+  if (nx < 1 || ny < 1 || nx * ny != (double)d->n)
+    return dlb_fail(DLB_EINVAL, "heatmap: z has %zu values but the axes have %g x %g cells",
+                    d->n, nx, ny);
+  if ((xl && xl->n != nx) || (xv && xv->n != nx) || (yl && yl->n != ny) ||
+      (yv && yv->n != ny))
+    return dlb_fail(DLB_EINVAL, "heatmap: the x/y labels do not match %g x %g cells", nx, ny);
+  darray *m = dlbp_series_data(s, "mask");
+  if (m && m->n != d->n)
+    return dlb_fail(DLB_EINVAL, "heatmap: mask has %zu values but z has %zu", m->n, d->n);
+  for (size_t i = 0; i < d->n; i++)
+    *skipped += !isfinite(d->v[i]) && !(m && m->v[i] != 0);
+  return DLB_OK;
+}
+
+/* Boxes: whole non-empty groups adding up to the values, a label per group, ordered
+** percentiles. */
+static int box_validate(series *s, size_t *skipped) {
+  darray *d = NULL;
+  int st;
+  if ((st = dlbp_series_need(s, "values", &d))) return st;
+  darray *sz = dlbp_series_data(s, "sizes");
+  double tot = 0;
+  if (sz) for (size_t i = 0; i < sz->n; i++) {
+    if (!(sz->v[i] >= 1) || sz->v[i] != floor(sz->v[i]))
+      return dlb_fail(DLB_EINVAL, "box: group %zu is empty", i + 1);
+    tot += sz->v[i];
+  }
+  if (sz && tot != (double)d->n)
+    return dlb_fail(DLB_EINVAL, "box: group sizes add to %g but there are %zu values", tot,
+                    d->n);
+  slist *l = dlbp_series_strs(s, "labels");
+  size_t ng = sz ? sz->n : 1;
+  if (l && l->n != ng)
+    return dlb_fail(DLB_EINVAL, "box: %zu labels for %zu groups", l->n, ng);
+  double q[4] = {dlbp_series_num(s, "lo", 2), dlbp_series_num(s, "box_lo", 9),
+                 dlbp_series_num(s, "box_hi", 91), dlbp_series_num(s, "hi", 98)};
+  if (!(0 <= q[0] && q[0] <= q[1] && q[1] <= 50 && 50 <= q[2] && q[2] <= q[3] && q[3] <= 100))
+    return dlb_fail(DLB_EINVAL, "box: percentiles must satisfy 0 <= lo <= box_lo <= 50 <= "
+                    "box_hi <= hi <= 100 (got %g %g %g %g)", q[0], q[1], q[2], q[3]);
+  *skipped = dlbp_nonfinite(d);
+  if (*skipped == d->n) return dlb_fail(DLB_EINVAL, "box: all values are NaN or infinite");
+  return DLB_OK;
+}
+
+/* Bars and boxes put categories on x, which cannot be log. */
+static int cat_logcheck(const series *s, int axn) {
+  if (axn == 0)
+    return dlb_fail(DLB_EINVAL, "panel %d: a %s has a categorical x axis, which cannot be "
+                    "log", s->panel + 1, dlbp_kind_name(s->kind));
+  return DLB_OK;
+}
+
+/* A heat map's both axes are categorical. */
+static int heatmap_logcheck(const series *s, int axn) {
+  if (axn == 1)
+    return dlb_fail(DLB_EINVAL, "panel %d: a heatmap's y axis is categorical, not log",
+                    s->panel + 1);
+  return cat_logcheck(s, axn);
+}
+
+/* Labels 1..n for the n categories of an unlabelled bar or box series. */
+static int number_labels(dlb_figure *f, int id, size_t n) {
+  char buf[32];
+  int st = DLB_OK;
+  for (size_t i = 0; st == DLB_OK && i < n; i++) {
+    snprintf(buf, sizeof buf, "%zu", i + 1);
+    st = dlb_series_addstr(f, id, "labels", buf);
+  }
+  return st;
+}
+
+/* Unlabelled bars get 1..n, one per value. */
+static int bar_defaults(dlb_figure *f, int id) {
+  series *s = &f->series[id];
+  if (dlbp_series_strs(s, "labels")) return DLB_OK;
+  return number_labels(f, id, dlbp_series_data(s, "values")->n);
+}
+
+/* Unlabelled boxes get 1..n, one per group. */
+static int box_defaults(dlb_figure *f, int id) {
+  series *s = &f->series[id];
+  if (dlbp_series_strs(s, "labels")) return DLB_OK;
+  return number_labels(f, id, ngroups(s));
+}
+
+/* A heat map's numeric axes get their values as labels (SI style), else 1..n. */
+static int heatmap_defaults(dlb_figure *f, int id) {
+  series *s = &f->series[id];
+  char buf[32];
+  int st = DLB_OK;
+  static const char *const ax[2][2] = {{"x", "xlabels"}, {"y", "ylabels"}};
+  for (int k = 0; k < 2; k++) {
+    if (dlbp_series_strs(s, ax[k][1])) continue;
+    darray *d = dlbp_series_data(s, ax[k][0]);
+    double n = d ? (double)d->n : dlbp_series_num(s, k ? "ny" : "nx", 0);
+    for (size_t i = 0; st == DLB_OK && i < (size_t)n; i++) {
+      if (d) dlbp_format_tick(d->v[i], 0, "auto", buf, sizeof buf);
+      else snprintf(buf, sizeof buf, "%zu", i + 1);
+      st = dlb_series_addstr(f, id, ax[k][1], buf);
+    }
+  }
+  return st;
+}
+
+/* Bars and boxes: their labels on x (always there after commit). */
+static slist *cat_cats(series *s, int axn) {
+  return axn == 0 ? dlbp_series_strs(s, "labels") : NULL;
+}
+
+/* A heat map: its labels on both axes. */
+static slist *heatmap_cats(series *s, int axn) {
+  return dlbp_series_strs(s, axn ? "ylabels" : "xlabels");
+}
+
+/* Bars of one stack take the next palette colour (stacks take the palette's first ones). */
+static int bar_palette(series *s) { return !dlbp_series_strs(s, "stacks"); }
+
+const series_methods dlbp_bar_methods = {
+  .name = "bar", .names = {"values", "labels stacks", "label color mode", "width"},
+  .layer = LAYER_MARK,
+  .validate = bar_validate, .logcheck = cat_logcheck, .defaults = bar_defaults,
+  .palette = bar_palette, .cats = cat_cats, .extent = bar_extent, .legend = bar_legend,
+  .occupy = bar_occupy, .draw = draw_bar,
+};
+
+const series_methods dlbp_heatmap_methods = {
+  .name = "heatmap", .names = {"z mask x y", "xlabels ylabels",
+                               "cmap fmt mask_style mask_label colorbar_label norm",
+                               "nx ny vmin vmax center cell_labels colorbar label_size "
+                               "share_colors"},
+  .layer = LAYER_AREA, .colorbar = 1, .cvalues = "z", .fills_axes = 1,
+  .validate = heatmap_validate, .logcheck = heatmap_logcheck, .defaults = heatmap_defaults,
+  .cats = heatmap_cats, .extent = heatmap_extent, .legend = heatmap_legend,
+  .occupy = heatmap_occupy, .draw = draw_heatmap,
+};
+
+const series_methods dlbp_box_methods = {
+  .name = "box", .names = {"values sizes", "labels", "color",
+                           "lo hi box_lo box_hi tukey width outliers"},
+  .layer = LAYER_MARK,
+  .validate = box_validate, .logcheck = cat_logcheck, .defaults = box_defaults,
+  .cats = cat_cats, .extent = box_extent, .legend = patch_legend, .occupy = box_occupy,
+  .draw = draw_box,
+};

@@ -3,6 +3,8 @@
 ** per device the ceiling min(peak, I * mem_bw) over operational intensity I (FLOP/byte),
 ** optionally the achievable ceiling min(peak * flops_eff, I * mem_bw * bw_eff) dashed, the
 ** ridge point I = peak / mem_bw marked, and measured points coloured (and shaped) by group.
+** The roofline's methods together (checks, extent, legend, label boxes, what it covers,
+** drawing) and its method table (plot_internal.h).
 */
 #include <math.h>
 #include <stdio.h>
@@ -32,8 +34,58 @@ static int achievable(series *s) {
   return dlbp_series_num(s, "achievable", has) != 0;
 }
 
+/* Checks of a roofline: positive peaks and bandwidths, efficiencies in (0, 1], names per
+** device, points with intensity and rate, group numbers and markers per point. */
+static int roof_validate(series *s, size_t *skipped) {
+  darray *pk = NULL, *bw = NULL, *d;
+  slist *l;
+  int st;
+  if ((st = dlbp_series_need(s, "peak", &pk)) || (st = dlbp_series_need(s, "bw", &bw))) return st;
+  if (pk->n != bw->n)
+    return dlb_fail(DLB_EINVAL, "roofline: %zu peaks but %zu bandwidths", pk->n, bw->n);
+  for (size_t i = 0; i < pk->n; i++)
+    if (!(pk->v[i] > 0 && isfinite(pk->v[i]) && bw->v[i] > 0 && isfinite(bw->v[i])))
+      return dlb_fail(DLB_EINVAL, "roofline: device %zu needs a positive peak and mem_bw "
+                      "(got %g FLOP/s, %g B/s)", i + 1, pk->v[i], bw->v[i]);
+  static const char *const effs[] = {"flops_eff", "bw_eff"};
+  for (int k = 0; k < 2; k++) if ((d = dlbp_series_data(s, effs[k]))) {
+    if (d->n != pk->n)
+      return dlb_fail(DLB_EINVAL, "roofline: %zu %s values for %zu devices", d->n, effs[k],
+                      pk->n);
+    for (size_t i = 0; i < d->n; i++)
+      if (!(d->v[i] > 0 && d->v[i] <= 1))
+        return dlb_fail(DLB_EINVAL, "roofline: device %zu: %s %g is not in (0, 1]", i + 1,
+                        effs[k], d->v[i]);
+  }
+  if ((l = dlbp_series_strs(s, "names")) && l->n != pk->n)
+    return dlb_fail(DLB_EINVAL, "roofline: %zu names for %zu devices", l->n, pk->n);
+  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
+  if ((px ? px->n : 0) != (py ? py->n : 0))
+    return dlb_fail(DLB_EINVAL, "roofline: %zu intensities but %zu FLOP rates",
+                    px ? px->n : 0, py ? py->n : 0);
+  if (px && (st = dlbp_series_samelen(s, px, "pgroup"))) return st;
+  if ((d = dlbp_series_data(s, "pgroup")))
+    for (size_t i = 0; i < d->n; i++)
+      if (isfinite(d->v[i]) && (d->v[i] < 1 || d->v[i] > 1e6 || d->v[i] != floor(d->v[i])))
+        return dlb_fail(DLB_EINVAL, "roofline: pgroup[%zu] = %g is not a group number",
+                        i + 1, d->v[i]);
+  /* a point's own marker ("" keeps its group's shape) */
+  if ((l = dlbp_series_strs(s, "pmarkers"))) {
+    if (l->n != (px ? px->n : 0))
+      return dlb_fail(DLB_EINVAL, "roofline: %zu point markers for %zu points", l->n,
+                      px ? px->n : 0);
+    for (size_t i = 0; i < l->n; i++)
+      if (l->s[i][0] && !dlbp_inlist(dlbp_markers, l->s[i]))
+        return dlb_fail(DLB_EINVAL, "roofline: points[%zu].marker '%s' is not a marker "
+                        "(valid: %s)", i + 1, l->s[i], dlbp_markers);
+  }
+  if (px) for (size_t i = 0; i < px->n; i++)
+    *skipped += !isfinite(px->v[i]) || !isfinite(py->v[i]);
+  return DLB_OK;
+}
+
 /* Intensities around the ridge points and points; FLOP/s up to twice the peak. */
-void dlbp_roof_extent(const dlb_figure *f, series *s, extent *e) {
+static void roof_extent(const dlb_figure *f, series *s, extent *e) {
   const panel *p = &f->panels[s->panel];
   darray *pk = dlbp_series_data(s, "peak"), *bw = dlbp_series_data(s, "bw");
   darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
@@ -73,8 +125,26 @@ static void device_colour(size_t i, double rgb[3]) {
   rgb[0] = rgb[1] = rgb[2] = g[i % 4];
 }
 
+/* Box of point i's label: right of the point, or left of it when the right side would
+** leave the axes; 0 when the point has no label or is not drawn. */
+static int label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left) {
+  const panel *p = &f->panels[s->panel];
+  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
+  slist *pl = dlbp_series_strs(s, "plabels");
+  if (!px || !py || !pl || i >= pl->n || i >= px->n || !pl->s[i][0]) return 0;
+  double x = px->v[i], y = py->v[i];
+  if (!(isfinite(x) && isfinite(y) && x > 0 && y > 0)) return 0;
+  const axis *ax = &p->ax[0], *ay = &p->ax[1];
+  if (x < ax->lo || x > ax->hi || y < ay->lo || y > ay->hi) return 0; /* not drawn */
+  double cx = dlbp_panel_px(p, x), cy = dlbp_panel_py(p, y);
+  *r = dlbp_text_box(cr, pl->s[i], f->font * 0.75, 0, cx + 3.5, cy, 0, 0.5, 0);
+  *left = r->x + r->w > p->box.x + p->box.w && cx - 3.5 - r->w >= p->box.x;
+  if (*left) r->x = cx - 3.5 - r->w;
+  return 1;
+}
+
 /* Ceilings, achievable ceilings, ridge points, then the measured points. */
-void dlbp_roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
+static void roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
   const panel *p = &f->panels[s->panel];
   darray *pk = dlbp_series_data(s, "peak"), *bw = dlbp_series_data(s, "bw");
   int ach = achievable(s), ridge = dlbp_series_num(s, "ridge", 1) != 0;
@@ -126,33 +196,39 @@ void dlbp_roof_draw(dlb_figure *f, cairo_t *cr, series *s) {
     for (size_t i = 0; i < pl->n && i < px->n; i++) {
       rect r;
       int left;
-      if (!dlbp_roof_label_box(f, cr, s, i, &r, &left)) continue;
+      if (!label_box(f, cr, s, i, &r, &left)) continue;
       dlbp_text_draw(cr, pl->s[i], f->font * 0.75, 0, r.x, r.y + r.h / 2, 0, 0.5, 0, NULL);
     }
   }
 }
 
-/* Box of point i's label: right of the point, or left of it when the right side would
-** leave the axes; 0 when the point has no label or is not drawn. */
-int dlbp_roof_label_box(const dlb_figure *f, cairo_t *cr, series *s, size_t i, rect *r, int *left) {
-  const panel *p = &f->panels[s->panel];
-  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
+/* The point labels' boxes, for the overlap check. */
+static void roof_boxes(cairo_t *cr, dlb_figure *f, series *s) {
   slist *pl = dlbp_series_strs(s, "plabels");
-  if (!px || !py || !pl || i >= pl->n || i >= px->n || !pl->s[i][0]) return 0;
-  double x = px->v[i], y = py->v[i];
-  if (!(isfinite(x) && isfinite(y) && x > 0 && y > 0)) return 0;
-  const axis *ax = &p->ax[0], *ay = &p->ax[1];
-  if (x < ax->lo || x > ax->hi || y < ay->lo || y > ay->hi) return 0; /* not drawn */
-  double cx = dlbp_panel_px(p, x), cy = dlbp_panel_py(p, y);
-  *r = dlbp_text_box(cr, pl->s[i], f->font * 0.75, 0, cx + 3.5, cy, 0, 0.5, 0);
-  *left = r->x + r->w > p->box.x + p->box.w && cx - 3.5 - r->w >= p->box.x;
-  if (*left) r->x = cx - 3.5 - r->w;
-  return 1;
+  char what[48];
+  for (size_t k = 0; pl && k < pl->n; k++) {
+    rect r;
+    int left;
+    if (!label_box(f, cr, s, k, &r, &left)) continue;
+    snprintf(what, sizeof what, "point label '%.30s'", pl->s[k]);
+    dlbp_layout_add_box(f, r, s->panel, what);
+  }
 }
 
-/* How much of r the ceilings cover (a few segments per device): dlbp_roof_covers without
-** the points. */
-int dlbp_roof_covers_lines(const dlb_figure *f, series *s, rect r) {
+/* How many 3 pt samples along a segment (points) fall inside r. */
+static int cover_seg(rect r, double x0, double y0, double x1, double y1) {
+  double len = hypot(x1 - x0, y1 - y0);
+  int n = (int)(len / 3) + 1, c = 0;
+  if (n > 2000) n = 2000;
+  for (int i = 0; i <= n; i++) {
+    double t = (double)i / n, x = x0 + t * (x1 - x0), y = y0 + t * (y1 - y0);
+    c += x >= r.x && x <= r.x + r.w && y >= r.y && y <= r.y + r.h;
+  }
+  return c;
+}
+
+/* How much of r the ceilings cover (a few segments per device). */
+static int covers_lines(const dlb_figure *f, series *s, rect r) {
   const panel *p = &f->panels[s->panel];
   darray *pk = dlbp_series_data(s, "peak"), *bw = dlbp_series_data(s, "bw");
   int c = 0;
@@ -161,34 +237,37 @@ int dlbp_roof_covers_lines(const dlb_figure *f, series *s, rect r) {
     double a = dlbp_panel_px(p, x0), b = dlbp_panel_py(p, fmin(pk->v[i], x0 * bw->v[i]));
     double xr = fmin(fmax(rd, x0), x1); /* the ridge, or the axis end nearest it */
     double cx = dlbp_panel_px(p, xr), cy = dlbp_panel_py(p, fmin(pk->v[i], xr * bw->v[i]));
-    c += dlbp_cover_seg(r, a, b, cx, cy);
-    c += dlbp_cover_seg(r, cx, cy, dlbp_panel_px(p, x1), dlbp_panel_py(p, fmin(pk->v[i], x1 * bw->v[i])));
+    c += cover_seg(r, a, b, cx, cy);
+    c += cover_seg(r, cx, cy, dlbp_panel_px(p, x1), dlbp_panel_py(p, fmin(pk->v[i], x1 * bw->v[i])));
     if (achievable(s)) { /* the dotted ceiling counts as data too */
       double pe = pk->v[i] * eff(s, "flops_eff", i), be = bw->v[i] * eff(s, "bw_eff", i);
       double re = fmin(fmax(pe / be, x0), x1);
       double ex = dlbp_panel_px(p, re), ey = dlbp_panel_py(p, fmin(pe, re * be));
-      c += dlbp_cover_seg(r, a, dlbp_panel_py(p, fmin(pe, x0 * be)), ex, ey);
-      c += dlbp_cover_seg(r, ex, ey, dlbp_panel_px(p, x1), dlbp_panel_py(p, fmin(pe, x1 * be)));
+      c += cover_seg(r, a, dlbp_panel_py(p, fmin(pe, x0 * be)), ex, ey);
+      c += cover_seg(r, ex, ey, dlbp_panel_px(p, x1), dlbp_panel_py(p, fmin(pe, x1 * be)));
     }
   }
   return c;
 }
 
-/* How much of r the ceilings and points cover. */
-int dlbp_roof_covers(const dlb_figure *f, series *s, rect r) {
+/* The ceilings (asked per cell: few segments) and each point's cell. */
+static void roof_occupy(const dlb_figure *f, series *s, occgrid *gr) {
   const panel *p = &f->panels[s->panel];
-  darray *px = dlbp_series_data(s, "px"), *py = dlbp_series_data(s, "py");
-  int c = dlbp_roof_covers_lines(f, s, r);
-  if (px) for (size_t i = 0; i < px->n; i++) {
-    if (!(px->v[i] > 0 && py->v[i] > 0)) continue;
-    double x = dlbp_panel_px(p, px->v[i]), y = dlbp_panel_py(p, py->v[i]);
-    c += 3 * (x >= r.x && x <= r.x + r.w && y >= r.y && y <= r.y + r.h);
-  }
-  return c;
+  const occupancy *o = gr->o;
+  for (int j = 0; j < o->ny; j++)
+    for (int i = 0; i < o->nx; i++) {
+      rect c = {o->x0 + i * o->cell, o->y0 + j * o->cell, o->cell, o->cell};
+      if (covers_lines(f, s, c) > 0) dlbp_occ_cell(gr, i, j, 1);
+    }
+  darray *rx = dlbp_series_data(s, "px"), *ry = dlbp_series_data(s, "py");
+  if (rx) for (size_t i = 0; i < rx->n; i++)
+    if (rx->v[i] > 0 && ry->v[i] > 0)
+      dlbp_occ_point(gr, dlbp_panel_px(p, rx->v[i]), dlbp_panel_py(p, ry->v[i]), 1);
 }
 
 /* Legend entries: devices, "achievable", point groups. */
-int dlbp_roof_legend(series *s, legend_entry *out, int cap) {
+static int roof_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
+  (void)f;
   slist *names = dlbp_series_strs(s, "names"), *groups = dlbp_series_strs(s, "groups");
   int n = 0;
   if (names) for (size_t i = 0; i < names->n && n < cap; i++, n++) {
@@ -233,21 +312,16 @@ int dlbp_roof_legend(series *s, legend_entry *out, int cap) {
   return n;
 }
 
-/* Finite points of a scatter or roofline outside its panel's limits: not drawn, so counted
-** in a warning (automatic limits include every point; user limits may not). */
-size_t dlbp_series_outside(const dlb_figure *f, series *s) {
-  const panel *p = &f->panels[s->panel];
-  darray *x = NULL, *y = NULL;
-  if (s->kind == DLB_SERIES_SCATTER) { x = dlbp_series_data(s, "x"); y = dlbp_series_data(s, "y"); }
-  else if (s->kind == DLB_SERIES_ROOFLINE) { x = dlbp_series_data(s, "px"); y = dlbp_series_data(s, "py"); }
-  if (!x || !y) return 0;
-  const axis *ax = &p->ax[0], *ay = &p->ax[1];
-  double tx = 1e-9 * (ax->hi - ax->lo), ty = 1e-9 * (ay->hi - ay->lo);
-  size_t c = 0;
-  for (size_t i = 0; i < x->n && i < y->n; i++) {
-    double u = x->v[i], v = y->v[i];
-    if (!isfinite(u) || !isfinite(v)) continue;
-    c += u < ax->lo - tx || u > ax->hi + tx || v < ay->lo - ty || v > ay->hi + ty;
-  }
-  return c;
+/* Measured points outside user-set limits. */
+static size_t roof_outside(const dlb_figure *f, series *s) {
+  return dlbp_points_outside(f, s, dlbp_series_data(s, "px"), dlbp_series_data(s, "py"));
 }
+
+const series_methods dlbp_roofline_methods = {
+  .name = "roofline",
+  .names = {"peak bw flops_eff bw_eff px py pgroup", "names groups plabels pmarkers", "",
+            "achievable ridge"},
+  .layer = LAYER_MARK,
+  .validate = roof_validate, .extent = roof_extent, .legend = roof_legend,
+  .boxes = roof_boxes, .occupy = roof_occupy, .outside = roof_outside, .draw = roof_draw,
+};

@@ -1,7 +1,9 @@
 /*
-** series_xy.c — series in data coordinates: line, scatter, band, reference lines (hline,
-** vline, y = x) and text annotations; the dispatch of extent/draw/legend/cover to the
-** categorical (series_cat.c) and roofline (series_roof.c) kinds; markers and dashes.
+** series_xy.c — series in data coordinates: line, scatter and band, each kind's methods
+** together (checks, extent, legend, what it covers, drawing) and its method table; the
+** helpers every kind uses: the series colour, dashes, markers, extents.
+** Reference lines and annotations are series_ref.c; bars, heat maps and boxes
+** series_cat.c; the roofline series_roof.c.
 */
 #include <limits.h>
 #include <math.h>
@@ -78,68 +80,189 @@ void dlbp_extent_add(extent *e, int ax, double v, const axis *a) {
   e->any[ax] = 1;
 }
 
-/* How many 3 pt samples along a segment (points) fall inside r. */
-int dlbp_cover_seg(rect r, double x0, double y0, double x1, double y1) {
-  double len = hypot(x1 - x0, y1 - y0);
-  int n = (int)(len / 3) + 1, c = 0;
-  if (n > 2000) n = 2000;
-  for (int i = 0; i <= n; i++) {
-    double t = (double)i / n, x = x0 + t * (x1 - x0), y = y0 + t * (y1 - y0);
-    c += x >= r.x && x <= r.x + r.w && y >= r.y && y <= r.y + r.h;
-  }
-  return c;
-}
-
-/* The overlap of two rectangles in 3 x 3 pt samples. */
-int dlbp_cover_rect(rect r, rect o) {
-  double ix = fmin(r.x + r.w, o.x + o.w) - fmax(r.x, o.x);
-  double iy = fmin(r.y + r.h, o.y + o.h) - fmax(r.y, o.y);
-  return ix > 0 && iy > 0 ? (int)(ix * iy / 9) + 1 : 0;
-}
-
 /* Can (x, y) be drawn on these axes? */
 static int finite2(const axis *ax, const axis *ay, double x, double y) {
   return isfinite(x) && isfinite(y) && !(ax->scale == DLB_SCALE_LOG && x <= 0) &&
          !(ay->scale == DLB_SCALE_LOG && y <= 0);
 }
 
-/* Data extent of a series (what automatic limits must show). */
-void dlbp_series_extent(const dlb_figure *f, series *s, extent *e) {
+/* Can (x, y) be drawn on a panel's axes? */
+int dlbp_drawable(const panel *p, double x, double y) {
+  return finite2(&p->ax[0], &p->ax[1], x, y);
+}
+
+/* Finite points of a series outside its panel's limits: not drawn, so counted in a warning
+** (automatic limits include every point; user limits may not). */
+size_t dlbp_points_outside(const dlb_figure *f, const series *s, const darray *x, const darray *y) {
+  const panel *p = &f->panels[s->panel];
+  if (!x || !y) return 0;
+  const axis *ax = &p->ax[0], *ay = &p->ax[1];
+  double tx = 1e-9 * (ax->hi - ax->lo), ty = 1e-9 * (ay->hi - ay->lo);
+  size_t c = 0;
+  for (size_t i = 0; i < x->n && i < y->n; i++) {
+    double u = x->v[i], v = y->v[i];
+    if (!isfinite(u) || !isfinite(v)) continue;
+    c += u < ax->lo - tx || u > ax->hi + tx || v < ay->lo - ty || v > ay->hi + ty;
+  }
+  return c;
+}
+
+/* The legend entry of a labelled series: label, series id and colour (the caller sets the
+** swatch); 0 when the series has no label. */
+int dlbp_legend_label(const dlb_figure *f, series *s, legend_entry *out) {
+  const char *label = dlbp_series_str(s, "label", "");
+  if (!label[0]) return 0;
+  memset(out, 0, sizeof *out);
+  dlbp_text_copy(out->label, sizeof out->label, label);
+  out->sid = (int)(s - f->series);
+  dlbp_series_colour(s, out->rgb);
+  return 1;
+}
+
+/* ---- line and scatter: points x, y ---- */
+
+/* Checks of a line or scatter: x and y of one length (and c, s, group with them), group
+** numbers within the groups, not every point skipped, a colour bar only with values. */
+static int xy_validate(series *s, size_t *skipped) {
+  darray *x = NULL, *y = NULL, *d = NULL;
+  int st;
+  slist *l;
+  if ((st = dlbp_series_need(s, "x", &x)) || (st = dlbp_series_need(s, "y", &y))) return st;
+  if (x->n != y->n)
+    return dlb_fail(DLB_EINVAL, "%s: x has %zu values but y has %zu", dlbp_kind_name(s->kind),
+                    x->n, y->n);
+  if ((st = dlbp_series_samelen(s, x, "c")) || (st = dlbp_series_samelen(s, x, "s")) ||
+      (st = dlbp_series_samelen(s, x, "group")))
+    return st;
+  for (size_t i = 0; i < x->n; i++) {
+    darray *c = dlbp_series_data(s, "c");
+    *skipped += !isfinite(x->v[i]) || !isfinite(y->v[i]) || (c && !isfinite(c->v[i]));
+  }
+  if ((d = dlbp_series_data(s, "group"))) {
+    l = dlbp_series_strs(s, "groups");
+    double ng = l ? (double)l->n : 1e6;
+    for (size_t i = 0; i < d->n; i++)
+      if (isfinite(d->v[i]) && (d->v[i] < 1 || d->v[i] > ng || d->v[i] != floor(d->v[i])))
+        return dlb_fail(DLB_EINVAL, "scatter: group[%zu] = %g is not a group number 1..%.0f",
+                        i + 1, d->v[i], ng);
+  }
+  if (*skipped == x->n)
+    return dlb_fail(DLB_EINVAL, "%s: all %zu points are NaN or infinite", dlbp_kind_name(s->kind),
+                    x->n);
+  /* (a line has no "colorbar" option: the default 0 holds) */
+  if (dlbp_series_num(s, "colorbar", 0) != 0 && !dlbp_series_data(s, "c"))
+    return dlb_fail(DLB_EINVAL, "scatter: a colorbar needs values c= to colour by");
+  return DLB_OK;
+}
+
+/* The drawable points of a line or scatter. */
+static void xy_extent(const dlb_figure *f, series *s, extent *e) {
   const panel *p = &f->panels[s->panel];
   const axis *ax = &p->ax[0], *ay = &p->ax[1];
   darray *x = dlbp_series_data(s, "x"), *y = dlbp_series_data(s, "y");
-  switch (s->kind) {
-  case DLB_SERIES_LINE: case DLB_SERIES_SCATTER:
-    for (size_t i = 0; i < x->n; i++)
-      if (finite2(ax, ay, x->v[i], y->v[i])) {
-        dlbp_extent_add(e, 0, x->v[i], ax);
-        dlbp_extent_add(e, 1, y->v[i], ay);
-      }
-    break;
-  case DLB_SERIES_BAND: {
-    darray *lo = dlbp_series_data(s, "lo"), *hi = dlbp_series_data(s, "hi");
-    for (size_t i = 0; i < x->n; i++) {
-      if (!isfinite(lo->v[i]) || !isfinite(hi->v[i])) continue;
+  for (size_t i = 0; i < x->n; i++)
+    if (finite2(ax, ay, x->v[i], y->v[i])) {
       dlbp_extent_add(e, 0, x->v[i], ax);
-      dlbp_extent_add(e, 1, lo->v[i], ay);
-      dlbp_extent_add(e, 1, hi->v[i], ay);
+      dlbp_extent_add(e, 1, y->v[i], ay);
     }
-    break;
+}
+
+/* Mark a line or scatter as drawn: markers as squares (or single cells); a line as
+** draw_line draws it, thinned per column (M4): the points of one grid column mark the
+** column from their lowest to their highest, consecutive points in different columns are
+** joined by a segment. line: the series draws a line; r: its marker radius (0 none). */
+static void xy_occupy(const dlb_figure *f, series *s, occgrid *gr, int line, double r,
+                      const darray *sz) {
+  const panel *p = &f->panels[s->panel];
+  darray *x = dlbp_series_data(s, "x"), *y = dlbp_series_data(s, "y");
+  const occupancy *o = gr->o;
+  double px0 = NAN, py0 = NAN, lo = 0, hi = 0;
+  long col = LONG_MIN;
+  for (size_t i = 0; i <= x->n; i++) {
+    int ok = i < x->n && dlbp_drawable(p, x->v[i], y->v[i]);
+    double px = ok ? dlbp_panel_px(p, x->v[i]) : 0, py = ok ? dlbp_panel_py(p, y->v[i]) : 0;
+    long c = ok ? (long)floor((px - o->x0) / o->cell) : LONG_MIN;
+    if (line && col != LONG_MIN && c != col) { /* flush the column */
+      dlbp_occ_rect(gr, (rect){o->x0 + col * o->cell + o->cell / 2, lo, 0, hi - lo}, 1);
+      col = LONG_MIN;
+    }
+    if (!ok) { px0 = NAN; continue; }
+    if (line) {
+      if (col == LONG_MIN) {
+        if (!isnan(px0)) dlbp_occ_seg(gr, px0, py0, px, py, 1);
+        col = c; lo = hi = py;
+      }
+      if (py < lo) lo = py;
+      if (py > hi) hi = py;
+    }
+    if (r > 0 || !line) {
+      double rr = sz && isfinite(sz->v[i]) && sz->v[i] > 0 ? fmin(sz->v[i], 200) / 2 : r;
+      if (rr < 1) rr = 1;
+      if (rr <= gr->o->cell / 2) dlbp_occ_point(gr, px, py, 1);
+      else dlbp_occ_rect(gr, (rect){px - rr, py - rr, 2 * rr, 2 * rr}, 1);
+    }
+    px0 = px; py0 = py;
   }
-  case DLB_SERIES_HLINE: dlbp_extent_add(e, 1, dlbp_series_num(s, "value", 0), ay); break;
-  case DLB_SERIES_VLINE: dlbp_extent_add(e, 0, dlbp_series_num(s, "value", 0), ax); break;
-  case DLB_SERIES_SPAN:
-    dlbp_extent_add(e, 0, dlbp_series_num(s, "lo", 0), ax);
-    dlbp_extent_add(e, 0, dlbp_series_num(s, "hi", 0), ax);
-    break;
-  case DLB_SERIES_TEXT:
-    dlbp_extent_add(e, 0, dlbp_series_num(s, "x", 0), ax);
-    dlbp_extent_add(e, 1, dlbp_series_num(s, "y", 0), ay);
-    break;
-  case DLB_SERIES_ROOFLINE: dlbp_roof_extent(f, s, e); break;
-  case DLB_SERIES_BAR: case DLB_SERIES_HEATMAP: case DLB_SERIES_BOX: dlbp_cat_extent(f, s, e); break;
-  default: break;
+}
+
+/* A line covers its segments (unless style = "none") and its markers. */
+static void line_occupy(const dlb_figure *f, series *s, occgrid *gr) {
+  const char *m = dlbp_series_str(s, "marker", "none");
+  xy_occupy(f, s, gr, strcmp(dlbp_series_str(s, "style", "solid"), "none") != 0,
+            strcmp(m, "none") ? dlbp_series_num(s, "size", 4) / 2 : 0, NULL);
+}
+
+/* A scatter covers its markers (each its own size s when given). */
+static void scatter_occupy(const dlb_figure *f, series *s, occgrid *gr) {
+  const char *m = dlbp_series_str(s, "marker", "circle");
+  xy_occupy(f, s, gr, 0, strcmp(m, "none") ? dlbp_series_num(s, "size", 4) / 2 : 0,
+            dlbp_series_data(s, "s"));
+}
+
+/* A line's legend entry: its stroke (or its marker alone with style = "none"). */
+static int line_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
+  (void)cap;
+  if (!dlbp_legend_label(f, s, out)) return 0;
+  out->kind = strcmp(dlbp_series_str(s, "style", "solid"), "none") ? LEG_LINE : LEG_MARKER;
+  snprintf(out->marker, sizeof out->marker, "%s", dlbp_series_str(s, "marker", "none"));
+  snprintf(out->style, sizeof out->style, "%s", dlbp_series_str(s, "style", "solid"));
+  return 1;
+}
+
+/* A scatter's legend: one entry per group (palette colour, the group's shape), else its
+** label with its marker. */
+static int scatter_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
+  slist *groups = dlbp_series_strs(s, "groups");
+  if (groups) {
+    int n = 0;
+    for (size_t i = 0; i < groups->n && n < cap; i++, n++) {
+      memset(&out[n], 0, sizeof out[n]);
+      dlbp_text_copy(out[n].label, sizeof out[n].label, groups->s[i]);
+      out[n].kind = LEG_MARKER;
+      out[n].sid = -1;
+      dlb_palette((int)i, out[n].rgb);
+      snprintf(out[n].marker, sizeof out[n].marker, "%s",
+               dlbp_series_str(s, "marker", cycle_markers[i % 4]));
+    }
+    return n;
   }
+  if (!dlbp_legend_label(f, s, out)) return 0;
+  out->kind = LEG_MARKER;
+  snprintf(out->marker, sizeof out->marker, "%s", dlbp_series_str(s, "marker", "circle"));
+  return 1;
+}
+
+/* A line or band takes the next palette colour. */
+static int takes_palette(series *s) { (void)s; return 1; }
+
+/* A scatter takes one unless it is coloured by value or by group. */
+static int scatter_palette(series *s) {
+  return !dlbp_series_data(s, "c") && !dlbp_series_data(s, "group");
+}
+
+/* Scatter points outside user-set limits. */
+static size_t scatter_outside(const dlb_figure *f, series *s) {
+  return dlbp_points_outside(f, s, dlbp_series_data(s, "x"), dlbp_series_data(s, "y"));
 }
 
 /* Marker colours of a scatter: by value through its map, by group, or the series colour. */
@@ -264,174 +387,80 @@ static void draw_band(dlb_figure *f, cairo_t *cr, series *s) {
   }
 }
 
-/* Reference lines across the axes: horizontal, vertical, or y = x. */
-static void draw_ref(dlb_figure *f, cairo_t *cr, series *s) {
+/* ---- band: x, lo, hi ---- */
+
+/* Checks of a band: x, lo and hi of one length. */
+static int band_validate(series *s, size_t *skipped) {
+  darray *x = NULL, *y = NULL, *d = NULL;
+  int st;
+  if ((st = dlbp_series_need(s, "x", &x)) || (st = dlbp_series_need(s, "lo", &y)) ||
+      (st = dlbp_series_need(s, "hi", &d)))
+    return st;
+  if (x->n != y->n || x->n != d->n)
+    return dlb_fail(DLB_EINVAL, "band: x, lo and hi have %zu, %zu and %zu values", x->n,
+                    y->n, d->n);
+  for (size_t i = 0; i < x->n; i++)
+    *skipped += !isfinite(x->v[i]) || !isfinite(y->v[i]) || !isfinite(d->v[i]);
+  return DLB_OK;
+}
+
+/* A band's x and both edges where lo and hi are finite. */
+static void band_extent(const dlb_figure *f, series *s, extent *e) {
   const panel *p = &f->panels[s->panel];
-  double rgb[3] = {0.3, 0.3, 0.3}, lw = dlbp_series_num(s, "width", 0.8);
-  const char *c = dlbp_series_str(s, "color", NULL);
-  if (c) dlbp_colour_parse(c, rgb);
-  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-  cairo_set_line_width(cr, lw);
-  dlbp_set_dash(cr, dlbp_series_str(s, "style", "dashed"), lw);
-  const rect b = p->box;
-  if (s->kind == DLB_SERIES_HLINE) {
-    double y = dlbp_panel_py(p, dlbp_series_num(s, "value", 0));
-    cairo_move_to(cr, b.x, y); cairo_line_to(cr, b.x + b.w, y);
-  } else if (s->kind == DLB_SERIES_VLINE) {
-    double x = dlbp_panel_px(p, dlbp_series_num(s, "value", 0));
-    cairo_move_to(cr, x, b.y); cairo_line_to(cr, x, b.y + b.h);
-  } else { /* y = x, sampled so mixed linear/log axes bend correctly */
-    const axis *ax = &p->ax[0], *ay = &p->ax[1];
-    double lo = fmax(ax->lo, ay->lo), hi = fmin(ax->hi, ay->hi);
-    if (hi > lo) for (int i = 0; i <= 64; i++) {
-      double v = ax->scale == DLB_SCALE_LOG && ay->scale == DLB_SCALE_LOG
-                 ? lo * pow(hi / lo, i / 64.0) : lo + (hi - lo) * i / 64.0;
-      if (!(v > 0) && (ax->scale == DLB_SCALE_LOG || ay->scale == DLB_SCALE_LOG)) continue;
-      cairo_line_to(cr, dlbp_panel_px(p, v), dlbp_panel_py(p, v));
-    }
+  const axis *ax = &p->ax[0], *ay = &p->ax[1];
+  darray *x = dlbp_series_data(s, "x");
+  darray *lo = dlbp_series_data(s, "lo"), *hi = dlbp_series_data(s, "hi");
+  for (size_t i = 0; i < x->n; i++) {
+    if (!isfinite(lo->v[i]) || !isfinite(hi->v[i])) continue;
+    dlbp_extent_add(e, 0, x->v[i], ax);
+    dlbp_extent_add(e, 1, lo->v[i], ay);
+    dlbp_extent_add(e, 1, hi->v[i], ay);
   }
-  cairo_stroke(cr);
-  cairo_set_dash(cr, NULL, 0, 0);
 }
 
-/* A shaded x range over the full height, with an optional caption at its top. */
-static void draw_span(dlb_figure *f, cairo_t *cr, series *s) {
+/* A band covers its quads, translucent. */
+static void band_occupy(const dlb_figure *f, series *s, occgrid *gr) {
   const panel *p = &f->panels[s->panel];
-  double rgb[3], x0 = dlbp_panel_px(p, dlbp_series_num(s, "lo", 0)), x1 = dlbp_panel_px(p, dlbp_series_num(s, "hi", 0));
-  dlbp_series_colour(s, rgb);
-  cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], dlbp_series_num(s, "alpha", 0.15));
-  cairo_rectangle(cr, x0, p->box.y, x1 - x0, p->box.h);
-  cairo_fill(cr);
-  const char *t = dlbp_series_str(s, "text", "");
-  if (t[0]) {
-    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-    dlbp_text_draw(cr, t, f->font * 0.75, 0, (fmax(x0, p->box.x) + fmin(x1, p->box.x + p->box.w)) / 2,
-              p->box.y + 2, 0.5, 0, 0, NULL);
+  darray *x = dlbp_series_data(s, "x");
+  darray *lo = dlbp_series_data(s, "lo"), *hi = dlbp_series_data(s, "hi");
+  for (size_t i = 0; i + 1 < x->n; i++) {
+    if (!dlbp_drawable(p, x->v[i], lo->v[i]) || !dlbp_drawable(p, x->v[i + 1], hi->v[i + 1]))
+      continue;
+    double x0 = dlbp_panel_px(p, x->v[i]), x1 = dlbp_panel_px(p, x->v[i + 1]);
+    double y0 = dlbp_panel_py(p, hi->v[i]), y1 = dlbp_panel_py(p, lo->v[i]);
+    dlbp_occ_rect(gr, (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)},
+                  OCC_TRANSLUCENT);
   }
 }
 
-/* A text annotation in data coordinates. */
-static void draw_text(dlb_figure *f, cairo_t *cr, series *s) {
-  const panel *p = &f->panels[s->panel];
-  double rgb[3] = {0, 0, 0};
-  const char *c = dlbp_series_str(s, "color", NULL), *an = dlbp_series_str(s, "anchor", "left");
-  if (c) dlbp_colour_parse(c, rgb);
-  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-  double ax = strcmp(an, "center") == 0 ? 0.5 : strcmp(an, "right") == 0 ? 1 : 0;
-  dlbp_text_draw(cr, dlbp_series_str(s, "text", ""), dlbp_series_num(s, "size", f->font * 0.875), 0,
-            dlbp_panel_px(p, dlbp_series_num(s, "x", 0)), dlbp_panel_py(p, dlbp_series_num(s, "y", 0)), ax, 0.5, 0,
-            NULL);
-}
-
-/* Draw one series (state saved and restored around it). */
-void dlbp_series_draw(dlb_figure *f, cairo_t *cr, series *s) {
-  cairo_save(cr);
-  cairo_new_path(cr); /* the path and current point are not part of save/restore */
-  switch (s->kind) {
-  case DLB_SERIES_LINE: draw_line(f, cr, s); break;
-  case DLB_SERIES_SCATTER: draw_scatter(f, cr, s); break;
-  case DLB_SERIES_BAND: draw_band(f, cr, s); break;
-  case DLB_SERIES_HLINE: case DLB_SERIES_VLINE: case DLB_SERIES_DIAG: draw_ref(f, cr, s); break;
-  case DLB_SERIES_TEXT: draw_text(f, cr, s); break;
-  case DLB_SERIES_SPAN: draw_span(f, cr, s); break;
-  case DLB_SERIES_ROOFLINE: dlbp_roof_draw(f, cr, s); break;
-  default: dlbp_cat_draw(f, cr, s); break;
-  }
-  cairo_restore(cr);
-}
-
-/* How much of rectangle r (points) a series covers, for the legend's "best" place. */
-int dlbp_series_covers(const dlb_figure *f, series *s, rect r) {
-  const panel *p = &f->panels[s->panel];
-  darray *x = dlbp_series_data(s, "x"), *y = dlbp_series_data(s, "y");
-  int c = 0;
-  switch (s->kind) {
-  case DLB_SERIES_LINE: case DLB_SERIES_SCATTER: {
-    int line = s->kind == DLB_SERIES_LINE && strcmp(dlbp_series_str(s, "style", "solid"), "none");
-    double px0 = NAN, py0 = NAN;
-    for (size_t i = 0; i < x->n; i++) {
-      if (!finite2(&p->ax[0], &p->ax[1], x->v[i], y->v[i])) { px0 = NAN; continue; }
-      double px = dlbp_panel_px(p, x->v[i]), py = dlbp_panel_py(p, y->v[i]);
-      if (line && !isnan(px0)) c += dlbp_cover_seg(r, px0, py0, px, py);
-      else c += 3 * (px >= r.x && px <= r.x + r.w && py >= r.y && py <= r.y + r.h);
-      px0 = px; py0 = py;
-    }
-    return c;
-  }
-  case DLB_SERIES_BAND: {
-    darray *lo = dlbp_series_data(s, "lo"), *hi = dlbp_series_data(s, "hi");
-    for (size_t i = 0; i + 1 < x->n; i++) {
-      if (!finite2(&p->ax[0], &p->ax[1], x->v[i], lo->v[i]) ||
-          !finite2(&p->ax[0], &p->ax[1], x->v[i + 1], hi->v[i + 1])) continue;
-      double x0 = dlbp_panel_px(p, x->v[i]), x1 = dlbp_panel_px(p, x->v[i + 1]);
-      double y0 = dlbp_panel_py(p, hi->v[i]), y1 = dlbp_panel_py(p, lo->v[i]);
-      c += dlbp_cover_rect(r, (rect){fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0)});
-    }
-    return c / 4; /* a translucent band may sit under a legend more easily than lines */
-  }
-  case DLB_SERIES_HLINE: {
-    double py = dlbp_panel_py(p, dlbp_series_num(s, "value", 0));
-    return dlbp_cover_seg(r, p->box.x, py, p->box.x + p->box.w, py);
-  }
-  case DLB_SERIES_VLINE: {
-    double px = dlbp_panel_px(p, dlbp_series_num(s, "value", 0));
-    return dlbp_cover_seg(r, px, p->box.y, px, p->box.y + p->box.h);
-  }
-  case DLB_SERIES_SPAN: {
-    double x0 = dlbp_panel_px(p, dlbp_series_num(s, "lo", 0)), x1 = dlbp_panel_px(p, dlbp_series_num(s, "hi", 0));
-    return dlbp_cover_rect(r, (rect){x0, p->box.y, x1 - x0, p->box.h}) / 4;
-  }
-  case DLB_SERIES_ROOFLINE: return dlbp_roof_covers(f, s, r);
-  case DLB_SERIES_BAR: case DLB_SERIES_HEATMAP: case DLB_SERIES_BOX: return dlbp_cat_covers(f, s, r);
-  default: return 0;
-  }
-}
-
-/* The legend entries of a series (labelled ones only); returns how many. */
-int dlbp_series_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
-  (void)f;
-  if (cap <= 0) return 0;
-  if (s->kind == DLB_SERIES_ROOFLINE) return dlbp_roof_legend(s, out, cap);
-  if (s->kind == DLB_SERIES_BAR || s->kind == DLB_SERIES_HEATMAP || s->kind == DLB_SERIES_BOX)
-    return dlbp_cat_legend(s, out, cap);
-  slist *groups = dlbp_series_strs(s, "groups");
-  if (s->kind == DLB_SERIES_SCATTER && groups) {
-    int n = 0;
-    for (size_t i = 0; i < groups->n && n < cap; i++, n++) {
-      memset(&out[n], 0, sizeof out[n]);
-      dlbp_text_copy(out[n].label, sizeof out[n].label, groups->s[i]);
-      out[n].kind = LEG_MARKER;
-      out[n].sid = -1;
-      dlb_palette((int)i, out[n].rgb);
-      snprintf(out[n].marker, sizeof out[n].marker, "%s",
-               dlbp_series_str(s, "marker", cycle_markers[i % 4]));
-    }
-    return n;
-  }
-  const char *label = dlbp_series_str(s, "label", "");
-  if (!label[0] || s->kind == DLB_SERIES_TEXT) return 0;
-  memset(out, 0, sizeof *out);
-  dlbp_text_copy(out->label, sizeof out->label, label);
-  out->sid = (int)(s - f->series);
-  dlbp_series_colour(s, out->rgb);
-  switch (s->kind) {
-  case DLB_SERIES_LINE:
-    out->kind = strcmp(dlbp_series_str(s, "style", "solid"), "none") ? LEG_LINE : LEG_MARKER;
-    snprintf(out->marker, sizeof out->marker, "%s", dlbp_series_str(s, "marker", "none"));
-    snprintf(out->style, sizeof out->style, "%s", dlbp_series_str(s, "style", "solid"));
-    break;
-  case DLB_SERIES_SCATTER:
-    out->kind = LEG_MARKER;
-    snprintf(out->marker, sizeof out->marker, "%s", dlbp_series_str(s, "marker", "circle"));
-    break;
-  case DLB_SERIES_BAND: case DLB_SERIES_SPAN: out->kind = LEG_BAND; break;
-  default: /* reference lines */
-    out->kind = LEG_LINE;
-    out->rgb[0] = out->rgb[1] = out->rgb[2] = 0.3;
-    if (dlbp_series_str(s, "color", NULL)) dlbp_colour_parse(dlbp_series_str(s, "color", NULL), out->rgb);
-    snprintf(out->style, sizeof out->style, "%s", dlbp_series_str(s, "style", "dashed"));
-    snprintf(out->marker, sizeof out->marker, "none");
-    break;
-  }
+/* The legend entry of a band (and a span, series_ref.c): a translucent patch. */
+static int band_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
+  (void)cap;
+  if (!dlbp_legend_label(f, s, out)) return 0;
+  out->kind = LEG_BAND;
   return 1;
 }
+
+const series_methods dlbp_line_methods = {
+  .name = "line", .names = {"x y", "", "label color style marker", "width size"},
+  .layer = LAYER_MARK,
+  .validate = xy_validate, .palette = takes_palette, .extent = xy_extent,
+  .legend = line_legend, .occupy = line_occupy, .draw = draw_line,
+};
+
+const series_methods dlbp_scatter_methods = {
+  .name = "scatter",
+  .names = {"x y c s group", "groups", "label color marker cmap colorbar_label norm",
+            "size vmin vmax center alpha colorbar share_colors"},
+  .layer = LAYER_MARK, .cvalues = "c",
+  .validate = xy_validate, .palette = scatter_palette, .extent = xy_extent,
+  .legend = scatter_legend, .occupy = scatter_occupy, .outside = scatter_outside,
+  .draw = draw_scatter,
+};
+
+const series_methods dlbp_band_methods = {
+  .name = "band", .names = {"x lo hi", "", "label color", "alpha"},
+  .layer = LAYER_AREA,
+  .validate = band_validate, .palette = takes_palette, .extent = band_extent,
+  .legend = band_legend, .occupy = band_occupy, .draw = draw_band,
+};

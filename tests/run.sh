@@ -5,22 +5,34 @@
 #            FFI symbol resolution, REPL tests through a pseudo-terminal (tmux), CLI tests
 #   asan:    C unit tests and Lua tests built with -fsanitize=address,undefined; the random
 #            API fuzzer on both backends and the libFuzzer harnesses (tests/fuzz/)
+# The tests are independent programs: they run DLB_TEST_JOBS at a time (default: the core
+# count + 1, since several wait on terminals and sleeps), each with its own output files,
+# and their lines are printed in the order they were queued, as soon as the ones before
+# them are done. The longest ones are queued
+# first so that the short ones fill the cores around them. DLB_TEST_JOBS=1 runs them one
+# after another, as before.
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
 flavours=("$@")
 [ ${#flavours[@]} -eq 0 ] && flavours=(release asan)
+for fl in "${flavours[@]}"; do
+  case $fl in release|asan) ;; *) echo "tests/run.sh: unknown flavour '$fl' (release, asan)"; exit 2 ;; esac
+done
+jobs=${DLB_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 2) + 1 ))}
 
-passed=0 failed=0
 log=$(mktemp -d)
-trap 'rm -rf "$log"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$log"' EXIT
+n=0          # tests queued
+running=0    # tests running now
 
-# run NAME CMD...: run a program that ends with "N passed, N failed"; add its counts.
-run() {
-  local name=$1; shift
-  local out="$log/out" rc
-  timeout 600 "$@" >"$out" 2>"$log/err"; rc=$?
-  local line p f
+# one I NAME CMD...: run a program that ends with "N passed, N failed" (in the background,
+# within the test's environment); leave its counts and report in $log/I.
+one() {
+  local i=$1 name=$2; shift 2
+  local out="$log/$i.out" err="$log/$i.err" rc line p f
+  local t0=$SECONDS
+  timeout 600 "$@" >"$out" 2>"$err"; rc=$?
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
   if [ -n "$line" ]; then
     p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
@@ -28,53 +40,78 @@ run() {
     p=0; f=1
   fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # a crash after the summary still fails
-  passed=$((passed + p)); failed=$((failed + f))
-  if [ "$f" -ne 0 ]; then
-    printf 'FAIL %-40s %s passed, %s failed (exit %s)\n' "$name" "$p" "$f" "$rc"
-    grep -E '^not ok' "$out" | sed 's/^/     /'
-    sed 's/^/     | /' "$log/err" | tail -n 40
-  else
-    printf 'ok   %-40s %s passed\n' "$name" "$p"
-  fi
+  {
+    if [ "$f" -ne 0 ]; then
+      printf 'FAIL %-40s %s passed, %s failed (exit %s, %ss)\n' "$name" "$p" "$f" "$rc" $((SECONDS - t0))
+      grep -E '^not ok' "$out" | sed 's/^/     /'
+      sed 's/^/     | /' "$err" | tail -n 40
+    else
+      printf 'ok   %-40s %s passed (%ss)\n' "$name" "$p" $((SECONDS - t0))
+    fi
+  } >"$log/$i.report"
+  echo "$p $f" >"$log/$i.counts.tmp" && mv "$log/$i.counts.tmp" "$log/$i.counts"
+}
+
+# flush: print the reports of the finished tests that come next in queue order (so the
+# log reads in order and shows progress while later tests still run).
+printed=0 passed=0 failed=0
+flush() {
+  local p f
+  while [ -f "$log/$((printed + 1)).counts" ]; do
+    printed=$((printed + 1))
+    cat "$log/$printed.report"
+    read -r p f <"$log/$printed.counts"
+    passed=$((passed + p)); failed=$((failed + f))
+  done
+}
+
+# run NAME CMD...: queue a test; wait for a free slot first.
+run() {
+  while [ "$running" -ge "$jobs" ]; do wait -n; running=$((running - 1)); flush; done
+  n=$((n + 1))
+  one "$n" "$@" &
+  running=$((running + 1))
 }
 
 export LUA_PATH="$root/tests/lua/?.lua;;"
 export DLBENCH_HISTORY=""
+ffi=(env LUA_PATH="$root/lua/?.lua;$root/lua/?/init.lua;$root/tests/lua/?.lua;;"
+     LD_LIBRARY_PATH="$root/build/lib" DLB_BACKEND=ffi)
+sanitizers=(env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+            LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+# the longest first (hostile input, issue 18): the libFuzzer harnesses (they build their
+# own instrumented library) and the random API fuzzer on both backends under the sanitizers
+for fl in "${flavours[@]}"; do
+  if [ "$fl" = asan ]; then
+    run "fuzz libFuzzer harnesses" "${sanitizers[@]}" bash tests/fuzz/run.sh 6
+    run "asan fuzz api capi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh capi 20000 1
+    run "asan fuzz api ffi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh ffi 20000 1
+  fi
+done
 for fl in "${flavours[@]}"; do
   case $fl in
-    release) bin=build/bin; tst=build/tests ;;
-    asan) bin=build/asan/bin; tst=build/asan/tests
-          export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
-          export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ;;
-    *) echo "tests/run.sh: unknown flavour '$fl' (release, asan)"; exit 2 ;;
+    release) bin=build/bin; tst=build/tests; with=() ;;
+    asan) bin=build/asan/bin; tst=build/asan/tests; with=("${sanitizers[@]}") ;;
   esac
-  echo "== $fl"
   for t in "$tst"/test_*; do
-    [ -x "$t" ] && run "$fl C $(basename "$t")" "$t"
+    [ -x "$t" ] && run "$fl C $(basename "$t")" "${with[@]}" "$t"
   done
   for t in tests/lua/test_*.lua; do
-    run "$fl lua $(basename "$t" .lua)" "$bin/dlbench" run "$t"
+    run "$fl lua $(basename "$t" .lua)" "${with[@]}" "$bin/dlbench" run "$t"
   done
   if [ "$fl" = release ]; then
     for t in tests/lua/test_*.lua; do
-      LUA_PATH="$root/lua/?.lua;$root/lua/?/init.lua;$root/tests/lua/?.lua;;" \
-      LD_LIBRARY_PATH="$root/build/lib" DLB_BACKEND=ffi \
-        run "ffi lua $(basename "$t" .lua)" luajit "$t"
+      run "ffi lua $(basename "$t" .lua)" "${ffi[@]}" luajit "$t"
     done
-    LUA_PATH="$root/lua/?.lua;$root/lua/?/init.lua;$root/tests/lua/?.lua;;" \
-    LD_LIBRARY_PATH="$root/build/lib" DLB_BACKEND=ffi \
-      run "ffi symbols" luajit tests/lua/ffi_symbols.lua
+    run "ffi symbols" "${ffi[@]}" luajit tests/lua/ffi_symbols.lua
     for t in tests/sh/test_*.sh; do
       [ -f "$t" ] && run "sh $(basename "$t" .sh)" bash "$t" "$root/$bin/dlbench"
     done
   fi
-  if [ "$fl" = asan ]; then
-    # hostile input (issue 18): the random API fuzzer on both backends under the sanitizers,
-    # and every libFuzzer harness tests/fuzz/fuzz_*.c for a few seconds each
-    run "asan fuzz api capi" bash tests/fuzz/api_run.sh capi 20000 1
-    run "asan fuzz api ffi" bash tests/fuzz/api_run.sh ffi 20000 1
-    run "fuzz libFuzzer harnesses" bash tests/fuzz/run.sh 6
-  fi
 done
+wait
+flush
+[ "$printed" -eq "$n" ] || { echo "FAIL tests/run.sh: $((n - printed)) tests left no result"; failed=$((failed + n - printed)); }
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

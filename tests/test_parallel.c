@@ -267,6 +267,19 @@ static void evaluate(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
   CHECK_NEAR(r2.dp_comm, 2 * 0.75 * Psi * 2 / 10e9, 1e-12);
   CHECK_NEAR(r.dp_comm, 1.5 * r2.dp_comm, 1e-12);
+  /* frozen parameters (LoRA's base weights, issue [18]) have no gradient, optimizer state or
+  ** allreduce; weight_bytes replaces params x w_bytes (a 4-bit layer: 0.52 B/param) */
+  for (int i = 0; i < 4; i++) { L[i].frozen = 0.99e6; L[i].weight_bytes = 0.52e6; }
+  cfg.zero = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_weights, 4 * 0.52e6, 1e-12);
+  CHECK_NEAR(r.mem_grads, 4 * 0.01e6 * 2, 1e-9);
+  CHECK_NEAR(r.mem_opt, 4 * 0.01e6 * 12, 1e-9);
+  CHECK_NEAR(r.dp_comm, r2.dp_comm / 100, 1e-12);   /* the trainable 1% only */
+  L[0].frozen = 2e6;   /* more frozen than held: an error naming the layer */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "layer 1 has 2e+06 frozen of 1e+06 parameters") != NULL);
+  uniform_layers(L, 4);
 }
 
 /* The planner's per-op layer times time a fused attention kernel (dlb_par_op.attention = 1)

@@ -1,6 +1,6 @@
 /*
-** dlb_json.h — reading JSON documents (Hugging Face config.json files) with yajl's tree
-** API, as a flat list of nodes a binding can turn into its own tables (graphs/io/json.c).
+** dlb_json.h — reading JSON documents (Hugging Face config.json files) with yajl's event
+** parser, as a flat list of nodes a binding can turn into its own tables (graphs/io/json.c).
 ** Part of the public interface: included by dlbench.h.
 */
 #ifndef DLB_JSON_H
@@ -21,7 +21,9 @@ enum { DLB_JSON_NULL = 0, DLB_JSON_FALSE = 1, DLB_JSON_TRUE = 2, DLB_JSON_NUMBER
        DLB_JSON_STRING = 4, DLB_JSON_OBJECT = 5, DLB_JSON_ARRAY = 6 };
 
 /* Parse text (size bytes; need not end with a NUL); name is used in messages. NULL with
-** a message naming the line and column of a syntax error. Free with dlb_json_free. */
+** a message naming the byte offset (and for a syntax error the text around it) of a
+** syntax error, nesting deeper than 64 (refused while parsing) or a NUL byte in the text
+** or inside a string or key ("\u0000"). Free with dlb_json_free. */
 DLB_API dlb_json *dlb_json_parse(const char *text, size_t size, const char *name);
 /* Read and parse a file (a regular file of at most 64 MiB). */
 DLB_API dlb_json *dlb_json_read(const char *path);

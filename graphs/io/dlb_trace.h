@@ -36,12 +36,33 @@ enum {
   DLB_TRACE_TID = 4, DLB_TRACE_SHAPES = 5, DLB_TRACE_TYPES = 6, DLB_TRACE_NSTRINGS = 7
 };
 
-/* Read a trace file (gzip or plain: detected from its bytes); NULL on failure, with a
-** message naming the file and the byte offset (of the decompressed JSON) where the input
-** went wrong. Free with dlb_trace_free. */
+/* What a read may take (docs/security.md, "Traces"); a field <= 0 takes its default. Each
+** limit passed is an error naming the limit and the byte offset (of the decompressed
+** JSON). The defaults keep a dlb.table of the events within about 1 GB. */
+typedef struct dlb_trace_limits {
+  double max_bytes;    /* bytes of JSON after decompression: default 1 GiB (stream: 64 GiB) */
+  double max_events;   /* events kept: default 1,048,576 (a stream's batches: no total cap) */
+  double max_string;   /* bytes of any one string or number (keys and values, name too, as
+                          written, escapes included): default 65,536 */
+  double max_text;     /* bytes of the distinct strings kept (a stream's batch): 64 MiB */
+} dlb_trace_limits;
+
+/* Read a trace file (gzip or plain: detected from its bytes) within lim (NULL: the
+** defaults); NULL on failure, with a message naming the file and the byte offset (of the
+** decompressed JSON) where the input went wrong: bad JSON, a limit passed, a NUL byte in a
+** text value ("\u0000": C would cut it). Free with dlb_trace_free. */
 DLB_API dlb_trace *dlb_trace_read(const char *path);
+DLB_API dlb_trace *dlb_trace_read_limits(const char *path, const dlb_trace_limits *lim);
 /* The same for len bytes of JSON text in memory. */
 DLB_API dlb_trace *dlb_trace_parse(const char *json, size_t len);
+DLB_API dlb_trace *dlb_trace_parse_limits(const char *json, size_t len, const dlb_trace_limits *lim);
+/* A trace file read in batches (dlb.trace.summary of a path): opens it and reads nothing;
+** each dlb_trace_next replaces the events with the next batch of at least `batch` events
+** (plus those of at most 4 KiB more JSON; fewer at the end), *count of them, 0 at the
+** end. The columns and strings of a batch are borrowed until the next call. max_events
+** does not apply (a batch bounds the memory); max_bytes and max_string do. */
+DLB_API dlb_trace *dlb_trace_open(const char *path, const dlb_trace_limits *lim);
+DLB_API int dlb_trace_next(dlb_trace *t, size_t batch, size_t *count);
 DLB_API void dlb_trace_free(dlb_trace *t);
 /* Number of events. */
 DLB_API size_t dlb_trace_count(const dlb_trace *t);
@@ -53,6 +74,11 @@ DLB_API const double *dlb_trace_numbers(const dlb_trace *t, int column);
 /* Event i's text in a text column (DLB_TRACE_NAME ..), borrowed until dlb_trace_free; NULL
 ** when the event does not say, i is out of range or the column unknown. */
 DLB_API const char *dlb_trace_string(const dlb_trace *t, int column, size_t i);
+/* Event i's text in a text column as an id: 0 when the event does not say (or i, column
+** out of range), else 1.. (equal text, equal id); dlb_trace_text(t, id) is the text,
+** borrowed as dlb_trace_string's (NULL for an unknown id). A binding makes each text once. */
+DLB_API size_t dlb_trace_string_id(const dlb_trace *t, int column, size_t i);
+DLB_API const char *dlb_trace_text(const dlb_trace *t, size_t id);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

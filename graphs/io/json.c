@@ -1,96 +1,207 @@
 /*
-** json.c — JSON documents through yajl's tree API (yajl_tree_parse), flattened into a list
-** of nodes in document order so both Lua backends can rebuild tables without walking C
-** structures.
+** json.c — JSON documents through yajl's event (callback) parser, flattened into a list of
+** nodes in document order so both Lua backends can rebuild tables without walking C
+** structures. No document tree is built: the depth is counted while parsing, so nesting
+** past MAXDEPTH stops the parse at the bracket that goes too deep (no recursion anywhere,
+** on the way in or out), and a NUL byte inside a string or key ("\u0000", which C would
+** cut) is an error naming its byte offset.
 */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include <yajl/yajl_tree.h>
+#include <yajl/yajl_parse.h>
 
 #include "dlb_json.h"
 #include "dlb_runtime.h"
 
+/* MAXNODES keeps a 64 MiB file of tiny values ([0,0,...]: 32 M of them) within 1 GB in C
+** and in the Lua tables made from it; real configs have hundreds. */
+enum { MAXDEPTH = 64, MAXBYTES = 64 << 20, MAXNODES = 1 << 22 };
+
+#define NOTEXT SIZE_MAX
+
 typedef struct jnode {
   int type, parent;
   double number;
-  const char *key, *str;   /* borrowed from the yajl tree */
+  size_t key, str;         /* offsets into text, NOTEXT when absent */
 } jnode;
 
 struct dlb_json {
-  yajl_val root;
   jnode *n;
   size_t count, cap;
+  char *text;              /* every key and string, each NUL-terminated */
+  size_t ntext, captext;
 };
 
-enum { MAXDEPTH = 64, MAXBYTES = 64 << 20 };
+/* The parse in progress: the open containers (node indices) and the pending member key. */
+typedef struct jparse {
+  dlb_json *j;
+  yajl_handle h;
+  int depth;
+  int stack[MAXDEPTH + 1];
+  size_t key;              /* the key of the next member of an object, NOTEXT if none */
+  int status;
+  char err[256];
+} jparse;
 
-static int push(dlb_json *j, yajl_val v, int parent, const char *key, int depth) {
-  if (depth > MAXDEPTH) return dlb_fail(DLB_EPARSE, "json: nesting deeper than %d", MAXDEPTH);
+/* Record a failure at the byte yajl has reached; returns 0 (the callbacks then cancel). */
+static int jfail(jparse *p, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+static int jfail(jparse *p, int status, const char *fmt, ...) {
+  if (!p->status) {
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(p->err, sizeof p->err, "byte %zu: %s", yajl_get_bytes_consumed(p->h), msg);
+    p->status = status;
+  }
+  return 0;
+}
+
+/* Copy s[0..len) into the text buffer; its offset, or NOTEXT (with the failure recorded). */
+static size_t addtext(jparse *p, const unsigned char *s, size_t len, const char *what) {
+  dlb_json *j = p->j;
+  if (memchr(s, '\0', len)) {
+    jfail(p, DLB_EPARSE, "a NUL byte (\\u0000) inside a %s", what);
+    return NOTEXT;
+  }
+  if (j->ntext + len + 1 > j->captext) {
+    size_t c = j->captext ? j->captext : 1024;
+    while (c < j->ntext + len + 1) c *= 2;
+    char *q = dlb_realloc(j->text, c);
+    if (!q) { jfail(p, DLB_ENOMEM, "out of memory"); return NOTEXT; }
+    j->text = q, j->captext = c;
+  }
+  size_t off = j->ntext;
+  memcpy(j->text + off, s, len);
+  j->text[off + len] = '\0';
+  j->ntext += len + 1;
+  return off;
+}
+
+/* A new node under the innermost open container; its index, or -1. */
+static int newnode(jparse *p, int type) {
+  dlb_json *j = p->j;
   if (j->count == j->cap) {
     size_t c = j->cap ? 2 * j->cap : 64;
     jnode *q = dlb_realloc(j->n, c * sizeof *q);
-    if (!q) return dlb_fail(DLB_ENOMEM, "json: out of memory");
+    if (!q) return jfail(p, DLB_ENOMEM, "out of memory") - 1;
     j->n = q, j->cap = c;
   }
+  if (j->count >= MAXNODES) return jfail(p, DLB_EPARSE, "more than %d values", MAXNODES) - 1;
   int me = (int)j->count++;
-  jnode *p = &j->n[me];
-  p->parent = parent, p->key = key, p->str = NULL, p->number = 0;
-  if (YAJL_IS_STRING(v)) p->type = DLB_JSON_STRING, p->str = YAJL_GET_STRING(v);
-  else if (YAJL_IS_NUMBER(v)) p->type = DLB_JSON_NUMBER, p->number = YAJL_GET_DOUBLE(v);
-  else if (YAJL_IS_TRUE(v)) p->type = DLB_JSON_TRUE;
-  else if (YAJL_IS_FALSE(v)) p->type = DLB_JSON_FALSE;
-  else if (YAJL_IS_OBJECT(v)) {
-    p->type = DLB_JSON_OBJECT;
-    for (size_t i = 0; i < v->u.object.len; i++) {
-      int rc = push(j, v->u.object.values[i], me, v->u.object.keys[i], depth + 1);
-      if (rc) return rc;
-    }
-  } else if (YAJL_IS_ARRAY(v)) {
-    j->n[me].type = DLB_JSON_ARRAY;
-    for (size_t i = 0; i < v->u.array.len; i++) {
-      int rc = push(j, v->u.array.values[i], me, NULL, depth + 1);
-      if (rc) return rc;
-    }
-  } else {
-    p->type = DLB_JSON_NULL;
-  }
-  return DLB_OK;
+  jnode *n = &j->n[me];
+  n->type = type, n->number = 0, n->str = NOTEXT;
+  n->parent = p->depth ? p->stack[p->depth - 1] : -1;
+  n->key = p->key;
+  p->key = NOTEXT;
+  return me;
 }
+
+static int cb_null(void *ctx) { return newnode(ctx, DLB_JSON_NULL) >= 0; }
+static int cb_boolean(void *ctx, int b) { return newnode(ctx, b ? DLB_JSON_TRUE : DLB_JSON_FALSE) >= 0; }
+
+static int cb_number(void *ctx, const char *s, size_t len) {
+  char buf[512];
+  if (len >= sizeof buf) return jfail(ctx, DLB_EPARSE, "a number of %zu digits", len);
+  memcpy(buf, s, len);
+  buf[len] = '\0';
+  int me = newnode(ctx, DLB_JSON_NUMBER);
+  if (me < 0) return 0;
+  ((jparse *)ctx)->j->n[me].number = strtod(buf, NULL); /* out of range: +-inf, as yajl's tree */
+  return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len) {
+  jparse *p = ctx;
+  size_t off = addtext(p, s, len, "string");
+  if (off == NOTEXT) return 0;
+  int me = newnode(p, DLB_JSON_STRING);
+  if (me < 0) return 0;
+  p->j->n[me].str = off;
+  return 1;
+}
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t len) {
+  jparse *p = ctx;
+  return (p->key = addtext(p, k, len, "key")) != NOTEXT;
+}
+
+static int open_container(jparse *p, int type) {
+  if (p->depth >= MAXDEPTH) return jfail(p, DLB_EPARSE, "nesting deeper than %d", MAXDEPTH);
+  int me = newnode(p, type);
+  if (me < 0) return 0;
+  p->stack[p->depth++] = me;
+  return 1;
+}
+
+static int cb_start_map(void *ctx) { return open_container(ctx, DLB_JSON_OBJECT); }
+static int cb_start_array(void *ctx) { return open_container(ctx, DLB_JSON_ARRAY); }
+static int cb_end(void *ctx) {
+  ((jparse *)ctx)->depth--;
+  return 1;
+}
+
+static const yajl_callbacks callbacks = {
+  cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
+  cb_start_map, cb_map_key, cb_end, cb_start_array, cb_end
+};
 
 dlb_json *dlb_json_parse(const char *text, size_t size, const char *name) {
   if (!text && size) return dlb_fail_null(DLB_EINVAL, "json: no text");
   if (!name) name = "<text>";
   if (size > MAXBYTES) return dlb_fail_null(DLB_EINVAL, "json '%s': %zu bytes (at most %d)", name, size, MAXBYTES);
-  char *buf = dlb_malloc(size + 1);
-  if (!buf) return dlb_fail_null(DLB_ENOMEM, "json: out of memory");
-  if (size) memcpy(buf, text, size);
-  buf[size] = '\0';
-  if (strlen(buf) != size) {
-    dlb_free(buf);
-    return dlb_fail_null(DLB_EPARSE, "json '%s': a NUL byte inside the text", name);
+  const char *nul = size ? memchr(text, '\0', size) : NULL;
+  if (nul) return dlb_fail_null(DLB_EPARSE, "json '%s': byte %zu: a NUL byte inside the text", name,
+                                (size_t)(nul - text));
+  jparse p;
+  memset(&p, 0, sizeof p);
+  p.key = NOTEXT;
+  if (!(p.j = dlb_calloc(1, sizeof *p.j))) return dlb_fail_null(DLB_ENOMEM, "json: out of memory");
+  if (!(p.h = yajl_alloc(&callbacks, NULL, &p))) {
+    dlb_json_free(p.j);
+    return dlb_fail_null(DLB_ENOMEM, "json: out of memory");
   }
-  char err[512] = "";
-  dlb_json *j = dlb_calloc(1, sizeof *j);
-  if (!j) { dlb_free(buf); return dlb_fail_null(DLB_ENOMEM, "json: out of memory"); }
-  j->root = yajl_tree_parse(buf, err, sizeof err);
-  dlb_free(buf);
-  if (!j->root) {
-    dlb_free(j);
-    for (char *p = err; *p; p++) if (*p == '\n') *p = ' ';
-    return dlb_fail_null(DLB_EPARSE, "json '%s': %s", name, err[0] ? err : "malformed");
+  yajl_config(p.h, yajl_allow_comments, 1); /* as yajl_tree_parse did */
+  const unsigned char *u = (const unsigned char *)(text ? text : "");
+  yajl_status st = yajl_parse(p.h, u, size);
+  int atend = st == yajl_status_ok; /* a failure in yajl_complete_parse is at the end */
+  if (st == yajl_status_ok) st = yajl_complete_parse(p.h);
+  if (st == yajl_status_ok && p.j->count == 0) { /* only blanks or comments */
+    yajl_free(p.h);
+    dlb_json_free(p.j);
+    return dlb_fail_null(DLB_EPARSE, "json '%s': no value (empty text)", name);
   }
-  if (push(j, j->root, -1, NULL, 0)) {
+  if (st != yajl_status_ok) {
     char msg[600];
-    snprintf(msg, sizeof msg, "%s", dlb_last_error());
-    int st = dlb_last_status();
-    dlb_json_free(j);
-    return dlb_fail_null(st, "json '%s': %s", name, msg);
+    int status = p.status ? p.status : DLB_EPARSE;
+    if (p.status) {
+      snprintf(msg, sizeof msg, "%s", p.err);
+    } else {
+      unsigned char *e = yajl_get_error(p.h, 1, u, size);
+      snprintf(msg, sizeof msg, "byte %zu: %s", atend ? size : yajl_get_bytes_consumed(p.h),
+               e ? (const char *)e : "malformed");
+      if (e) yajl_free_error(p.h, e);
+      for (char *q = msg; *q; q++) if (*q == '\n') *q = ' ';
+      size_t n = strlen(msg);
+      while (n > 0 && msg[n - 1] == ' ') msg[--n] = '\0';
+    }
+    yajl_free(p.h);
+    dlb_json_free(p.j);
+    return dlb_fail_null(status, "json '%s': %s", name, msg);
   }
-  return j;
+  yajl_free(p.h);
+  return p.j;
 }
 
 dlb_json *dlb_json_read(const char *path) {
@@ -115,8 +226,8 @@ dlb_json *dlb_json_read(const char *path) {
 
 void dlb_json_free(dlb_json *j) {
   if (!j) return;
-  yajl_tree_free(j->root);
   dlb_free(j->n);
+  dlb_free(j->text);
   dlb_free(j);
 }
 
@@ -129,7 +240,7 @@ int dlb_json_node(const dlb_json *j, size_t i, int *type, int *parent, double *n
   if (type) *type = p->type;
   if (parent) *parent = p->parent;
   if (number) *number = p->number;
-  if (key) *key = p->key;
-  if (str) *str = p->str;
+  if (key) *key = p->key == NOTEXT ? NULL : j->text + p->key;
+  if (str) *str = p->str == NOTEXT ? NULL : j->text + p->str;
   return DLB_OK;
 }

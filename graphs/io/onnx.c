@@ -481,27 +481,35 @@ static int node_layer(dlb_onnx *m, const Onnx__NodeProto *n) {
   return dlb_graph_layer(g, scope);
 }
 
-static int opset_of(const Onnx__ModelProto *mp) {
+/* The opset of the default domain (0 when the file names none) into *out; an error for a
+** version outside 1..ONNX_MAXOPSET (docs/import.md). */
+static int opset_of(dlb_onnx *m, const Onnx__ModelProto *mp, int *out) {
+  *out = 0;
   for (size_t i = 0; i < mp->n_opset_import; i++) {
     const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
-    if (o && (!o->domain || !*o->domain || !strcmp(o->domain, "ai.onnx")) && o->has_version)
-      return (int)o->version;
+    if (o && (!o->domain || !*o->domain || !strcmp(o->domain, "ai.onnx")) && o->has_version) {
+      if (o->version < 1 || o->version > ONNX_MAXOPSET)
+        return dlb_onnx_fail(m, DLB_EPARSE, "opset_import: version %lld of the default domain "
+                             "(ai.onnx) is outside 1..%d", (long long)o->version, ONNX_MAXOPSET);
+      *out = (int)o->version;
+      return DLB_OK;
+    }
   }
-  return 0;
+  return DLB_OK;
 }
 
 static int import(dlb_onnx *m) {
   const Onnx__ModelProto *mp = m->model;
   const Onnx__GraphProto *gp = mp->graph;
   if (!gp) return dlb_onnx_fail(m, DLB_EPARSE, "not an ONNX model: no graph");
-  m->opset = opset_of(mp);
+  int rc = opset_of(m, mp, &m->opset);
+  if (rc) return rc;
   m->facts[DLB_ONNX_OPSET] = m->opset;
   m->facts[DLB_ONNX_IR_VERSION] = mp->has_ir_version ? (double)mp->ir_version : 0;
   m->facts[DLB_ONNX_NODES] = (double)gp->n_node;
   if (m->opset && (m->opset < 7 || m->opset > 21))
     dlb_onnx_note(m, DLB_ONNX_R_WARNING, 0, "opset %d is outside the tested range 9-19", m->opset);
-  int rc = survey(m, gp);
-  if (rc) return rc;
+  if ((rc = survey(m, gp))) return rc;
   for (size_t i = 0; i < gp->n_initializer; i++)
     if ((rc = initializer(m, gp->initializer[i]))) return rc;
   for (size_t i = 0; i < gp->n_input; i++)
@@ -556,6 +564,12 @@ static dlb_onnx *parse(const void *data, size_t size, const char *name, int unkn
   if (!m) return dlb_fail_null(DLB_ENOMEM, "onnx: out of memory");
   m->file = name ? name : "<memory>";
   m->unknown = unknown, m->loss = loss;
+  if (dlb_onnx_wire_check(data, size, m->file)) { /* protobuf-c recurses: depth first */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", dlb_last_error());
+    dlb_onnx_free(m);
+    return dlb_fail_null(DLB_EPARSE, "%s", msg);
+  }
   m->model = onnx__model_proto__unpack(NULL, size, data);
   if (!m->model) {
     dlb_onnx_free(m);

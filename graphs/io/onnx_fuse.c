@@ -65,10 +65,28 @@ int dlb_onnx_uses_build(dlb_onnx *m) {
   for (size_t i = 0; i < gp->n_node; i++)
     for (size_t k = 0; k < gp->node[i]->n_input; k++) use(u, gp->node[i]->input[k], (int)i);
   for (size_t i = 0; i < gp->n_output; i++) use(u, gp->output[i]->name, -1);
+  m->uses = u; /* freed with m, also on an error below */
+  /* one writer per value (ONNX's single assignment): a second node writing a name, or a
+     node writing a graph input or initializer, is refused */
   for (size_t i = 0; i < gp->n_node; i++)
-    for (size_t k = 0; k < gp->node[i]->n_output; k++)
-      if (gp->node[i]->output[k] && *gp->node[i]->output[k]) entry(u, gp->node[i]->output[k])->producer = (int)i;
-  m->uses = u;
+    for (size_t k = 0; k < gp->node[i]->n_output; k++) {
+      const char *o = gp->node[i]->output[k];
+      if (!o || !*o) continue;
+      cons *c = entry(u, o);
+      if (c->producer >= 0) {
+        const Onnx__NodeProto *a = gp->node[c->producer], *b = gp->node[i];
+        return dlb_onnx_fail(m, DLB_EPARSE, "value '%s' is written by two nodes: %d '%s' (%s) and "
+                             "%zu '%s' (%s)", o, c->producer, a->name ? a->name : "",
+                             a->op_type ? a->op_type : "", i, b->name ? b->name : "",
+                             b->op_type ? b->op_type : "");
+      }
+      oval *v = dlb_onnx_find(m, o);
+      if (v && v->state != OV_UNSET)
+        return dlb_onnx_fail(m, DLB_EPARSE, "node %zu '%s' (%s) writes '%s', a graph input or "
+                             "initializer", i, gp->node[i]->name ? gp->node[i]->name : "",
+                             gp->node[i]->op_type ? gp->node[i]->op_type : "", o);
+      c->producer = (int)i;
+    }
   return DLB_OK;
 }
 

@@ -21,6 +21,14 @@
 
 enum { OV_UNSET = 0, OV_TENSOR = 1, OV_CONST = 2 };
 enum { ONNX_MAXVALS = 4096 };  /* constants with more elements keep only their dims */
+/* The wire check before unpacking (onnx_wire.c, docs/security.md): message nesting, and
+** the memory unpacking may take besides tensor data. */
+enum { ONNX_WIRE_MAXDEPTH = 64, ONNX_WIRE_MAXMEM = 256 << 20 };
+enum { ONNX_MAXOPSET = 100 };  /* the default domain's opset: 1..100 (23 in 2025) */
+/* Refuse what protobuf-c must not see: nesting past ONNX_WIRE_MAXDEPTH, NUL bytes in
+** strings, names over 511 bytes, groups, malformed lengths, unpacking past
+** ONNX_WIRE_MAXMEM; file names the input in the message. */
+int dlb_onnx_wire_check(const void *data, size_t size, const char *file);
 
 typedef struct oval {
   const char *name;      /* borrowed from the parsed model */

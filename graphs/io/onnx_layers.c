@@ -114,6 +114,15 @@ int dlb_onnx_op_conv(dlb_onnx *m, const Onnx__NodeProto *n) {
       return FAIL("kernel dims must be numbers in 1..2^20");
     k[i] = (int64_t)kv;
   }
+  const int64_t *ks;
+  size_t nks = dlb_onnx_aints(n, "kernel_shape", &ks);
+  if (nks && nks != (size_t)sp) /* optional, but when given it must agree with W */
+    return dlb_onnx_fail(m, DLB_ESHAPE, "kernel_shape has %zu entries for %d spatial axes (the "
+                         "weight '%s')", nks, sp, w->name);
+  for (size_t i = 0; i < nks; i++)
+    if (ks[i] != k[i])
+      return dlb_onnx_fail(m, DLB_ESHAPE, "kernel_shape[%zu] is %lld but the weight '%s' has %lld "
+                           "there", i, (long long)ks[i], w->name, (long long)k[i]);
   if (!dlb_onnx_ints_or(n, "strides", sp, 1, s) || !dlb_onnx_ints_or(n, "dilations", sp, 1, dl)) return FAIL("strides/dilations length");
   for (int i = 0; i < sp; i++)
     if (s[i] < 1 || s[i] > (1 << 20) || dl[i] < 1 || dl[i] > (1 << 20)) return FAIL("strides and dilations must be in 1..2^20");

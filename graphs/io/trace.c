@@ -4,7 +4,11 @@
 ** zlib's gzread (which reads gzip and plain files alike), so no document tree is ever
 ** built: a state machine keeps the fields dlbench uses (name, cat, ph, ts, dur, pid, tid,
 ** and a few args) and skips the rest. Text values are interned. Any failure names the byte
-** offset of the (decompressed) JSON where it happened.
+** offset of the (decompressed) JSON where it happened. Limits (dlb_trace_limits): the JSON
+** bytes after decompression, the events kept, and the length of every token, checked on
+** the raw bytes before yajl sees them (yajl's lexer gathers a whole string, however long,
+** before it calls back). dlb_trace_open/next read a file in batches, for summaries that
+** never hold all the events.
 */
 #include <math.h>
 #include <stdarg.h>
@@ -19,7 +23,16 @@
 #include "dlb_trace.h"
 #include "dlb_runtime.h"
 
-enum { MAX_DEPTH = 64, CHUNK = 1 << 20, MAX_CAPTURE = 1 << 16 };
+enum { MAX_DEPTH = 64, CHUNK = 1 << 20, STREAM_CHUNK = 1 << 16, MAX_CAPTURE = 1 << 16 };
+
+/* The defaults of dlb_trace_limits (docs/security.md). */
+#define DEF_MAX_BYTES 1073741824.0          /* 1 GiB of JSON */
+#define DEF_STREAM_MAX_BYTES 68719476736.0  /* 64 GiB when streamed */
+#define DEF_MAX_EVENTS 1048576.0
+#define DEF_MAX_STRING 65536.0
+#define DEF_MAX_TEXT 67108864.0             /* 64 MiB of distinct strings */
+
+struct session;
 
 struct dlb_trace {
   size_t n, cap;
@@ -29,7 +42,10 @@ struct dlb_trace {
   size_t npool, cappool;
   uint32_t *hash;                      /* open addressing over pool indices (+1), 0 empty */
   size_t hcap;
+  double text;                         /* bytes of the pool's strings */
+  double max_text;                     /* at most that many (dlb_trace_limits) */
   double bytes;
+  struct session *stream;              /* dlb_trace_open: the reader in progress, else NULL */
 };
 
 /* Which event field or arg a key names. */
@@ -51,6 +67,7 @@ typedef struct parser {
   uint32_t str[DLB_TRACE_NSTRINGS];
   char err[256];
   int status;
+  double max_events;    /* 0: no cap (a stream's batches) */
 } parser;
 
 /* -- interning ------------------------------------------------------------------- */
@@ -61,9 +78,9 @@ static uint32_t fnv(const char *s, size_t len) {
   return h;
 }
 
-/* The pool id (1-based) of s[0..len), added if new; 0 on allocation failure. */
-static uint32_t intern(dlb_trace *t, const char *s, size_t len) {
-  len = strnlen(s, len); /* text ends at a NUL ("\u0000" in the JSON), as C strings do */
+/* The pool id (1-based) of s[0..len), added if new; 0 on allocation failure or when a
+** new string would take the pool past max_text (then *over is set). */
+static uint32_t intern(dlb_trace *t, const char *s, size_t len, int *over) {
   if (t->npool * 2 + 2 > t->hcap) {
     size_t nc = t->hcap ? 2 * t->hcap : 1024;
     uint32_t *nh = dlb_calloc(nc, sizeof *nh);
@@ -86,6 +103,10 @@ static uint32_t intern(dlb_trace *t, const char *s, size_t len) {
     if (strncmp(p, s, len) == 0 && p[len] == '\0') return t->hash[j];
     j = (j + 1) & (t->hcap - 1);
   }
+  if (t->max_text > 0 && t->text + (double)len + 1 > t->max_text) {
+    *over = 1;
+    return 0;
+  }
   if (t->npool == t->cappool) {
     size_t nc = t->cappool ? 2 * t->cappool : 256;
     char **np = dlb_realloc(t->pool, nc * sizeof *np);
@@ -98,6 +119,7 @@ static uint32_t intern(dlb_trace *t, const char *s, size_t len) {
   memcpy(c, s, len);
   c[len] = '\0';
   t->pool[t->npool++] = c;
+  t->text += (double)len + 1;
   t->hash[j] = (uint32_t)t->npool;
   return (uint32_t)t->npool;
 }
@@ -121,6 +143,14 @@ static int fail(parser *p, int status, const char *fmt, ...) {
   return 0;
 }
 
+/* A failed intern: the text limit, or memory. */
+static int text_fail(parser *p, int over) {
+  if (over)
+    return fail(p, DLB_EPARSE, "event %zu: more than %.0f bytes of distinct text (the limit "
+                "max_text)", p->t->n + 1, p->t->max_text);
+  return fail(p, DLB_ENOMEM, "out of memory at event %zu", p->t->n + 1);
+}
+
 /* -- the event under construction ----------------------------------------------- */
 
 static void event_reset(parser *p) {
@@ -130,6 +160,9 @@ static void event_reset(parser *p) {
 
 static int event_push(parser *p) {
   dlb_trace *t = p->t;
+  if (p->max_events > 0 && (double)t->n >= p->max_events)
+    return fail(p, DLB_EPARSE, "more than %.0f events (the limit max_events; raise it, or "
+                "summarise the file with dlb.trace.summary(path), which streams)", p->max_events);
   if (t->n == t->cap) {
     size_t nc = t->cap ? 2 * t->cap : 1024;
     for (int i = 0; i < DLB_TRACE_NNUMBERS; i++) {
@@ -250,8 +283,12 @@ static int scalar(parser *p, int kind, const unsigned char *s, size_t len) {
   if (kind == 'z') return 1; /* null: the event does not say */
   if (col >= 1000) {
     if (col - 1000 == DLB_TRACE_SHAPES || col - 1000 == DLB_TRACE_TYPES) return 1; /* not a list */
-    uint32_t id = intern(p->t, (const char *)s, len);
-    if (!id) return fail(p, DLB_ENOMEM, "out of memory at event %zu", p->t->n + 1);
+    if (memchr(s, '\0', len))
+      return fail(p, DLB_EPARSE, "event %zu: a NUL byte (\\u0000) inside '%s' (C would cut the "
+                  "text there)", p->t->n + 1, field_name(col));
+    int over = 0;
+    uint32_t id = intern(p->t, (const char *)s, len, &over);
+    if (!id) return text_fail(p, over);
     p->str[col - 1000] = id;
     return 1;
   }
@@ -333,8 +370,9 @@ static int close_container(parser *p, int is_map) {
   if (p->capture >= 0) {
     if (!cap_put(p, is_map ? "}" : "]", 1)) return 0;
     if (p->depth == p->cap_depth) {
-      uint32_t id = intern(p->t, p->cap, p->caplen);
-      if (!id) return fail(p, DLB_ENOMEM, "out of memory at event %zu", p->t->n + 1);
+      int over = 0;
+      uint32_t id = intern(p->t, p->cap, p->caplen, &over);
+      if (!id) return text_fail(p, over);
       p->str[p->capture] = id;
       p->capture = -1;
     }
@@ -345,6 +383,10 @@ static int close_container(parser *p, int is_map) {
   } else if (p->in_event && p->depth == p->events_depth) {
     p->in_event = 0;
     return event_push(p);
+  } else if (p->form == 2 && p->events_depth == 2 && p->depth == 1) {
+    /* the traceEvents array closed: what follows it at the top level (Kineto's "INFO"
+    ** array of strings, "traceName", "baseTimeNanoseconds" ...) holds no events */
+    p->events_depth = 0;
   }
   return 1;
 }
@@ -376,8 +418,19 @@ static const yajl_callbacks callbacks = {
 
 /* -- driving the parse ---------------------------------------------------------------- */
 
+static void stream_free(struct session *s);
+
+/* The interned strings and their hash, emptied (a stream's next batch). */
+static void pool_clear(dlb_trace *t) {
+  for (size_t i = 0; i < t->npool; i++) dlb_free(t->pool[i]);
+  t->npool = 0;
+  t->text = 0;
+  if (t->hash) memset(t->hash, 0, t->hcap * sizeof *t->hash);
+}
+
 void dlb_trace_free(dlb_trace *t) {
   if (!t) return;
+  stream_free(t->stream);
   for (int i = 0; i < DLB_TRACE_NNUMBERS; i++) dlb_free(t->num[i]);
   for (int i = 0; i < DLB_TRACE_NSTRINGS; i++) dlb_free(t->str[i]);
   for (size_t i = 0; i < t->npool; i++) dlb_free(t->pool[i]);
@@ -391,13 +444,40 @@ typedef struct session {
   yajl_handle h;
   size_t base;          /* bytes fed before the current chunk */
   int nonblank;         /* any non-whitespace byte seen */
+  double max_bytes, max_string;
+  int in_str, esc;      /* the token scan: inside a string, after a backslash */
+  size_t toklen;        /* bytes of the token being scanned */
+  const char *where;    /* the file name in messages */
+  gzFile gz;            /* a stream's file, its chunk buffer, at its end */
+  char *buf;
+  size_t bpos, blen;    /* the part of buf not fed yet */
+  int done;
 } session;
 
-static int session_open(session *s) {
+/* Limits with defaults in; an error for a NaN (stream: a read in batches). */
+static int limits(const dlb_trace_limits *lim, int stream, double *bytes, double *events,
+                  double *string, double *text) {
+  dlb_trace_limits l = {0, 0, 0, 0};
+  if (lim) l = *lim;
+  if (l.max_bytes != l.max_bytes || l.max_events != l.max_events || l.max_string != l.max_string ||
+      l.max_text != l.max_text)
+    return dlb_fail(DLB_EINVAL, "trace: a limit is NaN");
+  *text = l.max_text > 0 ? l.max_text : DEF_MAX_TEXT;
+  *bytes = l.max_bytes > 0 ? l.max_bytes : stream ? DEF_STREAM_MAX_BYTES : DEF_MAX_BYTES;
+  *events = stream ? 0 : l.max_events > 0 ? l.max_events : DEF_MAX_EVENTS;
+  *string = l.max_string > 0 ? l.max_string : DEF_MAX_STRING;
+  return DLB_OK;
+}
+
+static int session_open(session *s, const dlb_trace_limits *lim, int stream, const char *where) {
   memset(s, 0, sizeof *s);
+  double text = 0;
+  if (limits(lim, stream, &s->max_bytes, &s->p.max_events, &s->max_string, &text)) return DLB_EINVAL;
+  s->where = where;
   s->p.capture = -1;
   s->p.t = dlb_calloc(1, sizeof *s->p.t);
   if (!s->p.t) return dlb_fail(DLB_ENOMEM, "trace: out of memory");
+  s->p.t->max_text = text;
   s->h = yajl_alloc(&callbacks, NULL, &s->p);
   if (!s->h) {
     dlb_free(s->p.t);
@@ -426,14 +506,45 @@ static int session_error(session *s, const char *where, const unsigned char *chu
   return dlb_fail(DLB_EPARSE, "trace %s: byte %zu: %s", where, at, msg);
 }
 
+/* The token scan over a chunk before yajl sees it: a string (escapes included) or another
+** token longer than max_string is an error at the byte where it passes the limit. */
+static int scan(session *s, const char *where, const char *buf, size_t len) {
+  size_t tok = s->toklen, max = s->max_string >= 1e18 ? SIZE_MAX : (size_t)s->max_string;
+  int in_str = s->in_str, esc = s->esc;
+  for (size_t i = 0; i < len; i++) {
+    char c = buf[i];
+    if (in_str) {
+      if (esc) esc = 0;
+      else if (c == '\\') esc = 1;
+      else if (c == '"') { in_str = 0; tok = 0; continue; }
+    } else if (c == '"') {
+      in_str = 1, tok = 0;
+      continue;
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == ':' ||
+               c == '[' || c == ']' || c == '{' || c == '}') {
+      tok = 0;
+      continue;
+    }
+    if (++tok > max)
+      return dlb_fail(DLB_EPARSE, "trace %s: byte %zu: a %s longer than %.0f bytes (the limit "
+                      "max_string)", where, s->base + i, in_str ? "string" : "token", s->max_string);
+  }
+  s->toklen = tok, s->in_str = in_str, s->esc = esc;
+  return DLB_OK;
+}
+
 /* Feed one chunk. */
 static int session_feed(session *s, const char *where, const char *buf, size_t len) {
+  if ((double)s->base + (double)len > s->max_bytes)
+    return dlb_fail(DLB_EPARSE, "trace %s: byte %.0f: more than %.0f bytes of JSON after "
+                    "decompression (the limit max_bytes)", where, s->max_bytes, s->max_bytes);
   if (!s->nonblank) {
     for (size_t i = 0; i < len; i++) {
       char c = buf[i];
       if (c != ' ' && c != '\n' && c != '\r' && c != '\t') { s->nonblank = 1; break; }
     }
   }
+  if (scan(s, where, buf, len)) return DLB_EPARSE;
   yajl_status st = yajl_parse(s->h, (const unsigned char *)buf, len);
   if (st != yajl_status_ok) return session_error(s, where, (const unsigned char *)buf, len);
   s->base += len;
@@ -455,9 +566,13 @@ static int session_finish(session *s, const char *where) {
 }
 
 dlb_trace *dlb_trace_parse(const char *json, size_t len) {
+  return dlb_trace_parse_limits(json, len, NULL);
+}
+
+dlb_trace *dlb_trace_parse_limits(const char *json, size_t len, const dlb_trace_limits *lim) {
   if (!json) return dlb_fail_null(DLB_EINVAL, "trace: NULL text");
   session s;
-  if (session_open(&s)) return NULL;
+  if (session_open(&s, lim, 0, "text")) return NULL;
   int st = session_feed(&s, "text", json, len);
   if (!st) st = session_finish(&s, "text");
   session_close(&s, st == DLB_OK);
@@ -465,6 +580,10 @@ dlb_trace *dlb_trace_parse(const char *json, size_t len) {
 }
 
 dlb_trace *dlb_trace_read(const char *path) {
+  return dlb_trace_read_limits(path, NULL);
+}
+
+dlb_trace *dlb_trace_read_limits(const char *path, const dlb_trace_limits *lim) {
   if (!path) return dlb_fail_null(DLB_EINVAL, "trace: NULL path");
   FILE *f = fopen(path, "rb");
   if (!f) return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
@@ -474,10 +593,13 @@ dlb_trace *dlb_trace_read(const char *path) {
   gzbuffer(gz, 256 * 1024);
   char *buf = dlb_malloc(CHUNK);
   session s;
-  if (!buf || session_open(&s)) {
+  if (!buf || session_open(&s, lim, 0, path)) {
+    int st = buf ? dlb_last_status() : DLB_ENOMEM;
+    char msg[300];
+    snprintf(msg, sizeof msg, "%s", buf ? dlb_last_error() : "out of memory");
     dlb_free(buf);
     gzclose(gz);
-    return dlb_fail_null(DLB_ENOMEM, "trace %s: out of memory", path);
+    return dlb_fail_null(st, "trace %s: %s", path, msg);
   }
   int st = DLB_OK;
   for (;;) {
@@ -517,8 +639,111 @@ const double *dlb_trace_numbers(const dlb_trace *t, int column) {
   return t->num[column] ? t->num[column] : &none;
 }
 
+size_t dlb_trace_string_id(const dlb_trace *t, int column, size_t i) {
+  if (!t || column < 0 || column >= DLB_TRACE_NSTRINGS || i >= t->n) return 0;
+  return t->str[column][i];
+}
+
+const char *dlb_trace_text(const dlb_trace *t, size_t id) {
+  return t && id >= 1 && id <= t->npool ? t->pool[id - 1] : NULL;
+}
+
 const char *dlb_trace_string(const dlb_trace *t, int column, size_t i) {
   if (!t || column < 0 || column >= DLB_TRACE_NSTRINGS || i >= t->n) return NULL;
   uint32_t id = t->str[column][i];
   return id ? t->pool[id - 1] : NULL;
+}
+
+/* -- reading in batches ------------------------------------------------------------- */
+
+static void stream_free(struct session *s) {
+  if (!s) return;
+  if (s->gz) gzclose(s->gz);
+  yajl_free(s->h);
+  dlb_free(s->p.cap);
+  dlb_free(s->buf);
+  dlb_free(s);
+}
+
+dlb_trace *dlb_trace_open(const char *path, const dlb_trace_limits *lim) {
+  if (!path) return dlb_fail_null(DLB_EINVAL, "trace: NULL path");
+  FILE *f = fopen(path, "rb");
+  if (!f) return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
+  fclose(f);
+  session *s = dlb_calloc(1, sizeof *s);
+  if (!s) return dlb_fail_null(DLB_ENOMEM, "trace %s: out of memory", path);
+  if (session_open(s, lim, 1, path)) {
+    dlb_free(s);
+    return NULL;
+  }
+  s->p.t->stream = s;
+  if (!(s->buf = dlb_malloc(STREAM_CHUNK))) {
+    dlb_trace_free(s->p.t);
+    return dlb_fail_null(DLB_ENOMEM, "trace %s: out of memory", path);
+  }
+  if (!(s->gz = gzopen(path, "rb"))) {
+    dlb_trace_free(s->p.t);
+    return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
+  }
+  gzbuffer(s->gz, 256 * 1024);
+  return s->p.t;
+}
+
+/* Empty t for the next batch; the strings of the event being read (it may span two
+** batches) are interned again. */
+static int batch_reset(session *s) {
+  dlb_trace *t = s->p.t;
+  char *keep[DLB_TRACE_NSTRINGS] = {0};
+  int rc = DLB_OK, over = 0;
+  for (int i = 0; i < DLB_TRACE_NSTRINGS; i++)
+    if (s->p.str[i] && !(keep[i] = dlb_strdup(t->pool[s->p.str[i] - 1]))) rc = DLB_ENOMEM;
+  t->n = 0;
+  pool_clear(t);
+  for (int i = 0; i < DLB_TRACE_NSTRINGS && rc == DLB_OK; i++)
+    if (keep[i] && !(s->p.str[i] = intern(t, keep[i], strlen(keep[i]), &over))) rc = DLB_ENOMEM;
+  for (int i = 0; i < DLB_TRACE_NSTRINGS; i++) dlb_free(keep[i]);
+  return rc ? dlb_fail(rc, "trace %s: out of memory", s->where) : DLB_OK;
+}
+
+int dlb_trace_next(dlb_trace *t, size_t batch, size_t *count) {
+  if (count) *count = 0;
+  if (!t || !t->stream || !count)
+    return dlb_fail(DLB_EINVAL, "trace: dlb_trace_next needs a trace from dlb_trace_open");
+  session *s = t->stream;
+  if (s->p.status || s->done < 0)
+    return dlb_fail(DLB_EINVAL, "trace %s: the read failed before", s->where);
+  int st = batch_reset(s);
+  if (batch < 1) batch = 1;
+  while (!st && !s->done && t->n < batch) {
+    if (s->bpos < s->blen) { /* fed in slices, so a batch ends soon after `batch` events */
+      size_t k = s->blen - s->bpos < 4096 ? s->blen - s->bpos : 4096;
+      st = session_feed(s, s->where, s->buf + s->bpos, k);
+      s->bpos += k;
+      continue;
+    }
+    int got = gzread(s->gz, s->buf, STREAM_CHUNK);
+    if (got < 0) {
+      int zerr;
+      const char *m = gzerror(s->gz, &zerr);
+      st = dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: %s", s->where,
+                    s->base, m && *m ? m : "read error");
+    } else if (got > 0) {
+      s->bpos = 0, s->blen = (size_t)got;
+    } else {
+      int zerr;
+      const char *m = gzerror(s->gz, &zerr);
+      if (zerr != Z_OK && zerr != Z_STREAM_END)
+        st = dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: %s", s->where, s->base, m);
+      if (!st) st = session_finish(s, s->where);
+      s->done = 1;
+    }
+  }
+  if (st) {
+    s->done = -1;
+    t->n = 0;
+    return st;
+  }
+  t->bytes = (double)s->base;
+  *count = t->n;
+  return DLB_OK;
 }

@@ -35,10 +35,16 @@ enum {
   DLB_ROLE_INPUT = 0, DLB_ROLE_LABEL = 1, DLB_ROLE_WEIGHT = 2, DLB_ROLE_ACTIVATION = 3,
   DLB_ROLE_GRADIENT = 4, DLB_ROLE_OPTSTATE = 5, DLB_ROLE_WORKSPACE = 6
 };
-/* Element types (DLB_DT_DEFAULT: floating point, size set by the precision policy). */
+/* Element types (DLB_DT_DEFAULT: floating point, size set by the precision policy).
+** NF4 and INT4 are weight-only storage formats with their block scales counted in the
+** element size (docs/graph.md "Quantised weights"): NF4 is QLoRA's 4-bit NormalFloat with
+** double-quantised scales, 4 + 8/64 + 32/(64 x 256) bits (Dettmers et al. 2023 sec. 3);
+** INT4 is GPTQ's packing, 4 bits plus an fp16 scale and a 4-bit zero per group of 128
+** (Frantar et al. 2023; AutoGPTQ's default group size). */
 enum {
   DLB_DT_DEFAULT = 0, DLB_DT_FP32 = 1, DLB_DT_FP16 = 2, DLB_DT_BF16 = 3, DLB_DT_FP8 = 4,
-  DLB_DT_INT8 = 5, DLB_DT_INT32 = 6, DLB_DT_INT64 = 7, DLB_DT_FP64 = 8
+  DLB_DT_INT8 = 5, DLB_DT_INT32 = 6, DLB_DT_INT64 = 7, DLB_DT_FP64 = 8, DLB_DT_NF4 = 9,
+  DLB_DT_INT4 = 10, DLB_DT_COUNT = 11
 };
 /* Phases of the ops of a training step. */
 enum { DLB_PHASE_FWD = 0, DLB_PHASE_BWD = 1, DLB_PHASE_UPDATE = 2, DLB_PHASE_RECOMPUTE = 3 };
@@ -109,6 +115,10 @@ DLB_API int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype
 DLB_API int dlb_graph_op_type(const char *name);
 /* The name of an op type; static; "?" if unknown. */
 DLB_API const char *dlb_graph_op_type_name(int type);
+/* FLOPs per parameter of one update by optimizer DLB_OPT_* (sgd 2, momentum 4, rmsprop 9,
+** adam 12, adamw 14, adafactor 11, adam8bit 20; docs/graph.md "Optimizers"); an unknown
+** id counts as sgd. */
+DLB_API double dlb_optimizer_update_flops(int optimizer);
 /* Add an op. attrs: integer attributes by op type (see graph_ops.c); dims: extra dims
 ** as text (reshape's shape, split's sizes, slice's length). Writes up to maxout output
 ** tensor ids (always consecutive ids); *nout receives the count (the last output of
@@ -151,6 +161,10 @@ DLB_API int dlb_graph_layer(dlb_graph *g, const char *name);
 /* Freeze (frozen = 1) or unfreeze a weight: a frozen weight gets no gradient, no update and
 ** no optimizer state (gradients still flow through it to the tensors that need them). */
 DLB_API int dlb_graph_freeze(dlb_graph *g, int tensor, int frozen);
+/* Store a weight in another element type (weight-only quantisation: DLB_DT_INT8, FP8, NF4,
+** INT4; DLB_DT_DEFAULT returns it to the precision policy). Only the weight's own bytes
+** change: the tensors computed from it keep the types they were built with. */
+DLB_API int dlb_graph_set_dtype(dlb_graph *g, int tensor, int dtype);
 /* Mark a tensor as a recompute checkpoint (for DLB_RECOMPUTE_MARKED). */
 DLB_API int dlb_graph_checkpoint(dlb_graph *g, int tensor);
 DLB_API size_t dlb_graph_ntensors(const dlb_graph *g);

@@ -443,7 +443,7 @@ dlb_graph *dlb_graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_
 }
 
 static const char *const dtnames[] = {"default", "fp32", "fp16", "bf16", "fp8", "int8",
-                                      "int32", "int64", "fp64"};
+                                      "int32", "int64", "fp64", "nf4", "int4"};
 
 int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t ndims,
                      const char *const *dims, int *id) {
@@ -454,7 +454,7 @@ int dlb_graph_tensor(dlb_graph *g, const char *name, int role, int dtype, size_t
                     strlen(name));
   if (role < DLB_ROLE_INPUT || role > DLB_ROLE_WORKSPACE)
     return dlb_fail(DLB_EINVAL, "tensor '%s': unknown role %d", name, role);
-  if (dtype < 0 || dtype > DLB_DT_FP64)
+  if (dtype < 0 || dtype >= DLB_DT_COUNT)
     return dlb_fail(DLB_EINVAL, "tensor '%s': unknown dtype %d", name, dtype);
   if (ndims > DLB_GRAPH_MAXRANK)
     return dlb_fail(DLB_EINVAL, "tensor '%s': rank %zu exceeds %d", name, ndims, DLB_GRAPH_MAXRANK);
@@ -519,6 +519,24 @@ int dlb_graph_freeze(dlb_graph *g, int t, int frozen) {
   return DLB_OK;
 }
 
+int dlb_graph_set_dtype(dlb_graph *g, int t, int dtype) {
+  if (!g) return dlb_fail(DLB_EINVAL, "set dtype: NULL graph");
+  if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "set dtype: no tensor %d", t);
+  char nm[512];
+  dlb_tname(g, t, nm, sizeof nm);
+  if (g->t[t].role != DLB_ROLE_WEIGHT)
+    return dlb_fail(DLB_EINVAL, "set dtype: tensor '%s' is not a weight", nm);
+  if (dtype < 0 || dtype >= DLB_DT_COUNT || dtype == DLB_DT_INT32 || dtype == DLB_DT_INT64)
+    return dlb_fail(DLB_EINVAL, "set dtype: weight '%s': %d is not a weight storage type", nm,
+                    dtype);
+  uint8_t flags = dtype == DLB_DT_DEFAULT ? (uint8_t)(g->t[t].flags & ~TF_DTYPE_SET)
+                                          : (uint8_t)(g->t[t].flags | TF_DTYPE_SET);
+  if (flags != g->t[t].flags || g->t[t].dtype != dtype) g->version++; /* the step is stale */
+  g->t[t].flags = flags;
+  g->t[t].dtype = (uint8_t)dtype;
+  return DLB_OK;
+}
+
 int dlb_graph_checkpoint(dlb_graph *g, int t) {
   if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "checkpoint: no tensor %d", t);
   g->t[t].flags |= TF_CHECKPOINT;
@@ -556,4 +574,4 @@ size_t dlb_graph_tensor_dim(const dlb_graph *g, int t, int i, char *buf, size_t 
 }
 
 const char *dlb_dtype_name(int dt);
-const char *dlb_dtype_name(int dt) { return dt >= 0 && dt <= DLB_DT_FP64 ? dtnames[dt] : "?"; }
+const char *dlb_dtype_name(int dt) { return dt >= 0 && dt < DLB_DT_COUNT ? dtnames[dt] : "?"; }

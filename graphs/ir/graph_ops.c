@@ -64,7 +64,8 @@ static const char *dtext(const dlb_graph *g, int d, char *buf, size_t size) {
 /* The dtype of float outputs computed from t (integer inputs give the default). */
 static int floatdt(const dlb_graph *g, int t) {
   int d = g->t[t].dtype;
-  return d == DLB_DT_INT8 || d == DLB_DT_INT32 || d == DLB_DT_INT64 ? DLB_DT_DEFAULT : d;
+  return d == DLB_DT_INT8 || d == DLB_DT_INT32 || d == DLB_DT_INT64 || d == DLB_DT_NF4 ||
+         d == DLB_DT_INT4 ? DLB_DT_DEFAULT : d;
 }
 
 /* The largest kernel, stride, padding or dilation a window takes (2^24): far beyond any
@@ -556,7 +557,7 @@ int dlb_make_op(dlb_graph *g, int type, const char *name, size_t nin, const int 
   case OP_TRANSPOSE: o = transpose(&c, inputs, nattr, a); break;
   case OP_XENT: case OP_MSE: case OP_CTC: o = loss2(&c, inputs); break;
   case OP_CAST: {
-    if (a[0] < DLB_DT_DEFAULT || a[0] > DLB_DT_FP64)
+    if (a[0] < DLB_DT_DEFAULT || a[0] >= DLB_DT_COUNT)
       return dlb_fail(DLB_EINVAL, "%s: unknown dtype %d", lbl(&c), a[0]);
     o = out1(&c, 1, inputs, g->t[inputs[0]].ndims, g->t[inputs[0]].dims, a[0]);
     break;

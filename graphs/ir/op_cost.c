@@ -68,6 +68,10 @@ double dlb_dtype_size(int dt) {
   case DLB_DT_FP16: case DLB_DT_BF16: return 2;
   case DLB_DT_FP8: case DLB_DT_INT8: return 1;
   case DLB_DT_INT64: case DLB_DT_FP64: return 8;
+  /* 4 bits + an 8-bit scale per block of 64 + an fp32 scale of the scales per 256 blocks */
+  case DLB_DT_NF4: return (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+  /* 4 bits + an fp16 scale and a 4-bit zero point per group of 128 */
+  case DLB_DT_INT4: return (4.0 + (16.0 + 4.0) / 128) / 8;
   default: return 4;
   }
 }
@@ -96,8 +100,9 @@ static double unary_bwd(int type) {
   }
 }
 
-/* Per-parameter FLOPs of one optimizer step. */
-static double update_flops(int optimizer) {
+/* Per-parameter FLOPs of one optimizer step of DLB_OPT_* optimizer (the counts above; an
+** unknown id counts as sgd). dlb.graph.optimizers reads them here. */
+double dlb_optimizer_update_flops(int optimizer) {
   switch (optimizer) {
   case DLB_OPT_MOMENTUM: return 4;
   case DLB_OPT_RMSPROP: return 9;
@@ -213,7 +218,7 @@ void dlb_op_flops(const dlb_graph *g, int o, cexpr *e) {
     break;
   }
   case OP_UNARY_BWD: per_elem(e, unary_bwd(p->attr[0]), out[0]); break;
-  case OP_UPDATE: per_elem(e, update_flops(p->attr[0]) + (p->attr[2] ? 1 : 0), in[0]); break;
+  case OP_UPDATE: per_elem(e, dlb_optimizer_update_flops(p->attr[0]) + (p->attr[2] ? 1 : 0), in[0]); break;
   default:
     if (dlb_op_is_unary(p->type)) per_elem(e, unary_fwd(p->type), out[0]);
     break; /* data movement: 0 FLOPs */

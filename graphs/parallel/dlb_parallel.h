@@ -166,6 +166,10 @@ typedef struct dlb_par_layer {
   double shardable;      /* 1: its parameters may be spread over all stages (embeddings) */
   double tp_div;         /* the tensor degree must divide it (attention: gcd of heads and
                             hidden); 0 = any degree */
+  double frozen;         /* parameters that do not train (g:freeze, LoRA's base weights,
+                            quantised weights): no gradient, optimizer state or allreduce */
+  double weight_bytes;   /* bytes of the layer's weights (quantised or mixed storage);
+                            0 = params x w_bytes */
 } dlb_par_layer;
 
 /* Criteria for splitting layers into stages. */

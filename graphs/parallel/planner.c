@@ -64,10 +64,14 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     const dlb_par_layer *l = &L[i];
     const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
                          l->params, l->act_out, l->act_kept, l->act_rep, l->act_in,
-                         l->tp_bytes, l->tp_colls, l->shardable, l->tp_div };
+                         l->tp_bytes, l->tp_colls, l->shardable, l->tp_div, l->frozen,
+                         l->weight_bytes };
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
       if (!(v[j] >= 0) || !isfinite(v[j]))
         return dlb_fail(DLB_EINVAL, "plan: layer %d has a negative or non-finite cost", i + 1);
+    if (l->frozen > l->params)
+      return dlb_fail(DLB_EINVAL, "plan: layer %d has %g frozen of %g parameters", i + 1,
+                      l->frozen, l->params);
     if (l->tp_div != floor(l->tp_div))
       return dlb_fail(DLB_EINVAL, "plan: layer %d tp_div must be a whole number, got %g", i + 1,
                       l->tp_div);
@@ -96,6 +100,16 @@ static const dlb_par_link *group_link(const dlb_par_cluster *cl, double span) {
   return cl->inter.bw > 0 ? &cl->inter : &cl->intra;
 }
 
+/* A layer's trainable parameters and the bytes of its weights (wb per parameter unless the
+** layer says). */
+static double layer_trainable(const dlb_par_layer *l) {
+  double t = l->params - l->frozen;
+  return t > 0 ? t : 0;
+}
+static double layer_wbytes(const dlb_par_layer *l, double wb) {
+  return l->weight_bytes > 0 ? l->weight_bytes : l->params * wb;
+}
+
 /* Per-device accumulation of one layout. */
 typedef struct stage {
   double f, b;          /* compute s per micro-batch, forward and backward */
@@ -103,10 +117,13 @@ typedef struct stage {
   double rcf;           /* recomputed forward FLOPs per sample (for HFU) */
   double tpf, tpb;      /* tensor-parallel allreduce s per micro-batch */
   double params;        /* parameters held (after the tensor split) */
+  double trainable;     /* of which train (gradients, optimizer state, allreduce) */
+  double wbytes;        /* bytes of the weights held, before ZeRO-3 */
   double kept;          /* activation bytes kept per sample */
   double full;          /* largest layer's full activation bytes per sample (recompute) */
   double xfer;          /* bytes per sample crossing out of its chunks */
   double shard;         /* shardable parameters held before spreading */
+  double shard_t, shard_w; /* of which trainable, and their weight bytes */
   double nl;            /* layers held */
   double mem;
 } stage;
@@ -165,7 +182,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   for (int i = 0; i < n; i++) {
     double tl = L[i].tp_bytes > 0 ? tp : 1;
     w[i] = o->balance == DLB_BALANCE_MEMORY
-      ? L[i].params * (wb + gb + ob) / tl + (L[i].act_kept / tl + L[i].act_rep) * mb
+      ? (layer_wbytes(&L[i], wb) + layer_trainable(&L[i]) * (gb + ob)) / tl
+        + (L[i].act_kept / tl + L[i].act_rep) * mb
       : (L[i].flops_fwd + L[i].flops_bwd) / tl + 1e-30 * L[i].bytes_sample;
   }
   st = dlb_par_partition(w, n, K, first);
@@ -174,7 +192,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
 
   const dlb_par_link *tplink = group_link(cl, tp);
   const dlb_par_link *pplink = group_link(cl, tp * pp);
-  double shard_total = 0;
+  double shard_total = 0, shard_t = 0, shard_w = 0;
   for (int c = 0; c < K; c++) {
     stage *s = &S[c % p];
     s->nl += first[c + 1] - first[c];
@@ -196,9 +214,11 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         s->tpf += l->tp_colls * c1.time;
         s->tpb += l->tp_colls * c1.time * (rc ? 2 : 1);
       }
-      double pr = l->params / tl;
-      if (l->shardable > 0 && o->shard) { s->shard += pr; shard_total += pr; }
-      else s->params += pr;
+      double pr = l->params / tl, tr = layer_trainable(l) / tl, wl = layer_wbytes(l, wb) / tl;
+      if (l->shardable > 0 && o->shard) {
+        s->shard += pr; shard_total += pr; s->shard_t += tr; shard_t += tr;
+        s->shard_w += wl; shard_w += wl;
+      } else { s->params += pr; s->trainable += tr; s->wbytes += wl; }
       double rep = l->act_rep * ((sp && tl > 1) ? 1 / tl : 1);
       double full = l->act_kept / tl + rep;
       s->kept += rc ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1) : full;
@@ -210,9 +230,11 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     }
   }
 
-  /* Bytes per parameter left on a device after ZeRO partitions over dp. */
-  double ew = wb / (zero >= 3 ? dp : 1), eg = gb / (zero >= 2 ? dp : 1),
-         eo = ob / (zero >= 1 ? dp : 1), epp = ew + eg + eo;
+  /* Bytes per parameter left on a device after ZeRO partitions over dp: weights (their own
+  ** bytes, zw of them under ZeRO-3), and per trainable parameter gradients and optimizer
+  ** state. */
+  double zw = 1.0 / (zero >= 3 ? dp : 1), eg = gb / (zero >= 2 ? dp : 1),
+         eo = ob / (zero >= 1 ? dp : 1);
   /* Memory before the shardable parameters: states + activations in flight. */
   for (int d = 0; d < p; d++) {
     stage *s = &S[d];
@@ -220,13 +242,14 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     if (sched == DLB_SCHED_GPIPE) inflight = m;
     else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
     else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
-    s->mem = s->params * epp + inflight * mb * s->kept + (rc ? mb * s->full : 0);
+    s->mem = s->wbytes * zw + s->trainable * (eg + eo) + inflight * mb * s->kept
+             + (rc ? mb * s->full : 0);
   }
   double lambda = 0;
   if (shard_total > 0) {
     /* Water-fill the shardable parameters (embeddings) into the emptiest devices
     ** (Hestness et al. 2019 sec. 6.2.2: split the embedding to even out footprints). */
-    double lo = 0, hi = 0, need = shard_total * epp;
+    double lo = 0, hi = 0, need = shard_w * zw + shard_t * (eg + eo);
     for (int d = 0; d < p; d++) if (S[d].mem > hi) hi = S[d].mem;
     hi += need;
     for (int it = 0; it < 200; it++) {
@@ -236,8 +259,10 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     }
     lambda = hi;
     for (int d = 0; d < p; d++) {
-      double add = fmax(0, lambda - S[d].mem);
-      S[d].params += add / epp;
+      double add = fmax(0, lambda - S[d].mem), f = need > 0 ? add / need : 0;
+      S[d].params += f * shard_total;
+      S[d].trainable += f * shard_t;
+      S[d].wbytes += f * shard_w;
       S[d].mem += add;
     }
   }
@@ -247,8 +272,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   int mode = (int)o->mem_schedule;
   for (int d = 0; d < p; d++) {
     stage *s = &S[d];
-    double act = s->mem - s->params * epp, m2;
-    st = dlb_step_memory(mode, s->params * ew, s->params * eg, s->params * eo,
+    double act = s->mem - (s->wbytes * zw + s->trainable * (eg + eo)), m2;
+    st = dlb_step_memory(mode, s->wbytes * zw, s->trainable * eg, s->trainable * eo,
                          act > 0 ? act : 0, o->slack, &m2);
     if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     s->mem = m2;
@@ -282,8 +307,13 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   ** tp x pp devices are packed into nodes, so a node holds per_node/(tp pp) replicas. */
   double dpt = 0;
   if (dp > 1) {
-    double maxp = 0;
-    for (int d = 0; d < p; d++) if (S[d].params > maxp) maxp = S[d].params;
+    /* the gradients of the trainable parameters are reduced; ZeRO-3 also gathers the
+    ** weights (their own bytes) */
+    double maxp = 0, maxw = 0;
+    for (int d = 0; d < p; d++) {
+      if (S[d].trainable > maxp) maxp = S[d].trainable;
+      if (S[d].wbytes > maxw) maxw = S[d].wbytes;
+    }
     dlb_par_cluster sub = *cl;
     sub.per_node = cl->per_node > 0 ? floor(cl->per_node / (tp * pp)) : 0;
     sub.nodes = 0;  /* replicas per node is a packing estimate: the layout was sized above */
@@ -302,8 +332,14 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       ** backward's all-gather and reduce-scatter (one allreduce volume) hide under
       ** `overlap` of each backward, the forward all-gather (half) under fsdp_overlap of
       ** each forward. */
-      dpt = m * (fmax(0, c.time - o->overlap * bw->b)
-                 + fmax(0, 0.5 * c.time - o->fsdp_overlap * bw->f));
+      /* an allreduce volume is a reduce-scatter of the gradients plus an all-gather of the
+      ** weights; with frozen or quantised weights the two differ */
+      dlb_par_coll cw;
+      st = dlb_par_allreduce_cluster(maxw, dp, algo, &sub, &cw);
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      double gather = 0.5 * cw.time, rs = 0.5 * c.time;
+      dpt = m * (fmax(0, gather + rs - o->overlap * bw->b)
+                 + fmax(0, gather - o->fsdp_overlap * bw->f));
       /* All-gathers issued in the list form (torch.distributed.all_gather with one output
       ** tensor per rank, as DeepSpeed's 2021 ZeRO-3 did for every parameter tensor,
       ** partition_parameters.py _allgather_param) copy each rank's part out of the flat
@@ -340,10 +376,10 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   out->step = out->compute + out->comm + out->bubble + out->update + dev->step_overhead;
   stage *fs = &S[fullest];
   out->mem = fs->mem;
-  out->mem_weights = fs->params * ew;
-  out->mem_grads = fs->params * eg;
-  out->mem_opt = fs->params * eo;
-  out->mem_act = fs->mem - fs->params * epp;
+  out->mem_weights = fs->wbytes * zw;
+  out->mem_grads = fs->trainable * eg;
+  out->mem_opt = fs->trainable * eo;
+  out->mem_act = fs->mem - out->mem_weights - out->mem_grads - out->mem_opt;
   out->fits = (dev->mem <= 0 || out->mem <= dev->mem) ? 1 : 0;
   out->util = model_flops / (out->step * dev->peak * dp * tp * pp);
   out->mfu = out->util;

@@ -293,8 +293,8 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     return NULL;
   }
   dlb_totals *T = &a->tot;
-  double esz[DLB_DT_FP64 + 1]; /* element size by declared dtype (DEFAULT: the policy's) */
-  for (int d = 0; d <= DLB_DT_FP64; d++) esz[d] = dlb_dtype_size(d);
+  double esz[DLB_DT_COUNT]; /* element size by declared dtype (DEFAULT: the policy's) */
+  for (int d = 0; d < DLB_DT_COUNT; d++) esz[d] = dlb_dtype_size(d);
   esz[DLB_DT_DEFAULT] = dlb_policy_esize(o->precision);
   /* io: the bytes of inputs and labels the forward graph reads (marked first, so that the
   ** tensor records are streamed through once: this pass is memory-bound) */

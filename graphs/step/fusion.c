@@ -138,6 +138,24 @@ static void attention(ctx *c) {
       c->kernel[first] = DLB_KERNEL_ATTENTION;
       c->rc += recompute;
     }
+    /* under activation recompute the chain runs again before its backward pass: the same
+    ** fused forward kernel (reads Q, K, V, writes O), its s x s tensors never in memory */
+    int rmm2 = -1;
+    double rfl = 0;
+    for (size_t j = (size_t)s->nfwd; j < no; j++) {
+      const op *q = &s->o[j];
+      if (q->phase != DLB_PHASE_RECOMPUTE || q->fwd < 0 || !inF[q->fwd]) continue;
+      rfl += c->flops[j];
+      if (q->fwd == mm2) rmm2 = (int)j;
+      else
+        for (int k = 0; k < q->nout; k++) inter[op_out(s, q)[k]] = 1;
+      c->flops[j] = c->bytes[j] = 0;
+    }
+    if (rmm2 >= 0) {
+      c->flops[rmm2] = rfl;
+      c->bytes[rmm2] = qkv + o;
+      c->kernel[rmm2] = DLB_KERNEL_ATTENTION;
+    }
     for (int j = 0; j < nf; j++) inF[F[j]] = 0;
   }
   /* the s x s tensors and their gradients are never in memory */

@@ -51,6 +51,10 @@ function M.where()
   end
 end
 
+-- Raise msg at the user's line (M.where), always: the usage errors of dlb.table and its
+-- files (table.lua, table_io.lua).
+function M.fail(msg) error(M.where() .. msg, 0) end
+
 -- Whether the first Lua frame at or above `level` (of the caller; C frames such as pcall
 -- skipped) is the library's own: a public function called by another one.
 function M.from_library(level)
@@ -69,6 +73,27 @@ function M.raise(msg)
   msg = tostring(msg)
   if msg:match("^[^\n:]+:%d+: ") then error(msg, 0) end
   error(M.where() .. msg, 0)
+end
+
+-- Writers (t:to_csv, t:to_json, dlb.hw.save_csv, f:save, dlb.table.write_atomic) follow
+-- Lua's io convention: true, or nil and a message (a full disk, a read-only folder). After
+-- dlb.write_errors("raise") they raise that message at the caller's line instead, so a
+-- study that ignores return values stops at the first failed write (docs/security.md).
+local write_mode = "return"
+function M.write_errors(mode)
+  local old = write_mode
+  if mode ~= nil then
+    if mode ~= "return" and mode ~= "raise" then
+      error("dlb.write_errors: mode must be \"return\" or \"raise\", got " .. tostring(mode), 2)
+    end
+    write_mode = mode
+  end
+  return old
+end
+-- The result of a writer: passed on, or raised (mode "raise") when it failed.
+function M.written(ok, msg)
+  if not ok and write_mode == "raise" then M.raise(msg) end
+  return ok, msg
 end
 
 -- Wrap every method of class (functions under string keys not starting with "__") so a

@@ -3,67 +3,15 @@
 -- come from lua/dlbench/ffi_cdef.lua and ffi_cdef_proc.lua, generated from the public
 -- headers at build time; the ABI version is checked on load. The generated wrappers are
 -- lua/dlbench/ffi_gen.lua; the hand-written ones, lua/dlbench/ffi_<area>.lua.
-local ffi = require "ffi"
+local L = require "dlbench.ffi_lib"
+local ffi, C, P = L.ffi, L.C, L.P
 
-ffi.cdef(require "dlbench.ffi_cdef")
-ffi.cdef(require "dlbench.ffi_cdef_proc")
+local M = { name = "ffi", C = C, P = P, ffi = ffi, error = L.error, check = L.check }
 
-local function here()
-  local src = debug.getinfo(1, "S").source
-  return (src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or "."
-end
-
--- Find libdlbench (name "dlbench") or libdlbench_proc ("dlbench_proc"): $DLBENCH_LIB (the
--- path of libdlbench.so; libdlbench_proc.so is looked for beside it), the loader's search
--- path (LD_LIBRARY_PATH), the source tree's build/lib, an install's lib/. libdlbench is
--- loaded first: libdlbench_proc's NEEDED entry then finds it by its SONAME.
-local function load(name)
-  local dir = here() -- .../lua/dlbench
-  local env = os.getenv("DLBENCH_LIB")
-  if env and name ~= "dlbench" then
-    local d = env:match("^(.*/)[^/]*$")
-    env = d and d .. "lib" .. name .. ".so"
-  end
-  local cands = {
-    env, name,
-    dir .. "/../../build/lib/lib" .. name .. ".so",
-    dir .. "/../../../../lib/lib" .. name .. ".so",
-  }
-  local errs = {}
-  for i = 1, #cands + 1 do
-    local c = cands[i]
-    if c and c ~= "" then
-      local ok, lib = pcall(ffi.load, c)
-      if ok then return lib end
-      errs[#errs + 1] = tostring(lib)
-    end
-  end
-  error("dlbench.ffi: cannot load lib" .. name .. " (" .. table.concat(errs, "; ")
-    .. "); set DLBENCH_LIB or LD_LIBRARY_PATH", 0)
-end
-
-local C = load("dlbench")
-local P = load("dlbench_proc")
-if C.dlb_abi_version() ~= C.DLB_ABI_VERSION then
-  error(string.format("dlbench.ffi: libdlbench ABI %d, declarations expect %d: rebuild",
-    C.dlb_abi_version(), C.DLB_ABI_VERSION), 0)
-end
-
-local M = { name = "ffi", C = C, P = P, ffi = ffi }
-
--- Raise the core's last message (without a position: like the C-API binding).
-function M.error()
-  error(ffi.string(C.dlb_last_error()), 0)
-end
-
--- Raise the core's message unless status is DLB_OK; returns nothing.
-function M.check(status)
-  if status ~= 0 then M.error() end
-end
-
--- The generated functions (host/bindings.lua), then the hand-written areas (each given
--- the library its C functions live in).
+-- The generated functions (host/bindings.lua), then the hand-written areas (modules of
+-- their own over dlbench.ffi_lib).
 require("dlbench.ffi_gen")(M, C, ffi, { proc = P })
-require("dlbench.ffi_stats")(M, C, ffi)
-require("dlbench.ffi_proc")(M, P, ffi)
+for _, area in ipairs { "dlbench.ffi_stats", "dlbench.ffi_proc" } do
+  for k, f in pairs(require(area)) do M[k] = f end
+end
 return M

@@ -1,6 +1,11 @@
 -- dlbench.ffi_proc — the hand-written part of the proc area under FFI: the row codec, as
 -- host/lproc.c (which says why it is not generated). C is libdlbench_proc (proc/).
-return function(core, C, ffi)
+local L = require "dlbench.ffi_lib"
+local ffi, C = L.ffi, L.P
+
+
+local M = {}
+do
   -- The row codec: the layout host/lproc.c describes, byte for byte. LuaJIT numbers are
   -- doubles, so rows it encodes use 'd' for every number; 'i' words decode to numbers.
   local u8p = ffi.typeof("const uint8_t *")
@@ -17,7 +22,7 @@ return function(core, C, ffi)
     p[o + 3] = x
   end
 
-  function core.proc_encode_row(row, cols, index)
+  function M.proc_encode_row(row, cols, index)
     if type(row) ~= "table" or type(cols) ~= "table" or type(index) ~= "table" then
       error("encode_row: row, cols and index must be tables", 0)
     end
@@ -90,7 +95,7 @@ return function(core, C, ffi)
     return ffi.string(obuf, o)
   end
 
-  function core.proc_decode_row(s, cols, pos, len)
+  function M.proc_decode_row(s, cols, pos, len)
     if type(s) ~= "string" then error("bad argument #1 to 'proc_decode_row' (string expected)", 0) end
     if type(cols) ~= "table" then error("bad argument #2 to 'proc_decode_row' (table expected)", 0) end
     pos = pos or 1
@@ -167,3 +172,5 @@ return function(core, C, ffi)
     return nil, string.format("malformed row at byte %d: %s", pos + q, why)
   end
 end
+
+return M

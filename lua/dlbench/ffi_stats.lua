@@ -1,12 +1,17 @@
 -- dlbench.ffi_stats — the hand-written part of the stats area under FFI: the CSV reader, as
 -- host/lstats.c (which says why it is not generated).
-return function(core, C, ffi)
-  function core.stats_csv_parse(text, sep)
+local L = require "dlbench.ffi_lib"
+local ffi, C = L.ffi, L.C
+
+
+local M = {}
+do
+  function M.stats_csv_parse(text, sep)
     if type(text) ~= "string" then error("csv: text must be a string, got " .. require("dlbench.ffi_rt").typename(text), 0) end
     if sep == nil then sep = "," end
     if type(sep) ~= "string" or #sep ~= 1 then error("csv: separator must be one character", 0) end
     local c = C.dlb_csv_parse(text, #text, sep:byte())
-    if c == nil then core.error() end
+    if c == nil then L.error() end
     c = ffi.gc(c, C.dlb_csv_free)
     local n, w = tonumber(C.dlb_csv_records(c)), tonumber(C.dlb_csv_fields(c))
     local len, line, isq = ffi.new("size_t[1]"), ffi.new("size_t[1]"), ffi.new("int[1]")
@@ -25,3 +30,5 @@ return function(core, C, ffi)
     return records, lines, quoted
   end
 end
+
+return M

@@ -15,34 +15,19 @@ local poly = require "dlbench.poly"
 
 local setmetatable, getmetatable, type, error = setmetatable, getmetatable, type, error
 
+-- The class tables, the C enums by name, op types and small helpers, shared with
+-- graph_setups.lua and graph_analysis.lua (lua/dlbench/graph_base.lua).
+local base = require "dlbench.graph_base"
+
 local M = {}
-local Graph = {}
-Graph.__index = Graph
-local Tensor = {}
-Tensor.__index = Tensor
+local Graph, Tensor = base.Graph, base.Tensor
 M.Graph, M.Tensor = Graph, Tensor
 
--- The C enums by name (graphs/ir/dlb_graph.h, through core.enum: never copied by hand).
-local ROLES, ROLENAMES = core.enum_names("DLB_ROLE_", { OPTSTATE = "optimizer" })
-local DTYPES, DTNAMES = core.enum_names("DLB_DT_")
-local OPTIMIZERS = core.enum_names("DLB_OPT_")
-local PRECISIONS = core.enum_names("DLB_POLICY_")
-local _, PHASES = core.enum_names("DLB_PHASE_")
+local ROLES, ROLENAMES = base.ROLES, base.ROLENAMES
+local DTYPES, DTNAMES = base.DTYPES, base.DTNAMES
+local PHASES = base.PHASES
 M.PHASES = PHASES
-
-local TYPE = setmetatable({}, { __index = function(t, k)
-  local id = core.graph_op_type(k)
-  if id == nil then error("graph: no op type '" .. tostring(k) .. "'", 3) end
-  rawset(t, k, id)
-  return id
-end })
-
-local function keys(t)
-  local r = {}
-  for k in pairs(t) do r[#r + 1] = k end
-  table.sort(r)
-  return table.concat(r, ", ")
-end
+local TYPE, keys = base.TYPE, base.keys
 
 local function tensor(g, id)
   return setmetatable({ graph = g, id = id }, Tensor)
@@ -124,11 +109,7 @@ end
 function Graph:tensor(name, dims, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("g:tensor: options must be a table {role=, dtype=}", 2) end
-  for k in pairs(opts) do
-    if k ~= "role" and k ~= "dtype" then
-      error("g:tensor: unknown option '" .. tostring(k) .. "' (valid: dtype, role)", 2)
-    end
-  end
+  options.check(opts, { role = true, dtype = true }, "g:tensor")
   local r = ROLES[opts.role or "input"]
   if not r then error("g:tensor: unknown role '" .. tostring(opts.role) .. "' (" .. keys(ROLES) .. ")", 2) end
   return source(self, r, name, dims, opts.dtype, "g:tensor")
@@ -185,17 +166,9 @@ local function checkopts(opts, valid, what)
   end
 end
 
--- An integer option: v must be an integer >= min (and < 2^31); what names the op, opt the
--- option. One place for both backends (the FFI would truncate 1.5 to 1, the C API raise).
-local function isint(v, min)
-  return type(v) == "number" and v == v and v >= min and v < 2147483648 and v == math.floor(v)
-end
--- A number as text, the same under both backends (nan without a sign).
-local function numtext(v)
-  if type(v) ~= "number" then return type(v) end
-  if v ~= v then return "nan" end
-  return string.format("%.17g", v)
-end
+-- An integer option (base.isint: an integer >= min and < 2^31); what names the op, opt
+-- the option.
+local isint, numtext = base.isint, base.numtext
 local function intopt(v, min, what, level)
   if not isint(v, min) then
     error(string.format("%s must be an integer >= %d, got %s", what, min, numtext(v)), level)
@@ -578,8 +551,12 @@ end
 doc.doc(Graph.layer, "g:layer(name|nil)", "ops created afterwards belong to this layer (nil ends it)")
 
 -- optimizers, g:freeze, g:lora, offload (lua/dlbench/graph_setups.lua)
-local setups = require("dlbench.graph_setups")(M, Graph, Tensor, ROLES, isint)
-local apply_lora, offload_of = setups.apply_lora, setups.offload_of
+do
+  local setups = require "dlbench.graph_setups"
+  M.optimizers, M.optimizer_state_bytes = setups.optimizers, setups.optimizer_state_bytes
+  M.lora_target = setups.lora_target
+  for k, f in pairs(setups.methods) do Graph[k] = f end
+end
 
 function Graph:checkpoint(t)
   core.graph_checkpoint(self._h, checkt(self, t, "g:checkpoint"))
@@ -593,9 +570,11 @@ doc.doc(Graph.nops, "g:nops() -> integer", "ops in the forward graph")
 doc.doc(Graph.ntensors, "g:ntensors() -> integer", "tensors in the forward graph")
 
 -- what a training step costs: g:stats, g:train, g:ops, g:layers, g:summary... (lua/dlbench/graph_analysis.lua)
-require("dlbench.graph_analysis")(M, Graph, { TYPE = TYPE, OPTIMIZERS = OPTIMIZERS,
-  PRECISIONS = PRECISIONS, PHASES = PHASES, isint = isint, keys = keys, numtext = numtext,
-  apply_lora = apply_lora, offload_of = offload_of })
+do
+  local analysis = require "dlbench.graph_analysis"
+  M.FUSE, M.si = analysis.FUSE, analysis.si
+  for k, f in pairs(analysis.methods) do Graph[k] = f end
+end
 
 function Graph.__tostring(g)
   local nt, no = core.graph_counts(g._h)

@@ -1,10 +1,9 @@
 -- dlbench.graph_analysis — what dlb.graph counts about a training step: g:stats{...} and
 -- g:train{...} (options parsed and checked, bindings, fusion passes, offload, symbolic
 -- results), g:flops, g:params, g:type_flops, g:ops, g:layers, g:summary, g:footprint_exact
--- and dlb.graph.si. docs/graph.md "The training step", "Results". Installed by graph.lua
--- (which builds the graph: tensors and ops):
---   require("dlbench.graph_analysis")(M, Graph, {TYPE=, OPTIMIZERS=, PRECISIONS=, PHASES=,
---     isint=, keys=, numtext=, apply_lora=, offload_of=})
+-- and dlb.graph.si. docs/graph.md "The training step", "Results". graph.lua (which builds
+-- the graph: tensors and ops) copies FUSE and si into dlb.graph and M.methods into its
+-- graphs' methods.
 -- The engine is C (graphs/step/train.c, footprint.c, analysis*.c).
 local core = require "dlbench.backend"
 local memory = require "dlbench.memory"
@@ -13,346 +12,448 @@ local options = require "dlbench.options"
 local poly = require "dlbench.poly"
 local pretty = require "dlbench.pretty"
 
+local base = require "dlbench.graph_base"
+local setups = require "dlbench.graph_setups"
 local setmetatable, getmetatable, type, error = setmetatable, getmetatable, type, error
+local TYPE, OPTIMIZERS, PRECISIONS, PHASES = base.TYPE, base.OPTIMIZERS, base.PRECISIONS, base.PHASES
+local isint, keys, numtext = base.isint, base.keys, base.numtext
+local apply_lora, offload_of = setups.apply_lora, setups.offload_of
 
-return function(M, Graph, d)
-  local TYPE, OPTIMIZERS, PRECISIONS, PHASES = d.TYPE, d.OPTIMIZERS, d.PRECISIONS, d.PHASES
-  local isint, keys, numtext, apply_lora, offload_of = d.isint, d.keys, d.numtext, d.apply_lora,
-    d.offload_of
+local M = {}
+M.methods = {} -- graph methods (g:stats, g:train, g:ops, g:summary, ...)
+local Graph = M.methods
 
-  local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
-    fuse = true, offload = true }
+local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
+  fuse = true, offload = true, framework = true }
+local frameworks = require "dlbench.frameworks"
 
-  -- Fusion passes (graphs/step/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
-  -- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
-  local FUSE = { attention = 1, elementwise = 2, optimizer = 4 }
-  M.FUSE = FUSE
-  local function fuse_bits(v, what)
-    if v == nil or v == false then return 0, nil end
-    if v == true then return 7, { "attention", "elementwise", "optimizer" } end
-    if type(v) ~= "table" then
-      error(what .. ": fuse must be true, false or a list of passes (attention, elementwise, "
-        .. "optimizer), got " .. type(v), 4)
-    end
-    local bits, names, seen = 0, {}, {}
-    for i, name in ipairs(v) do
-      local b = FUSE[name]
-      if not b then
-        error(string.format("%s: fuse[%d] '%s' is not a fusion pass (attention, elementwise, "
-          .. "optimizer)", what, i, tostring(name)), 4)
-      end
-      if not seen[name] then bits = bits + b; seen[name] = true; names[#names + 1] = name end
-    end
-    for k in pairs(v) do
-      if type(k) ~= "number" then
-        error(what .. ": fuse must be a list of passes, got the key '" .. tostring(k) .. "'", 4)
-      end
-    end
-    return bits, names
+-- Fusion passes (graphs/step/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
+-- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
+local FUSE = { attention = 1, elementwise = 2, optimizer = 4 }
+M.FUSE = FUSE
+local function fuse_bits(v, what)
+  if v == nil or v == false then return 0, nil end
+  if v == true then return 7, { "attention", "elementwise", "optimizer" } end
+  if type(v) ~= "table" then
+    error(what .. ": fuse must be true, false or a list of passes (attention, elementwise, "
+      .. "optimizer), got " .. type(v), 4)
   end
-
-  -- Split an options table into engine options and bindings.
-  local function parse(opts, what)
-    opts = opts or {}
-    if type(opts) ~= "table" then error(what .. ": options must be a table", 3) end
-    local o = { optimizer = 0, precision = 0, recompute = 0, k = 0, inference = false }
-    local names, values = {}, {}
-    for k, v in pairs(opts) do
-      if OPTKEYS[k] then
-        -- handled below
-      elseif type(k) == "string" and type(v) == "number" then
-        names[#names + 1] = k; values[#values + 1] = v
-      elseif type(k) == "string" and type(v) == "string" and tonumber(v) then
-        error(string.format("%s: binding %s must be a number (a positive integer dim), got the string '%s'",
-          what, k, v), 3)
-      else
-        error(string.format("%s: unknown option '%s' (options: optimizer, precision, recompute, "
-          .. "inference, fuse, offload; bindings: name=number)", what, tostring(k)), 3)
-      end
+  local bits, names, seen = 0, {}, {}
+  for i, name in ipairs(v) do
+    local b = FUSE[name]
+    if not b then
+      error(string.format("%s: fuse[%d] '%s' is not a fusion pass (attention, elementwise, "
+        .. "optimizer)", what, i, tostring(name)), 4)
     end
-    if opts.optimizer ~= nil then
-      o.optimizer = OPTIMIZERS[opts.optimizer]
-      if not o.optimizer then error(what .. ": unknown optimizer '" .. tostring(opts.optimizer) .. "' (" .. keys(OPTIMIZERS) .. ")", 3) end
-    end
-    if opts.precision ~= nil then
-      o.precision = PRECISIONS[opts.precision]
-      if not o.precision then error(what .. ": unknown precision '" .. tostring(opts.precision) .. "' (" .. keys(PRECISIONS) .. ")", 3) end
-    end
-    local r = opts.recompute
-    if r == nil or r == false or r == "none" then o.recompute = 0
-    elseif r == "sqrt" then o.recompute = 2
-    elseif r == "marked" then o.recompute = 3
-    elseif type(r) == "number" or (type(r) == "table" and type(r.every) == "number") then
-      o.recompute, o.k = 1, type(r) == "number" and r or r.every
-      if not isint(o.k, 1) then
-        error(string.format("%s: recompute = k (layers per segment) must be an integer >= 1, got %s",
-          what, numtext(o.k)), 3)
-      end
-    else
-      error(what .. ": recompute must be \"none\", \"sqrt\", \"marked\", k or {every=k} (layers per segment)", 3)
-    end
-    if opts.inference ~= nil and type(opts.inference) ~= "boolean" then
-      error(what .. ": inference must be true or false, got " .. type(opts.inference), 3)
-    end
-    o.inference = opts.inference and true or false
-    o.fuse, o.fuse_names = fuse_bits(opts.fuse, what)
-    local off = opts.offload
-    if off ~= nil and off ~= false then
-      local list = type(off) == "table" and off or { off }
-      o.offload = {}
-      for _, v in ipairs(list) do
-        if v ~= "optimizer" and v ~= "params" then
-          error(what .. ": offload must be \"optimizer\", \"params\" or {\"optimizer\", \"params\"}, got "
-            .. tostring(v), 3)
-        end
-        o.offload[v] = true
-      end
-      if opts.inference then error(what .. ": offload is for training steps (inference = true given)", 3) end
-    end
-    o.precision_name = opts.precision or "fp32"
-    o.precision_given = opts.precision ~= nil
-    o.optimizer_name = opts.optimizer or "sgd"
-    return o, names, values
+    if not seen[name] then bits = bits + b; seen[name] = true; names[#names + 1] = name end
   end
-
-  local function unboundmsg(names, values, g)
-    local ok, err = pcall(core.graph_analyze, g._h, 0, 0, 0, 0, true, names, values)
-    if ok then return nil end
-    return tostring(err)
-  end
-
-  -- g:ops, g:layers, g:summary, g:footprint_exact need numbers: name the call and the dims.
-  local function needbound(g, s, what)
-    if s.symbolic then
-      error(string.format("%s: graph '%s' needs every dim bound; no value for %s (pass them, e.g. %s{%s = ...})",
-        what, g.name, s.unbound, what, (s.unbound:match("^[%w_]+") or "b")), 3)
+  for k in pairs(v) do
+    if type(k) ~= "number" then
+      error(what .. ": fuse must be a list of passes, got the key '" .. tostring(k) .. "'", 4)
     end
   end
-
-  local stats_tostring -- one line with units (defined after si below)
-
-  local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
-    footprint_order = true, footprint_heuristic = true }
-
-  function Graph:stats(opts)
-    local o, names, values = parse(opts, "g:stats")
-    apply_lora(self)
-    local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
-      o.inference, names, values, o.fuse)
-    if not ok then
-      if not tostring(a):find("needs every dim bound", 1, true) then error(a, 2) end
-      local unbound = tostring(a)
-      if o.fuse ~= 0 then
-        error("g:stats: fuse needs every dim bound (the fusion passes work on numbers): "
-          .. unbound, 2)
-      end
-      local p = core.graph_symbolic(self._h, o.optimizer, o.precision, o.recompute, o.k,
-        o.inference, names, values)
-      local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
-        flops_update = poly.wrap(p[4]), flops_recompute = poly.wrap(p[5]), flops = poly.wrap(p[6]),
-        bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
-        optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention(),
-        unbound = unbound:match("no value for (.*)$") or unbound,
-        nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops }
-      for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
-      return setmetatable(s, { __index = function(_, k)
-        if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
-      end, __tostring = stats_tostring })
-    end
-    memory.account()
-    local t = core.analysis_totals(a)
-    local offload = o.offload and offload_of(o, t, a) or nil
-    local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
-                    activations = t.activations, workspace = t.workspace }
-    if offload then -- the device's footprint; the whole step's stays in offload.footprint_full
-      offload.footprint_full = fp
-      fp = offload.footprint
-      if offload.optimizer then bd.optimizer = 0 end
-      if offload.params then bd.weights = offload.working_set end
-    end
-    local saved = nil
-    if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
-      local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
-        false, names, values, o.fuse))
-      saved = base.footprint - t.footprint
-    end
-    return pretty.object({
-      footprint_saved = saved, offload = offload,
-      params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
-      flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
-      io = t.io, intensity = t.intensity, footprint = fp, trainable = t.trainable,
-      precision_given = o.precision_given,
-      footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
-      breakdown = bd,
-      analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
-      fuse = o.fuse_names,
-      nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
-      convention = core.graph_convention(),
-      inference = o.inference or nil,
-    }, stats_tostring)
-  end
-  doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=} -> stats",
-    "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
-    .. "(and footprint_saved under a recompute policy); optimizer: sgd, momentum, rmsprop, adam, "
-    .. "adamw, adafactor, adam8bit; precision: fp32, tf32, fp16, bf16, mixed, mixed_bf16, fp8; "
-    .. "offload = \"optimizer\" | \"params\" | both (ZeRO-Offload: s.offload has host_bytes, "
-    .. "traffic per step; s.footprint is the device's); trainable = params not frozen; "
-    .. "polynomials when dims are unbound (footprint then needs every dim bound)")
-
-  -- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training
-  -- step; the same as g:stats once a loss is marked.
-  function Graph:train(opts)
-    opts = opts or {}
-    local o = {}
-    for k, v in pairs(opts) do if k ~= "loss" then o[k] = v end end
-    if opts.loss ~= nil then self:loss(opts.loss) end
-    o.inference = nil
-    return self:stats(o)
-  end
-  doc.doc(Graph.train, "g:train{loss=t, optimizer=, precision=, recompute=, bindings...} -> stats",
-    "mark the loss and analyse the expanded training step (g:stats does it once a loss is marked)")
-
-  function Graph:flops(b) return self:stats(b).flops end
-  function Graph:params(b) return self:stats(b).params end
-  doc.doc(Graph.flops, "g:flops{bindings} -> number or poly", "FLOPs of a training step (s.flops)")
-  doc.doc(Graph.params, "g:params{bindings} -> number or poly", "parameter count")
-
-  -- Forward FLOPs of the ops of one type, as a poly (bindings optional).
-  function Graph:type_flops(tname, b)
-    local names, values = {}, {}
-    if b ~= nil and type(b) ~= "table" then error("g:type_flops: bindings must be a table", 2) end
-    for k, v in pairs(b or {}) do
-      if type(k) ~= "string" or type(v) ~= "number" then
-        error(string.format("g:type_flops: binding %s must be a number (a positive integer dim), got %s",
-          tostring(k), type(v)), 2)
-      end
-      names[#names + 1] = k; values[#values + 1] = v
-    end
-    TYPE = TYPE -- validate the name with a clear error
-    local _ = TYPE[tname]
-    return poly.wrap(core.graph_symbolic_type(self._h, tname, names, values))
-  end
-  doc.doc(Graph.type_flops, "g:type_flops(type[, bindings]) -> poly", "forward FLOPs of the ops of one type, e.g. \"matmul\"")
-
-  function Graph:ops(opts)
-    local s = self:stats(opts)
-    needbound(self, s, "g:ops")
-    local a = s.analysis
-    local F, B, P, L, T = core.analysis_arrays(a)
-    local layers = s.layers
-    local rows = {}
-    for i = 1, #F do
-      local l = L[i]
-      rows[i] = { name = core.analysis_op_name(a, i - 1), type = core.graph_op_type_name(T[i]),
-        phase = PHASES[P[i]], flops = F[i], bytes = B[i],
-        intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l + 1, layer_name = l >= 0 and layers[l + 1] or nil }
-    end
-    return rows
-  end
-  doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=}, ...}",
-    "per-op rows of the training step (all dims bound)")
-
-  -- Per-layer costs for pipeline partitioning.
-  function Graph:layers(opts)
-    local s = self:stats(opts)
-    needbound(self, s, "g:layers")
-    local rows = {}
-    for i, name in ipairs(s.layers) do
-      local p, f, b, u, act, wb = core.analysis_layer(s.analysis, i - 1)
-      rows[i] = { name = name, index = i, params = p, flops_fwd = f, flops_bwd = b,
-        flops_update = u, activations_out = act, weight_bytes = wb }
-    end
-    return rows
-  end
-  doc.doc(Graph.layers, "g:layers{bindings...} -> {{name=, params=, flops_fwd=, flops_bwd=, flops_update=, activations_out=, weight_bytes=}, ...}",
-    "per-layer costs of the step (g:layer scopes): activations_out = bytes of forward activations sent to other layers")
-
-  -- Rounding done here, not by the C library's printf (Lua 5.4) or LuaJIT's own formatter,
-  -- which round halfway cases (0.125) differently: both backends print the same text.
-  local function round2(x)
-    if x ~= x or x == math.huge or x == -math.huge then return x end
-    return (x < 0 and -math.floor(-x * 100 + 0.5) or math.floor(x * 100 + 0.5)) / 100
-  end
-  local si = pretty.si
-  M.si = si
-
-  -- "stats: training step (adam, fp32), 25.6 M params, 784 GFLOP (fwd 264 G, bwd 520 G), 27 GB
-  -- moved (29.1 FLOP/B), footprint 2.93 GB": what the REPL shows for g:stats{...}.
-  stats_tostring = function(s)
-    local function n(x) return type(x) == "number" and x or nil end
-    local what = string.format("stats: %s step (%s, %s)", rawget(s, "inference") and "inference" or "training",
-      tostring(rawget(s, "optimizer")), tostring(rawget(s, "precision")))
-    if rawget(s, "symbolic") then
-      return string.format("%s, symbolic (unbound %s): params %s, FLOPs %s; dlb.pretty.full(s) for every field",
-        what, tostring(rawget(s, "unbound")), tostring(rawget(s, "params")), tostring(rawget(s, "flops")))
-    end
-    local p = (si(n(s.params) or 0, ""):gsub("%s+$", "")) .. " params"
-    if n(s.trainable) and s.trainable ~= s.params then
-      p = p .. " (" .. (si(s.trainable, ""):gsub("%s+$", "")) .. " trainable)"
-    end
-    local out = { what, p,
-      string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
-      string.format("%s moved (%.3g FLOP/B)", si(s.bytes, "B"), s.intensity),
-      "footprint " .. si(s.footprint, "B") }
-    return table.concat(out, ", ")
-  end
-
-  function Graph:summary(opts)
-    local s = self:stats(opts)
-    needbound(self, s, "g:summary")
-    local F, B, P, _, T = core.analysis_arrays(s.analysis)
-    local by, order = {}, {}
-    for i = 1, #F do
-      local k = core.graph_op_type_name(T[i])
-      local r = by[k]
-      if not r then r = { type = k, n = 0, flops = 0, bytes = 0, fwd = 0, bwd = 0 }; by[k] = r; order[#order + 1] = r end
-      r.n = r.n + 1
-      r.flops = r.flops + F[i]
-      r.bytes = r.bytes + B[i]
-      if P[i] == 0 then r.fwd = r.fwd + F[i] else r.bwd = r.bwd + F[i] end
-    end
-    table.sort(order, function(x, y) return x.flops > y.flops or (x.flops == y.flops and x.type < y.type) end)
-    local out = {}
-    local bind = {}
-    for k, v in pairs(opts or {}) do bind[#bind + 1] = tostring(k) .. "=" .. tostring(v) end
-    table.sort(bind)
-    out[#out + 1] = string.format("graph '%s': %s step, %d ops%s", self.name,
-      (opts or {}).inference and "inference" or "training", #F,
-      #bind > 0 and (" (" .. table.concat(bind, " ") .. ")") or "")
-    out[#out + 1] = string.format("%-20s %7s %12s %7s %12s %7s %8s", "op type", "count", "FLOPs",
-      "share", "bytes", "share", "FLOP/B")
-    for _, r in ipairs(order) do
-      out[#out + 1] = string.format("%-20s %7d %12s %6.2f%% %12s %6.2f%% %8.2f", r.type, r.n,
-        si(r.flops, "FLOP"), round2(s.flops > 0 and 100 * r.flops / s.flops or 0), si(r.bytes, "B"),
-        round2(s.bytes > 0 and 100 * r.bytes / s.bytes or 0), round2(r.bytes > 0 and r.flops / r.bytes or 0))
-    end
-    out[#out + 1] = string.format("%-20s %7d %12s %7s %12s %7s %8.2f", "total", #F, si(s.flops, "FLOP"),
-      "100%", si(s.bytes, "B"), "100%", round2(s.intensity))
-    out[#out + 1] = string.format("FLOPs fwd %s, bwd %s, update %s, recompute %s; params %.0f; io %s",
-      si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP"), si(s.flops_update, "FLOP"),
-      si(s.flops_recompute, "FLOP"), s.params, si(s.io, "B"))
-    local b = s.breakdown
-    out[#out + 1] = string.format("footprint %s (weights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
-      si(s.footprint, "B"), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
-      si(b.activations, "B"), si(b.workspace, "B"))
-    out[#out + 1] = s.convention
-    local text = table.concat(out, "\n")
-    print(text)
-    return pretty.shown(text) -- printed: the REPL does not echo it
-  end
-  doc.doc(Graph.summary, "g:summary{bindings...} -> text",
-    "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention; "
-    .. "returns the text (the REPL does not print it twice)")
-
-  function Graph:dot() return core.graph_dot(self._h) end
-  doc.doc(Graph.dot, "g:dot() -> string", "Graphviz DOT text of the forward graph")
-
-  -- The exact minimal footprint by exhaustive search (steps of at most 20 ops).
-  function Graph:footprint_exact(opts)
-    local s = self:stats(opts)
-    needbound(self, s, "g:footprint_exact")
-    return core.analysis_exact(s.analysis)
-  end
-  doc.doc(Graph.footprint_exact, "g:footprint_exact{bindings...} -> bytes",
-    "minimal footprint over all op orders (exhaustive; at most 20 ops in the step)")
+  return bits, names
 end
+
+-- Split an options table into engine options and bindings.
+local function parse(opts, what)
+  opts = opts or {}
+  if type(opts) ~= "table" then error(what .. ": options must be a table", 3) end
+  local o = { optimizer = 0, precision = 0, recompute = 0, k = 0, inference = false }
+  local names, values = {}, {}
+  for k, v in pairs(opts) do
+    if OPTKEYS[k] then
+      -- handled below
+    elseif type(k) == "string" and type(v) == "number" then
+      names[#names + 1] = k; values[#values + 1] = v
+    elseif type(k) == "string" and type(v) == "string" and tonumber(v) then
+      error(string.format("%s: binding %s must be a number (a positive integer dim), got the string '%s'",
+        what, k, v), 3)
+    else
+      error(options.message(k, OPTKEYS, what, nil, options.names(OPTKEYS)
+        .. "; bindings: name=number"), 3)
+    end
+  end
+  if opts.optimizer ~= nil then
+    o.optimizer = OPTIMIZERS[opts.optimizer]
+    if not o.optimizer then error(what .. ": unknown optimizer '" .. tostring(opts.optimizer) .. "' (" .. keys(OPTIMIZERS) .. ")", 3) end
+  end
+  if opts.precision ~= nil then
+    o.precision = PRECISIONS[opts.precision]
+    if not o.precision then error(what .. ": unknown precision '" .. tostring(opts.precision) .. "' (" .. keys(PRECISIONS) .. ")", 3) end
+  end
+  local r = opts.recompute
+  if r == nil or r == false or r == "none" then o.recompute = 0
+  elseif r == "sqrt" then o.recompute = 2
+  elseif r == "marked" then o.recompute = 3
+  elseif type(r) == "number" or (type(r) == "table" and type(r.every) == "number") then
+    o.recompute, o.k = 1, type(r) == "number" and r or r.every
+    if not isint(o.k, 1) then
+      error(string.format("%s: recompute = k (layers per segment) must be an integer >= 1, got %s",
+        what, numtext(o.k)), 3)
+    end
+  else
+    error(what .. ": recompute must be \"none\", \"sqrt\", \"marked\", k or {every=k} (layers per segment)", 3)
+  end
+  if opts.inference ~= nil and type(opts.inference) ~= "boolean" then
+    error(what .. ": inference must be true or false, got " .. type(opts.inference), 3)
+  end
+  o.inference = opts.inference and true or false
+  o.fuse, o.fuse_names = fuse_bits(opts.fuse, what)
+    o.fuse_given = opts.fuse ~= nil
+    if opts.framework == "auto" then
+      -- the default profile (the session's, else the family's): what the time models apply
+      if o.fuse_given then error(what .. ": give framework= or fuse=, not both", 3) end
+      o.framework = "auto"
+    elseif opts.framework ~= nil then
+      local ok, p = pcall(frameworks.get, opts.framework, what)
+      if not ok then error(p, 3) end
+      if o.fuse_given then
+        error(what .. ": give framework= or fuse=, not both (the profile '" .. p.name
+          .. "' sets the fusion passes)", 3)
+      end
+      o.framework = p.name
+    end
+  local off = opts.offload
+  if off ~= nil and off ~= false then
+    local list = type(off) == "table" and off or { off }
+    o.offload = {}
+    for _, v in ipairs(list) do
+      if v ~= "optimizer" and v ~= "params" and v ~= "activations" then
+        error(what .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list of "
+          .. "them, got " .. tostring(v), 3)
+      end
+      o.offload[v] = true
+    end
+    if opts.inference then error(what .. ": offload is for training steps (inference = true given)", 3) end
+  end
+  o.precision_name = opts.precision or "fp32"
+  o.precision_given = opts.precision ~= nil
+  o.optimizer_name = opts.optimizer or "sgd"
+  return o, names, values
+end
+
+local function unboundmsg(names, values, g)
+  local ok, err = pcall(core.graph_analyze, g._h, 0, 0, 0, 0, true, names, values)
+  if ok then return nil end
+  return tostring(err)
+end
+
+-- g:ops, g:layers, g:summary, g:footprint_exact need numbers: name the call and the dims.
+local function needbound(g, s, what)
+  if s.symbolic then
+    error(string.format("%s: graph '%s' needs every dim bound; no value for %s (pass them, e.g. %s{%s = ...})",
+      what, g.name, s.unbound, what, (s.unbound:match("^[%w_]+") or "b")), 3)
+  end
+end
+
+local stats_tostring -- one line with units (defined after si below)
+
+local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
+  footprint_order = true, footprint_heuristic = true }
+
+-- The fusion bits of a list of pass names.
+local function bits_of(list)
+  local b = 0
+  for _, n in ipairs(list) do b = b + FUSE[n] end
+  return b
+end
+
+-- Whether analysis a holds a fused attention kernel (the attention pass found a pattern).
+local function has_attention(a)
+  local _, _, _, _, _, K = core.analysis_arrays(a)
+  for j = 1, #K do if K[j] == 1 then return true end end
+  return false
+end
+
+-- The graph's family for the default profile: the zoo's model name, or (a hand-built or
+-- imported graph) found once from the step: a transformer when the attention pass finds
+-- an attention pattern. Cached per graph size (a graph that grows is asked again).
+local function family_of(g, names, values, o)
+  local f = frameworks.family(g)
+  if f then return f end
+  local _, nops = core.graph_counts(g._h)
+  if rawget(g, "_family_nops") == nops then return rawget(g, "_family") end
+  local ok, a = pcall(core.graph_analyze, g._h, o.optimizer, o.precision, o.recompute, o.k,
+    o.inference, names, values, FUSE.attention)
+  if not ok then return nil end
+  f = has_attention(a) and "transformer" or "other"
+  rawset(g, "_family", f); rawset(g, "_family_nops", nops)
+  return f
+end
+
+function Graph:stats(opts)
+  local o, names, values = parse(opts, "g:stats")
+  apply_lora(self)
+  -- the framework profile (issue [18]): g:stats counts the algorithmic step unless
+  -- framework= names a profile (fuse= alone: the caller's own switches, as before
+  -- profiles); the time models (roofline.time, parallel.evaluate/plan) apply the default
+  -- profile to an algorithmic step they are given (frameworks.origin keeps its graph)
+  local fam = o.framework and family_of(self, names, values, o) or nil
+  local prof, psource
+  if o.framework == "auto" then
+    prof, psource = frameworks.resolve(nil, fam, false, "g:stats")
+  elseif o.framework then
+    prof, psource = frameworks.resolve(o.framework, fam, false, "g:stats")
+  else
+    prof = frameworks.get("none")
+    psource = o.fuse_given and "explicit switches (fuse=)" or frameworks.ALGORITHMIC
+  end
+  if o.framework then
+    o.fuse_names = frameworks.fuse_of(prof, fam)
+    o.fuse = bits_of(o.fuse_names)
+    if #o.fuse_names == 0 then o.fuse_names = nil end
+  end
+  local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
+    o.inference, names, values, o.fuse)
+  local pnote = nil
+  if not ok and not o.fuse_given and o.fuse ~= 0
+      and tostring(a):find("needs every dim bound", 1, true) then
+    -- symbolic counts: the profile's fusion passes need numbers; the algorithmic step
+    pnote = "symbolic counts are the unfused step (the profile's fusion passes need every dim bound)"
+    o.fuse, o.fuse_names = 0, nil
+    ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
+      o.inference, names, values, 0)
+  end
+  if not ok then
+    if not tostring(a):find("needs every dim bound", 1, true) then error(a, 2) end
+    local unbound = tostring(a)
+    if o.fuse ~= 0 then
+      error("g:stats: fuse needs every dim bound (the fusion passes work on numbers): "
+        .. unbound, 2)
+    end
+    local p = core.graph_symbolic(self._h, o.optimizer, o.precision, o.recompute, o.k,
+      o.inference, names, values)
+    local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
+      flops_update = poly.wrap(p[4]), flops_recompute = poly.wrap(p[5]), flops = poly.wrap(p[6]),
+      bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
+      optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention(),
+      unbound = unbound:match("no value for (.*)$") or unbound,
+        nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops,
+        framework = prof.name, framework_source = psource, framework_note = pnote,
+        provenance = frameworks.provenance(prof, psource, "none (no device)") }
+    for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
+    return setmetatable(s, { __index = function(_, k)
+      if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
+    end, __tostring = stats_tostring })
+  end
+  memory.account()
+  local t = core.analysis_totals(a)
+  local offload = o.offload and offload_of(o, t, a) or nil
+  local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
+                  activations = t.activations, workspace = t.workspace }
+  if offload then -- the device's footprint; the whole step's stays in offload.footprint_full
+    offload.footprint_full = fp
+    fp = offload.footprint
+    if offload.optimizer then bd.optimizer = 0 end
+    if offload.params then bd.weights = offload.working_set end
+    if offload.activations then bd.activations = offload.activations_kept end
+  end
+  local saved = nil
+  if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
+    local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
+      false, names, values, o.fuse))
+    saved = base.footprint - t.footprint
+  end
+  local res = pretty.object({
+    footprint_saved = saved, offload = offload,
+    params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
+    flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
+    io = t.io, intensity = t.intensity, footprint = fp, trainable = t.trainable,
+    precision_given = o.precision_given,
+    footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
+    breakdown = bd,
+    analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
+    fuse = o.fuse_names,
+    framework = prof.name, framework_source = psource, attention_kernel = prof.attention,
+    provenance = frameworks.provenance(prof, psource, "none (no device)"),
+    nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
+    convention = core.graph_convention(),
+    inference = o.inference or nil,
+  }, stats_tostring)
+  frameworks.origin[res] = { graph = self, opts = opts or {}, family = fam }
+  return res
+end
+doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=, framework=} -> stats",
+  "the step as built (the algorithmic counts) unless framework= names a profile "
+  .. "(dlb.frameworks; \"auto\": the default one) whose fusion passes apply; "
+  .. "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
+  .. "(and footprint_saved under a recompute policy); optimizer: sgd, momentum, rmsprop, adam, "
+  .. "adamw, adafactor, adam8bit; precision: fp32, tf32, fp16, bf16, mixed, mixed_bf16, fp8; "
+  .. "offload = \"optimizer\" | \"params\" | both (ZeRO-Offload: s.offload has host_bytes, "
+  .. "traffic per step; s.footprint is the device's); trainable = params not frozen; "
+  .. "polynomials when dims are unbound (footprint then needs every dim bound)")
+
+-- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training
+-- step; the same as g:stats once a loss is marked.
+function Graph:train(opts)
+  opts = opts or {}
+  local o = {}
+  for k, v in pairs(opts) do if k ~= "loss" then o[k] = v end end
+  if opts.loss ~= nil then self:loss(opts.loss) end
+  o.inference = nil
+  return self:stats(o)
+end
+doc.doc(Graph.train, "g:train{loss=t, optimizer=, precision=, recompute=, bindings...} -> stats",
+  "mark the loss and analyse the expanded training step (g:stats does it once a loss is marked)")
+
+-- g:flops and g:params count the algorithmic step: no framework profile unless one is given
+-- (a profile's fused kernels may recompute, e.g. FlashAttention's backward: hardware FLOPs)
+local function algorithmic(b)
+  if type(b) ~= "table" or b.framework ~= nil or b.fuse ~= nil then return b end
+  local c = { framework = "none" }
+  for k, v in pairs(b) do c[k] = v end
+  return c
+end
+function Graph:flops(b) return self:stats(algorithmic(b or {})).flops end
+function Graph:params(b) return self:stats(algorithmic(b or {})).params end
+doc.doc(Graph.flops, "g:flops{bindings} -> number or poly", "FLOPs of the algorithmic training step "
+  .. "(s.flops with framework = \"none\" unless framework= or fuse= is given)")
+doc.doc(Graph.params, "g:params{bindings} -> number or poly", "parameter count")
+
+-- Forward FLOPs of the ops of one type, as a poly (bindings optional).
+function Graph:type_flops(tname, b)
+  local names, values = {}, {}
+  if b ~= nil and type(b) ~= "table" then error("g:type_flops: bindings must be a table", 2) end
+  for k, v in pairs(b or {}) do
+    if type(k) ~= "string" or type(v) ~= "number" then
+      error(string.format("g:type_flops: binding %s must be a number (a positive integer dim), got %s",
+        tostring(k), type(v)), 2)
+    end
+    names[#names + 1] = k; values[#values + 1] = v
+  end
+  TYPE = TYPE -- validate the name with a clear error
+  local _ = TYPE[tname]
+  return poly.wrap(core.graph_symbolic_type(self._h, tname, names, values))
+end
+doc.doc(Graph.type_flops, "g:type_flops(type[, bindings]) -> poly", "forward FLOPs of the ops of one type, e.g. \"matmul\"")
+
+function Graph:ops(opts)
+  local s = self:stats(opts)
+  needbound(self, s, "g:ops")
+  local a = s.analysis
+  local F, B, P, L, T = core.analysis_arrays(a)
+  local layers = s.layers
+  local rows = {}
+  for i = 1, #F do
+    local l = L[i]
+    rows[i] = { name = core.analysis_op_name(a, i - 1), type = core.graph_op_type_name(T[i]),
+      phase = PHASES[P[i]], flops = F[i], bytes = B[i],
+      intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l + 1, layer_name = l >= 0 and layers[l + 1] or nil }
+  end
+  return rows
+end
+doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=}, ...}",
+  "per-op rows of the training step (all dims bound)")
+
+-- Per-layer costs for pipeline partitioning.
+function Graph:layers(opts)
+  local s = self:stats(opts)
+  needbound(self, s, "g:layers")
+  local rows = {}
+  for i, name in ipairs(s.layers) do
+    local p, f, b, u, act, wb = core.analysis_layer(s.analysis, i - 1)
+    rows[i] = { name = name, index = i, params = p, flops_fwd = f, flops_bwd = b,
+      flops_update = u, activations_out = act, weight_bytes = wb }
+  end
+  return rows
+end
+doc.doc(Graph.layers, "g:layers{bindings...} -> {{name=, params=, flops_fwd=, flops_bwd=, flops_update=, activations_out=, weight_bytes=}, ...}",
+  "per-layer costs of the step (g:layer scopes): activations_out = bytes of forward activations sent to other layers")
+
+-- Rounding done here, not by the C library's printf (Lua 5.4) or LuaJIT's own formatter,
+-- which round halfway cases (0.125) differently: both backends print the same text.
+local function round2(x)
+  if x ~= x or x == math.huge or x == -math.huge then return x end
+  return (x < 0 and -math.floor(-x * 100 + 0.5) or math.floor(x * 100 + 0.5)) / 100
+end
+local si = pretty.si
+M.si = si
+
+-- "stats: training step (adam, fp32), 25.6 M params, 784 GFLOP (fwd 264 G, bwd 520 G), 27 GB
+-- moved (29.1 FLOP/B), footprint 2.93 GB": what the REPL shows for g:stats{...}.
+stats_tostring = function(s)
+  local function n(x) return type(x) == "number" and x or nil end
+  local what = string.format("stats: %s step (%s, %s)", rawget(s, "inference") and "inference" or "training",
+    tostring(rawget(s, "optimizer")), tostring(rawget(s, "precision")))
+  if rawget(s, "symbolic") then
+    return string.format("%s, symbolic (unbound %s): params %s, FLOPs %s; dlb.pretty.full(s) for every field",
+      what, tostring(rawget(s, "unbound")), tostring(rawget(s, "params")), tostring(rawget(s, "flops")))
+  end
+  local p = (si(n(s.params) or 0, ""):gsub("%s+$", "")) .. " params"
+  if n(s.trainable) and s.trainable ~= s.params then
+    p = p .. " (" .. (si(s.trainable, ""):gsub("%s+$", "")) .. " trainable)"
+  end
+  local out = { what, p,
+    string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
+    string.format("%s moved (%.3g FLOP/B)", si(s.bytes, "B"), s.intensity),
+    "footprint " .. si(s.footprint, "B") }
+    local fw = rawget(s, "framework")
+    if fw then
+      local src = tostring(rawget(s, "framework_source") or "")
+      out[#out + 1] = src == frameworks.ALGORITHMIC and "algorithmic step (framework none)"
+        or ("framework " .. fw)
+    end
+  return table.concat(out, ", ")
+end
+
+function Graph:summary(opts)
+  local s = self:stats(opts)
+  needbound(self, s, "g:summary")
+  local F, B, P, _, T = core.analysis_arrays(s.analysis)
+  local by, order = {}, {}
+  for i = 1, #F do
+    local k = core.graph_op_type_name(T[i])
+    local r = by[k]
+    if not r then r = { type = k, n = 0, flops = 0, bytes = 0, fwd = 0, bwd = 0 }; by[k] = r; order[#order + 1] = r end
+    r.n = r.n + 1
+    r.flops = r.flops + F[i]
+    r.bytes = r.bytes + B[i]
+    if P[i] == 0 then r.fwd = r.fwd + F[i] else r.bwd = r.bwd + F[i] end
+  end
+  table.sort(order, function(x, y) return x.flops > y.flops or (x.flops == y.flops and x.type < y.type) end)
+  local out = {}
+  local bind = {}
+  for k, v in pairs(opts or {}) do bind[#bind + 1] = tostring(k) .. "=" .. tostring(v) end
+  table.sort(bind)
+  out[#out + 1] = string.format("graph '%s': %s step, %d ops%s", self.name,
+    (opts or {}).inference and "inference" or "training", #F,
+    #bind > 0 and (" (" .. table.concat(bind, " ") .. ")") or "")
+  out[#out + 1] = string.format("%-20s %7s %12s %7s %12s %7s %8s", "op type", "count", "FLOPs",
+    "share", "bytes", "share", "FLOP/B")
+  for _, r in ipairs(order) do
+    out[#out + 1] = string.format("%-20s %7d %12s %6.2f%% %12s %6.2f%% %8.2f", r.type, r.n,
+      si(r.flops, "FLOP"), round2(s.flops > 0 and 100 * r.flops / s.flops or 0), si(r.bytes, "B"),
+      round2(s.bytes > 0 and 100 * r.bytes / s.bytes or 0), round2(r.bytes > 0 and r.flops / r.bytes or 0))
+  end
+  out[#out + 1] = string.format("%-20s %7d %12s %7s %12s %7s %8.2f", "total", #F, si(s.flops, "FLOP"),
+    "100%", si(s.bytes, "B"), "100%", round2(s.intensity))
+  out[#out + 1] = string.format("FLOPs fwd %s, bwd %s, update %s, recompute %s; params %.0f; io %s",
+    si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP"), si(s.flops_update, "FLOP"),
+    si(s.flops_recompute, "FLOP"), s.params, si(s.io, "B"))
+  local b = s.breakdown
+  out[#out + 1] = string.format("footprint %s (weights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
+    si(s.footprint, "B"), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
+    si(b.activations, "B"), si(b.workspace, "B"))
+  out[#out + 1] = s.convention
+  local text = table.concat(out, "\n")
+  print(text)
+  return pretty.shown(text) -- printed: the REPL does not echo it
+end
+doc.doc(Graph.summary, "g:summary{bindings...} -> text",
+  "print a profiler-style table by op type with FLOP and byte shares, and the FLOP convention; "
+  .. "returns the text (the REPL does not print it twice)")
+
+function Graph:dot() return core.graph_dot(self._h) end
+doc.doc(Graph.dot, "g:dot() -> string", "Graphviz DOT text of the forward graph")
+
+-- The exact minimal footprint by exhaustive search (steps of at most 20 ops).
+function Graph:footprint_exact(opts)
+  local s = self:stats(opts)
+  needbound(self, s, "g:footprint_exact")
+  return core.analysis_exact(s.analysis)
+end
+doc.doc(Graph.footprint_exact, "g:footprint_exact{bindings...} -> bytes",
+  "minimal footprint over all op orders (exhaustive; at most 20 ops in the step)")
+
+return M

@@ -2,190 +2,266 @@
 -- g:stats{optimizer=} knows (state bytes and update FLOPs per parameter), frozen weights
 -- (g:freeze), LoRA adapters (g:lora, used by dlbench.nn.linear) and the ZeRO-Offload
 -- accounting of g:stats{offload=}. docs/graph.md "Optimizers", "Frozen weights and LoRA",
--- "Offload". Installed by graph.lua:
---   local s = require("dlbench.graph_setups")(M, Graph, Tensor, ROLES, isint)
---   s.apply_lora(g), s.offload_of(o, totals, analysis)
+-- "Offload". graph.lua copies optimizers, optimizer_state_bytes and lora_target into
+-- dlb.graph and M.methods (g:freeze, g:unfreeze, g:lora) into its graphs' methods;
+-- graph_analysis.lua uses M.apply_lora(g) and M.offload_of(o, totals, analysis).
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
+local base = require "dlbench.graph_base"
+local Tensor, ROLES, isint = base.Tensor, base.ROLES, base.isint
 
-return function(M, Graph, Tensor, ROLES, isint)
-  -- The optimizers g:stats{optimizer=} knows: update FLOPs per parameter (graphs/ir/op_cost.c)
-  -- and optimizer-state bytes per parameter of a weight of shape `dims` with fp32 states
-  -- (mixed precision adds a 4-byte fp32 master copy; fp16/bf16 policies store the states at
-  -- 2 bytes). docs/graph.md "Optimizers" gives the sources.
-  local function factored(dims)
-    local n = #dims
-    if n < 2 then return 4 end
-    local r, c = dims[n - 1], dims[n]
-    return 4 * (r + c) / (r * c) -- a row and a column vector of fp32 per matrix
-  end
-  M.optimizers = {
-    sgd = { update_flops = 2, state_bytes = function() return 0 end,
-      source = "w -= lr*g" },
-    momentum = { update_flops = 4, state_bytes = function() return 4 end,
-      source = "heavy-ball momentum, one velocity per parameter" },
-    rmsprop = { update_flops = 9, state_bytes = function() return 4 end,
-      source = "Tieleman & Hinton 2012: one mean square per parameter" },
-    adam = { update_flops = 12, state_bytes = function() return 8 end,
-      source = "Kingma & Ba 2015, Alg. 1: m and v per parameter" },
-    adamw = { update_flops = 14, state_bytes = function() return 8 end,
-      source = "Loshchilov & Hutter 2019, Alg. 2: Adam's m, v + decoupled decay (2 FLOPs)" },
-    adafactor = { update_flops = 11, state_bytes = factored,
-      source = "Shazeer & Stern 2018, Alg. 4 (beta1 = 0): row and column second moments" },
-    adam8bit = { update_flops = 20, state_bytes = function() return 2 end,
-      source = "Dettmers et al. 2022: Adam's m, v block-wise quantised to 8 bits "
-        .. "(+4 bytes of scale per 2048-element block, left out)" },
-  }
-  -- Optimizer-state bytes per parameter of a weight of shape dims (numbers) under optimizer
-  -- `name`, fp32 states.
-  function M.optimizer_state_bytes(name, dims)
-    local o = M.optimizers[name]
-    if not o then
-      local ks = {}
-      for k in pairs(M.optimizers) do ks[#ks + 1] = k end
-      table.sort(ks)
-      require("dlbench.errors").raise("dlb.graph.optimizer_state_bytes: unknown optimizer '"
-        .. tostring(name) .. "' (" .. table.concat(ks, ", ") .. ")")
-    end
-    if type(dims) ~= "table" then dims = {} end
-    return o.state_bytes(dims)
-  end
-  doc.doc(M.optimizer_state_bytes, "dlb.graph.optimizer_state_bytes(optimizer, dims) -> bytes",
-    "optimizer-state bytes per parameter of a weight of shape dims (fp32 states): sgd 0, "
-    .. "momentum 4, rmsprop 4, adam 8, adamw 8, adam8bit 2, adafactor 4(r+c)/(rc) for an r x c "
-    .. "matrix (4 for vectors)")
+local M = {}
+M.methods = {} -- graph methods (g:freeze, g:unfreeze, g:lora)
+local Graph = M.methods
 
-  -- The weights a freeze target names: a tensor, a Lua pattern matched against weight names,
-  -- or a list of those; nil: every weight. Returns their ids (an unmatched pattern is an
-  -- error naming it).
-  local function weights_of(g, what, fname)
-    local nt = core.graph_counts(g._h)
-    local ids, list = {}, what
-    if what == nil then list = { "" } -- every weight: the empty pattern matches every name
-    elseif type(what) ~= "table" or getmetatable(what) == Tensor then list = { what } end
-    for _, w in ipairs(list) do
-      if type(w) == "table" and getmetatable(w) == Tensor then
-        if w.graph ~= g then error(fname .. ": tensor of another graph", 3) end
-        ids[#ids + 1] = w.id
-      elseif type(w) == "string" or w == nil then
-        local n = 0
-        for t = 0, nt - 1 do
-          local name, _, _, role = core.graph_tensor_info(g._h, t)
-          if role == ROLES.weight and (w == nil or name:find(w)) then ids[#ids + 1] = t; n = n + 1 end
-        end
-        if n == 0 and w ~= nil then
-          error(string.format("%s: no weight's name matches '%s' (a Lua pattern)", fname, w), 3)
-        end
-      else
-        error(fname .. ": expected a weight tensor, a name pattern or a list of them, got " .. type(w), 3)
-      end
-    end
-    return ids
-  end
-
-  function Graph:freeze(what)
-    local ids = weights_of(self, what, "g:freeze")
-    for _, t in ipairs(ids) do core.graph_freeze(self._h, t, true) end
-    return #ids
-  end
-  function Graph:unfreeze(what)
-    local ids = weights_of(self, what, "g:unfreeze")
-    for _, t in ipairs(ids) do core.graph_freeze(self._h, t, false) end
-    return #ids
-  end
-  doc.doc(Graph.freeze, "g:freeze([weight | \"pattern\" | {...}]) -> count",
-    "freeze weights (all when none is named): no gradient, update or optimizer state for them; "
-    .. "gradients still flow through them to what needs them; s.trainable counts the others")
-  doc.doc(Graph.unfreeze, "g:unfreeze([weight | \"pattern\" | {...}]) -> count", "undo g:freeze")
-
-  local LORA_OPTS = { rank = true, targets = true, alpha = true }
-  -- LoRA (Hu et al. 2021): linear layers built afterwards whose name is a target (the whole
-  -- name, or its last "/" part) get trainable adapters A [nin, r] and B [r, nout] beside
-  -- their weight, y = x W + (alpha / r) (x A) B, and every other weight is frozen when the
-  -- step is analysed.
-  function Graph:lora(o)
-    if type(o) ~= "table" then error("g:lora: options table {rank=, targets={...}[, alpha=]} expected", 2) end
-    for k in pairs(o) do
-      if not LORA_OPTS[k] then
-        error("g:lora: unknown option '" .. tostring(k) .. "' (accepted: alpha, rank, targets)", 2)
-      end
-    end
-    if not isint(o.rank, 1) then error("g:lora: rank must be an integer >= 1, got " .. tostring(o.rank), 2) end
-    local targets = o.targets or { "q", "v" }
-    if type(targets) == "string" then targets = { targets } end
-    if type(targets) ~= "table" or #targets == 0 then
-      error("g:lora: targets must be a list of layer names like {\"q\", \"v\"}", 2)
-    end
-    local set = {}
-    for i, t in ipairs(targets) do
-      if type(t) ~= "string" then error("g:lora: targets[" .. i .. "] must be a string", 2) end
-      set[t] = true
-    end
-    if o.alpha ~= nil and type(o.alpha) ~= "number" then error("g:lora: alpha must be a number", 2) end
-    self._lora = { rank = o.rank, targets = set, alpha = o.alpha or o.rank, list = targets, done = 0 }
-    return self
-  end
-  doc.doc(Graph.lora, "g:lora{rank=, targets={\"q\", \"v\"}[, alpha=rank]} -> g",
-    "LoRA adapters (Hu et al. 2021) on the linear layers built afterwards whose name (or its "
-    .. "last /part) is a target: A [nin, rank], B [rank, nout], y = xW + alpha/rank (xA)B; all "
-    .. "other weights are frozen. Zoo models: dlb.models.<name>{..., lora = {rank=, targets=}}")
-
-  -- Whether a linear layer named `name` gets LoRA adapters.
-  function M.lora_target(g, name)
-    local lo = rawget(g, "_lora")
-    if not lo or type(name) ~= "string" then return false end
-    return lo.targets[name] or lo.targets[name:match("[^/]+$") or name] or false
-  end
-  doc.doc(M.lora_target, "dlb.graph.lora_target(g, name) -> boolean", "whether nn.linear gives layer `name` LoRA adapters")
-
-  -- Under LoRA: freeze the weights made since the last call that are not adapters.
-  local function apply_lora(g)
-    local lo = rawget(g, "_lora")
-    if not lo then return end
-    local nt = core.graph_counts(g._h)
-    for t = lo.done, nt - 1 do
-      local name, _, _, role = core.graph_tensor_info(g._h, t)
-      if role == ROLES.weight and not name:find("/lora_[AB]$") then core.graph_freeze(g._h, t, true) end
-    end
-    lo.done = nt
-  end
-
-
-  -- ZeRO-Offload (Ren et al. 2021) and parameter offload (ZeRO-Infinity, Rajbhandari et al.
-  -- 2021) of a step with totals t: what leaves the device's memory for the host's, the bytes
-  -- crossing the host link each step and the device footprint left. Optimizer offload: the
-  -- optimizer state and fp32 master weights live in host memory and the update runs on the
-  -- CPU; each step sends the gradients down (trainable params x gradient bytes) and the
-  -- updated weights back (trainable params x weight bytes) (Ren et al. sec. 4.1). Parameter
-  -- offload: the weights live in host memory and are fetched for the forward and again for
-  -- the backward pass (2 x weight bytes); the device keeps the largest layer's weights as a
-  -- working set (the largest weight tensor without layers). Both are persistent for the
-  -- whole step, so the footprint drops by their bytes at the peak.
-  local BYTES = { [0] = 4, 2, 2, 2, 2, 1, 4 } -- element bytes by policy (fp32 ... tf32)
-  local function offload_of(o, t, a)
-    local eb = BYTES[o.precision] or 4
-    local r = { optimizer = o.offload.optimizer or false, params = o.offload.params or false,
-      host_bytes = 0, traffic = 0, device_saved = 0 }
-    if r.optimizer then
-      r.host_bytes = r.host_bytes + t.optimizer
-      r.device_saved = r.device_saved + t.optimizer
-      r.traffic = r.traffic + t.trainable * (eb + eb) -- gradients down, updated weights up
-      r.cpu_update_flops = t.flops_update
-    end
-    if r.params then
-      local keep = 0
-      for i = 0, t.nlayers - 1 do
-        local _, _, _, _, _, wb = core.analysis_layer(a, i)
-        if wb > keep then keep = wb end
-      end
-      r.host_bytes = r.host_bytes + t.weights
-      r.device_saved = r.device_saved + math.max(0, t.weights - keep)
-      r.traffic = r.traffic + 2 * t.weights
-      r.working_set = keep
-    end
-    r.footprint = t.footprint - r.device_saved
-    return r
-  end
-
-  return { apply_lora = apply_lora, offload_of = offload_of }
+-- The optimizers g:stats{optimizer=} knows: update FLOPs per parameter (C's, from
+-- graphs/ir/op_cost.c through dlb_optimizer_update_flops) and optimizer-state bytes per
+-- parameter of a weight of shape `dims` with fp32 states (mixed precision adds a 4-byte fp32
+-- master copy; fp16/bf16 policies store the states at 2 bytes). docs/graph.md "Optimizers"
+-- gives the sources.
+local function factored(dims)
+  local n = #dims
+  if n < 2 then return 4 end
+  local r, c = dims[n - 1], dims[n]
+  return 4 * (r + c) / (r * c) -- a row and a column vector of fp32 per matrix
 end
+local function optimizer(name, state_bytes, source)
+  local id = base.OPTIMIZERS[name]
+  assert(id, "graph_setups: DLB_OPT_ has no " .. name)
+  return { update_flops = core.optimizer_update_flops(id), state_bytes = state_bytes, source = source }
+end
+M.optimizers = {
+  sgd = optimizer("sgd", function() return 0 end, "w -= lr*g"),
+  momentum = optimizer("momentum", function() return 4 end,
+    "heavy-ball momentum, one velocity per parameter"),
+  rmsprop = optimizer("rmsprop", function() return 4 end,
+    "Tieleman & Hinton 2012: one mean square per parameter"),
+  adam = optimizer("adam", function() return 8 end,
+    "Kingma & Ba 2015, Alg. 1: m and v per parameter"),
+  adamw = optimizer("adamw", function() return 8 end,
+    "Loshchilov & Hutter 2019, Alg. 2: Adam's m, v + decoupled decay (2 FLOPs)"),
+  adafactor = optimizer("adafactor", factored,
+    "Shazeer & Stern 2018, Alg. 4 (beta1 = 0): row and column second moments"),
+  adam8bit = optimizer("adam8bit", function() return 2 end,
+    "Dettmers et al. 2022: Adam's m, v block-wise quantised to 8 bits "
+      .. "(+4 bytes of scale per 2048-element block, left out)"),
+}
+-- Optimizer-state bytes per parameter of a weight of shape dims (numbers) under optimizer
+-- `name`, fp32 states.
+function M.optimizer_state_bytes(name, dims)
+  local o = M.optimizers[name]
+  if not o then
+    local ks = {}
+    for k in pairs(M.optimizers) do ks[#ks + 1] = k end
+    table.sort(ks)
+    require("dlbench.errors").raise("dlb.graph.optimizer_state_bytes: unknown optimizer '"
+      .. tostring(name) .. "' (" .. table.concat(ks, ", ") .. ")")
+  end
+  if type(dims) ~= "table" then dims = {} end
+  return o.state_bytes(dims)
+end
+doc.doc(M.optimizer_state_bytes, "dlb.graph.optimizer_state_bytes(optimizer, dims) -> bytes",
+  "optimizer-state bytes per parameter of a weight of shape dims (fp32 states): sgd 0, "
+  .. "momentum 4, rmsprop 4, adam 8, adamw 8, adam8bit 2, adafactor 4(r+c)/(rc) for an r x c "
+  .. "matrix (4 for vectors)")
+
+-- The weights a freeze target names: a tensor, a Lua pattern matched against weight names,
+-- or a list of those; nil: every weight. Returns their ids (an unmatched pattern is an
+-- error naming it).
+local function weights_of(g, what, fname)
+  local nt = core.graph_counts(g._h)
+  local ids, list = {}, what
+  if what == nil then list = { "" } -- every weight: the empty pattern matches every name
+  elseif type(what) ~= "table" or getmetatable(what) == Tensor then list = { what } end
+  for _, w in ipairs(list) do
+    if type(w) == "table" and getmetatable(w) == Tensor then
+      if w.graph ~= g then error(fname .. ": tensor of another graph", 3) end
+      ids[#ids + 1] = w.id
+    elseif type(w) == "string" or w == nil then
+      local n = 0
+      for t = 0, nt - 1 do
+        local name, _, _, role = core.graph_tensor_info(g._h, t)
+        if role == ROLES.weight and (w == nil or name:find(w)) then ids[#ids + 1] = t; n = n + 1 end
+      end
+      if n == 0 and w ~= nil then
+        error(string.format("%s: no weight's name matches '%s' (a Lua pattern)", fname, w), 3)
+      end
+    else
+      error(fname .. ": expected a weight tensor, a name pattern or a list of them, got " .. type(w), 3)
+    end
+  end
+  return ids
+end
+
+function Graph:freeze(what)
+  local ids = weights_of(self, what, "g:freeze")
+  for _, t in ipairs(ids) do core.graph_freeze(self._h, t, true) end
+  return #ids
+end
+-- Weight-only quantisation: the storage types a frozen weight may take (docs/graph.md
+-- "Quantised weights"; element sizes with their block scales in graphs/ir/op_cost.c).
+local QUANT = { int8 = true, fp8 = true, nf4 = true, int4 = true, fp16 = true, bf16 = true,
+  fp32 = true }
+-- What bitsandbytes/transformers leave in 16 bits when they quantise a model: the
+-- embeddings (not nn.Linear) and the output head (transformers' get_keys_to_not_convert).
+M.quantize_skip = { "wte", "wpe", "embed", "lm_head", "/lora_[AB]$" }
+local QUANT_OPTS = { skip = true }
+function Graph:quantize(dtype, what, o)
+  local fname = "g:quantize"
+  if type(dtype) ~= "string" or not QUANT[dtype] then
+    error(fname .. ": dtype must be one of int8, fp8, nf4, int4, fp16, bf16, fp32, got "
+      .. tostring(dtype), 2)
+  end
+  if type(what) == "table" and getmetatable(what) ~= Tensor and what[1] == nil and o == nil then
+    o, what = what, nil -- g:quantize("nf4", {skip = {...}})
+  end
+  o = o or {}
+  require("dlbench.options").check(o, QUANT_OPTS, fname)
+  local skip = o.skip or M.quantize_skip
+  if type(skip) == "string" then skip = { skip } end
+  if type(skip) ~= "table" then error(fname .. ": skip must be a list of Lua patterns", 2) end
+  local dt = core.enum["DLB_DT_" .. dtype:upper()]
+  local ids
+  if what ~= nil then ids = weights_of(self, what, fname)
+  else -- every matrix (rank >= 2) but the skipped names: the linear layers' weights
+    ids = {}
+    local nt = core.graph_counts(self._h)
+    for t = 0, nt - 1 do
+      local name, dims, _, role = core.graph_tensor_info(self._h, t)
+      if role == ROLES.weight and #dims >= 2 then
+        local keep = true
+        for _, p in ipairs(skip) do if name:find(p) then keep = false; break end end
+        if keep then ids[#ids + 1] = t end
+      end
+    end
+  end
+  for _, t in ipairs(ids) do
+    core.graph_set_dtype(self._h, t, dt)
+    core.graph_freeze(self._h, t, true) -- a quantised weight does not train (QLoRA, sec. 3)
+  end
+  return #ids
+end
+doc.doc(Graph.quantize, "g:quantize(dtype[, weight | \"pattern\" | {...}][, {skip=}]) -> count",
+  "weight-only quantisation: store weights as int8, fp8, nf4 or int4 (block scales counted: "
+  .. "nf4 4.127 bits, int4 4.156 bits per weight) and freeze them; by default every matrix "
+  .. "but the embeddings, the output head and LoRA adapters (skip = Lua patterns). QLoRA: "
+  .. "dlb.models.llama{..., lora = {...}, quantize = \"nf4\"}")
+
+function Graph:unfreeze(what)
+  local ids = weights_of(self, what, "g:unfreeze")
+  for _, t in ipairs(ids) do core.graph_freeze(self._h, t, false) end
+  return #ids
+end
+doc.doc(Graph.freeze, "g:freeze([weight | \"pattern\" | {...}]) -> count",
+  "freeze weights (all when none is named): no gradient, update or optimizer state for them; "
+  .. "gradients still flow through them to what needs them; s.trainable counts the others")
+doc.doc(Graph.unfreeze, "g:unfreeze([weight | \"pattern\" | {...}]) -> count", "undo g:freeze")
+
+local LORA_OPTS = { rank = true, targets = true, alpha = true }
+-- LoRA (Hu et al. 2021): linear layers built afterwards whose name is a target (the whole
+-- name, or its last "/" part) get trainable adapters A [nin, r] and B [r, nout] beside
+-- their weight, y = x W + (alpha / r) (x A) B, and every other weight is frozen when the
+-- step is analysed.
+function Graph:lora(o)
+  if type(o) ~= "table" then error("g:lora: options table {rank=, targets={...}[, alpha=]} expected", 2) end
+  require("dlbench.options").check(o, LORA_OPTS, "g:lora")
+  if not isint(o.rank, 1) then error("g:lora: rank must be an integer >= 1, got " .. tostring(o.rank), 2) end
+  local targets = o.targets or { "q", "v" }
+  if type(targets) == "string" then targets = { targets } end
+  if type(targets) ~= "table" or #targets == 0 then
+    error("g:lora: targets must be a list of layer names like {\"q\", \"v\"}", 2)
+  end
+  local set = {}
+  for i, t in ipairs(targets) do
+    if type(t) ~= "string" then error("g:lora: targets[" .. i .. "] must be a string", 2) end
+    set[t] = true
+  end
+  if o.alpha ~= nil and type(o.alpha) ~= "number" then error("g:lora: alpha must be a number", 2) end
+  self._lora = { rank = o.rank, targets = set, alpha = o.alpha or o.rank, list = targets, done = 0 }
+  return self
+end
+doc.doc(Graph.lora, "g:lora{rank=, targets={\"q\", \"v\"}[, alpha=rank]} -> g",
+  "LoRA adapters (Hu et al. 2021) on the linear layers built afterwards whose name (or its "
+  .. "last /part) is a target: A [nin, rank], B [rank, nout], y = xW + alpha/rank (xA)B; all "
+  .. "other weights are frozen. Zoo models: dlb.models.<name>{..., lora = {rank=, targets=}}")
+
+-- Whether a linear layer named `name` gets LoRA adapters.
+function M.lora_target(g, name)
+  local lo = rawget(g, "_lora")
+  if not lo or type(name) ~= "string" then return false end
+  return lo.targets[name] or lo.targets[name:match("[^/]+$") or name] or false
+end
+doc.doc(M.lora_target, "dlb.graph.lora_target(g, name) -> boolean", "whether nn.linear gives layer `name` LoRA adapters")
+
+-- Under LoRA: freeze the weights made since the last call that are not adapters.
+local function apply_lora(g)
+  local lo = rawget(g, "_lora")
+  if not lo then return end
+  local nt = core.graph_counts(g._h)
+  for t = lo.done, nt - 1 do
+    local name, _, _, role = core.graph_tensor_info(g._h, t)
+    if role == ROLES.weight and not name:find("/lora_[AB]$") then core.graph_freeze(g._h, t, true) end
+  end
+  lo.done = nt
+end
+
+
+-- ZeRO-Offload (Ren et al. 2021) and parameter offload (ZeRO-Infinity, Rajbhandari et al.
+-- 2021) of a step with totals t: what leaves the device's memory for the host's, the bytes
+-- crossing the host link each step and the device footprint left. Optimizer offload: the
+-- optimizer state and fp32 master weights live in host memory and the update runs on the
+-- CPU; each step sends the gradients down (trainable params x gradient bytes) and the
+-- updated weights back (trainable params x weight bytes) (Ren et al. sec. 4.1). Parameter
+-- offload: the weights live in host memory and are fetched for the forward and again for
+-- the backward pass (2 x weight bytes); the device keeps the largest layer's weights as a
+-- working set (the largest weight tensor without layers). Both are persistent for the
+-- whole step, so the footprint drops by their bytes at the peak.
+local BYTES = { [0] = 4, 2, 2, 2, 2, 1, 4 } -- element bytes by policy (fp32 ... tf32)
+local function offload_of(o, t, a)
+  local eb = BYTES[o.precision] or 4
+  local r = { optimizer = o.offload.optimizer or false, params = o.offload.params or false,
+    activations = false, host_bytes = 0, traffic = 0, device_saved = 0 }
+  if r.optimizer then
+    r.host_bytes = r.host_bytes + t.optimizer
+    r.device_saved = r.device_saved + t.optimizer
+    r.traffic = r.traffic + t.trainable * (eb + eb) -- gradients down, updated weights up
+    r.cpu_update_flops = t.flops_update
+  end
+  if r.params then
+    local keep = 0
+    for i = 0, t.nlayers - 1 do
+      local _, _, _, _, _, wb = core.analysis_layer(a, i)
+      if wb > keep then keep = wb end
+    end
+    r.host_bytes = r.host_bytes + t.weights
+    r.device_saved = r.device_saved + math.max(0, t.weights - keep)
+    r.traffic = r.traffic + 2 * t.weights
+    r.working_set = keep
+  end
+  if o.offload.activations then
+    -- activation offload (torchtune's and Megatron's CPU offloading of the tensors saved
+    -- for backward): they go to the host in the forward pass and come back in the
+    -- backward; the device keeps about one layer's, estimated as the activations at the
+    -- peak times the largest layer's share of the forward bytes (without layers: all stay)
+    local F, By, Ph, Ly = core.analysis_arrays(a)
+    local per, tot = {}, 0
+    for j = 1, #By do
+      if Ph[j] == 0 and Ly[j] >= 0 then
+        per[Ly[j]] = (per[Ly[j]] or 0) + By[j]; tot = tot + By[j]
+      end
+    end
+    local big = 0
+    for _, b in pairs(per) do if b > big then big = b end end
+    local keep = tot > 0 and t.activations * big / tot or t.activations
+    r.activations = true
+    r.activations_kept = keep
+    r.device_saved = r.device_saved + (t.activations - keep)
+    r.host_bytes = r.host_bytes + (t.activations - keep)
+    r.traffic = r.traffic + 2 * (t.activations - keep)
+  end
+  r.footprint = t.footprint - r.device_saved
+  return r
+end
+
+M.apply_lora, M.offload_of = apply_lora, offload_of
+return M

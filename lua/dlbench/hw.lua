@@ -11,10 +11,13 @@ local errors = require "dlbench.errors"
 
 local M = {}
 
-local PRECISIONS = core.hw_precisions()   -- fp64, fp32, tf32, fp16, bf16, fp8, int8
-local is_prec = {}
-for _, p in ipairs(PRECISIONS) do is_prec[p] = true end
+-- The precisions, the fields a device may have and the one check of a spec, shared with
+-- the catalogue files (lua/dlbench/hw_spec.lua; hw_csv.lua).
+local spec_ = require "dlbench.hw_spec"
+local PRECISIONS, is_prec = spec_.PRECISIONS, spec_.is_prec
+local ROOF_FIELDS, roof_rule, validate = spec_.ROOF_FIELDS, spec_.roof_rule, spec_.validate
 M.precisions = PRECISIONS
+M.roof_fields = ROOF_FIELDS
 
 -- Devices are read-only: a device is an empty proxy whose fields live in DATA (so the
 -- catalogue cannot be changed by `hw.mem = x` in one corner of a session). Its nested
@@ -52,128 +55,6 @@ Device.__newindex = function(t, k)
   readonly_error("device '" .. tostring(DATA[t].name) .. "'", k)
 end
 Device.__pairs = function(t) return next, DATA[t], nil end
-
--- The fields a device may have, and what they must be.
-local FIELDS = {
-  name = "string", kind = "string", year = "number", note = "string", vendor = "string",
-  peak = "table", mem = "number", mem_bw = "number", cache = "number",
-  flops_eff = "number", bw_eff = "number", links = "table", power = "number",
-  mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
-  -- the kernel model (graphs/hw/dlb_roofline.h dlb_op_time; docs/hw.md "Kernel efficiency")
-  kernel_overhead = "number", step_overhead = "number", half_bw_bytes = "number",
-  sm_count = "number", gemm_tile = "table", systolic = "number", vector_width = "number",
-  attn_eff = "number",
-}
--- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
-FIELDS.levels = "table"
-local FIELD_LIST = {}
-for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
-table.sort(FIELD_LIST)
-
-local function finite(x) return type(x) == "number" and x == x and x > -math.huge and x < math.huge end
-
--- Validate a device spec; `where` prefixes every message (e.g. "catalog.csv:3").
-local function validate(spec, where)
-  local function bad(fmt, ...)
-    local msg = where .. ": " .. string.format(fmt, ...)
-    if where:match(":%d+$") then error(msg, 0) end -- a file's line: already located
-    errors.raise(msg)
-  end
-  if type(spec) ~= "table" then bad("a device must be a table, got %s", type(spec)) end
-  for k, v in pairs(spec) do
-    local want = FIELDS[k]
-    if want == nil then
-      bad("unknown field '%s' (valid fields: %s)", tostring(k), table.concat(FIELD_LIST, ", "))
-    end
-    if type(v) ~= want then bad("field '%s' must be a %s, got %s", k, want, type(v)) end
-  end
-  if spec.name == nil or spec.name == "" then bad("a device needs a name") end
-  where = where .. ": device '" .. spec.name .. "'"
-  if spec.peak == nil or next(spec.peak) == nil then
-    bad("needs peak = {fp32 = FLOP/s, ...} with at least one precision")
-  end
-  for p, v in pairs(spec.peak) do
-    if not is_prec[p] then
-      bad("unknown precision '%s' in peak (expected %s)", tostring(p), table.concat(PRECISIONS, ", "))
-    end
-    if not finite(v) or v <= 0 then bad("peak.%s must be a positive FLOP/s, got %s", p, tostring(v)) end
-  end
-  local function positive(k, required, unit)
-    local v = spec[k]
-    if v == nil then
-      if required then bad("needs %s (%s)", k, unit) end
-      return
-    end
-    if not finite(v) or v <= 0 then bad("%s must be positive %s, got %s", k, unit, tostring(v)) end
-  end
-  positive("mem_bw", true, "bytes/s")
-  positive("mem", true, "bytes")
-  positive("power", false, "watts")
-  positive("mem_per_core", false, "bytes")
-  positive("cores", false, "cores")
-  if spec.cores ~= nil and spec.cores ~= math.floor(spec.cores) then
-    bad("cores must be a whole number, got %s", tostring(spec.cores))
-  end
-  positive("sm_count", false, "multiprocessors")
-  if spec.sm_count ~= nil and spec.sm_count ~= math.floor(spec.sm_count) then
-    bad("sm_count must be a whole number, got %s", tostring(spec.sm_count))
-  end
-  if (spec.cores == nil) ~= (spec.mem_per_core == nil) then
-    bad("cores and mem_per_core go together (a board whose cores each hold a model copy)")
-  end
-  -- a real zero cache is not a thing: leave cache out when it is unknown
-  if spec.cache ~= nil and (not finite(spec.cache) or spec.cache <= 0) then
-    bad("cache must be positive bytes (leave it out when unknown), got %s", tostring(spec.cache))
-  end
-  for _, k in ipairs { "flops_eff", "bw_eff", "attn_eff" } do
-    local v = spec[k]
-    if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
-      bad("%s must be in (0, 1], got %s", k, tostring(v))
-    end
-  end
-  for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes" } do
-    local v = spec[k]
-    if v ~= nil and (not finite(v) or v < 0) then bad("%s must be >= 0, got %s", k, tostring(v)) end
-  end
-  for _, k in ipairs { "sm_count", "systolic", "vector_width" } do
-    local v = spec[k]
-    if v ~= nil and (not finite(v) or v < 1 or v ~= math.floor(v)) then
-      bad("%s must be a whole number >= 1, got %s", k, tostring(v))
-    end
-  end
-  if spec.gemm_tile ~= nil then
-    local t = spec.gemm_tile
-    local function ok(x) return finite(x) and x >= 1 and x == math.floor(x) end
-    if not (ok(t[1]) and ok(t[2]) and t[3] == nil) then
-      bad("gemm_tile must be {m, n}, whole numbers >= 1 (the output tile of the GEMM kernels)")
-    end
-  end
-  if spec.links then
-    for tier, l in pairs(spec.links) do
-      if tier ~= "intra" and tier ~= "inter" and tier ~= "host" then
-        bad("unknown link tier '%s' (expected intra, inter, host)", tostring(tier))
-      end
-      if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
-      for k in pairs(l) do
-        if k ~= "bw" and k ~= "latency" then
-          bad("unknown field links.%s.%s (expected bw, latency)", tier, tostring(k))
-        end
-      end
-      if not finite(l.bw) or l.bw <= 0 then
-        bad("links.%s.bw must be positive bytes/s, got %s", tier, tostring(l.bw))
-      end
-      if l.latency ~= nil and (not finite(l.latency) or l.latency < 0) then
-        bad("links.%s.latency must be >= 0 seconds, got %s", tier, tostring(l.latency))
-      end
-    end
-  end
-  if spec.levels then levels.check(spec.levels, bad) end
-  if spec.source then
-    for k, v in pairs(spec.source) do
-      if type(v) ~= "string" then bad("source.%s must be a string", tostring(k)) end
-    end
-  end
-end
 
 -- A plain deep copy of a device's fields (what dlb.hw.define accepts).
 local function plain(dev)
@@ -335,10 +216,8 @@ function Device:roof(prec, opts)
       .. "drop cache_aware")
   end
   for _, k in ipairs { "flops_eff", "bw_eff" } do
-    local v = opts[k]
-    if v ~= nil and (not finite(v) or v <= 0 or v > 1) then
-      errors.raise(k .. " must be in (0, 1], got " .. tostring(v))
-    end
+    local msg = opts[k] ~= nil and roof_rule(k, opts[k])
+    if msg then errors.raise(msg) end
   end
   local tile = self.gemm_tile
   local r = {
@@ -346,12 +225,15 @@ function Device:roof(prec, opts)
     flops_eff = opts.flops_eff or self.flops_eff, bw_eff = opts.bw_eff or self.bw_eff,
     cache = (self.cache or 0) * (opts.cache_fraction or 1), elem = core.hw_precision_bytes(prec),
     cache_aware = opts.cache_aware and true or false, tile_m = tm, tile_n = tn,
-    kernel_overhead = self.kernel_overhead or 0, step_overhead = self.step_overhead or 0,
-    half_bw_bytes = self.half_bw_bytes or 0, sm_count = self.sm_count or 0,
     gemm_tile_m = tile and tile[1] or 0, gemm_tile_n = tile and tile[2] or 0,
-    systolic = self.systolic or 0, vector_width = self.vector_width or 0,
     attn_eff = self:attention_eff(prec),
   }
+  -- the rest of dlb_roof's fields as the device has them (0: off), but mem: a time on the
+  -- roofline is not refused for memory (roofline.lua reports fits, dlb.parallel.device
+  -- adds mem for the planner)
+  for _, k in ipairs(ROOF_FIELDS) do
+    if r[k] == nil and k ~= "mem" then r[k] = self[k] or 0 end
+  end
   levels.to_roof(self:level_list(), r)
   return r
 end
@@ -437,9 +319,14 @@ function Device:precisions()
 end
 
 -- The precision a study would use by default here: fp32 when present, else the widest
--- 16-bit format, else the first listed.
+-- 16-bit format, else tf32, else the first the device has in the enum's order. (A
+-- preference, deliberately not the enum's order.)
+local PREFERRED = { "fp32", "bf16", "fp16", "tf32" }
 function Device:default_precision()
-  for _, p in ipairs { "fp32", "bf16", "fp16", "tf32", "fp64", "fp8", "int8" } do
+  for _, p in ipairs(PREFERRED) do
+    if self.peak[p] then return p end
+  end
+  for _, p in ipairs(PRECISIONS) do
     if self.peak[p] then return p end
   end
 end
@@ -711,9 +598,62 @@ end
 doc.doc(M.list, "dlb.hw.list([{print=false}]) -> {devices}",
   "print the catalogue as a table (TFLOP/s per precision, GB, GB/s, MB, W) and return it")
 
--- Catalogue files (load, parse_csv, to_csv, save_csv): lua/dlbench/hw_csv.lua.
-require("dlbench.hw_csv")(M, { validate = validate, check_name = check_name, add = add,
-  is_prec = is_prec, DATA = DATA })
+-- == catalogue files =============================================================
+-- Their columns, parsing and text are lua/dlbench/hw_csv.lua's; defining their devices is
+-- the catalogue's.
+local csv = require "dlbench.hw_csv"
+M.csv_columns, M.parse_csv = csv.csv_columns, csv.parse_csv
+
+-- Load a catalogue file (.lua returning a spec or a list of specs, or .csv) and define
+-- its devices; returns them. opts.replace = true redefines existing names.
+function M.load(path, opts)
+  opts = opts or {}
+  if type(path) ~= "string" then error("dlb.hw.load: expected a path, got " .. type(path), 2) end
+  local specs, err = csv.read(path)
+  if not specs then error("dlb.hw.load: " .. err, 2) end
+  -- validate everything before defining anything, so a bad file defines nothing
+  local seen = {}
+  for i, s in ipairs(specs) do
+    validate(s, path .. " entry " .. i)
+    if seen[s.name] then
+      error(path .. " entry " .. i .. ": device '" .. s.name .. "' is already entry "
+        .. seen[s.name] .. " of this file", 0)
+    end
+    seen[s.name] = i
+    check_name(s.name, opts.replace or s.replace, path .. " entry " .. i)
+  end
+  local out = {}
+  for i, s in ipairs(specs) do
+    local copy = {}
+    for k, v in pairs(s) do copy[k] = v end
+    copy.replace = true
+    out[i] = add(copy, path .. " entry " .. i)
+  end
+  return out
+end
+doc.doc(M.load, "dlb.hw.load(path[, {replace=true}]) -> {devices}",
+  "define the devices of a .lua or .csv catalogue file (all or nothing)")
+
+-- The CSV text of devices (default: the whole catalogue), readable by dlb.hw.load.
+function M.to_csv(devices)
+  devices = devices or M.list { print = false }
+  local list = {}
+  for i, d in ipairs(devices) do list[i] = M.get(d) end
+  return csv.format(list)
+end
+doc.doc(M.to_csv, "dlb.hw.to_csv([devices]) -> text", "the catalogue (or some devices) as CSV")
+
+-- Write devices as a CSV catalogue file, whole or not at all (graphs/base/file.c's writer).
+-- Returns true, or nil and a message.
+function M.save_csv(path, devices)
+  if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
+  local text = M.to_csv(devices)
+  local ok, err = core.file_write(path, text) -- the one writer (graphs/base/file.c)
+  if not ok then return require("dlbench.errors").written(nil, "dlb.hw.save_csv: " .. err) end
+  return true
+end
+doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
+  "write the catalogue as CSV (whole or not at all); dlb.hw.load reads it back")
 
 -- Calibration lives in lua/dlbench/calibrate.lua (it needs dlb.roofline, which needs this).
 function M.calibrate(dev, measurements, opts)

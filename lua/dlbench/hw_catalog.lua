@@ -62,6 +62,7 @@ local catalogue = {
     links = {
       intra = { bw = 150 * G, latency = 1e-6 },
       inter = { bw = 12.5 * G, latency = 5e-6 },
+      host = { bw = 15.75 * G, latency = 2e-6 },
     },
     source = {
       peak = "seed 004 Table 3 and 3: 125T mixed precision (fp16 tensor cores); fp64 7.8 and "
@@ -70,7 +71,8 @@ local catalogue = {
       cache = "datasheet: 6 MB L2", power = "datasheet: 300 W (SXM2)",
       links = "seed 004 3: 300 GB/s NVLink 2.0 (bidirectional) = 150e9 each way; inter: "
         .. "datasheet DGX-1, 100 Gb/s EDR InfiniBand = 12.5e9; latency " .. lat_nvlink
-        .. ", " .. lat_ib,
+        .. ", " .. lat_ib
+        .. "; host: PCIe Gen3 x16 to the DGX-1 host, 15.75e9 each way (derived, PCI-SIG)",
     },
   },
   {
@@ -199,6 +201,7 @@ local catalogue = {
     links = {
       intra = { bw = 300 * G, latency = 1e-6 },
       inter = { bw = 25 * G, latency = 5e-6 },
+      host = { bw = 31.5 * G, latency = 2e-6 },
     },
     source = {
       peak = "datasheet (dense): fp64 tensor core 19.5, fp32 19.5, tf32 156, fp16/bf16 312 "
@@ -206,7 +209,8 @@ local catalogue = {
       mem = "datasheet: 40 GB HBM2", mem_bw = "datasheet: 1555 GB/s", cache = "datasheet: 40 MB L2",
       power = "datasheet: 400 W",
       links = "datasheet: NVLink 600 GB/s bidirectional = 300e9 each way; DGX A100: one "
-        .. "200 Gb/s HDR InfiniBand port per GPU = 25e9; latency " .. lat_nvlink .. ", " .. lat_ib,
+        .. "200 Gb/s HDR InfiniBand port per GPU = 25e9; latency " .. lat_nvlink .. ", " .. lat_ib
+        .. "; host: PCIe Gen4 x16 to the host (DGX A100), 31.5e9 each way (derived, PCI-SIG)",
     },
   },
   {
@@ -217,6 +221,7 @@ local catalogue = {
     links = {
       intra = { bw = 300 * G, latency = 1e-6 },
       inter = { bw = 25 * G, latency = 5e-6 },
+      host = { bw = 31.5 * G, latency = 2e-6 },
     },
     source = {
       peak = "datasheet (dense): fp64 tensor core 19.5, fp32 19.5, tf32 156, fp16/bf16 312 "
@@ -224,7 +229,8 @@ local catalogue = {
       mem = "datasheet: 80 GB HBM2e", mem_bw = "datasheet: 2039 GB/s", cache = "datasheet: 40 MB L2",
       power = "datasheet: 400 W",
       links = "datasheet: NVLink 600 GB/s bidirectional = 300e9 each way; DGX A100: one "
-        .. "200 Gb/s HDR InfiniBand port per GPU = 25e9; latency " .. lat_nvlink .. ", " .. lat_ib,
+        .. "200 Gb/s HDR InfiniBand port per GPU = 25e9; latency " .. lat_nvlink .. ", " .. lat_ib
+        .. "; host: PCIe Gen4 x16 to the host (DGX A100), 31.5e9 each way (derived, PCI-SIG)",
     },
   },
   {
@@ -235,6 +241,7 @@ local catalogue = {
     links = {
       intra = { bw = 450 * G, latency = 1e-6 },
       inter = { bw = 50 * G, latency = 5e-6 },
+      host = { bw = 63 * G, latency = 2e-6 },
     },
     source = {
       peak = "datasheet: fp64 tensor core 67, fp32 67 TFLOP/s; tf32 989, fp16/bf16 1979, fp8 and "
@@ -242,7 +249,8 @@ local catalogue = {
       mem = "datasheet: 80 GB HBM3", mem_bw = "datasheet: 3.35 TB/s", cache = "datasheet: 50 MB L2",
       power = "datasheet: up to 700 W",
       links = "datasheet: NVLink 900 GB/s bidirectional = 450e9 each way; DGX H100: one "
-        .. "400 Gb/s NDR port per GPU = 50e9; latency " .. lat_nvlink .. ", " .. lat_ib,
+        .. "400 Gb/s NDR port per GPU = 50e9; latency " .. lat_nvlink .. ", " .. lat_ib
+        .. "; host: datasheet PCIe Gen5 128 GB/s bidirectional: x16 at 32 GT/s, 63e9 each way (derived, PCI-SIG)",
     },
   },
   {
@@ -253,13 +261,15 @@ local catalogue = {
     links = {
       intra = { bw = 450 * G, latency = 1e-6 },
       inter = { bw = 50 * G, latency = 5e-6 },
+      host = { bw = 63 * G, latency = 2e-6 },
     },
     source = {
       peak = "datasheet: same compute as H100 SXM (sparsity figures halved to dense)",
       mem = "datasheet: 141 GB HBM3e", mem_bw = "datasheet: 4.8 TB/s",
       cache = "datasheet: 50 MB L2 (the H100 die)", power = "datasheet: up to 700 W",
       links = "datasheet: NVLink 900 GB/s bidirectional = 450e9 each way; 400 Gb/s NDR per GPU "
-        .. "= 50e9; latency " .. lat_nvlink .. ", " .. lat_ib,
+        .. "= 50e9; latency " .. lat_nvlink .. ", " .. lat_ib
+        .. "; host: datasheet PCIe Gen5 128 GB/s bidirectional: x16 at 32 GT/s, 63e9 each way (derived, PCI-SIG)",
     },
   },
   {
@@ -272,6 +282,7 @@ local catalogue = {
     links = {
       intra = { bw = 900 * G, latency = 1e-6 },
       inter = { bw = 50 * G, latency = 5e-6 },
+      host = { bw = 63 * G, latency = 2e-6 },
     },
     source = {
       peak = "datasheet (HGX B200, 8 GPUs): fp64 296 TFLOP/s; tf32 18, fp16/bf16 36, fp8 and "
@@ -281,7 +292,8 @@ local catalogue = {
       mem = "datasheet: DGX B200 1440 GB / 8 GPUs", mem_bw = "datasheet: DGX B200 64 TB/s / 8",
       power = "datasheet: HGX B200 up to 1000 W per GPU",
       links = "datasheet: NVLink 5 1.8 TB/s bidirectional = 900e9 each way; 400 Gb/s per GPU "
-        .. "= 50e9; latency " .. lat_nvlink .. ", " .. lat_ib,
+        .. "= 50e9; latency " .. lat_nvlink .. ", " .. lat_ib
+        .. "; host: PCIe Gen5 x16 to the host CPU (HGX B200), 63e9 each way (derived, PCI-SIG)",
     },
   },
   {
@@ -292,6 +304,7 @@ local catalogue = {
     links = {
       intra = { bw = 448 * G, latency = 1e-6 },
       inter = { bw = 50 * G, latency = 5e-6 },
+      host = { bw = 63 * G, latency = 2e-6 },
     },
     source = {
       peak = "datasheet (dense, matrix cores): fp64 163.4, fp32 163.4, tf32 653.7, fp16/bf16 "
@@ -300,7 +313,8 @@ local catalogue = {
       cache = "datasheet: 256 MB AMD Infinity Cache (last level)", power = "datasheet: 750 W",
       links = "datasheet: Infinity Fabric 896 GB/s aggregate bidirectional = 448e9 each way; "
         .. "inter assumed: one 400 Gb/s NIC per GPU = 50e9; latency " .. lat_nvlink .. ", "
-        .. lat_ib,
+        .. lat_ib
+        .. "; host: datasheet PCIe Gen5 x16 128 GB/s bidirectional = 63e9 each way (derived, PCI-SIG)",
     },
   },
   {

@@ -1,241 +1,222 @@
--- dlbench.hw_csv — catalogue files of dlb.hw: dlb.hw.load (.csv or data-only .lua),
--- dlb.hw.parse_csv, dlb.hw.to_csv, dlb.hw.save_csv and the CSV columns. Installed by
--- hw.lua, which owns the devices (their checks, the catalogue, the read-only proxies):
---   require("dlbench.hw_csv")(M, {validate=, check_name=, add=, is_prec=, DATA=})
+-- dlbench.hw_csv — the catalogue files of dlb.hw: the CSV columns, dlb.hw.parse_csv, the
+-- specs of a .csv or data-only .lua file (read) and the CSV text of devices (format).
+-- hw.lua, which owns the devices (the catalogue, the read-only proxies), gives
+-- csv_columns and parse_csv as dlb.hw's and builds dlb.hw.load, to_csv and save_csv on
+-- read and format; a spec's check is dlbench.hw_spec's.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local levels = require "dlbench.hw_levels"
+local desc = require "dlbench.desc"
+local options = require "dlbench.options"
+local hw_spec = require "dlbench.hw_spec"
+local validate, is_prec = hw_spec.validate, hw_spec.is_prec
 
-return function(M, d)
-  local validate, check_name, add, is_prec, DATA = d.validate, d.check_name, d.add, d.is_prec, d.DATA
+local M = {}
 
-  -- == loading catalogues from files ===============================================
+-- == loading catalogues from files ===============================================
 
-  -- The CSV columns a catalogue file may have (header row; any order; name, mem, mem_bw and
-  -- at least one peak column are required).
-  M.csv_columns = { "name", "kind", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
-    "mem", "mem_bw", "cache", "flops_eff", "bw_eff", "intra_bw", "intra_latency", "inter_bw",
-    "inter_latency", "host_bw", "host_latency", "power", "cores", "mem_per_core", "kernel_overhead", "step_overhead",
-    "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
-    "attn_eff", "note", "source", "levels" }
-  -- levels: the measured ceilings as "name:size:bw;..." (lua/dlbench/hw_levels.lua)
-  local csv_col = {}
-  for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
+-- The CSV columns a catalogue file may have (header row; any order; name, mem, mem_bw and
+-- at least one peak column are required), in the order to_csv writes them. They are a
+-- device's fields flattened, deliberately not a copy of one C list: name and kind; one
+-- peak per precision (the C enum DLB_PREC_*); the memory, cache and efficiencies; each
+-- link tier's bw and latency; power and cores; the kernel model (dlb_roof's fields from
+-- kernel_overhead on, but mem, written above, and the level pairs, one cell at the end);
+-- then note, source and levels ("name:size:bw;...", lua/dlbench/hw_levels.lua).
+M.csv_columns = { "name", "kind" }
+local function column(c) M.csv_columns[#M.csv_columns + 1] = c end
+for _, p in ipairs(desc.enum("DLB_PREC_")) do column(p) end
+for _, c in ipairs { "mem", "mem_bw", "cache", "flops_eff", "bw_eff" } do column(c) end
+for _, tier in ipairs { "intra", "inter", "host" } do column(tier .. "_bw"); column(tier .. "_latency") end
+for _, c in ipairs { "power", "cores", "mem_per_core" } do column(c) end
+local kernel = false
+for _, f in ipairs(desc.fields("dlb_roof")) do
+  kernel = kernel or f == "kernel_overhead"
+  if kernel and f ~= "mem" and not f:match("^level%d+_") then column(f) end
+end
+for _, c in ipairs { "note", "source", "levels" } do column(c) end
+local csv_col = {}
+for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 
-  -- CSV records through the library's RFC 4180 reader (the one behind dlb.read_csv): each
-  -- record is an array of field strings with its line number in .line. Comment lines (first
-  -- non-blank character '#') are blanked first, so line numbers stay those of the file.
-  -- Errors name file:line:column.
-  local function csv_records(text, file)
-    text = text:gsub("[^\r\n]*", function(l) if l:match("^%s*#") then return "" end end)
-    local ok, recs, lines = pcall(core.stats_csv_parse, text, ",")
-    if not ok then
-      local msg = tostring(recs):gsub("^line (%d+), column (%d+): ", "%1:%2: ")
-      error(file .. ":" .. msg, 0)
-    end
-    for i, r in ipairs(recs) do r.line = lines[i] end
-    return recs
+-- CSV records through the library's RFC 4180 reader (the one behind dlb.read_csv): each
+-- record is an array of field strings with its line number in .line. Comment lines (first
+-- non-blank character '#') are blanked first, so line numbers stay those of the file.
+-- Errors name file:line:column.
+local function csv_records(text, file)
+  text = text:gsub("[^\r\n]*", function(l) if l:match("^%s*#") then return "" end end)
+  local ok, recs, lines = pcall(core.stats_csv_parse, text, ",")
+  if not ok then
+    local msg = tostring(recs):gsub("^line (%d+), column (%d+): ", "%1:%2: ")
+    error(file .. ":" .. msg, 0)
   end
+  for i, r in ipairs(recs) do r.line = lines[i] end
+  return recs
+end
 
-  local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 
-  -- The source cell back into {field = text}: M.to_csv writes "field: text; field: text"
-  -- (fields sorted). A text may itself hold "; ", so a cut is made only before a known
-  -- field's name; a cell that does not start with one (a hand-written catalogue's free
-  -- text) is the device's source as a whole (source.all).
-  local function csv_sources(s)
-    local known = { peak = true, links = true, gemm_tile = true, all = true }
-    for _, c in ipairs(M.csv_columns) do known[c] = true end
-    local key = s:match("^([%w_]+): ")
-    if not (key and known[key]) then return { all = s } end
-    local out, start = {}, #key + 3
+-- The source cell back into {field = text}: M.to_csv writes "field: text; field: text"
+-- (fields sorted). A text may itself hold "; ", so a cut is made only before a known
+-- field's name; a cell that does not start with one (a hand-written catalogue's free
+-- text) is the device's source as a whole (source.all).
+local function csv_sources(s)
+  local known = { peak = true, links = true, gemm_tile = true, all = true }
+  for _, c in ipairs(M.csv_columns) do known[c] = true end
+  local key = s:match("^([%w_]+): ")
+  if not (key and known[key]) then return { all = s } end
+  local out, start = {}, #key + 3
+  while true do
+    local i, cut, nextkey, nextstart = start, nil, nil, nil
     while true do
-      local i, cut, nextkey, nextstart = start, nil, nil, nil
-      while true do
-        local a, b, k = s:find("; ([%w_]+): ", i)
-        if not a then break end
-        if known[k] then cut, nextkey, nextstart = a, k, b + 1; break end
-        i = a + 1
-      end
-      if not cut then out[key] = s:sub(start); return out end
-      out[key] = s:sub(start, cut - 1)
-      key, start = nextkey, nextstart
+      local a, b, k = s:find("; ([%w_]+): ", i)
+      if not a then break end
+      if known[k] then cut, nextkey, nextstart = a, k, b + 1; break end
+      i = a + 1
     end
+    if not cut then out[key] = s:sub(start); return out end
+    out[key] = s:sub(start, cut - 1)
+    key, start = nextkey, nextstart
   end
+end
 
-  -- Device specs from CSV text (see M.csv_columns); `file` names the source in errors.
-  function M.parse_csv(text, file)
-    file = file or "csv"
-    if type(text) ~= "string" then error("dlb.hw.parse_csv: expected text, got " .. type(text), 2) end
-    local kept = csv_records(text, file)
-    if #kept == 0 then error(file .. ": empty catalogue (expected a header row)", 0) end
-    local header = kept[1]
-    local cols, seen = {}, {}
-    for j, f in ipairs(header) do
-      local c = trim(f):lower()
-      if not csv_col[c] then
-        error(string.format("%s:%d: unknown column '%s' (valid columns: %s)", file, header.line,
-          c, table.concat(M.csv_columns, ", ")), 0)
-      end
-      if seen[c] then error(string.format("%s:%d: column '%s' appears twice", file, header.line, c), 0) end
-      seen[c] = true
-      cols[j] = c
+-- Device specs from CSV text (see M.csv_columns); `file` names the source in errors.
+function M.parse_csv(text, file)
+  file = file or "csv"
+  if type(text) ~= "string" then error("dlb.hw.parse_csv: expected text, got " .. type(text), 2) end
+  local kept = csv_records(text, file)
+  if #kept == 0 then error(file .. ": empty catalogue (expected a header row)", 0) end
+  local header = kept[1]
+  local cols, seen = {}, {}
+  for j, f in ipairs(header) do
+    local c = trim(f):lower()
+    if not csv_col[c] then
+      error(string.format("%s:%d: %s", file, header.line,
+        options.message(c, M.csv_columns, "a catalogue file", "column")), 0)
     end
-    if not seen.name then error(file .. ":" .. header.line .. ": the header needs a 'name' column", 0) end
-    local specs, first_line = {}, {}
-    for r = 2, #kept do
-      local rec = kept[r]
-      local where = file .. ":" .. rec.line
-      if #rec ~= #cols then
-        error(string.format("%s: %d fields, but the header has %d", where, #rec, #cols), 0)
-      end
-      local spec = { peak = {}, source = {} }
-      local links = {}
-      for j, c in ipairs(cols) do
-        local s = trim(rec[j])
-        if s ~= "" then
-          if c == "name" or c == "kind" or c == "note" then
-            spec[c] = s
-          elseif c == "source" then
-            spec.source = csv_sources(s)
-          elseif c == "levels" then
-            spec.levels = levels.parse(s, where)
+    if seen[c] then error(string.format("%s:%d: column '%s' appears twice", file, header.line, c), 0) end
+    seen[c] = true
+    cols[j] = c
+  end
+  if not seen.name then error(file .. ":" .. header.line .. ": the header needs a 'name' column", 0) end
+  local specs, first_line = {}, {}
+  for r = 2, #kept do
+    local rec = kept[r]
+    local where = file .. ":" .. rec.line
+    if #rec ~= #cols then
+      error(string.format("%s: %d fields, but the header has %d", where, #rec, #cols), 0)
+    end
+    local spec = { peak = {}, source = {} }
+    local links = {}
+    for j, c in ipairs(cols) do
+      local s = trim(rec[j])
+      if s ~= "" then
+        if c == "name" or c == "kind" or c == "note" then
+          spec[c] = s
+        elseif c == "source" then
+          spec.source = csv_sources(s)
+        elseif c == "levels" then
+          spec.levels = levels.parse(s, where)
+        else
+          local v = tonumber(s)
+          if v == nil or v ~= v or v == math.huge or v == -math.huge then
+            error(string.format("%s: column '%s': '%s' is not a finite number", where, c, s), 0)
+          end
+          if is_prec[c] then
+            spec.peak[c] = v
+          elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
+            spec.gemm_tile = spec.gemm_tile or {}
+            spec.gemm_tile[c == "gemm_tile_m" and 1 or 2] = v
+          elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
+            local tier, k = c:match("^(%a+)_(%a+)$")
+            if k == "latency" then k = "latency" end
+            links[tier] = links[tier] or {}
+            links[tier][k] = v
           else
-            local v = tonumber(s)
-            if v == nil or v ~= v or v == math.huge or v == -math.huge then
-              error(string.format("%s: column '%s': '%s' is not a finite number", where, c, s), 0)
-            end
-            if is_prec[c] then
-              spec.peak[c] = v
-            elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
-              spec.gemm_tile = spec.gemm_tile or {}
-              spec.gemm_tile[c == "gemm_tile_m" and 1 or 2] = v
-            elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
-              local tier, k = c:match("^(%a+)_(%a+)$")
-              if k == "latency" then k = "latency" end
-              links[tier] = links[tier] or {}
-              links[tier][k] = v
-            else
-              spec[c] = v
-            end
+            spec[c] = v
           end
         end
       end
-      for tier, l in pairs(links) do
-        if l.bw == nil then
-          error(string.format("%s: %s_latency given without %s_bw", where, tier, tier), 0)
-        end
-        spec.links = spec.links or {}
-        spec.links[tier] = l
+    end
+    for tier, l in pairs(links) do
+      if l.bw == nil then
+        error(string.format("%s: %s_latency given without %s_bw", where, tier, tier), 0)
       end
-      if next(spec.source) == nil then spec.source = nil end
-      validate(spec, where)
-      local prev = spec.name and first_line[spec.name]
-      if prev then
-        error(string.format("%s: device '%s' is already on line %d of %s (one row per device)",
-          where, spec.name, prev, file), 0)
-      end
-      first_line[spec.name] = rec.line
-      specs[#specs + 1] = spec
+      spec.links = spec.links or {}
+      spec.links[tier] = l
     end
-    return specs
-  end
-  doc.doc(M.parse_csv, "dlb.hw.parse_csv(text[, file]) -> {specs}",
-    "parse a CSV catalogue (header: name, fp32, ..., mem, mem_bw, ...); errors name file:line")
-
-  -- Load a catalogue file (.lua returning a spec or a list of specs, or .csv) and define
-  -- its devices; returns them. opts.replace = true redefines existing names.
-  function M.load(path, opts)
-    opts = opts or {}
-    if type(path) ~= "string" then error("dlb.hw.load: expected a path, got " .. type(path), 2) end
-    -- a catalogue is data: a regular file of at most 64 MiB (no FIFO, no /dev/zero)
-    local text, err = core.file_read(path, 64 * 2 ^ 20)
-    if not text then error("dlb.hw.load: " .. err, 2) end
-    local specs
-    if path:match("%.csv$") then
-      specs = M.parse_csv(text, path)
-    elseif path:match("%.lua$") then
-      -- data, not code: source text only, an empty environment, bounded (dlbench.dataload)
-      local res = require("dlbench.dataload").eval(text, path)
-      if type(res) ~= "table" then error(path .. ": must return a device table or a list of them", 0) end
-      specs = res.name and { res } or res
-    else
-      error("dlb.hw.load: " .. path .. ": expected a .lua or .csv file", 2)
+    if next(spec.source) == nil then spec.source = nil end
+    validate(spec, where)
+    local prev = spec.name and first_line[spec.name]
+    if prev then
+      error(string.format("%s: device '%s' is already on line %d of %s (one row per device)",
+        where, spec.name, prev, file), 0)
     end
-    -- validate everything before defining anything, so a bad file defines nothing
-    local seen = {}
-    for i, s in ipairs(specs) do
-      validate(s, path .. " entry " .. i)
-      if seen[s.name] then
-        error(path .. " entry " .. i .. ": device '" .. s.name .. "' is already entry "
-          .. seen[s.name] .. " of this file", 0)
-      end
-      seen[s.name] = i
-      check_name(s.name, opts.replace or s.replace, path .. " entry " .. i)
-    end
-    local out = {}
-    for i, s in ipairs(specs) do
-      local copy = {}
-      for k, v in pairs(s) do copy[k] = v end
-      copy.replace = true
-      out[i] = add(copy, path .. " entry " .. i)
-    end
-    return out
+    first_line[spec.name] = rec.line
+    specs[#specs + 1] = spec
   end
-  doc.doc(M.load, "dlb.hw.load(path[, {replace=true}]) -> {devices}",
-    "define the devices of a .lua or .csv catalogue file (all or nothing)")
-
-  local function csv_cell(v)
-    if v == nil then return "" end
-    if type(v) == "number" then return string.format("%.17g", v) end
-    v = tostring(v)
-    if v:find('[,"\r\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-    return v
-  end
-
-  -- The CSV text of devices (default: the whole catalogue), readable by dlb.hw.load.
-  function M.to_csv(devices)
-    devices = devices or M.list { print = false }
-    local lines = { table.concat(M.csv_columns, ",") }
-    for _, d in ipairs(devices) do
-      d = M.get(d)
-      local cells = {}
-      for j, c in ipairs(M.csv_columns) do
-        local v
-        if is_prec[c] then v = d.peak[c]
-        elseif c == "source" then
-          local keys = {}
-          for k in pairs(DATA[d.source]) do keys[#keys + 1] = k end
-          table.sort(keys)
-          local parts = {}
-          for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. d.source[k] end
-          v = #parts > 0 and table.concat(parts, "; ") or nil
-        elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
-          local tier, k = c:match("^(%a+)_(%a+)$")
-          v = d.links[tier] and d.links[tier][k]
-        elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
-        elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
-          v = d.gemm_tile and d.gemm_tile[c == "gemm_tile_m" and 1 or 2]
-        elseif c == "levels" then
-          v = d.levels and levels.format(d:level_list()) or nil
-        else v = d[c] end
-        cells[j] = csv_cell(v)
-      end
-      lines[#lines + 1] = table.concat(cells, ",")
-    end
-    return table.concat(lines, "\n") .. "\n"
-  end
-  doc.doc(M.to_csv, "dlb.hw.to_csv([devices]) -> text", "the catalogue (or some devices) as CSV")
-
-  -- Write devices as a CSV catalogue file, whole or not at all (graphs/base/file.c's writer).
-  -- Returns true, or nil and a message.
-  function M.save_csv(path, devices)
-    if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
-    local text = M.to_csv(devices)
-    local ok, err = core.file_write(path, text) -- the one writer (graphs/base/file.c)
-    if not ok then return nil, "dlb.hw.save_csv: " .. err end
-    return true
-  end
-  doc.doc(M.save_csv, "dlb.hw.save_csv(path[, devices]) -> true | nil, msg",
-    "write the catalogue as CSV (whole or not at all); dlb.hw.load reads it back")
+  return specs
 end
+doc.doc(M.parse_csv, "dlb.hw.parse_csv(text[, file]) -> {specs}",
+  "parse a CSV catalogue (header: name, fp32, ..., mem, mem_bw, ...); errors name file:line")
+
+-- The specs of a catalogue file (.lua returning a spec or a list of specs, or .csv), not
+-- yet checked as a whole (dlb.hw.load does that); nil and a message when the file cannot be
+-- read or has another extension.
+function M.read(path)
+  -- a catalogue is data: a regular file of at most 64 MiB (no FIFO, no /dev/zero)
+  local text, err = core.file_read(path, 64 * 2 ^ 20)
+  if not text then return nil, err end
+  local specs
+  if path:match("%.csv$") then
+    specs = M.parse_csv(text, path)
+  elseif path:match("%.lua$") then
+    -- data, not code: source text only, an empty environment, bounded (dlbench.dataload)
+    local res = require("dlbench.dataload").eval(text, path)
+    if type(res) ~= "table" then error(path .. ": must return a device table or a list of them", 0) end
+    specs = res.name and { res } or res
+  else
+    return nil, path .. ": expected a .lua or .csv file"
+  end
+  return specs
+end
+
+local function csv_cell(v)
+  if v == nil then return "" end
+  if type(v) == "number" then return string.format("%.17g", v) end
+  v = tostring(v)
+  if v:find('[,"\r\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
+  return v
+end
+
+-- The CSV text of a list of devices (dlb.hw devices), readable by dlb.hw.load.
+function M.format(devices)
+  local lines = { table.concat(M.csv_columns, ",") }
+  for _, d in ipairs(devices) do
+    local cells = {}
+    for j, c in ipairs(M.csv_columns) do
+      local v
+      if is_prec[c] then v = d.peak[c]
+      elseif c == "source" then
+        local source = d:spec().source
+        local keys = {}
+        for k in pairs(source) do keys[#keys + 1] = k end
+        table.sort(keys)
+        local parts = {}
+        for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. source[k] end
+        v = #parts > 0 and table.concat(parts, "; ") or nil
+      elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
+        local tier, k = c:match("^(%a+)_(%a+)$")
+        v = d.links[tier] and d.links[tier][k]
+      elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
+      elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
+        v = d.gemm_tile and d.gemm_tile[c == "gemm_tile_m" and 1 or 2]
+      elseif c == "levels" then
+        v = d.levels and levels.format(d:level_list()) or nil
+      else v = d[c] end
+      cells[j] = csv_cell(v)
+    end
+    lines[#lines + 1] = table.concat(cells, ",")
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M

@@ -13,7 +13,7 @@ function M.check(levels, bad)
     end
     for k in pairs(l) do
       if k ~= "name" and k ~= "size" and k ~= "bw" then
-        bad("unknown field levels[%d].%s (expected name, size, bw)", i, tostring(k))
+        bad("%s", require("dlbench.options").message(k, { "name", "size", "bw" }, "levels[" .. i .. "]", "field"))
       end
     end
     if not finite(l.bw) or l.bw <= 0 then bad("levels[%d].bw must be positive bytes/s, got %s", i, tostring(l.bw)) end

@@ -33,6 +33,7 @@ local lazy = {
   measure = "dlbench.measure",
   trace = "dlbench.trace",
   serve = "dlbench.serve",       -- LLM serving: prefill, decode, KV cache, batching (docs/serve.md)
+  frameworks = "dlbench.frameworks",
 }
 M.lazy_names = {}
 for k in pairs(lazy) do M.lazy_names[#M.lazy_names + 1] = k end
@@ -42,6 +43,12 @@ function M.version()
   return core.version()
 end
 doc.doc(M.version, "dlb.version() -> string", "the library version, e.g. \"0.2.0\"")
+
+M.write_errors = require("dlbench.errors").write_errors
+doc.doc(M.write_errors, "dlb.write_errors([mode]) -> previous mode",
+  "how writers (t:to_csv, t:to_json, f:save, dlb.hw.save_csv) report a failed write: "
+  .. "\"return\" (default: true, or nil and a message, as Lua's io) or \"raise\" (an error "
+  .. "at the caller's line, so a study cannot carry on past a full disk)")
 
 setmetatable(M, {
   __index = function(t, k)
@@ -59,5 +66,5 @@ setmetatable(M, {
 })
 
 doc.doc(M, "dlb", "the dlbench workbench: graphs, models, hw, roofline, sweep, table, "
-  .. "stats, scaling, parallel, serve, plot, measure, trace (help(dlb.<name>) for each)")
+  .. "stats, scaling, parallel, serve, plot, measure, trace, frameworks (help(dlb.<name>) for each)")
 return M

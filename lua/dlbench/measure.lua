@@ -411,7 +411,10 @@ function M.cli(arg)
       if opts[k] == nil then error("dlbench measure: --" .. k .. " needs a number, got '" .. v .. "'", 0) end
     elseif k == "name" or k == "stat" then opts[k] = v
     elseif k == "csv" or k == "figure" then o[k] = v
-    else error("dlbench measure: unknown option --" .. k .. "\n" .. USAGE, 0) end
+    else
+      local flags = { "--threads", "--seconds", "--reps", "--name", "--stat", "--csv", "--figure" }
+      error(require("dlbench.options").message("--" .. k, flags, "dlbench measure") .. "\n" .. USAGE, 0)
+    end
     i = i + 2
   end
   local dev, rec = M.host(opts)

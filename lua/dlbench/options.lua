@@ -1,31 +1,105 @@
--- dlbench.options — the one checker of options tables for the Lua library: an unknown
--- option is an error that names it, names the function, and lists the accepted ones.
+-- dlbench.options — the one checker of options tables for the Lua library (as lauxlib's
+-- luaL_checkoption is Lua's): an unknown option is an error in one form everywhere,
+--   unknown option 'x' for f (did you mean 'y'?); accepted: a, b, c
+-- that names it, names the function, suggests the accepted name closest to it (when one is
+-- close) and lists the accepted ones. Every options table, field table and command-line
+-- flag set of the library is checked here.
 local M = {}
 
--- The sorted keys of a set, joined with ", ".
-function M.names(valid)
+-- The accepted names of `valid`: a set {name = true} or a list {"name", ...}; sorted.
+local function namelist(valid)
   local names = {}
-  for n in pairs(valid) do names[#names + 1] = tostring(n) end
+  if valid[1] ~= nil then
+    for i, n in ipairs(valid) do names[i] = tostring(n) end
+  else
+    for n in pairs(valid) do names[#names + 1] = tostring(n) end
+  end
   table.sort(names)
-  return table.concat(names, ", ")
+  return names
 end
 
--- Check opts (nil means {}) against the set `valid` for function `fname`; returns opts.
--- `level` is error()'s level as seen by the caller of check (default 2: the caller's
--- caller, i.e. the user's call of fname).
--- With `required`, a missing table is an error too.
+-- The sorted keys of a set (or the entries of a list), joined with ", ".
+function M.names(valid) return table.concat(namelist(valid), ", ") end
+
+-- Is k accepted by `valid` (a set or a list)?
+local function accepts(valid, k)
+  if valid[k] then return true end
+  if valid[1] ~= nil then
+    for _, n in ipairs(valid) do if n == k then return true end end
+  end
+  return false
+end
+
+-- Levenshtein distance of a and b, stopping early above `most` (returns most + 1).
+local function distance(a, b, most)
+  if math.abs(#a - #b) > most then return most + 1 end
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur, best = { [0] = i }, i
+    local ca = a:sub(i, i)
+    for j = 1, #b do
+      local cost = ca == b:sub(j, j) and 0 or 1
+      local v = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+      cur[j] = v
+      if v < best then best = v end
+    end
+    if best > most then return most + 1 end
+    prev = cur
+  end
+  return prev[#b]
+end
+
+-- The accepted name closest to `key` by edit distance (case ignored), or nil when none is
+-- close: at most 1 edit for names up to 4 letters, 2 for longer ones, and never all of it.
+function M.suggest(key, valid)
+  if type(key) ~= "string" or key == "" then return nil end
+  local k = key:lower()
+  local most = #k <= 4 and 1 or 2
+  if most >= #k then most = #k - 1 end
+  local best, bestd
+  for _, n in ipairs(namelist(valid)) do
+    local d = distance(k, n:lower(), most)
+    if d <= most and (bestd == nil or d < bestd) then best, bestd = n, d end
+  end
+  return best
+end
+
+-- The message for an unknown key: "unknown option 'x' for f (did you mean 'y'?); accepted:
+-- a, b, c". noun replaces "option" (a device's "field", a figure's "property", a command's
+-- "flag"); accepted, when given, is the list as shown (names with their aliases).
+function M.message(key, valid, fname, noun, accepted)
+  local near = M.suggest(key, valid)
+  return string.format("unknown %s '%s' for %s%s; accepted: %s", noun or "option", tostring(key),
+    fname, near and (" (did you mean '" .. near .. "'?)") or "", accepted or M.names(valid))
+end
+
+-- The message for the first unknown key of table t (keys in sorted order, so both
+-- backends name the same one), or nil when every key is accepted.
+function M.unknown(t, valid, fname, noun, accepted)
+  local bad = {}
+  for k in pairs(t) do
+    if not accepts(valid, k) then bad[#bad + 1] = k end
+  end
+  if #bad == 0 then return nil end
+  table.sort(bad, function(a, b)
+    if type(a) == type(b) and (type(a) == "string" or type(a) == "number") then return a < b end
+    return type(a) < type(b)
+  end)
+  return M.message(bad[1], valid, fname, noun, accepted)
+end
+
+-- Check opts (nil means {}) against `valid` (a set or a list) for function `fname`; returns
+-- opts. `level` is error()'s level as seen by the caller of check (default 2: the caller's
+-- caller, i.e. the user's call of fname). With `required`, a missing table is an error too.
 function M.check(opts, valid, fname, level, required)
   level = (level or 2) + 1
   if opts == nil and not required then return {} end
   if type(opts) ~= "table" then
     error(string.format("%s: options must be a table, got %s", fname, type(opts)), level)
   end
-  for k in pairs(opts) do
-    if not valid[k] then
-      error(string.format("%s: unknown option '%s' (accepted: %s)", fname, tostring(k),
-        M.names(valid)), level)
-    end
-  end
+  local msg = M.unknown(opts, valid, fname)
+  if msg then error(msg, level) end
   return opts
 end
 

@@ -3,6 +3,7 @@
 -- named like the options of dlb.models.paradnn.fc/cnn/rnn.
 --   local t = dlb.sweep(dlb.paradnn.space("fc"), function(p) ... end)
 local doc = require "dlbench.doc"
+local options = require "dlbench.options"
 local sweep = require "dlbench.sweep"
 
 local M = {}
@@ -48,9 +49,7 @@ end
 function M.space(kind, opts)
   checkkind(kind, "dlb.paradnn.space")
   opts = opts or {}
-  for k in pairs(opts) do
-    if k ~= "with" then error("dlb.paradnn.space: unknown option '" .. tostring(k) .. "' (with)", 2) end
-  end
+  options.check(opts, { with = true }, "dlb.paradnn.space")
   local s = {}
   for _, r in ipairs(M.table2[kind]) do s[r[1]] = range(r[2], r[3], r[4]) end
   for k, v in pairs(opts.with or {}) do s[k] = v end
@@ -101,11 +100,7 @@ local EVAL_OPTS = { platforms = true, per_op = true, optimizer = true }
 function M.evaluate(kind, opts)
   checkkind(kind, "dlb.paradnn.evaluate")
   opts = opts or {}
-  for k in pairs(opts) do
-    if not EVAL_OPTS[k] then
-      error("dlb.paradnn.evaluate: unknown option '" .. tostring(k) .. "' (platforms, per_op, optimizer)", 2)
-    end
-  end
+  options.check(opts, EVAL_OPTS, "dlb.paradnn.evaluate")
   local roofline = require "dlbench.roofline"
   local build = require("dlbench.models.paradnn")[kind]
   local pfs = opts.platforms or M.platforms()
@@ -175,9 +170,7 @@ local SWEEP_OPTS = { platforms = true, per_op = true, optimizer = true, with = t
 function M.sweep(kind, opts)
   checkkind(kind, "dlb.paradnn.sweep")
   opts = opts or {}
-  for k in pairs(opts) do
-    if not SWEEP_OPTS[k] then error("dlb.paradnn.sweep: unknown option '" .. tostring(k) .. "'", 2) end
-  end
+  options.check(opts, SWEEP_OPTS, "dlb.paradnn.sweep")
   local fn = M.evaluate(kind, { platforms = opts.platforms, per_op = opts.per_op, optimizer = opts.optimizer })
   return sweep.sweep(M.space(kind, { with = opts.with }), fn, {
     order = M.order(kind), jobs = opts.jobs, checkpoint = opts.checkpoint, shard = opts.shard,

@@ -10,182 +10,27 @@ local layers = require "dlbench.parallel_layers"
 
 local M = { layers = layers }
 local check_work   -- defined with parallel.data
-local check_cluster
 
--- The C enums by name (graphs/parallel/dlb_parallel.h, through core.enum).
-local OPS = core.enum_names("DLB_COLL_")
-local ALGOS = core.enum_names("DLB_ALGO_")
-local SCHEDS, SCHED_NAMES = core.enum_names("DLB_SCHED_")
+-- The C enums by name, the option checks, devices and clusters, shared with
+-- parallel_plan.lua (lua/dlbench/parallel_base.lua).
+local base = require "dlbench.parallel_base"
+local OPS, ALGOS, SCHEDS = base.OPS, base.ALGOS, base.SCHEDS
 M.ops, M.algos, M.schedules = OPS, ALGOS, SCHEDS
-
-local function keys(t)
-  local k = {}
-  for name in pairs(t) do k[#k + 1] = tostring(name) end
-  table.sort(k)
-  return table.concat(k, ", ")
-end
-
--- Raise for options not in `valid` (a set), naming the function and the accepted keys.
-local function check_opts(fname, o, valid)
-  options.check(o, valid, fname, 3, true)
-end
-
-local function set(list)
-  local s = {}
-  for _, k in ipairs(list) do s[k] = true end
-  return s
-end
-
--- Rules a number must obey (all must be finite): what the message says for each.
-local RULES = {
-  pos = { function(x) return x > 0 end, "a number > 0" },
-  nonneg = { function(x) return x >= 0 end, "a number >= 0" },
-  count = { function(x) return x >= 1 and x == math.floor(x) end, "a whole number >= 1" },
-  eff = { function(x) return x > 0 and x <= 1 end, "a fraction in (0, 1]" },
-  unit = { function(x) return x >= 0 and x <= 1 end, "a fraction in [0, 1]" },
-}
-
-local function num(fname, name, v, default, rule)
-  if v == nil then
-    if default == nil then error(string.format("%s: option '%s' is required", fname, name), 3) end
-    return default
-  end
-  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
-    error(string.format("%s: option '%s' must be a finite number, got %s", fname, name,
-      type(v) == "number" and tostring(v) or (type(v) .. " " .. tostring(v))), 3)
-  end
-  local r = rule and RULES[rule]
-  if r and not r[1](v) then
-    error(string.format("%s: option '%s' must be %s, got %s", fname, name, r[2], tostring(v)), 3)
-  end
-  return v
-end
-
-local function enum(fname, name, v, map, default)
-  if v == nil then v = default end
-  local x = map[v]
-  if x == nil then
-    error(string.format("%s: %s '%s' is unknown (accepted: %s)", fname, name, tostring(v),
-      keys(map)), 3)
-  end
-  return x
-end
-
--- A link {bw=, latency=, eff=} from a table (or the hw's `links` tier).
-local function link(fname, t, what)
-  if type(t) ~= "table" then
-    error(string.format("%s: %s must be a table {bw=, latency=, eff=}", fname, what), 3)
-  end
-  return { bw = num(fname, what .. ".bw", t.bw, nil, "pos"),
-    latency = num(fname, what .. ".latency", t.latency, 0, "nonneg"),
-    eff = num(fname, what .. ".eff", t.eff, 1, "eff") }
-end
+local keys, check_opts, set, num, enum = base.keys, base.check_opts, base.set, base.num, base.enum
+local check_cluster, cluster_of, is_catalogue = base.check_cluster, base.cluster_of, base.is_catalogue
 
 ------------------------------------------------------------------------------------------
--- devices and clusters
+-- devices and clusters (lua/dlbench/parallel_base.lua)
 
--- The fields of a device the models read (graphs/hw/dlb_hw.h, dlb_roof; `mem_bw` is its `bw`).
-local DEVICE_FIELDS = { "flops_eff", "bw_eff", "kernel_overhead", "step_overhead",
-  "half_bw_bytes", "sm_count", "gemm_tile_m", "gemm_tile_n", "systolic", "vector_width",
-  "attn_eff" }
+M.device, M.cluster = base.device, base.cluster
 
--- The device numbers the models use, from a dlb.hw device (peak per precision, and the same
--- description dlb.roofline.time uses: hw:roof) or a table.
-function M.device(hw, precision)
-  local errors = require "dlbench.errors"
-  if type(hw) ~= "table" then errors.raise("parallel.device: hw table expected, got " .. type(hw)) end
-  local peak = hw.peak
-  if type(peak) == "table" then
-    local p = precision
-    if type(hw.precision) == "function" then        -- a dlb.hw device: "mixed", defaults
-      if p == nil and type(hw.default_precision) == "function" then p = hw:default_precision() end
-      local ok, q = pcall(hw.precision, hw, p)
-      if not ok then errors.raise("parallel.device: " .. errors.strip(q)) end
-      p = q
-      local r = hw:roof(p)
-      r.mem, r.mem_bw, r.name, r.precision = hw.mem or 0, r.bw, hw.name, p
-      return r
-    end
-    p = p or "fp32"
-    peak = peak[p]
-    if type(peak) ~= "number" then
-      errors.raise(string.format("parallel.device: %s has no peak for precision '%s' (has: %s)",
-        tostring(hw.name or "device"), p, keys(hw.peak)))
-    end
-  end
-  if type(peak) ~= "number" or not (peak > 0) then
-    errors.raise("parallel.device: hw.peak must be FLOP/s (a number or {fp32=...})")
-  end
-  local dflt = core.roof_defaults()   -- the C defaults (0.8 / 0.7), one home
-  local d = { peak = peak, mem_bw = hw.mem_bw or hw.bw or 0, mem = hw.mem or 0, name = hw.name }
-  d.bw = d.mem_bw
-  for _, k in ipairs(DEVICE_FIELDS) do d[k] = hw[k] end
-  d.flops_eff, d.bw_eff = hw.flops_eff or dflt.flops_eff, hw.bw_eff or dflt.bw_eff
-  return d
-end
-doc.doc(M.device, "dlb.parallel.device(hw[, precision]) -> {peak=, mem_bw=, mem=, flops_eff=, bw_eff=, ...}",
-  "the numbers of a dlb.hw device (or any table with those fields) the parallel models use: "
-  .. "the same description (hw:roof) as dlb.roofline.time, with mem")
-
-local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw" }
--- A cluster: devices per node, nodes and two link tiers (default: the hw's links).
-function M.cluster(o)
-  check_opts("parallel.cluster", o, CLUSTER_OPTS)
-  local links = o.hw and o.hw.links or {}
-  local c = { per_node = num("parallel.cluster", "per_node", o.per_node, 1, "count"),
-              nodes = num("parallel.cluster", "nodes", o.nodes, 1, "count") }
-  local intra, inter = o.intra or links.intra, o.inter or links.inter
-  if intra then c.intra = link("parallel.cluster", intra, "intra") end
-  if inter then c.inter = link("parallel.cluster", inter, "inter") end
-  if not c.intra and not c.inter then
-    error("parallel.cluster: give intra and/or inter links {bw=, latency=} (or hw with links)", 2)
-  end
-  return c
-end
-doc.doc(M.cluster, "dlb.parallel.cluster{per_node=, nodes=, intra={bw=, latency=, eff=}, inter=...}",
-  "a cluster of nodes with two link tiers (bytes/s, s); hw= takes hw.links")
-
--- A cluster= table (from dlb.parallel.cluster or built by hand) obeys the same rules:
--- per_node and nodes whole >= 1 (nodes 0: a flat tier of any size), links bw > 0, latency
--- >= 0, eff in (0, 1].
-check_cluster = function(fname, c)
-  if type(c) ~= "table" then
-    error(fname .. ": cluster must be a dlb.parallel.cluster{...}, got " .. type(c), 3)
-  end
-  num(fname, "cluster.per_node", c.per_node, 1, "count")
-  if c.nodes ~= 0 then num(fname, "cluster.nodes", c.nodes, 1, "count") end
-  for _, tier in ipairs { "intra", "inter" } do
-    if c[tier] ~= nil then link(fname, c[tier], "cluster." .. tier) end
-  end
-  if c.intra == nil and c.inter == nil then
-    error(fname .. ": the cluster has no links (give intra= and/or inter= {bw=, latency=})", 3)
-  end
-  return c
-end
-
--- The cluster of an options table: cluster=, or bw=/latency=/eff= for one flat tier.
-local function cluster_of(fname, o)
-  if o.cluster then return check_cluster(fname, o.cluster) end
-  if o.bw then
-    -- one flat tier of any size (nodes 0: not sized)
-    return { per_node = 1, nodes = 0, inter = { bw = num(fname, "bw", o.bw, nil, "pos"),
-             latency = num(fname, "latency", o.latency, 0, "nonneg"),
-             eff = num(fname, "eff", o.eff, 1, "eff") } }
-  end
-  if o.hw and type(o.hw.links) == "table" and (o.hw.links.intra or o.hw.links.inter) then
-    -- the device's own link tiers; nodes of 8 devices unless per_node= says otherwise
-    local g = num(fname, "per_node", o.per_node, 8, "count")
-    local total = o.devices or (type(o.workers) == "number" and o.workers) or g
-    return M.cluster { hw = o.hw, per_node = g, nodes = o.nodes or math.ceil(total / g) }
-  end
-  error(fname .. ": give cluster= (dlb.parallel.cluster{...}) or bw= and latency= for one link tier", 3)
-end
 
 ------------------------------------------------------------------------------------------
 -- collectives
 
 local COLL_OPTS = set { "bytes", "n", "bw", "latency", "eff", "algo", "shards", "cluster",
                         "per_node" }
+
 
 -- Cost of one collective: a flat tier (bw, latency) or, for allreduce, a cluster.
 function M.collective(op, o)
@@ -305,14 +150,23 @@ local function work_of(fname, s, at, opts, level)
   -- The allreduce moves one gradient per trainable parameter: params x bytes per gradient
   -- element. Not s.breakdown.gradients: that is what is live at the footprint's peak (some
   -- of the gradients, accumulation buffers, or none at all).
+  -- Frozen weights (g:freeze, LoRA, quantised) have none: s.trainable when the stats say.
+  local tr = tonumber(s.trainable)
+  if tr and tr >= 0 and tr <= params then params = tr end
   local grad = params * (opts.grad_bytes_per_param
     or grad_elem_bytes(fname, opts.precision or stats_precision(s), level + 1))
+  -- optimizer offload: gradients go to the host as the backward pass makes them (only those
+  -- live at the peak stay), as dlb.roofline.core_footprint counts them
+  local gmem = grad
+  if type(s.offload) == "table" and s.offload.optimizer and s.breakdown then
+    gmem = n(s.breakdown.gradients)
+  end
   -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,
   -- every gradient and the optimizer state per step, activations and workspace per sample;
   -- without a breakdown, the footprint per sample
   local fixed_mem, mem_sample
   if s.breakdown then
-    fixed_mem = n(bd.weights) + grad + n(bd.optimizer)
+    fixed_mem = n(bd.weights) + gmem + n(bd.optimizer)
     mem_sample = (n(bd.activations) + n(bd.workspace)) / b
   else
     fixed_mem, mem_sample = 0, n(s.footprint) / b
@@ -341,12 +195,6 @@ doc.doc(M.work, "dlb.parallel.work(stats, batch[, {samples_epoch=, precision=}])
   .. "gradient all-reduced is stats.params x bytes per gradient element (4 fp32, 2 fp16, bf16, "
   .. "mixed, mixed_bf16; the stats' precision unless precision= is given)")
 
--- A device of the dlb.hw catalogue (what dlb.roofline.time accepts).
-local function is_catalogue(hw)
-  if type(hw) ~= "table" then return false end
-  local ok, h = pcall(require, "dlbench.hw")
-  return ok and type(h) == "table" and h.Device ~= nil and getmetatable(hw) == h.Device
-end
 
 local DATA_OPTS = set { "stats", "work", "hw", "device", "precision", "workers", "subbatch",
   "batch", "stats_batch", "cluster", "bw", "latency", "eff", "algo", "bucket", "overlap",
@@ -358,9 +206,8 @@ local function has_op_costs(s)
   return rawget(s, "analysis") ~= nil or type(rawget(s, "ops")) == "table"
 end
 
--- The fields of a work= table (per-sample / per-step costs, dlb_par_work).
-local WORK_FIELDS = { "flops_sample", "flops_fixed", "bytes_sample", "bytes_fixed", "bwd_frac",
-  "grad_bytes", "mem_fixed", "mem_sample", "samples_epoch" }
+-- The fields of a work= table (per-sample / per-step costs): C's struct dlb_par_work.
+local WORK_FIELDS = require("dlbench.desc").fields("dlb_par_work")
 local WORK_SET = set(WORK_FIELDS)
 
 -- work= is taken as is: reject unknown fields by name (a {flops=, bytes=} table of a whole
@@ -376,9 +223,8 @@ check_work = function(fname, w)
   for _, k in ipairs(ks) do
     local v = w[k]
     if not WORK_SET[k] then
-      error(string.format("%s: work has no field '%s' (accepted: %s); for a step's totals "
-        .. "{flops=, bytes=} pass stats={...} with stats_batch= the samples they cover", fname,
-        tostring(k), table.concat(WORK_FIELDS, ", ")), 3)
+      error(options.message(k, WORK_FIELDS, "work=", "field") .. "; for a step's totals "
+        .. "{flops=, bytes=} pass stats={...} with stats_batch= the samples they cover", 3)
     end
     num(fname, "work." .. k, v, nil, k == "bwd_frac" and "unit" or "nonneg")
   end
@@ -392,7 +238,7 @@ end
 local function data_tostring(r)
   local P = require "dlbench.pretty"
   return string.format("data parallel: %s workers, step %s (compute %s, comm %s, exposed %s), "
-    .. "util %.0f%%, %s per worker (%s)%s", tostring(r.workers), P.seconds(r.step),
+    .. "util %.0f%% (executed FLOPs over peak), %s per worker (%s)%s", tostring(r.workers), P.seconds(r.step),
     P.seconds(r.compute or 0), P.seconds(r.comm or 0), P.seconds(r.exposed or 0),
     100 * (r.util or 0), P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit",
     r.speedup and string.format(", speedup %.3g (efficiency %.0f%%)", r.speedup,
@@ -404,6 +250,7 @@ function M.data(o)
   local fname = "parallel.data"
   if type(o) ~= "table" then error(fname .. ": an options table expected, got " .. type(o), 2) end
   check_opts(fname, o, DATA_OPTS)
+  o = base.named_hw(fname, o)
   local dev = o.device or (o.hw and M.device(o.hw, o.precision
       or (is_catalogue(o.hw) and o.stats and stats_precision(o.stats)) or nil))
     or error(fname .. ": option 'hw' (or device) is required", 2)
@@ -583,9 +430,11 @@ doc.doc(M.bubble, "dlb.parallel.bubble(schedule, p, m[, v]) -> fraction",
   "idle fraction of a pipelined step: gpipe/1f1b (p-1)/(m+p-1), interleaved (p-1)/(vm+p-1)")
 
 -- The layouts over per-layer costs (plan, evaluate, pipeline): lua/dlbench/parallel_plan.lua.
-require("dlbench.parallel_plan")(M, { num = num, enum = enum, set = set, check_opts = check_opts,
-  cluster_of = cluster_of, is_catalogue = is_catalogue, ALGOS = ALGOS, SCHEDS = SCHEDS,
-  SCHED_NAMES = SCHED_NAMES })
+do
+  local plan = require "dlbench.parallel_plan"
+  M.mem_schedules, M.plan, M.evaluate, M.pipeline = plan.mem_schedules, plan.plan, plan.evaluate,
+    plan.pipeline
+end
 
 ------------------------------------------------------------------------------------------
 -- memory of ZeRO stages (Rajbhandari et al. 2020 Fig. 1)

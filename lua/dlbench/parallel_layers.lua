@@ -52,8 +52,8 @@ local TF = { layers = true, d = true, seq = true, heads = true, vocab = true, by
 -- dropout=false drops Korthikanti's dropout terms (two s d masks, a s^2 mask and a s^2
 -- output): s d (32 + 2 a s / d) bytes kept, 8 s d of them replicated (the two layernorm
 -- inputs and the attention and MLP inputs) -- the models of dlb.models, which have no dropout.
-function M.transformer(o)
-  local fname = "parallel.layers.transformer"
+function M.transformer_formula(o)
+  local fname = "parallel.layers.transformer_formula"
   check(fname, o, TF)
   local l, d, s = opt(fname, o, "layers"), opt(fname, o, "d"), opt(fname, o, "seq")
   local a = opt(fname, o, "heads", math.max(1, d / 128))
@@ -84,11 +84,48 @@ function M.transformer(o)
     params = o.tied == false and V * d or 0, bytes_sample = 2 * s * V * 4 + 2 * s * d * by,
     bytes_fixed = 3 * by * V * d, act_out = 0, act_kept = 4 * s * V, act_rep = 0,
     act_in = 2 * act, tp_bytes = 2 * act, tp_colls = 1, shardable = 0 }
+  -- the precision its bytes describe (2-byte activations: Korthikanti's mixed precision),
+  -- which evaluate/plan{layers=} time it at unless precision= says otherwise
+  out.precision = by == 2 and "mixed" or (by == 4 and "fp32" or nil)
   return out
 end
-doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=, vocab=51200, bytes=2,"
+doc.doc(M.transformer_formula, "dlb.parallel.layers.transformer_formula{layers=, d=, seq=[, heads=, vocab=51200, bytes=2,"
   .. " tied=true, embedding=true, dropout=true]} -> {layer cost...}",
-  "per-layer costs of a GPT-style transformer from closed forms (12 d^2 params, 24 s d^2 + 4 s^2 d FLOPs)")
+  "the papers' closed forms per layer (12 d^2 params, 24 s d^2 + 4 s^2 d FLOPs, Korthikanti's "
+  .. "activations): algorithmic counts, one op per layer when timed (no elementwise traffic, no "
+  .. "optimizer update: 33-75% faster than the op-by-op step); plans use layers.transformer")
+
+local TG = { layers = true, d = true, seq = true, heads = true, vocab = true, bytes = true,
+             tied = true, dropout = true, fuse = true, framework = true }
+-- A GPT-style transformer's layers for plans: the zoo's GPT graph of that shape
+-- (dlb.models.gpt, context = seq) through from_graph, so a plan of these layers and a plan
+-- of the graph are the same computation (issue [18]: the closed form, one op per layer,
+-- disagreed with the graph by 33-75% in step time; its formulas stay in transformer_formula).
+function M.transformer(o)
+  local fname = "parallel.layers.transformer"
+  check(fname, o, TG)
+  local l, d, s = opt(fname, o, "layers"), opt(fname, o, "d"), opt(fname, o, "seq")
+  local a = opt(fname, o, "heads", math.max(1, math.floor(d / 128)))
+  local V = opt(fname, o, "vocab", 51200)
+  local by = opt(fname, o, "bytes", 2)
+  if by ~= 2 and by ~= 4 then
+    error(fname .. ": bytes must be 2 (mixed precision) or 4 (fp32), got " .. tostring(by), 2)
+  end
+  local ok, g = pcall(require("dlbench.models").gpt, { layers = l, hidden = d, heads = a,
+    seq = s, context = s, vocab = V, tied = o.tied ~= false, dropout = o.dropout ~= false })
+  if not ok then error(fname .. ": " .. require("dlbench.errors").strip(g), 2) end
+  -- the default profile of a transformer unless fuse= or framework= says otherwise, as
+  -- evaluate/plan{graph=} time the same graph
+  local ls = M.from_graph(g, { precision = by == 2 and "mixed" or "fp32", fuse = o.fuse,
+    framework = o.framework or (o.fuse == nil and "auto" or nil) })
+  ls.graph = g
+  return ls
+end
+doc.doc(M.transformer, "dlb.parallel.layers.transformer{layers=, d=, seq=[, heads=d/128, vocab=51200, bytes=2,"
+  .. " tied=true, dropout=true, fuse=, framework=]} -> {layer cost...}",
+  "per-layer costs of a GPT-style transformer for plans: the zoo's GPT graph of that shape through "
+  .. "from_graph (embedding, blocks, output; 12 d^2 + 13 d params per block), op by op; the papers' "
+  .. "closed forms are layers.transformer_formula")
 
 local WLM = { h = true, v = true, l = true, q = true, e = true, hp = true, bytes = true }
 
@@ -121,6 +158,7 @@ function M.word_lm(o)
     bytes_sample = 4 * q * v * by, bytes_fixed = 4 * by * po, act_out = 0,
     act_kept = 2 * q * v * by, act_rep = 0, act_in = q * hp * by, tp_bytes = 0, tp_colls = 0,
     shardable = 0 }
+  out.precision = by == 2 and "mixed" or (by == 4 and "fp32" or nil)
   return out
 end
 doc.doc(M.word_lm, "dlb.parallel.layers.word_lm{h=, v=, q=[, l=2, e=h, hp=, bytes=4]} -> {layer cost...}",
@@ -232,7 +270,7 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 -- softmax_xent and a matmul is the column-parallel logits (one allreduce of its input). Other
 -- layers (convolutions, LSTMs) run replicated on the tensor ranks.
 local FG = { bind = true, batch_dim = true, batch = true, precision = true, optimizer = true,
-             fuse = true,
+             fuse = true, framework = true,
              tp = true }
 local function gerr(fname, msg)
   -- drop the location prefixes of errors raised inside the graph engine
@@ -314,7 +352,30 @@ function M.from_graph(g, o)
   for k, v in pairs(o.bind or {}) do base[k] = v end
   base.precision = o.precision or base.precision or "mixed"
   base.optimizer = o.optimizer or base.optimizer
-  base.fuse = o.fuse   -- fusion passes (g:stats{fuse=}): the layers' ops are the fused kernels
+  -- fusion passes (g:stats{fuse=}): the layers' ops are the fused kernels. framework= (a
+  -- profile, or "auto": the default of the graph's family, issue [18]) sets them as
+  -- evaluate/plan{graph=} would, and the list says which profile it was built under
+  -- (ls.framework; evaluate/plan report it). Neither given: the algorithmic step.
+  local fw = require "dlbench.frameworks"
+  local prof, psrc
+  if o.fuse ~= nil and o.framework ~= nil then
+    gerr(fname, "give framework= or fuse=, not both (the profile sets the fusion passes)")
+  end
+  base.fuse = o.fuse
+  if o.framework ~= nil then
+    local fam = fw.family(g)
+    if fam == nil then
+      -- a hand-built or imported graph: g:stats finds its family from the step (cached)
+      local st = { framework = "auto", precision = base.precision }
+      for k, v in pairs(base) do if k ~= "precision" and k ~= "optimizer" and k ~= "fuse" then st[k] = v end end
+      if type(mb) == "string" and st[mb] == nil then st[mb] = 1 end
+      pcall(g.stats, g, st)
+      fam = fw.family(g)
+    end
+    prof, psrc = fw.resolve(o.framework ~= "auto" and o.framework or nil, fam, false, fname)
+    base.fuse = fw.fuse_of(prof, fam)
+    if #base.fuse == 0 then base.fuse = nil end
+  end
   local core = require "dlbench.backend"
   -- One training-step analysis at batch b: per-layer rows (as g:layers) and per-op arrays
   -- (the analysis contract of docs/graph.md: flops, bytes, phases 0 fwd / 1 bwd, layers).
@@ -365,8 +426,8 @@ function M.from_graph(g, o)
   local out = {}
   local tname = {}   -- op type id -> name, looked up once per type
   local function per_layer(ops)
-    local f, b, fb, by, kinds = {}, {}, {}, {}, {}
-    for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i] = 0, 0, 0, 0, {} end
+    local f, b, fb, by, kinds, u = {}, {}, {}, {}, {}, {}
+    for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i], u[i] = 0, 0, 0, 0, {}, 0 end
     local cur = 1
     local F, By, Ph, Ly, Ty = ops.F, ops.B, ops.P, ops.L, ops.T
     for j = 1, #F do
@@ -381,11 +442,15 @@ function M.from_graph(g, o)
         kinds[li][nm] = true
       elseif ph == 1 then   -- backward
         b[li] = b[li] + F[j]; by[li] = by[li] + By[j]
+      elseif ph == 2 then   -- the optimizer's update: only the weights that train have one
+        u[li] = u[li] + F[j]
       end
     end
-    return f, b, fb, by, kinds
+    return f, b, fb, by, kinds, u
   end
-  local f1, b1, fb1, by1, kinds = per_layer(ops1)
+  local f1, b1, fb1, by1, kinds, upd1 = per_layer(ops1)
+  local utot, trainable = 0, tonumber(s1.trainable) or 0
+  for i = 1, #upd1 do utot = utot + upd1[i] end
   local f2, b2, fb2, by2
   if two then f2, b2, fb2, by2 = per_layer(ops2) end
   local function split(x1, x2)   -- per sample, batch-independent
@@ -430,20 +495,36 @@ function M.from_graph(g, o)
     elseif k.embedding then
       r.shardable = 1
     end
+    -- frozen weights (g:freeze, LoRA's base weights, quantised weights) have no update: a
+    -- layer's trainable parameters are its share of the update FLOPs (the same per parameter
+    -- for every weight: the optimizer's, plus the master-copy cast under mixed precision)
+    if utot > 0 then
+      local fz = (L1[i].params or 0) - upd1[i] * trainable / utot
+      if fz > 0.5 then r.frozen = math.floor(fz + 0.5) end
+    elseif trainable == 0 and (L1[i].params or 0) > 0 then
+      r.frozen = L1[i].params
+    end
+    -- the layer's own weight bytes (quantised weights are smaller than params x w_bytes)
+    if (L1[i].weight_bytes or 0) > 0 then r.weight_bytes = L1[i].weight_bytes end
     out[i] = r
   end
   out.ops = ops_of(ops1, two and ops2, B, n)
   -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
   -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
-  local P = 0
-  for i = 1, n do P = P + (L1[i].params or 0) end
+  local P, Tr = 0, 0
+  for i = 1, n do
+    P = P + (L1[i].params or 0)
+    Tr = Tr + (L1[i].params or 0) - (out[i].frozen or 0)
+  end
   if P > 0 then
     local bd = s1.breakdown
     local prec = base.precision
     out.state_bytes = { w = (tonumber(bd.weights) or 0) / P,
       g = (prec == "fp32" or prec == "tf32") and 4 or 2,
-      o = (tonumber(bd.optimizer) or 0) / P }
+      o = Tr > 0 and (tonumber(bd.optimizer) or 0) / Tr or 0 }   -- per trainable parameter
   end
+  out.precision = base.precision   -- evaluate/plan{layers=} take it (docs/parallel.md)
+  if prof then out.framework, out.framework_source = prof.name, psrc end
   return out
 end
 

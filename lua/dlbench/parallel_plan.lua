@@ -1,237 +1,514 @@
 -- dlbench.parallel_plan — the layouts of a step over per-layer costs: dlb.parallel.plan (the
 -- 3-D search: data x tensor x pipeline, schedules, recompute, ZeRO), evaluate (one layout)
--- and pipeline (layer parallelism alone). Installed by parallel.lua, which owns the checks
--- and the device/cluster tables they share:
---   require("dlbench.parallel_plan")(M, {num=, enum=, set=, check_opts=, cluster_of=,
---     is_catalogue=, ALGOS=, SCHEDS=, SCHED_NAMES=})
+-- and pipeline (layer parallelism alone), which parallel.lua copies into dlb.parallel with
+-- mem_schedules; the checks, devices and clusters come from dlbench.parallel_base.
 -- The engine is C (graphs/planner*.c); per-layer costs come from dlbench.parallel_layers.
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local layers = require "dlbench.parallel_layers"
+local base = require "dlbench.parallel_base"
+local num, enum, set, check_opts, cluster_of = base.num, base.enum, base.set, base.check_opts,
+  base.cluster_of
+local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = base.is_catalogue, base.ALGOS, base.SCHEDS,
+  base.SCHED_NAMES
 
-return function(M, d)
-  local num, enum, set, check_opts, cluster_of = d.num, d.enum, d.set, d.check_opts, d.cluster_of
-  local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = d.is_catalogue, d.ALGOS, d.SCHEDS, d.SCHED_NAMES
+local named_hw = base.named_hw
+local M = {}
 
-  -- The layer array of a plan's `layers=`/`graph=` option: a list of layer costs, or a
-  -- dlb.graph (a dlb.models graph or any graph built in g:layer scopes), whose per-layer costs
-  -- come from dlb.parallel.layers.from_graph (bind= and precision= are passed on).
-  local function is_graph(g)
-    return type(g) == "table" and type(g.layers) == "function" and type(g.ops) == "function"
-      and type(g.stats) == "function"
+-- The layer array of a plan's `layers=`/`graph=` option: a list of layer costs, or a
+-- dlb.graph (a dlb.models graph or any graph built in g:layer scopes), whose per-layer costs
+-- come from dlb.parallel.layers.from_graph (bind= and precision= are passed on).
+local function is_graph(g)
+  return type(g) == "table" and type(g.layers) == "function" and type(g.ops) == "function"
+    and type(g.stats) == "function"
+end
+
+local function layers_of(fname, g, o, fuse)
+  if is_graph(g) then
+    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
+      fuse = fuse })
   end
+  if type(g) ~= "table" then
+    error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
+      .. "(dlb.parallel.layers.transformer{...}) or a dlb.graph with g:layer scopes", 3)
+  end
+  if g[1] ~= nil then return g end
+  error(fname .. ": layers must be a non-empty list of layer costs, or graph= a dlb.graph "
+    .. "(dlb.models.gpt{...})", 3)
+end
 
-  local function layers_of(fname, g, o)
-    if is_graph(g) then
-      return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
-        fuse = o.fuse })
+local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
+  "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
+  "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
+  "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
+    "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
+    "attention_flops", "mfu", "tokens" }
+
+-- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
+local MEM_SCHEDULES = { framework = 0, minimal = 1 }
+M.mem_schedules = MEM_SCHEDULES
+
+local function plan_opts(fname, o, ls)
+  local rc = o.recompute
+  local zero = o.zero
+  -- a graph's own bytes per parameter, unless the caller gives them
+  local sb = ls and ls.state_bytes
+  local given = o.w_bytes ~= nil or o.g_bytes ~= nil or o.o_bytes ~= nil
+  local wd, gd, od = 0, 0, 0
+  if sb and not given then wd, gd, od = sb.w, sb.g, sb.o end
+  return {
+    batch = num(fname, "batch", o.batch, nil, "count"),
+    w_bytes = num(fname, "w_bytes", o.w_bytes, wd, "nonneg"),
+    g_bytes = num(fname, "g_bytes", o.g_bytes, gd, "nonneg"),
+    o_bytes = num(fname, "o_bytes", o.o_bytes, od, "nonneg"),
+    mem_schedule = enum(fname, "schedule_mem", o.schedule_mem, MEM_SCHEDULES, "framework"),
+    slack = num(fname, "slack", o.slack, 0, "nonneg"),
+    fsdp_overlap = num(fname, "fsdp_overlap", o.fsdp_overlap, 0, "unit"),
+    gather_tensors = num(fname, "gather_tensors", o.gather_tensors, 0, "nonneg"),
+    overlap = num(fname, "overlap", o.overlap, 0, "unit"),
+    dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
+    tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
+    pp_max = num(fname, "pp_max", o.pp_max, 0, "nonneg"),
+    m_max = num(fname, "m_max", o.m_max, 0, "nonneg"),
+    zero_max = num(fname, "zero", zero, 3, "nonneg"),
+    sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
+    v = num(fname, "v", o.v, 2, "count"),
+    seq_par = o.seq_par and 1 or 0,
+    recompute = rc == nil and -1 or (rc == true and 1 or (rc == false and 0 or
+      error(fname .. ": recompute must be true, false or nil (try both)", 3))),
+    balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
+    shard = o.shard and 1 or 0,
+    devices = num(fname, "devices", o.devices, 0, "nonneg"),
+    keep_unfit = o.keep_unfit and 1 or 0,
+  }
+end
+
+-- The columns of a plan table, in this order: dlb_par_row's fields (graphs/parallel/dlb_parallel.h)
+-- as a reader scans a layout (deliberately not the struct's order): the layout, its time,
+-- its memory, then the rates; sched is shown by name as schedule, and mem_schedule (which
+-- memory model) is the options', not the row's.
+local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
+  "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
+  "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
+  "hfu", "throughput", "tokens_per_s", "mem_gb", "days", "framework", "calibration",
+  "mfu_convention", "dlbench", "defaults" }
+local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
+
+-- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
+-- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
+local function plan_tostring(r)
+  local P = require "dlbench.pretty"
+  local extra = ""
+  if r.tokens_per_s then extra = extra .. string.format(", %s tokens/s", P.si(r.tokens_per_s, "")) end
+  if r.days then extra = extra .. string.format(", %.1f days to train", r.days) end
+  if r.framework then
+    extra = extra .. string.format(", framework %s%s, calibration %s", r.framework,
+      tostring(r.framework_source):find("^default") and " (default)" or "", tostring(r.calibration))
+  end
+  return string.format("plan: dp %s x tp %s x pp %s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
+    .. "comm %s, bubble %s), %.1f GB per device (%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
+    tostring(r.pp), tostring(r.m), tostring(r.schedule), tostring(r.zero),
+    r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
+    P.seconds(r.comm or 0), P.seconds(r.bubble or 0), (r.mem or 0) / 1e9,
+    r.fits and "fits" or "does not fit", 100 * (r.util or 0),
+    tostring(r.mfu_convention or "model FLOPs"), extra)
+end
+
+local function decorate(r, po)
+  r.schedule = SCHED_NAMES[r.sched]
+  r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
+  r.fits = r.fits == 1
+  r.recompute = r.recompute == 1
+  return require("dlbench.pretty").object(r, plan_tostring)
+end
+
+-- "layer 3" in a core message becomes "layer 3 (name)" when the layer has a name.
+local function name_layers(msg, ls)
+  if type(msg) ~= "string" then return msg end
+  return (msg:gsub("layer (%d+)", function(i)
+    local l = ls[tonumber(i)]
+    if type(l) == "table" and l.name ~= nil then
+      return "layer " .. i .. " (" .. tostring(l.name) .. ")"
     end
-    if type(g) ~= "table" then
-      error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
-        .. "(dlb.parallel.layers.transformer{...}) or a dlb.graph with g:layer scopes", 3)
+  end))
+end
+
+-- The framework profile of a plan/evaluate call (issue [18]): framework=, else none when
+-- fuse= is given (the caller's own switches) or the costs are bare per-layer costs
+-- (layers=), else the default of the graph's family (the session's, when set). Returns
+-- the options with the profile's planner settings filled in where the caller gave none,
+-- the profile, why, its fusion passes for the graph and the defaults it applied.
+local function framed(fname, o)
+  local fw = require "dlbench.frameworks"
+  local g = o.layers or o.graph
+  local graph = is_graph(g)
+  local fwopt = o.framework
+  if fwopt == "auto" then fwopt = nil end   -- the default profile, as when none is given
+  if fwopt ~= nil and o.fuse ~= nil then
+    error(fname .. ": give framework= or fuse=, not both (the profile sets the fusion passes)", 3)
+  end
+  local fam = graph and fw.family(g) or nil
+  if graph and fam == nil and fwopt == nil and o.fuse == nil then
+    -- a hand-built or ONNX graph: its family from its step (g:stats finds an attention
+    -- pattern, and remembers it on the graph)
+    local st = { framework = "auto", precision = o.precision or "mixed" }
+    for k, v in pairs(o.bind or {}) do st[k] = v end
+    local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
+    local mb = o.batch_dim or mopts.batch or "b"
+    if type(mb) == "string" and st[mb] == nil then st[mb] = 1 end
+    local ok, s1 = pcall(g.stats, g, st)
+    if ok and type(s1) == "table" then
+      fam = fw.family(g) or (rawget(s1, "framework") == fw.DEFAULTS.transformer and "transformer" or nil)
     end
-    if g[1] ~= nil then return g end
-    error(fname .. ": layers must be a non-empty list of layer costs, or graph= a dlb.graph "
-      .. "(dlb.models.gpt{...})", 3)
   end
-
-  local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "devices",
-    "batch", "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "tp_max", "pp_max", "m_max",
-    "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
-    "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
-    "slack", "fsdp_overlap", "gather_tensors", "fuse" }
-
-  -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
-  local MEM_SCHEDULES = { framework = 0, minimal = 1 }
-  M.mem_schedules = MEM_SCHEDULES
-
-  local function plan_opts(fname, o, ls)
-    local rc = o.recompute
-    local zero = o.zero
-    -- a graph's own bytes per parameter, unless the caller gives them
-    local sb = ls and ls.state_bytes
-    local given = o.w_bytes ~= nil or o.g_bytes ~= nil or o.o_bytes ~= nil
-    local wd, gd, od = 0, 0, 0
-    if sb and not given then wd, gd, od = sb.w, sb.g, sb.o end
-    return {
-      batch = num(fname, "batch", o.batch, nil, "count"),
-      w_bytes = num(fname, "w_bytes", o.w_bytes, wd, "nonneg"),
-      g_bytes = num(fname, "g_bytes", o.g_bytes, gd, "nonneg"),
-      o_bytes = num(fname, "o_bytes", o.o_bytes, od, "nonneg"),
-      mem_schedule = enum(fname, "schedule_mem", o.schedule_mem, MEM_SCHEDULES, "framework"),
-      slack = num(fname, "slack", o.slack, 0, "nonneg"),
-      fsdp_overlap = num(fname, "fsdp_overlap", o.fsdp_overlap, 0, "unit"),
-      gather_tensors = num(fname, "gather_tensors", o.gather_tensors, 0, "nonneg"),
-      overlap = num(fname, "overlap", o.overlap, 0, "unit"),
-      dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
-      tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
-      pp_max = num(fname, "pp_max", o.pp_max, 0, "nonneg"),
-      m_max = num(fname, "m_max", o.m_max, 0, "nonneg"),
-      zero_max = num(fname, "zero", zero, 3, "nonneg"),
-      sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
-      v = num(fname, "v", o.v, 2, "count"),
-      seq_par = o.seq_par and 1 or 0,
-      recompute = rc == nil and -1 or (rc == true and 1 or (rc == false and 0 or
-        error(fname .. ": recompute must be true, false or nil (try both)", 3))),
-      balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
-      shard = o.shard and 1 or 0,
-      devices = num(fname, "devices", o.devices, 0, "nonneg"),
-      keep_unfit = o.keep_unfit and 1 or 0,
-    }
+  local p, src
+  if fwopt ~= nil then
+    local ok, q = pcall(fw.get, fwopt, fname)
+    if not ok then error(q, 3) end
+    p, src = q, "option"
+  elseif o.fuse ~= nil then
+    p, src = fw.get("none"), "explicit switches (fuse=): no profile"
+  elseif not graph and type(g) == "table" and type(rawget(g, "framework")) == "string" then
+    -- a layer list built under a profile (layers.from_graph, layers.transformer): its
+    -- fusion is in its costs already; the profile's other settings and the report follow it
+    p, src = fw.get(rawget(g, "framework"), fname), "the layers' own (" .. tostring(rawget(g, "framework_source")) .. ")"
+  elseif not graph then
+    p, src = fw.get("none"), "bare per-layer costs (layers=): no profile"
+  else
+    p, src = fw.resolve(nil, fam, false, fname)
   end
-
-  -- The columns of a plan table, in this order.
-  local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
-    "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
-    "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
-    "hfu", "throughput" }
-  local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
-
-  -- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
-  -- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
-  local function plan_tostring(r)
-    local P = require "dlbench.pretty"
-    return string.format("plan: dp %s x tp %s x pp %s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
-      .. "comm %s, bubble %s), %s per device (%s), MFU %.0f%%", tostring(r.dp), tostring(r.tp),
-      tostring(r.pp), tostring(r.m), tostring(r.schedule), tostring(r.zero),
-      r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
-      P.seconds(r.comm or 0), P.seconds(r.bubble or 0), P.si(r.mem or 0, "B"),
-      r.fits and "fits" or "does not fit", 100 * (r.util or 0))
+  local fuse = o.fuse
+  if o.fuse == nil and graph then fuse = fw.fuse_of(p, fam) end
+  local applied = {}
+  if src:find("^default") then applied[#applied + 1] = "framework " .. p.name end
+  local c = setmetatable({}, { __index = o })
+  local zero = tonumber(o.zero)
+  for k, v in pairs(fw.plan_defaults(p, zero)) do
+    if o[k] == nil then rawset(c, k, v); applied[#applied + 1] = k .. " " .. tostring(v) end
   end
+  return c, p, src, fuse, applied
+end
 
-  local function decorate(r, po)
-    r.schedule = SCHED_NAMES[r.sched]
-    r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
-    r.fits = r.fits == 1
-    r.recompute = r.recompute == 1
-    return require("dlbench.pretty").object(r, plan_tostring)
+local function setup(fname, o)
+  local fw = require "dlbench.frameworks"
+  local calibration = fw.check_calibration(o.calibration, fname)
+  local o2, prof, src, fuse, applied = framed(fname, o)
+  -- a graph is analysed in mixed precision unless precision= says otherwise; a layer list
+  -- carries the precision it was built with (from_graph, layers.transformer); the device's
+  -- peak follows it. A catalogue device with a list that says none is refused rather than
+  -- timed at the device's default (fp32 on a GPU: the trap of issue [18]).
+  local lsrc = o.layers or o.graph
+  local gp = is_graph(lsrc) and is_catalogue(o.hw) and "mixed" or nil
+  if gp == nil and type(lsrc) == "table" and not is_graph(lsrc) then gp = rawget(lsrc, "precision") end
+  if o.precision == nil and gp == nil and o.device == nil and is_catalogue(o.hw) then
+    error(fname .. ": the layers carry no precision (dlb.parallel.layers.from_graph and "
+      .. "layers.transformer set one): pass precision= (\"mixed\", \"bf16\", \"fp32\" ...)", 3)
   end
-
-  -- "layer 3" in a core message becomes "layer 3 (name)" when the layer has a name.
-  local function name_layers(msg, ls)
-    if type(msg) ~= "string" then return msg end
-    return (msg:gsub("layer (%d+)", function(i)
-      local l = ls[tonumber(i)]
-      if type(l) == "table" and l.name ~= nil then
-        return "layer " .. i .. " (" .. tostring(l.name) .. ")"
+  local dev, cal_note = o.device, nil
+  if not dev and o.hw then
+    local hw = o.hw
+    if is_catalogue(hw) then
+      local prec = hw:precision(o.precision or gp or hw:default_precision())
+      hw, cal_note = fw.calibrate(hw, prec, calibration)
+    end
+    dev = base.device(hw, o.precision or gp)
+    if is_catalogue(hw) and prof.name ~= "none" then
+      dev.attn_eff, dev.attention_kernel = fw.attention_eff(prof, hw, dev.precision)
+    end
+  end
+  if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
+  local ls = layers_of(fname, lsrc, o, fuse)
+  if o.w_bytes ~= nil and type(ls) == "table" then
+    -- w_bytes= given: it sets every layer's weight bytes (a graph's own per-layer bytes go)
+    local c = {}
+    for k, v in pairs(ls) do c[k] = v end
+    for i, l in ipairs(ls) do
+      if type(l) == "table" and l.weight_bytes ~= nil then
+        local m = {}
+        for k, v in pairs(l) do m[k] = v end
+        m.weight_bytes = nil
+        c[i] = m
       end
-    end))
-  end
-
-  local function setup(fname, o)
-    -- a graph is analysed in mixed precision unless precision= says otherwise; the device's
-    -- peak follows it
-    local gp = is_graph(o.layers or o.graph) and is_catalogue(o.hw) and "mixed" or nil
-    local dev = o.device or (o.hw and M.device(o.hw, o.precision or gp))
-      or error(fname .. ": option 'hw' (or device) is required", 3)
-    local ls = layers_of(fname, o.layers or o.graph, o)
-    local cl = cluster_of(fname, o)
-    return ls, dev, cl
-  end
-
-  -- Search data x tensor x pipeline layouts, micro-batches, schedules, recompute and ZeRO.
-  function M.plan(o)
-    local fname = "parallel.plan"
-    check_opts(fname, o, PLAN_OPTS)
-    local ls, dev, cl = setup(fname, o)
-    local po = plan_opts(fname, o, ls)
-    if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
-      error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
     end
-    if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
-    local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
-    if not okp then error(name_layers(rows, ls), 0) end
-    if evaluated == 0 then
-      error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
-        .. "(dp must divide the batch, pp <= layers, tp a power of two <= tp_max)", fname,
-        po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
-    end
-    if #rows == 0 and not o.keep_unfit then
-      local sm = decorate(small, po)
-      local try = { "more devices" }
-      if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
-      if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
-      if po.tp_max > 0 or po.pp_max > 0 then try[#try + 1] = "a larger tp_max/pp_max" end
-      try[#try + 1] = "keep_unfit=true to list every layout"
-      error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
-        .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
-        .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
-        sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
-        sm.mem / 1e9, table.concat(try, ", ")), 2)
-    end
-    for _, r in ipairs(rows) do decorate(r, po); r.sched = nil end
-    if o.table == false then return rows, evaluated end
-    -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
-    -- list of rows it holds: t[1].step is the best plan's step time
-    local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
-    local P = require "dlbench.pretty"
-    for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
-    return t, evaluated
+    ls = c
   end
-  doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
-    .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
-    .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0]} -> dlb.table sorted by step, evaluated",
-    "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
-    .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
-    .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
-    .. "FLOPs), hfu counts recompute; graph= a dlb.graph")
-
-  local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
-    "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
-    "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-    "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
-    "fuse" }
-
-  -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
-  local function evaluate(fname, o)
-    check_opts(fname, o, EVAL_OPTS)
-    -- the degrees first: they size the hw's own cluster below
-    local pipe = fname == "parallel.pipeline"
-    num(fname, "dp", o.dp, 1, "count")
-    num(fname, "tp", o.tp, 1, "count")
-    num(fname, pipe and "stages" or "pp", o.pp, 1, "count")
-    num(fname, pipe and "microbatches" or "m", o.m, 1, "count")
-    if o.devices == nil and not o.cluster then
-      -- size the hw's own cluster to the layout (cluster_of counts devices=)
-      local c = {}
-      for k, v in pairs(o) do c[k] = v end
-      c.devices = (tonumber(o.dp) or 1) * (tonumber(o.tp) or 1) * (tonumber(o.pp) or 1)
-      o = c
+  local cl = cluster_of(fname, o)
+  -- a profile's CALIBRATED collective efficiency (validated), on the hw's own links
+  local ceff = fw.collective_eff(prof, calibration)
+  if ceff and not o.cluster and not o.bw and o.eff == nil then
+    for _, tier in ipairs { "intra", "inter" } do
+      local t = cl[tier]
+      if t then cl[tier] = { bw = t.bw, latency = t.latency, eff = ceff * (t.eff or 1) } end
     end
-    local ls, dev, cl = setup(fname, o)
-    local po = plan_opts(fname, o, ls)
-    local mname = fname == "parallel.pipeline" and "microbatches" or "m"
-    local cfg = { dp = num(fname, "dp", o.dp, 1, "count"), tp = num(fname, "tp", o.tp, 1, "count"),
-                  pp = num(fname, fname == "parallel.pipeline" and "stages" or "pp", o.pp, 1, "count"),
-                  m = num(fname, mname, o.m, 1, "count"),
-                  v = num(fname, "v", o.v, 2, "count"),
-                  sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
-                  recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
-    local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
-    if not ok then error(name_layers(r, ls), 0) end
-    r = decorate(r, po)
-    r.stage_mem = stages
-    return r
+    applied[#applied + 1] = string.format("collective eff %.2f (CALIBRATED)", ceff)
   end
+  local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
+    applied = applied, o = o, dev = dev }
+  return ls, dev, cl, o2, info
+end
 
-  function M.evaluate(o)
-    return evaluate("parallel.evaluate", o)
+-- Model FLOPs per sample of the algorithmic step (no recompute), from the graph (cached
+-- per graph, bindings and precision), or from the layers (fwd + bwd).
+local mf_cache = setmetatable({}, { __mode = "k" })
+local function fb_per_sample(o, ls)
+  local g = o.layers or o.graph
+  if not is_graph(g) then
+    local t = 0
+    for _, l in ipairs(ls) do t = t + (l.flops_fwd or 0) + (l.flops_bwd or 0) end
+    return t, nil
   end
-  doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-    .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=} -> row (with stage_mem)",
-    "time and memory of one data x tensor x pipeline layout")
+  local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
+  local mb = o.batch_dim or mopts.batch or "b"
+  local bind = {}
+  for k, v in pairs(o.bind or {}) do bind[k] = v end
+  local key = tostring(mb) .. "|" .. tostring(o.precision)
+  for k, v in pairs(bind) do key = key .. "|" .. tostring(k) .. "=" .. tostring(v) end
+  local c = mf_cache[g]
+  if c and c[key] then return c[key], bind end
+  local st = { framework = "none", precision = o.precision or "mixed" }
+  for k, v in pairs(bind) do st[k] = v end
+  local fb
+  if type(mb) == "string" then
+    st[mb] = 1
+    local s1 = g:stats(st)
+    st[mb] = 2
+    local s2 = g:stats(st)
+    fb = (s2.flops_fwd + s2.flops_bwd) - (s1.flops_fwd + s1.flops_bwd)
+    bind[mb] = 1
+  else
+    local s1 = g:stats(st)
+    fb = (s1.flops_fwd + s1.flops_bwd) / mb
+  end
+  mf_cache[g] = c or {}
+  mf_cache[g][key] = fb
+  return fb, bind
+end
 
-  -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
-  function M.pipeline(o)
-    if type(o) ~= "table" then error("parallel.pipeline: an options table expected", 2) end
+-- MFU under the one convention (dlbench.mfu), tokens/s, memory in GB, time to train, the
+-- profile and provenance: added to each row of plan/evaluate.
+local function finish(r, o, ls, info, dev)
+  local fw = require "dlbench.frameworks"
+  local mfu = require "dlbench.mfu"
+  local kind, att = mfu.options("parallel", o.mfu, o.attention_flops)
+  local g = o.layers or o.graph
+  local fb, bind = fb_per_sample(o, ls)
+  local params = 0
+  for _, l in ipairs(ls) do params = params + (l.params or 0) end
+  local mf, conv = mfu.model_flops(fb, 1, is_graph(g) and g or nil, bind, params, kind, att)
+  local ndev = (r.dp or 1) * (r.tp or 1) * (r.pp or 1)
+  local batch = o.batch
+  if mf and r.step and r.step > 0 and dev.peak then
+    r.mfu = mf * batch / (r.step * dev.peak * ndev)
+    r.util = r.mfu
+  end
+  r.mfu_convention = conv
+  local tps = is_graph(g) and mfu.tokens_per_sample(g, bind) or nil
+  if tps and r.throughput then r.tokens_per_s = r.throughput * tps end
+  r.mem_gb = r.mem and r.mem / 1e9 or nil
+  if o.tokens ~= nil then
+    num("parallel", "tokens", o.tokens, nil, "pos")
+    if r.tokens_per_s then r.days = o.tokens / r.tokens_per_s / 86400 end
+  end
+  r.framework, r.framework_source = info.prof.name, info.src
+  r.attention_kernel = dev.attention_kernel
+  r.calibration, r.calibration_note = info.calibration, info.cal_note
+  local applied = {}
+  for _, a in ipairs(info.applied) do applied[#applied + 1] = a end
+  if o.calibration == nil then applied[#applied + 1] = "calibration " .. info.calibration end
+  if o.attention_flops == nil then applied[#applied + 1] = "attention_flops " .. att end
+  if is_graph(g) and o.precision == nil then applied[#applied + 1] = "precision mixed" end
+  -- flat (a plan is a dlb.table of numbers and strings): the version, the defaults
+  -- applied and one line of provenance
+  local pv = fw.provenance(info.prof, info.src, info.calibration, applied)
+  r.dlbench, r.defaults = pv.dlbench, table.concat(applied, ", ")
+  r.provenance = fw.provenance_line(pv)
+  fw.last = pv
+  return r
+end
+
+-- Search data x tensor x pipeline layouts, micro-batches, schedules, recompute and ZeRO.
+function M.plan(o)
+  local fname = "parallel.plan"
+  check_opts(fname, o, PLAN_OPTS)
+  o = named_hw(fname, o)
+  local ls, dev, cl, o2, info = setup(fname, o)
+  local po = plan_opts(fname, o2, ls)
+  -- what the profile offers: no full recompute -> none tried; its highest ZeRO stage
+  local fw = require "dlbench.frameworks"
+  if o.recompute == nil and not fw.offers(info.prof, "full") then po.recompute = 0 end
+  if o.zero == nil and info.prof.zero ~= nil then po.zero_max = info.prof.zero end
+  if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
+    error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
+  end
+  if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
+  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
+  if not okp then error(name_layers(rows, ls), 0) end
+  if evaluated == 0 then
+    error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
+      .. "(dp must divide the batch, pp <= layers, tp a power of two <= tp_max)", fname,
+      po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
+  end
+  if #rows == 0 and not o.keep_unfit then
+    local sm = decorate(small, po)
+    local try = { "more devices" }
+    if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
+    if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
+    if po.tp_max > 0 or po.pp_max > 0 then try[#try + 1] = "a larger tp_max/pp_max" end
+    try[#try + 1] = "keep_unfit=true to list every layout"
+    error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
+      .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
+      .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
+      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
+      sm.mem / 1e9, table.concat(try, ", ")), 2)
+  end
+  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil; finish(r, o, ls, info, dev) end
+  if o.table == false then return rows, evaluated end
+  -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
+  -- list of rows it holds: t[1].step is the best plan's step time
+  local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
+  local P = require "dlbench.pretty"
+  for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
+  return t, evaluated
+end
+doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
+  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0]} -> dlb.table sorted by step, evaluated",
+  "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
+  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
+  .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
+  .. "FLOPs), hfu counts recompute; graph= a dlb.graph")
+
+local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
+  "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
+  "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
+  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
+  "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens" }
+
+-- Offload of one layout (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
+-- 2021; activation offload as torchtune/Megatron's CPU offloading): what leaves the
+-- fullest device for host memory, and the bytes each device moves over its host link per
+-- step, added to the step unhidden (an upper bound, as dlb.roofline.time). optimizer: the
+-- optimizer state leaves and the update runs on the host; the gradients go down as the
+-- backward pass makes them and the updated weights come back (the device's gradient and
+-- weight bytes). params: the weights live on the host and are fetched for every
+-- micro-batch's forward and backward; the device keeps the largest layer's. activations:
+-- the activations kept for backward go to the host and come back; the device keeps one
+-- layer's. ZeRO partitions what each device moves.
+local OFFLOAD = { optimizer = true, params = true, activations = true }
+local function offload_set(fname, off)
+  if off == nil or off == false then return nil end
+  local list = type(off) == "table" and off or { off }
+  local set = {}
+  for _, v in ipairs(list) do
+    if not OFFLOAD[v] then
+      error(fname .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list "
+        .. "of them, got " .. tostring(v), 4)
+    end
+    set[v] = true
+  end
+  return set
+end
+local function apply_offload(r, off, ls, po, cfg, hw, fname)
+  local R = require "dlbench.roofline"
+  local host = type(hw) == "table" and hw.links and hw.links.host
+  local bw = host and host.bw or R.DEFAULT_HOST_BW
+  local tp, dp, zero = cfg.tp, cfg.dp, cfg.zero
+  local w, g, opt, act = r.mem_weights, r.mem_grads, r.mem_opt, r.mem_act
+  local traffic = 0
+  if off.optimizer then
+    traffic = traffic + g + w   -- gradients down, the updated weights up
+    opt, g = 0, 0
+  end
+  if off.params then
+    -- the largest layer's weights stay (a working set, split by tensor parallelism)
+    local big = 0
+    for _, l in ipairs(ls) do
+      local wb = l.weight_bytes or (l.params or 0) * (po.w_bytes > 0 and po.w_bytes or 2)
+      wb = wb / ((l.tp_bytes or 0) > 0 and tp or 1)
+      if wb > big then big = wb end
+    end
+    traffic = traffic + 2 * cfg.m * w
+    w = math.min(w, big)
+  end
+  if off.activations then
+    -- one layer's kept activations stay: the largest per-sample share times the micro-batch
+    local big = 0
+    for _, l in ipairs(ls) do
+      local a = ((l.act_kept or 0) / ((l.tp_bytes or 0) > 0 and tp or 1) + (l.act_rep or 0)) * r.mb
+      if a > big then big = a end
+    end
+    traffic = traffic + 2 * math.max(0, act - big) * cfg.m
+    act = math.min(act, big)
+  end
+  local mem = core.roofline_step_memory(po.mem_schedule, w, g, opt, act, po.slack)
+  r.offload = { optimizer = off.optimizer or false, params = off.params or false,
+    activations = off.activations or false, traffic = traffic, host_bw = bw,
+    host_link = host and "links.host" or "default PCIe 4.0 x16", mem_full = r.mem }
+  r.mem, r.mem_weights, r.mem_grads, r.mem_opt, r.mem_act = mem, w, g, opt, act
+  r.offload_time = traffic / bw
+  r.step = r.step + r.offload_time
+  r.throughput = po.batch / r.step
+  local scale = (r.step - r.offload_time) / r.step
+  r.util, r.mfu, r.hfu = r.util * scale, r.mfu * scale, r.hfu * scale
+  local devmem = type(hw) == "table" and hw.mem or 0
+  r.fits = (devmem <= 0 or mem <= devmem) and 1 or 0   -- decorate makes it a boolean
+  return r
+end
+
+-- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
+local function evaluate(fname, o)
+  check_opts(fname, o, EVAL_OPTS)
+  o = named_hw(fname, o)
+  -- the degrees first: they size the hw's own cluster below
+  local pipe = fname == "parallel.pipeline"
+  num(fname, "dp", o.dp, 1, "count")
+  num(fname, "tp", o.tp, 1, "count")
+  num(fname, pipe and "stages" or "pp", o.pp, 1, "count")
+  num(fname, pipe and "microbatches" or "m", o.m, 1, "count")
+  if o.devices == nil and not o.cluster then
+    -- size the hw's own cluster to the layout (cluster_of counts devices=)
     local c = {}
     for k, v in pairs(o) do c[k] = v end
-    c.pp = o.stages or o.pp
-    c.m = o.microbatches or o.m
-    c.stages, c.microbatches = nil, nil
-    return evaluate("parallel.pipeline", c)
+    c.devices = (tonumber(o.dp) or 1) * (tonumber(o.tp) or 1) * (tonumber(o.pp) or 1)
+    o = c
   end
-  doc.doc(M.pipeline, "dlb.parallel.pipeline{layers=, hw=, cluster=, batch=, stages=, microbatches=,"
-    .. " schedule=\"gpipe\"|\"1f1b\"|\"interleaved\"[, dp=, shard=]} -> row (with stage_mem)",
-    "layer-parallel step: balanced stages, activation transfers and the schedule's bubble")
+  local ls, dev, cl, o2, info = setup(fname, o)
+  local po = plan_opts(fname, o2, ls)
+  local mname = fname == "parallel.pipeline" and "microbatches" or "m"
+  local cfg = { dp = num(fname, "dp", o.dp, 1, "count"), tp = num(fname, "tp", o.tp, 1, "count"),
+                pp = num(fname, fname == "parallel.pipeline" and "stages" or "pp", o.pp, 1, "count"),
+                m = num(fname, mname, o.m, 1, "count"),
+                v = num(fname, "v", o.v, 2, "count"),
+                sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
+                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
+  local off = offload_set(fname, o.offload)
+  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
+  if not ok then error(name_layers(r, ls), 0) end
+  if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname) end
+  r = decorate(r, po)
+  r.stage_mem = stages
+  return finish(r, o, ls, info, dev)
 end
+
+function M.evaluate(o)
+  return evaluate("parallel.evaluate", o)
+end
+doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
+  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=} -> row (with stage_mem)",
+  "time and memory of one data x tensor x pipeline layout")
+
+-- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
+function M.pipeline(o)
+  if type(o) ~= "table" then error("parallel.pipeline: an options table expected", 2) end
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  c.pp = o.stages or o.pp
+  c.m = o.microbatches or o.m
+  c.stages, c.microbatches = nil, nil
+  return evaluate("parallel.pipeline", c)
+end
+doc.doc(M.pipeline, "dlb.parallel.pipeline{layers=, hw=, cluster=, batch=, stages=, microbatches=,"
+  .. " schedule=\"gpipe\"|\"1f1b\"|\"interleaved\"[, dp=, shard=]} -> row (with stage_mem)",
+  "layer-parallel step: balanced stages, activation transfers and the schedule's bubble")
+
+return M

@@ -27,12 +27,11 @@ local function warn(fig, w)
   io.stderr:write("dlbench: warning: ", w, "\n")
 end
 
--- Series kinds by name, read from the library (enum DLB_SERIES_*).
+-- Series kinds by name, read from the library: the kinds of enum DLB_SERIES_* (through
+-- dlbench.desc), each named by the library (dlb_series_options).
 local KIND = {}
-for k = 0, 63 do
-  local name = core.plot_series_options(k, -1)
-  if not name then break end
-  KIND[name] = k
+for k = 0, require("dlbench.desc").const("DLB_SERIES_NKINDS") - 1 do
+  KIND[assert(core.plot_series_options(k, -1))] = k
 end
 
 local function keys(t)
@@ -169,7 +168,7 @@ function Figure:save(path, opts)
         #ov == 1 and "" or "s", ov[1], #ov > 1 and ", ..." or ""))
     end
   end
-  return ok, msg
+  return require("dlbench.errors").written(ok, msg)
 end
 
 -- f:layout_check() -> the layout's problems (empty when clean): overlapping text boxes,
@@ -213,8 +212,7 @@ end
 -- when setprop is tail-called from __newindex).
 setprop = function(t, k, v, level)
   if not PANEL_PROPS[k] then
-    error(string.format("plot: unknown property '%s' (valid: %s)", tostring(k), keys(PANEL_PROPS)),
-          level)
+    error(options.message(k, PANEL_PROPS, "plot", "property"), level)
   end
   local h, i = t._fig._h, t._i
   local lim = t._lim

@@ -21,11 +21,9 @@ local function options(opts)
     error("dlb.pretty: options must be a table, got " .. type(opts), 3)
   end
   local o = {}
+  local msg = require("dlbench.options").unknown(opts, optnames, "dlb.pretty")
+  if msg then error(msg, 3) end
   for k, v in pairs(opts) do
-    if defaults[k] == nil then
-      error("dlb.pretty: unknown option '" .. tostring(k) .. "' (accepted: "
-        .. table.concat(optnames, ", ") .. ")", 3)
-    end
     if type(v) ~= type(defaults[k]) or (type(v) == "number" and not (v >= 0)) then
       error("dlb.pretty: option '" .. k .. "' must be a " .. type(defaults[k])
         .. (type(v) == "number" and " >= 0" or "") .. ", got " .. tostring(v), 3)

@@ -108,7 +108,7 @@ doc.doc(M.gemm, "dlb.roofline.gemm(m, n, k[, {batch=, precision=}]) -> costs",
 
 local time_opts = { precision = true, per_op = true, cache_aware = true, flops_eff = true,
   bw_eff = true, detail = true, cache_fraction = true, tile = true, schedule = true,
-  slack = true }
+  slack = true, framework = true, calibration = true, attention_flops = true, mfu = true }
 
 -- Memory schedules (graphs/hw/dlb_roofline.h, dlb_step_memory): the one rule of what a step
 -- holds at its peak, shared with dlb.parallel.evaluate/plan.
@@ -202,22 +202,76 @@ end
 -- TFLOP/s (util 55%), footprint 2.93 GB of 16 GB (fits)": what the REPL shows for a result.
 local function time_tostring(r)
   local P = require "dlbench.pretty"
-  local out = { string.format("roofline: %s on %s (%s%s, %s), %s-bound, %s at %s/s (util %.0f%%)",
-    P.seconds(r.time), tostring(r.device), tostring(r.precision),
+  local out = { string.format("roofline: %s on %s (%s%s, %s), %s-bound, %s at %s/s (util %.0f%% "
+    .. "of executed FLOPs)", P.seconds(r.time), tostring(r.device), tostring(r.precision),
     r.precision_source == "device" and ": the device's natural precision" or "", tostring(r.mode),
     tostring(r.bound), P.si(r.flops or 0, "FLOP"), P.si(r.attainable or 0, "FLOP"),
     100 * (r.util or 0)) }
+  if r.mfu and not tostring(r.mfu_convention):find("^flops given") then
+    out[#out + 1] = string.format("MFU %.1f%% (%s)", 100 * r.mfu, tostring(r.mfu_convention))
+  end
   if r.offload_time then
     out[#out + 1] = string.format("offload %s over the host link", P.seconds(r.offload_time))
   end
   if r.footprint then
-    out[#out + 1] = string.format("footprint %s of %s (%s)", P.si(r.need or r.footprint, "B"),
+    out[#out + 1] = string.format("footprint %s of %s (%s)", P.si(r.footprint, "B"),
       P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit")
+  end
+  if r.framework then
+    out[#out + 1] = string.format("framework %s%s, calibration %s", r.framework,
+      tostring(r.framework_source):find("^default") and " (default)" or "", tostring(r.calibration))
   end
   return table.concat(out, ", ")
 end
 
 M.DEFAULT_HOST_BW = 32e9 -- PCIe 4.0 x16: 16 GT/s x 16 lanes, 128b/130b = 31.5 GB/s each way (PCI-SIG)
+
+-- The framework profile a roofline.time call uses (issue [18]) and the stats it times: a
+-- graph's algorithmic stats (g:stats without framework=) are recounted under the default
+-- profile (or opts.framework), through the graph that made them (frameworks.origin);
+-- stats counted under a profile or explicit fuse= keep theirs; bare costs get none.
+local function framed(s, fwname, fn)
+  local fw = require "dlbench.frameworks"
+  local origin = fw.origin[s]
+  local sfw = (getmetatable(s) ~= OpSet) and rawget(s, "framework") or nil
+  if fwname == "auto" then fwname = nil end   -- the default profile, as when none is given
+  local function recount(name)
+    local cache = fw.recounted[s]
+    if not cache then cache = {}; fw.recounted[s] = cache end
+    local t = cache[name]
+    if not t then
+      local o = {}
+      for k, v in pairs(origin.opts) do o[k] = v end
+      o.framework, o.fuse = name, nil
+      t = origin.graph:stats(o)
+      cache[name] = t
+    end
+    return t
+  end
+  if fwname ~= nil then
+    local ok, p = pcall(fw.get, fwname, fn)
+    if not ok then error(p, 3) end
+    if origin and sfw ~= p.name then return recount(p.name), p, "option" end
+    if sfw and sfw ~= p.name then
+      error(string.format("%s: these stats were counted under framework '%s'; count them with "
+        .. "g:stats{framework = \"%s\"} (or without one)", fn, sfw, p.name), 3)
+    end
+    return s, p, "option"
+  end
+  if origin and rawget(s, "framework_source") == fw.ALGORITHMIC then
+    -- the default profile; when it fuses nothing (framework "none" as the session's
+    -- default) the stats are already its step: no recount
+    local fam = origin.family or fw.family(origin.graph)
+    if fam or fw.session() then
+      local p, src = fw.resolve(nil, fam, false, fn)
+      if #fw.fuse_of(p, fam) == 0 then return s, p, src end
+    end
+    local t = recount("auto")
+    return t, fw.get(t.framework), t.framework_source
+  end
+  if sfw then return s, fw.get(sfw), rawget(s, "framework_source") or "stats" end
+  return s, fw.get("none"), "bare costs: no profile"
+end
 
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
@@ -225,6 +279,14 @@ function M.time(s, dev, opts)
   if type(s) ~= "table" then error(fn .. ": expected stats or {flops=, bytes=}, got " .. type(s), 2) end
   dev = device(dev, fn)
   check_tiling(opts, fn)
+  local fw = require "dlbench.frameworks"
+  local mfu = require "dlbench.mfu"
+  local calibration = fw.check_calibration(opts.calibration, fn)
+  local mkind, matt = mfu.options(fn, opts.mfu, opts.attention_flops)
+  local given = s
+  local prof, fsource
+  s, prof, fsource = framed(s, opts.framework, fn)
+  local cal_note
   local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
   -- no precision given (neither here nor to g:stats): the device's natural training
   -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
@@ -239,6 +301,7 @@ function M.time(s, dev, opts)
     elseif sprec == nil then psource = "default" end
   end
   local prec = dev:precision(opts.precision or sprec or "fp32")
+  dev, cal_note = fw.calibrate(dev, prec, calibration)
   local ropts = { flops_eff = opts.flops_eff, bw_eff = opts.bw_eff, cache_aware = opts.cache_aware,
     cache_fraction = opts.cache_fraction, tile = opts.tile }
   -- precision selects the bytes too: rescale when the costs were counted at another one
@@ -251,6 +314,11 @@ function M.time(s, dev, opts)
     errors.raise(fn .. ": " .. errors.strip(roof))
   end
   roof.bytes_scale = scale
+  -- the profile's attention kernel: the device's efficiency for that kernel family
+  local akernel = nil
+  if prof.name ~= "none" then roof.attn_eff, akernel = fw.attention_eff(prof, dev, prec) end
+  local slack = opts.slack
+  if slack == nil and prof.slack ~= nil then slack = prof.slack end
 
   local set = opset_of(s)
   local r
@@ -334,7 +402,41 @@ function M.time(s, dev, opts)
     if ok then rcf = v end
   end
   r.hfu = r.util
-  r.mfu = r.time > 0 and math.max(0, r.flops - rcf) / (r.time * roof.peak) or 0
+  local ff = rawget(s, "flops_fwd") or (getmetatable(s) ~= OpSet and s.flops_fwd) or nil
+  local fb = rawget(s, "flops_bwd") or (getmetatable(s) ~= OpSet and s.flops_bwd) or nil
+  local mf, conv
+  if type(ff) == "number" and type(fb) == "number" then
+    local origin = fw.origin[s] or fw.origin[given]
+    local g, bind = origin and origin.graph, origin and origin.opts
+    local m = g and type(g.model) == "table" and type(g.model.options) == "table" and g.model.options
+    local batch = m and (type(m.batch) == "number" and m.batch or (bind and tonumber(bind[m.batch])))
+      or (bind and tonumber(bind.b))
+    local params = rawget(s, "params")
+    if batch then
+      mf, conv = mfu.model_flops(ff + fb, batch, g, bind, params, mkind, matt)
+    elseif mkind == "6N" then
+      conv = "6N needs the batch (a zoo transformer's batch bound)"
+    end
+    if not mf and mkind ~= "6N" then
+      mf, conv = ff + fb, "model FLOPs (fwd + bwd, no recompute; attention as in the graph)"
+    end
+  elseif mkind == "model" then
+    mf, conv = math.max(0, r.flops - rcf), "flops given minus flops_recompute"
+  end
+  r.model_flops = mf
+  r.mfu = (mf and r.time > 0) and mf / (r.time * roof.peak) or nil
+  r.mfu_convention = conv
+  r.framework, r.framework_source, r.attention_kernel = prof.name, fsource, akernel
+  r.calibration, r.calibration_note = calibration, cal_note
+  local defaults = {}
+  if opts.framework == nil and tostring(fsource):find("^default") then
+    defaults[#defaults + 1] = "framework " .. prof.name
+  end
+  if opts.calibration == nil then defaults[#defaults + 1] = "calibration " .. calibration end
+  if opts.attention_flops == nil then defaults[#defaults + 1] = "attention_flops " .. matt end
+  if psource == "device" then defaults[#defaults + 1] = "precision " .. prec end
+  r.provenance = fw.provenance(prof, fsource, calibration, defaults)
+  fw.last = r.provenance
   r.intensity = r.bytes > 0 and r.flops / r.bytes or math.huge
   r.attainable = r.time > 0 and r.flops / r.time or 0
   r.ridge = core.roofline_ridge(roof, true)
@@ -348,8 +450,12 @@ function M.time(s, dev, opts)
     error(fn .. ": slack must be a fraction >= 0, got " .. tostring(opts.slack), 2)
   end
   if fp ~= nil then
-    local need, cap, rule = M.core_footprint(s, dev, scale, { schedule = sched, slack = opts.slack })
-    r.footprint = num(fp, "footprint", fn) * scale
+    local need, cap, rule = M.core_footprint(s, dev, scale, { schedule = sched, slack = slack })
+    -- one number called footprint: what the device (one core on a TPU board) holds under the
+    -- memory schedule, the bytes compared with its memory (r.need, r.memory: the same); the
+    -- graph engine's own scheduled peak of the whole step stays in r.footprint_graph
+    r.footprint_graph = num(fp, "footprint", fn) * scale
+    r.footprint = need
     -- without a breakdown the stats' own footprint is all there is: schedule "footprint"
     r.memory, r.schedule = need, rule:match("_whole$") and "footprint" or sched
     if rule == "device_whole" then rule = "device" end
@@ -412,8 +518,18 @@ function M.core_footprint(s, dev, scale, opts)
   local ge = M.grad_elem(plain and s.precision or nil) or 4
   local act = part("activations") + part("workspace")
   if board then act = act / dev.cores end
-  -- all the gradients: params x gradient bytes (the breakdown's own when params are unknown)
-  local grads = params and params * ge or part("gradients")
+  -- all the gradients of the weights that train: trainable params x gradient bytes (frozen
+  -- weights, g:freeze and LoRA, have none; the breakdown's own when params are unknown).
+  -- Under optimizer offload (ZeRO-Offload, Ren et al. 2021 sec. 4.1) each gradient leaves
+  -- for the host as the backward pass makes it: only those live at the peak stay.
+  local trainable = plain and tonumber(s.trainable) or nil
+  local off = rawget(s, "offload")
+  local grads
+  if type(off) == "table" and off.optimizer then grads = part("gradients")
+  else
+    local n = trainable or params
+    grads = n and n * ge or part("gradients")
+  end
   local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,
     part("optimizer") * scale, act * scale, opts.slack or 0)
   if board then return need, dev.mem_per_core, "per_core" end

@@ -15,17 +15,15 @@ M.domain_names = { "word_lm", "char_lm", "nmt", "speech", "image" }
 -- The C enum by name (graphs/stats/dlb_scaling.h, through core.enum).
 local FORMS, FORM_NAMES = core.enum_names("DLB_FORM_",
   { POWER_CONST = "power+const", THREE_REGION = "three-region" })
-local PARAMS = {
-  [0] = { "alpha", "beta" },
-  [1] = { "alpha", "beta", "gamma" },
-  [2] = { "alpha", "beta", "gamma", "plateau" },
-}
+-- Parameter names per form, the class table of a fit and a spec's model-size law, shared
+-- with scaling_uncertainty.lua (lua/dlbench/scaling_fit.lua).
+local fit = require "dlbench.scaling_fit"
+local PARAMS, Fit, spec_params = fit.PARAMS, fit.Fit, fit.spec_params
 
 -- Raise msg at the first caller outside this file (the user's file:line), however deep in
 -- dlb.scaling the check ran.
 local raise = require("dlbench.errors").raise
 local pretty = require "dlbench.pretty"
-local propagate, project_tostring -- below, before dlb.scaling.project
 
 -- Options tables: unknown keys are errors naming the key and the accepted ones.
 local function check_opts(opts, valid, fname) return options.check(opts, valid, fname, 3) end
@@ -48,10 +46,7 @@ local function positive(v, what, fname)
   return v
 end
 
--- A fitted curve: its parameters by name, and methods.
-local Fit = {}
-Fit.__index = Fit
-
+-- A fitted curve (Fit, from dlbench.scaling_fit): its parameters by name, and methods.
 local function curve_params(f)
   local p = {}
   for i, name in ipairs(PARAMS[f._form]) do p[i] = f[name] end
@@ -158,17 +153,6 @@ local function spec_curve(spec, fname)
     return 0, { spec.alpha, spec.beta_g }
   end
   error(fname .. ": the spec needs curve= (a fit) or alpha= and beta_g=", 3)
-end
-
--- Parameters at data size m from the spec's model-size law (nil when it has none).
-local function spec_params(spec, m)
-  if spec.model then
-    return core.scaling_eval(0, { spec.model.alpha, spec.model.beta }, m)
-  end
-  if spec.sigma and spec.beta_p then
-    return spec.sigma * m ^ spec.beta_p * (spec.sigma_unit or 1)
-  end
-  return nil
 end
 
 -- Per-step costs at p parameters and subbatch b: a function(p, b) -> {flops=, bytes=,
@@ -439,9 +423,8 @@ doc.doc(M.step_time, "dlb.scaling.step_time({flops=, bytes=[, footprint=]}, devi
   .. "dlb.roofline.time's (precision=, flops_eff=, bw_eff=)")
 
 -- the uncertainty of projections (lua/dlbench/scaling_uncertainty.lua)
-local U = require("dlbench.scaling_uncertainty")({ Fit = Fit, PARAMS = PARAMS, raise = raise,
-  spec_params = spec_params, step_costs = function(...) return M.step_costs(...) end })
-propagate, project_tostring = U.propagate, U.project_tostring
+local U = require "dlbench.scaling_uncertainty"
+local propagate, project_tostring = U.propagate, U.project_tostring
 
 -- dlb.scaling.project(spec[, opts])
 function M.project(spec, opts)
@@ -450,7 +433,7 @@ function M.project(spec, opts)
   opts = check_opts(opts, { target = true, method = true, subbatch = true, device = true,
     costs = true, tokens_per_sample = true, params = true, graph = true, dim = true,
     stats = true, lo = true, hi = true, integer = true, bootstrap = true, seed = true,
-    epochs = true }, fname)
+    epochs = true, framework = true }, fname)
   local form, q = spec_curve(spec, fname)
   local m0 = positive(spec.data_size, "spec.data_size (current data)", fname)
   local target = opts.target or spec.desired
@@ -481,9 +464,32 @@ function M.project(spec, opts)
   local b = opts.subbatch or spec.subbatch or (spec.paper and spec.paper.table3
     and spec.paper.table3.subbatch)
   local costs = opts.costs or spec.costs
+  local fw = require "dlbench.frameworks"
+  if opts.framework ~= nil then
+    local ok, e = pcall(fw.get, opts.framework, fname)
+    if not ok then error(e, 2) end
+    if not opts.graph then error(fname .. ": framework= applies to graph= costs", 2) end
+  end
   if opts.graph then
     if opts.costs then error(fname .. ": give costs= or graph=, not both", 2) end
-    local stats_at, params_at = family(opts.graph, opts.dim, opts.stats, fname)
+    -- the graph's costs under a framework profile: framework=, else the default profile
+    -- ("auto": the session's, else the family's), unless stats= gives fuse= itself
+    local so = {}
+    for k, v in pairs(type(opts.stats) == "table" and opts.stats or {}) do so[k] = v end
+    if so.fuse == nil and so.framework == nil then so.framework = opts.framework or "auto" end
+    local stats_at, params_at = family(opts.graph, opts.dim,
+      type(opts.stats) == "table" and so or (opts.stats == nil and so or opts.stats), fname)
+    if so.framework == "auto" then
+      r.framework = fw.session() or "default by family (transformers " .. fw.DEFAULTS.transformer
+        .. ", other graphs " .. fw.DEFAULTS.other .. ")"
+      r.framework_source = fw.session() and "session default" or "default"
+    elseif so.framework then
+      r.framework, r.framework_source = fw.get(so.framework).name, "option"
+    else
+      r.framework, r.framework_source = "none", "explicit switches (stats.fuse=)"
+    end
+    r.provenance = fw.provenance({ name = r.framework }, r.framework_source, "catalogue",
+      opts.framework == nil and { "framework " .. r.framework } or {})
     costs = family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
   end
   local tps = opts.tokens_per_sample or spec.tokens_per_sample
@@ -516,7 +522,7 @@ function M.project(spec, opts)
 end
 doc.doc(M.project, "dlb.scaling.project(spec[, {target=, method=, subbatch=, device=, "
   .. "costs= | graph=[, dim=, stats=, lo=, hi=], tokens_per_sample=, params=, epochs=1, "
-  .. "bootstrap=N, seed=1}]) -> table",
+  .. "bootstrap=N, seed=1, framework=}]) -> table",
   "data needed for the target error (spec: a dlb.scaling.domains entry, or {curve=fit, "
   .. "data_size=, desired=, model=fit}), data_scale and model_scale versus the current data "
   .. "and model (Hestness et al. Table 1), params; with a subbatch and costs (Table 2 "

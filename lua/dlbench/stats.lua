@@ -4,6 +4,7 @@
 --   dlb.stats.box(list)                   2/9/50/91/98 percentiles (ParaDnn's box plots)
 --   dlb.stats.regress(t, {"nodes", "batch"}, "util", {log=true})
 local core = require "dlbench.backend"
+local options = require "dlbench.options"
 local doc = require "dlbench.doc"
 
 local M = {}
@@ -82,11 +83,7 @@ end
 function M.box(list, opts)
   checklist(list, "dlb.stats.box")
   opts = opts or {}
-  for k in pairs(opts) do
-    if k ~= "percentiles" and k ~= "tukey" then
-      error("dlb.stats.box: unknown option '" .. tostring(k) .. "' (percentiles, tukey)", 2)
-    end
-  end
+  options.check(opts, { percentiles = true, tukey = true }, "dlb.stats.box")
   local p = opts.percentiles or { 2, 9, 91, 98 }
   if type(p) ~= "table" or #p ~= 4 then error("dlb.stats.box: percentiles must be {lo_whisker, lo_box, hi_box, hi_whisker}", 2) end
   local b = call("dlb.stats.box", core.stats_box, list, p[1], p[2], p[3], p[4], opts.tukey and true or false)
@@ -110,12 +107,7 @@ function M.regress(t, xs, y, opts)
   local tbl = require "dlbench.table"
   opts = opts or {}
   local valid = { log = true, interactions = true, normalize = true, drop_missing = true }
-  for k in pairs(opts) do
-    if not valid[k] then
-      error("dlb.stats.regress: unknown option '" .. tostring(k)
-        .. "' (log, interactions, normalize, drop_missing)", 2)
-    end
-  end
+  options.check(opts, valid, "dlb.stats.regress")
   if type(xs) == "string" then xs = { xs } end
   if type(xs) ~= "table" or #xs == 0 then error("dlb.stats.regress: input column names expected", 2) end
   if type(y) ~= "string" then error("dlb.stats.regress: the name of the y column expected", 2) end

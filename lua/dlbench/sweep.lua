@@ -222,7 +222,34 @@ end
 M.max_configs = 1e7
 
 local valid_opts = { jobs = true, order = true, strict = true, checkpoint = true, shard = true,
-  progress = true, quiet = true, timeout = true, label = true }
+  progress = true, quiet = true, timeout = true, label = true, framework = true, calibration = true }
+
+-- Provenance (issue [18] item 6): opts.framework / opts.calibration are the defaults of every
+-- time-model call inside fn (dlb.frameworks.default for the sweep's duration), and every row
+-- that fn returns as a table gets the columns dlbench (version), framework, calibration and
+-- defaults: those of the last roofline.time / parallel.evaluate / plan call fn made
+-- (dlb.frameworks.last), else the sweep's settings. A row's own values of these keys win.
+-- A row of a fn that made no time-model call, in a sweep given neither option, has no
+-- provenance to carry (a sweep of arithmetic keeps its columns).
+local function with_provenance(fn, always)
+  local fw = require "dlbench.frameworks"
+  return function(p)
+    fw.last = nil
+    local r = fn(p)
+    if type(r) ~= "table" or (getmetatable(r) ~= nil and rawget(r, 1) ~= nil) then return r end
+    if fw.last == nil and not always then return r end
+    local c = {}
+    for k, v in pairs(r) do c[k] = v end
+    local pv = fw.last
+    if c.dlbench == nil then c.dlbench = core.version() end
+    if c.framework == nil then c.framework = pv and pv.framework or (fw.session() or "auto") end
+    if c.calibration == nil then
+      c.calibration = pv and pv.calibration or fw.check_calibration(nil, "dlb.sweep")
+    end
+    if c.defaults == nil and pv then c.defaults = table.concat(pv.defaults or {}, ", ") end
+    return c
+  end
+end
 
 local function shard_of(opts, total)
   local s = opts.shard
@@ -251,7 +278,7 @@ local function shard_of(opts, total)
   end
   local first = floor((i - 1) * total / n) + 1
   local last = floor(i * total / n)
-  return first, last, string.format("%s shard %d/%d", s == "Slurm" and "Slurm" or "", i, n)
+  return first, last, string.format("%s shard %d/%d", s == "Slurm" and "Slurm" or "", i, n), i, n
 end
 
 -- The table of the finished rows of configs first..last, in config order: params, result
@@ -304,25 +331,30 @@ end
 function M.sweep(space, fn, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("dlb.sweep: opts must be a table", 2) end
-  for k in pairs(opts) do
-    if not valid_opts[k] then
-      local v = {}
-      for n in pairs(valid_opts) do v[#v + 1] = n end
-      table.sort(v)
-      error("dlb.sweep: unknown option '" .. tostring(k) .. "' (" .. table.concat(v, ", ") .. ")", 2)
-    end
-  end
+  require("dlbench.options").check(opts, valid_opts, "dlb.sweep")
   if type(fn) ~= "function" then error("dlb.sweep: fn must be a function(params) -> row", 2) end
+  local fw = require "dlbench.frameworks"
+  if opts.framework ~= nil and opts.framework ~= "auto" then
+    local ok, e = pcall(fw.get, opts.framework, "dlb.sweep")
+    if not ok then error(e, 2) end
+  end
+  if opts.calibration ~= nil then
+    local ok, e = pcall(fw.check_calibration, opts.calibration, "dlb.sweep")
+    if not ok then error(e, 2) end
+  end
+  local saved_fw, saved_cal = fw.session(), fw.calibration_session()
+  fn = with_provenance(fn, opts.framework ~= nil or opts.calibration ~= nil)
   local names, vals, total = plan(space, opts.order)
   local jobs = opts.jobs
-  if jobs == nil then jobs = core.sys_cores() end
+  -- a Slurm task uses the CPUs it was given, not the node's
+  if jobs == nil then jobs = tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "") or core.sys_cores() end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) then
     error("dlb.sweep: jobs must be a whole number >= 1, got " .. tostring(jobs), 2)
   end
   if opts.timeout ~= nil and (type(opts.timeout) ~= "number" or not (opts.timeout > 0)) then
     error("dlb.sweep: timeout must be a number of seconds > 0", 2)
   end
-  local first, last, shardtxt = shard_of(opts, total)
+  local first, last, shardtxt, shard_i, shard_n = shard_of(opts, total)
   if last - first + 1 > M.max_configs then
     error(string.format("dlb.sweep: %.0f configs%s, more than dlb.sweep.max_configs = %.0f (each "
       .. "becomes a row in memory): sweep fewer values, or split it with shard = \"i/n\"",
@@ -331,6 +363,17 @@ function M.sweep(space, fn, opts)
   local quiet = opts.quiet
   if shardtxt and not quiet then
     io.stderr:write(string.format("sweep: %s: configs %d-%d of %d\n", shardtxt, first, last, total))
+  end
+
+  -- a shard of a `dlbench sweep submit` job (DLBENCH_SWEEP_DIR): its own checkpoint there,
+  -- beside a meta file recording the space (docs/sweep.md "Slurm")
+  local sweepdir = os.getenv("DLBENCH_SWEEP_DIR")
+  local finish_shard
+  if shardtxt and sweepdir and sweepdir ~= "" and opts.checkpoint == nil then
+    local path
+    path, finish_shard = require("dlbench.sweep_slurm").attach(sweepdir, { names = names, vals = vals,
+      first = first, last = last, total = total, i = shard_i, n = shard_n, label = opts.label })
+    opts = setmetatable({ checkpoint = path }, { __index = opts })
   end
 
   -- checkpoint
@@ -390,6 +433,10 @@ function M.sweep(space, fn, opts)
     if writer then writer.add(row) end
   end
 
+  -- the sweep's framework and calibration: the defaults of the calls inside fn (the
+  -- workers fork with them set), restored however the run ends
+  if opts.framework ~= nil then fw.default(opts.framework) end
+  if opts.calibration ~= nil then fw.default_calibration(opts.calibration) end
   local ok, err = pcall(function()
     if jobs == 1 or #todo <= 1 then
       local call = opts.timeout and timed(fn, opts.timeout) or function(p) return pcall(fn, p) end
@@ -411,6 +458,7 @@ function M.sweep(space, fn, opts)
         function() bar.update(finished, failed) end)
     end
   end)
+  fw.default(saved_fw); fw.default_calibration(saved_cal)
   if writer then
     -- a failed close reports itself, unless an error is already on its way
     if ok then writer.close() else pcall(writer.close) end
@@ -423,6 +471,7 @@ function M.sweep(space, fn, opts)
 
   local t = build_table(names, results, first, last)
   M._live, M._last = nil, t
+  if finish_shard then finish_shard(count, failed) end
   if errors.interrupt_note == interrupt_note then errors.interrupt_note = nil end
 
   if failed > 0 and not quiet then
@@ -441,13 +490,20 @@ function M.sweep(space, fn, opts)
   return t
 end
 
+-- Sweeps run as Slurm job arrays (dlbench sweep submit): lua/dlbench/sweep_slurm.lua.
+function M.merge(dir, opts) return require("dlbench.sweep_slurm").merge(dir, opts) end
+function M.status(dir, opts) return require("dlbench.sweep_slurm").status(dir, opts) end
+doc.doc(M.merge, "dlb.sweep.merge(dir[, {allow_partial=false, label=\"sweep\"}]) -> table",
+  "join the shard checkpoints of a `dlbench sweep submit` folder into the whole sweep's table, in config order; mixed or incomplete sets are errors")
+doc.doc(M.status, "dlb.sweep.status(dir[, {label=}]) -> {{shard=, state=, rows=, configs=}, ...}",
+  "each shard of a `dlbench sweep submit` folder: done, running, stopped or missing")
 doc.doc(M.last, "dlb.sweep.last() -> table | nil",
   "the most recent sweep's rows: all of them, or those finished before Ctrl-C or an error stopped it")
 doc.doc(M, "dlb.sweep", "parameter sweeps: dlb.sweep(space, fn[, opts]) -> dlb.table; dlb.sweep.last(), dlb.range")
 setmetatable(M, { __call = function(_, ...) return M.sweep(...) end })
 doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
   "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached); finite bounds, at most 1e6 values")
-doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=}]) -> table",
+doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=, framework=, calibration=}]) -> table",
   "run fn(params) over the cartesian product of {name = {values}} (sorted names, last fastest); rows carry the params")
 doc.doc(M.encode_row, "dlb.sweep.encode_row(row) -> string", "the binary worker-channel encoding of a row, names included (exact numbers)")
 doc.doc(M.decode_row, "dlb.sweep.decode_row(s) -> row | nil, msg", "inverse of encode_row; malformed input gives nil and a message naming the byte")

@@ -6,6 +6,7 @@
 --   t:sort("-util")  t:group_by("batch", {util="mean"})  t:pivot("nodes", "batch", "util")
 --   t:to_csv("out/fc.csv")  dlb.read_csv("out/fc.csv")  t:to_json()
 local core = require "dlbench.backend"
+local options = require "dlbench.options"
 local doc = require "dlbench.doc"
 
 local M = {}
@@ -26,8 +27,7 @@ local function isT(x) return getmetatable(x) == T end
 -- name the file, line and column instead.
 local errors = require "dlbench.errors"
 function M.internal(source) errors.register(source) end
-local where = errors.where
-local function fail(msg) error(where() .. msg, 0) end
+local fail = errors.fail
 
 -- Column order of a row with no known order: its keys sorted.
 local function sortedkeys(r)
@@ -586,11 +586,8 @@ function T:join(other, keys, opts)
   if type(keys) == "string" then keys = { keys } end
   if type(keys) ~= "table" or #keys == 0 then fail("table:join: key column(s) expected") end
   opts = opts or {}
-  for k in pairs(opts) do
-    if k ~= "how" and k ~= "suffix" then
-      fail("table:join: unknown option '" .. tostring(k) .. "' (how, suffix)")
-    end
-  end
+  local bad = options.unknown(opts, { how = true, suffix = true }, "table:join")
+  if bad then fail(bad) end
   local how, suffix = opts.how or "inner", opts.suffix or "_2"
   if how ~= "inner" and how ~= "left" then fail("table:join: how must be 'inner' or 'left'") end
   for _, k in ipairs(keys) do checkcol(self, k, "table:join"); checkcol(other, k, "table:join (other)") end
@@ -640,7 +637,11 @@ end
 
 -- ---------------------------------------------------------------- files: CSV and JSON
 
-require("dlbench.table_io")(M, T, fail)
+do
+  local io_ = require "dlbench.table_io"
+  for k, f in pairs(io_) do if k ~= "methods" then M[k] = f end end
+  for k, f in pairs(io_.methods) do T[k] = f end
+end
 
 -- Width of a string in UTF-8 code points: its bytes that are not continuation bytes
 -- (0x80-0xBF). No utf8 library: LuaJIT has none. (East Asian wide characters take two

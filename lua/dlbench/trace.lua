@@ -11,14 +11,19 @@ local T = require "dlbench.table"
 
 local M = {}
 
--- Column order of the C enums DLB_TRACE_* (graphs/io/dlb_trace.h).
-local NUMBERS = { "ts", "dur", "device", "stream", "correlation", "external_id", "sequence", "flops" }
-local STRINGS = { "name", "cat", "ph", "pid", "tid", "shapes", "types" }
+-- The numeric and text columns of a trace handle: the C enums DLB_TRACE_* (graphs/io/dlb_trace.h,
+-- through dlbench.desc), in their order.
+local desc = require "dlbench.desc"
+local NUMBERS = desc.block("DLB_TRACE_TS", "DLB_TRACE_")
+local STRINGS = desc.block("DLB_TRACE_NAME", "DLB_TRACE_")
+-- The table's columns, in the order a reader scans an event (deliberately not the enums'):
+-- who and what first, then time, then where, then the costs.
 M.columns = { "name", "cat", "ph", "ts", "dur", "pid", "tid", "device", "stream", "correlation",
   "external_id", "sequence", "flops", "shapes", "types" }
 
--- The events of a parsed trace handle as a dlb.table (numbers in microseconds, as written).
-local function to_table(h)
+-- The events of a parsed trace handle (or of its batch) as rows: fresh tables of numbers
+-- (microseconds, as written) and strings over M.columns; the count and JSON bytes read.
+local function rows_of(h)
   local n, bytes = core.trace_count(h)
   local cols = {}
   for i, c in ipairs(NUMBERS) do cols[c] = core.trace_numbers(h, i - 1) end
@@ -40,17 +45,42 @@ local function to_table(h)
       tid = tid[i], device = dv[i], stream = st[i], correlation = co[i], external_id = ex[i],
       sequence = sq[i], flops = fl[i], shapes = sh[i], types = ty[i] }
   end
+  return rows, n, bytes
+end
+
+local function to_table(h)
+  local rows, n, bytes = rows_of(h)
   -- fresh rows of numbers and strings over M.columns: the table takes them as they are
   return T.adopt(rows, M.columns), n, bytes
+end
+
+-- The limits of a read (graphs/io/dlb_trace.h, docs/security.md "Traces"): the options given,
+-- each a number >= 1; absent ones keep the library's defaults.
+local LIMITS = { "max_bytes", "max_events", "max_string", "max_text" }
+local read_opts = { max_bytes = true, max_events = true, max_string = true, max_text = true }
+local function limits(opts, fn)
+  local lim = {}
+  for _, k in ipairs(LIMITS) do
+    local v = opts[k]
+    if v ~= nil then
+      if type(v) ~= "number" or v ~= v or v < 1 then
+        error(fn .. ": " .. k .. " must be a number >= 1, got " .. tostring(v), 3)
+      end
+      lim[k] = v
+    end
+  end
+  return lim
 end
 
 local INFO = setmetatable({}, { __mode = "k" }) -- events table -> {events=, bytes=, path=}
 
 -- Read a trace file; returns the events table (dlb.trace.info(t) says what was read).
-function M.read(path)
-  if type(path) ~= "string" then error("dlb.trace.read: expected a path, got " .. type(path), 2) end
-  local ok, h = pcall(core.trace_read, path)
-  if not ok then error("dlb.trace.read: " .. tostring(h), 2) end
+function M.read(path, opts)
+  local fn = "dlb.trace.read"
+  if type(path) ~= "string" then error(fn .. ": expected a path, got " .. type(path), 2) end
+  opts = options.check(opts, read_opts, fn, 2)
+  local ok, h = pcall(core.trace_read, path, limits(opts, fn))
+  if not ok then error(fn .. ": " .. tostring(h), 2) end
   local t, n, bytes = to_table(h)
   INFO[t] = { events = n, bytes = bytes, path = path }
   return t
@@ -62,21 +92,25 @@ function M.info(t)
 end
 doc.doc(M.info, "dlb.trace.info(t) -> {events=, bytes=, path=}", "what dlb.trace.read read into t "
   .. "(bytes of JSON after decompression)")
-doc.doc(M.read, "dlb.trace.read(path) -> table",
+doc.doc(M.read, "dlb.trace.read(path[, {max_bytes=2^30, max_events=2^20, max_string=2^16, max_text=2^26}]) -> table",
   "a PyTorch profiler / Kineto Chrome trace (object or bare-array form, plain or gzip), parsed "
   .. "as a stream in C, as a dlb.table of events: name, cat, ph, ts, dur (us), pid, tid, device, "
-  .. "stream, correlation, external_id, sequence, flops, shapes (Input Dims), types")
+  .. "stream, correlation, external_id, sequence, flops, shapes (Input Dims), types. The limits "
+  .. "(JSON bytes after decompression, events, bytes of one string, of all distinct strings) keep the table within about "
+  .. "1 GB; dlb.trace.summary(path) streams a trace of any size (docs/security.md)")
 
 -- The same for JSON text in memory.
-function M.parse(text)
-  if type(text) ~= "string" then error("dlb.trace.parse: expected JSON text, got " .. type(text), 2) end
-  local ok, h = pcall(core.trace_parse, text)
-  if not ok then error("dlb.trace.parse: " .. tostring(h), 2) end
+function M.parse(text, opts)
+  local fn = "dlb.trace.parse"
+  if type(text) ~= "string" then error(fn .. ": expected JSON text, got " .. type(text), 2) end
+  opts = options.check(opts, read_opts, fn, 2)
+  local ok, h = pcall(core.trace_parse, text, limits(opts, fn))
+  if not ok then error(fn .. ": " .. tostring(h), 2) end
   local t, n, bytes = to_table(h)
   INFO[t] = { events = n, bytes = bytes }
   return t
 end
-doc.doc(M.parse, "dlb.trace.parse(json) -> table", "dlb.trace.read for text in memory")
+doc.doc(M.parse, "dlb.trace.parse(json[, limits]) -> table", "dlb.trace.read for text in memory")
 
 -- == classification ===================================================================
 
@@ -180,83 +214,217 @@ M.nest = nest
 doc.doc(M.nest, "dlb.trace.nest(events) -> events", "host ops nested by time on each thread: "
   .. "each gets parent, depth, self (its time less its children's), step and phase")
 
--- Total length of the union of intervals {{a, b}, ...}.
-local function union(iv)
-  table.sort(iv, function(x, y) return x[1] < y[1] end)
-  local total, ca, cb = 0, nil, nil
-  for _, v in ipairs(iv) do
-    if ca == nil or v[1] > cb then
-      if ca then total = total + (cb - ca) end
-      ca, cb = v[1], v[2]
-    elseif v[2] > cb then cb = v[2] end
-  end
-  if ca then total = total + (cb - ca) end
-  return total
-end
-
 local function median(xs) return core.stats_percentiles(xs, { 50 })[1] end
 
-local sum_opts = { hw = true, precision = true, cores = true, flops = true }
+local sum_opts = { hw = true, precision = true, cores = true, flops = true, window = true,
+  max_bytes = true, max_string = true, max_text = true }
 
--- Summary of a trace (seconds): steps, time by op kind and phase, device busy time and the
--- utilisations of TBD (seed 001): eq. 1 GPU compute utilisation = device active time /
--- elapsed time; eq. 2 FP32 utilisation = FLOPs executed / (peak x active time), needs FLOPs
--- (the trace's "flops" args, or opts.flops per step) and opts.hw; eq. 3 CPU utilisation =
--- sum over threads of active time / (cores x elapsed), cores = opts.cores or the host
--- threads seen in the trace.
-function M.summary(t, opts)
-  local fn = "dlb.trace.summary"
-  opts = options.check(opts, sum_opts, fn, 2)
-  if not T.is_table(t) then error(fn .. ": expected the table of dlb.trace.read", 2) end
-  local evs = nest(t)
-  local steps, by_kind, by_phase = {}, {}, { forward = 0, backward = 0, optimizer = 0, other = 0 }
-  local cpu_iv, kinds = {}, {}
-  local t0, t1
-  -- add event r's interval to groups[key] and to the trace's span
-  local function interval(groups, key, r)
-    groups[key] = groups[key] or {}
-    local iv = groups[key]
-    iv[#iv + 1] = { r.ts, r.ts + r.dur }
-    t0 = t0 and math.min(t0, r.ts) or r.ts
-    t1 = t1 and math.max(t1, r.ts + r.dur) or r.ts + r.dur
+-- == summary: an accumulator fed with windows of events ================================
+-- The table of dlb.trace.read is one window; a path is read in batches of `window` events
+-- (core.trace_open/next), so a trace of any size is summarised without holding its events.
+-- Host events are nested per thread in time order and device busy time is a running
+-- union per device: each window is sorted, and a thread's or device's events must not go
+-- back in time past an earlier window (an error says so; Kineto writes each thread's ops in
+-- start order).
+
+local function acc_new(what)
+  return { what = what, threads = {}, tkeys = {}, devs = {}, dkeys = {}, steps = {},
+    kinds = { step = {}, all = {} }, korder = { step = {}, all = {} },
+    phases = { step = { forward = 0, backward = 0, optimizer = 0, other = 0 },
+      all = { forward = 0, backward = 0, optimizer = 0, other = 0 } },
+    ndev = 0, dev_flops = 0, streams = {}, skeys = {}, launches = {}, nlaunch = 0,
+    launch_api = 0, latencies = {} }
+end
+
+-- A kernel-launch call of the host (CUDA runtime or driver, HIP): its correlation id joins
+-- it to the kernel it queued.
+local function is_launch(r)
+  return r.correlation ~= nil and (r.cat == "cuda_runtime" or r.cat == "cuda_driver"
+    or (type(r.name) == "string" and (r.name:find("LaunchKernel", 1, true) ~= nil
+      or r.name:find("cuLaunch", 1, true) ~= nil)))
+end
+
+-- the span of the trace: every top-level host range and device op
+local function span(acc, a, b)
+  acc.t0 = acc.t0 and math.min(acc.t0, a) or a
+  acc.t1 = acc.t1 and math.max(acc.t1, b) or b
+end
+
+-- A running union of intervals that arrive in start order: {a=, b=, total=}.
+local function run_add(acc, u, a, b, who)
+  if u.a ~= nil and a < u.a then
+    error(string.format("%s: the events of %s go back in time past an earlier batch (an event "
+      .. "at ts %.17g after one at %.17g); summarise dlb.trace.read(path) (raise max_events) or "
+      .. "give a larger window", acc.what, who, a, u.a), 0)
+  end
+  if u.a == nil or a > u.b then
+    if u.a then u.total = u.total + (u.b - u.a) end
+    u.a, u.b = a, b
+  elseif b > u.b then u.b = b end
+  span(acc, a, b)
+end
+
+-- A host range whose self time is final (its children are all seen): into by_kind and
+-- by_phase, in the bucket of ranges inside a step and in the bucket of all ranges.
+local function acc_close(acc, e)
+  if e.is_step then return end
+  local k = e.row.name or "?"
+  local ph = e.phase or "other"
+  for _, b in ipairs { "all", e.step and "step" or nil } do
+    local g = acc.kinds[b][k]
+    if not g then
+      g = { kind = k, count = 0, self = 0 }
+      acc.kinds[b][k] = g
+      acc.korder[b][#acc.korder[b] + 1] = g
+    end
+    g.count = g.count + 1
+    g.self = g.self + e.self
+    acc.phases[b][ph] = (acc.phases[b][ph] or 0) + e.self
+  end
+end
+
+-- One window of event rows (final: the last one). A thread's events at the latest ts of
+-- a window wait for the next window, so ranges that start together nest the same however
+-- the file is cut into windows.
+local function acc_feed(acc, rows, final)
+  local evs, dev = {}, {}
+  local pending = acc.pending or {}
+  acc.pending = nil
+  for _, e in ipairs(pending) do evs[#evs + 1] = e end
+  for _, r in ipairs(rows) do
+    if r.ph == "X" and r.ts and r.dur then
+      if is_cpu(r) then
+        acc.seq = (acc.seq or 0) + 1
+        evs[#evs + 1] = { row = r, key = tostring(r.pid) .. "/" .. tostring(r.tid), i = acc.seq }
+      elseif is_device(r) then
+        dev[#dev + 1] = r
+        acc.ndev = acc.ndev + 1
+      end
+      if is_launch(r) then
+        -- kept until its kernel arrives; launches whose kernel never comes (not traced)
+        -- are dropped once 100,000 wait, so a long trace holds a bounded number
+        if (acc.nwaiting or 0) >= 100000 then acc.launches, acc.nwaiting = {}, 0 end
+        acc.launches[r.correlation] = r
+        acc.nwaiting = (acc.nwaiting or 0) + 1
+        acc.nlaunch = acc.nlaunch + 1
+        acc.launch_api = acc.launch_api + r.dur
+      end
+    end
+    if r.flops then acc.dev_flops = acc.dev_flops + r.flops end
+  end
+  table.sort(evs, function(a, b)
+    if a.key ~= b.key then return a.key < b.key end
+    if a.row.ts ~= b.row.ts then return a.row.ts < b.row.ts end
+    if a.row.dur ~= b.row.dur then return a.row.dur > b.row.dur end
+    return a.i < b.i -- equal ranges: the file's order (the sort is not stable)
+  end)
+  if not final then
+    local last, keep, later = {}, {}, {}
+    for _, e in ipairs(evs) do last[e.key] = e.row.ts end
+    for _, e in ipairs(evs) do
+      if e.row.ts == last[e.key] then later[#later + 1] = e else keep[#keep + 1] = e end
+    end
+    evs, acc.pending = keep, later
   end
   for _, e in ipairs(evs) do
     local r = e.row
-    if e.is_step then steps[#steps + 1] = r.dur end
-    if not e.is_step and (e.step or #steps == 0) then
-      local k = r.name or "?"
-      local g = by_kind[k]
-      if not g then g = { kind = k, class = M.op_class(k), count = 0, self = 0 }; by_kind[k] = g; kinds[#kinds + 1] = g end
-      g.count = g.count + 1
-      g.self = g.self + e.self
-      local ph = e.phase or "other"
-      by_phase[ph] = (by_phase[ph] or 0) + e.self
+    local th = acc.threads[e.key]
+    if not th then
+      th = { stack = {}, run = { total = 0 } }
+      acc.threads[e.key] = th
+      acc.tkeys[#acc.tkeys + 1] = e.key
     end
-    if e.depth == 0 then interval(cpu_iv, tostring(r.pid) .. "/" .. tostring(r.tid), r) end
-  end
-  -- device events
-  local dev_iv, dev_flops, ndev = {}, 0, 0
-  for i = 1, t:count() do
-    local r = t:row(i)
-    if r.ph == "X" and r.ts and r.dur and is_device(r) then
-      ndev = ndev + 1
-      interval(dev_iv, r.device or 0, r)
+    if th.last and r.ts < th.last then -- only across windows: a window is sorted
+      error(string.format("%s: the events of thread %s go back in time past an earlier batch "
+        .. "(an event at ts %.17g after one at %.17g); summarise dlb.trace.read(path) (raise "
+        .. "max_events) or give a larger window", acc.what, e.key, r.ts, th.last), 0)
     end
-    if r.flops then dev_flops = dev_flops + r.flops end
+    th.last = r.ts
+    local stack = th.stack
+    while #stack > 0 do
+      local top = stack[#stack]
+      if r.ts >= top.row.ts + top.row.dur then
+        stack[#stack] = nil
+        acc_close(acc, top)
+      else break end
+    end
+    local parent = stack[#stack]
+    e.depth = #stack
+    e.self = r.dur
+    e.step = parent and parent.step or nil
+    e.phase = parent and parent.phase or nil
+    if r.name and r.name:find("^ProfilerStep#") then
+      e.step = r.name
+      e.is_step = true
+      acc.steps[#acc.steps + 1] = r.dur
+    end
+    local p = r.name and phase_of(r.name)
+    if p and (e.phase == nil or e.phase == "forward") then e.phase = p end
+    if e.step and e.phase == nil and not e.is_step then e.phase = "forward" end
+    if parent then parent.self = parent.self - r.dur end
+    stack[#stack + 1] = e
+    if e.depth == 0 then run_add(acc, th.run, r.ts, r.ts + r.dur, "thread " .. e.key) end
   end
-  local us = 1e-6
-  local elapsed = (t0 and (t1 - t0) or 0) * us
+  table.sort(dev, function(a, b) return a.ts < b.ts end)
+  for _, r in ipairs(dev) do
+    local d = r.device or 0
+    local u = acc.devs[d]
+    if not u then u = { total = 0 }; acc.devs[d] = u; acc.dkeys[#acc.dkeys + 1] = d end
+    run_add(acc, u, r.ts, r.ts + r.dur, "device " .. string.format("%g", d))
+    -- per stream: the idle gaps between one op's end and the next op's start, and the
+    -- part of them in which the GPU waited for the host (the next op's launch call had
+    -- not returned when the stream went idle)
+    local sk = string.format("%g/%g", d, r.stream or 0)
+    local st = acc.streams[sk]
+    if not st then
+      st = { device = d, stream = r.stream or 0, ops = 0, busy = 0, idle = 0, host_idle = 0 }
+      acc.streams[sk] = st
+      acc.skeys[#acc.skeys + 1] = sk
+    end
+    local l = r.correlation and acc.launches[r.correlation]
+    if l then
+      acc.launches[r.correlation] = nil
+      acc.nwaiting = acc.nwaiting - 1
+      acc.latencies[#acc.latencies + 1] = r.ts - l.ts
+    end
+    if st.last_end and r.ts > st.last_end then
+      local gap = r.ts - st.last_end
+      st.idle = st.idle + gap
+      if l then
+        local issued = l.ts + l.dur -- when the launch call returned
+        if issued > st.last_end then st.host_idle = st.host_idle + math.min(gap, issued - st.last_end) end
+      end
+    end
+    st.ops = st.ops + 1
+    st.busy = st.busy + r.dur
+    st.last_end = math.max(st.last_end or r.ts + r.dur, r.ts + r.dur)
+  end
+end
+
+local function run_total(u) return u.total + (u.a and (u.b - u.a) or 0) end
+
+-- The summary from what was fed (TBD's equations: see M.summary).
+local function acc_finish(acc, opts)
+  for _, k in ipairs(acc.tkeys) do
+    local stack = acc.threads[k].stack
+    for i = #stack, 1, -1 do acc_close(acc, stack[i]); stack[i] = nil end
+  end
+  local steps = acc.steps
   local nsteps = #steps
+  local bucket = nsteps > 0 and "step" or "all" -- with steps: the ops inside them
+  local kinds, by_phase = acc.korder[bucket], acc.phases[bucket]
+  for _, g in ipairs(kinds) do g.class = M.op_class(g.kind) end
+  local us = 1e-6
+  local elapsed = (acc.t0 and (acc.t1 - acc.t0) or 0) * us
   if nsteps > 0 then
     local s = 0
     for _, d in ipairs(steps) do s = s + d end
     elapsed = s * us -- utilisations over the steps, as TBD measures them
   end
-  local busy = {}
-  local active = 0
-  for d, iv in pairs(dev_iv) do busy[d] = union(iv) * us; active = active + busy[d] end
+  local busy, active = {}, 0
+  for _, d in ipairs(acc.dkeys) do busy[d] = run_total(acc.devs[d]) * us; active = active + busy[d] end
   local cpu_active, threads = 0, 0
-  for _, iv in pairs(cpu_iv) do cpu_active = cpu_active + union(iv) * us; threads = threads + 1 end
+  for _, k in ipairs(acc.tkeys) do cpu_active = cpu_active + run_total(acc.threads[k].run) * us; threads = threads + 1 end
   local cores = opts.cores or threads
   table.sort(kinds, function(a, b) return a.self > b.self or (a.self == b.self and a.kind < b.kind) end)
   local per = math.max(nsteps, 1)
@@ -267,20 +435,38 @@ function M.summary(t, opts)
     rows[i] = { kind = g.kind, class = g.class, count = g.count / per, time = g.self * us / per,
       share = total_self > 0 and g.self / total_self or 0 }
   end
-  for k, v in pairs(by_phase) do by_phase[k] = v * us / per end
+  local phases = {}
+  for k, v in pairs(by_phase) do phases[k] = v * us / per end
+  local ndev = acc.ndev
   local res = {
     steps = nsteps, step_times = {}, step_time = nsteps > 0 and median(steps) * us or nil,
     elapsed = elapsed, by_kind = T.new(rows, { "kind", "class", "count", "time", "share" }),
-    by_phase = by_phase, device_events = ndev, device_busy = busy,
+    by_phase = phases, device_events = ndev, device_busy = busy,
     cpu_util = (elapsed > 0 and cores > 0) and math.min(1, cpu_active / (cores * elapsed)) or nil,
     cores = cores,
   }
   for i, d in ipairs(steps) do res.step_times[i] = d * us end
+  -- host-bound gaps per stream (seconds over the whole trace) and the measured launch
+  -- overhead per kernel: the launch call's own time and the latency from the call's start
+  -- to the kernel's (median), what calibrating a device's launch cost can use
+  local srows, idle, host_idle = {}, 0, 0
+  for i, k in ipairs(acc.skeys) do
+    local st = acc.streams[k]
+    srows[i] = { device = st.device, stream = st.stream, ops = st.ops, busy = st.busy * us,
+      idle = st.idle * us, host_idle = st.host_idle * us }
+    idle, host_idle = idle + st.idle, host_idle + st.host_idle
+  end
+  res.streams = T.new(srows, { "device", "stream", "ops", "busy", "idle", "host_idle" })
+  res.idle, res.host_idle = idle * us, host_idle * us
+  res.host_bound = idle > 0 and host_idle / idle or nil
+  if acc.nlaunch > 0 then
+    res.launch = { count = acc.nlaunch, api = acc.launch_api * us / acc.nlaunch,
+      latency = #acc.latencies > 0 and median(acc.latencies) * us or nil }
+  end
   if ndev > 0 and elapsed > 0 then
-    local ndevices = 0
-    for _ in pairs(busy) do ndevices = ndevices + 1 end
+    local ndevices = #acc.dkeys
     res.gpu_util = active / (ndevices * elapsed)           -- TBD eq. 1
-    local flops = (opts.flops and opts.flops * per) or (dev_flops > 0 and dev_flops) or nil
+    local flops = (opts.flops and opts.flops * per) or (acc.dev_flops > 0 and acc.dev_flops) or nil
     if flops and opts.hw and active > 0 then
       local hwm = require "dlbench.hw"
       local d = hwm.get(opts.hw)
@@ -294,6 +480,47 @@ function M.summary(t, opts)
     local prec = d:precision(opts.precision or "fp32")
     res.fp32_util = opts.flops / (d.peak[prec] * res.step_time)
   end
+  return res
+end
+
+-- Summary of a trace (seconds): steps, time by op kind and phase, device busy time and the
+-- utilisations of TBD (seed 001): eq. 1 GPU compute utilisation = device active time /
+-- elapsed time; eq. 2 FP32 utilisation = FLOPs executed / (peak x active time), needs FLOPs
+-- (the trace's "flops" args, or opts.flops per step) and opts.hw; eq. 3 CPU utilisation =
+-- sum over threads of active time / (cores x elapsed), cores = opts.cores or the host
+-- threads seen in the trace. t: the table of dlb.trace.read, or a trace file's path, read
+-- in batches of opts.window events (default 100,000) and never held whole.
+function M.summary(t, opts)
+  local fn = "dlb.trace.summary"
+  opts = options.check(opts, sum_opts, fn, 2)
+  if opts.window ~= nil and (type(opts.window) ~= "number" or opts.window < 1) then
+    error(fn .. ": window must be a number of events >= 1, got " .. tostring(opts.window), 2)
+  end
+  local acc = acc_new(fn)
+  if type(t) == "string" then
+    local path = t
+    local ok, err = pcall(function()
+      local h = core.trace_open(path, limits(opts, fn))
+      while true do
+        local n = core.trace_next(h, math.floor(opts.window or 100000))
+        if n == 0 then break end
+        acc_feed(acc, (rows_of(h)))
+      end
+      acc_feed(acc, {}, true)
+    end)
+    if not ok then error((tostring(err):find("^" .. fn) and "" or fn .. ": ") .. tostring(err), 2) end
+  elseif T.is_table(t) then
+    if opts.max_bytes or opts.max_string or opts.max_text then
+      error(fn .. ": max_bytes, max_string and max_text apply to a path (the table is read already)", 2)
+    end
+    local rows = {}
+    for i = 1, t:count() do rows[i] = t:row(i) end
+    local ok, err = pcall(acc_feed, acc, rows, true)
+    if not ok then error(tostring(err), 2) end
+  else
+    error(fn .. ": expected the table of dlb.trace.read or a trace file's path", 2)
+  end
+  local res = acc_finish(acc, opts)
   return setmetatable(res, { __tostring = function(s)
     local out = { string.format("trace: %d steps, step %s, elapsed %.4g ms", s.steps,
       s.step_time and string.format("%.4g ms", s.step_time * 1e3) or "-", s.elapsed * 1e3) }
@@ -302,14 +529,23 @@ function M.summary(t, opts)
     if s.gpu_util then out[#out + 1] = string.format("GPU compute utilisation (TBD eq. 1) %.1f%%", 100 * s.gpu_util) end
     if s.fp32_util then out[#out + 1] = string.format("FP32 utilisation (TBD eq. 2) %.1f%%", 100 * s.fp32_util) end
     if s.cpu_util then out[#out + 1] = string.format("CPU utilisation (TBD eq. 3) %.1f%% of %d cores", 100 * s.cpu_util, s.cores) end
+    if s.host_bound then
+      out[#out + 1] = string.format("device idle between ops %.4g ms, of which %.1f%% waiting for the host's launches",
+        s.idle * 1e3, 100 * s.host_bound)
+    end
+    if s.launch then
+      out[#out + 1] = string.format("kernel launches: %d, launch call %.3g us each, call to kernel start %s",
+        s.launch.count, s.launch.api * 1e6, s.launch.latency and string.format("%.3g us (median)", s.launch.latency * 1e6) or "-")
+    end
     return table.concat(out, "\n")
   end })
 end
-doc.doc(M.summary, "dlb.trace.summary(t[, {hw=, precision=, flops=, cores=}]) -> summary",
+doc.doc(M.summary, "dlb.trace.summary(t|path[, {hw=, precision=, flops=, cores=, window=, max_bytes=, max_string=, max_text=}]) -> summary",
   "steps (ProfilerStep# ranges) and step_time (median, s), by_kind (self time per step by op "
   .. "name), by_phase (forward/backward/optimizer/other, s per step), device_busy, and TBD's "
   .. "(seed 001) GPU compute utilisation (eq. 1), FP32 utilisation (eq. 2: needs flops and hw) "
-  .. "and CPU utilisation (eq. 3)")
+  .. "and CPU utilisation (eq. 3). Given a path, the file is streamed in windows of `window` "
+  .. "events (default 100,000): any size, without holding its events")
 
 -- == compare with a prediction ==========================================================
 

@@ -1,7 +1,7 @@
 -- bench_parallel.lua — full 3-D plan search for a 96-layer transformer (GPT-3 175B shape)
 -- over 4,096 devices (512 nodes x 8), every schedule, micro-batch count, recompute choice
 -- and ZeRO stage; target: under 1 s. Measured twice:
---   1. from the closed-form layers (dlb.parallel.layers.transformer);
+--   1. from the closed-form layers (dlb.parallel.layers.transformer_formula);
 --   2. from the model zoo's GPT-3 175B graph: graph build + per-layer extraction
 --      (dlb.parallel.layers.from_graph: two training-step analyses) + the plan search.
 -- Run: dlbench run tests/bench/bench_parallel.lua
@@ -28,7 +28,7 @@ local function timeit(f)
   return best, total / reps, unpack(res, 1, res.n)
 end
 
-local ls = P.layers.transformer { layers = 96, d = 12288, seq = 2048, heads = 96, vocab = 50257,
+local ls = P.layers.transformer_formula { layers = 96, d = 12288, seq = 2048, heads = 96, vocab = 50257,
   dropout = false }
 local best, mean, rows, evaluated = timeit(function()
   return P.plan { layers = ls, hw = hw, precision = "mixed", cluster = cl, batch = 1536,

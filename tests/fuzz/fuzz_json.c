@@ -1,5 +1,5 @@
 /*
-** fuzz_json.c — libFuzzer harness of the JSON reader (graphs/io/json.c over yajl's tree API):
+** fuzz_json.c — libFuzzer harness of the JSON reader (graphs/io/json.c over yajl's event parser):
 ** a document or a clear "json '...'" error, never a crash. Seed corpus tests/fuzz/corpus/json/.
 **   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Igraphs -Iplots -Ibuild/gen \
 **     tests/fuzz/fuzz_json.c graphs/io/json.c graphs/base/error.c -lyajl -o /tmp/fuzz_json

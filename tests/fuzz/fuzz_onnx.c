@@ -2,7 +2,8 @@
 ** fuzz_onnx.c — libFuzzer harness of the ONNX importer (graphs/onnx*.c over protobuf-c):
 ** any input must give an imported graph (then analysed with every dim bound) or a clear
 ** error, never a crash, a leak or a sanitizer report. Seed corpus: tests/fuzz/corpus/onnx/
-** (small fixtures). Build and run (docs/import.md, BENCHMARKS.md):
+** (small fixtures) and the deep files tests/lua/hostile_files.lua writes (build/fuzz/seeds/onnx,
+** made by tests/fuzz/run.sh). Build and run (docs/import.md, BENCHMARKS.md):
 **   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Igraphs -Iplots -Ibuild/gen \
 **     tests/fuzz/fuzz_onnx.c $(find graphs -name '*.c') build/gen/onnx.pb-c.c -lprotobuf-c -lyajl -lm \
 **     -o /tmp/fuzz_onnx

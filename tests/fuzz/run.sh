@@ -8,7 +8,11 @@
 # recompiled). A harness links libdlbench's sources plus what a line
 # `/* fuzz-link: FILES AND FLAGS */` in it names (e.g. host/lutil.c -llua5.4).
 # FUZZ_OUT=DIR builds and writes there instead (a long run beside the suite's short ones).
-# FUZZ_ARGS="-max_len=4096 ..." adds libFuzzer options (recorded with a long run's command).
+# FUZZ_ARGS="-max_len=4096 ..." adds libFuzzer options (recorded with a long run's command);
+# the long runs of issue 23 use FUZZ_ARGS="-max_len=1048576 -rss_limit_mb=1024".
+# Seeds: the committed corpus and the hostile files tests/lua/hostile_files.lua generates
+# (deep ONNX, JSON and traces, up to 800 kB) into build/fuzz/seeds/<name>/ (made once, with
+# whichever dlbench is built); libFuzzer reads them and never writes there.
 # New inputs found by a run go to build/fuzz/found/<name>/, never into the committed
 # corpus; a crash leaves its input in build/fuzz/crash-<name>-* and fails the harness.
 set -u
@@ -49,6 +53,17 @@ for p in "${pids[@]}"; do wait "$p" || echo "not ok compiling"; done
 rm -f "$out/libdlbench_fuzz.a"
 ar rcs "$out/libdlbench_fuzz.a" "${objs[@]}" || { echo "0 passed, 1 failed"; exit 1; }
 
+seeds=build/fuzz/seeds
+if [ ! -d "$seeds" ]; then
+  for d in build/bin/dlbench build/asan/bin/dlbench; do
+    if [ -x "$d" ]; then
+      LUA_PATH="$root/tests/lua/?.lua;;" DLBENCH_HISTORY= "$d" run tests/lua/hostile_files.lua "$seeds.tmp" &&
+        mv "$seeds.tmp" "$seeds"
+      break
+    fi
+  done
+fi
+
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for n in "${names[@]}"; do
@@ -64,14 +79,16 @@ for n in "${names[@]}"; do
   corpus=tests/fuzz/corpus/$n
   found=$out/found/$n
   mkdir -p "$corpus" "$found"
-  args=(-rss_limit_mb=2048 -timeout=30 -artifact_prefix="$out/crash-$n-" -print_final_stats=1)
+  args=(-rss_limit_mb=1024 -timeout=30 -artifact_prefix="$out/crash-$n-" -print_final_stats=1)
   [ "$secs" != 0 ] && args+=(-max_total_time="$secs")
   [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
   [ -f "tests/fuzz/$n.dict" ] && args+=(-dict="tests/fuzz/$n.dict")
   # shellcheck disable=SC2206
   [ -n "${FUZZ_ARGS:-}" ] && args+=($FUZZ_ARGS)
   log=$out/$n.log
-  nice "$bin" "${args[@]}" "$found" "$corpus" >"$log" 2>&1
+  extra_corpus=()
+  [ -d "$seeds/$n" ] && extra_corpus=("$seeds/$n")
+  nice "$bin" "${args[@]}" "$found" "$corpus" "${extra_corpus[@]}" >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   if [ $rc -eq 0 ]; then

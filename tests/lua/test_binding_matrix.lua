@@ -168,7 +168,7 @@ local good = {
   { "file_read", HF, 64 }, { "file_read", here .. "/../fixtures/no-such-file", 64 },
   { "json_parse", '{"a": [1, 2, {"b": null, "c": "x"}], "d": true}', "doc" },
   -- last: it changes G
-  { "graph_freeze", G, W, true },
+  { "graph_freeze", G, W, true }, { "graph_set_dtype", G, W, 9 },
 }
 
 local BAD = { nil, true, "x", 1.5, -1, {}, { 1, "a" }, P, G }
@@ -193,6 +193,63 @@ T.test("the matrix runs on this backend without a crash", function()
     end
   end
   collectgarbage("setpause", 200)
+end)
+
+---------------------------------------------------------------- the derived lists
+-- The lists the Lua library derives from the one description (lua/dlbench/desc.lua over the
+-- generated desc_gen.lua, and the C functions behind the backend) go into the transcript,
+-- so a header change shows here on both backends; each is also checked against C.
+T.test("the lists derived from the headers equal what C says", function()
+  local desc = require "dlbench.desc"
+  local function same(a, b, what)
+    T.eq(table.concat(a, ","), table.concat(b, ","), what)
+  end
+  local function line(what, list) lines[#lines + 1] = "derived " .. what .. " = " .. show(list) end
+  -- enums: the names in value order, and the library's own names for them
+  local prec = desc.enum("DLB_PREC_")
+  line("desc.enum DLB_PREC_", prec)
+  same(prec, core.hw_precisions(), "precisions: the enum's names are dlb_precision_name's")
+  same(dlb.hw.precisions, prec, "dlb.hw.precisions")
+  local opt = desc.enum("DLB_OPT_")
+  line("desc.enum DLB_OPT_", opt)
+  same(require("dlbench.models.common").OPTIMIZERS, opt, "the zoo's optimizers")
+  for _, prefix in ipairs { "DLB_POLICY_", "DLB_SCHED_", "DLB_ROLE_", "DLB_DT_", "DLB_PHASE_",
+                            "DLB_COLL_", "DLB_ALGO_", "DLB_FORM_", "DLB_ONNX_LOSS_", "DLB_SERIES_" } do
+    local list, byname = desc.enum(prefix)
+    line("desc.enum " .. prefix, list)
+    local cbyname = core.enum_names(prefix)
+    for name, v in pairs(cbyname) do T.eq(byname[name], v, prefix .. name) end
+  end
+  for k, name in ipairs(desc.enum("DLB_SERIES_")) do
+    T.eq(core.plot_series_options(k - 1, -1), name, "series kind " .. (k - 1))
+  end
+  line("desc.block DLB_ONNX_OPSET", desc.block("DLB_ONNX_OPSET", "DLB_ONNX_"))
+  line("desc.block DLB_TRACE_TS", desc.block("DLB_TRACE_TS", "DLB_TRACE_"))
+  line("desc.block DLB_TRACE_NAME", desc.block("DLB_TRACE_NAME", "DLB_TRACE_"))
+  line("desc.fields dlb_par_work", desc.fields("dlb_par_work"))
+  line("desc.fields dlb_par_row", desc.fields("dlb_par_row"))
+  for _, c in ipairs(dlb.trace.columns) do
+    assert(desc.const("DLB_TRACE_" .. c:upper()), "trace column " .. c .. " is a DLB_TRACE_ constant")
+  end
+  -- struct fields: the generated description has every field C's defaults fill
+  local roof = desc.fields("dlb_roof")
+  line("desc.fields dlb_roof", roof)
+  local dflt, nd = core.roof_defaults(), 0
+  for _ in pairs(dflt) do nd = nd + 1 end
+  T.eq(nd, #roof, "dlb_roof: as many fields as roof_defaults returns")
+  for _, f in ipairs(roof) do assert(dflt[f] ~= nil, "roof_defaults has " .. f) end
+  line("desc.struct dlb_roof annotations", { init = desc.struct("dlb_roof").init,
+    required = desc.struct("dlb_roof").required, alias = desc.struct("dlb_roof").alias })
+  -- the Lua library's lists derived from them
+  line("dlb.hw.roof_fields", dlb.hw.roof_fields)
+  line("dlb.hw.csv_columns", dlb.hw.csv_columns)
+  local r = dlb.hw.get("H100"):roof("bf16")
+  for _, f in ipairs(dlb.hw.roof_fields) do
+    assert(f == "mem" or r[f] ~= nil, "hw:roof sets " .. f)
+  end
+  local pd = dlb.parallel.device { peak = 1e12, mem_bw = 1e9, sm_count = 3, gemm_tile_m = 64 }
+  T.eq(pd.sm_count, 3, "dlb.parallel.device reads dlb_roof's fields by name")
+  T.eq(pd.gemm_tile_m, 64, "gemm_tile_m")
 end)
 
 T.test("both backends: identical results and errors (tests/golden/binding_matrix.txt)", function()

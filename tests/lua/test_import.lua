@@ -151,6 +151,20 @@ T.test("an inference export still gets a training step; loss options", function(
   T.eq(m:stats{ batch = 4 }.optimizer, "adam", "optimizer option")
 end)
 
+T.test("from_onnx takes every optimizer g:stats takes (the C enum, not a copy)", function()
+  -- regression: models/onnx.lua held a hand-copied 4-of-7 subset, so adamw was refused here
+  -- while g:stats{optimizer = "adamw"} worked
+  local m = models.from_onnx(F .. "small_cnn.onnx", { optimizer = "adamw" })
+  local s = m:stats{ batch = 4 }
+  T.eq(s.optimizer, "adamw", "adamw accepted and applied")
+  T.eq(s.flops_update, models.from_onnx(F .. "small_cnn.onnx"):stats{ batch = 4, optimizer = "adamw" }.flops_update,
+    "the same update cost as g:stats{optimizer = \"adamw\"}")
+  for _, o in ipairs(require("dlbench.models.common").OPTIMIZERS) do
+    T.eq(models.from_onnx(F .. "small_cnn.onnx", { optimizer = o }):stats{ batch = 4 }.optimizer, o, o)
+  end
+  T.checkerr("optimizer=\"adamx\" must be one of", models.from_onnx, F .. "small_cnn.onnx", { optimizer = "adamx" })
+end)
+
 T.test("unsupported operators: an error listing each with its count, or skipped with a warning", function()
   T.checkerr("3 unsupported operator types: Einsum (2), FancyAct (1), Pool8 (1); pass {unknown = \"skip\"}",
     models.from_onnx, F .. "custom_ops.onnx")
@@ -186,7 +200,7 @@ T.test("malformed, truncated and missing files give clear errors", function()
 end)
 
 T.test("from_onnx options are checked", function()
-  T.checkerr("unknown option 'unkown' (accepted: loss, name, optimizer, quiet, unknown)", models.from_onnx, F .. "small_cnn.onnx", { unkown = "skip" })
+  T.checkerr("unknown option 'unkown' for dlb.models.from_onnx (did you mean 'unknown'?); accepted: loss, name, optimizer, quiet, unknown", models.from_onnx, F .. "small_cnn.onnx", { unkown = "skip" })
   T.checkerr("unknown=\"maybe\" must be one of error, skip", models.from_onnx, F .. "small_cnn.onnx", { unknown = "maybe" })
   T.checkerr("path must be a string", models.from_onnx, nil)
 end)

@@ -43,7 +43,7 @@ end)
 T.test("unknown options are rejected with the list of valid ones, for every model", function()
   for _, n in ipairs(models.names) do
     local e = T.checkerr("unknown option 'bogus'", models.build, n, { bogus = 1 })
-    assert(e:find("(accepted: ", 1, true) and e:find("batch", 1, true), n .. ": " .. e)
+    assert(e:find("for dlb.models." .. n .. "; accepted: ", 1, true) and e:find("batch", 1, true), n .. ": " .. e)
     T.checkerr("options must be a table", models.build, n, 5)
     T.checkerr("batch=", models.build, n, { batch = -3 })
     T.checkerr("batch=", models.build, n, { batch = 2.5 })

@@ -139,7 +139,7 @@ T.test("transformer layer costs match Narayanan et al. 2021 eq. for FLOPs", func
   -- GPT-3 175B: l=96, h=12288, s=2048, V=51200: 12 l h^2 = 173.9e9 block params and
   -- 72 s l h^2 (1 + s/6h + V/(12 l h)) training FLOPs per sequence (no recompute).
   local l, h, s, V = 96, 12288, 2048, 51200
-  local ls = P.layers.transformer { layers = l, d = h, seq = s, heads = 96, vocab = V }
+  local ls = P.layers.transformer_formula { layers = l, d = h, seq = s, heads = 96, vocab = V }
   local tot = P.layers.totals(ls)
   T.near(tot.params, 12 * l * h * h + V * h, 1e-12, "params")
   T.near(tot.params / 1e9, 174.6, 1e-3, "GPT-3 175B (12 l h^2 + V h)")
@@ -216,7 +216,7 @@ T.test("planner returns fitting plans sorted by step", function()
   for i, r in ipairs(rows) do
     assert(r.fits and r.mem <= 80e9, "fits")
     T.eq(r.dp * r.tp * r.pp, 32, "devices")
-    T.near(r.step, r.compute + r.comm + r.bubble, 1e-12, "breakdown")
+    T.near(r.step, r.compute + r.comm + r.bubble + r.update, 1e-12, "breakdown")
     if i > 1 then assert(r.step >= rows[i - 1].step, "sorted") end
     assert(r.util > 0 and r.util < 1, "util")
   end

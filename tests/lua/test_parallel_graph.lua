@@ -16,7 +16,7 @@ local P = dlb.parallel
 local CFG = { layers = 8, hidden = 2048, heads = 16, seq = 1024, context = 1024, vocab = 32000 }
 local g = dlb.models.gpt(CFG)
 local gl = P.layers.from_graph(g)
-local cf = P.layers.transformer { layers = CFG.layers, d = CFG.hidden, seq = CFG.seq,
+local cf = P.layers.transformer_formula { layers = CFG.layers, d = CFG.hidden, seq = CFG.seq,
   heads = CFG.heads, vocab = CFG.vocab, dropout = false }
 local A100 = dlb.hw.get("A100-SXM4-80GB")
 
@@ -71,7 +71,7 @@ end)
 
 T.test("GPT-3 175B from the zoo: blocks within 1% FLOPs and 2% kept activations", function()
   local big = P.layers.from_graph(dlb.models.gpt { size = "gpt3-175b" })
-  local c = P.layers.transformer { layers = 96, d = 12288, seq = 2048, heads = 96, vocab = 50257,
+  local c = P.layers.transformer_formula { layers = 96, d = 12288, seq = 2048, heads = 96, vocab = 50257,
     dropout = false }
   T.eq(#big, 98, "embedding, 96 blocks, output")
   for _, i in ipairs { 2, 49, 97 } do

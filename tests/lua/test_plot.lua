@@ -267,17 +267,19 @@ T.test("save: true, or nil and a message; nothing half-written", function()
 end)
 
 T.test("unknown options name themselves and the valid ones", function()
-  T.checkerr("plot.figure: unknown option 'widht' (accepted: cols, dpi, font, height, rows, "
-    .. "sharex, sharey, title, width)", plot.figure, { widht = 3 })
+  T.checkerr("unknown option 'widht' for plot.figure (did you mean 'width'?); accepted: cols, dpi, "
+    .. "font, height, rows, sharex, sharey, title, width", plot.figure, { widht = 3 })
+  -- no suggestion when nothing is close
+  T.checkerr("unknown option 'zzzzzz' for plot.figure; accepted: cols", plot.figure, { zzzzzz = 3 })
   T.checkerr("plot.figure: 'width' must be a number, got string", plot.figure, { width = "3" })
   T.checkerr("rows and cols must be 1 to 16", plot.figure, { rows = 0 })
   T.checkerr("width and height must be 0.5 to 100 inches", plot.figure, { width = 0 })
   local f = plot.figure {}
-  local e = T.checkerr("heatmap: unknown option 'colourbar'", f.heatmap, f, { z = { { 1 } },
+  local e = T.checkerr("unknown option 'colourbar' for heatmap (did you mean 'colorbar'?)", f.heatmap, f, { z = { { 1 } },
     colourbar = true })
   assert(e:find("colorbar", 1, true))
-  T.checkerr("line: unknown option 'colour'", f.line, f, { x = { 1 }, y = { 1 }, colour = "red" })
-  T.checkerr("unknown property 'xlable'", function() f.xlable = "x" end)
+  T.checkerr("unknown option 'colour' for line (did you mean 'color'?)", f.line, f, { x = { 1 }, y = { 1 }, colour = "red" })
+  T.checkerr("unknown property 'xlable' for plot (did you mean 'xlabel'?)", function() f.xlable = "x" end)
   T.checkerr("bad style 'wavy' (valid: solid dashed dotted dashdot none)", f.line, f,
     { x = { 1, 2 }, y = { 1, 2 }, style = "wavy" })
   T.checkerr("unknown cmap 'jet'", f.heatmap, f, { z = { { 1 } }, cmap = "jet" })

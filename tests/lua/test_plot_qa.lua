@@ -111,7 +111,7 @@ T.test("bad limits, text on a log axis and tick-label counts raise at the user's
   user_err("xscale: unknown scale 'lin'", function() h.xscale = "lin" end)
   user_err("line: x has 2 values but y has 1", function() h:line { x = { 1, 2 }, y = { 1 } } end)
   user_err("line: y[2] is string", function() h:line { x = { 1, 2 }, y = { 1, "a" } } end)
-  user_err("line: unknown option 'colour'", function() h:line { x = { 1 }, y = { 1 }, colour = 1 } end)
+  user_err("unknown option 'colour' for line", function() h:line { x = { 1 }, y = { 1 }, colour = 1 } end)
   user_err("roofline: 'hw' must be", function() h:roofline { hw = 1 } end)
   user_err("unknown style", function() plot.tick_format(1, "nope") end)
 end)

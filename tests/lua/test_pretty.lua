@@ -95,7 +95,7 @@ end)
 
 T.test("bad options are errors naming them", function()
   T.checkerr("unknown option 'colour'", fmt, {}, { colour = 1 })
-  T.checkerr("depth, items, width, indent, strlen", fmt, {}, { colour = 1 })
+  T.checkerr("unknown option 'colour' for dlb.pretty; accepted: depth, indent, items, strlen, width", fmt, {}, { colour = 1 })
   T.checkerr("option 'depth' must be a number", fmt, {}, { depth = "deep" })
   T.checkerr("options must be a table", fmt, {}, 3)
 end)

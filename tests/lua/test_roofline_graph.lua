@@ -94,7 +94,8 @@ T.test("capacity and precision from graph stats", function()
   local rm = R.time(s, "Quadro-P4000", { schedule = "minimal" })
   T.near(rm.memory, bd.weights + bd.optimizer + math.max(bd.activations + bd.workspace,
     s.params * 4), 1e-12, "minimal memory")
-  T.eq(rm.footprint, s.footprint, "the engine's own scheduled footprint kept")
+  T.eq(rm.footprint_graph, s.footprint, "the engine's own scheduled footprint kept")
+  T.eq(rm.footprint, rm.need, "one footprint: the bytes compared with memory")
   T.checkerr("schedule must be", R.time, s, "Quadro-P4000", { schedule = "lazy" })
   T.eq(R.time(g:stats { b = 32, h = 1024 }, "Quadro-P4000").fits, true, "a small one fits")
   local m = g:stats { b = 32, h = 1024, precision = "mixed" }

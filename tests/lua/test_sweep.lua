@@ -292,9 +292,11 @@ end, {jobs = 2, checkpoint = %q, quiet = true, progress = false})
   f:close()
   -- job control gives the run its own process group, so the signal reaches the workers
   -- as a terminal's Ctrl-C would
-  local p = io.popen(string.format("env -u DLB_BACKEND bash -c 'set -m; %q run %q 2>/dev/null & pid=$!; sleep 0.6; "
+  local p = io.popen(string.format("env -u DLB_BACKEND bash -c 'set -m; %q run %q 2>/dev/null & pid=$!; "
+    -- the signal comes once rows are on disk (a busy machine may take seconds to start)
+    .. "for i in $(seq 300); do [ $(cat %q 2>/dev/null | wc -l) -ge 3 ] && break; sleep 0.1; done; sleep 0.3; "
     .. "kill -INT -$pid; wait $pid; echo rc=$?; sleep 0.2; echo left=$(ps -o pid= -g $pid | wc -l)' 2>/dev/null",
-    exe, script))
+    exe, script, path))
   local out = p:read("*a")
   p:close()
   T.eq(out:match("rc=(%d+)"), "130", "exit status of an interrupted run: " .. out)

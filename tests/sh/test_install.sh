@@ -24,6 +24,11 @@ for f in bin/dlbench lib/libdlbench.a lib/libdlbench.so include/dlbench/dlbench.
          lib/pkgconfig/dlbench-proc.pc share/lua/5.1/dlbench/ffi_cdef_proc.lua; do
   [ -f "$prefix/$f" ] || { t_fail "layout" "$f missing"; }
 done
+# the Jupyter kernel's spec points at the installed wrapper and dlbench
+spec=$prefix/share/jupyter/kernels/dlbench/kernel.json
+[ -f "$prefix/share/dlbench/jupyter/dlbench_kernel.py" ] && grep -q "\"$prefix/share/dlbench/jupyter/dlbench_kernel.py\"" "$spec" \
+  && grep -q "\"DLBENCH\": \"$prefix/bin/dlbench\"" "$spec" && grep -q '"{connection_file}"' "$spec" \
+  && t_ok "the Jupyter kernel spec (share/jupyter/kernels/dlbench)" || t_fail "kernel spec" "$(cat "$spec" 2>&1)"
 internal=$(cd "$prefix/include/dlbench" && ls dlb_runtime.h ./*_impl.h plot_internal.h 2>/dev/null | tr '\n' ' ')
 [ -f "$prefix/include/dlbench/dlb_base.h" ] && [ -z "$internal" ] \
   && t_ok "layout (dlb_base.h installed, no internal header)" \

@@ -15,7 +15,7 @@ out=$("$dlb" -e "local d = dlb.hw.load('$tmp/h/host.csv')[1]; print(d.name, #d:l
   || t_fail "the catalogue file loads back" "got '$out'"
 
 "$dlb" measure --bogus 1 >/dev/null 2>"$tmp/e"; rc=$?
-[ $rc -eq 1 ] && grep -q "unknown option --bogus" "$tmp/e" && t_ok "unknown option" \
+[ $rc -eq 1 ] && grep -q "unknown option '--bogus' for dlbench measure; accepted: --csv" "$tmp/e" && t_ok "unknown option" \
   || t_fail "unknown option" "rc=$rc: $(cat "$tmp/e")"
 "$dlb" measure --seconds x >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && grep -q "needs a number" "$tmp/e" && t_ok "bad number" \

@@ -113,12 +113,10 @@ function M.options(opts, spec, what)
     known[s[1]] = s
     for _, a in ipairs(s[5] or {}) do known[a] = s end
   end
+  local bad = require("dlbench.options").unknown(opts, known, what, nil, valid_names(spec))
+  if bad then error(bad, 0) end
   for k in pairs(opts) do
     local s = known[k]
-    if not s then
-      error(string.format("%s: unknown option '%s' (accepted: %s)", what, tostring(k),
-        valid_names(spec)), 0)
-    end
     if canon[s[1]] then
       error(string.format("%s: options %s and %s name the same thing (accepted: %s)", what,
         canon[s[1]], tostring(k), valid_names(spec)), 0)

@@ -61,18 +61,40 @@ end
 -- options. Errors are raised at `level` (the user's call) with that one location.
 local function run(name, f, spec, opts, level)
   -- lora = {rank=, targets=} (every model): set for the graph the builder makes (g:lora)
+  -- quantize = "nf4" | {dtype=, skip=} (every model): weight-only quantisation of the
+  -- graph the builder makes (g:quantize), applied once it is built
   local C = require "dlbench.models.common"
-  local lora
-  if type(opts) == "table" and opts.lora ~= nil then
-    lora = opts.lora
+  local lora, quant
+  if type(opts) == "table" and (opts.lora ~= nil or opts.quantize ~= nil) then
+    lora, quant = opts.lora, opts.quantize
     local c = {}
-    for k, v in pairs(opts) do if k ~= "lora" then c[k] = v end end
+    for k, v in pairs(opts) do if k ~= "lora" and k ~= "quantize" then c[k] = v end end
     opts = c
   end
   C.pending_lora = lora
   local ok, g = pcall(f, opts)
   C.pending_lora = nil
-  if ok then return g end
+  if ok and quant ~= nil then
+    local dt, qo = quant, nil
+    if type(quant) == "table" then
+      dt, qo = quant.dtype, {}
+      for k, v in pairs(quant) do
+        if k ~= "dtype" then qo[k] = v end
+      end
+    end
+    local okq, err = pcall(g.quantize, g, dt, qo)
+    if not okq then
+      error("dlb.models." .. name .. ": quantize: " .. strip(tostring(err)):gsub("^g:quantize: ", ""), level + 1)
+    end
+  end
+  if ok then
+    -- the builder and its family (the default framework profile follows it, issue [18])
+    if type(g) == "table" and type(g.model) == "table" then
+      g.model.builder = g.model.builder or name
+      g.model.family = g.model.family or (where[name][2] == "transformer" and "transformer" or "other")
+    end
+    return g
+  end
   local msg = strip(tostring(g))
   if not msg:find("dlb.models.", 1, true) then
     local C = require "dlbench.models.common"
@@ -121,11 +143,7 @@ function M.list(opts)
     error("dlb.models.list: options must be a table like {print=false}, got " .. type(opts), 2)
   end
   opts = opts or {}
-  for k in pairs(opts) do
-    if k ~= "print" and k ~= "out" then
-      error("dlb.models.list: unknown option '" .. tostring(k) .. "' (accepted: out, print)", 2)
-    end
-  end
+  require("dlbench.options").check(opts, { print = true, out = true }, "dlb.models.list")
   if opts.out ~= nil and type(opts.out) ~= "function" then
     error("dlb.models.list: out= must be a function(line)", 2)
   end

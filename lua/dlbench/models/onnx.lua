@@ -6,15 +6,21 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local graph = require "dlbench.graph"
 local options = require "dlbench.options"
+local desc = require "dlbench.desc"
 
 local M = {}
 
-local UNKNOWN = { error = 0, skip = 1 }
-local LOSS = { auto = 0, xent = 1, mse = 2, none = 3 }
-local OPTIMIZERS = { sgd = true, momentum = true, adam = true, rmsprop = true }
-local KIND = { [0] = "optype", "unsupported", "warning", "layer" }
-local FACTS = { "opset", "ir_version", "nodes", "initializers", "weight_elements", "bn_stats",
-                "const_elements", "fused_layernorms" }
+-- The importer's choices, report kinds and facts, and the optimizers: the C enums of
+-- graphs/io/dlb_onnx.h and graphs/ir/dlb_graph.h (dlbench.desc), never copied by hand.
+local _, UNKNOWN = desc.enum("DLB_ONNX_UNKNOWN_")
+local _, LOSS = desc.enum("DLB_ONNX_LOSS_")
+local OPTIMIZERS = desc.set((desc.enum("DLB_OPT_")))
+local KIND = {}
+do
+  local _, byname = desc.enum("DLB_ONNX_R_")
+  for name, v in pairs(byname) do KIND[v] = name end
+end
+local FACTS = desc.block("DLB_ONNX_OPSET", "DLB_ONNX_", { FUSED = "fused_layernorms" })
 local VALID = { unknown = true, loss = true, optimizer = true, name = true, quiet = true }
 
 local function oneof(v, set, what, fname)
@@ -126,9 +132,18 @@ local function screen(path, g, kind, b, opts)
   end
   local sym = g:stats{}
   local bind, names = defaults(sym.unbound, opts.bindings), {}
-  for k, v in pairs(bind) do names[#names + 1] = k .. "=" .. tostring(v) end
+  local applied = {}   -- every default this screen applied, named on its last line
+  for k, v in pairs(bind) do
+    names[#names + 1] = k .. "=" .. tostring(v)
+    if not (opts.bindings and opts.bindings[k]) then applied[#applied + 1] = k .. "=" .. tostring(v) end
+  end
   table.sort(names)
-  local s = g:stats(bind)
+  table.sort(applied)
+  local sopts = {}
+  for k, v in pairs(bind) do sopts[k] = v end
+  sopts.precision = opts.precision
+  sopts.framework = opts.framework
+  local s = g:stats(sopts)
   out[#out + 1] = string.format("bindings        %s (training step, optimizer %s, precision %s)",
     #names > 0 and table.concat(names, " ") or "none", s.optimizer, s.precision)
   local extra = imp and imp.bn_stats and imp.bn_stats > 0
@@ -163,6 +178,18 @@ local function screen(path, g, kind, b, opts)
   else
     out[#out + 1] = "config keys not read: " .. (#g.hf.ignored > 0 and table.concat(g.hf.ignored, ", ") or "none")
   end
+  if opts.hw then
+    local r = require("dlbench.roofline").time(s, opts.hw)
+    out[#out + 1] = string.format("on %-12s %s per step (%s-bound, %.0f%% of the %s peak), %s",
+      opts.hw.name, require("dlbench.pretty").seconds(r.time), r.bound, 100 * r.util, r.precision or s.precision,
+      r.fits and "fits its memory" or ("does not fit its memory (short by " .. si(r.shortfall or 0, "B") .. ")"))
+  end
+  if #applied > 0 then applied[1] = "bindings " .. applied[1] .. " (unbound dims: sequence-like 128, others 1)" end
+  if not opts.precision then applied[#applied + 1] = "precision=" .. s.precision .. " (--precision)" end
+  applied[#applied + 1] = "optimizer=" .. s.optimizer .. " (the model's)"
+  if not opts.hw then applied[#applied + 1] = "no device (--hw adds the roofline time)" end
+  if not opts.framework then applied[#applied + 1] = "framework=none (--framework)" end
+  out[#out + 1] = "defaults        " .. table.concat(applied, "; ")
   return out
 end
 
@@ -171,7 +198,7 @@ end
 function M.info(path, opts)
   local fname = "dlb.models.info"
   if type(path) ~= "string" then error(fname .. "(path): path must be a string, got " .. type(path), 2) end
-  opts = options.check(opts, { bindings = true, out = true }, fname)
+  opts = options.check(opts, { bindings = true, out = true, precision = true, hw = true, framework = true }, fname)
   local g, kind
   local ok, err = pcall(function()
     if is_json(path) then
@@ -186,16 +213,15 @@ function M.info(path, opts)
   for _, l in ipairs(lines) do out(l) end
   return { lines = lines, graph = g }
 end
-doc.doc(M.info, "dlb.models.info(path[, {bindings={batch=8}, out=print}]) -> {lines=, graph=}",
+doc.doc(M.info, "dlb.models.info(path[, {bindings={batch=8}, precision=, hw=, framework=, out=print}]) -> {lines=, graph=}",
   "one screen about an .onnx file or a Hugging Face config.json: parameters, FLOPs per step, footprint, top ops, unsupported ops (`dlbench info FILE`)")
 
--- `dlbench info FILE [name=value ...]` (host/main.c): args is the list after "info". On a
--- bad file or argument: one line on stderr and exit status 1.
+-- `dlbench info FILE [name=value ...]` of old callers: args is the list after "info". A bad
+-- file or argument raises "dlbench info: ..." (never exits: it is on the dlb.* surface). The
+-- command itself (with --hw, --precision, --framework) is dlbench.cli_plan.info.
 function M.info_cli(args)
-  local function fail(msg)
-    io.stderr:write("dlbench info: " .. msg .. "\n")
-    os.exit(1, true)
-  end
+  local function fail(msg) error("dlbench info: " .. msg, 0) end
+  if type(args) ~= "table" then fail("expected the argument list, got " .. type(args)) end
   local path = args[1]
   if not path then fail("usage: dlbench info FILE [name=value ...]  (FILE: model.onnx or config.json)") end
   local b = {}

@@ -74,7 +74,7 @@ local SPEC = {
   { "blocks", nil, "table", "blocks per stage, e.g. {3, 4, 6, 3}; overrides depth's table" },
   { "block", nil, { "basic", "bottleneck" }, "block kind (default: basic below depth 50)" },
   { "channels", 3, "int", "input channels" },
-  { "optimizer", "momentum", { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }, "default optimizer for g:stats" },
+  { "optimizer", "momentum", C.OPTIMIZERS, "default optimizer for g:stats" },
 }
 M.resnet_spec = SPEC
 
@@ -166,7 +166,7 @@ local FRCNN = {
   { "rois", 128, "int", "sampled RoIs per image for the RoI head (TBD/py-faster-rcnn: 128)" },
   { "rpn_samples", 256, "int", "anchors sampled per image for the RPN loss" },
   { "pool", 14, "int", "RoI crop size before the conv5 head (7x7 after its stride 2)" },
-  { "optimizer", "momentum", { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }, "default optimizer" },
+  { "optimizer", "momentum", C.OPTIMIZERS, "default optimizer" },
 }
 
 -- Faster R-CNN (Ren et al. 2015) as TBD trains it: ResNet-101 C4 backbone (conv1..layer3,
@@ -256,7 +256,7 @@ local RETINA = {
   { "anchors", 9, "int", "anchors per position" },
   { "fpn", 256, "int", "FPN channels" },
   { "frozen_bn", true, "bool", "backbone batch norm frozen (torchvision): no BN ops or params" },
-  { "optimizer", "momentum", { "sgd", "momentum", "adam", "rmsprop", "adamw", "adafactor", "adam8bit" }, "default optimizer" },
+  { "optimizer", "momentum", C.OPTIMIZERS, "default optimizer" },
 }
 
 -- RetinaNet (Lin et al. 2017) as torchvision's retinanet_resnet50_fpn: ResNet trunk with

@@ -5,6 +5,7 @@
 -- in Kaplan et al. 2020 and Narayanan et al. 2021).
 local C = require "dlbench.models.common"
 local nn = require "dlbench.nn"
+local graph = require "dlbench.graph"
 local poly = require "dlbench.poly"
 local doc = require "dlbench.doc"
 
@@ -456,6 +457,21 @@ local MOE = {
   { "vocab", nil, "dim", "vocabulary (default 50257)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
+-- The batched matmul of E experts [E, cap, nin] x [E, nin, nout], named after its weight
+-- (h0/experts/w1 ...), so LoRA targets experts by name as PEFT does Mixtral's w1, w2, w3: under
+-- g:lora each expert gets its own adapters, A [E, nin, r] and B [E, r, nout] (Hu et al. 2021).
+local function expert_mm(g, x, w, name, E, nin, nout)
+  local y = g:matmul(x, w, { name = name })
+  if rawget(g, "_lora") and graph.lora_target(g, name) then
+    local lo = g._lora
+    local a = g:weight(name .. "/lora_A", { E, nin, lo.rank })
+    local b = g:weight(name .. "/lora_B", { E, lo.rank, nout })
+    local dd = g:matmul(g:matmul(x, a, { name = name .. "/lora_A" }), b, { name = name .. "/lora_B" })
+    y = g:add(y, g:scale(dd, { name = name .. "/lora_scale" }), { name = name .. "/lora" })
+  end
+  return y
+end
+
 local MOE_DEFAULTS = { seq = 1024, layers = 12, hidden = 768, heads = 12, ffn = 3072, experts = 8,
                        top_k = 2, vocab = 50257 }
 
@@ -522,17 +538,20 @@ function M.moe(opts)
       local gates = g:softmax(nn.linear(g, h, E, { name = name .. "/router", bias = false }))
       local disp = g:embedding(g:input(name .. "/dispatch", { E, cap }, "int32"), h, name .. "/dispatch")  -- [E, cap, d]
       local eo
+      local ex = name .. "/experts/"
       if llama then
-        local w1 = g:weight(name .. "/experts/w1", { E, d, o.ffn })
-        local w3 = g:weight(name .. "/experts/w3", { E, d, o.ffn })
-        local w2 = g:weight(name .. "/experts/w2", { E, o.ffn, d })
-        eo = g:matmul(g:mul(g:silu(g:matmul(disp, w1)), g:matmul(disp, w3)), w2)
+        local w1 = g:weight(ex .. "w1", { E, d, o.ffn })
+        local w3 = g:weight(ex .. "w3", { E, d, o.ffn })
+        local w2 = g:weight(ex .. "w2", { E, o.ffn, d })
+        eo = expert_mm(g, g:mul(g:silu(expert_mm(g, disp, w1, ex .. "w1", E, d, o.ffn)),
+          expert_mm(g, disp, w3, ex .. "w3", E, d, o.ffn)), w2, ex .. "w2", E, o.ffn, d)
       else
-        local w1 = g:weight(name .. "/experts/w1", { E, d, o.ffn })
-        local b1 = g:weight(name .. "/experts/b1", { E, 1, o.ffn })
-        local w2 = g:weight(name .. "/experts/w2", { E, o.ffn, d })
-        local b2 = g:weight(name .. "/experts/b2", { E, 1, d })
-        eo = g:add(g:matmul(g:gelu(g:add(g:matmul(disp, w1), b1)), w2), b2)
+        local w1 = g:weight(ex .. "w1", { E, d, o.ffn })
+        local b1 = g:weight(ex .. "b1", { E, 1, o.ffn })
+        local w2 = g:weight(ex .. "w2", { E, o.ffn, d })
+        local b2 = g:weight(ex .. "b2", { E, 1, d })
+        eo = g:add(expert_mm(g, g:gelu(g:add(expert_mm(g, disp, w1, ex .. "w1", E, d, o.ffn), b1)),
+          w2, ex .. "w2", E, o.ffn, d), b2)
       end
       local back = g:embedding(g:input(name .. "/combine", { tokens, k }, "int32"),
         g:reshape(eo, { C.mul(E, cap), d }), name .. "/combine")                       -- [tokens, k, d]

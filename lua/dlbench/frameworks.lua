@@ -1,0 +1,335 @@
+-- dlbench.frameworks — framework profiles (issue [18]): what a training stack does to a step,
+-- as data with its sources, one file each under lua/dlbench/frameworks/. A profile sets the
+-- attention kernel family (timed at the device's efficiency for that family), the fusion
+-- passes of g:stats (graphs/step/fusion.c), how parameters are gathered and how much of the
+-- data-parallel communication hides under compute (the planner's gather_tensors, overlap,
+-- fsdp_overlap), gradient buckets, allocator slack, its fp8 recipe, a per-op host dispatch
+-- cost (data for issue [19]'s host model) and the recompute policies it offers.
+--   dlb.frameworks.list()               every profile: name, year, title
+--   dlb.frameworks.get("fsdp")          one profile (read it; do not change it)
+--   g:stats{framework = "fsdp"}         also roofline.time, parallel.evaluate/plan, sweeps,
+--                                       scaling.project
+-- With no framework given, transformers get today's practice (M.DEFAULTS.transformer), other
+-- graphs a current PyTorch profile (M.DEFAULTS.other); framework = "none" is dlbench's
+-- behaviour before profiles (the algorithmic step and the caller's own switches). Every
+-- result says which profile it used and why (framework_source). docs/frameworks.md.
+local doc = require "dlbench.doc"
+
+local M = {}
+
+-- name -> file under lua/dlbench/frameworks/ (the order of M.list())
+local FILES = {
+  { "none", "none" },
+  { "megatron-lm", "megatron_lm" },
+  { "megatron-core", "megatron_core" },
+  { "nemo", "nemo" },
+  { "pytorch-ddp", "pytorch_ddp" },
+  { "pytorch1-ddp", "pytorch1_ddp" },
+  { "ngc", "ngc" },
+  { "fsdp", "fsdp" },
+  { "fsdp2", "fsdp2" },
+  { "deepspeed-zero1", "deepspeed_zero1" },
+  { "deepspeed-zero2", "deepspeed_zero2" },
+  { "deepspeed-zero3", "deepspeed_zero3" },
+  { "torchtitan", "torchtitan" },
+  { "maxtext", "maxtext" },
+  { "tensorflow1", "tensorflow1" },
+}
+local FILE = {}
+for _, f in ipairs(FILES) do FILE[f[1]] = f[2] end
+-- other spellings users type
+local ALIAS = { megatron = "megatron-lm", ["megatron-lm-2021"] = "megatron-lm",
+  mcore = "megatron-core", te = "megatron-core", ["transformer-engine"] = "megatron-core",
+  ddp = "pytorch-ddp", pytorch = "pytorch-ddp", torch = "pytorch-ddp",
+  fsdp1 = "fsdp", zero1 = "deepspeed-zero1", zero2 = "deepspeed-zero2", zero3 = "deepspeed-zero3",
+  deepspeed = "deepspeed-zero3", jax = "maxtext", xla = "maxtext", tensorflow = "tensorflow1",
+  tf1 = "tensorflow1", tf = "tensorflow1" }
+
+-- framework_source of a g:stats result given neither framework= nor fuse=: the counts of
+-- the step as built (the seeds' algorithmic counts; symbolic = numeric). The time models
+-- apply the default profile to such stats (they find the graph through M.origin).
+M.ALGORITHMIC = "g:stats default: the algorithmic step (time models apply the default profile)"
+-- stats -> {graph =, opts =, family =} of the g:stats call that made them (weak keys)
+M.origin = setmetatable({}, { __mode = "k" })
+-- stats -> {profile name -> the same step counted under it} (roofline.time's recounts)
+M.recounted = setmetatable({}, { __mode = "k" })
+
+-- The defaults applied when no framework is given (issue [18] item 2: today's practice).
+M.DEFAULTS = { transformer = "torchtitan", other = "pytorch-ddp" }
+M.DEFAULTS_WHY = {
+  transformer = "today's practice for transformers: PyTorch-native FSDP2 with FlashAttention-2 "
+    .. "and fused optimizer (torchtitan)",
+  other = "today's practice for CNNs/RNNs: PyTorch 2.x eager with DDP (foreach optimizer)",
+}
+
+-- the fields a profile must carry, and their kinds
+local KINDS = { attention = { flash2 = true, flash3 = true, cudnn = true, xla = true,
+  unfused = true } }
+
+local cache = {}
+local function load(name)
+  local p = cache[name]
+  if p then return p end
+  local ok, t = pcall(require, "dlbench.frameworks." .. FILE[name])
+  if not ok or type(t) ~= "table" or t.name ~= name then
+    error("dlb.frameworks: profile file for '" .. name .. "' is broken: " .. tostring(t), 0)
+  end
+  if not KINDS.attention[t.attention] then
+    error("dlb.frameworks: profile '" .. name .. "': unknown attention kernel family '"
+      .. tostring(t.attention) .. "'", 0)
+  end
+  if type(t.sources) ~= "table" or #t.sources == 0 then
+    error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
+  end
+  cache[name] = t
+  return t
+end
+
+local function names()
+  local r = {}
+  for i, f in ipairs(FILES) do r[i] = f[1] end
+  return r
+end
+
+-- The profile called name (a profile table passes through).
+function M.get(name, fname)
+  fname = fname or "dlb.frameworks.get"
+  if type(name) == "table" and type(name.name) == "string" and FILE[name.name] then return name end
+  if type(name) ~= "string" then
+    error(fname .. ": framework must be a profile name (" .. table.concat(names(), ", ")
+      .. "), got " .. type(name), 3)
+  end
+  local n = ALIAS[name:lower()] or name:lower()
+  if not FILE[n] then
+    local hint = ""
+    for _, f in ipairs(FILES) do
+      if f[1]:find(name:lower(), 1, true) or name:lower():find(f[1], 1, true) then
+        hint = " (did you mean '" .. f[1] .. "'?)"; break
+      end
+    end
+    error(string.format("%s: unknown framework '%s'%s; profiles: %s", fname, name, hint,
+      table.concat(names(), ", ")), 3)
+  end
+  return load(n)
+end
+doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
+  "one framework profile: attention, fuse, gather, overlap, fsdp_overlap, bucket_bytes, zero, "
+  .. "slack, fp8, dispatch, recompute, sources (aliases: ddp, zero3, jax, tf1, ...)")
+
+local function list_tostring(t)
+  local out = {}
+  for _, p in ipairs(t) do
+    out[#out + 1] = string.format("%-16s %-5s %s", p.name, p.year and tostring(p.year) or "", p.title)
+  end
+  out[#out + 1] = string.format("default: transformers %s, other graphs %s (framework = \"none\": "
+    .. "no profile)", M.DEFAULTS.transformer, M.DEFAULTS.other)
+  return table.concat(out, "\n")
+end
+
+function M.list()
+  local r = {}
+  for _, f in ipairs(FILES) do
+    local p = load(f[1])
+    r[#r + 1] = { name = p.name, year = p.year, title = p.title }
+  end
+  return setmetatable(r, { __tostring = list_tostring })
+end
+doc.doc(M.list, "dlb.frameworks.list() -> {{name=, year=, title=}, ...}",
+  "the framework profiles (one file each under lua/dlbench/frameworks/, with sources); "
+  .. "print it for one line each and the defaults")
+
+-- The session's default, when set with M.default(name): it replaces the per-family defaults
+-- (the seed notebooks pin "none" this way). nil: the per-family defaults.
+local session = nil
+function M.default(name)
+  if name == nil or name == "auto" then session = nil
+  else session = M.get(name, "dlb.frameworks.default").name end
+  return session or "auto"
+end
+doc.doc(M.default, "dlb.frameworks.default([name | \"auto\"]) -> name",
+  "set the profile used when a call gives no framework (\"auto\": transformers "
+  .. "torchtitan, other graphs pytorch-ddp); the seed notebooks pin \"none\"")
+function M.session() return session end
+
+-- The family of a graph: "transformer" (a zoo or Hugging Face transformer), "other" (the
+-- zoo's CNNs and RNNs), or nil (not known from the graph's model: g:stats finds out from the
+-- step itself, by whether the attention pass finds an attention pattern).
+local TRANSFORMERS = { transformer = true, bert = true, gpt = true, llama = true, vit = true,
+  moe = true }
+function M.family(g)
+  local m = type(g) == "table" and g.model
+  if type(m) == "table" then
+    if m.family == "transformer" or m.family == "other" then return m.family end
+    if TRANSFORMERS[m.builder or m.name] then return "transformer" end
+  end
+  if type(g) == "table" and type(rawget(g, "hf")) == "table" then return "transformer" end
+  local f = type(g) == "table" and rawget(g, "_family")
+  return f
+end
+
+-- The fusion passes profile p applies to a graph of family fam (a list of pass names).
+function M.fuse_of(p, fam)
+  local f = p.fuse
+  if f.transformer or f.other then f = f[fam or "other"] or f.other or {} end
+  return f
+end
+
+-- Which profile a call uses: (profile, source). fw: the framework option (nil: not given);
+-- fam: the graph's family (nil: unknown); explicit: the caller gave fuse= (then no
+-- default profile applies: "none", as before profiles).
+function M.resolve(fw, fam, explicit, fname)
+  if fw ~= nil then return M.get(fw, fname), "option" end
+  if explicit then return load("none"), "explicit switches (fuse=): no profile" end
+  if session then return load(session), "session default (dlb.frameworks.default)" end
+  local n = M.DEFAULTS[fam or "other"] or M.DEFAULTS.other
+  return load(n), "default: " .. M.DEFAULTS_WHY[fam or "other"]
+end
+
+-- == the attention kernel: device x kernel family =======================================
+-- The catalogue keeps each device's measured efficiency per kernel family
+-- (lua/dlbench/hw_kernels.lua: {flash2 = {0.34, source}, flash3 = {0.51, source}} for the
+-- H100); the device's attn_eff is the FlashAttention-2 value. The efficiency a profile's
+-- kernel gets on a device at a precision, and the kernel as reported: "unfused" -> the
+-- device's attn_eff is irrelevant (the attention pass is off: no fused kernel); a family
+-- without a measured number on that device -> the device's attn_eff, said so.
+function M.attention_eff(p, dev, prec)
+  local fam = p.attention
+  local base = dev:attention_eff(prec)
+  if fam == "unfused" then return base, "unfused" end
+  local t = require("dlbench.hw_kernels")[dev.name]
+  local e = type(t) == "table" and t[fam]
+  if e and base > 0 and dev.attn_eff and dev.attn_eff > 0 then
+    -- the same precision scaling as attn_eff (fp8 steps run attention in bf16)
+    return base * e[1] / dev.attn_eff, fam
+  end
+  if base == 0 then return 0, fam .. " (no fused-attention efficiency on " .. tostring(dev.name)
+    .. " at " .. tostring(prec) .. ": the GEMM efficiency applies)" end
+  if fam == "flash2" then return base, fam end
+  return base, fam .. " (no measured efficiency on " .. tostring(dev.name)
+    .. ": the device's FlashAttention-2 attn_eff)"
+end
+
+-- == calibration =========================================================================
+-- calibration = "catalogue" (the default: hw_catalog.lua's datasheet and paper values) or
+-- "validated" (the CALIBRATED values of lua/dlbench/hw_calibrated.lua, fitted by
+-- notebooks/validation.lua on its calibration rows). docs/frameworks.md says why the
+-- catalogue is the default.
+M.CALIBRATIONS = { catalogue = true, validated = true }
+M.DEFAULT_CALIBRATION = "catalogue"
+
+local session_cal = nil
+function M.default_calibration(c)
+  if c == nil then session_cal = nil else session_cal = M.check_calibration(c, "dlb.frameworks.default_calibration") end
+  return session_cal or M.DEFAULT_CALIBRATION
+end
+function M.calibration_session() return session_cal end
+
+function M.check_calibration(c, fname)
+  if c == nil then return session_cal or M.DEFAULT_CALIBRATION end
+  if not M.CALIBRATIONS[c] then
+    error(fname .. ": calibration must be \"catalogue\" or \"validated\", got " .. tostring(c), 3)
+  end
+  return c
+end
+
+local function unit_of(prec)
+  if prec == "fp8" then return "fp8" end
+  if prec == "fp32" or prec == "fp64" then return nil end
+  return "tensor"
+end
+
+-- The device a calibration gives at a device precision, and a note saying what was used.
+function M.calibrate(dev, prec, calibration)
+  if calibration ~= "validated" then return dev, "catalogue flops_eff" end
+  local C = require "dlbench.hw_calibrated"
+  local u = unit_of(prec)
+  local e = C.flops_eff[dev.name]
+  e = e and u and e[u]
+  if not e then
+    return dev, string.format("no CALIBRATED flops_eff for %s at %s: catalogue value", tostring(dev.name),
+      tostring(prec))
+  end
+  return dev:with { flops_eff = e[1] }, string.format("CALIBRATED flops_eff %.2f (%s%s, %d rows "
+    .. "of notebooks/validation.lua)", e[1], u, e.pooled and ", pooled over the " .. e.pooled
+    .. " rows" or "", #e[2])
+end
+
+-- The CALIBRATED collective efficiency of a profile (nil: none).
+function M.collective_eff(p, calibration)
+  if calibration ~= "validated" then return nil end
+  local c = require("dlbench.hw_calibrated").collective[p.name]
+  return c and c[1] or nil
+end
+
+-- == provenance ==========================================================================
+-- What a result carries so its number can be reproduced (issue [18] item 6).
+function M.provenance(p, source, calibration, defaults)
+  local core = require "dlbench.backend"
+  return { dlbench = core.version(), framework = p and p.name or "none",
+    framework_source = source or "option", calibration = calibration or "catalogue",
+    defaults = defaults or {} }
+end
+
+-- One line: "dlbench 0.2.0, framework torchtitan (default ...), calibration catalogue".
+function M.provenance_line(pv)
+  if type(pv) ~= "table" then return "" end
+  local d = pv.defaults and #pv.defaults > 0 and ("; defaults: " .. table.concat(pv.defaults, ", ")) or ""
+  return string.format("dlbench %s, framework %s (%s), calibration %s%s", tostring(pv.dlbench),
+    tostring(pv.framework), tostring(pv.framework_source), tostring(pv.calibration), d)
+end
+
+-- The planner options a profile sets when the caller does not (nil: the planner's own).
+function M.plan_defaults(p, zero)
+  local d = {}
+  if p.overlap ~= nil then d.overlap = p.overlap end
+  if p.fsdp_overlap ~= nil then d.fsdp_overlap = p.fsdp_overlap end
+  if p.slack ~= nil then d.slack = p.slack end
+  local g = p.gather or {}
+  if g.unit == "tensor" and (zero == nil or zero >= 3) then d.gather_tensors = g.tensors end
+  return d
+end
+
+-- The recompute choice of a plan under profile p: nil (try both) unless the profile offers
+-- no full recompute.
+function M.offers(p, policy)
+  for _, r in ipairs(p.recompute or {}) do if r == policy then return true end end
+  return false
+end
+
+
+doc.doc(M.session, "dlb.frameworks.session() -> name or nil", "the session default set by "
+  .. "dlb.frameworks.default (nil: the per-family defaults)")
+doc.doc(M.family, "dlb.frameworks.family(g) -> \"transformer\" | \"other\" | nil",
+  "the family a graph's default profile follows (a zoo model's; nil: found from the step)")
+doc.doc(M.fuse_of, "dlb.frameworks.fuse_of(profile, family) -> {pass, ...}",
+  "the fusion passes (g:stats fuse=) a profile applies to a graph of that family")
+doc.doc(M.resolve, "dlb.frameworks.resolve(framework, family, explicit) -> profile, source",
+  "the profile a call uses and why: the option, none under explicit fuse=, the session "
+  .. "default, or the family's default")
+doc.doc(M.attention_eff, "dlb.frameworks.attention_eff(profile, hw, precision) -> fraction, kernel",
+  "the fused attention kernel's fraction of peak: the device's measured efficiency for the "
+  .. "profile's kernel family (hw.attn_kernels), else its attn_eff (FlashAttention-2), said so")
+doc.doc(M.provenance, "dlb.frameworks.provenance(profile, source, calibration, defaults) -> table",
+  "{dlbench=version, framework=, framework_source=, calibration=, defaults={...}}: what a "
+  .. "result needs to be reproduced")
+doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string",
+  "the provenance as one printed line")
+doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
+  .. "slack=, gather_tensors=}", "the planner options a profile sets when the caller does not")
+doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",
+  "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\")")
+doc.doc(M.default_calibration, "dlb.frameworks.default_calibration([\"catalogue\" | \"validated\"]) -> name",
+  "set the calibration used when a call gives none (nil: back to \"catalogue\")")
+doc.doc(M.calibration_session, "dlb.frameworks.calibration_session() -> name or nil",
+  "the calibration set by default_calibration (nil: none set)")
+doc.doc(M.check_calibration, "dlb.frameworks.check_calibration(c, fname) -> name",
+  "\"catalogue\" (default) or \"validated\"")
+doc.doc(M.calibrate, "dlb.frameworks.calibrate(hw, precision, calibration) -> hw, note",
+  "the device under a calibration: \"validated\" takes the CALIBRATED flops_eff of "
+  .. "lua/dlbench/hw_calibrated.lua (fitted by notebooks/validation.lua) where it has one")
+doc.doc(M.collective_eff, "dlb.frameworks.collective_eff(profile, calibration) -> fraction or nil",
+  "the CALIBRATED share of the links' bandwidth of a profile's collectives (validated only)")
+doc.doc(M, "dlb.frameworks", "framework profiles as data with sources: list(), get(name), "
+  .. "default([name]); framework= in g:stats, roofline.time, parallel.evaluate/plan, sweeps, "
+  .. "scaling.project (docs/frameworks.md)")
+return M

@@ -1,0 +1,19 @@
+-- DeepSpeed ZeRO stage 1 (Rajbhandari et al. 2020), as Megatron-DeepSpeed ran it (2021).
+return {
+  name = "deepspeed-zero1", year = 2021,
+  title = "DeepSpeed ZeRO-1 (2021, Megatron-DeepSpeed): FusedAdam, Megatron's fused kernels, "
+    .. "bucketed gradient reduction",
+  attention = "unfused",
+  fuse = { "elementwise", "optimizer" },
+  gather = { unit = "none" },
+  overlap = nil, fsdp_overlap = nil, bucket_bytes = 5e8,
+  zero = 1, slack = nil, fp8 = nil,
+  dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
+  recompute = { "none", "full" },
+  sources = {
+    "Rajbhandari et al. 2020 (SC20, 'ZeRO'): stage 1 partitions optimizer states",
+    "DeepSpeed config docs: reduce_bucket_size / allgather_bucket_size 5e8; Adam runs as "
+      .. "deepspeed.ops.adam.FusedAdam unless torch_adam is set",
+
+  },
+}

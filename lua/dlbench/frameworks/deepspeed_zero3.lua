@@ -1,0 +1,22 @@
+-- DeepSpeed ZeRO stage 3 (Rajbhandari et al. 2020), as Megatron-DeepSpeed ran it (2021).
+return {
+  name = "deepspeed-zero3", year = 2021,
+  title = "DeepSpeed ZeRO-3 (2021, Megatron-DeepSpeed): FusedAdam, Megatron's fused kernels, "
+    .. "parameters gathered tensor by tensor",
+  attention = "unfused",
+  fuse = { "elementwise", "optimizer" },
+  -- partition_parameters.py _allgather_param: the list form of all_gather, one parameter
+  -- tensor at a time (a GPT block holds 12: 2 LayerNorms, 4 linear layers, weight + bias)
+  gather = { unit = "tensor", tensors = 12 },
+  overlap = nil, fsdp_overlap = nil, bucket_bytes = 5e8,
+  zero = 3, slack = nil, fp8 = nil,
+  dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
+  recompute = { "none", "full" },
+  sources = {
+    "Rajbhandari et al. 2020 (SC20, 'ZeRO'): stage 3 partitions optimizer states, gradients and parameters",
+    "DeepSpeed config docs: reduce_bucket_size / allgather_bucket_size 5e8; Adam runs as "
+      .. "deepspeed.ops.adam.FusedAdam unless torch_adam is set",
+    "microsoft/DeepSpeed runtime/zero/partition_parameters.py (2021): _allgather_param, "
+      .. "per-tensor list-form all_gather",
+  },
+}

@@ -1,0 +1,26 @@
+-- NVIDIA NeMo (24.x), Megatron-Core + Transformer Engine underneath.
+return {
+  name = "nemo", year = 2024,
+  title = "NeMo 24.x (Megatron-Core + Transformer Engine): the performance recipes' settings",
+  attention = "cudnn",
+  fuse = { "attention", "elementwise", "optimizer" },
+  -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
+  -- overlap its collectives (sources below), but the planner has no model of the compute /
+  -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them
+  -- made the validation table's held-out error worse (median 10.3% -> 12.9%, p90 32.6% ->
+  -- 41.1%, catalogue values; FSDP rows over-predicted by up to 46%): issue [21]'s to model
+  -- what the stack overlaps (data for that model): gradient reduction, parameter gathers
+  stack_overlap = { grad_reduce = true, param_gather = true },
+  gather = { unit = "none" },
+  overlap = nil, fsdp_overlap = nil, bucket_bytes = 40e6,
+  zero = 1, slack = nil,
+  fp8 = { recipe = "delayed scaling (Transformer Engine), fp8 linear-layer GEMMs, bf16 attention",
+    source = "NeMo docs, performance_summary.md / mixed precision training: fp8 via Transformer Engine" },
+  dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
+  recompute = { "none", "full", "selective" },
+  sources = {
+    "NVIDIA/NeMo docs/source/performance/performance_summary.md (commit 070a0bb): the measured "
+      .. "rows of the validation table, Megatron-Core + Transformer Engine",
+    "NeMo LLM recipes (2024): overlap_grad_reduce, overlap_param_gather, distributed optimizer on",
+  },
+}

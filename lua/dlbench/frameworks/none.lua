@@ -1,0 +1,14 @@
+-- framework "none": no framework profile. The graph as built and the switches the caller
+-- passes (fuse=, overlap=, gather_tensors=, slack=, ...), nothing else: exactly dlbench's
+-- behaviour before profiles existed (issue [18]); the seed notebooks pin it.
+return {
+  name = "none", year = nil,
+  title = "no profile: the algorithmic step and the caller's own switches (pre-profile behaviour)",
+  attention = "unfused",
+  fuse = {},
+  gather = { unit = "none" },
+  overlap = nil, fsdp_overlap = nil, bucket_bytes = nil, slack = nil,
+  zero = nil, fp8 = nil, dispatch = nil,
+  recompute = { "none", "full", "selective" },
+  sources = { "dlbench itself: the unfused algorithmic graph of g:stats (docs/graph.md)" },
+}

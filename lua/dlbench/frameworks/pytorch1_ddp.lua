@@ -1,0 +1,25 @@
+-- PyTorch 1.x eager + DDP (2019-2022): the DeepLearningExamples ResNet-50 rows.
+return {
+  name = "pytorch1-ddp", year = 2021,
+  title = "PyTorch 1.x eager + DDP: every op its own kernel, torch.optim stepping tensor by tensor",
+  attention = "unfused",
+  fuse = {},
+  -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
+  -- overlap its collectives (sources below), but the planner has no model of the compute /
+  -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them
+  -- made the validation table's held-out error worse (median 10.3% -> 12.9%, p90 32.6% ->
+  -- 41.1%, catalogue values; FSDP rows over-predicted by up to 46%): issue [21]'s to model
+  -- what the stack overlaps (data for that model): gradient reduction, parameter gathers
+  stack_overlap = { grad_reduce = true, param_gather = false },
+  gather = { unit = "none" },
+  overlap = nil, fsdp_overlap = nil, bucket_bytes = 25e6,
+  zero = 0, slack = nil, fp8 = nil,
+  dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
+  recompute = { "none", "full" },
+  sources = {
+    "NVIDIA DeepLearningExamples PyTorch/Classification/ConvNets (NGC 21.03): torchvision-style "
+      .. "ResNet-50, batch norm, ReLU and residual add as separate kernels",
+    "PyTorch 1.x torch.optim.SGD: a for loop over parameters (foreach became default in 2.0)",
+    "Li et al. 2020 (VLDB): DDP's bucketed, overlapped allreduce (25 MB buckets)",
+  },
+}

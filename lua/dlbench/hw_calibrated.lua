@@ -1,0 +1,46 @@
+-- dlbench.hw_calibrated — CALIBRATED catalogue data (issue [18] item 3): the per-chip
+-- efficiencies notebooks/validation.lua fits on its calibration rows (every third row of
+-- notebooks/data/validation_runs.lua in id order; the held-out rows are never used), used
+-- when a call asks calibration = "validated" (the default is "catalogue": the datasheet and
+-- paper values of hw_catalog.lua; docs/frameworks.md says why). Each value lists the rows it
+-- was fitted on. Regenerate by running the notebook (it prints the same values under
+-- "CALIBRATED flops_eff per chip") and copying them here; tests/lua/test_frameworks.lua
+-- checks the notebook's fit still equals these numbers.
+--   flops_eff[device][unit]: unit "tensor" (fp16, bf16, mixed, mixed_bf16, tf32 on tensor
+--   cores / MXUs) or "fp8"; fp32 on CUDA cores has no calibration rows (catalogue value)
+--   collective[profile]: the achieved fraction of the links' bandwidth of that profile's
+--   collectives (both tiers)
+local A100_ROWS = { "dle-bert-large-s128-amp-1xa100-80g", "dle-bert-large-s128-amp-8xa100-80g",
+  "dle-bert-large-s128-tf32-1xa100-80g", "dle-resnet50-amp-1xa100-80g",
+  "dle-resnet50-tf32-1xa100-80g", "foundry-mpt-125m-s2048-128xa100-40g",
+  "foundry-mpt-125m-s512-8xa100-80g", "foundry-mpt-350m-s2048-8xa100-80g",
+  "foundry-mpt-3b-s4096-8xa100-80g", "foundry-mpt-7b-s2048-8xa100-80g",
+  "foundry-mpt-7b-s4096-8xa100-40g", "korthikanti-175b-full-recompute-64xa100",
+  "korthikanti-1t-selective-sp-512xa100", "korthikanti-530b-full-recompute-280xa100",
+  "megatron-t1-1008.0b-3072xa100", "megatron-t1-3.6b-64xa100", "megatron-t1-529.6b-2520xa100",
+  "megatron-t2-ptd-174.6b-1536xa100", "megatron-t2-ptd-529.6b-1120xa100",
+  "megatron-t2-zero3-174.6b-1536xa100", "megatron-t2-zero3-529.6b-1120xa100",
+  "mtnlg-530b-2800xa100", "torchtitan-llama2-13b-b2-selective-layer-64xa100",
+  "torchtitan-llama2-70b-b2-full-64xa100", "torchtitan-llama3-8b-b1-selective-op-64xa100" }
+local H100_ROWS = { "foundry-mpt-13b-s32768-8xh100", "foundry-mpt-1b-s2048-512xh100",
+  "foundry-mpt-30b-s2048-8xh100", "foundry-mpt-70b-s2048-512xh100", "foundry-mpt-760m-s2048-8xh100" }
+local H100_FP8_ROWS = { "foundry-mpt-1b-s8192-8xh100-fp8", "nemo-gpt3-175b-s2048-512xh100-fp8",
+  "nemo-llama2-13b-s4096-16xh100-fp8", "nemo-llama3-70b-s8192-64xh100-fp8" }
+local GPU_POOLED_ROWS = { "(the A100 and H100 rows above)", "dle-resnet50-amp-8xv100-16g" }
+local A100 = { tensor = { 0.78, A100_ROWS } }
+return {
+  label = "CALIBRATED",
+  fitted_by = "notebooks/validation.lua: flops_eff minimising the median |log error| on the "
+    .. "calibration rows (every third row in id order); held-out rows never used",
+  flops_eff = {
+    ["A100-SXM4-80GB"] = A100,
+    ["A100-SXM4-40GB"] = A100,   -- one GA100 die (the notebook's chip key "A100")
+    ["H100-SXM"] = { tensor = { 0.72, H100_ROWS }, fp8 = { 0.80, H100_FP8_ROWS } },
+    -- one calibration row of its own: the value pooled over every GPU calibration row
+    ["V100-SXM2-16GB"] = { tensor = { 0.78, GPU_POOLED_ROWS, pooled = "gpu" } },
+  },
+  collective = {
+    ["deepspeed-zero3"] = { 0.27, { "megatron-t2-zero3-174.6b-1536xa100",
+      "megatron-t2-zero3-529.6b-1120xa100" } },
+  },
+}

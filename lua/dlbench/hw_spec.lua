@@ -1,0 +1,168 @@
+-- dlbench.hw_spec — what a device spec may hold and the one check of it, shared by the
+-- catalogue (lua/dlbench/hw.lua: dlb.hw.define, dlb.hw.device, hw:with) and its files
+-- (hw_csv.lua): the precisions (C's DLB_PREC_*), dlb_roof's fields a device holds by the
+-- same name, the fields a device may have and their types, and validate(spec, where).
+-- Internal: the user-facing API is dlb.hw (docs/hw.md).
+local core = require "dlbench.backend"
+local levels = require "dlbench.hw_levels"
+local errors = require "dlbench.errors"
+local desc = require "dlbench.desc"
+local options = require "dlbench.options"
+
+local M = {}
+
+local PRECISIONS = core.hw_precisions()   -- fp64, fp32, tf32, fp16, bf16, fp8, int8
+local is_prec = {}
+for _, p in ipairs(PRECISIONS) do is_prec[p] = true end
+M.PRECISIONS, M.is_prec = PRECISIONS, is_prec
+
+-- The description of a device the models share: C's struct dlb_roof (graphs/hw/dlb_hw.h), read
+-- from the headers (dlbench.desc). Most of its fields are a device's numbers of the same
+-- name (flops_eff, bw_eff, cache, mem, the kernel model, attn_eff); these are not, and
+-- hw:roof makes each from something else: peak (the device's peak table, at one
+-- precision), bw (mem_bw), elem (the precision's bytes), cache_aware, bytes_scale, tile_m,
+-- tile_n (options of one call), gemm_tile_m, gemm_tile_n (gemm_tile = {m, n}) and the
+-- levelN_size / levelN_bw pairs (levels, a list).
+local ROOF_MADE = { peak = true, bw = true, elem = true, cache_aware = true, bytes_scale = true,
+  tile_m = true, tile_n = true, gemm_tile_m = true, gemm_tile_n = true }
+local ROOF_FIELDS = {}   -- dlb_roof's fields a device holds as numbers of the same name
+for _, f in ipairs(desc.fields("dlb_roof")) do
+  if not (ROOF_MADE[f] or f:match("^level%d+_")) then ROOF_FIELDS[#ROOF_FIELDS + 1] = f end
+end
+
+-- The fields a device may have, and what they must be: dlb_roof's numbers above, and what
+-- only the catalogue knows (names, provenance, per-precision peaks, links, power, the
+-- levels and tiles hw:roof flattens).
+local FIELDS = {
+  name = "string", kind = "string", year = "number", note = "string", vendor = "string",
+  peak = "table", mem_bw = "number", links = "table", power = "number",
+  mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
+  gemm_tile = "table",
+  -- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
+  levels = "table",
+}
+for _, f in ipairs(ROOF_FIELDS) do FIELDS[f] = "number" end
+local FIELD_LIST = {}
+for k in pairs(FIELDS) do FIELD_LIST[#FIELD_LIST + 1] = k end
+table.sort(FIELD_LIST)
+
+local function finite(x) return type(x) == "number" and x == x and x > -math.huge and x < math.huge end
+
+-- The C rule (dlb_roof_check, the one check of a device) on field k = v of an otherwise
+-- valid device: nil when it holds, else the check's message without its "roofline: ".
+local function roof_rule(k, v)
+  local d = core.roof_defaults()
+  d.peak, d.bw, d[k] = 1, 1, v
+  local ok, msg = pcall(core.roof_check, d)
+  if ok then return nil end
+  return (errors.strip(tostring(msg)):gsub("^roofline: ", ""))
+end
+
+-- Validate a device spec; `where` prefixes every message (e.g. "catalog.csv:3").
+local function validate(spec, where)
+  local function bad(fmt, ...)
+    local msg = where .. ": " .. string.format(fmt, ...)
+    if where:match(":%d+$") then error(msg, 0) end -- a file's line: already located
+    errors.raise(msg)
+  end
+  if type(spec) ~= "table" then bad("a device must be a table, got %s", type(spec)) end
+  for k, v in pairs(spec) do
+    local want = FIELDS[k]
+    if want == nil then
+      bad("%s", options.message(k, FIELD_LIST, "a device", "field"))
+    end
+    if type(v) ~= want then bad("field '%s' must be a %s, got %s", k, want, type(v)) end
+  end
+  if spec.name == nil or spec.name == "" then bad("a device needs a name") end
+  where = where .. ": device '" .. spec.name .. "'"
+  if spec.peak == nil or next(spec.peak) == nil then
+    bad("needs peak = {fp32 = FLOP/s, ...} with at least one precision")
+  end
+  for p, v in pairs(spec.peak) do
+    if not is_prec[p] then
+      bad("unknown precision '%s' in peak (expected %s)", tostring(p), table.concat(PRECISIONS, ", "))
+    end
+    if not finite(v) or v <= 0 then bad("peak.%s must be a positive FLOP/s, got %s", p, tostring(v)) end
+  end
+  local function positive(k, required, unit)
+    local v = spec[k]
+    if v == nil then
+      if required then bad("needs %s (%s)", k, unit) end
+      return
+    end
+    if not finite(v) or v <= 0 then bad("%s must be positive %s, got %s", k, unit, tostring(v)) end
+  end
+  positive("mem_bw", true, "bytes/s")
+  positive("mem", true, "bytes")
+  positive("power", false, "watts")
+  positive("mem_per_core", false, "bytes")
+  positive("cores", false, "cores")
+  if spec.cores ~= nil and spec.cores ~= math.floor(spec.cores) then
+    bad("cores must be a whole number, got %s", tostring(spec.cores))
+  end
+  positive("sm_count", false, "multiprocessors")
+  if spec.sm_count ~= nil and spec.sm_count ~= math.floor(spec.sm_count) then
+    bad("sm_count must be a whole number, got %s", tostring(spec.sm_count))
+  end
+  if (spec.cores == nil) ~= (spec.mem_per_core == nil) then
+    bad("cores and mem_per_core go together (a board whose cores each hold a model copy)")
+  end
+  -- a real zero cache is not a thing: leave cache out when it is unknown
+  if spec.cache ~= nil and (not finite(spec.cache) or spec.cache <= 0) then
+    bad("cache must be positive bytes (leave it out when unknown), got %s", tostring(spec.cache))
+  end
+  for _, k in ipairs { "flops_eff", "bw_eff", "attn_eff" } do
+    local v = spec[k]
+    local msg = v ~= nil and roof_rule(k, v)
+    if msg then bad("%s", msg) end
+  end
+  -- C reads attn_eff 0 as "off"; a device states a published efficiency or leaves it out
+  if spec.attn_eff == 0 then
+    bad("attn_eff must be in (0, 1] on a device (leave it out when unknown), got 0")
+  end
+  for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes" } do
+    local v = spec[k]
+    if v ~= nil and (not finite(v) or v < 0) then bad("%s must be >= 0, got %s", k, tostring(v)) end
+  end
+  for _, k in ipairs { "sm_count", "systolic", "vector_width" } do
+    local v = spec[k]
+    if v ~= nil and (not finite(v) or v < 1 or v ~= math.floor(v)) then
+      bad("%s must be a whole number >= 1, got %s", k, tostring(v))
+    end
+  end
+  if spec.gemm_tile ~= nil then
+    local t = spec.gemm_tile
+    local function ok(x) return finite(x) and x >= 1 and x == math.floor(x) end
+    if not (ok(t[1]) and ok(t[2]) and t[3] == nil) then
+      bad("gemm_tile must be {m, n}, whole numbers >= 1 (the output tile of the GEMM kernels)")
+    end
+  end
+  if spec.links then
+    for tier, l in pairs(spec.links) do
+      if tier ~= "intra" and tier ~= "inter" and tier ~= "host" then
+        bad("%s", options.message(tier, { "intra", "inter", "host" }, "links", "link tier"))
+      end
+      if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
+      for k in pairs(l) do
+        if k ~= "bw" and k ~= "latency" then
+          bad("%s", options.message(k, { "bw", "latency" }, "links." .. tier, "field"))
+        end
+      end
+      if not finite(l.bw) or l.bw <= 0 then
+        bad("links.%s.bw must be positive bytes/s, got %s", tier, tostring(l.bw))
+      end
+      if l.latency ~= nil and (not finite(l.latency) or l.latency < 0) then
+        bad("links.%s.latency must be >= 0 seconds, got %s", tier, tostring(l.latency))
+      end
+    end
+  end
+  if spec.levels then levels.check(spec.levels, bad) end
+  if spec.source then
+    for k, v in pairs(spec.source) do
+      if type(v) ~= "string" then bad("source.%s must be a string", tostring(k)) end
+    end
+  end
+end
+
+M.ROOF_FIELDS, M.roof_rule, M.validate = ROOF_FIELDS, roof_rule, validate
+return M

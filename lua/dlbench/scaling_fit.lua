@@ -1,0 +1,32 @@
+-- dlbench.scaling_fit — what dlb.scaling (lua/dlbench/scaling.lua) and its projections'
+-- uncertainty (scaling_uncertainty.lua) share: the class table of a fitted curve (its
+-- methods are scaling.lua's), the parameter names of each curve form (graphs/stats/dlb_scaling.h's
+-- DLB_FORM_*, by id), and the parameters a spec's model-size law gives at a data size.
+-- Internal: the user-facing API is dlb.scaling (docs/scaling.md).
+local core = require "dlbench.backend"
+
+local M = {}
+
+-- Parameter names of each curve form, by its C id.
+M.PARAMS = {
+  [0] = { "alpha", "beta" },
+  [1] = { "alpha", "beta", "gamma" },
+  [2] = { "alpha", "beta", "gamma", "plateau" },
+}
+
+-- A fitted curve: its parameters by name, and methods (dlb.scaling's Fit).
+M.Fit = {}
+M.Fit.__index = M.Fit
+
+-- Parameters at data size m from the spec's model-size law (nil when it has none).
+function M.spec_params(spec, m)
+  if spec.model then
+    return core.scaling_eval(0, { spec.model.alpha, spec.model.beta }, m)
+  end
+  if spec.sigma and spec.beta_p then
+    return spec.sigma * m ^ spec.beta_p * (spec.sigma_unit or 1)
+  end
+  return nil
+end
+
+return M

@@ -1,0 +1,38 @@
+-- bench_finetune_memory.lua — what issue [18]'s memory paths cost (CPU seconds, best and mean
+-- of 5): (1) a Q-LoRA step of Qwen-72B at seq 8192 (graph build, g:quantize, the analysis
+-- with recompute and fused attention, dlb.roofline.time's footprint), the heaviest row of
+-- notebooks/data/memory_measured.lua; (2) dlb.parallel.layers.transformer for the GPT-3 175B
+-- shape, now the zoo graph through from_graph (the closed form it replaced took ~0.1 ms).
+-- Run: dlbench run tests/bench/bench_finetune_memory.lua (or under LuaJIT with DLB_BACKEND=ffi).
+local dlb = require "dlbench"
+local D = dofile((debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or ".")
+  .. "/../../notebooks/data/memory_measured.lua")
+
+local reps = 5
+local function timeit(f)
+  local best, total, res = math.huge, 0, nil
+  for _ = 1, reps do
+    local t0 = os.clock()
+    res = f()
+    local dt = os.clock() - t0
+    total = total + dt
+    if dt < best then best = dt end
+  end
+  return best, total / reps, res
+end
+
+local b1, m1, fp = timeit(function()
+  local m = { qkv_bias = true, batch = 1, seq = 8192, lora = D.setup.lora, quantize = "int4" }
+  for k, v in pairs(D.models["qwen-72b"]) do m[k] = v end
+  local g = dlb.models.llama(m)
+  g:quantize("fp32", D.setup.unquantised_fp32)
+  return dlb.roofline.time(g:stats(D.setup.stats), D.hw).footprint
+end)
+print(string.format("bench_finetune_memory (%s): Qwen-72B Q-LoRA seq 8192 footprint %.1f GB: "
+  .. "best %.0f ms, mean %.0f ms", dlb.backend, fp / 1e9, b1 * 1e3, m1 * 1e3))
+local b2, m2, ls = timeit(function()
+  return dlb.parallel.layers.transformer { layers = 96, d = 12288, seq = 2048, heads = 96,
+    vocab = 50257, dropout = false }
+end)
+print(string.format("bench_finetune_memory (%s): layers.transformer GPT-3 175B (%d layers, graph "
+  .. "path): best %.0f ms, mean %.0f ms", dlb.backend, #ls, b2 * 1e3, m2 * 1e3))

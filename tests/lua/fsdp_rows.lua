@@ -1,0 +1,80 @@
+-- fsdp_rows.lua — issue [18]'s first target: the FSDP rows of the validation table
+-- (notebooks/data/validation_runs.lua: llm-foundry's Composer + PyTorch FSDP rows and
+-- torchtitan's FSDP2 rows), predicted two ways:
+--   notebook: notebooks/validation.lua's path (per-layer costs from the graph under the
+--     row's framework profile, dlb.parallel.evaluate{layers=, framework=, cluster=});
+--   plain: what a user who knows the run passes, no fusion or framework switch:
+--     dlb.parallel.evaluate{graph=, hw=, dp=, batch=, m=, zero=, recompute=, precision=}.
+-- fp8 rows are left out: the notebook analyses them in bf16 and times them at the fp8
+-- peak, which one precision= cannot say. Used by tests/lua/test_frameworks.lua (a subset)
+-- and tests/bench/bench_frameworks.lua (all, with the held-out errors).
+--   local F = require "fsdp_rows"; local list = F.rows(dlb, root); F.predict(dlb, row)
+local M = {}
+
+function M.rows(dlb, root)
+  local rows = dofile(root .. "/notebooks/data/validation_runs.lua")
+  table.sort(rows, function(a, b) return a.id < b.id end)
+  local out = {}
+  for i, r in ipairs(rows) do
+    local f = r.framework or ""
+    if (f:find("PyTorch FSDP", 1, true) or f:find("torchtitan", 1, true)) and r.precision ~= "fp8" then
+      -- the notebook's split: every third row in id order calibrates, the others are held out
+      out[#out + 1] = { row = r, calib = (i % 3 == 1) }
+    end
+  end
+  return out
+end
+
+-- Predicted samples/s per device both ways, and the measured samples/s per device.
+function M.predict(dlb, x)
+  local P = dlb.parallel
+  local r = x.row
+  local L = r.layout
+  local hw = dlb.hw.get(r.hw)
+  local n = r.devices
+  local tp, pp = L.tp or 1, L.pp or 1
+  local dp = n / (tp * pp)
+  local micro = L.micro_batch or 1
+  local gb = L.global_batch or micro * dp * (L.grad_accum or 1)
+  local m = gb / (dp * micro)
+  if m ~= math.floor(m) or m < 1 then micro = 1; m = gb / dp end
+  local rc = L.recompute == "full"
+  local prec = r.precision   -- mixed_bf16 for these rows: the graph's and the device's
+  local g = dlb.models[r.model.builder](r.model.opts)
+  local prof = dlb.frameworks.get(r.framework:find("torchtitan", 1, true) and "torchtitan" or "fsdp")
+  local ls = P.layers.from_graph(g, { precision = prec,
+    fuse = dlb.frameworks.fuse_of(prof, dlb.frameworks.family(g)) })
+  local per = math.min(8, n)
+  local cl = P.cluster { hw = hw, per_node = per, nodes = math.ceil(n / per) }
+  local zero = (L.zero or 0) > 0 and dp > 1 and L.zero or 0
+  local e1 = P.evaluate { layers = ls, hw = hw, precision = prec, cluster = cl, framework = prof.name,
+    dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero }
+  local e2 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
+    batch = gb, recompute = rc, zero = zero }
+  local meas = r.measured.tokens_per_s / r.seq   -- per GPU in these rows
+  if x.before then   -- the same plain call before profiles (framework = "none")
+    local e3 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
+      batch = gb, recompute = rc, zero = zero, framework = "none" }
+    x.before = e3.throughput / n
+  end
+  return e1.throughput / n, e2.throughput / n, meas, e2
+end
+
+local function median(xs)
+  local t = {}
+  for i, v in ipairs(xs) do t[i] = v end
+  table.sort(t)
+  local k = #t
+  if k == 0 then return 0 / 0 end
+  if k % 2 == 1 then return t[(k + 1) / 2] end
+  return (t[k / 2] + t[k / 2 + 1]) / 2
+end
+local function p90(xs)   -- the notebook's pct(xs, 0.9): the ceil(0.9 n)-th smallest
+  local t = {}
+  for i, v in ipairs(xs) do t[i] = v end
+  table.sort(t)
+  if #t == 0 then return 0 / 0 end
+  return t[math.max(1, math.ceil(0.9 * #t))]
+end
+M.median, M.p90 = median, p90
+return M

@@ -1,0 +1,213 @@
+-- test_frameworks.lua — issue [18]: framework profiles as data (items 1, 2), calibrated
+-- efficiencies (3), provenance (6) and the one MFU convention (7), on both backends.
+local T = require "harness"
+local dlb = require "dlbench"
+local F, R, P = dlb.frameworks, dlb.roofline, dlb.parallel
+local H100 = dlb.hw.get("H100-SXM")
+
+local function root()
+  local src = debug.getinfo(1, "S").source
+  local dir = (src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or "."
+  return dir .. "/../.."
+end
+local function gpt2() return dlb.models.gpt { size = "gpt2", seq = 1024, batch = 4 } end
+
+T.test("profiles: the issue's stacks, each with sources, listed and reachable from help", function()
+  local names = {}
+  for _, p in ipairs(F.list()) do names[p.name] = p end
+  for _, n in ipairs { "none", "megatron-lm", "megatron-core", "nemo", "pytorch-ddp", "fsdp",
+      "fsdp2", "deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3", "torchtitan", "maxtext",
+      "tensorflow1" } do
+    assert(names[n], "profile " .. n)
+    local p = F.get(n)
+    assert(#p.sources >= 1 and type(p.title) == "string", n .. ": sources and title")
+    for _, k in ipairs { "attention", "fuse", "gather", "recompute" } do
+      assert(p[k] ~= nil, n .. ": " .. k)
+    end
+  end
+  assert(tostring(F.list()):find("default: transformers torchtitan", 1, true))
+  T.eq(F.get("zero3").name, "deepspeed-zero3", "alias")
+  T.eq(F.get("JAX").name, "maxtext", "alias, any case")
+  local e = T.checkerr("unknown framework 'fsdp3'", F.get, "fsdp3")
+  assert(e:find("did you mean 'fsdp'", 1, true) and e:find("torchtitan", 1, true), e)
+  local help = require "dlbench.help"
+  assert(help.text("dlb.frameworks.list"):find("profiles", 1, true))
+  T.checkerr("unknown framework", gpt2().stats, gpt2(), { framework = "pytorch-4" })
+  T.checkerr("give framework= or fuse=, not both", gpt2().stats, gpt2(), { framework = "fsdp", fuse = true })
+end)
+
+T.test("g:stats: the algorithmic step by default; framework= applies the profile's passes", function()
+  local g = gpt2()
+  local s0 = g:stats { precision = "mixed" }
+  T.eq(s0.framework, "none"); T.eq(s0.framework_source, F.ALGORITHMIC)
+  local sf = g:stats { precision = "mixed", framework = "fsdp" }
+  local st = g:stats { precision = "mixed", fuse = true }
+  T.eq(sf.framework, "fsdp")
+  T.eq(sf.bytes, st.bytes, "fsdp = every fusion pass")
+  -- parameter counts and algorithmic FLOPs never move (FlashAttention's recompute is in
+  -- flops_recompute: hardware FLOPs)
+  T.eq(sf.params, s0.params); T.eq(sf.flops_fwd, s0.flops_fwd); T.eq(sf.flops_bwd, s0.flops_bwd)
+  assert(sf.flops_recompute > 0 and s0.flops_recompute == 0, "the kernel's recompute")
+  T.eq(g:flops { precision = "mixed" }, s0.flops, "g:flops counts the algorithmic step")
+  -- megatron-lm 2021: no FlashAttention, fused elementwise kernels and optimizer
+  local sm = g:stats { precision = "mixed", framework = "megatron-lm" }
+  T.eq(sm.bytes, g:stats { precision = "mixed", fuse = { "elementwise", "optimizer" } }.bytes)
+  -- CNNs under pytorch-ddp: the foreach optimizer only (BN + ReLU stay separate)
+  local rn = dlb.models.resnet { depth = 18, batch = 2, image = 64 }
+  T.eq(rn:stats { framework = "pytorch-ddp" }.bytes, rn:stats { fuse = { "optimizer" } }.bytes)
+  -- a hand-built graph: the family is found from the step (no attention: "other")
+  local h = dlb.graph("mlp")
+  local x = h:input("x", { "b", 16 })
+  h:loss(h:softmax_xent(h:matmul(h:relu(h:matmul(x, h:weight("w1", { 16, 16 }))),
+    h:weight("w2", { 16, 4 })), h:input("y", { "b" }, "int32")))
+  T.eq(h:stats { b = 2, framework = "auto" }.framework, "pytorch-ddp")
+  T.eq(g:stats { precision = "mixed", framework = "auto" }.framework, "torchtitan")
+end)
+
+T.test("roofline.time: the default profile, none = before profiles, provenance", function()
+  local g = gpt2()
+  local s = g:stats { precision = "mixed" }
+  local r = R.time(s, H100)
+  T.eq(r.framework, "torchtitan"); assert(r.framework_source:find("^default"), r.framework_source)
+  T.eq(r.attention_kernel, "flash2")
+  local rt = R.time(g:stats { precision = "mixed", framework = "torchtitan" }, H100)
+  T.near(r.time, rt.time, 1e-12, "the default = the profile named")
+  -- framework = "none": exactly the graph as built
+  dlb.frameworks.default("none")
+  local before = R.time(g:stats { precision = "mixed" }, H100)
+  dlb.frameworks.default(nil)
+  local rn = R.time(s, H100, { framework = "none" })
+  T.eq(rn.time, before.time, "none reproduces the pre-profile time")
+  T.eq(rn.need, before.need, "and memory")
+  assert(r.time < rn.time and r.need < rn.need, "FlashAttention: faster, less memory")
+  -- provenance: version, profile, calibration, the defaults applied
+  local pv = r.provenance
+  T.eq(pv.dlbench, dlb.version()); T.eq(pv.framework, "torchtitan"); T.eq(pv.calibration, "catalogue")
+  assert(table.concat(pv.defaults, ","):find("framework torchtitan", 1, true))
+  assert(tostring(r):find("framework torchtitan (default), calibration catalogue", 1, true), tostring(r))
+  -- CNNs get the current PyTorch profile
+  local c = R.time(dlb.models.resnet { depth = 18, batch = 2, image = 64 }:stats {}, "A100")
+  T.eq(c.framework, "pytorch-ddp")
+  T.checkerr("calibration must be", R.time, s, H100, { calibration = "tuned" })
+  T.checkerr("attention_flops must be", R.time, s, H100, { attention_flops = "half" })
+end)
+
+T.test("attention kernel: device x kernel family", function()
+  local g = gpt2()
+  local s = g:stats { precision = "mixed" }
+  -- FlashAttention-3 on the H100 (hw_kernels.lua: 0.51) is faster than FlashAttention-2
+  -- (0.34): a profile naming flash3 times its kernels at 0.51
+  local p2 = F.get("torchtitan")
+  local e2 = F.attention_eff(p2, H100, "fp16")
+  local fake = setmetatable({ attention = "flash3" }, { __index = p2 })
+  local e3, k3 = F.attention_eff(fake, H100, "fp16")
+  T.near(e2, 0.34, 1e-12, "flash2 on H100"); T.near(e3, 0.51, 1e-12, "flash3 on H100"); T.eq(k3, "flash3")
+  -- a family without a measured number: the device's FlashAttention-2 value, said so
+  local e, k = F.attention_eff(F.get("nemo"), H100, "fp16")
+  T.near(e, 0.34, 1e-12); assert(k:find("no measured efficiency", 1, true), k)
+  T.eq(R.time(s, H100, { framework = "nemo" }).attention_kernel, k)
+end)
+
+T.test("calibration: validated takes the CALIBRATED flops_eff with its rows, and says so", function()
+  local C = require "dlbench.hw_calibrated"
+  local e = C.flops_eff["H100-SXM"].tensor
+  assert(e[1] > 0 and e[1] <= 1 and #e[2] >= 3, "a value and its rows")
+  local s = dlb.models.gpt { size = "gpt2-xl", seq = 1024, batch = 8 }:stats { precision = "mixed" }
+  local rc = R.time(s, H100)
+  local rv = R.time(s, H100, { calibration = "validated" })
+  T.eq(rv.calibration, "validated")
+  assert(rv.calibration_note:find("CALIBRATED flops_eff", 1, true), rv.calibration_note)
+  assert(rv.time > rc.time, "0.72 < 0.80: slower")
+  -- a device without calibration rows keeps its catalogue value, said so
+  local rm = R.time(s, "MI300X", { calibration = "validated" })
+  assert(rm.calibration_note:find("no CALIBRATED flops_eff", 1, true), rm.calibration_note)
+  T.eq(rm.time, R.time(s, "MI300X").time)
+end)
+
+T.test("MFU: model FLOPs without recompute, causal attention half, 6N on request", function()
+  local g = gpt2()   -- batch 4, seq 1024, 12 layers, 12 heads x 64
+  local s = g:stats { precision = "mixed" }
+  local full = R.time(s, H100, { attention_flops = "full" })
+  local fl = full.mfu * full.time * full.peak
+  T.near(fl, s.flops_fwd + s.flops_bwd, 1e-9, "full: forward + backward, no recompute")
+  assert(full.hfu > full.mfu, "FlashAttention's recompute counts in HFU only")
+  local causal = R.time(s, H100)
+  local a = 4 * 12 * 1024 * 1024 * 12 * 64 * 4   -- 4 L q^2 H dh per sample x batch
+  T.near(causal.mfu * causal.time * causal.peak, s.flops_fwd + s.flops_bwd - 1.5 * a, 1e-9,
+    "causal: the score and value matmuls count half")
+  assert(causal.mfu_convention:find("causal attention counted half", 1, true))
+  local n6 = R.time(s, H100, { mfu = "6N" })
+  T.near(n6.mfu * n6.time * n6.peak, 6 * s.params * 4 * 1024, 1e-9, "6 N tokens")
+  assert(tostring(n6):find("MFU [%d.]+%% %(6N"), tostring(n6))
+  -- a non-causal encoder counts its attention whole either way
+  local b = dlb.models.bert { size = "base", seq = 128, batch = 2 }:stats { precision = "mixed" }
+  assert(R.time(b, H100).mfu_convention:find("non-causal", 1, true))
+end)
+
+T.test("a hand-built attention graph is a transformer for the default profile", function()
+  local g = dlb.graph("attn")
+  local x = g:input("x", { "b", 64, 32 })
+  g:layer("attention")
+  local q = g:matmul(x, g:weight("wq", { 32, 32 }))
+  local k = g:matmul(x, g:weight("wk", { 32, 32 }))
+  local v = g:matmul(x, g:weight("wv", { 32, 32 }))
+  local o = g:matmul(g:softmax(g:matmul(q, g:transpose(k))), v)
+  g:layer("head")
+  g:loss(g:softmax_xent(g:matmul(o, g:weight("wo", { 32, 10 })), g:input("y", { "b", 64 }, "int32")))
+  T.eq(P.evaluate { graph = g, hw = H100, batch = 4, dp = 1 }.framework, "torchtitan")
+  T.eq(R.time(g:stats { b = 4, precision = "mixed" }, H100).framework, "torchtitan")
+end)
+
+T.test("plan: Llama-3-8B on 1,024 H100s with defaults, MFU 38-48% (the issue's target)", function()
+  -- Llama 3 8B (Llama Team 2024, Table 3): 32 layers, 4096, 32 heads, 8 KV heads, FFN 14336
+  local g = dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
+    vocab = 128256, seq = 8192 }
+  local t = P.plan { graph = g, hw = H100, devices = 1024, batch = 1024, tokens = 15e12 }
+  local r = t[1]
+  io.write(string.format("# Llama-3-8B, 1024 x H100, defaults: %s\n", tostring(r)))
+  assert(r.mfu >= 0.38 and r.mfu <= 0.48, "MFU " .. r.mfu)
+  T.eq(r.framework, "torchtitan"); T.eq(r.calibration, "catalogue"); T.eq(r.dlbench, dlb.version())
+  assert(r.mfu_convention:find("causal attention counted half", 1, true))
+  T.near(r.tokens_per_s, r.throughput * 8192, 1e-12, "tokens/s")
+  T.near(r.days, 15e12 / r.tokens_per_s / 86400, 1e-12, "days for the tokens")
+  T.near(r.mem_gb, r.mem / 1e9, 1e-12, "GB")
+  local line = tostring(r)
+  assert(line:find("tokens/s", 1, true) and line:find("days to train", 1, true)
+    and line:find("GB per device", 1, true) and line:find("MFU [%d.]+%% %(model FLOPs"), line)
+  -- before profiles: the s x s scores in memory and traffic, a slower plan
+  local n = P.plan { graph = g, hw = H100, devices = 1024, batch = 1024, framework = "none" }[1]
+  assert(n.step > 1.3 * r.step, "framework none is the 2019 step")
+  -- columns of the plan table carry the provenance
+  T.eq(t:column("framework")[1], "torchtitan")
+end)
+
+T.test("the FSDP rows: a plain user call = the validation notebook's path", function()
+  package.path = root() .. "/tests/lua/?.lua;" .. package.path
+  local FR = require "fsdp_rows"
+  local rows = FR.rows(dlb, root())
+  assert(#rows >= 30, "FSDP rows: " .. #rows)
+  -- every fourth row (the bench script runs them all: BENCHMARKS.md)
+  for i = 1, #rows, 4 do
+    local pn, pp, meas, e = FR.predict(dlb, rows[i])
+    T.near(pp, pn, 1e-9, rows[i].row.id)
+    T.eq(e.framework, "torchtitan", "the plain call gets the default profile")
+    assert(meas > 0)
+  end
+end)
+
+T.test("sweeps and scaling.project take framework=, rows carry provenance", function()
+  local t = dlb.sweep({ b = { 2, 4 } }, function(p)
+    local r = R.time(dlb.models.gpt { size = "gpt2", seq = 256, batch = p.b }:stats { precision = "mixed" }, H100)
+    return { time = r.time }
+  end, { jobs = 1, framework = "fsdp", quiet = true })
+  T.eq(t:column("framework")[1], "fsdp"); T.eq(t:column("calibration")[2], "catalogue")
+  T.eq(t:column("dlbench")[1], dlb.version())
+  T.eq(F.session(), nil, "the sweep's default is restored")
+  T.checkerr("unknown framework", dlb.sweep, { b = { 1 } }, function() return {} end, { framework = "x" })
+  local spec = dlb.scaling.domains.word_lm
+  local pr = dlb.scaling.project(spec, { graph = function(h) return dlb.models.word_lm { hidden = h } end,
+    subbatch = 32, framework = "pytorch-ddp", stats = { b = 32 } })
+  T.eq(pr.framework, "pytorch-ddp")
+end)
+
+T.done()

@@ -1,0 +1,91 @@
+-- test_options.lua — the one option checker (lua/dlbench/options.lua): one message form,
+--   unknown option 'x' for f (did you mean 'y'?); accepted: a, b, c
+-- a suggestion only when one accepted name is close, the same answer on both backends, and
+-- no module of the library that writes an unknown-option message of its own.
+local T = require "harness"
+local options = require "dlbench.options"
+local dlb = require "dlbench"
+
+T.test("the message form, with and without a suggestion", function()
+  local valid = { width = true, height = true, dpi = true }
+  T.eq(options.message("widht", valid, "plot.figure"),
+    "unknown option 'widht' for plot.figure (did you mean 'width'?); accepted: dpi, height, width")
+  T.eq(options.message("colour", valid, "plot.figure"),
+    "unknown option 'colour' for plot.figure; accepted: dpi, height, width")
+  -- a list is accepted as well as a set; the noun and the list as shown may be given
+  T.eq(options.message("sise", { "name", "size", "bw" }, "levels[1]", "field"),
+    "unknown field 'sise' for levels[1] (did you mean 'size'?); accepted: bw, name, size")
+  T.eq(options.message("--thread", { "--threads", "--reps" }, "dlbench measure", "option"),
+    "unknown option '--thread' for dlbench measure (did you mean '--threads'?); accepted: --reps, --threads")
+  T.eq(options.message("seqq", { steps = true, seq = true }, "m", nil, "steps (seq)"),
+    "unknown option 'seqq' for m (did you mean 'seq'?); accepted: steps (seq)")
+end)
+
+T.test("did you mean: only when close, by edit distance, case ignored", function()
+  local v = { optimizer = true, precision = true, recompute = true, b = true, hw = true }
+  T.eq(options.suggest("optimiser", v), "optimizer", "one substitution")
+  T.eq(options.suggest("Precision", v), "precision", "case")
+  T.eq(options.suggest("recompte", v), "recompute", "one deletion")
+  T.eq(options.suggest("optmizr", v), "optimizer", "two edits on a long name")
+  T.eq(options.suggest("optmzr", v), nil, "three edits: too far")
+  T.eq(options.suggest("hx", v), "hw", "one edit on a short name")
+  T.eq(options.suggest("xy", v), nil, "two edits on a short name: too far")
+  T.eq(options.suggest("c", v), nil, "a one-letter key is never all edits")
+  T.eq(options.suggest(3, v), nil, "non-string keys get no suggestion")
+end)
+
+T.test("check: the first unknown key in sorted order, at the user's line", function()
+  local valid = { a = true, b = true }
+  T.eq(options.unknown({ a = 1 }, valid, "f"), nil)
+  T.eq(options.unknown({ zz = 1, c = 2, a = 1 }, valid, "f"), "unknown option 'c' for f; accepted: a, b")
+  T.eq(options.unknown({ [1] = true }, valid, "f"), "unknown option '1' for f; accepted: a, b")
+  local function f(o) local r = options.check(o, valid, "f"); return r end
+  local line = debug.getinfo(1, "l").currentline + 1
+  local ok, e = pcall(function() f({ bb = 1 }) end)
+  assert(not ok and e:find("test_options.lua:" .. line .. ": unknown option 'bb' for f (did you mean 'b'?)", 1, true), e)
+  T.checkerr("f: options must be a table, got number", options.check, 5, valid, "f")
+  T.eq(next(options.check(nil, valid, "f")), nil, "nil is {}")
+  T.checkerr("options must be a table, got nil", options.check, nil, valid, "f", 2, true)
+end)
+
+T.test("the library's options go through it (a sample of the routed checks)", function()
+  T.checkerr("unknown option 'jobz' for dlb.sweep (did you mean 'jobs'?); accepted: ", dlb.sweep,
+    { a = { 1 } }, function() return {} end, { jobz = 2 })
+  T.checkerr("unknown option 'tukee' for dlb.stats.box (did you mean 'tukey'?); accepted: percentiles, tukey",
+    dlb.stats.box, { 1, 2, 3 }, { tukee = true })
+  T.checkerr("unknown option 'rnak' for g:lora", function() return dlb.graph("x"):lora { rnak = 2 } end)
+  T.checkerr("unknown option 'hw' for dlb.paradnn.evaluate; accepted: optimizer, per_op, platforms",
+    dlb.paradnn.evaluate, "fc", { hw = 1 })
+  T.checkerr("unknown field 'mem_bandwidth' for a device", dlb.hw.define,
+    { name = "opt-test", peak = { fp32 = 1e12 }, mem_bw = 1e9, mem = 1e9, mem_bandwidth = 1 })
+  T.checkerr("unknown field 'latncy' for links.intra (did you mean 'latency'?); accepted: bw, latency",
+    dlb.hw.define, { name = "opt-test", peak = { fp32 = 1e12 }, mem_bw = 1e9, mem = 1e9,
+      links = { intra = { bw = 1, latncy = 1 } } })
+  T.checkerr("unknown option 'sepp' for dlb.read_csv (did you mean 'sep'?)", require("dlbench.table").parse_csv,
+    "a\n1\n", { sepp = ";" })
+end)
+
+T.test("no module of the library writes its own unknown-option message", function()
+  local p = assert(io.popen("ls lua/dlbench/*.lua lua/dlbench/models/*.lua"))
+  local files = {}
+  for f in p:lines() do files[#files + 1] = f end
+  p:close()
+  assert(#files > 40, "the modules are listed (run from the repository root)")
+  for _, f in ipairs(files) do
+    if not f:match("/options%.lua$") then
+      local h = assert(io.open(f, "rb"))
+      local text = h:read("*a")
+      h:close()
+      local n = 0
+      for line in text:gmatch("[^\n]*") do
+        n = n + 1
+        -- a message of its own: the words in a string literal
+        if line:match("[\"']unknown option") or line:match("[\"'][^\"']*: unknown option") then
+          error(f .. ":" .. n .. ": an unknown-option message outside dlbench.options: " .. line, 0)
+        end
+      end
+    end
+  end
+end)
+
+T.done()

@@ -1,0 +1,47 @@
+# test_kernel.sh — the Jupyter kernel `dlbench` (docs/jupyter.md): a notebook executed by
+# nbclient through the kernel (a value, an image/png, an HTML table, an error with its line,
+# SVG by display(), help and print), completion and help over the protocol, an interrupted
+# sweep keeping its rows, the first cell's latency, and one seed notebook. Uses Debian's
+# python3-ipykernel and python3-nbclient (build.sh's TEST_PACKAGES); skipped with the reason
+# printed where they are not installed.
+# usage: bash tests/sh/test_kernel.sh path/to/dlbench   (from the source tree's root)
+. "$(dirname "$0")/lib.sh"
+dlb=$1
+case $dlb in /*) ;; *) dlb=$(pwd)/$dlb ;; esac
+root=$(pwd)
+
+py=""
+for p in /usr/bin/python3 python3; do
+  if "$p" -c "import ipykernel, nbclient, nbformat" 2>/dev/null; then py=$p; break; fi
+done
+if [ -z "$py" ]; then
+  echo "skip: no python3 with ipykernel and nbclient (apt-get install python3-ipykernel python3-nbclient; ./build.sh test does)"
+  t_done; exit 0
+fi
+
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# the kernel spec ./build.sh install writes, pointing at this build
+mkdir -p "$tmp/jupyter/kernels/dlbench"
+sed -e "s|@PYTHON@|$py|" -e "s|@KERNEL@|$root/host/jupyter/dlbench_kernel.py|" -e "s|@DLBENCH@|$dlb|" \
+  host/jupyter/kernel.json.in >"$tmp/jupyter/kernels/dlbench/kernel.json"
+export JUPYTER_PATH=$tmp/jupyter JUPYTER_RUNTIME_DIR=$tmp/runtime JUPYTER_DATA_DIR=$tmp/data
+export IPYTHONDIR=$tmp/ipython JUPYTER_CONFIG_DIR=$tmp/config
+export PYDEVD_DISABLE_FILE_VALIDATION=1
+
+# the seed notebooks shipped as .ipynb are the generator's output (checked in, not stale)
+"$py" host/jupyter/gen_ipynb.py --check notebooks "$tmp/gen" >"$tmp/gen.out" 2>&1 \
+  && t_ok "notebooks/*.ipynb are what host/jupyter/gen_ipynb.py makes of notebooks/*.lua" \
+  || t_fail "generated notebooks up to date" "$(cat "$tmp/gen.out")"
+
+# shellcheck disable=SC2086
+out=$(cd "$tmp" && "$py" "$root/tests/sh/kernel_check.py" "$tmp/out.ipynb" "$root/notebooks/deepbench.ipynb" 2>&1)
+echo "$out" | grep -E '^(ok|not ok) '
+p=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+f=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+if [ -z "$p" ]; then
+  t_fail "kernel_check.py ran to its end" "$(echo "$out" | tail -20)"
+else
+  t_pass=$((t_pass + p)); t_failn=$((t_failn + f))
+  [ "$f" -eq 0 ] || echo "$out" | grep -v -E '^(ok|not ok) ' | tail -20 >&2
+fi
+t_done

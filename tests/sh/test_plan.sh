@@ -1,0 +1,83 @@
+# test_plan.sh — `dlbench plan MODEL --hw D --gpus N ...` and `dlbench info ... --hw
+# --precision --framework` (docs/cli.md): a Hugging Face config, a zoo name and an .onnx
+# file; --json for pipelines; every default named; one-line errors with exit status 1
+# (usage errors 2); --framework refused while the library has no framework profiles.
+# usage: bash tests/sh/test_plan.sh path/to/dlbench   (from the source tree's root)
+. "$(dirname "$0")/lib.sh"
+dlb=$1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+out=$("$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw H100 --gpus 1024 --tokens 15e12 --price 2 2>&1); rc=$?
+# Llama-2-7B: 6,738,415,616 parameters (model card: 6.74 B)
+[ $rc -eq 0 ] && echo "$out" | grep -q "^model .*6,738,415,616 parameters" \
+  && echo "$out" | grep -q "^cluster *1024 x H100-SXM, batch 1024 sequences x seq 4096" \
+  && echo "$out" | grep -qE "^layout *dp [0-9]+ x tp [0-9]+ x pp [0-9]+" \
+  && echo "$out" | grep -qE "^step time *[0-9.]+ (ms|s)" \
+  && echo "$out" | grep -qE "^MFU *[0-9.]+% \(model FLOPs \(fwd \+ bwd, no recompute; causal attention counted half\) / \(step x 990 TFLOP/s fp16 peak x 1024 devices\)" \
+  && echo "$out" | grep -qE "^framework *torchtitan \(default" \
+  && echo "$out" | grep -qE "^memory/device *[0-9.]+ GB of 80 GB" \
+  && echo "$out" | grep -qE "^throughput *[0-9.]+ M tokens/s" \
+  && echo "$out" | grep -qE "^train *15 T tokens in [0-9.]+ days" \
+  && echo "$out" | grep -qE "^energy .*700 W board power" \
+  && echo "$out" | grep -qE '^cost *\$[0-9,]+ at \$2 per device-hour' \
+  && echo "$out" | grep -q "^defaults .*seq=4096 (the config's context.*batch=1024 (one sequence per device).*precision=mixed" \
+  && t_ok "plan config.json --hw H100 --gpus 1024 --tokens 15e12 --price 2" || t_fail "plan config.json" "rc=$rc: $out"
+
+"$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw H100 --gpus 64 --tokens 1e9 --json >"$tmp/p.json" 2>"$tmp/e"; rc=$?
+out=$("$dlb" -e "local j = dlb.core.json_read('$tmp/p.json')
+  assert(j.gpus == 64 and j.hw == 'H100-SXM' and j.batch == 64 and j.seq == 4096)
+  assert(j.step_s > 0 and j.mfu > 0 and j.mfu < 1 and j.mem_per_device_bytes <= j.mem_device_bytes)
+  assert(math.abs(j.throughput - 64 * 4096 / j.step_s) < 1e-6 * j.throughput)
+  assert(math.abs(j.train_s - 1e9 / j.throughput) < 1e-9 * j.train_s)
+  assert(math.abs(j.energy_j - j.train_s * 64 * 700) < 1e-6 * j.energy_j)
+  assert(j.layout.dp * j.layout.tp * j.layout.pp == 64 and j.mfu_convention:find('no recompute', 1, true) and j.framework_used ~= nil)
+  print('ok')" 2>&1)
+[ $rc -eq 0 ] && [ "$out" = ok ] && t_ok "plan --json: one object, consistent numbers" \
+  || t_fail "plan --json" "rc=$rc $(cat "$tmp/e") $out"
+
+out=$("$dlb" plan gpt:gpt3-175b --hw A100-SXM4-80GB --gpus 1024 --batch 1536 2>&1); rc=$?
+# GPT-3 175B: 174.6 B parameters in the zoo (docs/models.md)
+[ $rc -eq 0 ] && echo "$out" | grep -q "174,604,259,328 parameters" && echo "$out" | grep -q "seq 2048" \
+  && echo "$out" | grep -q "^defaults .*seq=2048 (the model's default)" \
+  && t_ok "plan zoo:size (gpt:gpt3-175b)" || t_fail "plan zoo name" "rc=$rc: $out"
+
+out=$("$dlb" plan tests/fixtures/onnx/resnet50.onnx --hw V100 --gpus 8 --tokens 1.28e6 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "25,557,032 parameters" && echo "$out" | grep -q "batch 8 samples" \
+  && echo "$out" | grep -qE "^train *1.28 M samples in" && t_ok "plan model.onnx (samples, not tokens)" \
+  || t_fail "plan model.onnx" "rc=$rc: $out"
+
+"$dlb" plan nosuchmodel --hw H100 --gpus 8 >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "'nosuchmodel' is neither a file nor a zoo model" "$tmp/e" \
+  && t_ok "plan: unknown model, one line" || t_fail "plan unknown model" "rc=$rc $(cat "$tmp/e")"
+"$dlb" plan llama --hw H100 >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "gpus N is required" "$tmp/e" && t_ok "plan: --gpus required (exit 2)" \
+  || t_fail "plan --gpus required" "rc=$rc $(cat "$tmp/e")"
+"$dlb" plan llama --hw H100 --gpus 8 --tokns 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "unknown option '--tokns'" "$tmp/e" && t_ok "plan: unknown option named" \
+  || t_fail "plan unknown option" "rc=$rc $(cat "$tmp/e")"
+"$dlb" plan llama --hw H900 --gpus 8 >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "^dlbench plan: --hw: unknown device 'H900'" "$tmp/e" && t_ok "plan: unknown device" \
+  || t_fail "plan unknown device" "rc=$rc $(cat "$tmp/e")"
+"$dlb" plan gpt:gpt3-175b --hw V100 --gpus 8 >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "no layout fits" "$tmp/e" && t_ok "plan: nothing fits, said in one line" \
+  || t_fail "plan nothing fits" "rc=$rc $(cat "$tmp/e")"
+
+# --framework: passed on as framework= where dlb.frameworks exists, else refused clearly
+if "$dlb" -e 'require "dlbench.frameworks"' 2>/dev/null; then
+  "$dlb" plan llama --hw H100 --gpus 8 --framework "$("$dlb" -e 'print(dlb.frameworks.list()[1].name or dlb.frameworks.list()[1])')" >"$tmp/o" 2>"$tmp/e"
+  [ $? -eq 0 ] && t_ok "plan --framework with dlb.frameworks" || t_fail "plan --framework" "$(cat "$tmp/e")"
+else
+  "$dlb" plan llama --hw H100 --gpus 8 --framework fsdp >"$tmp/o" 2>"$tmp/e"; rc=$?
+  [ $rc -eq 1 ] && grep -q "this build has no framework profiles (dlb.frameworks" "$tmp/e" \
+    && t_ok "plan --framework refused without dlb.frameworks" || t_fail "plan --framework refused" "rc=$rc $(cat "$tmp/e")"
+fi
+
+out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw A100 --precision bf16 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "precision bf16" && echo "$out" | grep -qE "^on A100-SXM4-80GB +[0-9.]+ (ms|s|µs) per step" \
+  && echo "$out" | grep -q "^defaults *bindings b=1 (unbound dims" && ! echo "$out" | grep -q "precision=fp32" \
+  && t_ok "info --hw --precision: roofline line, defaults named" || t_fail "info --hw" "rc=$rc: $out"
+out=$("$dlb" info tests/fixtures/hf/gpt2.json 2>&1)
+echo "$out" | grep -q "^defaults .*precision=fp32 (--precision).*no device (--hw adds the roofline time)" \
+  && t_ok "info names the defaults it applied" || t_fail "info defaults" "$out"
+
+t_done
