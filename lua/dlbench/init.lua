@@ -32,6 +32,7 @@ local lazy = {
   energy = "dlbench.energy",
   measure = "dlbench.measure",
   trace = "dlbench.trace",
+  serve = "dlbench.serve",       -- LLM serving: prefill, decode, KV cache, batching (docs/serve.md)
   frameworks = "dlbench.frameworks",
 }
 M.lazy_names = {}
@@ -65,5 +66,5 @@ setmetatable(M, {
 })
 
 doc.doc(M, "dlb", "the dlbench workbench: graphs, models, hw, roofline, sweep, table, "
-  .. "stats, scaling, parallel, plot, measure, trace, frameworks (help(dlb.<name>) for each)")
+  .. "stats, scaling, parallel, serve, plot, measure, trace, frameworks (help(dlb.<name>) for each)")
 return M

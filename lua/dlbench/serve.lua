@@ -1,0 +1,759 @@
+-- dlbench.serve — LLM inference and serving on the training model's devices: prefill and
+-- decode steps with a KV cache (GQA/MQA, paged, sliding window), time to first token,
+-- time per output token, tokens/s per GPU and per replica, KV-cache bytes and what fits,
+-- tensor and pipeline parallel serving, weight-only and KV quantisation, energy per token.
+-- The model's serving view (dlb.serve.model) is in serve_model.lua; batching (continuous,
+-- closed loop, chunked prefill, speculative decoding), the fast sweep and the validation
+-- are in serve_batch.lua; both are installed here. See docs/serve.md.
+--
+-- Every step is a list of per-op costs (FLOPs, bytes, matmul shape, fused-attention mark)
+-- evaluated with the per-op rule of graphs/hw/roofline.c (dlb_op_time_raw and
+-- dlb_gemm_efficiency, ported below as a closed form so that a sweep can reuse it across
+-- batch sizes; tests/lua/test_serve.lua checks it against dlb.roofline.time op by op).
+local hwmod = require "dlbench.hw"
+local doc = require "dlbench.doc"
+local options = require "dlbench.options"
+
+local M = {}
+
+-- == dtypes ======================================================================
+
+-- Bytes per stored weight, serving's own table (independent of the graph engine's dtypes).
+-- int4/nf4 add one fp16 scale per group of `group` weights (GPTQ/AWQ/bitsandbytes NF4 use
+-- groups of 64-128 with an fp16 scale; AWQ also a 4-bit zero point, not counted); int8 and
+-- fp8 use per-channel or per-tensor scales (negligible).
+M.WEIGHT_BYTES = { fp32 = 4, fp16 = 2, bf16 = 2, fp8 = 1, int8 = 1, int4 = 0.5, nf4 = 0.5 }
+M.GROUPED = { int4 = true, nf4 = true }
+M.KV_BYTES = { fp32 = 4, fp16 = 2, bf16 = 2, fp8 = 1, int8 = 1, int4 = 0.5 }
+
+local function names_of(t)
+  local n = {}
+  for k in pairs(t) do n[#n + 1] = k end
+  table.sort(n)
+  return table.concat(n, ", ")
+end
+
+local function fail(fn, msg, level) error(fn .. ": " .. msg, (level or 2) + 1) end
+
+local function posint(fn, what, v, level)
+  if type(v) ~= "number" or v ~= v or v < 1 or v == math.huge or v ~= math.floor(v) then
+    fail(fn, what .. " must be a positive integer, got " .. tostring(v), (level or 2) + 1)
+  end
+  return v
+end
+
+local function posnum(fn, what, v, level, allow0)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v < 0 or (v == 0 and not allow0) then
+    fail(fn, what .. " must be a finite number " .. (allow0 and ">= 0" or "> 0") .. ", got "
+      .. tostring(v), (level or 2) + 1)
+  end
+  return v
+end
+
+-- == the model (serve_model.lua) ================================================
+
+require("dlbench.serve_model").install(M, { posint = posint, fail = fail, names_of = names_of })
+
+-- == the serving configuration ===================================================
+
+local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, tp = true,
+  pp = true, microbatches = true, group = true, cuda_graphs = true, kernel_overhead = true,
+  step_overhead = true, flops_eff = true, bw_eff = true, attn_eff = true, block = true,
+  mem_util = true, link = true, comm_latency = true, fused = true, launch = true,
+  kv_reuse = true }
+
+-- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
+-- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
+function M.config(opts, fn)
+  fn = fn or "dlb.serve.config"
+  opts = options.check(opts, CFG, fn, 3, true)
+  local c = { fn = fn }
+  if opts.hw == nil then fail(fn, "hw is required (a device from dlb.hw.get or its name)", 3) end
+  local ok, dev = pcall(hwmod.get, opts.hw)
+  if not ok then fail(fn, "hw: " .. tostring(dev):gsub("^[^%s:]+:%d+: ", ""), 3) end
+  c.dev = dev
+  c.act = opts.act or (dev.peak.bf16 and not dev.peak.fp16 and "bf16" or "fp16")
+  if c.act ~= "fp16" and c.act ~= "bf16" and c.act ~= "fp32" then
+    fail(fn, "act must be fp16, bf16 or fp32, got " .. tostring(c.act), 3)
+  end
+  c.weights = opts.weights or c.act
+  if not M.WEIGHT_BYTES[c.weights] then
+    fail(fn, "weights must be one of " .. names_of(M.WEIGHT_BYTES) .. ", got " .. tostring(c.weights), 3)
+  end
+  c.group = opts.group and posint(fn, "group", opts.group, 3) or 128
+  c.wbytes = M.WEIGHT_BYTES[c.weights] + (M.GROUPED[c.weights] and 2 / c.group or 0)
+  c.kv = opts.kv or c.act
+  if not M.KV_BYTES[c.kv] then
+    fail(fn, "kv must be one of " .. names_of(M.KV_BYTES) .. ", got " .. tostring(c.kv), 3)
+  end
+  c.kvbytes = M.KV_BYTES[c.kv]
+  c.abytes = M.WEIGHT_BYTES[c.act]
+  -- fp8 weights run fp8 GEMMs where the device has an fp8 peak (W8A8, as TensorRT-LLM's
+  -- FP8 does); int8/int4/nf4 are weight-only: dequantised in the GEMM, computed at act
+  local compute = opts.compute
+  if compute == nil then
+    compute = (c.weights == "fp8" and dev.peak.fp8) and "fp8" or c.act
+  end
+  local okp, prec = pcall(dev.precision, dev, compute)
+  if not okp then fail(fn, "compute: " .. tostring(prec):gsub("^[^%s:]+:%d+: ", ""), 3) end
+  c.compute = prec
+  c.tp = opts.tp and posint(fn, "tp", opts.tp, 3) or 1
+  c.pp = opts.pp and posint(fn, "pp", opts.pp, 3) or 1
+  c.microbatches = opts.microbatches and posint(fn, "microbatches", opts.microbatches, 3) or c.pp
+  c.block = opts.block and posint(fn, "block", opts.block, 3) or 16
+  c.mem_util = opts.mem_util and posnum(fn, "mem_util", opts.mem_util, 3) or 0.9
+  if c.mem_util > 1 then fail(fn, "mem_util must be in (0, 1], got " .. c.mem_util, 3) end
+  local ropts = {}
+  for _, k in ipairs { "flops_eff", "bw_eff" } do
+    if opts[k] ~= nil then ropts[k] = posnum(fn, k, opts[k], 3) end
+  end
+  local okr, roof = pcall(dev.roof, dev, c.compute, ropts)
+  if not okr then fail(fn, tostring(roof):gsub("^[^%s:]+:%d+: ", ""), 3) end
+  -- fused attention runs at the activation dtype (FlashAttention-2 and the paged decode
+  -- kernels are 16-bit; an fp8 step runs attention in bf16/fp16, as dlb.hw's
+  -- attention_eff has it): attn_eff of that peak where known, else flops_eff
+  local ae = opts.attn_eff and posnum(fn, "attn_eff", opts.attn_eff, 3) or dev:attention_eff(c.act)
+  if not (ae > 0) then ae = roof.flops_eff end
+  roof.attn_rate = (dev.peak[c.act] or roof.peak) * ae
+  c.roof = roof
+  c.cuda_graphs = opts.cuda_graphs and true or false
+  c.fused = opts.fused and true or false
+  c.kv_reuse = opts.kv_reuse ~= false
+  local ko = opts.kernel_overhead
+  if ko ~= nil then posnum(fn, "kernel_overhead", ko, 3, true) else ko = roof.kernel_overhead or 0 end
+  c.launch = ko                   -- per kernel launch, removed by CUDA graphs
+  c.launch_mode = opts.launch or "overlap"
+  if c.launch_mode ~= "serial" and c.launch_mode ~= "overlap" then
+    fail(fn, "launch must be \"serial\" or \"overlap\", got " .. tostring(opts.launch), 3)
+  end
+  c.step_overhead = opts.step_overhead and posnum(fn, "step_overhead", opts.step_overhead, 3, true)
+    or (roof.step_overhead or 0)
+  -- the links the collectives run on: NVLink-class intra-node links while the group fits
+  -- a node (8 GPUs), else the inter-node links
+  local links = dev.links or {}
+  -- comm_latency: the per-step latency (alpha) of the collectives, in place of the link's
+  local alpha = opts.comm_latency and posnum(fn, "comm_latency", opts.comm_latency, 3, true)
+  local function link(n)
+    local l = (n <= 8 and links.intra) or links.inter or links.intra
+    if opts.link then l = opts.link end
+    if alpha and l then l = { bw = l.bw, latency = alpha } end
+    return l
+  end
+  c.link = link
+  if (c.tp > 1 or c.pp > 1) and not (links.intra or links.inter or opts.link) then
+    fail(fn, "device '" .. dev.name .. "' has no links for tp/pp collectives; give link = {bw=, latency=}", 3)
+  end
+  c.opts = opts
+  return c
+end
+
+doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, comm_latency=, link=, fused=, kv_reuse=true} -> config",
+  "a resolved serving configuration: the device, dtypes and bytes per weight, parallelism, and the per-op roofline parameters every dlb.serve call uses")
+
+-- == the per-op rule (graphs/hw/roofline.c, closed form) ========================
+
+local function pad(x, t)
+  if not (t >= 1) or not (x > 0) then return 1 end
+  return x / (math.ceil(x / t) * t)
+end
+
+local function level_bw(r, bytes)
+  local bw, size = r.bw, math.huge
+  for i = 1, 4 do
+    local ls, lb = r["level" .. i .. "_size"], r["level" .. i .. "_bw"]
+    if ls and ls > 0 and bytes <= ls and ls < size then
+      size = ls
+      bw = (lb or 0) > r.bw and lb or r.bw
+    end
+  end
+  return bw
+end
+
+-- dlb_gemm_efficiency (graphs/hw/roofline.c) without the CPU packing term (devices with
+-- measured cache levels only; serving studies use catalogue GPUs).
+local function gemm_q(r, m, n, k, batch)
+  if not (m > 0) or not (n > 0) or not (k > 0) then return 1 end
+  if not (batch >= 1) then batch = 1 end
+  local q = 1
+  local sm, tm, tn = r.sm_count or 0, r.gemm_tile_m or 0, r.gemm_tile_n or 0
+  if sm >= 1 and tm >= 1 and tn >= 1 then
+    local tiles = math.ceil(m / tm) * math.ceil(n / tn) * batch
+    local split, kmax = math.floor(sm / tiles), math.floor(k / 256)
+    if split > kmax then split = kmax end
+    if split < 1 then split = 1 end
+    local waves = math.ceil(tiles * split / sm)
+    q = q * (m * n * batch * split) / (waves * sm * tm * tn)
+  end
+  if (r.systolic or 0) >= 1 then q = q * pad(k, r.systolic) * pad(n, r.systolic) end
+  if (r.vector_width or 0) >= 1 then q = q * pad(n, r.vector_width) end
+  if q > 0 and q <= 1 then return q end
+  return 1
+end
+M._gemm_q = gemm_q
+
+-- One op's time without the launch cost (dlb_op_time_raw less kernel_overhead) and
+-- whether it is memory-bound.
+local function op_time(r, flops, bytes, m, n, k, batch, attention)
+  local ct
+  if attention and r.attn_rate then
+    ct = flops / r.attn_rate
+  elseif attention and (r.attn_eff or 0) > 0 then
+    ct = flops / (r.peak * r.attn_eff)
+  else
+    local q = m and gemm_q(r, m, n, k, batch or 1) or 1
+    ct = flops / (r.peak * r.flops_eff * q)
+  end
+  local mt = (bytes > 0 and bytes + (r.half_bw_bytes or 0) or 0) / (level_bw(r, bytes) * r.bw_eff)
+  if mt > ct then return mt, true end
+  return ct, false
+end
+M._op_time = op_time
+
+-- == a step's ops =================================================================
+
+-- The per-GPU ops of one layer for T = B x n new tokens: a list of
+-- {name, flops, bytes, m, n, k, batch, attention, comm}. Attention is costed by the caller
+-- (attn_cost) because it depends on the context; here it is a placeholder.
+local function layer_ops(s, c, T, moe)
+  local tp, ab, wb = c.tp, c.abytes, c.wbytes
+  local d, H, KV, dh, f = s.hidden, s.heads, s.kv_heads, s.head_dim, s.ffn
+  local hq = H * dh / tp
+  local kvh = math.max(1, KV / tp) * dh  -- KV heads replicate when fewer than tp
+  local ops = {}
+  local function gemm(name, m, k, n, batch, wn, flops_mul)
+    batch = batch or 1
+    local w = (wn or k * n * batch) * wb
+    ops[#ops + 1] = { name = name, flops = 2 * m * n * k * batch * (flops_mul or 1),
+      bytes = w + ab * batch * (m * k + m * n), m = m, n = n, k = k, batch = batch }
+  end
+  local function elem(name, bytes, flops)
+    ops[#ops + 1] = { name = name, flops = flops or 0, bytes = bytes }
+  end
+  -- c.fused (TensorRT-LLM's and vLLM's fused kernels): the residual add and the norm are
+  -- one kernel (reads x and the residual, writes both), RoPE runs inside the attention
+  -- kernel and the activation in the up-projection's epilogue
+  local fused = c.fused
+  if fused then elem("add_norm1", 4 * T * d * ab, 5 * T * d)
+  else elem("norm1", 2 * T * d * ab, 4 * T * d) end
+  gemm("qkv", T, d, hq + 2 * kvh)
+  if not fused then elem("rope", 2 * T * (hq + kvh) * ab, 6 * T * (hq + kvh)) end
+  ops[#ops + 1] = { name = "attention", attention = true, flops = 0, bytes = 0 }
+  gemm("o_proj", T, hq, d)
+  if tp > 1 then ops[#ops + 1] = { name = "allreduce_attn", comm = T * d * ab } end
+  if fused then elem("add_norm2", 4 * T * d * ab, 5 * T * d)
+  else
+    elem("residual1", 3 * T * d * ab, T * d)
+    elem("norm2", 2 * T * d * ab, 4 * T * d)
+  end
+  local fs = f / tp
+  local up = s.mlp == "swiglu" and 2 or 1
+  if moe then
+    local E, kk = s.experts, s.top_k
+    gemm("router", T, d, E)
+    -- experts a step touches: E (1 - (1 - k/E)^T) with uniform routing; each runs
+    -- T k / E tokens (perfect balance); every touched expert's weights are read
+    local touched = E * (1 - (1 - kk / E) ^ T)
+    local per = T * kk / E
+    gemm("experts_up", per, d, up * fs, E, touched * d * up * fs)
+    if not fused then elem("act", (up + 1) * T * kk * fs * ab, 4 * T * kk * fs) end
+    gemm("experts_down", per, fs, d, E, touched * fs * d)
+  else
+    gemm("mlp_up", T, d, up * fs)
+    if not fused then elem("act", (up + 1) * T * fs * ab, 4 * T * fs) end
+    gemm("mlp_down", T, fs, d)
+  end
+  if tp > 1 then ops[#ops + 1] = { name = "allreduce_mlp", comm = T * d * ab } end
+  if not fused then elem("residual2", 3 * T * d * ab, T * d) end
+  return ops
+end
+
+-- Attention of one layer on one GPU, n new tokens per sequence after p cached ones, B
+-- sequences: FLOPs 4 x heads x head_dim per (query, key) pair, causal (query i sees
+-- p + i keys, at most the window); bytes: q and o, the cache read (p + n keys, at most the
+-- window) and the new K and V written. Prefill (n > 1) and decode run FlashAttention-
+-- and FlashDecoding/paged-attention kernels: marked as fused attention (attn_eff applies).
+local function attn_cost(s, c, B, n, p)
+  local tp = c.tp
+  local hq = s.heads * s.head_dim / tp
+  local kvh = math.max(1, s.kv_heads / tp) * s.head_dim
+  local w = s.window
+  local pairs_
+  if not w then
+    pairs_ = n * p + n * (n + 1) / 2
+  else
+    -- sum over i = 1..n of min(p + i, w)
+    local full = math.max(0, math.min(n, w - p))   -- queries with p + i <= w
+    pairs_ = (full > 0 and (full * p + full * (full + 1) / 2) or 0) + (n - full) * w
+  end
+  local keys = p + n
+  if w and keys > w then keys = w end
+  local flops = 4 * B * hq * pairs_
+  -- kv_reuse = false: a decode kernel that reads the cache once per query head rather than
+  -- once per KV head (no sharing of K/V loads across a GQA group)
+  local g = (n == 1 and not c.kv_reuse) and s.heads / s.kv_heads or 1
+  local bytes = B * (2 * n * hq * c.abytes + 2 * kvh * c.kvbytes * (keys * g + n))
+  return flops, bytes
+end
+M._attn_cost = attn_cost
+
+-- One step of B sequences, n new tokens each after p cached (prefill: p = 0, n = prompt;
+-- decode: n = 1, p = context so far; chunked prefill: any p, n), on one pipeline stage
+-- holding `layers` layers (all of them when pp = 1). Returns a cost table:
+-- {time, flops, bytes, compute_time, memory_time, launch, comm, kernels, ops = {...}}.
+local function step(s, c, B, n, p, opts)
+  opts = opts or {}
+  local T = B * n
+  local r = c.roof
+  local res = { time = 0, flops = 0, bytes = 0, comm = 0, launch = 0, kernels = 0,
+    memory_bound_time = 0, by_op = {} }
+  local L = opts.layers or s.layers
+  local nmoe = s.experts and math.floor(L / s.every) or 0
+  -- attention groups: this step's sequences, and (chunked prefill mixed into a decode
+  -- batch) opts.mix = {{B, n, p}, ...}, each its own kernel; their tokens join the GEMMs
+  local groups = { { B, n, p } }
+  for _, m in ipairs(opts.mix or {}) do
+    groups[#groups + 1] = m
+    T = T + m[1] * m[2]
+  end
+  local function add(name, t, fl, by, mb, count)
+    res.time = res.time + t * count
+    res.flops = res.flops + fl * count
+    res.bytes = res.bytes + by * count
+    if mb then res.memory_bound_time = res.memory_bound_time + t * count end
+    res.by_op[name] = (res.by_op[name] or 0) + t * count
+  end
+  -- the launch cost of a kernel of time t: overlapped (the default: asynchronous launches
+  -- run ahead of the GPU, so a kernel takes at least the launch interval, max(t, launch))
+  -- or serial (launch = "serial": the per-op rule's kernel_overhead added to every op, as
+  -- dlb.roofline.time does for a training step); none under CUDA graphs
+  local launch = c.cuda_graphs and 0 or c.launch
+  local overlap = c.launch_mode == "overlap"
+  local function kernel(t, count, attention)
+    local x = overlap and math.max(0, launch - t) or launch
+    res.launch = res.launch + x * count
+    res.kernels = res.kernels + count
+    if attention then res.attn_launch = res.attn_launch + x * count end
+  end
+  res.attn_launch = 0
+  local kinds = { { false, L - nmoe } }
+  if nmoe > 0 then kinds[2] = { true, nmoe } end
+  for _, kd in ipairs(kinds) do
+    local count = kd[2]
+    if count > 0 then
+      for _, op in ipairs(layer_ops(s, c, T, kd[1])) do
+        if op.comm then
+          local link = c.link(c.tp)
+          local t = require("dlbench.parallel").allreduce { bytes = op.comm, n = c.tp,
+            bw = link.bw, latency = link.latency or 0 }
+          res.comm = res.comm + t * count
+          add(op.name, t, 0, 0, false, count)
+        else
+          if op.attention then
+            for _, gp in ipairs(groups) do
+              if gp[1] > 0 and gp[2] > 0 then
+                local fl, by = attn_cost(s, c, gp[1], gp[2], gp[3])
+                local t, mb = op_time(r, fl, by, nil, nil, nil, nil, true)
+                add(op.name, t, fl, by, mb, count)
+                kernel(t, count, true)
+              end
+            end
+          else
+            local t, mb = op_time(r, op.flops, op.bytes, op.m, op.n, op.k, op.batch, false)
+            add(op.name, t, op.flops, op.bytes, mb, count)
+            kernel(t, count)
+          end
+        end
+      end
+    end
+  end
+  if opts.ends ~= false then
+    -- the embedding gather on the first stage, the final norm and the LM head on the last
+    -- (logits of the last token of each sequence only)
+    local d, V = s.hidden, s.vocab / c.tp
+    local ab = c.abytes
+    for _, m in ipairs(opts.mix or {}) do B = B + m[1] end
+    local emb = T * d * ab * 2
+    local t = op_time(r, 0, emb, nil)
+    add("embedding", t, 0, emb, true, 1)
+    kernel(t, 1)
+    local nb = 2 * B * d * ab
+    t = op_time(r, 4 * B * d, nb, nil)
+    add("final_norm", t, 4 * B * d, nb, true, 1)
+    kernel(t, 1)
+    local hb = d * V * ab + ab * (B * d + B * V)
+    local ht, hm = op_time(r, 2 * B * d * V, hb, B, V, d, 1)
+    add("lm_head", ht, 2 * B * d * V, hb, hm, 1)
+    kernel(ht, 1)
+  end
+  res.time = res.time + res.launch + c.step_overhead
+  return res
+end
+M._step = step
+
+-- == weights and memory ==========================================================
+
+-- Per-GPU weight bytes: the linear layers at the weight dtype (plus group scales), the
+-- embedding and LM head at the activation dtype (quantisers keep them, as TensorRT-LLM's
+-- FP8 and AWQ/GPTQ checkpoints do), sharded over tp and pp.
+local function weight_bytes(s, c)
+  return (s.linear_params * c.wbytes / c.tp + s.embed_params * c.abytes / c.tp) / c.pp
+end
+
+-- KV bytes per token per GPU (KV heads shard over tp; layers over pp).
+local function kv_per_token_gpu(s, c)
+  local kvh = math.max(1, s.kv_heads / c.tp)
+  return 2 * (s.layers / c.pp) * kvh * s.head_dim * c.kvbytes
+end
+
+-- Cache tokens a sequence of context `ctx` holds: the window at most, in whole blocks.
+local function cached_tokens(s, c, ctx)
+  if s.window and ctx > s.window then ctx = s.window end
+  return math.ceil(ctx / c.block) * c.block
+end
+
+-- The memory one GPU needs for B sequences of context ctx: weights, KV cache (paged
+-- blocks) and the largest transient activation (a prefill chunk of `tokens` tokens).
+function M.memory(model, opts)
+  local fn = "dlb.serve.memory"
+  opts = opts or {}
+  local batch, context, tokens = opts.batch, opts.context, opts.tokens
+  local o = {}
+  for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" and k ~= "tokens" then o[k] = v end end
+  local s = M.model(model)
+  local c = M.config(o, fn)
+  batch = posint(fn, "batch", batch or 1)
+  context = posint(fn, "context", context or 1)
+  return M._memory(s, c, batch, context, tokens or batch * context)
+end
+function M._memory(s, c, batch, context, tokens)
+  local w = weight_bytes(s, c)
+  local kv = batch * cached_tokens(s, c, context) * kv_per_token_gpu(s, c)
+  local d = s.hidden
+  local wide = math.max(s.ffn * (s.mlp == "swiglu" and 3 or 2), (s.heads + 2 * s.kv_heads) * s.head_dim) / c.tp
+  local act = tokens * (2 * d + wide) * c.abytes
+  local cap = c.dev.mem * c.mem_util
+  return { weights = w, kv = kv, activations = act, total = w + kv + act, capacity = cap,
+    fits = w + kv + act <= cap, kv_per_token = kv_per_token_gpu(s, c),
+    kv_per_token_model = 2 * s.layers * s.kv_heads * s.head_dim * c.kvbytes }
+end
+doc.doc(M.memory, "dlb.serve.memory(model, {hw=, batch=, context=, tokens=, weights=, kv=, tp=, pp=, block=16, mem_util=0.9}) -> {weights=, kv=, activations=, total=, capacity=, fits=}",
+  "per-GPU serving memory: weights (quantised), paged KV cache, transient activations, against mem x mem_util")
+
+-- The largest batch at a context (or context at a batch) whose KV cache fits beside the
+-- weights: {batch=, context=, kv_tokens=} (kv_tokens: the cache tokens the GPU holds).
+function M.capacity(model, opts)
+  local fn = "dlb.serve.capacity"
+  opts = opts or {}
+  local o = {}
+  for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" then o[k] = v end end
+  local s = M.model(model)
+  local c = M.config(o, fn)
+  local cap = c.dev.mem * c.mem_util
+  local w = weight_bytes(s, c)
+  local per = kv_per_token_gpu(s, c)
+  local free = cap - w
+  local r = { weights = w, capacity = cap, kv_per_token = per }
+  if free <= 0 then
+    r.batch, r.context, r.kv_tokens, r.fits = 0, 0, 0, false
+    return r
+  end
+  -- activations of one decode step are small; a prefill chunk's are charged at 2048 tokens
+  local wide = math.max(s.ffn * (s.mlp == "swiglu" and 3 or 2), (s.heads + 2 * s.kv_heads) * s.head_dim) / c.tp
+  free = free - 2048 * (2 * s.hidden + wide) * c.abytes
+  r.kv_tokens = math.max(0, math.floor(free / per / c.block) * c.block)
+  if opts.context then
+    local ctx = posint(fn, "context", opts.context)
+    r.context = ctx
+    r.batch = math.floor(r.kv_tokens / cached_tokens(s, c, ctx))
+  elseif opts.batch then
+    local b = posint(fn, "batch", opts.batch)
+    r.batch = b
+    local per_seq = math.floor(r.kv_tokens / b / c.block) * c.block
+    r.context = (s.window and per_seq >= s.window) and math.huge or per_seq
+  else
+    r.batch, r.context = 1, r.kv_tokens
+  end
+  r.fits = r.batch >= 1 and r.context >= 1
+  return r
+end
+doc.doc(M.capacity, "dlb.serve.capacity(model, {hw=, context= | batch=, weights=, kv=, tp=, pp=, block=, mem_util=}) -> {batch=, context=, kv_tokens=, fits=}",
+  "the largest batch at a context (or context per sequence at a batch) whose KV cache fits beside the weights")
+
+-- == prefill, decode, generate ===================================================
+
+-- A step's time over a pipeline of c.pp stages: each stage holds layers/pp layers; the
+-- batch runs as `microbatches` micro-batches; activations cross stage boundaries on the
+-- link. Returns the cost of the whole step (all micro-batches through all stages) and
+-- the latency of one micro-batch through the pipeline.
+local function pipelined(s, c, B, n, p)
+  if c.pp == 1 then
+    local r = step(s, c, B, n, p)
+    r.latency = r.time
+    return r
+  end
+  local m = math.min(c.microbatches, B)
+  local Bm = B / m
+  local Ls = s.layers / c.pp
+  local r = step(s, c, Bm, n, p, { layers = Ls })
+  local link = c.link(c.pp)
+  local p2p = (link.latency or 0) + Bm * n * s.hidden * c.abytes / link.bw
+  local stage = r.time + p2p
+  local out = {}
+  for k, v in pairs(r) do out[k] = v end
+  -- all micro-batches through all stages: fill (pp - 1) + m stage slots
+  out.time = (m + c.pp - 1) * stage
+  if n == 1 then out.time = math.max(m, c.pp) * stage end  -- decode keeps the pipe full
+  out.latency = c.pp * stage
+  out.flops, out.bytes = r.flops * m * c.pp, r.bytes * m * c.pp
+  out.comm = (r.comm * m + p2p * m) * c.pp
+  return out
+end
+
+local STEP_OPTS = { batch = true, prompt = true, context = true, output = true }
+for k in pairs(CFG) do STEP_OPTS[k] = true end
+
+local function split_opts(opts, fn, keys)
+  opts = options.check(opts, STEP_OPTS, fn, 3, true)
+  local cfg, own = {}, {}
+  for k, v in pairs(opts) do
+    if keys[k] then own[k] = v
+    elseif STEP_OPTS[k] and not CFG[k] then
+      fail(fn, "option '" .. k .. "' does not apply here (accepted: " .. options.names(CFG) .. ", "
+        .. options.names(keys) .. ")", 3)
+    else cfg[k] = v end
+  end
+  return cfg, own
+end
+
+-- Energy of `flops` and `bytes` over `time` on the device (dlb.energy.step: the 45 nm
+-- per-operation tables and the device's power x time).
+local function energy(c, flops, bytes, time, tokens)
+  local E = require "dlbench.energy"
+  local prec = (c.compute == "fp8" or c.compute == "int8") and "int8" or "fp16"
+  if c.compute == "fp32" then prec = "fp32" end
+  local ok, e = pcall(E.step, { flops = flops, bytes = bytes }, { precision = prec,
+    time = time, power = c.dev.power or 1 })
+  if not ok then return nil end
+  local gpus = c.tp * c.pp
+  return { joules = e.joules * gpus, device_joules = c.dev.power and e.device_joules * gpus or nil,
+    per_token = (c.dev.power and e.device_joules or e.joules) * gpus / tokens,
+    ops_per_token = e.joules * gpus / tokens, power = c.dev.power }
+end
+
+local function finish(kind, s, c, r, tokens)
+  r.kind = kind
+  r.model, r.device = s.name, c.dev.name
+  r.tp, r.pp, r.gpus = c.tp, c.pp, c.tp * c.pp
+  r.weights, r.kv, r.compute = c.weights, c.kv, c.compute
+  r.cuda_graphs = c.cuda_graphs
+  r.bound = r.memory_bound_time > r.time / 2 and "memory" or "compute"
+  r.energy = energy(c, r.flops, r.bytes, r.time, tokens)
+  return r
+end
+
+-- dlb.serve.prefill(model, {hw=, batch=1, prompt=, ...}) -> cost: the prompt's forward
+-- pass writing the KV cache; r.time is the time to first token of the batch.
+function M.prefill(model, opts)
+  local fn = "dlb.serve.prefill"
+  local cfg, own = split_opts(opts, fn, { batch = true, prompt = true, context = true })
+  local s = M.model(model)
+  local c = M.config(cfg, fn)
+  local B = posint(fn, "batch", own.batch or 1)
+  local P = posint(fn, "prompt", own.prompt or 512)
+  local p0 = own.context and posint(fn, "context", own.context) or 0
+  local r = pipelined(s, c, B, P, p0)
+  r.ttft = r.time
+  return finish("prefill", s, c, r, B)
+end
+doc.doc(M.prefill, "dlb.serve.prefill(model, {hw=, batch=1, prompt=512[, context=0], weights=, kv=, act=, tp=, pp=, cuda_graphs=, ...}) -> cost",
+  "the prompt pass: r.time = r.ttft (s), flops, bytes, comm, launch, by_op, energy")
+
+-- dlb.serve.decode(model, {hw=, batch=, context=}) -> cost: one decode step of `batch`
+-- sequences whose cache holds `context` tokens; r.tpot its time, r.tokens_per_s.
+function M.decode(model, opts)
+  local fn = "dlb.serve.decode"
+  local cfg, own = split_opts(opts, fn, { batch = true, context = true })
+  local s = M.model(model)
+  local c = M.config(cfg, fn)
+  local B = posint(fn, "batch", own.batch or 1)
+  local C = posint(fn, "context", own.context or 1024)
+  local r = pipelined(s, c, B, 1, C)
+  r.tpot = r.time
+  r.tokens_per_s = B / r.time
+  r.tokens_per_s_gpu = r.tokens_per_s / (c.tp * c.pp)
+  r.intensity = r.bytes > 0 and r.flops / r.bytes or math.huge
+  r.ridge = c.roof.peak * c.roof.flops_eff / (c.roof.bw * c.roof.bw_eff)
+  return finish("decode", s, c, r, B)
+end
+doc.doc(M.decode, "dlb.serve.decode(model, {hw=, batch=1, context=1024, ...}) -> cost",
+  "one decode step: r.tpot (s), r.tokens_per_s (per replica), r.tokens_per_s_gpu, r.intensity, r.ridge, r.bound")
+
+-- Σ over c = lo..hi of max(a0 + a1 c, b0 + b1 c): exact for the two linear pieces.
+local function sum_lin(a, b, lo, hi)
+  if hi < lo then return 0 end
+  local n = hi - lo + 1
+  return n * a + b * (lo + hi) * n / 2
+end
+-- Σ over c = lo..hi of the max of lines {{a, b}, ...} (a + b c): the upper envelope is
+-- convex, so split the range at the lines' crossings and sum the top line in each piece.
+local function sum_env(lines, lo, hi)
+  if hi < lo then return 0 end
+  local cuts = { lo - 1, hi }
+  for i = 1, #lines do
+    for j = i + 1, #lines do
+      local a, b = lines[i], lines[j]
+      if a[2] ~= b[2] then
+        local x = math.floor((b[1] - a[1]) / (a[2] - b[2]))
+        if x >= lo and x < hi then cuts[#cuts + 1] = x end
+      end
+    end
+  end
+  table.sort(cuts)
+  local tot = 0
+  for k = 1, #cuts - 1 do
+    local l, h = cuts[k] + 1, cuts[k + 1]
+    if h >= l then
+      local mid = 0.5 * (l + h)
+      local best, bv = nil, -math.huge
+      for _, ln in ipairs(lines) do
+        local v = ln[1] + ln[2] * mid
+        if v > bv then best, bv = ln, v end
+      end
+      tot = tot + sum_lin(best[1], best[2], l, h)
+    end
+  end
+  return tot
+end
+M._sum_env = sum_env
+
+local function sum_max(a0, a1, b0, b1, lo, hi)
+  if hi < lo then return 0 end
+  if a1 == b1 then return sum_lin(math.max(a0, b0), a1, lo, hi) end
+  local x = (b0 - a0) / (a1 - b1)  -- a = b at x; above x the steeper one is larger
+  local steep_a = a1 > b1
+  local k = math.floor(x)
+  if k < lo then k = lo - 1 elseif k > hi then k = hi end
+  local below = steep_a and sum_lin(b0, b1, lo, k) or sum_lin(a0, a1, lo, k)
+  local above = steep_a and sum_lin(a0, a1, k + 1, hi) or sum_lin(b0, b1, k + 1, hi)
+  return below + above
+end
+M._sum_max = sum_max
+
+-- The total time of the decode steps that take the cache from p0 + 1 to p0 + steps tokens
+-- (B sequences, one token each per step): every op but attention is the same at every
+-- step; attention's time is max of two linear functions of the context (compute,
+-- memory), summed exactly; with a window the context stops growing at the window.
+local function decode_sum(s, c, B, p0, steps, cache)
+  if steps <= 0 then return 0, 0, 0 end
+  if c.pp > 1 then
+    -- pipelines: sample (exact for the linear parts, a trapezoid for the kink)
+    local tot, fl, by = 0, 0, 0
+    local K = math.min(steps, 8)
+    for i = 0, K - 1 do
+      local ctx = p0 + math.floor(i * (steps - 1) / math.max(1, K - 1))
+      local r = pipelined(s, c, B, 1, ctx)
+      tot, fl, by = tot + r.time, fl + r.flops, by + r.bytes
+    end
+    return tot * steps / K, fl * steps / K, by * steps / K
+  end
+  -- everything but attention is the same at every context: one step at context 0 less
+  -- its attention, kept in `cache` per batch size (the sweep reuses it across prompts
+  -- and outputs)
+  local L = s.layers
+  local fa = 4 * B * s.heads * s.head_dim / c.tp
+  local kvh = math.max(1, s.kv_heads / c.tp) * s.head_dim
+  local bq = B * 2 * s.heads * s.head_dim / c.tp * c.abytes
+  local bk = B * 2 * kvh * c.kvbytes
+  local bkr = bk * (c.kv_reuse and 1 or s.heads / s.kv_heads)  -- cache bytes read per key
+  local k0 = cache and cache[B]
+  if not k0 then
+    local r0 = step(s, c, B, 1, 0)
+    k0 = { base = r0.time - (r0.by_op.attention or 0) - r0.attn_launch, flops = r0.flops - fa * L,
+      bytes = r0.bytes - (bq + bkr + bk) * L }
+    if cache then cache[B] = k0 end
+  end
+  local base = k0.base
+  local r = c.roof
+  -- attention at context p (one layer): flops = fa * (p + 1), bytes = bq + bk * (keys + 1)
+  local ce = r.attn_rate or ((r.attn_eff or 0) > 0 and r.peak * r.attn_eff or r.peak * r.flops_eff)
+  local me = level_bw(r, bkr * (p0 + 1)) * r.bw_eff
+  local hb = r.half_bw_bytes or 0
+  -- time(p) = max(fa (p+1) / ce, (bq + bk (min(p,w) + 2) + hb) / me), p = p0 .. p0+steps-1
+  local lo, hi = p0, p0 + steps - 1
+  local w = s.window
+  -- the attention kernel's launch: serial adds it to each step, overlapped floors the
+  -- kernel's time at it
+  local launch = c.cuda_graphs and 0 or c.launch
+  local lines = { { fa / ce, fa / ce }, { (bq + bkr + bk + hb) / me, bkr / me } }
+  local serial = 0
+  if c.launch_mode == "overlap" then lines[3] = { launch, 0 } else serial = launch end
+  local att
+  if w and hi + 1 > w then
+    local cut = math.max(lo, w - 1)  -- from p = cut on, keys = w
+    att = sum_env(lines, lo, cut - 1)
+    -- beyond the window: keys fixed at w, queries' span fixed at w
+    local cw = math.max(fa * w / ce, (bq + bkr * w + bk + hb) / me, lines[3] and launch or 0)
+    att = att + cw * (hi - math.max(cut, lo) + 1)
+  else
+    att = sum_env(lines, lo, hi)
+  end
+  att = att + serial * steps
+  local total = base * steps + att * L
+  -- attention's FLOPs and bytes: growing with the context up to the window, then flat
+  local top = hi
+  if w and hi + 1 > w then top = math.max(lo, w - 1) - 1 end
+  local flat = hi - top
+  local flops = k0.flops * steps + fa * L * sum_lin(1, 1, lo, top)
+  local bytes = k0.bytes * steps + L * sum_lin(bq + bkr + bk, bkr, lo, top)
+  if flat > 0 then
+    flops = flops + fa * L * w * flat
+    bytes = bytes + L * (bq + bkr * w + bk) * flat
+  end
+  return total, flops, bytes
+end
+M._decode_sum = decode_sum
+
+-- dlb.serve.generate(model, {hw=, batch=, prompt=, output=}) -> result: a static batch —
+-- prefill of every prompt, then output - 1 decode steps. ttft, tpot (mean), latency (s),
+-- tokens_per_s (output tokens per replica), tokens_per_s_gpu, energy per output token.
+local GEN = { batch = true, prompt = true, output = true }
+function M.generate(model, opts)
+  local fn = "dlb.serve.generate"
+  local cfg, own = split_opts(opts, fn, GEN)
+  local s = M.model(model)
+  local c = M.config(cfg, fn)
+  return M._generate(s, c, own, fn)
+end
+function M._generate(s, c, own, fn)
+  local B = posint(fn, "batch", own.batch or 1)
+  local P = posint(fn, "prompt", own.prompt or 512)
+  local O = posint(fn, "output", own.output or 128)
+  local pre = pipelined(s, c, B, P, 0)
+  local dt, dfl, dby = decode_sum(s, c, B, P, O - 1)
+  local r = { ttft = pre.time, prefill = pre.time, decode = dt, batch = B, prompt = P, output = O }
+  r.latency = pre.time + dt
+  r.tpot = O > 1 and dt / (O - 1) or 0
+  r.tokens_per_s = B * O / r.latency
+  r.tokens_per_s_gpu = r.tokens_per_s / (c.tp * c.pp)
+  r.requests_per_s = B / r.latency
+  r.flops, r.bytes = pre.flops + dfl, pre.bytes + dby
+  local mem = M._memory(s, c, B, P + O, B * P)
+  r.memory, r.fits = mem.total, mem.fits
+  r.memory_bound_time = 0
+  r.time = r.latency
+  finish("generate", s, c, r, B * O)
+  r.bound = nil
+  r.energy_per_token = r.energy and r.energy.per_token
+  return r
+end
+doc.doc(M.generate, "dlb.serve.generate(model, {hw=, batch=1, prompt=512, output=128, weights=, kv=, tp=, pp=, cuda_graphs=, ...}) -> result",
+  "a static batch: ttft, tpot, latency (s), tokens_per_s (per replica), tokens_per_s_gpu, requests_per_s, fits, energy_per_token (J)")
+
+require("dlbench.serve_batch").install(M, { step = step, pipelined = pipelined,
+  decode_sum = decode_sum, split_opts = split_opts, posint = posint, posnum = posnum,
+  fail = fail, finish = finish, weight_bytes = weight_bytes, kv_per_token_gpu = kv_per_token_gpu,
+  cached_tokens = cached_tokens, STEP_OPTS = STEP_OPTS, CFG = CFG })
+
+doc.doc(M, "dlb.serve", "LLM serving: prefill/decode with a KV cache, TTFT/TPOT/tokens per s, KV bytes and capacity, tp/pp, quantised weights and KV, continuous batching, speculative decoding, sweeps; docs/serve.md")
+
+return M

@@ -1,0 +1,34 @@
+-- bench_serve.lua — dlb.serve's throughput-latency sweep: 10,000 static-batch serving
+-- configurations of Llama-2-7B on H100-SXM (25 batch sizes x 20 prompt lengths x 20 output
+-- lengths; target: under 1 s). Each row is TTFT, TPOT, latency and tokens/s from the
+-- per-op rule; the decode steps' sum is closed form (no loop over output tokens) and a
+-- decode step's non-attention cost is reused across prompts and outputs per batch size.
+-- Also times one dlb.serve.generate call and one continuous-batching steady state.
+--   dlbench run tests/bench/bench_serve.lua
+--   LUA_PATH="$PWD/lua/?.lua;$PWD/lua/?/init.lua;;" LD_LIBRARY_PATH=$PWD/build/lib DLB_BACKEND=ffi luajit tests/bench/bench_serve.lua
+local dlb = require "dlbench"
+local S = dlb.serve
+local time = dofile((arg and arg[0] and arg[0]:match("^(.*)/") or "tests/bench") .. "/timing.lua")
+
+local m = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 })
+local bs, ps, os_ = {}, {}, {}
+for i = 1, 25 do bs[i] = i * 8 end
+for i = 1, 20 do ps[i] = i * 100 end
+for i = 1, 20 do os_[i] = i * 50 end
+
+local n
+local med, min = time(5, function()
+  local t = S.sweep { model = m, hw = "H100-SXM", batch = bs, prompt = ps, output = os_ }
+  n = t:count()
+end)
+assert(n == 10000, "rows: " .. tostring(n))
+print(string.format("sweep of %d serving configurations: %.3f s (min %.3f s) [%s]", n, med, min, dlb.backend))
+
+local g = time(20, function()
+  S.generate(m, { hw = "H100-SXM", batch = 64, prompt = 1024, output = 512 })
+end)
+print(string.format("one generate (batch 64, 1024 + 512 tokens): %.3f ms", g * 1e3))
+local c = time(5, function()
+  S.continuous(m, { hw = "H100-SXM", rate = 5, prompt = 512, output = 256 })
+end)
+print(string.format("one continuous-batching steady state (with max_rate): %.1f ms", c * 1e3))

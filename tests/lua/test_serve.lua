@@ -1,0 +1,320 @@
+-- test_serve.lua — dlb.serve: KV-cache bytes (exact, from the published configs), the
+-- per-op rule against dlb.roofline.time op by op, the closed-form decode sum against the
+-- step-by-step sum, prefill/decode/generate relations, GQA, sliding window, paging,
+-- quantised weights and KV, tp/pp, capacity, CUDA graphs, continuous batching, speculative
+-- decoding, the sweep, the validation table's schema and split, and bad input. Runs on both
+-- backends (dlbench run and LuaJIT FFI).
+local T = require "harness"
+local dlb = require "dlbench"
+local S = dlb.serve
+
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local DATA = here .. "/../../notebooks/data/serving_runs.lua"
+
+local L7 = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 })
+-- Llama-3-8B (meta-llama/Meta-Llama-3-8B config.json: 32 layers, hidden 4096, 32 heads,
+-- 8 KV heads, intermediate 14336, vocab 128256)
+local L3 = S.model(dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
+  ffn = 14336, vocab = 128256, batch = 1, seq = 16 })
+
+T.test("KV bytes per token: Llama-2-7B fp16 524,288; Llama-3-8B (8 KV heads) 131,072", function()
+  -- 2 (K, V) x 32 layers x 32 heads x 128 x 2 B = 524,288 (issue [23]); GQA: 8 KV heads
+  T.eq(S.kv_bytes_per_token(L7), 524288, "llama-2-7b fp16")
+  T.eq(S.kv_bytes_per_token(L3), 131072, "llama-3-8b fp16")
+  T.eq(S.kv_bytes_per_token(L7, "fp8"), 262144, "fp8 cache halves it")
+  T.eq(S.kv_bytes_per_token(L3, "int4"), 32768, "int4 cache")
+  -- Llama-2-70B: 80 layers x 8 KV heads x 128 x 2 x 2 B = 327,680
+  local L70 = S.model(dlb.models.llama { size = "70b", batch = 1, seq = 16 })
+  T.eq(S.kv_bytes_per_token(L70), 327680, "llama-2-70b")
+  -- MQA: one KV head
+  local mqa = S.model { layers = 2, hidden = 256, heads = 8, kv_heads = 1 }
+  T.eq(S.kv_bytes_per_token(mqa), 2 * 2 * 1 * 32 * 2, "mqa")
+end)
+
+T.test("parameters from the zoo and HF configs match the published counts", function()
+  -- Llama-2-7B 6,738,415,616 (the zoo's golden count); Llama-3-8B 8,030,261,248 (HF)
+  T.eq(L7.params, 6738415616, "llama-2-7b params")
+  T.eq(L3.params, 8030261248, "llama-3-8b params")
+  local hf = S.model { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
+    vocab = 32000, mlp = "swiglu", window = 4096 }
+  T.eq(hf.window, 4096, "window field")
+  local cfg = { model_type = "mistral", num_hidden_layers = 32, hidden_size = 4096,
+    num_attention_heads = 32, num_key_value_heads = 8, intermediate_size = 14336,
+    vocab_size = 32000, sliding_window = 4096 }
+  local m = S.model(cfg)
+  T.eq(m.window, 4096, "HF sliding_window read"); T.eq(m.kv_heads, 8, "HF kv heads")
+  T.eq(m.mlp, "swiglu", "HF mistral is llama-style")
+  -- a config.json path: meta-llama/Meta-Llama-3-8B's shape
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write('{"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, '
+    .. '"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256}')
+  f:close()
+  local j = S.model(path)
+  os.remove(path)
+  T.eq(S.kv_bytes_per_token(j), 131072, "from config.json"); T.eq(j.params, 8030261248, "params")
+end)
+
+T.test("the per-op rule is dlb.roofline.time's, op by op", function()
+  local c = S.config { hw = "A100-SXM4-80GB" }
+  for _, op in ipairs {
+    { 2 * 128 * 4096 * 4096, 2 * (4096 * 4096 + 128 * 4096 * 2), 128, 4096, 4096 },
+    { 2 * 1 * 4096 * 11008, 2 * (4096 * 11008 + 4096 + 11008), 1, 11008, 4096 },
+    { 2 * 4096 * 4096 * 4096, 2 * 3 * 4096 * 4096, 4096, 4096, 4096 },
+  } do
+    local f, b, m, n, k = op[1], op[2], op[3], op[4], op[5]
+    local ref = dlb.roofline.time({ ops = { flops = { f }, bytes = { b }, gemm = { { m, n, k, 1 } } } },
+      "A100-SXM4-80GB", { precision = "fp16" })
+    local t = S._op_time(c.roof, f, b, m, n, k, 1, false) + (c.roof.kernel_overhead or 0)
+    T.near(t, ref.time, 1e-9, "op " .. m .. "x" .. n .. "x" .. k)
+  end
+  -- a GPU with SM tiles: the wave-quantisation efficiency is dlb_gemm_efficiency's
+  local v = S.config { hw = "L40S" }
+  local ref = dlb.roofline.time({ ops = { flops = { 2 * 100 * 5000 * 3000 }, bytes = { 1e3 },
+    gemm = { { 100, 5000, 3000, 1 } } } }, "L40S", { precision = "fp16" })
+  T.near(S._op_time(v.roof, 2 * 100 * 5000 * 3000, 1e3, 100, 5000, 3000, 1, false)
+    + (v.roof.kernel_overhead or 0), ref.time, 1e-9, "L40S tiles")
+end)
+
+T.test("decode: memory-bound at small batch, bytes = weights + KV cache", function()
+  -- issue [23]: batch 16 at 8k context reads about 69 GB of cache per step
+  local d = S.decode(L7, { hw = "H100-SXM", batch = 16, context = 8192 })
+  local kv = 16 * 8192 * 524288
+  T.near(kv, 68.7e9, 1e-3, "the issue's 69 GB")
+  assert(d.bytes > kv + 13e9 and d.bytes < kv + 14.5e9, "bytes = cache + fp16 weights: " .. d.bytes)
+  T.eq(d.bound, "memory", "bound")
+  assert(d.intensity < d.ridge, "below the ridge")
+  local big = S.decode(L7, { hw = "H100-SXM", batch = 1024, context = 16 })
+  assert(big.intensity > d.intensity * 50, "intensity grows with the batch")
+  -- TPOT grows with context, tokens/s with batch
+  local a = S.decode(L7, { hw = "H100-SXM", batch = 8, context = 512 })
+  local b = S.decode(L7, { hw = "H100-SXM", batch = 8, context = 4096 })
+  assert(b.tpot > a.tpot, "longer context, slower step")
+  local c = S.decode(L7, { hw = "H100-SXM", batch = 64, context = 512 })
+  assert(c.tokens_per_s > a.tokens_per_s * 4, "batching raises tokens/s")
+  -- CUDA graphs remove the per-kernel launch cost
+  local g = S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128, cuda_graphs = true })
+  local n = S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128, kernel_overhead = 5e-6, launch = "serial" })
+  T.eq(g.launch, 0, "no launches with CUDA graphs")
+  T.near(n.time - n.launch, S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128,
+    kernel_overhead = 0 }).time, 1e-9, "launch cost = kernels x overhead")
+  T.near(n.launch, n.kernels * 5e-6, 1e-12, "serial: kernels x 5 us")
+  -- overlapped launches (the default): a kernel takes max(its time, the launch interval),
+  -- so only kernels shorter than the launch pay, and never more than serial launches
+  local o = S.decode(L7, { hw = "H100-SXM", batch = 1, context = 128, kernel_overhead = 5e-6 })
+  assert(o.launch > 0 and o.launch < n.launch, "overlapped launches cost less")
+  T.near(o.time - o.launch, n.time - n.launch, 1e-9, "same kernels")
+end)
+
+T.test("generate: the closed-form decode sum equals the step-by-step sum", function()
+  local c = S.config { hw = "H100-SXM", weights = "fp8", kv = "fp8" }
+  local steps, P, B = 300, 700, 24
+  local tot, fl, by = 0, 0, 0
+  for i = 0, steps - 1 do
+    local r = S._step(L7, c, B, 1, P + i)
+    tot, fl, by = tot + r.time, fl + r.flops, by + r.bytes
+  end
+  local t1, f1, b1 = S._decode_sum(L7, c, B, P, steps)
+  T.near(t1, tot, 1e-9, "exact sum")
+  T.near(f1, fl, 1e-9, "FLOPs"); T.near(b1, by, 1e-9, "bytes")
+  -- a decode kernel without K/V sharing across a GQA group reads the cache H/KV times
+  local c3 = S.config { hw = "H100-SXM", kv_reuse = false }
+  tot, fl, by = 0, 0, 0
+  for i = 0, 299 do
+    local r = S._step(L3, c3, 16, 1, 50 + i)
+    tot, fl, by = tot + r.time, fl + r.flops, by + r.bytes
+  end
+  local t3, f3, b3 = S._decode_sum(L3, c3, 16, 50, 300)
+  T.near(t3, tot, 1e-9, "kv_reuse = false sum"); T.near(b3, by, 1e-9, "kv_reuse = false bytes")
+  local a1 = S.decode(L3, { hw = "H100-SXM", batch = 16, context = 4096 })
+  local a4 = S.decode(L3, { hw = "H100-SXM", batch = 16, context = 4096, kv_reuse = false })
+  T.near(a4.bytes - a1.bytes, 3 * 16 * 4097 * 131072, 1e-9, "4 query heads per KV head: 3 extra reads")
+  for _, mode in ipairs { "serial", "overlap" } do
+    -- batch 1 with a long launch: attention's kernel crosses the launch floor mid-sum
+    local cs = S.config { hw = "H100-SXM", launch = mode, kernel_overhead = 2e-5 }
+    tot = 0
+    for i = 0, 3999 do tot = tot + S._step(L7, cs, 1, 1, 10 + i).time end
+    T.near(S._decode_sum(L7, cs, 1, 10, 4000), tot, 1e-9, "exact sum, launch " .. mode)
+  end
+  -- with a window the context stops growing
+  local w = S.model { layers = 4, hidden = 512, heads = 8, kv_heads = 2, ffn = 1024, mlp = "swiglu", window = 256 }
+  local cw = S.config { hw = "H100-SXM" }
+  local fl, by = 0, 0
+  tot = 0
+  for i = 0, 399 do
+    local r = S._step(w, cw, 4, 1, 100 + i)
+    tot, fl, by = tot + r.time, fl + r.flops, by + r.bytes
+  end
+  local t2, f2, b2 = S._decode_sum(w, cw, 4, 100, 400)
+  T.near(t2, tot, 1e-9, "windowed sum")
+  T.near(f2, fl, 1e-9, "windowed FLOPs"); T.near(b2, by, 1e-9, "windowed bytes")
+  -- the max of two lines summed exactly
+  local direct = 0
+  for x = 3, 40 do direct = direct + math.max(1 + 2 * x, 30 + 0.5 * x) end
+  T.near(S._sum_max(1, 2, 30, 0.5, 3, 40), direct, 1e-12, "sum_max")
+  local r = S.generate(L7, { hw = "H100-SXM", batch = 8, prompt = 512, output = 128 })
+  T.near(r.latency, r.ttft + 127 * r.tpot, 1e-9, "latency = ttft + (out-1) tpot")
+  T.near(r.tokens_per_s, 8 * 128 / r.latency, 1e-12, "tokens/s")
+  assert(r.energy_per_token and r.energy_per_token > 0, "energy per token")
+end)
+
+T.test("sliding window, paging, capacity", function()
+  local w = S.model { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336, mlp = "swiglu", window = 4096 }
+  local a = S.decode(w, { hw = "H100-SXM", batch = 8, context = 4096 })
+  local b = S.decode(w, { hw = "H100-SXM", batch = 8, context = 32768 })
+  T.near(a.tpot, b.tpot, 1e-12, "the cache stops at the window")
+  -- paged: a sequence holds whole blocks
+  local m1 = S.memory(L7, { hw = "H100-SXM", batch = 1, context = 17, block = 16 })
+  T.eq(m1.kv, 32 * 524288, "17 tokens take two blocks of 16")
+  -- capacity: Llama-2-7B fp16 on an 80 GB H100 at 4k context
+  local cap = S.capacity(L7, { hw = "H100-SXM", context = 4096 })
+  local free = 80e9 * 0.9 - 6738415616 * 2
+  assert(cap.batch >= 1 and cap.batch * 4096 * 524288 <= free, "fits")
+  assert((cap.batch + 1) * 4096 * 524288 > free - 2048 * 4096 * 60, "and is the largest")
+  -- int4 weights and an fp8 cache fit more
+  local cq = S.capacity(L7, { hw = "H100-SXM", context = 4096, weights = "int4", kv = "fp8" })
+  assert(cq.batch > 2 * cap.batch, "quantised weights and KV fit more sequences")
+  -- 70B fp16 does not fit one 80 GB GPU; tp = 2 does
+  local L70 = S.model(dlb.models.llama { size = "70b", batch = 1, seq = 16 })
+  T.eq(S.capacity(L70, { hw = "H100-SXM", context = 4096 }).fits, false, "70B on one GPU")
+  T.eq(S.capacity(L70, { hw = "H100-SXM", context = 4096, tp = 2 }).fits, true, "70B on two")
+end)
+
+T.test("quantised weights: bytes per weight and faster memory-bound decode", function()
+  T.eq(S.WEIGHT_BYTES.int4, 0.5, "int4"); T.eq(S.WEIGHT_BYTES.fp8, 1, "fp8")
+  local c = S.config { hw = "H100-SXM", weights = "int4" }
+  T.near(c.wbytes, 0.5 + 2 / 128, 1e-12, "int4 + an fp16 scale per 128")
+  T.eq(c.compute, "fp16", "weight-only int4 computes in fp16")
+  T.eq(S.config { hw = "H100-SXM", weights = "fp8" }.compute, "fp8", "fp8 W8A8 on H100")
+  T.eq(S.config { hw = "A100-SXM4-80GB", weights = "fp8" }.compute, "fp16", "no fp8 peak on A100")
+  -- batch 1: int4 reads ~1/4 of fp16's bytes; the time falls less, as the shared rule pads
+  -- m = 1 to a 128-row tile (docs/serve.md "Known limits"); on a device without SM tiles
+  -- and without the step overhead the time follows the bytes
+  local f = S.decode(L7, { hw = "A100-SXM4-80GB", batch = 1, context = 256, cuda_graphs = true })
+  local q = S.decode(L7, { hw = "A100-SXM4-80GB", batch = 1, context = 256, weights = "int4", cuda_graphs = true })
+  assert(q.tpot < f.tpot, "int4 decode is faster")
+  local plain = dlb.hw.define { name = "plain-hbm", peak = { fp16 = 300e12 }, mem_bw = 2e12, mem = 80e9 }
+  local f2 = S.decode(L7, { hw = plain, batch = 1, context = 256, cuda_graphs = true })
+  local q2 = S.decode(L7, { hw = plain, batch = 1, context = 256, weights = "int4", cuda_graphs = true })
+  assert(q2.tpot < 0.35 * f2.tpot, "int4 decode ~4x fewer bytes: " .. q2.tpot / f2.tpot)
+  assert(q.bytes < 0.3 * f.bytes, "bytes")
+end)
+
+T.test("tensor and pipeline parallel serving", function()
+  local L70 = S.model(dlb.models.llama { size = "70b", batch = 1, seq = 16 })
+  local t2 = S.decode(L70, { hw = "H100-SXM", tp = 2, batch = 8, context = 1024 })
+  local t4 = S.decode(L70, { hw = "H100-SXM", tp = 4, batch = 8, context = 1024 })
+  assert(t4.tpot < t2.tpot, "more tp, faster step")
+  assert(t4.comm > 0, "allreduces costed")
+  -- 2 allreduces per layer of batch x hidden x 2 bytes, through dlb.parallel.allreduce
+  local link = dlb.hw.get("H100-SXM").links.intra
+  local one = dlb.parallel.allreduce { bytes = 8 * 8192 * 2, n = 4, bw = link.bw, latency = link.latency }
+  T.near(t4.comm, 160 * one, 1e-9, "160 allreduces")
+  local pp = S.generate(L70, { hw = "H100-SXM", tp = 2, pp = 2, batch = 16, prompt = 256, output = 32 })
+  T.eq(pp.gpus, 4, "gpus"); assert(pp.tokens_per_s_gpu > 0 and pp.fits, "pp runs")
+  -- a pipeline's decode: every token crosses both stages (latency), the batch is split
+  -- into pp micro-batches that keep both stages busy
+  local d1 = S.decode(L70, { hw = "H100-SXM", tp = 2, pp = 2, batch = 16, context = 512 })
+  assert(d1.latency > 0 and d1.time >= d1.latency, "pp decode")
+  local cp = S.continuous(L70, { hw = "H100-SXM", tp = 2, pp = 2, rate = 0.5, prompt = 256, output = 64 })
+  assert(not cp.saturated and cp.tpot > 0, "continuous batching through a pipeline")
+end)
+
+T.test("MoE: experts touched by a step; prefill FLOPs from the active parameters", function()
+  local mx = S.model(dlb.models.moe { size = "mixtral-8x7b", batch = 1, seq = 16 })
+  T.eq(S.kv_bytes_per_token(mx), 131072, "mixtral 8 KV heads")
+  local one = S.decode(mx, { hw = "H100-SXM", tp = 2, batch = 1, context = 128 })
+  local many = S.decode(mx, { hw = "H100-SXM", tp = 2, batch = 64, context = 128 })
+  -- batch 1 touches 2 of 8 experts; batch 64 nearly all: ~3x the expert bytes
+  assert(many.bytes > 2.5 * one.bytes, "experts touched grow with the batch")
+  -- Mixtral's active parameters per token: 12.9B (Jiang et al. 2024, "uses only 13B active
+  -- parameters"); prefill FLOPs ~ 2 x active x tokens (+ attention), over tp = 2 GPUs
+  local p = S.prefill(mx, { hw = "H100-SXM", tp = 2, batch = 1, prompt = 1024 })
+  T.near(p.flops * 2, 2 * 12.9e9 * 1024, 0.1, "prefill FLOPs")
+end)
+
+T.test("continuous batching, chunked prefill, max rate, speculative decoding", function()
+  local o = { hw = "H100-SXM", prompt = 512, output = 256 }
+  local function with(t) local r = {} for k, v in pairs(o) do r[k] = v end for k, v in pairs(t) do r[k] = v end return r end
+  local lo = S.continuous(L7, with { rate = 1 })
+  local hi = S.continuous(L7, with { rate = 10 })
+  assert(not lo.saturated and not hi.saturated, "steady")
+  assert(hi.batch > lo.batch and hi.tpot > lo.tpot, "more load, bigger batch, slower tokens")
+  T.near(hi.tokens_per_s, 10 * 256, 1e-12, "throughput = rate x output")
+  assert(hi.ttft[99] >= hi.ttft[50] and hi.e2e[90] > hi.ttft[90], "percentiles ordered")
+  local sat = S.continuous(L7, with { rate = 1e4 })
+  T.eq(sat.saturated, true, "saturated")
+  T.near(sat.tokens_per_s, sat.max_rate * 256, 1e-12, "saturated throughput")
+  local ch = S.continuous(L7, with { rate = 10, chunk = 512 })
+  assert(ch.ttft[50] > 0 and ch.tpot > 0, "chunked prefill")
+  local r = S.max_rate(L7, with { target = { tpot = 0.02 } })
+  local st = S.continuous(L7, with { rate = r * 0.99 })
+  assert(st.tpot <= 0.02 + 1e-9, "the rate at the target meets it")
+  -- lists of lengths: percentiles over the requests
+  local d = S.continuous(L7, { hw = "H100-SXM", rate = 2, prompt = { 128, 256, 1024, 2048 }, output = { 64, 128, 256, 512 } })
+  assert(d.e2e[99] > d.e2e[50], "e2e spreads with the lengths")
+  -- speculative decoding: (1 - a^(k+1)) / (1 - a) tokens per step
+  local sp = S.speculative(L7, { hw = "H100-SXM", draft = { layers = 4, hidden = 1024, heads = 16, ffn = 2816, mlp = "swiglu" }, k = 4, accept = 0.8 })
+  T.near(sp.tokens_per_step, (1 - 0.8 ^ 5) / 0.2, 1e-12, "Leviathan et al. eq. 1")
+  assert(sp.speedup > 1.5, "a small draft helps at batch 1: " .. sp.speedup)
+  local none = S.speculative(L7, { hw = "H100-SXM", draft = { layers = 4, hidden = 1024, heads = 16 }, k = 4, accept = 0 })
+  assert(none.speedup < 1, "nothing accepted, slower")
+end)
+
+T.test("sweep: a dlb.table, equal to generate row by row", function()
+  local t = S.sweep { model = L7, hw = "H100-SXM", batch = { 1, 16, 64 }, prompt = { 128, 1024 }, output = { 1, 64 }, tp = { 1, 2 } }
+  T.eq(t:count(), 24, "rows")
+  for i = 1, t:count(), 5 do
+    local row = t:row(i)
+    local g = S.generate(L7, { hw = "H100-SXM", batch = row.batch, prompt = row.prompt, output = row.output, tp = row.tp })
+    T.near(row.latency, g.latency, 1e-9, "row " .. i)
+    T.near(row.tokens_per_s_gpu, g.tokens_per_s_gpu, 1e-9, "row " .. i)
+  end
+end)
+
+T.test("validation table: schema, sources, the fixed split", function()
+  local rows = dofile(DATA)
+  assert(#rows >= 20, "at least 20 published rows")
+  local ids, fit, held = {}, 0, 0
+  for _, r in ipairs(rows) do
+    assert(not ids[r.id], "unique id " .. r.id); ids[r.id] = true
+    assert(r.split == "fit" or r.split == "held", r.id)
+    if r.split == "fit" then fit = fit + 1 else held = held + 1 end
+    -- every row names its document exactly: the TensorRT-LLM page at its commit, or the
+    -- NIM benchmarking page at its version and table
+    assert(type(r.source) == "string" and (r.source:find("138f96d45f90b9667426f7c47297d8c06bafac73", 1, true)
+      or r.source:find("docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance", 1, true)), r.id)
+    assert(type(r.measured) == "number" and r.measured > 0, r.id)
+    assert(dlb.hw.get(r.hw), r.hw)
+    local p = S.predict(r)
+    assert(p > 0 and p < math.huge, r.id)
+  end
+  assert(fit >= 10 and held >= 10, "both halves")
+  -- a closed-loop row: TTFT, ITL and throughput of one load come from one solution
+  local c1 = S.closed_loop(S.model { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn = 28672,
+    vocab = 128256, mlp = "swiglu" }, { hw = "H100-SXM", tp = 2, weights = "fp8", kv = "fp8",
+    concurrency = 25, prompt = 5000, output = 500 })
+  T.near(c1.tokens_per_s, 25 * 500 / c1.e2e, 1e-6, "closed loop: Little's law")
+  assert(not c1.saturated and c1.batch > 20 and c1.batch <= 25, "clients mostly decoding")
+end)
+
+T.test("bad input names the option and the function", function()
+  T.checkerr("dlb.serve.decode: unknown option 'batchsize'", S.decode, L7, { hw = "H100-SXM", batchsize = 4 })
+  T.checkerr("hw is required", S.decode, L7, { batch = 4 })
+  T.checkerr("weights must be one of", S.decode, L7, { hw = "H100-SXM", weights = "int3" })
+  T.checkerr("kv must be one of", S.decode, L7, { hw = "H100-SXM", kv = "fp4" })
+  T.checkerr("batch must be a positive integer", S.decode, L7, { hw = "H100-SXM", batch = 0 })
+  T.checkerr("heads=32 must be a multiple of kv_heads=5", S.model, { layers = 2, hidden = 4096, heads = 32, kv_heads = 5 })
+  T.checkerr("unknown model field 'hiden'", S.model, { layers = 2, hiden = 4096, heads = 32 })
+  T.checkerr("carries no transformer config", S.model, dlb.models.resnet { depth = 18, batch = 1 })
+  T.checkerr("rate (requests/s) is required", S.continuous, L7, { hw = "H100-SXM" })
+  T.checkerr("unknown target 'latency'", S.max_rate, L7, { hw = "H100-SXM", target = { latency = 1 } })
+  T.checkerr("accept must be in [0, 1]", S.speculative, L7, { hw = "H100-SXM", draft = L7, accept = 2 })
+  T.checkerr("unknown device 'NoSuchGPU'", S.decode, L7, { hw = "NoSuchGPU" })
+  T.checkerr("option 'prompt' does not apply here", S.decode, L7, { hw = "H100-SXM", prompt = 5 })
+  T.checkerr("unknown option 'draft'", S.decode, L7, { hw = "H100-SXM", draft = L7 })
+  T.checkerr("launch must be \"serial\" or \"overlap\"", S.decode, L7, { hw = "H100-SXM", launch = "async" })
+  T.checkerr("with pp > 1 is not modelled", S.continuous, L7, { hw = "H100-SXM", rate = 1, pp = 2, chunk = 256 })
+end)
+
+T.done()

@@ -1,0 +1,29 @@
+-- test_serving_notebook.lua — notebooks/serving.lua runs under this backend: the KV table,
+-- the decode roofline crossing the ridge, the throughput-latency curve, the validation
+-- on the fixed split, and its four figures.
+local T = require "harness"
+local NB = require "notebook"
+
+local text, res = NB.run("serving")
+
+T.test("KV bytes printed exactly; the decode roofline crosses the ridge for GQA only", function()
+  assert(text:find("Llama-2-7B         6738415616         32     524288", 1, true), "llama-2-7b row")
+  assert(text:find("Llama-3-8B         8030261248          8     131072", 1, true), "llama-3-8b row")
+  assert(text:find("Llama-3-8B       128   2048", 1, true) and text:find("compute\n", 1, true), "a compute-bound decode")
+  assert(text:find("Llama%-2%-7B      1024   2048 [^\n]-memory"), "MHA at 1k stays memory-bound")
+end)
+
+T.test("validation: calibrated on the fit rows, held-out error reported", function()
+  T.eq(res.rows, 73, "rows")
+  assert(res.held > 0 and res.held < 0.2, "held-out median |error| " .. res.held)
+  assert(res.fit < res.held, "fit rows fit better than held ones")
+  assert(text:find("median |error|: held-out", 1, true), "reported")
+end)
+
+T.test("figures", function()
+  for _, f in ipairs { "serving_kv", "serving_roofline", "serving_curve", "serving_validation" } do
+    NB.png("out/" .. f .. ".png")
+  end
+end)
+
+T.done()
