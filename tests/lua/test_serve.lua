@@ -299,7 +299,7 @@ T.test("validation table: schema, sources, the fixed split", function()
 end)
 
 T.test("bad input names the option and the function", function()
-  T.checkerr("dlb.serve.decode: unknown option 'batchsize'", S.decode, L7, { hw = "H100-SXM", batchsize = 4 })
+  T.checkerr("unknown option 'batchsize' for dlb.serve.decode", S.decode, L7, { hw = "H100-SXM", batchsize = 4 })
   T.checkerr("hw is required", S.decode, L7, { batch = 4 })
   T.checkerr("weights must be one of", S.decode, L7, { hw = "H100-SXM", weights = "int3" })
   T.checkerr("kv must be one of", S.decode, L7, { hw = "H100-SXM", kv = "fp4" })
