@@ -103,7 +103,8 @@ try:
                                output_hook=lambda m: got.append(m))
     vals = [m["content"]["data"]["text/plain"] for m in got if m["msg_type"] == "execute_result"]
     check("dlb.sweep.last() keeps the partial rows after the interrupt",
-          len(vals) == 1 and 0 < int(vals[0]) < 400, vals)
+          len(vals) == 1 and 0 < int(vals[0]) < 400,
+          [(m["msg_type"], m["content"]) for m in got])
     r = kc.execute_interactive("os.exit(3)", timeout=30, output_hook=lambda m: None)
     r2 = []
     kc.execute_interactive("1 + 2", timeout=30, output_hook=lambda m: r2.append(m))
