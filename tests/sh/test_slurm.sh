@@ -25,7 +25,7 @@ fi
 export PATH=$PATH:/usr/sbin
 
 tmp=$(mktemp -d)
-cleanup() { slurm_stop; rm -rf "$tmp"; }
+cleanup() { slurm_stop; [ -n "${DLB_KEEP_SLURM:-}" ] && cp -r "$tmp" /tmp/slurm_keep; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 if ! slurm_start "$tmp/slurm"; then
@@ -116,9 +116,12 @@ fi
 
 # every shard finishes
 rm -f "$HOLD"
-# A requeued task that Slurm dropped (seen 2 times in 6 runs on this machine, the task gone
-# from the queue with its checkpoint incomplete; cause not found) shows as stopped: the
-# test does what a user told by `sweep status` does, once per such shard, and says so.
+# A task requeued and started at once (StartTime=now) within half a second of the kill can
+# end with exit status 1 in a few milliseconds, before dlbench runs (slurmctld.log:
+# "Allocate JobId=1_2", then "WEXITSTATUS 1" 4 ms later, nothing in the task's log; slurmd
+# still tearing down the killed instance): seen 2 times in 6 runs here. The shard then
+# shows as stopped, and the test does what `sweep status` tells a user, once per shard, and
+# says so on stderr. DLB_KEEP_SLURM=1 keeps the test's folder (logs) in /tmp/slurm_keep.
 rerequeued=""
 for i in $(seq 600); do
   st1=$("$dlb" sweep status "$sw" 2>/dev/null)
