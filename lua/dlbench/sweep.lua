@@ -19,7 +19,8 @@ local reserved, reserved_list, params, cfgkey, describe = C.reserved, C.reserved
   C.cfgkey, C.describe
 local mkrow, errtext, is_interrupt = C.mkrow, C.errtext, C.is_interrupt
 
-local build_table, interrupt_note -- below M.sweep's helpers
+local build_table = C.table_of -- sweep_config.lua: shared with the Slurm merge
+local interrupt_note -- below M.sweep's helpers
 
 local M = {}
 
@@ -279,32 +280,6 @@ local function shard_of(opts, total)
   local first = floor((i - 1) * total / n) + 1
   local last = floor(i * total / n)
   return first, last, string.format("%s shard %d/%d", s == "Slurm" and "Slurm" or "", i, n), i, n
-end
-
--- The table of the finished rows of configs first..last, in config order: params, result
--- columns (sorted), _error. Configs without a row (not run before an interrupt) are left out.
-function build_table(names, results, first, last)
-  local rows, rescols, seen = {}, {}, {}
-  for _, k in ipairs(names) do seen[k] = true end
-  local anyerr = false
-  for k = first, last do
-    local r = results[k]
-    if r ~= nil then
-      rows[#rows + 1] = r
-      for c in pairs(r) do
-        if c == "_error" then anyerr = true
-        elseif not seen[c] then seen[c] = true; rescols[#rescols + 1] = c end
-      end
-    end
-  end
-  table.sort(rescols)
-  local cols = {}
-  for _, k in ipairs(names) do cols[#cols + 1] = k end
-  for _, c in ipairs(rescols) do cols[#cols + 1] = c end
-  if anyerr then cols[#cols + 1] = "_error" end
-  local t = tbl.new({}, cols)
-  t._rows = rows
-  return t
 end
 
 -- The most recent sweep's finished rows as a dlb.table: the whole result after a sweep

@@ -103,4 +103,32 @@ end
 M.reserved, M.reserved_list = reserved, reserved_list
 M.params, M.cfgkey, M.describe, M.mkrow = params, cfgkey, describe, mkrow
 M.errtext, M.is_interrupt, M.on_collect = errtext, is_interrupt, on_collect
+-- The table of the finished rows of configs first..last (results[k]: config k's row), in
+-- config order: params, result columns (sorted), _error. Configs without a row (not run
+-- before an interrupt, or a shard that did not finish) are left out. dlb.sweep and the
+-- Slurm merge build their tables here.
+function M.table_of(names, results, first, last)
+  local rows, rescols, seen = {}, {}, {}
+  for _, k in ipairs(names) do seen[k] = true end
+  local anyerr = false
+  for k = first, last do
+    local r = results[k]
+    if r ~= nil then
+      rows[#rows + 1] = r
+      for c in pairs(r) do
+        if c == "_error" then anyerr = true
+        elseif not seen[c] then seen[c] = true; rescols[#rescols + 1] = c end
+      end
+    end
+  end
+  table.sort(rescols)
+  local cols = {}
+  for _, k in ipairs(names) do cols[#cols + 1] = k end
+  for _, c in ipairs(rescols) do cols[#cols + 1] = c end
+  if anyerr then cols[#cols + 1] = "_error" end
+  local t = tbl.new({}, cols)
+  t._rows = rows
+  return t
+end
+
 return M

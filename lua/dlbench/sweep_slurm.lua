@@ -273,25 +273,8 @@ function M.merge(dir, opts)
     end
     if not opts.quiet then io.stderr:write(msg .. " (partial merge)\n") end
   end
-  -- the columns of the single-process table: parameters, results sorted, _error last
-  local seen, rescols, anyerr, out = {}, {}, false, {}
-  for _, k in ipairs(names) do seen[k] = true end
-  for k = 1, ref.total do
-    local r = results[k]
-    if r then
-      out[#out + 1] = r
-      for c in pairs(r) do
-        if c == "_error" then anyerr = true
-        elseif not seen[c] then seen[c] = true; rescols[#rescols + 1] = c end
-      end
-    end
-  end
-  table.sort(rescols)
-  local cols = {}
-  for _, k in ipairs(names) do cols[#cols + 1] = k end
-  for _, c in ipairs(rescols) do cols[#cols + 1] = c end
-  if anyerr then cols[#cols + 1] = "_error" end
-  return tbl.new(out, cols)
+  -- the single-process table: parameters, results sorted, _error last
+  return C.table_of(names, results, 1, ref.total)
 end
 
 -- dlb.sweep.status(dir) -> list of {shard=, state="done"|"running"|"stopped"|"missing", rows=, configs=}

@@ -301,6 +301,17 @@ function M.parse_csv(text, opts, name)
   return t
 end
 
+-- The whole lines of text before line n (1-based), each with its line break.
+local function lines_before(text, n)
+  local keep, k = {}, 0
+  for l in text:gmatch("([^\n]*\n)") do
+    k = k + 1
+    if k >= n then break end
+    keep[k] = l
+  end
+  return table.concat(keep)
+end
+
 -- Read a CSV file (RFC 4180) into a table; see docs/csv.md. Column types are inferred
 -- (all numbers -> numbers, all true/false -> booleans, else strings; a quoted field is
 -- text; an empty unquoted field is nil, a quoted "" the empty string) unless opts.types =
@@ -335,26 +346,14 @@ function M.read_csv(path, opts)
     local line = not ok and (tostring(t):match("line (%d+), column %d+: record has %d+ fields?, the first record has")
       or tostring(t):match("line (%d+), column %d+: quoted field is never closed %(end of input%)"))
     if cut and line and not ckpt then
-      local keep, n = {}, 0
-      for l in text:gmatch("([^\n]*\n)") do
-        n = n + 1
-        if n >= tonumber(line) then break end
-        keep[n] = l
-      end
-      cut = table.concat(keep)
+      cut = lines_before(text, tonumber(line))
     end
     if cut and (ckpt or line) and (cut:find("\n.") or (opts and opts.header == false)) then
       local ok2, t2 = pcall(M.parse_csv, cut, opts, path)
       if not ok2 and ckpt then -- a checkpoint torn inside a quoted line break
         local l2 = tostring(t2):match("line (%d+), column %d+: quoted field is never closed %(end of input%)")
         if l2 then
-          local keep, n = {}, 0
-          for l in cut:gmatch("([^\n]*\n)") do
-            n = n + 1
-            if n >= tonumber(l2) then break end
-            keep[n] = l
-          end
-          cut = table.concat(keep)
+          cut = lines_before(cut, tonumber(l2))
           ok2, t2 = pcall(M.parse_csv, cut, opts, path)
         end
       end
