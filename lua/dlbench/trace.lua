@@ -169,6 +169,27 @@ local function phase_of(name)
   return nil
 end
 
+-- Push host range e (e.row, its thread's ranges that enclose it on the stack) onto its
+-- thread's stack: its depth, self time (the parent loses e's time), step (a
+-- ProfilerStep# range or the enclosing one) and phase (from its name, else its parent's;
+-- inside a step, forward by default). nest and the summary's accumulator share it.
+local function push(stack, e)
+  local r, parent = e.row, stack[#stack]
+  e.depth = #stack
+  e.self = r.dur
+  e.step = parent and parent.step or nil
+  e.phase = parent and parent.phase or nil
+  if r.name and r.name:find("^ProfilerStep#") then
+    e.step = r.name
+    e.is_step = true
+  end
+  local p = r.name and phase_of(r.name)
+  if p and (e.phase == nil or e.phase == "forward") then e.phase = p end
+  if e.step and e.phase == nil and not e.is_step then e.phase = "forward" end
+  if parent then parent.self = parent.self - r.dur end
+  stack[#stack + 1] = e
+end
+
 -- Host ops with their nesting on each thread: depth, parent, self time (us), phase, step.
 -- Returns an array of records {row=, depth=, self=, phase=, step=} in time order.
 local function nest(t)
@@ -194,19 +215,7 @@ local function nest(t)
     end
     local parent = stack[#stack]
     e.parent = parent
-    e.depth = #stack
-    e.self = r.dur
-    e.step = parent and parent.step or nil
-    e.phase = parent and parent.phase or nil
-    if r.name and r.name:find("^ProfilerStep#") then
-      e.step = r.name
-      e.is_step = true
-    end
-    local p = r.name and phase_of(r.name)
-    if p and (e.phase == nil or e.phase == "forward") then e.phase = p end
-    if e.step and e.phase == nil and not e.is_step then e.phase = "forward" end
-    if parent then parent.self = parent.self - r.dur end
-    stack[#stack + 1] = e
+    push(stack, e)
   end
   return evs
 end
@@ -348,21 +357,8 @@ local function acc_feed(acc, rows, final)
         acc_close(acc, top)
       else break end
     end
-    local parent = stack[#stack]
-    e.depth = #stack
-    e.self = r.dur
-    e.step = parent and parent.step or nil
-    e.phase = parent and parent.phase or nil
-    if r.name and r.name:find("^ProfilerStep#") then
-      e.step = r.name
-      e.is_step = true
-      acc.steps[#acc.steps + 1] = r.dur
-    end
-    local p = r.name and phase_of(r.name)
-    if p and (e.phase == nil or e.phase == "forward") then e.phase = p end
-    if e.step and e.phase == nil and not e.is_step then e.phase = "forward" end
-    if parent then parent.self = parent.self - r.dur end
-    stack[#stack + 1] = e
+    push(stack, e)
+    if e.is_step then acc.steps[#acc.steps + 1] = r.dur end
     if e.depth == 0 then run_add(acc, th.run, r.ts, r.ts + r.dur, "thread " .. e.key) end
   end
   table.sort(dev, function(a, b) return a.ts < b.ts end)
