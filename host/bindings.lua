@@ -163,6 +163,8 @@ B.functions = {
   "roofline_opcosts_n(c: opcosts) -> size = dlb_opcosts_n(c)",
   "_roofline_ops(c: opcosts, dev: struct dlb_roof) -> r: struct dlb_roof_result = check dlb_opcosts_roofline(c, &dev, NULL, NULL, &r)",
   "_roofline_ops_per(c: opcosts, dev: struct dlb_roof) -> r: struct dlb_roof_result, t: double{dlb_opcosts_n(c)}, b: int{dlb_opcosts_n(c)} = check dlb_opcosts_roofline(c, &dev, t, b, &r)",
+  "_roofline_ops_attn(dev: struct dlb_roof, flops: numbers <roofline: flops>, bytes: numbers == #flops <roofline: bytes>, gemm: numbers == 4 * #flops <gemm>, attention: ints == #flops <attention>) -> r: struct dlb_roof_result, t: double{#flops}, b: int{#flops} = check dlb_roofline_ops_attn(&dev, flops, bytes, gemm, attention, #flops, t, b, &r)",
+  "_roofline_op_time_run(dev: struct dlb_roof, flops0: number, flops1: number, bytes0: number, bytes1: number, lo: number, hi: number, cap: number, attention: bool, min_time: number = 0) -> r: struct dlb_roof_result = check dlb_op_time_run(&dev, flops0, flops1, bytes0, bytes1, lo, hi, cap, attention, min_time, &r)",
   -- stats (graphs/stats/dlb_stats.h)
   "stats_percentiles(list: numbers <percentile: list>, ps: numbers <percentile: p>) -> out: double{#ps} = check dlb_percentiles(list, #list, ps, #ps, out)",
   "stats_mean(list: numbers <mean: list>, kind: int) -> v: double = check dlb_mean(list, #list, kind, &v)",
@@ -406,6 +408,19 @@ function core.roofline_ops(c, dev, per_op)
   local r, t, b = core._roofline_ops_per(c, dev)
   for i = 1, #b do b[i] = b[i] == E.DLB_BOUND_MEMORY and "memory" or "compute" end
   return bound(r), t, b
+end
+
+-- flops, bytes: n numbers; gemm: 4n numbers (m, n, k, batch; m = 0 for an op that is not a
+-- matmul); attention: n flags (1: a fused attention kernel) -> result, times, bounds
+function core.roofline_ops_attn(dev, flops, bytes, gemm, attention)
+  local r, t, b = core._roofline_ops_attn(dev, flops, bytes, gemm, attention)
+  for i = 1, #b do b[i] = b[i] == E.DLB_BOUND_MEMORY and "memory" or "compute" end
+  return bound(r), t, b
+end
+-- the rule summed over ops j = lo..hi of flops0 + flops1 min(j, cap) FLOPs and bytes0 +
+-- bytes1 min(j, cap) bytes (cap < 0: none), each at least min_time -> result (sums)
+function core.roofline_op_time_run(dev, flops0, flops1, bytes0, bytes1, lo, hi, cap, attention, min_time)
+  return bound(core._roofline_op_time_run(dev, flops0, flops1, bytes0, bytes1, lo, hi, cap, attention, min_time))
 end
 
 function core.roofline_opcosts_new(flops, bytes)

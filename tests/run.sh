@@ -33,6 +33,11 @@ one() {
   local out="$log/$i.out" err="$log/$i.err" rc line p f
   local t0=$SECONDS
   timeout 600 "$@" >"$out" 2>"$err"; rc=$?
+  # this subshell's children's CPU time (bash's times: the second line, user then system)
+  # (written to a file first: `times` in a command substitution would report that subshell's)
+  local cpu
+  times >"$log/$i.times"
+  cpu=$(sed -n 2p "$log/$i.times" | awk '{ for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } } END { printf "%.0f", s }')
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
   if [ -n "$line" ]; then
     p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
@@ -42,11 +47,11 @@ one() {
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # a crash after the summary still fails
   {
     if [ "$f" -ne 0 ]; then
-      printf 'FAIL %-40s %s passed, %s failed (exit %s, %ss)\n' "$name" "$p" "$f" "$rc" $((SECONDS - t0))
+      printf 'FAIL %-40s %s passed, %s failed (exit %s, %ss, %s CPU-s)\n' "$name" "$p" "$f" "$rc" $((SECONDS - t0)) "$cpu"
       grep -E '^not ok' "$out" | sed 's/^/     /'
       sed 's/^/     | /' "$err" | tail -n 40
     else
-      printf 'ok   %-40s %s passed (%ss)\n' "$name" "$p" $((SECONDS - t0))
+      printf 'ok   %-40s %s passed (%ss, %s CPU-s)\n' "$name" "$p" $((SECONDS - t0)) "$cpu"
     fi
   } >"$log/$i.report"
   echo "$p $f" >"$log/$i.counts.tmp" && mv "$log/$i.counts.tmp" "$log/$i.counts"

@@ -58,6 +58,26 @@ DLB_API int dlb_roofline_ops(const dlb_roof *d, const double *flops, const doubl
 ** NULL) DLB_BOUND_COMPUTE or DLB_BOUND_MEMORY. */
 DLB_API int dlb_op_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
                         double *time, int *bound);
+/* dlb_roofline_ops with fused-attention marks: attention (may be NULL) holds n flags, an
+** op whose flag is nonzero is a fused attention kernel timed at d->attn_eff of d->peak when
+** that is set (as the analysis marks FlashAttention in a graph; dlb.serve's prefill and
+** decode kernels). */
+DLB_API int dlb_roofline_ops_attn(const dlb_roof *d, const double *flops, const double *bytes,
+                                  const double *gemm, const int *attention, size_t n,
+                                  double *op_time, int *op_bound, dlb_roof_result *out);
+/* The per-op rule over a run of ops that grow with a counter (a decode step's attention as
+** the KV cache grows by one token a step): op j, for every integer j in [lo, hi], moves
+** bytes0 + bytes1 min(j, cap) bytes and does flops0 + flops1 min(j, cap) FLOPs (cap < 0: no
+** cap; a sliding window stops the growth at cap), and takes max(t_j, min_time) seconds, t_j
+** the rule of dlb_op_time (attention != 0: a fused attention kernel, as
+** dlb_roofline_ops_attn; no gemm shape) and min_time a lower bound per op (an asynchronous
+** launch interval; 0 for none). out receives the sums (time, flops, bytes,
+** memory_bound_time, n_memory_bound) and the whole run's compute and memory times. Every
+** op is evaluated, not a closed form, so a change to the rule reaches this sum too; at most
+** 2^31 ops. */
+DLB_API int dlb_op_time_run(const dlb_roof *d, double flops0, double flops1, double bytes0,
+                            double bytes1, double lo, double hi, double cap, int attention,
+                            double min_time, dlb_roof_result *out);
 /* The fraction of the device's matrix throughput a matmul [m,k] x [k,n], `batch` times,
 ** can use (0, 1]: the product of
 ** - GPU tile and wave quantisation (sm_count and gemm_tile set): the output is cut into

@@ -236,6 +236,68 @@ int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes
   return roofline_ops(d, flops, bytes, gemm, NULL, n, op_time, op_bound, out);
 }
 
+/* Per-op roofline over arrays with attention marks; see the header. */
+int dlb_roofline_ops_attn(const dlb_roof *d, const double *flops, const double *bytes,
+                          const double *gemm, const int *attention, size_t n, double *op_time,
+                          int *op_bound, dlb_roof_result *out) {
+  if (attention == NULL) return roofline_ops(d, flops, bytes, gemm, NULL, n, op_time, op_bound, out);
+  char *attn = dlb_malloc(n ? n : 1);
+  if (attn == NULL) return dlb_fail(DLB_ENOMEM, "roofline: out of memory for %zu ops", n);
+  for (size_t i = 0; i < n; i++) attn[i] = attention[i] != 0;
+  int st = roofline_ops(d, flops, bytes, gemm, attn, n, op_time, op_bound, out);
+  dlb_free(attn);
+  return st;
+}
+
+/* The rule over a run of growing ops; see the header. */
+int dlb_op_time_run(const dlb_roof *d, double flops0, double flops1, double bytes0,
+                    double bytes1, double lo, double hi, double cap, int attention,
+                    double min_time, dlb_roof_result *out) {
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "op time run: out is NULL");
+  if (bad_cost(flops0) || bad_cost(flops1) || bad_cost(bytes0) || bad_cost(bytes1))
+    return dlb_fail(DLB_EINVAL, "op time run: flops0, flops1, bytes0 and bytes1 must be >= 0 "
+                    "and finite (got %g, %g, %g, %g)", flops0, flops1, bytes0, bytes1);
+  if (bad_cost(lo) || !isfinite(hi) || lo != floor(lo) || hi != floor(hi))
+    return dlb_fail(DLB_EINVAL, "op time run: lo and hi must be whole numbers, lo >= 0 (got %g, %g)",
+                    lo, hi);
+  if (hi - lo >= 2147483648.0)
+    return dlb_fail(DLB_EINVAL, "op time run: %g ops is more than 2^31", hi - lo + 1);
+  if (!isfinite(cap)) return dlb_fail(DLB_EINVAL, "op time run: cap must be finite (< 0: none)");
+  if (bad_cost(min_time))
+    return dlb_fail(DLB_EINVAL, "op time run: min_time must be >= 0 and finite, got %g", min_time);
+  const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
+  double tt = 0, tf = 0, tb = 0, tmem = 0, nmem = 0;
+  for (double j = lo; j <= hi; j += 1) {
+    double x = cap >= 0 && j > cap ? cap : j;
+    double f = flops0 + flops1 * x, b = (bytes0 + bytes1 * x) * scale;
+    int mb;
+    double t = dlb_op_time_raw(d, f, b, NULL, attention, &mb);
+    if (t < min_time) { t = min_time; mb = 0; }
+    if (cap >= 0 && j > cap) { /* every op from here on is the same */
+      double k = hi - j + 1;
+      tt += t * k; tf += f * k; tb += b * k;
+      if (mb) { tmem += t * k; nmem += k; }
+      break;
+    }
+    tt += t; tf += f; tb += b;
+    if (mb) { tmem += t; nmem += 1; }
+  }
+  out->flops = tf;
+  out->bytes = tb;
+  out->compute_time = tf / (d->peak * d->flops_eff);
+  out->memory_time = tb / (d->bw * d->bw_eff);
+  if (!isfinite(tt) || !isfinite(out->compute_time) || !isfinite(out->memory_time))
+    return dlb_fail(DLB_ENUMERIC, "op time run: the time overflows");
+  out->time = tt;
+  out->util = tt > 0 ? tf / (tt * d->peak) : 0;
+  out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  out->memory_bound_time = tmem;
+  out->n_memory_bound = nmem;
+  return DLB_OK;
+}
+
 /* The memory rule of a step; see the header. */
 int dlb_step_memory(int schedule, double w, double g, double o, double act, double slack,
                     double *out) {

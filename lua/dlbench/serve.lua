@@ -7,10 +7,11 @@
 -- are in serve_batch.lua; both are installed here. See docs/serve.md.
 --
 -- Every step is a list of per-op costs (FLOPs, bytes, matmul shape, fused-attention mark)
--- evaluated with the per-op rule of graphs/hw/roofline.c (dlb_op_time_raw and
--- dlb_gemm_efficiency, ported below as a closed form so that a sweep can reuse it across
--- batch sizes; tests/lua/test_serve.lua checks it against dlb.roofline.time op by op).
+-- timed by the one per-op rule of graphs/hw/roofline.c: a step's ops in one call
+-- (dlb_roofline_ops_attn), and a decode phase's attention, which grows by one token of
+-- cache a step, by dlb_op_time_run (the rule summed over the steps, in C).
 local hwmod = require "dlbench.hw"
+local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
 
@@ -114,8 +115,17 @@ function M.config(opts, fn)
   -- attention_eff has it): attn_eff of that peak where known, else flops_eff
   local ae = opts.attn_eff and posnum(fn, "attn_eff", opts.attn_eff, 3) or dev:attention_eff(c.act)
   if not (ae > 0) then ae = roof.flops_eff end
-  roof.attn_rate = (dev.peak[c.act] or roof.peak) * ae
   c.roof = roof
+  -- the devices the per-op rule sees: the GEMMs' and the other ops' at the compute dtype,
+  -- the attention kernels' at the activation dtype with attn_eff; without the rule's
+  -- kernel_overhead, since serving's launch model (c.launch, c.launch_mode below) adds it
+  local op_roof, attn_roof = {}, {}
+  for k, v in pairs(roof) do op_roof[k], attn_roof[k] = v, v end
+  op_roof.kernel_overhead, attn_roof.kernel_overhead = 0, 0
+  attn_roof.peak, attn_roof.attn_eff = dev.peak[c.act] or roof.peak, ae
+  local okc, err = pcall(core.roof_check, attn_roof)
+  if not okc then fail(fn, "attn_eff: " .. tostring(err):gsub("^[^%s:]+:%d+: ", ""), 3) end
+  c.op_roof, c.attn_roof = op_roof, attn_roof
   c.cuda_graphs = opts.cuda_graphs and true or false
   c.fused = opts.fused and true or false
   c.kv_reuse = opts.kv_reuse ~= false
@@ -149,65 +159,6 @@ end
 
 doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, comm_latency=, link=, fused=, kv_reuse=true} -> config",
   "a resolved serving configuration: the device, dtypes and bytes per weight, parallelism, and the per-op roofline parameters every dlb.serve call uses")
-
--- == the per-op rule (graphs/hw/roofline.c, closed form) ========================
-
-local function pad(x, t)
-  if not (t >= 1) or not (x > 0) then return 1 end
-  return x / (math.ceil(x / t) * t)
-end
-
-local function level_bw(r, bytes)
-  local bw, size = r.bw, math.huge
-  for i = 1, 4 do
-    local ls, lb = r["level" .. i .. "_size"], r["level" .. i .. "_bw"]
-    if ls and ls > 0 and bytes <= ls and ls < size then
-      size = ls
-      bw = (lb or 0) > r.bw and lb or r.bw
-    end
-  end
-  return bw
-end
-
--- dlb_gemm_efficiency (graphs/hw/roofline.c) without the CPU packing term (devices with
--- measured cache levels only; serving studies use catalogue GPUs).
-local function gemm_q(r, m, n, k, batch)
-  if not (m > 0) or not (n > 0) or not (k > 0) then return 1 end
-  if not (batch >= 1) then batch = 1 end
-  local q = 1
-  local sm, tm, tn = r.sm_count or 0, r.gemm_tile_m or 0, r.gemm_tile_n or 0
-  if sm >= 1 and tm >= 1 and tn >= 1 then
-    local tiles = math.ceil(m / tm) * math.ceil(n / tn) * batch
-    local split, kmax = math.floor(sm / tiles), math.floor(k / 256)
-    if split > kmax then split = kmax end
-    if split < 1 then split = 1 end
-    local waves = math.ceil(tiles * split / sm)
-    q = q * (m * n * batch * split) / (waves * sm * tm * tn)
-  end
-  if (r.systolic or 0) >= 1 then q = q * pad(k, r.systolic) * pad(n, r.systolic) end
-  if (r.vector_width or 0) >= 1 then q = q * pad(n, r.vector_width) end
-  if q > 0 and q <= 1 then return q end
-  return 1
-end
-M._gemm_q = gemm_q
-
--- One op's time without the launch cost (dlb_op_time_raw less kernel_overhead) and
--- whether it is memory-bound.
-local function op_time(r, flops, bytes, m, n, k, batch, attention)
-  local ct
-  if attention and r.attn_rate then
-    ct = flops / r.attn_rate
-  elseif attention and (r.attn_eff or 0) > 0 then
-    ct = flops / (r.peak * r.attn_eff)
-  else
-    local q = m and gemm_q(r, m, n, k, batch or 1) or 1
-    ct = flops / (r.peak * r.flops_eff * q)
-  end
-  local mt = (bytes > 0 and bytes + (r.half_bw_bytes or 0) or 0) / (level_bw(r, bytes) * r.bw_eff)
-  if mt > ct then return mt, true end
-  return ct, false
-end
-M._op_time = op_time
 
 -- == a step's ops =================================================================
 
@@ -303,7 +254,6 @@ M._attn_cost = attn_cost
 local function step(s, c, B, n, p, opts)
   opts = opts or {}
   local T = B * n
-  local r = c.roof
   local res = { time = 0, flops = 0, bytes = 0, comm = 0, launch = 0, kernels = 0,
     memory_bound_time = 0, by_op = {} }
   local L = opts.layers or s.layers
@@ -335,6 +285,13 @@ local function step(s, c, B, n, p, opts)
     if attention then res.attn_launch = res.attn_launch + x * count end
   end
   res.attn_launch = 0
+  -- the step's kernels in order, {name, flops, bytes, count, gemm = {m, n, k, batch} or
+  -- nil, attention = bool} (collectives carry their time), timed below by the per-op rule
+  -- in two calls: the attention kernels at the activation dtype, the rest at compute's
+  local list = {}
+  local function put(name, fl, by, count, gemm, attention)
+    list[#list + 1] = { name, fl, by, count, gemm, attention }
+  end
   local kinds = { { false, L - nmoe } }
   if nmoe > 0 then kinds[2] = { true, nmoe } end
   for _, kd in ipairs(kinds) do
@@ -345,23 +302,16 @@ local function step(s, c, B, n, p, opts)
           local link = c.link(c.tp)
           local t = require("dlbench.parallel").allreduce { bytes = op.comm, n = c.tp,
             bw = link.bw, latency = link.latency or 0 }
-          res.comm = res.comm + t * count
-          add(op.name, t, 0, 0, false, count)
-        else
-          if op.attention then
-            for _, gp in ipairs(groups) do
-              if gp[1] > 0 and gp[2] > 0 then
-                local fl, by = attn_cost(s, c, gp[1], gp[2], gp[3])
-                local t, mb = op_time(r, fl, by, nil, nil, nil, nil, true)
-                add(op.name, t, fl, by, mb, count)
-                kernel(t, count, true)
-              end
+          list[#list + 1] = { op.name, 0, 0, count, comm = t }
+        elseif op.attention then
+          for _, gp in ipairs(groups) do
+            if gp[1] > 0 and gp[2] > 0 then
+              local fl, by = attn_cost(s, c, gp[1], gp[2], gp[3])
+              put(op.name, fl, by, count, nil, true)
             end
-          else
-            local t, mb = op_time(r, op.flops, op.bytes, op.m, op.n, op.k, op.batch, false)
-            add(op.name, t, op.flops, op.bytes, mb, count)
-            kernel(t, count)
           end
+        else
+          put(op.name, op.flops, op.bytes, count, op.m and { op.m, op.n, op.k, op.batch or 1 })
         end
       end
     end
@@ -372,18 +322,35 @@ local function step(s, c, B, n, p, opts)
     local d, V = s.hidden, s.vocab / c.tp
     local ab = c.abytes
     for _, m in ipairs(opts.mix or {}) do B = B + m[1] end
-    local emb = T * d * ab * 2
-    local t = op_time(r, 0, emb, nil)
-    add("embedding", t, 0, emb, true, 1)
-    kernel(t, 1)
-    local nb = 2 * B * d * ab
-    t = op_time(r, 4 * B * d, nb, nil)
-    add("final_norm", t, 4 * B * d, nb, true, 1)
-    kernel(t, 1)
-    local hb = d * V * ab + ab * (B * d + B * V)
-    local ht, hm = op_time(r, 2 * B * d * V, hb, B, V, d, 1)
-    add("lm_head", ht, 2 * B * d * V, hb, hm, 1)
-    kernel(ht, 1)
+    put("embedding", 0, T * d * ab * 2, 1)
+    put("final_norm", 4 * B * d, 2 * B * d * ab, 1)
+    put("lm_head", 2 * B * d * V, d * V * ab + ab * (B * d + B * V), 1, { B, V, d, 1 })
+  end
+  local sets = { { c.op_roof, false }, { c.attn_roof, true } }
+  for _, set in ipairs(sets) do
+    local fl, by, gm, at, idx = {}, {}, {}, {}, {}
+    for i, e in ipairs(list) do
+      if not e.comm and (e[6] and true or false) == set[2] then
+        local k = #fl + 1
+        fl[k], by[k], at[k], idx[k] = e[2], e[3], e[6] and 1 or 0, i
+        local g = e[5]
+        gm[4 * k - 3], gm[4 * k - 2], gm[4 * k - 1], gm[4 * k] =
+          g and g[1] or 0, g and g[2] or 0, g and g[3] or 0, g and g[4] or 0
+      end
+    end
+    if #fl > 0 then
+      local _, t, b = core.roofline_ops_attn(set[1], fl, by, gm, at)
+      for k, i in ipairs(idx) do list[i].t, list[i].mb = t[k], b[k] == "memory" end
+    end
+  end
+  for _, e in ipairs(list) do
+    if e.comm then
+      res.comm = res.comm + e.comm * e[4]
+      add(e[1], e.comm, 0, 0, false, e[4])
+    else
+      add(e[1], e.t, e[2], e[3], e.mb, e[4])
+      kernel(e.t, e[4], e[6])
+    end
   end
   res.time = res.time + res.launch + c.step_overhead
   return res
@@ -588,56 +555,6 @@ end
 doc.doc(M.decode, "dlb.serve.decode(model, {hw=, batch=1, context=1024, ...}) -> cost",
   "one decode step: r.tpot (s), r.tokens_per_s (per replica), r.tokens_per_s_gpu, r.intensity, r.ridge, r.bound")
 
--- Σ over c = lo..hi of max(a0 + a1 c, b0 + b1 c): exact for the two linear pieces.
-local function sum_lin(a, b, lo, hi)
-  if hi < lo then return 0 end
-  local n = hi - lo + 1
-  return n * a + b * (lo + hi) * n / 2
-end
--- Σ over c = lo..hi of the max of lines {{a, b}, ...} (a + b c): the upper envelope is
--- convex, so split the range at the lines' crossings and sum the top line in each piece.
-local function sum_env(lines, lo, hi)
-  if hi < lo then return 0 end
-  local cuts = { lo - 1, hi }
-  for i = 1, #lines do
-    for j = i + 1, #lines do
-      local a, b = lines[i], lines[j]
-      if a[2] ~= b[2] then
-        local x = math.floor((b[1] - a[1]) / (a[2] - b[2]))
-        if x >= lo and x < hi then cuts[#cuts + 1] = x end
-      end
-    end
-  end
-  table.sort(cuts)
-  local tot = 0
-  for k = 1, #cuts - 1 do
-    local l, h = cuts[k] + 1, cuts[k + 1]
-    if h >= l then
-      local mid = 0.5 * (l + h)
-      local best, bv = nil, -math.huge
-      for _, ln in ipairs(lines) do
-        local v = ln[1] + ln[2] * mid
-        if v > bv then best, bv = ln, v end
-      end
-      tot = tot + sum_lin(best[1], best[2], l, h)
-    end
-  end
-  return tot
-end
-M._sum_env = sum_env
-
-local function sum_max(a0, a1, b0, b1, lo, hi)
-  if hi < lo then return 0 end
-  if a1 == b1 then return sum_lin(math.max(a0, b0), a1, lo, hi) end
-  local x = (b0 - a0) / (a1 - b1)  -- a = b at x; above x the steeper one is larger
-  local steep_a = a1 > b1
-  local k = math.floor(x)
-  if k < lo then k = lo - 1 elseif k > hi then k = hi end
-  local below = steep_a and sum_lin(b0, b1, lo, k) or sum_lin(a0, a1, lo, k)
-  local above = steep_a and sum_lin(a0, a1, k + 1, hi) or sum_lin(b0, b1, k + 1, hi)
-  return below + above
-end
-M._sum_max = sum_max
 
 -- The total time of the decode steps that take the cache from p0 + 1 to p0 + steps tokens
 -- (B sequences, one token each per step): every op but attention is the same at every
@@ -673,42 +590,19 @@ local function decode_sum(s, c, B, p0, steps, cache)
     if cache then cache[B] = k0 end
   end
   local base = k0.base
-  local r = c.roof
-  -- attention at context p (one layer): flops = fa * (p + 1), bytes = bq + bk * (keys + 1)
-  local ce = r.attn_rate or ((r.attn_eff or 0) > 0 and r.peak * r.attn_eff or r.peak * r.flops_eff)
-  local me = level_bw(r, bkr * (p0 + 1)) * r.bw_eff
-  local hb = r.half_bw_bytes or 0
-  -- time(p) = max(fa (p+1) / ce, (bq + bk (min(p,w) + 2) + hb) / me), p = p0 .. p0+steps-1
-  local lo, hi = p0, p0 + steps - 1
+  -- attention of one layer at the step that brings the cache to j = p + 1 keys (at most the
+  -- window w): fa j FLOPs, bq + bk + bkr j bytes; the per-op rule summed over the steps in
+  -- C (dlb_op_time_run), each kernel at least the launch interval when launches overlap,
+  -- the launch added to each when they are serial
   local w = s.window
-  -- the attention kernel's launch: serial adds it to each step, overlapped floors the
-  -- kernel's time at it
   local launch = c.cuda_graphs and 0 or c.launch
-  local lines = { { fa / ce, fa / ce }, { (bq + bkr + bk + hb) / me, bkr / me } }
-  local serial = 0
-  if c.launch_mode == "overlap" then lines[3] = { launch, 0 } else serial = launch end
-  local att
-  if w and hi + 1 > w then
-    local cut = math.max(lo, w - 1)  -- from p = cut on, keys = w
-    att = sum_env(lines, lo, cut - 1)
-    -- beyond the window: keys fixed at w, queries' span fixed at w
-    local cw = math.max(fa * w / ce, (bq + bkr * w + bk + hb) / me, lines[3] and launch or 0)
-    att = att + cw * (hi - math.max(cut, lo) + 1)
-  else
-    att = sum_env(lines, lo, hi)
-  end
-  att = att + serial * steps
+  local overlap = c.launch_mode == "overlap"
+  local run = core.roofline_op_time_run(c.attn_roof, 0, fa, bq + bk, bkr, p0 + 1, p0 + steps,
+    w or -1, true, overlap and launch or 0)
+  local att = run.time + (overlap and 0 or launch * steps)
   local total = base * steps + att * L
-  -- attention's FLOPs and bytes: growing with the context up to the window, then flat
-  local top = hi
-  if w and hi + 1 > w then top = math.max(lo, w - 1) - 1 end
-  local flat = hi - top
-  local flops = k0.flops * steps + fa * L * sum_lin(1, 1, lo, top)
-  local bytes = k0.bytes * steps + L * sum_lin(bq + bkr + bk, bkr, lo, top)
-  if flat > 0 then
-    flops = flops + fa * L * w * flat
-    bytes = bytes + L * (bq + bkr * w + bk) * flat
-  end
+  local flops = k0.flops * steps + L * run.flops
+  local bytes = k0.bytes * steps + L * run.bytes
   return total, flops, bytes
 end
 M._decode_sum = decode_sum

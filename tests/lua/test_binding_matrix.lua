@@ -156,6 +156,8 @@ local good = {
     { peak = 1e12, mem_bw = 1e11 }, CLUSTER, { workers = 8, batch = 64 } },
   { "graph_analyze", G2, 0, 0, 0, 0, true, { "b" }, { 2 }, 7 },
   { "roof_defaults" }, { "roof_check", DEV }, { "roofline_op_time", DEV, 1e9, 1e6, { 64, 64, 64, 1 } },
+  { "roofline_ops_attn", DEV, { 1e9, 1e8 }, { 1e6, 1e7 }, { 64, 64, 64, 1, 0, 0, 0, 0 }, { 0, 1 } },
+  { "roofline_op_time_run", DEV, 1e6, 1e3, 1e5, 1e4, 0, 100, 50, true, 1e-6 },
   { "roofline_step_memory", 0, 1e9, 1e9, 2e9, 1e9, 0 }, { "proc_term_width", -1 },
   { "energy_tables" }, { "energy_precisions", "45nm" }, { "energy_cost", "45nm", "fp32" },
   { "energy_step", 0.9, 3.7, 1, 5, 640, 4, 1e9, 1e6, 1e6, 1e6 },

@@ -55,25 +55,47 @@ T.test("parameters from the zoo and HF configs match the published counts", func
   T.eq(S.kv_bytes_per_token(j), 131072, "from config.json"); T.eq(j.params, 8030261248, "params")
 end)
 
-T.test("the per-op rule is dlb.roofline.time's, op by op", function()
-  local c = S.config { hw = "A100-SXM4-80GB" }
-  for _, op in ipairs {
-    { 2 * 128 * 4096 * 4096, 2 * (4096 * 4096 + 128 * 4096 * 2), 128, 4096, 4096 },
-    { 2 * 1 * 4096 * 11008, 2 * (4096 * 11008 + 4096 + 11008), 1, 11008, 4096 },
-    { 2 * 4096 * 4096 * 4096, 2 * 3 * 4096 * 4096, 4096, 4096, 4096 },
-  } do
-    local f, b, m, n, k = op[1], op[2], op[3], op[4], op[5]
-    local ref = dlb.roofline.time({ ops = { flops = { f }, bytes = { b }, gemm = { { m, n, k, 1 } } } },
-      "A100-SXM4-80GB", { precision = "fp16" })
-    local t = S._op_time(c.roof, f, b, m, n, k, 1, false) + (c.roof.kernel_overhead or 0)
-    T.near(t, ref.time, 1e-9, "op " .. m .. "x" .. n .. "x" .. k)
+T.test("every op is timed by the one per-op rule (graphs/hw/roofline.c), as dlb.roofline.time", function()
+  -- no launches (CUDA graphs) and no step overhead: a step is the sum of its ops' rule
+  local spec = S.model { layers = 2, hidden = 4096, heads = 32, ffn = 11008, vocab = 32000, mlp = "swiglu" }
+  for _, hw in ipairs { "A100-SXM4-80GB", "L40S" } do  -- L40S: SM tiles, wave quantisation
+    local c = S.config { hw = hw, cuda_graphs = true, step_overhead = 0 }
+    for _, B in ipairs { 1, 100, 4096 } do
+      local r = S._step(spec, c, B, 1, 0)
+      -- the QKV projection: [B, 4096] x [4096, 3 x 4096], fp16 weights and activations
+      local m, n, k = B, 3 * 4096, 4096
+      local f, b = 2 * m * n * k, 2 * k * n + 2 * (m * k + m * n)
+      local ref = dlb.roofline.time({ ops = { flops = { f }, bytes = { b }, gemm = { { m, n, k, 1 } } } },
+        hw, { precision = "fp16" })
+      T.near(r.by_op.qkv, 2 * (ref.time - c.roof.kernel_overhead), 1e-12, hw .. " qkv at batch " .. B)
+      -- attention (one new token, one key): a fused kernel, max(FLOPs at attn_eff of the
+      -- activation dtype's peak, (bytes + n_1/2) at the achievable bandwidth)
+      local dev = dlb.hw.get(hw)
+      local fa, ba = 4 * B * 4096, B * (2 * 4096 * 2 + 2 * 4096 * 2 * 2)
+      local want = math.max(fa / (dev.peak.fp16 * dev:attention_eff("fp16")),
+        (ba + c.roof.half_bw_bytes) / (c.roof.bw * c.roof.bw_eff))
+      T.near(r.by_op.attention, 2 * want, 1e-12, hw .. " attention at batch " .. B)
+    end
   end
-  -- a GPU with SM tiles: the wave-quantisation efficiency is dlb_gemm_efficiency's
-  local v = S.config { hw = "L40S" }
-  local ref = dlb.roofline.time({ ops = { flops = { 2 * 100 * 5000 * 3000 }, bytes = { 1e3 },
-    gemm = { { 100, 5000, 3000, 1 } } } }, "L40S", { precision = "fp16" })
-  T.near(S._op_time(v.roof, 2 * 100 * 5000 * 3000, 1e3, 100, 5000, 3000, 1, false)
-    + (v.roof.kernel_overhead or 0), ref.time, 1e-9, "L40S tiles")
+end)
+
+T.test("a run of growing ops: the rule summed in C equals the rule op by op", function()
+  local core = require "dlbench.backend"
+  local d = { peak = 1e12, mem_bw = 1e11, attn_eff = 0.5, half_bw_bytes = 1e5,
+    level1_size = 2e5, level1_bw = 1e12 }  -- a cache level: the bandwidth changes mid-run
+  for _, cap in ipairs { -1, 40 } do
+    local run = core.roofline_op_time_run(d, 1e3, 2e6, 5e3, 4e3, 3, 90, cap, true, 2e-6)
+    local t, fl, by = 0, 0, 0
+    for j = 3, 90 do
+      local x = (cap >= 0 and j > cap) and cap or j
+      local r = core.roofline_ops_attn(d, { 1e3 + 2e6 * x }, { 5e3 + 4e3 * x }, { 0, 0, 0, 0 }, { 1 })
+      t, fl, by = t + math.max(r.time, 2e-6), fl + r.flops, by + r.bytes
+    end
+    T.near(run.time, t, 1e-12, "time, cap " .. cap)
+    T.near(run.flops, fl, 1e-12, "flops"); T.near(run.bytes, by, 1e-12, "bytes")
+  end
+  local ok, err = pcall(core.roofline_op_time_run, d, 0, 1, 0, 1, 0.5, 3, -1, true)
+  assert(not ok and tostring(err):find("whole numbers", 1, true), tostring(err))
 end)
 
 T.test("decode: memory-bound at small batch, bytes = weights + KV cache", function()
@@ -148,10 +170,6 @@ T.test("generate: the closed-form decode sum equals the step-by-step sum", funct
   local t2, f2, b2 = S._decode_sum(w, cw, 4, 100, 400)
   T.near(t2, tot, 1e-9, "windowed sum")
   T.near(f2, fl, 1e-9, "windowed FLOPs"); T.near(b2, by, 1e-9, "windowed bytes")
-  -- the max of two lines summed exactly
-  local direct = 0
-  for x = 3, 40 do direct = direct + math.max(1 + 2 * x, 30 + 0.5 * x) end
-  T.near(S._sum_max(1, 2, 30, 0.5, 3, 40), direct, 1e-12, "sum_max")
   local r = S.generate(L7, { hw = "H100-SXM", batch = 8, prompt = 512, output = 128 })
   T.near(r.latency, r.ttft + 127 * r.tpot, 1e-9, "latency = ttft + (out-1) tpot")
   T.near(r.tokens_per_s, 8 * 128 / r.latency, 1e-12, "tokens/s")

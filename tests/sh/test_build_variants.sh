@@ -10,11 +10,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/src
 mkdir -p "$src"
-cp -r "$root/graphs" "$root/plots" "$root/proc" "$root/host" "$root/lua" "$root/premake5.lua" "$root/build.sh" \
+# timestamps kept (cp -p), so that make can reuse the release build's library objects below
+cp -rp "$root/graphs" "$root/plots" "$root/proc" "$root/host" "$root/lua" "$root/premake5.lua" "$root/build.sh" \
   "$root/LICENSE" "$root/README.md" "$src/"
 mkdir -p "$src/docs" && cp "$root/docs/dlbench.1" "$src/docs/"
 mkdir -p "$src/tests" # no test programs: the variant builds the library and the executable
-mkdir -p "$src/build" && cp -r "$root/build/gen" "$src/build/" # protoc-c's ONNX code (build.sh)
+mkdir -p "$src/build" && cp -rp "$root/build/gen" "$src/build/" # protoc-c's ONNX code (build.sh)
+# The library's objects and archives of the release build already made (same compiler, same
+# flags but -Werror, which changes no code): make reuses them where no source or header is
+# newer, so the variant compiles only what it changes (the host, without a line editor) and
+# links. Without a release build it compiles everything, as a distribution's build does.
+for d in obj/static/release obj/proc_static/release lib/static; do
+  [ -d "$root/build/$d" ] && mkdir -p "$src/build/$d" && cp -rp "$root/build/$d/." "$src/build/$d/"
+done
 premake=premake4
 command -v premake5 >/dev/null 2>&1 && premake=premake5
 
