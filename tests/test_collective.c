@@ -107,7 +107,7 @@ static void hierarchical(void) {
   CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 32, 0, &inter, &flat) == 0);
   CHECK(c.time < flat.time);
   /* cluster dispatch: within a node on intra, across nodes hierarchically */
-  dlb_par_cluster cl = { 8, 4, intra, inter };
+  dlb_par_cluster cl = { 8, 4, intra, inter, 0, 0, 0 };
   dlb_par_coll d;
   CHECK(dlb_par_allreduce_cluster(S, 8, DLB_ALGO_RING, &cl, &d) == DLB_OK);
   CHECK_NEAR(d.time, 14 * 1e-6 + 1.75 * S / 100e9, 1e-12);
@@ -138,34 +138,35 @@ static void bad_input(void) {
 static void bad_cluster(void) {
   dlb_par_coll c;
   dlb_par_link neg = { -1, 0, 0 }, one = { 1, 0, 0 }, good = { 100e9, 1e-6, 1 };
-  dlb_par_cluster cl = { 0, 2, neg, one };
+  dlb_par_cluster cl = { 0, 2, neg, one, 0, 0, 0 };
   CHECK(dlb_par_allreduce_cluster(1e9, 16, DLB_ALGO_RING, &cl, &c) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "intra: link bandwidth must be a positive") != NULL);
   CHECK(dlb_par_cluster_check("x", &cl, 0) == DLB_EINVAL);
-  dlb_par_cluster frac = { 2.5, 2, good, good };
+  dlb_par_cluster frac = { 2.5, 2, good, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &frac, 0) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "x: cluster per_node must be a whole number >= 1, got 2.5") != NULL);
-  dlb_par_cluster neg_nodes = { 8, -1, good, good };
+  dlb_par_cluster neg_nodes = { 8, -1, good, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &neg_nodes, 0) == DLB_EINVAL);
   dlb_par_link lat = { 1e9, -1, 1 }, nanbw = { NAN, 0, 1 }, eff = { 1e9, 0, 2 };
-  dlb_par_cluster l1 = { 8, 2, good, lat }, l2 = { 8, 2, nanbw, good }, l3 = { 8, 2, good, eff };
+  dlb_par_cluster l1 = { 8, 2, good, lat, 0, 0, 0 }, l2 = { 8, 2, nanbw, good, 0, 0, 0 },
+                  l3 = { 8, 2, good, eff, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &l1, 0) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "latency") != NULL);
   CHECK(dlb_par_cluster_check("x", &l2, 0) == DLB_EINVAL);
   CHECK(dlb_par_cluster_check("x", &l3, 0) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "efficiency") != NULL);
   dlb_par_link none = { 0, 0, 0 };
-  dlb_par_cluster nolink = { 8, 2, none, none };
+  dlb_par_cluster nolink = { 8, 2, none, none, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &nolink, 0) == DLB_EINVAL);
   /* devices must fit a sized cluster: 8 x 2 = 16 */
-  dlb_par_cluster ok = { 8, 2, good, good };
+  dlb_par_cluster ok = { 8, 2, good, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &ok, 16) == DLB_OK);
   CHECK(dlb_par_cluster_check("x", &ok, 17) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "17 devices do not fit the cluster of 2 nodes x 8 per node") != NULL);
   CHECK(dlb_par_allreduce_cluster(1e9, 32, DLB_ALGO_RING, &ok, &c) == DLB_EINVAL);
   CHECK(dlb_par_allreduce_cluster(1e9, 2.5, DLB_ALGO_RING, &ok, &c) == DLB_EINVAL);
   /* an unsized flat tier takes any number of ranks; an absent link is bw 0 */
-  dlb_par_cluster flat = { 0, 0, none, good };
+  dlb_par_cluster flat = { 0, 0, none, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &flat, 4096) == DLB_OK);
   CHECK(dlb_par_allreduce_cluster(1e9, 4096, DLB_ALGO_RING, &flat, &c) == DLB_OK);
 }
