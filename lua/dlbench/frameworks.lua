@@ -289,6 +289,17 @@ function M.plan_defaults(p, zero)
   return d
 end
 
+-- The host-side model (issue [19]; dlb_roof host_op / host_layer, graphs/hw/roofline_impl.h
+-- dlb_timeline): what the profile's host spends to issue one op (dispatch.per_op: Python, the
+-- dispatcher, the launch call) and, where the stack runs Python per layer, per layer and
+-- forward pass (dispatch.per_layer). A compiled stack (XLA, CUDA graphs) issues the step
+-- as one launch: per_op 0. No dispatch (framework "none"): no host model, 0 and 0.
+function M.host_of(p)
+  local d = type(p) == "table" and p.dispatch or nil
+  if type(d) ~= "table" then return 0, 0 end
+  return d.per_op or 0, d.per_layer or 0
+end
+
 -- The recompute choice of a plan under profile p: nil (try both) unless the profile offers
 -- no full recompute.
 function M.offers(p, policy)
@@ -316,6 +327,9 @@ doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string
   "the provenance as one printed line")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
   .. "slack=, gather_tensors=}", "the planner options a profile sets when the caller does not")
+doc.doc(M.host_of, "dlb.frameworks.host_of(profile) -> per_op, per_layer",
+  "the host-side model's seconds per op issued and per layer forward a profile sets (the "
+  .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")
 doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",
   "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\")")
 doc.doc(M.default_calibration, "dlb.frameworks.default_calibration([\"catalogue\" | \"validated\"]) -> name",

@@ -23,6 +23,10 @@ local check_cluster, cluster_of, is_catalogue = base.check_cluster, base.cluster
 -- devices and clusters (lua/dlbench/parallel_base.lua)
 
 M.device, M.cluster = base.device, base.cluster
+M.mem_pressure, M.PRESSURE_MARGIN = base.mem_pressure, base.PRESSURE_MARGIN
+doc.doc(M.mem_pressure, "dlb.parallel.mem_pressure(need, cap) -> frac, reason|nil",
+  "memory pressure (issue [19]): need / cap, and a reason when the peak is within "
+  .. "PRESSURE_MARGIN (10%) of capacity: the time of such a step is flagged UNRELIABLE")
 
 
 ------------------------------------------------------------------------------------------

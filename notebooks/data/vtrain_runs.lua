@@ -41,7 +41,7 @@ return function(dir)
       model = { builder = "gpt", opts = { layers = l, hidden = h, heads = a, vocab = 50257,
         context = s, seq = s } },
       params = params,
-      hw = "A100-SXM4-40GB", devices = g,
+      hw = "A100-SXM4-80GB", devices = g,
       layout = { dp = dp, tp = tp, pp = pp, micro_batch = mb, global_batch = gb,
         schedule = "1f1b", recompute = "full" },
       precision = "mixed", seq = s, framework = "Megatron-LM",
