@@ -345,7 +345,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     double t = ef + eb + x;
     if (t > T) {
       T = t; worst = d; xt = x;
-      idle = (ef - s->f - s->tpf) + (eb - s->b - s->tpb);
+      idle = fmax(0, ef - s->f - s->tpf) + fmax(0, eb - s->b - s->tpb);
     }
     double su = dlb_stream_time(s->upd, s->hu);
     if (su > upd) upd = su;
