@@ -341,11 +341,12 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     ** one stream, Megatron-LM: not overlapped) and the host's; the host and device meet at
     ** every pipeline send/receive (Megatron-LM p2p_communication.py: torch.cuda.synchronize()
     ** after batch_isend_irecv), so per phase (dlb_stream_time) */
-    double ef = dlb_stream_time(s->f + s->tpf, s->hf), eb = dlb_stream_time(s->b + s->tpb, s->hb);
+    double df = s->f + s->tpf, db = s->b + s->tpb;
+    double ef = dlb_stream_time(df, s->hf), eb = dlb_stream_time(db, s->hb);
     double t = ef + eb + x;
     if (t > T) {
       T = t; worst = d; xt = x;
-      idle = fmax(0, ef - s->f - s->tpf) + fmax(0, eb - s->b - s->tpb);
+      idle = (s->hf > df ? s->hf - df : 0) + (s->hb > db ? s->hb - db : 0);
     }
     double su = dlb_stream_time(s->upd, s->hu);
     if (su > upd) upd = su;

@@ -294,10 +294,18 @@ end
 -- dispatcher, the launch call) and, where the stack runs Python per layer, per layer and
 -- forward pass (dispatch.per_layer). A compiled stack (XLA, CUDA graphs) issues the step
 -- as one launch: per_op 0. No dispatch (framework "none"): no host model, 0 and 0.
-function M.host_of(p)
+-- With calibration "validated", the CALIBRATED host seconds per op of lua/dlbench/hw_calibrated.lua
+-- where the profile has one (fitted by notebooks/validation.lua on the vTrain rows).
+function M.host_of(p, calibration)
   local d = type(p) == "table" and p.dispatch or nil
   if type(d) ~= "table" then return 0, 0 end
-  return d.per_op or 0, d.per_layer or 0
+  local per_op = d.per_op or 0
+  if calibration == "validated" then
+    local h = require("dlbench.hw_calibrated").host
+    local c = h and h[p.name]
+    if c then per_op = c[1] end
+  end
+  return per_op, d.per_layer or 0
 end
 
 -- The recompute choice of a plan under profile p: nil (try both) unless the profile offers
@@ -327,7 +335,7 @@ doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string
   "the provenance as one printed line")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
   .. "slack=, gather_tensors=}", "the planner options a profile sets when the caller does not")
-doc.doc(M.host_of, "dlb.frameworks.host_of(profile) -> per_op, per_layer",
+doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, per_layer",
   "the host-side model's seconds per op issued and per layer forward a profile sets (the "
   .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")
 doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",

@@ -228,7 +228,7 @@ local function setup(fname, o)
   -- the host-side model (issue [19]): the profile's dispatch cost per op and per layer,
   -- unless the device given says its own
   if dev and dev.host_op == nil and dev.host_layer == nil then
-    dev.host_op, dev.host_layer = fw.host_of(prof)
+    dev.host_op, dev.host_layer = fw.host_of(prof, calibration)
   end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
   local ls = layers_of(fname, lsrc, o, fuse)

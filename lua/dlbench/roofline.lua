@@ -318,7 +318,7 @@ function M.time(s, dev, opts)
   local akernel = nil
   if prof.name ~= "none" then roof.attn_eff, akernel = fw.attention_eff(prof, dev, prec) end
   -- the host-side model: the profile's host issues every op (dlb_timeline in the per-op rule)
-  roof.host_op, roof.host_layer = fw.host_of(prof)
+  roof.host_op, roof.host_layer = fw.host_of(prof, calibration)
   local slack = opts.slack
   if slack == nil and prof.slack ~= nil then slack = prof.slack end
 
