@@ -10,7 +10,8 @@
 --      same kind: model FLOPs, or hardware FLOPs with the recompute forward);
 --   3. CALIBRATE one parameter with a physical meaning per chip and execution units,
 --      flops_eff (the achievable fraction of peak of the compute-bound kernels), on a
---      calibration subset (every third row in id order), and report the error on the other
+--      calibration subset (each row's stored role, "fit"; the split of commit 841b5a7, every
+--      third row in id order, written into the data), and report the error on the other
 --      rows only (held out). Rows whose source lacks what the model needs are excluded from
 --      scoring, each with its reason printed.
 -- Prints the table, the default and calibrated held-out median / p90 |error|, and draws a

@@ -1,5 +1,5 @@
 -- dlbench.hw_calibrated — CALIBRATED catalogue data (issue [18] item 3): the per-chip
--- efficiencies notebooks/validation.lua fits on its calibration rows (every third row of
+-- efficiencies notebooks/validation.lua fits on its calibration rows (the rows whose stored role is "fit": every third row of
 -- notebooks/data/validation_runs.lua in id order; the held-out rows are never used), used
 -- when a call asks calibration = "validated" (the default is "catalogue": the datasheet and
 -- paper values of hw_catalog.lua; docs/frameworks.md says why). Each value lists the rows it
