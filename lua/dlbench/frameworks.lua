@@ -22,6 +22,7 @@ local FILES = {
   { "none", "none" },
   { "megatron-lm", "megatron_lm" },
   { "megatron-core", "megatron_core" },
+  { "megatron-core-cudagraphs", "megatron_core_cudagraphs" },
   { "nemo", "nemo" },
   { "pytorch-ddp", "pytorch_ddp" },
   { "pytorch1-ddp", "pytorch1_ddp" },
@@ -39,7 +40,8 @@ local FILE = {}
 for _, f in ipairs(FILES) do FILE[f[1]] = f[2] end
 -- other spellings users type
 local ALIAS = { megatron = "megatron-lm", ["megatron-lm-2021"] = "megatron-lm",
-  mcore = "megatron-core", te = "megatron-core", ["transformer-engine"] = "megatron-core",
+  mcore = "megatron-core", te = "megatron-core", ["cuda-graphs"] = "megatron-core-cudagraphs",
+  cudagraphs = "megatron-core-cudagraphs", ["transformer-engine"] = "megatron-core",
   ddp = "pytorch-ddp", pytorch = "pytorch-ddp", torch = "pytorch-ddp",
   fsdp1 = "fsdp", zero1 = "deepspeed-zero1", zero2 = "deepspeed-zero2", zero3 = "deepspeed-zero3",
   deepspeed = "deepspeed-zero3", jax = "maxtext", xla = "maxtext", tensorflow = "tensorflow1",

@@ -51,6 +51,13 @@ T.test("the host-side model: a starved GPU waits for its host, per op and per la
   assert(rt.per_op.host_idle > 0 and rt.per_op.host_time > 0, "gpt2 at batch 1 is host-bound")
   local r0 = dlb.roofline.time(s, "H100-SXM", { framework = "none" })
   T.eq(r0.per_op.host_idle, 0)
+  -- CUDA graphs (a profile of its own: megatron-core's with no per-op dispatch) and XLA
+  local mc = dlb.roofline.time(s, "H100-SXM", { framework = "megatron-core" })
+  local cg = dlb.roofline.time(s, "H100-SXM", { framework = "cuda-graphs" })
+  T.eq(cg.framework, "megatron-core-cudagraphs")
+  assert(mc.per_op.host_idle > 0, "eager Megatron-Core waits for its host")
+  T.eq(cg.per_op.host_idle, 0)
+  assert(cg.time < mc.time)
 end)
 
 T.test("collectives as NCCL runs them, or the alpha-beta model", function()
