@@ -646,6 +646,22 @@ static void host_model(void) {
   d.host_op = -1;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "host_op") != NULL);
+  /* with NCCL collectives a stage-to-stage send across nodes shares the node's NICs: 2
+  ** nodes of 2 devices, pp 4, one NIC of 10 GB/s per node -> 5 GB/s per send (latency 0),
+  ** so the transfers take twice the time of 2 NICs per node (10 GB/s each) */
+  dlb_par_cluster two = flat(10e9, 0);
+  two.per_node = 2; two.nodes = 2;
+  dlb_par_layer L4[4];
+  uniform_layers(L4, 4);
+  layout(&o, 8, &cfg, 4, 4, DLB_SCHED_GPIPE);
+  o.nccl = 1;
+  two.nics = 2;
+  dlb_par_row r2, r1;
+  CHECK(dlb_par_evaluate(L4, 4, &V100, &two, &o, &cfg, &r2, NULL) == DLB_OK);
+  two.nics = 1;
+  CHECK(dlb_par_evaluate(L4, 4, &V100, &two, &o, &cfg, &r1, NULL) == DLB_OK);
+  CHECK_NEAR(r2.pp_comm, 4 * 2 * 2e3 / 10e9, 1e-15);   /* m x (activation + gradient) x mb 2 */
+  CHECK_NEAR(r1.pp_comm, 2 * r2.pp_comm, 1e-15);
   /* nccl must be 0 or 1 */
   d.host_op = 0;
   o.nccl = 2;

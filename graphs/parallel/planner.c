@@ -220,6 +220,15 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
 
   const dlb_par_link *tplink = group_link(cl, tp);
   const dlb_par_link *pplink = group_link(cl, tp * pp);
+  /* With collectives as NCCL runs them, a stage-to-stage send across nodes shares the node's
+  ** NICs with the node's other senders (every device of a node sends its own activation at
+  ** once): nics x inter.bw / per_node each, the data-parallel groups' rule (issue [19]). */
+  dlb_par_link ppshare;
+  if (o->nccl && pplink == &cl->inter && cl->nics > 0 && cl->per_node > 0) {
+    ppshare = cl->inter;
+    ppshare.bw = cl->inter.bw * cl->nics / cl->per_node;
+    pplink = &ppshare;
+  }
   double shard_total = 0, shard_t = 0, shard_w = 0;
   for (int c = 0; c < K; c++) {
     stage *s = &S[c % p];
