@@ -253,8 +253,6 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         /* each tensor-parallel allreduce is an op the host issues too */
         s->hf += l->tp_colls * dev->host_op;
         s->hb += l->tp_colls * dev->host_op * (rc ? 2 : 1);
-      }
-      if (tl > 1 && l->tp_colls > 0) {
         dlb_par_coll c1;
         if (o->nccl) {   /* consecutive ranks: a node's worth per node */
           st = nccl_allreduce(cl, l->tp_bytes * mb, tp, group_per_node(cl->per_node, 1, tp),
