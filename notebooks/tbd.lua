@@ -11,12 +11,15 @@
 -- What the model has and what it has not (read before the verdicts):
 --   * kernel time: each op of the training step at its roofline bound, min(peak x 0.8,
 --     intensity x bw x 0.7) (Hestness 5.2's achievable fractions, the catalogue default);
---   * GPU idle time: a framework dispatch floor per op. An op occupies the GPU for its
---     kernel time, but the step cannot issue ops faster than one per DISPATCH seconds (TF
---     1.3 / MXNet 0.11 run each op from Python-free C++ executors at some microseconds
---     per op; TBD Obs. 4 "invoking and finishing small kernels"). DISPATCH is ASSUMED
---     (8 us), not measured; the sensitivity is printed. TBD's GPU utilisation (eq. 1) is
---     then sum(kernel) / sum(max(kernel, DISPATCH));
+--   * GPU idle time: the host-side model of issue [19] (dlb_timeline, the one per-op rule of
+--     dlb.roofline.time): the host issues op after op at DISPATCH seconds each (TF 1.3 /
+--     MXNet 0.11 run each op from C++ executors at some microseconds per op; TBD Obs. 4
+--     "invoking and finishing small kernels"), the GPU starts an op when it is free and the
+--     op is issued, so a long kernel lets the host run ahead and short kernels behind it
+--     still wait. DISPATCH is ASSUMED (8 us), not measured; the sensitivity is printed.
+--     TBD's GPU utilisation (eq. 1) is busy / (busy + the device's idle time, host_idle).
+--     (Before issue [19] this notebook had its own floor, sum(kernel) / sum(max(kernel,
+--     DISPATCH)), with no running ahead; Obs 4, 5, 9 were evaluated on it.)
 --   * FP32 utilisation (eq. 2): FLOPs / (peak x busy time);
 --   * memory: the graph's minimal footprint (best topological order) split as TBD's Fig. 8:
 --     weights, weight gradients, feature maps (activations kept for backward), workspace,
@@ -69,12 +72,10 @@ local BATCHES = { 1, 2, 4, 8, 16, 32, 64, 128, 256 }
 -- One prediction: a graph's step at batch b on device hw.
 local function predict(g, b, hw)
   local s = g:stats { b = b }
-  local r = dlb.roofline.time(s, hw, { detail = true })
-  local busy, wall = 0, 0
-  for _, t in ipairs(r.op_time) do
-    busy = busy + t
-    wall = wall + math.max(t, DISPATCH)
-  end
+  local r = dlb.roofline.time(s, hw:with { host_op = DISPATCH }, { detail = true })
+  local busy = 0
+  for _, t in ipairs(r.op_time) do busy = busy + t end
+  local wall = busy + r.per_op.host_idle
   return { b = b, stats = s, roof = r, busy = busy, wall = wall, gpu_util = busy / wall,
     fp32_util = s.flops / (r.peak * busy), fits = r.fits, footprint = s.footprint,
     breakdown = s.breakdown, nops = s.nops }
@@ -118,15 +119,16 @@ do
   print(string.format("Seq2Seq: ours %.0f sentences/s at batch 128, %.0f at 64; TBD: TensorFlow NMT 365 at 128, MXNet Sockeye 229 at 64",
     p128 and p128.thr or 0 / 0, p64 and p64.thr or 0 / 0))
 end
-do -- the dispatch floor is an assumption: how much hangs on it
+do -- the host's cost per op is an assumption: how much hangs on it (the same rule, re-timed)
   local parts = {}
-  for _, d in ipairs { 2e-6, 4e-6, 8e-6, 16e-6 } do
-    local p = res.seq2seq.rows[#res.seq2seq.rows]
-    local wall = 0
-    for _, t in ipairs(p.roof.op_time) do wall = wall + math.max(t, d) end
-    parts[#parts + 1] = string.format("%.0f us: %.0f%%", d * 1e6, 100 * p.busy / wall)
+  local p = res.seq2seq.rows[#res.seq2seq.rows]
+  for _, d in ipairs { 2e-6, 4e-6, 8e-6, 16e-6, 64e-6 } do
+    local r = dlb.roofline.time(p.stats, p4000:with { host_op = d })
+    parts[#parts + 1] = string.format("%.0f us: %.0f%%", d * 1e6,
+      100 * p.busy / (p.busy + r.per_op.host_idle))
   end
-  print("Sensitivity of Seq2Seq's GPU utilisation at its largest batch to the dispatch floor: " .. table.concat(parts, ", "))
+  print("Sensitivity of Seq2Seq's GPU utilisation at its largest batch to the host's seconds per op: "
+    .. table.concat(parts, ", "))
 end
 
 local function save(f, name) return nb.save(f, outdir, name) end
@@ -483,5 +485,20 @@ do -- Obs 12: 1 -> 2 machines over Ethernet against the same GPUs in one machine
 end
 print()
 verdicts:summary(" (of 12; all from predictions, not measurements)")
+do -- issue [19]: Fig. 5 re-evaluated with the host-side model, what changed and why
+  local s2s = last(res.seq2seq)
+  print(string.format("\nIssue [19], Fig. 5 with the host-side model (dlb_timeline) instead of the per-op floor "
+    .. "sum(max(kernel, %.0f us)): the host now runs ahead while a long kernel runs, so only short "
+    .. "kernels queued behind short ones wait; GPU utilisation can only rise against the old floor.", DISPATCH * 1e6))
+  print("  Obs 4: AGREE -> PARTLY. Mechanism: run-ahead makes a model's idle time depend on the order of its "
+    .. "long and short kernels, not on each short kernel alone; A3C's utilisation dips by less than 0.1 "
+    .. "point from batch 1 to 2, which the strict monotonicity test counts.")
+  print(string.format("  Obs 5 and Obs 7: unchanged (DISAGREE). Seq2Seq's kernels at batch %d average %.0f us "
+    .. "(%d ops, %.0f ms busy), far above an %.0f us host cost per op, so the host never starves them; "
+    .. "it would take ~64 us per op to bring it to 89%% (the sensitivity above). TBD's low LSTM "
+    .. "utilisation is not explained by per-op dispatch at the ASSUMED cost; Obs 7 is about FP32 "
+    .. "utilisation while busy, which the host model does not touch.", s2s.b,
+    1e6 * s2s.busy / s2s.nops, s2s.nops, 1e3 * s2s.busy, DISPATCH * 1e6))
+end
 
 return { models = res, frcnn = frcnn, verdicts = verdicts, fig9 = fig9, dispatch = DISPATCH }

@@ -10,7 +10,8 @@
 --      same kind: model FLOPs, or hardware FLOPs with the recompute forward);
 --   3. CALIBRATE one parameter with a physical meaning per chip and execution units,
 --      flops_eff (the achievable fraction of peak of the compute-bound kernels), on a
---      calibration subset (every third row in id order), and report the error on the other
+--      calibration subset (each row's stored role, "fit"; the split of commit 841b5a7, every
+--      third row in id order, written into the data), and report the error on the other
 --      rows only (held out). Rows whose source lacks what the model needs are excluded from
 --      scoring, each with its reason printed.
 -- Prints the table, the default and calibrated held-out median / p90 |error|, and draws a
@@ -85,6 +86,7 @@ local function excluded(r)
   end
 end
 
+local LAYERS = {}
 local function setup(r, unscored)
   local why = excluded(r)
   if why and not unscored then return nil, why end
@@ -92,10 +94,21 @@ local function setup(r, unscored)
   local gp, dprec = GRAPH_PREC[r.precision], DEV_PREC[r.precision]
   if not gp then return nil, "precision " .. tostring(r.precision) end
   if not hw.peak[hw:precision(dprec) ] then return nil, "no peak" end
-  local g = builder(r.model.builder)(r.model.opts)
   local prof = profile_of(r)
-  local fuse = dlb.frameworks.fuse_of(prof, dlb.frameworks.family(g))
-  local ls = P.layers.from_graph(g, { precision = gp, fuse = fuse })
+  -- the model's layers, built once per model, precision and profile (the vTrain sets share
+  -- a few dozen models over 761 rows)
+  local mkey = r.model.builder .. "|" .. gp .. "|" .. prof.name
+  local okeys = {}
+  for k in pairs(r.model.opts) do okeys[#okeys + 1] = k end
+  table.sort(okeys)
+  for _, k in ipairs(okeys) do mkey = mkey .. "|" .. k .. "=" .. tostring(r.model.opts[k]) end
+  local ls = LAYERS[mkey]
+  if not ls then
+    local g = builder(r.model.builder)(r.model.opts)
+    local fuse = dlb.frameworks.fuse_of(prof, dlb.frameworks.family(g))
+    ls = P.layers.from_graph(g, { precision = gp, fuse = fuse })
+    LAYERS[mkey] = ls
+  end
   local L = r.layout or {}
   local tp, pp = L.tp, L.pp
   if not tp and L.mp then
@@ -107,6 +120,7 @@ local function setup(r, unscored)
   for _, l in ipairs(ls) do fwd = fwd + l.flops_fwd; bwd = bwd + l.flops_bwd end
   local rc = L.recompute == "full"
   local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc, fuse = prof.name,
+    nics = r.nics,
     framework = r.framework, profile = prof.name,
     model_fps = fwd + bwd, hw_fps = fwd + bwd + (rc and fwd or 0) }
   local micro = L.micro_batch or 1
@@ -135,7 +149,8 @@ end
 -- reach (a CALIBRATION per framework profile, below), applied to both tiers.
 local function cluster(s, ceff)
   local per = s.hw.kind == "tpu" and s.n or 8   -- a TPU slice is one ICI tier
-  local o = { hw = s.hw, per_node = math.min(per, s.n), nodes = math.ceil(s.n / math.min(per, s.n)) }
+  local o = { hw = s.hw, per_node = math.min(per, s.n), nodes = math.ceil(s.n / math.min(per, s.n)),
+    nics = s.nics }
   if ceff and ceff < 1 then
     for _, tier in ipairs { "intra", "inter" } do
       local l = s.hw.links[tier]
@@ -197,7 +212,7 @@ for i, r in ipairs(rows) do
       local ok2, pred = pcall(predict, s, s.hw)
       local meas = measured(r, s)
       if ok2 and meas and pred > 0 then
-        unscored[#unscored + 1] = { row = r, s = s, meas = meas, pred = pred, calib = (i % 3 == 1) }
+        unscored[#unscored + 1] = { row = r, s = s, meas = meas, pred = pred, calib = r.role == "fit" }
       end
     end
   end
@@ -208,7 +223,7 @@ for i, r in ipairs(rows) do
     local meas, how = measured(r, s)
     if ok2 and meas and pred > 0 then
       res[#res + 1] = { row = r, s = s, meas = meas, how = how, pred = pred,
-        calib = (i % 3 == 1) }
+        calib = r.role == "fit" }
     else
       skipped[#skipped + 1] = r.id .. ": " .. tostring(ok2 and "no measured throughput" or pred)
     end
@@ -295,9 +310,13 @@ for _, x in ipairs(res) do
     end
   end
 end
+local host = {}   -- profile -> {host_op =, rows =, ids =}: the host-side CALIBRATION below
 local function hw_cal(x)
   local c = calibrated[ckey(x)]
-  return (c and c.flops_eff) and x.s.hw:with { flops_eff = c.flops_eff } or x.s.hw
+  local hw = (c and c.flops_eff) and x.s.hw:with { flops_eff = c.flops_eff } or x.s.hw
+  local h = host[x.s.profile]
+  if h then hw = hw:with { host_op = h.host_op } end
+  return hw
 end
 
 -- == calibration: collective-bandwidth efficiency per framework profile ================
@@ -334,11 +353,83 @@ for _, p in ipairs(PROFILES) do
   end
 end
 
+-- == the vTrain sets (issue [19]): small models, small micro-batches, tensor parallelism ==
+-- Measured Megatron-LM iteration times on A100 clusters (notebooks/data/vtrain_runs.lua: the
+-- layouts and the cluster the source states, the assumptions it does not: A100 40 GB, 4 NICs
+-- of 200 Gb/s per node), each row's role fixed by a hash of its key before any error was
+-- seen. They are scored as sets of their own, not pooled with the table above, and take no
+-- part in its flops_eff calibration (the A100's comes from the table's calibration rows).
+local vrows = dofile(here .. "/data/vtrain_runs.lua")(here .. "/data")
+local vres, vskipped = {}, {}
+for _, r in ipairs(vrows) do
+  local ok, s, why = pcall(setup, r)
+  if not ok then why, s = tostring(s), nil end
+  if s then
+    local ok2, pred, row = pcall(predict, s, s.hw)
+    if ok2 then
+      vres[#vres + 1] = { row = r, s = s, meas = (measured(r, s)), pred = pred, calib = r.role == "fit",
+        unreliable = row.unreliable, mem_frac = row.mem_frac }
+    else vskipped[#vskipped + 1] = r.id .. ": " .. tostring(pred) end
+  else vskipped[#vskipped + 1] = r.id .. ": " .. tostring(why) end
+end
+
+-- == calibration: the vTrain cluster's flops_eff and the host's seconds per op ==========
+-- Two CALIBRATED numbers, fitted on the vTrain calibration rows only (median |log error|,
+-- two rounds of coordinate descent from the profile's ESTIMATE):
+--   * the host seconds per op of the rows' profile (the profile's dispatch.per_op: Python,
+--     the dispatcher and the launch per op; dlb_timeline): an ESTIMATE (10 us) in the
+--     profiles, fitted here on the only rows where the host bounds the step. It stands for
+--     that software on that source's hosts (Megatron-LM of 2021-22 with full checkpointing
+--     on vTrain's A100 nodes), a label, not a datasheet value; it also times the table's
+--     Megatron-LM rows above (CALIBRATED column), where it changes little (long kernels);
+--   * the achievable fraction of peak of that cluster's A100s (flops_eff), apart from the
+--     table's A100 value: the same Megatron-LM layout of the same 3.6B model runs ~15% slower
+--     per GPU on vTrain's cluster than on Selene (Narayanan et al. 2021 Table 1: 138 TFLOP/s
+--     at t 2, d 32; vTrain's row 118). This key was added AFTER the first run's held-out
+--     errors were seen (the multi-node set 15% optimistic with the table's 0.78); it is
+--     reported as such in docs/validation.md.
+local vcal = { flops_eff = nil, rows = 0 }
+do
+  local xs = {}
+  for _, x in ipairs(vres) do if x.calib then xs[#xs + 1] = x end end
+  if #xs > 0 then
+    local prof = xs[1].s.profile
+    local c = calibrated[ckey(xs[1])]
+    local fe = c and c.flops_eff or xs[1].s.hw.flops_eff
+    local ho = (dlb.frameworks.host_of(dlb.frameworks.get(prof)))
+    local function med(f)
+      local errs = {}
+      for i, x in ipairs(xs) do errs[i] = logerr((predict(x.s, f(x))), x.meas) end
+      return median(errs)
+    end
+    for _ = 1, 2 do
+      local best, beste = fe, math.huge
+      for e = 0.50, 0.9001, 0.02 do
+        local m = med(function(x) return x.s.hw:with { flops_eff = e, host_op = ho } end)
+        if m < beste then best, beste = e, m end
+      end
+      fe = best
+      best, beste = ho, math.huge
+      for us = 0, 80, 4 do
+        local m = med(function(x) return x.s.hw:with { flops_eff = fe, host_op = us * 1e-6 } end)
+        if m < beste then best, beste = us * 1e-6, m end
+      end
+      ho = best
+    end
+    vcal = { flops_eff = fe, rows = #xs }
+    host[prof] = { host_op = ho, rows = #xs }
+  end
+end
+for _, x in ipairs(vres) do
+  x.pred_cal = (predict(x.s, x.s.hw:with { flops_eff = vcal.flops_eff or x.s.hw.flops_eff,
+    host_op = host[x.s.profile] and host[x.s.profile].host_op or nil }))
+end
+
 for _, x in ipairs(res) do
   local c = calibrated[ckey(x)]
   local cp = coll[profile(x) or ""]
   x.coll = cp and cp.eff
-  if (c and c.flops_eff) or cp then
+  if (c and c.flops_eff) or cp or host[x.s.profile] then
     x.pred_cal = (predict(x.s, hw_cal(x), cp and cp.eff))
   else
     x.pred_cal = x.pred
@@ -500,6 +591,62 @@ print("\nworst held-out rows (CALIBRATED error) and what the model lacks for the
 for i = 1, math.min(12, #held) do
   local x = held[i]
   print(string.format("  %-44s %+7.1f%%  %s", x.row.id:sub(1, 44), 100 * (x.pred_cal / x.meas - 1), why(x.row.id)))
+end
+
+-- == report: the vTrain sets ============================================================
+print("\nThe vTrain sets (issue [19]; notebooks/data/vtrain_runs.lua): measured Megatron-LM iteration")
+print("times on A100 clusters; per set, |error| of the step time (samples/s alike), catalogue")
+print("defaults and CALIBRATED (the A100's flops_eff above and the host seconds per op below).")
+print(string.format("CALIBRATED flops_eff of the vTrain cluster's A100s: %.2f (fitted on %d vTrain "
+  .. "calibration rows; the table's A100 value is %s)", vcal.flops_eff or 0 / 0, vcal.rows,
+  tostring(calibrated.A100 and calibrated.A100.flops_eff)))
+for k, h in pairs(host) do
+  print(string.format("CALIBRATED host seconds per op, profile %s: %.0f us (fitted on %d vTrain calibration "
+    .. "rows; the profile's ESTIMATE is %.0f us)", k, h.host_op * 1e6, h.rows,
+    1e6 * (dlb.frameworks.host_of(dlb.frameworks.get(k)))))
+end
+for _, sk in ipairs(vskipped) do print("  not predicted " .. sk) end
+local SETS = { { "1node", "one node, GPT hidden 1024, 2-8 GPUs", 0.10, 0.30 },
+  { "multinode", "64-256 GPUs, GPT 3.6B and 18.4B", 0.08, 0.25 } }
+for _, st in ipairs(SETS) do
+  local hd, hc, hr, fc, nu = {}, {}, {}, {}, 0
+  for _, x in ipairs(vres) do
+    if x.row.set == st[1] then
+      local ed, ec = math.abs(x.pred / x.meas - 1), math.abs(x.pred_cal / x.meas - 1)
+      if x.calib then fc[#fc + 1] = ec
+      else
+        hd[#hd + 1], hc[#hc + 1] = ed, ec
+        if x.unreliable then nu = nu + 1 else hr[#hr + 1] = ec end
+      end
+    end
+  end
+  local mc, pc = median(hc), pct(hc, 0.9)
+  print(string.format("  %-40s held out %3d: catalogue median %5.1f%% p90 %5.1f%%; CALIBRATED median %5.1f%% "
+    .. "p90 %5.1f%% (target <= %.0f%% / <= %.0f%%)%s", st[2], #hc, 100 * median(hd), 100 * pct(hd, 0.9),
+    100 * mc, 100 * pc, 100 * st[3], 100 * st[4], (mc <= st[3] and pc <= st[4]) and "  MET" or "  NOT MET"))
+  print(string.format("  %-40s calibration rows %3d: CALIBRATED median %5.1f%%; held out without the %d rows "
+    .. "flagged UNRELIABLE (memory pressure): median %5.1f%% p90 %5.1f%%", "", #fc, 100 * median(fc), nu,
+    100 * median(hr), 100 * pct(hr, 0.9)))
+end
+do   -- the rows flagged for memory pressure, with their error
+  local fl = {}
+  for _, x in ipairs(vres) do if x.unreliable then fl[#fl + 1] = x end end
+  table.sort(fl, function(a, b) return a.row.id < b.row.id end)
+  print(string.format("  rows flagged UNRELIABLE (peak within %.0f%% of capacity): %d",
+    100 * P.PRESSURE_MARGIN, #fl))
+  for _, x in ipairs(fl) do
+    print(string.format("    %-52s %-4s memory %3.0f%%  measured %8.1f ms  CALIBRATED %8.1f ms (%+.1f%%)",
+      x.row.id, x.calib and "cal" or "held", 100 * x.mem_frac, 1000 * x.row.measured.step_time,
+      1000 * x.row.measured.step_time * x.meas / x.pred_cal, 100 * (x.pred_cal / x.meas - 1)))
+  end
+end
+do   -- the Korthikanti rows (issue [19] target: mean |error| <= 4%)
+  local all, n = 0, 0
+  for _, x in ipairs(res) do
+    if x.row.id:find("^korthikanti") then all = all + math.abs(x.pred_cal / x.meas - 1); n = n + 1 end
+  end
+  print(string.format("\nKorthikanti et al. 2022 (%d rows, calibration and held out): CALIBRATED mean "
+    .. "|error| %.1f%% (target <= 4%%)", n, 100 * all / math.max(1, n)))
 end
 
 -- == figure: log-log predicted vs measured, y = x, +-20% ================================

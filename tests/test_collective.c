@@ -107,7 +107,7 @@ static void hierarchical(void) {
   CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 32, 0, &inter, &flat) == 0);
   CHECK(c.time < flat.time);
   /* cluster dispatch: within a node on intra, across nodes hierarchically */
-  dlb_par_cluster cl = { 8, 4, intra, inter };
+  dlb_par_cluster cl = { 8, 4, intra, inter, 0, 0, 0 };
   dlb_par_coll d;
   CHECK(dlb_par_allreduce_cluster(S, 8, DLB_ALGO_RING, &cl, &d) == DLB_OK);
   CHECK_NEAR(d.time, 14 * 1e-6 + 1.75 * S / 100e9, 1e-12);
@@ -138,39 +138,130 @@ static void bad_input(void) {
 static void bad_cluster(void) {
   dlb_par_coll c;
   dlb_par_link neg = { -1, 0, 0 }, one = { 1, 0, 0 }, good = { 100e9, 1e-6, 1 };
-  dlb_par_cluster cl = { 0, 2, neg, one };
+  dlb_par_cluster cl = { 0, 2, neg, one, 0, 0, 0 };
   CHECK(dlb_par_allreduce_cluster(1e9, 16, DLB_ALGO_RING, &cl, &c) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "intra: link bandwidth must be a positive") != NULL);
   CHECK(dlb_par_cluster_check("x", &cl, 0) == DLB_EINVAL);
-  dlb_par_cluster frac = { 2.5, 2, good, good };
+  dlb_par_cluster frac = { 2.5, 2, good, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &frac, 0) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "x: cluster per_node must be a whole number >= 1, got 2.5") != NULL);
-  dlb_par_cluster neg_nodes = { 8, -1, good, good };
+  dlb_par_cluster neg_nodes = { 8, -1, good, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &neg_nodes, 0) == DLB_EINVAL);
   dlb_par_link lat = { 1e9, -1, 1 }, nanbw = { NAN, 0, 1 }, eff = { 1e9, 0, 2 };
-  dlb_par_cluster l1 = { 8, 2, good, lat }, l2 = { 8, 2, nanbw, good }, l3 = { 8, 2, good, eff };
+  dlb_par_cluster l1 = { 8, 2, good, lat, 0, 0, 0 }, l2 = { 8, 2, nanbw, good, 0, 0, 0 },
+                  l3 = { 8, 2, good, eff, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &l1, 0) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "latency") != NULL);
   CHECK(dlb_par_cluster_check("x", &l2, 0) == DLB_EINVAL);
   CHECK(dlb_par_cluster_check("x", &l3, 0) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "efficiency") != NULL);
   dlb_par_link none = { 0, 0, 0 };
-  dlb_par_cluster nolink = { 8, 2, none, none };
+  dlb_par_cluster nolink = { 8, 2, none, none, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &nolink, 0) == DLB_EINVAL);
   /* devices must fit a sized cluster: 8 x 2 = 16 */
-  dlb_par_cluster ok = { 8, 2, good, good };
+  dlb_par_cluster ok = { 8, 2, good, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &ok, 16) == DLB_OK);
   CHECK(dlb_par_cluster_check("x", &ok, 17) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "17 devices do not fit the cluster of 2 nodes x 8 per node") != NULL);
   CHECK(dlb_par_allreduce_cluster(1e9, 32, DLB_ALGO_RING, &ok, &c) == DLB_EINVAL);
   CHECK(dlb_par_allreduce_cluster(1e9, 2.5, DLB_ALGO_RING, &ok, &c) == DLB_EINVAL);
   /* an unsized flat tier takes any number of ranks; an absent link is bw 0 */
-  dlb_par_cluster flat = { 0, 0, none, good };
+  dlb_par_cluster flat = { 0, 0, none, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &flat, 4096) == DLB_OK);
   CHECK(dlb_par_allreduce_cluster(1e9, 4096, DLB_ALGO_RING, &flat, &c) == DLB_OK);
 }
 
+/* NCCL's tuning model (graphs/parallel/nccl.c), each number derived by hand from
+** NVIDIA/nccl src/graph/tuning.cc (v2.19-2.20 tables): latencies in us, bandwidths GB/s. */
+static void nccl_model(void) {
+  dlb_nccl_topo t = { .ranks = 8, .nodes = 1, .bw_intra = 240e9, .nvlink = 3 };
+  dlb_nccl_result r;
+  /* 8 ranks, one A100 node, allreduce, nsteps = 14:
+  **   ring LL     lat 6.6 + 14 x 0.6 = 15.0; bus min(llMaxBw 87.7, 240 / 4) = 60, x 8/14
+  **   ring LL128  lat 14 + 14 x 1.9 = 40.6; bus 240 x 0.92, x 8/14
+  **   ring Simple lat 8.4 + 14 x 3.4 = 56.0; bus 240, x 8/14
+  **   tree Simple lat 0 + 2 x 7 x 28 = 392; bus 240 x 0.92, x 0.5 */
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 0, &t, -1, -1, &r) == DLB_OK);
+  CHECK(r.algo == DLB_NCCL_RING && r.proto == DLB_NCCL_LL);
+  CHECK_NEAR(r.time, 15.0e-6, 1e-12);
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1048576, &t, DLB_NCCL_RING, DLB_NCCL_LL, &r) == DLB_OK);
+  CHECK_NEAR(r.time, 15.0e-6 + 1048576 / (60e9 * 8 / 14), 1e-12);
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1048576, &t, DLB_NCCL_RING, DLB_NCCL_LL128, &r) == DLB_OK);
+  CHECK_NEAR(r.time, 40.6e-6 + 1048576 / (240e9 * 0.92 * 8 / 14), 1e-12);
+  /* 1 GiB: ring Simple, 56 us + 2^30 / (240e9 x 8/14); tree Simple pays 392 us and
+  ** 0.92 of the bandwidth (no correction above 2^28 bytes) */
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1073741824, &t, -1, -1, &r) == DLB_OK);
+  CHECK(r.algo == DLB_NCCL_RING && r.proto == DLB_NCCL_SIMPLE);
+  CHECK_NEAR(r.time, 56.0e-6 + 1073741824 / (240e9 * 8 / 14), 1e-12);
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1073741824, &t, DLB_NCCL_TREE, DLB_NCCL_SIMPLE, &r) == DLB_OK);
+  CHECK_NEAR(r.time, 392e-6 + 1073741824 / (240e9 * 0.92 * 0.5), 1e-12);
+  /* tree correction: 1 MiB / 64 = 2^14 -> factor[Simple][14] = .5 */
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1048576, &t, DLB_NCCL_TREE, DLB_NCCL_SIMPLE, &r) == DLB_OK);
+  CHECK_NEAR(r.time, 392e-6 + 1048576 / (240e9 * 0.92 * 0.5 * 0.5), 1e-12);
+  /* 16 ranks on 2 nodes, network 100 GB/s: tree LL128 at 1e6 bytes,
+  **   lat 14 + 2 x ((8 - 1) x 1.25 + log2(2) x 8.5) = 48.5;
+  **   bus min(240, 100) x 0.92 x 120/128 x 0.5, x treeCorrection[LL128][log2(15625) = 13] .6 */
+  dlb_nccl_topo t2 = { .ranks = 16, .nodes = 2, .bw_intra = 240e9, .bw_inter = 100e9, .nvlink = 3 };
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1e6, &t2, DLB_NCCL_TREE, DLB_NCCL_LL128, &r) == DLB_OK);
+  CHECK_NEAR(r.latency, 48.5e-6, 1e-12);
+  CHECK_NEAR(r.time, 48.5e-6 + 1e6 / (100e9 * 0.92 * 120.0 / 128.0 * 0.5 * 0.6), 1e-12);
+  /* ring Simple across 2 nodes: nsteps 30, nInterSteps 2 x 2 = 4; intra hop max(3.4, net
+  ** overhead 1 x 3) = 3.4, network hop 14: 8.4 + 26 x 3.4 + 4 x 14 = 152.8, x 1.4 (plateau:
+  ** 1e9 / (16 channels x 16 ranks) >= 64, Ampere) */
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1e9, &t2, DLB_NCCL_RING, DLB_NCCL_SIMPLE, &r) == DLB_OK);
+  CHECK_NEAR(r.latency, 152.8e-6 * 1.4, 1e-12);
+  CHECK_NEAR(r.time, 152.8e-6 * 1.4 + 1e9 / (100e9 * 16 / 30), 1e-12);
+  /* NVLS on an H100 node: Simple only, lat 23 us, bus 450 x 5/6 */
+  dlb_nccl_topo h = { .ranks = 8, .nodes = 1, .bw_intra = 450e9, .nvlink = 4, .nvls = 1 };
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1073741824, &h, -1, -1, &r) == DLB_OK);
+  CHECK(r.algo == DLB_NCCL_NVLS && r.proto == DLB_NCCL_SIMPLE);
+  CHECK_NEAR(r.time, 23e-6 + 1073741824 / (450e9 * 5 / 6), 1e-12);
+  /* what NCCL does not run is an error naming why */
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1, &t, DLB_NCCL_NVLS, -1, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "NVLink SHARP") != NULL);
+  CHECK(dlb_par_nccl(DLB_COLL_BROADCAST, 1, &t, DLB_NCCL_TREE, -1, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "broadcast runs rings only") != NULL);
+  dlb_nccl_topo pcie = { .ranks = 8, .nodes = 1, .bw_intra = 24e9 };
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1, &pcie, -1, DLB_NCCL_LL128, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "LL128") != NULL);
+  t.nodes = 3;
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1, &t, -1, -1, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "spread evenly") != NULL);
+  CHECK(dlb_par_nccl(DLB_COLL_ALLTOALL, 1, &t2, -1, -1, &r) == DLB_EINVAL);
+  /* one rank: nothing to do */
+  dlb_nccl_topo one = { .ranks = 1, .nodes = 1, .bw_intra = 1e9 };
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1e9, &one, -1, -1, &r) == DLB_OK && r.time == 0);
+}
+
+/* A group's share of the fabric (dlb_par_nccl_topo): 2 nodes of 8, 4 NICs of 25 GB/s. A
+** tensor-parallel group of 16 (8 per node) has the node's 100 GB/s; a data-parallel group
+** of 16 with one rank per node (tp 8) shares them with the node's 7 other groups: 12.5 GB/s;
+** with nics 0 every device has its own NIC (8 x 25 GB/s / 8). */
+static void nccl_topology(void) {
+  dlb_par_link nv = { 300e9, 1e-6, 0.8 }, ib = { 25e9, 5e-6, 0 };
+  dlb_par_cluster cl = { 8, 2, nv, ib, 4, 3, 0 };
+  dlb_nccl_topo t;
+  CHECK(dlb_par_nccl_topo(&cl, 16, 8, &t) == DLB_OK);
+  CHECK(t.nodes == 2 && t.nvlink == 3);
+  CHECK_NEAR(t.bw_intra, 240e9, 1e-3);
+  CHECK_NEAR(t.bw_inter, 100e9, 1e-3);
+  dlb_par_cluster big = { 8, 16, nv, ib, 4, 3, 0 };
+  CHECK(dlb_par_nccl_topo(&big, 16, 1, &t) == DLB_OK);
+  CHECK(t.nodes == 16);
+  CHECK_NEAR(t.bw_inter, 12.5e9, 1e-3);
+  big.nics = 0;
+  CHECK(dlb_par_nccl_topo(&big, 16, 1, &t) == DLB_OK);
+  CHECK_NEAR(t.bw_inter, 25e9, 1e-3);
+  CHECK(dlb_par_nccl_topo(&cl, 8, 8, &t) == DLB_OK && t.nodes == 1 && t.bw_inter == 0);
+  CHECK(dlb_par_nccl_topo(&cl, 16, 9, &t) == DLB_EINVAL);
+  cl.nvls = 2;
+  CHECK(dlb_par_nccl_topo(&cl, 16, 8, &t) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "nvls") != NULL);
+}
+
 int main(void) {
+  RUN(nccl_model);
+  RUN(nccl_topology);
   RUN(ring_allreduce);
   RUN(tree_allreduce);
   RUN(halving_doubling);

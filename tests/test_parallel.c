@@ -616,7 +616,61 @@ static void impossible(void) {
   CHECK(dlb_par_plan_smallest(NULL, &sm) == DLB_EINVAL);
 }
 
+/* The host-side model in the planner (issue [19]): 4 equal layers without ops (one op per
+** pass), pp 1, m 4, mb 2; host_layer 1 ms per layer forward, host_op 0. Per micro-batch the
+** forward ends at max(device 4 tf, host 4 x 1 ms) = 4 ms (tf = t / 3, t = 6e9 / (0.8 peak)),
+** the backward at its device time 4 x 2t/3; host_idle = m (4 ms - 4 tf). */
+static void host_model(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 8, &cfg, 1, 4, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  double t = 6e9 / (0.8 * 15.67e12);
+  CHECK(r.host_idle == 0);                    /* no host model: as before issue [19] */
+  CHECK_NEAR(r.step, 4 * 4 * t, 1e-12);
+  d.host_layer = 1e-3;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.host_idle, 4 * (4e-3 - 4 * t / 3), 1e-12);
+  CHECK_NEAR(r.step, 4 * (4e-3 + 4 * 2 * t / 3), 1e-12);
+  CHECK_NEAR(r.compute, 4 * 4 * t, 1e-12);    /* the device's own time is unchanged */
+  /* host_op per op instead: one op per pass, 0.5 ms -> forward host 4 x 0.5 ms = 2 ms,
+  ** backward host 2 ms > its device 4 x 2t/3 = 1.28 ms */
+  d.host_layer = 0;
+  d.host_op = 0.5e-3;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (2e-3 + 2e-3), 1e-12);
+  d.host_op = -1;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "host_op") != NULL);
+  /* with NCCL collectives a stage-to-stage send across nodes shares the node's NICs: 2
+  ** nodes of 2 devices, pp 4, one NIC of 10 GB/s per node -> 5 GB/s per send (latency 0),
+  ** so the transfers take twice the time of 2 NICs per node (10 GB/s each) */
+  dlb_par_cluster two = flat(10e9, 0);
+  two.per_node = 2; two.nodes = 2;
+  dlb_par_layer L4[4];
+  uniform_layers(L4, 4);
+  layout(&o, 8, &cfg, 4, 4, DLB_SCHED_GPIPE);
+  o.nccl = 1;
+  two.nics = 2;
+  dlb_par_row r2, r1;
+  CHECK(dlb_par_evaluate(L4, 4, &V100, &two, &o, &cfg, &r2, NULL) == DLB_OK);
+  two.nics = 1;
+  CHECK(dlb_par_evaluate(L4, 4, &V100, &two, &o, &cfg, &r1, NULL) == DLB_OK);
+  CHECK_NEAR(r2.pp_comm, 4 * 2 * 2e3 / 10e9, 1e-15);   /* m x (activation + gradient) x mb 2 */
+  CHECK_NEAR(r1.pp_comm, 2 * r2.pp_comm, 1e-15);
+  /* nccl must be 0 or 1 */
+  d.host_op = 0;
+  o.nccl = 2;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "nccl must be 0") != NULL);
+}
+
 int main(void) {
+  RUN(host_model);
   RUN(roofline);
   RUN(data_parallel);
   RUN(partition);

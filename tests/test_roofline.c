@@ -283,7 +283,43 @@ static void test_fuzz(void) {
   }
 }
 
+/* The host-side timeline of the per-op rule (issue [19], dlb_timeline): the host issues op
+** after op at host_op each; the device starts an op when it is free and the op is issued.
+** Four tiny ops (1e3 FLOPs: 1e3 / (0.8 x 1e12) s each) at host_op 10 us: each waits for its
+** issue, time = 4 x 10 us + the last op; idle = time - busy. A 100 us op first lets the host
+** run ahead: only the first issue is waited for. */
+static void test_host_timeline(void) {
+  dlb_roof d;
+  dlb_roof_init(&d);
+  d.peak = 1e12; d.bw = 1e12; d.host_op = 10e-6;
+  double tiny = 1e3 / (0.8 * 1e12), big = 100e-6;
+  double f4[4] = { 1e3, 1e3, 1e3, 1e3 }, b4[4] = { 0, 0, 0, 0 };
+  dlb_roof_result r;
+  CHECK(dlb_roofline_ops(&d, f4, b4, NULL, 4, NULL, NULL, &r) == DLB_OK);
+  CHECK_NEAR(r.time, 4 * 10e-6 + tiny, 1e-15);
+  CHECK_NEAR(r.host_idle, 4 * 10e-6 + tiny - 4 * tiny, 1e-15);
+  CHECK_NEAR(r.host_time, 4 * 10e-6, 1e-15);
+  double f2[4] = { big * 0.8 * 1e12, 1e3, 1e3, 1e3 };
+  CHECK(dlb_roofline_ops(&d, f2, b4, NULL, 4, NULL, NULL, &r) == DLB_OK);
+  CHECK_NEAR(r.time, 10e-6 + big + 3 * tiny, 1e-15);
+  CHECK_NEAR(r.host_idle, 10e-6, 1e-15);
+  /* without a host model the times add up, as before */
+  d.host_op = 0;
+  CHECK(dlb_roofline_ops(&d, f4, b4, NULL, 4, NULL, NULL, &r) == DLB_OK);
+  CHECK_NEAR(r.time, 4 * tiny, 1e-18);
+  CHECK(r.host_idle == 0);
+  /* an op doing no work is not issued */
+  d.host_op = 10e-6;
+  double z[2] = { 0, 0 };
+  CHECK(dlb_roofline_ops(&d, z, z, NULL, 2, NULL, NULL, &r) == DLB_OK);
+  CHECK(r.time == 0);
+  d.host_op = -1;
+  CHECK(dlb_roofline_ops(&d, f4, b4, NULL, 4, NULL, NULL, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "host_op") != NULL);
+}
+
 int main(void) {
+  RUN(test_host_timeline);
   RUN(test_precisions);
   RUN(test_ridge);
   RUN(test_check);

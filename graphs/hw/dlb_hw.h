@@ -50,7 +50,14 @@ enum {
 **                  of their own, not the GEMMs' flops_eff: FlashAttention-2's forward +
 **                  backward reaches ~66% of peak on an A100 but ~34% on an H100 (Dao 2023,
 **                  "FlashAttention-2", sec. 4.1 and Fig. 7); 0 = off (flops_eff and the
-**                  matmul efficiency, as any matmul). */
+**                  matmul efficiency, as any matmul).
+** The host-side model (issue [19]; dlb_timeline in graphs/hw/roofline_impl.h), 0 = off:
+** host_op          s of host time to issue one op (framework dispatch: Python, the
+**                  dispatcher, the launch call); the device cannot start an op before the
+**                  host has issued it, so kernels shorter than this leave it idle;
+** host_layer       s of host time per layer and forward pass (a framework's Python module
+**                  code around the layer's ops: Megatron-LM's ParallelTransformerLayer),
+**                  used where layers are known (the planner). */
 typedef struct dlb_roof {
   double peak;
   double bw;
@@ -74,6 +81,8 @@ typedef struct dlb_roof {
   double level1_size, level1_bw, level2_size, level2_bw;
   double level3_size, level3_bw, level4_size, level4_bw;
   double attn_eff;
+  double host_op;
+  double host_layer;
 } dlb_roof;
 
 /* The defaults of every field, the one place they live: flops_eff 0.8 and bw_eff 0.7

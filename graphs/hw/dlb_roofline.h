@@ -33,13 +33,18 @@ typedef struct dlb_roof_result {
   double memory_bound_time; /* s spent in memory-bound ops (per op; whole graph: 0 or time) */
   double n_memory_bound;    /* how many ops are memory-bound */
   int bound;            /* DLB_BOUND_COMPUTE or DLB_BOUND_MEMORY (of the totals) */
+  double host_idle;     /* s the device waits for the host to issue ops (per op, with the
+                           device's host_op; 0 without it): time = device busy + host_idle */
+  double host_time;     /* s the host spends issuing the ops (n ops x host_op) */
 } dlb_roof_result;
 
 /* Whole-graph roofline time of `flops` FLOPs and `bytes` bytes:
 ** max(flops / (peak * flops_eff), bytes / (bw * bw_eff)). Non-negative finite inputs. */
 DLB_API int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_result *out);
 
-/* Per-op roofline over plain arrays of n ops: each op at its own bound, times summed.
+/* Per-op roofline over plain arrays of n ops: each op at its own bound, run in order on
+** one stream; with the device's host_op the ops go through the host timeline (the device
+** starts op i when it is free and the host has issued it: dlb_timeline), else times summed.
 ** gemm (may be NULL) holds 4 numbers per op (m, n, k, batch; m <= 0 when the op is not
 ** a matmul); with d->cache_aware the bytes of matmul ops become
 ** max(bytes[i], dlb_gemm_traffic(...)). op_time and op_bound (may be NULL) receive each

@@ -83,7 +83,8 @@ int dlb_roof_check(const dlb_roof *d) {
     { "level1_size", d->level1_size }, { "level1_bw", d->level1_bw },
     { "level2_size", d->level2_size }, { "level2_bw", d->level2_bw },
     { "level3_size", d->level3_size }, { "level3_bw", d->level3_bw },
-    { "level4_size", d->level4_size }, { "level4_bw", d->level4_bw } };
+    { "level4_size", d->level4_size }, { "level4_bw", d->level4_bw },
+    { "host_op", d->host_op }, { "host_layer", d->host_layer } };
   for (size_t i = 0; i < sizeof nn / sizeof nn[0]; i++)
     if (!isfinite(nn[i].v) || nn[i].v < 0)
       return dlb_fail(DLB_EINVAL, "roofline: %s must be a finite number >= 0 (0: off), got %g",

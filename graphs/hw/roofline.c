@@ -31,6 +31,7 @@ static void one(const dlb_roof *d, double flops, double bytes, dlb_roof_result *
   out->util = out->time > 0 ? flops / (out->time * d->peak) : 0;
   out->memory_bound_time = out->bound == DLB_BOUND_MEMORY ? out->time : 0;
   out->n_memory_bound = out->bound == DLB_BOUND_MEMORY ? 1 : 0;
+  out->host_idle = out->host_time = 0;   /* no ops, no host timeline */
 }
 
 static int bad_cost(double x) { return !isfinite(x) || x < 0; }
@@ -134,6 +135,28 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
   return t;
 }
 
+/* The host-side timeline; see roofline_impl.h. */
+void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s) {
+  t->host += host_s;
+  double start = t->host > t->dev ? t->host : t->dev;
+  t->idle += start - t->dev;
+  t->busy += dev_s;
+  t->dev = start + dev_s;
+}
+
+void dlb_timeline_sync(dlb_timeline *t) {
+  double e = dlb_timeline_end(t);
+  t->host = t->dev = e;
+}
+
+double dlb_timeline_end(const dlb_timeline *t) {
+  return t->host > t->dev ? t->host : t->dev;
+}
+
+double dlb_stream_time(double dev_s, double host_s) {
+  return host_s > dev_s ? host_s : dev_s;
+}
+
 /* One op's time; see the header. */
 int dlb_op_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
                 double *time, int *bound) {
@@ -187,7 +210,8 @@ static int roofline_ops(const dlb_roof *d, const double *flops, const double *by
     return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
   const double cpeak = d->peak * d->flops_eff, cbw = d->bw * d->bw_eff; /* achievable rates */
   const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
-  double tf = 0, tb = 0, tt = 0, tmem = 0, nmem = 0;
+  double tf = 0, tb = 0, tmem = 0, nmem = 0;
+  dlb_timeline tl = { 0, 0, 0, 0 };   /* the host-side model: one stream, issued in order */
   for (size_t i = 0; i < n; i++) {
     double f = flops[i], b = bytes[i];
     if (bad_cost(f))
@@ -213,8 +237,10 @@ static int roofline_ops(const dlb_roof *d, const double *flops, const double *by
                       i + 1, f, b);
     if (op_time) op_time[i] = t;
     if (op_bound) op_bound[i] = bound;
-    tf += f; tb += b; tt += t;
+    tf += f; tb += b;
+    dlb_timeline_op(&tl, t, (f > 0 || b > 0) ? d->host_op : 0);
   }
+  double tt = dlb_timeline_end(&tl);
   out->flops = tf;
   out->bytes = tb;
   out->compute_time = tf / cpeak;
@@ -226,6 +252,8 @@ static int roofline_ops(const dlb_roof *d, const double *flops, const double *by
   out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
   out->memory_bound_time = tmem;
   out->n_memory_bound = nmem;
+  out->host_idle = tl.idle;
+  out->host_time = tl.host;
   return DLB_OK;
 }
 

@@ -90,6 +90,10 @@ struct dlb_par_cluster {
   double nodes;
   dlb_par_link intra;
   dlb_par_link inter;
+  /* the fabric as NCCL sees it (issue [19]; dlb_par_nccl_topo), 0 = not stated: */
+  double nics;       /* network adapters per node, each of inter.bw (0: one per device) */
+  double nvlink;     /* NVLink generation inside a node (0: none / PCIe) */
+  double nvls;       /* 1: NVLink SHARP in the node's switches (NVLS algorithms) */
 };
 
 /* Validate cl and, when devices > 0 and cl is sized (per_node and nodes > 0), that devices
@@ -214,6 +218,9 @@ typedef struct dlb_par_opts {
   double gather_tensors; /* ZeRO-3 all-gathers per layer and pass issued in the list form
                             (one copy kernel per rank each; DeepSpeed 2021 gathered every
                             parameter tensor so); 0 = one flat buffer per layer (FSDP) */
+  double nccl;           /* 1: tensor- and data-parallel collectives as NCCL runs them
+                            (dlb_par_nccl: algorithm and protocol by size, multi-rail NICs);
+                            0: the alpha-beta ring / hierarchical model of dlb_par_collective */
 } dlb_par_opts;
 
 /* One plan (and the layer-parallel evaluation of a fixed split). */
@@ -233,6 +240,8 @@ typedef struct dlb_par_row {
   double update;                 /* s of the optimizer step (after the pipeline flush) */
   double mfu;                    /* model FLOPs utilisation (= util; no recompute counted) */
   double hfu;                    /* hardware FLOPs utilisation: recomputed forwards counted */
+  double host_idle;              /* s the bottleneck device waits for its host to issue ops
+                                    (the host-side model: the device's host_op, host_layer) */
 } dlb_par_row;
 
 /* One op of a layer, for the planner's per-op timing (the same rule as dlb_op_time, on
@@ -298,6 +307,51 @@ DLB_API double dlb_par_amdahl(double f, double n);
 /* Least-squares serial fraction from measured speedups s[i] on n[i] workers (model
 ** 1/s = f + (1-f)/n); r2 (may be NULL) receives the fit's R^2 on 1/s. */
 DLB_API int dlb_par_amdahl_fit(const double *n, const double *s, int count, double *f, double *r2);
+/* == Collectives as NCCL runs them (issue [19]; graphs/parallel/nccl.c) ================
+** NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc, ncclTopoTuneModel and
+** ncclTopoGetAlgoTime, v2.19-2.20): per algorithm and protocol a latency (base + per hop on
+** NVLink/PCIe and on the network) and a bus bandwidth (the fabric's, with each protocol's
+** efficiency), time = latency + bytes / algorithm bandwidth; NCCL runs the fastest. */
+enum { DLB_NCCL_TREE = 0, DLB_NCCL_RING = 1, DLB_NCCL_NVLS = 2, DLB_NCCL_NVLS_TREE = 3,
+       DLB_NCCL_NALGOS = 4 };
+enum { DLB_NCCL_LL = 0, DLB_NCCL_LL128 = 1, DLB_NCCL_SIMPLE = 2, DLB_NCCL_NPROTOS = 3 };
+
+/* What NCCL's tuning sees of one communicator. */
+typedef struct dlb_nccl_topo {
+  double ranks;      /* ranks in the communicator, whole >= 1 */
+  double nodes;      /* nodes they span, whole, 1 <= nodes <= ranks (ranks per node even) */
+  double bw_intra;   /* bytes/s: the intra-node fabric's bus bandwidth per rank, per direction */
+  double bw_inter;   /* bytes/s: the network bandwidth of one node's share for this
+                        communicator (NICs x NIC bandwidth x the node's ranks in it / ranks
+                        per node: all of a node's communicators of a layout run at once);
+                        0 when nodes = 1 */
+  double nvlink;     /* NVLink generation of the intra fabric (0: PCIe); 2 Volta, 3 Ampere,
+                        4 Hopper, 5 Blackwell: picks the compute-capability rows and LL128 */
+  double nvls;       /* 1: NVLink SHARP (NVSwitch 3rd gen, Hopper HGX): the NVLS algorithms */
+  double channels;   /* NCCL channels (0 = 16, assumed): only for the ring plateau rule */
+} dlb_nccl_topo;
+
+typedef struct dlb_nccl_result {
+  double time;       /* s */
+  double algo;       /* DLB_NCCL_* algorithm run */
+  double proto;      /* DLB_NCCL_LL / LL128 / SIMPLE */
+  double latency;    /* s, that choice's latency term */
+  double bw;         /* bytes/s, that choice's algorithm bandwidth (bytes / transfer time) */
+} dlb_nccl_result;
+
+/* Time of collective `op` (DLB_COLL_ALLREDUCE, ALLGATHER, REDUCE_SCATTER, BROADCAST) of
+** `bytes` (the buffer; allgather / reduce-scatter: the full gathered buffer, NCCL's nBytes)
+** on topology t, with algorithm `algo` and protocol `proto` (-1: NCCL's choice, the fastest
+** enabled). DLB_EINVAL for a bad topology, op, or a pair NCCL does not run for that op
+** (the message names it). */
+DLB_API int dlb_par_nccl(int op, double bytes, const dlb_nccl_topo *t, int algo, int proto,
+                         dlb_nccl_result *out);
+/* The topology of a group of `ranks` devices of cluster cl, `per_node` of them in each of
+** its nodes (ranks / per_node nodes): bw_intra from cl->intra, bw_inter from the node's
+** NICs (cl->nics x cl->inter.bw, or one per device when nics is 0) shared by the
+** cl->per_node / per_node groups of a node that run at once; nvlink, nvls from cl. */
+DLB_API int dlb_par_nccl_topo(const dlb_par_cluster *cl, double ranks, double per_node,
+                              dlb_nccl_topo *out);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -15,6 +15,7 @@
 #include "dlb_parallel.h"
 #include "dlb_roofline.h"
 #include "planner_ops.h"
+#include "roofline_impl.h"
 #include "dlb_runtime.h"
 
 struct dlb_par_plan {
@@ -58,6 +59,9 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "plan: slack must be a fraction >= 0, got %g", o->slack);
   if (!(o->fsdp_overlap >= 0 && o->fsdp_overlap <= 1))
     return dlb_fail(DLB_EINVAL, "plan: fsdp_overlap must be in [0, 1], got %g", o->fsdp_overlap);
+  if (!(o->nccl == 0 || o->nccl == 1))
+    return dlb_fail(DLB_EINVAL, "plan: nccl must be 0 (alpha-beta collectives) or 1 (as NCCL "
+                    "runs them), got %g", o->nccl);
   if (!(o->gather_tensors >= 0) || !isfinite(o->gather_tensors))
     return dlb_fail(DLB_EINVAL, "plan: gather_tensors must be >= 0, got %g", o->gather_tensors);
   for (int i = 0; i < n; i++) {
@@ -100,6 +104,28 @@ static const dlb_par_link *group_link(const dlb_par_cluster *cl, double span) {
   return cl->inter.bw > 0 ? &cl->inter : &cl->intra;
 }
 
+/* An allreduce of `bytes` over a group of `ranks` devices, `per_node` of them in each node,
+** as NCCL runs it (issue [19]: dlb_par_nccl on the group's share of the fabric). */
+static int nccl_allreduce(const dlb_par_cluster *cl, double bytes, double ranks,
+                          double per_node, double *time) {
+  dlb_nccl_topo t;
+  dlb_nccl_result r;
+  int st = dlb_par_nccl_topo(cl, ranks, per_node, &t);
+  if (!st) st = dlb_par_nccl(DLB_COLL_ALLREDUCE, bytes, &t, -1, -1, &r);
+  *time = st ? 0 : r.time;
+  return st;
+}
+
+/* The ranks per node of a group whose members are `stride` devices apart (data-parallel
+** replicas: stride tp x pp), of `ranks` members in all, on nodes of g devices. */
+static double group_per_node(double g, double stride, double ranks) {
+  if (!(g > 0)) return ranks;
+  double r = stride >= g ? 1 : floor(g / stride);
+  if (r > ranks) r = ranks;
+  while (r > 1 && fmod(ranks, r) != 0) r--;
+  return r < 1 ? 1 : r;
+}
+
 /* A layer's trainable parameters and the bytes of its weights (wb per parameter unless the
 ** layer says). */
 static double layer_trainable(const dlb_par_layer *l) {
@@ -126,6 +152,8 @@ typedef struct stage {
   double shard_t, shard_w; /* of which trainable, and their weight bytes */
   double nl;            /* layers held */
   double mem;
+  double hf, hb, hu;    /* host seconds per micro-batch, forward and backward, and of the
+                           update (the host-side model: dlb_layer_host) */
 } stage;
 
 enum { MAX_STAGES = 4096 };
@@ -192,6 +220,15 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
 
   const dlb_par_link *tplink = group_link(cl, tp);
   const dlb_par_link *pplink = group_link(cl, tp * pp);
+  /* With collectives as NCCL runs them, a stage-to-stage send across nodes shares the node's
+  ** NICs with the node's other senders (every device of a node sends its own activation at
+  ** once): nics x inter.bw / per_node each, the data-parallel groups' rule (issue [19]). */
+  dlb_par_link ppshare;
+  if (o->nccl && pplink == &cl->inter && cl->nics > 0 && cl->per_node > 0) {
+    ppshare = cl->inter;
+    ppshare.bw = cl->inter.bw * cl->nics / cl->per_node;
+    pplink = &ppshare;
+  }
   double shard_total = 0, shard_t = 0, shard_w = 0;
   for (int c = 0; c < K; c++) {
     stage *s = &S[c % p];
@@ -206,10 +243,24 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       s->b += tb + (rc ? tf : 0);
       s->upd += tu / (zero >= 1 ? dp : 1);   /* ZeRO partitions the update over dp */
       if (rc) s->rcf += l->flops_fwd;
+      /* the host issuing the layer's ops (its recomputed forward again) */
+      double hf, hb, hu;
+      dlb_layer_host(LT, dev, i, &hf, &hb, &hu);
+      s->hf += hf;
+      s->hb += hb + (rc ? hf : 0);
+      s->hu += hu;
       if (tl > 1 && l->tp_colls > 0) {
+        /* each tensor-parallel allreduce is an op the host issues too */
+        s->hf += l->tp_colls * dev->host_op;
+        s->hb += l->tp_colls * dev->host_op * (rc ? 2 : 1);
         dlb_par_coll c1;
-        st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mb, tp, 0,
-                                tplink, &c1);
+        if (o->nccl) {   /* consecutive ranks: a node's worth per node */
+          st = nccl_allreduce(cl, l->tp_bytes * mb, tp, group_per_node(cl->per_node, 1, tp),
+                              &c1.time);
+        } else {
+          st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mb, tp, 0,
+                                  tplink, &c1);
+        }
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         s->tpf += l->tp_colls * c1.time;
         s->tpb += l->tp_colls * c1.time * (rc ? 2 : 1);
@@ -281,7 +332,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   /* The bottleneck device sets the pipeline's pace. */
   int worst = 0, fullest = 0;
   double T = -1;
-  double xt = 0, upd = 0;
+  double xt = 0, upd = 0, idle = 0;
   for (int d = 0; d < p; d++) {
     stage *s = &S[d];
     double x = 0;
@@ -292,9 +343,20 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       x = 2 * v * c1.time;
     }
-    double t = s->f + s->b + s->tpf + s->tpb + x;
-    if (t > T) { T = t; worst = d; xt = x; }
-    if (s->upd > upd) upd = s->upd;
+    /* the host-side model (issue [19]): a micro-batch's forward and its backward each end
+    ** at the later of the device's timeline (ops and the tensor-parallel allreduces on the
+    ** one stream, Megatron-LM: not overlapped) and the host's; the host and device meet at
+    ** every pipeline send/receive (Megatron-LM p2p_communication.py: torch.cuda.synchronize()
+    ** after batch_isend_irecv), so per phase (dlb_stream_time) */
+    double df = s->f + s->tpf, db = s->b + s->tpb;
+    double ef = dlb_stream_time(df, s->hf), eb = dlb_stream_time(db, s->hb);
+    double t = ef + eb + x;
+    if (t > T) {
+      T = t; worst = d; xt = x;
+      idle = (s->hf > df ? s->hf - df : 0) + (s->hb > db ? s->hb - db : 0);
+    }
+    double su = dlb_stream_time(s->upd, s->hu);
+    if (su > upd) upd = su;
     if (s->mem > S[fullest].mem) fullest = d;
     if (stage_mem) stage_mem[d] = s->mem;
   }
@@ -322,7 +384,9 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     int algo = (int)o->dp_algo;
     if (o->dp_algo != algo || algo < 0 || algo >= DLB_ALGO_NALGOS) algo = DLB_ALGO_RING;
     dlb_par_coll c;
-    st = dlb_par_allreduce_cluster(maxp * gb, dp, algo, &sub, &c);
+    double dprpn = group_per_node(cl->per_node, tp * pp, dp);
+    if (o->nccl) st = nccl_allreduce(cl, maxp * gb, dp, dprpn, &c.time);
+    else st = dlb_par_allreduce_cluster(maxp * gb, dp, algo, &sub, &c);
     if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     if (zero >= 3) {
       /* ZeRO-3 / FSDP gathers a layer's parameters for every micro-batch's forward and
@@ -335,7 +399,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       /* an allreduce volume is a reduce-scatter of the gradients plus an all-gather of the
       ** weights; with frozen or quantised weights the two differ */
       dlb_par_coll cw;
-      st = dlb_par_allreduce_cluster(maxw, dp, algo, &sub, &cw);
+      if (o->nccl) st = nccl_allreduce(cl, maxw, dp, dprpn, &cw.time);
+      else st = dlb_par_allreduce_cluster(maxw, dp, algo, &sub, &cw);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double gather = 0.5 * cw.time, rs = 0.5 * c.time;
       dpt = m * (fmax(0, gather + rs - o->overlap * bw->b)
@@ -349,7 +414,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         /* each such gather is a collective of its own and pays its latency (half an
         ** allreduce's: one pass around the ring instead of two) */
         dlb_par_coll c0;
-        st = dlb_par_allreduce_cluster(0, dp, algo, &sub, &c0);
+        if (o->nccl) st = nccl_allreduce(cl, 0, dp, dprpn, &c0.time);
+        else st = dlb_par_allreduce_cluster(0, dp, algo, &sub, &c0);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         dpt += m * 2 * o->gather_tensors * bw->nl * (dp * dev->kernel_overhead + 0.5 * c0.time);
       }
@@ -373,7 +439,9 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   out->comm = out->tp_comm + out->pp_comm + out->dp_comm;
   out->bubble = bubble;
   out->update = upd;
-  out->step = out->compute + out->comm + out->bubble + out->update + dev->step_overhead;
+  out->host_idle = m * idle;
+  out->step = out->compute + out->comm + out->bubble + out->update + out->host_idle
+              + dev->step_overhead;
   stage *fs = &S[fullest];
   out->mem = fs->mem;
   out->mem_weights = fs->wbytes * zw;

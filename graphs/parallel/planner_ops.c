@@ -177,6 +177,23 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   }
 }
 
+void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double *hf,
+                    double *hb, double *hu) {
+  double n[3] = { 0, 0, 0 };
+  if (T->count[li] == 0) {
+    n[0] = n[1] = 1;
+  } else {
+    for (int k = 0; k < T->count[li]; k++) {
+      const dlb_par_op *o = &T->ops[T->first[li] + k];
+      if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
+        n[(int)o->phase] += 1;
+    }
+  }
+  *hf = n[0] * d->host_op + (n[0] > 0 ? d->host_layer : 0);
+  *hb = n[1] * d->host_op;
+  *hu = n[2] * d->host_op;
+}
+
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
                         double *tf, double *tb, double *tu) {
   int cls = T->cls[li];

@@ -23,4 +23,10 @@ void dlb_layer_times_free(dlb_layer_times *T);
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
                         double *tf, double *tb, double *tu);
 
+/* Host seconds of layer li's forward (*hf), backward (*hb) and update (*hu) on device d
+** (the host-side model, issue [19]): host_op per op of the phase (a layer without ops: one
+** op per pass), plus host_layer per forward. 0 when d has no host model. */
+void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double *hf,
+                    double *hb, double *hu);
+
 #endif

@@ -22,6 +22,7 @@ local FILES = {
   { "none", "none" },
   { "megatron-lm", "megatron_lm" },
   { "megatron-core", "megatron_core" },
+  { "megatron-core-cudagraphs", "megatron_core_cudagraphs" },
   { "nemo", "nemo" },
   { "pytorch-ddp", "pytorch_ddp" },
   { "pytorch1-ddp", "pytorch1_ddp" },
@@ -39,7 +40,8 @@ local FILE = {}
 for _, f in ipairs(FILES) do FILE[f[1]] = f[2] end
 -- other spellings users type
 local ALIAS = { megatron = "megatron-lm", ["megatron-lm-2021"] = "megatron-lm",
-  mcore = "megatron-core", te = "megatron-core", ["transformer-engine"] = "megatron-core",
+  mcore = "megatron-core", te = "megatron-core", ["cuda-graphs"] = "megatron-core-cudagraphs",
+  cudagraphs = "megatron-core-cudagraphs", ["transformer-engine"] = "megatron-core",
   ddp = "pytorch-ddp", pytorch = "pytorch-ddp", torch = "pytorch-ddp",
   fsdp1 = "fsdp", zero1 = "deepspeed-zero1", zero2 = "deepspeed-zero2", zero3 = "deepspeed-zero3",
   deepspeed = "deepspeed-zero3", jax = "maxtext", xla = "maxtext", tensorflow = "tensorflow1",
@@ -289,6 +291,25 @@ function M.plan_defaults(p, zero)
   return d
 end
 
+-- The host-side model (issue [19]; dlb_roof host_op / host_layer, graphs/hw/roofline_impl.h
+-- dlb_timeline): what the profile's host spends to issue one op (dispatch.per_op: Python, the
+-- dispatcher, the launch call) and, where the stack runs Python per layer, per layer and
+-- forward pass (dispatch.per_layer). A compiled stack (XLA, CUDA graphs) issues the step
+-- as one launch: per_op 0. No dispatch (framework "none"): no host model, 0 and 0.
+-- With calibration "validated", the CALIBRATED host seconds per op of lua/dlbench/hw_calibrated.lua
+-- where the profile has one (fitted by notebooks/validation.lua on the vTrain rows).
+function M.host_of(p, calibration)
+  local d = type(p) == "table" and p.dispatch or nil
+  if type(d) ~= "table" then return 0, 0 end
+  local per_op = d.per_op or 0
+  if calibration == "validated" then
+    local h = require("dlbench.hw_calibrated").host
+    local c = h and h[p.name]
+    if c then per_op = c[1] end
+  end
+  return per_op, d.per_layer or 0
+end
+
 -- The recompute choice of a plan under profile p: nil (try both) unless the profile offers
 -- no full recompute.
 function M.offers(p, policy)
@@ -316,6 +337,9 @@ doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string
   "the provenance as one printed line")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
   .. "slack=, gather_tensors=}", "the planner options a profile sets when the caller does not")
+doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, per_layer",
+  "the host-side model's seconds per op issued and per layer forward a profile sets (the "
+  .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")
 doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",
   "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\")")
 doc.doc(M.default_calibration, "dlb.frameworks.default_calibration([\"catalogue\" | \"validated\"]) -> name",

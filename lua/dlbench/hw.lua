@@ -374,6 +374,10 @@ function Device:describe()
     end
   end
   if self.source.links then out[#out + 1] = "    [links: " .. self.source.links .. "]" end
+  if self.nvlink or self.nics then   -- the fabric as NCCL sees it (issue [19])
+    line("fabric", string.format("NVLink %s%s, %s NICs per node", tostring(self.nvlink or 0),
+      (self.nvls or 0) > 0 and " with SHARP (NVLS)" or "", tostring(self.nics or "?")), self.source.fabric)
+  end
   if self.power then line("power", string.format("%.4g W", self.power), self.source.power) end
   if self.kernel_overhead then
     line("kernel_overhead", string.format("%.3g us", self.kernel_overhead * 1e6), self.source.kernel_overhead)

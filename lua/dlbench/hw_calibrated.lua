@@ -1,5 +1,5 @@
 -- dlbench.hw_calibrated — CALIBRATED catalogue data (issue [18] item 3): the per-chip
--- efficiencies notebooks/validation.lua fits on its calibration rows (every third row of
+-- efficiencies notebooks/validation.lua fits on its calibration rows (the rows whose stored role is "fit": every third row of
 -- notebooks/data/validation_runs.lua in id order; the held-out rows are never used), used
 -- when a call asks calibration = "validated" (the default is "catalogue": the datasheet and
 -- paper values of hw_catalog.lua; docs/frameworks.md says why). Each value lists the rows it
@@ -35,12 +35,21 @@ return {
   flops_eff = {
     ["A100-SXM4-80GB"] = A100,
     ["A100-SXM4-40GB"] = A100,   -- one GA100 die (the notebook's chip key "A100")
-    ["H100-SXM"] = { tensor = { 0.72, H100_ROWS }, fp8 = { 0.80, H100_FP8_ROWS } },
+    ["H100-SXM"] = { tensor = { 0.70, H100_ROWS }, fp8 = { 0.78, H100_FP8_ROWS } },
     -- one calibration row of its own: the value pooled over every GPU calibration row
-    ["V100-SXM2-16GB"] = { tensor = { 0.78, GPU_POOLED_ROWS, pooled = "gpu" } },
+    ["V100-SXM2-16GB"] = { tensor = { 0.70, GPU_POOLED_ROWS, pooled = "gpu" } },
+  },
+  -- host[profile]: the host seconds per op issued (the host-side model of issue [19]; the
+  -- profile's dispatch.per_op is an ESTIMATE), fitted on the vTrain calibration rows
+  -- (notebooks/data/vtrain_runs.lua, role "fit": 255 rows, Megatron-LM 2021-22 with full
+  -- checkpointing on vTrain's A100 hosts) jointly with that cluster's own flops_eff (0.60,
+  -- not shipped: a property of that cluster, not of the A100)
+  host = {
+    ["megatron-lm"] = { 40e-6, { "the 255 vTrain calibration rows (notebooks/data/vtrain/*.csv, "
+      .. "role fit)" } },
   },
   collective = {
-    ["deepspeed-zero3"] = { 0.27, { "megatron-t2-zero3-174.6b-1536xa100",
+    ["deepspeed-zero3"] = { 0.16, { "megatron-t2-zero3-174.6b-1536xa100",
       "megatron-t2-zero3-529.6b-1120xa100" } },
   },
 }

@@ -745,7 +745,38 @@ local ATTN = {
     .. "backward on H100 SXM5 = 0.34 of 989.5" },
   ["H200-SXM"] = { 0.34, "as H100-SXM (the same die): Dao 2023 Fig. 7, 335 / 989.5" },
 }
+-- The fabric as NCCL sees it (issue [19]; dlb.parallel.cluster's nics, nvlink, nvls, read by
+-- dlb_par_nccl_topo): the NVLink generation inside a node (NCCL's compute-capability rows and
+-- LL128), NVLink SHARP (NVLS) in the node's switches, and the compute NICs per node of the
+-- reference system whose network the device's links.inter describes (one NIC's bandwidth).
+-- Systems with another network state nics= on their cluster.
+local FABRIC = {
+  ["V100-SXM2-16GB"] = { nvlink = 2, nics = 4, src = "NVLink 2.0 (Tesla V100 datasheet); "
+    .. "DGX-1V: 4 x 100 Gb/s EDR InfiniBand per 8 GPUs (NVIDIA DGX-1 datasheet)" },
+  ["V100-SXM2-32GB"] = { nvlink = 2, nics = 4, src = "as V100-SXM2-16GB (DGX-1V)" },
+  ["A100-SXM4-40GB"] = { nvlink = 3, nics = 8, src = "NVLink 3.0 (A100 datasheet: 600 GB/s); "
+    .. "DGX A100: 8 single-port ConnectX-6 200 Gb/s HDR InfiniBand for compute (NVIDIA DGX "
+    .. "A100 User Guide, network ports)" },
+  ["A100-SXM4-80GB"] = { nvlink = 3, nics = 8, src = "as A100-SXM4-40GB (DGX A100)" },
+  ["H100-SXM"] = { nvlink = 4, nvls = 1, nics = 8, src = "NVLink 4.0 (H100 datasheet: 900 "
+    .. "GB/s), third-generation NVSwitch with NVLink SHARP (Hopper whitepaper); DGX H100: 8 "
+    .. "ConnectX-7 400 Gb/s NDR (NVIDIA DGX H100 User Guide)" },
+  ["H200-SXM"] = { nvlink = 4, nvls = 1, nics = 8, src = "as H100-SXM (HGX H200: the same "
+    .. "NVSwitch and ConnectX-7 fabric)" },
+  ["B200"] = { nvlink = 5, nvls = 1, nics = 8, src = "NVLink 5.0 (B200 datasheet: 1.8 TB/s), "
+    .. "NVLink switch with SHARP; DGX B200: 8 ConnectX-7 400 Gb/s (NVIDIA DGX B200 datasheet)" },
+  ["GH200"] = { nvlink = 4, nvls = 1, nics = 1, src = "NVLink 4.0 (GH200 datasheet); one "
+    .. "400 Gb/s NIC per superchip node (assumed)" },
+  ["P100-SXM2"] = { nvlink = 1, src = "NVLink 1.0 (Tesla P100 datasheet)" },
+}
+
 for _, d in ipairs(catalogue) do
+  local fb = FABRIC[d.name]
+  if fb then
+    d.nvlink, d.nvls, d.nics = fb.nvlink, fb.nvls, fb.nics
+    d.source = d.source or {}
+    d.source.fabric = fb.src
+  end
   local a = ATTN[d.name]
   if a then
     d.attn_eff = a[1]

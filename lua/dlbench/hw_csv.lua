@@ -28,6 +28,8 @@ for _, p in ipairs(desc.enum("DLB_PREC_")) do column(p) end
 for _, c in ipairs { "mem", "mem_bw", "cache", "flops_eff", "bw_eff" } do column(c) end
 for _, tier in ipairs { "intra", "inter", "host" } do column(tier .. "_bw"); column(tier .. "_latency") end
 for _, c in ipairs { "power", "cores", "mem_per_core" } do column(c) end
+-- the fabric as NCCL sees it (issue [19]; hw_catalog.lua FABRIC, source key "fabric")
+for _, c in ipairs { "nvlink", "nvls", "nics" } do column(c) end
 local kernel = false
 for _, f in ipairs(desc.fields("dlb_roof")) do
   kernel = kernel or f == "kernel_overhead"
@@ -36,6 +38,13 @@ end
 for _, c in ipairs { "note", "source", "levels" } do column(c) end
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
+-- a link tier's column ("intra_bw", "host_latency"): tier and field, else nil (dlb_roof's
+-- host_op and host_layer are the host-side model's, not the host link's)
+local TIERS = { intra = true, inter = true, host = true }
+local function link_col(c)
+  local tier, k = c:match("^(%a+)_(%a+)$")
+  if tier and TIERS[tier] and (k == "bw" or k == "latency") then return tier, k end
+end
 
 -- CSV records through the library's RFC 4180 reader (the one behind dlb.read_csv): each
 -- record is an array of field strings with its line number in .line. Comment lines (first
@@ -59,7 +68,7 @@ local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 -- field's name; a cell that does not start with one (a hand-written catalogue's free
 -- text) is the device's source as a whole (source.all).
 local function csv_sources(s)
-  local known = { peak = true, links = true, gemm_tile = true, all = true }
+  local known = { peak = true, links = true, gemm_tile = true, all = true, fabric = true }
   for _, c in ipairs(M.csv_columns) do known[c] = true end
   local key = s:match("^([%w_]+): ")
   if not (key and known[key]) then return { all = s } end
@@ -125,9 +134,8 @@ function M.parse_csv(text, file)
           elseif c == "gemm_tile_m" or c == "gemm_tile_n" then
             spec.gemm_tile = spec.gemm_tile or {}
             spec.gemm_tile[c == "gemm_tile_m" and 1 or 2] = v
-          elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
-            local tier, k = c:match("^(%a+)_(%a+)$")
-            if k == "latency" then k = "latency" end
+          elseif link_col(c) then
+            local tier, k = link_col(c)
             links[tier] = links[tier] or {}
             links[tier][k] = v
           else
@@ -203,8 +211,8 @@ function M.format(devices)
         local parts = {}
         for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. source[k] end
         v = #parts > 0 and table.concat(parts, "; ") or nil
-      elseif c:match("^intra_") or c:match("^inter_") or c:match("^host_") then
-        local tier, k = c:match("^(%a+)_(%a+)$")
+      elseif link_col(c) then
+        local tier, k = link_col(c)
         v = d.links[tier] and d.links[tier][k]
       elseif c == "cache" then v = (d.cache or 0) > 0 and d.cache or nil
       elseif c == "gemm_tile_m" or c == "gemm_tile_n" then

@@ -40,6 +40,9 @@ local FIELDS = {
   gemm_tile = "table",
   -- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
   levels = "table",
+  -- the fabric as NCCL sees it (issue [19], hw_catalog.lua FABRIC): NVLink generation,
+  -- NVLink SHARP, compute NICs per node of the reference system
+  nvlink = "number", nvls = "number", nics = "number",
 }
 for _, f in ipairs(ROOF_FIELDS) do FIELDS[f] = "number" end
 local FIELD_LIST = {}

@@ -23,6 +23,10 @@ local check_cluster, cluster_of, is_catalogue = base.check_cluster, base.cluster
 -- devices and clusters (lua/dlbench/parallel_base.lua)
 
 M.device, M.cluster = base.device, base.cluster
+M.mem_pressure, M.PRESSURE_MARGIN = base.mem_pressure, base.PRESSURE_MARGIN
+doc.doc(M.mem_pressure, "dlb.parallel.mem_pressure(need, cap) -> frac, reason|nil",
+  "memory pressure (issue [19]): need / cap, and a reason when the peak is within "
+  .. "PRESSURE_MARGIN (10%) of capacity: the time of such a step is flagged UNRELIABLE")
 
 
 ------------------------------------------------------------------------------------------
@@ -71,6 +75,43 @@ end
 doc.doc(M.collective, "dlb.parallel.collective(op, {bytes=, n=, bw=, latency=[, eff=, algo=, shards=, cluster=]})"
   .. " -> {time=, bytes=, total=, steps=}",
   "alpha-beta cost of allreduce|allgather|reduce_scatter|broadcast|alltoall|ps; bytes = average per rank")
+
+-- Collectives as NCCL runs them (issue [19]; graphs/parallel/nccl.c, NCCL's tuning model):
+-- algorithms and protocols by name from the C enum (DLB_NCCL_*: the protocol names are
+-- NCCL's own, ncclProtoStr).
+local NCCL_NAMES = core.enum_names("DLB_NCCL_")
+local IS_PROTO = { ll = "LL", ll128 = "LL128", simple = "Simple" }
+local NCCL_ALGOS, NCCL_PROTOS, ALGO_NAME, PROTO_NAME = {}, {}, {}, {}
+for k, v in pairs(NCCL_NAMES) do
+  if IS_PROTO[k] then NCCL_PROTOS[IS_PROTO[k]] = v; PROTO_NAME[v] = IS_PROTO[k]
+  else NCCL_ALGOS[k] = v; ALGO_NAME[v] = k end
+end
+M.nccl_algos, M.nccl_protocols = NCCL_ALGOS, NCCL_PROTOS
+
+function M.nccl_topo(cluster, ranks, per_node)
+  local fname = "parallel.nccl_topo"
+  check_cluster(fname, cluster)
+  return core.parallel_nccl_topo(cluster, num(fname, "ranks", ranks, nil, "count"),
+    num(fname, "per_node", per_node, nil, "count"))
+end
+doc.doc(M.nccl_topo, "dlb.parallel.nccl_topo(cluster, ranks, per_node) -> topo",
+  "what NCCL's tuning sees of a group of ranks, per_node of them in each node of the cluster: "
+  .. "the NVLink fabric's bandwidth, the group's share of the node's NICs, NVLink generation, NVLS")
+
+function M.nccl(op, bytes, topo, algo, proto)
+  local fname = "parallel.nccl"
+  local code = enum(fname, "op", op, OPS)
+  local a = algo == nil and -1 or enum(fname, "algo", algo, NCCL_ALGOS)
+  local p = proto == nil and -1 or enum(fname, "proto", proto, NCCL_PROTOS)
+  if type(topo) ~= "table" then error(fname .. ": topo must be a table (dlb.parallel.nccl_topo)", 2) end
+  local r = core.parallel_nccl(code, num(fname, "bytes", bytes, nil, "nonneg"), topo, a, p)
+  r.algo, r.proto = ALGO_NAME[r.algo], PROTO_NAME[r.proto]
+  return r
+end
+doc.doc(M.nccl, "dlb.parallel.nccl(op, bytes, topo[, algo, proto]) -> {time=, algo=, proto=, latency=, bw=}",
+  "a collective (allreduce, allgather, reduce_scatter, broadcast) as NCCL runs it: tuning.cc's "
+  .. "latency and bandwidth per algorithm (tree, ring, nvls, nvls_tree) and protocol (LL, LL128, "
+  .. "Simple), the fastest unless algo / proto are given")
 
 -- dlb.parallel.allreduce{...} -> seconds, and the full cost table.
 local collective = M.collective

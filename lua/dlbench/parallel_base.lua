@@ -136,7 +136,7 @@ local function named_hw(fname, o)
 end
 M.named_hw = named_hw
 
-local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw" }
+local CLUSTER_OPTS = set { "per_node", "nodes", "intra", "inter", "hw", "nics", "nvlink", "nvls" }
 -- A cluster: devices per node, nodes and two link tiers (default: the hw's links).
 function M.cluster(o)
   check_opts("parallel.cluster", o, CLUSTER_OPTS)
@@ -150,10 +150,23 @@ function M.cluster(o)
   if not c.intra and not c.inter then
     error("parallel.cluster: give intra and/or inter links {bw=, latency=} (or hw with links)", 2)
   end
+  -- the fabric as NCCL sees it (issue [19]): NICs per node (each of inter.bw; 0: one per
+  -- device), NVLink generation, NVLink SHARP; default: the hw's (catalogue FABRIC)
+  local hw = o.hw or {}
+  c.nics = num("parallel.cluster", "nics", o.nics, hw.nics or 0, "nonneg")
+  c.nvlink = num("parallel.cluster", "nvlink", o.nvlink, hw.nvlink or 0, "nonneg")
+  c.nvls = num("parallel.cluster", "nvls", o.nvls == true and 1 or o.nvls, hw.nvls or 0, "nonneg")
+  if c.nics ~= math.floor(c.nics) or c.nvlink ~= math.floor(c.nvlink) or c.nvlink > 5
+    or not (c.nvls == 0 or c.nvls == 1) then
+    error(string.format("parallel.cluster: nics must be a whole number, nvlink a generation "
+      .. "0..5 and nvls 0 or 1 (got %s, %s, %s)", tostring(c.nics), tostring(c.nvlink),
+      tostring(c.nvls)), 2)
+  end
   return c
 end
-doc.doc(M.cluster, "dlb.parallel.cluster{per_node=, nodes=, intra={bw=, latency=, eff=}, inter=...}",
-  "a cluster of nodes with two link tiers (bytes/s, s); hw= takes hw.links")
+doc.doc(M.cluster, "dlb.parallel.cluster{per_node=, nodes=, intra={bw=, latency=, eff=}, inter=..., nics=, nvlink=, nvls=}",
+  "a cluster of nodes with two link tiers (bytes/s, s; inter.bw is one NIC's), NICs per node "
+  .. "(0: one per device), NVLink generation and NVLink SHARP; hw= takes hw.links and the fabric")
 
 -- A cluster= table (from dlb.parallel.cluster or built by hand) obeys the same rules:
 -- per_node and nodes whole >= 1 (nodes 0: a flat tier of any size), links bw > 0, latency
@@ -199,5 +212,24 @@ local function is_catalogue(hw)
 end
 
 M.keys, M.check_opts, M.set, M.num, M.enum, M.link = keys, check_opts, set, num, enum, link
+-- Memory pressure (issue [19] item 3): a step whose peak (the framework memory schedule's
+-- bytes) comes within PRESSURE_MARGIN of the device's capacity runs into the caching
+-- allocator's limits (PyTorch's allocator frees its cached blocks and retries cudaMalloc,
+-- "CUDA semantics: memory management", and fragmentation leaves blocks unusable), which the
+-- time models do not cost: such a prediction is flagged unreliable, not printed as a
+-- confident number. The margin, 10% of capacity, was chosen before any error was looked at
+-- (the order of the fragmentation reported for the caching allocator: Guo et al. 2024,
+-- GMLake, ASPLOS, sec. 2). Returns frac = need / cap and the reason, or nil when there is
+-- no pressure (or no capacity: cap <= 0, unlimited).
+M.PRESSURE_MARGIN = 0.10
+function M.mem_pressure(need, cap)
+  if type(need) ~= "number" or type(cap) ~= "number" or not (cap > 0) then return nil, nil end
+  local frac = need / cap
+  if frac < 1 - M.PRESSURE_MARGIN then return frac, nil end
+  return frac, string.format("peak memory %.0f%% of the device's %.3g GB (within %.0f%% of "
+    .. "capacity): allocator retries and fragmentation are not modelled, so this time is "
+    .. "UNRELIABLE", 100 * frac, cap / 1e9, 100 * M.PRESSURE_MARGIN)
+end
+
 M.check_cluster, M.cluster_of, M.is_catalogue = check_cluster, cluster_of, is_catalogue
 return M

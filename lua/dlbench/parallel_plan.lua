@@ -42,11 +42,17 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
-    "attention_flops", "mfu", "tokens" }
+    "attention_flops", "mfu", "tokens", "collectives" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
 M.mem_schedules = MEM_SCHEDULES
+
+-- How the tensor- and data-parallel collectives are timed (issue [19]): "nccl", NCCL's own
+-- tuning model (dlb_par_nccl: algorithm and protocol by message size, the node's NICs), or
+-- "alpha-beta", the ring / hierarchical model of dlb_par_collective (before issue [19]).
+local COLLECTIVES = { ["alpha-beta"] = 0, nccl = 1 }
+M.collectives = COLLECTIVES
 
 local function plan_opts(fname, o, ls)
   local rc = o.recompute
@@ -80,6 +86,7 @@ local function plan_opts(fname, o, ls)
     shard = o.shard and 1 or 0,
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
     keep_unfit = o.keep_unfit and 1 or 0,
+    nccl = enum(fname, "collectives", o.collectives, COLLECTIVES, "nccl"),
   }
 end
 
@@ -101,6 +108,8 @@ local function plan_tostring(r)
   local extra = ""
   if r.tokens_per_s then extra = extra .. string.format(", %s tokens/s", P.si(r.tokens_per_s, "")) end
   if r.days then extra = extra .. string.format(", %.1f days to train", r.days) end
+  if r.unreliable then extra = extra .. string.format(", UNRELIABLE (memory at %.0f%% of capacity)",
+    100 * (r.mem_frac or 0)) end
   if r.framework then
     extra = extra .. string.format(", framework %s%s, calibration %s", r.framework,
       tostring(r.framework_source):find("^default") and " (default)" or "", tostring(r.calibration))
@@ -216,6 +225,11 @@ local function setup(fname, o)
       dev.attn_eff, dev.attention_kernel = fw.attention_eff(prof, hw, dev.precision)
     end
   end
+  -- the host-side model (issue [19]): the profile's dispatch cost per op and per layer,
+  -- unless the device given says its own
+  if dev and dev.host_op == nil and dev.host_layer == nil then
+    dev.host_op, dev.host_layer = fw.host_of(prof, calibration)
+  end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
   local ls = layers_of(fname, lsrc, o, fuse)
   if o.w_bytes ~= nil and type(ls) == "table" then
@@ -241,6 +255,12 @@ local function setup(fname, o)
       if t then cl[tier] = { bw = t.bw, latency = t.latency, eff = ceff * (t.eff or 1) } end
     end
     applied[#applied + 1] = string.format("collective eff %.2f (CALIBRATED)", ceff)
+  end
+  -- collectives as NCCL runs them on GPUs (a catalogue GPU, or a cluster that states its
+  -- NVLink), else the alpha-beta model (TPU ICI, CPUs, hand-made devices)
+  if o.collectives == nil then
+    local gpu = (is_catalogue(o.hw) and o.hw.kind == "gpu") or (cl.nvlink or 0) > 0
+    rawset(o2, "collectives", gpu and "nccl" or "alpha-beta")
   end
   local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
     applied = applied, o = o, dev = dev }
@@ -305,6 +325,9 @@ local function finish(r, o, ls, info, dev)
   local tps = is_graph(g) and mfu.tokens_per_sample(g, bind) or nil
   if tps and r.throughput then r.tokens_per_s = r.throughput * tps end
   r.mem_gb = r.mem and r.mem / 1e9 or nil
+  -- memory pressure: near capacity the prediction is flagged unreliable (parallel_base)
+  r.mem_frac, r.unreliable = base.mem_pressure(r.mem, dev.mem)
+  r.reliable = r.unreliable == nil
   if o.tokens ~= nil then
     num("parallel", "tokens", o.tokens, nil, "pos")
     if r.tokens_per_s then r.days = o.tokens / r.tokens_per_s / 86400 end
@@ -382,7 +405,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
-  "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens" }
+  "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "collectives" }
 
 -- Offload of one layout (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
 -- 2021; activation offload as torchtune/Megatron's CPU offloading): what leaves the

@@ -317,6 +317,11 @@ function M.time(s, dev, opts)
   -- the profile's attention kernel: the device's efficiency for that kernel family
   local akernel = nil
   if prof.name ~= "none" then roof.attn_eff, akernel = fw.attention_eff(prof, dev, prec) end
+  -- the host-side model: the profile's host issues every op (dlb_timeline in the per-op rule);
+  -- a device that states its own host cost (hw:with{host_op = ...}) keeps it
+  if not ((roof.host_op or 0) > 0 or (roof.host_layer or 0) > 0) then
+    roof.host_op, roof.host_layer = fw.host_of(prof, calibration)
+  end
   local slack = opts.slack
   if slack == nil and prof.slack ~= nil then slack = prof.slack end
 
@@ -464,6 +469,9 @@ function M.time(s, dev, opts)
     r.cores = r.per_core and dev.cores or nil
     r.fits = need <= cap
     r.shortfall = r.fits and 0 or need - cap
+    -- memory pressure: near capacity the time is flagged unreliable (issue [19])
+    r.mem_frac, r.unreliable = require("dlbench.parallel_base").mem_pressure(need, cap)
+    r.reliable = r.unreliable == nil
   else
     r.fits = true
     r.shortfall = 0

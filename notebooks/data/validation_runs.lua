@@ -43,6 +43,8 @@
 --                time_to_train_min  minutes (MLPerf-style)
 --   source*    where the numbers are
 --   note       anything needed to interpret the row (conventions, approximations)
+--   role       "fit" (may calibrate) or "held" (scored only); fixed before errors are seen,
+--              stored with the row (set at the end of this file for the rows above)
 --
 -- Counting conventions differ between sources (which FLOPs a TFLOP/s figure counts, which
 -- peak an MFU uses); they are stated per source below and in docs/validation.md. Compare a
@@ -686,5 +688,58 @@ add {
     .. "removed, so the run computes fewer tokens than 512 per sequence (dense attention "
     .. "over 512 overestimates its FLOPs); LAMB; params: BERT-large's nominal 330M",
 }
+
+---------------------------------------------------------------------------------------
+-- Each row's validation role, stored with the row (issue [19] item 5): "fit" rows may
+-- calibrate, "held" rows are only scored. Fixed: this is the split notebooks/validation.lua
+-- used up to commit 841b5a7 (every third row in id order, i % 3 == 1), written out so that
+-- adding rows never reshuffles it. A row added later states its own role, chosen before
+-- its error is seen (the vTrain rows: a hash of the row's key, notebooks/data/vtrain/).
+---------------------------------------------------------------------------------------
+local FIT = {
+["dle-bert-large-s128-amp-1xa100-80g"] = "fit",
+  ["dle-bert-large-s128-amp-8xa100-80g"] = "fit",
+  ["dle-bert-large-s128-tf32-1xa100-80g"] = "fit",
+  ["dle-bert-large-s512-amp-256xa100-80g"] = "fit",
+  ["dle-resnet50-amp-1xa100-80g"] = "fit",
+  ["dle-resnet50-amp-8xv100-16g"] = "fit",
+  ["dle-resnet50-tf32-1xa100-80g"] = "fit",
+  ["foundry-mpt-125m-s2048-128xa100-40g"] = "fit",
+  ["foundry-mpt-125m-s512-8xa100-80g"] = "fit",
+  ["foundry-mpt-13b-s32768-8xh100"] = "fit",
+  ["foundry-mpt-1b-s2048-512xh100"] = "fit",
+  ["foundry-mpt-1b-s8192-8xh100-fp8"] = "fit",
+  ["foundry-mpt-30b-s2048-8xh100"] = "fit",
+  ["foundry-mpt-350m-s2048-8xa100-80g"] = "fit",
+  ["foundry-mpt-3b-s4096-8xa100-80g"] = "fit",
+  ["foundry-mpt-70b-s2048-512xh100"] = "fit",
+  ["foundry-mpt-760m-s2048-8xh100"] = "fit",
+  ["foundry-mpt-7b-s2048-8xa100-80g"] = "fit",
+  ["foundry-mpt-7b-s4096-8xa100-40g"] = "fit",
+  ["korthikanti-175b-full-recompute-64xa100"] = "fit",
+  ["korthikanti-1t-selective-sp-512xa100"] = "fit",
+  ["korthikanti-530b-full-recompute-280xa100"] = "fit",
+  ["maxtext-32b-1xv5e-256"] = "fit",
+  ["maxtext-64b-32xv5e-256"] = "fit",
+  ["megatron-t1-1008.0b-3072xa100"] = "fit",
+  ["megatron-t1-3.6b-64xa100"] = "fit",
+  ["megatron-t1-529.6b-2520xa100"] = "fit",
+  ["megatron-t2-ptd-174.6b-1536xa100"] = "fit",
+  ["megatron-t2-ptd-529.6b-1120xa100"] = "fit",
+  ["megatron-t2-zero3-174.6b-1536xa100"] = "fit",
+  ["megatron-t2-zero3-529.6b-1120xa100"] = "fit",
+  ["mlperf-v1.0-nvidia-bert-large-pytorch-8xa100"] = "fit",
+  ["mtnlg-530b-2800xa100"] = "fit",
+  ["nemo-gpt3-175b-s2048-512xh100-fp8"] = "fit",
+  ["nemo-llama2-13b-s4096-16xh100-fp8"] = "fit",
+  ["nemo-llama3-70b-s8192-64xh100-fp8"] = "fit",
+  ["tbd-faster-rcnn-tf-1xp4000"] = "fit",
+  ["torchtitan-llama2-13b-b2-selective-layer-64xa100"] = "fit",
+  ["torchtitan-llama2-70b-b2-full-64xa100"] = "fit",
+  ["torchtitan-llama3-8b-b1-selective-op-64xa100"] = "fit",
+}
+for _, r in ipairs(rows) do
+  if r.role == nil then r.role = FIT[r.id] or "held" end
+end
 
 return rows

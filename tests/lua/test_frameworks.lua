@@ -117,7 +117,7 @@ T.test("calibration: validated takes the CALIBRATED flops_eff with its rows, and
   local rv = R.time(s, H100, { calibration = "validated" })
   T.eq(rv.calibration, "validated")
   assert(rv.calibration_note:find("CALIBRATED flops_eff", 1, true), rv.calibration_note)
-  assert(rv.time > rc.time, "0.72 < 0.80: slower")
+  assert(rv.time > rc.time, "0.70 < 0.80: slower")
   -- a device without calibration rows keeps its catalogue value, said so
   local rm = R.time(s, "MI300X", { calibration = "validated" })
   assert(rm.calibration_note:find("no CALIBRATED flops_eff", 1, true), rm.calibration_note)

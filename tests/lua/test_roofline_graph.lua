@@ -18,7 +18,13 @@ end
 
 T.test("per-op time from a graph's analysis", function()
   local s = mlp():stats { b = 32, h = 1024 }
-  local r = R.time(s, T4, { detail = true })
+  -- framework "none": no host model (issue [19]), so the per-op time is the plain sum of
+  -- the op bounds checked below; the default profile (pytorch-ddp) adds the device's idle
+  -- time while its host issues ops (dlb_timeline): per_op.time = busy + host_idle
+  local r = R.time(s, T4, { detail = true, framework = "none" })
+  local rp = R.time(s, T4, { framework = "pytorch-ddp" })
+  assert(rp.per_op.host_idle > 0 and rp.per_op.host_time > 0, "the mlp's tiny ops wait for the host")
+  T.near(rp.per_op.time, r.per_op.time + rp.per_op.host_idle, 1e-12, "busy + idle")
   T.eq(r.mode, "per_op", "a graph's stats are timed op by op")
   T.eq(#r.op_time, s.nops, "one time per op")
   T.near(r.flops, s.flops, 1e-12, "FLOPs match the stats")

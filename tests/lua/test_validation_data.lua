@@ -16,7 +16,7 @@ local PATH = here .. "/../../notebooks/data/validation_runs.lua"
 
 local ROW_KEYS = { id = true, model = true, params = true, hw = true, device = true,
   devices = true, layout = true, precision = true, seq = true, framework = true,
-  measured = true, source = true, note = true }
+  measured = true, source = true, note = true, role = true, set = true, nics = true }
 local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "framework",
   "measured", "source" }
 local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, mp = true,
@@ -53,6 +53,10 @@ local function check_row(r, i, names)
   end
   if not r.id:match("^[%w%.%-_]+$") then error(where .. ": id must be a slug (letters, digits, . - _)", 0) end
   if #r.source < 20 then error(where .. ": source too short to check ('" .. r.source .. "')", 0) end
+  if r.role ~= "fit" and r.role ~= "held" then
+    error(where .. ": role must be 'fit' or 'held' (stored with the row), got " .. tostring(r.role), 0)
+  end
+  if r.nics ~= nil and not is_count(r.nics) then error(where .. ": nics must be a positive integer", 0) end
   for _, k in ipairs { "note", "device" } do
     if r[k] ~= nil and (type(r[k]) ~= "string" or #r[k] == 0) then error(where .. ": " .. k .. " must be a string", 0) end
   end
@@ -185,7 +189,8 @@ T.test("the checker rejects broken rows (unknown key, bad hw, units, layout)", f
     return { id = "x", model = { builder = "gpt", opts = { size = "gpt2", seq = 1024 } },
       hw = "A100-SXM4-80GB", devices = 8, layout = { dp = 8, micro_batch = 4, grad_accum = 2, global_batch = 64 },
       precision = "mixed", seq = 1024, framework = "PyTorch",
-      measured = { tokens_per_s = 1000, per = "gpu" }, source = "a paper, Table 9, row 3 (made up for the test)" }
+      measured = { tokens_per_s = 1000, per = "gpu" }, source = "a paper, Table 9, row 3 (made up for the test)",
+      role = "held" }
   end
   check_row(good(), 1, names)
   local function bad(fragment, mutate)
@@ -211,6 +216,9 @@ T.test("the checker rejects broken rows (unknown key, bad hw, units, layout)", f
   bad("seq = 2048 but model.opts.seq = 1024", function(r) r.seq = 2048 end)
   bad("layout.zero", function(r) r.layout.zero = 4 end)
   bad("too short", function(r) r.source = "Table 1" end)
+  bad("role must be 'fit' or 'held'", function(r) r.role = nil end)
+  bad("role must be 'fit' or 'held'", function(r) r.role = "train" end)
+  bad("nics must be a positive integer", function(r) r.nics = 0.5 end)
 end)
 
 T.test("every model builds and matches its published parameter count within 3%", function()
@@ -274,6 +282,42 @@ T.test("coverage: GPT, Llama, BERT and ResNet on A100, H100, V100 and TPU, sever
   local ns = 0
   for _ in pairs(seqs) do ns = ns + 1 end
   assert(ns >= 5, "at least 5 sequence lengths, got " .. ns)
+end)
+
+-- The vTrain sets (issue [19] item 5): every row's stored role is the one its key's hash
+-- fixed before any error was seen (notebooks/data/vtrain/make_roles.py: h <- (31 h + byte)
+-- mod 2147483647 over the layout columns joined by '/'; "fit" when h mod 3 = 0), the rows
+-- pass the schema, and the sets hold what the source's README says (720 and 41 rows).
+T.test("vTrain rows: schema, counts, and roles equal the hash of their keys", function()
+  local dir = here .. "/../../notebooks/data"
+  local vrows = check_rows(dofile(dir .. "/vtrain_runs.lua")(dir))
+  local n = { ["1node"] = 0, multinode = 0 }
+  for _, r in ipairs(vrows) do n[r.set] = n[r.set] + 1 end
+  T.eq(n["1node"], 720)
+  T.eq(n.multinode, 41)
+  for _, name in ipairs { "single_node_h1024.csv", "multi_node_3.6b_18.4b.csv" } do
+    local f = assert(io.open(dir .. "/vtrain/" .. name))
+    local first, checked = true, 0
+    for line in f:lines() do
+      if first then first = false else
+        local cells = {}
+        for c in (line .. ","):gmatch("([^,]*),") do cells[#cells + 1] = c end
+        local key = table.concat(cells, "/", 1, #cells - 2)   -- all but the time and the role
+        local h = 0
+        for i = 1, #key do h = (31 * h + key:byte(i)) % 2147483647 end
+        local want = (h % 3 == 0) and "fit" or "held"
+        assert(cells[#cells] == want, name .. ": row '" .. key .. "' has role " .. cells[#cells]
+          .. ", its hash says " .. want)
+        checked = checked + 1
+      end
+    end
+    f:close()
+    assert(checked > 0)
+  end
+  -- the table's own rows keep the split they had (every third in id order, commit 841b5a7)
+  local fit = 0
+  for _, r in ipairs(rows) do if r.role == "fit" then fit = fit + 1 end end
+  T.eq(fit, 40)
 end)
 
 T.done()

@@ -67,6 +67,19 @@ T.test("validation notebook: predictions, calibration on a subset, held-out erro
   for _ in text:gmatch("\n  excluded [%w%.%-]+: %S") do listed = listed + 1 end
   T.eq(listed, nex, "every excluded row names its reason")
   T.eq(npred + nex, #rows, "every row predicted or excluded")
+  -- issue [19]: the vTrain sets scored apart, their CALIBRATED host cost and cluster
+  -- flops_eff labelled, the one-node set's held-out target (a regression guard)
+  assert(text:find("The vTrain sets (issue [19]", 1, true), "the vTrain section")
+  assert(text:find("CALIBRATED host seconds per op, profile megatron%-lm: %d+ us %(fitted on %d+ vTrain"),
+    "the host cost labelled with its rows")
+  assert(text:find("CALIBRATED flops_eff of the vTrain cluster's A100s", 1, true), "the cluster's flops_eff labelled")
+  local m1, p1 = text:match("one node, GPT hidden 1024, 2%-8 GPUs +held out +%d+: catalogue median +[%d.]+%% p90 +[%d.]+%%; "
+    .. "CALIBRATED median +([%d.]+)%% p90 +([%d.]+)%%")
+  assert(m1, "the one-node set's held-out error")
+  io.write(string.format("# vTrain one node, held out, CALIBRATED: median %s%%, p90 %s%%\n", m1, p1))
+  assert(tonumber(m1) <= 10 and tonumber(p1) <= 30, "one-node held-out " .. m1 .. "% / " .. p1 .. "%")
+  assert(text:find("64%-256 GPUs, GPT 3.6B and 18.4B +held out +%d+"), "the multi-node set's held-out error")
+  assert(text:find("Korthikanti et al. 2022 (9 rows", 1, true), "the Korthikanti mean")
   assert(text:find("wrote " .. out .. "/validation.png", 1, true), "the scatter is written")
   os.remove(out .. "/validation.png")
   os.remove(out)

@@ -1,0 +1,61 @@
+-- vtrain_runs.lua — measured Megatron-LM iteration times on A100 clusters from vTrain's
+-- public ground truth (VIA-Research/vTrain, MICRO 2024, MIT licence: data/ground_truth_single.csv
+-- and data/ground_truth_multi.csv at commit f8dda84; selection in ../../../shared/data/vtrain,
+-- copied to notebooks/data/vtrain/ with a `role` column, see make_roles.py there), as rows of
+-- the validation table's schema (notebooks/data/validation_runs.lua) with a `set` name.
+--   dofile("notebooks/data/vtrain_runs.lua")(dir) -> { row, ... }   (dir: this folder)
+-- The set-up the source states (src/config.py, config/validation/*.json): A100, 8 per node,
+-- NVLink inside a node (intra_node_bandwidth 150 GB/s), 800 Gb/s per node between nodes,
+-- fp16 mixed precision, full activation checkpointing, 1F1B, DDP without gradient buckets,
+-- vocabulary 50257. What it does not state, and what these rows assume (docs/validation.md):
+--   * the A100 variant: the 40 GB SXM4 part (A100-SXM4-40GB);
+--   * the NICs: 4 per node of 200 Gb/s (HDR InfiniBand), 4 x 200 = 800 Gb/s per node;
+--   * the stack: Megatron-LM's 2021-22 kernels (the megatron-lm profile).
+-- Each row's role (fit / held) was fixed by a hash of its key before any error was seen.
+local SOURCE = "VIA-Research/vTrain (MICRO 2024) data/ground_truth_%s.csv at commit f8dda84: "
+  .. "measured Megatron-LM iteration time, row %s"
+
+local function read(path)
+  local f = assert(io.open(path, "r"))
+  local rows, head = {}, nil
+  for line in f:lines() do
+    local t = {}
+    for c in (line .. ","):gmatch("([^,]*),") do t[#t + 1] = c end
+    if not head then head = t else rows[#rows + 1] = t end
+  end
+  f:close()
+  return rows
+end
+
+return function(dir)
+  local out = {}
+  local function add(set, file, key, c, params)
+    -- c: gpus, gb, mb, hidden, heads, layers, seq, tp, dp, pp, ms, role
+    local n = {}
+    for i = 1, 11 do n[i] = tonumber(c[i]) end
+    local g, gb, mb, h, a, l, s, tp, dp, pp, ms = n[1], n[2], n[3], n[4], n[5], n[6], n[7],
+      n[8], n[9], n[10], n[11]
+    out[#out + 1] = {
+      id = string.format("vtrain-%s-h%d-l%d-g%d-b%d-mb%d-t%dd%dp%d", set, h, l, g, gb, mb, tp, dp, pp),
+      set = set, role = c[12],
+      model = { builder = "gpt", opts = { layers = l, hidden = h, heads = a, vocab = 50257,
+        context = s, seq = s } },
+      params = params,
+      hw = "A100-SXM4-80GB", devices = g,
+      layout = { dp = dp, tp = tp, pp = pp, micro_batch = mb, global_batch = gb,
+        schedule = "1f1b", recompute = "full" },
+      precision = "mixed", seq = s, framework = "Megatron-LM",
+      nics = 4,
+      measured = { step_time = ms / 1000 },
+      source = string.format(SOURCE, file, key),
+    }
+  end
+  for i, c in ipairs(read(dir .. "/vtrain/single_node_h1024.csv")) do
+    add("1node", "single", i, c, nil)
+  end
+  for i, c in ipairs(read(dir .. "/vtrain/multi_node_3.6b_18.4b.csv")) do
+    local p = tonumber(table.remove(c, 1))
+    add("multinode", "multi", i, c, p * 1e9)
+  end
+  return out
+end

@@ -1,0 +1,50 @@
+-- bench_host_nccl.lua — issue [19]'s mechanisms: (1) one NCCL collective through
+-- dlb.parallel.nccl (tuning.cc's 4 algorithms x 3 protocols, the fastest); (2) the planner's
+-- full search for GPT-3 175B over 4,096 A100s with collectives as NCCL runs them and the
+-- host-side model on (megatron-lm profile), against collectives = "alpha-beta"; (3) the
+-- 761 vTrain layouts evaluated once each (the validation notebook's inner loop). Figures
+-- in BENCHMARKS.md "Host-side model and NCCL collectives".
+-- Run: dlbench run tests/bench/bench_host_nccl.lua (or under LuaJIT with DLB_BACKEND=ffi).
+local dlb = require "dlbench"
+local P = dlb.parallel
+local time = dofile((arg and arg[0] and arg[0]:match("^(.*)/") or "tests/bench") .. "/timing.lua")
+
+local hw = dlb.hw.get("A100-SXM4-80GB")
+local t = P.nccl_topo(P.cluster { hw = hw, per_node = 8, nodes = 16, nics = 4 }, 128, 8)
+local n = 10000
+local med = time(5, function()
+  for i = 1, n do P.nccl("allreduce", 1024 * i, t) end
+end)
+print(string.format("bench_host_nccl (%s): dlb.parallel.nccl %.2f us per collective (median of 5 x %d)",
+  dlb.backend, med / n * 1e6, n))
+
+local cl = P.cluster { per_node = 8, nodes = 512, hw = hw }
+local ls = P.layers.transformer_formula { layers = 96, d = 12288, seq = 2048, heads = 96, vocab = 50257,
+  dropout = false }
+for _, c in ipairs { "nccl", "alpha-beta" } do
+  local rows, ev
+  local m = time(3, function()
+    rows, ev = P.plan { layers = ls, hw = hw, precision = "mixed", cluster = cl, batch = 1536,
+      table = false, framework = "megatron-lm", collectives = c }
+  end)
+  print(string.format("  plan GPT-3 175B on 4096 A100, collectives %-10s: %.1f ms median, %d layouts, best "
+    .. "dp %d tp %d pp %d, %.2f s per step", c, m * 1e3, ev, rows[1].dp, rows[1].tp, rows[1].pp, rows[1].step))
+end
+
+local here = "notebooks/data"
+local vrows = dofile(here .. "/vtrain_runs.lua")(here)
+local LAY = {}
+local m = time(1, function()
+  for _, r in ipairs(vrows) do
+    local o = r.model.opts
+    local key = o.layers .. "|" .. o.hidden
+    LAY[key] = LAY[key] or P.layers.from_graph(dlb.models.gpt(o), { precision = "mixed" })
+    local L = r.layout
+    P.evaluate { layers = LAY[key], hw = hw, precision = "mixed", framework = "megatron-lm",
+      cluster = P.cluster { hw = hw, per_node = math.min(8, r.devices), nodes = math.ceil(r.devices / 8), nics = 4 },
+      dp = L.dp, tp = L.tp, pp = L.pp, m = L.global_batch / (L.dp * L.micro_batch),
+      batch = L.global_batch, recompute = true }
+  end
+end)
+print(string.format("  the %d vTrain layouts evaluated: %.2f s (%.2f ms per layout, models cached after the first run)",
+  #vrows, m, m / #vrows * 1e3))

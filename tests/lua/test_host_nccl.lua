@@ -1,0 +1,88 @@
+-- test_host_nccl.lua — issue [19] from Lua, on both backends: the host-side model (the
+-- profiles' dispatch as the devices' host_op / host_layer, host_idle in roofline.time and
+-- the planner), collectives as NCCL runs them (collectives=, the cluster's nics / nvlink /
+-- nvls from the catalogue's FABRIC table), and the memory-pressure flag.
+local T = require "harness"
+local dlb = require "dlbench"
+local P = dlb.parallel
+
+T.test("a catalogue cluster carries the fabric: NICs per node, NVLink generation, NVLS", function()
+  local c = P.cluster { hw = "A100-SXM4-80GB", per_node = 8, nodes = 2 }
+  -- DGX A100: 8 compute NICs, NVLink 3 (hw_catalog.lua FABRIC, with its source)
+  T.eq(c.nics, 8); T.eq(c.nvlink, 3); T.eq(c.nvls, 0)
+  local h = P.cluster { hw = "H100-SXM", per_node = 8, nodes = 1 }
+  T.eq(h.nvlink, 4); T.eq(h.nvls, 1)
+  T.eq(P.cluster { hw = "A100-SXM4-80GB", per_node = 8, nodes = 2, nics = 4 }.nics, 4)
+  T.checkerr("nvlink a generation 0..5", P.cluster, { hw = "A100-SXM4-80GB", per_node = 8, nodes = 1, nvlink = 9 })
+  assert(dlb.hw.get("A100-SXM4-80GB").source.fabric:find("DGX A100"), "the fabric names its source")
+end)
+
+-- a small GPT (hidden 1024, 12 layers) at tp 8, micro-batch 1: with a host that spends 40 us
+-- per op (the CALIBRATED value of notebooks/validation.lua's vTrain rows) its kernels are
+-- shorter than their issue, so the GPU idles; at the profile's 10 us ESTIMATE it does not
+local g = dlb.models.gpt { layers = 12, hidden = 1024, heads = 16, vocab = 50257, seq = 1024, context = 1024 }
+local ls = P.layers.from_graph(g, { precision = "mixed" })
+local function ev(o)
+  local base = { layers = ls, hw = "A100-SXM4-80GB", precision = "mixed", dp = 1, tp = 8, pp = 1,
+    m = 8, batch = 8, recompute = true, framework = "megatron-lm" }
+  for k, v in pairs(o or {}) do base[k] = v end
+  return P.evaluate(base)
+end
+
+T.test("the host-side model: a starved GPU waits for its host, per op and per layer", function()
+  local host40 = dlb.hw.get("A100-SXM4-80GB"):with { host_op = 40e-6 }
+  T.eq(ev().host_idle, 0)
+  local r = ev { hw = host40 }
+  assert(r.host_idle > 0, "tp 8 at micro-batch 1 is host-bound")
+  T.near(r.step, r.compute + r.comm + r.bubble + r.update + r.host_idle
+    + dlb.hw.get("A100-SXM4-80GB").step_overhead, 1e-9)
+  -- framework "none" has no dispatch: no host model, as before issue [19]
+  local n = ev { framework = "none" }
+  T.eq(n.host_idle, 0)
+  assert(n.step < r.step)
+  -- a compiled stack (XLA) issues the step at once
+  T.eq((dlb.frameworks.host_of(dlb.frameworks.get("maxtext"))), 0)
+  -- a device that states its own host cost keeps it: 80 us per op is slower still
+  local slow = ev { hw = dlb.hw.get("A100-SXM4-80GB"):with { host_op = 80e-6 } }
+  assert(slow.step > r.step and slow.host_idle > r.host_idle)
+  -- roofline.time: the same rule op by op (host_idle, host_time in the result)
+  local s = dlb.models.gpt { size = "gpt2", batch = 1, seq = 128 }:stats { precision = "mixed" }
+  local rt = dlb.roofline.time(s, "H100-SXM", { framework = "pytorch-ddp" })
+  assert(rt.per_op.host_idle > 0 and rt.per_op.host_time > 0, "gpt2 at batch 1 is host-bound")
+  local r0 = dlb.roofline.time(s, "H100-SXM", { framework = "none" })
+  T.eq(r0.per_op.host_idle, 0)
+  -- CUDA graphs (a profile of its own: megatron-core's with no per-op dispatch) and XLA
+  local mc = dlb.roofline.time(s, "H100-SXM", { framework = "megatron-core" })
+  local cg = dlb.roofline.time(s, "H100-SXM", { framework = "cuda-graphs" })
+  T.eq(cg.framework, "megatron-core-cudagraphs")
+  assert(mc.per_op.host_idle > 0, "eager Megatron-Core waits for its host")
+  T.eq(cg.per_op.host_idle, 0)
+  assert(cg.time < mc.time)
+end)
+
+T.test("collectives as NCCL runs them, or the alpha-beta model", function()
+  local a = ev { framework = "none", collectives = "alpha-beta" }
+  local b = ev { framework = "none", collectives = "nccl" }
+  assert(a.tp_comm > 0 and b.tp_comm > 0 and a.tp_comm ~= b.tp_comm)
+  T.checkerr("collectives", ev, { collectives = "mpi" })
+  -- NCCL's own choice for a small and a large message on one A100 node (tuning.cc)
+  local t = P.nccl_topo(P.cluster { hw = "A100-SXM4-80GB", per_node = 8, nodes = 1 }, 8, 8)
+  local small, large = P.nccl("allreduce", 4096, t), P.nccl("allreduce", 2 ^ 30, t)
+  T.eq(small.proto, "LL"); T.eq(large.proto, "Simple")
+  T.eq(large.algo, "ring")
+  T.checkerr("broadcast runs rings only", P.nccl, "broadcast", 1, t, "tree")
+end)
+
+T.test("memory pressure: within 10% of capacity the time is flagged UNRELIABLE", function()
+  local frac, why = P.mem_pressure(0.95e9, 1e9)
+  T.near(frac, 0.95, 1e-12)
+  assert(why and why:find("UNRELIABLE"))
+  assert(select(2, P.mem_pressure(0.5e9, 1e9)) == nil)
+  assert(P.mem_pressure(1, 0) == nil)   -- unlimited memory
+  local r = ev()
+  assert(r.reliable == true and r.unreliable == nil and r.mem_frac < 0.9)
+  local tight = ev { hw = dlb.hw.get("A100-SXM4-80GB"):with { mem = r.mem / 0.95 } }
+  assert(tight.reliable == false and tostring(tight):find("UNRELIABLE"))
+end)
+
+T.done()
