@@ -1,0 +1,425 @@
+-- dlbench.sweep_model — dlb.sweep.model(builder, space, opts): a model family swept through
+-- the full per-op model in C. Each distinct graph structure (the space's model options
+-- other than the swept dims) is built once with the swept dims symbolic — and, for a
+-- repeated layer, at three layer counts, so `layers` is counted by multiplicity and never
+-- rebuilt — compiled into polynomials (graphs/sweep/sweep_compile.c) and evaluated for every
+-- configuration on all cores (sweep_eval.c) through the per-op rule dlb.roofline.time uses,
+-- the rows going to streaming reductions (sweep_reduce.c: Pareto fronts, top-k, heat-map
+-- bins, grouped aggregates, kept rows) rather than to Lua tables. docs/sweep.md.
+local core = require "dlbench.backend"
+local options = require "dlbench.options"
+local doc = require "dlbench.doc"
+local memory = require "dlbench.memory"
+local tbl = require "dlbench.table"
+local coltable = require "dlbench.coltable"
+
+local M = {}
+local E = core.enum
+local unpack = table.unpack or unpack
+
+local OUTPUTS = { "time", "flops", "bytes", "params", "memory", "fits", "util",
+  "memory_bound_time", "flops_fwd", "flops_bwd", "activations" } -- DLB_SWC_*, in order
+M.outputs = OUTPUTS
+local TOTALS = { "params", "trainable", "flops_fwd", "flops_bwd", "flops_update",
+  "flops_recompute", "flops", "bytes", "io", "weights", "optimizer", "stash", "nops" } -- DLB_SWT_*
+M.totals = TOTALS
+local AGG = { count = 0, sum = 1, min = 2, max = 3, mean = 4 } -- DLB_AGG_*
+local RED = { keep = 0, pareto = 1, top = 2, bins = 3, group = 4 } -- DLB_RED_*
+
+local VALID = { bind = true, layers = true, derive = true, stats = true, time = true,
+  pareto = true, top = true, heatmap = true, group_by = true, keep = true, threads = true,
+  device = true }
+local TIME_OPTS = { schedule = true, slack = true, calibration = true, flops_eff = true,
+  bw_eff = true }
+
+local FN = "dlb.sweep.model"
+local function fail(msg) error(FN .. ": " .. msg, 0) end
+
+-- The sorted numeric levels of a list, or nil when it holds a non-number.
+local function list_of(space, k)
+  local v = space[k]
+  if type(v) ~= "table" then v = { v } end
+  if #v == 0 then fail("space." .. k .. " is empty") end
+  return v
+end
+
+-- A builder: a function of the structure's options, or a zoo model's name.
+local function builder_of(b)
+  if type(b) == "function" then return b end
+  if type(b) == "string" then
+    local models = require "dlbench.models"
+    local f = models[b]
+    if type(f) ~= "function" then fail("no zoo model '" .. b .. "' (dlb.models.list())") end
+    return f
+  end
+  fail("builder must be a function(options) -> graph or a zoo model's name, got " .. type(b))
+end
+
+-- The cartesian product of named lists (the last varying fastest), as option tables.
+local function product(names, lists)
+  local out, cur = {}, {}
+  local function rec(i)
+    if i > #names then
+      local p = {}
+      for k, v in pairs(cur) do p[k] = v end
+      out[#out + 1] = p
+      return
+    end
+    for _, v in ipairs(lists[i]) do cur[names[i]] = v; rec(i + 1) end
+  end
+  rec(1)
+  return out
+end
+
+-- Interned values of a column: numbers stay, anything else becomes its level's index.
+local function interner()
+  local levels, index = {}, {}
+  return levels, function(v)
+    if type(v) == "number" then return v end
+    local k = tostring(v)
+    if not index[k] then levels[#levels + 1] = k; index[k] = #levels - 1 end
+    return index[k]
+  end
+end
+
+-- Compile one structure: graphs at three layer counts (or one), the step options of
+-- g:stats. Returns the program and the step's names (framework, precision).
+local function compile(build, p, bind, layers_dim, stats_opts, ref)
+  local prog = core._sweep_prog_new(bind, layers_dim ~= nil)
+  memory.account()
+  local counts = layers_dim and { 1, 2, 3 } or { false }
+  local info
+  for _, L in ipairs(counts) do
+    local q = {}
+    for k, v in pairs(p) do q[k] = v end
+    if L then q[layers_dim] = L end
+    for _, b in ipairs(bind) do q[b] = b end
+    local ok, g = pcall(build, q)
+    if not ok then fail("the builder failed: " .. tostring(g)) end
+    if type(g) ~= "table" or not g.step_options then fail("the builder must return a graph") end
+    local so = {}
+    for k, v in pairs(stats_opts) do so[k] = v end
+    for k, v in pairs(ref) do so[k] = v end -- reference bindings: the family of a hand-built graph
+    so = require("dlbench.models.common").with_optimizer(g, so)
+    local o
+    o, info = g:step_options(so)
+    core._sweep_prog_add(prog, g._h, o, L or 1)
+  end
+  core.sweep_prog_finish(prog)
+  return prog, info
+end
+
+-- Edges at the midpoints of sorted levels (categorical bins of a heat map's axis).
+local function edges_of(levels)
+  local e = {}
+  for i = 1, #levels do
+    e[i] = i == 1 and levels[1] - 0.5 or (levels[i - 1] + levels[i]) / 2
+  end
+  e[#levels + 1] = levels[#levels] + 0.5
+  return e
+end
+
+function M.model(builder, space, opts)
+  opts = options.check(opts, VALID, FN)
+  local build = builder_of(builder)
+  if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
+  local hw = require "dlbench.hw"
+  local roofline = require "dlbench.roofline"
+  local fw = require "dlbench.frameworks"
+  -- dims: swept in C (bind), layers by multiplicity, devices, the rest structure
+  local bind = opts.bind or {}
+  local isbind = {}
+  for _, b in ipairs(bind) do
+    if space[b] == nil then fail("bind names '" .. tostring(b) .. "', which the space lacks") end
+    isbind[b] = true
+  end
+  local layers_dim = opts.layers
+  if layers_dim == nil and space.layers ~= nil then layers_dim = "layers" end
+  if layers_dim == false then layers_dim = nil end
+  if layers_dim and space[layers_dim] == nil then fail("layers names '" .. tostring(layers_dim) .. "', which the space lacks") end
+  local devices = space.device or opts.device
+  if devices == nil then fail("give the devices: space.device = {\"H100-SXM\", ...}") end
+  if type(devices) ~= "table" or getmetatable(devices) == hw.Device then devices = { devices } end
+  local devs = {}
+  for i, d in ipairs(devices) do
+    local ok, dv = pcall(hw.get, d)
+    if not ok then fail("space.device[" .. i .. "]: " .. tostring(dv)) end
+    if dv.cores and dv.mem_per_core then
+      fail("device " .. dv.name .. " is a board of cores (per-core memory); the compiled path "
+        .. "models one device: use dlb.roofline.time")
+    end
+    devs[i] = dv
+  end
+  local snames = {}
+  for k in pairs(space) do
+    if type(k) ~= "string" then fail("space keys must be names") end
+    if not isbind[k] and k ~= layers_dim and k ~= "device" then snames[#snames + 1] = k end
+  end
+  table.sort(snames)
+  local slists = {}
+  for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
+  local derive = opts.derive or {}
+  local dnames = {}
+  for k, f in pairs(derive) do
+    if type(f) ~= "function" then fail("derive." .. tostring(k) .. " must be a function(options) -> value") end
+    dnames[#dnames + 1] = k
+  end
+  table.sort(dnames)
+  local time_opts = options.check(opts.time, TIME_OPTS, FN .. " time")
+  local calibration = fw.check_calibration(time_opts.calibration, FN)
+  local sched = roofline.schedules[time_opts.schedule or "framework"]
+  if sched == nil then fail("time.schedule must be \"framework\" or \"minimal\"") end
+  local stats_opts = {}
+  for k, v in pairs(opts.stats or { framework = "auto" }) do stats_opts[k] = v end
+  if stats_opts.framework == nil and stats_opts.fuse == nil then stats_opts.framework = "auto" end
+  if space.precision and stats_opts.precision then fail("give precision in the space or in stats, not both") end
+  -- the row's columns: structure tags (incl. derived), bound dims, layers, device, outputs
+  local tagnames = {}
+  for _, k in ipairs(snames) do tagnames[#tagnames + 1] = k end
+  for _, k in ipairs(dnames) do tagnames[#tagnames + 1] = k end
+  local cols = {}
+  for _, k in ipairs(tagnames) do cols[#cols + 1] = k end
+  for _, k in ipairs(bind) do cols[#cols + 1] = k end
+  if layers_dim then cols[#cols + 1] = layers_dim end
+  cols[#cols + 1] = "device"
+  for _, k in ipairs(OUTPUTS) do cols[#cols + 1] = k end
+  local colidx = {}
+  for i, c in ipairs(cols) do colidx[c] = i - 1 end
+  local function col(name, what)
+    local i = colidx[name]
+    if i == nil then fail(what .. ": no column '" .. tostring(name) .. "' (" .. table.concat(cols, ", ") .. ")") end
+    return i
+  end
+  -- value lists of the C symbols
+  local nvalues, values = {}, {}
+  local vlists = {}
+  for _, b in ipairs(bind) do vlists[#vlists + 1] = list_of(space, b) end
+  if layers_dim then vlists[#vlists + 1] = list_of(space, layers_dim) end
+  for i, l in ipairs(vlists) do
+    nvalues[i] = #l
+    for _, v in ipairs(l) do
+      if type(v) ~= "number" then fail("swept dims take numbers, got " .. type(v)) end
+      values[#values + 1] = v
+    end
+  end
+  local ref = {}
+  for i, b in ipairs(bind) do ref[b] = vlists[i][1] end
+  -- reductions
+  local red = core.reduce_new(#cols)
+  memory.account()
+  local levels = {} -- interned string columns
+  local intern = {}
+  for _, k in ipairs(tagnames) do levels[k], intern[k] = interner() end
+  local dev_levels = {}
+  for i, d in ipairs(devs) do dev_levels[i] = d.name end
+  levels.device = dev_levels
+  local wants = {}
+  local function where_of(w, what)
+    if w == nil then return -1 end
+    return col(w, what .. ".where")
+  end
+  local function list(x) if type(x) == "table" then return x end return { x } end
+  local paretos = opts.pareto
+  if paretos and (paretos.minimize or paretos.maximize) then paretos = { paretos } end
+  for i, pz in ipairs(paretos or {}) do
+    options.check(pz, { minimize = true, maximize = true, where = true }, FN .. " pareto")
+    local cs, mx = {}, {}
+    for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 0 end
+    for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 1 end
+    if #cs == 0 then fail("pareto needs minimize= or maximize= columns") end
+    wants[#wants + 1] = { kind = "pareto", n = i, id = core._reduce_pareto(red, cs, mx, where_of(pz.where, "pareto")) }
+  end
+  local tops = opts.top
+  if tops and tops.by then tops = { tops } end
+  for i, tz in ipairs(tops or {}) do
+    options.check(tz, { k = true, by = true, where = true }, FN .. " top")
+    local by = tostring(tz.by or "time")
+    local maximize = by:sub(1, 1) == "-"
+    if maximize then by = by:sub(2) end
+    wants[#wants + 1] = { kind = "top", n = i, id = core._reduce_top(red, tz.k or 10, col(by, "top"), maximize, where_of(tz.where, "top")) }
+  end
+  local heats = opts.heatmap
+  if heats and heats.x then heats = { heats } end
+  for i, hz in ipairs(heats or {}) do
+    options.check(hz, { x = true, y = true, value = true, agg = true, where = true }, FN .. " heatmap")
+    local function axis(name)
+      local lv = space[name]
+      if name == "device" then lv = {} for j = 1, #devs do lv[j] = j - 1 end
+      elseif derive[name] or type(lv) ~= "table" then
+        fail("heatmap axis '" .. tostring(name) .. "' must be a dim of the space with a list of numbers")
+      end
+      local s = {}
+      for _, v in ipairs(lv) do
+        if type(v) ~= "number" then fail("heatmap axis '" .. name .. "' must hold numbers") end
+        s[#s + 1] = v
+      end
+      table.sort(s)
+      return s, edges_of(s)
+    end
+    local xl, xe = axis(hz.x)
+    local yl, ye
+    if hz.y then yl, ye = axis(hz.y) end
+    local agg = AGG[hz.agg or "min"]
+    if agg == nil then fail("heatmap.agg must be count, sum, min, max or mean") end
+    local id = core._reduce_bins(red, col(hz.x, "heatmap"), xe, hz.y and col(hz.y, "heatmap") or -1,
+      ye, agg == 0 and -1 or col(hz.value or "time", "heatmap"), agg, where_of(hz.where, "heatmap"))
+    wants[#wants + 1] = { kind = "bins", n = i, id = id, x = xl, y = yl or { 0 }, spec = hz }
+  end
+  local groups = opts.group_by
+  if groups and groups.keys then groups = { groups } end
+  for i, gz in ipairs(groups or {}) do
+    options.check(gz, { keys = true, values = true, where = true }, FN .. " group_by")
+    local ks, vs = {}, {}
+    for _, c in ipairs(list(gz.keys)) do ks[#ks + 1] = col(c, "group_by") end
+    for _, c in ipairs(list(gz.values or { "time" })) do vs[#vs + 1] = col(c, "group_by") end
+    wants[#wants + 1] = { kind = "group", n = i, id = core._reduce_group(red, ks, vs, where_of(gz.where, "group_by")),
+      keys = list(gz.keys), values = list(gz.values or { "time" }) }
+  end
+  if opts.keep then
+    local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
+    core.reduce_keep(red, cap)
+  end
+  -- structures: compile each, evaluate its grid
+  local structs = product(snames, slists)
+  local t0 = core.sys_now()
+  local first, compile_s, nclasses = 0, 0, 0
+  local roofcache = {}
+  for _, p in ipairs(structs) do
+    local bp = {}
+    for k, v in pairs(p) do if k ~= "precision" then bp[k] = v end end
+    for _, k in ipairs(dnames) do
+      local ok, v = pcall(derive[k], p)
+      if not ok then fail("derive." .. k .. ": " .. tostring(v)) end
+      p[k] = v; bp[k] = v
+    end
+    local so = {}
+    for k, v in pairs(stats_opts) do so[k] = v end
+    if p.precision then so.precision = p.precision end
+    local c0 = core.sys_now()
+    local prog, info = compile(build, bp, bind, layers_dim, so, ref)
+    compile_s = compile_s + core.sys_now() - c0
+    nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
+    local roofs, mem = {}, {}
+    local prof = fw.get(info.framework)
+    for i, dv in ipairs(devs) do
+      local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
+      local rc = roofcache[key]
+      if not rc then
+        local roof, _, _, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
+          info.precision_given, time_opts, calibration, FN)
+        local ge = roofline.grad_elem(info.precision) or 4
+        rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge } }
+        roofcache[key] = rc
+      end
+      roofs[i] = rc.roof
+      for j = 1, 4 do mem[4 * (i - 1) + j] = rc.mem[j] end
+    end
+    local tags = {}
+    for i, k in ipairs(tagnames) do tags[i] = intern[k](p[k]) end
+    local n = core._sweep_eval(prog, nvalues, values, roofs, mem, tags, first, red, opts.threads or 0)
+    first = first + n
+  end
+  local seconds = core.sys_now() - t0
+  -- results
+  local function rows_of(kind, id, n)
+    local data = {}
+    for i, c in ipairs(cols) do data[c] = core._reduce_column(red, RED[kind], id, i - 1, 0, n) end
+    return data
+  end
+  local function decode(data, n)
+    for name, lv in pairs(levels) do
+      local a = data[name]
+      if a and #lv > 0 then
+        for i = 1, n do a[i] = lv[a[i] + 1] or a[i] end
+      end
+    end
+    local fits = data.fits
+    if fits then for i = 1, n do fits[i] = fits[i] ~= 0 end end
+    return data
+  end
+  local res = { count = first, seconds = seconds, compile_seconds = compile_s,
+    structures = #structs, classes = nclasses, columns = cols, rate = seconds > 0 and first / seconds or nil }
+  for _, w in ipairs(wants) do
+    if w.kind == "pareto" or w.kind == "top" then
+      local n = core._reduce_size(red, RED[w.kind], w.id)
+      local t = tbl.from_columns(decode(rows_of(w.kind, w.id, n), n), cols)
+      if w.kind == "pareto" then
+        res.paretos = res.paretos or {}
+        res.paretos[w.n] = t
+      else
+        res.tops = res.tops or {}
+        res.tops[w.n] = t
+      end
+    elseif w.kind == "bins" then
+      local n = core._reduce_size(red, RED.bins, w.id)
+      local v = core._reduce_column(red, RED.bins, w.id, 0, 0, n)
+      local c = core._reduce_column(red, RED.bins, w.id, 1, 0, n)
+      local z, cnt = {}, {}
+      local nx = #w.x
+      for j = 1, #w.y do
+        z[j], cnt[j] = {}, {}
+        for i = 1, nx do
+          local x = v[(j - 1) * nx + i]
+          z[j][i] = x ~= x and 0 / 0 or x
+          cnt[j][i] = c[(j - 1) * nx + i]
+        end
+      end
+      res.heatmaps = res.heatmaps or {}
+      res.heatmaps[w.n] = { x = w.x, y = w.spec.y and w.y or nil, z = z, count = cnt,
+        xlabel = w.spec.x, ylabel = w.spec.y, value = w.spec.value or "time", agg = w.spec.agg or "min" }
+    elseif w.kind == "group" then
+      local n = core._reduce_size(red, RED.group, w.id)
+      local data, order = {}, {}
+      for i, k in ipairs(w.keys) do data[k] = core._reduce_column(red, RED.group, w.id, i - 1, 0, n); order[#order + 1] = k end
+      local nk = #w.keys
+      data.count = core._reduce_column(red, RED.group, w.id, nk, 0, n); order[#order + 1] = "count"
+      for i, v in ipairs(w.values) do
+        for j, a in ipairs { "sum", "min", "max" } do
+          local name = a .. "_" .. v
+          data[name] = core._reduce_column(red, RED.group, w.id, nk + 1 + 3 * (i - 1) + (j - 1), 0, n)
+          order[#order + 1] = name
+        end
+        local mean = {}
+        for r = 1, n do mean[r] = data["sum_" .. v][r] / data.count[r] end
+        data["mean_" .. v] = mean
+        order[#order + 1] = "mean_" .. v
+      end
+      decode(data, n)
+      local t = tbl.from_columns(data, order)
+      res.groups = res.groups or {}
+      res.groups[w.n] = t:sort(w.keys)
+    end
+  end
+  res.pareto = res.paretos and res.paretos[1]
+  res.top = res.tops and res.tops[1]
+  res.heatmap = res.heatmaps and res.heatmaps[1]
+  res.group = res.groups and res.groups[1]
+  if opts.keep then
+    res.rows = coltable.new(function(c, start, n) return core._reduce_column(red, RED.keep, 0, c, start, n) end,
+      core._reduce_size(red, RED.keep, 0), cols, levels, red)
+  end
+  return res
+end
+doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
+  "a model family through the full per-op model in C: each structure compiled once (swept dims "
+  .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
+  .. "runs (docs/sweep.md)")
+
+-- The compiled program of one structure (for tests and studies that evaluate points):
+-- {totals = function(vals) -> {name = value}, time = function(vals, roof) -> t, f, b, mb}.
+function M.compile(g_builder, p, bind, layers_dim, stats_opts, ref)
+  local prog, info = compile(builder_of(g_builder), p, bind, layers_dim, stats_opts or { framework = "auto" }, ref or {})
+  local P = { prog = prog, info = info, classes = core.sweep_prog_nclasses(prog) }
+  function P.totals(vals)
+    local t = core.sweep_prog_totals(prog, vals)
+    local r = {}
+    for i, k in ipairs(TOTALS) do r[k] = t[i] end
+    return r
+  end
+  function P.time(vals, roof) return core.sweep_prog_time(prog, vals, roof) end
+  return P
+end
+doc.doc(M.compile, "dlb.sweep.compile(builder, options, bind[, layers_dim[, stats_opts[, ref]]]) -> program",
+  "one structure's compiled program: P.totals(values), P.time(values, roof) (values in bind order, then layers)")
+
+return M
