@@ -1,0 +1,240 @@
+-- test_sweep_model.lua — the compiled per-op model (graphs/sweep, dlb.sweep.model) against
+-- the per-configuration path (g:stats{framework = "auto"} + dlb.roofline.time): 1,000
+-- configurations drawn from GPT, Llama (GQA), MoE, ResNet, ParaDnn FC/CNN/RNN and an
+-- imported ONNX model (tests/fixtures/onnx/gpt2_like.onnx), on three devices; FLOPs,
+-- bytes, parameters, weights, optimizer state and step times within 1e-9 relative. Memory:
+-- the compiled activations are the forward pass's stash (the activations live when the loss
+-- is computed), not the breakdown at the peak of the schedule the per-configuration path
+-- searches; the test holds the ratio of the two step memories to the documented band
+-- (docs/sweep.md "Memory"). Then the reductions of dlb.sweep.model against brute force over
+-- its kept rows, and its errors.
+local T = require "harness"
+local dlb = require "dlbench"
+local fw = require "dlbench.frameworks"
+
+-- a deterministic generator (the same draws under Lua 5.4 and LuaJIT): Park-Miller
+local seed = 20261128
+local function rand(n)
+  seed = (seed * 16807) % 2147483647
+  return 1 + seed % n
+end
+local function pick(list) return list[rand(#list)] end
+
+local DEVICES = { "H100-SXM", "V100-SXM2-16GB", "Skylake-n1-32" }
+
+-- family: builder(options), structures (model options), bind = {dim = values}, layers
+local FAMILIES = {
+  { name = "gpt", build = function(p) return dlb.models.gpt(p) end,
+    structs = { { hidden = 256, heads = 4, context = 1024, vocab = 1000 },
+                { hidden = 384, heads = 6, context = 1024, vocab = 512, dropout = true } },
+    bind = { batch = { 1, 2, 3, 4, 8, 16 }, seq = { 64, 128, 192, 512, 1024 } }, layers = { 1, 2, 5, 12 } },
+  { name = "llama (GQA)", build = function(p) return dlb.models.llama(p) end,
+    structs = { { hidden = 256, heads = 8, kv_heads = 2, ffn = 704, vocab = 1000 } },
+    bind = { batch = { 1, 2, 4, 8 }, seq = { 64, 256, 1000, 2048 } }, layers = { 1, 3, 8 } },
+  { name = "moe", build = function(p) return dlb.models.moe(p) end,
+    structs = { { hidden = 256, heads = 4, ffn = 512, experts = 4 } },
+    bind = { batch = { 1, 2, 4 }, seq = { 64, 256, 512 } }, layers = { 1, 2, 4 } },
+  { name = "resnet", build = function(p) return dlb.models.resnet(p) end,
+    structs = { { depth = 18, image = 64, classes = 10 }, { depth = 50, image = 32, classes = 100 } },
+    bind = { batch = { 1, 2, 8, 32, 64 } } },
+  { name = "paradnn fc", build = function(p) return dlb.models.paradnn.fc(p) end,
+    structs = { {} },
+    bind = { batch = { 64, 256, 1024 }, nodes = { 32, 128, 512, 2048 }, input = { 2000, 4000 },
+             output = { 200, 1000 } }, layers = { 1, 4, 16 } },
+  { name = "paradnn cnn", build = function(p) return dlb.models.paradnn.cnn(p) end,
+    structs = { { blocks = 1, filters = 16, image = 64 } },
+    bind = { batch = { 1, 8, 64 }, output = { 500, 1000 } } },
+  { name = "paradnn rnn", build = function(p) return dlb.models.paradnn.rnn(p) end,
+    structs = { { cell = "lstm", length = 10 }, { cell = "gru", length = 5 } },
+    bind = { batch = { 16, 64, 256 }, embed = { 100, 500, 900 }, vocab = { 2, 64, 1024 } }, layers = { 1, 5, 9 } },
+  { name = "onnx gpt2_like", build = function() return dlb.models.from_onnx("tests/fixtures/onnx/gpt2_like.onnx") end,
+    structs = { {} },
+    bind = { batch = { 1, 2, 4, 8 }, sequence = { 16, 32, 64, 128 } } },
+}
+
+local function sortedkeys(t)
+  local k = {}
+  for n in pairs(t) do k[#k + 1] = n end
+  table.sort(k)
+  return k
+end
+
+local worst = { time = 0, flops = 0, bytes = 0, fam = {} }
+local N = 0
+
+local function rel(a, b) return math.abs(a - b) / math.max(math.abs(a), math.abs(b), 1e-300) end
+
+for _, F in ipairs(FAMILIES) do
+  T.test("compiled = per-configuration: " .. F.name, function()
+    local bind = sortedkeys(F.bind)
+    for si, st in ipairs(F.structs) do
+      local P = dlb.sweep.compile(F.build, st, bind, F.layers and "layers" or nil)
+      local draws = math.floor(1000 / (#FAMILIES * #F.structs))
+      for _ = 1, draws do
+        local vals, b = {}, {}
+        for i, k in ipairs(bind) do vals[i] = pick(F.bind[k]); b[k] = vals[i] end
+        local opts = {}
+        for k, v in pairs(st) do opts[k] = v end
+        for _, k in ipairs(bind) do opts[k] = k end
+        if F.layers then opts.layers = pick(F.layers); vals[#vals + 1] = opts.layers end
+        local g = F.build(opts)
+        b.framework = "auto"
+        local s = g:stats(b)
+        local tot = P.totals(vals)
+        local what = string.format("%s struct %d at %s", F.name, si, table.concat(vals, ","))
+        T.near(tot.flops, s.flops, 1e-9, what .. " flops")
+        T.near(tot.bytes, s.bytes, 1e-9, what .. " bytes")
+        T.near(tot.params, s.params, 1e-9, what .. " params")
+        T.near(tot.weights, s.breakdown.weights, 1e-9, what .. " weights")
+        T.near(tot.optimizer, s.breakdown.optimizer, 1e-9, what .. " optimizer")
+        T.near(tot.flops_fwd, s.flops_fwd, 1e-9, what .. " flops_fwd")
+        T.near(tot.flops_recompute, s.flops_recompute, 1e-9, what .. " flops_recompute")
+        worst.flops = math.max(worst.flops, rel(tot.flops, s.flops))
+        worst.bytes = math.max(worst.bytes, rel(tot.bytes, s.bytes))
+        -- memory: the compiled step's memory (the forward stash for the activations) against
+        -- the per-configuration footprint (the searched schedule's peak breakdown)
+        local dev = dlb.hw.get(pick(DEVICES))
+        local r = dlb.roofline.time(s, dev)
+        local roof, _, _, _, _, _, slack = dlb.roofline.roof_of(dev, fw.get(s.framework), s.precision,
+          s.precision_given, {}, "none", "test")
+        local cm = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
+          + tot.stash) * (1 + (slack or 0))
+        local ratio = cm / r.footprint
+        worst.lo = math.min(worst.lo or 1, ratio)
+        worst.hi = math.max(worst.hi or 1, ratio)
+        worst.fam[F.name] = worst.fam[F.name] or { 1, 1 }
+        worst.fam[F.name][1] = math.min(worst.fam[F.name][1], ratio)
+        worst.fam[F.name][2] = math.max(worst.fam[F.name][2], ratio)
+        local t, f, by = P.time(vals, roof)
+        T.near(t, r.time, 1e-9, what .. " time on " .. dev.name)
+        T.near(f, r.flops, 1e-9, what .. " timed flops")
+        T.near(by, r.bytes, 1e-9, what .. " timed bytes")
+        worst.time = math.max(worst.time, rel(t, r.time))
+        N = N + 1
+      end
+    end
+  end)
+end
+
+T.test("1,000 configurations compared; worst gaps", function()
+  assert(N >= 950, "compared " .. N)
+  print(string.format("# %d configurations: worst relative difference time %.2g, flops %.2g, bytes %.2g; "
+    .. "memory compiled / per-configuration in [%.3f, %.3f]", N, worst.time, worst.flops,
+    worst.bytes, worst.lo, worst.hi))
+  for k, v in pairs(worst.fam) do print(string.format("#   %s: [%.3f, %.3f]", k, v[1], v[2])) end
+end)
+
+-- dlb.sweep.model end to end: its kept rows against the per-configuration path, its
+-- reductions against brute force over the rows
+local space = { layers = { 1, 2, 3 }, hidden = { 128, 256 }, heads = { 4 }, batch = { 1, 2, 4 },
+  seq = { 64, 128 }, device = { "H100-SXM", "V100-SXM2-16GB" } }
+local function gpt(p) return dlb.models.gpt { layers = p.layers, hidden = p.hidden, heads = p.heads,
+  context = 128, vocab = 500, batch = p.batch, seq = p.seq } end
+local res
+T.test("dlb.sweep.model: rows equal the per-configuration path", function()
+  res = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, keep = true,
+    pareto = { minimize = { "time" }, maximize = { "params" } },
+    top = { k = 4, by = "-util" },
+    heatmap = { x = "layers", y = "hidden", value = "time", agg = "max" },
+    group_by = { keys = { "device", "hidden" }, values = { "time" } }, threads = 2 })
+  T.eq(res.count, 3 * 2 * 3 * 2 * 2)
+  local rows = res.rows
+  T.eq(rows:count(), res.count)
+  local t = rows:to_table()
+  for i = 1, t:count() do
+    local r = t:row(i)
+    -- the per-configuration path on the same symbolic graph (a numeric seq equal to the
+    -- context would build a graph without the positions' slice: another structure)
+    local g = gpt { layers = r.layers, hidden = r.hidden, heads = r.heads, batch = "batch", seq = "seq" }
+    local s = g:stats { framework = "auto", batch = r.batch, seq = r.seq }
+    local rt = dlb.roofline.time(s, r.device)
+    T.near(r.time, rt.time, 1e-9, "row " .. i .. " time")
+    T.near(r.flops, rt.flops, 1e-9, "row " .. i .. " flops")
+    T.near(r.params, s.params, 1e-9, "row " .. i .. " params")
+    local ratio = r.memory / rt.footprint
+    assert(ratio >= 0.1 and ratio <= 1.5, "row " .. i .. " memory / per-config footprint " .. ratio)
+    T.eq(r.fits, r.memory <= dlb.hw.get(r.device).mem)
+  end
+end)
+
+T.test("dlb.sweep.model: reductions equal brute force over the rows", function()
+  local t = res.rows:to_table()
+  local n = t:count()
+  -- Pareto front: minimize time, maximize params
+  local front = {}
+  for i = 1, n do
+    local a = t:row(i)
+    local dominated = false
+    for j = 1, n do
+      local b = t:row(j)
+      if j ~= i and b.time <= a.time and b.params >= a.params and (b.time < a.time or b.params > a.params
+          or j < i) then dominated = true break end
+    end
+    if not dominated then front[#front + 1] = a end
+  end
+  T.eq(res.pareto:count(), #front)
+  table.sort(front, function(a, b) return a.time < b.time end)
+  for i, a in ipairs(front) do T.near(res.pareto:row(i).time, a.time, 0, "front " .. i) end
+  -- top 4 by util (largest)
+  local u = t:column("util")
+  table.sort(u, function(a, b) return a > b end)
+  for i = 1, 4 do T.near(res.top:row(i).util, u[i], 0, "top " .. i) end
+  -- heat map: max time per (layers, hidden)
+  for j, h in ipairs(res.heatmap.y) do
+    for i, l in ipairs(res.heatmap.x) do
+      local m = -math.huge
+      for k = 1, n do local r = t:row(k) if r.layers == l and r.hidden == h then m = math.max(m, r.time) end end
+      T.near(res.heatmap.z[j][i], m, 0, "heat " .. l .. "," .. h)
+      T.eq(res.heatmap.count[j][i], n / 6)
+    end
+  end
+  -- group_by device, hidden: count and mean time
+  local gb = t:group_by({ "device", "hidden" }, { time = "mean" })
+  T.eq(res.group:count(), gb:count())
+  for i = 1, gb:count() do
+    local a, b = gb:row(i), res.group:row(i)
+    T.eq(a.device, b.device)
+    T.near(b.mean_time, a.time, 1e-12, "group mean")
+  end
+  -- the columnar rows: dlb.table methods work on them
+  T.eq(res.rows:where(function(r) return r.layers == 2 end):count(), n / 3)
+  T.eq(res.rows:column("device")[1], "H100-SXM")
+  local path = os.tmpname()
+  assert(res.rows:to_csv(path))
+  local back = dlb.read_csv(path)
+  os.remove(path)
+  T.eq(back:count(), n)
+  T.near(back:row(n).time, t:row(n).time, 1e-15, "csv round trip")
+end)
+
+T.test("dlb.sweep.model: threads give the same results", function()
+  local a = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } },
+    top = { k = 3, by = "time" }, threads = 1 })
+  local b = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } },
+    top = { k = 3, by = "time" }, threads = 3 })
+  T.eq(a.pareto:count(), b.pareto:count())
+  for i = 1, 3 do T.eq(a.top:row(i).time, b.top:row(i).time) end
+end)
+
+T.test("dlb.sweep.model: errors name what is wrong", function()
+  T.checkerr("bind names 'q'", dlb.sweep.model, gpt, space, { bind = { "q" } })
+  T.checkerr("unknown option 'pareot'", dlb.sweep.model, gpt, space, { pareot = {} })
+  T.checkerr("no column 'speed'", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, top = { by = "speed" } })
+  T.checkerr("give the devices", dlb.sweep.model, gpt, { layers = { 1 }, hidden = { 128 }, heads = { 4 },
+    batch = { 1 }, seq = { 64 } }, { bind = { "batch", "seq" } })
+  T.checkerr("more than 5 rows to keep", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, keep = 5 })
+  -- a builder whose layers differ by position is refused, not mis-counted
+  T.checkerr("not affine in layers", dlb.sweep.compile, function(p)
+    local g = dlb.graph("odd")
+    local x = g:input("x", { "b", 16 })
+    for l = 1, p.layers * p.layers do x = g:relu(g:matmul(x, g:weight("w" .. l, { 16, 16 }))) end
+    g:loss(g:mse(x, g:label("y", { "b", 16 })))
+    return g
+  end, {}, { "b" }, "layers")
+  -- a dim the sweep does not bind
+  T.checkerr("not one of the sweep's symbols", dlb.sweep.compile, function(p)
+    return dlb.models.gpt { layers = p.layers, hidden = 128, heads = 4, batch = p.batch, seq = "q" }
+  end, {}, { "batch" }, "layers")
+end)
+
+T.done()
