@@ -70,7 +70,7 @@ DLB_API int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, con
                                 double *time, double *flops, double *bytes, double *mbtime);
 
 /* Evaluate the grid: the cartesian product of the value lists of the program's symbols
-** (nvalues[i] values of symbol i, concatenated in values; the last symbol varies fastest)
+** (nvalues[i] values of symbol i, concatenated in values[0..nvals); the last symbol varies fastest)
 ** times the devices roofs[0..nroofs) (varying slowest). For each device, mem[4 j ..]:
 ** memory schedule (DLB_MEM_*), slack, gradient bytes per trainable parameter, capacity
 ** (bytes). A row holds ntags tag values, the symbols' values, the device index, then the
@@ -78,7 +78,7 @@ DLB_API int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, con
 ** sink (may be NULL) from `threads` threads (0: one per core; each thread a copy of the
 ** sink, merged at the end). *count receives the rows evaluated. */
 DLB_API int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
-                           const double *values, size_t nroofs, const dlb_roof *roofs,
+                           size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
                            const double *mem, size_t ntags, const double *tags,
                            double first_index, dlb_reduce *sink, int threads, double *count);
 

@@ -139,7 +139,7 @@ done:
 }
 
 int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
-                   const double *values, size_t nroofs, const dlb_roof *roofs,
+                   size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
                    const double *mem, size_t ntags, const double *tags,
                    double first_index, dlb_reduce *sink, int threads, double *count) {
   if (count) *count = 0;
@@ -162,6 +162,9 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
     total += nval[v];
     grid *= nvalues[v];
   }
+  if (total != nvals)
+    return dlb_fail(DLB_EINVAL, "compiled sweep: the value lists hold %zu values, the counts say %zu",
+                    nvals, total);
   for (int v = 0; v < p->nv; v++)
     for (size_t i = 0; i < nval[v]; i++) {
       double x = values[voff[v] + i];

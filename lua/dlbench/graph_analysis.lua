@@ -218,6 +218,9 @@ function Graph:step_options(opts)
     { framework = prof.name, precision = o.precision_name, optimizer = o.optimizer_name,
       precision_given = o.precision_given }
 end
+doc.doc(Graph.step_options, "g:step_options{g:stats options and bindings} -> train_opts, {framework=, precision=, optimizer=}",
+  "what g:stats would analyse, without analysing: the C training options (the profile's fusion "
+  .. "passes included) and the names; dlb.sweep.model compiles the same step")
 
 function Graph:stats(opts)
   local o, names, values = parse(opts, "g:stats")
