@@ -40,7 +40,7 @@ enum {
   DLB_SWC_TIME = 0, DLB_SWC_FLOPS = 1, DLB_SWC_BYTES = 2, DLB_SWC_PARAMS = 3,
   DLB_SWC_MEMORY = 4, DLB_SWC_FITS = 5, DLB_SWC_UTIL = 6, DLB_SWC_MEMORY_BOUND_TIME = 7,
   DLB_SWC_FLOPS_FWD = 8, DLB_SWC_FLOPS_BWD = 9, DLB_SWC_ACTIVATIONS = 10,
-  DLB_SWC_COUNT = 11
+  DLB_SWC_THROUGHPUT = 11, DLB_SWC_COUNT = 12
 };
 
 /* A new, empty program over the symbols vars[0..nvars) (the step's dims that a sweep
@@ -74,12 +74,14 @@ DLB_API int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, con
 ** times the devices roofs[0..nroofs) (varying slowest). For each device, mem[4 j ..]:
 ** memory schedule (DLB_MEM_*), slack, gradient bytes per trainable parameter, capacity
 ** (bytes). A row holds ntags tag values, the symbols' values, the device index, then the
-** DLB_SWC_* columns; its index is first_index + its position in the grid. Rows go to
-** sink (may be NULL) from `threads` threads (0: one per core; each thread a copy of the
+** DLB_SWC_* columns (THROUGHPUT: the product of the symbols whose bit is set in per_mask,
+** divided by the time: e.g. tokens per second); its index is first_index + its position in
+** the grid. Rows go to
+** sink from `threads` threads (0: one per core; each thread a copy of the
 ** sink, merged at the end). *count receives the rows evaluated. */
 DLB_API int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
                            size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
-                           const double *mem, size_t ntags, const double *tags,
+                           const double *mem, size_t ntags, const double *tags, int per_mask,
                            double first_index, dlb_reduce *sink, int threads, double *count);
 
 /* Reductions over rows of ncols numbers, fed in any order and merged (docs/sweep.md):

@@ -50,6 +50,7 @@ typedef struct job {
   const size_t *nvalues, *voff;   /* counts as size_t */
   const double *values, *tags, *mem;
   const dlb_roof *roofs;
+  int per;                       /* symbols of the throughput's numerator (bits) */
   double first, lo, hi;          /* grid positions [lo, hi) */
   dlb_reduce *sink;
   pthread_mutex_t *lock;
@@ -114,6 +115,9 @@ static void *work(void *arg) {
     o[DLB_SWC_FLOPS_FWD] = pv[p->tot[DLB_SWT_FLOPS_FWD]];
     o[DLB_SWC_FLOPS_BWD] = pv[p->tot[DLB_SWT_FLOPS_BWD]];
     o[DLB_SWC_ACTIVATIONS] = A;
+    double units = 1;
+    for (size_t v = 0; v < nv; v++) if (J->per >> v & 1) units *= vals[v];
+    o[DLB_SWC_THROUGHPUT] = t > 0 ? units / t : 0;
     if (++nb == BATCH || x + 1 >= J->hi) {
       if (local && dlb_reduce_push(local, nb, rows, J->first + bstart) != DLB_OK) {
         J->status = dlb_last_status();
@@ -140,13 +144,16 @@ done:
 
 int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
                    size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
-                   const double *mem, size_t ntags, const double *tags,
+                   const double *mem, size_t ntags, const double *tags, int per_mask,
                    double first_index, dlb_reduce *sink, int threads, double *count) {
   if (count) *count = 0;
   if (!p || !p->finished) return dlb_fail(DLB_EINVAL, "compiled sweep: the program is not finished");
   if (nvalues_n != (size_t)p->nv)
     return dlb_fail(DLB_EINVAL, "compiled sweep: %zu value lists for %d symbols", nvalues_n, p->nv);
   if (nroofs == 0 || !roofs || !mem) return dlb_fail(DLB_EINVAL, "compiled sweep: no devices");
+  if (!sink) return dlb_fail(DLB_EINVAL, "compiled sweep: the reductions are required");
+  if (per_mask < 0 || per_mask >= (1 << p->nv))
+    return dlb_fail(DLB_EINVAL, "compiled sweep: per_mask %d names symbols beyond the %d", per_mask, p->nv);
   size_t ncol = ntags + (size_t)p->nv + 1 + DLB_SWC_COUNT;
   if (sink && dlb_reduce_ncols(sink) != ncol)
     return dlb_fail(DLB_EINVAL, "compiled sweep: the reductions take rows of %zu columns, the "
@@ -196,7 +203,7 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
   pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   for (int k = 0; k < nt; k++) {
     J[k] = (job){p, (size_t)p->nv, ntags, nroofs, nval, voff, values, tags, mem, roofs,
-                 first_index, floor(n * k / nt), floor(n * (k + 1) / nt), sink, &lock, DLB_OK, ""};
+                 per_mask, first_index, floor(n * k / nt), floor(n * (k + 1) / nt), sink, &lock, DLB_OK, ""};
   }
   int started = 0;
   for (int k = 1; k < nt; k++) {

@@ -18,7 +18,7 @@ local E = core.enum
 local unpack = table.unpack or unpack
 
 local OUTPUTS = { "time", "flops", "bytes", "params", "memory", "fits", "util",
-  "memory_bound_time", "flops_fwd", "flops_bwd", "activations" } -- DLB_SWC_*, in order
+  "memory_bound_time", "flops_fwd", "flops_bwd", "activations", "throughput" } -- DLB_SWC_*, in order
 M.outputs = OUTPUTS
 local TOTALS = { "params", "trainable", "flops_fwd", "flops_bwd", "flops_update",
   "flops_recompute", "flops", "bytes", "io", "weights", "optimizer", "stash", "nops" } -- DLB_SWT_*
@@ -28,7 +28,7 @@ local RED = { keep = 0, pareto = 1, top = 2, bins = 3, group = 4 } -- DLB_RED_*
 
 local VALID = { bind = true, layers = true, derive = true, stats = true, time = true,
   pareto = true, top = true, heatmap = true, group_by = true, keep = true, threads = true,
-  device = true }
+  device = true, throughput = true }
 local TIME_OPTS = { schedule = true, slack = true, calibration = true, flops_eff = true,
   bw_eff = true }
 
@@ -204,6 +204,17 @@ function M.model(builder, space, opts)
   end
   local ref = {}
   for i, b in ipairs(bind) do ref[b] = vlists[i][1] end
+  -- throughput = the product of these swept dims per second (e.g. {"batch", "seq"}: tokens/s)
+  local per = 0
+  local symbols = {}
+  for _, b in ipairs(bind) do symbols[#symbols + 1] = b end
+  if layers_dim then symbols[#symbols + 1] = layers_dim end
+  for _, d in ipairs(opts.throughput or {}) do
+    local found
+    for i, s in ipairs(symbols) do if s == d then found = i end end
+    if not found then fail("throughput names '" .. tostring(d) .. "', which is not a swept (bind) dim") end
+    per = per + 2 ^ (found - 1)
+  end
   -- reductions
   local red = core.reduce_new(#cols)
   memory.account()
@@ -316,7 +327,7 @@ function M.model(builder, space, opts)
     end
     local tags = {}
     for i, k in ipairs(tagnames) do tags[i] = intern[k](p[k]) end
-    local n = core._sweep_eval(prog, nvalues, values, roofs, mem, tags, first, red, opts.threads or 0)
+    local n = core._sweep_eval(prog, nvalues, values, roofs, mem, tags, per, first, red, opts.threads or 0)
     first = first + n
   end
   local seconds = core.sys_now() - t0
@@ -400,7 +411,7 @@ function M.model(builder, space, opts)
   end
   return res
 end
-doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
+doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
   "a model family through the full per-op model in C: each structure compiled once (swept dims "
   .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
   .. "runs (docs/sweep.md)")
