@@ -119,6 +119,177 @@ local function edges_of(levels)
   return e
 end
 
+-- The reductions a call asks for (opts.pareto, top, heatmap, group_by, keep) over rows of
+-- columns cols; tags are interned (strings to level indices). numeric: the columns whose
+-- space values are numbers a heat map may bin. Returns {red=, wants=, levels=, intern=}.
+local function reductions(cols, opts, space, tagnames, devs, numeric)
+  local colidx = {}
+  for i, c in ipairs(cols) do colidx[c] = i - 1 end
+  local function col(name, what)
+    local i = colidx[name]
+    if i == nil then fail(what .. ": no column '" .. tostring(name) .. "' (" .. table.concat(cols, ", ") .. ")") end
+    return i
+  end
+  local red = core.reduce_new(#cols)
+  memory.account()
+  local levels = {} -- interned string columns
+  local intern = {}
+  for _, k in ipairs(tagnames) do levels[k], intern[k] = interner() end
+  local dev_levels = {}
+  for i, d in ipairs(devs) do dev_levels[i] = d.name end
+  levels.device = dev_levels
+  local wants = {}
+  local function where_of(w, what)
+    if w == nil then return -1 end
+    return col(w, what .. ".where")
+  end
+  local function list(x) if type(x) == "table" then return x end return { x } end
+  local paretos = opts.pareto
+  if paretos and (paretos.minimize or paretos.maximize) then paretos = { paretos } end
+  for i, pz in ipairs(paretos or {}) do
+    options.check(pz, { minimize = true, maximize = true, where = true }, FN .. " pareto")
+    local cs, mx = {}, {}
+    for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 0 end
+    for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 1 end
+    if #cs == 0 then fail("pareto needs minimize= or maximize= columns") end
+    wants[#wants + 1] = { kind = "pareto", n = i, id = core._reduce_pareto(red, cs, mx, where_of(pz.where, "pareto")) }
+  end
+  local tops = opts.top
+  if tops and tops.by then tops = { tops } end
+  for i, tz in ipairs(tops or {}) do
+    options.check(tz, { k = true, by = true, where = true }, FN .. " top")
+    local by = tostring(tz.by or "time")
+    local maximize = by:sub(1, 1) == "-"
+    if maximize then by = by:sub(2) end
+    wants[#wants + 1] = { kind = "top", n = i, id = core._reduce_top(red, tz.k or 10, col(by, "top"), maximize, where_of(tz.where, "top")) }
+  end
+  local heats = opts.heatmap
+  if heats and heats.x then heats = { heats } end
+  for i, hz in ipairs(heats or {}) do
+    options.check(hz, { x = true, y = true, value = true, agg = true, where = true }, FN .. " heatmap")
+    local function axis(name)
+      local lv = space[name]
+      if name == "device" then lv = {} for j = 1, #devs do lv[j] = j - 1 end
+      elseif not (numeric[name] or space[name] ~= nil) or type(lv) ~= "table" then
+        fail("heatmap axis '" .. tostring(name) .. "' must be a dim of the space with a list of numbers")
+      end
+      local s = {}
+      for _, v in ipairs(lv) do
+        if type(v) ~= "number" then fail("heatmap axis '" .. name .. "' must hold numbers") end
+        s[#s + 1] = v
+      end
+      table.sort(s)
+      return s, edges_of(s)
+    end
+    local xl, xe = axis(hz.x)
+    local yl, ye
+    if hz.y then yl, ye = axis(hz.y) end
+    local agg = AGG[hz.agg or "min"]
+    if agg == nil then fail("heatmap.agg must be count, sum, min, max or mean") end
+    local id = core._reduce_bins(red, col(hz.x, "heatmap"), xe, hz.y and col(hz.y, "heatmap") or -1,
+      ye, agg == 0 and -1 or col(hz.value or "time", "heatmap"), agg, where_of(hz.where, "heatmap"))
+    wants[#wants + 1] = { kind = "bins", n = i, id = id, x = xl, y = yl or { 0 }, spec = hz }
+  end
+  local groups = opts.group_by
+  if groups and groups.keys then groups = { groups } end
+  for i, gz in ipairs(groups or {}) do
+    options.check(gz, { keys = true, values = true, where = true }, FN .. " group_by")
+    local ks, vs = {}, {}
+    for _, c in ipairs(list(gz.keys)) do ks[#ks + 1] = col(c, "group_by") end
+    for _, c in ipairs(list(gz.values or { "time" })) do vs[#vs + 1] = col(c, "group_by") end
+    wants[#wants + 1] = { kind = "group", n = i, id = core._reduce_group(red, ks, vs, where_of(gz.where, "group_by")),
+      keys = list(gz.keys), values = list(gz.values or { "time" }) }
+  end
+  if opts.keep then
+    local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
+    core.reduce_keep(red, cap)
+  end
+  return { red = red, wants = wants, levels = levels, intern = intern }
+end
+
+-- The results of the reductions: tables of the fronts and top lists, heat maps, groups, and
+-- the kept rows as a columnar table.
+local function collect(R, cols, opts)
+  local red, wants, levels = R.red, R.wants, R.levels
+  local function rows_of(kind, id, n)
+    local data = {}
+    for i, c in ipairs(cols) do data[c] = core._reduce_column(red, RED[kind], id, i - 1, 0, n) end
+    return data
+  end
+  local function decode(data, n)
+    for name, lv in pairs(levels) do
+      local a = data[name]
+      if a and #lv > 0 then
+        for i = 1, n do a[i] = lv[a[i] + 1] or a[i] end
+      end
+    end
+    local fits = data.fits
+    if fits then for i = 1, n do fits[i] = fits[i] ~= 0 end end
+    return data
+  end
+  local res = { columns = cols }
+  for _, w in ipairs(wants) do
+    if w.kind == "pareto" or w.kind == "top" then
+      local n = core._reduce_size(red, RED[w.kind], w.id)
+      local t = tbl.from_columns(decode(rows_of(w.kind, w.id, n), n), cols)
+      if w.kind == "pareto" then
+        res.paretos = res.paretos or {}
+        res.paretos[w.n] = t
+      else
+        res.tops = res.tops or {}
+        res.tops[w.n] = t
+      end
+    elseif w.kind == "bins" then
+      local n = core._reduce_size(red, RED.bins, w.id)
+      local v = core._reduce_column(red, RED.bins, w.id, 0, 0, n)
+      local c = core._reduce_column(red, RED.bins, w.id, 1, 0, n)
+      local z, cnt = {}, {}
+      local nx = #w.x
+      for j = 1, #w.y do
+        z[j], cnt[j] = {}, {}
+        for i = 1, nx do
+          local x = v[(j - 1) * nx + i]
+          z[j][i] = x ~= x and 0 / 0 or x
+          cnt[j][i] = c[(j - 1) * nx + i]
+        end
+      end
+      res.heatmaps = res.heatmaps or {}
+      res.heatmaps[w.n] = { x = w.x, y = w.spec.y and w.y or nil, z = z, count = cnt,
+        xlabel = w.spec.x, ylabel = w.spec.y, value = w.spec.value or "time", agg = w.spec.agg or "min" }
+    elseif w.kind == "group" then
+      local n = core._reduce_size(red, RED.group, w.id)
+      local data, order = {}, {}
+      for i, k in ipairs(w.keys) do data[k] = core._reduce_column(red, RED.group, w.id, i - 1, 0, n); order[#order + 1] = k end
+      local nk = #w.keys
+      data.count = core._reduce_column(red, RED.group, w.id, nk, 0, n); order[#order + 1] = "count"
+      for i, v in ipairs(w.values) do
+        for j, a in ipairs { "sum", "min", "max" } do
+          local name = a .. "_" .. v
+          data[name] = core._reduce_column(red, RED.group, w.id, nk + 1 + 3 * (i - 1) + (j - 1), 0, n)
+          order[#order + 1] = name
+        end
+        local mean = {}
+        for r = 1, n do mean[r] = data["sum_" .. v][r] / data.count[r] end
+        data["mean_" .. v] = mean
+        order[#order + 1] = "mean_" .. v
+      end
+      decode(data, n)
+      local t = tbl.from_columns(data, order)
+      res.groups = res.groups or {}
+      res.groups[w.n] = t:sort(w.keys)
+    end
+  end
+  res.pareto = res.paretos and res.paretos[1]
+  res.top = res.tops and res.tops[1]
+  res.heatmap = res.heatmaps and res.heatmaps[1]
+  res.group = res.groups and res.groups[1]
+  if opts.keep then
+    res.rows = coltable.new(function(c, start, n) return core._reduce_column(red, RED.keep, 0, c, start, n) end,
+      core._reduce_size(red, RED.keep, 0), cols, levels, red)
+  end
+  return res
+end
+
 function M.model(builder, space, opts)
   opts = options.check(opts, VALID, FN)
   local build = builder_of(builder)
@@ -183,13 +354,6 @@ function M.model(builder, space, opts)
   if layers_dim then cols[#cols + 1] = layers_dim end
   cols[#cols + 1] = "device"
   for _, k in ipairs(OUTPUTS) do cols[#cols + 1] = k end
-  local colidx = {}
-  for i, c in ipairs(cols) do colidx[c] = i - 1 end
-  local function col(name, what)
-    local i = colidx[name]
-    if i == nil then fail(what .. ": no column '" .. tostring(name) .. "' (" .. table.concat(cols, ", ") .. ")") end
-    return i
-  end
   -- value lists of the C symbols
   local nvalues, values = {}, {}
   local vlists = {}
@@ -216,80 +380,11 @@ function M.model(builder, space, opts)
     per = per + 2 ^ (found - 1)
   end
   -- reductions
-  local red = core.reduce_new(#cols)
-  memory.account()
-  local levels = {} -- interned string columns
-  local intern = {}
-  for _, k in ipairs(tagnames) do levels[k], intern[k] = interner() end
-  local dev_levels = {}
-  for i, d in ipairs(devs) do dev_levels[i] = d.name end
-  levels.device = dev_levels
-  local wants = {}
-  local function where_of(w, what)
-    if w == nil then return -1 end
-    return col(w, what .. ".where")
-  end
-  local function list(x) if type(x) == "table" then return x end return { x } end
-  local paretos = opts.pareto
-  if paretos and (paretos.minimize or paretos.maximize) then paretos = { paretos } end
-  for i, pz in ipairs(paretos or {}) do
-    options.check(pz, { minimize = true, maximize = true, where = true }, FN .. " pareto")
-    local cs, mx = {}, {}
-    for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 0 end
-    for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 1 end
-    if #cs == 0 then fail("pareto needs minimize= or maximize= columns") end
-    wants[#wants + 1] = { kind = "pareto", n = i, id = core._reduce_pareto(red, cs, mx, where_of(pz.where, "pareto")) }
-  end
-  local tops = opts.top
-  if tops and tops.by then tops = { tops } end
-  for i, tz in ipairs(tops or {}) do
-    options.check(tz, { k = true, by = true, where = true }, FN .. " top")
-    local by = tostring(tz.by or "time")
-    local maximize = by:sub(1, 1) == "-"
-    if maximize then by = by:sub(2) end
-    wants[#wants + 1] = { kind = "top", n = i, id = core._reduce_top(red, tz.k or 10, col(by, "top"), maximize, where_of(tz.where, "top")) }
-  end
-  local heats = opts.heatmap
-  if heats and heats.x then heats = { heats } end
-  for i, hz in ipairs(heats or {}) do
-    options.check(hz, { x = true, y = true, value = true, agg = true, where = true }, FN .. " heatmap")
-    local function axis(name)
-      local lv = space[name]
-      if name == "device" then lv = {} for j = 1, #devs do lv[j] = j - 1 end
-      elseif derive[name] or type(lv) ~= "table" then
-        fail("heatmap axis '" .. tostring(name) .. "' must be a dim of the space with a list of numbers")
-      end
-      local s = {}
-      for _, v in ipairs(lv) do
-        if type(v) ~= "number" then fail("heatmap axis '" .. name .. "' must hold numbers") end
-        s[#s + 1] = v
-      end
-      table.sort(s)
-      return s, edges_of(s)
-    end
-    local xl, xe = axis(hz.x)
-    local yl, ye
-    if hz.y then yl, ye = axis(hz.y) end
-    local agg = AGG[hz.agg or "min"]
-    if agg == nil then fail("heatmap.agg must be count, sum, min, max or mean") end
-    local id = core._reduce_bins(red, col(hz.x, "heatmap"), xe, hz.y and col(hz.y, "heatmap") or -1,
-      ye, agg == 0 and -1 or col(hz.value or "time", "heatmap"), agg, where_of(hz.where, "heatmap"))
-    wants[#wants + 1] = { kind = "bins", n = i, id = id, x = xl, y = yl or { 0 }, spec = hz }
-  end
-  local groups = opts.group_by
-  if groups and groups.keys then groups = { groups } end
-  for i, gz in ipairs(groups or {}) do
-    options.check(gz, { keys = true, values = true, where = true }, FN .. " group_by")
-    local ks, vs = {}, {}
-    for _, c in ipairs(list(gz.keys)) do ks[#ks + 1] = col(c, "group_by") end
-    for _, c in ipairs(list(gz.values or { "time" })) do vs[#vs + 1] = col(c, "group_by") end
-    wants[#wants + 1] = { kind = "group", n = i, id = core._reduce_group(red, ks, vs, where_of(gz.where, "group_by")),
-      keys = list(gz.keys), values = list(gz.values or { "time" }) }
-  end
-  if opts.keep then
-    local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
-    core.reduce_keep(red, cap)
-  end
+  local numeric = {}
+  for _, k in ipairs(bind) do numeric[k] = true end
+  if layers_dim then numeric[layers_dim] = true end
+  local R = reductions(cols, opts, space, tagnames, devs, numeric)
+  local red, levels, intern = R.red, R.levels, R.intern
   -- structures: compile each, evaluate its grid
   local structs = product(snames, slists)
   local t0 = core.sys_now()
@@ -330,91 +425,110 @@ function M.model(builder, space, opts)
     local n = core._sweep_eval(prog, nvalues, values, roofs, mem, tags, per, first, red, opts.threads or 0)
     first = first + n
   end
-  local seconds = core.sys_now() - t0
-  -- results
-  local function rows_of(kind, id, n)
-    local data = {}
-    for i, c in ipairs(cols) do data[c] = core._reduce_column(red, RED[kind], id, i - 1, 0, n) end
-    return data
-  end
-  local function decode(data, n)
-    for name, lv in pairs(levels) do
-      local a = data[name]
-      if a and #lv > 0 then
-        for i = 1, n do a[i] = lv[a[i] + 1] or a[i] end
-      end
-    end
-    local fits = data.fits
-    if fits then for i = 1, n do fits[i] = fits[i] ~= 0 end end
-    return data
-  end
-  local res = { count = first, seconds = seconds, compile_seconds = compile_s,
-    structures = #structs, classes = nclasses, columns = cols, rate = seconds > 0 and first / seconds or nil }
-  for _, w in ipairs(wants) do
-    if w.kind == "pareto" or w.kind == "top" then
-      local n = core._reduce_size(red, RED[w.kind], w.id)
-      local t = tbl.from_columns(decode(rows_of(w.kind, w.id, n), n), cols)
-      if w.kind == "pareto" then
-        res.paretos = res.paretos or {}
-        res.paretos[w.n] = t
-      else
-        res.tops = res.tops or {}
-        res.tops[w.n] = t
-      end
-    elseif w.kind == "bins" then
-      local n = core._reduce_size(red, RED.bins, w.id)
-      local v = core._reduce_column(red, RED.bins, w.id, 0, 0, n)
-      local c = core._reduce_column(red, RED.bins, w.id, 1, 0, n)
-      local z, cnt = {}, {}
-      local nx = #w.x
-      for j = 1, #w.y do
-        z[j], cnt[j] = {}, {}
-        for i = 1, nx do
-          local x = v[(j - 1) * nx + i]
-          z[j][i] = x ~= x and 0 / 0 or x
-          cnt[j][i] = c[(j - 1) * nx + i]
-        end
-      end
-      res.heatmaps = res.heatmaps or {}
-      res.heatmaps[w.n] = { x = w.x, y = w.spec.y and w.y or nil, z = z, count = cnt,
-        xlabel = w.spec.x, ylabel = w.spec.y, value = w.spec.value or "time", agg = w.spec.agg or "min" }
-    elseif w.kind == "group" then
-      local n = core._reduce_size(red, RED.group, w.id)
-      local data, order = {}, {}
-      for i, k in ipairs(w.keys) do data[k] = core._reduce_column(red, RED.group, w.id, i - 1, 0, n); order[#order + 1] = k end
-      local nk = #w.keys
-      data.count = core._reduce_column(red, RED.group, w.id, nk, 0, n); order[#order + 1] = "count"
-      for i, v in ipairs(w.values) do
-        for j, a in ipairs { "sum", "min", "max" } do
-          local name = a .. "_" .. v
-          data[name] = core._reduce_column(red, RED.group, w.id, nk + 1 + 3 * (i - 1) + (j - 1), 0, n)
-          order[#order + 1] = name
-        end
-        local mean = {}
-        for r = 1, n do mean[r] = data["sum_" .. v][r] / data.count[r] end
-        data["mean_" .. v] = mean
-        order[#order + 1] = "mean_" .. v
-      end
-      decode(data, n)
-      local t = tbl.from_columns(data, order)
-      res.groups = res.groups or {}
-      res.groups[w.n] = t:sort(w.keys)
-    end
-  end
-  res.pareto = res.paretos and res.paretos[1]
-  res.top = res.tops and res.tops[1]
-  res.heatmap = res.heatmaps and res.heatmaps[1]
-  res.group = res.groups and res.groups[1]
-  if opts.keep then
-    res.rows = coltable.new(function(c, start, n) return core._reduce_column(red, RED.keep, 0, c, start, n) end,
-      core._reduce_size(red, RED.keep, 0), cols, levels, red)
-  end
+  local res = collect(R, cols, opts)
+  res.count, res.seconds, res.compile_seconds = first, core.sys_now() - t0, compile_s
+  res.structures, res.classes = #structs, nclasses
+  res.rate = res.seconds > 0 and first / res.seconds or nil
   return res
 end
 doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
   "a model family through the full per-op model in C: each structure compiled once (swept dims "
   .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
   .. "runs (docs/sweep.md)")
+
+-- dlb.sweep.layouts: (model x layout) plans through the planner (dlb.parallel.plan: the
+-- per-layer costs of each model's graph, dlb.parallel.layers.from_graph, each op timed by
+-- the per-op rule; every data x tensor x pipeline split, micro-batching, schedule, recompute
+-- and ZeRO stage it enumerates), one model at a time, every plan pushed into the same
+-- streaming reductions as dlb.sweep.model. space: the builder's model options, gpus = {...}
+-- (devices; a cluster of per_node-device nodes), device = name(s).
+local PLAN_COLS = { "dp", "tp", "pp", "v", "m", "mb", "zero", "recompute", "schedule", "step",
+  "compute", "comm", "bubble", "mem", "fits", "mfu", "hfu", "throughput" }
+M.plan_columns = PLAN_COLS
+local LVALID = { plan = true, per_node = true, pareto = true, top = true, heatmap = true,
+  group_by = true, keep = true, device = true }
+function M.layouts(builder, space, opts)
+  local fn = "dlb.sweep.layouts"
+  opts = options.check(opts, LVALID, fn)
+  local build = builder_of(builder)
+  if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
+  local hw = require "dlbench.hw"
+  local P = require "dlbench.parallel"
+  local gpus = space.gpus
+  if type(gpus) ~= "table" or #gpus == 0 then fail("space.gpus must list device counts") end
+  local devices = space.device or opts.device
+  if devices == nil then fail("give the devices: space.device = {\"H100-SXM\", ...}") end
+  if type(devices) ~= "table" or getmetatable(devices) == hw.Device then devices = { devices } end
+  local devs = {}
+  for i, d in ipairs(devices) do
+    local ok, dv = pcall(hw.get, d)
+    if not ok then fail("space.device[" .. i .. "]: " .. tostring(dv)) end
+    devs[i] = dv
+  end
+  local per_node = opts.per_node or 8
+  local snames = {}
+  for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end
+  table.sort(snames)
+  local slists = {}
+  for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
+  local cols = {}
+  for _, k in ipairs(snames) do cols[#cols + 1] = k end
+  cols[#cols + 1] = "gpus"
+  cols[#cols + 1] = "device"
+  for _, k in ipairs(PLAN_COLS) do cols[#cols + 1] = k end
+  local R = reductions(cols, opts, space, snames, devs, { gpus = true })
+  R.levels.schedule, R.intern.schedule = interner()
+  local t0 = core.sys_now()
+  local n, first, evaluated, models = 0, 0, 0, 0
+  local buf, nb = {}, 0
+  local function flush()
+    if nb > 0 then core._reduce_push(R.red, nb, buf, first); first = first + nb end
+    buf, nb = {}, 0
+  end
+  for _, p in ipairs(product(snames, slists)) do
+    local ok, g = pcall(build, p)
+    if not ok then fail("the builder failed: " .. tostring(g)) end
+    local ls = P.layers.from_graph(g)
+    models = models + 1
+    local tags = {}
+    for i, k in ipairs(snames) do tags[i] = R.intern[k](p[k]) end
+    for di, dv in ipairs(devs) do
+      for _, ng in ipairs(gpus) do
+        if ng % per_node ~= 0 then fail("gpus = " .. tostring(ng) .. " is not a whole number of " .. per_node .. "-device nodes") end
+        local po = { layers = ls, hw = dv, cluster = P.cluster { per_node = per_node, nodes = ng / per_node, hw = dv },
+          table = false }
+        for k, v in pairs(opts.plan or {}) do po[k] = v end
+        local okp, rows, ev = pcall(P.plan, po)
+        if okp then
+          evaluated = evaluated + ev
+          for _, r in ipairs(rows) do
+            for _, v in ipairs(tags) do buf[#buf + 1] = v end
+            buf[#buf + 1] = ng
+            buf[#buf + 1] = di - 1
+            for _, k in ipairs(PLAN_COLS) do
+              local v = r[k]
+              if k == "schedule" then v = R.intern.schedule(v)
+              elseif type(v) == "boolean" then v = v and 1 or 0 end
+              buf[#buf + 1] = tonumber(v) or 0 / 0
+            end
+            nb = nb + 1
+            n = n + 1
+            if nb == 4096 then flush() end
+          end
+        elseif not tostring(rows):find("no layout", 1, true) then
+          error(rows, 0)
+        end
+      end
+    end
+  end
+  flush()
+  local res = collect(R, cols, opts)
+  res.count, res.evaluated, res.models, res.seconds = n, evaluated, models, core.sys_now() - t0
+  return res
+end
+doc.doc(M.layouts, "dlb.sweep.layouts(builder, space{..., gpus=, device=}, {plan=, per_node=8, pareto=, top=, heatmap=, group_by=, keep=}) -> {count=, evaluated=, pareto=, top=, heatmap=, group=, rows=}",
+  "(model x layout) plans through dlb.parallel.plan for each model of the space and device count, "
+  .. "every plan fed to the same streaming reductions as dlb.sweep.model (docs/sweep.md)")
 
 -- The compiled program of one structure (for tests and studies that evaluate points):
 -- {totals = function(vals) -> {name = value}, time = function(vals, roof) -> t, f, b, mb}.

@@ -237,4 +237,29 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
   end, {}, { "batch" }, "layers")
 end)
 
+T.test("dlb.sweep.layouts: every fitting plan of dlb.parallel.plan, reduced", function()
+  local function build(p) return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 256,
+    vocab = 1000 } end
+  local r = dlb.sweep.layouts(build, { layers = { 2, 4 }, gpus = { 8, 16 }, device = "A100-SXM4-80GB" },
+    { plan = { batch = 64, precision = "mixed" }, keep = true, top = { k = 3, by = "step" },
+      pareto = { minimize = { "step", "gpus" } } })
+  local n, best = 0, math.huge
+  for _, L in ipairs { 2, 4 } do
+    local ls = dlb.parallel.layers.from_graph(build { layers = L })
+    for _, ng in ipairs { 8, 16 } do
+      local hw = dlb.hw.get("A100-SXM4-80GB")
+      local rows = dlb.parallel.plan { layers = ls, hw = hw, cluster = dlb.parallel.cluster { per_node = 8,
+        nodes = ng / 8, hw = hw }, batch = 64, precision = "mixed", table = false }
+      n = n + #rows
+      for _, row in ipairs(rows) do best = math.min(best, row.step) end
+    end
+  end
+  T.eq(r.count, n)
+  T.eq(r.rows:count(), n)
+  T.near(r.top:row(1).step, best, 0, "best step")
+  local t = r.rows:to_table()
+  T.eq(t:where { gpus = 16 }:count() + t:where { gpus = 8 }:count(), n)
+  assert(r.pareto:count() >= 1)
+end)
+
 T.done()
