@@ -316,6 +316,9 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   if slack == nil and prof.slack ~= nil then slack = prof.slack end
   return roof, prec, psource, scale, cal_note, akernel, slack, dev, opts
 end
+doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given, opts, calibration, fname) -> roof, precision, source, scale, note, kernel, slack, hw",
+  "the device as the per-op rule sees it for costs counted at a precision under a framework "
+  .. "profile (shared by dlb.roofline.time and dlb.sweep.model)")
 
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
