@@ -254,8 +254,10 @@ local function collect(R, cols, opts)
         end
       end
       res.heatmaps = res.heatmaps or {}
-      res.heatmaps[w.n] = { x = w.x, y = w.spec.y and w.y or nil, z = z, count = cnt,
-        xlabel = w.spec.x, ylabel = w.spec.y, value = w.spec.value or "time", agg = w.spec.agg or "min" }
+      res.heatmaps[w.n] = { x = w.x, y = w.spec.y and w.y or { 1 }, z = z } -- what f:heatmap takes
+      res.bins = res.bins or {}
+      res.bins[w.n] = { count = cnt, x = w.spec.x, y = w.spec.y, value = w.spec.value or "time",
+        agg = w.spec.agg or "min" }
     elseif w.kind == "group" then
       local n = core._reduce_size(red, RED.group, w.id)
       local data, order = {}, {}

@@ -185,9 +185,11 @@ T.test("dlb.sweep.model: reductions equal brute force over the rows", function()
       local m = -math.huge
       for k = 1, n do local r = t:row(k) if r.layers == l and r.hidden == h then m = math.max(m, r.time) end end
       T.near(res.heatmap.z[j][i], m, 0, "heat " .. l .. "," .. h)
-      T.eq(res.heatmap.count[j][i], n / 6)
+      T.eq(res.bins[1].count[j][i], n / 6)
     end
   end
+  local f = dlb.plot.figure {}
+  f:heatmap(res.heatmap)   -- the shape f:heatmap takes
   -- group_by device, hidden: count and mean time
   local gb = t:group_by({ "device", "hidden" }, { time = "mean" })
   T.eq(res.group:count(), gb:count())
@@ -205,6 +207,28 @@ T.test("dlb.sweep.model: reductions equal brute force over the rows", function()
   os.remove(path)
   T.eq(back:count(), n)
   T.near(back:row(n).time, t:row(n).time, 1e-15, "csv round trip")
+end)
+
+T.test("dlb.sweep.model: precision as a structure dim, derived heads, throughput", function()
+  local r = dlb.sweep.model(function(p)
+    return dlb.models.gpt { layers = p.layers, hidden = p.hidden, heads = p.heads, context = 512,
+      vocab = 1000, batch = p.batch, seq = p.seq }
+  end, { layers = { 1, 3 }, hidden = { 128, 256 }, batch = { 1, 4 }, seq = { 64, 128 },
+    precision = { "fp32", "fp16", "mixed" }, device = { "H100-SXM", "V100-SXM2-16GB" } },
+  { bind = { "batch", "seq" }, derive = { heads = function(p) return p.hidden / 64 end },
+    throughput = { "batch", "seq" }, keep = true })
+  T.eq(r.count, 2 * 2 * 2 * 2 * 3 * 2)
+  local t = r.rows:to_table()
+  for i = 1, t:count() do
+    local row = t:row(i)
+    T.eq(row.heads, row.hidden / 64)
+    local g = dlb.models.gpt { layers = row.layers, hidden = row.hidden, heads = row.heads, context = 512,
+      vocab = 1000, batch = "batch", seq = "seq" }
+    local s = g:stats { batch = row.batch, seq = row.seq, precision = row.precision, framework = "auto" }
+    local rt = dlb.roofline.time(s, row.device)
+    T.near(row.time, rt.time, 1e-9, "row " .. i .. " (" .. row.precision .. ") time")
+    T.near(row.throughput, row.batch * row.seq / row.time, 1e-12, "throughput")
+  end
 end)
 
 T.test("dlb.sweep.model: threads give the same results", function()
