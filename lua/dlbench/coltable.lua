@@ -39,7 +39,12 @@ local CHUNK = 65536
 local function read(self, c, start, n)
   local a = self._fetch(self._idx[c], start - 1, n)
   local lv = self._levels[c]
-  if lv and #lv > 0 then for i = 1, n do a[i] = lv[a[i] + 1] or a[i] end end
+  if lv and #lv > 0 then
+    for i = 1, n do
+      local v = lv[a[i] + 1]
+      if v ~= nil then a[i] = v end
+    end
+  end
   if c == "fits" then for i = 1, n do a[i] = a[i] ~= 0 end end
   return a
 end

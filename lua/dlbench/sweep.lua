@@ -482,6 +482,9 @@ doc.doc(M.model, "dlb.sweep.model(builder, space, opts) -> result",
 function M.layouts(builder, space, opts) return require("dlbench.sweep_model").layouts(builder, space, opts) end
 doc.doc(M.layouts, "dlb.sweep.layouts(builder, space, opts) -> result",
   "(model x layout) plans through dlb.parallel.plan, reduced while they stream (docs/sweep.md)")
+function M.reduce(t, opts) return require("dlbench.sweep_model").reduce(t, opts) end
+doc.doc(M.reduce, "dlb.sweep.reduce(t, {pareto=, top=, heatmap=, group_by=}) -> result",
+  "the streaming reductions (Pareto, top-k, heat-map bins, grouped aggregates; C) over any dlb.table")
 function M.compile(...) return require("dlbench.sweep_model").compile(...) end
 doc.doc(M.compile, "dlb.sweep.compile(builder, options, bind[, layers_dim[, stats_opts[, ref]]]) -> program",
   "one structure's compiled program (dlb.sweep.model's): P.totals(values), P.time(values, roof)")

@@ -76,8 +76,8 @@ local function interner()
   local levels, index = {}, {}
   return levels, function(v)
     if type(v) == "number" then return v end
-    local k = tostring(v)
-    if not index[k] then levels[#levels + 1] = k; index[k] = #levels - 1 end
+    local k = type(v) .. ":" .. tostring(v)
+    if not index[k] then levels[#levels + 1] = v; index[k] = #levels - 1 end
     return index[k]
   end
 end
@@ -220,7 +220,10 @@ local function collect(R, cols, opts)
     for name, lv in pairs(levels) do
       local a = data[name]
       if a and #lv > 0 then
-        for i = 1, n do a[i] = lv[a[i] + 1] or a[i] end
+        for i = 1, n do
+          local v = lv[a[i] + 1]
+          if v ~= nil then a[i] = v end
+        end
       end
     end
     local fits = data.fits
@@ -531,6 +534,60 @@ end
 doc.doc(M.layouts, "dlb.sweep.layouts(builder, space{..., gpus=, device=}, {plan=, per_node=8, pareto=, top=, heatmap=, group_by=, keep=}) -> {count=, evaluated=, pareto=, top=, heatmap=, group=, rows=}",
   "(model x layout) plans through dlb.parallel.plan for each model of the space and device count, "
   .. "every plan fed to the same streaming reductions as dlb.sweep.model (docs/sweep.md)")
+
+-- dlb.sweep.reduce(t, opts): the same reductions over any dlb.table (or the columnar rows):
+-- numbers as they are, strings and booleans interned; heat-map axes bin at the column's
+-- distinct values.
+local RVALID = { pareto = true, top = true, heatmap = true, group_by = true }
+function M.reduce(t, opts)
+  opts = options.check(opts, RVALID, "dlb.sweep.reduce")
+  if type(t) ~= "table" or type(t.columns) ~= "function" then fail("reduce: t must be a dlb.table") end
+  local cols = t:columns()
+  local n = t:count()
+  local data, space, strs = {}, {}, {}
+  for _, c in ipairs(cols) do
+    data[c] = t:column(c)
+    local kind
+    for i = 1, n do
+      local v = data[c][i]
+      if v ~= nil then
+        local k = type(v) == "number" and "number" or "other"
+        if kind and kind ~= k then kind = "other" break end
+        kind = k
+      end
+    end
+    if kind == "other" then strs[#strs + 1] = c end
+  end
+  for _, hz in ipairs((opts.heatmap and opts.heatmap.x) and { opts.heatmap } or opts.heatmap or {}) do
+    for _, a in ipairs { hz.x, hz.y } do
+      if a and data[a] and not space[a] then
+        local seen, lv = {}, {}
+        for i = 1, n do local v = data[a][i] if type(v) == "number" and not seen[v] then seen[v] = true; lv[#lv + 1] = v end end
+        space[a] = lv
+      end
+    end
+  end
+  local R = reductions(cols, opts, space, strs, {}, {})
+  R.levels.device = nil
+  local buf, nb, first = {}, 0, 0
+  for i = 1, n do
+    for _, c in ipairs(cols) do
+      local v = data[c][i]
+      if R.intern[c] then v = v == nil and 0 / 0 or R.intern[c](v) end
+      buf[#buf + 1] = type(v) == "number" and v or 0 / 0
+    end
+    nb = nb + 1
+    if nb == 4096 or i == n then
+      core._reduce_push(R.red, nb, buf, first)
+      first, buf, nb = first + nb, {}, 0
+    end
+  end
+  local res = collect(R, cols, opts)
+  res.count = n
+  return res
+end
+doc.doc(M.reduce, "dlb.sweep.reduce(t, {pareto=, top=, heatmap=, group_by=}) -> {pareto=, top=, heatmap=, group=}",
+  "the streaming reductions of dlb.sweep.model (C) over any dlb.table")
 
 -- The compiled program of one structure (for tests and studies that evaluate points):
 -- {totals = function(vals) -> {name = value}, time = function(vals, roof) -> t, f, b, mb}.

@@ -231,6 +231,23 @@ T.test("dlb.sweep.model: precision as a structure dim, derived heads, throughput
   end
 end)
 
+T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
+  local t = dlb.table { { a = 1, b = 3, k = "x", ok = true }, { a = 2, b = 1, k = "y", ok = false },
+    { a = 3, b = 2, k = "x", ok = true }, { a = 0.5, b = 5, k = "y", ok = true } }
+  local r = dlb.sweep.reduce(t, { pareto = { minimize = { "a", "b" } }, top = { k = 2, by = "-b" },
+    group_by = { keys = { "k" }, values = { "a" } }, heatmap = { x = "a", y = "b", value = "a", agg = "count" } })
+  -- (0.5, 5), (1, 3), (2, 1) are not dominated; (3, 2) is, by (2, 1)
+  T.eq(r.pareto:count(), 3)
+  T.eq(r.pareto:row(1).a, 0.5)
+  T.eq(r.pareto:row(3).ok, false)
+  T.eq(r.top:row(1).b, 5)
+  T.eq(r.top:row(2).b, 3)
+  T.eq(r.group:row(1).k, "x")
+  T.eq(r.group:row(2).mean_a, 1.25)
+  T.eq(#r.heatmap.x, 4)
+  T.checkerr("no column 'zz'", dlb.sweep.reduce, t, { top = { by = "zz" } })
+end)
+
 T.test("dlb.sweep.model: threads give the same results", function()
   local a = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } },
     top = { k = 3, by = "time" }, threads = 1 })
