@@ -48,3 +48,18 @@ print(string.format("dlb.sweep.model: %d GPT configurations (%d structures, <= %
 print(string.format("Pareto fronts (configurations that fit): time vs memory %d, tokens/s vs memory %d; "
   .. "heat map %d x %d (min step time over layers x hidden)", r.paretos[1]:count(), r.paretos[2]:count(),
   #r.heatmap.x, #r.heatmap.y))
+
+-- the per-configuration path on 200 configurations of the same space, for the ratio (each a
+-- graph built with the swept dims symbolic, g:stats{framework = "auto"} + dlb.roofline.time)
+local seed = 7
+local function pick(list) seed = (seed * 16807) % 2147483647; return list[1 + seed % #list] end
+local c0 = os.clock()
+for _ = 1, 200 do
+  local g = dlb.models.gpt { layers = pick(space.layers), hidden = pick(space.hidden),
+    heads = pick(space.heads), context = 6400, seq = "seq", batch = "batch" }
+  dlb.roofline.time(g:stats { framework = "auto", seq = pick(seq), batch = pick(batch) }, "H100-SXM")
+end
+local per = (os.clock() - c0) / 200
+print(string.format("per-configuration path (build + g:stats + roofline.time) on the same space: %.1f ms "
+  .. "CPU per configuration (%.0f configurations/s); compiled: %.2f us wall per configuration",
+  per * 1e3, 1 / per, r.seconds / r.count * 1e6))
