@@ -82,6 +82,21 @@ local function interner()
   end
 end
 
+-- The devices of a space (space.device or opts.device: a name, a device or a list).
+local function devices_of(space, opts)
+  local hw = require "dlbench.hw"
+  local devices = space.device or opts.device
+  if devices == nil then fail("give the devices: space.device = {\"H100-SXM\", ...}") end
+  if type(devices) ~= "table" or getmetatable(devices) == hw.Device then devices = { devices } end
+  local devs = {}
+  for i, d in ipairs(devices) do
+    local ok, dv = pcall(hw.get, d)
+    if not ok then fail("space.device[" .. i .. "]: " .. tostring(dv)) end
+    devs[i] = dv
+  end
+  return devs
+end
+
 -- Compile one structure: graphs at three layer counts (or one), the step options of
 -- g:stats. Returns the program and the step's names (framework, precision).
 local function compile(build, p, bind, layers_dim, stats_opts, ref)
@@ -299,7 +314,6 @@ function M.model(builder, space, opts)
   opts = options.check(opts, VALID, FN)
   local build = builder_of(builder)
   if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
-  local hw = require "dlbench.hw"
   local roofline = require "dlbench.roofline"
   local fw = require "dlbench.frameworks"
   -- dims: swept in C (bind), layers by multiplicity, devices, the rest structure
@@ -313,18 +327,12 @@ function M.model(builder, space, opts)
   if layers_dim == nil and space.layers ~= nil then layers_dim = "layers" end
   if layers_dim == false then layers_dim = nil end
   if layers_dim and space[layers_dim] == nil then fail("layers names '" .. tostring(layers_dim) .. "', which the space lacks") end
-  local devices = space.device or opts.device
-  if devices == nil then fail("give the devices: space.device = {\"H100-SXM\", ...}") end
-  if type(devices) ~= "table" or getmetatable(devices) == hw.Device then devices = { devices } end
-  local devs = {}
-  for i, d in ipairs(devices) do
-    local ok, dv = pcall(hw.get, d)
-    if not ok then fail("space.device[" .. i .. "]: " .. tostring(dv)) end
+  local devs = devices_of(space, opts)
+  for _, dv in ipairs(devs) do
     if dv.cores and dv.mem_per_core then
       fail("device " .. dv.name .. " is a board of cores (per-core memory); the compiled path "
         .. "models one device: use dlb.roofline.time")
     end
-    devs[i] = dv
   end
   local snames = {}
   for k in pairs(space) do
@@ -457,19 +465,10 @@ function M.layouts(builder, space, opts)
   opts = options.check(opts, LVALID, fn)
   local build = builder_of(builder)
   if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
-  local hw = require "dlbench.hw"
   local P = require "dlbench.parallel"
   local gpus = space.gpus
   if type(gpus) ~= "table" or #gpus == 0 then fail("space.gpus must list device counts") end
-  local devices = space.device or opts.device
-  if devices == nil then fail("give the devices: space.device = {\"H100-SXM\", ...}") end
-  if type(devices) ~= "table" or getmetatable(devices) == hw.Device then devices = { devices } end
-  local devs = {}
-  for i, d in ipairs(devices) do
-    local ok, dv = pcall(hw.get, d)
-    if not ok then fail("space.device[" .. i .. "]: " .. tostring(dv)) end
-    devs[i] = dv
-  end
+  local devs = devices_of(space, opts)
   local per_node = opts.per_node or 8
   local snames = {}
   for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end
