@@ -199,7 +199,10 @@ static int dimpoly(cc *c, int32_t d, swpoly *out) {
                         "not one of the sweep's symbols (bind it to a number in the builder, or "
                         "sweep it)", s->str + s->name, s->vars[v]), 0;
       }
-    t[i].key = dlb_pkey_remap(src[i].key, s->nvars, c->map);
+    uint64_t k = 0;
+    for (int v = 0; v < s->nvars; v++)
+      if (pkey_exp(src[i].key, v)) k |= (uint64_t)pkey_exp(src[i].key, v) << (4 * c->map[v]);
+    t[i].key = k;
     t[i].c = src[i].c;
   }
   out->t = t;
