@@ -28,7 +28,7 @@ local RED = { keep = 0, pareto = 1, top = 2, bins = 3, group = 4 } -- DLB_RED_*
 
 local VALID = { bind = true, layers = true, derive = true, stats = true, time = true,
   pareto = true, top = true, heatmap = true, group_by = true, keep = true, threads = true,
-  device = true, throughput = true }
+  device = true, throughput = true, verify = true }
 local TIME_OPTS = { schedule = true, slack = true, calibration = true, flops_eff = true,
   bw_eff = true }
 
@@ -355,6 +355,10 @@ function M.model(builder, space, opts)
   if sched == nil then fail("time.schedule must be \"framework\" or \"minimal\"") end
   local stats_opts = {}
   for k, v in pairs(opts.stats or { framework = "auto" }) do stats_opts[k] = v end
+  if stats_opts.offload ~= nil and stats_opts.offload ~= false then
+    fail("stats.offload is not compiled (its host-link traffic and device footprint are "
+      .. "dlb.roofline.time's); time offloaded steps with g:stats + dlb.roofline.time")
+  end
   if stats_opts.framework == nil and stats_opts.fuse == nil then stats_opts.framework = "auto" end
   if space.precision and stats_opts.precision then fail("give precision in the space or in stats, not both") end
   -- the row's columns: structure tags (incl. derived), bound dims, layers, device, outputs
@@ -440,11 +444,40 @@ function M.model(builder, space, opts)
   end
   local res = collect(R, cols, opts)
   res.count, res.seconds, res.compile_seconds = first, core.sys_now() - t0, compile_s
+  if opts.verify then
+    -- the rows of the fronts and top lists through the per-configuration path: the searched
+    -- footprint (what the compiled memory estimates) and the time, beside the compiled ones
+    local function check(t)
+      local rows = {}
+      for i = 1, t:count() do
+        local r = t:row(i)
+        local q, b = {}, {}
+        for _, k in ipairs(snames) do if k ~= "precision" then q[k] = r[k] end end
+        for _, k in ipairs(dnames) do q[k] = r[k] end
+        if layers_dim then q[layers_dim] = r[layers_dim] end
+        for _, k in ipairs(bind) do q[k] = k; b[k] = r[k] end
+        for k, v in pairs(stats_opts) do b[k] = v end
+        if r.precision then b.precision = r.precision end
+        local g = build(q)
+        local rt = roofline.time(g:stats(b), r.device, time_opts)
+        r.time_checked, r.footprint, r.fits_checked = rt.time, rt.footprint, rt.fits
+        rows[i] = r
+      end
+      local c = {}
+      for _, k in ipairs(cols) do c[#c + 1] = k end
+      for _, k in ipairs { "time_checked", "footprint", "fits_checked" } do c[#c + 1] = k end
+      return tbl.new(rows, c)
+    end
+    for i, t in ipairs(res.paretos or {}) do res.paretos[i] = check(t) end
+    for i, t in ipairs(res.tops or {}) do res.tops[i] = check(t) end
+    res.pareto = res.paretos and res.paretos[1]
+    res.top = res.tops and res.tops[1]
+  end
   res.structures, res.classes = #structs, nclasses
   res.rate = res.seconds > 0 and first / res.seconds or nil
   return res
 end
-doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
+doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
   "a model family through the full per-op model in C: each structure compiled once (swept dims "
   .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
   .. "runs (docs/sweep.md)")

@@ -248,6 +248,21 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
   T.checkerr("no column 'zz'", dlb.sweep.reduce, t, { top = { by = "zz" } })
 end)
 
+T.test("dlb.sweep.model: verify re-checks the fronts and top lists", function()
+  local r = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, verify = true,
+    pareto = { minimize = { "time" }, maximize = { "params" } }, top = { k = 3, by = "memory" } })
+  for _, t in ipairs { r.pareto, r.top } do
+    for i = 1, t:count() do
+      local row = t:row(i)
+      T.near(row.time_checked, row.time, 1e-9, "checked time")
+      local g = gpt { layers = row.layers, hidden = row.hidden, heads = row.heads, batch = "batch", seq = "seq" }
+      local rt = dlb.roofline.time(g:stats { framework = "auto", batch = row.batch, seq = row.seq }, row.device)
+      T.eq(row.footprint, rt.footprint)
+      T.eq(row.fits_checked, rt.fits)
+    end
+  end
+end)
+
 T.test("dlb.sweep.model: threads give the same results", function()
   local a = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } },
     top = { k = 3, by = "time" }, threads = 1 })
@@ -263,6 +278,8 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
   T.checkerr("no column 'speed'", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, top = { by = "speed" } })
   T.checkerr("give the devices", dlb.sweep.model, gpt, { layers = { 1 }, hidden = { 128 }, heads = { 4 },
     batch = { 1 }, seq = { 64 } }, { bind = { "batch", "seq" } })
+  T.checkerr("stats.offload is not compiled", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
+    stats = { framework = "auto", offload = "optimizer" } })
   T.checkerr("more than 5 rows to keep", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, keep = 5 })
   -- a builder whose layers differ by position is refused, not mis-counted
   T.checkerr("not affine in layers", dlb.sweep.compile, function(p)
