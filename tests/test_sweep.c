@@ -81,6 +81,7 @@ static void test_compiled_equals_numeric(void) {
   }
   /* the grid: 3 batches x 2 depths x 2 devices, rows kept */
   dlb_reduce *k = dlb_reduce_new(2 + 1 + DLB_SWC_COUNT);
+  CHECK(dlb_reduce_ncols(k) == 16); /* symbols b, layers; the device; 13 outputs */
   CHECK(dlb_reduce_keep(k, 100) == DLB_OK);
   const double nval[] = {3, 2}, values[] = {1, 7, 256, 1, 9};
   dlb_roof two[2] = {d, d};

@@ -424,9 +424,12 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     if (!ok || x->base != (int32_t)t) continue;
     if (x->role == DLB_ROLE_WEIGHT) ok = tadd(&tot[DLB_SWT_WEIGHTS], &S[t], 1);
     else if (x->role == DLB_ROLE_OPTSTATE) ok = tadd(&tot[DLB_SWT_OPTIMIZER], &S[t], 1);
-    else if (x->producer >= 0 && x->producer < s->nfwd && later[t] &&
-             dlb_tensor_category(s, (int)t) == 3)
-      ok = tadd(&tot[DLB_SWT_STASH], &S[t], 1);
+    else {
+      int cat = dlb_tensor_category(s, (int)t);
+      if (cat == 3 || cat == 4) ok = tadd(&tot[DLB_SWT_ACT_ALL], &S[t], 1);
+      if (ok && cat == 3 && x->producer >= 0 && x->producer < s->nfwd && later[t])
+        ok = tadd(&tot[DLB_SWT_STASH], &S[t], 1);
+    }
   }
   dlb_free(read); dlb_free(later);
   /* classes */
@@ -588,7 +591,7 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
     }
   static const char *const totname[DLB_SWT_COUNT] = {"params", "trainable", "flops_fwd",
     "flops_bwd", "flops_update", "flops_recompute", "flops", "bytes", "io", "weights",
-    "optimizer", "stash", "nops"};
+    "optimizer", "stash", "nops", "all activations"};
   for (int k = 0; k < DLB_SWT_COUNT; k++) {
     if (!p->layered) { p->tot[k] = p->g[0].tot[k]; continue; }
     int32_t id = fit_line(p, p->g[0].tot[k], p->g[1].tot[k], p->g[2].tot[k]);

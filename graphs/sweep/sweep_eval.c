@@ -115,6 +115,9 @@ static void *work(void *arg) {
     o[DLB_SWC_FLOPS_FWD] = pv[p->tot[DLB_SWT_FLOPS_FWD]];
     o[DLB_SWC_FLOPS_BWD] = pv[p->tot[DLB_SWT_FLOPS_BWD]];
     o[DLB_SWC_ACTIVATIONS] = A;
+    double bound = 0;
+    dlb_step_memory((int)mm[0], W, G, O, pv[p->tot[DLB_SWT_ACT_ALL]] * scale, mm[1], &bound);
+    o[DLB_SWC_MEMORY_BOUND] = bound;
     double units = 1;
     for (size_t v = 0; v < nv; v++) if (J->per >> v & 1) units *= vals[v];
     o[DLB_SWC_THROUGHPUT] = t > 0 ? units / t : 0;

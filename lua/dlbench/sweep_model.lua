@@ -18,10 +18,10 @@ local E = core.enum
 local unpack = table.unpack or unpack
 
 local OUTPUTS = { "time", "flops", "bytes", "params", "memory", "fits", "util",
-  "memory_bound_time", "flops_fwd", "flops_bwd", "activations", "throughput" } -- DLB_SWC_*, in order
+  "memory_bound_time", "flops_fwd", "flops_bwd", "activations", "throughput", "memory_bound" } -- DLB_SWC_*, in order
 M.outputs = OUTPUTS
 local TOTALS = { "params", "trainable", "flops_fwd", "flops_bwd", "flops_update",
-  "flops_recompute", "flops", "bytes", "io", "weights", "optimizer", "stash", "nops" } -- DLB_SWT_*
+  "flops_recompute", "flops", "bytes", "io", "weights", "optimizer", "stash", "nops", "act_all" } -- DLB_SWT_*
 M.totals = TOTALS
 local AGG = { count = 0, sum = 1, min = 2, max = 3, mean = 4 } -- DLB_AGG_*
 local RED = { keep = 0, pareto = 1, top = 2, bins = 3, group = 4 } -- DLB_RED_*

@@ -102,7 +102,7 @@ local SP = core._sweep_prog_new({ "b" }, false)
 core._sweep_prog_add(SP, G2, INF, 1)
 core.sweep_prog_finish(SP)
 local RD = core.reduce_new(3)
-local RD13 = core.reduce_new(14) -- a row of dlb_sweep_eval over SP: 1 symbol, device, 12 outputs
+local RD13 = core.reduce_new(15) -- a row of dlb_sweep_eval over SP: 1 symbol, device, 13 outputs
 names[INF], names[SP], names[RD], names[RD13] = "<INF>", "<SP>", "<RD>", "<RD13>"
 
 -- Good calls: every argument of each is then replaced by each of BAD in turn.

@@ -100,6 +100,12 @@ for _, F in ipairs(FAMILIES) do
         local cm = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
           + tot.stash) * (1 + (slack or 0))
         local ratio = cm / r.footprint
+        -- the upper bound: every activation and workspace tensor of the step at once
+        local ub = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
+          + tot.act_all) * (1 + (slack or 0))
+        assert(ub >= r.footprint * (1 - 1e-12), what .. ": bound " .. ub .. " below the footprint " .. r.footprint)
+        worst.ub = math.max(worst.ub or 1, ub / r.footprint)
+        worst.fam[F.name .. " bound"] = math.max(worst.fam[F.name .. " bound"] or 1, ub / r.footprint)
         worst.lo = math.min(worst.lo or 1, ratio)
         worst.hi = math.max(worst.hi or 1, ratio)
         worst.fam[F.name] = worst.fam[F.name] or { 1, 1 }
@@ -121,7 +127,10 @@ T.test("1,000 configurations compared; worst gaps", function()
   print(string.format("# %d configurations: worst relative difference time %.2g, flops %.2g, bytes %.2g; "
     .. "memory compiled / per-configuration in [%.3f, %.3f]", N, worst.time, worst.flops,
     worst.bytes, worst.lo, worst.hi))
-  for k, v in pairs(worst.fam) do print(string.format("#   %s: [%.3f, %.3f]", k, v[1], v[2])) end
+  for k, v in pairs(worst.fam) do
+    if type(v) == "table" then print(string.format("#   %s: [%.3f, %.3f]", k, v[1], v[2]))
+    else print(string.format("#   %s: at most %.3f x the footprint", k, v)) end
+  end
 end)
 
 -- dlb.sweep.model end to end: its kept rows against the per-configuration path, its
@@ -151,6 +160,7 @@ T.test("dlb.sweep.model: rows equal the per-configuration path", function()
     T.near(r.time, rt.time, 1e-9, "row " .. i .. " time")
     T.near(r.flops, rt.flops, 1e-9, "row " .. i .. " flops")
     T.near(r.params, s.params, 1e-9, "row " .. i .. " params")
+    assert(r.memory_bound >= rt.footprint * (1 - 1e-12), "row " .. i .. " memory_bound below the footprint")
     local ratio = r.memory / rt.footprint
     assert(ratio >= 0.1 and ratio <= 1.5, "row " .. i .. " memory / per-config footprint " .. ratio)
     T.eq(r.fits, r.memory <= dlb.hw.get(r.device).mem)
