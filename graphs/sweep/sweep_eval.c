@@ -60,7 +60,10 @@ typedef struct job {
 
 enum { BATCH = 512 };
 
-/* One thread's share of the grid. */
+/* One thread's share of the grid. Its scratch and its reductions are allocated in the
+** thread (the C library's allocator: the allocator and the live count of alloc.c are per
+** thread) and freed there; only the merge into the caller's reductions, under the lock,
+** grows blocks the caller owns (their growth is counted in this thread, not the caller's). */
 static void *work(void *arg) {
   job *J = arg;
   const dlb_sweep_prog *p = J->p;
