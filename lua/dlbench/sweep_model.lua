@@ -33,6 +33,7 @@ local TIME_OPTS = { schedule = true, slack = true, calibration = true, flops_eff
   bw_eff = true }
 
 local FN = "dlb.sweep.model"
+M.chunk_configs = 1e6 -- a structure's grid above this runs one C call per first-symbol value
 local function fail(msg) error(FN .. ": " .. msg, 0) end
 
 -- The sorted numeric levels of a list, or nil when it holds a non-number.
@@ -439,8 +440,22 @@ function M.model(builder, space, opts)
     end
     local tags = {}
     for i, k in ipairs(tagnames) do tags[i] = intern[k](p[k]) end
-    local n = core._sweep_eval(prog, nvalues, values, roofs, mem, tags, per, first, red, opts.threads or 0)
-    first = first + n
+    -- one C call per value of the first symbol when the grid is large, so Ctrl-C (checked
+    -- between calls) interrupts a long sweep within about a second
+    local grid = #roofs
+    for _, c in ipairs(nvalues) do grid = grid * c end
+    if grid > M.chunk_configs and #vlists > 0 and nvalues[1] > 1 then
+      local counts, rest = { 1 }, {}
+      for i = 2, #nvalues do counts[i] = nvalues[i] end
+      for i = nvalues[1] + 1, #values do rest[#rest + 1] = values[i] end
+      for _, v in ipairs(vlists[1]) do
+        local vals = { v }
+        for _, x in ipairs(rest) do vals[#vals + 1] = x end
+        first = first + core._sweep_eval(prog, counts, vals, roofs, mem, tags, per, first, red, opts.threads or 0)
+      end
+    else
+      first = first + core._sweep_eval(prog, nvalues, values, roofs, mem, tags, per, first, red, opts.threads or 0)
+    end
   end
   local res = collect(R, cols, opts)
   res.count, res.seconds, res.compile_seconds = first, core.sys_now() - t0, compile_s

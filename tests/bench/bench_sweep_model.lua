@@ -5,10 +5,11 @@
 -- of the configurations that fit) and a heat map (min time over layers x hidden) out of the
 -- same call. Target: <= 10 s wall on the 2-core
 -- machine, peak RSS <= 500 MB (the script prints VmHWM from /proc/self/status).
--- usage: build/bin/dlbench run tests/bench/bench_sweep_model.lua [threads]
+-- usage: build/bin/dlbench run tests/bench/bench_sweep_model.lua [threads [batches]]
 --        (LuaJIT: DLB_BACKEND=ffi luajit tests/bench/bench_sweep_model.lua)
 local dlb = require "dlbench"
 local threads = tonumber((arg or {})[1]) or 0
+local nbatch = tonumber((arg or {})[2]) or 50    -- 500: a 10^7-configuration space
 
 local function hwm()
   local f = io.open("/proc/self/status")
@@ -20,7 +21,7 @@ end
 
 local seq, batch = {}, {}
 for i = 1, 50 do seq[i] = 128 * i end            -- 128 .. 6400 tokens
-for i = 1, 50 do batch[i] = i end                -- micro-batch 1 .. 50
+for i = 1, nbatch do batch[i] = i end            -- micro-batch 1 .. 50
 local space = {
   layers = { 4, 8, 12, 16, 20, 24, 32, 40, 48, 64 },
   hidden = { 512, 768, 1024, 1536, 2048, 2560, 3072, 4096, 5120, 6144 },

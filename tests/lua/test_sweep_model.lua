@@ -273,6 +273,24 @@ T.test("dlb.sweep.model: verify re-checks the fronts and top lists", function()
   end
 end)
 
+T.test("dlb.sweep.model: a grid run in slices (interruptible) gives the same results", function()
+  local SM = require "dlbench.sweep_model"
+  local o = { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } }, top = { k = 5, by = "time" },
+    heatmap = { x = "layers", y = "hidden", agg = "mean" } }
+  local a = dlb.sweep.model(gpt, space, o)
+  local keep = SM.chunk_configs
+  SM.chunk_configs = 1
+  local ok, b = pcall(dlb.sweep.model, gpt, space, o)
+  SM.chunk_configs = keep
+  assert(ok, b)
+  T.eq(a.count, b.count)
+  T.eq(a.pareto:count(), b.pareto:count())
+  for i = 1, 5 do T.eq(a.top:row(i).time, b.top:row(i).time) end
+  for j = 1, #a.heatmap.y do
+    for i = 1, #a.heatmap.x do T.near(a.heatmap.z[j][i], b.heatmap.z[j][i], 1e-12, "heat") end
+  end
+end)
+
 T.test("dlb.sweep.model: threads give the same results", function()
   local a = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } },
     top = { k = 3, by = "time" }, threads = 1 })
