@@ -655,6 +655,7 @@ void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, d
 /* Check a point: finished program, finite positive values. */
 static int check_point(const dlb_sweep_prog *p, const double *vals) {
   if (!p || !p->finished) return dlb_fail(DLB_EINVAL, "compiled sweep: the program is not finished");
+  if (!vals) return dlb_fail(DLB_EINVAL, "compiled sweep: values are NULL");
   for (int v = 0; v < p->nv; v++)
     if (!(isfinite(vals[v]) && vals[v] >= 1 && vals[v] == floor(vals[v])))
       return dlb_fail(DLB_EINVAL, "compiled sweep: %s = %.17g must be a positive integer (it is "
@@ -665,6 +666,7 @@ static int check_point(const dlb_sweep_prog *p, const double *vals) {
 int dlb_sweep_prog_totals(const dlb_sweep_prog *p, const double *vals, double *out) {
   int st = check_point(p, vals);
   if (st) return st;
+  if (!out) return dlb_fail(DLB_EINVAL, "compiled sweep: out is NULL");
   double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
   if (!mv || !pv) { dlb_free(mv); dlb_free(pv); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); }
   dlb_sweep_values(p, vals, mv, pv);
@@ -677,6 +679,7 @@ int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, const dlb_r
                         double *time, double *flops, double *bytes, double *mbtime) {
   int st = check_point(p, vals);
   if (st) return st;
+  if (!time || !flops || !bytes || !mbtime) return dlb_fail(DLB_EINVAL, "compiled sweep: an out pointer is NULL");
   if ((st = dlb_roof_check(d))) return st;
   if (d->cache_aware)
     return dlb_fail(DLB_EINVAL, "compiled sweep: cache_aware devices are not compiled (time them "

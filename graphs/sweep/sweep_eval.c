@@ -154,6 +154,8 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
                    double first_index, dlb_reduce *sink, int threads, double *count) {
   if (count) *count = 0;
   if (!p || !p->finished) return dlb_fail(DLB_EINVAL, "compiled sweep: the program is not finished");
+  if (!nvalues || (nvals > 0 && !values) || (ntags > 0 && !tags))
+    return dlb_fail(DLB_EINVAL, "compiled sweep: value counts, values or tags are NULL");
   if (nvalues_n != (size_t)p->nv)
     return dlb_fail(DLB_EINVAL, "compiled sweep: %zu value lists for %d symbols", nvalues_n, p->nv);
   if (nroofs == 0 || !roofs || !mem) return dlb_fail(DLB_EINVAL, "compiled sweep: no devices");

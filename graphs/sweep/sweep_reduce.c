@@ -119,6 +119,7 @@ int dlb_reduce_pareto(dlb_reduce *r, size_t n, const int *cols, const int *maxim
                       int *id) {
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
   if (n < 1 || n > MAXOBJ) return dlb_fail(DLB_EINVAL, "reductions: pareto takes 1..%d objectives, got %zu", MAXOBJ, n);
+  if (!cols || !id) return dlb_fail(DLB_EINVAL, "reductions: pareto columns or id is NULL");
   if (r->nP == MAXRED) return dlb_fail(DLB_EINVAL, "reductions: at most %d fronts", MAXRED);
   pareto *P = &r->P[r->nP];
   memset(P, 0, sizeof *P);
@@ -138,6 +139,7 @@ int dlb_reduce_pareto(dlb_reduce *r, size_t n, const int *cols, const int *maxim
 int dlb_reduce_top(dlb_reduce *r, size_t k, int col, int maximize, int where_col, int *id) {
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
   if (k < 1 || k > 1000000) return dlb_fail(DLB_EINVAL, "reductions: top k must be 1..1000000, got %zu", k);
+  if (!id) return dlb_fail(DLB_EINVAL, "reductions: id is NULL");
   if (r->nT == MAXRED) return dlb_fail(DLB_EINVAL, "reductions: at most %d top lists", MAXRED);
   int st = checkcol(r, col, "top", 0);
   if (st || (st = checkcol(r, where_col, "where", 1))) return st;
@@ -149,6 +151,7 @@ int dlb_reduce_top(dlb_reduce *r, size_t k, int col, int maximize, int where_col
 }
 
 static int check_edges(size_t n, const double *e, const char *what) {
+  if (!e) return dlb_fail(DLB_EINVAL, "reductions: %s edges are NULL", what);
   if (n < 2) return dlb_fail(DLB_EINVAL, "reductions: bins need at least 2 %s edges, got %zu", what, n);
   for (size_t i = 0; i < n; i++) {
     if (!isfinite(e[i])) return dlb_fail(DLB_EINVAL, "reductions: %s edge %zu is not finite", what, i + 1);
@@ -163,6 +166,7 @@ int dlb_reduce_bins(dlb_reduce *r, int xcol, size_t nxe, const double *xedges, i
                     size_t nye, const double *yedges, int zcol, int agg, int where_col, int *id) {
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
   if (r->nB == MAXRED) return dlb_fail(DLB_EINVAL, "reductions: at most %d bin sets", MAXRED);
+  if (!id) return dlb_fail(DLB_EINVAL, "reductions: id is NULL");
   int st = checkcol(r, xcol, "bins x", 0);
   if (st || (st = checkcol(r, ycol, "bins y", 1)) || (st = checkcol(r, where_col, "where", 1)) ||
       (st = check_edges(nxe, xedges, "x")))
@@ -196,6 +200,7 @@ int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t nc, const
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
   if (nk < 1 || nk > MAXKEY) return dlb_fail(DLB_EINVAL, "reductions: group_by takes 1..%d keys, got %zu", MAXKEY, nk);
   if (nc > MAXAGG) return dlb_fail(DLB_EINVAL, "reductions: group_by aggregates at most %d columns", MAXAGG);
+  if (!keys || (nc > 0 && !cols) || !id) return dlb_fail(DLB_EINVAL, "reductions: group_by keys, columns or id is NULL");
   if (r->nG == MAXRED) return dlb_fail(DLB_EINVAL, "reductions: at most %d groupings", MAXRED);
   group *G = &r->G[r->nG];
   memset(G, 0, sizeof *G);
@@ -538,6 +543,7 @@ int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start, si
   rowset *s;
   int st = find(r, kind, id, &s);
   if (st) return st;
+  if (n > 0 && !out) return dlb_fail(DLB_EINVAL, "reductions: out is NULL");
   size_t size = dlb_reduce_size(r, kind, id);
   if (start > size || n > size - start)
     return dlb_fail(DLB_EINVAL, "reductions: rows %zu..%zu out of range (%zu)", start + 1, start + n, size);
