@@ -14,17 +14,15 @@ local tbl = require "dlbench.table"
 local coltable = require "dlbench.coltable"
 
 local M = {}
-local E = core.enum
-local unpack = table.unpack or unpack
 
-local OUTPUTS = { "time", "flops", "bytes", "params", "memory", "fits", "util",
-  "memory_bound_time", "flops_fwd", "flops_bwd", "activations", "throughput", "memory_bound" } -- DLB_SWC_*, in order
+-- the C enums, from the one description of the headers (dlbench.desc)
+local desc = require "dlbench.desc"
+local OUTPUTS = desc.enum("DLB_SWC_")    -- the columns dlb_sweep_eval writes, in order
 M.outputs = OUTPUTS
-local TOTALS = { "params", "trainable", "flops_fwd", "flops_bwd", "flops_update",
-  "flops_recompute", "flops", "bytes", "io", "weights", "optimizer", "stash", "nops", "act_all" } -- DLB_SWT_*
+local TOTALS = desc.enum("DLB_SWT_")     -- what dlb_sweep_prog_totals returns, in order
 M.totals = TOTALS
-local AGG = { count = 0, sum = 1, min = 2, max = 3, mean = 4 } -- DLB_AGG_*
-local RED = { keep = 0, pareto = 1, top = 2, bins = 3, group = 4 } -- DLB_RED_*
+local _, AGG = desc.enum("DLB_AGG_")     -- {count = 0, sum = 1, min = 2, max = 3, mean = 4}
+local _, RED = desc.enum("DLB_RED_")     -- {keep = 0, pareto = 1, top = 2, bins = 3, group = 4}
 
 local VALID = { bind = true, layers = true, derive = true, stats = true, time = true,
   pareto = true, top = true, heatmap = true, group_by = true, keep = true, threads = true,
@@ -36,7 +34,7 @@ local FN = "dlb.sweep.model"
 M.chunk_configs = 1e6 -- a structure's grid above this runs one C call per first-symbol value
 local function fail(msg) error(FN .. ": " .. msg, 0) end
 
--- The sorted numeric levels of a list, or nil when it holds a non-number.
+-- The values of space dim k as a list (a single value becomes a list of one).
 local function list_of(space, k)
   local v = space[k]
   if type(v) ~= "table" then v = { v } end
