@@ -35,18 +35,22 @@ function M.is_coltable(x) return getmetatable(x) == C end
 
 local CHUNK = 65536
 
--- Values of column c for rows start .. start + n - 1 (1-based), decoded.
-local function read(self, c, start, n)
-  local a = self._fetch(self._idx[c], start - 1, n)
-  local lv = self._levels[c]
-  if lv and #lv > 0 then
+-- Decode n values of column c in place: an interned column's level indices become its
+-- values (levels: the list, 0-based indices), "fits" becomes booleans. Returns a.
+function M.decode(a, n, c, levels)
+  if levels and #levels > 0 then
     for i = 1, n do
-      local v = lv[a[i] + 1]
+      local v = levels[a[i] + 1]
       if v ~= nil then a[i] = v end
     end
   end
   if c == "fits" then for i = 1, n do a[i] = a[i] ~= 0 end end
   return a
+end
+
+-- Values of column c for rows start .. start + n - 1 (1-based), decoded.
+local function read(self, c, start, n)
+  return M.decode(self._fetch(self._idx[c], start - 1, n), n, c, self._levels[c])
 end
 
 local function checkcol(self, c, who)

@@ -231,17 +231,7 @@ local function collect(R, cols, opts)
     return data
   end
   local function decode(data, n)
-    for name, lv in pairs(levels) do
-      local a = data[name]
-      if a and #lv > 0 then
-        for i = 1, n do
-          local v = lv[a[i] + 1]
-          if v ~= nil then a[i] = v end
-        end
-      end
-    end
-    local fits = data.fits
-    if fits then for i = 1, n do fits[i] = fits[i] ~= 0 end end
+    for name, a in pairs(data) do coltable.decode(a, n, name, levels[name]) end
     return data
   end
   local res = { columns = cols }
