@@ -1,7 +1,8 @@
 -- test_sweep_model.lua — the compiled per-op model (graphs/sweep, dlb.sweep.model) against
 -- the per-configuration path (g:stats{framework = "auto"} + dlb.roofline.time): 1,000
 -- configurations drawn from GPT, Llama (GQA), MoE, ResNet, ParaDnn FC/CNN/RNN and an
--- imported ONNX model (tests/fixtures/onnx/gpt2_like.onnx), on three devices; FLOPs,
+-- imported ONNX model (tests/fixtures/onnx/gpt2_like.onnx), on five devices (H100, V100, a
+-- Skylake CPU, TPUv4 at its natural bf16, MI300X); FLOPs,
 -- bytes, parameters, weights, optimizer state and step times within 1e-9 relative. Memory:
 -- the compiled activations are the forward pass's stash (the activations live when the loss
 -- is computed), not the breakdown at the peak of the schedule the per-configuration path
@@ -20,7 +21,7 @@ local function rand(n)
 end
 local function pick(list) return list[rand(#list)] end
 
-local DEVICES = { "H100-SXM", "V100-SXM2-16GB", "Skylake-n1-32" }
+local DEVICES = { "H100-SXM", "V100-SXM2-16GB", "Skylake-n1-32", "TPUv4", "MI300X" }
 
 -- family: builder(options), structures (model options), bind = {dim = values}, layers
 local FAMILIES = {
@@ -95,14 +96,14 @@ for _, F in ipairs(FAMILIES) do
         -- the per-configuration footprint (the searched schedule's peak breakdown)
         local dev = dlb.hw.get(pick(DEVICES))
         local r = dlb.roofline.time(s, dev)
-        local roof, _, _, _, _, _, slack = dlb.roofline.roof_of(dev, fw.get(s.framework), s.precision,
+        local roof, _, _, scale, _, _, slack = dlb.roofline.roof_of(dev, fw.get(s.framework), s.precision,
           s.precision_given, {}, "none", "test")
         local cm = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
-          + tot.stash) * (1 + (slack or 0))
+          + tot.stash) * scale * (1 + (slack or 0))
         local ratio = cm / r.footprint
         -- the upper bound: every activation and workspace tensor of the step at once
         local ub = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
-          + tot.act_all) * (1 + (slack or 0))
+          + tot.act_all) * scale * (1 + (slack or 0))
         assert(ub >= r.footprint * (1 - 1e-12), what .. ": bound " .. ub .. " below the footprint " .. r.footprint)
         worst.ub = math.max(worst.ub or 1, ub / r.footprint)
         worst.fam[F.name .. " bound"] = math.max(worst.fam[F.name .. " bound"] or 1, ub / r.footprint)
