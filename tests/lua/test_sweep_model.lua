@@ -209,8 +209,32 @@ T.test("dlb.sweep.model: reductions equal brute force over the rows", function()
     T.eq(a.device, b.device)
     T.near(b.mean_time, a.time, 1e-12, "group mean")
   end
-  -- the columnar rows: dlb.table methods work on them
+  -- the columnar rows: dlb.table methods work on them (views over the C rows)
   T.eq(res.rows:where(function(r) return r.layers == 2 end):count(), n / 3)
+  local h100 = res.rows:where { device = "H100-SXM" }
+  T.eq(h100:count(), n / 2)
+  T.eq(t:where { device = "H100-SXM" }:count(), n / 2)
+  local times = t:column("time")
+  table.sort(times)
+  local sorted = res.rows:sort("-time")
+  T.eq(sorted:row(1).time, times[#times])
+  T.eq(sorted:column("time")[n], times[1])
+  local s2 = h100:sort { "layers", "-time" }
+  local ref = t:where { device = "H100-SXM" }:sort { "layers", "-time" }
+  for i = 1, ref:count() do T.eq(s2:row(i).time, ref:row(i).time) end
+  T.eq(#res.rows:select("time", "device"):columns(), 2)
+  local g1 = res.rows:group_by("hidden", { time = "max" })
+  local g2 = t:group_by("hidden", { time = "max" })
+  T.eq(g1:row(1).time, g2:row(1).time)
+  local _, y1, z1 = res.rows:pivot("layers", "hidden", "time", "min")
+  local _, y2, z2 = t:pivot("layers", "hidden", "time", "min")
+  T.eq(#y1, #y2)
+  T.eq(z1[2][3], z2[2][3])
+  local k = 0
+  for _, row in h100:rows() do k = k + 1; T.eq(row.device, "H100-SXM") end
+  T.eq(k, n / 2)
+  T.eq(h100:head(2):count(), 2)
+  T.eq(#res.rows:unique("layers"), 3)
   T.eq(res.rows:column("device")[1], "H100-SXM")
   local path = os.tmpname()
   assert(res.rows:to_csv(path))
