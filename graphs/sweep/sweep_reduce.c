@@ -40,6 +40,7 @@ struct dlb_reduce {
   int keeping, sorted;
   double maxrows;
   rowset keep;
+  size_t *perm;          /* the kept rows in index order (made on first read) */
   pareto *P; size_t nP;
   top *T; size_t nT;
   bins *B; size_t nB;
@@ -88,7 +89,7 @@ dlb_reduce *dlb_reduce_new(size_t ncols) {
 
 void dlb_reduce_free(dlb_reduce *r) {
   if (!r) return;
-  dlb_free(r->keep.v); dlb_free(r->keep.idx);
+  dlb_free(r->keep.v); dlb_free(r->keep.idx); dlb_free(r->perm);
   for (size_t i = 0; r->P && i < r->nP; i++) { dlb_free(r->P[i].s.v); dlb_free(r->P[i].s.idx); }
   for (size_t i = 0; r->T && i < r->nT; i++) { dlb_free(r->T[i].s.v); dlb_free(r->T[i].s.idx); }
   for (size_t i = 0; r->B && i < r->nB; i++) {
@@ -516,9 +517,16 @@ static int find(dlb_reduce *r, int kind, int id, rowset **s) {
   if (id < 0 || (size_t)id >= n)
     return dlb_fail(DLB_EINVAL, "reductions: no reducer %d of kind %d", id, kind);
   if (kind == DLB_RED_KEEP) {
-    if (!r->sorted) {
-      int st = rs_sort(&r->keep, r->ncols, -1, 1);
-      if (st) return st;
+    if (!r->sorted) { /* a permutation by index, not a second copy of the rows */
+      size_t n = r->keep.n;
+      ord *o = dlb_malloc((n + 1) * sizeof *o);
+      size_t *pm = dlb_realloc(r->perm, (n + 1) * sizeof *pm);
+      if (!o || !pm) { dlb_free(o); if (pm) r->perm = pm; return oom(); }
+      r->perm = pm;
+      for (size_t i = 0; i < n; i++) o[i] = (ord){0, r->keep.idx[i], i};
+      qsort(o, n, sizeof *o, cmpord);
+      for (size_t i = 0; i < n; i++) pm[i] = o[i].pos;
+      dlb_free(o);
       r->sorted = 1;
     }
     *s = &r->keep;
@@ -573,7 +581,10 @@ int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start, si
   }
   if (col < -1 || col >= (int)r->ncols)
     return dlb_fail(DLB_EINVAL, "reductions: column %d out of range (-1..%zu)", col, r->ncols - 1);
-  for (size_t i = 0; i < n; i++)
-    out[i] = col < 0 ? s->idx[start + i] : s->v[(start + i) * r->ncols + (size_t)col];
+  const size_t *pm = kind == DLB_RED_KEEP ? r->perm : NULL;
+  for (size_t i = 0; i < n; i++) {
+    size_t row = pm ? pm[start + i] : start + i;
+    out[i] = col < 0 ? s->idx[row] : s->v[row * r->ncols + (size_t)col];
+  }
   return DLB_OK;
 }

@@ -1,9 +1,9 @@
 -- dlbench.coltable — a result table whose rows stay in C, column by column (the rows
 -- dlb.sweep.model keeps: 8 bytes a cell, strings interned as level indices), read by
 -- column. It answers count, columns, has, column, row, rows, head, select, where, sort,
--- unique and to_csv itself, without a Lua table per row: select, where and sort return
--- views (a column list and a list of row numbers over the same C rows); group_by and pivot
--- make a row table of only the columns they use; every other dlb.table method (with, join,
+-- unique, group_by and to_csv itself, without a Lua table per row: select, where and sort
+-- return views (a column list and a list of row numbers over the same C rows); pivot makes a
+-- row table of only the columns it uses; every other dlb.table method (with, join,
 -- format, ...) runs on a row table made from the view once (t:to_table(); capped by
 -- dlb.sweep.max_configs), so all of dlb.table works on it.
 local doc = require "dlbench.doc"
@@ -220,13 +220,14 @@ function C:unique(name)
   return self:select(name):to_table():unique(name)
 end
 
--- group_by and pivot on a row table of only the columns they use.
+-- group_by over the columns it uses (dlb.table's own grouping, tbl.group_columns: no Lua
+-- table per row); pivot on a row table of only the columns it uses.
 function C:group_by(keys, aggs)
-  local need, seen = {}, {}
-  local function add(c) if type(c) == "string" and not seen[c] and self:has(c) then seen[c] = true; need[#need + 1] = c end end
-  for _, k in ipairs(type(keys) == "table" and keys or { keys }) do add(k) end
-  for k, v in pairs(type(aggs) == "table" and aggs or {}) do add(k); add(v) end
-  return self:select(need):to_table():group_by(keys, aggs)
+  local has = {}
+  for _, c in ipairs(self._cols) do has[c] = true end
+  local rows, cols = tbl.group_columns({ _has = has, _cols = self._cols }, keys, aggs, self:count(),
+    function(c) return self:column(c) end)
+  return tbl.adopt(rows, cols)
 end
 function C:pivot(x, y, value, agg)
   local need = {}
@@ -244,9 +245,15 @@ function C:to_table()
     error(string.format("table: %d rows is more than dlb.sweep.max_configs (%g) as Lua rows; "
       .. "reduce them in C (pareto, top, heatmap, group_by) or raise the cap", n, cap), 3)
   end
-  local data = {}
+  -- rows built here from C's numbers, strings and booleans: adopted, not copied again
+  local data, rows = {}, {}
   for _, c in ipairs(self._cols) do data[c] = n > 0 and read(self, c, 1, n) or {} end
-  t = tbl.from_columns(data, self._cols)
+  for i = 1, n do
+    local r = {}
+    for _, c in ipairs(self._cols) do r[c] = data[c][i] end
+    rows[i] = r
+  end
+  t = tbl.adopt(rows, self._cols)
   rawset(self, "_rows_table", t)
   return t
 end
