@@ -12,6 +12,8 @@
 local T = require "harness"
 local dlb = require "dlbench"
 local fw = require "dlbench.frameworks"
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local ONNX = here .. "/../fixtures/onnx/gpt2_like.onnx"
 
 -- a deterministic generator (the same draws under Lua 5.4 and LuaJIT): Park-Miller
 local seed = 20261128
@@ -48,7 +50,7 @@ local FAMILIES = {
   { name = "paradnn rnn", build = function(p) return dlb.models.paradnn.rnn(p) end,
     structs = { { cell = "lstm", length = 10 }, { cell = "gru", length = 5 } },
     bind = { batch = { 16, 64, 256 }, embed = { 100, 500, 900 }, vocab = { 2, 64, 1024 } }, layers = { 1, 5, 9 } },
-  { name = "onnx gpt2_like", build = function() return dlb.models.from_onnx("tests/fixtures/onnx/gpt2_like.onnx") end,
+  { name = "onnx gpt2_like", build = function() return dlb.models.from_onnx(ONNX) end,
     structs = { {} },
     bind = { batch = { 1, 2, 4, 8 }, sequence = { 16, 32, 64, 128 } } },
 }
