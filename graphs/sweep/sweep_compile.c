@@ -581,9 +581,10 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
       }
       if (id == -2)
         return dlb_fail(DLB_EINVAL, "compiled sweep: an op class occurs %g, %g and %g times at "
-                        "layers = %g, %g, %g: not affine in layers (the builder's layers differ "
-                        "by position; sweep layers as a model option without the layered "
-                        "compile)", m[0], m[1], m[2], p->g[0].layers, p->g[1].layers,
+                        "layers = %g, %g, %g: not affine in layers (layers that differ by "
+                        "position, or recompute segments that do, as recompute = \"sqrt\"; "
+                        "sweep layers as a structure dim: dlb.sweep.model's layers = false)",
+                        m[0], m[1], m[2], p->g[0].layers, p->g[1].layers,
                         p->g[2].layers);
       if (id < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
       c.mult = id;

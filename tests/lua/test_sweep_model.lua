@@ -344,6 +344,18 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
     g:loss(g:mse(x, g:label("y", { "b", 16 })))
     return g
   end, {}, { "b" }, "layers")
+  -- recompute by sqrt(layers) segments is not affine in layers: refused; layers = false
+  -- makes layers a structure dim (one build per value) and works
+  T.checkerr("recompute segments", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
+    stats = { framework = "auto", recompute = "sqrt" } })
+  local r = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, layers = false,
+    stats = { framework = "auto", recompute = "sqrt" }, top = { k = 1, by = "time" } })
+  T.eq(r.structures, 6)
+  local row = r.top:row(1)
+  local g = gpt { layers = row.layers, hidden = row.hidden, heads = row.heads, batch = "batch", seq = "seq" }
+  local rt = dlb.roofline.time(g:stats { framework = "auto", recompute = "sqrt", batch = row.batch,
+    seq = row.seq }, row.device)
+  T.near(row.time, rt.time, 1e-9, "sqrt recompute, layers as a structure dim")
   -- a dim the sweep does not bind
   T.checkerr("not one of the sweep's symbols", dlb.sweep.compile, function(p)
     return dlb.models.gpt { layers = p.layers, hidden = 128, heads = 4, batch = p.batch, seq = "q" }
