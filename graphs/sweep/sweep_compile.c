@@ -275,14 +275,67 @@ static int cmpkey(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Term list a at the point x (one value per program symbol). */
+static double at(const swpoly *a, const double *x) {
+  double s = 0;
+  for (size_t i = 0; i < a->n; i++) {
+    double m = a->t[i].c;
+    uint64_t k = a->t[i].key;
+    for (int v = 0; k; v++, k >>= 4)
+      for (int e = (int)(k & 15); e > 0; e--) m *= x[v];
+    s += m;
+  }
+  return s;
+}
+
+/* The numbers the fusion passes make at a reference point (symbol v = 2 + v): FLOPs, bytes,
+** sizes (fl, by: no each; sz: nt), from the unfused term lists; 0 on OOM. The monomial-wise
+** result must agree there, or a pass was not linear for this step (a clamp reached by a
+** polynomial with negative coefficients). */
+static int fuse_ref(const dlb_graph *s, int flags, const swpoly *F, const swpoly *B,
+                    const swpoly *S, double *fl, double *by, double *sz) {
+  double x[DLB_POLY_MAXVARS];
+  for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
+  for (size_t i = 0; i < s->no; i++) fl[i] = at(&F[i], x), by[i] = at(&B[i], x);
+  for (size_t t = 0; t < s->nt; t++) sz[t] = at(&S[t], x);
+  int *k = dlb_calloc(s->no + 1, sizeof *k);
+  double rc;
+  int ok = k && dlb_fuse_step(s, flags, fl, by, sz, k, &rc) == DLB_OK;
+  dlb_free(k);
+  return ok;
+}
+
+/* Whether term lists F, B (after the passes) give fl, by at the reference point. */
+static int fuse_agrees(const dlb_graph *s, const swpoly *F, const swpoly *B, const double *fl,
+                       const double *by) {
+  double x[DLB_POLY_MAXVARS];
+  for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
+  for (size_t i = 0; i < s->no; i++) {
+    double a = at(&F[i], x), b = at(&B[i], x);
+    if (fabs(a - fl[i]) > 1e-9 * fmax(fabs(a), fabs(fl[i])) ||
+        fabs(b - by[i]) > 1e-9 * fmax(fabs(b), fabs(by[i])))
+      return 0;
+  }
+  return 1;
+}
+
 /* Apply the fusion passes to per-op FLOPs F, bytes B and tensor sizes S (term lists,
 ** replaced) monomial by monomial; kernel receives the kernel classes, *rc the recompute
 ** FLOPs the fused kernels add. */
 static int fuse_poly(const dlb_graph *s, int flags, swpoly *F, swpoly *B, swpoly *S, int *kernel,
                      swpoly *rc) {
   size_t no = s->no, nt = s->nt, nk = 0, cap = 64;
+  double *rf = dlb_malloc((no + 1) * sizeof *rf), *rb = dlb_malloc((no + 1) * sizeof *rb);
+  double *rz = dlb_malloc((nt + 1) * sizeof *rz);
+  if (!rf || !rb || !rz || !fuse_ref(s, flags, F, B, S, rf, rb, rz)) {
+    dlb_free(rf); dlb_free(rb); dlb_free(rz);
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+  }
   uint64_t *keys = dlb_malloc(cap * sizeof *keys);
-  if (!keys) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+  if (!keys) {
+    dlb_free(rf); dlb_free(rb); dlb_free(rz);
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+  }
   const swpoly *lists[3] = {F, B, S};
   size_t lens[3] = {no, no, nt};
   for (int l = 0; l < 3; l++)
@@ -334,6 +387,12 @@ static int fuse_poly(const dlb_graph *s, int flags, swpoly *F, swpoly *B, swpoly
   }
   dlb_free(keys); dlb_free(f); dlb_free(b); dlb_free(z);
   dlb_free(of); dlb_free(ob); dlb_free(oz); dlb_free(orc);
+  if (ok && !fuse_agrees(s, F, B, rf, rb))
+    ok = 0, dlb_fail(DLB_EINVAL, "compiled sweep: graph '%s': the fusion passes are not linear "
+                     "in its dims (a dim with a negative coefficient?): compile it without "
+                     "fusion (stats = {framework = \"none\"}) or time it with g:stats",
+                     s->str + s->name);
+  dlb_free(rf); dlb_free(rb); dlb_free(rz);
   return ok;
 }
 

@@ -356,6 +356,18 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
   local rt = dlb.roofline.time(g:stats { framework = "auto", recompute = "sqrt", batch = row.batch,
     seq = row.seq }, row.device)
   T.near(row.time, rt.time, 1e-9, "sqrt recompute, layers as a structure dim")
+  -- a dim with a negative coefficient makes a fusion pass's clamp non-linear: caught at
+  -- compile time (the passes rerun numerically at a reference point), not mis-counted
+  local function chain()
+    local g = dlb.graph("chain")
+    local x = g:input("x", { "b", "q-1" })
+    local y = g:sigmoid(g:relu(g:mul(x, x)))
+    g:loss(g:mse(y, g:label("y", { "b", "q-1" })))
+    return g
+  end
+  T.checkerr("not linear", dlb.sweep.compile, chain, {}, { "b", "q" }, nil, { fuse = true })
+  local P = dlb.sweep.compile(chain, {}, { "b", "q" }, nil, { fuse = false })
+  T.near(P.totals({ 3, 9 }).bytes, chain():stats { b = 3, q = 9 }.bytes, 1e-12, "unfused q-1")
   -- a dim the sweep does not bind
   T.checkerr("not one of the sweep's symbols", dlb.sweep.compile, function(p)
     return dlb.models.gpt { layers = p.layers, hidden = 128, heads = 4, batch = p.batch, seq = "q" }
