@@ -117,7 +117,7 @@ abi() { sed -n 's/^enum { DLB_ABI_VERSION = \([0-9]*\) };$/\1/p' graphs/base/dlb
 # proc/dlb_proc.h is libdlbench_proc's.
 PUBLIC_HEADERS="graphs/dlbench.h graphs/base/dlb_base.h graphs/base/dlb_export.h
 graphs/base/dlb_sys.h graphs/base/dlb_file.h graphs/ir/dlb_poly.h graphs/ir/dlb_graph.h
-graphs/hw/dlb_hw.h graphs/hw/dlb_roofline.h graphs/hw/dlb_energy.h graphs/hw/dlb_measure.h
+graphs/hw/dlb_hw.h graphs/hw/dlb_roofline.h graphs/sweep/dlb_sweep.h graphs/hw/dlb_energy.h graphs/hw/dlb_measure.h
 graphs/stats/dlb_stats.h graphs/stats/dlb_scaling.h graphs/stats/dlb_minimize.h
 graphs/parallel/dlb_parallel.h graphs/io/dlb_onnx.h graphs/io/dlb_json.h graphs/io/dlb_trace.h
 plots/dlbplot.h proc/dlb_proc.h"

@@ -28,6 +28,7 @@
 #include "dlb_json.h"
 #include "dlb_hw.h"
 #include "dlb_roofline.h"
+#include "dlb_sweep.h"
 #include "dlb_stats.h"
 #include "dlb_scaling.h"
 #include "dlb_parallel.h"

@@ -53,6 +53,8 @@ B.handles = {
   minimizer = { "dlb_minimizer", "dlbench.Minimizer", free = "dlb_minimizer_free" },
   onnx = { "dlb_onnx", "dlbench.Onnx", free = "dlb_onnx_free" },
   json = { "dlb_json", "dlbench.Json", free = "dlb_json_free" },
+  sweepprog = { "dlb_sweep_prog", "dlbench.SweepProg", free = "dlb_sweep_prog_free" },
+  reduce = { "dlb_reduce", "dlbench.Reduce", free = "dlb_reduce_free" },
 }
 
 -- Structs travel as tables keyed by the C field names. label: the message prefix of a field
@@ -166,6 +168,24 @@ B.functions = {
   "_roofline_ops_per(c: opcosts, dev: struct dlb_roof) -> r: struct dlb_roof_result, t: double{dlb_opcosts_n(c)}, b: int{dlb_opcosts_n(c)} = check dlb_opcosts_roofline(c, &dev, t, b, &r)",
   "_roofline_ops_attn(dev: struct dlb_roof, flops: numbers <roofline: flops>, bytes: numbers == #flops <roofline: bytes>, gemm: numbers == 4 * #flops <gemm>, attention: ints == #flops <attention>) -> r: struct dlb_roof_result, t: double{#flops}, b: int{#flops} = check dlb_roofline_ops_attn(&dev, flops, bytes, gemm, attention, #flops, t, b, &r)",
   "_roofline_op_time_run(dev: struct dlb_roof, flops0: number, flops1: number, bytes0: number, bytes1: number, lo: number, hi: number, cap: number, attention: bool, min_time: number = 0) -> r: struct dlb_roof_result = check dlb_op_time_run(&dev, flops0, flops1, bytes0, bytes1, lo, hi, cap, attention, min_time, &r)",
+  -- compiled sweeps and reductions (graphs/sweep/dlb_sweep.h)
+  "_sweep_prog_new(vars: strings[15], layered: bool) -> sweepprog = dlb_sweep_prog_new(#vars, vars, layered)",
+  "_sweep_prog_add(p: sweepprog, g: graph, o: struct dlb_train_opts, layers: number) = check dlb_sweep_prog_add(p, g, &o, layers)",
+  "sweep_prog_finish(p: sweepprog) = check dlb_sweep_prog_finish(p)",
+  "sweep_prog_nclasses(p: sweepprog) -> size = dlb_sweep_prog_nclasses(p)",
+  "sweep_prog_totals(p: sweepprog, vals: numbers == dlb_sweep_prog_nvars(p) <sweep: values>) -> out: double{DLB_SWT_COUNT} = check dlb_sweep_prog_totals(p, vals, out)",
+  "sweep_prog_time(p: sweepprog, vals: numbers == dlb_sweep_prog_nvars(p) <sweep: values>, dev: struct dlb_roof) -> t: double, f: double, b: double, m: double = check dlb_sweep_prog_time(p, vals, &dev, &t, &f, &b, &m)",
+  "_sweep_eval(p: sweepprog, nvalues: numbers == dlb_sweep_prog_nvars(p) <sweep: counts>, values: numbers <sweep: values>, roofs: structs dlb_roof[4096], mem: numbers == 4 * #roofs <sweep: memory rules>, tags: numbers[64], per: int, first: number, sink: reduce, threads: int(0..64)) -> n: double = check dlb_sweep_eval(p, #nvalues, nvalues, #values, values, #roofs, roofs, mem, #tags, tags, per, first, sink, threads, &n)",
+  "reduce_new(ncols: int(1..4096)) -> reduce = dlb_reduce_new(ncols)",
+  "reduce_keep(r: reduce, maxrows: number) = check dlb_reduce_keep(r, maxrows)",
+  "_reduce_pareto(r: reduce, cols: ints[8], maximize: ints == #cols, where: int) -> id: int = check dlb_reduce_pareto(r, #cols, cols, maximize, where, &id)",
+  "_reduce_top(r: reduce, k: int(1..1000000), col: int, maximize: bool, where: int) -> id: int = check dlb_reduce_top(r, k, col, maximize, where, &id)",
+  "_reduce_bins(r: reduce, x: int, xe: numbers[100000], y: int, ye: numbers?[100000], z: int, agg: int, where: int) -> id: int = check dlb_reduce_bins(r, x, #xe, xe, y, #ye, ye, z, agg, where, &id)",
+  "_reduce_group(r: reduce, keys: ints[8], cols: ints[32], where: int) -> id: int = check dlb_reduce_group(r, #keys, keys, #cols, cols, where, &id)",
+  "_reduce_push(r: reduce, n: size, rows: numbers == n * dlb_reduce_ncols(r) <reduce: rows>, first: number) = check dlb_reduce_push(r, n, rows, first)",
+  "reduce_seen(r: reduce) -> number = dlb_reduce_seen(r)",
+  "_reduce_size(r: reduce, kind: int, id: int) -> size = dlb_reduce_size(r, kind, id)",
+  "_reduce_column(r: reduce, kind: int, id: int, col: int, start: size, n: size) -> out: double{n} = check dlb_reduce_column(r, kind, id, col, start, n, out)",
   -- stats (graphs/stats/dlb_stats.h)
   "stats_percentiles(list: numbers <percentile: list>, ps: numbers <percentile: p>) -> out: double{#ps} = check dlb_percentiles(list, #list, ps, #ps, out)",
   "stats_mean(list: numbers <mean: list>, kind: int) -> v: double = check dlb_mean(list, #list, kind, &v)",

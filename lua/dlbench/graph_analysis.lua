@@ -182,13 +182,12 @@ local function family_of(g, names, values, o)
   return f
 end
 
-function Graph:stats(opts)
-  local o, names, values = parse(opts, "g:stats")
-  apply_lora(self)
-  -- the framework profile (issue [18]): g:stats counts the algorithmic step unless
-  -- framework= names a profile (fuse= alone: the caller's own switches, as before
-  -- profiles); the time models (roofline.time, parallel.evaluate/plan) apply the default
-  -- profile to an algorithmic step they are given (frameworks.origin keeps its graph)
+-- The framework profile of a g:stats call (issue [18]) and, under a profile, its fusion
+-- passes into o.fuse: g:stats counts the algorithmic step unless framework= names a profile
+-- (fuse= alone: the caller's own switches, as before profiles); the time models
+-- (roofline.time, parallel.evaluate/plan) apply the default profile to an algorithmic step
+-- they are given (frameworks.origin keeps its graph). Returns prof, psource, fam.
+local function profile_of(self, o, names, values)
   local fam = o.framework and family_of(self, names, values, o) or nil
   local prof, psource
   if o.framework == "auto" then
@@ -204,6 +203,29 @@ function Graph:stats(opts)
     o.fuse = bits_of(o.fuse_names)
     if #o.fuse_names == 0 then o.fuse_names = nil end
   end
+  return prof, psource, fam
+end
+
+-- What g:stats(opts) would analyse, without analysing: the training options as the C
+-- struct dlb_train_opts (fusion passes of the profile included) and the profile's name,
+-- precision and optimizer names (dlb.sweep.model compiles the same step).
+function Graph:step_options(opts)
+  local o, names, values = parse(opts, "g:step_options")
+  apply_lora(self)
+  local prof = profile_of(self, o, names, values)
+  return { optimizer = o.optimizer, precision = o.precision, recompute = o.recompute,
+    recompute_k = o.k, inference = o.inference and 1 or 0, fuse = o.fuse },
+    { framework = prof.name, precision = o.precision_name, optimizer = o.optimizer_name,
+      precision_given = o.precision_given }
+end
+doc.doc(Graph.step_options, "g:step_options{g:stats options and bindings} -> train_opts, {framework=, precision=, optimizer=}",
+  "what g:stats would analyse, without analysing: the C training options (the profile's fusion "
+  .. "passes included) and the names; dlb.sweep.model compiles the same step")
+
+function Graph:stats(opts)
+  local o, names, values = parse(opts, "g:stats")
+  apply_lora(self)
+  local prof, psource, fam = profile_of(self, o, names, values)
   local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
     o.inference, names, values, o.fuse)
   local pnote = nil

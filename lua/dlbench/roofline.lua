@@ -273,27 +273,22 @@ local function framed(s, fwname, fn)
   return s, fw.get("none"), "bare costs: no profile"
 end
 
-function M.time(s, dev, opts)
-  local fn = "dlb.roofline.time"
-  opts = checkopts(opts, time_opts, fn)
-  if type(s) ~= "table" then error(fn .. ": expected stats or {flops=, bytes=}, got " .. type(s), 2) end
-  dev = device(dev, fn)
-  check_tiling(opts, fn)
+-- The device as the per-op rule sees it (a dlb_roof table) for costs counted at precision
+-- sprec (sprec_given false: the caller named none) under framework profile prof, with
+-- dlb.roofline.time's options: the precision (opts.precision, the stats', or the device's
+-- natural one), the calibration, the bytes scale between the two precisions, the
+-- profile's attention kernel efficiency and the allocator slack. Shared by dlb.roofline.time
+-- and dlb.sweep.model (the compiled path), so both time with the same device.
+-- Returns roof, prec, psource, scale, cal_note, akernel, slack, dev (calibrated), opts.
+function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   local fw = require "dlbench.frameworks"
-  local mfu = require "dlbench.mfu"
-  local calibration = fw.check_calibration(opts.calibration, fn)
-  local mkind, matt = mfu.options(fn, opts.mfu, opts.attention_flops)
-  local given = s
-  local prof, fsource
-  s, prof, fsource = framed(s, opts.framework, fn)
   local cal_note
-  local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
   -- no precision given (neither here nor to g:stats): the device's natural training
   -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
   -- and the bytes counted at the stats' precision are rescaled to it; r.precision_source
   -- says which
   local psource = opts.precision and "option" or "stats"
-  if opts.precision == nil and (sprec == nil or rawget(s, "precision_given") == false) then
+  if opts.precision == nil and (sprec == nil or sprec_given == false) then
     local natural = dev:default_precision()
     if natural and natural ~= (sprec or "fp32") then
       opts = setmetatable({ precision = natural }, { __index = opts })
@@ -324,6 +319,29 @@ function M.time(s, dev, opts)
   end
   local slack = opts.slack
   if slack == nil and prof.slack ~= nil then slack = prof.slack end
+  return roof, prec, psource, scale, cal_note, akernel, slack, dev, opts
+end
+doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given, opts, calibration, fname) -> roof, precision, source, scale, note, kernel, slack, hw",
+  "the device as the per-op rule sees it for costs counted at a precision under a framework "
+  .. "profile (shared by dlb.roofline.time and dlb.sweep.model)")
+
+function M.time(s, dev, opts)
+  local fn = "dlb.roofline.time"
+  opts = checkopts(opts, time_opts, fn)
+  if type(s) ~= "table" then error(fn .. ": expected stats or {flops=, bytes=}, got " .. type(s), 2) end
+  dev = device(dev, fn)
+  check_tiling(opts, fn)
+  local fw = require "dlbench.frameworks"
+  local mfu = require "dlbench.mfu"
+  local calibration = fw.check_calibration(opts.calibration, fn)
+  local mkind, matt = mfu.options(fn, opts.mfu, opts.attention_flops)
+  local given = s
+  local prof, fsource
+  s, prof, fsource = framed(s, opts.framework, fn)
+  local sprec = rawget(s, "precision") or (getmetatable(s) ~= OpSet and s.precision) or nil
+  local roof, prec, psource, scale, cal_note, akernel, slack
+  roof, prec, psource, scale, cal_note, akernel, slack, dev, opts =
+    M.roof_of(dev, prof, sprec, rawget(s, "precision_given"), opts, calibration, fn)
 
   local set = opset_of(s)
   local r

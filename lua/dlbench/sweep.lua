@@ -475,6 +475,19 @@ doc.doc(M.status, "dlb.sweep.status(dir[, {label=}]) -> {{shard=, state=, rows=,
 doc.doc(M.last, "dlb.sweep.last() -> table | nil",
   "the most recent sweep's rows: all of them, or those finished before Ctrl-C or an error stopped it")
 doc.doc(M, "dlb.sweep", "parameter sweeps: dlb.sweep(space, fn[, opts]) -> dlb.table; dlb.sweep.last(), dlb.range")
+-- dlb.sweep.model: a model family compiled and swept in C (lua/dlbench/sweep_model.lua)
+function M.model(builder, space, opts) return require("dlbench.sweep_model").model(builder, space, opts) end
+doc.doc(M.model, "dlb.sweep.model(builder, space, opts) -> result",
+  "a model family through the full per-op model in C, reduced while it runs (docs/sweep.md)")
+function M.layouts(builder, space, opts) return require("dlbench.sweep_model").layouts(builder, space, opts) end
+doc.doc(M.layouts, "dlb.sweep.layouts(builder, space, opts) -> result",
+  "(model x layout) plans through dlb.parallel.plan, reduced while they stream (docs/sweep.md)")
+function M.reduce(t, opts) return require("dlbench.sweep_model").reduce(t, opts) end
+doc.doc(M.reduce, "dlb.sweep.reduce(t, {pareto=, top=, heatmap=, group_by=}) -> result",
+  "the streaming reductions (Pareto, top-k, heat-map bins, grouped aggregates; C) over any dlb.table")
+function M.compile(...) return require("dlbench.sweep_model").compile(...) end
+doc.doc(M.compile, "dlb.sweep.compile(builder, options, bind[, layers_dim[, stats_opts[, ref]]]) -> program",
+  "one structure's compiled program (dlb.sweep.model's): P.totals(values), P.time(values, roof)")
 setmetatable(M, { __call = function(_, ...) return M.sweep(...) end })
 doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
   "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached); finite bounds, at most 1e6 values")

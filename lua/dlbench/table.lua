@@ -416,9 +416,21 @@ end
 -- {util="mean", n="count", p91={"percentile", "util", 91}}). Output columns: keys, then
 -- the aggregates sorted by name.
 function T:group_by(keys, aggs)
+  local rows = self._rows
+  return derive(self, M.group_columns(self, keys, aggs, #rows, function(c)
+    local a = {}
+    for i, r in ipairs(rows) do a[i] = r[c] end
+    return a
+  end))
+end
+
+-- The groups of t:group_by over n rows whose columns col(name) gives as arrays (a row table
+-- or the columnar rows of dlbench.coltable, which holds no Lua table per row); t answers
+-- _has and _cols for the checks. Returns the output rows and their columns.
+function M.group_columns(t, keys, aggs, n, col)
   if type(keys) == "string" then keys = { keys } end
   if type(keys) ~= "table" or #keys == 0 then fail("table:group_by: key column(s) expected") end
-  for _, k in ipairs(keys) do checkcol(self, k, "table:group_by") end
+  for _, k in ipairs(keys) do checkcol(t, k, "table:group_by") end
   aggs = aggs or { count = "count" }
   if type(aggs) ~= "table" then
     fail("table:group_by: aggregates must be a table {output = spec}, got a " .. type(aggs))
@@ -437,16 +449,22 @@ function T:group_by(keys, aggs)
     for _, k in ipairs(keys) do
       if nm == k then fail("table:group_by: aggregate '" .. nm .. "' has the name of a key") end
     end
-    local f, c, p = aggspec(self, nm, aggs[nm], "table:group_by")
+    local f, c, p = aggspec(t, nm, aggs[nm], "table:group_by")
     specs[#specs + 1] = { nm, f, c, p }
   end
+  local kcols = {}
+  for i, k in ipairs(keys) do kcols[i] = col(k) end
   local groups, order = {}, {}
-  for _, r in ipairs(self._rows) do
+  for r = 1, n do
     local parts = {}
-    for i, k in ipairs(keys) do parts[i] = keystr(r[k]) end
+    for i = 1, #keys do parts[i] = keystr(kcols[i][r]) end
     local ks = table.concat(parts, "\0")
     local g = groups[ks]
-    if not g then g = { key = r, rows = {} }; groups[ks] = g; order[#order + 1] = g end
+    if not g then
+      local key = {}
+      for i, k in ipairs(keys) do key[k] = kcols[i][r] end
+      g = { key = key, rows = {} }; groups[ks] = g; order[#order + 1] = g
+    end
     g.rows[#g.rows + 1] = r
   end
   table.sort(order, function(a, b)
@@ -457,33 +475,39 @@ function T:group_by(keys, aggs)
     end
     return false
   end)
+  local vcols = {}
+  for _, sp in ipairs(specs) do if sp[3] ~= nil and not vcols[sp[3]] then vcols[sp[3]] = col(sp[3]) end end
   local out = {}
   for i, g in ipairs(order) do
     local row = {}
     for _, k in ipairs(keys) do row[k] = g.key[k] end
-    for _, s in ipairs(specs) do
+    for _, sp in ipairs(specs) do
       local vals = {}
-      if s[3] == nil then
-        for n = 1, #g.rows do vals[n] = true end
+      if sp[3] == nil then
+        for m = 1, #g.rows do vals[m] = true end
       else
+        local a = vcols[sp[3]]
         for _, r in ipairs(g.rows) do
-          local v = r[s[3]]
+          local v = a[r]
           if v ~= nil then vals[#vals + 1] = v end
         end
       end
-      local ok, v = pcall(aggregates[s[2]], vals, s[4])
+      local ok, v = pcall(aggregates[sp[2]], vals, sp[4])
       if not ok then -- dlb.stats names its caller, a line of this file: drop that
-        fail("table:group_by: '" .. s[1] .. "': " .. tostring(v):gsub("^[^\n]-%.lua:%d+: ", ""))
+        fail("table:group_by: '" .. sp[1] .. "': " .. tostring(v):gsub("^[^\n]-%.lua:%d+: ", ""))
       end
-      row[s[1]] = v
+      row[sp[1]] = v
     end
     out[i] = row
   end
   local cols = {}
   for _, k in ipairs(keys) do cols[#cols + 1] = k end
   for _, nm in ipairs(names) do cols[#cols + 1] = nm end
-  return derive(self, out, cols)
+  return out, cols
 end
+doc.doc(M.group_columns, "dlb.table.group_columns(t, keys, aggs, n, col) -> rows, columns",
+  "t:group_by over n rows given by column (col(name) -> array): the grouping of row tables and "
+  .. "of the columnar rows dlb.sweep.model keeps")
 
 -- A heat-map grid: xs and ys (sorted distinct values of columns x and y) and z with
 -- z[j][i] the value at (xs[i], ys[j]) — the layout of plot:heatmap. Cells without a row

@@ -96,6 +96,14 @@ local MZ = core.minimizer_new({ 0 }, { 1 }, { -1 }, { 1 }, 1e-9, 10)
 local ONNX = here .. "/../fixtures/onnx/output_shape.onnx"
 local HF = here .. "/../fixtures/hf/gpt2.json"
 names[OPS], names[TR], names[MZ], names[ONNX], names[HF] = "<OPS>", "<TR>", "<MZ>", "<ONNX>", "<HF>"
+-- a compiled program over G2 (forward only: G2 has no loss) and reductions
+local INF = { optimizer = 0, precision = 0, recompute = 0, recompute_k = 0, inference = 1, fuse = 0 }
+local SP = core._sweep_prog_new({ "b" }, false)
+core._sweep_prog_add(SP, G2, INF, 1)
+core.sweep_prog_finish(SP)
+local RD = core.reduce_new(3)
+local RD13 = core.reduce_new(15) -- a row of dlb_sweep_eval over SP: 1 symbol, device, 13 outputs
+names[INF], names[SP], names[RD], names[RD13] = "<INF>", "<SP>", "<RD>", "<RD13>"
 
 -- Good calls: every argument of each is then replaced by each of BAD in turn.
 local good = {
@@ -174,6 +182,14 @@ local good = {
   -- last: it changes G
   { "graph_freeze", G, W, true }, { "graph_set_dtype", G, W, 9 },
   { "optimizer_update_flops", 2 }, { "optimizer_state_bytes", 5, { 64, 32 } },
+  { "_sweep_prog_new", { "b", "q" }, true }, { "_sweep_prog_add", core._sweep_prog_new({ "b" }, false), G2, INF, 1 },
+  { "sweep_prog_finish", SP }, { "sweep_prog_nclasses", SP }, { "sweep_prog_totals", SP, { 2 } },
+  { "sweep_prog_time", SP, { 2 }, DEV },
+  { "_sweep_eval", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10 }, {}, 1, 0, RD13, 1 },
+  { "reduce_new", 3 }, { "reduce_keep", RD, 100 }, { "_reduce_pareto", RD, { 0, 1 }, { 0, 1 }, -1 },
+  { "_reduce_top", RD, 2, 0, false, -1 }, { "_reduce_bins", RD, 0, { 0, 1, 2 }, -1, nil, 1, 2, -1 },
+  { "_reduce_group", RD, { 0 }, { 1 }, -1 }, { "_reduce_push", RD, 1, { 1, 2, 3 }, 0 },
+  { "reduce_seen", RD }, { "_reduce_size", RD, 1, 0 }, { "_reduce_column", RD, 1, 0, 0, 0, 1 },
 }
 
 local BAD = { nil, true, "x", 1.5, -1, {}, { 1, "a" }, P, G }

@@ -170,14 +170,19 @@ end
 -- graph), so help(g.stats) finds its text. dlb.graph's own g:stats reads no graph-level
 -- default, hence the override; g:flops, g:params, g:ops, g:summary go through it.
 local base_stats = graph.Graph.stats
-function M.stats(self, b)
+-- The options b of a g:stats call with the zoo graph's default optimizer filled in (also
+-- what dlb.sweep.model compiles with).
+function M.with_optimizer(self, b)
   local optimizer = type(self) == "table" and type(self.model) == "table" and self.model.optimizer
   if optimizer and (b == nil or (type(b) == "table" and b.optimizer == nil)) then
     local c = { optimizer = optimizer }
     for k, v in pairs(b or {}) do c[k] = v end
     b = c
   end
-  return base_stats(self, b)   -- a tail call: its errors name the caller's line
+  return b
+end
+function M.stats(self, b)
+  return base_stats(self, M.with_optimizer(self, b))   -- a tail call: its errors name the caller's line
 end
 
 -- A fresh graph carrying g.model = {name=, options=, optimizer=}; g:stats (and everything

@@ -1,0 +1,136 @@
+/*
+** dlb_sweep.h — compiled model families (a step's per-op costs as polynomials over the
+** swept dims, evaluated for many configurations through the per-op time rule) and the
+** streaming reductions their rows feed (docs/sweep.md "dlb.sweep.model").
+** Part of the public interface: included by dlbench.h; see its comment for the rules
+** that hold between the FFI markers.
+*/
+#ifndef DLB_SWEEP_H
+#define DLB_SWEEP_H
+
+#include <stddef.h>
+
+#include "dlb_graph.h"
+#include "dlb_hw.h"
+
+#include "dlb_export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* DLB_FFI_BEGIN */
+typedef struct dlb_sweep_prog dlb_sweep_prog;
+typedef struct dlb_reduce dlb_reduce;
+
+/* Totals a program evaluates (per configuration; bytes and FLOPs as dlb_totals). STASH is
+** the bytes of the tensors the forward pass writes and a later phase reads (activations
+** kept for backward, after the fusion passes): the activations live when the loss is
+** computed, the compiled stand-in for the searched peak (docs/sweep.md "Memory"). ACT_ALL
+** is the bytes of every activation and workspace tensor of the step (after fusion): no op
+** order holds more, so it bounds the searched peak's activations from above. */
+enum {
+  DLB_SWT_PARAMS = 0, DLB_SWT_TRAINABLE = 1, DLB_SWT_FLOPS_FWD = 2, DLB_SWT_FLOPS_BWD = 3,
+  DLB_SWT_FLOPS_UPDATE = 4, DLB_SWT_FLOPS_RECOMPUTE = 5, DLB_SWT_FLOPS = 6,
+  DLB_SWT_BYTES = 7, DLB_SWT_IO = 8, DLB_SWT_WEIGHTS = 9, DLB_SWT_OPTIMIZER = 10,
+  DLB_SWT_STASH = 11, DLB_SWT_NOPS = 12, DLB_SWT_ACT_ALL = 13, DLB_SWT_COUNT = 14
+};
+
+/* Columns of a row dlb_sweep_eval writes, after the grid's variables and the device
+** index (see dlb_sweep_eval). */
+enum {
+  DLB_SWC_TIME = 0, DLB_SWC_FLOPS = 1, DLB_SWC_BYTES = 2, DLB_SWC_PARAMS = 3,
+  DLB_SWC_MEMORY = 4, DLB_SWC_FITS = 5, DLB_SWC_UTIL = 6, DLB_SWC_MEMORY_BOUND_TIME = 7,
+  DLB_SWC_FLOPS_FWD = 8, DLB_SWC_FLOPS_BWD = 9, DLB_SWC_ACTIVATIONS = 10,
+  DLB_SWC_THROUGHPUT = 11, DLB_SWC_MEMORY_BOUND = 12, DLB_SWC_COUNT = 13
+};
+
+/* A new, empty program over the symbols vars[0..nvars) (the step's dims that a sweep
+** binds; at most 15), plus the symbol "layers" when layered != 0. NULL on bad input. */
+DLB_API dlb_sweep_prog *dlb_sweep_prog_new(size_t nvars, const char *const *vars, int layered);
+DLB_API void dlb_sweep_prog_free(dlb_sweep_prog *p);
+/* Add the training step of g under o (fusion passes included) built with `layers` repeated
+** layers (ignored when the program is not layered). Every variable of g must be one of
+** the program's symbols. A layered program takes three graphs at three layer counts, an
+** unlayered one one graph. */
+DLB_API int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
+                               double layers);
+/* Finish: a layered program checks that every op's multiplicity and every total is affine
+** in layers (the third graph must agree with the line through the first two: a builder
+** whose layers differ by position fails with a message); then the polynomials are laid
+** out for evaluation. */
+DLB_API int dlb_sweep_prog_finish(dlb_sweep_prog *p);
+/* Symbols (with "layers" last when layered), distinct op classes, monomials. */
+DLB_API size_t dlb_sweep_prog_nvars(const dlb_sweep_prog *p);
+DLB_API size_t dlb_sweep_prog_nclasses(const dlb_sweep_prog *p);
+/* The totals (DLB_SWT_COUNT values) at one point vals[0..nvars). */
+DLB_API int dlb_sweep_prog_totals(const dlb_sweep_prog *p, const double *vals, double *out);
+/* The per-op roofline of one point on device d (checked): out->time the sum of the op
+** times (each op through dlb_op_time_raw, repeated ones by multiplicity) plus
+** d->step_overhead, as dlb.roofline.time of g:stats at that point. */
+DLB_API int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, const dlb_roof *d,
+                                double *time, double *flops, double *bytes, double *mbtime);
+
+/* Evaluate the grid: the cartesian product of the value lists of the program's symbols
+** (nvalues[i] values of symbol i, concatenated in values[0..nvals); the last symbol varies fastest)
+** times the devices roofs[0..nroofs) (varying slowest). For each device, mem[4 j ..]:
+** memory schedule (DLB_MEM_*), slack, gradient bytes per trainable parameter, capacity
+** (bytes). A row holds ntags tag values, the symbols' values, the device index, then the
+** DLB_SWC_* columns (MEMORY: the memory rule with the stash as the activations;
+** MEMORY_BOUND: with ACT_ALL, an upper bound of the per-configuration footprint; THROUGHPUT: the product of the symbols whose bit is set in per_mask,
+** divided by the time: e.g. tokens per second); its index is first_index + its position in
+** the grid. Rows go to
+** sink from `threads` threads (0: one per core; each thread a copy of the
+** sink, merged at the end). *count receives the rows evaluated. */
+DLB_API int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
+                           size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
+                           const double *mem, size_t ntags, const double *tags, int per_mask,
+                           double first_index, dlb_reduce *sink, int threads, double *count);
+
+/* Reductions over rows of ncols numbers, fed in any order and merged (docs/sweep.md):
+** kept rows (up to a cap), Pareto fronts, top-k, 1-D/2-D bins, grouped aggregates. A row's
+** index orders ties and the kept rows. */
+enum { DLB_AGG_COUNT = 0, DLB_AGG_SUM = 1, DLB_AGG_MIN = 2, DLB_AGG_MAX = 3, DLB_AGG_MEAN = 4 };
+enum { DLB_RED_KEEP = 0, DLB_RED_PARETO = 1, DLB_RED_TOP = 2, DLB_RED_BINS = 3,
+       DLB_RED_GROUP = 4 };
+DLB_API dlb_reduce *dlb_reduce_new(size_t ncols);
+DLB_API void dlb_reduce_free(dlb_reduce *r);
+/* Keep every row (sorted by index at the end); pushing more than maxrows fails. */
+DLB_API int dlb_reduce_keep(dlb_reduce *r, double maxrows);
+/* A Pareto front over columns cols[0..n) (maximize[i] != 0: larger is better), rows with
+** where_col != 0 only (where_col < 0: all). *id receives its reducer id. */
+DLB_API int dlb_reduce_pareto(dlb_reduce *r, size_t n, const int *cols, const int *maximize,
+                              int where_col, int *id);
+/* The k rows with the smallest (maximize: largest) column col. */
+DLB_API int dlb_reduce_top(dlb_reduce *r, size_t k, int col, int maximize, int where_col,
+                           int *id);
+/* Bins: column xcol cut by nx + 1 increasing edges, and (ycol >= 0) ycol by ny + 1; each
+** bin aggregates column zcol by agg (DLB_AGG_*; zcol ignored for COUNT). */
+DLB_API int dlb_reduce_bins(dlb_reduce *r, int xcol, size_t nxe, const double *xedges, int ycol,
+                            size_t nye, const double *yedges, int zcol, int agg, int where_col,
+                            int *id);
+/* Groups by the values of columns keys[0..nk); each group keeps count, and sum, min and max
+** of columns cols[0..nc). */
+DLB_API int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t nc,
+                             const int *cols, int where_col, int *id);
+/* Feed n rows (row-major, ncols each) whose indices are first_index, first_index + 1, ... */
+DLB_API int dlb_reduce_push(dlb_reduce *r, size_t n, const double *rows, double first_index);
+/* Rows seen; reducers; the rows a reducer holds (KEEP: id 0 when keeping). */
+DLB_API double dlb_reduce_seen(const dlb_reduce *r);
+DLB_API size_t dlb_reduce_ncols(const dlb_reduce *r);
+/* How many rows (or groups, or bins) reducer `id` holds; kind DLB_RED_KEEP with id 0 for
+** the kept rows. */
+DLB_API size_t dlb_reduce_size(dlb_reduce *r, int kind, int id);
+/* Column col of reducer id's rows start .. start + n - 1 (in order: kept by index, front by
+** its first objective, top by rank; col = -1: the row index). For BINS, col 0 the
+** aggregate, 1 the count of each bin (x fastest); for GROUP, col 0 .. nk - 1 the keys,
+** then count, then sum, min, max per column. */
+DLB_API int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start,
+                              size_t n, double *out);
+/* DLB_FFI_END */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,754 @@
+/*
+** sweep_compile.c — a model family's training step compiled into polynomials over the swept
+** dims: each op's FLOPs, bytes and matmul shape from the op's own cost rules (dlb_op_flops,
+** dlb_op_bytes, dlb_op_gemm, graphs/ir/op_cost.c) with the dims left symbolic; the fusion
+** passes (dlb_fuse_step, graphs/step/fusion.c) applied monomial by monomial, which is exact
+** because every pass moves costs linearly (sums, and a clamp at 0 that a consistent step
+** never reaches: tests/lua/test_sweep_model.lua compares with the numeric analysis);
+** identical ops merged into classes counted by multiplicity. A layered program takes the
+** step at three layer counts and makes every count and total affine in "layers".
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlb_graph.h"
+#include "dlb_runtime.h"
+#include "dlb_sweep.h"
+#include "graph_impl.h"
+#include "sweep_impl.h"
+
+dlb_graph *dlb_graph_step(dlb_graph *g, const dlb_train_opts *o);
+double dlb_tensor_esize(const dlb_graph *s, int t, int precision);
+
+/* -- term lists -- */
+
+/* dst = a * b (new terms); 0 with a message on failure. */
+static int tmul(const swpoly *a, const swpoly *b, swpoly *dst) {
+  dst->t = NULL, dst->n = 0;
+  if (a->n == 0 || b->n == 0) return 1;
+  if (dlb_pterms_mulcheck(a->n, b->n, "compiled sweep") != DLB_OK) return 0;
+  pterm *r = dlb_malloc((a->n * b->n + 1) * sizeof *r);
+  if (!r) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+  long n = dlb_pterms_mul(a->t, a->n, b->t, b->n, r, "compiled sweep");
+  if (n < 0) { dlb_free(r); return 0; }
+  dst->t = r, dst->n = (size_t)n;
+  return 1;
+}
+
+/* a += c * b (normalised); 0 on OOM. */
+static int tadd(swpoly *a, const swpoly *b, double c) {
+  if (b->n == 0 || c == 0) return 1;
+  pterm *t = dlb_realloc(a->t, (a->n + b->n + 1) * sizeof *t);
+  if (!t) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+  for (size_t i = 0; i < b->n; i++) t[a->n + i].key = b->t[i].key, t[a->n + i].c = c * b->t[i].c;
+  a->t = t;
+  a->n = dlb_pterms_normalize(t, a->n + b->n);
+  return 1;
+}
+
+/* -- the pool: deduplicated polynomials -- */
+
+static uint64_t thash(const swpoly *a) {
+  uint64_t h = 1469598103934665603ULL ^ a->n;
+  for (size_t i = 0; i < a->n; i++) {
+    uint64_t c;
+    double d = a->t[i].c + 0.0; /* -0 and 0 hash alike */
+    memcpy(&c, &d, sizeof c);
+    h = (h ^ a->t[i].key) * 1099511628211ULL;
+    h = (h ^ c) * 1099511628211ULL;
+  }
+  return h;
+}
+
+static int teq(const swpoly *a, const swpoly *b) {
+  if (a->n != b->n) return 0;
+  for (size_t i = 0; i < a->n; i++)
+    if (a->t[i].key != b->t[i].key || a->t[i].c != b->t[i].c) return 0;
+  return 1;
+}
+
+/* The pool id of terms a (canonical; taken over: a is emptied), or -1 on OOM. */
+static int32_t intern(dlb_sweep_prog *p, swpoly *a) {
+  if (2 * (p->npoly + 1) > p->nslot) {
+    size_t ns = p->nslot ? 2 * p->nslot : 256;
+    int32_t *s = dlb_malloc(ns * sizeof *s);
+    if (!s) return -1;
+    for (size_t i = 0; i < ns; i++) s[i] = -1;
+    for (size_t i = 0; i < p->npoly; i++) {
+      size_t h = (size_t)thash(&p->poly[i]) & (ns - 1);
+      while (s[h] >= 0) h = (h + 1) & (ns - 1);
+      s[h] = (int32_t)i;
+    }
+    dlb_free(p->slot);
+    p->slot = s, p->nslot = ns;
+  }
+  size_t h = (size_t)thash(a) & (p->nslot - 1);
+  while (p->slot[h] >= 0) {
+    if (teq(&p->poly[p->slot[h]], a)) {
+      dlb_free(a->t);
+      a->t = NULL, a->n = 0;
+      return p->slot[h];
+    }
+    h = (h + 1) & (p->nslot - 1);
+  }
+  if (p->npoly == p->cappoly) {
+    size_t nc = p->cappoly ? 2 * p->cappoly : 256;
+    swpoly *q = dlb_realloc(p->poly, nc * sizeof *q);
+    if (!q) return -1;
+    p->poly = q, p->cappoly = nc;
+  }
+  p->poly[p->npoly] = *a;
+  a->t = NULL, a->n = 0;
+  p->slot[h] = (int32_t)p->npoly;
+  return (int32_t)p->npoly++;
+}
+
+/* The id of the constant c. */
+static int32_t intern_const(dlb_sweep_prog *p, double c) {
+  swpoly a = {NULL, 0};
+  if (c != 0) {
+    a.t = dlb_malloc(sizeof *a.t);
+    if (!a.t) return -1;
+    a.t[0].key = 0, a.t[0].c = c, a.n = 1;
+  }
+  return intern(p, &a);
+}
+
+/* -- the program -- */
+
+dlb_sweep_prog *dlb_sweep_prog_new(size_t nvars, const char *const *vars, int layered) {
+  size_t nv = nvars + (layered ? 1 : 0);
+  if (nv > DLB_POLY_MAXVARS)
+    return dlb_fail_null(DLB_EINVAL, "compiled sweep: %zu symbols (at most %d, layers included)",
+                         nv, DLB_POLY_MAXVARS);
+  if (nvars > 0 && vars == NULL) return dlb_fail_null(DLB_EINVAL, "compiled sweep: vars is NULL");
+  for (size_t i = 0; i < nvars; i++) {
+    if (vars[i] == NULL || !vars[i][0])
+      return dlb_fail_null(DLB_EINVAL, "compiled sweep: symbol %zu has no name", i + 1);
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(vars[i], vars[j]) == 0)
+        return dlb_fail_null(DLB_EINVAL, "compiled sweep: symbol '%s' given twice", vars[i]);
+    if (layered && strcmp(vars[i], "layers") == 0)
+      return dlb_fail_null(DLB_EINVAL, "compiled sweep: 'layers' is the layered program's own "
+                           "symbol; do not list it");
+  }
+  dlb_sweep_prog *p = dlb_calloc(1, sizeof *p);
+  if (!p) return dlb_fail_null(DLB_ENOMEM, "compiled sweep: out of memory");
+  p->nv = (int)nv;
+  p->layered = !!layered;
+  for (size_t i = 0; i < nv; i++) {
+    p->vars[i] = dlb_strdup(i < nvars ? vars[i] : "layers");
+    if (!p->vars[i]) { dlb_sweep_prog_free(p); return dlb_fail_null(DLB_ENOMEM, "compiled sweep: out of memory"); }
+  }
+  return p;
+}
+
+void dlb_sweep_prog_free(dlb_sweep_prog *p) {
+  if (!p) return;
+  for (int i = 0; i < p->nv; i++) dlb_free(p->vars[i]);
+  for (int k = 0; k < SW_MAXG; k++) { dlb_free(p->g[k].c); dlb_free(p->g[k].count); }
+  for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
+  dlb_free(p->poly); dlb_free(p->slot);
+  dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls);
+  dlb_free(p);
+}
+
+size_t dlb_sweep_prog_nvars(const dlb_sweep_prog *p) { return p ? (size_t)p->nv : 0; }
+size_t dlb_sweep_prog_nclasses(const dlb_sweep_prog *p) { return p ? p->ncls : 0; }
+
+/* Count one op of class c in graph state G. */
+static int addclass(swgraph *G, const swclass *c) {
+  for (size_t i = 0; i < G->nc; i++)
+    if (!memcmp(&G->c[i], c, sizeof *c)) { G->count[i] += 1; return 1; }
+  if (G->nc == G->cap) {
+    size_t n = G->cap ? 2 * G->cap : 64;
+    swclass *a = dlb_realloc(G->c, n * sizeof *a);
+    if (!a) return 0;
+    G->c = a;
+    double *b = dlb_realloc(G->count, n * sizeof *b);
+    if (!b) return 0;
+    G->count = b, G->cap = n;
+  }
+  G->c[G->nc] = *c;
+  G->count[G->nc++] = 1;
+  return 1;
+}
+
+/* What compiling one step needs. */
+typedef struct cc {
+  dlb_sweep_prog *p;
+  const dlb_graph *s;
+  int map[DLB_POLY_MAXVARS];  /* graph variable -> program symbol, -1 none */
+  swpoly *dim, *numel;        /* per interned dim; per tensor (n = SIZE_MAX: not yet) */
+  uint8_t *have;
+} cc;
+
+/* Dim d of the step over the program's symbols; 0 naming the variable that is no symbol. */
+static int dimpoly(cc *c, int32_t d, swpoly *out) {
+  const dlb_graph *s = c->s;
+  const pterm *src = s->dims.terms + s->dims.off[d];
+  size_t n = (size_t)s->dims.len[d];
+  pterm *t = dlb_malloc((n + 1) * sizeof *t);
+  if (!t) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+  for (size_t i = 0; i < n; i++) {
+    for (int v = 0; v < s->nvars; v++)
+      if (pkey_exp(src[i].key, v) && c->map[v] < 0) {
+        dlb_free(t);
+        return dlb_fail(DLB_EUNBOUND, "compiled sweep: graph '%s' uses the dim '%s', which is "
+                        "not one of the sweep's symbols (bind it to a number in the builder, or "
+                        "sweep it)", s->str + s->name, s->vars[v]), 0;
+      }
+    uint64_t k = 0;
+    for (int v = 0; v < s->nvars; v++)
+      if (pkey_exp(src[i].key, v)) k |= (uint64_t)pkey_exp(src[i].key, v) << (4 * c->map[v]);
+    t[i].key = k;
+    t[i].c = src[i].c;
+  }
+  out->t = t;
+  out->n = dlb_pterms_normalize(t, n);
+  return 1;
+}
+
+/* Element count of tensor t (cached). */
+static const swpoly *numel(cc *c, int t) {
+  if (c->have[t]) return &c->numel[t];
+  const tensor *x = &c->s->t[t];
+  swpoly acc = {dlb_malloc(sizeof(pterm)), 1};
+  if (!acc.t) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), NULL;
+  acc.t[0].key = 0, acc.t[0].c = 1;
+  for (int i = 0; i < x->ndims; i++) {
+    swpoly r;
+    if (!tmul(&acc, &c->dim[x->dims[i]], &r)) { dlb_free(acc.t); return NULL; }
+    dlb_free(acc.t);
+    acc = r;
+  }
+  c->numel[t] = acc;
+  c->have[t] = 1;
+  return &c->numel[t];
+}
+
+/* The polynomial of a cost expression. */
+static int cexpr_poly(cc *c, const cexpr *e, swpoly *out) {
+  out->t = NULL, out->n = 0;
+  for (int k = 0; k < e->n; k++) {
+    const cterm *ct = &e->t[k];
+    swpoly acc = {dlb_malloc(sizeof(pterm)), 1};
+    if (!acc.t) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+    acc.t[0].key = 0, acc.t[0].c = ct->c;
+    for (int j = 0; j < ct->nf; j++) {
+      int32_t f = ct->f[j];
+      const swpoly *fp = f >= 0 ? &c->dim[f] : numel(c, -f - 1);
+      swpoly r;
+      if (!fp || !tmul(&acc, fp, &r)) { dlb_free(acc.t); dlb_free(out->t); return 0; }
+      dlb_free(acc.t);
+      acc = r;
+    }
+    int ok = tadd(out, &acc, 1);
+    dlb_free(acc.t);
+    if (!ok) { dlb_free(out->t); return 0; }
+  }
+  return 1;
+}
+
+typedef struct bsum { const swpoly *S; swpoly *acc; int ok; } bsum;
+
+/* dlb_op_bytes callback: acc += mult * S[t] (the tensor's bytes, as the numeric analysis
+** counts them). */
+static void bytes_cb(void *ctx, int t, double mult) {
+  bsum *b = ctx;
+  if (b->ok) b->ok = tadd(b->acc, &b->S[t], mult);
+}
+
+/* Coefficient of key in canonical terms (binary search). */
+static double coef(const swpoly *a, uint64_t key) {
+  size_t lo = 0, hi = a->n;
+  while (lo < hi) {
+    size_t m = (lo + hi) / 2;
+    if (a->t[m].key < key) lo = m + 1; else hi = m;
+  }
+  return lo < a->n && a->t[lo].key == key ? a->t[lo].c : 0;
+}
+
+static int cmpkey(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Term list a at the point x (one value per program symbol). */
+static double at(const swpoly *a, const double *x) {
+  double s = 0;
+  for (size_t i = 0; i < a->n; i++) {
+    double m = a->t[i].c;
+    uint64_t k = a->t[i].key;
+    for (int v = 0; k; v++, k >>= 4)
+      for (int e = (int)(k & 15); e > 0; e--) m *= x[v];
+    s += m;
+  }
+  return s;
+}
+
+/* The numbers the fusion passes make at a reference point (symbol v = 2 + v): FLOPs, bytes,
+** sizes (fl, by: no each; sz: nt), from the unfused term lists; 0 on OOM. The monomial-wise
+** result must agree there, or a pass was not linear for this step (a clamp reached by a
+** polynomial with negative coefficients). */
+static int fuse_ref(const dlb_graph *s, int flags, const swpoly *F, const swpoly *B,
+                    const swpoly *S, double *fl, double *by, double *sz) {
+  double x[DLB_POLY_MAXVARS];
+  for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
+  for (size_t i = 0; i < s->no; i++) fl[i] = at(&F[i], x), by[i] = at(&B[i], x);
+  for (size_t t = 0; t < s->nt; t++) sz[t] = at(&S[t], x);
+  int *k = dlb_calloc(s->no + 1, sizeof *k);
+  double rc;
+  int ok = k && dlb_fuse_step(s, flags, fl, by, sz, k, &rc) == DLB_OK;
+  dlb_free(k);
+  return ok;
+}
+
+/* Whether term lists F, B (after the passes) give fl, by at the reference point. */
+static int fuse_agrees(const dlb_graph *s, const swpoly *F, const swpoly *B, const double *fl,
+                       const double *by) {
+  double x[DLB_POLY_MAXVARS];
+  for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
+  for (size_t i = 0; i < s->no; i++) {
+    double a = at(&F[i], x), b = at(&B[i], x);
+    if (fabs(a - fl[i]) > 1e-9 * fmax(fabs(a), fabs(fl[i])) ||
+        fabs(b - by[i]) > 1e-9 * fmax(fabs(b), fabs(by[i])))
+      return 0;
+  }
+  return 1;
+}
+
+/* Apply the fusion passes to per-op FLOPs F, bytes B and tensor sizes S (term lists,
+** replaced) monomial by monomial; kernel receives the kernel classes, *rc the recompute
+** FLOPs the fused kernels add. */
+static int fuse_poly(const dlb_graph *s, int flags, swpoly *F, swpoly *B, swpoly *S, int *kernel,
+                     swpoly *rc) {
+  size_t no = s->no, nt = s->nt, nk = 0, cap = 64;
+  double *rf = dlb_malloc((no + 1) * sizeof *rf), *rb = dlb_malloc((no + 1) * sizeof *rb);
+  double *rz = dlb_malloc((nt + 1) * sizeof *rz);
+  if (!rf || !rb || !rz || !fuse_ref(s, flags, F, B, S, rf, rb, rz)) {
+    dlb_free(rf); dlb_free(rb); dlb_free(rz);
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+  }
+  uint64_t *keys = dlb_malloc(cap * sizeof *keys);
+  if (!keys) {
+    dlb_free(rf); dlb_free(rb); dlb_free(rz);
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
+  }
+  const swpoly *lists[3] = {F, B, S};
+  size_t lens[3] = {no, no, nt};
+  for (int l = 0; l < 3; l++)
+    for (size_t i = 0; i < lens[l]; i++)
+      for (size_t j = 0; j < lists[l][i].n; j++) {
+        if (nk == cap) {
+          uint64_t *k = dlb_realloc(keys, 2 * cap * sizeof *k);
+          if (!k) { dlb_free(keys); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0; }
+          keys = k, cap *= 2;
+        }
+        keys[nk++] = lists[l][i].t[j].key;
+      }
+  qsort(keys, nk, sizeof *keys, cmpkey);
+  size_t u = 0;
+  for (size_t i = 0; i < nk; i++) if (u == 0 || keys[i] != keys[u - 1]) keys[u++] = keys[i];
+  nk = u;
+  /* outputs: dense [key][op or tensor] */
+  double *f = dlb_malloc((no + 1) * sizeof *f), *b = dlb_malloc((no + 1) * sizeof *b);
+  double *z = dlb_malloc((nt + 1) * sizeof *z);
+  double *of = dlb_calloc(nk * no + 1, sizeof *of), *ob = dlb_calloc(nk * no + 1, sizeof *ob);
+  double *oz = dlb_calloc(nk * nt + 1, sizeof *oz), *orc = dlb_calloc(nk + 1, sizeof *orc);
+  int ok = f && b && z && of && ob && oz && orc;
+  if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t k = 0; ok && k < nk; k++) {
+    for (size_t i = 0; i < no; i++) f[i] = coef(&F[i], keys[k]), b[i] = coef(&B[i], keys[k]);
+    for (size_t t = 0; t < nt; t++) z[t] = coef(&S[t], keys[k]);
+    memset(kernel, 0, no * sizeof *kernel);
+    ok = dlb_fuse_step(s, flags, f, b, z, kernel, &orc[k]) == DLB_OK;
+    memcpy(of + k * no, f, no * sizeof *f);
+    memcpy(ob + k * no, b, no * sizeof *b);
+    memcpy(oz + k * nt, z, nt * sizeof *z);
+  }
+  /* back to term lists */
+  for (int l = 0; ok && l < 4; l++) {
+    size_t n = l == 3 ? 1 : lens[l];
+    const double *src = l == 0 ? of : l == 1 ? ob : l == 2 ? oz : orc;
+    swpoly *dst = l == 0 ? F : l == 1 ? B : l == 2 ? S : rc;
+    for (size_t i = 0; ok && i < n; i++) {
+      size_t m = 0;
+      for (size_t k = 0; k < nk; k++) if (src[k * n + i] != 0) m++;
+      pterm *t = dlb_malloc((m + 1) * sizeof *t);
+      if (!t) { ok = 0; dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); break; }
+      m = 0;
+      for (size_t k = 0; k < nk; k++)
+        if (src[k * n + i] != 0) t[m].key = keys[k], t[m].c = src[k * n + i], m++;
+      dlb_free(dst[i].t);
+      dst[i].t = t, dst[i].n = m;
+    }
+  }
+  dlb_free(keys); dlb_free(f); dlb_free(b); dlb_free(z);
+  dlb_free(of); dlb_free(ob); dlb_free(oz); dlb_free(orc);
+  if (ok && !fuse_agrees(s, F, B, rf, rb))
+    ok = 0, dlb_fail(DLB_EINVAL, "compiled sweep: graph '%s': the fusion passes are not linear "
+                     "in its dims (a dim with a negative coefficient?): compile it without "
+                     "fusion (stats = {framework = \"none\"}) or time it with g:stats",
+                     s->str + s->name);
+  dlb_free(rf); dlb_free(rb); dlb_free(rz);
+  return ok;
+}
+
+/* Compile the step s of one graph into graph state G. */
+static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const dlb_train_opts *o) {
+  cc c;
+  memset(&c, 0, sizeof c);
+  c.p = p, c.s = s;
+  for (int v = 0; v < s->nvars; v++) {
+    c.map[v] = -1;
+    for (int j = 0; j < p->nv - p->layered; j++)
+      if (strcmp(s->vars[v], p->vars[j]) == 0) c.map[v] = j;
+  }
+  size_t no = s->no, nt = s->nt;
+  c.dim = dlb_calloc(s->dims.n + 1, sizeof *c.dim);
+  c.numel = dlb_calloc(nt + 1, sizeof *c.numel);
+  c.have = dlb_calloc(nt + 1, 1);
+  swpoly *F = dlb_calloc(no + 1, sizeof *F), *B = dlb_calloc(no + 1, sizeof *B);
+  swpoly *S = dlb_calloc(nt + 1, sizeof *S), *GM = dlb_calloc(4 * no + 1, sizeof *GM);
+  uint8_t *isg = dlb_calloc(no + 1, 1);
+  int *kernel = dlb_calloc(no + 1, sizeof *kernel);
+  swpoly tot[DLB_SWT_COUNT], rc = {NULL, 0};
+  memset(tot, 0, sizeof tot);
+  int ok = c.dim && c.numel && c.have && F && B && S && GM && isg && kernel;
+  if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t d = 0; ok && d < s->dims.n; d++) ok = dimpoly(&c, (int32_t)d, &c.dim[d]);
+  /* tensor sizes: element size x element count */
+  for (size_t t = 0; ok && t < nt; t++) {
+    const swpoly *n = numel(&c, (int)t);
+    ok = n && tadd(&S[t], n, dlb_tensor_esize(s, (int)t, o->precision));
+  }
+  cexpr e, gm[4];
+  for (size_t i = 0; ok && i < no; i++) {
+    dlb_op_flops(s, (int)i, &e);
+    ok = cexpr_poly(&c, &e, &F[i]);
+    if (ok && dlb_op_gemm(s, (int)i, gm)) {
+      isg[i] = 1;
+      for (int k = 0; ok && k < 4; k++) {
+        if (gm[k].n) ok = cexpr_poly(&c, &gm[k], &GM[4 * i + k]);
+        else {
+          GM[4 * i + k].t = dlb_malloc(sizeof(pterm));
+          ok = GM[4 * i + k].t != NULL;
+          if (ok) GM[4 * i + k].t[0].key = 0, GM[4 * i + k].t[0].c = 1, GM[4 * i + k].n = 1;
+        }
+      }
+    }
+  }
+  if (!ok && dlb_last_status() == DLB_OK) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  /* bytes (a second pass: dlb_op_bytes reports tensors, whose sizes are S) */
+  for (size_t i = 0; ok && i < no; i++) {
+    bsum bs = {S, &B[i], 1};
+    dlb_op_bytes(s, (int)i, bytes_cb, &bs);
+    ok = bs.ok;
+  }
+  /* phase totals before fusion, by phase */
+  for (size_t i = 0; ok && i < no; i++) {
+    int ph = s->o[i].phase;
+    int slot = ph == DLB_PHASE_FWD ? DLB_SWT_FLOPS_FWD : ph == DLB_PHASE_BWD ? DLB_SWT_FLOPS_BWD
+             : ph == DLB_PHASE_UPDATE ? DLB_SWT_FLOPS_UPDATE : DLB_SWT_FLOPS_RECOMPUTE;
+    ok = tadd(&tot[slot], &F[i], 1);
+  }
+  if (ok && o->fuse && !o->inference) {
+    ok = fuse_poly(s, o->fuse, F, B, S, kernel, &rc);
+    if (ok) ok = tadd(&tot[DLB_SWT_FLOPS_RECOMPUTE], &rc, 1);
+  }
+  for (int k = DLB_SWT_FLOPS_FWD; ok && k <= DLB_SWT_FLOPS_RECOMPUTE; k++)
+    ok = tadd(&tot[DLB_SWT_FLOPS], &tot[k], 1);
+  for (size_t i = 0; ok && i < no; i++) ok = tadd(&tot[DLB_SWT_BYTES], &B[i], 1);
+  /* tensors: parameters, io, weights and optimizer state, the forward pass's stash */
+  uint8_t *read = ok ? dlb_calloc(nt + 1, 1) : NULL, *later = ok ? dlb_calloc(nt + 1, 1) : NULL;
+  if (ok && (!read || !later)) ok = 0, dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t i = 0; ok && i < no; i++)
+    for (int j = 0; j < s->o[i].nin; j++) {
+      int t = op_in(s, &s->o[i])[j];
+      if ((int)i < s->nfwd) read[t] = 1;
+      else later[s->t[t].base] = 1;
+    }
+  for (size_t t = 0; ok && t < nt; t++) {
+    const tensor *x = &s->t[t];
+    const swpoly *n = numel(&c, (int)t);
+    ok = n != NULL;
+    if (ok && x->role == DLB_ROLE_WEIGHT) {
+      ok = tadd(&tot[DLB_SWT_PARAMS], n, 1);
+      if (ok && !(x->flags & TF_FROZEN)) ok = tadd(&tot[DLB_SWT_TRAINABLE], n, 1);
+    } else if (ok && read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) {
+      ok = tadd(&tot[DLB_SWT_IO], n, dlb_tensor_esize(s, (int)t, o->precision));
+    }
+    if (!ok || x->base != (int32_t)t) continue;
+    if (x->role == DLB_ROLE_WEIGHT) ok = tadd(&tot[DLB_SWT_WEIGHTS], &S[t], 1);
+    else if (x->role == DLB_ROLE_OPTSTATE) ok = tadd(&tot[DLB_SWT_OPTIMIZER], &S[t], 1);
+    else {
+      int cat = dlb_tensor_category(s, (int)t);
+      if (cat == 3 || cat == 4) ok = tadd(&tot[DLB_SWT_ACT_ALL], &S[t], 1);
+      if (ok && cat == 3 && x->producer >= 0 && x->producer < s->nfwd && later[t])
+        ok = tadd(&tot[DLB_SWT_STASH], &S[t], 1);
+    }
+  }
+  dlb_free(read); dlb_free(later);
+  /* classes */
+  for (size_t i = 0; ok && i < no; i++) {
+    swclass k;
+    memset(&k, 0, sizeof k);
+    k.f = intern(p, &F[i]);
+    k.b = intern(p, &B[i]);
+    k.attn = kernel[i] == DLB_KERNEL_ATTENTION;
+    for (int j = 0; j < 4; j++) k.g[j] = isg[i] ? intern(p, &GM[4 * i + j]) : -1;
+    k.mult = -1;
+    ok = k.f >= 0 && k.b >= 0 && (!isg[i] || (k.g[0] >= 0 && k.g[1] >= 0 && k.g[2] >= 0 && k.g[3] >= 0));
+    if (ok) ok = addclass(G, &k);
+    if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  }
+  if (ok) {
+    G->tot[DLB_SWT_NOPS] = intern_const(p, (double)no);
+    for (int k = 0; ok && k < DLB_SWT_COUNT; k++) {
+      if (k == DLB_SWT_NOPS) continue;
+      G->tot[k] = intern(p, &tot[k]);
+      ok = G->tot[k] >= 0;
+    }
+    if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  }
+  for (int k = 0; k < DLB_SWT_COUNT; k++) dlb_free(tot[k].t);
+  dlb_free(rc.t);
+  for (size_t d = 0; c.dim && d < s->dims.n; d++) dlb_free(c.dim[d].t);
+  for (size_t t = 0; c.numel && t < nt; t++) dlb_free(c.numel[t].t);
+  for (size_t i = 0; F && i < no; i++) dlb_free(F[i].t);
+  for (size_t i = 0; B && i < no; i++) dlb_free(B[i].t);
+  for (size_t t = 0; S && t < nt; t++) dlb_free(S[t].t);
+  for (size_t i = 0; GM && i < 4 * no; i++) dlb_free(GM[i].t);
+  dlb_free(c.dim); dlb_free(c.numel); dlb_free(c.have);
+  dlb_free(F); dlb_free(B); dlb_free(S); dlb_free(GM); dlb_free(isg); dlb_free(kernel);
+  return ok ? DLB_OK : (dlb_last_status() ? dlb_last_status() : DLB_ENOMEM);
+}
+
+int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o, double layers) {
+  if (!p || !g || !o) return dlb_fail(DLB_EINVAL, "compiled sweep: program, graph and options are required");
+  if (p->finished) return dlb_fail(DLB_EINVAL, "compiled sweep: the program is finished");
+  int need = p->layered ? SW_MAXG : 1;
+  if (p->ng >= need)
+    return dlb_fail(DLB_EINVAL, "compiled sweep: a%s program takes %d graph%s", p->layered ?
+                    " layered" : "n unlayered", need, need > 1 ? "s" : "");
+  if (p->layered) {
+    if (!(isfinite(layers) && layers >= 1 && layers == floor(layers)))
+      return dlb_fail(DLB_EINVAL, "compiled sweep: layers must be a positive integer, got %g", layers);
+    for (int k = 0; k < p->ng; k++)
+      if (p->g[k].layers == layers)
+        return dlb_fail(DLB_EINVAL, "compiled sweep: layers = %g given twice", layers);
+  }
+  dlb_graph *s = dlb_graph_step(g, o);
+  if (!s) return dlb_last_status();
+  swgraph *G = &p->g[p->ng];
+  memset(G, 0, sizeof *G);
+  G->layers = layers;
+  int rc = compile_step(p, G, s, o);
+  dlb_graph_release(s);
+  if (rc != DLB_OK) {
+    dlb_free(G->c); dlb_free(G->count);
+    memset(G, 0, sizeof *G);
+    return dlb_fail_context("graph '%s': ", dlb_graph_name(g));
+  }
+  p->ng++;
+  return DLB_OK;
+}
+
+/* The pooled poly a + L * b over the layers symbol (index lv) as a new pool id. */
+static int32_t affine(dlb_sweep_prog *p, const swpoly *a, const swpoly *b) {
+  swpoly r = {NULL, 0};
+  uint64_t lk = (uint64_t)1 << (4 * (p->nv - 1));
+  if (!tadd(&r, a, 1)) return -1;
+  swpoly bl = {dlb_malloc((b->n + 1) * sizeof(pterm)), b->n};
+  if (!bl.t) { dlb_free(r.t); return -1; }
+  for (size_t i = 0; i < b->n; i++) bl.t[i].key = b->t[i].key + lk, bl.t[i].c = b->t[i].c;
+  int ok = tadd(&r, &bl, 1);
+  dlb_free(bl.t);
+  if (!ok) { dlb_free(r.t); return -1; }
+  return intern(p, &r);
+}
+
+/* Whether x and y agree within 1e-9 of the larger coefficient, term by term. */
+static int close_terms(const swpoly *x, const swpoly *y) {
+  swpoly d = {NULL, 0};
+  double big = 0;
+  for (size_t i = 0; i < x->n; i++) big = fmax(big, fabs(x->t[i].c));
+  for (size_t i = 0; i < y->n; i++) big = fmax(big, fabs(y->t[i].c));
+  if (!tadd(&d, x, 1) || !tadd(&d, y, -1)) { dlb_free(d.t); return 0; }
+  int ok = 1;
+  for (size_t i = 0; i < d.n; i++) if (fabs(d.t[i].c) > 1e-9 * big) ok = 0;
+  dlb_free(d.t);
+  return ok;
+}
+
+/* Fit a + L * b through graphs 0 and 1 (ids x0, x1), check graph 2 (x2); -1 on OOM, -2 off the line. */
+static int32_t fit_line(dlb_sweep_prog *p, int32_t x0, int32_t x1, int32_t x2) {
+  double L0 = p->g[0].layers, L1 = p->g[1].layers, L2 = p->g[2].layers;
+  swpoly b = {NULL, 0}, a = {NULL, 0}, pred = {NULL, 0};
+  const swpoly *P0 = x0 >= 0 ? &p->poly[x0] : NULL, *P1 = x1 >= 0 ? &p->poly[x1] : NULL;
+  const swpoly zero = {NULL, 0};
+  if (!P0) P0 = &zero;
+  if (!P1) P1 = &zero;
+  int ok = tadd(&b, P1, 1 / (L1 - L0)) && tadd(&b, P0, -1 / (L1 - L0)) && tadd(&a, P0, 1) &&
+           tadd(&a, &b, -L0) && tadd(&pred, &a, 1) && tadd(&pred, &b, L2);
+  int32_t r = -1;
+  if (ok) {
+    const swpoly *P2 = x2 >= 0 ? &p->poly[x2] : &zero;
+    if (!close_terms(&pred, P2)) r = -2;
+    else r = affine(p, &a, &b);
+  }
+  dlb_free(a.t); dlb_free(b.t); dlb_free(pred.t);
+  return r;
+}
+
+static int cmpu64(const void *a, const void *b) { return cmpkey(a, b); }
+
+int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
+  if (!p) return dlb_fail(DLB_EINVAL, "compiled sweep: program is NULL");
+  if (p->finished) return DLB_OK;
+  int need = p->layered ? SW_MAXG : 1;
+  if (p->ng != need)
+    return dlb_fail(DLB_EINVAL, "compiled sweep: %d graph%s added, the program needs %d",
+                    p->ng, p->ng == 1 ? "" : "s", need);
+  /* classes: the union over the graphs, multiplicities affine in layers */
+  size_t cap = 0;
+  for (int k = 0; k < p->ng; k++) cap += p->g[k].nc;
+  p->cls = dlb_calloc(cap + 1, sizeof *p->cls);
+  if (!p->cls) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  p->ncls = 0;
+  for (int k = 0; k < p->ng; k++)
+    for (size_t i = 0; i < p->g[k].nc; i++) {
+      swclass c = p->g[k].c[i];
+      size_t j;
+      for (j = 0; j < p->ncls; j++) {
+        swclass d = p->cls[j];
+        d.mult = -1;
+        if (!memcmp(&d, &c, sizeof c)) break;
+      }
+      if (j < p->ncls) continue;
+      double m[SW_MAXG] = {0, 0, 0};
+      for (int q = 0; q < p->ng; q++)
+        for (size_t r = 0; r < p->g[q].nc; r++)
+          if (!memcmp(&p->g[q].c[r], &c, sizeof c)) m[q] = p->g[q].count[r];
+      int32_t id;
+      if (!p->layered) id = intern_const(p, m[0]);
+      else {
+        int32_t i0 = intern_const(p, m[0]), i1 = intern_const(p, m[1]), i2 = intern_const(p, m[2]);
+        id = (i0 < 0 || i1 < 0 || i2 < 0) ? -1 : fit_line(p, i0, i1, i2);
+      }
+      if (id == -2)
+        return dlb_fail(DLB_EINVAL, "compiled sweep: an op class occurs %g, %g and %g times at "
+                        "layers = %g, %g, %g: not affine in layers (layers that differ by "
+                        "position, or recompute segments that do, as recompute = \"sqrt\"; "
+                        "sweep layers as a structure dim: dlb.sweep.model's layers = false)",
+                        m[0], m[1], m[2], p->g[0].layers, p->g[1].layers,
+                        p->g[2].layers);
+      if (id < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+      c.mult = id;
+      p->cls[p->ncls++] = c;
+    }
+  static const char *const totname[DLB_SWT_COUNT] = {"params", "trainable", "flops_fwd",
+    "flops_bwd", "flops_update", "flops_recompute", "flops", "bytes", "io", "weights",
+    "optimizer", "stash", "nops", "all activations"};
+  for (int k = 0; k < DLB_SWT_COUNT; k++) {
+    if (!p->layered) { p->tot[k] = p->g[0].tot[k]; continue; }
+    int32_t id = fit_line(p, p->g[0].tot[k], p->g[1].tot[k], p->g[2].tot[k]);
+    if (id == -2)
+      return dlb_fail(DLB_EINVAL, "compiled sweep: the step's %s is not affine in layers "
+                      "(layers = %g, %g, %g)", totname[k], p->g[0].layers, p->g[1].layers,
+                      p->g[2].layers);
+    if (id < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    p->tot[k] = id;
+  }
+  /* the layout: monomials, then every pooled poly over them */
+  size_t nt = 0;
+  for (size_t i = 0; i < p->npoly; i++) nt += p->poly[i].n;
+  uint64_t *keys = dlb_malloc((nt + 1) * sizeof *keys);
+  p->poff = dlb_malloc((p->npoly + 1) * sizeof *p->poff);
+  p->tm = dlb_malloc((nt + 1) * sizeof *p->tm);
+  p->tc = dlb_malloc((nt + 1) * sizeof *p->tc);
+  if (!keys || !p->poff || !p->tm || !p->tc) {
+    dlb_free(keys);
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < p->npoly; i++)
+    for (size_t j = 0; j < p->poly[i].n; j++) keys[n++] = p->poly[i].t[j].key;
+  qsort(keys, n, sizeof *keys, cmpu64);
+  size_t u = 0;
+  for (size_t i = 0; i < n; i++) if (u == 0 || keys[i] != keys[u - 1]) keys[u++] = keys[i];
+  p->mono = keys, p->nmono = u;
+  n = 0;
+  for (size_t i = 0; i < p->npoly; i++) {
+    p->poff[i] = (int32_t)n;
+    for (size_t j = 0; j < p->poly[i].n; j++) {
+      uint64_t k = p->poly[i].t[j].key;
+      size_t lo = 0, hi = u;
+      while (lo < hi) { size_t m = (lo + hi) / 2; if (keys[m] < k) lo = m + 1; else hi = m; }
+      p->tm[n] = (int32_t)lo;
+      p->tc[n++] = p->poly[i].t[j].c;
+    }
+  }
+  p->poff[p->npoly] = (int32_t)n;
+  p->finished = 1;
+  return DLB_OK;
+}
+
+/* The values of every pooled polynomial at vals. */
+void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv) {
+  for (size_t m = 0; m < p->nmono; m++) {
+    uint64_t k = p->mono[m];
+    double x = 1;
+    for (int v = 0; k; v++, k >>= 4)
+      for (int e = (int)(k & 15); e > 0; e--) x *= vals[v];
+    mv[m] = x;
+  }
+  for (size_t i = 0; i < p->npoly; i++) {
+    double s = 0;
+    for (int32_t j = p->poff[i]; j < p->poff[i + 1]; j++) s += p->tc[j] * mv[p->tm[j]];
+    pv[i] = s;
+  }
+}
+
+/* Check a point: finished program, finite positive values. */
+static int check_point(const dlb_sweep_prog *p, const double *vals) {
+  if (!p || !p->finished) return dlb_fail(DLB_EINVAL, "compiled sweep: the program is not finished");
+  if (!vals) return dlb_fail(DLB_EINVAL, "compiled sweep: values are NULL");
+  for (int v = 0; v < p->nv; v++)
+    if (!(isfinite(vals[v]) && vals[v] >= 1 && vals[v] == floor(vals[v])))
+      return dlb_fail(DLB_EINVAL, "compiled sweep: %s = %.17g must be a positive integer (it is "
+                      "a dim)", p->vars[v], vals[v]);
+  return DLB_OK;
+}
+
+int dlb_sweep_prog_totals(const dlb_sweep_prog *p, const double *vals, double *out) {
+  int st = check_point(p, vals);
+  if (st) return st;
+  if (!out) return dlb_fail(DLB_EINVAL, "compiled sweep: out is NULL");
+  double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
+  if (!mv || !pv) { dlb_free(mv); dlb_free(pv); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); }
+  dlb_sweep_values(p, vals, mv, pv);
+  for (int k = 0; k < DLB_SWT_COUNT; k++) out[k] = pv[p->tot[k]];
+  dlb_free(mv); dlb_free(pv);
+  return DLB_OK;
+}
+
+int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, const dlb_roof *d,
+                        double *time, double *flops, double *bytes, double *mbtime) {
+  int st = check_point(p, vals);
+  if (st) return st;
+  if (!time || !flops || !bytes || !mbtime) return dlb_fail(DLB_EINVAL, "compiled sweep: an out pointer is NULL");
+  if ((st = dlb_roof_check(d))) return st;
+  if (d->cache_aware)
+    return dlb_fail(DLB_EINVAL, "compiled sweep: cache_aware devices are not compiled (time them "
+                    "with dlb.roofline.time)");
+  double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
+  if (!mv || !pv) { dlb_free(mv); dlb_free(pv); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); }
+  dlb_sweep_values(p, vals, mv, pv);
+  dlb_sweep_roof(p, pv, d, time, flops, bytes, mbtime);
+  dlb_free(mv); dlb_free(pv);
+  if (!isfinite(*time)) return dlb_fail(DLB_ENUMERIC, "compiled sweep: the step's time overflows");
+  return DLB_OK;
+}

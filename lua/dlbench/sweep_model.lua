@@ -1,0 +1,644 @@
+-- dlbench.sweep_model — dlb.sweep.model(builder, space, opts): a model family swept through
+-- the full per-op model in C. Each distinct graph structure (the space's model options
+-- other than the swept dims) is built once with the swept dims symbolic — and, for a
+-- repeated layer, at three layer counts, so `layers` is counted by multiplicity and never
+-- rebuilt — compiled into polynomials (graphs/sweep/sweep_compile.c) and evaluated for every
+-- configuration on all cores (sweep_eval.c) through the per-op rule dlb.roofline.time uses,
+-- the rows going to streaming reductions (sweep_reduce.c: Pareto fronts, top-k, heat-map
+-- bins, grouped aggregates, kept rows) rather than to Lua tables. docs/sweep.md.
+local core = require "dlbench.backend"
+local options = require "dlbench.options"
+local doc = require "dlbench.doc"
+local memory = require "dlbench.memory"
+local tbl = require "dlbench.table"
+local coltable = require "dlbench.coltable"
+
+local M = {}
+
+-- the C enums, from the one description of the headers (dlbench.desc)
+local desc = require "dlbench.desc"
+local OUTPUTS = desc.enum("DLB_SWC_")    -- the columns dlb_sweep_eval writes, in order
+M.outputs = OUTPUTS
+local TOTALS = desc.enum("DLB_SWT_")     -- what dlb_sweep_prog_totals returns, in order
+M.totals = TOTALS
+local _, AGG = desc.enum("DLB_AGG_")     -- {count = 0, sum = 1, min = 2, max = 3, mean = 4}
+local _, RED = desc.enum("DLB_RED_")     -- {keep = 0, pareto = 1, top = 2, bins = 3, group = 4}
+
+local VALID = { bind = true, layers = true, derive = true, stats = true, time = true,
+  pareto = true, top = true, heatmap = true, group_by = true, keep = true, threads = true,
+  device = true, throughput = true, verify = true }
+local TIME_OPTS = { schedule = true, slack = true, calibration = true, flops_eff = true,
+  bw_eff = true }
+
+local FN = "dlb.sweep.model"
+M.chunk_configs = 1e6 -- a structure's grid above this runs one C call per first-symbol value
+local function fail(msg) error(FN .. ": " .. msg, 0) end
+
+-- The values of space dim k as a list (a single value becomes a list of one).
+local function list_of(space, k)
+  local v = space[k]
+  if type(v) ~= "table" then v = { v } end
+  if #v == 0 then fail("space." .. k .. " is empty") end
+  return v
+end
+
+-- A builder: a function of the structure's options, or a zoo model's name.
+local function builder_of(b)
+  if type(b) == "function" then return b end
+  if type(b) == "string" then
+    local models = require "dlbench.models"
+    local f = models[b]
+    if type(f) ~= "function" then fail("no zoo model '" .. b .. "' (dlb.models.list())") end
+    return f
+  end
+  fail("builder must be a function(options) -> graph or a zoo model's name, got " .. type(b))
+end
+
+-- The cartesian product of named lists (the last varying fastest), as option tables.
+local function product(names, lists)
+  local out, cur = {}, {}
+  local function rec(i)
+    if i > #names then
+      local p = {}
+      for k, v in pairs(cur) do p[k] = v end
+      out[#out + 1] = p
+      return
+    end
+    for _, v in ipairs(lists[i]) do cur[names[i]] = v; rec(i + 1) end
+  end
+  rec(1)
+  return out
+end
+
+-- Interned values of a column: numbers stay, anything else becomes its level's index.
+local function interner()
+  local levels, index = {}, {}
+  return levels, function(v)
+    if type(v) == "number" then return v end
+    local k = type(v) .. ":" .. tostring(v)
+    if not index[k] then levels[#levels + 1] = v; index[k] = #levels - 1 end
+    return index[k]
+  end
+end
+
+-- The devices of a space (space.device or opts.device: a name, a device or a list).
+local function devices_of(space, opts)
+  local hw = require "dlbench.hw"
+  local devices = space.device or opts.device
+  if devices == nil then fail("give the devices: space.device = {\"H100-SXM\", ...}") end
+  if type(devices) ~= "table" or getmetatable(devices) == hw.Device then devices = { devices } end
+  local devs = {}
+  for i, d in ipairs(devices) do
+    local ok, dv = pcall(hw.get, d)
+    if not ok then fail("space.device[" .. i .. "]: " .. tostring(dv)) end
+    devs[i] = dv
+  end
+  return devs
+end
+
+-- Compile one structure: graphs at three layer counts (or one), the step options of
+-- g:stats. Returns the program and the step's names (framework, precision).
+local function compile(build, p, bind, layers_dim, stats_opts, ref)
+  local prog = core._sweep_prog_new(bind, layers_dim ~= nil)
+  memory.account()
+  local counts = layers_dim and { 1, 2, 3 } or { false }
+  local info
+  for _, L in ipairs(counts) do
+    local q = {}
+    for k, v in pairs(p) do q[k] = v end
+    if L then q[layers_dim] = L end
+    for _, b in ipairs(bind) do q[b] = b end
+    local ok, g = pcall(build, q)
+    if not ok then fail("the builder failed: " .. tostring(g)) end
+    if type(g) ~= "table" or not g.step_options then fail("the builder must return a graph") end
+    local so = {}
+    for k, v in pairs(stats_opts) do so[k] = v end
+    for k, v in pairs(ref) do so[k] = v end -- reference bindings: the family of a hand-built graph
+    so = require("dlbench.models.common").with_optimizer(g, so)
+    local o
+    o, info = g:step_options(so)
+    core._sweep_prog_add(prog, g._h, o, L or 1)
+  end
+  core.sweep_prog_finish(prog)
+  return prog, info
+end
+
+-- Edges at the midpoints of sorted levels (categorical bins of a heat map's axis).
+local function edges_of(levels)
+  local e = {}
+  for i = 1, #levels do
+    e[i] = i == 1 and levels[1] - 0.5 or (levels[i - 1] + levels[i]) / 2
+  end
+  e[#levels + 1] = levels[#levels] + 0.5
+  return e
+end
+
+-- The reductions a call asks for (opts.pareto, top, heatmap, group_by, keep) over rows of
+-- columns cols; tags are interned (strings to level indices). numeric: the columns whose
+-- space values are numbers a heat map may bin. Returns {red=, wants=, levels=, intern=}.
+local function reductions(cols, opts, space, tagnames, devs, numeric)
+  local colidx = {}
+  for i, c in ipairs(cols) do colidx[c] = i - 1 end
+  local function col(name, what)
+    local i = colidx[name]
+    if i == nil then fail(what .. ": no column '" .. tostring(name) .. "' (" .. table.concat(cols, ", ") .. ")") end
+    return i
+  end
+  local red = core.reduce_new(#cols)
+  memory.account()
+  local levels = {} -- interned string columns
+  local intern = {}
+  for _, k in ipairs(tagnames) do levels[k], intern[k] = interner() end
+  local dev_levels = {}
+  for i, d in ipairs(devs) do dev_levels[i] = d.name end
+  levels.device = dev_levels
+  local wants = {}
+  local function where_of(w, what)
+    if w == nil then return -1 end
+    return col(w, what .. ".where")
+  end
+  local function list(x) if type(x) == "table" then return x end return { x } end
+  local paretos = opts.pareto
+  if paretos and (paretos.minimize or paretos.maximize) then paretos = { paretos } end
+  for i, pz in ipairs(paretos or {}) do
+    options.check(pz, { minimize = true, maximize = true, where = true }, FN .. " pareto")
+    local cs, mx = {}, {}
+    for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 0 end
+    for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 1 end
+    if #cs == 0 then fail("pareto needs minimize= or maximize= columns") end
+    wants[#wants + 1] = { kind = "pareto", n = i, id = core._reduce_pareto(red, cs, mx, where_of(pz.where, "pareto")) }
+  end
+  local tops = opts.top
+  if tops and tops.by then tops = { tops } end
+  for i, tz in ipairs(tops or {}) do
+    options.check(tz, { k = true, by = true, where = true }, FN .. " top")
+    local by = tostring(tz.by or "time")
+    local maximize = by:sub(1, 1) == "-"
+    if maximize then by = by:sub(2) end
+    wants[#wants + 1] = { kind = "top", n = i, id = core._reduce_top(red, tz.k or 10, col(by, "top"), maximize, where_of(tz.where, "top")) }
+  end
+  local heats = opts.heatmap
+  if heats and heats.x then heats = { heats } end
+  for i, hz in ipairs(heats or {}) do
+    options.check(hz, { x = true, y = true, value = true, agg = true, where = true }, FN .. " heatmap")
+    local function axis(name)
+      local lv = space[name]
+      if name == "device" then lv = {} for j = 1, #devs do lv[j] = j - 1 end
+      elseif not (numeric[name] or space[name] ~= nil) or type(lv) ~= "table" then
+        fail("heatmap axis '" .. tostring(name) .. "' must be a dim of the space with a list of numbers")
+      end
+      local s = {}
+      for _, v in ipairs(lv) do
+        if type(v) ~= "number" then fail("heatmap axis '" .. name .. "' must hold numbers") end
+        s[#s + 1] = v
+      end
+      table.sort(s)
+      return s, edges_of(s)
+    end
+    local xl, xe = axis(hz.x)
+    local yl, ye
+    if hz.y then yl, ye = axis(hz.y) end
+    local agg = AGG[hz.agg or "min"]
+    if agg == nil then fail("heatmap.agg must be count, sum, min, max or mean") end
+    local id = core._reduce_bins(red, col(hz.x, "heatmap"), xe, hz.y and col(hz.y, "heatmap") or -1,
+      ye, agg == 0 and -1 or col(hz.value or "time", "heatmap"), agg, where_of(hz.where, "heatmap"))
+    wants[#wants + 1] = { kind = "bins", n = i, id = id, x = xl, y = yl or { 0 }, spec = hz }
+  end
+  local groups = opts.group_by
+  if groups and groups.keys then groups = { groups } end
+  for i, gz in ipairs(groups or {}) do
+    options.check(gz, { keys = true, values = true, where = true }, FN .. " group_by")
+    local ks, vs = {}, {}
+    for _, c in ipairs(list(gz.keys)) do ks[#ks + 1] = col(c, "group_by") end
+    for _, c in ipairs(list(gz.values or { "time" })) do vs[#vs + 1] = col(c, "group_by") end
+    wants[#wants + 1] = { kind = "group", n = i, id = core._reduce_group(red, ks, vs, where_of(gz.where, "group_by")),
+      keys = list(gz.keys), values = list(gz.values or { "time" }) }
+  end
+  if opts.keep then
+    local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
+    core.reduce_keep(red, cap)
+  end
+  return { red = red, wants = wants, levels = levels, intern = intern }
+end
+
+-- The results of the reductions: tables of the fronts and top lists, heat maps, groups, and
+-- the kept rows as a columnar table.
+local function collect(R, cols, opts)
+  local red, wants, levels = R.red, R.wants, R.levels
+  local function rows_of(kind, id, n)
+    local data = {}
+    for i, c in ipairs(cols) do data[c] = core._reduce_column(red, RED[kind], id, i - 1, 0, n) end
+    return data
+  end
+  local function decode(data, n)
+    for name, a in pairs(data) do coltable.decode(a, n, name, levels[name]) end
+    return data
+  end
+  local res = { columns = cols }
+  for _, w in ipairs(wants) do
+    if w.kind == "pareto" or w.kind == "top" then
+      local n = core._reduce_size(red, RED[w.kind], w.id)
+      local t = tbl.from_columns(decode(rows_of(w.kind, w.id, n), n), cols)
+      if w.kind == "pareto" then
+        res.paretos = res.paretos or {}
+        res.paretos[w.n] = t
+      else
+        res.tops = res.tops or {}
+        res.tops[w.n] = t
+      end
+    elseif w.kind == "bins" then
+      local n = core._reduce_size(red, RED.bins, w.id)
+      local v = core._reduce_column(red, RED.bins, w.id, 0, 0, n)
+      local c = core._reduce_column(red, RED.bins, w.id, 1, 0, n)
+      local z, cnt = {}, {}
+      local nx = #w.x
+      for j = 1, #w.y do
+        z[j], cnt[j] = {}, {}
+        for i = 1, nx do
+          local x = v[(j - 1) * nx + i]
+          z[j][i] = x ~= x and 0 / 0 or x
+          cnt[j][i] = c[(j - 1) * nx + i]
+        end
+      end
+      res.heatmaps = res.heatmaps or {}
+      res.heatmaps[w.n] = { x = w.x, y = w.spec.y and w.y or { 1 }, z = z } -- what f:heatmap takes
+      res.bins = res.bins or {}
+      res.bins[w.n] = { count = cnt, x = w.spec.x, y = w.spec.y, value = w.spec.value or "time",
+        agg = w.spec.agg or "min" }
+    elseif w.kind == "group" then
+      local n = core._reduce_size(red, RED.group, w.id)
+      local data, order = {}, {}
+      for i, k in ipairs(w.keys) do data[k] = core._reduce_column(red, RED.group, w.id, i - 1, 0, n); order[#order + 1] = k end
+      local nk = #w.keys
+      data.count = core._reduce_column(red, RED.group, w.id, nk, 0, n); order[#order + 1] = "count"
+      for i, v in ipairs(w.values) do
+        for j, a in ipairs { "sum", "min", "max" } do
+          local name = a .. "_" .. v
+          data[name] = core._reduce_column(red, RED.group, w.id, nk + 1 + 3 * (i - 1) + (j - 1), 0, n)
+          order[#order + 1] = name
+        end
+        local mean = {}
+        for r = 1, n do mean[r] = data["sum_" .. v][r] / data.count[r] end
+        data["mean_" .. v] = mean
+        order[#order + 1] = "mean_" .. v
+      end
+      decode(data, n)
+      local t = tbl.from_columns(data, order)
+      res.groups = res.groups or {}
+      res.groups[w.n] = t:sort(w.keys)
+    end
+  end
+  res.pareto = res.paretos and res.paretos[1]
+  res.top = res.tops and res.tops[1]
+  res.heatmap = res.heatmaps and res.heatmaps[1]
+  res.group = res.groups and res.groups[1]
+  if opts.keep then
+    res.rows = coltable.new(function(c, start, n) return core._reduce_column(red, RED.keep, 0, c, start, n) end,
+      core._reduce_size(red, RED.keep, 0), cols, levels, red)
+  end
+  return res
+end
+
+function M.model(builder, space, opts)
+  opts = options.check(opts, VALID, FN)
+  local build = builder_of(builder)
+  if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
+  local roofline = require "dlbench.roofline"
+  local fw = require "dlbench.frameworks"
+  -- dims: swept in C (bind), layers by multiplicity, devices, the rest structure
+  local bind = opts.bind or {}
+  local isbind = {}
+  for _, b in ipairs(bind) do
+    if space[b] == nil then fail("bind names '" .. tostring(b) .. "', which the space lacks") end
+    isbind[b] = true
+  end
+  local layers_dim = opts.layers
+  if layers_dim == nil and space.layers ~= nil then layers_dim = "layers" end
+  if layers_dim == false then layers_dim = nil end
+  if layers_dim and space[layers_dim] == nil then fail("layers names '" .. tostring(layers_dim) .. "', which the space lacks") end
+  local devs = devices_of(space, opts)
+  for _, dv in ipairs(devs) do
+    if dv.cores and dv.mem_per_core then
+      fail("device " .. dv.name .. " is a board of cores (per-core memory); the compiled path "
+        .. "models one device: use dlb.roofline.time")
+    end
+  end
+  local snames = {}
+  for k in pairs(space) do
+    if type(k) ~= "string" then fail("space keys must be names") end
+    if not isbind[k] and k ~= layers_dim and k ~= "device" then snames[#snames + 1] = k end
+  end
+  table.sort(snames)
+  local slists = {}
+  for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
+  local derive = opts.derive or {}
+  local dnames = {}
+  for k, f in pairs(derive) do
+    if type(f) ~= "function" then fail("derive." .. tostring(k) .. " must be a function(options) -> value") end
+    dnames[#dnames + 1] = k
+  end
+  table.sort(dnames)
+  local time_opts = options.check(opts.time, TIME_OPTS, FN .. " time")
+  local calibration = fw.check_calibration(time_opts.calibration, FN)
+  local sched = roofline.schedules[time_opts.schedule or "framework"]
+  if sched == nil then fail("time.schedule must be \"framework\" or \"minimal\"") end
+  local stats_opts = {}
+  for k, v in pairs(opts.stats or { framework = "auto" }) do stats_opts[k] = v end
+  if stats_opts.offload ~= nil and stats_opts.offload ~= false then
+    fail("stats.offload is not compiled (its host-link traffic and device footprint are "
+      .. "dlb.roofline.time's); time offloaded steps with g:stats + dlb.roofline.time")
+  end
+  if stats_opts.framework == nil and stats_opts.fuse == nil then stats_opts.framework = "auto" end
+  if space.precision and stats_opts.precision then fail("give precision in the space or in stats, not both") end
+  -- the row's columns: structure tags (incl. derived), bound dims, layers, device, outputs
+  local tagnames = {}
+  for _, k in ipairs(snames) do tagnames[#tagnames + 1] = k end
+  for _, k in ipairs(dnames) do tagnames[#tagnames + 1] = k end
+  local cols = {}
+  for _, k in ipairs(tagnames) do cols[#cols + 1] = k end
+  for _, k in ipairs(bind) do cols[#cols + 1] = k end
+  if layers_dim then cols[#cols + 1] = layers_dim end
+  cols[#cols + 1] = "device"
+  for _, k in ipairs(OUTPUTS) do cols[#cols + 1] = k end
+  -- value lists of the C symbols
+  local nvalues, values = {}, {}
+  local vlists = {}
+  for _, b in ipairs(bind) do vlists[#vlists + 1] = list_of(space, b) end
+  if layers_dim then vlists[#vlists + 1] = list_of(space, layers_dim) end
+  for i, l in ipairs(vlists) do
+    nvalues[i] = #l
+    for _, v in ipairs(l) do
+      if type(v) ~= "number" then fail("swept dims take numbers, got " .. type(v)) end
+      values[#values + 1] = v
+    end
+  end
+  local ref = {}
+  for i, b in ipairs(bind) do ref[b] = vlists[i][1] end
+  -- throughput = the product of these swept dims per second (e.g. {"batch", "seq"}: tokens/s)
+  local per = 0
+  local symbols = {}
+  for _, b in ipairs(bind) do symbols[#symbols + 1] = b end
+  if layers_dim then symbols[#symbols + 1] = layers_dim end
+  for _, d in ipairs(opts.throughput or {}) do
+    local found
+    for i, s in ipairs(symbols) do if s == d then found = i end end
+    if not found then fail("throughput names '" .. tostring(d) .. "', which is not a swept (bind) dim") end
+    per = per + 2 ^ (found - 1)
+  end
+  -- reductions
+  local numeric = {}
+  for _, k in ipairs(bind) do numeric[k] = true end
+  if layers_dim then numeric[layers_dim] = true end
+  local R = reductions(cols, opts, space, tagnames, devs, numeric)
+  local red, levels, intern = R.red, R.levels, R.intern
+  -- structures: compile each, evaluate its grid
+  local structs = product(snames, slists)
+  local t0 = core.sys_now()
+  local first, compile_s, nclasses = 0, 0, 0
+  local roofcache = {}
+  for _, p in ipairs(structs) do
+    local bp = {}
+    for k, v in pairs(p) do if k ~= "precision" then bp[k] = v end end
+    for _, k in ipairs(dnames) do
+      local ok, v = pcall(derive[k], p)
+      if not ok then fail("derive." .. k .. ": " .. tostring(v)) end
+      p[k] = v; bp[k] = v
+    end
+    local so = {}
+    for k, v in pairs(stats_opts) do so[k] = v end
+    if p.precision then so.precision = p.precision end
+    local c0 = core.sys_now()
+    local prog, info = compile(build, bp, bind, layers_dim, so, ref)
+    compile_s = compile_s + core.sys_now() - c0
+    nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
+    local roofs, mem = {}, {}
+    local prof = fw.get(info.framework)
+    for i, dv in ipairs(devs) do
+      local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
+      local rc = roofcache[key]
+      if not rc then
+        local roof, _, _, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
+          info.precision_given, time_opts, calibration, FN)
+        local ge = roofline.grad_elem(info.precision) or 4
+        rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge } }
+        roofcache[key] = rc
+      end
+      roofs[i] = rc.roof
+      for j = 1, 4 do mem[4 * (i - 1) + j] = rc.mem[j] end
+    end
+    local tags = {}
+    for i, k in ipairs(tagnames) do tags[i] = intern[k](p[k]) end
+    -- one C call per value of the first symbol when the grid is large, so Ctrl-C (checked
+    -- between calls) interrupts a long sweep within about a second
+    local grid = #roofs
+    for _, c in ipairs(nvalues) do grid = grid * c end
+    if grid > M.chunk_configs and #vlists > 0 and nvalues[1] > 1 then
+      local counts, rest = { 1 }, {}
+      for i = 2, #nvalues do counts[i] = nvalues[i] end
+      for i = nvalues[1] + 1, #values do rest[#rest + 1] = values[i] end
+      for _, v in ipairs(vlists[1]) do
+        local vals = { v }
+        for _, x in ipairs(rest) do vals[#vals + 1] = x end
+        first = first + core._sweep_eval(prog, counts, vals, roofs, mem, tags, per, first, red, opts.threads or 0)
+      end
+    else
+      first = first + core._sweep_eval(prog, nvalues, values, roofs, mem, tags, per, first, red, opts.threads or 0)
+    end
+  end
+  local res = collect(R, cols, opts)
+  res.count, res.seconds, res.compile_seconds = first, core.sys_now() - t0, compile_s
+  if opts.verify then
+    -- the rows of the fronts and top lists through the per-configuration path: the searched
+    -- footprint (what the compiled memory estimates) and the time, beside the compiled ones
+    local function check(t)
+      local rows = {}
+      for i = 1, t:count() do
+        local r = t:row(i)
+        local q, b = {}, {}
+        for _, k in ipairs(snames) do if k ~= "precision" then q[k] = r[k] end end
+        for _, k in ipairs(dnames) do q[k] = r[k] end
+        if layers_dim then q[layers_dim] = r[layers_dim] end
+        for _, k in ipairs(bind) do q[k] = k; b[k] = r[k] end
+        for k, v in pairs(stats_opts) do b[k] = v end
+        if r.precision then b.precision = r.precision end
+        local g = build(q)
+        local rt = roofline.time(g:stats(b), r.device, time_opts)
+        r.time_checked, r.footprint, r.fits_checked = rt.time, rt.footprint, rt.fits
+        rows[i] = r
+      end
+      local c = {}
+      for _, k in ipairs(cols) do c[#c + 1] = k end
+      for _, k in ipairs { "time_checked", "footprint", "fits_checked" } do c[#c + 1] = k end
+      return tbl.new(rows, c)
+    end
+    for i, t in ipairs(res.paretos or {}) do res.paretos[i] = check(t) end
+    for i, t in ipairs(res.tops or {}) do res.tops[i] = check(t) end
+    res.pareto = res.paretos and res.paretos[1]
+    res.top = res.tops and res.tops[1]
+  end
+  res.structures, res.classes = #structs, nclasses
+  res.rate = res.seconds > 0 and first / res.seconds or nil
+  return res
+end
+doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
+  "a model family through the full per-op model in C: each structure compiled once (swept dims "
+  .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
+  .. "runs (docs/sweep.md)")
+
+-- dlb.sweep.layouts: (model x layout) plans through the planner (dlb.parallel.plan: the
+-- per-layer costs of each model's graph, dlb.parallel.layers.from_graph, each op timed by
+-- the per-op rule; every data x tensor x pipeline split, micro-batching, schedule, recompute
+-- and ZeRO stage it enumerates), one model at a time, every plan pushed into the same
+-- streaming reductions as dlb.sweep.model. space: the builder's model options, gpus = {...}
+-- (devices; a cluster of per_node-device nodes), device = name(s).
+local PLAN_COLS = { "dp", "tp", "pp", "v", "m", "mb", "zero", "recompute", "schedule", "step",
+  "compute", "comm", "bubble", "mem", "fits", "mfu", "hfu", "throughput" }
+M.plan_columns = PLAN_COLS
+local LVALID = { plan = true, per_node = true, pareto = true, top = true, heatmap = true,
+  group_by = true, keep = true, device = true }
+function M.layouts(builder, space, opts)
+  local fn = "dlb.sweep.layouts"
+  opts = options.check(opts, LVALID, fn)
+  local build = builder_of(builder)
+  if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
+  local P = require "dlbench.parallel"
+  local gpus = space.gpus
+  if type(gpus) ~= "table" or #gpus == 0 then fail("space.gpus must list device counts") end
+  local devs = devices_of(space, opts)
+  local per_node = opts.per_node or 8
+  local snames = {}
+  for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end
+  table.sort(snames)
+  local slists = {}
+  for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
+  local cols = {}
+  for _, k in ipairs(snames) do cols[#cols + 1] = k end
+  cols[#cols + 1] = "gpus"
+  cols[#cols + 1] = "device"
+  for _, k in ipairs(PLAN_COLS) do cols[#cols + 1] = k end
+  local R = reductions(cols, opts, space, snames, devs, { gpus = true })
+  R.levels.schedule, R.intern.schedule = interner()
+  local t0 = core.sys_now()
+  local n, first, evaluated, models = 0, 0, 0, 0
+  local buf, nb = {}, 0
+  local function flush()
+    if nb > 0 then core._reduce_push(R.red, nb, buf, first); first = first + nb end
+    buf, nb = {}, 0
+  end
+  for _, p in ipairs(product(snames, slists)) do
+    local ok, g = pcall(build, p)
+    if not ok then fail("the builder failed: " .. tostring(g)) end
+    local ls = P.layers.from_graph(g)
+    models = models + 1
+    local tags = {}
+    for i, k in ipairs(snames) do tags[i] = R.intern[k](p[k]) end
+    for di, dv in ipairs(devs) do
+      for _, ng in ipairs(gpus) do
+        if ng % per_node ~= 0 then fail("gpus = " .. tostring(ng) .. " is not a whole number of " .. per_node .. "-device nodes") end
+        local po = { layers = ls, hw = dv, cluster = P.cluster { per_node = per_node, nodes = ng / per_node, hw = dv },
+          table = false }
+        for k, v in pairs(opts.plan or {}) do po[k] = v end
+        local okp, rows, ev = pcall(P.plan, po)
+        if okp then
+          evaluated = evaluated + ev
+          for _, r in ipairs(rows) do
+            for _, v in ipairs(tags) do buf[#buf + 1] = v end
+            buf[#buf + 1] = ng
+            buf[#buf + 1] = di - 1
+            for _, k in ipairs(PLAN_COLS) do
+              local v = r[k]
+              if k == "schedule" then v = R.intern.schedule(v)
+              elseif type(v) == "boolean" then v = v and 1 or 0 end
+              buf[#buf + 1] = tonumber(v) or 0 / 0
+            end
+            nb = nb + 1
+            n = n + 1
+            if nb == 4096 then flush() end
+          end
+        elseif not tostring(rows):find("no layout", 1, true) then
+          error(rows, 0)
+        end
+      end
+    end
+  end
+  flush()
+  local res = collect(R, cols, opts)
+  res.count, res.evaluated, res.models, res.seconds = n, evaluated, models, core.sys_now() - t0
+  return res
+end
+doc.doc(M.layouts, "dlb.sweep.layouts(builder, space{..., gpus=, device=}, {plan=, per_node=8, pareto=, top=, heatmap=, group_by=, keep=}) -> {count=, evaluated=, pareto=, top=, heatmap=, group=, rows=}",
+  "(model x layout) plans through dlb.parallel.plan for each model of the space and device count, "
+  .. "every plan fed to the same streaming reductions as dlb.sweep.model (docs/sweep.md)")
+
+-- dlb.sweep.reduce(t, opts): the same reductions over any dlb.table (or the columnar rows):
+-- numbers as they are, strings and booleans interned; heat-map axes bin at the column's
+-- distinct values.
+local RVALID = { pareto = true, top = true, heatmap = true, group_by = true }
+function M.reduce(t, opts)
+  opts = options.check(opts, RVALID, "dlb.sweep.reduce")
+  if type(t) ~= "table" or type(t.columns) ~= "function" then fail("reduce: t must be a dlb.table") end
+  local cols = t:columns()
+  local n = t:count()
+  local data, space, strs = {}, {}, {}
+  for _, c in ipairs(cols) do
+    data[c] = t:column(c)
+    local kind
+    for i = 1, n do
+      local v = data[c][i]
+      if v ~= nil then
+        local k = type(v) == "number" and "number" or "other"
+        if kind and kind ~= k then kind = "other" break end
+        kind = k
+      end
+    end
+    if kind == "other" then strs[#strs + 1] = c end
+  end
+  for _, hz in ipairs((opts.heatmap and opts.heatmap.x) and { opts.heatmap } or opts.heatmap or {}) do
+    for _, a in ipairs { hz.x, hz.y } do
+      if a and data[a] and not space[a] then
+        local seen, lv = {}, {}
+        for i = 1, n do local v = data[a][i] if type(v) == "number" and not seen[v] then seen[v] = true; lv[#lv + 1] = v end end
+        space[a] = lv
+      end
+    end
+  end
+  local R = reductions(cols, opts, space, strs, {}, {})
+  R.levels.device = nil
+  local buf, nb, first = {}, 0, 0
+  for i = 1, n do
+    for _, c in ipairs(cols) do
+      local v = data[c][i]
+      if R.intern[c] then v = v == nil and 0 / 0 or R.intern[c](v) end
+      buf[#buf + 1] = type(v) == "number" and v or 0 / 0
+    end
+    nb = nb + 1
+    if nb == 4096 or i == n then
+      core._reduce_push(R.red, nb, buf, first)
+      first, buf, nb = first + nb, {}, 0
+    end
+  end
+  local res = collect(R, cols, opts)
+  res.count = n
+  return res
+end
+doc.doc(M.reduce, "dlb.sweep.reduce(t, {pareto=, top=, heatmap=, group_by=}) -> {pareto=, top=, heatmap=, group=}",
+  "the streaming reductions of dlb.sweep.model (C) over any dlb.table")
+
+-- The compiled program of one structure (for tests and studies that evaluate points):
+-- {totals = function(vals) -> {name = value}, time = function(vals, roof) -> t, f, b, mb}.
+function M.compile(g_builder, p, bind, layers_dim, stats_opts, ref)
+  local prog, info = compile(builder_of(g_builder), p, bind, layers_dim, stats_opts or { framework = "auto" }, ref or {})
+  local P = { prog = prog, info = info, classes = core.sweep_prog_nclasses(prog) }
+  function P.totals(vals)
+    local t = core.sweep_prog_totals(prog, vals)
+    local r = {}
+    for i, k in ipairs(TOTALS) do r[k] = t[i] end
+    return r
+  end
+  function P.time(vals, roof) return core.sweep_prog_time(prog, vals, roof) end
+  return P
+end
+doc.doc(M.compile, "dlb.sweep.compile(builder, options, bind[, layers_dim[, stats_opts[, ref]]]) -> program",
+  "one structure's compiled program: P.totals(values), P.time(values, roof) (values in bind order, then layers)")
+
+return M

@@ -1,0 +1,24 @@
+-- bench_sweep_layouts.lua — issue [20]'s second target: 100,000 (model x layout) plans for
+-- GPT sizes on 64-4,096 GPUs (H100-SXM, nodes of 8) in <= 10 s: dlb.sweep.layouts runs the
+-- planner (dlb.parallel.plan over each model's per-layer costs, every op timed by the per-op
+-- rule) for each model and device count and streams every fitting plan into the reductions
+-- (a Pareto front of step time vs GPUs, the best plan per model, a heat map of the best MFU
+-- over layers x hidden).
+-- usage: build/bin/dlbench run tests/bench/bench_sweep_layouts.lua
+local dlb = require "dlbench"
+local t0 = os.clock()
+local r = dlb.sweep.layouts(function(p)
+  return dlb.models.gpt { layers = p.layers, hidden = p.hidden, heads = p.hidden / 128, context = 2048 }
+end, {
+  layers = { 24, 48 }, hidden = { 2048, 4096, 5120, 8192 },
+  gpus = { 64, 128, 256, 512, 1024, 2048, 4096 }, device = "H100-SXM",
+}, {
+  plan = { batch = 1024, precision = "mixed" },
+  pareto = { minimize = { "step", "gpus" } },
+  top = { k = 5, by = "-mfu" },
+  heatmap = { x = "layers", y = "hidden", value = "mfu", agg = "max" },
+  group_by = { keys = { "layers", "hidden" }, values = { "step", "mfu" } },
+})
+print(string.format("dlb.sweep.layouts: %d fitting plans of %d layouts evaluated, %d GPT models x 7 "
+  .. "GPU counts, in %.2f s wall (%.2f s CPU); Pareto front (step vs GPUs) %d plans, best MFU %.1f%%",
+  r.count, r.evaluated, r.models, r.seconds, os.clock() - t0, r.pareto:count(), 100 * r.top:row(1).mfu))

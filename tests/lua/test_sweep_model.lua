@@ -1,0 +1,402 @@
+-- test_sweep_model.lua — the compiled per-op model (graphs/sweep, dlb.sweep.model) against
+-- the per-configuration path (g:stats{framework = "auto"} + dlb.roofline.time): 1,000
+-- configurations drawn from GPT, Llama (GQA), MoE, ResNet, ParaDnn FC/CNN/RNN and an
+-- imported ONNX model (tests/fixtures/onnx/gpt2_like.onnx), on five devices (H100, V100, a
+-- Skylake CPU, TPUv4 at its natural bf16, MI300X); FLOPs,
+-- bytes, parameters, weights, optimizer state and step times within 1e-9 relative. Memory:
+-- the compiled activations are the forward pass's stash (the activations live when the loss
+-- is computed), not the breakdown at the peak of the schedule the per-configuration path
+-- searches; the test holds the ratio of the two step memories to the documented band
+-- (docs/sweep.md "Memory"). Then the reductions of dlb.sweep.model against brute force over
+-- its kept rows, and its errors.
+local T = require "harness"
+local dlb = require "dlbench"
+local fw = require "dlbench.frameworks"
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local ONNX = here .. "/../fixtures/onnx/gpt2_like.onnx"
+
+-- a deterministic generator (the same draws under Lua 5.4 and LuaJIT): Park-Miller
+local seed = 20261128
+local function rand(n)
+  seed = (seed * 16807) % 2147483647
+  return 1 + seed % n
+end
+local function pick(list) return list[rand(#list)] end
+
+local DEVICES = { "H100-SXM", "V100-SXM2-16GB", "Skylake-n1-32", "TPUv4", "MI300X" }
+
+-- family: builder(options), structures (model options), bind = {dim = values}, layers
+local FAMILIES = {
+  { name = "gpt", build = function(p) return dlb.models.gpt(p) end,
+    structs = { { hidden = 256, heads = 4, context = 1024, vocab = 1000 },
+                { hidden = 384, heads = 6, context = 1024, vocab = 512, dropout = true } },
+    bind = { batch = { 1, 2, 3, 4, 8, 16 }, seq = { 64, 128, 192, 512, 1024 } }, layers = { 1, 2, 5, 12 } },
+  { name = "llama (GQA)", build = function(p) return dlb.models.llama(p) end,
+    structs = { { hidden = 256, heads = 8, kv_heads = 2, ffn = 704, vocab = 1000 } },
+    bind = { batch = { 1, 2, 4, 8 }, seq = { 64, 256, 1000, 2048 } }, layers = { 1, 3, 8 } },
+  { name = "moe", build = function(p) return dlb.models.moe(p) end,
+    structs = { { hidden = 256, heads = 4, ffn = 512, experts = 4 } },
+    bind = { batch = { 1, 2, 4 }, seq = { 64, 256, 512 } }, layers = { 1, 2, 4 } },
+  { name = "resnet", build = function(p) return dlb.models.resnet(p) end,
+    structs = { { depth = 18, image = 64, classes = 10 }, { depth = 50, image = 32, classes = 100 } },
+    bind = { batch = { 1, 2, 8, 32, 64 } } },
+  { name = "paradnn fc", build = function(p) return dlb.models.paradnn.fc(p) end,
+    structs = { {} },
+    bind = { batch = { 64, 256, 1024 }, nodes = { 32, 128, 512, 2048 }, input = { 2000, 4000 },
+             output = { 200, 1000 } }, layers = { 1, 4, 16 } },
+  { name = "paradnn cnn", build = function(p) return dlb.models.paradnn.cnn(p) end,
+    structs = { { blocks = 1, filters = 16, image = 64 } },
+    bind = { batch = { 1, 8, 64 }, output = { 500, 1000 } } },
+  { name = "paradnn rnn", build = function(p) return dlb.models.paradnn.rnn(p) end,
+    structs = { { cell = "lstm", length = 10 }, { cell = "gru", length = 5 } },
+    bind = { batch = { 16, 64, 256 }, embed = { 100, 500, 900 }, vocab = { 2, 64, 1024 } }, layers = { 1, 5, 9 } },
+  { name = "onnx gpt2_like", build = function() return dlb.models.from_onnx(ONNX) end,
+    structs = { {} },
+    bind = { batch = { 1, 2, 4, 8 }, sequence = { 16, 32, 64, 128 } } },
+}
+
+local function sortedkeys(t)
+  local k = {}
+  for n in pairs(t) do k[#k + 1] = n end
+  table.sort(k)
+  return k
+end
+
+local worst = { time = 0, flops = 0, bytes = 0, fam = {} }
+local N = 0
+
+local function rel(a, b) return math.abs(a - b) / math.max(math.abs(a), math.abs(b), 1e-300) end
+
+for _, F in ipairs(FAMILIES) do
+  T.test("compiled = per-configuration: " .. F.name, function()
+    local bind = sortedkeys(F.bind)
+    for si, st in ipairs(F.structs) do
+      local P = dlb.sweep.compile(F.build, st, bind, F.layers and "layers" or nil)
+      local draws = math.floor(1000 / (#FAMILIES * #F.structs))
+      for _ = 1, draws do
+        local vals, b = {}, {}
+        for i, k in ipairs(bind) do vals[i] = pick(F.bind[k]); b[k] = vals[i] end
+        local opts = {}
+        for k, v in pairs(st) do opts[k] = v end
+        for _, k in ipairs(bind) do opts[k] = k end
+        if F.layers then opts.layers = pick(F.layers); vals[#vals + 1] = opts.layers end
+        local g = F.build(opts)
+        b.framework = "auto"
+        local s = g:stats(b)
+        local tot = P.totals(vals)
+        local what = string.format("%s struct %d at %s", F.name, si, table.concat(vals, ","))
+        T.near(tot.flops, s.flops, 1e-9, what .. " flops")
+        T.near(tot.bytes, s.bytes, 1e-9, what .. " bytes")
+        T.near(tot.params, s.params, 1e-9, what .. " params")
+        T.near(tot.weights, s.breakdown.weights, 1e-9, what .. " weights")
+        T.near(tot.optimizer, s.breakdown.optimizer, 1e-9, what .. " optimizer")
+        T.near(tot.flops_fwd, s.flops_fwd, 1e-9, what .. " flops_fwd")
+        T.near(tot.flops_recompute, s.flops_recompute, 1e-9, what .. " flops_recompute")
+        worst.flops = math.max(worst.flops, rel(tot.flops, s.flops))
+        worst.bytes = math.max(worst.bytes, rel(tot.bytes, s.bytes))
+        -- memory: the compiled step's memory (the forward stash for the activations) against
+        -- the per-configuration footprint (the searched schedule's peak breakdown)
+        local dev = dlb.hw.get(pick(DEVICES))
+        local r = dlb.roofline.time(s, dev)
+        local roof, _, _, scale, _, _, slack = dlb.roofline.roof_of(dev, fw.get(s.framework), s.precision,
+          s.precision_given, {}, "none", "test")
+        local cm = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
+          + tot.stash) * scale * (1 + (slack or 0))
+        local ratio = cm / r.footprint
+        -- the upper bound: every activation and workspace tensor of the step at once
+        local ub = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
+          + tot.act_all) * scale * (1 + (slack or 0))
+        assert(ub >= r.footprint * (1 - 1e-12), what .. ": bound " .. ub .. " below the footprint " .. r.footprint)
+        worst.ub = math.max(worst.ub or 1, ub / r.footprint)
+        worst.fam[F.name .. " bound"] = math.max(worst.fam[F.name .. " bound"] or 1, ub / r.footprint)
+        worst.lo = math.min(worst.lo or 1, ratio)
+        worst.hi = math.max(worst.hi or 1, ratio)
+        worst.fam[F.name] = worst.fam[F.name] or { 1, 1 }
+        worst.fam[F.name][1] = math.min(worst.fam[F.name][1], ratio)
+        worst.fam[F.name][2] = math.max(worst.fam[F.name][2], ratio)
+        local t, f, by = P.time(vals, roof)
+        T.near(t, r.time, 1e-9, what .. " time on " .. dev.name)
+        T.near(f, r.flops, 1e-9, what .. " timed flops")
+        T.near(by, r.bytes, 1e-9, what .. " timed bytes")
+        worst.time = math.max(worst.time, rel(t, r.time))
+        N = N + 1
+      end
+    end
+  end)
+end
+
+T.test("1,000 configurations compared; worst gaps", function()
+  assert(N >= 950, "compared " .. N)
+  print(string.format("# %d configurations: worst relative difference time %.2g, flops %.2g, bytes %.2g; "
+    .. "memory compiled / per-configuration in [%.3f, %.3f]", N, worst.time, worst.flops,
+    worst.bytes, worst.lo, worst.hi))
+  for k, v in pairs(worst.fam) do
+    if type(v) == "table" then print(string.format("#   %s: [%.3f, %.3f]", k, v[1], v[2]))
+    else print(string.format("#   %s: at most %.3f x the footprint", k, v)) end
+  end
+end)
+
+-- dlb.sweep.model end to end: its kept rows against the per-configuration path, its
+-- reductions against brute force over the rows
+local space = { layers = { 1, 2, 3 }, hidden = { 128, 256 }, heads = { 4 }, batch = { 1, 2, 4 },
+  seq = { 64, 128 }, device = { "H100-SXM", "V100-SXM2-16GB" } }
+local function gpt(p) return dlb.models.gpt { layers = p.layers, hidden = p.hidden, heads = p.heads,
+  context = 128, vocab = 500, batch = p.batch, seq = p.seq } end
+local res
+T.test("dlb.sweep.model: rows equal the per-configuration path", function()
+  res = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, keep = true,
+    pareto = { minimize = { "time" }, maximize = { "params" } },
+    top = { k = 4, by = "-util" },
+    heatmap = { x = "layers", y = "hidden", value = "time", agg = "max" },
+    group_by = { keys = { "device", "hidden" }, values = { "time" } }, threads = 2 })
+  T.eq(res.count, 3 * 2 * 3 * 2 * 2)
+  local rows = res.rows
+  T.eq(rows:count(), res.count)
+  local t = rows:to_table()
+  for i = 1, t:count() do
+    local r = t:row(i)
+    -- the per-configuration path on the same symbolic graph (a numeric seq equal to the
+    -- context would build a graph without the positions' slice: another structure)
+    local g = gpt { layers = r.layers, hidden = r.hidden, heads = r.heads, batch = "batch", seq = "seq" }
+    local s = g:stats { framework = "auto", batch = r.batch, seq = r.seq }
+    local rt = dlb.roofline.time(s, r.device)
+    T.near(r.time, rt.time, 1e-9, "row " .. i .. " time")
+    T.near(r.flops, rt.flops, 1e-9, "row " .. i .. " flops")
+    T.near(r.params, s.params, 1e-9, "row " .. i .. " params")
+    assert(r.memory_bound >= rt.footprint * (1 - 1e-12), "row " .. i .. " memory_bound below the footprint")
+    local ratio = r.memory / rt.footprint
+    assert(ratio >= 0.1 and ratio <= 1.5, "row " .. i .. " memory / per-config footprint " .. ratio)
+    T.eq(r.fits, r.memory <= dlb.hw.get(r.device).mem)
+  end
+end)
+
+T.test("dlb.sweep.model: reductions equal brute force over the rows", function()
+  local t = res.rows:to_table()
+  local n = t:count()
+  -- Pareto front: minimize time, maximize params
+  local front = {}
+  for i = 1, n do
+    local a = t:row(i)
+    local dominated = false
+    for j = 1, n do
+      local b = t:row(j)
+      if j ~= i and b.time <= a.time and b.params >= a.params and (b.time < a.time or b.params > a.params
+          or j < i) then dominated = true break end
+    end
+    if not dominated then front[#front + 1] = a end
+  end
+  T.eq(res.pareto:count(), #front)
+  table.sort(front, function(a, b) return a.time < b.time end)
+  for i, a in ipairs(front) do T.near(res.pareto:row(i).time, a.time, 0, "front " .. i) end
+  -- top 4 by util (largest)
+  local u = t:column("util")
+  table.sort(u, function(a, b) return a > b end)
+  for i = 1, 4 do T.near(res.top:row(i).util, u[i], 0, "top " .. i) end
+  -- heat map: max time per (layers, hidden)
+  for j, h in ipairs(res.heatmap.y) do
+    for i, l in ipairs(res.heatmap.x) do
+      local m = -math.huge
+      for k = 1, n do local r = t:row(k) if r.layers == l and r.hidden == h then m = math.max(m, r.time) end end
+      T.near(res.heatmap.z[j][i], m, 0, "heat " .. l .. "," .. h)
+      T.eq(res.bins[1].count[j][i], n / 6)
+    end
+  end
+  local f = dlb.plot.figure {}
+  f:heatmap(res.heatmap)   -- the shape f:heatmap takes
+  -- group_by device, hidden: count and mean time
+  local gb = t:group_by({ "device", "hidden" }, { time = "mean" })
+  T.eq(res.group:count(), gb:count())
+  for i = 1, gb:count() do
+    local a, b = gb:row(i), res.group:row(i)
+    T.eq(a.device, b.device)
+    T.near(b.mean_time, a.time, 1e-12, "group mean")
+  end
+  -- the columnar rows: dlb.table methods work on them (views over the C rows)
+  T.eq(res.rows:where(function(r) return r.layers == 2 end):count(), n / 3)
+  local h100 = res.rows:where { device = "H100-SXM" }
+  T.eq(h100:count(), n / 2)
+  T.eq(t:where { device = "H100-SXM" }:count(), n / 2)
+  local times = t:column("time")
+  table.sort(times)
+  local sorted = res.rows:sort("-time")
+  T.eq(sorted:row(1).time, times[#times])
+  T.eq(sorted:column("time")[n], times[1])
+  local s2 = h100:sort { "layers", "-time" }
+  local ref = t:where { device = "H100-SXM" }:sort { "layers", "-time" }
+  for i = 1, ref:count() do T.eq(s2:row(i).time, ref:row(i).time) end
+  T.eq(#res.rows:select("time", "device"):columns(), 2)
+  local g1 = res.rows:group_by("hidden", { time = "max" })
+  local g2 = t:group_by("hidden", { time = "max" })
+  T.eq(g1:row(1).time, g2:row(1).time)
+  local _, y1, z1 = res.rows:pivot("layers", "hidden", "time", "min")
+  local _, y2, z2 = t:pivot("layers", "hidden", "time", "min")
+  T.eq(#y1, #y2)
+  T.eq(z1[2][3], z2[2][3])
+  local k = 0
+  for _, row in h100:rows() do k = k + 1; T.eq(row.device, "H100-SXM") end
+  T.eq(k, n / 2)
+  T.eq(h100:head(2):count(), 2)
+  T.eq(#res.rows:unique("layers"), 3)
+  T.eq(res.rows:column("device")[1], "H100-SXM")
+  local path = os.tmpname()
+  assert(res.rows:to_csv(path))
+  local back = dlb.read_csv(path)
+  os.remove(path)
+  T.eq(back:count(), n)
+  T.near(back:row(n).time, t:row(n).time, 1e-15, "csv round trip")
+end)
+
+T.test("dlb.sweep.model: precision as a structure dim, derived heads, throughput", function()
+  local r = dlb.sweep.model(function(p)
+    return dlb.models.gpt { layers = p.layers, hidden = p.hidden, heads = p.heads, context = 512,
+      vocab = 1000, batch = p.batch, seq = p.seq }
+  end, { layers = { 1, 3 }, hidden = { 128, 256 }, batch = { 1, 4 }, seq = { 64, 128 },
+    precision = { "fp32", "fp16", "mixed" }, device = { "H100-SXM", "V100-SXM2-16GB" } },
+  { bind = { "batch", "seq" }, derive = { heads = function(p) return p.hidden / 64 end },
+    throughput = { "batch", "seq" }, keep = true })
+  T.eq(r.count, 2 * 2 * 2 * 2 * 3 * 2)
+  local t = r.rows:to_table()
+  for i = 1, t:count() do
+    local row = t:row(i)
+    T.eq(row.heads, row.hidden / 64)
+    local g = dlb.models.gpt { layers = row.layers, hidden = row.hidden, heads = row.heads, context = 512,
+      vocab = 1000, batch = "batch", seq = "seq" }
+    local s = g:stats { batch = row.batch, seq = row.seq, precision = row.precision, framework = "auto" }
+    local rt = dlb.roofline.time(s, row.device)
+    T.near(row.time, rt.time, 1e-9, "row " .. i .. " (" .. row.precision .. ") time")
+    T.near(row.throughput, row.batch * row.seq / row.time, 1e-12, "throughput")
+  end
+end)
+
+T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
+  local t = dlb.table { { a = 1, b = 3, k = "x", ok = true }, { a = 2, b = 1, k = "y", ok = false },
+    { a = 3, b = 2, k = "x", ok = true }, { a = 0.5, b = 5, k = "y", ok = true } }
+  local r = dlb.sweep.reduce(t, { pareto = { minimize = { "a", "b" } }, top = { k = 2, by = "-b" },
+    group_by = { keys = { "k" }, values = { "a" } }, heatmap = { x = "a", y = "b", value = "a", agg = "count" } })
+  -- (0.5, 5), (1, 3), (2, 1) are not dominated; (3, 2) is, by (2, 1)
+  T.eq(r.pareto:count(), 3)
+  T.eq(r.pareto:row(1).a, 0.5)
+  T.eq(r.pareto:row(3).ok, false)
+  T.eq(r.top:row(1).b, 5)
+  T.eq(r.top:row(2).b, 3)
+  T.eq(r.group:row(1).k, "x")
+  T.eq(r.group:row(2).mean_a, 1.25)
+  T.eq(#r.heatmap.x, 4)
+  T.checkerr("no column 'zz'", dlb.sweep.reduce, t, { top = { by = "zz" } })
+end)
+
+T.test("dlb.sweep.model: verify re-checks the fronts and top lists", function()
+  local r = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, verify = true,
+    pareto = { minimize = { "time" }, maximize = { "params" } }, top = { k = 3, by = "memory" } })
+  for _, t in ipairs { r.pareto, r.top } do
+    for i = 1, t:count() do
+      local row = t:row(i)
+      T.near(row.time_checked, row.time, 1e-9, "checked time")
+      local g = gpt { layers = row.layers, hidden = row.hidden, heads = row.heads, batch = "batch", seq = "seq" }
+      local rt = dlb.roofline.time(g:stats { framework = "auto", batch = row.batch, seq = row.seq }, row.device)
+      T.eq(row.footprint, rt.footprint)
+      T.eq(row.fits_checked, rt.fits)
+    end
+  end
+end)
+
+T.test("dlb.sweep.model: a grid run in slices (interruptible) gives the same results", function()
+  local SM = require "dlbench.sweep_model"
+  local o = { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } }, top = { k = 5, by = "time" },
+    heatmap = { x = "layers", y = "hidden", agg = "mean" } }
+  local a = dlb.sweep.model(gpt, space, o)
+  local keep = SM.chunk_configs
+  SM.chunk_configs = 1
+  local ok, b = pcall(dlb.sweep.model, gpt, space, o)
+  SM.chunk_configs = keep
+  assert(ok, b)
+  T.eq(a.count, b.count)
+  T.eq(a.pareto:count(), b.pareto:count())
+  for i = 1, 5 do T.eq(a.top:row(i).time, b.top:row(i).time) end
+  for j = 1, #a.heatmap.y do
+    for i = 1, #a.heatmap.x do T.near(a.heatmap.z[j][i], b.heatmap.z[j][i], 1e-12, "heat") end
+  end
+end)
+
+T.test("dlb.sweep.model: threads give the same results", function()
+  local a = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } },
+    top = { k = 3, by = "time" }, threads = 1 })
+  local b = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } },
+    top = { k = 3, by = "time" }, threads = 3 })
+  T.eq(a.pareto:count(), b.pareto:count())
+  for i = 1, 3 do T.eq(a.top:row(i).time, b.top:row(i).time) end
+end)
+
+T.test("dlb.sweep.model: errors name what is wrong", function()
+  T.checkerr("bind names 'q'", dlb.sweep.model, gpt, space, { bind = { "q" } })
+  T.checkerr("unknown option 'pareot'", dlb.sweep.model, gpt, space, { pareot = {} })
+  T.checkerr("no column 'speed'", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, top = { by = "speed" } })
+  T.checkerr("give the devices", dlb.sweep.model, gpt, { layers = { 1 }, hidden = { 128 }, heads = { 4 },
+    batch = { 1 }, seq = { 64 } }, { bind = { "batch", "seq" } })
+  T.checkerr("stats.offload is not compiled", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
+    stats = { framework = "auto", offload = "optimizer" } })
+  T.checkerr("more than 5 rows to keep", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, keep = 5 })
+  -- a builder whose layers differ by position is refused, not mis-counted
+  T.checkerr("not affine in layers", dlb.sweep.compile, function(p)
+    local g = dlb.graph("odd")
+    local x = g:input("x", { "b", 16 })
+    for l = 1, p.layers * p.layers do x = g:relu(g:matmul(x, g:weight("w" .. l, { 16, 16 }))) end
+    g:loss(g:mse(x, g:label("y", { "b", 16 })))
+    return g
+  end, {}, { "b" }, "layers")
+  -- recompute by sqrt(layers) segments is not affine in layers: refused; layers = false
+  -- makes layers a structure dim (one build per value) and works
+  T.checkerr("recompute segments", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
+    stats = { framework = "auto", recompute = "sqrt" } })
+  local r = dlb.sweep.model(gpt, space, { bind = { "batch", "seq" }, layers = false,
+    stats = { framework = "auto", recompute = "sqrt" }, top = { k = 1, by = "time" } })
+  T.eq(r.structures, 6)
+  local row = r.top:row(1)
+  local g = gpt { layers = row.layers, hidden = row.hidden, heads = row.heads, batch = "batch", seq = "seq" }
+  local rt = dlb.roofline.time(g:stats { framework = "auto", recompute = "sqrt", batch = row.batch,
+    seq = row.seq }, row.device)
+  T.near(row.time, rt.time, 1e-9, "sqrt recompute, layers as a structure dim")
+  -- a dim with a negative coefficient makes a fusion pass's clamp non-linear: caught at
+  -- compile time (the passes rerun numerically at a reference point), not mis-counted
+  local function chain()
+    local g = dlb.graph("chain")
+    local x = g:input("x", { "b", "q-1" })
+    local y = g:sigmoid(g:relu(g:mul(x, x)))
+    g:loss(g:mse(y, g:label("y", { "b", "q-1" })))
+    return g
+  end
+  T.checkerr("not linear", dlb.sweep.compile, chain, {}, { "b", "q" }, nil, { fuse = true })
+  local P = dlb.sweep.compile(chain, {}, { "b", "q" }, nil, { fuse = false })
+  T.near(P.totals({ 3, 9 }).bytes, chain():stats { b = 3, q = 9 }.bytes, 1e-12, "unfused q-1")
+  -- a dim the sweep does not bind
+  T.checkerr("not one of the sweep's symbols", dlb.sweep.compile, function(p)
+    return dlb.models.gpt { layers = p.layers, hidden = 128, heads = 4, batch = p.batch, seq = "q" }
+  end, {}, { "batch" }, "layers")
+end)
+
+T.test("dlb.sweep.layouts: every fitting plan of dlb.parallel.plan, reduced", function()
+  local function build(p) return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 256,
+    vocab = 1000 } end
+  local r = dlb.sweep.layouts(build, { layers = { 2, 4 }, gpus = { 8, 16 }, device = "A100-SXM4-80GB" },
+    { plan = { batch = 64, precision = "mixed" }, keep = true, top = { k = 3, by = "step" },
+      pareto = { minimize = { "step", "gpus" } } })
+  local n, best = 0, math.huge
+  for _, L in ipairs { 2, 4 } do
+    local ls = dlb.parallel.layers.from_graph(build { layers = L })
+    for _, ng in ipairs { 8, 16 } do
+      local hw = dlb.hw.get("A100-SXM4-80GB")
+      local rows = dlb.parallel.plan { layers = ls, hw = hw, cluster = dlb.parallel.cluster { per_node = 8,
+        nodes = ng / 8, hw = hw }, batch = 64, precision = "mixed", table = false }
+      n = n + #rows
+      for _, row in ipairs(rows) do best = math.min(best, row.step) end
+    end
+  end
+  T.eq(r.count, n)
+  T.eq(r.rows:count(), n)
+  T.near(r.top:row(1).step, best, 0, "best step")
+  local t = r.rows:to_table()
+  T.eq(t:where { gpus = 16 }:count() + t:where { gpus = 8 }:count(), n)
+  assert(r.pareto:count() >= 1)
+end)
+
+T.done()

@@ -1,0 +1,179 @@
+/*
+** test_sweep.c — compiled model families (graphs/sweep): a layered MLP compiled with its
+** batch symbolic and its depth by multiplicity, against the numeric analysis and the per-op
+** roofline of the same graph built at that depth; the reductions (Pareto front, top-k, bins,
+** groups, kept rows) against hand-worked rows; bad input.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dlbench.h"
+#include "check.h"
+
+/* An MLP of `layers` hidden layers of width 64 on an input [b, 32], mse loss. */
+static dlb_graph *mlp(int layers) {
+  dlb_graph *g = dlb_graph_new("mlp");
+  const char *xd[] = {"b", "32"}, *yd[] = {"b", "64"};
+  int x, y, out;
+  dlb_graph_tensor(g, "x", DLB_ROLE_INPUT, 0, 2, xd, &x);
+  dlb_graph_linear(g, x, "64", 1, "in", &x);
+  for (int l = 0; l < layers; l++) {
+    char name[32];
+    snprintf(name, sizeof name, "h%d", l);
+    dlb_graph_layer(g, name);
+    dlb_graph_linear(g, x, "64", 1, name, &x);
+    dlb_graph_op1(g, dlb_graph_op_type("relu"), NULL, x, -1, 0, 0, &x);
+  }
+  dlb_graph_layer(g, NULL);
+  dlb_graph_tensor(g, "y", DLB_ROLE_LABEL, 0, 2, yd, &y);
+  dlb_graph_op1(g, dlb_graph_op_type("mse"), "loss", x, y, 0, 0, &out);
+  dlb_graph_set_loss(g, out);
+  return g;
+}
+
+static dlb_roof device(void) {
+  dlb_roof d;
+  dlb_roof_init(&d);
+  d.peak = 100e12, d.bw = 2e12, d.kernel_overhead = 5e-6, d.step_overhead = 1e-4;
+  d.sm_count = 108, d.gemm_tile_m = 128, d.gemm_tile_n = 128;
+  return d;
+}
+
+static void test_compiled_equals_numeric(void) {
+  const char *vars[] = {"b"};
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_sweep_prog *p = dlb_sweep_prog_new(1, vars, 1);
+  CHECK(p != NULL);
+  for (int L = 1; L <= 3; L++) {
+    dlb_graph *g = mlp(L);
+    CHECK(dlb_sweep_prog_add(p, g, &o, L) == DLB_OK);
+    dlb_graph_free(g);
+  }
+  CHECK(dlb_sweep_prog_finish(p) == DLB_OK);
+  dlb_roof d = device();
+  const double bs[] = {1, 7, 256}, Ls[] = {1, 5, 9};
+  for (int i = 0; i < 3; i++) {
+    dlb_graph *g = mlp((int)Ls[i]);
+    const char *names[] = {"b"};
+    dlb_analysis *a = dlb_graph_analyze(g, &o, 1, names, &bs[i]);
+    CHECK(a != NULL);
+    dlb_totals t;
+    dlb_analysis_totals(a, &t);
+    double vals[2] = {bs[i], Ls[i]}, tot[DLB_SWT_COUNT];
+    CHECK(dlb_sweep_prog_totals(p, vals, tot) == DLB_OK);
+    CHECK_NEAR(tot[DLB_SWT_FLOPS], t.flops, 1e-12);
+    CHECK_NEAR(tot[DLB_SWT_BYTES], t.bytes, 1e-12);
+    CHECK_NEAR(tot[DLB_SWT_PARAMS], t.params, 1e-12);
+    CHECK_NEAR(tot[DLB_SWT_NOPS], t.nops, 1e-12);
+    dlb_opcosts *c = dlb_opcosts_from_analysis(a);
+    dlb_roof_result r;
+    CHECK(dlb_opcosts_roofline(c, &d, NULL, NULL, &r) == DLB_OK);
+    double tm, f, b, mb;
+    CHECK(dlb_sweep_prog_time(p, vals, &d, &tm, &f, &b, &mb) == DLB_OK);
+    /* roofline.time adds the step overhead to the per-op sum of a graph's step */
+    CHECK_NEAR(tm, r.time + d.step_overhead, 1e-12);
+    CHECK_NEAR(f, r.flops, 1e-12);
+    CHECK_NEAR(mb, r.memory_bound_time, 1e-12);
+    dlb_opcosts_free(c);
+    dlb_analysis_free(a);
+    dlb_graph_free(g);
+  }
+  /* the grid: 3 batches x 2 depths x 2 devices, rows kept */
+  dlb_reduce *k = dlb_reduce_new(2 + 1 + DLB_SWC_COUNT);
+  CHECK(dlb_reduce_ncols(k) == 16); /* symbols b, layers; the device; 13 outputs */
+  CHECK(dlb_reduce_keep(k, 100) == DLB_OK);
+  const double nval[] = {3, 2}, values[] = {1, 7, 256, 1, 9};
+  dlb_roof two[2] = {d, d};
+  two[1].peak = 50e12;
+  const double mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9, DLB_MEM_MINIMAL, 0, 4, 1e3};
+  double n = 0;
+  CHECK(dlb_sweep_eval(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k, 2, &n) == DLB_OK);
+  CHECK(n == 12);
+  CHECK(dlb_reduce_size(k, DLB_RED_KEEP, 0) == 12);
+  double col[12], dev[12], fits[12];
+  CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 3 + DLB_SWC_TIME, 0, 12, col) == DLB_OK);
+  CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 2, 0, 12, dev) == DLB_OK);
+  CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 3 + DLB_SWC_FITS, 0, 12, fits) == DLB_OK);
+  /* row 5 (0-based): device 0, b = 256, L = 9; the device varies slowest */
+  double tm, f, b, mb, v5[2] = {256, 9};
+  dlb_sweep_prog_time(p, v5, &d, &tm, &f, &b, &mb);
+  CHECK_NEAR(col[5], tm, 1e-15);
+  CHECK(dev[5] == 0 && dev[6] == 1);
+  CHECK(fits[0] == 1 && fits[6] == 0); /* 1 kB of memory holds nothing */
+  dlb_reduce_free(k);
+  /* bad input */
+  double bad[2] = {2.5, 1};
+  CHECK(dlb_sweep_prog_totals(p, bad, col) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "positive integer") != NULL);
+  CHECK(dlb_sweep_eval(p, 2, nval, 4, values, 2, two, mem, 0, NULL, 0, 0, NULL, 1, &n) == DLB_EINVAL);
+  dlb_sweep_prog_free(p);
+  /* a layered program that gets one graph cannot finish */
+  p = dlb_sweep_prog_new(1, vars, 1);
+  dlb_graph *g = mlp(1);
+  dlb_sweep_prog_add(p, g, &o, 1);
+  CHECK(dlb_sweep_prog_finish(p) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "needs 3") != NULL);
+  dlb_graph_free(g);
+  dlb_sweep_prog_free(p);
+}
+
+static void test_reductions(void) {
+  /* rows (a, b, key): a Pareto front minimising a and b */
+  const double rows[] = {3, 1, 0,  1, 3, 1,  2, 2, 0,  2, 3, 1,  1, 3, 0,  4, 0, 1};
+  dlb_reduce *r = dlb_reduce_new(3);
+  int pid, tid, bid, gid;
+  const int cols[] = {0, 1}, mx[] = {0, 0};
+  CHECK(dlb_reduce_pareto(r, 2, cols, mx, -1, &pid) == DLB_OK);
+  CHECK(dlb_reduce_top(r, 2, 1, 1, -1, &tid) == DLB_OK);             /* largest b */
+  const double xe[] = {0, 2, 5};
+  CHECK(dlb_reduce_bins(r, 0, 3, xe, -1, 0, NULL, 1, DLB_AGG_MIN, -1, &bid) == DLB_OK);
+  const int keys[] = {2}, vals[] = {0};
+  CHECK(dlb_reduce_group(r, 1, keys, 1, vals, -1, &gid) == DLB_OK);
+  CHECK(dlb_reduce_push(r, 3, rows, 0) == DLB_OK);
+  CHECK(dlb_reduce_push(r, 3, rows + 9, 3) == DLB_OK);
+  CHECK(dlb_reduce_seen(r) == 6);
+  /* front: (1,3) first at index 1 (the equal row 4 drops), (2,2), (3,1), (4,0) */
+  CHECK(dlb_reduce_size(r, DLB_RED_PARETO, pid) == 4);
+  double a[4], idx[4];
+  dlb_reduce_column(r, DLB_RED_PARETO, pid, 0, 0, 4, a);
+  dlb_reduce_column(r, DLB_RED_PARETO, pid, -1, 0, 4, idx);
+  CHECK(a[0] == 1 && a[1] == 2 && a[2] == 3 && a[3] == 4);
+  CHECK(idx[0] == 1);
+  /* top 2 by largest b: 3 (index 1), 3 (index 3) */
+  double tb[2], ti[2];
+  dlb_reduce_column(r, DLB_RED_TOP, tid, 1, 0, 2, tb);
+  dlb_reduce_column(r, DLB_RED_TOP, tid, -1, 0, 2, ti);
+  CHECK(tb[0] == 3 && tb[1] == 3 && ti[0] == 1 && ti[1] == 3);
+  /* bins of a over [0,2), [2,5]: min of b */
+  double bv[2], bc[2];
+  dlb_reduce_column(r, DLB_RED_BINS, bid, 0, 0, 2, bv);
+  dlb_reduce_column(r, DLB_RED_BINS, bid, 1, 0, 2, bc);
+  CHECK(bv[0] == 3 && bc[0] == 2 && bv[1] == 0 && bc[1] == 4);
+  /* groups by key: key 0 has a = 3, 2, 1; key 1 has 1, 2, 4 */
+  CHECK(dlb_reduce_size(r, DLB_RED_GROUP, gid) == 2);
+  double gk[2], gn[2], gs[2], gmin[2];
+  dlb_reduce_column(r, DLB_RED_GROUP, gid, 0, 0, 2, gk);
+  dlb_reduce_column(r, DLB_RED_GROUP, gid, 1, 0, 2, gn);
+  dlb_reduce_column(r, DLB_RED_GROUP, gid, 2, 0, 2, gs);
+  dlb_reduce_column(r, DLB_RED_GROUP, gid, 3, 0, 2, gmin);
+  CHECK(gk[0] == 0 && gn[0] == 3 && gs[0] == 6 && gmin[0] == 1);
+  CHECK(gk[1] == 1 && gn[1] == 3 && gs[1] == 7 && gmin[1] == 1);
+  /* bad input */
+  CHECK(dlb_reduce_top(r, 0, 0, 0, -1, &tid) == DLB_EINVAL);
+  const double down[] = {1, 0};
+  CHECK(dlb_reduce_bins(r, 0, 2, down, -1, 0, NULL, 1, DLB_AGG_MIN, -1, &bid) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "increase") != NULL);
+  CHECK(dlb_reduce_column(r, DLB_RED_PARETO, pid, 0, 3, 2, a) == DLB_EINVAL);
+  CHECK(dlb_reduce_keep(r, 1) == DLB_OK);
+  CHECK(dlb_reduce_push(r, 2, rows, 10) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "rows to keep") != NULL);
+  dlb_reduce_free(r);
+  CHECK(dlb_reduce_new(0) == NULL);
+}
+
+int main(void) {
+  RUN(test_compiled_equals_numeric);
+  RUN(test_reductions);
+  return check_done();
+}
