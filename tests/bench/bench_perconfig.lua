@@ -64,3 +64,34 @@ for _ = 1, 3 do
   bestw = math.min(bestw, now() - t0)
 end
 row(string.format("dlb.sweep of %d configs (build+stats+time), per config", ncfg), bestw / ncfg, bestw / ncfg)
+
+-- the peer comparison (issue [20] item 6; tests/bench/peer_llm_analysis.py runs the
+-- analytical peer on the same 72 layouts): layers x hidden x seq x micro-batch, heads =
+-- hidden / 128, vocab 50257, bf16, Adam, fused kernels, one H100; a fresh graph each
+local layouts = {}
+for _, L in ipairs { 24, 32, 40 } do
+  for _, h in ipairs { 2048, 4096, 5120 } do
+    for _, q in ipairs { 1024, 2048 } do
+      for _, b in ipairs { 1, 2, 4, 8 } do layouts[#layouts + 1] = { L, h, h // 128, q, b } end
+    end
+  end
+end
+local function peer_cfg(c)
+  local gg = dlb.models.gpt{ layers = c[1], hidden = c[2], heads = c[3], seq = c[4], context = 2048,
+    batch = c[5], vocab = 50257 }
+  local ss = gg:stats{ fuse = true, precision = "bf16", optimizer = "adam" }
+  return dlb.roofline.time(ss, dev), ss
+end
+local bestp = math.huge
+for _ = 1, 3 do
+  local t0 = os.clock()
+  for _, c in ipairs(layouts) do peer_cfg(c) end
+  bestp = math.min(bestp, os.clock() - t0)
+end
+print(string.format("  peer layouts (%d GPT layouts, bf16, adam, fused, H100): %.3f ms per configuration, %.0f configurations/s",
+  #layouts, bestp / #layouts * 1e3, #layouts / bestp))
+for _, c in ipairs { { 32, 4096, 32, 2048, 8 }, { 24, 2048, 16, 1024, 1 }, { 40, 5120, 40, 2048, 4 } } do
+  local rr, ss = peer_cfg(c)
+  print(string.format("  L=%d h=%d heads=%d seq=%d b=%d: step %.4g s, %.4g FLOP, footprint %.4g B",
+    c[1], c[2], c[3], c[4], c[5], rr.time, ss.flops, rr.footprint))
+end
