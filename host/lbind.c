@@ -86,7 +86,15 @@ int dlbG_newhandle(lua_State *L, void *p, const char *meta) {
 /* Text of a number as both backends write it: integers exactly, others "%.17g". */
 const char *dlbG_numtext(lua_State *L, int i, char buf[32]) {
   if (lua_isinteger(L, i)) {
-    snprintf(buf, 32, "%lld", (long long)lua_tointeger(L, i));
+    /* "%lld" without snprintf: graph dims arrive here once per dim of every op */
+    long long v = (long long)lua_tointeger(L, i);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    char tmp[24];
+    int n = 0, k = 0;
+    do tmp[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+    if (v < 0) buf[k++] = '-';
+    while (n) buf[k++] = tmp[--n];
+    buf[k] = 0;
   } else {
     double v = lua_tonumber(L, i);
     if (isnan(v)) snprintf(buf, 32, "nan");
