@@ -72,7 +72,7 @@ local layouts = {}
 for _, L in ipairs { 24, 32, 40 } do
   for _, h in ipairs { 2048, 4096, 5120 } do
     for _, q in ipairs { 1024, 2048 } do
-      for _, b in ipairs { 1, 2, 4, 8 } do layouts[#layouts + 1] = { L, h, h // 128, q, b } end
+      for _, b in ipairs { 1, 2, 4, 8 } do layouts[#layouts + 1] = { L, h, math.floor(h / 128), q, b } end
     end
   end
 end
