@@ -16,6 +16,19 @@ local N = tonumber(os.getenv("DLB_BENCH_N") or "") or 30
 local M = { layers = 32, hidden = 4096, heads = 32, seq = 2048, context = 4096, batch = 8 }
 local dev = dlb.hw.get("H100")
 
+-- `bench_perconfig.lua loop all|stats N`: N configurations and nothing else, for an
+-- instruction count (valgrind --tool=callgrind; subtract N = 0): "all" builds each graph,
+-- "stats" re-analyses one graph (g:stats{fuse=true} + roofline.time)
+if arg and arg[1] == "loop" then
+  local n = tonumber(arg[3] or "30")
+  local g = dlb.models.gpt(M)
+  for _ = 1, n do
+    if arg[2] == "all" then g = dlb.models.gpt(M) end
+    dlb.roofline.time(g:stats{ fuse = true }, dev)
+  end
+  return
+end
+
 local g, s, r
 local function build() g = dlb.models.gpt(M) end
 local function stats() s = g:stats{ fuse = true } end
