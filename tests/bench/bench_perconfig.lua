@@ -19,6 +19,21 @@ local dev = dlb.hw.get("H100")
 -- `bench_perconfig.lua loop all|stats N`: N configurations and nothing else, for an
 -- instruction count (valgrind --tool=callgrind; subtract N = 0): "all" builds each graph,
 -- "stats" re-analyses one graph (g:stats{fuse=true} + roofline.time)
+-- `bench_perconfig.lua mean N`: the mean CPU time per configuration over N in a row (the
+-- collector's work included, as a sweep pays it), re-analysing one graph and building each
+if arg and arg[1] == "mean" then
+  local n = tonumber(arg[2] or "200")
+  local g = dlb.models.gpt(M)
+  for _ = 1, 5 do dlb.roofline.time(g:stats{ fuse = true }, dev) end
+  local t0 = os.clock()
+  for _ = 1, n do dlb.roofline.time(g:stats{ fuse = true }, dev) end
+  local t1 = os.clock()
+  for _ = 1, n do dlb.roofline.time(dlb.models.gpt(M):stats{ fuse = true }, dev) end
+  local t2 = os.clock()
+  print(string.format("bench_perconfig (%s), mean of %d: stats + roofline.time %.3f ms, "
+    .. "build + stats + roofline.time %.3f ms", dlb.backend, n, (t1 - t0) / n * 1e3, (t2 - t1) / n * 1e3))
+  return
+end
 if arg and arg[1] == "loop" then
   local n = tonumber(arg[3] or "30")
   local g = dlb.models.gpt(M)
