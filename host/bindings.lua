@@ -218,6 +218,7 @@ B.functions = {
   -- sys (graphs/base/dlb_sys.h): the clock and processor count of the core
   "sys_cores() -> int = dlb_sys_cores()",
   "sys_now() -> number = dlb_sys_now()",
+  "sys_malloc_tune() -> int = dlb_sys_malloc_tune()",
   -- proc (proc/dlb_proc.h: libdlbench_proc, the worker pool beside the host); descriptors
   -- and pids are integers
   "proc_cputime(children: bool) -> number = dlb_proc_cputime(children)",

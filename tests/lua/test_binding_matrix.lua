@@ -170,6 +170,7 @@ local good = {
   -- last: it changes G
   { "graph_freeze", G, W, true }, { "graph_set_dtype", G, W, 9 },
   { "optimizer_update_flops", 2 }, { "optimizer_state_bytes", 5, { 64, 32 } },
+  { "sys_malloc_tune" },
 }
 
 local BAD = { nil, true, "x", 1.5, -1, {}, { 1, "a" }, P, G }
