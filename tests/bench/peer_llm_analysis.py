@@ -6,7 +6,8 @@ training step of a decoder transformer from closed forms. It is a PyPI package a
 cannot be reached from this machine, so its training path is transcribed here, function by
 function, from llm_analysis/analysis.py (class LLMAnalysis; the version stored at commit
 08d7f8f6958619070d6b0484730a0f0054f042ed), constants from llm_analysis/constant.py and the
-derived model fields from llm_analysis/config.py (ModelConfig.__post_init__). Only the
+derived model fields from llm_analysis/config.py (ModelConfig.__post_init__), the FLOP
+check from llm_analysis/utils.py (within_range). Only the
 single-GPU case is kept (tp = pp = dp = sp = ep = 1, one expert, no ZeRO, no activation
 recompute, defaults of LLMAnalysis.training: flash_attn=True, softmax_dropout=False,
 layernorm_dtype_bytes=4, master_weights_dtype_bytes=4, Adam's other_op_bytes=None), with
@@ -159,6 +160,13 @@ def training(layers, hidden, n_head, seq_len, batch, peak_tflops, hbm_gbs, mem_g
         return 4 * b * seq_len * hidden ** 2 * expansion_ratio
 
     num_flops_fwd_total = (flops_attn(batch) + flops_mlp(batch)) * layers + 2 * batch * seq_len * hidden * vocab
+    # the tool's own check in get_num_flops_fwd_total (MHA only): Narayanan et al. 2021's
+    # 24*B*L*s*h^2*(1 + s/(6h) + V/(12*L*h)) within TOLERANCE (constant.py: 0.01); utils.py's
+    # within_range(val, target, tolerance) is abs(val - target) / target < tolerance
+    if num_key_value_groups == 1:
+        closed = 24 * batch * layers * seq_len * hidden ** 2 * (
+            1 + seq_len / (6 * hidden) + vocab / (12 * layers * hidden))
+        assert abs(num_flops_fwd_total - closed) / closed < 0.01, (num_flops_fwd_total, closed)
     num_flops_bwd_total = 2 * num_flops_fwd_total
     num_flops_recompute = 0
     num_flops_total_per_micro_batch = num_flops_fwd_total + num_flops_bwd_total + num_flops_recompute
