@@ -241,6 +241,7 @@ B.functions = {
   -- sys (graphs/base/dlb_sys.h): the clock and processor count of the core
   "sys_cores() -> int = dlb_sys_cores()",
   "sys_now() -> number = dlb_sys_now()",
+  "sys_malloc_tune() -> int = dlb_sys_malloc_tune()",
   -- proc (proc/dlb_proc.h: libdlbench_proc, the worker pool beside the host); descriptors
   -- and pids are integers
   "proc_cputime(children: bool) -> number = dlb_proc_cputime(children)",
@@ -370,11 +371,14 @@ end
 
 -- graph
 local graph_op = core.graph_op
+local in1, in2 = { 0 }, { 0, 0 } -- graph_op copies its inputs: one list each, reused
 function core.graph_opx(g, t, name, a, b, attrs, dims)
   if type(dims) == "table" and #dims > E.DLB_GRAPH_MAXRANK then
     error("more than " .. E.DLB_GRAPH_MAXRANK .. " dims", 0)
   end
-  return graph_op(g, t, name, b == nil and { a } or { a, b }, attrs, dims)[1]
+  local inputs
+  if b == nil then in1[1] = a; inputs = in1 else in2[1], in2[2] = a, b; inputs = in2 end
+  return graph_op(g, t, name, inputs, attrs, dims)[1]
 end
 function core.graph_conv(g, x, wdims, attrs, bias, name)
   local a = {}

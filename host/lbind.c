@@ -84,15 +84,30 @@ int dlbG_newhandle(lua_State *L, void *p, const char *meta) {
 }
 
 /* Text of a number as both backends write it: integers exactly, others "%.17g". */
+/* An integer in decimal, as "%lld" writes it (graph dims arrive here once per dim of every
+** op: no snprintf on that path). */
+static void inttext(long long v, char buf[32]) {
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  char tmp[24];
+  int n = 0, k = 0;
+  do tmp[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+  if (v < 0) buf[k++] = '-';
+  while (n) buf[k++] = tmp[--n];
+  buf[k] = 0;
+}
+
 const char *dlbG_numtext(lua_State *L, int i, char buf[32]) {
   if (lua_isinteger(L, i)) {
-    snprintf(buf, 32, "%lld", (long long)lua_tointeger(L, i));
+    inttext((long long)lua_tointeger(L, i), buf);
   } else {
     double v = lua_tonumber(L, i);
     if (isnan(v)) snprintf(buf, 32, "nan");
     else if (isinf(v)) snprintf(buf, 32, "%s", v > 0 ? "inf" : "-inf");
-    else if (v == floor(v) && fabs(v) < 9007199254740992.0) snprintf(buf, 32, "%.0f", v);
-    else snprintf(buf, 32, "%.17g", v);
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+      /* "%.0f" of an integral double below 2^53 is its integer's digits ("-0" for -0.0) */
+      if (v == 0 && signbit(v)) snprintf(buf, 32, "%.0f", v);
+      else inttext((long long)v, buf);
+    } else snprintf(buf, 32, "%.17g", v);
   }
   return buf;
 }

@@ -4,9 +4,6 @@
 ** chunks run through one docall with a traceback (as Lua's own lua.c).
 */
 #include <limits.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,17 +198,7 @@ static void *coremem(void *ud, void *ptr, size_t n) {
 }
 
 lua_State *host_newstate(const char *argv0) {
-#if defined(__GLIBC__)
-  /* Graph analyses allocate and free blocks of megabytes (a step's arrays, the footprint
-  ** scheduler's scratch). By default glibc maps such blocks fresh and unmaps them on free,
-  ** so every analysis pays page faults and page zeroing for them (a quarter of the
-  ** analysis time of a 30,000-op step; BENCHMARKS.md "Compute-graph engine"). Serving
-  ** blocks up to 32 MB (glibc's maximum) from the heap and keeping up to 128 MB of freed
-  ** heap for reuse avoids that, at the price of copies when such a block grows by realloc
-  ** (graph arrays of 100k+ ops). A process-wide policy: the host sets it once, first. */
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 128 << 20);
-#endif
+  dlb_sys_malloc_tune(); /* first: graphs/base/sys.c says why */
   if (!findluadir(argv0)) {
     fprintf(stderr, "dlbench: cannot find the Lua library (dlbench/init.lua); "
                     "set DLBENCH_LUA_DIR to the folder holding it\n");

@@ -159,19 +159,27 @@ int dlb_check_bindings(const dlb_graph *g, size_t nb, const char *const *names, 
 int dlb_check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known);
 int dlb_check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known) {
   int bad = 0;
+  /* the dims that fail, flagged (a table may hold dims no tensor uses, e.g. intermediate
+  ** expressions, so a failing dim is not yet an error); a known dim fails here exactly
+  ** when its value is not a positive integer below (an integer >= 1 is its own snap) */
+  uint8_t *fails = NULL;
   for (size_t d = 0; d < s->dims.n; d++) {
     if (known && !known[d]) continue;
     double v = dimval[d], r = floor(v + 0.5);
-    if (isfinite(v) && r >= 1 && fabs(v - r) <= 1e-9 * r) dimval[d] = r;
-    else bad = 1;
+    if (isfinite(v) && r >= 1 && fabs(v - r) <= 1e-9 * r) { dimval[d] = r; continue; }
+    if (!bad) fails = dlb_calloc(s->dims.n, 1);
+    bad = 1;
+    if (fails) fails[d] = 1;
   }
   if (!bad) return DLB_OK;
   for (size_t t = 0; t < s->nt; t++)
     for (int i = 0; i < s->t[t].ndims; i++) {
       int32_t d = s->t[t].dims[i];
       if (d < 0 || (size_t)d >= s->dims.n || (known && !known[d])) continue;
+      if (fails && !fails[d]) continue;
       double v = dimval[d];
       if (isfinite(v) && v >= 1 && v == floor(v)) continue;
+      dlb_free(fails);
       char n[128], e[200];
       dlb_tname(s, (int)t, n, sizeof n);
       dlb_dim_print(s, d, e, sizeof e);
@@ -179,6 +187,7 @@ int dlb_check_dimvals(const dlb_graph *s, double *dimval, const uint8_t *known) 
                       "these bindings; a dim must be a positive integer", s->str + s->name, n,
                       i + 1, e, v);
     }
+  dlb_free(fails);
   return DLB_OK;
 }
 

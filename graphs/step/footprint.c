@@ -248,6 +248,8 @@ static void hput(heap *h, int32_t op, double score) {
   int32_t p = h->pos[op];
   if (p < 0) {
     siftup(h, h->n++, e);
+  } else if (h->a[p].score == score) {
+    return; /* re-scored to the same key: already in place */
   } else if (better(&e, &h->a[p])) {
     siftup(h, (size_t)p, e);
   } else {
@@ -282,6 +284,11 @@ static double score(const sched *s, int o) {
   for (int j = 0; j < p->nout; j++) {
     int t = out[j];
     if ((c->cat[t] & OWNER) && s->rem[t] > 0) sc -= c->size[t];
+  }
+  if (p->nin == 1) { /* most ops: no storage read twice */
+    int b = c->base[in[0]];
+    if (!(c->cat[b] & PERSIST) && s->rem[b] == 1) sc += c->size[b];
+    return sc;
   }
   for (int j = 0; j < p->nin; j++) {
     int b = c->base[in[j]], dup = 0, uses = 0;

@@ -62,24 +62,75 @@ typedef struct ctx {
   const double *size0;   /* sizes before any pass (the bytes were counted with them) */
   int *ncons, *sole;     /* per tensor: consumers, and the consumer when there is one */
   double rc;             /* recompute FLOPs added */
+  /* the attention pass's indexes (CSR, each list in increasing op order): the forward ops
+  ** reading each tensor, and the generated ops (index >= nfwd) derived from each op */
+  int32_t *fcoff, *fcons, *doff, *dops;
 } ctx;
 
-/* The forward op consuming tensor t as its input `pos` with type `type`, or -1. */
+/* The forward op consuming tensor t as its input `pos` with type `type`, or -1: the first
+** such op in construction order. */
 static int fwd_consumer(const ctx *c, int t, int type, int pos) {
   const dlb_graph *s = c->s;
-  for (int i = 0; i < s->nfwd; i++) {
-    const op *p = &s->o[i];
+  for (int q = c->fcoff[t]; q < c->fcoff[t + 1]; q++) {
+    const op *p = &s->o[c->fcons[q]];
     if (p->type != type || p->nin <= pos) continue;
-    if (op_in(s, p)[pos] == t) return i;
+    if (op_in(s, p)[pos] == t) return c->fcons[q];
   }
   return -1;
 }
 
-static void attention(ctx *c) {
+/* The indexes fwd_consumer and the attention pass read: one pass each over the ops
+** instead of a scan of the step per attention block. DLB_ENOMEM on failure. */
+static int attention_index(ctx *c) {
   const dlb_graph *s = c->s;
-  size_t no = s->no, nt = s->nt;
-  char *inF = dlb_calloc(no + 1, 1), *inter = dlb_calloc(nt + 1, 1);
-  if (!inF || !inter) { dlb_free(inF); dlb_free(inter); return; }
+  size_t no = s->no, nt = s->nt, nf = (size_t)s->nfwd, nuse = 0;
+  c->fcoff = dlb_calloc(nt + 2, sizeof(int32_t));
+  c->doff = dlb_calloc(no + 2, sizeof(int32_t));
+  if (!c->fcoff || !c->doff) return DLB_ENOMEM;
+  for (size_t i = 0; i < nf; i++) {
+    const op *p = &s->o[i];
+    const int32_t *in = op_in(s, p);
+    for (int j = 0; j < p->nin; j++) c->fcoff[in[j] + 1]++;
+    nuse += p->nin;
+  }
+  size_t nd = 0;
+  for (size_t j = nf; j < no; j++) {
+    int f = s->o[j].fwd;
+    if (f >= 0 && (size_t)f < no) c->doff[f + 1]++, nd++;
+  }
+  for (size_t t = 0; t < nt; t++) c->fcoff[t + 1] += c->fcoff[t];
+  for (size_t i = 0; i < no; i++) c->doff[i + 1] += c->doff[i];
+  c->fcons = dlb_malloc((nuse + 1) * sizeof(int32_t));
+  c->dops = dlb_malloc((nd + 1) * sizeof(int32_t));
+  if (!c->fcons || !c->dops) return DLB_ENOMEM;
+  /* fill with the offsets as cursors, then shift them back by one list */
+  for (size_t i = 0; i < nf; i++) {
+    const op *p = &s->o[i];
+    const int32_t *in = op_in(s, p);
+    for (int j = 0; j < p->nin; j++) c->fcons[c->fcoff[in[j]]++] = (int32_t)i;
+  }
+  for (size_t j = nf; j < no; j++) {
+    int f = s->o[j].fwd;
+    if (f >= 0 && (size_t)f < no) c->dops[c->doff[f]++] = (int32_t)j;
+  }
+  for (size_t t = nt; t > 0; t--) c->fcoff[t] = c->fcoff[t - 1];
+  for (size_t i = no; i > 0; i--) c->doff[i] = c->doff[i - 1];
+  c->fcoff[0] = c->doff[0] = 0;
+  return DLB_OK;
+}
+
+static int cmp_int32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int attention(ctx *c) {
+  const dlb_graph *s = c->s;
+  size_t nt = s->nt;
+  char *inter = dlb_calloc(nt + 1, 1);
+  int32_t *D = NULL; /* the generated ops derived from one chain, in op order */
+  size_t capD = 0;
+  if (!inter || attention_index(c)) { dlb_free(inter); return DLB_ENOMEM; }
   for (int i = 0; i < s->nfwd; i++) {
     const op *sm = &s->o[i];
     if (sm->type != OP_SOFTMAX || sm->phase != DLB_PHASE_FWD || sm->nin < 1 || sm->nout < 1)
@@ -113,7 +164,6 @@ static void attention(ctx *c) {
     for (int j = 0; j < nf; j++) {
       fl += c->flops[F[j]];
       if (F[j] != mm2 && s->o[F[j]].type != OP_DROPOUT) recompute += c->flops[F[j]];
-      inF[F[j]] = 1;
       if (F[j] != mm2)
         for (int k = 0; k < s->o[F[j]].nout; k++) inter[op_out(s, &s->o[F[j]])[k]] = 1;
       c->flops[F[j]] = c->bytes[F[j]] = 0;
@@ -122,12 +172,28 @@ static void attention(ctx *c) {
     c->flops[mm2] = fl;
     c->bytes[mm2] = qkv + o;
     c->kernel[mm2] = DLB_KERNEL_ATTENTION;
+    /* the generated ops derived from the chain, in op order (each once) */
+    size_t nD = 0;
+    for (int j = 0; j < nf; j++) nD += (size_t)(c->doff[F[j] + 1] - c->doff[F[j]]);
+    if (nD > capD) {
+      int32_t *nd = dlb_realloc(D, (nD + 16) * sizeof *D);
+      if (!nd) { dlb_free(D); dlb_free(inter); return DLB_ENOMEM; }
+      D = nd, capD = nD + 16;
+    }
+    nD = 0;
+    for (int j = 0; j < nf; j++)
+      for (int q = c->doff[F[j]]; q < c->doff[F[j] + 1]; q++) D[nD++] = c->dops[q];
+    qsort(D, nD, sizeof *D, cmp_int32);
+    size_t nu = 0;
+    for (size_t q = 0; q < nD; q++) if (!nu || D[q] != D[nu - 1]) D[nu++] = D[q];
+    nD = nu;
     /* the fused backward: every backward op derived from the chain into the first one */
     int first = -1;
     double bfl = 0;
-    for (size_t j = (size_t)s->nfwd; j < no; j++) {
+    for (size_t d = 0; d < nD; d++) {
+      size_t j = (size_t)D[d];
       const op *q = &s->o[j];
-      if (q->phase != DLB_PHASE_BWD || q->fwd < 0 || !inF[q->fwd]) continue;
+      if (q->phase != DLB_PHASE_BWD) continue;
       if (first < 0) first = (int)j;
       bfl += c->flops[j];
       c->flops[j] = c->bytes[j] = 0;
@@ -142,9 +208,10 @@ static void attention(ctx *c) {
     ** fused forward kernel (reads Q, K, V, writes O), its s x s tensors never in memory */
     int rmm2 = -1;
     double rfl = 0;
-    for (size_t j = (size_t)s->nfwd; j < no; j++) {
+    for (size_t d = 0; d < nD; d++) {
+      size_t j = (size_t)D[d];
       const op *q = &s->o[j];
-      if (q->phase != DLB_PHASE_RECOMPUTE || q->fwd < 0 || !inF[q->fwd]) continue;
+      if (q->phase != DLB_PHASE_RECOMPUTE) continue;
       rfl += c->flops[j];
       if (q->fwd == mm2) rmm2 = (int)j;
       else
@@ -156,15 +223,15 @@ static void attention(ctx *c) {
       c->bytes[rmm2] = qkv + o;
       c->kernel[rmm2] = DLB_KERNEL_ATTENTION;
     }
-    for (int j = 0; j < nf; j++) inF[F[j]] = 0;
   }
   /* the s x s tensors and their gradients are never in memory */
   for (size_t t = 0; t < nt; t++) {
     int g = s->t[t].grad_of;
     if (inter[t] || (g >= 0 && inter[g])) c->size[t] = 0;
   }
-  dlb_free(inF);
+  dlb_free(D);
   dlb_free(inter);
+  return DLB_OK;
 }
 
 static void elementwise_chains(ctx *c) {
@@ -217,7 +284,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, d
   *recompute = 0;
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
-  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0 };
+  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL };
   double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
   c.ncons = dlb_calloc(nt + 1, sizeof(int));
   c.sole = dlb_malloc((nt + 1) * sizeof(int));
@@ -236,7 +303,13 @@ int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, d
       c.sole[t] = (int)i;
     }
   }
-  if (flags & DLB_FUSE_ATTENTION) attention(&c);
+  int rc = DLB_OK;
+  if (flags & DLB_FUSE_ATTENTION) rc = attention(&c);
+  dlb_free(c.fcoff); dlb_free(c.fcons); dlb_free(c.doff); dlb_free(c.dops);
+  if (rc) {
+    dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+    return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
+  }
   if (flags & DLB_FUSE_ELEMENTWISE) elementwise_chains(&c);
   if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
   *recompute = c.rc;

@@ -100,22 +100,40 @@ end
 -- call with a wrong self -- t.count() for t:count(), a method called on nil or a number --
 -- raises "<prefix>name: call it as <prefix>name(...) with a colon; got a <type> as self"
 -- at the caller's line instead of an internal error deep inside. isself(x) says whether x
--- is an object of the class. The wrapper tail-calls the method, so stack levels and
--- results stay as they were; help text registered on a method moves to its wrapper.
-function M.guard_methods(class, prefix, isself)
+-- is an object of the class, or is the class's metatable. The wrapper tail-calls the
+-- method, so stack levels and results stay as they were; help text registered on a method
+-- moves to its wrapper. selfchecked names methods left unwrapped because their own argument
+-- check calls M.wrong_self on a wrong self (the graph builders' hot paths: no wrapper frame
+-- per op).
+function M.wrong_self(name, self, level)
+  error(string.format("%s: call it as %s(...) with a colon; got a %s as self", name, name,
+    type(self)), level + 1)
+end
+
+function M.guard_methods(class, prefix, isself, selfchecked)
   local doc = require "dlbench.doc"
   local names = {}
   for k, f in pairs(class) do
-    if type(k) == "string" and type(f) == "function" and k:sub(1, 2) ~= "__" then names[#names + 1] = k end
+    if type(k) == "string" and type(f) == "function" and k:sub(1, 2) ~= "__"
+        and not (selfchecked and selfchecked[k]) then
+      names[#names + 1] = k
+    end
   end
+  -- isself may be the class's metatable itself: one getmetatable per call, no Lua call
+  local mt = type(isself) == "table" and isself or nil
   for _, k in ipairs(names) do
     local f = class[k]
-    local function guarded(self, ...)
-      if not isself(self) then
-        error(string.format("%s%s: call it as %s%s(...) with a colon; got a %s as self", prefix, k,
-          prefix, k, type(self)), 2)
+    local guarded
+    if mt then
+      guarded = function(self, ...)
+        if getmetatable(self) ~= mt then M.wrong_self(prefix .. k, self, 2) end
+        return f(self, ...)
       end
-      return f(self, ...)
+    else
+      guarded = function(self, ...)
+        if not isself(self) then M.wrong_self(prefix .. k, self, 2) end
+        return f(self, ...)
+      end
     end
     local d = doc.get(f)
     if d then doc.doc(guarded, d.signature, d.meaning) end

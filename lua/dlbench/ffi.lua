@@ -14,4 +14,6 @@ require("dlbench.ffi_gen")(M, C, ffi, { proc = P })
 for _, area in ipairs { "dlbench.ffi_stats", "dlbench.ffi_proc" } do
   for k, f in pairs(require(area)) do M[k] = f end
 end
+-- the allocation policy the dlbench executable sets at start (graphs/base/sys.c says why)
+M.sys_malloc_tune()
 return M

@@ -33,7 +33,12 @@ local function tensor(g, id)
   return setmetatable({ graph = g, id = id }, Tensor)
 end
 
+local errors_ = require "dlbench.errors"
+
+-- The slow path of an op's argument check; a wrong self first (g.add(a, b) for g:add(a, b):
+-- the builders in SELF_CHECKED below carry no wrapper, see errors.guard_methods).
 local function checkt(g, t, what)
+  if getmetatable(g) ~= Graph then errors_.wrong_self(what, g, 3) end
   if getmetatable(t) ~= Tensor then
     error(string.format("%s: a tensor expected, got %s", what, type(t) == "table" and "table" or type(t)), 3)
   end
@@ -585,9 +590,13 @@ M.convention = core.graph_convention
 doc.doc(M.convention, "dlb.graph.convention() -> string", "the FLOP convention printed with every summary")
 doc.doc(M, "dlb.graph", "compute graphs: dlb.graph(name), tensors, ops, g:stats{...}, g:summary{...}")
 -- g.stats{} or x.dims() (a dot for a colon) names the mistake instead of failing inside
-local errors_ = require "dlbench.errors"
-errors_.guard_methods(Graph, "g:", function(x) return getmetatable(x) == Graph end)
-errors_.guard_methods(Tensor, "x:", function(x) return getmetatable(x) == Tensor end)
+-- the op builders that check their tensor arguments first (checkt names a wrong self)
+local SELF_CHECKED = { add = true, sub = true, mul = true, div = true, matmul = true,
+  bmm = true, reshape = true, transpose = true }
+for _, n in ipairs { "relu", "sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "neg",
+                     "softmax", "log_softmax" } do SELF_CHECKED[n] = true end
+errors_.guard_methods(Graph, "g:", Graph, SELF_CHECKED)
+errors_.guard_methods(Tensor, "x:", Tensor)
 setmetatable(M, { __call = function(_, name) return M.new(name) end })
 doc.methods(M, Graph, "g")
 doc.methods(M, Tensor, "x")

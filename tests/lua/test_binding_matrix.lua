@@ -190,6 +190,7 @@ local good = {
   { "_reduce_top", RD, 2, 0, false, -1 }, { "_reduce_bins", RD, 0, { 0, 1, 2 }, -1, nil, 1, 2, -1 },
   { "_reduce_group", RD, { 0 }, { 1 }, -1 }, { "_reduce_push", RD, 1, { 1, 2, 3 }, 0 },
   { "reduce_seen", RD }, { "_reduce_size", RD, 1, 0 }, { "_reduce_column", RD, 1, 0, 0, 0, 1 },
+  { "sys_malloc_tune" },
 }
 
 local BAD = { nil, true, "x", 1.5, -1, {}, { 1, "a" }, P, G }

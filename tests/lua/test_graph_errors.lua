@@ -286,6 +286,10 @@ T.test("summary and dims print the same under both backends", function()
   T.eq(table.concat(big:dims(), ","), "9007199254740992,3")
   local f = g:input("f", { 4.0, 3 })
   T.eq(table.concat(f:dims(), ","), "4,3")
+  -- integral doubles below 2^53 are written as their integers (the C-API binding formats
+  -- them without snprintf)
+  local f2 = g:input("f2", { 2 ^ 52 + 1, 4096 / 128, 10 })
+  T.eq(table.concat(f2:dims(), ","), "4503599627370497,32,10")
 end)
 
 T.test("slice lengths and split sizes are positive integers", function()

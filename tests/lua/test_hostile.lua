@@ -292,6 +292,29 @@ T.test("wrong self: a dot for a colon names the mistake", function()
   T.checkerr("f:line: call it as f:line(...) with a colon", f.line, { x = { 1 }, y = { 1 } })
   T.checkerr("ax:line: call it as ax:line(...) with a colon", f:panel(1, 1).line, { x = { 1 }, y = { 1 } })
   T.checkerr("d:with: call it as d:with(...) with a colon", dlb.hw.get("V100").with, { name = "x" })
+  -- the op builders carry no wrapper (their argument check names a wrong self), at the
+  -- caller's line as the wrapped methods do
+  local w = g:weight("w", { 2, 2 })
+  local cases = {
+    { "g:add", function() local r = g.add(x, x); return r end, "table" },
+    { "g:mul", function() local r = g.mul(nil, x); return r end, "nil" },
+    { "g:relu", function() local r = g.relu(x); return r end, "table" },
+    { "g:softmax", function() local r = g.softmax(5); return r end, "number" },
+    { "g:matmul", function() local r = g.matmul(x, w); return r end, "table" },
+    { "g:reshape", function() local r = g.reshape(x, { 2, 1 }); return r end, "table" },
+    { "g:transpose", function() local r = g.transpose(x, { 2, 1 }); return r end, "table" },
+    { "g:stats", function() local r = g.stats({ b = 1 }); return r end, "table" },
+  }
+  for _, c in ipairs(cases) do
+    local ok, err = pcall(c[2])
+    T.eq(ok, false, c[1] .. " with a dot fails")
+    local want = c[1] .. ": call it as " .. c[1] .. "(...) with a colon; got a " .. c[3] .. " as self"
+    T.eq(tostring(err):find(want, 1, true) ~= nil, true, c[1] .. ": " .. tostring(err))
+    T.eq(tostring(err):find("test_hostile.lua:", 1, true) ~= nil, true,
+      c[1] .. " at the caller's line: " .. tostring(err))
+  end
+  -- and a right self with a wrong argument keeps its own message
+  T.checkerr("g:add: a tensor expected, got number", g.add, g, 5, x)
 end)
 
 T.test("hw.get: a 1 MB unknown name is fast and cut in the message; rawset is refused", function()
