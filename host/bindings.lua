@@ -238,6 +238,7 @@ B.functions = {
   "parallel_collective(op: int, algo: int, bytes: number, n: number, shards: number = 0, link: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_collective(op, algo, bytes, n, shards, &link, &c)",
   "parallel_allreduce_hier(bytes: number, per_node: number, nodes: number, algo: int, intra: struct dlb_par_link, inter: struct dlb_par_link) -> c: struct dlb_par_coll = check dlb_par_allreduce_hier(bytes, per_node, nodes, algo, &intra, &inter, &c)",
   "parallel_allreduce_cluster(bytes: number, n: number, algo: int, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_allreduce_cluster(bytes, n, algo, &cluster, &c)",
+  "parallel_alltoall_cluster(bytes: number, n: number, stride: number, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_alltoall_cluster(bytes, n, stride, &cluster, &c)",
   "parallel_data(work: struct dlb_par_work, device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
   "_parallel_partition(weights: numbers[1..1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
   -- ops: a flat array, the 13 doubles of each dlb_par_op in order

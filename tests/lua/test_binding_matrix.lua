@@ -142,6 +142,7 @@ local good = {
   { "parallel_collective", 0, 0, 1e6, 8, 0, LINK },
   { "parallel_allreduce_hier", 1e6, 4, 2, 0, LINK, LINK },
   { "parallel_allreduce_cluster", 1e6, 8, 0, { per_node = 4, nodes = 2, intra = LINK, inter = LINK } },
+  { "parallel_alltoall_cluster", 1e6, 8, 1, { per_node = 4, nodes = 2, intra = LINK, inter = LINK } },
   { "parallel_partition", { 1, 2, 3, 4 }, 2 }, { "parallel_bubble", 0, 4, 8, 1 },
   { "parallel_evaluate", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
     { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 }, { dp = 2, tp = 1, pp = 2, m = 4, v = 1 } },
