@@ -331,6 +331,13 @@ local function finish(r, o, ls, info, dev)
     if r.tokens_per_s then r.days = o.tokens / r.tokens_per_s / 86400 end
   end
   r.framework, r.framework_source = info.prof.name, info.src
+  -- a catalogue device without the published kernel-model fields the A100 has
+  local hw = o.hw
+  if is_catalogue(hw) and rawget(hw, "less_certain") == nil and type(hw.less_certain) == "string" then
+    r.less_certain = hw.less_certain
+  elseif type(hw) == "table" and type(rawget(hw, "less_certain")) == "string" then
+    r.less_certain = rawget(hw, "less_certain")
+  end
   r.attention_kernel = dev.attention_kernel
   r.calibration, r.calibration_note = info.calibration, info.cal_note
   local applied = {}
