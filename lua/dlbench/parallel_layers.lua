@@ -286,15 +286,7 @@ end
 -- tensor parallelism splits: the heads (batch) of attention's batched matmuls, else the
 -- larger of the other dims (Megatron's column-parallel n, row-parallel k); and whether the
 -- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
--- causal: the graph is a causal decoder (dlbench.mfu.attention_fwd): its fused attention
--- kernels are timed at half their FLOPs, the blocks above the diagonal that a causal
--- FlashAttention kernel skips (Dao 2023 sec. 3.1.1, "causal masking": blocks with all
--- column indices above the row indices are skipped, about half of them for long sequences;
--- the attn_eff values of hw_kernels.lua count causal runs' FLOPs the same way, Dao 2023
--- sec. 4.1). The graph's own FLOPs (model FLOPs, g:stats, dlb.roofline.time) stay whole.
--- Added with context parallelism (issue [21]) after seeing the 405B / 131k layout of
--- Llama 3 predicted at half its published MFU.
-local function ops_of(ops1, ops2, B, n, causal)
+local function ops_of(ops1, ops2, B, n)
   local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.L, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
@@ -338,7 +330,6 @@ local function ops_of(ops1, ops2, B, n, causal)
       end
       m, nn, kk, bb = g[1], g[2], g[3], g[4]
     end
-    if causal and Kn and Kn[j] == 1 then fs, f0 = fs / 2, f0 / 2 end
     flat[k + 1], flat[k + 2], flat[k + 3], flat[k + 4] = li - 1, ph, fs, f0
     flat[k + 5], flat[k + 6], flat[k + 7], flat[k + 8] = bs, b0, m, nn
     flat[k + 9], flat[k + 10], flat[k + 11], flat[k + 12] = kk, bb, grow, split
@@ -565,8 +556,7 @@ function M.from_graph(g, o)
     if (L1[i].weight_bytes or 0) > 0 then r.weight_bytes = L1[i].weight_bytes end
     out[i] = r
   end
-  local _, causal = require("dlbench.mfu").attention_fwd(g, o.bind)
-  out.ops = ops_of(ops1, two and ops2, B, n, causal)
+  out.ops = ops_of(ops1, two and ops2, B, n)
   -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
   -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
   local P, Tr = 0, 0
