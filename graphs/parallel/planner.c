@@ -285,11 +285,14 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       }
       if (ep > 1 && l->moe_bytes > 0) {
         /* the token dispatch and combine: two all-to-alls forward, two backward (and two
-        ** more in a recomputed forward) over the ep ranks, tp x cp apart (Megatron-Core's
-        ** order tp-cp-ep-dp-pp); each rank sends its tokens' copies (its 1/tp share under
-        ** the sequence parallelism MoE requires with tp), padded or skewed by the load */
+        ** more in a recomputed forward) over the ep ranks, tp apart: Megatron-Core's MoE
+        ** parallel folding with the experts split as the attention (etp = tp) lays the
+        ** expert layers out etp-ep-edp-pp over the same ranks, so an expert group is ep
+        ** consecutive ranks of the tp x cp x dp ranks after the tensor ones; each rank
+        ** sends its tokens' copies (its 1/tp share under the sequence parallelism MoE
+        ** requires with tp), padded or skewed by the load */
         dlb_par_coll a2;
-        st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, tp * cp, cl, &a2);
+        st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, tp, cl, &a2);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         s->epf += 2 * a2.time;
         s->epb += 2 * a2.time * (rc ? 2 : 1);
