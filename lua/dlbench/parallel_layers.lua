@@ -522,7 +522,9 @@ function M.from_graph(g, o)
       bytes_fixed = bf, params = l.params, act_out = ao, act_kept = kept, act_rep = 0,
       act_in = i > 1 and out[i - 1].act_out or 0, tp_bytes = 0, tp_colls = 0, shardable = 0 }
     if tp == "megatron" and l.params > 0 then
-      if k.embedding then
+      -- attention first: a MoE block (dlb.models.moe) gathers its tokens to and from the
+      -- experts with embedding ops, and is still an attention block, not an embedding
+      if k.embedding and not (k.softmax and k.matmul) then
         r.shardable, r.tp_bytes, r.tp_colls = 1, ao, 1
       elseif k.softmax and k.matmul then
         r.tp_bytes, r.tp_colls = ao, 2
@@ -537,7 +539,7 @@ function M.from_graph(g, o)
       elseif k.softmax_xent and k.matmul then
         r.tp_bytes, r.tp_colls = r.act_in, 1
       end
-    elseif k.embedding then
+    elseif k.embedding and not (k.softmax and k.matmul) then
       r.shardable = 1
     end
     -- attention and MoE sizes for context and expert parallelism, from the zoo model's

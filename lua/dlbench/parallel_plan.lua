@@ -482,8 +482,11 @@ function M.plan(o)
   -- cp 2 at 8k; Llama 3, cp 16 at 131k: 8,192 per rank)
   if o.cp_max == nil then
     local g = o.layers or o.graph
-    local _, bind = fb_per_sample(o, ls)
-    local q = is_graph(g) and require("dlbench.mfu").tokens_per_sample(g, bind) or nil
+    local q
+    if is_graph(g) then
+      local _, bind = fb_per_sample(o, ls)
+      q = require("dlbench.mfu").tokens_per_sample(g, bind)
+    end
     local c = 1
     while q and q / (2 * c) >= 4096 do c = 2 * c end
     po.cp_max = c
