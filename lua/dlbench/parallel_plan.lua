@@ -87,7 +87,8 @@ local function plan_opts(fname, o, ls)
     cp_algo = o.cp_algo == nil and -1 or enum(fname, "cp_algo", o.cp_algo, CP_ALGOS),
     capacity = num(fname, "capacity", o.capacity, 0, "nonneg"),
     imbalance = o.imbalance == nil and 0 or num(fname, "imbalance", o.imbalance, 1, "ge1"),
-    hsdp = (o.hsdp == nil or o.hsdp == true) and 1 or (o.hsdp == false and 0 or
+    -- evaluate takes a shard group size too (its configuration's, below)
+    hsdp = (o.hsdp == nil or o.hsdp == true or type(o.hsdp) == "number") and 1 or (o.hsdp == false and 0 or
       error(fname .. ": hsdp must be true or false (search hybrid sharding; default true)", 3)),
   }
 end
