@@ -33,6 +33,18 @@ T.test("MoE layers: experts, their parameters, dispatch bytes and K/V bytes from
   assert(ex.expert_frac > 0.7 and ex.expert_frac < 0.9, "most of a block's FLOPs are the experts'")
 end)
 
+T.test("dlb.parallel.alltoall over a cluster: node peers on NVLink, the rest on the NICs at once", function()
+  local cl = P.cluster { per_node = 8, nodes = 4, intra = { bw = 100e9, latency = 1e-6 },
+    inter = { bw = 10e9, latency = 5e-6 } }
+  -- 16 ranks, 8 a node (collective.c's hand derivation): max(7 a_i + 7/16 S / bw_i,
+  -- 8 a_e + 8/16 S / bw_e)
+  local t = P.alltoall { bytes = 1e9, n = 16, cluster = cl }
+  T.near(t, math.max(7e-6 + 7 / 16 * 1e9 / 100e9, 8 * 5e-6 + 0.5 * 1e9 / 10e9), 1e-12, "16 ranks")
+  T.near(P.alltoall { bytes = 1e9, n = 8, cluster = cl }, 7e-6 + 7 / 8 * 1e9 / 100e9, 1e-12, "one node")
+  T.checkerr("stride= is for alltoall with cluster=", P.alltoall, { bytes = 1, n = 2, bw = 1e9, stride = 2 })
+  T.checkerr("do not fit the cluster", P.alltoall, { bytes = 1, n = 16, stride = 4, cluster = cl })
+end)
+
 T.test("Mixtral on 64 H100s: all-to-all time shown, MFU below the dense model of its active size", function()
   local t = P.plan { graph = mix, hw = "H100-SXM", devices = 64, batch = 512, seq_par = true }
   local d = P.plan { graph = dense, hw = "H100-SXM", devices = 64, batch = 512, seq_par = true }
