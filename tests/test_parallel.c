@@ -472,6 +472,24 @@ static void moe_cp(void) {
   cfg.dp = 16; o.batch = 16; cfg.ep = 16;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "does not divide the 8 experts of layer 1") != NULL);
+  /* the experts' tensor degree (Megatron-Core's expert-tensor-parallel-size): tp 2 x dp 4;
+  ** etp 1 leaves the experts whole, so ep may borrow the tensor ranks (ep x etp = 8 divides
+  ** tp x dp = 8); ep 4 with etp 2 holds the same expert share per device */
+  for (int i = 0; i < 4; i++) { L[i].tp_bytes = 1e3; L[i].tp_colls = 2; }
+  cfg.dp = 4; cfg.tp = 2; o.batch = 4; cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_weights, 4 * (0.5e6 / 2 + 0.5e6 / 8) * 2, 1e-6);
+  CHECK(r.etp == 1);
+  cfg.ep = 4; cfg.etp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK_NEAR(r0.mem_weights, r.mem_weights, 1e-6);
+  cfg.ep = 8;   /* etp = tp: ep must divide dp x cp = 4 */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ep 8 does not divide dp x cp = 4") != NULL);
+  cfg.etp = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "must divide tp 2") != NULL);
+  cfg.etp = 0; cfg.tp = 1;
 
   /* context parallelism: cp 2 holds half of every sample's tokens, so every per-sample
   ** cost halves (dp 1, batch 1); the K/V exchange per attention layer and micro-batch: */

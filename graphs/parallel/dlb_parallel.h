@@ -245,6 +245,9 @@ typedef struct dlb_par_opts {
                             (>= 1; 0 = 1, perfectly balanced) */
   double hsdp;           /* 1: the search also tries hybrid sharding (ZeRO-3 within a node,
                             replicated across) */
+  double etp;            /* the experts' tensor degree in the search: 0 = tp (the experts
+                            split as the attention), 1 = not split (Megatron-Core's
+                            --expert-tensor-parallel-size 1) */
 } dlb_par_opts;
 
 /* Context-parallel attention algorithms. */
@@ -281,6 +284,8 @@ typedef struct dlb_par_row {
   double ep_comm, cp_comm;       /* exposed all-to-all (MoE) and context-parallel s, part of
                                     comm */
   double load;                   /* the busiest expert's tokens over the mean (1 dense) */
+  double etp;                    /* the experts' tensor degree, dividing tp (0 in a
+                                    configuration = tp); ep x etp divides tp x dp x cp */
 } dlb_par_row;
 
 /* One op of a layer, for the planner's per-op timing (the same rule as dlb_op_time, on
@@ -308,7 +313,8 @@ typedef struct dlb_par_plan dlb_par_plan;
 ** cluster. stage_mem, when not NULL, receives the bytes on each of the pp stages (pp values).
 ** DLB_EINVAL unless the layout is possible: batch = dp x m x mb with a whole micro-batch
 ** mb >= 1 (batch a multiple of dp, batch/dp a multiple of m), tp dividing every layer's
-** tp_div (tp x cp under DLB_CP_ALLTOALL), ep dividing dp x cp and every MoE layer's experts,
+** tp_div (tp x cp under DLB_CP_ALLTOALL), ep dividing every MoE layer's experts and ep x etp
+** dividing tp x dp x cp (etp, the experts' tensor degree, dividing tp),
 ** hsdp (ZeRO-3 only, ep 1) dividing dp x cp, pp x v <= layers, and dp x tp x pp x cp within
 ** the cluster when it is sized. Context parallelism splits each sample's tokens over cp
 ** ranks: every per-sample cost of a device is divided by cp. */

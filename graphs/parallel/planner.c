@@ -155,6 +155,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   double dp = cfg->dp, tp = cfg->tp, pp = cfg->pp, m = cfg->m;
   double ep = cfg->ep > 0 ? cfg->ep : 1, cp = cfg->cp > 0 ? cfg->cp : 1;
   double hs = cfg->hsdp;
+  double etp = cfg->etp > 0 ? cfg->etp : tp;
   int sched = (int)cfg->sched, rc = cfg->recompute != 0, zero = (int)cfg->zero;
   int ca = (int)cfg->cp_algo;
   if (!whole(dp) || !whole(tp) || !whole(pp) || !whole(m))
@@ -168,9 +169,15 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     if (cfg->cp_algo != ca || ca < DLB_CP_RING || ca > DLB_CP_ALLTOALL)
       return dlb_fail(DLB_EINVAL, "plan: cp_algo must be 0 (ring), 1 (allgather) or 2 "
                       "(alltoall), got %g", cfg->cp_algo);
-    if (fmod(dpc, ep) != 0)
-      return dlb_fail(DLB_EINVAL, "plan: ep %g does not divide dp x cp = %g (Megatron-Core "
-                      "carves the expert groups out of the data and context ranks)", ep, dpc);
+    if (!whole(etp) || fmod(tp, etp) != 0)
+      return dlb_fail(DLB_EINVAL, "plan: etp %g (the experts' tensor degree) must divide tp %g",
+                      etp, tp);
+    if (etp == tp && fmod(dpc, ep) != 0)
+      return dlb_fail(DLB_EINVAL, "plan: ep %g does not divide dp x cp = %g", ep, dpc);
+    if (fmod(tp * dpc, ep * etp) != 0)
+      return dlb_fail(DLB_EINVAL, "plan: ep %g x etp %g does not divide tp x dp x cp = %g (the "
+                      "expert layers are laid out etp x ep x their dp over those ranks)", ep,
+                      etp, tp * dpc);
     for (int i = 0; i < n && ep > 1; i++)
       if (L[i].experts > 0 && fmod(L[i].experts, ep) != 0)
         return dlb_fail(DLB_EINVAL, "plan: ep %g does not divide the %g experts of layer %d",
@@ -272,8 +279,9 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       s->b += tb + (rc ? tf : 0);
       /* ZeRO partitions the update over the replicas: dense over dp x cp (or the HSDP shard
       ** group), experts over their dp x cp / ep */
+      double et = tl > 1 ? etp : 1;   /* the experts' tensor degree on this layer */
       s->upd += tu * (1 - ef) / (zero >= 1 ? (hs > 0 ? hs : dpc) : 1)
-              + tu * ef / ep / (zero >= 1 ? dpc / ep : 1);
+              + tu * ef * (tl / et) / ep / (zero >= 1 ? tp * dpc / (etp * ep) : 1);
       if (rc) s->rcf += l->flops_fwd;
       if (tl > 1 && l->tp_colls > 0) {
         dlb_par_coll c1;
@@ -292,7 +300,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         ** sends its tokens' copies (its 1/tp share under the sequence parallelism MoE
         ** requires with tp), padded or skewed by the load */
         dlb_par_coll a2;
-        st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, tp, cl, &a2);
+        st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, et, cl, &a2);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         s->epf += 2 * a2.time;
         s->epb += 2 * a2.time * (rc ? 2 : 1);
@@ -334,10 +342,10 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         s->cpb += b1 + (rc ? f1 : 0);
         if (ws > s->cpws) s->cpws = ws;
       }
-      double pr = l->params * (1 - ef) / tl + l->params * ef / (tl * ep);
+      double pr = l->params * (1 - ef) / tl + l->params * ef / (et * ep);
       double tr = layer_trainable(l) * (1 - ef) / tl, wl = layer_wbytes(l, wb) * (1 - ef) / tl;
-      s->etrain += layer_trainable(l) * ef / (tl * ep);
-      s->ewb += layer_wbytes(l, wb) * ef / (tl * ep);
+      s->etrain += layer_trainable(l) * ef / (et * ep);
+      s->ewb += layer_wbytes(l, wb) * ef / (et * ep);
       if (l->shardable > 0 && o->shard) {
         s->shard += pr; shard_total += pr; s->shard_t += tr; shard_t += tr;
         s->shard_w += wl; shard_w += wl;
@@ -356,7 +364,9 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   /* Bytes per parameter left on a device after ZeRO partitions over the replicas (dp x cp,
   ** or the HSDP shard group; the experts' over dp x cp / ep): weights (their own bytes, zw
   ** of them under ZeRO-3), and per trainable parameter gradients and optimizer state. */
-  double zd = hs > 0 ? hs : dpc, ze = dpc / ep;
+  /* the experts' replicas: etp x ep x ze = tp x dp x cp (Megatron-Core's expert data
+  ** parallel size) */
+  double zd = hs > 0 ? hs : dpc, ze = tp * dpc / (etp * ep);
   double zw = 1.0 / (zero >= 3 ? zd : 1), eg = gb / (zero >= 2 ? zd : 1),
          eo = ob / (zero >= 1 ? zd : 1);
   double zwe = 1.0 / (zero >= 3 ? ze : 1), ege = gb / (zero >= 2 ? ze : 1),
@@ -464,7 +474,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     dlb_par_cluster esub = sub;
     if (ep > 1 && ze > 1 && maxpe > 0) {
-      esub.per_node = cl->per_node > 0 ? fmax(1, floor(cl->per_node / (tp * pp * ep))) : 0;
+      esub.per_node = cl->per_node > 0 ? fmax(1, floor(cl->per_node / (etp * pp * ep))) : 0;
       if (cl->per_node > 0 && esub.per_node == 1 && cl->inter.bw > 0) esub.intra.bw = 0;
       st = dlb_par_allreduce_cluster(maxpe * gb, ze, algo, &esub, &ce);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
@@ -525,7 +535,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
 
   memset(out, 0, sizeof *out);
   out->dp = dp; out->tp = tp; out->pp = pp; out->v = v; out->m = m; out->mb = mb;
-  out->ep = ep; out->cp = cp; out->cp_algo = cp > 1 ? ca : 0; out->hsdp = hs;
+  out->ep = ep; out->cp = cp; out->cp_algo = cp > 1 ? ca : 0; out->hsdp = hs; out->etp = etp;
   out->sched = sched; out->recompute = rc; out->zero = zero;
   out->compute = m * (bw->f + bw->b);
   out->tp_comm = m * (bw->tpf + bw->tpb);
@@ -616,6 +626,9 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
   if (!(o->recompute >= -1 && o->recompute <= 1))
     return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (both), 0 or 1, got %g",
                          o->recompute);
+  if (!(o->etp >= 0 && o->etp <= 1e6) || o->etp != floor(o->etp))
+    return dlb_fail_null(DLB_EINVAL, "plan: etp must be a whole number >= 0 (0: tp), got %g",
+                         o->etp);
   if (!(o->ep_max >= 0 && o->cp_max >= 0 && o->ep_max <= 1e6 && o->cp_max <= 1e6))
     return dlb_fail_null(DLB_EINVAL, "plan: ep_max and cp_max must be >= 0 (got %g, %g)",
                          o->ep_max, o->cp_max);
@@ -651,8 +664,10 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
       double local = o->batch / dp;
       if (local < 1 || local != floor(local)) continue;
       double mmax = o->m_max > 0 ? o->m_max : fmax(1, 4 * pp);
+      double etp = o->etp > 0 && o->etp < tp ? o->etp : tp;
+      if (fmod(tp, etp) != 0) etp = tp;
       for (double ep = 1; ep == 1 || ep <= emax; ep *= 2) {
-      if (fmod(dpc, ep) != 0) break;
+      if (fmod(tp * dpc, ep * etp) != 0) break;
       int eok = 1;
       for (int i = 0; i < n && ep > 1 && eok; i++)
         if (L[i].experts > 0 && fmod(L[i].experts, ep) != 0) eok = 0;
@@ -682,6 +697,7 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
               cfg.dp = dp; cfg.tp = tp; cfg.pp = pp; cfg.m = m; cfg.v = vv;
               cfg.sched = sc; cfg.recompute = rc; cfg.zero = z > 3 ? 3 : z;
               cfg.ep = ep; cfg.cp = cp; cfg.cp_algo = ca; cfg.hsdp = z > 3 ? hsdp : 0;
+              cfg.etp = etp;
               int st = evaluate(L, n, LT, dev, cl, o, &cfg, &r, NULL, 1);
               if (st) { dlb_layer_times_free(LT); dlb_par_plan_free(P); return NULL; }
               if (P->evaluated == 0 || r.mem < P->smallest.mem) P->smallest = r;

@@ -44,7 +44,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "ep_max", "cp_max", "cp_algo", "capacity", "imbalance",
-    "hsdp", "offload" }
+    "hsdp", "offload", "etp" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -86,6 +86,7 @@ local function plan_opts(fname, o, ls)
     cp_max = num(fname, "cp_max", o.cp_max, 0, "nonneg"),
     cp_algo = o.cp_algo == nil and -1 or enum(fname, "cp_algo", o.cp_algo, CP_ALGOS),
     capacity = num(fname, "capacity", o.capacity, 0, "nonneg"),
+    etp = num(fname, "etp", o.etp, 0, "nonneg"),
     imbalance = o.imbalance == nil and 0 or num(fname, "imbalance", o.imbalance, 1, "ge1"),
     -- evaluate takes a shard group size too (its configuration's, below)
     hsdp = (o.hsdp == nil or o.hsdp == true or type(o.hsdp) == "number") and 1 or (o.hsdp == false and 0 or
@@ -97,7 +98,7 @@ end
 -- as a reader scans a layout (deliberately not the struct's order): the layout, its time,
 -- its memory, then the rates; sched is shown by name as schedule, and mem_schedule (which
 -- memory model) is the options', not the row's.
-local PLAN_COLUMNS = { "dp", "tp", "pp", "cp", "ep", "v", "m", "mb", "schedule", "recompute",
+local PLAN_COLUMNS = { "dp", "tp", "pp", "cp", "ep", "etp", "v", "m", "mb", "schedule", "recompute",
   "zero", "hsdp", "cp_algo", "offload", "step", "compute", "comm", "bubble", "tp_comm", "pp_comm",
   "dp_comm", "ep_comm", "cp_comm", "load", "offload_time", "update", "mem",
   "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
@@ -538,7 +539,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
-  "cp_algo", "capacity", "imbalance", "hsdp" }
+  "cp_algo", "capacity", "imbalance", "hsdp", "etp" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -571,7 +572,8 @@ local function evaluate(fname, o)
                 recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg"),
                 ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
                 cp_algo = enum(fname, "cp_algo", o.cp_algo, CP_ALGOS, "ring"),
-                hsdp = num(fname, "hsdp", o.hsdp == true and 0 or o.hsdp, 0, "nonneg") }
+                hsdp = num(fname, "hsdp", o.hsdp == true and 0 or o.hsdp, 0, "nonneg"),
+                etp = num(fname, "etp", o.etp, 0, "nonneg") }
   if o.hsdp == true then
     -- hybrid sharding with the replicas of one node as the shard group
     local per = (cl.per_node or 0) > 0 and cl.per_node or 8

@@ -23,7 +23,9 @@
 --              added and before its error was looked at (issue [21]); rows without one
 --              (the first rounds) take the notebook's rule: every third row in id order
 --              among the rows without a role
---   layout*    { dp, tp, pp, cp (context parallel), ep (expert parallel, dividing dp x cp),
+--   layout*    { dp, tp, pp, cp (context parallel), ep (expert parallel, dividing dp x cp;
+--                with etp, ep x etp divides tp x dp x cp), etp (the experts' tensor degree
+--                when the source gives one; absent: tp),
 --                cp_algo = "ring" | "allgather" | "alltoall" (how context parallelism
 --                exchanges K/V: Megatron-Core's ring, Llama 3's all-gather, Ulysses'
 --                all-to-all), mp (combined model-parallel size when
@@ -767,15 +769,16 @@ mbridge(MBRIDGE_0925, "25.09", "DGX-B200", "B200", "LLAMA3.1_405B", 128, "FP8-CS
 -- InfiniBand 8 x 50 GB/s), bf16, Megatron-Core. Table "Performance Results": columns TP,
 -- CP, EP, PP, EDP, ETP, VPP, DP, FSDP, MBS, GBS, GA, recompute, Step time (sec), Per GPU
 -- TF; rows with EP dividing DP (the model's expert groups come out of the data ranks;
--- the rows whose EP borrows tensor ranks, "MoE parallel folding", are left out) and
--- without the 1F1B all-to-all overlap (not modelled). Table "Long Context" (DeepEP
--- dispatcher, bf16, 32 nodes = 256 GPUs, the command's PP=8 VPP=4 EP=8, selective
--- recompute of layernorm and moe): the "forced balance" TFLOPS (the dropless ones
--- depend on an imbalance the page does not give). Both tables: ETP 1 (the experts are
--- not split over TP; dlbench splits them over tp: same FLOPs per GPU, different memory).
+-- ETP 1 (layout.etp: the experts not split over TP, so EP x ETP divides TP x DP and EP may
+-- take tensor ranks), without the 1F1B all-to-all overlap (not modelled) and with whole
+-- pipeline chunks (the A2A row's PP 32 x VPP 3 = 96 chunks for 94 layers is left out).
+-- Table "Long Context" (DeepEP dispatcher, bf16, 32 nodes = 256 GPUs, the command's PP=8
+-- VPP=4 EP=8, selective recompute of layernorm and moe): the "forced balance" TFLOPS (the
+-- dropless ones depend on an imbalance the page does not give); its command sets no ETP
+-- (Megatron-Core's default: the TP size).
 ---------------------------------------------------------------------------------------
 local ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md (commit c1ad0b5c89f425d60febddc38e7f741a16f08bd1)"
-local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where)
+local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where, etp)
   local opts = { seq = seq }
   for k, v in pairs(QWEN3["Qwen3_235B_a22B"][2]) do opts[k] = v end
   add {
@@ -785,22 +788,26 @@ local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where
     model = { builder = "moe", opts = opts },
     params = 235e9,
     hw = "H100-SXM", devices = 256,
-    layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, ep = ep,
+    layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, ep = ep, etp = etp,
       cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = div(gbs, dp * mbs),
       global_batch = gbs, schedule = vpp > 1 and "interleaved" or nil, interleave = vpp > 1 and vpp or nil,
       zero = fsdp and 3 or nil, recompute = rc },
     precision = "mixed_bf16", seq = seq, framework = "Megatron-Core (Megatron-MoE-ModelZoo)",
     measured = meas,
     source = ZOO .. ", " .. where,
-    note = "bf16; dispatcher DeepEP; ETP 1; recompute " .. tostring(rc or "none")
+    note = "bf16; dispatcher DeepEP; ETP " .. tostring(etp or "not stated (the TP size)")
+      .. "; recompute " .. tostring(rc or "none")
       .. (meas.tflops_per_gpu and "; TFLOPS by Megatron-LM's num_floating_point_operations "
         .. "(routed experts, attention whole)" or ""),
   }
 end
 zoo(4096, 2, 1, 8, 1, 1, 128, true, 4, 2048, "full", { step_time = 17.6 },
-  "table 'Performance Results', Intra-node EP strategy, row TP 2 / EP 8 / PP 1 / DP 128 / FSDP On / MBS 4, column Step time (sec)")
+  "table 'Performance Results', Intra-node EP strategy, row TP 2 / EP 8 / PP 1 / DP 128 / FSDP On / MBS 4, column Step time (sec)", 1)
 zoo(4096, 4, 1, 8, 8, 4, 8, false, 1, 2048, nil, { step_time = 29.0 },
-  "table 'Performance Results', Intra-node EP strategy, row TP 4 / EP 8 / PP 8 / EDP 4 / VPP 4 / DP 8, column Step time (sec)")
+  "table 'Performance Results', Intra-node EP strategy, row TP 4 / EP 8 / PP 8 / EDP 4 / VPP 4 / DP 8, column Step time (sec)", 1)
+-- added with layout.etp (issue [21]), role fixed before it was predicted
+zoo(4096, 2, 1, 32, 8, 4, 16, false, 1, 2048, "selective", { step_time = 19.7 },
+  "table 'Performance Results', Cross-node EP strategy, first row TP 2 / EP 32 / PP 8 / EDP 1 / ETP 1 / VPP 4 / DP 16 (no 1F1B overlap), column Step time (sec)", 1)
 for _, lc in ipairs { { 16384, 1, 295 }, { 32768, 2, 335 }, { 65536, 4, 368 }, { 131072, 8, 389 } } do
   local seq, cp, tf = lc[1], lc[2], lc[3]
   zoo(seq, 4, cp, 8, 8, 4, div(256, 4 * 8 * cp), false, 1, 256, "selective",

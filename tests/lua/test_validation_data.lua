@@ -19,7 +19,7 @@ local ROW_KEYS = { id = true, model = true, params = true, hw = true, device = t
   measured = true, source = true, note = true, role = true }
 local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "framework",
   "measured", "source" }
-local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, mp = true,
+local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, etp = true, mp = true,
   micro_batch = true, grad_accum = true, global_batch = true, interleave = true }
 local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true,
   cp_algo = true }
@@ -92,8 +92,12 @@ local function check_row(r, i, names)
   if L.cp_algo ~= nil and not ({ ring = true, allgather = true, alltoall = true })[L.cp_algo] then
     error(where .. ": layout.cp_algo must be ring, allgather or alltoall", 0)
   end
-  if L.ep and L.dp and ((L.dp * (L.cp or 1)) % L.ep ~= 0) then
+  if L.ep and L.dp and not L.etp and ((L.dp * (L.cp or 1)) % L.ep ~= 0) then
     error(where .. ": layout.ep must divide dp x cp", 0)
+  end
+  if L.ep and L.dp and L.etp and (((L.tp or 1) * L.dp * (L.cp or 1)) % (L.ep * L.etp) ~= 0
+    or (L.tp or 1) % L.etp ~= 0) then
+    error(where .. ": layout.etp must divide tp, and ep x etp divide tp x dp x cp", 0)
   end
   if r.role ~= nil and r.role ~= "fit" and r.role ~= "held_out" then
     error(where .. ": role must be \"fit\" or \"held_out\"", 0)
