@@ -128,7 +128,7 @@ local function setup(r, unscored)
     end
     s.cfg = { dp = dp, tp = tp, pp = pp, m = m, batch = gb,
       schedule = L.schedule or "1f1b", v = L.interleave, recompute = rc, zero = L.zero or 0,
-      cp = cp, ep = L.ep, cp_algo = L.cp_algo }
+      cp = cp, ep = L.ep, cp_algo = L.cp_algo, etp = L.etp }
   else
     gb = gb or micro * n
     s.plan = { batch = gb, devices = n }
