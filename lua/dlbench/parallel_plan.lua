@@ -510,6 +510,7 @@ function M.plan(o)
     if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
     if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
     if po.tp_max > 0 or po.pp_max > 0 then try[#try + 1] = "a larger tp_max/pp_max" end
+    if not off then try[#try + 1] = "offload=\"search\" (optimizer, activations, weights to the host)" end
     try[#try + 1] = "keep_unfit=true to list every layout"
     error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
       .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
