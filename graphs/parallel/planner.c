@@ -157,7 +157,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   double hs = cfg->hsdp;
   double etp = cfg->etp > 0 ? cfg->etp : tp;
   int sched = (int)cfg->sched, rc = cfg->recompute != 0, zero = (int)cfg->zero;
-  int ca = (int)cfg->cp_algo;
+  /* cast only a value in range (a NaN or huge double cast to int is undefined) */
+  int ca = (cfg->cp_algo >= DLB_CP_RING && cfg->cp_algo <= DLB_CP_ALLTOALL) ? (int)cfg->cp_algo : -1;
   if (!whole(dp) || !whole(tp) || !whole(pp) || !whole(m))
     return dlb_fail(DLB_EINVAL, "plan: dp, tp, pp and m must be whole numbers >= 1 "
                     "(got %g, %g, %g, %g)", dp, tp, pp, m);
