@@ -264,6 +264,7 @@ B.functions = {
   "parallel_allreduce_cluster(bytes: number, n: number, algo: int, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_allreduce_cluster(bytes, n, algo, &cluster, &c)",
   "parallel_nccl(op: int, bytes: number, topo: struct dlb_nccl_topo, algo: int = -1, proto: int = -1) -> r: struct dlb_nccl_result = check dlb_par_nccl(op, bytes, &topo, algo, proto, &r)",
   "parallel_nccl_topo(cluster: struct dlb_par_cluster, ranks: number, per_node: number) -> t: struct dlb_nccl_topo = check dlb_par_nccl_topo(&cluster, ranks, per_node, &t)",
+  "parallel_alltoall_cluster(bytes: number, n: number, stride: number, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_alltoall_cluster(bytes, n, stride, &cluster, &c)",
   "parallel_data(work: struct dlb_par_work, device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
   "_parallel_partition(weights: numbers[1..1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
   -- ops: a flat array, the 13 doubles of each dlb_par_op in order

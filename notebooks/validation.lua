@@ -49,6 +49,10 @@ local PROFILE = {
   { "Megatron-LM + DeepSpeed", "deepspeed-zero1" },   -- MT-NLG: DeepSpeed pipeline + Megatron TP
   { "Megatron-LM", "megatron-lm" },
   { "torchtitan", "torchtitan" },
+  { "Megatron-Core", "megatron-core" },
+  -- Llama 3's own stack (FSDP + TP + PP + CP in PyTorch): torchtitan is PyTorch's open
+  -- version of the same 4-D parallelism, the nearest profile
+  { "Llama 3 training stack", "torchtitan" },
   { "PyTorch FSDP", "fsdp" },
   { "PyTorch (NGC 21.03)", "pytorch1-ddp" },
   { "NGC", "ngc" },
@@ -127,8 +131,9 @@ local function setup(r, unscored)
   local gb = L.global_batch
   if tp or pp or L.dp then
     tp, pp = tp or 1, pp or 1
-    local dp = n / (tp * pp)              -- context parallelism counts as data parallelism here
-    if dp ~= math.floor(dp) then return nil, "devices do not split into tp x pp" end
+    local cp = L.cp or 1                  -- context parallelism: its own degree (issue [21])
+    local dp = n / (tp * pp * cp)
+    if dp ~= math.floor(dp) then return nil, "devices do not split into tp x pp x cp" end
     gb = gb or micro * dp * (L.grad_accum or 1)
     local m = gb / (dp * micro)
     if m ~= math.floor(m) or m < 1 then
@@ -136,7 +141,8 @@ local function setup(r, unscored)
       if m ~= math.floor(m) or m < 1 then return nil, "batch does not split over dp" end
     end
     s.cfg = { dp = dp, tp = tp, pp = pp, m = m, batch = gb,
-      schedule = L.schedule or "1f1b", v = L.interleave, recompute = rc, zero = L.zero or 0 }
+      schedule = L.schedule or "1f1b", v = L.interleave, recompute = rc, zero = L.zero or 0,
+      cp = cp, ep = L.ep, cp_algo = L.cp_algo, etp = L.etp }
   else
     gb = gb or micro * n
     s.plan = { batch = gb, devices = n }
@@ -169,7 +175,7 @@ local function predict(s, hw, ceff)
   local r
   if s.cfg then
     for k, v in pairs(s.cfg) do o[k] = v end
-    if o.zero > 0 and o.dp == 1 then o.zero = 0 end
+    if o.zero > 0 and o.dp * (o.cp or 1) == 1 then o.zero = 0 end
     -- DeepSpeed's ZeRO-3 of 2021 gathered parameter by parameter (the deepspeed-zero3
     -- profile's gather = {unit = "tensor", tensors = 12}); FSDP one flat buffer per block
     r = P.evaluate(o)
@@ -202,6 +208,7 @@ local function measured(r, s)
 end
 
 -- == predict every row with the catalogue's defaults ===================================
+
 local t0 = os.clock()
 local res, skipped = {}, {}
 local unscored = {}   -- rows excluded for their source, predicted anyway: shown, not scored
@@ -447,17 +454,25 @@ print("notebooks/data/validation_runs.lua). Per device, samples/s. 'cal' rows we
 print("the CALIBRATED flops_eff; the error that counts is on the held-out rows.\n")
 print(string.format("%-44s %-15s %-5s %-9s %11s %11s %8s %11s %8s", "row", "device", "set", "framework",
   "measured", "predicted", "error", "calibrated", "error"))
+-- Expert- and context-parallel rows (issue [21]) have their own target and line below; the
+-- earlier rounds' target (<= 10% / <= 25%) is scored on the dense rows it was set on.
+local function moecp(r)
+  local L = r.layout or {}
+  return (L.ep or 1) > 1 or (L.cp or 1) > 1 or r.model.builder == "moe"
+end
 local held_d, held_c, all_d = {}, {}, {}
+local every_d, every_c = {}, {}
 for _, x in ipairs(res) do
   local ed, ec = x.pred / x.meas - 1, x.pred_cal / x.meas - 1
   all_d[#all_d + 1] = math.abs(ed)
-  if not x.calib then held_d[#held_d + 1] = math.abs(ed); held_c[#held_c + 1] = math.abs(ec) end
+  if not x.calib then every_d[#every_d + 1] = math.abs(ed); every_c[#every_c + 1] = math.abs(ec) end
+  if not x.calib and not moecp(x.row) then held_d[#held_d + 1] = math.abs(ed); held_c[#held_c + 1] = math.abs(ec) end
   print(string.format("%-44s %-15s %-5s %-9s %11.4g %11.4g %+7.1f%% %11.4g %+7.1f%%", x.row.id:sub(1, 44),
     x.row.hw:sub(1, 15), x.calib and "cal" or "held", x.s.profile:sub(1, 9), x.meas, x.pred, 100 * ed,
     x.pred_cal, 100 * ec))
 end
 print(string.format("\n%d rows predicted (%d calibration, %d held out), %d excluded from scoring; %.1f s",
-  #res, #res - #held_d, #held_d, #skipped, os.clock() - t0))
+  #res, #res - #every_d, #every_d, #skipped, os.clock() - t0))
 for _, sk in ipairs(skipped) do print("  excluded " .. sk) end
 if #unscored > 0 then
   print("  the excluded rows as predicted anyway (NOT scored: the model's FLOPs per sample are not "
@@ -536,9 +551,12 @@ do
 end
 local md, pd = median(held_d), pct(held_d, 0.9)
 local mc, pc = median(held_c), pct(held_c, 0.9)
-print(string.format("\nheld-out |error|, catalogue defaults:   median %.1f%%, p90 %.1f%%", 100 * md, 100 * pd))
+print(string.format("\nheld-out |error|, catalogue defaults:   median %.1f%%, p90 %.1f%%  (%d dense rows)", 100 * md, 100 * pd, #held_d))
 print(string.format("held-out |error|, CALIBRATED:             median %.1f%%, p90 %.1f%%  (target <= 10%% / <= 25%%)%s",
   100 * mc, 100 * pc, (mc <= 0.10 and pc <= 0.25) and "  MET" or "  NOT MET"))
+print(string.format("  (every held-out row, dense, MoE and context-parallel, %d: catalogue median %.1f%%, "
+  .. "CALIBRATED median %.1f%%, p90 %.1f%%)", #every_c, 100 * median(every_d), 100 * median(every_c),
+  100 * pct(every_c, 0.9)))
 do   -- the same with the held-out rows excluded for their source counted in (their own error)
   local all = {}
   for _, v in ipairs(held_c) do all[#all + 1] = v end
@@ -549,6 +567,23 @@ do   -- the same with the held-out rows excluded for their source counted in (th
   print(string.format("  (counting the %d held-out rows excluded for their source too: median %.1f%%, p90 %.1f%%)",
     extra, 100 * median(all), 100 * pct(all, 0.9)))
 end
+do   -- issue [21]: expert- and context-parallel rows beside the dense ones (held out)
+  local mc_d, mc_c, dn_d, dn_c = {}, {}, {}, {}
+  for _, x in ipairs(res) do
+    if not x.calib then
+      local ed, ec = math.abs(x.pred / x.meas - 1), math.abs(x.pred_cal / x.meas - 1)
+      if moecp(x.row) then mc_d[#mc_d + 1] = ed; mc_c[#mc_c + 1] = ec
+      else dn_d[#dn_d + 1] = ed; dn_c[#dn_c + 1] = ec end
+    end
+  end
+  print(string.format("held-out MoE / context-parallel rows (%d): catalogue median %.1f%%, "
+    .. "CALIBRATED median %.1f%%, p90 %.1f%%  (target <= 10%% on >= 12 rows)%s", #mc_c,
+    100 * median(mc_d), 100 * median(mc_c), 100 * pct(mc_c, 0.9),
+    (#mc_c >= 12 and median(mc_c) <= 0.10) and "  MET" or "  NOT MET"))
+  print(string.format("held-out dense rows (%d):                  catalogue median %.1f%%, "
+    .. "CALIBRATED median %.1f%%, p90 %.1f%%", #dn_c, 100 * median(dn_d), 100 * median(dn_c),
+    100 * pct(dn_c, 0.9)))
+end
 print("  (first round, commit 7df446a, same split: catalogue median 14.9%, p90 69.6%; "
   .. "CALIBRATED median 12.6%, p90 42.0%)")
 print("  (second round, commit 7eee22c, same split: catalogue median 14.9%, p90 50.5%; "
@@ -557,6 +592,20 @@ print("  (second round, commit 7eee22c, same split: catalogue median 14.9%, p90 
 -- The worst held-out rows and what the model lacks for them (docs/validation.md). These
 -- explanations are text only: nothing here changes a prediction.
 local WHY = {
+  -- issue [21]'s rows first (their ids also hold "h100" and "fp8")
+  { "qwen3%-30b", "fine-grained MoE (128 experts of width 768, top-8): the grouped GEMM over "
+    .. "small per-expert shapes, the token permutation and dropless routing's host sync are "
+    .. "not modelled (the experts run as one batched matmul)" },
+  { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): grouped GEMM, "
+    .. "permutation and the dropless host sync not modelled" },
+  { "modelzoo.*%-s[1-9]%d%d%d%d", "long context: attention (most of the FLOPs) at FA2's 0.34 of "
+    .. "the H100 peak on all its FLOPs; cuDNN's efficiency and causal block skipping unknown "
+    .. "(the cp 1 row errs as much as cp 8)" },
+  { "modelzoo.*fsdp", "Megatron-FSDP's own gather schedule with ETP 1 not modelled (ZeRO-3 "
+    .. "gathers per micro-batch)" },
+  { "modelzoo", "DeepEP dispatcher and Megatron-Core's MoE kernels not modelled" },
+  { "llama3%-405b%-s131072", "long context: attention at FA2's 0.34 on all its FLOPs; the "
+    .. "interleaved schedule's virtual stages are not published (2 assumed)" },
   { "zero3", "DeepSpeed ZeRO-3 (2021): collectives at the CALIBRATED share of the links' "
     .. "bandwidth; what grows with the GPU count beyond it (per-tensor gathers, prefetch depth) "
     .. "is not modelled" },

@@ -3,6 +3,7 @@
 ** evaluation and search, and Amdahl fits; every golden number derived in its comment.
 */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -416,6 +417,149 @@ static void planner(void) {
 /* Amdahl: S(8) with f = 0.1 is 1/(0.1 + 0.9/8) = 4.7059; the fit recovers f exactly.
 ** ParaDnn sec. 4.3: FC max utilisation 100% on 1 core vs 62% on 8 cores -> speedup
 ** 8 x 0.62 = 4.96 -> f = (1/4.96 - 1/8)/(1 - 1/8) = 0.08756. */
+/* Expert and context parallelism and hybrid sharding (issue [21]), hand-derived on the
+** uniform layers made MoE: each layer has 8 experts holding half its 1e6 parameters, half
+** its FLOPs in them (expert_frac 0.5), and its router dispatches 1e6 bytes per sample
+** (moe_bytes); attention keys and values 4e5 bytes per sample, queries and output 8e5. One
+** flat tier of 10 GB/s without latency; no bytes, so times are FLOPs / (0.8 peak). */
+static void moe_cp(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r0, r;
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8;                                    /* mb = 1 */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK(r0.ep_comm == 0 && r0.ep == 1 && r0.load == 1);
+  cfg.ep = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  /* dispatch + combine forward, the same backward: 4 all-to-alls per layer, each the
+  ** pairwise exchange (n-1)/n S / bw (Thakur et al. 2005 sec. 4.5) of the 1e6 bytes */
+  CHECK_NEAR(r.ep_comm, 4 * 4 * 7.0 / 8 * 1e6 / 10e9, 1e-15);
+  CHECK_NEAR(r.comm, r0.comm + r.ep_comm, 1e-15);
+  CHECK_NEAR(r.compute, r0.compute, 1e-15);      /* balanced: the same FLOPs per device */
+  /* the experts' half split over ep 8: 4 x (0.5e6 + 0.5e6 / 8) parameters held */
+  CHECK_NEAR(r.mem_weights, 4 * (0.5e6 + 0.5e6 / 8) * 2, 1e-6);
+  CHECK_NEAR(r.mem_opt, 4 * (0.5e6 + 0.5e6 / 8) * 12, 1e-6);
+  /* ZeRO-1: the dense state over dp x cp = 8 replicas, the experts' over 8 / ep = 1 */
+  cfg.zero = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_opt, 4 * (0.5e6 / 8 + 0.5e6 / 8) * 12, 1e-6);
+  cfg.zero = 0;
+  /* the busiest expert sets the time: imbalance 1.5 -> the expert half x 1.5 (compute
+  ** x 1.25) and the all-to-all x 1.5; a capacity factor 2 pads every expert to 2x */
+  o.imbalance = 1.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 1.25 * r0.compute, 1e-15);
+  CHECK_NEAR(r.ep_comm, 1.5 * 4 * 4 * 7.0 / 8 * 1e6 / 10e9, 1e-15);
+  CHECK(r.load == 1.5);
+  o.imbalance = 0; o.capacity = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 1.5 * r0.compute, 1e-15);
+  o.capacity = 0;
+  o.imbalance = 0.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "imbalance must be >= 1") != NULL);
+  o.imbalance = 0;
+  /* ep must divide dp x cp and the experts */
+  cfg.ep = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ep 3 does not divide dp x cp = 8") != NULL);
+  cfg.dp = 16; o.batch = 16; cfg.ep = 16;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "does not divide the 8 experts of layer 1") != NULL);
+  /* the experts' tensor degree (Megatron-Core's expert-tensor-parallel-size): tp 2 x dp 4;
+  ** etp 1 leaves the experts whole, so ep may borrow the tensor ranks (ep x etp = 8 divides
+  ** tp x dp = 8); ep 4 with etp 2 holds the same expert share per device */
+  for (int i = 0; i < 4; i++) { L[i].tp_bytes = 1e3; L[i].tp_colls = 2; }
+  cfg.dp = 4; cfg.tp = 2; o.batch = 4; cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_weights, 4 * (0.5e6 / 2 + 0.5e6 / 8) * 2, 1e-6);
+  CHECK(r.etp == 1);
+  cfg.ep = 4; cfg.etp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK_NEAR(r0.mem_weights, r.mem_weights, 1e-6);
+  cfg.ep = 8;   /* etp = tp: ep must divide dp x cp = 4 */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ep 8 does not divide dp x cp = 4") != NULL);
+  cfg.etp = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "must divide tp 2") != NULL);
+  cfg.etp = 0; cfg.tp = 1;
+
+  /* context parallelism: cp 2 holds half of every sample's tokens, so every per-sample
+  ** cost halves (dp 1, batch 1); the K/V exchange per attention layer and micro-batch: */
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) { L[i].kv_bytes = 4e5; L[i].qo_bytes = 8e5; L[i].tp_div = 4; }
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  cfg.cp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, r0.compute / 2, 1e-15);
+  CHECK_NEAR(r.mem_act, r0.mem_act / 2 + 2 * 2e5, 1e-6);   /* + two K/V chunks in flight */
+  /* ring: cp - 1 = 1 step of this rank's 2e5-byte chunk forward, K/V and dK/dV (4e5)
+  ** backward; no fused attention op to hide it (layers without ops) */
+  CHECK_NEAR(r.cp_comm, 4 * (2e5 + 4e5) / 10e9, 1e-15);
+  CHECK_NEAR(r.mfu, r0.mfu * r0.step / (2 * r.step), 1e-12);  /* 2 devices */
+  /* all-gather (Llama 3): the whole 4e5 gathered over 2 ranks, (n-1)/n S / bw forward,
+  ** gathered again and reduce-scattered backward */
+  cfg.cp_algo = DLB_CP_ALLGATHER;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.cp_comm, 4 * 3 * 0.5 * 4e5 / 10e9, 1e-15);
+  /* all-to-all (Ulysses): Q, K, V and the output, (4e5 + 8e5) / 2 per rank, each way */
+  cfg.cp_algo = DLB_CP_ALLTOALL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.cp_comm, 4 * 2 * 0.5 * 6e5 / 10e9, 1e-15);
+  for (int i = 0; i < 4; i++) L[i].tp_div = 3;   /* 3 heads do not split over 2 ranks */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "Ulysses") != NULL);
+  cfg.cp_algo = 5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+
+  /* HSDP: ZeRO-3 within groups of 4 replicas of dp 8: weights, gradients and optimizer
+  ** state divided by 4, not 8 */
+  uniform_layers(L, 4);
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8; cfg.zero = 3; cfg.hsdp = 4;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_weights + r.mem_grads + r.mem_opt, 16 * 4e6 / 4, 1e-6);
+  CHECK(r.hsdp == 4);
+  cfg.hsdp = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  cfg.hsdp = 4; cfg.zero = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "needs ZeRO stage 3") != NULL);
+
+  /* the search: ep and cp only where they divide; every row a possible layout */
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 4; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+    L[i].kv_bytes = 4e5; L[i].qo_bytes = 8e5; L[i].tp_div = 8;
+  }
+  dlb_par_cluster c8 = flat(10e9, 1e-6);
+  c8.per_node = 8; c8.nodes = 2;
+  c8.intra.bw = 100e9; c8.intra.latency = 1e-6;
+  memset(&o, 0, sizeof o);
+  o.batch = 16; o.cp_max = 4; o.cp_algo = -1; o.zero_max = 3; o.hsdp = 1; o.keep_unfit = 1;
+  o.sched = -1; o.recompute = -1;
+  dlb_par_plan *P = dlb_par_plan_new(L, 4, &V100, &c8, &o);
+  if (!P) fprintf(stderr, "plan: %s\n", dlb_last_error());
+  CHECK(P != NULL);
+  int n = dlb_par_plan_count(P), seen_ep = 0, seen_cp = 0, seen_h = 0;
+  for (int i = 0; i < n; i++) {
+    CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+    CHECK(r.dp * r.tp * r.pp * r.cp == 16);
+    CHECK(fmod(r.dp * r.cp, r.ep) == 0 && fmod(4, r.ep) == 0);
+    seen_ep |= r.ep > 1; seen_cp |= r.cp > 1; seen_h |= r.hsdp > 0;
+  }
+  CHECK(seen_ep && seen_cp && seen_h);
+  dlb_par_plan_free(P);
+}
+
 static void amdahl(void) {
   CHECK_NEAR(dlb_par_amdahl(0.1, 8), 1 / (0.1 + 0.9 / 8), 1e-15);
   double n[] = { 2, 4, 8, 16 }, s[4], f, r2;
@@ -680,6 +824,7 @@ int main(void) {
   RUN(shard_embedding);
   RUN(planner);
   RUN(attention_ops);
+  RUN(moe_cp);
   RUN(amdahl);
   RUN(random_layouts);
   RUN(impossible);

@@ -259,3 +259,38 @@ int dlb_par_allreduce_hier(double S, double g, double nodes, int inter_algo,
   out->steps = rs.steps + ar.steps + ag.steps;
   return DLB_OK;
 }
+
+/* All-to-all over n ranks `stride` devices apart on cl (the MoE dispatch/combine, Ulysses).
+** Hand derivation in the alpha-beta model from the pairwise exchange of Thakur et al. 2005
+** sec. 4.5 ((n-1) a + (n-1)/n S b on one tier), split by tier: with g = the group's ranks on
+** one node (per_node / stride, at least 1, at most n), a rank sends S/n to each of its g-1
+** node peers over the intra link and to each of the n-g others over its inter link; the two
+** tiers progress at once (NCCL posts every send and receive of the exchange in one group),
+** so the time is the slower tier's: max((g-1) a_i + (g-1)/n S b_i, (n-g) a_e + (n-g)/n S b_e).
+** An unsized cluster, or a group within one node, is the one-tier formula on its link. */
+int dlb_par_alltoall_cluster(double S, double n, double stride, const dlb_par_cluster *cl,
+                             dlb_par_coll *out) {
+  if (!out) return dlb_fail(DLB_EINVAL, "alltoall: no result buffer");
+  int st;
+  if ((st = check_count("alltoall", "ranks", n))) return st;
+  if ((st = check_count("alltoall", "stride", stride))) return st;
+  if ((st = dlb_par_cluster_check("alltoall", cl, n * stride))) return st;
+  if (!(S >= 0) || !isfinite(S))
+    return dlb_fail(DLB_EINVAL, "alltoall: bytes must be >= 0, got %g", S);
+  set(out, 0, 0, n, 0);
+  if (n == 1) return DLB_OK;
+  int has_intra = cl->intra.bw > 0, has_inter = cl->inter.bw > 0;
+  double g = n;   /* ranks of the group on one node */
+  if (cl->per_node > 0) g = fmin(n, fmax(1, floor(cl->per_node / stride)));
+  if (!has_inter || g >= n || !has_intra)
+    return dlb_par_collective(DLB_COLL_ALLTOALL, DLB_ALGO_DIRECT, S, n, 0,
+                              (has_intra && (g >= n || !has_inter)) ? &cl->intra : &cl->inter,
+                              out);
+  const dlb_par_link *li = &cl->intra, *le = &cl->inter;
+  double bi = 1.0 / (li->bw * (li->eff > 0 ? li->eff : 1.0));
+  double be = 1.0 / (le->bw * (le->eff > 0 ? le->eff : 1.0));
+  double ti = (g - 1) * li->latency + (g - 1) / n * S * bi;
+  double te = (n - g) * le->latency + (n - g) / n * S * be;
+  set(out, fmax(ti, te), (n - 1) * S, n, fmax(g - 1, n - g));
+  return DLB_OK;
+}

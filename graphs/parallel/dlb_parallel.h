@@ -71,6 +71,16 @@ DLB_API int dlb_par_allreduce_hier(double bytes, double per_node, double nodes, 
 /* A cluster: devices per node, nodes, and two link tiers (declared below). */
 typedef struct dlb_par_cluster dlb_par_cluster;
 
+/* All-to-all of `bytes` held by each of n ranks whose neighbours in the group are `stride`
+** devices apart on cl (a group of n x stride consecutive devices, packed node by node):
+** each rank sends bytes/n to every other rank; the peers on its own node are reached over
+** the intra links, the others over the inter links, both tiers at once (NCCL issues the
+** sends of an all-to-all as one group). The MoE token dispatch and combine, and the
+** DeepSpeed-Ulysses exchange of context parallelism. DLB_EINVAL on a bad cluster, n or
+** stride not whole, or n x stride more devices than a sized cluster holds. */
+DLB_API int dlb_par_alltoall_cluster(double bytes, double n, double stride,
+                                     const dlb_par_cluster *cl, dlb_par_coll *out);
+
 /* Allreduce of `bytes` over n devices of cl, packed node by node: within one node on the
 ** intra links with `algo`; across nodes hierarchically when per_node > 1 divides n, else
 ** flat with `algo` on the inter links. DLB_EINVAL when cl is invalid (dlb_par_cluster_check)
@@ -174,6 +184,17 @@ typedef struct dlb_par_layer {
                             quantised weights): no gradient, optimizer state or allreduce */
   double weight_bytes;   /* bytes of the layer's weights (quantised or mixed storage);
                             0 = params x w_bytes */
+  /* mixture of experts (0 = a dense layer) */
+  double experts;        /* experts of the layer's MoE block; the expert degree divides it */
+  double expert_params;  /* of `params`, the experts' (split over ep x tp; their gradients
+                            reduced and their optimizer state sharded over dp x cp / ep) */
+  double expert_frac;    /* fraction of the layer's forward/backward FLOPs in the experts
+                            (timed at the busiest expert's load) */
+  double moe_bytes;      /* bytes per sample the router dispatches: tokens x top_k x hidden x
+                            activation bytes (the combine returns as many) */
+  /* attention, for context parallelism (0 = no attention) */
+  double kv_bytes;       /* bytes per sample of the layer's keys and values (all heads) */
+  double qo_bytes;       /* bytes per sample of its queries and attention output */
 } dlb_par_layer;
 
 /* Criteria for splitting layers into stages. */
@@ -221,7 +242,29 @@ typedef struct dlb_par_opts {
   double nccl;           /* 1: tensor- and data-parallel collectives as NCCL runs them
                             (dlb_par_nccl: algorithm and protocol by size, multi-rail NICs);
                             0: the alpha-beta ring / hierarchical model of dlb_par_collective */
+  double ep_max;         /* largest expert-parallel degree searched (0 = the most experts
+                            of a layer; 1 = none) */
+  double cp_max;         /* largest context-parallel degree searched (0 = 1: none) */
+  double cp_algo;        /* -1 = try all; else DLB_CP_* (the search; evaluate takes cfg's) */
+  double capacity;       /* expert capacity factor (Switch Transformer): every expert's buffer
+                            padded to capacity x its mean tokens; 0 = dropless */
+  double imbalance;      /* dropless routing: the busiest expert's tokens over the mean
+                            (>= 1; 0 = 1, perfectly balanced) */
+  double hsdp;           /* 1: the search also tries hybrid sharding (ZeRO-3 within a node,
+                            replicated across) */
+  double etp;            /* the experts' tensor degree in the search: 0 = tp (the experts
+                            split as the attention), 1 = not split (Megatron-Core's
+                            --expert-tensor-parallel-size 1) */
 } dlb_par_opts;
+
+/* Context-parallel attention algorithms. */
+enum {
+  DLB_CP_RING = 0,       /* Megatron-Core CP: K/V chunks passed round the ring (cp - 1 steps),
+                            overlapped with the attention kernels */
+  DLB_CP_ALLGATHER = 1,  /* Llama 3: all-gather K/V before attention, reduce-scatter dK/dV */
+  DLB_CP_ALLTOALL = 2    /* DeepSpeed-Ulysses: all-to-all of Q, K, V and the output, heads
+                            split over the cp ranks (cp x tp must divide the heads) */
+};
 
 /* One plan (and the layer-parallel evaluation of a fixed split). */
 typedef struct dlb_par_row {
@@ -242,6 +285,16 @@ typedef struct dlb_par_row {
   double hfu;                    /* hardware FLOPs utilisation: recomputed forwards counted */
   double host_idle;              /* s the bottleneck device waits for its host to issue ops
                                     (the host-side model: the device's host_op, host_layer) */
+  double ep, cp;                 /* expert and context degrees (0 in a configuration = 1); the
+                                    devices are dp x tp x pp x cp, ep divides dp x cp */
+  double cp_algo;                /* DLB_CP_* */
+  double hsdp;                   /* ZeRO-3 shard group size under hybrid sharding (0 = none:
+                                    sharded over all of dp x cp) */
+  double ep_comm, cp_comm;       /* exposed all-to-all (MoE) and context-parallel s, part of
+                                    comm */
+  double load;                   /* the busiest expert's tokens over the mean (1 dense) */
+  double etp;                    /* the experts' tensor degree, dividing tp (0 in a
+                                    configuration = tp); ep x etp divides tp x dp x cp */
 } dlb_par_row;
 
 /* One op of a layer, for the planner's per-op timing (the same rule as dlb_op_time, on
@@ -264,12 +317,16 @@ typedef struct dlb_par_op {
 
 typedef struct dlb_par_plan dlb_par_plan;
 
-/* Evaluate one configuration (dp, tp, pp, v, m, sched, recompute, zero taken from `cfg`;
-** the other fields of cfg are ignored) of layers on the cluster. stage_mem, when not NULL,
-** receives the bytes on each of the pp stages (pp values). DLB_EINVAL unless the layout is
-** possible: batch = dp x m x mb with a whole micro-batch mb >= 1 (batch a multiple of dp,
-** batch/dp a multiple of m), tp dividing every layer's tp_div, pp x v <= layers, and
-** dp x tp x pp within the cluster when it is sized. */
+/* Evaluate one configuration (dp, tp, pp, v, m, sched, recompute, zero, ep, cp, cp_algo
+** and hsdp taken from `cfg`; the other fields of cfg are ignored) of layers on the
+** cluster. stage_mem, when not NULL, receives the bytes on each of the pp stages (pp values).
+** DLB_EINVAL unless the layout is possible: batch = dp x m x mb with a whole micro-batch
+** mb >= 1 (batch a multiple of dp, batch/dp a multiple of m), tp dividing every layer's
+** tp_div (tp x cp under DLB_CP_ALLTOALL), ep dividing every MoE layer's experts and ep x etp
+** dividing tp x dp x cp (etp, the experts' tensor degree, dividing tp),
+** hsdp (ZeRO-3 only, ep 1) dividing dp x cp, pp x v <= layers, and dp x tp x pp x cp within
+** the cluster when it is sized. Context parallelism splits each sample's tokens over cp
+** ranks: every per-sample cost of a device is divided by cp. */
 DLB_API int dlb_par_evaluate(const dlb_par_layer *layers, int n, const dlb_roof *dev,
                      const dlb_par_cluster *cl, const dlb_par_opts *o,
                      const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem);

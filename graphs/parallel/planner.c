@@ -64,18 +64,29 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
                     "runs them), got %g", o->nccl);
   if (!(o->gather_tensors >= 0) || !isfinite(o->gather_tensors))
     return dlb_fail(DLB_EINVAL, "plan: gather_tensors must be >= 0, got %g", o->gather_tensors);
+  if (!(o->capacity >= 0) || !isfinite(o->capacity))
+    return dlb_fail(DLB_EINVAL, "plan: capacity (factor) must be >= 0 (0: dropless), got %g",
+                    o->capacity);
+  if (!(o->imbalance == 0 || (o->imbalance >= 1 && isfinite(o->imbalance))))
+    return dlb_fail(DLB_EINVAL, "plan: imbalance must be >= 1 (the busiest expert's tokens over "
+                    "the mean; 0 = 1), got %g", o->imbalance);
   for (int i = 0; i < n; i++) {
     const dlb_par_layer *l = &L[i];
     const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
                          l->params, l->act_out, l->act_kept, l->act_rep, l->act_in,
                          l->tp_bytes, l->tp_colls, l->shardable, l->tp_div, l->frozen,
-                         l->weight_bytes };
+                         l->weight_bytes, l->experts, l->expert_params, l->expert_frac,
+                         l->moe_bytes, l->kv_bytes, l->qo_bytes };
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
       if (!(v[j] >= 0) || !isfinite(v[j]))
         return dlb_fail(DLB_EINVAL, "plan: layer %d has a negative or non-finite cost", i + 1);
     if (l->frozen > l->params)
       return dlb_fail(DLB_EINVAL, "plan: layer %d has %g frozen of %g parameters", i + 1,
                       l->frozen, l->params);
+    if (l->expert_params > l->params || l->expert_frac > 1 || l->experts != floor(l->experts))
+      return dlb_fail(DLB_EINVAL, "plan: layer %d has %g expert of %g parameters, expert_frac "
+                      "%g (at most 1) and %g experts (a whole number)", i + 1, l->expert_params,
+                      l->params, l->expert_frac, l->experts);
     if (l->tp_div != floor(l->tp_div))
       return dlb_fail(DLB_EINVAL, "plan: layer %d tp_div must be a whole number, got %g", i + 1,
                       l->tp_div);
@@ -126,6 +137,19 @@ static double group_per_node(double g, double stride, double ranks) {
   return r < 1 ? 1 : r;
 }
 
+/* A data-parallel-type allreduce (gradients, ZeRO's gathers, the experts' replicas) of
+** `ranks` members, `per_node` of them on each node: as NCCL runs it (opts.nccl), else the
+** alpha-beta model over the sub-cluster `sub` with algorithm `algo`. */
+static int dp_allreduce(const dlb_par_opts *o, const dlb_par_cluster *cl, double bytes,
+                        double ranks, double per_node, int algo, const dlb_par_cluster *sub,
+                        double *time) {
+  if (o->nccl) return nccl_allreduce(cl, bytes, ranks, per_node, time);
+  dlb_par_coll c;
+  int st = dlb_par_allreduce_cluster(bytes, ranks, algo, sub, &c);
+  *time = st ? 0 : c.time;
+  return st;
+}
+
 /* A layer's trainable parameters and the bytes of its weights (wb per parameter unless the
 ** layer says). */
 static double layer_trainable(const dlb_par_layer *l) {
@@ -151,6 +175,10 @@ typedef struct stage {
   double shard;         /* shardable parameters held before spreading */
   double shard_t, shard_w; /* of which trainable, and their weight bytes */
   double nl;            /* layers held */
+  double etrain, ewb;   /* expert parameters that train, and their weight bytes (after ep) */
+  double epf, epb;      /* MoE all-to-all s per micro-batch, forward and backward */
+  double cpf, cpb;      /* exposed context-parallel s per micro-batch */
+  double cpws;          /* context-parallel workspace bytes (K/V buffers of one layer) */
   double mem;
   double hf, hb, hu;    /* host seconds per micro-batch, forward and backward, and of the
                            update (the host-side model: dlb_layer_host) */
@@ -166,11 +194,56 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   int st;
   if (!cfg || !out) return dlb_fail(DLB_EINVAL, "plan: missing configuration or result");
   double dp = cfg->dp, tp = cfg->tp, pp = cfg->pp, m = cfg->m;
+  double ep = cfg->ep > 0 ? cfg->ep : 1, cp = cfg->cp > 0 ? cfg->cp : 1;
+  double hs = cfg->hsdp;
+  double etp = cfg->etp > 0 ? cfg->etp : tp;
   int sched = (int)cfg->sched, rc = cfg->recompute != 0, zero = (int)cfg->zero;
+  /* cast only a value in range (a NaN or huge double cast to int is undefined) */
+  int ca = (cfg->cp_algo >= DLB_CP_RING && cfg->cp_algo <= DLB_CP_ALLTOALL) ? (int)cfg->cp_algo : -1;
   if (!whole(dp) || !whole(tp) || !whole(pp) || !whole(m))
     return dlb_fail(DLB_EINVAL, "plan: dp, tp, pp and m must be whole numbers >= 1 "
                     "(got %g, %g, %g, %g)", dp, tp, pp, m);
-  if (!checked && (st = dlb_par_cluster_check("plan", cl, dp * tp * pp))) return st;
+  if (!whole(ep) || !whole(cp))
+    return dlb_fail(DLB_EINVAL, "plan: ep and cp must be whole numbers >= 1 (got %g, %g)", ep, cp);
+  double dpc = dp * cp;   /* the replicas of the weights: data x context ranks */
+  if (!checked) {
+    if ((st = dlb_par_cluster_check("plan", cl, dp * tp * pp * cp))) return st;
+    if (cfg->cp_algo != ca || ca < DLB_CP_RING || ca > DLB_CP_ALLTOALL)
+      return dlb_fail(DLB_EINVAL, "plan: cp_algo must be 0 (ring), 1 (allgather) or 2 "
+                      "(alltoall), got %g", cfg->cp_algo);
+    if (!whole(etp) || fmod(tp, etp) != 0)
+      return dlb_fail(DLB_EINVAL, "plan: etp %g (the experts' tensor degree) must divide tp %g",
+                      etp, tp);
+    if (etp == tp && fmod(dpc, ep) != 0)
+      return dlb_fail(DLB_EINVAL, "plan: ep %g does not divide dp x cp = %g", ep, dpc);
+    if (fmod(tp * dpc, ep * etp) != 0)
+      return dlb_fail(DLB_EINVAL, "plan: ep %g x etp %g does not divide tp x dp x cp = %g (the "
+                      "expert layers are laid out etp x ep x their dp over those ranks)", ep,
+                      etp, tp * dpc);
+    for (int i = 0; i < n && ep > 1; i++)
+      if (L[i].experts > 0 && fmod(L[i].experts, ep) != 0)
+        return dlb_fail(DLB_EINVAL, "plan: ep %g does not divide the %g experts of layer %d",
+                        ep, L[i].experts, i + 1);
+    if (ep > 1) {
+      int any = 0;
+      for (int i = 0; i < n; i++) any |= L[i].experts > 0;
+      if (!any) return dlb_fail(DLB_EINVAL, "plan: ep %g but the model has no MoE layer "
+                                "(layers with experts)", ep);
+    }
+    if (cp > 1 && ca == DLB_CP_ALLTOALL)
+      for (int i = 0; i < n; i++)
+        if (L[i].kv_bytes > 0 && L[i].tp_div > 0 && fmod(L[i].tp_div, tp * cp) != 0)
+          return dlb_fail(DLB_EINVAL, "plan: all-to-all context parallelism (Ulysses) splits "
+                          "the heads over tp x cp = %g ranks, which does not divide the %g "
+                          "heads/hidden units of layer %d", tp * cp, L[i].tp_div, i + 1);
+    if (!(hs == 0 || (whole(hs) && fmod(dpc, hs) == 0)))
+      return dlb_fail(DLB_EINVAL, "plan: hsdp %g must divide dp x cp = %g (0: no hybrid "
+                      "sharding)", hs, dpc);
+    if (hs > 0 && (zero != 3 || ep > 1))
+      return dlb_fail(DLB_EINVAL, "plan: hsdp (hybrid sharding) needs ZeRO stage 3 and ep 1 "
+                      "(got zero %d, ep %g)", zero, ep);
+  }
+  if (hs >= dpc) hs = 0;  /* one shard group of all replicas: plain ZeRO-3 */
   /* batch = dp x m x mb with a whole micro-batch mb >= 1 */
   if (!checked && fmod(o->batch, dp) != 0)
     return dlb_fail(DLB_EINVAL, "plan: a batch of %g does not split over dp %g replicas "
@@ -195,9 +268,17 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
                     "(at most one chunk per layer)", pp * v, pp, v, n);
   int p = (int)pp, K = (int)(pp * v);
   double mb = o->batch / (dp * m);
+  /* context parallelism: each device holds 1/cp of every sample's tokens (Megatron-Core
+  ** splits the sequence in 2 cp chunks and gives rank r chunks r and 2cp-1-r, so causal
+  ** attention's work is balanced too): every per-sample cost is divided by cp */
+  double mbc = mb / cp;
   double wb, gb, ob;
   param_bytes(o, &wb, &gb, &ob);
   int sp = o->seq_par != 0;
+  /* the busiest expert's tokens over the mean: padded to the capacity factor (Fedus et al.
+  ** 2022, Switch Transformer sec. 2.2: expert capacity = tokens/experts x capacity factor,
+  ** every expert's buffer that size), or dropless at the routing imbalance */
+  double load = o->capacity > 0 ? o->capacity : (o->imbalance > 1 ? o->imbalance : 1);
 
   /* Balanced split into K chunks; chunk c runs on device c mod pp. */
   double *w = dlb_malloc(sizeof(double) * (size_t)n);
@@ -211,7 +292,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     double tl = L[i].tp_bytes > 0 ? tp : 1;
     w[i] = o->balance == DLB_BALANCE_MEMORY
       ? (layer_wbytes(&L[i], wb) + layer_trainable(&L[i]) * (gb + ob)) / tl
-        + (L[i].act_kept / tl + L[i].act_rep) * mb
+        + (L[i].act_kept / tl + L[i].act_rep) * mbc
       : (L[i].flops_fwd + L[i].flops_bwd) / tl + 1e-30 * L[i].bytes_sample;
   }
   st = dlb_par_partition(w, n, K, first);
@@ -219,7 +300,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   first[K] = n;
 
   const dlb_par_link *tplink = group_link(cl, tp);
-  const dlb_par_link *pplink = group_link(cl, tp * pp);
+  const dlb_par_link *pplink = group_link(cl, tp * cp * pp);
+  const dlb_par_link *cplink = group_link(cl, tp * cp);
   /* With collectives as NCCL runs them, a stage-to-stage send across nodes shares the node's
   ** NICs with the node's other senders (every device of a node sends its own activation at
   ** once): nics x inter.bw / per_node each, the data-parallel groups' rule (issue [19]). */
@@ -236,12 +318,21 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     for (int i = first[c]; i < first[c + 1]; i++) {
       const dlb_par_layer *l = &L[i];
       double tl = l->tp_bytes > 0 ? tp : 1;
-      double tf, tb, tu;
-      st = dlb_layer_times_get(LT, dev, i, mb, tl, &tf, &tb, &tu);
+      double tf, tb, tu, af, ab;
+      st = dlb_layer_times_get(LT, dev, i, mbc, tl, &tf, &tb, &tu, &af, &ab);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
+      if (l->expert_frac > 0 && load != 1) {   /* the busiest expert sets the MoE block's time */
+        double k = 1 + l->expert_frac * (load - 1);
+        tf *= k; tb *= k;
+      }
       s->f += tf;
       s->b += tb + (rc ? tf : 0);
-      s->upd += tu / (zero >= 1 ? dp : 1);   /* ZeRO partitions the update over dp */
+      /* ZeRO partitions the update over the replicas: dense over dp x cp (or the HSDP shard
+      ** group), experts over their dp x cp / ep */
+      double et = tl > 1 ? etp : 1;   /* the experts' tensor degree on this layer */
+      s->upd += tu * (1 - ef) / (zero >= 1 ? (hs > 0 ? hs : dpc) : 1)
+              + tu * ef * (tl / et) / ep / (zero >= 1 ? tp * dpc / (etp * ep) : 1);
       if (rc) s->rcf += l->flops_fwd;
       /* the host issuing the layer's ops (its recomputed forward again) */
       double hf, hb, hu;
@@ -255,17 +346,71 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         s->hb += l->tp_colls * dev->host_op * (rc ? 2 : 1);
         dlb_par_coll c1;
         if (o->nccl) {   /* consecutive ranks: a node's worth per node */
-          st = nccl_allreduce(cl, l->tp_bytes * mb, tp, group_per_node(cl->per_node, 1, tp),
+          st = nccl_allreduce(cl, l->tp_bytes * mbc, tp, group_per_node(cl->per_node, 1, tp),
                               &c1.time);
         } else {
-          st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mb, tp, 0,
+          st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mbc, tp, 0,
                                   tplink, &c1);
         }
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         s->tpf += l->tp_colls * c1.time;
         s->tpb += l->tp_colls * c1.time * (rc ? 2 : 1);
       }
-      double pr = l->params / tl, tr = layer_trainable(l) / tl, wl = layer_wbytes(l, wb) / tl;
+      if (ep > 1 && l->moe_bytes > 0) {
+        /* the token dispatch and combine: two all-to-alls forward, two backward (and two
+        ** more in a recomputed forward) over the ep ranks, tp apart: Megatron-Core's MoE
+        ** parallel folding with the experts split as the attention (etp = tp) lays the
+        ** expert layers out etp-ep-edp-pp over the same ranks, so an expert group is ep
+        ** consecutive ranks of the tp x cp x dp ranks after the tensor ones; each rank
+        ** sends its tokens' copies (its 1/tp share under the sequence parallelism MoE
+        ** requires with tp), padded or skewed by the load */
+        dlb_par_coll a2;
+        st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, et, cl, &a2);
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        s->epf += 2 * a2.time;
+        s->epb += 2 * a2.time * (rc ? 2 : 1);
+      }
+      if (cp > 1 && l->kv_bytes > 0) {
+        double kvl = l->kv_bytes * mbc / tl;   /* this rank's K/V chunk (its heads) */
+        double f1 = 0, b1 = 0, ws = 0;
+        dlb_par_coll c1, c2;
+        if (ca == DLB_CP_RING) {
+          /* Megatron-Core CP (ring attention, Liu et al. 2023): cp - 1 steps, each passing
+          ** a K/V chunk to the next rank (point to point: latency + bytes/bw) while the
+          ** attention of the chunk in hand runs; backward passes K/V and dK/dV. Exposed:
+          ** what the attention kernels do not hide. Two chunks in flight. */
+          st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, kvl, 2, 0, cplink, &c1);
+          if (!st) st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, 2 * kvl, 2, 0,
+                                           cplink, &c2);
+          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+          f1 = fmax(0, (cp - 1) * c1.time - af);
+          b1 = fmax(0, (cp - 1) * c2.time - ab);
+          ws = 2 * kvl;
+        } else if (ca == DLB_CP_ALLGATHER) {
+          /* Llama 3 (Dubey et al. 2024 sec. 3.3.2): all-gather the whole K/V before the
+          ** attention forward; backward gathers again and reduce-scatters dK/dV; not
+          ** overlapped. The gathered K/V is one layer's workspace. */
+          st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, kvl * cp, cp, 0, cplink, &c1);
+          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+          f1 = c1.time;
+          b1 = 2 * c1.time;
+          ws = kvl * (cp - 1);
+        } else {
+          /* DeepSpeed-Ulysses (Jacobs et al. 2023): all-to-all of Q, K, V from sequence to
+          ** head shards before attention and of the output back, the same four backward */
+          st = dlb_par_alltoall_cluster((l->kv_bytes + l->qo_bytes) * mbc / tl, cp, tp, cl, &c1);
+          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+          f1 = c1.time;
+          b1 = c1.time;
+        }
+        s->cpf += f1;
+        s->cpb += b1 + (rc ? f1 : 0);
+        if (ws > s->cpws) s->cpws = ws;
+      }
+      double pr = l->params * (1 - ef) / tl + l->params * ef / (et * ep);
+      double tr = layer_trainable(l) * (1 - ef) / tl, wl = layer_wbytes(l, wb) * (1 - ef) / tl;
+      s->etrain += layer_trainable(l) * ef / (et * ep);
+      s->ewb += layer_wbytes(l, wb) * ef / (et * ep);
       if (l->shardable > 0 && o->shard) {
         s->shard += pr; shard_total += pr; s->shard_t += tr; shard_t += tr;
         s->shard_w += wl; shard_w += wl;
@@ -281,11 +426,16 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     }
   }
 
-  /* Bytes per parameter left on a device after ZeRO partitions over dp: weights (their own
-  ** bytes, zw of them under ZeRO-3), and per trainable parameter gradients and optimizer
-  ** state. */
-  double zw = 1.0 / (zero >= 3 ? dp : 1), eg = gb / (zero >= 2 ? dp : 1),
-         eo = ob / (zero >= 1 ? dp : 1);
+  /* Bytes per parameter left on a device after ZeRO partitions over the replicas (dp x cp,
+  ** or the HSDP shard group; the experts' over dp x cp / ep): weights (their own bytes, zw
+  ** of them under ZeRO-3), and per trainable parameter gradients and optimizer state. */
+  /* the experts' replicas: etp x ep x ze = tp x dp x cp (Megatron-Core's expert data
+  ** parallel size) */
+  double zd = hs > 0 ? hs : dpc, ze = tp * dpc / (etp * ep);
+  double zw = 1.0 / (zero >= 3 ? zd : 1), eg = gb / (zero >= 2 ? zd : 1),
+         eo = ob / (zero >= 1 ? zd : 1);
+  double zwe = 1.0 / (zero >= 3 ? ze : 1), ege = gb / (zero >= 2 ? ze : 1),
+         eoe = ob / (zero >= 1 ? ze : 1);
   /* Memory before the shardable parameters: states + activations in flight. */
   for (int d = 0; d < p; d++) {
     stage *s = &S[d];
@@ -293,8 +443,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     if (sched == DLB_SCHED_GPIPE) inflight = m;
     else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
     else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
-    s->mem = s->wbytes * zw + s->trainable * (eg + eo) + inflight * mb * s->kept
-             + (rc ? mb * s->full : 0);
+    s->mem = s->wbytes * zw + s->trainable * (eg + eo) + s->ewb * zwe + s->etrain * (ege + eoe)
+             + inflight * mbc * s->kept + (rc ? mbc * s->full : 0) + s->cpws;
   }
   double lambda = 0;
   if (shard_total > 0) {
@@ -323,9 +473,10 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   int mode = (int)o->mem_schedule;
   for (int d = 0; d < p; d++) {
     stage *s = &S[d];
-    double act = s->mem - (s->wbytes * zw + s->trainable * (eg + eo)), m2;
-    st = dlb_step_memory(mode, s->wbytes * zw, s->trainable * eg, s->trainable * eo,
-                         act > 0 ? act : 0, o->slack, &m2);
+    double sw = s->wbytes * zw + s->ewb * zwe, sg = s->trainable * eg + s->etrain * ege,
+           so = s->trainable * eo + s->etrain * eoe;
+    double act = s->mem - (sw + sg + so), m2;
+    st = dlb_step_memory(mode, sw, sg, so, act > 0 ? act : 0, o->slack, &m2);
     if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     s->mem = m2;
   }
@@ -339,16 +490,17 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     if (p > 1) {  /* one activation out and one gradient back per chunk, per micro-batch: a
                   ** point-to-point send, the two-rank tree broadcast (latency + bytes/bw) */
       dlb_par_coll c1;
-      st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, s->xfer * mb, 2, 0, pplink, &c1);
+      st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, s->xfer * mbc, 2, 0, pplink, &c1);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       x = 2 * v * c1.time;
     }
     /* the host-side model (issue [19]): a micro-batch's forward and its backward each end
-    ** at the later of the device's timeline (ops and the tensor-parallel allreduces on the
-    ** one stream, Megatron-LM: not overlapped) and the host's; the host and device meet at
-    ** every pipeline send/receive (Megatron-LM p2p_communication.py: torch.cuda.synchronize()
-    ** after batch_isend_irecv), so per phase (dlb_stream_time) */
-    double df = s->f + s->tpf, db = s->b + s->tpb;
+    ** at the later of the device's timeline (ops, the tensor-parallel allreduces, the MoE
+    ** all-to-alls and the exposed context-parallel exchanges on the one stream, Megatron-LM:
+    ** not overlapped) and the host's; the host and device meet at every pipeline
+    ** send/receive (Megatron-LM p2p_communication.py: torch.cuda.synchronize() after
+    ** batch_isend_irecv), so per phase (dlb_stream_time) */
+    double df = s->f + s->tpf + s->epf + s->cpf, db = s->b + s->tpb + s->epb + s->cpb;
     double ef = dlb_stream_time(df, s->hf), eb = dlb_stream_time(db, s->hb);
     double t = ef + eb + x;
     if (t > T) {
@@ -365,16 +517,19 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   double bf = dlb_par_bubble(sched, pp, m, v);
   double bubble = bf > 0 && bf < 1 ? m * T * bf / (1 - bf) : 0;
 
-  /* Gradient allreduce across data-parallel replicas, after the pipeline flush; groups of
-  ** tp x pp devices are packed into nodes, so a node holds per_node/(tp pp) replicas. */
+  /* Gradient allreduce across the replicas (data x context ranks), after the pipeline
+  ** flush; groups of tp x pp devices are packed into nodes, so a node holds per_node/(tp pp)
+  ** replicas. The experts' gradients are reduced over their own dp x cp / ep replicas. */
   double dpt = 0;
-  if (dp > 1) {
+  if (dpc > 1) {
     /* the gradients of the trainable parameters are reduced; ZeRO-3 also gathers the
     ** weights (their own bytes) */
-    double maxp = 0, maxw = 0;
+    double maxp = 0, maxw = 0, maxpe = 0, maxwe = 0;
     for (int d = 0; d < p; d++) {
       if (S[d].trainable > maxp) maxp = S[d].trainable;
       if (S[d].wbytes > maxw) maxw = S[d].wbytes;
+      if (S[d].etrain > maxpe) maxpe = S[d].etrain;
+      if (S[d].ewb > maxwe) maxwe = S[d].ewb;
     }
     dlb_par_cluster sub = *cl;
     sub.per_node = cl->per_node > 0 ? floor(cl->per_node / (tp * pp)) : 0;
@@ -383,11 +538,27 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     if (cl->per_node > 0 && sub.per_node == 1 && cl->inter.bw > 0) sub.intra.bw = 0;
     int algo = (int)o->dp_algo;
     if (o->dp_algo != algo || algo < 0 || algo >= DLB_ALGO_NALGOS) algo = DLB_ALGO_RING;
-    dlb_par_coll c;
-    double dprpn = group_per_node(cl->per_node, tp * pp, dp);
-    if (o->nccl) st = nccl_allreduce(cl, maxp * gb, dp, dprpn, &c.time);
-    else st = dlb_par_allreduce_cluster(maxp * gb, dp, algo, &sub, &c);
+    /* the shard group of ZeRO-3's gathers: all replicas, or the HSDP group within a node */
+    double zn = hs > 0 ? hs : dpc;
+    dlb_par_cluster zsub = sub;
+    double zpn = group_per_node(cl->per_node, tp * pp, zn);   /* its ranks per node (NCCL) */
+    if (hs > 0 && (cl->per_node <= 0 || hs <= sub.per_node)) {
+      zsub.per_node = 0;   /* one node: its intra links */
+      zsub.inter.bw = 0;
+      zpn = zn;
+      if (!(zsub.intra.bw > 0)) zsub = sub;
+    }
+    dlb_par_coll c, ce = { 0 };
+    st = dp_allreduce(o, cl, maxp * gb, zn, zpn, algo, &zsub, &c.time);
     if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+    dlb_par_cluster esub = sub;
+    double epn = group_per_node(cl->per_node, etp * pp * ep, ze);   /* ranks per node (NCCL) */
+    if (ep > 1 && ze > 1 && maxpe > 0) {
+      esub.per_node = cl->per_node > 0 ? fmax(1, floor(cl->per_node / (etp * pp * ep))) : 0;
+      if (cl->per_node > 0 && esub.per_node == 1 && cl->inter.bw > 0) esub.intra.bw = 0;
+      st = dp_allreduce(o, cl, maxpe * gb, ze, epn, algo, &esub, &ce.time);
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+    }
     if (zero >= 3) {
       /* ZeRO-3 / FSDP gathers a layer's parameters for every micro-batch's forward and
       ** backward and reduce-scatters its gradients after every micro-batch's backward
@@ -398,13 +569,26 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       ** each forward. */
       /* an allreduce volume is a reduce-scatter of the gradients plus an all-gather of the
       ** weights; with frozen or quantised weights the two differ */
-      dlb_par_coll cw;
-      if (o->nccl) st = nccl_allreduce(cl, maxw, dp, dprpn, &cw.time);
-      else st = dlb_par_allreduce_cluster(maxw, dp, algo, &sub, &cw);
+      dlb_par_coll cw, cwe = { 0 };
+      st = dp_allreduce(o, cl, maxw, zn, zpn, algo, &zsub, &cw.time);
+      if (!st && ep > 1 && ze > 1 && maxwe > 0)
+        st = dp_allreduce(o, cl, maxwe, ze, epn, algo, &esub, &cwe.time);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
-      double gather = 0.5 * cw.time, rs = 0.5 * c.time;
+      double gather = 0.5 * (cw.time + cwe.time), rs = 0.5 * (c.time + ce.time);
       dpt = m * (fmax(0, gather + rs - o->overlap * bw->b)
                  + fmax(0, gather - o->fsdp_overlap * bw->f));
+      if (hs > 0) {
+        /* HSDP (PyTorch FSDP HYBRID_SHARD; Zhao et al. 2023 sec. 3.2.2): the gradient shard
+        ** (1/hs) is all-reduced across the dp x cp / hs groups once per step, after the
+        ** last backward, under `overlap` of it */
+        dlb_par_cluster rsub = sub;
+        rsub.per_node = 1;
+        if (cl->inter.bw > 0) rsub.intra.bw = 0;
+        dlb_par_coll cr;
+        st = dp_allreduce(o, cl, maxp * gb / hs, dpc / hs, 1, algo, &rsub, &cr.time);
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        dpt += fmax(0, cr.time - o->overlap * bw->b);
+      }
       /* All-gathers issued in the list form (torch.distributed.all_gather with one output
       ** tensor per rank, as DeepSpeed's 2021 ZeRO-3 did for every parameter tensor,
       ** partition_parameters.py _allgather_param) copy each rank's part out of the flat
@@ -414,46 +598,50 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         /* each such gather is a collective of its own and pays its latency (half an
         ** allreduce's: one pass around the ring instead of two) */
         dlb_par_coll c0;
-        if (o->nccl) st = nccl_allreduce(cl, 0, dp, dprpn, &c0.time);
-        else st = dlb_par_allreduce_cluster(0, dp, algo, &sub, &c0);
+        st = dp_allreduce(o, cl, 0, zn, zpn, algo, &zsub, &c0.time);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
-        dpt += m * 2 * o->gather_tensors * bw->nl * (dp * dev->kernel_overhead + 0.5 * c0.time);
+        dpt += m * 2 * o->gather_tensors * bw->nl * (zn * dev->kernel_overhead + 0.5 * c0.time);
       }
     } else {
       /* the gradient allreduce after the flush hides under `overlap` of the last backward */
-      dpt = fmax(0, c.time - o->overlap * bw->b);
+      dpt = fmax(0, c.time + ce.time - o->overlap * bw->b);
     }
   }
 
   double model_flops = 0;
   for (int i = 0; i < n; i++) model_flops += L[i].flops_fwd + L[i].flops_bwd;
   model_flops *= o->batch;
+  double ndev = dp * tp * pp * cp;
 
   memset(out, 0, sizeof *out);
   out->dp = dp; out->tp = tp; out->pp = pp; out->v = v; out->m = m; out->mb = mb;
+  out->ep = ep; out->cp = cp; out->cp_algo = cp > 1 ? ca : 0; out->hsdp = hs; out->etp = etp;
   out->sched = sched; out->recompute = rc; out->zero = zero;
   out->compute = m * (bw->f + bw->b);
   out->tp_comm = m * (bw->tpf + bw->tpb);
+  out->ep_comm = m * (bw->epf + bw->epb);
+  out->cp_comm = m * (bw->cpf + bw->cpb);
   out->pp_comm = m * xt;
   out->dp_comm = dpt;
-  out->comm = out->tp_comm + out->pp_comm + out->dp_comm;
+  out->comm = out->tp_comm + out->pp_comm + out->dp_comm + out->ep_comm + out->cp_comm;
   out->bubble = bubble;
   out->update = upd;
   out->host_idle = m * idle;
+  out->load = load;
   out->step = out->compute + out->comm + out->bubble + out->update + out->host_idle
               + dev->step_overhead;
   stage *fs = &S[fullest];
   out->mem = fs->mem;
-  out->mem_weights = fs->wbytes * zw;
-  out->mem_grads = fs->trainable * eg;
-  out->mem_opt = fs->trainable * eo;
+  out->mem_weights = fs->wbytes * zw + fs->ewb * zwe;
+  out->mem_grads = fs->trainable * eg + fs->etrain * ege;
+  out->mem_opt = fs->trainable * eo + fs->etrain * eoe;
   out->mem_act = fs->mem - out->mem_weights - out->mem_grads - out->mem_opt;
   out->fits = (dev->mem <= 0 || out->mem <= dev->mem) ? 1 : 0;
-  out->util = model_flops / (out->step * dev->peak * dp * tp * pp);
+  out->util = model_flops / (out->step * dev->peak * ndev);
   out->mfu = out->util;
   double rcflops = 0;   /* the recomputed forwards, summed over the stages (layers once) */
   for (int d = 0; d < p; d++) rcflops += S[d].rcf;
-  out->hfu = (model_flops + rcflops * o->batch) / (out->step * dev->peak * dp * tp * pp);
+  out->hfu = (model_flops + rcflops * o->batch) / (out->step * dev->peak * ndev);
   out->throughput = o->batch / out->step;
   dlb_free(w); dlb_free(first); dlb_free(S);
   return DLB_OK;
@@ -520,6 +708,15 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
   if (!(o->recompute >= -1 && o->recompute <= 1))
     return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (both), 0 or 1, got %g",
                          o->recompute);
+  if (!(o->etp >= 0 && o->etp <= 1e6) || o->etp != floor(o->etp))
+    return dlb_fail_null(DLB_EINVAL, "plan: etp must be a whole number >= 0 (0: tp), got %g",
+                         o->etp);
+  if (!(o->ep_max >= 0 && o->cp_max >= 0 && o->ep_max <= 1e6 && o->cp_max <= 1e6))
+    return dlb_fail_null(DLB_EINVAL, "plan: ep_max and cp_max must be >= 0 (got %g, %g)",
+                         o->ep_max, o->cp_max);
+  if (!(o->cp_algo >= -1 && o->cp_algo <= DLB_CP_ALLTOALL) || o->cp_algo != floor(o->cp_algo))
+    return dlb_fail_null(DLB_EINVAL, "plan: cp_algo must be -1 (all), 0 (ring), 1 (allgather) "
+                         "or 2 (alltoall), got %g", o->cp_algo);
   if (!(o->m_max >= 0 && o->m_max <= 65536))
     return dlb_fail_null(DLB_EINVAL, "plan: m_max must be in 0..65536 micro-batches, got %g",
                          o->m_max);
@@ -531,14 +728,43 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
   double ppmax = o->pp_max > 0 ? o->pp_max : n;
   double vv = o->v > 0 ? o->v : 2;
   int r0 = o->recompute < 0 ? 0 : (int)o->recompute, r1 = o->recompute < 0 ? 1 : r0;
+  /* expert degrees: powers of two dividing every MoE layer's experts (up to ep_max); context
+  ** degrees: powers of two up to cp_max; HSDP: the replicas of one node as the shard group */
+  double emax = 0;
+  for (int i = 0; i < n; i++) if (L[i].experts > emax) emax = L[i].experts;
+  if (o->ep_max > 0 && o->ep_max < emax) emax = o->ep_max;
+  double cmax = o->cp_max > 0 ? o->cp_max : 1;
+  int a0 = o->cp_algo < 0 ? DLB_CP_RING : (int)o->cp_algo;
+  int a1 = o->cp_algo < 0 ? DLB_CP_ALLTOALL : a0;
   for (double tp = 1; tp <= tpmax && tp <= D; tp *= 2) {
     if (fmod(D, tp) != 0 || tp_misfit(L, n, tp) >= 0) continue;
-    for (double pp = 1; pp <= ppmax && pp <= n && tp * pp <= D; pp++) {
-      if (fmod(D, tp * pp) != 0) continue;
-      double dp = D / (tp * pp);
+    for (double cp = 1; cp <= cmax && tp * cp <= D; cp *= 2) {
+    if (fmod(D, tp * cp) != 0) continue;
+    for (double pp = 1; pp <= ppmax && pp <= n && tp * cp * pp <= D; pp++) {
+      if (fmod(D, tp * cp * pp) != 0) continue;
+      double dp = D / (tp * cp * pp), dpc = dp * cp;
       double local = o->batch / dp;
       if (local < 1 || local != floor(local)) continue;
       double mmax = o->m_max > 0 ? o->m_max : fmax(1, 4 * pp);
+      double etp = o->etp > 0 && o->etp < tp ? o->etp : tp;
+      if (fmod(tp, etp) != 0) etp = tp;
+      for (double ep = 1; ep == 1 || ep <= emax; ep *= 2) {
+      if (fmod(tp * dpc, ep * etp) != 0) break;
+      int eok = 1;
+      for (int i = 0; i < n && ep > 1 && eok; i++)
+        if (L[i].experts > 0 && fmod(L[i].experts, ep) != 0) eok = 0;
+      if (!eok) break;
+      for (int ca = a0; ca <= (cp > 1 ? a1 : a0); ca++) {
+      if (cp > 1 && ca == DLB_CP_ALLTOALL) {
+        int ok = 1;   /* Ulysses splits the heads over tp x cp */
+        for (int i = 0; i < n && ok; i++)
+          if (L[i].kv_bytes > 0 && L[i].tp_div > 0 && fmod(L[i].tp_div, tp * cp) != 0) ok = 0;
+        if (!ok) continue;
+      }
+      /* HSDP's shard group: the replicas one node holds (per_node / (tp pp)) */
+      double hnode = cl->per_node > 0 ? floor(cl->per_node / (tp * pp)) : 0;
+      double hsdp = (o->hsdp != 0 && ep == 1 && hnode > 1 && hnode < dpc && fmod(dpc, hnode) == 0)
+        ? hnode : 0;
       for (int sc = DLB_SCHED_GPIPE; sc <= DLB_SCHED_INTERLEAVED; sc++) {
         if (o->sched >= 0 && sc != (int)o->sched) continue;
         if (o->sched < 0 && pp == 1 && sc != DLB_SCHED_1F1B) continue; /* all the same */
@@ -547,11 +773,13 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
           if (fmod(local, m) != 0) continue;
           if (sc == DLB_SCHED_INTERLEAVED && fmod(m, pp) != 0) continue;
           for (int rc = r0; rc <= r1; rc++) {
-            for (int z = 0; z <= (int)o->zero_max; z++) {
-              if (z > 0 && dp == 1) break;
+            for (int z = 0; z <= (int)o->zero_max + (hsdp > 0 && o->zero_max >= 3); z++) {
+              if (z > 0 && dpc == 1) break;
               dlb_par_row cfg = { 0 }, r;
               cfg.dp = dp; cfg.tp = tp; cfg.pp = pp; cfg.m = m; cfg.v = vv;
-              cfg.sched = sc; cfg.recompute = rc; cfg.zero = z;
+              cfg.sched = sc; cfg.recompute = rc; cfg.zero = z > 3 ? 3 : z;
+              cfg.ep = ep; cfg.cp = cp; cfg.cp_algo = ca; cfg.hsdp = z > 3 ? hsdp : 0;
+              cfg.etp = etp;
               int st = evaluate(L, n, LT, dev, cl, o, &cfg, &r, NULL, 1);
               if (st) { dlb_layer_times_free(LT); dlb_par_plan_free(P); return NULL; }
               if (P->evaluated == 0 || r.mem < P->smallest.mem) P->smallest = r;
@@ -565,6 +793,9 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
           }
         }
       }
+      }
+      }
+    }
     }
   }
   dlb_layer_times_free(LT);

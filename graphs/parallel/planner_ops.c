@@ -14,7 +14,7 @@
 #include "dlb_runtime.h"
 #include "roofline_impl.h"
 
-typedef struct entry { int cls; double mb, tl, tf, tb, tu; int used; } entry;
+typedef struct entry { int cls; double mb, tl, tf, tb, tu, af, ab; int used; } entry;
 
 struct dlb_layer_times {
   const dlb_par_layer *L;
@@ -147,11 +147,11 @@ static int grow(dlb_layer_times *T) {
 
 /* Time layer li (uncached). */
 static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                    double *tf, double *tb, double *tu) {
+                    double *tf, double *tb, double *tu, double *af, double *ab) {
   const dlb_par_layer *l = &T->L[li];
   double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   int mbound;
-  *tf = *tb = *tu = 0;
+  *tf = *tb = *tu = *af = *ab = 0;
   if (T->count[li] == 0) {
     double fl = l->flops_fwd + l->flops_bwd;
     double t = dlb_op_time_raw(d, fl * mb / tl, scale * (l->bytes_sample * mb + l->bytes_fixed) / tl,
@@ -174,6 +174,8 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     if (o->phase == 0) *tf += t;
     else if (o->phase == 1) *tb += t;
     else *tu += t;
+    if (o->attention != 0 && o->phase == 0) *af += t;
+    if (o->attention != 0 && o->phase == 1) *ab += t;
   }
 }
 
@@ -195,7 +197,7 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
 }
 
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                        double *tf, double *tb, double *tu) {
+                        double *tf, double *tb, double *tu, double *af, double *ab) {
   int cls = T->cls[li];
   entry *e = find(T, cls, mb, tl);
   if (!e->used) {
@@ -208,11 +210,13 @@ int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb
     e->cls = cls;
     e->mb = mb;
     e->tl = tl;
-    compute(T, d, cls, mb, tl, &e->tf, &e->tb, &e->tu);
+    compute(T, d, cls, mb, tl, &e->tf, &e->tb, &e->tu, &e->af, &e->ab);
     T->used++;
   }
   *tf = e->tf;
   *tb = e->tb;
   *tu = e->tu;
+  if (af) *af = e->af;
+  if (ab) *ab = e->ab;
   return DLB_OK;
 }

@@ -230,7 +230,9 @@ function M.plan(args, out)
     hw = hw.name, gpus = gpus, per_node = hw.links and hw.links.per_node or nil,
     batch = batch, seq = m.seq, precision = precision, framework = fw,
     layout = { dp = r.dp, tp = r.tp, pp = r.pp, v = r.v, m = r.m, mb = r.mb, schedule = r.schedule,
-               zero = r.zero, recompute = r.recompute },
+               zero = r.zero, recompute = r.recompute, cp = r.cp, ep = r.ep, cp_algo = r.cp_algo,
+               hsdp = r.hsdp, offload = r.offload },
+    all_to_all_s = r.ep_comm, cp_comm_s = r.cp_comm, less_certain = r.less_certain,
     step_s = r.step, mfu = r.mfu or r.util, hfu = r.hfu,
     mfu_convention = tostring(r.mfu_convention) .. " / (step time x the device's dense " .. pprec
       .. " peak, " .. tbl_numtext(peak) .. " FLOP/s, x devices)",
@@ -263,10 +265,18 @@ function M.plan(args, out)
     type(params) == "number" and string.format(", %s parameters", commas(params)) or ""))
   line("cluster", string.format("%d x %s, batch %d %s%s", gpus, hw.name, batch,
     m.seq and "sequences" or "samples", m.seq and string.format(" x seq %d = %s tokens/step", m.seq, P.si(batch * m.seq, "")) or ""))
-  line("layout", string.format("dp %d x tp %d x pp %d, %d micro-batch%s of %d, %s%s, ZeRO %d, recompute %s",
-    r.dp, r.tp, r.pp, r.m, r.m == 1 and "" or "es", r.mb, r.schedule, r.schedule == "interleaved" and (" v " .. r.v) or "",
-    r.zero, r.recompute and "on" or "off"))
-  line("step time", P.seconds(r.step))
+  local extra = ""   -- issue [21]: context and expert degrees, hybrid sharding, offload
+  if (r.cp or 1) > 1 then extra = extra .. string.format(" x cp %d (%s)", r.cp, tostring(r.cp_algo)) end
+  if (r.ep or 1) > 1 then extra = extra .. string.format(", ep %d", r.ep) end
+  local zx = (r.hsdp or 0) > 0 and string.format(" (HSDP, shard group %d)", r.hsdp) or ""
+  if r.offload and r.offload ~= "none" then zx = zx .. ", offload " .. tostring(r.offload) end
+  line("layout", string.format("dp %d x tp %d x pp %d%s, %d micro-batch%s of %d, %s%s, ZeRO %d%s, recompute %s",
+    r.dp, r.tp, r.pp, extra, r.m, r.m == 1 and "" or "es", r.mb, r.schedule, r.schedule == "interleaved" and (" v " .. r.v) or "",
+    r.zero, zx, r.recompute and "on" or "off"))
+  line("step time", P.seconds(r.step) .. (((r.ep_comm or 0) > 0 or (r.cp_comm or 0) > 0) and
+    string.format(" (all-to-all %s, context-parallel exchange %s)", P.seconds(r.ep_comm or 0),
+      P.seconds(r.cp_comm or 0)) or ""))
+  if r.less_certain then line("LESS CERTAIN", r.less_certain) end
   line("MFU", string.format("%.1f%% (%s / (step x %s %s peak x %d devices); HFU %.1f%% counts recompute)",
     100 * res.mfu, tostring(r.mfu_convention), P.si(peak, "FLOP/s"), pprec, gpus, 100 * (r.hfu or res.mfu)))
   line("framework", string.format("%s (%s), calibration %s", tostring(r.framework),

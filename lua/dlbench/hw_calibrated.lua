@@ -1,6 +1,7 @@
 -- dlbench.hw_calibrated — CALIBRATED catalogue data (issue [18] item 3): the per-chip
--- efficiencies notebooks/validation.lua fits on its calibration rows (the rows whose stored role is "fit": every third row of
--- notebooks/data/validation_runs.lua in id order; the held-out rows are never used), used
+-- efficiencies notebooks/validation.lua fits on its calibration rows (every third row of
+-- notebooks/data/validation_runs.lua in id order among the rows without a stored role, and
+-- the rows whose role is "fit"; the held-out rows are never used), used
 -- when a call asks calibration = "validated" (the default is "catalogue": the datasheet and
 -- paper values of hw_catalog.lua; docs/frameworks.md says why). Each value lists the rows it
 -- was fitted on. Regenerate by running the notebook (it prints the same values under
@@ -38,6 +39,9 @@ return {
     ["H100-SXM"] = { tensor = { 0.70, H100_ROWS }, fp8 = { 0.78, H100_FP8_ROWS } },
     -- one calibration row of its own: the value pooled over every GPU calibration row
     ["V100-SXM2-16GB"] = { tensor = { 0.70, GPU_POOLED_ROWS, pooled = "gpu" } },
+    -- no fp8 calibration row of its own (its rows, issue [21], are all held out): the
+    -- value pooled over the GPU fp8 calibration rows
+    ["B200"] = { fp8 = { 0.78, { "(the H100 fp8 rows above)" }, pooled = "gpu" } },
   },
   -- host[profile]: the host seconds per op issued (the host-side model of issue [19]; the
   -- profile's dispatch.per_op is an ESTIMATE), fitted on the vTrain calibration rows

@@ -801,5 +801,28 @@ for _, d in ipairs(catalogue) do
     -- tile quantisation needs the SM count: a GPU without one keeps full tiles off
     if d.kind == "gpu" and not d.sm_count then d.gemm_tile = nil; d.source.gemm_tile = nil end
   end
+  -- What a training device's predictions lack against the A100's (issue [21]): a published
+  -- fused-attention efficiency (FlashAttention-2's, above) and a tile model (a GPU's SM
+  -- count, a TPU's systolic array). Where no published figure exists the source says so
+  -- and every plan/evaluate row on the device is marked less certain (r.less_certain).
+  local lacks = {}
+  if c and d.kind ~= "cpu" and d.name ~= "Hestness-T4" and (d.peak.bf16 or d.peak.fp16) then
+    if not a then
+      lacks[#lacks + 1] = "attn_eff"
+      d.source.attn_eff = "no published fused-attention (FlashAttention) forward + backward "
+        .. "efficiency for " .. d.name .. ": none; attention is timed at the GEMM efficiency, "
+        .. "and predictions are marked less certain"
+    end
+    if not d.sm_count and not d.systolic then
+      lacks[#lacks + 1] = "tile model"
+      d.source[d.kind == "gpu" and "sm_count" or "gemm_tile"] = "no published compute-unit tile model for " .. d.name .. " in the "
+        .. "catalogue (neither an SM count nor a systolic array size): no tile quantisation; "
+        .. "predictions are marked less certain"
+    end
+  end
+  if #lacks > 0 then
+    d.less_certain = table.concat(lacks, ", ") .. " not published for " .. d.name
+      .. " (class defaults; see its source)"
+  end
 end
 return catalogue

@@ -38,6 +38,9 @@ local FIELDS = {
   peak = "table", mem_bw = "number", links = "table", power = "number",
   mem_per_core = "number", cores = "number", source = "table", replace = "boolean",
   gemm_tile = "table",
+  -- what the device's kernel model lacks against the A100's published fields (hw_catalog.lua);
+  -- plan/evaluate rows on it say so (r.less_certain)
+  less_certain = "string",
   -- measured per-level memory ceilings (dlb.measure.host): {{name=, size=, bw=}, ...}
   levels = "table",
   -- the fabric as NCCL sees it (issue [19], hw_catalog.lua FABRIC): NVLink generation,

@@ -33,7 +33,7 @@ doc.doc(M.mem_pressure, "dlb.parallel.mem_pressure(need, cap) -> frac, reason|ni
 -- collectives
 
 local COLL_OPTS = set { "bytes", "n", "bw", "latency", "eff", "algo", "shards", "cluster",
-                        "per_node" }
+                        "per_node", "stride" }
 
 
 -- Cost of one collective: a flat tier (bw, latency) or, for allreduce, a cluster.
@@ -62,6 +62,13 @@ function M.collective(op, o)
     end
     return core.parallel_allreduce_cluster(bytes, n, algo, cl)
   end
+  if op == "alltoall" and o.cluster then
+    -- over the tiers the group spans: n ranks stride devices apart (the MoE dispatch of
+    -- dlb.parallel.plan; graphs/parallel/collective.c dlb_par_alltoall_cluster)
+    check_cluster(fname, o.cluster)
+    return core.parallel_alltoall_cluster(bytes, n, num(fname, "stride", o.stride, 1, "count"), o.cluster)
+  end
+  if o.stride ~= nil then error(fname .. ": stride= is for alltoall with cluster=", 2) end
   if o.cluster then
     error(fname .. ": cluster= is for allreduce; give this collective one tier with bw= and "
       .. "latency=", 2)
@@ -72,9 +79,10 @@ function M.collective(op, o)
                eff = num(fname, "eff", o.eff, 1, "eff") }
   return core.parallel_collective(code, algo, bytes, n, num(fname, "shards", o.shards, 1), lk)
 end
-doc.doc(M.collective, "dlb.parallel.collective(op, {bytes=, n=, bw=, latency=[, eff=, algo=, shards=, cluster=]})"
+doc.doc(M.collective, "dlb.parallel.collective(op, {bytes=, n=, bw=, latency=[, eff=, algo=, shards=, cluster=, stride=]})"
   .. " -> {time=, bytes=, total=, steps=}",
-  "alpha-beta cost of allreduce|allgather|reduce_scatter|broadcast|alltoall|ps; bytes = average per rank")
+  "alpha-beta cost of allreduce|allgather|reduce_scatter|broadcast|alltoall|ps; bytes = average per rank; "
+  .. "allreduce and alltoall take cluster= (alltoall: n ranks stride= devices apart, both tiers at once)")
 
 -- Collectives as NCCL runs them (issue [19]; graphs/parallel/nccl.c, NCCL's tuning model):
 -- algorithms and protocols by name from the C enum (DLB_NCCL_*: the protocol names are

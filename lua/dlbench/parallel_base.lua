@@ -13,6 +13,7 @@ local M = {}
 M.OPS = core.enum_names("DLB_COLL_")
 M.ALGOS = core.enum_names("DLB_ALGO_")
 M.SCHEDS, M.SCHED_NAMES = core.enum_names("DLB_SCHED_")
+M.CP_ALGOS, M.CP_ALGO_NAMES = core.enum_names("DLB_CP_")
 
 local function keys(t)
   local k = {}
@@ -39,6 +40,7 @@ local RULES = {
   count = { function(x) return x >= 1 and x == math.floor(x) end, "a whole number >= 1" },
   eff = { function(x) return x > 0 and x <= 1 end, "a fraction in (0, 1]" },
   unit = { function(x) return x >= 0 and x <= 1 end, "a fraction in [0, 1]" },
+  ge1 = { function(x) return x >= 1 end, "a number >= 1" },
 }
 
 local function num(fname, name, v, default, rule)

@@ -339,6 +339,51 @@ local function ops_of(ops1, ops2, B, n)
   return flat
 end
 
+-- A zoo option's number (a dim name bound in bind).
+local function optnum(x, bind)
+  if type(x) == "number" then return x end
+  if type(x) == "string" and type(bind) == "table" then return tonumber(bind[x]) end
+  return nil
+end
+
+-- The fields of a zoo transformer's layer r that context and expert parallelism need
+-- (dlb_par_layer in graphs/parallel/dlb_parallel.h), from the model's options, per sample
+-- of q tokens with hidden d, H heads of dh, Hkv key/value heads, a-byte activations (2
+-- under mixed/bf16 precision, 4 in fp32):
+--   an attention block (softmax and weight matmuls): kv_bytes = 2 q Hkv dh a (K and V),
+--     qo_bytes = 2 q H dh a (Q and the attention output);
+--   a MoE block of dlb.models.moe (block l with l a multiple of `every`; E experts of
+--     width f, top-k routing): experts = E; expert_params = E x 3 d f (SwiGLU, llama style)
+--     or E (2 d f + f + d) (GELU with biases, gpt style), as the builder makes them;
+--     moe_bytes = q k d a (each token's k copies dispatched); expert_frac = the experts'
+--     share of the block's forward + backward FLOPs, 3 x 2 q k (3 or 2) d f / fb.
+local function moe_attn_fields(r, l, kinds, mo, model, bind, precision, fb)
+  if type(model) ~= "table" or type(mo) ~= "table" then return end
+  local q = optnum(mo.seq or mo.context, bind)
+  local d, H = optnum(mo.hidden, bind), optnum(mo.heads, bind)
+  if not (q and d and H) then return end
+  local a = (precision == "fp32" or precision == "tf32") and 4 or 2
+  local dh = optnum(mo.dh, bind) or d / H
+  local Hkv = optnum(mo.kv_heads, bind) or H
+  if kinds.softmax and kinds.matmul and (l.params or 0) > 0 then
+    r.kv_bytes = 2 * q * Hkv * dh * a
+    r.qo_bytes = 2 * q * H * dh * a
+  end
+  if model.builder == "moe" and mo.experts and tostring(l.name):match("^h%d+$") then
+    local blk = tonumber(tostring(l.name):match("^h(%d+)$")) + 1
+    local every = mo.every or 1
+    if blk % every == 0 then
+      local E, k, f = mo.experts, mo.top_k, mo.ffn
+      local llama = mo.style == "llama"
+      r.experts = E
+      r.expert_params = llama and E * 3 * d * f or E * (2 * d * f + f + d)
+      r.moe_bytes = q * k * d * a
+      local ex = 3 * 2 * q * k * (llama and 3 or 2) * d * f
+      r.expert_frac = fb > 0 and math.min(1, ex / fb) or 0
+    end
+  end
+end
+
 function M.from_graph(g, o)
   local fname = "parallel.layers.from_graph"
   o = o or {}
@@ -477,7 +522,9 @@ function M.from_graph(g, o)
       bytes_fixed = bf, params = l.params, act_out = ao, act_kept = kept, act_rep = 0,
       act_in = i > 1 and out[i - 1].act_out or 0, tp_bytes = 0, tp_colls = 0, shardable = 0 }
     if tp == "megatron" and l.params > 0 then
-      if k.embedding then
+      -- attention first: a MoE block (dlb.models.moe) gathers its tokens to and from the
+      -- experts with embedding ops, and is still an attention block, not an embedding
+      if k.embedding and not (k.softmax and k.matmul) then
         r.shardable, r.tp_bytes, r.tp_colls = 1, ao, 1
       elseif k.softmax and k.matmul then
         r.tp_bytes, r.tp_colls = ao, 2
@@ -492,9 +539,12 @@ function M.from_graph(g, o)
       elseif k.softmax_xent and k.matmul then
         r.tp_bytes, r.tp_colls = r.act_in, 1
       end
-    elseif k.embedding then
+    elseif k.embedding and not (k.softmax and k.matmul) then
       r.shardable = 1
     end
+    -- attention and MoE sizes for context and expert parallelism, from the zoo model's
+    -- options (see moe_attn_fields)
+    moe_attn_fields(r, l, k, mopts, g.model, o.bind, base.precision, ff + fbw)
     -- frozen weights (g:freeze, LoRA's base weights, quantised weights) have no update: a
     -- layer's trainable parameters are its share of the update FLOPs (the same per parameter
     -- for every weight: the optimizer's, plus the master-copy cast under mixed precision)

@@ -11,6 +11,7 @@ local num, enum, set, check_opts, cluster_of = base.num, base.enum, base.set, ba
   base.cluster_of
 local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = base.is_catalogue, base.ALGOS, base.SCHEDS,
   base.SCHED_NAMES
+local CP_ALGOS, CP_ALGO_NAMES = base.CP_ALGOS, base.CP_ALGO_NAMES
 
 local named_hw = base.named_hw
 local M = {}
@@ -42,7 +43,8 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "zero", "schedule", "v", "seq_par", "recompute", "balance", "shard", "keep_unfit",
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
-    "attention_flops", "mfu", "tokens", "collectives" }
+    "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
+    "imbalance", "hsdp", "offload", "etp" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -87,6 +89,15 @@ local function plan_opts(fname, o, ls)
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
     keep_unfit = o.keep_unfit and 1 or 0,
     nccl = enum(fname, "collectives", o.collectives, COLLECTIVES, "nccl"),
+    ep_max = num(fname, "ep_max", o.ep_max, 0, "nonneg"),
+    cp_max = num(fname, "cp_max", o.cp_max, 0, "nonneg"),
+    cp_algo = o.cp_algo == nil and -1 or enum(fname, "cp_algo", o.cp_algo, CP_ALGOS),
+    capacity = num(fname, "capacity", o.capacity, 0, "nonneg"),
+    etp = num(fname, "etp", o.etp, 0, "nonneg"),
+    imbalance = o.imbalance == nil and 0 or num(fname, "imbalance", o.imbalance, 1, "ge1"),
+    -- evaluate takes a shard group size too (its configuration's, below)
+    hsdp = (o.hsdp == nil or o.hsdp == true or type(o.hsdp) == "number") and 1 or (o.hsdp == false and 0 or
+      error(fname .. ": hsdp must be true or false (search hybrid sharding; default true)", 3)),
   }
 end
 
@@ -94,8 +105,9 @@ end
 -- as a reader scans a layout (deliberately not the struct's order): the layout, its time,
 -- its memory, then the rates; sched is shown by name as schedule, and mem_schedule (which
 -- memory model) is the options', not the row's.
-local PLAN_COLUMNS = { "dp", "tp", "pp", "v", "m", "mb", "schedule", "recompute", "zero",
-  "step", "compute", "comm", "bubble", "tp_comm", "pp_comm", "dp_comm", "update", "mem",
+local PLAN_COLUMNS = { "dp", "tp", "pp", "cp", "ep", "etp", "v", "m", "mb", "schedule", "recompute",
+  "zero", "hsdp", "cp_algo", "offload", "step", "compute", "comm", "bubble", "tp_comm", "pp_comm",
+  "dp_comm", "ep_comm", "cp_comm", "load", "offload_time", "update", "mem",
   "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
   "hfu", "throughput", "tokens_per_s", "mem_gb", "days", "framework", "calibration",
   "mfu_convention", "dlbench", "defaults" }
@@ -114,9 +126,18 @@ local function plan_tostring(r)
     extra = extra .. string.format(", framework %s%s, calibration %s", r.framework,
       tostring(r.framework_source):find("^default") and " (default)" or "", tostring(r.calibration))
   end
-  return string.format("plan: dp %s x tp %s x pp %s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
+  local layout = ""
+  if (r.cp or 1) > 1 then layout = layout .. string.format(" x cp %s (%s)", tostring(r.cp), tostring(r.cp_algo)) end
+  if (r.ep or 1) > 1 then layout = layout .. string.format(", ep %s", tostring(r.ep)) end
+  local z = tostring(r.zero)
+  if (r.hsdp or 0) > 0 then z = z .. string.format(" (HSDP, shard group %s)", tostring(r.hsdp)) end
+  if r.offload and r.offload ~= "none" then z = z .. ", offload " .. tostring(r.offload) end
+  if (r.ep_comm or 0) > 0 then extra = string.format(", all-to-all %s", P.seconds(r.ep_comm)) .. extra end
+  if (r.cp_comm or 0) > 0 then extra = string.format(", cp comm %s", P.seconds(r.cp_comm)) .. extra end
+  if r.less_certain then extra = extra .. ", LESS CERTAIN (" .. tostring(r.less_certain) .. ")" end
+  return string.format("plan: dp %s x tp %s x pp %s%s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
     .. "comm %s, bubble %s), %.1f GB per device (%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
-    tostring(r.pp), tostring(r.m), tostring(r.schedule), tostring(r.zero),
+    tostring(r.pp), layout, tostring(r.m), tostring(r.schedule), z,
     r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
     P.seconds(r.comm or 0), P.seconds(r.bubble or 0), (r.mem or 0) / 1e9,
     r.fits and "fits" or "does not fit", 100 * (r.util or 0),
@@ -125,6 +146,8 @@ end
 
 local function decorate(r, po)
   r.schedule = SCHED_NAMES[r.sched]
+  r.cp_algo = (r.cp or 1) > 1 and CP_ALGO_NAMES[r.cp_algo] or "none"
+  if r.offload == nil then r.offload = "none" end
   r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
   r.recompute = r.recompute == 1
@@ -315,7 +338,7 @@ local function finish(r, o, ls, info, dev)
   local params = 0
   for _, l in ipairs(ls) do params = params + (l.params or 0) end
   local mf, conv = mfu.model_flops(fb, 1, is_graph(g) and g or nil, bind, params, kind, att)
-  local ndev = (r.dp or 1) * (r.tp or 1) * (r.pp or 1)
+  local ndev = (r.dp or 1) * (r.tp or 1) * (r.pp or 1) * (r.cp or 1)
   local batch = o.batch
   if mf and r.step and r.step > 0 and dev.peak then
     r.mfu = mf * batch / (r.step * dev.peak * ndev)
@@ -333,6 +356,13 @@ local function finish(r, o, ls, info, dev)
     if r.tokens_per_s then r.days = o.tokens / r.tokens_per_s / 86400 end
   end
   r.framework, r.framework_source = info.prof.name, info.src
+  -- a catalogue device without the published kernel-model fields the A100 has
+  local hw = o.hw
+  if is_catalogue(hw) and rawget(hw, "less_certain") == nil and type(hw.less_certain) == "string" then
+    r.less_certain = hw.less_certain
+  elseif type(hw) == "table" and type(rawget(hw, "less_certain")) == "string" then
+    r.less_certain = rawget(hw, "less_certain")
+  end
   r.attention_kernel = dev.attention_kernel
   r.calibration, r.calibration_note = info.calibration, info.cal_note
   local applied = {}
@@ -348,64 +378,6 @@ local function finish(r, o, ls, info, dev)
   fw.last = pv
   return r
 end
-
--- Search data x tensor x pipeline layouts, micro-batches, schedules, recompute and ZeRO.
-function M.plan(o)
-  local fname = "parallel.plan"
-  check_opts(fname, o, PLAN_OPTS)
-  o = named_hw(fname, o)
-  local ls, dev, cl, o2, info = setup(fname, o)
-  local po = plan_opts(fname, o2, ls)
-  -- what the profile offers: no full recompute -> none tried; its highest ZeRO stage
-  local fw = require "dlbench.frameworks"
-  if o.recompute == nil and not fw.offers(info.prof, "full") then po.recompute = 0 end
-  if o.zero == nil and info.prof.zero ~= nil then po.zero_max = info.prof.zero end
-  if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
-    error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
-  end
-  if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
-  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
-  if not okp then error(name_layers(rows, ls), 0) end
-  if evaluated == 0 then
-    error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
-      .. "(dp must divide the batch, pp <= layers, tp a power of two <= tp_max)", fname,
-      po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
-  end
-  if #rows == 0 and not o.keep_unfit then
-    local sm = decorate(small, po)
-    local try = { "more devices" }
-    if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
-    if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
-    if po.tp_max > 0 or po.pp_max > 0 then try[#try + 1] = "a larger tp_max/pp_max" end
-    try[#try + 1] = "keep_unfit=true to list every layout"
-    error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
-      .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
-      .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
-      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
-      sm.mem / 1e9, table.concat(try, ", ")), 2)
-  end
-  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil; finish(r, o, ls, info, dev) end
-  if o.table == false then return rows, evaluated end
-  -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
-  -- list of rows it holds: t[1].step is the best plan's step time
-  local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
-  local P = require "dlbench.pretty"
-  for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
-  return t, evaluated
-end
-doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
-  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
-  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0]} -> dlb.table sorted by step, evaluated",
-  "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
-  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
-  .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
-  .. "FLOPs), hfu counts recompute; graph= a dlb.graph")
-
-local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
-  "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
-  "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
-  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
-  "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "collectives" }
 
 -- Offload of one layout (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
 -- 2021; activation offload as torchtune/Megatron's CPU offloading): what leaves the
@@ -478,6 +450,122 @@ local function apply_offload(r, off, ls, po, cfg, hw, fname)
   return r
 end
 
+-- Offload in the planner's space (offload= of plan): a fixed offload (as evaluate's) applied
+-- to every layout, or "search": a layout that fits keeps everything on the device (offload
+-- only adds host-link time), one that does not tries optimizer, activations, both, and all
+-- three with the weights, lightest traffic first, and keeps the first that fits. Each row
+-- says what it chose (offload: "none", "optimizer", "optimizer+activations" ...; its
+-- offload_time and offload_traffic in bytes per step).
+local SEARCH = { { optimizer = true }, { activations = true }, { optimizer = true, activations = true },
+  { optimizer = true, activations = true, params = true } }
+local function offload_name(v)
+  local t = {}
+  for _, k in ipairs { "optimizer", "activations", "params" } do if v[k] then t[#t + 1] = k end end
+  return #t > 0 and table.concat(t, "+") or "none"
+end
+local function offloaded(fname, rows, off, ls, po, o)
+  local variants = off == "search" and SEARCH or { off }
+  local out = {}
+  for _, r in ipairs(rows) do
+    if off == "search" and r.fits == 1 then
+      r.offload = "none"; r.offload_time = 0
+      out[#out + 1] = r
+    else
+      for _, v in ipairs(variants) do
+        local c = {}
+        for k, x in pairs(r) do c[k] = x end
+        apply_offload(c, v, ls, po, { tp = r.tp, dp = r.dp, zero = r.zero, m = r.m }, o.hw, fname)
+        c.offload_traffic, c.offload = c.offload.traffic, offload_name(v)
+        if c.fits == 1 or o.keep_unfit then
+          out[#out + 1] = c
+          break
+        end
+      end
+    end
+  end
+  table.sort(out, function(a, b) return a.step < b.step or (a.step == b.step and a.mem < b.mem) end)
+  return out
+end
+
+-- Search data x tensor x pipeline layouts, micro-batches, schedules, recompute and ZeRO.
+function M.plan(o)
+  local fname = "parallel.plan"
+  check_opts(fname, o, PLAN_OPTS)
+  o = named_hw(fname, o)
+  local ls, dev, cl, o2, info = setup(fname, o)
+  local po = plan_opts(fname, o2, ls)
+  -- what the profile offers: no full recompute -> none tried; its highest ZeRO stage
+  local fw = require "dlbench.frameworks"
+  if o.recompute == nil and not fw.offers(info.prof, "full") then po.recompute = 0 end
+  if o.zero == nil and info.prof.zero ~= nil then po.zero_max = info.prof.zero end
+  if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
+    error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
+  end
+  if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
+  -- context parallelism is searched for long sequences: up to the largest power of two
+  -- that leaves each rank at least 4,096 tokens of a sample (Megatron-Core and NeMo run
+  -- cp 2 at 8k; Llama 3, cp 16 at 131k: 8,192 per rank)
+  if o.cp_max == nil then
+    local g = o.layers or o.graph
+    local q
+    if is_graph(g) then
+      local _, bind = fb_per_sample(o, ls)
+      q = require("dlbench.mfu").tokens_per_sample(g, bind)
+    end
+    local c = 1
+    while q and q / (2 * c) >= 4096 do c = 2 * c end
+    po.cp_max = c
+  end
+  local off = o.offload
+  if off ~= nil and off ~= false and off ~= "search" then off = offload_set(fname, off) end
+  if off then po.keep_unfit = 1 end
+  local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
+  if okp and off then rows = offloaded(fname, rows, off, ls, po, o) end
+  if not okp then error(name_layers(rows, ls), 0) end
+  if evaluated == 0 then
+    error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
+      .. "(dp must divide the batch, pp <= layers, tp a power of two <= tp_max)", fname,
+      po.devices > 0 and po.devices or (cl.per_node or 0) * (cl.nodes or 0), po.batch, #ls), 2)
+  end
+  if #rows == 0 and not o.keep_unfit then
+    local sm = decorate(small, po)
+    local try = { "more devices" }
+    if po.zero_max < 3 then try[#try + 1] = "ZeRO stage 3 (zero=3)" end
+    if po.recompute == 0 then try[#try + 1] = "activation recompute (recompute=true or nil)" end
+    if po.tp_max > 0 or po.pp_max > 0 then try[#try + 1] = "a larger tp_max/pp_max" end
+    if not off then try[#try + 1] = "offload=\"search\" (optimizer, activations, weights to the host)" end
+    try[#try + 1] = "keep_unfit=true to list every layout"
+    error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
+      .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
+      .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
+      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
+      sm.mem / 1e9, table.concat(try, ", ")), 2)
+  end
+  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil; finish(r, o, ls, info, dev) end
+  if o.table == false then return rows, evaluated end
+  -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
+  -- list of rows it holds: t[1].step is the best plan's step time
+  local t = require("dlbench.table").new(rows, PLAN_COLUMNS)
+  local P = require "dlbench.pretty"
+  for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
+  return t, evaluated
+end
+doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
+  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
+  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|...]} -> dlb.table sorted by step, evaluated",
+  "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
+  .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
+  .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
+  .. "FLOPs), hfu counts recompute; graph= a dlb.graph")
+
+local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster", "batch",
+  "w_bytes", "g_bytes", "o_bytes", "overlap", "algo", "dp", "tp", "pp", "m", "v", "schedule",
+  "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
+  "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
+  "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
+  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives" }
+
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
   check_opts(fname, o, EVAL_OPTS)
@@ -488,11 +576,14 @@ local function evaluate(fname, o)
   num(fname, "tp", o.tp, 1, "count")
   num(fname, pipe and "stages" or "pp", o.pp, 1, "count")
   num(fname, pipe and "microbatches" or "m", o.m, 1, "count")
+  num(fname, "ep", o.ep, 1, "count")
+  num(fname, "cp", o.cp, 1, "count")
   if o.devices == nil and not o.cluster then
     -- size the hw's own cluster to the layout (cluster_of counts devices=)
     local c = {}
     for k, v in pairs(o) do c[k] = v end
     c.devices = (tonumber(o.dp) or 1) * (tonumber(o.tp) or 1) * (tonumber(o.pp) or 1)
+      * (tonumber(o.cp) or 1)
     o = c
   end
   local ls, dev, cl, o2, info = setup(fname, o)
@@ -503,7 +594,16 @@ local function evaluate(fname, o)
                 m = num(fname, mname, o.m, 1, "count"),
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
-                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg") }
+                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg"),
+                ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
+                cp_algo = enum(fname, "cp_algo", o.cp_algo, CP_ALGOS, "ring"),
+                hsdp = num(fname, "hsdp", o.hsdp == true and 0 or o.hsdp, 0, "nonneg"),
+                etp = num(fname, "etp", o.etp, 0, "nonneg") }
+  if o.hsdp == true then
+    -- hybrid sharding with the replicas of one node as the shard group
+    local per = (cl.per_node or 0) > 0 and cl.per_node or 8
+    cfg.hsdp = math.max(1, math.floor(per / (cfg.tp * cfg.pp)))
+  end
   local off = offload_set(fname, o.offload)
   local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
   if not ok then error(name_layers(r, ls), 0) end
@@ -517,8 +617,9 @@ function M.evaluate(o)
   return evaluate("parallel.evaluate", o)
 end
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=} -> row (with stage_mem)",
-  "time and memory of one data x tensor x pipeline layout")
+  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=,"
+  .. " capacity=, imbalance=, hsdp=, offload=} -> row (with stage_mem)",
+  "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
 function M.pipeline(o)

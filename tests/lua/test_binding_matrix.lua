@@ -152,6 +152,7 @@ local good = {
   { "parallel_allreduce_cluster", 1e6, 8, 0, { per_node = 4, nodes = 2, intra = LINK, inter = LINK } },
   { "parallel_nccl", 0, 1e6, { ranks = 16, nodes = 2, bw_intra = 300e9, bw_inter = 100e9, nvlink = 3 } },
   { "parallel_nccl_topo", { per_node = 8, nodes = 2, intra = LINK, inter = LINK, nics = 4, nvlink = 3 }, 16, 8 },
+  { "parallel_alltoall_cluster", 1e6, 8, 1, { per_node = 4, nodes = 2, intra = LINK, inter = LINK } },
   { "parallel_partition", { 1, 2, 3, 4 }, 2 }, { "parallel_bubble", 0, 4, 8, 1 },
   { "parallel_evaluate", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
     { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 }, { dp = 2, tp = 1, pp = 2, m = 4, v = 1 } },

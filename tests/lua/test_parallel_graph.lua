@@ -84,8 +84,8 @@ end)
 
 -- Key of a plan row for comparing two searches.
 local function key(r)
-  return string.format("%d/%d/%d/m%d/%s/%s/z%d", r.dp, r.tp, r.pp, r.m, r.schedule,
-    tostring(r.recompute), r.zero)
+  return string.format("%d/%d/%d/m%d/%s/%s/z%d/h%d/cp%d/%s/ep%d", r.dp, r.tp, r.pp, r.m, r.schedule,
+    tostring(r.recompute), r.zero, r.hsdp or 0, r.cp or 1, tostring(r.cp_algo), r.ep or 1)
 end
 
 T.test("plan{graph=g} matches the closed-form plan on ranking and feasibility", function()

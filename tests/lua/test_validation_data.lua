@@ -19,9 +19,10 @@ local ROW_KEYS = { id = true, model = true, params = true, hw = true, device = t
   measured = true, source = true, note = true, role = true, set = true, nics = true }
 local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "framework",
   "measured", "source" }
-local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, mp = true,
+local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, etp = true, mp = true,
   micro_batch = true, grad_accum = true, global_batch = true, interleave = true }
-local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true }
+local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true,
+  cp_algo = true }
 for k in pairs(LAYOUT_COUNTS) do LAYOUT_KEYS[k] = true end
 local SCHEDULES = { ["1f1b"] = true, interleaved = true }
 local RECOMPUTE = { full = true, selective = true }
@@ -92,6 +93,16 @@ local function check_row(r, i, names)
   if L.recompute ~= nil and not RECOMPUTE[L.recompute] then error(where .. ": layout.recompute '" .. tostring(L.recompute) .. "'", 0) end
   if L.zero ~= nil and not (L.zero == 0 or L.zero == 1 or L.zero == 2 or L.zero == 3) then error(where .. ": layout.zero must be 0..3", 0) end
   if L.sequence_parallel ~= nil and type(L.sequence_parallel) ~= "boolean" then error(where .. ": layout.sequence_parallel must be a boolean", 0) end
+  if L.cp_algo ~= nil and not ({ ring = true, allgather = true, alltoall = true })[L.cp_algo] then
+    error(where .. ": layout.cp_algo must be ring, allgather or alltoall", 0)
+  end
+  if L.ep and L.dp and not L.etp and ((L.dp * (L.cp or 1)) % L.ep ~= 0) then
+    error(where .. ": layout.ep must divide dp x cp", 0)
+  end
+  if L.ep and L.dp and L.etp and (((L.tp or 1) * L.dp * (L.cp or 1)) % (L.ep * L.etp) ~= 0
+    or (L.tp or 1) % L.etp ~= 0) then
+    error(where .. ": layout.etp must divide tp, and ep x etp divide tp x dp x cp", 0)
+  end
   if L.mp and (L.tp or L.pp) then error(where .. ": layout.mp is for an unsplit model-parallel size; not with tp/pp", 0) end
   if L.dp then -- an absent tp / pp / mp / cp is 1
     local prod = L.dp * (L.mp or ((L.tp or 1) * (L.pp or 1))) * (L.cp or 1)

@@ -450,6 +450,7 @@ local MOE = {
   { "hidden", nil, "int", "d_model (default 768)", { "width" } },
   { "heads", nil, "int", "attention heads (default 12)" },
   { "kv_heads", nil, "int", "key/value heads (llama style; default heads)" },
+  { "head_dim", nil, "int", "width of each head (default hidden/heads; Qwen3 MoE: 128 with hidden 2048 or 4096)" },
   { "ffn", nil, "int", "each expert's MLP width (default 3072)" },
   { "experts", nil, "int", "experts per MoE layer (default 8)" },
   { "top_k", nil, "int", "experts each token is routed to (default 2)" },
@@ -501,8 +502,9 @@ function M.moe(opts)
     C.fail(what, MOE, "every=" .. o.every .. " exceeds layers=" .. o.layers
       .. ": no block would be a MoE block (block l is MoE when l is a multiple of every)")
   end
-  if o.hidden % o.heads ~= 0 then C.fail(what, MOE, "hidden=" .. o.hidden .. " is not divisible by heads=" .. o.heads) end
+  if not o.head_dim and o.hidden % o.heads ~= 0 then C.fail(what, MOE, "hidden=" .. o.hidden .. " is not divisible by heads=" .. o.heads .. " (or give head_dim=)") end
   if o.heads % o.kv_heads ~= 0 then C.fail(what, MOE, "heads=" .. o.heads .. " must be a multiple of kv_heads=" .. o.kv_heads) end
+  o.dh = o.head_dim   -- the attention's head width (dlbench.mfu and the planner read dh)
   local b, q, d, V, E, k = o.batch, o.seq, o.hidden, o.vocab, o.experts, o.top_k
   local tokens = C.mul(q, b)
   local cap
@@ -523,7 +525,7 @@ function M.moe(opts)
   local wte = g:weight("wte", { V, d })
   local x = g:embedding(g:input("ids", { b, q }, "int32"), wte, "wte")
   if not llama then x = g:add(x, g:weight("wpe", { q, d })) end
-  local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = d / o.heads,
+  local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = o.head_dim or d / o.heads,
               bias = not llama, rotary = llama }
   for l = 1, o.layers do
     local name = "h" .. (l - 1)

@@ -1,0 +1,135 @@
+-- test_parallel_moe_cp.lua — expert parallelism, context parallelism, hybrid sharding and
+-- offload in dlb.parallel.evaluate/plan (issue [21]), on zoo graphs. The closed forms are
+-- tested by hand in tests/test_parallel.c (moe_cp) and tests/test_collective.c
+-- (alltoall_cluster); here: what a user sees. Both backends.
+local T = require "harness"
+local dlb = require "dlbench"
+local P = dlb.parallel
+
+-- Mixtral 8x7B (the released config: 32 blocks of 8 SwiGLU experts, d 4096, FFN 14336)
+local mix = dlb.models.moe { size = "mixtral-8x7b" }
+-- a dense decoder with Mixtral's active parameters: top-2 of 8 experts = one SwiGLU of
+-- twice the width (2 x 14336), the same attention, vocabulary and sequence
+local dense = dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 28672,
+  vocab = 32000, seq = 4096 }
+
+T.test("MoE layers: experts, their parameters, dispatch bytes and K/V bytes from the zoo", function()
+  local ls = P.layers.from_graph(mix)
+  local ep, ex = 0, nil
+  for _, l in ipairs(ls) do
+    ep = ep + (l.expert_params or 0)
+    if l.experts then ex = l end
+  end
+  -- 32 blocks x 8 experts x 3 matrices of 4096 x 14336 (hand count from the config)
+  T.eq(ep, 32 * 8 * 3 * 4096 * 14336, "expert parameters")
+  T.eq(ex.experts, 8, "experts")
+  -- a MoE block is an attention block (its token gathers are embedding ops, not a
+  -- vocabulary): Megatron's two allreduces, heads split evenly, not spread over stages
+  T.eq(ex.tp_colls, 2, "two tensor-parallel allreduces"); T.eq(ex.tp_div, 8, "gcd(32 heads, 8 KV, 4096)")
+  T.eq(ex.shardable, 0, "not an embedding")
+  T.eq(ex.moe_bytes, 4096 * 2 * 4096 * 2, "tokens x top_k x hidden x 2 bytes")
+  T.eq(ex.kv_bytes, 2 * 4096 * 8 * 128 * 2, "K and V: 8 KV heads of 128, 2 bytes")
+  T.eq(ex.qo_bytes, 2 * 4096 * 32 * 128 * 2, "Q and the output")
+  assert(ex.expert_frac > 0.7 and ex.expert_frac < 0.9, "most of a block's FLOPs are the experts'")
+end)
+
+T.test("dlb.parallel.alltoall over a cluster: node peers on NVLink, the rest on the NICs at once", function()
+  local cl = P.cluster { per_node = 8, nodes = 4, intra = { bw = 100e9, latency = 1e-6 },
+    inter = { bw = 10e9, latency = 5e-6 } }
+  -- 16 ranks, 8 a node (collective.c's hand derivation): max(7 a_i + 7/16 S / bw_i,
+  -- 8 a_e + 8/16 S / bw_e)
+  local t = P.alltoall { bytes = 1e9, n = 16, cluster = cl }
+  T.near(t, math.max(7e-6 + 7 / 16 * 1e9 / 100e9, 8 * 5e-6 + 0.5 * 1e9 / 10e9), 1e-12, "16 ranks")
+  T.near(P.alltoall { bytes = 1e9, n = 8, cluster = cl }, 7e-6 + 7 / 8 * 1e9 / 100e9, 1e-12, "one node")
+  T.checkerr("stride= is for alltoall with cluster=", P.alltoall, { bytes = 1, n = 2, bw = 1e9, stride = 2 })
+  T.checkerr("do not fit the cluster", P.alltoall, { bytes = 1, n = 16, stride = 4, cluster = cl })
+end)
+
+T.test("Mixtral on 64 H100s: all-to-all time shown, MFU below the dense model of its active size", function()
+  local t = P.plan { graph = mix, hw = "H100-SXM", devices = 64, batch = 512, seq_par = true }
+  local d = P.plan { graph = dense, hw = "H100-SXM", devices = 64, batch = 512, seq_par = true }
+  local cols = {}
+  for _, c in ipairs(t:columns()) do cols[c] = true end
+  assert(cols.ep_comm and cols.ep and cols.cp and cols.hsdp and cols.offload, "plan columns")
+  local with
+  for _, r in t:rows() do if r.ep > 1 then with = r; break end end
+  assert(with, "expert-parallel layouts are in the search")
+  assert(with.ep_comm > 0 and with.comm >= with.ep_comm, "its all-to-all time")
+  assert(tostring(with):find("all-to-all", 1, true), "printed")
+  io.write(string.format("# Mixtral-8x7B, 64 x H100: best MFU %.1f%% (%s), dense of the same active "
+    .. "size %.1f%%; best ep > 1 row: ep %d, all-to-all %.0f ms of %.2f s\n", 100 * t[1].mfu,
+    tostring(t[1]), 100 * d[1].mfu, with.ep, 1e3 * with.ep_comm, with.step))
+  assert(t[1].mfu < d[1].mfu, "MoE MFU below the dense model's")
+end)
+
+T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
+  local o = { graph = mix, hw = "H100-SXM", batch = 64, dp = 8, tp = 2, m = 8, seq_par = true }
+  local function ev(extra)
+    local c = {}
+    for k, v in pairs(o) do c[k] = v end
+    for k, v in pairs(extra) do c[k] = v end
+    return P.evaluate(c)
+  end
+  local r1, r8 = ev {}, ev { ep = 8 }
+  T.eq(r8.ep, 8, "ep"); T.eq(r1.ep_comm, 0, "no all-to-all without ep")
+  assert(r8.ep_comm > 0, "dispatch and combine")
+  assert(r8.mem_weights < r1.mem_weights / 3, "experts sharded over ep")
+  local ri = ev { ep = 8, imbalance = 2 }
+  assert(ri.compute > r8.compute and ri.ep_comm > 1.9 * r8.ep_comm, "the busiest expert sets the time")
+  T.eq(ri.load, 2, "load")
+  local rc = ev { ep = 8, capacity = 1.25 }
+  T.eq(rc.load, 1.25, "capacity factor")
+  T.checkerr("ep 3 does not divide dp x cp = 8", ev, { ep = 3 })
+  T.checkerr("imbalance' must be a number >= 1", ev, { ep = 8, imbalance = 0.5 })
+  T.checkerr("cp_algo 'ulysses' is unknown", ev, { cp = 2, cp_algo = "ulysses" })
+  -- context parallelism: half the tokens per device, the K/V exchange named
+  local c2 = ev { cp = 2, dp = 4 }
+  T.eq(c2.cp, 2, "cp"); T.eq(c2.cp_algo, "ring", "Megatron-Core's ring by default")
+  local ag = ev { cp = 2, dp = 4, cp_algo = "allgather" }
+  T.eq(ag.cp_algo, "allgather", "Llama 3's")
+  assert(ag.cp_comm > 0, "the all-gather is exposed")
+  -- Ulysses splits the 8 K/V heads: tp 2 x cp 8 = 16 does not divide them
+  T.checkerr("Ulysses", ev, { cp = 8, dp = 1, batch = 8, m = 8, cp_algo = "alltoall" })
+  -- hybrid sharding: ZeRO-3 within a node's replicas
+  local h = P.evaluate { graph = dense, hw = "H100-SXM", batch = 64, dp = 32, tp = 2, m = 2, zero = 3,
+    hsdp = true, devices = 64 }
+  T.eq(h.hsdp, 4, "8 per node / tp 2 = 4 replicas per shard group")
+  assert(tostring(h):find("HSDP", 1, true), "printed")
+end)
+
+T.test("long sequences: the planner searches cp, HSDP and offload; rows say what they chose", function()
+  local g = dlb.models.llama { layers = 8, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
+    vocab = 32000, seq = 32768 }
+  local t = P.plan { graph = g, hw = "H100-SXM", devices = 32, batch = 8, offload = "search",
+    keep_unfit = false }
+  local cps, offs = {}, {}
+  for _, r in t:rows() do
+    cps[r.cp] = true
+    offs[r.offload] = true
+    assert(r.cp == 1 or r.cp_algo ~= "none", "a cp row names its algorithm")
+    assert(r.fits, "fits")
+  end
+  assert(cps[2] and cps[4], "cp searched for 32k tokens (up to 8 at >= 4,096 tokens per rank)")
+  assert(offs.none, "layouts that fit keep everything on the device")
+  -- a 70B-class model on 8 GPUs fits only with offload
+  local big = dlb.models.llama { size = "70b", seq = 4096 }
+  local tb = P.plan { graph = big, hw = "H100-SXM", devices = 8, batch = 8, offload = "search" }
+  assert(tb[1].offload ~= "none", "offload chosen: " .. tostring(tb[1].offload))
+  assert(tb[1].offload_time > 0, "its host-link time")
+  T.checkerr("hsdp must be true or false", P.plan, { graph = g, hw = "H100-SXM", devices = 8,
+    batch = 8, hsdp = "yes" })
+end)
+
+T.test("devices without the A100's published kernel fields: predictions marked less certain", function()
+  local g = dlb.models.llama { layers = 2, hidden = 1024, heads = 8, kv_heads = 8, ffn = 2816, vocab = 32000, seq = 2048 }
+  for _, n in ipairs { "MI300X", "TPUv5p", "Gaudi3" } do
+    local r = P.evaluate { graph = g, hw = n, batch = 8, dp = 8, m = 1 }
+    assert(r.less_certain and r.less_certain:find("attn_eff", 1, true), n .. ": less certain")
+    assert(tostring(r):find("LESS CERTAIN", 1, true), n .. ": printed")
+    assert(dlb.hw.get(n).source.attn_eff:find("no published", 1, true), n .. ": its source says so")
+  end
+  local r = P.evaluate { graph = g, hw = "A100-SXM4-80GB", batch = 8, dp = 8, m = 1 }
+  T.eq(r.less_certain, nil, "the A100 is the reference")
+end)
+
+T.done()
