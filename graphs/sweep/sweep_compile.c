@@ -6,7 +6,10 @@
 ** because every pass moves costs linearly (sums, and a clamp at 0 that a consistent step
 ** never reaches: tests/lua/test_sweep_model.lua compares with the numeric analysis);
 ** identical ops merged into classes counted by multiplicity. A layered program takes the
-** step at three layer counts and makes every count and total affine in "layers".
+** step at three layer counts and makes every count and total affine in "layers". Beside the
+** classes the program keeps the step's op order (the host-side timeline runs ops in order):
+** the ops of one build as class indices, cut into fixed segments and segments of one layer's
+** ops of one pass, which run once per layer (build_order).
 */
 #include <math.h>
 #include <stdio.h>

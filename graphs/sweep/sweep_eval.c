@@ -1,7 +1,9 @@
 /*
 ** sweep_eval.c — a compiled program run over a grid of configurations: each configuration's
 ** polynomials evaluated once, each op class timed through the one per-op rule
-** (dlb_op_time_raw, graphs/hw/roofline.c) and counted by its multiplicity, the step's memory
+** (dlb_op_time_raw, graphs/hw/roofline.c) and counted by its multiplicity, or, with the
+** device's host_op > 0, the step's ops run in order through the host-side timeline
+** (dlb_timeline_op, graphs/hw/roofline_impl.h), the step's memory
 ** through dlb_step_memory; rows fed to the reductions of one thread each (pthreads), merged
 ** at the end.
 */
