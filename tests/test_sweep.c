@@ -6,6 +6,7 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dlbench.h"
@@ -172,8 +173,180 @@ static void test_reductions(void) {
   CHECK(dlb_reduce_new(0) == NULL);
 }
 
+static dlb_graph *mlp_kinds(const char *kinds, const char *in);
+
+/* The ReLU MLP of `layers` hidden layers on an input [b, in] (in = 8192: a first layer far
+** heavier than the others). */
+static dlb_graph *mlp_wide(int layers, const char *in) {
+  char kinds[64];
+  CHECK(layers < 64);
+  memset(kinds, 'A', (size_t)layers);
+  kinds[layers] = 0;
+  return mlp_kinds(kinds, in);
+}
+
+/* An MLP whose hidden layers are of two kinds, A (relu) and B (tanh), in the order `kinds`:
+** "A", "AB", "BAB" count every op affinely in the depth (A once, B depth - 1 times) but are
+** no fixed ops around a repeated layer. */
+static dlb_graph *mlp_kinds(const char *kinds, const char *in) {
+  dlb_graph *g = dlb_graph_new("mlp");
+  const char *xd[] = {"b", in}, *yd[] = {"b", "64"};
+  int x, y, out;
+  dlb_graph_tensor(g, "x", DLB_ROLE_INPUT, 0, 2, xd, &x);
+  dlb_graph_linear(g, x, "64", 1, "in", &x);
+  for (int l = 0; kinds[l]; l++) {
+    char name[32];
+    snprintf(name, sizeof name, "h%d", l);
+    dlb_graph_layer(g, name);
+    dlb_graph_linear(g, x, "64", 1, name, &x);
+    dlb_graph_op1(g, dlb_graph_op_type(kinds[l] == 'A' ? "relu" : "tanh"), NULL, x, -1, 0, 0, &x);
+  }
+  dlb_graph_layer(g, NULL);
+  dlb_graph_tensor(g, "y", DLB_ROLE_LABEL, 0, 2, yd, &y);
+  dlb_graph_op1(g, dlb_graph_op_type("mse"), "loss", x, y, 0, 0, &out);
+  dlb_graph_set_loss(g, out);
+  return g;
+}
+
+/* The per-op roofline of an analysis's ops in reverse order (same ops, same shapes). */
+static double reversed_time(const dlb_analysis *a, const dlb_roof *d) {
+  size_t n = dlb_analysis_nops(a);
+  const double *f = dlb_analysis_op_flops(a), *b = dlb_analysis_op_bytes(a);
+  double *rf = malloc((n + 1) * sizeof *rf), *rb = malloc((n + 1) * sizeof *rb);
+  for (size_t i = 0; i < n; i++) rf[i] = f[n - 1 - i], rb[i] = b[n - 1 - i];
+  dlb_opcosts *c = dlb_opcosts_new(n, rf, rb);
+  free(rf);
+  free(rb);
+  for (size_t i = 0; i < n; i++) {
+    double g[4];
+    if (dlb_analysis_op_gemm(a, n - 1 - i, g) == DLB_OK && g[0] > 0 && g[1] > 0 && g[2] > 0 &&
+        g[3] > 0)
+      CHECK(dlb_opcosts_set_gemm(c, i, g[0], g[1], g[2], g[3]) == DLB_OK);
+  }
+  dlb_roof_result r;
+  CHECK(dlb_opcosts_roofline(c, d, NULL, NULL, &r) == DLB_OK);
+  dlb_opcosts_free(c);
+  return r.time;
+}
+
+/* The host-side model (issue [19]: graphs/hw/roofline_impl.h's dlb_timeline): with host_op > 0
+** the per-op path runs the step's ops in order through the host/device timeline, so the step
+** time depends on the ops' order, not only on their multiset; the compiled program keeps the
+** order (fixed ops and one layer's ops per pass, repeated) and gives the per-op path's time
+** at depths it was not built at, over host costs from device-bound to host-bound; the wide
+** MLP's heavy first layer puts the device ahead, and its host-bound hidden layers then climb
+** the lag back layer by layer (run_reps' counted idle-free repetitions). */
+static void test_host_timeline(void) {
+  const char *vars[] = {"b"};
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_sweep_prog *p;
+  dlb_roof d = device();
+  int order_matters = 0;
+  double worst = 0, worst_sum = 0;
+  size_t npts = 0;
+  for (int fam = 0; fam < 2; fam++) {
+    p = dlb_sweep_prog_new(1, vars, 1);
+    for (int L = 1; L <= 3; L++) {
+      dlb_graph *g = fam ? mlp_wide(L, "8192") : mlp(L);
+      CHECK(dlb_sweep_prog_add(p, g, &o, L) == DLB_OK);
+      dlb_graph_free(g);
+    }
+    CHECK(dlb_sweep_prog_finish(p) == DLB_OK);
+    const double hosts[] = {1e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4};
+    const double bs[] = {1, 64, 4096, 65536, 1048576};
+    const int Ls[] = {1, 4, 9, 40};
+    for (size_t li = 0; li < sizeof Ls / sizeof *Ls; li++) {
+      dlb_graph *g = fam ? mlp_wide(Ls[li], "8192") : mlp(Ls[li]);
+      for (size_t bi = 0; bi < sizeof bs / sizeof *bs; bi++) {
+        const char *names[] = {"b"};
+        dlb_analysis *a = dlb_graph_analyze(g, &o, 1, names, &bs[bi]);
+        CHECK(a != NULL);
+        dlb_opcosts *c = dlb_opcosts_from_analysis(a);
+        for (size_t hi = 0; hi < sizeof hosts / sizeof *hosts; hi++) {
+          d.host_op = hosts[hi];
+          dlb_roof_result r;
+          CHECK(dlb_opcosts_roofline(c, &d, NULL, NULL, &r) == DLB_OK);
+          double vals[2] = {bs[bi], Ls[li]}, tm, f, b, mb, want = r.time + d.step_overhead;
+          CHECK(dlb_sweep_prog_time(p, vals, &d, &tm, &f, &b, &mb) == DLB_OK);
+          worst = fmax(worst, fabs(tm - want) / want);
+          CHECK_NEAR(tm, want, 1e-12);
+          /* what a class sum would say: the op times (host_op 0) plus the idle it cannot place */
+          dlb_roof d0 = d;
+          d0.host_op = 0;
+          double t0;
+          CHECK(dlb_sweep_prog_time(p, vals, &d0, &t0, &f, &b, &mb) == DLB_OK);
+          worst_sum = fmax(worst_sum, fabs(t0 - want) / want);
+          /* the same ops in reverse order take another time: order is part of the answer */
+          double rev = reversed_time(a, &d) + d.step_overhead;
+          if (fabs(rev - want) > 1e-3 * want) order_matters++;
+          npts++;
+        }
+        dlb_opcosts_free(c);
+        dlb_analysis_free(a);
+      }
+      dlb_graph_free(g);
+    }
+    dlb_sweep_prog_free(p);
+  }
+  printf("# host timeline: worst relative gap %.2g over %zu points; reversed order differs "
+         "(> 0.1%%) at %d; host_op = 0's time is off by up to %.2g\n", worst, npts,
+         order_matters, worst_sum);
+  CHECK(order_matters >= 10);
+  CHECK(worst_sum > 0.1);
+  /* a layer whose ops first occur in the second build (as ParaDnn's FC nets: L - 1
+  ** hidden-to-hidden layers): "A", "AB", "ABB", timed at depth 1 (no B) and 7 */
+  p = dlb_sweep_prog_new(1, vars, 1);
+  const char *grow[] = {"A", "AB", "ABB", "ABBBBBB"};
+  for (int L = 1; L <= 3; L++) {
+    dlb_graph *g = mlp_kinds(grow[L - 1], "32");
+    CHECK(dlb_sweep_prog_add(p, g, &o, L) == DLB_OK);
+    dlb_graph_free(g);
+  }
+  CHECK(dlb_sweep_prog_finish(p) == DLB_OK);
+  d.host_op = 1e-5;
+  double v0[2] = {8, 1}, tm, f, b, mb;
+  for (int q = 0; q < 2; q++) {
+    dlb_graph *g = mlp_kinds(grow[3 * q], "32");
+    const char *names[] = {"b"};
+    dlb_analysis *a = dlb_graph_analyze(g, &o, 1, names, &v0[0]);
+    dlb_opcosts *c = dlb_opcosts_from_analysis(a);
+    dlb_roof_result r;
+    CHECK(dlb_opcosts_roofline(c, &d, NULL, NULL, &r) == DLB_OK);
+    double v[2] = {8, q ? 7 : 1};
+    CHECK(dlb_sweep_prog_time(p, v, &d, &tm, &f, &b, &mb) == DLB_OK);
+    CHECK_NEAR(tm, r.time + d.step_overhead, 1e-12);
+    dlb_opcosts_free(c);
+    dlb_analysis_free(a);
+    dlb_graph_free(g);
+  }
+  dlb_sweep_prog_free(p);
+  /* builds whose order is not fixed ops around repeated layers: the class sums still hold
+  ** (host_op = 0), the timeline is refused with a message */
+  p = dlb_sweep_prog_new(1, vars, 1);
+  const char *kinds[] = {"A", "AB", "BAB"};
+  for (int L = 1; L <= 3; L++) {
+    dlb_graph *g = mlp_kinds(kinds[L - 1], "32");
+    CHECK(dlb_sweep_prog_add(p, g, &o, L) == DLB_OK);
+    dlb_graph_free(g);
+  }
+  CHECK(dlb_sweep_prog_finish(p) == DLB_OK);
+  d.host_op = 0;
+  CHECK(dlb_sweep_prog_time(p, v0, &d, &tm, &f, &b, &mb) == DLB_OK);
+  d.host_op = 1e-5;
+  CHECK(dlb_sweep_prog_time(p, v0, &d, &tm, &f, &b, &mb) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "op order") != NULL);
+  dlb_reduce *k = dlb_reduce_new(2 + 1 + DLB_SWC_COUNT);
+  const double nval[] = {1, 1}, values[] = {8, 5}, mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9};
+  double n;
+  CHECK(dlb_sweep_eval(p, 2, nval, 2, values, 1, &d, mem, 0, NULL, 0, 0, k, 1, &n) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "device 1: host_op") != NULL);
+  dlb_reduce_free(k);
+  dlb_sweep_prog_free(p);
+}
+
 int main(void) {
   RUN(test_compiled_equals_numeric);
+  RUN(test_host_timeline);
   RUN(test_reductions);
   return check_done();
 }

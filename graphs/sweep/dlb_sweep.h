@@ -65,9 +65,12 @@ DLB_API size_t dlb_sweep_prog_nvars(const dlb_sweep_prog *p);
 DLB_API size_t dlb_sweep_prog_nclasses(const dlb_sweep_prog *p);
 /* The totals (DLB_SWT_COUNT values) at one point vals[0..nvars). */
 DLB_API int dlb_sweep_prog_totals(const dlb_sweep_prog *p, const double *vals, double *out);
-/* The per-op roofline of one point on device d (checked): out->time the sum of the op
-** times (each op through dlb_op_time_raw, repeated ones by multiplicity) plus
-** d->step_overhead, as dlb.roofline.time of g:stats at that point. */
+/* The per-op roofline of one point on device d (checked): *time the step time plus
+** d->step_overhead, as dlb.roofline.time of g:stats at that point: each op through
+** dlb_op_time_raw, repeated ones by multiplicity when d->host_op == 0; with host_op > 0 the
+** ops in the step's order through the host-side timeline (dlb_timeline, graphs/hw/
+** roofline_impl.h), which a layered program knows as fixed ops around one layer's ops per
+** pass (refused with a message where its three builds are not of that form). */
 DLB_API int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, const dlb_roof *d,
                                 double *time, double *flops, double *bytes, double *mbtime);
 

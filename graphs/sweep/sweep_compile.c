@@ -6,9 +6,13 @@
 ** because every pass moves costs linearly (sums, and a clamp at 0 that a consistent step
 ** never reaches: tests/lua/test_sweep_model.lua compares with the numeric analysis);
 ** identical ops merged into classes counted by multiplicity. A layered program takes the
-** step at three layer counts and makes every count and total affine in "layers".
+** step at three layer counts and makes every count and total affine in "layers". Beside the
+** classes the program keeps the step's op order (the host-side timeline runs ops in order):
+** the ops of one build as class indices, cut into fixed segments and segments of one layer's
+** ops of one pass, which run once per layer (build_order).
 */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,20 +151,27 @@ dlb_sweep_prog *dlb_sweep_prog_new(size_t nvars, const char *const *vars, int la
 void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   if (!p) return;
   for (int i = 0; i < p->nv; i++) dlb_free(p->vars[i]);
-  for (int k = 0; k < SW_MAXG; k++) { dlb_free(p->g[k].c); dlb_free(p->g[k].count); }
+  for (int k = 0; k < SW_MAXG; k++) {
+    dlb_free(p->g[k].c); dlb_free(p->g[k].count); dlb_free(p->g[k].seq);
+  }
   for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
   dlb_free(p->poly); dlb_free(p->slot);
   dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls);
+  dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
   dlb_free(p);
 }
 
 size_t dlb_sweep_prog_nvars(const dlb_sweep_prog *p) { return p ? (size_t)p->nv : 0; }
 size_t dlb_sweep_prog_nclasses(const dlb_sweep_prog *p) { return p ? p->ncls : 0; }
 
-/* Count one op of class c in graph state G. */
+/* Count one op of class c in graph state G, appending the class's index to G->seq. */
 static int addclass(swgraph *G, const swclass *c) {
   for (size_t i = 0; i < G->nc; i++)
-    if (!memcmp(&G->c[i], c, sizeof *c)) { G->count[i] += 1; return 1; }
+    if (!memcmp(&G->c[i], c, sizeof *c)) {
+      G->count[i] += 1;
+      G->seq[G->nseq++] = (int32_t)i;
+      return 1;
+    }
   if (G->nc == G->cap) {
     size_t n = G->cap ? 2 * G->cap : 64;
     swclass *a = dlb_realloc(G->c, n * sizeof *a);
@@ -171,6 +182,7 @@ static int addclass(swgraph *G, const swclass *c) {
     G->count = b, G->cap = n;
   }
   G->c[G->nc] = *c;
+  G->seq[G->nseq++] = (int32_t)G->nc;
   G->count[G->nc++] = 1;
   return 1;
 }
@@ -491,7 +503,12 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     }
   }
   dlb_free(read); dlb_free(later);
-  /* classes */
+  /* classes, and the op order as class indices */
+  if (ok) {
+    G->seq = dlb_malloc((no + 1) * sizeof *G->seq);
+    G->nseq = 0;
+    if (!G->seq) ok = 0, dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  }
   for (size_t i = 0; ok && i < no; i++) {
     swclass k;
     memset(&k, 0, sizeof k);
@@ -548,7 +565,7 @@ int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
   int rc = compile_step(p, G, s, o);
   dlb_graph_release(s);
   if (rc != DLB_OK) {
-    dlb_free(G->c); dlb_free(G->count);
+    dlb_free(G->c); dlb_free(G->count); dlb_free(G->seq);
     memset(G, 0, sizeof *G);
     return dlb_fail_context("graph '%s': ", dlb_graph_name(g));
   }
@@ -603,20 +620,151 @@ static int32_t fit_line(dlb_sweep_prog *p, int32_t x0, int32_t x1, int32_t x2) {
   return r;
 }
 
-static int cmpu64(const void *a, const void *b) { return cmpkey(a, b); }
+/* -- the op order (the host-side timeline runs the ops in order) -- */
 
-int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
-  if (!p) return dlb_fail(DLB_EINVAL, "compiled sweep: program is NULL");
-  if (p->finished) return DLB_OK;
-  int need = p->layered ? SW_MAXG : 1;
-  if (p->ng != need)
-    return dlb_fail(DLB_EINVAL, "compiled sweep: %d graph%s added, the program needs %d",
-                    p->ng, p->ng == 1 ? "" : "s", need);
-  /* classes: the union over the graphs, multiplicities affine in layers */
-  size_t cap = 0;
-  for (int k = 0; k < p->ng; k++) cap += p->g[k].nc;
-  p->cls = dlb_calloc(cap + 1, sizeof *p->cls);
-  if (!p->cls) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+enum { SW_MAXINS = 256 };
+
+/* Finding where the build with more layers repeats ops: a = the ops of the build with the
+** fewest layers, b = a build with delta more. b is a with, at each of some points i_m, the
+** block R_m^delta inserted, R_m = a[i_m - len_m .. i_m) (one layer's ops of one pass, ending
+** where the inserted copies begin; blocks do not overlap: i_m - len_m >= i_{m-1}). Matched
+** greedily (an insertion is found where a and b first differ, which places it as late as it
+** can go: any rotation of a layer's ops is as good); the block's length is searched from 1
+** up, with backtracking, within a budget of comparisons. */
+typedef struct dctx {
+  const int32_t *a, *b;
+  size_t na, nb, delta, nins;
+  size_t ipos[SW_MAXINS], ilen[SW_MAXINS];
+  double budget;
+} dctx;
+
+static int decompose(dctx *c, size_t i, size_t j, size_t iprev) {
+  size_t i0 = i;
+  while (i < c->na && j < c->nb && c->a[i] == c->b[j]) i++, j++;
+  c->budget -= (double)(i - i0) + 1;
+  if (i == c->na && j == c->nb) return 1;
+  if (j == c->nb || c->nins == SW_MAXINS || c->budget < 0) return 0;
+  for (size_t len = 1; len <= i - iprev; len++) {
+    size_t w = c->delta * len, t = 0;
+    if (j + w > c->nb) break;
+    while (t < w && c->b[j + t] == c->a[i - len + t % len]) t++;
+    c->budget -= (double)t + 1;
+    if (c->budget < 0) return 0;
+    if (t < w) continue;
+    c->ipos[c->nins] = i, c->ilen[c->nins] = len, c->nins++;
+    if (decompose(c, i, j + w, i)) return 1;
+    c->nins--;
+  }
+  return 0;
+}
+
+/* Whether the segments give the ops seq[0..n) at layers L. */
+static int order_gives(const dlb_sweep_prog *p, const int32_t *map, const int32_t *seq, size_t n,
+                       double L) {
+  size_t j = 0;
+  for (size_t k = 0; k < p->nseg; k++) {
+    double reps = p->segr[k] ? L - p->ordL + 1 : 1;
+    for (double r = 0; r < reps; r++)
+      for (int32_t i = 0; i < p->segn[k]; i++, j++)
+        if (j >= n || map[seq[j]] != p->ord[p->sego[k] + i]) return 0;
+  }
+  return j == n;
+}
+
+/* Add a segment [off, off + n) of ord (skipped when empty); 0 on OOM. */
+static int add_seg(dlb_sweep_prog *p, size_t off, size_t n, int repeated, size_t *cap) {
+  if (n == 0) return 1;
+  if (p->nseg == *cap) {
+    size_t nc = *cap ? 2 * *cap : 16;
+    int32_t *o = dlb_realloc(p->sego, nc * sizeof *o);
+    if (!o) return 0;
+    p->sego = o;
+    int32_t *l = dlb_realloc(p->segn, nc * sizeof *l);
+    if (!l) return 0;
+    p->segn = l;
+    uint8_t *r = dlb_realloc(p->segr, nc);
+    if (!r) return 0;
+    p->segr = r;
+    *cap = nc;
+  }
+  p->sego[p->nseg] = (int32_t)off, p->segn[p->nseg] = (int32_t)n, p->segr[p->nseg] = (uint8_t)repeated;
+  p->nseg++;
+  return 1;
+}
+
+/* Cut graph `base`'s order (already in p->ord) into segments against graph `next` (more
+** layers); 1 when found, 0 when not, -1 on OOM. */
+static int cut_order(dlb_sweep_prog *p, int32_t *const *gmap, int base, int next) {
+  const swgraph *B = &p->g[next];
+  int32_t *b = dlb_malloc((B->nseq + 1) * sizeof *b);
+  dctx *c = dlb_calloc(1, sizeof *c);
+  if (!b || !c) { dlb_free(b); dlb_free(c); return -1; }
+  for (size_t i = 0; i < B->nseq; i++) b[i] = gmap[next][B->seq[i]];
+  c->a = p->ord, c->na = p->nord, c->b = b, c->nb = B->nseq;
+  c->delta = (size_t)(B->layers - p->g[base].layers);
+  c->budget = 64.0 * (double)(c->na + c->nb) + 1e6;
+  int ok = decompose(c, 0, 0, 0), mem = 1;
+  dlb_free(b);
+  size_t cap = 0, prev = 0;
+  p->nseg = 0;
+  for (size_t m = 0; ok && mem && m < c->nins; m++) {
+    size_t start = c->ipos[m] - c->ilen[m];
+    mem = add_seg(p, prev, start - prev, 0, &cap) && add_seg(p, start, c->ilen[m], 1, &cap);
+    prev = c->ipos[m];
+  }
+  if (ok && mem) mem = add_seg(p, prev, p->nord - prev, 0, &cap);
+  dlb_free(c);
+  return mem ? ok : -1;
+}
+
+/* The program's op order from the graphs' (gmap: their classes' indices in cls). An
+** unlayered program keeps its one graph's order as one fixed segment. A layered one cuts
+** the build with the fewest layers into fixed and repeated segments against the middle
+** build (decompose, above), or, where a layer's ops first occur in the middle build (a
+** ParaDnn FC net of L layers has L - 1 hidden-to-hidden ones), the middle build against the
+** one with the most; the segments must give all three builds. Where they do not,
+** order_ok = 0 and order_msg says why (the class sums stay; only host_op > 0 is refused). */
+static int build_order(dlb_sweep_prog *p, int32_t *const *gmap) {
+  int o[SW_MAXG] = {0, 1, 2};
+  if (p->layered)
+    for (int x = 0; x < SW_MAXG; x++)
+      for (int y = x + 1; y < SW_MAXG; y++)
+        if (p->g[o[y]].layers < p->g[o[x]].layers) { int t = o[x]; o[x] = o[y]; o[y] = t; }
+  p->order_ok = 0;
+  p->order_msg[0] = 0;
+  for (int base = 0; base < (p->layered ? 2 : 1) && !p->order_ok; base++) {
+    const swgraph *A = &p->g[o[base]];
+    dlb_free(p->ord);
+    p->ord = dlb_malloc((A->nseq + 1) * sizeof *p->ord);
+    if (!p->ord) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    for (size_t i = 0; i < A->nseq; i++) p->ord[i] = gmap[o[base]][A->seq[i]];
+    p->nord = A->nseq;
+    p->ordL = p->layered ? A->layers : 1;
+    if (!p->layered) {
+      size_t cap = 0;
+      p->nseg = 0;
+      if (!add_seg(p, 0, p->nord, 0, &cap)) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+      p->order_ok = 1;
+      break;
+    }
+    int ok = cut_order(p, gmap, o[base], o[base + 1]);
+    if (ok < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    for (int k = 0; ok && k < SW_MAXG; k++)
+      ok = order_gives(p, gmap[k], p->g[k].seq, p->g[k].nseq, p->g[k].layers);
+    p->order_ok = ok;
+  }
+  if (!p->order_ok) {
+    p->nseg = 0;
+    snprintf(p->order_msg, sizeof p->order_msg, "the step's op order at layers = %g, %g, %g is "
+             "not fixed ops around one layer's ops repeated per pass", p->g[0].layers,
+             p->g[1].layers, p->g[2].layers);
+  }
+  return DLB_OK;
+}
+
+/* The classes of the program: the union over the graphs (by FLOPs, bytes, shape and kernel),
+** multiplicities affine in layers; gmap[k][i] receives graph k's class i's index in cls. */
+static int finish_classes(dlb_sweep_prog *p, int32_t **gmap) {
   p->ncls = 0;
   for (int k = 0; k < p->ng; k++)
     for (size_t i = 0; i < p->g[k].nc; i++) {
@@ -627,6 +775,7 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
         d.mult = -1;
         if (!memcmp(&d, &c, sizeof c)) break;
       }
+      gmap[k][i] = (int32_t)j;
       if (j < p->ncls) continue;
       double m[SW_MAXG] = {0, 0, 0};
       for (int q = 0; q < p->ng; q++)
@@ -649,6 +798,35 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
       c.mult = id;
       p->cls[p->ncls++] = c;
     }
+  return DLB_OK;
+}
+
+static int cmpu64(const void *a, const void *b) { return cmpkey(a, b); }
+
+int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
+  if (!p) return dlb_fail(DLB_EINVAL, "compiled sweep: program is NULL");
+  if (p->finished) return DLB_OK;
+  int need = p->layered ? SW_MAXG : 1;
+  if (p->ng != need)
+    return dlb_fail(DLB_EINVAL, "compiled sweep: %d graph%s added, the program needs %d",
+                    p->ng, p->ng == 1 ? "" : "s", need);
+  /* classes: the union over the graphs, multiplicities affine in layers */
+  size_t cap = 0;
+  for (int k = 0; k < p->ng; k++) cap += p->g[k].nc;
+  p->cls = dlb_calloc(cap + 1, sizeof *p->cls);
+  if (!p->cls) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  int32_t *gmap[SW_MAXG] = {NULL, NULL, NULL};   /* graph k's class i -> its index in cls */
+  for (int k = 0; k < p->ng; k++) {
+    gmap[k] = dlb_malloc((p->g[k].nc + 1) * sizeof *gmap[k]);
+    if (!gmap[k]) {
+      for (int q = 0; q < k; q++) dlb_free(gmap[q]);
+      return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    }
+  }
+  int st = finish_classes(p, gmap);
+  if (st == DLB_OK) st = build_order(p, gmap);
+  for (int k = 0; k < p->ng; k++) dlb_free(gmap[k]);
+  if (st != DLB_OK) return st;
   static const char *const totname[DLB_SWT_COUNT] = {"params", "trainable", "flops_fwd",
     "flops_bwd", "flops_update", "flops_recompute", "flops", "bytes", "io", "weights",
     "optimizer", "stash", "nops", "all activations"};
@@ -741,14 +919,16 @@ int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, const dlb_r
   if (st) return st;
   if (!time || !flops || !bytes || !mbtime) return dlb_fail(DLB_EINVAL, "compiled sweep: an out pointer is NULL");
   if ((st = dlb_roof_check(d))) return st;
-  if (d->cache_aware)
-    return dlb_fail(DLB_EINVAL, "compiled sweep: cache_aware devices are not compiled (time them "
-                    "with dlb.roofline.time)");
+  if ((st = dlb_sweep_check_roof(p, d, 0, p->layered ? &vals[p->nv - 1] : NULL, 1))) return st;
   double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
-  if (!mv || !pv) { dlb_free(mv); dlb_free(pv); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); }
+  double *ct = dlb_malloc((2 * p->ncls + 1) * sizeof *ct);
+  if (!mv || !pv || !ct) {
+    dlb_free(mv); dlb_free(pv); dlb_free(ct);
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  }
   dlb_sweep_values(p, vals, mv, pv);
-  dlb_sweep_roof(p, pv, d, time, flops, bytes, mbtime);
-  dlb_free(mv); dlb_free(pv);
+  dlb_sweep_roof(p, vals, pv, d, ct, time, flops, bytes, mbtime);
+  dlb_free(mv); dlb_free(pv); dlb_free(ct);
   if (!isfinite(*time)) return dlb_fail(DLB_ENUMERIC, "compiled sweep: the step's time overflows");
   return DLB_OK;
 }

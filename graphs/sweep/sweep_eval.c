@@ -1,7 +1,9 @@
 /*
 ** sweep_eval.c — a compiled program run over a grid of configurations: each configuration's
 ** polynomials evaluated once, each op class timed through the one per-op rule
-** (dlb_op_time_raw, graphs/hw/roofline.c) and counted by its multiplicity, the step's memory
+** (dlb_op_time_raw, graphs/hw/roofline.c) and counted by its multiplicity, or, with the
+** device's host_op > 0, the step's ops run in order through the host-side timeline
+** (dlb_timeline_op, graphs/hw/roofline_impl.h), the step's memory
 ** through dlb_step_memory; rows fed to the reductions of one thread each (pthreads), merged
 ** at the end.
 */
@@ -18,17 +20,111 @@
 #include "roofline_impl.h"
 #include "sweep_impl.h"
 
+/* -- the host-side timeline over the op order (d->host_op > 0) -- */
+
+/* One repetition of the ops seq[0..n) (their device and host seconds in ct[c], ct[ncls + c])
+** through the timeline from lag s = host - dev, in a frame where the device is free at 0
+** (the timeline depends only on the lag: every rule in it is a max or a sum of clocks). */
+static void rep_from(const int32_t *seq, size_t n, const double *ct, size_t ncls, double s,
+                     dlb_timeline *r) {
+  r->host = s, r->dev = 0, r->idle = 0, r->busy = 0;
+  for (size_t i = 0; i < n; i++) dlb_timeline_op(r, ct[seq[i]], ct[ncls + seq[i]]);
+}
+
+/* k repetitions that each move the timeline as r did from lag s. */
+static void add_reps(dlb_timeline *G, const dlb_timeline *r, double s, double k) {
+  G->host += k * (r->host - s);
+  G->dev += k * r->dev;
+  G->idle += k * r->idle;
+  G->busy += k * r->busy;
+}
+
+/* How many repetitions, of at most rem, from lags s0, s0 + a, s0 + 2a, ... leave the device
+** no idle second (a > 0: the host falls behind by a each; the idle seconds of a repetition
+** never fall as its starting lag rises, so these are the first ones): probed by
+** repetitions of the rule, doubling then bisecting. */
+static double idle_free(const int32_t *seq, size_t n, const double *ct, size_t ncls, double s0,
+                        double a, double rem) {
+  dlb_timeline r;
+  double lo = 0, hi = rem, j = 0, step = 1;  /* all j < lo idle-free; the first with idle <= hi */
+  for (;;) {
+    if (j >= rem) { hi = rem; break; }
+    rep_from(seq, n, ct, ncls, s0 + j * a, &r);
+    if (r.idle > 0) { hi = j; break; }
+    lo = j + 1;
+    j += step;
+    step *= 2;
+  }
+  while (lo < hi) {
+    double m = floor((lo + hi) / 2);
+    rep_from(seq, n, ct, ncls, s0 + m * a, &r);
+    if (r.idle > 0) hi = m; else lo = m + 1;
+  }
+  return lo;
+}
+
+/* A repeated segment run `count` times through the timeline G, with an exact early exit.
+** Per op the lag s = host - dev moves as s' = min(s + h, 0) - t, so a repetition maps the lag
+** by s' = min(s + A, B) (A: its host minus device seconds; B: a constant): after a
+** repetition that left the lag where it found it (a fixed point), or left the device no
+** idle second while the lag did not rise (every later repetition starts lower, so idles no
+** more: none), every further repetition moves every clock as this one did, so they are
+** multiplied; while the lag rises without idle, the repetitions before the first that idles
+** are counted (idle_free) and multiplied. A repetition that idles ends at B, so at most a
+** few run op by op. Fixed points are compared within 1e-13 of the repetition's span (the
+** rounding of clocks that are sums of many ops). */
+static void run_reps(dlb_timeline *G, const int32_t *seq, size_t n, const double *ct,
+                     size_t ncls, double count) {
+  double rem = count;
+  while (rem > 0) {
+    double s = G->host - G->dev;
+    dlb_timeline r;
+    rep_from(seq, n, ct, ncls, s, &r);
+    add_reps(G, &r, s, 1);
+    if (--rem <= 0) break;
+    double so = r.host - r.dev, tol = 1e-13 * (r.dev + fabs(s) + fabs(r.host));
+    if (fabs(so - s) <= tol || (r.idle == 0 && so <= s)) {
+      add_reps(G, &r, s, rem);
+      break;
+    }
+    if (r.idle == 0) {
+      double k = idle_free(seq, n, ct, ncls, so, so - s, rem);
+      add_reps(G, &r, s, k);
+      rem -= k;
+    }
+  }
+}
+
+/* The end of the step's timeline: the segments in order, a repeated one layers - ordL + 1
+** times (as roofline_ops in roofline.c runs the analysis's ops, dlb_opcosts_from_analysis
+** order: the step's ops as dlb_graph_step orders them, which the program's order keeps). */
+static double timeline_end(const dlb_sweep_prog *p, const double *ct, double layers) {
+  dlb_timeline G = {0, 0, 0, 0};
+  for (size_t k = 0; k < p->nseg; k++) {
+    const int32_t *seq = p->ord + p->sego[k];
+    size_t n = (size_t)p->segn[k];
+    if (p->segr[k]) run_reps(&G, seq, n, ct, p->ncls, layers - p->ordL + 1);
+    else
+      for (size_t i = 0; i < n; i++) dlb_timeline_op(&G, ct[seq[i]], ct[p->ncls + seq[i]]);
+  }
+  return dlb_timeline_end(&G);
+}
+
 /* The per-op roofline of one point; see sweep_impl.h. As dlb.roofline.time over the op-cost
 ** set of an analysis (roofline_ops in roofline.c, dlb_opcosts_from_analysis): bytes scaled
-** by d->bytes_scale, empty matmuls timed without a shape, d->step_overhead added once. */
-void dlb_sweep_roof(const dlb_sweep_prog *p, const double *pv, const dlb_roof *d, double *time,
-                    double *flops, double *bytes, double *mbtime) {
+** by d->bytes_scale, empty matmuls timed without a shape, an op that does no work costs
+** the host nothing, d->step_overhead added once. */
+void dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                    const dlb_roof *d, double *ct, double *time, double *flops, double *bytes,
+                    double *mbtime) {
   const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
+  const int host = d->host_op > 0;
   double tt = 0, tf = 0, tb = 0, tm = 0;
   for (size_t i = 0; i < p->ncls; i++) {
     const swclass *c = &p->cls[i];
     double m = pv[c->mult], f = pv[c->f], b = pv[c->b] * scale;
-    if (m == 0 || (f <= 0 && b <= 0)) continue;
+    ct[i] = ct[p->ncls + i] = 0;
+    if ((m == 0 && !host) || (f <= 0 && b <= 0)) continue;
     double g[4];
     const double *gp = NULL;
     if (c->g[0] >= 0) {
@@ -37,11 +133,34 @@ void dlb_sweep_roof(const dlb_sweep_prog *p, const double *pv, const dlb_roof *d
     }
     int mb;
     double t = dlb_op_time_raw(d, f, b, gp, c->attn, &mb);
+    ct[i] = t, ct[p->ncls + i] = d->host_op;
     tt += m * t, tf += m * f, tb += m * b;
     if (mb) tm += m * t;
   }
+  if (host) tt = timeline_end(p, ct, p->layered ? vals[p->nv - 1] : 1);
   if (d->step_overhead > 0) tt += d->step_overhead;
   *time = tt, *flops = tf, *bytes = tb, *mbtime = tm;
+}
+
+int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t which,
+                         const double *Ls, size_t nL) {
+  char dev[48] = "";
+  if (which > 0) snprintf(dev, sizeof dev, "device %zu: ", which);
+  if (d->cache_aware)
+    return dlb_fail(DLB_EINVAL, "compiled sweep: %scache_aware devices are not compiled (time "
+                    "them with dlb.roofline.time)", dev);
+  if (!(d->host_op > 0)) return DLB_OK;
+  if (!p->order_ok)
+    return dlb_fail(DLB_EINVAL, "compiled sweep: %shost_op = %g s per op needs the step's op "
+                    "order, and %s (time it with dlb.roofline.time, or sweep layers as a "
+                    "structure dim: dlb.sweep.model's layers = false)", dev, d->host_op,
+                    p->order_msg);
+  for (size_t i = 0; p->layered && Ls && i < nL; i++)
+    if (Ls[i] < p->ordL - 1)
+      return dlb_fail(DLB_EINVAL, "compiled sweep: %shost_op > 0 times the step's ops in order, "
+                      "which the program knows from layers = %g up; layers = %g is below",
+                      dev, p->ordL - 1, Ls[i]);
+  return DLB_OK;
 }
 
 typedef struct job {
@@ -70,8 +189,9 @@ static void *work(void *arg) {
   size_t nv = J->nv, ncol = J->ntags + nv + 1 + DLB_SWC_COUNT;
   double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
   double *rows = dlb_malloc(BATCH * ncol * sizeof *rows);
+  double *ct = dlb_malloc((2 * p->ncls + 1) * sizeof *ct);
   dlb_reduce *local = J->sink ? dlb_reduce_like(J->sink) : NULL;
-  if (!mv || !pv || !rows || (J->sink && !local)) {
+  if (!mv || !pv || !rows || !ct || (J->sink && !local)) {
     J->status = DLB_ENOMEM;
     snprintf(J->msg, sizeof J->msg, "compiled sweep: out of memory");
     goto done;
@@ -96,7 +216,7 @@ static void *work(void *arg) {
     r[J->ntags + nv] = (double)ri;
     double *o = r + J->ntags + nv + 1;
     double t, f, b, mbt;
-    dlb_sweep_roof(p, pv, d, &t, &f, &b, &mbt);
+    dlb_sweep_roof(p, vals, pv, d, ct, &t, &f, &b, &mbt);
     double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
     double W = pv[p->tot[DLB_SWT_WEIGHTS]] * scale, O = pv[p->tot[DLB_SWT_OPTIMIZER]] * scale;
     double A = pv[p->tot[DLB_SWT_STASH]] * scale, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[2] * scale;
@@ -144,7 +264,7 @@ static void *work(void *arg) {
   }
 done:
   dlb_reduce_free(local);
-  dlb_free(mv); dlb_free(pv); dlb_free(rows);
+  dlb_free(mv); dlb_free(pv); dlb_free(rows); dlb_free(ct);
   return NULL;
 }
 
@@ -190,9 +310,10 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
   for (size_t r = 0; r < nroofs; r++) {
     int st = dlb_roof_check(&roofs[r]);
     if (st) return dlb_fail(st, "compiled sweep: device %zu: %s", r + 1, dlb_last_error());
-    if (roofs[r].cache_aware)
-      return dlb_fail(DLB_EINVAL, "compiled sweep: device %zu is cache_aware; the compiled "
-                      "path does not model it (use dlb.roofline.time)", r + 1);
+    if (p->layered) st = dlb_sweep_check_roof(p, &roofs[r], r + 1, values + voff[p->nv - 1],
+                                              nval[p->nv - 1]);
+    else st = dlb_sweep_check_roof(p, &roofs[r], r + 1, NULL, 0);
+    if (st) return st;
     const double *m = mem + 4 * r;
     if (!(m[0] == DLB_MEM_FRAMEWORK || m[0] == DLB_MEM_MINIMAL) || !(m[1] >= 0) ||
         !(m[2] >= 0) || !(m[3] >= 0))

@@ -30,6 +30,8 @@ typedef struct swgraph {
   size_t nc, cap;
   int32_t tot[DLB_SWT_COUNT];
   double layers;
+  int32_t *seq;                /* the step's ops in analysis order, as indices into c */
+  size_t nseq;
 } swgraph;
 
 struct dlb_sweep_prog {
@@ -50,16 +52,37 @@ struct dlb_sweep_prog {
   swclass *cls;
   size_t ncls;
   int32_t tot[DLB_SWT_COUNT];
+  /* the step's op order, for the host-side timeline (dlb_timeline, graphs/hw/roofline_impl.h):
+  ** the ops of the build with the fewest layers (ordL of them) as indices into cls, cut into
+  ** segments (offset sego, length segn); a repeated segment (segr != 0) is one layer's ops
+  ** of one pass and runs layers - ordL + 1 times, a fixed one once. order_ok = 0 when the
+  ** builds at three layer counts are not of that form (order_msg says why): such a program
+  ** times no device with host_op > 0. */
+  int32_t *ord, *sego, *segn;
+  uint8_t *segr;
+  size_t nord, nseg;
+  double ordL;
+  int order_ok;
+  char order_msg[200];
 };
 
 /* The values of every pooled polynomial at one point (pv: p->npoly entries, mv: p->nmono
 ** scratch). */
 void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv);
 
-/* The per-op roofline of one point from its polynomial values pv (device d checked):
-** summed op times, FLOPs, bytes (scaled), memory-bound time. */
-void dlb_sweep_roof(const dlb_sweep_prog *p, const double *pv, const dlb_roof *d, double *time,
-                    double *flops, double *bytes, double *mbtime);
+/* The per-op roofline of one point vals (pv: its polynomial values; ct: 2 ncls doubles of
+** scratch) on device d (checked, and by dlb_sweep_check_roof): the step time (with
+** d->host_op == 0 the op times summed class by class, times their multiplicities; with
+** host_op > 0 the ops in order through the host-side timeline), FLOPs, bytes (scaled),
+** memory-bound time. */
+void dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                    const dlb_roof *d, double *ct, double *time, double *flops, double *bytes,
+                    double *mbtime);
+/* Whether the program can time device d at layer counts Ls[0..nL) (NULL: any): refuses
+** cache_aware devices, and host_op > 0 where the op order is unknown (order_ok = 0) or a
+** layer count is below ordL - 1. DLB_OK or a failure with a message naming device `which`. */
+int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t which,
+                         const double *Ls, size_t nL);
 
 
 
