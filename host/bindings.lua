@@ -49,6 +49,7 @@ B.handles = {
   figure = { "dlb_figure", "dlbench.Figure", free = "dlb_figure_free" },
   regression = { "dlb_regression", "dlbench.Regression", free = "dlb_regression_free" },
   plan = { "dlb_par_plan", "dlbench.Plan", free = "dlb_par_plan_free" },
+  parmodel = { "dlb_par_model", "dlbench.ParModel", free = "dlb_par_model_free" },
   trace = { "dlb_trace", "dlbench.Trace", free = "dlb_trace_free" },
   minimizer = { "dlb_minimizer", "dlbench.Minimizer", free = "dlb_minimizer_free" },
   onnx = { "dlb_onnx", "dlbench.Onnx", free = "dlb_onnx_free" },
@@ -269,6 +270,8 @@ B.functions = {
   "_parallel_partition(weights: numbers[1..1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
   -- ops: a flat array, the 13 doubles of each dlb_par_op in order
   "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096), ops: numbers?[120000000] <ops>) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 13, &device, &cluster, &opts, &config, &r, sm)",
+  "_parallel_model_new(layers: structs dlb_par_layer[1000000], ops: numbers?[120000000] <ops>) -> parmodel = dlb_par_model_new(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 13)",
+  "_parallel_model_evaluate(m: parmodel, device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096)) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_model_evaluate(m, &device, &cluster, &opts, &config, &r, sm)",
   "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, ops: numbers?[120000000] <ops>) -> plan = dlb_par_plan_new_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 13, &device, &cluster, &opts)",
   "_parallel_plan_count(p: plan) -> int = dlb_par_plan_count(p)",
   "_parallel_plan_row(p: plan, i: int) -> r: struct dlb_par_row = check dlb_par_plan_row(p, i, &r)",
@@ -625,6 +628,15 @@ function core.parallel_evaluate(ls, dev, cl, opts, cfg, ops)
   local p = (pp >= 1 and pp <= 4096) and math.floor(pp) or 1
   return core._parallel_evaluate(layers(ls, "parallel_evaluate"), dev, cl, opts, cfg, p,
     ops_of(ops, 6, "parallel_evaluate"))
+end
+-- a model prepared for many evaluations (dlb_par_model): layers and ops copied into C once
+function core.parallel_model_new(ls, ops)
+  return core._parallel_model_new(layers(ls, "parallel_model_new"), ops_of(ops, 2, "parallel_model_new"))
+end
+function core.parallel_model_evaluate(m, dev, cl, opts, cfg)
+  local pp = type(cfg) == "table" and type(cfg.pp) == "number" and cfg.pp or 0
+  local p = (pp >= 1 and pp <= 4096) and math.floor(pp) or 1
+  return core._parallel_model_evaluate(m, dev, cl, opts, cfg, p)
 end
 -- -> {row...}, evaluated, smallest row (the evaluated layout with the least memory; nil when
 -- none was evaluated)

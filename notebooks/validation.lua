@@ -110,7 +110,8 @@ local function setup(r, unscored)
   if not ls then
     local g = builder(r.model.builder)(r.model.opts)
     local fuse = dlb.frameworks.fuse_of(prof, dlb.frameworks.family(g))
-    ls = P.layers.from_graph(g, { precision = gp, fuse = fuse })
+    -- prepared: copied into C once, for the thousands of evaluations of the calibrations
+    ls = P.prepare(P.layers.from_graph(g, { precision = gp, fuse = fuse }))
     LAYERS[mkey] = ls
   end
   local L = r.layout or {}

@@ -316,6 +316,53 @@ static void attention_ops(void) {
   CHECK(strstr(dlb_last_error(), "attention") != NULL);
 }
 
+/* A prepared model (dlb_par_model) gives dlb_par_evaluate_ops's row bit for bit, across
+** devices in any order (its cache of layer times is the last device's, emptied before each
+** evaluation) and after the caller's arrays change (they were copied). */
+static void prepared_model(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_op ops[8];
+  memset(ops, 0, sizeof ops);
+  for (int i = 0; i < 4; i++) {
+    ops[2 * i].layer = i; ops[2 * i].phase = 0; ops[2 * i].flops_sample = 1e9;
+    ops[2 * i].bytes_sample = 1e6; ops[2 * i].attention = 1;
+    ops[2 * i + 1].layer = i; ops[2 * i + 1].phase = 1; ops[2 * i + 1].flops_sample = 2e9;
+    ops[2 * i + 1].m = 64; ops[2 * i + 1].n = 1024; ops[2 * i + 1].k = 1024; ops[2 * i + 1].batch = 1;
+    ops[2 * i + 1].grow = 1;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, want, got;
+  layout(&o, 8, &cfg, 2, 1, DLB_SCHED_1F1B);
+  dlb_roof a = V100, b = V100;
+  a.attn_eff = 0.4;
+  b.peak *= 3; b.sm_count = 80; b.gemm_tile_m = 128; b.gemm_tile_n = 128;
+  dlb_par_model *m = dlb_par_model_new(L, 4, ops, 8);
+  CHECK(m != NULL);
+  const dlb_roof *devs[] = { &a, &b, &a, &b, &b };
+  for (int k = 0; k < 5; k++) {
+    CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, devs[k], &cl, &o, &cfg, &want, NULL) == DLB_OK);
+    CHECK(dlb_par_model_evaluate(m, devs[k], &cl, &o, &cfg, &got, NULL) == DLB_OK);
+    CHECK(memcmp(&want, &got, sizeof want) == 0);
+  }
+  /* the caller's arrays changed after the copy: the model keeps what it copied */
+  dlb_par_row before = got;
+  ops[0].flops_sample = 1e12;
+  L[0].params *= 10;
+  CHECK(dlb_par_model_evaluate(m, &b, &cl, &o, &cfg, &got, NULL) == DLB_OK);
+  CHECK(memcmp(&before, &got, sizeof got) == 0);
+  dlb_par_model_free(m);
+  dlb_par_model_free(NULL);
+  /* bad input: named */
+  CHECK(dlb_par_model_new(L, 0, NULL, 0) == NULL);
+  CHECK(strstr(dlb_last_error(), "at least one layer") != NULL);
+  ops[0].layer = 7;
+  CHECK(dlb_par_model_new(L, 4, ops, 8) == NULL);
+  CHECK(strstr(dlb_last_error(), "names layer 8") != NULL);
+  CHECK(dlb_par_model_evaluate(NULL, &a, &cl, &o, &cfg, &got, NULL) == DLB_EINVAL);
+}
+
 /* A Megatron layer: two allreduces of the activations forward and two backward
 ** (Shoeybi et al. 2019); with tp = 2 on a 100 GB/s link, 4 ring allreduces of b s h x 2 B. */
 static void tensor_parallel(void) {
@@ -824,6 +871,7 @@ int main(void) {
   RUN(shard_embedding);
   RUN(planner);
   RUN(attention_ops);
+  RUN(prepared_model);
   RUN(moe_cp);
   RUN(amdahl);
   RUN(random_layouts);

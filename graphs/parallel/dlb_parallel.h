@@ -339,6 +339,20 @@ DLB_API int dlb_par_evaluate_ops(const dlb_par_layer *layers, int n, const dlb_p
                      const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
                      double *stage_mem);
 
+/* A model prepared for many evaluations (a calibration, a sweep over devices or layouts):
+** its layers and ops copied once, the ops grouped by layer and the layers of identical ops
+** found, the work dlb_par_evaluate_ops repeats on every call. Not for concurrent use (each
+** evaluation fills its cache of layer times, emptied before the next). NULL with a message
+** on bad input. */
+typedef struct dlb_par_model dlb_par_model;
+DLB_API dlb_par_model *dlb_par_model_new(const dlb_par_layer *layers, int n,
+                                         const dlb_par_op *ops, int nops);
+DLB_API void dlb_par_model_free(dlb_par_model *m);
+/* dlb_par_evaluate_ops on the prepared model: the same row, bit for bit. */
+DLB_API int dlb_par_model_evaluate(dlb_par_model *m, const dlb_roof *dev,
+                                   const dlb_par_cluster *cl, const dlb_par_opts *o,
+                                   const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem);
+
 /* Enumerate data x tensor x pipeline degrees, micro-batches, schedules, recompute and
 ** ZeRO stages; keep the ones that fit; sort by step time. NULL on bad input (devices more
 ** than a sized cluster holds, among others). A plan may hold no rows when nothing fits:

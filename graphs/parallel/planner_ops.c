@@ -116,6 +116,12 @@ void dlb_layer_times_free(dlb_layer_times *T) {
   dlb_free(T);
 }
 
+void dlb_layer_times_reset(dlb_layer_times *T) {
+  if (!T || T->used == 0) return;
+  memset(T->tab, 0, T->cap * sizeof(entry));
+  T->used = 0;
+}
+
 static size_t hash(int cls, double mb, double tl, size_t cap) {
   unsigned long long h = (unsigned long long)cls * 0x9E3779B97F4A7C15ULL;
   h ^= (unsigned long long)(mb * 1024) * 0xC2B2AE3D27D4EB4FULL;

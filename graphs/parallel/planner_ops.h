@@ -15,6 +15,9 @@ typedef struct dlb_layer_times dlb_layer_times;
 dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_par_op *ops,
                                      int nops);
 void dlb_layer_times_free(dlb_layer_times *T);
+/* Forget the cached times (they belong to one device): a prepared model (dlb_par_model)
+** keeps its grouping across calls and empties the cache before each. */
+void dlb_layer_times_reset(dlb_layer_times *T);
 
 /* Seconds of layer li's forward (*tf), backward (*tb) and optimizer update (*tu) at mb
 ** samples on tensor degree tl (1 when the layer runs replicated) on device d (checked). A

@@ -483,6 +483,7 @@ do
   local plan = require "dlbench.parallel_plan"
   M.mem_schedules, M.plan, M.evaluate, M.pipeline = plan.mem_schedules, plan.plan, plan.evaluate,
     plan.pipeline
+  M.prepare = plan.prepare
 end
 
 ------------------------------------------------------------------------------------------

@@ -259,6 +259,7 @@ local function setup(fname, o)
     -- w_bytes= given: it sets every layer's weight bytes (a graph's own per-layer bytes go)
     local c = {}
     for k, v in pairs(ls) do c[k] = v end
+    c._prepared = nil   -- the copy differs from what dlb.parallel.prepare copied into C
     for i, l in ipairs(ls) do
       if type(l) == "table" and l.weight_bytes ~= nil then
         local m = {}
@@ -605,7 +606,10 @@ local function evaluate(fname, o)
     cfg.hsdp = math.max(1, math.floor(per / (cfg.tp * cfg.pp)))
   end
   local off = offload_set(fname, o.offload)
-  local ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops)
+  local h = rawget(ls, "_prepared")
+  local ok, r, stages
+  if h then ok, r, stages = pcall(core.parallel_model_evaluate, h, dev, cl, po, cfg)
+  else ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops) end
   if not ok then error(name_layers(r, ls), 0) end
   if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname) end
   r = decorate(r, po)
@@ -616,6 +620,22 @@ end
 function M.evaluate(o)
   return evaluate("parallel.evaluate", o)
 end
+
+-- dlb.parallel.prepare(layers) -> the same list, its layers and ops copied into C once
+-- (dlb_par_model), so that evaluate{layers = it} does not copy and regroup them on every
+-- call (a calibration evaluates one model thousands of times). Later edits to the list are
+-- not seen: prepare it again.
+function M.prepare(ls)
+  if type(ls) ~= "table" or ls[1] == nil then
+    error("parallel.prepare: a non-empty list of layer costs expected (dlb.parallel.layers.*)", 2)
+  end
+  local ok, h = pcall(core.parallel_model_new, ls, ls.ops)
+  if not ok then error("parallel.prepare: " .. name_layers(h, ls), 2) end
+  rawset(ls, "_prepared", h)
+  return ls
+end
+doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
+  "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=,"
   .. " capacity=, imbalance=, hsdp=, offload=} -> row (with stage_mem)",

@@ -315,4 +315,31 @@ T.test("help text is registered", function()
   assert(dlb.doc.get(P.layers.transformer))
 end)
 
+T.test("dlb.parallel.prepare: the same rows as an unprepared list, edits after it unseen", function()
+  local g = dlb.models.gpt { layers = 4, hidden = 512, heads = 8, seq = 256, vocab = 1000 }
+  local fresh = P.layers.from_graph(g, { precision = "fp16" })
+  local ls = P.prepare(P.layers.from_graph(g, { precision = "fp16" }))
+  for _, hw in ipairs { "A100-SXM4-80GB", "H100-SXM", "A100-SXM4-80GB" } do
+    for _, lay in ipairs { { dp = 8, tp = 1, pp = 1, m = 1 }, { dp = 2, tp = 2, pp = 2, m = 4 } } do
+      local o = { hw = hw, precision = "fp16", batch = 32, framework = "megatron-lm" }
+      for k, v in pairs(lay) do o[k] = v end
+      o.layers = fresh
+      local a = P.evaluate(o)
+      o.layers = ls
+      local b = P.evaluate(o)
+      for _, k in ipairs { "step", "compute", "comm", "bubble", "update", "mem", "mfu", "host_idle" } do
+        T.eq(b[k], a[k], hw .. " " .. k)
+      end
+    end
+  end
+  -- the list is copied at prepare: editing it afterwards is not seen until it is prepared again
+  local o = { hw = "H100-SXM", precision = "fp16", batch = 32, dp = 8, tp = 1, pp = 1, m = 1, layers = ls }
+  local before = P.evaluate(o).step
+  ls[1].flops_fwd = ls[1].flops_fwd * 100
+  for i = 3, #ls.ops, 13 do ls.ops[i] = ls.ops[i] * 100 end   -- every op's flops_sample
+  T.eq(P.evaluate(o).step, before, "edit unseen")
+  assert(P.evaluate(P.prepare(ls) and o).step > before, "seen after prepare again")
+  T.checkerr("non-empty list of layer costs", P.prepare, {})
+end)
+
 T.done()
