@@ -126,6 +126,15 @@ function M.config(opts, fn)
   local okc, err = pcall(core.roof_check, attn_roof)
   if not okc then fail(fn, "attn_eff: " .. tostring(err):gsub("^[^%s:]+:%d+: ", ""), 3) end
   c.op_roof, c.attn_roof = op_roof, attn_roof
+  -- one device for both (one call of the rule per step) when the attention kernels' rate
+  -- is a fraction of the compute dtype's peak: attn_eff x peak(act) / peak(compute) <= 1
+  local share = ae * attn_roof.peak / op_roof.peak
+  if share > 0 and share <= 1 then
+    local one = {}
+    for k, v in pairs(op_roof) do one[k] = v end
+    one.attn_eff = share
+    c.one_roof = one
+  end
   c.cuda_graphs = opts.cuda_graphs and true or false
   c.fused = opts.fused and true or false
   c.kv_reuse = opts.kv_reuse ~= false
@@ -326,11 +335,11 @@ local function step(s, c, B, n, p, opts)
     put("final_norm", 4 * B * d, 2 * B * d * ab, 1)
     put("lm_head", 2 * B * d * V, d * V * ab + ab * (B * d + B * V), 1, { B, V, d, 1 })
   end
-  local sets = { { c.op_roof, false }, { c.attn_roof, true } }
+  local sets = c.one_roof and { { c.one_roof } } or { { c.op_roof, false }, { c.attn_roof, true } }
   for _, set in ipairs(sets) do
     local fl, by, gm, at, idx = {}, {}, {}, {}, {}
     for i, e in ipairs(list) do
-      if not e.comm and (e[6] and true or false) == set[2] then
+      if not e.comm and (set[2] == nil or (e[6] and true or false) == set[2]) then
         local k = #fl + 1
         fl[k], by[k], at[k], idx[k] = e[2], e[3], e[6] and 1 or 0, i
         local g = e[5]
