@@ -8,6 +8,7 @@
 # recompiled). A harness links libdlbench's sources plus what a line
 # `/* fuzz-link: FILES AND FLAGS */` in it names (e.g. host/lutil.c -llua5.4).
 # FUZZ_OUT=DIR builds and writes there instead (a long run beside the suite's short ones).
+# FUZZ_JOBS=N runs N harnesses at once (default: the core count).
 # FUZZ_ARGS="-max_len=4096 ..." adds libFuzzer options (recorded with a long run's command);
 # the long runs of issue 23 use FUZZ_ARGS="-max_len=1048576 -rss_limit_mb=1024".
 # Seeds: the committed corpus and the hostile files tests/lua/hostile_files.lua generates
@@ -24,6 +25,10 @@ if [ ${#names[@]} -eq 0 ]; then
   for f in tests/fuzz/fuzz_*.c; do n=${f##*/fuzz_}; names+=("${n%.c}"); done
 fi
 cc=${FUZZ_CC:-clang}
+# FUZZ_NICE=1 runs the compiles and harnesses under nice (a long run beside other work); the
+# suite's short runs are not niced, so that they do not trail the tests they run beside
+nice=
+[ -n "${FUZZ_NICE:-}" ] && nice=nice
 out=${FUZZ_OUT:-build/fuzz}
 mkdir -p "$out/obj"
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
@@ -47,7 +52,7 @@ for src in graphs/*/*.c proc/*.c build/gen/onnx.pb-c.c; do
   o="$out/obj/$(echo "$src" | tr / _).o"
   objs+=("$o")
   if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
-    nice "$cc" "${flags[@]}" -c "$src" -o "$o" &
+    $nice "$cc" "${flags[@]}" -c "$src" -o "$o" &
     pids+=($!)
     if [ ${#pids[@]} -ge "$(nproc)" ]; then wait "${pids[0]}" || { echo "not ok compiling $src"; }; pids=("${pids[@]:1}"); fi
   fi
@@ -69,32 +74,47 @@ fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Build every harness, then run them nproc at a time (each its own log), reporting in order.
+built=()
 for n in "${names[@]}"; do
   h=tests/fuzz/fuzz_$n.c
   [ -f "$h" ] || { fail "$n: no $h"; continue; }
   extra=$(sed -n 's#.*/\* fuzz-link: \(.*\) \*/.*#\1#p' "$h" | head -n 1)
-  bin=$out/fuzz_$n
   # shellcheck disable=SC2086
-  if ! nice "$cc" "${flags[@]}" -fsanitize=fuzzer "$h" $extra "$out/libdlbench_fuzz.a" \
-       -lcairo -lprotobuf-c -lopenblas -lyajl -lz -lm -lpthread -o "$bin" 2>"$out/$n.build.log"; then
+  if ! $nice "$cc" "${flags[@]}" -fsanitize=fuzzer "$h" $extra "$out/libdlbench_fuzz.a" \
+       -lcairo -lprotobuf-c -lopenblas -lyajl -lz -lm -lpthread -o "$out/fuzz_$n" 2>"$out/$n.build.log"; then
     fail "$n: does not build"; sed 's/^/     | /' "$out/$n.build.log" | head -n 20; continue
   fi
-  corpus=tests/fuzz/corpus/$n
-  found=$out/found/$n
+  built+=("$n")
+done
+run_one() { # run_one NAME: the harness on its corpus; its exit status in $out/NAME.rc
+  local n=$1 corpus=tests/fuzz/corpus/$1 found=$out/found/$1
   mkdir -p "$corpus" "$found"
-  args=(-rss_limit_mb=1024 -timeout=30 -artifact_prefix="$out/crash-$n-" -print_final_stats=1)
+  local args=(-rss_limit_mb=1024 -timeout=30 -artifact_prefix="$out/crash-$n-" -print_final_stats=1)
   [ "$secs" != 0 ] && args+=(-max_total_time="$secs")
   [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
   [ -f "tests/fuzz/$n.dict" ] && args+=(-dict="tests/fuzz/$n.dict")
   # shellcheck disable=SC2206
   [ -n "${FUZZ_ARGS:-}" ] && args+=($FUZZ_ARGS)
-  log=$out/$n.log
-  extra_corpus=()
+  local extra_corpus=()
   [ -d "$seeds/$n" ] && extra_corpus=("$seeds/$n")
-  nice "$bin" "${args[@]}" "$found" "$corpus" "${extra_corpus[@]}" >"$log" 2>&1
-  rc=$?
+  $nice "$out/fuzz_$n" "${args[@]}" "$found" "$corpus" "${extra_corpus[@]}" >"$out/$n.log" 2>&1
+  echo $? >"$out/$n.rc"
+}
+jobs_max=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
+running=()
+for n in "${built[@]}"; do
+  rm -f "$out/$n.rc"
+  run_one "$n" &
+  running+=($!)
+  if [ ${#running[@]} -ge "$jobs_max" ]; then wait "${running[0]}"; running=("${running[@]:1}"); fi
+done
+for p in "${running[@]}"; do wait "$p"; done
+for n in "${built[@]}"; do
+  log=$out/$n.log
+  rc=$(cat "$out/$n.rc" 2>/dev/null || echo 1)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-  if [ $rc -eq 0 ]; then
+  if [ "$rc" -eq 0 ]; then
     echo "ok   fuzz_$n ${runs:-?} executions"
     passed=$((passed + 1))
   else
