@@ -79,6 +79,9 @@ workspace "dlbench"
   filter "configurations:asan"
     symbols "On"
     buildoptions(sanitize)
+    -- -O1, as AddressSanitizer's documentation advises for reasonable performance: the
+    -- sanitizer tests of C-heavy work run about a third faster than at -O0
+    buildoptions { "-O1" }
     linkoptions(sanitize)
   filter {}
 
