@@ -139,6 +139,28 @@ end
 for _, k in ipairs(dlb.lazy_names) do local _ = dlb[k] end
 collect(dlb, "", 0)
 
+-- Functions that measure this machine for a time budget (dlb.measure.host: 3 s by default)
+-- are fuzzed with the smallest budget filled in where the options leave it out, so that a
+-- call that passes the checks measures for 0.05 s, not seconds: at the default, the dozen
+-- such calls in 20,000 took 36 of the run's 37 s. Hostile options still reach the checks.
+local budgeted = { ["measure.host"] = { seconds = 0.05, reps = 1 } }
+for _, tg in ipairs(targets) do
+  local small = budgeted[tg.name]
+  if small then
+    local f = tg.f
+    tg.f = function(o, ...)
+      if o == nil then o = {} end
+      if type(o) == "table" and getmetatable(o) == nil then
+        local c = {}
+        for k, v in pairs(o) do c[k] = v end
+        for k, v in pairs(small) do if c[k] == nil then c[k] = v end end
+        o = c
+      end
+      return f(o, ...)
+    end
+  end
+end
+
 -- Method tables of the objects, found from live objects' metatables (figures and panels
 -- look methods up through a function: their classes are named here).
 local classes = { figure = dlb.plot.Figure, panel = dlb.plot.Panel }
