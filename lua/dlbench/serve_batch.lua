@@ -59,6 +59,10 @@ function B.install(M, H)
     local function dec(N) return (c.pp > 1 and pipelined(s, c, N, 1, ctx) or step(s, c, N, 1, ctx)).time end
     local t = t0 or dec(1)  -- t0: a warm start (the previous rate's iteration time)
     local N, rho = 1, 0
+    -- the fixed point t = f(t), f the iteration time of the load t implies: secant steps on
+    -- f(t) - t, a damped step (the mean of t and f(t)) where the secant has no slope or
+    -- leaves [min(t, f(t)) / 2, 2 max(t, f(t))]; converged when |f(t) - t| <= 1e-7 t
+    local tp, gp
     for _ = 1, 200 do
       N = math.max(1, rate * O * t)
       if N > nmax then return nil end
@@ -76,7 +80,13 @@ function B.install(M, H)
       end
       if not (tn < 1e6) then return nil end
       if math.abs(tn - t) <= 1e-7 * t then t = tn break end
-      t = 0.5 * (t + tn)
+      local g, nt = tn - t, nil
+      if gp and g ~= gp then
+        nt = t - g * (t - tp) / (g - gp)
+        if not (nt >= 0.5 * math.min(t, tn) and nt <= 2 * math.max(t, tn)) then nt = nil end
+      end
+      tp, gp = t, g
+      t = nt or 0.5 * (t + tn)
     end
     N = math.max(1, rate * O * t)
     if N > nmax then return nil end
