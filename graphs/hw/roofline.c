@@ -199,6 +199,27 @@ int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_re
   return DLB_OK;
 }
 
+/* The result of a sum over ops: tf FLOPs, tb bytes, tt seconds, tmem of them in nmem
+** memory-bound ops; the whole sum's compute and memory times at the achievable rates and its
+** bound. No host timeline (host_idle, host_time 0; roofline_ops sets its own). `what` names
+** the sum in the overflow message. */
+static int sum_result(const dlb_roof *d, double tf, double tb, double tt, double tmem,
+                      double nmem, const char *what, dlb_roof_result *out) {
+  out->flops = tf;
+  out->bytes = tb;
+  out->compute_time = tf / (d->peak * d->flops_eff);
+  out->memory_time = tb / (d->bw * d->bw_eff);
+  if (!isfinite(tt) || !isfinite(out->compute_time) || !isfinite(out->memory_time))
+    return dlb_fail(DLB_ENUMERIC, "%s overflows", what);
+  out->time = tt;
+  out->util = tt > 0 ? tf / (tt * d->peak) : 0;
+  out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  out->memory_bound_time = tmem;
+  out->n_memory_bound = nmem;
+  out->host_idle = out->host_time = 0;
+  return DLB_OK;
+}
+
 /* Per-op roofline over arrays, attn (may be NULL) marking fused attention kernels. */
 static int roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
                         const double *gemm, const char *attn, size_t n, double *op_time,
@@ -208,7 +229,6 @@ static int roofline_ops(const dlb_roof *d, const double *flops, const double *by
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
   if (n > 0 && (flops == NULL || bytes == NULL))
     return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
-  const double cpeak = d->peak * d->flops_eff, cbw = d->bw * d->bw_eff; /* achievable rates */
   const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   double tf = 0, tb = 0, tmem = 0, nmem = 0;
   dlb_timeline tl = { 0, 0, 0, 0 };   /* the host-side model: one stream, issued in order */
@@ -240,18 +260,8 @@ static int roofline_ops(const dlb_roof *d, const double *flops, const double *by
     tf += f; tb += b;
     dlb_timeline_op(&tl, t, (f > 0 || b > 0) ? d->host_op : 0);
   }
-  double tt = dlb_timeline_end(&tl);
-  out->flops = tf;
-  out->bytes = tb;
-  out->compute_time = tf / cpeak;
-  out->memory_time = tb / cbw;
-  if (!isfinite(tt) || !isfinite(out->compute_time) || !isfinite(out->memory_time))
-    return dlb_fail(DLB_ENUMERIC, "roofline: the step's time overflows");
-  out->time = tt;
-  out->util = tt > 0 ? tf / (tt * d->peak) : 0;
-  out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
-  out->memory_bound_time = tmem;
-  out->n_memory_bound = nmem;
+  st = sum_result(d, tf, tb, dlb_timeline_end(&tl), tmem, nmem, "roofline: the step's time", out);
+  if (st != DLB_OK) return st;
   out->host_idle = tl.idle;
   out->host_time = tl.host;
   return DLB_OK;
@@ -312,18 +322,7 @@ int dlb_op_time_run(const dlb_roof *d, double flops0, double flops1, double byte
     tt += t; tf += f; tb += b;
     if (mb) { tmem += t; nmem += 1; }
   }
-  out->flops = tf;
-  out->bytes = tb;
-  out->compute_time = tf / (d->peak * d->flops_eff);
-  out->memory_time = tb / (d->bw * d->bw_eff);
-  if (!isfinite(tt) || !isfinite(out->compute_time) || !isfinite(out->memory_time))
-    return dlb_fail(DLB_ENUMERIC, "op time run: the time overflows");
-  out->time = tt;
-  out->util = tt > 0 ? tf / (tt * d->peak) : 0;
-  out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
-  out->memory_bound_time = tmem;
-  out->n_memory_bound = nmem;
-  return DLB_OK;
+  return sum_result(d, tf, tb, tt, tmem, nmem, "op time run: the time", out);
 }
 
 /* The memory rule of a step; see the header. */
