@@ -90,4 +90,10 @@ int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t whic
 dlb_reduce *dlb_reduce_like(const dlb_reduce *r);
 /* Merge src's rows into dst (same reductions); src is left as it was. */
 int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src);
+/* Cut the op order of a finished program's builds into fixed and per-layer segments
+** (sweep_order.c); gmap[k][i] is build k's class i's index in the program. Sets p->order_ok
+** (0 with p->order_msg when the builds are not fixed ops around repeated layers); an error
+** only when out of memory. */
+int dlb_sweep_build_order(dlb_sweep_prog *p, int32_t *const *gmap);
+
 #endif
