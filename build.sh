@@ -19,6 +19,10 @@ clang libclang-rt-14-dev"
 # cannot be installed those tests print why and skip.
 TEST_PACKAGES="slurmctld slurmd slurm-client munge python3-ipykernel python3-nbclient python3-nbformat"
 
+# Benchmark-only packages: what `./build.sh bench` adds (tests/bench/bench_plot.sh times
+# figures as whole processes with hyperfine against Debian's matplotlib).
+BENCH_PACKAGES="hyperfine python3-matplotlib"
+
 # missing_packages: those of $PACKAGES that dpkg does not have installed.
 missing_packages() {
   local p
@@ -214,6 +218,7 @@ case "${1:-tour}" in
     ;;
   bench)
     need_packages
+    (need_packages "$BENCH_PACKAGES") || echo "build.sh: benchmark packages not installed; tests/bench/bench_plot.sh will fail"
     build release
     for b in tests/bench/bench_*; do
       case $b in
