@@ -283,6 +283,17 @@ static void evaluate(void) {
   uniform_layers(L, 4);
 }
 
+/* n layers of two ops each: a forward fused attention kernel of 1e9 FLOPs per sample and a
+** backward op of 2e9, nothing else set. */
+static void two_ops_per_layer(dlb_par_op *ops, int n) {
+  memset(ops, 0, sizeof *ops * 2 * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    ops[2 * i].layer = i; ops[2 * i].phase = 0; ops[2 * i].flops_sample = 1e9;
+    ops[2 * i].attention = 1;
+    ops[2 * i + 1].layer = i; ops[2 * i + 1].phase = 1; ops[2 * i + 1].flops_sample = 2e9;
+  }
+}
+
 /* The planner's per-op layer times time a fused attention kernel (dlb_par_op.attention = 1)
 ** at the device's attn_eff, the rest at flops_eff (graphs/hw/roofline.c dlb_op_time_raw).
 ** 4 layers, each one forward op of 1e9 FLOPs per sample and one backward op of 2e9, no
@@ -293,12 +304,7 @@ static void attention_ops(void) {
   dlb_par_layer L[4];
   uniform_layers(L, 4);
   dlb_par_op ops[8];
-  memset(ops, 0, sizeof ops);
-  for (int i = 0; i < 4; i++) {
-    ops[2 * i].layer = i; ops[2 * i].phase = 0; ops[2 * i].flops_sample = 1e9;
-    ops[2 * i].attention = 1;
-    ops[2 * i + 1].layer = i; ops[2 * i + 1].phase = 1; ops[2 * i + 1].flops_sample = 2e9;
-  }
+  two_ops_per_layer(ops, 4);
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
   dlb_par_row cfg, r;
@@ -323,11 +329,9 @@ static void prepared_model(void) {
   dlb_par_layer L[4];
   uniform_layers(L, 4);
   dlb_par_op ops[8];
-  memset(ops, 0, sizeof ops);
-  for (int i = 0; i < 4; i++) {
-    ops[2 * i].layer = i; ops[2 * i].phase = 0; ops[2 * i].flops_sample = 1e9;
-    ops[2 * i].bytes_sample = 1e6; ops[2 * i].attention = 1;
-    ops[2 * i + 1].layer = i; ops[2 * i + 1].phase = 1; ops[2 * i + 1].flops_sample = 2e9;
+  two_ops_per_layer(ops, 4);
+  for (int i = 0; i < 4; i++) {   /* with bytes, and a matmul shape growing with the batch */
+    ops[2 * i].bytes_sample = 1e6;
     ops[2 * i + 1].m = 64; ops[2 * i + 1].n = 1024; ops[2 * i + 1].k = 1024; ops[2 * i + 1].batch = 1;
     ops[2 * i + 1].grow = 1;
   }
