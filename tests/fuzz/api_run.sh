@@ -20,12 +20,12 @@ luapath="$root/lua/?.lua;$root/lua/?/init.lua;;"
 one() { # one SEED [trace]
   (cd "$scratch" && rm -rf ./* 2>/dev/null
    if [ "$backend" = ffi ]; then
-     FUZZ_TRACE=${2:-0} ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
+     FUZZ_TRACE=${2:-0} ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:abort_on_error=0 \
      LD_PRELOAD=$(gcc -print-file-name=libasan.so) LUA_PATH="$luapath" \
      LD_LIBRARY_PATH="$root/build/asan/lib" DLB_BACKEND=ffi \
        timeout 900 luajit "$root/tests/fuzz/api_fuzz.lua" "$calls" "$1"
    else
-     FUZZ_TRACE=${2:-0} ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LUA_PATH="$luapath" \
+     FUZZ_TRACE=${2:-0} ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:abort_on_error=0 LUA_PATH="$luapath" \
        timeout 900 "$root/build/asan/bin/dlbench" run "$root/tests/fuzz/api_fuzz.lua" "$calls" "$1"
    fi)
 }
