@@ -363,7 +363,7 @@ end
 
 -- == the vTrain sets (issue [19]): small models, small micro-batches, tensor parallelism ==
 -- Measured Megatron-LM iteration times on A100 clusters (notebooks/data/vtrain_runs.lua: the
--- layouts and the cluster the source states, the assumptions it does not: A100 40 GB, 4 NICs
+-- layouts and the cluster the source states, the assumptions it does not: A100 80 GB, 4 NICs
 -- of 200 Gb/s per node), each row's role fixed by a hash of its key before any error was
 -- seen. They are scored as sets of their own, not pooled with the table above, and take no
 -- part in its flops_eff calibration (the A100's comes from the table's calibration rows).

@@ -128,6 +128,26 @@ static void data_parallel(void) {
   o.workers = 2; o.overlap = 2;
   CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "overlap") != NULL);
+  o.overlap = 0; o.nccl = 2;
+  CHECK(dlb_par_data(&w, &V100, &cl, &o, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "nccl must be 0") != NULL);
+  /* nccl = 1: the gradient allreduce as NCCL runs it (the planner's rule). 16 workers on 2
+  ** nodes of 8 (NVLink 3 at 300 GB/s; 8 NICs of 25 GB/s): NCCL picks ring / Simple for 4 GB
+  ** (tuning.cc v2.19; tree's 0.92 x 0.5 and LL128's 0.92 lose): bus bandwidth min(300,
+  ** 8 x 25) = 200 GB/s x n / nsteps = 16 / 30; latency baseLat 8.4 + (30 - 4) x max(NVLink
+  ** 3.4, net overhead 3) + 4 x net 14.0 = 152.8 us, x 1.4 (ring plateau, NVLink 3). */
+  dlb_par_cluster two = { 8, 2, { 300e9, 0, 0 }, { 25e9, 0, 0 }, 8, 3, 0 };
+  memset(&o, 0, sizeof o);
+  o.workers = 16; o.subbatch = 128; o.nccl = 1;
+  CHECK(dlb_par_data(&w, &V100, &two, &o, &r) == DLB_OK);
+  CHECK_NEAR(r.comm, 152.8e-6 * 1.4 + 4e9 / (200e9 * 16 / 30), 1e-9);
+  CHECK_NEAR(r.wire, 2 * 15.0 / 16 * 4e9, 1e-12);   /* nccl-tests' bus convention */
+  o.nccl = 0;                                          /* alpha-beta: hierarchical */
+  CHECK(dlb_par_data(&w, &V100, &two, &o, &r) == DLB_OK);
+  dlb_par_coll hc;
+  CHECK(dlb_par_allreduce_cluster(4e9, 16, DLB_ALGO_RING, &two, &hc) == DLB_OK);
+  CHECK_NEAR(r.comm, hc.time, 1e-12);
+  CHECK(fabs(hc.time - 152.8e-6 * 1.4 - 4e9 / (200e9 * 16 / 30)) > 1e-3);   /* they differ */
 }
 
 /* Brute force over all splits of n layers into k contiguous stages. */

@@ -138,6 +138,10 @@ typedef struct dlb_par_dp_opts {
   double shards;         /* parameter-server shards for async (0 = 1) */
   double compute;        /* s of compute per worker per step measured or modelled by the
                             caller (dlb.roofline.time); 0 = dlb_op_time of the work on dev */
+  double nccl;           /* 1: each bucket's allreduce as NCCL runs it (dlb_par_nccl over the
+                            workers packed node by node, the planner's rule; algo unused);
+                            0: the alpha-beta model with algo (dlb_par_allreduce_cluster).
+                            Async parameter-server training is alpha-beta either way. */
 } dlb_par_dp_opts;
 
 typedef struct dlb_par_dp_result {

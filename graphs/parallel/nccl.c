@@ -21,6 +21,7 @@
 */
 #include <math.h>
 
+#include "collective_impl.h"
 #include "dlb_parallel.h"
 #include "dlb_runtime.h"
 
@@ -256,4 +257,24 @@ int dlb_par_nccl_topo(const dlb_par_cluster *cl, double ranks, double per_node,
   out->nvls = cl->nvls;
   out->channels = 0;
   return DLB_OK;
+}
+
+/* An allreduce as NCCL runs it on a group's share of the fabric; see collective_impl.h. */
+int dlb_par_nccl_allreduce(const dlb_par_cluster *cl, double bytes, double ranks,
+                           double per_node, double *time) {
+  dlb_nccl_topo t;
+  dlb_nccl_result r;
+  int st = dlb_par_nccl_topo(cl, ranks, per_node, &t);
+  if (!st) st = dlb_par_nccl(DLB_COLL_ALLREDUCE, bytes, &t, -1, -1, &r);
+  *time = st ? 0 : r.time;
+  return st;
+}
+
+/* A strided group's ranks per node; see collective_impl.h. */
+double dlb_par_group_per_node(double g, double stride, double ranks) {
+  if (!(g > 0)) return ranks;
+  double r = stride >= g ? 1 : floor(g / stride);
+  if (r > ranks) r = ranks;
+  while (r > 1 && fmod(ranks, r) != 0) r--;
+  return r < 1 ? 1 : r;
 }

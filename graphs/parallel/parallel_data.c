@@ -6,6 +6,7 @@
 */
 #include <math.h>
 
+#include "collective_impl.h"
 #include "dlb_parallel.h"
 #include "dlb_roofline.h"
 #include "dlb_runtime.h"
@@ -28,26 +29,47 @@ int dlb_par_allreduce_cluster(double S, double n, int algo, const dlb_par_cluste
   return dlb_par_collective(DLB_COLL_ALLREDUCE, algo, S, n, 0, &cl->inter, out);
 }
 
+/* The data-parallel allreduce rule of planner and dlb_par_data; see collective_impl.h. */
+int dlb_par_dp_allreduce(int nccl, const dlb_par_cluster *cl, double bytes, double ranks,
+                         double per_node, int algo, const dlb_par_cluster *sub,
+                         dlb_par_coll *out) {
+  out->time = out->bytes = out->total = out->steps = 0;
+  if (!nccl) {
+    int st = dlb_par_allreduce_cluster(bytes, ranks, algo, sub, out);
+    if (st) out->time = 0;
+    return st;
+  }
+  int st = dlb_par_nccl_allreduce(cl, bytes, ranks, per_node, &out->time);
+  if (st) return st;
+  out->bytes = ranks > 1 ? 2 * (ranks - 1) / ranks * bytes : 0;
+  out->total = out->bytes * ranks;
+  return DLB_OK;
+}
+
 static int check_device(const char *what, const dlb_roof *d) {
   if (!d) return dlb_fail(DLB_EINVAL, "%s: device is missing", what);
   if (dlb_roof_check(d)) return dlb_fail(DLB_EINVAL, "%s: %s", what, dlb_last_error());
   return DLB_OK;
 }
 
-/* Allreduce the gradient in buckets: total time, the last bucket's time, bytes sent. */
-static int bucketed(double G, double n, int algo, double bucket, const dlb_par_cluster *cl,
-                    double *total, double *last, double *wire, double *nb) {
+/* Allreduce the gradient in buckets: total time, the last bucket's time, bytes sent. The
+** workers fill nodes in order (dlb_par_group_per_node with stride 1), as the planner packs a
+** pure data-parallel layout. */
+static int bucketed(double G, double n, int algo, int nccl, double bucket,
+                    const dlb_par_cluster *cl, double *total, double *last, double *wire,
+                    double *nb) {
   dlb_par_coll c;
   int st;
   double k = (bucket > 0 && bucket < G) ? ceil(G / bucket) : 1;
   double full = k > 1 ? bucket : G, rest = G - (k - 1) * full;
+  double pn = dlb_par_group_per_node(cl->per_node, 1, n);
   *total = *wire = 0;
   if (k > 1) {
-    if ((st = dlb_par_allreduce_cluster(full, n, algo, cl, &c))) return st;
+    if ((st = dlb_par_dp_allreduce(nccl, cl, full, n, pn, algo, cl, &c))) return st;
     *total = (k - 1) * c.time;
     *wire = (k - 1) * c.bytes;
   }
-  if ((st = dlb_par_allreduce_cluster(rest, n, algo, cl, &c))) return st;
+  if ((st = dlb_par_dp_allreduce(nccl, cl, rest, n, pn, algo, cl, &c))) return st;
   *total += c.time;
   *wire += c.bytes;
   *last = c.time;
@@ -93,6 +115,9 @@ int dlb_par_data(const dlb_par_work *w, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "data parallel: overlap must be in [0, 1], got %g", o->overlap);
   if (!(o->bucket >= 0) || !isfinite(o->bucket))
     return dlb_fail(DLB_EINVAL, "data parallel: bucket must be >= 0 bytes, got %g", o->bucket);
+  if (!(o->nccl == 0 || o->nccl == 1))
+    return dlb_fail(DLB_EINVAL, "data parallel: nccl must be 0 (alpha-beta collectives) or 1 "
+                    "(as NCCL runs them), got %g", o->nccl);
   int algo = (int)o->algo;
   if (o->algo != algo || algo < 0 || algo >= DLB_ALGO_NALGOS)
     return dlb_fail(DLB_EINVAL, "data parallel: unknown allreduce algorithm %g", o->algo);
@@ -137,7 +162,7 @@ int dlb_par_data(const dlb_par_work *w, const dlb_roof *dev,
     wire = one.bytes;
     nb = 1;
   } else {
-    if ((st = bucketed(w->grad_bytes, n, algo, o->bucket, cl, &comm, &last, &wire, &nb)))
+    if ((st = bucketed(w->grad_bytes, n, algo, o->nccl != 0, o->bucket, cl, &comm, &last, &wire, &nb)))
       return st;
     /* Buckets are reduced as the backward pass produces them (Li et al. 2020, PyTorch DDP);
     ** only `overlap` of the backward time can hide them, and never the last bucket. */

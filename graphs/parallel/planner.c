@@ -14,6 +14,7 @@
 
 #include "dlb_parallel.h"
 #include "dlb_roofline.h"
+#include "collective_impl.h"
 #include "planner_ops.h"
 #include "roofline_impl.h"
 #include "dlb_runtime.h"
@@ -115,38 +116,14 @@ static const dlb_par_link *group_link(const dlb_par_cluster *cl, double span) {
   return cl->inter.bw > 0 ? &cl->inter : &cl->intra;
 }
 
-/* An allreduce of `bytes` over a group of `ranks` devices, `per_node` of them in each node,
-** as NCCL runs it (issue [19]: dlb_par_nccl on the group's share of the fabric). */
-static int nccl_allreduce(const dlb_par_cluster *cl, double bytes, double ranks,
-                          double per_node, double *time) {
-  dlb_nccl_topo t;
-  dlb_nccl_result r;
-  int st = dlb_par_nccl_topo(cl, ranks, per_node, &t);
-  if (!st) st = dlb_par_nccl(DLB_COLL_ALLREDUCE, bytes, &t, -1, -1, &r);
-  *time = st ? 0 : r.time;
-  return st;
-}
-
-/* The ranks per node of a group whose members are `stride` devices apart (data-parallel
-** replicas: stride tp x pp), of `ranks` members in all, on nodes of g devices. */
-static double group_per_node(double g, double stride, double ranks) {
-  if (!(g > 0)) return ranks;
-  double r = stride >= g ? 1 : floor(g / stride);
-  if (r > ranks) r = ranks;
-  while (r > 1 && fmod(ranks, r) != 0) r--;
-  return r < 1 ? 1 : r;
-}
-
-/* A data-parallel-type allreduce (gradients, ZeRO's gathers, the experts' replicas) of
-** `ranks` members, `per_node` of them on each node: as NCCL runs it (opts.nccl), else the
-** alpha-beta model over the sub-cluster `sub` with algorithm `algo`. */
+/* A data-parallel-type allreduce under the plan's collectives (opts.nccl): the one rule
+** of collective_impl.h, which dlb_par_data shares. */
 static int dp_allreduce(const dlb_par_opts *o, const dlb_par_cluster *cl, double bytes,
                         double ranks, double per_node, int algo, const dlb_par_cluster *sub,
                         double *time) {
-  if (o->nccl) return nccl_allreduce(cl, bytes, ranks, per_node, time);
   dlb_par_coll c;
-  int st = dlb_par_allreduce_cluster(bytes, ranks, algo, sub, &c);
-  *time = st ? 0 : c.time;
+  int st = dlb_par_dp_allreduce(o->nccl != 0, cl, bytes, ranks, per_node, algo, sub, &c);
+  *time = c.time;
   return st;
 }
 
@@ -346,8 +323,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         s->hb += l->tp_colls * dev->host_op * (rc ? 2 : 1);
         dlb_par_coll c1;
         if (o->nccl) {   /* consecutive ranks: a node's worth per node */
-          st = nccl_allreduce(cl, l->tp_bytes * mbc, tp, group_per_node(cl->per_node, 1, tp),
-                              &c1.time);
+          st = dlb_par_nccl_allreduce(cl, l->tp_bytes * mbc, tp,
+                                      dlb_par_group_per_node(cl->per_node, 1, tp), &c1.time);
         } else {
           st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mbc, tp, 0,
                                   tplink, &c1);
@@ -541,7 +518,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     /* the shard group of ZeRO-3's gathers: all replicas, or the HSDP group within a node */
     double zn = hs > 0 ? hs : dpc;
     dlb_par_cluster zsub = sub;
-    double zpn = group_per_node(cl->per_node, tp * pp, zn);   /* its ranks per node (NCCL) */
+    double zpn = dlb_par_group_per_node(cl->per_node, tp * pp, zn);   /* its ranks per node (NCCL) */
     if (hs > 0 && (cl->per_node <= 0 || hs <= sub.per_node)) {
       zsub.per_node = 0;   /* one node: its intra links */
       zsub.inter.bw = 0;
@@ -552,7 +529,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     st = dp_allreduce(o, cl, maxp * gb, zn, zpn, algo, &zsub, &c.time);
     if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     dlb_par_cluster esub = sub;
-    double epn = group_per_node(cl->per_node, etp * pp * ep, ze);   /* ranks per node (NCCL) */
+    double epn = dlb_par_group_per_node(cl->per_node, etp * pp * ep, ze);   /* ranks per node (NCCL) */
     if (ep > 1 && ze > 1 && maxpe > 0) {
       esub.per_node = cl->per_node > 0 ? fmax(1, floor(cl->per_node / (etp * pp * ep))) : 0;
       if (cl->per_node > 0 && esub.per_node == 1 && cl->inter.bw > 0) esub.intra.bw = 0;

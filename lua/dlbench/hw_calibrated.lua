@@ -28,7 +28,7 @@ local H100_ROWS = { "foundry-mpt-13b-s32768-8xh100", "foundry-mpt-1b-s2048-512xh
 local H100_FP8_ROWS = { "foundry-mpt-1b-s8192-8xh100-fp8", "nemo-gpt3-175b-s2048-512xh100-fp8",
   "nemo-llama2-13b-s4096-16xh100-fp8", "nemo-llama3-70b-s8192-64xh100-fp8" }
 local GPU_POOLED_ROWS = { "(the A100 and H100 rows above)", "dle-resnet50-amp-8xv100-16g" }
-local A100 = { tensor = { 0.78, A100_ROWS } }
+local A100 = { tensor = { 0.80, A100_ROWS } }
 return {
   label = "CALIBRATED",
   fitted_by = "notebooks/validation.lua: flops_eff minimising the median |log error| on the "
@@ -38,7 +38,7 @@ return {
     ["A100-SXM4-40GB"] = A100,   -- one GA100 die (the notebook's chip key "A100")
     ["H100-SXM"] = { tensor = { 0.70, H100_ROWS }, fp8 = { 0.78, H100_FP8_ROWS } },
     -- one calibration row of its own: the value pooled over every GPU calibration row
-    ["V100-SXM2-16GB"] = { tensor = { 0.70, GPU_POOLED_ROWS, pooled = "gpu" } },
+    ["V100-SXM2-16GB"] = { tensor = { 0.72, GPU_POOLED_ROWS, pooled = "gpu" } },
     -- no fp8 calibration row of its own (its rows, issue [21], are all held out): the
     -- value pooled over the GPU fp8 calibration rows
     ["B200"] = { fp8 = { 0.78, { "(the H100 fp8 rows above)" }, pooled = "gpu" } },

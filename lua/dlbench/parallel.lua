@@ -1,5 +1,5 @@
 -- dlbench.parallel — how long a training step takes on N devices, and how to split the
--- model: alpha-beta collectives, data parallelism (sync and async), layer/pipeline and
+-- model: alpha-beta and NCCL collectives, data parallelism (sync and async), layer/pipeline and
 -- tensor parallelism, ZeRO, a 3-D planner and Amdahl fits. Heavy lifting in C
 -- (graphs/parallel/collective.c, parallel_data.c, pipeline.c, planner.c, amdahl.c).
 -- Units: seconds, bytes, bytes/s, FLOPs, FLOP/s.
@@ -247,7 +247,7 @@ doc.doc(M.work, "dlb.parallel.work(stats, batch[, {samples_epoch=, precision=}])
 
 local DATA_OPTS = set { "stats", "work", "hw", "device", "precision", "workers", "subbatch",
   "batch", "stats_batch", "cluster", "bw", "latency", "eff", "algo", "bucket", "overlap",
-  "async", "shards", "samples_epoch", "per_node", "nodes", "per_op" }
+  "async", "shards", "samples_epoch", "per_node", "nodes", "per_op", "collectives" }
 
 -- Whether stats carry per-op costs (what dlb.roofline.time times op by op).
 local function has_op_costs(s)
@@ -333,6 +333,17 @@ function M.data(o)
     w = c
   end
   local cl = cluster_of(fname, o)
+  -- the gradient allreduce as NCCL runs it on GPUs, else alpha-beta (the planner's rule and
+  -- its one allreduce, dlb_par_dp_allreduce); NCCL chooses its own algorithm, so algo= (an
+  -- alpha-beta algorithm) goes with collectives = "alpha-beta"
+  local coll = o.collectives == nil and base.default_collectives(o, cl) or o.collectives
+  local nccl = enum(fname, "collectives", coll, base.COLLECTIVES)
+  if nccl == 1 and o.algo ~= nil and not o.async then
+    error(string.format("%s: algo='%s' is an alpha-beta algorithm, but the allreduce runs as "
+      .. "NCCL runs it (collectives = \"nccl\"%s, which picks its own algorithm): give "
+      .. "collectives = \"alpha-beta\" with algo=", fname, tostring(o.algo),
+      o.collectives == nil and ", the default on a GPU" or ""), 2)
+  end
   -- Per-worker compute from dlb.roofline.time when the costs are a graph's stats and hw is a
   -- catalogue device, in the same mode as dlb.roofline.time(s, hw): op by op when the stats
   -- carry per-op costs (a graph's s.analysis, or s.ops), else whole-graph
@@ -388,8 +399,11 @@ function M.data(o)
     overlap = num(fname, "overlap", o.overlap, 0, "unit"),
     async = o.async and 1 or 0,
     shards = num(fname, "shards", o.shards, 1, "count"),
+    nccl = nccl,
   })
   r.workers = o.workers
+  -- how the gradient allreduce was timed (async parameter-server steps: alpha-beta always)
+  r.collectives = o.async and "alpha-beta" or coll
   r.fits = r.fits == 1
   r.device_mem = dev.mem
   r.grad_bytes = w.grad_bytes
@@ -401,10 +415,11 @@ function M.data(o)
   return require("dlbench.pretty").object(r, data_tostring)
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
-  .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=, per_op=} -> {step=, compute=, comm=,"
-  .. " exposed=, util=, mem=, fits=, shortfall=, grad_bytes=, ...}",
+  .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=, per_op=, collectives=} -> {step=,"
+  .. " compute=, comm=, exposed=, util=, mem=, fits=, shortfall=, grad_bytes=, collectives=, ...}",
   "data-parallel synchronous SGD (bucketed allreduce of params x gradient bytes overlapping "
-  .. "backward) or async parameter server; compute as dlb.roofline.time (op by op for a graph's "
+  .. "backward; as NCCL runs it on GPUs, collectives=\"alpha-beta\" for the ring / hierarchical "
+  .. "model and algo=) or async parameter server; compute as dlb.roofline.time (op by op for a graph's "
   .. "stats unless per_op=false); fits=false and shortfall (bytes) when a worker's footprint "
   .. "exceeds the device memory")
 

@@ -213,6 +213,20 @@ local function is_catalogue(hw)
   return ok and type(h) == "table" and h.Device ~= nil and getmetatable(hw) == h.Device
 end
 
+-- How the tensor- and data-parallel collectives are timed (issue [19]): "nccl", NCCL's own
+-- tuning model (dlb_par_nccl: algorithm and protocol by message size, the node's NICs), or
+-- "alpha-beta", the ring / hierarchical model of dlb_par_collective (before issue [19]).
+-- Used by dlb.parallel.plan / evaluate and dlb.parallel.data.
+M.COLLECTIVES = { ["alpha-beta"] = 0, nccl = 1 }
+
+-- The collectives of options o on cluster cl when o.collectives does not say: as NCCL runs
+-- them on GPUs (a catalogue GPU, or a cluster that states its NVLink), else alpha-beta (TPU
+-- ICI, CPUs, hand-made devices).
+function M.default_collectives(o, cl)
+  local gpu = (is_catalogue(o.hw) and o.hw.kind == "gpu") or (cl.nvlink or 0) > 0
+  return gpu and "nccl" or "alpha-beta"
+end
+
 M.keys, M.check_opts, M.set, M.num, M.enum, M.link = keys, check_opts, set, num, enum, link
 -- Memory pressure (issue [19] item 3): a step whose peak (the framework memory schedule's
 -- bytes) comes within PRESSURE_MARGIN of the device's capacity runs into the caching

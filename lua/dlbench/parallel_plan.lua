@@ -50,10 +50,8 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
 M.mem_schedules = MEM_SCHEDULES
 
--- How the tensor- and data-parallel collectives are timed (issue [19]): "nccl", NCCL's own
--- tuning model (dlb_par_nccl: algorithm and protocol by message size, the node's NICs), or
--- "alpha-beta", the ring / hierarchical model of dlb_par_collective (before issue [19]).
-local COLLECTIVES = { ["alpha-beta"] = 0, nccl = 1 }
+-- How the tensor- and data-parallel collectives are timed (parallel_base.lua).
+local COLLECTIVES = base.COLLECTIVES
 M.collectives = COLLECTIVES
 
 local function plan_opts(fname, o, ls)
@@ -280,12 +278,8 @@ local function setup(fname, o)
     end
     applied[#applied + 1] = string.format("collective eff %.2f (CALIBRATED)", ceff)
   end
-  -- collectives as NCCL runs them on GPUs (a catalogue GPU, or a cluster that states its
-  -- NVLink), else the alpha-beta model (TPU ICI, CPUs, hand-made devices)
-  if o.collectives == nil then
-    local gpu = (is_catalogue(o.hw) and o.hw.kind == "gpu") or (cl.nvlink or 0) > 0
-    rawset(o2, "collectives", gpu and "nccl" or "alpha-beta")
-  end
+  -- collectives as NCCL runs them on GPUs, else alpha-beta (base.default_collectives)
+  if o.collectives == nil then rawset(o2, "collectives", base.default_collectives(o, cl)) end
   local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
     applied = applied, o = o, dev = dev }
   return ls, dev, cl, o2, info

@@ -171,7 +171,10 @@ t2("ptd", 529.6, 280, 2240, 2240, 1, 159, 42)
 -- Table 5 the end-to-end iteration time with full recomputation (no sequence parallelism)
 -- and with the paper's method (sequence parallelism + selective recomputation), and MFU /
 -- HFU of the latter (model FLOPs: forward + backward without recompute, App. A; HFU adds
--- the recomputed FLOPs; peak 312 TFLOP/s).
+-- the recomputed FLOPs; peak 312 TFLOP/s). The paper's layer has dropout: §4.1's
+-- activation memory (eq. 1, 34sbh + 5as^2b) counts the attention-dropout mask (as^2b) and
+-- the masks of the dropouts after attention and MLP, so the rows build the GPT with
+-- dropout = true (a data fix of issue [19]: the rows were first built without dropout).
 ---------------------------------------------------------------------------------------
 local KORTHIKANTI = "Korthikanti et al. 2022 (arXiv 2205.05198)"
 local K_CFG = {
@@ -188,7 +191,7 @@ local function k5(size, method, step, mfu, hfu, note)
     id = "korthikanti-" .. size .. "-" .. (selective and "selective-sp" or "full-recompute")
       .. "-" .. c[7] .. "xa100",
     model = { builder = "gpt", opts = { layers = c[4], hidden = c[3], heads = c[2],
-      vocab = 51200, context = 2048, seq = 2048 } },
+      vocab = 51200, context = 2048, seq = 2048, dropout = true } },
     params = c[1],
     hw = "A100-SXM4-80GB", devices = c[7],
     layout = { dp = 1, tp = c[5], pp = c[6], global_batch = c[8], micro_batch = c[9],
@@ -217,7 +220,7 @@ k5("1t", "selective", 71.49, 0.563, 0.570, K_NOTE)
 add {
   id = "korthikanti-530b-selective-sp-2240xa100",
   model = { builder = "gpt", opts = { layers = 105, hidden = 20480, heads = 128, vocab = 51200,
-    context = 2048, seq = 2048 } },
+    context = 2048, seq = 2048, dropout = true } },
   params = 530e9,
   hw = "A100-SXM4-80GB", devices = 2240,
   layout = { dp = 8, tp = 8, pp = 35, global_batch = 2240, micro_batch = 1,

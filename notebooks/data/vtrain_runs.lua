@@ -8,7 +8,8 @@
 -- NVLink inside a node (intra_node_bandwidth 150 GB/s), 800 Gb/s per node between nodes,
 -- fp16 mixed precision, full activation checkpointing, 1F1B, DDP without gradient buckets,
 -- vocabulary 50257. What it does not state, and what these rows assume (docs/validation.md):
---   * the A100 variant: the 40 GB SXM4 part (A100-SXM4-40GB);
+--   * the A100 variant: the 80 GB SXM4 part (A100-SXM4-80GB; first assumed 40 GB, changed
+--     because the 3.6B model at tp 1 holds 57.6 GB of DDP state: docs/validation.md);
 --   * the NICs: 4 per node of 200 Gb/s (HDR InfiniBand), 4 x 200 = 800 Gb/s per node;
 --   * the stack: Megatron-LM's 2021-22 kernels (the megatron-lm profile).
 -- Each row's role (fit / held) was fixed by a hash of its key before any error was seen.

@@ -2,7 +2,9 @@
 -- dlb.parallel.nccl (tuning.cc's 4 algorithms x 3 protocols, the fastest); (2) the planner's
 -- full search for GPT-3 175B over 4,096 A100s with collectives as NCCL runs them and the
 -- host-side model on (megatron-lm profile), against collectives = "alpha-beta"; (3) the
--- 761 vTrain layouts evaluated once each (the validation notebook's inner loop). Figures
+-- 761 vTrain layouts evaluated once each (the validation notebook's inner loop); (4)
+-- dlb.parallel.data with its gradient allreduce as NCCL runs it (the default on a catalogue
+-- GPU) against collectives = "alpha-beta". Figures
 -- in BENCHMARKS.md "Host-side model and NCCL collectives".
 -- Run: dlbench run tests/bench/bench_host_nccl.lua (or under LuaJIT with DLB_BACKEND=ffi).
 local dlb = require "dlbench"
@@ -48,3 +50,22 @@ local m = time(1, function()
 end)
 print(string.format("  the %d vTrain layouts evaluated: %.2f s (%.2f ms per layout, models cached after the first run)",
   #vrows, m, m / #vrows * 1e3))
+
+-- (4) data parallelism: a 1 GB gradient in 25 MB buckets over 8..4096 A100s (DGX nodes)
+local w = { flops_sample = 1e12, grad_bytes = 1e9, bwd_frac = 2 / 3 }
+local big = P.cluster { hw = hw, per_node = 8, nodes = 512 }
+local counts = { 8, 16, 64, 256, 1024, 4096 }
+for _, c in ipairs { "nccl", "alpha-beta" } do
+  local nd, r = 2000, nil
+  local md = time(5, function()
+    for i = 1, nd do
+      r = P.data { work = w, hw = hw, workers = counts[i % #counts + 1], subbatch = 8, cluster = big,
+        bucket = 25e6, overlap = 1, collectives = c }
+    end
+  end)
+  local r4k = P.data { work = w, hw = hw, workers = 4096, subbatch = 8, cluster = big, bucket = 25e6,
+    overlap = 1, collectives = c }
+  print(string.format("  dlb.parallel.data, collectives %-10s: %.1f us per call (median of 5 x %d); "
+    .. "4096 workers: allreduce %.1f ms, exposed %.1f ms", c, md / nd * 1e6, nd, r4k.comm * 1e3,
+    r4k.exposed * 1e3))
+end

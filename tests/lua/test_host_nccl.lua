@@ -73,6 +73,55 @@ T.test("collectives as NCCL runs them, or the alpha-beta model", function()
   T.checkerr("broadcast runs rings only", P.nccl, "broadcast", 1, t, "tree")
 end)
 
+T.test("dlb.parallel.data: the gradient allreduce as NCCL runs it, or alpha-beta", function()
+  local A100 = dlb.hw.get("A100-SXM4-80GB")
+  local cl = P.cluster { hw = A100, per_node = 8, nodes = 4 }
+  local w = { flops_sample = 1e12, grad_bytes = 1e9, bwd_frac = 2 / 3 }
+  local r = P.data { work = w, hw = A100, workers = 32, subbatch = 4, cluster = cl }
+  T.eq(r.collectives, "nccl", "the default on a catalogue GPU, as dlb.parallel.plan")
+  -- NCCL's choice for 1 GB over 4 DGX A100 nodes, 8 ranks each: ring / Simple
+  local topo = P.nccl_topo(cl, 32, 8)
+  local nc = P.nccl("allreduce", 1e9, topo)
+  T.eq(nc.algo, "ring"); T.eq(nc.proto, "Simple")
+  T.near(r.comm, nc.time, 1e-12, "one bucket: P.nccl's allreduce of the gradient")
+  -- the same by hand from tuning.cc (v2.19): ring, n = 32 ranks, N = 4 nodes; nsteps =
+  -- 2(n-1) = 62, ninter = 2N = 8; latency = baseLat 8.4 + (62-8) x max(hwLat[NVLINK] 3.4,
+  -- netOverhead 1 x 3) + 8 x hwLat[NET] 14.0 us, x 1.4 (the ring plateau, NVLink 3); bus
+  -- bandwidth min(bw_intra, bw_inter) (more than one node) x n / nsteps to algorithm bandwidth
+  local lat = (8.4 + 54 * 3.4 + 8 * 14.0) * 1.4 * 1e-6
+  local algbw = math.min(topo.bw_intra, topo.bw_inter) * 32 / 62
+  T.near(r.comm, lat + 1e9 / algbw, 1e-12, "tuning.cc's ring / Simple by hand")
+  -- the node's 8 NICs (200 Gb/s HDR each) shared by the node's 8 ranks
+  T.near(topo.bw_inter, 8 * cl.inter.bw * (cl.inter.eff or 1) * 8 / 8, 1e-12, "multi-rail")
+  T.near(r.wire, 2 * 31 / 32 * 1e9, 1e-12, "wire: nccl-tests' bus convention, 2(n-1)/n x S")
+  -- 25 MB buckets: 40 allreduces of 25 MB each, the last one exposed
+  local b = P.data { work = w, hw = A100, workers = 32, subbatch = 4, cluster = cl,
+    bucket = 25e6, overlap = 1 }
+  local t25 = P.nccl("allreduce", 25e6, topo).time
+  T.near(b.comm, 40 * t25, 1e-12, "40 buckets"); T.eq(b.buckets, 40)
+  T.near(b.exposed, b.comm - math.min(39 * t25, b.compute * 2 / 3), 1e-12, "the last bucket")
+  -- workers that do not fill a node: 4 ranks of one node on NVLink (NCCL on one node)
+  local one = P.data { work = w, hw = A100, workers = 4, subbatch = 4, cluster = cl }
+  T.near(one.comm, P.nccl("allreduce", 1e9, P.nccl_topo(cl, 4, 4)).time, 1e-12, "one node")
+  -- collectives = "alpha-beta": the ring / hierarchical model, with its algo=
+  local a = P.data { work = w, hw = A100, workers = 32, subbatch = 4, cluster = cl,
+    collectives = "alpha-beta" }
+  T.eq(a.collectives, "alpha-beta")
+  T.near(a.comm, P.allreduce { bytes = 1e9, n = 32, cluster = cl }, 1e-12, "alpha-beta")
+  local at = P.data { work = w, hw = A100, workers = 32, subbatch = 4, cluster = cl,
+    collectives = "alpha-beta", algo = "tree" }
+  T.near(at.comm, P.allreduce { bytes = 1e9, n = 32, cluster = cl, algo = "tree" }, 1e-12)
+  T.checkerr("give collectives = \"alpha-beta\" with algo=", P.data,
+    { work = w, hw = A100, workers = 32, subbatch = 4, cluster = cl, algo = "tree" })
+  T.checkerr("collectives", P.data,
+    { work = w, hw = A100, workers = 32, subbatch = 4, cluster = cl, collectives = "mpi" })
+  -- a hand-made device keeps the alpha-beta model; asynchronous training is alpha-beta always
+  local hand = { name = "hand", peak = { fp32 = 15e12 }, mem_bw = 900e9 }
+  T.eq(P.data { work = w, hw = hand, workers = 4, subbatch = 4, bw = 10e9 }.collectives, "alpha-beta")
+  T.eq(P.data { work = w, hw = A100, workers = 4, subbatch = 4, cluster = cl, async = true }
+    .collectives, "alpha-beta")
+end)
+
 T.test("memory pressure: within 10% of capacity the time is flagged UNRELIABLE", function()
   local frac, why = P.mem_pressure(0.95e9, 1e9)
   T.near(frac, 0.95, 1e-12)

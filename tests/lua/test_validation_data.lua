@@ -278,6 +278,21 @@ T.test("throughput and MFU / model TFLOP/s of a row agree with the built model's
   assert(n >= 20, "rows with both a throughput and a utilisation, got " .. n)
 end)
 
+-- Korthikanti et al. 2022 §4.1 (eq. 1, 34sbh + 5as^2b bytes per layer) counts the masks of
+-- the attention dropout and the two hidden dropouts: the paper's layer has dropout, so its
+-- rows build the GPT with dropout = true (issue [19]: the rows first built it without).
+T.test("Korthikanti rows build the paper's layer: with its dropouts", function()
+  assert(rows, "rows loaded")
+  local n = 0
+  for _, r in ipairs(rows) do
+    if r.id:find("^korthikanti%-") then
+      T.eq(r.model.opts.dropout, true, r.id .. ": dropout (Korthikanti et al. 2022 sec. 4.1)")
+      n = n + 1
+    end
+  end
+  T.eq(n, 9, "the nine Korthikanti rows")
+end)
+
 T.test("coverage: GPT, Llama, BERT and ResNet on A100, H100, V100 and TPU, several sequences", function()
   assert(rows, "rows loaded")
   local builders, hws, seqs = {}, {}, {}
