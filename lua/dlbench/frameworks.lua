@@ -198,7 +198,10 @@ function M.attention_eff(p, dev, prec)
   local fam = p.attention
   local base = dev:attention_eff(prec)
   if fam == "unfused" then return base, "unfused" end
-  local t = require("dlbench.hw_kernels")[dev.name]
+  -- a modified copy (hw:with, e.g. the CALIBRATED flops_eff: "H100-SXM+flops_eff") keeps
+  -- its catalogue device's measured kernels
+  local K = require("dlbench.hw_kernels")
+  local t = K[dev.name] or K[tostring(dev.name):match("^([^+]+)%+")]
   local e = type(t) == "table" and t[fam]
   if e and base > 0 and dev.attn_eff and dev.attn_eff > 0 then
     -- the same precision scaling as attn_eff (fp8 steps run attention in bf16)
