@@ -90,7 +90,7 @@ local function excluded(r)
   end
 end
 
-local LAYERS = {}
+local LAYERS, CAUSAL = {}, {}
 local function setup(r, unscored)
   local why = excluded(r)
   if why and not unscored then return nil, why end
@@ -113,6 +113,12 @@ local function setup(r, unscored)
     -- prepared: copied into C once, for the thousands of evaluations of the calibrations
     ls = P.prepare(P.layers.from_graph(g, { precision = gp, fuse = fuse }))
     LAYERS[mkey] = ls
+    -- model FLOPs per sample with a causal decoder's attention matmuls counted half
+    -- (dlbench.mfu's attention_flops = "causal"), for rows whose source counts so
+    local fb, mfu = 0, require "dlbench.mfu"
+    local _, causal = mfu.attention_fwd(g)
+    for _, l in ipairs(ls) do fb = fb + l.flops_fwd + l.flops_bwd end
+    CAUSAL[mkey] = causal and (mfu.model_flops(fb, 1, g, nil, nil, "model", "causal")) or false
   end
   local L = r.layout or {}
   local tp, pp = L.tp, L.pp
@@ -128,6 +134,7 @@ local function setup(r, unscored)
     nics = r.nics,
     framework = r.framework, profile = prof.name,
     model_fps = fwd + bwd, hw_fps = fwd + bwd + (rc and fwd or 0) }
+  s.model_causal_fps = CAUSAL[mkey] or nil
   local micro = L.micro_batch or 1
   local gb = L.global_batch
   if tp or pp or L.dp then
@@ -199,7 +206,10 @@ local function measured(r, s)
   if m.tokens_per_s then return per_dev(m.tokens_per_s) / s.seq, "tokens/s" end
   if m.step_time then return s.batch / m.step_time / s.n, "step time" end
   if m.tflops_per_gpu then
-    local fps = m.flops_kind == "hardware" and s.hw_fps or s.model_fps
+    local fps = m.flops_kind == "hardware" and s.hw_fps
+      or m.flops_kind == "model_causal" and s.model_causal_fps or s.model_fps
+    if not fps then error("validation: row " .. r.id .. " counts causal attention half, but its "
+      .. "model is not a causal decoder dlbench.mfu knows") end
     return m.tflops_per_gpu * 1e12 / fps, "TFLOP/s (" .. (m.flops_kind or "?") .. ")"
   end
   if m.mfu then
