@@ -214,6 +214,26 @@ function M.attention_eff(p, dev, prec)
     .. ": the device's FlashAttention-2 attn_eff)"
 end
 
+-- == causal masking: which kernel families skip the masked blocks ======================
+-- A causal FlashAttention-style kernel skips the key blocks above the diagonal (about half
+-- the score and value matmuls at long sequences), so a causal decoder's fused attention
+-- runs at half the FLOPs the graph counts. Listed per kernel family with the evidence that
+-- the family's causal kernel skips; a family not listed is timed on all its FLOPs.
+-- Chosen after seeing errors (issue [21]): the Megatron-Core long-context rows of
+-- notebooks/validation.lua erred by a flat -30% with whole attention (docs/validation.md).
+M.CAUSAL_SKIP = {
+  cudnn = "Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608) Fig. 5, causal panels: "
+    .. "cuDNN's causal forward reaches 539 TFLOP/s at 16k, hdim 128, on H100 with the causal "
+    .. "FLOPs counted half (the paper's convention), 0.91 of its non-causal 595: the masked "
+    .. "half is not computed. Transformer Engine runs it for attn_mask_type = causal on Hopper "
+    .. "(get_attention_backend: FusedAttention preferred on sm90+)",
+}
+-- The source when profile p's attention kernel skips the masked blocks of causal attention
+-- (nil: timed on all the FLOPs the graph counts).
+function M.causal_skip(p)
+  return M.CAUSAL_SKIP[p.attention]
+end
+
 -- == calibration =========================================================================
 -- calibration = "catalogue" (the default: hw_catalog.lua's datasheet and paper values) or
 -- "validated" (the CALIBRATED values of lua/dlbench/hw_calibrated.lua, fitted by

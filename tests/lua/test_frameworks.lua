@@ -120,6 +120,49 @@ T.test("attention kernel: device x kernel family", function()
   T.eq(R.time(s, A100, { framework = "nemo" }).attention_kernel, k)
 end)
 
+T.test("causal masking: cuDNN's kernels skip the masked blocks in the planner's op times", function()
+  -- the family's evidence (FA3 paper, causal panels, FLOPs counted half); FA2 not listed
+  assert(F.causal_skip(F.get("nemo")):find("Shah et al. 2024", 1, true))
+  assert(F.causal_skip(F.get("megatron-core")))
+  T.eq(F.causal_skip(F.get("torchtitan")), nil)
+  local PL = P.layers
+  local function attn_and_rest(ls)
+    local a, r, fl = 0, 0, ls.ops
+    for k = 0, #fl - 1, 13 do
+      local f = fl[k + 3] + fl[k + 4]
+      if fl[k + 13] == 1 then a = a + f else r = r + f end
+    end
+    return a, r
+  end
+  local g = dlb.models.llama { layers = 2, hidden = 256, heads = 4, kv_heads = 4, ffn = 512, vocab = 1000, seq = 512, batch = 2 }
+  local nemo = F.get("nemo")
+  local skip = PL.from_graph(g, { precision = "mixed_bf16", framework = "nemo" })
+  local whole = PL.from_graph(g, { precision = "mixed_bf16", fuse = F.fuse_of(nemo, "transformer") })
+  T.eq(skip.causal_skip, true); T.eq(whole.causal_skip, nil)
+  local a1, r1 = attn_and_rest(skip)
+  local a0, r0 = attn_and_rest(whole)
+  assert(a0 > 0, "fused attention ops")
+  T.near(a1, a0 / 2, 1e-9 * a0, "the attention kernels at half their FLOPs")
+  T.near(r1, r0, 1e-9 * r0, "every other op as counted")
+  -- the layers' FLOPs (model FLOPs, MFU) stay as the graph counts them
+  for i = 1, #skip do T.eq(skip[i].flops_fwd, whole[i].flops_fwd) end
+  -- a profile whose kernel is not listed (FlashAttention-2) times them whole
+  local tt = PL.from_graph(g, { precision = "mixed_bf16", framework = "torchtitan" })
+  T.eq(tt.causal_skip, nil)
+  -- a non-causal model (BERT) under nemo: whole
+  local b = dlb.models.bert { size = "base", seq = 128, batch = 2 }
+  T.eq(PL.from_graph(b, { precision = "mixed_bf16", framework = "nemo" }).causal_skip, nil)
+  -- evaluate/plan with graph= build the layers as from_graph{framework=} does
+  local base = { hw = H100, precision = "mixed_bf16", dp = 1, tp = 1, pp = 1, batch = 8, m = 4 }
+  local function ev(t) local o = {}; for k, v in pairs(base) do o[k] = v end
+    for k, v in pairs(t) do o[k] = v end; return P.evaluate(o) end
+  local rg = ev { graph = g, framework = "nemo" }
+  local rl = ev { layers = skip, framework = "nemo" }
+  local rw = ev { layers = whole, framework = "nemo" }
+  T.near(rg.step, rl.step, 1e-12 * rl.step, "graph= = layers from_graph{framework=}")
+  assert(rl.step < rw.step, "skipping the masked blocks is faster")
+end)
+
 T.test("calibration: validated takes the CALIBRATED flops_eff with its rows, and says so", function()
   local C = require "dlbench.hw_calibrated"
   local e = C.flops_eff["H100-SXM"].tensor
