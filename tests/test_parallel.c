@@ -316,8 +316,10 @@ static void attention_ops(void) {
   d.attn_eff = 0.4;
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   CHECK_NEAR(r.step, 4 * (2e9 / (P * 0.4) + 4e9 / (P * 0.8)), 1e-12);
-  /* the mark is 0 or 1 */
+  /* the mark is 0, 1 or 2 (an expert op: the same rule as 0 outside a MoE layer) */
   ops[3].attention = 2;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  ops[3].attention = 3;
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "attention") != NULL);
 }

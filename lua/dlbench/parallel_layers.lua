@@ -288,7 +288,9 @@ end
 -- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
 -- half: the fused attention kernels run at half their FLOPs (a causal decoder under a
 -- profile whose kernel skips the masked blocks: dlb.frameworks.causal_skip).
-local function ops_of(ops1, ops2, B, n, half)
+-- moe[layer]: true for a MoE layer (its experts' ops, named <layer>/experts/... by
+-- dlb.models.moe, are flagged 2: the planner gives a rank experts/ep of them under ep).
+local function ops_of(ops1, ops2, B, n, half, moe)
   local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.L, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
@@ -336,7 +338,11 @@ local function ops_of(ops1, ops2, B, n, half)
     flat[k + 1], flat[k + 2], flat[k + 3], flat[k + 4] = li - 1, ph, fs, f0
     flat[k + 5], flat[k + 6], flat[k + 7], flat[k + 8] = bs, b0, m, nn
     flat[k + 9], flat[k + 10], flat[k + 11], flat[k + 12] = kk, bb, grow, split
-    flat[k + 13] = (Kn and Kn[j] == 1) and 1 or 0
+    local flag = (Kn and Kn[j] == 1) and 1 or 0
+    if flag == 0 and moe[li] and (core.analysis_op_name(ops1.a, j - 1) or ""):find("/experts/", 1, true) then
+      flag = 2
+    end
+    flat[k + 13] = flag
     k = k + 13
   end
   return flat
@@ -569,7 +575,9 @@ function M.from_graph(g, o)
     local _, causal = require("dlbench.mfu").attention_fwd(g, o.bind)
     half = causal and fw.causal_skip(prof) and true or false
   end
-  out.ops = ops_of(ops1, two and ops2, B, n, half)
+  local moe = {}
+  for i = 1, n do moe[i] = (out[i].experts or 0) > 0 end
+  out.ops = ops_of(ops1, two and ops2, B, n, half, moe)
   out.causal_skip = half or nil
   -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
   -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
