@@ -605,11 +605,12 @@ print("  (second round, commit 7eee22c, same split: catalogue median 14.9%, p90 
 -- explanations are text only: nothing here changes a prediction.
 local WHY = {
   -- issue [21]'s rows first (their ids also hold "h100" and "fp8")
-  { "qwen3%-30b", "fine-grained MoE (128 experts of width 768, top-8): the grouped GEMM over "
-    .. "small per-expert shapes, the token permutation and dropless routing's host sync are "
-    .. "not modelled (the experts run as one batched matmul)" },
-  { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): grouped GEMM, "
-    .. "permutation and the dropless host sync not modelled" },
+  { "qwen3%-30b", "fine-grained MoE (128 experts of width 768, top-8): a fixed cost per MoE "
+    .. "layer and micro-batch is missing (the source's own B200 MBS 1 vs GB200 MBS 4 rows imply "
+    .. "~7 ms per layer, fwd + bwd); Megatron-Core's router, permutation, per-expert launches "
+    .. "and the dispatcher's host sync are not modelled op by op" },
+  { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): the per-layer "
+    .. "router / permutation / host-sync costs of Megatron-Core not modelled" },
   { "modelzoo.*%-s[1-9]%d%d%d%d", "long context: cuDNN attention at its non-causal 0.54 on half "
     .. "its FLOPs (the masked blocks skipped); the error grows with cp (-18% at cp 1 to +16% at "
     .. "cp 8): the ring's per-step kernels and the exchange's overlap are what changes" },
