@@ -233,6 +233,9 @@ M.CAUSAL_SKIP = {
 function M.causal_skip(p)
   return M.CAUSAL_SKIP[p.attention]
 end
+doc.doc(M.causal_skip, "dlb.frameworks.causal_skip(profile) -> source | nil",
+  "whether the profile's attention kernel skips the masked blocks of causal attention (the "
+  .. "planner then times a causal decoder's fused attention at half its FLOPs), with the evidence")
 
 -- == calibration =========================================================================
 -- calibration = "catalogue" (the default: hw_catalog.lua's datasheet and paper values) or
