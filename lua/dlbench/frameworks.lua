@@ -199,9 +199,12 @@ function M.attention_eff(p, dev, prec)
   local base = dev:attention_eff(prec)
   if fam == "unfused" then return base, "unfused" end
   -- a modified copy (hw:with, e.g. the CALIBRATED flops_eff: "H100-SXM+flops_eff") keeps
-  -- its catalogue device's measured kernels
+  -- its catalogue device's measured kernels, unless its attn_eff was the change (then the
+  -- caller's number stands, as for a device without kernels)
   local K = require("dlbench.hw_kernels")
-  local t = K[dev.name] or K[tostring(dev.name):match("^([^+]+)%+")]
+  local t = K[dev.name]
+  local cat, changed = tostring(dev.name):match("^([^+]+)%+(.+)$")
+  if not t and cat and not ("+" .. changed .. "+"):find("+attn_eff+", 1, true) then t = K[cat] end
   local e = type(t) == "table" and t[fam]
   if e and base > 0 and dev.attn_eff and dev.attn_eff > 0 then
     -- the same precision scaling as attn_eff (fp8 steps run attention in bf16)

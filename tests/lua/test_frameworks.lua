@@ -113,6 +113,9 @@ T.test("attention kernel: device x kernel family", function()
   T.eq(R.time(s, H100, { framework = "nemo" }).attention_kernel, "cudnn")
   -- a modified copy (hw:with, as the CALIBRATED flops_eff makes) keeps its device's kernels
   T.near(F.attention_eff(F.get("nemo"), H100:with { flops_eff = 0.7 }, "fp16"), 0.54, 1e-12)
+  -- ... unless the change is its attn_eff: the caller's number stands
+  local ew, kw = F.attention_eff(F.get("nemo"), H100:with { attn_eff = 0.45 }, "fp16")
+  T.near(ew, 0.45, 1e-12); assert(kw:find("no measured efficiency", 1, true), kw)
   -- a family without a measured number: the device's FlashAttention-2 value, said so
   local A100 = dlb.hw.get("A100-SXM4-80GB")
   local e, k = F.attention_eff(F.get("nemo"), A100, "fp16")
