@@ -190,10 +190,11 @@ end
 -- == the attention kernel: device x kernel family =======================================
 -- The catalogue keeps each device's measured efficiency per kernel family
 -- (lua/dlbench/hw_kernels.lua: {flash2 = {0.34, source}, flash3 = {0.59, source},
--- cudnn = {0.54, source}} for the H100); the device's attn_eff is the FlashAttention-2 value. The efficiency a profile's
--- kernel gets on a device at a precision, and the kernel as reported: "unfused" -> the
--- device's attn_eff is irrelevant (the attention pass is off: no fused kernel); a family
--- without a measured number on that device -> the device's attn_eff, said so.
+-- cudnn = {0.54, source}} for the H100); the device's attn_eff is the FlashAttention-2
+-- value. The efficiency a profile's kernel gets on a device at a precision, and the kernel
+-- as reported: "unfused" -> the device's attn_eff is irrelevant (the attention pass is off:
+-- no fused kernel); a family without a measured number on that device -> the device's
+-- attn_eff, said so.
 function M.attention_eff(p, dev, prec)
   local fam = p.attention
   local base = dev:attention_eff(prec)
