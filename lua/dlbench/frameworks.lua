@@ -238,8 +238,21 @@ function M.causal_skip(p)
   return M.CAUSAL_SKIP[p.attention]
 end
 doc.doc(M.causal_skip, "dlb.frameworks.causal_skip(profile) -> source | nil",
-  "whether the profile's attention kernel skips the masked blocks of causal attention (the "
-  .. "planner then times a causal decoder's fused attention at half its FLOPs), with the evidence")
+  "whether the profile's attention kernel skips the masked blocks of causal attention (a "
+  .. "causal decoder's fused attention is then timed at half its FLOPs), with the evidence")
+
+-- The fraction of the fused attention kernels' counted FLOPs they compute (dlb_roof
+-- attn_work) for a step of a model under profile p: 0.5 for a causal decoder (causal = true:
+-- dlbench.mfu.attention_fwd, or a layer list's `causal`) whose kernel skips the masked
+-- blocks; nil (all of them) otherwise. The one place the rule is applied: dlb.roofline.time,
+-- the planner and sweeps set the device's attn_work from it.
+function M.attn_work(p, causal)
+  if causal and p and M.causal_skip(p) then return 0.5 end
+  return nil
+end
+doc.doc(M.attn_work, "dlb.frameworks.attn_work(profile, causal) -> 0.5 | nil",
+  "the fraction of the fused attention kernels' FLOPs computed (the device's attn_work) for a "
+  .. "causal decoder's step under the profile: 0.5 when its kernel skips the masked blocks")
 
 -- == calibration =========================================================================
 -- calibration = "catalogue" (the default: hw_catalog.lua's datasheet and paper values) or

@@ -24,15 +24,8 @@ local function is_graph(g)
     and type(g.stats) == "function"
 end
 
-local function layers_of(fname, g, o, fuse, prof)
+local function layers_of(fname, g, o, fuse)
   if is_graph(g) then
-    -- under a profile (no fuse= of the caller's): built as from_graph{framework=} builds
-    -- them, the profile's fusion passes and its attention kernel's causal masking
-    -- (dlb.frameworks.causal_skip)
-    if o.fuse == nil and prof and prof.name ~= "none" then
-      return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
-        framework = prof.name })
-    end
     return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
       fuse = fuse })
   end
@@ -261,7 +254,15 @@ local function setup(fname, o)
     dev.host_op, dev.host_layer = fw.host_of(prof, calibration)
   end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
-  local ls = layers_of(fname, lsrc, o, fuse, prof)
+  local ls = layers_of(fname, lsrc, o, fuse)
+  -- the profile's attention kernel on a causal decoder (dlb.frameworks.attn_work): the
+  -- masked blocks skipped (a device the caller gives keeps its own attn_work)
+  if not o.device and type(ls) == "table" then
+    dev.attn_work = fw.attn_work(prof, rawget(ls, "causal"))
+    if dev.attn_work and dev.attention_kernel then
+      dev.attention_kernel = dev.attention_kernel .. " (causal: masked blocks skipped)"
+    end
+  end
   if o.w_bytes ~= nil and type(ls) == "table" then
     -- w_bytes= given: it sets every layer's weight bytes (a graph's own per-layer bytes go)
     local c = {}
