@@ -336,8 +336,22 @@ static void attention_ops(void) {
   d.attn_eff = 0.4;
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   CHECK_NEAR(r.step, 4 * (2e9 / (P * 0.4) + 4e9 / (P * 0.8)), 1e-12);
-  /* the mark is 0 or 1 */
+  /* a kernel that skips the masked blocks of causal attention computes attn_work of its
+  ** counted FLOPs (0.5), at attn_eff, or at flops_eff when that is 0 */
+  d.attn_work = 0.5;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (0.5 * 2e9 / (P * 0.4) + 4e9 / (P * 0.8)), 1e-12);
+  d.attn_eff = 0;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (0.5 * 2e9 + 4e9) / (P * 0.8), 1e-12);
+  d.attn_work = 1.5;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "attn_work must be in [0, 1]") != NULL);
+  d.attn_work = 0; d.attn_eff = 0.4;
+  /* the mark is 0, 1 or 2 (an expert op: the same rule as 0 outside a MoE layer) */
   ops[3].attention = 2;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  ops[3].attention = 3;
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "attention") != NULL);
 }

@@ -51,6 +51,11 @@ enum {
 **                  backward reaches ~66% of peak on an A100 but ~34% on an H100 (Dao 2023,
 **                  "FlashAttention-2", sec. 4.1 and Fig. 7); 0 = off (flops_eff and the
 **                  matmul efficiency, as any matmul).
+** attn_work        the fraction of a fused attention kernel's counted FLOPs it computes
+**                  (at attn_eff, or at flops_eff when that is 0): 0.5 for a causal
+**                  decoder's kernels that skip the masked blocks (dlb.frameworks.attn_work
+**                  sets it per call); 0 = 1, all. Not a device's number: a property of the
+**                  step and its kernel.
 ** The host-side model (issue [19]; dlb_timeline in graphs/hw/roofline_impl.h), 0 = off:
 ** host_op          s of host time to issue one op (framework dispatch: Python, the
 **                  dispatcher, the launch call); the device cannot start an op before the
@@ -81,6 +86,7 @@ typedef struct dlb_roof {
   double level1_size, level1_bw, level2_size, level2_bw;
   double level3_size, level3_bw, level4_size, level4_bw;
   double attn_eff;
+  double attn_work;
   double host_op;
   double host_layer;
 } dlb_roof;
@@ -100,7 +106,7 @@ DLB_API const char *dlb_precision_name(int id);
 DLB_API double dlb_precision_bytes(int id);
 
 /* Check a device: positive finite peak and bw, effs in (0, 1] (attn_eff in [0, 1], 0 =
-** off), cache >= 0, elem > 0,
+** off; attn_work in [0, 1]), cache >= 0, elem > 0,
 ** the kernel-model fields finite and >= 0 (tiles >= 1 or 0), mem >= 0. Returns DLB_OK or
 ** DLB_EINVAL naming the bad field. */
 DLB_API int dlb_roof_check(const dlb_roof *d);

@@ -60,6 +60,9 @@ int dlb_roof_check(const dlb_roof *d) {
   if (!(d->attn_eff >= 0 && d->attn_eff <= 1))
     return dlb_fail(DLB_EINVAL, "roofline: attn_eff must be in [0, 1] (0: off), got %g",
                     d->attn_eff);
+  if (!(d->attn_work >= 0 && d->attn_work <= 1))
+    return dlb_fail(DLB_EINVAL, "roofline: attn_work must be in [0, 1] (the fraction of the "
+                    "attention kernels' FLOPs computed; 0: all), got %g", d->attn_work);
   if (!isfinite(d->cache) || d->cache < 0)
     return dlb_fail(DLB_EINVAL, "roofline: cache must be >= 0 bytes, got %g", d->cache);
   if (!positive(d->peak * d->flops_eff) || !positive(d->bw * d->bw_eff))

@@ -117,10 +117,13 @@ static double level_bw(const dlb_roof *d, double bytes) {
 ** `attention` fusion pass: FlashAttention's forward, or its backward with the recompute)
 ** runs at the device's attn_eff of peak when that is set: the kernel's measured FLOP/s
 ** (Dao 2023, "FlashAttention-2", sec. 4.1, Fig. 4 and 7) already holds its tiling, its
-** softmax and its occupancy, so no matmul-shape efficiency applies on top. */
+** softmax and its occupancy, so no matmul-shape efficiency applies on top. A kernel that
+** skips the masked blocks of causal attention computes d->attn_work of the FLOPs counted
+** (0.5; Dao 2023 sec. 3.1.1, "causal masking"). */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
                        int attention, int *mem_bound) {
   double ct;
+  if (attention && d->attn_work > 0) flops *= d->attn_work;
   if (attention && d->attn_eff > 0) {
     ct = flops / (d->peak * d->attn_eff);
   } else {

@@ -316,7 +316,11 @@ typedef struct dlb_par_op {
                             (the FLOPs and bytes of a tensor-parallel layer's ops are divided
                             by the degree either way) */
   double attention;      /* 1: a fused attention kernel (FlashAttention; timed at the
-                            device's attn_eff, see dlb_op_time_raw); 0 any other op */
+                            device's attn_eff, see dlb_op_time_raw); 2: an op of a MoE
+                            layer's experts (under expert parallelism a rank runs experts/ep
+                            of them on ep x the rows, and reads experts/ep of the weights:
+                            the batch dim / ep, the growing dim x ep, bytes_fixed / ep); 0
+                            any other op */
 } dlb_par_op;
 
 typedef struct dlb_par_plan dlb_par_plan;

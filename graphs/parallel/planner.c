@@ -296,7 +296,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       const dlb_par_layer *l = &L[i];
       double tl = l->tp_bytes > 0 ? tp : 1;
       double tf, tb, tu, af, ab;
-      st = dlb_layer_times_get(LT, dev, i, mbc, tl, &tf, &tb, &tu, &af, &ab);
+      st = dlb_layer_times_get(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, &tf, &tb, &tu,
+                               &af, &ab);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
       if (l->expert_frac > 0 && load != 1) {   /* the busiest expert sets the MoE block's time */

@@ -14,7 +14,7 @@
 #include "dlb_runtime.h"
 #include "roofline_impl.h"
 
-typedef struct entry { int cls; double mb, tl, tf, tb, tu, af, ab; int used; } entry;
+typedef struct entry { int cls; double mb, tl, ep, tf, tb, tu, af, ab; int used; } entry;
 
 struct dlb_layer_times {
   const dlb_par_layer *L;
@@ -63,9 +63,10 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
       if (!(v[j] >= 0) || !isfinite(v[j]))
         return dlb_fail_null(DLB_EINVAL, "plan: op %d has a negative or non-finite cost", i + 1);
-    if (!(o->attention == 0 || o->attention == 1))
+    if (!(o->attention == 0 || o->attention == 1 || o->attention == 2))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has attention %g (1: a fused attention "
-                           "kernel, 0: any other op)", i + 1, o->attention);
+                           "kernel, 2: an op of a MoE layer's experts, 0: any other op)", i + 1,
+                           o->attention);
     if (o->m > 0 && !(o->n > 0 && o->k > 0 && o->batch > 0 && isfinite(o->m * o->n * o->k * o->batch)))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d's matmul shape must be positive and finite",
                            i + 1);
@@ -122,19 +123,20 @@ void dlb_layer_times_reset(dlb_layer_times *T) {
   T->used = 0;
 }
 
-static size_t hash(int cls, double mb, double tl, size_t cap) {
+static size_t hash(int cls, double mb, double tl, double ep, size_t cap) {
   unsigned long long h = (unsigned long long)cls * 0x9E3779B97F4A7C15ULL;
   h ^= (unsigned long long)(mb * 1024) * 0xC2B2AE3D27D4EB4FULL;
   h ^= (unsigned long long)tl * 0x165667B19E3779F9ULL;
+  h ^= (unsigned long long)ep * 0x27D4EB2F165667C5ULL;
   h ^= h >> 29;
   return (size_t)(h & (cap - 1));
 }
 
-static entry *find(dlb_layer_times *T, int cls, double mb, double tl) {
-  size_t i = hash(cls, mb, tl, T->cap);
+static entry *find(dlb_layer_times *T, int cls, double mb, double tl, double ep) {
+  size_t i = hash(cls, mb, tl, ep, T->cap);
   for (;;) {
     entry *e = &T->tab[i];
-    if (!e->used || (e->cls == cls && e->mb == mb && e->tl == tl)) return e;
+    if (!e->used || (e->cls == cls && e->mb == mb && e->tl == tl && e->ep == ep)) return e;
     i = (i + 1) & (T->cap - 1);
   }
 }
@@ -146,14 +148,15 @@ static int grow(dlb_layer_times *T) {
   if (!T->tab) { T->tab = old; return dlb_fail(DLB_ENOMEM, "plan: out of memory"); }
   T->cap = 2 * oc;
   for (size_t i = 0; i < oc; i++)
-    if (old[i].used) *find(T, old[i].cls, old[i].mb, old[i].tl) = old[i];
+    if (old[i].used) *find(T, old[i].cls, old[i].mb, old[i].tl, old[i].ep) = old[i];
   dlb_free(old);
   return DLB_OK;
 }
 
-/* Time layer li (uncached). */
+/* Time layer li (uncached). ep: the expert-parallel degree its expert ops (attention 2)
+** run under (1: all the experts on every rank). */
 static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                    double *tf, double *tb, double *tu, double *af, double *ab) {
+                    double ep, double *tf, double *tb, double *tu, double *af, double *ab) {
   const dlb_par_layer *l = &T->L[li];
   double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   int mbound;
@@ -168,20 +171,29 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   }
   for (int k = 0; k < T->count[li]; k++) {
     const dlb_par_op *o = &T->ops[T->first[li] + k];
+    /* expert parallelism (Megatron-Core's experts.py: num_local_experts = experts / ep, the
+    ** tokens of the ep ranks dispatched to them): a rank's expert ops hold experts/ep of the
+    ** weights and ep x the rows each, the same FLOPs; the update phase's share is the
+    ** planner's (dlb_par_evaluate divides it by ep) */
+    double xe = (o->attention == 2 && ep > 1 && o->phase != 2) ? ep : 1;
     double f = (o->flops_sample * mb + o->flops_fixed) / tl;
-    double b = scale * (o->bytes_sample * mb + o->bytes_fixed) / tl;
+    double b = scale * (o->bytes_sample * mb + o->bytes_fixed / xe) / tl;
     double g[4] = { o->m, o->n, o->k, o->batch };
     if (o->m > 0) {
       int gd = (int)o->grow, sd = (int)o->split;
       if (gd >= 1 && gd <= 4) g[gd - 1] *= mb;
+      if (xe > 1 && g[3] >= xe) {
+        g[3] /= xe;
+        if (gd >= 1 && gd <= 3) g[gd - 1] *= xe;
+      }
       if (tl > 1 && sd >= 1 && sd <= 4) g[sd - 1] = fmax(1, g[sd - 1] / tl);
     }
-    double t = dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, o->attention != 0, &mbound);
+    double t = dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, o->attention == 1, &mbound);
     if (o->phase == 0) *tf += t;
     else if (o->phase == 1) *tb += t;
     else *tu += t;
-    if (o->attention != 0 && o->phase == 0) *af += t;
-    if (o->attention != 0 && o->phase == 1) *ab += t;
+    if (o->attention == 1 && o->phase == 0) *af += t;
+    if (o->attention == 1 && o->phase == 1) *ab += t;
   }
 }
 
@@ -203,20 +215,22 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
 }
 
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                        double *tf, double *tb, double *tu, double *af, double *ab) {
+                        double ep, double *tf, double *tb, double *tu, double *af, double *ab) {
   int cls = T->cls[li];
-  entry *e = find(T, cls, mb, tl);
+  if (!(ep >= 1)) ep = 1;
+  entry *e = find(T, cls, mb, tl, ep);
   if (!e->used) {
     if (2 * (T->used + 1) > T->cap) {
       int st = grow(T);
       if (st) return st;
-      e = find(T, cls, mb, tl);
+      e = find(T, cls, mb, tl, ep);
     }
     e->used = 1;
     e->cls = cls;
     e->mb = mb;
     e->tl = tl;
-    compute(T, d, cls, mb, tl, &e->tf, &e->tb, &e->tu, &e->af, &e->ab);
+    e->ep = ep;
+    compute(T, d, cls, mb, tl, ep, &e->tf, &e->tb, &e->tu, &e->af, &e->ab);
     T->used++;
   }
   *tf = e->tf;

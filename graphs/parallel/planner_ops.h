@@ -20,12 +20,13 @@ void dlb_layer_times_free(dlb_layer_times *T);
 void dlb_layer_times_reset(dlb_layer_times *T);
 
 /* Seconds of layer li's forward (*tf), backward (*tb) and optimizer update (*tu) at mb
-** samples on tensor degree tl (1 when the layer runs replicated) on device d (checked). A
+** samples on tensor degree tl (1 when the layer runs replicated) and expert-parallel degree
+** ep (its expert ops, attention 2: experts/ep of them on ep x the rows) on device d (checked). A
 ** layer without ops is one op of its flops and bytes, its time split between forward and
 ** backward by their FLOPs. *af and *ab (may be NULL) receive the seconds of its fused
 ** attention kernels forward and backward (0 for a layer without ops). */
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                        double *tf, double *tb, double *tu, double *af, double *ab);
+                        double ep, double *tf, double *tb, double *tu, double *af, double *ab);
 
 /* Host seconds of layer li's forward (*hf), backward (*hb) and update (*hu) on device d
 ** (the host-side model, issue [19]): host_op per op of the phase (a layer without ops: one

@@ -189,16 +189,23 @@ end
 
 -- == the attention kernel: device x kernel family =======================================
 -- The catalogue keeps each device's measured efficiency per kernel family
--- (lua/dlbench/hw_kernels.lua: {flash2 = {0.34, source}, flash3 = {0.51, source}} for the
--- H100); the device's attn_eff is the FlashAttention-2 value. The efficiency a profile's
--- kernel gets on a device at a precision, and the kernel as reported: "unfused" -> the
--- device's attn_eff is irrelevant (the attention pass is off: no fused kernel); a family
--- without a measured number on that device -> the device's attn_eff, said so.
+-- (lua/dlbench/hw_kernels.lua: {flash2 = {0.34, source}, flash3 = {0.59, source},
+-- cudnn = {0.54, source}} for the H100); the device's attn_eff is the FlashAttention-2
+-- value. The efficiency a profile's kernel gets on a device at a precision, and the kernel
+-- as reported: "unfused" -> the device's attn_eff is irrelevant (the attention pass is off:
+-- no fused kernel); a family without a measured number on that device -> the device's
+-- attn_eff, said so.
 function M.attention_eff(p, dev, prec)
   local fam = p.attention
   local base = dev:attention_eff(prec)
   if fam == "unfused" then return base, "unfused" end
-  local t = require("dlbench.hw_kernels")[dev.name]
+  -- a modified copy (hw:with, e.g. the CALIBRATED flops_eff: "H100-SXM+flops_eff") keeps
+  -- its catalogue device's measured kernels, unless its attn_eff was the change (then the
+  -- caller's number stands, as for a device without kernels)
+  local K = require("dlbench.hw_kernels")
+  local t = K[dev.name]
+  local cat, changed = tostring(dev.name):match("^([^+]+)%+(.+)$")
+  if not t and cat and not ("+" .. changed .. "+"):find("+attn_eff+", 1, true) then t = K[cat] end
   local e = type(t) == "table" and t[fam]
   if e and base > 0 and dev.attn_eff and dev.attn_eff > 0 then
     -- the same precision scaling as attn_eff (fp8 steps run attention in bf16)
@@ -210,6 +217,42 @@ function M.attention_eff(p, dev, prec)
   return base, fam .. " (no measured efficiency on " .. tostring(dev.name)
     .. ": the device's FlashAttention-2 attn_eff)"
 end
+
+-- == causal masking: which kernel families skip the masked blocks ======================
+-- A causal FlashAttention-style kernel skips the key blocks above the diagonal (about half
+-- the score and value matmuls at long sequences), so a causal decoder's fused attention
+-- runs at half the FLOPs the graph counts. Listed per kernel family with the evidence that
+-- the family's causal kernel skips; a family not listed is timed on all its FLOPs.
+-- Chosen after seeing errors (issue [21]): the Megatron-Core long-context rows of
+-- notebooks/validation.lua erred by a flat -30% with whole attention (docs/validation.md).
+M.CAUSAL_SKIP = {
+  cudnn = "Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608) Fig. 5, causal panels: "
+    .. "cuDNN's causal forward reaches 539 TFLOP/s at 16k, hdim 128, on H100 with the causal "
+    .. "FLOPs counted half (the paper's convention), 0.91 of its non-causal 595: the masked "
+    .. "half is not computed. Transformer Engine runs it for attn_mask_type = causal on Hopper "
+    .. "(get_attention_backend: FusedAttention preferred on sm90+)",
+}
+-- The source when profile p's attention kernel skips the masked blocks of causal attention
+-- (nil: timed on all the FLOPs the graph counts).
+function M.causal_skip(p)
+  return M.CAUSAL_SKIP[p.attention]
+end
+doc.doc(M.causal_skip, "dlb.frameworks.causal_skip(profile) -> source | nil",
+  "whether the profile's attention kernel skips the masked blocks of causal attention (a "
+  .. "causal decoder's fused attention is then timed at half its FLOPs), with the evidence")
+
+-- The fraction of the fused attention kernels' counted FLOPs they compute (dlb_roof
+-- attn_work) for a step of a model under profile p: 0.5 for a causal decoder (causal = true:
+-- dlbench.mfu.attention_fwd, or a layer list's `causal`) whose kernel skips the masked
+-- blocks; nil (all of them) otherwise. The one place the rule is applied: dlb.roofline.time,
+-- the planner and sweeps set the device's attn_work from it.
+function M.attn_work(p, causal)
+  if causal and p and M.causal_skip(p) then return 0.5 end
+  return nil
+end
+doc.doc(M.attn_work, "dlb.frameworks.attn_work(profile, causal) -> 0.5 | nil",
+  "the fraction of the fused attention kernels' FLOPs computed (the device's attn_work) for a "
+  .. "causal decoder's step under the profile: 0.5 when its kernel skips the masked blocks")
 
 -- == calibration =========================================================================
 -- calibration = "catalogue" (the default: hw_catalog.lua's datasheet and paper values) or

@@ -25,6 +25,12 @@ local function val(x, bind)
   return nil
 end
 
+-- Whether g is a zoo causal decoder (its attention masked: gpt, llama, moe); false else.
+function M.causal(g)
+  local m = type(g) == "table" and g.model
+  return type(m) == "table" and CAUSAL[m.builder or ""] or false
+end
+
 -- The forward FLOPs of the attention score and value matmuls of a zoo decoder, per sample
 -- (4 L q^2 H dh), and whether its attention is causal; nil for other graphs.
 function M.attention_fwd(g, bind)
@@ -36,7 +42,7 @@ function M.attention_fwd(g, bind)
   local d = val(o.hidden, bind)
   local dh = val(o.dh, bind) or (d and H and d / H)
   if not (q and L and H and dh) then return nil end
-  return 4 * L * q * q * H * dh, CAUSAL[m.builder or ""] or false
+  return 4 * L * q * q * H * dh, M.causal(g)
 end
 
 -- Tokens per sample of a zoo model (its sequence), or nil.

@@ -286,7 +286,9 @@ end
 -- tensor parallelism splits: the heads (batch) of attention's batched matmuls, else the
 -- larger of the other dims (Megatron's column-parallel n, row-parallel k); and whether the
 -- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
-local function ops_of(ops1, ops2, B, n)
+-- moe[layer]: true for a MoE layer (its experts' ops, named <layer>/experts/... by
+-- dlb.models.moe, are flagged 2: the planner gives a rank experts/ep of them under ep).
+local function ops_of(ops1, ops2, B, n, moe)
   local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.L, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
@@ -333,7 +335,11 @@ local function ops_of(ops1, ops2, B, n)
     flat[k + 1], flat[k + 2], flat[k + 3], flat[k + 4] = li - 1, ph, fs, f0
     flat[k + 5], flat[k + 6], flat[k + 7], flat[k + 8] = bs, b0, m, nn
     flat[k + 9], flat[k + 10], flat[k + 11], flat[k + 12] = kk, bb, grow, split
-    flat[k + 13] = (Kn and Kn[j] == 1) and 1 or 0
+    local flag = (Kn and Kn[j] == 1) and 1 or 0
+    if flag == 0 and moe[li] and (core.analysis_op_name(ops1.a, j - 1) or ""):find("/experts/", 1, true) then
+      flag = 2
+    end
+    flat[k + 13] = flag
     k = k + 13
   end
   return flat
@@ -558,7 +564,12 @@ function M.from_graph(g, o)
     if (L1[i].weight_bytes or 0) > 0 then r.weight_bytes = L1[i].weight_bytes end
     out[i] = r
   end
-  out.ops = ops_of(ops1, two and ops2, B, n)
+  local moe = {}
+  for i = 1, n do moe[i] = (out[i].experts or 0) > 0 end
+  out.ops = ops_of(ops1, two and ops2, B, n, moe)
+  -- a causal decoder (dlbench.mfu): under a profile whose kernel skips the masked blocks
+  -- the planner times its fused attention at half the FLOPs (dlb.frameworks.attn_work)
+  out.causal = require("dlbench.mfu").causal(g) or nil
   -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
   -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
   local P, Tr = 0, 0

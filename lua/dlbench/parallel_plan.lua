@@ -253,6 +253,14 @@ local function setup(fname, o)
   end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
   local ls = layers_of(fname, lsrc, o, fuse)
+  -- the profile's attention kernel on a causal decoder (dlb.frameworks.attn_work): the
+  -- masked blocks skipped (a device the caller gives keeps its own attn_work)
+  if not o.device and type(ls) == "table" then
+    dev.attn_work = fw.attn_work(prof, rawget(ls, "causal"))
+    if dev.attn_work and dev.attention_kernel then
+      dev.attention_kernel = dev.attention_kernel .. " (causal: masked blocks skipped)"
+    end
+  end
   if o.w_bytes ~= nil and type(ls) == "table" then
     -- w_bytes= given: it sets every layer's weight bytes (a graph's own per-layer bytes go)
     local c = {}

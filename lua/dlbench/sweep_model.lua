@@ -117,6 +117,7 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
     so = require("dlbench.models.common").with_optimizer(g, so)
     local o
     o, info = g:step_options(so)
+    info.causal = require("dlbench.mfu").causal(g)
     core._sweep_prog_add(prog, g._h, o, L or 1)
   end
   core.sweep_prog_finish(prog)
@@ -415,10 +416,13 @@ function M.model(builder, space, opts)
     local prof = fw.get(info.framework)
     for i, dv in ipairs(devs) do
       local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
+        .. "\0" .. tostring(info.causal)
       local rc = roofcache[key]
       if not rc then
         local roof, _, _, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
           info.precision_given, time_opts, calibration, FN)
+        -- the profile's kernel on a causal decoder skips the masked blocks (dlb.frameworks)
+        roof.attn_work = fw.attn_work(prof, info.causal)
         local ge = roofline.grad_elem(info.precision) or 4
         rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge } }
         roofcache[key] = rc

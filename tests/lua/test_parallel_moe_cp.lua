@@ -33,6 +33,36 @@ T.test("MoE layers: experts, their parameters, dispatch bytes and K/V bytes from
   assert(ex.expert_frac > 0.7 and ex.expert_frac < 0.9, "most of a block's FLOPs are the experts'")
 end)
 
+T.test("expert parallelism: a rank runs experts/ep experts on ep x the rows (Megatron-Core)", function()
+  -- the experts' ops (named <layer>/experts/...) are flagged 2 in the planner's op list
+  local g8 = dlb.models.moe { layers = 2, hidden = 1024, heads = 8, ffn = 512, experts = 8, top_k = 2,
+    vocab = 1000, seq = 256, style = "llama" }
+  local ls = P.layers.from_graph(g8, { precision = "mixed_bf16" })
+  local n2, n1 = 0, 0
+  for k = 0, #ls.ops - 1, 13 do
+    if ls.ops[k + 13] == 2 then n2 = n2 + 1 elseif ls.ops[k + 13] == 1 then n1 = n1 + 1 end
+  end
+  assert(n2 >= 2 * 3 * 3, "the three expert matmuls of each MoE block, forward and backward: " .. n2)
+  local dl = P.layers.from_graph(dense, { precision = "mixed_bf16" })
+  for k = 0, #dl.ops - 1, 13 do assert(dl.ops[k + 13] ~= 2, "no expert ops in a dense model") end
+  -- 8 experts over ep 2 = each rank runs 4 experts with the tokens of 2 ranks, top-2: the
+  -- same expert ops as a model of 4 experts, top-2, on one rank (its rows: tokens x 2 / 4)
+  -- (few tokens, wide experts: the weights' bytes show)
+  local function moe(E) return dlb.models.moe { layers = 2, hidden = 4096, heads = 8, ffn = 512,
+    experts = E, top_k = 2, vocab = 1000, seq = 64, style = "llama" } end
+  local w8, g4 = moe(8), moe(4)
+  local o = { hw = "H100-SXM", precision = "mixed_bf16", batch = 2, dp = 2, m = 1, framework = "none" }
+  local function ev(g, ep)
+    local c = { graph = g, ep = ep }
+    for k, v in pairs(o) do c[k] = v end
+    return P.evaluate(c)
+  end
+  local r8, r4, r81 = ev(w8, 2), ev(g4, 1), ev(w8, 1)
+  -- the router (d x experts) and its softmax differ a little; the experts' ops are the same
+  T.near(r8.compute, r4.compute, 1e-3 * r4.compute, "8 experts / ep 2 = 4 experts")
+  assert(r81.compute > 1.05 * r8.compute, "ep 1 reads all 8 experts' weights for half the rows each")
+end)
+
 T.test("dlb.parallel.alltoall over a cluster: node peers on NVLink, the rest on the NICs at once", function()
   local cl = P.cluster { per_node = 8, nodes = 4, intra = { bw = 100e9, latency = 1e-6 },
     inter = { bw = 10e9, latency = 5e-6 } }

@@ -140,8 +140,10 @@ local function check_row(r, i, names)
   if tput and m.per ~= "gpu" and m.per ~= "system" then error(where .. ": measured.per must be 'gpu' or 'system'", 0) end
   if not tput and m.per ~= nil then error(where .. ": measured.per without a throughput", 0) end
   if m.tokens_per_s and not r.seq then error(where .. ": tokens_per_s needs seq", 0) end
-  if m.tflops_per_gpu and m.flops_kind ~= "model" and m.flops_kind ~= "hardware" then
-    error(where .. ": measured.flops_kind must be 'model' or 'hardware' with tflops_per_gpu", 0)
+  if m.tflops_per_gpu and m.flops_kind ~= "model" and m.flops_kind ~= "model_causal"
+    and m.flops_kind ~= "hardware" then
+    error(where .. ": measured.flops_kind must be 'model', 'model_causal' or 'hardware' with "
+      .. "tflops_per_gpu", 0)
   end
   if not m.tflops_per_gpu and m.flops_kind ~= nil then error(where .. ": measured.flops_kind without tflops_per_gpu", 0) end
   if m.tflops_per_gpu and m.tflops_per_gpu * 1e12 > dev.peak[prec] then
@@ -170,7 +172,7 @@ local function build(r)
   for k, v in pairs(r.model.opts) do o[k] = v end
   local ok, g = pcall(dlb.models.build, r.model.builder, o)
   if not ok then error(r.id .. ": model does not build: " .. tostring(g), 0) end
-  return g:stats {}
+  return g:stats {}, g
 end
 
 -- Samples per second per device implied by a row's throughput, or nil.
@@ -264,9 +266,13 @@ T.test("throughput and MFU / model TFLOP/s of a row agree with the built model's
   for _, r in ipairs(rows) do
     local sps = samples_per_device(r)
     local m = r.measured
-    if sps and (m.mfu or (m.tflops_per_gpu and m.flops_kind == "model")) then
-      local s = build(r)
-      local achieved = (s.flops_fwd + s.flops_bwd) * sps
+    local causal = m.flops_kind == "model_causal"
+    if sps and (m.mfu or (m.tflops_per_gpu and (m.flops_kind == "model" or causal))) then
+      local s, g = build(r)
+      local fb = s.flops_fwd + s.flops_bwd
+      -- "model_causal": a causal decoder's attention matmuls counted half (dlbench.mfu)
+      if causal then fb = (require("dlbench.mfu").model_flops(fb, 1, g, nil, nil, "model", "causal")) end
+      local achieved = fb * sps
       local dev = dlb.hw.get(r.hw)
       local claimed = m.mfu and m.mfu * dev.peak[dev:precision(r.precision)] or m.tflops_per_gpu * 1e12
       local ratio = achieved / claimed
