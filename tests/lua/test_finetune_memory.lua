@@ -178,20 +178,61 @@ T.test("fused attention under recompute: the recomputed chain is the fused kerne
   assert(a2 / a1 < 2.1, "linear in seq: " .. a2 / a1)
 end)
 
+T.test("what a stack adds: the unfused loss and ZeRO-2's gradient buffers (hf profiles)", function()
+  -- pytorch-ddp and hf-trainer fuse the same passes (attention, optimizer) on a transformer:
+  -- the graph's step is the same, the difference is the profile's memory table
+  local V, q = 32000, 128
+  local g = dlb.models.llama { size = "7b", layers = 2, seq = q, batch = 1, vocab = V }
+  local base = g:stats { precision = "mixed_bf16", framework = "pytorch-ddp" }
+  local hf = g:stats { precision = "mixed_bf16", framework = "hf-trainer" }
+  local n = q * V -- logit elements (batch 1)
+  -- under autocast: logits 2 + shifted copy 2 + fp32 upcast 4 + fp32 log_softmax 4 = 12 B per
+  -- element (Qwen / transformers modeling code; PyTorch AMP's fp32 ops), the fused graph's 2 x 2
+  T.eq(hf.framework_memory.loss.elements, n, "the logits of the one softmax_xent")
+  T.eq(hf.framework_memory.loss.per_element, 12)
+  T.eq(hf.footprint - base.footprint, (12 - 4) * n, "footprint")
+  T.eq(hf.breakdown.activations - base.breakdown.activations, (12 - 4) * n, "activations")
+  local r = R.time(hf, "H100")
+  T.eq(r.footprint, r.need, "one footprint")
+  T.near(r.need - R.time(base, "H100").need, (12 - 4) * n, 1e-12, "need carries it")
+  -- fp32 steps have no 16-bit autocast: logits, copy, log_softmax at 4 B against 2 x 4
+  local f32 = g:stats { precision = "fp32", framework = "hf-trainer" }
+  T.eq(f32.footprint - g:stats { precision = "fp32", framework = "pytorch-ddp" }.footprint, 4 * n)
+  -- the DeepSpeed engine (no autocast): 3 x 2 B against 2 x 2; ZeRO-2's contiguous gradient
+  -- buffer at DeepSpeed's defaults (one of 5e8 fp16 elements: stage_1_and_2.py backward)
+  local ds = g:stats { precision = "mixed", framework = "hf-deepspeed" }
+  T.eq(ds.footprint - base.footprint, 2 * n + 5e8 * 2, "loss + one bucket")
+  T.eq(ds.breakdown.workspace - base.breakdown.workspace, 5e8 * 2, "workspace")
+  -- a run's own ds_config: overlap_comm (two buffers) and reduce_bucket_size 2e8
+  local p = dlb.frameworks.derive("hf-deepspeed",
+    { memory = { loss = { autocast = false }, buckets = { count = 2, elements = 2e8 } } })
+  assert(p.title:find("derived: memory", 1, true), p.title)
+  local d2 = g:stats { precision = "mixed", framework = p }
+  T.eq(d2.footprint - base.footprint, 2 * n + 2 * 2e8 * 2, "derived buckets")
+  T.eq(d2.framework, "hf-deepspeed", "the derived profile keeps its name")
+  T.checkerr("unknown option 'bukets'", dlb.frameworks.derive, "hf-deepspeed", { bukets = {} })
+  T.checkerr("unknown framework", dlb.frameworks.derive, "hf-deepspeeed", {})
+  -- symbolic dims bound by the call; two losses count both; inference has no loss backward
+  local h = dlb.graph("two heads")
+  local x = h:input("x", { "b", 64 })
+  local w1, w2 = h:weight("w1", { 64, 1000 }), h:weight("w2", { 64, 10 })
+  local l1 = h:softmax_xent(h:matmul(x, w1), h:label("y1", { "b" }))
+  local l2 = h:softmax_xent(h:matmul(x, w2), h:label("y2", { "b" }))
+  h:loss(h:add(l1, l2))
+  T.eq(h:stats { b = 8, precision = "mixed", framework = "hf-trainer" }.framework_memory.loss.elements,
+    8 * 1000 + 8 * 10, "both logits, b bound")
+  T.eq(g:stats { precision = "mixed_bf16", framework = "hf-trainer", inference = true }.framework_memory,
+    nil, "no loss backward in inference")
+  -- the algorithmic step and profiles without a memory table add nothing
+  T.eq(g:stats { precision = "mixed_bf16" }.framework_memory, nil)
+  T.eq(base.framework_memory, nil)
+end)
+
 -- == published measurements ============================================================
 
 local function predict(row, seq)
-  local m = { qkv_bias = true, batch = 1, seq = seq }
-  for k, v in pairs(D.models[row.model]) do m[k] = v end
-  m.lora = D.setup.lora
-  if row.method == "qlora" then m.quantize = D.setup.qlora_dtype end
-  local g = dlb.models.llama(m)
-  if row.method == "qlora" then g:quantize("fp32", D.setup.unquantised_fp32) end
-  if row.method == "lora_emb" then
-    g:stats(D.setup.stats)             -- LoRA freezes the base weights at the first analysis
-    g:unfreeze(D.setup.emb_trainable)
-  end
-  return R.time(g:stats(D.setup.stats), D.hw).footprint
+  local g, st = D.build(dlb, row, seq)
+  return R.time(g:stats(st), D.hw).footprint
 end
 
 T.test("measured peak memory (Qwen README): each row as notebooks/data/memory_measured.lua says", function()
