@@ -195,6 +195,11 @@ T.test("what a stack adds: the unfused loss and ZeRO-2's gradient buffers (hf pr
   local r = R.time(hf, "H100")
   T.eq(r.footprint, r.need, "one footprint")
   T.near(r.need - R.time(base, "H100").need, (12 - 4) * n, 1e-12, "need carries it")
+  -- parallel.evaluate{graph=} builds its layers under the profile: the same need (the loss
+  -- bytes are per sample; ZeRO-2's per-device buffers below are not in the layer costs)
+  local e = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = "hf-trainer",
+    precision = "mixed_bf16" }
+  assert(rel(e.mem, r.need) < 1e-6, e.mem .. " vs " .. r.need)
   -- fp32 steps have no 16-bit autocast: logits, copy, log_softmax at 4 B against 2 x 4
   local f32 = g:stats { precision = "fp32", framework = "hf-trainer" }
   T.eq(f32.footprint - g:stats { precision = "fp32", framework = "pytorch-ddp" }.footprint, 4 * n)
