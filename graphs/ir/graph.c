@@ -519,6 +519,18 @@ int dlb_graph_freeze(dlb_graph *g, int t, int frozen) {
   return DLB_OK;
 }
 
+int dlb_graph_own_type(dlb_graph *g, int t, int own) {
+  if (!g) return dlb_fail(DLB_EINVAL, "own type: NULL graph");
+  if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "own type: no tensor %d", t);
+  if (g->t[t].role != DLB_ROLE_WEIGHT)
+    return dlb_fail(DLB_EINVAL, "own type: tensor %d is not a weight", t);
+  uint8_t old = g->t[t].flags;
+  if (own) g->t[t].flags |= TF_OWNTYPE;
+  else g->t[t].flags &= (uint8_t)~TF_OWNTYPE;
+  if (g->t[t].flags != old) g->version++; /* the cached step is stale only on a change */
+  return DLB_OK;
+}
+
 int dlb_graph_set_dtype(dlb_graph *g, int t, int dtype) {
   if (!g) return dlb_fail(DLB_EINVAL, "set dtype: NULL graph");
   if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "set dtype: no tensor %d", t);

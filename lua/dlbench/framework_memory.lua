@@ -15,10 +15,24 @@
 --     graphs/ir/graph_ops.c loss2): 2a. The difference is added to the activations at the
 --     peak: the peak of a recomputed LM step is at the loss, where every checkpoint is live
 --     (an upper bound where another moment is the peak).
+--   memory.context = bytes: what the process holds on the device before any tensor (the
+--     CUDA context with the framework's kernels loaded), as nvidia-smi sees it: workspace.
+--   memory.adam_temporaries = k: torch.optim.AdamW's foreach step (_multi_tensor_adamw:
+--     exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs), then in-place ops) holds k lists
+--     the size of one moment while it runs, when the activations are gone: the step's peak
+--     is weights + gradients + states + k moments, counted as the workspace the step needs
+--     beyond the activations (max(0, k moments - activations - workspace)). Adam/AdamW only.
 --   memory.buckets = {count =, elements =}: DeepSpeed ZeRO-1/2's contiguous gradient buffers
 --     (stage_1_and_2.py, DeepSpeedZeroOptimizer.backward: `count` buffers of reduce_bucket_size
 --     `elements` of the gradient type, allocated before loss.backward()): workspace.
 local M = {}
+
+-- The CUDA context with PyTorch's kernels loaded, as nvidia-smi (pynvml) sees it after the
+-- first tensor: 1343 MiB (Hugging Face transformers docs, "Model training anatomy",
+-- model_memory_anatomy.md: after torch.ones((1, 1)).to("cuda"), "GPU memory occupied:
+-- 1343 MB ... the kernels alone take up 1.3GB"; it varies with the GPU and CUDA version).
+-- The profiles of PyTorch stacks give it as memory.context.
+M.PYTORCH_CONTEXT = 1343 * 1048576
 
 -- Bytes of an activation (and gradient) element under a graph precision policy: the
 -- engine's one table, dlb.roofline.grad_elem (2 under fp16, bf16, mixed, mixed_bf16; 4 fp32).
@@ -45,9 +59,10 @@ local function logit_elements(g, names, values)
 end
 
 -- The extra bytes of profile `prof` for a step of graph g counted at precision `prec`
--- (a policy name) with bindings (names, values): {activations =, workspace =, terms = {...}}
+-- (a policy name) with bindings (names, values), the step's optimizer and its totals t
+-- (dlb_totals: activations, workspace, opt_states): {activations =, workspace =, terms =}
 -- or nil when the profile adds nothing. Inference steps have no loss backward: no terms.
-function M.terms(prof, g, prec, names, values, inference)
+function M.terms(prof, g, prec, names, values, inference, optimizer, t)
   local m = prof and prof.memory
   if type(m) ~= "table" or inference then return nil end
   local r = { activations = 0, workspace = 0, terms = {} }
@@ -60,6 +75,17 @@ function M.terms(prof, g, prec, names, values, inference)
       r.activations = r.activations + extra
       r.terms.loss = { bytes = extra, per_element = per, graph_per_element = 2 * a, elements = n }
     end
+  end
+  if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then
+    local temps = m.adam_temporaries * (tonumber(t.opt_states) or 0) / 2
+    local live = (tonumber(t.activations) or 0) + r.activations + (tonumber(t.workspace) or 0)
+    local extra = math.max(0, temps - live)
+    r.workspace = r.workspace + extra
+    r.terms.optimizer_step = { bytes = extra, temporaries = temps }
+  end
+  if m.context then
+    r.workspace = r.workspace + m.context
+    r.terms.context = { bytes = m.context }
   end
   if m.buckets then
     local bytes = m.buckets.count * m.buckets.elements * a

@@ -275,7 +275,7 @@ function Graph:stats(opts)
   -- what the stack allocates beyond the graph's tensors (the profile's memory table): in the
   -- breakdown and the footprint, so every memory rule sees it (dlbench.framework_memory)
   local fwmem = o.framework and fwmemory.terms(prof, self, o.precision_name, names, values,
-    o.inference) or nil
+    o.inference, o.optimizer_name, t) or nil
   if fwmem then
     bd.activations = bd.activations + fwmem.activations
     bd.workspace = bd.workspace + fwmem.workspace

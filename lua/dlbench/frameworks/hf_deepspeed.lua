@@ -1,5 +1,7 @@
 -- Hugging Face Transformers' Trainer with DeepSpeed ZeRO-2 (--deepspeed ds_config_zero2.json):
 -- the DeepSpeed engine runs the model cast to fp16/bf16 itself, no autocast (issue [18]).
+-- the CUDA context with PyTorch's kernels (dlbench.framework_memory, with its source)
+local CONTEXT = require("dlbench.framework_memory").PYTORCH_CONTEXT
 return {
   name = "hf-deepspeed", year = 2023,
   title = "Hugging Face Trainer + DeepSpeed ZeRO-2 (fp16/bf16 engine, no autocast): "
@@ -17,8 +19,11 @@ return {
   -- DeepSpeed's defaults (reduce_bucket_size 5e8 elements, contiguous_gradients on,
   -- overlap_comm off: one buffer). A run's own ds_config may differ: derive a profile
   -- (docs/frameworks.md, "Memory a stack adds").
-  memory = { loss = { autocast = false }, buckets = { count = 1, elements = 5e8 } },
+  memory = { loss = { autocast = false }, buckets = { count = 1, elements = 5e8 },
+    context = CONTEXT },
   sources = {
+    "Hugging Face transformers docs, 'Model training anatomy' (model_memory_anatomy.md): "
+      .. "after torch.ones((1, 1)).to('cuda') nvidia-smi shows 1343 MB, 'the kernels alone'",
     "transformers Trainer (4.3x) with DeepSpeed: the engine casts the module to fp16 "
       .. "(DeepSpeedEngine: module.half()) and no torch.autocast wraps the step",
     "QwenLM/Qwen modeling_qwen.py QWenLMHeadModel.forward: the shifted contiguous logits and "
