@@ -71,9 +71,11 @@ function M.terms(prof, g, prec, names, values, inference, optimizer, t)
     local per = m.loss.autocast and a ~= 4 and (a + a + 4 + 4) or 3 * a
     local n = logit_elements(g, names, values)
     local extra = math.max(0, per - 2 * a) * n
-    if extra > 0 then
-      r.activations = r.activations + extra
-      r.terms.loss = { bytes = extra, per_element = per, graph_per_element = 2 * a, elements = n }
+    r.activations = r.activations + extra
+    r.terms.loss = { bytes = extra, per_element = per, graph_per_element = 2 * a, elements = n }
+    if n == 0 then
+      -- a graph whose loss was not built with g:softmax_xent (an ONNX import, mse, ctc)
+      r.terms.loss.note = "no g:softmax_xent logits in this graph: no loss term"
     end
   end
   if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then

@@ -235,6 +235,12 @@ T.test("what a stack adds: the unfused loss and ZeRO-2's gradient buffers (hf pr
     8 * 1000 + 8 * 10, "both logits, b bound")
   T.eq(g:stats { precision = "mixed_bf16", framework = "hf-trainer", inference = true }.framework_memory,
     nil, "no loss backward in inference")
+  -- a loss that is not softmax_xent: the term says it found no logits
+  local m = dlb.graph("mse")
+  local mx = m:input("x", { 4, 8 })
+  m:loss(m:mse(m:matmul(mx, m:weight("w", { 8, 8 })), m:label("y", { 4, 8 })))
+  local ml = m:stats { precision = "mixed", framework = "hf-trainer", optimizer = "sgd" }.framework_memory.loss
+  T.eq(ml.bytes, 0); assert(ml.note:find("no g:softmax_xent", 1, true), ml.note)
   -- the algorithmic step and profiles without a memory table add nothing
   T.eq(g:stats { precision = "mixed_bf16" }.framework_memory, nil)
   T.eq(base.framework_memory, nil)
