@@ -22,6 +22,11 @@
 --     the size of one moment while it runs, when the activations are gone: the step's peak
 --     is weights + gradients + states + k moments, counted as the workspace the step needs
 --     beyond the activations (max(0, k moments - activations - workspace)). Adam/AdamW only.
+--   memory.zero_fp32_grads = true: DeepSpeed ZeRO-1/2's step makes an fp32 copy of the
+--     gradient partition (stage_1_and_2.py, step: single_grad_partition =
+--     flatten(averaged_gradients).to(fp32), the fp32 master's .grad): 4 B per trainable
+--     parameter on one device, with the step's temporaries above (the 16-bit flat copy it
+--     passes through is left out: a lower bound).
 --   memory.buckets = {count =, elements =}: DeepSpeed ZeRO-1/2's contiguous gradient buffers
 --     (stage_1_and_2.py, DeepSpeedZeroOptimizer.backward: `count` buffers of reduce_bucket_size
 --     `elements` of the gradient type, allocated before loss.backward()): workspace.
@@ -78,8 +83,13 @@ function M.terms(prof, g, prec, names, values, inference, optimizer, t)
       r.terms.loss.note = "no g:softmax_xent logits in this graph: no loss term"
     end
   end
+  -- what the optimizer step holds beyond the states, when the activations are gone
+  local temps = 0
   if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then
-    local temps = m.adam_temporaries * (tonumber(t.opt_states) or 0) / 2
+    temps = temps + m.adam_temporaries * (tonumber(t.opt_states) or 0) / 2
+  end
+  if m.zero_fp32_grads then temps = temps + 4 * (tonumber(t.trainable) or 0) end
+  if temps > 0 then
     local live = (tonumber(t.activations) or 0) + r.activations + (tonumber(t.workspace) or 0)
     local extra = math.max(0, temps - live)
     r.workspace = r.workspace + extra

@@ -213,14 +213,19 @@ T.test("what a stack adds: the unfused loss and ZeRO-2's gradient buffers (hf pr
   -- the DeepSpeed engine (no autocast): 3 x 2 B against 2 x 2; ZeRO-2's contiguous gradient
   -- buffer at DeepSpeed's defaults (one of 5e8 fp16 elements: stage_1_and_2.py backward)
   local ds = g:stats { precision = "mixed", framework = "hf-deepspeed" }
-  T.eq(ds.footprint - base.footprint, 2 * n + 5e8 * 2 + ctx, "loss + one bucket + context")
-  T.eq(ds.breakdown.workspace - base.breakdown.workspace, 5e8 * 2 + ctx, "workspace")
+  -- and its step's fp32 copy of the gradient partition (stage_1_and_2.py step), 4 B per
+  -- trainable parameter on one device, beyond the activations (DeepSpeed's Adam: no foreach
+  -- temporaries)
+  local dstep = ds.framework_memory.optimizer_step
+  T.eq(dstep.temporaries, 4 * ds.trainable, "fp32 gradient partition")
+  T.eq(ds.footprint - base.footprint, 2 * n + 5e8 * 2 + ctx + dstep.bytes, "loss + bucket + context + step")
+  T.eq(ds.breakdown.workspace - base.breakdown.workspace, 5e8 * 2 + ctx + dstep.bytes, "workspace")
   -- a run's own ds_config: overlap_comm (two buffers) and reduce_bucket_size 2e8
   local p = dlb.frameworks.derive("hf-deepspeed",
     { memory = { loss = { autocast = false }, buckets = { count = 2, elements = 2e8 } } }) -- no context
   assert(p.title:find("derived: memory", 1, true), p.title)
   local d2 = g:stats { precision = "mixed", framework = p }
-  T.eq(d2.footprint - base.footprint, 2 * n + 2 * 2e8 * 2, "derived buckets")
+  T.eq(d2.footprint - base.footprint, 2 * n + 2 * 2e8 * 2, "derived buckets (no context, no step term)")
   T.eq(d2.framework, "hf-deepspeed", "the derived profile keeps its name")
   T.checkerr("unknown option 'bukets'", dlb.frameworks.derive, "hf-deepspeed", { bukets = {} })
   T.checkerr("unknown framework", dlb.frameworks.derive, "hf-deepspeeed", {})
