@@ -2,7 +2,9 @@
 -- frozen weights carry no gradient or optimizer state in any memory rule, one number called
 -- footprint, weight-only quantisation (int8, fp8, nf4, int4 with their block scales), LoRA
 -- on MoE experts, offload in roofline.time and parallel.evaluate with the host link's time,
--- device names and layer precisions in dlb.parallel, and published measured peak memory
+-- device names and layer precisions in dlb.parallel, the memory a stack adds beyond the
+-- graph's tensors (the hf-trainer / hf-deepspeed profiles' memory terms, weights that train
+-- in their own type or as PEFT copies), and published measured peak memory
 -- (notebooks/data/memory_measured.lua) within what that file says of each row.
 local T = require "harness"
 local dlb = require "dlbench"
