@@ -126,6 +126,7 @@ B.functions = {
   "graph_layer(g: graph, name: string?) = check dlb_graph_layer(g, name)",
   "graph_checkpoint(g: graph, t: int) = check dlb_graph_checkpoint(g, t)",
   "graph_freeze(g: graph, t: int, frozen: bool) = check dlb_graph_freeze(g, t, frozen)",
+  "graph_own_type(g: graph, t: int, own: bool) = check dlb_graph_own_type(g, t, own)",
   "graph_set_dtype(g: graph, t: int, dtype: int) = check dlb_graph_set_dtype(g, t, dtype)",
   "_graph_ntensors(g: graph) -> size = dlb_graph_ntensors(g)",
   "_graph_nops(g: graph) -> size = dlb_graph_nops(g)",

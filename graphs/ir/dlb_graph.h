@@ -102,6 +102,8 @@ typedef struct dlb_totals {
   double footprint_heuristic;          /* peak in the memory-aware list schedule */
   double nops, ntensors, nlayers;
   double trainable;                    /* parameters that are not frozen */
+  double opt_states;                   /* bytes of the optimizer states without the fp32
+                                          master copies (Adam: the two moments) */
 } dlb_totals;
 
 DLB_API dlb_graph *dlb_graph_new(const char *name);
@@ -170,6 +172,10 @@ DLB_API int dlb_graph_freeze(dlb_graph *g, int tensor, int frozen);
 ** INT4; DLB_DT_DEFAULT returns it to the precision policy). Only the weight's own bytes
 ** change: the tensors computed from it keep the types they were built with. */
 DLB_API int dlb_graph_set_dtype(dlb_graph *g, int tensor, int dtype);
+/* Train a weight in its own element type (own = 1): its optimizer states take the weight's
+** type and it gets no fp32 master copy under a mixed policy, as torch.optim does for a
+** parameter held in 16 bits (AdamW's exp_avg = zeros_like(p)); own = 0: the policy's. */
+DLB_API int dlb_graph_own_type(dlb_graph *g, int tensor, int own);
 /* Mark a tensor as a recompute checkpoint (for DLB_RECOMPUTE_MARKED). */
 DLB_API int dlb_graph_checkpoint(dlb_graph *g, int tensor);
 DLB_API size_t dlb_graph_ntensors(const dlb_graph *g);

@@ -507,17 +507,27 @@ int dlb_graph_layer(dlb_graph *g, const char *name) {
   return DLB_OK;
 }
 
-int dlb_graph_freeze(dlb_graph *g, int t, int frozen) {
-  if (!g) return dlb_fail(DLB_EINVAL, "freeze: NULL graph");
-  if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "freeze: no tensor %d", t);
+/* Set (on) or clear a training flag of weight t; what names the caller in messages. */
+static int weight_flag(dlb_graph *g, int t, uint8_t flag, int on, const char *what) {
+  if (!g) return dlb_fail(DLB_EINVAL, "%s: NULL graph", what);
+  if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "%s: no tensor %d", what, t);
   if (g->t[t].role != DLB_ROLE_WEIGHT)
-    return dlb_fail(DLB_EINVAL, "freeze: tensor %d is not a weight", t);
+    return dlb_fail(DLB_EINVAL, "%s: tensor %d is not a weight", what, t);
   uint8_t old = g->t[t].flags;
-  if (frozen) g->t[t].flags |= TF_FROZEN;
-  else g->t[t].flags &= (uint8_t)~TF_FROZEN;
+  if (on) g->t[t].flags |= flag;
+  else g->t[t].flags &= (uint8_t)~flag;
   if (g->t[t].flags != old) g->version++; /* the cached step is stale only on a change */
   return DLB_OK;
 }
+
+int dlb_graph_freeze(dlb_graph *g, int t, int frozen) {
+  return weight_flag(g, t, TF_FROZEN, frozen, "freeze");
+}
+
+int dlb_graph_own_type(dlb_graph *g, int t, int own) {
+  return weight_flag(g, t, TF_OWNTYPE, own, "own type");
+}
+
 
 int dlb_graph_set_dtype(dlb_graph *g, int t, int dtype) {
   if (!g) return dlb_fail(DLB_EINVAL, "set dtype: NULL graph");

@@ -36,7 +36,8 @@ enum {
 enum { OP_MAXATTR = 8, OP_MAXIO = 1024 };
 
 /* Tensor flags. */
-enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4, TF_FROZEN = 8 };
+/* TF_OWNTYPE: the weight trains in its own element type (dlb_graph_own_type) */
+enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4, TF_FROZEN = 8, TF_OWNTYPE = 16 };
 
 typedef struct tensor {
   int32_t name;          /* offset in the string pool, or -1 (named after its producer) */

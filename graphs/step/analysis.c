@@ -325,6 +325,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
       T->params += n;
       if (!(x->flags & TF_FROZEN)) T->trainable += n;
     }
+    else if (x->role == DLB_ROLE_OPTSTATE && !(x->flags & TF_MASTER)) T->opt_states += a->size[t];
     else if (read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) T->io += a->size[t];
   }
   dlb_free(read);

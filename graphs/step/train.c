@@ -435,8 +435,14 @@ static int update(tx *x, int w) {
   dlb_graph *s = x->s;
   int32_t dims[2][DLB_GRAPH_MAXRANK];
   int nd[2], dt[2];
-  int mixed = s->mixed;
-  int nst = opt_states(x->opt, &s->t[w], dims, nd, dt, mixed);
+  /* a weight that trains in its own type (dlb_graph_own_type): no master copy, the states
+  ** in the weight's type (torch.optim on a 16-bit parameter) */
+  const tensor *W = &s->t[w];
+  int own = (W->flags & TF_OWNTYPE) != 0;
+  int mixed = s->mixed && !own;
+  int nst = opt_states(x->opt, W, dims, nd, dt, mixed);
+  if (own && x->opt->optimizer != DLB_OPT_ADAM8BIT && (W->flags & TF_DTYPE_SET))
+    for (int i = 0; i < nst; i++) dt[i] = W->dtype;
   int in[5] = {w, x->grad[w]}, n = 2; /* weight, gradient, <= 2 states, master copy */
   for (int i = 0; i < nst + mixed; i++) {
     int master = mixed && i == nst;

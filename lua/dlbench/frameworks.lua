@@ -33,6 +33,8 @@ local FILES = {
   { "deepspeed-zero2", "deepspeed_zero2" },
   { "deepspeed-zero3", "deepspeed_zero3" },
   { "torchtitan", "torchtitan" },
+  { "hf-trainer", "hf_trainer" },
+  { "hf-deepspeed", "hf_deepspeed" },
   { "maxtext", "maxtext" },
   { "tensorflow1", "tensorflow1" },
 }
@@ -45,7 +47,8 @@ local ALIAS = { megatron = "megatron-lm", ["megatron-lm-2021"] = "megatron-lm",
   ddp = "pytorch-ddp", pytorch = "pytorch-ddp", torch = "pytorch-ddp",
   fsdp1 = "fsdp", zero1 = "deepspeed-zero1", zero2 = "deepspeed-zero2", zero3 = "deepspeed-zero3",
   deepspeed = "deepspeed-zero3", jax = "maxtext", xla = "maxtext", tensorflow = "tensorflow1",
-  tf1 = "tensorflow1", tf = "tensorflow1" }
+  tf1 = "tensorflow1", tf = "tensorflow1", hf = "hf-trainer", transformers = "hf-trainer",
+  ["hf-zero2"] = "hf-deepspeed" }
 
 -- framework_source of a g:stats result given neither framework= nor fuse=: the counts of
 -- the step as built (the seeds' algorithmic counts; symbolic = numeric). The time models
@@ -114,6 +117,33 @@ function M.get(name, fname)
   end
   return load(n)
 end
+-- A profile with some fields replaced (a run's own configuration of its stack, e.g. a
+-- DeepSpeed config's bucket sizes): a copy of profile `name` with `fields` over it; it keeps
+-- the name (every option that takes a profile name takes it) and says what was changed in
+-- its title and `derived`. Unknown fields are refused by name.
+function M.derive(name, fields)
+  local fname = "dlb.frameworks.derive"
+  local p = M.get(name, fname)
+  -- the fields a profile may carry: its own, and those a profile may leave nil
+  local valid = { memory = true, slack = true, bucket_bytes = true, overlap = true,
+    fsdp_overlap = true, fp8 = true }
+  for k in pairs(p) do valid[k] = true end
+  require("dlbench.options").check(fields, valid, fname, 2, true)
+  local d, changed = {}, {}
+  for k, v in pairs(p) do d[k] = v end
+  for k, v in pairs(fields) do
+    d[k] = v
+    changed[#changed + 1] = tostring(k)
+  end
+  table.sort(changed)
+  d.derived = changed
+  d.title = p.title .. " [derived: " .. table.concat(changed, ", ") .. "]"
+  return d
+end
+doc.doc(M.derive, "dlb.frameworks.derive(name, {field = value, ...}) -> profile",
+  "a copy of a profile with some fields replaced (a run's own stack configuration, e.g. "
+  .. "memory = {buckets = {count = 2, elements = 2e8}}); pass it as framework=")
+
 doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
   "one framework profile: attention, fuse, gather, overlap, fsdp_overlap, bucket_bytes, zero, "
   .. "slack, fp8, dispatch, recompute, sources (aliases: ddp, zero3, jax, tf1, ...)")

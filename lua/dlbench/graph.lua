@@ -523,7 +523,12 @@ end
 doc.doc(Graph.transpose, "g:transpose(x[, perm][, name]) -> tensor", "permute axes (1-based; default swaps the last two)")
 
 function Graph:softmax_xent(logits, labels, opts)
-  return op1(self, "softmax_xent", checkt(self, logits, "g:softmax_xent"), checkt(self, labels, "g:softmax_xent"), opts)
+  local y = op1(self, "softmax_xent", checkt(self, logits, "g:softmax_xent"), checkt(self, labels, "g:softmax_xent"), opts)
+  -- the logits, for a profile's loss memory (dlbench.framework_memory: an unfused loss)
+  local xs = rawget(self, "_xent") or {}
+  xs[#xs + 1] = logits
+  rawset(self, "_xent", xs)
+  return y
 end
 doc.doc(Graph.softmax_xent, "g:softmax_xent(logits, labels[, name]) -> scalar tensor",
   "softmax cross-entropy; labels are class ids (logits' dims without the last) or probabilities")

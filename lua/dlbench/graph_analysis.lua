@@ -26,6 +26,7 @@ local Graph = M.methods
 local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
   fuse = true, offload = true, framework = true }
 local frameworks = require "dlbench.frameworks"
+local fwmemory = require "dlbench.framework_memory"
 
 -- Fusion passes (graphs/step/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
 -- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
@@ -112,7 +113,7 @@ local function parse(opts, what)
         error(what .. ": give framework= or fuse=, not both (the profile '" .. p.name
           .. "' sets the fusion passes)", 3)
       end
-      o.framework = p.name
+      o.framework = p -- the profile table (a derived one keeps its fields)
     end
   local off = opts.offload
   if off ~= nil and off ~= false then
@@ -271,6 +272,15 @@ function Graph:stats(opts)
     if offload.params then bd.weights = offload.working_set end
     if offload.activations then bd.activations = offload.activations_kept end
   end
+  -- what the stack allocates beyond the graph's tensors (the profile's memory table): in the
+  -- breakdown and the footprint, so every memory rule sees it (dlbench.framework_memory)
+  local fwmem = o.framework and fwmemory.terms(prof, self, o.precision_name, names, values,
+    o.inference, o.optimizer_name, t) or nil
+  if fwmem then
+    bd.activations = bd.activations + fwmem.activations
+    bd.workspace = bd.workspace + fwmem.workspace
+    fp = fp + fwmem.activations + fwmem.workspace
+  end
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
     local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
@@ -278,10 +288,11 @@ function Graph:stats(opts)
     saved = base.footprint - t.footprint
   end
   local res = pretty.object({
-    footprint_saved = saved, offload = offload,
+    footprint_saved = saved, offload = offload, framework_memory = fwmem and fwmem.terms or nil,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
     io = t.io, intensity = t.intensity, footprint = fp, trainable = t.trainable,
+    opt_states = t.opt_states,
     precision_given = o.precision_given,
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
     breakdown = bd,

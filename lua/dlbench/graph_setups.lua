@@ -138,15 +138,43 @@ doc.doc(Graph.quantize, "g:quantize(dtype[, weight | \"pattern\" | {...}][, {ski
   .. "but the embeddings, the output head and LoRA adapters (skip = Lua patterns). QLoRA: "
   .. "dlb.models.llama{..., lora = {...}, quantize = \"nf4\"}")
 
-function Graph:unfreeze(what)
-  local ids = weights_of(self, what, "g:unfreeze")
-  for _, t in ipairs(ids) do core.graph_freeze(self._h, t, false) end
+-- g:unfreeze(what, {own_type =, copy =}): own_type trains the weights in their own element
+-- type (their optimizer states in that type, no fp32 master copy: torch.optim on a 16-bit
+-- parameter, AdamW's exp_avg = zeros_like(p); dlb_graph_own_type); copy trains them as
+-- copies beside their frozen originals, which stay in memory (PEFT's modules_to_save:
+-- ModulesToSaveWrapper deep-copies the module and trains the copy): each weight gets a
+-- frozen twin "<name>/original" that no op reads.
+local UNFREEZE_OPTS = { own_type = true, copy = true }
+function Graph:unfreeze(what, o)
+  local fname = "g:unfreeze"
+  local ids = weights_of(self, what, fname)
+  o = require("dlbench.options").check(o, UNFREEZE_OPTS, fname)
+  for _, k in ipairs { "own_type", "copy" } do
+    if o[k] ~= nil and type(o[k]) ~= "boolean" then
+      error(string.format("%s: %s must be true or false, got %s", fname, k, type(o[k])), 2)
+    end
+  end
+  for _, t in ipairs(ids) do
+    core.graph_freeze(self._h, t, false)
+    core.graph_own_type(self._h, t, o.own_type == true)
+    if o.copy then
+      local name, dims, dt = core.graph_tensor_info(self._h, t)
+      local d = {}
+      for i, x in ipairs(dims) do d[i] = tonumber(x) or x end
+      local twin = self:weight(name .. "/original", d)
+      if dt ~= core.enum.DLB_DT_DEFAULT then core.graph_set_dtype(self._h, twin.id, dt) end
+      core.graph_freeze(self._h, twin.id, true)
+    end
+  end
   return #ids
 end
 doc.doc(Graph.freeze, "g:freeze([weight | \"pattern\" | {...}]) -> count",
   "freeze weights (all when none is named): no gradient, update or optimizer state for them; "
   .. "gradients still flow through them to what needs them; s.trainable counts the others")
-doc.doc(Graph.unfreeze, "g:unfreeze([weight | \"pattern\" | {...}]) -> count", "undo g:freeze")
+doc.doc(Graph.unfreeze, "g:unfreeze([weight | \"pattern\" | {...}][, {own_type=, copy=}]) -> count",
+  "undo g:freeze; own_type = true: train in the weight's own type (optimizer states in it, "
+  .. "no fp32 master: torch.optim on a 16-bit parameter); copy = true: train a copy beside a "
+  .. "frozen original that stays in memory (PEFT's modules_to_save)")
 
 local LORA_OPTS = { rank = true, targets = true, alpha = true }
 -- LoRA (Hu et al. 2021): linear layers built afterwards whose name is a target (the whole

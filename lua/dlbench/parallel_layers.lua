@@ -433,6 +433,9 @@ function M.from_graph(g, o)
   local function at(b)
     local t = {}
     for k, v in pairs(base) do t[k] = v end
+    -- under a profile the stats count its step: its fusion passes and the memory it adds
+    -- beyond the graph's tensors (dlbench.framework_memory: per-sample loss bytes)
+    if prof then t.fuse, t.framework = nil, prof end
     if type(mb) == "string" then t[mb] = b end
     local ok, s = pcall(g.stats, g, t)
     if ok and s.symbolic then

@@ -24,10 +24,14 @@ local function is_graph(g)
     and type(g.stats) == "function"
 end
 
-local function layers_of(fname, g, o, fuse)
+local function layers_of(fname, g, o, fuse, prof)
   if is_graph(g) then
+    -- a profile that adds memory beyond the graph's tensors (its `memory` table) builds the
+    -- layers under itself, so their activations carry it (dlbench.framework_memory); the
+    -- others pass their fusion passes, the same step
+    local byprof = prof and prof.memory and o.fuse == nil
     return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
-      fuse = fuse })
+      fuse = not byprof and fuse or nil, framework = byprof and prof or nil })
   end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
@@ -252,7 +256,7 @@ local function setup(fname, o)
     dev.host_op, dev.host_layer = fw.host_of(prof, calibration)
   end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
-  local ls = layers_of(fname, lsrc, o, fuse)
+  local ls = layers_of(fname, lsrc, o, fuse, prof)
   -- the profile's attention kernel on a causal decoder (dlb.frameworks.attn_work): the
   -- masked blocks skipped (a device the caller gives keeps its own attn_work)
   if not o.device and type(ls) == "table" then

@@ -2,7 +2,7 @@
 -- runs (issue [18] item 4): LoRA, Q-LoRA and LoRA with trainable embeddings, one GPU.
 -- Read by tests/lua/test_finetune_memory.lua, which predicts every row with dlbench
 -- (dlb.roofline.time(...).footprint, the framework memory schedule) and checks each row's
--- error against what this file says of it.
+-- error against what this file says of it, and by tests/bench/bench_finetune_memory.lua.
 --
 -- Source: QwenLM/Qwen, README.md, "Profiling of Memory and Speed" (the Qwen-1 repository,
 -- https://github.com/QwenLM/Qwen, section "Finetuning"): "We profile the GPU memory and
@@ -20,16 +20,20 @@
 -- on target_modules ["c_attn", "c_proj", "w1", "w2"] (c_proj matches the attention's and
 -- the MLP's output projections: every linear layer of a block). LoRA: --bf16, no DeepSpeed.
 -- Q-LoRA: the Qwen-*-Chat-Int4 GPTQ checkpoints (GPTQConfig(bits=4)), --fp16 with
--- DeepSpeed ZeRO-2 on the one GPU, and peft's prepare_model_for_kbit_training, which casts
--- the weights left unquantised (embedding, output layer, norms) to fp32. LoRA (emb): the
+-- DeepSpeed ZeRO-2 on the one GPU (finetune/ds_config_zero2.json: overlap_comm, reduce
+-- bucket 2e8), and peft's prepare_model_for_kbit_training, which leaves a GPTQ model's
+-- unquantised weights in the engine's fp16 (see M.setup). LoRA (emb): the
 -- base (non-chat) models with modules_to_save = ["wte", "lm_head"].
 -- In dlbench: dlb.models.llama with the shapes below (qkv_bias; Qwen-1 is Llama-shaped:
--- RMSNorm, SwiGLU, rotary, untied output), mixed_bf16 (fp16's bytes are the same),
--- recompute = 1, fuse = {"attention"}, adamw; LoRA on q, k, v, out, gate, up, down. Known
--- differences: separate q, k, v adapters instead of one on the fused c_attn (+2 r d
--- parameters per block: +0.27 GB at 7B with Adam's 16 bytes each); LoRA (emb) trains the
--- embedding and output layer in place, while PEFT's modules_to_save trains copies beside
--- the frozen originals (one more 16-bit copy, 2.5 GB at 7B, not counted).
+-- RMSNorm, SwiGLU, rotary, untied output), recompute = 1, adamw, LoRA on q, k, v, out, gate,
+-- up, down, under the framework profile of each script (M.setup: hf-trainer with
+-- mixed_bf16, or hf-deepspeed with mixed (fp16's bytes)); M.build makes a row's graph.
+-- Known differences: separate q, k, v adapters instead of one on the fused c_attn (+2 r d
+-- parameters per block: +0.27 GB at 7B with Adam's 16 bytes each). The adapters count 16 B
+-- per parameter (mixed precision's 2 + 2 + 12 = fp32 weight, gradient and two moments):
+-- PEFT before 0.6 (one tuners/lora.py; _replace_module moves the adapters to the device
+-- only) kept them fp32, as the PyTorch 2.0 era of these runs suggests; later PEFT casts them
+-- to the base weight's bf16 (8 B), 0.5 GB less at 1.8B, 2 GB at 14B.
 -- Model shapes: the Qwen-1 config.json files on the Hugging Face hub (Qwen/Qwen-1_8B,
 -- Qwen/Qwen-7B, Qwen/Qwen-14B, Qwen/Qwen-72B): hidden_size, num_hidden_layers,
 -- num_attention_heads, intermediate_size / 2 (w1 and w2 each), vocab_size, untied output,
@@ -52,36 +56,99 @@ M.models = {
 }
 
 -- What each method is in dlbench (the graph and its stats options).
+-- LoRA and LoRA (emb): the Trainer with --bf16 (amp autocast, no DeepSpeed): profile
+-- hf-trainer. Q-LoRA: the Trainer with --fp16 and DeepSpeed ZeRO-2 (the engine casts the model
+-- to fp16; Qwen's finetune/ds_config_zero2.json sets overlap_comm true and reduce_bucket_size
+-- 2e8: two gradient buffers of 2e8 elements): profile hf-deepspeed derived with those.
+-- Set-up correction (issue [18], this stop): the embedding and output layer of the Q-LoRA
+-- runs were counted in fp32 (prepare_model_for_kbit_training's cast); PEFT skips that cast
+-- for GPTQ models (peft/utils/other.py: `if not is_gptq_quantized:` around it) and the
+-- DeepSpeed engine casts the module to fp16 (module.half()), so they are fp16 here.
 M.setup = {
-  stats = { precision = "mixed_bf16", recompute = 1, fuse = { "attention" }, optimizer = "adamw" },
+  stats = { precision = "mixed_bf16", recompute = 1, optimizer = "adamw", framework = "hf-trainer" },
+  qlora_stats = { precision = "mixed", recompute = 1, optimizer = "adamw", framework = "hf-deepspeed" },
+  qlora_buckets = { count = 2, elements = 2e8 },     -- Qwen's ds_config_zero2.json
   lora = { rank = 64, targets = { "q", "k", "v", "out", "gate", "up", "down" } },
   qlora_dtype = "int4",                    -- GPTQ 4-bit, groups of 128
-  unquantised_fp32 = { "embed_tokens", "lm_head/w" },   -- prepare_model_for_kbit_training
   emb_trainable = { "embed_tokens", "lm_head/w" },      -- LoRA (emb)
+  -- PEFT's modules_to_save: bf16 copies train beside the frozen originals (ModulesToSaveWrapper
+  -- deep-copies the module), torch AdamW keeps their states in bf16 (exp_avg = zeros_like(p))
+  emb_as = { copy = true, own_type = true },
 }
 
-local SMALL = "a constant 1.5-2 GB the model does not count (CUDA context, cuBLAS "
-  .. "workspace, cached allocator blocks) is a large share of a 1.8B model's total"
-local LOSS = "long sequences: Transformers' unfused loss keeps the bf16 logits, a shifted "
-  .. "contiguous copy and the log-softmax output of seq x 151936 (3 x 2.5 GB at 8192), the "
-  .. "graph's fused softmax_xent one"
+-- The graph and stats options of one row at sequence length seq (the test and the benchmark
+-- both predict through this): returns graph, stats options.
+function M.build(dlb, row, seq)
+  local m = { qkv_bias = true, batch = 1, seq = seq }
+  for k, v in pairs(M.models[row.model]) do m[k] = v end
+  m.lora = M.setup.lora
+  local st = M.setup.stats
+  if row.method == "qlora" then
+    m.quantize = M.setup.qlora_dtype
+    st = {}
+    for k, v in pairs(M.setup.qlora_stats) do st[k] = v end
+    local mem = {}
+    for k, v in pairs(dlb.frameworks.get(st.framework).memory) do mem[k] = v end
+    mem.buckets = M.setup.qlora_buckets
+    st.framework = dlb.frameworks.derive(st.framework, { memory = mem })
+  end
+  local g = dlb.models.llama(m)
+  if row.method == "lora_emb" then
+    g:stats(st)             -- LoRA freezes the base weights at the first analysis
+    g:unfreeze(M.setup.emb_trainable, M.setup.emb_as)
+  end
+  return g, st
+end
+
+-- Why cells missed, by class, and what is counted now (issue [18], this stop). Every rule
+-- below was looked for after seeing the errors of the last stop (37 of 60 within 10%, all
+-- misses under), then taken from its source and applied to every row of its stack; none is
+-- fitted to a cell. The transcribed measurements are unchanged (checked against the README).
+-- * long sequences under (LoRA, Q-LoRA): the model code's unfused loss (logits, a shifted
+--   contiguous copy, the fp32 upcast and fp32 log_softmax under autocast: 12 B per logit
+--   element; 6 B in the fp16 DeepSpeed engine; the fused graph counts 4).
+-- * a constant under, largest share on the 1.8B model: the CUDA context with PyTorch's
+--   kernels, 1343 MiB as nvidia-smi shows it (Hugging Face docs, "Model training
+--   anatomy"); comparing with it assumes the README read memory as nvidia-smi does (it
+--   does not say); for need and fits it is device memory the process holds either way.
+-- * LoRA (emb) over at mid lengths, under once the rest is counted: PEFT's modules_to_save
+--   trains bf16 copies beside the frozen originals, torch AdamW keeps their moments in bf16
+--   (g:unfreeze{copy = true, own_type = true}: 2 + 2 + 2 + 4 B per parameter instead of
+--   in-place mixed precision's 2 + 2 + 12), and foreach AdamW's step holds one more
+--   moment-sized list (exp_avg_sq_sqrt), the peak of the short sequences.
+-- * Q-LoRA: a set-up correction: the embedding and output layer are fp16, not fp32 (PEFT
+--   skips prepare_model_for_kbit_training's fp32 cast for GPTQ models; DeepSpeed's engine
+--   casts the module to fp16); ZeRO-2's two contiguous gradient buffers (2 x 2e8 fp16) and
+--   its step's fp32 copy of the gradient partition (4 B per trainable parameter), the peak
+--   of the short sequences on 14B and 72B.
+-- What still misses (4 cells, all under):
+local ALLOC = "1.8B at one length: the measured growth per token is not steady (LoRA: +5.2 GB "
+  .. "from 2048 to 4096 tokens where the live tensors grow 4.0 GB, then +5.6 GB to 8192 "
+  .. "where they grow 7.9 GB): the caching allocator's cached blocks in a reserved or "
+  .. "nvidia-smi reading, not modelled (no sourced rule)"
+
+local QLORA = "Q-LoRA at 8192, 13-15% under (1.8B, 7B): not counted is auto-gptq's "
+  .. "dequantised fp16 weights of the block being recomputed (its training path dequantises "
+  .. "each layer in PyTorch and matmul saves the result for the backward; at 8192 the loss "
+  .. "is the peak, so this is not all of it) nor what ALLOC says; the 14B cell at 256 is at "
+  .. "-9.8%, near the boundary"
 
 -- {model, method, measured GB at M.seqs[i]} and the expectation per cell.
 M.rows = {
   { model = "qwen-1.8b", method = "lora", gb = { 6.7, 7.4, 8.4, 11.0, 16.2, 21.8 },
-    expect = { "under", "under", "under", "under", "under", "under" }, gap = SMALL .. "; " .. LOSS },
+    expect = { "within", "within", "within", "within", "under", "within" }, gap = ALLOC },
   { model = "qwen-1.8b", method = "lora_emb", gb = { 13.7, 14.0, 14.0, 15.1, 19.7, 27.7 },
-    expect = { "within", "within", "within", "within", "under", "under" }, gap = LOSS },
+    expect = { "within", "under", "within", "within", "within", "within" }, gap = ALLOC },
   { model = "qwen-1.8b", method = "qlora", gb = { 5.8, 6.0, 6.6, 7.8, 10.2, 15.8 },
-    expect = { "under", "under", "under", "under", "under", "under" }, gap = SMALL .. "; " .. LOSS },
+    expect = { "within", "within", "within", "within", "within", "under" }, gap = QLORA },
   { model = "qwen-7b", method = "lora", gb = { 20.1, 20.4, 21.5, 23.8, 29.7, 36.6 },
-    expect = { "within", "within", "under", "under", "under", "under" }, gap = LOSS },
+    expect = { "within", "within", "within", "within", "within", "within" } },
   { model = "qwen-7b", method = "lora_emb", gb = { 33.7, 34.1, 35.2, 35.1, 39.2, 48.5 },
-    expect = { "within", "within", "within", "within", "within", "under" }, gap = LOSS },
+    expect = { "within", "within", "within", "within", "within", "within" } },
   { model = "qwen-7b", method = "qlora", gb = { 11.5, 11.5, 12.3, 13.9, 16.9, 23.5 },
-    expect = { "within", "within", "within", "within", "under", "under" }, gap = LOSS },
+    expect = { "within", "within", "within", "within", "within", "under" }, gap = QLORA },
   { model = "qwen-14b", method = "lora", gb = { 34.6, 35.1, 35.3, 37.4, 42.5, 55.2 },
-    expect = { "within", "within", "within", "within", "under", "under" }, gap = LOSS },
+    expect = { "within", "within", "within", "within", "within", "within" } },
   { model = "qwen-14b", method = "lora_emb", gb = { 51.2, 51.1, 51.5, 54.1, 56.8, 67.7 },
     expect = { "within", "within", "within", "within", "within", "within" } },
   { model = "qwen-14b", method = "qlora", gb = { 18.7, 18.4, 18.9, 19.9, 23.0, 27.9 },

@@ -1,6 +1,7 @@
 -- bench_finetune_memory.lua — what issue [18]'s memory paths cost (CPU seconds, best and mean
--- of 5): (1) a Q-LoRA step of Qwen-72B at seq 8192 (graph build, g:quantize, the analysis
--- with recompute and fused attention, dlb.roofline.time's footprint), the heaviest row of
+-- of 5): (1) a Q-LoRA step of Qwen-72B at seq 8192 (graph build, int4 weights, the analysis
+-- with recompute under the hf-deepspeed profile and its memory terms, dlb.roofline.time's
+-- footprint), the heaviest row of
 -- notebooks/data/memory_measured.lua; (2) dlb.parallel.layers.transformer for the GPT-3 175B
 -- shape, now the zoo graph through from_graph (the closed form it replaced took ~0.1 ms).
 -- Run: dlbench run tests/bench/bench_finetune_memory.lua (or under LuaJIT with DLB_BACKEND=ffi).
@@ -22,11 +23,8 @@ local function timeit(f)
 end
 
 local b1, m1, fp = timeit(function()
-  local m = { qkv_bias = true, batch = 1, seq = 8192, lora = D.setup.lora, quantize = "int4" }
-  for k, v in pairs(D.models["qwen-72b"]) do m[k] = v end
-  local g = dlb.models.llama(m)
-  g:quantize("fp32", D.setup.unquantised_fp32)
-  return dlb.roofline.time(g:stats(D.setup.stats), D.hw).footprint
+  local g, st = D.build(dlb, { model = "qwen-72b", method = "qlora" }, 8192)
+  return dlb.roofline.time(g:stats(st), D.hw).footprint
 end)
 print(string.format("bench_finetune_memory (%s): Qwen-72B Q-LoRA seq 8192 footprint %.1f GB: "
   .. "best %.0f ms, mean %.0f ms", dlb.backend, fp / 1e9, b1 * 1e3, m1 * 1e3))

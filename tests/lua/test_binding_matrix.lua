@@ -184,7 +184,7 @@ local good = {
   { "file_read", HF, 64 }, { "file_read", here .. "/../fixtures/no-such-file", 64 },
   { "json_parse", '{"a": [1, 2, {"b": null, "c": "x"}], "d": true}', "doc" },
   -- last: it changes G
-  { "graph_freeze", G, W, true }, { "graph_set_dtype", G, W, 9 },
+  { "graph_freeze", G, W, true }, { "graph_own_type", G, W, true }, { "graph_set_dtype", G, W, 9 },
   { "optimizer_update_flops", 2 }, { "optimizer_state_bytes", 5, { 64, 32 } },
   { "_sweep_prog_new", { "b", "q" }, true }, { "_sweep_prog_add", core._sweep_prog_new({ "b" }, false), G2, INF, 1 },
   { "sweep_prog_finish", SP }, { "sweep_prog_nclasses", SP }, { "sweep_prog_totals", SP, { 2 } },

@@ -2,7 +2,9 @@
 -- frozen weights carry no gradient or optimizer state in any memory rule, one number called
 -- footprint, weight-only quantisation (int8, fp8, nf4, int4 with their block scales), LoRA
 -- on MoE experts, offload in roofline.time and parallel.evaluate with the host link's time,
--- device names and layer precisions in dlb.parallel, and published measured peak memory
+-- device names and layer precisions in dlb.parallel, the memory a stack adds beyond the
+-- graph's tensors (the hf-trainer / hf-deepspeed profiles' memory terms, weights that train
+-- in their own type or as PEFT copies), and published measured peak memory
 -- (notebooks/data/memory_measured.lua) within what that file says of each row.
 local T = require "harness"
 local dlb = require "dlbench"
@@ -178,20 +180,128 @@ T.test("fused attention under recompute: the recomputed chain is the fused kerne
   assert(a2 / a1 < 2.1, "linear in seq: " .. a2 / a1)
 end)
 
+T.test("what a stack adds: the unfused loss and ZeRO-2's gradient buffers (hf profiles)", function()
+  -- pytorch-ddp and hf-trainer fuse the same passes (attention, optimizer) on a transformer:
+  -- the graph's step is the same, the difference is the profile's memory table
+  local V, q = 32000, 128
+  local g = dlb.models.llama { size = "7b", layers = 2, seq = q, batch = 1, vocab = V }
+  local base = g:stats { precision = "mixed_bf16", framework = "pytorch-ddp" }
+  local hf = g:stats { precision = "mixed_bf16", framework = "hf-trainer" }
+  local n = q * V -- logit elements (batch 1)
+  -- under autocast: logits 2 + shifted copy 2 + fp32 upcast 4 + fp32 log_softmax 4 = 12 B per
+  -- element (Qwen / transformers modeling code; PyTorch AMP's fp32 ops), the fused graph's 2 x 2
+  T.eq(hf.framework_memory.loss.elements, n, "the logits of the one softmax_xent")
+  T.eq(hf.framework_memory.loss.per_element, 12)
+  -- and the CUDA context with PyTorch's kernels, 1343 MiB (HF docs, "Model training anatomy")
+  local ctx = 1343 * 1048576
+  T.eq(hf.framework_memory.context.bytes, ctx)
+  -- (and AdamW's step temporaries where they exceed the activations: tested below)
+  local step = hf.framework_memory.optimizer_step.bytes
+  T.eq(hf.footprint - base.footprint, (12 - 4) * n + ctx + step, "footprint")
+  T.eq(hf.breakdown.activations - base.breakdown.activations, (12 - 4) * n, "activations")
+  local r = R.time(hf, "H100")
+  T.eq(r.footprint, r.need, "one footprint")
+  T.near(r.need - R.time(base, "H100").need, (12 - 4) * n + ctx + step, 1e-12, "need carries it")
+  -- parallel.evaluate{graph=} builds its layers under the profile: the loss bytes are per
+  -- sample and reach it; the per-device constants (the context, ZeRO-2's buffers) are not in
+  -- the planner's layer costs
+  local e = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = "hf-trainer",
+    precision = "mixed_bf16" }
+  assert(rel(e.mem + ctx + step, r.need) < 1e-6, e.mem .. " + context + step vs " .. r.need)
+  -- fp32 steps have no 16-bit autocast: logits, copy, log_softmax at 4 B against 2 x 4
+  local f32 = g:stats { precision = "fp32", framework = "hf-trainer", optimizer = "sgd" }
+  T.eq(f32.footprint - g:stats { precision = "fp32", framework = "pytorch-ddp", optimizer = "sgd" }.footprint,
+    4 * n + ctx)
+  -- the DeepSpeed engine (no autocast): 3 x 2 B against 2 x 2; ZeRO-2's contiguous gradient
+  -- buffer at DeepSpeed's defaults (one of 5e8 fp16 elements: stage_1_and_2.py backward)
+  local ds = g:stats { precision = "mixed", framework = "hf-deepspeed" }
+  -- and its step's fp32 copy of the gradient partition (stage_1_and_2.py step), 4 B per
+  -- trainable parameter on one device, beyond the activations (DeepSpeed's Adam: no foreach
+  -- temporaries)
+  local dstep = ds.framework_memory.optimizer_step
+  T.eq(dstep.temporaries, 4 * ds.trainable, "fp32 gradient partition")
+  T.eq(ds.footprint - base.footprint, 2 * n + 5e8 * 2 + ctx + dstep.bytes, "loss + bucket + context + step")
+  T.eq(ds.breakdown.workspace - base.breakdown.workspace, 5e8 * 2 + ctx + dstep.bytes, "workspace")
+  -- a run's own ds_config: overlap_comm (two buffers) and reduce_bucket_size 2e8
+  local p = dlb.frameworks.derive("hf-deepspeed",
+    { memory = { loss = { autocast = false }, buckets = { count = 2, elements = 2e8 } } }) -- no context
+  assert(p.title:find("derived: memory", 1, true), p.title)
+  local d2 = g:stats { precision = "mixed", framework = p }
+  T.eq(d2.footprint - base.footprint, 2 * n + 2 * 2e8 * 2, "derived buckets (no context, no step term)")
+  T.eq(d2.framework, "hf-deepspeed", "the derived profile keeps its name")
+  T.checkerr("unknown option 'bukets'", dlb.frameworks.derive, "hf-deepspeed", { bukets = {} })
+  T.checkerr("unknown framework", dlb.frameworks.derive, "hf-deepspeeed", {})
+  -- symbolic dims bound by the call; two losses count both; inference has no loss backward
+  local h = dlb.graph("two heads")
+  local x = h:input("x", { "b", 64 })
+  local w1, w2 = h:weight("w1", { 64, 1000 }), h:weight("w2", { 64, 10 })
+  local l1 = h:softmax_xent(h:matmul(x, w1), h:label("y1", { "b" }))
+  local l2 = h:softmax_xent(h:matmul(x, w2), h:label("y2", { "b" }))
+  h:loss(h:add(l1, l2))
+  T.eq(h:stats { b = 8, precision = "mixed", framework = "hf-trainer" }.framework_memory.loss.elements,
+    8 * 1000 + 8 * 10, "both logits, b bound")
+  T.eq(g:stats { precision = "mixed_bf16", framework = "hf-trainer", inference = true }.framework_memory,
+    nil, "no loss backward in inference")
+  -- a loss that is not softmax_xent: the term says it found no logits
+  local m = dlb.graph("mse")
+  local mx = m:input("x", { 4, 8 })
+  m:loss(m:mse(m:matmul(mx, m:weight("w", { 8, 8 })), m:label("y", { 4, 8 })))
+  local ml = m:stats { precision = "mixed", framework = "hf-trainer", optimizer = "sgd" }.framework_memory.loss
+  T.eq(ml.bytes, 0); assert(ml.note:find("no g:softmax_xent", 1, true), ml.note)
+  -- the algorithmic step and profiles without a memory table add nothing
+  T.eq(g:stats { precision = "mixed_bf16" }.framework_memory, nil)
+  T.eq(base.framework_memory, nil)
+end)
+
+T.test("trainable copies in their own type (PEFT modules_to_save) and AdamW's step temporaries", function()
+  local function mk()
+    local g = dlb.models.llama { size = "7b", layers = 1, seq = 16, batch = 1, vocab = 1000,
+      lora = { rank = 8, targets = { "q" } } }
+    g:stats { precision = "mixed_bf16" } -- LoRA freezes the base weights at the first analysis
+    return g
+  end
+  local ne = 2 * 1000 * 4096        -- embed_tokens and lm_head/w
+  local nl = 8 * (4096 + 4096)      -- the q adapters
+  local a = mk():stats { precision = "mixed_bf16", optimizer = "adamw" }
+  local g1 = mk()
+  T.eq(g1:unfreeze({ "embed_tokens", "lm_head/w" }), 2)
+  local b = g1:stats { precision = "mixed_bf16", optimizer = "adamw" }
+  -- in place under mixed precision: fp32 master + two fp32 moments, 12 B per parameter
+  T.eq(b.breakdown.optimizer - a.breakdown.optimizer, 12 * ne)
+  local g2 = mk()
+  g2:unfreeze({ "embed_tokens", "lm_head/w" }, { own_type = true, copy = true })
+  local c = g2:stats { precision = "mixed_bf16", optimizer = "adamw" }
+  -- own type: torch AdamW's moments in the parameter's bf16 (exp_avg = zeros_like(p)), no
+  -- master: 4 B; copy: a frozen bf16 original stays beside the trainable copy: 2 B
+  T.eq(c.breakdown.optimizer - a.breakdown.optimizer, 4 * ne, "bf16 moments")
+  T.eq(c.breakdown.weights - a.breakdown.weights, 2 * ne, "the frozen originals")
+  T.eq(c.trainable - a.trainable, ne, "the copies train")
+  T.eq(c.params - a.params, ne, "the originals are parameters too (as PEFT counts them)")
+  T.checkerr("unknown option 'owntype'", g2.unfreeze, g2, "embed_tokens", { owntype = true })
+  T.checkerr("copy must be true or false", g2.unfreeze, g2, "embed_tokens", { copy = 1 })
+  -- foreach AdamW's step holds one moment-sized list (exp_avg_sq_sqrt) when the
+  -- activations are gone: the moments without master copies are fp32 for the adapters
+  -- (2 x 4 B) and bf16 for the copies (2 x 2 B); the step needs what it holds beyond the
+  -- activations and workspace of the step's peak
+  local h = g2:stats { precision = "mixed_bf16", optimizer = "adamw", framework = "hf-trainer" }
+  local t = h.framework_memory.optimizer_step
+  T.eq(t.temporaries, (8 * nl + 4 * ne) / 2, "one moment of every trainable weight")
+  local ctx = h.framework_memory.context.bytes
+  local base = g2:stats { precision = "mixed_bf16", optimizer = "adamw", framework = "pytorch-ddp" }
+  local live = base.breakdown.activations + h.framework_memory.loss.bytes + base.breakdown.workspace
+  T.near(t.bytes, math.max(0, t.temporaries - live), 1e-12, "beyond the activations")
+  assert(t.bytes > 0, "at seq 16 the step is the peak")
+  T.near(h.footprint - base.footprint, h.framework_memory.loss.bytes + ctx + t.bytes, 1e-12)
+  -- sgd has no moments: no step term
+  T.eq(g2:stats { precision = "mixed_bf16", framework = "hf-trainer", optimizer = "sgd" }
+    .framework_memory.optimizer_step, nil)
+end)
+
 -- == published measurements ============================================================
 
 local function predict(row, seq)
-  local m = { qkv_bias = true, batch = 1, seq = seq }
-  for k, v in pairs(D.models[row.model]) do m[k] = v end
-  m.lora = D.setup.lora
-  if row.method == "qlora" then m.quantize = D.setup.qlora_dtype end
-  local g = dlb.models.llama(m)
-  if row.method == "qlora" then g:quantize("fp32", D.setup.unquantised_fp32) end
-  if row.method == "lora_emb" then
-    g:stats(D.setup.stats)             -- LoRA freezes the base weights at the first analysis
-    g:unfreeze(D.setup.emb_trainable)
-  end
-  return R.time(g:stats(D.setup.stats), D.hw).footprint
+  local g, st = D.build(dlb, row, seq)
+  return R.time(g:stats(st), D.hw).footprint
 end
 
 T.test("measured peak memory (Qwen README): each row as notebooks/data/memory_measured.lua says", function()

@@ -1,0 +1,110 @@
+-- dlbench.framework_memory — what a training stack allocates beyond the tensors of the step's
+-- graph (issue [18] item 4), from a framework profile's `memory` table; g:stats adds it to
+-- the breakdown and the footprint when a profile is applied, so footprint, need and
+-- roofline.time say the same number. docs/frameworks.md "Memory a stack adds".
+--   memory.loss = {autocast = true|false}: a causal LM's loss as Hugging Face model code
+--     writes it (QWenLMHeadModel / LlamaForCausalLM.forward: lm_logits, then
+--     shift_logits = lm_logits[..., :-1, :].contiguous(), then CrossEntropyLoss). At the end
+--     of the forward pass the logits, their shifted contiguous copy and log_softmax's output
+--     (saved for its backward) are live; under autocast log_softmax runs in fp32 (PyTorch AMP
+--     docs: log_softmax, nll_loss and cross_entropy autocast to float32), so the upcast
+--     logits (fp32) are live while it runs: logits a + copy a + upcast 4 + output 4 bytes per
+--     logit element (a: the 16-bit activation type), 12 under bf16/fp16 autocast; without
+--     autocast (a DeepSpeed fp16/bf16 engine) logits + copy + output, 3a. The graph's fused
+--     softmax_xent keeps two logit-sized tensors (its input and the probabilities it saves,
+--     graphs/ir/graph_ops.c loss2): 2a. The difference is added to the activations at the
+--     peak: the peak of a recomputed LM step is at the loss, where every checkpoint is live
+--     (an upper bound where another moment is the peak).
+--   memory.context = bytes: what the process holds on the device before any tensor (the
+--     CUDA context with the framework's kernels loaded), as nvidia-smi sees it: workspace.
+--   memory.adam_temporaries = k: torch.optim.AdamW's foreach step (_multi_tensor_adamw:
+--     exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs), then in-place ops) holds k lists
+--     the size of one moment while it runs, when the activations are gone: the step's peak
+--     is weights + gradients + states + k moments, counted as the workspace the step needs
+--     beyond the activations (max(0, k moments - activations - workspace)). Adam/AdamW only.
+--   memory.zero_fp32_grads = true: DeepSpeed ZeRO-1/2's step makes an fp32 copy of the
+--     gradient partition (stage_1_and_2.py, step: single_grad_partition =
+--     flatten(averaged_gradients).to(fp32), the fp32 master's .grad): 4 B per trainable
+--     parameter on one device, with the step's temporaries above (the 16-bit flat copy it
+--     passes through is left out: a lower bound).
+--   memory.buckets = {count =, elements =}: DeepSpeed ZeRO-1/2's contiguous gradient buffers
+--     (stage_1_and_2.py, DeepSpeedZeroOptimizer.backward: `count` buffers of reduce_bucket_size
+--     `elements` of the gradient type, allocated before loss.backward()): workspace.
+local M = {}
+
+-- The CUDA context with PyTorch's kernels loaded, as nvidia-smi (pynvml) sees it after the
+-- first tensor: 1343 MiB (Hugging Face transformers docs, "Model training anatomy",
+-- model_memory_anatomy.md: after torch.ones((1, 1)).to("cuda"), "GPU memory occupied:
+-- 1343 MB ... the kernels alone take up 1.3GB"; it varies with the GPU and CUDA version).
+-- The profiles of PyTorch stacks give it as memory.context.
+M.PYTORCH_CONTEXT = 1343 * 1048576
+
+-- Bytes of an activation (and gradient) element under a graph precision policy: the
+-- engine's one table, dlb.roofline.grad_elem (2 under fp16, bf16, mixed, mixed_bf16; 4 fp32).
+local function act_bytes(prec) return require("dlbench.roofline").grad_elem(prec) or 4 end
+
+-- Elements of the logits of every softmax_xent the graph's Lua builder made (g._xent: logits
+-- tensors), dims bound by the stats call's bindings (names, values) or numeric already.
+local poly -- loaded on first use
+local function logit_elements(g, names, values)
+  local xs = rawget(g, "_xent")
+  if not xs then return 0 end
+  poly = poly or require "dlbench.poly"
+  local b = {}
+  for i, n in ipairs(names) do b[n] = values[i] end
+  local total = 0
+  for _, t in ipairs(xs) do
+    local n = 1
+    for _, d in ipairs(t:dims()) do
+      n = n * (tonumber(d) or poly.new(d):eval(b))
+    end
+    total = total + n
+  end
+  return total
+end
+
+-- The extra bytes of profile `prof` for a step of graph g counted at precision `prec`
+-- (a policy name) with bindings (names, values), the step's optimizer and its totals t
+-- (dlb_totals: activations, workspace, opt_states): {activations =, workspace =, terms =}
+-- or nil when the profile adds nothing. Inference steps have no loss backward: no terms.
+function M.terms(prof, g, prec, names, values, inference, optimizer, t)
+  local m = prof and prof.memory
+  if type(m) ~= "table" or inference then return nil end
+  local r = { activations = 0, workspace = 0, terms = {} }
+  local a = act_bytes(prec)
+  if m.loss then
+    local per = m.loss.autocast and a ~= 4 and (a + a + 4 + 4) or 3 * a
+    local n = logit_elements(g, names, values)
+    local extra = math.max(0, per - 2 * a) * n
+    r.activations = r.activations + extra
+    r.terms.loss = { bytes = extra, per_element = per, graph_per_element = 2 * a, elements = n }
+    if n == 0 then
+      -- a graph whose loss was not built with g:softmax_xent (an ONNX import, mse, ctc)
+      r.terms.loss.note = "no g:softmax_xent logits in this graph: no loss term"
+    end
+  end
+  -- what the optimizer step holds beyond the states, when the activations are gone
+  local temps = 0
+  if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then
+    temps = temps + m.adam_temporaries * (tonumber(t.opt_states) or 0) / 2
+  end
+  if m.zero_fp32_grads then temps = temps + 4 * (tonumber(t.trainable) or 0) end
+  if temps > 0 then
+    local live = (tonumber(t.activations) or 0) + r.activations + (tonumber(t.workspace) or 0)
+    local extra = math.max(0, temps - live)
+    r.workspace = r.workspace + extra
+    r.terms.optimizer_step = { bytes = extra, temporaries = temps }
+  end
+  if m.context then
+    r.workspace = r.workspace + m.context
+    r.terms.context = { bytes = m.context }
+  end
+  if m.buckets then
+    local bytes = m.buckets.count * m.buckets.elements * a
+    r.workspace = r.workspace + bytes
+    r.terms.buckets = { bytes = bytes, count = m.buckets.count, elements = m.buckets.elements }
+  end
+  return r
+end
+
+return M

@@ -1,0 +1,29 @@
+-- Hugging Face Transformers' Trainer on PyTorch 2.x eager with amp autocast (--bf16/--fp16,
+-- no DeepSpeed): the stack of most fine-tuning recipes (PEFT LoRA scripts) (issue [18]).
+-- It runs as pytorch-ddp does (its kernels, fusion, overlap, dispatch: that profile's
+-- fields and sources); what differs is the memory the stack adds (memory below).
+local p = {}
+for k, v in pairs(require "dlbench.frameworks.pytorch_ddp") do p[k] = v end
+p.name, p.year = "hf-trainer", 2023
+p.title = "Hugging Face Trainer (transformers 4.3x, PyTorch 2.x eager, amp autocast): "
+  .. "FlashAttention-2 or SDPA, foreach AdamW, the model's own unfused loss"
+-- What the stack allocates beyond the graph's tensors (lua/dlbench/framework_memory.lua,
+-- where each term's rule and source are): the loss under autocast, the CUDA context with
+-- PyTorch's kernels, foreach AdamW's step temporaries (one moment-sized list).
+p.memory = { loss = { autocast = true },
+  context = require("dlbench.framework_memory").PYTORCH_CONTEXT, adam_temporaries = 1 }
+p.sources = {
+  "transformers Trainer (4.3x): --bf16/--fp16 without DeepSpeed runs the step under "
+    .. "torch.autocast; optim adamw_torch is torch.optim.AdamW (foreach on CUDA)",
+  "QwenLM/Qwen modeling_qwen.py QWenLMHeadModel.forward (as transformers' LlamaForCausalLM "
+    .. "of the same years): lm_logits = lm_head(h); shift_logits = lm_logits[..., :-1, :]"
+    .. ".contiguous(); CrossEntropyLoss()(shift_logits, shift_labels)",
+  "PyTorch 2.0 docs, Automatic Mixed Precision, 'CUDA Ops that can autocast to float32': "
+    .. "log_softmax, nll_loss, cross_entropy run in fp32 (the logits are upcast)",
+  "torch/optim/adamw.py _multi_tensor_adamw (PyTorch 2.x): exp_avg_sq_sqrt = "
+    .. "torch._foreach_sqrt(device_exp_avg_sqs), one list the size of a moment during the step",
+  "Hugging Face transformers docs, 'Model training anatomy' (model_memory_anatomy.md): "
+    .. "after torch.ones((1, 1)).to('cuda') nvidia-smi shows 1343 MB, 'the kernels alone'",
+  "otherwise as pytorch-ddp: " .. table.concat(require("dlbench.frameworks.pytorch_ddp").sources, "; "),
+}
+return p
