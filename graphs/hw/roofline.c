@@ -134,15 +134,7 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
   return t;
 }
 
-/* The host-side timeline; see roofline_impl.h. */
-void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s) {
-  t->host += host_s;
-  double start = t->host > t->dev ? t->host : t->dev;
-  t->idle += start - t->dev;
-  t->busy += dev_s;
-  t->dev = start + dev_s;
-}
-
+/* The host-side timeline; see roofline_impl.h (dlb_timeline_op is inline there). */
 void dlb_timeline_sync(dlb_timeline *t) {
   double e = dlb_timeline_end(t);
   t->host = t->dev = e;

@@ -30,7 +30,13 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
 typedef struct dlb_timeline { double host, dev, idle, busy; } dlb_timeline;
 /* Issue one op: host += host_s; start = max(dev, host); idle += start - dev; dev = start +
 ** dev_s. */
-void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s);
+static inline void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s) {
+  t->host += host_s;
+  double start = t->host > t->dev ? t->host : t->dev;
+  t->idle += start - t->dev;
+  t->busy += dev_s;
+  t->dev = start + dev_s;
+}
 /* A synchronisation point: host = dev = max(host, dev). */
 void dlb_timeline_sync(dlb_timeline *t);
 /* The end of the stream: max(host, dev). */

@@ -36,7 +36,7 @@ int dlb_sum_result(const dlb_roof *d, double tf, double tb, double tt, double tm
 ** (and, on a cache_aware device, raised to its matmul's tiled traffic), its device seconds
 ** in *t, its host seconds in *h (d->host_op, nothing for an op that does no work). *f, *b:
 ** the FLOPs and (scaled) bytes it counts. */
-static int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
+static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
                    double *f, double *b, double *t, double *h, int *mb) {
   const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   double fl = s->flops[i], by = s->bytes[i];
@@ -152,8 +152,8 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
   if (s->mult == NULL) {
     /* each op once, in order: the timeline runs as the ops are timed */
     for (size_t i = 0; i < s->n; i++) {
-      double f, b, t, h;
-      int mb;
+      double f = 0, b = 0, t = 0, h = 0;
+      int mb = 0;
       if ((st = op_cost(d, s, i, "op", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
       if (mb) { tmem += t; nmem += 1; }
       if (op_time) op_time[i] = t;
@@ -166,8 +166,8 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     const int host = d->host_op > 0;
     double *ct = work, *ht = work + s->n, tt = 0;
     for (size_t i = 0; i < s->n; i++) {
-      double m = s->mult[i], f, b, t, h;
-      int mb;
+      double m = s->mult[i], f = 0, b = 0, t = 0, h = 0;
+      int mb = 0;
       ct[i] = ht[i] = 0;
       if (m == 0 && !host) continue;
       if ((st = op_cost(d, s, i, "op class", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
