@@ -200,7 +200,8 @@ function M.gpt(opts)
     x = g:add(x, pos, "embed_add")
   end
   local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, rotary = o.rotary, dropout = o.dropout }
-  for l = 1, o.layers do x = preln_block(g, x, a, o.ffn or 4 * d, "gelu", "h" .. (l - 1)) end
+  local function hname(l) return "h" .. (l - 1) end
+  x = C.blocks(g, x, o.layers, hname, function(l, y) return preln_block(g, y, a, o.ffn or 4 * d, "gelu", hname(l)) end)
   g:layer("output")
   x = nn.layernorm(g, x, { name = "ln_f" })
   local logits = lm_head(g, x, wte, V, o.tied)
@@ -309,13 +310,14 @@ function M.llama(opts)
   local x = g:embedding(g:input("ids", { b, q }, "int32"), emb, "embed_tokens")
   local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = o.dh, bias = false,
               qkv_bias = o.qkv_bias, rotary = true }
-  for l = 1, o.layers do
-    local name = "layers." .. (l - 1)
+  local function lname(l) return "layers." .. (l - 1) end
+  x = C.blocks(g, x, o.layers, lname, function(l, y)
+    local name = lname(l)
     g:layer(name)
     a.name = name .. "/attn"
-    x = g:add(x, attention(g, nn.rmsnorm(g, x, { name = name .. "/input_norm" }), a))
-    x = g:add(x, swiglu(g, nn.rmsnorm(g, x, { name = name .. "/post_attention_norm" }), d, o.ffn, name .. "/mlp"))
-  end
+    y = g:add(y, attention(g, nn.rmsnorm(g, y, { name = name .. "/input_norm" }), a))
+    return g:add(y, swiglu(g, nn.rmsnorm(g, y, { name = name .. "/post_attention_norm" }), d, o.ffn, name .. "/mlp"))
+  end)
   g:layer("output")
   x = nn.rmsnorm(g, x, { name = "norm" })
   local logits = lm_head(g, x, emb, V, o.tied)
