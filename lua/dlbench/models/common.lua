@@ -299,6 +299,9 @@ doc.doc(M.unstack, "common.unstack(g, x, name) -> {steps}", "split [b, q, h] int
 doc.doc(M.concat, "common.concat(g, xs, axis) -> tensor", "concat any number of tensors")
 doc.doc(M.upsample2, "common.upsample2(g, x, name) -> tensor", "nearest 2x upsampling as a gather")
 doc.doc(M.mul, "common.mul(a, b) -> dim", "product of dims given as numbers or text")
+doc.doc(M.blocks, "common.blocks(g, x, L, name, block) -> tensor",
+  "L identical blocks: block(l, x) builds block l in layer name(l); the first is built, the "
+  .. "rest copied from it (dlb_graph_repeat), the same graph as building each")
 doc.doc(M, "dlbench.models.common", "helpers shared by the zoo's builders")
 
 return M
