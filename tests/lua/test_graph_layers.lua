@@ -255,6 +255,15 @@ T.test("zoo blocks copied from the first (dlb_graph_repeat) = built one by one",
     return dlb.models.llama { layers = 3, hidden = 64, heads = 4, kv_heads = 2, ffn = 96, vocab = 80,
       seq = 16, batch = 2 }
   end, {}, false, "copy")
+  same("bert", function()
+    return dlb.models.bert { layers = 3, hidden = 64, heads = 4, vocab = 100, seq = 16, masked = 4, batch = 2 }
+  end, {}, false, "copy")
+  same("vit", function()
+    return dlb.models.vit { layers = 3, hidden = 64, heads = 4, ffn = 128, patch = 16, image = 64, batch = 2, classes = 10 }
+  end, {}, false, "copy")
+  same("transformer", function()
+    return dlb.models.transformer { layers = 3, hidden = 64, heads = 4, ffn = 128, vocab = 100, batch = 2 }
+  end, {}, false, "copy")
   same("gpt one layer", function()
     return dlb.models.gpt { layers = 1, hidden = 64, heads = 4, context = 64, vocab = 50, batch = 2, seq = 8 }
   end, {}, false, "copy")

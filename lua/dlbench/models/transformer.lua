@@ -253,7 +253,8 @@ function M.bert(opts)
   x = g:add(x, nn.embedding(g, g:input("token_types", { b, q }, "int32"), 2, d, { name = "embeddings/token_type" }))
   x = nn.layernorm(g, x, { name = "embeddings/ln" })
   local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
-  for l = 1, o.layers do x = postln_block(g, x, a, o.ffn or 4 * d, "gelu", "layer" .. (l - 1)) end
+  local function lname(l) return "layer" .. (l - 1) end
+  x = C.blocks(g, x, o.layers, lname, function(l, y) return postln_block(g, y, a, o.ffn or 4 * d, "gelu", lname(l)) end)
   -- NSP: pooler on the first token
   g:layer("pooler")
   local first = g:reshape(g:slice(x, 2, 0, 1), { b, d })
@@ -369,7 +370,8 @@ function M.vit(opts)
   local clsb = g:add(g:tensor("class_token/zeros", { b, 1, d }, { role = "activation" }), cls)
   local x = g:add(g:concat({ clsb, p }, 2), g:weight("pos_embedding", { q, d }))
   local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
-  for l = 1, o.layers do x = preln_block(g, x, a, o.ffn, "gelu", "encoder_layer_" .. (l - 1)) end
+  local function lname(l) return "encoder_layer_" .. (l - 1) end
+  x = C.blocks(g, x, o.layers, lname, function(l, y) return preln_block(g, y, a, o.ffn, "gelu", lname(l)) end)
   g:layer("head")
   x = nn.layernorm(g, x, { name = "ln" })
   local c = g:reshape(g:slice(x, 2, 0, 1), { b, d })
@@ -420,7 +422,8 @@ function M.transformer(opts)
   end
   local x = embed("src", S)
   local a = { b = b, q = S, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
-  for l = 1, o.layers do x = postln_block(g, x, a, o.ffn, "relu", "encoder" .. (l - 1)) end
+  local function ename(l) return "encoder" .. (l - 1) end
+  x = C.blocks(g, x, o.layers, ename, function(l, y) return postln_block(g, y, a, o.ffn, "relu", ename(l)) end)
   local mem = x
   local y = embed("tgt", T)
   local sa = { b = b, q = T, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
