@@ -63,6 +63,8 @@ int dlb_graph_repeat(dlb_graph *g, size_t op0, size_t t0, int xin, int xout, con
       int t = g->args[p->in + j];
       if ((size_t)t < t0 && t != xin) return DLB_OK;   /* reads a tensor from before the layer */
     }
+    for (int j = 0; j < p->nout; j++)
+      if ((size_t)g->args[p->out + j] < t0) return DLB_OK; /* the marks are not one layer's */
   }
   size_t dt = nt - t0, dop = no - op0, nargs = 0;
   for (size_t o = op0; o < no; o++)
