@@ -28,12 +28,18 @@ typedef struct dlb_reduce dlb_reduce;
 ** kept for backward, after the fusion passes): the activations live when the loss is
 ** computed, the compiled stand-in for the searched peak (docs/sweep.md "Memory"). ACT_ALL
 ** is the bytes of every activation and workspace tensor of the step (after fusion): no op
-** order holds more, so it bounds the searched peak's activations from above. */
+** order holds more, so it bounds the searched peak's activations from above. PEAK is the
+** peak live bytes of the step's construction order (graphs/step/footprint.c: weights,
+** gradients, optimizer state, activations, workspace; what dlb_totals.footprint_order
+** counts), PEAK_ACT the activations + workspace at that peak (its first maximum): computed per
+** configuration from per-op-position polynomials, not polynomials themselves; NaN where the
+** program has no peak (see docs/sweep.md "Exactness and memory"). */
 enum {
   DLB_SWT_PARAMS = 0, DLB_SWT_TRAINABLE = 1, DLB_SWT_FLOPS_FWD = 2, DLB_SWT_FLOPS_BWD = 3,
   DLB_SWT_FLOPS_UPDATE = 4, DLB_SWT_FLOPS_RECOMPUTE = 5, DLB_SWT_FLOPS = 6,
   DLB_SWT_BYTES = 7, DLB_SWT_IO = 8, DLB_SWT_WEIGHTS = 9, DLB_SWT_OPTIMIZER = 10,
-  DLB_SWT_STASH = 11, DLB_SWT_NOPS = 12, DLB_SWT_ACT_ALL = 13, DLB_SWT_COUNT = 14
+  DLB_SWT_STASH = 11, DLB_SWT_NOPS = 12, DLB_SWT_ACT_ALL = 13, DLB_SWT_PEAK = 14,
+  DLB_SWT_PEAK_ACT = 15, DLB_SWT_COUNT = 16
 };
 
 /* Columns of a row dlb_sweep_eval writes, after the grid's variables and the device
@@ -42,7 +48,7 @@ enum {
   DLB_SWC_TIME = 0, DLB_SWC_FLOPS = 1, DLB_SWC_BYTES = 2, DLB_SWC_PARAMS = 3,
   DLB_SWC_MEMORY = 4, DLB_SWC_FITS = 5, DLB_SWC_UTIL = 6, DLB_SWC_MEMORY_BOUND_TIME = 7,
   DLB_SWC_FLOPS_FWD = 8, DLB_SWC_FLOPS_BWD = 9, DLB_SWC_ACTIVATIONS = 10,
-  DLB_SWC_THROUGHPUT = 11, DLB_SWC_MEMORY_BOUND = 12, DLB_SWC_COUNT = 13
+  DLB_SWC_THROUGHPUT = 11, DLB_SWC_MEMORY_BOUND = 12, DLB_SWC_PEAK = 13, DLB_SWC_COUNT = 14
 };
 
 /* A new, empty program over the symbols vars[0..nvars) (the step's dims that a sweep
@@ -79,7 +85,10 @@ DLB_API int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, con
 ** times the devices roofs[0..nroofs) (varying slowest). For each device, mem[4 j ..]:
 ** memory schedule (DLB_MEM_*), slack, gradient bytes per trainable parameter, capacity
 ** (bytes). A row holds ntags tag values, the symbols' values, the device index, then the
-** DLB_SWC_* columns (MEMORY: the memory rule with the stash as the activations;
+** DLB_SWC_* columns (MEMORY: the memory rule with the activations + workspace at the
+** construction order's peak (the stash where the program has no peak); PEAK: that peak,
+** bytes (an upper bound of the per-configuration footprint, equal to it where the
+** construction order is the best order found; NaN without a peak);
 ** MEMORY_BOUND: with ACT_ALL, an upper bound of the per-configuration footprint; THROUGHPUT: the product of the symbols whose bit is set in per_mask,
 ** divided by the time: e.g. tokens per second); its index is first_index + its position in
 ** the grid. Rows go to

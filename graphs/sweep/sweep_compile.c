@@ -121,6 +121,8 @@ static int32_t intern_const(dlb_sweep_prog *p, double c) {
 
 /* -- the program -- */
 
+static void free_live(swgraph *G);
+
 dlb_sweep_prog *dlb_sweep_prog_new(size_t nvars, const char *const *vars, int layered) {
   size_t nv = nvars + (layered ? 1 : 0);
   if (nv > DLB_POLY_MAXVARS)
@@ -152,12 +154,14 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   if (!p) return;
   for (int i = 0; i < p->nv; i++) dlb_free(p->vars[i]);
   for (int k = 0; k < SW_MAXG; k++) {
+    free_live(&p->g[k]);
     dlb_free(p->g[k].c); dlb_free(p->g[k].count); dlb_free(p->g[k].seq);
   }
   for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
   dlb_free(p->poly); dlb_free(p->slot);
   dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls); dlb_free(p->attn);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
+  dlb_free(p->pk);
   dlb_free(p);
 }
 
@@ -408,6 +412,68 @@ static int fuse_poly(const dlb_graph *s, int flags, swpoly *F, swpoly *B, swpoly
   return ok;
 }
 
+/* Free graph state G's per-position live bytes. */
+static void free_live(swgraph *G) {
+  for (size_t i = 0; G->lt && i < G->nlive; i++) dlb_free(G->lt[i].t);
+  for (size_t i = 0; G->la && i < G->nlive; i++) dlb_free(G->la[i].t);
+  dlb_free(G->lt); dlb_free(G->la);
+  G->lt = G->la = NULL;
+  G->nlive = 0;
+}
+
+/* The live bytes of step s's construction order as polynomials, as graphs/step/footprint.c's
+** simulate counts them over the sizes S (after fusion): storages (a view shares its base's)
+** live from their producer (sources with a use, weights and optimizer state: from the start;
+** weights and optimizer state throughout) until their last use; an op's owned outputs are
+** allocated before its inputs are released, and an output nobody reads is released after
+** it. G->lt[i] receives the live bytes while op i runs, G->la[i] the activations + workspace
+** among them (dlb_tensor_category 3 and 4). 0 with a message on failure. */
+static int live_polys(const dlb_graph *s, const swpoly *S, swgraph *G) {
+  size_t no = s->no, nt = s->nt;
+  int32_t *rem = dlb_calloc(nt + 1, sizeof *rem);
+  uint8_t *cat = dlb_malloc(nt + 1);
+  G->lt = dlb_calloc(no + 1, sizeof *G->lt);
+  G->la = dlb_calloc(no + 1, sizeof *G->la);
+  swpoly T = {NULL, 0}, A = {NULL, 0};
+  int ok = rem && cat && G->lt && G->la;
+  if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  if (ok) G->nlive = no;
+  for (size_t i = 0; ok && i < no; i++)
+    for (int j = 0; j < s->o[i].nin; j++) rem[s->t[op_in(s, &s->o[i])[j]].base]++;
+  for (size_t t = 0; ok && t < nt; t++) { /* 0-4 category, | 8 persistent */
+    int r = s->t[t].role;
+    cat[t] = (uint8_t)(dlb_tensor_category(s, (int)t) |
+                       (r == DLB_ROLE_WEIGHT || r == DLB_ROLE_OPTSTATE ? 8 : 0));
+  }
+  /* live before the first op: owned storages that persist, or sources with a use */
+  for (size_t t = 0; ok && t < nt; t++) {
+    const tensor *x = &s->t[t];
+    if (x->base != (int32_t)t || !((cat[t] & 8) || (x->producer == -1 && rem[t] > 0))) continue;
+    ok = tadd(&T, &S[t], 1) && ((cat[t] & 7) < 3 || tadd(&A, &S[t], 1));
+  }
+  for (size_t i = 0; ok && i < no; i++) {
+    const op *q = &s->o[i];
+    const int32_t *in = op_in(s, q), *out = op_out(s, q);
+    for (int j = 0; ok && j < q->nout; j++) {
+      int t = out[j];
+      if (s->t[t].base == t) ok = tadd(&T, &S[t], 1) && ((cat[t] & 7) < 3 || tadd(&A, &S[t], 1));
+    }
+    ok = ok && tadd(&G->lt[i], &T, 1) && tadd(&G->la[i], &A, 1);
+    for (int j = 0; ok && j < q->nin; j++) {
+      int b = s->t[in[j]].base;
+      if (--rem[b] == 0 && !(cat[b] & 8))
+        ok = tadd(&T, &S[b], -1) && ((cat[b] & 7) < 3 || tadd(&A, &S[b], -1));
+    }
+    for (int j = 0; ok && j < q->nout; j++) {
+      int t = out[j];
+      if (s->t[t].base == t && !(cat[t] & 8) && rem[t] == 0)
+        ok = tadd(&T, &S[t], -1) && ((cat[t] & 7) < 3 || tadd(&A, &S[t], -1));
+    }
+  }
+  dlb_free(rem); dlb_free(cat); dlb_free(T.t); dlb_free(A.t);
+  return ok;
+}
+
 /* Compile the step s of one graph into graph state G. */
 static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const dlb_train_opts *o) {
   cc c;
@@ -503,6 +569,8 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     }
   }
   dlb_free(read); dlb_free(later);
+  /* the construction order's live bytes, per op */
+  if (ok) ok = live_polys(s, S, G);
   /* classes, and the op order as class indices */
   if (ok) {
     G->seq = dlb_malloc((no + 1) * sizeof *G->seq);
@@ -565,6 +633,7 @@ int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
   int rc = compile_step(p, G, s, o);
   dlb_graph_release(s);
   if (rc != DLB_OK) {
+    free_live(G);
     dlb_free(G->c); dlb_free(G->count); dlb_free(G->seq);
     memset(G, 0, sizeof *G);
     return dlb_fail_context("graph '%s': ", dlb_graph_name(g));
@@ -661,6 +730,177 @@ static int finish_classes(dlb_sweep_prog *p, int32_t **gmap) {
   return DLB_OK;
 }
 
+
+/* -- the construction order's peak -- */
+
+/* One observation of an op position's live bytes: build layers L, repetition r of R, value v. */
+typedef struct pkobs { double L, r, R; const swpoly *v; } pkobs;
+
+enum { PK_MAXCOL = 5 };
+
+/* Observation o's row of the fit's basis: 1; with layers, L; in a repeated segment r, and
+** with edges [r = 0], [r = R - 1] (the first and the last repetition, where a layer's
+** neighbour differs: the input of the first, the loss side of the last). */
+static int pk_row(const pkobs *o, int ncol, double *row) {
+  double full[PK_MAXCOL] = {1, o->L, o->r, o->r == 0, o->r == o->R - 1};
+  for (int j = 0; j < ncol; j++) row[j] = full[j];
+  return ncol;
+}
+
+/* Rank of k rows of m scalars (Gaussian elimination; a copy). */
+static int rank_of(const double (*rows)[PK_MAXCOL], int k, int m) {
+  double a[PK_MAXCOL + 1][PK_MAXCOL];
+  memcpy(a, rows, (size_t)k * sizeof a[0]);
+  int r = 0;
+  for (int c = 0; c < m && r < k; c++) {
+    int piv = -1;
+    for (int i = r; i < k; i++) if (fabs(a[i][c]) > 1e-9 && (piv < 0 || fabs(a[i][c]) > fabs(a[piv][c]))) piv = i;
+    if (piv < 0) continue;
+    for (int j = 0; j < m; j++) { double t = a[r][j]; a[r][j] = a[piv][j]; a[piv][j] = t; }
+    for (int i = r + 1; i < k; i++) {
+      double f = a[i][c] / a[r][c];
+      for (int j = 0; j < m; j++) a[i][j] -= f * a[r][j];
+    }
+    r++;
+  }
+  return r;
+}
+
+/* Coefficients within 1e-9 of an integer become it (the fit's divisions leave 1e-16 residues
+** on byte counts, which are integers: exact sums keep first-maximum ties as footprint.c's
+** simulate sees them). */
+static void snap(swpoly *a) {
+  for (size_t i = 0; i < a->n; i++) {
+    double r = nearbyint(a->t[i].c);
+    if (fabs(a->t[i].c - r) <= 1e-9 * fmax(1, fabs(a->t[i].c))) a->t[i].c = r;
+  }
+  a->n = dlb_pterms_normalize(a->t, a->n);
+}
+
+/* Fit v = a + L c + r b + [r = 0] e0 + [r = R - 1] e1 over the first ncol basis functions
+** (pk_row) through observations o[0..n): ncol independent ones solved (Gauss-Jordan), every
+** one checked (layered: at least one beyond those solved). ids[0..4) receive the pool ids
+** of a + L c, b, e0, e1 (absent ones: 0). 1, 0 off the form or too few observations, -1 on
+** OOM. */
+static int fit_pos(dlb_sweep_prog *p, const pkobs *o, int n, int ncol, int32_t *ids) {
+  double rows[PK_MAXCOL + 1][PK_MAXCOL];
+  int pick[PK_MAXCOL], k = 0;
+  for (int i = 0; i < n && k < ncol; i++) {
+    pk_row(&o[i], ncol, rows[k]);
+    if (rank_of((const double (*)[PK_MAXCOL])rows, k + 1, ncol) == k + 1) pick[k++] = i;
+  }
+  /* layered: one observation beyond those solved checks the form, except a repeated
+  ** position with r and L alone seen in exactly three (a layer kind that first occurs at two
+  ** layers, as ParaDnn FC's hidden-to-hidden layers: seen at 2 and 3 layers only), which the
+  ** three builds determine without a check (docs/sweep.md "Exactness and memory") */
+  if (k < ncol || (p->layered && n <= ncol && !(ncol == 3 && n == 3))) return 0;
+  /* inverse of the picked rows */
+  double m[PK_MAXCOL][2 * PK_MAXCOL];
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < 2 * k; j++) m[i][j] = j < k ? rows[i][j] : (j - k == i);
+  for (int c = 0; c < k; c++) {
+    int piv = c;
+    for (int i = c + 1; i < k; i++) if (fabs(m[i][c]) > fabs(m[piv][c])) piv = i;
+    for (int j = 0; j < 2 * k; j++) { double t = m[c][j]; m[c][j] = m[piv][j]; m[piv][j] = t; }
+    double d = m[c][c];
+    for (int j = 0; j < 2 * k; j++) m[c][j] /= d;
+    for (int i = 0; i < k; i++) {
+      if (i == c || m[i][c] == 0) continue;
+      double f = m[i][c];
+      for (int j = 0; j < 2 * k; j++) m[i][j] -= f * m[c][j];
+    }
+  }
+  swpoly x[PK_MAXCOL], pred = {NULL, 0};
+  memset(x, 0, sizeof x);
+  int ok = 1, fits = 1;
+  for (int j = 0; ok && j < k; j++) {
+    for (int i = 0; ok && i < k; i++) ok = tadd(&x[j], o[pick[i]].v, m[j][k + i]);
+    if (ok) snap(&x[j]);
+  }
+  for (int i = 0; ok && fits && i < n; i++) {
+    double row[PK_MAXCOL];
+    pk_row(&o[i], ncol, row);
+    for (int j = 0; ok && j < k; j++) ok = tadd(&pred, &x[j], row[j]);
+    if (ok) fits = close_terms(&pred, o[i].v);
+    dlb_free(pred.t);
+    pred.t = NULL, pred.n = 0;
+  }
+  if (ok && fits) {
+    swpoly zero = {NULL, 0};
+    ids[0] = ncol > 1 ? affine(p, &x[0], &x[1]) : intern(p, &x[0]);
+    for (int j = 2; j < 5; j++) ids[j - 1] = intern(p, j < ncol ? &x[j] : &zero);
+    for (int j = 0; j < 4; j++) ok = ok && ids[j] >= 0;
+  }
+  for (int j = 0; j < PK_MAXCOL; j++) dlb_free(x[j].t);
+  return ok ? fits : -1;
+}
+
+enum { PK_MAXOBS = 16 };
+
+/* The construction order's live bytes per position of the program's op order (after
+** dlb_sweep_build_order): each build's per-op live bytes (G->lt, G->la) placed at their
+** (position, repetition) by the segments (as order_gives walks them), fitted per position as
+** a + r b + layers c and checked against all three builds (fit_pos). Sets p->peak_ok (0 with
+** p->peak_msg where the order is unknown or a position is off the form); an error only on
+** OOM. */
+static int build_peak(dlb_sweep_prog *p) {
+  p->peak_ok = 0;
+  if (!p->order_ok) {
+    snprintf(p->peak_msg, sizeof p->peak_msg, "the op order is unknown: %.150s", p->order_msg);
+    return DLB_OK;
+  }
+  size_t n = p->nord;
+  pkobs *obs = dlb_calloc(n * PK_MAXOBS + 1, sizeof *obs);
+  int *nobs = dlb_calloc(n + 1, sizeof *nobs);
+  p->pk = dlb_calloc(8 * n + 1, sizeof *p->pk);
+  if (!obs || !nobs || !p->pk) {
+    dlb_free(obs); dlb_free(nobs);
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  }
+  int good = 1;
+  for (int pass = 0; pass < 2 && good; pass++) { /* pass 0: totals, pass 1: activations */
+    memset(nobs, 0, n * sizeof *nobs);
+    for (int g = 0; g < p->ng && good; g++) {
+      const swgraph *G = &p->g[g];
+      double L = p->layered ? G->layers : 1;
+      size_t j = 0;
+      for (size_t k = 0; k < p->nseg && good; k++) {
+        double reps = p->segr[k] ? L - p->ordL + 1 : 1;
+        for (double r = 0; r < reps && good; r++)
+          for (int32_t i = 0; i < p->segn[k] && good; i++, j++) {
+            size_t pos = (size_t)(p->sego[k] + i);
+            if (j >= G->nlive || nobs[pos] == PK_MAXOBS) { good = 0; break; }
+            pkobs *o = &obs[pos * PK_MAXOBS + nobs[pos]++];
+            o->L = L, o->r = r, o->R = reps, o->v = pass ? &G->la[j] : &G->lt[j];
+          }
+      }
+      if (j != G->nlive) good = 0;
+    }
+    for (size_t pos = 0; pos < n && good; pos++) {
+      int32_t *ids = &p->pk[8 * pos + 4 * pass];
+      int rep = 0;
+      for (size_t k = 0; k < p->nseg; k++)
+        if ((int32_t)pos >= p->sego[k] && (int32_t)pos < p->sego[k] + p->segn[k]) rep = p->segr[k];
+      /* unlayered: the value; a fixed position: a + L c; a repeated one: + r b, and where
+      ** that is off, + the first and last repetitions' own terms */
+      int f = fit_pos(p, &obs[pos * PK_MAXOBS], nobs[pos], !p->layered ? 1 : rep ? 3 : 2, ids);
+      if (f == 0 && rep) f = fit_pos(p, &obs[pos * PK_MAXOBS], nobs[pos], 5, ids);
+      if (f < 0) { dlb_free(obs); dlb_free(nobs); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); }
+      if (f == 0) {
+        good = 0;
+        snprintf(p->peak_msg, sizeof p->peak_msg, "the live bytes at op %zu of the step's order "
+                 "are not affine in the layer count and the repetition at layers = %g, %g, %g",
+                 pos + 1, p->g[0].layers, p->g[1].layers, p->g[2].layers);
+      }
+    }
+  }
+  if (!good && !p->peak_msg[0])
+    snprintf(p->peak_msg, sizeof p->peak_msg, "the builds' live bytes do not follow the op order");
+  p->peak_ok = good;
+  dlb_free(obs); dlb_free(nobs);
+  return DLB_OK;
+}
+
 static int cmpu64(const void *a, const void *b) { return cmpkey(a, b); }
 
 int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
@@ -689,10 +929,12 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = p->cls[i].attn != 0;
   if (st == DLB_OK) st = dlb_sweep_build_order(p, gmap);
   for (int k = 0; k < p->ng; k++) dlb_free(gmap[k]);
+  if (st == DLB_OK) st = build_peak(p);
+  for (int k = 0; k < p->ng; k++) free_live(&p->g[k]);
   if (st != DLB_OK) return st;
   static const char *const totname[DLB_SWT_COUNT] = {"params", "trainable", "flops_fwd",
     "flops_bwd", "flops_update", "flops_recompute", "flops", "bytes", "io", "weights",
-    "optimizer", "stash", "nops", "all activations"};
+    "optimizer", "stash", "nops", "all activations", "peak", "peak activations"};
   for (int k = 0; k < DLB_SWT_COUNT; k++) {
     if (!p->layered) { p->tot[k] = p->g[0].tot[k]; continue; }
     int32_t id = fit_line(p, p->g[0].tot[k], p->g[1].tot[k], p->g[2].tot[k]);
@@ -772,6 +1014,7 @@ int dlb_sweep_prog_totals(const dlb_sweep_prog *p, const double *vals, double *o
   if (!mv || !pv) { dlb_free(mv); dlb_free(pv); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); }
   dlb_sweep_values(p, vals, mv, pv);
   for (int k = 0; k < DLB_SWT_COUNT; k++) out[k] = pv[p->tot[k]];
+  dlb_sweep_peak(p, vals, pv, &out[DLB_SWT_PEAK], &out[DLB_SWT_PEAK_ACT]);
   dlb_free(mv); dlb_free(pv);
   return DLB_OK;
 }

@@ -49,6 +49,52 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
   return dlb_step_time(d, &s, work, NULL, NULL, out);
 }
 
+/* Bytes w (0 in all, 1 activations + workspace) at position j, repetition r of R. */
+static inline double pk_at(const dlb_sweep_prog *p, const double *pv, size_t j, int w, double r,
+                           double R) {
+  const int32_t *id = &p->pk[8 * j + 4 * w];
+  return pv[id[0]] + r * pv[id[1]] + (r == 0 ? pv[id[2]] : 0) + (r == R - 1 ? pv[id[3]] : 0);
+}
+
+/* The construction order's peak at one point; see sweep_impl.h. Over a repeated segment's R
+** repetitions a position's bytes are linear in r but at the first and the last, so its
+** maximum is at r = 0, 1, R - 2 or R - 1. The first maximum over the step (footprint.c's
+** simulate keeps the first, with its breakdown) is found in execution order: a fixed
+** segment's positions in order; a repeated segment's positions by their first maximising
+** repetition, then in order. */
+void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                    double *total, double *act) {
+  if (!p->peak_ok) { *total = *act = NAN; return; }
+  const double R = p->layered ? vals[p->nv - 1] - p->ordL + 1 : 1;
+  double best = -INFINITY, ba = 0;
+  for (size_t k = 0; k < p->nseg; k++) {
+    size_t o = (size_t)p->sego[k], n = (size_t)p->segn[k];
+    if (!p->segr[k]) {
+      for (size_t j = o; j < o + n; j++) {
+        double t = pk_at(p, pv, j, 0, 0, 1);
+        if (t > best) best = t, ba = pk_at(p, pv, j, 1, 0, 1);
+      }
+      continue;
+    }
+    if (R < 1) continue;
+    double cand[4] = {0, 1, R - 2, R - 1};
+    int nc = 0;
+    for (int c = 0; c < 4; c++) /* ascending, distinct, within [0, R) */
+      if (cand[c] >= 0 && cand[c] < R && (nc == 0 || cand[c] > cand[nc - 1])) cand[nc++] = cand[c];
+    for (int c = 0; c < nc; c++)
+      for (size_t j = o; j < o + n; j++) {
+        /* position j's first maximising repetition among the candidates */
+        double bt = -INFINITY, br = 0;
+        for (int q = 0; q < nc; q++) {
+          double t = pk_at(p, pv, j, 0, cand[q], R);
+          if (t > bt) bt = t, br = cand[q];
+        }
+        if (br == cand[c] && bt > best) best = bt, ba = pk_at(p, pv, j, 1, br, R);
+      }
+  }
+  *total = best, *act = ba;
+}
+
 int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t which,
                          const double *Ls, size_t nL) {
   char dev[48] = "";
@@ -127,7 +173,9 @@ static void *work(void *arg) {
     double t = rr.time, f = rr.flops, b = rr.bytes, mbt = rr.memory_bound_time;
     double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
     double W = pv[p->tot[DLB_SWT_WEIGHTS]] * scale, O = pv[p->tot[DLB_SWT_OPTIMIZER]] * scale;
-    double A = pv[p->tot[DLB_SWT_STASH]] * scale, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[2] * scale;
+    double pk, pa, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[2] * scale;
+    dlb_sweep_peak(p, vals, pv, &pk, &pa);
+    double A = (p->peak_ok ? pa : pv[p->tot[DLB_SWT_STASH]]) * scale;
     double need = 0;
     if (st == DLB_OK) st = dlb_step_memory((int)mm[0], W, G, O, A, mm[1], &need);
     if (st != DLB_OK) {
@@ -150,6 +198,7 @@ static void *work(void *arg) {
     double bound = 0;
     dlb_step_memory((int)mm[0], W, G, O, pv[p->tot[DLB_SWT_ACT_ALL]] * scale, mm[1], &bound);
     o[DLB_SWC_MEMORY_BOUND] = bound;
+    o[DLB_SWC_PEAK] = pk * scale;
     double units = 1;
     for (size_t v = 0; v < nv; v++) if (J->per >> v & 1) units *= vals[v];
     o[DLB_SWC_THROUGHPUT] = t > 0 ? units / t : 0;

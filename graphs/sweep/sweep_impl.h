@@ -33,6 +33,9 @@ typedef struct swgraph {
   double layers;
   int32_t *seq;                /* the step's ops in analysis order, as indices into c */
   size_t nseq;
+  swpoly *lt, *la;             /* per op of seq (nlive): live bytes in construction order,
+                               ** with its outputs allocated: in all, activations + workspace */
+  size_t nlive;
 } swgraph;
 
 struct dlb_sweep_prog {
@@ -66,11 +69,26 @@ struct dlb_sweep_prog {
   double ordL;
   int order_ok;
   char order_msg[200];
+  /* the construction order's live bytes (dlb_sweep_peak): per position j of ord, with the op's
+  ** outputs allocated, pool ids pk[8 j + 4 w + (0 .. 3)] = {P, Q, E0, E1}: at repetition r
+  ** of R = layers - ordL + 1 (a fixed segment: r = 0, R = 1) the bytes are
+  ** P + r Q + [r = 0] E0 + [r = R - 1] E1 (P over the symbols with layers); w = 0 in all,
+  ** w = 1 activations + workspace. peak_ok = 0 (peak_msg says why) where the three builds'
+  ** live bytes are not of that form. */
+  int32_t *pk;
+  int peak_ok;
+  char peak_msg[200];
 };
 
 /* The values of every pooled polynomial at one point (pv: p->npoly entries, mv: p->nmono
 ** scratch). */
 void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv);
+
+/* The construction order's peak at one point (pv: its polynomial values): *total the peak
+** live bytes (the first maximum over op positions, as graphs/step/footprint.c's simulate),
+** *act the activations + workspace there; NaN both when !p->peak_ok. */
+void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                    double *total, double *act);
 
 /* Doubles of scratch dlb_sweep_roof needs (per thread). */
 size_t dlb_sweep_scratch(const dlb_sweep_prog *p);

@@ -4,11 +4,12 @@
 -- imported ONNX model (tests/fixtures/onnx/gpt2_like.onnx), on five devices (H100, V100, a
 -- Skylake CPU, TPUv4 at its natural bf16, MI300X); FLOPs,
 -- bytes, parameters, weights, optimizer state and step times within 1e-9 relative. Memory:
--- the compiled activations are the forward pass's stash (the activations live when the loss
--- is computed), not the breakdown at the peak of the schedule the per-configuration path
--- searches; the test holds the ratio of the two step memories to the documented band
--- (docs/sweep.md "Memory"). Then the reductions of dlb.sweep.model against brute force over
--- its kept rows, and its errors.
+-- the compiled peak is the construction order's (footprint_order) within 1e-9 on every
+-- configuration, never below the searched footprint, and the compiled step memory equals
+-- the per-configuration one within 1e-9 wherever the construction order is the best order
+-- the per-configuration path found (footprint == footprint_order); elsewhere the gaps are
+-- printed (docs/sweep.md "Exactness and memory"). Then the reductions of dlb.sweep.model
+-- against brute force over its kept rows, and its errors.
 local T = require "harness"
 local dlb = require "dlbench"
 local fw = require "dlbench.frameworks"
@@ -62,7 +63,7 @@ local function sortedkeys(t)
   return k
 end
 
-local worst = { time = 0, flops = 0, bytes = 0, fam = {} }
+local worst = { time = 0, flops = 0, bytes = 0, mem = 0, fam = {} }
 local N = 0
 
 local function rel(a, b) return math.abs(a - b) / math.max(math.abs(a), math.abs(b), 1e-300) end
@@ -94,26 +95,36 @@ for _, F in ipairs(FAMILIES) do
         T.near(tot.flops_recompute, s.flops_recompute, 1e-9, what .. " flops_recompute")
         worst.flops = math.max(worst.flops, rel(tot.flops, s.flops))
         worst.bytes = math.max(worst.bytes, rel(tot.bytes, s.bytes))
-        -- memory: the compiled step's memory (the forward stash for the activations) against
-        -- the per-configuration footprint (the searched schedule's peak breakdown)
+        -- memory: the compiled construction-order peak is the per-configuration one
+        -- (footprint_order) always, an upper bound of the searched footprint, and the
+        -- compiled step memory (activations + workspace at that peak) equals the
+        -- per-configuration memory wherever the construction order is the best order found
         local dev = dlb.hw.get(pick(DEVICES))
         local r = dlb.roofline.time(s, dev)
         local roof, _, _, scale, _, _, slack = dlb.roofline.roof_of(dev, fw.get(s.framework), s.precision,
           s.precision_given, {}, "none", "test")
-        local cm = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
-          + tot.stash) * scale * (1 + (slack or 0))
-        local ratio = cm / r.footprint
+        T.near(tot.peak, s.footprint_order, 1e-9, what .. " construction-order peak")
+        assert(tot.peak >= s.footprint * (1 - 1e-12), what .. ": peak " .. tot.peak .. " below the footprint " .. s.footprint)
+        local fixed = tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
+        local cm = (fixed + tot.peak_act) * scale * (1 + (slack or 0))
+        worst.fam[F.name] = worst.fam[F.name] or { n = 0, won = 0, peak = 1, lo = 1, hi = 1 }
+        local fam = worst.fam[F.name]
+        fam.n = fam.n + 1
+        if s.footprint == s.footprint_order then -- the construction order won
+          T.near(cm, r.footprint, 1e-9, what .. " memory on " .. dev.name .. " (construction order won)")
+          worst.mem = math.max(worst.mem, rel(cm, r.footprint))
+          fam.won = fam.won + 1
+        else
+          fam.peak = math.max(fam.peak, tot.peak / s.footprint)
+          -- the bound's gap: at most 1.274 measured (ParaDnn RNN); 1.5 set after seeing it
+          assert(tot.peak <= 1.5 * s.footprint, what .. ": peak / footprint " .. tot.peak / s.footprint)
+          fam.lo = math.min(fam.lo, cm / r.footprint)
+          fam.hi = math.max(fam.hi, cm / r.footprint)
+        end
         -- the upper bound: every activation and workspace tensor of the step at once
-        local ub = (tot.weights + tot.trainable * dlb.roofline.grad_elem(s.precision) + tot.optimizer
-          + tot.act_all) * scale * (1 + (slack or 0))
+        local ub = (fixed + tot.act_all) * scale * (1 + (slack or 0))
         assert(ub >= r.footprint * (1 - 1e-12), what .. ": bound " .. ub .. " below the footprint " .. r.footprint)
         worst.ub = math.max(worst.ub or 1, ub / r.footprint)
-        worst.fam[F.name .. " bound"] = math.max(worst.fam[F.name .. " bound"] or 1, ub / r.footprint)
-        worst.lo = math.min(worst.lo or 1, ratio)
-        worst.hi = math.max(worst.hi or 1, ratio)
-        worst.fam[F.name] = worst.fam[F.name] or { 1, 1 }
-        worst.fam[F.name][1] = math.min(worst.fam[F.name][1], ratio)
-        worst.fam[F.name][2] = math.max(worst.fam[F.name][2], ratio)
         local t, f, by = P.time(vals, roof)
         T.near(t, r.time, 1e-9, what .. " time on " .. dev.name)
         T.near(f, r.flops, 1e-9, what .. " timed flops")
@@ -127,12 +138,14 @@ end
 
 T.test("1,000 configurations compared; worst gaps", function()
   assert(N >= 950, "compared " .. N)
-  print(string.format("# %d configurations: worst relative difference time %.2g, flops %.2g, bytes %.2g; "
-    .. "memory compiled / per-configuration in [%.3f, %.3f]", N, worst.time, worst.flops,
-    worst.bytes, worst.lo, worst.hi))
-  for k, v in pairs(worst.fam) do
-    if type(v) == "table" then print(string.format("#   %s: [%.3f, %.3f]", k, v[1], v[2]))
-    else print(string.format("#   %s: at most %.3f x the footprint", k, v)) end
+  print(string.format("# %d configurations: worst relative difference time %.2g, flops %.2g, bytes %.2g, "
+    .. "memory where the construction order won %.2g; memory_bound at most %.3f x the footprint",
+    N, worst.time, worst.flops, worst.bytes, worst.mem, worst.ub))
+  for _, k in ipairs(sortedkeys(worst.fam)) do
+    local v = worst.fam[k]
+    if v.won == v.n then print(string.format("#   %s: construction order won %d of %d", k, v.won, v.n))
+    else print(string.format("#   %s: construction order won %d of %d; elsewhere peak / footprint <= %.3f, "
+      .. "memory / per-config in [%.3f, %.3f]", k, v.won, v.n, v.peak, v.lo, v.hi)) end
   end
 end)
 
@@ -152,6 +165,7 @@ T.test("dlb.sweep.model: rows equal the per-configuration path", function()
   T.eq(res.count, 3 * 2 * 3 * 2 * 2)
   local rows = res.rows
   T.eq(rows:count(), res.count)
+  local won = 0
   local t = rows:to_table()
   for i = 1, t:count() do
     local r = t:row(i)
@@ -164,10 +178,15 @@ T.test("dlb.sweep.model: rows equal the per-configuration path", function()
     T.near(r.flops, rt.flops, 1e-9, "row " .. i .. " flops")
     T.near(r.params, s.params, 1e-9, "row " .. i .. " params")
     assert(r.memory_bound >= rt.footprint * (1 - 1e-12), "row " .. i .. " memory_bound below the footprint")
-    local ratio = r.memory / rt.footprint
-    assert(ratio >= 0.1 and ratio <= 1.5, "row " .. i .. " memory / per-config footprint " .. ratio)
+    T.near(r.peak, s.footprint_order, 1e-9, "row " .. i .. " construction-order peak")
+    assert(r.peak >= s.footprint * (1 - 1e-12), "row " .. i .. " peak below the footprint")
+    if s.footprint == s.footprint_order then
+      T.near(r.memory, rt.footprint, 1e-9, "row " .. i .. " memory (construction order won)")
+      won = won + 1
+    end
     T.eq(r.fits, r.memory <= dlb.hw.get(r.device).mem)
   end
+  assert(won > 0, "the construction order never won: the memory equality went untested")
 end)
 
 T.test("dlb.sweep.model: reductions equal brute force over the rows", function()
