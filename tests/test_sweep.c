@@ -67,6 +67,11 @@ static void test_compiled_equals_numeric(void) {
     CHECK_NEAR(tot[DLB_SWT_BYTES], t.bytes, 1e-12);
     CHECK_NEAR(tot[DLB_SWT_PARAMS], t.params, 1e-12);
     CHECK_NEAR(tot[DLB_SWT_NOPS], t.nops, 1e-12);
+    /* the construction order's peak, exact; the footprint's breakdown where it is the best */
+    CHECK_NEAR(tot[DLB_SWT_PEAK], t.footprint_order, 1e-12);
+    CHECK(tot[DLB_SWT_PEAK] >= t.footprint * (1 - 1e-12));
+    if (t.footprint == t.footprint_order)
+      CHECK_NEAR(tot[DLB_SWT_PEAK_ACT], t.activations + t.workspace, 1e-12);
     dlb_opcosts *c = dlb_opcosts_from_analysis(a);
     dlb_roof_result r;
     CHECK(dlb_opcosts_roofline(c, &d, NULL, NULL, &r) == DLB_OK);
@@ -83,7 +88,7 @@ static void test_compiled_equals_numeric(void) {
   }
   /* the grid: 3 batches x 2 depths x 2 devices, rows kept */
   dlb_reduce *k = dlb_reduce_new(2 + 1 + DLB_SWC_COUNT);
-  CHECK(dlb_reduce_ncols(k) == 16); /* symbols b, layers; the device; 13 outputs */
+  CHECK(dlb_reduce_ncols(k) == 17); /* symbols b, layers; the device; 14 outputs */
   CHECK(dlb_reduce_keep(k, 100) == DLB_OK);
   const double nval[] = {3, 2}, values[] = {1, 7, 256, 1, 9};
   dlb_roof two[2] = {d, d};
@@ -395,8 +400,67 @@ static void test_one_step_model(void) {
   dlb_sweep_prog_free(p);
 }
 
+/* A chain: x [b, 32] through a linear layer to 64 features (no bias), then `layers` relus. */
+static dlb_graph *chain(int layers) {
+  dlb_graph *g = dlb_graph_new("chain");
+  const char *xd[] = {"b", "32"};
+  int x;
+  dlb_graph_tensor(g, "x", DLB_ROLE_INPUT, 0, 2, xd, &x);
+  dlb_graph_linear(g, x, "64", 0, "in", &x);
+  for (int l = 0; l < layers; l++) {
+    char name[32];
+    snprintf(name, sizeof name, "r%d", l);
+    dlb_graph_layer(g, name);
+    dlb_graph_op1(g, dlb_graph_op_type("relu"), NULL, x, -1, 0, 0, &x);
+  }
+  dlb_graph_layer(g, NULL);
+  return g;
+}
+
+/* The construction order's peak by hand (graphs/step/footprint.c's counting): the chain's
+** inference step in fp32 holds the weight (32 x 64 x 4 = 8192 bytes) throughout and x (128 b
+** bytes) from the start; the matmul allocates its output (256 b: 8192 + 384 b live) before x
+** goes; each relu allocates 256 b beside its input (8192 + 512 b), which then goes. So the
+** peak is 8192 + 512 b at the first relu, activations 512 b, at every depth >= 1. In the
+** row, peak is that and memory the framework rule (dlb_step_memory): weights + 2048 trainable
+** parameters x 4 gradient bytes + activations, no slack. */
+static void test_peak_by_hand(void) {
+  const char *vars[] = {"b"};
+  dlb_train_opts o = {DLB_OPT_SGD, DLB_POLICY_FP32, 0, 0, 1, 0};
+  dlb_sweep_prog *p = dlb_sweep_prog_new(1, vars, 1);
+  CHECK(p != NULL);
+  for (int L = 1; L <= 3; L++) {
+    dlb_graph *g = chain(L);
+    CHECK(dlb_sweep_prog_add(p, g, &o, L) == DLB_OK);
+    dlb_graph_free(g);
+  }
+  CHECK(dlb_sweep_prog_finish(p) == DLB_OK);
+  const double bs[] = {1, 3, 1000}, Ls[] = {1, 4, 20};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double vals[2] = {bs[i], Ls[j]}, tot[DLB_SWT_COUNT];
+      CHECK(dlb_sweep_prog_totals(p, vals, tot) == DLB_OK);
+      CHECK(tot[DLB_SWT_PEAK] == 8192 + 512 * bs[i]);
+      CHECK(tot[DLB_SWT_PEAK_ACT] == 512 * bs[i]);
+    }
+  dlb_reduce *k = dlb_reduce_new(2 + 1 + DLB_SWC_COUNT);
+  CHECK(dlb_reduce_keep(k, 10) == DLB_OK);
+  const double nval[] = {1, 1}, values[] = {3, 7};
+  dlb_roof d = device();
+  const double mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9};
+  double n = 0, m, pk;
+  CHECK(dlb_sweep_eval(p, 2, nval, 2, values, 1, &d, mem, 0, NULL, 0, 0, k, 1, &n) == DLB_OK);
+  CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 3 + DLB_SWC_MEMORY, 0, 1, &m) == DLB_OK);
+  CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 3 + DLB_SWC_PEAK, 0, 1, &pk) == DLB_OK);
+  CHECK(m == 8192 + 2048 * 4 + 512 * 3);
+  CHECK(pk == 8192 + 512 * 3);
+  dlb_reduce_free(k);
+  dlb_sweep_prog_free(p);
+}
+
 int main(void) {
   RUN(test_compiled_equals_numeric);
+  RUN(test_peak_by_hand);
   RUN(test_host_timeline);
   RUN(test_one_step_model);
   RUN(test_reductions);
