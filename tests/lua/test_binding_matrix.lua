@@ -102,8 +102,9 @@ local SP = core._sweep_prog_new({ "b" }, false)
 core._sweep_prog_add(SP, G2, INF, 1)
 core.sweep_prog_finish(SP)
 local RD = core.reduce_new(3)
-local RD13 = core.reduce_new(15) -- a row of dlb_sweep_eval over SP: 1 symbol, device, 13 outputs
-names[INF], names[SP], names[RD], names[RD13] = "<INF>", "<SP>", "<RD>", "<RD13>"
+-- a row of dlb_sweep_eval over SP: 1 symbol, the device, the DLB_SWC_ outputs
+local RDROW = core.reduce_new(2 + #require("dlbench.desc").enum("DLB_SWC_"))
+names[INF], names[SP], names[RD], names[RDROW] = "<INF>", "<SP>", "<RD>", "<RDROW>"
 
 -- Good calls: every argument of each is then replaced by each of BAD in turn.
 local good = {
@@ -190,7 +191,7 @@ local good = {
   { "_sweep_prog_new", { "b", "q" }, true }, { "_sweep_prog_add", core._sweep_prog_new({ "b" }, false), G2, INF, 1 },
   { "sweep_prog_finish", SP }, { "sweep_prog_nclasses", SP }, { "sweep_prog_totals", SP, { 2 } },
   { "sweep_prog_time", SP, { 2 }, DEV },
-  { "_sweep_eval", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10 }, {}, 1, 0, RD13, 1 },
+  { "_sweep_eval", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10 }, {}, 1, 0, RDROW, 1 },
   { "reduce_new", 3 }, { "reduce_keep", RD, 100 }, { "_reduce_pareto", RD, { 0, 1 }, { 0, 1 }, -1 },
   { "_reduce_top", RD, 2, 0, false, -1 }, { "_reduce_bins", RD, 0, { 0, 1, 2 }, -1, nil, 1, 2, -1 },
   { "_reduce_group", RD, { 0 }, { 1 }, -1 }, { "_reduce_push", RD, 1, { 1, 2, 3 }, 0 },
