@@ -779,10 +779,10 @@ static void snap(swpoly *a) {
 
 /* Fit v = a + L c + r b + [r = 0] e0 + [r = R - 1] e1 over the first ncol basis functions
 ** (pk_row) through observations o[0..n): ncol independent ones solved (Gauss-Jordan), every
-** one checked (layered: at least one beyond those solved). ids[0..4) receive the pool ids
-** of a + L c, b, e0, e1 (absent ones: 0). 1, 0 off the form or too few observations, -1 on
-** OOM. */
-static int fit_pos(dlb_sweep_prog *p, const pkobs *o, int n, int ncol, int32_t *ids) {
+** one checked (layered: at least one beyond those solved). out[0..4) receive the term lists
+** of a + L c, b, e0, e1 (absent ones empty; owned by the caller, also on failure). 1, 0 off
+** the form or too few observations, -1 on OOM. */
+static int fit_pos(dlb_sweep_prog *p, const pkobs *o, int n, int ncol, swpoly *out) {
   double rows[PK_MAXCOL + 1][PK_MAXCOL];
   int pick[PK_MAXCOL], k = 0;
   for (int i = 0; i < n && k < ncol; i++) {
@@ -825,11 +825,12 @@ static int fit_pos(dlb_sweep_prog *p, const pkobs *o, int n, int ncol, int32_t *
     dlb_free(pred.t);
     pred.t = NULL, pred.n = 0;
   }
-  if (ok && fits) {
-    swpoly zero = {NULL, 0};
-    ids[0] = ncol > 1 ? affine(p, &x[0], &x[1]) : intern(p, &x[0]);
-    for (int j = 2; j < 5; j++) ids[j - 1] = intern(p, j < ncol ? &x[j] : &zero);
-    for (int j = 0; j < 4; j++) ok = ok && ids[j] >= 0;
+  if (ok && fits) { /* a + L c over the symbols with layers; b, e0, e1 as they are */
+    uint64_t lk = (uint64_t)1 << (4 * (p->nv - 1));
+    ok = tadd(&out[0], &x[0], 1);
+    for (size_t i = 0; ok && ncol > 1 && i < x[1].n; i++) x[1].t[i].key += lk;
+    if (ok && ncol > 1) ok = tadd(&out[0], &x[1], 1);
+    for (int j = 2; ok && j < ncol; j++) ok = tadd(&out[j - 1], &x[j], 1);
   }
   for (int j = 0; j < PK_MAXCOL; j++) dlb_free(x[j].t);
   return ok ? fits : -1;
@@ -837,12 +838,47 @@ static int fit_pos(dlb_sweep_prog *p, const pkobs *o, int n, int ncol, int32_t *
 
 enum { PK_MAXOBS = 16 };
 
+/* Whether every coefficient of k - j is >= 0 (so k >= j at every point: the symbols are
+** positive dims), and *strict when the difference is not zero there. */
+static int dominates(const swpoly *k, const swpoly *j, int *strict) {
+  swpoly d = {NULL, 0};
+  int ok = tadd(&d, k, 1) && tadd(&d, j, -1);
+  for (size_t i = 0; ok && i < d.n; i++) ok = d.t[i].c >= 0;
+  *strict = ok && d.n > 0;
+  dlb_free(d.t);
+  return ok;
+}
+
+/* Position j (its term lists F[4 j ..], in all) can never be the step's first maximum:
+** another position k of the same group (the same repeated segment, or any fixed one) holds
+** at least as many bytes at every point and repetition (each of a + L c, b, e0, e1 of k - j
+** with coefficients >= 0), and runs before j or holds strictly more. ref: each term list at
+** a reference point, a quick filter. */
+static int dominated(const swpoly *F, const double *ref, size_t j, size_t lo, size_t hi,
+                     const uint8_t *fixed) {
+  for (size_t k = lo; k < hi; k++) {
+    if (k == j || (fixed && !fixed[k])) continue;
+    int skip = 0, strict = 0;
+    for (int w = 0; w < 4 && !skip; w++) skip = ref[4 * k + w] < ref[4 * j + w];
+    if (skip) continue;
+    int all = 1;
+    for (int w = 0; w < 4 && all; w++) {
+      int s1;
+      all = dominates(&F[4 * k + w], &F[4 * j + w], &s1);
+      if (w == 0) strict = s1;
+    }
+    if (all && (k < j || strict)) return 1;
+  }
+  return 0;
+}
+
 /* The construction order's live bytes per position of the program's op order (after
 ** dlb_sweep_build_order): each build's per-op live bytes (G->lt, G->la) placed at their
-** (position, repetition) by the segments (as order_gives walks them), fitted per position as
-** a + r b + layers c and checked against all three builds (fit_pos). Sets p->peak_ok (0 with
-** p->peak_msg where the order is unknown or a position is off the form); an error only on
-** OOM. */
+** (position, repetition) by the segments (as order_gives walks them), fitted per position
+** (fit_pos) and checked against all three builds. Positions that can never be the first
+** maximum (dominated) are dropped (pk[8 j] = -1); the others' term lists are pooled. Sets
+** p->peak_ok (0 with p->peak_msg where the order is unknown or a position is off the form);
+** an error only on OOM. */
 static int build_peak(dlb_sweep_prog *p) {
   p->peak_ok = 0;
   if (!p->order_ok) {
@@ -852,12 +888,23 @@ static int build_peak(dlb_sweep_prog *p) {
   size_t n = p->nord;
   pkobs *obs = dlb_calloc(n * PK_MAXOBS + 1, sizeof *obs);
   int *nobs = dlb_calloc(n + 1, sizeof *nobs);
+  swpoly *F = dlb_calloc(8 * n + 1, sizeof *F);   /* [pos][w][4]: w 0 in all, 1 activations */
+  double *ref = dlb_calloc(4 * n + 1, sizeof *ref);
+  uint8_t *rep = dlb_calloc(n + 1, 1), *fixed = dlb_calloc(n + 1, 1);
+  size_t *glo = dlb_calloc(n + 1, sizeof *glo), *ghi = dlb_calloc(n + 1, sizeof *ghi);
   p->pk = dlb_calloc(8 * n + 1, sizeof *p->pk);
-  if (!obs || !nobs || !p->pk) {
-    dlb_free(obs); dlb_free(nobs);
-    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  int good = 1, st = DLB_OK;
+  if (!obs || !nobs || !F || !ref || !rep || !fixed || !glo || !ghi || !p->pk) {
+    st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    goto out;
   }
-  int good = 1;
+  for (size_t k = 0; k < p->nseg; k++)
+    for (int32_t i = 0; i < p->segn[k]; i++) {
+      size_t pos = (size_t)(p->sego[k] + i);
+      rep[pos] = p->segr[k], fixed[pos] = !p->segr[k];
+      glo[pos] = p->segr[k] ? (size_t)p->sego[k] : 0;
+      ghi[pos] = p->segr[k] ? (size_t)(p->sego[k] + p->segn[k]) : n;
+    }
   for (int pass = 0; pass < 2 && good; pass++) { /* pass 0: totals, pass 1: activations */
     memset(nobs, 0, n * sizeof *nobs);
     for (int g = 0; g < p->ng && good; g++) {
@@ -877,15 +924,15 @@ static int build_peak(dlb_sweep_prog *p) {
       if (j != G->nlive) good = 0;
     }
     for (size_t pos = 0; pos < n && good; pos++) {
-      int32_t *ids = &p->pk[8 * pos + 4 * pass];
-      int rep = 0;
-      for (size_t k = 0; k < p->nseg; k++)
-        if ((int32_t)pos >= p->sego[k] && (int32_t)pos < p->sego[k] + p->segn[k]) rep = p->segr[k];
+      swpoly *out = &F[8 * pos + 4 * pass];
       /* unlayered: the value; a fixed position: a + L c; a repeated one: + r b, and where
       ** that is off, + the first and last repetitions' own terms */
-      int f = fit_pos(p, &obs[pos * PK_MAXOBS], nobs[pos], !p->layered ? 1 : rep ? 3 : 2, ids);
-      if (f == 0 && rep) f = fit_pos(p, &obs[pos * PK_MAXOBS], nobs[pos], 5, ids);
-      if (f < 0) { dlb_free(obs); dlb_free(nobs); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); }
+      int f = fit_pos(p, &obs[pos * PK_MAXOBS], nobs[pos], !p->layered ? 1 : rep[pos] ? 3 : 2, out);
+      if (f == 0 && rep[pos]) {
+        for (int w = 0; w < 4; w++) dlb_free(out[w].t), out[w].t = NULL, out[w].n = 0;
+        f = fit_pos(p, &obs[pos * PK_MAXOBS], nobs[pos], 5, out);
+      }
+      if (f < 0) { st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
       if (f == 0) {
         good = 0;
         snprintf(p->peak_msg, sizeof p->peak_msg, "the live bytes at op %zu of the step's order "
@@ -896,9 +943,33 @@ static int build_peak(dlb_sweep_prog *p) {
   }
   if (!good && !p->peak_msg[0])
     snprintf(p->peak_msg, sizeof p->peak_msg, "the builds' live bytes do not follow the op order");
+  if (good) {
+    double x[DLB_POLY_MAXVARS];
+    for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
+    /* the totals' term lists side by side for dominated(): [pos][4] */
+    swpoly *T = dlb_calloc(4 * n + 1, sizeof *T);
+    if (!T) { st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
+    for (size_t pos = 0; pos < n; pos++)
+      for (int w = 0; w < 4; w++) T[4 * pos + w] = F[8 * pos + w], ref[4 * pos + w] = at(&T[4 * pos + w], x);
+    for (size_t pos = 0; pos < n && st == DLB_OK; pos++) {
+      int32_t *id = &p->pk[8 * pos];
+      if (dominated(T, ref, pos, glo[pos], ghi[pos], rep[pos] ? NULL : fixed)) {
+        id[0] = -1;
+        continue;
+      }
+      for (int q = 0; q < 8 && st == DLB_OK; q++)
+        if ((id[q] = intern(p, &F[8 * pos + q])) < 0) st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+      /* intern took the term lists over (emptied them): T's copies of the pointers go stale */
+      for (int w = 0; w < 4; w++) T[4 * pos + w] = p->poly[id[w]];
+    }
+    dlb_free(T);
+  }
   p->peak_ok = good;
-  dlb_free(obs); dlb_free(nobs);
-  return DLB_OK;
+out:
+  for (size_t i = 0; F && i < 8 * n; i++) dlb_free(F[i].t);
+  dlb_free(obs); dlb_free(nobs); dlb_free(F); dlb_free(ref); dlb_free(rep); dlb_free(fixed);
+  dlb_free(glo); dlb_free(ghi);
+  return st;
 }
 
 static int cmpu64(const void *a, const void *b) { return cmpkey(a, b); }

@@ -61,7 +61,8 @@ static inline double pk_at(const dlb_sweep_prog *p, const double *pv, size_t j, 
 ** maximum is at r = 0, 1, R - 2 or R - 1. The first maximum over the step (footprint.c's
 ** simulate keeps the first, with its breakdown) is found in execution order: a fixed
 ** segment's positions in order; a repeated segment's positions by their first maximising
-** repetition, then in order. */
+** repetition, then in order. Positions the compile found dominated (pk[8 j] < 0) are
+** skipped. */
 void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *pv,
                     double *total, double *act) {
   if (!p->peak_ok) { *total = *act = NAN; return; }
@@ -71,6 +72,7 @@ void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *p
     size_t o = (size_t)p->sego[k], n = (size_t)p->segn[k];
     if (!p->segr[k]) {
       for (size_t j = o; j < o + n; j++) {
+        if (p->pk[8 * j] < 0) continue; /* never the first maximum */
         double t = pk_at(p, pv, j, 0, 0, 1);
         if (t > best) best = t, ba = pk_at(p, pv, j, 1, 0, 1);
       }
@@ -83,6 +85,7 @@ void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *p
       if (cand[c] >= 0 && cand[c] < R && (nc == 0 || cand[c] > cand[nc - 1])) cand[nc++] = cand[c];
     for (int c = 0; c < nc; c++)
       for (size_t j = o; j < o + n; j++) {
+        if (p->pk[8 * j] < 0) continue;
         /* position j's first maximising repetition among the candidates */
         double bt = -INFINITY, br = 0;
         for (int q = 0; q < nc; q++) {

@@ -73,7 +73,8 @@ struct dlb_sweep_prog {
   ** outputs allocated, pool ids pk[8 j + 4 w + (0 .. 3)] = {P, Q, E0, E1}: at repetition r
   ** of R = layers - ordL + 1 (a fixed segment: r = 0, R = 1) the bytes are
   ** P + r Q + [r = 0] E0 + [r = R - 1] E1 (P over the symbols with layers); w = 0 in all,
-  ** w = 1 activations + workspace. peak_ok = 0 (peak_msg says why) where the three builds'
+  ** w = 1 activations + workspace; pk[8 j] = -1: a position that is never the first maximum
+  ** (another holds at least as much everywhere and runs first, or holds more). peak_ok = 0 (peak_msg says why) where the three builds'
   ** live bytes are not of that form. */
   int32_t *pk;
   int peak_ok;
