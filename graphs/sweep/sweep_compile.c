@@ -161,7 +161,7 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   dlb_free(p->poly); dlb_free(p->slot);
   dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls); dlb_free(p->attn);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
-  dlb_free(p->pk);
+  dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff);
   dlb_free(p);
 }
 
@@ -963,6 +963,18 @@ static int build_peak(dlb_sweep_prog *p) {
       for (int w = 0; w < 4; w++) T[4 * pos + w] = p->poly[id[w]];
     }
     dlb_free(T);
+    /* the kept positions by segment */
+    p->pkpos = dlb_malloc((n + 1) * sizeof *p->pkpos);
+    p->pkoff = dlb_malloc((p->nseg + 1) * sizeof *p->pkoff);
+    if (st == DLB_OK && (!p->pkpos || !p->pkoff)) st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    int32_t m = 0;
+    for (size_t k = 0; st == DLB_OK && k < p->nseg; k++) {
+      p->pkoff[k] = m;
+      for (int32_t i = 0; i < p->segn[k]; i++)
+        if (p->pk[8 * (p->sego[k] + i)] >= 0) p->pkpos[m++] = p->sego[k] + i;
+    }
+    if (st == DLB_OK) p->pkoff[p->nseg] = m;
+    if (st != DLB_OK) good = 0;
   }
   p->peak_ok = good;
 out:

@@ -57,42 +57,33 @@ static inline double pk_at(const dlb_sweep_prog *p, const double *pv, size_t j, 
 }
 
 /* The construction order's peak at one point; see sweep_impl.h. Over a repeated segment's R
-** repetitions a position's bytes are linear in r but at the first and the last, so its
-** maximum is at r = 0, 1, R - 2 or R - 1. The first maximum over the step (footprint.c's
-** simulate keeps the first, with its breakdown) is found in execution order: a fixed
-** segment's positions in order; a repeated segment's positions by their first maximising
-** repetition, then in order. Positions the compile found dominated (pk[8 j] < 0) are
-** skipped. */
+** repetitions a position's bytes are linear in r but at the first and the last, so its first
+** maximum over r is at r = 0, 1, R - 2 or R - 1 (in the interior: at 1 when the slope is
+** <= 0, at R - 2 when it is > 0). So the step's first maximum (footprint.c's simulate keeps
+** the first, with its breakdown) is the first maximum over those repetitions of each
+** position, taken in execution order: a fixed segment's positions in order, a repeated
+** segment's candidate repetitions ascending, each over its positions in order. Only the
+** positions the compile kept (pkpos: those that can be the first maximum) are visited. */
 void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *pv,
                     double *total, double *act) {
   if (!p->peak_ok) { *total = *act = NAN; return; }
   const double R = p->layered ? vals[p->nv - 1] - p->ordL + 1 : 1;
   double best = -INFINITY, ba = 0;
   for (size_t k = 0; k < p->nseg; k++) {
-    size_t o = (size_t)p->sego[k], n = (size_t)p->segn[k];
-    if (!p->segr[k]) {
-      for (size_t j = o; j < o + n; j++) {
-        if (p->pk[8 * j] < 0) continue; /* never the first maximum */
-        double t = pk_at(p, pv, j, 0, 0, 1);
-        if (t > best) best = t, ba = pk_at(p, pv, j, 1, 0, 1);
-      }
-      continue;
-    }
-    if (R < 1) continue;
+    const int32_t *pos = p->pkpos + p->pkoff[k], *end = p->pkpos + p->pkoff[k + 1];
     double cand[4] = {0, 1, R - 2, R - 1};
-    int nc = 0;
-    for (int c = 0; c < 4; c++) /* ascending, distinct, within [0, R) */
-      if (cand[c] >= 0 && cand[c] < R && (nc == 0 || cand[c] > cand[nc - 1])) cand[nc++] = cand[c];
+    int nc = 1;
+    if (p->segr[k]) {
+      if (R < 1) continue;
+      nc = 0;
+      for (int c = 0; c < 4; c++) /* ascending, distinct, within [0, R) */
+        if (cand[c] >= 0 && cand[c] < R && (nc == 0 || cand[c] > cand[nc - 1])) cand[nc++] = cand[c];
+    }
+    const double RR = p->segr[k] ? R : 1;
     for (int c = 0; c < nc; c++)
-      for (size_t j = o; j < o + n; j++) {
-        if (p->pk[8 * j] < 0) continue;
-        /* position j's first maximising repetition among the candidates */
-        double bt = -INFINITY, br = 0;
-        for (int q = 0; q < nc; q++) {
-          double t = pk_at(p, pv, j, 0, cand[q], R);
-          if (t > bt) bt = t, br = cand[q];
-        }
-        if (br == cand[c] && bt > best) best = bt, ba = pk_at(p, pv, j, 1, br, R);
+      for (const int32_t *j = pos; j < end; j++) {
+        double t = pk_at(p, pv, (size_t)*j, 0, cand[c], RR);
+        if (t > best) best = t, ba = pk_at(p, pv, (size_t)*j, 1, cand[c], RR);
       }
   }
   *total = best, *act = ba;

@@ -77,6 +77,7 @@ struct dlb_sweep_prog {
   ** (another holds at least as much everywhere and runs first, or holds more). peak_ok = 0 (peak_msg says why) where the three builds'
   ** live bytes are not of that form. */
   int32_t *pk;
+  int32_t *pkpos, *pkoff;      /* the kept positions in order; segment k's: pkoff[k] .. pkoff[k + 1] */
   int peak_ok;
   char peak_msg[200];
 };
