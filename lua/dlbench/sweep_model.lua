@@ -453,7 +453,8 @@ function M.model(builder, space, opts)
   res.count, res.seconds, res.compile_seconds = first, core.sys_now() - t0, compile_s
   if opts.verify then
     -- the rows of the fronts and top lists through the per-configuration path: the searched
-    -- footprint (what the compiled memory estimates) and the time, beside the compiled ones
+    -- footprint (the compiled memory is the construction order's, equal where that order is
+    -- the best found) and the time, beside the compiled ones
     local function check(t)
       local rows = {}
       for i = 1, t:count() do
