@@ -41,17 +41,24 @@ static dlb_roof device(void) {
   return d;
 }
 
-static void test_compiled_equals_numeric(void) {
+/* A finished program over the batch "b", layered: build(L) at L = 1, 2, 3 under o. */
+static dlb_sweep_prog *layered(dlb_graph *(*build)(int), const dlb_train_opts *o) {
   const char *vars[] = {"b"};
-  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
   dlb_sweep_prog *p = dlb_sweep_prog_new(1, vars, 1);
   CHECK(p != NULL);
   for (int L = 1; L <= 3; L++) {
-    dlb_graph *g = mlp(L);
-    CHECK(dlb_sweep_prog_add(p, g, &o, L) == DLB_OK);
+    dlb_graph *g = build(L);
+    CHECK(dlb_sweep_prog_add(p, g, o, L) == DLB_OK);
     dlb_graph_free(g);
   }
   CHECK(dlb_sweep_prog_finish(p) == DLB_OK);
+  return p;
+}
+
+static void test_compiled_equals_numeric(void) {
+  const char *vars[] = {"b"};
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_sweep_prog *p = layered(mlp, &o);
   dlb_roof d = device();
   const double bs[] = {1, 7, 256}, Ls[] = {1, 5, 9};
   for (int i = 0; i < 3; i++) {
@@ -425,16 +432,8 @@ static dlb_graph *chain(int layers) {
 ** row, peak is that and memory the framework rule (dlb_step_memory): weights + 2048 trainable
 ** parameters x 4 gradient bytes + activations, no slack. */
 static void test_peak_by_hand(void) {
-  const char *vars[] = {"b"};
   dlb_train_opts o = {DLB_OPT_SGD, DLB_POLICY_FP32, 0, 0, 1, 0};
-  dlb_sweep_prog *p = dlb_sweep_prog_new(1, vars, 1);
-  CHECK(p != NULL);
-  for (int L = 1; L <= 3; L++) {
-    dlb_graph *g = chain(L);
-    CHECK(dlb_sweep_prog_add(p, g, &o, L) == DLB_OK);
-    dlb_graph_free(g);
-  }
-  CHECK(dlb_sweep_prog_finish(p) == DLB_OK);
+  dlb_sweep_prog *p = layered(chain, &o);
   const double bs[] = {1, 3, 1000}, Ls[] = {1, 4, 20};
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
