@@ -850,17 +850,25 @@ static int dominates(const swpoly *k, const swpoly *j, int *strict) {
 }
 
 /* Position j (its term lists F[4 j ..], in all) can never be the step's first maximum:
-** another position k of the same group (the same repeated segment, or any fixed one) holds
+** another position k of its group (the same repeated segment, or the fixed positions) holds
 ** at least as many bytes at every point and repetition (each of a + L c, b, e0, e1 of k - j
-** with coefficients >= 0), and runs before j or holds strictly more. ref: each term list at
-** a reference point, a quick filter. */
-static int dominated(const swpoly *F, const double *ref, size_t j, size_t lo, size_t hi,
-                     const uint8_t *fixed) {
-  for (size_t k = lo; k < hi; k++) {
-    if (k == j || (fixed && !fixed[k])) continue;
+** with coefficients >= 0), and runs before j or holds strictly more. The group's positions
+** come in cand[0..nc) by their bytes at a reference point (ref), most first: only those at
+** least j's there can dominate it, and at most PK_TRIES of them are compared (a position
+** kept for want of a comparison is only evaluated, never wrong), so a step of many ops
+** compiles in O(ops log ops). */
+enum { PK_TRIES = 64 };
+
+static int dominated(const swpoly *F, const double *ref, size_t j, const int32_t *cand, size_t nc) {
+  int tries = 0;
+  for (size_t c = 0; c < nc && tries < PK_TRIES; c++) {
+    size_t k = (size_t)cand[c];
+    if (ref[4 * k] < ref[4 * j]) break;
+    if (k == j) continue;
     int skip = 0, strict = 0;
-    for (int w = 0; w < 4 && !skip; w++) skip = ref[4 * k + w] < ref[4 * j + w];
+    for (int w = 1; w < 4 && !skip; w++) skip = ref[4 * k + w] < ref[4 * j + w];
     if (skip) continue;
+    tries++;
     int all = 1;
     for (int w = 0; w < 4 && all; w++) {
       int s1;
@@ -870,6 +878,20 @@ static int dominated(const swpoly *F, const double *ref, size_t j, size_t lo, si
     if (all && (k < j || strict)) return 1;
   }
   return 0;
+}
+
+/* A position and its reference bytes, sorted most first, then by position. */
+typedef struct pkref { double ref; int32_t pos; } pkref;
+static int by_ref(const void *a, const void *b) {
+  const pkref *x = a, *y = b;
+  return x->ref > y->ref ? -1 : x->ref < y->ref ? 1 : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Sort cand[lo, hi) by ref (tmp: scratch of hi - lo). */
+static void sort_group(int32_t *cand, size_t lo, size_t hi, const double *ref, pkref *tmp) {
+  for (size_t c = lo; c < hi; c++) tmp[c - lo].ref = ref[4 * (size_t)cand[c]], tmp[c - lo].pos = cand[c];
+  qsort(tmp, hi - lo, sizeof *tmp, by_ref);
+  for (size_t c = lo; c < hi; c++) cand[c] = tmp[c - lo].pos;
 }
 
 /* The construction order's live bytes per position of the program's op order (after
@@ -886,15 +908,20 @@ static int build_peak(dlb_sweep_prog *p) {
     return DLB_OK;
   }
   size_t n = p->nord;
+  if (n == 0) { /* footprint.c's peak is then the bytes before any op: not kept here */
+    snprintf(p->peak_msg, sizeof p->peak_msg, "the step has no ops");
+    return DLB_OK;
+  }
   pkobs *obs = dlb_calloc(n * PK_MAXOBS + 1, sizeof *obs);
   int *nobs = dlb_calloc(n + 1, sizeof *nobs);
   swpoly *F = dlb_calloc(8 * n + 1, sizeof *F);   /* [pos][w][4]: w 0 in all, 1 activations */
   double *ref = dlb_calloc(4 * n + 1, sizeof *ref);
   uint8_t *rep = dlb_calloc(n + 1, 1), *fixed = dlb_calloc(n + 1, 1);
   size_t *glo = dlb_calloc(n + 1, sizeof *glo), *ghi = dlb_calloc(n + 1, sizeof *ghi);
+  int32_t *cand = dlb_calloc(n + 1, sizeof *cand);   /* groups' positions, by ref */
   p->pk = dlb_calloc(8 * n + 1, sizeof *p->pk);
   int good = 1, st = DLB_OK;
-  if (!obs || !nobs || !F || !ref || !rep || !fixed || !glo || !ghi || !p->pk) {
+  if (!obs || !nobs || !F || !ref || !rep || !fixed || !glo || !ghi || !cand || !p->pk) {
     st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
     goto out;
   }
@@ -902,8 +929,6 @@ static int build_peak(dlb_sweep_prog *p) {
     for (int32_t i = 0; i < p->segn[k]; i++) {
       size_t pos = (size_t)(p->sego[k] + i);
       rep[pos] = p->segr[k], fixed[pos] = !p->segr[k];
-      glo[pos] = p->segr[k] ? (size_t)p->sego[k] : 0;
-      ghi[pos] = p->segr[k] ? (size_t)(p->sego[k] + p->segn[k]) : n;
     }
   for (int pass = 0; pass < 2 && good; pass++) { /* pass 0: totals, pass 1: activations */
     memset(nobs, 0, n * sizeof *nobs);
@@ -951,9 +976,26 @@ static int build_peak(dlb_sweep_prog *p) {
     if (!T) { st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
     for (size_t pos = 0; pos < n; pos++)
       for (int w = 0; w < 4; w++) T[4 * pos + w] = F[8 * pos + w], ref[4 * pos + w] = at(&T[4 * pos + w], x);
+    /* the groups in cand: the fixed positions first, then each repeated segment; each
+    ** position's group is cand[glo .. ghi), sorted by ref */
+    size_t nf = 0, mc = 0;
+    pkref *tmp = dlb_malloc((n + 1) * sizeof *tmp);
+    if (!tmp) { dlb_free(T); st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
+    for (size_t pos = 0; pos < n; pos++) if (fixed[pos]) cand[mc++] = (int32_t)pos;
+    nf = mc;
+    for (size_t pos = 0; pos < n; pos++) if (fixed[pos]) glo[pos] = 0, ghi[pos] = nf;
+    sort_group(cand, 0, nf, ref, tmp);
+    for (size_t k = 0; k < p->nseg; k++) {
+      if (!p->segr[k]) continue;
+      size_t lo = mc;
+      for (int32_t i = 0; i < p->segn[k]; i++) cand[mc++] = p->sego[k] + i;
+      for (size_t c = lo; c < mc; c++) glo[cand[c]] = lo, ghi[cand[c]] = mc;
+      sort_group(cand, lo, mc, ref, tmp);
+    }
+    dlb_free(tmp);
     for (size_t pos = 0; pos < n && st == DLB_OK; pos++) {
       int32_t *id = &p->pk[8 * pos];
-      if (dominated(T, ref, pos, glo[pos], ghi[pos], rep[pos] ? NULL : fixed)) {
+      if (dominated(T, ref, pos, cand + glo[pos], ghi[pos] - glo[pos])) {
         id[0] = -1;
         continue;
       }
@@ -980,7 +1022,7 @@ static int build_peak(dlb_sweep_prog *p) {
 out:
   for (size_t i = 0; F && i < 8 * n; i++) dlb_free(F[i].t);
   dlb_free(obs); dlb_free(nobs); dlb_free(F); dlb_free(ref); dlb_free(rep); dlb_free(fixed);
-  dlb_free(glo); dlb_free(ghi);
+  dlb_free(glo); dlb_free(ghi); dlb_free(cand);
   return st;
 }
 
