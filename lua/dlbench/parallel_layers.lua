@@ -291,6 +291,20 @@ end
 -- tensor parallelism splits: the heads (batch) of attention's batched matmuls, else the
 -- larger of the other dims (Megatron's column-parallel n, row-parallel k); and whether the
 -- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
+-- Op j's matmul shape in an analysis' arrays (core.analysis_gemm), looked up once: the
+-- core, region and op passes below all read it.
+local function gemm_of(ops, j)
+  local c = ops.gemms
+  if not c then c = {}; ops.gemms = c end
+  local e = c[j]
+  if e == nil then
+    local gm, gn, gk, gb = require("dlbench.backend").analysis_gemm(ops.a, j - 1)
+    e = gm and { gm, gn, gk, gb } or false
+    c[j] = e
+  end
+  if e then return e[1], e[2], e[3], e[4] end
+end
+
 -- The attention core of each layer (Korthikanti et al. 2022 sec. 5: Q K^T, softmax, dropout,
 -- attention over V -- what selective recompute runs again): a fused attention kernel, or,
 -- unfused, the forward ops from a batched matmul (a batch of heads) through the next batched
@@ -313,7 +327,7 @@ local function core_ops(ops1, n)
         local ty = Ty[j]
         local nm = tname[ty]
         if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
-        local gm, gn, gk, gb = core.analysis_gemm(ops1.a, j - 1)
+        local gm, _, _, gb = gemm_of(ops1, j)
         if gm and gm > 0 and gb and gb > 1 then
           if start and soft then
             for k = start, j do if Ph[k] == 0 then marks[k] = true end end
@@ -358,7 +372,7 @@ local function region_ops(ops1, n, tpl, marks)
       local ty = Ty[j]
       local nm = tname[ty]
       if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
-      local gm, _, _, gb = core.analysis_gemm(ops1.a, j - 1)
+      local gm, _, _, gb = gemm_of(ops1, j)
       local weight = gm and gm > 0 and gb == 1
       if ph == 0 then
         if weight then
@@ -399,11 +413,11 @@ local function ops_of(ops1, ops2, B, n, marks, rep)
       fs, f0, bs, b0 = F1[j] / B, 0, By1[j] / B, 0
     end
     local m, nn, kk, bb, grow, split = 0, 0, 0, 0, 0, 0
-    local gm, gn, gk, gb = core.analysis_gemm(ops1.a, j - 1)
+    local gm, gn, gk, gb = gemm_of(ops1, j)
     if gm and gm > 0 and gn > 0 and gk > 0 and gb > 0 then
       local g = { gm, gn, gk, gb }
       if ops2 then
-        local hm, hn, hk, hb = core.analysis_gemm(ops2.a, j - 1)
+        local hm, hn, hk, hb = gemm_of(ops2, j)
         local h = { hm or gm, hn or gn, hk or gk, hb or gb }
         for d = 1, 4 do
           if h[d] == 2 * g[d] then grow = d; break end
@@ -596,7 +610,8 @@ function M.from_graph(g, o)
   local f2, b2, fb2, by2, cf2, cb2
   if two then
     local _
-    f2, b2, fb2, by2, _, _, cf2, cb2 = per_layer(ops2, core_ops(ops2, n))
+    -- the same ops at batch 2 (checked above): the same core
+    f2, b2, fb2, by2, _, _, cf2, cb2 = per_layer(ops2, marks1)
   end
   local function split(x1, x2)   -- per sample, batch-independent
     if two then return x2 - x1, math.max(0, 2 * x1 - x2) end
