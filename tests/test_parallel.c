@@ -349,8 +349,8 @@ static void attention_ops(void) {
 ** kept per layer (eq. 1) 34 s h + 5 a s^2 bytes, of which 10 s h replicated over the tensor
 ** ranks (LayerNorm inputs, the dropout masks after attention and MLP) and 5 a s^2 the
 ** attention core's; tp 2 with sequence parallelism. By hand:
-**   none:      4 x (34 s h + 5 a s^2) / t                           (eq. 5 with SP)
-**   selective: 4 x 34 s h / t + 5 a s^2 / t (eq. 6: 34 s h / t per layer; the one layer
+**   none:      4 x (34 s h + 5 a s^2) / t                           (sec. 4.2.2, with SP)
+**   selective: 4 x 34 s h / t + 5 a s^2 / t (sec. 5: 34 s h / t per layer; the one layer
 **              whose core the backward rebuilds at a time)
 **   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t (the checkpoint, and one layer)
 ** Time (one op per layer, no bytes): a layer is T = 3 F / (t P 0.8) with F = 24 s h^2 + 4 s^2

@@ -426,9 +426,10 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       } else { s->params += pr; s->trainable += tr; s->wbytes += wl; }
       double rep = l->act_rep * ((sp && tl > 1) ? 1 / tl : 1);
       double full = l->act_kept / tl + rep;
-      /* selective recompute keeps all but the attention core (Korthikanti et al. 2022 eq.
-      ** 6: 34 s b h / t with sequence parallelism instead of eq. 5's 34 s b h / t + 5 a s^2
-      ** b / t); the core of one layer is rebuilt at a time in the backward */
+      /* selective recompute keeps all but the attention core (Korthikanti et al. 2022 sec.
+      ** 5: 34 s b h / t per layer with sequence parallelism instead of sec. 4.2.2's
+      ** s b h / t (34 + 5 a s / h)); the core of one layer is rebuilt at a time in the
+      ** backward */
       double core = fmin(l->act_core, l->act_kept) / tl;
       s->kept += rc ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1) : (sel ? full - core : full);
       if (full > s->full) s->full = full;

@@ -28,7 +28,7 @@ T.test("closed-form layers carry the attention core: 5 a s^2 bytes, 4 s^2 h FLOP
   near(nd[2].act_core, 2 * a * s * s, 1e-12, "without dropout: the softmax output")
 end)
 
-T.test("recompute = \"selective\": eq. 6's memory, the core's forward again", function()
+T.test("recompute = \"selective\": sec. 5's memory, the core's forward again", function()
   local base = { layers = cf, hw = A100, dp = 1, tp = 8, pp = 1, m = 1, batch = 1, seq_par = true,
     zero = 0 }
   local function ev(rc)
