@@ -73,6 +73,13 @@ T.test("pp_scatter: 1/tp of the activation over the network, all-gathered over N
   T.eq(lm.pp_comm, scat.pp_comm, "megatron-lm's default")
   T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("megatron-core")).pp_scatter, nil,
     "megatron-core sends the whole tensor")
+  -- NeMo runs sequence parallelism by default: its sends are 1/tp already, no all-gather
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("nemo")).seq_par, true, "nemo: seq_par")
+  local nm = P.evaluate { layers = cf, hw = A100, dp = 1, tp = 8, pp = 2, m = 4, batch = 4,
+    per_node = 8, nodes = 2, collectives = "alpha-beta", framework = "nemo" }
+  local sp = P.evaluate { layers = cf, hw = A100, dp = 1, tp = 8, pp = 2, m = 4, batch = 4,
+    per_node = 8, nodes = 2, collectives = "alpha-beta", framework = "nemo", seq_par = true }
+  T.eq(nm.step, sp.step, "nemo's default is seq_par = true")
 end)
 
 T.test("sequence parallelism: ops outside the tensor-parallel region split over tp", function()
