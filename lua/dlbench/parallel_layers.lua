@@ -651,21 +651,20 @@ function M.from_graph(g, o)
         r.tp_div = gcd(mopts.heads, kv, mopts.hidden) or 0
         r.act_rep = math.min(kept, 4 * ao)
         r.act_kept = kept - r.act_rep
-        -- the attention core (core_ops): its forward FLOPs, and of the kept bytes its share
-        -- of the layer's forward bytes (the rule that spreads act_kept over the layers: an
-        -- estimate), what selective recompute does not keep
-        local cfs = split(cf1[i], two and cf2[i])
-        local cbs = split(cb1[i], two and cb2[i])
-        local lbs = split(fb1[i], two and fb2[i])
-        if cfs > 0 then
-          r.flops_core = cfs
-          r.act_core = lbs > 0 and math.min(r.act_kept, kept * cbs / lbs) or 0
-        end
       elseif k.softmax_xent and k.matmul then
         r.tp_bytes, r.tp_colls = r.act_in, 1
       end
     elseif k.embedding and not (k.softmax and k.matmul) then
       r.shardable = 1
+    end
+    -- the attention core (core_ops): its forward FLOPs, and of the kept bytes its share of
+    -- the layer's forward bytes (the rule that spreads act_kept over the layers: an
+    -- estimate), what selective recompute does not keep
+    local cfs = split(cf1[i], two and cf2[i])
+    if cfs > 0 then
+      local cbs, lbs = split(cb1[i], two and cb2[i]), split(fb1[i], two and fb2[i])
+      r.flops_core = cfs
+      r.act_core = lbs > 0 and math.min(r.act_kept, kept * cbs / lbs) or 0
     end
     -- attention and MoE sizes for context and expert parallelism, from the zoo model's
     -- options (see moe_attn_fields)
