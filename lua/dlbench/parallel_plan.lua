@@ -60,13 +60,13 @@ M.collectives = COLLECTIVES
 local RECOMPUTE = { none = 0, full = 1, selective = 2 }
 M.recompute_policies = RECOMPUTE
 local function recompute_of(fname, rc, search)
-  if rc == nil then return search and -1 or 0 end
+  if rc == nil then return search and -1 or 0 end   -- evaluate takes its cfg's value
   if rc == true or rc == false then return rc and 1 or 0 end
   local v = type(rc) == "string" and RECOMPUTE[rc] or nil
   if v then return v end
   error(string.format("%s: recompute must be true (full), false (none), \"none\", \"full\", "
     .. "\"selective\" (the attention core) or nil (%s), got %s", fname,
-    search and "try none and full" or "none", tostring(rc)), 4)
+    fname == "parallel.plan" and "try none and full" or "none", tostring(rc)), 4)
 end
 
 local function plan_opts(fname, o, ls)
