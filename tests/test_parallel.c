@@ -457,8 +457,8 @@ static void pipeline_scatter(void) {
 
 /* An op outside the tensor-parallel region (dlb_par_op.replicated: a LayerNorm, the dropout
 ** after a row-parallel matmul) runs on the whole sequence on each of the tp ranks, and on
-** 1/tp of it with sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2: "LayerNorm and
-** dropout ... computed in parallel along the sequence dimension"); the other ops of a
+** 1/tp of it with sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2: LayerNorm and
+** dropout split along the sequence dimension); the other ops of a
 ** tensor-parallel layer split either way. One layer, tp 2: a replicated forward op of B
 ** bytes per sample and a split backward op of 2B: without sequence parallelism B / (0.7 bw)
 ** + (2B / 2) / (0.7 bw); with it (B / 2 + 2B / 2) / (0.7 bw). */

@@ -318,8 +318,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       }
       s->f += tf;
       /* full recompute runs the layer's forward again before its backward; selective only
-      ** the attention core's forward (Korthikanti et al. 2022 sec. 5: "the additional
-      ** compute is the forward of QK^T, softmax, dropout and attention over V") */
+      ** the attention core's forward (Korthikanti et al. 2022 sec. 5: the extra compute is
+      ** the forward of Q K^T, softmax, dropout and the attention over V) */
       s->b += tb + (rc ? tf : 0) + (sel ? cf : 0);
       /* ZeRO partitions the update over the replicas: dense over dp x cp (or the HSDP shard
       ** group), experts over their dp x cp / ep */
@@ -340,7 +340,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         s->hf += l->tp_colls * nco * dev->host_op;
         s->hb += l->tp_colls * nco * dev->host_op * (rc ? 2 : 1);
         /* with sequence parallelism each allreduce is a reduce-scatter and an all-gather
-        ** (Korthikanti et al. 2022 sec. 4.2.2, the g / g-bar pairs of fig. 5: the same bytes
+        ** (Korthikanti et al. 2022 sec. 4.2.2, the g / g-bar operator pairs: the same bytes
         ** on a ring, two collectives' latencies; NCCL picks each one's algorithm) */
         dlb_par_coll c1, c2 = { 0 };
         double tpb = l->tp_bytes * mbc;
