@@ -48,7 +48,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
-    "imbalance", "hsdp", "offload", "etp" }
+    "imbalance", "hsdp", "offload", "etp", "pp_scatter" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -57,6 +57,21 @@ M.mem_schedules = MEM_SCHEDULES
 -- How the tensor- and data-parallel collectives are timed (parallel_base.lua).
 local COLLECTIVES = base.COLLECTIVES
 M.collectives = COLLECTIVES
+
+-- Activation recompute policies (DLB_PAR_RECOMPUTE_* in graphs/parallel/dlb_parallel.h): true is
+-- "full", false "none"; "selective" is Korthikanti et al. 2022's (sec. 5): the attention core
+-- recomputed in the backward. nil: the search tries none and full, evaluate none.
+local RECOMPUTE = { none = 0, full = 1, selective = 2 }
+M.recompute_policies = RECOMPUTE
+local function recompute_of(fname, rc, search)
+  if rc == nil then return search and -1 or 0 end   -- evaluate takes its cfg's value
+  if rc == true or rc == false then return rc and 1 or 0 end
+  local v = type(rc) == "string" and RECOMPUTE[rc] or nil
+  if v then return v end
+  error(string.format("%s: recompute must be true (full), false (none), \"none\", \"full\", "
+    .. "\"selective\" (the attention core) or nil (%s), got %s", fname,
+    fname == "parallel.plan" and "try none and full" or "none", tostring(rc)), 4)
+end
 
 local function plan_opts(fname, o, ls)
   local rc = o.recompute
@@ -84,8 +99,8 @@ local function plan_opts(fname, o, ls)
     sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
     v = num(fname, "v", o.v, 2, "count"),
     seq_par = o.seq_par and 1 or 0,
-    recompute = rc == nil and -1 or (rc == true and 1 or (rc == false and 0 or
-      error(fname .. ": recompute must be true, false or nil (try both)", 3))),
+    recompute = recompute_of(fname, rc, true),
+    pp_scatter = o.pp_scatter and 1 or 0,
     balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
     shard = o.shard and 1 or 0,
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
@@ -140,7 +155,7 @@ local function plan_tostring(r)
   return string.format("plan: dp %s x tp %s x pp %s%s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
     .. "comm %s, bubble %s), %.1f GB per device (%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
     tostring(r.pp), layout, tostring(r.m), tostring(r.schedule), z,
-    r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
+    r.recompute == "selective" and ", selective recompute" or (r.recompute and ", recompute" or ""), P.seconds(r.step), P.seconds(r.compute or 0),
     P.seconds(r.comm or 0), P.seconds(r.bubble or 0), (r.mem or 0) / 1e9,
     r.fits and "fits" or "does not fit", 100 * (r.util or 0),
     tostring(r.mfu_convention or "model FLOPs"), extra)
@@ -152,7 +167,8 @@ local function decorate(r, po)
   if r.offload == nil then r.offload = "none" end
   r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
-  r.recompute = r.recompute == 1
+  -- true: full, false: none, "selective": the attention core
+  r.recompute = r.recompute == 2 and "selective" or r.recompute == 1
   return require("dlbench.pretty").object(r, plan_tostring)
 end
 
@@ -545,7 +561,7 @@ function M.plan(o)
     error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
       .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
       .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
-      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
+      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute == "selective" and ", selective recompute" or (sm.recompute and ", recompute" or ""),
       sm.mem / 1e9, table.concat(try, ", ")), 2)
   end
   for _, r in ipairs(rows) do decorate(r, po); r.sched = nil; finish(r, o, ls, info, dev) end
@@ -557,8 +573,8 @@ function M.plan(o)
   for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
   return t, evaluated
 end
-doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
-  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
+  .. "\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
   .. "imbalance=1, hsdp=true, offload=nil|\"search\"|...]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
@@ -571,7 +587,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
-  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives" }
+  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -601,7 +617,8 @@ local function evaluate(fname, o)
                 m = num(fname, mname, o.m, 1, "count"),
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
-                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg"),
+                recompute = recompute_of(fname, o.recompute, false),
+                zero = num(fname, "zero", o.zero, 0, "nonneg"),
                 ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
                 cp_algo = enum(fname, "cp_algo", o.cp_algo, CP_ALGOS, "ring"),
                 hsdp = num(fname, "hsdp", o.hsdp == true and 0 or o.hsdp, 0, "nonneg"),
@@ -643,8 +660,8 @@ end
 doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=,"
-  .. " capacity=, imbalance=, hsdp=, offload=} -> row (with stage_mem)",
+  .. " recompute=false|true|\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, shard=, fuse=, schedule_mem=, slack=,"
+  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
