@@ -685,7 +685,7 @@ static void test_kernel(void) {
   o.inference = 0;
   CHECK(dlb_graph_set_loss(g, out[0]) == DLB_OK);
   CHECK(dlb_graph_analyze(g, &o, 0, NULL, NULL) == NULL);
-  CHECK(strstr(dlb_last_error(), "'att' is a kernel op (given costs, forward only)") != NULL);
+  CHECK(strstr(dlb_last_error(), "op 'mm' is a kernel op (given costs, forward only)") != NULL);
   dlb_graph_free(g);
 }
 
