@@ -6,10 +6,12 @@
 -- closed loop, chunked prefill, speculative decoding), the fast sweep and the validation
 -- are in serve_batch.lua; both are installed here. See docs/serve.md.
 --
--- Every step is a list of per-op costs (FLOPs, bytes, matmul shape, fused-attention mark)
--- timed by the one per-op rule of graphs/hw/roofline.c: a step's ops in one call
--- (dlb_roofline_ops_attn), and a decode phase's attention, which grows by one token of
--- cache a step, by dlb_op_time_run (the rule summed over the steps, in C).
+-- Every step is a list of per-op costs (FLOPs, bytes, matmul shape, fused-attention mark;
+-- step_list) timed by the one per-op rule of graphs/hw/roofline.c (time_list): a step's
+-- ops in one call (dlb_roofline_ops_attn), and a decode phase's attention, which grows by
+-- one token of cache a step, by dlb_op_time_run (the rule summed over the steps, in C).
+-- dlb.serve.graphs builds the same kernels as a dlb graph (kernel ops, the paged KV cache
+-- as inputs) and dlb.serve.time times it by time_list.
 local hwmod = require "dlbench.hw"
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
