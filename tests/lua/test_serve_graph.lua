@@ -58,6 +58,13 @@ T.test("graph path = op-list path within 1e-9: Llama-2-7B, Llama-3-8B, Mistral, 
     end
   end
   T.eq(n, 16, "cases")
+  -- a tied GELU decoder (GPT-2 XL: LayerNorm scale and bias), NF4 weights, an int4 cache
+  local G = S.model(dlb.models.gpt { size = "gpt2-xl", batch = 1, seq = 16 })
+  local o = { hw = "A100-SXM4-80GB", weights = "nf4", kv = "int4" }
+  local pg, dg = S.graphs(G, { hw = o.hw, weights = o.weights, kv = o.kv, batch = 5, prompt = 77, context = 300 })
+  same_cost(S.time(pg), S.prefill(G, { hw = o.hw, weights = o.weights, kv = o.kv, batch = 5, prompt = 77 }), "gpt2-xl prefill")
+  same_cost(S.time(dg), S.decode(G, { hw = o.hw, weights = o.weights, kv = o.kv, batch = 5, context = 300 }), "gpt2-xl decode")
+  T.eq(dg:stats { inference = true, precision = "fp16" }.params, G.params, "gpt2-xl params (tied head, LayerNorm biases)")
 end)
 
 T.test("the graphs: layers, parameters, the paged KV cache as inputs (524,288 / 131,072 B per token)", function()
