@@ -98,7 +98,8 @@ function B.install(M, H)
   --   layers    the attention-score matmuls, outputs [.., heads, S, S] with S symbolic;
   --   heads     their heads axis; head_dim: the context matmuls [.., heads, S, dh];
   --   kv_heads  the fewest heads of a rank-4 [.., n, S, dh] or [.., S, n, dh] tensor (K and
-  --             V before a GQA/MQA repeat; equal to heads without one);
+  --             V before a GQA/MQA repeat) that divides heads and whose projection weight
+  --             {hidden, n x dh} (or a fused qkv's) exists; heads without one;
   --   hidden    the commonest size of the 1-D weights (the norms' scales and biases);
   --   vocab     the last dim of the last matmul's output (the logits), which must be the
   --             token table's rows (the largest dim of a 2-D weight beside hidden);
@@ -152,16 +153,6 @@ function B.install(M, H)
       end
     end
     if not dh then refuse("head_dim", "no attention-context matmul [.., " .. heads .. ", " .. S .. ", head_dim]") end
-    -- kv heads: the fewest heads of a per-head [.., n, S, dh] / [.., S, n, dh] activation
-    local kv = heads
-    for _, t in ipairs(T) do
-      local d = t.dims
-      if t.role == 3 and #d == 4 and num(d[4]) == dh then
-        local n = (d[3] == S and num(d[2])) or (d[2] == S and num(d[3])) or nil
-        if n and n < kv then kv = n end
-      end
-    end
-    if heads % kv ~= 0 then refuse("kv_heads", "the fewest K/V heads found, " .. kv .. ", do not divide heads=" .. heads) end
     -- hidden: the commonest 1-D weight size
     local count, hidden, best = {}, nil, 0
     for _, t in ipairs(T) do
@@ -172,6 +163,28 @@ function B.install(M, H)
       end
     end
     if not hidden then refuse("hidden", "no 1-D weights (norm scales) to read it from") end
+    -- kv heads: the fewest heads n of a per-head [.., n, S, dh] / [.., S, n, dh] activation
+    -- that a projection weight confirms ({hidden, n x dh} or a fused qkv {hidden, (heads +
+    -- 2n) x dh}; n = heads needs none): broadcast tables such as RoPE's cos/sin [.., 1, S,
+    -- dh] are not K/V heads
+    local wpairs = {}
+    for _, t in ipairs(T) do
+      if t.role == 2 and #t.dims == 2 then
+        local a, b = num(t.dims[1]), num(t.dims[2])
+        if a and b then wpairs[a .. "x" .. b], wpairs[b .. "x" .. a] = true, true end
+      end
+    end
+    local kv = heads
+    for _, t in ipairs(T) do
+      local d = t.dims
+      if t.role == 3 and #d == 4 and num(d[4]) == dh then
+        local n = (d[3] == S and num(d[2])) or (d[2] == S and num(d[3])) or nil
+        if n and n < kv and heads % n == 0 and (wpairs[hidden .. "x" .. n * dh]
+            or wpairs[hidden .. "x" .. (heads + 2 * n) * dh]) then
+          kv = n
+        end
+      end
+    end
     -- vocab: the logits, the last matmul's last dim
     local vocab
     for _, t in ipairs(T) do

@@ -43,12 +43,16 @@ local function llama_onnx(o)
   inits[#inits + 1] = shape_init("shape_q", { 0, 0, Hq, dh })
   inits[#inits + 1] = shape_init("shape_kv", { 0, 0, KV, dh })
   inits[#inits + 1] = shape_init("shape_o", { 0, 0, Hq * dh })
+  inits[#inits + 1] = shape_init("axes1", { 1 })
   local perm = H.attr_ints("perm", { 0, 2, 1, 3 })
   local x = n("Gather", { w("embed", { V, d }), "ids" }, "x0")
   for i = 1, L do
     local p = "l" .. i .. "."
     local h = n("Mul", { x, w(p .. "ln1", { d }) }, p .. "n1")
     local q = n("Transpose", { n("Reshape", { n("MatMul", { h, w(p .. "wq", { d, Hq * dh }) }, p .. "q"), "shape_q" }, p .. "q4") }, p .. "qt", { perm })
+    if o.rope then -- a RoPE table broadcast over the heads: an activation [batch, 1, seq, dh]
+      q = n("Mul", { q, n("Unsqueeze", { "cos", "axes1" }, p .. "cos4") }, p .. "qrot")
+    end
     local kv = {}
     for _, c in ipairs { "k", "v" } do
       local t = n("Transpose", { n("Reshape", { n("MatMul", { h, w(p .. "w" .. c, { d, KV * dh }) }, p .. c), "shape_kv" }, p .. c .. "4") }, p .. c .. "t", { perm })
@@ -79,7 +83,8 @@ local function llama_onnx(o)
     or w("lm_head", { d, V })
   n("MatMul", { n("Mul", { x, w("lnf", { d }) }, "nf"), head }, "logits")
   return H.model(H.graph { nodes = nodes, inits = inits,
-    inputs = { H.value_info("ids", H.tensor_type(7, { "batch", "seq" })) },
+    inputs = { H.value_info("ids", H.tensor_type(7, { "batch", "seq" })),
+      H.value_info("cos", H.tensor_type(1, { "batch", "seq", dh })) },
     outputs = { H.value_info("logits", H.tensor_type(1, { "batch", "seq", V })) } }, 17)
 end
 
@@ -107,7 +112,8 @@ end)
 T.test("ONNX Llama-like: MHA, GQA and MQA heads, SwiGLU, untied and tied heads", function()
   local cases = {
     { "mha", { layers = 2, hidden = 64, heads = 4, kv = 4, dh = 16, ffn = 160, vocab = 500 } },
-    { "gqa", { layers = 3, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 176, vocab = 500 } },
+    -- with a RoPE table [batch, 1, seq, dh] (one "head" that is not a K/V head)
+    { "gqa", { layers = 3, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 176, vocab = 500, rope = true } },
     { "mqa", { layers = 2, hidden = 96, heads = 6, kv = 1, dh = 16, ffn = 256, vocab = 300, tied = true } },
     -- head_dim x heads different from hidden (as Gemma's), a GELU MLP
     { "wide", { layers = 2, hidden = 64, heads = 4, kv = 2, dh = 32, ffn = 128, vocab = 400, gelu = true } },
