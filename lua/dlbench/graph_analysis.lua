@@ -275,11 +275,25 @@ function Graph:stats(opts)
   -- what the stack allocates beyond the graph's tensors (the profile's memory table): in the
   -- breakdown and the footprint, so every memory rule sees it (dlbench.framework_memory)
   local fwmem = o.framework and fwmemory.terms(prof, self, o.precision_name, names, values,
-    o.inference, o.optimizer_name, t) or nil
+    o.inference, o.optimizer_name, t, offload and offload.optimizer) or nil
   if fwmem then
     bd.activations = bd.activations + fwmem.activations
     bd.workspace = bd.workspace + fwmem.workspace
     fp = fp + fwmem.activations + fwmem.workspace
+  end
+  -- under a framework profile the step is the stack's: every gradient of a weight that
+  -- trains is held until the optimizer step (dlb_step_memory's framework schedule, as
+  -- PyTorch, DeepSpeed and Megatron-LM run), so the footprint is the one rule roofline.time's
+  -- need and the planner's mem apply; the graph scheduler's own peak (each gradient applied
+  -- as it is made) stays in s.footprint_graph. The algorithmic step (no profile) keeps it.
+  local fp_graph
+  if o.framework and prof.name ~= "none" and not o.inference and not offload then
+    local R = require "dlbench.roofline"
+    fp_graph = fp
+    bd.gradients = R.gradients_held(bd.gradients, tonumber(t.trainable), tonumber(t.params),
+      o.precision_name, nil)
+    fp = core.roofline_step_memory(0, bd.weights, bd.gradients, bd.optimizer,
+      bd.activations + bd.workspace, 0)
   end
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
@@ -291,7 +305,9 @@ function Graph:stats(opts)
     footprint_saved = saved, offload = offload, framework_memory = fwmem and fwmem.terms or nil,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
-    io = t.io, intensity = t.intensity, footprint = fp, trainable = t.trainable,
+    io = t.io, intensity = t.intensity, footprint = fp, footprint_graph = fp_graph,
+    footprint_rule = fp_graph and "framework schedule: weights + every trainable gradient + "
+      .. "optimizer + activations + workspace" or nil, trainable = t.trainable,
     opt_states = t.opt_states,
     precision_given = o.precision_given,
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,

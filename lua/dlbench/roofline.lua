@@ -484,7 +484,7 @@ function M.time(s, dev, opts)
     -- one number called footprint: what the device (one core on a TPU board) holds under the
     -- memory schedule, the bytes compared with its memory (r.need, r.memory: the same); the
     -- graph engine's own scheduled peak of the whole step stays in r.footprint_graph
-    r.footprint_graph = num(fp, "footprint", fn) * scale
+    r.footprint_graph = num(rawget(s, "footprint_graph") or fp, "footprint", fn) * scale
     r.footprint = need
     -- without a breakdown the stats' own footprint is all there is: schedule "footprint"
     r.memory, r.schedule = need, rule:match("_whole$") and "footprint" or sched
@@ -515,6 +515,19 @@ function M.time(s, dev, opts)
     r.time = r.time + r.offload_time
   end
   return require("dlbench.pretty").object(r, time_tostring)
+end
+
+-- The gradient bytes a framework holds at a step's peak (the memory rule's g): all the
+-- gradients of the weights that train, trainable params x gradient bytes of precision
+-- `prec` (frozen weights, g:freeze and LoRA, have none; `peak`, the graph schedule's
+-- gradients at its peak, when params are unknown). Under optimizer offload (ZeRO-Offload,
+-- Ren et al. 2021 sec. 4.1) each gradient leaves for the host as the backward pass makes
+-- it: only those live at the peak stay. Shared by core_footprint and g:stats under a
+-- framework profile (one footprint).
+function M.gradients_held(peak, trainable, params, prec, offload)
+  if type(offload) == "table" and offload.optimizer then return peak end
+  local n = trainable or params
+  return n and n * (M.grad_elem(prec) or 4) or peak
 end
 
 -- The memory one core of `dev` needs for a step with stats `s`, and what it has, under a
@@ -548,21 +561,10 @@ function M.core_footprint(s, dev, scale, opts)
     return fp, dev.mem, "device_whole"
   end
   local function part(k) return b[k] == nil and 0 or num(b[k], "breakdown." .. k, fn) end
-  local ge = M.grad_elem(plain and s.precision or nil) or 4
   local act = part("activations") + part("workspace")
   if board then act = act / dev.cores end
-  -- all the gradients of the weights that train: trainable params x gradient bytes (frozen
-  -- weights, g:freeze and LoRA, have none; the breakdown's own when params are unknown).
-  -- Under optimizer offload (ZeRO-Offload, Ren et al. 2021 sec. 4.1) each gradient leaves
-  -- for the host as the backward pass makes it: only those live at the peak stay.
-  local trainable = plain and tonumber(s.trainable) or nil
-  local off = rawget(s, "offload")
-  local grads
-  if type(off) == "table" and off.optimizer then grads = part("gradients")
-  else
-    local n = trainable or params
-    grads = n and n * ge or part("gradients")
-  end
+  local grads = M.gradients_held(part("gradients"), plain and tonumber(s.trainable) or nil,
+    params, plain and s.precision or nil, rawget(s, "offload"))
   local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,
     part("optimizer") * scale, act * scale, opts.slack or 0)
   if board then return need, dev.mem_per_core, "per_core" end
