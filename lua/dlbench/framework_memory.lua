@@ -101,6 +101,18 @@ function M.device(m, a, temps, live)
   return bytes, terms
 end
 
+-- The per-device bytes among a stats' framework_memory terms (context, optimizer_step,
+-- buckets): what does not grow with the samples a device holds (dlb.parallel.data counts
+-- them once per worker, not per sample). 0 without terms.
+function M.device_bytes(terms)
+  local b = 0
+  if type(terms) ~= "table" then return 0 end
+  for _, k in ipairs { "context", "optimizer_step", "buckets" } do
+    if terms[k] then b = b + (tonumber(terms[k].bytes) or 0) end
+  end
+  return b
+end
+
 -- "context 1.41 GB + optimizer_step 0.27 GB": the per-device terms a row added, by name.
 function M.describe(terms)
   local t = {}

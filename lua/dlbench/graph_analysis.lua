@@ -148,6 +148,15 @@ local function needbound(g, s, what)
   end
 end
 
+-- What a printed footprint is: under a framework profile the one memory rule (every
+-- trainable gradient held to the optimizer step, as roofline.time's need and the planner's
+-- mem), said by nothing; the algorithmic step's is the graph scheduler's own peak, which
+-- the line names (roofline.time of these stats prints the framework rule's).
+local function footprint_label(s)
+  if rawget(s, "footprint_graph") ~= nil or rawget(s, "offload") ~= nil then return "" end
+  if rawget(s, "inference") then return "" end
+  return " (graph schedule: each gradient applied as made)"
+end
 local stats_tostring -- one line with units (defined after si below)
 
 local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
@@ -436,7 +445,7 @@ stats_tostring = function(s)
   local out = { what, p,
     string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
     string.format("%s moved (%.3g FLOP/B)", si(s.bytes, "B"), s.intensity),
-    "footprint " .. si(s.footprint, "B") }
+    "footprint " .. si(s.footprint, "B") .. footprint_label(s) }
     local fw = rawget(s, "framework")
     if fw then
       local src = tostring(rawget(s, "framework_source") or "")
@@ -481,8 +490,8 @@ function Graph:summary(opts)
     si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP"), si(s.flops_update, "FLOP"),
     si(s.flops_recompute, "FLOP"), s.params, si(s.io, "B"))
   local b = s.breakdown
-  out[#out + 1] = string.format("footprint %s (weights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
-    si(s.footprint, "B"), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
+  out[#out + 1] = string.format("footprint %s%s (weights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
+    si(s.footprint, "B"), footprint_label(s), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
     si(b.activations, "B"), si(b.workspace, "B"))
   out[#out + 1] = s.convention
   local text = table.concat(out, "\n")

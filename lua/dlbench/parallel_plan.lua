@@ -116,7 +116,7 @@ local PLAN_COLUMNS = { "dp", "tp", "pp", "cp", "ep", "etp", "v", "m", "mb", "sch
 local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
 
 -- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
--- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
+-- s), footprint 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
 local function plan_tostring(r)
   local P = require "dlbench.pretty"
   local extra = ""
@@ -137,12 +137,14 @@ local function plan_tostring(r)
   if (r.ep_comm or 0) > 0 then extra = string.format(", all-to-all %s", P.seconds(r.ep_comm)) .. extra end
   if (r.cp_comm or 0) > 0 then extra = string.format(", cp comm %s", P.seconds(r.cp_comm)) .. extra end
   if r.less_certain then extra = extra .. ", LESS CERTAIN (" .. tostring(r.less_certain) .. ")" end
+  -- the footprint (the one memory rule) and what the stack adds on the device, by name
+  local stack = (r.mem_framework or 0) > 0 and (", with the stack's " .. tostring(r.mem_terms)) or ""
   return string.format("plan: dp %s x tp %s x pp %s%s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
-    .. "comm %s, bubble %s), %.1f GB per device (%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
+    .. "comm %s, bubble %s), footprint %.1f GB per device (%s%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
     tostring(r.pp), layout, tostring(r.m), tostring(r.schedule), z,
     r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
     P.seconds(r.comm or 0), P.seconds(r.bubble or 0), (r.mem or 0) / 1e9,
-    r.fits and "fits" or "does not fit", 100 * (r.util or 0),
+    r.fits and "fits" or "does not fit", stack, 100 * (r.util or 0),
     tostring(r.mfu_convention or "model FLOPs"), extra)
 end
 
