@@ -414,6 +414,17 @@ function M.model(builder, space, opts)
     nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
     local roofs, mem = {}, {}
     local prof = fw.get(info.framework)
+    -- a profile's memory table (dlbench.framework_memory: the unfused loss, the CUDA context,
+    -- the optimizer step's temporaries, ZeRO's buckets) is Lua-side, not compiled: a row's
+    -- mem would miss it, so such a profile is refused rather than swept to a smaller number
+    local given = so.framework
+    local pm = type(given) == "table" and given.memory or (type(given) ~= "table" and prof.memory)
+    if pm then
+      fail("framework " .. tostring(info.framework) .. " adds memory beyond the graph's tensors "
+        .. "(its memory table: docs/frameworks.md \"Memory a stack adds\"), which the compiled "
+        .. "path does not count; time its steps with g:stats + dlb.roofline.time or "
+        .. "dlb.parallel.evaluate/plan, whose footprint has it")
+    end
     for i, dv in ipairs(devs) do
       local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
         .. "\0" .. tostring(info.causal)
