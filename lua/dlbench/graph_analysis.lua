@@ -152,9 +152,11 @@ end
 -- trainable gradient held to the optimizer step, as roofline.time's need and the planner's
 -- mem), said by nothing; the algorithmic step's is the graph scheduler's own peak, which
 -- the line names (roofline.time of these stats prints the framework rule's).
-local function footprint_label(s)
+-- inner: the words alone, for a line that puts them in its own parentheses.
+local function footprint_label(s, inner)
   if rawget(s, "footprint_graph") ~= nil or rawget(s, "offload") ~= nil then return "" end
   if rawget(s, "inference") then return "" end
+  if inner then return "graph schedule, each gradient applied as made: " end
   return " (graph schedule: each gradient applied as made)"
 end
 local stats_tostring -- one line with units (defined after si below)
@@ -490,8 +492,8 @@ function Graph:summary(opts)
     si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP"), si(s.flops_update, "FLOP"),
     si(s.flops_recompute, "FLOP"), s.params, si(s.io, "B"))
   local b = s.breakdown
-  out[#out + 1] = string.format("footprint %s%s (weights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
-    si(s.footprint, "B"), footprint_label(s), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
+  out[#out + 1] = string.format("footprint %s (%sweights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
+    si(s.footprint, "B"), footprint_label(s, true), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
     si(b.activations, "B"), si(b.workspace, "B"))
   out[#out + 1] = s.convention
   local text = table.concat(out, "\n")
