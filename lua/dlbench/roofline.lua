@@ -529,6 +529,10 @@ function M.gradients_held(peak, trainable, params, prec, offload)
   local n = trainable or params
   return n and n * (M.grad_elem(prec) or 4) or peak
 end
+doc.doc(M.gradients_held, "dlb.roofline.gradients_held(peak, trainable, params, precision[, offload]) -> bytes",
+  "gradient bytes a framework holds at the step's peak: trainable x gradient bytes (peak under "
+  .. "optimizer offload or without counts); the g of the one memory rule (core_footprint, g:stats "
+  .. "under a profile)")
 
 -- The memory one core of `dev` needs for a step with stats `s`, and what it has, under a
 -- memory schedule (opts.schedule "framework" (default) or "minimal", opts.slack: the
