@@ -207,8 +207,9 @@ local function work_of(fname, s, at, opts, level)
   -- optimizer offload: gradients go to the host as the backward pass makes them (only those
   -- live at the peak stay), as dlb.roofline.core_footprint counts them
   local gmem = grad
-  if type(s.offload) == "table" and s.offload.optimizer and s.breakdown then
-    gmem = n(s.breakdown.gradients)
+  if s.breakdown and not require("dlbench.roofline").holds_all_gradients(s.offload,
+      type(s) == "table" and rawget(s, "inference")) then
+    gmem = n(s.breakdown.gradients)   -- offload or inference: the peak's (none for inference)
   end
   -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,
   -- every gradient and the optimizer state per step, activations and workspace per sample;

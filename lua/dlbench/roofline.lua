@@ -522,16 +522,22 @@ end
 -- `prec` (frozen weights, g:freeze and LoRA, have none; `peak`, the graph schedule's
 -- gradients at its peak, when params are unknown). Under optimizer offload (ZeRO-Offload,
 -- Ren et al. 2021 sec. 4.1) each gradient leaves for the host as the backward pass makes
--- it: only those live at the peak stay. Shared by core_footprint and g:stats under a
--- framework profile (one footprint).
-function M.gradients_held(peak, trainable, params, prec, offload)
-  if type(offload) == "table" and offload.optimizer then return peak end
+-- it: only those live at the peak stay. An inference step has no gradients (`inference`
+-- true: the peak's, none). Shared by core_footprint and g:stats under a framework profile
+-- (one footprint).
+function M.holds_all_gradients(offload, inference)
+  return not (inference or (type(offload) == "table" and offload.optimizer))
+end
+function M.gradients_held(peak, trainable, params, prec, offload, inference)
+  if not M.holds_all_gradients(offload, inference) then return peak end
   local n = trainable or params
   return n and n * (M.grad_elem(prec) or 4) or peak
 end
-doc.doc(M.gradients_held, "dlb.roofline.gradients_held(peak, trainable, params, precision[, offload]) -> bytes",
+doc.doc(M.holds_all_gradients, "dlb.roofline.holds_all_gradients(offload, inference) -> boolean",
+  "whether a step holds every trainable gradient at its peak (false under optimizer offload and for inference)")
+doc.doc(M.gradients_held, "dlb.roofline.gradients_held(peak, trainable, params, precision[, offload[, inference]]) -> bytes",
   "gradient bytes a framework holds at the step's peak: trainable x gradient bytes (peak under "
-  .. "optimizer offload or without counts); the g of the one memory rule (core_footprint, g:stats "
+  .. "optimizer offload, for an inference step or without counts); the g of the one memory rule (core_footprint, g:stats "
   .. "under a profile)")
 
 -- The memory one core of `dev` needs for a step with stats `s`, and what it has, under a
@@ -568,7 +574,7 @@ function M.core_footprint(s, dev, scale, opts)
   local act = part("activations") + part("workspace")
   if board then act = act / dev.cores end
   local grads = M.gradients_held(part("gradients"), plain and tonumber(s.trainable) or nil,
-    params, plain and s.precision or nil, rawget(s, "offload"))
+    params, plain and s.precision or nil, rawget(s, "offload"), rawget(s, "inference"))
   local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,
     part("optimizer") * scale, act * scale, opts.slack or 0)
   if board then return need, dev.mem_per_core, "per_core" end

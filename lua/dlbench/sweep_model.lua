@@ -434,7 +434,10 @@ function M.model(builder, space, opts)
           info.precision_given, time_opts, calibration, FN)
         -- the profile's kernel on a causal decoder skips the masked blocks (dlb.frameworks)
         roof.attn_work = fw.attn_work(prof, info.causal)
-        local ge = roofline.grad_elem(info.precision) or 4
+        -- the gradients held at the peak: every trainable one, none for an inference step
+        -- (dlb.roofline.holds_all_gradients, as roofline.time's need)
+        local ge = roofline.holds_all_gradients(nil, so.inference)
+          and (roofline.grad_elem(info.precision) or 4) or 0
         rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge } }
         roofcache[key] = rc
       end

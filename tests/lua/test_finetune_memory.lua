@@ -305,6 +305,11 @@ T.test("one footprint: g:stats, roofline.time, evaluate, plan, parallel.data (hf
   T.eq(off.framework_memory.optimizer_step, nil)
   T.eq(g:stats { precision = "mixed_bf16", framework = "hf-trainer", offload = "optimizer" }
     .framework_memory.optimizer_step, nil, "g:stats the same")
+  -- an inference step holds no gradients: roofline.time's need was its footprint plus a
+  -- gradient per parameter; now the same number (and parallel.data's)
+  local inf = g:stats { precision = "mixed_bf16", inference = true, framework = "torchtitan" }
+  T.eq(R.time(inf, "H100").need, inf.footprint, "inference: need = footprint")
+  T.eq(P.data { stats = inf, subbatch = 1, hw = "H100", workers = 2 }.mem, inf.footprint)
   -- profiles without a memory table add nothing and say so
   local t = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = "torchtitan" }
   T.eq(t.mem_framework, 0); T.eq(t.mem_terms, "none")
