@@ -519,11 +519,8 @@ end
 
 -- The gradient bytes a framework holds at a step's peak (the memory rule's g): all the
 -- gradients of the weights that train, trainable params x gradient bytes of precision
--- `prec` (frozen weights, g:freeze and LoRA, have none), and never fewer than `peak`, the
--- graph schedule's gradient bytes at its peak (it holds accumulation buffers too: a word
--- LM's LSTM sums one partial weight gradient per time step, 138 GB at the peak against
--- 95 GB of final gradients in Hestness et al.'s Table 3 row; a lower bound of the two
--- together); `peak` alone when params are unknown. Under optimizer offload (ZeRO-Offload,
+-- `prec` (frozen weights, g:freeze and LoRA, have none; `peak`, the graph schedule's
+-- gradients at its peak, when params are unknown). Under optimizer offload (ZeRO-Offload,
 -- Ren et al. 2021 sec. 4.1) each gradient leaves for the host as the backward pass makes
 -- it: only those live at the peak stay. An inference step has no gradients (`inference`
 -- true: the peak's, none). Shared by core_footprint and g:stats under a framework profile
@@ -534,7 +531,7 @@ end
 function M.gradients_held(peak, trainable, params, prec, offload, inference)
   if not M.holds_all_gradients(offload, inference) then return peak end
   local n = trainable or params
-  return n and math.max(n * (M.grad_elem(prec) or 4), peak) or peak
+  return n and n * (M.grad_elem(prec) or 4) or peak
 end
 doc.doc(M.holds_all_gradients, "dlb.roofline.holds_all_gradients(offload, inference) -> boolean",
   "whether a step holds every trainable gradient at its peak (false under optimizer offload and for inference)")
