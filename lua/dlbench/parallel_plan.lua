@@ -388,16 +388,6 @@ local function finish(r, o, ls, info, dev)
   return r
 end
 
--- Offload of one layout (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
--- 2021; activation offload as torchtune/Megatron's CPU offloading): what leaves the
--- fullest device for host memory, and the bytes each device moves over its host link per
--- step, added to the step unhidden (an upper bound, as dlb.roofline.time). optimizer: the
--- optimizer state leaves and the update runs on the host; the gradients go down as the
--- backward pass makes them and the updated weights come back (the device's gradient and
--- weight bytes). params: the weights live on the host and are fetched for every
--- micro-batch's forward and backward; the device keeps the largest layer's. activations:
--- the activations kept for backward go to the host and come back; the device keeps one
--- layer's. ZeRO partitions what each device moves.
 -- The per-device memory of the step's stack (a framework profile's memory table, carried by
 -- layers built under it: ls.framework_memory, dlb.parallel.layers.from_graph) on a row's
 -- fullest device: the CUDA context and ZeRO's buckets whole on every device, the optimizer
@@ -407,7 +397,7 @@ end
 -- to the whole step on one device, so a dp = tp = pp = 1 row's mem is g:stats' footprint.
 -- Sets r.mem_framework (bytes, a column beside mem_act), r.mem_terms (which terms, a
 -- string), r.framework_memory (the terms), r.mem (the one memory rule with them in the
--- activations and workspace) and r.fits; a list without terms leaves the row as it was.
+-- activations and workspace) and r.fits; a list without terms gets mem_framework 0, "none".
 local function stack_memory(r, ls, po, devmem)
   local fm = type(ls) == "table" and rawget(ls, "framework_memory") or nil
   if type(fm) ~= "table" then
@@ -427,6 +417,16 @@ local function stack_memory(r, ls, po, devmem)
   return r
 end
 
+-- Offload of one layout (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
+-- 2021; activation offload as torchtune/Megatron's CPU offloading): what leaves the
+-- fullest device for host memory, and the bytes each device moves over its host link per
+-- step, added to the step unhidden (an upper bound, as dlb.roofline.time). optimizer: the
+-- optimizer state leaves and the update runs on the host; the gradients go down as the
+-- backward pass makes them and the updated weights come back (the device's gradient and
+-- weight bytes). params: the weights live on the host and are fetched for every
+-- micro-batch's forward and backward; the device keeps the largest layer's. activations:
+-- the activations kept for backward go to the host and come back; the device keeps one
+-- layer's. ZeRO partitions what each device moves.
 local OFFLOAD = { optimizer = true, params = true, activations = true }
 local function offload_set(fname, off)
   if off == nil or off == false then return nil end
