@@ -718,7 +718,77 @@ static void test_optimizers(void) {
   dlb_graph_free(g);
 }
 
+/* dlb_graph_repeat: an MLP of 4 blocks ("blk0".."blk3": linear with bias, relu), the last
+** three copied from the block before, against the same MLP built block by block: the same
+** DOT text and the same step totals; refusals leave the graph unchanged. */
+static dlb_graph *blocks(int copy) {
+  dlb_graph *g = dlb_graph_new("blocks");
+  const char *xd[] = {"b", "16"}, *yd[] = {"b", "16"};
+  int x, y, out;
+  dlb_graph_layer(g, "in");
+  dlb_graph_tensor(g, "x", DLB_ROLE_INPUT, 0, 2, xd, &x);
+  size_t t0 = dlb_graph_ntensors(g), o0 = dlb_graph_nops(g);
+  int xin = x;
+  for (int l = 0; l < 4; l++) {
+    char name[16], prev[16];
+    snprintf(name, sizeof name, "blk%d", l);
+    snprintf(prev, sizeof prev, "blk%d", l - 1);
+    CHECK(dlb_graph_layer(g, name) == DLB_OK);
+    if (copy && l > 0) {
+      size_t t1 = dlb_graph_ntensors(g), o1 = dlb_graph_nops(g);
+      int nx;
+      CHECK(dlb_graph_repeat(g, o0, t0, xin, x, prev, name, &nx) == DLB_OK);
+      CHECK(nx >= 0);
+      t0 = t1, o0 = o1, xin = x, x = nx;
+      continue;
+    }
+    char rn[32];
+    snprintf(rn, sizeof rn, "%s/relu", name);
+    CHECK(dlb_graph_linear(g, x, "16", 1, name, &x) == DLB_OK);
+    CHECK(dlb_graph_op1(g, dlb_graph_op_type("relu"), rn, x, -1, 0, 0, &x) == DLB_OK);
+  }
+  dlb_graph_layer(g, NULL);
+  dlb_graph_tensor(g, "y", DLB_ROLE_LABEL, 0, 2, yd, &y);
+  dlb_graph_op1(g, dlb_graph_op_type("mse"), "loss", x, y, 0, 0, &out);
+  dlb_graph_set_loss(g, out);
+  return g;
+}
+
+static void test_repeat(void) {
+  dlb_graph *a = blocks(1), *b = blocks(0);
+  static char da[1 << 16], db[1 << 16];
+  CHECK(dlb_graph_dot(a, da, sizeof da) < sizeof da);
+  CHECK(dlb_graph_dot(b, db, sizeof db) < sizeof db);
+  CHECK(strcmp(da, db) == 0);
+  CHECK(dlb_graph_nops(a) == dlb_graph_nops(b) && dlb_graph_ntensors(a) == dlb_graph_ntensors(b));
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  const char *names[] = {"b"};
+  const double v = 8;
+  dlb_analysis *sa = dlb_graph_analyze(a, &o, 1, names, &v), *sb = dlb_graph_analyze(b, &o, 1, names, &v);
+  dlb_totals ta, tb;
+  dlb_analysis_totals(sa, &ta);
+  dlb_analysis_totals(sb, &tb);
+  CHECK(ta.flops == tb.flops && ta.bytes == tb.bytes && ta.params == tb.params &&
+        ta.footprint == tb.footprint && ta.nops == tb.nops);
+  dlb_analysis_free(sa);
+  dlb_analysis_free(sb);
+  /* refused: no layer "zz"; a current layer that is not `to`; the graph unchanged */
+  size_t n = dlb_graph_nops(a);
+  int r;
+  dlb_graph_layer(a, "blk9");
+  CHECK(dlb_graph_repeat(a, 0, 1, 0, 1, "zz", "blk9", &r) == DLB_OK && r == -1);
+  CHECK(dlb_graph_repeat(a, 0, 1, 0, 1, "blk0", "other", &r) == DLB_OK && r == -1);
+  CHECK(dlb_graph_nops(a) == n);
+  /* bad arguments */
+  CHECK(dlb_graph_repeat(a, n, 1, 0, 1, "blk0", "blk9", &r) == DLB_EINVAL);
+  CHECK(dlb_graph_repeat(a, 0, 1, 5, 1, "blk0", "blk9", &r) == DLB_EINVAL);
+  CHECK(dlb_graph_repeat(a, 0, 1, 0, 1, NULL, "blk9", &r) == DLB_EINVAL);
+  dlb_graph_free(a);
+  dlb_graph_free(b);
+}
+
 int main(void) {
+  RUN(test_repeat);
   RUN(test_op1);
   RUN(test_mlp);
   RUN(test_optimizers);

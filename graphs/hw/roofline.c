@@ -16,6 +16,7 @@ struct dlb_opcosts {
   size_t n;
   double *flops, *bytes, *gemm; /* gemm: 4 per op, m <= 0 when not a matmul; lazily made */
   char *attn;                   /* 1: a fused attention kernel; lazily made */
+  int step;                     /* 1: a training step's ops (the step-level terms join) */
 };
 
 /* Fill `out` with the roofline of one cost at device d (checked by the caller). */
@@ -33,8 +34,6 @@ static void one(const dlb_roof *d, double flops, double bytes, dlb_roof_result *
   out->n_memory_bound = out->bound == DLB_BOUND_MEMORY ? 1 : 0;
   out->host_idle = out->host_time = 0;   /* no ops, no host timeline */
 }
-
-static int bad_cost(double x) { return !isfinite(x) || x < 0; }
 
 /* Padding efficiency of a dim x to a multiple of t: x / (ceil(x / t) t). */
 static double pad(double x, double t) {
@@ -138,15 +137,7 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
   return t;
 }
 
-/* The host-side timeline; see roofline_impl.h. */
-void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s) {
-  t->host += host_s;
-  double start = t->host > t->dev ? t->host : t->dev;
-  t->idle += start - t->dev;
-  t->busy += dev_s;
-  t->dev = start + dev_s;
-}
-
+/* The host-side timeline; see roofline_impl.h (dlb_timeline_op is inline there). */
 void dlb_timeline_sync(dlb_timeline *t) {
   double e = dlb_timeline_end(t);
   t->host = t->dev = e;
@@ -166,9 +157,9 @@ int dlb_op_time(const dlb_roof *d, double flops, double bytes, const double *gem
   int st = dlb_roof_check(d);
   if (st != DLB_OK) return st;
   if (time == NULL) return dlb_fail(DLB_EINVAL, "op time: out is NULL");
-  if (bad_cost(flops))
+  if (dlb_bad_cost(flops))
     return dlb_fail(DLB_EINVAL, "op time: flops must be >= 0 and finite, got %g", flops);
-  if (bad_cost(bytes))
+  if (dlb_bad_cost(bytes))
     return dlb_fail(DLB_EINVAL, "op time: bytes must be >= 0 and finite, got %g", bytes);
   bytes *= d->bytes_scale > 0 ? d->bytes_scale : 1;
   if (d->cache_aware && gemm != NULL && gemm[0] > 0) {
@@ -191,9 +182,9 @@ int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_re
   int st = dlb_roof_check(d);
   if (st != DLB_OK) return st;
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
-  if (bad_cost(flops))
+  if (dlb_bad_cost(flops))
     return dlb_fail(DLB_EINVAL, "roofline: flops must be >= 0 and finite, got %g", flops);
-  if (bad_cost(bytes))
+  if (dlb_bad_cost(bytes))
     return dlb_fail(DLB_EINVAL, "roofline: bytes must be >= 0 and finite, got %g", bytes);
   if (d->bytes_scale > 0) bytes *= d->bytes_scale;
   one(d, flops, bytes, out);
@@ -202,90 +193,36 @@ int dlb_roofline_time(const dlb_roof *d, double flops, double bytes, dlb_roof_re
   return DLB_OK;
 }
 
-/* The result of a sum over ops: tf FLOPs, tb bytes, tt seconds, tmem of them in nmem
-** memory-bound ops; the whole sum's compute and memory times at the achievable rates and its
-** bound. No host timeline (host_idle, host_time 0; roofline_ops sets its own). `what` names
-** the sum in the overflow message. */
-static int sum_result(const dlb_roof *d, double tf, double tb, double tt, double tmem,
-                      double nmem, const char *what, dlb_roof_result *out) {
-  out->flops = tf;
-  out->bytes = tb;
-  out->compute_time = tf / (d->peak * d->flops_eff);
-  out->memory_time = tb / (d->bw * d->bw_eff);
-  if (!isfinite(tt) || !isfinite(out->compute_time) || !isfinite(out->memory_time))
-    return dlb_fail(DLB_ENUMERIC, "%s overflows", what);
-  out->time = tt;
-  out->util = tt > 0 ? tf / (tt * d->peak) : 0;
-  out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
-  out->memory_bound_time = tmem;
-  out->n_memory_bound = nmem;
-  out->host_idle = out->host_time = 0;
-  return DLB_OK;
-}
-
-/* Per-op roofline over arrays, attn (may be NULL) marking fused attention kernels. */
+/* Per-op roofline over arrays, attn (may be NULL) marking fused attention kernels; step != 0
+** when the ops are a whole training step (the step-level terms join): one call of the one
+** step model (dlb_step_time, step_time.c). */
 static int roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
-                        const double *gemm, const char *attn, size_t n, double *op_time,
-                        int *op_bound, dlb_roof_result *out) {
+                        const double *gemm, const char *attn, size_t n, int step,
+                        double *op_time, int *op_bound, dlb_roof_result *out) {
   int st = dlb_roof_check(d);
   if (st != DLB_OK) return st;
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
-  if (n > 0 && (flops == NULL || bytes == NULL))
-    return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
-  const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
-  double tf = 0, tb = 0, tmem = 0, nmem = 0;
-  dlb_timeline tl = { 0, 0, 0, 0 };   /* the host-side model: one stream, issued in order */
-  for (size_t i = 0; i < n; i++) {
-    double f = flops[i], b = bytes[i];
-    if (bad_cost(f))
-      return dlb_fail(DLB_EINVAL, "roofline: op %zu has flops %g (need >= 0, finite)", i + 1, f);
-    if (bad_cost(b))
-      return dlb_fail(DLB_EINVAL, "roofline: op %zu has bytes %g (need >= 0, finite)", i + 1, b);
-    b *= scale;
-    if (d->cache_aware && gemm != NULL && gemm[4 * i] > 0) {
-      double g;
-      st = dlb_gemm_traffic_tiled(gemm[4 * i], gemm[4 * i + 1], gemm[4 * i + 2],
-                                  gemm[4 * i + 3], d->elem, d->cache, d->tile_m, d->tile_n, &g);
-      if (st != DLB_OK)
-        return dlb_fail(st, "roofline: op %zu: %s", i + 1, dlb_last_error());
-      if (g > b) b = g;
-    }
-    int mbound;
-    double t = dlb_op_time_raw(d, f, b, gemm != NULL ? gemm + 4 * i : NULL,
-                               attn != NULL && attn[i], &mbound);
-    int bound = mbound ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
-    if (mbound) { tmem += t; nmem += 1; }
-    if (!isfinite(t))
-      return dlb_fail(DLB_ENUMERIC, "roofline: op %zu's time overflows (%g FLOPs, %g bytes)",
-                      i + 1, f, b);
-    if (op_time) op_time[i] = t;
-    if (op_bound) op_bound[i] = bound;
-    tf += f; tb += b;
-    dlb_timeline_op(&tl, t, (f > 0 || b > 0) ? d->host_op : 0);
-  }
-  st = sum_result(d, tf, tb, dlb_timeline_end(&tl), tmem, nmem, "roofline: the step's time", out);
-  if (st != DLB_OK) return st;
-  out->host_idle = tl.idle;
-  out->host_time = tl.host;
-  return DLB_OK;
+  dlb_step_ops s = { .n = n, .flops = flops, .bytes = bytes, .gemm = gemm, .attn = attn,
+                     .step = step };
+  return dlb_step_time(d, &s, NULL, op_time, op_bound, out);
 }
 
 /* Per-op roofline over arrays; see the header. */
 int dlb_roofline_ops(const dlb_roof *d, const double *flops, const double *bytes,
                      const double *gemm, size_t n, double *op_time, int *op_bound,
                      dlb_roof_result *out) {
-  return roofline_ops(d, flops, bytes, gemm, NULL, n, op_time, op_bound, out);
+  return roofline_ops(d, flops, bytes, gemm, NULL, n, 0, op_time, op_bound, out);
 }
 
 /* Per-op roofline over arrays with attention marks; see the header. */
 int dlb_roofline_ops_attn(const dlb_roof *d, const double *flops, const double *bytes,
                           const double *gemm, const int *attention, size_t n, double *op_time,
                           int *op_bound, dlb_roof_result *out) {
-  if (attention == NULL) return roofline_ops(d, flops, bytes, gemm, NULL, n, op_time, op_bound, out);
+  if (attention == NULL) return roofline_ops(d, flops, bytes, gemm, NULL, n, 0, op_time, op_bound, out);
   char *attn = dlb_malloc(n ? n : 1);
   if (attn == NULL) return dlb_fail(DLB_ENOMEM, "roofline: out of memory for %zu ops", n);
   for (size_t i = 0; i < n; i++) attn[i] = attention[i] != 0;
-  int st = roofline_ops(d, flops, bytes, gemm, attn, n, op_time, op_bound, out);
+  int st = roofline_ops(d, flops, bytes, gemm, attn, n, 0, op_time, op_bound, out);
   dlb_free(attn);
   return st;
 }
@@ -297,16 +234,16 @@ int dlb_op_time_run(const dlb_roof *d, double flops0, double flops1, double byte
   int st = dlb_roof_check(d);
   if (st != DLB_OK) return st;
   if (out == NULL) return dlb_fail(DLB_EINVAL, "op time run: out is NULL");
-  if (bad_cost(flops0) || bad_cost(flops1) || bad_cost(bytes0) || bad_cost(bytes1))
+  if (dlb_bad_cost(flops0) || dlb_bad_cost(flops1) || dlb_bad_cost(bytes0) || dlb_bad_cost(bytes1))
     return dlb_fail(DLB_EINVAL, "op time run: flops0, flops1, bytes0 and bytes1 must be >= 0 "
                     "and finite (got %g, %g, %g, %g)", flops0, flops1, bytes0, bytes1);
-  if (bad_cost(lo) || !isfinite(hi) || lo != floor(lo) || hi != floor(hi))
+  if (dlb_bad_cost(lo) || !isfinite(hi) || lo != floor(lo) || hi != floor(hi))
     return dlb_fail(DLB_EINVAL, "op time run: lo and hi must be whole numbers, lo >= 0 (got %g, %g)",
                     lo, hi);
   if (hi - lo >= 2147483648.0)
     return dlb_fail(DLB_EINVAL, "op time run: %g ops is more than 2^31", hi - lo + 1);
   if (!isfinite(cap)) return dlb_fail(DLB_EINVAL, "op time run: cap must be finite (< 0: none)");
-  if (bad_cost(min_time))
+  if (dlb_bad_cost(min_time))
     return dlb_fail(DLB_EINVAL, "op time run: min_time must be >= 0 and finite, got %g", min_time);
   const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   double tt = 0, tf = 0, tb = 0, tmem = 0, nmem = 0;
@@ -325,17 +262,17 @@ int dlb_op_time_run(const dlb_roof *d, double flops0, double flops1, double byte
     tt += t; tf += f; tb += b;
     if (mb) { tmem += t; nmem += 1; }
   }
-  return sum_result(d, tf, tb, tt, tmem, nmem, "op time run: the time", out);
+  return dlb_sum_result(d, tf, tb, tt, tmem, nmem, "op time run: the time", out);
 }
 
 /* The memory rule of a step; see the header. */
 int dlb_step_memory(int schedule, double w, double g, double o, double act, double slack,
                     double *out) {
   if (out == NULL) return dlb_fail(DLB_EINVAL, "step memory: out is NULL");
-  if (bad_cost(w) || bad_cost(g) || bad_cost(o) || bad_cost(act))
+  if (dlb_bad_cost(w) || dlb_bad_cost(g) || dlb_bad_cost(o) || dlb_bad_cost(act))
     return dlb_fail(DLB_EINVAL, "step memory: weights, gradients, optimizer and activation "
                     "bytes must be >= 0 and finite (got %g, %g, %g, %g)", w, g, o, act);
-  if (bad_cost(slack))
+  if (dlb_bad_cost(slack))
     return dlb_fail(DLB_EINVAL, "step memory: slack must be a fraction >= 0, got %g", slack);
   if (schedule == DLB_MEM_FRAMEWORK) *out = (w + g + o + act) * (1 + slack);
   else if (schedule == DLB_MEM_MINIMAL) *out = w + o + (act > g ? act : g);
@@ -351,10 +288,10 @@ dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes)
   if (n > ((size_t)-1) / (4 * sizeof(double)))
     return dlb_fail_null(DLB_ENOMEM, "op costs: %zu ops is too many", n);
   for (size_t i = 0; i < n; i++) {
-    if (bad_cost(flops[i]))
+    if (dlb_bad_cost(flops[i]))
       return dlb_fail_null(DLB_EINVAL, "op costs: op %zu has flops %g (need >= 0, finite)",
                            i + 1, flops[i]);
-    if (bad_cost(bytes[i]))
+    if (dlb_bad_cost(bytes[i]))
       return dlb_fail_null(DLB_EINVAL, "op costs: op %zu has bytes %g (need >= 0, finite)",
                            i + 1, bytes[i]);
   }
@@ -422,11 +359,19 @@ int dlb_opcosts_mark_attention(dlb_opcosts *c, size_t i) {
   return DLB_OK;
 }
 
+/* Mark a set as a whole training step's ops. */
+int dlb_opcosts_mark_step(dlb_opcosts *c) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  c->step = 1;
+  return DLB_OK;
+}
+
 /* Per-op roofline over a set. */
 int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
                          int *op_bound, dlb_roof_result *out) {
   if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
-  return roofline_ops(d, c->flops, c->bytes, c->gemm, c->attn, c->n, op_time, op_bound, out);
+  return roofline_ops(d, c->flops, c->bytes, c->gemm, c->attn, c->n, c->step, op_time, op_bound,
+                      out);
 }
 
 /* Borrowed arrays of the set. */

@@ -14,6 +14,7 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
   size_t n = dlb_analysis_nops(a);
   dlb_opcosts *c = dlb_opcosts_new(n, dlb_analysis_op_flops(a), dlb_analysis_op_bytes(a));
   if (c == NULL) return NULL;
+  dlb_opcosts_mark_step(c);   /* a step's ops: the step-level terms join its time */
   const int *kernel = dlb_analysis_op_kernel(a);
   for (size_t i = 0; i < n; i++) {
     double g[4];

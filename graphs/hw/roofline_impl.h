@@ -5,7 +5,9 @@
 #ifndef ROOFLINE_IMPL_H
 #define ROOFLINE_IMPL_H
 
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dlb_roofline.h"
 
@@ -28,7 +30,13 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
 typedef struct dlb_timeline { double host, dev, idle, busy; } dlb_timeline;
 /* Issue one op: host += host_s; start = max(dev, host); idle += start - dev; dev = start +
 ** dev_s. */
-void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s);
+static inline void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s) {
+  t->host += host_s;
+  double start = t->host > t->dev ? t->host : t->dev;
+  t->idle += start - t->dev;
+  t->busy += dev_s;
+  t->dev = start + dev_s;
+}
 /* A synchronisation point: host = dev = max(host, dev). */
 void dlb_timeline_sync(dlb_timeline *t);
 /* The end of the stream: max(host, dev). */
@@ -43,5 +51,48 @@ double dlb_stream_time(double dev_s, double host_s);
 /* Mark op i of a set as a fused attention kernel (roofline_graph.c, from the analysis). */
 struct dlb_opcosts;
 int dlb_opcosts_mark_attention(struct dlb_opcosts *c, size_t i);
+/* Mark a set as a whole training step's ops (roofline_graph.c: a set made from a step's
+** analysis), so that dlb_opcosts_roofline adds the step-level terms (dlb_step_time). */
+int dlb_opcosts_mark_step(struct dlb_opcosts *c);
+
+/* A cost the rules accept: finite and >= 0. */
+static inline int dlb_bad_cost(double x) { return !isfinite(x) || x < 0; }
+
+/* The result of a sum over ops: tf FLOPs, tb bytes, tt seconds, tmem of them in nmem
+** memory-bound ops; the whole sum's compute and memory times at the achievable rates and its
+** bound. No host timeline (host_idle, host_time 0; dlb_step_time sets its own). `what` names
+** the sum in the overflow message. */
+int dlb_sum_result(const dlb_roof *d, double tf, double tb, double tt, double tmem,
+                   double nmem, const char *what, dlb_roof_result *out);
+
+/* A step's ops as the one step model (dlb_step_time) takes them: n ops, or n op classes
+** (distinct costs) with their multiplicities and the step's op order. */
+typedef struct dlb_step_ops {
+  size_t n;
+  const double *flops, *bytes; /* n each; bytes as counted (dlb_step_time applies bytes_scale) */
+  const double *gemm;          /* 4 per op (m, n, k, batch; m <= 0: not a matmul) or NULL */
+  const char *attn;            /* n flags, 1: a fused attention kernel; NULL: none */
+  /* NULL: the n ops run once each, in index order. Else op class i runs mult[i] times, and
+  ** with a host model (d->host_op > 0) the step's ops are the nseg segments in order, segment
+  ** k being the classes ord[sego[k] .. sego[k] + segn[k]) run rep[k] times in a row */
+  const double *mult;
+  size_t nseg;
+  const int32_t *ord, *sego, *segn;
+  const double *rep;
+  int step;                    /* 1: a whole training step: the step-level terms join */
+} dlb_step_ops;
+
+/* The one step model, for the per-configuration path (roofline_ops over an op-cost set) and
+** the compiled sweep (one call per configuration): each op through the per-op rule
+** (dlb_op_time_raw: bytes scaled by d->bytes_scale and, on a cache_aware device, raised to a
+** matmul's tiled traffic; an op that does no work costs the host nothing), issued through the
+** host-side timeline (dlb_timeline; a repeated segment with an exact early exit once the
+** timeline repeats itself), then the step-level terms: the end of the two timelines, plus
+** d->step_overhead once when s->step. d is checked by the caller. work: 2 n doubles of
+** scratch when s->mult is set (the classes' device and host seconds land there), else
+** unused; op_time and op_bound (may be NULL; only when s->mult is NULL) receive each op's
+** time and bound. Fills out (time, FLOPs, bytes, host_idle, host_time, ...). */
+int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double *op_time,
+                  int *op_bound, dlb_roof_result *out);
 
 #endif

@@ -178,6 +178,16 @@ DLB_API int dlb_graph_set_dtype(dlb_graph *g, int tensor, int dtype);
 DLB_API int dlb_graph_own_type(dlb_graph *g, int tensor, int own);
 /* Mark a tensor as a recompute checkpoint (for DLB_RECOMPUTE_MARKED). */
 DLB_API int dlb_graph_checkpoint(dlb_graph *g, int tensor);
+/* Copy the layer just built as the next one: the ops from op0 and the tensors from t0 to the
+** end (one layer's builder made them, in layer `from`, from input tensor xin to output xout)
+** are appended again in the same order, in the current layer (g:layer(to) first), reading
+** xout where the layer read xin, every name under `from` ("from" or "from/...") renamed under
+** `to`: the graph the builder would make for layer `to`. *out receives the copy's output, or
+** -1 with the graph unchanged when the layer is not such a block (a name not under `from`,
+** an op or tensor of another layer, a read of another tensor from before the layer, an input
+** made inside it). DLB_OK, or a failure on bad arguments or out of memory. */
+DLB_API int dlb_graph_repeat(dlb_graph *g, size_t op0, size_t t0, int xin, int xout,
+                             const char *from, const char *to, int *out);
 DLB_API size_t dlb_graph_ntensors(const dlb_graph *g);
 DLB_API size_t dlb_graph_nops(const dlb_graph *g);
 /* Tensor facts: rank, dtype (as declared), role, producing op (-1: none). */

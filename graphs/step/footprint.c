@@ -269,6 +269,7 @@ static int32_t hpop(heap *h) {
 typedef struct sched {
   const fpctx *c;
   int32_t *rem, *deps;
+  int32_t *cnt;     /* per storage, 0 between calls of score: uses by one op's inputs */
   uint8_t *done;
   int hybrid;
   heap h;
@@ -288,6 +289,20 @@ static double score(const sched *s, int o) {
   if (p->nin == 1) { /* most ops: no storage read twice */
     int b = c->base[in[0]];
     if (!(c->cat[b] & PERSIST) && s->rem[b] == 1) sc += c->size[b];
+    return sc;
+  }
+  if (p->nin > 8) { /* many inputs (a sum of gradients): count the uses per storage in one
+                    ** pass, add each storage at its first input as the loop below does */
+    for (int j = 0; j < p->nin; j++) {
+      int b = c->base[in[j]];
+      if (!(c->cat[b] & PERSIST)) s->cnt[b]++;
+    }
+    for (int j = 0; j < p->nin; j++) {
+      int b = c->base[in[j]], uses = s->cnt[b];
+      if (uses == 0) continue;
+      if (s->rem[b] == uses) sc += c->size[b];
+      s->cnt[b] = 0;
+    }
     return sc;
   }
   for (int j = 0; j < p->nin; j++) {
@@ -314,15 +329,16 @@ static void push(sched *s, int o) {
 ** breakdown into r on the way (as simulate does); O((ops + uses) log ready). */
 static int schedule(const fpctx *c, int *order, int hybrid, fpresult *r) {
   const dlb_graph *g = c->g;
-  sched s = {c, NULL, NULL, NULL, hybrid, {NULL, NULL, 0}};
+  sched s = {c, NULL, NULL, NULL, NULL, hybrid, {NULL, NULL, 0}};
   size_t nt = g->nt ? g->nt : 1, no = g->no ? g->no : 1;
   s.rem = dlb_malloc(nt * sizeof *s.rem);
+  s.cnt = dlb_calloc(nt, sizeof *s.cnt);
   s.deps = dlb_malloc(no * sizeof *s.deps);
   s.h.a = dlb_malloc(no * sizeof *s.h.a);
   s.h.pos = dlb_malloc(no * sizeof *s.h.pos);
   s.done = dlb_calloc(no, 1);
   int rc = DLB_OK;
-  if (!s.rem || !s.deps || !s.h.a || !s.h.pos || !s.done) { rc = DLB_ENOMEM; goto out; }
+  if (!s.rem || !s.cnt || !s.deps || !s.h.a || !s.h.pos || !s.done) { rc = DLB_ENOMEM; goto out; }
   memcpy(s.rem, c->uses, g->nt * sizeof *s.rem);
   memcpy(s.deps, c->ndeps, g->no * sizeof *s.deps);
   for (size_t i = 0; i < g->no; i++) s.h.pos[i] = -1;
@@ -361,7 +377,7 @@ static int schedule(const fpctx *c, int *order, int hybrid, fpresult *r) {
   if (k != g->no) rc = dlb_fail(DLB_EINVAL, "footprint: the graph has a cycle or a dangling input");
 out:
   if (rc == DLB_ENOMEM) rc = dlb_fail(DLB_ENOMEM, "footprint: out of memory");
-  dlb_free(s.rem); dlb_free(s.deps); dlb_free(s.done); dlb_free(s.h.a); dlb_free(s.h.pos);
+  dlb_free(s.rem); dlb_free(s.cnt); dlb_free(s.deps); dlb_free(s.done); dlb_free(s.h.a); dlb_free(s.h.pos);
   return rc;
 }
 

@@ -156,7 +156,7 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   }
   for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
   dlb_free(p->poly); dlb_free(p->slot);
-  dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls);
+  dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls); dlb_free(p->attn);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
   dlb_free(p);
 }
@@ -684,6 +684,9 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
     }
   }
   int st = finish_classes(p, gmap);
+  if (st == DLB_OK && (p->attn = dlb_malloc(p->ncls + 1)) == NULL)
+    st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = p->cls[i].attn != 0;
   if (st == DLB_OK) st = dlb_sweep_build_order(p, gmap);
   for (int k = 0; k < p->ng; k++) dlb_free(gmap[k]);
   if (st != DLB_OK) return st;
@@ -781,14 +784,16 @@ int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, const dlb_r
   if ((st = dlb_roof_check(d))) return st;
   if ((st = dlb_sweep_check_roof(p, d, 0, p->layered ? &vals[p->nv - 1] : NULL, 1))) return st;
   double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
-  double *ct = dlb_malloc((2 * p->ncls + 1) * sizeof *ct);
+  double *ct = dlb_malloc(dlb_sweep_scratch(p) * sizeof *ct);
   if (!mv || !pv || !ct) {
     dlb_free(mv); dlb_free(pv); dlb_free(ct);
     return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   }
   dlb_sweep_values(p, vals, mv, pv);
-  dlb_sweep_roof(p, vals, pv, d, ct, time, flops, bytes, mbtime);
+  dlb_roof_result r;
+  st = dlb_sweep_roof(p, vals, pv, d, ct, &r);
   dlb_free(mv); dlb_free(pv); dlb_free(ct);
-  if (!isfinite(*time)) return dlb_fail(DLB_ENUMERIC, "compiled sweep: the step's time overflows");
+  if (st) return dlb_fail(st, "compiled sweep: %s", dlb_last_error());
+  *time = r.time, *flops = r.flops, *bytes = r.bytes, *mbtime = r.memory_bound_time;
   return DLB_OK;
 }

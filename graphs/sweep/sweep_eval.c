@@ -1,9 +1,8 @@
 /*
 ** sweep_eval.c — a compiled program run over a grid of configurations: each configuration's
-** polynomials evaluated once, each op class timed through the one per-op rule
-** (dlb_op_time_raw, graphs/hw/roofline.c) and counted by its multiplicity, or, with the
-** device's host_op > 0, the step's ops run in order through the host-side timeline
-** (dlb_timeline_op, graphs/hw/roofline_impl.h), the step's memory
+** polynomials evaluated once, its op classes (counted by their multiplicities) and op order
+** timed through the one step model (dlb_step_time, graphs/hw/step_time.c: the per-op rule, the
+** host-side timeline over the op order, the step-level terms), the step's memory
 ** through dlb_step_memory; rows fed to the reductions of one thread each (pthreads), merged
 ** at the end.
 */
@@ -20,126 +19,34 @@
 #include "roofline_impl.h"
 #include "sweep_impl.h"
 
-/* -- the host-side timeline over the op order (d->host_op > 0) -- */
+size_t dlb_sweep_scratch(const dlb_sweep_prog *p) { return 9 * p->ncls + p->nseg + 1; }
 
-/* One repetition of the ops seq[0..n) (their device and host seconds in ct[c], ct[ncls + c])
-** through the timeline from lag s = host - dev, in a frame where the device is free at 0
-** (the timeline depends only on the lag: every rule in it is a max or a sum of clocks). */
-static void rep_from(const int32_t *seq, size_t n, const double *ct, size_t ncls, double s,
-                     dlb_timeline *r) {
-  r->host = s, r->dev = 0, r->idle = 0, r->busy = 0;
-  for (size_t i = 0; i < n; i++) dlb_timeline_op(r, ct[seq[i]], ct[ncls + seq[i]]);
-}
-
-/* k repetitions that each move the timeline as r did from lag s. */
-static void add_reps(dlb_timeline *G, const dlb_timeline *r, double s, double k) {
-  G->host += k * (r->host - s);
-  G->dev += k * r->dev;
-  G->idle += k * r->idle;
-  G->busy += k * r->busy;
-}
-
-/* How many repetitions, of at most rem, from lags s0, s0 + a, s0 + 2a, ... leave the device
-** no idle second (a > 0: the host falls behind by a each; the idle seconds of a repetition
-** never fall as its starting lag rises, so these are the first ones): probed by
-** repetitions of the rule, doubling then bisecting. */
-static double idle_free(const int32_t *seq, size_t n, const double *ct, size_t ncls, double s0,
-                        double a, double rem) {
-  dlb_timeline r;
-  double lo = 0, hi = rem, j = 0, step = 1;  /* all j < lo idle-free; the first with idle <= hi */
-  for (;;) {
-    if (j >= rem) { hi = rem; break; }
-    rep_from(seq, n, ct, ncls, s0 + j * a, &r);
-    if (r.idle > 0) { hi = j; break; }
-    lo = j + 1;
-    j += step;
-    step *= 2;
-  }
-  while (lo < hi) {
-    double m = floor((lo + hi) / 2);
-    rep_from(seq, n, ct, ncls, s0 + m * a, &r);
-    if (r.idle > 0) hi = m; else lo = m + 1;
-  }
-  return lo;
-}
-
-/* A repeated segment run `count` times through the timeline G, with an exact early exit.
-** Per op the lag s = host - dev moves as s' = min(s + h, 0) - t, so a repetition maps the lag
-** by s' = min(s + A, B) (A: its host minus device seconds; B: a constant): after a
-** repetition that left the lag where it found it (a fixed point), or left the device no
-** idle second while the lag did not rise (every later repetition starts lower, so idles no
-** more: none), every further repetition moves every clock as this one did, so they are
-** multiplied; while the lag rises without idle, the repetitions before the first that idles
-** are counted (idle_free) and multiplied. A repetition that idles ends at B, so at most a
-** few run op by op. Fixed points are compared within 1e-13 of the repetition's span (the
-** rounding of clocks that are sums of many ops). */
-static void run_reps(dlb_timeline *G, const int32_t *seq, size_t n, const double *ct,
-                     size_t ncls, double count) {
-  double rem = count;
-  while (rem > 0) {
-    double s = G->host - G->dev;
-    dlb_timeline r;
-    rep_from(seq, n, ct, ncls, s, &r);
-    add_reps(G, &r, s, 1);
-    if (--rem <= 0) break;
-    double so = r.host - r.dev, tol = 1e-13 * (r.dev + fabs(s) + fabs(r.host));
-    if (fabs(so - s) <= tol || (r.idle == 0 && so <= s)) {
-      add_reps(G, &r, s, rem);
-      break;
-    }
-    if (r.idle == 0) {
-      double k = idle_free(seq, n, ct, ncls, so, so - s, rem);
-      add_reps(G, &r, s, k);
-      rem -= k;
-    }
-  }
-}
-
-/* The end of the step's timeline: the segments in order, a repeated one layers - ordL + 1
-** times (as roofline_ops in roofline.c runs the analysis's ops, dlb_opcosts_from_analysis
-** order: the step's ops as dlb_graph_step orders them, which the program's order keeps). */
-static double timeline_end(const dlb_sweep_prog *p, const double *ct, double layers) {
-  dlb_timeline G = {0, 0, 0, 0};
-  for (size_t k = 0; k < p->nseg; k++) {
-    const int32_t *seq = p->ord + p->sego[k];
-    size_t n = (size_t)p->segn[k];
-    if (p->segr[k]) run_reps(&G, seq, n, ct, p->ncls, layers - p->ordL + 1);
-    else
-      for (size_t i = 0; i < n; i++) dlb_timeline_op(&G, ct[seq[i]], ct[p->ncls + seq[i]]);
-  }
-  return dlb_timeline_end(&G);
-}
-
-/* The per-op roofline of one point; see sweep_impl.h. As dlb.roofline.time over the op-cost
-** set of an analysis (roofline_ops in roofline.c, dlb_opcosts_from_analysis): bytes scaled
-** by d->bytes_scale, empty matmuls timed without a shape, an op that does no work costs
-** the host nothing, d->step_overhead added once. */
-void dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv,
-                    const dlb_roof *d, double *ct, double *time, double *flops, double *bytes,
-                    double *mbtime) {
-  const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
-  const int host = d->host_op > 0;
-  double tt = 0, tf = 0, tb = 0, tm = 0;
-  for (size_t i = 0; i < p->ncls; i++) {
+/* The per-op roofline of one point; see sweep_impl.h. The classes' costs at the point, their
+** multiplicities and the op order's repetitions (a repeated segment layers - ordL + 1 times,
+** a fixed one once) go to the one step model (dlb_step_time, graphs/hw/step_time.c), as
+** dlb.roofline.time gives an analysis's ops to it (roofline_ops in roofline.c,
+** dlb_opcosts_from_analysis: a matmul with an empty side is timed without its shape). */
+int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                   const dlb_roof *d, double *scratch, dlb_roof_result *out) {
+  size_t n = p->ncls;
+  double *f = scratch, *b = f + n, *g = b + n, *m = g + 4 * n, *work = m + n,
+         *rep = work + 2 * n;
+  for (size_t i = 0; i < n; i++) {
     const swclass *c = &p->cls[i];
-    double m = pv[c->mult], f = pv[c->f], b = pv[c->b] * scale;
-    ct[i] = ct[p->ncls + i] = 0;
-    if ((m == 0 && !host) || (f <= 0 && b <= 0)) continue;
-    double g[4];
-    const double *gp = NULL;
+    f[i] = pv[c->f], b[i] = pv[c->b], m[i] = pv[c->mult];
+    double *gi = g + 4 * i;
+    gi[0] = 0;
     if (c->g[0] >= 0) {
-      g[0] = pv[c->g[0]], g[1] = pv[c->g[1]], g[2] = pv[c->g[2]], g[3] = pv[c->g[3]];
-      if (g[0] > 0 && g[1] > 0 && g[2] > 0 && g[3] > 0) gp = g;
+      gi[0] = pv[c->g[0]], gi[1] = pv[c->g[1]], gi[2] = pv[c->g[2]], gi[3] = pv[c->g[3]];
+      if (!(gi[0] > 0 && gi[1] > 0 && gi[2] > 0 && gi[3] > 0)) gi[0] = 0;
     }
-    int mb;
-    double t = dlb_op_time_raw(d, f, b, gp, c->attn, &mb);
-    ct[i] = t, ct[p->ncls + i] = d->host_op;
-    tt += m * t, tf += m * f, tb += m * b;
-    if (mb) tm += m * t;
   }
-  if (host) tt = timeline_end(p, ct, p->layered ? vals[p->nv - 1] : 1);
-  if (d->step_overhead > 0) tt += d->step_overhead;
-  *time = tt, *flops = tf, *bytes = tb, *mbtime = tm;
+  const double layers = p->layered ? vals[p->nv - 1] : 1;
+  for (size_t k = 0; k < p->nseg; k++) rep[k] = p->segr[k] ? layers - p->ordL + 1 : 1;
+  dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn, .mult = m,
+                     .nseg = p->nseg, .ord = p->ord, .sego = p->sego, .segn = p->segn,
+                     .rep = rep, .step = 1 };
+  return dlb_step_time(d, &s, work, NULL, NULL, out);
 }
 
 int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t which,
@@ -189,7 +96,7 @@ static void *work(void *arg) {
   size_t nv = J->nv, ncol = J->ntags + nv + 1 + DLB_SWC_COUNT;
   double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
   double *rows = dlb_malloc(BATCH * ncol * sizeof *rows);
-  double *ct = dlb_malloc((2 * p->ncls + 1) * sizeof *ct);
+  double *ct = dlb_malloc(dlb_sweep_scratch(p) * sizeof *ct);
   dlb_reduce *local = J->sink ? dlb_reduce_like(J->sink) : NULL;
   if (!mv || !pv || !rows || !ct || (J->sink && !local)) {
     J->status = DLB_ENOMEM;
@@ -215,16 +122,18 @@ static void *work(void *arg) {
     for (size_t v = 0; v < nv; v++) r[J->ntags + v] = vals[v];
     r[J->ntags + nv] = (double)ri;
     double *o = r + J->ntags + nv + 1;
-    double t, f, b, mbt;
-    dlb_sweep_roof(p, vals, pv, d, ct, &t, &f, &b, &mbt);
+    dlb_roof_result rr;
+    int st = dlb_sweep_roof(p, vals, pv, d, ct, &rr);
+    double t = rr.time, f = rr.flops, b = rr.bytes, mbt = rr.memory_bound_time;
     double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
     double W = pv[p->tot[DLB_SWT_WEIGHTS]] * scale, O = pv[p->tot[DLB_SWT_OPTIMIZER]] * scale;
     double A = pv[p->tot[DLB_SWT_STASH]] * scale, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[2] * scale;
     double need = 0;
-    if (dlb_step_memory((int)mm[0], W, G, O, A, mm[1], &need) != DLB_OK || !isfinite(t)) {
-      J->status = DLB_ENUMERIC;
+    if (st == DLB_OK) st = dlb_step_memory((int)mm[0], W, G, O, A, mm[1], &need);
+    if (st != DLB_OK) {
+      J->status = st;
       snprintf(J->msg, sizeof J->msg, "compiled sweep: configuration %.0f: %s", J->first + x,
-               isfinite(t) ? dlb_last_error() : "the step's time overflows");
+               dlb_last_error());
       goto done;
     }
     o[DLB_SWC_TIME] = t;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dlb_roofline.h"
 #include "dlb_sweep.h"
 #include "poly_impl.h"
 
@@ -50,6 +51,7 @@ struct dlb_sweep_prog {
   int32_t *poff, *tm;          /* poly i: terms poff[i] .. poff[i + 1] */
   double *tc;
   swclass *cls;
+  char *attn;                  /* cls[i].attn as flags, for dlb_step_time */
   size_t ncls;
   int32_t tot[DLB_SWT_COUNT];
   /* the step's op order, for the host-side timeline (dlb_timeline, graphs/hw/roofline_impl.h):
@@ -70,14 +72,15 @@ struct dlb_sweep_prog {
 ** scratch). */
 void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv);
 
-/* The per-op roofline of one point vals (pv: its polynomial values; ct: 2 ncls doubles of
-** scratch) on device d (checked, and by dlb_sweep_check_roof): the step time (with
-** d->host_op == 0 the op times summed class by class, times their multiplicities; with
-** host_op > 0 the ops in order through the host-side timeline), FLOPs, bytes (scaled),
-** memory-bound time. */
-void dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv,
-                    const dlb_roof *d, double *ct, double *time, double *flops, double *bytes,
-                    double *mbtime);
+/* Doubles of scratch dlb_sweep_roof needs (per thread). */
+size_t dlb_sweep_scratch(const dlb_sweep_prog *p);
+/* The per-op roofline of one point vals (pv: its polynomial values; scratch:
+** dlb_sweep_scratch(p) doubles) on device d (checked, and by dlb_sweep_check_roof): one call
+** of the one step model (dlb_step_time) with the classes' costs, multiplicities and the op
+** order; out receives the step time (step_overhead included), FLOPs, bytes (scaled),
+** memory-bound time, host idle. DLB_OK or a failure with a message. */
+int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                   const dlb_roof *d, double *scratch, dlb_roof_result *out);
 /* Whether the program can time device d at layer counts Ls[0..nL) (NULL: any): refuses
 ** cache_aware devices, and host_op > 0 where the op order is unknown (order_ok = 0) or a
 ** layer count is below ordL - 1. DLB_OK or a failure with a message naming device `which`. */

@@ -497,7 +497,8 @@ end
 doc.doc(Graph.slice, "g:slice(x, axis, start, length[, name]) -> tensor", "a contiguous slice (start 0-based)")
 
 function Graph:reshape(x, dims, opts)
-  local name = optname(opts)
+  local name = opts -- optname(opts) without a call on the hot path (no options, or a name)
+  if opts ~= nil and type(opts) ~= "string" then name = optname(opts) end
   if type(x) ~= "table" or x.graph ~= self then checkt(self, x, "g:reshape") end
   local d = dimlist(dims, "g:reshape")
   if #d > 8 then -- the engine explains the rank
@@ -522,12 +523,15 @@ function Graph:transpose(x, perm, opts)
 end
 doc.doc(Graph.transpose, "g:transpose(x[, perm][, name]) -> tensor", "permute axes (1-based; default swaps the last two)")
 
-function Graph:softmax_xent(logits, labels, opts)
-  local y = op1(self, "softmax_xent", checkt(self, logits, "g:softmax_xent"), checkt(self, labels, "g:softmax_xent"), opts)
+local SOFTMAX_XENT = TYPE.softmax_xent
+function Graph:softmax_xent(logits, labels, opts) -- a hot path (a loss per time step)
+  if type(logits) ~= "table" or logits.graph ~= self then checkt(self, logits, "g:softmax_xent") end
+  if type(labels) ~= "table" or labels.graph ~= self then checkt(self, labels, "g:softmax_xent") end
+  local y = op1id(self, SOFTMAX_XENT, logits.id, labels.id, opts)
   -- the logits, for a profile's loss memory (dlbench.framework_memory: an unfused loss)
-  local xs = rawget(self, "_xent") or {}
+  local xs = rawget(self, "_xent")
+  if not xs then xs = {}; rawset(self, "_xent", xs) end
   xs[#xs + 1] = logits
-  rawset(self, "_xent", xs)
   return y
 end
 doc.doc(Graph.softmax_xent, "g:softmax_xent(logits, labels[, name]) -> scalar tensor",

@@ -250,8 +250,12 @@ end
 
 -- One LSTM step: returns h', c'.
 function M.lstm_cell(g, x, h, c, p)
-  if M.fast and ist(g, x) and ist(g, h) and ist(g, c) and type(p) == "table" and ist(g, p.w) and ist(g, p.b) then
-    local h2, c2 = c_lstm(g._h, x.id, h.id, c.id, p.w.id, p.b.id)
+  -- ist(g, .) inlined: one step per layer and time step, the hot path of a recurrent build
+  local w, b = type(p) == "table" and p.w, type(p) == "table" and p.b
+  if M.fast and type(x) == "table" and x.graph == g and type(h) == "table" and h.graph == g
+     and type(c) == "table" and c.graph == g and type(w) == "table" and w.graph == g
+     and type(b) == "table" and b.graph == g then
+    local h2, c2 = c_lstm(g._h, x.id, h.id, c.id, w.id, b.id)
     return wrap(g, h2), wrap(g, c2)
   end
   local parts = g:split(gates(g, x, h, p), 4, 2)

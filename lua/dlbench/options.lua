@@ -77,11 +77,14 @@ end
 -- The message for the first unknown key of table t (keys in sorted order, so both
 -- backends name the same one), or nil when every key is accepted.
 function M.unknown(t, valid, fname, noun, accepted)
-  local bad = {}
+  local bad -- made only when a key is refused: every option table of a build passes here
   for k in pairs(t) do
-    if not accepts(valid, k) then bad[#bad + 1] = k end
+    if not (valid[k] or accepts(valid, k)) then
+      bad = bad or {}
+      bad[#bad + 1] = k
+    end
   end
-  if #bad == 0 then return nil end
+  if bad == nil then return nil end
   table.sort(bad, function(a, b)
     if type(a) == type(b) and (type(a) == "string" or type(a) == "number") then return a < b end
     return type(a) < type(b)

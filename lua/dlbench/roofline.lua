@@ -410,11 +410,12 @@ function M.time(s, dev, opts)
     r.mode = "graph"
   end
   -- the per-step framework overhead (device field step_overhead; docs/hw.md) joins the time
-  -- of a step the graph engine built (not of a single op or a bare {flops=, bytes=})
-  if (roof.step_overhead or 0) > 0 and set and rawget(s, "analysis") ~= nil then
+  -- of a step the graph engine built (not of a single op or a bare {flops=, bytes=}): the
+  -- per-op time has it from the one step model (dlb_step_time: a set made from a step's
+  -- analysis is a step), the whole-graph roofline of the same totals gets the same term
+  if (roof.step_overhead or 0) > 0 and set and set._analysis ~= nil then
     r.step_overhead = roof.step_overhead
-    r.time = r.time + roof.step_overhead
-    if r.per_op then r.per_op.time = r.per_op.time + roof.step_overhead end
+    if r.mode == "graph" then r.time = r.time + roof.step_overhead end
     r.graph.time = r.graph.time + roof.step_overhead
     r.util = r.time > 0 and r.flops / (r.time * roof.peak) or 0
   end

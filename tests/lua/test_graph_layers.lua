@@ -9,11 +9,17 @@ local T = require "harness"
 local dlb = require "dlbench"
 local nn = require "dlbench.nn"
 
-local function build(fast, f)
-  local old = nn.fast
-  nn.fast = fast
+local common = require "dlbench.models.common"
+
+-- f built with the fast path on or off: nn.fast, or (switch "copy") common.copy_blocks, the
+-- zoo's copy of a built block for the next layers (graphs/ir/graph_repeat.c)
+local function build(fast, f, switch)
+  local mod, key = nn, "fast"
+  if switch == "copy" then mod, key = common, "copy_blocks" end
+  local old = mod[key]
+  mod[key] = fast
   local ok, g = pcall(f)
-  nn.fast = old
+  mod[key] = old
   if not ok then error(g, 0) end
   return g
 end
@@ -34,8 +40,8 @@ local TOTALS = { "params", "flops_fwd", "flops_bwd", "flops_update", "flops_reco
 
 -- Compare the graphs of f built both ways; bind: numeric bindings for the analysis;
 -- sym: also compare the symbolic totals with no bindings.
-local function same(what, f, bind, sym)
-  local a, b = build(true, f), build(false, f)
+local function same(what, f, bind, sym, switch)
+  local a, b = build(true, f, switch), build(false, f, switch)
   T.eq(a:nops(), b:nops(), what .. " nops")
   T.eq(a:ntensors(), b:ntensors(), what .. " ntensors")
   local ta, tb = tensors(a), tensors(b)
@@ -233,6 +239,79 @@ T.test("random layer stacks: one-call and op-by-op graphs agree", function()
       return finish(g, x)
     end, { b = 3, h = 8, v = 11 }, true)
   end
+end)
+
+T.test("zoo blocks copied from the first (dlb_graph_repeat) = built one by one", function()
+  -- the same graph, step, totals and symbolic polynomials whether the zoo builds every layer
+  -- in Lua or copies the first block's ops and tensors for the next ones
+  same("gpt", function()
+    return dlb.models.gpt { layers = 4, hidden = 64, heads = 4, context = 128, vocab = 100 }
+  end, { b = 2, seq = 32 }, true, "copy")
+  same("gpt dropout rotary", function()
+    return dlb.models.gpt { layers = 3, hidden = 64, heads = 2, context = 64, vocab = 50, seq = 16,
+      dropout = true, rotary = true, batch = 2 }
+  end, {}, false, "copy")
+  same("llama gqa", function()
+    return dlb.models.llama { layers = 3, hidden = 64, heads = 4, kv_heads = 2, ffn = 96, vocab = 80,
+      seq = 16, batch = 2 }
+  end, {}, false, "copy")
+  same("bert", function()
+    return dlb.models.bert { layers = 3, hidden = 64, heads = 4, vocab = 100, seq = 16, masked = 4, batch = 2 }
+  end, {}, false, "copy")
+  same("vit", function()
+    return dlb.models.vit { layers = 3, hidden = 64, heads = 4, ffn = 128, patch = 16, image = 64, batch = 2, classes = 10 }
+  end, {}, false, "copy")
+  same("transformer", function()
+    return dlb.models.transformer { layers = 3, hidden = 64, heads = 4, ffn = 128, vocab = 100, batch = 2 }
+  end, {}, false, "copy")
+  same("gpt one layer", function()
+    return dlb.models.gpt { layers = 1, hidden = 64, heads = 4, context = 64, vocab = 50, batch = 2, seq = 8 }
+  end, {}, false, "copy")
+  -- the copies are made: far fewer Lua-built tensors than the graph holds is not observable,
+  -- so count the layer scopes and the names of the last block
+  local g = dlb.models.gpt { layers = 5, hidden = 64, heads = 4, context = 64, vocab = 50, batch = 2, seq = 8 }
+  local names = {}
+  for i = 0, g:ntensors() - 1 do
+    names[setmetatable({ graph = g, id = i }, require("dlbench.graph").Tensor):name()] = true
+  end
+  assert(names["h4/attn/q/w"] and names["h4/mlp/fc2/b"] and not names["h5/attn/q/w"], "the last block's names")
+end)
+
+T.test("a block the engine cannot copy is built in Lua, the same graph either way", function()
+  -- a block that reads a tensor from before it (a shared mask) and one whose names are not
+  -- under its layer's: dlb_graph_repeat refuses (-1, graph unchanged), blocks() builds on
+  local function model(shared)
+    local g = dlb.graph("m")
+    g:layer("emb")
+    local x = g:input("x", { "b", 8 })
+    local m = g:tensor("mask", { "b", 8 }, { role = "activation" })
+    local function name(l) return "blk" .. l end
+    x = common.blocks(g, x, 4, name, function(l, y)
+      g:layer(name(l))
+      y = nn.linear(g, y, 8, { name = shared and (name(l) .. "/fc") or ("fc" .. l) })
+      if shared then y = g:mul(y, m, name(l) .. "/mask") end
+      return g:relu(y)
+    end)
+    g:layer(nil)
+    g:loss(g:mse(x, g:input("t", { "b", 8 })))
+    return g
+  end
+  same("shared input", function() return model(true) end, { b = 3 }, true, "copy")
+  same("names outside the layer", function() return model(false) end, { b = 3 }, true, "copy")
+  -- the engine's refusal and its argument checks, directly
+  local core = require "dlbench.backend"
+  local g = dlb.graph("r")
+  g:layer("a")
+  local x = g:input("x", { 2, 4 })
+  local t0, o0 = core.graph_counts(g._h)
+  local y = g:relu(x, "a/relu")
+  g:layer("b")
+  T.eq(core.graph_repeat(g._h, o0, t0, x.id, y.id, "a", "b"), y.id + 1, "copied")
+  T.eq(g:nops(), 2)
+  g:layer("c")
+  T.eq(core.graph_repeat(g._h, o0, t0, x.id, y.id, "z", "c"), -1, "no layer z: refused")
+  T.eq(g:nops(), 2, "unchanged")
+  T.checkerr("not one built layer", function() core.graph_repeat(g._h, 5, t0, x.id, y.id, "a", "c") end)
 end)
 
 T.done()

@@ -139,4 +139,31 @@ T.test("tiling options reach the graph's matmuls and the subbatch sweep", functi
   assert(b.curve.util[2] < a.curve.util[2], "subbatch passes tile through")
 end)
 
+T.test("the step overhead joins a step's time once, from the one step model", function()
+  -- dlb_step_time (graphs/hw/step_time.c) adds the device's step_overhead to the per-op time
+  -- of a set made from a step's analysis, for dlb.roofline.time as for dlb.sweep.model; the
+  -- whole-graph roofline of the same totals gets the same term; bare costs get none
+  local s = mlp():stats { b = 32, h = 1024 }
+  local so = 2.5e-3
+  local d0, d1 = T4:with { step_overhead = 0 }, T4:with { step_overhead = so }
+  for _, fwk in ipairs { "none", "pytorch-ddp" } do
+    local r0 = R.time(s, d0, { framework = fwk })
+    local r1 = R.time(s, d1, { framework = fwk })
+    T.eq(r1.step_overhead, so, fwk .. ": reported")
+    T.eq(r0.step_overhead, nil, fwk .. ": none without one")
+    T.near(r1.per_op.time - r0.per_op.time, so, 1e-9, fwk .. ": per-op time, once")
+    T.eq(r1.time, r1.per_op.time, fwk .. ": per-op mode's time")
+    T.near(r1.graph.time - r0.graph.time, so, 1e-9, fwk .. ": whole-graph time, once")
+    T.eq(r1.per_op.host_idle, r0.per_op.host_idle, fwk .. ": the overhead is after the timeline")
+    T.near(r1.per_op.util, r1.flops / (r1.per_op.time * r1.peak), 1e-12, fwk .. ": util over the step's time")
+    T.eq(r1.util, r1.per_op.util, fwk .. ": util")
+    local g1 = R.time(s, d1, { framework = fwk, per_op = false })
+    T.eq(g1.time, g1.graph.time, fwk .. ": graph mode's time")
+    T.near(g1.time - R.time(s, d0, { framework = fwk, per_op = false }).time, so, 1e-9, fwk .. ": graph mode, once")
+  end
+  -- bare per-op costs are not a step: no overhead
+  local ops = { ops = { flops = { 1e9, 2e9 }, bytes = { 1e6, 1e6 } } }
+  T.eq(R.time(ops, d1).time, R.time(ops, d0).time, "bare ops")
+end)
+
 T.done()

@@ -199,6 +199,38 @@ function M.graph(name, o, optimizer)
 end
 
 -- A dim as text for arithmetic: numbers stay numbers.
+-- L identical blocks: block(l, x) builds block l (1..L) from x in the layer name(l) (its
+-- first act: g:layer(name(l))) and returns its output; every name it gives starts with
+-- name(l) ("h3", "h3/attn/q/w"). The first is built; each next one is a copy of the one before
+-- (core.graph_repeat, graphs/ir/graph_repeat.c: the graph block(l, x) would make, renamed),
+-- so a 32-layer model runs its Lua builder once. Where the engine refuses a copy (a name not
+-- under the layer's, a read of another tensor from before the block) the rest are built one
+-- by one; so are all of them when LoRA targets names (g:lora before the build) or
+-- M.copy_blocks is false (the reference the tests compare with).
+M.copy_blocks = true
+local Tensor = require("dlbench.graph_base").Tensor
+local backend = require "dlbench.backend"
+function M.blocks(g, x, L, name, block)
+  if L < 2 or not M.copy_blocks or rawget(g, "_lora") then
+    for l = 1, L do x = block(l, x) end
+    return x
+  end
+  local t0, o0 = backend.graph_counts(g._h)
+  local xin = x
+  x = block(1, x)
+  for l = 2, L do
+    g:layer(name(l))
+    local t1, o1 = backend.graph_counts(g._h)
+    local id = backend.graph_repeat(g._h, o0, t0, xin.id, x.id, name(l - 1), name(l))
+    if id < 0 then
+      for k = l, L do x = block(k, x) end
+      return x
+    end
+    t0, o0, xin, x = t1, o1, x, setmetatable({ graph = g, id = id }, Tensor)
+  end
+  return x
+end
+
 function M.d(v) if poly.is(v) then return tostring(v) end return v end
 
 -- k * v for dims that are numbers or text (a product with text is text).
@@ -267,6 +299,9 @@ doc.doc(M.unstack, "common.unstack(g, x, name) -> {steps}", "split [b, q, h] int
 doc.doc(M.concat, "common.concat(g, xs, axis) -> tensor", "concat any number of tensors")
 doc.doc(M.upsample2, "common.upsample2(g, x, name) -> tensor", "nearest 2x upsampling as a gather")
 doc.doc(M.mul, "common.mul(a, b) -> dim", "product of dims given as numbers or text")
+doc.doc(M.blocks, "common.blocks(g, x, L, name, block) -> tensor",
+  "L identical blocks: block(l, x) builds block l in layer name(l); the first is built, the "
+  .. "rest copied from it (dlb_graph_repeat), the same graph as building each")
 doc.doc(M, "dlbench.models.common", "helpers shared by the zoo's builders")
 
 return M

@@ -200,7 +200,8 @@ function M.gpt(opts)
     x = g:add(x, pos, "embed_add")
   end
   local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, rotary = o.rotary, dropout = o.dropout }
-  for l = 1, o.layers do x = preln_block(g, x, a, o.ffn or 4 * d, "gelu", "h" .. (l - 1)) end
+  local function hname(l) return "h" .. (l - 1) end
+  x = C.blocks(g, x, o.layers, hname, function(l, y) return preln_block(g, y, a, o.ffn or 4 * d, "gelu", hname(l)) end)
   g:layer("output")
   x = nn.layernorm(g, x, { name = "ln_f" })
   local logits = lm_head(g, x, wte, V, o.tied)
@@ -252,7 +253,8 @@ function M.bert(opts)
   x = g:add(x, nn.embedding(g, g:input("token_types", { b, q }, "int32"), 2, d, { name = "embeddings/token_type" }))
   x = nn.layernorm(g, x, { name = "embeddings/ln" })
   local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
-  for l = 1, o.layers do x = postln_block(g, x, a, o.ffn or 4 * d, "gelu", "layer" .. (l - 1)) end
+  local function lname(l) return "layer" .. (l - 1) end
+  x = C.blocks(g, x, o.layers, lname, function(l, y) return postln_block(g, y, a, o.ffn or 4 * d, "gelu", lname(l)) end)
   -- NSP: pooler on the first token
   g:layer("pooler")
   local first = g:reshape(g:slice(x, 2, 0, 1), { b, d })
@@ -309,13 +311,14 @@ function M.llama(opts)
   local x = g:embedding(g:input("ids", { b, q }, "int32"), emb, "embed_tokens")
   local a = { b = b, q = q, d = d, heads = o.heads, kv_heads = o.kv_heads, dh = o.dh, bias = false,
               qkv_bias = o.qkv_bias, rotary = true }
-  for l = 1, o.layers do
-    local name = "layers." .. (l - 1)
+  local function lname(l) return "layers." .. (l - 1) end
+  x = C.blocks(g, x, o.layers, lname, function(l, y)
+    local name = lname(l)
     g:layer(name)
     a.name = name .. "/attn"
-    x = g:add(x, attention(g, nn.rmsnorm(g, x, { name = name .. "/input_norm" }), a))
-    x = g:add(x, swiglu(g, nn.rmsnorm(g, x, { name = name .. "/post_attention_norm" }), d, o.ffn, name .. "/mlp"))
-  end
+    y = g:add(y, attention(g, nn.rmsnorm(g, y, { name = name .. "/input_norm" }), a))
+    return g:add(y, swiglu(g, nn.rmsnorm(g, y, { name = name .. "/post_attention_norm" }), d, o.ffn, name .. "/mlp"))
+  end)
   g:layer("output")
   x = nn.rmsnorm(g, x, { name = "norm" })
   local logits = lm_head(g, x, emb, V, o.tied)
@@ -367,7 +370,8 @@ function M.vit(opts)
   local clsb = g:add(g:tensor("class_token/zeros", { b, 1, d }, { role = "activation" }), cls)
   local x = g:add(g:concat({ clsb, p }, 2), g:weight("pos_embedding", { q, d }))
   local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
-  for l = 1, o.layers do x = preln_block(g, x, a, o.ffn, "gelu", "encoder_layer_" .. (l - 1)) end
+  local function lname(l) return "encoder_layer_" .. (l - 1) end
+  x = C.blocks(g, x, o.layers, lname, function(l, y) return preln_block(g, y, a, o.ffn, "gelu", lname(l)) end)
   g:layer("head")
   x = nn.layernorm(g, x, { name = "ln" })
   local c = g:reshape(g:slice(x, 2, 0, 1), { b, d })
@@ -418,7 +422,8 @@ function M.transformer(opts)
   end
   local x = embed("src", S)
   local a = { b = b, q = S, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
-  for l = 1, o.layers do x = postln_block(g, x, a, o.ffn, "relu", "encoder" .. (l - 1)) end
+  local function ename(l) return "encoder" .. (l - 1) end
+  x = C.blocks(g, x, o.layers, ename, function(l, y) return postln_block(g, y, a, o.ffn, "relu", ename(l)) end)
   local mem = x
   local y = embed("tgt", T)
   local sa = { b = b, q = T, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }

@@ -1,0 +1,192 @@
+/*
+** step_time.c — the one step model (roofline_impl.h, dlb_step_time): a step's ops, each
+** through the per-op rule (dlb_op_time_raw), issued in order through the host-side timeline
+** (dlb_timeline), and the step-level terms (the device's step_overhead) at the end. The
+** per-configuration path (dlb.roofline.time: roofline_ops over an op-cost set) and the
+** compiled sweep (graphs/sweep/sweep_eval.c, one call per configuration) both call it, so a
+** mechanism added here is written once.
+*/
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dlb_roofline.h"
+#include "dlb_runtime.h"
+#include "roofline_impl.h"
+
+/* The result of a sum over ops; see roofline_impl.h. */
+int dlb_sum_result(const dlb_roof *d, double tf, double tb, double tt, double tmem,
+                   double nmem, const char *what, dlb_roof_result *out) {
+  out->flops = tf;
+  out->bytes = tb;
+  out->compute_time = tf / (d->peak * d->flops_eff);
+  out->memory_time = tb / (d->bw * d->bw_eff);
+  if (!isfinite(tt) || !isfinite(out->compute_time) || !isfinite(out->memory_time))
+    return dlb_fail(DLB_ENUMERIC, "%s overflows", what);
+  out->time = tt;
+  out->util = tt > 0 ? tf / (tt * d->peak) : 0;
+  out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+  out->memory_bound_time = tmem;
+  out->n_memory_bound = nmem;
+  out->host_idle = out->host_time = 0;
+  return DLB_OK;
+}
+
+/* One op (or op class) i of s through the per-op rule: its bytes scaled by d->bytes_scale
+** (and, on a cache_aware device, raised to its matmul's tiled traffic), its device seconds
+** in *t, its host seconds in *h (d->host_op, nothing for an op that does no work). *f, *b:
+** the FLOPs and (scaled) bytes it counts. */
+static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
+                   double *f, double *b, double *t, double *h, int *mb) {
+  const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
+  double fl = s->flops[i], by = s->bytes[i];
+  if (dlb_bad_cost(fl))
+    return dlb_fail(DLB_EINVAL, "roofline: %s %zu has flops %g (need >= 0, finite)", unit, i + 1, fl);
+  if (dlb_bad_cost(by))
+    return dlb_fail(DLB_EINVAL, "roofline: %s %zu has bytes %g (need >= 0, finite)", unit, i + 1, by);
+  by *= scale;
+  const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
+  if (d->cache_aware && g != NULL && g[0] > 0) {
+    double tr;
+    int st = dlb_gemm_traffic_tiled(g[0], g[1], g[2], g[3], d->elem, d->cache, d->tile_m,
+                                    d->tile_n, &tr);
+    if (st != DLB_OK) return dlb_fail(st, "roofline: %s %zu: %s", unit, i + 1, dlb_last_error());
+    if (tr > by) by = tr;
+  }
+  *t = dlb_op_time_raw(d, fl, by, g, s->attn != NULL && s->attn[i], mb);
+  if (!isfinite(*t))
+    return dlb_fail(DLB_ENUMERIC, "roofline: %s %zu's time overflows (%g FLOPs, %g bytes)",
+                    unit, i + 1, fl, by);
+  *h = (fl > 0 || by > 0) ? d->host_op : 0;
+  *f = fl, *b = by;
+  return DLB_OK;
+}
+
+/* -- a repeated run of ops through the timeline (s->mult set, d->host_op > 0) -- */
+
+/* One repetition of the ops seq[0..n) (their device and host seconds in ct[c], ht[c])
+** through the timeline from lag s = host - dev, in a frame where the device is free at 0
+** (the timeline depends only on the lag: every rule in it is a max or a sum of clocks). */
+static void rep_from(const int32_t *seq, size_t n, const double *ct, const double *ht,
+                     double s, dlb_timeline *r) {
+  r->host = s, r->dev = 0, r->idle = 0, r->busy = 0;
+  for (size_t i = 0; i < n; i++) dlb_timeline_op(r, ct[seq[i]], ht[seq[i]]);
+}
+
+/* k repetitions that each move the timeline as r did from lag s. */
+static void add_reps(dlb_timeline *G, const dlb_timeline *r, double s, double k) {
+  G->host += k * (r->host - s);
+  G->dev += k * r->dev;
+  G->idle += k * r->idle;
+  G->busy += k * r->busy;
+}
+
+/* How many repetitions, of at most rem, from lags s0, s0 + a, s0 + 2a, ... leave the device
+** no idle second (a > 0: the host falls behind by a each; the idle seconds of a repetition
+** never fall as its starting lag rises, so these are the first ones): probed by
+** repetitions of the rule, doubling then bisecting. */
+static double idle_free(const int32_t *seq, size_t n, const double *ct, const double *ht,
+                        double s0, double a, double rem) {
+  dlb_timeline r;
+  double lo = 0, hi = rem, j = 0, step = 1;  /* all j < lo idle-free; the first with idle <= hi */
+  for (;;) {
+    if (j >= rem) { hi = rem; break; }
+    rep_from(seq, n, ct, ht, s0 + j * a, &r);
+    if (r.idle > 0) { hi = j; break; }
+    lo = j + 1;
+    j += step;
+    step *= 2;
+  }
+  while (lo < hi) {
+    double m = floor((lo + hi) / 2);
+    rep_from(seq, n, ct, ht, s0 + m * a, &r);
+    if (r.idle > 0) hi = m; else lo = m + 1;
+  }
+  return lo;
+}
+
+/* A segment run `count` times in a row through the timeline G, with an exact early exit.
+** Per op the lag s = host - dev moves as s' = min(s + h, 0) - t, so a repetition maps the lag
+** by s' = min(s + A, B) (A: its host minus device seconds; B: a constant): after a
+** repetition that left the lag where it found it (a fixed point), or left the device no
+** idle second while the lag did not rise (every later repetition starts lower, so idles no
+** more: none), every further repetition moves every clock as this one did, so they are
+** multiplied; while the lag rises without idle, the repetitions before the first that idles
+** are counted (idle_free) and multiplied. A repetition that idles ends at B, so at most a
+** few run op by op. Fixed points are compared within 1e-13 of the repetition's span (the
+** rounding of clocks that are sums of many ops). */
+static void run_reps(dlb_timeline *G, const int32_t *seq, size_t n, const double *ct,
+                     const double *ht, double count) {
+  if (count == 1) { /* once: op by op, as a fixed segment */
+    for (size_t i = 0; i < n; i++) dlb_timeline_op(G, ct[seq[i]], ht[seq[i]]);
+    return;
+  }
+  double rem = count;
+  while (rem > 0) {
+    double s = G->host - G->dev;
+    dlb_timeline r;
+    rep_from(seq, n, ct, ht, s, &r);
+    add_reps(G, &r, s, 1);
+    if (--rem <= 0) break;
+    double so = r.host - r.dev, tol = 1e-13 * (r.dev + fabs(s) + fabs(r.host));
+    if (fabs(so - s) <= tol || (r.idle == 0 && so <= s)) {
+      add_reps(G, &r, s, rem);
+      break;
+    }
+    if (r.idle == 0) {
+      double k = idle_free(seq, n, ct, ht, so, so - s, rem);
+      add_reps(G, &r, s, k);
+      rem -= k;
+    }
+  }
+}
+
+/* The one step model; see roofline_impl.h. */
+int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double *op_time,
+                  int *op_bound, dlb_roof_result *out) {
+  if (s->n > 0 && (s->flops == NULL || s->bytes == NULL))
+    return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
+  double tf = 0, tb = 0, tmem = 0, nmem = 0;
+  dlb_timeline tl = { 0, 0, 0, 0 };   /* the host-side model: one stream, issued in order */
+  int st;
+  if (s->mult == NULL) {
+    /* each op once, in order: the timeline runs as the ops are timed */
+    for (size_t i = 0; i < s->n; i++) {
+      double f = 0, b = 0, t = 0, h = 0;
+      int mb = 0;
+      if ((st = op_cost(d, s, i, "op", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
+      if (mb) { tmem += t; nmem += 1; }
+      if (op_time) op_time[i] = t;
+      if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+      tf += f; tb += b;
+      dlb_timeline_op(&tl, t, h);
+    }
+  } else {
+    /* op classes counted by their multiplicity; with a host model the ops in s->ord's order */
+    const int host = d->host_op > 0;
+    double *ct = work, *ht = work + s->n, tt = 0;
+    for (size_t i = 0; i < s->n; i++) {
+      double m = s->mult[i], f = 0, b = 0, t = 0, h = 0;
+      int mb = 0;
+      ct[i] = ht[i] = 0;
+      if (m == 0 && !host) continue;
+      if ((st = op_cost(d, s, i, "op class", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
+      ct[i] = t, ht[i] = h;
+      tt += m * t, tf += m * f, tb += m * b;
+      if (mb) { tmem += m * t; nmem += m; }
+    }
+    if (host)
+      for (size_t k = 0; k < s->nseg; k++)
+        run_reps(&tl, s->ord + s->sego[k], (size_t)s->segn[k], ct, ht, s->rep[k]);
+    else
+      tl.dev = tl.busy = tt;   /* no host: the device runs op after op, never idle */
+  }
+  /* the step-level terms: the end of both timelines, then the step's own overhead */
+  double tt = dlb_timeline_end(&tl);
+  if (s->step && d->step_overhead > 0) tt += d->step_overhead;
+  st = dlb_sum_result(d, tf, tb, tt, tmem, nmem, "roofline: the step's time", out);
+  if (st != DLB_OK) return st;
+  out->host_idle = tl.idle;
+  out->host_time = tl.host;
+  return DLB_OK;
+}
