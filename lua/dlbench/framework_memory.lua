@@ -113,10 +113,11 @@ function M.device_bytes(terms)
   return b
 end
 
--- "context 1.41 GB + optimizer_step 0.27 GB": the per-device terms a row added, by name.
+-- "context 1.41 GB + optimizer_step 0.27 GB": the terms a row or a step added, by name (a
+-- plan row's are the per-device ones; g:stats' have the loss too).
 function M.describe(terms)
   local t = {}
-  for _, k in ipairs { "context", "optimizer_step", "buckets" } do
+  for _, k in ipairs { "loss", "context", "optimizer_step", "buckets" } do
     if terms[k] then t[#t + 1] = string.format("%s %.3g GB", k, terms[k].bytes / 1e9) end
   end
   return #t > 0 and table.concat(t, " + ") or "none"

@@ -154,6 +154,12 @@ end
 -- the line names (roofline.time of these stats prints the framework rule's).
 -- inner: the words alone, for a line that puts them in its own parentheses.
 local function footprint_label(s, inner)
+  local fm = rawget(s, "framework_memory")
+  if type(fm) == "table" then -- the stack's terms, by name (dlbench.framework_memory)
+    local d = fwmemory.describe(fm)
+    if d == "none" then return "" end
+    return inner and ("with the stack's " .. d .. "; ") or (" (with the stack's " .. d .. ")")
+  end
   if rawget(s, "footprint_graph") ~= nil or rawget(s, "offload") ~= nil then return "" end
   if rawget(s, "inference") then return "" end
   if inner then return "graph schedule, each gradient applied as made: " end

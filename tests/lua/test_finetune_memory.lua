@@ -274,6 +274,9 @@ T.test("one footprint: g:stats, roofline.time, evaluate, plan, parallel.data (hf
     end
     T.near(e.mem_framework, FM.device_bytes(s.framework_memory), 1e-12)
     assert(e.mem_terms:find("context 1.41 GB", 1, true), e.mem_terms)
+    -- printed as one footprint with the terms it holds, in g:stats and in the row
+    assert(tostring(s):find("footprint " .. dlb.pretty.si(s.footprint, "B") .. " (with the stack's loss", 1, true),
+      tostring(s))
     -- the graph scheduler's own peak stays beside it, smaller (gradients applied as made)
     assert(s.footprint_graph < s.footprint, s.footprint_graph .. " vs " .. s.footprint)
     T.eq(r.footprint_graph, s.footprint_graph)
