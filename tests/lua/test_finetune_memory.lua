@@ -280,6 +280,12 @@ T.test("one footprint: g:stats, roofline.time, evaluate, plan, parallel.data (hf
     -- the graph scheduler's own peak stays beside it, smaller (gradients applied as made)
     assert(s.footprint_graph < s.footprint, s.footprint_graph .. " vs " .. s.footprint)
     T.eq(r.footprint_graph, s.footprint_graph)
+    -- the same rule under the other schedule and with the allocator's slack
+    for _, o in ipairs { { schedule = "minimal", slack = 0.1 }, { slack = 0.1 } } do
+      local em = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = fw,
+        precision = "mixed_bf16", schedule_mem = o.schedule, slack = o.slack }
+      T.near(em.mem, R.time(s, "H100", o).need, 1e-12, fw .. " " .. tostring(o.schedule))
+    end
     local p = P.plan { graph = g, hw = "H100", batch = 1, devices = 1, framework = fw,
       precision = "mixed_bf16", recompute = false }
     T.near(p[1].mem, s.footprint, 1e-12, fw .. ": a one-device plan row = footprint")
