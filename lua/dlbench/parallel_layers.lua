@@ -719,6 +719,10 @@ function M.from_graph(g, o)
   end
   out.precision = base.precision   -- evaluate/plan{layers=} take it (docs/parallel.md)
   if prof then out.framework, out.framework_source = prof.name, psrc end
+  -- the profile's per-device terms (CUDA context, optimizer-step temporaries, ZeRO buckets):
+  -- not per sample, so not in the layers; evaluate/plan add them per layout
+  -- (dlbench.framework_memory.device)
+  out.framework_memory = prof and require("dlbench.framework_memory").for_layers(prof, s1) or nil
   return out
 end
 
