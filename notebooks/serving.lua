@@ -1,6 +1,7 @@
 -- serving.lua — LLM inference and serving with dlb.serve (issue [23]; docs/serve.md):
 --   1. KV-cache bytes per token for the zoo's LLMs (exact: 2 x layers x kv_heads x head_dim
---      x bytes) and the largest batch x context that fits an H100 beside the weights;
+--      x bytes) and the largest batch x context that fits an H100 beside the weights; the
+--      prefill and decode steps as graphs (dlb.serve.graphs), timed as the steps are;
 --   2. figure: KV-cache memory vs context (serving_kv.png);
 --   3. figure: the decode roofline — a decode step's arithmetic intensity grows with the
 --      batch and stays memory-bound until the batch reaches the ridge (serving_roofline.png);
@@ -49,6 +50,31 @@ for _, m in ipairs(models) do
   print(string.format("%-14s %14.0f %10d %10d %14s %14s", m[1], s.params, s.kv_heads,
     S.kv_bytes_per_token(s), c16.fits and tostring(c16.batch) or "no fit",
     c8.fits and tostring(c8.batch) or "no fit"))
+end
+
+-- the steps as graphs: Llama-3-8B's prefill (batch 16 x 1,024 tokens) and a decode step at
+-- 4,096 cached tokens, as dlb graphs of kernel ops with the paged KV cache as inputs; their
+-- analysis, and dlb.serve.time, against the op-list path (docs/serve.md)
+do
+  local m = models[4][2]
+  local o = { hw = H100, batch = 16, prompt = 1024, context = 4096 }
+  local pg, dg = S.graphs(m, o)
+  print("\nthe steps as graphs (Llama-3-8B on H100-SXM, batch 16, prompt 1024, decode at 4096 cached tokens)")
+  print(string.format("%-8s %8s %14s %12s %12s %12s %12s", "step", "kernels", "params", "GFLOP", "GB moved", "graph ms", "steps ms"))
+  local steps = { S.prefill(m, { hw = H100, batch = 16, prompt = 1024 }), S.decode(m, { hw = H100, batch = 16, context = 4096 }) }
+  for i, g in ipairs { pg, dg } do
+    local st = g:stats { inference = true, precision = "bf16" }
+    local t = S.time(g)
+    print(string.format("%-8s %8d %14.0f %12.1f %12.2f %12.3f %12.3f", g.serve.kind, g:nops(), st.params,
+      st.flops / 1e9, st.bytes / 1e9, t.time * 1e3, steps[i].time * 1e3))
+  end
+  local cache = 0
+  for i = 0, dg:ntensors() - 1 do
+    local name, dims = require("dlbench.backend").graph_tensor_info(dg._h, i)
+    if name:match("kv_cache$") then cache = cache + dims[1] * dims[2] * dims[3] * 2 end
+  end
+  print(string.format("decode graph's KV-cache inputs: %.0f bytes = 16 x %d cached (4,097 in blocks of 16) x %d B/token",
+    cache, cache / 16 / S.kv_bytes_per_token(m), S.kv_bytes_per_token(m)))
 end
 
 -- == 2. KV memory vs context ======================================================

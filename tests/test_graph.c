@@ -647,6 +647,48 @@ static void test_op1(void) {
   dlb_graph_free(h);
 }
 
+/* The kernel op (graph_ops.c kernel()): given FLOPs, bytes and GEMM shape, exact (a dim's
+** value would be snapped to an integer within 1e-9; a given constant is the cost term's
+** coefficient), the attention mark as the kernel class, forward only. */
+static void test_kernel(void) {
+  dlb_graph *g = dlb_graph_new("kernel");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "4", "8", NULL, NULL);
+  int w = T(g, "w", DLB_ROLE_WEIGHT, 0, 2, "8", "16", NULL, NULL);
+  int type = dlb_graph_op_type("kernel"), in[2] = {x, w}, out[2];
+  size_t nout;
+  int at[4] = {0, 1, 2, 0}, at2[4] = {1, 0, 2, 0};
+  const char *d[8] = {"333333333333.33331", "12345.5", "4", "16", "8", "1", "4", "16"};
+  CHECK(dlb_graph_op(g, type, "mm", 2, in, 4, at, 8, d, out, 2, &nout) == DLB_OK && nout == 1);
+  const char *d2[4] = {"7", "0.1", "4", "16"};
+  int y = out[0];
+  CHECK(dlb_graph_op(g, type, "att", 1, &y, 4, at2, 4, d2, out, 2, &nout) == DLB_OK);
+  /* wrong dims count, a negative cost, a bad mark: refused, the graph unchanged */
+  size_t nt = dlb_graph_ntensors(g);
+  CHECK(dlb_graph_op(g, type, NULL, 1, &y, 4, at2, 3, d2, out, 2, &nout) == DLB_EINVAL);
+  const char *neg[4] = {"-1", "1", "4", "16"};
+  CHECK(dlb_graph_op(g, type, NULL, 1, &y, 4, at2, 4, neg, out, 2, &nout) == DLB_ESHAPE);
+  int bad[4] = {2, 0, 2, 0};
+  CHECK(dlb_graph_op(g, type, NULL, 1, &y, 4, bad, 4, d2, out, 2, &nout) == DLB_EINVAL);
+  CHECK(dlb_graph_ntensors(g) == nt);
+  dlb_train_opts o = {0};
+  o.inference = 1;
+  dlb_analysis *a = dlb_graph_analyze(g, &o, 0, NULL, NULL);
+  CHECK(a != NULL);
+  const double *F = dlb_analysis_op_flops(a), *B = dlb_analysis_op_bytes(a);
+  CHECK(F[0] == 1e12 / 3 && B[0] == 12345.5 && F[1] == 7 && B[1] == 0.1);
+  double gm[4];
+  CHECK(dlb_analysis_op_gemm(a, 0, gm) == DLB_OK && gm[0] == 4 && gm[1] == 16 && gm[2] == 8 && gm[3] == 1);
+  CHECK(dlb_analysis_op_gemm(a, 1, gm) == DLB_ENOTFOUND);
+  CHECK(dlb_analysis_op_kernel(a)[0] == DLB_KERNEL_PLAIN && dlb_analysis_op_kernel(a)[1] == DLB_KERNEL_ATTENTION);
+  dlb_analysis_free(a);
+  /* training refuses it */
+  o.inference = 0;
+  CHECK(dlb_graph_set_loss(g, out[0]) == DLB_OK);
+  CHECK(dlb_graph_analyze(g, &o, 0, NULL, NULL) == NULL);
+  CHECK(strstr(dlb_last_error(), "op 'mm' is a kernel op (given costs, forward only)") != NULL);
+  dlb_graph_free(g);
+}
+
 /* Optimizers, precisions and frozen weights on the MLP (b=32, h=1024; hand derivation,
 ** params 784*1024 + 1024*10 = 813056, docs/graph.md "Optimizers"):
 **   update FLOPs per parameter: adamw 14, adafactor 11, adam8bit 20;
@@ -790,6 +832,7 @@ static void test_repeat(void) {
 int main(void) {
   RUN(test_repeat);
   RUN(test_op1);
+  RUN(test_kernel);
   RUN(test_mlp);
   RUN(test_optimizers);
   RUN(test_contract);

@@ -348,12 +348,158 @@ static void attention_ops(void) {
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "attn_work must be in [0, 1]") != NULL);
   d.attn_work = 0; d.attn_eff = 0.4;
-  /* the mark is 0, 1 or 2 (an expert op: the same rule as 0 outside a MoE layer) */
+  /* the mark is 0, 1, 2 (an expert op: the same rule as 0 outside a MoE layer) or 3 (an
+  ** unfused attention core op, timed as any op) */
   ops[3].attention = 2;
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   ops[3].attention = 3;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  ops[3].attention = 4;
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "attention") != NULL);
+}
+
+/* Selective activation recompute (Korthikanti et al. 2022 sec. 5) on four GPT-3-shaped
+** layers of their Table 3 kind (s = 2048, h = 4096, a = 32, one sample, 2-byte activations):
+** kept per layer (eq. 1) 34 s h + 5 a s^2 bytes, of which 10 s h replicated over the tensor
+** ranks (LayerNorm inputs, the dropout masks after attention and MLP) and 5 a s^2 the
+** attention core's; tp 2 with sequence parallelism. By hand:
+**   none:      4 x (34 s h + 5 a s^2) / t                           (sec. 4.2.2, with SP)
+**   selective: 4 x 34 s h / t + 5 a s^2 / t (sec. 5: 34 s h / t per layer; the one layer
+**              whose core the backward rebuilds at a time)
+**   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t (the checkpoint, and one layer)
+** Time (one op per layer, no bytes): a layer is T = 3 F / (t P 0.8) with F = 24 s h^2 + 4 s^2
+** h, its forward T / 3; selective adds the core's share of the forward, 4 s^2 h / F; full
+** the whole forward. HFU counts the recomputed FLOPs (4 s^2 h, or F, per layer). */
+static void selective_recompute(void) {
+  const double s = 2048, h = 4096, a = 32, t = 2, sh = s * h, core = 5 * a * s * s;
+  const double F = 24 * s * h * h + 4 * s * s * h;
+  dlb_par_layer L[4];
+  memset(L, 0, sizeof L);
+  for (int i = 0; i < 4; i++) {
+    L[i].flops_fwd = F; L[i].flops_bwd = 2 * F;
+    L[i].act_kept = 24 * sh + core; L[i].act_rep = 10 * sh; L[i].act_core = core;
+    L[i].act_in = 2 * sh; L[i].act_out = 2 * sh;
+    L[i].flops_core = 4 * s * s * h;
+    L[i].tp_bytes = 2 * sh;   /* tensor-parallel, no collectives: the compute alone */
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, rn, rs, rf;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  o.seq_par = 1;
+  cfg.tp = t;
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rn, NULL) == DLB_OK);
+  cfg.recompute = DLB_PAR_RECOMPUTE_SELECTIVE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_OK);
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rf, NULL) == DLB_OK);
+  CHECK_NEAR(rn.mem_act, 4 * (34 * sh + core) / t, 1e-6 * rn.mem_act);
+  CHECK_NEAR(rs.mem_act, 4 * 34 * sh / t + core / t, 1e-6 * rs.mem_act);
+  CHECK_NEAR(rf.mem_act, 4 * 2 * sh / t + (34 * sh + core) / t, 1e-6 * rf.mem_act);
+  CHECK(rs.recompute == DLB_PAR_RECOMPUTE_SELECTIVE);
+  const double T = 3 * F / (t * V100.peak * 0.8);
+  CHECK_NEAR(rn.step, 4 * T, 1e-9 * rn.step);
+  CHECK_NEAR(rs.step, 4 * (T + T / 3 * (4 * s * s * h) / F), 1e-9 * rs.step);
+  CHECK_NEAR(rf.step, 4 * (T + T / 3), 1e-9 * rf.step);
+  CHECK_NEAR(rs.hfu, 4 * (3 * F + 4 * s * s * h) / (rs.step * V100.peak * t), 1e-9);
+  /* the search takes the policy too; anything else is an error naming it */
+  cfg.recompute = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "selective") != NULL);
+  o.recompute = 2; o.devices = 2; o.tp_max = 2; o.pp_max = 1; o.zero_max = 0; o.sched = -1;
+  dlb_par_plan *P = dlb_par_plan_new(L, 4, &V100, &cl, &o);
+  CHECK(P != NULL && dlb_par_plan_count(P) > 0);
+  for (int i = 0; P && i < dlb_par_plan_count(P); i++) {
+    CHECK(dlb_par_plan_row(P, i, &rs) == DLB_OK);
+    CHECK(rs.recompute == DLB_PAR_RECOMPUTE_SELECTIVE);
+  }
+  dlb_par_plan_free(P);
+  o.recompute = 2.5;
+  CHECK(dlb_par_plan_new(L, 4, &V100, &cl, &o) == NULL);
+}
+
+/* Pipeline sends with Megatron-LM's scatter/gather (Narayanan et al. 2021 sec. 4.1): tp 2 x
+** pp 2 on two nodes of two devices (NVLink-like intra tier Bi, network Be, no latency), an
+** activation of X bytes per sample, m = 1 micro-batch of 1. The first stage sends one
+** activation out and receives one gradient back; by hand:
+**   whole tensor from every rank:       pp_comm = 2 X / Be
+**   scatter/gather:                     pp_comm = 2 (X / (t Be) + (t - 1) / t X / Bi)
+**     (1/t over the network, the ring all-gather of Thakur et al. 2005 over NVLink)
+**   sequence parallelism (1/t already): pp_comm = 2 X / (t Be), no all-gather
+** And sequence parallelism's reduce-scatter + all-gather pair moves the bytes of the ring
+** allreduce it replaces, with as many latency steps: (t - 1) (a + S / (t B)) each, twice,
+** against 2 (t - 1) (a + S / (t B)) (Patarasuk & Yuan 2009): the same tp_comm. */
+static void pipeline_scatter(void) {
+  const double X = 64e6, Bi = 150e9, Be = 12.5e9, t = 2;
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) { L[i].act_out = X; L[i].tp_bytes = X; }
+  dlb_par_cluster cl;
+  memset(&cl, 0, sizeof cl);
+  cl.per_node = 2; cl.nodes = 2;
+  cl.intra.bw = Bi; cl.intra.eff = 1;
+  cl.inter.bw = Be; cl.inter.eff = 1;
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 1, &cfg, 2, 1, DLB_SCHED_1F1B);
+  cfg.tp = t;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.pp_comm, 2 * X / Be, 1e-12);
+  o.pp_scatter = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.pp_comm, 2 * (X / (t * Be) + (t - 1) / t * X / Bi), 1e-12);
+  o.seq_par = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.pp_comm, 2 * X / (t * Be), 1e-12);
+  o.pp_scatter = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "pp_scatter") != NULL);
+  /* the tensor-parallel collectives: two each way per layer, 2 layers per stage */
+  o.pp_scatter = 0;
+  cl.intra.latency = 3e-6;
+  dlb_par_row ra, rs;
+  for (int i = 0; i < 4; i++) L[i].tp_colls = 2;
+  o.seq_par = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &ra, NULL) == DLB_OK);
+  o.seq_par = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_OK);
+  const double one = 2 * (t - 1) * (3e-6 + X / (t * Bi));
+  CHECK_NEAR(ra.tp_comm, 2 * 2 * 2 * one, 1e-12);
+  CHECK_NEAR(rs.tp_comm, ra.tp_comm, 1e-12);
+}
+
+/* An op outside the tensor-parallel region (dlb_par_op.replicated: a LayerNorm, the dropout
+** after a row-parallel matmul) runs on the whole sequence on each of the tp ranks, and on
+** 1/tp of it with sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2: LayerNorm and
+** dropout split along the sequence dimension); the other ops of a
+** tensor-parallel layer split either way. One layer, tp 2: a replicated forward op of B
+** bytes per sample and a split backward op of 2B: without sequence parallelism B / (0.7 bw)
+** + (2B / 2) / (0.7 bw); with it (B / 2 + 2B / 2) / (0.7 bw). */
+static void replicated_ops(void) {
+  const double B = 1e9, bw = V100.bw * 0.7;
+  dlb_par_layer L[1];
+  uniform_layers(L, 1);
+  L[0].flops_fwd = L[0].flops_bwd = 0;
+  L[0].tp_bytes = 1;
+  dlb_par_op ops[2];
+  memset(ops, 0, sizeof ops);
+  ops[0].phase = 0; ops[0].bytes_sample = B; ops[0].replicated = 1;
+  ops[1].phase = 1; ops[1].bytes_sample = 2 * B;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.tp = 2;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 2, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, B / bw + B / bw, 1e-12);
+  o.seq_par = 1;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 2, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, B / 2 / bw + B / bw, 1e-12);
+  ops[0].replicated = 2;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 2, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "replicated") != NULL);
 }
 
 /* A prepared model (dlb_par_model) gives dlb_par_evaluate_ops's row bit for bit, across
@@ -909,6 +1055,9 @@ int main(void) {
   RUN(shard_embedding);
   RUN(planner);
   RUN(attention_ops);
+  RUN(selective_recompute);
+  RUN(pipeline_scatter);
+  RUN(replicated_ops);
   RUN(prepared_model);
   RUN(moe_cp);
   RUN(amdahl);

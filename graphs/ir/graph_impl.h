@@ -30,6 +30,8 @@ enum {
   OP_CONV_BWD_DATA, OP_CONV_BWD_FILTER, OP_POOL_BWD, OP_UNARY_BWD, OP_DIV_BWD,
   OP_REDUCE_BWD, OP_SOFTMAX_BWD, OP_LOGSOFTMAX_BWD, OP_NORM_BWD, OP_EMBEDDING_BWD,
   OP_SLICE_BWD, OP_FILL, OP_XENT_BWD, OP_MSE_BWD, OP_CTC_BWD, OP_ACCUM, OP_UPDATE,
+  /* a user op with given costs (graph_ops.c kernel(); forward only), last to keep the ids */
+  OP_KERNEL,
   OP_NTYPES
 };
 
@@ -168,6 +170,9 @@ void dlb_op_flops(const dlb_graph *g, int o, cexpr *e);
 /* Byte multiplicities: calls add(ctx, tensor, mult) for each tensor the op reads/writes. */
 typedef void (*bytes_fn)(void *ctx, int tensor, double mult);
 void dlb_op_bytes(const dlb_graph *g, int o, bytes_fn add, void *ctx);
+/* The bytes an op was given (a kernel op's) as a cexpr: 1, or 0 when its bytes are its
+** tensors' (dlb_op_bytes). */
+int dlb_op_bytes_given(const dlb_graph *g, int o, cexpr *e);
 /* gemm dims as cexprs m, n, k, batch; 0 if the op is not matmul-like. */
 int dlb_op_gemm(const dlb_graph *g, int o, cexpr *mnkb);
 const char *dlb_op_type_name(int type);

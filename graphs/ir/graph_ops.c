@@ -517,6 +517,46 @@ static int loss2(ctx *c, const int *in) {
   return t < 0 ? t : o;
 }
 
+/* kernel: an op whose costs are given, for a step described kernel by kernel by a model of
+** its own (dlb.serve's prefill and decode). attrs: [0] 1 = a fused attention kernel (timed
+** at the device's attn_eff), [1] 1 = GEMM-shaped (dims 2..5 are its m, n, k, batch), [2]
+** the output's rank r (1..DLB_GRAPH_MAXRANK), [3] its dtype (DLB_DT_*; 0: the policy's).
+** dims: FLOPs, bytes[, m, n, k, batch], then the r output dims. Any number of inputs (what
+** it reads, for the graph's structure and footprint; its bytes are the given ones). The
+** training expansion refuses it: forward only. */
+static int kernel(ctx *c, const int *in, size_t nin, const int *a, size_t ndims,
+                  const int32_t *dims) {
+  dlb_graph *g = c->g;
+  int gm = a[1], r = a[2];
+  if ((a[0] != 0 && a[0] != 1) || (gm != 0 && gm != 1))
+    return dlb_fail(DLB_EINVAL, "%s: the attention and GEMM marks must be 0 or 1, got %d and %d",
+                    lbl(c), a[0], gm);
+  if (r < 1 || r > DLB_GRAPH_MAXRANK)
+    return dlb_fail(DLB_EINVAL, "%s: output rank %d (1..%d)", lbl(c), r, DLB_GRAPH_MAXRANK);
+  if (a[3] < DLB_DT_DEFAULT || a[3] >= DLB_DT_COUNT)
+    return dlb_fail(DLB_EINVAL, "%s: unknown dtype %d", lbl(c), a[3]);
+  size_t nc = gm ? 6 : 2;
+  if (ndims != nc + (size_t)r)
+    return dlb_fail(DLB_EINVAL, "%s: takes %zu dims (FLOPs, bytes%s, then %d output dims), got %zu",
+                    lbl(c), nc + (size_t)r, gm ? ", m, n, k, batch" : "", r, ndims);
+  static const char *const what[6] = {"FLOPs", "bytes", "m", "n", "k", "batch"};
+  for (size_t i = 0; i < nc; i++) {
+    double v;
+    char b[64];
+    if (dlb_dim_is_const(g, dims[i], &v) && !(v >= 0 && v < HUGE_VAL))
+      return SHAPE("%s: %s is %s; it must be a finite number >= 0", lbl(c), what[i],
+                   dtext(g, dims[i], b, sizeof b));
+  }
+  for (int i = 0; i < r; i++) {
+    int rc = posdim(c, dims[nc + (size_t)i], "output dim", (size_t)i + 1);
+    if (rc) return rc;
+  }
+  int o = out1(c, nin, in, r, dims + nc, a[3]);
+  if (o < 0) return o;
+  int rc = dlb_add_extra(g, o, nc, dims);
+  return rc < 0 ? rc : o;
+}
+
 /* Inputs by user op type (0: one; concat: any number). */
 static const signed char arity[OP_CTC + 1] = {
   [OP_MATMUL] = 2, [OP_CONV] = 2, [OP_ADD] = 2, [OP_SUB] = 2, [OP_MUL] = 2, [OP_DIV] = 2,
@@ -529,11 +569,11 @@ int dlb_make_op(dlb_graph *g, int type, const char *name, size_t nin, const int 
   ctx c;
   c.g = g, c.type = type, c.name = name, c.label[0] = '\0'; /* the label only on errors */
   int a[OP_MAXATTR] = {0};
-  if (type < 0 || type > OP_CTC)
+  if (type < 0 || (type > OP_CTC && type != OP_KERNEL))
     return dlb_fail(DLB_EINVAL, "graph: op type %d is not a user op", type);
   if (nattr > OP_MAXATTR) return dlb_fail(DLB_EINVAL, "%s: more than %d attributes", lbl(&c), OP_MAXATTR);
   if (nattr) memcpy(a, attrs, nattr * sizeof *a);
-  int want = type == OP_CONCAT ? -1 : arity[type] ? arity[type] : 1;
+  int want = type == OP_CONCAT || type == OP_KERNEL ? -1 : arity[type] ? arity[type] : 1;
   if (type == OP_LAYERNORM && nin == 2) want = 2; /* layernorm without beta */
   if ((want >= 0 && nin != (size_t)want) || nin == 0 || nin > OP_MAXIO)
     return dlb_fail(DLB_EINVAL, "%s: takes %d inputs, got %zu", lbl(&c), want, nin);
@@ -556,6 +596,7 @@ int dlb_make_op(dlb_graph *g, int type, const char *name, size_t nin, const int 
   case OP_RESHAPE: o = reshape(&c, inputs, ndims, dims); break;
   case OP_TRANSPOSE: o = transpose(&c, inputs, nattr, a); break;
   case OP_XENT: case OP_MSE: case OP_CTC: o = loss2(&c, inputs); break;
+  case OP_KERNEL: o = kernel(&c, inputs, nin, a, ndims, dims); break;
   case OP_CAST: {
     if (a[0] < DLB_DT_DEFAULT || a[0] >= DLB_DT_COUNT)
       return dlb_fail(DLB_EINVAL, "%s: unknown dtype %d", lbl(&c), a[0]);

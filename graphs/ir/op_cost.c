@@ -22,6 +22,9 @@
 **   + for each of the two states dequantise 1 and quantise 3: block absmax, scale, round;
 **   Dettmers et al. 2022) (+1 for the low-precision copy under mixed precision).
 **   Bytes: every input plus every output, at its element size (Catamount).
+**   A kernel op (graph_ops.c) carries its FLOPs, bytes and GEMM shape as given dims
+**   (extra dims 0, 1 and 2..5): a step described kernel by kernel by a model of its own
+**   (dlb.serve's prefill and decode steps), forward only.
 */
 #include <string.h>
 
@@ -40,7 +43,7 @@ static const char *const names[OP_NTYPES] = {
   "softmax_xent", "mse", "ctc",
   "conv2d_bwd_data", "conv2d_bwd_filter", "pool_bwd", "unary_bwd", "div_bwd",
   "reduce_bwd", "softmax_bwd", "log_softmax_bwd", "norm_bwd", "embedding_bwd",
-  "slice_bwd", "fill", "softmax_xent_bwd", "mse_bwd", "ctc_bwd", "accum", "update"
+  "slice_bwd", "fill", "softmax_xent_bwd", "mse_bwd", "ctc_bwd", "accum", "update", "kernel"
 };
 
 const char *dlb_op_type_name(int type) {
@@ -135,6 +138,14 @@ static void facdims(cterm *t, const dlb_graph *g, int x, int from, int to) {
   for (int i = from; i < to; i++) facdim(t, g->t[x].dims[i]);
 }
 
+/* A kernel op's given cost, dim d: a constant as the term's coefficient (exact: a dim's
+** value is snapped to an integer within 1e-9 when it is evaluated), else the dim. */
+static void given(cexpr *e, const dlb_graph *g, int32_t d) {
+  double v;
+  if (dlb_dim_is_const(g, d, &v)) term(e, v);
+  else facdim(term(e, 1), d);
+}
+
 /* c * numel(x) */
 static void per_elem(cexpr *e, double c, int x) {
   if (c != 0) facnumel(term(e, c), x);
@@ -219,6 +230,7 @@ void dlb_op_flops(const dlb_graph *g, int o, cexpr *e) {
   }
   case OP_UNARY_BWD: per_elem(e, unary_bwd(p->attr[0]), out[0]); break;
   case OP_UPDATE: per_elem(e, dlb_optimizer_update_flops(p->attr[0]) + (p->attr[2] ? 1 : 0), in[0]); break;
+  case OP_KERNEL: given(e, g, g->args[p->extra]); break;
   default:
     if (dlb_op_is_unary(p->type)) per_elem(e, unary_fwd(p->type), out[0]);
     break; /* data movement: 0 FLOPs */
@@ -307,10 +319,23 @@ void dlb_op_bytes(const dlb_graph *g, int o, bytes_fn add, void *c) {
   }
 }
 
+int dlb_op_bytes_given(const dlb_graph *g, int o, cexpr *e) {
+  const op *p = &g->o[o];
+  e->n = 0;
+  if (p->type != OP_KERNEL) return 0;
+  given(e, g, g->args[p->extra + 1]);
+  return 1;
+}
+
 int dlb_op_gemm(const dlb_graph *g, int o, cexpr *m) {
   const op *p = &g->o[o];
   const int32_t *in = op_in(g, p), *out = op_out(g, p);
   for (int i = 0; i < 4; i++) m[i].n = 0;
+  if (p->type == OP_KERNEL) {
+    if (!p->attr[1]) return 0;
+    for (int i = 0; i < 4; i++) given(&m[i], g, g->args[p->extra + 2 + i]);
+    return 1;
+  }
   if (p->type == OP_MATMUL) {
     const tensor *A = &g->t[in[0]], *B = &g->t[in[1]];
     int ra = A->ndims;

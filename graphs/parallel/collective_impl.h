@@ -13,6 +13,10 @@
 ** 0 on error. DLB_OK or the error of dlb_par_nccl_topo / dlb_par_nccl. */
 int dlb_par_nccl_allreduce(const dlb_par_cluster *cl, double bytes, double ranks,
                            double per_node, double *time);
+/* The same for collective `op` (DLB_COLL_ALLREDUCE, ALLGATHER, REDUCE_SCATTER, BROADCAST;
+** bytes as dlb_par_nccl takes them): NCCL's fastest algorithm and protocol. */
+int dlb_par_nccl_group(const dlb_par_cluster *cl, int op, double bytes, double ranks,
+                       double per_node, double *time);
 
 /* The ranks per node of a group whose members are `stride` devices apart (data-parallel
 ** replicas: stride tp x pp; plain data parallelism: 1), of `ranks` members in all, on nodes

@@ -199,6 +199,16 @@ typedef struct dlb_par_layer {
   /* attention, for context parallelism (0 = no attention) */
   double kv_bytes;       /* bytes per sample of the layer's keys and values (all heads) */
   double qo_bytes;       /* bytes per sample of its queries and attention output */
+  /* selective activation recomputation (Korthikanti et al. 2022 sec. 5; 0 = no attention
+  ** core) */
+  double act_core;       /* of act_kept, the bytes per sample the attention core keeps (the
+                            softmax output, the attention-dropout mask and output: 5 a s^2 b
+                            at 2 bytes), split by tensor parallelism; not kept under
+                            selective recompute */
+  double flops_core;     /* forward FLOPs per sample of the attention core (Q K^T, softmax,
+                            dropout, attention over V), recomputed in the backward under
+                            selective recompute (its time: the layer's ops marked as the
+                            core, or this share of its forward for a layer without ops) */
 } dlb_par_layer;
 
 /* Criteria for splitting layers into stages. */
@@ -230,7 +240,8 @@ typedef struct dlb_par_opts {
   double sched;          /* -1 = try all; else DLB_SCHED_* */
   double v;              /* virtual stages for the interleaved schedule (0 = 2) */
   double seq_par;        /* 1: sequence parallelism with tensor parallelism */
-  double recompute;      /* -1 = try both; 0 = keep activations; 1 = full recompute */
+  double recompute;      /* -1 = try none and full; 0 = keep activations; 1 = full
+                            recompute; 2 = selective (the attention core, DLB_PAR_RECOMPUTE_*) */
   double balance;        /* DLB_BALANCE_* */
   double shard;          /* 1: spread shardable layers' parameters over the stages */
   double devices;        /* devices to use (0 = the whole cluster) */
@@ -259,7 +270,15 @@ typedef struct dlb_par_opts {
   double etp;            /* the experts' tensor degree in the search: 0 = tp (the experts
                             split as the attention), 1 = not split (Megatron-Core's
                             --expert-tensor-parallel-size 1) */
+  double pp_scatter;     /* 1: pipeline sends with the scatter/gather optimisation
+                            (Narayanan et al. 2021 sec. 4.1; Megatron-LM's
+                            --scatter-gather-tensors-in-pipeline, on by default): each tensor
+                            rank sends 1/tp of the activation and the receiver all-gathers it
+                            over the tensor group; 0: every tensor rank sends all of it */
 } dlb_par_opts;
+
+/* Activation recompute policies (dlb_par_opts.recompute, dlb_par_row.recompute). */
+enum { DLB_PAR_RECOMPUTE_NONE = 0, DLB_PAR_RECOMPUTE_FULL = 1, DLB_PAR_RECOMPUTE_SELECTIVE = 2 };
 
 /* Context-parallel attention algorithms. */
 enum {
@@ -319,8 +338,17 @@ typedef struct dlb_par_op {
                             device's attn_eff, see dlb_op_time_raw); 2: an op of a MoE
                             layer's experts (under expert parallelism a rank runs experts/ep
                             of them on ep x the rows, and reads experts/ep of the weights:
-                            the batch dim / ep, the growing dim x ep, bytes_fixed / ep); 0
-                            any other op */
+                            the batch dim / ep, the growing dim x ep, bytes_fixed / ep); 3: an
+                            op of the unfused attention core (Q K^T, scale/mask, softmax,
+                            dropout, attention over V; timed as any op); 0 any other op.
+                            Forward ops marked 1 or 3 are what selective recompute runs
+                            again in the backward */
+  double replicated;     /* 1: an op of a tensor-parallel layer outside its tensor-parallel
+                            region (layer norm; the bias, dropout and residual add after a
+                            row-parallel matmul; their gradients): every tensor rank runs it
+                            on the whole sequence, or on 1/tp of it under sequence
+                            parallelism (Korthikanti et al. 2022 sec. 4.2.2); 0: its FLOPs
+                            and bytes split over the tensor ranks */
 } dlb_par_op;
 
 typedef struct dlb_par_plan dlb_par_plan;

@@ -259,15 +259,20 @@ int dlb_par_nccl_topo(const dlb_par_cluster *cl, double ranks, double per_node,
   return DLB_OK;
 }
 
-/* An allreduce as NCCL runs it on a group's share of the fabric; see collective_impl.h. */
-int dlb_par_nccl_allreduce(const dlb_par_cluster *cl, double bytes, double ranks,
-                           double per_node, double *time) {
+/* A collective as NCCL runs it on a group's share of the fabric; see collective_impl.h. */
+int dlb_par_nccl_group(const dlb_par_cluster *cl, int op, double bytes, double ranks,
+                       double per_node, double *time) {
   dlb_nccl_topo t;
   dlb_nccl_result r;
   int st = dlb_par_nccl_topo(cl, ranks, per_node, &t);
-  if (!st) st = dlb_par_nccl(DLB_COLL_ALLREDUCE, bytes, &t, -1, -1, &r);
+  if (!st) st = dlb_par_nccl(op, bytes, &t, -1, -1, &r);
   *time = st ? 0 : r.time;
   return st;
+}
+
+int dlb_par_nccl_allreduce(const dlb_par_cluster *cl, double bytes, double ranks,
+                           double per_node, double *time) {
+  return dlb_par_nccl_group(cl, DLB_COLL_ALLREDUCE, bytes, ranks, per_node, time);
 }
 
 /* A strided group's ranks per node; see collective_impl.h. */

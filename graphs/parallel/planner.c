@@ -60,6 +60,9 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "plan: slack must be a fraction >= 0, got %g", o->slack);
   if (!(o->fsdp_overlap >= 0 && o->fsdp_overlap <= 1))
     return dlb_fail(DLB_EINVAL, "plan: fsdp_overlap must be in [0, 1], got %g", o->fsdp_overlap);
+  if (!(o->pp_scatter == 0 || o->pp_scatter == 1))
+    return dlb_fail(DLB_EINVAL, "plan: pp_scatter must be 0 or 1 (pipeline sends scattered "
+                    "over the tensor ranks and all-gathered), got %g", o->pp_scatter);
   if (!(o->nccl == 0 || o->nccl == 1))
     return dlb_fail(DLB_EINVAL, "plan: nccl must be 0 (alpha-beta collectives) or 1 (as NCCL "
                     "runs them), got %g", o->nccl);
@@ -148,6 +151,7 @@ typedef struct stage {
   double wbytes;        /* bytes of the weights held, before ZeRO-3 */
   double kept;          /* activation bytes kept per sample */
   double full;          /* largest layer's full activation bytes per sample (recompute) */
+  double core;          /* largest layer's attention-core bytes per sample (selective) */
   double xfer;          /* bytes per sample crossing out of its chunks */
   double shard;         /* shardable parameters held before spreading */
   double shard_t, shard_w; /* of which trainable, and their weight bytes */
@@ -174,7 +178,16 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   double ep = cfg->ep > 0 ? cfg->ep : 1, cp = cfg->cp > 0 ? cfg->cp : 1;
   double hs = cfg->hsdp;
   double etp = cfg->etp > 0 ? cfg->etp : tp;
-  int sched = (int)cfg->sched, rc = cfg->recompute != 0, zero = (int)cfg->zero;
+  int sched = (int)cfg->sched, zero = (int)cfg->zero;
+  /* the recompute policy: full (the layer's forward again from its input, Narayanan et al.
+  ** 2021 sec. 3.5) or selective (the attention core's forward again, Korthikanti et al.
+  ** 2022 sec. 5) */
+  int rcp = (cfg->recompute >= DLB_PAR_RECOMPUTE_NONE && cfg->recompute <= DLB_PAR_RECOMPUTE_SELECTIVE)
+    ? (int)cfg->recompute : -1;
+  if (rcp < 0 || cfg->recompute != rcp)
+    return dlb_fail(DLB_EINVAL, "plan: recompute must be 0 (none), 1 (full) or 2 (selective: "
+                    "the attention core), got %g", cfg->recompute);
+  int rc = rcp == DLB_PAR_RECOMPUTE_FULL, sel = rcp == DLB_PAR_RECOMPUTE_SELECTIVE;
   /* cast only a value in range (a NaN or huge double cast to int is undefined) */
   int ca = (cfg->cp_algo >= DLB_CP_RING && cfg->cp_algo <= DLB_CP_ALLTOALL) ? (int)cfg->cp_algo : -1;
   if (!whole(dp) || !whole(tp) || !whole(pp) || !whole(m))
@@ -295,9 +308,9 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     for (int i = first[c]; i < first[c + 1]; i++) {
       const dlb_par_layer *l = &L[i];
       double tl = l->tp_bytes > 0 ? tp : 1;
-      double tf, tb, tu, af, ab;
-      st = dlb_layer_times_get(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, &tf, &tb, &tu,
-                               &af, &ab);
+      double tf, tb, tu, af, ab, cf;
+      st = dlb_layer_times_get(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, &tf, &tb, &tu,
+                               &af, &ab, &cf);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
       if (l->expert_frac > 0 && load != 1) {   /* the busiest expert sets the MoE block's time */
@@ -305,32 +318,50 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         tf *= k; tb *= k;
       }
       s->f += tf;
-      s->b += tb + (rc ? tf : 0);
+      /* full recompute runs the layer's forward again before its backward; selective only
+      ** the attention core's forward (Korthikanti et al. 2022 sec. 5: the extra compute is
+      ** the forward of Q K^T, softmax, dropout and the attention over V) */
+      s->b += tb + (rc ? tf : 0) + (sel ? cf : 0);
       /* ZeRO partitions the update over the replicas: dense over dp x cp (or the HSDP shard
       ** group), experts over their dp x cp / ep */
       double et = tl > 1 ? etp : 1;   /* the experts' tensor degree on this layer */
       s->upd += tu * (1 - ef) / (zero >= 1 ? (hs > 0 ? hs : dpc) : 1)
               + tu * ef * (tl / et) / ep / (zero >= 1 ? tp * dpc / (etp * ep) : 1);
       if (rc) s->rcf += l->flops_fwd;
-      /* the host issuing the layer's ops (its recomputed forward again) */
-      double hf, hb, hu;
-      dlb_layer_host(LT, dev, i, &hf, &hb, &hu);
+      if (sel) s->rcf += fmin(l->flops_core, l->flops_fwd);
+      /* the host issuing the layer's ops (its recomputed forward, or core, again) */
+      double hf, hb, hu, hc;
+      dlb_layer_host(LT, dev, i, &hf, &hb, &hu, &hc);
       s->hf += hf;
-      s->hb += hb + (rc ? hf : 0);
+      s->hb += hb + (rc ? hf : 0) + (sel ? hc : 0);
       s->hu += hu;
       if (tl > 1 && l->tp_colls > 0) {
         /* each tensor-parallel allreduce is an op the host issues too */
-        s->hf += l->tp_colls * dev->host_op;
-        s->hb += l->tp_colls * dev->host_op * (rc ? 2 : 1);
-        dlb_par_coll c1;
+        double nco = sp ? 2 : 1;   /* sequence parallelism: two collectives each */
+        s->hf += l->tp_colls * nco * dev->host_op;
+        s->hb += l->tp_colls * nco * dev->host_op * (rc ? 2 : 1);
+        /* with sequence parallelism each allreduce is a reduce-scatter and an all-gather
+        ** (Korthikanti et al. 2022 sec. 4.2.2, the g / g-bar operator pairs: the same bytes
+        ** on a ring, two collectives' latencies; NCCL picks each one's algorithm) */
+        dlb_par_coll c1, c2 = { 0 };
+        double tpb = l->tp_bytes * mbc;
         if (o->nccl) {   /* consecutive ranks: a node's worth per node */
-          st = dlb_par_nccl_allreduce(cl, l->tp_bytes * mbc, tp,
-                                      dlb_par_group_per_node(cl->per_node, 1, tp), &c1.time);
+          double tpn = dlb_par_group_per_node(cl->per_node, 1, tp);
+          if (sp) {
+            st = dlb_par_nccl_group(cl, DLB_COLL_REDUCE_SCATTER, tpb, tp, tpn, &c1.time);
+            if (!st) st = dlb_par_nccl_group(cl, DLB_COLL_ALLGATHER, tpb, tp, tpn, &c2.time);
+          } else {
+            st = dlb_par_nccl_allreduce(cl, tpb, tp, tpn, &c1.time);
+          }
+        } else if (sp) {
+          st = dlb_par_collective(DLB_COLL_REDUCE_SCATTER, DLB_ALGO_RING, tpb, tp, 0, tplink, &c1);
+          if (!st) st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, tpb, tp, 0, tplink,
+                                           &c2);
         } else {
-          st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, l->tp_bytes * mbc, tp, 0,
-                                  tplink, &c1);
+          st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, tpb, tp, 0, tplink, &c1);
         }
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        c1.time += c2.time;
         s->tpf += l->tp_colls * c1.time;
         s->tpb += l->tp_colls * c1.time * (rc ? 2 : 1);
       }
@@ -382,7 +413,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
           b1 = c1.time;
         }
         s->cpf += f1;
-        s->cpb += b1 + (rc ? f1 : 0);
+        /* a recomputed attention (full, or the selective core) exchanges K/V again */
+        s->cpb += b1 + ((rc || sel) ? f1 : 0);
         if (ws > s->cpws) s->cpws = ws;
       }
       double pr = l->params * (1 - ef) / tl + l->params * ef / (et * ep);
@@ -395,8 +427,14 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       } else { s->params += pr; s->trainable += tr; s->wbytes += wl; }
       double rep = l->act_rep * ((sp && tl > 1) ? 1 / tl : 1);
       double full = l->act_kept / tl + rep;
-      s->kept += rc ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1) : full;
+      /* selective recompute keeps all but the attention core (Korthikanti et al. 2022 sec.
+      ** 5: 34 s b h / t per layer with sequence parallelism instead of sec. 4.2.2's
+      ** s b h / t (34 + 5 a s / h)); the core of one layer is rebuilt at a time in the
+      ** backward */
+      double core = fmin(l->act_core, l->act_kept) / tl;
+      s->kept += rc ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1) : (sel ? full - core : full);
       if (full > s->full) s->full = full;
+      if (core > s->core) s->core = core;
     }
     if (c < K - 1) {
       double x = L[first[c + 1] - 1].act_out / ((sp && tp > 1) ? tp : 1);
@@ -422,7 +460,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
     else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
     s->mem = s->wbytes * zw + s->trainable * (eg + eo) + s->ewb * zwe + s->etrain * (ege + eoe)
-             + inflight * mbc * s->kept + (rc ? mbc * s->full : 0) + s->cpws;
+             + inflight * mbc * s->kept + (rc ? mbc * s->full : 0) + (sel ? mbc * s->core : 0)
+             + s->cpws;
   }
   double lambda = 0;
   if (shard_total > 0) {
@@ -467,10 +506,26 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     double x = 0;
     if (p > 1) {  /* one activation out and one gradient back per chunk, per micro-batch: a
                   ** point-to-point send, the two-rank tree broadcast (latency + bytes/bw) */
-      dlb_par_coll c1;
-      st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, s->xfer * mbc, 2, 0, pplink, &c1);
+      /* the scatter/gather optimisation (Narayanan et al. 2021 sec. 4.1; Megatron-LM
+      ** megatron/p2p_communication.py: split_tensor_into_1d_equal_chunks before the send,
+      ** gather_split_1d_tensor after the receive, both directions): each of the tp ranks
+      ** sends 1/tp of the activation and the receiving stage all-gathers the whole over its
+      ** tensor group. Under sequence parallelism the activation is already 1/tp per rank
+      ** (xfer above) and is sent as it is. */
+      double xb = s->xfer * mbc;
+      int scat = o->pp_scatter != 0 && tp > 1 && !sp && xb > 0;
+      dlb_par_coll c1, cg = { 0 };
+      st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, scat ? xb / tp : xb, 2, 0,
+                              pplink, &c1);
+      if (!st && scat) {
+        if (o->nccl)
+          st = dlb_par_nccl_group(cl, DLB_COLL_ALLGATHER, xb, tp,
+                                  dlb_par_group_per_node(cl->per_node, 1, tp), &cg.time);
+        else
+          st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, xb, tp, 0, tplink, &cg);
+      }
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
-      x = 2 * v * c1.time;
+      x = 2 * v * (c1.time + cg.time);
     }
     /* the host-side model (issue [19]): a micro-batch's forward and its backward each end
     ** at the later of the device's timeline (ops, the tensor-parallel allreduces, the MoE
@@ -594,7 +649,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   memset(out, 0, sizeof *out);
   out->dp = dp; out->tp = tp; out->pp = pp; out->v = v; out->m = m; out->mb = mb;
   out->ep = ep; out->cp = cp; out->cp_algo = cp > 1 ? ca : 0; out->hsdp = hs; out->etp = etp;
-  out->sched = sched; out->recompute = rc; out->zero = zero;
+  out->sched = sched; out->recompute = rcp; out->zero = zero;
   out->compute = m * (bw->f + bw->b);
   out->tp_comm = m * (bw->tpf + bw->tpb);
   out->ep_comm = m * (bw->epf + bw->epb);
@@ -722,9 +777,10 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
     return dlb_fail_null(DLB_EINVAL, "plan: zero_max must be 0..3, got %g", o->zero_max);
   if (!(o->sched >= -1 && o->sched <= DLB_SCHED_INTERLEAVED) || o->sched != floor(o->sched))
     return dlb_fail_null(DLB_EINVAL, "plan: sched must be -1 (all) or 0..2, got %g", o->sched);
-  if (!(o->recompute >= -1 && o->recompute <= 1))
-    return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (both), 0 or 1, got %g",
-                         o->recompute);
+  if (!(o->recompute >= -1 && o->recompute <= DLB_PAR_RECOMPUTE_SELECTIVE)
+      || o->recompute != floor(o->recompute))
+    return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (none and full), 0 (none), 1 "
+                         "(full) or 2 (selective), got %g", o->recompute);
   if (!(o->etp >= 0 && o->etp <= 1e6) || o->etp != floor(o->etp))
     return dlb_fail_null(DLB_EINVAL, "plan: etp must be a whole number >= 0 (0: tp), got %g",
                          o->etp);

@@ -14,7 +14,7 @@
 #include "dlb_runtime.h"
 #include "roofline_impl.h"
 
-typedef struct entry { int cls; double mb, tl, ep, tf, tb, tu, af, ab; int used; } entry;
+typedef struct entry { int cls, sp; double mb, tl, ep, tf, tb, tu, af, ab, cf; int used; } entry;
 
 struct dlb_layer_times {
   const dlb_par_layer *L;
@@ -63,10 +63,13 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
       if (!(v[j] >= 0) || !isfinite(v[j]))
         return dlb_fail_null(DLB_EINVAL, "plan: op %d has a negative or non-finite cost", i + 1);
-    if (!(o->attention == 0 || o->attention == 1 || o->attention == 2))
+    if (!(o->replicated == 0 || o->replicated == 1))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d has replicated %g (1: outside the tensor-"
+                           "parallel region, 0: split by it)", i + 1, o->replicated);
+    if (!(o->attention == 0 || o->attention == 1 || o->attention == 2 || o->attention == 3))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has attention %g (1: a fused attention "
-                           "kernel, 2: an op of a MoE layer's experts, 0: any other op)", i + 1,
-                           o->attention);
+                           "kernel, 2: an op of a MoE layer's experts, 3: an op of the unfused "
+                           "attention core, 0: any other op)", i + 1, o->attention);
     if (o->m > 0 && !(o->n > 0 && o->k > 0 && o->batch > 0 && isfinite(o->m * o->n * o->k * o->batch)))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d's matmul shape must be positive and finite",
                            i + 1);
@@ -123,8 +126,8 @@ void dlb_layer_times_reset(dlb_layer_times *T) {
   T->used = 0;
 }
 
-static size_t hash(int cls, double mb, double tl, double ep, size_t cap) {
-  unsigned long long h = (unsigned long long)cls * 0x9E3779B97F4A7C15ULL;
+static size_t hash(int cls, double mb, double tl, double ep, int sp, size_t cap) {
+  unsigned long long h = (unsigned long long)(2 * cls + sp) * 0x9E3779B97F4A7C15ULL;
   h ^= (unsigned long long)(mb * 1024) * 0xC2B2AE3D27D4EB4FULL;
   h ^= (unsigned long long)tl * 0x165667B19E3779F9ULL;
   h ^= (unsigned long long)ep * 0x27D4EB2F165667C5ULL;
@@ -132,11 +135,12 @@ static size_t hash(int cls, double mb, double tl, double ep, size_t cap) {
   return (size_t)(h & (cap - 1));
 }
 
-static entry *find(dlb_layer_times *T, int cls, double mb, double tl, double ep) {
-  size_t i = hash(cls, mb, tl, ep, T->cap);
+static entry *find(dlb_layer_times *T, int cls, double mb, double tl, double ep, int sp) {
+  size_t i = hash(cls, mb, tl, ep, sp, T->cap);
   for (;;) {
     entry *e = &T->tab[i];
-    if (!e->used || (e->cls == cls && e->mb == mb && e->tl == tl && e->ep == ep)) return e;
+    if (!e->used || (e->cls == cls && e->mb == mb && e->tl == tl && e->ep == ep && e->sp == sp))
+      return e;
     i = (i + 1) & (T->cap - 1);
   }
 }
@@ -148,25 +152,32 @@ static int grow(dlb_layer_times *T) {
   if (!T->tab) { T->tab = old; return dlb_fail(DLB_ENOMEM, "plan: out of memory"); }
   T->cap = 2 * oc;
   for (size_t i = 0; i < oc; i++)
-    if (old[i].used) *find(T, old[i].cls, old[i].mb, old[i].tl, old[i].ep) = old[i];
+    if (old[i].used) *find(T, old[i].cls, old[i].mb, old[i].tl, old[i].ep, old[i].sp) = old[i];
   dlb_free(old);
   return DLB_OK;
 }
 
+/* An op of the attention core, what selective recompute runs again: a fused attention
+** kernel (attention 1) or an op of the unfused core (attention 3). */
+static int core_op(const dlb_par_op *o) { return o->attention == 1 || o->attention == 3; }
+
 /* Time layer li (uncached). ep: the expert-parallel degree its expert ops (attention 2)
 ** run under (1: all the experts on every rank). */
 static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                    double ep, double *tf, double *tb, double *tu, double *af, double *ab) {
+                    double ep, int sp, double *tf, double *tb, double *tu, double *af,
+                    double *ab, double *cf) {
   const dlb_par_layer *l = &T->L[li];
   double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   int mbound;
-  *tf = *tb = *tu = *af = *ab = 0;
+  *tf = *tb = *tu = *af = *ab = *cf = 0;
   if (T->count[li] == 0) {
     double fl = l->flops_fwd + l->flops_bwd;
     double t = dlb_op_time_raw(d, fl * mb / tl, scale * (l->bytes_sample * mb + l->bytes_fixed) / tl,
                                NULL, 0, &mbound);
     *tf = fl > 0 ? t * l->flops_fwd / fl : t / 3;
     *tb = t - *tf;
+    /* one op: the attention core is its share of the forward FLOPs */
+    *cf = l->flops_fwd > 0 ? *tf * fmin(1, l->flops_core / l->flops_fwd) : 0;
     return;
   }
   for (int k = 0; k < T->count[li]; k++) {
@@ -176,8 +187,11 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     ** weights and ep x the rows each, the same FLOPs; the update phase's share is the
     ** planner's (dlb_par_evaluate divides it by ep) */
     double xe = (o->attention == 2 && ep > 1 && o->phase != 2) ? ep : 1;
-    double f = (o->flops_sample * mb + o->flops_fixed) / tl;
-    double b = scale * (o->bytes_sample * mb + o->bytes_fixed / xe) / tl;
+    /* an op outside the tensor-parallel region runs whole on every rank, or on 1/tl of the
+    ** sequence under sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2) */
+    double ot = (o->replicated != 0 && !sp) ? 1 : tl;
+    double f = (o->flops_sample * mb + o->flops_fixed) / ot;
+    double b = scale * (o->bytes_sample * mb + o->bytes_fixed / xe) / ot;
     double g[4] = { o->m, o->n, o->k, o->batch };
     if (o->m > 0) {
       int gd = (int)o->grow, sd = (int)o->split;
@@ -194,43 +208,50 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     else *tu += t;
     if (o->attention == 1 && o->phase == 0) *af += t;
     if (o->attention == 1 && o->phase == 1) *ab += t;
+    if (core_op(o) && o->phase == 0) *cf += t;   /* the attention core's forward */
   }
 }
 
 void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double *hf,
-                    double *hb, double *hu) {
-  double n[3] = { 0, 0, 0 };
+                    double *hb, double *hu, double *hc) {
+  double n[3] = { 0, 0, 0 }, nc = 0;
   if (T->count[li] == 0) {
     n[0] = n[1] = 1;
   } else {
     for (int k = 0; k < T->count[li]; k++) {
       const dlb_par_op *o = &T->ops[T->first[li] + k];
-      if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
+      if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0) {
         n[(int)o->phase] += 1;
+        if (o->phase == 0 && core_op(o)) nc += 1;
+      }
     }
   }
   *hf = n[0] * d->host_op + (n[0] > 0 ? d->host_layer : 0);
   *hb = n[1] * d->host_op;
   *hu = n[2] * d->host_op;
+  *hc = nc * d->host_op;
 }
 
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                        double ep, double *tf, double *tb, double *tu, double *af, double *ab) {
+                        double ep, int sp, double *tf, double *tb, double *tu, double *af,
+                        double *ab, double *cf) {
   int cls = T->cls[li];
   if (!(ep >= 1)) ep = 1;
-  entry *e = find(T, cls, mb, tl, ep);
+  sp = sp != 0;
+  entry *e = find(T, cls, mb, tl, ep, sp);
   if (!e->used) {
     if (2 * (T->used + 1) > T->cap) {
       int st = grow(T);
       if (st) return st;
-      e = find(T, cls, mb, tl, ep);
+      e = find(T, cls, mb, tl, ep, sp);
     }
     e->used = 1;
     e->cls = cls;
+    e->sp = sp;
     e->mb = mb;
     e->tl = tl;
     e->ep = ep;
-    compute(T, d, cls, mb, tl, ep, &e->tf, &e->tb, &e->tu, &e->af, &e->ab);
+    compute(T, d, cls, mb, tl, ep, sp, &e->tf, &e->tb, &e->tu, &e->af, &e->ab, &e->cf);
     T->used++;
   }
   *tf = e->tf;
@@ -238,5 +259,6 @@ int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb
   *tu = e->tu;
   if (af) *af = e->af;
   if (ab) *ab = e->ab;
+  if (cf) *cf = e->cf;
   return DLB_OK;
 }

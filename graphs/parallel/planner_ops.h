@@ -21,17 +21,23 @@ void dlb_layer_times_reset(dlb_layer_times *T);
 
 /* Seconds of layer li's forward (*tf), backward (*tb) and optimizer update (*tu) at mb
 ** samples on tensor degree tl (1 when the layer runs replicated) and expert-parallel degree
-** ep (its expert ops, attention 2: experts/ep of them on ep x the rows) on device d (checked). A
+** ep (its expert ops, attention 2: experts/ep of them on ep x the rows) on device d (checked),
+** with sequence parallelism when sp (its ops marked replicated split over tl too, else whole). A
 ** layer without ops is one op of its flops and bytes, its time split between forward and
 ** backward by their FLOPs. *af and *ab (may be NULL) receive the seconds of its fused
-** attention kernels forward and backward (0 for a layer without ops). */
+** attention kernels forward and backward (0 for a layer without ops); *cf (may be NULL) the
+** seconds of its attention core's forward (ops marked attention 1 or 3; a layer without ops:
+** its forward's flops_core share), what selective recompute runs again. */
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                        double ep, double *tf, double *tb, double *tu, double *af, double *ab);
+                        double ep, int sp, double *tf, double *tb, double *tu, double *af,
+                        double *ab, double *cf);
 
 /* Host seconds of layer li's forward (*hf), backward (*hb) and update (*hu) on device d
 ** (the host-side model, issue [19]): host_op per op of the phase (a layer without ops: one
-** op per pass), plus host_layer per forward. 0 when d has no host model. */
+** op per pass), plus host_layer per forward; *hc those of its attention core's forward ops
+** (marked attention 1 or 3; 0 for a layer without ops), issued again under selective
+** recompute. 0 when d has no host model. */
 void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double *hf,
-                    double *hb, double *hu);
+                    double *hb, double *hu, double *hc);
 
 #endif

@@ -338,7 +338,10 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     dlb_op_flops(s, (int)i, &e);
     double f = ceval(&e, dimval, numel);
     bctx b = {a->size, 0};
-    dlb_op_bytes(s, (int)i, addbytes, &b);
+    cexpr given;
+    if (dlb_op_bytes_given(s, (int)i, &given)) b.sum = ceval(&given, dimval, numel);
+    else dlb_op_bytes(s, (int)i, addbytes, &b);
+    if (p->type == OP_KERNEL && p->attr[0]) a->kernel[i] = DLB_KERNEL_ATTENTION;
     a->flops[i] = f;
     a->bytes[i] = b.sum;
     a->phase[i] = p->phase;

@@ -248,7 +248,10 @@ int dlb_graph_symbolic(dlb_graph *g, const dlb_train_opts *o, size_t nb,
                DLB_SYM_FLOPS_RECOMPUTE;
     for (int k = 0; ok && k < e.n; k++) ok = addterm(&y, &a[slot], &a[DLB_SYM_FLOPS], &e.t[k], 1);
     bsym b = {&y, &a[DLB_SYM_BYTES], ok};
-    dlb_op_bytes(s, (int)i, addbytes, &b);
+    cexpr given;
+    if (dlb_op_bytes_given(s, (int)i, &given))
+      for (int k = 0; b.ok && k < given.n; k++) b.ok = addterm(&y, b.a, NULL, &given.t[k], 1);
+    else dlb_op_bytes(s, (int)i, addbytes, &b);
     ok = b.ok;
     if (!ok) {
       char on[512];

@@ -588,6 +588,14 @@ dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt) {
     return dlb_fail_null(DLB_EINVAL, "graph '%s': no loss marked (g:loss(t)); pass "
                          "inference=true to analyse the forward pass only", g->str + g->name);
   }
+  for (size_t i = 0; i < g->no; i++)
+    if (g->o[i].type == OP_KERNEL) { /* given costs, no backward rule */
+      char on[512];
+      dlb_graph_release(s);
+      return dlb_fail_null(DLB_EINVAL, "graph '%s': op '%s' is a kernel op (given costs, forward "
+                           "only); pass inference=true", g->str + g->name,
+                           dlb_oname(g, (int)i, on, sizeof on));
+    }
   if (g->t[g->loss].producer < 0 || g->no == 0) { /* dlb_graph_set_loss refuses these */
     dlb_graph_release(s);
     return dlb_fail_null(DLB_EINVAL, "graph '%s': the loss is not the output of an op",

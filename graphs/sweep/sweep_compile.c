@@ -522,7 +522,9 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   /* bytes (a second pass: dlb_op_bytes reports tensors, whose sizes are S) */
   for (size_t i = 0; ok && i < no; i++) {
     bsum bs = {S, &B[i], 1};
-    dlb_op_bytes(s, (int)i, bytes_cb, &bs);
+    cexpr given;
+    if (dlb_op_bytes_given(s, (int)i, &given)) bs.ok = cexpr_poly(&c, &given, &B[i]);
+    else dlb_op_bytes(s, (int)i, bytes_cb, &bs);
     ok = bs.ok;
   }
   /* phase totals before fusion, by phase */
@@ -582,7 +584,7 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     memset(&k, 0, sizeof k);
     k.f = intern(p, &F[i]);
     k.b = intern(p, &B[i]);
-    k.attn = kernel[i] == DLB_KERNEL_ATTENTION;
+    k.attn = kernel[i] == DLB_KERNEL_ATTENTION || (s->o[i].type == OP_KERNEL && s->o[i].attr[0]);
     for (int j = 0; j < 4; j++) k.g[j] = isg[i] ? intern(p, &GM[4 * i + j]) : -1;
     k.mult = -1;
     ok = k.f >= 0 && k.b >= 0 && (!isg[i] || (k.g[0] >= 0 && k.g[1] >= 0 && k.g[2] >= 0 && k.g[3] >= 0));

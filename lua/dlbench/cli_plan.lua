@@ -272,7 +272,7 @@ function M.plan(args, out)
   if r.offload and r.offload ~= "none" then zx = zx .. ", offload " .. tostring(r.offload) end
   line("layout", string.format("dp %d x tp %d x pp %d%s, %d micro-batch%s of %d, %s%s, ZeRO %d%s, recompute %s",
     r.dp, r.tp, r.pp, extra, r.m, r.m == 1 and "" or "es", r.mb, r.schedule, r.schedule == "interleaved" and (" v " .. r.v) or "",
-    r.zero, zx, r.recompute and "on" or "off"))
+    r.zero, zx, r.recompute == "selective" and "selective (the attention core)" or (r.recompute and "on" or "off")))
   line("step time", P.seconds(r.step) .. (((r.ep_comm or 0) > 0 or (r.cp_comm or 0) > 0) and
     string.format(" (all-to-all %s, context-parallel exchange %s)", P.seconds(r.ep_comm or 0),
       P.seconds(r.cp_comm or 0)) or ""))
@@ -281,9 +281,10 @@ function M.plan(args, out)
     100 * res.mfu, tostring(r.mfu_convention), P.si(peak, "FLOP/s"), pprec, gpus, 100 * (r.hfu or res.mfu)))
   line("framework", string.format("%s (%s), calibration %s", tostring(r.framework),
     tostring(r.framework_source), tostring(r.calibration)))
-  line("memory/device", string.format("%s of %s (weights %s, gradients %s, optimizer %s, activations %s)",
+  line("footprint", string.format("%s of %s per device (weights %s, gradients %s, optimizer %s, activations %s%s)",
     P.si(r.mem, "B"), P.si(hw.mem, "B"), P.si(r.mem_weights, "B"), P.si(r.mem_grads, "B"),
-    P.si(r.mem_opt, "B"), P.si(r.mem_act, "B")))
+    P.si(r.mem_opt, "B"), P.si(r.mem_act, "B"),
+    (r.mem_framework or 0) > 0 and (", stack " .. tostring(r.mem_terms)) or ""))
   line("throughput", string.format("%s %s/s (%s per device)", P.si(tps, ""), unit, P.si(tps / gpus, unit .. "/s")))
   if tokens then
     line("train", string.format("%s %s in %s", P.si(tokens, ""), unit, P.seconds(res.train_s)))

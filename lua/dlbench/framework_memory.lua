@@ -63,11 +63,74 @@ local function logit_elements(g, names, values)
   return total
 end
 
+-- The optimizer step's temporaries of memory table m for the whole step (the totals t of
+-- dlb_totals: opt_states, trainable): foreach AdamW's k moment-sized lists and ZeRO-1/2's
+-- fp32 gradient partition, in bytes; 0 when the table has neither.
+function M.step_temporaries(m, optimizer, t)
+  local temps = 0
+  if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then
+    temps = temps + m.adam_temporaries * (tonumber(t.opt_states) or 0) / 2
+  end
+  if m.zero_fp32_grads then temps = temps + 4 * (tonumber(t.trainable) or 0) end
+  return temps
+end
+
+-- The per-device terms of memory table m (activation bytes a): on one device that holds
+-- `temps` bytes of the step's temporaries (its share of the trainable parameters: ZeRO-1/2
+-- partition them with the optimizer state, so they shard as the optimizer state does) and
+-- `live` bytes of activations and workspace when the step runs. The CUDA context is per
+-- device and the ZeRO buckets per rank: neither is divided. The one rule for g:stats
+-- (one device: the whole step) and dlb.parallel.evaluate/plan (each layout's fullest
+-- device). Returns bytes, terms ({optimizer_step =, context =, buckets =}, each with bytes).
+function M.device(m, a, temps, live)
+  local bytes, terms = 0, {}
+  if temps > 0 then
+    local extra = math.max(0, temps - live)
+    bytes = bytes + extra
+    terms.optimizer_step = { bytes = extra, temporaries = temps }
+  end
+  if m.context then
+    bytes = bytes + m.context
+    terms.context = { bytes = m.context }
+  end
+  if m.buckets then
+    local b = m.buckets.count * m.buckets.elements * a
+    bytes = bytes + b
+    terms.buckets = { bytes = b, count = m.buckets.count, elements = m.buckets.elements }
+  end
+  return bytes, terms
+end
+
+-- The per-device bytes among a stats' framework_memory terms (context, optimizer_step,
+-- buckets): what does not grow with the samples a device holds (dlb.parallel.data counts
+-- them once per worker, not per sample). 0 without terms.
+function M.device_bytes(terms)
+  local b = 0
+  if type(terms) ~= "table" then return 0 end
+  for _, k in ipairs { "context", "optimizer_step", "buckets" } do
+    if terms[k] then b = b + (tonumber(terms[k].bytes) or 0) end
+  end
+  return b
+end
+
+-- "context 1.41 GB + optimizer_step 0.27 GB": the terms a row or a step added, by name (a
+-- plan row's are the per-device ones; g:stats' have the loss too).
+function M.describe(terms)
+  local t = {}
+  for _, k in ipairs { "loss", "context", "optimizer_step", "buckets" } do
+    if terms[k] then t[#t + 1] = string.format("%s %.3g GB", k, terms[k].bytes / 1e9) end
+  end
+  return #t > 0 and table.concat(t, " + ") or "none"
+end
+
 -- The extra bytes of profile `prof` for a step of graph g counted at precision `prec`
 -- (a policy name) with bindings (names, values), the step's optimizer and its totals t
 -- (dlb_totals: activations, workspace, opt_states): {activations =, workspace =, terms =}
 -- or nil when the profile adds nothing. Inference steps have no loss backward: no terms.
-function M.terms(prof, g, prec, names, values, inference, optimizer, t)
+-- `step_off`: the optimizer step runs on the host (optimizer offload): no step temporaries
+-- on the device. The loss term is per sample (activations); the others are per device
+-- (M.device), which dlb.parallel.evaluate/plan apply to each layout's own device.
+function M.terms(prof, g, prec, names, values, inference, optimizer, t, step_off)
   local m = prof and prof.memory
   if type(m) ~= "table" or inference then return nil end
   local r = { activations = 0, workspace = 0, terms = {} }
@@ -84,27 +147,26 @@ function M.terms(prof, g, prec, names, values, inference, optimizer, t)
     end
   end
   -- what the optimizer step holds beyond the states, when the activations are gone
-  local temps = 0
-  if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then
-    temps = temps + m.adam_temporaries * (tonumber(t.opt_states) or 0) / 2
-  end
-  if m.zero_fp32_grads then temps = temps + 4 * (tonumber(t.trainable) or 0) end
-  if temps > 0 then
-    local live = (tonumber(t.activations) or 0) + r.activations + (tonumber(t.workspace) or 0)
-    local extra = math.max(0, temps - live)
-    r.workspace = r.workspace + extra
-    r.terms.optimizer_step = { bytes = extra, temporaries = temps }
-  end
-  if m.context then
-    r.workspace = r.workspace + m.context
-    r.terms.context = { bytes = m.context }
-  end
-  if m.buckets then
-    local bytes = m.buckets.count * m.buckets.elements * a
-    r.workspace = r.workspace + bytes
-    r.terms.buckets = { bytes = bytes, count = m.buckets.count, elements = m.buckets.elements }
-  end
+  local temps = step_off and 0 or M.step_temporaries(m, optimizer, t)
+  local live = (tonumber(t.activations) or 0) + r.activations + (tonumber(t.workspace) or 0)
+  local bytes, dt = M.device(m, a, temps, live)
+  r.workspace = r.workspace + bytes
+  for k, v in pairs(dt) do r.terms[k] = v end
   return r
+end
+
+-- What a layer list built under profile `prof` (dlb.parallel.layers.from_graph) carries for
+-- the planner's per-device terms, from the stats s of its step (g:stats under the profile):
+-- the memory table, the activation bytes, the whole step's temporaries and its trainable
+-- parameters; nil when the profile has no memory table or the step adds nothing per device.
+function M.for_layers(prof, s)
+  local m = prof and prof.memory
+  local fm = s and rawget(s, "framework_memory")
+  if type(m) ~= "table" or type(fm) ~= "table" then return nil end
+  if not (m.context or m.buckets or fm.optimizer_step) then return nil end
+  return { memory = m, act_bytes = act_bytes(s.precision),
+    temporaries = fm.optimizer_step and fm.optimizer_step.temporaries or 0,
+    trainable = tonumber(s.trainable) or 0 }
 end
 
 return M

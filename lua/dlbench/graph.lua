@@ -452,6 +452,41 @@ function Graph:concat(xs, axis, opts)
 end
 doc.doc(Graph.concat, "g:concat({tensors}, axis[, name]) -> tensor", "join along axis (1-based; 0 FLOPs)")
 
+-- A kernel with given costs (graphs/ir/graph_ops.c kernel()): a step described kernel by
+-- kernel by a model of its own, e.g. dlb.serve.graphs. Forward only (training refuses it).
+local KERNEL = { name = true, flops = true, bytes = true, gemm = true, attention = true, dtype = true }
+local function dimtext(v, what, fn)
+  if type(v) == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then error(fn .. ": " .. what .. " must be finite, got " .. tostring(v), 4) end
+    return string.format("%.17g", v)
+  end
+  if type(v) ~= "string" then error(fn .. ": " .. what .. " must be a number or a dim, got " .. type(v), 4) end
+  return v
+end
+function Graph:kernel(inputs, dims, opts)
+  local fn = "g:kernel"
+  if type(inputs) ~= "table" or #inputs == 0 then error(fn .. ": a non-empty list of input tensors expected", 2) end
+  if #inputs > 1024 then error(fn .. ": at most 1024 inputs, got " .. #inputs, 2) end
+  if type(dims) ~= "table" or #dims == 0 then error(fn .. ": the output's dims expected, e.g. {\"b\", 64}", 2) end
+  opts = options.check(opts, KERNEL, fn)
+  if opts.flops == nil or opts.bytes == nil then error(fn .. ": flops= and bytes= are required", 2) end
+  local ins = {}
+  for i, t in ipairs(inputs) do ins[i] = checkt(self, t, fn) end
+  local dt = DTYPES[opts.dtype or "default"]
+  if not dt then error(fn .. ": unknown dtype '" .. tostring(opts.dtype) .. "' (" .. keys(DTYPES) .. ")", 2) end
+  local d = { dimtext(opts.flops, "flops", fn), dimtext(opts.bytes, "bytes", fn) }
+  local gm = opts.gemm
+  if gm ~= nil then
+    if type(gm) ~= "table" or #gm ~= 4 then error(fn .. ": gemm must be {m, n, k, batch}", 2) end
+    for i = 1, 4 do d[#d + 1] = dimtext(gm[i], "gemm[" .. i .. "]", fn) end
+  end
+  for i = 1, #dims do d[#d + 1] = dimtext(dims[i], "dim " .. i, fn) end
+  local attrs = { opts.attention and 1 or 0, gm and 1 or 0, #dims, dt }
+  return tensor(self, core.graph_op(self._h, TYPE.kernel, opts.name, ins, attrs, d)[1])
+end
+doc.doc(Graph.kernel, "g:kernel({inputs}, out_dims, {flops=, bytes=[, gemm={m, n, k, batch}, attention=, dtype=, name=]}) -> tensor",
+  "a kernel with given FLOPs and bytes (forward only; its GEMM shape and a fused-attention mark for the per-op rule)")
+
 function Graph:split(x, parts, axis, opts)
   local np = type(parts) == "table" and #parts or parts
   if not isint(np, 1) or np > 1024 then

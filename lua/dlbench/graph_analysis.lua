@@ -148,6 +148,23 @@ local function needbound(g, s, what)
   end
 end
 
+-- What a printed footprint is: under a framework profile the one memory rule (every
+-- trainable gradient held to the optimizer step, as roofline.time's need and the planner's
+-- mem), said by nothing; the algorithmic step's is the graph scheduler's own peak, which
+-- the line names (roofline.time of these stats prints the framework rule's).
+-- inner: the words alone, for a line that puts them in its own parentheses.
+local function footprint_label(s, inner)
+  local fm = rawget(s, "framework_memory")
+  if type(fm) == "table" then -- the stack's terms, by name (dlbench.framework_memory)
+    local d = fwmemory.describe(fm)
+    if d == "none" then return "" end
+    return inner and ("with the stack's " .. d .. "; ") or (" (with the stack's " .. d .. ")")
+  end
+  if rawget(s, "footprint_graph") ~= nil or rawget(s, "offload") ~= nil then return "" end
+  if rawget(s, "inference") then return "" end
+  if inner then return "graph schedule, each gradient applied as made: " end
+  return " (graph schedule: each gradient applied as made)"
+end
 local stats_tostring -- one line with units (defined after si below)
 
 local SYMBOLIC_ONLY = { footprint = true, breakdown = true, intensity = true, analysis = true,
@@ -275,11 +292,25 @@ function Graph:stats(opts)
   -- what the stack allocates beyond the graph's tensors (the profile's memory table): in the
   -- breakdown and the footprint, so every memory rule sees it (dlbench.framework_memory)
   local fwmem = o.framework and fwmemory.terms(prof, self, o.precision_name, names, values,
-    o.inference, o.optimizer_name, t) or nil
+    o.inference, o.optimizer_name, t, offload and offload.optimizer) or nil
   if fwmem then
     bd.activations = bd.activations + fwmem.activations
     bd.workspace = bd.workspace + fwmem.workspace
     fp = fp + fwmem.activations + fwmem.workspace
+  end
+  -- under a framework profile the step is the stack's: every gradient of a weight that
+  -- trains is held until the optimizer step (dlb_step_memory's framework schedule, as
+  -- PyTorch, DeepSpeed and Megatron-LM run), so the footprint is the one rule roofline.time's
+  -- need and the planner's mem apply; the graph scheduler's own peak (each gradient applied
+  -- as it is made) stays in s.footprint_graph. The algorithmic step (no profile) keeps it.
+  local fp_graph
+  if o.framework and prof.name ~= "none" and not o.inference and not offload then
+    local R = require "dlbench.roofline"
+    fp_graph = fp
+    bd.gradients = R.gradients_held(bd.gradients, tonumber(t.trainable), tonumber(t.params),
+      o.precision_name, nil)
+    fp = core.roofline_step_memory(0, bd.weights, bd.gradients, bd.optimizer,
+      bd.activations + bd.workspace, 0)
   end
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
@@ -291,7 +322,9 @@ function Graph:stats(opts)
     footprint_saved = saved, offload = offload, framework_memory = fwmem and fwmem.terms or nil,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
-    io = t.io, intensity = t.intensity, footprint = fp, trainable = t.trainable,
+    io = t.io, intensity = t.intensity, footprint = fp, footprint_graph = fp_graph,
+    footprint_rule = fp_graph and "framework schedule: weights + every trainable gradient + "
+      .. "optimizer + activations + workspace" or nil, trainable = t.trainable,
     opt_states = t.opt_states,
     precision_given = o.precision_given,
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
@@ -420,7 +453,7 @@ stats_tostring = function(s)
   local out = { what, p,
     string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
     string.format("%s moved (%.3g FLOP/B)", si(s.bytes, "B"), s.intensity),
-    "footprint " .. si(s.footprint, "B") }
+    "footprint " .. si(s.footprint, "B") .. footprint_label(s) }
     local fw = rawget(s, "framework")
     if fw then
       local src = tostring(rawget(s, "framework_source") or "")
@@ -465,8 +498,8 @@ function Graph:summary(opts)
     si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP"), si(s.flops_update, "FLOP"),
     si(s.flops_recompute, "FLOP"), s.params, si(s.io, "B"))
   local b = s.breakdown
-  out[#out + 1] = string.format("footprint %s (weights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
-    si(s.footprint, "B"), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
+  out[#out + 1] = string.format("footprint %s (%sweights %s, gradients %s, optimizer %s, activations %s, workspace %s)",
+    si(s.footprint, "B"), footprint_label(s, true), si(b.weights, "B"), si(b.gradients, "B"), si(b.optimizer, "B"),
     si(b.activations, "B"), si(b.workspace, "B"))
   out[#out + 1] = s.convention
   local text = table.concat(out, "\n")

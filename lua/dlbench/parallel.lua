@@ -207,16 +207,22 @@ local function work_of(fname, s, at, opts, level)
   -- optimizer offload: gradients go to the host as the backward pass makes them (only those
   -- live at the peak stay), as dlb.roofline.core_footprint counts them
   local gmem = grad
-  if type(s.offload) == "table" and s.offload.optimizer and s.breakdown then
-    gmem = n(s.breakdown.gradients)
+  if s.breakdown and not require("dlbench.roofline").holds_all_gradients(s.offload,
+      type(s) == "table" and rawget(s, "inference")) then
+    gmem = n(s.breakdown.gradients)   -- offload or inference: the peak's (none for inference)
   end
   -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,
   -- every gradient and the optimizer state per step, activations and workspace per sample;
   -- without a breakdown, the footprint per sample
   local fixed_mem, mem_sample
   if s.breakdown then
-    fixed_mem = n(bd.weights) + gmem + n(bd.optimizer)
-    mem_sample = (n(bd.activations) + n(bd.workspace)) / b
+    -- a profile's per-device terms (the CUDA context, the optimizer step's temporaries,
+    -- ZeRO's buckets: dlbench.framework_memory) are in the workspace once per worker, not per
+    -- sample (the step's temporaries as counted at the stats' batch)
+    local stack = require("dlbench.framework_memory").device_bytes(type(s) == "table"
+      and rawget(s, "framework_memory") or nil)
+    fixed_mem = n(bd.weights) + gmem + n(bd.optimizer) + stack
+    mem_sample = (n(bd.activations) + n(bd.workspace) - stack) / b
   else
     fixed_mem, mem_sample = 0, n(s.footprint) / b
   end

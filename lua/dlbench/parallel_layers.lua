@@ -75,7 +75,12 @@ function M.transformer_formula(o)
     out[#out + 1] = { name = "layer" .. i, flops_fwd = f, flops_bwd = 2 * f, params = p,
       bytes_sample = 2 * (kept + rep), bytes_fixed = 3 * by * p, act_out = 2 * act,
       act_kept = kept, act_rep = rep, act_in = 2 * act, tp_bytes = 2 * act, tp_colls = 2,
-      shardable = 0, tp_div = gcd(a, d) or 0 }   -- Megatron splits heads and hidden evenly
+      shardable = 0, tp_div = gcd(a, d) or 0,   -- Megatron splits heads and hidden evenly
+      -- the attention core (Korthikanti et al. 2022 sec. 5): the 5 a s^2 bytes of softmax
+      -- output, dropout mask and dropout output (2 a s^2 without dropout: the softmax
+      -- output), dropped by selective recompute; its forward is Q K^T and attention over V,
+      -- 2 x 2 s^2 d FLOPs
+      act_core = act * (drop and 5 or 2) * a * s / d, flops_core = 4 * s * s * d }
   end
   -- logits: 2 s d V forward; softmax in fp32 keeps s V x 4 bytes (split over tensor ranks);
   -- column-parallel over the vocabulary, its input gradient (s x d) is all-reduced in the
@@ -278,7 +283,7 @@ local function gerr(fname, msg)
   error(fname .. ": " .. msg, 3)
 end
 
--- The per-op costs of a step for the planner (dlb_par_op in graphs/parallel/dlb_parallel.h, 13
+-- The per-op costs of a step for the planner (dlb_par_op in graphs/parallel/dlb_parallel.h, 14
 -- numbers per op, flat): each op's layer (untagged ops join the layer before them), phase (0
 -- forward, 1 backward -- recompute ops count as backward --, 2 update), FLOPs and bytes per
 -- sample and per step (from analyses at 1 and 2 samples, or one at B samples), and a
@@ -286,9 +291,113 @@ end
 -- tensor parallelism splits: the heads (batch) of attention's batched matmuls, else the
 -- larger of the other dims (Megatron's column-parallel n, row-parallel k); and whether the
 -- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
+-- Op j's matmul shape in an analysis' arrays (core.analysis_gemm), looked up once: the
+-- core, region and op passes below all read it.
+local function gemm_of(ops, j)
+  local c = ops.gemms
+  if not c then c = {}; ops.gemms = c end
+  local e = c[j]
+  if e == nil then
+    local gm, gn, gk, gb = require("dlbench.backend").analysis_gemm(ops.a, j - 1)
+    e = gm and { gm, gn, gk, gb } or false
+    c[j] = e
+  end
+  if e then return e[1], e[2], e[3], e[4] end
+end
+
+-- The attention core of each layer (Korthikanti et al. 2022 sec. 5: Q K^T, softmax, dropout,
+-- attention over V -- what selective recompute runs again): a fused attention kernel, or,
+-- unfused, the forward ops from a batched matmul (a batch of heads) through the next batched
+-- matmul with a softmax between them (scale, mask, softmax, dropout in between). A batched
+-- matmul without a softmax before the next one (an MoE block's experts) starts nothing.
+-- Returns core[j] = true for those op indices (1-based) of the analysis arrays.
+local function core_ops(ops1, n)
+  local core = require "dlbench.backend"
+  local Ph, Ly, Ty, Kn = ops1.P, ops1.L, ops1.T, ops1.K
+  local marks, start, soft, layer, cur = {}, nil, false, nil, 1
+  local tname = {}
+  for j = 1, #Ph do
+    local li = Ly[j] + 1
+    if li >= 1 and li <= n then cur = li else li = cur end
+    if li ~= layer then start, soft, layer = nil, false, li end
+    if Ph[j] == 0 then
+      if Kn and Kn[j] == 1 then
+        marks[j] = true
+      else
+        local ty = Ty[j]
+        local nm = tname[ty]
+        if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
+        local gm, _, _, gb = gemm_of(ops1, j)
+        if gm and gm > 0 and gb and gb > 1 then
+          if start and soft then
+            for k = start, j do if Ph[k] == 0 then marks[k] = true end end
+            start, soft = nil, false
+          else
+            start, soft = j, false
+          end
+        elseif nm == "softmax" and start then
+          soft = true
+        end
+      end
+    end
+  end
+  return marks
+end
+
+-- The ops of a Megatron tensor-parallel layer outside its tensor-parallel region (Shoeybi et
+-- al. 2019 fig. 3; Korthikanti et al. 2022 sec. 4.2.2 and fig. 5): layer norm, and the bias,
+-- dropout and residual add after a row-parallel matmul, run on the whole sequence on every
+-- tensor rank (on 1/tp of it with sequence parallelism). Read from the op order of layers
+-- tpl[li] (attention blocks without experts): forward, a weight matmul (an unbatched GEMM)
+-- opens the region, and one after a nonlinearity (gelu, relu, silu, the attention core)
+-- is the row-parallel matmul that closes it; backward, a weight matmul's gradient opens it
+-- and a normalisation's gradient closes it (that op and the ones after it are outside).
+-- Returns rep[j] = true for those op indices. An estimate from the op order.
+local ACT = { gelu = true, relu = true, silu = true, swish = true, sigmoid = true, tanh = true,
+  softmax = true }
+local function region_ops(ops1, n, tpl, marks)
+  local core = require "dlbench.backend"
+  local Ph, Ly, Ty = ops1.P, ops1.L, ops1.T
+  local rep, cur, layer = {}, 1, nil
+  local inside, act = false, false
+  local tname = {}
+  for j = 1, #Ph do
+    local li = Ly[j] + 1
+    if li >= 1 and li <= n then cur = li else li = cur end
+    local ph = Ph[j]
+    -- each layer's forward, then its backward (update ops between them change nothing)
+    local key = ph == 1 and -li or (ph == 0 and li or layer)
+    if key ~= layer then layer, inside, act = key, false, false end
+    if tpl[li] and (ph == 0 or ph == 1) then
+      local ty = Ty[j]
+      local nm = tname[ty]
+      if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
+      local gm, _, _, gb = gemm_of(ops1, j)
+      local weight = gm and gm > 0 and gb == 1
+      if ph == 0 then
+        if weight then
+          if inside and act then inside, act = false, false   -- the row-parallel matmul
+          else inside = true end
+        elseif not inside then
+          rep[j] = true
+        elseif ACT[nm] or marks[j] then
+          act = true
+        end
+      else
+        if weight then inside = true
+        elseif nm == "norm_bwd" or nm:find("norm", 1, true) then inside = false; rep[j] = true
+        elseif not inside then rep[j] = true end
+      end
+    end
+  end
+  return rep
+end
+
 -- moe[layer]: true for a MoE layer (its experts' ops, named <layer>/experts/... by
--- dlb.models.moe, are flagged 2: the planner gives a rank experts/ep of them under ep).
-local function ops_of(ops1, ops2, B, n, moe)
+-- dlb.models.moe, are flagged 2: the planner gives a rank experts/ep of them under ep);
+-- marks[j]: op j of an attention core (flagged 3 unless fused, 1); rep[j]: outside the
+-- tensor-parallel region.
+local function ops_of(ops1, ops2, B, n, moe, marks, rep)
   local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.L, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
@@ -308,11 +417,11 @@ local function ops_of(ops1, ops2, B, n, moe)
       fs, f0, bs, b0 = F1[j] / B, 0, By1[j] / B, 0
     end
     local m, nn, kk, bb, grow, split = 0, 0, 0, 0, 0, 0
-    local gm, gn, gk, gb = core.analysis_gemm(ops1.a, j - 1)
+    local gm, gn, gk, gb = gemm_of(ops1, j)
     if gm and gm > 0 and gn > 0 and gk > 0 and gb > 0 then
       local g = { gm, gn, gk, gb }
       if ops2 then
-        local hm, hn, hk, hb = core.analysis_gemm(ops2.a, j - 1)
+        local hm, hn, hk, hb = gemm_of(ops2, j)
         local h = { hm or gm, hn or gn, hk or gk, hb or gb }
         for d = 1, 4 do
           if h[d] == 2 * g[d] then grow = d; break end
@@ -338,9 +447,12 @@ local function ops_of(ops1, ops2, B, n, moe)
     local flag = (Kn and Kn[j] == 1) and 1 or 0
     if flag == 0 and moe[li] and (core.analysis_op_name(ops1.a, j - 1) or ""):find("/experts/", 1, true) then
       flag = 2
+    elseif flag == 0 and marks[j] then
+      flag = 3
     end
     flat[k + 13] = flag
-    k = k + 13
+    flat[k + 14] = rep[j] and 1 or 0
+    k = k + 14
   end
   return flat
 end
@@ -479,9 +591,10 @@ function M.from_graph(g, o)
   local n = #L1
   local out = {}
   local tname = {}   -- op type id -> name, looked up once per type
-  local function per_layer(ops)
+  local function per_layer(ops, marks)
     local f, b, fb, by, kinds, u = {}, {}, {}, {}, {}, {}
-    for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i], u[i] = 0, 0, 0, 0, {}, 0 end
+    local cfl, cby = {}, {}   -- the attention core's forward FLOPs and bytes
+    for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i], u[i], cfl[i], cby[i] = 0, 0, 0, 0, {}, 0, 0, 0 end
     local cur = 1
     local F, By, Ph, Ly, Ty = ops.F, ops.B, ops.P, ops.L, ops.T
     for j = 1, #F do
@@ -490,6 +603,7 @@ function M.from_graph(g, o)
       local ph = Ph[j]
       if ph == 0 then       -- forward
         f[li] = f[li] + F[j]; fb[li] = fb[li] + By[j]; by[li] = by[li] + By[j]
+        if marks[j] then cfl[li] = cfl[li] + F[j]; cby[li] = cby[li] + By[j] end
         local ty = Ty[j]
         local nm = tname[ty]
         if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
@@ -500,13 +614,18 @@ function M.from_graph(g, o)
         u[li] = u[li] + F[j]
       end
     end
-    return f, b, fb, by, kinds, u
+    return f, b, fb, by, kinds, u, cfl, cby
   end
-  local f1, b1, fb1, by1, kinds, upd1 = per_layer(ops1)
+  local marks1 = core_ops(ops1, n)
+  local f1, b1, fb1, by1, kinds, upd1, cf1, cb1 = per_layer(ops1, marks1)
   local utot, trainable = 0, tonumber(s1.trainable) or 0
   for i = 1, #upd1 do utot = utot + upd1[i] end
-  local f2, b2, fb2, by2
-  if two then f2, b2, fb2, by2 = per_layer(ops2) end
+  local f2, b2, fb2, by2, cf2, cb2
+  if two then
+    local _
+    -- the same ops at batch 2 (checked above): the same core
+    f2, b2, fb2, by2, _, _, cf2, cb2 = per_layer(ops2, marks1)
+  end
   local function split(x1, x2)   -- per sample, batch-independent
     if two then return x2 - x1, math.max(0, 2 * x1 - x2) end
     return x1 / B, 0
@@ -551,6 +670,15 @@ function M.from_graph(g, o)
     elseif k.embedding and not (k.softmax and k.matmul) then
       r.shardable = 1
     end
+    -- the attention core (core_ops): its forward FLOPs, and of the kept bytes its share of
+    -- the layer's forward bytes (the rule that spreads act_kept over the layers: an
+    -- estimate), what selective recompute does not keep
+    local cfs = split(cf1[i], two and cf2[i])
+    if cfs > 0 then
+      local cbs, lbs = split(cb1[i], two and cb2[i]), split(fb1[i], two and fb2[i])
+      r.flops_core = cfs
+      r.act_core = lbs > 0 and math.min(r.act_kept, kept * cbs / lbs) or 0
+    end
     -- attention and MoE sizes for context and expert parallelism, from the zoo model's
     -- options (see moe_attn_fields)
     moe_attn_fields(r, l, k, mopts, g.model, o.bind, base.precision, ff + fbw)
@@ -569,7 +697,9 @@ function M.from_graph(g, o)
   end
   local moe = {}
   for i = 1, n do moe[i] = (out[i].experts or 0) > 0 end
-  out.ops = ops_of(ops1, two and ops2, B, n, moe)
+  local tpl = {}   -- the Megatron tensor-parallel attention blocks (no experts)
+  for i = 1, n do tpl[i] = (out[i].tp_colls or 0) == 2 and not out[i].experts end
+  out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, region_ops(ops1, n, tpl, marks1))
   -- a causal decoder (dlbench.mfu): under a profile whose kernel skips the masked blocks
   -- the planner times its fused attention at half the FLOPs (dlb.frameworks.attn_work)
   out.causal = require("dlbench.mfu").causal(g) or nil
@@ -589,6 +719,10 @@ function M.from_graph(g, o)
   end
   out.precision = base.precision   -- evaluate/plan{layers=} take it (docs/parallel.md)
   if prof then out.framework, out.framework_source = prof.name, psrc end
+  -- the profile's per-device terms (CUDA context, optimizer-step temporaries, ZeRO buckets):
+  -- not per sample, so not in the layers; evaluate/plan add them per layout
+  -- (dlbench.framework_memory.device)
+  out.framework_memory = prof and require("dlbench.framework_memory").for_layers(prof, s1) or nil
   return out
 end
 

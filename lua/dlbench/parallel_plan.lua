@@ -48,7 +48,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
-    "imbalance", "hsdp", "offload", "etp" }
+    "imbalance", "hsdp", "offload", "etp", "pp_scatter" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -57,6 +57,21 @@ M.mem_schedules = MEM_SCHEDULES
 -- How the tensor- and data-parallel collectives are timed (parallel_base.lua).
 local COLLECTIVES = base.COLLECTIVES
 M.collectives = COLLECTIVES
+
+-- Activation recompute policies (DLB_PAR_RECOMPUTE_* in graphs/parallel/dlb_parallel.h): true is
+-- "full", false "none"; "selective" is Korthikanti et al. 2022's (sec. 5): the attention core
+-- recomputed in the backward. nil: the search tries none and full, evaluate none.
+local RECOMPUTE = { none = 0, full = 1, selective = 2 }
+M.recompute_policies = RECOMPUTE
+local function recompute_of(fname, rc, search)
+  if rc == nil then return search and -1 or 0 end   -- evaluate takes its cfg's value
+  if rc == true or rc == false then return rc and 1 or 0 end
+  local v = type(rc) == "string" and RECOMPUTE[rc] or nil
+  if v then return v end
+  error(string.format("%s: recompute must be true (full), false (none), \"none\", \"full\", "
+    .. "\"selective\" (the attention core) or nil (%s), got %s", fname,
+    fname == "parallel.plan" and "try none and full" or "none", tostring(rc)), 4)
+end
 
 local function plan_opts(fname, o, ls)
   local rc = o.recompute
@@ -84,8 +99,8 @@ local function plan_opts(fname, o, ls)
     sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
     v = num(fname, "v", o.v, 2, "count"),
     seq_par = o.seq_par and 1 or 0,
-    recompute = rc == nil and -1 or (rc == true and 1 or (rc == false and 0 or
-      error(fname .. ": recompute must be true, false or nil (try both)", 3))),
+    recompute = recompute_of(fname, rc, true),
+    pp_scatter = o.pp_scatter and 1 or 0,
     balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
     shard = o.shard and 1 or 0,
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
@@ -110,13 +125,13 @@ end
 local PLAN_COLUMNS = { "dp", "tp", "pp", "cp", "ep", "etp", "v", "m", "mb", "schedule", "recompute",
   "zero", "hsdp", "cp_algo", "offload", "step", "compute", "comm", "bubble", "tp_comm", "pp_comm",
   "dp_comm", "ep_comm", "cp_comm", "load", "offload_time", "update", "mem",
-  "mem_weights", "mem_grads", "mem_opt", "mem_act", "fits", "mem_schedule", "util", "mfu",
+  "mem_weights", "mem_grads", "mem_opt", "mem_act", "mem_framework", "mem_terms", "fits", "mem_schedule", "util", "mfu",
   "hfu", "throughput", "tokens_per_s", "mem_gb", "days", "framework", "calibration",
   "mfu_convention", "dlbench", "defaults" }
 local MEM_NAMES = { [0] = "framework", [1] = "minimal" }
 
 -- "plan: dp 8 x tp 2 x pp 1, m 4, 1f1b, ZeRO 1, step 1.23 s (compute 1 s, comm 0.2 s, bubble 0
--- s), 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
+-- s), footprint 34.5 GB per device (fits), MFU 41%": what the REPL shows for a plan row.
 local function plan_tostring(r)
   local P = require "dlbench.pretty"
   local extra = ""
@@ -137,12 +152,14 @@ local function plan_tostring(r)
   if (r.ep_comm or 0) > 0 then extra = string.format(", all-to-all %s", P.seconds(r.ep_comm)) .. extra end
   if (r.cp_comm or 0) > 0 then extra = string.format(", cp comm %s", P.seconds(r.cp_comm)) .. extra end
   if r.less_certain then extra = extra .. ", LESS CERTAIN (" .. tostring(r.less_certain) .. ")" end
+  -- the footprint (the one memory rule) and what the stack adds on the device, by name
+  local stack = (r.mem_framework or 0) > 0 and (", with the stack's " .. tostring(r.mem_terms)) or ""
   return string.format("plan: dp %s x tp %s x pp %s%s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
-    .. "comm %s, bubble %s), %.1f GB per device (%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
+    .. "comm %s, bubble %s), footprint %.1f GB per device (%s%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
     tostring(r.pp), layout, tostring(r.m), tostring(r.schedule), z,
-    r.recompute and ", recompute" or "", P.seconds(r.step), P.seconds(r.compute or 0),
+    r.recompute == "selective" and ", selective recompute" or (r.recompute and ", recompute" or ""), P.seconds(r.step), P.seconds(r.compute or 0),
     P.seconds(r.comm or 0), P.seconds(r.bubble or 0), (r.mem or 0) / 1e9,
-    r.fits and "fits" or "does not fit", 100 * (r.util or 0),
+    r.fits and "fits" or "does not fit", stack, 100 * (r.util or 0),
     tostring(r.mfu_convention or "model FLOPs"), extra)
 end
 
@@ -152,7 +169,8 @@ local function decorate(r, po)
   if r.offload == nil then r.offload = "none" end
   r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
-  r.recompute = r.recompute == 1
+  -- true: full, false: none, "selective": the attention core
+  r.recompute = r.recompute == 2 and "selective" or r.recompute == 1
   return require("dlbench.pretty").object(r, plan_tostring)
 end
 
@@ -386,6 +404,35 @@ local function finish(r, o, ls, info, dev)
   return r
 end
 
+-- The per-device memory of the step's stack (a framework profile's memory table, carried by
+-- layers built under it: ls.framework_memory, dlb.parallel.layers.from_graph) on a row's
+-- fullest device: the CUDA context and ZeRO's buckets whole on every device, the optimizer
+-- step's temporaries in the device's share of the trainable parameters (its optimizer
+-- state's share: ZeRO-1/2 partition the fp32 gradient copy with the states), beyond its
+-- activations. The terms are dlbench.framework_memory.device's, the rule g:stats applies
+-- to the whole step on one device, so a dp = tp = pp = 1 row's mem is g:stats' footprint.
+-- Sets r.mem_framework (bytes, a column beside mem_act), r.mem_terms (which terms, a
+-- string), r.framework_memory (the terms), r.mem (the one memory rule with them in the
+-- activations and workspace) and r.fits; a list without terms gets mem_framework 0, "none".
+local function stack_memory(r, ls, po, devmem)
+  local fm = type(ls) == "table" and rawget(ls, "framework_memory") or nil
+  if type(fm) ~= "table" then
+    r.mem_framework, r.mem_terms = 0, "none"
+    return r
+  end
+  local share = 0
+  if po.o_bytes > 0 and fm.trainable > 0 then share = r.mem_opt / (po.o_bytes * fm.trainable)
+  elseif po.g_bytes > 0 and fm.trainable > 0 then share = r.mem_grads / (po.g_bytes * fm.trainable) end
+  local bytes, terms = require("dlbench.framework_memory").device(fm.memory, fm.act_bytes,
+    fm.temporaries * share, r.mem_act)
+  r.mem_framework, r.framework_memory = bytes, terms
+  r.mem_terms = require("dlbench.framework_memory").describe(terms)
+  r.mem = core.roofline_step_memory(po.mem_schedule, r.mem_weights, r.mem_grads, r.mem_opt,
+    r.mem_act + bytes, po.slack)
+  r.fits = ((devmem or 0) <= 0 or r.mem <= devmem) and 1 or 0
+  return r
+end
+
 -- Offload of one layout (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
 -- 2021; activation offload as torchtune/Megatron's CPU offloading): what leaves the
 -- fullest device for host memory, and the bytes each device moves over its host link per
@@ -470,7 +517,7 @@ local function offload_name(v)
   for _, k in ipairs { "optimizer", "activations", "params" } do if v[k] then t[#t + 1] = k end end
   return #t > 0 and table.concat(t, "+") or "none"
 end
-local function offloaded(fname, rows, off, ls, po, o)
+local function offloaded(fname, rows, off, ls, po, o, dev)
   local variants = off == "search" and SEARCH or { off }
   local out = {}
   for _, r in ipairs(rows) do
@@ -482,6 +529,7 @@ local function offloaded(fname, rows, off, ls, po, o)
         local c = {}
         for k, x in pairs(r) do c[k] = x end
         apply_offload(c, v, ls, po, { tp = r.tp, dp = r.dp, zero = r.zero, m = r.m }, o.hw, fname)
+        stack_memory(c, ls, po, dev.mem)
         c.offload_traffic, c.offload = c.offload.traffic, offload_name(v)
         if c.fits == 1 or o.keep_unfit then
           out[#out + 1] = c
@@ -526,8 +574,24 @@ function M.plan(o)
   local off = o.offload
   if off ~= nil and off ~= false and off ~= "search" then off = offload_set(fname, off) end
   if off then po.keep_unfit = 1 end
+  -- the stack's per-device memory (ls.framework_memory) decides `fits`: every layout comes
+  -- back from C, gets its terms (stack_memory) and is kept when it fits
+  local stack = type(rawget(ls, "framework_memory")) == "table"
+  if stack then po.keep_unfit = 1 end
   local okp, rows, evaluated, small = pcall(core.parallel_plan, ls, dev, cl, po, ls.ops)
-  if okp and off then rows = offloaded(fname, rows, off, ls, po, o) end
+  if okp then
+    for _, r in ipairs(rows) do stack_memory(r, ls, po, dev.mem) end
+    if stack and #rows > 0 then
+      small = rows[1]
+      for _, r in ipairs(rows) do if r.mem < small.mem then small = r end end
+    end
+    if stack and not off and not o.keep_unfit then
+      local kept = {}
+      for _, r in ipairs(rows) do if r.fits == 1 then kept[#kept + 1] = r end end
+      rows = kept
+    end
+  end
+  if okp and off then rows = offloaded(fname, rows, off, ls, po, o, dev) end
   if not okp then error(name_layers(rows, ls), 0) end
   if evaluated == 0 then
     error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
@@ -545,10 +609,13 @@ function M.plan(o)
     error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
       .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
       .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
-      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute and ", recompute" or "",
+      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute == "selective" and ", selective recompute" or (sm.recompute and ", recompute" or ""),
       sm.mem / 1e9, table.concat(try, ", ")), 2)
   end
-  for _, r in ipairs(rows) do decorate(r, po); r.sched = nil; finish(r, o, ls, info, dev) end
+  for _, r in ipairs(rows) do
+    decorate(r, po); r.sched = nil; finish(r, o, ls, info, dev)
+    r.framework_memory = nil   -- a table: the row says its terms in mem_terms (a string)
+  end
   if o.table == false then return rows, evaluated end
   -- a dlb.table (t:sort, t:where, t:to_csv, t:column, plots) that also indexes like the
   -- list of rows it holds: t[1].step is the best plan's step time
@@ -557,8 +624,8 @@ function M.plan(o)
   for i, r in t:rows() do rawset(t, i, P.object(r, plan_tostring)) end
   return t, evaluated
 end
-doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=,"
-  .. " zero=, seq_par=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
+  .. "\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
   .. "imbalance=1, hsdp=true, offload=nil|\"search\"|...]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
@@ -571,7 +638,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
-  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives" }
+  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -601,7 +668,8 @@ local function evaluate(fname, o)
                 m = num(fname, mname, o.m, 1, "count"),
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
-                recompute = o.recompute and 1 or 0, zero = num(fname, "zero", o.zero, 0, "nonneg"),
+                recompute = recompute_of(fname, o.recompute, false),
+                zero = num(fname, "zero", o.zero, 0, "nonneg"),
                 ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
                 cp_algo = enum(fname, "cp_algo", o.cp_algo, CP_ALGOS, "ring"),
                 hsdp = num(fname, "hsdp", o.hsdp == true and 0 or o.hsdp, 0, "nonneg"),
@@ -618,6 +686,7 @@ local function evaluate(fname, o)
   else ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops) end
   if not ok then error(name_layers(r, ls), 0) end
   if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname) end
+  r = stack_memory(r, ls, po, dev.mem)
   r = decorate(r, po)
   r.stage_mem = stages
   return finish(r, o, ls, info, dev)
@@ -643,8 +712,8 @@ end
 doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=, zero=, shard=, fuse=, schedule_mem=, slack=, fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=,"
-  .. " capacity=, imbalance=, hsdp=, offload=} -> row (with stage_mem)",
+  .. " recompute=false|true|\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, shard=, fuse=, schedule_mem=, slack=,"
+  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.

@@ -485,7 +485,7 @@ function M.time(s, dev, opts)
     -- one number called footprint: what the device (one core on a TPU board) holds under the
     -- memory schedule, the bytes compared with its memory (r.need, r.memory: the same); the
     -- graph engine's own scheduled peak of the whole step stays in r.footprint_graph
-    r.footprint_graph = num(fp, "footprint", fn) * scale
+    r.footprint_graph = num(rawget(s, "footprint_graph") or fp, "footprint", fn) * scale
     r.footprint = need
     -- without a breakdown the stats' own footprint is all there is: schedule "footprint"
     r.memory, r.schedule = need, rule:match("_whole$") and "footprint" or sched
@@ -518,6 +518,29 @@ function M.time(s, dev, opts)
   return require("dlbench.pretty").object(r, time_tostring)
 end
 
+-- The gradient bytes a framework holds at a step's peak (the memory rule's g): all the
+-- gradients of the weights that train, trainable params x gradient bytes of precision
+-- `prec` (frozen weights, g:freeze and LoRA, have none; `peak`, the graph schedule's
+-- gradients at its peak, when params are unknown). Under optimizer offload (ZeRO-Offload,
+-- Ren et al. 2021 sec. 4.1) each gradient leaves for the host as the backward pass makes
+-- it: only those live at the peak stay. An inference step has no gradients (`inference`
+-- true: the peak's, none). Shared by core_footprint and g:stats under a framework profile
+-- (one footprint).
+function M.holds_all_gradients(offload, inference)
+  return not (inference or (type(offload) == "table" and offload.optimizer))
+end
+function M.gradients_held(peak, trainable, params, prec, offload, inference)
+  if not M.holds_all_gradients(offload, inference) then return peak end
+  local n = trainable or params
+  return n and n * (M.grad_elem(prec) or 4) or peak
+end
+doc.doc(M.holds_all_gradients, "dlb.roofline.holds_all_gradients(offload, inference) -> boolean",
+  "whether a step holds every trainable gradient at its peak (false under optimizer offload and for inference)")
+doc.doc(M.gradients_held, "dlb.roofline.gradients_held(peak, trainable, params, precision[, offload[, inference]]) -> bytes",
+  "gradient bytes a framework holds at the step's peak: trainable x gradient bytes (peak under "
+  .. "optimizer offload, for an inference step or without counts); the g of the one memory rule (core_footprint, g:stats "
+  .. "under a profile)")
+
 -- The memory one core of `dev` needs for a step with stats `s`, and what it has, under a
 -- memory schedule (opts.schedule "framework" (default) or "minimal", opts.slack: the
 -- caching allocator's slack; the rule is dlb_step_memory, graphs/hw/dlb_roofline.h, shared with
@@ -549,21 +572,10 @@ function M.core_footprint(s, dev, scale, opts)
     return fp, dev.mem, "device_whole"
   end
   local function part(k) return b[k] == nil and 0 or num(b[k], "breakdown." .. k, fn) end
-  local ge = M.grad_elem(plain and s.precision or nil) or 4
   local act = part("activations") + part("workspace")
   if board then act = act / dev.cores end
-  -- all the gradients of the weights that train: trainable params x gradient bytes (frozen
-  -- weights, g:freeze and LoRA, have none; the breakdown's own when params are unknown).
-  -- Under optimizer offload (ZeRO-Offload, Ren et al. 2021 sec. 4.1) each gradient leaves
-  -- for the host as the backward pass makes it: only those live at the peak stay.
-  local trainable = plain and tonumber(s.trainable) or nil
-  local off = rawget(s, "offload")
-  local grads
-  if type(off) == "table" and off.optimizer then grads = part("gradients")
-  else
-    local n = trainable or params
-    grads = n and n * ge or part("gradients")
-  end
+  local grads = M.gradients_held(part("gradients"), plain and tonumber(s.trainable) or nil,
+    params, plain and s.precision or nil, rawget(s, "offload"), rawget(s, "inference"))
   local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,
     part("optimizer") * scale, act * scale, opts.slack or 0)
   if board then return need, dev.mem_per_core, "per_core" end

@@ -199,7 +199,10 @@ local function stat_numbers(s, fname, size, b, footprint)
       .. "flops=, bytes= (bind every dim)", fname, size, b))
   end
   if footprint ~= false then
-    local ok, fp = pcall(function() return tonumber(s.footprint) end)
+    -- Hestness et al.'s minimal memory footprint (Tables 2-3): the graph schedule's peak,
+    -- which stats under a framework profile keep in footprint_graph (their footprint is the
+    -- framework schedule's, every gradient held: docs/frameworks.md "One footprint")
+    local ok, fp = pcall(function() return tonumber(rawget(s, "footprint_graph") or s.footprint) end)
     if ok then r.footprint = fp
     elseif footprint == true then
       raise(string.format("%s: footprint at size %g, subbatch %g: %s", fname, size, b,

@@ -6,10 +6,12 @@
 -- closed loop, chunked prefill, speculative decoding), the fast sweep and the validation
 -- are in serve_batch.lua; both are installed here. See docs/serve.md.
 --
--- Every step is a list of per-op costs (FLOPs, bytes, matmul shape, fused-attention mark)
--- timed by the one per-op rule of graphs/hw/roofline.c: a step's ops in one call
--- (dlb_roofline_ops_attn), and a decode phase's attention, which grows by one token of
--- cache a step, by dlb_op_time_run (the rule summed over the steps, in C).
+-- Every step is a list of per-op costs (FLOPs, bytes, matmul shape, fused-attention mark;
+-- step_list) timed by the one per-op rule of graphs/hw/roofline.c (time_list): a step's
+-- ops in one call (dlb_roofline_ops_attn), and a decode phase's attention, which grows by
+-- one token of cache a step, by dlb_op_time_run (the rule summed over the steps, in C).
+-- dlb.serve.graphs builds the same kernels as a dlb graph (kernel ops, the paged KV cache
+-- as inputs) and dlb.serve.time times it by time_list.
 local hwmod = require "dlbench.hw"
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
@@ -180,30 +182,32 @@ local function layer_ops(s, c, T, moe)
   local hq = H * dh / tp
   local kvh = math.max(1, KV / tp) * dh  -- KV heads replicate when fewer than tp
   local ops = {}
+  -- rows x width: the op's output (dlb.serve.graphs' tensors; not a cost)
   local function gemm(name, m, k, n, batch, wn, flops_mul)
     batch = batch or 1
     local w = (wn or k * n * batch) * wb
     ops[#ops + 1] = { name = name, flops = 2 * m * n * k * batch * (flops_mul or 1),
-      bytes = w + ab * batch * (m * k + m * n), m = m, n = n, k = k, batch = batch }
+      bytes = w + ab * batch * (m * k + m * n), m = m, n = n, k = k, batch = batch,
+      rows = m * batch, width = n }
   end
-  local function elem(name, bytes, flops)
-    ops[#ops + 1] = { name = name, flops = flops or 0, bytes = bytes }
+  local function elem(name, bytes, flops, width, rows)
+    ops[#ops + 1] = { name = name, flops = flops or 0, bytes = bytes, rows = rows or T, width = width }
   end
   -- c.fused (TensorRT-LLM's and vLLM's fused kernels): the residual add and the norm are
   -- one kernel (reads x and the residual, writes both), RoPE runs inside the attention
   -- kernel and the activation in the up-projection's epilogue
   local fused = c.fused
-  if fused then elem("add_norm1", 4 * T * d * ab, 5 * T * d)
-  else elem("norm1", 2 * T * d * ab, 4 * T * d) end
+  if fused then elem("add_norm1", 4 * T * d * ab, 5 * T * d, d)
+  else elem("norm1", 2 * T * d * ab, 4 * T * d, d) end
   gemm("qkv", T, d, hq + 2 * kvh)
-  if not fused then elem("rope", 2 * T * (hq + kvh) * ab, 6 * T * (hq + kvh)) end
-  ops[#ops + 1] = { name = "attention", attention = true, flops = 0, bytes = 0 }
+  if not fused then elem("rope", 2 * T * (hq + kvh) * ab, 6 * T * (hq + kvh), hq + 2 * kvh) end
+  ops[#ops + 1] = { name = "attention", attention = true, flops = 0, bytes = 0, rows = T, width = hq }
   gemm("o_proj", T, hq, d)
   if tp > 1 then ops[#ops + 1] = { name = "allreduce_attn", comm = T * d * ab } end
-  if fused then elem("add_norm2", 4 * T * d * ab, 5 * T * d)
+  if fused then elem("add_norm2", 4 * T * d * ab, 5 * T * d, d)
   else
-    elem("residual1", 3 * T * d * ab, T * d)
-    elem("norm2", 2 * T * d * ab, 4 * T * d)
+    elem("residual1", 3 * T * d * ab, T * d, d)
+    elem("norm2", 2 * T * d * ab, 4 * T * d, d)
   end
   local fs = f / tp
   local up = s.mlp == "swiglu" and 2 or 1
@@ -215,15 +219,17 @@ local function layer_ops(s, c, T, moe)
     local touched = E * (1 - (1 - kk / E) ^ T)
     local per = T * kk / E
     gemm("experts_up", per, d, up * fs, E, touched * d * up * fs)
-    if not fused then elem("act", (up + 1) * T * kk * fs * ab, 4 * T * kk * fs) end
+    ops[#ops].rows = T * kk
+    if not fused then elem("act", (up + 1) * T * kk * fs * ab, 4 * T * kk * fs, fs, T * kk) end
     gemm("experts_down", per, fs, d, E, touched * fs * d)
+    ops[#ops].rows = T * kk
   else
     gemm("mlp_up", T, d, up * fs)
-    if not fused then elem("act", (up + 1) * T * fs * ab, 4 * T * fs) end
+    if not fused then elem("act", (up + 1) * T * fs * ab, 4 * T * fs, fs) end
     gemm("mlp_down", T, fs, d)
   end
   if tp > 1 then ops[#ops + 1] = { name = "allreduce_mlp", comm = T * d * ab } end
-  if not fused then elem("residual2", 3 * T * d * ab, T * d) end
+  if not fused then elem("residual2", 3 * T * d * ab, T * d, d) end
   return ops
 end
 
@@ -260,20 +266,15 @@ M._attn_cost = attn_cost
 -- decode: n = 1, p = context so far; chunked prefill: any p, n), on one pipeline stage
 -- holding `layers` layers (all of them when pp = 1). Returns a cost table:
 -- {time, flops, bytes, compute_time, memory_time, launch, comm, kernels, ops = {...}}.
-local function step(s, c, B, n, p, opts)
-  opts = opts or {}
-  local T = B * n
+-- The per-op rule over a step's kernels in order, list entries {name, flops, bytes, count,
+-- gemm = {m, n, k, batch} or nil, attention = bool} (collectives: {name, 0, 0, count, comm =
+-- time}): the attention kernels at the activation dtype, the rest at compute's, in one call
+-- each (one in all when c.one_roof), then serving's launch model and the step overhead.
+-- Returns {time, flops, bytes, comm, launch, kernels, memory_bound_time, by_op, attn_launch}.
+-- The one timing of a step: step() below and dlb.serve.time (a step's graph) both use it.
+local function time_list(c, list)
   local res = { time = 0, flops = 0, bytes = 0, comm = 0, launch = 0, kernels = 0,
-    memory_bound_time = 0, by_op = {} }
-  local L = opts.layers or s.layers
-  local nmoe = s.experts and math.floor(L / s.every) or 0
-  -- attention groups: this step's sequences, and (chunked prefill mixed into a decode
-  -- batch) opts.mix = {{B, n, p}, ...}, each its own kernel; their tokens join the GEMMs
-  local groups = { { B, n, p } }
-  for _, m in ipairs(opts.mix or {}) do
-    groups[#groups + 1] = m
-    T = T + m[1] * m[2]
-  end
+    memory_bound_time = 0, by_op = {}, attn_launch = 0 }
   local function add(name, t, fl, by, mb, count)
     res.time = res.time + t * count
     res.flops = res.flops + fl * count
@@ -292,48 +293,6 @@ local function step(s, c, B, n, p, opts)
     res.launch = res.launch + x * count
     res.kernels = res.kernels + count
     if attention then res.attn_launch = res.attn_launch + x * count end
-  end
-  res.attn_launch = 0
-  -- the step's kernels in order, {name, flops, bytes, count, gemm = {m, n, k, batch} or
-  -- nil, attention = bool} (collectives carry their time), timed below by the per-op rule
-  -- in two calls: the attention kernels at the activation dtype, the rest at compute's
-  local list = {}
-  local function put(name, fl, by, count, gemm, attention)
-    list[#list + 1] = { name, fl, by, count, gemm, attention }
-  end
-  local kinds = { { false, L - nmoe } }
-  if nmoe > 0 then kinds[2] = { true, nmoe } end
-  for _, kd in ipairs(kinds) do
-    local count = kd[2]
-    if count > 0 then
-      for _, op in ipairs(layer_ops(s, c, T, kd[1])) do
-        if op.comm then
-          local link = c.link(c.tp)
-          local t = require("dlbench.parallel").allreduce { bytes = op.comm, n = c.tp,
-            bw = link.bw, latency = link.latency or 0 }
-          list[#list + 1] = { op.name, 0, 0, count, comm = t }
-        elseif op.attention then
-          for _, gp in ipairs(groups) do
-            if gp[1] > 0 and gp[2] > 0 then
-              local fl, by = attn_cost(s, c, gp[1], gp[2], gp[3])
-              put(op.name, fl, by, count, nil, true)
-            end
-          end
-        else
-          put(op.name, op.flops, op.bytes, count, op.m and { op.m, op.n, op.k, op.batch or 1 })
-        end
-      end
-    end
-  end
-  if opts.ends ~= false then
-    -- the embedding gather on the first stage, the final norm and the LM head on the last
-    -- (logits of the last token of each sequence only)
-    local d, V = s.hidden, s.vocab / c.tp
-    local ab = c.abytes
-    for _, m in ipairs(opts.mix or {}) do B = B + m[1] end
-    put("embedding", 0, T * d * ab * 2, 1)
-    put("final_norm", 4 * B * d, 2 * B * d * ab, 1)
-    put("lm_head", 2 * B * d * V, d * V * ab + ab * (B * d + B * V), 1, { B, V, d, 1 })
   end
   local sets = c.one_roof and { { c.one_roof } } or { { c.op_roof, false }, { c.attn_roof, true } }
   for _, set in ipairs(sets) do
@@ -363,6 +322,78 @@ local function step(s, c, B, n, p, opts)
   end
   res.time = res.time + res.launch + c.step_overhead
   return res
+end
+
+-- The kernels of one step of B sequences, n new tokens each after p cached (prefill:
+-- p = 0, n = prompt; decode: n = 1, p = context so far; chunked prefill: any p, n), on one
+-- pipeline stage holding `layers` layers (all of them when pp = 1), as time_list's entries;
+-- with opts.each (dlb.serve.graphs), every layer's kernels apart and in order, each entry
+-- also carrying its layer (0: the ends) and layer_ops' row (out = {rows, width}).
+local function step_list(s, c, B, n, p, opts)
+  opts = opts or {}
+  local T = B * n
+  local L = opts.layers or s.layers
+  local nmoe = s.experts and math.floor(L / s.every) or 0
+  -- attention groups: this step's sequences, and (chunked prefill mixed into a decode
+  -- batch) opts.mix = {{B, n, p}, ...}, each its own kernel; their tokens join the GEMMs
+  local groups = { { B, n, p } }
+  for _, m in ipairs(opts.mix or {}) do
+    groups[#groups + 1] = m
+    T = T + m[1] * m[2]
+  end
+  local list = {}
+  local function put(name, fl, by, count, gemm, attention, layer, row)
+    list[#list + 1] = { name, fl, by, count, gemm, attention, layer = layer, row = row }
+  end
+  -- the layers as kinds with counts (dense, MoE); opts.each: layer by layer, MoE every
+  -- s.every-th (the same count, floor(L / every))
+  local kinds = { { false, L - nmoe } }
+  if nmoe > 0 then kinds[2] = { true, nmoe } end
+  if opts.each then
+    kinds = {}
+    for l = 1, L do kinds[l] = { nmoe > 0 and l % s.every == 0, 1, l } end
+  end
+  for _, kd in ipairs(kinds) do
+    local count = kd[2]
+    if count > 0 then
+      for _, op in ipairs(layer_ops(s, c, T, kd[1])) do
+        if op.comm then
+          local link = c.link(c.tp)
+          local t = require("dlbench.parallel").allreduce { bytes = op.comm, n = c.tp,
+            bw = link.bw, latency = link.latency or 0 }
+          list[#list + 1] = { op.name, 0, 0, count, comm = t, layer = kd[3], row = op }
+        elseif op.attention then
+          for _, gp in ipairs(groups) do
+            if gp[1] > 0 and gp[2] > 0 then
+              local fl, by = attn_cost(s, c, gp[1], gp[2], gp[3])
+              put(op.name, fl, by, count, nil, true, kd[3], op)
+            end
+          end
+        else
+          put(op.name, op.flops, op.bytes, count, op.m and { op.m, op.n, op.k, op.batch or 1 }, nil, kd[3], op)
+        end
+      end
+    end
+  end
+  if opts.ends ~= false then
+    -- the embedding gather on the first stage, the final norm and the LM head on the last
+    -- (logits of the last token of each sequence only)
+    local d, V = s.hidden, s.vocab / c.tp
+    local ab = c.abytes
+    for _, m in ipairs(opts.mix or {}) do B = B + m[1] end
+    put("embedding", 0, T * d * ab * 2, 1, nil, nil, 0, { rows = T, width = d })
+    put("final_norm", 4 * B * d, 2 * B * d * ab, 1, nil, nil, 0, { rows = B, width = d })
+    put("lm_head", 2 * B * d * V, d * V * ab + ab * (B * d + B * V), 1, { B, V, d, 1 }, nil, 0,
+      { rows = B, width = V, k = d, n = V })
+  end
+  return list
+end
+M._step_list = step_list
+
+-- One step (see step_list), timed by time_list. Returns a cost table:
+-- {time, flops, bytes, compute_time, memory_time, launch, comm, kernels, ops = {...}}.
+local function step(s, c, B, n, p, opts)
+  return time_list(c, step_list(s, c, B, n, p, opts))
 end
 M._step = step
 
@@ -651,6 +682,143 @@ function M._generate(s, c, own, fn)
 end
 doc.doc(M.generate, "dlb.serve.generate(model, {hw=, batch=1, prompt=512, output=128, weights=, kv=, tp=, pp=, cuda_graphs=, ...}) -> result",
   "a static batch: ttft, tpot, latency (s), tokens_per_s (per replica), tokens_per_s_gpu, requests_per_s, fits, energy_per_token (J)")
+
+-- == the steps as graphs ==========================================================
+
+-- The step of B sequences, n new tokens each after p cached, as a dlb graph: the kernels of
+-- step_list, layer by layer (g:layer scopes "layer1" ...), each a kernel op (g:kernel)
+-- with the FLOPs, bytes, GEMM shape and fused-attention mark step_list gives it, over
+-- tensors that show the step: token ids, the weights at the weight dtype (experts as
+-- [E, k, n]; the embedding, LM head and norms at the activation dtype: the spec's params), and per layer the paged KV cache the attention reads, at the KV dtype and
+-- allocated in whole blocks (the window at most), [B, cached tokens, 2 x KV heads x
+-- head_dim]. g.serve = {kind, batch, new, context, config, spec}; dlb.serve.time(g) times
+-- it by the same per-op rule and launch model as dlb.serve.prefill/decode.
+local function step_graph(s, c, kind, B, n, p)
+  local graph = require "dlbench.graph"
+  local g = graph.new(s.name .. " " .. kind)
+  local list = step_list(s, c, B, n, p, { each = true })
+  local T, d = B * n, s.hidden
+  local act, kvdt = c.act, c.kv
+  local kvw = 2 * math.max(1, s.kv_heads / c.tp) * s.head_dim
+  local cached = cached_tokens(s, c, p + n)
+  local ids = g:input("ids", { T }, "int32")
+  local embed = g:weight("embed", { s.vocab, d }, act)
+  -- the norms' weights: RMSNorm a scale, LayerNorm a scale and a bias (as the spec counts)
+  local nscale = d * (s.mlp == "swiglu" and 1 or 2)
+  local function kernel(e, name, ins, rows, width)
+    if e[1]:match("norm") then ins[#ins + 1] = g:weight(name .. ".scale", { nscale }, act) end
+    return g:kernel(ins, { rows, width }, { name = name, flops = e[2], bytes = e[3], gemm = e[5],
+      attention = e[6] and true or nil, dtype = act })
+  end
+  local x
+  for _, e in ipairs(list) do
+    if e[1] == "embedding" then x = kernel(e, "embedding", { ids, embed }, T, d) end
+  end
+  local layer, cur, res, routed = nil, x, x, nil
+  for _, e in ipairs(list) do
+    local l, name, row = e.layer, e[1], e.row
+    if l and l > 0 then
+      if l ~= layer then
+        layer = l
+        g:layer("layer" .. l)
+        res = cur -- the layer's input: the residual stream
+      end
+      local lname = "layer" .. l .. "." .. name
+      local out
+      if e[6] then
+        local cache = g:input(lname .. ".kv_cache", { B, cached, kvw }, kvdt)
+        out = kernel(e, lname, { cur, cache }, row.rows, row.width)
+      elseif e[5] then
+        local w = g:weight(lname .. ".w", row.batch > 1 and { row.batch, row.k, row.n } or { row.k, row.n },
+          c.weights)
+        local ins = { cur, w }
+        if routed and name:match("^experts") then ins[3] = routed end
+        out = kernel(e, lname, ins, row.rows, row.width)
+      elseif name:match("^residual") or name:match("^add_norm") then
+        out = kernel(e, lname, { cur, res }, row.rows, row.width)
+        res = out
+      else
+        out = kernel(e, lname, { cur }, row.rows, row.width)
+      end
+      if name == "router" then routed = out else cur = out end
+    end
+  end
+  if layer then g:layer(nil) end
+  x = cur -- the last layer's output
+  for _, e in ipairs(list) do
+    if e[1] == "final_norm" then
+      x = kernel(e, "final_norm", { x }, B, d)
+    elseif e[1] == "lm_head" then
+      local w = s.tied and embed or g:weight("lm_head", { d, s.vocab }, act)
+      x = kernel(e, "lm_head", { x, w }, B, e.row.width)
+    end
+  end
+  g.serve = { kind = kind, batch = B, new = n, context = p, config = c, spec = s }
+  return g
+end
+
+local GRAPHS = { batch = true, prompt = true, context = true }
+
+-- dlb.serve.graphs(model, {hw=, batch=1, prompt=512, context=prompt, ...}) -> prefill_g,
+-- decode_g: the prefill of `batch` prompts and one decode step at `context` cached tokens.
+function M.graphs(model, opts)
+  local fn = "dlb.serve.graphs"
+  local cfg, own = split_opts(opts, fn, GRAPHS)
+  local s = M.model(model)
+  local c = M.config(cfg, fn)
+  if c.tp > 1 or c.pp > 1 then
+    fail(fn, "tp and pp must be 1: a step's collectives and pipeline stages are not graph ops "
+      .. "(dlb.serve.prefill and decode model them)")
+  end
+  local B = posint(fn, "batch", own.batch or 1)
+  local P = posint(fn, "prompt", own.prompt or 512)
+  local C = posint(fn, "context", own.context or P)
+  return step_graph(s, c, "prefill", B, P, 0), step_graph(s, c, "decode", B, 1, C)
+end
+doc.doc(M.graphs, "dlb.serve.graphs(model, {hw=, batch=1, prompt=512[, context=prompt], weights=, kv=, act=, cuda_graphs=, fused=, block=, ...}) -> prefill_g, decode_g",
+  "the prefill and one decode step as dlb graphs of kernel ops with the paged KV cache as inputs (tp = pp = 1): g:stats{inference=true}, g:dot(), dlb.roofline.time, dlb.serve.time")
+
+local ATTENTION = select(2, require("dlbench.desc").enum("DLB_KERNEL_")).attention
+
+-- dlb.serve.time(g) -> cost: a graph of dlb.serve.graphs timed by the per-op rule and the
+-- launch model of dlb.serve.prefill/decode (time_list), from the graph's forward analysis.
+function M.time(g)
+  local fn = "dlb.serve.time"
+  local sv = type(g) == "table" and rawget(g, "serve")
+  if type(sv) ~= "table" or not sv.config then
+    fail(fn, "expected a graph from dlb.serve.graphs, got " .. (type(g) == "table" and "a graph without g.serve" or type(g)))
+  end
+  local st = g:stats { inference = true }
+  local a = st.analysis
+  local F, By, _, Ly, _, K = core.analysis_arrays(a)
+  -- the layers' kernels, then the ends' (embedding, final norm, LM head), as step_list
+  -- orders them; identical kernels (name, FLOPs, bytes, GEMM shape, attention mark) are
+  -- one entry with a count, as step_list's layer kinds are (the per-op rule's host
+  -- timeline sees the same sequence)
+  local list, seen = {}, {}
+  for pass = 1, 2 do
+    for i = 1, #F do
+      if (Ly[i] >= 0) == (pass == 1) then
+        local m, nn, k, b = core.analysis_gemm(a, i - 1)
+        local name = core.analysis_op_name(a, i - 1):gsub("^layer%d+%.", "")
+        local key = string.format("%s|%.17g|%.17g|%s|%s", name, F[i], By[i],
+          m and string.format("%.17g,%.17g,%.17g,%.17g", m, nn, k, b) or "", tostring(K[i] == ATTENTION))
+        local e = seen[key]
+        if e then e[4] = e[4] + 1
+        else
+          e = { name, F[i], By[i], 1, m and { m, nn, k, b } or nil, K[i] == ATTENTION }
+          seen[key] = e
+          list[#list + 1] = e
+        end
+      end
+    end
+  end
+  local r = time_list(sv.config, list)
+  r.kind, r.batch, r.context = sv.kind, sv.batch, sv.context
+  return r
+end
+doc.doc(M.time, "dlb.serve.time(g) -> {time=, flops=, bytes=, launch=, kernels=, by_op=, ...}",
+  "a step graph of dlb.serve.graphs timed as dlb.serve.prefill/decode time it (the per-op rule, launches, step overhead)")
 
 require("dlbench.serve_batch").install(M, { step = step, pipelined = pipelined,
   decode_sum = decode_sum, split_opts = split_opts, posint = posint, posnum = posnum,

@@ -72,7 +72,7 @@ function B.install(M, H)
     local o = m and m.options
     if type(o) ~= "table" or not o.layers then
       fail(fn, "graph '" .. tostring(m and m.name or "?") .. "' carries no transformer config "
-        .. "(an ONNX import or a non-decoder zoo model); give the fields instead: "
+        .. "(a non-decoder zoo model or a hand-built graph); give the fields instead: "
         .. "dlb.serve.model{layers=, hidden=, heads=, kv_heads=, ffn=, vocab=, mlp=}", 3)
     end
     local name = m.name or "model"
@@ -91,6 +91,152 @@ function B.install(M, H)
     for k, v in pairs(extra or {}) do t[k] = v end
     return from_fields(t, fn)
   end
+
+  -- The spec of an imported ONNX decoder (dlb.models.from_onnx), read from its graph's
+  -- structure, not from names: the tensors' dims and the ops that made them, at the
+  -- importer's default bindings (dlb.models.info's: sequence-like dims 128, others 1).
+  --   layers    the attention-score matmuls, outputs [.., heads, S, S] with S symbolic;
+  --   heads     their heads axis; head_dim: the context matmuls [.., heads, S, dh];
+  --   kv_heads  the fewest heads of a rank-4 [.., n, S, dh] or [.., S, n, dh] tensor (K and
+  --             V before a GQA/MQA repeat) that divides heads and whose projection weight
+  --             {hidden, n x dh} (or a fused qkv's) exists; heads without one;
+  --   hidden    the commonest size of the 1-D weights (the norms' scales and biases);
+  --   vocab     the last dim of the last matmul's output (the logits), which must be the
+  --             token table's rows (the largest dim of a 2-D weight beside hidden);
+  --   ffn       the last dim of the first activation (gelu, silu, sigmoid, tanh, relu)
+  --             after the first attention; mlp: the layers' 2-D weight elements less the
+  --             attention's, over hidden x ffn: 2 (gelu) or 3 (swiglu);
+  --   tied      one 2-D weight with a vocab dim (the embedding, reused as the LM head).
+  -- Anything not found is refused, naming it; a sliding window is not in the graph
+  -- (give {window=}).
+  local ACTS = { gelu = true, silu = true, sigmoid = true, tanh = true, relu = true }
+  local function from_onnx(g, fn, extra)
+    local core = require "dlbench.backend"
+    local gname = tostring(rawget(g, "name") or "onnx")
+    local function refuse(what, why)
+      fail(fn, "ONNX graph '" .. gname .. "': cannot infer " .. what .. " (" .. why .. "); give "
+        .. "the fields instead: dlb.serve.model{layers=, hidden=, heads=, kv_heads=, head_dim=, "
+        .. "ffn=, vocab=, mlp=}", 4)
+    end
+    local sym = g:stats { inference = true }
+    local bind = require("dlbench.models.onnx")._defaults(rawget(sym, "unbound"))
+    bind.inference = true
+    local ok, rows = pcall(g.ops, g, bind)
+    if not ok then refuse("its structure", "its forward pass does not evaluate: " .. tostring(rows)) end
+    local T = {}
+    for i = 0, g:ntensors() - 1 do
+      local _, dims, _, role, prod = core.graph_tensor_info(g._h, i)
+      T[#T + 1] = { dims = dims, role = role, prod = prod,
+        type = prod >= 0 and rows[prod + 1] and rows[prod + 1].type or nil }
+    end
+    local num = tonumber
+    -- attention scores: layers, heads, the sequence symbol
+    local layers, heads, S, first = 0, nil, nil, nil
+    for i, t in ipairs(T) do
+      local d = t.dims
+      if t.type == "matmul" and #d == 4 and d[3] == d[4] and not num(d[3]) then
+        local h = num(d[2])
+        if not h then refuse("heads", "the attention scores " .. "[" .. table.concat(d, ", ") .. "] have no numeric heads axis") end
+        if heads and h ~= heads then refuse("heads", "the layers' attention scores have " .. heads .. " and " .. h .. " heads") end
+        heads, S, layers, first = h, d[3], layers + 1, first or i
+      end
+    end
+    if layers == 0 then
+      refuse("layers", "no attention-score matmul [.., heads, seq, seq] with a symbolic sequence dim")
+    end
+    -- head_dim: the context matmuls [.., heads, S, dh]
+    local dh
+    for _, t in ipairs(T) do
+      local d = t.dims
+      if t.type == "matmul" and #d == 4 and num(d[2]) == heads and d[3] == S and num(d[4]) then
+        dh = dh or num(d[4])
+      end
+    end
+    if not dh then refuse("head_dim", "no attention-context matmul [.., " .. heads .. ", " .. S .. ", head_dim]") end
+    -- hidden: the commonest 1-D weight size
+    local count, hidden, best = {}, nil, 0
+    for _, t in ipairs(T) do
+      local n = t.role == 2 and #t.dims == 1 and num(t.dims[1])
+      if n then
+        count[n] = (count[n] or 0) + 1
+        if count[n] > best or (count[n] == best and n > hidden) then hidden, best = n, count[n] end
+      end
+    end
+    if not hidden then refuse("hidden", "no 1-D weights (norm scales) to read it from") end
+    -- kv heads: the fewest heads n of a per-head [.., n, S, dh] / [.., S, n, dh] activation
+    -- that a projection weight confirms ({hidden, n x dh} or a fused qkv {hidden, (heads +
+    -- 2n) x dh}; n = heads needs none): broadcast tables such as RoPE's cos/sin [.., 1, S,
+    -- dh] are not K/V heads
+    local wpairs = {}
+    for _, t in ipairs(T) do
+      if t.role == 2 and #t.dims == 2 then
+        local a, b = num(t.dims[1]), num(t.dims[2])
+        if a and b then wpairs[a .. "x" .. b], wpairs[b .. "x" .. a] = true, true end
+      end
+    end
+    local kv = heads
+    for _, t in ipairs(T) do
+      local d = t.dims
+      if t.role == 3 and #d == 4 and num(d[4]) == dh then
+        local n = (d[3] == S and num(d[2])) or (d[2] == S and num(d[3])) or nil
+        if n and n < kv and heads % n == 0 and (wpairs[hidden .. "x" .. n * dh]
+            or wpairs[hidden .. "x" .. (heads + 2 * n) * dh]) then
+          kv = n
+        end
+      end
+    end
+    -- vocab: the logits, the last matmul's last dim
+    local vocab
+    for _, t in ipairs(T) do
+      if t.type == "matmul" and t.role == 3 then vocab = num(t.dims[#t.dims]) end
+    end
+    if not vocab or vocab == hidden then refuse("vocab", "the last matmul does not produce logits") end
+    -- ffn: the first activation after the first attention scores
+    local ffn
+    for i = first + 1, #T do
+      local t = T[i]
+      if ACTS[t.type or ""] and t.role == 3 then
+        ffn = num(t.dims[#t.dims])
+        if ffn then break end
+      end
+    end
+    if not ffn then refuse("ffn", "no activation (gelu, silu, sigmoid, tanh, relu) after the attention") end
+    -- the 2-D weights: the token table (the largest dim beside hidden, which the logits
+    -- must have: else an encoder's or a classifier's head), the layers' projections (dims
+    -- among hidden, ffn, 2 ffn (a fused gate/up), the q and k/v widths and a fused qkv's;
+    -- a position table [context, hidden] must not share one) and a tied LM head (one weight
+    -- with a vocab dim)
+    local qw, kw = heads * dh, kv * dh
+    local widths = { [hidden] = true, [ffn] = true, [2 * ffn] = true, [qw] = true, [kw] = true,
+      [qw + 2 * kw] = true }
+    local layer_el, vocab_w, table_rows = 0, 0, 0
+    for _, t in ipairs(T) do
+      local a, b = t.role == 2 and #t.dims == 2 and num(t.dims[1]), t.role == 2 and #t.dims == 2 and num(t.dims[2])
+      if a and b then
+        if a == vocab or b == vocab then vocab_w = vocab_w + 1 end
+        if a == hidden or b == hidden then table_rows = math.max(table_rows, a == hidden and b or a) end
+        if a ~= vocab and b ~= vocab and widths[a] and widths[b] then layer_el = layer_el + a * b end
+      end
+    end
+    if vocab ~= table_rows then
+      refuse("vocab", "the last matmul gives " .. vocab .. " outputs, not the " .. table_rows
+        .. " rows of the token table: an encoder or a classifier head, not a decoder's LM head")
+    end
+    local mats = (layer_el / layers - hidden * (qw + 2 * kw) - qw * hidden) / (hidden * ffn)
+    if mats ~= 2 and mats ~= 3 then
+      refuse("mlp", string.format("the layers' weights leave %.4g x hidden x ffn elements a layer "
+        .. "beside the attention, not 2 (gelu) or 3 (swiglu); mixture-of-experts graphs are not read", mats))
+    end
+    if vocab_w ~= 1 and vocab_w ~= 2 then
+      refuse("tied", vocab_w .. " 2-D weights have a vocab dim, not 1 (tied) or 2")
+    end
+    local t = { name = gname, layers = layers, hidden = hidden, heads = heads, kv_heads = kv,
+      head_dim = dh, ffn = ffn, vocab = vocab, mlp = mats == 3 and "swiglu" or "gelu",
+      tied = vocab_w == 1 }
+    for k, v in pairs(extra or {}) do t[k] = v end
+    return from_fields(t, fn)
+  end
+  M._from_onnx = from_onnx
 
   local MODEL_OPTS = { window = true, name = true }
 
@@ -118,6 +264,8 @@ function B.install(M, H)
       end
       extra.name = cfg._name_or_path or cfg.model_type
       s = from_graph(g, fn, extra)
+    elseif type(src) == "table" and rawget(src, "import") ~= nil and rawget(src, "_h") ~= nil then
+      s = from_onnx(src, fn)
     elseif type(src) == "table" and (getmetatable(src) ~= nil or rawget(src, "model") ~= nil) then
       s = from_graph(src, fn)
     elseif type(src) == "table" then

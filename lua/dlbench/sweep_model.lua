@@ -414,6 +414,17 @@ function M.model(builder, space, opts)
     nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
     local roofs, mem = {}, {}
     local prof = fw.get(info.framework)
+    -- a profile's memory table (dlbench.framework_memory: the unfused loss, the CUDA context,
+    -- the optimizer step's temporaries, ZeRO's buckets) is Lua-side, not compiled: a row's
+    -- mem would miss it, so such a profile is refused rather than swept to a smaller number
+    local given = so.framework
+    local pm = type(given) == "table" and given.memory or (type(given) ~= "table" and prof.memory)
+    if pm then
+      fail("framework " .. tostring(info.framework) .. " adds memory beyond the graph's tensors "
+        .. "(its memory table: docs/frameworks.md \"Memory a stack adds\"), which the compiled "
+        .. "path does not count; time its steps with g:stats + dlb.roofline.time or "
+        .. "dlb.parallel.evaluate/plan, whose footprint has it")
+    end
     for i, dv in ipairs(devs) do
       local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
         .. "\0" .. tostring(info.causal)
@@ -423,7 +434,10 @@ function M.model(builder, space, opts)
           info.precision_given, time_opts, calibration, FN)
         -- the profile's kernel on a causal decoder skips the masked blocks (dlb.frameworks)
         roof.attn_work = fw.attn_work(prof, info.causal)
-        local ge = roofline.grad_elem(info.precision) or 4
+        -- the gradients held at the peak: every trainable one, none for an inference step
+        -- (dlb.roofline.holds_all_gradients, as roofline.time's need)
+        local ge = roofline.holds_all_gradients(nil, so.inference)
+          and (roofline.grad_elem(info.precision) or 4) or 0
         rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge } }
         roofcache[key] = rc
       end

@@ -28,7 +28,9 @@
 --                the source does not split it into tp x pp), micro_batch (per device, per
 --                micro-step), grad_accum, global_batch (samples per optimizer step),
 --                schedule = "1f1b" | "interleaved", interleave (virtual stages per device),
---                recompute = "full" | "selective", zero = 0..3 (ZeRO stage; FSDP
+--                recompute = "full" | "selective", recompute_modules = { "layernorm", ... }
+--                (Megatron-Core's selective modules, when the source names them; absent:
+--                the attention core), zero = 0..3 (ZeRO stage; FSDP
 --                FULL_SHARD = 3, SHARD_GRAD_OP = 2), sequence_parallel = bool }
 --              every field optional: only what the source states (or what follows from it
 --              by arithmetic, e.g. dp = devices / (tp * pp)) is filled in
@@ -791,7 +793,7 @@ mbridge(MBRIDGE_0925, "25.09", "DGX-B200", "B200", "LLAMA3.1_405B", 128, "FP8-CS
 -- (Megatron-Core's default: the TP size).
 ---------------------------------------------------------------------------------------
 local ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md (commit c1ad0b5c89f425d60febddc38e7f741a16f08bd1)"
-local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where, etp)
+local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where, etp, mods)
   local opts = { seq = seq }
   for k, v in pairs(QWEN3["Qwen3_235B_a22B"][2]) do opts[k] = v end
   add {
@@ -804,7 +806,7 @@ local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where
     layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, ep = ep, etp = etp,
       cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = div(gbs, dp * mbs),
       global_batch = gbs, schedule = vpp > 1 and "interleaved" or nil, interleave = vpp > 1 and vpp or nil,
-      zero = fsdp and 3 or nil, recompute = rc },
+      zero = fsdp and 3 or nil, recompute = rc, recompute_modules = mods },
     precision = "mixed_bf16", seq = seq, framework = "Megatron-Core (Megatron-MoE-ModelZoo)",
     measured = meas,
     source = ZOO .. ", " .. where,
@@ -828,7 +830,8 @@ for _, lc in ipairs { { 16384, 1, 295 }, { 32768, 2, 335 }, { 65536, 4, 368 }, {
   local seq, cp, tf = lc[1], lc[2], lc[3]
   zoo(seq, 4, cp, 8, 8, 4, div(256, 4 * 8 * cp), false, 1, 256, "selective",
     { tflops_per_gpu = tf, flops_kind = "model_causal" },
-    "table 'Long Context', row SEQ_LEN " .. seq .. " / TP 4 / CP " .. cp .. ", column TFLOPS (forced balance)")
+    "table 'Long Context', row SEQ_LEN " .. seq .. " / TP 4 / CP " .. cp .. ", column TFLOPS (forced balance)",
+    nil, { "layernorm", "moe" })   -- the page's command: --recompute-modules layernorm moe
 end
 
 ---------------------------------------------------------------------------------------

@@ -34,3 +34,21 @@ local b2, m2, ls = timeit(function()
 end)
 print(string.format("bench_finetune_memory (%s): layers.transformer GPT-3 175B (%d layers, graph "
   .. "path): best %.0f ms, mean %.0f ms", dlb.backend, #ls, b2 * 1e3, m2 * 1e3))
+-- (3) a plan under a profile with a memory table (branch plan-mem): every layout comes back
+-- from C and gets the stack's per-device terms in Lua, against the same search under
+-- torchtitan (no memory table): Llama-2-7B (seq 2048) on 64 H100s, batch 64, the layers
+-- built once (the graph's extraction is bench (2)'s cost)
+local g = dlb.models.llama { size = "7b", seq = 2048, batch = 1 }
+local function planner(fw)
+  local ls = dlb.parallel.layers.from_graph(g, { precision = "mixed_bf16", framework = fw })
+  return function()
+    return dlb.parallel.plan { layers = ls, hw = "H100", devices = 64, batch = 64,
+      precision = "mixed_bf16", framework = fw }
+  end
+end
+for _, fw in ipairs { "torchtitan", "hf-deepspeed" } do
+  local b3, m3, t = timeit(planner(fw))
+  print(string.format("bench_finetune_memory (%s): plan Llama-2-7B, 64 H100, %s: %d layouts fit "
+    .. "(best %.1f GB, %s): best %.1f ms, mean %.1f ms", dlb.backend, fw, #t, t[1].mem / 1e9,
+    t[1].mem_terms, b3 * 1e3, m3 * 1e3))
+end

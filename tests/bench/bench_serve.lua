@@ -3,7 +3,9 @@
 -- lengths; target: under 1 s). Each row is TTFT, TPOT, latency and tokens/s from the
 -- per-op rule; the decode steps' sum is closed form (no loop over output tokens) and a
 -- decode step's non-attention cost is reused across prompts and outputs per batch size.
--- Also times one dlb.serve.generate call and one continuous-batching steady state.
+-- Also times one dlb.serve.generate call, one continuous-batching steady state, and reading
+-- an imported ONNX decoder's fields from its graph (the GPT-2 fixture), and building and
+-- timing the prefill and decode steps as graphs (dlb.serve.graphs, dlb.serve.time).
 --   dlbench run tests/bench/bench_serve.lua
 --   LUA_PATH="$PWD/lua/?.lua;$PWD/lua/?/init.lua;;" LD_LIBRARY_PATH=$PWD/build/lib DLB_BACKEND=ffi luajit tests/bench/bench_serve.lua
 local dlb = require "dlbench"
@@ -32,3 +34,15 @@ local c = time(5, function()
   S.continuous(m, { hw = "H100-SXM", rate = 5, prompt = 512, output = 256 })
 end)
 print(string.format("one continuous-batching steady state (with max_rate): %.1f ms", c * 1e3))
+
+local here = (arg and arg[0] and arg[0]:match("^(.*)/") or "tests/bench")
+local og = dlb.models.from_onnx(here .. "/../fixtures/onnx/gpt2_like.onnx", { quiet = true })
+local o = time(5, function() S.model(og) end)
+print(string.format("serving fields of an ONNX decoder (gpt2_like, 99 ops): %.2f ms", o * 1e3))
+
+-- the steps as graphs: build Llama-2-7B's prefill and decode graphs (355 kernel ops each)
+-- and time the decode graph as dlb.serve.decode does
+local gb = time(5, function() S.graphs(m, { hw = "H100-SXM", batch = 16, prompt = 1024, context = 2048 }) end)
+local _, dg = S.graphs(m, { hw = "H100-SXM", batch = 16, prompt = 1024, context = 2048 })
+local gt = time(5, function() S.time(dg) end)
+print(string.format("dlb.serve.graphs (prefill + decode, 2 x 355 kernel ops): %.1f ms; dlb.serve.time of the decode graph: %.2f ms", gb * 1e3, gt * 1e3))

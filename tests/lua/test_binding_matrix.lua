@@ -84,7 +84,7 @@ names[DEV], names[LINK], names[LAYERS], names[CLUSTER] = "<DEV>", "<LINK>", "<LA
 -- one op per layer for the planner's per-op timing: 12 numbers each (dlb_par_op's fields)
 local OPS = {}
 for l = 0, 3 do
-  for _, v in ipairs { l, 0, 1e9, 0, 1e6, 0, 64, 64, 64, 1, 1, 2, 0 } do OPS[#OPS + 1] = v end
+  for _, v in ipairs { l, 0, 1e9, 0, 1e6, 0, 64, 64, 64, 1, 1, 2, 0, 0 } do OPS[#OPS + 1] = v end
 end
 local TR = core.trace_parse('{"traceEvents": [{"name": "mm", "ph": "X", "cat": "kernel", "ts": 1, ' ..
   '"dur": 2, "pid": 0, "tid": 1}, {"name": "relu", "ph": "X", "ts": 4, "dur": 1, "pid": 0, "tid": 1}]}')

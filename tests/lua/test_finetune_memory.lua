@@ -203,11 +203,12 @@ T.test("what a stack adds: the unfused loss and ZeRO-2's gradient buffers (hf pr
   T.eq(r.footprint, r.need, "one footprint")
   T.near(r.need - R.time(base, "H100").need, (12 - 4) * n + ctx + step, 1e-12, "need carries it")
   -- parallel.evaluate{graph=} builds its layers under the profile: the loss bytes are per
-  -- sample and reach it; the per-device constants (the context, ZeRO-2's buffers) are not in
-  -- the planner's layer costs
+  -- sample and reach it; the per-device terms (the context, the step's temporaries) are
+  -- added to the layout's device (one footprint: tested below)
   local e = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = "hf-trainer",
     precision = "mixed_bf16" }
-  assert(rel(e.mem + ctx + step, r.need) < 1e-6, e.mem .. " + context + step vs " .. r.need)
+  T.near(e.mem, r.need, 1e-12, "evaluate's mem is need")
+  T.near(e.mem_framework, ctx + step, 1e-12, "the row's per-device terms")
   -- fp32 steps have no 16-bit autocast: logits, copy, log_softmax at 4 B against 2 x 4
   local f32 = g:stats { precision = "fp32", framework = "hf-trainer", optimizer = "sgd" }
   T.eq(f32.footprint - g:stats { precision = "fp32", framework = "pytorch-ddp", optimizer = "sgd" }.footprint,
@@ -251,6 +252,76 @@ T.test("what a stack adds: the unfused loss and ZeRO-2's gradient buffers (hf pr
   -- the algorithmic step and profiles without a memory table add nothing
   T.eq(g:stats { precision = "mixed_bf16" }.framework_memory, nil)
   T.eq(base.framework_memory, nil)
+end)
+
+T.test("one footprint: g:stats, roofline.time, evaluate, plan, parallel.data (hf profiles)", function()
+  -- the same single-device step through every memory rule: g:stats' footprint under the
+  -- profile (every trainable gradient held to the step: the framework schedule),
+  -- roofline.time's need and a dp = tp = pp = 1 evaluate / one-device plan row, equal
+  local g = dlb.models.llama { size = "7b", layers = 2, seq = 128, batch = 1, vocab = 32000 }
+  local FM = require "dlbench.framework_memory"
+  for _, fw in ipairs { "hf-trainer", "hf-deepspeed" } do
+    local s = g:stats { precision = "mixed_bf16", framework = fw }
+    local r = R.time(s, "H100")
+    local e = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = fw,
+      precision = "mixed_bf16" }
+    T.near(s.footprint, r.need, 1e-12, fw .. ": footprint = need")
+    T.near(e.mem, s.footprint, 1e-12, fw .. ": evaluate = footprint")
+    T.eq(e.fits, r.fits)
+    -- the row says which terms it added, each the g:stats term of the same name
+    for k, v in pairs(s.framework_memory) do
+      if k ~= "loss" then T.near(e.framework_memory[k].bytes, v.bytes, 1e-12, fw .. " " .. k) end
+    end
+    T.near(e.mem_framework, FM.device_bytes(s.framework_memory), 1e-12)
+    assert(e.mem_terms:find("context 1.41 GB", 1, true), e.mem_terms)
+    -- printed as one footprint with the terms it holds, in g:stats and in the row
+    assert(tostring(s):find("footprint " .. dlb.pretty.si(s.footprint, "B") .. " (with the stack's loss", 1, true),
+      tostring(s))
+    -- the graph scheduler's own peak stays beside it, smaller (gradients applied as made)
+    assert(s.footprint_graph < s.footprint, s.footprint_graph .. " vs " .. s.footprint)
+    T.eq(r.footprint_graph, s.footprint_graph)
+    -- the same rule under the other schedule and with the allocator's slack
+    for _, o in ipairs { { schedule = "minimal", slack = 0.1 }, { slack = 0.1 } } do
+      local em = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = fw,
+        precision = "mixed_bf16", schedule_mem = o.schedule, slack = o.slack }
+      T.near(em.mem, R.time(s, "H100", o).need, 1e-12, fw .. " " .. tostring(o.schedule))
+    end
+    local p = P.plan { graph = g, hw = "H100", batch = 1, devices = 1, framework = fw,
+      precision = "mixed_bf16", recompute = false }
+    T.near(p[1].mem, s.footprint, 1e-12, fw .. ": a one-device plan row = footprint")
+    assert(tostring(p[1]):find("footprint " .. string.format("%.1f", s.footprint / 1e9)
+      .. " GB per device (fits, with the stack's context", 1, true), tostring(p[1]))
+    -- data parallelism alone: the per-device terms once per worker, not per sample
+    local d = P.data { stats = s, subbatch = 1, hw = "H100", workers = 2 }
+    T.near(d.mem, s.footprint, 1e-12, fw .. ": parallel.data at the stats' batch")
+  end
+  -- sharded as the stack shards them: on 8 devices the context stays whole, the step's
+  -- temporaries follow the device's share of the optimizer state (ZeRO-2 over dp 8: 1/8)
+  local p8 = P.evaluate { graph = g, hw = "H100", batch = 8, dp = 8, zero = 2,
+    framework = "hf-deepspeed", precision = "mixed_bf16" }
+  local ds = g:stats { precision = "mixed_bf16", framework = "hf-deepspeed" }
+  T.eq(p8.framework_memory.context.bytes, ds.framework_memory.context.bytes)
+  T.eq(p8.framework_memory.buckets.bytes, ds.framework_memory.buckets.bytes, "per rank")
+  T.near(p8.framework_memory.optimizer_step.temporaries,
+    ds.framework_memory.optimizer_step.temporaries / 8, 1e-9, "the partition's fp32 copy")
+  -- a plan keeps only layouts that fit with the terms: a device just too small for them
+  local tight = dlb.hw.get("H100"):with { mem = ds.footprint - 1 }
+  T.checkerr("no layout fits", P.plan, { graph = g, hw = tight, batch = 1, devices = 1,
+    framework = "hf-deepspeed", precision = "mixed_bf16", recompute = false, zero = 0 })
+  -- optimizer offload: the step runs on the host, no step temporaries on the device
+  local off = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = "hf-trainer",
+    precision = "mixed_bf16", offload = "optimizer" }
+  T.eq(off.framework_memory.optimizer_step, nil)
+  T.eq(g:stats { precision = "mixed_bf16", framework = "hf-trainer", offload = "optimizer" }
+    .framework_memory.optimizer_step, nil, "g:stats the same")
+  -- an inference step holds no gradients: roofline.time's need was its footprint plus a
+  -- gradient per parameter; now the same number (and parallel.data's)
+  local inf = g:stats { precision = "mixed_bf16", inference = true, framework = "torchtitan" }
+  T.eq(R.time(inf, "H100").need, inf.footprint, "inference: need = footprint")
+  T.eq(P.data { stats = inf, subbatch = 1, hw = "H100", workers = 2 }.mem, inf.footprint)
+  -- profiles without a memory table add nothing and say so
+  local t = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, framework = "torchtitan" }
+  T.eq(t.mem_framework, 0); T.eq(t.mem_terms, "none")
 end)
 
 T.test("trainable copies in their own type (PEFT modules_to_save) and AdamW's step temporaries", function()

@@ -336,7 +336,7 @@ T.test("dlb.parallel.prepare: the same rows as an unprepared list, edits after i
   local o = { hw = "H100-SXM", precision = "fp16", batch = 32, dp = 8, tp = 1, pp = 1, m = 1, layers = ls }
   local before = P.evaluate(o).step
   ls[1].flops_fwd = ls[1].flops_fwd * 100
-  for i = 3, #ls.ops, 13 do ls.ops[i] = ls.ops[i] * 100 end   -- every op's flops_sample
+  for i = 3, #ls.ops, 14 do ls.ops[i] = ls.ops[i] * 100 end   -- every op's flops_sample
   T.eq(P.evaluate(o).step, before, "edit unseen")
   assert(P.evaluate(P.prepare(ls) and o).step > before, "seen after prepare again")
   T.checkerr("non-empty list of layer costs", P.prepare, {})

@@ -13,6 +13,14 @@ T.test("KV bytes printed exactly; the decode roofline crosses the ridge for GQA 
   assert(text:find("Llama%-2%-7B      1024   2048 [^\n]-memory"), "MHA at 1k stays memory-bound")
 end)
 
+T.test("the steps as graphs: timed as the steps are, the KV cache as inputs", function()
+  for _, step in ipairs { "prefill", "decode" } do
+    local g, l = text:match("\n" .. step .. " +355 +8030261248 +[%d.]+ +[%d.]+ +([%d.]+) +([%d.]+)\n")
+    assert(g and g == l, step .. ": graph ms = steps ms")
+  end
+  assert(text:find("KV-cache inputs: 8623489024 bytes = 16 x 4112 cached", 1, true), "paged cache")
+end)
+
 T.test("validation: calibrated on the fit rows, held-out error reported", function()
   T.eq(res.rows, 73, "rows")
   assert(res.held > 0 and res.held < 0.2, "held-out median |error| " .. res.held)

@@ -354,6 +354,10 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
     batch = { 1 }, seq = { 64 } }, { bind = { "batch", "seq" } })
   T.checkerr("stats.offload is not compiled", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
     stats = { framework = "auto", offload = "optimizer" } })
+  -- a profile whose memory table the compiled path does not count is refused, not swept to
+  -- a smaller footprint than g:stats + roofline.time give (issue [18]: one footprint)
+  T.checkerr("adds memory beyond the graph's tensors", dlb.sweep.model, gpt, space,
+    { bind = { "batch", "seq" }, stats = { framework = "hf-trainer" } })
   T.checkerr("more than 5 rows to keep", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, keep = 5 })
   -- a builder whose layers differ by position is refused, not mis-counted
   T.checkerr("not affine in layers", dlb.sweep.compile, function(p)

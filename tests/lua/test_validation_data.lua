@@ -22,7 +22,7 @@ local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "frame
 local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, etp = true, mp = true,
   micro_batch = true, grad_accum = true, global_batch = true, interleave = true }
 local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true,
-  cp_algo = true }
+  cp_algo = true, recompute_modules = true }
 for k in pairs(LAYOUT_COUNTS) do LAYOUT_KEYS[k] = true end
 local SCHEDULES = { ["1f1b"] = true, interleaved = true }
 local RECOMPUTE = { full = true, selective = true }
@@ -93,6 +93,15 @@ local function check_row(r, i, names)
   if L.recompute ~= nil and not RECOMPUTE[L.recompute] then error(where .. ": layout.recompute '" .. tostring(L.recompute) .. "'", 0) end
   if L.zero ~= nil and not (L.zero == 0 or L.zero == 1 or L.zero == 2 or L.zero == 3) then error(where .. ": layout.zero must be 0..3", 0) end
   if L.sequence_parallel ~= nil and type(L.sequence_parallel) ~= "boolean" then error(where .. ": layout.sequence_parallel must be a boolean", 0) end
+  -- Megatron-Core's --recompute-modules: the selective policy's modules (core_attn, layernorm, moe, ...)
+  if L.recompute_modules ~= nil then
+    if L.recompute ~= "selective" or type(L.recompute_modules) ~= "table" or #L.recompute_modules == 0 then
+      error(where .. ": layout.recompute_modules must be a non-empty list with recompute = \"selective\"", 0)
+    end
+    for _, m in ipairs(L.recompute_modules) do
+      if type(m) ~= "string" then error(where .. ": layout.recompute_modules must list module names", 0) end
+    end
+  end
   if L.cp_algo ~= nil and not ({ ring = true, allgather = true, alltoall = true })[L.cp_algo] then
     error(where .. ": layout.cp_algo must be ring, allgather or alltoall", 0)
   end

@@ -15,7 +15,7 @@ out=$("$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw H100 --gpus 1024 --toke
   && echo "$out" | grep -qE "^step time *[0-9.]+ (ms|s)" \
   && echo "$out" | grep -qE "^MFU *[0-9.]+% \(model FLOPs \(fwd \+ bwd, no recompute; causal attention counted half\) / \(step x 990 TFLOP/s fp16 peak x 1024 devices\)" \
   && echo "$out" | grep -qE "^framework *torchtitan \(default" \
-  && echo "$out" | grep -qE "^memory/device *[0-9.]+ GB of 80 GB" \
+  && echo "$out" | grep -qE "^footprint *[0-9.]+ GB of 80 GB per device" \
   && echo "$out" | grep -qE "^throughput *[0-9.]+ M tokens/s" \
   && echo "$out" | grep -qE "^train *15 T tokens in [0-9.]+ days" \
   && echo "$out" | grep -qE "^energy .*700 W board power" \

@@ -21,6 +21,11 @@ return {
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude; CUDA graphs "
     .. "optional): for issue [19]'s host model" },
   recompute = { "none", "full", "selective" },
+  -- recompute_granularity "selective": Korthikanti et al. 2022's attention core (the default
+  -- recompute_modules, core_attn). No pp_scatter: Megatron-Core's pipeline_parallel/
+  -- p2p_communication.py sends the whole tensor (1/tp of the sequence under sequence
+  -- parallelism, which the planner's seq_par divides)
+  selective = "attention core",
   sources = {
     "NVIDIA Megatron-Core docs (megatron.core.transformer, TransformerConfig): "
       .. "apply_rope_fusion, bias_activation_fusion, masked_softmax_fusion; attention through "

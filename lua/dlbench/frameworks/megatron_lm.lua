@@ -16,12 +16,24 @@ return {
   dispatch = { per_op = 10e-6, per_layer = 0, source = "ESTIMATE (order of magnitude of eager "
     .. "PyTorch's per-op host cost; no published number for this stack): for issue [19]'s host "
     .. "model" },
-  recompute = { "none", "full" },
+  -- Korthikanti et al. 2022's selective recompute (the attention core) and sequence
+  -- parallelism came to this stack in 2022 (--recompute-activations, --sequence-parallel):
+  -- the validation table's Korthikanti rows run it
+  recompute = { "none", "full", "selective" },
+  selective = "attention core",
+  -- pipeline sends with the scatter/gather optimisation, on by default
+  -- (--no-scatter-gather-tensors-in-pipeline turns it off): each tensor rank sends 1/t of
+  -- the activation, the receiver all-gathers it over NVLink (Narayanan et al. 2021 sec. 4.1;
+  -- megatron/p2p_communication.py, split_tensor_into_1d_equal_chunks / gather_split_1d_tensor)
+  pp_scatter = true,
   sources = {
     "Narayanan et al. 2021 (SC21, arXiv 2104.04473) sec. 4.2 'Computation optimizations': "
       .. "fused kernels for bias + GeLU and scale + mask + softmax; sec. 3.5 full recompute",
     "NVIDIA/Megatron-LM megatron/optimizer/__init__.py (2021): from apex.optimizers import "
       .. "FusedAdam as Adam (multi-tensor update)",
-    "Korthikanti et al. 2022 (arXiv 2205.05198): selective recompute is the 2022 addition",
+    "Korthikanti et al. 2022 (arXiv 2205.05198) sec. 5: selective recompute (the attention "
+      .. "core), the 2022 addition; sec. 4.2.2 sequence parallelism",
+    "Narayanan et al. 2021 sec. 4.1 'scatter/gather communication optimization'; "
+      .. "NVIDIA/Megatron-LM megatron/p2p_communication.py (2021-22)",
   },
 }

@@ -18,6 +18,16 @@ return {
     source = "NeMo docs, performance_summary.md / mixed precision training: fp8 via Transformer Engine" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
   recompute = { "none", "full", "selective" },
+  -- recompute_granularity "selective": Korthikanti et al. 2022's attention core (the default
+  -- recompute_modules, core_attn). No pp_scatter: Megatron-Core's pipeline_parallel/
+  -- p2p_communication.py sends the whole tensor (1/tp of the sequence under sequence
+  -- parallelism, which the planner's seq_par divides)
+  selective = "attention core",
+  -- sequence parallelism with tensor parallelism: NeMo's configurations turn it on
+  -- (NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/gpt3/175b.yaml
+  -- "sequence_parallel: True"; the NeMo 2.0 pretrain recipes, nemo/collections/llm/recipes,
+  -- "sequence_parallelism: bool = True"); the planner's seq_par unless the caller says
+  seq_par = true,
   sources = {
     "NVIDIA/NeMo docs/source/performance/performance_summary.md (commit 070a0bb): the measured "
       .. "rows of the validation table, Megatron-Core + Transformer Engine",

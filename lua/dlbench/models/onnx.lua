@@ -107,6 +107,7 @@ local function defaults(unbound, given)
   end
   return b
 end
+M._defaults = defaults -- dlb.serve reads an imported decoder's structure at these bindings
 
 local function is_json(path)
   if path:match("%.json$") then return true end

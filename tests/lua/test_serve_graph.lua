@@ -1,0 +1,160 @@
+-- test_serve_graph.lua — dlb.serve.graphs: the prefill and decode steps as dlb graphs of
+-- kernel ops (g:kernel) with the paged KV cache as inputs, and dlb.serve.time, which times
+-- them by the per-op rule and launch model of dlb.serve.prefill/decode. Exactness: for
+-- Llama-2-7B, Llama-3-8B (GQA), Mistral-7B (sliding window) and Mixtral-8x7B (MoE) the
+-- graph path's FLOPs, bytes, launches, kernels, per-op times and step times equal the
+-- op-list path's within 1e-9 relative, under several serving options; the KV cache's
+-- tensors hold 524,288 B / 131,072 B per token. The kernel op itself (forward only, given
+-- costs exact, refused by training) and bad input. Runs on both backends.
+local T = require "harness"
+local dlb = require "dlbench"
+local core = require "dlbench.backend"
+local S = dlb.serve
+
+local L7 = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 })
+-- Llama-3-8B (meta-llama/Meta-Llama-3-8B config.json)
+local L3 = S.model(dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
+  ffn = 14336, vocab = 128256, batch = 1, seq = 16 })
+-- Mistral-7B-v0.1 config.json: sliding_window 4096
+local MI = S.model { name = "mistral-7b", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
+  ffn = 14336, vocab = 32000, mlp = "swiglu", window = 4096 }
+local MX = S.model(dlb.models.moe { size = "mixtral-8x7b", batch = 1, seq = 16 })
+
+local function rel(a, b) return math.abs(a - b) / math.max(math.abs(a), math.abs(b), 1e-300) end
+local function close(a, b, what)
+  if rel(a, b) > 1e-9 then error(string.format("%s: graph %.17g, list %.17g", what, a, b), 2) end
+end
+local function same_cost(g, r, what)
+  for _, k in ipairs { "time", "flops", "bytes", "launch", "kernels", "memory_bound_time" } do
+    close(g[k], r[k], what .. " " .. k)
+  end
+  for name, t in pairs(r.by_op) do close(g.by_op[name] or 0, t, what .. " by_op " .. name) end
+  for name in pairs(g.by_op) do assert(r.by_op[name], what .. ": extra op " .. name) end
+end
+
+T.test("graph path = op-list path within 1e-9: Llama-2-7B, Llama-3-8B, Mistral, Mixtral", function()
+  local n = 0
+  for _, m in ipairs { L7, L3, MI, MX } do
+    for _, o in ipairs {
+      { hw = "A100-SXM4-80GB", batch = 1, prompt = 128, context = 1000 },
+      { hw = "H100-SXM", batch = 16, prompt = 2048, context = 8192, weights = "int4", kv = "fp8" },
+      { hw = "L40S", batch = 3, prompt = 300, context = 5000, fused = true, cuda_graphs = true },
+      { hw = "H100-SXM", batch = 64, prompt = 64, context = 100, weights = "fp8", launch = "serial", kv_reuse = false },
+    } do
+      local pg, dg = S.graphs(m, o)
+      local po, dopt = {}, {}
+      for k, v in pairs(o) do
+        if k ~= "context" then po[k] = v end
+        if k ~= "prompt" then dopt[k] = v end
+      end
+      local what = m.name .. " on " .. o.hw
+      same_cost(S.time(pg), S.prefill(m, po), what .. " prefill")
+      same_cost(S.time(dg), S.decode(m, dopt), what .. " decode")
+      -- g:stats counts the same FLOPs and bytes (the forward analysis)
+      local st = dg:stats { inference = true }
+      close(st.flops, S.decode(m, dopt).flops, what .. " g:stats flops")
+      close(st.bytes, S.decode(m, dopt).bytes, what .. " g:stats bytes")
+      n = n + 1
+    end
+  end
+  T.eq(n, 16, "cases")
+  -- a tied GELU decoder (GPT-2 XL: LayerNorm scale and bias), NF4 weights, an int4 cache
+  local G = S.model(dlb.models.gpt { size = "gpt2-xl", batch = 1, seq = 16 })
+  local o = { hw = "A100-SXM4-80GB", weights = "nf4", kv = "int4" }
+  local pg, dg = S.graphs(G, { hw = o.hw, weights = o.weights, kv = o.kv, batch = 5, prompt = 77, context = 300 })
+  same_cost(S.time(pg), S.prefill(G, { hw = o.hw, weights = o.weights, kv = o.kv, batch = 5, prompt = 77 }), "gpt2-xl prefill")
+  same_cost(S.time(dg), S.decode(G, { hw = o.hw, weights = o.weights, kv = o.kv, batch = 5, context = 300 }), "gpt2-xl decode")
+  T.eq(dg:stats { inference = true, precision = "fp16" }.params, G.params, "gpt2-xl params (tied head, LayerNorm biases)")
+end)
+
+T.test("the graphs: layers, parameters, the paged KV cache as inputs (524,288 / 131,072 B per token)", function()
+  for _, c in ipairs { { L7, 524288, 32 }, { L3, 131072, 32 } } do
+    local m, per_token, L = c[1], c[2], c[3]
+    local pg, dg = S.graphs(m, { hw = "A100-SXM4-80GB", batch = 2, prompt = 100, context = 1000 })
+    T.eq(dg:stats { inference = true, precision = "fp16" }.params, m.params, m.name .. " params = the spec's")
+    T.eq(#dg._layers, L, "one scope a layer")
+    -- each layer's cache [B, cached, 2 x kv_heads x head_dim] at fp16, 1,001 tokens in
+    -- blocks of 16: 1,008
+    local width, caches = 0, 0
+    for i = 0, dg:ntensors() - 1 do
+      local name, dims, dt = core.graph_tensor_info(dg._h, i)
+      if name:match("kv_cache$") then
+        caches = caches + 1
+        T.eq(tonumber(dims[1]), 2, "batch"); T.eq(tonumber(dims[2]), 1008, "paged: whole blocks")
+        width = width + tonumber(dims[3])
+      end
+    end
+    T.eq(caches, L, "a cache a layer")
+    T.eq(width * 2, per_token, m.name .. " KV bytes per token from the graph's caches")
+    T.eq(width * 2, S.kv_bytes_per_token(m), "= dlb.serve.kv_bytes_per_token")
+    -- the prefill's cache holds the prompt, rounded up to blocks: 112
+    local _, pd = core.graph_tensor_info(pg._h, (function()
+      for i = 0, pg:ntensors() - 1 do if core.graph_tensor_info(pg._h, i):match("kv_cache$") then return i end end
+    end)())
+    T.eq(tonumber(pd[2]), 112, "prefill cache")
+    -- one fused-attention kernel a layer, marked for the per-op rule
+    local _, _, _, _, _, K = core.analysis_arrays(dg:stats { inference = true }.analysis)
+    local att = 0
+    for _, k in ipairs(K) do if k == 1 then att = att + 1 end end
+    T.eq(att, L, "attention kernels")
+    assert(dg:dot():find("layer1.attention", 1, true), "g:dot shows the kernels")
+    -- dlb.roofline.time runs on it (at the activation precision)
+    local r = dlb.roofline.time(dg:stats { inference = true, precision = "fp16" }, "A100-SXM4-80GB")
+    T.eq(r.bound, "memory", "decode is memory-bound")
+  end
+  -- sliding window: the cache stops at the window
+  local _, dg = S.graphs(MI, { hw = "A100-SXM4-80GB", batch = 1, prompt = 16, context = 10000 })
+  for i = 0, dg:ntensors() - 1 do
+    local name, dims = core.graph_tensor_info(dg._h, i)
+    if name:match("kv_cache$") then T.eq(tonumber(dims[2]), 4096, "window-capped cache") end
+  end
+  -- MoE: experts as [E, k, n] weights; params = the spec's (46.7 B)
+  local _, mg = S.graphs(MX, { hw = "H100-SXM", batch = 4, prompt = 64 })
+  T.eq(mg:stats { inference = true, precision = "bf16" }.params, MX.params, "mixtral params")
+end)
+
+T.test("g:kernel: given costs exact, forward only, bad input named", function()
+  local g = dlb.graph("k")
+  local x = g:input("x", { 4, 8 })
+  local w = g:weight("w", { 8, 16 })
+  local y = g:kernel({ x, w }, { 4, 16 }, { name = "mm", flops = 1e12 / 3, bytes = 12345.5, gemm = { 4, 16, 8, 1 } })
+  g:kernel({ y }, { 4, 16 }, { name = "att", flops = 7, bytes = 0.1, attention = true })
+  local s = g:stats { inference = true }
+  local F, B, _, _, Ty, K = core.analysis_arrays(s.analysis)
+  T.eq(F[1], 1e12 / 3, "FLOPs exact (not snapped to an integer)")
+  T.eq(B[1], 12345.5, "bytes exact"); T.eq(B[2], 0.1, "bytes")
+  T.eq(core.graph_op_type_name(Ty[1]), "kernel", "op type")
+  T.eq(K[1], 0, "plain"); T.eq(K[2], 1, "attention mark")
+  local m, n, k, b = core.analysis_gemm(s.analysis, 0)
+  T.eq(m, 4); T.eq(n, 16); T.eq(k, 8); T.eq(b, 1)
+  T.eq(core.analysis_gemm(s.analysis, 1), nil, "no GEMM shape")
+  T.eq(s.params, 128, "its weights are the graph's")
+  -- symbolic costs: dims left unbound
+  local h = dlb.graph("sym")
+  local xs = h:input("x", { "b", 8 })
+  h:kernel({ xs }, { "b", 8 }, { flops = "3*b", bytes = "2*b + 1" })
+  local ss = h:stats { inference = true }
+  T.eq(tostring(ss.flops), "3*b", "symbolic FLOPs")
+  T.eq(h:stats { inference = true, b = 5 }.bytes, 11, "given bytes evaluated")
+  -- training refuses it
+  g:loss(g:mean(y))
+  T.checkerr("is a kernel op (given costs, forward only); pass inference=true", g.stats, g, {})
+  T.checkerr("FLOPs is -1", g.kernel, g, { x }, { 4 }, { flops = -1, bytes = 1 })
+  T.checkerr("flops= and bytes= are required", g.kernel, g, { x }, { 4 }, { flops = 1 })
+  T.checkerr("gemm must be {m, n, k, batch}", g.kernel, g, { x }, { 4 }, { flops = 1, bytes = 1, gemm = { 1, 2 } })
+  T.checkerr("output dim 1 is 2.5", g.kernel, g, { x }, { 2.5 }, { flops = 1, bytes = 1 })
+  T.checkerr("must be finite", g.kernel, g, { x }, { 4 }, { flops = 0 / 0, bytes = 1 })
+  T.checkerr("unknown option", g.kernel, g, { x }, { 4 }, { flops = 1, bytes = 1, flop = 2 })
+  -- through the generic op: wrong dims count, bad marks
+  T.checkerr("takes 3 dims", core.graph_op, g._h, core.graph_op_type("kernel"), nil, { x.id }, { 0, 0, 1, 0 }, { "1", "2" })
+  T.checkerr("marks must be 0 or 1", core.graph_op, g._h, core.graph_op_type("kernel"), nil, { x.id }, { 2, 0, 1, 0 }, { "1", "2", "3" })
+end)
+
+T.test("bad input: tp/pp, graphs that are not serving steps", function()
+  T.checkerr("tp and pp must be 1", S.graphs, L7, { hw = "H100-SXM", tp = 2 })
+  T.checkerr("option 'output' does not apply here", S.graphs, L7, { hw = "H100-SXM", output = 3 })
+  T.checkerr("expected a graph from dlb.serve.graphs", S.time, dlb.graph("x"))
+  T.checkerr("expected a graph from dlb.serve.graphs", S.time, 3)
+end)
+
+T.done()

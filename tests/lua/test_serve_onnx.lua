@@ -1,0 +1,158 @@
+-- test_serve_onnx.lua — dlb.serve.model of an imported ONNX decoder without hand-given
+-- fields (issue [23] / 29): layers, hidden, heads, KV heads, head dim, vocab, ffn, MLP kind
+-- and tying read from the graph's structure. The GPT-2 fixture (tests/fixtures/onnx,
+-- modeling_gpt2.py: 2 layers, d 64, 4 heads, ffn 256, vocab 1000, tied) and Llama-like
+-- decoders written here as protobuf bytes (MHA, GQA, MQA; SwiGLU, untied head), and the
+-- refusals. Runs on both backends (dlbench run and LuaJIT FFI).
+local T = require "harness"
+local H = require "hostile_files"
+local dlb = require "dlbench"
+local S = dlb.serve
+
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local FIX = here .. "/../fixtures/onnx/"
+
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute("mkdir -p '" .. dir .. "'"))
+local function write(name, s)
+  local p = dir .. "/" .. name .. ".onnx"
+  local f = assert(io.open(p, "wb")); f:write(s); f:close()
+  return p
+end
+
+-- onnx.proto: TensorProto dims 1, data_type 2 (INT64 7), int64_data 7, name 8;
+-- AttributeProto name 1, i 3, type 20 (INT 2)
+local function shape_init(name, vals)
+  local s = { H.int(1, #vals), H.int(2, 7) }
+  for _, v in ipairs(vals) do s[#s + 1] = H.int(7, v) end
+  s[#s + 1] = H.bytes(8, name)
+  return table.concat(s)
+end
+local function attr_int(name, v) return H.bytes(1, name) .. H.int(20, 2) .. H.int(3, v) end
+
+-- A Llama-like decoder as Hugging Face's modeling_llama.py exports it (q/k/v projections,
+-- [0, 0, heads, dh] reshapes, repeat_kv as a concat of the K/V heads, softmax(QK^T) V,
+-- o_proj, SiLU-gated MLP as Sigmoid and Mul; norms as a scale Mul), ids [batch, seq] ->
+-- logits [batch, seq, vocab]. o: {layers, hidden, heads, kv, dh, ffn, vocab, tied, gelu}.
+local function llama_onnx(o)
+  local L, d, Hq, KV, dh, f, V = o.layers, o.hidden, o.heads, o.kv, o.dh, o.ffn, o.vocab
+  local nodes, inits = {}, {}
+  local function w(name, dims) inits[#inits + 1] = H.initializer(name, dims); return name end
+  local function n(op, ins, out, attrs) nodes[#nodes + 1] = H.node(op, ins, { out }, out, attrs); return out end
+  inits[#inits + 1] = shape_init("shape_q", { 0, 0, Hq, dh })
+  inits[#inits + 1] = shape_init("shape_kv", { 0, 0, KV, dh })
+  inits[#inits + 1] = shape_init("shape_o", { 0, 0, Hq * dh })
+  inits[#inits + 1] = shape_init("axes1", { 1 })
+  local perm = H.attr_ints("perm", { 0, 2, 1, 3 })
+  local x = n("Gather", { w("embed", { V, d }), "ids" }, "x0")
+  for i = 1, L do
+    local p = "l" .. i .. "."
+    local h = n("Mul", { x, w(p .. "ln1", { d }) }, p .. "n1")
+    local q = n("Transpose", { n("Reshape", { n("MatMul", { h, w(p .. "wq", { d, Hq * dh }) }, p .. "q"), "shape_q" }, p .. "q4") }, p .. "qt", { perm })
+    if o.rope then -- a RoPE table broadcast over the heads: an activation [batch, 1, seq, dh]
+      q = n("Mul", { q, n("Unsqueeze", { "cos", "axes1" }, p .. "cos4") }, p .. "qrot")
+    end
+    local kv = {}
+    for _, c in ipairs { "k", "v" } do
+      local t = n("Transpose", { n("Reshape", { n("MatMul", { h, w(p .. "w" .. c, { d, KV * dh }) }, p .. c), "shape_kv" }, p .. c .. "4") }, p .. c .. "t", { perm })
+      if KV < Hq then
+        local copies = {}
+        for j = 1, Hq / KV do copies[j] = t end
+        t = n("Concat", copies, p .. c .. "r", { attr_int("axis", 1) })
+      end
+      kv[c] = t
+    end
+    local kT = n("Transpose", { kv.k }, p .. "kT", { H.attr_ints("perm", { 0, 1, 3, 2 }) })
+    local pr = n("Softmax", { n("MatMul", { q, kT }, p .. "scores") }, p .. "probs")
+    local ctx = n("Transpose", { n("MatMul", { pr, kv.v }, p .. "ctx") }, p .. "ctxt", { perm })
+    local a = n("MatMul", { n("Reshape", { ctx, "shape_o" }, p .. "ctx2"), w(p .. "wo", { Hq * dh, d }) }, p .. "attn")
+    x = n("Add", { x, a }, p .. "x1")
+    local h2 = n("Mul", { x, w(p .. "ln2", { d }) }, p .. "n2")
+    local act
+    if o.gelu then
+      act = n("Gelu", { n("MatMul", { h2, w(p .. "wu", { d, f }) }, p .. "up") }, p .. "act")
+    else
+      local g = n("MatMul", { h2, w(p .. "wg", { d, f }) }, p .. "gate")
+      local si = n("Mul", { g, n("Sigmoid", { g }, p .. "sig") }, p .. "silu")
+      act = n("Mul", { si, n("MatMul", { h2, w(p .. "wu", { d, f }) }, p .. "up") }, p .. "act")
+    end
+    x = n("Add", { x, n("MatMul", { act, w(p .. "wd", { f, d }) }, p .. "down") }, p .. "x2")
+  end
+  local head = o.tied and n("Transpose", { "embed" }, "embedT", { H.attr_ints("perm", { 1, 0 }) })
+    or w("lm_head", { d, V })
+  n("MatMul", { n("Mul", { x, w("lnf", { d }) }, "nf"), head }, "logits")
+  return H.model(H.graph { nodes = nodes, inits = inits,
+    inputs = { H.value_info("ids", H.tensor_type(7, { "batch", "seq" })),
+      H.value_info("cos", H.tensor_type(1, { "batch", "seq", dh })) },
+    outputs = { H.value_info("logits", H.tensor_type(1, { "batch", "seq", V })) } }, 17)
+end
+
+local function load(name, o) return dlb.models.from_onnx(write(name, llama_onnx(o)), { quiet = true }) end
+local FIELDS = { "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "mlp", "tied" }
+local function same(spec, want, what)
+  for _, k in ipairs(FIELDS) do T.eq(spec[k], want[k], what .. " " .. k) end
+end
+
+T.test("ONNX GPT-2 (fixture): every decoder field read from the graph", function()
+  local g = dlb.models.from_onnx(FIX .. "gpt2_like.onnx", { quiet = true })
+  local s = S.model(g)
+  -- tests/fixtures/onnx/README.md: 2 layers, d 64, 4 heads, context 128, vocab 1000, tied
+  same(s, { layers = 2, hidden = 64, heads = 4, kv_heads = 4, head_dim = 16, ffn = 256,
+    vocab = 1000, mlp = "gelu", tied = true }, "gpt2_like")
+  -- 2 (K, V) x 2 layers x 4 heads x 16 x 2 B
+  T.eq(S.kv_bytes_per_token(g), 512, "kv bytes per token")
+  -- the graph holds these weights and the position table (128 x 64) and the biases
+  -- (per layer 192 + 64 + 256 + 64), which the serving view leaves out
+  local held = g:stats { inference = true, batch = 1, sequence = 1 }.params
+  T.eq(held, 172288, "the fixture's parameters (README)")
+  T.eq(s.params + 128 * 64 + 2 * (192 + 64 + 256 + 64), held, "serving view + positions + biases")
+end)
+
+T.test("ONNX Llama-like: MHA, GQA and MQA heads, SwiGLU, untied and tied heads", function()
+  local cases = {
+    { "mha", { layers = 2, hidden = 64, heads = 4, kv = 4, dh = 16, ffn = 160, vocab = 500 } },
+    -- with a RoPE table [batch, 1, seq, dh] (one "head" that is not a K/V head)
+    { "gqa", { layers = 3, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 176, vocab = 500, rope = true } },
+    { "mqa", { layers = 2, hidden = 96, heads = 6, kv = 1, dh = 16, ffn = 256, vocab = 300, tied = true } },
+    -- head_dim x heads different from hidden (as Gemma's), a GELU MLP
+    { "wide", { layers = 2, hidden = 64, heads = 4, kv = 2, dh = 32, ffn = 128, vocab = 400, gelu = true } },
+  }
+  for _, c in ipairs(cases) do
+    local o = c[2]
+    local g = load(c[1], o)
+    local s = S.model(g)
+    same(s, { layers = o.layers, hidden = o.hidden, heads = o.heads, kv_heads = o.kv, head_dim = o.dh,
+      ffn = o.ffn, vocab = o.vocab, mlp = o.gelu and "gelu" or "swiglu", tied = o.tied and true or false }, c[1])
+    T.eq(S.kv_bytes_per_token(g), 2 * o.layers * o.kv * o.dh * 2, c[1] .. " kv bytes")
+    -- the spec equals the one given by hand, and so does every serving number
+    local byhand = S.model { layers = o.layers, hidden = o.hidden, heads = o.heads, kv_heads = o.kv,
+      head_dim = o.dh, ffn = o.ffn, vocab = o.vocab, mlp = o.gelu and "gelu" or "swiglu", tied = o.tied }
+    T.eq(s.params, byhand.params, c[1] .. " params")
+    local a = S.decode(g, { hw = "A100-SXM4-80GB", batch = 8, context = 1000 })
+    local b = S.decode(byhand, { hw = "A100-SXM4-80GB", batch = 8, context = 1000 })
+    T.eq(a.time, b.time, c[1] .. " decode time")
+    T.eq(a.flops, b.flops, c[1] .. " decode flops")
+  end
+  -- a window is not in the graph: given as an option
+  T.eq(S.model(load("gqa_w", { layers = 1, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 176, vocab = 500 }),
+    { window = 32 }).window, 32, "window option")
+end)
+
+T.test("ONNX: what cannot be inferred is refused, naming it", function()
+  local cnn = dlb.models.from_onnx(FIX .. "small_cnn.onnx", { quiet = true })
+  T.checkerr("cannot infer layers", S.model, cnn)
+  T.checkerr("give the fields instead", S.model, cnn)
+  -- an encoder-only graph without an LM head: the BERT fixture has no vocab matmul
+  local bert = dlb.models.from_onnx(FIX .. "bert_like.onnx", { quiet = true })
+  T.checkerr("cannot infer vocab", S.model, bert)
+  T.checkerr("not a decoder's LM head", S.model, bert)
+  -- a graph built by hand with no transformer config still says what to give
+  local g = dlb.graph("plain")
+  local x = g:input("x", { "b", 8 })
+  g:relu(g:matmul(x, g:weight("w", { 8, 8 })))
+  T.checkerr("carries no transformer config", S.model, g)
+end)
+
+os.execute("rm -rf '" .. dir .. "'")
+T.done()
