@@ -20,8 +20,13 @@ mkdir -p "$src/build" && cp -rp "$root/build/gen" "$src/build/" # protoc-c's ONN
 # flags but -Werror, which changes no code): make reuses them where no source or header is
 # newer, so the variant compiles only what it changes (the host, without a line editor) and
 # links. Without a release build it compiles everything, as a distribution's build does.
-for d in obj/static/release obj/proc_static/release lib/static; do
+for d in obj/static/release obj/proc_static/release obj/host/release lib/static; do
   [ -d "$root/build/$d" ] && mkdir -p "$src/build/$d" && cp -rp "$root/build/$d/." "$src/build/$d/"
+done
+# the host's objects too, but not those of the sources that include the line editor's header
+# (host/lineedit.h): the variant compiles those with its own DLB_READLINE_ choice
+for f in $(grep -l 'lineedit\.h' "$root"/host/*.c); do
+  f=${f##*/}; rm -f "$src/build/obj/host/release/${f%.c}".[od]
 done
 premake=premake4
 command -v premake5 >/dev/null 2>&1 && premake=premake5
