@@ -95,7 +95,7 @@ sanitizers=(env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:quarantine_size_mb=
 # own instrumented library) and the random API fuzzer on both backends under the sanitizers
 for fl in "${flavours[@]}"; do
   if [ "$fl" = asan ]; then
-    run "fuzz libFuzzer harnesses" "${sanitizers[@]}" bash tests/fuzz/run.sh 5
+    run "fuzz libFuzzer harnesses" "${sanitizers[@]}" bash tests/fuzz/run.sh 3
     run "asan fuzz api capi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh capi 20000 1
     run "asan fuzz api ffi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh ffi 20000 1
   fi
