@@ -448,4 +448,20 @@ T.test("serialization: fuzz: truncated, flipped and random bytes never crash", f
   end
 end)
 
+T.test("sweep: runs under the generational collector and gives the caller's mode back", function()
+  if not pcall(collectgarbage, "incremental") then return end -- LuaJIT: one collector
+  local seen
+  local t = dlb.sweep({ a = { 1, 2 } }, function(p)
+    seen = collectgarbage("generational") -- the previous mode: the sweep's
+    return { y = p.a }
+  end, { jobs = 1, quiet = true, progress = false })
+  T.eq(t:count(), 2, "rows")
+  T.eq(seen, "generational", "the mode inside the sweep")
+  T.eq(collectgarbage("incremental"), "incremental", "the caller's mode after it")
+  local f = dlb.sweep({ a = { 1 } }, function() error("boom") end,
+    { jobs = 1, quiet = true, progress = false })
+  T.eq(f:failures():count(), 1, "the failing configuration is recorded")
+  T.eq(collectgarbage("incremental"), "incremental", "the caller's mode after a failing fn")
+end)
+
 T.done()
