@@ -91,36 +91,42 @@ ffi=(env LUA_PATH="$root/lua/?.lua;$root/lua/?/init.lua;$root/tests/lua/?.lua;;"
 sanitizers=(env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:quarantine_size_mb=32:malloc_context_size=8
             LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+has() { local f; for f in "${flavours[@]}"; do [ "$f" = "$1" ] && return 0; done; return 1; }
 # the longest first (hostile input, issue 18): the libFuzzer harnesses (they build their
 # own instrumented library) and the random API fuzzer on both backends under the sanitizers
-for fl in "${flavours[@]}"; do
-  if [ "$fl" = asan ]; then
-    run "fuzz libFuzzer harnesses" "${sanitizers[@]}" bash tests/fuzz/run.sh 3
-    run "asan fuzz api capi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh capi 20000 1
-    run "asan fuzz api ffi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh ffi 20000 1
-  fi
-done
-for fl in "${flavours[@]}"; do
-  case $fl in
-    release) bin=build/bin; tst=build/tests; with=() ;;
-    asan) bin=build/asan/bin; tst=build/asan/tests; with=("${sanitizers[@]}") ;;
-  esac
-  for t in "$tst"/test_*; do
-    [ -x "$t" ] && run "$fl C $(basename "$t")" "${with[@]}" "$t"
+if has asan; then
+  run "fuzz libFuzzer harnesses" "${sanitizers[@]}" bash tests/fuzz/run.sh 3
+  run "asan fuzz api capi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh capi 20000 1
+  run "asan fuzz api ffi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh ffi 20000 1
+fi
+# then the rest, longest kinds first, so that the short release tests fill the cores at the
+# end instead of a long sanitizer test running alone: the shell tests (they wait on
+# terminals, daemons and builds beside the others), the sanitizer flavour, the release one
+if has release; then
+  for t in tests/sh/test_*.sh; do
+    [ -f "$t" ] && run "sh $(basename "$t" .sh)" bash "$t" "$root/build/bin/dlbench"
+  done
+fi
+if has asan; then
+  for t in tests/lua/test_*.lua; do
+    run "asan lua $(basename "$t" .lua)" "${sanitizers[@]}" build/asan/bin/dlbench run "$t"
+  done
+  for t in build/asan/tests/test_*; do
+    [ -x "$t" ] && run "asan C $(basename "$t")" "${sanitizers[@]}" "$t"
+  done
+fi
+if has release; then
+  for t in tests/lua/test_*.lua; do
+    run "release lua $(basename "$t" .lua)" build/bin/dlbench run "$t"
   done
   for t in tests/lua/test_*.lua; do
-    run "$fl lua $(basename "$t" .lua)" "${with[@]}" "$bin/dlbench" run "$t"
+    run "ffi lua $(basename "$t" .lua)" "${ffi[@]}" luajit "$t"
   done
-  if [ "$fl" = release ]; then
-    for t in tests/lua/test_*.lua; do
-      run "ffi lua $(basename "$t" .lua)" "${ffi[@]}" luajit "$t"
-    done
-    run "ffi symbols" "${ffi[@]}" luajit tests/lua/ffi_symbols.lua
-    for t in tests/sh/test_*.sh; do
-      [ -f "$t" ] && run "sh $(basename "$t" .sh)" bash "$t" "$root/$bin/dlbench"
-    done
-  fi
-done
+  run "ffi symbols" "${ffi[@]}" luajit tests/lua/ffi_symbols.lua
+  for t in build/tests/test_*; do
+    [ -x "$t" ] && run "release C $(basename "$t")" "$t"
+  done
+fi
 wait
 flush
 [ "$printed" -eq "$n" ] || { echo "FAIL tests/run.sh: $((n - printed)) tests left no result"; failed=$((failed + n - printed)); }
