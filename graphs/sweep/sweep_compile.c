@@ -41,7 +41,7 @@ static int tmul(const swpoly *a, const swpoly *b, swpoly *dst) {
 }
 
 /* a += c * b (normalised); 0 on OOM. */
-static int tadd(swpoly *a, const swpoly *b, double c) {
+int dlb_swpoly_add(swpoly *a, const swpoly *b, double c) {
   if (b->n == 0 || c == 0) return 1;
   pterm *t = dlb_realloc(a->t, (a->n + b->n + 1) * sizeof *t);
   if (!t) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
@@ -73,7 +73,7 @@ static int teq(const swpoly *a, const swpoly *b) {
 }
 
 /* The pool id of terms a (canonical; taken over: a is emptied), or -1 on OOM. */
-static int32_t intern(dlb_sweep_prog *p, swpoly *a) {
+int32_t dlb_swpoly_intern(dlb_sweep_prog *p, swpoly *a) {
   if (2 * (p->npoly + 1) > p->nslot) {
     size_t ns = p->nslot ? 2 * p->nslot : 256;
     int32_t *s = dlb_malloc(ns * sizeof *s);
@@ -116,7 +116,7 @@ static int32_t intern_const(dlb_sweep_prog *p, double c) {
     if (!a.t) return -1;
     a.t[0].key = 0, a.t[0].c = c, a.n = 1;
   }
-  return intern(p, &a);
+  return dlb_swpoly_intern(p, &a);
 }
 
 /* -- the program -- */
@@ -260,7 +260,7 @@ static int cexpr_poly(cc *c, const cexpr *e, swpoly *out) {
       dlb_free(acc.t);
       acc = r;
     }
-    int ok = tadd(out, &acc, 1);
+    int ok = dlb_swpoly_add(out, &acc, 1);
     dlb_free(acc.t);
     if (!ok) { dlb_free(out->t); return 0; }
   }
@@ -273,7 +273,7 @@ typedef struct bsum { const swpoly *S; swpoly *acc; int ok; } bsum;
 ** counts them). */
 static void bytes_cb(void *ctx, int t, double mult) {
   bsum *b = ctx;
-  if (b->ok) b->ok = tadd(b->acc, &b->S[t], mult);
+  if (b->ok) b->ok = dlb_swpoly_add(b->acc, &b->S[t], mult);
 }
 
 /* Coefficient of key in canonical terms (binary search). */
@@ -286,13 +286,13 @@ static double coef(const swpoly *a, uint64_t key) {
   return lo < a->n && a->t[lo].key == key ? a->t[lo].c : 0;
 }
 
-static int cmpkey(const void *a, const void *b) {
+int dlb_swkey_cmp(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
 }
 
 /* Term list a at the point x (one value per program symbol). */
-static double at(const swpoly *a, const double *x) {
+double dlb_swpoly_at(const swpoly *a, const double *x) {
   double s = 0;
   for (size_t i = 0; i < a->n; i++) {
     double m = a->t[i].c;
@@ -312,8 +312,8 @@ static int fuse_ref(const dlb_graph *s, int flags, const swpoly *F, const swpoly
                     const swpoly *S, double *fl, double *by, double *sz) {
   double x[DLB_POLY_MAXVARS];
   for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
-  for (size_t i = 0; i < s->no; i++) fl[i] = at(&F[i], x), by[i] = at(&B[i], x);
-  for (size_t t = 0; t < s->nt; t++) sz[t] = at(&S[t], x);
+  for (size_t i = 0; i < s->no; i++) fl[i] = dlb_swpoly_at(&F[i], x), by[i] = dlb_swpoly_at(&B[i], x);
+  for (size_t t = 0; t < s->nt; t++) sz[t] = dlb_swpoly_at(&S[t], x);
   int *k = dlb_calloc(s->no + 1, sizeof *k);
   double rc;
   int ok = k && dlb_fuse_step(s, flags, fl, by, sz, k, &rc) == DLB_OK;
@@ -327,7 +327,7 @@ static int fuse_agrees(const dlb_graph *s, const swpoly *F, const swpoly *B, con
   double x[DLB_POLY_MAXVARS];
   for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
   for (size_t i = 0; i < s->no; i++) {
-    double a = at(&F[i], x), b = at(&B[i], x);
+    double a = dlb_swpoly_at(&F[i], x), b = dlb_swpoly_at(&B[i], x);
     if (fabs(a - fl[i]) > 1e-9 * fmax(fabs(a), fabs(fl[i])) ||
         fabs(b - by[i]) > 1e-9 * fmax(fabs(b), fabs(by[i])))
       return 0;
@@ -364,7 +364,7 @@ static int fuse_poly(const dlb_graph *s, int flags, swpoly *F, swpoly *B, swpoly
         }
         keys[nk++] = lists[l][i].t[j].key;
       }
-  qsort(keys, nk, sizeof *keys, cmpkey);
+  qsort(keys, nk, sizeof *keys, dlb_swkey_cmp);
   size_t u = 0;
   for (size_t i = 0; i < nk; i++) if (u == 0 || keys[i] != keys[u - 1]) keys[u++] = keys[i];
   nk = u;
@@ -449,25 +449,25 @@ static int live_polys(const dlb_graph *s, const swpoly *S, swgraph *G) {
   for (size_t t = 0; ok && t < nt; t++) {
     const tensor *x = &s->t[t];
     if (x->base != (int32_t)t || !((cat[t] & 8) || (x->producer == -1 && rem[t] > 0))) continue;
-    ok = tadd(&T, &S[t], 1) && ((cat[t] & 7) < 3 || tadd(&A, &S[t], 1));
+    ok = dlb_swpoly_add(&T, &S[t], 1) && ((cat[t] & 7) < 3 || dlb_swpoly_add(&A, &S[t], 1));
   }
   for (size_t i = 0; ok && i < no; i++) {
     const op *q = &s->o[i];
     const int32_t *in = op_in(s, q), *out = op_out(s, q);
     for (int j = 0; ok && j < q->nout; j++) {
       int t = out[j];
-      if (s->t[t].base == t) ok = tadd(&T, &S[t], 1) && ((cat[t] & 7) < 3 || tadd(&A, &S[t], 1));
+      if (s->t[t].base == t) ok = dlb_swpoly_add(&T, &S[t], 1) && ((cat[t] & 7) < 3 || dlb_swpoly_add(&A, &S[t], 1));
     }
-    ok = ok && tadd(&G->lt[i], &T, 1) && tadd(&G->la[i], &A, 1);
+    ok = ok && dlb_swpoly_add(&G->lt[i], &T, 1) && dlb_swpoly_add(&G->la[i], &A, 1);
     for (int j = 0; ok && j < q->nin; j++) {
       int b = s->t[in[j]].base;
       if (--rem[b] == 0 && !(cat[b] & 8))
-        ok = tadd(&T, &S[b], -1) && ((cat[b] & 7) < 3 || tadd(&A, &S[b], -1));
+        ok = dlb_swpoly_add(&T, &S[b], -1) && ((cat[b] & 7) < 3 || dlb_swpoly_add(&A, &S[b], -1));
     }
     for (int j = 0; ok && j < q->nout; j++) {
       int t = out[j];
       if (s->t[t].base == t && !(cat[t] & 8) && rem[t] == 0)
-        ok = tadd(&T, &S[t], -1) && ((cat[t] & 7) < 3 || tadd(&A, &S[t], -1));
+        ok = dlb_swpoly_add(&T, &S[t], -1) && ((cat[t] & 7) < 3 || dlb_swpoly_add(&A, &S[t], -1));
     }
   }
   dlb_free(rem); dlb_free(cat); dlb_free(T.t); dlb_free(A.t);
@@ -500,7 +500,7 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   /* tensor sizes: element size x element count */
   for (size_t t = 0; ok && t < nt; t++) {
     const swpoly *n = numel(&c, (int)t);
-    ok = n && tadd(&S[t], n, dlb_tensor_esize(s, (int)t, o->precision));
+    ok = n && dlb_swpoly_add(&S[t], n, dlb_tensor_esize(s, (int)t, o->precision));
   }
   cexpr e, gm[4];
   for (size_t i = 0; ok && i < no; i++) {
@@ -532,15 +532,15 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     int ph = s->o[i].phase;
     int slot = ph == DLB_PHASE_FWD ? DLB_SWT_FLOPS_FWD : ph == DLB_PHASE_BWD ? DLB_SWT_FLOPS_BWD
              : ph == DLB_PHASE_UPDATE ? DLB_SWT_FLOPS_UPDATE : DLB_SWT_FLOPS_RECOMPUTE;
-    ok = tadd(&tot[slot], &F[i], 1);
+    ok = dlb_swpoly_add(&tot[slot], &F[i], 1);
   }
   if (ok && o->fuse && !o->inference) {
     ok = fuse_poly(s, o->fuse, F, B, S, kernel, &rc);
-    if (ok) ok = tadd(&tot[DLB_SWT_FLOPS_RECOMPUTE], &rc, 1);
+    if (ok) ok = dlb_swpoly_add(&tot[DLB_SWT_FLOPS_RECOMPUTE], &rc, 1);
   }
   for (int k = DLB_SWT_FLOPS_FWD; ok && k <= DLB_SWT_FLOPS_RECOMPUTE; k++)
-    ok = tadd(&tot[DLB_SWT_FLOPS], &tot[k], 1);
-  for (size_t i = 0; ok && i < no; i++) ok = tadd(&tot[DLB_SWT_BYTES], &B[i], 1);
+    ok = dlb_swpoly_add(&tot[DLB_SWT_FLOPS], &tot[k], 1);
+  for (size_t i = 0; ok && i < no; i++) ok = dlb_swpoly_add(&tot[DLB_SWT_BYTES], &B[i], 1);
   /* tensors: parameters, io, weights and optimizer state, the forward pass's stash */
   uint8_t *read = ok ? dlb_calloc(nt + 1, 1) : NULL, *later = ok ? dlb_calloc(nt + 1, 1) : NULL;
   if (ok && (!read || !later)) ok = 0, dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
@@ -555,19 +555,19 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     const swpoly *n = numel(&c, (int)t);
     ok = n != NULL;
     if (ok && x->role == DLB_ROLE_WEIGHT) {
-      ok = tadd(&tot[DLB_SWT_PARAMS], n, 1);
-      if (ok && !(x->flags & TF_FROZEN)) ok = tadd(&tot[DLB_SWT_TRAINABLE], n, 1);
+      ok = dlb_swpoly_add(&tot[DLB_SWT_PARAMS], n, 1);
+      if (ok && !(x->flags & TF_FROZEN)) ok = dlb_swpoly_add(&tot[DLB_SWT_TRAINABLE], n, 1);
     } else if (ok && read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) {
-      ok = tadd(&tot[DLB_SWT_IO], n, dlb_tensor_esize(s, (int)t, o->precision));
+      ok = dlb_swpoly_add(&tot[DLB_SWT_IO], n, dlb_tensor_esize(s, (int)t, o->precision));
     }
     if (!ok || x->base != (int32_t)t) continue;
-    if (x->role == DLB_ROLE_WEIGHT) ok = tadd(&tot[DLB_SWT_WEIGHTS], &S[t], 1);
-    else if (x->role == DLB_ROLE_OPTSTATE) ok = tadd(&tot[DLB_SWT_OPTIMIZER], &S[t], 1);
+    if (x->role == DLB_ROLE_WEIGHT) ok = dlb_swpoly_add(&tot[DLB_SWT_WEIGHTS], &S[t], 1);
+    else if (x->role == DLB_ROLE_OPTSTATE) ok = dlb_swpoly_add(&tot[DLB_SWT_OPTIMIZER], &S[t], 1);
     else {
       int cat = dlb_tensor_category(s, (int)t);
-      if (cat == 3 || cat == 4) ok = tadd(&tot[DLB_SWT_ACT_ALL], &S[t], 1);
+      if (cat == 3 || cat == 4) ok = dlb_swpoly_add(&tot[DLB_SWT_ACT_ALL], &S[t], 1);
       if (ok && cat == 3 && x->producer >= 0 && x->producer < s->nfwd && later[t])
-        ok = tadd(&tot[DLB_SWT_STASH], &S[t], 1);
+        ok = dlb_swpoly_add(&tot[DLB_SWT_STASH], &S[t], 1);
     }
   }
   dlb_free(read); dlb_free(later);
@@ -582,10 +582,10 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   for (size_t i = 0; ok && i < no; i++) {
     swclass k;
     memset(&k, 0, sizeof k);
-    k.f = intern(p, &F[i]);
-    k.b = intern(p, &B[i]);
+    k.f = dlb_swpoly_intern(p, &F[i]);
+    k.b = dlb_swpoly_intern(p, &B[i]);
     k.attn = kernel[i] == DLB_KERNEL_ATTENTION || (s->o[i].type == OP_KERNEL && s->o[i].attr[0]);
-    for (int j = 0; j < 4; j++) k.g[j] = isg[i] ? intern(p, &GM[4 * i + j]) : -1;
+    for (int j = 0; j < 4; j++) k.g[j] = isg[i] ? dlb_swpoly_intern(p, &GM[4 * i + j]) : -1;
     k.mult = -1;
     ok = k.f >= 0 && k.b >= 0 && (!isg[i] || (k.g[0] >= 0 && k.g[1] >= 0 && k.g[2] >= 0 && k.g[3] >= 0));
     if (ok) ok = addclass(G, &k);
@@ -595,7 +595,7 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     G->tot[DLB_SWT_NOPS] = intern_const(p, (double)no);
     for (int k = 0; ok && k < DLB_SWT_COUNT; k++) {
       if (k == DLB_SWT_NOPS) continue;
-      G->tot[k] = intern(p, &tot[k]);
+      G->tot[k] = dlb_swpoly_intern(p, &tot[k]);
       ok = G->tot[k] >= 0;
     }
     if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
@@ -648,23 +648,23 @@ int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
 static int32_t affine(dlb_sweep_prog *p, const swpoly *a, const swpoly *b) {
   swpoly r = {NULL, 0};
   uint64_t lk = (uint64_t)1 << (4 * (p->nv - 1));
-  if (!tadd(&r, a, 1)) return -1;
+  if (!dlb_swpoly_add(&r, a, 1)) return -1;
   swpoly bl = {dlb_malloc((b->n + 1) * sizeof(pterm)), b->n};
   if (!bl.t) { dlb_free(r.t); return -1; }
   for (size_t i = 0; i < b->n; i++) bl.t[i].key = b->t[i].key + lk, bl.t[i].c = b->t[i].c;
-  int ok = tadd(&r, &bl, 1);
+  int ok = dlb_swpoly_add(&r, &bl, 1);
   dlb_free(bl.t);
   if (!ok) { dlb_free(r.t); return -1; }
-  return intern(p, &r);
+  return dlb_swpoly_intern(p, &r);
 }
 
 /* Whether x and y agree within 1e-9 of the larger coefficient, term by term. */
-static int close_terms(const swpoly *x, const swpoly *y) {
+int dlb_swpoly_close(const swpoly *x, const swpoly *y) {
   swpoly d = {NULL, 0};
   double big = 0;
   for (size_t i = 0; i < x->n; i++) big = fmax(big, fabs(x->t[i].c));
   for (size_t i = 0; i < y->n; i++) big = fmax(big, fabs(y->t[i].c));
-  if (!tadd(&d, x, 1) || !tadd(&d, y, -1)) { dlb_free(d.t); return 0; }
+  if (!dlb_swpoly_add(&d, x, 1) || !dlb_swpoly_add(&d, y, -1)) { dlb_free(d.t); return 0; }
   int ok = 1;
   for (size_t i = 0; i < d.n; i++) if (fabs(d.t[i].c) > 1e-9 * big) ok = 0;
   dlb_free(d.t);
@@ -679,12 +679,12 @@ static int32_t fit_line(dlb_sweep_prog *p, int32_t x0, int32_t x1, int32_t x2) {
   const swpoly zero = {NULL, 0};
   if (!P0) P0 = &zero;
   if (!P1) P1 = &zero;
-  int ok = tadd(&b, P1, 1 / (L1 - L0)) && tadd(&b, P0, -1 / (L1 - L0)) && tadd(&a, P0, 1) &&
-           tadd(&a, &b, -L0) && tadd(&pred, &a, 1) && tadd(&pred, &b, L2);
+  int ok = dlb_swpoly_add(&b, P1, 1 / (L1 - L0)) && dlb_swpoly_add(&b, P0, -1 / (L1 - L0)) && dlb_swpoly_add(&a, P0, 1) &&
+           dlb_swpoly_add(&a, &b, -L0) && dlb_swpoly_add(&pred, &a, 1) && dlb_swpoly_add(&pred, &b, L2);
   int32_t r = -1;
   if (ok) {
     const swpoly *P2 = x2 >= 0 ? &p->poly[x2] : &zero;
-    if (!close_terms(&pred, P2)) r = -2;
+    if (!dlb_swpoly_close(&pred, P2)) r = -2;
     else r = affine(p, &a, &b);
   }
   dlb_free(a.t); dlb_free(b.t); dlb_free(pred.t);
@@ -732,304 +732,6 @@ static int finish_classes(dlb_sweep_prog *p, int32_t **gmap) {
   return DLB_OK;
 }
 
-
-/* -- the construction order's peak -- */
-
-/* One observation of an op position's live bytes: build layers L, repetition r of R, value v. */
-typedef struct pkobs { double L, r, R; const swpoly *v; } pkobs;
-
-enum { PK_MAXCOL = 5 };
-
-/* Observation o's row of the fit's basis: 1; with layers, L; in a repeated segment r, and
-** with edges [r = 0], [r = R - 1] (the first and the last repetition, where a layer's
-** neighbour differs: the input of the first, the loss side of the last). */
-static int pk_row(const pkobs *o, int ncol, double *row) {
-  double full[PK_MAXCOL] = {1, o->L, o->r, o->r == 0, o->r == o->R - 1};
-  for (int j = 0; j < ncol; j++) row[j] = full[j];
-  return ncol;
-}
-
-/* Rank of k rows of m scalars (Gaussian elimination; a copy). */
-static int rank_of(const double (*rows)[PK_MAXCOL], int k, int m) {
-  double a[PK_MAXCOL + 1][PK_MAXCOL];
-  memcpy(a, rows, (size_t)k * sizeof a[0]);
-  int r = 0;
-  for (int c = 0; c < m && r < k; c++) {
-    int piv = -1;
-    for (int i = r; i < k; i++) if (fabs(a[i][c]) > 1e-9 && (piv < 0 || fabs(a[i][c]) > fabs(a[piv][c]))) piv = i;
-    if (piv < 0) continue;
-    for (int j = 0; j < m; j++) { double t = a[r][j]; a[r][j] = a[piv][j]; a[piv][j] = t; }
-    for (int i = r + 1; i < k; i++) {
-      double f = a[i][c] / a[r][c];
-      for (int j = 0; j < m; j++) a[i][j] -= f * a[r][j];
-    }
-    r++;
-  }
-  return r;
-}
-
-/* Coefficients within 1e-9 of an integer become it (the fit's divisions leave 1e-16 residues
-** on byte counts, which are integers: exact sums keep first-maximum ties as footprint.c's
-** simulate sees them). */
-static void snap(swpoly *a) {
-  for (size_t i = 0; i < a->n; i++) {
-    double r = nearbyint(a->t[i].c);
-    if (fabs(a->t[i].c - r) <= 1e-9 * fmax(1, fabs(a->t[i].c))) a->t[i].c = r;
-  }
-  a->n = dlb_pterms_normalize(a->t, a->n);
-}
-
-/* Fit v = a + L c + r b + [r = 0] e0 + [r = R - 1] e1 over the first ncol basis functions
-** (pk_row) through observations o[0..n): ncol independent ones solved (Gauss-Jordan), every
-** one checked (layered: at least one beyond those solved). out[0..4) receive the term lists
-** of a + L c, b, e0, e1 (absent ones empty; owned by the caller, also on failure). 1, 0 off
-** the form or too few observations, -1 on OOM. */
-static int fit_pos(dlb_sweep_prog *p, const pkobs *o, int n, int ncol, swpoly *out) {
-  double rows[PK_MAXCOL + 1][PK_MAXCOL];
-  int pick[PK_MAXCOL], k = 0;
-  for (int i = 0; i < n && k < ncol; i++) {
-    pk_row(&o[i], ncol, rows[k]);
-    if (rank_of((const double (*)[PK_MAXCOL])rows, k + 1, ncol) == k + 1) pick[k++] = i;
-  }
-  /* layered: one observation beyond those solved checks the form, except a repeated
-  ** position with r and L alone seen in exactly three (a layer kind that first occurs at two
-  ** layers, as ParaDnn FC's hidden-to-hidden layers: seen at 2 and 3 layers only), which the
-  ** three builds determine without a check (docs/sweep.md "Exactness and memory") */
-  if (k < ncol || (p->layered && n <= ncol && !(ncol == 3 && n == 3))) return 0;
-  /* inverse of the picked rows */
-  double m[PK_MAXCOL][2 * PK_MAXCOL];
-  for (int i = 0; i < k; i++)
-    for (int j = 0; j < 2 * k; j++) m[i][j] = j < k ? rows[i][j] : (j - k == i);
-  for (int c = 0; c < k; c++) {
-    int piv = c;
-    for (int i = c + 1; i < k; i++) if (fabs(m[i][c]) > fabs(m[piv][c])) piv = i;
-    for (int j = 0; j < 2 * k; j++) { double t = m[c][j]; m[c][j] = m[piv][j]; m[piv][j] = t; }
-    double d = m[c][c];
-    for (int j = 0; j < 2 * k; j++) m[c][j] /= d;
-    for (int i = 0; i < k; i++) {
-      if (i == c || m[i][c] == 0) continue;
-      double f = m[i][c];
-      for (int j = 0; j < 2 * k; j++) m[i][j] -= f * m[c][j];
-    }
-  }
-  swpoly x[PK_MAXCOL], pred = {NULL, 0};
-  memset(x, 0, sizeof x);
-  int ok = 1, fits = 1;
-  for (int j = 0; ok && j < k; j++) {
-    for (int i = 0; ok && i < k; i++) ok = tadd(&x[j], o[pick[i]].v, m[j][k + i]);
-    if (ok) snap(&x[j]);
-  }
-  for (int i = 0; ok && fits && i < n; i++) {
-    double row[PK_MAXCOL];
-    pk_row(&o[i], ncol, row);
-    for (int j = 0; ok && j < k; j++) ok = tadd(&pred, &x[j], row[j]);
-    if (ok) fits = close_terms(&pred, o[i].v);
-    dlb_free(pred.t);
-    pred.t = NULL, pred.n = 0;
-  }
-  if (ok && fits) { /* a + L c over the symbols with layers; b, e0, e1 as they are */
-    uint64_t lk = (uint64_t)1 << (4 * (p->nv - 1));
-    ok = tadd(&out[0], &x[0], 1);
-    for (size_t i = 0; ok && ncol > 1 && i < x[1].n; i++) x[1].t[i].key += lk;
-    if (ok && ncol > 1) ok = tadd(&out[0], &x[1], 1);
-    for (int j = 2; ok && j < ncol; j++) ok = tadd(&out[j - 1], &x[j], 1);
-  }
-  for (int j = 0; j < PK_MAXCOL; j++) dlb_free(x[j].t);
-  return ok ? fits : -1;
-}
-
-enum { PK_MAXOBS = 16 };
-
-/* Whether every coefficient of k - j is >= 0 (so k >= j at every point: the symbols are
-** positive dims), and *strict when the difference is not zero there. */
-static int dominates(const swpoly *k, const swpoly *j, int *strict) {
-  swpoly d = {NULL, 0};
-  int ok = tadd(&d, k, 1) && tadd(&d, j, -1);
-  for (size_t i = 0; ok && i < d.n; i++) ok = d.t[i].c >= 0;
-  *strict = ok && d.n > 0;
-  dlb_free(d.t);
-  return ok;
-}
-
-/* Position j (its term lists F[4 j ..], in all) can never be the step's first maximum:
-** another position k of its group (the same repeated segment, or the fixed positions) holds
-** at least as many bytes at every point and repetition (each of a + L c, b, e0, e1 of k - j
-** with coefficients >= 0), and runs before j or holds strictly more. The group's positions
-** come in cand[0..nc) by their bytes at a reference point (ref), most first: only those at
-** least j's there can dominate it, and at most PK_TRIES of them are compared (a position
-** kept for want of a comparison is only evaluated, never wrong), so a step of many ops
-** compiles in O(ops log ops). */
-enum { PK_TRIES = 64 };
-
-static int dominated(const swpoly *F, const double *ref, size_t j, const int32_t *cand, size_t nc) {
-  int tries = 0;
-  for (size_t c = 0; c < nc && tries < PK_TRIES; c++) {
-    size_t k = (size_t)cand[c];
-    if (ref[4 * k] < ref[4 * j]) break;
-    if (k == j) continue;
-    int skip = 0, strict = 0;
-    for (int w = 1; w < 4 && !skip; w++) skip = ref[4 * k + w] < ref[4 * j + w];
-    if (skip) continue;
-    tries++;
-    int all = 1;
-    for (int w = 0; w < 4 && all; w++) {
-      int s1;
-      all = dominates(&F[4 * k + w], &F[4 * j + w], &s1);
-      if (w == 0) strict = s1;
-    }
-    if (all && (k < j || strict)) return 1;
-  }
-  return 0;
-}
-
-/* A position and its reference bytes, sorted most first, then by position. */
-typedef struct pkref { double ref; int32_t pos; } pkref;
-static int by_ref(const void *a, const void *b) {
-  const pkref *x = a, *y = b;
-  return x->ref > y->ref ? -1 : x->ref < y->ref ? 1 : (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-/* Sort cand[lo, hi) by ref (tmp: scratch of hi - lo). */
-static void sort_group(int32_t *cand, size_t lo, size_t hi, const double *ref, pkref *tmp) {
-  for (size_t c = lo; c < hi; c++) tmp[c - lo].ref = ref[4 * (size_t)cand[c]], tmp[c - lo].pos = cand[c];
-  qsort(tmp, hi - lo, sizeof *tmp, by_ref);
-  for (size_t c = lo; c < hi; c++) cand[c] = tmp[c - lo].pos;
-}
-
-/* The construction order's live bytes per position of the program's op order (after
-** dlb_sweep_build_order): each build's per-op live bytes (G->lt, G->la) placed at their
-** (position, repetition) by the segments (as order_gives walks them), fitted per position
-** (fit_pos) and checked against all three builds. Positions that can never be the first
-** maximum (dominated) are dropped (pk[8 j] = -1); the others' term lists are pooled. Sets
-** p->peak_ok (0 with p->peak_msg where the order is unknown or a position is off the form);
-** an error only on OOM. */
-static int build_peak(dlb_sweep_prog *p) {
-  p->peak_ok = 0;
-  if (!p->order_ok) {
-    snprintf(p->peak_msg, sizeof p->peak_msg, "the op order is unknown: %.150s", p->order_msg);
-    return DLB_OK;
-  }
-  size_t n = p->nord;
-  if (n == 0) { /* footprint.c's peak is then the bytes before any op: not kept here */
-    snprintf(p->peak_msg, sizeof p->peak_msg, "the step has no ops");
-    return DLB_OK;
-  }
-  pkobs *obs = dlb_calloc(n * PK_MAXOBS + 1, sizeof *obs);
-  int *nobs = dlb_calloc(n + 1, sizeof *nobs);
-  swpoly *F = dlb_calloc(8 * n + 1, sizeof *F);   /* [pos][w][4]: w 0 in all, 1 activations */
-  double *ref = dlb_calloc(4 * n + 1, sizeof *ref);
-  uint8_t *rep = dlb_calloc(n + 1, 1), *fixed = dlb_calloc(n + 1, 1);
-  size_t *glo = dlb_calloc(n + 1, sizeof *glo), *ghi = dlb_calloc(n + 1, sizeof *ghi);
-  int32_t *cand = dlb_calloc(n + 1, sizeof *cand);   /* groups' positions, by ref */
-  p->pk = dlb_calloc(8 * n + 1, sizeof *p->pk);
-  int good = 1, st = DLB_OK;
-  if (!obs || !nobs || !F || !ref || !rep || !fixed || !glo || !ghi || !cand || !p->pk) {
-    st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-    goto out;
-  }
-  for (size_t k = 0; k < p->nseg; k++)
-    for (int32_t i = 0; i < p->segn[k]; i++) {
-      size_t pos = (size_t)(p->sego[k] + i);
-      rep[pos] = p->segr[k], fixed[pos] = !p->segr[k];
-    }
-  for (int pass = 0; pass < 2 && good; pass++) { /* pass 0: totals, pass 1: activations */
-    memset(nobs, 0, n * sizeof *nobs);
-    for (int g = 0; g < p->ng && good; g++) {
-      const swgraph *G = &p->g[g];
-      double L = p->layered ? G->layers : 1;
-      size_t j = 0;
-      for (size_t k = 0; k < p->nseg && good; k++) {
-        double reps = p->segr[k] ? L - p->ordL + 1 : 1;
-        for (double r = 0; r < reps && good; r++)
-          for (int32_t i = 0; i < p->segn[k] && good; i++, j++) {
-            size_t pos = (size_t)(p->sego[k] + i);
-            if (j >= G->nlive || nobs[pos] == PK_MAXOBS) { good = 0; break; }
-            pkobs *o = &obs[pos * PK_MAXOBS + nobs[pos]++];
-            o->L = L, o->r = r, o->R = reps, o->v = pass ? &G->la[j] : &G->lt[j];
-          }
-      }
-      if (j != G->nlive) good = 0;
-    }
-    for (size_t pos = 0; pos < n && good; pos++) {
-      swpoly *out = &F[8 * pos + 4 * pass];
-      /* unlayered: the value; a fixed position: a + L c; a repeated one: + r b, and where
-      ** that is off, + the first and last repetitions' own terms */
-      int f = fit_pos(p, &obs[pos * PK_MAXOBS], nobs[pos], !p->layered ? 1 : rep[pos] ? 3 : 2, out);
-      if (f == 0 && rep[pos]) {
-        for (int w = 0; w < 4; w++) dlb_free(out[w].t), out[w].t = NULL, out[w].n = 0;
-        f = fit_pos(p, &obs[pos * PK_MAXOBS], nobs[pos], 5, out);
-      }
-      if (f < 0) { st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
-      if (f == 0) {
-        good = 0;
-        snprintf(p->peak_msg, sizeof p->peak_msg, "the live bytes at op %zu of the step's order "
-                 "are not affine in the layer count and the repetition at layers = %g, %g, %g",
-                 pos + 1, p->g[0].layers, p->g[1].layers, p->g[2].layers);
-      }
-    }
-  }
-  if (!good && !p->peak_msg[0])
-    snprintf(p->peak_msg, sizeof p->peak_msg, "the builds' live bytes do not follow the op order");
-  if (good) {
-    double x[DLB_POLY_MAXVARS];
-    for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
-    /* the totals' term lists side by side for dominated(): [pos][4] */
-    swpoly *T = dlb_calloc(4 * n + 1, sizeof *T);
-    if (!T) { st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
-    for (size_t pos = 0; pos < n; pos++)
-      for (int w = 0; w < 4; w++) T[4 * pos + w] = F[8 * pos + w], ref[4 * pos + w] = at(&T[4 * pos + w], x);
-    /* the groups in cand: the fixed positions first, then each repeated segment; each
-    ** position's group is cand[glo .. ghi), sorted by ref */
-    size_t nf = 0, mc = 0;
-    pkref *tmp = dlb_malloc((n + 1) * sizeof *tmp);
-    if (!tmp) { dlb_free(T); st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
-    for (size_t pos = 0; pos < n; pos++) if (fixed[pos]) cand[mc++] = (int32_t)pos;
-    nf = mc;
-    for (size_t pos = 0; pos < n; pos++) if (fixed[pos]) glo[pos] = 0, ghi[pos] = nf;
-    sort_group(cand, 0, nf, ref, tmp);
-    for (size_t k = 0; k < p->nseg; k++) {
-      if (!p->segr[k]) continue;
-      size_t lo = mc;
-      for (int32_t i = 0; i < p->segn[k]; i++) cand[mc++] = p->sego[k] + i;
-      for (size_t c = lo; c < mc; c++) glo[cand[c]] = lo, ghi[cand[c]] = mc;
-      sort_group(cand, lo, mc, ref, tmp);
-    }
-    dlb_free(tmp);
-    for (size_t pos = 0; pos < n && st == DLB_OK; pos++) {
-      int32_t *id = &p->pk[8 * pos];
-      if (dominated(T, ref, pos, cand + glo[pos], ghi[pos] - glo[pos])) {
-        id[0] = -1;
-        continue;
-      }
-      for (int q = 0; q < 8 && st == DLB_OK; q++)
-        if ((id[q] = intern(p, &F[8 * pos + q])) < 0) st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-      /* intern took the term lists over (emptied them): T's copies of the pointers go stale */
-      for (int w = 0; w < 4; w++) T[4 * pos + w] = p->poly[id[w]];
-    }
-    dlb_free(T);
-    /* the kept positions by segment */
-    p->pkpos = dlb_malloc((n + 1) * sizeof *p->pkpos);
-    p->pkoff = dlb_malloc((p->nseg + 1) * sizeof *p->pkoff);
-    if (st == DLB_OK && (!p->pkpos || !p->pkoff)) st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-    int32_t m = 0;
-    for (size_t k = 0; st == DLB_OK && k < p->nseg; k++) {
-      p->pkoff[k] = m;
-      for (int32_t i = 0; i < p->segn[k]; i++)
-        if (p->pk[8 * (p->sego[k] + i)] >= 0) p->pkpos[m++] = p->sego[k] + i;
-    }
-    if (st == DLB_OK) p->pkoff[p->nseg] = m;
-    if (st != DLB_OK) good = 0;
-  }
-  p->peak_ok = good;
-out:
-  for (size_t i = 0; F && i < 8 * n; i++) dlb_free(F[i].t);
-  dlb_free(obs); dlb_free(nobs); dlb_free(F); dlb_free(ref); dlb_free(rep); dlb_free(fixed);
-  dlb_free(glo); dlb_free(ghi); dlb_free(cand);
-  return st;
-}
-
-static int cmpu64(const void *a, const void *b) { return cmpkey(a, b); }
-
 int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   if (!p) return dlb_fail(DLB_EINVAL, "compiled sweep: program is NULL");
   if (p->finished) return DLB_OK;
@@ -1056,7 +758,7 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = p->cls[i].attn != 0;
   if (st == DLB_OK) st = dlb_sweep_build_order(p, gmap);
   for (int k = 0; k < p->ng; k++) dlb_free(gmap[k]);
-  if (st == DLB_OK) st = build_peak(p);
+  if (st == DLB_OK) st = dlb_sweep_build_peak(p);
   for (int k = 0; k < p->ng; k++) free_live(&p->g[k]);
   if (st != DLB_OK) return st;
   static const char *const totname[DLB_SWT_COUNT] = {"params", "trainable", "flops_fwd",
@@ -1086,7 +788,7 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   size_t n = 0;
   for (size_t i = 0; i < p->npoly; i++)
     for (size_t j = 0; j < p->poly[i].n; j++) keys[n++] = p->poly[i].t[j].key;
-  qsort(keys, n, sizeof *keys, cmpu64);
+  qsort(keys, n, sizeof *keys, dlb_swkey_cmp);
   size_t u = 0;
   for (size_t i = 0; i < n; i++) if (u == 0 || keys[i] != keys[u - 1]) keys[u++] = keys[i];
   p->mono = keys, p->nmono = u;

@@ -118,5 +118,19 @@ int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src);
 ** (0 with p->order_msg when the builds are not fixed ops around repeated layers); an error
 ** only when out of memory. */
 int dlb_sweep_build_order(dlb_sweep_prog *p, int32_t *const *gmap);
+/* The construction order's exact memory peak of a finished program's builds (sweep_peak.c):
+** p's peak positions, or none (a NaN peak per configuration) where a position's bytes do not
+** fit the layer count and repetition; an error only when out of memory. */
+int dlb_sweep_build_peak(dlb_sweep_prog *p);
+
+/* Term lists (sweep_compile.c), shared with sweep_peak.c: a += c * b (normalised; 0 on
+** OOM); the pool id of a (canonical; a is emptied; -1 on OOM); the order of two monomial
+** keys (qsort); a at the point x (one value per symbol); whether x and y agree within 1e-9
+** of the larger coefficient, term by term. */
+int dlb_swpoly_add(swpoly *a, const swpoly *b, double c);
+int32_t dlb_swpoly_intern(dlb_sweep_prog *p, swpoly *a);
+int dlb_swkey_cmp(const void *a, const void *b);
+double dlb_swpoly_at(const swpoly *a, const double *x);
+int dlb_swpoly_close(const swpoly *x, const swpoly *y);
 
 #endif
