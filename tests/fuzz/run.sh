@@ -51,8 +51,8 @@ pids=()
 # (plots/) nor the Lua glue (build/gen/lbind_gen.c). Where the release archives are newer
 # than the sources and headers they are made from, gcc links each harness against them (a
 # stub main, a link map) and only the members those links pull in are compiled here: about
-# 24 of 54 files, since
-# the harnesses reach the readers, not the planner or the roofline. Otherwise all of them.
+# 24 of 54 files, since the harnesses reach the readers, not the planner or the roofline.
+# Otherwise all of them.
 lib_sources=(graphs/*/*.c proc/*.c build/gen/onnx.pb-c.c)
 reached_sources() {
   local a=build/lib/static/libdlbench.a p=build/lib/static/libdlbench_proc.a newest h extra m
