@@ -2,7 +2,8 @@
 ** test_sweep.c — compiled model families (graphs/sweep): a layered MLP compiled with its
 ** batch symbolic and its depth by multiplicity, against the numeric analysis and the per-op
 ** roofline of the same graph built at that depth; the reductions (Pareto front, top-k, bins,
-** groups, kept rows) against hand-worked rows; bad input.
+** groups, kept rows) against hand-worked rows; a compiled sweep's compact kept rows against
+** the rows the evaluator writes, bit for bit; bad input.
 */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "dlbench.h"
 #include "check.h"
+#include "sweep_impl.h" /* only to take a program's peak away (the kept rows' fallback) */
 
 /* An MLP of `layers` hidden layers of width 64 on an input [b, 32], mse loss. */
 static dlb_graph *mlp(int layers) {
@@ -457,8 +459,121 @@ static void test_peak_by_hand(void) {
   dlb_sweep_prog_free(p);
 }
 
+/* Bitwise equality of two doubles (NaN payloads and -0 included). */
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* One sweep into `keep` (kept rows, compact) and `all` (a top list as long as the grid:
+** the rows dlb_sweep_eval writes, held whole): every column and index of every kept row
+** must equal the whole row of the same index, bit for bit. */
+static void compare_kept(dlb_reduce *keep, dlb_reduce *all, int tid, size_t n) {
+  size_t nc = dlb_reduce_ncols(keep);
+  CHECK(dlb_reduce_size(keep, DLB_RED_KEEP, 0) == n);
+  CHECK(dlb_reduce_size(all, DLB_RED_TOP, tid) == n);
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *ia = malloc(n * sizeof *ia),
+         *ib = malloc(n * sizeof *ib);
+  size_t *at = malloc(n * sizeof *at);
+  CHECK(dlb_reduce_column(keep, DLB_RED_KEEP, 0, -1, 0, n, ia) == DLB_OK);
+  CHECK(dlb_reduce_column(all, DLB_RED_TOP, tid, -1, 0, n, ib) == DLB_OK);
+  /* the top list is by time; pair its rows with the kept ones by index */
+  for (size_t i = 0; i < n; i++) {
+    at[i] = n;
+    for (size_t j = 0; j < n; j++) if (ib[j] == ia[i]) at[i] = j;
+    CHECK(at[i] < n);
+    if (i) CHECK(ia[i] > ia[i - 1]); /* kept rows in index order */
+  }
+  int bad = 0;
+  for (size_t c = 0; c < nc; c++) {
+    CHECK(dlb_reduce_column(keep, DLB_RED_KEEP, 0, (int)c, 0, n, a) == DLB_OK);
+    CHECK(dlb_reduce_column(all, DLB_RED_TOP, tid, (int)c, 0, n, b) == DLB_OK);
+    for (size_t i = 0; i < n; i++)
+      if (at[i] < n && !same_bits(a[i], b[at[i]])) {
+        if (bad++ < 5) fprintf(stderr, "kept row %zu column %zu: %.17g, written %.17g\n", i, c, a[i], b[at[i]]);
+      }
+    /* a read of a part (not from row 0) gives the same numbers */
+    if (n > 3) {
+      double part[3];
+      CHECK(dlb_reduce_column(keep, DLB_RED_KEEP, 0, (int)c, n - 3, 3, part) == DLB_OK);
+      for (int i = 0; i < 3; i++) CHECK(same_bits(part[i], a[n - 3 + (size_t)i]));
+    }
+  }
+  CHECK(bad == 0);
+  free(a); free(b); free(ia); free(ib); free(at);
+}
+
+/* A compiled sweep's kept rows are stored compactly (the step model's four numbers a row;
+** coordinates from the position, the rest recomputed through the program on read): every
+** column equals what the evaluator writes, bit for bit, over tags, a layered program's
+** symbols, three devices (peaks, bytes_scale, both memory rules, a capacity that cuts),
+** throughput per_mask, several calls (blocks) fed out of index order, any thread count, a
+** program without a peak (memory from the stash, peak NaN), and the program freed by its
+** owner before the rows are read. */
+static void test_kept_compact(void) {
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_roof d[3] = {device(), device(), device()};
+  d[1].peak = 50e12, d[1].bytes_scale = 0.5, d[1].host_op = 1e-5;
+  d[2].peak = 7e12, d[2].bw = 0.3e12;
+  const double mem[] = {DLB_MEM_FRAMEWORK, 0.1, 4, 80e9, DLB_MEM_MINIMAL, 0, 2, 2e6,
+                        DLB_MEM_FRAMEWORK, 0, 4, 5e5};
+  const double nval[] = {4, 3}, values[] = {1, 7, 256, 3000, 1, 2, 9};
+  const double tags[] = {2.5, 0, -1};
+  for (int nopeak = 0; nopeak < 2; nopeak++)
+    for (int per = 0; per < 4; per++) {
+      dlb_sweep_prog *p = layered(mlp, &o);
+      if (nopeak) p->peak_ok = 0;
+      size_t nc = 3 + 2 + 1 + DLB_SWC_COUNT, grid = 4 * 3 * 3;
+      dlb_reduce *keep = dlb_reduce_new(nc), *all = dlb_reduce_new(nc);
+      int tid;
+      CHECK(dlb_reduce_keep(keep, 1000) == DLB_OK);
+      CHECK(dlb_reduce_top(all, 2 * grid, 3 + 2 + 1 + DLB_SWC_TIME, 0, -1, &tid) == DLB_OK);
+      double n = 0;
+      /* two calls, the second's indices first: the kept rows come back by index */
+      for (int call = 0; call < 2; call++) {
+        double first = call == 0 ? (double)grid : 0;
+        int threads = call == 0 ? 3 : 1;
+        for (int s = 0; s < 2; s++)
+          CHECK(dlb_sweep_eval(p, 2, nval, 7, values, 3, d, mem, 3, tags, per, first,
+                               s ? all : keep, threads, &n) == DLB_OK);
+        CHECK(n == (double)grid);
+      }
+      dlb_sweep_prog_free(p); /* the kept rows hold their own reference */
+      compare_kept(keep, all, tid, 2 * grid);
+      double pk[2], mm[2];
+      CHECK(dlb_reduce_column(keep, DLB_RED_KEEP, 0, 6 + DLB_SWC_PEAK, 0, 2, pk) == DLB_OK);
+      CHECK(dlb_reduce_column(keep, DLB_RED_KEEP, 0, 6 + DLB_SWC_MEMORY, 0, 2, mm) == DLB_OK);
+      CHECK(nopeak ? isnan(pk[0]) : pk[0] > 0);
+      CHECK(mm[0] > 0);
+      /* rows pushed by hand cannot join the compact ones, and the reverse */
+      double row[3 + 2 + 1 + DLB_SWC_COUNT] = {0};
+      CHECK(dlb_reduce_push(keep, 1, row, 99) == DLB_EINVAL);
+      CHECK(strstr(dlb_last_error(), "compiled sweep") != NULL);
+      dlb_reduce_free(keep);
+      dlb_reduce_free(all);
+    }
+  /* the cap: a call that would pass it fails up front and keeps nothing of it */
+  dlb_sweep_prog *p = layered(mlp, &o);
+  dlb_reduce *k = dlb_reduce_new(2 + 1 + DLB_SWC_COUNT);
+  CHECK(dlb_reduce_keep(k, 20) == DLB_OK);
+  double n = 0;
+  CHECK(dlb_sweep_eval(p, 2, nval, 7, values, 1, d, mem, 0, NULL, 0, 0, k, 2, &n) == DLB_OK);
+  CHECK(dlb_reduce_size(k, DLB_RED_KEEP, 0) == 12);
+  CHECK(dlb_sweep_eval(p, 2, nval, 7, values, 1, d, mem, 0, NULL, 0, 12, k, 2, &n) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "more than 20 rows to keep") != NULL);
+  CHECK(dlb_reduce_size(k, DLB_RED_KEEP, 0) == 12);
+  dlb_reduce_free(k);
+  /* a reducer holding pushed rows refuses a sweep's */
+  k = dlb_reduce_new(2 + 1 + DLB_SWC_COUNT);
+  CHECK(dlb_reduce_keep(k, 100) == DLB_OK);
+  double row[2 + 1 + DLB_SWC_COUNT] = {0};
+  CHECK(dlb_reduce_push(k, 1, row, 0) == DLB_OK);
+  CHECK(dlb_sweep_eval(p, 2, nval, 7, values, 1, d, mem, 0, NULL, 0, 1, k, 1, &n) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "dlb_reduce_push") != NULL);
+  dlb_reduce_free(k);
+  dlb_sweep_prog_free(p);
+}
+
 int main(void) {
   RUN(test_compiled_equals_numeric);
+  RUN(test_kept_compact);
   RUN(test_peak_by_hand);
   RUN(test_host_timeline);
   RUN(test_one_step_model);

@@ -150,8 +150,14 @@ dlb_sweep_prog *dlb_sweep_prog_new(size_t nvars, const char *const *vars, int la
   return p;
 }
 
+void dlb_sweep_prog_hold(const dlb_sweep_prog *p) {
+  __atomic_add_fetch(&((dlb_sweep_prog *)p)->refs, 1, __ATOMIC_RELAXED);
+}
+
 void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   if (!p) return;
+  /* a reducer's kept rows may still decode through it (dlb_sweep_prog_hold) */
+  if (__atomic_fetch_sub(&p->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
   for (int i = 0; i < p->nv; i++) dlb_free(p->vars[i]);
   for (int k = 0; k < SW_MAXG; k++) {
     free_live(&p->g[k]);

@@ -110,6 +110,42 @@ int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t whic
   return DLB_OK;
 }
 
+void dlb_sweep_rates(const dlb_sweep_prog *p, const double *vals, int per, double peak,
+                     const double *s, double *o) {
+  double t = s[DLB_SWK_TIME], f = s[DLB_SWK_FLOPS];
+  o[DLB_SWC_TIME] = t;
+  o[DLB_SWC_FLOPS] = f;
+  o[DLB_SWC_BYTES] = s[DLB_SWK_BYTES];
+  o[DLB_SWC_MEMORY_BOUND_TIME] = s[DLB_SWK_MBT];
+  o[DLB_SWC_UTIL] = t > 0 ? f / (t * peak) : 0;
+  double units = 1;
+  for (int v = 0; v < p->nv; v++) if (per >> v & 1) units *= vals[v];
+  o[DLB_SWC_THROUGHPUT] = t > 0 ? units / t : 0;
+}
+
+int dlb_sweep_memcols(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                      double bytes_scale, const double *mm, double *o) {
+  double scale = bytes_scale > 0 ? bytes_scale : 1;
+  double W = pv[p->tot[DLB_SWT_WEIGHTS]] * scale, O = pv[p->tot[DLB_SWT_OPTIMIZER]] * scale;
+  double pk, pa, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[2] * scale;
+  dlb_sweep_peak(p, vals, pv, &pk, &pa);
+  double A = (p->peak_ok ? pa : pv[p->tot[DLB_SWT_STASH]]) * scale;
+  double need = 0;
+  int st = dlb_step_memory((int)mm[0], W, G, O, A, mm[1], &need);
+  if (st != DLB_OK) return st;
+  o[DLB_SWC_PARAMS] = pv[p->tot[DLB_SWT_PARAMS]];
+  o[DLB_SWC_MEMORY] = need;
+  o[DLB_SWC_FITS] = need <= mm[3] ? 1 : 0;
+  o[DLB_SWC_FLOPS_FWD] = pv[p->tot[DLB_SWT_FLOPS_FWD]];
+  o[DLB_SWC_FLOPS_BWD] = pv[p->tot[DLB_SWT_FLOPS_BWD]];
+  o[DLB_SWC_ACTIVATIONS] = A;
+  double bound = 0;
+  dlb_step_memory((int)mm[0], W, G, O, pv[p->tot[DLB_SWT_ACT_ALL]] * scale, mm[1], &bound);
+  o[DLB_SWC_MEMORY_BOUND] = bound;
+  o[DLB_SWC_PEAK] = pk * scale;
+  return DLB_OK;
+}
+
 typedef struct job {
   const dlb_sweep_prog *p;
   size_t nv, ntags, nroofs;
@@ -119,6 +155,7 @@ typedef struct job {
   int per;                       /* symbols of the throughput's numerator (bits) */
   double first, lo, hi;          /* grid positions [lo, hi) */
   dlb_reduce *sink;
+  double *kept;                  /* the sink's kept rows of this call (DLB_SWK_COUNT a row), or NULL */
   pthread_mutex_t *lock;
   int status;
   char msg[512];
@@ -129,7 +166,8 @@ enum { BATCH = 512 };
 /* One thread's share of the grid. Its scratch and its reductions are allocated in the
 ** thread (the C library's allocator: the allocator and the live count of alloc.c are per
 ** thread) and freed there; only the merge into the caller's reductions, under the lock,
-** grows blocks the caller owns (their growth is counted in this thread, not the caller's). */
+** grows blocks the caller owns (their growth is counted in this thread, not the caller's).
+** Kept rows go straight to the caller's block (each thread its own positions). */
 static void *work(void *arg) {
   job *J = arg;
   const dlb_sweep_prog *p = J->p;
@@ -137,23 +175,17 @@ static void *work(void *arg) {
   double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
   double *rows = dlb_malloc(BATCH * ncol * sizeof *rows);
   double *ct = dlb_malloc(dlb_sweep_scratch(p) * sizeof *ct);
-  dlb_reduce *local = J->sink ? dlb_reduce_like(J->sink) : NULL;
+  dlb_reduce *local = J->sink ? dlb_reduce_like(J->sink, 0) : NULL;
   if (!mv || !pv || !rows || !ct || (J->sink && !local)) {
     J->status = DLB_ENOMEM;
     snprintf(J->msg, sizeof J->msg, "compiled sweep: out of memory");
     goto done;
   }
   double vals[DLB_POLY_MAXVARS];
-  size_t grid = 1;
-  for (size_t v = 0; v < nv; v++) grid *= J->nvalues[v];
   size_t nb = 0;
   double bstart = J->lo;
   for (double x = J->lo; x < J->hi; x += 1) {
-    size_t idx = (size_t)x, ri = idx / grid, rest = idx % grid;
-    for (size_t v = nv; v-- > 0;) {
-      vals[v] = J->values[J->voff[v] + rest % J->nvalues[v]];
-      rest /= J->nvalues[v];
-    }
+    size_t ri = dlb_sweep_point(nv, J->nvalues, J->voff, J->values, (size_t)x, vals);
     const dlb_roof *d = &J->roofs[ri];
     const double *mm = J->mem + 4 * ri;
     dlb_sweep_values(p, vals, mv, pv);
@@ -162,40 +194,18 @@ static void *work(void *arg) {
     for (size_t v = 0; v < nv; v++) r[J->ntags + v] = vals[v];
     r[J->ntags + nv] = (double)ri;
     double *o = r + J->ntags + nv + 1;
-    dlb_roof_result rr;
+    dlb_roof_result rr = {0};
     int st = dlb_sweep_roof(p, vals, pv, d, ct, &rr);
-    double t = rr.time, f = rr.flops, b = rr.bytes, mbt = rr.memory_bound_time;
-    double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
-    double W = pv[p->tot[DLB_SWT_WEIGHTS]] * scale, O = pv[p->tot[DLB_SWT_OPTIMIZER]] * scale;
-    double pk, pa, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[2] * scale;
-    dlb_sweep_peak(p, vals, pv, &pk, &pa);
-    double A = (p->peak_ok ? pa : pv[p->tot[DLB_SWT_STASH]]) * scale;
-    double need = 0;
-    if (st == DLB_OK) st = dlb_step_memory((int)mm[0], W, G, O, A, mm[1], &need);
+    double s[DLB_SWK_COUNT] = {rr.time, rr.flops, rr.bytes, rr.memory_bound_time};
+    if (st == DLB_OK) st = dlb_sweep_memcols(p, vals, pv, d->bytes_scale, mm, o);
     if (st != DLB_OK) {
       J->status = st;
       snprintf(J->msg, sizeof J->msg, "compiled sweep: configuration %.0f: %s", J->first + x,
                dlb_last_error());
       goto done;
     }
-    o[DLB_SWC_TIME] = t;
-    o[DLB_SWC_FLOPS] = f;
-    o[DLB_SWC_BYTES] = b;
-    o[DLB_SWC_PARAMS] = pv[p->tot[DLB_SWT_PARAMS]];
-    o[DLB_SWC_MEMORY] = need;
-    o[DLB_SWC_FITS] = need <= mm[3] ? 1 : 0;
-    o[DLB_SWC_UTIL] = t > 0 ? f / (t * d->peak) : 0;
-    o[DLB_SWC_MEMORY_BOUND_TIME] = mbt;
-    o[DLB_SWC_FLOPS_FWD] = pv[p->tot[DLB_SWT_FLOPS_FWD]];
-    o[DLB_SWC_FLOPS_BWD] = pv[p->tot[DLB_SWT_FLOPS_BWD]];
-    o[DLB_SWC_ACTIVATIONS] = A;
-    double bound = 0;
-    dlb_step_memory((int)mm[0], W, G, O, pv[p->tot[DLB_SWT_ACT_ALL]] * scale, mm[1], &bound);
-    o[DLB_SWC_MEMORY_BOUND] = bound;
-    o[DLB_SWC_PEAK] = pk * scale;
-    double units = 1;
-    for (size_t v = 0; v < nv; v++) if (J->per >> v & 1) units *= vals[v];
-    o[DLB_SWC_THROUGHPUT] = t > 0 ? units / t : 0;
+    dlb_sweep_rates(p, vals, J->per, d->peak, s, o);
+    if (J->kept) memcpy(J->kept + DLB_SWK_COUNT * (size_t)x, s, sizeof s);
     if (++nb == BATCH || x + 1 >= J->hi) {
       if (local && dlb_reduce_push(local, nb, rows, J->first + bstart) != DLB_OK) {
         J->status = dlb_last_status();
@@ -279,12 +289,18 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
   if (nt < 1) nt = 1;
   if (nt > 64) nt = 64;
   if ((double)nt > n) nt = (int)n;
+  /* kept rows: one compact block for the whole call, filled by the threads in place */
+  double *kept = NULL;
+  int st = dlb_reduce_keep_block(sink, p, nval, voff, values, nroofs, roofs, mem, ntags, tags,
+                                 per_mask, first_index, (size_t)n, &kept);
+  if (st) return st;
   job J[64];
   pthread_t th[64];
   pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   for (int k = 0; k < nt; k++) {
     J[k] = (job){p, (size_t)p->nv, ntags, nroofs, nval, voff, values, tags, mem, roofs,
-                 per_mask, first_index, floor(n * k / nt), floor(n * (k + 1) / nt), sink, &lock, DLB_OK, ""};
+                 per_mask, first_index, floor(n * k / nt), floor(n * (k + 1) / nt), sink, kept,
+                 &lock, DLB_OK, ""};
   }
   int started = 0;
   for (int k = 1; k < nt; k++) {
@@ -296,7 +312,10 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
   for (int k = started + 1; k < nt; k++) work(&J[k]);
   for (int k = 1; k <= started; k++) pthread_join(th[k], NULL);
   for (int k = 0; k < nt; k++)
-    if (J[k].status != DLB_OK) return dlb_fail(J[k].status, "%s", J[k].msg);
+    if (J[k].status != DLB_OK) {
+      if (kept) dlb_reduce_drop_block(sink);
+      return dlb_fail(J[k].status, "%s", J[k].msg);
+    }
   if (count) *count = n;
   return DLB_OK;
 }

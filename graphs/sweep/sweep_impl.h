@@ -80,7 +80,45 @@ struct dlb_sweep_prog {
   int32_t *pkpos, *pkoff;      /* the kept positions in order; segment k's: pkoff[k] .. pkoff[k + 1] */
   int peak_ok;
   char peak_msg[200];
+  /* references beside the owner's: a reducer whose kept rows decode through this program
+  ** holds one (dlb_sweep_prog_hold); dlb_sweep_prog_free drops one, the last frees */
+  int refs;
 };
+
+/* One more reference to p (released by dlb_sweep_prog_free). */
+void dlb_sweep_prog_hold(const dlb_sweep_prog *p);
+
+/* The point at grid position x of dlb_sweep_eval's grid (nv symbols, nval[v] values of symbol
+** v at values[voff[v]...], the last fastest; the devices slowest): the symbols' values in
+** vals, the device's index returned. The one decoding of a position, for the evaluator and
+** the kept rows (which store no coordinates). */
+static inline size_t dlb_sweep_point(size_t nv, const size_t *nval, const size_t *voff,
+                                     const double *values, size_t x, double *vals) {
+  size_t grid = 1;
+  for (size_t v = 0; v < nv; v++) grid *= nval[v];
+  size_t ri = x / grid, rest = x % grid;
+  for (size_t v = nv; v-- > 0;) {
+    vals[v] = values[voff[v] + rest % nval[v]];
+    rest /= nval[v];
+  }
+  return ri;
+}
+
+/* Values a kept row stores (docs/sweep.md "Kept rows"): the step model's time, FLOPs, bytes
+** and memory-bound time; every other column follows from them, the position and the program
+** (dlb_sweep_rates, dlb_sweep_memcols). */
+enum { DLB_SWK_TIME = 0, DLB_SWK_FLOPS = 1, DLB_SWK_BYTES = 2, DLB_SWK_MBT = 3, DLB_SWK_COUNT = 4 };
+
+/* The row's columns that follow from the stored values s[DLB_SWK_*] (TIME, FLOPS, BYTES,
+** MEMORY_BOUND_TIME copied; UTIL = flops / (time x peak); THROUGHPUT = the product of the
+** symbols whose bit is set in per, over the time) into o[DLB_SWC_*]. */
+void dlb_sweep_rates(const dlb_sweep_prog *p, const double *vals, int per, double peak,
+                     const double *s, double *o);
+/* The row's columns that follow from the program's polynomials at the point (pv) and the
+** device's memory rule mm[4] and bytes_scale: PARAMS, FLOPS_FWD, FLOPS_BWD, PEAK, ACTIVATIONS,
+** MEMORY, MEMORY_BOUND, FITS, into o[DLB_SWC_*]. DLB_OK or dlb_step_memory's failure. */
+int dlb_sweep_memcols(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                      double bytes_scale, const double *mm, double *o);
 
 /* The values of every pooled polynomial at one point (pv: p->npoly entries, mv: p->nmono
 ** scratch). */
@@ -109,8 +147,22 @@ int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t whic
 
 
 
-/* A reducer set with the same reductions as r and no rows (for one thread); NULL on OOM. */
-dlb_reduce *dlb_reduce_like(const dlb_reduce *r);
+/* A reducer set with the same reductions as r and no rows (for one thread), keeping rows
+** only when keep != 0 and r keeps; NULL on OOM. */
+dlb_reduce *dlb_reduce_like(const dlb_reduce *r, int keep);
+/* When r keeps rows: room for the n rows of one dlb_sweep_eval call (the grid as there, the
+** rows' indices first .. first + n - 1), stored compactly: *st receives n x DLB_SWK_COUNT
+** doubles (row x at st + DLB_SWK_COUNT x) for the evaluator's threads to fill; the block
+** holds p (a reference), copies of the value lists, tags, the devices' peaks, bytes_scale
+** and memory rules, and decodes every other column on read (dlb_reduce_column). *st = NULL
+** when r does not keep. Fails past the cap, or when r keeps rows pushed by
+** dlb_reduce_push. */
+int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *nval,
+                          const size_t *voff, const double *values, size_t nroofs,
+                          const dlb_roof *roofs, const double *mem, size_t ntags,
+                          const double *tags, int per, double first, size_t n, double **st);
+/* Drop the block dlb_reduce_keep_block added last (an evaluation that failed). */
+void dlb_reduce_drop_block(dlb_reduce *r);
 /* Merge src's rows into dst (same reductions); src is left as it was. */
 int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src);
 /* Cut the op order of a finished program's builds into fixed and per-layer segments

@@ -5,6 +5,14 @@
 ** bins with an aggregate, grouped count/sum/min/max. Each is mergeable, so a sweep gives
 ** every thread its own copy (dlb_reduce_like) and merges them at the end; every result is
 ** ordered by value and index, so it does not depend on the threads.
+** Kept rows come two ways. Rows pushed by dlb_reduce_push are held whole (8 bytes a cell,
+** row-major). A compiled sweep's rows (dlb_sweep_eval, through dlb_reduce_keep_block) are held
+** compactly, one block per call: per row only the four numbers of the step model
+** (DLB_SWK_*: time, FLOPs, bytes, memory-bound time, 32 bytes); the row's index, its grid
+** coordinates (tags, symbols, device) follow from its position in the block, and every other
+** column is recomputed on read by the evaluator's own helpers (dlb_sweep_rates,
+** dlb_sweep_memcols) from the program the block holds, so a read gives the very bits the
+** evaluator wrote into its rows (docs/sweep.md "Kept rows").
 */
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +34,17 @@ typedef struct bins {
   size_t nx, ny;
   double *xe, *ye, *acc, *cnt;
 } bins;
+/* A compiled sweep's kept rows: one dlb_sweep_eval call's grid (its arguments, copied). */
+typedef struct kblock {
+  dlb_sweep_prog *p;             /* a reference (dlb_sweep_prog_hold) */
+  double first;                  /* the index of position 0 */
+  size_t n, nv, ntags, nval[DLB_POLY_MAXVARS], voff[DLB_POLY_MAXVARS];
+  double *values, *tags;
+  double *dev;                   /* per device: peak, bytes_scale, memory rule (4) */
+  int per;
+  double *st;                    /* n x DLB_SWK_COUNT stored values */
+} kblock;
+
 typedef struct group {
   int nk, keys[MAXKEY], nc, cols[MAXAGG], where;
   double *key, *val;             /* per group: nk keys; 1 + 3 nc values (count, sum/min/max) */
@@ -41,6 +60,8 @@ struct dlb_reduce {
   double maxrows;
   rowset keep;
   size_t *perm;          /* the kept rows in index order (made on first read) */
+  kblock *kb; size_t nkb, capkb;  /* a compiled sweep's kept rows */
+  size_t *kbord, *kbcum;  /* blocks by first index; rows before each (made on first read) */
   pareto *P; size_t nP;
   top *T; size_t nT;
   bins *B; size_t nB;
@@ -48,6 +69,25 @@ struct dlb_reduce {
 };
 
 static int oom(void) { return dlb_fail(DLB_ENOMEM, "reductions: out of memory"); }
+
+static int capfail(const dlb_reduce *r) {
+  return dlb_fail(DLB_EINVAL, "reductions: more than %.0f rows to keep (the cap on "
+                  "materialised rows); reduce them instead (pareto, top, bins, group_by)",
+                  r->maxrows);
+}
+
+static void kb_free(kblock *B) {
+  dlb_free(B->values); dlb_free(B->tags); dlb_free(B->dev); dlb_free(B->st);
+  dlb_sweep_prog_free(B->p);
+  memset(B, 0, sizeof *B);
+}
+
+/* Rows kept: pushed ones and the compiled sweep's. */
+static size_t kept_rows(const dlb_reduce *r) {
+  size_t n = r->keep.n;
+  for (size_t i = 0; i < r->nkb; i++) n += r->kb[i].n;
+  return n;
+}
 
 /* Append a row (ncols values) with its index. */
 static int rs_add(rowset *s, size_t ncols, const double *row, double idx) {
@@ -90,6 +130,8 @@ dlb_reduce *dlb_reduce_new(size_t ncols) {
 void dlb_reduce_free(dlb_reduce *r) {
   if (!r) return;
   dlb_free(r->keep.v); dlb_free(r->keep.idx); dlb_free(r->perm);
+  for (size_t i = 0; i < r->nkb; i++) kb_free(&r->kb[i]);
+  dlb_free(r->kb); dlb_free(r->kbord); dlb_free(r->kbcum);
   for (size_t i = 0; r->P && i < r->nP; i++) { dlb_free(r->P[i].s.v); dlb_free(r->P[i].s.idx); }
   for (size_t i = 0; r->T && i < r->nT; i++) { dlb_free(r->T[i].s.v); dlb_free(r->T[i].s.idx); }
   for (size_t i = 0; r->B && i < r->nB; i++) {
@@ -222,10 +264,10 @@ int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t nc, const
   return DLB_OK;
 }
 
-dlb_reduce *dlb_reduce_like(const dlb_reduce *r) {
+dlb_reduce *dlb_reduce_like(const dlb_reduce *r, int keep) {
   dlb_reduce *c = dlb_reduce_new(r->ncols);
   if (!c) return NULL;
-  c->keeping = r->keeping, c->maxrows = r->maxrows;
+  c->keeping = keep && r->keeping, c->maxrows = r->maxrows;
   for (size_t i = 0; i < r->nP; i++) { c->P[i] = r->P[i]; memset(&c->P[i].s, 0, sizeof(rowset)); }
   for (size_t i = 0; i < r->nT; i++) { c->T[i] = r->T[i]; memset(&c->T[i].s, 0, sizeof(rowset)); }
   c->nP = r->nP, c->nT = r->nT;
@@ -412,10 +454,11 @@ int dlb_reduce_push(dlb_reduce *r, size_t n, const double *rows, double first_in
     double idx = first_index + (double)i;
     int st;
     if (r->keeping) {
-      if ((double)r->keep.n + 1 > r->maxrows)
-        return dlb_fail(DLB_EINVAL, "reductions: more than %.0f rows to keep (the cap on "
-                        "materialised rows); reduce them instead (pareto, top, bins, group_by)",
-                        r->maxrows);
+      if (r->nkb > 0)
+        return dlb_fail(DLB_EINVAL, "reductions: the kept rows are a compiled sweep's "
+                        "(dlb_sweep_eval, stored compactly); rows pushed with dlb_reduce_push "
+                        "cannot join them: keep those in a reducer of their own");
+      if ((double)r->keep.n + 1 > r->maxrows) return capfail(r);
       if ((st = rs_add(&r->keep, nc, row, idx))) return st;
       r->sorted = 0;
     }
@@ -442,11 +485,11 @@ int dlb_reduce_push(dlb_reduce *r, size_t n, const double *rows, double first_in
 int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src) {
   size_t nc = dst->ncols;
   int st;
-  if (dst->keeping) {
-    if ((double)(dst->keep.n + src->keep.n) > dst->maxrows)
-      return dlb_fail(DLB_EINVAL, "reductions: more than %.0f rows to keep (the cap on "
-                      "materialised rows); reduce them instead (pareto, top, bins, group_by)",
-                      dst->maxrows);
+  if (dst->keeping && src->keep.n > 0) {
+    if (dst->nkb > 0)
+      return dlb_fail(DLB_EINVAL, "reductions: rows pushed with dlb_reduce_push cannot join a "
+                      "compiled sweep's kept rows");
+    if ((double)(kept_rows(dst) + src->keep.n) > dst->maxrows) return capfail(dst);
     for (size_t i = 0; i < src->keep.n; i++)
       if ((st = rs_add(&dst->keep, nc, src->keep.v + i * nc, src->keep.idx[i]))) return st;
     dst->sorted = 0;
@@ -476,6 +519,54 @@ int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src) {
   }
   dst->seen += src->seen;
   return DLB_OK;
+}
+
+int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *nval,
+                          const size_t *voff, const double *values, size_t nroofs,
+                          const dlb_roof *roofs, const double *mem, size_t ntags,
+                          const double *tags, int per, double first, size_t n, double **st) {
+  *st = NULL;
+  if (!r->keeping) return DLB_OK;
+  if (r->keep.n > 0)
+    return dlb_fail(DLB_EINVAL, "reductions: the reducer keeps rows pushed with "
+                    "dlb_reduce_push; a compiled sweep's rows (stored compactly) cannot join "
+                    "them: give the sweep a reducer of its own");
+  if ((double)kept_rows(r) + (double)n > r->maxrows) return capfail(r);
+  if (r->nkb == r->capkb) {
+    size_t c = r->capkb ? 2 * r->capkb : 16;
+    kblock *a = dlb_realloc(r->kb, c * sizeof *a);
+    if (!a) return oom();
+    r->kb = a, r->capkb = c;
+  }
+  size_t nv = (size_t)p->nv, nvals = nv ? voff[nv - 1] + nval[nv - 1] : 0;
+  kblock *B = &r->kb[r->nkb];
+  memset(B, 0, sizeof *B);
+  B->values = dlb_malloc((nvals + 1) * sizeof *B->values);
+  B->tags = dlb_malloc((ntags + 1) * sizeof *B->tags);
+  B->dev = dlb_malloc(6 * nroofs * sizeof *B->dev);
+  B->st = dlb_malloc(n * DLB_SWK_COUNT * sizeof *B->st);
+  if (!B->values || !B->tags || !B->dev || !B->st) { kb_free(B); return oom(); }
+  if (nvals) memcpy(B->values, values, nvals * sizeof *values);
+  if (ntags) memcpy(B->tags, tags, ntags * sizeof *tags);
+  for (size_t d = 0; d < nroofs; d++) {
+    double *e = B->dev + 6 * d;
+    e[0] = roofs[d].peak, e[1] = roofs[d].bytes_scale;
+    memcpy(e + 2, mem + 4 * d, 4 * sizeof *mem);
+  }
+  for (size_t v = 0; v < nv; v++) B->nval[v] = nval[v], B->voff[v] = voff[v];
+  B->first = first, B->n = n, B->nv = nv, B->ntags = ntags, B->per = per;
+  dlb_sweep_prog_hold(p);
+  B->p = (dlb_sweep_prog *)p;
+  r->nkb++;
+  r->sorted = 0;
+  *st = B->st;
+  return DLB_OK;
+}
+
+void dlb_reduce_drop_block(dlb_reduce *r) {
+  if (r->nkb == 0) return;
+  kb_free(&r->kb[--r->nkb]);
+  r->sorted = 0;
 }
 
 /* -- results -- */
@@ -516,7 +607,24 @@ static int find(dlb_reduce *r, int kind, int id, rowset **s) {
              kind == DLB_RED_TOP ? r->nT : kind == DLB_RED_BINS ? r->nB : kind == DLB_RED_GROUP ? r->nG : 0;
   if (id < 0 || (size_t)id >= n)
     return dlb_fail(DLB_EINVAL, "reductions: no reducer %d of kind %d", id, kind);
-  if (kind == DLB_RED_KEEP) {
+  if (kind == DLB_RED_KEEP && r->nkb > 0) {
+    if (!r->sorted) { /* the blocks by first index (stable), with the rows before each */
+      size_t nb = r->nkb;
+      ord *o = dlb_malloc(nb * sizeof *o);
+      size_t *bo = dlb_realloc(r->kbord, nb * sizeof *bo);
+      if (bo) r->kbord = bo;
+      size_t *cum = bo ? dlb_realloc(r->kbcum, (nb + 1) * sizeof *cum) : NULL;
+      if (cum) r->kbcum = cum;
+      if (!o || !bo || !cum) { dlb_free(o); return oom(); }
+      for (size_t i = 0; i < nb; i++) o[i] = (ord){r->kb[i].first, (double)i, i};
+      qsort(o, nb, sizeof *o, cmpord);
+      cum[0] = 0;
+      for (size_t i = 0; i < nb; i++) bo[i] = o[i].pos, cum[i + 1] = cum[i] + r->kb[o[i].pos].n;
+      dlb_free(o);
+      r->sorted = 1;
+    }
+    *s = &r->keep;
+  } else if (kind == DLB_RED_KEEP) {
     if (!r->sorted) { /* a permutation by index, not a second copy of the rows */
       size_t n = r->keep.n;
       ord *o = dlb_malloc((n + 1) * sizeof *o);
@@ -539,9 +647,56 @@ static int find(dlb_reduce *r, int kind, int id, rowset **s) {
   return DLB_OK;
 }
 
+/* Column col (-1: the index) of a compiled sweep's kept rows start .. start + n - 1, in index
+** order: the block's coordinates at each row's position, its stored values, and the rest
+** recomputed by the evaluator's helpers (the same code, so the same bits). */
+static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out) {
+  const size_t *cum = r->kbcum, *bo = r->kbord;
+  size_t lo = 0, hi = r->nkb; /* the block holding row start: cum[b] <= start < cum[b + 1] */
+  while (hi - lo > 1) {
+    size_t m = (lo + hi) / 2;
+    if (cum[m] <= start) lo = m; else hi = m;
+  }
+  size_t b = lo;
+  double *mv = NULL, *pv = NULL;
+  size_t capm = 0, capp = 0;
+  int st = DLB_OK;
+  for (size_t i = 0; i < n && st == DLB_OK; i++) {
+    size_t g = start + i;
+    while (g >= cum[b + 1]) b++;
+    const kblock *B = &r->kb[bo[b]];
+    size_t x = g - cum[b], nt = B->ntags, nv = B->nv;
+    if (col < 0) { out[i] = B->first + (double)x; continue; }
+    if ((size_t)col < nt) { out[i] = B->tags[col]; continue; }
+    double vals[DLB_POLY_MAXVARS], o[DLB_SWC_COUNT];
+    size_t ri = dlb_sweep_point(nv, B->nval, B->voff, B->values, x, vals);
+    if ((size_t)col < nt + nv) { out[i] = vals[(size_t)col - nt]; continue; }
+    if ((size_t)col == nt + nv) { out[i] = (double)ri; continue; }
+    int k = col - (int)(nt + nv + 1);
+    const double *dv = B->dev + 6 * ri;
+    if (k == DLB_SWC_TIME || k == DLB_SWC_FLOPS || k == DLB_SWC_BYTES ||
+        k == DLB_SWC_MEMORY_BOUND_TIME || k == DLB_SWC_UTIL || k == DLB_SWC_THROUGHPUT) {
+      dlb_sweep_rates(B->p, vals, B->per, dv[0], B->st + DLB_SWK_COUNT * x, o);
+    } else {
+      if (B->p->nmono + 1 > capm || B->p->npoly + 1 > capp) {
+        dlb_free(mv); dlb_free(pv);
+        capm = B->p->nmono + 1, capp = B->p->npoly + 1;
+        mv = dlb_malloc(capm * sizeof *mv), pv = dlb_malloc(capp * sizeof *pv);
+        if (!mv || !pv) { st = oom(); break; }
+      }
+      dlb_sweep_values(B->p, vals, mv, pv);
+      if ((st = dlb_sweep_memcols(B->p, vals, pv, dv[1], dv + 2, o))) break;
+    }
+    out[i] = o[k];
+  }
+  dlb_free(mv); dlb_free(pv);
+  return st;
+}
+
 size_t dlb_reduce_size(dlb_reduce *r, int kind, int id) {
   rowset *s;
   if (find(r, kind, id, &s) != DLB_OK) return 0;
+  if (kind == DLB_RED_KEEP) return kept_rows(r);
   if (kind == DLB_RED_BINS) return r->B[id].nx * r->B[id].ny;
   if (kind == DLB_RED_GROUP) return r->G[id].n;
   return s->n;
@@ -581,6 +736,7 @@ int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start, si
   }
   if (col < -1 || col >= (int)r->ncols)
     return dlb_fail(DLB_EINVAL, "reductions: column %d out of range (-1..%zu)", col, r->ncols - 1);
+  if (kind == DLB_RED_KEEP && r->nkb > 0) return kb_column(r, col, start, n, out);
   const size_t *pm = kind == DLB_RED_KEEP ? r->perm : NULL;
   for (size_t i = 0; i < n; i++) {
     size_t row = pm ? pm[start + i] : start + i;
