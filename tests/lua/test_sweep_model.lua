@@ -194,6 +194,73 @@ T.test("dlb.sweep.model: rows equal the per-configuration path", function()
   assert(won > 0, "the construction order never won: the memory equality went untested")
 end)
 
+-- The kept rows are stored compactly in C (graphs/sweep/sweep_reduce.c: per row the step
+-- model's time, FLOPs, bytes and memory-bound time; the coordinates from the row's position,
+-- every other column recomputed on read through the program): every column of every kept
+-- row equals, bit for bit, the row the evaluator wrote whole into a top list as long as the
+-- sweep, over several families, devices (bytes_scale, the eager profile's host_op), tags,
+-- precisions and throughput masks.
+local function same(a, b)
+  if type(a) ~= "number" or type(b) ~= "number" then return a == b end
+  if a ~= a then return b ~= b end
+  return a == b and (a ~= 0 or 1 / a == 1 / b)
+end
+local KEPT = {
+  { "gpt", gpt, { layers = { 1, 3 }, hidden = { 128, 256 }, heads = { 4 }, batch = { 1, 3, 8 },
+    seq = { 64, 128 }, device = { "H100-SXM", "V100-SXM2-16GB" } },
+    { bind = { "batch", "seq" }, throughput = { "batch", "seq" } } },
+  { "llama (GQA), precisions", function(p) return dlb.models.llama(p) end,
+    { layers = { 1, 2 }, hidden = { 256 }, heads = { 8 }, kv_heads = { 2 }, ffn = { 704 }, vocab = { 1000 },
+      batch = { 1, 4 }, seq = { 64, 256 }, precision = { "bf16", "mixed" }, device = { "TPUv4", "MI300X" } },
+    { bind = { "batch", "seq" }, throughput = { "seq" } } },
+  { "paradnn fc", function(p) return dlb.models.paradnn.fc(p) end,
+    { layers = { 1, 4 }, batch = { 64, 1024 }, nodes = { 32, 512 }, input = { 2000 }, output = { 200 },
+      device = { "H100-SXM", "Skylake-n1-32" } },
+    { bind = { "batch", "nodes" }, throughput = { "batch" } } },
+  { "resnet (no layers dim)", function(p) return dlb.models.resnet(p) end,
+    { depth = { 18 }, image = { 32, 64 }, classes = { 10 }, batch = { 1, 8, 64 }, device = { "H100-SXM", "V100-SXM2-16GB" } },
+    { bind = { "batch" } } },
+}
+for _, K in ipairs(KEPT) do
+  T.test("dlb.sweep.model: kept rows (compact in C) equal the written rows bit for bit: " .. K[1], function()
+    local o = { keep = true, top = { k = 1000000, by = "time" }, threads = 2 }
+    for k, v in pairs(K[4]) do o[k] = v end
+    local r = dlb.sweep.model(K[2], K[3], o)
+    local rows, whole = r.rows, r.top
+    T.eq(rows:count(), r.count)
+    T.eq(whole:count(), r.count)
+    local cols = rows:columns()
+    local coords = {}
+    for _, c in ipairs(cols) do
+      if c == "device" then coords[#coords + 1] = c; break end
+      coords[#coords + 1] = c
+    end
+    local function key(row)
+      local k = {}
+      for i, c in ipairs(coords) do k[i] = tostring(row[c]) end
+      return table.concat(k, "|")
+    end
+    local byk = {}
+    for i = 1, whole:count() do byk[key(whole:row(i))] = whole:row(i) end
+    local data = {}
+    for _, c in ipairs(cols) do data[c] = rows:column(c) end
+    local bad = 0
+    for i = 1, rows:count() do
+      local row = {}
+      for _, c in ipairs(cols) do row[c] = data[c][i] end
+      local w = byk[key(row)]
+      assert(w, "kept row " .. i .. " has no written row")
+      for _, c in ipairs(cols) do
+        if not same(row[c], w[c]) then
+          bad = bad + 1
+          if bad <= 5 then print(string.format("# row %d %s: kept %s, written %s", i, c, tostring(row[c]), tostring(w[c]))) end
+        end
+      end
+    end
+    T.eq(bad, 0, K[1] .. ": cells that differ")
+  end)
+end
+
 T.test("dlb.sweep.model: reductions equal brute force over the rows", function()
   local t = res.rows:to_table()
   local n = t:count()
