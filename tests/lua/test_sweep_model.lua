@@ -215,7 +215,7 @@ local KEPT = {
     { bind = { "batch", "seq" }, throughput = { "seq" } } },
   { "paradnn fc", function(p) return dlb.models.paradnn.fc(p) end,
     { layers = { 1, 4 }, batch = { 64, 1024 }, nodes = { 32, 512 }, input = { 2000 }, output = { 200 },
-      device = { "H100-SXM", "Skylake-n1-32" } },
+      device = { "TPUv4", "Skylake-n1-32" } }, -- TPUv4 at its natural bf16: bytes_scale 1/2
     { bind = { "batch", "nodes" }, throughput = { "batch" } } },
   { "resnet (no layers dim)", function(p) return dlb.models.resnet(p) end,
     { depth = { 18 }, image = { 32, 64 }, classes = { 10 }, batch = { 1, 8, 64 }, device = { "H100-SXM", "V100-SXM2-16GB" } },
