@@ -22,7 +22,7 @@
 #include "dlb_sweep.h"
 #include "sweep_impl.h"
 
-enum { MAXOBJ = 8, MAXKEY = 8, MAXAGG = 32, MAXRED = 64 };
+enum { MAXOBJ = 8, MAXKEY = 8, MAXAGG = 32, MAXRED = 64, MCROWS = 65536 };
 
 /* Rows with their indices: a growable block. */
 typedef struct rowset { double *v, *idx; size_t n, cap; } rowset;
@@ -62,6 +62,9 @@ struct dlb_reduce {
   size_t *perm;          /* the kept rows in index order (made on first read) */
   kblock *kb; size_t nkb, capkb;  /* a compiled sweep's kept rows */
   size_t *kbord, *kbcum;  /* blocks by first index; rows before each (made on first read) */
+  /* the recomputed columns of the last range read (start, n <= MCROWS rows), so that reading
+  ** a range column by column (a table's rows, CSV) runs the program once a row */
+  double *mc; uint8_t *mcok; size_t mcstart, mcn;
   pareto *P; size_t nP;
   top *T; size_t nT;
   bins *B; size_t nB;
@@ -131,7 +134,7 @@ void dlb_reduce_free(dlb_reduce *r) {
   if (!r) return;
   dlb_free(r->keep.v); dlb_free(r->keep.idx); dlb_free(r->perm);
   for (size_t i = 0; i < r->nkb; i++) kb_free(&r->kb[i]);
-  dlb_free(r->kb); dlb_free(r->kbord); dlb_free(r->kbcum);
+  dlb_free(r->kb); dlb_free(r->kbord); dlb_free(r->kbcum); dlb_free(r->mc); dlb_free(r->mcok);
   for (size_t i = 0; r->P && i < r->nP; i++) { dlb_free(r->P[i].s.v); dlb_free(r->P[i].s.idx); }
   for (size_t i = 0; r->T && i < r->nT; i++) { dlb_free(r->T[i].s.v); dlb_free(r->T[i].s.idx); }
   for (size_t i = 0; r->B && i < r->nB; i++) {
@@ -558,7 +561,7 @@ int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *
   dlb_sweep_prog_hold(p);
   B->p = (dlb_sweep_prog *)p;
   r->nkb++;
-  r->sorted = 0;
+  r->sorted = 0, r->mcn = 0;
   *st = B->st;
   return DLB_OK;
 }
@@ -566,7 +569,7 @@ int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *
 void dlb_reduce_drop_block(dlb_reduce *r) {
   if (r->nkb == 0) return;
   kb_free(&r->kb[--r->nkb]);
-  r->sorted = 0;
+  r->sorted = 0, r->mcn = 0;
 }
 
 /* -- results -- */
@@ -661,6 +664,20 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
   double *mv = NULL, *pv = NULL;
   size_t capm = 0, capp = 0;
   int st = DLB_OK;
+  int cache = n > 0 && n <= MCROWS;
+  if (cache && !(r->mcn == n && r->mcstart == start)) {
+    if (!r->mc) {
+      r->mc = dlb_malloc((size_t)MCROWS * DLB_SWC_COUNT * sizeof *r->mc);
+      r->mcok = dlb_malloc(MCROWS);
+      if (!r->mc || !r->mcok) {
+        dlb_free(r->mc); dlb_free(r->mcok);
+        r->mc = NULL, r->mcok = NULL;
+        return oom();
+      }
+    }
+    memset(r->mcok, 0, n);
+    r->mcstart = start, r->mcn = n;
+  }
   for (size_t i = 0; i < n && st == DLB_OK; i++) {
     size_t g = start + i;
     while (g >= cum[b + 1]) b++;
@@ -668,7 +685,7 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
     size_t x = g - cum[b], nt = B->ntags, nv = B->nv;
     if (col < 0) { out[i] = B->first + (double)x; continue; }
     if ((size_t)col < nt) { out[i] = B->tags[col]; continue; }
-    double vals[DLB_POLY_MAXVARS], o[DLB_SWC_COUNT];
+    double vals[DLB_POLY_MAXVARS], o[DLB_SWC_COUNT] = {0};
     size_t ri = dlb_sweep_point(nv, B->nval, B->voff, B->values, x, vals);
     if ((size_t)col < nt + nv) { out[i] = vals[(size_t)col - nt]; continue; }
     if ((size_t)col == nt + nv) { out[i] = (double)ri; continue; }
@@ -677,6 +694,9 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
     if (k == DLB_SWC_TIME || k == DLB_SWC_FLOPS || k == DLB_SWC_BYTES ||
         k == DLB_SWC_MEMORY_BOUND_TIME || k == DLB_SWC_UTIL || k == DLB_SWC_THROUGHPUT) {
       dlb_sweep_rates(B->p, vals, B->per, dv[0], B->st + DLB_SWK_COUNT * x, o);
+    } else if (cache && r->mcok[i]) {
+      out[i] = r->mc[i * DLB_SWC_COUNT + (size_t)k];
+      continue;
     } else {
       if (B->p->nmono + 1 > capm || B->p->npoly + 1 > capp) {
         dlb_free(mv); dlb_free(pv);
@@ -686,6 +706,7 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
       }
       dlb_sweep_values(B->p, vals, mv, pv);
       if ((st = dlb_sweep_memcols(B->p, vals, pv, dv[1], dv + 2, o))) break;
+      if (cache) memcpy(r->mc + i * DLB_SWC_COUNT, o, sizeof o), r->mcok[i] = 1;
     }
     out[i] = o[k];
   }
