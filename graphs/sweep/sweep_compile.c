@@ -815,7 +815,8 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
 }
 
 /* The values of every pooled polynomial at vals. */
-void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv) {
+/* The monomials at a point; pooled polynomial i from them (the one evaluation of each). */
+static void monos_at(const dlb_sweep_prog *p, const double *vals, double *mv) {
   for (size_t m = 0; m < p->nmono; m++) {
     uint64_t k = p->mono[m];
     double x = 1;
@@ -823,11 +824,42 @@ void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, d
       for (int e = (int)(k & 15); e > 0; e--) x *= vals[v];
     mv[m] = x;
   }
-  for (size_t i = 0; i < p->npoly; i++) {
-    double s = 0;
-    for (int32_t j = p->poff[i]; j < p->poff[i + 1]; j++) s += p->tc[j] * mv[p->tm[j]];
-    pv[i] = s;
+}
+static inline double poly_at(const dlb_sweep_prog *p, const double *mv, size_t i) {
+  double s = 0;
+  for (int32_t j = p->poff[i]; j < p->poff[i + 1]; j++) s += p->tc[j] * mv[p->tm[j]];
+  return s;
+}
+
+void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv) {
+  monos_at(p, vals, mv);
+  for (size_t i = 0; i < p->npoly; i++) pv[i] = poly_at(p, mv, i);
+}
+
+void dlb_sweep_values_of(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv,
+                         const int32_t *ids, size_t n) {
+  monos_at(p, vals, mv);
+  for (size_t i = 0; i < n; i++) pv[ids[i]] = poly_at(p, mv, (size_t)ids[i]);
+}
+
+size_t dlb_sweep_memcol_polys(const dlb_sweep_prog *p, int32_t *ids) {
+  static const int tots[] = {DLB_SWT_PARAMS, DLB_SWT_TRAINABLE, DLB_SWT_FLOPS_FWD,
+                             DLB_SWT_FLOPS_BWD, DLB_SWT_WEIGHTS, DLB_SWT_OPTIMIZER,
+                             DLB_SWT_STASH, DLB_SWT_ACT_ALL};
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof tots / sizeof *tots; i++) {
+    if (ids) ids[n] = p->tot[tots[i]];
+    n++;
   }
+  if (p->peak_ok)
+    for (int32_t q = 0; q < p->pkoff[p->nseg]; q++)
+      for (int w = 0; w < 8; w++) {
+        int32_t id = p->pk[8 * (size_t)p->pkpos[q] + (size_t)w];
+        if (id < 0) continue;
+        if (ids) ids[n] = id;
+        n++;
+      }
+  return n;
 }
 
 /* Check a point: finished program, finite positive values. */

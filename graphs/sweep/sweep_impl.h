@@ -116,13 +116,20 @@ void dlb_sweep_rates(const dlb_sweep_prog *p, const double *vals, int per, doubl
                      const double *s, double *o);
 /* The row's columns that follow from the program's polynomials at the point (pv) and the
 ** device's memory rule mm[4] and bytes_scale: PARAMS, FLOPS_FWD, FLOPS_BWD, PEAK, ACTIVATIONS,
-** MEMORY, MEMORY_BOUND, FITS, into o[DLB_SWC_*]. DLB_OK or dlb_step_memory's failure. */
+** MEMORY, MEMORY_BOUND, FITS, into o[DLB_SWC_*]. DLB_OK or dlb_step_memory's failure. It
+** reads only the polynomials dlb_sweep_memcol_polys lists (kept rows evaluate just those). */
 int dlb_sweep_memcols(const dlb_sweep_prog *p, const double *vals, const double *pv,
                       double bytes_scale, const double *mm, double *o);
 
 /* The values of every pooled polynomial at one point (pv: p->npoly entries, mv: p->nmono
 ** scratch). */
 void dlb_sweep_values(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv);
+/* Only the polynomials ids[0..n) of pv (the same evaluation, so the same bits). */
+void dlb_sweep_values_of(const dlb_sweep_prog *p, const double *vals, double *mv, double *pv,
+                         const int32_t *ids, size_t n);
+/* The pool ids dlb_sweep_memcols reads (the totals it uses, the kept peak positions' terms)
+** into ids (NULL: only count them); their number. */
+size_t dlb_sweep_memcol_polys(const dlb_sweep_prog *p, int32_t *ids);
 
 /* The construction order's peak at one point (pv: its polynomial values): *total the peak
 ** live bytes (the first maximum over op positions, as graphs/step/footprint.c's simulate),

@@ -43,6 +43,8 @@ typedef struct kblock {
   double *dev;                   /* per device: peak, bytes_scale, memory rule (4) */
   int per;
   double *st;                    /* n x DLB_SWK_COUNT stored values */
+  int32_t *ids;                  /* the polynomials the recomputed columns read */
+  size_t nids;
 } kblock;
 
 typedef struct group {
@@ -80,7 +82,7 @@ static int capfail(const dlb_reduce *r) {
 }
 
 static void kb_free(kblock *B) {
-  dlb_free(B->values); dlb_free(B->tags); dlb_free(B->dev); dlb_free(B->st);
+  dlb_free(B->values); dlb_free(B->tags); dlb_free(B->dev); dlb_free(B->st); dlb_free(B->ids);
   dlb_sweep_prog_free(B->p);
   memset(B, 0, sizeof *B);
 }
@@ -548,7 +550,10 @@ int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *
   B->tags = dlb_malloc((ntags + 1) * sizeof *B->tags);
   B->dev = dlb_malloc(6 * nroofs * sizeof *B->dev);
   B->st = dlb_malloc(n * DLB_SWK_COUNT * sizeof *B->st);
-  if (!B->values || !B->tags || !B->dev || !B->st) { kb_free(B); return oom(); }
+  B->nids = dlb_sweep_memcol_polys(p, NULL);
+  B->ids = dlb_malloc((B->nids + 1) * sizeof *B->ids);
+  if (!B->values || !B->tags || !B->dev || !B->st || !B->ids) { kb_free(B); return oom(); }
+  dlb_sweep_memcol_polys(p, B->ids);
   if (nvals) memcpy(B->values, values, nvals * sizeof *values);
   if (ntags) memcpy(B->tags, tags, ntags * sizeof *tags);
   for (size_t d = 0; d < nroofs; d++) {
@@ -704,7 +709,7 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
         mv = dlb_malloc(capm * sizeof *mv), pv = dlb_malloc(capp * sizeof *pv);
         if (!mv || !pv) { st = oom(); break; }
       }
-      dlb_sweep_values(B->p, vals, mv, pv);
+      dlb_sweep_values_of(B->p, vals, mv, pv, B->ids, B->nids);
       if ((st = dlb_sweep_memcols(B->p, vals, pv, dv[1], dv + 2, o))) break;
       if (cache) memcpy(r->mc + i * DLB_SWC_COUNT, o, sizeof o), r->mcok[i] = 1;
     }
