@@ -54,6 +54,8 @@ enum {
 /* A new, empty program over the symbols vars[0..nvars) (the step's dims that a sweep
 ** binds; at most 15), plus the symbol "layers" when layered != 0. NULL on bad input. */
 DLB_API dlb_sweep_prog *dlb_sweep_prog_new(size_t nvars, const char *const *vars, int layered);
+/* Drop the caller's reference; the program is freed with its last one (a reducer keeping a
+** sweep's rows holds one: they are decoded through the program on read). */
 DLB_API void dlb_sweep_prog_free(dlb_sweep_prog *p);
 /* Add the training step of g under o (fusion passes included) built with `layers` repeated
 ** layers (ignored when the program is not layered). Every variable of g must be one of
@@ -107,7 +109,9 @@ enum { DLB_RED_KEEP = 0, DLB_RED_PARETO = 1, DLB_RED_TOP = 2, DLB_RED_BINS = 3,
        DLB_RED_GROUP = 4 };
 DLB_API dlb_reduce *dlb_reduce_new(size_t ncols);
 DLB_API void dlb_reduce_free(dlb_reduce *r);
-/* Keep every row (sorted by index at the end); pushing more than maxrows fails. */
+/* Keep every row (read back by index); pushing more than maxrows fails. Rows pushed here
+** are held whole; a dlb_sweep_eval's rows compactly (32 bytes a row, every other column
+** decoded on read, bit for bit: docs/sweep.md "Kept rows"); one reducer keeps one kind. */
 DLB_API int dlb_reduce_keep(dlb_reduce *r, double maxrows);
 /* A Pareto front over columns cols[0..n) (maximize[i] != 0: larger is better), rows with
 ** where_col != 0 only (where_col < 0: all). *id receives its reducer id. */

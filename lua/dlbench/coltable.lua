@@ -1,5 +1,6 @@
 -- dlbench.coltable — a result table whose rows stay in C, column by column (the rows
--- dlb.sweep.model keeps: 8 bytes a cell, strings interned as level indices), read by
+-- dlb.sweep.model keeps: 32 bytes a row, the rest decoded in C on read, docs/sweep.md "Kept
+-- rows"; strings interned as level indices), read by
 -- column. It answers count, columns, has, column, row, rows, head, select, where, sort,
 -- unique, group_by and to_csv itself, without a Lua table per row: select, where and sort
 -- return views (a column list and a list of row numbers over the same C rows); pivot makes a
