@@ -394,7 +394,7 @@ end)
 T.test("dlb.sweep.model: a grid run in slices (interruptible) gives the same results", function()
   local SM = require "dlbench.sweep_model"
   local o = { bind = { "batch", "seq" }, pareto = { minimize = { "time", "memory" } }, top = { k = 5, by = "time" },
-    heatmap = { x = "layers", y = "hidden", agg = "mean" } }
+    heatmap = { x = "layers", y = "hidden", agg = "mean" }, keep = true }
   local a = dlb.sweep.model(gpt, space, o)
   local keep = SM.chunk_configs
   SM.chunk_configs = 1
@@ -407,6 +407,31 @@ T.test("dlb.sweep.model: a grid run in slices (interruptible) gives the same res
   for j = 1, #a.heatmap.y do
     for i = 1, #a.heatmap.x do T.near(a.heatmap.z[j][i], b.heatmap.z[j][i], 1e-12, "heat") end
   end
+  -- the kept rows of one call per slice (one compact block each) read back as one table;
+  -- a slice runs every device of one batch value, so the rows come in another order
+  -- (batch slowest, not device): matched by their coordinates
+  T.eq(b.rows:count(), a.rows:count())
+  local cols = a.rows:columns()
+  local function keyed(t)
+    local data, out = {}, {}
+    for _, c in ipairs(cols) do data[c] = t:column(c) end
+    for i = 1, t:count() do
+      local k = table.concat({ data.layers[i], data.hidden[i], data.heads[i], data.batch[i], data.seq[i],
+        data.device[i] }, "|")
+      out[k] = i
+    end
+    return data, out
+  end
+  local da, ka = keyed(a.rows)
+  local db, kb = keyed(b.rows)
+  local n = 0
+  for k, i in pairs(ka) do
+    local j = kb[k]
+    assert(j, "sliced kept rows lack " .. k)
+    for _, c in ipairs(cols) do assert(same(da[c][i], db[c][j]), "sliced kept rows: " .. c .. " at " .. k) end
+    n = n + 1
+  end
+  T.eq(n, a.rows:count())
 end)
 
 T.test("dlb.sweep.model: threads give the same results", function()
