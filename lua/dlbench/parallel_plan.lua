@@ -12,6 +12,7 @@ local num, enum, set, check_opts, cluster_of = base.num, base.enum, base.set, ba
 local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = base.is_catalogue, base.ALGOS, base.SCHEDS,
   base.SCHED_NAMES
 local CP_ALGOS, CP_ALGO_NAMES = base.CP_ALGOS, base.CP_ALGO_NAMES
+local MOE_IMPLS = base.MOE_IMPLS
 
 local named_hw = base.named_hw
 local M = {}
@@ -48,7 +49,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
-    "imbalance", "hsdp", "offload", "etp", "pp_scatter" }
+    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -101,6 +102,9 @@ local function plan_opts(fname, o, ls)
     seq_par = o.seq_par and 1 or 0,
     recompute = recompute_of(fname, rc, true),
     pp_scatter = o.pp_scatter and 1 or 0,
+    -- how a MoE layer runs beyond the graph's ops (DLB_MOE_*: "graph", "mcore"); a profile's
+    -- moe field sets it (dlb.frameworks.plan_defaults)
+    moe_impl = enum(fname, "moe_impl", o.moe_impl, MOE_IMPLS, "graph"),
     balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
     shard = o.shard and 1 or 0,
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
@@ -638,7 +642,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
-  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter" }
+  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)

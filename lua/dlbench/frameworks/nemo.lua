@@ -17,6 +17,14 @@ return {
   fp8 = { recipe = "delayed scaling (Transformer Engine), fp8 linear-layer GEMMs, bf16 attention",
     source = "NeMo docs, performance_summary.md / mixed precision training: fp8 via Transformer Engine" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
+  -- MoE layers as Megatron-Core runs them (the planner's moe_impl "mcore", docs/parallel.md):
+  -- the alltoall token dispatcher (megatron/core/transformer/moe/token_dispatcher.py:
+  -- "Permutation 2: Sort tokens by local expert" when num_local_experts > 1, and dropless a
+  -- cuda_sync_point, "before_ep_alltoall" or "before_finish", where the host waits for
+  -- tokens_per_expert) and TEGroupedMLP (experts.py; moe_grouped_gemm, as the Qwen3 MoE
+  -- recipes of Megatron-Bridge set it): Transformer Engine's GroupedLinear, one cuBLAS GEMM
+  -- per local expert on 4 streams (transformer_engine/common/gemm/cublaslt_gemm.cu)
+  moe = "mcore",
   recompute = { "none", "full", "selective" },
   -- recompute_granularity "selective": Korthikanti et al. 2022's attention core (the default
   -- recompute_modules, core_attn). No pp_scatter: Megatron-Core's pipeline_parallel/
