@@ -127,6 +127,35 @@ T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
   assert(tostring(h):find("HSDP", 1, true), "printed")
 end)
 
+T.test("Megatron-Core's MoE layer (moe_impl mcore): set by its profiles, slower, checked", function()
+  local fw = dlb.frameworks
+  -- the profiles that run Megatron-Core's dispatcher and TEGroupedMLP set it; others do not
+  T.eq(fw.plan_defaults(fw.get("megatron-core")).moe_impl, "mcore", "megatron-core")
+  T.eq(fw.plan_defaults(fw.get("nemo")).moe_impl, "mcore", "nemo")
+  T.eq(fw.plan_defaults(fw.get("megatron-core-cudagraphs")).moe_impl, "mcore", "cudagraphs: its base's")
+  T.eq(fw.plan_defaults(fw.get("torchtitan")).moe_impl, nil, "torchtitan")
+  -- fine-grained experts (the Qwen3 shape at small size: 32 experts, top-4): 8 local
+  -- experts a rank at ep 4, so two rounds of per-expert GEMMs and the sorts
+  local g = dlb.models.moe { layers = 2, hidden = 1024, heads = 8, kv_heads = 2, ffn = 256,
+    experts = 32, top_k = 4, vocab = 1000, seq = 512, style = "llama" }
+  local o = { graph = g, hw = "H100-SXM", batch = 8, dp = 4, ep = 4, m = 2, framework = "none" }
+  local function ev(extra)
+    local c = {}
+    for k, v in pairs(o) do c[k] = v end
+    for k, v in pairs(extra) do c[k] = v end
+    return P.evaluate(c)
+  end
+  local rg, rm = ev { moe_impl = "graph" }, ev { moe_impl = "mcore" }
+  assert(rm.compute > rg.compute, "per-expert GEMMs and the second permutation cost device time")
+  T.eq(rm.ep_comm, rg.ep_comm, "the all-to-alls are the same")
+  -- the profile's default, said in the row's defaults
+  local rp = ev { framework = "megatron-core" }
+  assert(tostring(rp.defaults):find("moe_impl mcore", 1, true), "the row says the profile chose it")
+  T.near(ev { framework = "megatron-core", moe_impl = "mcore" }.step, rp.step, 1e-12 * rp.step,
+    "the profile's choice is the explicit one")
+  T.checkerr("moe_impl 'deepep' is unknown", ev, { moe_impl = "deepep" })
+end)
+
 T.test("long sequences: the planner searches cp, HSDP and offload; rows say what they chose", function()
   local g = dlb.models.llama { layers = 8, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
     vocab = 32000, seq = 32768 }
