@@ -631,7 +631,7 @@ end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
   .. "\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
-  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|...]} -> dlb.table sorted by step, evaluated",
+  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\"]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
   .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
   .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
@@ -717,7 +717,7 @@ doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=false|true|\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, shard=, fuse=, schedule_mem=, slack=,"
-  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=} -> row (with stage_mem)",
+  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
