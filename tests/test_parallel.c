@@ -791,6 +791,87 @@ static void moe_cp(void) {
   dlb_par_plan_free(P);
 }
 
+/* Megatron-Core's MoE layer (moe_impl DLB_MOE_MCORE, issue [21]): two layers, dp = tp = pp =
+** ep = 1, batch 1, m 1, on the V100 device with a launch cost k0 = 10 us and no tile model.
+** Layer 0 is a MoE layer of 8 experts (moe_bytes 1e6 per sample) with one expert matmul
+** forward (8e9 FLOPs, m 1, n = k = 1000, batch 8 = the experts) and one backward (16e9);
+** layer 1 a dense layer, one forward op of 80e9 FLOPs and one backward of 160e9. By hand,
+** with T(F) = F / (0.8 P):
+**   graph:  every op T(F) + k0.
+**   mcore:  the expert matmul is 8 per-expert GEMMs on 4 streams (Transformer Engine's
+**           multi_stream_cublas_gemm): 2 rounds of 4, each T(F / 2) + k0 = T(F) + 2 k0;
+**           "Permutation 2" (sort by local expert, 8 local experts > 1) twice forward and
+**           twice backward, each a pass of 2 x 1e6 bytes: p = 2e6 / (0.7 bw) + k0.
+** With a host model (host_op h = 1 ms): each op issued costs h, each further per-expert GEMM
+** launch k0 (7 of them per grouped GEMM), and the dropless dispatcher's sync closes the
+** forward after layer 0, so the forward is max(dev0, host0) + max(dev1, host1) instead of
+** max(dev0 + dev1, host0 + host1); the backward (no recompute) has no sync. */
+static void moe_mcore(void) {
+  dlb_par_layer L[2];
+  uniform_layers(L, 2);
+  L[0].experts = 8; L[0].expert_params = 0.5e6; L[0].expert_frac = 0.5; L[0].moe_bytes = 1e6;
+  dlb_par_op ops[4];
+  memset(ops, 0, sizeof ops);
+  for (int i = 0; i < 2; i++) {
+    ops[i].layer = 0; ops[i].phase = i; ops[i].flops_sample = (i + 1) * 8e9;
+    ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000; ops[i].batch = 8; ops[i].grow = 1;
+    ops[i].attention = 2;
+    ops[2 + i].layer = 1; ops[2 + i].phase = i; ops[2 + i].flops_sample = (i + 1) * 80e9;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, rg, rm;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double k0 = 1e-5, h = 1e-3;
+  d.kernel_overhead = k0;
+#define T(F) ((F) / (0.8 * V100.peak))
+  const double p = 2e6 / (0.7 * V100.bw) + k0;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  CHECK_NEAR(rg.step, T(8e9) + T(16e9) + T(80e9) + T(160e9) + 4 * k0, 1e-12);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.step, rg.step + 2 * k0 + 4 * p, 1e-12);
+  CHECK_NEAR(rm.compute, rm.step, 1e-12);   /* no host model: all device time */
+  /* 4 experts a rank (ep 2 of dp 2, batch 2): one round of 4, as the batched GEMM, and
+  ** the sorts remain (4 local experts) */
+  cfg.dp = 2; cfg.ep = 2; o.batch = 2;
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.compute - rg.compute, 4 * p, 1e-12);
+  cfg.dp = 1; cfg.ep = 1; o.batch = 1;
+  /* the host model and the sync */
+  d.host_op = h;
+  double dev0f = T(8e9) + 2 * k0 + 2 * p, host0f = 3 * h + 7 * k0;
+  double dev1f = T(80e9) + k0, host1f = h;
+  double dev0b = T(16e9) + 2 * k0 + 2 * p, host0b = 3 * h + 7 * k0;
+  double dev1b = T(160e9) + k0, host1b = h;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.step, fmax(dev0f, host0f) + fmax(dev1f, host1f)
+             + fmax(dev0b + dev1b, host0b + host1b), 1e-12);
+  CHECK(rm.host_idle > 0);   /* layer 0's forward waits for the host */
+  /* with a capacity factor every expert is padded (drop and pad): no sync; the load x 2 on
+  ** the experts' share (expert_frac 0.5) and on the sorts */
+  o.capacity = 2;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  double pc = 2 * 2e6 / (0.7 * V100.bw) + k0;
+  double d0f = 1.5 * (T(8e9) + 2 * k0) + 2 * pc, d0b = 1.5 * (T(16e9) + 2 * k0) + 2 * pc;
+  CHECK_NEAR(rm.step, fmax(d0f + dev1f, host0f + host1f) + fmax(d0b + dev1b, host0b + host1b),
+             1e-12);
+  o.capacity = 0;
+  /* the graph's MoE with the same host: no sync, one launch per op */
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  CHECK_NEAR(rg.step, fmax(T(8e9) + k0 + dev1f, 2 * h) + fmax(T(16e9) + k0 + dev1b, 2 * h),
+             1e-12);
+#undef T
+  o.moe_impl = 2;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "moe_impl must be 0") != NULL);
+}
+
 static void amdahl(void) {
   CHECK_NEAR(dlb_par_amdahl(0.1, 8), 1 / (0.1 + 0.9 / 8), 1e-15);
   double n[] = { 2, 4, 8, 16 }, s[4], f, r2;
@@ -1060,6 +1141,7 @@ int main(void) {
   RUN(replicated_ops);
   RUN(prepared_model);
   RUN(moe_cp);
+  RUN(moe_mcore);
   RUN(amdahl);
   RUN(random_layouts);
   RUN(impossible);

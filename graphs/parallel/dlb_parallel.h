@@ -275,7 +275,19 @@ typedef struct dlb_par_opts {
                             --scatter-gather-tensors-in-pipeline, on by default): each tensor
                             rank sends 1/tp of the activation and the receiver all-gathers it
                             over the tensor group; 0: every tensor rank sends all of it */
+  double moe_impl;       /* how a MoE layer runs beyond the graph's ops: DLB_MOE_GRAPH (0)
+                            or DLB_MOE_MCORE (1, below) */
 } dlb_par_opts;
+
+/* MoE layer implementations (dlb_par_opts.moe_impl). */
+enum {
+  DLB_MOE_GRAPH = 0,     /* the graph's ops: dispatch and combine gathers, each expert matmul
+                            one batched kernel */
+  DLB_MOE_MCORE = 1      /* Megatron-Core's alltoall token dispatcher and TEGroupedMLP: the
+                            local experts' GEMMs one cuBLAS call each on 4 streams, the second
+                            permutation (sort by local expert) each way, and a host sync per
+                            MoE layer forward when dropless (issue [21]; docs/parallel.md) */
+};
 
 /* Activation recompute policies (dlb_par_opts.recompute, dlb_par_row.recompute). */
 enum { DLB_PAR_RECOMPUTE_NONE = 0, DLB_PAR_RECOMPUTE_FULL = 1, DLB_PAR_RECOMPUTE_SELECTIVE = 2 };

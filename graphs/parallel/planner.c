@@ -71,6 +71,9 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->capacity >= 0) || !isfinite(o->capacity))
     return dlb_fail(DLB_EINVAL, "plan: capacity (factor) must be >= 0 (0: dropless), got %g",
                     o->capacity);
+  if (!(o->moe_impl == DLB_MOE_GRAPH || o->moe_impl == DLB_MOE_MCORE))
+    return dlb_fail(DLB_EINVAL, "plan: moe_impl must be 0 (the graph's ops) or 1 (Megatron-Core's "
+                    "dispatcher and grouped GEMM), got %g", o->moe_impl);
   if (!(o->imbalance == 0 || (o->imbalance >= 1 && isfinite(o->imbalance))))
     return dlb_fail(DLB_EINVAL, "plan: imbalance must be >= 1 (the busiest expert's tokens over "
                     "the mean; 0 = 1), got %g", o->imbalance);
@@ -163,7 +166,19 @@ typedef struct stage {
   double mem;
   double hf, hb, hu;    /* host seconds per micro-batch, forward and backward, and of the
                            update (the host-side model: dlb_layer_host) */
+  /* host synchronisation points (a dropless MoE layer under DLB_MOE_MCORE): the phase's
+  ** stream up to the last one, closed (*done), and the device and host seconds at it */
+  double fdone, fmark, hfmark, bdone, bmark, hbmark;
 } stage;
+
+/* Close a phase's stream at a synchronisation point (the host waits for the device,
+** dlb_timeline_sync): the segment since the last one ends at the later of its device and
+** host seconds (dlb_stream_time); dev and host are the phase's totals so far. */
+static void sync_point(double *done, double *mark, double *hmark, double dev, double host) {
+  *done += dlb_stream_time(dev - *mark, host - *hmark);
+  *mark = dev;
+  *hmark = host;
+}
 
 enum { MAX_STAGES = 4096 };
 
@@ -265,6 +280,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   double wb, gb, ob;
   param_bytes(o, &wb, &gb, &ob);
   int sp = o->seq_par != 0;
+  int moe = o->moe_impl == DLB_MOE_MCORE ? DLB_MOE_MCORE : DLB_MOE_GRAPH;
   /* the busiest expert's tokens over the mean: padded to the capacity factor (Fedus et al.
   ** 2022, Switch Transformer sec. 2.2: expert capacity = tokens/experts x capacity factor,
   ** every expert's buffer that size), or dropless at the routing imbalance */
@@ -309,8 +325,8 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       const dlb_par_layer *l = &L[i];
       double tl = l->tp_bytes > 0 ? tp : 1;
       double tf, tb, tu, af, ab, cf;
-      st = dlb_layer_times_get(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, &tf, &tb, &tu,
-                               &af, &ab, &cf);
+      st = dlb_layer_times_get(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &tf, &tb,
+                               &tu, &af, &ab, &cf);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
       if (l->expert_frac > 0 && load != 1) {   /* the busiest expert sets the MoE block's time */
@@ -331,7 +347,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       if (sel) s->rcf += fmin(l->flops_core, l->flops_fwd);
       /* the host issuing the layer's ops (its recomputed forward, or core, again) */
       double hf, hb, hu, hc;
-      dlb_layer_host(LT, dev, i, &hf, &hb, &hu, &hc);
+      dlb_layer_host(LT, dev, i, l->experts > 0 ? ep : 1, moe, &hf, &hb, &hu, &hc);
       s->hf += hf;
       s->hb += hb + (rc ? hf : 0) + (sel ? hc : 0);
       s->hu += hu;
@@ -416,6 +432,32 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         /* a recomputed attention (full, or the selective core) exchanges K/V again */
         s->cpb += b1 + ((rc || sel) ? f1 : 0);
         if (ws > s->cpws) s->cpws = ws;
+      }
+      if (moe == DLB_MOE_MCORE && l->experts > 0 && l->moe_bytes > 0) {
+        /* Megatron-Core's alltoall dispatcher (token_dispatcher.py): with more than one
+        ** local expert, "Permutation 2" sorts the received tokens by local expert after the
+        ** dispatch and unsorts them before the combine (sort_chunks_by_idxs, or the
+        ** drop-and-pad transpose): a memory-bound pass over the rank's received copies each
+        ** (read and write), forward and their gradients backward, each an op the host issues */
+        if (l->experts / ep > 1) {
+          int mbd;
+          double pb = (dev->bytes_scale > 0 ? dev->bytes_scale : 1) * 2 * l->moe_bytes * mbc
+            * load / tl;
+          double p2 = 2 * dlb_op_time_raw(dev, 0, pb, NULL, 0, &mbd);
+          s->f += p2;
+          s->b += p2 * (rc ? 2 : 1);
+          s->hf += 2 * dev->host_op;
+          s->hb += 2 * dev->host_op * (rc ? 2 : 1);
+        }
+        /* dropless (no capacity padding), the dispatcher's cuda_sync_point: the host waits
+        ** for tokens_per_expert ("before_ep_alltoall", or "before_finish" with one local
+        ** expert and no ep) once per MoE layer forward, and in its recomputed forward; the
+        ** model meets the host and device at the layer's end */
+        if (o->capacity == 0) {
+          sync_point(&s->fdone, &s->fmark, &s->hfmark, s->f + s->tpf + s->epf + s->cpf, s->hf);
+          if (rc) sync_point(&s->bdone, &s->bmark, &s->hbmark, s->b + s->tpb + s->epb + s->cpb,
+                             s->hb);
+        }
       }
       double pr = l->params * (1 - ef) / tl + l->params * ef / (et * ep);
       double tr = layer_trainable(l) * (1 - ef) / tl, wl = layer_wbytes(l, wb) * (1 - ef) / tl;
@@ -534,11 +576,14 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     ** send/receive (Megatron-LM p2p_communication.py: torch.cuda.synchronize() after
     ** batch_isend_irecv), so per phase (dlb_stream_time) */
     double df = s->f + s->tpf + s->epf + s->cpf, db = s->b + s->tpb + s->epb + s->cpb;
-    double ef = dlb_stream_time(df, s->hf), eb = dlb_stream_time(db, s->hb);
+    /* with synchronisation points (MoE layers, above) each segment between them ends at
+    ** its own later timeline */
+    double ef = s->fdone + dlb_stream_time(df - s->fmark, s->hf - s->hfmark);
+    double eb = s->bdone + dlb_stream_time(db - s->bmark, s->hb - s->hbmark);
     double t = ef + eb + x;
     if (t > T) {
       T = t; worst = d; xt = x;
-      idle = (s->hf > df ? s->hf - df : 0) + (s->hb > db ? s->hb - db : 0);
+      idle = (ef - df) + (eb - db);
     }
     double su = dlb_stream_time(s->upd, s->hu);
     if (su > upd) upd = su;

@@ -14,7 +14,7 @@
 #include "dlb_runtime.h"
 #include "roofline_impl.h"
 
-typedef struct entry { int cls, sp; double mb, tl, ep, tf, tb, tu, af, ab, cf; int used; } entry;
+typedef struct entry { int cls, sp, moe; double mb, tl, ep, tf, tb, tu, af, ab, cf; int used; } entry;
 
 struct dlb_layer_times {
   const dlb_par_layer *L;
@@ -126,8 +126,8 @@ void dlb_layer_times_reset(dlb_layer_times *T) {
   T->used = 0;
 }
 
-static size_t hash(int cls, double mb, double tl, double ep, int sp, size_t cap) {
-  unsigned long long h = (unsigned long long)(2 * cls + sp) * 0x9E3779B97F4A7C15ULL;
+static size_t hash(int cls, double mb, double tl, double ep, int sp, int moe, size_t cap) {
+  unsigned long long h = (unsigned long long)(4 * cls + 2 * moe + sp) * 0x9E3779B97F4A7C15ULL;
   h ^= (unsigned long long)(mb * 1024) * 0xC2B2AE3D27D4EB4FULL;
   h ^= (unsigned long long)tl * 0x165667B19E3779F9ULL;
   h ^= (unsigned long long)ep * 0x27D4EB2F165667C5ULL;
@@ -135,11 +135,13 @@ static size_t hash(int cls, double mb, double tl, double ep, int sp, size_t cap)
   return (size_t)(h & (cap - 1));
 }
 
-static entry *find(dlb_layer_times *T, int cls, double mb, double tl, double ep, int sp) {
-  size_t i = hash(cls, mb, tl, ep, sp, T->cap);
+static entry *find(dlb_layer_times *T, int cls, double mb, double tl, double ep, int sp,
+                   int moe) {
+  size_t i = hash(cls, mb, tl, ep, sp, moe, T->cap);
   for (;;) {
     entry *e = &T->tab[i];
-    if (!e->used || (e->cls == cls && e->mb == mb && e->tl == tl && e->ep == ep && e->sp == sp))
+    if (!e->used || (e->cls == cls && e->mb == mb && e->tl == tl && e->ep == ep && e->sp == sp
+                     && e->moe == moe))
       return e;
     i = (i + 1) & (T->cap - 1);
   }
@@ -152,7 +154,8 @@ static int grow(dlb_layer_times *T) {
   if (!T->tab) { T->tab = old; return dlb_fail(DLB_ENOMEM, "plan: out of memory"); }
   T->cap = 2 * oc;
   for (size_t i = 0; i < oc; i++)
-    if (old[i].used) *find(T, old[i].cls, old[i].mb, old[i].tl, old[i].ep, old[i].sp) = old[i];
+    if (old[i].used)
+      *find(T, old[i].cls, old[i].mb, old[i].tl, old[i].ep, old[i].sp, old[i].moe) = old[i];
   dlb_free(old);
   return DLB_OK;
 }
@@ -161,10 +164,22 @@ static int grow(dlb_layer_times *T) {
 ** kernel (attention 1) or an op of the unfused core (attention 3). */
 static int core_op(const dlb_par_op *o) { return o->attention == 1 || o->attention == 3; }
 
+/* The streams Transformer Engine spreads a grouped GEMM's per-expert cuBLAS calls over
+** (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm: GEMM i on
+** compute stream i % num_streams; num_streams = 4, transformer_engine/gemm.h). */
+enum { TE_GEMM_STREAMS = 4 };
+
+/* The local experts an expert matmul of gemm shape g (after ep) is launched as under
+** DLB_MOE_MCORE: its batch dimension, the experts a rank holds (1: not split). */
+static double local_gemms(const dlb_par_op *o, const double *g, int moe) {
+  if (moe != DLB_MOE_MCORE || o->attention != 2 || o->phase == 2 || !(o->m > 0)) return 1;
+  return g[3] > 1 ? g[3] : 1;
+}
+
 /* Time layer li (uncached). ep: the expert-parallel degree its expert ops (attention 2)
-** run under (1: all the experts on every rank). */
+** run under (1: all the experts on every rank); moe: DLB_MOE_*. */
 static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                    double ep, int sp, double *tf, double *tb, double *tu, double *af,
+                    double ep, int sp, int moe, double *tf, double *tb, double *tu, double *af,
                     double *ab, double *cf) {
   const dlb_par_layer *l = &T->L[li];
   double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
@@ -202,7 +217,20 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
       }
       if (tl > 1 && sd >= 1 && sd <= 4) g[sd - 1] = fmax(1, g[sd - 1] / tl);
     }
-    double t = dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, o->attention == 1, &mbound);
+    double t;
+    double nl = local_gemms(o, g, moe);
+    if (nl > 1) {
+      /* Megatron-Core's TEGroupedMLP: Transformer Engine's GroupedLinear runs one cuBLAS GEMM
+      ** per local expert (general_grouped_gemm -> multi_stream_cublas_gemm), up to
+      ** TE_GEMM_STREAMS at once on their streams: ceil(nl / s) rounds, each the per-op rule
+      ** of s experts' GEMMs as one batch (their tiles share the device; one launch each
+      ** round on the device's clock) */
+      double s = nl < TE_GEMM_STREAMS ? nl : TE_GEMM_STREAMS;
+      double g1[4] = { g[0], g[1], g[2], s };
+      t = ceil(nl / s) * dlb_op_time_raw(d, f * s / nl, b * s / nl, g1, 0, &mbound);
+    } else {
+      t = dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, o->attention == 1, &mbound);
+    }
     if (o->phase == 0) *tf += t;
     else if (o->phase == 1) *tb += t;
     else *tu += t;
@@ -212,9 +240,9 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   }
 }
 
-void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double *hf,
-                    double *hb, double *hu, double *hc) {
-  double n[3] = { 0, 0, 0 }, nc = 0;
+void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double ep, int moe,
+                    double *hf, double *hb, double *hu, double *hc) {
+  double n[3] = { 0, 0, 0 }, nc = 0, xl[3] = { 0, 0, 0 };
   if (T->count[li] == 0) {
     n[0] = n[1] = 1;
   } else {
@@ -223,35 +251,47 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
       if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0) {
         n[(int)o->phase] += 1;
         if (o->phase == 0 && core_op(o)) nc += 1;
+        /* a grouped GEMM's further per-expert cuBLAS calls (compute's DLB_MOE_MCORE rule):
+        ** launched from Transformer Engine's C++ loop, no Python dispatch each, so each costs
+        ** the host a kernel launch (the device's kernel_overhead: "a CUDA kernel launch is
+        ** 3-5 us on the host", hw_catalog.lua) */
+        double g[4] = { o->m, o->n, o->k, o->batch };
+        if (ep > 1 && g[3] >= ep) g[3] /= ep;
+        double nl = local_gemms(o, g, moe);
+        if (nl > 1) xl[(int)o->phase] += nl - 1;
       }
     }
   }
-  *hf = n[0] * d->host_op + (n[0] > 0 ? d->host_layer : 0);
-  *hb = n[1] * d->host_op;
+  /* no host model (host_op 0: a compiled or graph-captured step) issues nothing per launch */
+  double lk = d->host_op > 0 ? d->kernel_overhead : 0;
+  *hf = n[0] * d->host_op + xl[0] * lk + (n[0] > 0 ? d->host_layer : 0);
+  *hb = n[1] * d->host_op + xl[1] * lk;
   *hu = n[2] * d->host_op;
   *hc = nc * d->host_op;
 }
 
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                        double ep, int sp, double *tf, double *tb, double *tu, double *af,
-                        double *ab, double *cf) {
+                        double ep, int sp, int moe, double *tf, double *tb, double *tu,
+                        double *af, double *ab, double *cf) {
   int cls = T->cls[li];
   if (!(ep >= 1)) ep = 1;
   sp = sp != 0;
-  entry *e = find(T, cls, mb, tl, ep, sp);
+  moe = moe == DLB_MOE_MCORE;
+  entry *e = find(T, cls, mb, tl, ep, sp, moe);
   if (!e->used) {
     if (2 * (T->used + 1) > T->cap) {
       int st = grow(T);
       if (st) return st;
-      e = find(T, cls, mb, tl, ep, sp);
+      e = find(T, cls, mb, tl, ep, sp, moe);
     }
     e->used = 1;
     e->cls = cls;
     e->sp = sp;
+    e->moe = moe;
     e->mb = mb;
     e->tl = tl;
     e->ep = ep;
-    compute(T, d, cls, mb, tl, ep, sp, &e->tf, &e->tb, &e->tu, &e->af, &e->ab, &e->cf);
+    compute(T, d, cls, mb, tl, ep, sp, moe, &e->tf, &e->tb, &e->tu, &e->af, &e->ab, &e->cf);
     T->used++;
   }
   *tf = e->tf;

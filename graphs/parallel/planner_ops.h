@@ -27,17 +27,20 @@ void dlb_layer_times_reset(dlb_layer_times *T);
 ** backward by their FLOPs. *af and *ab (may be NULL) receive the seconds of its fused
 ** attention kernels forward and backward (0 for a layer without ops); *cf (may be NULL) the
 ** seconds of its attention core's forward (ops marked attention 1 or 3; a layer without ops:
-** its forward's flops_core share), what selective recompute runs again. */
+** its forward's flops_core share), what selective recompute runs again. moe (DLB_MOE_*):
+** under DLB_MOE_MCORE an expert matmul runs as one GEMM per local expert, TE_GEMM_STREAMS at
+** a time (planner_ops.c). */
 int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                        double ep, int sp, double *tf, double *tb, double *tu, double *af,
-                        double *ab, double *cf);
+                        double ep, int sp, int moe, double *tf, double *tb, double *tu,
+                        double *af, double *ab, double *cf);
 
 /* Host seconds of layer li's forward (*hf), backward (*hb) and update (*hu) on device d
 ** (the host-side model, issue [19]): host_op per op of the phase (a layer without ops: one
 ** op per pass), plus host_layer per forward; *hc those of its attention core's forward ops
 ** (marked attention 1 or 3; 0 for a layer without ops), issued again under selective
-** recompute. 0 when d has no host model. */
-void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double *hf,
-                    double *hb, double *hu, double *hc);
+** recompute. 0 when d has no host model. Under moe DLB_MOE_MCORE with expert degree ep, each
+** further per-expert GEMM launch of a grouped GEMM costs the host d->kernel_overhead. */
+void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double ep, int moe,
+                    double *hf, double *hb, double *hu, double *hc);
 
 #endif

@@ -14,6 +14,7 @@ M.OPS = core.enum_names("DLB_COLL_")
 M.ALGOS = core.enum_names("DLB_ALGO_")
 M.SCHEDS, M.SCHED_NAMES = core.enum_names("DLB_SCHED_")
 M.CP_ALGOS, M.CP_ALGO_NAMES = core.enum_names("DLB_CP_")
+M.MOE_IMPLS, M.MOE_IMPL_NAMES = core.enum_names("DLB_MOE_")
 
 local function keys(t)
   local k = {}

@@ -13,6 +13,14 @@ local mix = dlb.models.moe { size = "mixtral-8x7b" }
 local dense = dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 28672,
   vocab = 32000, seq = 4096 }
 
+-- evaluate options o with the fields of extra over them
+local function evaluate_with(o, extra)
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  for k, v in pairs(extra) do c[k] = v end
+  return P.evaluate(c)
+end
+
 T.test("MoE layers: experts, their parameters, dispatch bytes and K/V bytes from the zoo", function()
   local ls = P.layers.from_graph(mix)
   local ep, ex = 0, nil
@@ -94,12 +102,7 @@ end)
 
 T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
   local o = { graph = mix, hw = "H100-SXM", batch = 64, dp = 8, tp = 2, m = 8, seq_par = true }
-  local function ev(extra)
-    local c = {}
-    for k, v in pairs(o) do c[k] = v end
-    for k, v in pairs(extra) do c[k] = v end
-    return P.evaluate(c)
-  end
+  local function ev(extra) return evaluate_with(o, extra) end
   local r1, r8 = ev {}, ev { ep = 8 }
   T.eq(r8.ep, 8, "ep"); T.eq(r1.ep_comm, 0, "no all-to-all without ep")
   assert(r8.ep_comm > 0, "dispatch and combine")
@@ -125,6 +128,29 @@ T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
     hsdp = true, devices = 64 }
   T.eq(h.hsdp, 4, "8 per node / tp 2 = 4 replicas per shard group")
   assert(tostring(h):find("HSDP", 1, true), "printed")
+end)
+
+T.test("Megatron-Core's MoE layer (moe_impl mcore): opt-in, slower, checked", function()
+  local fw = dlb.frameworks
+  -- opt-in: no shipped profile sets it (docs/frameworks.md says why)
+  for _, name in ipairs { "megatron-core", "nemo", "megatron-core-cudagraphs", "torchtitan" } do
+    T.eq(fw.plan_defaults(fw.get(name)).moe_impl, nil, name)
+  end
+  -- fine-grained experts (the Qwen3 shape at small size: 32 experts, top-4): 8 local
+  -- experts a rank at ep 4, so two rounds of per-expert GEMMs and the sorts
+  local g = dlb.models.moe { layers = 2, hidden = 1024, heads = 8, kv_heads = 2, ffn = 256,
+    experts = 32, top_k = 4, vocab = 1000, seq = 512, style = "llama" }
+  local o = { graph = g, hw = "H100-SXM", batch = 8, dp = 4, ep = 4, m = 2, framework = "none" }
+  local function ev(extra) return evaluate_with(o, extra) end
+  local rg, rm = ev { moe_impl = "graph" }, ev { moe_impl = "mcore" }
+  assert(rm.compute > rg.compute, "per-expert GEMMs and the second permutation cost device time")
+  T.eq(rm.ep_comm, rg.ep_comm, "the all-to-alls are the same")
+  -- a profile with a `moe` field passes it on, and the row's defaults say so
+  local rp = ev { framework = fw.derive("megatron-core", { moe = "mcore" }) }
+  assert(tostring(rp.defaults):find("moe_impl mcore", 1, true), "the row says the profile chose it")
+  T.near(ev { framework = "megatron-core", moe_impl = "mcore" }.step, rp.step, 1e-12 * rp.step,
+    "the profile's choice is the explicit one")
+  T.checkerr("moe_impl 'deepep' is unknown", ev, { moe_impl = "deepep" })
 end)
 
 T.test("long sequences: the planner searches cp, HSDP and offload; rows say what they chose", function()

@@ -17,6 +17,12 @@ return {
   fp8 = { recipe = "delayed scaling (Transformer Engine), fp8 linear-layer GEMMs, bf16 attention",
     source = "NeMo docs, performance_summary.md / mixed precision training: fp8 via Transformer Engine" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
+  -- No `moe` field: the planner's moe_impl "mcore" (Megatron-Core's MoE layer op by op:
+  -- Transformer Engine's per-expert cuBLAS GEMMs on 4 streams, the alltoall dispatcher's
+  -- second permutation, the dropless host sync; docs/parallel.md) is opt-in. As these
+  -- profiles' default it moved the held-out MoE / CP validation median from 18.0% to
+  -- 20.3% (docs/validation.md, third round), and newer Transformer Engine releases run
+  -- grouped GEMMs as one CUTLASS kernel, which it does not represent.
   recompute = { "none", "full", "selective" },
   -- recompute_granularity "selective": Korthikanti et al. 2022's attention core (the default
   -- recompute_modules, core_attn). No pp_scatter: Megatron-Core's pipeline_parallel/
