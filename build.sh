@@ -162,7 +162,7 @@ install_into() {
     fi
   done
   # shellcheck disable=SC2086
-  for h in $PUBLIC_HEADERS; do install -m 644 "$h" "$root/include/dlbench/"; done
+  install -m 644 -t "$root/include/dlbench/" $PUBLIC_HEADERS
   # without a shared library, -ldlbench is the archive: its dependencies become public
   # (Requires: cairo, Libs: ... -lm -lpthread) so plain `pkg-config --libs dlbench` links
   local pcstatic=()
@@ -187,8 +187,13 @@ install_into() {
     -e "s|@DLBENCH@|$prefix/bin/dlbench|" host/jupyter/kernel.json.in \
     >"$root/share/jupyter/kernels/dlbench/kernel.json"
   chmod 644 "$root/share/jupyter/kernels/dlbench/kernel.json"
+  # one install per folder (a process per file made this the slowest part of an install)
+  local d
   for luav in 5.4 5.1; do
-    (cd lua && find dlbench -name '*.lua' -exec install -D -m 644 {} "$root/share/lua/$luav/{}" \;)
+    for d in $(cd lua && find dlbench -type d); do
+      install -d "$root/share/lua/$luav/$d"
+      find "lua/$d" -maxdepth 1 -name '*.lua' -exec install -m 644 -t "$root/share/lua/$luav/$d" {} +
+    done
   done
   echo "installed into $root"
 }
