@@ -275,6 +275,11 @@ typedef struct dlb_par_opts {
                             --scatter-gather-tensors-in-pipeline, on by default): each tensor
                             rank sends 1/tp of the activation and the receiver all-gathers it
                             over the tensor group; 0: every tensor rank sends all of it */
+  double reduce_bytes;   /* bytes per gradient element of the data-parallel reduction (the
+                            allreduce, or ZeRO / FSDP's reduce-scatter): PyTorch FSDP's
+                            MixedPrecision reduce_dtype (Composer's mixed_precision DEFAULT
+                            and torchtitan's default: fp32, 4; PURE: the 16-bit parameter
+                            dtype, 2); 0 = g_bytes. Memory keeps g_bytes */
 } dlb_par_opts;
 
 /* Activation recompute policies (dlb_par_opts.recompute, dlb_par_row.recompute). */

@@ -66,6 +66,9 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->nccl == 0 || o->nccl == 1))
     return dlb_fail(DLB_EINVAL, "plan: nccl must be 0 (alpha-beta collectives) or 1 (as NCCL "
                     "runs them), got %g", o->nccl);
+  if (!(o->reduce_bytes >= 0) || !isfinite(o->reduce_bytes))
+    return dlb_fail(DLB_EINVAL, "plan: reduce_bytes must be >= 0 (bytes per gradient element "
+                    "reduced; 0: g_bytes), got %g", o->reduce_bytes);
   if (!(o->gather_tensors >= 0) || !isfinite(o->gather_tensors))
     return dlb_fail(DLB_EINVAL, "plan: gather_tensors must be >= 0, got %g", o->gather_tensors);
   if (!(o->capacity >= 0) || !isfinite(o->capacity))
@@ -581,15 +584,21 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       zpn = zn;
       if (!(zsub.intra.bw > 0)) zsub = sub;
     }
+    /* the reduction moves the gradients at the stack's reduce dtype (PyTorch FSDP
+    ** MixedPrecision.reduce_dtype: torch/distributed/fsdp/api.py; Composer's
+    ** mixed_precision DEFAULT reduces in fp32, composer/distributed/mosaic_fsdp_utils.py
+    ** get_mixed_precision; torchtitan's training.mixed_precision_reduce = "float32"), which
+    ** may be wider than the gradients held (g_bytes) */
+    double rb = o->reduce_bytes > 0 ? o->reduce_bytes : gb;
     dlb_par_coll c, ce = { 0 };
-    st = dp_allreduce(o, cl, maxp * gb, zn, zpn, algo, &zsub, &c.time);
+    st = dp_allreduce(o, cl, maxp * rb, zn, zpn, algo, &zsub, &c.time);
     if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     dlb_par_cluster esub = sub;
     double epn = dlb_par_group_per_node(cl->per_node, etp * pp * ep, ze);   /* ranks per node (NCCL) */
     if (ep > 1 && ze > 1 && maxpe > 0) {
       esub.per_node = cl->per_node > 0 ? fmax(1, floor(cl->per_node / (etp * pp * ep))) : 0;
       if (cl->per_node > 0 && esub.per_node == 1 && cl->inter.bw > 0) esub.intra.bw = 0;
-      st = dp_allreduce(o, cl, maxpe * gb, ze, epn, algo, &esub, &ce.time);
+      st = dp_allreduce(o, cl, maxpe * rb, ze, epn, algo, &esub, &ce.time);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     }
     if (zero >= 3) {
@@ -618,7 +627,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         rsub.per_node = 1;
         if (cl->inter.bw > 0) rsub.intra.bw = 0;
         dlb_par_coll cr;
-        st = dp_allreduce(o, cl, maxp * gb / hs, dpc / hs, 1, algo, &rsub, &cr.time);
+        st = dp_allreduce(o, cl, maxp * rb / hs, dpc / hs, 1, algo, &rsub, &cr.time);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         dpt += fmax(0, cr.time - o->overlap * bw->b);
       }

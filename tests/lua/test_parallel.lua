@@ -263,6 +263,41 @@ T.test("ZeRO-3 gathers in the list form: one copy kernel per rank per tensor", f
     gather_tensors = -1 })
 end)
 
+T.test("reduce_bytes: the gradients reduced at the stack's reduce dtype", function()
+  -- Hand derivation (graphs/parallel/planner.c; the ring of collective.c, Patarasuk & Yuan
+  -- 2009: an allreduce of S bytes over n ranks is 2(n-1)a + 2(n-1)/n S/bw). One node of 8,
+  -- alpha-beta collectives, nothing overlapped. ZeRO-3 / FSDP reduce-scatters the gradients
+  -- (half an allreduce volume) once per micro-batch, so moving them at 4 bytes instead of 2
+  -- (PyTorch FSDP MixedPrecision reduce_dtype float32: Composer's DEFAULT, torchtitan's
+  -- default) adds m x (n-1)/n x 2 P / bw; without ZeRO the one allreduce after the flush
+  -- adds 2(n-1)/n x 2 P / bw. Weights, and the gradients' memory, do not move.
+  local ls = P.layers.transformer { layers = 4, d = 1024, seq = 512, heads = 16 }
+  local params = 0
+  for _, l in ipairs(ls) do params = params + l.params end
+  local bw, n, m = 300e9, 8, 2
+  local cl = P.cluster { per_node = 8, nodes = 1, intra = { bw = bw, latency = 2e-6 } }
+  local hw = { peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12 }
+  local function ev(zero, rb, fw)
+    return P.evaluate { layers = ls, hw = hw, precision = "fp16", cluster = cl, batch = 64,
+      dp = n, m = m, zero = zero, reduce_bytes = rb, collectives = "alpha-beta",
+      w_bytes = 2, g_bytes = 2, o_bytes = 12, framework = fw or "none" }
+  end
+  local z2, z4 = ev(3, nil), ev(3, 4)
+  T.near(ev(3, 2).dp_comm, z2.dp_comm, 1e-12, "0 / nil = g_bytes (2)")
+  T.near(z4.dp_comm - z2.dp_comm, m * (n - 1) / n * 2 * params / bw, 1e-9, "ZeRO-3: m reduce-scatters")
+  T.near(z4.mem, z2.mem, 1e-12, "memory keeps g_bytes")
+  local d2, d4 = ev(0, nil), ev(0, 4)
+  T.near(d4.dp_comm - d2.dp_comm, 2 * (n - 1) / n * 2 * params / bw, 1e-9, "DDP: one allreduce")
+  -- the profiles whose stacks reduce in fp32 set it; the caller's value wins
+  T.near(ev(3, nil, "fsdp").dp_comm, z4.dp_comm, 1e-12, "the fsdp profile reduces in fp32")
+  T.near(ev(3, 2, "fsdp").dp_comm, z2.dp_comm, 1e-12, "a stated bf16 reduction wins")
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("fsdp")).reduce_bytes, 4)
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("torchtitan")).reduce_bytes, 4)
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("megatron-lm")).reduce_bytes, nil)
+  T.checkerr("option 'reduce_bytes' must be a number >= 0", P.evaluate, { layers = ls, hw = hw,
+    precision = "fp16", cluster = cl, batch = 64, dp = n, zero = 3, reduce_bytes = -2 })
+end)
+
 T.test("plan{hw=} with the device's own links (DESIGN's call shape)", function()
   local hw = { name = "linked", peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12,
                links = { intra = { bw = 300e9, latency = 2e-6 }, inter = { bw = 25e9, latency = 5e-6 } } }
