@@ -617,6 +617,39 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         st = dp_allreduce(o, cl, maxwe, ze, epn, algo, &esub, &cwe.time);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double gather = 0.5 * (cw.time + cwe.time), rs = 0.5 * (c.time + ce.time);
+      if (o->gather_tensors == 0) {
+        /* FSDP issues one all-gather and one reduce-scatter per FSDP unit, one FlatParameter
+        ** per wrapped block (Zhao et al. 2023 sec. 3.2-3.3; torch/distributed/fsdp/
+        ** _runtime_utils.py: _unshard and _reduce_grad run one collective per handle), so
+        ** each pays its own latency and is timed at its own size (NCCL picks the algorithm
+        ** and protocol by size: nccl.c). The dense part is the sum over the stage's layers,
+        ** one unit each, not one collective of the stage's bytes; the busiest stage sets it.
+        ** The experts' (cwe, ce) stay one collective per stage. */
+        double gmax = 0, rmax = 0;
+        for (int d = 0; d < p && !st; d++) {
+          double gs = 0, rsum = 0, lw = -1, lwt = 0, lr = -1, lrt = 0;
+          for (int ch = d; ch < K && !st; ch += p) {
+            for (int i = first[ch]; i < first[ch + 1] && !st; i++) {
+              const dlb_par_layer *l = &L[i];
+              if (l->shardable > 0 && o->shard) continue;   /* not in the stage's wbytes */
+              double tl = l->tp_bytes > 0 ? tp : 1;
+              double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
+              double wl = layer_wbytes(l, wb) * (1 - ef) / tl;
+              double tr = layer_trainable(l) * (1 - ef) / tl * rb;
+              /* consecutive blocks have the same bytes: reuse the last time */
+              if (wl > 0 && wl != lw) { st = dp_allreduce(o, cl, wl, zn, zpn, algo, &zsub, &lwt); lw = wl; }
+              if (!st && tr > 0 && tr != lr) { st = dp_allreduce(o, cl, tr, zn, zpn, algo, &zsub, &lrt); lr = tr; }
+              gs += wl > 0 ? lwt : 0;
+              rsum += tr > 0 ? lrt : 0;
+            }
+          }
+          if (gs > gmax) gmax = gs;
+          if (rsum > rmax) rmax = rsum;
+        }
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        gather = 0.5 * (gmax + cwe.time);
+        rs = 0.5 * (rmax + ce.time);
+      }
       dpt = m * (fmax(0, gather + rs - o->overlap * bw->b)
                  + fmax(0, gather - o->fsdp_overlap * bw->f));
       if (hs > 0) {
