@@ -30,8 +30,6 @@ table.sort(rows, function(a, b) return a.id < b.id end)
 -- the graph engine's precision for a row's, and the device precision whose peak applies
 local GRAPH_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf16 = "bf16",
   fp32 = "fp32", tf32 = "fp32", fp8 = "mixed_bf16" }
--- bytes per gradient element of a stated reduce dtype (layout.reduce_dtype)
-local REDUCE_BYTES = { fp32 = 4, bf16 = 2, fp16 = 2 }
 local DEV_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf16 = "bf16",
   fp32 = "fp32", tf32 = "tf32", fp8 = "fp8" }
 
@@ -174,9 +172,7 @@ local function setup(r, unscored)
       seq_par = L.sequence_parallel or nil,
       -- the gradients' reduce dtype where the source states it (the llm-foundry rows' MP
       -- Mode column); otherwise the profile's (dlb.frameworks plan defaults)
-      reduce_bytes = L.reduce_dtype and (REDUCE_BYTES[L.reduce_dtype]
-        or error("validation: row " .. r.id .. ": layout.reduce_dtype '" .. tostring(L.reduce_dtype)
-          .. "' is not one of fp32, bf16, fp16", 0)) or nil }
+      reduce_dtype = L.reduce_dtype }
   else
     gb = gb or micro * n
     s.plan = { batch = gb, devices = n }

@@ -51,10 +51,9 @@ function M.predict(dlb, x)
   -- the gradients' reduce dtype where the row states it (the llm-foundry rows' MP Mode
   -- column), as the notebook passes it; a plain call gets the profile's (fp32 in both the
   -- fsdp and the default torchtitan profile), so the rows that state bf16 (PURE) differ
-  local rb = ({ fp32 = 4, bf16 = 2, fp16 = 2 })[L.reduce_dtype or ""]
-  x.reduce_stated = rb ~= nil and rb ~= prof.reduce_bytes
+  x.reduce_stated = L.reduce_dtype ~= nil and L.reduce_dtype ~= prof.reduce_dtype
   local e1 = P.evaluate { layers = ls, hw = hw, precision = prec, cluster = cl, framework = prof.name,
-    dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero, reduce_bytes = rb }
+    dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero, reduce_dtype = L.reduce_dtype }
   local e2 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
     batch = gb, recompute = rc, zero = zero }
   local meas = r.measured.tokens_per_s / r.seq   -- per GPU in these rows

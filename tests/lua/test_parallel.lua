@@ -292,7 +292,7 @@ T.test("ZeRO-3 / FSDP: one all-gather and one reduce-scatter per unit, each with
   T.near(dpc(0), m * (n - 1) / n * (2 * 2 + 2) * params / bw, 1e-9, "the bytes: 1.5 allreduce volumes")
 end)
 
-T.test("reduce_bytes: the gradients reduced at the stack's reduce dtype", function()
+T.test("reduce_dtype: the gradients reduced at the stack's reduce dtype", function()
   -- Hand derivation (graphs/parallel/planner.c; the ring of collective.c, Patarasuk & Yuan
   -- 2009: an allreduce of S bytes over n ranks is 2(n-1)a + 2(n-1)/n S/bw). One node of 8,
   -- alpha-beta collectives, nothing overlapped. ZeRO-3 / FSDP reduce-scatters the gradients
@@ -308,23 +308,25 @@ T.test("reduce_bytes: the gradients reduced at the stack's reduce dtype", functi
   local hw = { peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12 }
   local function ev(zero, rb, fw)
     return P.evaluate { layers = ls, hw = hw, precision = "fp16", cluster = cl, batch = 64,
-      dp = n, m = m, zero = zero, reduce_bytes = rb, collectives = "alpha-beta",
+      dp = n, m = m, zero = zero, reduce_dtype = rb, collectives = "alpha-beta",
       w_bytes = 2, g_bytes = 2, o_bytes = 12, framework = fw or "none" }
   end
-  local z2, z4 = ev(3, nil), ev(3, 4)
-  T.near(ev(3, 2).dp_comm, z2.dp_comm, 1e-12, "0 / nil = g_bytes (2)")
+  local z2, z4 = ev(3, nil), ev(3, "fp32")
+  T.near(ev(3, "bf16").dp_comm, z2.dp_comm, 1e-12, "nil = g_bytes (2) = bf16")
   T.near(z4.dp_comm - z2.dp_comm, m * (n - 1) / n * 2 * params / bw, 1e-9, "ZeRO-3: m reduce-scatters")
   T.near(z4.mem, z2.mem, 1e-12, "memory keeps g_bytes")
-  local d2, d4 = ev(0, nil), ev(0, 4)
+  local d2, d4 = ev(0, nil), ev(0, "fp32")
   T.near(d4.dp_comm - d2.dp_comm, 2 * (n - 1) / n * 2 * params / bw, 1e-9, "DDP: one allreduce")
   -- the profiles whose stacks reduce in fp32 set it; the caller's value wins
   T.near(ev(3, nil, "fsdp").dp_comm, z4.dp_comm, 1e-12, "the fsdp profile reduces in fp32")
-  T.near(ev(3, 2, "fsdp").dp_comm, z2.dp_comm, 1e-12, "a stated bf16 reduction wins")
-  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("fsdp")).reduce_bytes, 4)
-  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("torchtitan")).reduce_bytes, 4)
-  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("megatron-lm")).reduce_bytes, nil)
-  T.checkerr("option 'reduce_bytes' must be a number >= 0", P.evaluate, { layers = ls, hw = hw,
-    precision = "fp16", cluster = cl, batch = 64, dp = n, zero = 3, reduce_bytes = -2 })
+  T.near(ev(3, "bf16", "fsdp").dp_comm, z2.dp_comm, 1e-12, "a stated bf16 reduction wins")
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("fsdp")).reduce_dtype, "fp32")
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("torchtitan")).reduce_dtype, "fp32")
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("megatron-lm")).reduce_dtype, nil)
+  T.checkerr("option 'reduce_dtype' must be a precision name", P.evaluate, { layers = ls, hw = hw,
+    precision = "fp16", cluster = cl, batch = 64, dp = n, zero = 3, reduce_dtype = "fp5" })
+  T.checkerr("option 'reduce_dtype' must be a precision name", P.evaluate, { layers = ls, hw = hw,
+    precision = "fp16", cluster = cl, batch = 64, dp = n, zero = 3, reduce_dtype = 4 })
 end)
 
 T.test("plan{hw=} with the device's own links (DESIGN's call shape)", function()

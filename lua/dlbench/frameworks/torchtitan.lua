@@ -18,7 +18,7 @@ return {
   -- gradients reduce-scattered in fp32 (MixedPrecisionPolicy reduce_dtype): torchtitan's
   -- training.mixed_precision_reduce defaults to "float32" (torchtitan config_manager.py /
   -- config/job_config.py; parallelize_llama.py passes it to fully_shard's mp_policy)
-  reduce_bytes = 4,
+  reduce_dtype = "fp32",
   fp8 = { recipe = "float8 linear layers (torchao, tensorwise dynamic scaling)",
     source = "pytorch/torchtitan docs/float8.md" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude; torch.compile "
@@ -29,6 +29,6 @@ return {
       .. "full activation checkpointing, fused AdamW",
     "pytorch/torchtitan docs/performance.md (commit 0413364): the validation rows",
     "pytorch/torchtitan job config: training.mixed_precision_param = bfloat16, "
-      .. "training.mixed_precision_reduce = float32 (reduce_bytes 4)",
+      .. "training.mixed_precision_reduce = float32 (reduce_dtype)",
   },
 }
