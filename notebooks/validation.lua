@@ -169,7 +169,10 @@ local function setup(r, unscored)
       -- sequence parallelism where the source states it (issue [19], third round: its
       -- time, LayerNorm and dropout on 1/tp of the sequence and the reduce-scatter +
       -- all-gather pairs, as well as its memory)
-      seq_par = L.sequence_parallel or nil }
+      seq_par = L.sequence_parallel or nil,
+      -- the gradients' reduce dtype where the source states it (the llm-foundry rows' MP
+      -- Mode column); otherwise the profile's (dlb.frameworks plan defaults)
+      reduce_dtype = L.reduce_dtype }
   else
     gb = gb or micro * n
     s.plan = { batch = gb, devices = n }
@@ -675,6 +678,28 @@ for i = 1, math.min(12, #held) do
   print(string.format("  %-44s %+7.1f%%  %s", x.row.id:sub(1, 44), 100 * (x.pred_cal / x.meas - 1), why(x.row.id)))
 end
 
+-- The llm-foundry FSDP rows (issue [19]'s FSDP target) row by row: where each CALIBRATED
+-- step goes (the planner row's compute incl. recompute, exposed data-parallel communication,
+-- optimizer update), so the rows that carry the set's error can be read off.
+do
+  local fs = {}
+  for _, x in ipairs(res) do if x.row.id:find("^foundry%-") then fs[#fs + 1] = x end end
+  local he = {}
+  for _, x in ipairs(fs) do if not x.calib then he[#he + 1] = math.abs(x.pred_cal / x.meas - 1) end end
+  print(string.format("\nthe llm-foundry FSDP rows (%d, %d held out): held-out CALIBRATED |error| median "
+    .. "%.1f%%, p90 %.1f%% (target: median <= 5%%); per row, the CALIBRATED step's shares:", #fs, #he,
+    100 * median(he), 100 * pct(he, 0.9)))
+  for _, x in ipairs(fs) do
+    local cp = coll[profile(x) or ""]
+    local _, r = predict(x.s, hw_cal(x), cp and cp.eff)
+    local L = x.row.layout
+    print(string.format("  %-38s %-4s mb %3d m %2d %-4s reduce %-4s  compute %5.1f%%  dp comm %4.1f%%  "
+      .. "update %4.1f%%  error %+6.1f%%", x.row.id, x.calib and "cal" or "held", L.micro_batch or 1,
+      r.m, L.recompute == "full" and "AC" or "", L.reduce_dtype or "-", 100 * r.compute / r.step,
+      100 * r.dp_comm / r.step, 100 * r.update / r.step, 100 * (x.pred_cal / x.meas - 1)))
+  end
+end
+
 -- == report: the vTrain sets ============================================================
 print("\nThe vTrain sets (issue [19]; notebooks/data/vtrain_runs.lua): measured Megatron-LM iteration")
 print("times on A100 clusters; per set, |error| of the step time (samples/s alike), catalogue")
@@ -709,6 +734,19 @@ for _, st in ipairs(SETS) do
   print(string.format("  %-40s calibration rows %3d: CALIBRATED median %5.1f%%; held out without the %d rows "
     .. "flagged UNRELIABLE (memory pressure): median %5.1f%% p90 %5.1f%%", "", #fc, 100 * median(fc), nu,
     100 * median(hr), 100 * pct(hr, 0.9)))
+end
+do   -- the multi-node set row by row (issue [19]: which rows carry its p90)
+  local ms = {}
+  for _, x in ipairs(vres) do if x.row.set == "multinode" then ms[#ms + 1] = x end end
+  table.sort(ms, function(a, b) return math.abs(a.pred_cal / a.meas - 1) > math.abs(b.pred_cal / b.meas - 1) end)
+  print("  the 64-256 GPU rows, worst CALIBRATED |error| first (layout: dp x tp x pp, micro-batch):")
+  for _, x in ipairs(ms) do
+    local L = x.row.layout
+    print(string.format("    %-44s %-4s dp %3d tp %2d pp %2d mb %2d  measured %8.1f ms  CALIBRATED %8.1f ms (%+.1f%%)",
+      x.row.id, x.calib and "cal" or "held", L.dp or 0, L.tp or 1, L.pp or 1, L.micro_batch or 1,
+      1000 * x.row.measured.step_time, 1000 * x.row.measured.step_time * x.meas / x.pred_cal,
+      100 * (x.pred_cal / x.meas - 1)))
+  end
 end
 do   -- the rows flagged for memory pressure, with their error
   local fl = {}

@@ -277,6 +277,11 @@ typedef struct dlb_par_opts {
                             over the tensor group; 0: every tensor rank sends all of it */
   double moe_impl;       /* how a MoE layer runs beyond the graph's ops: DLB_MOE_GRAPH (0)
                             or DLB_MOE_MCORE (1, below) */
+  double reduce_bytes;   /* bytes per gradient element of the data-parallel reduction (the
+                            allreduce, or ZeRO / FSDP's reduce-scatter): PyTorch FSDP's
+                            MixedPrecision reduce_dtype (Composer's mixed_precision DEFAULT
+                            and torchtitan's default: fp32, 4; PURE: the 16-bit parameter
+                            dtype, 2); 0 = g_bytes. Memory keeps g_bytes */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

@@ -66,6 +66,9 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->nccl == 0 || o->nccl == 1))
     return dlb_fail(DLB_EINVAL, "plan: nccl must be 0 (alpha-beta collectives) or 1 (as NCCL "
                     "runs them), got %g", o->nccl);
+  if (!(o->reduce_bytes >= 0) || !isfinite(o->reduce_bytes))
+    return dlb_fail(DLB_EINVAL, "plan: reduce_bytes must be >= 0 (bytes per gradient element "
+                    "reduced; 0: g_bytes), got %g", o->reduce_bytes);
   if (!(o->gather_tensors >= 0) || !isfinite(o->gather_tensors))
     return dlb_fail(DLB_EINVAL, "plan: gather_tensors must be >= 0, got %g", o->gather_tensors);
   if (!(o->capacity >= 0) || !isfinite(o->capacity))
@@ -626,15 +629,21 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
       zpn = zn;
       if (!(zsub.intra.bw > 0)) zsub = sub;
     }
+    /* the reduction moves the gradients at the stack's reduce dtype (PyTorch FSDP
+    ** MixedPrecision.reduce_dtype: torch/distributed/fsdp/api.py; Composer's
+    ** mixed_precision DEFAULT reduces in fp32, composer/distributed/mosaic_fsdp_utils.py
+    ** get_mixed_precision; torchtitan's training.mixed_precision_reduce = "float32"), which
+    ** may be wider than the gradients held (g_bytes) */
+    double rb = o->reduce_bytes > 0 ? o->reduce_bytes : gb;
     dlb_par_coll c, ce = { 0 };
-    st = dp_allreduce(o, cl, maxp * gb, zn, zpn, algo, &zsub, &c.time);
+    st = dp_allreduce(o, cl, maxp * rb, zn, zpn, algo, &zsub, &c.time);
     if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     dlb_par_cluster esub = sub;
     double epn = dlb_par_group_per_node(cl->per_node, etp * pp * ep, ze);   /* ranks per node (NCCL) */
     if (ep > 1 && ze > 1 && maxpe > 0) {
       esub.per_node = cl->per_node > 0 ? fmax(1, floor(cl->per_node / (etp * pp * ep))) : 0;
       if (cl->per_node > 0 && esub.per_node == 1 && cl->inter.bw > 0) esub.intra.bw = 0;
-      st = dp_allreduce(o, cl, maxpe * gb, ze, epn, algo, &esub, &ce.time);
+      st = dp_allreduce(o, cl, maxpe * rb, ze, epn, algo, &esub, &ce.time);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
     }
     if (zero >= 3) {
@@ -653,6 +662,39 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         st = dp_allreduce(o, cl, maxwe, ze, epn, algo, &esub, &cwe.time);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double gather = 0.5 * (cw.time + cwe.time), rs = 0.5 * (c.time + ce.time);
+      if (o->gather_tensors == 0) {
+        /* FSDP issues one all-gather and one reduce-scatter per FSDP unit, one FlatParameter
+        ** per wrapped block (Zhao et al. 2023 sec. 3.2-3.3; torch/distributed/fsdp/
+        ** _runtime_utils.py: _unshard and _reduce_grad run one collective per handle), so
+        ** each pays its own latency and is timed at its own size (NCCL picks the algorithm
+        ** and protocol by size: nccl.c). The dense part is the sum over the stage's layers,
+        ** one unit each, not one collective of the stage's bytes; the busiest stage sets it.
+        ** The experts' (cwe, ce) stay one collective per stage. */
+        double gmax = 0, rmax = 0;
+        for (int d = 0; d < p && !st; d++) {
+          double gs = 0, rsum = 0, lw = -1, lwt = 0, lr = -1, lrt = 0;
+          for (int ch = d; ch < K && !st; ch += p) {
+            for (int i = first[ch]; i < first[ch + 1] && !st; i++) {
+              const dlb_par_layer *l = &L[i];
+              if (l->shardable > 0 && o->shard) continue;   /* not in the stage's wbytes */
+              double tl = l->tp_bytes > 0 ? tp : 1;
+              double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
+              double wl = layer_wbytes(l, wb) * (1 - ef) / tl;
+              double tr = layer_trainable(l) * (1 - ef) / tl * rb;
+              /* consecutive blocks have the same bytes: reuse the last time */
+              if (wl > 0 && wl != lw) { st = dp_allreduce(o, cl, wl, zn, zpn, algo, &zsub, &lwt); lw = wl; }
+              if (!st && tr > 0 && tr != lr) { st = dp_allreduce(o, cl, tr, zn, zpn, algo, &zsub, &lrt); lr = tr; }
+              gs += wl > 0 ? lwt : 0;
+              rsum += tr > 0 ? lrt : 0;
+            }
+          }
+          if (gs > gmax) gmax = gs;
+          if (rsum > rmax) rmax = rsum;
+        }
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        gather = 0.5 * (gmax + cwe.time);
+        rs = 0.5 * (rmax + ce.time);
+      }
       dpt = m * (fmax(0, gather + rs - o->overlap * bw->b)
                  + fmax(0, gather - o->fsdp_overlap * bw->f));
       if (hs > 0) {
@@ -663,7 +705,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         rsub.per_node = 1;
         if (cl->inter.bw > 0) rsub.intra.bw = 0;
         dlb_par_coll cr;
-        st = dp_allreduce(o, cl, maxp * gb / hs, dpc / hs, 1, algo, &rsub, &cr.time);
+        st = dp_allreduce(o, cl, maxp * rb / hs, dpc / hs, 1, algo, &rsub, &cr.time);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         dpt += fmax(0, cr.time - o->overlap * bw->b);
       }

@@ -362,6 +362,7 @@ function M.plan_defaults(p, zero)
   if p.pp_scatter ~= nil then d.pp_scatter = p.pp_scatter end
   if p.seq_par ~= nil then d.seq_par = p.seq_par end
   if p.moe ~= nil then d.moe_impl = p.moe end
+  if p.reduce_dtype ~= nil then d.reduce_dtype = p.reduce_dtype end
   local g = p.gather or {}
   if g.unit == "tensor" and (zero == nil or zero >= 3) then d.gather_tensors = g.tensors end
   return d
@@ -412,7 +413,7 @@ doc.doc(M.provenance, "dlb.frameworks.provenance(profile, source, calibration, d
 doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string",
   "the provenance as one printed line")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
-  .. "slack=, gather_tensors=, pp_scatter=, seq_par=, moe_impl=}", "the planner options a profile sets when the caller does not")
+  .. "slack=, gather_tensors=, pp_scatter=, seq_par=, moe_impl=, reduce_dtype=}", "the planner options a profile sets when the caller does not")
 doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, per_layer",
   "the host-side model's seconds per op issued and per layer forward a profile sets (the "
   .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")

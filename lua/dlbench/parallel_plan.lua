@@ -49,7 +49,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
-    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl" }
+    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "reduce_dtype" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -72,6 +72,16 @@ local function recompute_of(fname, rc, search)
   error(string.format("%s: recompute must be true (full), false (none), \"none\", \"full\", "
     .. "\"selective\" (the attention core) or nil (%s), got %s", fname,
     fname == "parallel.plan" and "try none and full" or "none", tostring(rc)), 4)
+end
+
+-- reduce_dtype= (PyTorch FSDP MixedPrecision reduce_dtype: "fp32", "bf16", ...) -> bytes per
+-- element, the core's element size of that precision; nil -> 0 (the gradients' own bytes)
+local function reduce_bytes_of(fname, dt)
+  if dt == nil then return 0 end
+  local ok, b = pcall(core.hw_precision_bytes, dt)
+  if type(dt) == "string" and ok and type(b) == "number" and b > 0 then return b end
+  error(string.format("%s: option 'reduce_dtype' must be a precision name (\"fp32\", \"bf16\", "
+    .. "\"fp16\", ...), got %s", fname, tostring(dt)), 4)
 end
 
 local function plan_opts(fname, o, ls)
@@ -105,6 +115,9 @@ local function plan_opts(fname, o, ls)
     -- how a MoE layer runs beyond the graph's ops (DLB_MOE_*: "graph", "mcore"); a profile's
     -- moe field sets it (dlb.frameworks.plan_defaults)
     moe_impl = enum(fname, "moe_impl", o.moe_impl, MOE_IMPLS, "graph"),
+    -- the data-parallel reduction's bytes per gradient element, from the stack's reduce
+    -- dtype (a precision name; nil: g_bytes): graphs/parallel/dlb_parallel.h reduce_bytes
+    reduce_bytes = reduce_bytes_of(fname, o.reduce_dtype),
     balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
     shard = o.shard and 1 or 0,
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
@@ -629,7 +642,7 @@ function M.plan(o)
   return t, evaluated
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
-  .. "\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
   .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\"]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
@@ -642,7 +655,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
-  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl" }
+  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "reduce_dtype" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -716,7 +729,7 @@ end
 doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=false|true|\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, shard=, fuse=, schedule_mem=, slack=,"
+  .. " recompute=false|true|\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
   .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 

@@ -341,8 +341,11 @@ local function lf(tbl, size, seq, gpus, mfu, hfu, mb, ga, gbs, tps, prec, mpmode
     params = nparams,
     hw = hw, devices = gpus,
     device = hw == "H100-SXM" and "h100_80gb (MosaicML platform)" or nil,
+    -- the gradients' reduce dtype follows the MP Mode column (Composer get_mixed_precision:
+    -- DEFAULT reduces in fp32, PURE in the 16-bit precision)
     layout = { dp = gpus, micro_batch = mb, grad_accum = ga, global_batch = gbs,
-      zero = shard == "FULL_SHARD" and 3 or 2, recompute = ckpt and "full" or nil },
+      zero = shard == "FULL_SHARD" and 3 or 2, recompute = ckpt and "full" or nil,
+      reduce_dtype = mpmode == "PURE" and "bf16" or "fp32" },
     precision = prec == "amp_fp8" and "fp8" or "mixed_bf16", seq = seq,
     framework = "Composer + PyTorch FSDP",
     measured = { tokens_per_s = tps, per = "gpu", mfu = mfu / 100, hfu = hfu / 100 },

@@ -4,7 +4,8 @@
 --   notebook: notebooks/validation.lua's path (per-layer costs from the graph under the
 --     row's framework profile, dlb.parallel.evaluate{layers=, framework=, cluster=});
 --   plain: what a user who knows the run passes, no fusion or framework switch:
---     dlb.parallel.evaluate{graph=, hw=, dp=, batch=, m=, zero=, recompute=, precision=}.
+--     dlb.parallel.evaluate{graph=, hw=, dp=, batch=, m=, zero=, recompute=, precision=};
+--     the rows that state a 16-bit gradient reduction (MP Mode PURE) differ: x.reduce_stated.
 -- fp8 rows are left out: the notebook analyses them in bf16 and times them at the fp8
 -- peak, which one precision= cannot say. Used by tests/lua/test_frameworks.lua (a subset)
 -- and tests/bench/bench_frameworks.lua (all, with the held-out errors).
@@ -47,8 +48,12 @@ function M.predict(dlb, x)
   local per = math.min(8, n)
   local cl = P.cluster { hw = hw, per_node = per, nodes = math.ceil(n / per) }
   local zero = (L.zero or 0) > 0 and dp > 1 and L.zero or 0
+  -- the gradients' reduce dtype where the row states it (the llm-foundry rows' MP Mode
+  -- column), as the notebook passes it; a plain call gets the profile's (fp32 in both the
+  -- fsdp and the default torchtitan profile), so the rows that state bf16 (PURE) differ
+  x.reduce_stated = L.reduce_dtype ~= nil and L.reduce_dtype ~= prof.reduce_dtype
   local e1 = P.evaluate { layers = ls, hw = hw, precision = prec, cluster = cl, framework = prof.name,
-    dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero }
+    dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero, reduce_dtype = L.reduce_dtype }
   local e2 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
     batch = gb, recompute = rc, zero = zero }
   local meas = r.measured.tokens_per_s / r.seq   -- per GPU in these rows

@@ -243,6 +243,8 @@ T.test("ZeRO-3 gathers in the list form: one copy kernel per rank per tensor", f
   -- all-gathers (forward, backward) per tensor of every layer held, each costing
   -- dp x kernel_overhead (one copy per rank) + its collective latency. So the extra dp_comm
   -- is linear in G, and its slope in kernel_overhead is m x 2 x G x layers x dp exactly.
+  -- (G = 0 is FSDP's flat buffer per unit, timed unit by unit: the next test; G >= 1 keeps
+  -- the stage's bytes as one collective plus the per-tensor latencies.)
   local ls = P.layers.transformer { layers = 4, d = 1024, seq = 512, heads = 16 }
   local cl = P.cluster { per_node = 8, nodes = 4, intra = { bw = 300e9, latency = 2e-6 },
                          inter = { bw = 25e9, latency = 5e-6 } }
@@ -253,14 +255,78 @@ T.test("ZeRO-3 gathers in the list form: one copy kernel per rank per tensor", f
   end
   local base = dpc(0, 5e-6)
   T.near(dpc(nil, 5e-6), base, 1e-12, "default: no list-form gathers")
-  local e1, e12 = dpc(1, 5e-6) - base, dpc(12, 5e-6) - base
-  assert(e1 > 0, "list-form gathers cost time")
+  local g1 = dpc(1, 5e-6)
+  local e1, e12 = dpc(2, 5e-6) - g1, dpc(13, 5e-6) - g1
+  assert(e1 > 0 and g1 > base, "list-form gathers cost time")
   T.near(e12, 12 * e1, 1e-9, "linear in the tensors per layer")
   local slope = (dpc(12, 10e-6) - dpc(12, 5e-6)) / 5e-6
   T.near(slope, 2 * 2 * 12 * #ls * 32, 1e-9, "m x 2 x G x layers x dp copies")
   T.checkerr("option 'gather_tensors' must be a number >= 0", P.evaluate, { layers = ls, hw = { peak = { fp16 = 312e12 },
     mem = 80e9, mem_bw = 2e12 }, precision = "fp16", cluster = cl, batch = 64, dp = 32, zero = 3,
     gather_tensors = -1 })
+end)
+
+T.test("ZeRO-3 / FSDP: one all-gather and one reduce-scatter per unit, each with its latency", function()
+  -- Hand derivation (graphs/parallel/planner.c; Zhao et al. 2023 sec. 3.2-3.3: FSDP runs one
+  -- collective per FlatParameter, one per wrapped block). On a ring of n ranks (alpha-beta,
+  -- one node), half an allreduce of S bytes is (n-1) a + (n-1)/n S / bw. Per micro-batch
+  -- ZeRO-3 gathers every unit twice and reduce-scatters it once, nothing hidden, so
+  --   dp_comm = m x sum over units [3 (n-1) a + (n-1)/n (2 w_u + g_u) / bw]:
+  -- the bandwidth term is the stage's bytes as before, the latency term counts every unit,
+  -- d dp_comm / d a = 3 m U (n-1) with U the layers that hold parameters.
+  local ls = P.layers.transformer { layers = 6, d = 1024, seq = 512, heads = 16 }
+  local U = 0
+  for _, l in ipairs(ls) do if l.params > 0 then U = U + 1 end end
+  local n, m, bw = 8, 2, 300e9
+  local hw = { peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12 }
+  local function dpc(a)
+    local cl = P.cluster { per_node = 8, nodes = 1, intra = { bw = bw, latency = a } }
+    return P.evaluate { layers = ls, hw = hw, precision = "fp16", cluster = cl, batch = 64,
+      dp = n, m = m, zero = 3, collectives = "alpha-beta", framework = "none",
+      w_bytes = 2, g_bytes = 2, o_bytes = 12 }.dp_comm
+  end
+  assert(U >= 7, "the blocks and the embedding hold parameters: " .. U)
+  T.near((dpc(20e-6) - dpc(10e-6)) / 10e-6, 3 * m * U * (n - 1), 1e-9, "3 m U (n-1) latencies")
+  local params = 0
+  for _, l in ipairs(ls) do params = params + l.params end
+  T.near(dpc(0), m * (n - 1) / n * (2 * 2 + 2) * params / bw, 1e-9, "the bytes: 1.5 allreduce volumes")
+end)
+
+T.test("reduce_dtype: the gradients reduced at the stack's reduce dtype", function()
+  -- Hand derivation (graphs/parallel/planner.c; the ring of collective.c, Patarasuk & Yuan
+  -- 2009: an allreduce of S bytes over n ranks is 2(n-1)a + 2(n-1)/n S/bw). One node of 8,
+  -- alpha-beta collectives, nothing overlapped. ZeRO-3 / FSDP reduce-scatters the gradients
+  -- (half an allreduce volume) once per micro-batch, so moving them at 4 bytes instead of 2
+  -- (PyTorch FSDP MixedPrecision reduce_dtype float32: Composer's DEFAULT, torchtitan's
+  -- default) adds m x (n-1)/n x 2 P / bw; without ZeRO the one allreduce after the flush
+  -- adds 2(n-1)/n x 2 P / bw. Weights, and the gradients' memory, do not move.
+  local ls = P.layers.transformer { layers = 4, d = 1024, seq = 512, heads = 16 }
+  local params = 0
+  for _, l in ipairs(ls) do params = params + l.params end
+  local bw, n, m = 300e9, 8, 2
+  local cl = P.cluster { per_node = 8, nodes = 1, intra = { bw = bw, latency = 2e-6 } }
+  local hw = { peak = { fp16 = 312e12 }, mem = 80e9, mem_bw = 2e12 }
+  local function ev(zero, rb, fw)
+    return P.evaluate { layers = ls, hw = hw, precision = "fp16", cluster = cl, batch = 64,
+      dp = n, m = m, zero = zero, reduce_dtype = rb, collectives = "alpha-beta",
+      w_bytes = 2, g_bytes = 2, o_bytes = 12, framework = fw or "none" }
+  end
+  local z2, z4 = ev(3, nil), ev(3, "fp32")
+  T.near(ev(3, "bf16").dp_comm, z2.dp_comm, 1e-12, "nil = g_bytes (2) = bf16")
+  T.near(z4.dp_comm - z2.dp_comm, m * (n - 1) / n * 2 * params / bw, 1e-9, "ZeRO-3: m reduce-scatters")
+  T.near(z4.mem, z2.mem, 1e-12, "memory keeps g_bytes")
+  local d2, d4 = ev(0, nil), ev(0, "fp32")
+  T.near(d4.dp_comm - d2.dp_comm, 2 * (n - 1) / n * 2 * params / bw, 1e-9, "DDP: one allreduce")
+  -- the profiles whose stacks reduce in fp32 set it; the caller's value wins
+  T.near(ev(3, nil, "fsdp").dp_comm, z4.dp_comm, 1e-12, "the fsdp profile reduces in fp32")
+  T.near(ev(3, "bf16", "fsdp").dp_comm, z2.dp_comm, 1e-12, "a stated bf16 reduction wins")
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("fsdp")).reduce_dtype, "fp32")
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("torchtitan")).reduce_dtype, "fp32")
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("megatron-lm")).reduce_dtype, nil)
+  T.checkerr("option 'reduce_dtype' must be a precision name", P.evaluate, { layers = ls, hw = hw,
+    precision = "fp16", cluster = cl, batch = 64, dp = n, zero = 3, reduce_dtype = "fp5" })
+  T.checkerr("option 'reduce_dtype' must be a precision name", P.evaluate, { layers = ls, hw = hw,
+    precision = "fp16", cluster = cl, batch = 64, dp = n, zero = 3, reduce_dtype = 4 })
 end)
 
 T.test("plan{hw=} with the device's own links (DESIGN's call shape)", function()

@@ -22,7 +22,7 @@ local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "frame
 local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, etp = true, mp = true,
   micro_batch = true, grad_accum = true, global_batch = true, interleave = true }
 local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true,
-  cp_algo = true, recompute_modules = true }
+  cp_algo = true, recompute_modules = true, reduce_dtype = true }
 for k in pairs(LAYOUT_COUNTS) do LAYOUT_KEYS[k] = true end
 local SCHEDULES = { ["1f1b"] = true, interleaved = true }
 local RECOMPUTE = { full = true, selective = true }
@@ -101,6 +101,10 @@ local function check_row(r, i, names)
     for _, m in ipairs(L.recompute_modules) do
       if type(m) ~= "string" then error(where .. ": layout.recompute_modules must list module names", 0) end
     end
+  end
+  -- the gradients' reduce dtype the source states (PyTorch FSDP MixedPrecision reduce_dtype)
+  if L.reduce_dtype ~= nil and not ({ fp32 = true, bf16 = true, fp16 = true })[L.reduce_dtype] then
+    error(where .. ": layout.reduce_dtype must be fp32, bf16 or fp16", 0)
   end
   if L.cp_algo ~= nil and not ({ ring = true, allgather = true, alltoall = true })[L.cp_algo] then
     error(where .. ": layout.cp_algo must be ring, allgather or alltoall", 0)
@@ -306,6 +310,23 @@ T.test("Korthikanti rows build the paper's layer: with its dropouts", function()
     end
   end
   T.eq(n, 9, "the nine Korthikanti rows")
+end)
+
+-- Composer's fsdp_config mixed_precision (composer get_mixed_precision): DEFAULT reduces the
+-- gradients in fp32, PURE in the 16-bit precision; the llm-foundry table states the mode of
+-- every row (its MP Mode column, copied into the note), and layout.reduce_dtype follows it.
+T.test("llm-foundry rows: the reduce dtype follows the table's MP Mode column", function()
+  assert(rows, "rows loaded")
+  local n, pure = 0, 0
+  for _, r in ipairs(rows) do
+    if r.id:find("^foundry%-") then
+      local mode = r.note:match("MP mode (%u+)")
+      T.eq(r.layout.reduce_dtype, mode == "PURE" and "bf16" or "fp32", r.id .. " (MP mode " .. tostring(mode) .. ")")
+      n = n + 1
+      if mode == "PURE" then pure = pure + 1 end
+    end
+  end
+  T.eq(n, 37, "the llm-foundry rows"); T.eq(pure, 10, "of which PURE")
 end)
 
 T.test("coverage: GPT, Llama, BERT and ResNet on A100, H100, V100 and TPU, several sequences", function()

@@ -17,6 +17,11 @@ return {
   gather = { unit = "block", prefetch = "BACKWARD_PRE" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = nil,
   zero = 3, slack = nil, fp8 = nil,
+  -- gradients reduce-scattered in fp32: Composer's fsdp_config mixed_precision defaults to
+  -- 'DEFAULT' (param_dtype = the autocast precision, reduce_dtype = torch.float32,
+  -- buffer_dtype = the precision; composer get_mixed_precision); 'PURE' reduces in the
+  -- 16-bit precision (a run that states it passes reduce_dtype = "bf16")
+  reduce_dtype = "fp32",
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
   recompute = { "none", "full" },
   sources = {
@@ -25,6 +30,9 @@ return {
     "Zhao et al. 2023 sec. 3.3-3.4: the reduce-scatter of one unit overlaps the next unit's "
       .. "backward; the eager CPU thread issues the next unit's all-gather ahead on its own "
       .. "stream (rate-limited by limit_all_gathers): stack_overlap above",
+    "mosaicml/composer (2023): fsdp_config mixed_precision 'DEFAULT' = MixedPrecision("
+      .. "param_dtype = precision, reduce_dtype = float32, buffer_dtype = precision); 'PURE' = "
+      .. "all three the 16-bit precision (reduce_dtype fp32 by default)",
     "mosaicml/llm-foundry (2023-24): FlashAttention (attn_impl flash), fused kernels, "
       .. "activation checkpointing as the recompute offered",
   },

@@ -15,6 +15,10 @@ return {
   gather = { unit = "block", prefetch = "implicit (CPU runs ahead)" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = nil,
   zero = 3, slack = nil,
+  -- gradients reduce-scattered in fp32 (MixedPrecisionPolicy reduce_dtype): torchtitan's
+  -- training.mixed_precision_reduce defaults to "float32" (torchtitan config_manager.py /
+  -- config/job_config.py; parallelize_llama.py passes it to fully_shard's mp_policy)
+  reduce_dtype = "fp32",
   fp8 = { recipe = "float8 linear layers (torchao, tensorwise dynamic scaling)",
     source = "pytorch/torchtitan docs/float8.md" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude; torch.compile "
@@ -24,5 +28,7 @@ return {
     "Liang et al. 2024 (arXiv 2410.06511, 'TorchTitan'): FSDP2, TP, PP, float8, selective and "
       .. "full activation checkpointing, fused AdamW",
     "pytorch/torchtitan docs/performance.md (commit 0413364): the validation rows",
+    "pytorch/torchtitan job config: training.mixed_precision_param = bfloat16, "
+      .. "training.mixed_precision_reduce = float32 (reduce_dtype)",
   },
 }
