@@ -43,7 +43,12 @@ end
 function M.new(fetch, n, cols, levels, owner)
   local has = {}
   for i, c in ipairs(cols) do has[c] = i - 1 end
-  local base = { fetch = fetch, n = n, idx = has, levels = levels or {}, owner = owner, cache = {} }
+  -- cache: the base columns read whole, as Lua arrays (16 bytes a value), weakly: a column
+  -- stays while something holds it (a caller's array, a view being sorted) and is read from
+  -- C again after the collector has taken it, so reading every column of a million rows
+  -- once does not keep 20 x 16 MB alive
+  local base = { fetch = fetch, n = n, idx = has, levels = levels or {}, owner = owner,
+    cache = setmetatable({}, { __mode = "v" }) }
   return setmetatable({ _base = base, _cols = cols }, C)
 end
 
@@ -54,7 +59,8 @@ local function view(self, cols, sel)
   return setmetatable({ _base = self._base, _cols = cols or self._cols, _sel = sel }, C)
 end
 
--- The whole base column c, decoded (fetched once, then shared by every view).
+-- The whole base column c, decoded (fetched once, then shared by every view while it is
+-- held: the cache is weak).
 local function basecol(B, c)
   local a = B.cache[c]
   if not a then
