@@ -32,7 +32,9 @@ nice=
 out=${FUZZ_OUT:-build/fuzz}
 mkdir -p "$out/obj"
 incs=(-Igraphs $(printf -- "-I%s " graphs/*/) -Iplots -Iproc -Ihost -Ibuild/gen $(pkg-config --cflags-only-I cairo lua5.4))
-flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+# -gline-tables-only: all a sanitizer report's stack needs (file:line, inlined frames), as the
+# ASan flavour's -g1; it compiles about a quarter faster than -g (planner.c: 2.5 -> 1.8 CPU-s)
+flags=(-gline-tables-only -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined "${incs[@]}")
 passed=0 failed=0
 fail() { echo "not ok $1"; failed=$((failed + 1)); }

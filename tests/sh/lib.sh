@@ -11,6 +11,7 @@ t_done() { echo "$t_pass passed, $t_failn failed"; [ "$t_failn" -eq 0 ]; }
 #   tm_start CMD   start CMD in a new server (TERM=xterm inside); the pane stays after CMD
 #                  ends and shows "[exit N]"
 #   tm_type TEXT   type TEXT literally;  tm_keys KEY...  send tmux key names (Enter, Tab, C-c)
+#   tm_type_keys TEXT KEY...  both, in that order, from one tmux client
 #   tm_line TEXT   type TEXT and press Enter
 #   tm_screen      the whole pane with its scrollback, wrapped lines joined
 #   tm_wait PATTERN [N [SECONDS]]  wait until the fixed string PATTERN appears on N lines
@@ -28,15 +29,30 @@ tm_type() { # a trailing ; would end the tmux command: escape it
   tmux -L "$tm_sock" send-keys -l -- "$t"
 }
 tm_keys() { tmux -L "$tm_sock" send-keys "$@"; }
-tm_line() { tm_type "$1"; tm_keys Enter; }
+# tm_type_keys TEXT KEY...: TEXT literally, then the keys, from one tmux client (each client
+# is a process: the pane gets the same bytes in the same order as tm_type then tm_keys)
+tm_type_keys() {
+  local t=$1; shift
+  case $t in *\;) t="${t%;}\\;" ;; esac
+  tmux -L "$tm_sock" send-keys -l -- "$t" \; send-keys "$@"
+}
+tm_line() { tm_type_keys "$1" Enter; }
 tm_screen() { tmux -L "$tm_sock" capture-pane -p -J -S -2000 -t 0 2>/dev/null; }
+# Each look at the screen starts two processes (tmux, grep), which cost milliseconds of CPU
+# on the suite's VM; tm_wait looks at once, then after 10, 20, 40, 80 ms and every 160 ms:
+# a prompt that comes within 0.1 s is seen as soon as before, a slow answer with a fifth of
+# the looks (test_repl's CPU: 12 -> 6 s under load). Its pauses are read timeouts on a
+# pipe nobody writes (t_nap), not sleep processes.
+exec {t_napfd}<> <(:)
+t_nap() { read -rt "$1" -u "$t_napfd" _ 2>/dev/null; return 0; }
 tm_wait() {
-  local pat=$1 n=${2:-1} secs=${3:-15} i=0
-  local tries=$((secs * 20))
-  while [ "$i" -lt "$tries" ]; do
+  local pat=$1 n=${2:-1} secs=${3:-15} waited=0 nap=1
+  while :; do
     [ "$(tm_screen | grep -cF -- "$pat")" -ge "$n" ] && return 0
-    sleep 0.05; i=$((i + 1))
+    [ "$waited" -ge $((secs * 100)) ] && return 1
+    t_nap "0.$(printf '%02d' "$nap")"
+    waited=$((waited + nap))
+    nap=$((nap * 2 > 16 ? 16 : nap * 2))
   done
-  return 1
 }
 tm_stop() { [ -n "$tm_sock" ] && tmux -L "$tm_sock" kill-server 2>/dev/null; tm_sock=""; }

@@ -71,14 +71,14 @@ check "completion of a string method" "ABC"
 tm_type 'io.stdout:wr'; tm_keys Tab; tm_type '("userdata-", "method\n")'; tm_keys Enter
 check "completion of a userdata method" "userdata-method"
 for w in 'nosuch.fi' 'a..b' '3.1' 'holder:inner:g' 'string.format:x' '_G._G._G.pri'; do
-  tm_type "$w"; tm_keys Tab Tab; tm_keys C-u
+  tm_type_keys "$w" Tab Tab C-u
 done
 # Random words of name characters and separators (fixed seed): completion must not break.
 RANDOM=2026
 chars='abdgilnorstuvxyz_.:.:019'
 for _ in $(seq 60); do
   w=""; for _ in $(seq $((RANDOM % 12 + 1))); do w+=${chars:$((RANDOM % ${#chars})):1}; done
-  tm_type "$w"; tm_keys Tab Tab; tm_keys C-u
+  tm_type_keys "$w" Tab Tab C-u
 done
 tm_line '=4321+1'
 check "odd words complete to nothing and break nothing" "4322"
