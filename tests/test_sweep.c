@@ -124,6 +124,14 @@ static void test_compiled_equals_numeric(void) {
   CHECK(dlb_sweep_prog_totals(p, bad, col) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "positive integer") != NULL);
   CHECK(dlb_sweep_eval(p, 2, nval, 4, values, 2, two, mem, 0, NULL, 0, 0, NULL, 1, &n) == DLB_EINVAL);
+  /* a stack's memory term that is negative or not finite is refused, naming the device */
+  double badmem[16];
+  memcpy(badmem, mem, sizeof badmem);
+  badmem[8 + DLB_SWM_FIXED] = -1;
+  dlb_reduce *k2 = dlb_reduce_new(17);
+  CHECK(dlb_sweep_eval(p, 2, nval, 5, values, 2, two, badmem, 0, NULL, 0, 0, k2, 1, &n) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "device 2: the stack's memory terms") != NULL);
+  dlb_reduce_free(k2);
   dlb_sweep_prog_free(p);
   /* a layered program that gets one graph cannot finish */
   p = dlb_sweep_prog_new(1, vars, 1);

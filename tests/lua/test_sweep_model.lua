@@ -162,6 +162,8 @@ end)
 -- activations within 1e-9; and where the construction order is the best order found the
 -- row's memory and fits equal roofline.time's need and fits (the per-configuration path).
 local fwmem = require "dlbench.framework_memory"
+local function gpt_small(p) return dlb.models.gpt { layers = p.layers, hidden = p.hidden, heads = p.heads,
+  context = 128, vocab = 500, batch = p.batch, seq = p.seq } end
 local stack_won = {}
 for _, F in ipairs(FAMILIES) do
   for _, pname in ipairs { "hf-trainer", "hf-deepspeed" } do
@@ -232,6 +234,32 @@ for _, F in ipairs(FAMILIES) do
     end)
   end
 end
+T.test("a stack's memory terms: a derived profile's table is the one counted; inference adds none", function()
+  local sp = { layers = { 1, 2 }, hidden = { 128 }, heads = { 4 }, batch = { 1, 4 }, seq = { 64 }, device = "H100-SXM" }
+  local function run(stats)
+    local r = dlb.sweep.model(gpt_small, sp, { bind = { "batch", "seq" }, keep = true, stats = stats })
+    return r.rows:column("memory"), r.rows:column("activations")
+  end
+  local base = run { framework = "hf-deepspeed", precision = "mixed" }
+  local mem = {}
+  for k, v in pairs(fw.get("hf-deepspeed").memory) do mem[k] = v end
+  mem.buckets = { count = 2, elements = 5e8 }   -- one more ZeRO bucket of 5e8 fp16 elements
+  local derived = run { framework = fw.derive("hf-deepspeed", { memory = mem }), precision = "mixed" }
+  for i = 1, #base do T.near(derived[i] - base[i], 5e8 * 2, 1e-9, "row " .. i .. ": the second bucket") end
+  -- an inference step has no loss backward and no optimizer step: no terms (as g:stats).
+  -- hf-trainer is pytorch-ddp with a memory table: their inference rows are the same, their
+  -- training rows differ by the terms (the context at least)
+  local inf = run { framework = "hf-trainer", inference = true }
+  local ddp = run { framework = "pytorch-ddp", inference = true }
+  local tr, tr_ddp = run { framework = "hf-trainer" }, run { framework = "pytorch-ddp" }
+  for i = 1, #inf do
+    T.eq(inf[i], ddp[i], "row " .. i .. ": inference, no stack terms")
+    assert(tr[i] >= tr_ddp[i] + fwmem.PYTORCH_CONTEXT, "row " .. i .. ": training counts the terms")
+  end
+  local s = gpt_small { layers = 1, hidden = 128, heads = 4, batch = 1, seq = 64 }:stats { framework = "hf-trainer", inference = true }
+  assert(s.framework_memory == nil, "g:stats adds no terms to an inference step")
+end)
+
 T.test("a stack's memory terms: every term met, the per-configuration equality tested", function()
   for _, pname in ipairs { "hf-trainer", "hf-deepspeed" } do
     local sw = stack_won[pname]
