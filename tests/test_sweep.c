@@ -102,7 +102,8 @@ static void test_compiled_equals_numeric(void) {
   const double nval[] = {3, 2}, values[] = {1, 7, 256, 1, 9};
   dlb_roof two[2] = {d, d};
   two[1].peak = 50e12;
-  const double mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9, DLB_MEM_MINIMAL, 0, 4, 1e3};
+  const double mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9, 0, 0, 0, 0,
+                        DLB_MEM_MINIMAL, 0, 4, 1e3, 0, 0, 0, 0};
   double n = 0;
   CHECK(dlb_sweep_eval(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k, 2, &n) == DLB_OK);
   CHECK(n == 12);
@@ -123,6 +124,14 @@ static void test_compiled_equals_numeric(void) {
   CHECK(dlb_sweep_prog_totals(p, bad, col) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "positive integer") != NULL);
   CHECK(dlb_sweep_eval(p, 2, nval, 4, values, 2, two, mem, 0, NULL, 0, 0, NULL, 1, &n) == DLB_EINVAL);
+  /* a stack's memory term that is negative or not finite is refused, naming the device */
+  double badmem[16];
+  memcpy(badmem, mem, sizeof badmem);
+  badmem[8 + DLB_SWM_FIXED] = -1;
+  dlb_reduce *k2 = dlb_reduce_new(17);
+  CHECK(dlb_sweep_eval(p, 2, nval, 5, values, 2, two, badmem, 0, NULL, 0, 0, k2, 1, &n) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "device 2: the stack's memory terms") != NULL);
+  dlb_reduce_free(k2);
   dlb_sweep_prog_free(p);
   /* a layered program that gets one graph cannot finish */
   p = dlb_sweep_prog_new(1, vars, 1);
@@ -351,7 +360,7 @@ static void test_host_timeline(void) {
   CHECK(dlb_sweep_prog_time(p, v0, &d, &tm, &f, &b, &mb) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "op order") != NULL);
   dlb_reduce *k = dlb_reduce_new(2 + 1 + DLB_SWC_COUNT);
-  const double nval[] = {1, 1}, values[] = {8, 5}, mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9};
+  const double nval[] = {1, 1}, values[] = {8, 5}, mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9, 0, 0, 0, 0};
   double n;
   CHECK(dlb_sweep_eval(p, 2, nval, 2, values, 1, &d, mem, 0, NULL, 0, 0, k, 1, &n) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "device 1: host_op") != NULL);
@@ -448,7 +457,7 @@ static void test_peak_by_hand(void) {
   CHECK(dlb_reduce_keep(k, 10) == DLB_OK);
   const double nval[] = {1, 1}, values[] = {3, 7};
   dlb_roof d = device();
-  const double mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9};
+  const double mem[] = {DLB_MEM_FRAMEWORK, 0, 4, 80e9, 0, 0, 0, 0};
   double n = 0, m, pk;
   CHECK(dlb_sweep_eval(p, 2, nval, 2, values, 1, &d, mem, 0, NULL, 0, 0, k, 1, &n) == DLB_OK);
   CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 3 + DLB_SWC_MEMORY, 0, 1, &m) == DLB_OK);
@@ -512,8 +521,11 @@ static void test_kept_compact(void) {
   dlb_roof d[3] = {device(), device(), device()};
   d[1].peak = 50e12, d[1].bytes_scale = 0.5, d[1].host_op = 1e-5;
   d[2].peak = 7e12, d[2].bw = 0.3e12;
-  const double mem[] = {DLB_MEM_FRAMEWORK, 0.1, 4, 80e9, DLB_MEM_MINIMAL, 0, 2, 2e6,
-                        DLB_MEM_FRAMEWORK, 0, 4, 5e5};
+  /* the third device's rule carries a stack's terms (loss bytes per logit, temporaries per
+  ** state byte and per trainable parameter, fixed bytes): decoded on read as written */
+  const double mem[] = {DLB_MEM_FRAMEWORK, 0.1, 4, 80e9, 0, 0, 0, 0,
+                        DLB_MEM_MINIMAL, 0, 2, 2e6, 0, 0, 0, 0,
+                        DLB_MEM_FRAMEWORK, 0, 4, 5e5, 8, 0.5, 4, 1.4e9};
   const double nval[] = {4, 3}, values[] = {1, 7, 256, 3000, 1, 2, 9};
   const double tags[] = {2.5, 0, -1};
   for (int nopeak = 0; nopeak < 2; nopeak++)

@@ -117,6 +117,15 @@ enum { DLB_MEM_FRAMEWORK = 0, DLB_MEM_MINIMAL = 1 };
 DLB_API int dlb_step_memory(int schedule, double weights, double grads, double opt,
                             double act, double slack, double *out);
 
+/* The bytes an optimizer step's temporaries `temps` need beyond `live`, the activations and
+** workspace held at the step's peak: the step runs after the backward pass has freed the
+** activations, so its temporaries reuse that memory and add max(0, temps - live). The one
+** rule of a training stack's step temporaries (lua/dlbench/framework_memory.lua, for
+** g:stats, dlb.parallel.evaluate/plan; the compiled sweep per configuration, graphs/sweep/
+** sweep_eval.c); docs/frameworks.md "Memory a stack adds". DLB_EINVAL for a negative or
+** non-finite input. */
+DLB_API int dlb_step_temporaries(double temps, double live, double *out);
+
 /* Off-chip bytes moved by a tiled matmul C[m,n] = A[m,k] B[k,n], `batch` times, with
 ** elements of `elem` bytes and an on-chip cache of `cache` bytes. When A, B and C fit
 ** together they move once; otherwise square tiles of side t = floor(sqrt(cache/(3 elem)))

@@ -281,6 +281,15 @@ int dlb_step_memory(int schedule, double w, double g, double o, double act, doub
   return DLB_OK;
 }
 
+int dlb_step_temporaries(double temps, double live, double *out) {
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "step temporaries: out is NULL");
+  if (dlb_bad_cost(temps) || dlb_bad_cost(live))
+    return dlb_fail(DLB_EINVAL, "step temporaries: temporaries and live bytes must be >= 0 and "
+                    "finite (got %g, %g)", temps, live);
+  *out = temps > live ? temps - live : 0;
+  return DLB_OK;
+}
+
 /* Copy n ops' costs into a new set; NULL with a message on bad input. */
 dlb_opcosts *dlb_opcosts_new(size_t n, const double *flops, const double *bytes) {
   if (n > 0 && (flops == NULL || bytes == NULL))

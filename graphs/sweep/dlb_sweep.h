@@ -33,13 +33,29 @@ typedef struct dlb_reduce dlb_reduce;
 ** gradients, optimizer state, activations, workspace; what dlb_totals.footprint_order
 ** counts), PEAK_ACT the activations + workspace at that peak (its first maximum): computed per
 ** configuration from per-op-position polynomials, not polynomials themselves; NaN where the
-** program has no peak (see docs/sweep.md "Exactness and memory"). */
+** program has no peak (see docs/sweep.md "Exactness and memory"). OPT_STATES is the bytes of
+** the optimizer states without the fp32 master copies (dlb_totals.opt_states), LOGITS the
+** elements of the logits dlb_sweep_prog_logits gave (0 without): what a framework profile's
+** memory terms scale with (docs/sweep.md "A stack's memory"). */
 enum {
   DLB_SWT_PARAMS = 0, DLB_SWT_TRAINABLE = 1, DLB_SWT_FLOPS_FWD = 2, DLB_SWT_FLOPS_BWD = 3,
   DLB_SWT_FLOPS_UPDATE = 4, DLB_SWT_FLOPS_RECOMPUTE = 5, DLB_SWT_FLOPS = 6,
   DLB_SWT_BYTES = 7, DLB_SWT_IO = 8, DLB_SWT_WEIGHTS = 9, DLB_SWT_OPTIMIZER = 10,
   DLB_SWT_STASH = 11, DLB_SWT_NOPS = 12, DLB_SWT_ACT_ALL = 13, DLB_SWT_PEAK = 14,
-  DLB_SWT_PEAK_ACT = 15, DLB_SWT_COUNT = 16
+  DLB_SWT_PEAK_ACT = 15, DLB_SWT_OPT_STATES = 16, DLB_SWT_LOGITS = 17, DLB_SWT_COUNT = 18
+};
+
+/* A device's memory rule in dlb_sweep_eval's mem (DLB_SWM_COUNT numbers a device): the
+** schedule (DLB_MEM_*), the allocator's slack, the gradient bytes per trainable parameter
+** and the capacity (bytes); then the training stack's terms beyond the step's tensors (a
+** framework profile's memory table, lua/dlbench/framework_memory.lua, all 0 without one):
+** bytes per logit element its loss holds beyond the graph's (LOSS), the optimizer step's
+** temporaries per byte of optimizer state (TEMP_STATES) and per trainable parameter
+** (TEMP_TRAINABLE), and per-device bytes (FIXED: the CUDA context, ZeRO's buckets). */
+enum {
+  DLB_SWM_SCHEDULE = 0, DLB_SWM_SLACK = 1, DLB_SWM_GRAD = 2, DLB_SWM_CAPACITY = 3,
+  DLB_SWM_LOSS = 4, DLB_SWM_TEMP_STATES = 5, DLB_SWM_TEMP_TRAINABLE = 6, DLB_SWM_FIXED = 7,
+  DLB_SWM_COUNT = 8
 };
 
 /* Columns of a row dlb_sweep_eval writes, after the grid's variables and the device
@@ -63,6 +79,11 @@ DLB_API void dlb_sweep_prog_free(dlb_sweep_prog *p);
 ** unlayered one one graph. */
 DLB_API int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
                                double layers);
+/* The elements of the logits of the graph added last (the tensors a framework's loss
+** memory counts: lua/dlbench/framework_memory.lua, the logits of every g:softmax_xent), as
+** a polynomial over the program's symbols other than "layers" (the LOGITS total; 0 for a
+** graph without this call). Call it after dlb_sweep_prog_add, before finishing. */
+DLB_API int dlb_sweep_prog_logits(dlb_sweep_prog *p, const dlb_poly *n);
 /* Finish: a layered program checks that every op's multiplicity and every total is affine
 ** in layers (the third graph must agree with the line through the first two: a builder
 ** whose layers differ by position fails with a message); then the polynomials are laid
@@ -84,11 +105,11 @@ DLB_API int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, con
 
 /* Evaluate the grid: the cartesian product of the value lists of the program's symbols
 ** (nvalues[i] values of symbol i, concatenated in values[0..nvals); the last symbol varies fastest)
-** times the devices roofs[0..nroofs) (varying slowest). For each device, mem[4 j ..]:
-** memory schedule (DLB_MEM_*), slack, gradient bytes per trainable parameter, capacity
-** (bytes). A row holds ntags tag values, the symbols' values, the device index, then the
-** DLB_SWC_* columns (MEMORY: the memory rule with the activations + workspace at the
-** construction order's peak (the stash where the program has no peak); PEAK: that peak,
+** times the devices roofs[0..nroofs) (varying slowest). For each device, mem[DLB_SWM_COUNT j
+** ..]: its memory rule (DLB_SWM_*). A row holds ntags tag values, the symbols' values, the
+** device index, then the DLB_SWC_* columns (MEMORY: the memory rule with the activations +
+** workspace at the construction order's peak (the stash where the program has no peak) and
+** the stack's terms (ACTIVATIONS: those bytes, the stack's included); PEAK: that peak,
 ** bytes (an upper bound of the per-configuration footprint, equal to it where the
 ** construction order is the best order found; NaN without a peak);
 ** MEMORY_BOUND: with ACT_ALL, an upper bound of the per-configuration footprint; THROUGHPUT: the product of the symbols whose bit is set in per_mask,

@@ -563,6 +563,8 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     if (ok && x->role == DLB_ROLE_WEIGHT) {
       ok = dlb_swpoly_add(&tot[DLB_SWT_PARAMS], n, 1);
       if (ok && !(x->flags & TF_FROZEN)) ok = dlb_swpoly_add(&tot[DLB_SWT_TRAINABLE], n, 1);
+    } else if (ok && x->role == DLB_ROLE_OPTSTATE && !(x->flags & TF_MASTER)) {
+      ok = dlb_swpoly_add(&tot[DLB_SWT_OPT_STATES], &S[t], 1); /* as dlb_totals.opt_states */
     } else if (ok && read[t] && (x->role == DLB_ROLE_INPUT || x->role == DLB_ROLE_LABEL)) {
       ok = dlb_swpoly_add(&tot[DLB_SWT_IO], n, dlb_tensor_esize(s, (int)t, o->precision));
     }
@@ -647,6 +649,31 @@ int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
     return dlb_fail_context("graph '%s': ", dlb_graph_name(g));
   }
   p->ng++;
+  return DLB_OK;
+}
+
+int dlb_sweep_prog_logits(dlb_sweep_prog *p, const dlb_poly *n) {
+  if (!p || !n) return dlb_fail(DLB_EINVAL, "compiled sweep: program and logits are required");
+  if (p->finished) return dlb_fail(DLB_EINVAL, "compiled sweep: the program is finished");
+  if (p->ng == 0) return dlb_fail(DLB_EINVAL, "compiled sweep: logits before any graph was added");
+  int map[DLB_POLY_MAXVARS];
+  for (int v = 0; v < n->nvars; v++) {
+    map[v] = -1;
+    for (int j = 0; j < p->nv - p->layered; j++)
+      if (strcmp(n->names[v], p->vars[j]) == 0) map[v] = j;
+    if (map[v] < 0)
+      return dlb_fail(DLB_EUNBOUND, "compiled sweep: the logits use '%s', which is not one of "
+                      "the sweep's symbols", n->names[v]);
+  }
+  swpoly a = {dlb_malloc(((size_t)n->nterms + 1) * sizeof(pterm)), (size_t)n->nterms};
+  if (!a.t) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (int i = 0; i < n->nterms; i++)
+    a.t[i].key = dlb_pkey_remap(n->t[i].key, n->nvars, map), a.t[i].c = n->t[i].c;
+  a.n = dlb_pterms_normalize(a.t, a.n);
+  int32_t id = dlb_swpoly_intern(p, &a);
+  dlb_free(a.t);
+  if (id < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  p->g[p->ng - 1].tot[DLB_SWT_LOGITS] = id;
   return DLB_OK;
 }
 
@@ -769,7 +796,8 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   if (st != DLB_OK) return st;
   static const char *const totname[DLB_SWT_COUNT] = {"params", "trainable", "flops_fwd",
     "flops_bwd", "flops_update", "flops_recompute", "flops", "bytes", "io", "weights",
-    "optimizer", "stash", "nops", "all activations", "peak", "peak activations"};
+    "optimizer", "stash", "nops", "all activations", "peak", "peak activations",
+    "optimizer states", "logits"};
   for (int k = 0; k < DLB_SWT_COUNT; k++) {
     if (!p->layered) { p->tot[k] = p->g[0].tot[k]; continue; }
     int32_t id = fit_line(p, p->g[0].tot[k], p->g[1].tot[k], p->g[2].tot[k]);
@@ -845,7 +873,8 @@ void dlb_sweep_values_of(const dlb_sweep_prog *p, const double *vals, double *mv
 size_t dlb_sweep_memcol_polys(const dlb_sweep_prog *p, int32_t *ids) {
   static const int tots[] = {DLB_SWT_PARAMS, DLB_SWT_TRAINABLE, DLB_SWT_FLOPS_FWD,
                              DLB_SWT_FLOPS_BWD, DLB_SWT_WEIGHTS, DLB_SWT_OPTIMIZER,
-                             DLB_SWT_STASH, DLB_SWT_ACT_ALL};
+                             DLB_SWT_STASH, DLB_SWT_ACT_ALL, DLB_SWT_OPT_STATES,
+                             DLB_SWT_LOGITS};
   size_t n = 0;
   for (size_t i = 0; i < sizeof tots / sizeof *tots; i++) {
     if (ids) ids[n] = p->tot[tots[i]];

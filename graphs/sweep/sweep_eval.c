@@ -123,24 +123,43 @@ void dlb_sweep_rates(const dlb_sweep_prog *p, const double *vals, int per, doubl
   o[DLB_SWC_THROUGHPUT] = t > 0 ? units / t : 0;
 }
 
+/* The activations + workspace a step needs with its training stack's terms (mm's DLB_SWM_*
+** from a framework profile's memory table, lua/dlbench/framework_memory.lua), composed as
+** g:stats composes them for one device: `act` (the graph's activations + workspace at the
+** peak) plus the loss's bytes per logit element times the logits, plus the optimizer step's
+** temporaries (per optimizer-state byte and per trainable parameter) beyond those live bytes
+** (dlb_step_temporaries, the one rule), plus the per-device bytes. Unscaled bytes in *out. */
+static int stack_act(const dlb_sweep_prog *p, const double *pv, double act, const double *mm,
+                     double *out) {
+  double live = act + mm[DLB_SWM_LOSS] * pv[p->tot[DLB_SWT_LOGITS]];
+  double temps = mm[DLB_SWM_TEMP_STATES] * pv[p->tot[DLB_SWT_OPT_STATES]] +
+                 mm[DLB_SWM_TEMP_TRAINABLE] * pv[p->tot[DLB_SWT_TRAINABLE]], extra = 0;
+  int st = dlb_step_temporaries(temps, live, &extra);
+  *out = live + extra + mm[DLB_SWM_FIXED];
+  return st;
+}
+
 int dlb_sweep_memcols(const dlb_sweep_prog *p, const double *vals, const double *pv,
                       double bytes_scale, const double *mm, double *o) {
   double scale = bytes_scale > 0 ? bytes_scale : 1;
   double W = pv[p->tot[DLB_SWT_WEIGHTS]] * scale, O = pv[p->tot[DLB_SWT_OPTIMIZER]] * scale;
-  double pk, pa, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[2] * scale;
+  double pk, pa, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[DLB_SWM_GRAD] * scale;
   dlb_sweep_peak(p, vals, pv, &pk, &pa);
-  double A = (p->peak_ok ? pa : pv[p->tot[DLB_SWT_STASH]]) * scale;
-  double need = 0;
-  int st = dlb_step_memory((int)mm[0], W, G, O, A, mm[1], &need);
+  double A = 0, bound = 0, need = 0;
+  int st = stack_act(p, pv, p->peak_ok ? pa : pv[p->tot[DLB_SWT_STASH]], mm, &A);
+  if (st == DLB_OK) st = dlb_step_memory((int)mm[DLB_SWM_SCHEDULE], W, G, O, A * scale,
+                                         mm[DLB_SWM_SLACK], &need);
   if (st != DLB_OK) return st;
+  A *= scale;
   o[DLB_SWC_PARAMS] = pv[p->tot[DLB_SWT_PARAMS]];
   o[DLB_SWC_MEMORY] = need;
-  o[DLB_SWC_FITS] = need <= mm[3] ? 1 : 0;
+  o[DLB_SWC_FITS] = need <= mm[DLB_SWM_CAPACITY] ? 1 : 0;
   o[DLB_SWC_FLOPS_FWD] = pv[p->tot[DLB_SWT_FLOPS_FWD]];
   o[DLB_SWC_FLOPS_BWD] = pv[p->tot[DLB_SWT_FLOPS_BWD]];
   o[DLB_SWC_ACTIVATIONS] = A;
-  double bound = 0;
-  dlb_step_memory((int)mm[0], W, G, O, pv[p->tot[DLB_SWT_ACT_ALL]] * scale, mm[1], &bound);
+  double ub = 0;
+  if (stack_act(p, pv, pv[p->tot[DLB_SWT_ACT_ALL]], mm, &ub) == DLB_OK)
+    dlb_step_memory((int)mm[DLB_SWM_SCHEDULE], W, G, O, ub * scale, mm[DLB_SWM_SLACK], &bound);
   o[DLB_SWC_MEMORY_BOUND] = bound;
   o[DLB_SWC_PEAK] = pk * scale;
   return DLB_OK;
@@ -187,7 +206,7 @@ static void *work(void *arg) {
   for (double x = J->lo; x < J->hi; x += 1) {
     size_t ri = dlb_sweep_point(nv, J->nvalues, J->voff, J->values, (size_t)x, vals);
     const dlb_roof *d = &J->roofs[ri];
-    const double *mm = J->mem + 4 * ri;
+    const double *mm = J->mem + DLB_SWM_COUNT * ri;
     dlb_sweep_values(p, vals, mv, pv);
     double *r = rows + nb * ncol;
     for (size_t k = 0; k < J->ntags; k++) r[k] = J->tags[k];
@@ -276,12 +295,18 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
                                               nval[p->nv - 1]);
     else st = dlb_sweep_check_roof(p, &roofs[r], r + 1, NULL, 0);
     if (st) return st;
-    const double *m = mem + 4 * r;
+    const double *m = mem + DLB_SWM_COUNT * r;
     if (!(m[0] == DLB_MEM_FRAMEWORK || m[0] == DLB_MEM_MINIMAL) || !(m[1] >= 0) ||
         !(m[2] >= 0) || !(m[3] >= 0))
       return dlb_fail(DLB_EINVAL, "compiled sweep: device %zu: memory rule {schedule, slack, "
                       "gradient bytes, capacity} = {%g, %g, %g, %g} is invalid", r + 1, m[0],
                       m[1], m[2], m[3]);
+    for (int k = DLB_SWM_LOSS; k < DLB_SWM_COUNT; k++)
+      if (!(m[k] >= 0 && isfinite(m[k])))
+        return dlb_fail(DLB_EINVAL, "compiled sweep: device %zu: the stack's memory terms {loss "
+                        "per logit, temporaries per state byte, per trainable parameter, fixed "
+                        "bytes} = {%g, %g, %g, %g} must be >= 0 and finite", r + 1, m[4], m[5],
+                        m[6], m[7]);
   }
   double n = grid * (double)nroofs;
   if (n > 1e12) return dlb_fail(DLB_EINVAL, "compiled sweep: %.3g configurations in one call", n);

@@ -40,7 +40,7 @@ typedef struct kblock {
   double first;                  /* the index of position 0 */
   size_t n, nv, ntags, nval[DLB_POLY_MAXVARS], voff[DLB_POLY_MAXVARS];
   double *values, *tags;
-  double *dev;                   /* per device: peak, bytes_scale, memory rule (4) */
+  double *dev;                   /* per device: peak, bytes_scale, memory rule (DLB_SWM_COUNT) */
   int per;
   double *st;                    /* n x DLB_SWK_COUNT stored values */
   int32_t *ids;                  /* the polynomials the recomputed columns read */
@@ -548,7 +548,7 @@ int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *
   memset(B, 0, sizeof *B);
   B->values = dlb_malloc((nvals + 1) * sizeof *B->values);
   B->tags = dlb_malloc((ntags + 1) * sizeof *B->tags);
-  B->dev = dlb_malloc(6 * nroofs * sizeof *B->dev);
+  B->dev = dlb_malloc((2 + DLB_SWM_COUNT) * nroofs * sizeof *B->dev);
   B->st = dlb_malloc(n * DLB_SWK_COUNT * sizeof *B->st);
   B->nids = dlb_sweep_memcol_polys(p, NULL);
   B->ids = dlb_malloc((B->nids + 1) * sizeof *B->ids);
@@ -557,9 +557,9 @@ int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *
   if (nvals) memcpy(B->values, values, nvals * sizeof *values);
   if (ntags) memcpy(B->tags, tags, ntags * sizeof *tags);
   for (size_t d = 0; d < nroofs; d++) {
-    double *e = B->dev + 6 * d;
+    double *e = B->dev + (2 + DLB_SWM_COUNT) * d;
     e[0] = roofs[d].peak, e[1] = roofs[d].bytes_scale;
-    memcpy(e + 2, mem + 4 * d, 4 * sizeof *mem);
+    memcpy(e + 2, mem + DLB_SWM_COUNT * d, DLB_SWM_COUNT * sizeof *mem);
   }
   for (size_t v = 0; v < nv; v++) B->nval[v] = nval[v], B->voff[v] = voff[v];
   B->first = first, B->n = n, B->nv = nv, B->ntags = ntags, B->per = per;
@@ -695,7 +695,7 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
     if ((size_t)col < nt + nv) { out[i] = vals[(size_t)col - nt]; continue; }
     if ((size_t)col == nt + nv) { out[i] = (double)ri; continue; }
     int k = col - (int)(nt + nv + 1);
-    const double *dv = B->dev + 6 * ri;
+    const double *dv = B->dev + (2 + DLB_SWM_COUNT) * ri;
     if (k == DLB_SWC_TIME || k == DLB_SWC_FLOPS || k == DLB_SWC_BYTES ||
         k == DLB_SWC_MEMORY_BOUND_TIME || k == DLB_SWC_UTIL || k == DLB_SWC_THROUGHPUT) {
       dlb_sweep_rates(B->p, vals, B->per, dv[0], B->st + DLB_SWK_COUNT * x, o);

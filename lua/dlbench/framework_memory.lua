@@ -32,6 +32,9 @@
 --     `elements` of the gradient type, allocated before loss.backward()): workspace.
 local M = {}
 
+local backend -- the C rules (dlb_step_temporaries), loaded on first use
+local function core() backend = backend or require "dlbench.backend"; return backend end
+
 -- The CUDA context with PyTorch's kernels loaded, as nvidia-smi (pynvml) sees it after the
 -- first tensor: 1343 MiB (Hugging Face transformers docs, "Model training anatomy",
 -- model_memory_anatomy.md: after torch.ones((1, 1)).to("cuda"), "GPU memory occupied:
@@ -43,19 +46,25 @@ M.PYTORCH_CONTEXT = 1343 * 1048576
 -- engine's one table, dlb.roofline.grad_elem (2 under fp16, bf16, mixed, mixed_bf16; 4 fp32).
 local function act_bytes(prec) return require("dlbench.roofline").grad_elem(prec) or 4 end
 
--- Elements of the logits of every softmax_xent the graph's Lua builder made (g._xent: logits
--- tensors), dims bound by the stats call's bindings (names, values) or numeric already.
+-- The tensors whose elements the loss term counts: the logits of every softmax_xent the
+-- graph's Lua builder made (g._xent), as lists of dims (numbers or polynomial text).
 local poly -- loaded on first use
+local function logit_dims(g)
+  local xs, out = rawget(g, "_xent"), {}
+  for i, t in ipairs(xs or {}) do out[i] = t:dims() end
+  return out
+end
+
+-- Elements of those logits, dims bound by the stats call's bindings (names, values) or
+-- numeric already.
 local function logit_elements(g, names, values)
-  local xs = rawget(g, "_xent")
-  if not xs then return 0 end
   poly = poly or require "dlbench.poly"
   local b = {}
   for i, n in ipairs(names) do b[n] = values[i] end
   local total = 0
-  for _, t in ipairs(xs) do
+  for _, dims in ipairs(logit_dims(g)) do
     local n = 1
-    for _, d in ipairs(t:dims()) do
+    for _, d in ipairs(dims) do
       n = n * (tonumber(d) or poly.new(d):eval(b))
     end
     total = total + n
@@ -63,16 +72,43 @@ local function logit_elements(g, names, values)
   return total
 end
 
--- The optimizer step's temporaries of memory table m for the whole step (the totals t of
--- dlb_totals: opt_states, trainable): foreach AdamW's k moment-sized lists and ZeRO-1/2's
--- fp32 gradient partition, in bytes; 0 when the table has neither.
-function M.step_temporaries(m, optimizer, t)
-  local temps = 0
-  if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then
-    temps = temps + m.adam_temporaries * (tonumber(t.opt_states) or 0) / 2
+-- The same elements as a polynomial over the graph's symbolic dims (the compiled sweep
+-- evaluates it per configuration: dlb_sweep_prog_logits); nil without logits.
+function M.logit_poly(g)
+  poly = poly or require "dlbench.poly"
+  local total
+  for _, dims in ipairs(logit_dims(g)) do
+    local n = poly.new(1)
+    for _, d in ipairs(dims) do n = n * poly.new(d) end
+    total = total and total + n or n
   end
-  if m.zero_fp32_grads then temps = temps + 4 * (tonumber(t.trainable) or 0) end
-  return temps
+  return total
+end
+
+-- The loss term of memory table m at activation bytes a: the bytes per logit element the
+-- stack's loss holds, and what it holds beyond the fused graph's 2a (the term's rate).
+local function loss_rates(m, a)
+  local per = m.loss.autocast and a ~= 4 and (a + a + 4 + 4) or 3 * a
+  return per, math.max(0, per - 2 * a)
+end
+
+-- The optimizer step's temporaries of memory table m per byte of optimizer state (without
+-- fp32 masters) and per trainable parameter: foreach AdamW's k moment-sized lists (k/2 of
+-- the two moments) and ZeRO-1/2's fp32 gradient partition (4 B a parameter).
+function M.temporary_rates(m, optimizer)
+  local per_state, per_trainable = 0, 0
+  if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then
+    per_state = m.adam_temporaries / 2
+  end
+  if m.zero_fp32_grads then per_trainable = 4 end
+  return per_state, per_trainable
+end
+
+-- The optimizer step's temporaries of memory table m for the whole step (the totals t of
+-- dlb_totals: opt_states, trainable), in bytes; 0 when the table has neither.
+function M.step_temporaries(m, optimizer, t)
+  local per_state, per_trainable = M.temporary_rates(m, optimizer)
+  return per_state * (tonumber(t.opt_states) or 0) + per_trainable * (tonumber(t.trainable) or 0)
 end
 
 -- The per-device terms of memory table m (activation bytes a): on one device that holds
@@ -85,7 +121,7 @@ end
 function M.device(m, a, temps, live)
   local bytes, terms = 0, {}
   if temps > 0 then
-    local extra = math.max(0, temps - live)
+    local extra = core().roofline_step_temporaries(temps, live) -- the one rule (C)
     bytes = bytes + extra
     terms.optimizer_step = { bytes = extra, temporaries = temps }
   end
@@ -136,9 +172,9 @@ function M.terms(prof, g, prec, names, values, inference, optimizer, t, step_off
   local r = { activations = 0, workspace = 0, terms = {} }
   local a = act_bytes(prec)
   if m.loss then
-    local per = m.loss.autocast and a ~= 4 and (a + a + 4 + 4) or 3 * a
+    local per, rate = loss_rates(m, a)
     local n = logit_elements(g, names, values)
-    local extra = math.max(0, per - 2 * a) * n
+    local extra = rate * n
     r.activations = r.activations + extra
     r.terms.loss = { bytes = extra, per_element = per, graph_per_element = 2 * a, elements = n }
     if n == 0 then
@@ -152,6 +188,25 @@ function M.terms(prof, g, prec, names, values, inference, optimizer, t, step_off
   local bytes, dt = M.device(m, a, temps, live)
   r.workspace = r.workspace + bytes
   for k, v in pairs(dt) do r.terms[k] = v end
+  return r
+end
+
+-- The stack's terms as the compiled sweep evaluates them per configuration (dlb.sweep.model:
+-- the DLB_SWM_ entries of a device's memory rule, graphs/sweep/dlb_sweep.h), from the rules
+-- above for a step under profile `prof` at precision `prec` with that optimizer: {loss =
+-- bytes per logit element beyond the graph's, temp_states = temporaries per optimizer-state
+-- byte, temp_trainable = per trainable parameter, fixed = per-device bytes (M.device's
+-- context and buckets)}; all 0 without a memory table or for an inference step (as M.terms).
+-- The sweep composes them as M.terms does: activations + loss x logits, then
+-- dlb_step_temporaries of the temporaries over those, then the fixed bytes.
+function M.compiled(prof, prec, inference, optimizer)
+  local m = prof and prof.memory
+  local r = { loss = 0, temp_states = 0, temp_trainable = 0, fixed = 0 }
+  if type(m) ~= "table" or inference then return r end
+  local a = act_bytes(prec)
+  if m.loss then r.loss = select(2, loss_rates(m, a)) end
+  r.temp_states, r.temp_trainable = M.temporary_rates(m, optimizer)
+  r.fixed = M.device(m, a, 0, 0)
   return r
 end
 

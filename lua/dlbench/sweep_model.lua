@@ -12,6 +12,7 @@ local doc = require "dlbench.doc"
 local memory = require "dlbench.memory"
 local tbl = require "dlbench.table"
 local coltable = require "dlbench.coltable"
+local fwmemory = require "dlbench.framework_memory"
 
 local M = {}
 
@@ -119,6 +120,9 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
     o, info = g:step_options(so)
     info.causal = require("dlbench.mfu").causal(g)
     core._sweep_prog_add(prog, g._h, o, L or 1)
+    -- the logits a profile's loss memory counts (dlbench.framework_memory), per build
+    local lp = fwmemory.logit_poly(g)
+    if lp then core.sweep_prog_logits(prog, lp._h) end
   end
   core.sweep_prog_finish(prog)
   return prog, info
@@ -414,17 +418,14 @@ function M.model(builder, space, opts)
     nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
     local roofs, mem = {}, {}
     local prof = fw.get(info.framework)
-    -- a profile's memory table (dlbench.framework_memory: the unfused loss, the CUDA context,
-    -- the optimizer step's temporaries, ZeRO's buckets) is Lua-side, not compiled: a row's
-    -- mem would miss it, so such a profile is refused rather than swept to a smaller number
+    -- the memory the stack adds beyond the graph's tensors (a profile's memory table: the
+    -- unfused loss, the CUDA context, the optimizer step's temporaries, ZeRO's buckets), as
+    -- g:stats adds it under a given profile (a derived profile keeps its name: its table is
+    -- the given one): rates from dlbench.framework_memory, composed per configuration in C
     local given = so.framework
-    local pm = type(given) == "table" and given.memory or (type(given) ~= "table" and prof.memory)
-    if pm then
-      fail("framework " .. tostring(info.framework) .. " adds memory beyond the graph's tensors "
-        .. "(its memory table: docs/frameworks.md \"Memory a stack adds\"), which the compiled "
-        .. "path does not count; time its steps with g:stats + dlb.roofline.time or "
-        .. "dlb.parallel.evaluate/plan, whose footprint has it")
-    end
+    local sm = fwmemory.compiled(given and (type(given) == "table" and given or prof) or nil,
+      info.precision, so.inference, info.optimizer)
+    local stack = { sm.loss, sm.temp_states, sm.temp_trainable, sm.fixed }
     for i, dv in ipairs(devs) do
       local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
         .. "\0" .. tostring(info.causal)
@@ -442,7 +443,8 @@ function M.model(builder, space, opts)
         roofcache[key] = rc
       end
       roofs[i] = rc.roof
-      for j = 1, 4 do mem[4 * (i - 1) + j] = rc.mem[j] end
+      for j = 1, 4 do mem[8 * (i - 1) + j] = rc.mem[j] end
+      for j = 1, 4 do mem[8 * (i - 1) + 4 + j] = stack[j] end
     end
     local tags = {}
     for i, k in ipairs(tagnames) do tags[i] = intern[k](p[k]) end

@@ -127,11 +127,35 @@ local ALLOC = "1.8B at one length: the measured growth per token is not steady (
   .. "where they grow 7.9 GB): the caching allocator's cached blocks in a reserved or "
   .. "nvidia-smi reading, not modelled (no sourced rule)"
 
-local QLORA = "Q-LoRA at 8192, 13-15% under (1.8B, 7B): not counted is auto-gptq's "
-  .. "dequantised fp16 weights of the block being recomputed (its training path dequantises "
-  .. "each layer in PyTorch and matmul saves the result for the backward; at 8192 the loss "
-  .. "is the peak, so this is not all of it) nor what ALLOC says; the 14B cell at 256 is at "
-  .. "-9.8%, near the boundary"
+-- Q-LoRA's dequantised weights, looked up after seeing these cells (issue [18], fw-sweep):
+-- Qwen's finetune.py loads the Int4 checkpoints with GPTQConfig(bits = 4, disable_exllama =
+-- True), so auto-gptq's QuantLinear is qlinear_cuda_old (desc_act false, groups of 128).
+-- Its forward (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py) takes the PyTorch path when
+-- trainable or when x has >= kernel_switch_threshold = 128 rows (every cell: 256 or more
+-- tokens): the packed weight is unpacked (an int32 shift, then int8: 5 B an element for a
+-- moment), weight = scales * (weight - zeros) is materialised in fp16 (in x out x 2 B) and
+-- out = torch.matmul(x, weight), which saves the fp16 weight for the backward when x needs
+-- a gradient. Under --gradient_checkpointing the blocks' first forward runs without grad
+-- (one layer's copy at a time, freed after its matmul); the copies saved for the backward
+-- are those of the one block being recomputed: 50.6M elements at 1.8B (0.10 GB), 202.4M at
+-- 7B (0.40 GB), 315M at 14B (0.63 GB), 872M at 72B (1.74 GB); the output layer is not
+-- quantised. So the term is sourced but is not counted: it is live only during a block's
+-- recomputed backward. The 1.8B and 7B steps peak at the loss (their activations at the
+-- peak are the checkpoints and the logits' buffers: 0.18 GB of graph activations at 1.8B,
+-- 256 tokens, = 24 x 256 x 2048 x 2 B + 2 x 2 B x 256 x 151936) or at the optimizer step
+-- (7B at 256 and 512), where no copy is live, and a block's backward with its copies holds
+-- less by a hand estimate (checkpoints + one block's activations + the copies); at 14B and
+-- 72B mid lengths the backward may be the peak and the copy an under-count of at most its
+-- size. g:stats' one-peak rule cannot place the term at the backward (the schedule's live
+-- bytes per phase are not exposed: it would take the dequantised copy as a tensor of the
+-- recomputed step, graphs/step), and added at the peak it would count bytes at a moment
+-- they are not held. Nor could it close these cells: 0.10 / 0.40 GB against gaps of 2.3 /
+-- 3.1 GB that grow with the sequence (7B: -0.2 GB at 256, -1.4 at 4096, -3.1 at 8192).
+local QLORA = "Q-LoRA at 8192, 13-15% under (1.8B, 7B): growing with the sequence, so not "
+  .. "auto-gptq's dequantised fp16 weights (sourced above, a per-block constant of 0.10 / "
+  .. "0.40 GB live only in a block's recomputed backward, not at these steps' peak at the "
+  .. "loss; not counted) and not a sourced rule found here; partly what ALLOC says; the 14B "
+  .. "cell at 256 is at -9.8%, near the boundary"
 
 -- {model, method, measured GB at M.seqs[i]} and the expectation per cell.
 M.rows = {

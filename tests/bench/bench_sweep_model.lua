@@ -5,11 +5,14 @@
 -- of the configurations that fit) and a heat map (min time over layers x hidden) out of the
 -- same call. Target: <= 10 s wall on the 2-core
 -- machine, peak RSS <= 500 MB (the script prints VmHWM from /proc/self/status).
--- usage: build/bin/dlbench run tests/bench/bench_sweep_model.lua [threads [batches]]
+-- usage: build/bin/dlbench run tests/bench/bench_sweep_model.lua [threads [batches [framework]]]
+--        (framework: a profile name, e.g. hf-trainer, whose memory terms every row then counts;
+--        default: the family's default profile)
 --        (LuaJIT: DLB_BACKEND=ffi luajit tests/bench/bench_sweep_model.lua)
 local dlb = require "dlbench"
 local threads = tonumber((arg or {})[1]) or 0
 local nbatch = tonumber((arg or {})[2]) or 50    -- 500: a 10^7-configuration space
+local framework = (arg or {})[3] or "auto"
 
 local function hwm()
   local f = io.open("/proc/self/status")
@@ -42,10 +45,11 @@ end, space, {
   heatmap = { x = "layers", y = "hidden", value = "time", agg = "min", where = "fits" },
   top = { k = 5, by = "time" },
   threads = threads,
+  stats = { framework = framework },
 })
-print(string.format("dlb.sweep.model: %d GPT configurations (%d structures, <= %d op classes each) "
+print(string.format("dlb.sweep.model (framework %s): %d GPT configurations (%d structures, <= %d op classes each) "
   .. "in %.2f s (compile %.2f s), %.0f configurations/s, peak RSS %s, CPU %.2f s",
-  r.count, r.structures, r.classes, r.seconds, r.compile_seconds, r.count / r.seconds, hwm(), os.clock() - t0))
+  framework, r.count, r.structures, r.classes, r.seconds, r.compile_seconds, r.count / r.seconds, hwm(), os.clock() - t0))
 print(string.format("Pareto fronts (configurations that fit): time vs memory %d, tokens/s vs memory %d; "
   .. "heat map %d x %d (min step time over layers x hidden)", r.paretos[1]:count(), r.paretos[2]:count(),
   #r.heatmap.x, #r.heatmap.y))
@@ -58,7 +62,7 @@ local c0 = os.clock()
 for _ = 1, 200 do
   local g = dlb.models.gpt { layers = pick(space.layers), hidden = pick(space.hidden),
     heads = pick(space.heads), context = 6400, seq = "seq", batch = "batch" }
-  dlb.roofline.time(g:stats { framework = "auto", seq = pick(seq), batch = pick(batch) }, "H100-SXM")
+  dlb.roofline.time(g:stats { framework = framework, seq = pick(seq), batch = pick(batch) }, "H100-SXM")
 end
 local per = (os.clock() - c0) / 200
 print(string.format("per-configuration path (build + g:stats + roofline.time) on the same space: %.1f ms "

@@ -101,10 +101,15 @@ local INF = { optimizer = 0, precision = 0, recompute = 0, recompute_k = 0, infe
 local SP = core._sweep_prog_new({ "b" }, false)
 core._sweep_prog_add(SP, G2, INF, 1)
 core.sweep_prog_finish(SP)
+-- an unfinished program with one graph, for sweep_prog_logits
+local SPL = core._sweep_prog_new({ "b" }, false)
+core._sweep_prog_add(SPL, G2, INF, 1)
+local PL = core.poly_parse("1000*b")
 local RD = core.reduce_new(3)
 -- a row of dlb_sweep_eval over SP: 1 symbol, the device, the DLB_SWC_ outputs
 local RDROW = core.reduce_new(2 + #require("dlbench.desc").enum("DLB_SWC_"))
 names[INF], names[SP], names[RD], names[RDROW] = "<INF>", "<SP>", "<RD>", "<RDROW>"
+names[SPL], names[PL] = "<SPL>", "<PL>"
 
 -- Good calls: every argument of each is then replaced by each of BAD in turn.
 local good = {
@@ -174,7 +179,8 @@ local good = {
   { "roof_defaults" }, { "roof_check", DEV }, { "roofline_op_time", DEV, 1e9, 1e6, { 64, 64, 64, 1 } },
   { "roofline_ops_attn", DEV, { 1e9, 1e8 }, { 1e6, 1e7 }, { 64, 64, 64, 1, 0, 0, 0, 0 }, { 0, 1 } },
   { "roofline_op_time_run", DEV, 1e6, 1e3, 1e5, 1e4, 0, 100, 50, true, 1e-6 },
-  { "roofline_step_memory", 0, 1e9, 1e9, 2e9, 1e9, 0 }, { "proc_term_width", -1 },
+  { "roofline_step_memory", 0, 1e9, 1e9, 2e9, 1e9, 0 },
+  { "roofline_step_temporaries", 3e9, 1e9 }, { "proc_term_width", -1 },
   { "energy_tables" }, { "energy_precisions", "45nm" }, { "energy_cost", "45nm", "fp32" },
   { "energy_step", 0.9, 3.7, 1, 5, 640, 4, 1e9, 1e6, 1e6, 1e6 },
   { "trace_parse", '{"traceEvents": []}' }, { "trace_read", "/nonexistent/trace.json" },
@@ -189,9 +195,10 @@ local good = {
   { "graph_freeze", G, W, true }, { "graph_own_type", G, W, true }, { "graph_set_dtype", G, W, 9 },
   { "optimizer_update_flops", 2 }, { "optimizer_state_bytes", 5, { 64, 32 } },
   { "_sweep_prog_new", { "b", "q" }, true }, { "_sweep_prog_add", core._sweep_prog_new({ "b" }, false), G2, INF, 1 },
+  { "sweep_prog_logits", SPL, PL },
   { "sweep_prog_finish", SP }, { "sweep_prog_nclasses", SP }, { "sweep_prog_totals", SP, { 2 } },
   { "sweep_prog_time", SP, { 2 }, DEV },
-  { "_sweep_eval", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10 }, {}, 1, 0, RDROW, 1 },
+  { "_sweep_eval", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10, 0, 0, 0, 0 }, {}, 1, 0, RDROW, 1 },
   { "reduce_new", 3 }, { "reduce_keep", RD, 100 }, { "_reduce_pareto", RD, { 0, 1 }, { 0, 1 }, -1 },
   { "_reduce_top", RD, 2, 0, false, -1 }, { "_reduce_bins", RD, 0, { 0, 1, 2 }, -1, nil, 1, 2, -1 },
   { "_reduce_group", RD, { 0 }, { 1 }, -1 }, { "_reduce_push", RD, 1, { 1, 2, 3 }, 0 },

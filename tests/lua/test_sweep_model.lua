@@ -153,6 +153,125 @@ T.test("1,000 configurations compared; worst gaps", function()
   end
 end)
 
+-- The profiles with a memory table (hf-trainer, hf-deepspeed: the unfused loss, the CUDA
+-- context, foreach AdamW's temporaries, ZeRO-2's buffers and fp32 gradient copy;
+-- lua/dlbench/framework_memory.lua): dlb.sweep.model's rows count the same terms. On random
+-- rows of every family and device: the compiled totals the terms scale with (optimizer
+-- states, logit elements) equal g:stats' within 1e-9; every row's memory equals the Lua rule
+-- (framework_memory.terms, the code g:stats runs) applied to the construction order's peak
+-- activations within 1e-9; and where the construction order is the best order found the
+-- row's memory and fits equal roofline.time's need and fits (the per-configuration path).
+local fwmem = require "dlbench.framework_memory"
+local function gpt_small(p) return dlb.models.gpt { layers = p.layers, hidden = p.hidden, heads = p.heads,
+  context = 128, vocab = 500, batch = p.batch, seq = p.seq } end
+local stack_won = {}
+for _, F in ipairs(FAMILIES) do
+  for _, pname in ipairs { "hf-trainer", "hf-deepspeed" } do
+    T.test("a stack's memory terms, compiled = per-configuration: " .. F.name .. ", " .. pname, function()
+      local bind = sortedkeys(F.bind)
+      local st = F.structs[rand(#F.structs)]
+      local space = { device = DEVICES }
+      for k, v in pairs(st) do space[k] = { v } end
+      for k, v in pairs(F.bind) do space[k] = v end
+      if F.layers then space.layers = F.layers end
+      local build = function(p)
+        local q = {}
+        for k, v in pairs(p) do q[k] = v end
+        return F.build(q)
+      end
+      local res = dlb.sweep.model(build, space, { bind = bind, keep = true, stats = { framework = pname } })
+      local P = dlb.sweep.compile(F.build, st, bind, F.layers and "layers" or nil, { framework = pname })
+      local t = res.rows
+      local cols = t:columns()
+      local data = {}
+      for _, c in ipairs(cols) do data[c] = t:column(c) end
+      local prof = fw.get(pname)
+      local sw = stack_won[pname] or { n = 0, won = 0, terms = {} }
+      stack_won[pname] = sw
+      for _ = 1, 12 do
+        local i = rand(t:count())
+        local r = {}
+        for _, c in ipairs(cols) do r[c] = data[c][i] end
+        local opts, b, vals = {}, { framework = pname }, {}
+        for k, v in pairs(st) do opts[k] = v end
+        for j, k in ipairs(bind) do opts[k] = k; b[k] = r[k]; vals[j] = r[k] end
+        if F.layers then opts.layers = r.layers; vals[#vals + 1] = r.layers end
+        local g = F.build(opts)
+        local s = g:stats(b)
+        local dev = dlb.hw.get(r.device)
+        local rt = dlb.roofline.time(s, dev)
+        local what = string.format("%s %s at %s on %s", F.name, pname, table.concat(vals, ","), dev.name)
+        local tot = P.totals(vals)
+        T.near(tot.opt_states, s.opt_states, 1e-9, what .. " optimizer states")
+        local fm = s.framework_memory
+        assert(fm and fm.context, what .. ": no stack terms in g:stats")
+        T.near(tot.logits, fm.loss and fm.loss.elements or 0, 1e-9, what .. " logit elements")
+        for k in pairs(fm) do sw.terms[k] = true end
+        -- the Lua rule on the construction order's peak activations (what the row counts)
+        local names, values = {}, {}
+        for k, v in pairs(b) do if k ~= "framework" then names[#names + 1] = k; values[#values + 1] = v end end
+        local ft = fwmem.terms(prof, g, s.precision, names, values, false, s.optimizer,
+          { activations = tot.peak_act, workspace = 0, opt_states = s.opt_states, trainable = s.trainable })
+        local _, _, _, scale, _, _, slack = dlb.roofline.roof_of(dev, prof, s.precision, s.precision_given,
+          {}, "none", "test")
+        local want = dlb.roofline.core_footprint({ breakdown = { weights = tot.weights, gradients = 0,
+          optimizer = tot.optimizer, activations = tot.peak_act + ft.activations, workspace = ft.workspace },
+          trainable = s.trainable, params = s.params, precision = s.precision, footprint = 0 },
+          dev, scale, { slack = slack })
+        T.near(r.memory, want, 1e-9, what .. " memory = the Lua rule at the construction order's peak")
+        T.eq(r.fits, want <= dev.mem, what .. " fits")
+        sw.n = sw.n + 1
+        -- the construction order won when the scheduler's peak (footprint_graph, which under
+        -- a profile holds the stack's terms too) less those terms is footprint_order
+        local added = 0
+        for _, v in pairs(fm) do added = added + v.bytes end
+        if math.abs(s.footprint_graph - added - s.footprint_order) <= 1e-12 * s.footprint_order then
+          T.near(r.memory, rt.need, 1e-9, what .. " memory = roofline.time's need (construction order won)")
+          T.eq(r.fits, rt.fits, what .. " fits = roofline.time's")
+          sw.won = sw.won + 1
+        end
+      end
+    end)
+  end
+end
+T.test("a stack's memory terms: a derived profile's table is the one counted; inference adds none", function()
+  local sp = { layers = { 1, 2 }, hidden = { 128 }, heads = { 4 }, batch = { 1, 4 }, seq = { 64 }, device = "H100-SXM" }
+  local function run(stats)
+    local r = dlb.sweep.model(gpt_small, sp, { bind = { "batch", "seq" }, keep = true, stats = stats })
+    return r.rows:column("memory"), r.rows:column("activations")
+  end
+  local base = run { framework = "hf-deepspeed", precision = "mixed" }
+  local mem = {}
+  for k, v in pairs(fw.get("hf-deepspeed").memory) do mem[k] = v end
+  mem.buckets = { count = 2, elements = 5e8 }   -- one more ZeRO bucket of 5e8 fp16 elements
+  local derived = run { framework = fw.derive("hf-deepspeed", { memory = mem }), precision = "mixed" }
+  for i = 1, #base do T.near(derived[i] - base[i], 5e8 * 2, 1e-9, "row " .. i .. ": the second bucket") end
+  -- an inference step has no loss backward and no optimizer step: no terms (as g:stats).
+  -- hf-trainer is pytorch-ddp with a memory table: their inference rows are the same, their
+  -- training rows differ by the terms (the context at least)
+  local inf = run { framework = "hf-trainer", inference = true }
+  local ddp = run { framework = "pytorch-ddp", inference = true }
+  local tr, tr_ddp = run { framework = "hf-trainer" }, run { framework = "pytorch-ddp" }
+  for i = 1, #inf do
+    T.eq(inf[i], ddp[i], "row " .. i .. ": inference, no stack terms")
+    assert(tr[i] >= tr_ddp[i] + fwmem.PYTORCH_CONTEXT, "row " .. i .. ": training counts the terms")
+  end
+  local s = gpt_small { layers = 1, hidden = 128, heads = 4, batch = 1, seq = 64 }:stats { framework = "hf-trainer", inference = true }
+  assert(s.framework_memory == nil, "g:stats adds no terms to an inference step")
+end)
+
+T.test("a stack's memory terms: every term met, the per-configuration equality tested", function()
+  for _, pname in ipairs { "hf-trainer", "hf-deepspeed" } do
+    local sw = stack_won[pname]
+    local terms = sortedkeys(sw.terms)
+    print(string.format("# %s: %d rows compared, %d where the construction order won; terms met: %s",
+      pname, sw.n, sw.won, table.concat(terms, ", ")))
+    assert(sw.won > 0, pname .. ": the per-configuration equality went untested")
+    for _, k in ipairs { "context", "loss", "optimizer_step" } do assert(sw.terms[k], pname .. ": no " .. k .. " term met") end
+  end
+  assert(stack_won["hf-deepspeed"].terms.buckets, "no buckets term met")
+end)
+
 -- dlb.sweep.model end to end: its kept rows against the per-configuration path, its
 -- reductions against brute force over the rows
 local space = { layers = { 1, 2, 3 }, hidden = { 128, 256 }, heads = { 4 }, batch = { 1, 2, 4 },
@@ -469,10 +588,6 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
     batch = { 1 }, seq = { 64 } }, { bind = { "batch", "seq" } })
   T.checkerr("stats.offload is not compiled", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
     stats = { framework = "auto", offload = "optimizer" } })
-  -- a profile whose memory table the compiled path does not count is refused, not swept to
-  -- a smaller footprint than g:stats + roofline.time give (issue [18]: one footprint)
-  T.checkerr("adds memory beyond the graph's tensors", dlb.sweep.model, gpt, space,
-    { bind = { "batch", "seq" }, stats = { framework = "hf-trainer" } })
   T.checkerr("more than 5 rows to keep", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, keep = 5 })
   -- a builder whose layers differ by position is refused, not mis-counted
   T.checkerr("not affine in layers", dlb.sweep.compile, function(p)
