@@ -366,31 +366,29 @@ local function decode_sum(s, c, B, p0, steps, cache)
     end
     return tot * steps / K, fl * steps / K, by * steps / K
   end
-  -- everything but attention is the same at every context: one step at context 0 less
-  -- its attention, kept in `cache` per batch size (the sweep reuses it across prompts
-  -- and outputs)
-  local L = s.layers
-  local fa = 4 * B * s.heads * s.head_dim / c.tp
-  local kvh = math.max(1, s.kv_heads / c.tp) * s.head_dim
-  local bq = B * 2 * s.heads * s.head_dim / c.tp * c.abytes
-  local bk = B * 2 * kvh * c.kvbytes
-  local bkr = bk * (c.kv_reuse and 1 or s.heads / s.kv_heads)  -- cache bytes read per key
+  -- the decode phase as a sum of graph steps: everything but attention is the same at
+  -- every context, so it is the graph of the step at context 0 less its attention, once a
+  -- step (kept in `cache` per batch size: the sweep reuses it across prompts and outputs);
+  -- the attention kernel is read from the graphs at contexts 0 and 1 (a layer's kernel
+  -- at j = p + 1 keys: f0 + f1 j FLOPs, b0 + b1 j bytes) and summed over the steps
   local k0 = cache and cache[B]
   if not k0 then
+    local a0, a1 = SG.attention(s, c, B, 0), SG.attention(s, c, B, 1)
     local r0 = step(s, c, B, 1, 0)
-    k0 = { base = r0.time - (r0.by_op.attention or 0) - r0.attn_launch, flops = r0.flops - fa * L,
-      bytes = r0.bytes - (bq + bkr + bk) * L }
+    local f1, b1 = a1[2] - a0[2], a1[3] - a0[3]
+    k0 = { base = r0.time - (r0.by_op.attention or 0) - r0.attn_launch, L = a0[4],
+      flops = r0.flops - a0[2] * a0[4], bytes = r0.bytes - a0[3] * a0[4],
+      f0 = a0[2] - f1, f1 = f1, b0 = a0[3] - b1, b1 = b1 }
     if cache then cache[B] = k0 end
   end
-  local base = k0.base
-  -- attention of one layer at the step that brings the cache to j = p + 1 keys (at most the
-  -- window w): fa j FLOPs, bq + bk + bkr j bytes; the per-op rule summed over the steps in
-  -- C (dlb_op_time_run), each kernel at least the launch interval when launches overlap,
-  -- the launch added to each when they are serial
+  local base, L = k0.base, k0.L
+  -- the per-op rule summed over the steps in C (dlb_op_time_run; at most the window's
+  -- keys), each kernel at least the launch interval when launches overlap, the launch
+  -- added to each when they are serial
   local w = s.window
   local launch = c.cuda_graphs and 0 or c.launch
   local overlap = c.launch_mode == "overlap"
-  local run = core.roofline_op_time_run(c.attn_roof, 0, fa, bq + bk, bkr, p0 + 1, p0 + steps,
+  local run = core.roofline_op_time_run(c.attn_roof, k0.f0, k0.f1, k0.b0, k0.b1, p0 + 1, p0 + steps,
     w or -1, true, overlap and launch or 0)
   local att = run.time + (overlap and 0 or launch * steps)
   local total = base * steps + att * L

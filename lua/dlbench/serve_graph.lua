@@ -479,8 +479,7 @@ end
 -- at p = window - 1), so four graphs give every batch and context. MoE models (the experts
 -- a step touches are not affine in the tokens), chunked-prefill mixes and opts.direct
 -- build the graph at (B, n, p) itself.
-function M.step(s, c, B, n, p, opts)
-  opts = opts or {}
+local function step_entries(s, c, B, n, p, opts)
   local list
   if not (s.experts or opts.mix or opts.direct) then
     local function at_batch(q)
@@ -495,7 +494,24 @@ function M.step(s, c, B, n, p, opts)
       list = at_batch(p)
     end
   end
-  return time_entries(c, list or entries_at(s, c, B, n, p, opts))
+  return list or entries_at(s, c, B, n, p, opts)
+end
+function M.step(s, c, B, n, p, opts)
+  opts = opts or {}
+  return time_entries(c, step_entries(s, c, B, n, p, opts))
+end
+
+-- The attention kernel of a decode step of B sequences at context p (all layers alike):
+-- its entry {name, FLOPs, bytes, count = layers, nil, true}, read from the step's graph.
+function M.attention(s, c, B, p)
+  local found
+  for _, e in ipairs(step_entries(s, c, B, 1, p, {})) do
+    if e[6] then
+      if found then error(c.fn .. ": the decode graph's attention kernels differ between layers", 0) end
+      found = e
+    end
+  end
+  return found
 end
 
 -- A whole step through the pipeline: a stage's graph of one micro-batch when pp > 1.
