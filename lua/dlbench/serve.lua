@@ -269,7 +269,8 @@ doc.doc(M.capacity, "dlb.serve.capacity(model, {hw=, context= | batch=, weights=
 
 -- == prefill, decode, generate ===================================================
 
-local STEP_OPTS = { batch = true, prompt = true, context = true, output = true }
+local STEP_OPTS = { batch = true, prompt = true, context = true, output = true, new = true,
+  chunks = true }
 for k in pairs(CFG) do STEP_OPTS[k] = true end
 
 local function split_opts(opts, fn, keys)
@@ -457,6 +458,39 @@ function M.graphs(model, opts)
 end
 doc.doc(M.graphs, "dlb.serve.graphs(model, {hw=, batch=1, prompt=512[, context=prompt], weights=, kv=, act=, tp=, pp=, cuda_graphs=, fused=, block=, ...}) -> prefill_g, decode_g",
   "the prefill and one decode step as dlb graphs of kernel ops (one rank's, one pipeline stage's), the paged KV cache as inputs, allreduces as kernels: g:stats{inference=true}, g:dot(), dlb.serve.time")
+
+local STEPG = { batch = true, new = true, context = true, chunks = true }
+
+-- dlb.serve.step_graph(model, {hw=, batch=1, new=1, context=0, chunks={{sequences, tokens,
+-- cached}, ...}, ...}) -> g: any step as a graph: `batch` sequences with `new` tokens each
+-- after `context` cached, and (chunked prefill, as dlb.serve.continuous{chunk=} runs it)
+-- prompt chunks in the same iteration: each {sequences, tokens, cached} group its own
+-- attention kernel reading its own cache, its tokens joining the GEMMs.
+function M.step_graph(model, opts)
+  local fn = "dlb.serve.step_graph"
+  local cfg, own = split_opts(opts, fn, STEPG)
+  local s = M.model(model)
+  local c = M.config(cfg, fn)
+  local B = posint(fn, "batch", own.batch or 1)
+  local n = posint(fn, "new", own.new or 1)
+  local p = own.context ~= nil and posnum(fn, "context", own.context, nil, true) or 0
+  if p ~= math.floor(p) then fail(fn, "context must be a whole number of tokens, got " .. p) end
+  local mix
+  if own.chunks ~= nil then
+    if type(own.chunks) ~= "table" then fail(fn, "chunks must be a list of {sequences, tokens, cached}, got " .. type(own.chunks)) end
+    if c.pp > 1 then fail(fn, "chunks (chunked prefill) with pp > 1 is not modelled; use tp, or leave chunks out") end
+    mix = {}
+    for i, g in ipairs(own.chunks) do
+      if type(g) ~= "table" then fail(fn, "chunks[" .. i .. "] must be {sequences, tokens, cached}, got " .. type(g)) end
+      local what = "chunks[" .. i .. "]"
+      mix[i] = { posint(fn, what .. "[1] (sequences)", g[1]), posint(fn, what .. "[2] (tokens)", g[2]),
+        posnum(fn, what .. "[3] (cached)", g[3] or 0, nil, true) }
+    end
+  end
+  return SG.graph(s, c, mix and "chunked" or (n == 1 and "decode" or "prefill"), B, n, p, mix, fn)
+end
+doc.doc(M.step_graph, "dlb.serve.step_graph(model, {hw=, batch=1, new=1, context=0, chunks={{sequences, tokens, cached}, ...}, ...}) -> g",
+  "one serving step as a graph: a decode batch with chunked-prefill groups in the same iteration (each its own attention kernel and cache); dlb.serve.time(g)")
 
 -- dlb.serve.time(g) -> cost: a graph of dlb.serve.graphs timed as every dlb.serve answer is
 -- (serve_graph.lua): its kernels by the per-op rule, serving's launch model, the step

@@ -525,18 +525,23 @@ function M.pipelined(s, c, B, n, p)
   return pipe(s, c, M.step(s, c, B / m, n, p, { layers = s.layers / c.pp }), B, n)
 end
 
--- The graphs of a prefill of B prompts of P tokens and of a decode step at context C (a
--- pipeline stage's, of one micro-batch, when pp > 1).
-function M.graphs(s, c, B, P, C, fn)
-  local m, stage = 1, nil
+-- The graph of a step of B sequences, n new tokens each after p cached, with the chunked-
+-- prefill groups mix (nil: none); a pipeline stage's of one micro-batch when pp > 1, which
+-- time_graph puts through the pipeline. fn names the caller in errors.
+function M.graph(s, c, kind, B, n, p, mix, fn)
+  local m, stage = 1, { mix = mix }
   if c.pp > 1 then
     m = math.min(c.microbatches, B)
-    stage = { layers = s.layers / c.pp }
+    stage.layers = s.layers / c.pp
   end
-  local pg = step_graph(s, c, "prefill", B / m, P, 0, stage, fn)
-  local dg = step_graph(s, c, "decode", B / m, 1, C, stage, fn)
-  pg.serve.pipeline_batch, dg.serve.pipeline_batch = B, B
-  return pg, dg
+  local g = step_graph(s, c, kind, B / m, n, p, stage, fn)
+  g.serve.pipeline_batch = B
+  return g
+end
+
+-- The graphs of a prefill of B prompts of P tokens and of a decode step at context C.
+function M.graphs(s, c, B, P, C, fn)
+  return M.graph(s, c, "prefill", B, P, 0, nil, fn), M.graph(s, c, "decode", B, 1, C, nil, fn)
 end
 
 M._step_list = step_list

@@ -124,6 +124,42 @@ T.test("tensor- and pipeline-parallel steps as graphs: allreduce kernels, stages
   T.checkerr("pp = 3 must divide the model's 80 layers", S.decode, L70, { hw = "H100-SXM", pp = 3 })
 end)
 
+T.test("chunked prefill as a graph: a decode batch and prompt chunks in one iteration", function()
+  -- 20 sequences decoding at 700 cached tokens and 3 prompt chunks of 171 tokens after 256
+  local g = S.step_graph(L7, { hw = "H100-SXM", batch = 20, context = 700, chunks = { { 3, 171, 256 } } })
+  local st = g:stats { inference = true }
+  local a = st.analysis
+  local F, _, _, _, _, K = core.analysis_arrays(a)
+  local att, caches = {}, {}
+  for i = 1, #F do
+    local name = core.analysis_op_name(a, i - 1)
+    if K[i] == 1 then att[name] = F[i] end
+  end
+  for i = 0, g:ntensors() - 1 do
+    local name, dims = core.graph_tensor_info(g._h, i)
+    if name:match("^layer1%..*kv_cache$") then caches[name] = dims end
+  end
+  -- the decode group: 4 x 32 heads x 128 x 701 keys x 20 sequences; the chunk group:
+  -- causal pairs 171 x 256 + 171 x 172 / 2 = 58,482 a sequence, 3 sequences
+  T.eq(att["layer1.attention"], 4 * 32 * 128 * 701 * 20, "decode group's attention FLOPs")
+  T.eq(att["layer1.attention2"], 4 * 32 * 128 * 58482 * 3, "chunk group's attention FLOPs")
+  T.eq(tonumber(caches["layer1.attention.kv_cache"][2]), 704, "decode cache: 701 tokens in blocks of 16")
+  T.eq(tonumber(caches["layer1.attention2.kv_cache"][1]), 3, "chunk cache: 3 sequences")
+  T.eq(tonumber(caches["layer1.attention2.kv_cache"][2]), 432, "chunk cache: 427 tokens in blocks of 16")
+  -- the chunk's tokens join the GEMMs: m = 20 + 3 x 171 = 533
+  local found
+  for i = 1, #F do
+    if core.analysis_op_name(a, i - 1) == "layer1.qkv" then found = core.analysis_gemm(a, i - 1) end
+  end
+  T.eq(found, 533, "qkv GEMM rows")
+  -- dlb.serve.time of it = the iteration continuous batching times
+  local c = S.config { hw = "H100-SXM" }
+  same_cost(S.time(g), S._step(L7, c, 20, 1, 700, { mix = { { 3, 171, 256 } } }), "chunked iteration")
+  T.checkerr("chunks[1][1] (sequences) must be a positive integer", S.step_graph, L7, { hw = "H100-SXM", chunks = { { 0, 1 } } })
+  T.checkerr("chunks (chunked prefill) with pp > 1", S.step_graph, L7, { hw = "H100-SXM", pp = 2, chunks = { { 1, 1 } } })
+  T.checkerr("option 'chunks' does not apply here", S.decode, L7, { hw = "H100-SXM", chunks = 3 })
+end)
+
 T.test("the graphs: layers, parameters, the paged KV cache as inputs (524,288 / 131,072 B per token)", function()
   for _, c in ipairs { { L7, 524288, 32 }, { L3, 131072, 32 } } do
     local m, per_token, L = c[1], c[2], c[3]
