@@ -1,11 +1,14 @@
--- test_serve_graph.lua — dlb.serve.graphs: the prefill and decode steps as dlb graphs of
--- kernel ops (g:kernel) with the paged KV cache as inputs, and dlb.serve.time, which times
--- them by the per-op rule and launch model of dlb.serve.prefill/decode. Exactness: for
--- Llama-2-7B, Llama-3-8B (GQA), Mistral-7B (sliding window) and Mixtral-8x7B (MoE) the
--- graph path's FLOPs, bytes, launches, kernels, per-op times and step times equal the
--- op-list path's within 1e-9 relative, under several serving options; the KV cache's
--- tensors hold 524,288 B / 131,072 B per token. The kernel op itself (forward only, given
--- costs exact, refused by training) and bad input. Runs on both backends.
+-- test_serve_graph.lua — every dlb.serve answer is computed from its step's graph
+-- (serve_graph.lua): the prefill and decode steps as dlb graphs of kernel ops (g:kernel)
+-- with the paged KV cache as inputs, tensor-parallel ranks with their allreduce kernels,
+-- pipeline stages, chunked-prefill iterations (dlb.serve.step_graph), and dlb.serve.time.
+-- For Llama-2-7B, Llama-3-8B (GQA), Mistral-7B (sliding window) and Mixtral-8x7B (MoE),
+-- under several serving options and tp = 4: dlb.serve.time of the graphs equals
+-- prefill/decode, and the steps derived from the graphs at batches 1, 2 and contexts 0, 1
+-- equal the graph built at the step (whole and mean batches) within 1e-9; a hand-counted
+-- decode FLOP total; the KV cache's tensors hold 524,288 B / 131,072 B per token. The
+-- kernel op itself (forward only, given costs exact, refused by training) and bad input.
+-- Runs on both backends.
 local T = require "harness"
 local dlb = require "dlbench"
 local core = require "dlbench.backend"
