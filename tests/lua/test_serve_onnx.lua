@@ -187,6 +187,31 @@ T.test("ONNX mixture of experts: experts and top-k from the router and its TopK"
   local bad = llama_onnx { layers = 1, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 96, vocab = 500,
     experts = 4, top_k = 5 }
   T.checkerr("TopK's k = 5 of an axis of 4", dlb.models.from_onnx, write("moe_bad", bad), { quiet = true })
+  -- TopK alone: [batch, seq, 8] -> [batch, seq, 3]; over the symbolic seq axis, or with a k
+  -- that is not a constant, refused naming it
+  local function topk_model(axis, k_input)
+    local inits = {}
+    if not k_input then inits[1] = shape_init("k3", { 3 }) end
+    local inputs = { H.value_info("x", H.tensor_type(1, { "batch", "seq", 8 })) }
+    if k_input then inputs[2] = H.value_info("k3", H.tensor_type(7, { 1 })) end
+    return H.model(H.graph { nodes = { H.node("TopK", { "x", "k3" }, { "v", "i" }, "topk", { attr_int("axis", axis) }) },
+      inits = inits, inputs = inputs,
+      outputs = { H.value_info("v", H.tensor_type(1, { "batch", "seq", 3 })) } }, 17)
+  end
+  local tg = dlb.models.from_onnx(write("topk", topk_model(2)), { quiet = true })
+  local core = require "dlbench.backend"
+  local shapes = {}
+  for i = 0, tg:ntensors() - 1 do
+    local name, dims = core.graph_tensor_info(tg._h, i)
+    shapes[name] = table.concat(dims, ",")
+  end
+  T.eq(shapes["topk:0"], "batch,seq,3", "TopK's values: the first part of the split")
+  for _, r in ipairs(tg:ops { inference = true, batch = 2, seq = 4 }) do
+    if r.name == "topk" then T.eq(r.type, "split", "TopK as a split"); T.eq(r.flops, 0, "a split's costs: no FLOPs") end
+  end
+  T.checkerr("TopK over axis 1 of 'x', a symbolic dim", dlb.models.from_onnx, write("topk_seq", topk_model(1)), { quiet = true })
+  T.checkerr("TopK's k ('k3') must be a constant known at import time", dlb.models.from_onnx,
+    write("topk_in", topk_model(2, true)), { quiet = true })
 end)
 
 T.test("ONNX: what cannot be inferred is refused, naming it", function()
