@@ -418,27 +418,30 @@ function M.time_graph(g)
   return r
 end
 
--- The entries of step graphs, per spec (weak) and step shape and configuration: what the
--- graph holds does not depend on the device's rates, launch costs or links, so a graph is
--- built once and re-timed under each device and calibration. At most 4,096 shapes a spec.
-local built = setmetatable({}, { __mode = "k" })
-local function shape_key(c, B, n, p, opts)
-  local k = string.format("%d|%s|%s|%.17g|%s|%.17g|%s|%s|%d|%.17g|%.17g|%.17g|%s",
+-- The entries of step graphs, per model, step shape and configuration: what the graph
+-- holds does not depend on the device's rates, launch costs or links, so a graph is built
+-- once and re-timed under each device and calibration. Keyed by the spec's fields (not the
+-- table: dlb.serve.decode(graph, ...) makes a new spec a call); at most 4,096 shapes kept.
+local SPEC_FIELDS = { "name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+  "vocab", "mlp", "experts", "top_k", "every", "window", "tied" }
+local built, nbuilt = {}, 0
+local function shape_key(s, c, B, n, p, opts)
+  local k = {}
+  for i, f in ipairs(SPEC_FIELDS) do k[i] = tostring(s[f]) end
+  k[#k + 1] = string.format("%d|%s|%s|%.17g|%s|%.17g|%s|%s|%d|%.17g|%.17g|%.17g|%s",
     c.tp, c.act, c.weights, c.wbytes, c.kv, c.kvbytes, tostring(c.fused), tostring(c.kv_reuse),
     c.block, B, n, p, tostring(opts.layers))
-  for _, m in ipairs(opts.mix or {}) do k = k .. string.format("|%.17g,%.17g,%.17g", m[1], m[2], m[3]) end
-  return k
+  for _, m in ipairs(opts.mix or {}) do k[#k + 1] = string.format("%.17g,%.17g,%.17g", m[1], m[2], m[3]) end
+  return table.concat(k, "|")
 end
 
 local function entries_at(s, c, B, n, p, opts)
-  local per = built[s]
-  if not per then per = { n = 0 }; built[s] = per end
-  local key = shape_key(c, B, n, p, opts)
-  local list = per[key]
+  local key = shape_key(s, c, B, n, p, opts)
+  local list = built[key]
   if not list then
     list = entries(step_graph(s, c, "step", B, n, p, opts))
-    if per.n >= 4096 then per = { n = 0 }; built[s] = per end
-    per[key], per.n = list, per.n + 1
+    if nbuilt >= 4096 then built, nbuilt = {}, 0 end
+    built[key], nbuilt = list, nbuilt + 1
   end
   return list
 end
