@@ -479,9 +479,10 @@ end
 -- dense model they come from the graphs at batches 1 and 2 (see between) and, for a decode
 -- step (n = 1), at contexts 0 and 1 as well: a decode step's costs are affine in the
 -- context (attention reads and scores p + 1 keys) up to the window (past it, they are those
--- at p = window - 1), so four graphs give every batch and context. MoE models (the experts
--- a step touches are not affine in the tokens), chunked-prefill mixes and opts.direct
--- build the graph at (B, n, p) itself.
+-- at p = window - 1), so four graphs give every batch and context; a chunked-prefill
+-- iteration's from four more (see chunked). MoE models (the experts a step touches are not
+-- affine in the tokens), a windowed model's chunked iterations and opts.direct build the
+-- graph at (B, n, p) itself.
 local function step_entries(s, c, B, n, p, opts)
   local list
   if not (s.experts or opts.mix or opts.direct) then
@@ -499,9 +500,52 @@ local function step_entries(s, c, B, n, p, opts)
   end
   return list or entries_at(s, c, B, n, p, opts)
 end
+-- The entries of a chunked-prefill iteration of a dense model without a window: B decode
+-- sequences and one group of `pieces` prompt chunks of t tokens each after q cached. Its
+-- costs are affine in B and quadratic in t (the chunks' causal attention pairs, t q +
+-- t (t + 1) / 2 a chunk; GEMMs, norms and the rest are affine in the tokens B n + pieces t),
+-- with no product of the two, so the graphs at (B, t) = (1, 1), (1, 2), (1, 3), (2, 1) give
+-- every B and t: f = f11 + (t - 1) D1 + (t - 1)(t - 2) D2 + (B - 1)(f21 - f11), D1 =
+-- f12 - f11, D2 = (f13 - 2 f12 + f11) / 2. nil when the graphs' kernels do not pair up.
+local function chunked(s, c, B, n, p, opts)
+  local m = opts.mix[1]
+  local function at(b, t)
+    return entries_at(s, c, b, n, p, { layers = opts.layers, mix = { { m[1], t, m[3] } } })
+  end
+  local l11, l12, l13, l21 = at(1, 1), at(1, 2), at(1, 3), at(2, 1)
+  local t, x = m[2], B - 1
+  if #l12 ~= #l11 or #l13 ~= #l11 or #l21 ~= #l11 then return nil end
+  local function at4(a, b, cc, d)
+    if a == b and b == cc and a == d then return a end
+    return a + (t - 1) * (b - a) + (t - 1) * (t - 2) * 0.5 * (cc - 2 * b + a) + x * (d - a)
+  end
+  local out = {}
+  for i, e in ipairs(l11) do
+    local f2, f3, g = l12[i], l13[i], l21[i]
+    for _, f in ipairs { f2, f3, g } do
+      if f[1] ~= e[1] or f[4] ~= e[4] or f[6] ~= e[6] or (f[5] == nil) ~= (e[5] == nil)
+          or (f.payload == nil) ~= (e.payload == nil) then
+        return nil
+      end
+    end
+    local gm
+    if e[5] then
+      gm = {}
+      for k = 1, 4 do gm[k] = at4(e[5][k], f2[5][k], f3[5][k], g[5][k]) end
+    end
+    out[i] = { e[1], at4(e[2], f2[2], f3[2], g[2]), at4(e[3], f2[3], f3[3], g[3]), e[4], gm, e[6],
+      payload = e.payload and at4(e.payload, f2.payload, f3.payload, g.payload) }
+  end
+  return out
+end
+
 function M.step(s, c, B, n, p, opts)
   opts = opts or {}
-  return time_entries(c, step_entries(s, c, B, n, p, opts))
+  local list
+  if opts.mix and #opts.mix == 1 and not (s.experts or s.window or opts.direct) then
+    list = chunked(s, c, B, n, p, opts)
+  end
+  return time_entries(c, list or step_entries(s, c, B, n, p, opts))
 end
 
 -- The attention kernel of a decode step of B sequences at context p (all layers alike):

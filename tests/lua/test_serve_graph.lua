@@ -158,6 +158,16 @@ T.test("chunked prefill as a graph: a decode batch and prompt chunks in one iter
   -- dlb.serve.time of it = the iteration continuous batching times
   local c = S.config { hw = "H100-SXM" }
   same_cost(S.time(g), S._step(L7, c, 20, 1, 700, { mix = { { 3, 171, 256 } } }), "chunked iteration")
+  -- a dense model's chunked iteration from the graphs at (batch, chunk tokens) = (1, 1),
+  -- (1, 2), (1, 3), (2, 1) = the graph built at it (continuous batching's mean batch and
+  -- mean chunk: not whole numbers)
+  for _, m in ipairs { L7, L3 } do
+    for _, k in ipairs { { 20, 3, 171, 256 }, { 37.4, 2, 300.25, 400 }, { 1, 1, 2048, 0 } } do
+      local o = { mix = { { k[2], k[3], k[4] } } }
+      same_cost(S._step(m, c, k[1], 1, 900, o), S._step(m, c, k[1], 1, 900, { mix = o.mix, direct = true }),
+        string.format("%s chunked B %g, %g x %g tokens", m.name, k[1], k[2], k[3]))
+    end
+  end
   T.checkerr("chunks[1][1] (sequences) must be a positive integer", S.step_graph, L7, { hw = "H100-SXM", chunks = { { 0, 1 } } })
   T.checkerr("chunks (chunked prefill) with pp > 1", S.step_graph, L7, { hw = "H100-SXM", pp = 2, chunks = { { 1, 1 } } })
   T.checkerr("option 'chunks' does not apply here", S.decode, L7, { hw = "H100-SXM", chunks = 3 })
