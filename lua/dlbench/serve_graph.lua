@@ -426,13 +426,22 @@ local SPEC_FIELDS = { "name", "layers", "hidden", "heads", "kv_heads", "head_dim
   "vocab", "mlp", "experts", "top_k", "every", "window", "tied" }
 local built, nbuilt = {}, 0
 local function shape_key(s, c, B, n, p, opts)
-  local k = {}
-  for i, f in ipairs(SPEC_FIELDS) do k[i] = tostring(s[f]) end
-  k[#k + 1] = string.format("%d|%s|%s|%.17g|%s|%.17g|%s|%s|%d|%.17g|%.17g|%.17g|%s",
-    c.tp, c.act, c.weights, c.wbytes, c.kv, c.kvbytes, tostring(c.fused), tostring(c.kv_reuse),
-    c.block, B, n, p, tostring(opts.layers))
-  for _, m in ipairs(opts.mix or {}) do k[#k + 1] = string.format("%.17g,%.17g,%.17g", m[1], m[2], m[3]) end
-  return table.concat(k, "|")
+  local sk = rawget(s, "_graph_key")  -- the spec's fields, joined once a spec
+  if not sk then
+    local k = {}
+    for i, f in ipairs(SPEC_FIELDS) do k[i] = tostring(s[f]) end
+    sk = table.concat(k, "|")
+    rawset(s, "_graph_key", sk)
+  end
+  local ck = rawget(c, "_graph_key")  -- the configuration's part, once a configuration
+  if not ck then
+    ck = string.format("%d|%s|%s|%.17g|%s|%.17g|%s|%s|%d", c.tp, c.act, c.weights, c.wbytes,
+      c.kv, c.kvbytes, tostring(c.fused), tostring(c.kv_reuse), c.block)
+    rawset(c, "_graph_key", ck)
+  end
+  local k = string.format("%s|%s|%.17g|%.17g|%.17g|%s", sk, ck, B, n, p, tostring(opts.layers))
+  for _, m in ipairs(opts.mix or {}) do k = k .. string.format("|%.17g,%.17g,%.17g", m[1], m[2], m[3]) end
+  return k
 end
 
 local function entries_at(s, c, B, n, p, opts)
