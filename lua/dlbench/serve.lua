@@ -180,7 +180,7 @@ doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=
 -- model. step: one step on one stage; pipelined: a whole step through the pipeline.
 local SG = require "dlbench.serve_graph"
 local step, pipelined, cached_tokens = SG.step, SG.pipelined, SG.cached_tokens
-M._step, M._step_list, M._attn_cost = step, SG._step_list, SG._attn_cost
+M._step = step
 
 -- == weights and memory ==========================================================
 

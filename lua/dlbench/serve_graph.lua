@@ -600,7 +600,4 @@ function M.graphs(s, c, B, P, C, fn)
   return M.graph(s, c, "prefill", B, P, 0, nil, fn), M.graph(s, c, "decode", B, 1, C, nil, fn)
 end
 
-M._step_list = step_list
-M._attn_cost = attn_cost
-
 return M
