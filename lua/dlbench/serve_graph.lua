@@ -4,10 +4,13 @@
 -- each after p cached ones is built as a graph of kernel ops (g:kernel: given FLOPs, bytes,
 -- GEMM shape, fused-attention mark), layer by layer, with the paged KV cache as inputs and
 -- the tensor-parallel allreduces as kernels of their own; the graph is read back through
--- its forward analysis into the per-op rule's entries, which step_time times by the one
--- step model (dlb_step_time, through dlb_roofline_ops_attn) and serving's launch model.
--- A graph's entries do not depend on the device's rates, so they are kept per step shape
--- and configuration (not per device or calibration) and re-timed. See docs/serve.md.
+-- its forward analysis into the per-op rule's entries, which time_entries times by the one
+-- step model (dlb_step_time, through dlb_roofline_ops_attn), the allreduces on the links
+-- and serving's launch model. A graph's entries do not depend on the device's rates, so
+-- they are kept per model, step shape and configuration (not per device or calibration)
+-- and re-timed; a dense model's steps of any batch and context come from a few graphs
+-- whose costs they are affine (or, for a chunk's tokens, quadratic) functions of (M.step).
+-- See docs/serve.md.
 local core = require "dlbench.backend"
 
 local M = {}
