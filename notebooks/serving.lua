@@ -54,7 +54,8 @@ end
 
 -- the steps as graphs: Llama-3-8B's prefill (batch 16 x 1,024 tokens) and a decode step at
 -- 4,096 cached tokens, as dlb graphs of kernel ops with the paged KV cache as inputs; their
--- analysis, and dlb.serve.time, against the op-list path (docs/serve.md)
+-- analysis, and dlb.serve.time, beside dlb.serve.prefill/decode, which time the same graphs
+-- (every serving answer is computed from its step's graph; docs/serve.md)
 do
   local m = models[4][2]
   local o = { hw = H100, batch = 16, prompt = 1024, context = 4096 }

@@ -543,6 +543,49 @@ static int split(dlb_onnx *m, const Onnx__NodeProto *n) {
   return DLB_OK;
 }
 
+/* TopK: the k largest values along an axis and their indices (a mixture-of-experts
+** router's choice of experts). Read as a split of the axis into k and the rest: both
+** outputs take the first part's shape [.., k, ..] (the indices as int64), at a split's
+** costs (no FLOPs: the selection's compares are not counted). k is the second input, a
+** constant; the axis must be numeric. */
+static int topk(dlb_onnx *m, const Onnx__NodeProto *n) {
+  oval *x, *kv;
+  int rc = dlb_onnx_need(m, n, 0, &x);
+  if (rc) return rc;
+  if ((rc = dlb_onnx_need(m, n, 1, &kv))) return rc;
+  int ax = 0;
+  if ((rc = dlb_onnx_axis0(m, dlb_onnx_aint(n, "axis", -1), x->nd, &ax))) return rc;
+  int64_t k;
+  int c = dlb_onnx_ivals(m, kv, &k, 1, "TopK's k");
+  if (c < 0) return c;
+  if (c != 1) return FAIL("TopK's k must be one value");
+  double e;
+  if (!dlb_dim_is_const(m->g, x->d[ax], &e))
+    return FAIL("TopK over axis %d of '%s', a symbolic dim; it must be a number", ax, x->name);
+  if (k < 1 || (double)k > e) return FAIL("TopK's k = %lld of an axis of %.0f", (long long)k, e);
+  int32_t d[DLB_GRAPH_MAXRANK];
+  memcpy(d, x->d, sizeof d);
+  if ((d[ax] = dlb_dim_const(m->g, (double)k)) < 0) return d[ax];
+  if (x->state == OV_CONST && !x->weight) {
+    for (size_t i = 0; i < n->n_output && i < 2; i++)
+      if (!dlb_onnx_set_c(m, n, i, x->nd, d, 0, i ? 7 : x->elem)) return dlb_last_status();
+    return DLB_OK;
+  }
+  int elem = x->elem, t = dlb_onnx_tens(m, x);
+  if (t < 0) return t;
+  int part = t;
+  if ((double)k < e) {
+    int32_t sizes[2] = {d[ax], dlb_dim_const(m->g, e - (double)k)};
+    if (sizes[1] < 0) return sizes[1];
+    int a[2] = {ax + 1, 2};
+    int o = dlb_onnx_mk(m, n, OP_SPLIT, NULL, 1, &t, 2, a, 2, sizes);
+    if (o < 0) return o;
+    part = op_out(m->g, &m->g->o[o])[0];
+  }
+  if ((rc = dlb_onnx_set_t(m, n, 0, part, elem))) return rc;
+  return n->n_output > 1 ? dlb_onnx_set_t(m, n, 1, part, 7) : DLB_OK;
+}
+
 static int const_of_shape(dlb_onnx *m, const Onnx__NodeProto *n) {
   oval *s;
   int rc = dlb_onnx_need(m, n, 0, &s);
@@ -682,7 +725,7 @@ static const struct { const char *name; onnx_fn fn; } TABLE[] = {
   {"Sign", unary}, {"Sin", unary}, {"Size", size_op}, {"Slice", dlb_onnx_op_slice}, {"Softmax", unary},
   {"Softplus", unary}, {"Softsign", unary}, {"Split", split}, {"Sqrt", unary}, {"Squeeze", squeeze},
   {"Sub", binary}, {"Sum", binary}, {"Tanh", unary}, {"Tile", expand}, {"Transpose", transpose},
-  {"Trilu", unary}, {"Unsqueeze", unsqueeze}, {"Where", where}, {"Xor", binary},
+  {"TopK", topk}, {"Trilu", unary}, {"Unsqueeze", unsqueeze}, {"Where", where}, {"Xor", binary},
 };
 
 onnx_fn dlb_onnx_handler(const char *op_type) {

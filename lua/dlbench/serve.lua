@@ -6,12 +6,14 @@
 -- closed loop, chunked prefill, speculative decoding), the fast sweep and the validation
 -- are in serve_batch.lua; both are installed here. See docs/serve.md.
 --
--- Every step is a list of per-op costs (FLOPs, bytes, matmul shape, fused-attention mark;
--- step_list) timed by the one per-op rule of graphs/hw/roofline.c (time_list): a step's
--- ops in one call (dlb_roofline_ops_attn), and a decode phase's attention, which grows by
--- one token of cache a step, by dlb_op_time_run (the rule summed over the steps, in C).
--- dlb.serve.graphs builds the same kernels as a dlb graph (kernel ops, the paged KV cache
--- as inputs) and dlb.serve.time times it by time_list.
+-- Every step is a dlb graph (serve_graph.lua): the prefill's, a decode step's, a chunked-
+-- prefill iteration's, one rank's under tp (its allreduces as kernels), one stage's under
+-- pp; its kernels are read back through the graph's forward analysis and timed by the one
+-- per-op rule and step model of graphs/hw (dlb_roofline_ops_attn -> dlb_step_time) and
+-- serving's launch model. A decode phase's sum is the graph of the step at context 0 less
+-- its attention, once per step, plus the attention kernel as the cache grows one token a
+-- step, summed by the same rule in C (dlb_op_time_run). dlb.serve.graphs hands the graphs
+-- out and dlb.serve.time times them.
 local hwmod = require "dlbench.hw"
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
@@ -171,230 +173,13 @@ end
 doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, comm_latency=, link=, fused=, kv_reuse=true} -> config",
   "a resolved serving configuration: the device, dtypes and bytes per weight, parallelism, and the per-op roofline parameters every dlb.serve call uses")
 
--- == a step's ops =================================================================
+-- == a step (serve_graph.lua) ===================================================
 
--- The per-GPU ops of one layer for T = B x n new tokens: a list of
--- {name, flops, bytes, m, n, k, batch, attention, comm}. Attention is costed by the caller
--- (attn_cost) because it depends on the context; here it is a placeholder.
-local function layer_ops(s, c, T, moe)
-  local tp, ab, wb = c.tp, c.abytes, c.wbytes
-  local d, H, KV, dh, f = s.hidden, s.heads, s.kv_heads, s.head_dim, s.ffn
-  local hq = H * dh / tp
-  local kvh = math.max(1, KV / tp) * dh  -- KV heads replicate when fewer than tp
-  local ops = {}
-  -- rows x width: the op's output (dlb.serve.graphs' tensors; not a cost)
-  local function gemm(name, m, k, n, batch, wn, flops_mul)
-    batch = batch or 1
-    local w = (wn or k * n * batch) * wb
-    ops[#ops + 1] = { name = name, flops = 2 * m * n * k * batch * (flops_mul or 1),
-      bytes = w + ab * batch * (m * k + m * n), m = m, n = n, k = k, batch = batch,
-      rows = m * batch, width = n }
-  end
-  local function elem(name, bytes, flops, width, rows)
-    ops[#ops + 1] = { name = name, flops = flops or 0, bytes = bytes, rows = rows or T, width = width }
-  end
-  -- c.fused (TensorRT-LLM's and vLLM's fused kernels): the residual add and the norm are
-  -- one kernel (reads x and the residual, writes both), RoPE runs inside the attention
-  -- kernel and the activation in the up-projection's epilogue
-  local fused = c.fused
-  if fused then elem("add_norm1", 4 * T * d * ab, 5 * T * d, d)
-  else elem("norm1", 2 * T * d * ab, 4 * T * d, d) end
-  gemm("qkv", T, d, hq + 2 * kvh)
-  if not fused then elem("rope", 2 * T * (hq + kvh) * ab, 6 * T * (hq + kvh), hq + 2 * kvh) end
-  ops[#ops + 1] = { name = "attention", attention = true, flops = 0, bytes = 0, rows = T, width = hq }
-  gemm("o_proj", T, hq, d)
-  if tp > 1 then ops[#ops + 1] = { name = "allreduce_attn", comm = T * d * ab } end
-  if fused then elem("add_norm2", 4 * T * d * ab, 5 * T * d, d)
-  else
-    elem("residual1", 3 * T * d * ab, T * d, d)
-    elem("norm2", 2 * T * d * ab, 4 * T * d, d)
-  end
-  local fs = f / tp
-  local up = s.mlp == "swiglu" and 2 or 1
-  if moe then
-    local E, kk = s.experts, s.top_k
-    gemm("router", T, d, E)
-    -- experts a step touches: E (1 - (1 - k/E)^T) with uniform routing; each runs
-    -- T k / E tokens (perfect balance); every touched expert's weights are read
-    local touched = E * (1 - (1 - kk / E) ^ T)
-    local per = T * kk / E
-    gemm("experts_up", per, d, up * fs, E, touched * d * up * fs)
-    ops[#ops].rows = T * kk
-    if not fused then elem("act", (up + 1) * T * kk * fs * ab, 4 * T * kk * fs, fs, T * kk) end
-    gemm("experts_down", per, fs, d, E, touched * fs * d)
-    ops[#ops].rows = T * kk
-  else
-    gemm("mlp_up", T, d, up * fs)
-    if not fused then elem("act", (up + 1) * T * fs * ab, 4 * T * fs, fs) end
-    gemm("mlp_down", T, fs, d)
-  end
-  if tp > 1 then ops[#ops + 1] = { name = "allreduce_mlp", comm = T * d * ab } end
-  if not fused then elem("residual2", 3 * T * d * ab, T * d, d) end
-  return ops
-end
-
--- Attention of one layer on one GPU, n new tokens per sequence after p cached ones, B
--- sequences: FLOPs 4 x heads x head_dim per (query, key) pair, causal (query i sees
--- p + i keys, at most the window); bytes: q and o, the cache read (p + n keys, at most the
--- window) and the new K and V written. Prefill (n > 1) and decode run FlashAttention-
--- and FlashDecoding/paged-attention kernels: marked as fused attention (attn_eff applies).
-local function attn_cost(s, c, B, n, p)
-  local tp = c.tp
-  local hq = s.heads * s.head_dim / tp
-  local kvh = math.max(1, s.kv_heads / tp) * s.head_dim
-  local w = s.window
-  local pairs_
-  if not w then
-    pairs_ = n * p + n * (n + 1) / 2
-  else
-    -- sum over i = 1..n of min(p + i, w)
-    local full = math.max(0, math.min(n, w - p))   -- queries with p + i <= w
-    pairs_ = (full > 0 and (full * p + full * (full + 1) / 2) or 0) + (n - full) * w
-  end
-  local keys = p + n
-  if w and keys > w then keys = w end
-  local flops = 4 * B * hq * pairs_
-  -- kv_reuse = false: a decode kernel that reads the cache once per query head rather than
-  -- once per KV head (no sharing of K/V loads across a GQA group)
-  local g = (n == 1 and not c.kv_reuse) and s.heads / s.kv_heads or 1
-  local bytes = B * (2 * n * hq * c.abytes + 2 * kvh * c.kvbytes * (keys * g + n))
-  return flops, bytes
-end
-M._attn_cost = attn_cost
-
--- One step of B sequences, n new tokens each after p cached (prefill: p = 0, n = prompt;
--- decode: n = 1, p = context so far; chunked prefill: any p, n), on one pipeline stage
--- holding `layers` layers (all of them when pp = 1). Returns a cost table:
--- {time, flops, bytes, compute_time, memory_time, launch, comm, kernels, ops = {...}}.
--- The per-op rule over a step's kernels in order, list entries {name, flops, bytes, count,
--- gemm = {m, n, k, batch} or nil, attention = bool} (collectives: {name, 0, 0, count, comm =
--- time}): the attention kernels at the activation dtype, the rest at compute's, in one call
--- each (one in all when c.one_roof), then serving's launch model and the step overhead.
--- Returns {time, flops, bytes, comm, launch, kernels, memory_bound_time, by_op, attn_launch}.
--- The one timing of a step: step() below and dlb.serve.time (a step's graph) both use it.
-local function time_list(c, list)
-  local res = { time = 0, flops = 0, bytes = 0, comm = 0, launch = 0, kernels = 0,
-    memory_bound_time = 0, by_op = {}, attn_launch = 0 }
-  local function add(name, t, fl, by, mb, count)
-    res.time = res.time + t * count
-    res.flops = res.flops + fl * count
-    res.bytes = res.bytes + by * count
-    if mb then res.memory_bound_time = res.memory_bound_time + t * count end
-    res.by_op[name] = (res.by_op[name] or 0) + t * count
-  end
-  -- the launch cost of a kernel of time t: overlapped (the default: asynchronous launches
-  -- run ahead of the GPU, so a kernel takes at least the launch interval, max(t, launch))
-  -- or serial (launch = "serial": the per-op rule's kernel_overhead added to every op, as
-  -- dlb.roofline.time does for a training step); none under CUDA graphs
-  local launch = c.cuda_graphs and 0 or c.launch
-  local overlap = c.launch_mode == "overlap"
-  local function kernel(t, count, attention)
-    local x = overlap and math.max(0, launch - t) or launch
-    res.launch = res.launch + x * count
-    res.kernels = res.kernels + count
-    if attention then res.attn_launch = res.attn_launch + x * count end
-  end
-  local sets = c.one_roof and { { c.one_roof } } or { { c.op_roof, false }, { c.attn_roof, true } }
-  for _, set in ipairs(sets) do
-    local fl, by, gm, at, idx = {}, {}, {}, {}, {}
-    for i, e in ipairs(list) do
-      if not e.comm and (set[2] == nil or (e[6] and true or false) == set[2]) then
-        local k = #fl + 1
-        fl[k], by[k], at[k], idx[k] = e[2], e[3], e[6] and 1 or 0, i
-        local g = e[5]
-        gm[4 * k - 3], gm[4 * k - 2], gm[4 * k - 1], gm[4 * k] =
-          g and g[1] or 0, g and g[2] or 0, g and g[3] or 0, g and g[4] or 0
-      end
-    end
-    if #fl > 0 then
-      local _, t, b = core.roofline_ops_attn(set[1], fl, by, gm, at)
-      for k, i in ipairs(idx) do list[i].t, list[i].mb = t[k], b[k] == "memory" end
-    end
-  end
-  for _, e in ipairs(list) do
-    if e.comm then
-      res.comm = res.comm + e.comm * e[4]
-      add(e[1], e.comm, 0, 0, false, e[4])
-    else
-      add(e[1], e.t, e[2], e[3], e.mb, e[4])
-      kernel(e.t, e[4], e[6])
-    end
-  end
-  res.time = res.time + res.launch + c.step_overhead
-  return res
-end
-
--- The kernels of one step of B sequences, n new tokens each after p cached (prefill:
--- p = 0, n = prompt; decode: n = 1, p = context so far; chunked prefill: any p, n), on one
--- pipeline stage holding `layers` layers (all of them when pp = 1), as time_list's entries;
--- with opts.each (dlb.serve.graphs), every layer's kernels apart and in order, each entry
--- also carrying its layer (0: the ends) and layer_ops' row (out = {rows, width}).
-local function step_list(s, c, B, n, p, opts)
-  opts = opts or {}
-  local T = B * n
-  local L = opts.layers or s.layers
-  local nmoe = s.experts and math.floor(L / s.every) or 0
-  -- attention groups: this step's sequences, and (chunked prefill mixed into a decode
-  -- batch) opts.mix = {{B, n, p}, ...}, each its own kernel; their tokens join the GEMMs
-  local groups = { { B, n, p } }
-  for _, m in ipairs(opts.mix or {}) do
-    groups[#groups + 1] = m
-    T = T + m[1] * m[2]
-  end
-  local list = {}
-  local function put(name, fl, by, count, gemm, attention, layer, row)
-    list[#list + 1] = { name, fl, by, count, gemm, attention, layer = layer, row = row }
-  end
-  -- the layers as kinds with counts (dense, MoE); opts.each: layer by layer, MoE every
-  -- s.every-th (the same count, floor(L / every))
-  local kinds = { { false, L - nmoe } }
-  if nmoe > 0 then kinds[2] = { true, nmoe } end
-  if opts.each then
-    kinds = {}
-    for l = 1, L do kinds[l] = { nmoe > 0 and l % s.every == 0, 1, l } end
-  end
-  for _, kd in ipairs(kinds) do
-    local count = kd[2]
-    if count > 0 then
-      for _, op in ipairs(layer_ops(s, c, T, kd[1])) do
-        if op.comm then
-          local link = c.link(c.tp)
-          local t = require("dlbench.parallel").allreduce { bytes = op.comm, n = c.tp,
-            bw = link.bw, latency = link.latency or 0 }
-          list[#list + 1] = { op.name, 0, 0, count, comm = t, layer = kd[3], row = op }
-        elseif op.attention then
-          for _, gp in ipairs(groups) do
-            if gp[1] > 0 and gp[2] > 0 then
-              local fl, by = attn_cost(s, c, gp[1], gp[2], gp[3])
-              put(op.name, fl, by, count, nil, true, kd[3], op)
-            end
-          end
-        else
-          put(op.name, op.flops, op.bytes, count, op.m and { op.m, op.n, op.k, op.batch or 1 }, nil, kd[3], op)
-        end
-      end
-    end
-  end
-  if opts.ends ~= false then
-    -- the embedding gather on the first stage, the final norm and the LM head on the last
-    -- (logits of the last token of each sequence only)
-    local d, V = s.hidden, s.vocab / c.tp
-    local ab = c.abytes
-    for _, m in ipairs(opts.mix or {}) do B = B + m[1] end
-    put("embedding", 0, T * d * ab * 2, 1, nil, nil, 0, { rows = T, width = d })
-    put("final_norm", 4 * B * d, 2 * B * d * ab, 1, nil, nil, 0, { rows = B, width = d })
-    put("lm_head", 2 * B * d * V, d * V * ab + ab * (B * d + B * V), 1, { B, V, d, 1 }, nil, 0,
-      { rows = B, width = V, k = d, n = V })
-  end
-  return list
-end
-M._step_list = step_list
-
--- One step (see step_list), timed by time_list. Returns a cost table:
--- {time, flops, bytes, compute_time, memory_time, launch, comm, kernels, ops = {...}}.
-local function step(s, c, B, n, p, opts)
-  return time_list(c, step_list(s, c, B, n, p, opts))
-end
+-- Every step is its graph (serve_graph.lua): built from the serving rules, read back through
+-- its forward analysis and timed by the training step's per-op model and serving's launch
+-- model. step: one step on one stage; pipelined: a whole step through the pipeline.
+local SG = require "dlbench.serve_graph"
+local step, pipelined, cached_tokens = SG.step, SG.pipelined, SG.cached_tokens
 M._step = step
 
 -- == weights and memory ==========================================================
@@ -413,10 +198,6 @@ local function kv_per_token_gpu(s, c)
 end
 
 -- Cache tokens a sequence of context `ctx` holds: the window at most, in whole blocks.
-local function cached_tokens(s, c, ctx)
-  if s.window and ctx > s.window then ctx = s.window end
-  return math.ceil(ctx / c.block) * c.block
-end
 
 -- The memory one GPU needs for B sequences of context ctx: weights, KV cache (paged
 -- blocks) and the largest transient activation (a prefill chunk of `tokens` tokens).
@@ -488,35 +269,8 @@ doc.doc(M.capacity, "dlb.serve.capacity(model, {hw=, context= | batch=, weights=
 
 -- == prefill, decode, generate ===================================================
 
--- A step's time over a pipeline of c.pp stages: each stage holds layers/pp layers; the
--- batch runs as `microbatches` micro-batches; activations cross stage boundaries on the
--- link. Returns the cost of the whole step (all micro-batches through all stages) and
--- the latency of one micro-batch through the pipeline.
-local function pipelined(s, c, B, n, p)
-  if c.pp == 1 then
-    local r = step(s, c, B, n, p)
-    r.latency = r.time
-    return r
-  end
-  local m = math.min(c.microbatches, B)
-  local Bm = B / m
-  local Ls = s.layers / c.pp
-  local r = step(s, c, Bm, n, p, { layers = Ls })
-  local link = c.link(c.pp)
-  local p2p = (link.latency or 0) + Bm * n * s.hidden * c.abytes / link.bw
-  local stage = r.time + p2p
-  local out = {}
-  for k, v in pairs(r) do out[k] = v end
-  -- all micro-batches through all stages: fill (pp - 1) + m stage slots
-  out.time = (m + c.pp - 1) * stage
-  if n == 1 then out.time = math.max(m, c.pp) * stage end  -- decode keeps the pipe full
-  out.latency = c.pp * stage
-  out.flops, out.bytes = r.flops * m * c.pp, r.bytes * m * c.pp
-  out.comm = (r.comm * m + p2p * m) * c.pp
-  return out
-end
-
-local STEP_OPTS = { batch = true, prompt = true, context = true, output = true }
+local STEP_OPTS = { batch = true, prompt = true, context = true, output = true, new = true,
+  chunks = true }
 for k in pairs(CFG) do STEP_OPTS[k] = true end
 
 local function split_opts(opts, fn, keys)
@@ -613,31 +367,29 @@ local function decode_sum(s, c, B, p0, steps, cache)
     end
     return tot * steps / K, fl * steps / K, by * steps / K
   end
-  -- everything but attention is the same at every context: one step at context 0 less
-  -- its attention, kept in `cache` per batch size (the sweep reuses it across prompts
-  -- and outputs)
-  local L = s.layers
-  local fa = 4 * B * s.heads * s.head_dim / c.tp
-  local kvh = math.max(1, s.kv_heads / c.tp) * s.head_dim
-  local bq = B * 2 * s.heads * s.head_dim / c.tp * c.abytes
-  local bk = B * 2 * kvh * c.kvbytes
-  local bkr = bk * (c.kv_reuse and 1 or s.heads / s.kv_heads)  -- cache bytes read per key
+  -- the decode phase as a sum of graph steps: everything but attention is the same at
+  -- every context, so it is the graph of the step at context 0 less its attention, once a
+  -- step (kept in `cache` per batch size: the sweep reuses it across prompts and outputs);
+  -- the attention kernel is read from the graphs at contexts 0 and 1 (a layer's kernel
+  -- at j = p + 1 keys: f0 + f1 j FLOPs, b0 + b1 j bytes) and summed over the steps
   local k0 = cache and cache[B]
   if not k0 then
+    local a0, a1 = SG.attention(s, c, B, 0), SG.attention(s, c, B, 1)
     local r0 = step(s, c, B, 1, 0)
-    k0 = { base = r0.time - (r0.by_op.attention or 0) - r0.attn_launch, flops = r0.flops - fa * L,
-      bytes = r0.bytes - (bq + bkr + bk) * L }
+    local f1, b1 = a1[2] - a0[2], a1[3] - a0[3]
+    k0 = { base = r0.time - (r0.by_op.attention or 0) - r0.attn_launch, L = a0[4],
+      flops = r0.flops - a0[2] * a0[4], bytes = r0.bytes - a0[3] * a0[4],
+      f0 = a0[2] - f1, f1 = f1, b0 = a0[3] - b1, b1 = b1 }
     if cache then cache[B] = k0 end
   end
-  local base = k0.base
-  -- attention of one layer at the step that brings the cache to j = p + 1 keys (at most the
-  -- window w): fa j FLOPs, bq + bk + bkr j bytes; the per-op rule summed over the steps in
-  -- C (dlb_op_time_run), each kernel at least the launch interval when launches overlap,
-  -- the launch added to each when they are serial
+  local base, L = k0.base, k0.L
+  -- the per-op rule summed over the steps in C (dlb_op_time_run; at most the window's
+  -- keys), each kernel at least the launch interval when launches overlap, the launch
+  -- added to each when they are serial
   local w = s.window
   local launch = c.cuda_graphs and 0 or c.launch
   local overlap = c.launch_mode == "overlap"
-  local run = core.roofline_op_time_run(c.attn_roof, 0, fa, bq + bk, bkr, p0 + 1, p0 + steps,
+  local run = core.roofline_op_time_run(c.attn_roof, k0.f0, k0.f1, k0.b0, k0.b1, p0 + 1, p0 + steps,
     w or -1, true, overlap and launch or 0)
   local att = run.time + (overlap and 0 or launch * steps)
   local total = base * steps + att * L
@@ -683,142 +435,78 @@ end
 doc.doc(M.generate, "dlb.serve.generate(model, {hw=, batch=1, prompt=512, output=128, weights=, kv=, tp=, pp=, cuda_graphs=, ...}) -> result",
   "a static batch: ttft, tpot, latency (s), tokens_per_s (per replica), tokens_per_s_gpu, requests_per_s, fits, energy_per_token (J)")
 
--- == the steps as graphs ==========================================================
 
--- The step of B sequences, n new tokens each after p cached, as a dlb graph: the kernels of
--- step_list, layer by layer (g:layer scopes "layer1" ...), each a kernel op (g:kernel)
--- with the FLOPs, bytes, GEMM shape and fused-attention mark step_list gives it, over
--- tensors that show the step: token ids, the weights at the weight dtype (experts as
--- [E, k, n]; the embedding, LM head and norms at the activation dtype: the spec's params), and per layer the paged KV cache the attention reads, at the KV dtype and
--- allocated in whole blocks (the window at most), [B, cached tokens, 2 x KV heads x
--- head_dim]. g.serve = {kind, batch, new, context, config, spec}; dlb.serve.time(g) times
--- it by the same per-op rule and launch model as dlb.serve.prefill/decode.
-local function step_graph(s, c, kind, B, n, p)
-  local graph = require "dlbench.graph"
-  local g = graph.new(s.name .. " " .. kind)
-  local list = step_list(s, c, B, n, p, { each = true })
-  local T, d = B * n, s.hidden
-  local act, kvdt = c.act, c.kv
-  local kvw = 2 * math.max(1, s.kv_heads / c.tp) * s.head_dim
-  local cached = cached_tokens(s, c, p + n)
-  local ids = g:input("ids", { T }, "int32")
-  local embed = g:weight("embed", { s.vocab, d }, act)
-  -- the norms' weights: RMSNorm a scale, LayerNorm a scale and a bias (as the spec counts)
-  local nscale = d * (s.mlp == "swiglu" and 1 or 2)
-  local function kernel(e, name, ins, rows, width)
-    if e[1]:match("norm") then ins[#ins + 1] = g:weight(name .. ".scale", { nscale }, act) end
-    return g:kernel(ins, { rows, width }, { name = name, flops = e[2], bytes = e[3], gemm = e[5],
-      attention = e[6] and true or nil, dtype = act })
-  end
-  local x
-  for _, e in ipairs(list) do
-    if e[1] == "embedding" then x = kernel(e, "embedding", { ids, embed }, T, d) end
-  end
-  local layer, cur, res, routed = nil, x, x, nil
-  for _, e in ipairs(list) do
-    local l, name, row = e.layer, e[1], e.row
-    if l and l > 0 then
-      if l ~= layer then
-        layer = l
-        g:layer("layer" .. l)
-        res = cur -- the layer's input: the residual stream
-      end
-      local lname = "layer" .. l .. "." .. name
-      local out
-      if e[6] then
-        local cache = g:input(lname .. ".kv_cache", { B, cached, kvw }, kvdt)
-        out = kernel(e, lname, { cur, cache }, row.rows, row.width)
-      elseif e[5] then
-        local w = g:weight(lname .. ".w", row.batch > 1 and { row.batch, row.k, row.n } or { row.k, row.n },
-          c.weights)
-        local ins = { cur, w }
-        if routed and name:match("^experts") then ins[3] = routed end
-        out = kernel(e, lname, ins, row.rows, row.width)
-      elseif name:match("^residual") or name:match("^add_norm") then
-        out = kernel(e, lname, { cur, res }, row.rows, row.width)
-        res = out
-      else
-        out = kernel(e, lname, { cur }, row.rows, row.width)
-      end
-      if name == "router" then routed = out else cur = out end
-    end
-  end
-  if layer then g:layer(nil) end
-  x = cur -- the last layer's output
-  for _, e in ipairs(list) do
-    if e[1] == "final_norm" then
-      x = kernel(e, "final_norm", { x }, B, d)
-    elseif e[1] == "lm_head" then
-      local w = s.tied and embed or g:weight("lm_head", { d, s.vocab }, act)
-      x = kernel(e, "lm_head", { x, w }, B, e.row.width)
-    end
-  end
-  g.serve = { kind = kind, batch = B, new = n, context = p, config = c, spec = s }
-  return g
-end
+-- == the steps as graphs ==========================================================
 
 local GRAPHS = { batch = true, prompt = true, context = true }
 
 -- dlb.serve.graphs(model, {hw=, batch=1, prompt=512, context=prompt, ...}) -> prefill_g,
--- decode_g: the prefill of `batch` prompts and one decode step at `context` cached tokens.
+-- decode_g: the prefill of `batch` prompts and one decode step at `context` cached tokens,
+-- the graphs every dlb.serve answer is computed from (serve_graph.lua). With tp > 1 each
+-- is one rank's graph, its allreduces kernels of their own; with pp > 1, one pipeline
+-- stage's (layers / pp layers) of one micro-batch, which dlb.serve.time puts through the
+-- pipeline.
 function M.graphs(model, opts)
   local fn = "dlb.serve.graphs"
   local cfg, own = split_opts(opts, fn, GRAPHS)
   local s = M.model(model)
   local c = M.config(cfg, fn)
-  if c.tp > 1 or c.pp > 1 then
-    fail(fn, "tp and pp must be 1: a step's collectives and pipeline stages are not graph ops "
-      .. "(dlb.serve.prefill and decode model them)")
-  end
   local B = posint(fn, "batch", own.batch or 1)
   local P = posint(fn, "prompt", own.prompt or 512)
   local C = posint(fn, "context", own.context or P)
-  return step_graph(s, c, "prefill", B, P, 0), step_graph(s, c, "decode", B, 1, C)
+  return SG.graphs(s, c, B, P, C, fn)
 end
-doc.doc(M.graphs, "dlb.serve.graphs(model, {hw=, batch=1, prompt=512[, context=prompt], weights=, kv=, act=, cuda_graphs=, fused=, block=, ...}) -> prefill_g, decode_g",
-  "the prefill and one decode step as dlb graphs of kernel ops with the paged KV cache as inputs (tp = pp = 1): g:stats{inference=true}, g:dot(), dlb.roofline.time, dlb.serve.time")
+doc.doc(M.graphs, "dlb.serve.graphs(model, {hw=, batch=1, prompt=512[, context=prompt], weights=, kv=, act=, tp=, pp=, cuda_graphs=, fused=, block=, ...}) -> prefill_g, decode_g",
+  "the prefill and one decode step as dlb graphs of kernel ops (one rank's, one pipeline stage's), the paged KV cache as inputs, allreduces as kernels: g:stats{inference=true}, g:dot(), dlb.serve.time")
 
-local ATTENTION = select(2, require("dlbench.desc").enum("DLB_KERNEL_")).attention
+local STEPG = { batch = true, new = true, context = true, chunks = true }
 
--- dlb.serve.time(g) -> cost: a graph of dlb.serve.graphs timed by the per-op rule and the
--- launch model of dlb.serve.prefill/decode (time_list), from the graph's forward analysis.
+-- dlb.serve.step_graph(model, {hw=, batch=1, new=1, context=0, chunks={{sequences, tokens,
+-- cached}, ...}, ...}) -> g: any step as a graph: `batch` sequences with `new` tokens each
+-- after `context` cached, and (chunked prefill, as dlb.serve.continuous{chunk=} runs it)
+-- prompt chunks in the same iteration: each {sequences, tokens, cached} group its own
+-- attention kernel reading its own cache, its tokens joining the GEMMs.
+function M.step_graph(model, opts)
+  local fn = "dlb.serve.step_graph"
+  local cfg, own = split_opts(opts, fn, STEPG)
+  local s = M.model(model)
+  local c = M.config(cfg, fn)
+  local B = posint(fn, "batch", own.batch or 1)
+  local n = posint(fn, "new", own.new or 1)
+  local p = own.context ~= nil and posnum(fn, "context", own.context, nil, true) or 0
+  if p ~= math.floor(p) then fail(fn, "context must be a whole number of tokens, got " .. p) end
+  local mix
+  if own.chunks ~= nil then
+    if type(own.chunks) ~= "table" then fail(fn, "chunks must be a list of {sequences, tokens, cached}, got " .. type(own.chunks)) end
+    if c.pp > 1 then fail(fn, "chunks (chunked prefill) with pp > 1 is not modelled; use tp, or leave chunks out") end
+    mix = {}
+    for i, g in ipairs(own.chunks) do
+      if type(g) ~= "table" then fail(fn, "chunks[" .. i .. "] must be {sequences, tokens, cached}, got " .. type(g)) end
+      local what = "chunks[" .. i .. "]"
+      mix[i] = { posint(fn, what .. "[1] (sequences)", g[1]), posint(fn, what .. "[2] (tokens)", g[2]),
+        posnum(fn, what .. "[3] (cached)", g[3] or 0, nil, true) }
+    end
+  end
+  return SG.graph(s, c, mix and "chunked" or (n == 1 and "decode" or "prefill"), B, n, p, mix, fn)
+end
+doc.doc(M.step_graph, "dlb.serve.step_graph(model, {hw=, batch=1, new=1, context=0, chunks={{sequences, tokens, cached}, ...}, ...}) -> g",
+  "one serving step as a graph: a decode batch with chunked-prefill groups in the same iteration (each its own attention kernel and cache); dlb.serve.time(g)")
+
+-- dlb.serve.time(g) -> cost: a graph of dlb.serve.graphs timed as every dlb.serve answer is
+-- (serve_graph.lua): its kernels by the per-op rule, serving's launch model, the step
+-- overhead, its allreduces on the links, a stage through the pipeline.
 function M.time(g)
   local fn = "dlb.serve.time"
   local sv = type(g) == "table" and rawget(g, "serve")
   if type(sv) ~= "table" or not sv.config then
     fail(fn, "expected a graph from dlb.serve.graphs, got " .. (type(g) == "table" and "a graph without g.serve" or type(g)))
   end
-  local st = g:stats { inference = true }
-  local a = st.analysis
-  local F, By, _, Ly, _, K = core.analysis_arrays(a)
-  -- the layers' kernels, then the ends' (embedding, final norm, LM head), as step_list
-  -- orders them; identical kernels (name, FLOPs, bytes, GEMM shape, attention mark) are
-  -- one entry with a count, as step_list's layer kinds are (the per-op rule's host
-  -- timeline sees the same sequence)
-  local list, seen = {}, {}
-  for pass = 1, 2 do
-    for i = 1, #F do
-      if (Ly[i] >= 0) == (pass == 1) then
-        local m, nn, k, b = core.analysis_gemm(a, i - 1)
-        local name = core.analysis_op_name(a, i - 1):gsub("^layer%d+%.", "")
-        local key = string.format("%s|%.17g|%.17g|%s|%s", name, F[i], By[i],
-          m and string.format("%.17g,%.17g,%.17g,%.17g", m, nn, k, b) or "", tostring(K[i] == ATTENTION))
-        local e = seen[key]
-        if e then e[4] = e[4] + 1
-        else
-          e = { name, F[i], By[i], 1, m and { m, nn, k, b } or nil, K[i] == ATTENTION }
-          seen[key] = e
-          list[#list + 1] = e
-        end
-      end
-    end
-  end
-  local r = time_list(sv.config, list)
-  r.kind, r.batch, r.context = sv.kind, sv.batch, sv.context
+  local r = SG.time_graph(g)
+  r.kind, r.batch, r.context = sv.kind, sv.pipeline_batch or sv.batch, sv.context
   return r
 end
-doc.doc(M.time, "dlb.serve.time(g) -> {time=, flops=, bytes=, launch=, kernels=, by_op=, ...}",
-  "a step graph of dlb.serve.graphs timed as dlb.serve.prefill/decode time it (the per-op rule, launches, step overhead)")
+doc.doc(M.time, "dlb.serve.time(g) -> {time=, flops=, bytes=, launch=, kernels=, comm=, by_op=, ...}",
+  "a step graph of dlb.serve.graphs timed as dlb.serve.prefill/decode time it (the per-op rule, launches, step overhead, allreduces, pipeline)")
 
 require("dlbench.serve_batch").install(M, { step = step, pipelined = pipelined,
   decode_sum = decode_sum, split_opts = split_opts, posint = posint, posnum = posnum,

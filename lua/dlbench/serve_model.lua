@@ -186,9 +186,9 @@ function B.install(M, H)
       end
     end
     -- vocab: the logits, the last matmul's last dim
-    local vocab
+    local vocab, ldims
     for _, t in ipairs(T) do
-      if t.type == "matmul" and t.role == 3 then vocab = num(t.dims[#t.dims]) end
+      if t.type == "matmul" and t.role == 3 then vocab, ldims = num(t.dims[#t.dims]), t.dims end
     end
     if not vocab or vocab == hidden then refuse("vocab", "the last matmul does not produce logits") end
     -- ffn: the first activation after the first attention scores
@@ -222,17 +222,60 @@ function B.install(M, H)
       refuse("vocab", "the last matmul gives " .. vocab .. " outputs, not the " .. table_rows
         .. " rows of the token table: an encoder or a classifier head, not a decoder's LM head")
     end
-    local mats = (layer_el / layers - hidden * (qw + 2 * kw) - qw * hidden) / (hidden * ffn)
+    -- mixture of experts: a router, a matmul of the hidden state by a {hidden, E} weight
+    -- into E logits per token (the logits' leading dims; E none of the layer widths), and
+    -- the TopK that picks k of them (the importer reads TopK as a split of the axis into k
+    -- and E - k: the first split output after the router with its leading dims and a last
+    -- dim below E)
+    local function per_token(d)
+      if #d ~= #ldims then return false end
+      for a = 1, #d - 1 do if d[a] ~= ldims[a] then return false end end
+      return true
+    end
+    local routers, experts, top_k = 0, nil, nil
+    for i, t in ipairs(T) do
+      local d = t.dims
+      local E = t.type == "matmul" and t.role == 3 and per_token(d) and num(d[#d])
+      if E and E > 1 and not widths[E] and E ~= vocab and wpairs[hidden .. "x" .. E] then
+        if experts and E ~= experts then refuse("experts", "the layers' routers pick among " .. experts .. " and " .. E .. " experts") end
+        experts, routers = E, routers + 1
+        local k
+        for j = i + 1, #T do
+          local u = T[j]
+          if u.type == "matmul" and u.role == 3 and num(u.dims[#u.dims]) == E then break end -- the next router
+          local kk = u.type == "split" and #u.dims == #d and num(u.dims[#u.dims])
+          if kk and kk < E then
+            local prefix = true
+            for a = 1, #d - 1 do if u.dims[a] ~= d[a] then prefix = false end end
+            if prefix then k = kk break end
+          end
+        end
+        if not k then refuse("top_k", "the router of " .. E .. " experts has no TopK after it") end
+        if top_k and k ~= top_k then refuse("top_k", "the layers' routers pick " .. top_k .. " and " .. k .. " experts") end
+        top_k = k
+      end
+    end
+    local every
+    if routers > 0 then
+      every = layers / routers
+      if every ~= math.floor(every) then
+        refuse("every", routers .. " routers in " .. layers .. " layers: not one every n layers")
+      end
+    end
+    -- the MLP's matrices: the layers' 2-D weight elements less the attention's, over hidden x
+    -- ffn x the MLPs (a dense layer one, an MoE layer E)
+    local mlps = routers > 0 and (layers - routers + routers * experts) / layers or 1
+    local mats = (layer_el / layers - hidden * (qw + 2 * kw) - qw * hidden) / (hidden * ffn * mlps)
     if mats ~= 2 and mats ~= 3 then
-      refuse("mlp", string.format("the layers' weights leave %.4g x hidden x ffn elements a layer "
-        .. "beside the attention, not 2 (gelu) or 3 (swiglu); mixture-of-experts graphs are not read", mats))
+      refuse("mlp", string.format("the layers' weights leave %.4g x hidden x ffn elements a%s MLP "
+        .. "beside the attention, not 2 (gelu) or 3 (swiglu)", mats, routers > 0 and "n expert's" or ""))
     end
     if vocab_w ~= 1 and vocab_w ~= 2 then
       refuse("tied", vocab_w .. " 2-D weights have a vocab dim, not 1 (tied) or 2")
     end
     local t = { name = gname, layers = layers, hidden = hidden, heads = heads, kv_heads = kv,
       head_dim = dh, ffn = ffn, vocab = vocab, mlp = mats == 3 and "swiglu" or "gelu",
-      tied = vocab_w == 1 }
+      tied = vocab_w == 1, experts = experts, top_k = top_k, every = every }
     for k, v in pairs(extra or {}) do t[k] = v end
     return from_fields(t, fn)
   end

@@ -1,11 +1,14 @@
--- test_serve_graph.lua — dlb.serve.graphs: the prefill and decode steps as dlb graphs of
--- kernel ops (g:kernel) with the paged KV cache as inputs, and dlb.serve.time, which times
--- them by the per-op rule and launch model of dlb.serve.prefill/decode. Exactness: for
--- Llama-2-7B, Llama-3-8B (GQA), Mistral-7B (sliding window) and Mixtral-8x7B (MoE) the
--- graph path's FLOPs, bytes, launches, kernels, per-op times and step times equal the
--- op-list path's within 1e-9 relative, under several serving options; the KV cache's
--- tensors hold 524,288 B / 131,072 B per token. The kernel op itself (forward only, given
--- costs exact, refused by training) and bad input. Runs on both backends.
+-- test_serve_graph.lua — every dlb.serve answer is computed from its step's graph
+-- (serve_graph.lua): the prefill and decode steps as dlb graphs of kernel ops (g:kernel)
+-- with the paged KV cache as inputs, tensor-parallel ranks with their allreduce kernels,
+-- pipeline stages, chunked-prefill iterations (dlb.serve.step_graph), and dlb.serve.time.
+-- For Llama-2-7B, Llama-3-8B (GQA), Mistral-7B (sliding window) and Mixtral-8x7B (MoE),
+-- under several serving options and tp = 4: dlb.serve.time of the graphs equals
+-- prefill/decode, and the steps derived from the graphs at batches 1, 2 and contexts 0, 1
+-- equal the graph built at the step (whole and mean batches) within 1e-9; a hand-counted
+-- decode FLOP total; the KV cache's tensors hold 524,288 B / 131,072 B per token. The
+-- kernel op itself (forward only, given costs exact, refused by training) and bad input.
+-- Runs on both backends.
 local T = require "harness"
 local dlb = require "dlbench"
 local core = require "dlbench.backend"
@@ -32,7 +35,7 @@ local function same_cost(g, r, what)
   for name in pairs(g.by_op) do assert(r.by_op[name], what .. ": extra op " .. name) end
 end
 
-T.test("graph path = op-list path within 1e-9: Llama-2-7B, Llama-3-8B, Mistral, Mixtral", function()
+T.test("every step is its graph: dlb.serve.time(graphs) = prefill/decode; entries from the 1-2 batch, 0-1 context graphs = the graph built at (B, p)", function()
   local n = 0
   for _, m in ipairs { L7, L3, MI, MX } do
     for _, o in ipairs {
@@ -40,6 +43,7 @@ T.test("graph path = op-list path within 1e-9: Llama-2-7B, Llama-3-8B, Mistral, 
       { hw = "H100-SXM", batch = 16, prompt = 2048, context = 8192, weights = "int4", kv = "fp8" },
       { hw = "L40S", batch = 3, prompt = 300, context = 5000, fused = true, cuda_graphs = true },
       { hw = "H100-SXM", batch = 64, prompt = 64, context = 100, weights = "fp8", launch = "serial", kv_reuse = false },
+      { hw = "H100-SXM", batch = 12, prompt = 200, context = 3000, tp = 4 },
     } do
       local pg, dg = S.graphs(m, o)
       local po, dopt = {}, {}
@@ -47,17 +51,28 @@ T.test("graph path = op-list path within 1e-9: Llama-2-7B, Llama-3-8B, Mistral, 
         if k ~= "context" then po[k] = v end
         if k ~= "prompt" then dopt[k] = v end
       end
-      local what = m.name .. " on " .. o.hw
+      local what = m.name .. " on " .. o.hw .. (o.tp and " tp " .. o.tp or "")
       same_cost(S.time(pg), S.prefill(m, po), what .. " prefill")
       same_cost(S.time(dg), S.decode(m, dopt), what .. " decode")
       -- g:stats counts the same FLOPs and bytes (the forward analysis)
       local st = dg:stats { inference = true }
       close(st.flops, S.decode(m, dopt).flops, what .. " g:stats flops")
       close(st.bytes, S.decode(m, dopt).bytes, what .. " g:stats bytes")
+      -- a step's entries from the graphs at batches 1, 2 and contexts 0, 1 = those of the
+      -- graph built at the step itself (a mean batch of continuous batching too)
+      local cfg = {}
+      for k, v in pairs(o) do if k ~= "batch" and k ~= "prompt" and k ~= "context" then cfg[k] = v end end
+      local c = S.config(cfg)
+      for _, bp in ipairs { { o.batch, 1, o.context }, { o.batch + 0.37, 1, o.context }, { 7.5, 1, 4500 },
+                            { o.batch, o.prompt, 0 }, { 2.25, 5, 77 } } do
+        local B, nn, p = bp[1], bp[2], bp[3]
+        same_cost(S._step(m, c, B, nn, p), S._step(m, c, B, nn, p, { direct = true }),
+          string.format("%s step B %g n %g p %g", what, B, nn, p))
+      end
       n = n + 1
     end
   end
-  T.eq(n, 16, "cases")
+  T.eq(n, 20, "cases")
   -- a tied GELU decoder (GPT-2 XL: LayerNorm scale and bias), NF4 weights, an int4 cache
   local G = S.model(dlb.models.gpt { size = "gpt2-xl", batch = 1, seq = 16 })
   local o = { hw = "A100-SXM4-80GB", weights = "nf4", kv = "int4" }
@@ -65,6 +80,97 @@ T.test("graph path = op-list path within 1e-9: Llama-2-7B, Llama-3-8B, Mistral, 
   same_cost(S.time(pg), S.prefill(G, { hw = o.hw, weights = o.weights, kv = o.kv, batch = 5, prompt = 77 }), "gpt2-xl prefill")
   same_cost(S.time(dg), S.decode(G, { hw = o.hw, weights = o.weights, kv = o.kv, batch = 5, context = 300 }), "gpt2-xl decode")
   T.eq(dg:stats { inference = true, precision = "fp16" }.params, G.params, "gpt2-xl params (tied head, LayerNorm biases)")
+  -- an independent count (hand derivation from the spec): Llama-2-7B decode at batch 1,
+  -- context 1000 on one GPU. Per layer: GEMMs 2 x (4096 x 12288 + 4096 x 4096 + 4096 x
+  -- 22016 + 11008 x 4096) = 2 x 202,375,168; attention 4 x 32 x 128 x 1001 keys; norms 2 x
+  -- 4 x 4096, RoPE 6 x 8192, SiLU-gate 4 x 11008, residuals 2 x 4096; LM head 2 x 4096 x
+  -- 32000, final norm 4 x 4096
+  local per_layer = 2 * 202375168 + 4 * 32 * 128 * 1001 + 8 * 4096 + 6 * 8192 + 4 * 11008 + 2 * 4096
+  local want = 32 * per_layer + 2 * 4096 * 32000 + 4 * 4096
+  close(S.decode(L7, { hw = "A100-SXM4-80GB", batch = 1, context = 1000 }).flops, want, "hand-counted decode FLOPs")
+end)
+
+T.test("tensor- and pipeline-parallel steps as graphs: allreduce kernels, stages", function()
+  local L70 = S.model(dlb.models.llama { size = "70b", batch = 1, seq = 16 })
+  -- tp = 4: one rank's graph, heads and the MLP width a quarter, two allreduce kernels a
+  -- layer whose payload is T x hidden at fp16 (Megatron-LM's two allreduces per block)
+  local o = { hw = "H100-SXM", tp = 4, batch = 8, prompt = 256, context = 1024 }
+  local pg, dg = S.graphs(L70, o)
+  local ar = 0
+  for name, bytes in pairs(dg.serve.comm) do
+    ar = ar + 1
+    T.eq(bytes, 8 * 8192 * 2, name .. " payload")
+  end
+  T.eq(ar, 2 * 80, "two allreduces a layer")
+  assert(dg:dot():find("layer1.allreduce_attn", 1, true), "the allreduce is an op of the graph")
+  local d = S.decode(L70, { hw = "H100-SXM", tp = 4, batch = 8, context = 1024 })
+  local t = S.time(dg)
+  close(t.comm, d.comm, "comm time")
+  assert(t.comm > 0, "collectives cost time")
+  -- the allreduce's time: dlb.parallel.allreduce on the device's intra-node link
+  local link = dlb.hw.get("H100-SXM").links.intra
+  local one = dlb.parallel.allreduce { bytes = 8 * 8192 * 2, n = 4, bw = link.bw, latency = link.latency or 0 }
+  close(t.by_op.allreduce_attn, 80 * one, "allreduce_attn = 80 x the collective")
+  -- a rank holds a quarter of the layers' weights
+  local w1 = S.graphs(L70, { hw = "H100-SXM", batch = 1, prompt = 16 })
+  local p1 = w1:stats { inference = true, precision = "fp16" }.params
+  local p4 = pg:stats { inference = true, precision = "fp16" }.params
+  T.eq(p4 < p1 / 3.9, true, "tp = 4 rank's weights")
+  -- pp = 2: a stage's graph of one micro-batch (40 layers), through the pipeline in S.time
+  local po = { hw = "H100-SXM", tp = 2, pp = 2, batch = 16, prompt = 256, context = 512 }
+  local spg, sdg = S.graphs(L70, po)
+  T.eq(#sdg._layers, 40, "a stage holds half the layers")
+  T.eq(sdg.serve.batch, 8, "a micro-batch of 8 (microbatches = pp)")
+  same_cost(S.time(sdg), S.decode(L70, { hw = "H100-SXM", tp = 2, pp = 2, batch = 16, context = 512 }), "pp decode")
+  same_cost(S.time(spg), S.prefill(L70, { hw = "H100-SXM", tp = 2, pp = 2, batch = 16, prompt = 256 }), "pp prefill")
+  T.checkerr("pp = 3 must divide the model's 80 layers", S.graphs, L70, { hw = "H100-SXM", pp = 3 })
+  T.checkerr("pp = 3 must divide the model's 80 layers", S.decode, L70, { hw = "H100-SXM", pp = 3 })
+end)
+
+T.test("chunked prefill as a graph: a decode batch and prompt chunks in one iteration", function()
+  -- 20 sequences decoding at 700 cached tokens and 3 prompt chunks of 171 tokens after 256
+  local g = S.step_graph(L7, { hw = "H100-SXM", batch = 20, context = 700, chunks = { { 3, 171, 256 } } })
+  local st = g:stats { inference = true }
+  local a = st.analysis
+  local F, _, _, _, _, K = core.analysis_arrays(a)
+  local att, caches = {}, {}
+  for i = 1, #F do
+    local name = core.analysis_op_name(a, i - 1)
+    if K[i] == 1 then att[name] = F[i] end
+  end
+  for i = 0, g:ntensors() - 1 do
+    local name, dims = core.graph_tensor_info(g._h, i)
+    if name:match("^layer1%..*kv_cache$") then caches[name] = dims end
+  end
+  -- the decode group: 4 x 32 heads x 128 x 701 keys x 20 sequences; the chunk group:
+  -- causal pairs 171 x 256 + 171 x 172 / 2 = 58,482 a sequence, 3 sequences
+  T.eq(att["layer1.attention"], 4 * 32 * 128 * 701 * 20, "decode group's attention FLOPs")
+  T.eq(att["layer1.attention2"], 4 * 32 * 128 * 58482 * 3, "chunk group's attention FLOPs")
+  T.eq(tonumber(caches["layer1.attention.kv_cache"][2]), 704, "decode cache: 701 tokens in blocks of 16")
+  T.eq(tonumber(caches["layer1.attention2.kv_cache"][1]), 3, "chunk cache: 3 sequences")
+  T.eq(tonumber(caches["layer1.attention2.kv_cache"][2]), 432, "chunk cache: 427 tokens in blocks of 16")
+  -- the chunk's tokens join the GEMMs: m = 20 + 3 x 171 = 533
+  local found
+  for i = 1, #F do
+    if core.analysis_op_name(a, i - 1) == "layer1.qkv" then found = core.analysis_gemm(a, i - 1) end
+  end
+  T.eq(found, 533, "qkv GEMM rows")
+  -- dlb.serve.time of it = the iteration continuous batching times
+  local c = S.config { hw = "H100-SXM" }
+  same_cost(S.time(g), S._step(L7, c, 20, 1, 700, { mix = { { 3, 171, 256 } } }), "chunked iteration")
+  -- a dense model's chunked iteration from the graphs at (batch, chunk tokens) = (1, 1),
+  -- (1, 2), (1, 3), (2, 1) = the graph built at it (continuous batching's mean batch and
+  -- mean chunk: not whole numbers)
+  for _, m in ipairs { L7, L3 } do
+    for _, k in ipairs { { 20, 3, 171, 256 }, { 37.4, 2, 300.25, 400 }, { 1, 1, 2048, 0 } } do
+      local o = { mix = { { k[2], k[3], k[4] } } }
+      same_cost(S._step(m, c, k[1], 1, 900, o), S._step(m, c, k[1], 1, 900, { mix = o.mix, direct = true }),
+        string.format("%s chunked B %g, %g x %g tokens", m.name, k[1], k[2], k[3]))
+    end
+  end
+  T.checkerr("chunks[1][1] (sequences) must be a positive integer", S.step_graph, L7, { hw = "H100-SXM", chunks = { { 0, 1 } } })
+  T.checkerr("chunks (chunked prefill) with pp > 1", S.step_graph, L7, { hw = "H100-SXM", pp = 2, chunks = { { 1, 1 } } })
+  T.checkerr("option 'chunks' does not apply here", S.decode, L7, { hw = "H100-SXM", chunks = 3 })
 end)
 
 T.test("the graphs: layers, parameters, the paged KV cache as inputs (524,288 / 131,072 B per token)", function()
@@ -150,8 +256,7 @@ T.test("g:kernel: given costs exact, forward only, bad input named", function()
   T.checkerr("marks must be 0 or 1", core.graph_op, g._h, core.graph_op_type("kernel"), nil, { x.id }, { 2, 0, 1, 0 }, { "1", "2", "3" })
 end)
 
-T.test("bad input: tp/pp, graphs that are not serving steps", function()
-  T.checkerr("tp and pp must be 1", S.graphs, L7, { hw = "H100-SXM", tp = 2 })
+T.test("bad input: graphs that are not serving steps", function()
   T.checkerr("option 'output' does not apply here", S.graphs, L7, { hw = "H100-SXM", output = 3 })
   T.checkerr("expected a graph from dlb.serve.graphs", S.time, dlb.graph("x"))
   T.checkerr("expected a graph from dlb.serve.graphs", S.time, 3)

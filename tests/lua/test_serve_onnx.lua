@@ -1,6 +1,7 @@
 -- test_serve_onnx.lua — dlb.serve.model of an imported ONNX decoder without hand-given
 -- fields (issue [23] / 29): layers, hidden, heads, KV heads, head dim, vocab, ffn, MLP kind
--- and tying read from the graph's structure. The GPT-2 fixture (tests/fixtures/onnx,
+-- and tying read from the graph's structure; a mixture of experts' experts, top-k and
+-- frequency from its routers and their TopK. The GPT-2 fixture (tests/fixtures/onnx,
 -- modeling_gpt2.py: 2 layers, d 64, 4 heads, ffn 256, vocab 1000, tied) and Llama-like
 -- decoders written here as protobuf bytes (MHA, GQA, MQA; SwiGLU, untied head), and the
 -- refusals. Runs on both backends (dlbench run and LuaJIT FFI).
@@ -44,6 +45,8 @@ local function llama_onnx(o)
   inits[#inits + 1] = shape_init("shape_kv", { 0, 0, KV, dh })
   inits[#inits + 1] = shape_init("shape_o", { 0, 0, Hq * dh })
   inits[#inits + 1] = shape_init("axes1", { 1 })
+  inits[#inits + 1] = shape_init("axes_last", { 2 })
+  inits[#inits + 1] = shape_init("topk_k", { o.top_k or 1 })
   local perm = H.attr_ints("perm", { 0, 2, 1, 3 })
   local x = n("Gather", { w("embed", { V, d }), "ids" }, "x0")
   for i = 1, L do
@@ -70,14 +73,31 @@ local function llama_onnx(o)
     x = n("Add", { x, a }, p .. "x1")
     local h2 = n("Mul", { x, w(p .. "ln2", { d }) }, p .. "n2")
     local act
-    if o.gelu then
+    if o.experts and i % (o.every or 1) == 0 then
+      -- a mixture of experts as an export computes it densely: the router's logits, their
+      -- softmax and TopK (values, indices), every SwiGLU expert on every token, their sum
+      -- scaled by the chosen experts' summed weight (a stand-in for the per-token mix)
+      local probs = n("Softmax", { n("MatMul", { h2, w(p .. "router", { d, o.experts }) }, p .. "rlogits") }, p .. "rprobs")
+      nodes[#nodes + 1] = H.node("TopK", { probs, "topk_k" }, { p .. "topv", p .. "topi" }, p .. "topk")
+      local rw = n("ReduceSum", { p .. "topv", "axes_last" }, p .. "rweight", { attr_int("keepdims", 1) })
+      local sum
+      for e = 1, o.experts do
+        local q = p .. "e" .. e .. "."
+        local g = n("MatMul", { h2, w(q .. "wg", { d, f }) }, q .. "gate")
+        local si = n("Mul", { g, n("Sigmoid", { g }, q .. "sig") }, q .. "silu")
+        local a2 = n("Mul", { si, n("MatMul", { h2, w(q .. "wu", { d, f }) }, q .. "up") }, q .. "act")
+        local out = n("MatMul", { a2, w(q .. "wd", { f, d }) }, q .. "down")
+        sum = sum and n("Add", { sum, out }, q .. "sum") or out
+      end
+      x = n("Add", { x, n("Mul", { sum, rw }, p .. "moe") }, p .. "x2")
+    elseif o.gelu then
       act = n("Gelu", { n("MatMul", { h2, w(p .. "wu", { d, f }) }, p .. "up") }, p .. "act")
     else
       local g = n("MatMul", { h2, w(p .. "wg", { d, f }) }, p .. "gate")
       local si = n("Mul", { g, n("Sigmoid", { g }, p .. "sig") }, p .. "silu")
       act = n("Mul", { si, n("MatMul", { h2, w(p .. "wu", { d, f }) }, p .. "up") }, p .. "act")
     end
-    x = n("Add", { x, n("MatMul", { act, w(p .. "wd", { f, d }) }, p .. "down") }, p .. "x2")
+    if act then x = n("Add", { x, n("MatMul", { act, w(p .. "wd", { f, d }) }, p .. "down") }, p .. "x2") end
   end
   local head = o.tied and n("Transpose", { "embed" }, "embedT", { H.attr_ints("perm", { 1, 0 }) })
     or w("lm_head", { d, V })
@@ -137,6 +157,61 @@ T.test("ONNX Llama-like: MHA, GQA and MQA heads, SwiGLU, untied and tied heads",
   -- a window is not in the graph: given as an option
   T.eq(S.model(load("gqa_w", { layers = 1, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 176, vocab = 500 }),
     { window = 32 }).window, 32, "window option")
+end)
+
+T.test("ONNX mixture of experts: experts and top-k from the router and its TopK", function()
+  -- 4 layers, 8 SwiGLU experts, top-2 (Mixtral's routing), GQA
+  local o = { layers = 4, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 96, vocab = 500, experts = 8, top_k = 2 }
+  local g = load("moe", o)
+  local s = S.model(g)
+  same(s, { layers = 4, hidden = 64, heads = 8, kv_heads = 2, head_dim = 8, ffn = 96, vocab = 500,
+    mlp = "swiglu", tied = false }, "moe")
+  T.eq(s.experts, 8, "experts: the router's logits"); T.eq(s.top_k, 2, "top_k: its TopK")
+  T.eq(s.every, 1, "a router every layer")
+  local byhand = S.model { layers = 4, hidden = 64, heads = 8, kv_heads = 2, head_dim = 8, ffn = 96,
+    vocab = 500, mlp = "swiglu", experts = 8, top_k = 2 }
+  T.eq(s.params, byhand.params, "params = the fields by hand")
+  -- the graph's own weights are the ones the serving view counts (norm scales, router,
+  -- experts, attention, embedding and head; no biases or position table here)
+  T.eq(g:stats { inference = true, batch = 1, seq = 1 }.params, s.params, "the graph's weights")
+  local a = S.decode(g, { hw = "H100-SXM", batch = 8, context = 1000 })
+  local b = S.decode(byhand, { hw = "H100-SXM", batch = 8, context = 1000 })
+  T.eq(a.time, b.time, "moe decode time"); T.eq(a.flops, b.flops, "moe decode flops")
+  -- MoE every other layer (routers on layers 2 and 4)
+  local h = S.model(load("moe2", { layers = 4, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 96, vocab = 500,
+    experts = 4, top_k = 1, every = 2 }))
+  T.eq(h.experts, 4, "experts"); T.eq(h.top_k, 1, "top_k"); T.eq(h.every, 2, "every other layer")
+  T.eq(h.params, S.model { layers = 4, hidden = 64, heads = 8, kv_heads = 2, head_dim = 8, ffn = 96,
+    vocab = 500, mlp = "swiglu", experts = 4, top_k = 1, every = 2 }.params, "every-2 params")
+  -- the importer's TopK: k from its input, refused when it exceeds the axis
+  local bad = llama_onnx { layers = 1, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 96, vocab = 500,
+    experts = 4, top_k = 5 }
+  T.checkerr("TopK's k = 5 of an axis of 4", dlb.models.from_onnx, write("moe_bad", bad), { quiet = true })
+  -- TopK alone: [batch, seq, 8] -> [batch, seq, 3]; over the symbolic seq axis, or with a k
+  -- that is not a constant, refused naming it
+  local function topk_model(axis, k_input)
+    local inits = {}
+    if not k_input then inits[1] = shape_init("k3", { 3 }) end
+    local inputs = { H.value_info("x", H.tensor_type(1, { "batch", "seq", 8 })) }
+    if k_input then inputs[2] = H.value_info("k3", H.tensor_type(7, { 1 })) end
+    return H.model(H.graph { nodes = { H.node("TopK", { "x", "k3" }, { "v", "i" }, "topk", { attr_int("axis", axis) }) },
+      inits = inits, inputs = inputs,
+      outputs = { H.value_info("v", H.tensor_type(1, { "batch", "seq", 3 })) } }, 17)
+  end
+  local tg = dlb.models.from_onnx(write("topk", topk_model(2)), { quiet = true })
+  local core = require "dlbench.backend"
+  local shapes = {}
+  for i = 0, tg:ntensors() - 1 do
+    local name, dims = core.graph_tensor_info(tg._h, i)
+    shapes[name] = table.concat(dims, ",")
+  end
+  T.eq(shapes["topk:0"], "batch,seq,3", "TopK's values: the first part of the split")
+  for _, r in ipairs(tg:ops { inference = true, batch = 2, seq = 4 }) do
+    if r.name == "topk" then T.eq(r.type, "split", "TopK as a split"); T.eq(r.flops, 0, "a split's costs: no FLOPs") end
+  end
+  T.checkerr("TopK over axis 1 of 'x', a symbolic dim", dlb.models.from_onnx, write("topk_seq", topk_model(1)), { quiet = true })
+  T.checkerr("TopK's k ('k3') must be a constant known at import time", dlb.models.from_onnx,
+    write("topk_in", topk_model(2, true)), { quiet = true })
 end)
 
 T.test("ONNX: what cannot be inferred is refused, naming it", function()
