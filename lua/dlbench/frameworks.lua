@@ -150,8 +150,8 @@ doc.doc(M.derive, "dlb.frameworks.derive(name, {field = value, ...}) -> profile"
   .. "memory = {buckets = {count = 2, elements = 2e8}}); pass it as framework=")
 
 doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
-  "one framework profile: attention, fuse, gather, overlap, fsdp_overlap, bucket_bytes, zero, "
-  .. "slack, fp8, dispatch, recompute, sources (aliases: ddp, zero3, jax, tf1, ...)")
+  "one framework profile: attention, fuse, optimizer_impl, gather, overlap, fsdp_overlap, "
+  .. "bucket_bytes, zero, slack, fp8, dispatch, recompute, sources (aliases: ddp, zero3, jax, tf1, ...)")
 
 local function list_tostring(t)
   local out = {}

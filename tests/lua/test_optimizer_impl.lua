@@ -104,4 +104,25 @@ T.test("g:stats, roofline.time and the planner's update follow the profile's imp
   assert(pl.update > pf.update, "planner: the loop's update is slower " .. pl.update .. " vs " .. pf.update)
 end)
 
+T.test("the compiled sweep counts the same update bytes and time (fsdp loop, pytorch-ddp foreach)", function()
+  local build = function(p) return dlb.models.gpt { layers = p.layers, hidden = 128, heads = 4,
+    context = 128, vocab = 500, batch = p.batch, seq = p.seq, optimizer = "adamw" } end
+  local H = dlb.hw.get("H100-SXM")
+  for _, fw in ipairs { "fsdp", "pytorch-ddp", "hf-trainer" } do
+    local P = dlb.sweep.compile(build, { layers = "layers" }, { "batch", "seq" }, "layers", { framework = fw })
+    for _, v in ipairs { { 1, 64, 1 }, { 4, 32, 3 } } do
+      local g = build { layers = v[3], batch = "batch", seq = "seq" }
+      local s = g:stats { framework = fw, batch = v[1], seq = v[2] }
+      local tot = P.totals(v)
+      T.near(tot.bytes, s.bytes, 1e-9, fw .. " bytes")
+      T.near(tot.flops, s.flops, 1e-9, fw .. " flops")
+    end
+    local res = dlb.sweep.model(build, { layers = { 2 }, batch = { 2 }, seq = { 64 }, device = "H100-SXM" },
+      { bind = { "batch", "seq" }, keep = true, stats = { framework = fw } })
+    local r = dlb.roofline.time(build { layers = 2, batch = "batch", seq = "seq" }:stats { framework = fw,
+      batch = 2, seq = 64 }, H)
+    T.near(res.rows:column("time")[1], r.time, 1e-9, fw .. " time: compiled = roofline.time")
+  end
+end)
+
 T.done()
