@@ -1,7 +1,8 @@
 -- dlbench.frameworks — framework profiles (issue [18]): what a training stack does to a step,
 -- as data with its sources, one file each under lua/dlbench/frameworks/. A profile sets the
 -- attention kernel family (timed at the device's efficiency for that family), the fusion
--- passes of g:stats (graphs/step/fusion.c), how parameters are gathered and how much of the
+-- passes of g:stats (graphs/step/fusion.c), the optimizer implementation it runs
+-- (optimizer_impl: fused, foreach or a per-parameter loop, gradient clipping), how parameters are gathered and how much of the
 -- data-parallel communication hides under compute (the planner's gather_tensors, overlap,
 -- fsdp_overlap), gradient buckets, allocator slack, its fp8 recipe, a per-op host dispatch
 -- cost (data for issue [19]'s host model) and the recompute policies it offers.
