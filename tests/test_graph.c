@@ -829,7 +829,40 @@ static void test_repeat(void) {
   dlb_graph_free(b);
 }
 
+/* The optimizer implementation passes (graphs/step/fusion.c IMPL_PASSES): the MLP above
+** (params 813056), AdamW fp32, b=32, h=1024. Over the fused update's 7 tensor passes
+** (28 B/param) PyTorch's foreach AdamW adds 13 passes (torch/optim/adamw.py
+** _multi_tensor_adamw: 20), Composer's DecoupledAdamW loop 15 (22); gradient clipping 3 of
+** the gradient (clip_grad_norm_: a norm read, an in-place scale): 4 B each. */
+static void test_optimizer_impl(void) {
+  dlb_graph *g = mlp();
+  const char *names[] = {"b", "h"};
+  double vals[] = {32, 1024}, n = 813056, b[5];
+  int fuse[5] = {0, DLB_FUSE_OPT_FOREACH, DLB_FUSE_OPT_LOOP, DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP,
+                 DLB_FUSE_GRAD_CLIP};
+  for (int i = 0; i < 5; i++) {
+    dlb_train_opts o = {DLB_OPT_ADAMW, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, fuse[i]};
+    dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
+    CHECK(a != NULL);
+    if (!a) { dlb_graph_free(g); return; }
+    dlb_totals t;
+    dlb_analysis_totals(a, &t);
+    b[i] = t.bytes;
+    dlb_analysis_free(a);
+  }
+  CHECK_NEAR(b[1] - b[0], 13 * 4 * n, 1e-12);
+  CHECK_NEAR(b[2] - b[0], 15 * 4 * n, 1e-12);
+  CHECK_NEAR(b[3] - b[0], 18 * 4 * n, 1e-12);
+  CHECK_NEAR(b[4] - b[0], 3 * 4 * n, 1e-12);
+  /* foreach and loop at once: refused, naming both */
+  dlb_train_opts bad = {DLB_OPT_ADAMW, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP};
+  CHECK(dlb_graph_analyze(g, &bad, 2, names, vals) == NULL);
+  CHECK(strstr(dlb_last_error(), "foreach") && strstr(dlb_last_error(), "loop"));
+  dlb_graph_free(g);
+}
+
 int main(void) {
+  RUN(test_optimizer_impl);
   RUN(test_repeat);
   RUN(test_op1);
   RUN(test_kernel);

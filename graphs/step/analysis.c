@@ -57,9 +57,12 @@ int dlb_check_opts(const dlb_train_opts *o) {
     return dlb_fail(DLB_EINVAL, "graph: unknown precision %d", o->precision);
   if (o->recompute < DLB_RECOMPUTE_NONE || o->recompute > DLB_RECOMPUTE_MARKED)
     return dlb_fail(DLB_EINVAL, "graph: unknown recompute policy %d", o->recompute);
-  if (o->fuse < 0 || o->fuse > DLB_FUSE_ALL)
+  if (o->fuse < 0 || o->fuse > DLB_FUSE_BITS)
     return dlb_fail(DLB_EINVAL, "graph: fuse must be a set of DLB_FUSE_* bits (0..%d), got %d",
-                    DLB_FUSE_ALL, o->fuse);
+                    DLB_FUSE_BITS, o->fuse);
+  if ((o->fuse & DLB_FUSE_OPT_FOREACH) && (o->fuse & DLB_FUSE_OPT_LOOP))
+    return dlb_fail(DLB_EINVAL, "graph: fuse: the optimizer is either foreach (DLB_FUSE_OPT_FOREACH)"
+                    " or a per-parameter loop (DLB_FUSE_OPT_LOOP), not both");
   return DLB_OK;
 }
 

@@ -17,6 +17,10 @@
 **   written nor read back.
 ** - optimizer (fused / multi-tensor optimizers, e.g. apex FusedAdam, PyTorch foreach): the
 **   update ops of one layer run as one kernel; their traffic is unchanged.
+** - the optimizer's implementation (update_impl below): the traffic of an Adam / AdamW
+**   update is one pass over each tensor (a fused kernel) unless the step runs PyTorch's
+**   foreach sequence or a per-parameter loop of elementwise ops; gradient clipping adds
+**   its passes over the gradient.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +263,57 @@ static void elementwise_chains(ctx *c) {
   }
 }
 
+/* Tensor passes of an AdamW update per implementation, counted from the sources (a pass
+** reads or writes one tensor of the parameter's size once; a kernel reading a tensor twice,
+** addcmul_(g, g), reads it once). Columns: the parameter (the fp32 master copy under mixed
+** precision), the gradient, exp_avg (m), exp_avg_sq (v), and temporaries of v's size.
+** fused: read p, g, m, v, write p, m, v (torch._fused_adamw_, apex / DeepSpeed FusedAdam:
+**   one kernel) = 7.
+** foreach: PyTorch 2.x torch/optim/adamw.py _multi_tensor_adamw (capturable = False):
+**   _foreach_mul_(p) p2 | _foreach_lerp_(m, g) m2 g1 | _foreach_mul_(v) v2 |
+**   _foreach_addcmul_(v, g, g) v2 g1 | t = _foreach_sqrt(v) v1 t1 | _foreach_div_(t) t2 |
+**   _foreach_add_(t, eps) t2 | _foreach_addcdiv_(p, m, t) p2 m1 t1 = 20.
+** loop: mosaicml/composer composer/optim/decoupled_weight_decay.py DecoupledAdamW.adamw, per
+**   parameter: p.mul_ p2 | m.mul_ m2 | m.add_(g) m2 g1 | v.mul_ v2 | v.addcmul_(g, g) v2 g1 |
+**   t = v.sqrt() v1 t1 | t2 = t / c t2 | t2.add_(eps) t2 | p.addcdiv_(m, t2) p2 m1 t1 = 22.
+** Adam (no decoupled weight decay) drops the parameter's mul_ (2 passes) in foreach and
+** loop. The 16-bit weight of a mixed-precision step keeps its read and write-back. */
+static const double IMPL_PASSES[3][5] = {
+  /* p  g  m  v  tmp */
+  { 2, 1, 2, 2, 0 },   /* fused */
+  { 4, 2, 3, 5, 6 },   /* foreach */
+  { 4, 2, 5, 5, 6 },   /* loop */
+};
+/* Gradient clipping (torch.nn.utils.clip_grad_norm_, FSDP's clip_grad_norm_, which Composer's
+** GradientClipping calls): the norm reads each gradient once, the in-place scale by the
+** clip coefficient (applied unconditionally, no host sync) reads and writes it. */
+enum { CLIP_GRAD_PASSES = 3 };
+
+/* The update ops' traffic under the optimizer implementation of `flags` (the bytes were
+** counted with the fused passes, dlb_op_bytes: w, states, master read and written, the
+** gradient read). Linear in the tensor sizes, as the compiled sweep needs. */
+static void update_impl(ctx *c, int flags) {
+  const dlb_graph *s = c->s;
+  int impl = (flags & DLB_FUSE_OPT_FOREACH) ? 1 : (flags & DLB_FUSE_OPT_LOOP) ? 2 : 0;
+  for (size_t i = 0; i < s->no; i++) {
+    const op *p = &s->o[i];
+    if (p->type != OP_UPDATE || p->nin < 2) continue;
+    const int32_t *in = op_in(s, p);
+    double add = 0;
+    if (flags & DLB_FUSE_GRAD_CLIP) add += CLIP_GRAD_PASSES * c->size0[in[1]];
+    int opt = p->attr[0], nst = p->attr[1], mixed = p->attr[2];
+    if (impl && (opt == DLB_OPT_ADAM || opt == DLB_OPT_ADAMW) && nst == 2 &&
+        p->nin == 4 + (mixed ? 1 : 0)) {
+      const double *f = IMPL_PASSES[0], *n = IMPL_PASSES[impl];
+      int P = mixed ? in[4] : in[0];
+      double wd = opt == DLB_OPT_ADAM ? 2 : 0; /* Adam: no decoupled weight decay pass */
+      add += (n[0] - wd - f[0]) * c->size0[P] + (n[1] - f[1]) * c->size0[in[1]] +
+             (n[2] - f[2]) * c->size0[in[2]] + (n[3] - f[3] + n[4]) * c->size0[in[3]];
+    }
+    c->bytes[i] += add;
+  }
+}
+
 static void optimizer(ctx *c) {
   const dlb_graph *s = c->s;
   int nl = (int)s->nlayers + 1;
@@ -311,6 +366,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, d
     return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
   }
   if (flags & DLB_FUSE_ELEMENTWISE) elementwise_chains(&c);
+  if (flags & (DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP)) update_impl(&c, flags);
   if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
   *recompute = c.rc;
   dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);

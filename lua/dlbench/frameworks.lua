@@ -1,7 +1,8 @@
 -- dlbench.frameworks — framework profiles (issue [18]): what a training stack does to a step,
 -- as data with its sources, one file each under lua/dlbench/frameworks/. A profile sets the
 -- attention kernel family (timed at the device's efficiency for that family), the fusion
--- passes of g:stats (graphs/step/fusion.c), how parameters are gathered and how much of the
+-- passes of g:stats (graphs/step/fusion.c), the optimizer implementation it runs
+-- (optimizer_impl: fused, foreach or a per-parameter loop, gradient clipping), how parameters are gathered and how much of the
 -- data-parallel communication hides under compute (the planner's gather_tensors, overlap,
 -- fsdp_overlap), gradient buckets, allocator slack, its fp8 recipe, a per-op host dispatch
 -- cost (data for issue [19]'s host model) and the recompute policies it offers.
@@ -83,6 +84,11 @@ local function load(name)
     error("dlb.frameworks: profile '" .. name .. "': unknown attention kernel family '"
       .. tostring(t.attention) .. "'", 0)
   end
+  local u = t.optimizer_impl
+  if type(u) ~= "table" or M.OPTIMIZER_IMPLS[u.kind] == nil or type(u.source) ~= "string" then
+    error("dlb.frameworks: profile '" .. name .. "': optimizer_impl must be {kind = "
+      .. "\"fused\" | \"foreach\" | \"loop\", grad_clip = true | false, source = \"...\"}", 0)
+  end
   if type(t.sources) ~= "table" or #t.sources == 0 then
     error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
   end
@@ -145,8 +151,8 @@ doc.doc(M.derive, "dlb.frameworks.derive(name, {field = value, ...}) -> profile"
   .. "memory = {buckets = {count = 2, elements = 2e8}}); pass it as framework=")
 
 doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
-  "one framework profile: attention, fuse, gather, overlap, fsdp_overlap, bucket_bytes, zero, "
-  .. "slack, fp8, dispatch, recompute, sources (aliases: ddp, zero3, jax, tf1, ...)")
+  "one framework profile: attention, fuse, optimizer_impl, gather, overlap, fsdp_overlap, "
+  .. "bucket_bytes, zero, slack, fp8, dispatch, recompute, sources (aliases: ddp, zero3, jax, tf1, ...)")
 
 local function list_tostring(t)
   local out = {}
@@ -199,11 +205,29 @@ function M.family(g)
   return f
 end
 
--- The fusion passes profile p applies to a graph of family fam (a list of pass names).
+-- The optimizer implementations a profile's optimizer_impl.kind names, and the pass
+-- (g:stats fuse=, graphs/step/fusion.c update_impl) each adds: the update's traffic as the
+-- implementation runs it (Adam/AdamW; docs/frameworks.md "Optimizer implementation").
+-- Whether a layer's updates are one kernel (multi-tensor) stays the "optimizer" pass.
+M.OPTIMIZER_IMPLS = {
+  fused = false,                   -- one pass over each tensor (torch fused=True, FusedAdam)
+  foreach = "optimizer_foreach",   -- PyTorch's foreach sequence: 20 tensor passes (AdamW)
+  loop = "optimizer_loop",         -- a per-parameter loop of elementwise ops: 22 (AdamW)
+}
+
+-- The fusion passes profile p applies to a graph of family fam (a list of pass names): its
+-- fuse list, and the passes of its optimizer implementation (optimizer_impl).
 function M.fuse_of(p, fam)
   local f = p.fuse
   if f.transformer or f.other then f = f[fam or "other"] or f.other or {} end
-  return f
+  local u = p.optimizer_impl
+  local impl = u and M.OPTIMIZER_IMPLS[u.kind]
+  if not impl and not (u and u.grad_clip) then return f end
+  local r = {}
+  for i, n in ipairs(f) do r[i] = n end
+  if impl then r[#r + 1] = impl end
+  if u.grad_clip then r[#r + 1] = "grad_clip" end
+  return r
 end
 
 -- Which profile a call uses: (profile, source). fw: the framework option (nil: not given);
@@ -400,7 +424,8 @@ doc.doc(M.session, "dlb.frameworks.session() -> name or nil", "the session defau
 doc.doc(M.family, "dlb.frameworks.family(g) -> \"transformer\" | \"other\" | nil",
   "the family a graph's default profile follows (a zoo model's; nil: found from the step)")
 doc.doc(M.fuse_of, "dlb.frameworks.fuse_of(profile, family) -> {pass, ...}",
-  "the fusion passes (g:stats fuse=) a profile applies to a graph of that family")
+  "the fusion passes (g:stats fuse=) a profile applies to a graph of that family, with its "
+  .. "optimizer implementation's (optimizer_foreach, optimizer_loop, grad_clip)")
 doc.doc(M.resolve, "dlb.frameworks.resolve(framework, family, explicit) -> profile, source",
   "the profile a call uses and why: the option, none under explicit fuse=, the session "
   .. "default, or the family's default")

@@ -29,24 +29,34 @@ local frameworks = require "dlbench.frameworks"
 local fwmemory = require "dlbench.framework_memory"
 
 -- Fusion passes (graphs/step/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
--- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph.
-local FUSE = { attention = 1, elementwise = 2, optimizer = 4 }
+-- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph. The
+-- optimizer implementation's passes (a profile's optimizer_impl; docs/frameworks.md):
+-- "optimizer_foreach" (PyTorch's foreach AdamW traffic), "optimizer_loop" (a per-parameter
+-- loop of elementwise ops, Composer's DecoupledAdamW), "grad_clip" (gradient-norm clipping).
+local C = require("dlbench.desc").const
+local FUSE = { attention = C("DLB_FUSE_ATTENTION"), elementwise = C("DLB_FUSE_ELEMENTWISE"),
+  optimizer = C("DLB_FUSE_OPTIMIZER"), optimizer_foreach = C("DLB_FUSE_OPT_FOREACH"),
+  optimizer_loop = C("DLB_FUSE_OPT_LOOP"), grad_clip = C("DLB_FUSE_GRAD_CLIP") }
+local FUSE_NAMES = "attention, elementwise, optimizer, optimizer_foreach, optimizer_loop, grad_clip"
 M.FUSE = FUSE
 local function fuse_bits(v, what)
   if v == nil or v == false then return 0, nil end
   if v == true then return 7, { "attention", "elementwise", "optimizer" } end
   if type(v) ~= "table" then
-    error(what .. ": fuse must be true, false or a list of passes (attention, elementwise, "
-      .. "optimizer), got " .. type(v), 4)
+    error(what .. ": fuse must be true, false or a list of passes (" .. FUSE_NAMES .. "), got "
+      .. type(v), 4)
   end
   local bits, names, seen = 0, {}, {}
   for i, name in ipairs(v) do
     local b = FUSE[name]
     if not b then
-      error(string.format("%s: fuse[%d] '%s' is not a fusion pass (attention, elementwise, "
-        .. "optimizer)", what, i, tostring(name)), 4)
+      error(string.format("%s: fuse[%d] '%s' is not a fusion pass (%s)", what, i,
+        tostring(name), FUSE_NAMES), 4)
     end
     if not seen[name] then bits = bits + b; seen[name] = true; names[#names + 1] = name end
+  end
+  if seen.optimizer_foreach and seen.optimizer_loop then
+    error(what .. ": fuse: the optimizer runs either optimizer_foreach or optimizer_loop, not both", 4)
   end
   for k in pairs(v) do
     if type(k) ~= "number" then

@@ -42,7 +42,8 @@ function M.predict(dlb, x)
   local rc = L.recompute == "full"
   local prec = r.precision   -- mixed_bf16 for these rows: the graph's and the device's
   local g = dlb.models[r.model.builder](r.model.opts)
-  local prof = dlb.frameworks.get(r.framework:find("torchtitan", 1, true) and "torchtitan" or "fsdp")
+  -- x.profile: a profile to use instead of the row's (tests compare the update's share)
+  local prof = x.profile or dlb.frameworks.get(r.framework:find("torchtitan", 1, true) and "torchtitan" or "fsdp")
   local ls = P.layers.from_graph(g, { precision = prec,
     fuse = dlb.frameworks.fuse_of(prof, dlb.frameworks.family(g)) })
   local per = math.min(8, n)
@@ -52,7 +53,7 @@ function M.predict(dlb, x)
   -- column), as the notebook passes it; a plain call gets the profile's (fp32 in both the
   -- fsdp and the default torchtitan profile), so the rows that state bf16 (PURE) differ
   x.reduce_stated = L.reduce_dtype ~= nil and L.reduce_dtype ~= prof.reduce_dtype
-  local e1 = P.evaluate { layers = ls, hw = hw, precision = prec, cluster = cl, framework = prof.name,
+  local e1 = P.evaluate { layers = ls, hw = hw, precision = prec, cluster = cl, framework = prof,
     dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero, reduce_dtype = L.reduce_dtype }
   local e2 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
     batch = gb, recompute = rc, zero = zero }

@@ -5,6 +5,12 @@ return {
     .. "bucketed gradient reduction",
   attention = "unfused",
   fuse = { "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "DeepSpeed FusedAdam (multi_tensor_adam: one pass over each tensor); " ..
+      "gradient_clipping defaults to 0 (off); " ..
+      "with offload_optimizer, DeepSpeedCPUAdam (csrc/adam/cpu_adam: one AVX pass over each " ..
+      "tensor on the host, the same traffic)" },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 5e8,
   zero = 2, slack = nil, fp8 = nil,

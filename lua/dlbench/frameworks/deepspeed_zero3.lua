@@ -5,6 +5,12 @@ return {
     .. "parameters gathered tensor by tensor",
   attention = "unfused",
   fuse = { "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "DeepSpeed FusedAdam (multi_tensor_adam: one pass over each tensor); " ..
+      "gradient_clipping defaults to 0 (off); " ..
+      "with offload_optimizer, DeepSpeedCPUAdam (csrc/adam/cpu_adam: one AVX pass over each " ..
+      "tensor on the host, the same traffic)" },
   -- partition_parameters.py _allgather_param: the list form of all_gather, one parameter
   -- tensor at a time (a GPT block holds 12: 2 LayerNorms, 4 linear layers, weight + bias)
   gather = { unit = "tensor", tensors = 12 },

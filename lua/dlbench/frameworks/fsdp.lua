@@ -2,9 +2,20 @@
 return {
   name = "fsdp", year = 2023,
   title = "PyTorch FSDP (FULL_SHARD): one flat all-gather per wrapped block, backward prefetch, "
-    .. "FlashAttention-2, fused optimizer",
+    .. "FlashAttention-2, Composer's per-parameter AdamW loop, gradient clipping",
   attention = "flash2",
-  fuse = { "attention", "elementwise", "optimizer" },
+  -- no "optimizer" pass: Composer's DecoupledAdamW launches its kernels parameter by
+  -- parameter (optimizer_impl below), not as multi-tensor kernels
+  fuse = { "attention", "elementwise" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "loop", grad_clip = true,
+    source = "llm-foundry's optimizer decoupled_adamw is mosaicml/composer " ..
+      "composer/optim/decoupled_weight_decay.py DecoupledAdamW: its adamw() loops over " ..
+      "the parameters with p.mul_, exp_avg.mul_().add_(), exp_avg_sq.mul_().addcmul_(), " ..
+      "(exp_avg_sq.sqrt() / c).add_(eps), p.addcdiv_() (and a step.item() per " ..
+      "parameter); llm-foundry's yamls set algorithms: gradient_clipping (clipping_type " ..
+      "norm), which Composer applies through FSDP's clip_grad_norm_ (a norm pass, then " ..
+      "every gradient scaled in place)" },
   -- one flat buffer per wrapped block (gather_tensors 0); BACKWARD_PRE prefetch hides the
   -- backward's gathers; the forward's next-block gather is issued ahead on its own stream
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does

@@ -5,6 +5,11 @@ return {
     .. "forward prefetch, SDPA (FlashAttention-2), fused optimizer",
   attention = "flash2",
   fuse = { "attention", "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = true,
+    source = "torchtitan-era FSDP2 recipes: torch.optim.AdamW(fused=True) " ..
+      "(torch._fused_adamw_: one pass over each tensor); clip_grad_norm_ (max_norm " ..
+      "1.0): a norm pass and an in-place scale" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
   -- overlap its collectives (sources below), but the planner has no model of the compute /
   -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them

@@ -7,6 +7,13 @@ p.name, p.year = "hf-deepspeed", 2023
 p.title = "Hugging Face Trainer + DeepSpeed ZeRO-2 (fp16/bf16 engine, no autocast): "
   .. "FlashAttention-2 or SDPA, the model's own unfused loss, contiguous gradient buckets"
 p.zero, p.bucket_bytes = 2, 5e8
+-- the DeepSpeed engine's optimizer (ds_config "AdamW" -> FusedAdam) and clipping
+-- (gradient_clipping "auto" = max_grad_norm 1.0)
+p.optimizer_impl = { kind = "fused", grad_clip = true,
+  source = "DeepSpeed: ds_config optimizer AdamW builds deepspeed.ops.adam.FusedAdam "
+    .. "(multi_tensor_adam: one pass over each tensor); Trainer's gradient_clipping 'auto' = "
+    .. "max_grad_norm 1.0; ZeRO-1/2 unscale_and_clip_grads computes the norm and scales every "
+    .. "gradient partition in place (grad.data.mul_(1 / combined_scale))" }
 -- What the stack allocates beyond the graph's tensors (lua/dlbench/framework_memory.lua):
 -- the loss in the engine's 16-bit type, the CUDA context, and ZeRO-1/2's contiguous
 -- gradient buckets at DeepSpeed's defaults (reduce_bucket_size 5e8 elements,

@@ -12,6 +12,12 @@ p.title = "Hugging Face Trainer (transformers 4.3x, PyTorch 2.x eager, amp autoc
 -- PyTorch's kernels, foreach AdamW's step temporaries (one moment-sized list).
 p.memory = { loss = { autocast = true },
   context = require("dlbench.framework_memory").PYTORCH_CONTEXT, adam_temporaries = 1 }
+-- Trainer's default optim adamw_torch (foreach on CUDA) and max_grad_norm = 1.0: the
+-- gradients' norm and in-place scale (accelerator.clip_grad_norm_ -> torch's clip_grad_norm_)
+p.optimizer_impl = { kind = "foreach", grad_clip = true,
+  source = "transformers TrainingArguments: optim = adamw_torch (torch.optim.AdamW, foreach on "
+    .. "CUDA), max_grad_norm = 1.0; Trainer calls accelerator.clip_grad_norm_ -> "
+    .. "torch.nn.utils.clip_grad_norm_ (a norm pass, then the gradients scaled in place)" }
 p.sources = {
   "transformers Trainer (4.3x): --bf16/--fp16 without DeepSpeed runs the step under "
     .. "torch.autocast; optim adamw_torch is torch.optim.AdamW (foreach on CUDA)",

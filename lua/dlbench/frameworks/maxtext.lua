@@ -5,6 +5,10 @@ return {
     .. "kernels (Pallas splash/flash on TPU, cuDNN on GPU), fused optimizer update",
   attention = "xla",
   fuse = { "attention", "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "MaxText optax adamw under jit: XLA fuses the update (one pass over each tensor) " ..
+      "and the global-norm clipping into the step's fusions; not counted apart" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
   -- overlap its collectives (sources below), but the planner has no model of the compute /
   -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them

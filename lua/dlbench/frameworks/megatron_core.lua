@@ -5,6 +5,13 @@ return {
     .. "LayerNorm-Linear, fused Adam, distributed optimizer, overlapped grad reduce",
   attention = "cudnn",
   fuse = { "attention", "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "Megatron-Core megatron/core/optimizer: TE / apex FusedAdam (multi_tensor_adam, " ..
+      "one pass over each tensor). Megatron's clip_grad_norm_fp32 reads the gradients " ..
+      "once (multi_tensor_l2norm) and scales them only when the norm exceeds clip_grad: " ..
+      "not counted (grad_clip counts the unconditional norm + scale of " ..
+      "torch.nn.utils.clip_grad_norm_)" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
   -- overlap its collectives (sources below), but the planner has no model of the compute /
   -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them

@@ -5,6 +5,13 @@ return {
   -- scaled_masked_softmax fuses scale + mask + softmax, the s x s scores still go to memory
   attention = "unfused",
   fuse = { "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "NVIDIA/Megatron-LM megatron/optimizer/__init__.py (2021): " ..
+      "apex.optimizers.FusedAdam (amp_C.multi_tensor_adam: one pass over each tensor). " ..
+      "Megatron's clip_grad_norm_fp32 reads the gradients once (multi_tensor_l2norm) " ..
+      "and scales them only when the norm exceeds clip_grad: not counted (grad_clip " ..
+      "counts the unconditional norm + scale of torch.nn.utils.clip_grad_norm_)" },
   -- data parallelism: one allreduce of the gradients after the pipeline flush, not overlapped
   -- with the backward in 2021 (overlap_grad_reduce came with Megatron-Core, 2023)
   gather = { unit = "none" }, overlap = 0, fsdp_overlap = nil, bucket_bytes = nil,

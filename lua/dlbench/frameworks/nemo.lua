@@ -4,6 +4,12 @@ return {
   title = "NeMo 24.x (Megatron-Core + Transformer Engine): the performance recipes' settings",
   attention = "cudnn",
   fuse = { "attention", "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "NeMo on Megatron-Core: its distributed FusedAdam (one pass over each tensor). " ..
+      "Megatron's clip_grad_norm_fp32 reads the gradients once (multi_tensor_l2norm) " ..
+      "and scales them only when the norm exceeds clip_grad: not counted (grad_clip " ..
+      "counts the unconditional norm + scale of torch.nn.utils.clip_grad_norm_)" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
   -- overlap its collectives (sources below), but the planner has no model of the compute /
   -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them

@@ -5,6 +5,10 @@ return {
     .. "kernels (LayerNorm, bias-GeLU, BN + ReLU), fused LAMB/Adam, no FlashAttention",
   attention = "unfused",
   fuse = { "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "NVIDIA DeepLearningExamples: apex FusedAdam / FusedLAMB (multi-tensor, one pass " ..
+      "over each tensor)" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
   -- overlap its collectives (sources below), but the planner has no model of the compute /
   -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them

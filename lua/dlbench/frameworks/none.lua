@@ -6,6 +6,10 @@ return {
   title = "no profile: the algorithmic step and the caller's own switches (pre-profile behaviour)",
   attention = "unfused",
   fuse = {},
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "dlbench's algorithmic update: one pass over each tensor (the behaviour before " ..
+      "profiles)" },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = nil, slack = nil,
   zero = nil, fp8 = nil, dispatch = nil,

@@ -4,6 +4,12 @@ return {
   title = "PyTorch 1.x eager + DDP: every op its own kernel, torch.optim stepping tensor by tensor",
   attention = "unfused",
   fuse = {},
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "loop", grad_clip = false,
+    source = "PyTorch 1.x torch/optim/_functional.py adam: a for loop over parameters " ..
+      "(exp_avg.mul_(beta1).add_(grad), exp_avg_sq.mul_(beta2).addcmul_(grad, grad), " ..
+      "denom = (exp_avg_sq.sqrt() / sqrt(bc2)).add_(eps), param.addcdiv_(exp_avg, " ..
+      "denom)); foreach became the default in 2.0" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
   -- overlap its collectives (sources below), but the planner has no model of the compute /
   -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them

@@ -9,6 +9,11 @@ return {
   -- attention kernel (the zoo's transformers); hand-written attention (the RNN models' Luong
   -- attention) and BN + ReLU stay separate kernels in eager mode
   fuse = { transformer = { "attention", "optimizer" }, other = { "optimizer" } },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "foreach", grad_clip = false,
+    source = "PyTorch 2.x torch/optim/adamw.py: foreach=None, fused=None on CUDA tensors -> " ..
+      "_default_to_fused_or_foreach picks foreach (_multi_tensor_adamw); fused only " ..
+      "when asked. No clipping unless the script calls clip_grad_norm_" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
   -- overlap its collectives (sources below), but the planner has no model of the compute /
   -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them

@@ -4,6 +4,10 @@ return {
   title = "TensorFlow 1.x: graph executor, one kernel per op (XLA off), per-tensor optimizer ops",
   attention = "unfused",
   fuse = {},
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = false,
+    source = "TensorFlow 1.x tf.train.AdamOptimizer: one ResourceApplyAdam kernel per variable " ..
+      "(one pass over each tensor)" },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = nil,
   zero = 0, slack = nil, fp8 = nil,

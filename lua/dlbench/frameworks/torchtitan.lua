@@ -5,6 +5,11 @@ return {
   title = "torchtitan (PyTorch 2.4+): FSDP2, SDPA FlashAttention-2, fused AdamW, selective AC",
   attention = "flash2",
   fuse = { "attention", "elementwise", "optimizer" },
+  -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
+  optimizer_impl = { kind = "fused", grad_clip = true,
+    source = "torchtitan JobConfig optimizer.implementation = \"fused\" (torch.optim.AdamW " ..
+      "fused=True: one pass over each tensor); training.max_norm = 1.0: " ..
+      "torch.nn.utils.clip_grad_norm_ (a norm pass, then the gradients scaled in place)" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
   -- overlap its collectives (sources below), but the planner has no model of the compute /
   -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them
