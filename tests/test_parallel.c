@@ -1125,8 +1125,55 @@ static void host_model(void) {
   CHECK(strstr(dlb_last_error(), "nccl must be 0") != NULL);
 }
 
+/* Megatron-LM's timers (opts.phase_sync, issue [19]; megatron/global_vars.py _Timer.start/stop
+** call torch.cuda.synchronize(), megatron/schedules.py times every micro-batch's forward and
+** backward): 4 equal layers without ops (one op per pass), pp 1, m 4, mb 2, device seconds
+** per layer t = 6e9 / (0.8 peak), forward t/3, backward 2t/3 (as host_model above). By hand,
+** from a synchronisation point (dlb_timeline: the first op starts at its host time):
+**   host_op h = 0.1 ms, host_layer 0: forward max(h + 4t/3, 4h) = h + 4t/3 (4t/3 = 0.64 ms),
+**     backward max(h + 8t/3, 4h) = h + 8t/3; step = 4 (4t + 2h); host_idle = 4 x 2h.
+**   host_layer 1 ms too: forward max(1.1 ms + 4t/3, 4 x 1.1 ms) = 4.4 ms (host-bound, the
+**     lead changes nothing), backward h + 8t/3.
+**   full recompute, host_layer 0: backward device 8t/3 + 4t/3 = 4t, host 8h, lead h. */
+static void phase_sync(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r, r0;
+  layout(&o, 8, &cfg, 1, 4, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double t = 6e9 / (0.8 * 15.67e12), h = 0.1e-3;
+  /* no host model: the sync changes nothing */
+  o.phase_sync = 1;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 4 * t, 1e-12);
+  CHECK(r.host_idle == 0);
+  d.host_op = h;
+  o.phase_sync = 0;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK_NEAR(r0.step, 4 * 4 * t, 1e-12);   /* the host runs ahead: hidden */
+  o.phase_sync = 1;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (4 * t + 2 * h), 1e-12);
+  CHECK_NEAR(r.host_idle, 4 * 2 * h, 1e-12);
+  CHECK_NEAR(r.compute, r0.compute, 1e-15);   /* the device's work is unchanged */
+  d.host_layer = 1e-3;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (4 * 1.1e-3 + h + 8 * t / 3), 1e-12);
+  d.host_layer = 0;
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * ((h + 4 * t / 3) + (h + 4 * t)), 1e-12);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
+  o.phase_sync = 2;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "phase_sync must be 0") != NULL);
+}
+
 int main(void) {
   RUN(host_model);
+  RUN(phase_sync);
   RUN(roofline);
   RUN(data_parallel);
   RUN(partition);

@@ -282,6 +282,13 @@ typedef struct dlb_par_opts {
                             MixedPrecision reduce_dtype (Composer's mixed_precision DEFAULT
                             and torchtitan's default: fp32, 4; PURE: the 16-bit parameter
                             dtype, 2); 0 = g_bytes. Memory keeps g_bytes */
+  double phase_sync;     /* 1: the host and the device meet (torch.cuda.synchronize()) at the
+                            start and end of every micro-batch's forward and backward:
+                            Megatron-LM 2021 - mid 2022 times each with a timer whose start()
+                            and stop() synchronise (megatron/global_vars.py _Timer;
+                            megatron/schedules.py forward_step / backward_step), so the device
+                            waits while the host issues a phase's first op (its host_op, and
+                            host_layer before a forward); 0: the host enters a phase ahead */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

@@ -74,6 +74,10 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->capacity >= 0) || !isfinite(o->capacity))
     return dlb_fail(DLB_EINVAL, "plan: capacity (factor) must be >= 0 (0: dropless), got %g",
                     o->capacity);
+  if (!(o->phase_sync == 0 || o->phase_sync == 1))
+    return dlb_fail(DLB_EINVAL, "plan: phase_sync must be 0 (the host enters a phase ahead) or 1 "
+                    "(host and device synchronised at every micro-batch phase: Megatron-LM's "
+                    "timers), got %g", o->phase_sync);
   if (!(o->moe_impl == DLB_MOE_GRAPH || o->moe_impl == DLB_MOE_MCORE))
     return dlb_fail(DLB_EINVAL, "plan: moe_impl must be 0 (the graph's ops) or 1 (Megatron-Core's "
                     "dispatcher and grouped GEMM), got %g", o->moe_impl);
@@ -172,6 +176,10 @@ typedef struct stage {
   /* host synchronisation points (a dropless MoE layer under DLB_MOE_MCORE): the phase's
   ** stream up to the last one, closed (*done), and the device and host seconds at it */
   double fdone, fmark, hfmark, bdone, bmark, hbmark;
+  /* the device's wait for the host at the start of the forward and the backward under
+  ** opts.phase_sync (the first op's host seconds): device seconds of the phase's first
+  ** segment, not work (host_idle) */
+  double leadf, leadb;
 } stage;
 
 /* Close a phase's stream at a synchronisation point (the host waits for the device,
@@ -320,6 +328,18 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     ppshare.bw = cl->inter.bw * cl->nics / cl->per_node;
     pplink = &ppshare;
   }
+  /* Megatron-LM's timers (opts.phase_sync): each micro-batch's forward and backward start at
+  ** a torch.cuda.synchronize(), so the device idles until the host has issued the phase's
+  ** first op (dlb_timeline from a synchronisation point: the first op starts at its host
+  ** time): the forward's first layer's Python (host_layer) and its first op's dispatch
+  ** (host_op); the backward's first op, after the recomputed forward's Python under full
+  ** recompute (CheckpointFunction.backward runs the layer's forward again). Then the steady
+  ** state of dlb_stream_time: the phase ends at max(lead + device, host). */
+  if (o->phase_sync && dev->host_op > 0)
+    for (int d = 0; d < p; d++) {
+      S[d].leadf = dev->host_op + dev->host_layer;
+      S[d].leadb = dev->host_op + (rc ? dev->host_layer : 0);
+    }
   double shard_total = 0, shard_t = 0, shard_w = 0;
   for (int c = 0; c < K; c++) {
     stage *s = &S[c % p];
@@ -457,9 +477,10 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
         ** expert and no ep) once per MoE layer forward, and in its recomputed forward; the
         ** model meets the host and device at the layer's end */
         if (o->capacity == 0) {
-          sync_point(&s->fdone, &s->fmark, &s->hfmark, s->f + s->tpf + s->epf + s->cpf, s->hf);
-          if (rc) sync_point(&s->bdone, &s->bmark, &s->hbmark, s->b + s->tpb + s->epb + s->cpb,
-                             s->hb);
+          sync_point(&s->fdone, &s->fmark, &s->hfmark,
+                     s->leadf + s->f + s->tpf + s->epf + s->cpf, s->hf);
+          if (rc) sync_point(&s->bdone, &s->bmark, &s->hbmark,
+                             s->leadb + s->b + s->tpb + s->epb + s->cpb, s->hb);
         }
       }
       double pr = l->params * (1 - ef) / tl + l->params * ef / (et * ep);
@@ -580,9 +601,10 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     ** batch_isend_irecv), so per phase (dlb_stream_time) */
     double df = s->f + s->tpf + s->epf + s->cpf, db = s->b + s->tpb + s->epb + s->cpb;
     /* with synchronisation points (MoE layers, above) each segment between them ends at
-    ** its own later timeline */
-    double ef = s->fdone + dlb_stream_time(df - s->fmark, s->hf - s->hfmark);
-    double eb = s->bdone + dlb_stream_time(db - s->bmark, s->hb - s->hbmark);
+    ** its own later timeline; under phase_sync the first segment of each phase starts with
+    ** the device waiting for the host's first op (leadf, leadb above) */
+    double ef = s->fdone + dlb_stream_time(s->leadf + df - s->fmark, s->hf - s->hfmark);
+    double eb = s->bdone + dlb_stream_time(s->leadb + db - s->bmark, s->hb - s->hbmark);
     double t = ef + eb + x;
     if (t > T) {
       T = t; worst = d; xt = x;

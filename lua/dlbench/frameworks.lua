@@ -132,7 +132,7 @@ function M.derive(name, fields)
   local p = M.get(name, fname)
   -- the fields a profile may carry: its own, and those a profile may leave nil
   local valid = { memory = true, slack = true, bucket_bytes = true, overlap = true,
-    fsdp_overlap = true, fp8 = true, moe = true }
+    fsdp_overlap = true, fp8 = true, moe = true, sync = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
   local d, changed = {}, {}
@@ -384,6 +384,15 @@ function M.plan_defaults(p, zero)
   if p.fsdp_overlap ~= nil then d.fsdp_overlap = p.fsdp_overlap end
   if p.slack ~= nil then d.slack = p.slack end
   if p.pp_scatter ~= nil then d.pp_scatter = p.pp_scatter end
+  -- sync = "phase": the stack synchronises host and device at every micro-batch phase
+  if p.sync ~= nil then
+    if p.sync ~= "phase" and p.sync ~= "none" then
+      error(string.format("dlb.frameworks: profile '%s': sync must be \"phase\" (host and device "
+        .. "synchronised at every micro-batch forward and backward) or \"none\", got %s",
+        tostring(p.name), tostring(p.sync)), 3)
+    end
+    d.phase_sync = p.sync == "phase"
+  end
   if p.seq_par ~= nil then d.seq_par = p.seq_par end
   if p.moe ~= nil then d.moe_impl = p.moe end
   if p.reduce_dtype ~= nil then d.reduce_dtype = p.reduce_dtype end
@@ -438,7 +447,7 @@ doc.doc(M.provenance, "dlb.frameworks.provenance(profile, source, calibration, d
 doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string",
   "the provenance as one printed line")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
-  .. "slack=, gather_tensors=, pp_scatter=, seq_par=, moe_impl=, reduce_dtype=}", "the planner options a profile sets when the caller does not")
+  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=}", "the planner options a profile sets when the caller does not")
 doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, per_layer",
   "the host-side model's seconds per op issued and per layer forward a profile sets (the "
   .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")

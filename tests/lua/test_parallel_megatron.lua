@@ -82,6 +82,31 @@ T.test("pp_scatter: 1/tp of the activation over the network, all-gathered over N
   T.eq(nm.step, sp.step, "nemo's default is seq_par = true")
 end)
 
+T.test("phase_sync: Megatron-LM's timers synchronise every micro-batch phase", function()
+  -- megatron/global_vars.py _Timer.start/stop call torch.cuda.synchronize() around every
+  -- micro-batch's forward and backward (megatron/schedules.py): the device waits for the
+  -- host's first op of each phase. Closed-form layers (one op per pass), device-bound, so
+  -- the step grows by m x 2 phases x host_op exactly (tests/test_parallel.c by hand).
+  local hw = dlb.hw.get(A100):with { host_op = 1e-4, host_layer = 0 }
+  local o = { layers = cf, hw = hw, dp = 1, tp = 1, pp = 1, m = 2, batch = 2, zero = 0 }
+  local free = P.evaluate(o)
+  o.phase_sync = true
+  local sync = P.evaluate(o)
+  near(sync.step - free.step, 2 * 2 * 1e-4, 1e-9, "m x 2 phases x host_op")
+  near(sync.host_idle - free.host_idle, 2 * 2 * 1e-4, 1e-9, "the wait is host_idle")
+  T.eq(sync.compute, free.compute, "the device's work is unchanged")
+  -- the profile that times its phases sets it; Megatron-Core (timers no-ops at the default
+  -- --timing-log-level 0) does not
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("megatron-lm")).phase_sync, true,
+    "megatron-lm: sync = \"phase\"")
+  T.eq(dlb.frameworks.plan_defaults(dlb.frameworks.get("megatron-core")).phase_sync, nil,
+    "megatron-core: no sync")
+  local bad = dlb.frameworks.derive("megatron-lm", { sync = "always" })
+  T.checkerr("sync must be \"phase\"", dlb.frameworks.plan_defaults, bad)
+  T.checkerr("unknown option 'phase_synk'", P.evaluate, { layers = cf, hw = hw, dp = 1, tp = 1,
+    pp = 1, m = 2, batch = 2, phase_synk = true })
+end)
+
 T.test("sequence parallelism: ops outside the tensor-parallel region split over tp", function()
   local g = dlb.models.gpt { layers = 2, hidden = 1024, heads = 16, seq = 512, context = 512,
     dropout = true }

@@ -33,6 +33,13 @@ return {
   -- the activation, the receiver all-gathers it over NVLink (Narayanan et al. 2021 sec. 4.1;
   -- megatron/p2p_communication.py, split_tensor_into_1d_equal_chunks / gather_split_1d_tensor)
   pp_scatter = true,
+  -- every micro-batch's forward and backward timed by timers whose start() and stop() call
+  -- torch.cuda.synchronize() (megatron/global_vars.py _Timer, megatron/schedules.py
+  -- forward_step 'forward-compute', backward_step 'backward-compute'; Megatron-LM 2021 to
+  -- mid-2022: megatron/timers.py's --timing-log-level, Sep 2022, made them no-ops by
+  -- default): the device waits for the host's first op of each phase (the planner's
+  -- phase_sync, docs/parallel.md)
+  sync = "phase",
   sources = {
     "Narayanan et al. 2021 (SC21, arXiv 2104.04473) sec. 4.2 'Computation optimizations': "
       .. "fused kernels for bias + GeLU and scale + mask + softmax; sec. 3.5 full recompute",
@@ -42,5 +49,8 @@ return {
       .. "core), the 2022 addition; sec. 4.2.2 sequence parallelism",
     "Narayanan et al. 2021 sec. 4.1 'scatter/gather communication optimization'; "
       .. "NVIDIA/Megatron-LM megatron/p2p_communication.py (2021-22)",
+    "NVIDIA/Megatron-LM at commit 00ac56ab: megatron/global_vars.py _Timer.start/stop call "
+      .. "torch.cuda.synchronize(); megatron/schedules.py forward_step / backward_step time "
+      .. "'forward-compute' / 'backward-compute' per micro-batch (sync = \"phase\")",
   },
 }
