@@ -62,7 +62,7 @@ job=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\):.*/\1/p')
 rows() { local f=$sw/sweep.shard-$1.csv; [ -f "$f" ] && echo $(($(wc -l <"$f") - 1)) || echo 0; }
 waitrows() { # waitrows SHARD N: until shard SHARD's checkpoint holds N rows (30 s at most)
   local i
-  for i in $(seq 300); do [ "$(rows "$1")" -ge "$2" ] && return 0; sleep 0.1; done
+  for i in $(seq 300); do [ "$(rows "$1")" -ge "$2" ] && return 0; t_nap 0.1; done
   return 1
 }
 # Slurm holds a requeued job back for a while (BeginTime): the test does not wait for that
@@ -70,11 +70,11 @@ startnow() {
   local i
   # the requeue is asynchronous (the task ends, completes, then waits as PENDING): wait for
   # that state, then ask again until the task has left it (a busy machine is slow at both)
-  for i in $(seq 600); do [ "$(taskstate "$1")" = PENDING ] && break; sleep 0.1; done
+  for i in $(seq 600); do [ "$(taskstate "$1")" = PENDING ] && break; t_nap 0.1; done
   for i in $(seq 150); do
     scontrol update JobId="${job}_$1" StartTime=now >/dev/null 2>&1
     [ "$(taskstate "$1")" = PENDING ] || return 0
-    sleep 0.2
+    t_nap 0.2
   done
 }
 taskstate() { scontrol -o show job "${job}_$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
@@ -87,7 +87,7 @@ if waitrows 2 2; then
   echo "$st" | grep -q "^shard 2 *running" && t_ok "sweep status: a shard at work is running" \
     || t_fail "sweep status: running" "$st"
   kill -KILL "$pid"
-  for i in $(seq 600); do case $(taskstate 2) in RUNNING|COMPLETING|"") sleep 0.1 ;; *) break ;; esac; done
+  for i in $(seq 600); do case $(taskstate 2) in RUNNING|COMPLETING|"") t_nap 0.1 ;; *) break ;; esac; done
   st=$("$dlb" sweep status "$sw" 2>&1)
   echo "$st" | grep -q "^shard 2 *stopped" && t_ok "sweep status: a killed shard is stopped" \
     || t_fail "sweep status: stopped" "$st"
@@ -105,7 +105,7 @@ fi
 # closes its checkpoint and requeues itself
 if waitrows 3 4; then
   scancel --batch --signal=USR1 "${job}_3" 2>/dev/null
-  for i in $(seq 200); do grep -q "requeueing" "$sw/logs/shard-3.out" 2>/dev/null && break; sleep 0.1; done
+  for i in $(seq 200); do grep -q "requeueing" "$sw/logs/shard-3.out" 2>/dev/null && break; t_nap 0.1; done
   grep -q "stopped before the time limit, checkpoint closed; requeueing ${job}_3" "$sw/logs/shard-3.out" \
     && t_ok "SIGUSR1 (the signal before the time limit): the task checkpoints and requeues itself" \
     || t_fail "SIGUSR1 requeue" "$(tail -5 "$sw/logs/shard-3.out")"
@@ -122,11 +122,15 @@ rm -f "$HOLD"
 # still tearing down the killed instance): seen 2 times in 6 runs here. The shard then
 # shows as stopped, and the test does what `sweep status` tells a user, once per shard, and
 # says so on stderr. DLB_KEEP_SLURM=1 keeps the test's folder (logs) in /tmp/slurm_keep.
+# (each look starts dlbench: the looks back off from 0.1 s to one every 0.5 s; a stopped
+# shard is looked for every 5 s)
 rerequeued=""
-for i in $(seq 600); do
+deadline=$((SECONDS + 60)) next_check=$((SECONDS + 5)) nap=1
+while [ "$SECONDS" -lt "$deadline" ]; do
   st1=$("$dlb" sweep status "$sw" 2>/dev/null)
-  [ "$(echo "$st1" | head -1 | grep -c ' 4 done')" = 1 ] && break
-  if [ $((i % 50)) = 0 ]; then
+  [[ ${st1%%$'\n'*} == *" 4 done"* ]] && break
+  if [ "$SECONDS" -ge "$next_check" ]; then
+    next_check=$((SECONDS + 5))
     for k in $(echo "$st1" | sed -n 's/^shard \([0-9]*\) *stopped.*/\1/p'); do
       case " $rerequeued " in *" $k "*) continue ;; esac
       if [ -z "$(squeue -h -j "${job}_$k" 2>/dev/null)" ]; then
@@ -137,7 +141,7 @@ for i in $(seq 600); do
       fi
     done
   fi
-  sleep 0.1
+  t_nap "0.$nap"; nap=$((nap < 5 ? nap + 1 : 5))
 done
 st=$("$dlb" sweep status "$sw" 2>&1)
 echo "$st" | head -1 | grep -q "4 shards (job $job): 4 done, 0 running, 0 stopped, 0 missing" \
@@ -163,7 +167,7 @@ out=$("$dlb" -e "local a, b = dlb.sweep.merge('$sw'), dlb.read_csv('$tmp/single.
 [ "$out" = equal ] && t_ok "dlb.sweep.merge: the same rows, value for value" || t_fail "dlb.sweep.merge" "$out"
 
 # the dependent merge job (afterok) ran once every task had succeeded
-for i in $(seq 300); do [ -f "$sw/merged.csv" ] && break; sleep 0.1; done
+for i in $(seq 300); do [ -f "$sw/merged.csv" ] && break; t_nap 0.1; done
 cmp -s "$tmp/single.csv" "$sw/merged.csv" && t_ok "the dependent merge job wrote the same table" \
   || t_fail "dependent merge job" "$(scontrol -o show job "$(sed -n 's/.*\["merge_job"\] = "\([0-9]*\)".*/\1/p' "$sw/manifest.lua")" 2>&1 | grep -o 'JobState=[^ ]*\|Reason=[^ ]*\|Dependency=[^ ]*'); $(cat "$sw/logs/merge.out" 2>/dev/null)"
 
