@@ -1,7 +1,7 @@
 /*
 ** planner.c — 3-D parallel training plans: evaluate one (data x tensor x pipeline) layout
 ** with micro-batches, schedule, activation recompute and ZeRO stage on a per-layer cost
-** array, and search all layouts of a cluster for the ones that fit, fastest first.
+** array (the search over all layouts of a cluster is planner_search.c).
 **
 ** Sources: Megatron-LM tensor parallelism, two allreduces per transformer layer forward and
 ** two backward (Shoeybi et al. 2019); pipeline schedules and the (p-1)/v bubble (Narayanan et
@@ -16,15 +16,9 @@
 #include "dlb_roofline.h"
 #include "collective_impl.h"
 #include "planner_ops.h"
+#include "planner_impl.h"
 #include "roofline_impl.h"
 #include "dlb_runtime.h"
-
-struct dlb_par_plan {
-  dlb_par_row *rows;
-  int count, cap;
-  double evaluated;
-  dlb_par_row smallest;   /* the evaluated layout with the least memory */
-};
 
 /* Bytes per parameter of weights, gradients, optimizer state: mixed-precision Adam by
 ** default (2 + 2 + 12, Rajbhandari et al. 2020 sec. 3.1). */
@@ -35,18 +29,18 @@ static void param_bytes(const dlb_par_opts *o, double *wb, double *gb, double *o
   *ob = any ? o->o_bytes : 12;
 }
 
-static int whole(double x) {
+int dlb_par_whole(double x) {
   return x >= 1 && x == floor(x) && x < 1e12;
 }
 
-static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
-                        const dlb_par_cluster *cl, const dlb_par_opts *o) {
+int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
+                         const dlb_par_cluster *cl, const dlb_par_opts *o) {
   if (!L || !dev || !cl || !o) return dlb_fail(DLB_EINVAL, "plan: missing argument");
   if (n < 1) return dlb_fail(DLB_EINVAL, "plan: the model has no layers");
   if (dlb_roof_check(dev)) return dlb_fail(DLB_EINVAL, "plan: %s", dlb_last_error());
   int st = dlb_par_cluster_check("plan", cl, 0);
   if (st) return st;
-  if (!whole(o->batch))
+  if (!dlb_par_whole(o->batch))
     return dlb_fail(DLB_EINVAL, "plan: batch must be a whole number of samples >= 1, got %g",
                     o->batch);
   if (!(o->overlap >= 0 && o->overlap <= 1))
@@ -109,7 +103,7 @@ static int check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
 }
 
 /* The first layer tp does not split evenly (tp_div not a multiple of tp), or -1. */
-static int tp_misfit(const dlb_par_layer *L, int n, double tp) {
+int dlb_par_tp_misfit(const dlb_par_layer *L, int n, double tp) {
   if (tp == 1) return -1;
   double ok = -1;   /* the last tp_div found divisible (layers mostly share one): no fmod */
   for (int i = 0; i < n; i++) {
@@ -195,9 +189,10 @@ enum { MAX_STAGES = 4096 };
 
 /* `checked`: the search already validated the inputs and enumerates only possible layouts
 ** (whole micro-batches, tp dividing tp_div, within the cluster), so those checks are skipped. */
-static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dlb_roof *dev,
-                    const dlb_par_cluster *cl, const dlb_par_opts *o,
-                    const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem, int checked) {
+int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dlb_roof *dev,
+                        const dlb_par_cluster *cl, const dlb_par_opts *o,
+                        const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem,
+                        int checked) {
   int st;
   if (!cfg || !out) return dlb_fail(DLB_EINVAL, "plan: missing configuration or result");
   double dp = cfg->dp, tp = cfg->tp, pp = cfg->pp, m = cfg->m;
@@ -216,10 +211,10 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   int rc = rcp == DLB_PAR_RECOMPUTE_FULL, sel = rcp == DLB_PAR_RECOMPUTE_SELECTIVE;
   /* cast only a value in range (a NaN or huge double cast to int is undefined) */
   int ca = (cfg->cp_algo >= DLB_CP_RING && cfg->cp_algo <= DLB_CP_ALLTOALL) ? (int)cfg->cp_algo : -1;
-  if (!whole(dp) || !whole(tp) || !whole(pp) || !whole(m))
+  if (!dlb_par_whole(dp) || !dlb_par_whole(tp) || !dlb_par_whole(pp) || !dlb_par_whole(m))
     return dlb_fail(DLB_EINVAL, "plan: dp, tp, pp and m must be whole numbers >= 1 "
                     "(got %g, %g, %g, %g)", dp, tp, pp, m);
-  if (!whole(ep) || !whole(cp))
+  if (!dlb_par_whole(ep) || !dlb_par_whole(cp))
     return dlb_fail(DLB_EINVAL, "plan: ep and cp must be whole numbers >= 1 (got %g, %g)", ep, cp);
   double dpc = dp * cp;   /* the replicas of the weights: data x context ranks */
   if (!checked) {
@@ -227,7 +222,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     if (cfg->cp_algo != ca || ca < DLB_CP_RING || ca > DLB_CP_ALLTOALL)
       return dlb_fail(DLB_EINVAL, "plan: cp_algo must be 0 (ring), 1 (allgather) or 2 "
                       "(alltoall), got %g", cfg->cp_algo);
-    if (!whole(etp) || fmod(tp, etp) != 0)
+    if (!dlb_par_whole(etp) || fmod(tp, etp) != 0)
       return dlb_fail(DLB_EINVAL, "plan: etp %g (the experts' tensor degree) must divide tp %g",
                       etp, tp);
     if (etp == tp && fmod(dpc, ep) != 0)
@@ -252,7 +247,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
           return dlb_fail(DLB_EINVAL, "plan: all-to-all context parallelism (Ulysses) splits "
                           "the heads over tp x cp = %g ranks, which does not divide the %g "
                           "heads/hidden units of layer %d", tp * cp, L[i].tp_div, i + 1);
-    if (!(hs == 0 || (whole(hs) && fmod(dpc, hs) == 0)))
+    if (!(hs == 0 || (dlb_par_whole(hs) && fmod(dpc, hs) == 0)))
       return dlb_fail(DLB_EINVAL, "plan: hsdp %g must divide dp x cp = %g (0: no hybrid "
                       "sharding)", hs, dpc);
     if (hs > 0 && (zero != 3 || ep > 1))
@@ -269,7 +264,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
     return dlb_fail(DLB_EINVAL, "plan: %g samples per replica (batch %g / dp %g) do not split "
                     "into m %g micro-batches (%g samples each): batch/dp must be a multiple of m",
                     o->batch / dp, o->batch, dp, m, o->batch / dp / m);
-  int bad = checked ? -1 : tp_misfit(L, n, tp);
+  int bad = checked ? -1 : dlb_par_tp_misfit(L, n, tp);
   if (bad >= 0)
     return dlb_fail(DLB_EINVAL, "plan: tp %g does not divide the %g heads/hidden units of "
                     "layer %d (tp must divide %g)", tp, L[bad].tp_div, bad + 1, L[bad].tp_div);
@@ -278,7 +273,7 @@ static int evaluate(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dl
   if (cfg->zero != zero || zero < 0 || zero > 3)
     return dlb_fail(DLB_EINVAL, "plan: ZeRO stage must be 0..3, got %g", cfg->zero);
   double v = sched == DLB_SCHED_INTERLEAVED ? (cfg->v > 0 ? cfg->v : 2) : 1;
-  if (!whole(v)) return dlb_fail(DLB_EINVAL, "plan: v must be a whole number, got %g", v);
+  if (!dlb_par_whole(v)) return dlb_fail(DLB_EINVAL, "plan: v must be a whole number, got %g", v);
   if (pp * v > n || pp * v > MAX_STAGES)
     return dlb_fail(DLB_EINVAL, "plan: %g pipeline chunks (pp %g x v %g) for %d layers "
                     "(at most one chunk per layer)", pp * v, pp, v, n);
@@ -794,11 +789,11 @@ int dlb_par_evaluate_ops(const dlb_par_layer *L, int n, const dlb_par_op *ops, i
                          const dlb_roof *dev, const dlb_par_cluster *cl,
                          const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
                          double *stage_mem) {
-  int st = check_inputs(L, n, dev, cl, o);
+  int st = dlb_par_check_inputs(L, n, dev, cl, o);
   if (st) return st;
   dlb_layer_times *LT = dlb_layer_times_new(L, n, ops, nops);
   if (!LT) return dlb_last_status();
-  st = evaluate(L, n, LT, dev, cl, o, cfg, out, stage_mem, 0);
+  st = dlb_par_layout_eval(L, n, LT, dev, cl, o, cfg, out, stage_mem, 0);
   dlb_layer_times_free(LT);
   return st;
 }
@@ -836,185 +831,14 @@ int dlb_par_model_evaluate(dlb_par_model *m, const dlb_roof *dev, const dlb_par_
                            const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
                            double *stage_mem) {
   if (!m) return dlb_fail(DLB_EINVAL, "parallel model: NULL");
-  int st = check_inputs(m->L, m->n, dev, cl, o);
+  int st = dlb_par_check_inputs(m->L, m->n, dev, cl, o);
   if (st) return st;
   dlb_layer_times_reset(m->LT);   /* the cached times are the last device's */
-  return evaluate(m->L, m->n, m->LT, dev, cl, o, cfg, out, stage_mem, 0);
+  return dlb_par_layout_eval(m->L, m->n, m->LT, dev, cl, o, cfg, out, stage_mem, 0);
 }
 
 int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_roof *dev,
                      const dlb_par_cluster *cl, const dlb_par_opts *o,
                      const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem) {
   return dlb_par_evaluate_ops(L, n, NULL, 0, dev, cl, o, cfg, out, stage_mem);
-}
-
-static int push(dlb_par_plan *P, const dlb_par_row *r) {
-  if (P->count == P->cap) {
-    int nc = P->cap ? 2 * P->cap : 256;
-    dlb_par_row *nr = dlb_realloc(P->rows, sizeof(dlb_par_row) * (size_t)nc);
-    if (!nr) return dlb_fail(DLB_ENOMEM, "plan: out of memory");
-    P->rows = nr;
-    P->cap = nc;
-  }
-  P->rows[P->count++] = *r;
-  return DLB_OK;
-}
-
-static int bystep(const void *a, const void *b) {
-  const dlb_par_row *x = a, *y = b;
-  if (x->step != y->step) return x->step < y->step ? -1 : 1;
-  if (x->mem != y->mem) return x->mem < y->mem ? -1 : 1;
-  return 0;
-}
-
-/* Search the layouts; see the header. */
-dlb_par_plan *dlb_par_plan_new(const dlb_par_layer *L, int n, const dlb_roof *dev,
-                               const dlb_par_cluster *cl, const dlb_par_opts *o) {
-  return dlb_par_plan_new_ops(L, n, NULL, 0, dev, cl, o);
-}
-
-dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_op *ops,
-                                   int nops, const dlb_roof *dev, const dlb_par_cluster *cl,
-                                   const dlb_par_opts *o) {
-  if (check_inputs(L, n, dev, cl, o)) return NULL;
-  double D = o->devices > 0 ? o->devices : cl->per_node * cl->nodes;
-  if (!whole(D))
-    return dlb_fail_null(DLB_EINVAL, "plan: devices must be a whole number >= 1 (give devices, "
-                         "or cluster per_node and nodes), got %g", D);
-  if (dlb_par_cluster_check("plan", cl, D)) return NULL;
-  if (!(o->zero_max >= 0 && o->zero_max <= 3))
-    return dlb_fail_null(DLB_EINVAL, "plan: zero_max must be 0..3, got %g", o->zero_max);
-  if (!(o->sched >= -1 && o->sched <= DLB_SCHED_INTERLEAVED) || o->sched != floor(o->sched))
-    return dlb_fail_null(DLB_EINVAL, "plan: sched must be -1 (all) or 0..2, got %g", o->sched);
-  if (!(o->recompute >= -1 && o->recompute <= DLB_PAR_RECOMPUTE_SELECTIVE)
-      || o->recompute != floor(o->recompute))
-    return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (none and full), 0 (none), 1 "
-                         "(full) or 2 (selective), got %g", o->recompute);
-  if (!(o->etp >= 0 && o->etp <= 1e6) || o->etp != floor(o->etp))
-    return dlb_fail_null(DLB_EINVAL, "plan: etp must be a whole number >= 0 (0: tp), got %g",
-                         o->etp);
-  if (!(o->ep_max >= 0 && o->cp_max >= 0 && o->ep_max <= 1e6 && o->cp_max <= 1e6))
-    return dlb_fail_null(DLB_EINVAL, "plan: ep_max and cp_max must be >= 0 (got %g, %g)",
-                         o->ep_max, o->cp_max);
-  if (!(o->cp_algo >= -1 && o->cp_algo <= DLB_CP_ALLTOALL) || o->cp_algo != floor(o->cp_algo))
-    return dlb_fail_null(DLB_EINVAL, "plan: cp_algo must be -1 (all), 0 (ring), 1 (allgather) "
-                         "or 2 (alltoall), got %g", o->cp_algo);
-  if (!(o->m_max >= 0 && o->m_max <= 65536))
-    return dlb_fail_null(DLB_EINVAL, "plan: m_max must be in 0..65536 micro-batches, got %g",
-                         o->m_max);
-  dlb_layer_times *LT = dlb_layer_times_new(L, n, ops, nops);
-  if (!LT) return NULL;
-  dlb_par_plan *P = dlb_calloc(1, sizeof *P);
-  if (!P) { dlb_layer_times_free(LT); return dlb_fail_null(DLB_ENOMEM, "plan: out of memory"); }
-  double tpmax = o->tp_max > 0 ? o->tp_max : (cl->per_node > 0 ? cl->per_node : 8);
-  double ppmax = o->pp_max > 0 ? o->pp_max : n;
-  double vv = o->v > 0 ? o->v : 2;
-  int r0 = o->recompute < 0 ? 0 : (int)o->recompute, r1 = o->recompute < 0 ? 1 : r0;
-  /* expert degrees: powers of two dividing every MoE layer's experts (up to ep_max); context
-  ** degrees: powers of two up to cp_max; HSDP: the replicas of one node as the shard group */
-  double emax = 0;
-  for (int i = 0; i < n; i++) if (L[i].experts > emax) emax = L[i].experts;
-  if (o->ep_max > 0 && o->ep_max < emax) emax = o->ep_max;
-  double cmax = o->cp_max > 0 ? o->cp_max : 1;
-  int a0 = o->cp_algo < 0 ? DLB_CP_RING : (int)o->cp_algo;
-  int a1 = o->cp_algo < 0 ? DLB_CP_ALLTOALL : a0;
-  for (double tp = 1; tp <= tpmax && tp <= D; tp *= 2) {
-    if (fmod(D, tp) != 0 || tp_misfit(L, n, tp) >= 0) continue;
-    for (double cp = 1; cp <= cmax && tp * cp <= D; cp *= 2) {
-    if (fmod(D, tp * cp) != 0) continue;
-    for (double pp = 1; pp <= ppmax && pp <= n && tp * cp * pp <= D; pp++) {
-      if (fmod(D, tp * cp * pp) != 0) continue;
-      double dp = D / (tp * cp * pp), dpc = dp * cp;
-      double local = o->batch / dp;
-      if (local < 1 || local != floor(local)) continue;
-      double mmax = o->m_max > 0 ? o->m_max : fmax(1, 4 * pp);
-      double etp = o->etp > 0 && o->etp < tp ? o->etp : tp;
-      if (fmod(tp, etp) != 0) etp = tp;
-      for (double ep = 1; ep == 1 || ep <= emax; ep *= 2) {
-      if (fmod(tp * dpc, ep * etp) != 0) break;
-      int eok = 1;
-      for (int i = 0; i < n && ep > 1 && eok; i++)
-        if (L[i].experts > 0 && fmod(L[i].experts, ep) != 0) eok = 0;
-      if (!eok) break;
-      for (int ca = a0; ca <= (cp > 1 ? a1 : a0); ca++) {
-      if (cp > 1 && ca == DLB_CP_ALLTOALL) {
-        int ok = 1;   /* Ulysses splits the heads over tp x cp */
-        for (int i = 0; i < n && ok; i++)
-          if (L[i].kv_bytes > 0 && L[i].tp_div > 0 && fmod(L[i].tp_div, tp * cp) != 0) ok = 0;
-        if (!ok) continue;
-      }
-      /* HSDP's shard group: the replicas one node holds (per_node / (tp pp)) */
-      double hnode = cl->per_node > 0 ? floor(cl->per_node / (tp * pp)) : 0;
-      double hsdp = (o->hsdp != 0 && ep == 1 && hnode > 1 && hnode < dpc && fmod(dpc, hnode) == 0)
-        ? hnode : 0;
-      for (int sc = DLB_SCHED_GPIPE; sc <= DLB_SCHED_INTERLEAVED; sc++) {
-        if (o->sched >= 0 && sc != (int)o->sched) continue;
-        if (o->sched < 0 && pp == 1 && sc != DLB_SCHED_1F1B) continue; /* all the same */
-        if (sc == DLB_SCHED_INTERLEAVED && (pp == 1 || pp * vv > n)) continue;
-        for (double m = 1; m <= mmax && m <= local; m++) {
-          if (fmod(local, m) != 0) continue;
-          if (sc == DLB_SCHED_INTERLEAVED && fmod(m, pp) != 0) continue;
-          for (int rc = r0; rc <= r1; rc++) {
-            for (int z = 0; z <= (int)o->zero_max + (hsdp > 0 && o->zero_max >= 3); z++) {
-              if (z > 0 && dpc == 1) break;
-              dlb_par_row cfg = { 0 }, r;
-              cfg.dp = dp; cfg.tp = tp; cfg.pp = pp; cfg.m = m; cfg.v = vv;
-              cfg.sched = sc; cfg.recompute = rc; cfg.zero = z > 3 ? 3 : z;
-              cfg.ep = ep; cfg.cp = cp; cfg.cp_algo = ca; cfg.hsdp = z > 3 ? hsdp : 0;
-              cfg.etp = etp;
-              int st = evaluate(L, n, LT, dev, cl, o, &cfg, &r, NULL, 1);
-              if (st) { dlb_layer_times_free(LT); dlb_par_plan_free(P); return NULL; }
-              if (P->evaluated == 0 || r.mem < P->smallest.mem) P->smallest = r;
-              P->evaluated += 1;
-              if ((r.fits || o->keep_unfit) && push(P, &r)) {
-                dlb_layer_times_free(LT);
-                dlb_par_plan_free(P);
-                return NULL;
-              }
-            }
-          }
-        }
-      }
-      }
-      }
-    }
-    }
-  }
-  dlb_layer_times_free(LT);
-  if (P->count > 1) qsort(P->rows, (size_t)P->count, sizeof(dlb_par_row), bystep);
-  return P;
-}
-
-/* The number of plans kept. */
-int dlb_par_plan_count(const dlb_par_plan *P) {
-  return P ? P->count : 0;
-}
-
-/* Copy plan i (0-based). */
-int dlb_par_plan_row(const dlb_par_plan *P, int i, dlb_par_row *out) {
-  if (!P || !out) return dlb_fail(DLB_EINVAL, "plan row: missing plan or output");
-  if (i < 0 || i >= P->count)
-    return dlb_fail(DLB_EINVAL, "plan row: index %d out of range 1..%d", i + 1, P->count);
-  *out = P->rows[i];
-  return DLB_OK;
-}
-
-/* How many layouts were evaluated. */
-double dlb_par_plan_evaluated(const dlb_par_plan *P) {
-  return P ? P->evaluated : 0;
-}
-
-/* The leanest evaluated layout. */
-int dlb_par_plan_smallest(const dlb_par_plan *P, dlb_par_row *out) {
-  if (!P || !out) return dlb_fail(DLB_EINVAL, "plan smallest: missing plan or output");
-  if (!(P->evaluated > 0)) return dlb_fail(DLB_EINVAL, "plan smallest: no layout was evaluated");
-  *out = P->smallest;
-  return DLB_OK;
-}
-
-/* Free a plan; NULL is a no-op. */
-void dlb_par_plan_free(dlb_par_plan *P) {
-  if (!P) return;
-  dlb_free(P->rows);
-  dlb_free(P);
 }
