@@ -143,19 +143,15 @@ end
 -- data parallelism
 
 -- Bytes of one gradient element under the graph engine's precision policies (docs/graph.md,
--- "precision": tensors without an explicit dtype take 4 bytes under fp32 and 2 under fp16,
--- bf16, mixed and mixed_bf16; graphs/step/train.c gives a weight's gradient its weight's dtype,
--- and mixed precision keeps only the optimizer state and master weights in fp32). Another
--- name (a device precision such as tf32) takes its element size from dlb.hw.
-local GRAD_ELEM = { fp32 = 4, fp16 = 2, bf16 = 2, mixed = 2, mixed_bf16 = 2 }
+-- "precision"; graphs/step/train.c gives a weight's gradient its weight's dtype, and mixed
+-- precision keeps only the optimizer state and master weights in fp32): the one table is
+-- dlb.roofline.grad_elem's; here a name it does not know is an error naming the caller.
 local function grad_elem_bytes(fname, prec, level)
-  if prec == nil then return 4 end   -- the graph engine's default policy is fp32
-  local b = GRAD_ELEM[prec]
+  local R = require "dlbench.roofline"
+  local b = R.grad_elem(prec)
   if b then return b end
-  local ok, x = pcall(core.hw_precision_bytes, prec)
-  if ok and type(x) == "number" and x > 0 then return x end
   error(string.format("%s: precision '%s' has no gradient element size (accepted: %s, or a "
-    .. "dlb.hw precision)", fname, tostring(prec), keys(GRAD_ELEM)), level + 1)
+    .. "dlb.hw precision)", fname, tostring(prec), R._grad_elem_names()), level + 1)
 end
 
 -- The precision graph stats were counted at ("mixed", "fp32", ...), if they say.

@@ -126,6 +126,13 @@ function M.grad_elem(prec)
   if ok and type(x) == "number" and x > 0 then return x end
   return nil
 end
+-- the policies' names, for a caller's error message (dlb.parallel's)
+function M._grad_elem_names()
+  local t = {}
+  for k in pairs(GRAD_ELEM) do t[#t + 1] = k end
+  table.sort(t)
+  return table.concat(t, ", ")
+end
 doc.doc(M.grad_elem, "dlb.roofline.grad_elem(precision) -> bytes",
   "bytes of one gradient element under a graph precision policy (fp32 4; fp16, bf16, mixed 2)")
 

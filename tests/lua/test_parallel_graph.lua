@@ -326,6 +326,11 @@ T.test("data all-reduces params x gradient bytes, not the gradients live at the 
   T.near(rp.grad_bytes, 4 * sp.params, 1e-12, "paradnn.rnn: params x 4")
   -- precision= overrides the stats' precision for the gradient element
   T.near(P.work(s, 8, { precision = "fp16" }).grad_bytes, 2 * s.params, 1e-12, "precision=fp16")
+  -- the table is dlb.roofline.grad_elem's (one place); an unknown name is refused with it
+  T.near(P.work(s, 8, { precision = "tf32" }).grad_bytes, dlb.roofline.grad_elem("tf32") * s.params,
+    1e-12, "a dlb.hw precision: its element size")
+  T.checkerr("precision 'nosuch' has no gradient element size (accepted: bf16, fp16, fp32, mixed, "
+    .. "mixed_bf16, or a dlb.hw precision)", P.work, s, 8, { precision = "nosuch" })
 end)
 
 -- QA regression: GPT-3 XL in mixed precision (73 GB at b=8) on a 16 GB V100 returned util
