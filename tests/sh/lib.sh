@@ -23,26 +23,21 @@ tm_start() {
   tmux -L "$tm_sock" -f /dev/null new-session -d -x 120 -y 40 \
     "env TERM=xterm $1; echo \"[exit \$?]\"; sleep 600"
 }
-tm_type() { # a trailing ; would end the tmux command: escape it
-  local t=$1
-  case $t in *\;) t="${t%;}\\;" ;; esac
-  tmux -L "$tm_sock" send-keys -l -- "$t"
-}
+# tm_lit TEXT: TEXT as send-keys -l takes it, in $_t (a trailing ; would end the tmux
+# command: escaped); a variable, not a command substitution, which would be a process
+tm_lit() { _t=$1; case $_t in *\;) _t="${_t%;}\\;" ;; esac; }
+tm_type() { tm_lit "$1"; tmux -L "$tm_sock" send-keys -l -- "$_t"; }
 tm_keys() { tmux -L "$tm_sock" send-keys "$@"; }
 # tm_type_keys TEXT KEY...: TEXT literally, then the keys, from one tmux client (each client
 # is a process: the pane gets the same bytes in the same order as tm_type then tm_keys)
-tm_type_keys() {
-  local t=$1; shift
-  case $t in *\;) t="${t%;}\\;" ;; esac
-  tmux -L "$tm_sock" send-keys -l -- "$t" \; send-keys "$@"
-}
+tm_type_keys() { tm_lit "$1"; shift; tmux -L "$tm_sock" send-keys -l -- "$_t" \; send-keys "$@"; }
 tm_line() { tm_type_keys "$1" Enter; }
 tm_screen() { tmux -L "$tm_sock" capture-pane -p -J -S -2000 -t 0 2>/dev/null; }
 # Each look at the screen starts two processes (tmux, grep), which cost milliseconds of CPU
 # on the suite's VM; tm_wait looks at once, then after 10, 20, 40, 80 ms and every 160 ms:
 # a prompt that comes within 0.1 s is seen as soon as before, a slow answer with a fifth of
-# the looks (test_repl's CPU: 12 -> 6 s under load). Its pauses are read timeouts on a
-# pipe nobody writes (t_nap), not sleep processes.
+# the looks (with tm_type_keys, test_repl's CPU went from 12 to 6 s under load). Its pauses
+# are read timeouts on a pipe nobody writes (t_nap), not sleep processes.
 exec {t_napfd}<> <(:)
 t_nap() { read -rt "$1" -u "$t_napfd" _ 2>/dev/null; return 0; }
 tm_wait() {
