@@ -1,6 +1,6 @@
 -- test_parallel_megatron.lua — three mechanisms Megatron-LM runs, as the planner's Lua
 -- options and layer costs carry them (issue [19], third round; the formulas are tested by
--- hand in tests/test_parallel.c): selective recompute (Korthikanti et al. 2022 sec. 5),
+-- hand in tests/test_parallel_ops.c): selective recompute (Korthikanti et al. 2022 sec. 5),
 -- pipeline sends with scatter/gather (Narayanan et al. 2021 sec. 4.1), sequence parallelism's
 -- time (Korthikanti et al. 2022 sec. 4.2.2). Both backends.
 local T = require "harness"
@@ -86,7 +86,7 @@ T.test("phase_sync: Megatron-LM's timers synchronise every micro-batch phase", f
   -- megatron/global_vars.py _Timer.start/stop call torch.cuda.synchronize() around every
   -- micro-batch's forward and backward (megatron/schedules.py): the device waits for the
   -- host's first op of each phase. Closed-form layers (one op per pass), device-bound, so
-  -- the step grows by m x 2 phases x host_op exactly (tests/test_parallel.c by hand).
+  -- the step grows by m x 2 phases x host_op exactly (tests/test_parallel_ops.c by hand).
   local hw = dlb.hw.get(A100):with { host_op = 1e-4, host_layer = 0 }
   local o = { layers = cf, hw = hw, dp = 1, tp = 1, pp = 1, m = 2, batch = 2, zero = 0 }
   local free = P.evaluate(o)

@@ -1,6 +1,6 @@
 -- test_parallel_moe_cp.lua — expert parallelism, context parallelism, hybrid sharding and
 -- offload in dlb.parallel.evaluate/plan (issue [21]), on zoo graphs. The closed forms are
--- tested by hand in tests/test_parallel.c (moe_cp) and tests/test_collective.c
+-- tested by hand in tests/test_parallel_ops.c (moe_cp) and tests/test_collective.c
 -- (alltoall_cluster); here: what a user sees. Both backends.
 local T = require "harness"
 local dlb = require "dlbench"

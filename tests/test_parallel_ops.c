@@ -1,0 +1,540 @@
+/*
+** test_parallel_ops.c — the planner's per-op and framework mechanisms: fused attention and
+** selective recompute, pipeline scatter/gather, replicated (sequence-parallel) ops, expert and
+** context parallelism, Megatron-Core's MoE layer, the host-side model and Megatron-LM's timer
+** syncs; every golden number derived in its comment (split from test_parallel.c).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlbench.h"
+#include "check.h"
+#include "parallel_fixtures.h"
+
+/* The planner's per-op layer times time a fused attention kernel (dlb_par_op.attention = 1)
+** at the device's attn_eff, the rest at flops_eff (graphs/hw/roofline.c dlb_op_time_raw).
+** 4 layers, each one forward op of 1e9 FLOPs per sample and one backward op of 2e9, no
+** bytes, no launch costs; dp = tp = pp = m = 1, batch 2 (mb = 2). Forward ops marked as
+** attention: step = 4 x (2e9 / (P x a) + 4e9 / (P x 0.8)) with a = 0.4; with attn_eff 0
+** (off) every op at 0.8: 4 x 6e9 / (P x 0.8). */
+static void attention_ops(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_op ops[8];
+  two_ops_per_layer(ops, 4);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 2, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double P = V100.peak;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 6e9 / (P * 0.8), 1e-12);          /* attn_eff 0: off */
+  d.attn_eff = 0.4;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (2e9 / (P * 0.4) + 4e9 / (P * 0.8)), 1e-12);
+  /* a kernel that skips the masked blocks of causal attention computes attn_work of its
+  ** counted FLOPs (0.5), at attn_eff, or at flops_eff when that is 0 */
+  d.attn_work = 0.5;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (0.5 * 2e9 / (P * 0.4) + 4e9 / (P * 0.8)), 1e-12);
+  d.attn_eff = 0;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (0.5 * 2e9 + 4e9) / (P * 0.8), 1e-12);
+  d.attn_work = 1.5;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "attn_work must be in [0, 1]") != NULL);
+  d.attn_work = 0; d.attn_eff = 0.4;
+  /* the mark is 0, 1, 2 (an expert op: the same rule as 0 outside a MoE layer) or 3 (an
+  ** unfused attention core op, timed as any op) */
+  ops[3].attention = 2;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  ops[3].attention = 3;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  ops[3].attention = 4;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "attention") != NULL);
+}
+
+/* Selective activation recompute (Korthikanti et al. 2022 sec. 5) on four GPT-3-shaped
+** layers of their Table 3 kind (s = 2048, h = 4096, a = 32, one sample, 2-byte activations):
+** kept per layer (eq. 1) 34 s h + 5 a s^2 bytes, of which 10 s h replicated over the tensor
+** ranks (LayerNorm inputs, the dropout masks after attention and MLP) and 5 a s^2 the
+** attention core's; tp 2 with sequence parallelism. By hand:
+**   none:      4 x (34 s h + 5 a s^2) / t                           (sec. 4.2.2, with SP)
+**   selective: 4 x 34 s h / t + 5 a s^2 / t (sec. 5: 34 s h / t per layer; the one layer
+**              whose core the backward rebuilds at a time)
+**   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t (the checkpoint, and one layer)
+** Time (one op per layer, no bytes): a layer is T = 3 F / (t P 0.8) with F = 24 s h^2 + 4 s^2
+** h, its forward T / 3; selective adds the core's share of the forward, 4 s^2 h / F; full
+** the whole forward. HFU counts the recomputed FLOPs (4 s^2 h, or F, per layer). */
+static void selective_recompute(void) {
+  const double s = 2048, h = 4096, a = 32, t = 2, sh = s * h, core = 5 * a * s * s;
+  const double F = 24 * s * h * h + 4 * s * s * h;
+  dlb_par_layer L[4];
+  memset(L, 0, sizeof L);
+  for (int i = 0; i < 4; i++) {
+    L[i].flops_fwd = F; L[i].flops_bwd = 2 * F;
+    L[i].act_kept = 24 * sh + core; L[i].act_rep = 10 * sh; L[i].act_core = core;
+    L[i].act_in = 2 * sh; L[i].act_out = 2 * sh;
+    L[i].flops_core = 4 * s * s * h;
+    L[i].tp_bytes = 2 * sh;   /* tensor-parallel, no collectives: the compute alone */
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, rn, rs, rf;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  o.seq_par = 1;
+  cfg.tp = t;
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rn, NULL) == DLB_OK);
+  cfg.recompute = DLB_PAR_RECOMPUTE_SELECTIVE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_OK);
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rf, NULL) == DLB_OK);
+  CHECK_NEAR(rn.mem_act, 4 * (34 * sh + core) / t, 1e-6 * rn.mem_act);
+  CHECK_NEAR(rs.mem_act, 4 * 34 * sh / t + core / t, 1e-6 * rs.mem_act);
+  CHECK_NEAR(rf.mem_act, 4 * 2 * sh / t + (34 * sh + core) / t, 1e-6 * rf.mem_act);
+  CHECK(rs.recompute == DLB_PAR_RECOMPUTE_SELECTIVE);
+  const double T = 3 * F / (t * V100.peak * 0.8);
+  CHECK_NEAR(rn.step, 4 * T, 1e-9 * rn.step);
+  CHECK_NEAR(rs.step, 4 * (T + T / 3 * (4 * s * s * h) / F), 1e-9 * rs.step);
+  CHECK_NEAR(rf.step, 4 * (T + T / 3), 1e-9 * rf.step);
+  CHECK_NEAR(rs.hfu, 4 * (3 * F + 4 * s * s * h) / (rs.step * V100.peak * t), 1e-9);
+  /* the search takes the policy too; anything else is an error naming it */
+  cfg.recompute = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "selective") != NULL);
+  o.recompute = 2; o.devices = 2; o.tp_max = 2; o.pp_max = 1; o.zero_max = 0; o.sched = -1;
+  dlb_par_plan *P = dlb_par_plan_new(L, 4, &V100, &cl, &o);
+  CHECK(P != NULL && dlb_par_plan_count(P) > 0);
+  for (int i = 0; P && i < dlb_par_plan_count(P); i++) {
+    CHECK(dlb_par_plan_row(P, i, &rs) == DLB_OK);
+    CHECK(rs.recompute == DLB_PAR_RECOMPUTE_SELECTIVE);
+  }
+  dlb_par_plan_free(P);
+  o.recompute = 2.5;
+  CHECK(dlb_par_plan_new(L, 4, &V100, &cl, &o) == NULL);
+}
+
+/* Pipeline sends with Megatron-LM's scatter/gather (Narayanan et al. 2021 sec. 4.1): tp 2 x
+** pp 2 on two nodes of two devices (NVLink-like intra tier Bi, network Be, no latency), an
+** activation of X bytes per sample, m = 1 micro-batch of 1. The first stage sends one
+** activation out and receives one gradient back; by hand:
+**   whole tensor from every rank:       pp_comm = 2 X / Be
+**   scatter/gather:                     pp_comm = 2 (X / (t Be) + (t - 1) / t X / Bi)
+**     (1/t over the network, the ring all-gather of Thakur et al. 2005 over NVLink)
+**   sequence parallelism (1/t already): pp_comm = 2 X / (t Be), no all-gather
+** And sequence parallelism's reduce-scatter + all-gather pair moves the bytes of the ring
+** allreduce it replaces, with as many latency steps: (t - 1) (a + S / (t B)) each, twice,
+** against 2 (t - 1) (a + S / (t B)) (Patarasuk & Yuan 2009): the same tp_comm. */
+static void pipeline_scatter(void) {
+  const double X = 64e6, Bi = 150e9, Be = 12.5e9, t = 2;
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) { L[i].act_out = X; L[i].tp_bytes = X; }
+  dlb_par_cluster cl;
+  memset(&cl, 0, sizeof cl);
+  cl.per_node = 2; cl.nodes = 2;
+  cl.intra.bw = Bi; cl.intra.eff = 1;
+  cl.inter.bw = Be; cl.inter.eff = 1;
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 1, &cfg, 2, 1, DLB_SCHED_1F1B);
+  cfg.tp = t;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.pp_comm, 2 * X / Be, 1e-12);
+  o.pp_scatter = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.pp_comm, 2 * (X / (t * Be) + (t - 1) / t * X / Bi), 1e-12);
+  o.seq_par = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.pp_comm, 2 * X / (t * Be), 1e-12);
+  o.pp_scatter = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "pp_scatter") != NULL);
+  /* the tensor-parallel collectives: two each way per layer, 2 layers per stage */
+  o.pp_scatter = 0;
+  cl.intra.latency = 3e-6;
+  dlb_par_row ra, rs;
+  for (int i = 0; i < 4; i++) L[i].tp_colls = 2;
+  o.seq_par = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &ra, NULL) == DLB_OK);
+  o.seq_par = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_OK);
+  const double one = 2 * (t - 1) * (3e-6 + X / (t * Bi));
+  CHECK_NEAR(ra.tp_comm, 2 * 2 * 2 * one, 1e-12);
+  CHECK_NEAR(rs.tp_comm, ra.tp_comm, 1e-12);
+}
+
+/* An op outside the tensor-parallel region (dlb_par_op.replicated: a LayerNorm, the dropout
+** after a row-parallel matmul) runs on the whole sequence on each of the tp ranks, and on
+** 1/tp of it with sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2: LayerNorm and
+** dropout split along the sequence dimension); the other ops of a
+** tensor-parallel layer split either way. One layer, tp 2: a replicated forward op of B
+** bytes per sample and a split backward op of 2B: without sequence parallelism B / (0.7 bw)
+** + (2B / 2) / (0.7 bw); with it (B / 2 + 2B / 2) / (0.7 bw). */
+static void replicated_ops(void) {
+  const double B = 1e9, bw = V100.bw * 0.7;
+  dlb_par_layer L[1];
+  uniform_layers(L, 1);
+  L[0].flops_fwd = L[0].flops_bwd = 0;
+  L[0].tp_bytes = 1;
+  dlb_par_op ops[2];
+  memset(ops, 0, sizeof ops);
+  ops[0].phase = 0; ops[0].bytes_sample = B; ops[0].replicated = 1;
+  ops[1].phase = 1; ops[1].bytes_sample = 2 * B;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.tp = 2;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 2, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, B / bw + B / bw, 1e-12);
+  o.seq_par = 1;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 2, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, B / 2 / bw + B / bw, 1e-12);
+  ops[0].replicated = 2;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 2, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "replicated") != NULL);
+}
+
+/* Amdahl: S(8) with f = 0.1 is 1/(0.1 + 0.9/8) = 4.7059; the fit recovers f exactly.
+** ParaDnn sec. 4.3: FC max utilisation 100% on 1 core vs 62% on 8 cores -> speedup
+** 8 x 0.62 = 4.96 -> f = (1/4.96 - 1/8)/(1 - 1/8) = 0.08756. */
+/* Expert and context parallelism and hybrid sharding (issue [21]), hand-derived on the
+** uniform layers made MoE: each layer has 8 experts holding half its 1e6 parameters, half
+** its FLOPs in them (expert_frac 0.5), and its router dispatches 1e6 bytes per sample
+** (moe_bytes); attention keys and values 4e5 bytes per sample, queries and output 8e5. One
+** flat tier of 10 GB/s without latency; no bytes, so times are FLOPs / (0.8 peak). */
+static void moe_cp(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r0, r;
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8;                                    /* mb = 1 */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK(r0.ep_comm == 0 && r0.ep == 1 && r0.load == 1);
+  cfg.ep = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  /* dispatch + combine forward, the same backward: 4 all-to-alls per layer, each the
+  ** pairwise exchange (n-1)/n S / bw (Thakur et al. 2005 sec. 4.5) of the 1e6 bytes */
+  CHECK_NEAR(r.ep_comm, 4 * 4 * 7.0 / 8 * 1e6 / 10e9, 1e-15);
+  CHECK_NEAR(r.comm, r0.comm + r.ep_comm, 1e-15);
+  CHECK_NEAR(r.compute, r0.compute, 1e-15);      /* balanced: the same FLOPs per device */
+  /* the experts' half split over ep 8: 4 x (0.5e6 + 0.5e6 / 8) parameters held */
+  CHECK_NEAR(r.mem_weights, 4 * (0.5e6 + 0.5e6 / 8) * 2, 1e-6);
+  CHECK_NEAR(r.mem_opt, 4 * (0.5e6 + 0.5e6 / 8) * 12, 1e-6);
+  /* ZeRO-1: the dense state over dp x cp = 8 replicas, the experts' over 8 / ep = 1 */
+  cfg.zero = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_opt, 4 * (0.5e6 / 8 + 0.5e6 / 8) * 12, 1e-6);
+  cfg.zero = 0;
+  /* the busiest expert sets the time: imbalance 1.5 -> the expert half x 1.5 (compute
+  ** x 1.25) and the all-to-all x 1.5; a capacity factor 2 pads every expert to 2x */
+  o.imbalance = 1.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 1.25 * r0.compute, 1e-15);
+  CHECK_NEAR(r.ep_comm, 1.5 * 4 * 4 * 7.0 / 8 * 1e6 / 10e9, 1e-15);
+  CHECK(r.load == 1.5);
+  o.imbalance = 0; o.capacity = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 1.5 * r0.compute, 1e-15);
+  o.capacity = 0;
+  o.imbalance = 0.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "imbalance must be >= 1") != NULL);
+  o.imbalance = 0;
+  /* ep must divide dp x cp and the experts */
+  cfg.ep = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ep 3 does not divide dp x cp = 8") != NULL);
+  cfg.dp = 16; o.batch = 16; cfg.ep = 16;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "does not divide the 8 experts of layer 1") != NULL);
+  /* the experts' tensor degree (Megatron-Core's expert-tensor-parallel-size): tp 2 x dp 4;
+  ** etp 1 leaves the experts whole, so ep may borrow the tensor ranks (ep x etp = 8 divides
+  ** tp x dp = 8); ep 4 with etp 2 holds the same expert share per device */
+  for (int i = 0; i < 4; i++) { L[i].tp_bytes = 1e3; L[i].tp_colls = 2; }
+  cfg.dp = 4; cfg.tp = 2; o.batch = 4; cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_weights, 4 * (0.5e6 / 2 + 0.5e6 / 8) * 2, 1e-6);
+  CHECK(r.etp == 1);
+  cfg.ep = 4; cfg.etp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK_NEAR(r0.mem_weights, r.mem_weights, 1e-6);
+  cfg.ep = 8;   /* etp = tp: ep must divide dp x cp = 4 */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ep 8 does not divide dp x cp = 4") != NULL);
+  cfg.etp = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "must divide tp 2") != NULL);
+  cfg.etp = 0; cfg.tp = 1;
+
+  /* context parallelism: cp 2 holds half of every sample's tokens, so every per-sample
+  ** cost halves (dp 1, batch 1); the K/V exchange per attention layer and micro-batch: */
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) { L[i].kv_bytes = 4e5; L[i].qo_bytes = 8e5; L[i].tp_div = 4; }
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  cfg.cp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, r0.compute / 2, 1e-15);
+  CHECK_NEAR(r.mem_act, r0.mem_act / 2 + 2 * 2e5, 1e-6);   /* + two K/V chunks in flight */
+  /* ring: cp - 1 = 1 step of this rank's 2e5-byte chunk forward, K/V and dK/dV (4e5)
+  ** backward; no fused attention op to hide it (layers without ops) */
+  CHECK_NEAR(r.cp_comm, 4 * (2e5 + 4e5) / 10e9, 1e-15);
+  CHECK_NEAR(r.mfu, r0.mfu * r0.step / (2 * r.step), 1e-12);  /* 2 devices */
+  /* all-gather (Llama 3): the whole 4e5 gathered over 2 ranks, (n-1)/n S / bw forward,
+  ** gathered again and reduce-scattered backward */
+  cfg.cp_algo = DLB_CP_ALLGATHER;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.cp_comm, 4 * 3 * 0.5 * 4e5 / 10e9, 1e-15);
+  /* all-to-all (Ulysses): Q, K, V and the output, (4e5 + 8e5) / 2 per rank, each way */
+  cfg.cp_algo = DLB_CP_ALLTOALL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.cp_comm, 4 * 2 * 0.5 * 6e5 / 10e9, 1e-15);
+  for (int i = 0; i < 4; i++) L[i].tp_div = 3;   /* 3 heads do not split over 2 ranks */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "Ulysses") != NULL);
+  cfg.cp_algo = 5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+
+  /* HSDP: ZeRO-3 within groups of 4 replicas of dp 8: weights, gradients and optimizer
+  ** state divided by 4, not 8 */
+  uniform_layers(L, 4);
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8; cfg.zero = 3; cfg.hsdp = 4;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_weights + r.mem_grads + r.mem_opt, 16 * 4e6 / 4, 1e-6);
+  CHECK(r.hsdp == 4);
+  cfg.hsdp = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  cfg.hsdp = 4; cfg.zero = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "needs ZeRO stage 3") != NULL);
+
+  /* the search: ep and cp only where they divide; every row a possible layout */
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 4; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+    L[i].kv_bytes = 4e5; L[i].qo_bytes = 8e5; L[i].tp_div = 8;
+  }
+  dlb_par_cluster c8 = flat(10e9, 1e-6);
+  c8.per_node = 8; c8.nodes = 2;
+  c8.intra.bw = 100e9; c8.intra.latency = 1e-6;
+  memset(&o, 0, sizeof o);
+  o.batch = 16; o.cp_max = 4; o.cp_algo = -1; o.zero_max = 3; o.hsdp = 1; o.keep_unfit = 1;
+  o.sched = -1; o.recompute = -1;
+  dlb_par_plan *P = dlb_par_plan_new(L, 4, &V100, &c8, &o);
+  if (!P) fprintf(stderr, "plan: %s\n", dlb_last_error());
+  CHECK(P != NULL);
+  int n = dlb_par_plan_count(P), seen_ep = 0, seen_cp = 0, seen_h = 0;
+  for (int i = 0; i < n; i++) {
+    CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+    CHECK(r.dp * r.tp * r.pp * r.cp == 16);
+    CHECK(fmod(r.dp * r.cp, r.ep) == 0 && fmod(4, r.ep) == 0);
+    seen_ep |= r.ep > 1; seen_cp |= r.cp > 1; seen_h |= r.hsdp > 0;
+  }
+  CHECK(seen_ep && seen_cp && seen_h);
+  dlb_par_plan_free(P);
+}
+
+/* Megatron-Core's MoE layer (moe_impl DLB_MOE_MCORE, issue [21]): two layers, dp = tp = pp =
+** ep = 1, batch 1, m 1, on the V100 device with a launch cost k0 = 10 us and no tile model.
+** Layer 0 is a MoE layer of 8 experts (moe_bytes 1e6 per sample) with one expert matmul
+** forward (8e9 FLOPs, m 1, n = k = 1000, batch 8 = the experts) and one backward (16e9);
+** layer 1 a dense layer, one forward op of 80e9 FLOPs and one backward of 160e9. By hand,
+** with T(F) = F / (0.8 P):
+**   graph:  every op T(F) + k0.
+**   mcore:  the expert matmul is 8 per-expert GEMMs on 4 streams (Transformer Engine's
+**           multi_stream_cublas_gemm): 2 rounds of 4, each T(F / 2) + k0 = T(F) + 2 k0;
+**           "Permutation 2" (sort by local expert, 8 local experts > 1) twice forward and
+**           twice backward, each a pass of 2 x 1e6 bytes: p = 2e6 / (0.7 bw) + k0.
+** With a host model (host_op h = 1 ms): each op issued costs h, each further per-expert GEMM
+** launch k0 (7 of them per grouped GEMM), and the dropless dispatcher's sync closes the
+** forward after layer 0, so the forward is max(dev0, host0) + max(dev1, host1) instead of
+** max(dev0 + dev1, host0 + host1); the backward (no recompute) has no sync. */
+static void moe_mcore(void) {
+  dlb_par_layer L[2];
+  uniform_layers(L, 2);
+  L[0].experts = 8; L[0].expert_params = 0.5e6; L[0].expert_frac = 0.5; L[0].moe_bytes = 1e6;
+  dlb_par_op ops[4];
+  memset(ops, 0, sizeof ops);
+  for (int i = 0; i < 2; i++) {
+    ops[i].layer = 0; ops[i].phase = i; ops[i].flops_sample = (i + 1) * 8e9;
+    ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000; ops[i].batch = 8; ops[i].grow = 1;
+    ops[i].attention = 2;
+    ops[2 + i].layer = 1; ops[2 + i].phase = i; ops[2 + i].flops_sample = (i + 1) * 80e9;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, rg, rm;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double k0 = 1e-5, h = 1e-3;
+  d.kernel_overhead = k0;
+#define T(F) ((F) / (0.8 * V100.peak))
+  const double p = 2e6 / (0.7 * V100.bw) + k0;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  CHECK_NEAR(rg.step, T(8e9) + T(16e9) + T(80e9) + T(160e9) + 4 * k0, 1e-12);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.step, rg.step + 2 * k0 + 4 * p, 1e-12);
+  CHECK_NEAR(rm.compute, rm.step, 1e-12);   /* no host model: all device time */
+  /* 4 experts a rank (ep 2 of dp 2, batch 2): one round of 4, as the batched GEMM, and
+  ** the sorts remain (4 local experts) */
+  cfg.dp = 2; cfg.ep = 2; o.batch = 2;
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.compute - rg.compute, 4 * p, 1e-12);
+  cfg.dp = 1; cfg.ep = 1; o.batch = 1;
+  /* the host model and the sync */
+  d.host_op = h;
+  double dev0f = T(8e9) + 2 * k0 + 2 * p, host0f = 3 * h + 7 * k0;
+  double dev1f = T(80e9) + k0, host1f = h;
+  double dev0b = T(16e9) + 2 * k0 + 2 * p, host0b = 3 * h + 7 * k0;
+  double dev1b = T(160e9) + k0, host1b = h;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.step, fmax(dev0f, host0f) + fmax(dev1f, host1f)
+             + fmax(dev0b + dev1b, host0b + host1b), 1e-12);
+  CHECK(rm.host_idle > 0);   /* layer 0's forward waits for the host */
+  /* with a capacity factor every expert is padded (drop and pad): no sync; the load x 2 on
+  ** the experts' share (expert_frac 0.5) and on the sorts */
+  o.capacity = 2;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  double pc = 2 * 2e6 / (0.7 * V100.bw) + k0;
+  double d0f = 1.5 * (T(8e9) + 2 * k0) + 2 * pc, d0b = 1.5 * (T(16e9) + 2 * k0) + 2 * pc;
+  CHECK_NEAR(rm.step, fmax(d0f + dev1f, host0f + host1f) + fmax(d0b + dev1b, host0b + host1b),
+             1e-12);
+  o.capacity = 0;
+  /* the graph's MoE with the same host: no sync, one launch per op */
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  CHECK_NEAR(rg.step, fmax(T(8e9) + k0 + dev1f, 2 * h) + fmax(T(16e9) + k0 + dev1b, 2 * h),
+             1e-12);
+#undef T
+  o.moe_impl = 2;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "moe_impl must be 0") != NULL);
+}
+
+/* The host-side model in the planner (issue [19]): 4 equal layers without ops (one op per
+** pass), pp 1, m 4, mb 2; host_layer 1 ms per layer forward, host_op 0. Per micro-batch the
+** forward ends at max(device 4 tf, host 4 x 1 ms) = 4 ms (tf = t / 3, t = 6e9 / (0.8 peak)),
+** the backward at its device time 4 x 2t/3; host_idle = m (4 ms - 4 tf). */
+static void host_model(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 8, &cfg, 1, 4, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  double t = 6e9 / (0.8 * 15.67e12);
+  CHECK(r.host_idle == 0);                    /* no host model: as before issue [19] */
+  CHECK_NEAR(r.step, 4 * 4 * t, 1e-12);
+  d.host_layer = 1e-3;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.host_idle, 4 * (4e-3 - 4 * t / 3), 1e-12);
+  CHECK_NEAR(r.step, 4 * (4e-3 + 4 * 2 * t / 3), 1e-12);
+  CHECK_NEAR(r.compute, 4 * 4 * t, 1e-12);    /* the device's own time is unchanged */
+  /* host_op per op instead: one op per pass, 0.5 ms -> forward host 4 x 0.5 ms = 2 ms,
+  ** backward host 2 ms > its device 4 x 2t/3 = 1.28 ms */
+  d.host_layer = 0;
+  d.host_op = 0.5e-3;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (2e-3 + 2e-3), 1e-12);
+  d.host_op = -1;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "host_op") != NULL);
+  /* with NCCL collectives a stage-to-stage send across nodes shares the node's NICs: 2
+  ** nodes of 2 devices, pp 4, one NIC of 10 GB/s per node -> 5 GB/s per send (latency 0),
+  ** so the transfers take twice the time of 2 NICs per node (10 GB/s each) */
+  dlb_par_cluster two = flat(10e9, 0);
+  two.per_node = 2; two.nodes = 2;
+  dlb_par_layer L4[4];
+  uniform_layers(L4, 4);
+  layout(&o, 8, &cfg, 4, 4, DLB_SCHED_GPIPE);
+  o.nccl = 1;
+  two.nics = 2;
+  dlb_par_row r2, r1;
+  CHECK(dlb_par_evaluate(L4, 4, &V100, &two, &o, &cfg, &r2, NULL) == DLB_OK);
+  two.nics = 1;
+  CHECK(dlb_par_evaluate(L4, 4, &V100, &two, &o, &cfg, &r1, NULL) == DLB_OK);
+  CHECK_NEAR(r2.pp_comm, 4 * 2 * 2e3 / 10e9, 1e-15);   /* m x (activation + gradient) x mb 2 */
+  CHECK_NEAR(r1.pp_comm, 2 * r2.pp_comm, 1e-15);
+  /* nccl must be 0 or 1 */
+  d.host_op = 0;
+  o.nccl = 2;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "nccl must be 0") != NULL);
+}
+
+/* Megatron-LM's timers (opts.phase_sync, issue [19]; megatron/global_vars.py _Timer.start/stop
+** call torch.cuda.synchronize(), megatron/schedules.py times every micro-batch's forward and
+** backward): 4 equal layers without ops (one op per pass), pp 1, m 4, mb 2, device seconds
+** per layer t = 6e9 / (0.8 peak), forward t/3, backward 2t/3 (as host_model above). By hand,
+** from a synchronisation point (dlb_timeline: the first op starts at its host time):
+**   host_op h = 0.1 ms, host_layer 0: forward max(h + 4t/3, 4h) = h + 4t/3 (4t/3 = 0.64 ms),
+**     backward max(h + 8t/3, 4h) = h + 8t/3; step = 4 (4t + 2h); host_idle = 4 x 2h.
+**   host_layer 1 ms too: forward max(1.1 ms + 4t/3, 4 x 1.1 ms) = 4.4 ms (host-bound, the
+**     lead changes nothing), backward h + 8t/3.
+**   full recompute, host_layer 0: backward device 8t/3 + 4t/3 = 4t, host 8h, lead h. */
+static void phase_sync(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r, r0;
+  layout(&o, 8, &cfg, 1, 4, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double t = 6e9 / (0.8 * 15.67e12), h = 0.1e-3;
+  /* no host model: the sync changes nothing */
+  o.phase_sync = 1;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 4 * t, 1e-12);
+  CHECK(r.host_idle == 0);
+  d.host_op = h;
+  o.phase_sync = 0;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK_NEAR(r0.step, 4 * 4 * t, 1e-12);   /* the host runs ahead: hidden */
+  o.phase_sync = 1;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (4 * t + 2 * h), 1e-12);
+  CHECK_NEAR(r.host_idle, 4 * 2 * h, 1e-12);
+  CHECK_NEAR(r.compute, r0.compute, 1e-15);   /* the device's work is unchanged */
+  d.host_layer = 1e-3;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (4 * 1.1e-3 + h + 8 * t / 3), 1e-12);
+  d.host_layer = 0;
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * ((h + 4 * t / 3) + (h + 4 * t)), 1e-12);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
+  o.phase_sync = 2;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "phase_sync must be 0") != NULL);
+}
+
+int main(void) {
+  RUN(attention_ops);
+  RUN(selective_recompute);
+  RUN(pipeline_scatter);
+  RUN(replicated_ops);
+  RUN(moe_cp);
+  RUN(moe_mcore);
+  RUN(host_model);
+  RUN(phase_sync);
+  return check_done();
+}
