@@ -22,6 +22,9 @@ local function timeit(f)
   return best, total / reps, res
 end
 
+local TT = dofile((debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or ".")
+  .. "/../../notebooks/data/memory_measured_torchtune.lua")
+
 local b1, m1, fp = timeit(function()
   local g, st = D.build(dlb, { model = "qwen-72b", method = "qlora" }, 8192)
   return dlb.roofline.time(g:stats(st), D.hw).footprint
@@ -52,3 +55,21 @@ for _, fw in ipairs { "torchtitan", "hf-deepspeed" } do
     .. "(best %.1f GB, %s): best %.1f ms, mean %.1f ms", dlb.backend, fw, #t, t[1].mem / 1e9,
     t[1].mem_terms, b3 * 1e3, m3 * 1e3))
 end
+-- (4) the torchtune table (notebooks/data/memory_measured_torchtune.lua): its 10 rows
+-- predicted (Llama 3.2 3B at batch 2 x 4096, graph build, analysis under the derived
+-- pytorch-ddp profile with torchtune's memory terms, roofline.time's need), and how many of
+-- the comparable rows are within 10%
+local b4, m4, tally = timeit(function()
+  local within, n = 0, 0
+  for _, row in ipairs(TT.rows) do
+    local g, st = TT.build(dlb, row)
+    local need = dlb.roofline.time(g:stats(st), TT.hw).need / TT.unit
+    if row.comparable then
+      n = n + 1
+      if math.abs(need / row.gib - 1) <= 0.10 then within = within + 1 end
+    end
+  end
+  return string.format("%d of %d comparable rows within 10%%", within, n)
+end)
+print(string.format("bench_finetune_memory (%s): torchtune table, %d rows (%s): best %.0f ms, "
+  .. "mean %.0f ms", dlb.backend, #TT.rows, tally, b4 * 1e3, m4 * 1e3))
