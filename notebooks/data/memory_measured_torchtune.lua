@@ -37,8 +37,10 @@
 --
 -- Roles, written from the set-ups above before these rows' errors were looked at (a first
 -- exploratory prediction of rows 2, 5, 7, 9 and 10 with the existing switches, no loss or
--- in-backward terms, was run while reading the set-ups; the two terms were written from
--- torchtune's source for these rows, i.e. for this table):
+-- in-backward terms, was run while reading the set-ups, row 2 also under hf-trainer, whose
+-- autocast loss is also 12 B per logit element: 59.9 GiB with its CUDA context; the two
+-- terms were then written from torchtune's source for these rows, i.e. for this table, so
+-- row 2 is not held out for the loss rule):
 -- * comparable = true: every memory-relevant switch of the row is modelled.
 -- * comparable = false: a switch that changes memory is not modelled; the row stays, with its
 --   prediction and band, and `why`. torch.compile (every row from "+ Compile" on) is such a
