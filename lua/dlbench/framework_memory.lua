@@ -89,6 +89,24 @@ end
 
 M.logit_elements = logit_elements
 
+-- A memory table's fields (the terms above), checked by name where a profile is derived
+-- (dlb.frameworks.derive): unknown keys are refused; flags must be booleans.
+local MEMORY_KEYS = { loss = true, context = true, adam_temporaries = true, zero_fp32_grads = true,
+  buckets = true, optimizer_in_backward = true }
+local LOSS_KEYS = { autocast = true, upcast = true, chunks = true }
+function M.check(m, fname, level)
+  local options = require "dlbench.options"
+  level = (level or 2) + 1
+  options.check(m, MEMORY_KEYS, fname .. " memory", level, true)
+  if m.loss ~= nil then options.check(m.loss, LOSS_KEYS, fname .. " memory.loss", level, true) end
+  for _, k in ipairs { "optimizer_in_backward", "zero_fp32_grads" } do
+    if m[k] ~= nil and type(m[k]) ~= "boolean" then
+      error(string.format("%s: memory.%s must be true or false, got %s", fname, k, tostring(m[k])), level)
+    end
+  end
+  return m
+end
+
 -- The same elements as a polynomial over the graph's symbolic dims (the compiled sweep
 -- evaluates it per configuration: dlb_sweep_prog_logits); nil without logits.
 function M.logit_poly(g)

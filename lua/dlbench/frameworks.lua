@@ -135,6 +135,7 @@ function M.derive(name, fields)
     fsdp_overlap = true, fp8 = true, moe = true, sync = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
+  if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
   local d, changed = {}, {}
   for k, v in pairs(p) do d[k] = v end
   for k, v in pairs(fields) do

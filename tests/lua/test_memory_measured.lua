@@ -38,6 +38,19 @@ T.test("torchtune's loss: 12 B per logit element unchunked, a + 4 + 8/c chunked"
   T.eq(c.breakdown.activations - base.breakdown.activations, (7 - 4) * n)
   T.eq(c.footprint, R.time(c, "H100").need, "one footprint")
   T.checkerr("chunks must be a whole number", with, { upcast = true, chunks = 0.5 })
+  -- a derived memory table is checked by name (the terms framework_memory knows)
+  T.checkerr("unknown option 'upcst' for dlb.frameworks.derive memory.loss", dlb.frameworks.derive,
+    "pytorch-ddp", { memory = { loss = { upcst = true } } })
+  T.checkerr("did you mean 'optimizer_in_backward'", dlb.frameworks.derive, "pytorch-ddp",
+    { memory = { optimiser_in_backward = true } })
+  T.checkerr("memory.optimizer_in_backward must be true or false", dlb.frameworks.derive,
+    "pytorch-ddp", { memory = { optimizer_in_backward = "yes" } })
+  -- every shipped profile's memory table passes the same check
+  local FM = require "dlbench.framework_memory"
+  for _, p in ipairs(dlb.frameworks.list()) do
+    local m = dlb.frameworks.get(p.name).memory
+    if m ~= nil then FM.check(m, p.name) end
+  end
 end)
 
 T.test("optimizer step in the backward pass: no step holds every gradient", function()
