@@ -333,6 +333,7 @@ function Graph:stats(opts)
       o.precision_name, nil)
     fp = core.roofline_step_memory(0, bd.weights, bd.gradients, bd.optimizer,
       bd.activations + bd.workspace, 0)
+    if offload then offload.footprint = fp end -- the device's, one number
   end
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys

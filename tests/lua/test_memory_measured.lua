@@ -86,6 +86,7 @@ T.test("activation offload keeps the output layer's tensors and every gradient",
     + full.breakdown.activations - s.offload.activations_kept), 1e-6, "out and back")
   -- the gradients stay on the device under activation offload: the framework schedule
   T.eq(s.breakdown.gradients, s.trainable * 2, "every gradient held")
+  T.eq(s.offload.footprint, s.footprint, "the offload's device footprint is the footprint")
   T.eq(R.time(s, "H100").need, s.footprint, "need = footprint")
   -- the planner's rule keeps the last layer too; the two estimates of the rest differ a little
   local e = P.evaluate { graph = g, hw = "H100", batch = 2, dp = 1, precision = "bf16",
