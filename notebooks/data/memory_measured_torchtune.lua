@@ -126,7 +126,11 @@ M.rows = {
 --   (zero_grad(set_to_none=True)), so the step without it peaks at the larger of the loss
 --   and the optimizer step, not their sum. The same over-count is in "+ activation
 --   checkpointing". Not changed here: the schedule is the one rule of roofline.time, the
---   planner and the compiled sweep.
+--   planner and the compiled sweep. roofline.time's other schedule (schedule = "minimal":
+--   weights + optimizer + max(activations, gradients)) is no answer either: it puts the
+--   eager packed row at -12.3% (52.6 GiB) and "+ activation checkpointing" at +5.5%; the
+--   true peak lies in the backward pass, where part of the gradients and part of the
+--   activations are live together, between the two rules.
 -- * 8-bit AdamW: -6.0 GiB predicted (2 B instead of bf16 AdamW's 4 B per parameter) against
 --   -4.2; the README does not name the class (bitsandbytes AdamW8bit, or the config's
 --   PagedAdamW8bit, whose states live in CUDA managed memory outside torch's active bytes).
