@@ -149,7 +149,8 @@ function M.derive(name, fields)
 end
 doc.doc(M.derive, "dlb.frameworks.derive(name, {field = value, ...}) -> profile",
   "a copy of a profile with some fields replaced (a run's own stack configuration, e.g. "
-  .. "memory = {buckets = {count = 2, elements = 2e8}}); pass it as framework=")
+  .. "memory = {buckets = {count = 2, elements = 2e8}}, or torchtune's memory = {loss = {upcast = true, "
+  .. "chunks = 8}, optimizer_in_backward = true}; unknown fields and memory terms are refused); pass it as framework=")
 
 doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
   "one framework profile: attention, fuse, optimizer_impl, gather, overlap, fsdp_overlap, "
