@@ -293,7 +293,7 @@ function Graph:stats(opts)
   -- activation offload keeps the output layer's saved tensors (the logits and what the
   -- fused loss saves, 2 activation elements per logit: graph_setups.offload_of)
   local head = o.offload and o.offload.activations
-    and 2 * R.grad_elem(o.precision_name) * fwmemory.logit_elements(self, names, values) or 0
+    and 2 * (R.grad_elem(o.precision_name) or 4) * fwmemory.logit_elements(self, names, values) or 0
   local offload = o.offload and offload_of(o, t, a, head) or nil
   local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
                   activations = t.activations, workspace = t.workspace }
