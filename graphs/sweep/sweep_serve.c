@@ -50,16 +50,7 @@ int dlb_sweep_prog_serve(const dlb_sweep_prog *p, const double *vals, const dlb_
   double *pv = mv + p->nmono, *f = pv + p->npoly, *b = f + n, *g = b + n, *m = g + 4 * n,
          *mm = m + n, *work = mm + n;
   dlb_sweep_values(p, vals, mv, pv);
-  for (size_t i = 0; i < n; i++) {
-    const swclass *c = &p->cls[i];
-    f[i] = pv[c->f], b[i] = pv[c->b], m[i] = pv[c->mult];
-    double *gi = g + 4 * i;
-    gi[0] = 0;
-    if (c->g[0] >= 0) {
-      gi[0] = pv[c->g[0]], gi[1] = pv[c->g[1]], gi[2] = pv[c->g[2]], gi[3] = pv[c->g[3]];
-      if (!(gi[0] > 0 && gi[1] > 0 && gi[2] > 0 && gi[3] > 0)) gi[0] = 0;
-    }
-  }
+  dlb_sweep_class_costs(p, pv, f, b, g, m);
   memset(out, 0, DLB_SVT_COUNT * sizeof *out);
   out[DLB_SVT_ATTN_FLOPS] = out[DLB_SVT_ATTN_BYTES] = NAN;
   int st = DLB_OK;
