@@ -342,7 +342,8 @@ function B.install(M, H)
 
   -- dlb.serve.model(src[, {window=, name=}]) -> spec. src: a zoo graph (dlb.models.llama{...},
   -- gpt, moe, from_hf), a Hugging Face config.json path or table (sliding_window is read),
-  -- a spec already made, or explicit fields {layers=, hidden=, heads=, ...}.
+  -- an imported ONNX graph (the window from its metadata or mask: onnx_window), a spec
+  -- already made, or explicit fields {layers=, hidden=, heads=, ...}. window = false: none.
   function M.model(src, opts)
     local fn = "dlb.serve.model"
     opts = options.check(opts, MODEL_OPTS, fn)
@@ -379,8 +380,8 @@ function B.install(M, H)
     s._serve_spec = true
     return s
   end
-  doc.doc(M.model, "dlb.serve.model(graph | hf_config | {layers=, hidden=, heads=, kv_heads=, head_dim=, ffn=, vocab=, mlp=\"gelu\"|\"swiglu\", experts=, top_k=, window=}[, {window=, name=}]) -> spec",
-    "the serving view of a decoder: layer shapes, KV heads (GQA/MQA), sliding window, parameter counts")
+  doc.doc(M.model, "dlb.serve.model(graph | hf_config | {layers=, hidden=, heads=, kv_heads=, head_dim=, ffn=, vocab=, mlp=\"gelu\"|\"swiglu\", experts=, top_k=, window=}[, {window=n | false, name=}]) -> spec",
+    "the serving view of a decoder: layer shapes, KV heads (GQA/MQA), sliding window (an ONNX graph's from its metadata or mask; window = false: none), parameter counts")
 
   -- KV-cache bytes per token of context (all layers, K and V): 2 x layers x kv_heads x
   -- head_dim x bytes (Llama-2-7B fp16: 2 x 32 x 32 x 128 x 2 = 524,288).
