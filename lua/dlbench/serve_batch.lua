@@ -370,10 +370,12 @@ function B.install(M, H)
   end
 
   -- dlb.serve.sweep{model=, hw=, batch={...}, prompt={...}, output={...}, tp={...},
-  -- weights={...}, kv={...}, cuda_graphs={...}, ...} -> dlb.table: every combination as
-  -- a static batch (ttft, tpot, latency, tokens/s per replica and per GPU, fits). The
-  -- configuration (device roof, dtypes, links) is resolved once per (tp, weights, kv,
-  -- cuda_graphs); the steps are closed forms of the batch, prompt and output.
+  -- weights={...}, kv={...}, cuda_graphs={...}, compiled=true, ...} -> dlb.table: every
+  -- combination as a static batch (ttft, tpot, latency, tokens/s per replica and per GPU,
+  -- fits). The configuration (device roof, dtypes, links) is resolved once per (tp,
+  -- weights, kv, cuda_graphs); the steps come from their compiled programs
+  -- (serve_graph.lua's M.compiled; compiled = false: from their graphs, as every other
+  -- dlb.serve call), the decode phase a closed form of the batch, prompt and output.
   function M.sweep(opts)
     local fn = "dlb.serve.sweep"
     opts = options.check(opts, SWEEP, fn, 2, true)
@@ -434,8 +436,8 @@ function B.install(M, H)
       "weights", "kv", "cuda_graphs", "ttft", "tpot", "latency", "tokens_per_s",
       "tokens_per_s_gpu", "fits" })
   end
-  doc.doc(M.sweep, "dlb.serve.sweep{model=, hw=, batch={...}, prompt={...}, output={...}, tp={...}, weights={...}, kv={...}, cuda_graphs={...}, ...} -> dlb.table",
-    "static-batch serving over every combination: ttft, tpot, latency (s), tokens_per_s, tokens_per_s_gpu, fits")
+  doc.doc(M.sweep, "dlb.serve.sweep{model=, hw=, batch={...}, prompt={...}, output={...}, tp={...}, weights={...}, kv={...}, cuda_graphs={...}, compiled=true, ...} -> dlb.table",
+    "static-batch serving over every combination: ttft, tpot, latency (s), tokens_per_s, tokens_per_s_gpu, fits; the steps compiled (compiled = false: their graphs)")
 
   -- == validation ================================================================
 

@@ -657,6 +657,7 @@ local function program(s, c, n, decode, opts)
   local prog = core._sweep_prog_new(SYMS, false)
   core._sweep_prog_add(prog, g._h, (g:step_options { inference = true }), 1)
   core.sweep_prog_finish(prog)
+  require("dlbench.memory").account()  -- the program's C bytes, seen by Lua's collector
   local comm, at = {}, {}
   for _, payload in pairs(g.serve.comm) do
     local k = tostring(payload)
