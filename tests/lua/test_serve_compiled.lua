@@ -14,17 +14,10 @@ local dlb = require "dlbench"
 local core = require "dlbench.backend"
 local S = dlb.serve
 
-local L7 = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 })
--- Llama-3-8B (meta-llama/Meta-Llama-3-8B config.json): 8 KV heads (GQA)
-local L3 = S.model(dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
-  ffn = 14336, vocab = 128256, batch = 1, seq = 16 })
--- Mistral-7B-v0.1 config.json (sliding_window 4096; a small window here so that the
--- sampled contexts cross it)
-local MI = S.model { name = "mistral-7b-w", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
-  ffn = 14336, vocab = 32000, mlp = "swiglu", window = 600 }
-local MX = S.model(dlb.models.moe { size = "mixtral-8x7b", batch = 1, seq = 16 })
-
-local function rel(a, b) return math.abs(a - b) / math.max(math.abs(a), math.abs(b), 1e-300) end
+local SM = require "serve_models"
+-- Mistral with a small window (600 tokens) so that the sampled contexts cross it
+local L7, L3, MI, MX = SM.models(600)
+local rel = SM.rel
 
 -- A pseudo-random sample (a fixed linear congruential sequence: the same on both backends).
 local seed = 12345
