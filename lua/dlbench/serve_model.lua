@@ -347,9 +347,13 @@ function B.install(M, H)
   function M.model(src, opts)
     local fn = "dlb.serve.model"
     opts = options.check(opts, MODEL_OPTS, fn)
-    if type(src) == "table" and rawget(src, "_serve_spec") then return src end
     local s
-    if type(src) == "string" or (type(src) == "table" and src.model_type ~= nil) then
+    if type(src) == "table" and rawget(src, "_serve_spec") then
+      -- a spec already made: as it is, or a copy with the options given applied
+      if next(opts) == nil then return src end
+      s = {}
+      for k, v in pairs(src) do s[k] = v end
+    elseif type(src) == "string" or (type(src) == "table" and src.model_type ~= nil) then
       local cfg = src
       if type(src) == "string" then
         local core = require "dlbench.backend"
