@@ -245,7 +245,16 @@ static void put(sbuf *s, const char *text) {
 /* Shortest text that reads back as c (integers without a decimal point). */
 static void fmtnum(double c, char *out, size_t size) {
   if (c == floor(c) && fabs(c) < 1e15) {
-    snprintf(out, size, "%.0f", c);
+    /* an integer: its decimal digits, the text "%.0f" gives ("-0" included), without
+       printf's floating-point path (a graph's dims are printed for every tensor) */
+    char rev[20];
+    int n = 0;
+    unsigned long long v = (unsigned long long)fabs(c);
+    do { rev[n++] = (char)('0' + (int)(v % 10)); v /= 10; } while (v);
+    size_t k = 0;
+    if (signbit(c) && k + 1 < size) out[k++] = '-';
+    while (n > 0 && k + 1 < size) out[k++] = rev[--n];
+    if (size) out[k] = '\0';
     return;
   }
   for (int prec = 6; prec <= 17; prec++) {

@@ -59,6 +59,13 @@ doc.doc(M.optimizer_state_bytes, "dlb.graph.optimizer_state_bytes(optimizer, dim
 -- The weights a freeze target names: a tensor, a Lua pattern matched against weight names,
 -- or a list of those; nil: every weight. Returns their ids (an unmatched pattern is an
 -- error naming it).
+-- Whether tensor t is a weight, without the text of its name and dims (the scans below
+-- visit every tensor of a graph; formatting each dim was most of a LoRA model's build).
+local function is_weight(g, t)
+  local _, _, role = core._graph_tensor_info(g._h, t)
+  return role == ROLES.weight
+end
+
 local function weights_of(g, what, fname)
   local nt = core.graph_counts(g._h)
   local ids, list = {}, what
@@ -71,8 +78,9 @@ local function weights_of(g, what, fname)
     elseif type(w) == "string" or w == nil then
       local n = 0
       for t = 0, nt - 1 do
-        local name, _, _, role = core.graph_tensor_info(g._h, t)
-        if role == ROLES.weight and (w == nil or name:find(w)) then ids[#ids + 1] = t; n = n + 1 end
+        if is_weight(g, t) and (w == nil or core._graph_tensor_name(g._h, t):find(w)) then
+          ids[#ids + 1] = t; n = n + 1
+        end
       end
       if n == 0 and w ~= nil then
         error(string.format("%s: no weight's name matches '%s' (a Lua pattern)", fname, w), 3)
@@ -218,8 +226,9 @@ local function apply_lora(g)
   if not lo then return end
   local nt = core.graph_counts(g._h)
   for t = lo.done, nt - 1 do
-    local name, _, _, role = core.graph_tensor_info(g._h, t)
-    if role == ROLES.weight and not name:find("/lora_[AB]$") then core.graph_freeze(g._h, t, true) end
+    if is_weight(g, t) and not core._graph_tensor_name(g._h, t):find("/lora_[AB]$") then
+      core.graph_freeze(g._h, t, true)
+    end
   end
   lo.done = nt
 end
