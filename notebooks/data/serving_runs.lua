@@ -18,8 +18,11 @@
 -- engines of v0.5 / v0.6.1 run the generation phase's attention in the masked multi-head
 -- attention kernel (cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/
 -- decoderMaskedMultiheadAttentionTemplate.h: "a threadblock for B x H pair", the block of
--- query head hi reading the cache of KV head hi / qhead_per_kv), so each query head of a
--- GQA group loads its group's K and V itself; the kernel that shares them, XQA, came after
+-- query head hi reading the cache of KV head hi / qhead_per_kv; docs/source/gpt_attention.md
+-- at the same commit as the tables, "Generation Phase": "a single kernel, called the masked
+-- multihead attention", "the 'vanilla' implementation that uses a single CUDA thread-block
+-- per head", and no XQA section), so each query head of a GQA group loads its group's K and
+-- V itself; the kernel that shares them, XQA, came after
 -- these tables ("These improvements ... will be included in the v0.8 releases",
 -- docs/source/blogs/XQA-kernel.md, TensorRT-LLM commit 585c7565: up to 2.4x Llama-70B
 -- throughput). It changes only the GQA rows (Llama-2-70B, Falcon-180B); GPT-J and
