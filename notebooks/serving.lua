@@ -179,6 +179,34 @@ do
     sp.tokens_per_step, sp.plain_tpot * 1e3, sp.tpot * 1e3, sp.speedup))
 end
 
+-- the tensor-parallel allreduces of a step: two a layer (after the attention's output
+-- projection and after the MLP), each of tokens x hidden x 2 B, timed as NCCL runs them
+-- (collectives = "nccl", the default: NCCL's tuning model, as training's planner) beside
+-- the alpha-beta ring on the NVLink link at 1 us a hop (collectives = "alpha-beta")
+do
+  local L70 = models[3][2]
+  print("\ntensor-parallel allreduces, Llama-2-70B fp8 on H100-SXM (160 a step: 2 a layer x 80)")
+  print(string.format("%-24s %4s %12s %14s %18s %12s", "step", "tp", "payload B", "NCCL us each", "alpha-beta us each", "NCCL ms/step"))
+  for _, st in ipairs { { "decode batch 1", 1, 1, 1000 }, { "decode batch 64", 64, 1, 1000 },
+                        { "decode batch 1024", 1024, 1, 200 }, { "prefill 1 x 128", 1, 128, 0 },
+                        { "prefill 1 x 2048", 1, 2048, 0 } } do
+    for _, tp in ipairs { 2, 4, 8 } do
+      local o = { hw = H100, tp = tp, weights = "fp8", kv = "fp8", batch = st[2] }
+      local oa = { hw = H100, tp = tp, weights = "fp8", kv = "fp8", batch = st[2], collectives = "alpha-beta", comm_latency = 1e-6 }
+      local r, ra
+      if st[3] == 1 then
+        o.context, oa.context = st[4], st[4]
+        r, ra = S.decode(L70, o), S.decode(L70, oa)
+      else
+        o.prompt, oa.prompt = st[3], st[3]
+        r, ra = S.prefill(L70, o), S.prefill(L70, oa)
+      end
+      print(string.format("%-24s %4d %12d %14.1f %18.1f %12.2f", st[1], tp, st[2] * st[3] * 8192 * 2,
+        r.comm / 160 * 1e6, ra.comm / 160 * 1e6, r.comm * 1e3))
+    end
+  end
+end
+
 -- == 6. validation ================================================================
 local rows = dofile(here .. "/data/serving_runs.lua")
 local cal, fit_err = S.calibrate(rows)
@@ -188,8 +216,8 @@ local fitm = S.errors(rows, cal, "fit")
 local allm = S.errors(rows, cal)
 print(string.format("\n6. validation: %d published rows (TensorRT-LLM performance tables; NVIDIA NIM's benchmarking page), calibrated on the %d 'fit' rows",
   #rows, #rows - #res))
-print(string.format("calibration: flops_eff = %.2f, bw_eff = %.2f, kernel_overhead = %.0f us, comm_latency = %.0f us, step_overhead = %.1f ms",
-  cal.flops_eff, cal.bw_eff, cal.kernel_overhead * 1e6, cal.comm_latency * 1e6, cal.step_overhead * 1e3))
+print(string.format("calibration: flops_eff = %.2f, bw_eff = %.2f, kernel_overhead = %.0f us, step_overhead = %.1f ms (tp allreduces: NCCL's model)",
+  cal.flops_eff, cal.bw_eff, cal.kernel_overhead * 1e6, cal.step_overhead * 1e3))
 local ue = {}
 for _, e in ipairs(uncal) do if e.split == "held" then ue[#ue + 1] = math.abs(e.error) end end
 print(string.format("median |error|: held-out %.1f%% (uncalibrated %.1f%%), fit %.1f%%, all %.1f%%",

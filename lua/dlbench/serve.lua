@@ -65,7 +65,7 @@ local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, 
   pp = true, microbatches = true, group = true, cuda_graphs = true, kernel_overhead = true,
   step_overhead = true, flops_eff = true, bw_eff = true, attn_eff = true, block = true,
   mem_util = true, link = true, comm_latency = true, fused = true, launch = true,
-  kv_reuse = true }
+  kv_reuse = true, collectives = true }
 
 -- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
 -- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
@@ -166,11 +166,48 @@ function M.config(opts, fn)
   if (c.tp > 1 or c.pp > 1) and not (links.intra or links.inter or opts.link) then
     fail(fn, "device '" .. dev.name .. "' has no links for tp/pp collectives; give link = {bw=, latency=}", 3)
   end
+  -- How the tensor-parallel allreduces are timed (docs/serve.md, "Collectives"): "nccl",
+  -- NCCL's own tuning model on the device's fabric (dlb.parallel.nccl, the rule training's
+  -- planner times its tensor-parallel allreduces with), the default on a catalogue GPU; or
+  -- "alpha-beta", the ring on the link (link= or the device's), whose per-step latency
+  -- comm_latency replaces; a link= or comm_latency= describes such a link and selects it.
+  local coll = opts.collectives
+  if coll ~= nil and coll ~= "nccl" and coll ~= "alpha-beta" then
+    fail(fn, "collectives must be \"nccl\" or \"alpha-beta\", got " .. tostring(coll), 3)
+  end
+  if coll == "nccl" and (opts.link or alpha) then
+    fail(fn, "collectives = \"nccl\" times NCCL on the device's fabric; link= and comm_latency= "
+      .. "describe an alpha-beta link (give collectives = \"alpha-beta\" with them)", 3)
+  end
+  if coll == nil then
+    coll = (opts.link or alpha) and "alpha-beta"
+      or require("dlbench.parallel_base").default_collectives({ hw = dev }, { nvlink = dev.nvlink or 0 })
+  end
+  c.collectives = coll
+  if coll == "nccl" then
+    -- the tensor-parallel group packed node by node, 8 GPUs a node (as link() above)
+    local topos = {}
+    function c.nccl_topo(n)
+      local t = topos[n]
+      if not t then
+        local P = require "dlbench.parallel"
+        local per = math.min(n, 8)
+        local okt, tt = pcall(function()
+          return P.nccl_topo(P.cluster { hw = dev, per_node = per, nodes = math.ceil(n / per) }, n, per)
+        end)
+        if not okt then fail(fn, "collectives = \"nccl\": " .. tostring(tt):gsub("^[^%s:]+:%d+: ", ""), 3) end
+        t = tt
+        topos[n] = t
+      end
+      return t
+    end
+    if c.tp > 1 then c.nccl_topo(c.tp) end   -- a fabric NCCL cannot time fails here, by name
+  end
   c.opts = opts
   return c
 end
 
-doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, comm_latency=, link=, fused=, kv_reuse=true} -> config",
+doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, collectives=\"nccl\"|\"alpha-beta\", comm_latency=, link=, fused=, kv_reuse=true} -> config",
   "a resolved serving configuration: the device, dtypes and bytes per weight, parallelism, and the per-op roofline parameters every dlb.serve call uses")
 
 -- == a step (serve_graph.lua) ===================================================

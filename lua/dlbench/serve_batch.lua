@@ -525,9 +525,8 @@ function B.install(M, H)
   doc.doc(M.errors, "dlb.serve.errors(rows, cal[, split]) -> median |error|, {{id=, predicted=, measured=, error=, split=}, ...}",
     "prediction errors on published rows (split \"fit\" or \"held\")")
 
-  -- Calibration on the fit rows only: five device-side parameters of the per-op rule
-  -- (flops_eff, bw_eff, the per-kernel launch cost, the collectives' per-step latency, the
-  -- engine's per-step overhead),
+  -- Calibration on the fit rows only: four device-side parameters of the per-op rule
+  -- (flops_eff, bw_eff, the per-kernel launch cost, the engine's per-step overhead),
   -- each on a grid, by coordinate descent (rounds passes, one parameter at a time),
   -- minimising the median |log(predicted / measured)| over the fit rows. Returns cal and
   -- the fit rows' median |error|.
@@ -535,9 +534,11 @@ function B.install(M, H)
     flops_eff = { 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0 },
     bw_eff = { 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0 },
     kernel_overhead = { 0, 2e-6, 4e-6, 6e-6, 8e-6, 1e-5, 1.5e-5, 2e-5 },
-    comm_latency = { 1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5 },
     step_overhead = { 0, 5e-4, 1e-3, 2e-3, 3e-3, 5e-3 },
   }
+  -- (no collective latency: the tensor-parallel allreduces are NCCL's model on the device's
+  -- fabric, collectives = "nccl", which has its own latencies from NCCL's tuning tables; a
+  -- grid = {comm_latency = {...}} calibrates an alpha-beta link instead)
   local ORDER = { "flops_eff", "bw_eff", "kernel_overhead", "comm_latency", "step_overhead" }
   function M.calibrate(rows, opts)
     opts = options.check(opts, { grid = true, rounds = true, start = true }, "dlb.serve.calibrate")
@@ -552,7 +553,7 @@ function B.install(M, H)
     end
     local cal = {}
     for k, v in pairs(opts.start or { flops_eff = 0.8, bw_eff = 0.7, kernel_overhead = 5e-6,
-      comm_latency = 1e-6, step_overhead = 1e-3 }) do cal[k] = v end
+      step_overhead = 1e-3 }) do cal[k] = v end
     local best = score(cal)
     for _ = 1, opts.rounds or 3 do
       local moved = false
@@ -573,7 +574,7 @@ function B.install(M, H)
     return cal, math.exp(best) - 1
   end
   doc.doc(M.calibrate, "dlb.serve.calibrate(rows[, {grid=, rounds=3, start=}]) -> cal, fit_error",
-    "fit flops_eff, bw_eff, kernel_overhead, comm_latency and step_overhead on the rows marked split = \"fit\" (coordinate descent on grids; median |log error|)")
+    "fit flops_eff, bw_eff, kernel_overhead and step_overhead (and comm_latency when grid= gives one: alpha-beta collectives) on the rows marked split = \"fit\" (coordinate descent on grids; median |log error|)")
 
   M._percentile = percentile
 end

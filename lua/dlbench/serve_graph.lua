@@ -114,8 +114,11 @@ local function attn_cost(s, c, B, n, p)
   local flops = 4 * B * hq * pairs_
   -- kv_reuse = false: a decode kernel that reads the cache once per query head rather than
   -- once per KV head (no sharing of K/V loads across a GQA group)
-  local g = (n == 1 and not c.kv_reuse) and s.heads / s.kv_heads or 1
-  local bytes = B * (2 * n * hq * c.abytes + 2 * kvh * c.kvbytes * (keys * g + n))
+  -- (the rank's hq / head_dim query heads each read their KV head's keys: hq per key, not
+  -- kvh x heads / kv_heads, which overcounts by tp / kv_heads when the KV heads replicate)
+  local reuse = not (n == 1 and not c.kv_reuse)
+  local bytes = B * (2 * n * hq * c.abytes
+    + 2 * c.kvbytes * ((reuse and kvh or hq) * keys + kvh * n))
   return flops, bytes
 end
 
@@ -399,9 +402,14 @@ local function entries(g)
   return list
 end
 
--- The time of a step's entries on configuration c: each collective through
--- dlb.parallel.allreduce on the tensor-parallel group's link, then time_list.
+-- The time of a step's entries on configuration c: each collective as NCCL runs it
+-- (c.collectives = "nccl": dlb.parallel.nccl on the group's fabric, the rule training's
+-- planner uses) or through dlb.parallel.allreduce on the tensor-parallel group's link
+-- ("alpha-beta"), then time_list.
 local function allreduce(c, bytes)
+  if c.collectives == "nccl" then
+    return (require("dlbench.parallel").nccl("allreduce", bytes, c.nccl_topo(c.tp)).time)
+  end
   local link = c.link(c.tp)
   return (require("dlbench.parallel").allreduce { bytes = bytes, n = c.tp, bw = link.bw,
     latency = link.latency or 0 })

@@ -40,6 +40,15 @@ local cmed, cmin = time(5, function()
   S.sweep { model = fresh, hw = "H100-SXM", batch = bs, prompt = ps, output = os_ }
 end)
 print(string.format("the same sweep, cold (its 21 step programs compiled): %.3f s (min %.3f s)", cmed, cmin))
+-- the same 10,000 configurations at tp = 2: each step's two allreduces a layer timed as
+-- NCCL runs them (collectives = "nccl", the default: dlb.parallel.nccl per configuration's
+-- payload) and, for comparison, through the alpha-beta ring (collectives = "alpha-beta")
+for _, coll in ipairs { "nccl", "alpha-beta" } do
+  local tmed, tmin = time(5, function()
+    S.sweep { model = m, hw = "H100-SXM", batch = bs, prompt = ps, output = os_, tp = { 2 }, collectives = coll }
+  end)
+  print(string.format("the same sweep at tp = 2, collectives = %s: %.3f s (min %.3f s)", coll, tmed, tmin))
+end
 local gmed, gmin = time(5, function()
   S.sweep { model = m, hw = "H100-SXM", batch = bs, prompt = ps, output = os_, compiled = false }
 end)

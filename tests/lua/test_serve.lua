@@ -151,6 +151,15 @@ T.test("generate: the closed-form decode sum equals the step-by-step sum", funct
   local a1 = S.decode(L3, { hw = "H100-SXM", batch = 16, context = 4096 })
   local a4 = S.decode(L3, { hw = "H100-SXM", batch = 16, context = 4096, kv_reuse = false })
   T.near(a4.bytes - a1.bytes, 3 * 16 * 4097 * 131072, 1e-9, "4 query heads per KV head: 3 extra reads")
+  -- under tp with fewer KV heads than GPUs (each rank holds a replica of one): a rank's
+  -- query heads each read their KV head, heads / tp reads a key, not heads / kv_heads.
+  -- 16 heads of 64, 2 KV heads, tp = 4: 4 query heads a rank, 1 KV head; 3 extra reads
+  -- of K and V (2 x 64 x 2 B) per key (1,001), sequence (4) and layer (2)
+  local m2 = S.model { name = "kv2", layers = 2, hidden = 1024, heads = 16, kv_heads = 2, ffn = 2048,
+    vocab = 1000, mlp = "swiglu" }
+  local r1 = S.decode(m2, { hw = "H100-SXM", tp = 4, batch = 4, context = 1000 })
+  local r2 = S.decode(m2, { hw = "H100-SXM", tp = 4, batch = 4, context = 1000, kv_reuse = false })
+  T.near(r2.bytes - r1.bytes, 3 * 2 * 64 * 2 * 1001 * 4 * 2, 1e-12, "replicated KV head: heads / tp reads")
   for _, mode in ipairs { "serial", "overlap" } do
     -- batch 1 with a long launch: attention's kernel crosses the launch floor mid-sum
     local cs = S.config { hw = "H100-SXM", launch = mode, kernel_overhead = 2e-5 }
@@ -231,10 +240,28 @@ T.test("tensor and pipeline parallel serving", function()
   local t4 = S.decode(L70, { hw = "H100-SXM", tp = 4, batch = 8, context = 1024 })
   assert(t4.tpot < t2.tpot, "more tp, faster step")
   assert(t4.comm > 0, "allreduces costed")
-  -- 2 allreduces per layer of batch x hidden x 2 bytes, through dlb.parallel.allreduce
+  -- 2 allreduces per layer of batch x hidden x 2 bytes, as NCCL runs them on the device's
+  -- fabric (the default on a catalogue GPU: dlb.parallel.nccl, training's rule)
+  local P = dlb.parallel
+  local topo = P.nccl_topo(P.cluster { hw = "H100-SXM", per_node = 4, nodes = 1 }, 4, 4)
+  local nccl = P.nccl("allreduce", 8 * 8192 * 2, topo).time
+  T.near(t4.comm, 160 * nccl, 1e-9, "160 allreduces, NCCL's model")
+  -- collectives = "alpha-beta": the ring on the device's intra-node link (comm_latency or
+  -- link= select it too)
   local link = dlb.hw.get("H100-SXM").links.intra
-  local one = dlb.parallel.allreduce { bytes = 8 * 8192 * 2, n = 4, bw = link.bw, latency = link.latency }
-  T.near(t4.comm, 160 * one, 1e-9, "160 allreduces")
+  local one = P.allreduce { bytes = 8 * 8192 * 2, n = 4, bw = link.bw, latency = link.latency }
+  local a4 = S.decode(L70, { hw = "H100-SXM", tp = 4, batch = 8, context = 1024, collectives = "alpha-beta" })
+  T.near(a4.comm, 160 * one, 1e-9, "160 allreduces, alpha-beta")
+  local l4 = S.decode(L70, { hw = "H100-SXM", tp = 4, batch = 8, context = 1024, comm_latency = 3e-6 })
+  T.near(l4.comm, 160 * P.allreduce { bytes = 8 * 8192 * 2, n = 4, bw = link.bw, latency = 3e-6 }, 1e-9,
+    "comm_latency: alpha-beta")
+  T.checkerr('collectives must be "nccl" or "alpha-beta"', S.decode, L70, { hw = "H100-SXM", tp = 4, collectives = "ring" })
+  T.checkerr("link= and comm_latency= describe an alpha-beta link", S.decode, L70,
+    { hw = "H100-SXM", tp = 4, collectives = "nccl", comm_latency = 1e-6 })
+  -- tp = 16 spans two 8-GPU nodes: NCCL across the nodes' NICs, slower than one node
+  local t16 = S.decode(L70, { hw = "H100-SXM", tp = 16, batch = 8, context = 1024 })
+  local topo16 = P.nccl_topo(P.cluster { hw = "H100-SXM", per_node = 8, nodes = 2 }, 16, 8)
+  T.near(t16.comm, 160 * P.nccl("allreduce", 8 * 8192 * 2, topo16).time, 1e-9, "tp = 16: two nodes")
   local pp = S.generate(L70, { hw = "H100-SXM", tp = 2, pp = 2, batch = 16, prompt = 256, output = 32 })
   T.eq(pp.gpus, 4, "gpus"); assert(pp.tokens_per_s_gpu > 0 and pp.fits, "pp runs")
   -- a pipeline's decode: every token crosses both stages (latency), the batch is split

@@ -100,10 +100,18 @@ T.test("tensor- and pipeline-parallel steps as graphs: allreduce kernels, stages
   local t = S.time(dg)
   close(t.comm, d.comm, "comm time")
   assert(t.comm > 0, "collectives cost time")
-  -- the allreduce's time: dlb.parallel.allreduce on the device's intra-node link
+  -- the allreduce's time: NCCL's model on the device's fabric (collectives = "nccl", the
+  -- default), or dlb.parallel.allreduce on the intra-node link (collectives = "alpha-beta")
+  local P = dlb.parallel
+  local topo = P.nccl_topo(P.cluster { hw = "H100-SXM", per_node = 4, nodes = 1 }, 4, 4)
+  local nccl = P.nccl("allreduce", 8 * 8192 * 2, topo).time
+  close(t.by_op.allreduce_attn, 80 * nccl, "allreduce_attn = 80 x the collective (NCCL)")
   local link = dlb.hw.get("H100-SXM").links.intra
-  local one = dlb.parallel.allreduce { bytes = 8 * 8192 * 2, n = 4, bw = link.bw, latency = link.latency or 0 }
-  close(t.by_op.allreduce_attn, 80 * one, "allreduce_attn = 80 x the collective")
+  local one = P.allreduce { bytes = 8 * 8192 * 2, n = 4, bw = link.bw, latency = link.latency or 0 }
+  local oa = { collectives = "alpha-beta" }
+  for k, v in pairs(o) do oa[k] = v end
+  local _, dga = S.graphs(L70, oa)
+  close(S.time(dga).by_op.allreduce_attn, 80 * one, "allreduce_attn = 80 x the collective (alpha-beta)")
   -- a rank holds a quarter of the layers' weights
   local w1 = S.graphs(L70, { hw = "H100-SXM", batch = 1, prompt = 16 })
   local p1 = w1:stats { inference = true, precision = "fp16" }.params
