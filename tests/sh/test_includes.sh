@@ -13,7 +13,7 @@ cd "$root" || exit 1
 folders=$(ls -d graphs/*/ plots/ | sed 's|/$||')
 # header basename -> folder, for every header of the library (and build/gen's protobuf code)
 declare -A home
-for f in graphs/*/*.h plots/*.h; do home[$(basename "$f")]=$(dirname "$f"); done
+for f in graphs/*/*.h plots/*.h; do home[${f##*/}]=${f%/*}; done
 home[onnx.pb-c.h]=build/gen
 home[dlbench.h]=graphs
 
@@ -24,9 +24,9 @@ for d in $folders; do
   allow=$(sed -n 's/^May include: *//p' "$d/README.md" 2>/dev/null | tr -d ' ' | tr ',' ' ')
   if [ -z "$allow" ]; then t_fail "$d: README.md says what it may include" "no 'May include:' line"; continue; fi
   bad=""
-  for f in "$d"/*.c "$d"/*.h; do
-    [ -f "$f" ] || continue
-    for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+  # every "..." include of the folder's files, as FILE:HEADER lines, from one sed
+  files=$(ls "$d"/*.c "$d"/*.h 2>/dev/null)
+  while IFS=: read -r f inc; do
       to=${home[$inc]:-}
       if [ -z "$to" ]; then bad="$bad $f:$inc(unknown)"; continue; fi
       ok=0
@@ -35,8 +35,7 @@ for d in $folders; do
                    *) [ "$to" = "graphs/$a" ] && ok=1 ;; esac
       done
       [ $ok = 1 ] || bad="$bad $f:$inc($to)"
-    done
-  done
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/; T; F; p' ${files:-/dev/null} | sed -n 'N; s/\n/:/p')
   [ -z "$bad" ] && t_ok "$d includes only: $allow" || t_fail "$d includes only: $allow" "$bad"
 done
 
