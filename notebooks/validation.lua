@@ -645,7 +645,8 @@ local WHY = {
     .. "layer and micro-batch is missing (the source's own B200 MBS 1 vs GB200 MBS 4 rows imply "
     .. "~7 ms per layer, fwd + bwd); Megatron-Core's per-expert GEMMs, second permutation and "
     .. "dropless host sync (the opt-in moe_impl mcore) account for ~0.4 ms of it; "
-    .. "the router's small kernels and TE's fp8 handling per expert are not" },
+    .. "Transformer Engine's fp8 quantisation (per local expert under FP8-CS / FP8-MX, "
+    .. "dlbench.te_fp8) is counted; the router's small kernels are not" },
   { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): as Qwen3-30B-A3B, "
     .. "a per-layer cost beyond Megatron-Core's MoE ops (opt-in moe_impl mcore) is missing" },
   { "modelzoo.*%-s[1-9]%d%d%d%d", "long context: cuDNN attention at its non-causal 0.54 on half "
@@ -667,9 +668,9 @@ local WHY = {
   { "fp32", "fp32 on CUDA cores: no calibration rows, catalogue flops_eff; cuDNN's algorithm "
     .. "choice (e.g. Winograd) not modelled" },
   { "resnet50%-amp%-8x", "input pipeline not modelled (the 1-GPU row is 19% faster per GPU)" },
-  { "fp8", "fp8 rows: attention in bf16 is modelled; Transformer Engine's per-tensor fp8 "
-    .. "casts and transposes (memory-bound, not in the graph) and the per-model fp8 recipe are "
-    .. "not (the logits GEMM in bf16 would move these rows < 1.3 points)" },
+  { "fp8", "fp8 rows: attention in bf16 and Transformer Engine's quantisation kernels of the "
+    .. "row's recipe (dlbench.te_fp8) are modelled; the delayed recipe's amax/scale updates, "
+    .. "the logits GEMM in bf16 (< 1.3 points) and a per-model recipe tuning are not" },
   { "h100", "H100: attention at FlashAttention-2's 0.34 of peak (attn_eff); which attention "
     .. "kernel each run used (FA2, cuDNN or FA3: ~0.6, Shah et al. 2024) is not published" },
   { "megatron%-gpt3%-175b", "the (t, p) layout of this run is not stated (the planner's best "
