@@ -27,7 +27,8 @@
 --     writes the rowwise and the columnwise copies with an E8M0 scale per 32 elements each
 --     (common/util/cast_kernels.cuh, cast_mxfp8_2D_kernel): reads a e, writes 2 e + 2 e / 32.
 --     Not fused with the norm here (an ESTIMATE: TE fuses it only on some norm backends).
---     Grouped experts: per local expert (flag 4), as current scaling.
+--     Grouped experts: per local expert (flag 4), as current scaling (TE releases of 2026 add
+--     a grouped MXFP8 kernel, common/cast/mxfp8/group_quantize_mxfp8.cuh: not modelled).
 -- Weights: Megatron-Core passes is_first_microbatch, so TE casts each weight once per step
 -- and caches it (megatron/core/extensions/transformer_engine.py TELinear.forward,
 -- `self.is_first_microbatch = False` after the first call; weight_cast "step": not counted,
