@@ -762,9 +762,10 @@ end
 
 
 doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\"|batch=n, precision=\"mixed\","
-  .. " optimizer=, fuse=, tp=\"megatron\"|false}]) -> {layer cost...}",
+  .. " optimizer=, fuse=, framework=, fp8=false, tp=\"megatron\"|false}]) -> {layer cost...}",
   "per-sample layer costs of a dlb.graph's g:layer scopes (FLOPs, bytes, params, activations, "
-  .. "tensor-parallel collectives) for dlb.parallel.plan")
+  .. "tensor-parallel collectives) for dlb.parallel.plan; fp8=true adds Transformer Engine's "
+  .. "fp8 casts of the profile's recipe (dlbench.te_fp8; evaluate at precision fp8)")
 
 -- Sum of a layer array's parameters and training FLOPs per sample.
 function M.totals(ls)
