@@ -347,6 +347,22 @@ static void moe_cp(void) {
   dlb_par_plan_free(P);
 }
 
+/* The MoE fixture of moe_mcore and te_fp8_per_expert: two layers, layer 0 a MoE layer of 8
+** experts (moe_bytes 1e6 per sample) with one expert matmul forward (8e9 FLOPs, m 1, n = k =
+** 1000, batch 8 = the experts) and one backward (16e9), layer 1 a dense layer, one forward
+** op of 80e9 FLOPs and one backward of 160e9: ops[0..3]; the rest of the nops zeroed. */
+static void moe_fixture(dlb_par_layer L[2], dlb_par_op *ops, int nops) {
+  uniform_layers(L, 2);
+  L[0].experts = 8; L[0].expert_params = 0.5e6; L[0].expert_frac = 0.5; L[0].moe_bytes = 1e6;
+  memset(ops, 0, sizeof *ops * (size_t)nops);
+  for (int i = 0; i < 2; i++) {
+    ops[i].layer = 0; ops[i].phase = i; ops[i].flops_sample = (i + 1) * 8e9;
+    ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000; ops[i].batch = 8; ops[i].grow = 1;
+    ops[i].attention = 2;
+    ops[2 + i].layer = 1; ops[2 + i].phase = i; ops[2 + i].flops_sample = (i + 1) * 80e9;
+  }
+}
+
 /* An op launched once per local expert (attention 4: Transformer Engine's per-tensor fp8
 ** quantisation of a grouped linear outside delayed scaling, dlbench.te_fp8): the fixture of
 ** moe_mcore below (V100, launch cost k0 = 10 us, no tile model), layer 0's expert matmul
@@ -359,16 +375,8 @@ static void moe_cp(void) {
 ** and k0 for each further launch: forward 3 h + 7 k0 (three ops), backward 2 h. */
 static void te_fp8_per_expert(void) {
   dlb_par_layer L[2];
-  uniform_layers(L, 2);
-  L[0].experts = 8; L[0].expert_params = 0.5e6; L[0].expert_frac = 0.5; L[0].moe_bytes = 1e6;
   dlb_par_op ops[5];
-  memset(ops, 0, sizeof ops);
-  for (int i = 0; i < 2; i++) {
-    ops[i].layer = 0; ops[i].phase = i; ops[i].flops_sample = (i + 1) * 8e9;
-    ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000; ops[i].batch = 8; ops[i].grow = 1;
-    ops[i].attention = 2;
-    ops[2 + i].layer = 1; ops[2 + i].phase = i; ops[2 + i].flops_sample = (i + 1) * 80e9;
-  }
+  moe_fixture(L, ops, 5);
   ops[4].layer = 0; ops[4].phase = 0; ops[4].bytes_sample = 8e6; ops[4].batch = 8;
   ops[4].attention = 2;
   dlb_par_cluster cl = flat(10e9, 0);
@@ -415,16 +423,8 @@ static void te_fp8_per_expert(void) {
 ** max(dev0 + dev1, host0 + host1); the backward (no recompute) has no sync. */
 static void moe_mcore(void) {
   dlb_par_layer L[2];
-  uniform_layers(L, 2);
-  L[0].experts = 8; L[0].expert_params = 0.5e6; L[0].expert_frac = 0.5; L[0].moe_bytes = 1e6;
   dlb_par_op ops[4];
-  memset(ops, 0, sizeof ops);
-  for (int i = 0; i < 2; i++) {
-    ops[i].layer = 0; ops[i].phase = i; ops[i].flops_sample = (i + 1) * 8e9;
-    ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000; ops[i].batch = 8; ops[i].grow = 1;
-    ops[i].attention = 2;
-    ops[2 + i].layer = 1; ops[2 + i].phase = i; ops[2 + i].flops_sample = (i + 1) * 80e9;
-  }
+  moe_fixture(L, ops, 4);
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
   dlb_par_row cfg, rg, rm;

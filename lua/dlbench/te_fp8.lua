@@ -63,12 +63,7 @@ M.WEIGHT_CASTS = {
   micro = "every micro-batch (TE modules called without is_first_microbatch)",
 }
 
-local function names(t)
-  local out = {}
-  for k in pairs(t) do out[#out + 1] = k end
-  table.sort(out)
-  return table.concat(out, ", ")
-end
+local names = require("dlbench.graph_base").keys
 
 -- A profile's TE fp8 recipe: scaling, weight_cast (nil when the profile has none, e.g.
 -- torchao's float8 under torchtitan, which is not Transformer Engine). Checked.
