@@ -703,36 +703,9 @@ function M.from_graph(g, o)
   -- fp8=true: Transformer Engine's quantisation kernels of the profile's fp8 recipe
   -- (dlbench.te_fp8), for a step whose linear layers run fp8 GEMMs on these bf16 layers
   if o.fp8 ~= nil and o.fp8 ~= false then
-    if o.fp8 ~= true then gerr(fname, "fp8 must be true (the profile's fp8 recipe) or false, got " .. tostring(o.fp8)) end
-    local te = require "dlbench.te_fp8"
-    local scaling, wc = nil, nil
-    if prof then scaling, wc = te.recipe(prof, fname) end
-    if not scaling then
-      gerr(fname, "fp8=true needs framework= a profile with a Transformer Engine fp8 recipe "
-        .. "(fp8.scaling: delayed, current or mxfp8; e.g. nemo, megatron-core, or "
-        .. "dlb.frameworks.derive(p, {fp8 = {scaling = ...}})), got "
-        .. (prof and ("profile " .. prof.name .. " without one") or "no profile"))
-    end
-    if base.precision ~= "mixed_bf16" and base.precision ~= "bf16" and base.precision ~= "mixed" then
-      gerr(fname, "fp8=true quantises 16-bit activations: precision must be mixed_bf16, bf16 or "
-        .. "mixed (the graph's own precision \"fp8\" stores 1-byte activations), got " .. tostring(base.precision))
-    end
-    local L = {}
-    for i = 1, n do
-      local k = kinds[i]
-      if k.softmax and k.matmul and (out[i].params or 0) > 0 then
-        L[i] = { te = true, tp = tpl[i] or nil, experts = out[i].experts }
-      end
-    end
-    local tn = {}
-    local info
-    out.ops, info = te.add_ops(out.ops, L, function(j)
-      local ty = ops1.T[j]
-      local nm = tn[ty]
-      if not nm then nm = core.graph_op_type_name(ty); tn[ty] = nm end
-      return nm
-    end, 2, scaling, wc)
-    out.fp8 = { scaling = scaling, weight_cast = wc, linears = info.linears, ops = info.ops }
+    local ok, e = pcall(require("dlbench.te_fp8").apply, out, { fp8 = o.fp8, prof = prof,
+      precision = base.precision, kinds = kinds, tpl = tpl, types = ops1.T })
+    if not ok then gerr(fname, e) end
   end
   -- a causal decoder (dlbench.mfu): under a profile whose kernel skips the masked blocks
   -- the planner times its fused attention at half the FLOPs (dlb.frameworks.attn_work)

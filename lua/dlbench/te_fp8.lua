@@ -208,4 +208,48 @@ function M.add_ops(flat, layers, tname, a, scaling, weight_cast)
   return out, { linears = #groups, ops = nops }
 end
 
+-- Add the casts to a layer list from parallel_layers.from_graph (its `ops`, in place) and
+-- record the recipe in ls.fp8. c: fp8 (the option: true), prof (the profile the layers are
+-- built under, or nil), precision (the graph's), kinds[i] (layer i's forward op type
+-- names), tpl[i] (a Megatron tensor-parallel block), types (the op type ids). Raises a
+-- message (without a prefix) on a bad option or a profile without a TE recipe.
+function M.apply(ls, c)
+  if c.fp8 ~= true then error("fp8 must be true (the profile's fp8 recipe) or false, got " .. tostring(c.fp8), 0) end
+  local scaling, wc = nil, nil
+  if c.prof then
+    local ok, s, w = pcall(M.recipe, c.prof, "fp8=true")
+    if not ok then error(s, 0) end
+    scaling, wc = s, w
+  end
+  if not scaling then
+    error("fp8=true needs framework= a profile with a Transformer Engine fp8 recipe "
+      .. "(fp8.scaling: delayed, current or mxfp8; e.g. nemo, megatron-core, or "
+      .. "dlb.frameworks.derive(p, {fp8 = {scaling = ...}})), got "
+      .. (c.prof and ("profile " .. c.prof.name .. " without one") or "no profile"), 0)
+  end
+  local p = c.precision
+  if p ~= "mixed_bf16" and p ~= "bf16" and p ~= "mixed" then
+    error("fp8=true quantises 16-bit activations: precision must be mixed_bf16, bf16 or mixed "
+      .. "(the graph's own precision \"fp8\" stores 1-byte activations), got " .. tostring(p), 0)
+  end
+  local L = {}
+  for i = 1, #ls do
+    local k = c.kinds[i]
+    if k.softmax and k.matmul and (ls[i].params or 0) > 0 then
+      L[i] = { te = true, tp = c.tpl[i] or nil, experts = ls[i].experts }
+    end
+  end
+  local core = require "dlbench.backend"
+  local tn = {}
+  local info
+  ls.ops, info = M.add_ops(ls.ops, L, function(j)
+    local ty = c.types[j]
+    local nm = tn[ty]
+    if not nm then nm = core.graph_op_type_name(ty); tn[ty] = nm end
+    return nm
+  end, 2, scaling, wc)
+  ls.fp8 = { scaling = scaling, weight_cast = wc, linears = info.linears, ops = info.ops }
+  return ls
+end
+
 return M
