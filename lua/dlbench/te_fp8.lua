@@ -10,7 +10,8 @@
 --     that also records the amax (transformer_engine/common/transpose/cast_transpose.cu:
 --     reads a e, writes the fp8 rowwise copy and the transposed copy the wgrad GEMM reads,
 --     2 e); after a norm, TE's LayerNormLinear writes the norm's output in fp8 itself
---     (layernorm_linear.py `with_quantized_norm`): the graph's norm already writes a e, so
+--     (layernorm_linear.py `with_quantized_norm`; normalization.cpp "Always used fused kernel
+--     for FP8 delayed scaling"): the graph's norm already writes a e, so
 --     what is left is the columnwise (transposed) copy, read e + write e, less the (a - 1) e
 --     the norm no longer writes: (3 - a) e. The output gradient dY the same way in the
 --     backward (cast_transpose, (a + 2) e). Grouped experts: one fused kernel for all the
@@ -19,14 +20,16 @@
 --   current scaling (te.recipe.Float8CurrentScaling, NeMo's "FP8-CS"): per tensor three
 --     kernels (pytorch/csrc/quantizer.cpp Float8CurrentScalingQuantizer::quantize_impl:
 --     nvte_compute_amax, reading a e; nvte_compute_scale_from_amax, a scalar; nvte_quantize_v2,
---     the cast (a + 2) e): the input is read twice. The norm is not fused (its scale is not
---     known until the amax pass has read the output). Grouped experts: quantised one tensor at
+--     the cast (a + 2) e): the input is read twice. The norm is not fused
+--     (pytorch/csrc/extensions/normalization.cpp `force_unfused_kernel`: the fused norm +
+--     quantise kernel is used for delayed scaling only). Grouped experts: quantised one tensor at
 --     a time (multi_quantize_impl's "Quantize kernels individually"): each kernel once per
 --     local expert (op flag 4).
 --   MXFP8 block scaling (te.recipe.MXFP8BlockScaling, Blackwell, "FP8-MX"): one kernel
 --     writes the rowwise and the columnwise copies with an E8M0 scale per 32 elements each
 --     (common/util/cast_kernels.cuh, cast_mxfp8_2D_kernel): reads a e, writes 2 e + 2 e / 32.
---     Not fused with the norm here (an ESTIMATE: TE fuses it only on some norm backends).
+--     Not fused with the norm (normalization.cpp: only with NVTE_NORM_FWD_USE_CUDNN set and
+--     full 128-row tiles; not the default).
 --     Grouped experts: per local expert (flag 4), as current scaling (TE releases of 2026 add
 --     a grouped MXFP8 kernel, common/cast/mxfp8/group_quantize_mxfp8.cuh: not modelled).
 -- Weights: Megatron-Core passes is_first_microbatch, so TE casts each weight once per step
