@@ -347,6 +347,65 @@ static void moe_cp(void) {
   dlb_par_plan_free(P);
 }
 
+/* The MoE fixture of moe_mcore and te_fp8_per_expert: two layers, layer 0 a MoE layer of 8
+** experts (moe_bytes 1e6 per sample) with one expert matmul forward (8e9 FLOPs, m 1, n = k =
+** 1000, batch 8 = the experts) and one backward (16e9), layer 1 a dense layer, one forward
+** op of 80e9 FLOPs and one backward of 160e9: ops[0..3]; the rest of the nops zeroed. */
+static void moe_fixture(dlb_par_layer L[2], dlb_par_op *ops, int nops) {
+  uniform_layers(L, 2);
+  L[0].experts = 8; L[0].expert_params = 0.5e6; L[0].expert_frac = 0.5; L[0].moe_bytes = 1e6;
+  memset(ops, 0, sizeof *ops * (size_t)nops);
+  for (int i = 0; i < 2; i++) {
+    ops[i].layer = 0; ops[i].phase = i; ops[i].flops_sample = (i + 1) * 8e9;
+    ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000; ops[i].batch = 8; ops[i].grow = 1;
+    ops[i].attention = 2;
+    ops[2 + i].layer = 1; ops[2 + i].phase = i; ops[2 + i].flops_sample = (i + 1) * 80e9;
+  }
+}
+
+/* An op launched once per local expert (attention 4: Transformer Engine's per-tensor fp8
+** quantisation of a grouped linear outside delayed scaling, dlbench.te_fp8): the fixture of
+** moe_mcore below (V100, launch cost k0 = 10 us, no tile model), layer 0's expert matmul
+** followed by a memory-bound op of 8e6 bytes per sample on its 8 experts. By hand, with
+** c(B) = B / (0.7 bw) + k0:
+**   attention 2 (one fused kernel for every expert):  c(8e6);
+**   attention 4, ep 1 (8 local experts):               8 c(1e6) = c(8e6) + 7 k0;
+**   attention 4, ep 2 (dp 2, batch 2: 4 local experts, each rank 8e6 bytes): c(8e6) + 3 k0.
+** With a host model (host_op h = 10 ms, host-bound on this device): the op costs the host h
+** and k0 for each further launch: forward 3 h + 7 k0 (three ops), backward 2 h. */
+static void te_fp8_per_expert(void) {
+  dlb_par_layer L[2];
+  dlb_par_op ops[5];
+  moe_fixture(L, ops, 5);
+  ops[4].layer = 0; ops[4].phase = 0; ops[4].bytes_sample = 8e6; ops[4].batch = 8;
+  ops[4].attention = 2;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r2, r4;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double k0 = 1e-5, h = 1e-2;
+  d.kernel_overhead = k0;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  ops[4].attention = 4;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_OK);
+  CHECK_NEAR(r4.step - r2.step, 7 * k0, 1e-12);
+  cfg.dp = 2; cfg.ep = 2; o.batch = 2;
+  ops[4].attention = 2;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  ops[4].attention = 4;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_OK);
+  CHECK_NEAR(r4.compute - r2.compute, 3 * k0, 1e-12);
+  cfg.dp = 1; cfg.ep = 1; o.batch = 1;
+  d.host_op = h;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_OK);
+  CHECK_NEAR(r4.step, 3 * h + 7 * k0 + 2 * h, 1e-12);
+  /* its experts come in batch, and it is no matmul */
+  ops[4].m = 1; ops[4].n = ops[4].k = 1; ops[4].grow = 1;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "once per local expert") != NULL);
+}
+
 /* Megatron-Core's MoE layer (moe_impl DLB_MOE_MCORE, issue [21]): two layers, dp = tp = pp =
 ** ep = 1, batch 1, m 1, on the V100 device with a launch cost k0 = 10 us and no tile model.
 ** Layer 0 is a MoE layer of 8 experts (moe_bytes 1e6 per sample) with one expert matmul
@@ -364,16 +423,8 @@ static void moe_cp(void) {
 ** max(dev0 + dev1, host0 + host1); the backward (no recompute) has no sync. */
 static void moe_mcore(void) {
   dlb_par_layer L[2];
-  uniform_layers(L, 2);
-  L[0].experts = 8; L[0].expert_params = 0.5e6; L[0].expert_frac = 0.5; L[0].moe_bytes = 1e6;
   dlb_par_op ops[4];
-  memset(ops, 0, sizeof ops);
-  for (int i = 0; i < 2; i++) {
-    ops[i].layer = 0; ops[i].phase = i; ops[i].flops_sample = (i + 1) * 8e9;
-    ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000; ops[i].batch = 8; ops[i].grow = 1;
-    ops[i].attention = 2;
-    ops[2 + i].layer = 1; ops[2 + i].phase = i; ops[2 + i].flops_sample = (i + 1) * 80e9;
-  }
+  moe_fixture(L, ops, 4);
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
   dlb_par_row cfg, rg, rm;
@@ -534,6 +585,7 @@ int main(void) {
   RUN(replicated_ops);
   RUN(moe_cp);
   RUN(moe_mcore);
+  RUN(te_fp8_per_expert);
   RUN(host_model);
   RUN(phase_sync);
   return check_done();

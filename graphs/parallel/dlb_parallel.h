@@ -364,8 +364,14 @@ typedef struct dlb_par_op {
                             of them on ep x the rows, and reads experts/ep of the weights:
                             the batch dim / ep, the growing dim x ep, bytes_fixed / ep); 3: an
                             op of the unfused attention core (Q K^T, scale/mask, softmax,
-                            dropout, attention over V; timed as any op); 0 any other op.
-                            Forward ops marked 1 or 3 are what selective recompute runs
+                            dropout, attention over V; timed as any op); 4: an op of a
+                            MoE layer's experts (as 2 under expert parallelism) launched
+                            once per local expert, batch giving the layer's experts and no
+                            matmul shape (m 0): experts/ep kernels, each on its share of
+                            the bytes, every launch after the first costing the host a
+                            kernel launch (Transformer Engine's per-tensor fp8
+                            quantisation of a grouped linear, dlbench.te_fp8); 0 any other
+                            op. Forward ops marked 1 or 3 are what selective recompute runs
                             again in the backward */
   double replicated;     /* 1: an op of a tensor-parallel layer outside its tensor-parallel
                             region (layer norm; the bias, dropout and residual add after a

@@ -66,10 +66,16 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     if (!(o->replicated == 0 || o->replicated == 1))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has replicated %g (1: outside the tensor-"
                            "parallel region, 0: split by it)", i + 1, o->replicated);
-    if (!(o->attention == 0 || o->attention == 1 || o->attention == 2 || o->attention == 3))
+    if (!(o->attention == 0 || o->attention == 1 || o->attention == 2 || o->attention == 3 ||
+          o->attention == 4))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has attention %g (1: a fused attention "
                            "kernel, 2: an op of a MoE layer's experts, 3: an op of the unfused "
-                           "attention core, 0: any other op)", i + 1, o->attention);
+                           "attention core, 4: an experts' op launched once per local expert, "
+                           "0: any other op)", i + 1, o->attention);
+    if (o->attention == 4 && !(o->m <= 0 && o->batch >= 1 && o->batch == floor(o->batch)))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d (attention 4, launched once per local "
+                           "expert) must give its layer's experts as batch (a whole number >= "
+                           "1) and no matmul shape, got batch %g", i + 1, o->batch);
     if (o->m > 0 && !(o->n > 0 && o->k > 0 && o->batch > 0 && isfinite(o->m * o->n * o->k * o->batch)))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d's matmul shape must be positive and finite",
                            i + 1);
@@ -176,6 +182,16 @@ static double local_gemms(const dlb_par_op *o, const double *g, int moe) {
   return g[3] > 1 ? g[3] : 1;
 }
 
+/* The kernels an op marked attention 4 is launched as: once per local expert, the layer's
+** experts (its batch field) over the expert degree xe (Transformer Engine quantises a grouped
+** linear's tensors one at a time outside delayed scaling: pytorch/csrc/extensions/cast.cpp
+** multi_quantize_impl, "Quantize kernels individually"; dlbench.te_fp8). 1 for other ops. */
+static double per_expert(const dlb_par_op *o, double xe) {
+  if (o->attention != 4) return 1;
+  double nl = o->batch / (xe > 1 ? xe : 1);
+  return nl > 1 ? nl : 1;
+}
+
 /* Time layer li (uncached). ep: the expert-parallel degree its expert ops (attention 2)
 ** run under (1: all the experts on every rank); moe: DLB_MOE_*. */
 static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
@@ -201,7 +217,7 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     ** tokens of the ep ranks dispatched to them): a rank's expert ops hold experts/ep of the
     ** weights and ep x the rows each, the same FLOPs; the update phase's share is the
     ** planner's (dlb_par_evaluate divides it by ep) */
-    double xe = (o->attention == 2 && ep > 1 && o->phase != 2) ? ep : 1;
+    double xe = ((o->attention == 2 || o->attention == 4) && ep > 1 && o->phase != 2) ? ep : 1;
     /* an op outside the tensor-parallel region runs whole on every rank, or on 1/tl of the
     ** sequence under sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2) */
     double ot = (o->replicated != 0 && !sp) ? 1 : tl;
@@ -219,7 +235,11 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     }
     double t;
     double nl = local_gemms(o, g, moe);
-    if (nl > 1) {
+    double pe = per_expert(o, xe);
+    if (pe > 1) {
+      /* one kernel per local expert, each on its expert's share of the bytes */
+      t = pe * dlb_op_time_raw(d, f / pe, b / pe, NULL, 0, &mbound);
+    } else if (nl > 1) {
       /* Megatron-Core's TEGroupedMLP: Transformer Engine's GroupedLinear runs one cuBLAS GEMM
       ** per local expert (general_grouped_gemm -> multi_stream_cublas_gemm), up to
       ** TE_GEMM_STREAMS at once on their streams: ceil(nl / s) rounds, each the per-op rule
@@ -259,6 +279,10 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
         if (ep > 1 && g[3] >= ep) g[3] /= ep;
         double nl = local_gemms(o, g, moe);
         if (nl > 1) xl[(int)o->phase] += nl - 1;
+        /* an op launched once per local expert from Transformer Engine's C++ loop: its
+        ** further launches, as the grouped GEMM's */
+        double pe = per_expert(o, (o->phase != 2 && ep > 1) ? ep : 1);
+        if (pe > 1) xl[(int)o->phase] += pe - 1;
       }
     }
   }

@@ -39,7 +39,8 @@ int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb
 ** op per pass), plus host_layer per forward; *hc those of its attention core's forward ops
 ** (marked attention 1 or 3; 0 for a layer without ops), issued again under selective
 ** recompute. 0 when d has no host model. Under moe DLB_MOE_MCORE with expert degree ep, each
-** further per-expert GEMM launch of a grouped GEMM costs the host d->kernel_overhead. */
+** further per-expert GEMM launch of a grouped GEMM costs the host d->kernel_overhead, as does
+** each further launch of an op marked attention 4 (once per local expert). */
 void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double ep, int moe,
                     double *hf, double *hb, double *hu, double *hc);
 

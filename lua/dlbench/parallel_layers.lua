@@ -276,7 +276,7 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 -- layers (convolutions, LSTMs) run replicated on the tensor ranks.
 local FG = { bind = true, batch_dim = true, batch = true, precision = true, optimizer = true,
              fuse = true, framework = true,
-             tp = true }
+             tp = true, fp8 = true }
 local function gerr(fname, msg)
   -- drop the location prefixes of errors raised inside the graph engine
   msg = tostring(msg):gsub("^[^:\n]*%.lua:%d+: ", ""):gsub("^[^:\n]*%.lua:%d+: ", "")
@@ -700,6 +700,13 @@ function M.from_graph(g, o)
   local tpl = {}   -- the Megatron tensor-parallel attention blocks (no experts)
   for i = 1, n do tpl[i] = (out[i].tp_colls or 0) == 2 and not out[i].experts end
   out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, region_ops(ops1, n, tpl, marks1))
+  -- fp8=true: Transformer Engine's quantisation kernels of the profile's fp8 recipe
+  -- (dlbench.te_fp8), for a step whose linear layers run fp8 GEMMs on these bf16 layers
+  if o.fp8 ~= nil and o.fp8 ~= false then
+    local ok, e = pcall(require("dlbench.te_fp8").apply, out, { fp8 = o.fp8, prof = prof,
+      precision = base.precision, kinds = kinds, tpl = tpl, types = ops1.T })
+    if not ok then gerr(fname, e) end
+  end
   -- a causal decoder (dlbench.mfu): under a profile whose kernel skips the masked blocks
   -- the planner times its fused attention at half the FLOPs (dlb.frameworks.attn_work)
   out.causal = require("dlbench.mfu").causal(g) or nil
@@ -728,9 +735,10 @@ end
 
 
 doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\"|batch=n, precision=\"mixed\","
-  .. " optimizer=, fuse=, tp=\"megatron\"|false}]) -> {layer cost...}",
+  .. " optimizer=, fuse=, framework=, fp8=false, tp=\"megatron\"|false}]) -> {layer cost...}",
   "per-sample layer costs of a dlb.graph's g:layer scopes (FLOPs, bytes, params, activations, "
-  .. "tensor-parallel collectives) for dlb.parallel.plan")
+  .. "tensor-parallel collectives) for dlb.parallel.plan; fp8=true adds Transformer Engine's "
+  .. "fp8 casts of the profile's recipe (dlbench.te_fp8; evaluate at precision fp8)")
 
 -- Sum of a layer array's parameters and training FLOPs per sample.
 function M.totals(ls)

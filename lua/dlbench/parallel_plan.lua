@@ -300,6 +300,14 @@ local function setup(fname, o)
   end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
   local ls = layers_of(fname, lsrc, o, fuse, prof)
+  -- layers carrying Transformer Engine's fp8 casts (layers.from_graph fp8=true,
+  -- dlbench.te_fp8) describe an fp8 step: timed at another precision they would be wrong
+  local f8 = type(ls) == "table" and rawget(ls, "fp8") or nil
+  if f8 and dev.precision ~= "fp8" then
+    error(string.format("%s: the layers carry Transformer Engine's fp8 casts (%s scaling, "
+      .. "layers.from_graph fp8=true): evaluate them at precision \"fp8\", got %s", fname,
+      tostring(f8.scaling), tostring(dev.precision)), 3)
+  end
   -- the profile's attention kernel on a causal decoder (dlb.frameworks.attn_work): the
   -- masked blocks skipped (a device the caller gives keeps its own attn_work)
   if not o.device and type(ls) == "table" then

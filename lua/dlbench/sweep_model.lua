@@ -531,6 +531,18 @@ function M.layouts(builder, space, opts)
   local gpus = space.gpus
   if type(gpus) ~= "table" or #gpus == 0 then fail("space.gpus must list device counts") end
   local devs = devices_of(space, opts)
+  -- an fp8 plan under a Transformer Engine profile runs TE's quantisation kernels
+  -- (dlbench.te_fp8); the layers here are the graph's algorithmic step without them
+  local po0 = opts.plan or {}
+  if po0.precision == "fp8" and po0.framework ~= nil then
+    local okf, pf = pcall(require("dlbench.frameworks").get, po0.framework, fn)
+    if okf and require("dlbench.te_fp8").recipe(pf, fn) then
+      fail("plan precision fp8 under profile " .. pf.name .. " (Transformer Engine " .. pf.fp8.scaling
+        .. " scaling): the swept layers do not count TE's fp8 casts (dlbench.te_fp8); plan "
+        .. "dlb.parallel.layers.from_graph(g, {precision = \"mixed_bf16\", framework = ..., fp8 = true}) "
+        .. "with dlb.parallel.plan instead")
+    end
+  end
   local per_node = opts.per_node or 8
   local snames = {}
   for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end

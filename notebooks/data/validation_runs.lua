@@ -53,6 +53,9 @@
 --                time_to_train_min  minutes (MLPerf-style)
 --   source*    where the numbers are
 --   note       anything needed to interpret the row (conventions, approximations)
+--   fp8        fp8 rows: the Transformer Engine recipe the source states, { scaling =
+--              "delayed" | "current" | "mxfp8", weight_cast = "step" | "micro" }
+--              (dlbench.te_fp8); absent: the framework profile's
 --   role       "fit" (may calibrate) or "held" (scored only); fixed before errors are seen,
 --              stored with the row (set at the end of this file for the rows above)
 --
@@ -348,6 +351,10 @@ local function lf(tbl, size, seq, gpus, mfu, hfu, mb, ga, gbs, tps, prec, mpmode
       reduce_dtype = mpmode == "PURE" and "bf16" or "fp32" },
     precision = prec == "amp_fp8" and "fp8" or "mixed_bf16", seq = seq,
     framework = "Composer + PyTorch FSDP",
+    -- amp_fp8: Composer runs Transformer Engine under te.fp8_autocast with a DelayedScaling
+    -- recipe (composer/core/precision.py, get_precision_context) and calls its modules
+    -- without is_first_microbatch, so weights are cast every micro-batch (dlbench.te_fp8)
+    fp8 = prec == "amp_fp8" and { scaling = "delayed", weight_cast = "micro" } or nil,
     measured = { tokens_per_s = tps, per = "gpu", mfu = mfu / 100, hfu = hfu / 100 },
     source = FOUNDRY .. ", table '" .. tbl .. "', row " .. size .. " / SeqLen " .. seq .. " / "
       .. gpus .. " GPUs",
@@ -766,6 +773,12 @@ local function mbridge(src, ver, system, hw, model, gpus, prec, gbs, mbs, seq, t
       cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = div(gbs, dp * mbs),
       global_batch = gbs, schedule = vp > 1 and "interleaved" or nil, interleave = vp > 1 and vp or nil },
     precision = "fp8", seq = seq, framework = "NeMo " .. ver .. " (Megatron-Bridge, Megatron-Core)",
+    -- the Precision column's fp8 recipe (Transformer Engine's quantisation kernels,
+    -- dlbench.te_fp8): FP8-CS = Float8CurrentScaling, FP8-MX = MXFP8BlockScaling
+    -- (Megatron-Bridge's mixed-precision recipes bf16_with_fp8_current_scaling_mixed and
+    -- bf16_with_mxfp8_mixed)
+    fp8 = ({ ["FP8-CS"] = { scaling = "current" }, ["FP8-MX"] = { scaling = "mxfp8" } })[prec]
+      or error("mbridge: unknown precision " .. prec),
     measured = { tokens_per_s = tps, per = "gpu" },
     source = src .. ", '" .. ver .. " NeMo Container', Pre-Training Performance, System: " .. system
       .. ", row " .. model .. " / " .. gpus .. " GPUs (" .. prec .. "), column Tokens / sec / GPU",

@@ -16,7 +16,7 @@ local PATH = here .. "/../../notebooks/data/validation_runs.lua"
 
 local ROW_KEYS = { id = true, model = true, params = true, hw = true, device = true,
   devices = true, layout = true, precision = true, seq = true, framework = true,
-  measured = true, source = true, note = true, role = true, set = true, nics = true }
+  measured = true, source = true, note = true, role = true, set = true, nics = true, fp8 = true }
 local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "framework",
   "measured", "source" }
 local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, etp = true, mp = true,
@@ -58,6 +58,19 @@ local function check_row(r, i, names)
     error(where .. ": role must be 'fit' or 'held' (stored with the row), got " .. tostring(r.role), 0)
   end
   if r.nics ~= nil and not is_count(r.nics) then error(where .. ": nics must be a positive integer", 0) end
+  if r.fp8 ~= nil then
+    -- the fp8 recipe the source states (dlbench.te_fp8's scalings and weight casts)
+    local te = require "dlbench.te_fp8"
+    if r.precision ~= "fp8" then error(where .. ": fp8 (a recipe) on a " .. r.precision .. " row", 0) end
+    if type(r.fp8) ~= "table" then error(where .. ": fp8 must be a table {scaling=, weight_cast=}", 0) end
+    reject_unknown(r.fp8, { scaling = true, weight_cast = true }, where .. " fp8")
+    if r.fp8.scaling ~= nil and not te.SCALINGS[r.fp8.scaling] then
+      error(where .. ": fp8.scaling '" .. tostring(r.fp8.scaling) .. "' is unknown", 0)
+    end
+    if r.fp8.weight_cast ~= nil and not te.WEIGHT_CASTS[r.fp8.weight_cast] then
+      error(where .. ": fp8.weight_cast '" .. tostring(r.fp8.weight_cast) .. "' is unknown", 0)
+    end
+  end
   for _, k in ipairs { "note", "device" } do
     if r[k] ~= nil and (type(r[k]) ~= "string" or #r[k] == 0) then error(where .. ": " .. k .. " must be a string", 0) end
   end

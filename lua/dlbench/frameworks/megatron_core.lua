@@ -22,9 +22,14 @@ return {
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 40e6,
   zero = 1, slack = nil,
+  -- scaling / weight_cast: Transformer Engine's quantisation kernels as planner ops
+  -- (dlbench.te_fp8); Megatron-Core's default --fp8-recipe is "delayed" (megatron/training/
+  -- arguments.py), and its TE wrappers pass is_first_microbatch (weights cast once a step)
   fp8 = { recipe = "delayed scaling (te.recipe.DelayedScaling: per-tensor scales from an amax "
     .. "history); fp8 GEMMs in the linear layers, attention in bf16",
-    source = "NVIDIA Transformer Engine docs, 'Using FP8 with Transformer Engine'" },
+    scaling = "delayed", weight_cast = "step",
+    source = "NVIDIA Transformer Engine docs, 'Using FP8 with Transformer Engine'; "
+      .. "megatron/core/extensions/transformer_engine.py (TELinear.forward: is_first_microbatch)" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude; CUDA graphs "
     .. "optional): for issue [19]'s host model" },
   -- No `moe` field: the planner's moe_impl "mcore" (Megatron-Core's MoE layer op by op:

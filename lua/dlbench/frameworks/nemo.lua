@@ -20,7 +20,12 @@ return {
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 40e6,
   zero = 1, slack = nil,
+  -- scaling / weight_cast: Transformer Engine's quantisation kernels as planner ops
+  -- (dlbench.te_fp8): NeMo 24.x's default recipe is delayed scaling (its fp8 recipes'
+  -- fp8_recipe "delayed"), on Megatron-Core's TE wrappers (weights cast once a step). The
+  -- Megatron-Bridge rows' FP8-CS / FP8-MX are other recipes: a derived profile each
   fp8 = { recipe = "delayed scaling (Transformer Engine), fp8 linear-layer GEMMs, bf16 attention",
+    scaling = "delayed", weight_cast = "step",
     source = "NeMo docs, performance_summary.md / mixed precision training: fp8 via Transformer Engine" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
   -- No `moe` field: the planner's moe_impl "mcore" (Megatron-Core's MoE layer op by op:
