@@ -570,6 +570,14 @@ do
       end
     end
   end
+  -- the host seconds per op (fitted on the vTrain rows above; shipped as C.host)
+  for prof, h in pairs(host) do
+    local e = C.host[prof]
+    if not e or math.abs(e[1] - h.host_op) > 0.5e-6 then
+      differ[#differ + 1] = string.format("%s host seconds per op: fitted %.0f us, shipped %s", prof,
+        h.host_op * 1e6, e and string.format("%.0f us", e[1] * 1e6) or "none")
+    end
+  end
   for _, p in ipairs(PROFILES) do
     local c, e = coll[p.key], C.collective[p.profile]
     if c and (not e or math.abs(e[1] - c.eff) > 0.005) then
