@@ -180,6 +180,7 @@ B.functions = {
   "sweep_prog_nclasses(p: sweepprog) -> size = dlb_sweep_prog_nclasses(p)",
   "sweep_prog_totals(p: sweepprog, vals: numbers == dlb_sweep_prog_nvars(p) <sweep: values>) -> out: double{DLB_SWT_COUNT} = check dlb_sweep_prog_totals(p, vals, out)",
   "sweep_prog_time(p: sweepprog, vals: numbers == dlb_sweep_prog_nvars(p) <sweep: values>, dev: struct dlb_roof) -> t: double, f: double, b: double, m: double = check dlb_sweep_prog_time(p, vals, &dev, &t, &f, &b, &m)",
+  "sweep_prog_serve(p: sweepprog, vals: numbers == dlb_sweep_prog_nvars(p) <serve: values>, op: struct dlb_roof, attn: struct dlb_roof, min_time: number) -> out: double{DLB_SVT_COUNT} = check dlb_sweep_prog_serve(p, vals, &op, &attn, min_time, out)",
   "_sweep_eval(p: sweepprog, nvalues: numbers == dlb_sweep_prog_nvars(p) <sweep: counts>, values: numbers <sweep: values>, roofs: structs dlb_roof[4096], mem: numbers == 8 * #roofs <sweep: memory rules>, tags: numbers[64], per: int, first: number, sink: reduce, threads: int(0..64)) -> n: double = check dlb_sweep_eval(p, #nvalues, nvalues, #values, values, #roofs, roofs, mem, #tags, tags, per, first, sink, threads, &n)",
   "reduce_new(ncols: int(1..4096)) -> reduce = dlb_reduce_new(ncols)",
   "reduce_keep(r: reduce, maxrows: number) = check dlb_reduce_keep(r, maxrows)",

@@ -36,7 +36,11 @@ enum { DLB_ONNX_LOSS_AUTO = 0, DLB_ONNX_LOSS_XENT = 1, DLB_ONNX_LOSS_MSE = 2, DL
 enum { DLB_ONNX_R_OPTYPE = 0,      /* an ONNX op type in the file and its node count */
        DLB_ONNX_R_UNSUPPORTED = 1, /* an op type costed as element-wise (unknown = skip) */
        DLB_ONNX_R_WARNING = 2,     /* an approximation the user should know about */
-       DLB_ONNX_R_LAYER = 3 };     /* a layer scope of the graph, in order (docs/import.md) */
+       DLB_ONNX_R_LAYER = 3,       /* a layer scope of the graph, in order (docs/import.md) */
+       DLB_ONNX_R_TRIL = 4,        /* a Trilu node with upper = 0: text "node N 'name'", count
+                                   ** its offset k (NaN: not a constant; docs/import.md) */
+       DLB_ONNX_R_TRIU = 5,        /* the same with upper = 1 */
+       DLB_ONNX_R_META = 6 };      /* the model's metadata_props entry "key=value" */
 /* Facts about the import (dlb_onnx_facts). */
 enum { DLB_ONNX_OPSET = 0, DLB_ONNX_IR_VERSION = 1, DLB_ONNX_NODES = 2,
        DLB_ONNX_INITIALIZERS = 3, DLB_ONNX_WEIGHT_ELEMENTS = 4, DLB_ONNX_BN_STATS = 5,

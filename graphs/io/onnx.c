@@ -507,6 +507,12 @@ static int import(dlb_onnx *m) {
   m->facts[DLB_ONNX_OPSET] = m->opset;
   m->facts[DLB_ONNX_IR_VERSION] = mp->has_ir_version ? (double)mp->ir_version : 0;
   m->facts[DLB_ONNX_NODES] = (double)gp->n_node;
+  for (size_t i = 0; i < mp->n_metadata_props; i++) {
+    const Onnx__StringStringEntryProto *e = mp->metadata_props[i];
+    if (e && e->key && *e->key &&
+        (rc = dlb_onnx_note(m, DLB_ONNX_R_META, 0, "%s=%s", e->key, e->value ? e->value : "")))
+      return rc;
+  }
   if (m->opset && (m->opset < 7 || m->opset > 21))
     dlb_onnx_note(m, DLB_ONNX_R_WARNING, 0, "opset %d is outside the tested range 9-19", m->opset);
   if ((rc = survey(m, gp))) return rc;

@@ -59,6 +59,27 @@ static int unary(dlb_onnx *m, const Onnx__NodeProto *n) {
   return dlb_onnx_set_t(m, n, 0, dlb_onnx_op1(m, n, type, NULL, t), elem);
 }
 
+/* Trilu: costed as a unary element-wise op (a mask's triangle); its offset k (input 1, 0
+** when absent; NaN when not a constant known at import time) and `upper` go to the report
+** (DLB_ONNX_R_TRIL / _TRIU, the node named), where dlb.serve reads a sliding window from a
+** mask's band (docs/import.md "Trilu"). */
+static int trilu(dlb_onnx *m, const Onnx__NodeProto *n) {
+  double k = 0;
+  if (n->n_input > 1 && n->input[1] && *n->input[1]) {
+    oval *kv;
+    int rc = dlb_onnx_need(m, n, 1, &kv);
+    if (rc) return rc;
+    double x;
+    k = kv->state == OV_CONST && kv->nv == 1 && dlb_dim_is_const(m->g, m->pool[kv->v], &x) ? x : NAN;
+  }
+  int upper = dlb_onnx_aint(n, "upper", 1) != 0;
+  int rc = dlb_onnx_note(m, upper ? DLB_ONNX_R_TRIU : DLB_ONNX_R_TRIL, k, "node %zu '%s'",
+                         m->nodei, n->name && *n->name ? n->name
+                         : n->n_output > 0 && n->output[0] ? n->output[0] : "");
+  if (rc) return rc;
+  return unary(m, n);
+}
+
 static int cast(dlb_onnx *m, const Onnx__NodeProto *n) {
   oval *x;
   int rc = dlb_onnx_need(m, n, 0, &x);
@@ -725,7 +746,7 @@ static const struct { const char *name; onnx_fn fn; } TABLE[] = {
   {"Sign", unary}, {"Sin", unary}, {"Size", size_op}, {"Slice", dlb_onnx_op_slice}, {"Softmax", unary},
   {"Softplus", unary}, {"Softsign", unary}, {"Split", split}, {"Sqrt", unary}, {"Squeeze", squeeze},
   {"Sub", binary}, {"Sum", binary}, {"Tanh", unary}, {"Tile", expand}, {"Transpose", transpose},
-  {"TopK", topk}, {"Trilu", unary}, {"Unsqueeze", unsqueeze}, {"Where", where}, {"Xor", binary},
+  {"TopK", topk}, {"Trilu", trilu}, {"Unsqueeze", unsqueeze}, {"Where", where}, {"Xor", binary},
 };
 
 onnx_fn dlb_onnx_handler(const char *op_type) {

@@ -103,6 +103,28 @@ DLB_API int dlb_sweep_prog_totals(const dlb_sweep_prog *p, const double *vals, d
 DLB_API int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, const dlb_roof *d,
                                 double *time, double *flops, double *bytes, double *mbtime);
 
+/* What dlb_sweep_prog_serve returns (DLB_SVT_COUNT numbers): the step's time (every class:
+** its ops' per-op times, each at least min_time; no collective, no step_overhead), FLOPs and
+** bytes (as counted, unscaled), the fused attention classes' time (within TIME), the number
+** of distinct attention classes with ops at the point, the FLOPs and bytes of one attention
+** op of the last of them and the attention ops in all, and the ops that do work. */
+enum {
+  DLB_SVT_TIME = 0, DLB_SVT_FLOPS = 1, DLB_SVT_BYTES = 2, DLB_SVT_ATTN_TIME = 3,
+  DLB_SVT_ATTN_CLASSES = 4, DLB_SVT_ATTN_FLOPS = 5, DLB_SVT_ATTN_BYTES = 6,
+  DLB_SVT_ATTN_OPS = 7, DLB_SVT_KERNELS = 8, DLB_SVT_COUNT = 9
+};
+/* Serving's step model at one point of an unlayered program (a serving step graph of
+** lua/dlbench/serve_graph.lua compiled over its batch, context and touched experts;
+** docs/serve.md "The compiled sweep"): the classes that are fused attention kernels through
+** the one step model (dlb_step_time) on device attn, the others on device op (the same
+** device twice: one roof), each op that does work taking at least min_time seconds
+** (asynchronous launches: a kernel lasts at least the launch interval; 0: none; a serial
+** launch is the devices' kernel_overhead). vals: one finite value >= 0 per symbol (a
+** context may be 0, a mean batch fractional). Devices with host_op > 0 (the host timeline
+** needs the op order) or cache_aware are refused. out: DLB_SVT_COUNT numbers. */
+DLB_API int dlb_sweep_prog_serve(const dlb_sweep_prog *p, const double *vals, const dlb_roof *op,
+                                 const dlb_roof *attn, double min_time, double *out);
+
 /* Evaluate the grid: the cartesian product of the value lists of the program's symbols
 ** (nvalues[i] values of symbol i, concatenated in values[0..nvals); the last symbol varies fastest)
 ** times the devices roofs[0..nroofs) (varying slowest). For each device, mem[DLB_SWM_COUNT j

@@ -26,12 +26,9 @@ size_t dlb_sweep_scratch(const dlb_sweep_prog *p) { return 9 * p->ncls + p->nseg
 ** a fixed one once) go to the one step model (dlb_step_time, graphs/hw/step_time.c), as
 ** dlb.roofline.time gives an analysis's ops to it (roofline_ops in roofline.c,
 ** dlb_opcosts_from_analysis: a matmul with an empty side is timed without its shape). */
-int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv,
-                   const dlb_roof *d, double *scratch, dlb_roof_result *out) {
-  size_t n = p->ncls;
-  double *f = scratch, *b = f + n, *g = b + n, *m = g + 4 * n, *work = m + n,
-         *rep = work + 2 * n;
-  for (size_t i = 0; i < n; i++) {
+void dlb_sweep_class_costs(const dlb_sweep_prog *p, const double *pv, double *f, double *b,
+                           double *g, double *m) {
+  for (size_t i = 0; i < p->ncls; i++) {
     const swclass *c = &p->cls[i];
     f[i] = pv[c->f], b[i] = pv[c->b], m[i] = pv[c->mult];
     double *gi = g + 4 * i;
@@ -41,6 +38,14 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
       if (!(gi[0] > 0 && gi[1] > 0 && gi[2] > 0 && gi[3] > 0)) gi[0] = 0;
     }
   }
+}
+
+int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv,
+                   const dlb_roof *d, double *scratch, dlb_roof_result *out) {
+  size_t n = p->ncls;
+  double *f = scratch, *b = f + n, *g = b + n, *m = g + 4 * n, *work = m + n,
+         *rep = work + 2 * n;
+  dlb_sweep_class_costs(p, pv, f, b, g, m);
   const double layers = p->layered ? vals[p->nv - 1] : 1;
   for (size_t k = 0; k < p->nseg; k++) rep[k] = p->segr[k] ? layers - p->ordL + 1 : 1;
   dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn, .mult = m,

@@ -137,6 +137,11 @@ size_t dlb_sweep_memcol_polys(const dlb_sweep_prog *p, int32_t *ids);
 void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *pv,
                     double *total, double *act);
 
+/* The op classes' costs at one point (pv: its polynomial values): FLOPs f, bytes b, the
+** matmul shape g (4 a class; g[0] = 0: timed without a shape, as dlb.roofline.time times a
+** matmul with an empty side) and the multiplicities m, n = p->ncls each. */
+void dlb_sweep_class_costs(const dlb_sweep_prog *p, const double *pv, double *f, double *b,
+                           double *g, double *m);
 /* Doubles of scratch dlb_sweep_roof needs (per thread). */
 size_t dlb_sweep_scratch(const dlb_sweep_prog *p);
 /* The per-op roofline of one point vals (pv: its polynomial values; scratch:

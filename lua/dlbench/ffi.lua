@@ -16,4 +16,11 @@ for _, area in ipairs { "dlbench.ffi_stats", "dlbench.ffi_proc" } do
 end
 -- the allocation policy the dlbench executable sets at start (graphs/base/sys.c says why)
 M.sys_malloc_tune()
+-- the JIT's machine-code limits, process-wide like the allocation policy (docs/graph.md,
+-- "Speed"): 4 MB code areas up to 64 MB and 20,000 traces instead of LuaJIT's 32 KB areas,
+-- 512 KB and 1,000 traces. With the defaults a long script fills the small areas and the
+-- trace limit, so the JIT flushes and recompiles and write-protects each small area anew
+-- (16,565 mprotect calls in notebooks/validation.lua, 5-6 s of system time on this VM).
+-- A host that wants other limits calls jit.opt.start after requiring dlbench.
+require("jit.opt").start("sizemcode=4096", "maxmcode=65536", "maxtrace=20000")
 return M

@@ -15,6 +15,21 @@
 --     graphs/ir/graph_ops.c loss2): 2a. The difference is added to the activations at the
 --     peak: the peak of a recomputed LM step is at the loss, where every checkpoint is live
 --     (an upper bound where another moment is the peak).
+--   memory.loss = {upcast = true[, chunks = c]}: torchtune's loss (torchtune/modules/
+--     transformer.py TransformerDecoder.unembed: output = self.output(h).float(); the recipes
+--     shift the labels, not the logits, and `del logits` before loss.backward()). Unchunked:
+--     the peak is log_softmax's backward, where its saved fp32 output, the incoming fp32
+--     gradient and the fp32 gradient it makes are live: 3 x 4 = 12 B per logit element (the
+--     forward holds 4 + 4). With CEWithChunkedOutputLoss (c = num_output_chunks, 8): the model
+--     returns c chunks of 16-bit logits (a bytes, all live) and the loss upcasts one chunk at
+--     a time, keeping every chunk's fp32 log_softmax output for the backward (4 B) and one
+--     chunk's fp32 gradient pair while it runs (8/c): a + 4 + 8/c, 7 B under bf16.
+--   memory.optimizer_in_backward = true: the optimizer steps each parameter in its
+--     post-accumulate-grad hook and frees its gradient (torchtune's optimizer_in_bwd,
+--     training.register_optim_in_bwd_hooks; PyTorch tutorial "How to save memory by fusing
+--     the optimizer step into the backward pass"): no step holds every gradient, so g:stats
+--     keeps the graph schedule's peak (each gradient applied as it is made) as the footprint
+--     and roofline.time's need counts the gradients live at that peak (s.optimizer_in_backward).
 --   memory.context = bytes: what the process holds on the device before any tensor (the
 --     CUDA context with the framework's kernels loaded), as nvidia-smi sees it: workspace.
 --   memory.adam_temporaries = k: torch.optim.AdamW's foreach step (_multi_tensor_adamw:
@@ -72,6 +87,26 @@ local function logit_elements(g, names, values)
   return total
 end
 
+M.logit_elements = logit_elements
+
+-- A memory table's fields (the terms above), checked by name where a profile is derived
+-- (dlb.frameworks.derive): unknown keys are refused; flags must be booleans.
+local MEMORY_KEYS = { loss = true, context = true, adam_temporaries = true, zero_fp32_grads = true,
+  buckets = true, optimizer_in_backward = true }
+local LOSS_KEYS = { autocast = true, upcast = true, chunks = true }
+function M.check(m, fname, level)
+  local options = require "dlbench.options"
+  level = (level or 2) + 1
+  options.check(m, MEMORY_KEYS, fname .. " memory", level, true)
+  if m.loss ~= nil then options.check(m.loss, LOSS_KEYS, fname .. " memory.loss", level, true) end
+  for _, k in ipairs { "optimizer_in_backward", "zero_fp32_grads" } do
+    if m[k] ~= nil and type(m[k]) ~= "boolean" then
+      error(string.format("%s: memory.%s must be true or false, got %s", fname, k, tostring(m[k])), level)
+    end
+  end
+  return m
+end
+
 -- The same elements as a polynomial over the graph's symbolic dims (the compiled sweep
 -- evaluates it per configuration: dlb_sweep_prog_logits); nil without logits.
 function M.logit_poly(g)
@@ -88,7 +123,16 @@ end
 -- The loss term of memory table m at activation bytes a: the bytes per logit element the
 -- stack's loss holds, and what it holds beyond the fused graph's 2a (the term's rate).
 local function loss_rates(m, a)
-  local per = m.loss.autocast and a ~= 4 and (a + a + 4 + 4) or 3 * a
+  local per
+  if m.loss.upcast then
+    local c = m.loss.chunks or 1
+    if type(c) ~= "number" or c < 1 or c % 1 ~= 0 then
+      error("framework memory.loss.chunks must be a whole number >= 1, got " .. tostring(c), 0)
+    end
+    per = c > 1 and (a + 4 + 8 / c) or 12
+  else
+    per = m.loss.autocast and a ~= 4 and (a + a + 4 + 4) or 3 * a
+  end
   return per, math.max(0, per - 2 * a)
 end
 

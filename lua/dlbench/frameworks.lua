@@ -135,6 +135,7 @@ function M.derive(name, fields)
     fsdp_overlap = true, fp8 = true, moe = true, sync = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
+  if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
   local d, changed = {}, {}
   for k, v in pairs(p) do d[k] = v end
   for k, v in pairs(fields) do
@@ -148,7 +149,8 @@ function M.derive(name, fields)
 end
 doc.doc(M.derive, "dlb.frameworks.derive(name, {field = value, ...}) -> profile",
   "a copy of a profile with some fields replaced (a run's own stack configuration, e.g. "
-  .. "memory = {buckets = {count = 2, elements = 2e8}}); pass it as framework=")
+  .. "memory = {buckets = {count = 2, elements = 2e8}}, or torchtune's memory = {loss = {upcast = true, "
+  .. "chunks = 8}, optimizer_in_backward = true}; unknown fields and memory terms are refused); pass it as framework=")
 
 doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
   "one framework profile: attention, fuse, optimizer_impl, gather, overlap, fsdp_overlap, "

@@ -289,7 +289,12 @@ function Graph:stats(opts)
   end
   memory.account()
   local t = core.analysis_totals(a)
-  local offload = o.offload and offload_of(o, t, a) or nil
+  local R = require "dlbench.roofline"
+  -- activation offload keeps the output layer's saved tensors (the logits and what the
+  -- fused loss saves, 2 activation elements per logit: graph_setups.offload_of)
+  local head = o.offload and o.offload.activations
+    and 2 * (R.grad_elem(o.precision_name) or 4) * fwmemory.logit_elements(self, names, values) or 0
+  local offload = o.offload and offload_of(o, t, a, head) or nil
   local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
                   activations = t.activations, workspace = t.workspace }
   if offload then -- the device's footprint; the whole step's stays in offload.footprint_full
@@ -313,14 +318,22 @@ function Graph:stats(opts)
   -- PyTorch, DeepSpeed and Megatron-LM run), so the footprint is the one rule roofline.time's
   -- need and the planner's mem apply; the graph scheduler's own peak (each gradient applied
   -- as it is made) stays in s.footprint_graph. The algorithmic step (no profile) keeps it.
+  -- Offload: activation or parameter offload keeps every gradient on the device (the rule
+  -- roofline.time's need applies: dlb.roofline.holds_all_gradients); optimizer offload sends
+  -- each to the host as it is made, and a stack that steps the optimizer in the backward pass
+  -- (memory.optimizer_in_backward) frees each as it is applied: both keep the graph
+  -- schedule's peak.
   local fp_graph
-  if o.framework and prof.name ~= "none" and not o.inference and not offload then
-    local R = require "dlbench.roofline"
+  local in_bwd = o.framework and type(prof.memory) == "table" and prof.memory.optimizer_in_backward
+    and not o.inference or nil
+  if o.framework and prof.name ~= "none" and not in_bwd
+    and R.holds_all_gradients(offload, o.inference) then
     fp_graph = fp
     bd.gradients = R.gradients_held(bd.gradients, tonumber(t.trainable), tonumber(t.params),
       o.precision_name, nil)
     fp = core.roofline_step_memory(0, bd.weights, bd.gradients, bd.optimizer,
       bd.activations + bd.workspace, 0)
+    if offload then offload.footprint = fp end -- the device's, one number
   end
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
@@ -329,7 +342,7 @@ function Graph:stats(opts)
     saved = base.footprint - t.footprint
   end
   local res = pretty.object({
-    footprint_saved = saved, offload = offload, framework_memory = fwmem and fwmem.terms or nil,
+    footprint_saved = saved, offload = offload, optimizer_in_backward = in_bwd, framework_memory = fwmem and fwmem.terms or nil,
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
     io = t.io, intensity = t.intensity, footprint = fp, footprint_graph = fp_graph,

@@ -236,7 +236,7 @@ end
 -- working set (the largest weight tensor without layers). Both are persistent for the
 -- whole step, so the footprint drops by their bytes at the peak.
 local BYTES = { [0] = 4, 2, 2, 2, 2, 1, 4 } -- element bytes by policy (fp32 ... tf32)
-local function offload_of(o, t, a)
+local function offload_of(o, t, a, head)
   local eb = BYTES[o.precision] or 4
   local r = { optimizer = o.offload.optimizer or false, params = o.offload.params or false,
     activations = false, host_bytes = 0, traffic = 0, device_saved = 0 }
@@ -261,7 +261,11 @@ local function offload_of(o, t, a)
     -- activation offload (torchtune's and Megatron's CPU offloading of the tensors saved
     -- for backward): they go to the host in the forward pass and come back in the
     -- backward; the device keeps about one layer's, estimated as the activations at the
-    -- peak times the largest layer's share of the forward bytes (without layers: all stay)
+    -- peak times the largest layer's share of the forward bytes (without layers: all stay),
+    -- and the output layer's: `head` bytes, what the logits and the loss save (torchtune's
+    -- get_act_offloading_ctx_manager wraps the output head in a NoOpManager, "all but the
+    -- last output Linear in every step will be offloaded", and the recipe computes the loss
+    -- outside the offloading context)
     local F, By, Ph, Ly = core.analysis_arrays(a)
     local per, tot = {}, 0
     for j = 1, #By do
@@ -269,9 +273,14 @@ local function offload_of(o, t, a)
         per[Ly[j]] = (per[Ly[j]] or 0) + By[j]; tot = tot + By[j]
       end
     end
-    local big = 0
-    for _, b in pairs(per) do if b > big then big = b end end
-    local keep = tot > 0 and t.activations * big / tot or t.activations
+    -- the output layer (the last) is kept whole: the largest of the others' shares of the
+    -- rest stays with it
+    local hd = math.min(t.activations, head or 0)
+    local last = -1
+    if hd > 0 then for l in pairs(per) do if l > last then last = l end end end
+    local big, rest = 0, tot - (per[last] or 0)
+    for l, b in pairs(per) do if l ~= last and b > big then big = b end end
+    local keep = hd + (rest > 0 and (t.activations - hd) * big / rest or t.activations - hd)
     r.activations = true
     r.activations_kept = keep
     r.device_saved = r.device_saved + (t.activations - keep)

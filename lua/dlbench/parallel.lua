@@ -204,7 +204,8 @@ local function work_of(fname, s, at, opts, level)
   -- live at the peak stay), as dlb.roofline.core_footprint counts them
   local gmem = grad
   if s.breakdown and not require("dlbench.roofline").holds_all_gradients(s.offload,
-      type(s) == "table" and rawget(s, "inference")) then
+      type(s) == "table" and rawget(s, "inference"), type(s) == "table"
+      and rawget(s, "optimizer_in_backward")) then
     gmem = n(s.breakdown.gradients)   -- offload or inference: the peak's (none for inference)
   end
   -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,

@@ -31,6 +31,11 @@ local function layers_of(fname, g, o, fuse, prof)
     -- layers under itself, so their activations carry it (dlbench.framework_memory); the
     -- others pass their fusion passes, the same step
     local byprof = prof and prof.memory and o.fuse == nil
+    if prof and type(prof.memory) == "table" and prof.memory.optimizer_in_backward then
+      error(fname .. ": the profile's memory.optimizer_in_backward is not modelled by the "
+        .. "parallel memory rule (every layout holds its gradients to the step); time the "
+        .. "one-device step with g:stats + dlb.roofline.time", 3)
+    end
     return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
       fuse = not byprof and fuse or nil, framework = byprof and prof or nil })
   end
@@ -500,12 +505,15 @@ local function apply_offload(r, off, ls, po, cfg, hw, fname)
     w = math.min(w, big)
   end
   if off.activations then
-    -- one layer's kept activations stay: the largest per-sample share times the micro-batch
-    local big = 0
-    for _, l in ipairs(ls) do
+    -- one layer's kept activations stay (the largest per-sample share times the
+    -- micro-batch), and the output layer's (the last: torchtune keeps the output head out
+    -- of the offloading, as g:stats' rule, graph_setups.offload_of)
+    local big, head = 0, 0
+    for i, l in ipairs(ls) do
       local a = ((l.act_kept or 0) / ((l.tp_bytes or 0) > 0 and tp or 1) + (l.act_rep or 0)) * r.mb
-      if a > big then big = a end
+      if i == #ls and #ls > 1 then head = a elseif a > big then big = a end
     end
+    big = big + head
     traffic = traffic + 2 * math.max(0, act - big) * cfg.m
     act = math.min(act, big)
   end

@@ -221,8 +221,10 @@ local function time_tostring(r)
     out[#out + 1] = string.format("offload %s over the host link", P.seconds(r.offload_time))
   end
   if r.footprint then
-    out[#out + 1] = string.format("footprint %s of %s (%s)", P.si(r.footprint, "B"),
-      P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit")
+    out[#out + 1] = string.format("footprint %s of %s (%s%s)", P.si(r.footprint, "B"),
+      P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit", r.footprint_stats
+      and ("; every trainable gradient held: the stats' footprint " .. P.si(r.footprint_stats, "B")
+        .. " applies each as made") or "")
   end
   if r.framework then
     out[#out + 1] = string.format("framework %s%s, calibration %s", r.framework,
@@ -494,6 +496,12 @@ function M.time(s, dev, opts)
     -- graph engine's own scheduled peak of the whole step stays in r.footprint_graph
     r.footprint_graph = num(rawget(s, "footprint_graph") or fp, "footprint", fn) * scale
     r.footprint = need
+    -- the stats' own footprint where it is another rule's (the algorithmic step, framework
+    -- "none": each gradient applied as made, g:stats says so): printed beside this one
+    local sfp = num(fp, "footprint", fn) * scale
+    if rule == "device" and math.abs(sfp - need) > 1e-9 * math.max(need, 1) then
+      r.footprint_stats = sfp
+    end
     -- without a breakdown the stats' own footprint is all there is: schedule "footprint"
     r.memory, r.schedule = need, rule:match("_whole$") and "footprint" or sched
     if rule == "device_whole" then rule = "device" end
@@ -533,17 +541,18 @@ end
 -- it: only those live at the peak stay. An inference step has no gradients (`inference`
 -- true: the peak's, none). Shared by core_footprint and g:stats under a framework profile
 -- (one footprint).
-function M.holds_all_gradients(offload, inference)
-  return not (inference or (type(offload) == "table" and offload.optimizer))
+function M.holds_all_gradients(offload, inference, in_bwd)
+  return not (inference or in_bwd or (type(offload) == "table" and offload.optimizer))
 end
-function M.gradients_held(peak, trainable, params, prec, offload, inference)
-  if not M.holds_all_gradients(offload, inference) then return peak end
+function M.gradients_held(peak, trainable, params, prec, offload, inference, in_bwd)
+  if not M.holds_all_gradients(offload, inference, in_bwd) then return peak end
   local n = trainable or params
   return n and n * (M.grad_elem(prec) or 4) or peak
 end
-doc.doc(M.holds_all_gradients, "dlb.roofline.holds_all_gradients(offload, inference) -> boolean",
-  "whether a step holds every trainable gradient at its peak (false under optimizer offload and for inference)")
-doc.doc(M.gradients_held, "dlb.roofline.gradients_held(peak, trainable, params, precision[, offload[, inference]]) -> bytes",
+doc.doc(M.holds_all_gradients, "dlb.roofline.holds_all_gradients(offload, inference[, in_bwd]) -> boolean",
+  "whether a step holds every trainable gradient at its peak (false under optimizer offload, for inference "
+  .. "and when the optimizer steps in the backward pass)")
+doc.doc(M.gradients_held, "dlb.roofline.gradients_held(peak, trainable, params, precision[, offload[, inference[, in_bwd]]]) -> bytes",
   "gradient bytes a framework holds at the step's peak: trainable x gradient bytes (peak under "
   .. "optimizer offload, for an inference step or without counts); the g of the one memory rule (core_footprint, g:stats "
   .. "under a profile)")
@@ -582,7 +591,8 @@ function M.core_footprint(s, dev, scale, opts)
   local act = part("activations") + part("workspace")
   if board then act = act / dev.cores end
   local grads = M.gradients_held(part("gradients"), plain and tonumber(s.trainable) or nil,
-    params, plain and s.precision or nil, rawget(s, "offload"), rawget(s, "inference"))
+    params, plain and s.precision or nil, rawget(s, "offload"), rawget(s, "inference"),
+    rawget(s, "optimizer_in_backward"))
   local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,
     part("optimizer") * scale, act * scale, opts.slack or 0)
   if board then return need, dev.mem_per_core, "per_core" end

@@ -353,8 +353,9 @@ doc.doc(M.decode, "dlb.serve.decode(model, {hw=, batch=1, context=1024, ...}) ->
 -- The total time of the decode steps that take the cache from p0 + 1 to p0 + steps tokens
 -- (B sequences, one token each per step): every op but attention is the same at every
 -- step; attention's time is max of two linear functions of the context (compute,
--- memory), summed exactly; with a window the context stops growing at the window.
-local function decode_sum(s, c, B, p0, steps, cache)
+-- memory), summed exactly; with a window the context stops growing at the window. cs: the
+-- compiled steps (serve_graph.lua's M.compiled) the steps come from, or nil: their graphs.
+local function decode_sum(s, c, B, p0, steps, cache, cs)
   if steps <= 0 then return 0, 0, 0 end
   if c.pp > 1 then
     -- pipelines: sample (exact for the linear parts, a trapezoid for the kink)
@@ -362,7 +363,7 @@ local function decode_sum(s, c, B, p0, steps, cache)
     local K = math.min(steps, 8)
     for i = 0, K - 1 do
       local ctx = p0 + math.floor(i * (steps - 1) / math.max(1, K - 1))
-      local r = pipelined(s, c, B, 1, ctx)
+      local r = cs and cs.pipelined(B, 1, ctx) or pipelined(s, c, B, 1, ctx)
       tot, fl, by = tot + r.time, fl + r.flops, by + r.bytes
     end
     return tot * steps / K, fl * steps / K, by * steps / K
@@ -374,10 +375,18 @@ local function decode_sum(s, c, B, p0, steps, cache)
   -- at j = p + 1 keys: f0 + f1 j FLOPs, b0 + b1 j bytes) and summed over the steps
   local k0 = cache and cache[B]
   if not k0 then
-    local a0, a1 = SG.attention(s, c, B, 0), SG.attention(s, c, B, 1)
-    local r0 = step(s, c, B, 1, 0)
+    local a0, a1, r0, att0
+    if cs then
+      a0, r0 = cs.attention(B, 0)
+      a1 = cs.attention(B, 1)
+      att0 = r0.attn_time  -- the attention kernels' time, their launch floor included
+    else
+      a0, a1 = SG.attention(s, c, B, 0), SG.attention(s, c, B, 1)
+      r0 = step(s, c, B, 1, 0)
+      att0 = (r0.by_op.attention or 0) + r0.attn_launch
+    end
     local f1, b1 = a1[2] - a0[2], a1[3] - a0[3]
-    k0 = { base = r0.time - (r0.by_op.attention or 0) - r0.attn_launch, L = a0[4],
+    k0 = { base = r0.time - att0, L = a0[4],
       flops = r0.flops - a0[2] * a0[4], bytes = r0.bytes - a0[3] * a0[4],
       f0 = a0[2] - f1, f1 = f1, b0 = a0[3] - b1, b1 = b1 }
     if cache then cache[B] = k0 end
@@ -508,7 +517,7 @@ end
 doc.doc(M.time, "dlb.serve.time(g) -> {time=, flops=, bytes=, launch=, kernels=, comm=, by_op=, ...}",
   "a step graph of dlb.serve.graphs timed as dlb.serve.prefill/decode time it (the per-op rule, launches, step overhead, allreduces, pipeline)")
 
-require("dlbench.serve_batch").install(M, { step = step, pipelined = pipelined,
+require("dlbench.serve_batch").install(M, { step = step, pipelined = pipelined, compiled = SG.compiled,
   decode_sum = decode_sum, split_opts = split_opts, posint = posint, posnum = posnum,
   fail = fail, finish = finish, weight_bytes = weight_bytes, kv_per_token_gpu = kv_per_token_gpu,
   cached_tokens = cached_tokens, STEP_OPTS = STEP_OPTS, CFG = CFG })

@@ -359,7 +359,7 @@ function B.install(M, H)
   -- == the sweep =================================================================
 
   local SWEEP = { model = true, batch = true, prompt = true, output = true, tp = true,
-    weights = true, kv = true, cuda_graphs = true }
+    weights = true, kv = true, cuda_graphs = true, compiled = true }
   for k in pairs(H.CFG) do SWEEP[k] = true end
 
   local function list(fn, what, v, dflt)
@@ -370,10 +370,12 @@ function B.install(M, H)
   end
 
   -- dlb.serve.sweep{model=, hw=, batch={...}, prompt={...}, output={...}, tp={...},
-  -- weights={...}, kv={...}, cuda_graphs={...}, ...} -> dlb.table: every combination as
-  -- a static batch (ttft, tpot, latency, tokens/s per replica and per GPU, fits). The
-  -- configuration (device roof, dtypes, links) is resolved once per (tp, weights, kv,
-  -- cuda_graphs); the steps are closed forms of the batch, prompt and output.
+  -- weights={...}, kv={...}, cuda_graphs={...}, compiled=true, ...} -> dlb.table: every
+  -- combination as a static batch (ttft, tpot, latency, tokens/s per replica and per GPU,
+  -- fits). The configuration (device roof, dtypes, links) is resolved once per (tp,
+  -- weights, kv, cuda_graphs); the steps come from their compiled programs
+  -- (serve_graph.lua's M.compiled; compiled = false: from their graphs, as every other
+  -- dlb.serve call), the decode phase a closed form of the batch, prompt and output.
   function M.sweep(opts)
     local fn = "dlb.serve.sweep"
     opts = options.check(opts, SWEEP, fn, 2, true)
@@ -404,14 +406,18 @@ function B.install(M, H)
         local kvt = H.kv_per_token_gpu(s, c)
         local cap = c.dev.mem * c.mem_util
         local cache = {}
+        -- the steps compiled (serve_graph.lua's M.compiled: the step graphs compiled over
+        -- batch, context and touched experts, timed per configuration in C); their graphs
+        -- where the devices cannot be compiled, or with compiled = false
+        local cs = opts.compiled ~= false and H.compiled(s, c) or nil
         for _, P in ipairs(ps) do
           posint(fn, "prompt", P)
           for _, Bn in ipairs(bs) do
             posint(fn, "batch", Bn)
-            local pre = pipelined(s, c, Bn, P, 0).time
+            local pre = (cs and cs.pipelined(Bn, P, 0) or pipelined(s, c, Bn, P, 0)).time
             for _, O in ipairs(os_) do
               posint(fn, "output", O)
-              local dt = decode_sum(s, c, Bn, P, O - 1, cache)
+              local dt = decode_sum(s, c, Bn, P, O - 1, cache, cs)
               local lat = pre + dt
               n = n + 1
               cols.batch[n], cols.prompt[n], cols.output[n], cols.tp[n] = Bn, P, O, tp
@@ -430,8 +436,8 @@ function B.install(M, H)
       "weights", "kv", "cuda_graphs", "ttft", "tpot", "latency", "tokens_per_s",
       "tokens_per_s_gpu", "fits" })
   end
-  doc.doc(M.sweep, "dlb.serve.sweep{model=, hw=, batch={...}, prompt={...}, output={...}, tp={...}, weights={...}, kv={...}, cuda_graphs={...}, ...} -> dlb.table",
-    "static-batch serving over every combination: ttft, tpot, latency (s), tokens_per_s, tokens_per_s_gpu, fits")
+  doc.doc(M.sweep, "dlb.serve.sweep{model=, hw=, batch={...}, prompt={...}, output={...}, tp={...}, weights={...}, kv={...}, cuda_graphs={...}, compiled=true, ...} -> dlb.table",
+    "static-batch serving over every combination: ttft, tpot, latency (s), tokens_per_s, tokens_per_s_gpu, fits; the steps compiled (compiled = false: their graphs)")
 
   -- == validation ================================================================
 

@@ -12,8 +12,22 @@
 -- whose costs they are affine (or, for a chunk's tokens, quadratic) functions of (M.step).
 -- See docs/serve.md.
 local core = require "dlbench.backend"
+local poly = require "dlbench.poly"
 
 local M = {}
+
+-- A symbolic count (a dlb.poly over the compiled step's symbols: see M.compiled) or a number.
+local function sym(x) return type(x) == "table" end
+
+-- The experts a step of T tokens touches: E (1 - (1 - k/E)^T) with uniform routing. Not a
+-- polynomial in T: a compiled step (T symbolic) carries it as its own symbol u, whose value
+-- each configuration gives from this same rule.
+local function touched_experts(s, T)
+  if sym(T) then return poly.new("u") end
+  local E, kk = s.experts, s.top_k
+  return E * (1 - (1 - kk / E) ^ T)
+end
+M.touched_experts = touched_experts
 
 -- The per-GPU ops of one layer for T = B x n new tokens: a list of
 -- {name, flops, bytes, m, n, k, batch, attention, comm}. Attention is costed by the caller
@@ -58,7 +72,7 @@ local function layer_ops(s, c, T, moe)
     gemm("router", T, d, E)
     -- experts a step touches: E (1 - (1 - k/E)^T) with uniform routing; each runs
     -- T k / E tokens (perfect balance); every touched expert's weights are read
-    local touched = E * (1 - (1 - kk / E) ^ T)
+    local touched = touched_experts(s, T)
     local per = T * kk / E
     gemm("experts_up", per, d, up * fs, E, touched * d * up * fs)
     ops[#ops].rows = T * kk
@@ -86,7 +100,9 @@ local function attn_cost(s, c, B, n, p)
   local kvh = math.max(1, s.kv_heads / tp) * s.head_dim
   local w = s.window
   local pairs_
-  if not w then
+  -- a symbolic context (a compiled decode step) is within the window: its evaluation clamps
+  -- the context to window - n (M.compiled), where the unwindowed count holds
+  if not w or sym(p) then
     pairs_ = n * p + n * (n + 1) / 2
   else
     -- sum over i = 1..n of min(p + i, w)
@@ -94,7 +110,7 @@ local function attn_cost(s, c, B, n, p)
     pairs_ = (full > 0 and (full * p + full * (full + 1) / 2) or 0) + (n - full) * w
   end
   local keys = p + n
-  if w and keys > w then keys = w end
+  if w and not sym(p) and keys > w then keys = w end
   local flops = 4 * B * hq * pairs_
   -- kv_reuse = false: a decode kernel that reads the cache once per query head rather than
   -- once per KV head (no sharing of K/V loads across a GQA group)
@@ -103,8 +119,10 @@ local function attn_cost(s, c, B, n, p)
   return flops, bytes
 end
 
--- Cache tokens a sequence of context `ctx` holds: the window at most, in whole blocks.
+-- Cache tokens a sequence of context `ctx` holds: the window at most, in whole blocks (a
+-- symbolic context: the context itself, a tensor's dim that no cost reads).
 local function cached_tokens(s, c, ctx)
+  if sym(ctx) then return ctx end
   if s.window and ctx > s.window then ctx = s.window end
   return math.ceil(ctx / c.block) * c.block
 end
@@ -204,7 +222,7 @@ local function step_list(s, c, B, n, p, opts)
         put(op.name, 0, 0, nil, nil, l, op).payload = op.comm
       elseif op.attention then
         for _, gp in ipairs(groups) do
-          if gp[1] > 0 and gp[2] > 0 then
+          if (sym(gp[1]) or gp[1] > 0) and gp[2] > 0 then
             local fl, by = attn_cost(s, c, gp[1], gp[2], gp[3])
             put(op.name, fl, by, nil, true, l, op).group = gp
           end
@@ -229,7 +247,10 @@ end
 -- A tensor's dim for a count that may be a mean (continuous batching's steady state holds
 -- N = rate x output x TPOT sequences, not a whole number): the kernels carry the mean's
 -- costs, the tensors are drawn at the next whole number.
-local function whole(x) return math.max(1, math.ceil(x)) end
+local function whole(x)
+  if sym(x) then return x end
+  return math.max(1, math.ceil(x))
+end
 
 -- The step as a dlb graph (see step_list): each kernel an op of g:kernel with the FLOPs,
 -- bytes, GEMM shape and fused-attention mark of its entry, over tensors that show the step:
@@ -242,7 +263,12 @@ local function whole(x) return math.max(1, math.ceil(x)) end
 -- comm}. fn names the caller in errors.
 local gbase = require "dlbench.graph_base"
 local graph_op = core.graph_op
-local function num(v) return string.format("%.17g", v) end
+local function num(v)
+  if sym(v) then return tostring(v) end  -- exact: dlb.poly prints the shortest text that reads back
+  return string.format("%.17g", v)
+end
+-- a tensor's dim: a number, or a symbolic count's text
+local function dim(v) return sym(v) and tostring(v) or v end
 local KERNEL
 local function step_graph(s, c, kind, B, n, p, opts, fn)
   KERNEL = KERNEL or gbase.TYPE.kernel
@@ -260,7 +286,7 @@ local function step_graph(s, c, kind, B, n, p, opts, fn)
   local act, kvdt = c.act, c.kv
   local kvw = 2 * math.max(1, s.kv_heads / c.tp) * s.head_dim
   local comm = {}
-  local ids = g:input("ids", { whole(T) }, "int32").id
+  local ids = g:input("ids", { dim(whole(T)) }, "int32").id
   local embed = g:weight("embed", { s.vocab, d }, act).id
   -- the norms' weights: RMSNorm a scale, LayerNorm a scale and a bias (as the spec counts)
   local nscale = d * (s.mlp == "swiglu" and 1 or 2)
@@ -297,7 +323,7 @@ local function step_graph(s, c, kind, B, n, p, opts, fn)
         local gp = e.group
         local gi = attn and attn.layer == l and attn.n + 1 or 1
         local oname = gi > 1 and lname .. gi or lname
-        local cache = g:input(oname .. ".kv_cache", { whole(gp[1]), cached_tokens(s, c, gp[3] + gp[2]), kvw }, kvdt).id
+        local cache = g:input(oname .. ".kv_cache", { dim(whole(gp[1])), dim(cached_tokens(s, c, gp[3] + gp[2])), kvw }, kvdt).id
         local ins = { cur, cache }
         if gi > 1 then ins[3] = attn.out end
         out = kernel(e, oname, ins, row.rows, row.width)
@@ -375,13 +401,14 @@ end
 
 -- The time of a step's entries on configuration c: each collective through
 -- dlb.parallel.allreduce on the tensor-parallel group's link, then time_list.
+local function allreduce(c, bytes)
+  local link = c.link(c.tp)
+  return (require("dlbench.parallel").allreduce { bytes = bytes, n = c.tp, bw = link.bw,
+    latency = link.latency or 0 })
+end
 local function time_entries(c, list)
   for _, e in ipairs(list) do
-    if e.payload then
-      local link = c.link(c.tp)
-      e.comm = require("dlbench.parallel").allreduce { bytes = e.payload, n = c.tp,
-        bw = link.bw, latency = link.latency or 0 }
-    end
+    if e.payload then e.comm = allreduce(c, e.payload) end
   end
   return time_list(c, list)
 end
@@ -601,6 +628,112 @@ end
 -- The graphs of a prefill of B prompts of P tokens and of a decode step at context C.
 function M.graphs(s, c, B, P, C, fn)
   return M.graph(s, c, "prefill", B, P, 0, nil, fn), M.graph(s, c, "decode", B, 1, C, nil, fn)
+end
+
+-- == the compiled step (graphs/sweep: dlb_sweep_prog_serve) ========================
+
+-- A step's graph built with its batch b, context p (a decode step's; a prefill's is 0) and
+-- touched experts u symbolic (the same builder, step_graph, its kernels' costs polynomials),
+-- compiled as the training sweeps compile a step (dlb_sweep_prog: identical kernels one class
+-- with a count), and timed per configuration in C by dlb_sweep_prog_serve: serving's
+-- per-op model (the attention kernels on attn_roof, the rest on op_roof, or both on one_roof)
+-- and launch model (a kernel lasts at least the launch interval when launches overlap; the
+-- launch is the rule's kernel_overhead when serial; none under CUDA graphs); the allreduces'
+-- payloads (polynomials in b) go through dlb.parallel.allreduce, and step_overhead is added,
+-- as time_list does. Equal to the graph path (M.step, M.pipelined) within rounding
+-- (tests/lua/test_serve_compiled.lua: 1e-9 relative). See docs/serve.md "The compiled sweep".
+local SYMS = { "b", "p", "u" }
+local programs, nprograms = {}, 0
+-- programs compiled so far (tests read it: the sweep took the compiled path)
+M.compiled_programs = 0
+
+-- The program of a step of n new tokens a sequence (decode: n = 1, p symbolic; else p = 0)
+-- on opts.layers layers: {prog, comm = {{payload poly, count}, ...}}, kept per shape.
+local function program(s, c, n, decode, opts)
+  local key = shape_key(s, c, 0, n, 0, opts) .. (decode and "|decode" or "|prefill")
+  local P = programs[key]
+  if P then return P end
+  local g = step_graph(s, c, "compiled", poly.new("b"), n, decode and poly.new("p") or 0, opts)
+  local prog = core._sweep_prog_new(SYMS, false)
+  core._sweep_prog_add(prog, g._h, (g:step_options { inference = true }), 1)
+  core.sweep_prog_finish(prog)
+  require("dlbench.memory").account()  -- the program's C bytes, seen by Lua's collector
+  local comm, at = {}, {}
+  for _, payload in pairs(g.serve.comm) do
+    local k = tostring(payload)
+    if at[k] then comm[at[k]][2] = comm[at[k]][2] + 1
+    else comm[#comm + 1] = { payload, 1 }; at[k] = #comm end
+  end
+  P = { prog = prog, comm = comm }
+  M.compiled_programs = M.compiled_programs + 1
+  if nprograms >= 1024 then programs, nprograms = {}, 0 end
+  programs[key], nprograms = P, nprograms + 1
+  return P
+end
+
+local SVT = select(2, require("dlbench.desc").enum("DLB_SVT_"))
+
+-- Whether configuration c's devices can be compiled (dlb_sweep_prog_serve refuses the host
+-- timeline, which needs the op order, and cache-aware devices): else nil from M.compiled.
+local function compilable(c)
+  for _, r in ipairs { c.op_roof, c.attn_roof } do
+    if (r.host_op or 0) > 0 or (r.cache_aware and r.cache_aware ~= 0) then return false end
+  end
+  return true
+end
+
+-- The compiled steps of model s on configuration c: an object with step(B, n, p) (one
+-- stage's step: {time, flops, bytes, comm, attn_time, attn_flops, attn_bytes, attn_ops,
+-- attn_classes, kernels}), pipelined(B, n, p) (through the pipeline when pp > 1, as
+-- M.pipelined) and attention(B, p) ({FLOPs, bytes, count} of the decode step's attention
+-- kernel, as M.attention); nil where the devices cannot be compiled (M.step then).
+function M.compiled(s, c)
+  if not compilable(c) then return nil end
+  local launch = c.cuda_graphs and 0 or c.launch
+  local op, attn = c.one_roof or c.op_roof, c.one_roof or c.attn_roof
+  local floor = 0
+  if c.launch_mode == "overlap" then floor = launch
+  else
+    local o2, a2 = {}, {}
+    for k, v in pairs(op) do o2[k] = v end
+    for k, v in pairs(attn) do a2[k] = v end
+    o2.kernel_overhead, a2.kernel_overhead = launch, launch
+    op, attn = o2, a2
+  end
+  local function step(B, n, p, layers)
+    local decode = n == 1
+    if decode and s.window then p = math.min(p, s.window - 1) end
+    local P = program(s, c, n, decode, { layers = layers })
+    local u = s.experts and touched_experts(s, B * n) or 0
+    local out = core.sweep_prog_serve(P.prog, { B, decode and p or 0, u }, op, attn, floor)
+    local comm = 0
+    for _, cm in ipairs(P.comm) do
+      comm = comm + cm[2] * allreduce(c, cm[1]:eval { b = B, p = p, u = u })
+    end
+    return { time = out[SVT.time + 1] + comm + c.step_overhead, flops = out[SVT.flops + 1],
+      bytes = out[SVT.bytes + 1], comm = comm, attn_time = out[SVT.attn_time + 1],
+      attn_classes = out[SVT.attn_classes + 1], attn_flops = out[SVT.attn_flops + 1],
+      attn_bytes = out[SVT.attn_bytes + 1], attn_ops = out[SVT.attn_ops + 1],
+      kernels = out[SVT.kernels + 1] }
+  end
+  local C = { step = step }
+  function C.pipelined(B, n, p)
+    if c.pp == 1 then
+      local r = step(B, n, p)
+      r.latency = r.time
+      return r
+    end
+    local m = math.min(c.microbatches, B)
+    return pipe(s, c, step(B / m, n, p, s.layers / c.pp), B, n)
+  end
+  function C.attention(B, p)
+    local r = step(B, 1, p)
+    if r.attn_classes ~= 1 then
+      error(c.fn .. ": the decode graph's attention kernels differ between layers", 0)
+    end
+    return { "attention", r.attn_flops, r.attn_bytes, r.attn_ops }, r
+  end
+  return C
 end
 
 return M

@@ -107,10 +107,66 @@ function B.install(M, H)
   --             after the first attention; mlp: the layers' 2-D weight elements less the
   --             attention's, over hidden x ffn: 2 (gelu) or 3 (swiglu);
   --   tied      one 2-D weight with a vocab dim (the embedding, reused as the LM head).
-  -- Anything not found is refused, naming it; a sliding window is not in the graph
-  -- (give {window=}).
+  --   window    the model's metadata sliding_window, else the attention mask's band read
+  --             from its Trilu nodes (onnx_window below).
+  -- Anything not found is refused, naming it.
   local ACTS = { gelu = true, silu = true, sigmoid = true, tanh = true, relu = true }
-  local function from_onnx(g, fn, extra)
+
+  -- The sliding window of an imported decoder (docs/serve.md "An ONNX decoder"): the
+  -- model's metadata entry sliding_window where present, else the attention mask's band,
+  -- read from its Trilu nodes (the importer reports each with its upper attribute and
+  -- offset k). A window of w keeps the keys j of query i with i - w < j <= i (w keys, the
+  -- query's own included, as the serving model's cache holds them), built as the kept band's
+  -- lower edge, Trilu(upper = 1, k = 1 - w), or as the masked-out triangle below it,
+  -- Trilu(upper = 0, k = -w) (Hugging Face's AttentionMaskConverter._make_causal_mask:
+  -- tril(ones, diagonal = -sliding_window), masked_fill with the dtype's min). The causal
+  -- triangles (upper = 0, k = 0 kept; upper = 1, k = 1 masked out) carry no window. nil
+  -- without a band. Refused, naming the node (give {window=}, or window = false for none):
+  -- an offset that is not a constant (unless the metadata gives the window), a triangle that
+  -- is neither causal nor a band, two bands of different widths, a band the metadata
+  -- contradicts.
+  local function onnx_window(g, fn, gname)
+    local imp = rawget(g, "import") or {}
+    local hint = "; give the window: dlb.serve.model(g, {window = n}), or {window = false} for none"
+    local function refuse(node, why)
+      fail(fn, "ONNX graph '" .. gname .. "': " .. node .. " (Trilu): " .. why .. hint, 5)
+    end
+    local meta = imp.metadata and imp.metadata.sliding_window
+    local mw
+    if meta ~= nil then
+      mw = tonumber(meta)
+      if not mw or mw < 1 or mw ~= math.floor(mw) or mw == math.huge then
+        fail(fn, "ONNX graph '" .. gname .. "': metadata sliding_window = '" .. meta
+          .. "' is not a positive integer" .. hint, 4)
+      end
+    end
+    local w, wnode
+    for _, t in ipairs(imp.trilu or {}) do
+      local k, this = t.k, nil
+      if k == nil then
+        if not mw then
+          refuse(t.node, "its offset k is not a constant known at import time, so the mask's window cannot be read")
+        end
+      elseif k < 0 then
+        this = math.floor(t.upper and 1 - k or -k)
+      elseif not ((t.upper and k == 1) or (not t.upper and k == 0)) then
+        refuse(t.node, string.format("upper = %d, k = %.0f is neither a causal triangle (upper = 0, "
+          .. "k = 0; upper = 1, k = 1) nor a sliding window's band (k < 0)", t.upper and 1 or 0, k))
+      end
+      if this then
+        if w and this ~= w then
+          refuse(t.node, string.format("a band of %.0f keys, but %s gives %.0f", this, wnode, w))
+        end
+        if mw and this ~= mw then
+          refuse(t.node, string.format("a band of %.0f keys, but the model's metadata says sliding_window = %.0f", this, mw))
+        end
+        w, wnode = this, t.node
+      end
+    end
+    return mw and math.floor(mw) or w
+  end
+
+  local function from_onnx(g, fn, extra, window_given)
     local core = require "dlbench.backend"
     local gname = tostring(rawget(g, "name") or "onnx")
     local function refuse(what, why)
@@ -276,6 +332,7 @@ function B.install(M, H)
     local t = { name = gname, layers = layers, hidden = hidden, heads = heads, kv_heads = kv,
       head_dim = dh, ffn = ffn, vocab = vocab, mlp = mats == 3 and "swiglu" or "gelu",
       tied = vocab_w == 1, experts = experts, top_k = top_k, every = every }
+    if not window_given then t.window = onnx_window(g, fn, gname) end
     for k, v in pairs(extra or {}) do t[k] = v end
     return from_fields(t, fn)
   end
@@ -285,13 +342,18 @@ function B.install(M, H)
 
   -- dlb.serve.model(src[, {window=, name=}]) -> spec. src: a zoo graph (dlb.models.llama{...},
   -- gpt, moe, from_hf), a Hugging Face config.json path or table (sliding_window is read),
-  -- a spec already made, or explicit fields {layers=, hidden=, heads=, ...}.
+  -- an imported ONNX graph (the window from its metadata or mask: onnx_window), a spec
+  -- already made, or explicit fields {layers=, hidden=, heads=, ...}. window = false: none.
   function M.model(src, opts)
     local fn = "dlb.serve.model"
     opts = options.check(opts, MODEL_OPTS, fn)
-    if type(src) == "table" and rawget(src, "_serve_spec") then return src end
     local s
-    if type(src) == "string" or (type(src) == "table" and src.model_type ~= nil) then
+    if type(src) == "table" and rawget(src, "_serve_spec") then
+      -- a spec already made: as it is, or a copy with the options given applied
+      if next(opts) == nil then return src end
+      s = {}
+      for k, v in pairs(src) do s[k] = v end
+    elseif type(src) == "string" or (type(src) == "table" and src.model_type ~= nil) then
       local cfg = src
       if type(src) == "string" then
         local core = require "dlbench.backend"
@@ -308,7 +370,7 @@ function B.install(M, H)
       extra.name = cfg._name_or_path or cfg.model_type
       s = from_graph(g, fn, extra)
     elseif type(src) == "table" and rawget(src, "import") ~= nil and rawget(src, "_h") ~= nil then
-      s = from_onnx(src, fn)
+      s = from_onnx(src, fn, nil, opts.window ~= nil)
     elseif type(src) == "table" and (getmetatable(src) ~= nil or rawget(src, "model") ~= nil) then
       s = from_graph(src, fn)
     elseif type(src) == "table" then
@@ -316,13 +378,14 @@ function B.install(M, H)
     else
       fail(fn, "expected a zoo graph, a Hugging Face config (path or table) or model fields, got " .. type(src))
     end
-    if opts.window ~= nil then s.window = posint(fn, "window", opts.window) end
+    if opts.window == false then s.window = nil  -- none: an imported graph's mask not read
+    elseif opts.window ~= nil then s.window = posint(fn, "window", opts.window) end
     if opts.name then s.name = opts.name end
     s._serve_spec = true
     return s
   end
-  doc.doc(M.model, "dlb.serve.model(graph | hf_config | {layers=, hidden=, heads=, kv_heads=, head_dim=, ffn=, vocab=, mlp=\"gelu\"|\"swiglu\", experts=, top_k=, window=}[, {window=, name=}]) -> spec",
-    "the serving view of a decoder: layer shapes, KV heads (GQA/MQA), sliding window, parameter counts")
+  doc.doc(M.model, "dlb.serve.model(graph | hf_config | {layers=, hidden=, heads=, kv_heads=, head_dim=, ffn=, vocab=, mlp=\"gelu\"|\"swiglu\", experts=, top_k=, window=}[, {window=n | false, name=}]) -> spec",
+    "the serving view of a decoder: layer shapes, KV heads (GQA/MQA), sliding window (an ONNX graph's from its metadata or mask; window = false: none), parameter counts")
 
   -- KV-cache bytes per token of context (all layers, K and V): 2 x layers x kv_heads x
   -- head_dim x bytes (Llama-2-7B fp16: 2 x 32 x 32 x 128 x 2 = 524,288).

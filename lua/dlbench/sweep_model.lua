@@ -353,6 +353,11 @@ function M.model(builder, space, opts)
     fail("stats.offload is not compiled (its host-link traffic and device footprint are "
       .. "dlb.roofline.time's); time offloaded steps with g:stats + dlb.roofline.time")
   end
+  if type(stats_opts.framework) == "table" and type(stats_opts.framework.memory) == "table"
+    and stats_opts.framework.memory.optimizer_in_backward then
+    fail("stats.framework's memory.optimizer_in_backward is not compiled (the sweep's memory "
+      .. "rule holds every gradient); time such steps with g:stats + dlb.roofline.time")
+  end
   if stats_opts.framework == nil and stats_opts.fuse == nil then stats_opts.framework = "auto" end
   if space.precision and stats_opts.precision then fail("give precision in the space or in stats, not both") end
   -- the row's columns: structure tags (incl. derived), bound dims, layers, device, outputs

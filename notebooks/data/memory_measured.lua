@@ -151,6 +151,20 @@ local ALLOC = "1.8B at one length: the measured growth per token is not steady (
 -- recomputed step, graphs/step), and added at the peak it would count bytes at a moment
 -- they are not held. Nor could it close these cells: 0.10 / 0.40 GB against gaps of 2.3 /
 -- 3.1 GB that grow with the sequence (7B: -0.2 GB at 256, -1.4 at 4096, -3.1 at 8192).
+-- One more look (issue [18], branch mem4), at what the stack allocates at these peaks. The
+-- Q-LoRA gaps at 4096 and 8192 tokens are 0.8 to 1.2 fp16 logit-sized tensors (2 B per logit
+-- element: 1.8B 0.95 / 2.35 GB, 7B 1.37 / 3.06 GB), at both sizes. The fp16 DeepSpeed
+-- engine's loss path, traced: Qwen's QWenLMHeadModel.forward (modeling_qwen.py) computes
+-- lm_logits, shift_logits = lm_logits[..., :-1, :].contiguous() and CrossEntropyLoss in fp16
+-- (no upcast; the Trainer runs no autocast under DeepSpeed), and the Trainer's compute_loss
+-- returns only the loss, so the output holding lm_logits is gone before the backward. The
+-- forward's peak at the loss holds logits + copy + log_softmax output (3 x 2 B, counted);
+-- the backward's holds log_softmax's output, its incoming gradient (nll_loss's backward) and
+-- its outgoing one (3 x 2 B); the slice's backward then holds 2 x 2 B. No tensor of the
+-- missing size is live beyond the 6 B counted in this path. A caching-allocator effect would
+-- be of this size (a reading of reserved memory, as nvidia-smi's, keeps the freed
+-- logit-sized blocks the next allocations cannot reuse), but the README does not say how it
+-- read memory and there is no sourced rule for it here. Not changed.
 local QLORA = "Q-LoRA at 8192, 13-15% under (1.8B, 7B): growing with the sequence, so not "
   .. "auto-gptq's dequantised fp16 weights (sourced above, a per-block constant of 0.10 / "
   .. "0.40 GB live only in a block's recomputed backward, not at these steps' peak at the "

@@ -22,6 +22,10 @@ local function timeit(f)
   return best, total / reps, res
 end
 
+local DATA = (debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or ".") .. "/../../notebooks/data/"
+local TT = dofile(DATA .. "memory_measured_torchtune.lua")
+local PE = dofile(DATA .. "memory_measured_peft.lua")
+
 local b1, m1, fp = timeit(function()
   local g, st = D.build(dlb, { model = "qwen-72b", method = "qlora" }, 8192)
   return dlb.roofline.time(g:stats(st), D.hw).footprint
@@ -51,4 +55,31 @@ for _, fw in ipairs { "torchtitan", "hf-deepspeed" } do
   print(string.format("bench_finetune_memory (%s): plan Llama-2-7B, 64 H100, %s: %d layouts fit "
     .. "(best %.1f GB, %s): best %.1f ms, mean %.1f ms", dlb.backend, fw, #t, t[1].mem / 1e9,
     t[1].mem_terms, b3 * 1e3, m3 * 1e3))
+end
+-- (4) the torchtune table (notebooks/data/memory_measured_torchtune.lua): its 10 rows
+-- predicted (Llama 3.2 3B at batch 2 x 4096, graph build, analysis under the derived
+-- pytorch-ddp profile with torchtune's memory terms, roofline.time's need), and how many of
+-- the comparable rows are within 10%; (5) the same for PEFT's table (bloomz-7b1, fp32, its
+-- 2 predicted rows)
+local function source(S, key)
+  return function()
+    local within, n, p = 0, 0, 0
+    for _, row in ipairs(S.rows) do
+      if row.predicted ~= false then
+        p = p + 1
+        local g, st = S.build(dlb, row)
+        local need = dlb.roofline.time(g:stats(st), S.hw).need / S.unit
+        if row.comparable then
+          n = n + 1
+          if math.abs(need / row[key] - 1) <= 0.10 then within = within + 1 end
+        end
+      end
+    end
+    return string.format("%d rows predicted, %d of %d comparable rows within 10%%", p, within, n)
+  end
+end
+for _, c in ipairs { { "torchtune", TT, "gib" }, { "peft", PE, "gb" } } do
+  local b, m, tally = timeit(source(c[2], c[3]))
+  print(string.format("bench_finetune_memory (%s): %s table, %d rows (%s): best %.0f ms, "
+    .. "mean %.0f ms", dlb.backend, c[1], #c[2].rows, tally, b * 1e3, m * 1e3))
 end

@@ -1,10 +1,13 @@
 -- bench_serve.lua — dlb.serve's throughput-latency sweep: 10,000 static-batch serving
 -- configurations of Llama-2-7B on H100-SXM (25 batch sizes x 20 prompt lengths x 20 output
--- lengths; target: under 1 s). Each row is TTFT, TPOT, latency and tokens/s of the step
--- graphs (lua/dlbench/serve_graph.lua) timed by the per-op rule; the decode steps' sum is
--- closed form (no loop over output tokens) and a decode step's non-attention cost is
--- reused across prompts and outputs per batch size. Warm (the graphs kept from the first
--- run) and cold (a new model: its graphs built).
+-- lengths; target: under 1 s), through the compiled path ([20]'s dlb_sweep_prog: the step
+-- graphs of lua/dlbench/serve_graph.lua built with batch, context and touched experts
+-- symbolic, compiled, and timed per configuration in C by dlb_sweep_prog_serve). Each row
+-- is TTFT, TPOT, latency and tokens/s; the decode steps' sum is closed form (no loop over
+-- output tokens) and a decode step's non-attention cost is reused across prompts and
+-- outputs per batch size. Warm (the programs kept from the first run), cold (a new model:
+-- its 21 programs compiled: one prefill program per prompt length, one decode program),
+-- and the same sweep through the per-configuration graph path (compiled = false).
 -- Also times one dlb.serve.generate call, one continuous-batching steady state, and reading
 -- an imported ONNX decoder's fields from its graph (the GPT-2 fixture), and building and
 -- timing the prefill and decode steps as graphs (dlb.serve.graphs, dlb.serve.time).
@@ -36,7 +39,11 @@ local cmed, cmin = time(5, function()
   local fresh = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 }, { name = "cold" .. cold })
   S.sweep { model = fresh, hw = "H100-SXM", batch = bs, prompt = ps, output = os_ }
 end)
-print(string.format("the same sweep, cold (its 44 step graphs built): %.3f s (min %.3f s)", cmed, cmin))
+print(string.format("the same sweep, cold (its 21 step programs compiled): %.3f s (min %.3f s)", cmed, cmin))
+local gmed, gmin = time(5, function()
+  S.sweep { model = m, hw = "H100-SXM", batch = bs, prompt = ps, output = os_, compiled = false }
+end)
+print(string.format("the same sweep through the graph path (compiled = false, warm): %.3f s (min %.3f s)", gmed, gmin))
 
 local g = time(20, function()
   S.generate(m, { hw = "H100-SXM", batch = 64, prompt = 1024, output = 512 })

@@ -16,11 +16,12 @@ function M.rows(dlb, root)
   local rows = dofile(root .. "/notebooks/data/validation_runs.lua")
   table.sort(rows, function(a, b) return a.id < b.id end)
   local out = {}
-  for i, r in ipairs(rows) do
+  for _, r in ipairs(rows) do
     local f = r.framework or ""
     if (f:find("PyTorch FSDP", 1, true) or f:find("torchtitan", 1, true)) and r.precision ~= "fp8" then
-      -- the notebook's split: every third row in id order calibrates, the others are held out
-      out[#out + 1] = { row = r, calib = (i % 3 == 1) }
+      -- the notebook's split, stored with each row (its role): "fit" rows calibrate, the
+      -- others are held out
+      out[#out + 1] = { row = r, calib = (r.role == "fit") }
     end
   end
   return out

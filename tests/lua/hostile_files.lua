@@ -8,8 +8,24 @@
 local M = {}
 
 -- == protobuf wire format (https://protobuf.dev/programming-guides/encoding/) ============
+-- An int64 as a varint: a negative number as its 64-bit two's complement, ten bytes (the
+-- complement of -x - 1's 7-bit groups, then bit 63; x above -2^53, where doubles are exact
+-- integers); a non-negative one in 7-bit groups (any integer-valued double).
 local function varint(x)
+  if type(x) ~= "number" or x ~= math.floor(x) or x == math.huge or x <= -2 ^ 53 then
+    error("varint: an integer (above -2^53) expected, got " .. tostring(x), 2)
+  end
   local out = {}
+  if x < 0 then
+    local y = -x - 1
+    for i = 1, 9 do
+      local b = y % 128
+      y = (y - b) / 128
+      out[i] = string.char(127 - b + 128)
+    end
+    out[10] = string.char(1)
+    return table.concat(out)
+  end
   repeat
     local b = x % 128
     x = (x - b) / 128

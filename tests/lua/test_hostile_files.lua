@@ -197,5 +197,29 @@ T.test("dlb.models.info_cli raises on a usage error instead of exiting", functio
   T.checkerr("expected the argument list", dlb.models.info_cli, nil)
 end)
 
+T.test("the test writer's varint: negative int64s as ten-byte two's complement, not a hang", function()
+  -- protobuf encoding (protobuf.dev, "Encoding": int64 -1 is ff ff ff ff ff ff ff ff ff 01)
+  T.eq(H.varint(-1), string.rep("\255", 9) .. "\1", "-1")
+  -- -2 = 0xfffffffffffffffe: fe, then eight ff, then 01
+  T.eq(H.varint(-2), "\254" .. string.rep("\255", 8) .. "\1", "-2")
+  -- -128 = ...ff80: 80 (group 0 is 0 with the continuation bit), ff x 8, 01
+  T.eq(H.varint(-128), "\128" .. string.rep("\255", 8) .. "\1", "-128")
+  T.eq(H.varint(300), "\172\2", "300 (the guide's example: ac 02)")
+  T.eq(H.varint(0), "\0", "0")
+  T.checkerr("an integer (above -2^53) expected, got 1.5", H.varint, 1.5)
+  T.checkerr("an integer (above -2^53) expected", H.varint, -2 ^ 60)
+  -- read back by the importer: a Trilu's offset k = -3 (a one-element int64 initializer),
+  -- which the import report gives with the node's name
+  local k = H.int(1, 1) .. H.int(2, 7) .. H.int(7, -3) .. H.bytes(8, "k")
+  local m = H.model(H.graph { nodes = { H.node("Trilu", { "x", "k" }, { "y" }, "band") },
+    inits = { k }, inputs = { H.value_info("x", H.tensor_type(1, { "seq", "seq" })) },
+    outputs = { H.value_info("y", H.tensor_type(1, { "seq", "seq" })) } }, 14)
+  local g = dlb.models.from_onnx(write("neg_k.onnx", m), { quiet = true, loss = "none" })
+  T.eq(#g.import.trilu, 1, "one Trilu reported")
+  T.eq(g.import.trilu[1].k, -3, "k = -3 decoded")
+  T.eq(g.import.trilu[1].upper, true, "upper (the default)")
+  T.eq(g.import.trilu[1].node, "node 0 'band'", "named")
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 T.done()

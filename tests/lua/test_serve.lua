@@ -181,6 +181,13 @@ T.test("sliding window, paging, capacity", function()
   local a = S.decode(w, { hw = "H100-SXM", batch = 8, context = 4096 })
   local b = S.decode(w, { hw = "H100-SXM", batch = 8, context = 32768 })
   T.near(a.tpot, b.tpot, 1e-12, "the cache stops at the window")
+  -- a spec already made takes the options too (a copy; the spec itself is unchanged)
+  T.eq(S.model(L7), L7, "a spec without options is itself")
+  local l7w = S.model(L7, { window = 4096 })
+  T.eq(l7w.window, 4096, "window applied to a spec"); T.eq(L7.window, nil, "the spec unchanged")
+  T.eq(S.model(l7w, { window = false }).window, nil, "window = false removes it")
+  T.near(S.decode(l7w, { hw = "H100-SXM", batch = 8, context = 32768 }).tpot,
+    S.decode(l7w, { hw = "H100-SXM", batch = 8, context = 4096 }).tpot, 1e-12, "and is used")
   -- paged: a sequence holds whole blocks
   local m1 = S.memory(L7, { hw = "H100-SXM", batch = 1, context = 17, block = 16 })
   T.eq(m1.kv, 32 * 524288, "17 tokens take two blocks of 16")

@@ -14,16 +14,9 @@ local dlb = require "dlbench"
 local core = require "dlbench.backend"
 local S = dlb.serve
 
-local L7 = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 })
--- Llama-3-8B (meta-llama/Meta-Llama-3-8B config.json)
-local L3 = S.model(dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
-  ffn = 14336, vocab = 128256, batch = 1, seq = 16 })
--- Mistral-7B-v0.1 config.json: sliding_window 4096
-local MI = S.model { name = "mistral-7b", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
-  ffn = 14336, vocab = 32000, mlp = "swiglu", window = 4096 }
-local MX = S.model(dlb.models.moe { size = "mixtral-8x7b", batch = 1, seq = 16 })
-
-local function rel(a, b) return math.abs(a - b) / math.max(math.abs(a), math.abs(b), 1e-300) end
+local SM = require "serve_models"
+local L7, L3, MI, MX = SM.models()
+local rel = SM.rel
 local function close(a, b, what)
   if rel(a, b) > 1e-9 then error(string.format("%s: graph %.17g, list %.17g", what, a, b), 2) end
 end

@@ -35,7 +35,10 @@ local function attr_int(name, v) return H.bytes(1, name) .. H.int(20, 2) .. H.in
 -- A Llama-like decoder as Hugging Face's modeling_llama.py exports it (q/k/v projections,
 -- [0, 0, heads, dh] reshapes, repeat_kv as a concat of the K/V heads, softmax(QK^T) V,
 -- o_proj, SiLU-gated MLP as Sigmoid and Mul; norms as a scale Mul), ids [batch, seq] ->
--- logits [batch, seq, vocab]. o: {layers, hidden, heads, kv, dh, ffn, vocab, tied, gelu}.
+-- logits [batch, seq, vocab]. o: {layers, hidden, heads, kv, dh, ffn, vocab, tied, gelu};
+-- o.trilu: an attention mask made from an input "ones" [seq, seq] by Trilu nodes in a chain
+-- ({upper=, k=} each; k = "input": an offset given as a graph input, not a constant), that
+-- multiplies every layer's scores; o.meta: the model's metadata_props {key = value}.
 local function llama_onnx(o)
   local L, d, Hq, KV, dh, f, V = o.layers, o.hidden, o.heads, o.kv, o.dh, o.ffn, o.vocab
   local nodes, inits = {}, {}
@@ -48,6 +51,16 @@ local function llama_onnx(o)
   inits[#inits + 1] = shape_init("axes_last", { 2 })
   inits[#inits + 1] = shape_init("topk_k", { o.top_k or 1 })
   local perm = H.attr_ints("perm", { 0, 2, 1, 3 })
+  local mask, extra_in = nil, {}
+  for i, t in ipairs(o.trilu or {}) do
+    local kname = "trilu_k" .. i
+    if t.k == "input" then extra_in[#extra_in + 1] = H.value_info(kname, H.tensor_type(7, {}))
+    else -- a 0-D int64 tensor: data_type 2, int64_data 7, name 8
+      inits[#inits + 1] = H.int(2, 7) .. H.int(7, t.k) .. H.bytes(8, kname)
+    end
+    mask = n("Trilu", { mask or "ones", kname }, "mask" .. i, { attr_int("upper", t.upper and 1 or 0) })
+  end
+  if mask then extra_in[#extra_in + 1] = H.value_info("ones", H.tensor_type(1, { "seq", "seq" })) end
   local x = n("Gather", { w("embed", { V, d }), "ids" }, "x0")
   for i = 1, L do
     local p = "l" .. i .. "."
@@ -67,7 +80,9 @@ local function llama_onnx(o)
       kv[c] = t
     end
     local kT = n("Transpose", { kv.k }, p .. "kT", { H.attr_ints("perm", { 0, 1, 3, 2 }) })
-    local pr = n("Softmax", { n("MatMul", { q, kT }, p .. "scores") }, p .. "probs")
+    local sc = n("MatMul", { q, kT }, p .. "scores")
+    if mask then sc = n("Mul", { sc, mask }, p .. "masked") end
+    local pr = n("Softmax", { sc }, p .. "probs")
     local ctx = n("Transpose", { n("MatMul", { pr, kv.v }, p .. "ctx") }, p .. "ctxt", { perm })
     local a = n("MatMul", { n("Reshape", { ctx, "shape_o" }, p .. "ctx2"), w(p .. "wo", { Hq * dh, d }) }, p .. "attn")
     x = n("Add", { x, a }, p .. "x1")
@@ -102,10 +117,14 @@ local function llama_onnx(o)
   local head = o.tied and n("Transpose", { "embed" }, "embedT", { H.attr_ints("perm", { 1, 0 }) })
     or w("lm_head", { d, V })
   n("MatMul", { n("Mul", { x, w("lnf", { d }) }, "nf"), head }, "logits")
-  return H.model(H.graph { nodes = nodes, inits = inits,
-    inputs = { H.value_info("ids", H.tensor_type(7, { "batch", "seq" })),
-      H.value_info("cos", H.tensor_type(1, { "batch", "seq", dh })) },
+  local inputs = { H.value_info("ids", H.tensor_type(7, { "batch", "seq" })),
+    H.value_info("cos", H.tensor_type(1, { "batch", "seq", dh })) }
+  for _, v in ipairs(extra_in) do inputs[#inputs + 1] = v end
+  local model = H.model(H.graph { nodes = nodes, inits = inits, inputs = inputs,
     outputs = { H.value_info("logits", H.tensor_type(1, { "batch", "seq", V })) } }, 17)
+  -- ModelProto metadata_props 14: StringStringEntryProto key 1, value 2
+  for k, v in pairs(o.meta or {}) do model = model .. H.bytes(14, H.bytes(1, k) .. H.bytes(2, v)) end
+  return model
 end
 
 local function load(name, o) return dlb.models.from_onnx(write(name, llama_onnx(o)), { quiet = true }) end
@@ -154,9 +173,60 @@ T.test("ONNX Llama-like: MHA, GQA and MQA heads, SwiGLU, untied and tied heads",
     T.eq(a.time, b.time, c[1] .. " decode time")
     T.eq(a.flops, b.flops, c[1] .. " decode flops")
   end
-  -- a window is not in the graph: given as an option
-  T.eq(S.model(load("gqa_w", { layers = 1, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 176, vocab = 500 }),
-    { window = 32 }).window, 32, "window option")
+  -- a graph without a mask: no window unless given as an option
+  local plain = load("gqa_w", { layers = 1, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 176, vocab = 500 })
+  T.eq(S.model(plain).window, nil, "no mask, no window")
+  T.eq(S.model(plain, { window = 32 }).window, 32, "window option")
+end)
+
+T.test("ONNX sliding window: read from the mask's Trilu band or the metadata; ambiguity refused naming the node", function()
+  local base = { layers = 2, hidden = 64, heads = 8, kv = 2, dh = 8, ffn = 176, vocab = 500 }
+  local function with(t)
+    local o = {}
+    for k, v in pairs(base) do o[k] = v end
+    for k, v in pairs(t) do o[k] = v end
+    return o
+  end
+  local function window(name, t, opts) return S.model(load(name, with(t)), opts).window end
+  -- the kept band i - 48 < j <= i: its lower edge triu(ones, -(48 - 1)), then the causal tril
+  T.eq(window("band", { trilu = { { upper = true, k = -47 }, { upper = false, k = 0 } } }), 48, "kept band")
+  -- Hugging Face's _make_causal_mask: the causal triangle masked out (triu, k = 1) and the
+  -- keys at or beyond the window below it, tril(ones, diagonal = -48)
+  T.eq(window("hf", { trilu = { { upper = true, k = 1 }, { upper = false, k = -48 } } }), 48, "masked-out triangle")
+  T.eq(window("causal", { trilu = { { upper = false, k = 0 } } }), nil, "a causal mask: no window")
+  T.eq(window("meta", { meta = { sliding_window = "32" } }), 32, "metadata sliding_window")
+  T.eq(window("meta_band", { meta = { sliding_window = "48" }, trilu = { { upper = false, k = -48 } } }), 48,
+    "metadata and band agree")
+  -- a dynamic offset (Hugging Face's diagonal = past_key_values_length - sliding_window) is
+  -- read from the metadata where present
+  T.eq(window("meta_dyn", { meta = { sliding_window = "40" }, trilu = { { upper = false, k = "input" } } }), 40,
+    "metadata with a dynamic offset")
+  -- refusals name the node
+  local function refused(name, t, msg)
+    T.checkerr(msg, S.model, load(name, with(t)))
+  end
+  refused("dyn", { trilu = { { upper = false, k = "input" } } },
+    "node 0 'mask1' (Trilu): its offset k is not a constant known at import time")
+  refused("two", { trilu = { { upper = false, k = -48 }, { upper = true, k = -31 } } },
+    "node 1 'mask2' (Trilu): a band of 32 keys, but node 0 'mask1' gives 48")
+  refused("odd", { trilu = { { upper = false, k = 2 } } },
+    "node 0 'mask1' (Trilu): upper = 0, k = 2 is neither a causal triangle")
+  refused("meta_conflict", { meta = { sliding_window = "32" }, trilu = { { upper = false, k = -48 } } },
+    "node 0 'mask1' (Trilu): a band of 48 keys, but the model's metadata says sliding_window = 32")
+  refused("meta_bad", { meta = { sliding_window = "wide" } }, "metadata sliding_window = 'wide' is not a positive integer")
+  -- the refusal's way out: the window given, or none
+  T.eq(window("dyn2", { trilu = { { upper = false, k = "input" } } }, { window = 64 }), 64, "given")
+  T.eq(window("dyn3", { trilu = { { upper = false, k = "input" } } }, { window = false }), nil, "none")
+  -- the window read is dlb.serve's: the cache and attention stop at 48 tokens
+  local g = load("served", with { trilu = { { upper = true, k = -47 }, { upper = false, k = 0 } } })
+  local byhand = S.model { layers = 2, hidden = 64, heads = 8, kv_heads = 2, head_dim = 8, ffn = 176,
+    vocab = 500, mlp = "swiglu", window = 48 }
+  local a = S.decode(g, { hw = "H100-SXM", batch = 4, context = 1000 })
+  local b = S.decode(byhand, { hw = "H100-SXM", batch = 4, context = 1000 })
+  T.eq(a.time, b.time, "windowed decode time"); T.eq(a.bytes, b.bytes, "windowed decode bytes")
+  T.eq(a.time, S.decode(g, { hw = "H100-SXM", batch = 4, context = 48 }).time, "past the window: as at 48")
+  -- 4 sequences x 48 cached tokens (3 blocks of 16) x 2 layers x 2 (K, V) x 2 heads x 8 x 2 B
+  T.eq(S.memory(g, { hw = "H100-SXM", batch = 4, context = 1000 }).kv, 4 * 48 * 2 * 2 * 2 * 8 * 2, "KV cache capped")
 end)
 
 T.test("ONNX mixture of experts: experts and top-k from the router and its TopK", function()

@@ -79,6 +79,20 @@ T.test("validation notebook: predictions, calibration on a subset, held-out erro
   io.write(string.format("# vTrain one node, held out, CALIBRATED: median %s%%, p90 %s%%\n", m1, p1))
   assert(tonumber(m1) <= 10 and tonumber(p1) <= 30, "one-node held-out " .. m1 .. "% / " .. p1 .. "%")
   assert(text:find("64%-256 GPUs, GPT 3.6B and 18.4B +held out +%d+"), "the multi-node set's held-out error")
+  -- each multi-node row with its CALIBRATED parts and what the model misses per micro-batch
+  local parts = 0
+  for _ in text:gmatch("vtrain%-multinode%-[%w%-]+ +%a+ +dp[^\n]-%(%S+%%%)  [%d.]+ / [%d.]+ / [%d.]+  missed +[%+%-][%d.]+ ms") do
+    parts = parts + 1
+  end
+  T.eq(parts, 41, "every multi-node row in parts")
+  -- NCCL's all-reduce as modelled against the source's measured nccl-tests: 9 sizes for each
+  -- of 2, 4 and 8 GPUs; a collective model off by 2x or more (units, a lost factor) fails
+  for _, g in ipairs { 2, 4, 8 } do
+    local n, r = text:match("\n    " .. g .. " GPUs %((%d+) sizes, median ([%d.]+)%)")
+    assert(n, "the NCCL check for " .. g .. " GPUs")
+    T.eq(tonumber(n), 9, g .. " GPUs: 9 measured sizes")
+    assert(tonumber(r) > 0.5 and tonumber(r) < 2, g .. " GPUs: modelled / measured " .. r)
+  end
   assert(text:find("Korthikanti et al. 2022 (9 rows", 1, true), "the Korthikanti mean")
   assert(text:find("wrote " .. out .. "/validation.png", 1, true), "the scatter is written")
   os.remove(out .. "/validation.png")

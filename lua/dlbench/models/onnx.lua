@@ -31,15 +31,22 @@ local function oneof(v, set, what, fname)
   return set[v]
 end
 
--- The import report as tables: optypes/unsupported lists of {type=, count=}, warnings.
+-- The import report as tables: optypes/unsupported lists of {type=, count=}, warnings,
+-- layers, the Trilu nodes {node=, upper=, k=} (k nil: not a constant) and the model's
+-- metadata (key -> value).
 local function report(rep, facts)
-  local r = { optypes = {}, unsupported = {}, warnings = {}, layers = {} }
+  local r = { optypes = {}, unsupported = {}, warnings = {}, layers = {}, trilu = {}, metadata = {} }
   for i, name in ipairs(FACTS) do r[name] = facts[i] end
   for _, e in ipairs(rep) do
     local kind = KIND[e[2]]
     if kind == "optype" then r.optypes[#r.optypes + 1] = { type = e[1], count = e[3] }
     elseif kind == "unsupported" then r.unsupported[#r.unsupported + 1] = { type = e[1], count = e[3] }
     elseif kind == "layer" then r.layers[#r.layers + 1] = e[1]
+    elseif kind == "tril" or kind == "triu" then
+      r.trilu[#r.trilu + 1] = { node = e[1], upper = kind == "triu", k = e[3] == e[3] and e[3] or nil }
+    elseif kind == "meta" then
+      local key, value = e[1]:match("^([^=]*)=(.*)$")
+      r.metadata[key] = value
     else r.warnings[#r.warnings + 1] = e[1] end
   end
   table.sort(r.optypes, function(a, b) return a.count > b.count or (a.count == b.count and a.type < b.type) end)

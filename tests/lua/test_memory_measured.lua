@@ -1,0 +1,194 @@
+-- test_memory_measured.lua — issue [18] item 4, second source: torchtune's measured peak
+-- memory (notebooks/data/memory_measured_torchtune.lua), each row and each one-switch delta
+-- in the band that file records; the mechanisms its rows use (torchtune's loss, the
+-- optimizer step in the backward pass, activation offload keeping the output layer), each
+-- against a hand count; and one footprint: g:stats' footprint, roofline.time's need and
+-- footprint, and what each prints, are one number in every memory set-up.
+local T = require "harness"
+local dlb = require "dlbench"
+local P, R = dlb.parallel, dlb.roofline
+
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local D = dofile(here .. "/../../notebooks/data/memory_measured_torchtune.lua")
+local PE = dofile(here .. "/../../notebooks/data/memory_measured_peft.lua")
+
+local function band(err, ex)
+  return (ex == "within" and math.abs(err) <= 0.10) or (ex == "under" and err < -0.10)
+    or (ex == "over" and err > 0.10)
+end
+
+T.test("torchtune's loss: 12 B per logit element unchunked, a + 4 + 8/c chunked", function()
+  local V, q = 1000, 16
+  local g = dlb.models.llama { size = "7b", layers = 1, seq = q, batch = 2, vocab = V }
+  local n = 2 * q * V
+  local base = g:stats { precision = "bf16", framework = "pytorch-ddp" }
+  local function with(loss)
+    return g:stats { precision = "bf16", framework = dlb.frameworks.derive("pytorch-ddp",
+      { memory = { loss = loss } }) }
+  end
+  -- unchunked: log_softmax's backward holds its fp32 output, the incoming and the outgoing
+  -- fp32 gradients (3 x 4 B) against the fused graph's 2 x 2 B
+  local u = with { upcast = true }
+  T.eq(u.framework_memory.loss.per_element, 12)
+  T.eq(u.breakdown.activations - base.breakdown.activations, (12 - 4) * n)
+  -- CEWithChunkedOutputLoss, 8 chunks: bf16 chunks 2 + fp32 log_softmax outputs 4 + one
+  -- chunk's fp32 gradient pair 8/8
+  local c = with { upcast = true, chunks = 8 }
+  T.eq(c.framework_memory.loss.per_element, 2 + 4 + 1)
+  T.eq(c.breakdown.activations - base.breakdown.activations, (7 - 4) * n)
+  T.eq(c.footprint, R.time(c, "H100").need, "one footprint")
+  T.checkerr("chunks must be a whole number", with, { upcast = true, chunks = 0.5 })
+  -- a derived memory table is checked by name (the terms framework_memory knows)
+  T.checkerr("unknown option 'upcst' for dlb.frameworks.derive memory.loss", dlb.frameworks.derive,
+    "pytorch-ddp", { memory = { loss = { upcst = true } } })
+  T.checkerr("did you mean 'optimizer_in_backward'", dlb.frameworks.derive, "pytorch-ddp",
+    { memory = { optimiser_in_backward = true } })
+  T.checkerr("memory.optimizer_in_backward must be true or false", dlb.frameworks.derive,
+    "pytorch-ddp", { memory = { optimizer_in_backward = "yes" } })
+  -- every shipped profile's memory table passes the same check
+  local FM = require "dlbench.framework_memory"
+  for _, p in ipairs(dlb.frameworks.list()) do
+    local m = dlb.frameworks.get(p.name).memory
+    if m ~= nil then FM.check(m, p.name) end
+  end
+end)
+
+T.test("optimizer step in the backward pass: no step holds every gradient", function()
+  local g = dlb.models.llama { size = "7b", layers = 2, seq = 256, batch = 1, vocab = 32000 }
+  local plain = g:stats { precision = "bf16", optimizer = "adamw", framework = "pytorch-ddp" }
+  local fw = dlb.frameworks.derive("pytorch-ddp", { memory = { optimizer_in_backward = true } })
+  local s = g:stats { precision = "bf16", optimizer = "adamw", framework = fw }
+  -- the framework schedule holds every gradient (2 B each) with the activations; in the
+  -- backward pass each is applied and freed: the graph schedule's peak
+  T.eq(plain.breakdown.gradients, plain.trainable * 2, "all gradients held")
+  T.eq(s.footprint, plain.footprint_graph, "the graph schedule's peak")
+  assert(s.footprint < plain.footprint - 0.5 * plain.trainable * 2, "most gradients gone")
+  T.eq(s.optimizer_in_backward, true)
+  local r = R.time(s, "H100")
+  T.eq(r.need, s.footprint, "need = footprint")
+  T.eq(P.data { stats = s, subbatch = 1, hw = "H100", workers = 2 }.mem, s.footprint,
+    "parallel.data's rule")
+  -- the parallel memory rule does not model it: refused, by name
+  T.checkerr("optimizer_in_backward is not modelled", P.evaluate,
+    { graph = g, hw = "H100", batch = 1, dp = 1, framework = fw, precision = "bf16" })
+end)
+
+T.test("activation offload keeps the output layer's tensors and every gradient", function()
+  local V, q = 32000, 512
+  local g = dlb.models.llama { size = "7b", layers = 4, seq = q, batch = 2, vocab = V }
+  local full = g:stats { precision = "bf16", optimizer = "adamw", framework = "pytorch-ddp" }
+  local s = g:stats { precision = "bf16", optimizer = "adamw", framework = "pytorch-ddp",
+    offload = "activations" }
+  local head = 2 * 2 * (2 * q * V) -- logits and the loss's probabilities, 2 B each
+  assert(s.offload.activations_kept >= head, s.offload.activations_kept .. " < " .. head)
+  assert(s.offload.activations_kept < full.footprint_graph, "most activations leave")
+  T.near(s.offload.traffic, 2 * (full.footprint_graph - s.offload.footprint_full
+    + full.breakdown.activations - s.offload.activations_kept), 1e-6, "out and back")
+  -- the gradients stay on the device under activation offload: the framework schedule
+  T.eq(s.breakdown.gradients, s.trainable * 2, "every gradient held")
+  T.eq(s.offload.footprint, s.footprint, "the offload's device footprint is the footprint")
+  T.eq(R.time(s, "H100").need, s.footprint, "need = footprint")
+  -- the planner's rule keeps the last layer too; the two estimates of the rest differ a little
+  local e = P.evaluate { graph = g, hw = "H100", batch = 2, dp = 1, precision = "bf16",
+    framework = "pytorch-ddp", offload = "activations" }
+  assert(math.abs(e.mem / s.footprint - 1) < 0.02, e.mem .. " vs " .. s.footprint)
+end)
+
+T.test("one footprint: g:stats, roofline.time need and footprint, printed, in every set-up", function()
+  local si = dlb.pretty.si
+  local lora = { rank = 8, targets = { "q", "v" } }
+  local cases = {
+    { graph = {}, stats = { precision = "mixed", framework = "auto" } },
+    { graph = { lora = lora }, stats = { precision = "mixed_bf16", framework = "auto" } },
+    { graph = { lora = lora, quantize = "nf4" }, stats = { precision = "mixed_bf16", framework = "hf-trainer" } },
+    { graph = {}, stats = { precision = "mixed", framework = "hf-deepspeed" } },
+    { graph = {}, stats = { precision = "bf16", framework = "pytorch-ddp", offload = "optimizer" } },
+    { graph = {}, stats = { precision = "bf16", framework = "pytorch-ddp", offload = "params" } },
+    { graph = {}, stats = { precision = "bf16", framework = "pytorch-ddp", offload = "activations" } },
+    { graph = {}, stats = { precision = "mixed", framework = "fsdp", offload = { "optimizer", "params" } } },
+    { graph = {}, stats = { precision = "bf16", recompute = 1, framework = dlb.frameworks.derive(
+      "pytorch-ddp", { memory = { optimizer_in_backward = true } }) } },
+    { graph = {}, stats = { precision = "bf16", inference = true, framework = "torchtitan" } },
+  }
+  for i, c in ipairs(cases) do
+    local m = { size = "7b", layers = 2, seq = 128, batch = 1, vocab = 32000 }
+    for k, v in pairs(c.graph) do m[k] = v end
+    local s = dlb.models.llama(m):stats(c.stats)
+    local r = R.time(s, "H100")
+    T.near(r.need, s.footprint, 1e-12, "case " .. i .. ": need = footprint")
+    T.eq(r.footprint, r.need, "case " .. i)
+    assert(tostring(s):find("footprint " .. si(s.footprint, "B"), 1, true), i .. ": " .. tostring(s))
+    assert(tostring(r):find("footprint " .. si(r.need, "B"), 1, true), i .. ": " .. tostring(r))
+    T.eq(r.footprint_stats, nil, "case " .. i .. ": no second number")
+  end
+  -- the algorithmic step (framework "none", the seed notebooks' numbers): g:stats keeps the
+  -- graph schedule (each gradient applied as made) and says so; roofline.time's need holds
+  -- every gradient and prints the stats' number beside its own, named
+  local s = dlb.models.llama { size = "7b", layers = 2, seq = 128, batch = 1, vocab = 32000 }:stats {
+    precision = "bf16", framework = "none" }
+  local r = R.time(s, "H100")
+  T.eq(r.footprint_stats, s.footprint)
+  T.eq(r.need, s.footprint + s.trainable * 2 - s.breakdown.gradients, "every gradient held")
+  assert(tostring(s):find("footprint " .. si(s.footprint, "B") .. " (graph schedule: each gradient applied as made)",
+    1, true), tostring(s))
+  assert(tostring(r):find("footprint " .. si(r.need, "B") .. " of 80 GB (fits; every trainable gradient held: "
+    .. "the stats' footprint " .. si(s.footprint, "B"), 1, true), tostring(r))
+end)
+
+-- == published measurements ============================================================
+
+-- Every row of source file S predicted through S.build and roofline.time's need, checked
+-- against its recorded band; rows not predicted must say why. Returns the predictions (in
+-- S.unit), the comparable rows within 10%, the comparable rows, and the printed lines.
+local function check_source(S, key)
+  local pred, within, n, lines = {}, 0, 0, {}
+  local strict = not os.getenv("DLB_MEASURE_ALL")
+  for i, row in ipairs(S.rows) do
+    local want = row[key]
+    if row.predicted == false then
+      assert(type(row.why) == "string", row.name .. ": a row not predicted says why")
+      lines[#lines + 1] = string.format("%-44s measured %5.1f  not predicted: %s", row.name, want, row.why)
+    else
+      local g, st = S.build(dlb, row)
+      local s = g:stats(st)
+      local r = R.time(s, S.hw)
+      T.eq(r.need, s.footprint, row.name .. ": need = footprint")
+      pred[i] = r.need / S.unit
+      local err = pred[i] / want - 1
+      if row.comparable then
+        n = n + 1
+        if math.abs(err) <= 0.10 then within = within + 1 end
+      end
+      lines[#lines + 1] = string.format("%-44s %6.2f  measured %5.1f  %+6.1f%%  (%s%s)", row.name,
+        pred[i], want, 100 * err, row.expect, row.comparable and "" or ", not comparable")
+      assert(not strict or band(err, row.expect), string.format("%s: %.2f vs measured %.1f (%+.1f%%), expected %s",
+        row.name, pred[i], want, 100 * err, row.expect))
+      assert(row.comparable or type(row.why) == "string", row.name .. ": a row that is not comparable says why")
+    end
+  end
+  return pred, within, n, lines
+end
+
+T.test("measured peak memory (PEFT README): each row as the data file says", function()
+  local _, within, n, lines = check_source(PE, "gb")
+  if os.getenv("DLB_VERBOSE") then print(table.concat(lines, "\n")) end
+  print(string.format("  peft: %d of %d comparable rows within 10%% (%d rows)", within, n, #PE.rows))
+end)
+
+T.test("measured peak memory (torchtune README): each row and delta as the data file says", function()
+  local strict = not os.getenv("DLB_MEASURE_ALL")
+  local pred, within, n, lines = check_source(D, "gib")
+  for _, d in ipairs(D.deltas) do
+    local p, m = pred[d.to] - pred[d.from], D.rows[d.to].gib - D.rows[d.from].gib
+    local err = p / m - 1
+    lines[#lines + 1] = string.format("delta %-24s %+6.2f GiB  measured %+5.1f  %+6.1f%%  (%s)",
+      d.switch, p, m, 100 * err, d.expect)
+    assert(not strict or band(err, d.expect), string.format("delta %s: %+.2f vs %+.1f GiB (%+.1f%%), expected %s",
+      d.switch, p, m, 100 * err, d.expect))
+  end
+  if os.getenv("DLB_VERBOSE") then print(table.concat(lines, "\n")) end
+  print(string.format("  torchtune: %d of %d comparable rows within 10%% (%d rows, %d deltas recorded)",
+    within, n, #D.rows, #D.deltas))
+end)
+
+T.done()
