@@ -72,6 +72,11 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "plan: phase_sync must be 0 (the host enters a phase ahead) or 1 "
                     "(host and device synchronised at every micro-batch phase: Megatron-LM's "
                     "timers), got %g", o->phase_sync);
+  if (!(o->recompute_every >= 0 && o->recompute_every <= 1e6)
+      || o->recompute_every != floor(o->recompute_every))
+    return dlb_fail(DLB_EINVAL, "plan: recompute_every must be a whole number >= 0 (full "
+                    "recompute checkpoints every k-th block; 0 or 1: every block), got %g",
+                    o->recompute_every);
   if (!(o->moe_impl == DLB_MOE_GRAPH || o->moe_impl == DLB_MOE_MCORE))
     return dlb_fail(DLB_EINVAL, "plan: moe_impl must be 0 (the graph's ops) or 1 (Megatron-Core's "
                     "dispatcher and grouped GEMM), got %g", o->moe_impl);
@@ -351,6 +356,8 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       S[d].leadb = dev->host_op + (rc ? dev->host_layer : 0);
     }
   double shard_total = 0, shard_t = 0, shard_w = 0;
+  /* the blocks counted in layer order (opts.recompute_every: every k-th is checkpointed) */
+  int nblk = 0, every = (int)o->recompute_every;
   for (int c = 0; c < K; c++) {
     stage *s = &S[c % p];
     s->nl += first[c + 1] - first[c];
@@ -358,8 +365,11 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       const dlb_par_layer *l = &L[i];
       /* full recompute checkpoints the blocks between the model's input layer and its loss
       ** layer: the first (reading the inputs, act_in 0: the embedding) and the last (the
-      ** loss, act_out 0: the head and the cross-entropy) run once (see recompute_layer) */
-      int lrc = rc && recompute_layer(l);
+      ** loss, act_out 0: the head and the cross-entropy) run once (see recompute_layer);
+      ** with opts.recompute_every = k only the k-th, 2k-th, ... block */
+      int blk = recompute_layer(l);
+      nblk += blk;
+      int lrc = rc && blk && (every <= 1 || nblk % every == 0);
       double tl = l->tp_bytes > 0 ? tp : 1;
       double tf, tb, tu, af, ab, cf;
       st = dlb_layer_times_get(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &tf, &tb,
@@ -512,8 +522,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       ** s b h / t (34 + 5 a s / h)); the core of one layer is rebuilt at a time in the
       ** backward */
       double core = fmin(l->act_core, l->act_kept) / tl;
-      /* (the stack's rc, not lrc: see recompute_layer) */
-      s->kept += rc ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1) : (sel ? full - core : full);
+      /* (the stack's rc, not lrc, for the input and loss layers: see recompute_layer; a
+      ** block that recompute_every leaves out keeps its activations) */
+      s->kept += rc && (lrc || !blk) ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1)
+                                     : (sel ? full - core : full);
       if (full > s->full) s->full = full;
       if (core > s->core) s->core = core;
     }
