@@ -1,8 +1,9 @@
 /*
 ** test_parallel_ops.c — the planner's per-op and framework mechanisms: fused attention and
-** selective recompute, pipeline scatter/gather, replicated (sequence-parallel) ops, expert and
-** context parallelism, Megatron-Core's MoE layer, the host-side model and Megatron-LM's timer
-** syncs; every golden number derived in its comment (split from test_parallel.c).
+** selective recompute, the layers full recompute reruns, pipeline scatter/gather, replicated
+** (sequence-parallel) ops, expert and context parallelism, Megatron-Core's MoE layer, the
+** host-side model and Megatron-LM's timer syncs; every golden number derived in its comment
+** (split from test_parallel.c).
 */
 #include <math.h>
 #include <stdio.h>
@@ -117,6 +118,55 @@ static void selective_recompute(void) {
   dlb_par_plan_free(P);
   o.recompute = 2.5;
   CHECK(dlb_par_plan_new(L, 4, &V100, &cl, &o) == NULL);
+}
+
+/* Full recompute reruns the blocks between the model's input layer and its loss layer, not
+** those two (llm-foundry's activation_checkpointing_fn selects MPTBlock, torchtitan's apply_ac
+** wraps each TransformerBlock, Megatron-LM checkpoints its transformer layers; planner.c
+** recompute_layer), and with opts.recompute_every = k only blocks k, 2k, ... (torchtitan's
+** selective_ac_option "2": every other TransformerBlock). Four layers on one device, batch 1:
+** an input layer (act_in 0) of F0 forward FLOPs, two blocks of F, a loss layer (act_out 0) of
+** F2, each backward twice its forward, no bytes, no launch costs, flops_eff 0.8: by hand
+**   no recompute:          step = 3 (F0 + 2 F + F2) / (0.8 P)
+**   full recompute:        step = (3 (F0 + 2 F + F2) + 2 F) / (0.8 P), hfu counts 2 F again
+**   full, every 2nd block: step = (3 (F0 + 2 F + F2) + F) / (0.8 P)
+** Memory (act_in X between layers, kept K0, K, K, K2, the largest K2 as the working set):
+** full keeps 0 + X + X + X + K2 (the input and loss layers as the stack's rule always did);
+** every 2nd: the first block keeps K, the second X: 0 + K + X + X + K2. */
+static void recompute_scope(void) {
+  const double F0 = 1e9, F = 6e9, F2 = 2e9, X = 1e6, K0 = 3e6, K = 5e6, K2 = 9e6;
+  dlb_par_layer L[4];
+  memset(L, 0, sizeof L);
+  const double fw[4] = { F0, F, F, F2 }, kept[4] = { K0, K, K, K2 };
+  for (int i = 0; i < 4; i++) {
+    L[i].flops_fwd = fw[i]; L[i].flops_bwd = 2 * fw[i]; L[i].act_kept = kept[i];
+    L[i].act_in = i == 0 ? 0 : X; L[i].act_out = i == 3 ? 0 : X;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, rn, rf, r2;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rn, NULL) == DLB_OK);
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rf, NULL) == DLB_OK);
+  o.recompute_every = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  const double P8 = V100.peak * 0.8, W = 3 * (F0 + 2 * F + F2);
+  CHECK_NEAR(rn.step, W / P8, 1e-9 * rn.step);
+  CHECK_NEAR(rf.step, (W + 2 * F) / P8, 1e-9 * rf.step);
+  CHECK_NEAR(r2.step, (W + F) / P8, 1e-9 * r2.step);
+  CHECK_NEAR(rf.hfu, (W + 2 * F) / (rf.step * V100.peak), 1e-9);
+  CHECK_NEAR(r2.hfu, (W + F) / (r2.step * V100.peak), 1e-9);
+  CHECK_NEAR(rf.mem_act, 3 * X + K2, 1e-9 * rf.mem_act);
+  CHECK_NEAR(r2.mem_act, K + 2 * X + K2, 1e-9 * r2.mem_act);
+  /* 0 is every block, as 1; a fraction is an error naming the option */
+  o.recompute_every = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, rf.step, 1e-12);
+  o.recompute_every = 1.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "recompute_every") != NULL);
 }
 
 /* Pipeline sends with Megatron-LM's scatter/gather (Narayanan et al. 2021 sec. 4.1): tp 2 x
@@ -581,6 +631,7 @@ static void phase_sync(void) {
 int main(void) {
   RUN(attention_ops);
   RUN(selective_recompute);
+  RUN(recompute_scope);
   RUN(pipeline_scatter);
   RUN(replicated_ops);
   RUN(moe_cp);

@@ -289,6 +289,11 @@ typedef struct dlb_par_opts {
                             megatron/schedules.py forward_step / backward_step), so the device
                             waits while the host issues a phase's first op (its host_op, and
                             host_layer before a forward); 0: the host enters a phase ahead */
+  double recompute_every; /* under full recompute, checkpoint every k-th block (the layers
+                            between the input and the loss layer, counted from the first, 1-
+                            based: blocks k, 2k, ...), the others keep their activations:
+                            torchtitan's layer-level selective AC (selective_ac_option "2",
+                            its default: every other TransformerBlock); 0 or 1: every block */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

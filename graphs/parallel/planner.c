@@ -72,6 +72,11 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "plan: phase_sync must be 0 (the host enters a phase ahead) or 1 "
                     "(host and device synchronised at every micro-batch phase: Megatron-LM's "
                     "timers), got %g", o->phase_sync);
+  if (!(o->recompute_every >= 0 && o->recompute_every <= 1e6)
+      || o->recompute_every != floor(o->recompute_every))
+    return dlb_fail(DLB_EINVAL, "plan: recompute_every must be a whole number >= 0 (full "
+                    "recompute checkpoints every k-th block; 0 or 1: every block), got %g",
+                    o->recompute_every);
   if (!(o->moe_impl == DLB_MOE_GRAPH || o->moe_impl == DLB_MOE_MCORE))
     return dlb_fail(DLB_EINVAL, "plan: moe_impl must be 0 (the graph's ops) or 1 (Megatron-Core's "
                     "dispatcher and grouped GEMM), got %g", o->moe_impl);
@@ -142,6 +147,21 @@ static double layer_trainable(const dlb_par_layer *l) {
 }
 static double layer_wbytes(const dlb_par_layer *l, double wb) {
   return l->weight_bytes > 0 ? l->weight_bytes : l->params * wb;
+}
+
+/* Whether full recompute runs a layer's forward again: every layer but the model's input
+** layer (act_in 0: nothing before it, the embedding) and its loss layer (act_out 0: the head
+** and the cross-entropy). The stacks checkpoint the blocks between them: llm-foundry /
+** Composer's activation_checkpointing_fn selects MPTBlock modules (llmfoundry/models/mpt/
+** modeling_mpt.py), torchtitan's apply_ac wraps each TransformerBlock of model.layers,
+** Megatron-LM's _checkpointed_forward loops over the transformer layers only (the embedding
+** and the output layer run outside ParallelTransformer), Hugging Face's
+** gradient_checkpointing_enable checkpoints each decoder layer; PyTorch's
+** checkpoint_sequential runs its last segment without a checkpoint. The memory rule is
+** unchanged: the loss layer's activations, live at the start of the backward, are the
+** working set `full` already counts (the largest layer's), not a checkpoint added to it. */
+static int recompute_layer(const dlb_par_layer *l) {
+  return l->act_in > 0 && l->act_out > 0;
 }
 
 /* Per-device accumulation of one layout. */
@@ -336,11 +356,20 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       S[d].leadb = dev->host_op + (rc ? dev->host_layer : 0);
     }
   double shard_total = 0, shard_t = 0, shard_w = 0;
+  /* the blocks counted in layer order (opts.recompute_every: every k-th is checkpointed) */
+  int nblk = 0, every = (int)o->recompute_every;
   for (int c = 0; c < K; c++) {
     stage *s = &S[c % p];
     s->nl += first[c + 1] - first[c];
     for (int i = first[c]; i < first[c + 1]; i++) {
       const dlb_par_layer *l = &L[i];
+      /* full recompute checkpoints the blocks between the model's input layer and its loss
+      ** layer: the first (reading the inputs, act_in 0: the embedding) and the last (the
+      ** loss, act_out 0: the head and the cross-entropy) run once (see recompute_layer);
+      ** with opts.recompute_every = k only the k-th, 2k-th, ... block */
+      int blk = recompute_layer(l);
+      nblk += blk;
+      int lrc = rc && blk && (every <= 1 || nblk % every == 0);
       double tl = l->tp_bytes > 0 ? tp : 1;
       double tf, tb, tu, af, ab, cf;
       st = dlb_layer_times_get(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &tf, &tb,
@@ -355,25 +384,25 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       /* full recompute runs the layer's forward again before its backward; selective only
       ** the attention core's forward (Korthikanti et al. 2022 sec. 5: the extra compute is
       ** the forward of Q K^T, softmax, dropout and the attention over V) */
-      s->b += tb + (rc ? tf : 0) + (sel ? cf : 0);
+      s->b += tb + (lrc ? tf : 0) + (sel ? cf : 0);
       /* ZeRO partitions the update over the replicas: dense over dp x cp (or the HSDP shard
       ** group), experts over their dp x cp / ep */
       double et = tl > 1 ? etp : 1;   /* the experts' tensor degree on this layer */
       s->upd += tu * (1 - ef) / (zero >= 1 ? (hs > 0 ? hs : dpc) : 1)
               + tu * ef * (tl / et) / ep / (zero >= 1 ? tp * dpc / (etp * ep) : 1);
-      if (rc) s->rcf += l->flops_fwd;
+      if (lrc) s->rcf += l->flops_fwd;
       if (sel) s->rcf += fmin(l->flops_core, l->flops_fwd);
       /* the host issuing the layer's ops (its recomputed forward, or core, again) */
       double hf, hb, hu, hc;
       dlb_layer_host(LT, dev, i, l->experts > 0 ? ep : 1, moe, &hf, &hb, &hu, &hc);
       s->hf += hf;
-      s->hb += hb + (rc ? hf : 0) + (sel ? hc : 0);
+      s->hb += hb + (lrc ? hf : 0) + (sel ? hc : 0);
       s->hu += hu;
       if (tl > 1 && l->tp_colls > 0) {
         /* each tensor-parallel allreduce is an op the host issues too */
         double nco = sp ? 2 : 1;   /* sequence parallelism: two collectives each */
         s->hf += l->tp_colls * nco * dev->host_op;
-        s->hb += l->tp_colls * nco * dev->host_op * (rc ? 2 : 1);
+        s->hb += l->tp_colls * nco * dev->host_op * (lrc ? 2 : 1);
         /* with sequence parallelism each allreduce is a reduce-scatter and an all-gather
         ** (Korthikanti et al. 2022 sec. 4.2.2, the g / g-bar operator pairs: the same bytes
         ** on a ring, two collectives' latencies; NCCL picks each one's algorithm) */
@@ -397,7 +426,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         c1.time += c2.time;
         s->tpf += l->tp_colls * c1.time;
-        s->tpb += l->tp_colls * c1.time * (rc ? 2 : 1);
+        s->tpb += l->tp_colls * c1.time * (lrc ? 2 : 1);
       }
       if (ep > 1 && l->moe_bytes > 0) {
         /* the token dispatch and combine: two all-to-alls forward, two backward (and two
@@ -411,7 +440,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, et, cl, &a2);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         s->epf += 2 * a2.time;
-        s->epb += 2 * a2.time * (rc ? 2 : 1);
+        s->epb += 2 * a2.time * (lrc ? 2 : 1);
       }
       if (cp > 1 && l->kv_bytes > 0) {
         double kvl = l->kv_bytes * mbc / tl;   /* this rank's K/V chunk (its heads) */
@@ -448,7 +477,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         }
         s->cpf += f1;
         /* a recomputed attention (full, or the selective core) exchanges K/V again */
-        s->cpb += b1 + ((rc || sel) ? f1 : 0);
+        s->cpb += b1 + ((lrc || sel) ? f1 : 0);
         if (ws > s->cpws) s->cpws = ws;
       }
       if (moe == DLB_MOE_MCORE && l->experts > 0 && l->moe_bytes > 0) {
@@ -463,9 +492,9 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
             * load / tl;
           double p2 = 2 * dlb_op_time_raw(dev, 0, pb, NULL, 0, &mbd);
           s->f += p2;
-          s->b += p2 * (rc ? 2 : 1);
+          s->b += p2 * (lrc ? 2 : 1);
           s->hf += 2 * dev->host_op;
-          s->hb += 2 * dev->host_op * (rc ? 2 : 1);
+          s->hb += 2 * dev->host_op * (lrc ? 2 : 1);
         }
         /* dropless (no capacity padding), the dispatcher's cuda_sync_point: the host waits
         ** for tokens_per_expert ("before_ep_alltoall", or "before_finish" with one local
@@ -474,7 +503,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         if (o->capacity == 0) {
           sync_point(&s->fdone, &s->fmark, &s->hfmark,
                      s->leadf + s->f + s->tpf + s->epf + s->cpf, s->hf);
-          if (rc) sync_point(&s->bdone, &s->bmark, &s->hbmark,
+          if (lrc) sync_point(&s->bdone, &s->bmark, &s->hbmark,
                              s->leadb + s->b + s->tpb + s->epb + s->cpb, s->hb);
         }
       }
@@ -493,7 +522,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       ** s b h / t (34 + 5 a s / h)); the core of one layer is rebuilt at a time in the
       ** backward */
       double core = fmin(l->act_core, l->act_kept) / tl;
-      s->kept += rc ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1) : (sel ? full - core : full);
+      /* (the stack's rc, not lrc, for the input and loss layers: see recompute_layer; a
+      ** block that recompute_every leaves out keeps its activations) */
+      s->kept += rc && (lrc || !blk) ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1)
+                                     : (sel ? full - core : full);
       if (full > s->full) s->full = full;
       if (core > s->core) s->core = core;
     }

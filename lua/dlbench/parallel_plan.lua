@@ -54,7 +54,8 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
-    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "reduce_dtype", "phase_sync" }
+    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "reduce_dtype", "phase_sync",
+    "recompute_every" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -116,6 +117,9 @@ local function plan_opts(fname, o, ls)
     v = num(fname, "v", o.v, 2, "count"),
     seq_par = o.seq_par and 1 or 0,
     recompute = recompute_of(fname, rc, true),
+    -- under full recompute, every k-th block checkpointed (torchtitan's layer-level selective
+    -- AC, selective_ac_option "2" by default); 1: every block
+    recompute_every = num(fname, "recompute_every", o.recompute_every, 1, "count"),
     pp_scatter = o.pp_scatter and 1 or 0,
     -- host and device synchronised at every micro-batch phase (Megatron-LM's timers; a
     -- profile's sync = "phase" sets it: dlb.frameworks.plan_defaults)
@@ -661,7 +665,7 @@ function M.plan(o)
   return t, evaluated
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
-  .. "\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, phase_sync=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
   .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\"]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
@@ -675,7 +679,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
   "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "reduce_dtype",
-  "phase_sync" }
+  "phase_sync", "recompute_every" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -749,7 +753,7 @@ end
 doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=false|true|\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, phase_sync=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
+  .. " recompute=false|true|\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
   .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 

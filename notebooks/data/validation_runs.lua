@@ -30,7 +30,9 @@
 --                schedule = "1f1b" | "interleaved", interleave (virtual stages per device),
 --                recompute = "full" | "selective", recompute_modules = { "layernorm", ... }
 --                (Megatron-Core's selective modules, when the source names them; absent:
---                the attention core), zero = 0..3 (ZeRO stage; FSDP
+--                the attention core), recompute_every = k (with "selective": torchtitan's
+--                layer-level selective AC, every k-th block fully checkpointed), zero =
+--                0..3 (ZeRO stage; FSDP
 --                FULL_SHARD = 3, SHARD_GRAD_OP = 2), sequence_parallel = bool }
 --              every field optional: only what the source states (or what follows from it
 --              by arithmetic, e.g. dp = devices / (tp * pp)) is filled in
@@ -654,7 +656,12 @@ local function titan(model, batch, ac, wps, mfu)
     params = a[2],
     hw = "A100-SXM4-80GB", devices = 64,
     layout = { dp = 64, zero = 3, micro_batch = batch, grad_accum = 1, global_batch = 64 * batch,
-      recompute = (ac == "full" and "full") or (ac ~= "no" and "selective") or nil },
+      recompute = (ac == "full" and "full") or (ac ~= "no" and "selective") or nil,
+      -- "selective layer" is torchtitan's layer-level selective AC: every k-th
+      -- TransformerBlock fully checkpointed, k = selective_ac_option, whose default is "2"
+      -- ("2 = checkpoint every other layer", torchtitan/config_manager.py of 2024); the page
+      -- does not state the option, so the default is assumed
+      recompute_every = ac == "selective layer" and 2 or nil },
     precision = "mixed_bf16", seq = opts.seq, framework = "PyTorch FSDP2 (torchtitan)",
     measured = { tokens_per_s = wps, per = "gpu", mfu = mfu },
     source = TITAN .. ", table '" .. a[3] .. "', row " .. a[4] .. " / batch " .. batch

@@ -40,7 +40,11 @@ function M.predict(dlb, x)
   local gb = L.global_batch or micro * dp * (L.grad_accum or 1)
   local m = gb / (dp * micro)
   if m ~= math.floor(m) or m < 1 then micro = 1; m = gb / dp end
-  local rc = L.recompute == "full"
+  -- full recompute, or torchtitan's layer-level selective AC (every k-th block fully
+  -- checkpointed: layout.recompute_every), which a user who knows the run passes as
+  -- recompute = true, recompute_every = k
+  local rc = L.recompute == "full" or L.recompute_every ~= nil
+  local every = L.recompute_every
   local prec = r.precision   -- mixed_bf16 for these rows: the graph's and the device's
   local g = dlb.models[r.model.builder](r.model.opts)
   -- x.profile: a profile to use instead of the row's (tests compare the update's share)
@@ -55,13 +59,14 @@ function M.predict(dlb, x)
   -- fsdp and the default torchtitan profile), so the rows that state bf16 (PURE) differ
   x.reduce_stated = L.reduce_dtype ~= nil and L.reduce_dtype ~= prof.reduce_dtype
   local e1 = P.evaluate { layers = ls, hw = hw, precision = prec, cluster = cl, framework = prof,
-    dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero, reduce_dtype = L.reduce_dtype }
+    dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero, reduce_dtype = L.reduce_dtype,
+    recompute_every = every }
   local e2 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
-    batch = gb, recompute = rc, zero = zero }
+    batch = gb, recompute = rc, zero = zero, recompute_every = every }
   local meas = r.measured.tokens_per_s / r.seq   -- per GPU in these rows
   if x.before then   -- the same plain call before profiles (framework = "none")
     local e3 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
-      batch = gb, recompute = rc, zero = zero, framework = "none" }
+      batch = gb, recompute = rc, zero = zero, recompute_every = every, framework = "none" }
     x.before = e3.throughput / n
   end
   return e1.throughput / n, e2.throughput / n, meas, e2

@@ -408,4 +408,32 @@ T.test("dlb.parallel.prepare: the same rows as an unprepared list, edits after i
   T.checkerr("non-empty list of layer costs", P.prepare, {})
 end)
 
+T.test("full recompute: the blocks, not the embedding and the head; recompute_every", function()
+  -- a GPT of 4 identical blocks: full recompute adds each block's forward once (planner.c
+  -- recompute_layer), so checkpointing every other block (torchtitan's selective_ac_option
+  -- "2") adds half of it, and the head's forward is in neither
+  local g = dlb.models.gpt { layers = 4, hidden = 1024, heads = 16, vocab = 50368, context = 2048,
+    seq = 2048 }
+  local function ev(o)
+    local b = { graph = g, hw = "A100-SXM4-80GB", dp = 1, batch = 2, m = 1, precision = "mixed_bf16" }
+    for k, v in pairs(o) do b[k] = v end
+    return P.evaluate(b)
+  end
+  local none, full, half = ev { recompute = false }, ev { recompute = true },
+    ev { recompute = true, recompute_every = 2 }
+  T.near(half.step, (none.step + full.step) / 2, 1e-9, "every other block: half the recompute")
+  local fwd = 0   -- the blocks' forward FLOPs per sample (the head's and embedding's excluded)
+  for _, l in ipairs(P.layers.from_graph(g, { precision = "mixed_bf16" })) do
+    if (l.act_in or 0) > 0 and (l.act_out or 0) > 0 then fwd = fwd + l.flops_fwd end
+  end
+  -- hfu x step x peak = the hardware FLOPs of the step (one device): the recompute adds the
+  -- blocks' forward for each of the 2 samples (A100 dense bf16 peak 312 TFLOP/s)
+  local peak = dlb.hw.get("A100-SXM4-80GB").peak.bf16
+  local hw_flops = function(r) return r.hfu * r.step * peak end
+  T.near(hw_flops(full) - hw_flops(none), 2 * fwd, 1e-9, "hfu counts the blocks' forward again, not the head's")
+  assert(half.mem_act > full.mem_act and half.mem_act < none.mem_act, "memory in between")
+  T.eq(ev { recompute = true, recompute_every = 1 }.step, full.step, "1: every block")
+  T.checkerr("recompute_every' must be a whole number >= 1", ev, { recompute = true, recompute_every = 1.5 })
+end)
+
 T.done()

@@ -22,7 +22,7 @@ local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "frame
 local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, etp = true, mp = true,
   micro_batch = true, grad_accum = true, global_batch = true, interleave = true }
 local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true,
-  cp_algo = true, recompute_modules = true, reduce_dtype = true }
+  cp_algo = true, recompute_modules = true, reduce_dtype = true, recompute_every = true }
 for k in pairs(LAYOUT_COUNTS) do LAYOUT_KEYS[k] = true end
 local SCHEDULES = { ["1f1b"] = true, interleaved = true }
 local RECOMPUTE = { full = true, selective = true }
@@ -107,6 +107,10 @@ local function check_row(r, i, names)
   if L.zero ~= nil and not (L.zero == 0 or L.zero == 1 or L.zero == 2 or L.zero == 3) then error(where .. ": layout.zero must be 0..3", 0) end
   if L.sequence_parallel ~= nil and type(L.sequence_parallel) ~= "boolean" then error(where .. ": layout.sequence_parallel must be a boolean", 0) end
   -- Megatron-Core's --recompute-modules: the selective policy's modules (core_attn, layernorm, moe, ...)
+  if L.recompute_every ~= nil and (L.recompute ~= "selective" or type(L.recompute_every) ~= "number"
+      or L.recompute_every < 1 or L.recompute_every ~= math.floor(L.recompute_every)) then
+    error(where .. ": layout.recompute_every must be a whole number >= 1 with recompute = \"selective\"", 0)
+  end
   if L.recompute_modules ~= nil then
     if L.recompute ~= "selective" or type(L.recompute_modules) ~= "table" or #L.recompute_modules == 0 then
       error(where .. ": layout.recompute_modules must be a non-empty list with recompute = \"selective\"", 0)
@@ -258,6 +262,9 @@ T.test("the checker rejects broken rows (unknown key, bad hw, units, layout)", f
   bad("role must be 'fit' or 'held'", function(r) r.role = nil end)
   bad("role must be 'fit' or 'held'", function(r) r.role = "train" end)
   bad("nics must be a positive integer", function(r) r.nics = 0.5 end)
+  bad("recompute_every must be a whole number", function(r) r.layout.recompute_every = 2 end)
+  bad("recompute_every must be a whole number", function(r)
+    r.layout.recompute = "selective"; r.layout.recompute_every = 1.5 end)
 end)
 
 T.test("every model builds and matches its published parameter count within 3%", function()
