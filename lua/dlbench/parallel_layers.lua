@@ -322,7 +322,11 @@ local function core_ops(ops1, n)
     if li ~= layer then start, soft, layer = nil, false, li end
     if Ph[j] == 0 then
       if Kn and Kn[j] == 1 then
+        -- a fused attention kernel is the whole core: an open span (its chain's first
+        -- batched matmul, left at zero cost by the fusion) ends here, or an MoE block's
+        -- first expert matmul would close it over the projections, norm and router
         marks[j] = true
+        start, soft = nil, false
       else
         local ty = Ty[j]
         local nm = tname[ty]

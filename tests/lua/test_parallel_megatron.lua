@@ -132,4 +132,18 @@ T.test("sequence parallelism: ops outside the tensor-parallel region split over 
   T.eq(sp.compute < plain.compute, true, "LayerNorm and dropout on 1/tp of the sequence")
 end)
 
+T.test("an MoE block with fused attention: the core is the attention kernel only", function()
+  -- the same attention in a dense and an MoE block: the same core FLOPs (the fused kernel's);
+  -- the core once ran on from the attention chain to the first expert matmul, taking in the
+  -- out-projection, the norm and the router (6x the core FLOPs here)
+  local base = { layers = 2, hidden = 512, heads = 8, kv_heads = 8, ffn = 1024, vocab = 1000,
+    seq = 256 }
+  local mo = { experts = 8, top_k = 2 }
+  for k, v in pairs(base) do mo[k] = v end
+  local ld = P.layers.from_graph(dlb.models.llama(base), { framework = "megatron-core" })
+  local lm = P.layers.from_graph(dlb.models.moe(mo), { framework = "megatron-core" })
+  T.eq(ld[2].flops_core > 0, true, "the dense block has a core")
+  near(lm[2].flops_core, ld[2].flops_core, 1e-12, "the MoE block's core FLOPs")
+end)
+
 T.done()
