@@ -314,9 +314,11 @@ local MIN_ROWS = 3      -- fewer calibration rows than this: the device class's 
 local function fit(xs)
   local best, beste = 0.8, math.huge
   for e = 0.30, 1.0001, 0.02 do
-    local errs = {}
+    local errs, devs = {}, {}   -- one modified device per catalogue device and value
     for i, x in ipairs(xs) do
-      errs[i] = logerr((predict(x.s, x.s.hw:with { flops_eff = math.min(1, e) })), x.meas)
+      local d = devs[x.s.hw]
+      if not d then d = x.s.hw:with { flops_eff = math.min(1, e) }; devs[x.s.hw] = d end
+      errs[i] = logerr((predict(x.s, d)), x.meas)
     end
     local me = median(errs)
     if me < beste then best, beste = math.min(1, e), me end
@@ -456,9 +458,13 @@ do
     local c = calibrated[ckey(xs[1])]
     local fe = c and c.flops_eff or xs[1].s.hw.flops_eff
     local ho = (dlb.frameworks.host_of(dlb.frameworks.get(prof)))
-    local function med(f)
-      local errs = {}
-      for i, x in ipairs(xs) do errs[i] = logerr((predict(x.s, f(x))), x.meas) end
+    local function med(f)   -- f(x) depends on x's catalogue device only: made once each
+      local errs, devs = {}, {}
+      for i, x in ipairs(xs) do
+        local d = devs[x.s.hw]
+        if not d then d = f(x); devs[x.s.hw] = d end
+        errs[i] = logerr((predict(x.s, d)), x.meas)
+      end
       return median(errs)
     end
     for _ = 1, 2 do
