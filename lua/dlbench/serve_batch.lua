@@ -546,10 +546,19 @@ function B.install(M, H)
     local fit = {}
     for _, r in ipairs(rows) do if r.split == "fit" then fit[#fit + 1] = r end end
     if #fit == 0 then fail("dlb.serve.calibrate", "no row has split = \"fit\"") end
+    -- a point of the descent is scored once: a later round comes back to points an
+    -- earlier one scored (the key: every calibrated field's value)
+    local scored = {}
     local function score(cal)
+      local kk = {}
+      for i, k in ipairs(ORDER) do kk[i] = string.format("%.17g", cal[k] or -1) end
+      local key = table.concat(kk, ",")
+      if scored[key] then return scored[key] end
       local e = {}
       for i, r in ipairs(fit) do e[i] = math.abs(math.log(M.predict(r, cal) / r.measured)) end
-      return percentile(e, 50)
+      local sc = percentile(e, 50)
+      scored[key] = sc
+      return sc
     end
     local cal = {}
     for k, v in pairs(opts.start or { flops_eff = 0.8, bw_eff = 0.7, kernel_overhead = 5e-6,
