@@ -258,6 +258,34 @@ T.test("from_hf maps every option the config sets", function()
   T.eq(t:stats{ b = 2 }.flops, models.gpt { layers = 2, hidden = 64, heads = 4, context = 128, vocab = 1000 }:stats{ b = 2 }.flops, "gpt FLOPs")
 end)
 
+T.test("from_hf takes lora = and quantize = as the zoo's builders do (T5 too)", function()
+  local cfg = { model_type = "llama", hidden_size = 512, num_hidden_layers = 2, num_attention_heads = 8,
+    num_key_value_heads = 8, intermediate_size = 1024, vocab_size = 1000, max_position_embeddings = 256 }
+  local zo = { layers = 2, hidden = 512, heads = 8, kv_heads = 8, ffn = 1024, vocab = 1000, seq = 128, batch = 1 }
+  local lora = { rank = 8, targets = { "q", "v" } }
+  local function zoo(extra)
+    local o = {}
+    for k, v in pairs(zo) do o[k] = v end
+    for k, v in pairs(extra) do o[k] = v end
+    return models.llama(o):stats()
+  end
+  local h = models.from_hf(cfg, { seq = 128, batch = 1, lora = lora, quantize = "nf4" }):stats()
+  local z = zoo { lora = lora, quantize = "nf4" }
+  T.eq(h.params, z.params, "parameters with the adapters")
+  T.eq(h.trainable, z.trainable, "trainable: the adapters only")
+  T.eq(h.footprint, z.footprint, "footprint: nf4 base weights, adapters trained")
+  T.eq(h.trainable < h.params / 100, true, "the base is frozen")
+  local t5 = { model_type = "t5", d_model = 256, num_layers = 2, num_heads = 4, d_kv = 64, d_ff = 512,
+    vocab_size = 1000 }
+  local t0 = models.from_hf(t5, { seq = 64, batch = 1 }):stats()
+  local t1 = models.from_hf(t5, { seq = 64, batch = 1, lora = { rank = 4, targets = { "q", "v" } },
+    quantize = "int8" }):stats()
+  T.eq(t1.params > t0.params and t1.trainable < t0.params / 10, true, "T5: adapters, base frozen")
+  T.eq(t1.footprint < t0.footprint / 2, true, "T5: int8 base weights")
+  T.checkerr("lora: rank must be an integer >= 1", models.from_hf, cfg, { lora = { rank = 0, targets = { "q" } } })
+  T.checkerr("unknown option", models.from_hf, cfg, { loar = lora })
+end)
+
 T.test("from_hf errors: unsupported model types, missing keys, bad JSON", function()
   T.checkerr("model_type \"opt\" is not supported (supported: llama", models.from_hf, { model_type = "opt" })
   T.checkerr("feed_forward_proj=\"gated-silu\" is not modelled", models.from_hf,

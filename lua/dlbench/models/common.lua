@@ -185,6 +185,19 @@ function M.stats(self, b)
   return base_stats(self, M.with_optimizer(self, b))   -- a tail call: its errors name the caller's line
 end
 
+-- A model option quantize = "nf4" | {dtype=, skip=}: g:quantize on the built graph (the
+-- zoo's wrapper and dlb.models.from_hf apply it once the builder has run).
+function M.quantize(g, quant)
+  local dt, qo = quant, nil
+  if type(quant) == "table" then
+    dt, qo = quant.dtype, {}
+    for k, v in pairs(quant) do
+      if k ~= "dtype" then qo[k] = v end
+    end
+  end
+  return g:quantize(dt, qo)
+end
+
 -- A fresh graph carrying g.model = {name=, options=, optimizer=}; g:stats (and everything
 -- built on it: flops, params, ops, summary) uses `optimizer` unless the caller names one.
 function M.graph(name, o, optimizer)

@@ -28,7 +28,7 @@ for k in ([[architectures bos_token_id eos_token_id pad_token_id initializer_ran
   n_positions]]):gmatch("%S+") do NEUTRAL[k] = true end
 
 local SUPPORTED = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, bert, t5"
-local VALID = { batch = true, seq = true, optimizer = true }
+local VALID = { batch = true, seq = true, optimizer = true, lora = true, quantize = true }
 
 local function need(cfg, key, what)
   local v = cfg[key]
@@ -129,7 +129,23 @@ function M.from_hf(src, opts)
   local ok, builder, o, read = pcall(map, cfg, what .. " ('" .. name .. "')", opts)
   if not ok then error(tostring(builder), 2) end
   if opts.optimizer then o.optimizer = opts.optimizer end
-  local build = builder == "t5" and require("dlbench.models.transformer").t5 or require("dlbench.models")[builder]
+  -- lora = {rank=, targets=} and quantize = as every zoo model takes them: through the zoo's
+  -- wrapper, or for T5 (outside the zoo's list) the same two steps here
+  local C = require "dlbench.models.common"
+  local build
+  if builder == "t5" then
+    build = function(oo)
+      C.pending_lora = opts.lora
+      local okb, gb = pcall(require("dlbench.models.transformer").t5, oo)
+      C.pending_lora = nil
+      if not okb then error(gb, 0) end
+      if opts.quantize ~= nil then C.quantize(gb, opts.quantize) end
+      return gb
+    end
+  else
+    o.lora, o.quantize = opts.lora, opts.quantize
+    build = require("dlbench.models")[builder]
+  end
   local ok2, g = pcall(build, o)
   if not ok2 then error(what .. " ('" .. name .. "'): " .. (tostring(g):gsub("^[^%s:]+:%d+: ", "")), 2) end
   local ignored = {}
@@ -140,7 +156,7 @@ function M.from_hf(src, opts)
   g.hf = { model_type = cfg.model_type, builder = builder, options = o, ignored = ignored, source = name }
   return g
 end
-doc.doc(M.from_hf, "dlb.models.from_hf(path_or_table[, {batch=\"b\", seq=, optimizer=}]) -> graph",
+doc.doc(M.from_hf, "dlb.models.from_hf(path_or_table[, {batch=\"b\", seq=, optimizer=, lora={rank=, targets=}, quantize=}]) -> graph",
   "build the zoo transformer a Hugging Face config.json describes (" .. SUPPORTED
   .. "); g.hf records the builder, its options and the config keys not read")
 

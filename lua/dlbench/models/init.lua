@@ -75,14 +75,7 @@ local function run(name, f, spec, opts, level)
   local ok, g = pcall(f, opts)
   C.pending_lora = nil
   if ok and quant ~= nil then
-    local dt, qo = quant, nil
-    if type(quant) == "table" then
-      dt, qo = quant.dtype, {}
-      for k, v in pairs(quant) do
-        if k ~= "dtype" then qo[k] = v end
-      end
-    end
-    local okq, err = pcall(g.quantize, g, dt, qo)
+    local okq, err = pcall(C.quantize, g, quant)
     if not okq then
       error("dlb.models." .. name .. ": quantize: " .. strip(tostring(err)):gsub("^g:quantize: ", ""), level + 1)
     end
