@@ -155,6 +155,17 @@ T.test("causal masking: the kernels skip the masked blocks at their published ca
   T.near(w2h, 0.5 / 0.91, 1e-12); T.near(w2a, 0.5 / 0.93, 1e-12); T.eq(c2, 0.91)
   local fa3 = setmetatable({ attention = "flash3" }, { __index = F.get("torchtitan") })
   T.near(F.attn_work(fa3, true, H100), 0.5 / 0.95, 1e-12)
+  -- every catalogue causal rate is a published ratio with its source, near 1 (a kernel at
+  -- half its non-causal rate would gain nothing by skipping): (0.5, 1.1]
+  for dname, fams in pairs(require("dlbench.hw_kernels")) do
+    for fam, e in pairs(fams) do
+      local c = e.causal
+      if c ~= nil then
+        assert(type(c[1]) == "number" and c[1] > 0.5 and c[1] <= 1.1, dname .. " " .. fam)
+        assert(type(c[2]) == "string" and #c[2] > 20, dname .. " " .. fam .. ": a source")
+      end
+    end
+  end
   -- the CALIBRATED copy keeps its catalogue device's causal rate; a changed attn_eff does not
   T.near(F.attn_work(F.get("nemo"), true, H100:with { flops_eff = 0.7 }), 0.5 / 0.91, 1e-12)
   local w1, n1 = F.attn_work(F.get("nemo"), true, H100:with { attn_eff = 0.45 })
