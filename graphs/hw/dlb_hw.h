@@ -51,11 +51,12 @@ enum {
 **                  backward reaches ~66% of peak on an A100 but ~34% on an H100 (Dao 2023,
 **                  "FlashAttention-2", sec. 4.1 and Fig. 7); 0 = off (flops_eff and the
 **                  matmul efficiency, as any matmul).
-** attn_work        the fraction of a fused attention kernel's counted FLOPs it computes
-**                  (at attn_eff, or at flops_eff when that is 0): 0.5 for a causal
-**                  decoder's kernels that skip the masked blocks (dlb.frameworks.attn_work
-**                  sets it per call); 0 = 1, all. Not a device's number: a property of the
-**                  step and its kernel.
+** attn_work        the fraction of a fused attention kernel's counted FLOPs it is timed on
+**                  (at attn_eff, or at flops_eff when that is 0): 0.5 / ratio for a causal
+**                  decoder's kernels that skip the masked blocks, ratio their published
+**                  causal rate over the non-causal one (dlb.frameworks.attn_work sets it
+**                  per call); 0 = 1, all. Not a device's number: a property of the step
+**                  and its kernel.
 ** The host-side model (issue [19]; dlb_timeline in graphs/hw/roofline_impl.h), 0 = off:
 ** host_op          s of host time to issue one op (framework dispatch: Python, the
 **                  dispatcher, the launch call); the device cannot start an op before the

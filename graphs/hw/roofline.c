@@ -117,8 +117,9 @@ static double level_bw(const dlb_roof *d, double bytes) {
 ** runs at the device's attn_eff of peak when that is set: the kernel's measured FLOP/s
 ** (Dao 2023, "FlashAttention-2", sec. 4.1, Fig. 4 and 7) already holds its tiling, its
 ** softmax and its occupancy, so no matmul-shape efficiency applies on top. A kernel that
-** skips the masked blocks of causal attention computes d->attn_work of the FLOPs counted
-** (0.5; Dao 2023 sec. 3.1.1, "causal masking"). */
+** skips the masked blocks of causal attention is timed on d->attn_work of the FLOPs counted
+** (half of them, Dao 2023 sec. 3.1.1, "causal masking", at the kernel's published causal rate:
+** 0.5 / ratio, lua/dlbench/hw_kernels.lua). */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
                        int attention, int *mem_bound) {
   double ct;

@@ -313,11 +313,13 @@ local function setup(fname, o)
       tostring(f8.scaling), tostring(dev.precision)), 3)
   end
   -- the profile's attention kernel on a causal decoder (dlb.frameworks.attn_work): the
-  -- masked blocks skipped (a device the caller gives keeps its own attn_work)
+  -- masked blocks skipped, at the kernel's published causal rate on the device (a device the
+  -- caller gives keeps its own attn_work)
   if not o.device and type(ls) == "table" then
-    dev.attn_work = fw.attn_work(prof, rawget(ls, "causal"))
+    local anote
+    dev.attn_work, anote = fw.attn_work(prof, rawget(ls, "causal"), o.hw)
     if dev.attn_work and dev.attention_kernel then
-      dev.attention_kernel = dev.attention_kernel .. " (causal: masked blocks skipped)"
+      dev.attention_kernel = dev.attention_kernel .. " (" .. anote .. ")"
     end
   end
   if o.w_bytes ~= nil and type(ls) == "table" then

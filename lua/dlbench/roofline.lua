@@ -352,11 +352,13 @@ function M.time(s, dev, opts)
   roof, prec, psource, scale, cal_note, akernel, slack, dev, opts =
     M.roof_of(dev, prof, sprec, rawget(s, "precision_given"), opts, calibration, fn)
   -- the profile's attention kernel on a causal decoder skips the masked blocks
-  -- (dlb.frameworks.attn_work: the fused attention timed at half its FLOPs)
+  -- (dlb.frameworks.attn_work: the fused attention timed at half its FLOPs, at the kernel's
+  -- published causal rate on the device)
   do
     local origin = fw.origin[s] or fw.origin[given]
-    roof.attn_work = fw.attn_work(prof, origin and mfu.causal(origin.graph))
-    if roof.attn_work and akernel then akernel = akernel .. " (causal: masked blocks skipped)" end
+    local aw, anote = fw.attn_work(prof, origin and mfu.causal(origin.graph), dev)
+    roof.attn_work = aw
+    if aw and akernel then akernel = akernel .. " (" .. anote .. ")" end
   end
 
   local set = opset_of(s)

@@ -438,8 +438,9 @@ function M.model(builder, space, opts)
       if not rc then
         local roof, _, _, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
           info.precision_given, time_opts, calibration, FN)
-        -- the profile's kernel on a causal decoder skips the masked blocks (dlb.frameworks)
-        roof.attn_work = fw.attn_work(prof, info.causal)
+        -- the profile's kernel on a causal decoder skips the masked blocks, at its published
+        -- causal rate on the device (dlb.frameworks.attn_work)
+        roof.attn_work = fw.attn_work(prof, info.causal, cdev)
         -- the gradients held at the peak: every trainable one, none for an inference step
         -- (dlb.roofline.holds_all_gradients, as roofline.time's need)
         local ge = roofline.holds_all_gradients(nil, so.inference)

@@ -102,8 +102,10 @@ for _, F in ipairs(FAMILIES) do
         -- per-configuration memory wherever the construction order is the best order found
         local dev = dlb.hw.get(pick(DEVICES))
         local r = dlb.roofline.time(s, dev)
-        local roof, _, _, scale, _, _, slack = dlb.roofline.roof_of(dev, fw.get(s.framework), s.precision,
+        local roof, _, _, scale, _, _, slack, cdev = dlb.roofline.roof_of(dev, fw.get(s.framework), s.precision,
           s.precision_given, {}, "none", "test")
+        -- a causal decoder's fused attention under its profile's kernel (dlb.frameworks.attn_work)
+        roof.attn_work = fw.attn_work(fw.get(s.framework), require("dlbench.mfu").causal(g), cdev)
         T.near(tot.peak, s.footprint_order, 1e-9, what .. " construction-order peak")
         -- the searched peak: under a profile s.footprint is the framework rule, the graph
         -- scheduler's best peak s.footprint_graph (no memory table here: nothing added)
