@@ -237,6 +237,43 @@ for _, e in ipairs(all) do
   if e.split == "held" then xs[#xs + 1], ys[#ys + 1] = e.measured, e.predicted
   else xf[#xf + 1], yf[#yf + 1] = e.measured, e.predicted end
 end
+-- the first-token rows (issue 29): every TensorRT-LLM "1st token latency" row is predicted
+-- short. The same rows and split, recalibrated with the GEMMs' flops_eff fixed at each
+-- chip's CALIBRATED value from the training validation (calibration = "validated":
+-- lua/dlbench/hw_calibrated.lua, H100 fp8 0.56, A100 0.78; the L40S has none and keeps the
+-- catalogue's 0.8) instead of fitted here; the other three parameters fitted as above.
+-- Not adopted: its fit rows' error is the higher, the rule of docs/serve.md step 4; this
+-- comparison was made after seeing every row's error (docs/serve.md, step 9).
+local calv = S.calibrate(rows, { calibration = "validated" })
+local _, allv = S.errors(rows, calv)
+do
+  local function med(list, keep)
+    local e = {}
+    for _, x in ipairs(list) do if keep(x) then e[#e + 1] = math.abs(x.error) end end
+    return #e > 0 and 100 * S._percentile(e, 50) or 0 / 0, #e
+  end
+  local function ttft(x) return x.id:find("^trtllm") and x.id:find("ttft%-ms") end
+  local function thr(x) return x.id:find("^trtllm") and x.id:find("out%-tok") end
+  local function nim(x) return x.id:find("^nim") end
+  print(string.format("\nfirst-token rows (issue 29): adopted calibration vs flops_eff = the chips' CALIBRATED values (validated: bw_eff = %.2f, kernel_overhead = %.0f us, step_overhead = %.1f ms)",
+    calv.bw_eff, calv.kernel_overhead * 1e6, calv.step_overhead * 1e3))
+  print(string.format("%-34s %10s %10s", "median |error|", "adopted", "validated"))
+  for _, g in ipairs { { "held-out, all rows", function() return true end }, { "fit, all rows", function() return true end, "fit" },
+    { "held-out TensorRT-LLM TTFT rows", ttft }, { "fit TensorRT-LLM TTFT rows", ttft, "fit" },
+    { "held-out TensorRT-LLM throughput", thr }, { "fit TensorRT-LLM throughput", thr, "fit" },
+    { "held-out NIM rows", nim }, { "fit NIM rows", nim, "fit" } } do
+    local split = g[3] or "held"
+    local function keep(x) return x.split == split and g[2](x) end
+    local a, n = med(all, keep)
+    print(string.format("%-34s %9.1f%% %9.1f%%   (%d rows)", g[1], a, (med(allv, keep)), n))
+  end
+  print(string.format("%-58s %-5s %9s %9s %9s", "TTFT row", "split", "measured", "adopted", "validated"))
+  for i, x in ipairs(all) do
+    if ttft(x) then
+      print(string.format("%-58s %-5s %9.1f %+8.1f%% %+8.1f%%", x.id, x.split, x.measured, 100 * x.error, 100 * allv[i].error))
+    end
+  end
+end
 do
   local f = plot.figure { width = 3.3, height = 2.4 }
   f:scatter { x = xf, y = yf, label = "fit" }
@@ -248,4 +285,5 @@ do
   f.legend = "outside"
   save(f, "serving_validation.png")
 end
-return { held = held, fit = fitm, cal = cal, rows = #rows, by_source = by_source }
+return { held = held, fit = fitm, cal = cal, rows = #rows, by_source = by_source,
+  validated = { cal = calv, fit = (S.errors(rows, calv, "fit")), held = (S.errors(rows, calv, "held")) } }

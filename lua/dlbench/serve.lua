@@ -65,7 +65,7 @@ local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, 
   pp = true, microbatches = true, group = true, cuda_graphs = true, kernel_overhead = true,
   step_overhead = true, flops_eff = true, bw_eff = true, attn_eff = true, block = true,
   mem_util = true, link = true, comm_latency = true, fused = true, launch = true,
-  kv_reuse = true, collectives = true }
+  kv_reuse = true, collectives = true, calibration = true }
 
 -- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
 -- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
@@ -111,6 +111,21 @@ function M.config(opts, fn)
   local ropts = {}
   for _, k in ipairs { "flops_eff", "bw_eff" } do
     if opts[k] ~= nil then ropts[k] = posnum(fn, k, opts[k], 3) end
+  end
+  -- calibration = "validated": the GEMMs' flops_eff is the chip's CALIBRATED value at the
+  -- compute precision's unit (tensor or fp8; lua/dlbench/hw_calibrated.lua, fitted on the
+  -- training validation rows), the same rule as a training step's calibration = "validated"
+  -- (dlb.frameworks.calibrate); the catalogue's where the chip has none. "catalogue" (the
+  -- default): the catalogue's. A flops_eff given as well is an error naming both.
+  local fw = require "dlbench.frameworks"
+  c.calibration = opts.calibration == nil and "catalogue"
+    or fw.check_calibration(opts.calibration, fn)
+  c.calibration_note = "catalogue flops_eff"
+  if c.calibration == "validated" then
+    if opts.flops_eff ~= nil then
+      fail(fn, "give flops_eff or calibration = \"validated\" (which sets flops_eff), not both", 3)
+    end
+    dev, c.calibration_note = fw.calibrate(dev, c.compute, "validated")
   end
   local okr, roof = pcall(dev.roof, dev, c.compute, ropts)
   if not okr then fail(fn, tostring(roof):gsub("^[^%s:]+:%d+: ", ""), 3) end
@@ -207,8 +222,8 @@ function M.config(opts, fn)
   return c
 end
 
-doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, collectives=\"nccl\"|\"alpha-beta\", comm_latency=, link=, fused=, kv_reuse=true} -> config",
-  "a resolved serving configuration: the device, dtypes and bytes per weight, parallelism, and the per-op roofline parameters every dlb.serve call uses")
+doc.doc(M.config, "dlb.serve.config{hw=, weights=, kv=, act=, compute=, tp=, pp=, microbatches=, group=128, block=16, mem_util=0.9, cuda_graphs=, launch=\"overlap\"|\"serial\", kernel_overhead=, step_overhead=, flops_eff=, bw_eff=, attn_eff=, collectives=\"nccl\"|\"alpha-beta\", comm_latency=, link=, fused=, kv_reuse=true, calibration=\"catalogue\"|\"validated\"} -> config",
+  "a resolved serving configuration: the device, dtypes and bytes per weight, parallelism, and the per-op roofline parameters every dlb.serve call uses (calibration = \"validated\": the GEMMs' flops_eff is the chip's CALIBRATED value, lua/dlbench/hw_calibrated.lua)")
 
 -- == a step (serve_graph.lua) ===================================================
 

@@ -541,8 +541,13 @@ function B.install(M, H)
   -- grid = {comm_latency = {...}} calibrates an alpha-beta link instead)
   local ORDER = { "flops_eff", "bw_eff", "kernel_overhead", "comm_latency", "step_overhead" }
   function M.calibrate(rows, opts)
-    opts = options.check(opts, { grid = true, rounds = true, start = true }, "dlb.serve.calibrate")
+    opts = options.check(opts, { grid = true, rounds = true, start = true, calibration = true },
+      "dlb.serve.calibrate")
     local grid = opts.grid or GRID
+    -- calibration = "validated": flops_eff is the chip's CALIBRATED value (dlb.serve.config),
+    -- not fitted here; the other parameters are
+    local validated = opts.calibration ~= nil
+      and require("dlbench.frameworks").check_calibration(opts.calibration, "dlb.serve.calibrate") == "validated"
     local fit = {}
     for _, r in ipairs(rows) do if r.split == "fit" then fit[#fit + 1] = r end end
     if #fit == 0 then fail("dlb.serve.calibrate", "no row has split = \"fit\"") end
@@ -563,11 +568,12 @@ function B.install(M, H)
     local cal = {}
     for k, v in pairs(opts.start or { flops_eff = 0.8, bw_eff = 0.7, kernel_overhead = 5e-6,
       step_overhead = 1e-3 }) do cal[k] = v end
+    if validated then cal.flops_eff, cal.calibration = nil, "validated" end
     local best = score(cal)
     for _ = 1, opts.rounds or 3 do
       local moved = false
       for _, k in ipairs(ORDER) do
-        if grid[k] then
+        if grid[k] and not (validated and k == "flops_eff") then
           for _, v in ipairs(grid[k]) do
             local old = cal[k]
             if v ~= old then
@@ -582,8 +588,8 @@ function B.install(M, H)
     end
     return cal, math.exp(best) - 1
   end
-  doc.doc(M.calibrate, "dlb.serve.calibrate(rows[, {grid=, rounds=3, start=}]) -> cal, fit_error",
-    "fit flops_eff, bw_eff, kernel_overhead and step_overhead (and comm_latency when grid= gives one: alpha-beta collectives) on the rows marked split = \"fit\" (coordinate descent on grids; median |log error|)")
+  doc.doc(M.calibrate, "dlb.serve.calibrate(rows[, {grid=, rounds=3, start=, calibration=}]) -> cal, fit_error",
+    "fit flops_eff, bw_eff, kernel_overhead and step_overhead (and comm_latency when grid= gives one: alpha-beta collectives) on the rows marked split = \"fit\" (coordinate descent on grids; median |log error|); calibration = \"validated\": flops_eff is each chip's CALIBRATED value (dlb.serve.config), the other three are fitted")
 
   M._percentile = percentile
 end

@@ -350,6 +350,47 @@ T.test("validation table: schema, sources, the fixed split", function()
   assert(not c1.saturated and c1.batch > 20 and c1.batch <= 25, "clients mostly decoding")
 end)
 
+T.test("calibration = \"validated\": the chip's CALIBRATED flops_eff (issue 29)", function()
+  local C = require "dlbench.hw_calibrated"
+  local cases = {
+    { "H100-SXM", "fp8", C.flops_eff["H100-SXM"].fp8[1] },
+    { "H100-SXM", "fp16", C.flops_eff["H100-SXM"].tensor[1] },
+    { "A100-SXM4-80GB", "fp16", C.flops_eff["A100-SXM4-80GB"].tensor[1] },
+    -- no CALIBRATED value for the L40S: the catalogue's
+    { "L40S", "fp8", dlb.hw.get("L40S"):roof("fp8").flops_eff },
+  }
+  for _, k in ipairs(cases) do
+    local c = S.config { hw = k[1], weights = k[2], calibration = "validated" }
+    T.eq(c.op_roof.flops_eff, k[3], k[1] .. " " .. k[2])
+    T.eq(c.calibration, "validated", "recorded")
+    -- the same answers as that flops_eff given by hand (a 2,048-token prefill: compute-bound)
+    local a = S.prefill(L7, { hw = k[1], weights = k[2], prompt = 2048, calibration = "validated" })
+    local b = S.prefill(L7, { hw = k[1], weights = k[2], prompt = 2048, flops_eff = k[3] })
+    T.near(a.ttft, b.ttft, 1e-12, k[1] .. " " .. k[2] .. " prefill")
+  end
+  T.eq(S.config { hw = "L40S" }.calibration, "catalogue", "the default")
+  assert(S.config { hw = "L40S", calibration = "validated" }.calibration_note:find("no CALIBRATED", 1, true), "said")
+  -- a compute-bound prefill on H100 fp8 is slower at the CALIBRATED 0.56 than at the catalogue's
+  local v = S.prefill(L7, { hw = "H100-SXM", weights = "fp8", prompt = 2048, calibration = "validated" }).ttft
+  local cat = S.prefill(L7, { hw = "H100-SXM", weights = "fp8", prompt = 2048 }).ttft
+  assert(v > 1.2 * cat, "validated " .. v .. " catalogue " .. cat)
+  T.checkerr("give flops_eff or calibration = \"validated\"", S.prefill, L7,
+    { hw = "H100-SXM", prompt = 128, calibration = "validated", flops_eff = 0.5 })
+  T.checkerr("calibration must be \"catalogue\" or \"validated\"", S.prefill, L7,
+    { hw = "H100-SXM", prompt = 128, calibration = "measured" })
+  -- dlb.serve.calibrate{calibration = "validated"} fits the others, never flops_eff
+  local rows = {}
+  for _, r in ipairs(dofile(DATA)) do
+    if r.id:find("ttft%-ms") and r.id:find("^trtllm%-h100") then rows[#rows + 1] = r end
+  end
+  local cal = S.calibrate(rows, { calibration = "validated", rounds = 1,
+    grid = { flops_eff = { 0.3, 1.0 }, bw_eff = { 0.7, 0.9 } } })
+  T.eq(cal.flops_eff, nil, "flops_eff not fitted")
+  T.eq(cal.calibration, "validated", "carried into the predictions")
+  assert(cal.bw_eff == 0.7 or cal.bw_eff == 0.9, "bw_eff fitted on its grid")
+  T.checkerr("calibration must be", S.calibrate, rows, { calibration = "yes" })
+end)
+
 T.test("bad input names the option and the function", function()
   T.checkerr("unknown option 'batchsize' for dlb.serve.decode", S.decode, L7, { hw = "H100-SXM", batchsize = 4 })
   T.checkerr("hw is required", S.decode, L7, { batch = 4 })

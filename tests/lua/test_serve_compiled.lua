@@ -113,6 +113,16 @@ T.test("dlb_sweep_prog_serve: the per-op rule per class, the launch floor, atten
   T.checkerr("not finished", core.sweep_prog_serve, layered, { 1, 1 }, op, at, 0)
 end)
 
+T.test("calibration = \"validated\": the compiled sweep equals the graph path (issue 29)", function()
+  -- the chip's CALIBRATED flops_eff (H100 fp8 and fp16, A100 fp16) and L40S, which has none
+  local m = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 })
+  for _, hw in ipairs { "H100-SXM", "A100-SXM4-80GB", "L40S" } do
+    local n = compare(hw .. " validated", { model = m, hw = hw, batch = { 1, 16, 64 }, prompt = { 128, 2048 },
+      output = { 1, 64 }, weights = { "fp16", "fp8" }, tp = { 1, 2 }, calibration = "validated" })
+    T.eq(n, 48, hw .. " rows")
+  end
+end)
+
 T.test("the sweep takes the compiled path; compiled = false the graphs'", function()
   local SG = require "dlbench.serve_graph"
   local m = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 }, { name = "fresh" })

@@ -28,6 +28,16 @@ T.test("validation: calibrated on the fit rows, held-out error reported", functi
   assert(text:find("median |error|: held-out", 1, true), "reported")
 end)
 
+T.test("first-token rows (issue 29): flops_eff at the chips' CALIBRATED values, not adopted", function()
+  local v = res.validated
+  T.eq(v.cal.calibration, "validated", "the variant")
+  T.eq(v.cal.flops_eff, nil, "flops_eff not fitted")
+  -- the rule of docs/serve.md step 4: of two variants, the lower fit rows' error is kept
+  assert(v.fit > res.fit, "its fit rows' error is the higher: " .. v.fit .. " vs " .. res.fit)
+  assert(v.held > 0 and v.held < 1, "held-out reported")
+  assert(text:find("first-token rows (issue 29)", 1, true) and text:find("held-out TensorRT-LLM TTFT rows", 1, true), "printed")
+end)
+
 T.test("figures", function()
   for _, f in ipairs { "serving_kv", "serving_roofline", "serving_curve", "serving_validation" } do
     NB.png("out/" .. f .. ".png")
