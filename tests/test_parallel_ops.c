@@ -124,6 +124,18 @@ static void selective_recompute(void) {
   CHECK(dlb_par_plan_new(L, 4, &V100, &cl, &o) == NULL);
 }
 
+/* Four layers: an input layer (act_in 0), two blocks and a loss layer (act_out 0), forward
+** FLOPs fw[i] per sample (the backward twice that), kept bytes kept[i], X bytes between
+** layers; nothing else. */
+static void input_blocks_loss(dlb_par_layer L[4], const double fw[4], const double kept[4],
+                              double X) {
+  memset(L, 0, 4 * sizeof L[0]);
+  for (int i = 0; i < 4; i++) {
+    L[i].flops_fwd = fw[i]; L[i].flops_bwd = 2 * fw[i]; L[i].act_kept = kept[i];
+    L[i].act_in = i == 0 ? 0 : X; L[i].act_out = i == 3 ? 0 : X;
+  }
+}
+
 /* Full recompute reruns the blocks between the model's input layer and its loss layer, not
 ** those two (llm-foundry's activation_checkpointing_fn selects MPTBlock, torchtitan's apply_ac
 ** wraps each TransformerBlock, Megatron-LM checkpoints its transformer layers; planner.c
@@ -140,12 +152,8 @@ static void selective_recompute(void) {
 static void recompute_scope(void) {
   const double F0 = 1e9, F = 6e9, F2 = 2e9, X = 1e6, K0 = 3e6, K = 5e6, K2 = 9e6;
   dlb_par_layer L[4];
-  memset(L, 0, sizeof L);
   const double fw[4] = { F0, F, F, F2 }, kept[4] = { K0, K, K, K2 };
-  for (int i = 0; i < 4; i++) {
-    L[i].flops_fwd = fw[i]; L[i].flops_bwd = 2 * fw[i]; L[i].act_kept = kept[i];
-    L[i].act_in = i == 0 ? 0 : X; L[i].act_out = i == 3 ? 0 : X;
-  }
+  input_blocks_loss(L, fw, kept, X);
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
   dlb_par_row cfg, rn, rf, r2;
@@ -195,12 +203,8 @@ static void selective_op(void) {
   const double F0 = 1e9, F3 = 2e9, Ff = 7.6e9, R = 2.1e9, X = 1e3, K0 = 3e5, K = 1e6,
                K3 = 2e6, S = X + 8e3;
   dlb_par_layer L[4];
-  memset(L, 0, sizeof L);
   const double fw[4] = { F0, Ff, Ff, F3 }, kept[4] = { K0, K, K, K3 };
-  for (int i = 0; i < 4; i++) {
-    L[i].flops_fwd = fw[i]; L[i].flops_bwd = 2 * fw[i]; L[i].act_kept = kept[i];
-    L[i].act_in = i == 0 ? 0 : X; L[i].act_out = i == 3 ? 0 : X;
-  }
+  input_blocks_loss(L, fw, kept, X);
   L[1].qo_bytes = L[2].qo_bytes = 6e3;
   /* per block: flops, bytes, m, n, k, attention */
   const double def[6][6] = { { 1e8, 4e3, 0, 0, 0, 0 }, { 2e9, 8e3, 4096, 4096, 4096, 0 },
