@@ -151,8 +151,9 @@ local function setup(r, unscored)
   -- module is core_attn) and the row names no other modules (layout.recompute_modules);
   -- torchtitan's layer-level selective AC (layout.recompute_every = k: every k-th block
   -- fully checkpointed) as full recompute on those blocks (issue [18]/[19], branch fsdp4);
-  -- torchtitan's per-op selective AC and MaxText's policies are other policies, not
-  -- modelled (no recompute, as before)
+  -- torchtitan's per-op selective AC (layout.recompute = "selective_op") as the planner's
+  -- policy of that name where the profile offers it (issue [18], branch sac); MaxText's
+  -- policies are other policies, not modelled (no recompute, as before)
   local rc = L.recompute == "full"
   local mods = L.recompute_modules
   local core_only = mods == nil or (#mods == 1 and mods[1] == "core_attn")
@@ -160,7 +161,13 @@ local function setup(r, unscored)
     rc = "selective"
   end
   if L.recompute == "selective" and L.recompute_every then rc = true end
-  local cfl = 0   -- the attention core's forward FLOPs (selective recompute's, in HFU)
+  if L.recompute == "selective_op" and dlb.frameworks.offers(prof, "selective_op") then
+    rc = "selective_op"
+  end
+  -- the attention core's forward FLOPs (selective recompute's, in HFU; the per-op policy's
+  -- recomputed FLOPs are the planner's, its hfu: hw_fps counts none of them, and no row of
+  -- that policy states hardware FLOPs)
+  local cfl = 0
   for _, l in ipairs(ls) do cfl = cfl + (l.flops_core or 0) end
   local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc, fuse = prof.name,
     nics = r.nics,

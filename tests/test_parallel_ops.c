@@ -104,10 +104,14 @@ static void selective_recompute(void) {
   CHECK_NEAR(rs.step, 4 * (T + T / 3 * (4 * s * s * h) / F), 1e-9 * rs.step);
   CHECK_NEAR(rf.step, 4 * (T + T / 3), 1e-9 * rf.step);
   CHECK_NEAR(rs.hfu, 4 * (3 * F + 4 * s * s * h) / (rs.step * V100.peak * t), 1e-9);
-  /* the search takes the policy too; anything else is an error naming it */
-  cfg.recompute = 3;
+  /* the search takes the policy too; anything else is an error naming it, and the per-op
+  ** policy (3) needs the layers' ops */
+  cfg.recompute = 4;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "selective") != NULL);
+  cfg.recompute = DLB_PAR_RECOMPUTE_OP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ops") != NULL);
   o.recompute = 2; o.devices = 2; o.tp_max = 2; o.pp_max = 1; o.zero_max = 0; o.sched = -1;
   dlb_par_plan *P = dlb_par_plan_new(L, 4, &V100, &cl, &o);
   CHECK(P != NULL && dlb_par_plan_count(P) > 0);
@@ -118,6 +122,18 @@ static void selective_recompute(void) {
   dlb_par_plan_free(P);
   o.recompute = 2.5;
   CHECK(dlb_par_plan_new(L, 4, &V100, &cl, &o) == NULL);
+}
+
+/* Four layers: an input layer (act_in 0), two blocks and a loss layer (act_out 0), forward
+** FLOPs fw[i] per sample (the backward twice that), kept bytes kept[i], X bytes between
+** layers; nothing else. */
+static void input_blocks_loss(dlb_par_layer L[4], const double fw[4], const double kept[4],
+                              double X) {
+  memset(L, 0, 4 * sizeof L[0]);
+  for (int i = 0; i < 4; i++) {
+    L[i].flops_fwd = fw[i]; L[i].flops_bwd = 2 * fw[i]; L[i].act_kept = kept[i];
+    L[i].act_in = i == 0 ? 0 : X; L[i].act_out = i == 3 ? 0 : X;
+  }
 }
 
 /* Full recompute reruns the blocks between the model's input layer and its loss layer, not
@@ -136,12 +152,8 @@ static void selective_recompute(void) {
 static void recompute_scope(void) {
   const double F0 = 1e9, F = 6e9, F2 = 2e9, X = 1e6, K0 = 3e6, K = 5e6, K2 = 9e6;
   dlb_par_layer L[4];
-  memset(L, 0, sizeof L);
   const double fw[4] = { F0, F, F, F2 }, kept[4] = { K0, K, K, K2 };
-  for (int i = 0; i < 4; i++) {
-    L[i].flops_fwd = fw[i]; L[i].flops_bwd = 2 * fw[i]; L[i].act_kept = kept[i];
-    L[i].act_in = i == 0 ? 0 : X; L[i].act_out = i == 3 ? 0 : X;
-  }
+  input_blocks_loss(L, fw, kept, X);
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
   dlb_par_row cfg, rn, rf, r2;
@@ -167,6 +179,72 @@ static void recompute_scope(void) {
   o.recompute_every = 1.5;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "recompute_every") != NULL);
+}
+
+/* Torchtitan's per-op selective AC (DLB_PAR_RECOMPUTE_OP; torchtitan/parallelisms/
+** parallelize_llama.py `_save_list` and _apply_ac_to_transformer_block, 2024: the outputs of
+** SDPA and of every aten.mm but each second call are saved, everything else recomputed).
+** Four layers on one device, batch 1: an input layer (act_in 0) of F0 forward FLOPs, two
+** identical blocks with ops, a loss layer (act_out 0) of F3; no launch costs, attn_eff 0 (the
+** attention kernel at flops_eff 0.8 as the rest), bytes small enough that every op is
+** compute-bound. A block's forward ops in order, FLOPs per sample, bytes per sample:
+**   norm 1e8, 4e3 | wq (mm 1) 2e9, 8e3 | wk (mm 2) 5e8, 5e3 | wv (mm 3) 5e8, 5e3 |
+**   attention (fused) 3e9, 1.6e4 | wo (mm 4) 1.5e9, 6e3    (forward Ff = 7.6e9)
+** and one backward op of 2 Ff. Recomputed: norm, wk, wo: R = 2.1e9 per block (saving mm 2
+** and 4 instead would recompute 2.6e9); by hand
+**   none:  step = 3 (F0 + 2 Ff + F3) / (0.8 P)
+**   op:    step = (3 (F0 + 2 Ff + F3) + 2 R) / (0.8 P), hfu counting 2 R more
+** Memory (act_in X, kept K per block, K0 and K3 for the outer layers): a block keeps X and
+** the saved outputs: wq 8e3 x 4096 / 8192 = 4e3, wv 5e3 x 1024 / 5120 = 1e3 (an output's
+** n / (n + k) of a matmul's bytes), the attention output qo_bytes / 2 = 3e3: S = X + 8e3;
+** one block's rest is rebuilt at a time: K - S.
+**   none:  K0 + 2 K + K3          op: K0 + 2 S + K3 + (K - S) */
+static void selective_op(void) {
+  const double F0 = 1e9, F3 = 2e9, Ff = 7.6e9, R = 2.1e9, X = 1e3, K0 = 3e5, K = 1e6,
+               K3 = 2e6, S = X + 8e3;
+  dlb_par_layer L[4];
+  const double fw[4] = { F0, Ff, Ff, F3 }, kept[4] = { K0, K, K, K3 };
+  input_blocks_loss(L, fw, kept, X);
+  L[1].qo_bytes = L[2].qo_bytes = 6e3;
+  /* per block: flops, bytes, m, n, k, attention */
+  const double def[6][6] = { { 1e8, 4e3, 0, 0, 0, 0 }, { 2e9, 8e3, 4096, 4096, 4096, 0 },
+    { 5e8, 5e3, 4096, 1024, 4096, 0 }, { 5e8, 5e3, 4096, 1024, 4096, 0 },
+    { 3e9, 1.6e4, 0, 0, 0, 1 }, { 1.5e9, 6e3, 4096, 4096, 4096, 0 } };
+  dlb_par_op ops[14];
+  memset(ops, 0, sizeof ops);
+  for (int b = 0; b < 2; b++) {
+    for (int j = 0; j < 6; j++) {
+      dlb_par_op *op = &ops[7 * b + j];
+      op->layer = 1 + b; op->phase = 0;
+      op->flops_sample = def[j][0]; op->bytes_sample = def[j][1];
+      op->m = def[j][2]; op->n = def[j][3]; op->k = def[j][4]; op->attention = def[j][5];
+      if (op->m > 0) { op->batch = 1; op->grow = 1; op->split = 3; }
+    }
+    dlb_par_op *bw = &ops[7 * b + 6];
+    bw->layer = 1 + b; bw->phase = 1; bw->flops_sample = 2 * Ff;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, rn, rs;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 14, &V100, &cl, &o, &cfg, &rn, NULL) == DLB_OK);
+  cfg.recompute = DLB_PAR_RECOMPUTE_OP;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 14, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_OK);
+  CHECK(rs.recompute == DLB_PAR_RECOMPUTE_OP);
+  const double P8 = V100.peak * 0.8, W = 3 * (F0 + 2 * Ff + F3);
+  /* (CHECK_NEAR's tolerance is relative) */
+  CHECK_NEAR(rn.step, W / P8, 1e-9);
+  CHECK_NEAR(rs.step, (W + 2 * R) / P8, 1e-9);
+  CHECK_NEAR(rs.hfu, (W + 2 * R) / (rs.step * V100.peak), 1e-9);
+  CHECK_NEAR(rn.mem_act, K0 + 2 * K + K3, 1e-9);
+  CHECK_NEAR(rs.mem_act, K0 + 2 * S + K3 + (K - S), 1e-9);
+  /* the count is of the block's matmuls: with the second block's wk not a matmul (m 0),
+  ** its wv is mm 2 and wo mm 3, so wk and wv are recomputed and wo saved there:
+  ** 1e8 + 5e8 + 5e8 = R - 1e9 */
+  ops[9].m = 0;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 14, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_OK);
+  CHECK_NEAR(rs.step, (W + 2 * R - 1e9) / P8, 1e-9);
 }
 
 /* Pipeline sends with Megatron-LM's scatter/gather (Narayanan et al. 2021 sec. 4.1): tp 2 x
@@ -632,6 +710,7 @@ int main(void) {
   RUN(attention_ops);
   RUN(selective_recompute);
   RUN(recompute_scope);
+  RUN(selective_op);
   RUN(pipeline_scatter);
   RUN(replicated_ops);
   RUN(moe_cp);

@@ -241,7 +241,8 @@ typedef struct dlb_par_opts {
   double v;              /* virtual stages for the interleaved schedule (0 = 2) */
   double seq_par;        /* 1: sequence parallelism with tensor parallelism */
   double recompute;      /* -1 = try none and full; 0 = keep activations; 1 = full
-                            recompute; 2 = selective (the attention core, DLB_PAR_RECOMPUTE_*) */
+                            recompute; 2 = selective (the attention core); 3 = torchtitan's
+                            per-op selective AC (DLB_PAR_RECOMPUTE_*) */
   double balance;        /* DLB_BALANCE_* */
   double shard;          /* 1: spread shardable layers' parameters over the stages */
   double devices;        /* devices to use (0 = the whole cluster) */
@@ -306,8 +307,15 @@ enum {
                             MoE layer forward when dropless (issue [21]; docs/parallel.md) */
 };
 
-/* Activation recompute policies (dlb_par_opts.recompute, dlb_par_row.recompute). */
-enum { DLB_PAR_RECOMPUTE_NONE = 0, DLB_PAR_RECOMPUTE_FULL = 1, DLB_PAR_RECOMPUTE_SELECTIVE = 2 };
+/* Activation recompute policies (dlb_par_opts.recompute, dlb_par_row.recompute).
+** DLB_PAR_RECOMPUTE_OP is torchtitan's per-op selective AC (selective_ac_option "op",
+** torchtitan/parallelisms/parallelize_llama.py `_save_list`): in each block between the
+** input and the loss layer, the forward keeps the outputs of its fused attention kernels and
+** of every odd-numbered weight matmul (aten.mm calls 1, 3, 5, ... in op order) besides the
+** block's input, and the backward runs the block's other forward ops again; it needs the
+** layers' ops (layers from a graph). */
+enum { DLB_PAR_RECOMPUTE_NONE = 0, DLB_PAR_RECOMPUTE_FULL = 1, DLB_PAR_RECOMPUTE_SELECTIVE = 2,
+       DLB_PAR_RECOMPUTE_OP = 3 };
 
 /* Context-parallel attention algorithms. */
 enum {

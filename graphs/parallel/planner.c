@@ -176,6 +176,7 @@ typedef struct stage {
   double kept;          /* activation bytes kept per sample */
   double full;          /* largest layer's full activation bytes per sample (recompute) */
   double core;          /* largest layer's attention-core bytes per sample (selective) */
+  double sacx;          /* largest block's bytes per sample rebuilt by per-op selective AC */
   double xfer;          /* bytes per sample crossing out of its chunks */
   double shard;         /* shardable parameters held before spreading */
   double shard_t, shard_w; /* of which trainable, and their weight bytes */
@@ -223,12 +224,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   /* the recompute policy: full (the layer's forward again from its input, Narayanan et al.
   ** 2021 sec. 3.5) or selective (the attention core's forward again, Korthikanti et al.
   ** 2022 sec. 5) */
-  int rcp = (cfg->recompute >= DLB_PAR_RECOMPUTE_NONE && cfg->recompute <= DLB_PAR_RECOMPUTE_SELECTIVE)
+  int rcp = (cfg->recompute >= DLB_PAR_RECOMPUTE_NONE && cfg->recompute <= DLB_PAR_RECOMPUTE_OP)
     ? (int)cfg->recompute : -1;
   if (rcp < 0 || cfg->recompute != rcp)
-    return dlb_fail(DLB_EINVAL, "plan: recompute must be 0 (none), 1 (full) or 2 (selective: "
-                    "the attention core), got %g", cfg->recompute);
+    return dlb_fail(DLB_EINVAL, "plan: recompute must be 0 (none), 1 (full), 2 (selective: "
+                    "the attention core) or 3 (torchtitan's per-op selective AC), got %g",
+                    cfg->recompute);
   int rc = rcp == DLB_PAR_RECOMPUTE_FULL, sel = rcp == DLB_PAR_RECOMPUTE_SELECTIVE;
+  int sop = rcp == DLB_PAR_RECOMPUTE_OP;
   /* cast only a value in range (a NaN or huge double cast to int is undefined) */
   int ca = (cfg->cp_algo >= DLB_CP_RING && cfg->cp_algo <= DLB_CP_ALLTOALL) ? (int)cfg->cp_algo : -1;
   if (!dlb_par_whole(dp) || !dlb_par_whole(tp) || !dlb_par_whole(pp) || !dlb_par_whole(m))
@@ -385,6 +388,18 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       ** the attention core's forward (Korthikanti et al. 2022 sec. 5: the extra compute is
       ** the forward of Q K^T, softmax, dropout and the attention over V) */
       s->b += tb + (lrc ? tf : 0) + (sel ? cf : 0);
+      /* torchtitan's per-op selective AC wraps the same blocks as full recompute (every one:
+      ** its "op" option excludes the layer-level one) and runs their forward ops again but
+      ** the saved ones (dlb_layer_sac) */
+      int lop = sop && blk;
+      double srt = 0, srf = 0, srh = 0, skept = 0;
+      if (lop) {
+        st = dlb_layer_sac(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &srt, &srf,
+                           &srh, &skept);
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        s->b += srt;
+        s->rcf += srf;
+      }
       /* ZeRO partitions the update over the replicas: dense over dp x cp (or the HSDP shard
       ** group), experts over their dp x cp / ep */
       double et = tl > 1 ? etp : 1;   /* the experts' tensor degree on this layer */
@@ -396,7 +411,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       double hf, hb, hu, hc;
       dlb_layer_host(LT, dev, i, l->experts > 0 ? ep : 1, moe, &hf, &hb, &hu, &hc);
       s->hf += hf;
-      s->hb += hb + (lrc ? hf : 0) + (sel ? hc : 0);
+      s->hb += hb + (lrc ? hf : 0) + (sel ? hc : 0) + srh;
       s->hu += hu;
       if (tl > 1 && l->tp_colls > 0) {
         /* each tensor-parallel allreduce is an op the host issues too */
@@ -524,8 +539,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       double core = fmin(l->act_core, l->act_kept) / tl;
       /* (the stack's rc, not lrc, for the input and loss layers: see recompute_layer; a
       ** block that recompute_every leaves out keeps its activations) */
-      s->kept += rc && (lrc || !blk) ? l->act_in * ((sp && tl > 1) ? 1 / tl : 1)
-                                     : (sel ? full - core : full);
+      double ain = l->act_in * ((sp && tl > 1) ? 1 / tl : 1);
+      /* per-op selective AC keeps a block's input and its saved outputs (never more than
+      ** all of it); the rest of one block is rebuilt at a time in the backward */
+      double sk = fmin(full, ain + skept);
+      s->kept += rc && (lrc || !blk) ? ain : (sel ? full - core : (lop ? sk : full));
+      if (lop && full - sk > s->sacx) s->sacx = full - sk;
       if (full > s->full) s->full = full;
       if (core > s->core) s->core = core;
     }
@@ -554,6 +573,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
     s->mem = s->wbytes * zw + s->trainable * (eg + eo) + s->ewb * zwe + s->etrain * (ege + eoe)
              + inflight * mbc * s->kept + (rc ? mbc * s->full : 0) + (sel ? mbc * s->core : 0)
+             + (sop ? mbc * s->sacx : 0)
              + s->cpws;
   }
   double lambda = 0;

@@ -192,6 +192,51 @@ static double per_expert(const dlb_par_op *o, double xe) {
   return nl > 1 ? nl : 1;
 }
 
+/* Seconds of one op o of a layer at mb samples on tensor degree tl, expert degree ep (its
+** expert ops), with sequence parallelism when sp, under moe (DLB_MOE_*): the per-op rule
+** (dlb_op_time_raw) at its own bound. */
+static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double tl, double ep,
+                      int sp, int moe) {
+  double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
+  int mbound;
+  /* expert parallelism (Megatron-Core's experts.py: num_local_experts = experts / ep, the
+  ** tokens of the ep ranks dispatched to them): a rank's expert ops hold experts/ep of the
+  ** weights and ep x the rows each, the same FLOPs; the update phase's share is the
+  ** planner's (dlb_par_evaluate divides it by ep) */
+  double xe = ((o->attention == 2 || o->attention == 4) && ep > 1 && o->phase != 2) ? ep : 1;
+  /* an op outside the tensor-parallel region runs whole on every rank, or on 1/tl of the
+  ** sequence under sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2) */
+  double ot = (o->replicated != 0 && !sp) ? 1 : tl;
+  double f = (o->flops_sample * mb + o->flops_fixed) / ot;
+  double b = scale * (o->bytes_sample * mb + o->bytes_fixed / xe) / ot;
+  double g[4] = { o->m, o->n, o->k, o->batch };
+  if (o->m > 0) {
+    int gd = (int)o->grow, sd = (int)o->split;
+    if (gd >= 1 && gd <= 4) g[gd - 1] *= mb;
+    if (xe > 1 && g[3] >= xe) {
+      g[3] /= xe;
+      if (gd >= 1 && gd <= 3) g[gd - 1] *= xe;
+    }
+    if (tl > 1 && sd >= 1 && sd <= 4) g[sd - 1] = fmax(1, g[sd - 1] / tl);
+  }
+  double nl = local_gemms(o, g, moe);
+  double pe = per_expert(o, xe);
+  if (pe > 1) {
+    /* one kernel per local expert, each on its expert's share of the bytes */
+    return pe * dlb_op_time_raw(d, f / pe, b / pe, NULL, 0, &mbound);
+  } else if (nl > 1) {
+    /* Megatron-Core's TEGroupedMLP: Transformer Engine's GroupedLinear runs one cuBLAS GEMM
+    ** per local expert (general_grouped_gemm -> multi_stream_cublas_gemm), up to
+    ** TE_GEMM_STREAMS at once on their streams: ceil(nl / s) rounds, each the per-op rule
+    ** of s experts' GEMMs as one batch (their tiles share the device; one launch each
+    ** round on the device's clock) */
+    double s = nl < TE_GEMM_STREAMS ? nl : TE_GEMM_STREAMS;
+    double g1[4] = { g[0], g[1], g[2], s };
+    return ceil(nl / s) * dlb_op_time_raw(d, f * s / nl, b * s / nl, g1, 0, &mbound);
+  }
+  return dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, o->attention == 1, &mbound);
+}
+
 /* Time layer li (uncached). ep: the expert-parallel degree its expert ops (attention 2)
 ** run under (1: all the experts on every rank); moe: DLB_MOE_*. */
 static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
@@ -213,44 +258,7 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   }
   for (int k = 0; k < T->count[li]; k++) {
     const dlb_par_op *o = &T->ops[T->first[li] + k];
-    /* expert parallelism (Megatron-Core's experts.py: num_local_experts = experts / ep, the
-    ** tokens of the ep ranks dispatched to them): a rank's expert ops hold experts/ep of the
-    ** weights and ep x the rows each, the same FLOPs; the update phase's share is the
-    ** planner's (dlb_par_evaluate divides it by ep) */
-    double xe = ((o->attention == 2 || o->attention == 4) && ep > 1 && o->phase != 2) ? ep : 1;
-    /* an op outside the tensor-parallel region runs whole on every rank, or on 1/tl of the
-    ** sequence under sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2) */
-    double ot = (o->replicated != 0 && !sp) ? 1 : tl;
-    double f = (o->flops_sample * mb + o->flops_fixed) / ot;
-    double b = scale * (o->bytes_sample * mb + o->bytes_fixed / xe) / ot;
-    double g[4] = { o->m, o->n, o->k, o->batch };
-    if (o->m > 0) {
-      int gd = (int)o->grow, sd = (int)o->split;
-      if (gd >= 1 && gd <= 4) g[gd - 1] *= mb;
-      if (xe > 1 && g[3] >= xe) {
-        g[3] /= xe;
-        if (gd >= 1 && gd <= 3) g[gd - 1] *= xe;
-      }
-      if (tl > 1 && sd >= 1 && sd <= 4) g[sd - 1] = fmax(1, g[sd - 1] / tl);
-    }
-    double t;
-    double nl = local_gemms(o, g, moe);
-    double pe = per_expert(o, xe);
-    if (pe > 1) {
-      /* one kernel per local expert, each on its expert's share of the bytes */
-      t = pe * dlb_op_time_raw(d, f / pe, b / pe, NULL, 0, &mbound);
-    } else if (nl > 1) {
-      /* Megatron-Core's TEGroupedMLP: Transformer Engine's GroupedLinear runs one cuBLAS GEMM
-      ** per local expert (general_grouped_gemm -> multi_stream_cublas_gemm), up to
-      ** TE_GEMM_STREAMS at once on their streams: ceil(nl / s) rounds, each the per-op rule
-      ** of s experts' GEMMs as one batch (their tiles share the device; one launch each
-      ** round on the device's clock) */
-      double s = nl < TE_GEMM_STREAMS ? nl : TE_GEMM_STREAMS;
-      double g1[4] = { g[0], g[1], g[2], s };
-      t = ceil(nl / s) * dlb_op_time_raw(d, f * s / nl, b * s / nl, g1, 0, &mbound);
-    } else {
-      t = dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, o->attention == 1, &mbound);
-    }
+    double t = op_time(d, o, mb, tl, ep, sp, moe);
     if (o->phase == 0) *tf += t;
     else if (o->phase == 1) *tb += t;
     else *tu += t;
@@ -258,6 +266,59 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     if (o->attention == 1 && o->phase == 1) *ab += t;
     if (core_op(o) && o->phase == 0) *cf += t;   /* the attention core's forward */
   }
+}
+
+/* Whether torchtitan's per-op selective AC keeps forward op o's output (DLB_PAR_RECOMPUTE_OP):
+** its `_save_list` policy (torchtitan/parallelisms/parallelize_llama.py,
+** _apply_ac_to_transformer_block, 2024) saves the outputs of the SDPA kernels
+** (aten._scaled_dot_product_flash_attention / _efficient_attention: a fused attention kernel,
+** attention 1) and of aten.mm except every second call ("Saves output of all compute ops,
+** except every second mm": the count is incremented before the test, so calls 1, 3, 5, ...
+** are saved); every other op is PREFER_RECOMPUTE. *mm counts the layer's weight matmuls so
+** far (an unbatched GEMM, batch 1, of no MoE layer's experts: nn.Linear's aten.mm). */
+static int sac_saved(const dlb_par_op *o, int *mm) {
+  if (o->attention == 1) return 1;
+  if (o->m > 0 && o->batch == 1 && o->attention == 0) {
+    *mm += 1;
+    return *mm % 2 == 1;
+  }
+  return 0;
+}
+
+/* The bytes per sample of op o's output, an estimate from its bytes per sample: a weight
+** matmul reads m x k and writes m x n elements per sample (its weights are bytes_fixed), so
+** its output is n / (n + k) of them; a fused attention kernel writes the attention output,
+** half of the layer's qo_bytes (Q and the output) when the layer gives them, else a quarter
+** of what it moves (Q, K, V and the output, equal under multi-head attention); its fp32
+** log-sum-exp (2 / head dim of the 16-bit output's bytes) is not counted. */
+static double out_bytes(const dlb_par_layer *l, const dlb_par_op *o) {
+  if (o->attention == 1) return l->qo_bytes > 0 ? l->qo_bytes / 2 : o->bytes_sample / 4;
+  if (o->m > 0 && o->n + o->k > 0) return o->bytes_sample * o->n / (o->n + o->k);
+  return o->bytes_sample;
+}
+
+int dlb_layer_sac(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                  double ep, int sp, int moe, double *rt, double *rf, double *rh, double *kept) {
+  *rt = *rf = *rh = *kept = 0;
+  if (T->count[li] == 0)
+    return dlb_fail(DLB_EINVAL, "plan: recompute 3 (\"selective_op\": torchtitan's per-op selective AC) needs the "
+                    "layers' ops (dlb.parallel.layers.from_graph), layer %d has none", li + 1);
+  const dlb_par_layer *l = &T->L[li];
+  int mm = 0;
+  for (int k = 0; k < T->count[li]; k++) {
+    const dlb_par_op *o = &T->ops[T->first[li] + k];
+    if (o->phase != 0) continue;
+    double ot = (o->replicated != 0 && !sp) ? 1 : tl;
+    if (sac_saved(o, &mm)) {
+      *kept += out_bytes(l, o) / ot;
+    } else {
+      *rt += op_time(d, o, mb, tl, ep, sp, moe);
+      *rf += o->flops_sample;
+      if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
+        *rh += d->host_op;
+    }
+  }
+  return DLB_OK;
 }
 
 void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double ep, int moe,

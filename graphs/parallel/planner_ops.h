@@ -44,4 +44,14 @@ int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb
 void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double ep, int moe,
                     double *hf, double *hb, double *hu, double *hc);
 
+/* Torchtitan's per-op selective AC (DLB_PAR_RECOMPUTE_OP) on layer li at mb samples, tensor
+** degree tl, expert degree ep, sequence parallelism sp, moe (as dlb_layer_times_get): *rt the
+** seconds of the forward ops it runs again in the backward (every forward op but the fused
+** attention kernels and the odd-numbered weight matmuls, planner_ops.c sac_saved), *rf their
+** FLOPs per sample, *rh the host seconds of issuing them (host_op each), *kept the bytes per
+** sample of the saved outputs (an estimate, out_bytes), split by tl. DLB_EINVAL for a layer
+** without ops. Uncached: the planner calls it only under that policy. */
+int dlb_layer_sac(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                  double ep, int sp, int moe, double *rt, double *rf, double *rh, double *kept);
+
 #endif

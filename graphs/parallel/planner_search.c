@@ -58,10 +58,10 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
     return dlb_fail_null(DLB_EINVAL, "plan: zero_max must be 0..3, got %g", o->zero_max);
   if (!(o->sched >= -1 && o->sched <= DLB_SCHED_INTERLEAVED) || o->sched != floor(o->sched))
     return dlb_fail_null(DLB_EINVAL, "plan: sched must be -1 (all) or 0..2, got %g", o->sched);
-  if (!(o->recompute >= -1 && o->recompute <= DLB_PAR_RECOMPUTE_SELECTIVE)
+  if (!(o->recompute >= -1 && o->recompute <= DLB_PAR_RECOMPUTE_OP)
       || o->recompute != floor(o->recompute))
     return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (none and full), 0 (none), 1 "
-                         "(full) or 2 (selective), got %g", o->recompute);
+                         "(full), 2 (selective) or 3 (per-op selective AC), got %g", o->recompute);
   if (!(o->etp >= 0 && o->etp <= 1e6) || o->etp != floor(o->etp))
     return dlb_fail_null(DLB_EINVAL, "plan: etp must be a whole number >= 0 (0: tp), got %g",
                          o->etp);

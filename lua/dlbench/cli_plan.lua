@@ -272,7 +272,8 @@ function M.plan(args, out)
   if r.offload and r.offload ~= "none" then zx = zx .. ", offload " .. tostring(r.offload) end
   line("layout", string.format("dp %d x tp %d x pp %d%s, %d micro-batch%s of %d, %s%s, ZeRO %d%s, recompute %s",
     r.dp, r.tp, r.pp, extra, r.m, r.m == 1 and "" or "es", r.mb, r.schedule, r.schedule == "interleaved" and (" v " .. r.v) or "",
-    r.zero, zx, r.recompute == "selective" and "selective (the attention core)" or (r.recompute and "on" or "off")))
+    r.zero, zx, r.recompute == "selective" and "selective (the attention core)"
+      or (r.recompute == "selective_op" and "per-op selective AC (torchtitan)") or (r.recompute and "on" or "off")))
   line("step time", P.seconds(r.step) .. (((r.ep_comm or 0) > 0 or (r.cp_comm or 0) > 0) and
     string.format(" (all-to-all %s, context-parallel exchange %s)", P.seconds(r.ep_comm or 0),
       P.seconds(r.cp_comm or 0)) or ""))

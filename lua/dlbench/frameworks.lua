@@ -506,7 +506,7 @@ doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, pe
   "the host-side model's seconds per op issued and per layer forward a profile sets (the "
   .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")
 doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",
-  "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\")")
+  "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\", \"selective_op\")")
 doc.doc(M.default_calibration, "dlb.frameworks.default_calibration([\"catalogue\" | \"validated\"]) -> name",
   "set the calibration used when a call gives none (nil: back to \"catalogue\")")
 doc.doc(M.calibration_session, "dlb.frameworks.calibration_session() -> name or nil",

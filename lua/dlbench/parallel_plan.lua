@@ -67,8 +67,17 @@ M.collectives = COLLECTIVES
 
 -- Activation recompute policies (DLB_PAR_RECOMPUTE_* in graphs/parallel/dlb_parallel.h): true is
 -- "full", false "none"; "selective" is Korthikanti et al. 2022's (sec. 5): the attention core
--- recomputed in the backward. nil: the search tries none and full, evaluate none.
-local RECOMPUTE = { none = 0, full = 1, selective = 2 }
+-- recomputed in the backward; "selective_op" is torchtitan's per-op selective AC (its
+-- selective_ac_option "op": the attention kernels' and every other matmul's outputs kept,
+-- the rest of each block recomputed; layers with ops). nil: the search tries none and full,
+-- evaluate none.
+local RECOMPUTE = { none = 0, full = 1, selective = 2, selective_op = 3 }
+local RECOMPUTE_NAMES = { [0] = false, [1] = true, [2] = "selective", [3] = "selective_op" }
+-- How a plan line names its recompute policy (the decorated value: RECOMPUTE_NAMES).
+local RECOMPUTE_TEXT = { selective = ", selective recompute", selective_op = ", per-op selective AC" }
+local function recompute_text(rc)
+  return RECOMPUTE_TEXT[rc] or (rc and ", recompute" or "")
+end
 M.recompute_policies = RECOMPUTE
 local function recompute_of(fname, rc, search)
   if rc == nil then return search and -1 or 0 end   -- evaluate takes its cfg's value
@@ -76,7 +85,8 @@ local function recompute_of(fname, rc, search)
   local v = type(rc) == "string" and RECOMPUTE[rc] or nil
   if v then return v end
   error(string.format("%s: recompute must be true (full), false (none), \"none\", \"full\", "
-    .. "\"selective\" (the attention core) or nil (%s), got %s", fname,
+    .. "\"selective\" (the attention core), \"selective_op\" (torchtitan's per-op selective "
+    .. "AC) or nil (%s), got %s", fname,
     fname == "parallel.plan" and "try none and full" or "none", tostring(rc)), 4)
 end
 
@@ -186,7 +196,7 @@ local function plan_tostring(r)
   return string.format("plan: dp %s x tp %s x pp %s%s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
     .. "comm %s, bubble %s), footprint %.1f GB per device (%s%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
     tostring(r.pp), layout, tostring(r.m), tostring(r.schedule), z,
-    r.recompute == "selective" and ", selective recompute" or (r.recompute and ", recompute" or ""), P.seconds(r.step), P.seconds(r.compute or 0),
+    recompute_text(r.recompute), P.seconds(r.step), P.seconds(r.compute or 0),
     P.seconds(r.comm or 0), P.seconds(r.bubble or 0), (r.mem or 0) / 1e9,
     r.fits and "fits" or "does not fit", stack, 100 * (r.util or 0),
     tostring(r.mfu_convention or "model FLOPs"), extra)
@@ -198,8 +208,9 @@ local function decorate(r, po)
   if r.offload == nil then r.offload = "none" end
   r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
-  -- true: full, false: none, "selective": the attention core
-  r.recompute = r.recompute == 2 and "selective" or r.recompute == 1
+  -- true: full, false: none, "selective": the attention core, "selective_op": torchtitan's
+  -- per-op policy
+  r.recompute = RECOMPUTE_NAMES[r.recompute] or false
   return require("dlbench.pretty").object(r, plan_tostring)
 end
 
@@ -651,7 +662,7 @@ function M.plan(o)
     error(string.format("%s: no layout fits in the %.1f GB of %s: the leanest of the %d "
       .. "evaluated (dp %d x tp %d x pp %d, m %d, %s, ZeRO %d%s) needs %.1f GB per device; "
       .. "try %s", fname, dev.mem / 1e9, tostring(dev.name or "the device"), evaluated, sm.dp,
-      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, sm.recompute == "selective" and ", selective recompute" or (sm.recompute and ", recompute" or ""),
+      sm.tp, sm.pp, sm.m, SCHED_NAMES[sm.sched], sm.zero, recompute_text(sm.recompute),
       sm.mem / 1e9, table.concat(try, ", ")), 2)
   end
   for _, r in ipairs(rows) do
@@ -667,7 +678,7 @@ function M.plan(o)
   return t, evaluated
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
-  .. "\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
   .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\"]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
@@ -755,7 +766,7 @@ end
 doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=false|true|\"none\"|\"full\"|\"selective\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
+  .. " recompute=false|true|\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
   .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 

@@ -28,7 +28,8 @@
 --                the source does not split it into tp x pp), micro_batch (per device, per
 --                micro-step), grad_accum, global_batch (samples per optimizer step),
 --                schedule = "1f1b" | "interleaved", interleave (virtual stages per device),
---                recompute = "full" | "selective", recompute_modules = { "layernorm", ... }
+--                recompute = "full" | "selective" | "selective_op" (torchtitan's per-op
+--                selective AC), recompute_modules = { "layernorm", ... }
 --                (Megatron-Core's selective modules, when the source names them; absent:
 --                the attention core), recompute_every = k (with "selective": torchtitan's
 --                layer-level selective AC, every k-th block fully checkpointed), zero =
@@ -634,8 +635,10 @@ add {
 -- 8192) and Llama 2 (13B, 70B; sequence 4096) with FSDP2 on 64 A100 80 GB GPUs; local
 -- batch per GPU as in the tables (global = 64 x local). WPS is tokens/s per GPU; MFU as
 -- computed in torchtitan's train.py (6 x non-embedding params + 12 l h q t per token,
--- after PaLM), against 312 TFLOP/s. "selective layer" / "selective op" activation
--- checkpointing are recorded as recompute = "selective".
+-- after PaLM), against 312 TFLOP/s. "selective layer" activation checkpointing is recorded
+-- as recompute = "selective" (with recompute_every, below), "selective op" as
+-- recompute = "selective_op" (torchtitan's per-op policy, selective_ac_option "op"; the
+-- planner's policy of that name; recorded so after the errors were seen, issue [18]).
 ---------------------------------------------------------------------------------------
 local TITAN = "pytorch/torchtitan docs/performance.md (commit 0413364)"
 local TITAN_ARCH = {
@@ -656,7 +659,8 @@ local function titan(model, batch, ac, wps, mfu)
     params = a[2],
     hw = "A100-SXM4-80GB", devices = 64,
     layout = { dp = 64, zero = 3, micro_batch = batch, grad_accum = 1, global_batch = 64 * batch,
-      recompute = (ac == "full" and "full") or (ac ~= "no" and "selective") or nil,
+      recompute = (ac == "full" and "full") or (ac == "selective op" and "selective_op")
+        or (ac ~= "no" and "selective") or nil,
       -- "selective layer" is torchtitan's layer-level selective AC: every k-th
       -- TransformerBlock fully checkpointed, k = selective_ac_option, whose default is "2"
       -- ("2 = checkpoint every other layer", torchtitan/config_manager.py of 2024); the page

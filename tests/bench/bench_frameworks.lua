@@ -37,6 +37,15 @@ local medn = time(3, function() plan { framework = "none" } end)
 print(string.format("framework = \"none\" plan: median %.3f s", medn))
 print(tostring(plan { framework = "none" }))
 
+-- The plan search under each recompute policy (issue [18], branch sac: torchtitan's per-op
+-- selective AC walks each block's ops per layout, uncached)
+for _, rc in ipairs { "full", "selective_op" } do
+  local m = time(3, function() plan { recompute = rc } end)
+  local x = plan { recompute = rc }
+  print(string.format("recompute = %q plan: median %.3f s; dp %d x tp %d x pp %d, m %d, step %s, "
+    .. "%.1f GB, MFU %.1f%%", rc, m, x.dp, x.tp, x.pp, x.m, string.format("%.3f s", x.step), x.mem / 1e9, 100 * x.mfu))
+end
+
 -- Issue [18]'s first target: the FSDP rows of the validation table, the notebook's path
 -- against a plain user call (tests/lua/fsdp_rows.lua): held-out |error| both ways.
 local here = (arg and arg[0] and arg[0]:match("^(.*)/tests/bench/")) or "."

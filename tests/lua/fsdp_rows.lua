@@ -45,6 +45,8 @@ function M.predict(dlb, x)
   -- recompute = true, recompute_every = k
   local rc = L.recompute == "full" or L.recompute_every ~= nil
   local every = L.recompute_every
+  -- torchtitan's per-op selective AC, which a user who knows the run passes by its name
+  if L.recompute == "selective_op" then rc = "selective_op" end
   local prec = r.precision   -- mixed_bf16 for these rows: the graph's and the device's
   local g = dlb.models[r.model.builder](r.model.opts)
   -- x.profile: a profile to use instead of the row's (tests compare the update's share)

@@ -436,4 +436,58 @@ T.test("full recompute: the blocks, not the embedding and the head; recompute_ev
   T.checkerr("recompute_every' must be a whole number >= 1", ev, { recompute = true, recompute_every = 1.5 })
 end)
 
+T.test("torchtitan's per-op selective AC: recompute = \"selective_op\"", function()
+  -- torchtitan/parallelisms/parallelize_llama.py (2024), _apply_ac_to_transformer_block with
+  -- selective_ac_option "op": each TransformerBlock keeps the outputs of SDPA and of its
+  -- aten.mm calls 1, 3, 5, 7 (wq, wv, w1, w2 in Llama's order wq wk wv wo w1 w3 w2) and runs
+  -- the rest of its forward again in the backward. By hand, per block and sample of s tokens
+  -- (hidden d, K/V width dkv, ffn f): the matmuls recomputed are wk, wo and w3,
+  -- 2 s (d dkv + d d + d f) FLOPs, plus the block's elementwise forward ops (norms, rotary,
+  -- SiLU, products, residual adds: every forward op but the matmuls and the attention kernel)
+  local s, d, H, Hkv, f = 1024, 1024, 16, 4, 2816
+  local dkv = d / H * Hkv
+  local g = dlb.models.llama { layers = 2, hidden = d, heads = H, kv_heads = Hkv, ffn = f,
+    vocab = 32000, seq = s }
+  local function ev(o)
+    local b = { graph = g, hw = "A100-SXM4-80GB", dp = 1, batch = 2, m = 1, precision = "mixed_bf16",
+      framework = "torchtitan" }
+    for k, v in pairs(o) do b[k] = v end
+    return P.evaluate(b)
+  end
+  local none, op, full = ev { recompute = false }, ev { recompute = "selective_op" }, ev { recompute = true }
+  T.eq(op.recompute, "selective_op", "the policy named in the result")
+  assert(tostring(op):find("per-op selective AC", 1, true), "and in its line")
+  -- the blocks' elementwise forward FLOPs per sample, from the layers' ops (14 numbers each:
+  -- layer, phase, flops_sample, ..., m at 7, batch at 10, the attention mark at 13)
+  local ls = P.layers.from_graph(g, { precision = "mixed_bf16", framework = "torchtitan" })
+  local elem, mms = 0, 0
+  for i = 1, #ls.ops, 14 do
+    local li = ls.ops[i] + 1
+    local blk = (ls[li].act_in or 0) > 0 and (ls[li].act_out or 0) > 0
+    if blk and ls.ops[i + 1] == 0 then
+      if ls.ops[i + 6] > 0 and ls.ops[i + 9] == 1 and ls.ops[i + 12] == 0 then mms = mms + 1
+      elseif ls.ops[i + 12] ~= 1 then elem = elem + ls.ops[i + 2] end
+    end
+  end
+  T.eq(mms, 14, "7 weight matmuls in each of the 2 blocks")
+  local rec = 2 * (2 * s * (d * dkv + d * d + d * f) + elem / 2)   -- 2 blocks, per sample
+  local peak = dlb.hw.get("A100-SXM4-80GB").peak.bf16
+  local hw_flops = function(r) return r.hfu * r.step * peak end
+  T.near(hw_flops(op) - hw_flops(none), 2 * rec, 1e-9, "hfu: the recomputed ops of 2 samples")
+  assert(op.step > none.step and op.step < full.step, "time in between")
+  assert(op.mem_act < none.mem_act and op.mem_act > full.mem_act, "memory in between")
+  -- the plan search takes the policy; closed-form layers have no ops to choose from
+  local t = P.plan { graph = g, hw = "A100-SXM4-80GB", devices = 2, batch = 4, precision = "mixed_bf16",
+    recompute = "selective_op", table = false, keep_unfit = true }
+  for _, r in ipairs(t) do T.eq(r.recompute, "selective_op", "every plan row") end
+  local bare = {}   -- hand-made layers: no ops
+  for i = 1, 3 do
+    bare[i] = { flops_fwd = 1e9, flops_bwd = 2e9, bytes_sample = 0, bytes_fixed = 0, params = 1e6,
+      act_out = i < 3 and 1e6 or 0, act_kept = 4e6, act_in = i > 1 and 1e6 or 0 }
+  end
+  T.checkerr("needs the layers' ops", P.evaluate, { layers = bare, hw = "A100-SXM4-80GB", dp = 1, precision = "mixed",
+    batch = 2, m = 1, recompute = "selective_op" })
+  T.checkerr("\"selective_op\" (torchtitan's per-op selective AC)", ev, { recompute = "op" })
+end)
+
 T.done()

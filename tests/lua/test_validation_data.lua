@@ -25,7 +25,7 @@ local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_p
   cp_algo = true, recompute_modules = true, reduce_dtype = true, recompute_every = true }
 for k in pairs(LAYOUT_COUNTS) do LAYOUT_KEYS[k] = true end
 local SCHEDULES = { ["1f1b"] = true, interleaved = true }
-local RECOMPUTE = { full = true, selective = true }
+local RECOMPUTE = { full = true, selective = true, selective_op = true }   -- (torchtitan's per-op AC)
 local PRECISIONS = { mixed = true, mixed_bf16 = true, fp16 = true, bf16 = true, fp32 = true,
   tf32 = true, fp8 = true }
 local QUANTITIES = { tokens_per_s = { 1, 1e8 }, samples_per_s = { 1e-3, 1e8 },

@@ -28,7 +28,10 @@ return {
     source = "pytorch/torchtitan docs/float8.md" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude; torch.compile "
     .. "optional): for issue [19]" },
-  recompute = { "none", "full", "selective" },
+  -- "selective" with selective_ac_option "op" is the planner's "selective_op"
+  -- (torchtitan/parallelisms/parallelize_llama.py, _apply_ac_to_transformer_block); the
+  -- layer option ("2": every other block) is recompute = "full", recompute_every = k
+  recompute = { "none", "full", "selective", "selective_op" },
   sources = {
     "Liang et al. 2024 (arXiv 2410.06511, 'TorchTitan'): FSDP2, TP, PP, float8, selective and "
       .. "full activation checkpointing, fused AdamW",
