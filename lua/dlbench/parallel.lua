@@ -87,7 +87,7 @@ doc.doc(M.collective, "dlb.parallel.collective(op, {bytes=, n=, bw=, latency=[, 
 -- Collectives as NCCL runs them (issue [19]; graphs/parallel/nccl.c, NCCL's tuning model):
 -- algorithms and protocols by name from the C enum (DLB_NCCL_*: the protocol names are
 -- NCCL's own, ncclProtoStr).
-local NCCL_NAMES = core.enum_names("DLB_NCCL_")
+local NCCL_NAMES = core.enum_names("DLB_NCCL_", { NVLS = "nvls" })   -- an algorithm, not a count
 local IS_PROTO = { ll = "LL", ll128 = "LL128", simple = "Simple" }
 local NCCL_ALGOS, NCCL_PROTOS, ALGO_NAME, PROTO_NAME = {}, {}, {}, {}
 for k, v in pairs(NCCL_NAMES) do

@@ -71,6 +71,12 @@ T.test("collectives as NCCL runs them, or the alpha-beta model", function()
   T.eq(small.proto, "LL"); T.eq(large.proto, "Simple")
   T.eq(large.algo, "ring")
   T.checkerr("broadcast runs rings only", P.nccl, "broadcast", 1, t, "tree")
+  -- an H100 node's NVSwitches run NVLS: its name comes back (DLB_NCCL_NVLS is spelt like a
+  -- count marker; it once came back nil and could not be asked for)
+  local h = P.nccl_topo(P.cluster { hw = "H100-SXM", per_node = 8, nodes = 1 }, 8, 8)
+  T.eq(P.nccl("allreduce", 2 ^ 30, h).algo, "nvls")
+  T.eq(P.nccl("allreduce", 2 ^ 30, h, "nvls").algo, "nvls")
+  T.eq(P.nccl_algos.nvls, dlb.core.enum.DLB_NCCL_NVLS)
 end)
 
 T.test("dlb.parallel.data: the gradient allreduce as NCCL runs it, or alpha-beta", function()
