@@ -179,6 +179,32 @@ static void recompute_scope(void) {
   o.recompute_every = 1.5;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "recompute_every") != NULL);
+  /* under another policy it would change nothing: refused, naming it (it was ignored) */
+  o.recompute_every = 2;
+  for (int p = DLB_PAR_RECOMPUTE_NONE; p <= DLB_PAR_RECOMPUTE_SELECTIVE; p += 2) {
+    cfg.recompute = p;
+    CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "recompute_every = 2 applies to full recompute only") != NULL);
+  }
+  /* the search: with none alone refused; with none and full (-1) the full layouts take it */
+  o.devices = 1; o.tp_max = 1; o.pp_max = 1; o.zero_max = 0; o.sched = DLB_SCHED_1F1B;
+  o.recompute = DLB_PAR_RECOMPUTE_NONE;
+  CHECK(dlb_par_plan_new(L, 4, &V100, &cl, &o) == NULL);
+  CHECK(strstr(dlb_last_error(), "recompute_every = 2 applies to full recompute only") != NULL);
+  o.recompute = -1;
+  dlb_par_plan *P = dlb_par_plan_new(L, 4, &V100, &cl, &o);
+  CHECK(P != NULL);
+  int found = 0;
+  for (int i = 0; P && i < dlb_par_plan_count(P); i++) {
+    dlb_par_row r;
+    CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+    if (r.recompute == DLB_PAR_RECOMPUTE_FULL && r.m == 1) {
+      CHECK_NEAR(r.step, (W + F) / P8, 1e-9);
+      found = 1;
+    }
+  }
+  CHECK(found);
+  dlb_par_plan_free(P);
 }
 
 /* Torchtitan's per-op selective AC (DLB_PAR_RECOMPUTE_OP; torchtitan/parallelisms/

@@ -294,7 +294,9 @@ typedef struct dlb_par_opts {
                             between the input and the loss layer, counted from the first, 1-
                             based: blocks k, 2k, ...), the others keep their activations:
                             torchtitan's layer-level selective AC (selective_ac_option "2",
-                            its default: every other TransformerBlock); 0 or 1: every block */
+                            its default: every other TransformerBlock); 0 or 1: every block;
+                            > 1 under another policy than full (or, in the search, none and
+                            full) is an error */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

@@ -232,6 +232,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
                     cfg->recompute);
   int rc = rcp == DLB_PAR_RECOMPUTE_FULL, sel = rcp == DLB_PAR_RECOMPUTE_SELECTIVE;
   int sop = rcp == DLB_PAR_RECOMPUTE_OP;
+  /* recompute_every picks the blocks full recompute checkpoints: under another policy it
+  ** would change nothing, so it is refused rather than ignored (the search checks its own
+  ** policy once, dlb_par_plan_new_ops, and also evaluates layouts without recompute) */
+  if (!checked && o->recompute_every > 1 && !rc)
+    return dlb_fail(DLB_EINVAL, "plan: recompute_every = %g applies to full recompute only "
+                    "(recompute 1), got recompute %d", o->recompute_every, rcp);
   /* cast only a value in range (a NaN or huge double cast to int is undefined) */
   int ca = (cfg->cp_algo >= DLB_CP_RING && cfg->cp_algo <= DLB_CP_ALLTOALL) ? (int)cfg->cp_algo : -1;
   if (!dlb_par_whole(dp) || !dlb_par_whole(tp) || !dlb_par_whole(pp) || !dlb_par_whole(m))

@@ -62,6 +62,10 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
       || o->recompute != floor(o->recompute))
     return dlb_fail_null(DLB_EINVAL, "plan: recompute must be -1 (none and full), 0 (none), 1 "
                          "(full), 2 (selective) or 3 (per-op selective AC), got %g", o->recompute);
+  if (o->recompute_every > 1 && !(o->recompute == -1 || o->recompute == DLB_PAR_RECOMPUTE_FULL))
+    return dlb_fail_null(DLB_EINVAL, "plan: recompute_every = %g applies to full recompute only "
+                         "(recompute 1, or -1: none and full), got recompute %g",
+                         o->recompute_every, o->recompute);
   if (!(o->etp >= 0 && o->etp <= 1e6) || o->etp != floor(o->etp))
     return dlb_fail_null(DLB_EINVAL, "plan: etp must be a whole number >= 0 (0: tp), got %g",
                          o->etp);

@@ -434,6 +434,21 @@ T.test("full recompute: the blocks, not the embedding and the head; recompute_ev
   assert(half.mem_act > full.mem_act and half.mem_act < none.mem_act, "memory in between")
   T.eq(ev { recompute = true, recompute_every = 1 }.step, full.step, "1: every block")
   T.checkerr("recompute_every' must be a whole number >= 1", ev, { recompute = true, recompute_every = 1.5 })
+  -- under another policy it would change nothing: refused, naming it (it was ignored)
+  for _, rc in ipairs { false, "selective", "selective_op" } do
+    T.checkerr("recompute_every = 2 applies to full recompute only", ev, { recompute = rc, recompute_every = 2 })
+  end
+  local po = { graph = g, hw = "A100-SXM4-80GB", devices = 1, batch = 2, precision = "mixed_bf16",
+    recompute_every = 2, tp_max = 1, pp_max = 1 }
+  po.recompute = false
+  T.checkerr("recompute_every = 2 applies to full recompute only", P.plan, po)
+  -- the search without recompute= tries none and full: the full layouts take it
+  po.recompute = nil
+  local found = false
+  for _, r in ipairs(P.plan(po)) do
+    if r.recompute == true and r.m == 1 then T.near(r.step, half.step, 1e-9); found = true end
+  end
+  assert(found, "a full-recompute layout at m = 1")
 end)
 
 T.test("torchtitan's per-op selective AC: recompute = \"selective_op\"", function()
