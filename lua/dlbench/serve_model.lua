@@ -351,8 +351,10 @@ function B.install(M, H)
     if type(src) == "table" and rawget(src, "_serve_spec") then
       -- a spec already made: as it is, or a copy with the options given applied
       if next(opts) == nil then return src end
+      -- (not the step graphs' cache key the original may carry, serve_graph.lua shape_key:
+      -- it names the original's fields, and the copy's window or name may differ)
       s = {}
-      for k, v in pairs(src) do s[k] = v end
+      for k, v in pairs(src) do if k ~= "_graph_key" then s[k] = v end end
     elseif type(src) == "string" or (type(src) == "table" and src.model_type ~= nil) then
       local cfg = src
       if type(src) == "string" then

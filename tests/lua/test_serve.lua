@@ -197,6 +197,18 @@ T.test("sliding window, paging, capacity", function()
   T.eq(S.model(l7w, { window = false }).window, nil, "window = false removes it")
   T.near(S.decode(l7w, { hw = "H100-SXM", batch = 8, context = 32768 }).tpot,
     S.decode(l7w, { hw = "H100-SXM", batch = 8, context = 4096 }).tpot, 1e-12, "and is used")
+  -- ... also by the step graphs of a spec already used (their cache key is the spec's
+  -- fields): a copy made after a prefill of the original gets its own graphs, as a spec
+  -- built with the window has (it reused the original's unwindowed graphs)
+  local base = S.model { name = "copy-key", layers = 2, hidden = 512, heads = 8, kv_heads = 8,
+    ffn = 1024, vocab = 1000, mlp = "swiglu" }
+  local pre = { hw = "H100-SXM", batch = 2, prompt = 2000 }
+  local t0 = S.prefill(base, pre).time
+  local copy = S.model(base, { window = 256 })
+  local fresh = S.model { name = "copy-key", layers = 2, hidden = 512, heads = 8, kv_heads = 8,
+    ffn = 1024, vocab = 1000, mlp = "swiglu", window = 256 }
+  T.near(S.prefill(copy, pre).time, S.prefill(fresh, pre).time, 1e-12, "the copy's window is timed")
+  assert(S.prefill(copy, pre).time < t0, "a 256-token window makes a 2000-token prefill cheaper")
   -- paged: a sequence holds whole blocks
   local m1 = S.memory(L7, { hw = "H100-SXM", batch = 1, context = 17, block = 16 })
   T.eq(m1.kv, 32 * 524288, "17 tokens take two blocks of 16")
