@@ -325,7 +325,8 @@ function M.causal_skip(p)
 end
 doc.doc(M.causal_skip, "dlb.frameworks.causal_skip(profile) -> source | nil",
   "whether the profile's attention kernel skips the masked blocks of causal attention (a "
-  .. "causal decoder's fused attention is then timed at half its FLOPs), with the evidence")
+  .. "causal decoder's fused attention is then timed on half its FLOPs at the kernel's published "
+  .. "causal rate: dlb.frameworks.attn_work), with the evidence")
 
 -- The causal kernel's rate (FLOPs counted half) over the non-causal one for profile p's
 -- kernel family on device dev, and a note: hw_kernels.lua's `causal` entry; 1 (the masked

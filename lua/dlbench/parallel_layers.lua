@@ -712,7 +712,7 @@ function M.from_graph(g, o)
     if not ok then gerr(fname, e) end
   end
   -- a causal decoder (dlbench.mfu): under a profile whose kernel skips the masked blocks
-  -- the planner times its fused attention at half the FLOPs (dlb.frameworks.attn_work)
+  -- the planner times its fused attention on 0.5 / the kernel's causal rate of its FLOPs (attn_work)
   out.causal = require("dlbench.mfu").causal(g) or nil
   -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
   -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
