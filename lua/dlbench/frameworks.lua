@@ -265,7 +265,19 @@ local function kernel_entry(dev, fam)
   return type(t) == "table" and t[fam] or nil
 end
 
+-- A device argument: a device (dlb.hw.get's, or hw:with's copy) as given, a catalogue name
+-- looked up (dlb.hw.get: an unknown name is an error naming it), nil as nil; anything else
+-- an error naming fname.
+local function device_of(dev, fname)
+  if dev == nil or type(dev) == "table" then return dev end
+  if type(dev) == "string" then return require("dlbench.hw").get(dev) end
+  error(fname .. ": hw must be a device (dlb.hw.get) or its name, got " .. type(dev), 3)
+end
+
 function M.attention_eff(p, dev, prec)
+  p = M.get(p, "dlb.frameworks.attention_eff")
+  dev = device_of(dev, "dlb.frameworks.attention_eff")
+  if dev == nil then error("dlb.frameworks.attention_eff: hw is required", 2) end
   local fam = p.attention
   local base = dev:attention_eff(prec)
   if fam == "unfused" then return base, "unfused" end
@@ -321,7 +333,7 @@ M.CAUSAL_SKIP_NOT_APPLIED = {
 -- The source when profile p's attention kernel skips the masked blocks of causal attention
 -- (nil: timed on all the FLOPs the graph counts).
 function M.causal_skip(p)
-  return M.CAUSAL_SKIP[p.attention]
+  return M.CAUSAL_SKIP[M.get(p, "dlb.frameworks.causal_skip").attention]
 end
 doc.doc(M.causal_skip, "dlb.frameworks.causal_skip(profile) -> source | nil",
   "whether the profile's attention kernel skips the masked blocks of causal attention (a "
@@ -333,7 +345,10 @@ doc.doc(M.causal_skip, "dlb.frameworks.causal_skip(profile) -> source | nil",
 -- half skipped at the non-causal rate) where the device has none for the family, said so;
 -- nil when the family does not skip.
 function M.causal_rate(p, dev)
-  if not (p and M.causal_skip(p)) then return nil end
+  if p == nil then return nil end
+  p = M.get(p, "dlb.frameworks.causal_rate")   -- a profile, or its name
+  if not M.CAUSAL_SKIP[p.attention] then return nil end
+  dev = device_of(dev, "dlb.frameworks.causal_rate")
   local e = kernel_entry(dev, p.attention)
   local c = e and e.causal
   if type(c) == "table" then return c[1], string.format("at %.2f of the non-causal rate", c[1]) end
@@ -478,7 +493,7 @@ end
 -- The recompute choice of a plan under profile p: nil (try both) unless the profile offers
 -- no full recompute.
 function M.offers(p, policy)
-  for _, r in ipairs(p.recompute or {}) do if r == policy then return true end end
+  for _, r in ipairs(M.get(p, "dlb.frameworks.offers").recompute or {}) do if r == policy then return true end end
   return false
 end
 

@@ -227,6 +227,26 @@ T.test("causal masking: the kernels skip the masked blocks at their published ca
   assert(r1.compute < r0.compute, "skipping the masked blocks is faster")
 end)
 
+T.test("the kernel rules take a profile or its name, a device or its name; bad ones are named", function()
+  -- a name gave a silent nil (no skip, no policy: nemo's cuDNN skip lost), a device name the
+  -- non-causal rate ("none given"), a nil profile or a name to attention_eff a Lua error
+  local nemo = F.get("nemo")
+  T.eq(F.causal_skip("nemo"), F.causal_skip(nemo))
+  T.eq(F.causal_rate("nemo", "H100-SXM"), 0.91)
+  local w, n = F.attn_work("nemo", true, "H100-SXM")
+  T.near(w, 0.5 / 0.91, 1e-12); assert(n:find("at 0.91", 1, true), n)
+  T.eq(F.offers("torchtitan", "selective_op"), true)
+  T.eq(F.attention_eff("nemo", "H100-SXM", "fp16"), F.attention_eff(nemo, H100, "fp16"))
+  T.checkerr("dlb.frameworks.causal_skip: framework must be a profile name", F.causal_skip, nil)
+  T.checkerr("unknown framework", F.attn_work, "nemmo", true, H100)
+  T.checkerr("unknown device 'H1000'", F.attn_work, nemo, true, "H1000")
+  T.checkerr("dlb.frameworks.causal_rate: hw must be a device (dlb.hw.get) or its name, got number",
+    F.causal_rate, nemo, 100)
+  T.checkerr("dlb.frameworks.attention_eff: hw is required", F.attention_eff, nemo, nil, "fp16")
+  -- (no profile: no kernel to skip in, as before)
+  T.eq(F.attn_work(nil, true, H100), nil)
+end)
+
 T.test("calibration: validated takes the CALIBRATED flops_eff with its rows, and says so", function()
   local C = require "dlbench.hw_calibrated"
   local e = C.flops_eff["H100-SXM"].tensor
