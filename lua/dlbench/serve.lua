@@ -47,6 +47,15 @@ local function posint(fn, what, v, level)
   return v
 end
 
+-- A switch: nil (the default) or a boolean; anything else (a string "no" read as true) is
+-- an error naming it.
+local function flag(fn, what, v, level)
+  if v ~= nil and type(v) ~= "boolean" then
+    fail(fn, what .. " must be true or false, got " .. tostring(v), (level or 2) + 1)
+  end
+  return v
+end
+
 local function posnum(fn, what, v, level, allow0)
   if type(v) ~= "number" or v ~= v or v == math.huge or v < 0 or (v == 0 and not allow0) then
     fail(fn, what .. " must be a finite number " .. (allow0 and ">= 0" or "> 0") .. ", got "
@@ -154,9 +163,9 @@ function M.config(opts, fn)
     one.attn_eff = share
     c.one_roof = one
   end
-  c.cuda_graphs = opts.cuda_graphs and true or false
-  c.fused = opts.fused and true or false
-  c.kv_reuse = opts.kv_reuse ~= false
+  c.cuda_graphs = flag(fn, "cuda_graphs", opts.cuda_graphs, 3) or false
+  c.fused = flag(fn, "fused", opts.fused, 3) or false
+  c.kv_reuse = flag(fn, "kv_reuse", opts.kv_reuse, 3) ~= false
   local ko = opts.kernel_overhead
   if ko ~= nil then posnum(fn, "kernel_overhead", ko, 3, true) else ko = roof.kernel_overhead or 0 end
   c.launch = ko                   -- per kernel launch, removed by CUDA graphs
@@ -570,7 +579,7 @@ doc.doc(M.time, "dlb.serve.time(g) -> {time=, flops=, bytes=, launch=, kernels=,
   "a step graph of dlb.serve.graphs timed as dlb.serve.prefill/decode time it (the per-op rule, launches, step overhead, allreduces, pipeline)")
 
 require("dlbench.serve_batch").install(M, { step = step, pipelined = pipelined, compiled = SG.compiled,
-  decode_sum = decode_sum, split_opts = split_opts, posint = posint, posnum = posnum,
+  decode_sum = decode_sum, split_opts = split_opts, posint = posint, posnum = posnum, flag = flag,
   fail = fail, finish = finish, weight_bytes = weight_bytes, kv_per_token_gpu = kv_per_token_gpu,
   cached_tokens = cached_tokens, STEP_OPTS = STEP_OPTS, CFG = CFG })
 

@@ -379,6 +379,7 @@ function B.install(M, H)
   function M.sweep(opts)
     local fn = "dlb.serve.sweep"
     opts = options.check(opts, SWEEP, fn, 2, true)
+    H.flag(fn, "compiled", opts.compiled)
     if opts.model == nil then fail(fn, "model is required") end
     local s = M.model(opts.model)
     local bs = list(fn, "batch", opts.batch, 1)

@@ -209,6 +209,13 @@ T.test("sliding window, paging, capacity", function()
     ffn = 1024, vocab = 1000, mlp = "swiglu", window = 256 }
   T.near(S.prefill(copy, pre).time, S.prefill(fresh, pre).time, 1e-12, "the copy's window is timed")
   assert(S.prefill(copy, pre).time < t0, "a 256-token window makes a 2000-token prefill cheaper")
+  -- switches are booleans: a string was read as true (kv_reuse = "no" reused the cache)
+  for _, k in ipairs { "kv_reuse", "fused", "cuda_graphs" } do
+    T.checkerr("dlb.serve.decode: " .. k .. " must be true or false, got no", S.decode, L7,
+      { hw = "H100-SXM", [k] = "no" })
+  end
+  T.checkerr("dlb.serve.sweep: compiled must be true or false, got 0", S.sweep,
+    { model = L7, hw = "H100-SXM", batch = { 1 }, prompt = { 16 }, output = { 2 }, compiled = 0 })
   -- paged: a sequence holds whole blocks
   local m1 = S.memory(L7, { hw = "H100-SXM", batch = 1, context = 17, block = 16 })
   T.eq(m1.kv, 32 * 524288, "17 tokens take two blocks of 16")
