@@ -201,8 +201,11 @@ do
         o.prompt, oa.prompt = st[3], st[3]
         r, ra = S.prefill(L70, o), S.prefill(L70, oa)
       end
-      print(string.format("%-24s %4d %12d %14.1f %18.1f %12.2f", st[1], tp, st[2] * st[3] * 8192 * 2,
-        r.comm / 160 * 1e6, ra.comm / 160 * 1e6, r.comm * 1e3))
+      -- two allreduces a layer (after attention and after the MLP), each of the step's
+      -- tokens x hidden at 2 bytes (the model's own shapes)
+      local nar = 2 * L70.layers
+      print(string.format("%-24s %4d %12d %14.1f %18.1f %12.2f", st[1], tp, st[2] * st[3] * L70.hidden * 2,
+        r.comm / nar * 1e6, ra.comm / nar * 1e6, r.comm * 1e3))
     end
   end
 end

@@ -159,10 +159,13 @@ T.test("causal masking: the kernels skip the masked blocks at their published ca
   T.near(F.attn_work(F.get("nemo"), true, H100), 0.5 / 0.91, 1e-12)
   T.eq(F.attn_work(F.get("torchtitan"), true, H100), nil)
   -- ... a user who knows the step ran FA2 applies it: its published rate on the device
-  F.CAUSAL_SKIP.flash2 = na.evidence
-  local w2h, w2a = F.attn_work(F.get("torchtitan"), true, H100), F.attn_work(F.get("torchtitan"), true, A100)
-  local c2 = F.causal_rate(F.get("torchtitan"), H100)
+  F.CAUSAL_SKIP.flash2 = na.evidence   -- switched off again before anything can fail
+  local ok, w2h, w2a, c2 = pcall(function()
+    return F.attn_work(F.get("torchtitan"), true, H100), F.attn_work(F.get("torchtitan"), true, A100),
+      F.causal_rate(F.get("torchtitan"), H100)
+  end)
   F.CAUSAL_SKIP.flash2 = nil
+  assert(ok, w2h)
   T.near(w2h, 0.5 / 0.91, 1e-12); T.near(w2a, 0.5 / 0.93, 1e-12); T.eq(c2, 0.91)
   local fa3 = setmetatable({ attention = "flash3" }, { __index = F.get("torchtitan") })
   T.near(F.attn_work(fa3, true, H100), 0.5 / 0.95, 1e-12)
