@@ -726,6 +726,21 @@ static void phase_sync(void) {
   cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   CHECK_NEAR(r.step, 4 * ((h + 4 * t / 3) + (h + 4 * t)), 1e-12);
+  /* host_layer 0.2 ms: the forward is host-bound, 4(h + 0.2 ms) = 1.2 ms > h + 0.2 ms + 4t/3;
+  ** the backward's device binds (host 4h + 4(h + 0.2 ms) = 1.6 ms < 4t = 1.92 ms) and starts
+  ** after the recomputed block's Python, lead h + 0.2 ms.
+  ** When the last layer is a loss layer (act_out 0) it is not recomputed and its gradient
+  ** ops come first: lead h, and the device's recompute is t/3 shorter, so each micro-batch
+  ** is 0.2 ms + t/3 faster (host 4h + 3(h + 0.2 ms) = 1.3 ms < 11t/3). */
+  d.host_layer = 0.2e-3;
+  dlb_par_row rl;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * (4 * (h + 0.2e-3) + (h + 0.2e-3 + 4 * t)), 1e-12);
+  L[3].act_out = 0;
+  CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &rl, NULL) == DLB_OK);
+  CHECK_NEAR(r.step - rl.step, 4 * (0.2e-3 + t / 3), 1e-9);
+  L[3].act_out = L[2].act_out;
+  d.host_layer = 0;
   cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
   o.phase_sync = 2;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);

@@ -359,10 +359,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   ** (host_op); the backward's first op, after the recomputed forward's Python under full
   ** recompute (CheckpointFunction.backward runs the layer's forward again). Then the steady
   ** state of dlb_stream_time: the phase ends at max(lead + device, host). */
+  /* The stage holding the model's last layer starts its backward there: a loss layer is not
+  ** recomputed (recompute_layer), so its gradient ops are issued at once, and the recomputed
+  ** block's Python comes after them, while the device runs them. */
   if (o->phase_sync && dev->host_op > 0)
     for (int d = 0; d < p; d++) {
+      int rc_first = rc && !(d == (K - 1) % p && !recompute_layer(&L[n - 1]));
       S[d].leadf = dev->host_op + dev->host_layer;
-      S[d].leadb = dev->host_op + (rc ? dev->host_layer : 0);
+      S[d].leadb = dev->host_op + (rc_first ? dev->host_layer : 0);
     }
   double shard_total = 0, shard_t = 0, shard_w = 0;
   /* the blocks counted in layer order (opts.recompute_every: every k-th is checkpointed) */
