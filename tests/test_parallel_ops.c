@@ -271,6 +271,17 @@ static void selective_op(void) {
   ops[9].m = 0;
   CHECK(dlb_par_evaluate_ops(L, 4, ops, 14, &V100, &cl, &o, &cfg, &rs, NULL) == DLB_OK);
   CHECK_NEAR(rs.step, (W + 2 * R - 1e9) / P8, 1e-9);
+  /* the host (a step the host binds: 1 s an op against milliseconds of device work): the
+  ** per-op policy reruns each block's Python forward to reach its recomputed ops, so a
+  ** layer's Python (host_layer hl) counts once more per block, as under full recompute:
+  ** 4 layers forward + 2 blocks' recompute = 6 hl */
+  dlb_roof d = V100;
+  d.host_op = 1;
+  dlb_par_row h0, h1;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 14, &d, &cl, &o, &cfg, &h0, NULL) == DLB_OK);
+  d.host_layer = 0.5;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 14, &d, &cl, &o, &cfg, &h1, NULL) == DLB_OK);
+  CHECK_NEAR(h1.step - h0.step, 6 * 0.5, 1e-9);
 }
 
 /* Pipeline sends with Megatron-LM's scatter/gather (Narayanan et al. 2021 sec. 4.1): tp 2 x

@@ -318,6 +318,9 @@ int dlb_layer_sac(const dlb_layer_times *T, const dlb_roof *d, int li, double mb
         *rh += d->host_op;
     }
   }
+  /* the checkpoint reruns the block's Python forward to reach them (as full recompute's
+  ** host time, dlb_layer_host's forward: host_layer once a layer) */
+  if (*rh > 0) *rh += d->host_layer;
   return DLB_OK;
 }
 
