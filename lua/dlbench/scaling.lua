@@ -227,12 +227,22 @@ local function family(graph, dim, bind, fname)
     return t
   end
   if type(graph) == "function" then
+    -- each (size, subbatch) built and analysed once a family: a search's bisections come back
+    -- to its bounds, and a sweep's points to sizes an earlier point's search built
+    local seen = {}
     local function stats_at(size, b)
+      local key = string.format("%.17g|%s", size, tostring(b))
+      local s = seen[key]
+      if s then return s end
       local g = graph(size)
-      if type(g) == "table" and type(g.stats) == "function" then return g:stats(binding { b = b }) end
-      if type(g) == "table" and g.params ~= nil then return g end
-      raise(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
-        type(g)))
+      if type(g) == "table" and type(g.stats) == "function" then s = g:stats(binding { b = b })
+      elseif type(g) == "table" and g.params ~= nil then s = g
+      else
+        raise(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
+          type(g)))
+      end
+      seen[key] = s
+      return s
     end
     return stats_at, function(size, b)
       local s = stats_at(size, b)

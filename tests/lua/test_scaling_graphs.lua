@@ -108,4 +108,28 @@ T.test("sweep_costs", function()
     { graph = word_lm, dim = "h", params = { 1e8, 1e9 }, points = 1, batch = 8 })
 end)
 
+T.test("a builder family builds each (size, subbatch) once a call: the same rows as each size built afresh", function()
+  -- scaling.lua's family keeps a builder's stats per (size, subbatch) within one call (the
+  -- searches of a params= sweep come back to their bounds and to earlier points' sizes)
+  local built = {}
+  local function lm(h)
+    built[h] = (built[h] or 0) + 1
+    return dlb.models.word_lm { hidden = h }
+  end
+  local rows = S.sweep_costs { graph = lm, params = { 2e7, 2e8 }, points = 4, batch = 16, hi = 4096 }
+  T.eq(#rows, 4, "four sizes")
+  for h, n in pairs(built) do T.eq(n, 1, "size " .. h .. " built once") end
+  for _, r in ipairs(rows) do
+    local st = dlb.models.word_lm { hidden = r.size }:stats { b = 16 }
+    T.eq(r.params, tonumber(st.params), "params at " .. r.size)
+    T.eq(r.flops, tonumber(st.flops), "flops at " .. r.size)
+    T.eq(r.bytes, tonumber(st.bytes), "bytes at " .. r.size)
+    T.eq(r.footprint, tonumber(rawget(st, "footprint_graph") or st.footprint), "footprint at " .. r.size)
+  end
+  -- a new call builds again (nothing kept across calls: a builder may change between them)
+  local before = built[rows[1].size]
+  S.sweep_costs { graph = lm, sizes = { rows[1].size }, batch = 16 }
+  T.eq(built[rows[1].size], before + 1, "built again by the next call")
+end)
+
 T.done()
