@@ -227,30 +227,27 @@ local function family(graph, dim, bind, fname)
     return t
   end
   if type(graph) == "function" then
-    -- each (size, subbatch) built and analysed once a family: a search's bisections come back
-    -- to its bounds, and a sweep's points to sizes an earlier point's search built
-    local seen = {}
     local function stats_at(size, b)
-      local key = string.format("%.17g|%s", size, tostring(b))
-      local s = seen[key]
-      if s then return s end
       local g = graph(size)
-      if type(g) == "table" and type(g.stats) == "function" then s = g:stats(binding { b = b })
-      elseif type(g) == "table" and g.params ~= nil then s = g
-      else
-        raise(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
-          type(g)))
-      end
-      seen[key] = s
-      return s
+      if type(g) == "table" and type(g.stats) == "function" then return g:stats(binding { b = b }) end
+      if type(g) == "table" and g.params ~= nil then return g end
+      raise(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
+        type(g)))
     end
+    -- each (size, subbatch)'s params found once a family: a search's bisections come back to
+    -- its bounds, and a sweep's points to sizes an earlier point's search built (the numbers
+    -- are kept, not the graphs or stats)
+    local seen = {}
     return stats_at, function(size, b)
+      local key = string.format("%.17g|%s", size, tostring(b))
+      if seen[key] then return seen[key] end
       local s = stats_at(size, b)
       local v = tonumber(s.params)
       if v == nil then
         raise(string.format("%s: the graph's params at size %g are %s, not a number: bind "
           .. "every dim but the size (stats={...})", fname, size, tostring(s.params)))
       end
+      seen[key] = v
       return v
     end
   elseif type(graph) == "table" and type(graph.stats) == "function" then
