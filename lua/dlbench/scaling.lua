@@ -234,13 +234,20 @@ local function family(graph, dim, bind, fname)
       raise(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
         type(g)))
     end
+    -- each (size, subbatch)'s params found once a family: a search's bisections come back to
+    -- its bounds, and a sweep's points to sizes an earlier point's search built (the numbers
+    -- are kept, not the graphs or stats)
+    local seen = {}
     return stats_at, function(size, b)
+      local key = string.format("%.17g|%s", size, tostring(b))
+      if seen[key] then return seen[key] end
       local s = stats_at(size, b)
       local v = tonumber(s.params)
       if v == nil then
         raise(string.format("%s: the graph's params at size %g are %s, not a number: bind "
           .. "every dim but the size (stats={...})", fname, size, tostring(s.params)))
       end
+      seen[key] = v
       return v
     end
   elseif type(graph) == "table" and type(graph.stats) == "function" then

@@ -244,7 +244,10 @@ function B.install(M, H)
   -- itl (= tpot), ttft (mean, s), e2e (mean, s), tokens_per_s (output tokens), rate.
   local CL = { concurrency = true }
   for k in pairs(CONT) do if k ~= "rate" then CL[k] = true end end
-  function M.closed_loop(model, opts)
+  -- memo, mkey (dlb.serve.predict): the largest sustainable rate kept in memo[mkey], a key
+  -- that names the model, load and configuration without the concurrency (max_rate does not
+  -- depend on it: the rows of one table share it across their concurrency levels)
+  local function closed_loop(model, opts, memo, mkey)
     local fn = "dlb.serve.closed_loop"
     opts = options.check(opts, CL, fn, 2, true)
     if opts.concurrency == nil then fail(fn, "concurrency (clients in flight) is required") end
@@ -278,7 +281,11 @@ function B.install(M, H)
     end
     if saturated then
       -- past the largest sustainable rate: is the fixed point beyond it?
-      local rmax = max_rate(s, c, P, O, chunk, nmax)
+      local rmax = memo and memo[mkey]
+      if not rmax then
+        rmax = max_rate(s, c, P, O, chunk, nmax)
+        if memo then memo[mkey] = rmax end
+      end
       r.max_rate = rmax
       warm = nil
       local _, e2e = mean_lat(rmax * 0.999999)
@@ -312,6 +319,7 @@ function B.install(M, H)
     r.tokens_per_s_gpu = r.tokens_per_s / r.gpus
     return r
   end
+  function M.closed_loop(model, opts) return closed_loop(model, opts) end  -- a tail call: error levels as before
   doc.doc(M.closed_loop, "dlb.serve.closed_loop(model, {hw=, concurrency=, prompt=, output=, chunk=, max_batch=, ...}) -> {rate=, itl=, ttft=, e2e=, tokens_per_s=, saturated=}",
     "a closed-loop load of `concurrency` clients (genai-perf/AIPerf --concurrency): continuous batching at the rate the clients sustain; means in seconds")
 
@@ -445,7 +453,7 @@ function B.install(M, H)
   -- The prediction for one published row (notebooks/data/serving_runs.lua): the row's
   -- model fields, device and configuration, with calibration `cal` ({flops_eff=, bw_eff=,
   -- kernel_overhead=}); returns the predicted value in the row's metric.
-  local closed_cache, closed_n = {}, 0
+  local closed_cache, closed_n, rmax_cache = {}, 0, {}
   function M.predict(row, cal)
     local fn = "dlb.serve.predict"
     if type(row) ~= "table" or type(row.model) ~= "table" or type(row.config) ~= "table" then
@@ -479,19 +487,22 @@ function B.install(M, H)
       -- closed-loop solution per model, load and configuration
       local keys = {}
       for k, v in pairs(cl) do
-        local txt = tostring(v)
-        if type(v) == "table" then  -- a device (its name) or a link ({bw=, latency=})
-          txt = v.name and tostring(v.name) or (tostring(v.bw) .. "/" .. tostring(v.latency))
+        if k ~= "concurrency" then
+          local txt = tostring(v)
+          if type(v) == "table" then  -- a device (its name) or a link ({bw=, latency=})
+            txt = v.name and tostring(v.name) or (tostring(v.bw) .. "/" .. tostring(v.latency))
+          end
+          keys[#keys + 1] = k .. "=" .. txt
         end
-        keys[#keys + 1] = k .. "=" .. txt
       end
       table.sort(keys)
-      local key = s.name .. "|" .. table.concat(keys, ",")
+      local lkey = s.name .. "|" .. table.concat(keys, ",")  -- the load without its concurrency
+      local key = lkey .. "|concurrency=" .. tostring(cl.concurrency)
       local r = closed_cache[key]
       if not r then
-        r = M.closed_loop(s, cl)
+        r = closed_loop(s, cl, rmax_cache, lkey)
         closed_n = closed_n + 1
-        if closed_n > 4096 then closed_cache, closed_n = {}, 0 end
+        if closed_n > 4096 then closed_cache, closed_n, rmax_cache = {}, 0, {} end
         closed_cache[key] = r
       end
       if row.metric == "ttft_ms" then return r.ttft * 1e3

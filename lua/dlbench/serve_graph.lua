@@ -140,55 +140,58 @@ M.cached_tokens = cached_tokens
 -- serving's launch model and the step overhead. Returns {time, flops, bytes, comm, launch,
 -- kernels, memory_bound_time, by_op, attn_launch}.
 local function time_list(c, list)
-  local res = { time = 0, flops = 0, bytes = 0, comm = 0, launch = 0, kernels = 0,
-    memory_bound_time = 0, by_op = {}, attn_launch = 0 }
-  local function add(name, t, fl, by, mb, count)
-    res.time = res.time + t * count
-    res.flops = res.flops + fl * count
-    res.bytes = res.bytes + by * count
-    if mb then res.memory_bound_time = res.memory_bound_time + t * count end
-    res.by_op[name] = (res.by_op[name] or 0) + t * count
-  end
   -- the launch cost of a kernel of time t: overlapped (the default: asynchronous launches
   -- run ahead of the GPU, so a kernel takes at least the launch interval, max(t, launch))
   -- or serial (launch = "serial": the per-op rule's kernel_overhead added to every op, as
   -- dlb.roofline.time does for a training step); none under CUDA graphs
   local launch = c.cuda_graphs and 0 or c.launch
   local overlap = c.launch_mode == "overlap"
-  local function kernel(t, count, attention)
-    local x = overlap and math.max(0, launch - t) or launch
-    res.launch = res.launch + x * count
-    res.kernels = res.kernels + count
-    if attention then res.attn_launch = res.attn_launch + x * count end
-  end
   local sets = c.one_roof and { { c.one_roof } } or { { c.op_roof, false }, { c.attn_roof, true } }
   for _, set in ipairs(sets) do
     local fl, by, gm, at, idx = {}, {}, {}, {}, {}
+    local k = 0
     for i, e in ipairs(list) do
       if not e.comm and (set[2] == nil or (e[6] and true or false) == set[2]) then
-        local k = #fl + 1
+        k = k + 1
         fl[k], by[k], at[k], idx[k] = e[2], e[3], e[6] and 1 or 0, i
         local g = e[5]
-        gm[4 * k - 3], gm[4 * k - 2], gm[4 * k - 1], gm[4 * k] =
-          g and g[1] or 0, g and g[2] or 0, g and g[3] or 0, g and g[4] or 0
+        if g then gm[4 * k - 3], gm[4 * k - 2], gm[4 * k - 1], gm[4 * k] = g[1] or 0, g[2] or 0, g[3] or 0, g[4] or 0
+        else gm[4 * k - 3], gm[4 * k - 2], gm[4 * k - 1], gm[4 * k] = 0, 0, 0, 0 end
       end
     end
-    if #fl > 0 then
+    if k > 0 then
       local _, t, b = core.roofline_ops_attn(set[1], fl, by, gm, at)
-      for k, i in ipairs(idx) do list[i].t, list[i].mb = t[k], b[k] == "memory" end
+      for j, i in ipairs(idx) do list[i].t, list[i].mb = t[j], b[j] == "memory" end
     end
   end
+  -- the sums in list order (each kernel: its time, FLOPs, bytes, memory-bound time, its
+  -- name's share, its launch cost); accumulated in locals, stored once
+  local time, flops, bytes, comm, lsum, kernels, mbt, alaunch = 0, 0, 0, 0, 0, 0, 0, 0
+  local by_op = {}
   for _, e in ipairs(list) do
+    local count, name = e[4], e[1]
     if e.comm then
-      res.comm = res.comm + e.comm * e[4]
-      add(e[1], e.comm, 0, 0, false, e[4])
+      local t = e.comm
+      comm = comm + t * count
+      time = time + t * count
+      flops = flops + 0 * count
+      bytes = bytes + 0 * count
+      by_op[name] = (by_op[name] or 0) + t * count
     else
-      add(e[1], e.t, e[2], e[3], e.mb, e[4])
-      kernel(e.t, e[4], e[6])
+      local t = e.t
+      time = time + t * count
+      flops = flops + e[2] * count
+      bytes = bytes + e[3] * count
+      if e.mb then mbt = mbt + t * count end
+      by_op[name] = (by_op[name] or 0) + t * count
+      local x = overlap and math.max(0, launch - t) or launch
+      lsum = lsum + x * count
+      kernels = kernels + count
+      if e[6] then alaunch = alaunch + x * count end
     end
   end
-  res.time = res.time + res.launch + c.step_overhead
-  return res
+  return { time = time + lsum + c.step_overhead, flops = flops, bytes = bytes, comm = comm,
+    launch = lsum, kernels = kernels, memory_bound_time = mbt, by_op = by_op, attn_launch = alaunch }
 end
 
 
@@ -503,22 +506,74 @@ end
 -- batching's mean batch N (not a whole number), build a few graphs a shape instead of one
 -- a step. nil when the two graphs' kernels do not pair up (then the graph at B itself is
 -- built).
+-- Whether two cached entry lists pair up kernel by kernel (the same names, counts, attention
+-- marks, GEMM and payload presence), kept per pair of lists: a steady state or a closed
+-- loop re-times the same few graphs' entries thousands of times.
+local paired = setmetatable({}, { __mode = "k" })
+local function pair_up(l0, l1)
+  local m = paired[l0]
+  if not m then m = setmetatable({}, { __mode = "k" }); paired[l0] = m end
+  local ok = m[l1]
+  if ok == nil then
+    ok = #l0 == #l1
+    for i, e in ipairs(l0) do
+      local f = l1[i]
+      if not ok then break end
+      if f[1] ~= e[1] or f[4] ~= e[4] or f[6] ~= e[6] or (f[5] == nil) ~= (e[5] == nil)
+          or (f.payload == nil) ~= (e.payload == nil) then
+        ok = false
+      end
+    end
+    m[l1] = ok
+  end
+  return ok
+end
 local function between(l0, l1, x)
-  if #l0 ~= #l1 then return nil end
+  if not pair_up(l0, l1) then return nil end
   local function at(a, b) return a == b and a or a + x * (b - a) end
   local out = {}
   for i, e in ipairs(l0) do
     local f = l1[i]
-    if f[1] ~= e[1] or f[4] ~= e[4] or f[6] ~= e[6] or (f[5] == nil) ~= (e[5] == nil)
-        or (f.payload == nil) ~= (e.payload == nil) then
-      return nil
-    end
     local g
     if e[5] then g = { at(e[5][1], f[5][1]), at(e[5][2], f[5][2]), at(e[5][3], f[5][3]), at(e[5][4], f[5][4]) } end
     out[i] = { e[1], at(e[2], f[2]), at(e[3], f[3]), e[4], g, e[6], payload = e.payload and at(e.payload, f.payload) }
   end
   return out
 end
+M._between = between  -- tests: the fused decode path below against it
+
+-- between(between(a0, b0, x), between(a1, b1, x), q) in one pass, the same arithmetic in the
+-- same order (so the same numbers, bit for bit), without the two intermediate lists: a
+-- decode step at batch x + 1 and context q from the graphs at batches 1, 2 (a, b) and
+-- contexts 0, 1 (0, 1). nil where the nested form is nil.
+local function between2(a0, b0, a1, b1, x, q)
+  if not (pair_up(a0, b0) and pair_up(a1, b1) and pair_up(a0, a1)) then return nil end
+  local function at(u, v, w) return u == v and u or u + w * (v - u) end
+  local out = {}
+  for i, e in ipairs(a0) do
+    local f, e1, f1 = b0[i], a1[i], b1[i]
+    local g
+    if e[5] then
+      local g0, h0, g1, h1 = e[5], f[5], e1[5], f1[5]
+      g = { at(at(g0[1], h0[1], x), at(g1[1], h1[1], x), q), at(at(g0[2], h0[2], x), at(g1[2], h1[2], x), q),
+        at(at(g0[3], h0[3], x), at(g1[3], h1[3], x), q), at(at(g0[4], h0[4], x), at(g1[4], h1[4], x), q) }
+    end
+    -- the FLOPs and bytes: at() written out (the same expression)
+    local u, v = e[2], f[2]
+    local a = u == v and u or u + x * (v - u)
+    u, v = e1[2], f1[2]
+    local b = u == v and u or u + x * (v - u)
+    local fl = a == b and a or a + q * (b - a)
+    u, v = e[3], f[3]
+    a = u == v and u or u + x * (v - u)
+    u, v = e1[3], f1[3]
+    b = u == v and u or u + x * (v - u)
+    out[i] = { e[1], fl, a == b and a or a + q * (b - a), e[4], g, e[6],
+      payload = e.payload and at(at(e.payload, f.payload, x), at(e1.payload, f1.payload, x), q) }
+  end
+  return out
+end
+M._between2 = between2
 
 -- One step of B sequences, n new tokens each after p cached, on one stage of opts.layers
 -- layers (all when pp = 1), with opts.mix chunked-prefill groups: its graph's entries,
@@ -539,14 +594,31 @@ local function step_entries(s, c, B, n, p, opts)
     end
     if n == 1 and p ~= 0 and p ~= 1 then
       local q = s.window and math.min(p, s.window - 1) or p
-      local a, b = at_batch(0), at_batch(1)
-      list = a and b and between(a, b, q)
+      if B == 1 or B == 2 then
+        local a, b = at_batch(0), at_batch(1)
+        list = between(a, b, q)
+      else
+        -- the four graphs' entries, kept on the configuration per spec and stage
+        local keep = rawget(c, "_decode_lists")
+        if not keep then keep = setmetatable({}, { __mode = "k" }); rawset(c, "_decode_lists", keep) end
+        local ks = keep[s]
+        if not ks then ks = {}; keep[s] = ks end
+        local L = opts.layers or 0
+        local four = ks[L]
+        if not four then
+          four = { entries_at(s, c, 1, 1, 0, opts), entries_at(s, c, 2, 1, 0, opts),
+            entries_at(s, c, 1, 1, 1, opts), entries_at(s, c, 2, 1, 1, opts) }
+          ks[L] = four
+        end
+        list = between2(four[1], four[2], four[3], four[4], B - 1, q)
+      end
     else
       list = at_batch(p)
     end
   end
   return list or entries_at(s, c, B, n, p, opts)
 end
+M._entries_at, M._step_entries = entries_at, step_entries  -- tests
 -- The entries of a chunked-prefill iteration of a dense model without a window: B decode
 -- sequences and one group of `pieces` prompt chunks of t tokens each after q cached. Its
 -- costs are affine in B and quadratic in t (the chunks' causal attention pairs, t q +

@@ -108,4 +108,31 @@ T.test("sweep_costs", function()
     { graph = word_lm, dim = "h", params = { 1e8, 1e9 }, points = 1, batch = 8 })
 end)
 
+T.test("a builder family finds each (size, subbatch)'s params once a call: the same rows as each size built afresh", function()
+  -- scaling.lua's family keeps a builder's params per (size, subbatch) within one call (the
+  -- searches of a params= sweep come back to their bounds and to earlier points' sizes); a
+  -- row's stats build its size once more
+  local built = {}
+  local function lm(h)
+    built[h] = (built[h] or 0) + 1
+    return dlb.models.word_lm { hidden = h, seq = 2 }
+  end
+  local rows = S.sweep_costs { graph = lm, params = { 1.5e7, 3.5e7 }, points = 3, batch = 16, hi = 1024 }
+  T.eq(#rows, 3, "three sizes")
+  local row_size = {}
+  for _, r in ipairs(rows) do row_size[r.size] = true end
+  for h, n in pairs(built) do T.eq(n, row_size[h] and 2 or 1, "size " .. h .. " built") end
+  for _, r in ipairs(rows) do
+    local st = dlb.models.word_lm { hidden = r.size, seq = 2 }:stats { b = 16 }
+    T.eq(r.params, tonumber(st.params), "params at " .. r.size)
+    T.eq(r.flops, tonumber(st.flops), "flops at " .. r.size)
+    T.eq(r.bytes, tonumber(st.bytes), "bytes at " .. r.size)
+    T.eq(r.footprint, tonumber(rawget(st, "footprint_graph") or st.footprint), "footprint at " .. r.size)
+  end
+  -- a new call builds again (nothing kept across calls: a builder may change between them)
+  local before = built[rows[1].size]
+  S.sweep_costs { graph = lm, sizes = { rows[1].size }, batch = 16 }
+  T.eq(built[rows[1].size], before + 1, "built again by the next call")
+end)
+
 T.done()

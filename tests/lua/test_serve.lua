@@ -367,6 +367,30 @@ T.test("validation table: schema, sources, the fixed split", function()
     concurrency = 25, prompt = 5000, output = 500 })
   T.near(c1.tokens_per_s, 25 * 500 / c1.e2e, 1e-6, "closed loop: Little's law")
   assert(not c1.saturated and c1.batch > 20 and c1.batch <= 25, "clients mostly decoding")
+  -- dlb.serve.predict keeps the largest sustainable rate of a load across its concurrency
+  -- levels (serve_batch.lua's closed_loop memo): each closed-loop row's prediction equals
+  -- dlb.serve.closed_loop solved afresh, exactly, saturated loads included
+  local cal = { bw_eff = 0.77, step_overhead = 7e-4 }  -- a calibration no other test uses
+  local sat, unsat, fresh = 0, 0, {}
+  for _, r in ipairs(rows) do
+    if r.config.concurrency then
+      local p = S.predict(r, cal)
+      local cl = { hw = r.hw }
+      for k, v in pairs(r.config) do cl[k] = v end
+      for k, v in pairs(cal) do cl[k] = v end
+      -- one fresh solution per load (a table's TTFT, ITL and throughput rows share one)
+      local ks = {}
+      for k, v in pairs(cl) do ks[#ks + 1] = k .. "=" .. tostring(v) end
+      table.sort(ks)
+      local key = rawget(r, "_spec").name .. "|" .. table.concat(ks, ",")
+      local f = fresh[key] or S.closed_loop(rawget(r, "_spec"), cl)
+      fresh[key] = f
+      local want = ({ ttft_ms = f.ttft * 1e3, itl_ms = f.itl * 1e3, out_tok_s = f.tokens_per_s })[r.metric]
+      T.eq(p, want, r.id .. ": predict = closed_loop")
+      if f.saturated then sat = sat + 1 else unsat = unsat + 1 end
+    end
+  end
+  assert(sat >= 3 and unsat >= 3, "saturated and unsaturated loads both checked: " .. sat .. ", " .. unsat)
 end)
 
 T.test("calibration = \"validated\": the chip's CALIBRATED flops_eff (issue 29)", function()

@@ -83,6 +83,56 @@ T.test("every step is its graph: dlb.serve.time(graphs) = prefill/decode; entrie
   close(S.decode(L7, { hw = "A100-SXM4-80GB", batch = 1, context = 1000 }).flops, want, "hand-counted decode FLOPs")
 end)
 
+T.test("a decode step's entries in one pass (between2) = the nested betweens, bit for bit", function()
+  -- serve_graph.lua's between2 is between(between(a0, b0, x), between(a1, b1, x), q) without
+  -- the two intermediate lists (a closed loop re-times decode steps thousands of times): the
+  -- same arithmetic in the same order, so every field must be equal (==), not merely close
+  local SG = require "dlbench.serve_graph"
+  local function same(u, v, what)
+    T.eq(#u, #v, what .. " entries")
+    for i, e in ipairs(u) do
+      local f = v[i]
+      for k = 1, 6 do
+        if k == 5 then
+          T.eq(e[5] == nil, f[5] == nil, what .. " gemm presence " .. i)
+          if e[5] then for j = 1, 4 do T.eq(e[5][j], f[5][j], what .. " gemm " .. i .. "." .. j) end end
+        else
+          T.eq(e[k], f[k], what .. " field " .. k .. " of " .. i)
+        end
+      end
+      T.eq(e.payload, f.payload, what .. " payload " .. i)
+    end
+  end
+  local n = 0
+  for _, m in ipairs { L7, L3, MI } do
+    for _, o in ipairs { { hw = "H100-SXM" }, { hw = "A100-SXM4-80GB", tp = 4, weights = "int4", kv = "fp8" } } do
+      local c = S.config(o)
+      local l = {}
+      for _, bp in ipairs { { 1, 0 }, { 2, 0 }, { 1, 1 }, { 2, 1 } } do
+        l[#l + 1] = SG._entries_at(m, c, bp[1], 1, bp[2], {})
+      end
+      for _, bq in ipairs { { 3.37, 4500 }, { 1.5, 3 }, { 255, 1e5 }, { 1.001, 17.25 } } do
+        local B, q = bq[1], bq[2]
+        local x = B - 1  -- as step_entries forms it
+        local want = SG._between(SG._between(l[1], l[2], x), SG._between(l[3], l[4], x), q)
+        local what = string.format("%s x %g q %g", m.name, x, q)
+        same(SG._between2(l[1], l[2], l[3], l[4], x, q), want, what)
+        -- the step at (B, q): past a window the context stops at window - 1
+        local qq = m.window and math.min(q, m.window - 1) or q
+        same(SG._step_entries(m, c, B, 1, q, {}),
+          SG._between(SG._between(l[1], l[2], x), SG._between(l[3], l[4], x), qq), what .. " (step_entries)")
+        n = n + 1
+      end
+    end
+  end
+  T.eq(n, 24, "cases")
+  -- lists that do not pair up: nil, as the nested form
+  local c = S.config { hw = "H100-SXM" }
+  local a, b = SG._entries_at(L7, c, 1, 1, 0, {}), SG._entries_at(L3, c, 1, 1, 0, { layers = 3 })
+  T.eq(SG._between2(a, a, b, b, 1.5, 7), nil, "unpaired lists")
+  T.eq(SG._between(a, b, 0.5), nil, "unpaired lists (between)")
+end)
+
 T.test("tensor- and pipeline-parallel steps as graphs: allreduce kernels, stages", function()
   local L70 = S.model(dlb.models.llama { size = "70b", batch = 1, seq = 16 })
   -- tp = 4: one rank's graph, heads and the MLP width a quarter, two allreduce kernels a
