@@ -1,6 +1,6 @@
 /*
-** planner_impl.h — internal to libdlbench: what planner.c (one layout's evaluation) gives
-** planner_search.c (the search over layouts). Not part of the public interface.
+** planner_impl.h — internal to libdlbench: what planner.c (one layout's evaluation) and
+** planner_check.c (the inputs' checks) give planner_search.c (the search over layouts). Not part of the public interface.
 */
 #ifndef DLB_PLANNER_IMPL_H
 #define DLB_PLANNER_IMPL_H
