@@ -337,13 +337,12 @@ local E = core.enum
 local unpack = table.unpack or unpack
 
 -- enum_names("DLB_DT_") -> {fp32 = 1, ...}, {[1] = "fp32", ...}: the constants of one C enum
--- by lower-case name (rename: {SUFFIX = "name"}); count markers (..._COUNT, DLB_X_NXS) left out,
--- except a constant rename names (a member spelt like a marker: DLB_NCCL_NVLS, DLB_ONNX_NODES)
+-- by lower-case name (rename: {SUFFIX = "name"}); count markers (..._COUNT, DLB_X_NXS) left out
 function core.enum_names(prefix, rename)
   local byname, byvalue = {}, {}
   for k, v in pairs(E) do
     local suffix = k:sub(1, #prefix) == prefix and k:sub(#prefix + 1)
-    if suffix and suffix ~= "COUNT" and ((rename and rename[suffix]) or not suffix:match("^N%u+S$")) then
+    if suffix and suffix ~= "COUNT" and not suffix:match("^N%u+S$") then
       local name = rename and rename[suffix] or suffix:lower()
       byname[name], byvalue[v] = v, name
     end

@@ -85,15 +85,15 @@ doc.doc(M.collective, "dlb.parallel.collective(op, {bytes=, n=, bw=, latency=[, 
   .. "allreduce and alltoall take cluster= (alltoall: n ranks stride= devices apart, both tiers at once)")
 
 -- Collectives as NCCL runs them (issue [19]; graphs/parallel/nccl.c, NCCL's tuning model):
--- algorithms and protocols by name from the C enum (DLB_NCCL_*: the protocol names are
--- NCCL's own, ncclProtoStr).
-local NCCL_NAMES = core.enum_names("DLB_NCCL_", { NVLS = "nvls" })   -- an algorithm, not a count
-local IS_PROTO = { ll = "LL", ll128 = "LL128", simple = "Simple" }
-local NCCL_ALGOS, NCCL_PROTOS, ALGO_NAME, PROTO_NAME = {}, {}, {}, {}
-for k, v in pairs(NCCL_NAMES) do
-  if IS_PROTO[k] then NCCL_PROTOS[IS_PROTO[k]] = v; PROTO_NAME[v] = IS_PROTO[k]
-  else NCCL_ALGOS[k] = v; ALGO_NAME[v] = k end
-end
+-- algorithms and protocols by name from their two C enum blocks (the one description,
+-- dlbench.desc: each block's count marker left out; the protocol names are NCCL's own,
+-- ncclProtoStr).
+local desc = require "dlbench.desc"
+local _, NCCL_ALGOS = desc.block("DLB_NCCL_TREE", "DLB_NCCL_")
+local _, NCCL_PROTOS = desc.block("DLB_NCCL_LL", "DLB_NCCL_", { LL = "LL", LL128 = "LL128", SIMPLE = "Simple" })
+local ALGO_NAME, PROTO_NAME = {}, {}
+for k, v in pairs(NCCL_ALGOS) do ALGO_NAME[v] = k end
+for k, v in pairs(NCCL_PROTOS) do PROTO_NAME[v] = k end
 M.nccl_algos, M.nccl_protocols = NCCL_ALGOS, NCCL_PROTOS
 
 function M.nccl_topo(cluster, ranks, per_node)
