@@ -318,16 +318,21 @@ end
 local calibrated = {}   -- hw name -> {flops_eff =, rows =, pooled =}
 local MIN_ROWS = 3      -- fewer calibration rows than this: the device class's pooled value
 -- flops_eff minimising the median |log error| of rows xs (each on its own device)
+-- The median |log error| of rows xs, each predicted on its catalogue device with `changes`
+-- (hw:with): the modified device made once per catalogue device (hw:with validates it).
+local function median_err(xs, changes)
+  local errs, devs = {}, {}
+  for i, x in ipairs(xs) do
+    local d = devs[x.s.hw]
+    if not d then d = x.s.hw:with(changes); devs[x.s.hw] = d end
+    errs[i] = logerr((predict(x.s, d)), x.meas)
+  end
+  return median(errs)
+end
 local function fit(xs)
   local best, beste = 0.8, math.huge
   for e = 0.30, 1.0001, 0.02 do
-    local errs, devs = {}, {}   -- one modified device per catalogue device and value
-    for i, x in ipairs(xs) do
-      local d = devs[x.s.hw]
-      if not d then d = x.s.hw:with { flops_eff = math.min(1, e) }; devs[x.s.hw] = d end
-      errs[i] = logerr((predict(x.s, d)), x.meas)
-    end
-    local me = median(errs)
+    local me = median_err(xs, { flops_eff = math.min(1, e) })
     if me < beste then best, beste = math.min(1, e), me end
   end
   return best
@@ -465,25 +470,16 @@ do
     local c = calibrated[ckey(xs[1])]
     local fe = c and c.flops_eff or xs[1].s.hw.flops_eff
     local ho = (dlb.frameworks.host_of(dlb.frameworks.get(prof)))
-    local function med(f)   -- f(x) depends on x's catalogue device only: made once each
-      local errs, devs = {}, {}
-      for i, x in ipairs(xs) do
-        local d = devs[x.s.hw]
-        if not d then d = f(x); devs[x.s.hw] = d end
-        errs[i] = logerr((predict(x.s, d)), x.meas)
-      end
-      return median(errs)
-    end
     for _ = 1, 2 do
       local best, beste = fe, math.huge
       for e = 0.50, 0.9001, 0.02 do
-        local m = med(function(x) return x.s.hw:with { flops_eff = e, host_op = ho } end)
+        local m = median_err(xs, { flops_eff = e, host_op = ho })
         if m < beste then best, beste = e, m end
       end
       fe = best
       best, beste = ho, math.huge
       for us = 0, 80, 4 do
-        local m = med(function(x) return x.s.hw:with { flops_eff = fe, host_op = us * 1e-6 } end)
+        local m = median_err(xs, { flops_eff = fe, host_op = us * 1e-6 })
         if m < beste then best, beste = us * 1e-6, m end
       end
       ho = best
