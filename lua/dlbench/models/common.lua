@@ -185,6 +185,15 @@ function M.stats(self, b)
   return base_stats(self, M.with_optimizer(self, b))   -- a tail call: its errors name the caller's line
 end
 
+-- Run builder f(opts) with LoRA adapters lora = {rank=, targets=} (or nil) set for the graph
+-- it makes (M.graph applies them): pcall's results. The zoo's wrapper and from_hf's T5.
+function M.build_with_lora(f, opts, lora)
+  M.pending_lora = lora
+  local ok, g = pcall(f, opts)
+  M.pending_lora = nil
+  return ok, g
+end
+
 -- A model option quantize = "nf4" | {dtype=, skip=}: g:quantize on the built graph (the
 -- zoo's wrapper and dlb.models.from_hf apply it once the builder has run).
 function M.quantize(g, quant)

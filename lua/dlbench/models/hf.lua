@@ -135,9 +135,7 @@ function M.from_hf(src, opts)
   local build
   if builder == "t5" then
     build = function(oo)
-      C.pending_lora = opts.lora
-      local okb, gb = pcall(require("dlbench.models.transformer").t5, oo)
-      C.pending_lora = nil
+      local okb, gb = C.build_with_lora(require("dlbench.models.transformer").t5, oo, opts.lora)
       if not okb then error(gb, 0) end
       if opts.quantize ~= nil then C.quantize(gb, opts.quantize) end
       return gb
