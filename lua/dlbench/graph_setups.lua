@@ -126,8 +126,9 @@ function Graph:quantize(dtype, what, o)
     ids = {}
     local nt = core.graph_counts(self._h)
     for t = 0, nt - 1 do
-      local name, dims, _, role = core.graph_tensor_info(self._h, t)
-      if role == ROLES.weight and #dims >= 2 then
+      local nd, _, role = core._graph_tensor_info(self._h, t)   -- the rank, without dim text
+      if role == ROLES.weight and nd >= 2 then
+        local name = core._graph_tensor_name(self._h, t)
         local keep = true
         for _, p in ipairs(skip) do if name:find(p) then keep = false; break end end
         if keep then ids[#ids + 1] = t end
