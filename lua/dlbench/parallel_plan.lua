@@ -285,6 +285,17 @@ local function setup(fname, o)
   local fw = require "dlbench.frameworks"
   local calibration = fw.check_calibration(o.calibration, fname)
   local o2, prof, src, fuse, applied = framed(fname, o)
+  -- a recompute policy the caller names must be one the profile's stack offers (its
+  -- `recompute` list): fsdp with "selective" would otherwise be timed as a run that stack
+  -- cannot make
+  local rc = o.recompute
+  local rname = rc == true and "full" or (type(rc) == "string" and rc ~= "none" and rc) or nil
+  if rname and RECOMPUTE[rname] and not fw.offers(prof, rname) then
+    error(string.format("%s: recompute %q is not offered by framework profile '%s' (it offers %s); "
+      .. "choose one of those, or a profile that offers it (dlb.frameworks.list(), "
+      .. "dlb.frameworks.derive)", fname, rname, prof.name,
+      table.concat(prof.recompute or {}, ", ")), 3)
+  end
   -- a graph is analysed in mixed precision unless precision= says otherwise; a layer list
   -- carries the precision it was built with (from_graph, layers.transformer); the device's
   -- peak follows it. A catalogue device with a list that says none is refused rather than

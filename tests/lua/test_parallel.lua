@@ -503,6 +503,18 @@ T.test("torchtitan's per-op selective AC: recompute = \"selective_op\"", functio
   T.checkerr("needs the layers' ops", P.evaluate, { layers = bare, hw = "A100-SXM4-80GB", dp = 1, precision = "mixed",
     batch = 2, m = 1, recompute = "selective_op" })
   T.checkerr("\"selective_op\" (torchtitan's per-op selective AC)", ev, { recompute = "op" })
+  -- a policy the named profile's stack does not offer is refused by name (fsdp: none, full)
+  T.checkerr("recompute \"selective\" is not offered by framework profile 'fsdp' (it offers none, full)",
+    P.evaluate, { graph = g, hw = "A100-SXM4-80GB", dp = 1, batch = 2, m = 1, framework = "fsdp",
+      recompute = "selective" })
+  T.checkerr("recompute \"selective_op\" is not offered by framework profile 'megatron-lm'", P.plan,
+    { graph = g, hw = "A100-SXM4-80GB", devices = 2, batch = 4, framework = "megatron-lm",
+      recompute = "selective_op" })
+  T.checkerr("recompute \"full\" is not offered by framework profile 'ngc'", P.evaluate,
+    { graph = g, hw = "A100-SXM4-80GB", dp = 1, batch = 2, m = 1, framework = "ngc", recompute = true })
+  -- "none" is always accepted
+  assert(P.evaluate { graph = g, hw = "A100-SXM4-80GB", dp = 1, batch = 2, m = 1, framework = "ngc",
+    recompute = "none" }.step > 0)
 end)
 
 T.done()

@@ -13,6 +13,7 @@ return {
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = nil, slack = nil,
   zero = nil, fp8 = nil, dispatch = nil,
-  recompute = { "none", "full", "selective" },
+  -- no stack to limit them: every policy the planner models, as the caller asks
+  recompute = { "none", "full", "selective", "selective_op" },
   sources = { "dlbench itself: the unfused algorithmic graph of g:stats (docs/graph.md)" },
 }
