@@ -40,7 +40,8 @@ enum { DLB_ONNX_R_OPTYPE = 0,      /* an ONNX op type in the file and its node c
        DLB_ONNX_R_TRIL = 4,        /* a Trilu node with upper = 0: text "node N 'name'", count
                                    ** its offset k (NaN: not a constant; docs/import.md) */
        DLB_ONNX_R_TRIU = 5,        /* the same with upper = 1 */
-       DLB_ONNX_R_META = 6 };      /* the model's metadata_props entry "key=value" */
+       DLB_ONNX_R_META = 6 };      /* the model's metadata_props entry: text "key=value",
+                                   ** count the key's length (a key may hold '=') */
 /* Facts about the import (dlb_onnx_facts). */
 enum { DLB_ONNX_OPSET = 0, DLB_ONNX_IR_VERSION = 1, DLB_ONNX_NODES = 2,
        DLB_ONNX_INITIALIZERS = 3, DLB_ONNX_WEIGHT_ELEMENTS = 4, DLB_ONNX_BN_STATS = 5,

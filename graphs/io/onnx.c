@@ -510,7 +510,8 @@ static int import(dlb_onnx *m) {
   for (size_t i = 0; i < mp->n_metadata_props; i++) {
     const Onnx__StringStringEntryProto *e = mp->metadata_props[i];
     if (e && e->key && *e->key &&
-        (rc = dlb_onnx_note(m, DLB_ONNX_R_META, 0, "%s=%s", e->key, e->value ? e->value : "")))
+        (rc = dlb_onnx_note(m, DLB_ONNX_R_META, (double)strlen(e->key), "%s=%s", e->key,
+                             e->value ? e->value : "")))
       return rc;
   }
   if (m->opset && (m->opset < 7 || m->opset > 21))

@@ -195,6 +195,13 @@ T.test("ONNX sliding window: read from the mask's Trilu band or the metadata; am
   T.eq(window("hf", { trilu = { { upper = true, k = 1 }, { upper = false, k = -48 } } }), 48, "masked-out triangle")
   T.eq(window("causal", { trilu = { { upper = false, k = 0 } } }), nil, "a causal mask: no window")
   T.eq(window("meta", { meta = { sliding_window = "32" } }), 32, "metadata sliding_window")
+  -- a key may hold '=' (onnx.proto: any string): split at the key's length, not the first '='
+  -- (before: "a=sliding_window" = "16" was read as key "a", value "sliding_window=16")
+  local gm = load("meta_eq", with { meta = { ["a=sliding_window"] = "16", ["b"] = "x=y" } })
+  T.eq(gm.import.metadata["a=sliding_window"], "16", "key with '='")
+  T.eq(gm.import.metadata.b, "x=y", "value with '='")
+  T.eq(gm.import.metadata.a, nil, "no key cut at its '='")
+  T.eq(S.model(gm).window, nil, "no sliding_window key: no window")
   T.eq(window("meta_band", { meta = { sliding_window = "48" }, trilu = { { upper = false, k = -48 } } }), 48,
     "metadata and band agree")
   -- a dynamic offset (Hugging Face's diagonal = past_key_values_length - sliding_window) is

@@ -45,8 +45,9 @@ local function report(rep, facts)
     elseif kind == "tril" or kind == "triu" then
       r.trilu[#r.trilu + 1] = { node = e[1], upper = kind == "triu", k = e[3] == e[3] and e[3] or nil }
     elseif kind == "meta" then
-      local key, value = e[1]:match("^([^=]*)=(.*)$")
-      r.metadata[key] = value
+      -- count: the key's length (a key may hold '=': split there, not at the first '=')
+      local n = e[3]
+      r.metadata[e[1]:sub(1, n)] = e[1]:sub(n + 2)
     else r.warnings[#r.warnings + 1] = e[1] end
   end
   table.sort(r.optypes, function(a, b) return a.count > b.count or (a.count == b.count and a.type < b.type) end)
