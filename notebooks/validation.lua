@@ -44,6 +44,10 @@ local DEV_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf
 -- gradient-reduction overlap and how ZeRO-3 gathers parameters. Matched on the row's
 -- framework text, first match wins.
 local PROFILE = {
+  -- NeMo AutoModel is NeMo's PyTorch-native stack (FSDP2 + Transformer Engine's kernels +
+  -- DeepEP), not its Megatron-Core one: matched before "NeMo" (issue 27, set before any
+  -- AutoModel row was predicted)
+  { "AutoModel", "fsdp2" },
   { "NeMo", "nemo" },
   { "Megatron-LM + DeepSpeed ZeRO-3", "deepspeed-zero3" },
   { "Megatron-LM + DeepSpeed", "deepspeed-zero1" },   -- MT-NLG: DeepSpeed pipeline + Megatron TP
