@@ -350,7 +350,9 @@ local function automodel(model, arch, seq, gpus, gbs, mbs, ga, cp, ep, fsdp, tps
     layout = { dp = dp, cp = cp > 1 and cp or nil, cp_algo = cp > 1 and "ring" or nil,
       ep = ep > 1 and ep or nil, zero = 3, micro_batch = mbs, grad_accum = ga, global_batch = gbs },
     precision = "mixed_bf16", seq = seq,
-    framework = "NeMo AutoModel (PyTorch FSDP2, Transformer Engine, DeepEP)",
+    -- (not "PyTorch FSDP": that text selects [18]'s FSDP set, llm-foundry's and
+    -- torchtitan's rows, in tests/lua/fsdp_rows.lua)
+    framework = "NeMo AutoModel (FSDP2, Transformer Engine, DeepEP)",
     measured = { tokens_per_s = tps, per = "gpu" },
     source = where .. ", Pre-Training Performance, System: DGX-H100, Precision: BF16, row "
       .. model .. " / " .. gpus .. " GPUs, column Tokens/sec/GPU",
