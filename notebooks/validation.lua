@@ -44,6 +44,10 @@ local DEV_PREC = { mixed = "mixed", mixed_bf16 = "mixed_bf16", fp16 = "fp16", bf
 -- gradient-reduction overlap and how ZeRO-3 gathers parameters. Matched on the row's
 -- framework text, first match wins.
 local PROFILE = {
+  -- NeMo AutoModel is NeMo's PyTorch-native stack (FSDP2 + Transformer Engine's kernels +
+  -- DeepEP), not its Megatron-Core one: matched before "NeMo" (issue 27, set before any
+  -- AutoModel row was predicted)
+  { "AutoModel", "fsdp2" },
   { "NeMo", "nemo" },
   { "Megatron-LM + DeepSpeed ZeRO-3", "deepspeed-zero3" },
   { "Megatron-LM + DeepSpeed", "deepspeed-zero1" },   -- MT-NLG: DeepSpeed pipeline + Megatron TP
@@ -670,6 +674,11 @@ local WHY = {
     .. "dlbench.te_fp8) is counted; the router's small kernels are not" },
   { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): as Qwen3-30B-A3B, "
     .. "a per-layer cost beyond Megatron-Core's MoE ops (opt-in moe_impl mcore) is missing" },
+  -- NeMo 25.02's DGX-B200 table (issue 27): what the model lacks, from the rows' own data
+  { "nemo%-25%.02", "B200 fp8: no B200 calibration row (its fp8 flops_eff is pooled from the "
+    .. "H100 rows); the same layouts run faster on later containers (Llama 3 8B on 8 B200: "
+    .. "26,006 tokens/s in 25.02, 29,994 in 25.09, 30,624 in 25.11), while one nemo profile "
+    .. "stands for every release" },
   { "modelzoo.*%-s[1-9]%d%d%d%d", "long context: cuDNN attention at 0.54 on 0.5 / 0.91 of its "
     .. "FLOPs (the masked blocks skipped, at the FA3 paper's causal rate); the error grows with "
     .. "cp (-19% at cp 1 to +9% at cp 8): the ring's per-step kernels and the exchange's "

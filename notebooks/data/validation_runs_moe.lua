@@ -45,9 +45,19 @@ end
 -- The 25.09 rows are from the same page at an older version, stored in the fork
 -- pufanyi/Megatron-Bridge (commit 21a2ced8106754c746d0bbde686f35554992e4be).
 ---------------------------------------------------------------------------------------
-local MBRIDGE = "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md (commit 00b7660be0254ac6f95f44164ddd0c3e9cc798ed)"
-local MBRIDGE_0925 = "pufanyi/Megatron-Bridge (fork) docs/performance-summary.md (commit 21a2ced8106754c746d0bbde686f35554992e4be)"
-local QWEN3 = {
+-- A page of NeMo's published pre-training tables: doc (the document and its version), id
+-- (the rows' id prefix), stack (the framework text: its profile is matched on "NeMo"),
+-- heading (the container's section title, %s = the version), model_tables (versions whose
+-- tables are one per model with a System column, instead of one per system), plain_fp8
+-- (the recipe a plain "FP8" Precision cell means on that page; false: not stated, the
+-- profile's default), note (what the page says of MoE routing).
+local MBRIDGE_NOTE = "MoE rows force-balanced and dropless (the page's note)"
+local MBRIDGE = { doc = "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md (commit 00b7660be0254ac6f95f44164ddd0c3e9cc798ed)",
+  id = "mbridge", stack = "Megatron-Bridge, Megatron-Core", heading = "'%s NeMo Container', Pre-Training Performance",
+  note = MBRIDGE_NOTE }
+local MBRIDGE_0925 = { doc = "pufanyi/Megatron-Bridge (fork) docs/performance-summary.md (commit 21a2ced8106754c746d0bbde686f35554992e4be)",
+  id = "mbridge", stack = MBRIDGE.stack, heading = MBRIDGE.heading, note = MBRIDGE_NOTE }
+local ARCH = {
   ["Qwen3_30B_a3B"] = { "moe", { style = "llama", layers = 48, hidden = 2048, heads = 32, kv_heads = 4,
     head_dim = 128, ffn = 768, experts = 128, top_k = 8, vocab = 151936 }, 30.5e9 },
   ["Qwen3_235B_a22B"] = { "moe", { style = "llama", layers = 94, hidden = 4096, heads = 64, kv_heads = 4,
@@ -55,33 +65,51 @@ local QWEN3 = {
   ["LLAMA3.1_405B"] = { "llama", { layers = 126, hidden = 16384, heads = 128, kv_heads = 8, ffn = 53248,
     vocab = 128256 }, 405e9 },
 }
-local function mbridge(src, ver, system, hw, model, gpus, prec, gbs, mbs, seq, tp, pp, cp, vp, ep, tps)
-  local a = QWEN3[model]
+-- the page's names for the same architectures (NeMo 25.02 writes LLAMA3-405B)
+ARCH["LLAMA3-405B"] = ARCH["LLAMA3.1_405B"]
+-- ga: the page's GA column (checked), fsdp: its FSDP column > 0 (Megatron-FSDP, as ZeRO 3)
+local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, tp, pp, cp, vp, ep, tps, ga, fsdp)
+  local a = ARCH[model]
   local opts = { seq = seq }
   for k, v in pairs(a[2]) do opts[k] = v end
   local dp = div(gpus, tp * pp * cp)
+  local accum = div(gbs, dp * mbs)
+  -- the page's GA column, where it has one, must be GBS / (dp x MBS)
+  if ga and ga ~= accum then
+    error(string.format("validation_runs_moe.lua: %s %s: GA %d, but GBS / (dp x MBS) = %d", ver, model, ga, accum), 2)
+  end
+  local by_model = page.model_tables and page.model_tables[ver]
+  -- the fp8 recipe of the Precision cell (Transformer Engine's quantisation kernels,
+  -- dlbench.te_fp8): FP8-CS = Float8CurrentScaling, FP8-MX / MXFP8 = MXFP8BlockScaling
+  -- (Megatron-Bridge's mixed-precision recipes bf16_with_fp8_current_scaling_mixed and
+  -- bf16_with_mxfp8_mixed); a plain "FP8" is what the page's plain_fp8 says
+  local recipes = { ["FP8-CS"] = { scaling = "current" }, ["FP8-MX"] = { scaling = "mxfp8" },
+    ["MXFP8"] = { scaling = "mxfp8" }, ["FP8"] = page.plain_fp8 }
+  local fp8 = recipes[prec]
+  if fp8 == nil then error("mbridge: unknown precision " .. prec .. " on " .. page.doc, 2) end
   add {
-    id = "mbridge-" .. ver .. "-" .. model:lower():gsub("[._]", "-") .. "-s" .. seq .. "-" .. gpus .. "x"
+    id = page.id .. "-" .. ver .. "-" .. model:lower():gsub("[._]", "-") .. "-s" .. seq .. "-" .. gpus .. "x"
       .. hw:lower():gsub("%-sxm", ""),
     role = "held",
     model = { builder = a[1], opts = opts },
     params = a[3],
     hw = hw, devices = gpus,
     layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, ep = ep > 1 and ep or nil,
-      cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = div(gbs, dp * mbs),
-      global_batch = gbs, schedule = vp > 1 and "interleaved" or nil, interleave = vp > 1 and vp or nil },
-    precision = "fp8", seq = seq, framework = "NeMo " .. ver .. " (Megatron-Bridge, Megatron-Core)",
-    -- the Precision column's fp8 recipe (Transformer Engine's quantisation kernels,
-    -- dlbench.te_fp8): FP8-CS = Float8CurrentScaling, FP8-MX = MXFP8BlockScaling
-    -- (Megatron-Bridge's mixed-precision recipes bf16_with_fp8_current_scaling_mixed and
-    -- bf16_with_mxfp8_mixed)
-    fp8 = ({ ["FP8-CS"] = { scaling = "current" }, ["FP8-MX"] = { scaling = "mxfp8" } })[prec]
-      or error("mbridge: unknown precision " .. prec),
+      -- EP not dividing the data ranks (dp x cp): Megatron-Core's only layout for it is
+      -- ETP 1 (EP x ETP must divide TP x DP x CP, ETP divide TP), the experts taking
+      -- tensor ranks
+      etp = (ep > 1 and (dp * cp) % ep ~= 0) and 1 or nil,
+      cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = accum,
+      global_batch = gbs, schedule = vp > 1 and "interleaved" or nil, interleave = vp > 1 and vp or nil,
+      zero = (fsdp or 0) > 0 and 3 or nil },
+    precision = "fp8", seq = seq, framework = "NeMo " .. ver .. " (" .. page.stack .. ")",
+    fp8 = fp8 or nil,
     measured = { tokens_per_s = tps, per = "gpu" },
-    source = src .. ", '" .. ver .. " NeMo Container', Pre-Training Performance, System: " .. system
-      .. ", row " .. model .. " / " .. gpus .. " GPUs (" .. prec .. "), column Tokens / sec / GPU",
-    note = prec .. " (fp8 GEMMs on the catalogue's fp8 peak); MoE rows force-balanced and "
-      .. "dropless (the page's note); params: the nominal size",
+    source = page.doc .. ", " .. string.format(page.heading, ver) .. ", "
+      .. (by_model and ("Model: " .. model .. ", row " .. system) or ("System: " .. system .. ", row " .. model))
+      .. " / " .. gpus .. " GPUs (" .. prec .. "), column Tokens / sec / GPU",
+    note = prec .. (fp8 and "" or " (recipe not stated: the profile's)") .. " (fp8 GEMMs on the catalogue's fp8 peak); "
+      .. page.note .. "; params: the nominal size",
   }
 end
 mbridge(MBRIDGE, "25.11", "DGX-H100", "H100-SXM", "LLAMA3.1_405B", 1024, "FP8-CS", 512, 1, 8192, 8, 8, 2, 8, 1, 292)
@@ -109,7 +137,7 @@ mbridge(MBRIDGE_0925, "25.09", "DGX-B200", "B200", "LLAMA3.1_405B", 128, "FP8-CS
 local ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md (commit c1ad0b5c89f425d60febddc38e7f741a16f08bd1)"
 local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where, etp, mods)
   local opts = { seq = seq }
-  for k, v in pairs(QWEN3["Qwen3_235B_a22B"][2]) do opts[k] = v end
+  for k, v in pairs(ARCH["Qwen3_235B_a22B"][2]) do opts[k] = v end
   add {
     id = "modelzoo-qwen3-235b-s" .. seq .. "-tp" .. tp .. "-cp" .. cp .. "-ep" .. ep .. "-pp" .. pp
       .. (fsdp and "-fsdp" or "") .. "-256xh100",
@@ -172,5 +200,169 @@ add {
   note = "micro_batch 1 assumed (the table gives batch size per DP, 16); FLOP convention not "
     .. "stated by the paper; params: the nominal size",
 }
+
+---------------------------------------------------------------------------------------
+-- Issue 27 ([21]), branch moe-rows: more of NeMo's published tables. Every row below is
+-- role "held", written and committed before any of them was predicted. Every row of each
+-- table below whose system is in the catalogue (DGX-H100 = H100-SXM, DGX-B200 = B200; the
+-- GB200, GB300 and B300 rows are not) is listed: the MoE and context-parallel rows (the
+-- [21] set) and the dense rows of the same tables (held-out dense rows). Tokens/s per GPU
+-- are compared; the pages' Model TFLOP/s are not used. dp = GPUs / (TP x PP x CP), GA =
+-- GBS / (dp x MBS) (checked against the GA column where the page has one), VP > 1 ->
+-- interleaved schedule, FSDP > 0 -> ZeRO 3, EP from the data ranks (ETP 1 where EP does
+-- not divide dp x CP: mbridge above), context parallelism Megatron-Core's ring (p2p).
+--
+-- (a) NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md, commit
+--     0a25f911b2ed6c6905a539504fdb8e5b40e3438b: the "26.02 NeMo Container" tables (one per
+--     model, System column, no GA column) and the "25.11 NeMo Container" tables, which
+--     there give the DGX-H100 Qwen3_235B_a22B row whole (GBS 2048, GA 128; the 25.11 page
+--     of commit 00b7660 above lacks its GBS cell, which is why that row was left out).
+--     Its 25.11 and 25.09 rows are otherwise the same numbers as the pages above (kept once).
+-- (b) svcnemo-autobot/Megatron-Bridge (fork) docs/performance-summary-archive.md, commit
+--     52dfa15285ade0d59fdbe7ec6779992df2e491fc: the "26.06", "26.04.01", "26.04" and
+--     "26.02.01" containers (tables per model, no GA column; 26.06 without an FSDP column)
+--     and "25.09" (per system, no Precision column: taken as FP8, current scaling, as the
+--     25.09 rows above). Its 26.02 and 25.11 sections equal (a) (kept once, from (a)).
+--     The 26.x Precision cells read FP8 / MXFP8 / NVFP4 / BF16; a plain "FP8" is taken as
+--     FP8-CS (current scaling): the 25.11 tables' name for the same H100 recipes, the
+--     suffix dropped once MXFP8 and NVFP4 got their own cells. An assumption: the page
+--     does not say it.
+-- (c) docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html,
+--     the stored copy whose "Pretraining" section reads "Container: NeMo 25.02", "System:
+--     DGX-B200" (found with the search tool's pages corpus; only this page's B200 table
+--     could be read: the stored text ends at its DGX-H100 table's header, and the 25.04 /
+--     25.07 copies and archive/25.04-performance-summary.html end inside their DGX-GB200
+--     tables). Columns Model, #-GPUs, GBS, MBS, Sequence Length, TP, PP, CP, VP, EP, GA,
+--     Tokens / sec / GPU, Model TFLOP / sec / GPU; "FP8 precision (using NeMo 2.0)", no
+--     recipe named (the nemo profile's default, delayed scaling, as the NeMo 24.07 rows),
+--     no MoE routing note (imbalance 1 and dropless: the notebook's default).
+--     Its Mixtral-8x22B row reads GBS 1, MBS 64; its own GA column (16) is 64 / (dp 4 x 1),
+--     so the two cells are swapped: stored as GBS 64, MBS 1.
+-- Left out: DeepSeekV3 (multi-latent attention, shared and fine-grained experts, MTP: no
+-- builder); GPT OSS 120B (attention sinks, alternating sliding windows); Nemotron_3_Nano /
+-- Super (hybrid Mamba-Transformer) and Nemotron-15B / 340B (squared-ReLU MLP: no builder);
+-- Kimi_K2 (GB300 only, MLA); the SFT / LoRA tables (fine-tuning on packed sequences, not
+-- pre-training); the 25.09 "(tokendrop)" rows (capacity factor not published); the
+-- numbers in parentheses (a second recipe of the same row, "FP8-CS (FP8-MX)": one row per
+-- layout is kept, the first number, as for the 25.11 rows above); the 26.02 and 25.09
+-- B200 Qwen3_235B "(tokendrop)" variants. Architectures: Mixtral-8x7B the zoo's preset
+-- (mistralai/Mixtral-8x7B-v0.1 config.json); Mixtral-8x22B from
+-- mistralai/Mixtral-8x22B-v0.1 config.json (56 layers, hidden 6144, 48 heads, 8 KV heads,
+-- 8 experts of width 16384, top-2, vocabulary 32768, untied); Llama 3 70B = the llama
+-- builder's 70b shape with vocabulary 128256; Llama 3 8B and GPT-3 175B as NEMO_ARCH in
+-- validation_runs.lua.
+---------------------------------------------------------------------------------------
+ARCH["Mixtral-8x7B"] = { "moe", { size = "mixtral-8x7b" }, 46.7e9 }
+ARCH["Mixtral-8x22B"] = { "moe", { style = "llama", layers = 56, hidden = 6144, heads = 48, kv_heads = 8,
+  ffn = 16384, experts = 8, top_k = 2, vocab = 32768 }, 141e9 }
+ARCH["LLAMA3_70B"] = { "llama", { size = "70b", vocab = 128256 }, 70.6e9 }
+ARCH["LLAMA3_8B"] = { "llama", { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
+  vocab = 128256 }, 8.03e9 }
+ARCH["GPT3-175B"] = { "gpt", { layers = 96, hidden = 12288, heads = 96, context = 2048 }, 175e9 }
+ARCH["LLAMA3-70B"], ARCH["LLAMA3-8B"] = ARCH["LLAMA3_70B"], ARCH["LLAMA3_8B"]
+
+local CURRENT = { scaling = "current" }
+local ARCHIVE = { doc = "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md (commit 0a25f911b2ed6c6905a539504fdb8e5b40e3438b)",
+  id = "mbridge", stack = MBRIDGE.stack, heading = MBRIDGE.heading, model_tables = { ["26.02"] = true },
+  plain_fp8 = CURRENT, note = MBRIDGE_NOTE }
+local ARCHIVE_FORK = { doc = "svcnemo-autobot/Megatron-Bridge (fork) docs/performance-summary-archive.md (commit 52dfa15285ade0d59fdbe7ec6779992df2e491fc)",
+  id = "mbridge", stack = MBRIDGE.stack, heading = MBRIDGE.heading,
+  model_tables = { ["26.06"] = true, ["26.04.01"] = true, ["26.04"] = true, ["26.02.01"] = true },
+  plain_fp8 = CURRENT, note = MBRIDGE_NOTE }
+local NEMO_2502 = { doc = "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html (stored copy, 'Container: NeMo 25.02')",
+  id = "nemo", stack = "NeMo 2.0, Megatron-Core", heading = "'Container: NeMo %s', Pretraining",
+  plain_fp8 = false, note = "MoE routing not stated by the page (balanced, dropless assumed)" }
+local H, B = "H100-SXM", "B200"
+-- (b) 26.06 (no FSDP column)
+mbridge(ARCHIVE_FORK, "26.06", "DGX-H100", H, "LLAMA3.1_405B", 1024, "FP8", 1536, 1, 8192, 8, 8, 2, 8, 1, 326)
+mbridge(ARCHIVE_FORK, "26.06", "DGX-H100", H, "Qwen3_30B_a3B", 16, "FP8", 1024, 1, 4096, 1, 1, 1, 1, 16, 8826)
+-- (b) 26.04.01
+mbridge(ARCHIVE_FORK, "26.04.01", "DGX-H100", H, "LLAMA3_70B", 64, "FP8", 256, 1, 8192, 4, 8, 1, 5, 1, 1664)
+mbridge(ARCHIVE_FORK, "26.04.01", "DGX-H100", H, "LLAMA3.1_405B", 1024, "FP8", 1536, 1, 8192, 8, 8, 2, 8, 1, 328)
+mbridge(ARCHIVE_FORK, "26.04.01", "DGX-B200", B, "Qwen3_30B_a3B", 8, "MXFP8", 512, 4, 4096, 1, 1, 1, 1, 8, 27136)
+mbridge(ARCHIVE_FORK, "26.04.01", "DGX-H100", H, "Qwen3_30B_a3B", 16, "FP8", 1024, 1, 4096, 1, 1, 1, 1, 16, 8960)
+mbridge(ARCHIVE_FORK, "26.04.01", "DGX-B200", B, "Qwen3_235B_a22B", 256, "MXFP8", 8192, 1, 4096, 1, 8, 1, 1, 8, 3776)
+mbridge(ARCHIVE_FORK, "26.04.01", "DGX-H100", H, "Qwen3_235B_a22B", 256, "FP8", 8192, 1, 4096, 2, 8, 1, 4, 32, 1712)
+-- (b) 26.04 (no DGX-H100 / DGX-B200 LLAMA3.1_405B row, no DGX-B200 Qwen3_235B_a22B row)
+mbridge(ARCHIVE_FORK, "26.04", "DGX-H100", H, "LLAMA3_70B", 64, "FP8", 256, 1, 8192, 4, 8, 1, 5, 1, 1633)
+mbridge(ARCHIVE_FORK, "26.04", "DGX-B200", B, "Qwen3_30B_a3B", 8, "MXFP8", 512, 4, 4096, 1, 1, 1, 1, 8, 26859)
+mbridge(ARCHIVE_FORK, "26.04", "DGX-H100", H, "Qwen3_30B_a3B", 16, "FP8", 1024, 1, 4096, 1, 1, 1, 1, 16, 8901)
+mbridge(ARCHIVE_FORK, "26.04", "DGX-H100", H, "Qwen3_235B_a22B", 256, "FP8", 8192, 1, 4096, 2, 8, 1, 4, 32, 1686)
+-- (b) 26.02.01 (no DGX-H100 / DGX-B200 LLAMA3.1_405B row, no DGX-B200 Qwen3_235B_a22B row)
+mbridge(ARCHIVE_FORK, "26.02.01", "DGX-H100", H, "LLAMA3_70B", 64, "FP8", 256, 1, 8192, 4, 8, 1, 5, 1, 1639)
+mbridge(ARCHIVE_FORK, "26.02.01", "DGX-B200", B, "Qwen3_30B_a3B", 8, "MXFP8", 512, 4, 4096, 1, 1, 1, 1, 8, 26695)
+mbridge(ARCHIVE_FORK, "26.02.01", "DGX-H100", H, "Qwen3_30B_a3B", 16, "FP8", 1024, 1, 4096, 1, 2, 1, 12, 8, 9058)
+mbridge(ARCHIVE_FORK, "26.02.01", "DGX-H100", H, "Qwen3_235B_a22B", 256, "FP8", 8192, 1, 4096, 2, 8, 1, 4, 32, 1611)
+-- (a) 26.02
+mbridge(ARCHIVE, "26.02", "DGX-H100", H, "LLAMA3_70B", 64, "FP8", 256, 1, 8192, 4, 8, 1, 5, 1, 1621)
+mbridge(ARCHIVE, "26.02", "DGX-H100", H, "LLAMA3.1_405B", 1024, "FP8", 1536, 1, 8192, 8, 8, 2, 8, 1, 311)
+mbridge(ARCHIVE, "26.02", "DGX-B200", B, "Qwen3_30B_a3B", 8, "MXFP8", 512, 1, 4096, 1, 1, 1, 1, 8, 9691)
+mbridge(ARCHIVE, "26.02", "DGX-H100", H, "Qwen3_30B_a3B", 16, "FP8", 1024, 1, 4096, 1, 2, 1, 12, 8, 5113)
+mbridge(ARCHIVE, "26.02", "DGX-B200", B, "Qwen3_235B_a22B", 256, "MXFP8", 8192, 1, 4096, 1, 8, 1, 1, 8, 3805)
+mbridge(ARCHIVE, "26.02", "DGX-H100", H, "Qwen3_235B_a22B", 256, "FP8", 8192, 1, 4096, 2, 8, 1, 4, 32, 1633)
+-- (a) 25.11: the H100 Qwen3 235B row whole; the dense rows (the same numbers as the page
+-- of commit 00b7660, cited from there); DGX-H100 LLAMA3_8B: FSDP 1 there, 8 in (a)
+mbridge(ARCHIVE, "25.11", "DGX-H100", H, "Qwen3_235B_a22B", 256, "FP8-CS", 2048, 1, 4096, 2, 8, 1, 4, 32, 1575, 128)
+mbridge(MBRIDGE, "25.11", "DGX-H100", H, "LLAMA3_8B", 8, "FP8-CS", 128, 1, 8192, 1, 1, 1, 1, 1, 14451, 16, 1)
+mbridge(MBRIDGE, "25.11", "DGX-H100", H, "LLAMA3_70B", 64, "FP8-CS", 128, 1, 8192, 4, 8, 1, 5, 1, 1602, 64)
+mbridge(MBRIDGE, "25.11", "DGX-B200", B, "LLAMA3_8B", 8, "FP8-CS", 128, 2, 8192, 1, 1, 1, 1, 1, 30624, 8)
+-- (b) 25.09, the dense rows (no Precision column)
+mbridge(ARCHIVE_FORK, "25.09", "DGX-H100", H, "LLAMA3_8B", 8, "FP8", 128, 1, 8192, 1, 1, 1, 1, 1, 14079, 16, 8)
+mbridge(ARCHIVE_FORK, "25.09", "DGX-H100", H, "LLAMA3_70B", 64, "FP8", 128, 1, 8192, 4, 8, 1, 5, 1, 1619, 64)
+mbridge(ARCHIVE_FORK, "25.09", "DGX-B200", B, "LLAMA3_8B", 8, "FP8", 128, 2, 8192, 1, 1, 1, 1, 1, 29994, 8)
+-- (c) NeMo 25.02, DGX-B200
+mbridge(NEMO_2502, "25.02", "DGX-B200", B, "GPT3-175B", 512, "FP8", 2048, 2, 2048, 4, 4, 1, 6, 1, 1600, 32)
+mbridge(NEMO_2502, "25.02", "DGX-B200", B, "LLAMA3-8B", 8, "FP8", 128, 2, 8192, 1, 1, 1, 1, 1, 26006, 8)
+mbridge(NEMO_2502, "25.02", "DGX-B200", B, "LLAMA3-70B", 64, "FP8", 128, 1, 8192, 2, 4, 2, 5, 1, 3062, 32)
+mbridge(NEMO_2502, "25.02", "DGX-B200", B, "LLAMA3-405B", 128, "FP8", 64, 1, 8192, 4, 8, 2, 8, 1, 625, 32)
+mbridge(NEMO_2502, "25.02", "DGX-B200", B, "Mixtral-8x7B", 64, "FP8", 256, 2, 4096, 1, 1, 1, 1, 8, 15457, 2)
+-- the page's GBS 1 / MBS 64, swapped (its GA 16 = 64 / (4 x 1))
+mbridge(NEMO_2502, "25.02", "DGX-B200", B, "Mixtral-8x22B", 256, "FP8", 64, 1, 65536, 2, 4, 8, 14, 8, 2232, 16)
+
+---------------------------------------------------------------------------------------
+-- NeMo AutoModel (PyTorch FSDP2 with Transformer Engine's kernels and DeepEP), "Pre-Training
+-- Performance", "System: DGX-H100, Precision: BF16": columns Model, #GPUs, GBS, MBS, LBS,
+-- GA, Seq Length, TP, PP, CP, EP, VP, FSDP, Kernel Optimizations, Time per Global Step
+-- (s), Model TFLOPs/sec/GPU, Tokens/sec/GPU; "Fake balanced gate is enabled to simulate
+-- ideal expert routing" (imbalance 1). Tokens/s per GPU compared (GBS x seq / step /
+-- GPUs: 12,040 and 866.8, as printed). FSDP = the data ranks -> ZeRO 3 (FSDP2); TE's
+-- context parallelism defaults to its p2p (ring) exchange (assumed: the page does not
+-- name it). The Qwen3 MoE 30B row: NVIDIA-NeMo/Automodel docs/performance-summary.md at
+-- commit 01926a5c443b7979463c73341bf64adf79de638e (the earlier version at ce005dd printed
+-- 11,842 for the same layout; the later one is kept). The Llama3 70B row (CP 2) is only
+-- in a later version of that file, read as served by
+-- https://stig.sh/NVIDIA-NeMo/Automodel/blob/HEAD/docs/performance-summary.md (view
+-- dated April 17, 2026; no commit given there). Left out: DeepSeek V3 and Kimi K2 (MLA),
+-- GPT-OSS (sinks, sliding windows), Nemotron V3 (hybrid Mamba), the LoRA table.
+---------------------------------------------------------------------------------------
+local function automodel(model, arch, seq, gpus, gbs, mbs, ga, cp, ep, fsdp, tps, where)
+  local opts = { seq = seq }
+  for k, v in pairs(arch[2]) do opts[k] = v end
+  local dp = div(gpus, cp)
+  if div(gbs, dp * mbs) ~= ga then error("validation_runs_moe.lua: AutoModel " .. model .. ": GA", 2) end
+  if fsdp ~= dp then error("validation_runs_moe.lua: AutoModel " .. model .. ": FSDP is not the data ranks", 2) end
+  add {
+    id = "automodel-" .. model:lower():gsub("[ .]", "-") .. "-s" .. seq .. "-" .. gpus .. "xh100",
+    role = "held",
+    model = { builder = arch[1], opts = opts },
+    params = arch[3],
+    hw = "H100-SXM", devices = gpus,
+    layout = { dp = dp, cp = cp > 1 and cp or nil, cp_algo = cp > 1 and "ring" or nil,
+      ep = ep > 1 and ep or nil, zero = 3, micro_batch = mbs, grad_accum = ga, global_batch = gbs },
+    precision = "mixed_bf16", seq = seq,
+    -- (not "PyTorch FSDP": that text selects [18]'s FSDP set, llm-foundry's and
+    -- torchtitan's rows, in tests/lua/fsdp_rows.lua)
+    framework = "NeMo AutoModel (FSDP2, Transformer Engine, DeepEP)",
+    measured = { tokens_per_s = tps, per = "gpu" },
+    source = where .. ", Pre-Training Performance, System: DGX-H100, Precision: BF16, row "
+      .. model .. " / " .. gpus .. " GPUs, column Tokens/sec/GPU",
+    note = "bf16; FSDP2 over the data ranks; balanced gate (the page's note); attention: "
+      .. "Transformer Engine's (cuDNN), run on the fsdp2 profile's kernels; params: the nominal size",
+  }
+end
+automodel("Qwen3 MoE 30B", ARCH["Qwen3_30B_a3B"], 4096, 8, 512, 4, 16, 1, 8, 8, 12040,
+  "NVIDIA-NeMo/Automodel docs/performance-summary.md (commit 01926a5c443b7979463c73341bf64adf79de638e)")
+automodel("Llama3 70B", ARCH["LLAMA3_70B"], 8192, 64, 128, 1, 4, 2, 1, 32, 866.77,
+  "NVIDIA-NeMo/Automodel docs/performance-summary.md (as served by https://stig.sh/NVIDIA-NeMo/Automodel/blob/HEAD/docs/performance-summary.md, April 17, 2026)")
 
 return rows

@@ -402,4 +402,64 @@ T.test("vTrain rows: schema, counts, and roles equal the hash of their keys", fu
   T.eq(fit, 40)
 end)
 
+-- Issue 27 ([21], branch moe-rows): the rows added from NeMo's later tables (the
+-- Megatron-Bridge archive, NeMo 25.02's DGX-B200 table, NeMo AutoModel) store their role
+-- in validation_runs_moe.lua itself (held, fixed before they were predicted), their
+-- layouts follow the pages' columns (the GA column where given is checked by the data file
+-- itself: a wrong cell raises), and the three layout inferences hold: ETP 1 where EP does
+-- not divide the data ranks, the Mixtral-8x22B row's swapped GBS / MBS cells, a plain "FP8"
+-- cell as current scaling on the Megatron-Bridge archive and as the profile's recipe on
+-- the NeMo 25.02 page.
+T.test("issue 27 rows: roles stored held, sources counted, layout inferences", function()
+  local moe = dofile(here .. "/../../notebooks/data/validation_runs_moe.lua")
+  for _, r in ipairs(moe) do T.eq(r.role, "held", r.id .. ": role stored in the data file") end
+  -- the new rows' source (nil: a row of the earlier rounds)
+  local function src_of(r)
+    local function has(t) return r.source:find(t, 1, true) ~= nil end
+    if has("performance-summary-archive.md (commit 0a25f911") then return "archive" end
+    if has("svcnemo-autobot/Megatron-Bridge") then return "fork" end
+    if has("'Container: NeMo 25.02'") then return "nemo2502" end
+    if has("NVIDIA-NeMo/Automodel") then return "automodel" end
+    if has("docs/performance-summary.md (commit 00b7660") and r.model.builder == "llama" and not r.layout.cp then
+      return "mbridge-dense"
+    end
+  end
+  local per, set21, dense, byid = {}, 0, 0, {}
+  for _, r in ipairs(moe) do
+    byid[r.id] = r
+    local k = src_of(r)
+    if k then
+      per[k] = (per[k] or 0) + 1
+      local L = r.layout
+      if (L.ep or 1) > 1 or (L.cp or 1) > 1 or r.model.builder == "moe" then set21 = set21 + 1 else dense = dense + 1 end
+    end
+  end
+  T.eq(per.archive, 7, "26.02 (6) and the whole 25.11 H100 Qwen3-235B row")
+  T.eq(per.fork, 19, "26.06 (2), 26.04.01 (6), 26.04 (4), 26.02.01 (4), 25.09 dense (3)")
+  T.eq(per.nemo2502, 6, "NeMo 25.02 DGX-B200 (Nemotron rows left out)")
+  T.eq(per.automodel, 2, "AutoModel Qwen3 MoE 30B and Llama3 70B (CP 2)")
+  T.eq(per["mbridge-dense"], 3, "25.11 dense rows")
+  T.eq(set21, 25, "new MoE / context-parallel rows")
+  T.eq(dense, 12, "new dense rows")
+  -- ETP 1 exactly where EP does not divide dp x cp (Qwen3-235B on 256 H100: TP 2, EP 32, dp 16)
+  for _, r in ipairs(moe) do
+    local L = r.layout
+    local need = L.ep and (L.dp * (L.cp or 1)) % L.ep ~= 0
+    if L.etp ~= nil or need then
+      assert(need or r.id:find("^modelzoo"), r.id .. ": etp only where EP does not divide dp x cp")
+      T.eq(L.etp, 1, r.id .. ": etp")
+    end
+  end
+  local r = byid["nemo-25.02-mixtral-8x22b-s65536-256xb200"]
+  assert(r, "the Mixtral-8x22B row")
+  T.eq(r.layout.global_batch, 64); T.eq(r.layout.micro_batch, 1); T.eq(r.layout.grad_accum, 16)
+  T.eq(r.layout.dp, 4); T.eq(r.layout.cp, 8); T.eq(r.layout.ep, 8); T.eq(r.layout.interleave, 14)
+  T.eq(byid["mbridge-26.04.01-qwen3-235b-a22b-s4096-256xh100"].layout.etp, 1)
+  T.eq(byid["mbridge-26.02-qwen3-30b-a3b-s4096-16xh100"].fp8.scaling, "current")
+  T.eq(byid["mbridge-26.02-qwen3-30b-a3b-s4096-8xb200"].fp8.scaling, "mxfp8")
+  T.eq(byid["nemo-25.02-mixtral-8x7b-s4096-64xb200"].fp8, nil, "NeMo 25.02 names no recipe")
+  T.eq(byid["mbridge-25.11-llama3-8b-s8192-8xh100"].layout.zero, 3, "FSDP column")
+  T.eq(byid["automodel-llama3-70b-s8192-64xh100"].layout.cp, 2)
+end)
+
 T.done()
