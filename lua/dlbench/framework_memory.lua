@@ -42,6 +42,15 @@
 --     flatten(averaged_gradients).to(fp32), the fp32 master's .grad): 4 B per trainable
 --     parameter on one device, with the step's temporaries above (the 16-bit flat copy it
 --     passes through is left out: a lower bound).
+--   memory.fp32_grad_copy = true: Megatron-LM's fp16 step (megatron/optimizer/optimizer.py,
+--     Float16OptimizerWithFloat16Params._copy_model_grads_to_main_grads: main_param.grad =
+--     model_param.main_grad.float(), every fp32 master's .grad made before the unscale, clip
+--     and step, freed by the next iteration's optimizer.zero_grad(set_to_none=True)): the
+--     16-bit gradient buffer (--accumulate-allreduce-grads-in-fp32 off, the fp16 default;
+--     bf16 forces it on and .float() is then the buffer itself) is copied to fp32, 4 B per
+--     trainable parameter on one device while the step runs: the same rate and rule as
+--     zero_fp32_grads (one line below), without ZeRO's partition (the device's share of the
+--     trainable parameters, as the planner passes it).
 --   memory.buckets = {count =, elements =}: DeepSpeed ZeRO-1/2's contiguous gradient buffers
 --     (stage_1_and_2.py, DeepSpeedZeroOptimizer.backward: `count` buffers of reduce_bucket_size
 --     `elements` of the gradient type, allocated before loss.backward()): workspace.
@@ -92,14 +101,14 @@ M.logit_elements = logit_elements
 -- A memory table's fields (the terms above), checked by name where a profile is derived
 -- (dlb.frameworks.derive): unknown keys are refused; flags must be booleans.
 local MEMORY_KEYS = { loss = true, context = true, adam_temporaries = true, zero_fp32_grads = true,
-  buckets = true, optimizer_in_backward = true }
+  fp32_grad_copy = true, buckets = true, optimizer_in_backward = true }
 local LOSS_KEYS = { autocast = true, upcast = true, chunks = true }
 function M.check(m, fname, level)
   local options = require "dlbench.options"
   level = (level or 2) + 1
   options.check(m, MEMORY_KEYS, fname .. " memory", level, true)
   if m.loss ~= nil then options.check(m.loss, LOSS_KEYS, fname .. " memory.loss", level, true) end
-  for _, k in ipairs { "optimizer_in_backward", "zero_fp32_grads" } do
+  for _, k in ipairs { "optimizer_in_backward", "zero_fp32_grads", "fp32_grad_copy" } do
     if m[k] ~= nil and type(m[k]) ~= "boolean" then
       error(string.format("%s: memory.%s must be true or false, got %s", fname, k, tostring(m[k])), level)
     end
@@ -138,13 +147,14 @@ end
 
 -- The optimizer step's temporaries of memory table m per byte of optimizer state (without
 -- fp32 masters) and per trainable parameter: foreach AdamW's k moment-sized lists (k/2 of
--- the two moments) and ZeRO-1/2's fp32 gradient partition (4 B a parameter).
+-- the two moments) and the step's fp32 copy of the gradients (4 B a parameter: ZeRO-1/2's
+-- partition, Megatron-LM's fp16 main grads).
 function M.temporary_rates(m, optimizer)
   local per_state, per_trainable = 0, 0
   if m.adam_temporaries and (optimizer == "adam" or optimizer == "adamw") then
     per_state = m.adam_temporaries / 2
   end
-  if m.zero_fp32_grads then per_trainable = 4 end
+  if m.zero_fp32_grads or m.fp32_grad_copy then per_trainable = 4 end
   return per_state, per_trainable
 end
 

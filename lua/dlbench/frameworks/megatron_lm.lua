@@ -16,6 +16,12 @@ return {
   -- with the backward in 2021 (overlap_grad_reduce came with Megatron-Core, 2023)
   gather = { unit = "none" }, overlap = 0, fsdp_overlap = nil, bucket_bytes = nil,
   zero = 0, slack = nil, fp8 = nil,
+  -- what the stack allocates beyond the graph's tensors (lua/dlbench/framework_memory.lua;
+  -- issue [19] memory audit, docs/validation.md): the CUDA context with PyTorch's kernels,
+  -- and the fp16 step's fp32 copy of the gradients (Float16OptimizerWithFloat16Params:
+  -- main_param.grad = main_grad.float(), the 16-bit grad buffer being the fp16 default), 4 B
+  -- per trainable parameter while the step runs, after the activations are freed
+  memory = { context = require("dlbench.framework_memory").PYTORCH_CONTEXT, fp32_grad_copy = true },
   -- per_layer (Python around each ParallelTransformerLayer) is 0: on the vTrain rows, where
   -- the host bounds the step, a layer's op count is the same in every model, so a per-layer
   -- and a per-op cost cannot be told apart; the per-op cost carries both (CALIBRATED 40 us
@@ -49,6 +55,12 @@ return {
       .. "core), the 2022 addition; sec. 4.2.2 sequence parallelism",
     "Narayanan et al. 2021 sec. 4.1 'scatter/gather communication optimization'; "
       .. "NVIDIA/Megatron-LM megatron/p2p_communication.py (2021-22)",
+    "NVIDIA/Megatron-LM megatron/optimizer/optimizer.py (2021-22) "
+      .. "Float16OptimizerWithFloat16Params._copy_model_grads_to_main_grads: main_param.grad = "
+      .. "model_param.main_grad.float(); megatron/arguments.py: --accumulate-allreduce-grads-"
+      .. "in-fp32 off by default for fp16 (forced on for bf16), the grad buffer in params_dtype "
+      .. "(megatron/model/distributed.py _get_buffer_type); the CUDA context as every PyTorch "
+      .. "stack's (framework_memory.PYTORCH_CONTEXT)",
     "NVIDIA/Megatron-LM at commit 00ac56ab: megatron/global_vars.py _Timer.start/stop call "
       .. "torch.cuda.synchronize(); megatron/schedules.py forward_step / backward_step time "
       .. "'forward-compute' / 'backward-compute' per micro-batch (sync = \"phase\")",
