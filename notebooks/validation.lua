@@ -102,14 +102,18 @@ local function setup(r, unscored)
   -- an fp8 row runs Transformer Engine's quantisation kernels (dlbench.te_fp8, issue [21]
   -- fourth round): its profile's recipe, or the one the row's source states (r.fp8: the
   -- Megatron-Bridge FP8-CS / FP8-MX columns, Composer's amp_fp8), as a derived profile
-  local te8 = nil
+  -- and the MoE layer's implementation the row's recipe states (r.moe: the planner's
+  -- moe_impl, "mcore" for Megatron-Bridge's Qwen3 recipes; issue [21], branch finegrained)
+  local te8, derived = nil, {}
+  if r.moe then derived.moe = r.moe end
+  if r.precision == "fp8" and r.fp8 then
+    local f = {}
+    for k, v in pairs(prof.fp8 or {}) do f[k] = v end
+    for k, v in pairs(r.fp8) do f[k] = v end
+    derived.fp8 = f
+  end
+  if next(derived) then prof = dlb.frameworks.derive(prof.name, derived) end
   if r.precision == "fp8" then
-    if r.fp8 then
-      local f = {}
-      for k, v in pairs(prof.fp8 or {}) do f[k] = v end
-      for k, v in pairs(r.fp8) do f[k] = v end
-      prof = dlb.frameworks.derive(prof.name, { fp8 = f })
-    end
     local sc, wc = require("dlbench.te_fp8").recipe(prof, "validation")
     te8 = sc and (sc .. "/" .. wc) or nil
   end

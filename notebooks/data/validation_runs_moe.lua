@@ -77,6 +77,20 @@ local function mbridge(src, ver, system, hw, model, gpus, prec, gbs, mbs, seq, t
     -- bf16_with_mxfp8_mixed)
     fp8 = ({ ["FP8-CS"] = { scaling = "current" }, ["FP8-MX"] = { scaling = "mxfp8" } })[prec]
       or error("mbridge: unknown precision " .. prec),
+    -- the MoE layer as the Qwen3 recipe runs it (added in issue [21], branch finegrained,
+    -- after the rows' errors were seen; the values are the recipe's): Megatron-Bridge's
+    -- Qwen3MoEModelProvider (src/megatron/bridge/models/qwen/qwen_provider.py) sets
+    -- moe_grouped_gemm = True, moe_token_dispatcher_type = "alltoall", moe_permute_fusion =
+    -- True, moe_router_load_balancing_type = "aux_loss" (moe_aux_loss_coeff 1e-3); the
+    -- performance scripts (scripts/performance/configs/qwen3/qwen3_llm_pretrain.py,
+    -- set_qwen3_common_configs, commit 0fa501acee1ebfe3d1ab8088b638e2089d800df6, whose
+    -- workload_base_configs.py holds these rows' layouts) add moe_router_fusion = True and
+    -- moe_router_force_load_balancing = True and set no capacity (dropless, as the page
+    -- says). TEGroupedMLP's grouped linear in that release is one cuBLAS GEMM per local
+    -- expert (transformer_engine/common/gemm/cublaslt_gemm.cu nvte_multi_tensor_gemm:
+    -- CUTLASS only on Hopper with NVTE_USE_CUTLASS_GROUPED_GEMM, bf16/fp16): the planner's
+    -- moe_impl "mcore" (docs/parallel.md)
+    moe = a[1] == "moe" and "mcore" or nil,
     measured = { tokens_per_s = tps, per = "gpu" },
     source = src .. ", '" .. ver .. " NeMo Container', Pre-Training Performance, System: " .. system
       .. ", row " .. model .. " / " .. gpus .. " GPUs (" .. prec .. "), column Tokens / sec / GPU",
