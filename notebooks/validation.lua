@@ -668,12 +668,14 @@ local WHY = {
   -- issue [21]'s rows first (their ids also hold "h100" and "fp8")
   { "qwen3%-30b", "fine-grained MoE (128 experts of width 768, top-8): a fixed cost per MoE "
     .. "layer and micro-batch is missing (the source's own B200 MBS 1 vs GB200 MBS 4 rows imply "
-    .. "~7 ms per layer, fwd + bwd); Megatron-Core's per-expert GEMMs, second permutation and "
-    .. "dropless host sync (the opt-in moe_impl mcore) account for ~0.4 ms of it; "
-    .. "Transformer Engine's fp8 quantisation (per local expert under FP8-CS / FP8-MX, "
-    .. "dlbench.te_fp8) is counted; the router's small kernels are not" },
+    .. "~7 ms per layer, fwd + bwd); the recipe's Megatron-Core layer (the row's moe mcore: "
+    .. "per-expert GEMMs, second permutation, router aux loss, token counts, dropless host "
+    .. "sync) and Transformer Engine's per-expert fp8 quantisation are counted: 3.4 ms predicted of 9.2 ms (B200); "
+    .. "the B200 row's stated full-iteration CUDA graph is not (it cannot hold the dropless "
+    .. "host sync), and a host cost of ~80 us per op would fit it but not the H100 row "
+    .. "(docs/validation.md, issue [21] sixth round)" },
   { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): as Qwen3-30B-A3B, "
-    .. "a per-layer cost beyond Megatron-Core's MoE ops (opt-in moe_impl mcore) is missing" },
+    .. "a per-layer cost beyond the recipe's Megatron-Core MoE layer (moe mcore) is missing" },
   { "modelzoo.*%-s[1-9]%d%d%d%d", "long context: cuDNN attention at 0.54 on 0.5 / 0.91 of its "
     .. "FLOPs (the masked blocks skipped, at the FA3 paper's causal rate); the error grows with "
     .. "cp (-19% at cp 1 to +9% at cp 8): the ring's per-step kernels and the exchange's "

@@ -69,7 +69,11 @@ local function mbridge(src, ver, system, hw, model, gpus, prec, gbs, mbs, seq, t
     hw = hw, devices = gpus,
     layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, ep = ep > 1 and ep or nil,
       cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = div(gbs, dp * mbs),
-      global_batch = gbs, schedule = vp > 1 and "interleaved" or nil, interleave = vp > 1 and vp or nil },
+      global_batch = gbs, schedule = vp > 1 and "interleaved" or nil, interleave = vp > 1 and vp or nil,
+      -- the Qwen3 recipe's gradients reduced in bf16 (set_qwen3_common_configs:
+      -- mixed_precision.grad_reduce_in_fp32 = False, ddp.grad_reduce_in_fp32 = False; added
+      -- with moe below, branch finegrained)
+      reduce_dtype = a[1] == "moe" and "bf16" or nil },
     precision = "fp8", seq = seq, framework = "NeMo " .. ver .. " (Megatron-Bridge, Megatron-Core)",
     -- the Precision column's fp8 recipe (Transformer Engine's quantisation kernels,
     -- dlbench.te_fp8): FP8-CS = Float8CurrentScaling, FP8-MX = MXFP8BlockScaling
