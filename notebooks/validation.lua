@@ -673,7 +673,7 @@ local WHY = {
     .. "sync) and Transformer Engine's per-expert fp8 quantisation are counted: 3.4 ms predicted of 9.2 ms (B200); "
     .. "the B200 row's stated full-iteration CUDA graph is not (it cannot hold the dropless "
     .. "host sync), and a host cost of ~80 us per op would fit it but not the H100 row "
-    .. "(docs/validation.md, issue [21] sixth round)" },
+    .. "(docs/validation.md, issue [21], branch finegrained)" },
   { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): as Qwen3-30B-A3B, "
     .. "a per-layer cost beyond the recipe's Megatron-Core MoE layer (moe mcore) is missing" },
   { "modelzoo.*%-s[1-9]%d%d%d%d", "long context: cuDNN attention at 0.54 on 0.5 / 0.91 of its "
