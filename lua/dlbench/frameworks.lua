@@ -529,6 +529,9 @@ function M.apply_host(dev, p, calibration)
   return dev
 end
 
+doc.doc(M.apply_host, "dlb.frameworks.apply_host(dev, profile[, calibration]) -> dev",
+  "give a device (a dlb_roof table) the profile's host cost unless it states its own positive "
+  .. "host_op / host_layer (the one rule of roofline.time and the planner)")
 doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, per_layer",
   "the host-side model's seconds per op issued and per layer forward a profile sets (the "
   .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")
