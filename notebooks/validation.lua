@@ -106,14 +106,18 @@ local function setup(r, unscored)
   -- an fp8 row runs Transformer Engine's quantisation kernels (dlbench.te_fp8, issue [21]
   -- fourth round): its profile's recipe, or the one the row's source states (r.fp8: the
   -- Megatron-Bridge FP8-CS / FP8-MX columns, Composer's amp_fp8), as a derived profile
-  local te8 = nil
+  -- and the MoE layer's implementation the row's recipe states (r.moe: the planner's
+  -- moe_impl, "mcore" for Megatron-Bridge's Qwen3 recipes; issue [21], branch finegrained)
+  local te8, derived = nil, {}
+  if r.moe then derived.moe = r.moe end
+  if r.precision == "fp8" and r.fp8 then
+    local f = {}
+    for k, v in pairs(prof.fp8 or {}) do f[k] = v end
+    for k, v in pairs(r.fp8) do f[k] = v end
+    derived.fp8 = f
+  end
+  if next(derived) then prof = dlb.frameworks.derive(prof.name, derived) end
   if r.precision == "fp8" then
-    if r.fp8 then
-      local f = {}
-      for k, v in pairs(prof.fp8 or {}) do f[k] = v end
-      for k, v in pairs(r.fp8) do f[k] = v end
-      prof = dlb.frameworks.derive(prof.name, { fp8 = f })
-    end
     local sc, wc = require("dlbench.te_fp8").recipe(prof, "validation")
     te8 = sc and (sc .. "/" .. wc) or nil
   end
@@ -666,14 +670,16 @@ print("  (second round, commit 7eee22c, same split: catalogue median 14.9%, p90 
 -- explanations are text only: nothing here changes a prediction.
 local WHY = {
   -- issue [21]'s rows first (their ids also hold "h100" and "fp8")
-  { "qwen3%-30b", "fine-grained MoE (128 experts of width 768, top-8): a fixed cost per MoE "
+  { "25%.11%-qwen3%-30b", "fine-grained MoE (128 experts of width 768, top-8): a fixed cost per MoE "
     .. "layer and micro-batch is missing (the source's own B200 MBS 1 vs GB200 MBS 4 rows imply "
-    .. "~7 ms per layer, fwd + bwd); Megatron-Core's per-expert GEMMs, second permutation and "
-    .. "dropless host sync (the opt-in moe_impl mcore) account for ~0.4 ms of it; "
-    .. "Transformer Engine's fp8 quantisation (per local expert under FP8-CS / FP8-MX, "
-    .. "dlbench.te_fp8) is counted; the router's small kernels are not" },
-  { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): as Qwen3-30B-A3B, "
-    .. "a per-layer cost beyond Megatron-Core's MoE ops (opt-in moe_impl mcore) is missing" },
+    .. "~7 ms per layer, fwd + bwd); the recipe's Megatron-Core layer (the row's moe mcore: "
+    .. "per-expert GEMMs, second permutation, router aux loss, token counts, dropless host "
+    .. "sync) and Transformer Engine's per-expert fp8 quantisation are counted: 3.4 ms predicted of 9.2 ms (B200); "
+    .. "the B200 row's stated full-iteration CUDA graph is not (it cannot hold the dropless "
+    .. "host sync), and a host cost of ~80 us per op would fit it but not the H100 row "
+    .. "(docs/validation.md, issue [21], branch finegrained)" },
+  { "25%.11%-qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): as Qwen3-30B-A3B, "
+    .. "a per-layer cost beyond the recipe's Megatron-Core MoE layer (moe mcore) is missing" },
   -- NeMo 25.02's DGX-B200 table (issue 27): what the model lacks, from the rows' own data
   { "nemo%-25%.02", "B200 fp8: no B200 calibration row (its fp8 flops_eff is pooled from the "
     .. "H100 rows); the same layouts run faster on later containers (Llama 3 8B on 8 B200: "

@@ -581,11 +581,17 @@ static void te_fp8_per_expert(void) {
 **   mcore:  the expert matmul is 8 per-expert GEMMs on 4 streams (Transformer Engine's
 **           multi_stream_cublas_gemm): 2 rounds of 4, each T(F / 2) + k0 = T(F) + 2 k0;
 **           "Permutation 2" (sort by local expert, 8 local experts > 1) twice forward and
-**           twice backward, each a pass of 2 x 1e6 bytes: p = 2e6 / (0.7 bw) + k0.
+**           twice backward, each a pass of 2 x 1e6 bytes: p = 2e6 / (0.7 bw) + k0;
+**           the router's aux loss (5 kernels forward, 5 backward) and the dispatcher's
+**           counts (ep 1: the column sum and its cast, 2 kernels forward), each a pass of the
+**           counts' 8 experts x 8 bytes: q = 64 / (0.7 bw) + k0; at ep 2 the counts are 8 x 8
+**           x 2 bytes (q2 = 128 / (0.7 bw) + k0) and the preprocess 7 kernels.
 ** With a host model (host_op h = 1 ms): each op issued costs h, each further per-expert GEMM
-** launch k0 (7 of them per grouped GEMM), and the dropless dispatcher's sync closes the
-** forward after layer 0, so the forward is max(dev0, host0) + max(dev1, host1) instead of
-** max(dev0 + dev1, host0 + host1); the backward (no recompute) has no sync. */
+** launch k0 (7 of them per grouped GEMM), the 5 + 2 router and count kernels and the one
+** device-to-host copy of the counts h each forward, the 5 backward kernels h each; the
+** dropless dispatcher's sync closes the forward after layer 0, so the forward is max(dev0,
+** host0) + max(dev1, host1) instead of max(dev0 + dev1, host0 + host1); the backward (no
+** recompute) has no sync. */
 static void moe_mcore(void) {
   dlb_par_layer L[2];
   dlb_par_op ops[4];
@@ -599,12 +605,24 @@ static void moe_mcore(void) {
   d.kernel_overhead = k0;
 #define T(F) ((F) / (0.8 * V100.peak))
   const double p = 2e6 / (0.7 * V100.bw) + k0;
+  const double q = 64 / (0.7 * V100.bw) + k0, q2 = 128 / (0.7 * V100.bw) + k0;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
   CHECK_NEAR(rg.step, T(8e9) + T(16e9) + T(80e9) + T(160e9) + 4 * k0, 1e-12);
   o.moe_impl = DLB_MOE_MCORE;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
-  CHECK_NEAR(rm.step, rg.step + 2 * k0 + 4 * p, 1e-12);
+  CHECK_NEAR(rm.step, rg.step + 2 * k0 + 4 * p + (5 + 2 + 5) * q, 1e-12);
   CHECK_NEAR(rm.compute, rm.step, 1e-12);   /* no host model: all device time */
+  /* under full recompute the forward runs again before the backward: one more round of
+  ** per-expert launches (k0) and two more sorts (2 p); the aux loss is skipped in the first
+  ** forward (no gradients) and computed in the recomputed one, with the counts again:
+  ** forward 2 q, backward 5 q + (2 + 5) q */
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.step - rg.step, 3 * k0 + 6 * p + 14 * q, 1e-12);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
   /* 4 experts a rank (ep 2 of dp 2, batch 2): one round of 4, as the batched GEMM, and
   ** the sorts remain (4 local experts) */
   cfg.dp = 2; cfg.ep = 2; o.batch = 2;
@@ -612,13 +630,17 @@ static void moe_mcore(void) {
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
   o.moe_impl = DLB_MOE_MCORE;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
-  CHECK_NEAR(rm.compute - rg.compute, 4 * p, 1e-12);
+  CHECK_NEAR(rm.compute - rg.compute, 4 * p + (5 + 7 + 5) * q2, 1e-12);
+  /* and the counts' all-gather and the probabilities' all-to-all over the expert group:
+  ** flat 10 GB/s links, latency 0 (flat()), so their 2 x 8 x 8 bytes and 0 bytes take
+  ** 128 / 2 / 10e9 (ring all-gather: (n-1)/n of the gathered bytes) and 0 */
+  CHECK_NEAR(rm.comm - rg.comm, 128.0 / 2 / 10e9, 1e-9);
   cfg.dp = 1; cfg.ep = 1; o.batch = 1;
   /* the host model and the sync */
   d.host_op = h;
-  double dev0f = T(8e9) + 2 * k0 + 2 * p, host0f = 3 * h + 7 * k0;
+  double dev0f = T(8e9) + 2 * k0 + 2 * p + 7 * q, host0f = 3 * h + 7 * k0 + 8 * h;
   double dev1f = T(80e9) + k0, host1f = h;
-  double dev0b = T(16e9) + 2 * k0 + 2 * p, host0b = 3 * h + 7 * k0;
+  double dev0b = T(16e9) + 2 * k0 + 2 * p + 5 * q, host0b = 3 * h + 7 * k0 + 5 * h;
   double dev1b = T(160e9) + k0, host1b = h;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
   CHECK_NEAR(rm.step, fmax(dev0f, host0f) + fmax(dev1f, host1f)
@@ -629,7 +651,8 @@ static void moe_mcore(void) {
   o.capacity = 2;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
   double pc = 2 * 2e6 / (0.7 * V100.bw) + k0;
-  double d0f = 1.5 * (T(8e9) + 2 * k0) + 2 * pc, d0b = 1.5 * (T(16e9) + 2 * k0) + 2 * pc;
+  double d0f = 1.5 * (T(8e9) + 2 * k0) + 2 * pc + 7 * q;
+  double d0b = 1.5 * (T(16e9) + 2 * k0) + 2 * pc + 5 * q;
   CHECK_NEAR(rm.step, fmax(d0f + dev1f, host0f + host1f) + fmax(d0b + dev1b, host0b + host1b),
              1e-12);
   o.capacity = 0;

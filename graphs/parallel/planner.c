@@ -116,6 +116,32 @@ static void sync_point(double *done, double *mark, double *hmark, double dev, do
 
 enum { MAX_STAGES = 4096 };
 
+/* Megatron-Core's router and token dispatcher beyond the graph's gating matmul, softmax
+** (standing for the fused top-k) and gather (the fused permute), as DLB_MOE_MCORE counts
+** them (Megatron-Core 0.14-0.15 with moe_router_fusion, the aux-loss load balancing and the
+** alltoall dispatcher, dropless; router.py TopKRouter.routing, _apply_aux_loss,
+** attach_and_log_load_balancing_loss; moe_utils.py MoEAuxLossAutoScaler,
+** save_to_aux_losses_tracker; token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess,
+** _maybe_dtoh_and_synchronize, token_dispatch):
+**   MCORE_AUX_FWD   the aux loss forward: the fused scores-for-aux-loss kernel, the
+**                   tokens-per-expert sum, the fused aux-loss kernel, and the tracker's
+**                   division and in-place add (per layer, not reduced until logging);
+**   MCORE_AUX_BWD   its backward: MoEAuxLossAutoScaler's ones_like and scale, the fused
+**                   aux-loss and scores backward kernels, and the add of the two gradients
+**                   reaching the logits;
+**   MCORE_PREP_WIDE the preprocess with ep or the experts' tensor degree > 1: the routing
+**                   map's column sum and its cast to long, the input splits' sum, the
+**                   gathered counts' slice (contiguous), the per-rank sum, the tensor-rank sum
+**                   and the per-local-expert sum;
+**   MCORE_PREP_LOCAL without either: the column sum and the cast;
+**   MCORE_DTOH_*    the counts copied to the host on the dispatcher's side stream
+**                   (tokens_per_expert, input_splits, output_splits, output_splits_tp; or
+**                   tokens_per_expert alone): host ops, no time on the compute stream.
+** The aux loss runs only with gradients on: under full recompute not in the first forward
+** (torch.no_grad) but in the recomputed one. */
+enum { MCORE_AUX_FWD = 5, MCORE_AUX_BWD = 5, MCORE_PREP_WIDE = 7, MCORE_PREP_LOCAL = 2,
+       MCORE_DTOH_WIDE = 4, MCORE_DTOH_LOCAL = 1 };
+
 /* `checked`: the search already validated the inputs and enumerates only possible layouts
 ** (whole micro-batches, tp dividing tp_div, within the cluster), so those checks are skipped. */
 int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, const dlb_roof *dev,
@@ -428,6 +454,43 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
           s->b += p2 * (lrc ? 2 : 1);
           s->hf += 2 * dev->host_op;
           s->hb += 2 * dev->host_op * (lrc ? 2 : 1);
+        }
+        /* the router's aux loss and the dispatcher's token counts (MCORE_* above): small
+        ** kernels over the counts (experts x 8 bytes; the tokens x experts maps they read, a
+        ** few MB, are not counted: the launch floor dominates) through the per-op rule,
+        ** each an op the host issues; with ep or etp > 1 the counts are all-gathered over the
+        ** expert group (gather_from_sequence_parallel_region over tp_ep_group) and the
+        ** routing probabilities travel by their own all-to-all each way (token_dispatch's
+        ** second all_to_all; its bytes, tokens x top_k x 4, are not counted: latency) */
+        {
+          int wide = ep > 1 || et > 1;
+          double kp = wide ? MCORE_PREP_WIDE : MCORE_PREP_LOCAL;
+          double nd = wide ? MCORE_DTOH_WIDE : MCORE_DTOH_LOCAL;
+          int mbd;
+          double kt = dlb_op_time_raw(dev, 0, (dev->bytes_scale > 0 ? dev->bytes_scale : 1)
+                                      * l->experts * 8 * (wide ? ep * et : 1), NULL, 0, &mbd);
+          s->f += (kp + (lrc ? 0 : MCORE_AUX_FWD)) * kt;
+          s->b += (MCORE_AUX_BWD + (lrc ? kp + MCORE_AUX_FWD : 0)) * kt;
+          s->hf += (kp + nd + (lrc ? 0 : MCORE_AUX_FWD)) * dev->host_op;
+          s->hb += (MCORE_AUX_BWD + (lrc ? kp + nd + MCORE_AUX_FWD : 0)) * dev->host_op;
+          if (wide) {
+            double ng = ep * et, cb = ng * l->experts * 8, ag = 0;
+            dlb_par_coll c1, pa;
+            if (o->nccl) {
+              st = dlb_par_nccl_group(cl, DLB_COLL_ALLGATHER, cb, ng,
+                                      dlb_par_group_per_node(cl->per_node, 1, ng), &ag);
+            } else {
+              st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, cb, ng, 0,
+                                      group_link(cl, ng), &c1);
+              ag = c1.time;
+            }
+            if (!st) st = dlb_par_alltoall_cluster(0, ep, et, cl, &pa);
+            if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+            s->epf += ag + pa.time;
+            s->epb += pa.time + (lrc ? ag + pa.time : 0);
+            s->hf += 2 * dev->host_op;
+            s->hb += dev->host_op * (lrc ? 3 : 1);
+          }
         }
         /* dropless (no capacity padding), the dispatcher's cuda_sync_point: the host waits
         ** for tokens_per_expert ("before_ep_alltoall", or "before_finish" with one local

@@ -518,6 +518,20 @@ doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string
   "the provenance as one printed line")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
   .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=}", "the planner options a profile sets when the caller does not")
+-- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
+-- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =
+-- ...} or host_layer > 0: a positive number; a catalogue device's fields are 0, which is
+-- "none stated", not a host that issues for free). Sets dev.host_op and dev.host_layer.
+function M.apply_host(dev, p, calibration)
+  if not ((dev.host_op or 0) > 0 or (dev.host_layer or 0) > 0) then
+    dev.host_op, dev.host_layer = M.host_of(p, calibration)
+  end
+  return dev
+end
+
+doc.doc(M.apply_host, "dlb.frameworks.apply_host(dev, profile[, calibration]) -> dev",
+  "give a device (a dlb_roof table) the profile's host cost unless it states its own positive "
+  .. "host_op / host_layer (the one rule of roofline.time and the planner)")
 doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, per_layer",
   "the host-side model's seconds per op issued and per layer forward a profile sets (the "
   .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")

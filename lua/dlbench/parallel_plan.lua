@@ -320,10 +320,9 @@ local function setup(fname, o)
     end
   end
   -- the host-side model (issue [19]): the profile's dispatch cost per op and per layer,
-  -- unless the device given says its own
-  if dev and dev.host_op == nil and dev.host_layer == nil then
-    dev.host_op, dev.host_layer = fw.host_of(prof, calibration)
-  end
+  -- unless the device given says its own (a positive cost: a catalogue device's fields are
+  -- 0, and the nil test used here before never applied the profile's; frameworks.apply_host)
+  if dev then fw.apply_host(dev, prof, calibration) end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
   local ls = layers_of(fname, lsrc, o, fuse, prof)
   -- layers carrying Transformer Engine's fp8 casts (layers.from_graph fp8=true,

@@ -323,9 +323,7 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   if prof.name ~= "none" then roof.attn_eff, akernel = fw.attention_eff(prof, dev, prec) end
   -- the host-side model: the profile's host issues every op (dlb_timeline in the per-op rule);
   -- a device that states its own host cost (hw:with{host_op = ...}) keeps it
-  if not ((roof.host_op or 0) > 0 or (roof.host_layer or 0) > 0) then
-    roof.host_op, roof.host_layer = fw.host_of(prof, calibration)
-  end
+  fw.apply_host(roof, prof, calibration)
   local slack = opts.slack
   if slack == nil and prof.slack ~= nil then slack = prof.slack end
   return roof, prec, psource, scale, cal_note, akernel, slack, dev, opts

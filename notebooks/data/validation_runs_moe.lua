@@ -87,6 +87,8 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
     ["MXFP8"] = { scaling = "mxfp8" }, ["FP8"] = page.plain_fp8 }
   local fp8 = recipes[prec]
   if fp8 == nil then error("mbridge: unknown precision " .. prec .. " on " .. page.doc, 2) end
+  -- a Qwen3 MoE row of Megatron-Bridge's 25.11 container: the recipe read (below)
+  local qwen3_recipe = page.id == "mbridge" and ver == "25.11" and a[1] == "moe"
   add {
     id = page.id .. "-" .. ver .. "-" .. model:lower():gsub("[._]", "-") .. "-s" .. seq .. "-" .. gpus .. "x"
       .. hw:lower():gsub("%-sxm", ""),
@@ -101,9 +103,28 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
       etp = (ep > 1 and (dp * cp) % ep ~= 0) and 1 or nil,
       cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = accum,
       global_batch = gbs, schedule = vp > 1 and "interleaved" or nil, interleave = vp > 1 and vp or nil,
-      zero = (fsdp or 0) > 0 and 3 or nil },
+      zero = (fsdp or 0) > 0 and 3 or nil,
+      -- the Qwen3 recipe's gradients reduced in bf16 (set_qwen3_common_configs:
+      -- mixed_precision.grad_reduce_in_fp32 = False, ddp.grad_reduce_in_fp32 = False; added
+      -- with moe below, branch finegrained)
+      reduce_dtype = qwen3_recipe and "bf16" or nil },
     precision = "fp8", seq = seq, framework = "NeMo " .. ver .. " (" .. page.stack .. ")",
     fp8 = fp8 or nil,
+    -- the MoE layer as the Qwen3 recipe runs it (added in issue [21], branch finegrained,
+    -- after the rows' errors were seen; the values are the recipe's): Megatron-Bridge's
+    -- Qwen3MoEModelProvider (src/megatron/bridge/models/qwen/qwen_provider.py) sets
+    -- moe_grouped_gemm = True, moe_token_dispatcher_type = "alltoall", moe_permute_fusion =
+    -- True, moe_router_load_balancing_type = "aux_loss" (moe_aux_loss_coeff 1e-3); the
+    -- performance scripts (scripts/performance/configs/qwen3/qwen3_llm_pretrain.py,
+    -- set_qwen3_common_configs, commit 0fa501acee1ebfe3d1ab8088b638e2089d800df6, whose
+    -- workload_base_configs.py holds the 25.11 rows' layouts) add moe_router_fusion = True and
+    -- moe_router_force_load_balancing = True and set no capacity (dropless, as the page
+    -- says). TEGroupedMLP's grouped linear in that release is one cuBLAS GEMM per local
+    -- expert (transformer_engine/common/gemm/cublaslt_gemm.cu nvte_multi_tensor_gemm:
+    -- CUTLASS only on Hopper with NVTE_USE_CUTLASS_GROUPED_GEMM, bf16/fp16): the planner's
+    -- moe_impl "mcore" (docs/parallel.md). Only the 25.11 container's rows: the recipe read
+    -- is that release's; the later containers' (26.x) were not read
+    moe = qwen3_recipe and "mcore" or nil,
     measured = { tokens_per_s = tps, per = "gpu" },
     source = page.doc .. ", " .. string.format(page.heading, ver) .. ", "
       .. (by_model and ("Model: " .. model .. ", row " .. system) or ("System: " .. system .. ", row " .. model))

@@ -31,7 +31,9 @@ end
 
 T.test("the host-side model: a starved GPU waits for its host, per op and per layer", function()
   local host40 = dlb.hw.get("A100-SXM4-80GB"):with { host_op = 40e-6 }
-  T.eq(ev().host_idle, 0)
+  -- at the profile's 10 us the device waits only for each phase's first op (megatron-lm's
+  -- phase_sync: 8 micro-batches x forward and backward, host_op each, host_layer 0)
+  T.near(ev().host_idle, 2 * 8 * 10e-6, 1e-12)
   local r = ev { hw = host40 }
   assert(r.host_idle > 0, "tp 8 at micro-batch 1 is host-bound")
   T.near(r.step, r.compute + r.comm + r.bubble + r.update + r.host_idle
@@ -58,6 +60,25 @@ T.test("the host-side model: a starved GPU waits for its host, per op and per la
   assert(mc.per_op.host_idle > 0, "eager Megatron-Core waits for its host")
   T.eq(cg.per_op.host_idle, 0)
   assert(cg.time < mc.time)
+end)
+
+-- The planner gave a catalogue device the profile's host cost only when the device's field
+-- was nil; a catalogue device's is 0, so evaluate and plan never applied a profile's dispatch
+-- (only hw:with{host_op =} reached them). The one rule now (dlb.frameworks.apply_host): a
+-- positive cost the device states is kept, otherwise the profile's.
+T.test("the planner applies the profile's host cost to a catalogue device", function()
+  local slow = dlb.frameworks.derive("megatron-lm", { dispatch = { per_op = 1e-3, source = "test" } })
+  local r = ev { framework = slow }
+  local h = ev { hw = dlb.hw.get("A100-SXM4-80GB"):with { host_op = 1e-3 } }
+  assert(r.host_idle > 0, "1 ms per op starves the GPU")
+  T.near(r.step, h.step, 1e-12)
+  -- a device's own positive cost is kept over the profile's
+  local own = ev { framework = slow, hw = dlb.hw.get("A100-SXM4-80GB"):with { host_op = 40e-6 } }
+  assert(own.step < r.step, "the device's 40 us, not the profile's 1 ms")
+  -- the rule itself: 0 is "none stated"
+  local d = dlb.frameworks.apply_host({ host_op = 0, host_layer = 0 }, slow)
+  T.eq(d.host_op, 1e-3)
+  T.eq(dlb.frameworks.apply_host({ host_op = 5e-6 }, slow).host_op, 5e-6)
 end)
 
 T.test("collectives as NCCL runs them, or the alpha-beta model", function()

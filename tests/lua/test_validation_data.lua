@@ -16,7 +16,8 @@ local PATH = here .. "/../../notebooks/data/validation_runs.lua"
 
 local ROW_KEYS = { id = true, model = true, params = true, hw = true, device = true,
   devices = true, layout = true, precision = true, seq = true, framework = true,
-  measured = true, source = true, note = true, role = true, set = true, nics = true, fp8 = true }
+  measured = true, source = true, note = true, role = true, set = true, nics = true, fp8 = true,
+  moe = true }
 local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "framework",
   "measured", "source" }
 local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, etp = true, mp = true,
@@ -69,6 +70,13 @@ local function check_row(r, i, names)
     end
     if r.fp8.weight_cast ~= nil and not te.WEIGHT_CASTS[r.fp8.weight_cast] then
       error(where .. ": fp8.weight_cast '" .. tostring(r.fp8.weight_cast) .. "' is unknown", 0)
+    end
+  end
+  if r.moe ~= nil then
+    -- the MoE layer's implementation the source's recipe states (the planner's moe_impl,
+    -- passed as the row's profile field moe): one of dlb.parallel's DLB_MOE_ names
+    if not require("dlbench.parallel_base").MOE_IMPLS[r.moe] then
+      error(where .. ": moe '" .. tostring(r.moe) .. "' is not a moe_impl (graph, mcore)", 0)
     end
   end
   for _, k in ipairs { "note", "device" } do
@@ -262,6 +270,7 @@ T.test("the checker rejects broken rows (unknown key, bad hw, units, layout)", f
   bad("role must be 'fit' or 'held'", function(r) r.role = nil end)
   bad("role must be 'fit' or 'held'", function(r) r.role = "train" end)
   bad("nics must be a positive integer", function(r) r.nics = 0.5 end)
+  bad("moe 'deepep' is not a moe_impl", function(r) r.moe = "deepep" end)
   bad("recompute_every must be a whole number", function(r) r.layout.recompute_every = 2 end)
   bad("recompute_every must be a whole number", function(r)
     r.layout.recompute = "selective"; r.layout.recompute_every = 1.5 end)
