@@ -677,9 +677,10 @@ local WHY = {
   { "qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): as Qwen3-30B-A3B, "
     .. "a per-layer cost beyond Megatron-Core's MoE ops (opt-in moe_impl mcore) is missing" },
   { "modelzoo.*%-s[1-9]%d%d%d%d", "long context: cuDNN attention at 0.54 on 0.5 / 0.91 of its "
-    .. "FLOPs (the masked blocks skipped, at the FA3 paper's causal rate); the error grows with "
-    .. "cp (-19% at cp 1 to +9% at cp 8): the ring's per-step kernels and the exchange's "
-    .. "overlap are what changes" },
+    .. "FLOPs (the masked blocks skipped, at the FA3 paper's causal rate), the stated recompute "
+    .. "of layernorm and moe (recompute_modules); predicted slow, less so as cp grows (-37% at "
+    .. "cp 1 to -3% at cp 8): the ring's per-step kernels and the exchange's overlap are what "
+    .. "changes with cp" },
   { "modelzoo.*fsdp", "Megatron-FSDP's own gather schedule with ETP 1 not modelled (ZeRO-3 "
     .. "gathers per micro-batch)" },
   { "modelzoo", "DeepEP dispatcher and Megatron-Core's MoE kernels not modelled" },
