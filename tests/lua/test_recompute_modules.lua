@@ -157,4 +157,24 @@ T.test("the search", function()
   end
 end)
 
+T.test("the sweeps: layouts through the planner take it, the compiled model sweep refuses it", function()
+  local b = function() return moe(1) end
+  local function lay(m)
+    return dlb.sweep.layouts(b, { x = { 1 }, gpus = { 8 }, device = A100 }, { keep = true,
+      plan = { batch = 8, precision = "mixed_bf16", framework = "megatron-core",
+        recompute = "selective", recompute_modules = m } })
+  end
+  local a, c = lay(nil), lay { "layernorm", "moe" }
+  local best = function(r)
+    local m = math.huge
+    for _, v in ipairs(r.rows:column("step")) do m = math.min(m, v) end
+    return m
+  end
+  T.eq(c.rows:column("recompute")[1], 2, "the selective policy by its number (DLB_PAR_RECOMPUTE_SELECTIVE)")
+  assert(best(c) > best(a), "the MoE layers' rerun costs time in every layout")
+  -- dlb.sweep.model times g:stats steps, whose recompute policies are the graph's
+  T.checkerr("unknown option 'recompute_modules'", dlb.sweep.model, b, { x = { 1 }, device = A100 },
+    { stats = { recompute_modules = { "moe" } } })
+end)
+
 T.done()
