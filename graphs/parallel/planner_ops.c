@@ -20,6 +20,7 @@ typedef struct entry { int cls, sp, moe; double mb, tl, ep, tf, tb, tu, af, ab, 
 typedef struct rcm_memo {
   int cls, sp, moe, used;
   double mb, tl, ep, mods, load;
+  double act_out, experts;   /* the layer's own fields the answer reads (not in its class) */
   dlb_par_rcm r;
 } rcm_memo;
 
@@ -365,7 +366,8 @@ int dlb_layer_rcm(dlb_layer_times *T, const dlb_roof *d, int li, double mb, doub
   int cls = T->cls[li];
   rcm_memo *c = &T->rcm;
   if (c->used && c->cls == cls && c->mb == mb && c->tl == tl && c->ep == ep && c->sp == sp
-      && c->moe == moe && c->mods == mods && c->load == load) {
+      && c->moe == moe && c->mods == mods && c->load == load && c->act_out == l->act_out
+      && c->experts == l->experts) {
     *r = c->r;
     return DLB_OK;
   }
@@ -408,7 +410,7 @@ int dlb_layer_rcm(dlb_layer_times *T, const dlb_roof *d, int li, double mb, doub
   ** MoE layer's dispatch and combine all-to-alls */
   r->side = (r->hit & (DLB_RCM_MLP | DLB_RCM_MOE)) != 0;
   c->used = 1; c->cls = cls; c->mb = mb; c->tl = tl; c->ep = ep; c->sp = sp; c->moe = moe;
-  c->mods = mods; c->load = load; c->r = *r;
+  c->mods = mods; c->load = load; c->act_out = l->act_out; c->experts = l->experts; c->r = *r;
   return DLB_OK;
 }
 
