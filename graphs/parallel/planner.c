@@ -144,7 +144,8 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   /* selective recompute's Megatron-Core modules (opts.recompute_modules, DLB_RCM_*; 0: the
   ** attention core, its default): the core by its own rule (selc), the others by the ops'
   ** modules (dlb_layer_rcm) */
-  int mods = (int)o->recompute_modules;
+  int mods = (o->recompute_modules >= 0 && o->recompute_modules < 64)
+    ? (int)o->recompute_modules : 0;   /* cast only a value in range; checked below */
   int selc = sel && (mods == 0 || (mods & DLB_RCM_CORE_ATTN));
   int rcm = sel ? (mods & ~DLB_RCM_CORE_ATTN) : 0;
   /* recompute_every picks the blocks full recompute checkpoints: under another policy it
