@@ -667,6 +667,134 @@ static void moe_mcore(void) {
   CHECK(strstr(dlb_last_error(), "moe_impl must be 0") != NULL);
 }
 
+/* Megatron-Core's selective-recompute modules (opts.recompute_modules, DLB_RCM_*; issue 27):
+** three layers on the V100 device (no launch cost, no tile model, attn_eff off), dp = tp = pp
+** = m = batch = 1, act_kept 1e7, act_in = act_out = 1e5 bytes per sample. Layers 0 and 1 are
+** MoE blocks, forward: a fused attention kernel of 1e9 FLOPs (the core), the pre-MLP norm
+** (module 1) of 4e6 bytes, an expert matmul (module 3, 8e9 FLOPs, n 1000, k 1000, 8 experts),
+** the experts' activation (module 4) of 2e6 bytes, a second expert matmul (module 3, 8e9
+** FLOPs, n 1000, k 3000, 4e6 bytes); backward one op of 2e9 FLOPs. Layer 2 is a dense block:
+** attention 1e9 FLOPs and 5e6 bytes, the pre-MLP norm 4e6 bytes, an MLP op (module 2) of 4e9
+** FLOPs and 1e6 bytes; backward 2e9. With T(F) = F / (0.8 P), B(x) = x / (0.7 bw), by hand
+** (transformer_layer.py, moe_layer.py, experts.py of Megatron-Core, Transformer Engine spec):
+**   step - step(none): layernorm 2 B(4e6) (the MoE layers' norm; the dense one is fused into
+**     linear_fc1); moe 2 (2 T(8e9) + B(2e6)); moe_act 2 B(2e6); moe + moe_act 2 (2 T(8e9) +
+**     2 B(2e6)) (the activation rebuilt again at linear_fc2's backward); mlp B(4e6) + T(4e9)
+**     (the dense block's MLP with its fused norm); core_attn 3 T(1e9), as the default.
+**   memory (3e7 kept without recompute; one layer's modules rebuilt at a time): layernorm
+**     frees each MoE layer's norm output, act_out: 3e7 - 2e5 + 1e5; moe its share of the
+**     layer's kept bytes, 6e6 / 10e6 of its forward bytes: 3e7 - 1.2e7 + 6e6; moe_act the
+**     second expert matmul's input, 3/4 of its 4e6 bytes: 3e7 - 6e6 + 3e6.
+**   with ep 2 (dp 2, batch 2) the rerun MoE layer's dispatch and combine all-to-alls run again:
+**     ep_comm x 6/4. */
+static void moe_modules(dlb_par_layer L[3], dlb_par_op *ops) {
+  memset(L, 0, sizeof(*L) * 3);
+  memset(ops, 0, sizeof(*ops) * 16);
+  int k = 0;
+  for (int i = 0; i < 3; i++) {
+    L[i].flops_fwd = 1e9; L[i].flops_bwd = 2e9; L[i].params = 1e6;
+    L[i].act_kept = 1e7; L[i].act_in = 1e5; L[i].act_out = 1e5;
+    int moe = i < 2;
+    if (moe) { L[i].experts = 8; L[i].moe_bytes = 1e6; }
+    dlb_par_op *a = &ops[k++];
+    a->layer = i; a->flops_sample = 1e9; a->attention = 1; a->bytes_sample = moe ? 0 : 5e6;
+    dlb_par_op *nm = &ops[k++];
+    nm->layer = i; nm->bytes_sample = 4e6; nm->module = DLB_OPM_PRE_MLP_NORM;
+    if (moe) {
+      dlb_par_op *c = &ops[k++], *d = &ops[k++], *e = &ops[k++];
+      c->layer = e->layer = d->layer = i;
+      c->flops_sample = e->flops_sample = 8e9;
+      c->m = e->m = 1; c->n = e->n = 1000; c->k = 1000; e->k = 3000;
+      c->batch = e->batch = 8; c->grow = e->grow = 1; c->attention = e->attention = 2;
+      c->module = e->module = DLB_OPM_MOE; e->bytes_sample = 4e6;
+      d->bytes_sample = 2e6; d->module = DLB_OPM_MOE_ACT;
+    } else {
+      dlb_par_op *m = &ops[k++];
+      m->layer = i; m->flops_sample = 4e9; m->bytes_sample = 1e6; m->module = DLB_OPM_MLP;
+    }
+    dlb_par_op *b = &ops[k++];
+    b->layer = i; b->phase = 1; b->flops_sample = 2e9;
+  }
+}
+
+static void recompute_modules(void) {
+  dlb_par_layer L[3];
+  dlb_par_op ops[16];
+  moe_modules(L, ops);
+  const int nops = 2 * 6 + 4;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, rn, r;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+#define T(F) ((F) / (0.8 * V100.peak))
+#define B(x) ((x) / (0.7 * V100.bw))
+#define RUN_MODS(m) (o.recompute_modules = (m), \
+    dlb_par_evaluate_ops(L, 3, ops, nops, &V100, &cl, &o, &cfg, &r, NULL))
+  CHECK(dlb_par_evaluate_ops(L, 3, ops, nops, &V100, &cl, &o, &cfg, &rn, NULL) == DLB_OK);
+  CHECK_NEAR(rn.mem_act, 3e7, 1e-6);
+  cfg.recompute = DLB_PAR_RECOMPUTE_SELECTIVE;
+  CHECK(RUN_MODS(DLB_RCM_LAYERNORM) == DLB_OK);
+  CHECK_NEAR(r.step - rn.step, 2 * B(4e6), 1e-12);
+  CHECK_NEAR(r.mem_act, 3e7 - 2e5 + 1e5, 1e-6);
+  CHECK(RUN_MODS(DLB_RCM_MOE) == DLB_OK);
+  CHECK_NEAR(r.step - rn.step, 2 * (2 * T(8e9) + B(2e6)), 1e-12);
+  CHECK_NEAR(r.mem_act, 3e7 - 1.2e7 + 6e6, 1e-6);
+  CHECK_NEAR(r.hfu, (9e9 + 2 * 16e9) / (r.step * V100.peak), 1e-12);
+  CHECK(RUN_MODS(DLB_RCM_MOE_ACT) == DLB_OK);
+  CHECK_NEAR(r.step - rn.step, 2 * B(2e6), 1e-12);
+  CHECK_NEAR(r.mem_act, 3e7 - 6e6 + 3e6, 1e-6);
+  CHECK(RUN_MODS(DLB_RCM_MOE | DLB_RCM_MOE_ACT) == DLB_OK);
+  CHECK_NEAR(r.step - rn.step, 2 * (2 * T(8e9) + 2 * B(2e6)), 1e-12);
+  CHECK_NEAR(r.mem_act, 3e7 - 1.2e7 + 6e6, 1e-6);
+  CHECK(RUN_MODS(DLB_RCM_MLP) == DLB_OK);
+  CHECK_NEAR(r.step - rn.step, B(4e6) + T(4e9), 1e-12);
+  CHECK(RUN_MODS(DLB_RCM_LAYERNORM | DLB_RCM_MOE) == DLB_OK);
+  CHECK_NEAR(r.step - rn.step, 2 * (B(4e6) + 2 * T(8e9) + B(2e6)), 1e-12);
+  dlb_par_row rd;
+  CHECK(RUN_MODS(0) == DLB_OK);
+  rd = r;
+  CHECK_NEAR(rd.step - rn.step, 3 * T(1e9), 1e-12);
+  CHECK(RUN_MODS(DLB_RCM_CORE_ATTN) == DLB_OK);
+  CHECK(r.step == rd.step && r.mem_act == rd.mem_act);
+  /* expert parallelism: the rerun MoE layer's all-to-alls again */
+  cfg.dp = 2; cfg.ep = 2; o.batch = 2;
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
+  CHECK(RUN_MODS(0) == DLB_OK);
+  rd = r;
+  cfg.recompute = DLB_PAR_RECOMPUTE_SELECTIVE;
+  CHECK(RUN_MODS(DLB_RCM_MOE) == DLB_OK);
+  CHECK(rd.ep_comm > 0);
+  CHECK_NEAR(r.ep_comm, 1.5 * rd.ep_comm, 1e-12);
+  cfg.dp = 1; cfg.ep = 1; o.batch = 1;
+  /* refused: under another policy, not a sum of flags, a module without ops in the model */
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(RUN_MODS(DLB_RCM_MOE) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "selective recompute only") != NULL);
+  cfg.recompute = DLB_PAR_RECOMPUTE_SELECTIVE;
+  CHECK(RUN_MODS(32) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "DLB_RCM_") != NULL);
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 2 * 6, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  o.recompute_modules = DLB_RCM_MLP;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 2 * 6, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "\"mlp\" reruns nothing") != NULL);
+  /* the search: every row selective with the modules; without the selective policy refused */
+  o.recompute = DLB_PAR_RECOMPUTE_SELECTIVE; o.recompute_modules = DLB_RCM_MOE;
+  o.devices = 2; o.tp_max = 1; o.pp_max = 1; o.zero_max = 0; o.sched = -1; o.batch = 2;
+  dlb_par_plan *P = dlb_par_plan_new_ops(L, 3, ops, nops, &V100, &cl, &o);
+  CHECK(P != NULL && dlb_par_plan_count(P) > 0);
+  for (int i = 0; P && i < dlb_par_plan_count(P); i++) {
+    CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+    CHECK(r.recompute == DLB_PAR_RECOMPUTE_SELECTIVE);
+  }
+  dlb_par_plan_free(P);
+  o.recompute = -1;
+  CHECK(dlb_par_plan_new_ops(L, 3, ops, nops, &V100, &cl, &o) == NULL);
+  CHECK(strstr(dlb_last_error(), "selective recompute only") != NULL);
+#undef RUN_MODS
+#undef B
+#undef T
+}
+
 /* The host-side model in the planner (issue [19]): 4 equal layers without ops (one op per
 ** pass), pp 1, m 4, mb 2; host_layer 1 ms per layer forward, host_op 0. Per micro-batch the
 ** forward ends at max(device 4 tf, host 4 x 1 ms) = 4 ms (tf = t / 3, t = 6e9 / (0.8 peak)),
@@ -793,5 +921,6 @@ int main(void) {
   RUN(te_fp8_per_expert);
   RUN(host_model);
   RUN(phase_sync);
+  RUN(recompute_modules);
   return check_done();
 }

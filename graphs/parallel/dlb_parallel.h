@@ -297,6 +297,11 @@ typedef struct dlb_par_opts {
                             its default: every other TransformerBlock); 0 or 1: every block;
                             > 1 under another policy than full (or, in the search, none and
                             full) is an error */
+  double recompute_modules; /* under selective recompute (recompute 2), the Megatron-Core
+                            modules recomputed (--recompute-modules; TransformerConfig
+                            recompute_modules): a sum of DLB_RCM_* flags; 0 = DLB_RCM_CORE_ATTN,
+                            Megatron-Core's default. Non-zero under another policy is an error,
+                            as is a module that reruns nothing in the model */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */
@@ -318,6 +323,34 @@ enum {
 ** layers' ops (layers from a graph). */
 enum { DLB_PAR_RECOMPUTE_NONE = 0, DLB_PAR_RECOMPUTE_FULL = 1, DLB_PAR_RECOMPUTE_SELECTIVE = 2,
        DLB_PAR_RECOMPUTE_OP = 3 };
+
+/* Megatron-Core's selective-recompute modules (dlb_par_opts.recompute_modules, flags; names as
+** its --recompute-modules, megatron/core/transformer/transformer_config.py), under the
+** Transformer Engine layer spec (gpt_layer_specs.py get_gpt_layer_with_transformer_engine_spec:
+** input_layernorm fused into linear_qkv, pre_mlp_layernorm a TENorm in MoE layers and fused
+** into linear_fc1 in dense ones). What each reruns in the backward (docs/parallel.md):
+** CORE_ATTN the attention core (Korthikanti et al. 2022 sec. 5: ops marked attention 1 or 3);
+** LAYERNORM a MoE layer's pre-MLP norm (DLB_OPM_PRE_MLP_NORM; CheckpointWithoutOutput: its
+** output discarded after use, rebuilt before the MoE layer's backward); MLP a dense block's MLP
+** with its fused pre-MLP norm (DLB_OPM_MLP, DLB_OPM_PRE_MLP_NORM; tensor_parallel.checkpoint:
+** only its input kept); MOE the MoE layer, router, token dispatch (the all-to-all), experts
+** and combine (DLB_OPM_MOE, DLB_OPM_MOE_ACT; tensor_parallel.checkpoint); MOE_ACT the experts'
+** activation (DLB_OPM_MOE_ACT; CheckpointWithoutOutput on the bias + activation, its output
+** discarded after linear_fc2). */
+enum { DLB_RCM_CORE_ATTN = 1, DLB_RCM_LAYERNORM = 2, DLB_RCM_MLP = 4, DLB_RCM_MOE = 8,
+       DLB_RCM_MOE_ACT = 16 };
+
+/* The Megatron-Core module a forward op belongs to (dlb_par_op.module), what
+** recompute_modules selects (set by dlb.parallel.layers.from_graph from each block's op order,
+** lua/dlbench/parallel_layers.lua module_ops). */
+enum {
+  DLB_OPM_NONE = 0,          /* none of those below */
+  DLB_OPM_PRE_MLP_NORM = 1,  /* the norm between a block's attention and its MLP / MoE layer */
+  DLB_OPM_MLP = 2,           /* an op of a dense block's MLP (linear_fc1 .. linear_fc2) */
+  DLB_OPM_MOE = 3,           /* an op of a MoE layer (router, dispatch, expert matmuls,
+                                combine) but the experts' activation */
+  DLB_OPM_MOE_ACT = 4        /* the experts' bias + activation (between their two matmuls) */
+};
 
 /* Context-parallel attention algorithms. */
 enum {
@@ -394,6 +427,8 @@ typedef struct dlb_par_op {
                             on the whole sequence, or on 1/tp of it under sequence
                             parallelism (Korthikanti et al. 2022 sec. 4.2.2); 0: its FLOPs
                             and bytes split over the tensor ranks */
+  double module;         /* a forward op's Megatron-Core module, DLB_OPM_* (what
+                            dlb_par_opts.recompute_modules reruns); 0 for other phases */
 } dlb_par_op;
 
 typedef struct dlb_par_plan dlb_par_plan;

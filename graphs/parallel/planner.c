@@ -85,6 +85,7 @@ typedef struct stage {
   double full;          /* largest layer's full activation bytes per sample (recompute) */
   double core;          /* largest layer's attention-core bytes per sample (selective) */
   double sacx;          /* largest block's bytes per sample rebuilt by per-op selective AC */
+  double rcmx;          /* largest layer's bytes per sample rebuilt by recompute_modules */
   double xfer;          /* bytes per sample crossing out of its chunks */
   double shard;         /* shardable parameters held before spreading */
   double shard_t, shard_w; /* of which trainable, and their weight bytes */
@@ -166,12 +167,24 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
                     cfg->recompute);
   int rc = rcp == DLB_PAR_RECOMPUTE_FULL, sel = rcp == DLB_PAR_RECOMPUTE_SELECTIVE;
   int sop = rcp == DLB_PAR_RECOMPUTE_OP;
+  /* selective recompute's Megatron-Core modules (opts.recompute_modules, DLB_RCM_*; 0: the
+  ** attention core, its default): the core by its own rule (selc), the others by the ops'
+  ** modules (dlb_layer_rcm) */
+  int mods = (o->recompute_modules >= 0 && o->recompute_modules < 64)
+    ? (int)o->recompute_modules : 0;   /* cast only a value in range; checked below */
+  int selc = sel && (mods == 0 || (mods & DLB_RCM_CORE_ATTN));
+  int rcm = sel ? (mods & ~DLB_RCM_CORE_ATTN) : 0;
   /* recompute_every picks the blocks full recompute checkpoints: under another policy it
   ** would change nothing, so it is refused rather than ignored (the search checks its own
   ** policy once, dlb_par_plan_new_ops, and also evaluates layouts without recompute) */
   if (!checked && o->recompute_every > 1 && !rc)
     return dlb_fail(DLB_EINVAL, "plan: recompute_every = %g applies to full recompute only "
                     "(recompute 1), got recompute %d", o->recompute_every, rcp);
+  if (!checked && o->recompute_modules != 0 && !sel)
+    return dlb_fail(DLB_EINVAL, "plan: recompute_modules applies to selective recompute only "
+                    "(recompute 2: Megatron-Core's recompute_granularity \"selective\"), got "
+                    "recompute %d", rcp);
+  if (!checked && (st = dlb_layer_rcm_check(LT, o->recompute_modules))) return st;
   /* cast only a value in range (a NaN or huge double cast to int is undefined) */
   int ca = (cfg->cp_algo >= DLB_CP_RING && cfg->cp_algo <= DLB_CP_ALLTOALL) ? (int)cfg->cp_algo : -1;
   if (!dlb_par_whole(dp) || !dlb_par_whole(tp) || !dlb_par_whole(pp) || !dlb_par_whole(m))
@@ -328,10 +341,19 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         tf *= k; tb *= k;
       }
       s->f += tf;
+      /* selective recompute's other Megatron-Core modules (layernorm, mlp, moe, moe_act):
+      ** their forward ops again in the backward (dlb_layer_rcm) */
+      dlb_par_rcm rr;
+      memset(&rr, 0, sizeof rr);
+      if (rcm) {
+        st = dlb_layer_rcm(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, rcm, load, &rr);
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      }
       /* full recompute runs the layer's forward again before its backward; selective only
       ** the attention core's forward (Korthikanti et al. 2022 sec. 5: the extra compute is
       ** the forward of Q K^T, softmax, dropout and the attention over V) */
-      s->b += tb + (lrc ? tf : 0) + (sel ? cf : 0);
+      s->b += tb + (lrc ? tf : 0) + (selc ? cf : 0) + rr.time;
+      s->rcf += rr.flops;
       /* torchtitan's per-op selective AC wraps the same blocks as full recompute (every one:
       ** its "op" option excludes the layer-level one) and runs their forward ops again but
       ** the saved ones (dlb_layer_sac) */
@@ -350,18 +372,20 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       s->upd += tu * (1 - ef) / (zero >= 1 ? (hs > 0 ? hs : dpc) : 1)
               + tu * ef * (tl / et) / ep / (zero >= 1 ? tp * dpc / (etp * ep) : 1);
       if (lrc) s->rcf += l->flops_fwd;
-      if (sel) s->rcf += fmin(l->flops_core, l->flops_fwd);
+      if (selc) s->rcf += fmin(l->flops_core, l->flops_fwd);
       /* the host issuing the layer's ops (its recomputed forward, or core, again) */
       double hf, hb, hu, hc;
       dlb_layer_host(LT, dev, i, l->experts > 0 ? ep : 1, moe, &hf, &hb, &hu, &hc);
       s->hf += hf;
-      s->hb += hb + (lrc ? hf : 0) + (sel ? hc : 0) + srh;
+      s->hb += hb + (lrc ? hf : 0) + (selc ? hc : 0) + srh + rr.host;
       s->hu += hu;
       if (tl > 1 && l->tp_colls > 0) {
         /* each tensor-parallel allreduce is an op the host issues too */
         double nco = sp ? 2 : 1;   /* sequence parallelism: two collectives each */
         s->hf += l->tp_colls * nco * dev->host_op;
-        s->hb += l->tp_colls * nco * dev->host_op * (lrc ? 2 : 1);
+        /* a recomputed MLP / MoE layer runs its side's collectives again: half the block's */
+        double rtc = lrc ? 1 : (rr.side ? 0.5 : 0);
+        s->hb += l->tp_colls * nco * dev->host_op * (1 + rtc);
         /* with sequence parallelism each allreduce is a reduce-scatter and an all-gather
         ** (Korthikanti et al. 2022 sec. 4.2.2, the g / g-bar operator pairs: the same bytes
         ** on a ring, two collectives' latencies; NCCL picks each one's algorithm) */
@@ -385,7 +409,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         c1.time += c2.time;
         s->tpf += l->tp_colls * c1.time;
-        s->tpb += l->tp_colls * c1.time * (lrc ? 2 : 1);
+        s->tpb += l->tp_colls * c1.time * (1 + rtc);
       }
       if (ep > 1 && l->moe_bytes > 0) {
         /* the token dispatch and combine: two all-to-alls forward, two backward (and two
@@ -399,7 +423,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, et, cl, &a2);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         s->epf += 2 * a2.time;
-        s->epb += 2 * a2.time * (lrc ? 2 : 1);
+        s->epb += 2 * a2.time * ((lrc || rr.side) ? 2 : 1);
       }
       if (cp > 1 && l->kv_bytes > 0) {
         double kvl = l->kv_bytes * mbc / tl;   /* this rank's K/V chunk (its heads) */
@@ -436,7 +460,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         }
         s->cpf += f1;
         /* a recomputed attention (full, or the selective core) exchanges K/V again */
-        s->cpb += b1 + ((lrc || sel) ? f1 : 0);
+        s->cpb += b1 + ((lrc || selc) ? f1 : 0);
         if (ws > s->cpws) s->cpws = ws;
       }
       if (moe == DLB_MOE_MCORE && l->experts > 0 && l->moe_bytes > 0) {
@@ -451,9 +475,9 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
             * load / tl;
           double p2 = 2 * dlb_op_time_raw(dev, 0, pb, NULL, 0, &mbd);
           s->f += p2;
-          s->b += p2 * (lrc ? 2 : 1);
+          s->b += p2 * ((lrc || rr.side) ? 2 : 1);
           s->hf += 2 * dev->host_op;
-          s->hb += 2 * dev->host_op * (lrc ? 2 : 1);
+          s->hb += 2 * dev->host_op * ((lrc || rr.side) ? 2 : 1);
         }
         /* the router's aux loss and the dispatcher's token counts (MCORE_* above): small
         ** kernels over the counts (experts x 8 bytes; the tokens x experts maps they read, a
@@ -499,7 +523,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         if (o->capacity == 0) {
           sync_point(&s->fdone, &s->fmark, &s->hfmark,
                      s->leadf + s->f + s->tpf + s->epf + s->cpf, s->hf);
-          if (lrc) sync_point(&s->bdone, &s->bmark, &s->hbmark,
+          if (lrc || rr.side) sync_point(&s->bdone, &s->bmark, &s->hbmark,
                              s->leadb + s->b + s->tpb + s->epb + s->cpb, s->hb);
         }
       }
@@ -524,7 +548,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       /* per-op selective AC keeps a block's input and its saved outputs (never more than
       ** all of it); the rest of one block is rebuilt at a time in the backward */
       double sk = fmin(full, ain + skept);
-      s->kept += rc && (lrc || !blk) ? ain : (sel ? full - core : (lop ? sk : full));
+      /* recompute_modules: the normally checkpointed modules' share of the layer's kept
+      ** bytes and the discarded outputs (dlb_layer_rcm), never below the block's input; one
+      ** layer's modules rebuilt at a time in the backward (its MoE / MLP side before its
+      ** attention core) */
+      double cfree = selc ? core : 0;
+      double rfree = fmin(rr.share * full + rr.out, fmax(0, full - cfree - ain));
+      s->kept += rc && (lrc || !blk) ? ain : (sel ? full - cfree - rfree : (lop ? sk : full));
+      if (rfree > s->rcmx) s->rcmx = rfree;
       if (lop && full - sk > s->sacx) s->sacx = full - sk;
       if (full > s->full) s->full = full;
       if (core > s->core) s->core = core;
@@ -553,7 +584,8 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
     else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
     s->mem = s->wbytes * zw + s->trainable * (eg + eo) + s->ewb * zwe + s->etrain * (ege + eoe)
-             + inflight * mbc * s->kept + (rc ? mbc * s->full : 0) + (sel ? mbc * s->core : 0)
+             + inflight * mbc * s->kept + (rc ? mbc * s->full : 0)
+             + (sel ? mbc * fmax(selc ? s->core : 0, s->rcmx) : 0)
              + (sop ? mbc * s->sacx : 0)
              + s->cpws;
   }

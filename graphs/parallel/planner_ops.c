@@ -16,7 +16,16 @@
 
 typedef struct entry { int cls, sp, moe; double mb, tl, ep, tf, tb, tu, af, ab, cf; int used; } entry;
 
+/* The last layer class dlb_layer_rcm answered, and its answer: consecutive blocks share one */
+typedef struct rcm_memo {
+  int cls, sp, moe, used;
+  double mb, tl, ep, mods, load;
+  double act_out, experts;   /* the layer's own fields the answer reads (not in its class) */
+  dlb_par_rcm r;
+} rcm_memo;
+
 struct dlb_layer_times {
+  rcm_memo rcm;
   const dlb_par_layer *L;
   int n, nops;
   dlb_par_op *ops;      /* copy, sorted by layer (stable) */
@@ -63,6 +72,10 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
       if (!(v[j] >= 0) || !isfinite(v[j]))
         return dlb_fail_null(DLB_EINVAL, "plan: op %d has a negative or non-finite cost", i + 1);
+    if (!(o->module >= DLB_OPM_NONE && o->module <= DLB_OPM_MOE_ACT && o->module == floor(o->module)))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d has module %g (0 none, 1 the pre-MLP norm, 2 "
+                           "a dense MLP's op, 3 a MoE layer's op, 4 the experts' activation)",
+                           i + 1, o->module);
     if (!(o->replicated == 0 || o->replicated == 1))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has replicated %g (1: outside the tensor-"
                            "parallel region, 0: split by it)", i + 1, o->replicated);
@@ -127,6 +140,7 @@ void dlb_layer_times_free(dlb_layer_times *T) {
 }
 
 void dlb_layer_times_reset(dlb_layer_times *T) {
+  if (T) T->rcm.used = 0;
   if (!T || T->used == 0) return;
   memset(T->tab, 0, T->cap * sizeof(entry));
   T->used = 0;
@@ -321,6 +335,115 @@ int dlb_layer_sac(const dlb_layer_times *T, const dlb_roof *d, int li, double mb
   /* the checkpoint reruns the block's Python forward to reach them (as full recompute's
   ** host time, dlb_layer_host's forward: host_layer once a layer) */
   if (*rh > 0) *rh += d->host_layer;
+  return DLB_OK;
+}
+
+/* Does Megatron-Core's recompute_modules `mods` (DLB_RCM_*) rerun forward op o of a layer
+** (moe: the layer is a MoE layer)? Returns how many times (2: the experts' activation under
+** both "moe" and "moe_act": the MoE layer's recomputed forward discards its output again, and
+** linear_fc2's backward rebuilds it once more), and sets the DLB_RCM_* flag that selected it.
+** The attention core (DLB_RCM_CORE_ATTN) is the selective policy's own rule, not counted here.
+** Under the Transformer Engine spec the pre-MLP norm is a module of its own (TENorm) in a MoE
+** layer and part of linear_fc1 (TELayerNormColumnParallelLinear) in a dense one. */
+static int rcm_runs(const dlb_par_op *o, int mods, int moe, int *flag) {
+  int m = (int)o->module, n = 0;
+  *flag = 0;
+  if (o->phase != 0) return 0;
+  if (m == DLB_OPM_PRE_MLP_NORM && moe && (mods & DLB_RCM_LAYERNORM)) { n = 1; *flag = DLB_RCM_LAYERNORM; }
+  if (m == DLB_OPM_PRE_MLP_NORM && !moe && (mods & DLB_RCM_MLP)) { n = 1; *flag = DLB_RCM_MLP; }
+  if (m == DLB_OPM_MLP && !moe && (mods & DLB_RCM_MLP)) { n = 1; *flag = DLB_RCM_MLP; }
+  if ((m == DLB_OPM_MOE || m == DLB_OPM_MOE_ACT) && moe && (mods & DLB_RCM_MOE)) {
+    n = 1; *flag = DLB_RCM_MOE;
+  }
+  if (m == DLB_OPM_MOE_ACT && moe && (mods & DLB_RCM_MOE_ACT)) { n += 1; *flag |= DLB_RCM_MOE_ACT; }
+  return n;
+}
+
+int dlb_layer_rcm(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                  double ep, int sp, int moe, double mods, double load, dlb_par_rcm *r) {
+  memset(r, 0, sizeof *r);
+  const dlb_par_layer *l = &T->L[li];
+  int cls = T->cls[li];
+  rcm_memo *c = &T->rcm;
+  if (c->used && c->cls == cls && c->mb == mb && c->tl == tl && c->ep == ep && c->sp == sp
+      && c->moe == moe && c->mods == mods && c->load == load && c->act_out == l->act_out
+      && c->experts == l->experts) {
+    *r = c->r;
+    return DLB_OK;
+  }
+  int im = (int)mods, ismoe = l->experts > 0;
+  double all = 0, part = 0;   /* the layer's forward bytes per sample on a rank, the modules' */
+  int lastact = -1, act = 0;  /* the experts' last activation op; its output found */
+  for (int k = 0; k < T->count[li]; k++)
+    if (T->ops[T->first[li] + k].phase == 0 && T->ops[T->first[li] + k].module == DLB_OPM_MOE_ACT)
+      lastact = k;
+  for (int k = 0; k < T->count[li]; k++) {
+    const dlb_par_op *o = &T->ops[T->first[li] + k];
+    if (o->phase != 0) continue;
+    double ot = (o->replicated != 0 && !sp) ? 1 : tl;
+    all += o->bytes_sample / ot;
+    int flag, n = rcm_runs(o, im, ismoe, &flag);
+    /* the experts' activation output: linear_fc2's input, m x k of the (m x k + m x n)
+    ** elements per sample the next expert matmul moves (out_bytes' complement) */
+    if (!act && k > lastact && lastact >= 0 && o->attention == 2 && o->m > 0 && o->n + o->k > 0) {
+      if ((im & DLB_RCM_MOE_ACT) && !(im & DLB_RCM_MOE))
+        r->out += o->bytes_sample * o->k / (o->n + o->k) / ot;
+      act = 1;
+    }
+    if (n == 0) continue;
+    r->hit |= flag;
+    /* the busiest expert sets an expert op's time (the layer's load, as its forward) */
+    double ld = (o->attention == 2 || o->attention == 4 || o->module == DLB_OPM_MOE_ACT) ? load : 1;
+    r->time += n * ld * op_time(d, o, mb, tl, ep, sp, moe);
+    r->flops += n * o->flops_sample;
+    if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
+      r->host += n * d->host_op;
+    /* normal checkpointing (mlp, moe) frees what the module keeps but its input: its share of
+    ** the layer's kept bytes, in proportion to its forward bytes per sample (the rule that
+    ** spreads the step's activations over the layers, dlb.parallel.layers.from_graph); an
+    ** output-discarding norm (layernorm) frees its output, the block's hidden state */
+    if (flag & (DLB_RCM_MLP | DLB_RCM_MOE)) part += o->bytes_sample / ot;
+    else if (flag == DLB_RCM_LAYERNORM) r->out += l->act_out / ot;
+  }
+  r->share = all > 0 ? part / all : 0;
+  /* the module's rerun repeats its collectives: the MLP side's tensor-parallel pair, and a
+  ** MoE layer's dispatch and combine all-to-alls */
+  r->side = (r->hit & (DLB_RCM_MLP | DLB_RCM_MOE)) != 0;
+  c->used = 1; c->cls = cls; c->mb = mb; c->tl = tl; c->ep = ep; c->sp = sp; c->moe = moe;
+  c->mods = mods; c->load = load; c->act_out = l->act_out; c->experts = l->experts; c->r = *r;
+  return DLB_OK;
+}
+
+int dlb_layer_rcm_check(const dlb_layer_times *T, double mods) {
+  static const struct { int flag; const char *name, *needs; } M[] = {
+    { DLB_RCM_CORE_ATTN, "core_attn", "an attention core (ops marked attention 1 or 3, or a "
+      "layer's flops_core)" },
+    { DLB_RCM_LAYERNORM, "layernorm", "a MoE layer's pre-MLP norm (Transformer Engine fuses "
+      "the other norms into linear_qkv and linear_fc1)" },
+    { DLB_RCM_MLP, "mlp", "a dense block's MLP" },
+    { DLB_RCM_MOE, "moe", "a MoE layer" },
+    { DLB_RCM_MOE_ACT, "moe_act", "a MoE layer's experts' activation" },
+  };
+  int all = DLB_RCM_CORE_ATTN | DLB_RCM_LAYERNORM | DLB_RCM_MLP | DLB_RCM_MOE | DLB_RCM_MOE_ACT;
+  if (!(mods >= 0 && mods <= all && mods == floor(mods)))
+    return dlb_fail(DLB_EINVAL, "plan: recompute_modules must be a sum of DLB_RCM_* flags (0..%d), "
+                    "got %g", all, mods);
+  int im = (int)mods, hit = 0;
+  for (int li = 0; li < T->n; li++) {
+    const dlb_par_layer *l = &T->L[li];
+    if (l->flops_core > 0) hit |= DLB_RCM_CORE_ATTN;
+    for (int k = 0; k < T->count[li]; k++) {
+      const dlb_par_op *o = &T->ops[T->first[li] + k];
+      int flag;
+      if (o->phase == 0 && core_op(o)) hit |= DLB_RCM_CORE_ATTN;
+      if (rcm_runs(o, im, l->experts > 0, &flag) > 0) hit |= flag;
+    }
+  }
+  for (size_t i = 0; i < sizeof M / sizeof M[0]; i++)
+    if ((im & M[i].flag) && !(hit & M[i].flag))
+      return dlb_fail(DLB_EINVAL, "plan: recompute_modules \"%s\" reruns nothing in this model: "
+                      "it needs %s, with the layers' ops (dlb.parallel.layers.from_graph)",
+                      M[i].name, M[i].needs);
   return DLB_OK;
 }
 

@@ -54,4 +54,21 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
 int dlb_layer_sac(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
                   double ep, int sp, int moe, double *rt, double *rf, double *rh, double *kept);
 
+/* What Megatron-Core's recompute_modules (DLB_RCM_*, the attention core excepted: the selective
+** policy's own cf / act_core) rerun on layer li (planner_ops.c rcm_runs): time, the seconds of
+** its forward ops run again in the backward (an expert op at the busiest expert's load); flops,
+** their FLOPs per sample; host, host_op each; share, the fraction of the layer's kept
+** activations the normally checkpointed modules (mlp, moe) no longer keep; out, the bytes per
+** sample on a rank of the discarded outputs (layernorm: the block's hidden state; moe_act
+** without moe: linear_fc2's input); side, 1 when the block's MLP side reruns (its
+** collectives again); hit, the DLB_RCM_* flags that selected an op. */
+typedef struct dlb_par_rcm { double time, flops, host, share, out; int side, hit; } dlb_par_rcm;
+int dlb_layer_rcm(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                  double ep, int sp, int moe, double mods, double load, dlb_par_rcm *r);
+
+/* Whether recompute_modules `mods` (DLB_RCM_* flags) is a valid sum of flags of which every
+** one reruns something in the model (an op it selects; the attention core: a core op or a
+** layer's flops_core); DLB_EINVAL naming the first module that reruns nothing. */
+int dlb_layer_rcm_check(const dlb_layer_times *T, double mods);
+
 #endif

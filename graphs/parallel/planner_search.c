@@ -78,8 +78,13 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
   if (!(o->m_max >= 0 && o->m_max <= 65536))
     return dlb_fail_null(DLB_EINVAL, "plan: m_max must be in 0..65536 micro-batches, got %g",
                          o->m_max);
+  if (o->recompute_modules != 0 && o->recompute != DLB_PAR_RECOMPUTE_SELECTIVE)
+    return dlb_fail_null(DLB_EINVAL, "plan: recompute_modules applies to selective recompute "
+                         "only (recompute 2: Megatron-Core's recompute_granularity "
+                         "\"selective\"), got recompute %g", o->recompute);
   dlb_layer_times *LT = dlb_layer_times_new(L, n, ops, nops);
   if (!LT) return NULL;
+  if (dlb_layer_rcm_check(LT, o->recompute_modules)) { dlb_layer_times_free(LT); return NULL; }
   dlb_par_plan *P = dlb_calloc(1, sizeof *P);
   if (!P) { dlb_layer_times_free(LT); return dlb_fail_null(DLB_ENOMEM, "plan: out of memory"); }
   double tpmax = o->tp_max > 0 ? o->tp_max : (cl->per_node > 0 ? cl->per_node : 8);

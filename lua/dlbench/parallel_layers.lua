@@ -283,8 +283,8 @@ local function gerr(fname, msg)
   error(fname .. ": " .. msg, 3)
 end
 
--- The per-op costs of a step for the planner (dlb_par_op in graphs/parallel/dlb_parallel.h, 14
--- numbers per op, flat): each op's layer (untagged ops join the layer before them), phase (0
+-- The per-op costs of a step for the planner (dlb_par_op in graphs/parallel/dlb_parallel.h, 15
+-- numbers per op, flat: OP): each op's layer (untagged ops join the layer before them), phase (0
 -- forward, 1 backward -- recompute ops count as backward --, 2 update), FLOPs and bytes per
 -- sample and per step (from analyses at 1 and 2 samples, or one at B samples), and a
 -- matmul's shape at one sample with the dim that grows with the samples and the dim
@@ -293,6 +293,8 @@ end
 -- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
 -- Op j's matmul shape in an analysis' arrays (core.analysis_gemm), looked up once: the
 -- core, region and op passes below all read it.
+local OP = #require("dlbench.desc").fields("dlb_par_op")   -- numbers per op
+M.OP = OP
 local function gemm_of(ops, j)
   local c = ops.gemms
   if not c then c = {}; ops.gemms = c end
@@ -397,11 +399,71 @@ local function region_ops(ops1, n, tpl, marks)
   return rep
 end
 
+-- Megatron-Core's selective-recompute modules of each block's forward ops (dlb_par_op.module,
+-- DLB_OPM_* in graphs/parallel/dlb_parallel.h; what recompute_modules reruns): in a layer with
+-- an attention core (marks), the first norm after the core is the pre-MLP norm
+-- (pre_mlp_layernorm); the ops after it, up to the residual add that ends a pre-norm block
+-- (the layer's last forward op, when it is an add), are its MLP (a dense block) or its MoE
+-- layer (moe[li]: router, dispatch, experts, combine), and in a MoE layer the ops between its
+-- first and last expert matmul (named <layer>/experts/...) that are no expert matmul are the
+-- experts' bias + activation (moe_act). Layers without an attention core (the embedding, the
+-- head) have none. Returns mod[j] = DLB_OPM_* value for those op indices. An estimate from
+-- the op order, as the tensor-parallel region above.
+local OPM
+local function module_ops(ops1, n, moe, marks)
+  local core = require "dlbench.backend"
+  if not OPM then OPM = core.enum_names("DLB_OPM_") end
+  local Ph, Ly, Ty = ops1.P, ops1.L, ops1.T
+  local fw, cur, tname = {}, 1, {}
+  for j = 1, #Ph do
+    local li = Ly[j] + 1
+    if li >= 1 and li <= n then cur = li else li = cur end
+    if Ph[j] == 0 then
+      local t = fw[li]
+      if not t then t = {}; fw[li] = t end
+      t[#t + 1] = j
+    end
+  end
+  local function tn(j)
+    local ty = Ty[j]
+    local nm = tname[ty]
+    if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
+    return nm
+  end
+  local function expert_mm(j)
+    local gm = gemm_of(ops1, j)
+    return gm and gm > 0 and (core.analysis_op_name(ops1.a, j - 1) or ""):find("/experts/", 1, true)
+  end
+  local mod = {}
+  for li = 1, n do
+    local js = fw[li]
+    local seen, at = false, nil
+    for i, j in ipairs(js or {}) do
+      if marks[j] then seen = true
+      elseif seen and tn(j):find("norm", 1, true) then at = i; break end
+    end
+    if at then
+      mod[js[at]] = OPM.pre_mlp_norm
+      local last = #js
+      if tn(js[last]) == "add" then last = last - 1 end
+      local e1, e2
+      for i = at + 1, last do
+        mod[js[i]] = moe[li] and OPM.moe or OPM.mlp
+        if moe[li] and expert_mm(js[i]) then e1 = e1 or i; e2 = i end
+      end
+      for i = (e1 or last) + 1, (e2 or 0) - 1 do
+        if not expert_mm(js[i]) then mod[js[i]] = OPM.moe_act end
+      end
+    end
+  end
+  return mod
+end
+
 -- moe[layer]: true for a MoE layer (its experts' ops, named <layer>/experts/... by
 -- dlb.models.moe, are flagged 2: the planner gives a rank experts/ep of them under ep);
 -- marks[j]: op j of an attention core (flagged 3 unless fused, 1); rep[j]: outside the
--- tensor-parallel region.
-local function ops_of(ops1, ops2, B, n, moe, marks, rep)
+-- tensor-parallel region; mod[j]: its Megatron-Core module (module_ops).
+local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod)
   local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.L, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
@@ -456,7 +518,8 @@ local function ops_of(ops1, ops2, B, n, moe, marks, rep)
     end
     flat[k + 13] = flag
     flat[k + 14] = rep[j] and 1 or 0
-    k = k + 14
+    flat[k + 15] = mod[j] or 0
+    k = k + OP
   end
   return flat
 end
@@ -703,7 +766,8 @@ function M.from_graph(g, o)
   for i = 1, n do moe[i] = (out[i].experts or 0) > 0 end
   local tpl = {}   -- the Megatron tensor-parallel attention blocks (no experts)
   for i = 1, n do tpl[i] = (out[i].tp_colls or 0) == 2 and not out[i].experts end
-  out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, region_ops(ops1, n, tpl, marks1))
+  out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, region_ops(ops1, n, tpl, marks1),
+    module_ops(ops1, n, moe, marks1))
   -- fp8=true: Transformer Engine's quantisation kernels of the profile's fp8 recipe
   -- (dlbench.te_fp8), for a step whose linear layers run fp8 GEMMs on these bf16 layers
   if o.fp8 ~= nil and o.fp8 ~= false then

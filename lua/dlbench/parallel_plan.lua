@@ -55,7 +55,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
     "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "reduce_dtype", "phase_sync",
-    "recompute_every" }
+    "recompute_every", "recompute_modules" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -75,8 +75,9 @@ local RECOMPUTE = { none = 0, full = 1, selective = 2, selective_op = 3 }
 local RECOMPUTE_NAMES = { [0] = false, [1] = true, [2] = "selective", [3] = "selective_op" }
 -- How a plan line names its recompute policy (the decorated value: RECOMPUTE_NAMES).
 local RECOMPUTE_TEXT = { selective = ", selective recompute", selective_op = ", per-op selective AC" }
-local function recompute_text(rc)
-  return RECOMPUTE_TEXT[rc] or (rc and ", recompute" or "")
+local function recompute_text(rc, mods)
+  return (RECOMPUTE_TEXT[rc] or (rc and ", recompute" or ""))
+    .. ((rc == "selective" and mods) and (" (" .. mods .. ")") or "")
 end
 M.recompute_policies = RECOMPUTE
 local function recompute_of(fname, rc, search)
@@ -88,6 +89,55 @@ local function recompute_of(fname, rc, search)
     .. "\"selective\" (the attention core), \"selective_op\" (torchtitan's per-op selective "
     .. "AC) or nil (%s), got %s", fname,
     fname == "parallel.plan" and "try none and full" or "none", tostring(rc)), 4)
+end
+
+-- Megatron-Core's selective-recompute modules (--recompute-modules; TransformerConfig
+-- recompute_modules), recompute_modules = {"layernorm", "moe"}: the names of DLB_RCM_*
+-- (graphs/parallel/dlb_parallel.h, which says what each reruns) -> the sum of their flags.
+-- Only with recompute = "selective" (its recompute_granularity "selective"); nil: 0, the
+-- default module core_attn. Megatron-Core's other choices name modules no dlbench model has:
+-- refused with that reason, as an unknown name is; a module that reruns nothing in the
+-- model is the planner's error (dlb_layer_rcm_check).
+local RCM, RCM_NAMES = core.enum_names("DLB_RCM_")
+M.recompute_modules = RCM
+local RCM_UNMODELLED = {
+  shared_experts = "the shared experts of a MoE layer (DeepSeek's), which no dlbench model has",
+  mla_up_proj = "multi-latent attention's up projections and RoPE, which no dlbench model has",
+}
+local function recompute_modules_of(fname, mods, rc)
+  if mods == nil then return 0 end
+  if type(mods) ~= "table" or mods[1] == nil then
+    error(string.format("%s: recompute_modules must be a non-empty list of module names (%s), "
+      .. "got %s", fname, require("dlbench.options").names(RCM), type(mods) == "table" and "an empty table"
+      or tostring(mods)), 4)
+  end
+  if rc ~= "selective" then
+    error(string.format("%s: recompute_modules applies to recompute = \"selective\" (Megatron-"
+      .. "Core's recompute_granularity \"selective\"), got recompute = %s", fname, tostring(rc)), 4)
+  end
+  local sum, seen = 0, {}
+  for i, m in ipairs(mods) do
+    local v = RCM[m]
+    if not v then
+      if RCM_UNMODELLED[m] then
+        error(string.format("%s: recompute_modules[%d] \"%s\" is Megatron-Core's, not modelled: "
+          .. "it recomputes %s", fname, i, m, RCM_UNMODELLED[m]), 4)
+      end
+      error(string.format("%s: recompute_modules[%d]: %s", fname, i,
+        require("dlbench.options").message(m, RCM, fname, "recompute module")), 4)
+    end
+    if not seen[m] then sum, seen[m] = sum + v, true end
+  end
+  return sum
+end
+-- The modules of flags v (the row's recompute_modules), in flag order: "layernorm, moe".
+local function recompute_modules_text(v)
+  local t, f = {}, 1
+  while f <= v do
+    if v % (2 * f) >= f then t[#t + 1] = RCM_NAMES[f] end
+    f = 2 * f
+  end
+  return table.concat(t, ", ")
 end
 
 -- reduce_dtype= (PyTorch FSDP MixedPrecision reduce_dtype: "fp32", "bf16", ...) -> bytes per
@@ -130,6 +180,8 @@ local function plan_opts(fname, o, ls)
     -- under full recompute, every k-th block checkpointed (torchtitan's layer-level selective
     -- AC, selective_ac_option "2" by default); 1: every block
     recompute_every = num(fname, "recompute_every", o.recompute_every, 1, "count"),
+    -- under "selective", Megatron-Core's recompute_modules (DLB_RCM_* flags; 0: core_attn)
+    recompute_modules = recompute_modules_of(fname, o.recompute_modules, rc),
     pp_scatter = o.pp_scatter and 1 or 0,
     -- host and device synchronised at every micro-batch phase (Megatron-LM's timers; a
     -- profile's sync = "phase" sets it: dlb.frameworks.plan_defaults)
@@ -196,7 +248,7 @@ local function plan_tostring(r)
   return string.format("plan: dp %s x tp %s x pp %s%s, m %s, %s, ZeRO %s%s, step %s (compute %s, "
     .. "comm %s, bubble %s), footprint %.1f GB per device (%s%s), MFU %.1f%% (%s)%s", tostring(r.dp), tostring(r.tp),
     tostring(r.pp), layout, tostring(r.m), tostring(r.schedule), z,
-    recompute_text(r.recompute), P.seconds(r.step), P.seconds(r.compute or 0),
+    recompute_text(r.recompute, r.recompute_modules), P.seconds(r.step), P.seconds(r.compute or 0),
     P.seconds(r.comm or 0), P.seconds(r.bubble or 0), (r.mem or 0) / 1e9,
     r.fits and "fits" or "does not fit", stack, 100 * (r.util or 0),
     tostring(r.mfu_convention or "model FLOPs"), extra)
@@ -211,6 +263,11 @@ local function decorate(r, po)
   -- true: full, false: none, "selective": the attention core, "selective_op": torchtitan's
   -- per-op policy
   r.recompute = RECOMPUTE_NAMES[r.recompute] or false
+  -- the selective policy's modules, by name ("core_attn": Megatron-Core's default)
+  if r.recompute == "selective" then
+    r.recompute_modules = recompute_modules_text(po and po.recompute_modules ~= 0
+      and po.recompute_modules or RCM.core_attn)
+  end
   return require("dlbench.pretty").object(r, plan_tostring)
 end
 
@@ -688,7 +745,7 @@ function M.plan(o)
   return t, evaluated
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
-  .. "\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
+  .. "\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
   .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\"]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
@@ -702,7 +759,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
   "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "reduce_dtype",
-  "phase_sync", "recompute_every" }
+  "phase_sync", "recompute_every", "recompute_modules" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -776,7 +833,7 @@ end
 doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
-  .. " recompute=false|true|\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
+  .. " recompute=false|true|\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
   .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 

@@ -529,6 +529,7 @@ function M.layouts(builder, space, opts)
   local build = builder_of(builder)
   if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
   local P = require "dlbench.parallel"
+  local RECOMPUTE = require("dlbench.parallel_plan").recompute_policies
   local gpus = space.gpus
   if type(gpus) ~= "table" or #gpus == 0 then fail("space.gpus must list device counts") end
   local devs = devices_of(space, opts)
@@ -587,7 +588,10 @@ function M.layouts(builder, space, opts)
             for _, k in ipairs(PLAN_COLS) do
               local v = r[k]
               if k == "schedule" then v = R.intern.schedule(v)
-              elseif type(v) == "boolean" then v = v and 1 or 0 end
+              elseif type(v) == "boolean" then v = v and 1 or 0
+              -- a selective policy by its number (DLB_PAR_RECOMPUTE_*: 2 "selective", with
+              -- the plan's recompute_modules; 3 "selective_op"), as none 0 and full 1 are
+              elseif k == "recompute" then v = RECOMPUTE[v] end
               buf[#buf + 1] = tonumber(v) or 0 / 0
             end
             nb = nb + 1

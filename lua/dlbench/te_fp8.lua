@@ -100,7 +100,7 @@ function M.passes(scaling, a, fused)
   error("te_fp8.passes: unknown scaling " .. tostring(scaling), 2)
 end
 
-local OP = 14   -- numbers per op in the planner's flat array (dlb_par_op)
+local OP = require("dlbench.parallel_layers").OP   -- numbers per op in the planner's flat array (dlb_par_op)
 
 -- The linear layers of a flat op array (parallel_layers' ops_of): groups of forward weight
 -- GEMMs that read one input. layers[li] = {te = true for a TE block, tp = true for a
@@ -160,7 +160,8 @@ function M.add_ops(flat, layers, tname, a, scaling, weight_cast)
     local k = #t
     t[k + 1], t[k + 2], t[k + 3], t[k + 4], t[k + 5], t[k + 6] = li - 1, phase, 0, 0, bs, b0
     t[k + 7], t[k + 8], t[k + 9], t[k + 10], t[k + 11], t[k + 12] = 0, 0, 0, batch, 0, 0
-    t[k + 13], t[k + 14] = flag, rep
+    -- module 0: a recomputed module's quantisation kernels are not run again (not modelled)
+    t[k + 13], t[k + 14], t[k + 15] = flag, rep, 0
     nops = nops + 1
   end
   for _, g in ipairs(groups) do

@@ -23,7 +23,7 @@ local m0, n0 = time(5, function() plain = build(false) end)
 local m1, n1 = time(5, function() te = build(true) end)
 print(string.format("layers.from_graph, Qwen3-30B-A3B: without the casts median %.3f s (min %.3f), "
   .. "with MXFP8 casts median %.3f s (min %.3f); %d ops -> %d (%d linears)", m0, n0, m1, n1,
-  #plain.ops / 14, #te.ops / 14, te.fp8.linears))
+  #plain.ops / P.layers.OP, #te.ops / P.layers.OP, te.fp8.linears))
 local hw = dlb.hw.get("B200")
 local cl = P.cluster { hw = hw, per_node = 8, nodes = 1 }
 local function row(ls)

@@ -402,7 +402,7 @@ T.test("dlb.parallel.prepare: the same rows as an unprepared list, edits after i
   local o = { hw = "H100-SXM", precision = "fp16", batch = 32, dp = 8, tp = 1, pp = 1, m = 1, layers = ls }
   local before = P.evaluate(o).step
   ls[1].flops_fwd = ls[1].flops_fwd * 100
-  for i = 3, #ls.ops, 14 do ls.ops[i] = ls.ops[i] * 100 end   -- every op's flops_sample
+  for i = 3, #ls.ops, P.layers.OP do ls.ops[i] = ls.ops[i] * 100 end   -- every op's flops_sample
   T.eq(P.evaluate(o).step, before, "edit unseen")
   assert(P.evaluate(P.prepare(ls) and o).step > before, "seen after prepare again")
   T.checkerr("non-empty list of layer costs", P.prepare, {})
@@ -472,11 +472,11 @@ T.test("torchtitan's per-op selective AC: recompute = \"selective_op\"", functio
   local none, op, full = ev { recompute = false }, ev { recompute = "selective_op" }, ev { recompute = true }
   T.eq(op.recompute, "selective_op", "the policy named in the result")
   assert(tostring(op):find("per-op selective AC", 1, true), "and in its line")
-  -- the blocks' elementwise forward FLOPs per sample, from the layers' ops (14 numbers each:
+  -- the blocks' elementwise forward FLOPs per sample, from the layers' ops (P.layers.OP numbers each:
   -- layer, phase, flops_sample, ..., m at 7, batch at 10, the attention mark at 13)
   local ls = P.layers.from_graph(g, { precision = "mixed_bf16", framework = "torchtitan" })
   local elem, mms = 0, 0
-  for i = 1, #ls.ops, 14 do
+  for i = 1, #ls.ops, P.layers.OP do
     local li = ls.ops[i] + 1
     local blk = (ls[li].act_in or 0) > 0 and (ls[li].act_out or 0) > 0
     if blk and ls.ops[i + 1] == 0 then

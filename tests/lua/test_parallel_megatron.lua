@@ -115,7 +115,7 @@ T.test("sequence parallelism: ops outside the tensor-parallel region split over 
   -- the two LayerNorms and the bias / dropout / residual after each row-parallel matmul
   -- marked replicated, forward and backward
   local core, rep = {}, {}
-  for k = 1, #ls.ops, 14 do
+  for k = 1, #ls.ops, P.layers.OP do
     local li = ls.ops[k]
     if ls.ops[k + 12] == 3 and ls.ops[k + 1] == 0 then core[li] = (core[li] or 0) + 1 end
     if ls.ops[k + 13] == 1 then rep[li] = (rep[li] or 0) + 1 end

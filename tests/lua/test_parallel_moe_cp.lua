@@ -47,12 +47,12 @@ T.test("expert parallelism: a rank runs experts/ep experts on ep x the rows (Meg
     vocab = 1000, seq = 256, style = "llama" }
   local ls = P.layers.from_graph(g8, { precision = "mixed_bf16" })
   local n2, n1 = 0, 0
-  for k = 0, #ls.ops - 1, 14 do   -- 14 numbers an op (dlb_par_op), the mark the 13th
+  for k = 0, #ls.ops - 1, P.layers.OP do   -- P.layers.OP numbers an op (dlb_par_op), the mark the 13th
     if ls.ops[k + 13] == 2 then n2 = n2 + 1 elseif ls.ops[k + 13] == 1 then n1 = n1 + 1 end
   end
   assert(n2 >= 2 * 3 * 3, "the three expert matmuls of each MoE block, forward and backward: " .. n2)
   local dl = P.layers.from_graph(dense, { precision = "mixed_bf16" })
-  for k = 0, #dl.ops - 1, 14 do assert(dl.ops[k + 13] ~= 2, "no expert ops in a dense model") end
+  for k = 0, #dl.ops - 1, P.layers.OP do assert(dl.ops[k + 13] ~= 2, "no expert ops in a dense model") end
   -- 8 experts over ep 2 = each rank runs 4 experts with the tokens of 2 ranks, top-2: the
   -- same expert ops as a model of 4 experts, top-2, on one rank (its rows: tokens x 2 / 4)
   -- (few tokens, wide experts: the weights' bytes show)

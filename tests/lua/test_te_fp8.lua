@@ -6,6 +6,7 @@
 local T = require "harness"
 local dlb = require "dlbench"
 local P = dlb.parallel
+local OP = P.layers.OP   -- numbers per op in the planner's flat array (dlb_par_op)
 local fw = dlb.frameworks
 
 -- 2 blocks, hidden 512, 8 heads of 64, 2 K/V heads (K and V 128 wide), SwiGLU 1024, seq 64.
@@ -31,8 +32,8 @@ end
 -- (rep: only those marked replicated; flag: only those with that op flag)
 local function sums(ls, rep, flag)
   local o, s = ls.ops, { [0] = { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }
-  for j = 1, #o / 14 do
-    local k = (j - 1) * 14
+  for j = 1, #o / OP do
+    local k = (j - 1) * OP
     if (rep == nil or o[k + 14] == rep) and (flag == nil or o[k + 13] == flag) then
       local t = s[o[k + 2]]
       t[1], t[2], t[3] = t[1] + o[k + 5], t[2] + o[k + 6], t[3] + 1
@@ -98,8 +99,8 @@ T.test("grouped experts: one fused kernel (delayed) or one per local expert; no 
   local e4 = sums(c, nil, 4)
   T.eq(e4[0][3], 2 * 2 * 3, "current: amax, scale, cast for each of fc1 and fc2, per block")
   local o = c.ops
-  for j = 1, #o / 14 do
-    if o[(j - 1) * 14 + 13] == 4 then T.eq(o[(j - 1) * 14 + 10], 8, "the experts in batch") end
+  for j = 1, #o / OP do
+    if o[(j - 1) * OP + 13] == 4 then T.eq(o[(j - 1) * OP + 10], 8, "the experts in batch") end
   end
   -- timed: per-expert launches make the current-scaling step slower than one fused kernel
   -- would; both evaluate at fp8 only

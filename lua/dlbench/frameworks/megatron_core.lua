@@ -40,7 +40,8 @@ return {
   -- grouped GEMMs as one CUTLASS kernel, which it does not represent.
   recompute = { "none", "full", "selective" },
   -- recompute_granularity "selective": Korthikanti et al. 2022's attention core (the default
-  -- recompute_modules, core_attn). No pp_scatter: Megatron-Core's pipeline_parallel/
+  -- recompute_modules, core_attn; the planner's recompute_modules names the others: layernorm,
+  -- mlp, moe, moe_act, docs/parallel.md). No pp_scatter: Megatron-Core's pipeline_parallel/
   -- p2p_communication.py sends the whole tensor (1/tp of the sequence under sequence
   -- parallelism, which the planner's seq_par divides)
   selective = "attention core",
