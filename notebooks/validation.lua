@@ -200,6 +200,9 @@ local function setup(r, unscored)
       schedule = L.schedule or "1f1b", v = L.interleave, recompute = rc, zero = L.zero or 0,
       recompute_every = L.recompute_every,
       cp = cp, ep = L.ep, cp_algo = L.cp_algo, etp = L.etp,
+      -- the MoE token dispatcher where the source states it (layout.moe_dispatcher: the
+      -- Megatron-MoE-ModelZoo rows' DeepEP; issue [21], branch deepep)
+      moe_dispatcher = L.moe_dispatcher,
       -- sequence parallelism where the source states it (issue [19], third round: its
       -- time, LayerNorm and dropout on 1/tp of the sequence and the reduce-scatter +
       -- all-gather pairs, as well as its memory)
