@@ -909,6 +909,94 @@ static void phase_sync(void) {
   CHECK(strstr(dlb_last_error(), "phase_sync must be 0") != NULL);
 }
 
+/* The DeepEP dispatcher (issue [21], branch deepep; planner.c DEEPEP_*), by hand on the
+** moe_cp layers (1e6 bytes of top-k copies per sample, mb 1). A token goes once to each
+** destination rank (within a node) or node (across nodes): with its k experts drawn from E
+** held evenly by D destinations it reaches D (1 - C(E - E/D, k) / C(E, k)) of them. Each
+** dispatch and combine runs at DeepEP's H800 figure as a fraction of the link (intranode
+** 153/200 and 158/200 of NVLink each way; internode over 4 nodes 58/50 and 57/50 of the
+** NIC), plus the tier's latency; forward and backward one of each per layer. */
+static void moe_deepep(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+    L[i].top_k = 2;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);   /* one tier: within a "node" */
+  dlb_par_opts o;
+  dlb_par_row cfg, r, ra;
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8; cfg.ep = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &ra, NULL) == DLB_OK);
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  /* ep 2, 4 experts a rank, top-2 of 8: 2 (1 - 4/8 x 3/7) = 11/7 ranks per token, so the
+  ** rank sends 1e6 / 2 x 11/7 bytes each way */
+  double b = 1e6 / 2 * (2 * (1 - 4.0 / 8 * 3.0 / 7));
+  CHECK_NEAR(b, 1e6 * 11.0 / 14, 1e-6);
+  double t = b / (153.0 / 200 * 10e9) + b / (158.0 / 200 * 10e9);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * t, 1e-15);
+  CHECK_NEAR(r.comm - r.ep_comm, ra.comm - ra.ep_comm, 1e-15);
+  CHECK_NEAR(r.compute, ra.compute, 1e-15);       /* the graph's gathers are the permutes */
+  /* ep 8, one expert a rank: the two experts always on two ranks, nothing deduplicated */
+  cfg.ep = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * (1e6 / (153.0 / 200 * 10e9) + 1e6 / (158.0 / 200 * 10e9)), 1e-15);
+  /* across nodes: 4 nodes of 4 over a 10 GB/s NIC each (1 us), 100 GB/s inside; 16 experts,
+  ** top-4, ep 16 spans the 4 nodes: 4 (1 - C(12,4) / C(16,4)) = 4 x 1325/1820 nodes a token */
+  dlb_par_cluster c4;
+  memset(&c4, 0, sizeof c4);
+  c4.per_node = 4; c4.nodes = 4;
+  c4.intra.bw = 100e9; c4.intra.eff = 1;
+  c4.inter.bw = 10e9; c4.inter.latency = 1e-6; c4.inter.eff = 1;
+  for (int i = 0; i < 4; i++) { L[i].experts = 16; L[i].top_k = 4; }
+  layout(&o, 16, &cfg, 1, 1, DLB_SCHED_1F1B);
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  cfg.dp = 16; cfg.ep = 16;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_OK);
+  b = 1e6 / 4 * (4 * 1325.0 / 1820);
+  t = 2 * 1e-6 + b / (58.0 / 50 * 10e9) + b / (57.0 / 50 * 10e9);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * t, 1e-15);
+  /* the alltoall dispatcher on the same layout: (n - g)/n of the copies over the NIC */
+  o.moe_dispatcher = DLB_DISPATCHER_ALLTOALL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &ra, NULL) == DLB_OK);
+  CHECK_NEAR(ra.ep_comm, 4 * 4 * (12 * 1e-6 + 12.0 / 16 * 1e6 / 10e9), 1e-15);
+  CHECK(r.ep_comm < ra.ep_comm);
+  /* one NIC for two devices halves the share each device has */
+  c4.nics = 2;
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * (2 * 1e-6 + b / (58.0 / 50 * 5e9) + b / (57.0 / 50 * 5e9)), 1e-15);
+  c4.nics = 0;
+  /* under moe_impl mcore the flex dispatcher has no second permutation and no counts'
+  ** all-gather or probabilities' all-to-all: the same all-to-all time as the graph's MoE,
+  ** less device time than mcore's alltoall dispatcher (4 local experts a rank at ep 4) */
+  cfg.ep = 4;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &ra, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, ra.ep_comm, 1e-15);
+  dlb_par_row rm, rg;
+  o.moe_dispatcher = DLB_DISPATCHER_ALLTOALL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK(r.compute < rm.compute);                   /* no second permutation */
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &rg, NULL) == DLB_OK);
+  CHECK(rm.ep_comm > rg.ep_comm);                  /* the alltoall dispatcher's counts */
+  /* bad input: no top_k under DeepEP, an unknown dispatcher, top_k above the experts */
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  for (int i = 0; i < 4; i++) L[i].top_k = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "DeepEP dispatcher needs layer 1's top_k") != NULL);
+  L[0].top_k = 17;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "top_k must be a whole number of at most its 16 experts") != NULL);
+  o.moe_dispatcher = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "moe_dispatcher must be 0") != NULL);
+}
+
 int main(void) {
   RUN(attention_ops);
   RUN(selective_recompute);
@@ -918,6 +1006,7 @@ int main(void) {
   RUN(replicated_ops);
   RUN(moe_cp);
   RUN(moe_mcore);
+  RUN(moe_deepep);
   RUN(te_fp8_per_expert);
   RUN(host_model);
   RUN(phase_sync);

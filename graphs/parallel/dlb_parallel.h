@@ -209,6 +209,10 @@ typedef struct dlb_par_layer {
                             dropout, attention over V), recomputed in the backward under
                             selective recompute (its time: the layer's ops marked as the
                             core, or this share of its forward for a layer without ops) */
+  double top_k;          /* of a MoE layer, the experts each token is routed to (moe_bytes
+                            counts top_k copies); 0 = not known. The DeepEP dispatcher
+                            (DLB_DISPATCHER_DEEPEP) needs it: it sends a token once per
+                            destination rank or node, not once per expert */
 } dlb_par_layer;
 
 /* Criteria for splitting layers into stages. */
@@ -278,6 +282,8 @@ typedef struct dlb_par_opts {
                             over the tensor group; 0: every tensor rank sends all of it */
   double moe_impl;       /* how a MoE layer runs beyond the graph's ops: DLB_MOE_GRAPH (0)
                             or DLB_MOE_MCORE (1, below) */
+  double moe_dispatcher; /* how a MoE layer's tokens reach the experts and come back:
+                            DLB_DISPATCHER_ALLTOALL (0) or DLB_DISPATCHER_DEEPEP (1, below) */
   double reduce_bytes;   /* bytes per gradient element of the data-parallel reduction (the
                             allreduce, or ZeRO / FSDP's reduce-scatter): PyTorch FSDP's
                             MixedPrecision reduce_dtype (Composer's mixed_precision DEFAULT
@@ -312,6 +318,18 @@ enum {
                             local experts' GEMMs one cuBLAS call each on 4 streams, the second
                             permutation (sort by local expert) each way, and a host sync per
                             MoE layer forward when dropless (issue [21]; docs/parallel.md) */
+};
+
+/* MoE token dispatchers (dlb_par_opts.moe_dispatcher; issue [21], branch deepep). */
+enum {
+  DLB_DISPATCHER_ALLTOALL = 0, /* an all-to-all of every token's top_k copies each way
+                                  (dlb_par_alltoall_cluster on the tiers the group spans):
+                                  Megatron-Core's alltoall dispatcher, DeepSpeed-MoE */
+  DLB_DISPATCHER_DEEPEP = 1    /* DeepEP's normal kernels (Megatron-Core's flex dispatcher with
+                                  the deepep backend): each token sent once per destination
+                                  rank (within a node) or node (across nodes), at DeepEP's
+                                  measured bandwidth carried to the device as the achieved
+                                  fraction of its link (planner.c, DEEPEP_*; docs/parallel.md) */
 };
 
 /* Activation recompute policies (dlb_par_opts.recompute, dlb_par_row.recompute).

@@ -117,6 +117,67 @@ static void sync_point(double *done, double *mark, double *hmark, double dev, do
 
 enum { MAX_STAGES = 4096 };
 
+/* DeepEP's normal (training / prefill) kernels as measured by their authors: deepseek-ai/
+** DeepEP README, "Performance", "Normal kernels with NVLink and RDMA forwarding" (the V1
+** README, kept as docs/legacy.md at commit 0297fc801788b14b338a46554faca28d419e518a): H800
+** ("~160 GB/s NVLink maximum bandwidth"), one CX7 InfiniBand 400 Gb/s NIC per GPU ("~50 GB/s
+** maximum bandwidth"), 4096 tokens per batch, hidden 7168, top-8 experts, FP8 dispatch, BF16
+** combine; bottleneck bandwidth counted as the DeepEP tests count it (tests/test_intranode.py,
+** tests/test_internode.py): within a node the bytes a rank receives over NVLink, each token
+** once per destination rank (its own included); across nodes the bytes a rank sends over
+** RDMA, each token once per destination node (its own node included: "logical" bandwidth).
+**   intranode EP 8:            dispatch 153 GB/s, combine 158 GB/s (NVLink)
+**   internode EP 16 / 32 / 64: dispatch 43 / 58 / 51 GB/s, combine 43 / 57 / 50 GB/s (RDMA)
+** Carried to another device as the achieved fraction of its link (an ASSUMPTION: the kernels
+** are bandwidth-bound and reach the same share of a faster link; DeepEP V2's SM100 figure,
+** 726 GB/s dispatch on B200's 900 GB/s NVLink each way, is 0.81 of it, near the H800's
+** 0.77): the H800's NVLink is 400 GB/s bidirectional (H800 SXM5 datasheet), 200e9 each way,
+** so 0.765 and 0.79 of the device's intra link; the RDMA figures over the NIC's 50e9 (above 1
+** where the own node's tokens count). Internode figures by the nodes the expert group spans:
+** 2, 4, 8 (8 ranks a node); more nodes take the 8-node figure, a group within one node the
+** intranode figure (also below 8 ranks). */
+static const double DEEPEP_INTRA[2] = { 153.0 / 200, 158.0 / 200 };   /* dispatch, combine */
+static const double DEEPEP_INTER[3][2] = { { 43.0 / 50, 43.0 / 50 },   /* 2 nodes (EP 16) */
+                                           { 58.0 / 50, 57.0 / 50 },   /* 4 nodes (EP 32) */
+                                           { 51.0 / 50, 50.0 / 50 } }; /* 8 nodes (EP 64) */
+
+/* Expected destinations a token reaches when its k experts are drawn uniformly without
+** replacement from E experts held evenly by D destinations (ranks or nodes): D (1 - C(E -
+** E/D, k) / C(E, k)) (balanced routing; 1 when D = 1). */
+static double deepep_dests(double E, double k, double D) {
+  if (D <= 1) return 1;
+  double miss = 1, rest = E - E / D;
+  for (int i = 0; i < (int)k; i++) miss *= rest - i > 0 ? (rest - i) / (E - i) : 0;
+  return D * (1 - miss);
+}
+
+/* Seconds of one MoE layer's dispatch plus combine through DeepEP's normal kernels for a
+** rank holding `copies` bytes of its tokens' top-k copies (moe_bytes' convention), over an
+** expert group of n ranks `stride` devices apart on cl (as dlb_par_alltoall_cluster lays it
+** out). The bytes are deduplicated by destination: copies / k x the expected destination
+** ranks (within a node) or nodes (across); each kernel pays the tier's latency once. The
+** permutation is DeepEP's layout and the flex dispatcher's fused permute, which the graph's
+** gather ops stand for (no separate all-to-all permutation). The links' eff (a collectives
+** calibration) is not applied: the figures are achieved bandwidths. */
+static double deepep_time(double copies, double E, double k, double n, double stride,
+                          const dlb_par_cluster *cl) {
+  double g = n;   /* ranks of the group on one node */
+  if (cl->per_node > 0) g = fmin(n, fmax(1, floor(cl->per_node / stride)));
+  double nodes = ceil(n / g);
+  const dlb_par_link *li = cl->intra.bw > 0 ? &cl->intra : &cl->inter;
+  if (nodes <= 1 || !(cl->inter.bw > 0)) {
+    double b = copies / k * deepep_dests(E, k, n);
+    return 2 * li->latency + b / (DEEPEP_INTRA[0] * li->bw) + b / (DEEPEP_INTRA[1] * li->bw);
+  }
+  /* one NIC's share per device (cl->nics adapters for per_node devices) */
+  double bw = cl->inter.bw;
+  if (cl->nics > 0 && cl->per_node > 0 && cl->nics < cl->per_node)
+    bw *= cl->nics / cl->per_node;
+  const double *f = DEEPEP_INTER[nodes <= 2 ? 0 : nodes <= 4 ? 1 : 2];
+  double b = copies / k * deepep_dests(E, k, nodes);
+  return 2 * cl->inter.latency + b / (f[0] * bw) + b / (f[1] * bw);
+}
+
 /* Megatron-Core's router and token dispatcher beyond the graph's gating matmul, softmax
 ** (standing for the fused top-k) and gather (the fused permute), as DLB_MOE_MCORE counts
 ** them (Megatron-Core 0.14-0.15 with moe_router_fusion, the aux-loss load balancing and the
@@ -419,11 +480,17 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** consecutive ranks of the tp x cp x dp ranks after the tensor ones; each rank
         ** sends its tokens' copies (its 1/tp share under the sequence parallelism MoE
         ** requires with tp), padded or skewed by the load */
-        dlb_par_coll a2;
-        st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, et, cl, &a2);
-        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
-        s->epf += 2 * a2.time;
-        s->epb += 2 * a2.time * ((lrc || rr.side) ? 2 : 1);
+        double a2t;   /* one dispatch + one combine */
+        if (o->moe_dispatcher == DLB_DISPATCHER_DEEPEP) {
+          a2t = deepep_time(l->moe_bytes * mbc * load / tl, l->experts, l->top_k, ep, et, cl);
+        } else {
+          dlb_par_coll a2;
+          st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, et, cl, &a2);
+          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+          a2t = 2 * a2.time;
+        }
+        s->epf += a2t;
+        s->epb += a2t * ((lrc || rr.side) ? 2 : 1);
       }
       if (cp > 1 && l->kv_bytes > 0) {
         double kvl = l->kv_bytes * mbc / tl;   /* this rank's K/V chunk (its heads) */
@@ -469,7 +536,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** dispatch and unsorts them before the combine (sort_chunks_by_idxs, or the
         ** drop-and-pad transpose): a memory-bound pass over the rank's received copies each
         ** (read and write), forward and their gradients backward, each an op the host issues */
-        if (l->experts / ep > 1) {
+        int deepep = o->moe_dispatcher == DLB_DISPATCHER_DEEPEP;
+        /* the flex dispatcher (DeepEP) has no second permutation: its one fused permute by
+        ** expert is the graph's gather */
+        if (l->experts / ep > 1 && !deepep) {
           int mbd;
           double pb = (dev->bytes_scale > 0 ? dev->bytes_scale : 1) * 2 * l->moe_bytes * mbc
             * load / tl;
@@ -497,7 +567,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
           s->b += (MCORE_AUX_BWD + (lrc ? kp + MCORE_AUX_FWD : 0)) * kt;
           s->hf += (kp + nd + (lrc ? 0 : MCORE_AUX_FWD)) * dev->host_op;
           s->hb += (MCORE_AUX_BWD + (lrc ? kp + nd + MCORE_AUX_FWD : 0)) * dev->host_op;
-          if (wide) {
+          /* DeepEP's dispatch carries the top-k indices and weights with the tokens and
+          ** returns the received counts itself: no counts' all-gather, no probabilities'
+          ** all-to-all */
+          if (wide && !deepep) {
             double ng = ep * et, cb = ng * l->experts * 8, ag = 0;
             dlb_par_coll c1, pa;
             if (o->nccl) {

@@ -64,6 +64,9 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->moe_impl == DLB_MOE_GRAPH || o->moe_impl == DLB_MOE_MCORE))
     return dlb_fail(DLB_EINVAL, "plan: moe_impl must be 0 (the graph's ops) or 1 (Megatron-Core's "
                     "dispatcher and grouped GEMM), got %g", o->moe_impl);
+  if (!(o->moe_dispatcher == DLB_DISPATCHER_ALLTOALL || o->moe_dispatcher == DLB_DISPATCHER_DEEPEP))
+    return dlb_fail(DLB_EINVAL, "plan: moe_dispatcher must be 0 (all-to-all of every token's "
+                    "top-k copies) or 1 (DeepEP), got %g", o->moe_dispatcher);
   if (!(o->imbalance == 0 || (o->imbalance >= 1 && isfinite(o->imbalance))))
     return dlb_fail(DLB_EINVAL, "plan: imbalance must be >= 1 (the busiest expert's tokens over "
                     "the mean; 0 = 1), got %g", o->imbalance);
@@ -73,7 +76,7 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
                          l->params, l->act_out, l->act_kept, l->act_rep, l->act_in,
                          l->tp_bytes, l->tp_colls, l->shardable, l->tp_div, l->frozen,
                          l->weight_bytes, l->experts, l->expert_params, l->expert_frac,
-                         l->moe_bytes, l->kv_bytes, l->qo_bytes };
+                         l->moe_bytes, l->kv_bytes, l->qo_bytes, l->top_k };
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
       if (!(v[j] >= 0) || !isfinite(v[j]))
         return dlb_fail(DLB_EINVAL, "plan: layer %d has a negative or non-finite cost", i + 1);
@@ -84,6 +87,14 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
       return dlb_fail(DLB_EINVAL, "plan: layer %d has %g expert of %g parameters, expert_frac "
                       "%g (at most 1) and %g experts (a whole number)", i + 1, l->expert_params,
                       l->params, l->expert_frac, l->experts);
+    if (l->top_k != floor(l->top_k) || (l->experts > 0 && l->top_k > l->experts))
+      return dlb_fail(DLB_EINVAL, "plan: layer %d top_k must be a whole number of at most its %g "
+                      "experts, got %g", i + 1, l->experts, l->top_k);
+    if (o->moe_dispatcher == DLB_DISPATCHER_DEEPEP && l->experts > 0 && l->moe_bytes > 0
+        && !(l->top_k >= 1))
+      return dlb_fail(DLB_EINVAL, "plan: the DeepEP dispatcher needs layer %d's top_k (the "
+                      "experts each token goes to: DeepEP sends a token once per destination "
+                      "rank or node), got %g", i + 1, l->top_k);
     if (l->tp_div != floor(l->tp_div))
       return dlb_fail(DLB_EINVAL, "plan: layer %d tp_div must be a whole number, got %g", i + 1,
                       l->tp_div);

@@ -15,6 +15,7 @@ M.ALGOS = core.enum_names("DLB_ALGO_")
 M.SCHEDS, M.SCHED_NAMES = core.enum_names("DLB_SCHED_")
 M.CP_ALGOS, M.CP_ALGO_NAMES = core.enum_names("DLB_CP_")
 M.MOE_IMPLS, M.MOE_IMPL_NAMES = core.enum_names("DLB_MOE_")
+M.DISPATCHERS, M.DISPATCHER_NAMES = core.enum_names("DLB_DISPATCHER_")
 
 local function keys(t)
   local k = {}

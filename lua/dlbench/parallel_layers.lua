@@ -540,7 +540,7 @@ end
 --   a MoE block of dlb.models.moe (block l with l a multiple of `every`; E experts of
 --     width f, top-k routing): experts = E; expert_params = E x 3 d f (SwiGLU, llama style)
 --     or E (2 d f + f + d) (GELU with biases, gpt style), as the builder makes them;
---     moe_bytes = q k d a (each token's k copies dispatched); expert_frac = the experts'
+--     moe_bytes = q k d a (each token's k copies dispatched); top_k = k; expert_frac = the experts'
 --     share of the block's forward + backward FLOPs, 3 x 2 q k (3 or 2) d f / fb.
 local function moe_attn_fields(r, l, kinds, mo, model, bind, precision, fb)
   if type(model) ~= "table" or type(mo) ~= "table" then return end
@@ -563,6 +563,7 @@ local function moe_attn_fields(r, l, kinds, mo, model, bind, precision, fb)
       r.experts = E
       r.expert_params = llama and E * 3 * d * f or E * (2 * d * f + f + d)
       r.moe_bytes = q * k * d * a
+      r.top_k = k
       local ex = 3 * 2 * q * k * (llama and 3 or 2) * d * f
       r.expert_frac = fb > 0 and math.min(1, ex / fb) or 0
     end

@@ -13,6 +13,7 @@ local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = base.is_catalogue, base.ALGOS, 
   base.SCHED_NAMES
 local CP_ALGOS, CP_ALGO_NAMES = base.CP_ALGOS, base.CP_ALGO_NAMES
 local MOE_IMPLS = base.MOE_IMPLS
+local DISPATCHERS, DISPATCHER_NAMES = base.DISPATCHERS, base.DISPATCHER_NAMES
 
 local named_hw = base.named_hw
 local M = {}
@@ -54,7 +55,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
-    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "reduce_dtype", "phase_sync",
+    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "moe_dispatcher", "reduce_dtype", "phase_sync",
     "recompute_every", "recompute_modules" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
@@ -189,6 +190,9 @@ local function plan_opts(fname, o, ls)
     -- how a MoE layer runs beyond the graph's ops (DLB_MOE_*: "graph", "mcore"); a profile's
     -- moe field sets it (dlb.frameworks.plan_defaults)
     moe_impl = enum(fname, "moe_impl", o.moe_impl, MOE_IMPLS, "graph"),
+    -- how a MoE layer's tokens reach the experts (DLB_DISPATCHER_*: "alltoall", "deepep":
+    -- DeepEP's normal kernels at their measured bandwidth, graphs/parallel/planner.c)
+    moe_dispatcher = enum(fname, "moe_dispatcher", o.moe_dispatcher, DISPATCHERS, "alltoall"),
     -- the data-parallel reduction's bytes per gradient element, from the stack's reduce
     -- dtype (a precision name; nil: g_bytes): graphs/parallel/dlb_parallel.h reduce_bytes
     reduce_bytes = reduce_bytes_of(fname, o.reduce_dtype),
@@ -236,7 +240,12 @@ local function plan_tostring(r)
   end
   local layout = ""
   if (r.cp or 1) > 1 then layout = layout .. string.format(" x cp %s (%s)", tostring(r.cp), tostring(r.cp_algo)) end
-  if (r.ep or 1) > 1 then layout = layout .. string.format(", ep %s", tostring(r.ep)) end
+  if (r.ep or 1) > 1 then
+    layout = layout .. string.format(", ep %s", tostring(r.ep))
+    if r.moe_dispatcher and r.moe_dispatcher ~= "alltoall" then
+      layout = layout .. " (" .. r.moe_dispatcher .. ")"
+    end
+  end
   local z = tostring(r.zero)
   if (r.hsdp or 0) > 0 then z = z .. string.format(" (HSDP, shard group %s)", tostring(r.hsdp)) end
   if r.offload and r.offload ~= "none" then z = z .. ", offload " .. tostring(r.offload) end
@@ -257,6 +266,8 @@ end
 local function decorate(r, po)
   r.schedule = SCHED_NAMES[r.sched]
   r.cp_algo = (r.cp or 1) > 1 and CP_ALGO_NAMES[r.cp_algo] or "none"
+  -- the dispatcher the expert all-to-alls ran through (the options'; "none" without ep)
+  r.moe_dispatcher = (r.ep or 1) > 1 and DISPATCHER_NAMES[po and po.moe_dispatcher or 0] or "none"
   if r.offload == nil then r.offload = "none" end
   r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
@@ -747,7 +758,7 @@ end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
   .. "\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
-  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\"]} -> dlb.table sorted by step, evaluated",
+  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\", moe_dispatcher=\"alltoall\"|\"deepep\"]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
   .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
   .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
@@ -758,7 +769,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
-  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "reduce_dtype",
+  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "moe_dispatcher", "reduce_dtype",
   "phase_sync", "recompute_every", "recompute_modules" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
@@ -834,7 +845,7 @@ doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=false|true|\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
-  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=} -> row (with stage_mem)",
+  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=, moe_dispatcher=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.

@@ -34,7 +34,9 @@
 --                the attention core), recompute_every = k (with "selective": torchtitan's
 --                layer-level selective AC, every k-th block fully checkpointed), zero =
 --                0..3 (ZeRO stage; FSDP
---                FULL_SHARD = 3, SHARD_GRAD_OP = 2), sequence_parallel = bool }
+--                FULL_SHARD = 3, SHARD_GRAD_OP = 2), sequence_parallel = bool,
+--                moe_dispatcher = "alltoall" | "deepep" (the MoE token dispatcher the
+--                source states: the planner's moe_dispatcher; absent: alltoall) }
 --              every field optional: only what the source states (or what follows from it
 --              by arithmetic, e.g. dp = devices / (tp * pp)) is filled in
 --   precision* dlbench precision name: "mixed" (fp16 AMP), "mixed_bf16" (bf16 compute,

@@ -152,8 +152,19 @@ mbridge(MBRIDGE_0925, "25.09", "DGX-B200", "B200", "LLAMA3.1_405B", 128, "FP8-CS
 -- pipeline chunks (the A2A row's PP 32 x VPP 3 = 96 chunks for 94 layers is left out).
 -- Table "Long Context" (DeepEP dispatcher, bf16, 32 nodes = 256 GPUs, the command's PP=8
 -- VPP=4 EP=8, selective recompute of layernorm and moe): the "forced balance" TFLOPS (the
--- dropless ones depend on an imbalance the page does not give); its command sets no ETP
--- (Megatron-Core's default: the TP size).
+-- dropless ones depend on an imbalance the page does not give). ETP 1: the command runs
+-- sbatch_benchmarking.sh, which loads model_configs/benchmarking/Qwen3-235B-A22B.yaml, and
+-- that config sets --expert-tensor-parallel-size 1 (both stored versions, commits
+-- 30631ea5a4aa6a5328be4e81466ac0d7e9fc438f and 1ed4179f72e4873bc246501a976ed21628e99582; the
+-- readme's own commit is not stored). These rows were first written with ETP "not stated
+-- (the TP size)" and corrected after their errors were seen (issue [21], branch deepep), from
+-- the config, not from the predictions. The same config and scripts state, for every row:
+-- --moe-token-dispatcher-type flex with DeepEP, --moe-grouped-gemm, --moe-permute-fusion,
+-- --moe-router-dtype fp32, aux-loss balancing (coefficient 1e-3), --sequence-parallel,
+-- --use-distributed-optimizer with --overlap-grad-reduce and --overlap-param-gather,
+-- --cross-entropy-loss-fusion, --manual-gc, CUDA_DEVICE_MAX_CONNECTIONS 1 (A2A_OVERLAP 0), no
+-- CUDA graphs; the newer config adds --moe-router-fusion and the newer script
+-- --tp-comm-overlap for bf16 (which version ran each row is not stated).
 ---------------------------------------------------------------------------------------
 local ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md (commit c1ad0b5c89f425d60febddc38e7f741a16f08bd1)"
 local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where, etp, mods)
@@ -169,7 +180,11 @@ local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where
     layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, ep = ep, etp = etp,
       cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = div(gbs, dp * mbs),
       global_batch = gbs, schedule = vpp > 1 and "interleaved" or nil, interleave = vpp > 1 and vpp or nil,
-      zero = fsdp and 3 or nil, recompute = rc, recompute_modules = mods },
+      zero = fsdp and 3 or nil, recompute = rc, recompute_modules = mods,
+      -- every row's Dispatcher column (and the Long Context setup) says DeepEP; the scripts
+      -- run it as --moe-token-dispatcher-type flex with the deepep backend
+      -- (sbatch_benchmarking.sh; the model config's --moe-enable-deepep in older versions)
+      moe_dispatcher = "deepep" },
     precision = "mixed_bf16", seq = seq, framework = "Megatron-Core (Megatron-MoE-ModelZoo)",
     measured = meas,
     source = ZOO .. ", " .. where,
@@ -194,7 +209,7 @@ for _, lc in ipairs { { 16384, 1, 295 }, { 32768, 2, 335 }, { 65536, 4, 368 }, {
   zoo(seq, 4, cp, 8, 8, 4, div(256, 4 * 8 * cp), false, 1, 256, "selective",
     { tflops_per_gpu = tf, flops_kind = "model_causal" },
     "table 'Long Context', row SEQ_LEN " .. seq .. " / TP 4 / CP " .. cp .. ", column TFLOPS (forced balance)",
-    nil, { "layernorm", "moe" })   -- the page's command: --recompute-modules layernorm moe
+    1, { "layernorm", "moe" })   -- the page's command: --recompute-modules layernorm moe
 end
 
 ---------------------------------------------------------------------------------------

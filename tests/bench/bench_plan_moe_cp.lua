@@ -6,6 +6,8 @@
 --      recompute, ZeRO 0-3 and HSDP, offload = "search";
 --   2. a 405B dense model (Llama 3.1 405B shape) at 131,072 tokens on 16,384 H100s,
 --      batch 128 (16M tokens): cp up to 32 (ring, all-gather, all-to-all), the rest as 1.
+--   3. case 1 with the DeepEP dispatcher (moe_dispatcher = "deepep", issue [21], branch
+--      deepep).
 -- Each: the zoo graph and its per-layer costs (dlb.parallel.layers.from_graph) built once
 -- outside the timing, then the whole plan call timed (best and mean of 3 runs, CPU s).
 -- Run: dlbench run tests/bench/bench_plan_moe_cp.lua
@@ -26,20 +28,23 @@ local function timeit(f)
   return best, total / reps, a, b
 end
 
+local mixtral = dlb.models.moe { style = "llama", layers = 56, hidden = 6144, heads = 48,
+  kv_heads = 8, ffn = 16384, experts = 8, top_k = 2, vocab = 32768, seq = 4096 }
 local cases = {
-  { "Mixtral-8x22B size, 2048 x H100", dlb.models.moe { style = "llama", layers = 56, hidden = 6144,
-      heads = 48, kv_heads = 8, ffn = 16384, experts = 8, top_k = 2, vocab = 32768, seq = 4096 },
-    { devices = 2048, batch = 1024 } },
+  { "Mixtral-8x22B size, 2048 x H100", mixtral, { devices = 2048, batch = 1024 } },
   { "405B dense at 131k tokens, 16384 x H100", dlb.models.llama { layers = 126, hidden = 16384,
       heads = 128, kv_heads = 8, ffn = 53248, vocab = 128256, seq = 131072 },
     { devices = 16384, batch = 128 } },
+  { "Mixtral-8x22B size, 2048 x H100, DeepEP", mixtral,
+    { devices = 2048, batch = 1024, moe_dispatcher = "deepep" } },
 }
 local worst = 0
 for _, c in ipairs(cases) do
   local ls = P.layers.from_graph(c[2], { framework = "megatron-core" })
   local best, mean, t, evaluated = timeit(function()
     return P.plan { layers = ls, hw = "H100-SXM", devices = c[3].devices, batch = c[3].batch,
-      seq_par = true, offload = "search", cp_max = c[3].batch == 128 and 32 or nil, table = false }
+      seq_par = true, offload = "search", cp_max = c[3].batch == 128 and 32 or nil, table = false,
+      moe_dispatcher = c[3].moe_dispatcher }
   end)
   local r = t[1]
   print(string.format("bench_plan_moe_cp (%s), %s: %d layouts evaluated, %d kept; best %.0f ms, "

@@ -36,6 +36,7 @@ T.test("MoE layers: experts, their parameters, dispatch bytes and K/V bytes from
   T.eq(ex.tp_colls, 2, "two tensor-parallel allreduces"); T.eq(ex.tp_div, 8, "gcd(32 heads, 8 KV, 4096)")
   T.eq(ex.shardable, 0, "not an embedding")
   T.eq(ex.moe_bytes, 4096 * 2 * 4096 * 2, "tokens x top_k x hidden x 2 bytes")
+  T.eq(ex.top_k, 2, "Mixtral routes each token to 2 experts")
   T.eq(ex.kv_bytes, 2 * 4096 * 8 * 128 * 2, "K and V: 8 KV heads of 128, 2 bytes")
   T.eq(ex.qo_bytes, 2 * 4096 * 32 * 128 * 2, "Q and the output")
   assert(ex.expert_frac > 0.7 and ex.expert_frac < 0.9, "most of a block's FLOPs are the experts'")
@@ -155,6 +156,41 @@ T.test("Megatron-Core's MoE layer (moe_impl mcore): opt-in, slower, checked", fu
   T.near(ev { framework = "megatron-core", moe_impl = "mcore" }.step, rp.step, 1e-12,
     "the profile's choice is the explicit one")
   T.checkerr("moe_impl 'deepep' is unknown", ev, { moe_impl = "deepep" })
+end)
+
+T.test("the DeepEP dispatcher (moe_dispatcher deepep): tokens once per rank or node, measured rates", function()
+  -- Mixtral on 64 H100s (8 nodes), dp 64: ep 8 within a node, ep 32 across 4 nodes
+  local o = { graph = mix, hw = "H100-SXM", batch = 128, dp = 64, m = 2, devices = 64 }
+  local function ev(extra) return evaluate_with(o, extra) end
+  local a8, d8 = ev { ep = 8 }, ev { ep = 8, moe_dispatcher = "deepep" }
+  T.eq(a8.moe_dispatcher, "alltoall", "the default, named in the row")
+  T.eq(d8.moe_dispatcher, "deepep", "the row says which dispatcher")
+  assert(tostring(d8):find("ep 8 (deepep)", 1, true), "printed: " .. tostring(d8))
+  T.eq(ev { moe_dispatcher = "deepep" }.moe_dispatcher, "none", "no ep: no dispatcher")
+  -- within a node, one expert a rank, top-2: a token's two experts on two ranks (nothing
+  -- deduplicated), at 153/200 and 158/200 of the 450 GB/s NVLink each way (planner.c),
+  -- plus the link's 1 us: per MoE layer and micro-batch, forward and backward
+  local b = 4096 * 2 * 4096 * 2   -- one sample's top-2 copies (mb 1)
+  local t = 2 * 1e-6 + b / (153 / 200 * 450e9) + b / (158 / 200 * 450e9)
+  T.near(d8.ep_comm, 32 * 2 * 2 * t, 1e-9, "32 MoE layers x 2 micro-batches x (forward + backward)")
+  T.near(d8.compute, a8.compute, 1e-12, "the same kernels: the graph's gathers are its permutes")
+  -- across 4 nodes: each token once per destination node, at the EP 32 RDMA rates (58 and
+  -- 57 GB/s on the 50 GB/s NIC, 5 us): tp 4 with the experts split as the attention (etp 4)
+  -- makes the expert group 8 ranks 4 apart, 2 a node over 4 nodes; a rank holds 4 samples'
+  -- tokens over tp 4 (mb 4); 2 experts of 8 over 4 nodes of 2 reach 4 (1 - 6/8 x 5/7) = 13/7
+  local d32 = ev { ep = 8, moe_dispatcher = "deepep", tp = 4, dp = 16 }
+  local bn = 4 * b / 4 / 2 * 13 / 7
+  local tn = 2 * 5e-6 + bn / (58 / 50 * 50e9) + bn / (57 / 50 * 50e9)
+  T.near(d32.ep_comm, 32 * 2 * 2 * tn, 1e-9, "deduplicated by node, at DeepEP's RDMA rate")
+  -- (no faster here than the all-to-all's 6/8 of the copies over the NIC: top-2 of 8 leaves
+  -- little to deduplicate, and DeepEP's logical rate counts the own node's tokens too)
+  -- bad input: an unknown dispatcher; layers without top_k (a hand-made MoE layer list)
+  T.checkerr("moe_dispatcher 'hybridep' is unknown (accepted: alltoall, deepep)", ev,
+    { ep = 8, moe_dispatcher = "hybridep" })
+  local ls = P.layers.from_graph(mix)
+  for _, l in ipairs(ls) do l.top_k = nil end
+  T.checkerr("DeepEP dispatcher needs layer", P.evaluate, { layers = ls, hw = "H100-SXM", batch = 128,
+    dp = 64, m = 2, ep = 8, devices = 64, moe_dispatcher = "deepep" })
 end)
 
 T.test("long sequences: the planner searches cp, HSDP and offload; rows say what they chose", function()

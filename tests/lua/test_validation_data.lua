@@ -23,7 +23,8 @@ local REQUIRED = { "id", "model", "hw", "devices", "layout", "precision", "frame
 local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, etp = true, mp = true,
   micro_batch = true, grad_accum = true, global_batch = true, interleave = true }
 local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true,
-  cp_algo = true, recompute_modules = true, reduce_dtype = true, recompute_every = true }
+  cp_algo = true, recompute_modules = true, reduce_dtype = true, recompute_every = true,
+  moe_dispatcher = true }
 for k in pairs(LAYOUT_COUNTS) do LAYOUT_KEYS[k] = true end
 local SCHEDULES = { ["1f1b"] = true, interleaved = true }
 local RECOMPUTE = { full = true, selective = true, selective_op = true }   -- (torchtitan's per-op AC)
@@ -130,6 +131,10 @@ local function check_row(r, i, names)
   -- the gradients' reduce dtype the source states (PyTorch FSDP MixedPrecision reduce_dtype)
   if L.reduce_dtype ~= nil and not ({ fp32 = true, bf16 = true, fp16 = true })[L.reduce_dtype] then
     error(where .. ": layout.reduce_dtype must be fp32, bf16 or fp16", 0)
+  end
+  -- the MoE token dispatcher the source states: one of the planner's (DLB_DISPATCHER_*)
+  if L.moe_dispatcher ~= nil and not require("dlbench.parallel_base").DISPATCHERS[L.moe_dispatcher] then
+    error(where .. ": layout.moe_dispatcher '" .. tostring(L.moe_dispatcher) .. "' is not a planner dispatcher", 0)
   end
   if L.cp_algo ~= nil and not ({ ring = true, allgather = true, alltoall = true })[L.cp_algo] then
     error(where .. ": layout.cp_algo must be ring, allgather or alltoall", 0)
