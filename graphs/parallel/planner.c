@@ -382,6 +382,9 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       S[d].leadb = dev->host_op + (rc_first ? dev->host_layer : 0);
     }
   double shard_total = 0, shard_t = 0, shard_w = 0;
+  /* the expert-tensor all-gather + reduce-scatter of the last MoE layer timed (bytes,
+  ** seconds): the same for every MoE layer of a model, timed once a layout */
+  double etmemo[2] = { -1, 0 };
   /* the blocks counted in layer order (opts.recompute_every: every k-th is checkpointed) */
   int nblk = 0, every = (int)o->recompute_every;
   for (int c = 0; c < K; c++) {
@@ -511,7 +514,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
           ** it received (balanced: its own count); backward the reverse pair (an
           ** all-gather's gradient is a reduce-scatter); two host ops each way. Consecutive
           ** ranks (etp first in the expert layout). */
-          if (et > 1) {
+          if (et > 1 && et * cpy == etmemo[0]) {   /* the last MoE layer's bytes again */
+            s->tpf += etmemo[1];
+            s->tpb += etmemo[1] * ((lrc || rr.side) ? 2 : 1);
+            s->hf += 2 * dev->host_op;
+            s->hb += 2 * dev->host_op * ((lrc || rr.side) ? 2 : 1);
+          } else if (et > 1) {
             double eb = et * cpy, t1 = 0, t2 = 0;
             if (o->nccl) {
               double en = dlb_par_group_per_node(cl->per_node, 1, et);
@@ -527,6 +535,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
             }
             if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
             int rcs = lrc || rr.side;
+            etmemo[0] = eb; etmemo[1] = t1 + t2;
             s->tpf += t1 + t2;
             s->tpb += (t1 + t2) * (rcs ? 2 : 1);
             s->hf += 2 * dev->host_op;
