@@ -1037,6 +1037,16 @@ static void moe_tp_ep(void) {
   double epair = 2 * 0.5 * 2 * 5e5 / 10e9;
   CHECK_NEAR(r.tp_comm, 4 * 2 * (pair + epair), 1e-15);
   CHECK_NEAR(r.ep_comm, 4 * 4 * 3.0 / 4 * 5e5 / 10e9, 1e-15);
+  /* full recompute reruns each layer's forward: its attention pair and the expert-tensor
+  ** pair once more in the backward, as the all-to-alls */
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 3 * (pair + epair), 1e-15);
+  CHECK_NEAR(r.ep_comm, 4 * 6 * 3.0 / 4 * 5e5 / 10e9, 1e-15);
+  cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 3 * pair, 1e-15);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE; cfg.ep = 4; cfg.etp = 2;
   /* the flex dispatcher (DeepEP) with etp 2: no tensor-parallel collective; its group is
   ** the tp_ep group (ep 4 slots of 2 ranks) and a token chosen for an expert goes to both
   ** ranks of its slot: top-2 of 8 experts over 4 slots reaches 4 (1 - C(6,2)/C(8,2)) =
