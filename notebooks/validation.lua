@@ -697,13 +697,17 @@ local WHY = {
   { "modelzoo.*%-s[1-9]%d%d%d%d", "long context: ETP 1 (the model config's), DeepEP, and the "
     .. "stated recompute of layernorm and moe (recompute_modules) are modelled; cuDNN attention "
     .. "at 0.54 on 0.5 / 0.91 of its FLOPs (the masked blocks skipped, at the FA3 paper's causal "
-    .. "rate); predicted fast, more so as cp grows (+7% at cp 1 to +22% at cp 8): attention's "
+    .. "rate); predicted fast, more so as cp grows (+11% at cp 1 to +23% at cp 8): attention's "
     .. "share grows with cp; Transformer Engine's per-step ring kernels are not modelled" },
   { "modelzoo.*fsdp", "Megatron-FSDP's own gather schedule with ETP 1 not modelled (ZeRO-3 "
     .. "gathers per micro-batch)" },
   { "modelzoo", "DeepEP dispatcher modelled (moe_dispatcher deepep); within a node it times "
     .. "as the all-to-all did, so what the model misses on this row is not the dispatcher; "
-    .. "Megatron-Core's MoE kernels as this version runs them not read" },
+    .. "with ETP 1 neither dispatcher moves anything over the tensor ranks (Megatron-Core's "
+    .. "token_dispatcher.py, read in issue 27, branch tp-ep: the MoE side's tensor-parallel "
+    .. "pair, counted before, is gone, which made this row faster still); the experts' GEMM "
+    .. "shape under ETP 1 moves its compute by 0.3%; DeepEP's small kernels and the host are "
+    .. "not counted" },
   { "llama3%-405b%-s131072", "long context: Meta's attention kernel is not published (the "
     .. "torchtitan profile's FA2, 0.34, on all its FLOPs); the interleaved schedule's virtual "
     .. "stages are not published (2 assumed)" },

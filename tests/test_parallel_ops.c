@@ -997,6 +997,88 @@ static void moe_deepep(void) {
   CHECK(strstr(dlb_last_error(), "moe_dispatcher must be 0") != NULL);
 }
 
+/* Megatron-Core's dispatchers with the attention's tensor parallelism (issue 27, branch
+** tp-ep; planner.c, the ep block), by hand on four MoE layers (8 experts, top-2, 1e6 bytes
+** of top-k copies and a 4e5-byte tensor-parallel activation per sample, two collectives a
+** layer) on one 10 GB/s tier, tp 2 with sequence parallelism, mb 1. Each rank holds 1/tp of
+** the tokens, so it sends c = 5e5 bytes of copies. Ring all-gather and reduce-scatter of
+** S bytes over n ranks: (n-1)/n S / bw each. */
+static void moe_tp_ep(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+    L[i].top_k = 2; L[i].tp_bytes = 4e5; L[i].tp_colls = 2;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r, r1;
+  layout(&o, 4, &cfg, 1, 1, DLB_SCHED_1F1B);
+  o.seq_par = 1;
+  cfg.dp = 4; cfg.tp = 2;
+  /* without ep the MoE side's pair stays a dense MLP's (the allgather dispatcher's
+  ** all-gather and reduce-scatter of the hidden states over tp): two pairs a layer */
+  double pair = 2 * 0.5 * 4e5 / 10e9;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 2 * 2 * pair, 1e-15);
+  /* ep 8 with etp 1: both dispatchers' expert-tensor group has one rank, so the MoE side
+  ** has no tensor-parallel collective (token_dispatcher.py: tp_size = the expert-tensor
+  ** group's); the attention's pair, forward and backward, and the all-to-alls of c over ep */
+  cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r1, NULL) == DLB_OK);
+  CHECK_NEAR(r1.tp_comm, 4 * 2 * pair, 1e-15);
+  CHECK_NEAR(r1.ep_comm, 4 * 4 * 7.0 / 8 * 5e5 / 10e9, 1e-15);
+  /* ep 4 with etp 2, the alltoall dispatcher: the all-to-all of c over ep 4 (ranks 2
+  ** apart), then the all-gather over the 2 expert-tensor ranks of what each received (2 c
+  ** gathered) and the reduce-scatter of the experts' output (2 c) before the combine;
+  ** backward the reverse pair */
+  cfg.ep = 4; cfg.etp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  double epair = 2 * 0.5 * 2 * 5e5 / 10e9;
+  CHECK_NEAR(r.tp_comm, 4 * 2 * (pair + epair), 1e-15);
+  CHECK_NEAR(r.ep_comm, 4 * 4 * 3.0 / 4 * 5e5 / 10e9, 1e-15);
+  /* full recompute reruns each layer's forward: its attention pair and the expert-tensor
+  ** pair once more in the backward, as the all-to-alls */
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 3 * (pair + epair), 1e-15);
+  CHECK_NEAR(r.ep_comm, 4 * 6 * 3.0 / 4 * 5e5 / 10e9, 1e-15);
+  cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 3 * pair, 1e-15);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE; cfg.ep = 4; cfg.etp = 2;
+  /* the flex dispatcher (DeepEP) with etp 2: no tensor-parallel collective; its group is
+  ** the tp_ep group (ep 4 slots of 2 ranks) and a token chosen for an expert goes to both
+  ** ranks of its slot: top-2 of 8 experts over 4 slots reaches 4 (1 - C(6,2)/C(8,2)) =
+  ** 13/7 slots, so the rank sends c / 2 x 2 x 13/7 bytes each way */
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 2 * pair, 1e-15);
+  double b = 5e5 / 2 * 2 * 13.0 / 7;
+  CHECK_NEAR(r.ep_comm, 4 * 2 * (b / (153.0 / 200 * 10e9) + b / (158.0 / 200 * 10e9)), 1e-15);
+  /* etp 1 under DeepEP: the ep group alone, one rank a slot: ep 8, one expert a rank, top-2
+  ** on two ranks: c each way */
+  cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * (5e5 / (153.0 / 200 * 10e9) + 5e5 / (158.0 / 200 * 10e9)), 1e-15);
+  CHECK_NEAR(r.tp_comm, r1.tp_comm, 1e-15);
+  /* Megatron-Core's layer (moe_impl mcore), alltoall, ep 8, etp 1: beyond the graph's MoE
+  ** the counts' all-gather over the tp_ep group (8 ranks of 8 experts x 8 bytes each:
+  ** 7/8 x 512 / bw), the probabilities' all-to-all (latency: 0 here) and the aux loss's
+  ** token counts all-reduced over the tensor ranks (moe_utils.py, the tp_cp group: 64
+  ** bytes over 2 ranks, 2 (n-1)/n x 64 / bw), each forward */
+  o.moe_dispatcher = DLB_DISPATCHER_ALLTOALL;
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm - r1.ep_comm, 4 * (7.0 / 8 * 512 / 10e9 + 64 / 10e9), 1e-15);
+  /* tp 1: no aux-loss all-reduce (the group is one rank) */
+  cfg.tp = 1; cfg.dp = 8; o.batch = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r1, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm - r1.ep_comm, 4 * 7.0 / 8 * 512 / 10e9, 1e-15);
+}
+
 int main(void) {
   RUN(attention_ops);
   RUN(selective_recompute);
@@ -1007,6 +1089,7 @@ int main(void) {
   RUN(moe_cp);
   RUN(moe_mcore);
   RUN(moe_deepep);
+  RUN(moe_tp_ep);
   RUN(te_fp8_per_expert);
   RUN(host_model);
   RUN(phase_sync);

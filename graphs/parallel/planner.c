@@ -152,21 +152,26 @@ static double deepep_dests(double E, double k, double D) {
 }
 
 /* Seconds of one MoE layer's dispatch plus combine through DeepEP's normal kernels for a
-** rank holding `copies` bytes of its tokens' top-k copies (moe_bytes' convention), over an
-** expert group of n ranks `stride` devices apart on cl (as dlb_par_alltoall_cluster lays it
-** out). The bytes are deduplicated by destination: copies / k x the expected destination
-** ranks (within a node) or nodes (across); each kernel pays the tier's latency once. The
-** permutation is DeepEP's layout and the flex dispatcher's fused permute, which the graph's
-** gather ops stand for (no separate all-to-all permutation). The links' eff (a collectives
+** rank holding `copies` bytes of its tokens' top-k copies (moe_bytes' convention), over the
+** flex dispatcher's group (Megatron-Core token_dispatcher.py, MoEFlexTokenDispatcher: the
+** tp_ep group, etp x ep consecutive ranks): n expert slots of `rep` consecutive ranks each
+** (rep = etp: _initialize_metadata expands the routing map over the expert-tensor ranks,
+** "each TP ranks in a TP group should receive the same tokens", so a token chosen for an
+** expert goes to all rep ranks holding its shards). The bytes are deduplicated by
+** destination: copies / k x the expected destination ranks (rep x the slots reached, within
+** a node) or nodes (across); each kernel pays the tier's latency once. The permutation is
+** DeepEP's layout and the flex dispatcher's fused permute, which the graph's gather ops
+** stand for (no separate all-to-all permutation). The links' eff (a collectives
 ** calibration) is not applied: the figures are achieved bandwidths. */
-static double deepep_time(double copies, double E, double k, double n, double stride,
+static double deepep_time(double copies, double E, double k, double n, double rep,
                           const dlb_par_cluster *cl) {
-  double g = n;   /* ranks of the group on one node */
-  if (cl->per_node > 0) g = fmin(n, fmax(1, floor(cl->per_node / stride)));
-  double nodes = ceil(n / g);
+  double ranks = n * rep;
+  double g = ranks;   /* ranks of the group on one node */
+  if (cl->per_node > 0) g = fmin(ranks, fmax(1, cl->per_node));
+  double nodes = ceil(ranks / g);
   const dlb_par_link *li = cl->intra.bw > 0 ? &cl->intra : &cl->inter;
   if (nodes <= 1 || !(cl->inter.bw > 0)) {
-    double b = copies / k * deepep_dests(E, k, n);
+    double b = copies / k * rep * deepep_dests(E, k, n);
     return 2 * li->latency + b / (DEEPEP_INTRA[0] * li->bw) + b / (DEEPEP_INTRA[1] * li->bw);
   }
   /* one NIC's share per device (cl->nics adapters for per_node devices) */
@@ -377,6 +382,9 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       S[d].leadb = dev->host_op + (rc_first ? dev->host_layer : 0);
     }
   double shard_total = 0, shard_t = 0, shard_w = 0;
+  /* the expert-tensor all-gather + reduce-scatter of the last MoE layer timed (bytes,
+  ** seconds): the same for every MoE layer of a model, timed once a layout */
+  double etmemo[2] = { -1, 0 };
   /* the blocks counted in layer order (opts.recompute_every: every k-th is checkpointed) */
   int nblk = 0, every = (int)o->recompute_every;
   for (int c = 0; c < K; c++) {
@@ -440,13 +448,20 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       s->hf += hf;
       s->hb += hb + (lrc ? hf : 0) + (selc ? hc : 0) + srh + rr.host;
       s->hu += hu;
-      if (tl > 1 && l->tp_colls > 0) {
+      /* Under ep the MoE side's tensor-parallel pair is its dispatcher's (the ep block
+      ** below: none with etp 1, the expert-tensor all-gather and reduce-scatter of the
+      ** received copies with etp > 1), not a dense MLP's: the block's collectives are its
+      ** attention's only (issue 27, branch tp-ep) */
+      int moetp = ep > 1 && l->experts > 0 && l->moe_bytes > 0 && l->tp_colls >= 2;
+      double ncol = l->tp_colls - (moetp ? 1 : 0);
+      if (tl > 1 && ncol > 0) {
         /* each tensor-parallel allreduce is an op the host issues too */
         double nco = sp ? 2 : 1;   /* sequence parallelism: two collectives each */
-        s->hf += l->tp_colls * nco * dev->host_op;
-        /* a recomputed MLP / MoE layer runs its side's collectives again: half the block's */
-        double rtc = lrc ? 1 : (rr.side ? 0.5 : 0);
-        s->hb += l->tp_colls * nco * dev->host_op * (1 + rtc);
+        s->hf += ncol * nco * dev->host_op;
+        /* a recomputed MLP / MoE layer runs its side's collectives again: half the block's
+        ** (under ep the MoE side has none here: the dispatcher's, below) */
+        double rtc = lrc ? 1 : ((rr.side && !moetp) ? 0.5 : 0);
+        s->hb += ncol * nco * dev->host_op * (1 + rtc);
         /* with sequence parallelism each allreduce is a reduce-scatter and an all-gather
         ** (Korthikanti et al. 2022 sec. 4.2.2, the g / g-bar operator pairs: the same bytes
         ** on a ring, two collectives' latencies; NCCL picks each one's algorithm) */
@@ -469,8 +484,8 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         }
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
         c1.time += c2.time;
-        s->tpf += l->tp_colls * c1.time;
-        s->tpb += l->tp_colls * c1.time * (1 + rtc);
+        s->tpf += ncol * c1.time;
+        s->tpb += ncol * c1.time * (1 + rtc);
       }
       if (ep > 1 && l->moe_bytes > 0) {
         /* the token dispatch and combine: two all-to-alls forward, two backward (and two
@@ -481,13 +496,51 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** sends its tokens' copies (its 1/tp share under the sequence parallelism MoE
         ** requires with tp), padded or skewed by the load */
         double a2t;   /* one dispatch + one combine */
+        double cpy = l->moe_bytes * mbc * load / tl;   /* the rank's tokens' top-k copies */
         if (o->moe_dispatcher == DLB_DISPATCHER_DEEPEP) {
-          a2t = deepep_time(l->moe_bytes * mbc * load / tl, l->experts, l->top_k, ep, et, cl);
+          /* the flex dispatcher over the tp_ep group: ep slots of et ranks (deepep_time) */
+          a2t = deepep_time(cpy, l->experts, l->top_k, ep, et, cl);
         } else {
           dlb_par_coll a2;
-          st = dlb_par_alltoall_cluster(l->moe_bytes * mbc * load / tl, ep, et, cl, &a2);
+          st = dlb_par_alltoall_cluster(cpy, ep, et, cl, &a2);
           if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
           a2t = 2 * a2.time;
+          /* with the experts split over et > 1 tensor ranks the alltoall dispatcher
+          ** all-gathers the received copies over the expert-tensor group after the
+          ** dispatch and reduce-scatters the experts' output before the combine
+          ** (token_dispatcher.py, MoEAlltoAllTokenDispatcher: "permute -> A2A(EP) -> AG(TP)
+          ** -> sort_chunk", "sort_chunk -> RS(TP) -> A2A(EP) -> unpermute", over tp_group =
+          ** the expert-tensor group, output_splits_tp): each rank ends with et x the copies
+          ** it received (balanced: its own count); backward the reverse pair (an
+          ** all-gather's gradient is a reduce-scatter); two host ops each way. Consecutive
+          ** ranks (etp first in the expert layout). */
+          if (et > 1 && et * cpy == etmemo[0]) {   /* the last MoE layer's bytes again */
+            s->tpf += etmemo[1];
+            s->tpb += etmemo[1] * ((lrc || rr.side) ? 2 : 1);
+            s->hf += 2 * dev->host_op;
+            s->hb += 2 * dev->host_op * ((lrc || rr.side) ? 2 : 1);
+          } else if (et > 1) {
+            double eb = et * cpy, t1 = 0, t2 = 0;
+            if (o->nccl) {
+              double en = dlb_par_group_per_node(cl->per_node, 1, et);
+              st = dlb_par_nccl_group(cl, DLB_COLL_ALLGATHER, eb, et, en, &t1);
+              if (!st) st = dlb_par_nccl_group(cl, DLB_COLL_REDUCE_SCATTER, eb, et, en, &t2);
+            } else {
+              dlb_par_coll g1, g2;
+              st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, eb, et, 0,
+                                      group_link(cl, et), &g1);
+              if (!st) st = dlb_par_collective(DLB_COLL_REDUCE_SCATTER, DLB_ALGO_RING, eb, et,
+                                               0, group_link(cl, et), &g2);
+              t1 = g1.time; t2 = g2.time;
+            }
+            if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+            int rcs = lrc || rr.side;
+            etmemo[0] = eb; etmemo[1] = t1 + t2;
+            s->tpf += t1 + t2;
+            s->tpb += (t1 + t2) * (rcs ? 2 : 1);
+            s->hf += 2 * dev->host_op;
+            s->hb += 2 * dev->host_op * (rcs ? 2 : 1);
+          }
         }
         s->epf += a2t;
         s->epb += a2t * ((lrc || rr.side) ? 2 : 1);
@@ -541,8 +594,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** expert is the graph's gather */
         if (l->experts / ep > 1 && !deepep) {
           int mbd;
+          /* after the expert-tensor all-gather (et > 1, the ep block above) the rank sorts
+          ** et x the copies it received */
           double pb = (dev->bytes_scale > 0 ? dev->bytes_scale : 1) * 2 * l->moe_bytes * mbc
-            * load / tl;
+            * load / tl * (ep > 1 ? et : 1);
           double p2 = 2 * dlb_op_time_raw(dev, 0, pb, NULL, 0, &mbd);
           s->f += p2;
           s->b += p2 * ((lrc || rr.side) ? 2 : 1);
@@ -567,6 +622,28 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
           s->b += (MCORE_AUX_BWD + (lrc ? kp + MCORE_AUX_FWD : 0)) * kt;
           s->hf += (kp + nd + (lrc ? 0 : MCORE_AUX_FWD)) * dev->host_op;
           s->hb += (MCORE_AUX_BWD + (lrc ? kp + nd + MCORE_AUX_FWD : 0)) * dev->host_op;
+          /* the aux loss's token counts all-reduced over the attention's tensor x context
+          ** ranks when there are several (moe_utils.py switch_load_balancing_loss_func:
+          ** all_reduce(tokens_per_expert, group=sequence_partition_group), the router's
+          ** tp_cp group; experts x 8 bytes, tp x cp consecutive ranks): with the aux loss,
+          ** once per forward with gradients (issue 27, branch tp-ep) */
+          if (tp * cp > 1) {
+            double ab = l->experts * 8, art = 0;
+            if (o->nccl) {
+              st = dlb_par_nccl_allreduce(cl, ab, tp * cp,
+                                          dlb_par_group_per_node(cl->per_node, 1, tp * cp), &art);
+            } else {
+              dlb_par_coll c1;
+              st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, ab, tp * cp, 0,
+                                      group_link(cl, tp * cp), &c1);
+              art = c1.time;
+            }
+            if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+            s->epf += lrc ? 0 : art;
+            s->epb += lrc ? art : 0;
+            s->hf += lrc ? 0 : dev->host_op;
+            s->hb += lrc ? dev->host_op : 0;
+          }
           /* DeepEP's dispatch carries the top-k indices and weights with the tokens and
           ** returns the received counts itself: no counts' all-gather, no probabilities'
           ** all-to-all */

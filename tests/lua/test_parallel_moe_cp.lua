@@ -193,6 +193,33 @@ T.test("the DeepEP dispatcher (moe_dispatcher deepep): tokens once per rank or n
     dp = 64, m = 2, ep = 8, devices = 64, moe_dispatcher = "deepep" })
 end)
 
+T.test("the dispatchers under tensor parallelism: the MoE side's collectives by etp (issue 27)", function()
+  -- Mixtral on 64 H100s, tp 2 with sequence parallelism, dp 32, ep 8 (every term by hand:
+  -- tests/test_parallel_ops.c moe_tp_ep)
+  local o = { graph = mix, hw = "H100-SXM", batch = 128, devices = 64, m = 2, tp = 2, dp = 32,
+    seq_par = true }
+  local function ev(extra) return evaluate_with(o, extra) end
+  local none, e1 = ev {}, ev { ep = 8, etp = 1 }
+  -- etp 1: both dispatchers' expert-tensor group is one rank, so a MoE block's collectives
+  -- are its attention's pair only: as a layer list whose MoE blocks have one collective
+  local ls = P.layers.from_graph(mix)
+  for _, l in ipairs(ls) do if l.experts then l.tp_colls = 1 end end
+  local one = P.evaluate { layers = ls, hw = "H100-SXM", batch = 128, devices = 64, m = 2, tp = 2,
+    dp = 32, seq_par = true }
+  T.near(e1.tp_comm, one.tp_comm, 1e-12, "etp 1: the attention's collectives only")
+  assert(e1.tp_comm < none.tp_comm, "no ep: the MoE side's pair is a dense MLP's")
+  -- etp = tp (2, the default): the alltoall dispatcher all-gathers the received top-2 copies
+  -- over the 2 expert-tensor ranks and reduce-scatters the experts' output: twice a dense
+  -- MLP's bytes (top-2), so more than without ep
+  local e2 = ev { ep = 8 }
+  T.eq(e2.etp, 2, "the experts split as the attention by default")
+  assert(e2.tp_comm > none.tp_comm, "alltoall, etp 2: " .. e2.tp_comm .. " vs " .. none.tp_comm)
+  -- the flex dispatcher (DeepEP) sends the token to both expert-tensor ranks instead: no
+  -- tensor-parallel collective on the MoE side
+  local d2 = ev { ep = 8, moe_dispatcher = "deepep" }
+  T.near(d2.tp_comm, e1.tp_comm, 1e-12, "DeepEP, etp 2: the attention's collectives only")
+end)
+
 T.test("long sequences: the planner searches cp, HSDP and offload; rows say what they chose", function()
   local g = dlb.models.llama { layers = 8, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
     vocab = 32000, seq = 32768 }
