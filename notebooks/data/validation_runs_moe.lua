@@ -180,7 +180,12 @@ local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where
     layout = { dp = dp, tp = tp, pp = pp, cp = cp > 1 and cp or nil, ep = ep, etp = etp,
       cp_algo = cp > 1 and "ring" or nil, micro_batch = mbs, grad_accum = div(gbs, dp * mbs),
       global_batch = gbs, schedule = vpp > 1 and "interleaved" or nil, interleave = vpp > 1 and vpp or nil,
-      zero = fsdp and 3 or nil, recompute = rc, recompute_modules = mods,
+      -- Megatron-FSDP as ZeRO 3; otherwise the scripts' --use-distributed-optimizer (the
+      -- optimizer state and the gradients' reduction sharded over the data ranks: ZeRO 1),
+      -- added at the merge of branch tp-ep, whose report found the 4k TP 4 row's state (47.9
+      -- GB unsharded) past the H100's memory: a stated setting, written after the rows'
+      -- errors were seen
+      zero = fsdp and 3 or 1, recompute = rc, recompute_modules = mods,
       -- every row's Dispatcher column (and the Long Context setup) says DeepEP; the scripts
       -- run it as --moe-token-dispatcher-type flex with the deepep backend
       -- (sbatch_benchmarking.sh; the model config's --moe-enable-deepep in older versions)
