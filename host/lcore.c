@@ -21,7 +21,19 @@ int dlbL_check(lua_State *L, int status) {
   return 0;
 }
 
+/* -- core.table_new(n) -> {}: an empty table with room for n array entries (the FFI
+** backend: LuaJIT's table.new). For the long flat lists the library fills index by index
+** (dlb.parallel.layers.from_graph's per-op array: 14 numbers an op, tens of thousands):
+** filled from empty, such a list is copied at every doubling, and under the sanitizer
+** flavour each copy is a fresh mapping of pages. */
+static int core_table_new(lua_State *L) {
+  long long n = dlbG_integer(L, 1, "table_new", 0, 0x7fffffff, NULL);
+  lua_createtable(L, (int)n, 0);
+  return 1;
+}
+
 static const luaL_Reg corelib[] = {
+  {"table_new", core_table_new},
   {NULL, NULL}
 };
 

@@ -240,6 +240,15 @@ DLB_API const int *dlb_analysis_op_kernel(const dlb_analysis *a);
 /* For matmul-like ops (matmul, batched matmul, and conv as implicit GEMM): fills m, n, k and
 ** batch count (out[0..3]) and returns DLB_OK; otherwise DLB_ENOTFOUND. */
 DLB_API int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]);
+/* The same for every op at once: out[4i..4i+3] = op i's m, n, k and batch count as
+** dlb_analysis_op_gemm gives them, or four zeros for an op that is not matmul-like (m = 0:
+** no matmul, as dlb_roofline_ops_attn reads it). n must be 4 x dlb_analysis_nops(a). One
+** call instead of one per op for readers that scan every op (dlb.parallel.layers.from_graph). */
+DLB_API int dlb_analysis_op_gemms(const dlb_analysis *a, double *out, size_t n);
+/* out[i] = 1 when the name of op i (as dlb_analysis_op_name gives it) contains sub, else 0;
+** n must be dlb_analysis_nops(a). One call for a scan over every op's name (the expert ops
+** of a MoE layer, "<layer>/experts/...": dlb.parallel.layers.from_graph). */
+DLB_API int dlb_analysis_op_match(const dlb_analysis *a, const char *sub, int *out, size_t n);
 /* Name of op i of the analysed step; returns the full length. */
 DLB_API size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t size);
 DLB_API size_t dlb_analysis_nlayers(const dlb_analysis *a);

@@ -422,11 +422,25 @@ const int *dlb_analysis_op_type(const dlb_analysis *a) { return a->type; }
 const int *dlb_analysis_op_kernel(const dlb_analysis *a) { return a->kernel; }
 const int *dlb_analysis_schedule(const dlb_analysis *a) { return a->order; }
 
+/* Op i's matmul shape (m, n, k, batch; a dim without an expression is 1) into out; 0 when
+** the op is not matmul-like. The one rule of dlb_analysis_op_gemm and _op_gemms. */
+static int op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
+  cexpr m[4];
+  if (!dlb_op_gemm(a->s, (int)i, m)) return 0;
+  for (int k = 0; k < 4; k++) out[k] = m[k].n ? ceval(&m[k], a->dimval, a->numel) : 1;
+  return 1;
+}
+
 int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
   if (i >= a->nops) return dlb_fail(DLB_EINVAL, "analysis: op %zu out of range (%zu ops)", i, a->nops);
-  cexpr m[4];
-  if (!dlb_op_gemm(a->s, (int)i, m)) return DLB_ENOTFOUND;
-  for (int k = 0; k < 4; k++) out[k] = m[k].n ? ceval(&m[k], a->dimval, a->numel) : 1;
+  return op_gemm(a, i, out) ? DLB_OK : DLB_ENOTFOUND;
+}
+
+int dlb_analysis_op_gemms(const dlb_analysis *a, double *out, size_t n) {
+  if (n != 4 * a->nops)
+    return dlb_fail(DLB_EINVAL, "analysis: %zu gemm values for %zu ops (4 per op expected)", n, a->nops);
+  for (size_t i = 0; i < a->nops; i++)
+    if (!op_gemm(a, i, out + 4 * i)) out[4 * i] = out[4 * i + 1] = out[4 * i + 2] = out[4 * i + 3] = 0;
   return DLB_OK;
 }
 
@@ -436,6 +450,18 @@ size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t s
   dlb_oname(a->s, (int)i, tmp, sizeof tmp);
   if (size) snprintf(buf, size, "%s", tmp);
   return strlen(tmp);
+}
+
+int dlb_analysis_op_match(const dlb_analysis *a, const char *sub, int *out, size_t n) {
+  if (sub == NULL) return dlb_fail(DLB_EINVAL, "analysis: no text to match op names against");
+  if (n != a->nops)
+    return dlb_fail(DLB_EINVAL, "analysis: %zu flags for %zu ops (one per op expected)", n, a->nops);
+  char tmp[512];   /* the name as dlb_analysis_op_name gives it (the same bound) */
+  for (size_t i = 0; i < a->nops; i++) {
+    dlb_oname(a->s, (int)i, tmp, sizeof tmp);
+    out[i] = strstr(tmp, sub) != NULL;
+  }
+  return DLB_OK;
 }
 
 size_t dlb_analysis_nlayers(const dlb_analysis *a) { return a->s->nlayers; }

@@ -14,6 +14,14 @@ require("dlbench.ffi_gen")(M, C, ffi, { proc = P })
 for _, area in ipairs { "dlbench.ffi_stats", "dlbench.ffi_proc" } do
   for k, f in pairs(require(area)) do M[k] = f end
 end
+-- core.table_new(n): an empty table with room for n array entries (host/lcore.c says why;
+-- the capi backend's lua_createtable), checked as the generated functions check an integer
+do
+  local R, tnew = require "dlbench.ffi_rt", require "table.new"
+  function M.table_new(n)
+    return tnew(R.integer(n, 1, "table_new", 0, 0x7fffffff), 0)
+  end
+end
 -- the allocation policy the dlbench executable sets at start (graphs/base/sys.c says why)
 M.sys_malloc_tune()
 -- the JIT's machine-code limits, process-wide like the allocation policy (docs/graph.md,

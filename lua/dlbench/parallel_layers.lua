@@ -291,20 +291,19 @@ end
 -- tensor parallelism splits: the heads (batch) of attention's batched matmuls, else the
 -- larger of the other dims (Megatron's column-parallel n, row-parallel k); and whether the
 -- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
--- Op j's matmul shape in an analysis' arrays (core.analysis_gemm), looked up once: the
--- core, region and op passes below all read it.
 local OP = #require("dlbench.desc").fields("dlb_par_op")   -- numbers per op
 M.OP = OP
+-- Op j's matmul shape in an analysis' arrays, or nothing for an op that is not a matmul:
+-- every op's read in one backend call (core.analysis_gemms: four zeros for a non-matmul, the
+-- shapes core.analysis_gemm gives one op at a time), once per analysis; the core, region and
+-- op passes below all read it. (A matmul whose four dims are all 0 reads as none: every
+-- caller treats a shape without m > 0 as no matmul.)
 local function gemm_of(ops, j)
   local c = ops.gemms
-  if not c then c = {}; ops.gemms = c end
-  local e = c[j]
-  if e == nil then
-    local gm, gn, gk, gb = require("dlbench.backend").analysis_gemm(ops.a, j - 1)
-    e = gm and { gm, gn, gk, gb } or false
-    c[j] = e
-  end
-  if e then return e[1], e[2], e[3], e[4] end
+  if not c then c = require("dlbench.backend").analysis_gemms(ops.a); ops.gemms = c end
+  local i = 4 * j
+  local gm, gn, gk, gb = c[i - 3], c[i - 2], c[i - 1], c[i]
+  if gm ~= 0 or gn ~= 0 or gk ~= 0 or gb ~= 0 then return gm, gn, gk, gb end
 end
 
 -- The attention core of each layer (Korthikanti et al. 2022 sec. 5: Q K^T, softmax, dropout,
@@ -467,7 +466,10 @@ local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod)
   local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.L, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
-  local flat, k, cur = {}, 0, 1
+  local flat, k, cur = core.table_new(OP * #F1), 0, 1   -- presized: OP numbers an op
+  -- which ops are a MoE layer's experts (named <layer>/experts/...), read in one call
+  local experts
+  for i = 1, n do if moe[i] then experts = core.analysis_op_match(ops1.a, "/experts/"); break end end
   for j = 1, #F1 do
     local li = Ly[j] + 1
     if li >= 1 and li <= n then cur = li else li = cur end
@@ -485,33 +487,33 @@ local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod)
     local m, nn, kk, bb, grow, split = 0, 0, 0, 0, 0, 0
     local gm, gn, gk, gb = gemm_of(ops1, j)
     if gm and gm > 0 and gn > 0 and gk > 0 and gb > 0 then
-      local g = { gm, gn, gk, gb }
+      -- (dims 1..4 are m, n, k, batch; written out, without a table an op)
       if ops2 then
         local hm, hn, hk, hb = gemm_of(ops2, j)
-        local h = { hm or gm, hn or gn, hk or gk, hb or gb }
-        for d = 1, 4 do
-          if h[d] == 2 * g[d] then grow = d; break end
-        end
+        if hm == nil then hm, hn, hk, hb = gm, gn, gk, gb end
+        -- the first dim that doubles with the samples
+        if hm == 2 * gm then grow = 1 elseif hn == 2 * gn then grow = 2
+        elseif hk == 2 * gk then grow = 3 elseif hb == 2 * gb then grow = 4 end
       else
         grow = 1
-        g[1] = g[1] / B   -- an estimate: the rows are the samples
-        if g[1] < 1 then g[1] = 1 end
+        gm = gm / B   -- an estimate: the rows are the samples
+        if gm < 1 then gm = 1 end
       end
-      if grow == 4 and g[4] > 1 then
+      if grow == 4 and gb > 1 then
         split = 4
       else
-        local best = -1
-        for _, d in ipairs { 3, 2, 1 } do   -- k, then n, then m on ties
-          if d ~= grow and g[d] > best then best, split = g[d], d end
-        end
+        local best = -1   -- the largest dim but grow: k, then n, then m on ties
+        if grow ~= 3 and gk > best then best, split = gk, 3 end
+        if grow ~= 2 and gn > best then best, split = gn, 2 end
+        if grow ~= 1 and gm > best then split = 1 end
       end
-      m, nn, kk, bb = g[1], g[2], g[3], g[4]
+      m, nn, kk, bb = gm, gn, gk, gb
     end
     flat[k + 1], flat[k + 2], flat[k + 3], flat[k + 4] = li - 1, ph, fs, f0
     flat[k + 5], flat[k + 6], flat[k + 7], flat[k + 8] = bs, b0, m, nn
     flat[k + 9], flat[k + 10], flat[k + 11], flat[k + 12] = kk, bb, grow, split
     local flag = (Kn and Kn[j] == 1) and 1 or 0
-    if flag == 0 and moe[li] and (core.analysis_op_name(ops1.a, j - 1) or ""):find("/experts/", 1, true) then
+    if flag == 0 and moe[li] and experts[j] == 1 then
       flag = 2
     elseif flag == 0 and marks[j] then
       flag = 3

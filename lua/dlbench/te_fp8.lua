@@ -192,16 +192,18 @@ function M.add_ops(flat, layers, tname, a, scaling, weight_cast)
     end
   end
   if nops == 0 then return flat, { linears = #groups, ops = 0 } end
-  local out, layer = {}, nil
+  -- the merged array, presized (core.table_new); n: #out, counted, not measured an element
+  local out, n, layer = require("dlbench.backend").table_new(#flat + OP * nops), 0, nil
   local function flush(li)
     local t = li and extra[li]
-    if t then for i = 1, #t do out[#out + 1] = t[i] end; extra[li] = nil end
+    if t then for i = 1, #t do out[n + i] = t[i] end; n = n + #t; extra[li] = nil end
   end
   for j = 1, math.floor(#flat / OP) do
     local k = (j - 1) * OP
     local li = flat[k + 1] + 1
     if li ~= layer then flush(layer); layer = li end
-    for i = 1, OP do out[#out + 1] = flat[k + i] end
+    for i = 1, OP do out[n + i] = flat[k + i] end
+    n = n + OP
   end
   flush(layer)
   -- layers without ops of their own (none in a graph's list) keep theirs at the end

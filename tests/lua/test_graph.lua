@@ -81,6 +81,47 @@ T.test("conv layer", function()
   T.eq(m * n * k * batch * 2, 1769472)
 end)
 
+T.test("analysis_gemms: every op's matmul shape as analysis_gemm gives it, zeros for the rest", function()
+  -- a small MoE decoder: weight matmuls, attention's batched matmuls (batch = heads), expert
+  -- matmuls, and ops that are no matmul (norms, softmax, the optimizer's update)
+  local g = dlb.models.moe{ layers = 2, hidden = 64, heads = 4, ffn = 128, experts = 4, top_k = 2,
+    vocab = 100, seq = 16 }
+  local s = g:stats{ b = 3 }
+  local all = dlb.core.analysis_gemms(s.analysis)
+  local nops = #dlb.core.analysis_arrays(s.analysis)
+  T.eq(#all, 4 * nops)
+  local mm, none = 0, 0
+  for i = 0, nops - 1 do
+    local m, n, k, b = dlb.core.analysis_gemm(s.analysis, i)
+    if m then
+      mm = mm + 1
+      T.eq(all[4 * i + 1], m); T.eq(all[4 * i + 2], n); T.eq(all[4 * i + 3], k); T.eq(all[4 * i + 4], b)
+    else
+      none = none + 1
+      for d = 1, 4 do T.eq(all[4 * i + d], 0) end
+    end
+  end
+  assert(mm > 10 and none > 10, mm .. " matmuls, " .. none .. " other ops")
+end)
+
+T.test("analysis_op_match: the ops whose names contain a text, as analysis_op_name gives them", function()
+  local g = dlb.models.moe{ layers = 2, hidden = 64, heads = 4, ffn = 128, experts = 4, top_k = 2,
+    vocab = 100, seq = 16 }
+  local a = g:stats{ b = 3 }.analysis
+  local nops = #dlb.core.analysis_arrays(a)
+  for _, sub in ipairs { "/experts/", "h0/", "no such op" } do
+    local m = dlb.core.analysis_op_match(a, sub)
+    T.eq(#m, nops)
+    local hits = 0
+    for i = 0, nops - 1 do
+      local want = dlb.core.analysis_op_name(a, i):find(sub, 1, true) and 1 or 0
+      T.eq(m[i + 1], want, sub .. " op " .. i)
+      hits = hits + want
+    end
+    if sub == "no such op" then T.eq(hits, 0) else assert(hits > 10, sub .. ": " .. hits) end
+  end
+end)
+
 T.test("LSTM LM matches Hestness et al. q(16h^2 l + 2hv)", function()
   -- seeds/000 §4.2: params 8h^2 l + 2hv (plus biases 4h per layer and v for the output);
   -- forward matmul FLOPs per sample q(16h^2 l + 2hv). Unrolled q = 3 steps, l = 2 layers,
