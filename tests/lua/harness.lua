@@ -46,6 +46,27 @@ function T.eq(a, b, what)
   end
 end
 
+-- Run fn with dlb.plot's Figure.save wrapped: every figure saved is checked with
+-- f:layout_check() (issue [14]). Returns fn's results' success (pcall's), the number saved
+-- and the problems found ("path: problem" each). Used by test_figures_out and by the
+-- notebook tests that run a notebook test_figures_out leaves to them.
+function T.layout_checked(fn)
+  local Figure = require("dlbench.plot").Figure
+  assert(type(Figure) == "table" and type(Figure.save) == "function", "dlb.plot.Figure")
+  local save0, problems, saved = Figure.save, {}, 0
+  Figure.save = function(f, path, ...)
+    local ok, msg = save0(f, path, ...)
+    if ok then
+      saved = saved + 1
+      for _, p in ipairs(f:layout_check()) do problems[#problems + 1] = path .. ": " .. p end
+    end
+    return ok, msg
+  end
+  local ok, err = pcall(fn)
+  Figure.save = save0
+  return ok, err, saved, problems
+end
+
 function T.done()
   print(string.format("%d passed, %d failed", T.passed, T.failed))
   os.exit(T.failed == 0 and 0 or 1)

@@ -3,25 +3,14 @@
 -- exists; issue [14]). Runs the notebooks with dlb.plot's save wrapped to check each figure
 -- it saves. notebooks/paradnn.lua is left out by default (its sweeps take over a minute on
 -- the suite's machine); DLB_ALL_NOTEBOOKS=1 adds it (BENCHMARKS.md records that run).
+-- notebooks/hestness_scaling.lua's figures are checked by test_scaling_notebook, which runs
+-- that notebook anyway (one run of it per backend instead of two).
 local T = require "harness"
-local dlb = require "dlbench"
-local plot = require "dlbench.plot"
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local root = here .. "/../.."
 
 T.test("the notebooks' figures pass f:layout_check()", function()
-  local Figure = plot.Figure
-  assert(type(Figure) == "table" and type(Figure.save) == "function", "dlb.plot.Figure")
-  local save0, problems, saved = Figure.save, {}, 0
-  Figure.save = function(f, path, ...)
-    local ok, msg = save0(f, path, ...)
-    if ok then
-      saved = saved + 1
-      for _, p in ipairs(f:layout_check()) do problems[#problems + 1] = path .. ": " .. p end
-    end
-    return ok, msg
-  end
   local print0 = print
   print = function() end
   -- The gallery writes README copies into docs/gallery/ (tracked files): send both of its
@@ -31,15 +20,14 @@ T.test("the notebooks' figures pass f:layout_check()", function()
   pipe:close()
   assert(tmpdir and tmpdir ~= "", "mktemp -d failed")
   DLB_GALLERY = { out = tmpdir .. "/gallery", docs = tmpdir .. "/gallery_docs" }
-  local ok, err = pcall(function()
-    local nbs = { "gallery", "tour", "hestness_roofline", "hestness_scaling", "hestness_parallel" }
+  local ok, err, saved, problems = T.layout_checked(function()
+    local nbs = { "gallery", "tour", "hestness_roofline", "hestness_parallel" }
     if os.getenv("DLB_ALL_NOTEBOOKS") == "1" then nbs[#nbs + 1] = "paradnn" end
     for _, nb in ipairs(nbs) do
       dofile(root .. "/notebooks/" .. nb .. ".lua")
     end
   end)
   print = print0
-  Figure.save = save0
   DLB_GALLERY = nil
   os.execute("rm -rf '" .. tmpdir .. "'")
   assert(ok, err)

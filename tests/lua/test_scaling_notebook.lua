@@ -18,9 +18,15 @@ local function run_notebook()
     for i = 1, select("#", ...) do t[i] = tostring((select(i, ...))) end
     lines[#lines + 1] = table.concat(t, "\t")
   end
-  local ok, err = pcall(dofile, root() .. "/notebooks/hestness_scaling.lua")
+  -- every figure it saves passes f:layout_check() (for test_figures_out, which leaves this
+  -- notebook to this test)
+  local ok, err, nsaved, problems = T.layout_checked(function()
+    dofile(root() .. "/notebooks/hestness_scaling.lua")
+  end)
   print = saved -- luacheck: ignore
   assert(ok, err)
+  assert(nsaved >= 5, "figures saved: " .. nsaved)
+  T.eq(table.concat(problems, "\n"), "", "layout_check of its figures")
   return table.concat(lines, "\n")
 end
 
