@@ -78,9 +78,14 @@ T.test("the notebook runs and prints the same Table 3 numbers", function()
     for i = 1, select("#", ...) do t[i] = tostring((select(i, ...))) end
     lines[#lines + 1] = table.concat(t, "\t")
   end
-  local ok, res = pcall(dofile, path)
+  -- every figure it saves passes f:layout_check() (for test_figures_out, which leaves this
+  -- notebook to this test)
+  local res
+  local ok, err, nsaved, problems = T.layout_checked(function() res = dofile(path) end)
   print = oldprint -- luacheck: ignore
-  assert(ok, res)
+  assert(ok, err)
+  assert(nsaved >= 1, "figures saved: " .. nsaved)
+  T.eq(table.concat(problems, "\n"), "", "layout_check of its figures")
   local text = table.concat(lines, "\n")
   assert(text:find("ridge 17.4 FLOP/B at peak, 19.9", 1, true), "ridge line")
   assert(text:find("4671", 1, true) and text:find("typo", 1, true), "Table 5 verdict")
