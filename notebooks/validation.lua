@@ -487,16 +487,25 @@ do
     local c = calibrated[ckey(xs[1])]
     local fe = c and c.flops_eff or xs[1].s.hw.flops_eff
     local ho = (dlb.frameworks.host_of(dlb.frameworks.get(prof)))
+    -- each (flops_eff, host_op) point scored once: the second round's grids repeat points
+    -- of the first (all of them when flops_eff has settled)
+    local scored = {}
+    local function score(e, h)
+      local key = string.format("%.17g %.17g", e, h)
+      local m = scored[key]
+      if m == nil then m = median_err(xs, { flops_eff = e, host_op = h }); scored[key] = m end
+      return m
+    end
     for _ = 1, 2 do
       local best, beste = fe, math.huge
       for e = 0.50, 0.9001, 0.02 do
-        local m = median_err(xs, { flops_eff = e, host_op = ho })
+        local m = score(e, ho)
         if m < beste then best, beste = e, m end
       end
       fe = best
       best, beste = ho, math.huge
       for us = 0, 80, 4 do
-        local m = median_err(xs, { flops_eff = fe, host_op = us * 1e-6 })
+        local m = score(fe, us * 1e-6)
         if m < beste then best, beste = us * 1e-6, m end
       end
       ho = best
