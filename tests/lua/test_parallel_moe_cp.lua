@@ -1,6 +1,6 @@
 -- test_parallel_moe_cp.lua — expert parallelism, context parallelism, hybrid sharding and
 -- offload in dlb.parallel.evaluate/plan (issue [21]), on zoo graphs. The closed forms are
--- tested by hand in tests/test_parallel_ops.c (moe_cp) and tests/test_collective.c
+-- tested by hand in tests/test_parallel_moe.c (moe_cp) and tests/test_collective.c
 -- (alltoall_cluster); here: what a user sees. Both backends.
 local T = require "harness"
 local dlb = require "dlbench"
@@ -195,7 +195,7 @@ end)
 
 T.test("the dispatchers under tensor parallelism: the MoE side's collectives by etp (issue 27)", function()
   -- Mixtral on 64 H100s, tp 2 with sequence parallelism, dp 32, ep 8 (every term by hand:
-  -- tests/test_parallel_ops.c moe_tp_ep)
+  -- tests/test_parallel_moe.c moe_tp_ep)
   local o = { graph = mix, hw = "H100-SXM", batch = 128, devices = 64, m = 2, tp = 2, dp = 32,
     seq_par = true }
   local function ev(extra) return evaluate_with(o, extra) end

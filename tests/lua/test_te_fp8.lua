@@ -1,7 +1,7 @@
 -- test_te_fp8.lua — Transformer Engine's fp8 casts as planner ops (dlbench.te_fp8, issue [21]
 -- fourth round): the bytes of each recipe's kernels counted by hand on a small Llama and a
 -- small MoE, which linears they apply to, and the refusals. The per-local-expert timing rule
--- (op flag 4) is checked by hand in tests/test_parallel_ops.c (te_fp8_per_expert). Both
+-- (op flag 4) is checked by hand in tests/test_parallel_moe.c (te_fp8_per_expert). Both
 -- backends.
 local T = require "harness"
 local dlb = require "dlbench"

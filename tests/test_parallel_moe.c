@@ -1,0 +1,495 @@
+/*
+** test_parallel_moe.c — the planner's expert and context parallelism and Megatron-Core's MoE
+** layer: the MoE all-to-alls and ring attention (moe_cp), Transformer Engine's fp8 casts per
+** local expert, moe_impl "mcore" (its kernels, host syncs, router and counts), DeepEP's
+** dispatcher, and the dispatchers under tensor and expert-tensor parallelism; every golden
+** number derived in its comment (split from test_parallel_ops.c).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlbench.h"
+#include "check.h"
+#include "parallel_fixtures.h"
+
+/* Amdahl: S(8) with f = 0.1 is 1/(0.1 + 0.9/8) = 4.7059; the fit recovers f exactly.
+** ParaDnn sec. 4.3: FC max utilisation 100% on 1 core vs 62% on 8 cores -> speedup
+** 8 x 0.62 = 4.96 -> f = (1/4.96 - 1/8)/(1 - 1/8) = 0.08756. */
+/* Expert and context parallelism and hybrid sharding (issue [21]), hand-derived on the
+** uniform layers made MoE: each layer has 8 experts holding half its 1e6 parameters, half
+** its FLOPs in them (expert_frac 0.5), and its router dispatches 1e6 bytes per sample
+** (moe_bytes); attention keys and values 4e5 bytes per sample, queries and output 8e5. One
+** flat tier of 10 GB/s without latency; no bytes, so times are FLOPs / (0.8 peak). */
+static void moe_cp(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r0, r;
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8;                                    /* mb = 1 */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK(r0.ep_comm == 0 && r0.ep == 1 && r0.load == 1);
+  cfg.ep = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  /* dispatch + combine forward, the same backward: 4 all-to-alls per layer, each the
+  ** pairwise exchange (n-1)/n S / bw (Thakur et al. 2005 sec. 4.5) of the 1e6 bytes */
+  CHECK_NEAR(r.ep_comm, 4 * 4 * 7.0 / 8 * 1e6 / 10e9, 1e-15);
+  CHECK_NEAR(r.comm, r0.comm + r.ep_comm, 1e-15);
+  CHECK_NEAR(r.compute, r0.compute, 1e-15);      /* balanced: the same FLOPs per device */
+  /* the experts' half split over ep 8: 4 x (0.5e6 + 0.5e6 / 8) parameters held */
+  CHECK_NEAR(r.mem_weights, 4 * (0.5e6 + 0.5e6 / 8) * 2, 1e-6);
+  CHECK_NEAR(r.mem_opt, 4 * (0.5e6 + 0.5e6 / 8) * 12, 1e-6);
+  /* ZeRO-1: the dense state over dp x cp = 8 replicas, the experts' over 8 / ep = 1 */
+  cfg.zero = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_opt, 4 * (0.5e6 / 8 + 0.5e6 / 8) * 12, 1e-6);
+  cfg.zero = 0;
+  /* the busiest expert sets the time: imbalance 1.5 -> the expert half x 1.5 (compute
+  ** x 1.25) and the all-to-all x 1.5; a capacity factor 2 pads every expert to 2x */
+  o.imbalance = 1.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 1.25 * r0.compute, 1e-15);
+  CHECK_NEAR(r.ep_comm, 1.5 * 4 * 4 * 7.0 / 8 * 1e6 / 10e9, 1e-15);
+  CHECK(r.load == 1.5);
+  o.imbalance = 0; o.capacity = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 1.5 * r0.compute, 1e-15);
+  o.capacity = 0;
+  o.imbalance = 0.5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "imbalance must be >= 1") != NULL);
+  o.imbalance = 0;
+  /* ep must divide dp x cp and the experts */
+  cfg.ep = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ep 3 does not divide dp x cp = 8") != NULL);
+  cfg.dp = 16; o.batch = 16; cfg.ep = 16;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "does not divide the 8 experts of layer 1") != NULL);
+  /* the experts' tensor degree (Megatron-Core's expert-tensor-parallel-size): tp 2 x dp 4;
+  ** etp 1 leaves the experts whole, so ep may borrow the tensor ranks (ep x etp = 8 divides
+  ** tp x dp = 8); ep 4 with etp 2 holds the same expert share per device */
+  for (int i = 0; i < 4; i++) { L[i].tp_bytes = 1e3; L[i].tp_colls = 2; }
+  cfg.dp = 4; cfg.tp = 2; o.batch = 4; cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_weights, 4 * (0.5e6 / 2 + 0.5e6 / 8) * 2, 1e-6);
+  CHECK(r.etp == 1);
+  cfg.ep = 4; cfg.etp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK_NEAR(r0.mem_weights, r.mem_weights, 1e-6);
+  cfg.ep = 8;   /* etp = tp: ep must divide dp x cp = 4 */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ep 8 does not divide dp x cp = 4") != NULL);
+  cfg.etp = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "must divide tp 2") != NULL);
+  cfg.etp = 0; cfg.tp = 1;
+
+  /* context parallelism: cp 2 holds half of every sample's tokens, so every per-sample
+  ** cost halves (dp 1, batch 1); the K/V exchange per attention layer and micro-batch: */
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) { L[i].kv_bytes = 4e5; L[i].qo_bytes = 8e5; L[i].tp_div = 4; }
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  cfg.cp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, r0.compute / 2, 1e-15);
+  CHECK_NEAR(r.mem_act, r0.mem_act / 2 + 2 * 2e5, 1e-6);   /* + two K/V chunks in flight */
+  /* ring: cp - 1 = 1 step of this rank's 2e5-byte chunk forward, K/V and dK/dV (4e5)
+  ** backward; no fused attention op to hide it (layers without ops) */
+  CHECK_NEAR(r.cp_comm, 4 * (2e5 + 4e5) / 10e9, 1e-15);
+  CHECK_NEAR(r.mfu, r0.mfu * r0.step / (2 * r.step), 1e-12);  /* 2 devices */
+  /* all-gather (Llama 3): the whole 4e5 gathered over 2 ranks, (n-1)/n S / bw forward,
+  ** gathered again and reduce-scattered backward */
+  cfg.cp_algo = DLB_CP_ALLGATHER;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.cp_comm, 4 * 3 * 0.5 * 4e5 / 10e9, 1e-15);
+  /* all-to-all (Ulysses): Q, K, V and the output, (4e5 + 8e5) / 2 per rank, each way */
+  cfg.cp_algo = DLB_CP_ALLTOALL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.cp_comm, 4 * 2 * 0.5 * 6e5 / 10e9, 1e-15);
+  for (int i = 0; i < 4; i++) L[i].tp_div = 3;   /* 3 heads do not split over 2 ranks */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "Ulysses") != NULL);
+  cfg.cp_algo = 5;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+
+  /* HSDP: ZeRO-3 within groups of 4 replicas of dp 8: weights, gradients and optimizer
+  ** state divided by 4, not 8 */
+  uniform_layers(L, 4);
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8; cfg.zero = 3; cfg.hsdp = 4;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.mem_weights + r.mem_grads + r.mem_opt, 16 * 4e6 / 4, 1e-6);
+  CHECK(r.hsdp == 4);
+  cfg.hsdp = 3;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  cfg.hsdp = 4; cfg.zero = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "needs ZeRO stage 3") != NULL);
+
+  /* the search: ep and cp only where they divide; every row a possible layout */
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 4; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+    L[i].kv_bytes = 4e5; L[i].qo_bytes = 8e5; L[i].tp_div = 8;
+  }
+  dlb_par_cluster c8 = flat(10e9, 1e-6);
+  c8.per_node = 8; c8.nodes = 2;
+  c8.intra.bw = 100e9; c8.intra.latency = 1e-6;
+  memset(&o, 0, sizeof o);
+  o.batch = 16; o.cp_max = 4; o.cp_algo = -1; o.zero_max = 3; o.hsdp = 1; o.keep_unfit = 1;
+  o.sched = -1; o.recompute = -1;
+  dlb_par_plan *P = dlb_par_plan_new(L, 4, &V100, &c8, &o);
+  if (!P) fprintf(stderr, "plan: %s\n", dlb_last_error());
+  CHECK(P != NULL);
+  int n = dlb_par_plan_count(P), seen_ep = 0, seen_cp = 0, seen_h = 0;
+  for (int i = 0; i < n; i++) {
+    CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+    CHECK(r.dp * r.tp * r.pp * r.cp == 16);
+    CHECK(fmod(r.dp * r.cp, r.ep) == 0 && fmod(4, r.ep) == 0);
+    seen_ep |= r.ep > 1; seen_cp |= r.cp > 1; seen_h |= r.hsdp > 0;
+  }
+  CHECK(seen_ep && seen_cp && seen_h);
+  dlb_par_plan_free(P);
+}
+
+/* The MoE fixture of moe_mcore and te_fp8_per_expert: two layers, layer 0 a MoE layer of 8
+** experts (moe_bytes 1e6 per sample) with one expert matmul forward (8e9 FLOPs, m 1, n = k =
+** 1000, batch 8 = the experts) and one backward (16e9), layer 1 a dense layer, one forward
+** op of 80e9 FLOPs and one backward of 160e9: ops[0..3]; the rest of the nops zeroed. */
+static void moe_fixture(dlb_par_layer L[2], dlb_par_op *ops, int nops) {
+  uniform_layers(L, 2);
+  L[0].experts = 8; L[0].expert_params = 0.5e6; L[0].expert_frac = 0.5; L[0].moe_bytes = 1e6;
+  memset(ops, 0, sizeof *ops * (size_t)nops);
+  for (int i = 0; i < 2; i++) {
+    ops[i].layer = 0; ops[i].phase = i; ops[i].flops_sample = (i + 1) * 8e9;
+    ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000; ops[i].batch = 8; ops[i].grow = 1;
+    ops[i].attention = 2;
+    ops[2 + i].layer = 1; ops[2 + i].phase = i; ops[2 + i].flops_sample = (i + 1) * 80e9;
+  }
+}
+
+/* An op launched once per local expert (attention 4: Transformer Engine's per-tensor fp8
+** quantisation of a grouped linear outside delayed scaling, dlbench.te_fp8): the fixture of
+** moe_mcore below (V100, launch cost k0 = 10 us, no tile model), layer 0's expert matmul
+** followed by a memory-bound op of 8e6 bytes per sample on its 8 experts. By hand, with
+** c(B) = B / (0.7 bw) + k0:
+**   attention 2 (one fused kernel for every expert):  c(8e6);
+**   attention 4, ep 1 (8 local experts):               8 c(1e6) = c(8e6) + 7 k0;
+**   attention 4, ep 2 (dp 2, batch 2: 4 local experts, each rank 8e6 bytes): c(8e6) + 3 k0.
+** With a host model (host_op h = 10 ms, host-bound on this device): the op costs the host h
+** and k0 for each further launch: forward 3 h + 7 k0 (three ops), backward 2 h. */
+static void te_fp8_per_expert(void) {
+  dlb_par_layer L[2];
+  dlb_par_op ops[5];
+  moe_fixture(L, ops, 5);
+  ops[4].layer = 0; ops[4].phase = 0; ops[4].bytes_sample = 8e6; ops[4].batch = 8;
+  ops[4].attention = 2;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r2, r4;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double k0 = 1e-5, h = 1e-2;
+  d.kernel_overhead = k0;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  ops[4].attention = 4;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_OK);
+  CHECK_NEAR(r4.step - r2.step, 7 * k0, 1e-12);
+  cfg.dp = 2; cfg.ep = 2; o.batch = 2;
+  ops[4].attention = 2;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  ops[4].attention = 4;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_OK);
+  CHECK_NEAR(r4.compute - r2.compute, 3 * k0, 1e-12);
+  cfg.dp = 1; cfg.ep = 1; o.batch = 1;
+  d.host_op = h;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_OK);
+  CHECK_NEAR(r4.step, 3 * h + 7 * k0 + 2 * h, 1e-12);
+  /* its experts come in batch, and it is no matmul */
+  ops[4].m = 1; ops[4].n = ops[4].k = 1; ops[4].grow = 1;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "once per local expert") != NULL);
+}
+
+/* Megatron-Core's MoE layer (moe_impl DLB_MOE_MCORE, issue [21]): two layers, dp = tp = pp =
+** ep = 1, batch 1, m 1, on the V100 device with a launch cost k0 = 10 us and no tile model.
+** Layer 0 is a MoE layer of 8 experts (moe_bytes 1e6 per sample) with one expert matmul
+** forward (8e9 FLOPs, m 1, n = k = 1000, batch 8 = the experts) and one backward (16e9);
+** layer 1 a dense layer, one forward op of 80e9 FLOPs and one backward of 160e9. By hand,
+** with T(F) = F / (0.8 P):
+**   graph:  every op T(F) + k0.
+**   mcore:  the expert matmul is 8 per-expert GEMMs on 4 streams (Transformer Engine's
+**           multi_stream_cublas_gemm): 2 rounds of 4, each T(F / 2) + k0 = T(F) + 2 k0;
+**           "Permutation 2" (sort by local expert, 8 local experts > 1) twice forward and
+**           twice backward, each a pass of 2 x 1e6 bytes: p = 2e6 / (0.7 bw) + k0;
+**           the router's aux loss (5 kernels forward, 5 backward) and the dispatcher's
+**           counts (ep 1: the column sum and its cast, 2 kernels forward), each a pass of the
+**           counts' 8 experts x 8 bytes: q = 64 / (0.7 bw) + k0; at ep 2 the counts are 8 x 8
+**           x 2 bytes (q2 = 128 / (0.7 bw) + k0) and the preprocess 7 kernels.
+** With a host model (host_op h = 1 ms): each op issued costs h, each further per-expert GEMM
+** launch k0 (7 of them per grouped GEMM), the 5 + 2 router and count kernels and the one
+** device-to-host copy of the counts h each forward, the 5 backward kernels h each; the
+** dropless dispatcher's sync closes the forward after layer 0, so the forward is max(dev0,
+** host0) + max(dev1, host1) instead of max(dev0 + dev1, host0 + host1); the backward (no
+** recompute) has no sync. */
+static void moe_mcore(void) {
+  dlb_par_layer L[2];
+  dlb_par_op ops[4];
+  moe_fixture(L, ops, 4);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, rg, rm;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double k0 = 1e-5, h = 1e-3;
+  d.kernel_overhead = k0;
+#define T(F) ((F) / (0.8 * V100.peak))
+  const double p = 2e6 / (0.7 * V100.bw) + k0;
+  const double q = 64 / (0.7 * V100.bw) + k0, q2 = 128 / (0.7 * V100.bw) + k0;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  CHECK_NEAR(rg.step, T(8e9) + T(16e9) + T(80e9) + T(160e9) + 4 * k0, 1e-12);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.step, rg.step + 2 * k0 + 4 * p + (5 + 2 + 5) * q, 1e-12);
+  CHECK_NEAR(rm.compute, rm.step, 1e-12);   /* no host model: all device time */
+  /* under full recompute the forward runs again before the backward: one more round of
+  ** per-expert launches (k0) and two more sorts (2 p); the aux loss is skipped in the first
+  ** forward (no gradients) and computed in the recomputed one, with the counts again:
+  ** forward 2 q, backward 5 q + (2 + 5) q */
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.step - rg.step, 3 * k0 + 6 * p + 14 * q, 1e-12);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE;
+  /* 4 experts a rank (ep 2 of dp 2, batch 2): one round of 4, as the batched GEMM, and
+  ** the sorts remain (4 local experts) */
+  cfg.dp = 2; cfg.ep = 2; o.batch = 2;
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.compute - rg.compute, 4 * p + (5 + 7 + 5) * q2, 1e-12);
+  /* and the counts' all-gather and the probabilities' all-to-all over the expert group:
+  ** flat 10 GB/s links, latency 0 (flat()), so their 2 x 8 x 8 bytes and 0 bytes take
+  ** 128 / 2 / 10e9 (ring all-gather: (n-1)/n of the gathered bytes) and 0 */
+  CHECK_NEAR(rm.comm - rg.comm, 128.0 / 2 / 10e9, 1e-9);
+  cfg.dp = 1; cfg.ep = 1; o.batch = 1;
+  /* the host model and the sync */
+  d.host_op = h;
+  double dev0f = T(8e9) + 2 * k0 + 2 * p + 7 * q, host0f = 3 * h + 7 * k0 + 8 * h;
+  double dev1f = T(80e9) + k0, host1f = h;
+  double dev0b = T(16e9) + 2 * k0 + 2 * p + 5 * q, host0b = 3 * h + 7 * k0 + 5 * h;
+  double dev1b = T(160e9) + k0, host1b = h;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK_NEAR(rm.step, fmax(dev0f, host0f) + fmax(dev1f, host1f)
+             + fmax(dev0b + dev1b, host0b + host1b), 1e-12);
+  CHECK(rm.host_idle > 0);   /* layer 0's forward waits for the host */
+  /* with a capacity factor every expert is padded (drop and pad): no sync; the load x 2 on
+  ** the experts' share (expert_frac 0.5) and on the sorts */
+  o.capacity = 2;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
+  double pc = 2 * 2e6 / (0.7 * V100.bw) + k0;
+  double d0f = 1.5 * (T(8e9) + 2 * k0) + 2 * pc + 7 * q;
+  double d0b = 1.5 * (T(16e9) + 2 * k0) + 2 * pc + 5 * q;
+  CHECK_NEAR(rm.step, fmax(d0f + dev1f, host0f + host1f) + fmax(d0b + dev1b, host0b + host1b),
+             1e-12);
+  o.capacity = 0;
+  /* the graph's MoE with the same host: no sync, one launch per op */
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
+  CHECK_NEAR(rg.step, fmax(T(8e9) + k0 + dev1f, 2 * h) + fmax(T(16e9) + k0 + dev1b, 2 * h),
+             1e-12);
+#undef T
+  o.moe_impl = 2;
+  CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "moe_impl must be 0") != NULL);
+}
+
+/* The DeepEP dispatcher (issue [21], branch deepep; planner.c DEEPEP_*), by hand on the
+** moe_cp layers (1e6 bytes of top-k copies per sample, mb 1). A token goes once to each
+** destination rank (within a node) or node (across nodes): with its k experts drawn from E
+** held evenly by D destinations it reaches D (1 - C(E - E/D, k) / C(E, k)) of them. Each
+** dispatch and combine runs at DeepEP's H800 figure as a fraction of the link (intranode
+** 153/200 and 158/200 of NVLink each way; internode over 4 nodes 58/50 and 57/50 of the
+** NIC), plus the tier's latency; forward and backward one of each per layer. */
+static void moe_deepep(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+    L[i].top_k = 2;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);   /* one tier: within a "node" */
+  dlb_par_opts o;
+  dlb_par_row cfg, r, ra;
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8; cfg.ep = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &ra, NULL) == DLB_OK);
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  /* ep 2, 4 experts a rank, top-2 of 8: 2 (1 - 4/8 x 3/7) = 11/7 ranks per token, so the
+  ** rank sends 1e6 / 2 x 11/7 bytes each way */
+  double b = 1e6 / 2 * (2 * (1 - 4.0 / 8 * 3.0 / 7));
+  CHECK_NEAR(b, 1e6 * 11.0 / 14, 1e-6);
+  double t = b / (153.0 / 200 * 10e9) + b / (158.0 / 200 * 10e9);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * t, 1e-15);
+  CHECK_NEAR(r.comm - r.ep_comm, ra.comm - ra.ep_comm, 1e-15);
+  CHECK_NEAR(r.compute, ra.compute, 1e-15);       /* the graph's gathers are the permutes */
+  /* ep 8, one expert a rank: the two experts always on two ranks, nothing deduplicated */
+  cfg.ep = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * (1e6 / (153.0 / 200 * 10e9) + 1e6 / (158.0 / 200 * 10e9)), 1e-15);
+  /* across nodes: 4 nodes of 4 over a 10 GB/s NIC each (1 us), 100 GB/s inside; 16 experts,
+  ** top-4, ep 16 spans the 4 nodes: 4 (1 - C(12,4) / C(16,4)) = 4 x 1325/1820 nodes a token */
+  dlb_par_cluster c4;
+  memset(&c4, 0, sizeof c4);
+  c4.per_node = 4; c4.nodes = 4;
+  c4.intra.bw = 100e9; c4.intra.eff = 1;
+  c4.inter.bw = 10e9; c4.inter.latency = 1e-6; c4.inter.eff = 1;
+  for (int i = 0; i < 4; i++) { L[i].experts = 16; L[i].top_k = 4; }
+  layout(&o, 16, &cfg, 1, 1, DLB_SCHED_1F1B);
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  cfg.dp = 16; cfg.ep = 16;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_OK);
+  b = 1e6 / 4 * (4 * 1325.0 / 1820);
+  t = 2 * 1e-6 + b / (58.0 / 50 * 10e9) + b / (57.0 / 50 * 10e9);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * t, 1e-15);
+  /* the alltoall dispatcher on the same layout: (n - g)/n of the copies over the NIC */
+  o.moe_dispatcher = DLB_DISPATCHER_ALLTOALL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &ra, NULL) == DLB_OK);
+  CHECK_NEAR(ra.ep_comm, 4 * 4 * (12 * 1e-6 + 12.0 / 16 * 1e6 / 10e9), 1e-15);
+  CHECK(r.ep_comm < ra.ep_comm);
+  /* one NIC for two devices halves the share each device has */
+  c4.nics = 2;
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * (2 * 1e-6 + b / (58.0 / 50 * 5e9) + b / (57.0 / 50 * 5e9)), 1e-15);
+  c4.nics = 0;
+  /* under moe_impl mcore the flex dispatcher has no second permutation and no counts'
+  ** all-gather or probabilities' all-to-all: the same all-to-all time as the graph's MoE,
+  ** less device time than mcore's alltoall dispatcher (4 local experts a rank at ep 4) */
+  cfg.ep = 4;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &ra, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, ra.ep_comm, 1e-15);
+  dlb_par_row rm, rg;
+  o.moe_dispatcher = DLB_DISPATCHER_ALLTOALL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &rm, NULL) == DLB_OK);
+  CHECK(r.compute < rm.compute);                   /* no second permutation */
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &rg, NULL) == DLB_OK);
+  CHECK(rm.ep_comm > rg.ep_comm);                  /* the alltoall dispatcher's counts */
+  /* bad input: no top_k under DeepEP, an unknown dispatcher, top_k above the experts */
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  for (int i = 0; i < 4; i++) L[i].top_k = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "DeepEP dispatcher needs layer 1's top_k") != NULL);
+  L[0].top_k = 17;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "top_k must be a whole number of at most its 16 experts") != NULL);
+  o.moe_dispatcher = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "moe_dispatcher must be 0") != NULL);
+}
+
+/* Megatron-Core's dispatchers with the attention's tensor parallelism (issue 27, branch
+** tp-ep; planner.c, the ep block), by hand on four MoE layers (8 experts, top-2, 1e6 bytes
+** of top-k copies and a 4e5-byte tensor-parallel activation per sample, two collectives a
+** layer) on one 10 GB/s tier, tp 2 with sequence parallelism, mb 1. Each rank holds 1/tp of
+** the tokens, so it sends c = 5e5 bytes of copies. Ring all-gather and reduce-scatter of
+** S bytes over n ranks: (n-1)/n S / bw each. */
+static void moe_tp_ep(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+    L[i].top_k = 2; L[i].tp_bytes = 4e5; L[i].tp_colls = 2;
+  }
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r, r1;
+  layout(&o, 4, &cfg, 1, 1, DLB_SCHED_1F1B);
+  o.seq_par = 1;
+  cfg.dp = 4; cfg.tp = 2;
+  /* without ep the MoE side's pair stays a dense MLP's (the allgather dispatcher's
+  ** all-gather and reduce-scatter of the hidden states over tp): two pairs a layer */
+  double pair = 2 * 0.5 * 4e5 / 10e9;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 2 * 2 * pair, 1e-15);
+  /* ep 8 with etp 1: both dispatchers' expert-tensor group has one rank, so the MoE side
+  ** has no tensor-parallel collective (token_dispatcher.py: tp_size = the expert-tensor
+  ** group's); the attention's pair, forward and backward, and the all-to-alls of c over ep */
+  cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r1, NULL) == DLB_OK);
+  CHECK_NEAR(r1.tp_comm, 4 * 2 * pair, 1e-15);
+  CHECK_NEAR(r1.ep_comm, 4 * 4 * 7.0 / 8 * 5e5 / 10e9, 1e-15);
+  /* ep 4 with etp 2, the alltoall dispatcher: the all-to-all of c over ep 4 (ranks 2
+  ** apart), then the all-gather over the 2 expert-tensor ranks of what each received (2 c
+  ** gathered) and the reduce-scatter of the experts' output (2 c) before the combine;
+  ** backward the reverse pair */
+  cfg.ep = 4; cfg.etp = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  double epair = 2 * 0.5 * 2 * 5e5 / 10e9;
+  CHECK_NEAR(r.tp_comm, 4 * 2 * (pair + epair), 1e-15);
+  CHECK_NEAR(r.ep_comm, 4 * 4 * 3.0 / 4 * 5e5 / 10e9, 1e-15);
+  /* full recompute reruns each layer's forward: its attention pair and the expert-tensor
+  ** pair once more in the backward, as the all-to-alls */
+  cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 3 * (pair + epair), 1e-15);
+  CHECK_NEAR(r.ep_comm, 4 * 6 * 3.0 / 4 * 5e5 / 10e9, 1e-15);
+  cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 3 * pair, 1e-15);
+  cfg.recompute = DLB_PAR_RECOMPUTE_NONE; cfg.ep = 4; cfg.etp = 2;
+  /* the flex dispatcher (DeepEP) with etp 2: no tensor-parallel collective; its group is
+  ** the tp_ep group (ep 4 slots of 2 ranks) and a token chosen for an expert goes to both
+  ** ranks of its slot: top-2 of 8 experts over 4 slots reaches 4 (1 - C(6,2)/C(8,2)) =
+  ** 13/7 slots, so the rank sends c / 2 x 2 x 13/7 bytes each way */
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * 2 * pair, 1e-15);
+  double b = 5e5 / 2 * 2 * 13.0 / 7;
+  CHECK_NEAR(r.ep_comm, 4 * 2 * (b / (153.0 / 200 * 10e9) + b / (158.0 / 200 * 10e9)), 1e-15);
+  /* etp 1 under DeepEP: the ep group alone, one rank a slot: ep 8, one expert a rank, top-2
+  ** on two ranks: c each way */
+  cfg.ep = 8; cfg.etp = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * (5e5 / (153.0 / 200 * 10e9) + 5e5 / (158.0 / 200 * 10e9)), 1e-15);
+  CHECK_NEAR(r.tp_comm, r1.tp_comm, 1e-15);
+  /* Megatron-Core's layer (moe_impl mcore), alltoall, ep 8, etp 1: beyond the graph's MoE
+  ** the counts' all-gather over the tp_ep group (8 ranks of 8 experts x 8 bytes each:
+  ** 7/8 x 512 / bw), the probabilities' all-to-all (latency: 0 here) and the aux loss's
+  ** token counts all-reduced over the tensor ranks (moe_utils.py, the tp_cp group: 64
+  ** bytes over 2 ranks, 2 (n-1)/n x 64 / bw), each forward */
+  o.moe_dispatcher = DLB_DISPATCHER_ALLTOALL;
+  o.moe_impl = DLB_MOE_MCORE;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm - r1.ep_comm, 4 * (7.0 / 8 * 512 / 10e9 + 64 / 10e9), 1e-15);
+  /* tp 1: no aux-loss all-reduce (the group is one rank) */
+  cfg.tp = 1; cfg.dp = 8; o.batch = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  o.moe_impl = DLB_MOE_GRAPH;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r1, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm - r1.ep_comm, 4 * 7.0 / 8 * 512 / 10e9, 1e-15);
+}
+
+int main(void) {
+  RUN(moe_cp);
+  RUN(moe_mcore);
+  RUN(moe_deepep);
+  RUN(moe_tp_ep);
+  RUN(te_fp8_per_expert);
+  return check_done();
+}
