@@ -7,6 +7,7 @@
 
 #include "dlb_parallel.h"
 #include "planner_ops.h"
+#include "dlb_roofline.h"
 
 /* x a whole number in [1, 1e12). */
 int dlb_par_whole(double x);
@@ -23,5 +24,56 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
                         const dlb_par_cluster *cl, const dlb_par_opts *o,
                         const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem,
                         int checked);
+
+/* Per-device accumulation of one layout (planner.c, and planner_moe.c's MoE layer costs). */
+typedef struct dlb_par_stage {
+  double f, b;          /* compute s per micro-batch, forward and backward */
+  double upd;           /* s of the optimizer update of its layers */
+  double rcf;           /* recomputed forward FLOPs per sample (for HFU) */
+  double tpf, tpb;      /* tensor-parallel allreduce s per micro-batch */
+  double params;        /* parameters held (after the tensor split) */
+  double trainable;     /* of which train (gradients, optimizer state, allreduce) */
+  double wbytes;        /* bytes of the weights held, before ZeRO-3 */
+  double kept;          /* activation bytes kept per sample */
+  double full;          /* largest layer's full activation bytes per sample (recompute) */
+  double core;          /* largest layer's attention-core bytes per sample (selective) */
+  double sacx;          /* largest block's bytes per sample rebuilt by per-op selective AC */
+  double rcmx;          /* largest layer's bytes per sample rebuilt by recompute_modules */
+  double xfer;          /* bytes per sample crossing out of its chunks */
+  double shard;         /* shardable parameters held before spreading */
+  double shard_t, shard_w; /* of which trainable, and their weight bytes */
+  double nl;            /* layers held */
+  double etrain, ewb;   /* expert parameters that train, and their weight bytes (after ep) */
+  double epf, epb;      /* MoE all-to-all s per micro-batch, forward and backward */
+  double cpf, cpb;      /* exposed context-parallel s per micro-batch */
+  double cpws;          /* context-parallel workspace bytes (K/V buffers of one layer) */
+  double mem;
+  double hf, hb, hu;    /* host seconds per micro-batch, forward and backward, and of the
+                           update (the host-side model: dlb_layer_host) */
+  /* host synchronisation points (a dropless MoE layer under DLB_MOE_MCORE): the phase's
+  ** stream up to the last one, closed (*done), and the device and host seconds at it */
+  double fdone, fmark, hfmark, bdone, bmark, hbmark;
+  /* the device's wait for the host at the start of the forward and the backward under
+  ** opts.phase_sync (the first op's host seconds): device seconds of the phase's first
+  ** segment, not work (host_idle) */
+  double leadf, leadb;
+} dlb_par_stage;
+
+/* The link a group of `span` consecutive ranks crosses (the intra-node link while it fits on
+** a node, else the inter-node one). */
+const dlb_par_link *dlb_par_group_link(const dlb_par_cluster *cl, double span);
+
+/* planner_moe.c: one MoE layer's token dispatch and combine through DeepEP's normal kernels
+** (seconds, dispatch + combine; copies: the rank's tokens' top-k copies in bytes, E experts,
+** top-k k, n expert slots of rep consecutive ranks), and Megatron-Core's MoE layer beyond the
+** graph's ops (moe_impl "mcore": the second permutation, the router's aux loss, the token
+** counts, the dropless host sync) added to stage s for one micro-batch of mbc samples at
+** load `load` on tl tensor ranks, ep x et expert ranks, tp x cp attention ranks; lrc: the
+** layer recomputed in full, side: a recompute module reruns its MoE side. */
+double dlb_par_deepep_time(double copies, double E, double k, double n, double rep,
+                           const dlb_par_cluster *cl);
+int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_par_cluster *cl,
+                        const dlb_par_opts *o, double ep, double et, double tp, double cp,
+                        double mbc, double load, double tl, int lrc, int side, dlb_par_stage *s);
 
 #endif
