@@ -343,8 +343,14 @@ local function framed(fname, o)
   if src:find("^default") then applied[#applied + 1] = "framework " .. p.name end
   local c = setmetatable({}, { __index = o })
   local zero = tonumber(o.zero)
-  for k, v in pairs(fw.plan_defaults(p, zero)) do
-    if o[k] == nil then rawset(c, k, v); applied[#applied + 1] = k .. " " .. tostring(v) end
+  -- in key order: the provenance text (r.defaults) is the same on every run (pairs' order
+  -- follows Lua 5.4's per-run string hash seed)
+  local d = fw.plan_defaults(p, zero)
+  local keys = {}
+  for k in pairs(d) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    if o[k] == nil then rawset(c, k, d[k]); applied[#applied + 1] = k .. " " .. tostring(d[k]) end
   end
   return c, p, src, fuse, applied
 end
