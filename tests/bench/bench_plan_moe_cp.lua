@@ -49,9 +49,9 @@ for _, c in ipairs(cases) do
   local r = t[1]
   print(string.format("bench_plan_moe_cp (%s), %s: %d layouts evaluated, %d kept; best %.0f ms, "
     .. "mean %.0f ms per search; best plan dp %d tp %d pp %d cp %d ep %d, zero %d, hsdp %d, "
-    .. "offload %s, step %.2f s, MFU %.1f%%", dlb.backend, c[1], evaluated, #t, best * 1e3,
+    .. "offload %s, step %.2f s, MFU %.1f%% (%s)", dlb.backend, c[1], evaluated, #t, best * 1e3,
     mean * 1e3, r.dp, r.tp, r.pp, r.cp, r.ep, r.zero, r.hsdp, tostring(r.offload), r.step,
-    100 * r.mfu))
+    100 * r.mfu, tostring(r.mfu_convention)))
   if best > worst then worst = best end
 end
 if worst > 1 then
