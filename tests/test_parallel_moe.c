@@ -14,9 +14,17 @@
 #include "check.h"
 #include "parallel_fixtures.h"
 
-/* Amdahl: S(8) with f = 0.1 is 1/(0.1 + 0.9/8) = 4.7059; the fit recovers f exactly.
-** ParaDnn sec. 4.3: FC max utilisation 100% on 1 core vs 62% on 8 cores -> speedup
-** 8 x 0.62 = 4.96 -> f = (1/4.96 - 1/8)/(1 - 1/8) = 0.08756. */
+/* Four uniform layers made MoE: 8 experts holding half each layer's 1e6 parameters, half
+** its FLOPs in them (expert_frac 0.5), 1e6 bytes of top-k copies dispatched per sample
+** (moe_bytes); top_k as given (0: not set). */
+static void moe_layers(dlb_par_layer L[4], double top_k) {
+  uniform_layers(L, 4);
+  for (int i = 0; i < 4; i++) {
+    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
+    L[i].top_k = top_k;
+  }
+}
+
 /* Expert and context parallelism and hybrid sharding (issue [21]), hand-derived on the
 ** uniform layers made MoE: each layer has 8 experts holding half its 1e6 parameters, half
 ** its FLOPs in them (expert_frac 0.5), and its router dispatches 1e6 bytes per sample
@@ -24,10 +32,7 @@
 ** flat tier of 10 GB/s without latency; no bytes, so times are FLOPs / (0.8 peak). */
 static void moe_cp(void) {
   dlb_par_layer L[4];
-  uniform_layers(L, 4);
-  for (int i = 0; i < 4; i++) {
-    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
-  }
+  moe_layers(L, 0);
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
   dlb_par_row cfg, r0, r;
@@ -315,7 +320,7 @@ static void moe_mcore(void) {
   CHECK(strstr(dlb_last_error(), "moe_impl must be 0") != NULL);
 }
 
-/* The DeepEP dispatcher (issue [21], branch deepep; planner.c DEEPEP_*), by hand on the
+/* The DeepEP dispatcher (issue [21], branch deepep; planner_moe.c DEEPEP_*), by hand on the
 ** moe_cp layers (1e6 bytes of top-k copies per sample, mb 1). A token goes once to each
 ** destination rank (within a node) or node (across nodes): with its k experts drawn from E
 ** held evenly by D destinations it reaches D (1 - C(E - E/D, k) / C(E, k)) of them. Each
@@ -324,11 +329,7 @@ static void moe_mcore(void) {
 ** NIC), plus the tier's latency; forward and backward one of each per layer. */
 static void moe_deepep(void) {
   dlb_par_layer L[4];
-  uniform_layers(L, 4);
-  for (int i = 0; i < 4; i++) {
-    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
-    L[i].top_k = 2;
-  }
+  moe_layers(L, 2);
   dlb_par_cluster cl = flat(10e9, 0);   /* one tier: within a "node" */
   dlb_par_opts o;
   dlb_par_row cfg, r, ra;
@@ -404,18 +405,15 @@ static void moe_deepep(void) {
 }
 
 /* Megatron-Core's dispatchers with the attention's tensor parallelism (issue 27, branch
-** tp-ep; planner.c, the ep block), by hand on four MoE layers (8 experts, top-2, 1e6 bytes
+** tp-ep; planner.c, the ep block; planner_moe.c), by hand on four MoE layers (8 experts, top-2, 1e6 bytes
 ** of top-k copies and a 4e5-byte tensor-parallel activation per sample, two collectives a
 ** layer) on one 10 GB/s tier, tp 2 with sequence parallelism, mb 1. Each rank holds 1/tp of
 ** the tokens, so it sends c = 5e5 bytes of copies. Ring all-gather and reduce-scatter of
 ** S bytes over n ranks: (n-1)/n S / bw each. */
 static void moe_tp_ep(void) {
   dlb_par_layer L[4];
-  uniform_layers(L, 4);
-  for (int i = 0; i < 4; i++) {
-    L[i].experts = 8; L[i].expert_params = 0.5e6; L[i].expert_frac = 0.5; L[i].moe_bytes = 1e6;
-    L[i].top_k = 2; L[i].tp_bytes = 4e5; L[i].tp_colls = 2;
-  }
+  moe_layers(L, 2);
+  for (int i = 0; i < 4; i++) { L[i].tp_bytes = 4e5; L[i].tp_colls = 2; }
   dlb_par_cluster cl = flat(10e9, 0);
   dlb_par_opts o;
   dlb_par_row cfg, r, r1;
