@@ -191,7 +191,7 @@ local function plan_opts(fname, o, ls)
     -- moe field sets it (dlb.frameworks.plan_defaults)
     moe_impl = enum(fname, "moe_impl", o.moe_impl, MOE_IMPLS, "graph"),
     -- how a MoE layer's tokens reach the experts (DLB_DISPATCHER_*: "alltoall", "deepep":
-    -- DeepEP's normal kernels at their measured bandwidth, graphs/parallel/planner.c)
+    -- DeepEP's normal kernels at their measured bandwidth, graphs/parallel/planner_moe.c)
     moe_dispatcher = enum(fname, "moe_dispatcher", o.moe_dispatcher, DISPATCHERS, "alltoall"),
     -- the data-parallel reduction's bytes per gradient element, from the stack's reduce
     -- dtype (a precision name; nil: g_bytes): graphs/parallel/dlb_parallel.h reduce_bytes
