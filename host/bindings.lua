@@ -155,6 +155,7 @@ B.functions = {
   "_analysis_nlayers(a: analysis) -> size = dlb_analysis_nlayers(a)",
   "_analysis_layer_name(a: analysis, i: size) -> string = dlb_analysis_layer_name(a, i)",
   "analysis_layer(a: analysis, i: size) -> o: double[6] = check dlb_analysis_layer(a, i, o)",
+  "analysis_update_tensors(a: analysis, i: size, chunk: number) -> o: double[2] = check dlb_analysis_update_tensors(a, i, chunk, o)",
   "analysis_exact(a: analysis) -> v: double = check dlb_analysis_footprint_exact(a, &v)",
   -- roofline (graphs/hw/dlb_roofline.h)
   "roof_defaults() -> d: struct dlb_roof = dlb_roof_init(&d)",
@@ -162,6 +163,9 @@ B.functions = {
   "_roofline_op_time(dev: struct dlb_roof, flops: number, bytes: number, gemm: numbers?[4] == 4 <gemm>) -> t: double, b: int = check dlb_op_time(&dev, flops, bytes, gemm, &t, &b)",
   "roofline_step_memory(schedule: int, weights: number, grads: number, opt: number, act: number, slack: number = 0) -> out: double = check dlb_step_memory(schedule, weights, grads, opt, act, slack, &out)",
   "roofline_step_temporaries(temps: number, live: number) -> out: double = check dlb_step_temporaries(temps, live, &out)",
+  "optim_chunk() -> number = dlb_optim_chunk()",
+  "optim_mta_launches(tensors: number, chunks: number, depth: int(1..5), scalarlist: bool = false) -> number = dlb_optim_mta_launches(tensors, chunks, depth, scalarlist)",
+  "optim_launches(kind: int, tensors: number, chunks: number, kernels: number = 0, ops: number = 0, sync: bool = false) -> r: struct dlb_optim_count = check dlb_optim_launches(kind, kernels, ops, sync, tensors, chunks, &r)",
   "roofline_ridge(dev: struct dlb_roof, achievable: bool) -> r: double = check dlb_roof_ridge(&dev, achievable, &r)",
   "roofline_attainable(dev: struct dlb_roof, intensity: number) -> r: double = check dlb_roof_attainable(&dev, intensity, &r)",
   "_roofline_time(dev: struct dlb_roof, flops: number, bytes: number) -> r: struct dlb_roof_result = check dlb_roofline_time(&dev, flops, bytes, &r)",

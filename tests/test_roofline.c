@@ -318,7 +318,51 @@ static void test_host_timeline(void) {
   CHECK(strstr(dlb_last_error(), "host_op") != NULL);
 }
 
+/* The optimizer step's launches (graphs/hw/optim_launch.c). Counts from the sources:
+** pytorch/pytorch aten/src/ATen/native/cuda/MultiTensorApply.cuh @ 4b6fea91c74c (tensor slots
+** {110, 64, 48, 36, 30} by depth, {96, 64, 48, 36, 30} with a scalar list, 320 blocks, 65536
+** elements a chunk) and torch/optim/adamw.py @ c15fcf4eb79d (_multi_tensor_adamw's eight
+** foreach ops at depths 1, 2, 1, 3, 2, 1 (scalar list), 1, 3 (scalar list); _fused_adamw's
+** _foreach_add_ of the device steps and _fused_adamw_ at depth 4). */
+static void test_optim_launches(void) {
+  dlb_optim_count c;
+  CHECK(dlb_optim_chunk() == 65536);
+  /* 100 one-chunk tensors: ceil(100 / slots) */
+  CHECK(dlb_optim_mta_launches(100, 100, 1, 0) == 1);   /* 110 slots */
+  CHECK(dlb_optim_mta_launches(100, 100, 1, 1) == 2);   /* 96 with a scalar list */
+  CHECK(dlb_optim_mta_launches(100, 100, 4, 0) == 3);   /* 36 */
+  /* one tensor of 1000 chunks: ceil(1000 / 320) */
+  CHECK(dlb_optim_mta_launches(1, 1000, 4, 0) == 4);
+  CHECK(dlb_optim_mta_launches(1, 1000, 6, 0) == -1);   /* depth 1..5 */
+  /* foreach over 100 one-chunk tensors: 1 + 2 + 1 + 3 + 2 + 2 + 1 + 3 = 15 launches; the 8
+  ** foreach ops and the CPU step increment dispatched */
+  CHECK(dlb_optim_launches(DLB_OPTIM_FOREACH, 0, 0, 0, 100, 100, &c) == DLB_OK);
+  CHECK(c.launches == 15 && c.dispatches == 9 && c.syncs == 0);
+  /* torch fused: ceil(100 / 110) + ceil(100 / 36) = 1 + 3, two dispatches */
+  CHECK(dlb_optim_launches(DLB_OPTIM_TORCH_FUSED, 0, 0, 0, 100, 100, &c) == DLB_OK);
+  CHECK(c.launches == 4 && c.dispatches == 2);
+  /* apex over 100 tensors of 1000 chunks: max(ceil(100 / 36), ceil(1000 / 320)) = 4 */
+  CHECK(dlb_optim_launches(DLB_OPTIM_APEX, 0, 0, 0, 100, 1000, &c) == DLB_OK);
+  CHECK(c.launches == 4 && c.dispatches == 1);
+  /* DeepSpeed's flat partition: the same chunks as one tensor, ceil(1000 / 320) */
+  CHECK(dlb_optim_launches(DLB_OPTIM_FLAT, 0, 0, 0, 1, 1000, &c) == DLB_OK);
+  CHECK(c.launches == 4 && c.dispatches == 1);
+  /* Composer's loop: 10 kernels, 11 host ops, one sync per tensor */
+  CHECK(dlb_optim_launches(DLB_OPTIM_LOOP, 10, 11, 1, 5, 7, &c) == DLB_OK);
+  CHECK(c.launches == 50 && c.dispatches == 55 && c.syncs == 5);
+  CHECK(dlb_optim_launches(DLB_OPTIM_PER_TENSOR, 0, 0, 0, 5, 7, &c) == DLB_OK);
+  CHECK(c.launches == 5 && c.dispatches == 5);
+  /* bad input names itself */
+  CHECK(dlb_optim_launches(9, 0, 0, 0, 5, 7, &c) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "unknown implementation 9") != NULL);
+  CHECK(dlb_optim_launches(DLB_OPTIM_APEX, 0, 0, 0, 5, 4, &c) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "chunks") != NULL);
+  CHECK(dlb_optim_launches(DLB_OPTIM_LOOP, 0, 0, 0, 5, 5, &c) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "kernels per tensor") != NULL);
+}
+
 int main(void) {
+  RUN(test_optim_launches);
   RUN(test_host_timeline);
   RUN(test_precisions);
   RUN(test_ridge);

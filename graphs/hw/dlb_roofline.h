@@ -126,6 +126,35 @@ DLB_API int dlb_step_memory(int schedule, double weights, double grads, double o
 ** non-finite input. */
 DLB_API int dlb_step_temporaries(double temps, double live, double *out);
 
+/* The optimizer step's kernel launches per implementation (graphs/hw/optim_launch.c, with the
+** sources of every count; docs/frameworks.md "Optimizer implementation"). */
+enum { DLB_OPTIM_NONE = 0,        /* no launch model: each update op one kernel (before) */
+       DLB_OPTIM_LOOP = 1,        /* a per-parameter loop of elementwise ops (torch 1.x Adam,
+                                     _single_tensor_adamw, Composer's DecoupledAdamW) */
+       DLB_OPTIM_FOREACH = 2,     /* PyTorch 2.x _multi_tensor_adamw: 8 foreach ops */
+       DLB_OPTIM_TORCH_FUSED = 3, /* torch.optim.AdamW(fused=True): _fused_adamw_ */
+       DLB_OPTIM_APEX = 4,        /* apex / Transformer Engine FusedAdam: multi_tensor_adam */
+       DLB_OPTIM_FLAT = 5,        /* DeepSpeed FusedAdam over one flat fp32 partition */
+       DLB_OPTIM_PER_TENSOR = 6   /* one fused kernel per tensor, each an op (TF1 ApplyAdam) */ };
+typedef struct dlb_optim_count {
+  double launches;     /* kernels launched on the device */
+  double dispatches;   /* Python-level ops the host dispatches (each the profile's host_op) */
+  double syncs;        /* host-device synchronisations (a .item() per parameter) */
+} dlb_optim_count;
+/* Elements per chunk of multi_tensor_apply (ATen's kChunkSize, apex's 2048 * 32): 65536. */
+DLB_API double dlb_optim_chunk(void);
+/* Kernels one multi_tensor_apply call launches over `tensors` tensors of `chunks` chunks in
+** all at `depth` (1..5) tensor lists, scalarlist != 0 for the scalar-list variant: the larger
+** of ceil(tensors / slots(depth)) and ceil(chunks / 320); -1 for bad input. */
+DLB_API double dlb_optim_mta_launches(double tensors, double chunks, int depth, int scalarlist);
+/* The launches, host dispatches and host syncs of one optimizer step of implementation
+** `kind` (DLB_OPTIM_*) over `tensors` parameter tensors holding `chunks` chunks in all
+** (sum of ceil(numel / dlb_optim_chunk()); chunks >= tensors). A loop takes its kernels and
+** host ops per tensor (from its source) and sync != 0 when each tensor's step reads a device
+** scalar. DLB_EINVAL for bad counts or an unknown kind. */
+DLB_API int dlb_optim_launches(int kind, double per_tensor_kernels, double per_tensor_ops,
+                               int sync, double tensors, double chunks, dlb_optim_count *out);
+
 /* Off-chip bytes moved by a tiled matmul C[m,n] = A[m,k] B[k,n], `batch` times, with
 ** elements of `elem` bytes and an on-chip cache of `cache` bytes. When A, B and C fit
 ** together they move once; otherwise square tiles of side t = floor(sqrt(cache/(3 elem)))

@@ -48,6 +48,16 @@ double dlb_timeline_end(const dlb_timeline *t);
 ** max(dev_s, host_s). The planner's rule per micro-batch phase. */
 double dlb_stream_time(double dev_s, double host_s);
 
+/* The optimizer step's update phase (graphs/hw/optim_launch.c) from a synchronisation point:
+** c's launches share `flops` and `bytes` evenly, each through the per-op rule (device seconds
+** into *dev_s); the host dispatches c->dispatches ops at d->host_op and issues every further
+** launch at d->kernel_overhead (into *host_s; 0 without a host model). Without syncs the phase
+** ends at dlb_stream_time(*dev_s, *host_s); with c->syncs host syncs it runs as that many
+** equal segments, each from a synchronisation point through the timeline. 0 launches: 0. */
+struct dlb_optim_count;
+double dlb_optim_time(const dlb_roof *d, const struct dlb_optim_count *c, double flops,
+                      double bytes, double *dev_s, double *host_s);
+
 /* Mark op i of a set as a fused attention kernel (roofline_graph.c, from the analysis). */
 struct dlb_opcosts;
 int dlb_opcosts_mark_attention(struct dlb_opcosts *c, size_t i);

@@ -213,6 +213,10 @@ typedef struct dlb_par_layer {
                             counts top_k copies); 0 = not known. The DeepEP dispatcher
                             (DLB_DISPATCHER_DEEPEP) needs it: it sends a token once per
                             destination rank or node, not once per expert */
+  /* the optimizer step's tensors (the launch model of opts.optim_impl; 0 = none known) */
+  double upd_tensors;    /* parameter tensors the layer's update steps (its trainable weights) */
+  double upd_chunks;     /* their multi_tensor_apply chunks in all: sum of ceil(numel / 65536)
+                            (dlb_analysis_update_tensors), unsharded */
 } dlb_par_layer;
 
 /* Criteria for splitting layers into stages. */
@@ -308,6 +312,14 @@ typedef struct dlb_par_opts {
                             recompute_modules): a sum of DLB_RCM_* flags; 0 = DLB_RCM_CORE_ATTN,
                             Megatron-Core's default. Non-zero under another policy is an error,
                             as is a module that reruns nothing in the model */
+  double optim_impl;     /* the optimizer step's launches (DLB_OPTIM_*, dlb_roofline.h): 0 =
+                            none (each update op one kernel, as before); else the update
+                            phase of each stage is dlb_optim_launches over its layers'
+                            upd_tensors / upd_chunks (sharded as the ZeRO stage divides the
+                            update) through dlb_optim_time */
+  double optim_kernels;  /* DLB_OPTIM_LOOP: kernels per tensor (from the loop's source) */
+  double optim_ops;      /* DLB_OPTIM_LOOP: host ops per tensor (>= optim_kernels) */
+  double optim_sync;     /* DLB_OPTIM_LOOP: 1 when each tensor's step syncs (.item()) */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

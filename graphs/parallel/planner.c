@@ -306,8 +306,22 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       /* ZeRO partitions the update over the replicas: dense over dp x cp (or the HSDP shard
       ** group), experts over their dp x cp / ep */
       double et = tl > 1 ? etp : 1;   /* the experts' tensor degree on this layer */
-      s->upd += tu * (1 - ef) / (zero >= 1 ? (hs > 0 ? hs : dpc) : 1)
-              + tu * ef * (tl / et) / ep / (zero >= 1 ? tp * dpc / (etp * ep) : 1);
+      double ushare = (1 - ef) / (zero >= 1 ? (hs > 0 ? hs : dpc) : 1)
+              + ef * (tl / et) / ep / (zero >= 1 ? tp * dpc / (etp * ep) : 1);
+      s->upd += tu * ushare;
+      if (o->optim_impl > 0 && l->upd_tensors > 0) {
+        /* the optimizer's launch model: the layer's update work at the same share, and its
+        ** tensors with their chunks shrunk as the share shrinks the bytes (a tensor split
+        ** over tl ranks, or sharded by ZeRO, is still one tensor of at least one chunk) */
+        double uf, ub;
+        dlb_layer_update(LT, dev, i, tl, sp, &uf, &ub);
+        s->uf += uf * ushare, s->ub += ub * ushare;
+        s->ut += l->upd_tensors;
+        double whole = 0, wf;
+        dlb_layer_update(LT, dev, i, 1, sp, &wf, &whole);
+        double frac = whole > 0 ? ub * ushare / whole : 1;
+        s->uc += fmax(l->upd_tensors, ceil(l->upd_chunks * frac));
+      }
       if (lrc) s->rcf += l->flops_fwd;
       if (selc) s->rcf += fmin(l->flops_core, l->flops_fwd);
       /* the host issuing the layer's ops (its recomputed forward, or core, again) */
@@ -599,7 +613,22 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       T = t; worst = d; xt = x;
       idle = (ef - df) + (eb - db);
     }
-    double su = dlb_stream_time(s->upd, s->hu);
+    double su;
+    if (o->optim_impl > 0 && s->ut > 0) {
+      /* the update phase as the implementation launches it (graphs/hw/optim_launch.c): its
+      ** launches, host dispatches and syncs over the stage's tensors, through the same
+      ** host / device rule (dlb_optim_time); DLB_OPTIM_FLAT steps one flat partition */
+      dlb_optim_count oc;
+      int kind = (int)o->optim_impl;
+      double ut = kind == DLB_OPTIM_FLAT ? 1 : s->ut;
+      st = dlb_optim_launches(kind, o->optim_kernels, o->optim_ops, o->optim_sync != 0, ut,
+                              fmax(ut, s->uc), &oc);
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      double ud, uh;
+      su = dlb_optim_time(dev, &oc, s->uf, s->ub, &ud, &uh);
+    } else {
+      su = dlb_stream_time(s->upd, s->hu);
+    }
     if (su > upd) upd = su;
     if (s->mem > S[fullest].mem) fullest = d;
     if (stage_mem) stage_mem[d] = s->mem;

@@ -70,8 +70,26 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->imbalance == 0 || (o->imbalance >= 1 && isfinite(o->imbalance))))
     return dlb_fail(DLB_EINVAL, "plan: imbalance must be >= 1 (the busiest expert's tokens over "
                     "the mean; 0 = 1), got %g", o->imbalance);
+  if (!(o->optim_impl >= DLB_OPTIM_NONE && o->optim_impl <= DLB_OPTIM_PER_TENSOR) ||
+      o->optim_impl != floor(o->optim_impl))
+    return dlb_fail(DLB_EINVAL, "plan: optim_impl must be 0 (none), 1 (loop), 2 (foreach), 3 "
+                    "(torch fused), 4 (apex), 5 (flat) or 6 (per tensor), got %g", o->optim_impl);
+  if (!(o->optim_sync == 0 || o->optim_sync == 1))
+    return dlb_fail(DLB_EINVAL, "plan: optim_sync must be 0 or 1, got %g", o->optim_sync);
+  if (o->optim_impl == DLB_OPTIM_LOOP) {   /* the rule's own check, once */
+    dlb_optim_count c;
+    int st = dlb_optim_launches(DLB_OPTIM_LOOP, o->optim_kernels, o->optim_ops, 0, 1, 1, &c);
+    if (st) return dlb_fail(st, "plan: optim_impl 1 (loop): optim_kernels %g, optim_ops %g: %s",
+                            o->optim_kernels, o->optim_ops, dlb_last_error());
+  }
   for (int i = 0; i < n; i++) {
     const dlb_par_layer *l = &L[i];
+    if (!(l->upd_tensors >= 0) || !isfinite(l->upd_tensors) ||
+        l->upd_tensors != floor(l->upd_tensors) || !(l->upd_chunks >= l->upd_tensors) ||
+        !isfinite(l->upd_chunks) || l->upd_chunks != floor(l->upd_chunks))
+      return dlb_fail(DLB_EINVAL, "plan: layer %d has upd_tensors %g and upd_chunks %g (whole "
+                      "numbers, chunks >= tensors: every tensor is a chunk at least)", i + 1,
+                      l->upd_tensors, l->upd_chunks);
     const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
                          l->params, l->act_out, l->act_kept, l->act_rep, l->act_in,
                          l->tp_bytes, l->tp_colls, l->shardable, l->tp_div, l->frozen,

@@ -29,6 +29,8 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
 typedef struct dlb_par_stage {
   double f, b;          /* compute s per micro-batch, forward and backward */
   double upd;           /* s of the optimizer update of its layers */
+  double uf, ub;        /* FLOPs and bytes of that update (its share after ZeRO) and */
+  double ut, uc;        /* its tensors and chunks (opts.optim_impl: dlb_optim_launches) */
   double rcf;           /* recomputed forward FLOPs per sample (for HFU) */
   double tpf, tpb;      /* tensor-parallel allreduce s per micro-batch */
   double params;        /* parameters held (after the tensor split) */

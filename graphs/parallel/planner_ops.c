@@ -206,23 +206,44 @@ static double per_expert(const dlb_par_op *o, double xe) {
   return nl > 1 ? nl : 1;
 }
 
+/* The FLOPs and (scaled) bytes of op o of a layer at mb samples on tensor degree tl, expert
+** degree ep, with sequence parallelism when sp (*xe: the expert degree its weights split
+** over): what op_time times, and what dlb_layer_update sums. */
+static void op_work(const dlb_roof *d, const dlb_par_op *o, double mb, double tl, double ep,
+                    int sp, double *f, double *b, double *xe) {
+  double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
+  /* expert parallelism (Megatron-Core's experts.py: num_local_experts = experts / ep, the
+  ** tokens of the ep ranks dispatched to them): a rank's expert ops hold experts/ep of the
+  ** weights and ep x the rows each, the same FLOPs; the update phase's share is the
+  ** planner's (dlb_par_evaluate divides it by ep) */
+  *xe = ((o->attention == 2 || o->attention == 4) && ep > 1 && o->phase != 2) ? ep : 1;
+  /* an op outside the tensor-parallel region runs whole on every rank, or on 1/tl of the
+  ** sequence under sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2) */
+  double ot = (o->replicated != 0 && !sp) ? 1 : tl;
+  *f = (o->flops_sample * mb + o->flops_fixed) / ot;
+  *b = scale * (o->bytes_sample * mb + o->bytes_fixed / *xe) / ot;
+}
+
+void dlb_layer_update(const dlb_layer_times *T, const dlb_roof *d, int li, double tl, int sp,
+                      double *f, double *b) {
+  *f = *b = 0;
+  for (int k = 0; k < T->count[li]; k++) {
+    const dlb_par_op *o = &T->ops[T->first[li] + k];
+    if (o->phase != 2) continue;
+    double of, ob, xe;
+    op_work(d, o, 1, tl, 1, sp, &of, &ob, &xe);
+    *f += of, *b += ob;
+  }
+}
+
 /* Seconds of one op o of a layer at mb samples on tensor degree tl, expert degree ep (its
 ** expert ops), with sequence parallelism when sp, under moe (DLB_MOE_*): the per-op rule
 ** (dlb_op_time_raw) at its own bound. */
 static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double tl, double ep,
                       int sp, int moe) {
-  double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   int mbound;
-  /* expert parallelism (Megatron-Core's experts.py: num_local_experts = experts / ep, the
-  ** tokens of the ep ranks dispatched to them): a rank's expert ops hold experts/ep of the
-  ** weights and ep x the rows each, the same FLOPs; the update phase's share is the
-  ** planner's (dlb_par_evaluate divides it by ep) */
-  double xe = ((o->attention == 2 || o->attention == 4) && ep > 1 && o->phase != 2) ? ep : 1;
-  /* an op outside the tensor-parallel region runs whole on every rank, or on 1/tl of the
-  ** sequence under sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2) */
-  double ot = (o->replicated != 0 && !sp) ? 1 : tl;
-  double f = (o->flops_sample * mb + o->flops_fixed) / ot;
-  double b = scale * (o->bytes_sample * mb + o->bytes_fixed / xe) / ot;
+  double f, b, xe;
+  op_work(d, o, mb, tl, ep, sp, &f, &b, &xe);
   double g[4] = { o->m, o->n, o->k, o->batch };
   if (o->m > 0) {
     int gd = (int)o->grow, sd = (int)o->split;

@@ -71,4 +71,10 @@ int dlb_layer_rcm(dlb_layer_times *T, const dlb_roof *d, int li, double mb, doub
 ** layer's flops_core); DLB_EINVAL naming the first module that reruns nothing. */
 int dlb_layer_rcm_check(const dlb_layer_times *T, double mods);
 
+/* The FLOPs and bytes of layer li's update ops (phase 2) on tensor degree tl, with sequence
+** parallelism when sp: what its update time (tu of dlb_layer_times_get) times op by op, for
+** the optimizer's launch model (dlb_optim_time). 0 for a layer without ops. */
+void dlb_layer_update(const dlb_layer_times *T, const dlb_roof *d, int li, double tl, int sp,
+                      double *f, double *b);
+
 #endif

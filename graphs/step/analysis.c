@@ -477,6 +477,22 @@ int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
   return DLB_OK;
 }
 
+int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, double out[2]) {
+  if (i >= a->s->nlayers)
+    return dlb_fail(DLB_EINVAL, "analysis: layer %zu out of range (%zu layers)", i, a->s->nlayers);
+  if (!(chunk >= 1) || !isfinite(chunk))
+    return dlb_fail(DLB_EINVAL, "analysis: chunk must be >= 1 element, got %g", chunk);
+  out[0] = out[1] = 0;
+  for (size_t k = 0; k < a->nops; k++) {
+    const op *p = &a->s->o[k];
+    if (p->type != OP_UPDATE || p->nin < 1 || a->layer[k] != (int)i) continue;
+    double n = a->numel[op_in(a->s, p)[0]];
+    out[0] += 1;
+    out[1] += n > 0 ? ceil(n / chunk) : 0;
+  }
+  return DLB_OK;
+}
+
 int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out) {
   return dlb_fp_exact(a->s, a->size, out, NULL);
 }

@@ -15,6 +15,7 @@
 -- behaviour before profiles (the algorithmic step and the caller's own switches). Every
 -- result says which profile it used and why (framework_source). docs/frameworks.md.
 local doc = require "dlbench.doc"
+local core = require "dlbench.backend"
 
 local M = {}
 
@@ -87,8 +88,11 @@ local function load(name)
   local u = t.optimizer_impl
   if type(u) ~= "table" or M.OPTIMIZER_IMPLS[u.kind] == nil or type(u.source) ~= "string" then
     error("dlb.frameworks: profile '" .. name .. "': optimizer_impl must be {kind = "
-      .. "\"fused\" | \"foreach\" | \"loop\", grad_clip = true | false, source = \"...\"}", 0)
+      .. "\"fused\" | \"foreach\" | \"loop\", grad_clip = true | false, launch = \"...\", "
+      .. "source = \"...\"}", 0)
   end
+  local ok, e = pcall(M.launch_of, u)
+  if not ok then error("dlb.frameworks: profile '" .. name .. "': " .. tostring(e), 0) end
   if type(t.sources) ~= "table" or #t.sources == 0 then
     error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
   end
@@ -216,6 +220,49 @@ M.OPTIMIZER_IMPLS = {
   foreach = "optimizer_foreach",   -- PyTorch's foreach sequence: 20 tensor passes (AdamW)
   loop = "optimizer_loop",         -- a per-parameter loop of elementwise ops: 22 (AdamW)
 }
+
+-- How the optimizer step launches its kernels (optimizer_impl.launch; graphs/hw/optim_launch.c,
+-- DLB_OPTIM_*, the names from the C enum): "none" (no launch model: each update op one
+-- kernel), "loop" (a per-parameter loop: optimizer_impl.kernels and host_ops per tensor from
+-- the loop's source, sync = true when each tensor's step reads a device scalar), "foreach",
+-- "torch_fused", "apex", "flat", "per_tensor".
+M.LAUNCHES = core.enum_names("DLB_OPTIM_")
+
+-- The launch model of an optimizer_impl table (or a launch name): kind (DLB_OPTIM_*), kernels
+-- and host ops per tensor and sync (a loop's; 0 otherwise). Errors name what is wrong.
+function M.launch_of(u)
+  if type(u) == "string" then u = { launch = u } end
+  if type(u) ~= "table" then
+    error("optimizer_impl must be a table {launch = ...} or a launch name, got " .. type(u), 0)
+  end
+  local kind = M.LAUNCHES[u.launch]
+  if kind == nil then
+    local names = {}
+    for k in pairs(M.LAUNCHES) do names[#names + 1] = k end
+    table.sort(names)
+    error("optimizer_impl.launch must be one of " .. table.concat(names, ", ") .. ", got "
+      .. tostring(u.launch), 0)
+  end
+  if kind == M.LAUNCHES.loop then
+    if type(u.kernels) ~= "number" or type(u.host_ops) ~= "number" or type(u.sync) ~= "boolean" then
+      error("optimizer_impl.launch \"loop\" needs kernels = and host_ops = (per tensor, from the "
+        .. "loop's source) and sync = true | false", 0)
+    end
+    return kind, u.kernels, u.host_ops, u.sync and 1 or 0
+  end
+  return kind, 0, 0, 0
+end
+
+-- The kernel launches, host dispatches and host syncs of one optimizer step under profile
+-- p's implementation over `tensors` parameter tensors of `chunks` multi_tensor_apply chunks
+-- in all (default: one each), by the one C rule (dlb_optim_launches).
+function M.optimizer_launches(p, tensors, chunks)
+  p = M.get(p, "dlb.frameworks.optimizer_launches")
+  local kind, k, h, sync = M.launch_of(p.optimizer_impl)
+  local r = core.optim_launches(kind, tensors, chunks or tensors, k, h, sync == 1)
+  return { launches = r.launches, dispatches = r.dispatches, syncs = r.syncs,
+    launch = p.optimizer_impl.launch }
+end
 
 -- The fusion passes profile p applies to a graph of family fam (a list of pass names): its
 -- fuse list, and the passes of its optimizer implementation (optimizer_impl).
@@ -466,6 +513,9 @@ function M.plan_defaults(p, zero)
   if p.seq_par ~= nil then d.seq_par = p.seq_par end
   if p.moe ~= nil then d.moe_impl = p.moe end
   if p.reduce_dtype ~= nil then d.reduce_dtype = p.reduce_dtype end
+  -- the optimizer step's launches (none: each update op one kernel, as before profiles)
+  local u = p.optimizer_impl
+  if u and u.launch and u.launch ~= "none" then d.optimizer_impl = u end
   local g = p.gather or {}
   if g.unit == "tensor" and (zero == nil or zero >= 3) then d.gather_tensors = g.tensors end
   return d
@@ -516,8 +566,13 @@ doc.doc(M.provenance, "dlb.frameworks.provenance(profile, source, calibration, d
   .. "result needs to be reproduced")
 doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string",
   "the provenance as one printed line")
+doc.doc(M.optimizer_launches, "dlb.frameworks.optimizer_launches(profile, tensors[, chunks]) -> "
+  .. "{launches=, dispatches=, syncs=, launch=}", "the kernels one optimizer step of the "
+  .. "profile's implementation launches over `tensors` parameter tensors holding `chunks` "
+  .. "chunks of 65536 elements in all, the Python-level ops its host dispatches and its host "
+  .. "syncs (graphs/hw/optim_launch.c, each count with its source)")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
-  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=}", "the planner options a profile sets when the caller does not")
+  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile sets when the caller does not")
 -- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
 -- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =
 -- ...} or host_layer > 0: a positive number; a catalogue device's fields are 0, which is

@@ -763,6 +763,10 @@ function M.from_graph(g, o)
     end
     -- the layer's own weight bytes (quantised weights are smaller than params x w_bytes)
     if (L1[i].weight_bytes or 0) > 0 then r.weight_bytes = L1[i].weight_bytes end
+    -- the parameter tensors its optimizer step updates and their multi_tensor_apply chunks
+    -- (the launch model of a profile's optimizer_impl, graphs/hw/optim_launch.c)
+    local ut, uc = core.analysis_update_tensors(s1.analysis, i - 1, core.optim_chunk())
+    if ut > 0 then r.upd_tensors, r.upd_chunks = ut, uc end
     out[i] = r
   end
   local moe = {}

@@ -56,7 +56,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
     "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "moe_dispatcher", "reduce_dtype", "phase_sync",
-    "recompute_every", "recompute_modules" }
+    "recompute_every", "recompute_modules", "optimizer_impl" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -151,8 +151,18 @@ local function reduce_bytes_of(fname, dt)
     .. "\"fp16\", ...), got %s", fname, tostring(dt)), 4)
 end
 
+-- The planner's optimizer launch model from option optimizer_impl (a profile's optimizer_impl
+-- table, or a launch name; nil: none): {kind, kernels, ops, sync} (dlb.frameworks.launch_of).
+local function optim_of(fname, u)
+  if u == nil then return { kind = 0, kernels = 0, ops = 0, sync = 0 } end
+  local ok, kind, k, h, sync = pcall(require("dlbench.frameworks").launch_of, u)
+  if not ok then error(fname .. ": option " .. tostring(kind), 4) end
+  return { kind = kind, kernels = k, ops = h, sync = sync }
+end
+
 local function plan_opts(fname, o, ls)
   local rc = o.recompute
+  local optim = optim_of(fname, o.optimizer_impl)
   local zero = o.zero
   -- a graph's own bytes per parameter, unless the caller gives them
   local sb = ls and ls.state_bytes
@@ -196,6 +206,10 @@ local function plan_opts(fname, o, ls)
     -- the data-parallel reduction's bytes per gradient element, from the stack's reduce
     -- dtype (a precision name; nil: g_bytes): graphs/parallel/dlb_parallel.h reduce_bytes
     reduce_bytes = reduce_bytes_of(fname, o.reduce_dtype),
+    -- the optimizer step's launches (graphs/hw/optim_launch.c; a profile's optimizer_impl
+    -- sets it: dlb.frameworks.plan_defaults); nil: each update op one kernel, as before
+    optim_impl = optim.kind, optim_kernels = optim.kernels, optim_ops = optim.ops,
+    optim_sync = optim.sync,
     balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
     shard = o.shard and 1 or 0,
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
@@ -350,7 +364,9 @@ local function framed(fname, o)
   for k in pairs(d) do keys[#keys + 1] = k end
   table.sort(keys)
   for _, k in ipairs(keys) do
-    if o[k] == nil then rawset(c, k, d[k]); applied[#applied + 1] = k .. " " .. tostring(d[k]) end
+    -- (a table value, the optimizer's implementation, by its launch name)
+    local v = type(d[k]) == "table" and (d[k].launch or "?") or tostring(d[k])
+    if o[k] == nil then rawset(c, k, d[k]); applied[#applied + 1] = k .. " " .. v end
   end
   return c, p, src, fuse, applied
 end
@@ -776,7 +792,7 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
   "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "moe_dispatcher", "reduce_dtype",
-  "phase_sync", "recompute_every", "recompute_modules" }
+  "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
