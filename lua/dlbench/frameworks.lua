@@ -566,6 +566,10 @@ doc.doc(M.provenance, "dlb.frameworks.provenance(profile, source, calibration, d
   .. "result needs to be reproduced")
 doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string",
   "the provenance as one printed line")
+doc.doc(M.launch_of, "dlb.frameworks.launch_of(optimizer_impl | launch name) -> kind, kernels, "
+  .. "host_ops, sync", "the optimizer launch model of a profile's optimizer_impl (DLB_OPTIM_* "
+  .. "kind; a loop's kernels and host ops per tensor and sync 0/1), checked, with an error "
+  .. "naming what is wrong")
 doc.doc(M.optimizer_launches, "dlb.frameworks.optimizer_launches(profile, tensors[, chunks]) -> "
   .. "{launches=, dispatches=, syncs=, launch=}", "the kernels one optimizer step of the "
   .. "profile's implementation launches over `tensors` parameter tensors holding `chunks` "
