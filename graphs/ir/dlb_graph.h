@@ -258,8 +258,9 @@ DLB_API const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
 ** out[2] backward FLOPs (with recompute), out[3] update FLOPs, out[4] bytes of forward
 ** activations the layer sends to other layers, out[5] bytes of its weights. */
 DLB_API int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
-/* The parameter tensors layer i's optimizer step updates (one per update op: the trainable
-** weights; frozen ones have none): out[0] their count, out[1] the sum of ceil(numel / chunk)
+/* The parameter tensors layer i's optimizer step updates with Adam or AdamW (one per update
+** op: the trainable weights; frozen ones have none; another optimizer's: none, as its
+** launches are not counted): out[0] their count, out[1] the sum of ceil(numel / chunk)
 ** over them (the chunks a multi-tensor kernel splits them into; chunk >= 1 elements,
 ** dlb_optim_chunk()). DLB_EINVAL for a layer out of range or a chunk < 1. */
 DLB_API int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk,

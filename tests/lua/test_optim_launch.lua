@@ -144,6 +144,17 @@ T.test("a layer's update tensors and chunks (dlb_analysis_update_tensors)", func
   -- a block of the zoo's GPT (q, k, v, out projections apart): 4 x 768^2 (9 chunks each) +
   -- 2 x 768 x 3072 (36 each) + 6 biases and 4 norm vectors (1 each) = 16 tensors, 118 chunks
   T.eq(ls[2].upd_tensors, 16); T.eq(ls[2].upd_chunks, 118)
+  -- the counts are Adam's / AdamW's: another optimizer's update has no launch model
+  -- (the zoo's ResNet trains with momentum SGD by default, as its papers did)
+  local sg = P.layers.from_graph(dlb.models.resnet { depth = 18 }, { framework = "pytorch1-ddp" })
+  local ad = P.layers.from_graph(dlb.models.resnet { depth = 18 }, { framework = "pytorch1-ddp",
+    optimizer = "adam" })
+  local nsg, nad = 0, 0
+  for i = 1, #sg do nsg, nad = nsg + (sg[i].upd_tensors or 0), nad + (ad[i].upd_tensors or 0) end
+  T.eq(nsg, 0, "momentum SGD: no tensors counted")
+  -- torchvision's resnet18 has 62 parameter tensors (20 convolutions, 20 batch norms x 2, the
+  -- fc's weight and bias)
+  T.eq(nad, 62, "Adam: every trainable tensor")
   T.checkerr("chunk must be >= 1", function()
     local s = g:stats { b = 1, precision = "mixed" }
     core.analysis_update_tensors(s.analysis, 0, 0)
