@@ -107,6 +107,12 @@ end
 
 M.logit_elements = logit_elements
 
+-- Whether profile prof's optimizer offload keeps every device gradient until zero_grad (its
+-- memory table's offload_gradients = false, above); g:stats and the planner both ask here.
+function M.offload_keeps_gradients(prof)
+  return type(prof) == "table" and type(prof.memory) == "table" and prof.memory.offload_gradients == false
+end
+
 -- A memory table's fields (the terms above), checked by name where a profile is derived
 -- (dlb.frameworks.derive): unknown keys are refused; flags must be booleans.
 local MEMORY_KEYS = { loss = true, context = true, adam_temporaries = true, zero_fp32_grads = true,

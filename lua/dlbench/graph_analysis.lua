@@ -297,8 +297,7 @@ function Graph:stats(opts)
   local offload = o.offload and offload_of(o, t, a, head) or nil
   -- a stack whose optimizer offload leaves each device gradient in place until zero_grad
   -- (memory.offload_gradients = false: torchao's CPUOffloadOptimizer default) holds them all
-  if offload and offload.optimizer and o.framework and type(prof.memory) == "table"
-    and prof.memory.offload_gradients == false then
+  if offload and offload.optimizer and o.framework and fwmemory.offload_keeps_gradients(prof) then
     offload.keeps_gradients = true
   end
   local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,

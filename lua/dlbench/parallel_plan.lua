@@ -41,7 +41,7 @@ local function layers_of(fname, g, o, fuse, prof)
       fuse = not byprof and fuse or nil, framework = byprof and prof or nil })
     -- optimizer offload that keeps the device gradients (framework_memory's
     -- offload_gradients = false): apply_offload keeps them
-    if prof and type(prof.memory) == "table" and prof.memory.offload_gradients == false then
+    if require("dlbench.framework_memory").offload_keeps_gradients(prof) then
       rawset(ls, "offload_keeps_gradients", true)
     end
     return ls
