@@ -30,6 +30,15 @@
 --     the optimizer step into the backward pass"): no step holds every gradient, so g:stats
 --     keeps the graph schedule's peak (each gradient applied as it is made) as the footprint
 --     and roofline.time's need counts the gradients live at that peak (s.optimizer_in_backward).
+--   memory.offload_gradients = false: under optimizer offload the stack copies each gradient
+--     to the host as the backward pass makes it but leaves the device gradient in place until
+--     zero_grad (torchao's CPUOffloadOptimizer with its default offload_gradients=False,
+--     torchao/prototype/low_bit_optim/cpu_offload.py: the post-accumulate-grad hook copies
+--     p_device.grad to the pinned host gradient and frees it only when offload_gradients is
+--     set): every trainable gradient is held at the peak, as without offload (the framework
+--     schedule; s.offload.keeps_gradients). true, or no term: the gradients leave as they are
+--     made (ZeRO-Offload, Ren et al. 2021 sec. 4.1; torchao with offload_gradients=True).
+--     Without optimizer offload the term changes nothing.
 --   memory.context = bytes: what the process holds on the device before any tensor (the
 --     CUDA context with the framework's kernels loaded), as nvidia-smi sees it: workspace.
 --   memory.adam_temporaries = k: torch.optim.AdamW's foreach step (_multi_tensor_adamw:
@@ -98,17 +107,23 @@ end
 
 M.logit_elements = logit_elements
 
+-- Whether profile prof's optimizer offload keeps every device gradient until zero_grad (its
+-- memory table's offload_gradients = false, above); g:stats and the planner both ask here.
+function M.offload_keeps_gradients(prof)
+  return type(prof) == "table" and type(prof.memory) == "table" and prof.memory.offload_gradients == false
+end
+
 -- A memory table's fields (the terms above), checked by name where a profile is derived
 -- (dlb.frameworks.derive): unknown keys are refused; flags must be booleans.
 local MEMORY_KEYS = { loss = true, context = true, adam_temporaries = true, zero_fp32_grads = true,
-  fp32_grad_copy = true, buckets = true, optimizer_in_backward = true }
+  fp32_grad_copy = true, buckets = true, optimizer_in_backward = true, offload_gradients = true }
 local LOSS_KEYS = { autocast = true, upcast = true, chunks = true }
 function M.check(m, fname, level)
   local options = require "dlbench.options"
   level = (level or 2) + 1
   options.check(m, MEMORY_KEYS, fname .. " memory", level, true)
   if m.loss ~= nil then options.check(m.loss, LOSS_KEYS, fname .. " memory.loss", level, true) end
-  for _, k in ipairs { "optimizer_in_backward", "zero_fp32_grads", "fp32_grad_copy" } do
+  for _, k in ipairs { "optimizer_in_backward", "zero_fp32_grads", "fp32_grad_copy", "offload_gradients" } do
     if m[k] ~= nil and type(m[k]) ~= "boolean" then
       error(string.format("%s: memory.%s must be true or false, got %s", fname, k, tostring(m[k])), level)
     end

@@ -295,6 +295,11 @@ function Graph:stats(opts)
   local head = o.offload and o.offload.activations
     and 2 * (R.grad_elem(o.precision_name) or 4) * fwmemory.logit_elements(self, names, values) or 0
   local offload = o.offload and offload_of(o, t, a, head) or nil
+  -- a stack whose optimizer offload leaves each device gradient in place until zero_grad
+  -- (memory.offload_gradients = false: torchao's CPUOffloadOptimizer default) holds them all
+  if offload and offload.optimizer and o.framework and fwmemory.offload_keeps_gradients(prof) then
+    offload.keeps_gradients = true
+  end
   local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
                   activations = t.activations, workspace = t.workspace }
   if offload then -- the device's footprint; the whole step's stays in offload.footprint_full

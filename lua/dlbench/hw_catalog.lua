@@ -719,6 +719,15 @@ local DEVICE = {
   ["H100-SXM"] = { sm_count = 132, src = "datasheet: 132 SMs (H100 SXM5, Hopper whitepaper)" },
   ["H200-SXM"] = { sm_count = 132, src = "datasheet: 132 SMs (the H100 SXM5 die)" },
   ["MI300X"] = { sm_count = 304, src = "datasheet: 304 compute units" },
+  -- B200: NVIDIA's B200 datasheets and the Blackwell whitepaper give no SM count; two dies
+  -- of 80 SMs with 74 enabled each (Chips and Cheese, "Nvidia's B200: Keeping the CUDA
+  -- Juggernaut Rolling", 2025), the count the device reports in NVIDIA's own benchmark
+  -- configurations (NVIDIA/cudnn-frontend pull request 817: "NVIDIA B200, SM100 (10, 0),
+  -- 148 SMs")
+  ["B200"] = { sm_count = 148, src = "published, not on NVIDIA's datasheets: 2 dies x 74 "
+    .. "enabled SMs = 148 (Chips and Cheese 2025, 'Nvidia's B200: Keeping the CUDA Juggernaut "
+    .. "Rolling'); NVIDIA/cudnn-frontend PR 817's benchmark configuration: 'NVIDIA B200, SM100 "
+    .. "(10, 0), 148 SMs'" },
   ["Skylake-n1-32"] = { vector_width = 16, src = "seed 004 Table 3: AVX-512, 16 fp32 lanes" },
   ["KNL-7250"] = { vector_width = 16, src = "datasheet: AVX-512, 16 fp32 lanes" },
   ["Xeon-E5-2680"] = { vector_width = 8, src = "datasheet: AVX2, 8 fp32 lanes" },
@@ -734,6 +743,16 @@ local DEVICE = {
 --   H100 SXM5: the same kernels reach up to 335 TFLOP/s forward + backward (ibid., Fig. 7;
 --     no TMA / wgmma, which FlashAttention-3 adds: Shah et al. 2024), 335 / 989.5 = 0.339
 --     -> 0.34 of the dense 16-bit peak.
+--   B200 (issue [21], added after seeing every B200 validation row predicted too fast):
+--     FlashAttention-2 (flash-attn 2.x, no tcgen05 / TMEM: it runs its sm80 mma.sync code)
+--     in NVIDIA's own B200 SDPA training benchmark (NVIDIA/cudnn-frontend,
+--     benchmark/sdpa_benchmark_training/artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv,
+--     commit bb37575d): BF16, head dim 128, 128 query / 8 KV heads, sequence 16k, causal
+--     (FLOPs counted half): 425.1 TFLOP/s forward, 336.6 backward; 3.5 / (2250/425.1 +
+--     2.5 x 2250/336.6) = 0.159 -> 0.16 of the dense 2250. Its causal rate stands for the
+--     non-causal one (no non-causal FA2 hdim-128 forward + backward figure on B200 was
+--     found); the one non-causal figure (flash-attention issue 1589, flash_attn 2.7.4 on
+--     B200, head dim 64, 16k: 345.8 TFLOP/s forward + backward = 0.154) agrees within 4%.
 -- The 40 GB A100 is the same GA100 die at the same clocks (the kernel is compute-bound;
 -- only HBM differs); the H200 is the H100 die. Other devices: no published number, none.
 local ATTN = {
@@ -744,6 +763,10 @@ local ATTN = {
   ["H100-SXM"] = { 0.34, "Dao 2023 (FlashAttention-2) Fig. 7: up to 335 TFLOP/s forward + "
     .. "backward on H100 SXM5 = 0.34 of 989.5" },
   ["H200-SXM"] = { 0.34, "as H100-SXM (the same die): Dao 2023 Fig. 7, 335 / 989.5" },
+  ["B200"] = { 0.16, "NVIDIA/cudnn-frontend B200 SDPA benchmark (sdpa_bf16_benchmark_results_"
+    .. "NVIDIA_B200.csv), flash-attn FlashAttention-2, BF16, hdim 128, 16k, causal (FLOPs "
+    .. "counted half): 425.1 forward, 336.6 backward TFLOP/s: 3.5 / (2250/425.1 + 2.5 x "
+    .. "2250/336.6) = 0.16 (flash-attention issue 1589, non-causal hdim 64: 345.8 / 2250 = 0.15)" },
 }
 -- The fabric as NCCL sees it (issue [19]; dlb.parallel.cluster's nics, nvlink, nvls, read by
 -- dlb_par_nccl_topo): the NVLink generation inside a node (NCCL's compute-capability rows and

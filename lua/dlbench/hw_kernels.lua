@@ -64,4 +64,35 @@ return {
     cudnn = { 0.54, "as H100-SXM (the same die): Shah et al. 2024 Fig. 5 / 6, cuDNN 595 / 516 TFLOP/s",
       causal = { 0.91, "as H100-SXM (the same die): Shah et al. 2024 Fig. 5, cuDNN 539 against 595" } },
   },
+  -- The B200 (issue [21]; added after seeing every B200 validation row predicted too fast,
+  -- docs/validation.md): cuDNN's fused attention, which Transformer Engine runs on Blackwell
+  -- (nemo, megatron-core), from NVIDIA's own SDPA training benchmark on B200
+  -- (NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training/artifacts/
+  -- sdpa_bf16_benchmark_results_NVIDIA_B200.csv, commit bb37575d; the earlier commit
+  -- cb560b92 of the same file is within 1%): PyTorch's cuDNN backend, BF16, head dim 128,
+  -- 128 query / 8 KV heads, sequence 16k, causal (FLOPs counted half): 1332.4 TFLOP/s
+  -- forward, 1074.8 backward, so forward + backward 3.5 / (1/1332.4 + 2.5/1074.8) = 1137.6
+  -- TFLOP/s = 0.506 of the dense 2250 (the causal rate). The file has no non-causal rows;
+  -- the causal over non-causal ratio is the same benchmark's on GB200 (the same Blackwell
+  -- SM100 kernels; results/llama3.1/gb200/llama3.1_20260424_100750.csv, cuDNN 9.22, BF16,
+  -- hdim 128, 64 / 8 heads, batch 2, 16k, non-deterministic): causal 1708 forward / 1328
+  -- backward, no mask 1697 / 1374, forward + backward 1418.1 against 1453.0 = 0.976 -> 0.98
+  -- (derived); the non-causal efficiency is then 0.506 / 0.976 = 0.518 -> 0.52 (derived).
+  -- A causal decoder's kernels (the cudnn family skips the masked blocks) are timed at
+  -- 0.52 x 0.98 = 0.51 of the peak on half the FLOPs: the B200 figure itself.
+  -- Not here: FlashAttention-2 (its B200 figure is the device's attn_eff, hw_catalog.lua;
+  -- no causal ratio published for it on B200), FlashAttention-3 (Hopper only: it does not
+  -- run on B200, meta-pytorch/tritonbench PR 171), FlashAttention-4 (no profile names it;
+  -- its own figures: flash-attention PR 2280, hdim 128, 8k, non-causal, 1534.8 forward,
+  -- 1359.8 backward TFLOP/s = 0.62 forward + backward).
+  ["B200"] = {
+    cudnn = { 0.52, "NVIDIA/cudnn-frontend SDPA training benchmark on B200 (sdpa_bf16_benchmark_"
+      .. "results_NVIDIA_B200.csv), PyTorch cuDNN backend, BF16, hdim 128, 16k, causal (FLOPs "
+      .. "counted half): 1332.4 forward, 1074.8 backward TFLOP/s, 3.5 / (2250/1332.4 + 2.5 x "
+      .. "2250/1074.8) = 0.506; over the causal ratio 0.976 (GB200, below): 0.52 non-causal (derived)",
+      causal = { 0.98, "derived: the same benchmark on GB200 (results/llama3.1/gb200, cuDNN 9.22, "
+        .. "BF16, hdim 128, 16k), forward + backward with causal mask (FLOPs counted half) 1708 / "
+        .. "1328 TFLOP/s against no mask 1697 / 1374: 1418.1 / 1453.0 = 0.98 (no non-causal "
+        .. "rows in the B200 file)" } },
+  },
 }

@@ -37,8 +37,14 @@ local function layers_of(fname, g, o, fuse, prof)
         .. "parallel memory rule (every layout holds its gradients to the step); time the "
         .. "one-device step with g:stats + dlb.roofline.time", 3)
     end
-    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
+    local ls = layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
       fuse = not byprof and fuse or nil, framework = byprof and prof or nil })
+    -- optimizer offload that keeps the device gradients (framework_memory's
+    -- offload_gradients = false): apply_offload keeps them
+    if require("dlbench.framework_memory").offload_keeps_gradients(prof) then
+      rawset(ls, "offload_keeps_gradients", true)
+    end
+    return ls
   end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
@@ -616,7 +622,10 @@ local function apply_offload(r, off, ls, po, cfg, hw, fname)
   local traffic = 0
   if off.optimizer then
     traffic = traffic + g + w   -- gradients down, the updated weights up
-    opt, g = 0, 0
+    opt = 0
+    -- the gradients leave as they are made, unless the stack keeps them on the device until
+    -- zero_grad (the profile's memory.offload_gradients = false, as g:stats counts it)
+    if not rawget(ls, "offload_keeps_gradients") then g = 0 end
   end
   if off.params then
     -- the largest layer's weights stay (a working set, split by tensor parallelism)

@@ -542,7 +542,8 @@ end
 -- true: the peak's, none). Shared by core_footprint and g:stats under a framework profile
 -- (one footprint).
 function M.holds_all_gradients(offload, inference, in_bwd)
-  return not (inference or in_bwd or (type(offload) == "table" and offload.optimizer))
+  return not (inference or in_bwd or (type(offload) == "table" and offload.optimizer
+    and not offload.keeps_gradients))
 end
 function M.gradients_held(peak, trainable, params, prec, offload, inference, in_bwd)
   if not M.holds_all_gradients(offload, inference, in_bwd) then return peak end
@@ -550,7 +551,8 @@ function M.gradients_held(peak, trainable, params, prec, offload, inference, in_
   return n and n * (M.grad_elem(prec) or 4) or peak
 end
 doc.doc(M.holds_all_gradients, "dlb.roofline.holds_all_gradients(offload, inference[, in_bwd]) -> boolean",
-  "whether a step holds every trainable gradient at its peak (false under optimizer offload, for inference "
+  "whether a step holds every trainable gradient at its peak (false under optimizer offload unless the "
+  .. "offload keeps the device gradients (s.offload.keeps_gradients: a profile's memory.offload_gradients = false), for inference "
   .. "and when the optimizer steps in the backward pass)")
 doc.doc(M.gradients_held, "dlb.roofline.gradients_held(peak, trainable, params, precision[, offload[, inference[, in_bwd]]]) -> bytes",
   "gradient bytes a framework holds at the step's peak: trainable x gradient bytes (peak under "

@@ -25,6 +25,7 @@ end
 local DATA = (debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or ".") .. "/../../notebooks/data/"
 local TT = dofile(DATA .. "memory_measured_torchtune.lua")
 local PE = dofile(DATA .. "memory_measured_peft.lua")
+local TA = dofile(DATA .. "memory_measured_torchao.lua")
 
 local b1, m1, fp = timeit(function()
   local g, st = D.build(dlb, { model = "qwen-72b", method = "qlora" }, 8192)
@@ -60,7 +61,8 @@ end
 -- predicted (Llama 3.2 3B at batch 2 x 4096, graph build, analysis under the derived
 -- pytorch-ddp profile with torchtune's memory terms, roofline.time's need), and how many of
 -- the comparable rows are within 10%; (5) the same for PEFT's table (bloomz-7b1, fp32, its
--- 2 predicted rows)
+-- 2 predicted rows); (6) and torchao's optimizer CPU offload table (ViT-g/14, full bf16,
+-- checkpointing, batch 32: 4 rows)
 local function source(S, key)
   return function()
     local within, n, p = 0, 0, 0
@@ -78,7 +80,7 @@ local function source(S, key)
     return string.format("%d rows predicted, %d of %d comparable rows within 10%%", p, within, n)
   end
 end
-for _, c in ipairs { { "torchtune", TT, "gib" }, { "peft", PE, "gb" } } do
+for _, c in ipairs { { "torchtune", TT, "gib" }, { "peft", PE, "gb" }, { "torchao", TA, "gb" } } do
   local b, m, tally = timeit(source(c[2], c[3]))
   print(string.format("bench_finetune_memory (%s): %s table, %d rows (%s): best %.0f ms, "
     .. "mean %.0f ms", dlb.backend, c[1], #c[2].rows, tally, b * 1e3, m * 1e3))

@@ -136,6 +136,44 @@ T.test("attention kernel: device x kernel family", function()
     .. "skipped, no published causal rate on A100-SXM4-80GB: at the non-causal rate)")
 end)
 
+T.test("attention kernel on the B200: cuDNN from NVIDIA's own SDPA benchmark (issue [21])", function()
+  local B = dlb.hw.get("B200")
+  local PK = B.peak.bf16   -- 2250 TFLOP/s dense
+  local function fwdbwd(f, b) return 3.5 / (PK / 1e12 / f + 2.5 * PK / 1e12 / b) end
+  -- NVIDIA/cudnn-frontend sdpa_bf16_benchmark_results_NVIDIA_B200.csv, PyTorch cuDNN backend,
+  -- hdim 128, 16k, causal (FLOPs counted half): 1332.4 forward, 1074.8 backward TFLOP/s
+  local causal_eff = fwdbwd(1332.4, 1074.8)
+  T.near(causal_eff, 0.506, 0.001)
+  -- the causal over non-causal ratio: the same benchmark on GB200 (cuDNN 9.22, 16k),
+  -- causal 1708 / 1328 against no mask 1697 / 1374 (forward / backward TFLOP/s)
+  local ratio = fwdbwd(1708, 1328) / fwdbwd(1697, 1374)
+  local K = require "dlbench.hw_kernels"
+  T.near(K.B200.cudnn.causal[1], ratio, 0.005, "cuDNN causal ratio on Blackwell")
+  T.near(K.B200.cudnn[1], causal_eff / ratio, 0.005, "cuDNN non-causal, derived")
+  assert(K.B200.cudnn[2]:find("1332.4", 1, true) and K.B200.cudnn[2]:find("1074.8", 1, true))
+  assert(K.B200.cudnn.causal[2]:find("1708", 1, true) and K.B200.cudnn.causal[2]:find("1374", 1, true))
+  -- the profiles that name cuDNN (Transformer Engine: nemo, megatron-core) get it
+  local ec, kc = F.attention_eff(F.get("nemo"), B, "bf16")
+  T.eq(ec, 0.52); T.eq(kc, "cudnn")
+  -- fp8 steps run attention in bf16: the same TFLOP/s as a fraction of the fp8 peak
+  T.near(F.attention_eff(F.get("megatron-core"), B, "fp8"), 0.52 * 2250 / 4500, 1e-12)
+  -- a causal decoder's kernels: half the FLOPs at the causal rate, eff x ratio = the B200 figure
+  T.eq(F.causal_rate(F.get("nemo"), B), 0.98)
+  T.near(0.52 * F.causal_rate(F.get("nemo"), B), causal_eff, 0.006)
+  T.near(F.attn_work(F.get("nemo"), true, B), 0.5 / 0.98, 1e-12)
+  -- FlashAttention-2 (torchtitan's family) is the device's attn_eff; FlashAttention-3 does
+  -- not run on Blackwell: no entry, the FA2 value, said so
+  local e2, k2 = F.attention_eff(F.get("torchtitan"), B, "bf16")
+  T.eq(e2, 0.16); T.eq(k2, "flash2")
+  local fa3 = setmetatable({ attention = "flash3" }, { __index = F.get("torchtitan") })
+  local e3, k3 = F.attention_eff(fa3, B, "bf16")
+  T.eq(e3, 0.16); assert(k3:find("no measured efficiency on B200", 1, true), k3)
+  -- a roofline step under nemo reports the kernel and its causal rate
+  local s = gpt2():stats { precision = "mixed" }
+  T.eq(R.time(s, B, { framework = "nemo" }).attention_kernel,
+    "cudnn (causal: masked blocks skipped, at 0.98 of the non-causal rate)")
+end)
+
 T.test("causal masking: the kernels skip the masked blocks at their published causal rate (roofline.time and the planner)", function()
   -- each family's evidence (the papers' causal panels, FLOPs counted half; FA2's source)
   assert(F.causal_skip(F.get("nemo")):find("Shah et al. 2024", 1, true))

@@ -129,6 +129,31 @@ T.test("catalogue: B200 fp32 and TPU ICI links, with sources", function()
   T.eq(dlb.hw.get("TPUv2-board").links.intra, nil, "no sourced v2 ICI figure")
 end)
 
+T.test("catalogue: the B200's kernel-model fields, as the H100's, with sources (issue [21])", function()
+  local b, h = dlb.hw.get("B200"), dlb.hw.get("H100-SXM")
+  -- SM count: 2 dies x 74 enabled SMs (Chips and Cheese 2025, "Nvidia's B200: Keeping the
+  -- CUDA Juggernaut Rolling"); NVIDIA/cudnn-frontend PR 817's B200 configuration: 148 SMs
+  T.eq(b.sm_count, 2 * 74, "B200 SMs")
+  assert(b.source.sm_count:find("148", 1, true) and b.source.sm_count:find("Chips and Cheese", 1, true),
+    b.source.sm_count)
+  -- with an SM count the GPU tile model applies, as on the H100 (class default tiles)
+  T.eq(b.gemm_tile[1], h.gemm_tile[1]); T.eq(b.gemm_tile[2], h.gemm_tile[2])
+  -- attn_eff: FlashAttention-2 on B200 in NVIDIA's SDPA benchmark
+  -- (cudnn-frontend, sdpa_bf16_benchmark_results_NVIDIA_B200.csv, hdim 128, 16k, causal with
+  -- the FLOPs counted half): 425.1 forward, 336.6 backward TFLOP/s; the backward does 2.5x
+  -- the forward's FLOPs (Dao 2023 sec. 4.1), over the dense bf16 peak 2250 TFLOP/s
+  local fa2 = 3.5 / (2250 / 425.1 + 2.5 * 2250 / 336.6)
+  T.near(b.attn_eff, fa2, 0.005, "B200 FA2 forward + backward")
+  T.eq(b.attn_eff, 0.16)
+  assert(b.source.attn_eff:find("425.1", 1, true) and b.source.attn_eff:find("336.6", 1, true),
+    b.source.attn_eff)
+  -- FA2 has no tcgen05 path: below the H100's own FA2 fraction (0.34), about the same TFLOP/s
+  assert(b.attn_eff * b.peak.bf16 < 1.1 * h.attn_eff * h.peak.bf16)
+  -- no longer marked less certain: both of the A100's published kernel fields are there
+  T.eq(b.less_certain, nil, "B200 is as real as the H100")
+  T.eq(h.less_certain, nil)
+end)
+
 T.test("list prints a table and returns the devices", function()
   local lines = {}
   local devs = dlb.hw.list { out = function(...) lines[#lines + 1] = table.concat { ... } end }

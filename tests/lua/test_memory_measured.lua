@@ -1,8 +1,9 @@
 -- test_memory_measured.lua — issue [18] item 4, second source: torchtune's measured peak
 -- memory (notebooks/data/memory_measured_torchtune.lua), each row and each one-switch delta
--- in the band that file records; the mechanisms its rows use (torchtune's loss, the
--- optimizer step in the backward pass, activation offload keeping the output layer), each
--- against a hand count; and one footprint: g:stats' footprint, roofline.time's need and
+-- in the band that file records (and PEFT's and torchao's tables, each row in its band); the
+-- mechanisms its rows use (torchtune's loss, the optimizer step in the backward pass,
+-- activation offload keeping the output layer, optimizer offload keeping the device
+-- gradients), each against a hand count; and one footprint: g:stats' footprint, roofline.time's need and
 -- footprint, and what each prints, are one number in every memory set-up.
 local T = require "harness"
 local dlb = require "dlbench"
@@ -11,6 +12,7 @@ local P, R = dlb.parallel, dlb.roofline
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local D = dofile(here .. "/../../notebooks/data/memory_measured_torchtune.lua")
 local PE = dofile(here .. "/../../notebooks/data/memory_measured_peft.lua")
+local TA = dofile(here .. "/../../notebooks/data/memory_measured_torchao.lua")
 
 local function band(err, ex)
   return (ex == "within" and math.abs(err) <= 0.10) or (ex == "under" and err < -0.10)
@@ -94,6 +96,36 @@ T.test("activation offload keeps the output layer's tensors and every gradient",
   assert(math.abs(e.mem / s.footprint - 1) < 0.02, e.mem .. " vs " .. s.footprint)
 end)
 
+T.test("optimizer offload that keeps the device gradients (memory.offload_gradients = false)", function()
+  local g = dlb.models.llama { size = "7b", layers = 2, seq = 256, batch = 1, vocab = 32000 }
+  local keep = dlb.frameworks.derive("pytorch-ddp", { memory = { offload_gradients = false } })
+  local plain = g:stats { precision = "bf16", optimizer = "adamw", framework = "pytorch-ddp" }
+  local off = g:stats { precision = "bf16", optimizer = "adamw", framework = "pytorch-ddp",
+    offload = "optimizer" }
+  local s = g:stats { precision = "bf16", optimizer = "adamw", framework = keep, offload = "optimizer" }
+  -- torchao's CPUOffloadOptimizer (offload_gradients=False): the optimizer state leaves, every
+  -- bf16 gradient stays until zero_grad: the framework schedule without the optimizer state
+  T.eq(s.offload.keeps_gradients, true)
+  T.eq(s.breakdown.optimizer, 0, "the state is on the host")
+  T.eq(s.breakdown.gradients, s.trainable * 2, "every gradient held")
+  T.near(s.footprint, plain.footprint - plain.breakdown.optimizer, 1e-12, "plain less the state")
+  -- ZeRO-Offload's rule (the default): only the gradients live at the graph's peak
+  assert(off.breakdown.gradients < 0.5 * off.trainable * 2, "most gradients gone")
+  T.near(s.footprint - off.footprint, s.trainable * 2 - off.breakdown.gradients, 1e-9)
+  T.eq(R.time(s, "H100").need, s.footprint, "need = footprint")
+  -- without optimizer offload the term changes nothing
+  T.eq(g:stats { precision = "bf16", optimizer = "adamw", framework = keep }.footprint, plain.footprint)
+  -- the planner's offload keeps them too
+  local e = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, precision = "bf16",
+    framework = keep, offload = "optimizer" }
+  local e0 = P.evaluate { graph = g, hw = "H100", batch = 1, dp = 1, precision = "bf16",
+    framework = "pytorch-ddp", offload = "optimizer" }
+  T.eq(e0.mem_grads, 0)
+  T.near(e.mem_grads, s.trainable * 2, 1e-9, "every gradient on the device")
+  T.checkerr("memory.offload_gradients must be true or false", dlb.frameworks.derive,
+    "pytorch-ddp", { memory = { offload_gradients = "no" } })
+end)
+
 T.test("one footprint: g:stats, roofline.time need and footprint, printed, in every set-up", function()
   local si = dlb.pretty.si
   local lora = { rank = 8, targets = { "q", "v" } }
@@ -106,6 +138,8 @@ T.test("one footprint: g:stats, roofline.time need and footprint, printed, in ev
     { graph = {}, stats = { precision = "bf16", framework = "pytorch-ddp", offload = "params" } },
     { graph = {}, stats = { precision = "bf16", framework = "pytorch-ddp", offload = "activations" } },
     { graph = {}, stats = { precision = "mixed", framework = "fsdp", offload = { "optimizer", "params" } } },
+    { graph = {}, stats = { precision = "bf16", offload = "optimizer", framework = dlb.frameworks.derive(
+      "pytorch-ddp", { memory = { offload_gradients = false } }) } },
     { graph = {}, stats = { precision = "bf16", recompute = 1, framework = dlb.frameworks.derive(
       "pytorch-ddp", { memory = { optimizer_in_backward = true } }) } },
     { graph = {}, stats = { precision = "bf16", inference = true, framework = "torchtitan" } },
@@ -159,8 +193,9 @@ local function check_source(S, key)
         n = n + 1
         if math.abs(err) <= 0.10 then within = within + 1 end
       end
-      lines[#lines + 1] = string.format("%-44s %6.2f  measured %5.1f  %+6.1f%%  (%s%s)", row.name,
-        pred[i], want, 100 * err, row.expect, row.comparable and "" or ", not comparable")
+      lines[#lines + 1] = string.format("%-44s %6.2f  measured %5.1f  %+6.1f%%  (%s%s%s)", row.name,
+        pred[i], want, 100 * err, row.expect, row.comparable and "" or ", not comparable",
+        row.expect_before and "; " .. row.expect_before .. " written before predicting" or "")
       assert(not strict or band(err, row.expect), string.format("%s: %.2f vs measured %.1f (%+.1f%%), expected %s",
         row.name, pred[i], want, 100 * err, row.expect))
       assert(row.comparable or type(row.why) == "string", row.name .. ": a row that is not comparable says why")
@@ -173,6 +208,12 @@ T.test("measured peak memory (PEFT README): each row as the data file says", fun
   local _, within, n, lines = check_source(PE, "gb")
   if os.getenv("DLB_VERBOSE") then print(table.concat(lines, "\n")) end
   print(string.format("  peft: %d of %d comparable rows within 10%% (%d rows)", within, n, #PE.rows))
+end)
+
+T.test("measured peak memory (torchao README, optimizer CPU offload): each row as the data file says", function()
+  local _, within, n, lines = check_source(TA, "gb")
+  if os.getenv("DLB_VERBOSE") then print(table.concat(lines, "\n")) end
+  print(string.format("  torchao: %d of %d comparable rows within 10%% (%d rows)", within, n, #TA.rows))
 end)
 
 T.test("measured peak memory (torchtune README): each row and delta as the data file says", function()

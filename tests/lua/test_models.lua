@@ -155,6 +155,12 @@ local GOLDEN = {
   { "retinanet", {}, 34014999 },
   { "gpt", { size = "gpt2" }, 124439808 }, { "gpt", { size = "gpt2-medium" }, 354823168 },
   { "vit", { size = "b/16" }, 86567656 }, { "vit", { size = "l/16" }, 304326632 },
+  -- timm's vit_giant_patch14_dinov2 (DINOv2 ViT-g/14: SwiGLUPacked MLP of 2 x 4096 with
+  -- biases, LayerScale) at img_size 224 with 45 classes, by hand from timm's
+  -- vision_transformer.py: patch embedding 904,704 + class token 1,536 + positions 257 x 1536
+  -- + 40 blocks x 28,336,640 + final norm 3,072 + head 69,165
+  { "vit", { layers = 40, hidden = 1536, heads = 24, ffn = 4096, patch = 14, classes = 45,
+    mlp = "swiglu", layerscale = true }, 1134838829 },
   { "llama", { size = "7b" }, 6738415616 }, { "llama", { size = "70b" }, 68976648192 },
 }
 

@@ -71,10 +71,10 @@ local function mlp(g, x, d, ff, act, bias, name)
   return nn.linear(g, h, d, { name = name .. "/fc2", bias = bias })
 end
 
-local function swiglu(g, x, d, ff, name)
-  local gate = nn.linear(g, x, ff, { name = name .. "/gate", bias = false })
-  local up = nn.linear(g, x, ff, { name = name .. "/up", bias = false })
-  return nn.linear(g, g:mul(g:silu(gate), up), d, { name = name .. "/down", bias = false })
+local function swiglu(g, x, d, ff, name, bias)
+  local gate = nn.linear(g, x, ff, { name = name .. "/gate", bias = bias or false })
+  local up = nn.linear(g, x, ff, { name = name .. "/up", bias = bias or false })
+  return nn.linear(g, g:mul(g:silu(gate), up), d, { name = name .. "/down", bias = bias or false })
 end
 
 -- The MLP's output dropout (a.dropout): [b, q, d].
@@ -85,11 +85,22 @@ end
 
 -- A pre-LN block (GPT-2, ViT): x + attn(ln(x)); x + mlp(ln(x)). With a.dropout: dropout on
 -- the attention probabilities, the attention output and the MLP output (Megatron's).
+-- act "swiglu": a SwiGLU MLP with biases (timm's SwiGLUPacked, DINOv2's ViT-g/14: fc1 to
+-- 2 x ff chunked into gate and up, silu(gate) x up, fc2 from ff; built as two linears, the same
+-- parameters and saved tensors). a.layerscale: each branch scaled by a learned vector of d
+-- (LayerScale, Touvron et al. 2021, CaiT; DINOv2's init_values), whose product saves its input.
 local function preln_block(g, x, a, ff, act, name)
   g:layer(name)
   a.name = name .. "/attn"
-  x = g:add(x, attention(g, nn.layernorm(g, x, { name = name .. "/ln1" }), a))
-  x = g:add(x, mlp_drop(g, mlp(g, nn.layernorm(g, x, { name = name .. "/ln2" }), a.d, ff, act, a.bias, name .. "/mlp"), a, name))
+  local function scaled(y, ls)
+    if not a.layerscale then return y end
+    return g:mul(y, g:weight(name .. "/" .. ls .. "/gamma", { a.d }))
+  end
+  x = g:add(x, scaled(attention(g, nn.layernorm(g, x, { name = name .. "/ln1" }), a), "ls1"))
+  local h = nn.layernorm(g, x, { name = name .. "/ln2" })
+  h = act == "swiglu" and swiglu(g, h, a.d, ff, name .. "/mlp", a.bias)
+    or mlp(g, h, a.d, ff, act, a.bias, name .. "/mlp")
+  x = g:add(x, scaled(mlp_drop(g, h, a, name), "ls2"))
   return x
 end
 
@@ -349,6 +360,8 @@ local VIT = {
   { "ffn", nil, "int", "MLP width" },
   { "patch", nil, "int", "patch size" },
   { "dropout", false, "bool", "dropout on attention probabilities, attention output and MLP output, 1-byte masks kept for backward (Korthikanti et al. 2022: 34sbh + 5as^2b bytes per layer at 16 bits)" },
+  { "mlp", "gelu", { "gelu", "swiglu" }, "MLP kind: GELU (ViT), or SwiGLU with biases of width ffn (DINOv2 ViT-g/14, timm's SwiGLUPacked: ffn = 4096)" },
+  { "layerscale", false, "bool", "LayerScale: each residual branch times a learned vector of hidden (Touvron et al. 2021; DINOv2)" },
   { "optimizer", "adam", OPT, "default optimizer for g:stats" },
 }
 
@@ -369,9 +382,10 @@ function M.vit(opts)
   local cls = g:weight("class_token", { 1, 1, d })
   local clsb = g:add(g:tensor("class_token/zeros", { b, 1, d }, { role = "activation" }), cls)
   local x = g:add(g:concat({ clsb, p }, 2), g:weight("pos_embedding", { q, d }))
-  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout }
+  local a = { b = b, q = q, d = d, heads = o.heads, dh = o.dh, bias = true, dropout = o.dropout,
+    layerscale = o.layerscale }
   local function lname(l) return "encoder_layer_" .. (l - 1) end
-  x = C.blocks(g, x, o.layers, lname, function(l, y) return preln_block(g, y, a, o.ffn, "gelu", lname(l)) end)
+  x = C.blocks(g, x, o.layers, lname, function(l, y) return preln_block(g, y, a, o.ffn, o.mlp, lname(l)) end)
   g:layer("head")
   x = nn.layernorm(g, x, { name = "ln" })
   local c = g:reshape(g:slice(x, 2, 0, 1), { b, d })
@@ -380,8 +394,8 @@ function M.vit(opts)
   g:layer(nil)
   return g
 end
-doc.doc(M.vit, "dlb.models.vit{size=\"b/16\", batch=\"b\", image=224, classes=1000, layers=, hidden=, heads=, ffn=, patch=} -> graph",
-  "Vision Transformer (ViT-B/16: 86,567,656 params)")
+doc.doc(M.vit, "dlb.models.vit{size=\"b/16\", batch=\"b\", image=224, classes=1000, layers=, hidden=, heads=, ffn=, patch=, mlp=\"gelu\"|\"swiglu\", layerscale=false} -> graph",
+  "Vision Transformer (ViT-B/16: 86,567,656 params; DINOv2 ViT-g/14 at 224 with 45 classes, mlp=\"swiglu\", ffn=4096, layerscale: 1,134,838,829)")
 
 -- -- Transformer (Vaswani) --
 
