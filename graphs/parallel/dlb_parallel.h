@@ -320,6 +320,10 @@ typedef struct dlb_par_opts {
   double optim_kernels;  /* DLB_OPTIM_LOOP: kernels per tensor (from the loop's source) */
   double optim_ops;      /* DLB_OPTIM_LOOP: host ops per tensor (>= optim_kernels) */
   double optim_sync;     /* DLB_OPTIM_LOOP: 1 when each tensor's step syncs (.item()) */
+  double optim_views;    /* 1: under ZeRO sharding a rank steps only the parameters its
+                            contiguous shard of each layer's flat buffer holds (PyTorch FSDP1
+                            with use_orig_params: the others' .grad is None), about T / shards
+                            + 1 of a layer's T; 0: every tensor, each sharded (FSDP2) */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

@@ -316,11 +316,18 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         double uf, ub;
         dlb_layer_update(LT, dev, i, tl, sp, &uf, &ub);
         s->uf += uf * ushare, s->ub += ub * ushare;
-        s->ut += l->upd_tensors;
+        /* views of a contiguous shard of the layer's flat buffer (opts.optim_views, FSDP1):
+        ** the tensors a window of 1/shards of the buffer meets, T / shards + 1 on average
+        ** (a tensor of n elements meets a window of w at (n + w) / N of its starts; summed,
+        ** T w / N + 1) */
+        double zs = zero >= 1 ? (hs > 0 ? hs : dpc) : 1;
+        double nt = l->upd_tensors;
+        if (o->optim_views != 0 && zs > 1) nt = fmin(nt, nt / zs + 1);
+        s->ut += nt;
         double whole = 0, wf;
         dlb_layer_update(LT, dev, i, 1, sp, &wf, &whole);
         double frac = whole > 0 ? ub * ushare / whole : 1;
-        s->uc += fmax(l->upd_tensors, ceil(l->upd_chunks * frac));
+        s->uc += fmax(nt, ceil(l->upd_chunks * frac));
       }
       if (lrc) s->rcf += l->flops_fwd;
       if (selc) s->rcf += fmin(l->flops_core, l->flops_fwd);
@@ -620,9 +627,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       ** host / device rule (dlb_optim_time); DLB_OPTIM_FLAT steps one flat partition */
       dlb_optim_count oc;
       int kind = (int)o->optim_impl;
-      double ut = kind == DLB_OPTIM_FLAT ? 1 : s->ut;
+      /* (an expected count of views, rounded up to whole tensors) */
+      double ut = kind == DLB_OPTIM_FLAT ? 1 : ceil(s->ut - 1e-9);
       st = dlb_optim_launches(kind, o->optim_kernels, o->optim_ops, o->optim_sync != 0, ut,
-                              fmax(ut, s->uc), &oc);
+                              fmax(ut, ceil(s->uc - 1e-9)), &oc);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double ud, uh;
       su = dlb_optim_time(dev, &oc, s->uf, s->ub, &ud, &uh);

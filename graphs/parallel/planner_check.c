@@ -76,6 +76,8 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
                     "(torch fused), 4 (apex), 5 (flat) or 6 (per tensor), got %g", o->optim_impl);
   if (!(o->optim_sync == 0 || o->optim_sync == 1))
     return dlb_fail(DLB_EINVAL, "plan: optim_sync must be 0 or 1, got %g", o->optim_sync);
+  if (!(o->optim_views == 0 || o->optim_views == 1))
+    return dlb_fail(DLB_EINVAL, "plan: optim_views must be 0 or 1, got %g", o->optim_views);
   if (o->optim_impl == DLB_OPTIM_LOOP) {   /* the rule's own check, once */
     dlb_optim_count c;
     int st = dlb_optim_launches(DLB_OPTIM_LOOP, o->optim_kernels, o->optim_ops, 0, 1, 1, &c);

@@ -229,7 +229,9 @@ M.OPTIMIZER_IMPLS = {
 M.LAUNCHES = core.enum_names("DLB_OPTIM_")
 
 -- The launch model of an optimizer_impl table (or a launch name): kind (DLB_OPTIM_*), kernels
--- and host ops per tensor and sync (a loop's; 0 otherwise). Errors name what is wrong.
+-- and host ops per tensor and sync (a loop's; 0 otherwise), views (1: under ZeRO a rank
+-- steps only the parameters its contiguous shard of a layer's flat buffer holds, PyTorch
+-- FSDP1's use_orig_params views). Errors name what is wrong.
 function M.launch_of(u)
   if type(u) == "string" then u = { launch = u } end
   if type(u) ~= "table" then
@@ -248,9 +250,15 @@ function M.launch_of(u)
       error("optimizer_impl.launch \"loop\" needs kernels = and host_ops = (per tensor, from the "
         .. "loop's source) and sync = true | false", 0)
     end
-    return kind, u.kernels, u.host_ops, u.sync and 1 or 0
+    if u.views ~= nil and type(u.views) ~= "boolean" then
+      error("optimizer_impl.views must be true or false", 0)
+    end
+    return kind, u.kernels, u.host_ops, u.sync and 1 or 0, u.views and 1 or 0
   end
-  return kind, 0, 0, 0
+  if u.views ~= nil and type(u.views) ~= "boolean" then
+    error("optimizer_impl.views must be true or false", 0)
+  end
+  return kind, 0, 0, 0, u.views and 1 or 0
 end
 
 -- The kernel launches, host dispatches and host syncs of one optimizer step under profile
@@ -567,7 +575,7 @@ doc.doc(M.provenance, "dlb.frameworks.provenance(profile, source, calibration, d
 doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string",
   "the provenance as one printed line")
 doc.doc(M.launch_of, "dlb.frameworks.launch_of(optimizer_impl | launch name) -> kind, kernels, "
-  .. "host_ops, sync", "the optimizer launch model of a profile's optimizer_impl (DLB_OPTIM_* "
+  .. "host_ops, sync, views", "the optimizer launch model of a profile's optimizer_impl (DLB_OPTIM_* "
   .. "kind; a loop's kernels and host ops per tensor and sync 0/1), checked, with an error "
   .. "naming what is wrong")
 doc.doc(M.optimizer_launches, "dlb.frameworks.optimizer_launches(profile, tensors[, chunks]) -> "

@@ -160,10 +160,10 @@ end
 -- The planner's optimizer launch model from option optimizer_impl (a profile's optimizer_impl
 -- table, or a launch name; nil: none): {kind, kernels, ops, sync} (dlb.frameworks.launch_of).
 local function optim_of(fname, u)
-  if u == nil then return { kind = 0, kernels = 0, ops = 0, sync = 0 } end
-  local ok, kind, k, h, sync = pcall(require("dlbench.frameworks").launch_of, u)
+  if u == nil then return { kind = 0, kernels = 0, ops = 0, sync = 0, views = 0 } end
+  local ok, kind, k, h, sync, views = pcall(require("dlbench.frameworks").launch_of, u)
   if not ok then error(fname .. ": option " .. tostring(kind), 4) end
-  return { kind = kind, kernels = k, ops = h, sync = sync }
+  return { kind = kind, kernels = k, ops = h, sync = sync, views = views }
 end
 
 local function plan_opts(fname, o, ls)
@@ -215,7 +215,7 @@ local function plan_opts(fname, o, ls)
     -- the optimizer step's launches (graphs/hw/optim_launch.c; a profile's optimizer_impl
     -- sets it: dlb.frameworks.plan_defaults); nil: each update op one kernel, as before
     optim_impl = optim.kind, optim_kernels = optim.kernels, optim_ops = optim.ops,
-    optim_sync = optim.sync,
+    optim_sync = optim.sync, optim_views = optim.views,
     balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
     shard = o.shard and 1 or 0,
     devices = num(fname, "devices", o.devices, 0, "nonneg"),

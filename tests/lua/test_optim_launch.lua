@@ -112,6 +112,9 @@ T.test("each implementation's launches, dispatches and syncs, from its source", 
   -- .addcmul_, .sqrt(), / c, .add_(eps), p.addcdiv_: 10 kernels, 11 host ops, 1 sync
   local u = F.get("fsdp").optimizer_impl
   T.eq(u.launch, "loop"); T.eq(u.kernels, 10); T.eq(u.host_ops, 11); T.eq(u.sync, true)
+  -- Composer's FSDPConfig use_orig_params = True (composer/utils/parallelism.py @ 008dac7),
+  -- FSDP1's _use_sharded_grad_views: .grad = None outside the rank's shard
+  T.eq(u.views, true)
   r = F.optimizer_launches("fsdp", 148)
   T.eq(r.launches, 1480); T.eq(r.dispatches, 1628); T.eq(r.syncs, 148)
   -- torch 1.x torch/optim/_functional.py adam (weight_decay 0): exp_avg.mul_().add_(),
@@ -165,13 +168,28 @@ T.test("the planner's update phase: a host-bound loop with a sync per tensor", f
   local g = dlb.models.gpt { size = "gpt2" }
   local hw = dlb.hw.get("A100-80GB"):with { host_op = 1e-3 }
   local ls = P.layers.from_graph(g, { framework = "fsdp" })
-  local nt = 0
-  for _, l in ipairs(ls) do nt = nt + (l.upd_tensors or 0) end
+  local nt, nv = 0, 0
+  for _, l in ipairs(ls) do
+    local t = l.upd_tensors or 0
+    -- FSDP1's views: a rank's shard (1/8 of each layer's flat buffer) meets t / 8 + 1 of the
+    -- layer's t tensors on average (a tensor of n elements meets a window of w at (n + w) / N
+    -- of the window's starts), at most t
+    nt, nv = nt + t, nv + math.min(t, t / 8 + 1)
+  end
   local r = P.evaluate { graph = g, hw = hw, batch = 64, dp = 8, tp = 1, pp = 1, m = 1,
     zero = 3, framework = "fsdp" }
   -- per tensor, from a sync: 10 launches issued at 11/10 ms each (11 host ops), the device's
-  -- kernels far shorter: 10 x 1.1 ms + the last kernel, so nt x ~11 ms
-  T.near(r.update, nt * 11e-3, 0.01, "update = tensors x 11 host ops")
+  -- kernels far shorter: 10 x 1.1 ms + the last kernel, so tensors x ~11 ms
+  T.near(r.update, math.ceil(nv) * 11e-3, 0.01, "update = the shard's views x 11 host ops")
+  -- every tensor stepped (views off: FSDP2-like per-parameter shards)
+  local rall = P.evaluate { graph = g, hw = hw, batch = 64, dp = 8, tp = 1, pp = 1, m = 1,
+    zero = 3, framework = "fsdp",
+    optimizer_impl = { launch = "loop", kernels = 10, host_ops = 11, sync = true } }
+  T.near(rall.update, nt * 11e-3, 0.01, "update = tensors x 11 host ops")
+  -- no sharding (ZeRO 0): every tensor, views or not
+  local r1 = P.evaluate { graph = g, hw = hw, batch = 64, dp = 8, tp = 1, pp = 1, m = 1,
+    zero = 0, framework = "fsdp" }
+  T.near(r1.update, nt * 11e-3, 0.01, "unsharded: every tensor")
   -- the same profile without the launch model: one op per layer's update... per tensor here
   -- (no optimizer pass): nt host ops, no syncs
   local r0 = P.evaluate { graph = g, hw = hw, batch = 64, dp = 8, tp = 1, pp = 1, m = 1,
