@@ -7,7 +7,9 @@ return {
   fuse = { "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
-    launch = "flat", launch_source = "DeepSpeed ZeRO-1/2 steps FusedAdam on the flat fp32 partition (stage_1_and_2.py single_partition_of_fp32_groups): one tensor per group",
+    launch = "flat",
+    launch_source = "DeepSpeed ZeRO-1/2 steps FusedAdam on the flat fp32 partition "
+      .. "(stage_1_and_2.py single_partition_of_fp32_groups): one tensor per group",
     source = "DeepSpeed FusedAdam (multi_tensor_adam: one pass over each tensor); " ..
       "gradient_clipping defaults to 0 (off); " ..
       "with offload_optimizer, DeepSpeedCPUAdam (csrc/adam/cpu_adam: one AVX pass over each " ..

@@ -10,8 +10,16 @@ return {
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "loop", grad_clip = true,
     launch = "loop", kernels = 10, host_ops = 11, sync = true, views = true,
-    launch_source = "composer/optim/decoupled_weight_decay.py @ 2052adc: step() runs state['step'] += 1 on a device tensor per parameter (1 kernel), then adamw() per parameter: step = state_steps[i].item() (a host sync), p.mul_, exp_avg.mul_().add_(), exp_avg_sq.mul_().addcmul_(), (exp_avg_sq.sqrt() / c).add_(eps), p.addcdiv_() (9 kernels): 10 kernels, 11 host ops, one sync per tensor; "
-      .. "it skips p.grad None: Composer's FSDPConfig use_orig_params = True (composer/utils/parallelism.py @ 008dac7) and FSDP1's FlatParamHandle._use_sharded_grad_views sets .grad = None for a parameter not in the rank's shard (torch/distributed/fsdp/_flat_param.py), so a rank steps only its shard's views (views = true)",
+    launch_source = "composer/optim/decoupled_weight_decay.py @ 2052adc: step() runs "
+      .. "state['step'] += 1 on a device tensor per parameter (1 kernel), then adamw() per "
+      .. "parameter: step = state_steps[i].item() (a host sync), p.mul_, "
+      .. "exp_avg.mul_().add_(), exp_avg_sq.mul_().addcmul_(), (exp_avg_sq.sqrt() / "
+      .. "c).add_(eps), p.addcdiv_() (9 kernels): 10 kernels, 11 host ops, one sync per "
+      .. "tensor; it skips p.grad None: Composer's FSDPConfig use_orig_params = True "
+      .. "(composer/utils/parallelism.py @ 008dac7) and FSDP1's "
+      .. "FlatParamHandle._use_sharded_grad_views sets .grad = None for a parameter not in "
+      .. "the rank's shard (torch/distributed/fsdp/_flat_param.py), so a rank steps only its "
+      .. "shard's views (views = true)",
     source = "llm-foundry's optimizer decoupled_adamw is mosaicml/composer " ..
       "composer/optim/decoupled_weight_decay.py DecoupledAdamW: its adamw() loops over " ..
       "the parameters with p.mul_, exp_avg.mul_().add_(), exp_avg_sq.mul_().addcmul_(), " ..

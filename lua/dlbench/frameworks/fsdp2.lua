@@ -7,7 +7,10 @@ return {
   fuse = { "attention", "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = true,
-    launch = "torch_fused", launch_source = "torch.optim.AdamW(fused=True): _fused_adamw (adamw.py @ c15fcf4): torch._foreach_add_ of the device step counters, then torch._fused_adamw_ (multi_tensor_apply_for_fused_optimizer<4>)",
+    launch = "torch_fused",
+    launch_source = "torch.optim.AdamW(fused=True): _fused_adamw (adamw.py @ c15fcf4): "
+      .. "torch._foreach_add_ of the device step counters, then torch._fused_adamw_ "
+      .. "(multi_tensor_apply_for_fused_optimizer<4>)",
     source = "torchtitan-era FSDP2 recipes: torch.optim.AdamW(fused=True) " ..
       "(torch._fused_adamw_: one pass over each tensor); clip_grad_norm_ (max_norm " ..
       "1.0): a norm pass and an in-place scale" },

@@ -10,7 +10,9 @@ p.zero, p.bucket_bytes = 2, 5e8
 -- the DeepSpeed engine's optimizer (ds_config "AdamW" -> FusedAdam) and clipping
 -- (gradient_clipping "auto" = max_grad_norm 1.0)
 p.optimizer_impl = { kind = "fused", grad_clip = true,
-  launch = "flat", launch_source = "DeepSpeed ZeRO-2: FusedAdam on the flat fp32 partition (single_partition_of_fp32_groups)",
+  launch = "flat",
+  launch_source = "DeepSpeed ZeRO-2: FusedAdam on the flat fp32 partition "
+    .. "(single_partition_of_fp32_groups)",
   source = "DeepSpeed: ds_config optimizer AdamW builds deepspeed.ops.adam.FusedAdam "
     .. "(multi_tensor_adam: one pass over each tensor); Trainer's gradient_clipping 'auto' = "
     .. "max_grad_norm 1.0; ZeRO-1/2 unscale_and_clip_grads computes the norm and scales every "

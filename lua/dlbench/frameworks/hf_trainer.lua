@@ -15,7 +15,9 @@ p.memory = { loss = { autocast = true },
 -- Trainer's default optim adamw_torch (foreach on CUDA) and max_grad_norm = 1.0: the
 -- gradients' norm and in-place scale (accelerator.clip_grad_norm_ -> torch's clip_grad_norm_)
 p.optimizer_impl = { kind = "foreach", grad_clip = true,
-  launch = "foreach", launch_source = "adamw_torch: torch.optim.AdamW default on CUDA, _multi_tensor_adamw (8 foreach ops)",
+  launch = "foreach",
+  launch_source = "adamw_torch: torch.optim.AdamW default on CUDA, _multi_tensor_adamw (8 "
+    .. "foreach ops)",
   source = "transformers TrainingArguments: optim = adamw_torch (torch.optim.AdamW, foreach on "
     .. "CUDA), max_grad_norm = 1.0; Trainer calls accelerator.clip_grad_norm_ -> "
     .. "torch.nn.utils.clip_grad_norm_ (a norm pass, then the gradients scaled in place)" }

@@ -7,7 +7,9 @@ return {
   fuse = { "attention", "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
-    launch = "none", launch_source = "XLA compiles the update into the step's program: no per-op dispatch (host_op 0); the graph's update kernels as they are (no launch model)",
+    launch = "none",
+    launch_source = "XLA compiles the update into the step's program: no per-op dispatch "
+      .. "(host_op 0); the graph's update kernels as they are (no launch model)",
     source = "MaxText optax adamw under jit: XLA fuses the update (one pass over each tensor) " ..
       "and the global-norm clipping into the step's fusions; not counted apart" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does

@@ -7,7 +7,9 @@ return {
   fuse = { "attention", "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
-    launch = "apex", launch_source = "TE / apex FusedAdam: one multi_tensor_adam call (depth 4) over the fp32 main parameters (the distributed optimizer: the rank's shards)",
+    launch = "apex",
+    launch_source = "TE / apex FusedAdam: one multi_tensor_adam call (depth 4) over the fp32 "
+      .. "main parameters (the distributed optimizer: the rank's shards)",
     source = "Megatron-Core megatron/core/optimizer: TE / apex FusedAdam (multi_tensor_adam, " ..
       "one pass over each tensor). Megatron's clip_grad_norm_fp32 reads the gradients " ..
       "once (multi_tensor_l2norm) and scales them only when the norm exceeds clip_grad: " ..

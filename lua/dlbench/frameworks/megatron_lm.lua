@@ -7,7 +7,10 @@ return {
   fuse = { "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
-    launch = "apex", launch_source = "apex FusedAdam.step: one multi_tensor_applier(amp_C.multi_tensor_adam, [g, p, m, v]) call per dtype group (apex/optimizers/fused_adam.py; csrc/multi_tensor_apply.cuh @ 87c4deb)",
+    launch = "apex",
+    launch_source = "apex FusedAdam.step: one multi_tensor_applier(amp_C.multi_tensor_adam, "
+      .. "[g, p, m, v]) call per dtype group (apex/optimizers/fused_adam.py; "
+      .. "csrc/multi_tensor_apply.cuh @ 87c4deb)",
     source = "NVIDIA/Megatron-LM megatron/optimizer/__init__.py (2021): " ..
       "apex.optimizers.FusedAdam (amp_C.multi_tensor_adam: one pass over each tensor). " ..
       "Megatron's clip_grad_norm_fp32 reads the gradients once (multi_tensor_l2norm) " ..

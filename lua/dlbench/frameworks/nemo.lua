@@ -6,7 +6,9 @@ return {
   fuse = { "attention", "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
-    launch = "apex", launch_source = "Megatron-Core's distributed optimizer with TE / apex FusedAdam: one multi_tensor_adam call (depth 4) over the rank's shards",
+    launch = "apex",
+    launch_source = "Megatron-Core's distributed optimizer with TE / apex FusedAdam: one "
+      .. "multi_tensor_adam call (depth 4) over the rank's shards",
     source = "NeMo on Megatron-Core: its distributed FusedAdam (one pass over each tensor). " ..
       "Megatron's clip_grad_norm_fp32 reads the gradients once (multi_tensor_l2norm) " ..
       "and scales them only when the norm exceeds clip_grad: not counted (grad_clip " ..

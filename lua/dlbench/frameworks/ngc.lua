@@ -7,7 +7,9 @@ return {
   fuse = { "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
-    launch = "apex", launch_source = "apex FusedAdam / FusedLAMB: multi_tensor_applier over the parameter lists",
+    launch = "apex",
+    launch_source = "apex FusedAdam / FusedLAMB: multi_tensor_applier over the parameter "
+      .. "lists",
     source = "NVIDIA DeepLearningExamples: apex FusedAdam / FusedLAMB (multi-tensor, one pass " ..
       "over each tensor)" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does

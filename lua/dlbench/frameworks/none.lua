@@ -8,7 +8,8 @@ return {
   fuse = {},
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
-    launch = "none", launch_source = "none: no launch model (each update op one kernel, as before profiles)",
+    launch = "none",
+    launch_source = "none: no launch model (each update op one kernel, as before profiles)",
     source = "dlbench's algorithmic update: one pass over each tensor (the behaviour before " ..
       "profiles)" },
   gather = { unit = "none" },

@@ -7,7 +7,10 @@ return {
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "loop", grad_clip = false,
     launch = "loop", kernels = 8, host_ops = 8, sync = false,
-    launch_source = "torch 1.x torch/optim/_functional.py adam (weight_decay 0): exp_avg.mul_().add_(), exp_avg_sq.mul_().addcmul_(), (exp_avg_sq.sqrt() / sqrt(bc2)).add_(eps), param.addcdiv_(): 8 kernels per parameter; the step a Python number before 1.12 (no kernel, no sync)",
+    launch_source = "torch 1.x torch/optim/_functional.py adam (weight_decay 0): "
+      .. "exp_avg.mul_().add_(), exp_avg_sq.mul_().addcmul_(), (exp_avg_sq.sqrt() / "
+      .. "sqrt(bc2)).add_(eps), param.addcdiv_(): 8 kernels per parameter; the step a Python "
+      .. "number before 1.12 (no kernel, no sync)",
     source = "PyTorch 1.x torch/optim/_functional.py adam: a for loop over parameters " ..
       "(exp_avg.mul_(beta1).add_(grad), exp_avg_sq.mul_(beta2).addcmul_(grad, grad), " ..
       "denom = (exp_avg_sq.sqrt() / sqrt(bc2)).add_(eps), param.addcdiv_(exp_avg, " ..

@@ -11,7 +11,10 @@ return {
   fuse = { transformer = { "attention", "optimizer" }, other = { "optimizer" } },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "foreach", grad_clip = false,
-    launch = "foreach", launch_source = "torch/optim/adamw.py @ c15fcf4 _multi_tensor_adamw: 8 foreach ops per device / dtype group, each one multi_tensor_apply (MultiTensorApply.cuh), the step counters on the CPU",
+    launch = "foreach",
+    launch_source = "torch/optim/adamw.py @ c15fcf4 _multi_tensor_adamw: 8 foreach ops per "
+      .. "device / dtype group, each one multi_tensor_apply (MultiTensorApply.cuh), the step "
+      .. "counters on the CPU",
     source = "PyTorch 2.x torch/optim/adamw.py: foreach=None, fused=None on CUDA tensors -> " ..
       "_default_to_fused_or_foreach picks foreach (_multi_tensor_adamw); fused only " ..
       "when asked. No clipping unless the script calls clip_grad_norm_" },

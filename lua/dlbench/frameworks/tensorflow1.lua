@@ -6,7 +6,9 @@ return {
   fuse = {},
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
-    launch = "per_tensor", launch_source = "tf.train.AdamOptimizer: one ResourceApplyAdam op (one kernel) per variable",
+    launch = "per_tensor",
+    launch_source = "tf.train.AdamOptimizer: one ResourceApplyAdam op (one kernel) per "
+      .. "variable",
     source = "TensorFlow 1.x tf.train.AdamOptimizer: one ResourceApplyAdam kernel per variable " ..
       "(one pass over each tensor)" },
   gather = { unit = "none" },

@@ -7,7 +7,9 @@ return {
   fuse = { "attention", "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = true,
-    launch = "torch_fused", launch_source = "optimizer.implementation = \"fused\": torch._fused_adamw_ after the device step counters' _foreach_add_ (adamw.py @ c15fcf4)",
+    launch = "torch_fused",
+    launch_source = "optimizer.implementation = \"fused\": torch._fused_adamw_ after the device "
+      .. "step counters' _foreach_add_ (adamw.py @ c15fcf4)",
     source = "torchtitan JobConfig optimizer.implementation = \"fused\" (torch.optim.AdamW " ..
       "fused=True: one pass over each tensor); training.max_norm = 1.0: " ..
       "torch.nn.utils.clip_grad_norm_ (a norm pass, then the gradients scaled in place)" },
