@@ -515,13 +515,20 @@ local function finish(r, o, ls, info, dev)
   local mfu = require "dlbench.mfu"
   local kind, att = mfu.options("parallel", o.mfu, o.attention_flops)
   local g = o.layers or o.graph
-  local fb, bind = fb_per_sample(o, ls)
-  local params = 0
-  for _, l in ipairs(ls) do params = params + (l.params or 0) end
-  -- the graph, or the layer list (its flops_attn, causal and seq: dlbench.mfu)
-  local src = is_graph(g) and g or ls
-  local mf, conv, known = mfu.model_flops(fb, 1, src, bind, params, kind, att)
-  local aentry = mfu.attention_option("parallel", o.attention_flops, att, kind, known, src == ls)
+  -- the model FLOPs per sample, once per call (a plan's rows share them)
+  local mc = info.model_flops
+  if not mc then
+    local fb, bind = fb_per_sample(o, ls)
+    local params = 0
+    for _, l in ipairs(ls) do params = params + (l.params or 0) end
+    -- the graph, or the layer list (its flops_attn, causal and seq: dlbench.mfu)
+    local src = is_graph(g) and g or ls
+    local mf, conv, known = mfu.model_flops(fb, 1, src, bind, params, kind, att)
+    mc = { mf = mf, conv = conv, tps = mfu.tokens_per_sample(src, bind),
+      aentry = mfu.attention_option("parallel", o.attention_flops, att, kind, known, src == ls) }
+    info.model_flops = mc
+  end
+  local mf, conv, aentry = mc.mf, mc.conv, mc.aentry
   local ndev = (r.dp or 1) * (r.tp or 1) * (r.pp or 1) * (r.cp or 1)
   local batch = o.batch
   if mf and r.step and r.step > 0 and dev.peak then
@@ -529,7 +536,7 @@ local function finish(r, o, ls, info, dev)
     r.util = r.mfu
   end
   r.mfu_convention = conv
-  local tps = mfu.tokens_per_sample(src, bind)
+  local tps = mc.tps
   if tps and r.throughput then r.tokens_per_s = r.throughput * tps end
   r.mem_gb = r.mem and r.mem / 1e9 or nil
   -- memory pressure: near capacity the prediction is flagged unreliable (parallel_base)
