@@ -89,6 +89,17 @@ function M.layers_attention(ls)
   return a, causal
 end
 
+-- A layer list's forward + backward FLOPs per sample without recompute: its layers'
+-- flops_fwd + flops_bwd less the fused attention's backward recompute they hold
+-- (flops_recompute: dlb.parallel.layers.from_graph), the fb of M.model_flops for a list.
+function M.layers_fwdbwd(ls)
+  local t = 0
+  for _, l in ipairs(ls) do
+    t = t + (l.flops_fwd or 0) + (l.flops_bwd or 0) - (tonumber(l.flops_recompute) or 0)
+  end
+  return t
+end
+
 -- The attention score and value matmuls' forward FLOPs per sample and whether they are
 -- causal, of a graph (M.attention_fwd) or a layer list (M.layers_attention); nil: not said.
 function M.attention_of(src, bind)

@@ -474,13 +474,7 @@ end
 local mf_cache = setmetatable({}, { __mode = "k" })
 local function fb_per_sample(o, ls)
   local g = o.layers or o.graph
-  if not is_graph(g) then
-    local t = 0
-    for _, l in ipairs(ls) do
-      t = t + (l.flops_fwd or 0) + (l.flops_bwd or 0) - (tonumber(l.flops_recompute) or 0)
-    end
-    return t, nil
-  end
+  if not is_graph(g) then return require("dlbench.mfu").layers_fwdbwd(ls), nil end
   local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
   local mb = o.batch_dim or mopts.batch or "b"
   local bind = {}
