@@ -815,7 +815,7 @@ function M.from_graph(g, o)
   -- a causal decoder (dlbench.mfu): under a profile whose kernel skips the masked blocks
   -- the planner times its fused attention on 0.5 / the kernel's causal rate of its FLOPs
   -- (attn_work), and MFU counts its flops_attn half under attention_flops = "causal"; false:
-  -- a zoo transformer that is not causal (BERT, ViT); nil: not known (MFU counts the layers'
+  -- a zoo transformer that is not causal (BERT); nil: not known (MFU counts the layers'
   -- attention as it is). seq: tokens per sample (tokens/s, time to train, mfu = "6N").
   if attn then out.causal = causal and true or false else out.causal = mfu.causal(g) or nil end
   out.seq = mfu.tokens_per_sample(g, o.bind)
@@ -847,7 +847,9 @@ doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\
   .. " optimizer=, fuse=, framework=, fp8=false, tp=\"megatron\"|false}]) -> {layer cost...}",
   "per-sample layer costs of a dlb.graph's g:layer scopes (FLOPs, bytes, params, activations, "
   .. "tensor-parallel collectives) for dlb.parallel.plan; fp8=true adds Transformer Engine's "
-  .. "fp8 casts of the profile's recipe (dlbench.te_fp8; evaluate at precision fp8)")
+  .. "fp8 casts of the profile's recipe (dlbench.te_fp8; evaluate at precision fp8); a zoo "
+  .. "transformer's list carries flops_attn, flops_recompute, causal and seq, so its MFU is the "
+  .. "graph's under every convention (dlbench.mfu)")
 
 -- Sum of a layer array's parameters and training FLOPs per sample.
 function M.totals(ls)
