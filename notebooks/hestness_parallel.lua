@@ -204,12 +204,13 @@ local gpt_graph = dlb.models.gpt { size = "gpt3-175b" }
 local a100 = dlb.hw.get("A100-SXM4-80GB") -- links: NVLink intra-node, 200 Gb/s inter-node
 local cluster = P.cluster { per_node = 8, nodes = 512, hw = a100 }
 -- util: MFU with the attention counted whole, as this notebook printed it before issue
--- [18]'s convention (which counts a causal decoder's attention half)
+-- [18]'s convention (which counts a causal decoder's attention half), for the graph's plans
+-- and the closed form's alike (its layers say they are causal since issue [18] item 7)
 local plans, evaluated = P.plan { graph = gpt_graph, hw = a100, cluster = cluster, batch = 1536,
   attention_flops = "full" }
 local closed = P.plan { layers = P.layers.transformer_formula { layers = 96, d = 12288, seq = 2048,
   heads = 96, vocab = 50257, dropout = false }, hw = a100, precision = "mixed",
-  cluster = cluster, batch = 1536 }
+  cluster = cluster, batch = 1536, attention_flops = "full" }
 local rows = plans -- a dlb.table; rows[i] is its i-th row
 print(string.format("%d layouts evaluated, %d fit in 80 GB (closed-form layers: %d fit)",
   evaluated, #rows, #closed))

@@ -11,7 +11,12 @@
 --   Chowdhery et al. 2022 App. B);
 --   mfu = "6N": 6 x parameters x tokens (Kaplan et al. 2020 sec. 2.1; every parameter,
 --   embeddings included), for comparison with papers quoting it.
--- Every result names the convention it used (r.mfu_convention).
+-- Every result names the convention it used (r.mfu_convention). A graph's attention comes
+-- from its zoo model (M.attention_fwd); a layer list's from its layers (flops_attn per layer,
+-- `causal` and `seq` on the list: M.layers_attention), filled by dlb.parallel.layers.from_graph
+-- from the same M.attention_layer, so every path counts the same model FLOPs. A step that does
+-- not say its attention is counted as it is ("attention as in the graph/layers"); asking for
+-- attention_flops = "causal" on it is an error (M.attention_option).
 local M = {}
 
 M.ATTENTION = { causal = true, full = true }
@@ -31,22 +36,80 @@ function M.causal(g)
   return type(m) == "table" and CAUSAL[m.builder or ""] or false
 end
 
--- The forward FLOPs of the attention score and value matmuls of a zoo decoder, per sample
--- (4 L q^2 H dh), and whether its attention is causal; nil for other graphs.
-function M.attention_fwd(g, bind)
+-- The forward FLOPs per sample of one block's attention score and value matmuls of a zoo
+-- transformer (Q K^T and the probabilities times V: 2 x 2 q^2 H dh, the part a causal mask
+-- halves), and whether its attention is causal; nil for other graphs. Layer lists carry it
+-- per block (layer field flops_attn: dlb.parallel.layers.from_graph, layers.transformer_formula).
+function M.attention_layer(g, bind)
   local m = type(g) == "table" and g.model
   if type(m) ~= "table" or type(m.options) ~= "table" then return nil end
   local o = m.options
   local q = val(o.seq or o.context, bind)
-  local L, H = val(o.layers, bind), val(o.heads, bind)
+  local H = val(o.heads, bind)
   local d = val(o.hidden, bind)
   local dh = val(o.dh, bind) or (d and H and d / H)
-  if not (q and L and H and dh) then return nil end
-  return 4 * L * q * q * H * dh, M.causal(g)
+  if not (q and H and dh) then return nil end
+  return 4 * q * q * H * dh, M.causal(g)
 end
 
--- Tokens per sample of a zoo model (its sequence), or nil.
+-- The forward FLOPs of the attention score and value matmuls of a zoo decoder, per sample
+-- (4 L q^2 H dh: L blocks of attention_layer), and whether its attention is causal; nil for
+-- other graphs.
+function M.attention_fwd(g, bind)
+  local m = type(g) == "table" and g.model
+  local L = type(m) == "table" and type(m.options) == "table" and val(m.options.layers, bind)
+  local a, causal = M.attention_layer(g, bind)
+  if not (a and L) then return nil end
+  return L * a, causal
+end
+
+-- Whether x is a layer list (dlb.parallel.layers.*) rather than a graph.
+local function is_list(x)
+  return type(x) == "table" and type(rawget(x, 1)) == "table" and type(x.ops) ~= "function"
+end
+
+-- The attention of a layer list, per sample: the sum of its layers' flops_attn and the list's
+-- `causal` (true: a causal decoder; false: not causal, or no attention); nil when the list
+-- does not say (a hand-made list: no `causal`, or causal without any flops_attn).
+function M.layers_attention(ls)
+  local causal = rawget(ls, "causal")
+  if type(causal) ~= "boolean" then return nil end
+  local a, any = 0, false
+  for _, l in ipairs(ls) do
+    local f = type(l) == "table" and l.flops_attn
+    if f ~= nil then
+      if type(f) ~= "number" or not (f >= 0) then
+        error(string.format("layer %s: flops_attn must be a number >= 0, got %s",
+          tostring(l.name or "?"), tostring(f)), 0)
+      end
+      a, any = a + f, true
+    end
+  end
+  if causal and not any then return nil end
+  return a, causal
+end
+
+-- A layer list's forward + backward FLOPs per sample without recompute: its layers'
+-- flops_fwd + flops_bwd less the fused attention's backward recompute they hold
+-- (flops_recompute: dlb.parallel.layers.from_graph), the fb of M.model_flops for a list.
+function M.layers_fwdbwd(ls)
+  local t = 0
+  for _, l in ipairs(ls) do
+    t = t + (l.flops_fwd or 0) + (l.flops_bwd or 0) - (tonumber(l.flops_recompute) or 0)
+  end
+  return t
+end
+
+-- The attention score and value matmuls' forward FLOPs per sample and whether they are
+-- causal, of a graph (M.attention_fwd) or a layer list (M.layers_attention); nil: not said.
+function M.attention_of(src, bind)
+  if is_list(src) then return M.layers_attention(src) end
+  return M.attention_fwd(src, bind)
+end
+
+-- Tokens per sample of a zoo model (its sequence) or of a layer list (its `seq`), or nil.
 function M.tokens_per_sample(g, bind)
+  if is_list(g) then return tonumber(rawget(g, "seq")) end
   local m = type(g) == "table" and g.model
   if type(m) ~= "table" or type(m.options) ~= "table" then return nil end
   return val(m.options.seq or m.options.context, bind)
@@ -65,27 +128,66 @@ function M.options(fname, kind, attention)
   return kind, attention
 end
 
--- Model FLOPs per sample (or per step: pass samples = batch) and the convention's name.
+-- Model FLOPs per sample (or per step: pass samples = batch), the convention's name, and
+-- whether the step says its attention (false: the attention is counted as the step counts it).
 --   fb: forward + backward FLOPs of the algorithmic step (no recompute) for `samples`
---   g, bind: the graph (a zoo model's options give the attention and the tokens)
+--   src, bind: the graph (a zoo model's options give the attention and the tokens) or a layer
+--     list (its layers' flops_attn, its `causal` and `seq`: M.layers_attention), so a graph
+--     and its layers (dlb.parallel.layers.from_graph) count the same model FLOPs
 --   params: the parameter count (6N)
-function M.model_flops(fb, samples, g, bind, params, kind, attention)
+function M.model_flops(fb, samples, src, bind, params, kind, attention)
+  local list = is_list(src)
   if kind == "6N" then
-    local tps = M.tokens_per_sample(g, bind)
+    local tps = M.tokens_per_sample(src, bind)
     if not (tps and params) then
-      return nil, "6N needs a token model (a zoo transformer with seq) and its parameters"
+      return nil, list and "6N needs the tokens per sample (the layer list's seq) and its parameters"
+        or "6N needs a token model (a zoo transformer with seq) and its parameters", true
     end
-    return 6 * params * tps * samples, "6N: 6 x parameters x tokens (Kaplan et al. 2020)"
+    return 6 * params * tps * samples, "6N: 6 x parameters x tokens (Kaplan et al. 2020)", true
   end
-  local a, causal = M.attention_fwd(g, bind)
+  local a, causal = M.attention_of(src, bind)
   if a and causal and attention == "causal" then
     -- forward + backward of the two matmuls (backward = 2 x forward), half of it masked
     return fb - 0.5 * 3 * a * samples,
-      "model FLOPs (fwd + bwd, no recompute; causal attention counted half)"
+      "model FLOPs (fwd + bwd, no recompute; causal attention counted half)", true
   end
   local what = (a and causal) and "causal attention counted full"
-    or (a and "non-causal attention" or "attention as in the graph")
-  return fb, "model FLOPs (fwd + bwd, no recompute; " .. what .. ")"
+    or (a == 0 and "no attention")
+    or (a and "non-causal attention")
+    or (list and "attention as in the layers" or "attention as in the graph")
+  return fb, "model FLOPs (fwd + bwd, no recompute; " .. what .. ")", a ~= nil
+end
+
+-- The one rule for the attention_flops option on every path, after model_flops said whether
+-- the step knows its attention (`known`): not given, the entry for the result's defaults
+-- (which says when the default causal convention could not be applied); given as "causal"
+-- for a step that does not say its attention (a hand-made layer list, a graph that is not a
+-- zoo transformer), an error -- the convention cannot be honoured, and MFU must not claim it.
+-- "full" is always honoured: the FLOPs as the step counts them, attention whole.
+function M.attention_option(fname, given, att, kind, known, list, level)
+  if given == nil then
+    if kind == "6N" then return "attention_flops " .. att .. " (not applied: 6N)" end
+    if known then return "attention_flops " .. att end
+    return "attention_flops " .. att .. " (not applied: the "
+      .. (list and "layers do not say their" or "graph does not say its") .. " attention)"
+  end
+  if given == "causal" and kind ~= "6N" and not known then
+    error(fname .. ": attention_flops = \"causal\" needs a step that says its attention: "
+      .. (list and "layers with flops_attn per layer and causal = true|false on the list "
+        .. "(dlb.parallel.layers.from_graph of a zoo transformer, layers.transformer, "
+        .. "layers.transformer_formula)" or "a zoo transformer (dlb.models gpt, llama, moe, bert, ...)")
+      .. "; without it MFU counts the attention as the step does (leave attention_flops out, or "
+      .. "give \"full\")", level or 3)
+  end
+end
+
+-- mfu = "6N" asked of a step without tokens per sample (neither a zoo transformer with seq
+-- nor a layer list with seq): refused, as dlb.roofline.time leaves its MFU out.
+function M.check_6N(fname, kind, src, bind, level)
+  if kind == "6N" and not M.tokens_per_sample(src, bind) then
+    error(fname .. ": mfu = \"6N\" needs the tokens per sample: a zoo transformer (its seq) "
+      .. "or a layer list with seq (dlb.parallel.layers.from_graph, layers.transformer)", level or 3)
+  end
 end
 
 return M

@@ -80,7 +80,9 @@ function M.transformer_formula(o)
       -- output, dropout mask and dropout output (2 a s^2 without dropout: the softmax
       -- output), dropped by selective recompute; its forward is Q K^T and attention over V,
       -- 2 x 2 s^2 d FLOPs
-      act_core = act * (drop and 5 or 2) * a * s / d, flops_core = 4 * s * s * d }
+      act_core = act * (drop and 5 or 2) * a * s / d, flops_core = 4 * s * s * d,
+      -- of it, the score and value matmuls a causal mask halves (dlbench.mfu): all 4 s^2 d
+      flops_attn = 4 * s * s * d }
   end
   -- logits: 2 s d V forward; softmax in fp32 keeps s V x 4 bytes (split over tensor ranks);
   -- column-parallel over the vocabulary, its input gradient (s x d) is all-reduced in the
@@ -92,6 +94,9 @@ function M.transformer_formula(o)
   -- the precision its bytes describe (2-byte activations: Korthikanti's mixed precision),
   -- which evaluate/plan{layers=} time it at unless precision= says otherwise
   out.precision = by == 2 and "mixed" or (by == 4 and "fp32" or nil)
+  -- a GPT decoder: causal attention (MFU under attention_flops = "causal" counts flops_attn
+  -- half, dlbench.mfu), seq tokens per sample
+  out.causal, out.seq = true, s
   return out
 end
 doc.doc(M.transformer_formula, "dlb.parallel.layers.transformer_formula{layers=, d=, seq=[, heads=, vocab=51200, bytes=2,"
@@ -164,6 +169,10 @@ function M.word_lm(o)
     act_kept = 2 * q * v * by, act_rep = 0, act_in = q * hp * by, tp_bytes = 0, tp_colls = 0,
     shardable = 0 }
   out.precision = by == 2 and "mixed" or (by == 4 and "fp32" or nil)
+  -- no attention (MFU's attention_flops has nothing to count half, dlbench.mfu); q tokens
+  -- per sample
+  for _, l in ipairs(out) do l.flops_attn = 0 end
+  out.causal, out.seq = false, q
   return out
 end
 doc.doc(M.word_lm, "dlb.parallel.layers.word_lm{h=, v=, q=[, l=2, e=h, hp=, bytes=4]} -> {layer cost...}",
@@ -704,6 +713,25 @@ function M.from_graph(g, o)
   local kept_total = two and (tonumber(s2.breakdown.activations) - act1) or act1 / B
   local fwd_total = 0
   for i = 1, n do fwd_total = fwd_total + (split(fb1[i], two and fb2[i])) end
+  -- the forward FLOPs per sample of one block's attention score and value matmuls, and
+  -- whether they are causal, as the graph path counts them (dlbench.mfu.attention_layer: a
+  -- zoo transformer's shape), given to each layer with an attention core (core_ops); nil
+  -- for a graph that is not a zoo transformer (MFU then counts its attention as it is)
+  local mfu = require "dlbench.mfu"
+  local attn, causal = mfu.attention_layer(g, o.bind)
+  -- FlashAttention's backward recompute (fused attention kernels, fusion.c): its FLOPs are in
+  -- the fused backward ops' FLOPs but not in the step's flops_fwd + flops_bwd (they are its
+  -- flops_recompute): the difference, per sample, spread over the attention layers by their
+  -- core's forward FLOPs (exact in total; per layer exact when the blocks are alike)
+  local function fwdbwd(s) return (tonumber(s.flops_fwd) or 0) + (tonumber(s.flops_bwd) or 0) end
+  local arr1, arr2, core_total = 0, 0, 0
+  for i = 1, n do
+    arr1 = arr1 + f1[i] + b1[i]
+    if two then arr2 = arr2 + f2[i] + b2[i] end
+    core_total = core_total + (split(cf1[i], two and cf2[i]))
+  end
+  local fa_rc = split(arr1 - fwdbwd(s1), two and (arr2 - fwdbwd(s2)))
+  if not (fa_rc > 1e-12 * math.abs(split(arr1, two and arr2))) then fa_rc = 0 end   -- rounding
   local tp = o.tp == nil and "megatron" or o.tp
   if tp ~= "megatron" and tp ~= false then gerr(fname, "tp must be \"megatron\" or false") end
   for i = 1, n do
@@ -749,6 +777,12 @@ function M.from_graph(g, o)
       r.flops_core = cfs
       r.act_core = lbs > 0 and math.min(r.act_kept, kept * cbs / lbs) or 0
     end
+    -- the attention score and value matmuls' forward FLOPs, what attention_flops = "causal"
+    -- counts half in MFU (dlbench.mfu.layers_attention)
+    if attn then r.flops_attn = cfs > 0 and attn or 0 end
+    -- of flops_bwd, the fused attention's recompute of its forward (hardware FLOPs, in HFU,
+    -- not in MFU: dlb.parallel's model FLOPs leave it out)
+    if fa_rc > 0 and cfs > 0 and core_total > 0 then r.flops_recompute = fa_rc * cfs / core_total end
     -- attention and MoE sizes for context and expert parallelism, from the zoo model's
     -- options (see moe_attn_fields)
     moe_attn_fields(r, l, k, mopts, g.model, o.bind, base.precision, ff + fbw)
@@ -783,8 +817,12 @@ function M.from_graph(g, o)
     if not ok then gerr(fname, e) end
   end
   -- a causal decoder (dlbench.mfu): under a profile whose kernel skips the masked blocks
-  -- the planner times its fused attention on 0.5 / the kernel's causal rate of its FLOPs (attn_work)
-  out.causal = require("dlbench.mfu").causal(g) or nil
+  -- the planner times its fused attention on 0.5 / the kernel's causal rate of its FLOPs
+  -- (attn_work), and MFU counts its flops_attn half under attention_flops = "causal"; false:
+  -- a zoo transformer that is not causal (BERT); nil: not known (MFU counts the layers'
+  -- attention as it is). seq: tokens per sample (tokens/s, time to train, mfu = "6N").
+  if attn then out.causal = causal and true or false else out.causal = mfu.causal(g) or nil end
+  out.seq = mfu.tokens_per_sample(g, o.bind)
   -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
   -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
   local P, Tr = 0, 0
@@ -813,7 +851,9 @@ doc.doc(M.from_graph, "dlb.parallel.layers.from_graph(g[, {bind=, batch_dim=\"b\
   .. " optimizer=, fuse=, framework=, fp8=false, tp=\"megatron\"|false}]) -> {layer cost...}",
   "per-sample layer costs of a dlb.graph's g:layer scopes (FLOPs, bytes, params, activations, "
   .. "tensor-parallel collectives) for dlb.parallel.plan; fp8=true adds Transformer Engine's "
-  .. "fp8 casts of the profile's recipe (dlbench.te_fp8; evaluate at precision fp8)")
+  .. "fp8 casts of the profile's recipe (dlbench.te_fp8; evaluate at precision fp8); a zoo "
+  .. "transformer's list carries flops_attn, flops_recompute, causal and seq, so its MFU is the "
+  .. "graph's under every convention (dlbench.mfu)")
 
 -- Sum of a layer array's parameters and training FLOPs per sample.
 function M.totals(ls)

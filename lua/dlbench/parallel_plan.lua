@@ -421,6 +421,19 @@ local function setup(fname, o)
   if dev then fw.apply_host(dev, prof, calibration) end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
   local ls = layers_of(fname, lsrc, o, fuse, prof)
+  -- attention_flops = "causal" asked of a step that does not say its attention (a hand-made
+  -- layer list, a graph that is not a zoo transformer), or mfu = "6N" of one without its
+  -- tokens per sample, is refused (dlbench.mfu)
+  if o.attention_flops ~= nil or o.mfu ~= nil then
+    local mfu = require "dlbench.mfu"
+    local kind = mfu.options(fname, o.mfu, o.attention_flops)
+    local src = is_graph(lsrc) and lsrc or ls
+    if o.attention_flops ~= nil then
+      mfu.attention_option(fname, o.attention_flops, o.attention_flops, kind,
+        mfu.attention_of(src, o.bind) ~= nil, src == ls, 4)
+    end
+    mfu.check_6N(fname, kind, src, o.bind, 4)
+  end
   -- layers carrying Transformer Engine's fp8 casts (layers.from_graph fp8=true,
   -- dlbench.te_fp8) describe an fp8 step: timed at another precision they would be wrong
   local f8 = type(ls) == "table" and rawget(ls, "fp8") or nil
@@ -472,15 +485,12 @@ local function setup(fname, o)
 end
 
 -- Model FLOPs per sample of the algorithmic step (no recompute), from the graph (cached
--- per graph, bindings and precision), or from the layers (fwd + bwd).
+-- per graph, bindings and precision), or from the layers (fwd + bwd, less the fused
+-- attention's backward recompute a layer says it holds: flops_recompute, layers.from_graph).
 local mf_cache = setmetatable({}, { __mode = "k" })
 local function fb_per_sample(o, ls)
   local g = o.layers or o.graph
-  if not is_graph(g) then
-    local t = 0
-    for _, l in ipairs(ls) do t = t + (l.flops_fwd or 0) + (l.flops_bwd or 0) end
-    return t, nil
-  end
+  if not is_graph(g) then return require("dlbench.mfu").layers_fwdbwd(ls), nil end
   local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
   local mb = o.batch_dim or mopts.batch or "b"
   local bind = {}
@@ -515,10 +525,20 @@ local function finish(r, o, ls, info, dev)
   local mfu = require "dlbench.mfu"
   local kind, att = mfu.options("parallel", o.mfu, o.attention_flops)
   local g = o.layers or o.graph
-  local fb, bind = fb_per_sample(o, ls)
-  local params = 0
-  for _, l in ipairs(ls) do params = params + (l.params or 0) end
-  local mf, conv = mfu.model_flops(fb, 1, is_graph(g) and g or nil, bind, params, kind, att)
+  -- the model FLOPs per sample, once per call (a plan's rows share them)
+  local mc = info.model_flops
+  if not mc then
+    local fb, bind = fb_per_sample(o, ls)
+    local params = 0
+    for _, l in ipairs(ls) do params = params + (l.params or 0) end
+    -- the graph, or the layer list (its flops_attn, causal and seq: dlbench.mfu)
+    local src = is_graph(g) and g or ls
+    local mf, conv, known = mfu.model_flops(fb, 1, src, bind, params, kind, att)
+    mc = { mf = mf, conv = conv, tps = mfu.tokens_per_sample(src, bind),
+      aentry = mfu.attention_option("parallel", o.attention_flops, att, kind, known, src == ls) }
+    info.model_flops = mc
+  end
+  local mf, conv, aentry = mc.mf, mc.conv, mc.aentry
   local ndev = (r.dp or 1) * (r.tp or 1) * (r.pp or 1) * (r.cp or 1)
   local batch = o.batch
   if mf and r.step and r.step > 0 and dev.peak then
@@ -526,7 +546,7 @@ local function finish(r, o, ls, info, dev)
     r.util = r.mfu
   end
   r.mfu_convention = conv
-  local tps = is_graph(g) and mfu.tokens_per_sample(g, bind) or nil
+  local tps = mc.tps
   if tps and r.throughput then r.tokens_per_s = r.throughput * tps end
   r.mem_gb = r.mem and r.mem / 1e9 or nil
   -- memory pressure: near capacity the prediction is flagged unreliable (parallel_base)
@@ -549,7 +569,7 @@ local function finish(r, o, ls, info, dev)
   local applied = {}
   for _, a in ipairs(info.applied) do applied[#applied + 1] = a end
   if o.calibration == nil then applied[#applied + 1] = "calibration " .. info.calibration end
-  if o.attention_flops == nil then applied[#applied + 1] = "attention_flops " .. att end
+  if aentry then applied[#applied + 1] = aentry end
   if is_graph(g) and o.precision == nil then applied[#applied + 1] = "precision mixed" end
   -- flat (a plan is a dlb.table of numbers and strings): the version, the defaults
   -- applied and one line of provenance

@@ -444,7 +444,7 @@ function M.time(s, dev, opts)
   r.hfu = r.util
   local ff = rawget(s, "flops_fwd") or (getmetatable(s) ~= OpSet and s.flops_fwd) or nil
   local fb = rawget(s, "flops_bwd") or (getmetatable(s) ~= OpSet and s.flops_bwd) or nil
-  local mf, conv
+  local mf, conv, known
   if type(ff) == "number" and type(fb) == "number" then
     local origin = fw.origin[s] or fw.origin[given]
     local g, bind = origin and origin.graph, origin and origin.opts
@@ -453,7 +453,7 @@ function M.time(s, dev, opts)
       or (bind and tonumber(bind.b))
     local params = rawget(s, "params")
     if batch then
-      mf, conv = mfu.model_flops(ff + fb, batch, g, bind, params, mkind, matt)
+      mf, conv, known = mfu.model_flops(ff + fb, batch, g, bind, params, mkind, matt)
     elseif mkind == "6N" then
       conv = "6N needs the batch (a zoo transformer's batch bound)"
     end
@@ -473,7 +473,10 @@ function M.time(s, dev, opts)
     defaults[#defaults + 1] = "framework " .. prof.name
   end
   if opts.calibration == nil then defaults[#defaults + 1] = "calibration " .. calibration end
-  if opts.attention_flops == nil then defaults[#defaults + 1] = "attention_flops " .. matt end
+  -- the default causal convention says when it could not be applied; asked for on a step
+  -- that does not say its attention, it is refused (dlbench.mfu.attention_option)
+  local aentry = mfu.attention_option(fn, opts.attention_flops, matt, mkind, known, false)
+  if aentry then defaults[#defaults + 1] = aentry end
   if psource == "device" then defaults[#defaults + 1] = "precision " .. prec end
   r.provenance = fw.provenance(prof, fsource, calibration, defaults)
   fw.last = r.provenance
