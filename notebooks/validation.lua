@@ -139,9 +139,11 @@ local function setup(r, unscored)
     LAYERS[mkey] = ls
     -- model FLOPs per sample with a causal decoder's attention matmuls counted half
     -- (dlbench.mfu's attention_flops = "causal"), for rows whose source counts so
-    local fb, mfu = 0, require "dlbench.mfu"
+    -- (the layers' forward + backward less the fused attention's backward recompute they
+    -- hold: model FLOPs, dlbench.mfu.layers_fwdbwd)
+    local mfu = require "dlbench.mfu"
     local _, causal = mfu.attention_fwd(g)
-    for _, l in ipairs(ls) do fb = fb + l.flops_fwd + l.flops_bwd end
+    local fb = mfu.layers_fwdbwd(ls)
     CAUSAL[mkey] = causal and (mfu.model_flops(fb, 1, g, nil, nil, "model", "causal")) or false
   end
   local L = r.layout or {}
@@ -184,7 +186,9 @@ local function setup(r, unscored)
   local s = { ls = ls, hw = hw, dprec = dprec, seq = seq, n = n, recompute = rc, fuse = prof.name,
     nics = r.nics,
     framework = r.framework, profile = prof.name, prof = prof, te8 = te8,
-    model_fps = fwd + bwd,
+    -- model FLOPs: no recompute, the fused attention's backward recompute left out (it is
+    -- in the layers' flops_bwd: hardware FLOPs, in hw_fps)
+    model_fps = require("dlbench.mfu").layers_fwdbwd(ls),
     hw_fps = fwd + bwd + (rc == true and fwd / (L.recompute_every or 1)
       or ((rc == "selective" and core_in) and cfl or 0)) }
   s.model_causal_fps = CAUSAL[mkey] or nil
