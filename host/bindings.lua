@@ -156,6 +156,7 @@ B.functions = {
   "_analysis_layer_name(a: analysis, i: size) -> string = dlb_analysis_layer_name(a, i)",
   "analysis_layer(a: analysis, i: size) -> o: double[6] = check dlb_analysis_layer(a, i, o)",
   "analysis_exact(a: analysis) -> v: double = check dlb_analysis_footprint_exact(a, &v)",
+  "analysis_step_peak(a: analysis) -> o: double[6] = check dlb_analysis_step_peak(a, o)",
   -- roofline (graphs/hw/dlb_roofline.h)
   "roof_defaults() -> d: struct dlb_roof = dlb_roof_init(&d)",
   "_roof_check(dev: struct dlb_roof) = check dlb_roof_check(&dev)",

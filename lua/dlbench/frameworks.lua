@@ -89,6 +89,12 @@ local function load(name)
     error("dlb.frameworks: profile '" .. name .. "': optimizer_impl must be {kind = "
       .. "\"fused\" | \"foreach\" | \"loop\", grad_clip = true | false, source = \"...\"}", 0)
   end
+  local gb = t.grad_buffer
+  if gb ~= nil and (type(gb) ~= "table" or type(gb.persistent) ~= "boolean"
+      or type(gb.source) ~= "string") then
+    error("dlb.frameworks: profile '" .. name .. "': grad_buffer must be {persistent = true | "
+      .. "false, source = \"...\"}", 0)
+  end
   if type(t.sources) ~= "table" or #t.sources == 0 then
     error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
   end
@@ -132,7 +138,7 @@ function M.derive(name, fields)
   local p = M.get(name, fname)
   -- the fields a profile may carry: its own, and those a profile may leave nil
   local valid = { memory = true, slack = true, bucket_bytes = true, overlap = true,
-    fsdp_overlap = true, fp8 = true, moe = true, sync = true }
+    fsdp_overlap = true, fp8 = true, moe = true, sync = true, grad_buffer = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
   if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
