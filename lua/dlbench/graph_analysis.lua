@@ -441,14 +441,16 @@ function Graph:stats(opts)
   frameworks.origin[res] = { graph = self, opts = opts or {}, family = fam }
   return res
 end
-doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=, framework=} -> stats",
+doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=, framework=, schedule=, accumulation=} -> stats",
   "the step as built (the algorithmic counts) unless framework= names a profile "
   .. "(dlb.frameworks; \"auto\": the default one) whose fusion passes apply; "
   .. "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
   .. "(and footprint_saved under a recompute policy); optimizer: sgd, momentum, rmsprop, adam, "
   .. "adamw, adafactor, adam8bit; precision: fp32, tf32, fp16, bf16, mixed, mixed_bf16, fp8; "
   .. "offload = \"optimizer\" | \"params\" | both (ZeRO-Offload: s.offload has host_bytes, "
-  .. "traffic per step; s.footprint is the device's); trainable = params not frozen; "
+  .. "traffic per step; s.footprint is the device's); schedule = \"walk\" (under a profile): "
+  .. "the backward pass walked, each gradient held from its making to the optimizer step "
+  .. "(s.footprint_walk; accumulation = micro-batches per step); trainable = params not frozen; "
   .. "polynomials when dims are unbound (footprint then needs every dim bound)")
 
 -- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training
