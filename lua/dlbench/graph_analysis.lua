@@ -180,11 +180,16 @@ end
 -- the line names (roofline.time of these stats prints the framework rule's).
 -- inner: the words alone, for a line that puts them in its own parentheses.
 local function footprint_label(s, inner)
+  local wk = rawget(s, "footprint_walk")
+  -- schedule = "walk": says so, and where the peak is
+  local dw = type(wk) == "table" and ("backward pass walked, peak at the " .. wk.peak) or nil
   local fm = rawget(s, "framework_memory")
-  if type(fm) == "table" then -- the stack's terms, by name (dlbench.framework_memory)
-    local d = fwmemory.describe(fm)
-    if d == "none" then return "" end
-    return inner and ("with the stack's " .. d .. "; ") or (" (with the stack's " .. d .. ")")
+  if type(fm) == "table" or dw then -- the stack's terms, by name (dlbench.framework_memory)
+    local d = type(fm) == "table" and fwmemory.describe(fm) or "none"
+    d = d ~= "none" and ("with the stack's " .. d) or nil
+    if dw then d = d and (dw .. ", " .. d) or dw end
+    if d == nil then return "" end
+    return inner and (d .. "; ") or (" (" .. d .. ")")
   end
   if rawget(s, "footprint_graph") ~= nil or rawget(s, "offload") ~= nil then return "" end
   if rawget(s, "inference") then return "" end

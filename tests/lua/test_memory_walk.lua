@@ -47,6 +47,8 @@ T.test("a hand-counted walk: three matmul blocks", function()
   T.eq(s.footprint_walk.loss, 768 + 256 + 512, "the graph schedule's peak")
   T.eq(s.footprint_graph, 768 + 256 + 512)
   assert(s.footprint_rule:find("backward pass walked", 1, true), s.footprint_rule)
+  assert(tostring(s):find("footprint " .. dlb.pretty.si(s.footprint, "B")
+    .. " (backward pass walked, peak at the backward pass)", 1, true), tostring(s))
   -- the framework schedule: every gradient with the activations of the graph's peak
   local f = g:stats { b = 4, d = 8, framework = "pytorch-ddp" }
   T.eq(f.footprint, 768 + 768 + 512)
