@@ -257,6 +257,39 @@ static void test_footprint_branches(void) {
   dlb_graph_free(g);
 }
 
+/* dlb_analysis_step_peak, the backward pass walked (update ops after the backward, each weight
+** gradient held to the step): x [4,8] through three 8x8 matmuls into softmax_xent, fp32 SGD.
+** Activation [4,8] 128 B, weight and gradient 256 B each; weights 768 B throughout. The
+** analysis's order runs matmul_2's grad_b before grad_a and matmul_1's grad_a before grad_b
+** (tests/lua/test_memory_walk.lua asserts it); the walk, by hand:
+**   matmul_2/grad_b  x h1 h2 dh3 512 + dW3 256         = 1536 (the graph schedule's peak)
+**   matmul_1/grad_b  x h1 dh2 dh1 512 + dW3 dW2 512    = 1792 <- the peak
+**   matmul_0/grad_b  x dh1 256 + dW3 dW2 dW1 768       = 1792 (a tie: the first kept)
+** out = {1792, weights 768, gradients 512, optimizer 0, activations 512, workspace 0}. */
+static void test_step_peak(void) {
+  dlb_graph *g = dlb_graph_new("walk3");
+  int h = T(g, "x", DLB_ROLE_INPUT, 0, 2, "4", "8", 0, 0);
+  int y = T(g, "labels", DLB_ROLE_LABEL, DLB_DT_INT32, 1, "4", 0, 0, 0);
+  for (int i = 0; i < 3; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "w%d", i + 1);
+    h = OP(g, "matmul", NULL, h, T(g, name, DLB_ROLE_WEIGHT, 0, 2, "8", "8", 0, 0), 0, NULL);
+  }
+  dlb_graph_set_loss(g, OP(g, "softmax_xent", NULL, h, y, 0, NULL));
+  dlb_analysis *a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a != NULL);
+  if (a) {
+    double o[6];
+    dlb_totals t;
+    dlb_analysis_totals(a, &t);
+    CHECK(t.footprint == 1536);
+    CHECK(dlb_analysis_step_peak(a, o) == DLB_OK);
+    CHECK(o[0] == 1792 && o[1] == 768 && o[2] == 512 && o[3] == 0 && o[4] == 512 && o[5] == 0);
+    dlb_analysis_free(a);
+  }
+  dlb_graph_free(g);
+}
+
 static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
 static unsigned rnd(unsigned n) {
   rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
@@ -873,6 +906,7 @@ int main(void) {
   RUN(test_errors);
   RUN(test_qa_errors);
   RUN(test_footprint_branches);
+  RUN(test_step_peak);
   RUN(test_footprint_random);
   RUN(test_loss_grads);
   RUN(test_matmul_ta_batched);

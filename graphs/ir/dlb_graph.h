@@ -270,6 +270,20 @@ DLB_API const int *dlb_analysis_schedule(const dlb_analysis *a);
 /* Exact minimal footprint by exhaustive search (dynamic programming over the subsets of
 ** ops, O(2^n * n)); DLB_EINVAL when the step has more than 22 ops. */
 DLB_API int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out);
+/* The step as a training stack runs it (PyTorch autograd, then optimizer.step()): the
+** analysis's op order with every update op moved after the last backward op, each weight
+** gradient kept from the op that makes it until the optimizer step (loss.backward() fills
+** .grad; optimizer.step() reads them all; zero_grad(set_to_none=True), the default since
+** PyTorch 2.0, frees them before the next step), every other tensor (saved activations,
+** checkpoints, a recomputed block's tensors, activation gradients) freed at its last use as
+** autograd frees saved tensors once their node's backward has run (torch.autograd docs,
+** "Saved tensors"; torch.utils.checkpoint: a block's forward is rerun inside its backward).
+** The walk over the blocks in backward order: its peak is max over the ops of the bytes
+** then live. out[0] the peak bytes, out[1..5] the weights, gradients, optimizer state,
+** activations and workspace live at it. When an op outside the update phase reads an
+** update op's output (no training step the library builds does), the analysis's own order
+** is measured as it is. */
+DLB_API int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -496,6 +496,41 @@ int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, d
   return DLB_OK;
 }
 
+int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]) {
+  size_t no = a->nops;
+  const dlb_graph *s = a->s;
+  int *o = dlb_malloc((no + 1) * sizeof *o);
+  uint8_t *upd = dlb_calloc(s->nt + 1, 1); /* tensors an update op produces */
+  if (!o || !upd) {
+    dlb_free(o); dlb_free(upd);
+    return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
+  }
+  size_t k = 0;
+  int moved = 1;
+  for (size_t i = 0; i < no; i++) {
+    const op *p = &s->o[i];
+    if (a->phase[i] == DLB_PHASE_UPDATE)
+      for (int j = 0; j < p->nout; j++) upd[op_out(s, p)[j]] = 1;
+  }
+  for (size_t i = 0; i < no && moved; i++) { /* does any other op read an update's output? */
+    const op *p = &s->o[i];
+    if (a->phase[i] == DLB_PHASE_UPDATE) continue;
+    for (int j = 0; j < p->nin; j++)
+      if (upd[op_in(s, p)[j]]) moved = 0;
+  }
+  for (size_t i = 0; i < no; i++)
+    if (!moved || a->phase[a->order[i]] != DLB_PHASE_UPDATE) o[k++] = a->order[i];
+  for (size_t i = 0; i < no && moved; i++)
+    if (a->phase[a->order[i]] == DLB_PHASE_UPDATE) o[k++] = a->order[i];
+  fpresult r = {0, {0}};
+  int rc = dlb_fp_measure(s, a->size, o, &r);
+  dlb_free(o); dlb_free(upd);
+  if (rc) return rc;
+  out[0] = r.peak;
+  for (int c = 0; c < 5; c++) out[c + 1] = r.cat[c];
+  return DLB_OK;
+}
+
 int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out) {
   return dlb_fp_exact(a->s, a->size, out, NULL);
 }

@@ -73,6 +73,16 @@ M.DEFAULTS_WHY = {
 local KINDS = { attention = { flash2 = true, flash3 = true, cudnn = true, xla = true,
   unfused = true } }
 
+-- A profile's grad_buffer: {persistent = true | false, source = "..."}: whether the stack
+-- keeps every gradient in a buffer allocated once (g:stats' schedule = "walk" then holds them
+-- all, docs/frameworks.md "The backward pass walked").
+local function check_grad_buffer(gb, where, level)
+  if gb ~= nil and (type(gb) ~= "table" or type(gb.persistent) ~= "boolean"
+      or type(gb.source) ~= "string") then
+    error(where .. ": grad_buffer must be {persistent = true | false, source = \"...\"}", level)
+  end
+end
+
 local cache = {}
 local function load(name)
   local p = cache[name]
@@ -93,6 +103,8 @@ local function load(name)
   end
   local ok, e = pcall(M.launch_of, u)
   if not ok then error("dlb.frameworks: profile '" .. name .. "': " .. tostring(e), 0) end
+
+  check_grad_buffer(t.grad_buffer, "dlb.frameworks: profile '" .. name .. "'", 0)
   if type(t.sources) ~= "table" or #t.sources == 0 then
     error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
   end
@@ -136,10 +148,11 @@ function M.derive(name, fields)
   local p = M.get(name, fname)
   -- the fields a profile may carry: its own, and those a profile may leave nil
   local valid = { memory = true, slack = true, bucket_bytes = true, overlap = true,
-    fsdp_overlap = true, fp8 = true, moe = true, sync = true }
+    fsdp_overlap = true, fp8 = true, moe = true, sync = true, grad_buffer = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
   if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
+  check_grad_buffer(fields.grad_buffer, fname, 3)
   local d, changed = {}, {}
   for k, v in pairs(p) do d[k] = v end
   for k, v in pairs(fields) do

@@ -24,7 +24,7 @@ M.methods = {} -- graph methods (g:stats, g:train, g:ops, g:summary, ...)
 local Graph = M.methods
 
 local OPTKEYS = { optimizer = true, precision = true, recompute = true, inference = true,
-  fuse = true, offload = true, framework = true }
+  fuse = true, offload = true, framework = true, schedule = true, accumulation = true }
 local frameworks = require "dlbench.frameworks"
 local fwmemory = require "dlbench.framework_memory"
 
@@ -110,6 +110,22 @@ local function parse(opts, what)
     error(what .. ": inference must be true or false, got " .. type(opts.inference), 3)
   end
   o.inference = opts.inference and true or false
+  -- the memory schedule of a profile's step: "framework" (every gradient held with the
+  -- activations of the peak) or "walk" (the backward pass walked: dlb_analysis_step_peak)
+  if opts.schedule ~= nil and opts.schedule ~= "framework" and opts.schedule ~= "walk" then
+    error(what .. ": schedule must be \"framework\" or \"walk\", got " .. tostring(opts.schedule), 3)
+  end
+  o.walk = opts.schedule == "walk"
+  local acc = opts.accumulation
+  if acc ~= nil and (type(acc) ~= "number" or acc < 1 or acc ~= math.floor(acc)) then
+    error(what .. ": accumulation must be a whole number >= 1 (micro-batches per optimizer "
+      .. "step), got " .. tostring(acc), 3)
+  end
+  if acc ~= nil and not o.walk then
+    error(what .. ": accumulation is read by schedule = \"walk\" (the framework schedule holds "
+      .. "every gradient already); give schedule = \"walk\" or leave it out", 3)
+  end
+  o.accumulation = acc or 1
   o.fuse, o.fuse_names = fuse_bits(opts.fuse, what)
     o.fuse_given = opts.fuse ~= nil
     if opts.framework == "auto" then
@@ -164,11 +180,16 @@ end
 -- the line names (roofline.time of these stats prints the framework rule's).
 -- inner: the words alone, for a line that puts them in its own parentheses.
 local function footprint_label(s, inner)
+  local wk = rawget(s, "footprint_walk")
+  -- schedule = "walk": says so, and where the peak is
+  local dw = type(wk) == "table" and ("backward pass walked, peak at the " .. wk.peak) or nil
   local fm = rawget(s, "framework_memory")
-  if type(fm) == "table" then -- the stack's terms, by name (dlbench.framework_memory)
-    local d = fwmemory.describe(fm)
-    if d == "none" then return "" end
-    return inner and ("with the stack's " .. d .. "; ") or (" (with the stack's " .. d .. ")")
+  if type(fm) == "table" or dw then -- the stack's terms, by name (dlbench.framework_memory)
+    local d = type(fm) == "table" and fwmemory.describe(fm) or "none"
+    d = d ~= "none" and ("with the stack's " .. d) or nil
+    if dw then d = d and (dw .. ", " .. d) or dw end
+    if d == nil then return "" end
+    return inner and (d .. "; ") or (" (" .. d .. ")")
   end
   if rawget(s, "footprint_graph") ~= nil or rawget(s, "offload") ~= nil then return "" end
   if rawget(s, "inference") then return "" end
@@ -254,6 +275,10 @@ function Graph:stats(opts)
   local o, names, values = parse(opts, "g:stats")
   apply_lora(self)
   local prof, psource, fam = profile_of(self, o, names, values)
+  if o.walk and (not o.framework or prof.name == "none" or o.inference) then
+    error("g:stats: schedule = \"walk\" walks a training stack's backward pass: it needs a "
+      .. "framework profile other than \"none\" and a training step", 2)
+  end
   local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
     o.inference, names, values, o.fuse)
   local pnote = nil
@@ -328,16 +353,64 @@ function Graph:stats(opts)
   -- each to the host as it is made, and a stack that steps the optimizer in the backward pass
   -- (memory.optimizer_in_backward) frees each as it is applied: both keep the graph
   -- schedule's peak.
+  -- schedule = "walk" (branch mem-sched, opt-in): the backward pass walked in the graph's
+  -- own op order (dlb_analysis_step_peak: each gradient held from the op that makes it to
+  -- the optimizer step, every saved tensor freed at its last use, a recomputed block's
+  -- tensors made and freed inside its backward), against the loss's moment (the graph
+  -- schedule's peak, at the start of the backward pass, with the stack's loss tensors);
+  -- with accumulation > 1 micro-batches the loss moment holds every gradient (autograd
+  -- accumulates into .grad across them). A profile whose stack keeps its gradients in a
+  -- buffer allocated once (grad_buffer.persistent) and parameter or activation offload keep
+  -- the framework schedule. docs/frameworks.md "The backward pass walked".
   local fp_graph
   local in_bwd = o.framework and type(prof.memory) == "table" and prof.memory.optimizer_in_backward
     and not o.inference or nil
+  local walk, walk_kept
   if o.framework and prof.name ~= "none" and not in_bwd
     and R.holds_all_gradients(offload, o.inference) then
     fp_graph = fp
-    bd.gradients = R.gradients_held(bd.gradients, tonumber(t.trainable), tonumber(t.params),
-      o.precision_name, nil)
-    fp = core.roofline_step_memory(0, bd.weights, bd.gradients, bd.optimizer,
-      bd.activations + bd.workspace, 0)
+    if not o.walk or (offload and (offload.params or offload.activations))
+      or (type(prof.grad_buffer) == "table" and prof.grad_buffer.persistent) then
+      -- a stack that keeps every gradient in a buffer allocated once (the profile's
+      -- grad_buffer: Megatron's contiguous grad buffer, DeepSpeed's gradient partitions) holds
+      -- them at every moment of the step; parameter or activation offload: the same rule (the
+      -- walk below does not see what the offload moves)
+      if o.walk then
+        walk_kept = (offload and (offload.params or offload.activations))
+          and "parameter or activation offload" or ("the profile's persistent gradient buffer ("
+          .. prof.grad_buffer.source .. ")")
+      end
+      bd.gradients = R.gradients_held(bd.gradients, tonumber(t.trainable), tonumber(t.params),
+        o.precision_name, nil)
+      fp = core.roofline_step_memory(0, bd.weights, bd.gradients, bd.optimizer,
+        bd.activations + bd.workspace, 0)
+    else
+      -- the backward pass walked block by block (dlb_analysis_step_peak: each gradient kept
+      -- from its making to the optimizer step, saved tensors freed as their backward runs),
+      -- and the loss's moment: the graph schedule's peak (the start of the backward pass)
+      -- with the stack's loss tensors; the step holds the larger
+      local pk = { core.analysis_step_peak(a) }
+      local fw_ws = fwmem and fwmem.workspace or 0
+      local at_walk = core.roofline_step_memory(0, bd.weights, pk[3], bd.optimizer,
+        pk[5] + pk[6] + fw_ws, 0)
+      -- gradient accumulation (o.accumulation micro-batches a step): every gradient made by
+      -- the first micro-batch's backward stays for the next ones (autograd adds into .grad),
+      -- so from the second on the loss moment holds them all
+      local g_loss = o.accumulation > 1 and R.gradients_held(bd.gradients, tonumber(t.trainable),
+        tonumber(t.params), o.precision_name, nil) or bd.gradients
+      local at_loss = core.roofline_step_memory(0, bd.weights, g_loss, bd.optimizer,
+        bd.activations + bd.workspace, 0)
+      walk = { walk = at_walk, loss = at_loss, peak = at_walk >= at_loss and "backward pass" or "loss",
+        at_walk = { gradients = pk[3], activations = pk[5], workspace = pk[6] + fw_ws },
+        at_loss = { gradients = g_loss, activations = bd.activations, workspace = bd.workspace },
+        accumulation = o.accumulation }
+      if at_walk >= at_loss then
+        bd.gradients, bd.activations, bd.workspace = pk[3], pk[5], pk[6] + fw_ws
+      else
+        bd.gradients = g_loss
+      end
+      fp = math.max(at_walk, at_loss)
+    end
     if offload then offload.footprint = fp end -- the device's, one number
   end
   local saved = nil
@@ -351,8 +424,12 @@ function Graph:stats(opts)
     params = t.params, flops = t.flops, flops_fwd = t.flops_fwd, flops_bwd = t.flops_bwd,
     flops_update = t.flops_update, flops_recompute = t.flops_recompute, bytes = t.bytes,
     io = t.io, intensity = t.intensity, footprint = fp, footprint_graph = fp_graph,
-    footprint_rule = fp_graph and "framework schedule: weights + every trainable gradient + "
-      .. "optimizer + activations + workspace" or nil, trainable = t.trainable,
+    footprint_rule = fp_graph and (walk and "framework schedule, the backward pass walked "
+      .. "(each gradient held from its making to the optimizer step, saved tensors freed as "
+      .. "their backward runs), peak at the " .. walk.peak or ("framework schedule: weights + "
+      .. "every trainable gradient + optimizer + activations + workspace" .. (walk_kept
+      and "; schedule = \"walk\" not applied: " .. walk_kept or ""))) or nil,
+    footprint_walk = walk, trainable = t.trainable,
     opt_states = t.opt_states,
     precision_given = o.precision_given,
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
@@ -368,14 +445,16 @@ function Graph:stats(opts)
   frameworks.origin[res] = { graph = self, opts = opts or {}, family = fam }
   return res
 end
-doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=, framework=} -> stats",
+doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=, framework=, schedule=, accumulation=} -> stats",
   "the step as built (the algorithmic counts) unless framework= names a profile "
   .. "(dlb.frameworks; \"auto\": the default one) whose fusion passes apply; "
   .. "params, flops (fwd/bwd/update/recompute), bytes, io, intensity, footprint, breakdown "
   .. "(and footprint_saved under a recompute policy); optimizer: sgd, momentum, rmsprop, adam, "
   .. "adamw, adafactor, adam8bit; precision: fp32, tf32, fp16, bf16, mixed, mixed_bf16, fp8; "
   .. "offload = \"optimizer\" | \"params\" | both (ZeRO-Offload: s.offload has host_bytes, "
-  .. "traffic per step; s.footprint is the device's); trainable = params not frozen; "
+  .. "traffic per step; s.footprint is the device's); schedule = \"walk\" (under a profile): "
+  .. "the backward pass walked, each gradient held from its making to the optimizer step "
+  .. "(s.footprint_walk; accumulation = micro-batches per step); trainable = params not frozen; "
   .. "polynomials when dims are unbound (footprint then needs every dim bound)")
 
 -- g:train{loss=t, optimizer=..., ...}: mark the loss (if given) and analyse the training

@@ -203,10 +203,12 @@ local function work_of(fname, s, at, opts, level)
   -- optimizer offload: gradients go to the host as the backward pass makes them (only those
   -- live at the peak stay), as dlb.roofline.core_footprint counts them
   local gmem = grad
-  if s.breakdown and not require("dlbench.roofline").holds_all_gradients(s.offload,
+  if s.breakdown and (not require("dlbench.roofline").holds_all_gradients(s.offload,
       type(s) == "table" and rawget(s, "inference"), type(s) == "table"
-      and rawget(s, "optimizer_in_backward")) then
-    gmem = n(s.breakdown.gradients)   -- offload or inference: the peak's (none for inference)
+      and rawget(s, "optimizer_in_backward")) or (type(s) == "table" and rawget(s, "footprint_walk"))) then
+    -- offload or inference: the peak's (none for inference); g:stats' schedule = "walk":
+    -- the gradients live at the walked peak
+    gmem = n(s.breakdown.gradients)
   end
   -- memory under the framework schedule (dlb_step_memory, as dlb.roofline.time): weights,
   -- every gradient and the optimizer state per step, activations and workspace per sample;

@@ -595,7 +595,10 @@ function M.core_footprint(s, dev, scale, opts)
   local function part(k) return b[k] == nil and 0 or num(b[k], "breakdown." .. k, fn) end
   local act = part("activations") + part("workspace")
   if board then act = act / dev.cores end
-  local grads = M.gradients_held(part("gradients"), plain and tonumber(s.trainable) or nil,
+  -- g:stats under a profile walks the backward pass (s.footprint_walk): its breakdown holds
+  -- the gradients live at that peak, which the framework schedule takes as they are
+  local grads = (code == 0 and plain and rawget(s, "footprint_walk")) and part("gradients")
+    or M.gradients_held(part("gradients"), plain and tonumber(s.trainable) or nil,
     params, plain and s.precision or nil, rawget(s, "offload"), rawget(s, "inference"),
     rawget(s, "optimizer_in_backward"))
   local need = core.roofline_step_memory(code, part("weights") * scale, grads * scale,

@@ -358,6 +358,10 @@ function M.model(builder, space, opts)
     fail("stats.framework's memory.optimizer_in_backward is not compiled (the sweep's memory "
       .. "rule holds every gradient); time such steps with g:stats + dlb.roofline.time")
   end
+  if stats_opts.schedule == "walk" then
+    fail("stats.schedule = \"walk\" is not compiled (the sweep's memory rule holds every "
+      .. "gradient); walk a step's backward pass with g:stats + dlb.roofline.time")
+  end
   if stats_opts.framework == nil and stats_opts.fuse == nil then stats_opts.framework = "auto" end
   if space.precision and stats_opts.precision then fail("give precision in the space or in stats, not both") end
   -- the row's columns: structure tags (incl. derived), bound dims, layers, device, outputs

@@ -98,7 +98,7 @@ function M.build(dlb, row)
       source = "torchao benchmarks/benchmark_low_bit_adam.py: torch.optim.AdamW(fused=True)" },
     memory = memory })
   local st = { precision = "bf16", optimizer = "adamw", recompute = 1, framework = fw,
-    offload = row.offload }
+    offload = row.offload, schedule = "walk" }
   return dlb.models.vit(M.model), st
 end
 
@@ -109,7 +109,7 @@ M.rows = {
     why = "ZeRO-2's device buffers under offload and overlap_comm (reduction buckets, staging) "
       .. "follow defaults of an unstated DeepSpeed version; not counted" },
   { name = "ViT-g/14, ao CPUOffloadOptimizer", gb = 5.24, offload = "optimizer",
-    offload_gradients = false, comparable = true, expect = "over", expect_before = "within" },
+    offload_gradients = false, comparable = true, expect = "within", expect_before = "within" },
   { name = "ViT-g/14, ao (offload gradients)", gb = 4.01, offload = "optimizer",
     comparable = true, expect = "within" },
 }
@@ -137,6 +137,15 @@ M.rows = {
 --   Not changed here: the schedule is the one memory rule of the library, and a time-ordered
 --   rule (the graph scheduler with the optimizer step after the whole backward pass) would
 --   move every measured table's rows; the row stays comparable and over.
+-- * The backward pass walked (branch mem-sched): M.build gives schedule = "walk" (the
+--   mechanism above, from PyTorch's autograd semantics: dlb_analysis_step_peak; looked for
+--   after seeing this row's error, decided for the four measured tables together, nothing
+--   fitted). No offload: 10.69 -> 9.66 GB (+8.8% -> -1.7%, within); ao with device
+--   gradients: 6.15 -> 5.12 GB (+17.4% -> -2.3%: the band observed under the framework
+--   schedule, "over", becomes "within", the band written before predicting: expect_before);
+--   ao (offload gradients) and ZeRO-Offload: unchanged (the graph schedule's peak). Both
+--   walked peaks are at the end of the backward pass (every gradient, the first block's
+--   checkpoint and recomputed tensors).
 -- * DeepSpeed ZeRO-Offload (not comparable): 3.89 against 6.85, -43%: the 2.96 GB missing is
 --   of the size of DeepSpeed's two 5e8-element bf16 reduction buckets (2.0 GB) and more; not
 --   counted.

@@ -195,7 +195,7 @@ local function check_source(S, key)
       end
       lines[#lines + 1] = string.format("%-44s %6.2f  measured %5.1f  %+6.1f%%  (%s%s%s)", row.name,
         pred[i], want, 100 * err, row.expect, row.comparable and "" or ", not comparable",
-        row.expect_before and "; " .. row.expect_before .. " written before predicting" or "")
+        row.expect_before and "; " .. row.expect_before .. " before (the data file says when)" or "")
       assert(not strict or band(err, row.expect), string.format("%s: %.2f vs measured %.1f (%+.1f%%), expected %s",
         row.name, pred[i], want, 100 * err, row.expect))
       assert(row.comparable or type(row.why) == "string", row.name .. ": a row that is not comparable says why")
@@ -222,8 +222,8 @@ T.test("measured peak memory (torchtune README): each row and delta as the data 
   for _, d in ipairs(D.deltas) do
     local p, m = pred[d.to] - pred[d.from], D.rows[d.to].gib - D.rows[d.from].gib
     local err = p / m - 1
-    lines[#lines + 1] = string.format("delta %-24s %+6.2f GiB  measured %+5.1f  %+6.1f%%  (%s)",
-      d.switch, p, m, 100 * err, d.expect)
+    lines[#lines + 1] = string.format("delta %-24s %+6.2f GiB  measured %+5.1f  %+6.1f%%  (%s%s)",
+      d.switch, p, m, 100 * err, d.expect, d.expect_before and "; " .. d.expect_before .. " before" or "")
     assert(not strict or band(err, d.expect), string.format("delta %s: %+.2f vs %+.1f GiB (%+.1f%%), expected %s",
       d.switch, p, m, 100 * err, d.expect))
   end

@@ -16,6 +16,9 @@ return {
       "tensor on the host, the same traffic)" },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 5e8,
+  grad_buffer = { persistent = false, source = "deepspeed/runtime/zero/stage_1_and_2.py: "
+    .. "stage 1 (partition_gradients off) leaves each .grad as autograd makes it and reduces "
+    .. "after the backward pass (reduce_gradients); not checked against a measurement" },
   zero = 1, slack = nil, fp8 = nil,
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
   recompute = { "none", "full" },

@@ -16,6 +16,9 @@ return {
       "tensor on the host, the same traffic)" },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 5e8,
+  grad_buffer = { persistent = true, source = "deepspeed/runtime/zero/stage_1_and_2.py: "
+    .. "contiguous_gradients (default true for stage 2) copies each reduced gradient into "
+    .. "grads_in_partition, allocated whole (the device's partition) at the first bucket" },
   zero = 2, slack = nil, fp8 = nil,
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
   recompute = { "none", "full" },

@@ -18,6 +18,9 @@ return {
   -- tensor at a time (a GPT block holds 12: 2 LayerNorms, 4 linear layers, weight + bias)
   gather = { unit = "tensor", tensors = 12 },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 5e8,
+  grad_buffer = { persistent = true, source = "deepspeed/runtime/zero/stage3.py "
+    .. "_setup_for_real_optimizer: grad_partitions_flat_buffer = torch.zeros(sum of every "
+    .. "parameter's partition_numel), allocated once" },
   zero = 3, slack = nil, fp8 = nil,
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
   recompute = { "none", "full" },

@@ -7,6 +7,8 @@ p.name, p.year = "hf-deepspeed", 2023
 p.title = "Hugging Face Trainer + DeepSpeed ZeRO-2 (fp16/bf16 engine, no autocast): "
   .. "FlashAttention-2 or SDPA, the model's own unfused loss, contiguous gradient buckets"
 p.zero, p.bucket_bytes = 2, 5e8
+-- ZeRO-2's gradient partition buffer (as deepspeed-zero2)
+p.grad_buffer = require("dlbench.frameworks.deepspeed_zero2").grad_buffer
 -- the DeepSpeed engine's optimizer (ds_config "AdamW" -> FusedAdam) and clipping
 -- (gradient_clipping "auto" = max_grad_norm 1.0)
 p.optimizer_impl = { kind = "fused", grad_clip = true,

@@ -24,6 +24,9 @@ return {
   stack_overlap = { grad_reduce = true, param_gather = true },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 40e6,
+  grad_buffer = { persistent = true, source = "megatron/core/distributed/"
+    .. "param_and_grad_buffer.py _ParamAndGradBuffer: grad_data, one contiguous buffer of every "
+    .. "gradient (param.main_grad a view), allocated once; zero_grad_buffer zeroes it" },
   zero = 1, slack = nil,
   -- scaling / weight_cast: Transformer Engine's quantisation kernels as planner ops
   -- (dlbench.te_fp8); Megatron-Core's default --fp8-recipe is "delayed" (megatron/training/

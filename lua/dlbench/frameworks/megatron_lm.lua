@@ -19,6 +19,11 @@ return {
   -- data parallelism: one allreduce of the gradients after the pipeline flush, not overlapped
   -- with the backward in 2021 (overlap_grad_reduce came with Megatron-Core, 2023)
   gather = { unit = "none" }, overlap = 0, fsdp_overlap = nil, bucket_bytes = nil,
+  -- every gradient in one buffer allocated at start-up: the framework schedule holds them all
+  -- at every moment of the step (graph_analysis: no backward walk)
+  grad_buffer = { persistent = true, source = "megatron/model/distributed.py "
+    .. "DistributedDataParallel: --use-contiguous-buffers-in-local-ddp (default on) allocates "
+    .. "MemoryBuffer main_grad for every parameter once; zero_grad_buffer zeroes it, never frees" },
   zero = 0, slack = nil, fp8 = nil,
   -- what the stack allocates beyond the graph's tensors (lua/dlbench/framework_memory.lua;
   -- issue [19] memory audit, docs/validation.md): the CUDA context with PyTorch's kernels,

@@ -22,6 +22,9 @@ return {
   stack_overlap = { grad_reduce = true, param_gather = true },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 40e6,
+  grad_buffer = { persistent = true, source = "NeMo 2 trains through Megatron-Core's "
+    .. "DistributedDataParallel: megatron/core/distributed/param_and_grad_buffer.py "
+    .. "_ParamAndGradBuffer.grad_data, every gradient in one buffer allocated once" },
   zero = 1, slack = nil,
   -- scaling / weight_cast: Transformer Engine's quantisation kernels as planner ops
   -- (dlbench.te_fp8): NeMo 24.x's default recipe is delayed scaling (its fp8 recipes'
