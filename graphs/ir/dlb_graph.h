@@ -284,6 +284,14 @@ DLB_API int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out);
 ** update op's output (no training step the library builds does), the analysis's own order
 ** is measured as it is. */
 DLB_API int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]);
+/* Two moments of that walk: while the step's loss runs (the first softmax_xent op of the
+** analysis's order) and while its backward op runs (the first op making the logits'
+** gradient), the live bytes then: out[0] and out[1..5] (weights, gradients, optimizer state,
+** activations, workspace) at the loss's forward op, out[6] and out[7..11] at its backward op.
+** The framework profiles' loss terms (lua/dlbench/framework_memory.lua) add what the stack's
+** loss holds beyond the graph's two logit-sized tensors at each moment. DLB_ENOTFOUND when
+** the step has no softmax_xent with a backward op. */
+DLB_API int dlb_analysis_step_loss(const dlb_analysis *a, double out[12]);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -207,6 +207,10 @@ int dlb_fp_analyse(const dlb_graph *g, const double *size, int *order, fpresult 
 int dlb_fp_exact(const dlb_graph *g, const double *size, double *out, int *order);
 /* Peak and breakdown of one order. */
 int dlb_fp_measure(const dlb_graph *g, const double *size, const int *order, fpresult *r);
+/* The same, and while each op i with mark[i] set runs (its outputs allocated, its inputs not
+** yet freed), its live bytes and breakdown into at[i] (at: one entry per op). */
+int dlb_fp_measure_at(const dlb_graph *g, const double *size, const int *order,
+                      const uint8_t *mark, fpresult *r, fpresult *at);
 int dlb_tensor_category(const dlb_graph *g, int t);
 
 #endif

@@ -496,15 +496,12 @@ int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, d
   return DLB_OK;
 }
 
-int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]) {
+/* The walk's op order (dlb_analysis_step_peak's doc, dlb_graph.h) into o (nops entries). */
+static int walk_order(const dlb_analysis *a, int *o) {
   size_t no = a->nops;
   const dlb_graph *s = a->s;
-  int *o = dlb_malloc((no + 1) * sizeof *o);
   uint8_t *upd = dlb_calloc(s->nt + 1, 1); /* tensors an update op produces */
-  if (!o || !upd) {
-    dlb_free(o); dlb_free(upd);
-    return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
-  }
+  if (!upd) return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
   size_t k = 0;
   int moved = 1;
   for (size_t i = 0; i < no; i++) {
@@ -522,13 +519,51 @@ int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]) {
     if (!moved || a->phase[a->order[i]] != DLB_PHASE_UPDATE) o[k++] = a->order[i];
   for (size_t i = 0; i < no && moved; i++)
     if (a->phase[a->order[i]] == DLB_PHASE_UPDATE) o[k++] = a->order[i];
+  dlb_free(upd);
+  return DLB_OK;
+}
+
+int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]) {
+  int *o = dlb_malloc((a->nops + 1) * sizeof *o);
+  if (!o) return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
+  int rc = walk_order(a, o);
   fpresult r = {0, {0}};
-  int rc = dlb_fp_measure(s, a->size, o, &r);
-  dlb_free(o); dlb_free(upd);
+  if (!rc) rc = dlb_fp_measure(a->s, a->size, o, &r);
+  dlb_free(o);
   if (rc) return rc;
   out[0] = r.peak;
   for (int c = 0; c < 5; c++) out[c + 1] = r.cat[c];
   return DLB_OK;
+}
+
+int dlb_analysis_step_loss(const dlb_analysis *a, double out[12]) {
+  size_t no = a->nops;
+  const dlb_graph *s = a->s;
+  int fwd = -1, bwd = -1; /* the first softmax_xent and the first gradient of its logits */
+  for (size_t i = 0; i < no; i++) {
+    const op *p = &s->o[a->order[i]];
+    if (p->type == OP_XENT && fwd < 0) fwd = a->order[i];
+    if (p->type == OP_XENT_BWD && p->attr[0] == 0 && bwd < 0) bwd = a->order[i];
+  }
+  if (fwd < 0 || bwd < 0)
+    return dlb_fail(DLB_ENOTFOUND, "analysis: the step has no softmax_xent loss with a backward "
+                    "op (an inference step, or a loss of another kind)");
+  int *o = dlb_malloc((no + 1) * sizeof *o);
+  uint8_t *mark = dlb_calloc(no + 1, 1);
+  fpresult *at = dlb_calloc(no + 1, sizeof *at);
+  int rc = (!o || !mark || !at) ? dlb_fail(DLB_ENOMEM, "analysis: out of memory") : walk_order(a, o);
+  fpresult r = {0, {0}};
+  if (!rc) {
+    mark[fwd] = mark[bwd] = 1;
+    rc = dlb_fp_measure_at(s, a->size, o, mark, &r, at);
+  }
+  if (!rc) {
+    out[0] = at[fwd].peak;
+    out[6] = at[bwd].peak;
+    for (int c = 0; c < 5; c++) out[c + 1] = at[fwd].cat[c], out[c + 7] = at[bwd].cat[c];
+  }
+  dlb_free(o); dlb_free(mark); dlb_free(at);
+  return rc;
 }
 
 int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out) {

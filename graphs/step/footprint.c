@@ -179,8 +179,11 @@ static inline void live_outputs(const fpctx *c, livemem *m, const op *p, const i
   }
 }
 
-/* Peak live bytes (and the breakdown at the peak) of one op order. */
-static int simulate(const fpctx *c, const int *order, fpresult *r) {
+/* Peak live bytes (and the breakdown at the peak) of one op order; where mark is not NULL,
+** at[i] also gets the live bytes and breakdown while the op order[k] = i with mark[i] set
+** runs (its outputs allocated, its inputs not yet freed). */
+static int simulate_at(const fpctx *c, const int *order, fpresult *r, const uint8_t *mark,
+                       fpresult *at) {
   const dlb_graph *g = c->g;
   int32_t *rem = dlb_malloc((g->nt ? g->nt : 1) * sizeof *rem);
   if (!rem) return DLB_ENOMEM;
@@ -192,6 +195,10 @@ static int simulate(const fpctx *c, const int *order, fpresult *r) {
     const op *p = &g->o[order[k]];
     const int32_t *in = args + p->in, *out = args + p->out;
     live_outputs(c, &m, p, out, r);
+    if (mark && mark[order[k]]) {
+      at[order[k]].peak = m.live;
+      memcpy(at[order[k]].cat, m.cat, sizeof m.cat);
+    }
     for (int j = 0; j < p->nin; j++) {
       int b = c->base[in[j]];
       if (--rem[b] == 0 && !(c->cat[b] & PERSIST)) live_free(c, &m, b);
@@ -203,6 +210,10 @@ static int simulate(const fpctx *c, const int *order, fpresult *r) {
   }
   dlb_free(rem);
   return DLB_OK;
+}
+
+static int simulate(const fpctx *c, const int *order, fpresult *r) {
+  return simulate_at(c, order, r, NULL, NULL);
 }
 
 /* -- the list scheduler -- */
@@ -385,6 +396,16 @@ int dlb_fp_measure(const dlb_graph *g, const double *size, const int *order, fpr
   fpctx c;
   int rc = prepare(&c, g, size);
   if (!rc) rc = simulate(&c, order, r);
+  release(&c);
+  if (rc == DLB_ENOMEM) return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
+  return rc;
+}
+
+int dlb_fp_measure_at(const dlb_graph *g, const double *size, const int *order,
+                      const uint8_t *mark, fpresult *r, fpresult *at) {
+  fpctx c;
+  int rc = prepare(&c, g, size);
+  if (!rc) rc = simulate_at(&c, order, r, mark, at);
   release(&c);
   if (rc == DLB_ENOMEM) return dlb_fail(DLB_ENOMEM, "footprint: out of memory");
   return rc;

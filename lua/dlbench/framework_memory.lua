@@ -21,9 +21,52 @@
 --     the peak is log_softmax's backward, where its saved fp32 output, the incoming fp32
 --     gradient and the fp32 gradient it makes are live: 3 x 4 = 12 B per logit element (the
 --     forward holds 4 + 4). With CEWithChunkedOutputLoss (c = num_output_chunks, 8): the model
---     returns c chunks of 16-bit logits (a bytes, all live) and the loss upcasts one chunk at
---     a time, keeping every chunk's fp32 log_softmax output for the backward (4 B) and one
---     chunk's fp32 gradient pair while it runs (8/c): a + 4 + 8/c, 7 B under bf16.
+--     returns c chunks of 16-bit logits (a bytes, all live in the forward) and the loss upcasts
+--     one chunk at a time, keeping every chunk's fp32 log_softmax output for the backward (4 B):
+--     a + 4 + 4/c while the last chunk's log_softmax runs; the backward, once the chunks are
+--     freed, holds the log-probs and one chunk's fp32 gradient pair, 4 + 8/c. (Before branch
+--     walk-loss the two were added at one moment, a + 4 + 8/c = 7 B under bf16; 6.5 now.)
+--   The loss's two moments, tensor by tensor (branch walk-loss; sources: torchtune
+--     recipes/full_finetune_single_device.py _loss_step (stored version 01067f61; the
+--     README's a9ea6d5 runs the same `logits.reshape`, `self._loss_fn(logits, labels)`,
+--     `del logits`, `loss.backward()`), torchtune/modules/loss/ce_chunked_output_loss.py
+--     (stored 10ff7cd2: F.cross_entropy(logits.float(), ...) per chunk); PyTorch
+--     tools/autograd/derivatives.yaml (stored d327a787): _log_softmax saves only its result
+--     (`self: _log_softmax_backward_data(grad, result, dim, self.scalar_type())`),
+--     nll_loss saves its input (that same log-probs tensor), _to_copy saves no tensor (its
+--     backward casts the gradient back to the input's dtype); aten/src/ATen/native/LossNLL.cpp
+--     (stored 0321fa77): cross_entropy with class targets is nll_loss_nd(log_softmax(self,
+--     1)), TORCH_META_FUNC(nll_loss_backward) allocates grad_input of the input's sizes,
+--     zeroed before the target entries are written; aten/src/ATen/native/SoftMax.cpp
+--     TORCH_META_FUNC(_log_softmax_backward_data): a new grad_input of grad's sizes (the
+--     index's stored copy names no commit). The autograd engine runs the
+--     loss's nodes (higher sequence numbers) before the output projection's, and frees a
+--     node's input gradient and saved tensors once it has run (retain_graph=False).
+--     Per logit element, a the activation bytes, u = 4 the fp32 copy (0 when a = 4:
+--     .float() of an fp32 tensor returns it):
+--     upcast, unchunked  forward: logits a + .float() copy u, then fp32 logits 4 + log-probs
+--                        4 -> 8 (logits freed by `del logits`: nothing saved them)
+--                        backward: log-probs 4 + nll's grad_input 4 + log_softmax's grad_input
+--                        4 -> 12; then the fp32 gradient 4 + its bf16 cast a; then the
+--                        output projection's backward holds the bf16 gradient a (+ dW, dh)
+--     upcast, c chunks   forward: every chunk's bf16 logits a + the log-probs so far + the
+--                        running chunk's copy u/c and log-probs -> a + 4 + u/c at the last
+--                        backward: chunk by chunk (the engine runs each chunk's nll,
+--                        log_softmax and cast backward before the next chunk's): at the first,
+--                        every chunk's log-probs 4 + its gradient pair 8/c -> 4 + 8/c; later
+--                        chunks hold fewer log-probs and the earlier chunks' a/c gradients
+--     autocast (HF)      forward: logits a + shifted copy a + autocast's fp32 cast 4 +
+--                        log-probs 4 -> 2a + 8 (a != 4); backward (the Trainer's compute_loss
+--                        returns only the loss: logits and copy freed) log-probs 4 + nll's
+--                        grad_input 4 + log_softmax's 4 -> 12; then the cast back 4 + a and
+--                        slice_backward's zero-filled full gradient a + a
+--     no autocast        forward logits a + copy a + log-probs a -> 3a; backward log-probs a
+--                        + nll's grad_input a + log_softmax's a -> 3a
+--     Under the walk (g:stats{schedule = "walk"}) each moment is counted at its own op of the
+--     walked step (dlb_analysis_step_loss: the softmax_xent op and its backward op, where the
+--     graph holds two logit-sized tensors, 2a), the stack's tensors replacing the graph's;
+--     the framework schedule, the planner and the sweep add the larger moment's bytes beyond
+--     2a to the activations of the peak.
 --   memory.optimizer_in_backward = true: the optimizer steps each parameter in its
 --     post-accumulate-grad hook and frees its gradient (torchtune's optimizer_in_bwd,
 --     training.register_optim_in_bwd_hooks; PyTorch tutorial "How to save memory by fusing
@@ -145,19 +188,29 @@ function M.logit_poly(g)
 end
 
 -- The loss term of memory table m at activation bytes a: the bytes per logit element the
--- stack's loss holds, and what it holds beyond the fused graph's 2a (the term's rate).
+-- stack's loss holds at its forward moment and at its backward moment (the counts above),
+-- the larger of the two, and what that holds beyond the fused graph's 2a (the term's rate).
+-- Returns per, rate, forward, backward.
 local function loss_rates(m, a)
-  local per
+  local fwd, bwd
+  local u = a == 4 and 0 or 4 -- .float() of an fp32 tensor makes no copy
   if m.loss.upcast then
     local c = m.loss.chunks or 1
     if type(c) ~= "number" or c < 1 or c % 1 ~= 0 then
       error("framework memory.loss.chunks must be a whole number >= 1, got " .. tostring(c), 0)
     end
-    per = c > 1 and (a + 4 + 8 / c) or 12
+    if c > 1 then
+      fwd, bwd = a + 4 + u / c, 4 + 8 / c
+    else
+      fwd, bwd = math.max(a + u, 8), 12
+    end
+  elseif m.loss.autocast and a ~= 4 then
+    fwd, bwd = a + a + 4 + 4, 12
   else
-    per = m.loss.autocast and a ~= 4 and (a + a + 4 + 4) or 3 * a
+    fwd, bwd = 3 * a, 3 * a
   end
-  return per, math.max(0, per - 2 * a)
+  local per = math.max(fwd, bwd)
+  return per, math.max(0, per - 2 * a), fwd, bwd
 end
 
 -- The optimizer step's temporaries of memory table m per byte of optimizer state (without
@@ -241,11 +294,12 @@ function M.terms(prof, g, prec, names, values, inference, optimizer, t, step_off
   local r = { activations = 0, workspace = 0, terms = {} }
   local a = act_bytes(prec)
   if m.loss then
-    local per, rate = loss_rates(m, a)
+    local per, rate, fwd, bwd = loss_rates(m, a)
     local n = logit_elements(g, names, values)
     local extra = rate * n
     r.activations = r.activations + extra
-    r.terms.loss = { bytes = extra, per_element = per, graph_per_element = 2 * a, elements = n }
+    r.terms.loss = { bytes = extra, per_element = per, graph_per_element = 2 * a, elements = n,
+      forward = fwd, backward = bwd, moment = bwd >= fwd and "backward" or "forward" }
     if n == 0 then
       -- a graph whose loss was not built with g:softmax_xent (an ONNX import, mse, ctc)
       r.terms.loss.note = "no g:softmax_xent logits in this graph: no loss term"

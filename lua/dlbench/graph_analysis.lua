@@ -396,18 +396,45 @@ function Graph:stats(opts)
       -- gradient accumulation (o.accumulation micro-batches a step): every gradient made by
       -- the first micro-batch's backward stays for the next ones (autograd adds into .grad),
       -- so from the second on the loss moment holds them all
-      local g_loss = o.accumulation > 1 and R.gradients_held(bd.gradients, tonumber(t.trainable),
-        tonumber(t.params), o.precision_name, nil) or bd.gradients
+      local held = o.accumulation > 1 and R.gradients_held(bd.gradients, tonumber(t.trainable),
+        tonumber(t.params), o.precision_name, nil) or nil
+      local g_loss = held or bd.gradients
       local at_loss = core.roofline_step_memory(0, bd.weights, g_loss, bd.optimizer,
         bd.activations + bd.workspace, 0)
+      local loss_at = { gradients = g_loss, activations = bd.activations, workspace = bd.workspace }
+      -- the loss's two moments (branch walk-loss), where the step has a softmax_xent and the
+      -- stack a loss term: the walk's live bytes while the loss op and its backward op run
+      -- (dlb_analysis_step_loss), the graph's two logit-sized tensors (2a per element) there
+      -- replaced by what the stack's loss holds at that moment (framework_memory's forward
+      -- and backward counts); they replace the graph schedule's peak as the loss's moment
+      local lt = fwmem and fwmem.terms.loss
+      local moment
+      if lt and lt.elements > 0 then
+        local lm = { core.analysis_step_loss(a) }
+        local ga = lt.graph_per_element * lt.elements
+        local function at(base, per)
+          local m = { gradients = held or lm[base + 3],
+            activations = lm[base + 5] - ga + per * lt.elements, workspace = lm[base + 6] + fw_ws }
+          m.bytes = core.roofline_step_memory(0, bd.weights, m.gradients, bd.optimizer,
+            m.activations + m.workspace, 0)
+          return m
+        end
+        local f, b = at(0, lt.forward), at(6, lt.backward)
+        moment = b.bytes >= f.bytes and "backward" or "forward"
+        loss_at = moment == "backward" and b or f
+        at_loss = loss_at.bytes
+        loss_at.bytes = nil
+        lt.at_forward, lt.at_backward = f.bytes, b.bytes
+      end
       walk = { walk = at_walk, loss = at_loss, peak = at_walk >= at_loss and "backward pass" or "loss",
+        loss_moment = moment,
         at_walk = { gradients = pk[3], activations = pk[5], workspace = pk[6] + fw_ws },
-        at_loss = { gradients = g_loss, activations = bd.activations, workspace = bd.workspace },
-        accumulation = o.accumulation }
+        at_loss = loss_at, accumulation = o.accumulation }
       if at_walk >= at_loss then
         bd.gradients, bd.activations, bd.workspace = pk[3], pk[5], pk[6] + fw_ws
       else
-        bd.gradients = g_loss
+        bd.gradients, bd.activations, bd.workspace = loss_at.gradients, loss_at.activations,
+          loss_at.workspace
       end
       fp = math.max(at_walk, at_loss)
     end
