@@ -423,8 +423,8 @@ function Graph:stats(opts)
         moment = b.bytes >= f.bytes and "backward" or "forward"
         loss_at = moment == "backward" and b or f
         at_loss = loss_at.bytes
-        loss_at.bytes = nil
         lt.at_forward, lt.at_backward = f.bytes, b.bytes
+        f.bytes, b.bytes = nil, nil
       end
       walk = { walk = at_walk, loss = at_loss, peak = at_walk >= at_loss and "backward pass" or "loss",
         loss_moment = moment,

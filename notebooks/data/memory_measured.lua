@@ -41,6 +41,8 @@
 --
 -- expect: "within" (|error| <= 10%), "under" or "over" (outside 10%, in that direction;
 -- `gap` says why). The test fails when a row moves out of what is written here.
+-- expect_before[i]: the band cell i had before a later change moved it (the change named
+-- below, "The loss's two moments").
 local M = {}
 
 M.source = "QwenLM/Qwen README.md, Profiling of Memory and Speed (single A100-SXM4-80G, "
@@ -129,7 +131,21 @@ end
 --   casts the module to fp16); ZeRO-2's two contiguous gradient buffers (2 x 2e8 fp16) and
 --   its step's fp32 copy of the gradient partition (4 B per trainable parameter), the peak
 --   of the short sequences on 14B and 72B.
--- What still misses (4 cells, all under):
+-- The loss's two moments (branch walk-loss, issue [18] item 4; looked for after seeing
+-- torchtune's packed row at -12.3% under the walk, not after these cells): under
+-- schedule = "walk" the loss's forward and backward moments are each counted at their own op
+-- of the walked step (dlb_analysis_step_loss: the live bytes while softmax_xent and its
+-- backward run, the graph's two logit-sized tensors replaced by the stack's loss tensors at
+-- that moment, every gradient held under accumulation = 8), where before the stack's loss
+-- bytes were added to the graph schedule's peak, which with checkpointing and trainable
+-- embeddings (LoRA (emb)) is not the loss's moment. The per-element counts are unchanged for
+-- both loss paths here (autocast 12 B at both moments; DeepSpeed fp16 3 x 2 B at both). Moved:
+-- the LoRA (emb) cells at 1.8B (256-1024: 12.5 / 12.5 / 12.7 -> 13.1 / 12.7 / 13.0 GB), 7B
+-- (256-2048: +0.1 to +0.6 GB) and 14B (256-4096: +0.1 to +1.2 GB), all towards their
+-- measurements; 1.8B LoRA (emb) at 512 goes from -11% (under) to -9.6% (within): 57 of 60
+-- within 10%, median |error| 3.7% (56 of 60, 4.0% before). Nothing else moved.
+-- What still misses (3 cells, all under; 1.8B LoRA (emb) at 512 was a fourth until the
+-- loss's two moments above):
 local ALLOC = "1.8B at one length: the measured growth per token is not steady (LoRA: +5.2 GB "
   .. "from 2048 to 4096 tokens where the live tensors grow 4.0 GB, then +5.6 GB to 8192 "
   .. "where they grow 7.9 GB): the caching allocator's cached blocks in a reserved or "
@@ -184,7 +200,8 @@ M.rows = {
   { model = "qwen-1.8b", method = "lora", gb = { 6.7, 7.4, 8.4, 11.0, 16.2, 21.8 },
     expect = { "within", "within", "within", "within", "under", "within" }, gap = ALLOC },
   { model = "qwen-1.8b", method = "lora_emb", gb = { 13.7, 14.0, 14.0, 15.1, 19.7, 27.7 },
-    expect = { "within", "under", "within", "within", "within", "within" }, gap = ALLOC },
+    expect = { "within", "within", "within", "within", "within", "within" },
+    expect_before = { [2] = "under" } },
   { model = "qwen-1.8b", method = "qlora", gb = { 5.8, 6.0, 6.6, 7.8, 10.2, 15.8 },
     expect = { "within", "within", "within", "within", "within", "under" }, gap = QLORA },
   { model = "qwen-7b", method = "lora", gb = { 20.1, 20.4, 21.5, 23.8, 29.7, 36.6 },

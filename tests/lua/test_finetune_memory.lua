@@ -386,8 +386,10 @@ T.test("measured peak memory (Qwen README): each row as notebooks/data/memory_me
       n = n + 1
       errs[#errs + 1] = math.abs(err)
       if math.abs(err) <= 0.10 then within = within + 1 end
-      lines[#lines + 1] = string.format("%-9s %-8s %5d  %5.1f GB  measured %5.1f  %+4.0f%%  (%s)",
-        row.model, row.method, seq, got, want, 100 * err, ex)
+      local before = row.expect_before and row.expect_before[i]
+      lines[#lines + 1] = string.format("%-9s %-8s %5d  %5.1f GB  measured %5.1f  %+4.0f%%  (%s%s)",
+        row.model, row.method, seq, got, want, 100 * err, ex,
+        before and "; " .. before .. " before (the data file says when)" or "")
       local ok = (ex == "within" and math.abs(err) <= 0.10) or (ex == "under" and err < -0.10)
         or (ex == "over" and err > 0.10)
       if not os.getenv("DLB_MEASURE_ALL") then assert(ok, string.format("%s %s seq %d: %.1f GB vs measured %.1f (%+.1f%%), expected %s",

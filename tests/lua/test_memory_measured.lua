@@ -19,7 +19,7 @@ local function band(err, ex)
     or (ex == "over" and err > 0.10)
 end
 
-T.test("torchtune's loss: 12 B per logit element unchunked, a + 4 + 8/c chunked", function()
+T.test("torchtune's loss: 12 B per logit element unchunked, a + 4 + 4/c chunked", function()
   local V, q = 1000, 16
   local g = dlb.models.llama { size = "7b", layers = 1, seq = q, batch = 2, vocab = V }
   local n = 2 * q * V
@@ -32,12 +32,27 @@ T.test("torchtune's loss: 12 B per logit element unchunked, a + 4 + 8/c chunked"
   -- fp32 gradients (3 x 4 B) against the fused graph's 2 x 2 B
   local u = with { upcast = true }
   T.eq(u.framework_memory.loss.per_element, 12)
+  -- the two moments (branch walk-loss): the forward holds fp32 logits + log-probs, 4 + 4
+  T.eq(u.framework_memory.loss.forward, 8)
+  T.eq(u.framework_memory.loss.backward, 12)
+  T.eq(u.framework_memory.loss.moment, "backward")
   T.eq(u.breakdown.activations - base.breakdown.activations, (12 - 4) * n)
-  -- CEWithChunkedOutputLoss, 8 chunks: bf16 chunks 2 + fp32 log_softmax outputs 4 + one
-  -- chunk's fp32 gradient pair 8/8
+  -- CEWithChunkedOutputLoss, 8 chunks: the forward, at the last chunk's log_softmax, holds
+  -- every bf16 chunk 2 + every chunk's fp32 log-probs 4 + the running chunk's fp32 copy 4/8;
+  -- the backward (the chunks freed by the recipe's `del logits`) the log-probs 4 + the first
+  -- chunk's fp32 gradient pair 8/8. Before branch walk-loss both at one moment: 2 + 4 + 1.
   local c = with { upcast = true, chunks = 8 }
-  T.eq(c.framework_memory.loss.per_element, 2 + 4 + 1)
-  T.eq(c.breakdown.activations - base.breakdown.activations, (7 - 4) * n)
+  T.eq(c.framework_memory.loss.forward, 2 + 4 + 0.5)
+  T.eq(c.framework_memory.loss.backward, 4 + 1)
+  T.eq(c.framework_memory.loss.per_element, 6.5)
+  T.eq(c.framework_memory.loss.moment, "forward")
+  T.eq(c.breakdown.activations - base.breakdown.activations, (6.5 - 4) * n)
+  -- in fp32 (a = 4) .float() returns its input: no copy; chunked forward 4 + 4, backward 4 + 1
+  local f32 = g:stats { precision = "fp32", framework = dlb.frameworks.derive("pytorch-ddp",
+    { memory = { loss = { upcast = true, chunks = 8 } } }) }
+  T.eq(f32.framework_memory.loss.forward, 8)
+  T.eq(f32.framework_memory.loss.backward, 5)
+  T.eq(f32.framework_memory.loss.bytes, 0, "no more than the graph's 2 x 4 B")
   T.eq(c.footprint, R.time(c, "H100").need, "one footprint")
   T.checkerr("chunks must be a whole number", with, { upcast = true, chunks = 0.5 })
   -- a derived memory table is checked by name (the terms framework_memory knows)
