@@ -285,6 +285,26 @@ static void test_step_peak(void) {
     CHECK(t.footprint == 1536);
     CHECK(dlb_analysis_step_peak(a, o) == DLB_OK);
     CHECK(o[0] == 1792 && o[1] == 768 && o[2] == 512 && o[3] == 0 && o[4] == 512 && o[5] == 0);
+    /* dlb_analysis_step_loss, the same walk at the loss's two ops, by hand (fp32; x, labels
+    ** int32 [4] 16 B and the loss's gradient seed, 4 B, live from the start):
+    **   softmax_xent_3 running:      x h1 h2 h3 probs 640 + labels 16 + seed 4 + loss 4 = 664
+    **                                activations, its row statistics [4, 2] fp32 32 B workspace
+    **   softmax_xent_3/grad running: x h1 h2 probs dh3 640 + labels 16 + seed 4 = 660 */
+    double l[12];
+    CHECK(dlb_analysis_step_loss(a, l) == DLB_OK);
+    CHECK(l[0] == 768 + 664 + 32 && l[1] == 768 && l[2] == 0 && l[3] == 0 && l[4] == 664 && l[5] == 32);
+    CHECK(l[6] == 768 + 660 && l[7] == 768 && l[8] == 0 && l[9] == 0 && l[10] == 660 && l[11] == 0);
+    dlb_analysis_free(a);
+  }
+  /* an inference step has no loss backward: refused by name */
+  dlb_train_opts inf = SGD;
+  inf.inference = 1;
+  a = dlb_graph_analyze(g, &inf, 0, NULL, NULL);
+  CHECK(a != NULL);
+  if (a) {
+    double l[12];
+    CHECK(dlb_analysis_step_loss(a, l) == DLB_ENOTFOUND);
+    CHECK(strstr(dlb_last_error(), "no softmax_xent loss with a backward op") != NULL);
     dlb_analysis_free(a);
   }
   dlb_graph_free(g);

@@ -108,6 +108,67 @@ T.test("checkpointed blocks: the walk is never above the framework schedule, nev
   end
 end)
 
+T.test("the loss's two moments: a hand count of the stack's loss tensors (branch walk-loss)", function()
+  -- The chain above in bf16 (a = 2 B), SGD: an activation [4, 8] 64 B, a weight 128 B (768 -> 384
+  -- in all), labels int32 [4] 16 B, the loss and its gradient seed 2 B each; n = 4 x 8 = 32
+  -- logit elements. The walk's op order is the one asserted above.
+  --   softmax_xent_3 (the loss's forward op) running: weights 384; x h1 h2 h3 (the logits)
+  --     and the probabilities it saves, 5 x 64 = 320, labels 16, the seed 2, the loss 2 =
+  --     340 activations; its row statistics [4, 2] fp32, 32 B workspace -> 756
+  --   softmax_xent_3/grad (the loss's backward op) running: weights 384; x h1 h2, the
+  --     probabilities and dh3, 5 x 64 = 320, labels 16, the seed 2 (h3 and the loss freed) =
+  --     338 -> 722
+  --   the walk's own peak (graph tensors only), matmul_1/grad_b: 384 + dW3 dW2 256 + x h1
+  --     dh2 dh1 256 = 896
+  -- The graph holds two logit-sized tensors at each loss op (logits + probabilities; then
+  -- probabilities + their gradient): 2 x 2 B x 32 = 128 B, replaced by the stack's:
+  local g = chain()
+  local n, ga = 32, 128
+  local function walk(loss)
+    return g:stats { b = 4, d = 8, precision = "bf16", schedule = "walk",
+      framework = dlb.frameworks.derive("pytorch-ddp", { memory = { loss = loss } }) }
+  end
+  local lm = { dlb.core.analysis_step_loss(walk { upcast = true }.analysis) }
+  T.eq(lm[1], 756); T.eq(lm[2], 384); T.eq(lm[5], 340); T.eq(lm[6], 32)
+  T.eq(lm[7], 722); T.eq(lm[8], 384); T.eq(lm[11], 338); T.eq(lm[12], 0)
+  -- torchtune unchunked (upcast): forward, log_softmax running on the fp32 logits: fp32
+  -- logits 4 + log-probs 4 = 8 B an element (the bf16 logits freed after .float());
+  -- backward, log_softmax's backward running: its saved log-probs 4 + nll_loss's dense
+  -- grad_input 4 + the grad_input it makes 4 = 12 B (the fp32 logits freed by `del logits`)
+  local u = walk { upcast = true }
+  T.eq(u.framework_memory.loss.at_forward, 756 - ga + 8 * n)    -- 884
+  T.eq(u.framework_memory.loss.at_backward, 722 - ga + 12 * n)  -- 978
+  T.eq(u.footprint, 978)
+  T.eq(u.footprint_walk.peak, "loss")
+  T.eq(u.footprint_walk.loss_moment, "backward")
+  T.eq(u.footprint_walk.walk, 896)
+  T.eq(u.breakdown.activations, 338 - ga + 12 * n)
+  T.eq(R.time(u, "H100").need, u.footprint, "one footprint")
+  -- CEWithChunkedOutputLoss with 2 chunks: forward, the second chunk's log_softmax running:
+  -- both bf16 chunks 2 + both chunks' fp32 log-probs 4 + that chunk's fp32 copy 4/2 = 8 B;
+  -- backward, the first chunk's log_softmax backward running: both chunks' log-probs 4 +
+  -- that chunk's gradient pair 8/2 = 8 B. Both moments under the walk's own peak:
+  local c = walk { upcast = true, chunks = 2 }
+  T.eq(c.framework_memory.loss.at_forward, 756 - ga + 8 * n)    -- 884
+  T.eq(c.framework_memory.loss.at_backward, 722 - ga + 8 * n)   -- 850
+  T.eq(c.footprint_walk.loss_moment, "forward")
+  T.eq(c.footprint, 896)
+  T.eq(c.footprint_walk.peak, "backward pass")
+  -- Hugging Face model code under autocast: forward logits 2 + shifted copy 2 + fp32 cast 4 +
+  -- log-probs 4 = 12; backward log-probs 4 + nll's grad_input 4 + log_softmax's 4 = 12
+  local h = walk { autocast = true }
+  T.eq(h.framework_memory.loss.at_forward, 756 - ga + 12 * n)   -- 1012
+  T.eq(h.framework_memory.loss.at_backward, 722 - ga + 12 * n)  -- 978
+  T.eq(h.footprint, 1012)
+  T.eq(h.footprint_walk.loss_moment, "forward")
+  -- the framework schedule (no walk) adds the larger moment's bytes beyond the graph's 2a
+  -- to the activations of its peak, as before
+  local f = g:stats { b = 4, d = 8, precision = "bf16",
+    framework = dlb.frameworks.derive("pytorch-ddp", { memory = { loss = { upcast = true } } }) }
+  T.eq(f.framework_memory.loss.bytes, (12 - 4) * n)
+  T.eq(f.footprint_walk, nil)
+end)
+
 T.test("schedule and accumulation: errors by name", function()
   local g = chain()
   T.checkerr("schedule must be \"framework\" or \"walk\", got walked", g.stats, g,
