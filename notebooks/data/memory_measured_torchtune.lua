@@ -110,7 +110,8 @@ M.rows = {
 --   element, log_softmax's fp32 backward) is 7.8 GiB of the 58.6 predicted.
 -- * the compile rows are over, by about what the loss's fp32 tensors weigh: QLoRA is
 --   predicted at 9.7 GiB where 2.3 GiB of NF4 weights, 0.5 GiB of adapters and states and
---   6.9 GiB of chunked-loss tensors (7 B per logit element, 1.05e9 elements) are counted
+--   6.9 GiB of chunked-loss tensors (7 B per logit element, 1.05e9 elements; 9.2 GiB and
+--   6.5 B since branch walk-loss, below) are counted
 --   and 4.6 GiB is measured. torchtune compiles the loss too (training.compile_loss); an
 --   Inductor-fused cross entropy that saves only the bf16 logits would hold 2 B per element,
 --   which would bring QLoRA and LoRA near their measurements. Not counted: no compile
@@ -149,6 +150,25 @@ M.rows = {
 --   gradient): 52.6 GiB, the "minimal" schedule's figure. The 7.4 GiB measured beyond it are
 --   not explained here (eager autograd saving more than the graph's tensors is one
 --   candidate, not checked).
+-- * The loss's two moments (branch walk-loss; looked for after seeing the packed row's
+--   -12.3% above, the hypothesis being that the loss's backward holds more logit-sized
+--   tensors than its forward moment; checked from the sources named in
+--   lua/dlbench/framework_memory.lua, nothing fitted): the walk now counts the stack's loss
+--   tensors at the loss op and at its backward op (dlb_analysis_step_loss). Unchunked upcast:
+--   forward 8 B per logit element (fp32 logits + log-probs), backward 12 B (log-probs +
+--   nll_loss's dense grad_input + log_softmax's grad_input; the fp32 logits are freed by
+--   `del logits`, nothing saves them), every activation live at both: the 12 B the loss term
+--   already placed at the loss's moment. So the hypothesis does NOT explain this row: + packed
+--   dataset 52.60 -> 52.60 GiB (-12.3%, under, unchanged); baseline and + compile unchanged.
+--   The chunked rule had added the forward's bf16 chunks (freed by `del logits` before the
+--   backward) to the backward's gradient pair: now max(a + 4 + 4/c, 4 + 8/c) = 6.5 B under
+--   bf16, not 7: every chunked row -0.49 GiB (1.05e9 logit elements x 0.5 B): + chunked
+--   cross entropy 47.70 -> 47.21 (+11.2% -> +10.1%, still over), + activation checkpointing
+--   26.26 -> 25.77 (+5.5% -> +3.5%), + optimizer step in backward 26.26 -> 25.77 (+13.7% ->
+--   +11.6%), + activation offloading 24.85 -> 24.37 (+14.0% -> +11.8%), + 8-bit AdamW
+--   18.87 -> 18.38 (+7.2% -> +4.4%), LoRA 13.55 -> 13.07 (+59.5% -> +53.7%), QLoRA 9.66 ->
+--   9.17 (+110.0% -> +99.3%); the deltas unchanged (both rows of each move alike). No band
+--   changed.
 -- * 8-bit AdamW: -6.0 GiB predicted (2 B instead of bf16 AdamW's 4 B per parameter) against
 --   -4.2; the README does not name the class (bitsandbytes AdamW8bit, or the config's
 --   PagedAdamW8bit, whose states live in CUDA managed memory outside torch's active bytes).
