@@ -633,7 +633,38 @@ local function offload_set(fname, off)
   end
   return set
 end
-local function apply_offload(r, off, ls, po, cfg, hw, fname)
+-- What a device keeps under offload, from the layer list alone: the largest layer's weight
+-- bytes on a rank of tensor degree tp (params), and one layer's kept activations plus the
+-- output layer's at micro-batch mb (activations). memo (may be nil): a table of earlier
+-- answers of one search (its layouts share few tp and mb), keyed the same.
+local function kept_weights(ls, po, tp, memo)
+  local big = memo and memo.w[tp]
+  if big then return big end
+  big = 0
+  for _, l in ipairs(ls) do
+    local wb = l.weight_bytes or (l.params or 0) * (po.w_bytes > 0 and po.w_bytes or 2)
+    wb = wb / ((l.tp_bytes or 0) > 0 and tp or 1)
+    if wb > big then big = wb end
+  end
+  if memo then memo.w[tp] = big end
+  return big
+end
+local function kept_activations(ls, tp, mb, memo)
+  local m = memo and memo.a[tp]
+  if m and m[mb] then return m[mb] end
+  local big, head = 0, 0
+  for i, l in ipairs(ls) do
+    local a = ((l.act_kept or 0) / ((l.tp_bytes or 0) > 0 and tp or 1) + (l.act_rep or 0)) * mb
+    if i == #ls and #ls > 1 then head = a elseif a > big then big = a end
+  end
+  big = big + head
+  if memo then
+    if not m then m = {}; memo.a[tp] = m end
+    m[mb] = big
+  end
+  return big
+end
+local function apply_offload(r, off, ls, po, cfg, hw, fname, memo)
   local R = require "dlbench.roofline"
   local host = type(hw) == "table" and hw.links and hw.links.host
   local bw = host and host.bw or R.DEFAULT_HOST_BW
@@ -649,12 +680,7 @@ local function apply_offload(r, off, ls, po, cfg, hw, fname)
   end
   if off.params then
     -- the largest layer's weights stay (a working set, split by tensor parallelism)
-    local big = 0
-    for _, l in ipairs(ls) do
-      local wb = l.weight_bytes or (l.params or 0) * (po.w_bytes > 0 and po.w_bytes or 2)
-      wb = wb / ((l.tp_bytes or 0) > 0 and tp or 1)
-      if wb > big then big = wb end
-    end
+    local big = kept_weights(ls, po, tp, memo)
     traffic = traffic + 2 * cfg.m * w
     w = math.min(w, big)
   end
@@ -662,12 +688,7 @@ local function apply_offload(r, off, ls, po, cfg, hw, fname)
     -- one layer's kept activations stay (the largest per-sample share times the
     -- micro-batch), and the output layer's (the last: torchtune keeps the output head out
     -- of the offloading, as g:stats' rule, graph_setups.offload_of)
-    local big, head = 0, 0
-    for i, l in ipairs(ls) do
-      local a = ((l.act_kept or 0) / ((l.tp_bytes or 0) > 0 and tp or 1) + (l.act_rep or 0)) * r.mb
-      if i == #ls and #ls > 1 then head = a elseif a > big then big = a end
-    end
-    big = big + head
+    local big = kept_activations(ls, tp, r.mb, memo)
     traffic = traffic + 2 * math.max(0, act - big) * cfg.m
     act = math.min(act, big)
   end
@@ -701,19 +722,28 @@ local function offload_name(v)
 end
 local function offloaded(fname, rows, off, ls, po, o, dev)
   local variants = off == "search" and SEARCH or { off }
+  local names = {}
+  for i, v in ipairs(variants) do names[i] = offload_name(v) end
+  -- a variant is tried on a view of the row (its fields until set: no copy of every field
+  -- for every variant), copied out when it is kept; the kept layers' bytes are shared by the
+  -- rows of one tp and micro-batch (kept_weights, kept_activations)
+  local memo, view = { w = {}, a = {} }, { __index = nil }
   local out = {}
   for _, r in ipairs(rows) do
     if off == "search" and r.fits == 1 then
       r.offload = "none"; r.offload_time = 0
       out[#out + 1] = r
     else
-      for _, v in ipairs(variants) do
-        local c = {}
-        for k, x in pairs(r) do c[k] = x end
-        apply_offload(c, v, ls, po, { tp = r.tp, dp = r.dp, zero = r.zero, m = r.m }, o.hw, fname)
+      local cfg = { tp = r.tp, dp = r.dp, zero = r.zero, m = r.m }
+      view.__index = r
+      for i, v in ipairs(variants) do
+        local c = setmetatable({}, view)
+        apply_offload(c, v, ls, po, cfg, o.hw, fname, memo)
         stack_memory(c, ls, po, dev.mem)
-        c.offload_traffic, c.offload = c.offload.traffic, offload_name(v)
+        c.offload_traffic, c.offload = c.offload.traffic, names[i]
         if c.fits == 1 or o.keep_unfit then
+          setmetatable(c, nil)
+          for k, x in pairs(r) do if rawget(c, k) == nil then c[k] = x end end
           out[#out + 1] = c
           break
         end
