@@ -518,6 +518,32 @@ local function fb_per_sample(o, ls)
   return fb, bind
 end
 
+-- The context-parallel degrees a plan searches when cp_max is not given, the one rule for
+-- graph= and layers=: for long sequences of attention, up to the largest power of two that
+-- leaves each rank at least 4,096 tokens of a sample (Megatron-Core and NeMo run cp 2 at 8k;
+-- Llama 3, cp 16 at 131k: 8,192 per rank). The tokens per sample are the step's own, as its
+-- MFU and tokens/s count them (dlbench.mfu: the graph's seq, or the layer list's `seq`, which
+-- layers.from_graph and the closed forms set); a step with no layer exchanging K/V
+-- (kv_bytes: no attention, or a hand-made list that does not say it) is not split: 1.
+local function cp_default(o, ls)
+  local kv = false
+  for _, l in ipairs(ls) do
+    if (tonumber(l.kv_bytes) or 0) > 0 then kv = true; break end
+  end
+  if not kv then return 1 end
+  local g = o.layers or o.graph
+  local src, bind = ls, nil
+  if is_graph(g) then
+    src = g
+    local _
+    _, bind = fb_per_sample(o, ls)
+  end
+  local q = require("dlbench.mfu").tokens_per_sample(src, bind)
+  local c = 1
+  while q and q / (2 * c) >= 4096 do c = 2 * c end
+  return c
+end
+
 -- MFU under the one convention (dlbench.mfu), tokens/s, memory in GB, time to train, the
 -- profile and provenance: added to each row of plan/evaluate.
 local function finish(r, o, ls, info, dev)
@@ -769,20 +795,7 @@ function M.plan(o)
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
   if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
-  -- context parallelism is searched for long sequences: up to the largest power of two
-  -- that leaves each rank at least 4,096 tokens of a sample (Megatron-Core and NeMo run
-  -- cp 2 at 8k; Llama 3, cp 16 at 131k: 8,192 per rank)
-  if o.cp_max == nil then
-    local g = o.layers or o.graph
-    local q
-    if is_graph(g) then
-      local _, bind = fb_per_sample(o, ls)
-      q = require("dlbench.mfu").tokens_per_sample(g, bind)
-    end
-    local c = 1
-    while q and q / (2 * c) >= 4096 do c = 2 * c end
-    po.cp_max = c
-  end
+  if o.cp_max == nil then po.cp_max = cp_default(o, ls) end
   local off = o.offload
   if off ~= nil and off ~= false and off ~= "search" then off = offload_set(fname, off) end
   if off then po.keep_unfit = 1 end
