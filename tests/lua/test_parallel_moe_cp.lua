@@ -13,13 +13,14 @@ local mix = dlb.models.moe { size = "mixtral-8x7b" }
 local dense = dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 28672,
   vocab = 32000, seq = 4096 }
 
--- evaluate options o with the fields of extra over them
-local function evaluate_with(o, extra)
+-- options o with the fields of extra over them
+local function merged(o, extra)
   local c = {}
   for k, v in pairs(o) do c[k] = v end
   for k, v in pairs(extra) do c[k] = v end
-  return P.evaluate(c)
+  return c
 end
+local function evaluate_with(o, extra) return P.evaluate(merged(o, extra)) end
 
 T.test("MoE layers: experts, their parameters, dispatch bytes and K/V bytes from the zoo", function()
   local ls = P.layers.from_graph(mix)
@@ -259,12 +260,7 @@ T.test("cp searched by default alike for graph= and layers= (the step's tokens, 
     return seen, max
   end
   local o = { hw = "H100-SXM", devices = 16, batch = 16, table = false }
-  local function plan(src)
-    local c = {}
-    for k, v in pairs(o) do c[k] = v end
-    for k, v in pairs(src) do c[k] = v end
-    return P.plan(c)
-  end
+  local function plan(src) return P.plan(merged(o, src)) end
   local tg, eg = plan { graph = g }
   local tl, el = plan { layers = ls }
   local sg, mg = cps(tg)
