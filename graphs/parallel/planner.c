@@ -253,6 +253,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   /* the expert-tensor all-gather + reduce-scatter of the last MoE layer timed (bytes,
   ** seconds): the same for every MoE layer of a model, timed once a layout */
   double etmemo[2] = { -1, 0 };
+  /* likewise a layer's tensor-parallel collective pair (bytes, seconds) and its
+  ** context-parallel exchanges (bytes, the two collectives' seconds): a layout's blocks
+  ** repeat the last block's bytes, so each is timed once (the same call, the same value) */
+  double tpmemo[2] = { -1, 0 }, cpmemo[3] = { -1, 0, 0 };
   /* the blocks counted in layer order (opts.recompute_every: every k-th is checkpointed) */
   int nblk = 0, every = (int)o->recompute_every;
   for (int c = 0; c < K; c++) {
@@ -268,10 +272,11 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       nblk += blk;
       int lrc = rc && blk && (every <= 1 || nblk % every == 0);
       double tl = l->tp_bytes > 0 ? tp : 1;
-      double tf, tb, tu, af, ab, cf;
-      st = dlb_layer_times_get(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &tf, &tb,
-                               &tu, &af, &ab, &cf);
+      /* the layer's times, host seconds and update work, cached per layer class */
+      dlb_layer_cost lc;
+      st = dlb_layer_times_cost(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &lc);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      double tf = lc.tf, tb = lc.tb, tu = lc.tu, af = lc.af, ab = lc.ab, cf = lc.cf;
       double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
       if (l->expert_frac > 0 && load != 1) {   /* the busiest expert sets the MoE block's time */
         double k = 1 + l->expert_frac * (load - 1);
@@ -313,8 +318,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         /* the optimizer's launch model: the layer's update work at the same share, and its
         ** tensors with their chunks shrunk as the share shrinks the bytes (a tensor split
         ** over tl ranks, or sharded by ZeRO, is still one tensor of at least one chunk) */
-        double uf, ub;
-        dlb_layer_update(LT, dev, i, tl, sp, &uf, &ub);
+        double uf = lc.uf, ub = lc.ub;   /* dlb_layer_update at tl */
         s->uf += uf * ushare, s->ub += ub * ushare;
         /* views of a contiguous shard of the layer's flat buffer (opts.optim_views, FSDP1):
         ** the tensors a window of 1/shards of the buffer meets, T / shards + 1 on average
@@ -324,16 +328,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         double nt = l->upd_tensors;
         if (o->optim_views != 0 && zs > 1) nt = fmin(nt, nt / zs + 1);
         s->ut += nt;
-        double whole = 0, wf;
-        dlb_layer_update(LT, dev, i, 1, sp, &wf, &whole);
+        double whole = lc.wb;   /* dlb_layer_update's bytes at tensor degree 1 */
         double frac = whole > 0 ? ub * ushare / whole : 1;
         s->uc += fmax(nt, ceil(l->upd_chunks * frac));
       }
       if (lrc) s->rcf += l->flops_fwd;
       if (selc) s->rcf += fmin(l->flops_core, l->flops_fwd);
       /* the host issuing the layer's ops (its recomputed forward, or core, again) */
-      double hf, hb, hu, hc;
-      dlb_layer_host(LT, dev, i, l->experts > 0 ? ep : 1, moe, &hf, &hb, &hu, &hc);
+      double hf = lc.hf, hb = lc.hb, hu = lc.hu, hc = lc.hc;   /* dlb_layer_host */
       s->hf += hf;
       s->hb += hb + (lrc ? hf : 0) + (selc ? hc : 0) + srh + rr.host;
       s->hu += hu;
@@ -356,7 +358,9 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** on a ring, two collectives' latencies; NCCL picks each one's algorithm) */
         dlb_par_coll c1, c2 = { 0 };
         double tpb = l->tp_bytes * mbc;
-        if (o->nccl) {   /* consecutive ranks: a node's worth per node */
+        if (tpb == tpmemo[0]) {   /* the last layer's bytes again (the blocks): its time */
+          c1.time = tpmemo[1];
+        } else if (o->nccl) {   /* consecutive ranks: a node's worth per node */
           double tpn = dlb_par_group_per_node(cl->per_node, 1, tp);
           if (sp) {
             st = dlb_par_nccl_group(cl, DLB_COLL_REDUCE_SCATTER, tpb, tp, tpn, &c1.time);
@@ -372,7 +376,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
           st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, tpb, tp, 0, tplink, &c1);
         }
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
-        c1.time += c2.time;
+        if (tpb != tpmemo[0]) {
+          c1.time += c2.time;
+          tpmemo[0] = tpb; tpmemo[1] = c1.time;
+        }
         s->tpf += ncol * c1.time;
         s->tpb += ncol * c1.time * (1 + rtc);
       }
@@ -438,14 +445,20 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         double kvl = l->kv_bytes * mbc / tl;   /* this rank's K/V chunk (its heads) */
         double f1 = 0, b1 = 0, ws = 0;
         dlb_par_coll c1, c2;
+        /* the exchange's bytes (the key of cpmemo: the algorithm is the layout's) */
+        double cpk = ca == DLB_CP_ALLTOALL ? (l->kv_bytes + l->qo_bytes) * mbc / tl : kvl;
+        int again = cpk == cpmemo[0];
+        c1.time = cpmemo[1]; c2.time = cpmemo[2];
         if (ca == DLB_CP_RING) {
           /* Megatron-Core CP (ring attention, Liu et al. 2023): cp - 1 steps, each passing
           ** a K/V chunk to the next rank (point to point: latency + bytes/bw) while the
           ** attention of the chunk in hand runs; backward passes K/V and dK/dV. Exposed:
           ** what the attention kernels do not hide. Two chunks in flight. */
-          st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, kvl, 2, 0, cplink, &c1);
-          if (!st) st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, 2 * kvl, 2, 0,
-                                           cplink, &c2);
+          if (!again) {
+            st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, kvl, 2, 0, cplink, &c1);
+            if (!st) st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, 2 * kvl, 2, 0,
+                                             cplink, &c2);
+          }
           if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
           f1 = fmax(0, (cp - 1) * c1.time - af);
           b1 = fmax(0, (cp - 1) * c2.time - ab);
@@ -454,7 +467,9 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
           /* Llama 3 (Dubey et al. 2024 sec. 3.3.2): all-gather the whole K/V before the
           ** attention forward; backward gathers again and reduce-scatters dK/dV; not
           ** overlapped. The gathered K/V is one layer's workspace. */
-          st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, kvl * cp, cp, 0, cplink, &c1);
+          if (!again)
+            st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, kvl * cp, cp, 0, cplink,
+                                    &c1);
           if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
           f1 = c1.time;
           b1 = 2 * c1.time;
@@ -462,11 +477,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         } else {
           /* DeepSpeed-Ulysses (Jacobs et al. 2023): all-to-all of Q, K, V from sequence to
           ** head shards before attention and of the output back, the same four backward */
-          st = dlb_par_alltoall_cluster((l->kv_bytes + l->qo_bytes) * mbc / tl, cp, tp, cl, &c1);
+          if (!again) st = dlb_par_alltoall_cluster(cpk, cp, tp, cl, &c1);
           if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
           f1 = c1.time;
           b1 = c1.time;
         }
+        if (!again) { cpmemo[0] = cpk; cpmemo[1] = c1.time; cpmemo[2] = ca == DLB_CP_RING ? c2.time : 0; }
         s->cpf += f1;
         /* a recomputed attention (full, or the selective core) exchanges K/V again */
         s->cpb += b1 + ((lrc || selc) ? f1 : 0);

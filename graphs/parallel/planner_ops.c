@@ -14,7 +14,10 @@
 #include "dlb_runtime.h"
 #include "roofline_impl.h"
 
-typedef struct entry { int cls, sp, moe; double mb, tl, ep, tf, tb, tu, af, ab, cf; int used; } entry;
+/* a cached layer class at one (micro-batch, tensor degree, expert degree, sp, moe): its
+** times (compute), and the host seconds and update work that depend on fewer of those (so a
+** layout's layers reach them through one look-up, dlb_layer_times_cost) */
+typedef struct entry { int cls, sp, moe; double mb, tl, ep; dlb_layer_cost c; int used; } entry;
 
 /* The last layer class dlb_layer_rcm answered, and its answer: consecutive blocks share one */
 typedef struct rcm_memo {
@@ -502,9 +505,8 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   *hc = nc * d->host_op;
 }
 
-int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
-                        double ep, int sp, int moe, double *tf, double *tb, double *tu,
-                        double *af, double *ab, double *cf) {
+int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                         double ep, int sp, int moe, dlb_layer_cost *out) {
   int cls = T->cls[li];
   if (!(ep >= 1)) ep = 1;
   sp = sp != 0;
@@ -523,14 +525,31 @@ int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb
     e->mb = mb;
     e->tl = tl;
     e->ep = ep;
-    compute(T, d, cls, mb, tl, ep, sp, moe, &e->tf, &e->tb, &e->tu, &e->af, &e->ab, &e->cf);
+    dlb_layer_cost *c = &e->c;
+    compute(T, d, cls, mb, tl, ep, sp, moe, &c->tf, &c->tb, &c->tu, &c->af, &c->ab, &c->cf);
+    /* the same functions the planner called per layer and layout before (exact: a class's
+    ** layers have the same ops) */
+    dlb_layer_host(T, d, cls, ep, moe ? DLB_MOE_MCORE : DLB_MOE_GRAPH, &c->hf, &c->hb, &c->hu,
+                   &c->hc);
+    dlb_layer_update(T, d, cls, tl, sp, &c->uf, &c->ub);
+    dlb_layer_update(T, d, cls, 1, sp, &c->wf, &c->wb);
     T->used++;
   }
-  *tf = e->tf;
-  *tb = e->tb;
-  *tu = e->tu;
-  if (af) *af = e->af;
-  if (ab) *ab = e->ab;
-  if (cf) *cf = e->cf;
+  *out = e->c;
+  return DLB_OK;
+}
+
+int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                        double ep, int sp, int moe, double *tf, double *tb, double *tu,
+                        double *af, double *ab, double *cf) {
+  dlb_layer_cost c;
+  int st = dlb_layer_times_cost(T, d, li, mb, tl, ep, sp, moe, &c);
+  if (st) return st;
+  *tf = c.tf;
+  *tb = c.tb;
+  *tu = c.tu;
+  if (af) *af = c.af;
+  if (ab) *ab = c.ab;
+  if (cf) *cf = c.cf;
   return DLB_OK;
 }

@@ -34,6 +34,19 @@ int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb
                         double ep, int sp, int moe, double *tf, double *tb, double *tu,
                         double *af, double *ab, double *cf);
 
+/* All of a layer's costs at one (mb, tl, ep, sp, moe), cached per layer class: the times of
+** dlb_layer_times_get (tf, tb, tu, af, ab, cf), the host seconds of dlb_layer_host at ep and
+** moe (hf, hb, hu, hc) and the update work of dlb_layer_update at tl (uf, ub) and at tensor
+** degree 1 (wf, wb). The planner reads them once per layer and layout; the values are those
+** functions' own (a class's layers have the same ops). */
+typedef struct dlb_layer_cost {
+  double tf, tb, tu, af, ab, cf;
+  double hf, hb, hu, hc;
+  double uf, ub, wf, wb;
+} dlb_layer_cost;
+int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                         double ep, int sp, int moe, dlb_layer_cost *out);
+
 /* Host seconds of layer li's forward (*hf), backward (*hb) and update (*hu) on device d
 ** (the host-side model, issue [19]): host_op per op of the phase (a layer without ops: one
 ** op per pass), plus host_layer per forward; *hc those of its attention core's forward ops

@@ -518,6 +518,32 @@ local function fb_per_sample(o, ls)
   return fb, bind
 end
 
+-- The context-parallel degrees a plan searches when cp_max is not given, the one rule for
+-- graph= and layers=: for long sequences of attention, up to the largest power of two that
+-- leaves each rank at least 4,096 tokens of a sample (Megatron-Core and NeMo run cp 2 at 8k;
+-- Llama 3, cp 16 at 131k: 8,192 per rank). The tokens per sample are the step's own, as its
+-- MFU and tokens/s count them (dlbench.mfu: the graph's seq, or the layer list's `seq`, which
+-- layers.from_graph and the closed forms set); a step with no layer exchanging K/V
+-- (kv_bytes: no attention, or a hand-made list that does not say it) is not split: 1.
+local function cp_default(o, ls)
+  local kv = false
+  for _, l in ipairs(ls) do
+    if (tonumber(l.kv_bytes) or 0) > 0 then kv = true; break end
+  end
+  if not kv then return 1 end
+  local g = o.layers or o.graph
+  local src, bind = ls, nil
+  if is_graph(g) then
+    src = g
+    local _
+    _, bind = fb_per_sample(o, ls)
+  end
+  local q = require("dlbench.mfu").tokens_per_sample(src, bind)
+  local c = 1
+  while q and q / (2 * c) >= 4096 do c = 2 * c end
+  return c
+end
+
 -- MFU under the one convention (dlbench.mfu), tokens/s, memory in GB, time to train, the
 -- profile and provenance: added to each row of plan/evaluate.
 local function finish(r, o, ls, info, dev)
@@ -633,7 +659,38 @@ local function offload_set(fname, off)
   end
   return set
 end
-local function apply_offload(r, off, ls, po, cfg, hw, fname)
+-- What a device keeps under offload, from the layer list alone: the largest layer's weight
+-- bytes on a rank of tensor degree tp (params), and one layer's kept activations plus the
+-- output layer's at micro-batch mb (activations). memo (may be nil): a table of earlier
+-- answers of one search (its layouts share few tp and mb), keyed the same.
+local function kept_weights(ls, po, tp, memo)
+  local big = memo and memo.w[tp]
+  if big then return big end
+  big = 0
+  for _, l in ipairs(ls) do
+    local wb = l.weight_bytes or (l.params or 0) * (po.w_bytes > 0 and po.w_bytes or 2)
+    wb = wb / ((l.tp_bytes or 0) > 0 and tp or 1)
+    if wb > big then big = wb end
+  end
+  if memo then memo.w[tp] = big end
+  return big
+end
+local function kept_activations(ls, tp, mb, memo)
+  local m = memo and memo.a[tp]
+  if m and m[mb] then return m[mb] end
+  local big, head = 0, 0
+  for i, l in ipairs(ls) do
+    local a = ((l.act_kept or 0) / ((l.tp_bytes or 0) > 0 and tp or 1) + (l.act_rep or 0)) * mb
+    if i == #ls and #ls > 1 then head = a elseif a > big then big = a end
+  end
+  big = big + head
+  if memo then
+    if not m then m = {}; memo.a[tp] = m end
+    m[mb] = big
+  end
+  return big
+end
+local function apply_offload(r, off, ls, po, cfg, hw, fname, memo)
   local R = require "dlbench.roofline"
   local host = type(hw) == "table" and hw.links and hw.links.host
   local bw = host and host.bw or R.DEFAULT_HOST_BW
@@ -649,12 +706,7 @@ local function apply_offload(r, off, ls, po, cfg, hw, fname)
   end
   if off.params then
     -- the largest layer's weights stay (a working set, split by tensor parallelism)
-    local big = 0
-    for _, l in ipairs(ls) do
-      local wb = l.weight_bytes or (l.params or 0) * (po.w_bytes > 0 and po.w_bytes or 2)
-      wb = wb / ((l.tp_bytes or 0) > 0 and tp or 1)
-      if wb > big then big = wb end
-    end
+    local big = kept_weights(ls, po, tp, memo)
     traffic = traffic + 2 * cfg.m * w
     w = math.min(w, big)
   end
@@ -662,12 +714,7 @@ local function apply_offload(r, off, ls, po, cfg, hw, fname)
     -- one layer's kept activations stay (the largest per-sample share times the
     -- micro-batch), and the output layer's (the last: torchtune keeps the output head out
     -- of the offloading, as g:stats' rule, graph_setups.offload_of)
-    local big, head = 0, 0
-    for i, l in ipairs(ls) do
-      local a = ((l.act_kept or 0) / ((l.tp_bytes or 0) > 0 and tp or 1) + (l.act_rep or 0)) * r.mb
-      if i == #ls and #ls > 1 then head = a elseif a > big then big = a end
-    end
-    big = big + head
+    local big = kept_activations(ls, tp, r.mb, memo)
     traffic = traffic + 2 * math.max(0, act - big) * cfg.m
     act = math.min(act, big)
   end
@@ -701,19 +748,28 @@ local function offload_name(v)
 end
 local function offloaded(fname, rows, off, ls, po, o, dev)
   local variants = off == "search" and SEARCH or { off }
+  local names = {}
+  for i, v in ipairs(variants) do names[i] = offload_name(v) end
+  -- a variant is tried on a view of the row (its fields until set: no copy of every field
+  -- for every variant), copied out when it is kept; the kept layers' bytes are shared by the
+  -- rows of one tp and micro-batch (kept_weights, kept_activations)
+  local memo, view = { w = {}, a = {} }, { __index = nil }
   local out = {}
   for _, r in ipairs(rows) do
     if off == "search" and r.fits == 1 then
       r.offload = "none"; r.offload_time = 0
       out[#out + 1] = r
     else
-      for _, v in ipairs(variants) do
-        local c = {}
-        for k, x in pairs(r) do c[k] = x end
-        apply_offload(c, v, ls, po, { tp = r.tp, dp = r.dp, zero = r.zero, m = r.m }, o.hw, fname)
+      local cfg = { tp = r.tp, dp = r.dp, zero = r.zero, m = r.m }
+      view.__index = r
+      for i, v in ipairs(variants) do
+        local c = setmetatable({}, view)
+        apply_offload(c, v, ls, po, cfg, o.hw, fname, memo)
         stack_memory(c, ls, po, dev.mem)
-        c.offload_traffic, c.offload = c.offload.traffic, offload_name(v)
+        c.offload_traffic, c.offload = c.offload.traffic, names[i]
         if c.fits == 1 or o.keep_unfit then
+          setmetatable(c, nil)
+          for k, x in pairs(r) do if rawget(c, k) == nil then c[k] = x end end
           out[#out + 1] = c
           break
         end
@@ -739,20 +795,7 @@ function M.plan(o)
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
   if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
-  -- context parallelism is searched for long sequences: up to the largest power of two
-  -- that leaves each rank at least 4,096 tokens of a sample (Megatron-Core and NeMo run
-  -- cp 2 at 8k; Llama 3, cp 16 at 131k: 8,192 per rank)
-  if o.cp_max == nil then
-    local g = o.layers or o.graph
-    local q
-    if is_graph(g) then
-      local _, bind = fb_per_sample(o, ls)
-      q = require("dlbench.mfu").tokens_per_sample(g, bind)
-    end
-    local c = 1
-    while q and q / (2 * c) >= 4096 do c = 2 * c end
-    po.cp_max = c
-  end
+  if o.cp_max == nil then po.cp_max = cp_default(o, ls) end
   local off = o.offload
   if off ~= nil and off ~= false and off ~= "search" then off = offload_set(fname, off) end
   if off then po.keep_unfit = 1 end

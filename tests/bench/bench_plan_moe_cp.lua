@@ -5,7 +5,8 @@
 --      H100s (256 nodes x 8), batch 1,024: tp x cp x pp x ep, schedules, micro-batches,
 --      recompute, ZeRO 0-3 and HSDP, offload = "search";
 --   2. a 405B dense model (Llama 3.1 405B shape) at 131,072 tokens on 16,384 H100s,
---      batch 128 (16M tokens): cp up to 32 (ring, all-gather, all-to-all), the rest as 1.
+--      batch 128 (16M tokens): cp up to 32 (ring, all-gather, all-to-all: the default
+--      cp_max of a layer list that carries its seq, as of a graph), the rest as 1.
 --   3. case 1 with the DeepEP dispatcher (moe_dispatcher = "deepep", issue [21], branch
 --      deepep).
 -- Each: the zoo graph and its per-layer costs (dlb.parallel.layers.from_graph) built once
@@ -43,7 +44,7 @@ for _, c in ipairs(cases) do
   local ls = P.layers.from_graph(c[2], { framework = "megatron-core" })
   local best, mean, t, evaluated = timeit(function()
     return P.plan { layers = ls, hw = "H100-SXM", devices = c[3].devices, batch = c[3].batch,
-      seq_par = true, offload = "search", cp_max = c[3].batch == 128 and 32 or nil, table = false,
+      seq_par = true, offload = "search", table = false,
       moe_dispatcher = c[3].moe_dispatcher }
   end)
   local r = t[1]

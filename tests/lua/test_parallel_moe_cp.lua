@@ -13,13 +13,14 @@ local mix = dlb.models.moe { size = "mixtral-8x7b" }
 local dense = dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 28672,
   vocab = 32000, seq = 4096 }
 
--- evaluate options o with the fields of extra over them
-local function evaluate_with(o, extra)
+-- options o with the fields of extra over them
+local function merged(o, extra)
   local c = {}
   for k, v in pairs(o) do c[k] = v end
   for k, v in pairs(extra) do c[k] = v end
-  return P.evaluate(c)
+  return c
 end
+local function evaluate_with(o, extra) return P.evaluate(merged(o, extra)) end
 
 T.test("MoE layers: experts, their parameters, dispatch bytes and K/V bytes from the zoo", function()
   local ls = P.layers.from_graph(mix)
@@ -241,6 +242,52 @@ T.test("long sequences: the planner searches cp, HSDP and offload; rows say what
   assert(tb[1].offload_time > 0, "its host-link time")
   T.checkerr("hsdp must be true or false", P.plan, { graph = g, hw = "H100-SXM", devices = 8,
     batch = 8, hsdp = "yes" })
+end)
+
+T.test("cp searched by default alike for graph= and layers= (the step's tokens, K/V layers)", function()
+  -- 16,384 tokens: cp up to 4 leaves each rank 16384 / (2 x 4) = 2,048 tokens of each of
+  -- the two chunks (4,096 per rank), the rule's floor (docs/parallel.md)
+  local g = dlb.models.llama { layers = 4, hidden = 1024, heads = 16, kv_heads = 4, ffn = 2816,
+    vocab = 32000, seq = 16384 }
+  local ls = P.layers.from_graph(g, { framework = "auto" })   -- the graph path's profile
+  T.eq(ls.seq, 16384, "the layer list carries the tokens per sample")
+  local function cps(t)
+    local seen, max = {}, 0
+    for _, r in ipairs(t) do
+      seen[r.cp] = true
+      if r.cp > max then max = r.cp end
+    end
+    return seen, max
+  end
+  local o = { hw = "H100-SXM", devices = 16, batch = 16, table = false }
+  local function plan(src) return P.plan(merged(o, src)) end
+  local tg, eg = plan { graph = g }
+  local tl, el = plan { layers = ls }
+  local sg, mg = cps(tg)
+  local sl, ml = cps(tl)
+  T.eq(mg, 4, "graph=: cp up to 4"); T.eq(ml, 4, "layers=: cp up to 4")
+  assert(sg[2] and sl[2], "cp 2 searched on both paths")
+  T.eq(el, eg, "the same layouts evaluated")
+  -- the same search: the same layouts kept, fastest first, at the same step (the list is the
+  -- graph's own per-layer costs)
+  T.eq(#tl, #tg, "rows")
+  for i = 1, #tl do
+    T.eq(tl[i].cp, tg[i].cp, "cp"); T.near(tl[i].step, tg[i].step, 1e-12, "step")
+  end
+  -- cp_max given: as given, on both paths
+  local _, m1 = cps(plan { layers = ls, cp_max = 2 })
+  T.eq(m1, 2, "cp_max = 2")
+  -- a list without its tokens (a hand-made list: no seq), or without K/V to exchange (no
+  -- attention: the LSTM word LM's closed form, 16,384 steps), is not split
+  local bare = {}
+  for i, l in ipairs(ls) do bare[i] = l end
+  bare.ops, bare.precision, bare.causal = ls.ops, ls.precision, ls.causal
+  local _, mb = cps(plan { layers = bare })
+  T.eq(mb, 1, "no seq: cp 1")
+  local lstm = P.layers.word_lm { h = 512, v = 1000, q = 16384, bytes = 2 }
+  T.eq(lstm.seq, 16384, "the word LM says its tokens")
+  local _, mw = cps(plan { layers = lstm, batch = 16 })
+  T.eq(mw, 1, "no K/V layers: cp 1")
 end)
 
 T.test("devices without the A100's published kernel fields: predictions marked less certain", function()
