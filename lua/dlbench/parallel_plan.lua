@@ -528,7 +528,8 @@ end
 local function cp_default(o, ls)
   local kv = false
   for _, l in ipairs(ls) do
-    if (tonumber(l.kv_bytes) or 0) > 0 then kv = true; break end
+    -- a malformed entry is left to the layer check, which names it
+    if type(l) == "table" and (tonumber(l.kv_bytes) or 0) > 0 then kv = true; break end
   end
   if not kv then return 1 end
   local g = o.layers or o.graph
