@@ -114,6 +114,9 @@ doc.doc(M.parse, "dlb.trace.parse(json[, limits]) -> table", "dlb.trace.read for
 
 -- == classification ===================================================================
 
+-- Device ops by category: a kernel, or a copy/set ("Kernel", "Memcpy", "Memset" are the
+-- categories of Kineto as PyTorch 1.8-1.9 shipped it, "Runtime" its cuda_runtime).
+local KERNEL_CATS = { kernel = true, Kernel = true }
 local DEVICE_CATS = { kernel = true, gpu_memcpy = true, gpu_memset = true, Kernel = true,
   Memcpy = true, Memset = true }
 
@@ -123,12 +126,15 @@ M.is_device = is_device
 doc.doc(M.is_device, "dlb.trace.is_device(event) -> boolean",
   "is the event an op run on a device (GPU kernel, copy or set: cat kernel/gpu_memcpy/gpu_memset)")
 
+-- Is event r a GPU kernel (not a copy or a set)?
+local function is_kernel(r) return r.cat ~= nil and KERNEL_CATS[r.cat] == true end
+
 -- A host-side op (an aten op, an autograd node, a record_function range)?
 local function is_cpu(r)
   if is_device(r) then return false end
   local c = r.cat
   return c == nil or c == "cpu_op" or c == "Operator" or c == "user_annotation"
-    or c == "python_function" or c == "cuda_runtime" or c == "cpu_instant_event"
+    or c == "python_function" or c == "cuda_runtime" or c == "Runtime" or c == "cpu_instant_event"
 end
 
 -- The op class of a PyTorch op or kernel name, and of a dlbench op type: the common
@@ -245,10 +251,12 @@ local function acc_new(what)
     launch_api = 0, latencies = {} }
 end
 
--- A kernel-launch call of the host (CUDA runtime or driver, HIP): its correlation id joins
--- it to the kernel it queued.
+-- A call of the host's CUDA runtime or driver (or HIP) with a correlation id, which joins
+-- it to the device op it queued, if it queued one: a launch is such a call whose id joins a
+-- kernel; the rest (cudaStreamSynchronize, cudaMemGetInfo, cudaEventRecord, ...) queue no
+-- kernel and are not counted as launches (acc_feed).
 local function is_launch(r)
-  return r.correlation ~= nil and (r.cat == "cuda_runtime" or r.cat == "cuda_driver"
+  return r.correlation ~= nil and (r.cat == "cuda_runtime" or r.cat == "cuda_driver" or r.cat == "Runtime"
     or (type(r.name) == "string" and (r.name:find("LaunchKernel", 1, true) ~= nil
       or r.name:find("cuLaunch", 1, true) ~= nil)))
 end
@@ -315,8 +323,6 @@ local function acc_feed(acc, rows, final)
         if (acc.nwaiting or 0) >= 100000 then acc.launches, acc.nwaiting = {}, 0 end
         acc.launches[r.correlation] = r
         acc.nwaiting = (acc.nwaiting or 0) + 1
-        acc.nlaunch = acc.nlaunch + 1
-        acc.launch_api = acc.launch_api + r.dur
       end
     end
     if r.flops then acc.dev_flops = acc.dev_flops + r.flops end
@@ -381,7 +387,11 @@ local function acc_feed(acc, rows, final)
     if l then
       acc.launches[r.correlation] = nil
       acc.nwaiting = acc.nwaiting - 1
-      acc.latencies[#acc.latencies + 1] = r.ts - l.ts
+      if is_kernel(r) then -- a kernel launch: the call's time and its latency to the kernel
+        acc.nlaunch = acc.nlaunch + 1
+        acc.launch_api = acc.launch_api + l.dur
+        acc.latencies[#acc.latencies + 1] = r.ts - l.ts
+      end
     end
     if st.last_end and r.ts > st.last_end then
       local gap = r.ts - st.last_end
@@ -629,7 +639,7 @@ function M.compare(t, stats, dev, opts)
   if has_device then
     for i = 1, t:count() do
       local r = t:row(i)
-      if r.ph == "X" and r.dur and is_device(r) and r.cat ~= "gpu_memcpy" and r.cat ~= "gpu_memset" then
+      if r.ph == "X" and r.dur and is_kernel(r) then
         local src = r.external_id and shapes_by_ext[r.external_id]
         local key, class = measured_key(src and src[1] or r.name, src and src[2])
         add(key, class, "measured", r.dur * 1e-6 / per)

@@ -72,4 +72,70 @@ T.test("summary: idle gaps per stream, the host's share of them, launch overhead
   assert(tostring(s):find("waiting for the host", 1, true), "printed")
 end)
 
+T.test("summary: runtime calls that queue no kernel are not launches", function()
+  -- Real PyTorch 2.x traces hold cuda_runtime calls with correlation ids that launch no
+  -- kernel (cudaStreamSynchronize, cudaDeviceSynchronize, cudaMemGetInfo; a
+  -- cudaMemcpyAsync queues a copy): before the fix each counted as a kernel launch, its
+  -- time in the mean launch call. Hand derivation (us): one launch (call 0..5, kernel at
+  -- 10): 1 launch, call 5 us, latency 10 us; the sync (20 us), the memory query and the
+  -- copy's call are not launches. The copy waits on its call (returned at 30, stream idle
+  -- from 20): the gap 20..31 is 11 us, 10 of them waiting for the host.
+  local ev = {
+    '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":5,"args":{"correlation":1}}',
+    '{"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":10,"dur":10,"args":{"correlation":1,"stream":7,"device":0}}',
+    '{"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":1,"tid":1,"ts":6,"dur":20,"args":{"correlation":2}}',
+    '{"ph":"X","cat":"cuda_runtime","name":"cudaMemGetInfo","pid":1,"tid":1,"ts":26,"dur":1,"args":{"correlation":4}}',
+    '{"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":27,"dur":3,"args":{"correlation":3}}',
+    '{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":7,"ts":31,"dur":2,"args":{"correlation":3,"stream":7,"device":0}}',
+  }
+  local s = dlb.trace.summary(dlb.trace.parse('{"traceEvents": [' .. table.concat(ev, ",") .. ']}'))
+  T.eq(s.launch.count, 1, "one kernel launch")
+  T.near(s.launch.api, 5e-6, 1e-12, "its call")
+  T.near(s.launch.latency, 10e-6, 1e-12, "call to kernel start")
+  T.near(s.idle, 11e-6, 1e-12, "idle")
+  T.near(s.host_idle, 10e-6, 1e-12, "the copy waited for its call")
+end)
+
+T.test("Kineto as PyTorch 1.8-1.9 wrote it: Kernel/Memcpy/Runtime, \"external id\", text tids", function()
+  -- the layout of kineto's tb_plugin/test/gpu_metrics_input.json (a V100 run): categories
+  -- Operator/Runtime/Kernel/Memcpy, "tid" as text ("24572", "stream 7"), the device and
+  -- runtime events' op id as lowercase "external id". One step, hand derivation (us):
+  -- the addmm's kernel (20) joins its op's shapes through external id 5; the copy (7) is
+  -- no kernel: measured GEMM 64x512x784 = 20 us, nothing else measured.
+  local ev = {
+    '{"ph":"X","cat":"Operator","name":"ProfilerStep#1","pid":9,"tid":"9","ts":0,"dur":100,"args":{"External id":1}}',
+    '{"ph":"X","cat":"Operator","name":"aten::addmm","pid":9,"tid":"9","ts":10,"dur":30,'
+      .. '"args":{"External id":5,"Input Dims":[[512],[64,784],[784,512],[],[]]}}',
+    '{"ph":"X","cat":"Runtime","name":"cudaLaunchKernel","pid":9,"tid":"9","ts":20,"dur":6,'
+      .. '"args":{"cbid":211,"correlation":10,"external id":5,"external ts":10}}',
+    '{"ph":"X","cat":"Kernel","name":"volta_sgemm_128x64_nn","pid":0,"tid":"stream 7","ts":30,"dur":20,'
+      .. '"args":{"device":0,"stream":7,"correlation":10,"external id":5}}',
+    '{"ph":"X","cat":"Runtime","name":"cudaMemcpyAsync","pid":9,"tid":"9","ts":60,"dur":4,'
+      .. '"args":{"cbid":41,"correlation":11,"external id":6}}',
+    '{"ph":"X","cat":"Memcpy","name":"Memcpy DtoH (Device -> Pageable)","pid":0,"tid":"stream 7","ts":66,"dur":7,'
+      .. '"args":{"device":0,"stream":7,"correlation":11,"external id":6,"bytes":256}}',
+  }
+  local t = dlb.trace.parse('{"schemaVersion": 1, "computeProperties": [{"id": 0}], "traceEvents": ['
+    .. table.concat(ev, ",") .. ']}')
+  T.eq(t:row(4).external_id, 5, "\"external id\" read")
+  T.eq(t:row(4).tid, "stream 7", "text tid kept")
+  T.eq(t:row(2).tid, 9, "numeric text tid as a number")
+  local s = dlb.trace.summary(t)
+  T.eq(s.launch.count, 1, "the Runtime launch joins its Kernel; the copy's call is no launch")
+  T.near(s.launch.api, 6e-6, 1e-12, "launch call")
+  local gg = dlb.graph("lin18")
+  local x = gg:input("x", { "b", 784 })
+  gg:loss(gg:softmax_xent(gg:relu(gg:matmul(x, gg:weight("w", { 784, 512 }))), gg:input("l", { "b" }, "int32")))
+  local cmp = dlb.trace.compare(t, gg:stats { b = 64 }, "V100")
+  local measured, g = 0, nil
+  for i = 1, cmp:count() do
+    local r = cmp:row(i)
+    measured = measured + r.measured
+    if r.key == "gemm 64x512x784" then g = r end
+  end
+  assert(g, "the kernel joins the addmm's shape through \"external id\"")
+  T.near(g.measured, 20e-6, 1e-12, "the GEMM's kernel")
+  T.near(measured, 20e-6, 1e-12, "the copy is not a measured kernel")
+end)
+
 T.done()
