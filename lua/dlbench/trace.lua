@@ -247,7 +247,7 @@ local function acc_new(what)
     kinds = { step = {}, all = {} }, korder = { step = {}, all = {} },
     phases = { step = { forward = 0, backward = 0, optimizer = 0, other = 0 },
       all = { forward = 0, backward = 0, optimizer = 0, other = 0 } },
-    ndev = 0, dev_flops = 0, streams = {}, skeys = {}, launches = {}, nlaunch = 0,
+    ndev = 0, dev_flops = 0, streams = {}, skeys = {}, launches = {}, early = {}, nlaunch = 0,
     launch_api = 0, latencies = {} }
 end
 
@@ -259,6 +259,14 @@ local function is_launch(r)
   return r.correlation ~= nil and (r.cat == "cuda_runtime" or r.cat == "cuda_driver" or r.cat == "Runtime"
     or (type(r.name) == "string" and (r.name:find("LaunchKernel", 1, true) ~= nil
       or r.name:find("cuLaunch", 1, true) ~= nil)))
+end
+
+-- A launch call l joined to the kernel that starts at kernel_ts: its call time and its
+-- latency to the kernel.
+local function count_launch(acc, l, kernel_ts)
+  acc.nlaunch = acc.nlaunch + 1
+  acc.launch_api = acc.launch_api + l.dur
+  acc.latencies[#acc.latencies + 1] = kernel_ts - l.ts
 end
 
 -- the span of the trace: every top-level host range and device op
@@ -321,8 +329,15 @@ local function acc_feed(acc, rows, final)
         -- kept until its kernel arrives; launches whose kernel never comes (not traced)
         -- are dropped once 100,000 wait, so a long trace holds a bounded number
         if (acc.nwaiting or 0) >= 100000 then acc.launches, acc.nwaiting = {}, 0 end
-        acc.launches[r.correlation] = r
-        acc.nwaiting = (acc.nwaiting or 0) + 1
+        local k = acc.early[r.correlation]
+        if k then -- its kernel came first (an earlier window): the launch, counted now
+          acc.early[r.correlation] = nil
+          acc.nearly = acc.nearly - 1
+          count_launch(acc, r, k)
+        else
+          acc.launches[r.correlation] = r
+          acc.nwaiting = (acc.nwaiting or 0) + 1
+        end
       end
     end
     if r.flops then acc.dev_flops = acc.dev_flops + r.flops end
@@ -387,11 +402,13 @@ local function acc_feed(acc, rows, final)
     if l then
       acc.launches[r.correlation] = nil
       acc.nwaiting = acc.nwaiting - 1
-      if is_kernel(r) then -- a kernel launch: the call's time and its latency to the kernel
-        acc.nlaunch = acc.nlaunch + 1
-        acc.launch_api = acc.launch_api + l.dur
-        acc.latencies[#acc.latencies + 1] = r.ts - l.ts
-      end
+      if is_kernel(r) then count_launch(acc, l, r.ts) end
+    elseif r.correlation and is_kernel(r) then
+      -- no launch yet: kept (start time) for a launch in a later window, so that the launch
+      -- counts however the file is cut into windows; bounded as the launches are
+      if (acc.nearly or 0) >= 100000 then acc.early, acc.nearly = {}, 0 end
+      acc.early[r.correlation] = r.ts
+      acc.nearly = (acc.nearly or 0) + 1
     end
     if st.last_end and r.ts > st.last_end then
       local gap = r.ts - st.last_end

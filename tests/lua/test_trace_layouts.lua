@@ -138,4 +138,33 @@ T.test("Kineto as PyTorch 1.8-1.9 wrote it: Kernel/Memcpy/Runtime, \"external id
   T.near(measured, 20e-6, 1e-12, "the copy is not a measured kernel")
 end)
 
+T.test("summary of a path: a launch whose kernel came in an earlier window still counts", function()
+  -- HTA's backward_thread.json (an A100 step) writes the kernel before its
+  -- cudaLaunchKernel; read in windows of 10 events, the launch and its kernel fall in
+  -- different windows. Hand derivation: 1 launch, call 10 us, kernel 64,135 us after it.
+  local ev = {
+    '{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1666149715428509,"dur":45,"args":{"correlation":2131433,"stream":7,"device":0}}',
+    '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":3914,"tid":24922,"ts":1666149715364374,"dur":10,"args":{"correlation":2131433}}',
+  }
+  -- 4,000 metadata events between them (about 300 kB: more than one read of the file)
+  local filler = {}
+  for i = 1, 4000 do
+    filler[i] = '{"name":"thread_name","ph":"M","pid":3914,"tid":' .. i .. ',"args":{"name":"thread ' .. i .. '"}}'
+  end
+  table.insert(ev, 2, table.concat(filler, ","))
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write('{"traceEvents": [' .. table.concat(ev, ",") .. '], "distributedInfo": {"rank": 0}}')
+  f:close()
+  local whole = dlb.trace.summary(dlb.trace.read(path))
+  local ok, streamed = pcall(dlb.trace.summary, path, { window = 10 })
+  os.remove(path)
+  assert(ok, streamed)
+  for _, s in ipairs { whole, streamed } do
+    T.eq(s.launch and s.launch.count, 1, "one launch")
+    T.near(s.launch.api, 10e-6, 1e-12, "its call")
+    T.near(s.launch.latency, 64135e-6, 1e-9, "call to kernel start")
+  end
+end)
+
 T.done()
