@@ -167,4 +167,44 @@ T.test("summary of a path: a launch whose kernel came in an earlier window still
   end
 end)
 
+T.test("summary: the backward on the autograd engine's own thread is the step's backward", function()
+  -- With a GPU, PyTorch's autograd engine runs the backward on a thread of its own, outside
+  -- the ProfilerStep# range of the training thread (HTA's A100 sample, Kineto's V100
+  -- sample): before the fix its ops belonged to no step and the step's backward read 0.
+  -- Hand derivation (us, one step 0..100 on thread 1): forward = aten::linear 15 +
+  -- a data thread's aten::pin_memory 5 = 20; backward (thread 2) = the evaluate_function
+  -- tree 20 + an aten::sum outside any node after one (as PyTorch 1.8 ran it) 5 +
+  -- torch::autograd::AccumulateGrad 4 = 29; optimizer 10; an op at 200, after the step:
+  -- in no step.
+  local ev = {
+    '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100}',
+    '{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":5,"dur":15}',
+    '{"ph":"X","cat":"cpu_op","name":"autograd::engine::evaluate_function: AddmmBackward0","pid":1,"tid":2,"ts":30,"dur":20}',
+    '{"ph":"X","cat":"cpu_op","name":"AddmmBackward0","pid":1,"tid":2,"ts":31,"dur":18}',
+    '{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":32,"dur":13}',
+    '{"ph":"X","cat":"cpu_op","name":"aten::sum","pid":1,"tid":2,"ts":55,"dur":5}',
+    '{"ph":"X","cat":"cpu_op","name":"torch::autograd::AccumulateGrad","pid":1,"tid":2,"ts":61,"dur":4}',
+    '{"ph":"X","cat":"user_annotation","name":"Optimizer.step#SGD.step","pid":1,"tid":1,"ts":70,"dur":10}',
+    '{"ph":"X","cat":"cpu_op","name":"aten::pin_memory","pid":1,"tid":3,"ts":85,"dur":5}',
+    '{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":2,"ts":200,"dur":3}',
+  }
+  local t = dlb.trace.parse('{"traceEvents": [' .. table.concat(ev, ",") .. ']}')
+  local s = dlb.trace.summary(t)
+  T.eq(s.steps, 1, "one step")
+  T.near(s.by_phase.forward, 20e-6, 1e-12, "forward")
+  T.near(s.by_phase.backward, 29e-6, 1e-12, "backward, on the autograd thread")
+  T.near(s.by_phase.optimizer, 10e-6, 1e-12, "optimizer")
+  local kinds = {}
+  for i = 1, s.by_kind:count() do kinds[s.by_kind:row(i).kind] = s.by_kind:row(i) end
+  T.near(kinds["aten::mm"].time, 13e-6, 1e-12, "the backward's aten::mm is in the step")
+  assert(kinds["aten::empty"] == nil, "the op after the step is in none")
+  -- dlb.trace.nest places them the same (compare uses it)
+  local steps = {}
+  for _, e in ipairs(dlb.trace.nest(t)) do steps[e.row.name] = { e.step, e.phase } end
+  T.eq(steps["aten::mm"][1], "ProfilerStep#1", "nest: the step by time")
+  T.eq(steps["aten::sum"][2], "backward", "nest: the engine's op outside a node")
+  T.eq(steps["aten::pin_memory"][2], "forward", "nest: another thread's op in the step")
+  T.eq(steps["aten::empty"][1], nil, "nest: no step")
+end)
+
 T.done()
