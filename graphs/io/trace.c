@@ -203,7 +203,8 @@ static int key_arg(const unsigned char *k, size_t len) {
   if (IS("device")) return DLB_TRACE_DEVICE;
   if (IS("stream")) return DLB_TRACE_STREAM;
   if (IS("correlation")) return DLB_TRACE_CORRELATION;
-  if (IS("External id")) return DLB_TRACE_EXTERNAL_ID;
+  /* "external id": the device and runtime events of Kineto as PyTorch 1.8-1.9 wrote them */
+  if (IS("External id") || IS("external id")) return DLB_TRACE_EXTERNAL_ID;
   if (IS("Sequence number")) return DLB_TRACE_SEQUENCE;
   if (IS("flops")) return DLB_TRACE_FLOPS;
   return F_NONE;

@@ -114,6 +114,9 @@ doc.doc(M.parse, "dlb.trace.parse(json[, limits]) -> table", "dlb.trace.read for
 
 -- == classification ===================================================================
 
+-- Device ops by category: a kernel, or a copy/set ("Kernel", "Memcpy", "Memset" are the
+-- categories of Kineto as PyTorch 1.8-1.9 shipped it, "Runtime" its cuda_runtime).
+local KERNEL_CATS = { kernel = true, Kernel = true }
 local DEVICE_CATS = { kernel = true, gpu_memcpy = true, gpu_memset = true, Kernel = true,
   Memcpy = true, Memset = true }
 
@@ -123,12 +126,15 @@ M.is_device = is_device
 doc.doc(M.is_device, "dlb.trace.is_device(event) -> boolean",
   "is the event an op run on a device (GPU kernel, copy or set: cat kernel/gpu_memcpy/gpu_memset)")
 
+-- Is event r a GPU kernel (not a copy or a set)?
+local function is_kernel(r) return r.cat ~= nil and KERNEL_CATS[r.cat] == true end
+
 -- A host-side op (an aten op, an autograd node, a record_function range)?
 local function is_cpu(r)
   if is_device(r) then return false end
   local c = r.cat
   return c == nil or c == "cpu_op" or c == "Operator" or c == "user_annotation"
-    or c == "python_function" or c == "cuda_runtime" or c == "cpu_instant_event"
+    or c == "python_function" or c == "cuda_runtime" or c == "Runtime" or c == "cpu_instant_event"
 end
 
 -- The op class of a PyTorch op or kernel name, and of a dlbench op type: the common
@@ -162,28 +168,75 @@ doc.doc(M.op_class, "dlb.trace.op_class(name) -> class",
 
 -- The phase a range name opens: backward, optimizer or nil.
 local function phase_of(name)
-  if name:find("Backward", 1, true) or name:find("^autograd::engine::evaluate_function") then
+  if name:find("Backward", 1, true) or name:find("^autograd::engine::evaluate_function")
+    or name:find("^torch::autograd::") then
     return "backward"
   end
   if name:find("^Optimizer%.") then return "optimizer" end
   return nil
 end
 
+local function is_step_range(r)
+  return r.ph == "X" and type(r.name) == "string" and r.name:find("^ProfilerStep#") ~= nil
+end
+
+-- Add the ProfilerStep# ranges among host records evs to steps ({ts=, te=, name=} sorted
+-- by start; seen: the rows already added).
+local function add_steps(steps, seen, evs)
+  local added = false
+  for _, e in ipairs(evs) do
+    local r = e.row
+    if is_step_range(r) and not seen[r] then
+      seen[r] = true
+      steps[#steps + 1] = { ts = r.ts, te = r.ts + r.dur, name = r.name }
+      added = true
+    end
+  end
+  if added then table.sort(steps, function(a, b) return a.ts < b.ts end) end
+end
+
+-- The step whose range holds time ts (the latest to start at or before it), or nil.
+local function step_at(steps, ts)
+  local lo, hi, at = 1, #steps, nil
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    if steps[mid].ts <= ts then at, lo = mid, mid + 1 else hi = mid - 1 end
+  end
+  for i = at or 0, 1, -1 do -- steps do not overlap in practice; look back if they do
+    if ts < steps[i].te then return steps[i].name end
+    if i < at - 8 then break end
+  end
+  return nil
+end
+
 -- Push host range e (e.row, its thread's ranges that enclose it on the stack) onto its
 -- thread's stack: its depth, self time (the parent loses e's time), step (a
--- ProfilerStep# range or the enclosing one) and phase (from its name, else its parent's;
--- inside a step, forward by default). nest and the summary's accumulator share it.
-local function push(stack, e)
+-- ProfilerStep# range or the enclosing one; a top-level range with no step around it on
+-- its thread, such as one of the autograd engine's thread that runs a GPU backward, takes
+-- the step whose time holds its start, from steps) and phase (from its name, else its
+-- parent's; a top-level range so placed on a thread that has run an autograd node,
+-- backward: PyTorch 1.8 ran some of the engine's ops, aten::sum for a broadcast gradient,
+-- outside any node; inside a step, forward by default). th: the thread's state
+-- ({autograd=}). nest and the summary's accumulator share it.
+local function push(stack, e, steps, th)
   local r, parent = e.row, stack[#stack]
   e.depth = #stack
   e.self = r.dur
   e.step = parent and parent.step or nil
   e.phase = parent and parent.phase or nil
+  local by_time = false
   if r.name and r.name:find("^ProfilerStep#") then
     e.step = r.name
     e.is_step = true
+  elseif e.step == nil and parent == nil and steps then
+    e.step = step_at(steps, r.ts)
+    by_time = e.step ~= nil
   end
   local p = r.name and phase_of(r.name)
+  if by_time and th then
+    if p == "backward" then th.autograd = true
+    elseif p == nil and th.autograd then p = "backward" end
+  end
   if p and (e.phase == nil or e.phase == "forward") then e.phase = p end
   if e.step and e.phase == nil and not e.is_step then e.phase = "forward" end
   if parent then parent.self = parent.self - r.dur end
@@ -198,24 +251,26 @@ local function nest(t)
     local r = t:row(i)
     if r.ph == "X" and r.ts and r.dur and is_cpu(r) then evs[#evs + 1] = { row = r } end
   end
+  local steps = {}
+  add_steps(steps, {}, evs)
   table.sort(evs, function(a, b)
     local ka, kb = tostring(a.row.pid) .. "/" .. tostring(a.row.tid), tostring(b.row.pid) .. "/" .. tostring(b.row.tid)
     if ka ~= kb then return ka < kb end
     if a.row.ts ~= b.row.ts then return a.row.ts < b.row.ts end
     return a.row.dur > b.row.dur
   end)
-  local stack, key = {}, nil
+  local stack, key, th = {}, nil, nil
   for _, e in ipairs(evs) do
     local r = e.row
     local k = tostring(r.pid) .. "/" .. tostring(r.tid)
-    if k ~= key then stack, key = {}, k end
+    if k ~= key then stack, key, th = {}, k, {} end
     while #stack > 0 do
       local top = stack[#stack].row
       if r.ts >= top.ts + top.dur then stack[#stack] = nil else break end
     end
     local parent = stack[#stack]
     e.parent = parent
-    push(stack, e)
+    push(stack, e, steps, th)
   end
   return evs
 end
@@ -241,16 +296,27 @@ local function acc_new(what)
     kinds = { step = {}, all = {} }, korder = { step = {}, all = {} },
     phases = { step = { forward = 0, backward = 0, optimizer = 0, other = 0 },
       all = { forward = 0, backward = 0, optimizer = 0, other = 0 } },
-    ndev = 0, dev_flops = 0, streams = {}, skeys = {}, launches = {}, nlaunch = 0,
+    ndev = 0, dev_flops = 0, streams = {}, skeys = {}, launches = {}, early = {}, nlaunch = 0,
+    step_ranges = {}, step_seen = {},
     launch_api = 0, latencies = {} }
 end
 
--- A kernel-launch call of the host (CUDA runtime or driver, HIP): its correlation id joins
--- it to the kernel it queued.
+-- A call of the host's CUDA runtime or driver (or HIP) with a correlation id, which joins
+-- it to the device op it queued, if it queued one: a launch is such a call whose id joins a
+-- kernel; the rest (cudaStreamSynchronize, cudaMemGetInfo, cudaEventRecord, ...) queue no
+-- kernel and are not counted as launches (acc_feed).
 local function is_launch(r)
-  return r.correlation ~= nil and (r.cat == "cuda_runtime" or r.cat == "cuda_driver"
+  return r.correlation ~= nil and (r.cat == "cuda_runtime" or r.cat == "cuda_driver" or r.cat == "Runtime"
     or (type(r.name) == "string" and (r.name:find("LaunchKernel", 1, true) ~= nil
       or r.name:find("cuLaunch", 1, true) ~= nil)))
+end
+
+-- A launch call l joined to the kernel that starts at kernel_ts: its call time and its
+-- latency to the kernel.
+local function count_launch(acc, l, kernel_ts)
+  acc.nlaunch = acc.nlaunch + 1
+  acc.launch_api = acc.launch_api + l.dur
+  acc.latencies[#acc.latencies + 1] = kernel_ts - l.ts
 end
 
 -- the span of the trace: every top-level host range and device op
@@ -313,10 +379,15 @@ local function acc_feed(acc, rows, final)
         -- kept until its kernel arrives; launches whose kernel never comes (not traced)
         -- are dropped once 100,000 wait, so a long trace holds a bounded number
         if (acc.nwaiting or 0) >= 100000 then acc.launches, acc.nwaiting = {}, 0 end
-        acc.launches[r.correlation] = r
-        acc.nwaiting = (acc.nwaiting or 0) + 1
-        acc.nlaunch = acc.nlaunch + 1
-        acc.launch_api = acc.launch_api + r.dur
+        local k = acc.early[r.correlation]
+        if k then -- its kernel came first (an earlier window): the launch, counted now
+          acc.early[r.correlation] = nil
+          acc.nearly = acc.nearly - 1
+          count_launch(acc, r, k)
+        else
+          acc.launches[r.correlation] = r
+          acc.nwaiting = (acc.nwaiting or 0) + 1
+        end
       end
     end
     if r.flops then acc.dev_flops = acc.dev_flops + r.flops end
@@ -327,6 +398,8 @@ local function acc_feed(acc, rows, final)
     if a.row.dur ~= b.row.dur then return a.row.dur > b.row.dur end
     return a.i < b.i -- equal ranges: the file's order (the sort is not stable)
   end)
+  -- the window's steps first: a thread without them (autograd's) takes theirs by time
+  add_steps(acc.step_ranges, acc.step_seen, evs)
   if not final then
     local last, keep, later = {}, {}, {}
     for _, e in ipairs(evs) do last[e.key] = e.row.ts end
@@ -357,7 +430,7 @@ local function acc_feed(acc, rows, final)
         acc_close(acc, top)
       else break end
     end
-    push(stack, e)
+    push(stack, e, acc.step_ranges, th)
     if e.is_step then acc.steps[#acc.steps + 1] = r.dur end
     if e.depth == 0 then run_add(acc, th.run, r.ts, r.ts + r.dur, "thread " .. e.key) end
   end
@@ -381,7 +454,13 @@ local function acc_feed(acc, rows, final)
     if l then
       acc.launches[r.correlation] = nil
       acc.nwaiting = acc.nwaiting - 1
-      acc.latencies[#acc.latencies + 1] = r.ts - l.ts
+      if is_kernel(r) then count_launch(acc, l, r.ts) end
+    elseif r.correlation and is_kernel(r) then
+      -- no launch yet: kept (start time) for a launch in a later window, so that the launch
+      -- counts however the file is cut into windows; bounded as the launches are
+      if (acc.nearly or 0) >= 100000 then acc.early, acc.nearly = {}, 0 end
+      acc.early[r.correlation] = r.ts
+      acc.nearly = (acc.nearly or 0) + 1
     end
     if st.last_end and r.ts > st.last_end then
       local gap = r.ts - st.last_end
@@ -629,7 +708,7 @@ function M.compare(t, stats, dev, opts)
   if has_device then
     for i = 1, t:count() do
       local r = t:row(i)
-      if r.ph == "X" and r.dur and is_device(r) and r.cat ~= "gpu_memcpy" and r.cat ~= "gpu_memset" then
+      if r.ph == "X" and r.dur and is_kernel(r) then
         local src = r.external_id and shapes_by_ext[r.external_id]
         local key, class = measured_key(src and src[1] or r.name, src and src[2])
         add(key, class, "measured", r.dur * 1e-6 / per)
