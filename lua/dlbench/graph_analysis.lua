@@ -117,7 +117,8 @@ local function parse(opts, what)
   end
   o.walk = opts.schedule == "walk"
   local acc = opts.accumulation
-  if acc ~= nil and (type(acc) ~= "number" or acc < 1 or acc ~= math.floor(acc)) then
+  if acc ~= nil and (type(acc) ~= "number" or not (acc >= 1 and acc < math.huge)
+      or acc ~= math.floor(acc)) then
     error(what .. ": accumulation must be a whole number >= 1 (micro-batches per optimizer "
       .. "step), got " .. tostring(acc), 3)
   end

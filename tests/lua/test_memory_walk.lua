@@ -177,6 +177,10 @@ T.test("schedule and accumulation: errors by name", function()
     { b = 4, d = 8, framework = "pytorch-ddp", accumulation = 8 })
   T.checkerr("accumulation must be a whole number >= 1", g.stats, g,
     { b = 4, d = 8, framework = "pytorch-ddp", schedule = "walk", accumulation = 0.5 })
+  -- (review6) an infinite count is not a whole number: before, it was taken (math.floor(inf)
+  -- == inf) and the footprint printed as if it were
+  T.checkerr("accumulation must be a whole number >= 1 (micro-batches per optimizer step), got inf",
+    g.stats, g, { b = 4, d = 8, framework = "pytorch-ddp", schedule = "walk", accumulation = math.huge })
   T.checkerr("it needs a framework profile other than \"none\"", g.stats, g,
     { b = 4, d = 8, framework = "none", schedule = "walk" })
   T.checkerr("dlb.frameworks.derive: grad_buffer must be {persistent = true | false", dlb.frameworks.derive,
