@@ -72,9 +72,8 @@ static const struct { int depth, scalarlist; } FOREACH_ADAMW[] = {
   { 3, 1 },   /* torch._foreach_addcdiv_(params, exp_avgs, exp_avg_sq_sqrt, step_size) */
 };
 
-int dlb_optim_launches(int kind, double per_tensor_kernels, double per_tensor_ops, int sync,
-                       double tensors, double chunks, dlb_optim_count *out) {
-  if (out == NULL) return dlb_fail(DLB_EINVAL, "optimizer launches: out is NULL");
+static int count(int kind, double per_tensor_kernels, double per_tensor_ops, int sync,
+                 double tensors, double chunks, dlb_optim_count *out) {
   out->launches = out->dispatches = out->syncs = 0;
   if (!(tensors >= 0) || !isfinite(tensors) || tensors != floor(tensors))
     return dlb_fail(DLB_EINVAL, "optimizer launches: tensors must be a whole number >= 0, got %g",
@@ -136,6 +135,24 @@ int dlb_optim_launches(int kind, double per_tensor_kernels, double per_tensor_op
     return dlb_fail(DLB_EINVAL, "optimizer launches: unknown implementation %d (DLB_OPTIM_*: 0 "
                     "none, 1 loop, 2 foreach, 3 torch fused, 4 apex, 5 flat, 6 per tensor)", kind);
   }
+}
+
+int dlb_optim_launches(int kind, double per_tensor_kernels, double per_tensor_ops, int sync,
+                       double tensors, double chunks, dlb_optim_count *out) {
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "optimizer launches: out is NULL");
+  int st = count(kind, per_tensor_kernels, per_tensor_ops, sync, tensors, chunks, out);
+  if (st) return st;
+  /* finite inputs whose products are not (a loop's tensors x kernels per tensor): refused,
+  ** not an infinite count (dlb_optim_time would make it a NaN phase) */
+  if (!isfinite(out->launches) || !isfinite(out->dispatches) || !isfinite(out->syncs)) {
+    double bad[3] = { out->launches, out->dispatches, out->syncs };
+    out->launches = out->dispatches = out->syncs = 0;
+    return dlb_fail(DLB_EINVAL, "optimizer launches: the counts overflow (%g launches, %g "
+                    "dispatches, %g syncs from %g tensors, %g kernels and %g host ops per "
+                    "tensor)", bad[0], bad[1], bad[2], tensors, per_tensor_kernels,
+                    per_tensor_ops);
+  }
+  return DLB_OK;
 }
 
 /* The update phase of c's launches, moving `bytes` and doing `flops` in all; see

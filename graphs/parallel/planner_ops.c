@@ -44,11 +44,14 @@ static int bylayer(const void *a, const void *b) {
   return 0;
 }
 
-/* Do layers i and j have the same ops (all fields but the layer index) and costs? */
+/* Do layers i and j have the same ops (all fields but the layer index) and costs? The
+** layer's own fields compute reads: its FLOPs and bytes, and flops_core (a layer without ops:
+** its attention core's share of the forward) */
 static int same(const dlb_layer_times *T, int i, int j) {
   const dlb_par_layer *a = &T->L[i], *b = &T->L[j];
   if (a->flops_fwd != b->flops_fwd || a->flops_bwd != b->flops_bwd ||
-      a->bytes_sample != b->bytes_sample || a->bytes_fixed != b->bytes_fixed)
+      a->bytes_sample != b->bytes_sample || a->bytes_fixed != b->bytes_fixed ||
+      a->flops_core != b->flops_core)
     return 0;
   if (T->count[i] != T->count[j]) return 0;
   for (int k = 0; k < T->count[i]; k++) {

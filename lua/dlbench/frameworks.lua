@@ -83,6 +83,21 @@ local function check_grad_buffer(gb, where, level)
   end
 end
 
+-- A profile's optimizer_impl: {kind = fused | foreach | loop, launch = ..., source = ...}
+-- with its launch model (M.launch_of, below) checked; `where` names the profile. A derived
+-- profile may leave launch out (no launch model: plan_defaults sets none, as before launches
+-- were modelled): `optional`.
+local function check_optimizer_impl(u, where, level, optional)
+  if type(u) ~= "table" or M.OPTIMIZER_IMPLS[u.kind] == nil or type(u.source) ~= "string" then
+    error(where .. ": optimizer_impl must be {kind = "
+      .. "\"fused\" | \"foreach\" | \"loop\", grad_clip = true | false, launch = \"...\", "
+      .. "source = \"...\"}", level)
+  end
+  if optional and u.launch == nil then return end
+  local ok, e = pcall(M.launch_of, u)
+  if not ok then error(where .. ": " .. tostring(e), level) end
+end
+
 local cache = {}
 local function load(name)
   local p = cache[name]
@@ -95,14 +110,7 @@ local function load(name)
     error("dlb.frameworks: profile '" .. name .. "': unknown attention kernel family '"
       .. tostring(t.attention) .. "'", 0)
   end
-  local u = t.optimizer_impl
-  if type(u) ~= "table" or M.OPTIMIZER_IMPLS[u.kind] == nil or type(u.source) ~= "string" then
-    error("dlb.frameworks: profile '" .. name .. "': optimizer_impl must be {kind = "
-      .. "\"fused\" | \"foreach\" | \"loop\", grad_clip = true | false, launch = \"...\", "
-      .. "source = \"...\"}", 0)
-  end
-  local ok, e = pcall(M.launch_of, u)
-  if not ok then error("dlb.frameworks: profile '" .. name .. "': " .. tostring(e), 0) end
+  check_optimizer_impl(t.optimizer_impl, "dlb.frameworks: profile '" .. name .. "'", 0)
 
   check_grad_buffer(t.grad_buffer, "dlb.frameworks: profile '" .. name .. "'", 0)
   if type(t.sources) ~= "table" or #t.sources == 0 then
@@ -153,6 +161,7 @@ function M.derive(name, fields)
   require("dlbench.options").check(fields, valid, fname, 2, true)
   if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
   check_grad_buffer(fields.grad_buffer, fname, 3)
+  if fields.optimizer_impl ~= nil then check_optimizer_impl(fields.optimizer_impl, fname, 3, true) end
   local d, changed = {}, {}
   for k, v in pairs(p) do d[k] = v end
   for k, v in pairs(fields) do

@@ -27,6 +27,9 @@ local OPTKEYS = { optimizer = true, precision = true, recompute = true, inferenc
   fuse = true, offload = true, framework = true, schedule = true, accumulation = true }
 local frameworks = require "dlbench.frameworks"
 local fwmemory = require "dlbench.framework_memory"
+-- dlb_analysis_step_loss's DLB_ENOTFOUND (graphs/step/analysis.c): the step has no
+-- softmax_xent with a backward op
+local NO_LOSS_BWD = "has no softmax_xent loss with a backward op"
 
 -- Fusion passes (graphs/step/fusion.c, DLB_FUSE_*): g:stats{fuse = {"attention", "elementwise",
 -- "optimizer"}} or fuse = true (all); the default is the unfused algorithmic graph. The
@@ -117,7 +120,8 @@ local function parse(opts, what)
   end
   o.walk = opts.schedule == "walk"
   local acc = opts.accumulation
-  if acc ~= nil and (type(acc) ~= "number" or acc < 1 or acc ~= math.floor(acc)) then
+  if acc ~= nil and (type(acc) ~= "number" or not (acc >= 1 and acc < math.huge)
+      or acc ~= math.floor(acc)) then
     error(what .. ": accumulation must be a whole number >= 1 (micro-batches per optimizer "
       .. "step), got " .. tostring(acc), 3)
   end
@@ -409,8 +413,15 @@ function Graph:stats(opts)
       -- and backward counts); they replace the graph schedule's peak as the loss's moment
       local lt = fwmem and fwmem.terms.loss
       local moment
-      if lt and lt.elements > 0 then
-        local lm = { core.analysis_step_loss(a) }
+      -- (a softmax_xent whose logits get no gradient, a metric beside another loss, has no
+      -- backward op: no moments to walk, DLB_ENOTFOUND; the graph schedule's peak stays)
+      local lm = lt and lt.elements > 0 and { pcall(core.analysis_step_loss, a) } or nil
+      if lm and not lm[1] then
+        if not tostring(lm[2]):find(NO_LOSS_BWD, 1, true) then error(lm[2], 0) end
+        lm = nil
+      end
+      if lm then
+        table.remove(lm, 1)
         local ga = lt.graph_per_element * lt.elements
         local function at(base, per)
           local m = { gradients = held or lm[base + 3],

@@ -63,6 +63,11 @@ function M.attention_fwd(g, bind)
   return L * a, causal
 end
 
+-- Layer i of a list, for an error: its index and name.
+local function where(i, l)
+  return string.format("layers[%d]%s", i, l.name ~= nil and (" (" .. tostring(l.name) .. ")") or "")
+end
+
 -- Whether x is a layer list (dlb.parallel.layers.*) rather than a graph.
 local function is_list(x)
   return type(x) == "table" and type(rawget(x, 1)) == "table" and type(x.ops) ~= "function"
@@ -75,12 +80,15 @@ function M.layers_attention(ls)
   local causal = rawget(ls, "causal")
   if type(causal) ~= "boolean" then return nil end
   local a, any = 0, false
-  for _, l in ipairs(ls) do
+  for i, l in ipairs(ls) do
     local f = type(l) == "table" and l.flops_attn
     if f ~= nil then
-      if type(f) ~= "number" or not (f >= 0) then
-        error(string.format("layer %s: flops_attn must be a number >= 0, got %s",
-          tostring(l.name or "?"), tostring(f)), 0)
+      -- the score and value matmuls are part of the layer's forward: more is a wrong list
+      -- (it would make the model FLOPs, and MFU, negative)
+      local ff = tonumber(l.flops_fwd) or 0
+      if type(f) ~= "number" or not (f >= 0 and f <= ff) then
+        error(string.format("%s: flops_attn must be a number >= 0 and at most the layer's "
+          .. "flops_fwd (%g), got %s", where(i, l), ff, tostring(f)), 0)
       end
       a, any = a + f, true
     end
@@ -94,8 +102,14 @@ end
 -- (flops_recompute: dlb.parallel.layers.from_graph), the fb of M.model_flops for a list.
 function M.layers_fwdbwd(ls)
   local t = 0
-  for _, l in ipairs(ls) do
-    t = t + (l.flops_fwd or 0) + (l.flops_bwd or 0) - (tonumber(l.flops_recompute) or 0)
+  for i, l in ipairs(ls) do
+    local r, fb = l.flops_recompute, tonumber(l.flops_bwd) or 0
+    -- the recompute is part of the layer's backward: more is a wrong list (negative MFU)
+    if r ~= nil and (type(r) ~= "number" or not (r >= 0 and r <= fb)) then
+      error(string.format("%s: flops_recompute must be a number >= 0 and at most the layer's "
+        .. "flops_bwd (%g), got %s", where(i, l), fb, tostring(r)), 0)
+    end
+    t = t + (l.flops_fwd or 0) + (l.flops_bwd or 0) - (r or 0)
   end
   return t
 end
@@ -109,7 +123,14 @@ end
 
 -- Tokens per sample of a zoo model (its sequence) or of a layer list (its `seq`), or nil.
 function M.tokens_per_sample(g, bind)
-  if is_list(g) then return tonumber(rawget(g, "seq")) end
+  if is_list(g) then
+    local q = rawget(g, "seq")
+    if q ~= nil and (type(q) ~= "number" or not (q > 0 and q < math.huge)) then
+      error("the layer list's seq (tokens per sample) must be a finite number > 0, got "
+        .. tostring(q), 0)
+    end
+    return q
+  end
   local m = type(g) == "table" and g.model
   if type(m) ~= "table" or type(m.options) ~= "table" then return nil end
   return val(m.options.seq or m.options.context, bind)

@@ -37,14 +37,8 @@ local function layers_of(fname, g, o, fuse, prof)
         .. "parallel memory rule (every layout holds its gradients to the step); time the "
         .. "one-device step with g:stats + dlb.roofline.time", 3)
     end
-    local ls = layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
+    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
       fuse = not byprof and fuse or nil, framework = byprof and prof or nil })
-    -- optimizer offload that keeps the device gradients (framework_memory's
-    -- offload_gradients = false): apply_offload keeps them
-    if require("dlbench.framework_memory").offload_keeps_gradients(prof) then
-      rawset(ls, "offload_keeps_gradients", true)
-    end
-    return ls
   end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
@@ -480,7 +474,11 @@ local function setup(fname, o)
   -- collectives as NCCL runs them on GPUs, else alpha-beta (base.default_collectives)
   if o.collectives == nil then rawset(o2, "collectives", base.default_collectives(o, cl)) end
   local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
-    applied = applied, o = o, dev = dev }
+    applied = applied, o = o, dev = dev,
+    -- optimizer offload that keeps the device gradients (framework_memory's
+    -- offload_gradients = false), by the plan's profile on graph= and layers= alike:
+    -- apply_offload keeps them
+    keeps_gradients = require("dlbench.framework_memory").offload_keeps_gradients(prof) }
   return ls, dev, cl, o2, info
 end
 
@@ -691,7 +689,7 @@ local function kept_activations(ls, tp, mb, memo)
   end
   return big
 end
-local function apply_offload(r, off, ls, po, cfg, hw, fname, memo)
+local function apply_offload(r, off, ls, po, cfg, hw, fname, keeps, memo)
   local R = require "dlbench.roofline"
   local host = type(hw) == "table" and hw.links and hw.links.host
   local bw = host and host.bw or R.DEFAULT_HOST_BW
@@ -703,7 +701,7 @@ local function apply_offload(r, off, ls, po, cfg, hw, fname, memo)
     opt = 0
     -- the gradients leave as they are made, unless the stack keeps them on the device until
     -- zero_grad (the profile's memory.offload_gradients = false, as g:stats counts it)
-    if not rawget(ls, "offload_keeps_gradients") then g = 0 end
+    if not keeps then g = 0 end
   end
   if off.params then
     -- the largest layer's weights stay (a working set, split by tensor parallelism)
@@ -747,7 +745,7 @@ local function offload_name(v)
   for _, k in ipairs { "optimizer", "activations", "params" } do if v[k] then t[#t + 1] = k end end
   return #t > 0 and table.concat(t, "+") or "none"
 end
-local function offloaded(fname, rows, off, ls, po, o, dev)
+local function offloaded(fname, rows, off, ls, po, o, dev, keeps)
   local variants = off == "search" and SEARCH or { off }
   local names = {}
   for i, v in ipairs(variants) do names[i] = offload_name(v) end
@@ -765,7 +763,7 @@ local function offloaded(fname, rows, off, ls, po, o, dev)
       view.__index = r
       for i, v in ipairs(variants) do
         local c = setmetatable({}, view)
-        apply_offload(c, v, ls, po, cfg, o.hw, fname, memo)
+        apply_offload(c, v, ls, po, cfg, o.hw, fname, keeps, memo)
         stack_memory(c, ls, po, dev.mem)
         c.offload_traffic, c.offload = c.offload.traffic, names[i]
         if c.fits == 1 or o.keep_unfit then
@@ -817,7 +815,7 @@ function M.plan(o)
       rows = kept
     end
   end
-  if okp and off then rows = offloaded(fname, rows, off, ls, po, o, dev) end
+  if okp and off then rows = offloaded(fname, rows, off, ls, po, o, dev, info.keeps_gradients) end
   if not okp then error(name_layers(rows, ls), 0) end
   if evaluated == 0 then
     error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
@@ -912,7 +910,7 @@ local function evaluate(fname, o)
   if h then ok, r, stages = pcall(core.parallel_model_evaluate, h, dev, cl, po, cfg)
   else ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops) end
   if not ok then error(name_layers(r, ls), 0) end
-  if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname) end
+  if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname, info.keeps_gradients) end
   r = stack_memory(r, ls, po, dev.mem)
   r = decorate(r, po)
   r.stage_mem = stages

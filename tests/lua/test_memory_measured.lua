@@ -137,6 +137,15 @@ T.test("optimizer offload that keeps the device gradients (memory.offload_gradie
     framework = "pytorch-ddp", offload = "optimizer" }
   T.eq(e0.mem_grads, 0)
   T.near(e.mem_grads, s.trainable * 2, 1e-9, "every gradient on the device")
+  -- (review6) the layers= path holds them as the graph= path does, under the plan's profile:
+  -- before, only a graph= plan kept them (mem_grads 0 here)
+  local ls = P.layers.from_graph(g, { precision = "bf16", optimizer = "adamw", framework = keep })
+  local el = P.evaluate { layers = ls, hw = "H100", batch = 1, dp = 1, framework = keep,
+    offload = "optimizer" }
+  T.near(el.mem_grads, e.mem_grads, 1e-9, "layers=: every gradient on the device")
+  local pl = P.plan { layers = ls, hw = "H100", batch = 1, devices = 1, framework = keep,
+    offload = "optimizer", table = false }
+  T.near(pl[1].mem_grads, e.mem_grads, 1e-9, "plan{layers=} too")
   T.checkerr("memory.offload_gradients must be true or false", dlb.frameworks.derive,
     "pytorch-ddp", { memory = { offload_gradients = "no" } })
 end)

@@ -169,6 +169,29 @@ T.test("the loss's two moments: a hand count of the stack's loss tensors (branch
   T.eq(f.footprint_walk, nil)
 end)
 
+-- (review6) a softmax_xent that is not the loss (a metric beside an mse loss) has no backward
+-- op: the stack's loss term counts its logits (framework_memory), but the walk has no loss
+-- moments to put them at. Before, g:stats{schedule = "walk"} failed with the C message
+-- "analysis: the step has no softmax_xent loss with a backward op"; now the loss's moment is
+-- the graph schedule's peak, as for a step without a loss term.
+T.test("a softmax_xent without a backward op (a metric): walked, no loss moments", function()
+  local g = dlb.graph("metric")
+  local x = g:input("x", { "b", 64 })
+  g:layer("l1")
+  local y = g:matmul(x, g:weight("w", { 64, 64 }))
+  g:softmax_xent(y, g:label("labels", { "b" }), "metric")
+  g:loss(g:mse(y, g:input("t", { "b", 64 })))
+  local s = g:stats { b = 4, framework = "hf-trainer", schedule = "walk", precision = "mixed" }
+  local w = s.footprint_walk
+  T.eq(w.loss_moment, nil, "no loss moments")
+  T.eq(s.framework_memory.loss.at_forward, nil)
+  T.eq(s.footprint, math.max(w.walk, w.loss), "the larger of the walk and the loss's moment")
+  -- the loss's moment is the graph schedule's peak with the stack's terms: below the
+  -- framework schedule's, which holds every gradient
+  local f = g:stats { b = 4, framework = "hf-trainer", precision = "mixed" }
+  assert(w.loss > 0 and w.loss <= f.footprint, w.loss .. " vs " .. f.footprint)
+end)
+
 T.test("schedule and accumulation: errors by name", function()
   local g = chain()
   T.checkerr("schedule must be \"framework\" or \"walk\", got walked", g.stats, g,
@@ -177,6 +200,10 @@ T.test("schedule and accumulation: errors by name", function()
     { b = 4, d = 8, framework = "pytorch-ddp", accumulation = 8 })
   T.checkerr("accumulation must be a whole number >= 1", g.stats, g,
     { b = 4, d = 8, framework = "pytorch-ddp", schedule = "walk", accumulation = 0.5 })
+  -- (review6) an infinite count is not a whole number: before, it was taken (math.floor(inf)
+  -- == inf) and the footprint printed as if it were
+  T.checkerr("accumulation must be a whole number >= 1 (micro-batches per optimizer step), got inf",
+    g.stats, g, { b = 4, d = 8, framework = "pytorch-ddp", schedule = "walk", accumulation = math.huge })
   T.checkerr("it needs a framework profile other than \"none\"", g.stats, g,
     { b = 4, d = 8, framework = "none", schedule = "walk" })
   T.checkerr("dlb.frameworks.derive: grad_buffer must be {persistent = true | false", dlb.frameworks.derive,

@@ -181,6 +181,45 @@ T.test("a hand-made list: attention as in the layers, never claimed causal", fun
   T.near(mf(eval({ layers = ls }, { mfu = "6N" }), BATCH), 6 * 4e8 * 1000, 1e-12, "6N")
 end)
 
+-- (review6) a layer list's MFU inputs are checked where dlbench.mfu reads them, each error
+-- naming the field and the layer: before, a flops_attn above the layer's forward or a
+-- flops_recompute above its backward gave a negative MFU, a string flops_recompute was
+-- ignored, and a list's seq of NaN, -5 or "x" gave NaN or negative tokens/s and MFU (or was
+-- ignored), inf an error about cp_max
+T.test("a layer list's flops_attn, flops_recompute and seq: bad values named", function()
+  local function list()
+    local ls = {}
+    for i = 1, 2 do
+      ls[i] = { name = "l" .. i, flops_fwd = 1e12, flops_bwd = 2e12, params = 1e8, bytes_sample = 1e8,
+        bytes_fixed = 0, act_out = 1e6, act_kept = 1e7, act_rep = 0, act_in = 1e6, tp_bytes = 0,
+        tp_colls = 0, shardable = 0, flops_attn = 2e11 }
+    end
+    ls.precision, ls.causal, ls.seq = "mixed", true, 1000
+    return ls
+  end
+  local ls = list()
+  T.near(mf(eval({ layers = ls }), BATCH), 2 * (3e12 - 1.5 * 2e11), 1e-9, "a good list")
+  ls[2].flops_attn = 1.5e12   -- more than the layer's whole forward
+  T.checkerr("layers[2] (l2): flops_attn must be a number >= 0 and at most the layer's flops_fwd",
+    eval, { layers = ls })
+  ls = list()
+  ls[1].flops_recompute = 3e12   -- more than the layer's whole backward
+  T.checkerr("layers[1] (l1): flops_recompute must be a number >= 0 and at most the layer's "
+    .. "flops_bwd", eval, { layers = ls })
+  ls[1].flops_recompute = "abc"
+  T.checkerr("layers[1] (l1): flops_recompute must be a number", eval, { layers = ls })
+  ls[1].flops_recompute = 1e11
+  T.near(mf(eval({ layers = ls }), BATCH), 2 * (3e12 - 1.5 * 2e11) - 1e11, 1e-9, "recompute left out")
+  for _, bad in ipairs { 0 / 0, -5, 0, math.huge, "x" } do
+    ls = list()
+    ls.seq = bad
+    T.checkerr("the layer list's seq (tokens per sample) must be a finite number > 0, got "
+      .. tostring(bad), eval, { layers = ls })
+    T.checkerr("the layer list's seq (tokens per sample) must be a finite number > 0",
+      P.plan, { layers = ls, hw = H100, devices = 2, batch = 8 })
+  end
+end)
+
 T.test("plan{layers=}: every row the graph path's MFU", function()
   local g = M.llama { layers = 4, hidden = 1024, heads = 16, kv_heads = 4, ffn = 2816, vocab = 32000,
     seq = 4096 }

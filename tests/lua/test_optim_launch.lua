@@ -213,6 +213,27 @@ T.test("bad optimizer_impl options name what is wrong", function()
   T.checkerr("needs kernels = and host_ops =", P.evaluate, { graph = g, hw = "A100-80GB",
     batch = 8, dp = 1, tp = 1, pp = 1, m = 1, framework = "fsdp",
     optimizer_impl = { launch = "loop" } })
+  -- (review6) a derived profile's optimizer_impl is checked where it is given, as a
+  -- catalogue profile's is when loaded: before, derive took it and the error came at the
+  -- plan as "option optimizer_impl.launch ..." (no such option given), or never (g:stats)
+  T.checkerr("dlb.frameworks.derive: optimizer_impl.launch must be one of apex, flat", F.derive,
+    "fsdp", { optimizer_impl = { kind = "fused", launch = "bogus", source = "x" } })
+  T.checkerr("dlb.frameworks.derive: optimizer_impl must be {kind =", F.derive, "fsdp",
+    { optimizer_impl = { kind = "fusedd", launch = "apex", source = "x" } })
+  T.checkerr("dlb.frameworks.derive: optimizer_impl.launch \"loop\" needs kernels =", F.derive,
+    "fsdp", { optimizer_impl = { kind = "loop", launch = "loop", source = "x" } })
+  local okd = F.derive("fsdp", { optimizer_impl = { kind = "fused", launch = "apex", source = "x" } })
+  T.eq(okd.optimizer_impl.launch, "apex")
+  -- launch left out: no launch model, as before launches were modelled (plan_defaults)
+  local nol = F.derive("fsdp", { optimizer_impl = { kind = "fused", source = "x" } })
+  T.eq(F.plan_defaults(nol).optimizer_impl, nil)
+  -- (review6) counts that overflow are refused: before, 1e10 tensors x 1e300 kernels gave
+  -- launches = inf, and in the planner an update of 0 s (the NaN phase time lost to max())
+  T.checkerr("optimizer launches: the counts overflow", core.optim_launches, 1, 1e10, 1e10,
+    1e300, 1e300, true)
+  T.checkerr("optimizer launches: the counts overflow", P.evaluate, { graph = g, hw = "A100-80GB",
+    batch = 8, dp = 1, tp = 1, pp = 1, m = 1, framework = "fsdp",
+    optimizer_impl = { launch = "loop", kernels = 1e308, host_ops = 1e308, sync = true } })
   T.checkerr("unknown implementation 9", core.optim_launches, 9, 4, 4)
   T.checkerr("chunks must be a whole number >= tensors", core.optim_launches, 4, 4, 3)
 end)

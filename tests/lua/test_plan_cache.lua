@@ -1,0 +1,32 @@
+-- test_plan_cache.lua — the planner's caches (graphs/parallel/planner_ops.c, layer classes;
+-- planner.c's per-layout memos) return what an uncached evaluation would: layers that differ
+-- in a field the timing reads are not one class. On both backends. (review6)
+local T = require "harness"
+local dlb = require "dlbench"
+local P = dlb.parallel
+
+-- Two layers without ops, alike but for flops_core (the attention core's forward FLOPs that
+-- selective recompute runs again: planner_ops.c compute, a layer without ops). Before the fix
+-- the second layer joined the first's class (same() compared FLOPs and bytes only) and was
+-- timed with the first's flops_core: the order of the layers changed the step.
+T.test("selective recompute: a layer's flops_core is its own (no stale class)", function()
+  local function L(core)
+    return { flops_fwd = 1e12, flops_bwd = 2e12, bytes_sample = 1e8, bytes_fixed = 0, params = 1e8,
+      act_out = 1e6, act_kept = 1e7, act_rep = 0, act_in = 1e6, tp_bytes = 0, tp_colls = 0,
+      shardable = 0, flops_core = core, act_core = 1e6 }
+  end
+  local function step(a, b)
+    local ls = { L(a), L(b) }
+    ls.precision = "mixed"
+    return P.evaluate { layers = ls, hw = "H100", batch = 8, dp = 1, tp = 1, pp = 1, m = 1,
+      recompute = "selective" }.step
+  end
+  local ab, ba = step(1e11, 5e11), step(5e11, 1e11)
+  local aa, bb = step(1e11, 1e11), step(5e11, 5e11)
+  assert(bb > aa, "more core FLOPs recomputed: a longer step")
+  T.near(ab, ba, 1e-12, "the layers' order does not matter")
+  -- each layer's recomputed core is its own: the mixed list is halfway
+  T.near(ab, (aa + bb) / 2, 1e-12, "halfway between the two uniform lists")
+end)
+
+T.done()
