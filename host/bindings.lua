@@ -129,6 +129,7 @@ B.functions = {
   "graph_own_type(g: graph, t: int, own: bool) = check dlb_graph_own_type(g, t, own)",
   "graph_set_dtype(g: graph, t: int, dtype: int) = check dlb_graph_set_dtype(g, t, dtype)",
   "graph_repeat(g: graph, op0: size, t0: size, xin: int, xout: int, from: string, to: string) -> out: int = check dlb_graph_repeat(g, op0, t0, xin, xout, from, to, &out)",
+  "graph_generation(g: graph) -> size = dlb_graph_generation(g)",
   "_graph_ntensors(g: graph) -> size = dlb_graph_ntensors(g)",
   "_graph_nops(g: graph) -> size = dlb_graph_nops(g)",
   "_graph_tensor_info(g: graph, t: int) -> nd: int, dt: int, role: int, prod: int = check dlb_graph_tensor_info(g, t, &nd, &dt, &role, &prod)",

@@ -549,6 +549,60 @@ static void test_op1(void) {
   dlb_graph_free(h);
 }
 
+/* dlb_graph_generation (graph.c): every change an analysis would see bumps it (a tensor, an
+** op, a new layer, set_loss, freeze / unfreeze, set_dtype, own_type, checkpoint, a layer
+** builder, repeat); a call that changes nothing (re-freezing a frozen weight, re-entering a
+** layer, an analysis) leaves it: the key of the Lua caches of a graph's costs
+** (lua/dlbench/parallel_plan.lua's model FLOPs). */
+static void test_generation(void) {
+  CHECK(dlb_graph_generation(NULL) == 0);
+  dlb_graph *g = dlb_graph_new("gen");
+  size_t v = dlb_graph_generation(g), v2;
+#define BUMPS(call) do { v2 = dlb_graph_generation(g); CHECK((call) == DLB_OK); \
+                          CHECK(dlb_graph_generation(g) > v2); v = dlb_graph_generation(g); } while (0)
+#define KEEPS(call) do { CHECK((call) == DLB_OK); CHECK(dlb_graph_generation(g) == v); } while (0)
+  int x = -1, w = -1, y = -1, l = -1, z = -1;
+  const char *xd[] = {"b", "4"}, *wd[] = {"4", "4"};
+  BUMPS(dlb_graph_tensor(g, "x", DLB_ROLE_INPUT, 0, 2, xd, &x));
+  BUMPS(dlb_graph_layer(g, "l0"));
+  KEEPS(dlb_graph_layer(g, NULL));
+  KEEPS(dlb_graph_layer(g, "l0")); /* re-entering a layer: the same graph */
+  BUMPS(dlb_graph_tensor(g, "w", DLB_ROLE_WEIGHT, 0, 2, wd, &w));
+  BUMPS(dlb_graph_op1(g, dlb_graph_op_type("matmul"), "mm", x, w, 0, 0, &y));
+  BUMPS(dlb_graph_linear(g, y, "4", 1, "lin", &z));
+  BUMPS(dlb_graph_op1(g, dlb_graph_op_type("sum"), "loss", z, -1, 0, 0, &l));
+  BUMPS(dlb_graph_set_loss(g, l));
+  const char *names[] = {"b"};
+  double vals[] = {2};
+  dlb_train_opts adam = {DLB_OPT_ADAM, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+  dlb_analysis *a = dlb_graph_analyze(g, &adam, 1, names, vals);
+  CHECK(a != NULL);
+  dlb_analysis_free(a);
+  CHECK(dlb_graph_generation(g) == v); /* an analysis (the cached step) changes nothing */
+  BUMPS(dlb_graph_freeze(g, w, 1));
+  KEEPS(dlb_graph_freeze(g, w, 1)); /* already frozen */
+  BUMPS(dlb_graph_freeze(g, w, 0));
+  BUMPS(dlb_graph_set_dtype(g, w, DLB_DT_INT8));
+  KEEPS(dlb_graph_set_dtype(g, w, DLB_DT_INT8));
+  BUMPS(dlb_graph_own_type(g, w, 1));
+  KEEPS(dlb_graph_own_type(g, w, 1));
+  BUMPS(dlb_graph_checkpoint(g, y));
+  KEEPS(dlb_graph_checkpoint(g, y));
+  /* a refused call leaves the graph, whatever it does to the count; the next change bumps */
+  CHECK(dlb_graph_freeze(g, x, 1) == DLB_EINVAL);
+  v = dlb_graph_generation(g);
+  BUMPS(dlb_graph_layer(g, "l1"));
+  size_t op0 = dlb_graph_nops(g), t0 = dlb_graph_ntensors(g);
+  int r = -1, out = -1;
+  BUMPS(dlb_graph_op1(g, dlb_graph_op_type("relu"), "l1/relu", z, -1, 0, 0, &r));
+  BUMPS(dlb_graph_layer(g, "l2"));
+  BUMPS(dlb_graph_repeat(g, op0, t0, z, r, "l1", "l2", &out));
+  CHECK(out >= 0);
+#undef BUMPS
+#undef KEEPS
+  dlb_graph_free(g);
+}
+
 /* The kernel op (graph_ops.c kernel()): given FLOPs, bytes and GEMM shape, exact (a dim's
 ** value would be snapped to an integer within 1e-9; a given constant is the cost term's
 ** coefficient), the attention mark as the kernel class, forward only. */
@@ -767,6 +821,7 @@ int main(void) {
   RUN(test_optimizer_impl);
   RUN(test_repeat);
   RUN(test_op1);
+  RUN(test_generation);
   RUN(test_kernel);
   RUN(test_mlp);
   RUN(test_optimizers);

@@ -197,6 +197,12 @@ DLB_API int dlb_graph_checkpoint(dlb_graph *g, int tensor);
 ** made inside it). DLB_OK, or a failure on bad arguments or out of memory. */
 DLB_API int dlb_graph_repeat(dlb_graph *g, size_t op0, size_t t0, int xin, int xout,
                              const char *from, const char *to, int *out);
+/* The graph's generation: a counter every change an analysis would see bumps (a tensor, an
+** op, a layer builder, a new layer, repeat, set_loss, freeze / unfreeze, set_dtype, own_type,
+** checkpoint; a call that changes nothing, e.g. freezing a frozen weight, leaves it). Two
+** equal generations of one graph: the same graph, so a cache keyed on (graph, generation)
+** is never stale. Starts at 0 for an empty graph; 0 for NULL. */
+DLB_API size_t dlb_graph_generation(const dlb_graph *g);
 DLB_API size_t dlb_graph_ntensors(const dlb_graph *g);
 DLB_API size_t dlb_graph_nops(const dlb_graph *g);
 /* Tensor facts: rank, dtype (as declared), role, producing op (-1: none). */

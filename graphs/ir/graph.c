@@ -504,6 +504,7 @@ int dlb_graph_layer(dlb_graph *g, const char *name) {
   g->layers[g->nlayers] = dlb_strdup(name);
   if (!g->layers[g->nlayers]) return oom();
   g->curlayer = (int32_t)g->nlayers++;
+  g->version++; /* a new layer (the totals' nlayers), not a change of the current one */
   return DLB_OK;
 }
 
@@ -549,10 +550,12 @@ int dlb_graph_set_dtype(dlb_graph *g, int t, int dtype) {
 
 int dlb_graph_checkpoint(dlb_graph *g, int t) {
   if (t < 0 || (size_t)t >= g->nt) return dlb_fail(DLB_EINVAL, "checkpoint: no tensor %d", t);
+  if (!(g->t[t].flags & TF_CHECKPOINT)) g->version++; /* the cached step is stale on a change */
   g->t[t].flags |= TF_CHECKPOINT;
-  g->version++;
   return DLB_OK;
 }
+
+size_t dlb_graph_generation(const dlb_graph *g) { return g ? g->version : 0; }
 
 size_t dlb_graph_ntensors(const dlb_graph *g) { return g->nt; }
 size_t dlb_graph_nops(const dlb_graph *g) { return g->no; }

@@ -99,11 +99,12 @@ struct dlb_graph {
   int32_t curlayer;
   int32_t loss;
   int32_t name;          /* string pool offset of the graph's name */
-  unsigned version;      /* bumped on every change (invalidates the cache) */
+  size_t version;        /* bumped on every change an analysis would see (invalidates the
+                            cached step; dlb_graph_generation reads it) */
   /* the cached expansion */
   dlb_graph *step;
   dlb_train_opts stepopts;
-  unsigned stepversion;
+  size_t stepversion;
   int mixed;             /* for a step: built for mixed precision */
   int nfwd;              /* for a step: the first nfwd ops are the forward graph */
 };

@@ -615,6 +615,12 @@ doc.doc(Graph.checkpoint, "g:checkpoint(t) -> t", "keep t for the backward pass 
 
 function Graph:nops() local _, n = core.graph_counts(self._h); return n end
 function Graph:ntensors() local n = core.graph_counts(self._h); return n end
+-- the C graph's generation (dlb_graph_generation): every change an analysis would see bumps
+-- it (tensors, ops, layers, loss, freeze, lora, quantize, checkpoint, repeat), so a cache
+-- keyed on the graph object and its generation is never stale
+function Graph:generation() return core.graph_generation(self._h) end
+doc.doc(Graph.generation, "g:generation() -> integer",
+  "a counter every change an analysis would see bumps (the key of a cache of the graph's costs)")
 doc.doc(Graph.nops, "g:nops() -> integer", "ops in the forward graph")
 doc.doc(Graph.ntensors, "g:ntensors() -> integer", "tensors in the forward graph")
 

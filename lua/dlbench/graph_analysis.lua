@@ -221,17 +221,18 @@ end
 
 -- The graph's family for the default profile: the zoo's model name, or (a hand-built or
 -- imported graph) found once from the step: a transformer when the attention pass finds
--- an attention pattern. Cached per graph size (a graph that grows is asked again).
+-- an attention pattern. Cached per graph generation (dlb_graph_generation: a graph that
+-- changes is asked again).
 local function family_of(g, names, values, o)
   local f = frameworks.family(g)
   if f then return f end
-  local _, nops = core.graph_counts(g._h)
-  if rawget(g, "_family_nops") == nops then return rawget(g, "_family") end
+  local gen = core.graph_generation(g._h)
+  if rawget(g, "_family_gen") == gen then return rawget(g, "_family") end
   local ok, a = pcall(core.graph_analyze, g._h, o.optimizer, o.precision, o.recompute, o.k,
     o.inference, names, values, FUSE.attention)
   if not ok then return nil end
   f = has_attention(a) and "transformer" or "other"
-  rawset(g, "_family", f); rawset(g, "_family_nops", nops)
+  rawset(g, "_family", f); rawset(g, "_family_gen", gen)
   return f
 end
 

@@ -483,8 +483,11 @@ local function setup(fname, o)
 end
 
 -- Model FLOPs per sample of the algorithmic step (no recompute), from the graph (cached
--- per graph, bindings and precision), or from the layers (fwd + bwd, less the fused
--- attention's backward recompute a layer says it holds: flops_recompute, layers.from_graph).
+-- per graph, its generation, bindings and precision), or from the layers (fwd + bwd, less the
+-- fused attention's backward recompute a layer says it holds: flops_recompute,
+-- layers.from_graph). The graph is mutable (g:freeze, g:lora, g:quantize, new ops...): the
+-- key holds g:generation() (dlb_graph_generation), which every such change bumps; a
+-- graph-like table without one is not cached.
 local mf_cache = setmetatable({}, { __mode = "k" })
 local function fb_per_sample(o, ls)
   local g = o.layers or o.graph
@@ -493,10 +496,18 @@ local function fb_per_sample(o, ls)
   local mb = o.batch_dim or mopts.batch or "b"
   local bind = {}
   for k, v in pairs(o.bind or {}) do bind[k] = v end
-  local key = tostring(mb) .. "|" .. tostring(o.precision)
-  for k, v in pairs(bind) do key = key .. "|" .. tostring(k) .. "=" .. tostring(v) end
-  local c = mf_cache[g]
-  if c and c[key] then return c[key], bind end
+  local gen = type(g.generation) == "function" and g:generation() or nil
+  local key
+  if gen then
+    -- the bindings in name order: one key per set of bindings, whatever pairs() visits first
+    local kv = {}
+    for k, v in pairs(bind) do kv[#kv + 1] = tostring(k) .. "=" .. tostring(v) end
+    table.sort(kv)
+    key = tostring(gen) .. "|" .. tostring(mb) .. "|" .. tostring(o.precision) .. "|"
+      .. table.concat(kv, "|")
+    local c = mf_cache[g]
+    if c and c[key] then return c[key], bind end
+  end
   local st = { framework = "none", precision = o.precision or "mixed" }
   for k, v in pairs(bind) do st[k] = v end
   local fb
@@ -511,8 +522,12 @@ local function fb_per_sample(o, ls)
     local s1 = g:stats(st)
     fb = (s1.flops_fwd + s1.flops_bwd) / mb
   end
-  mf_cache[g] = c or {}
-  mf_cache[g][key] = fb
+  if key then
+    -- entries of older generations are dropped: they can never be asked for again
+    local c = mf_cache[g]
+    if not c or c.gen ~= gen then c = { gen = gen }; mf_cache[g] = c end
+    c[key] = fb
+  end
   return fb, bind
 end
 

@@ -29,4 +29,41 @@ T.test("selective recompute: a layer's flops_core is its own (no stale class)", 
   T.near(ab, (aa + bb) / 2, 1e-12, "halfway between the two uniform lists")
 end)
 
+-- The model FLOPs per sample a plan's MFU divides by are cached per graph
+-- (lua/dlbench/parallel_plan.lua fb_per_sample), and a graph is mutable: frozen weights lose
+-- their weight-gradient FLOPs. Before the fix the cache was keyed on the graph object alone
+-- and a plan after g:freeze reused the unfrozen FLOPs (MFU 0.01319 for 0.01210 here); the key
+-- now holds g:generation() (dlb_graph_generation), which every change bumps.
+T.test("plan -> freeze -> plan: the MFU of a fresh graph frozen the same way (fixes7)", function()
+  local M = dlb.models
+  local function gpt() return M.gpt { layers = 2, hidden = 256, heads = 4, seq = 512, vocab = 1000 } end
+  local function plan(g) return P.plan { graph = g, hw = "H100-SXM", devices = 2, batch = 8, table = false } end
+  local function same(a, b, what)
+    T.eq(#a, #b, what .. ": rows")
+    for i = 1, #a do
+      T.near(a[i].mfu, b[i].mfu, 1e-12, what .. ": mfu of row " .. i)
+      T.near(a[i].step, b[i].step, 1e-12, what .. ": step of row " .. i)
+    end
+  end
+  local g = gpt()
+  local before = plan(g)
+  local v = g:generation()
+  assert(g:freeze("attn") > 0, "some weights frozen")
+  assert(g:generation() > v, "g:freeze bumps the generation")
+  local after = plan(g)
+  local h = gpt()
+  h:freeze("attn")
+  local fresh = plan(h)
+  same(after, fresh, "frozen in place vs frozen fresh")
+  assert(after[1].mfu < before[1].mfu * (1 - 1e-3), "frozen weights: fewer model FLOPs, a lower MFU")
+  -- unfreezing returns the first plan's numbers (a new generation, not the stale entry)
+  g:unfreeze()
+  same(plan(g), before, "unfrozen again")
+  -- LoRA adds ops and freezes the base: the plan follows the graph again
+  g:lora { rank = 8 }
+  local k = gpt()
+  k:lora { rank = 8 }
+  same(plan(g), plan(k), "lora in place vs lora fresh")
+end)
+
 T.done()
