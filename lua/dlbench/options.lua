@@ -106,4 +106,41 @@ function M.check(opts, valid, fname, level, required)
   return opts
 end
 
+-- An option that holds one spec table or a list of them (dlb.sweep's pareto=, top=,
+-- heatmap=, group_by=): nil, false and {} are none; a table with named fields is one spec; a
+-- list holds specs. Each spec is checked against `valid` as M.check does; anything else (a
+-- number, a string, a list entry that is not a table, a list with named fields too) is an
+-- error naming the option (fname, e.g. "dlb.sweep.layouts top") and what was given, never an
+-- index error. Returns the list of specs. level as M.check's; 0: no position in the message.
+-- shape, when given, describes the accepted forms in that message (the caller's own).
+function M.specs(x, valid, fname, level, shape)
+  level = level == 0 and 0 or (level or 2) + 1
+  if x == nil or x == false then return {} end
+  shape = shape or ("a table {" .. M.names(valid) .. "} or a list of them")
+  local function got(v) return type(v) .. (type(v) == "table" and "" or (" " .. tostring(v))) end
+  if type(x) ~= "table" then
+    error(string.format("%s must be %s, got %s", fname, shape, got(x)), level)
+  end
+  if x[1] == nil then
+    if next(x) == nil then return {} end
+    local msg = M.unknown(x, valid, fname)
+    if msg then error(msg, level) end
+    return { x }
+  end
+  for k in pairs(x) do
+    if type(k) ~= "number" or k ~= math.floor(k) or k < 1 or k > #x then
+      error(string.format("%s must be %s, got a list with the field '%s'", fname, shape, tostring(k)), level)
+    end
+  end
+  for i, sp in ipairs(x) do
+    local name = string.format("%s[%d]", fname, i)
+    if type(sp) ~= "table" then
+      error(string.format("%s must be a table {%s}, got %s", name, M.names(valid), got(sp)), level)
+    end
+    local msg = M.unknown(sp, valid, name)
+    if msg then error(msg, level) end
+  end
+  return x
+end
+
 return M

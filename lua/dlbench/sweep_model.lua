@@ -140,8 +140,18 @@ end
 
 -- The reductions a call asks for (opts.pareto, top, heatmap, group_by, keep) over rows of
 -- columns cols; tags are interned (strings to level indices). numeric: the columns whose
--- space values are numbers a heat map may bin. Returns {red=, wants=, levels=, intern=}.
-local function reductions(cols, opts, space, tagnames, devs, numeric)
+-- space values are numbers a heat map may bin. fname names the caller in errors; timecol is
+-- the column top's by, heatmap's value and group_by's values default to ("time"; "step" for
+-- dlb.sweep.layouts). Returns {red=, wants=, levels=, intern=}.
+-- The fields of each reduction's spec (one table, or a list of them: dlbench.options.specs).
+local SPEC_KEYS = { pareto = { minimize = true, maximize = true, where = true },
+  top = { k = true, by = true, where = true },
+  heatmap = { x = true, y = true, value = true, agg = true, where = true },
+  group_by = { keys = true, values = true, where = true } }
+local function reductions(cols, opts, space, tagnames, devs, numeric, fname, timecol)
+  fname = fname or FN
+  timecol = timecol or "time"
+  local function fail(msg) error(fname .. ": " .. msg, 0) end
   local colidx = {}
   for i, c in ipairs(cols) do colidx[c] = i - 1 end
   local function col(name, what)
@@ -163,29 +173,32 @@ local function reductions(cols, opts, space, tagnames, devs, numeric)
     return col(w, what .. ".where")
   end
   local function list(x) if type(x) == "table" then return x end return { x } end
-  local paretos = opts.pareto
-  if paretos and (paretos.minimize or paretos.maximize) then paretos = { paretos } end
-  for i, pz in ipairs(paretos or {}) do
-    options.check(pz, { minimize = true, maximize = true, where = true }, FN .. " pareto")
+  -- each reduction: one spec table or a list of them (dlbench.options.specs names a wrong one)
+  local paretos = options.specs(opts.pareto, SPEC_KEYS.pareto, fname .. " pareto", 0)
+  for i, pz in ipairs(paretos) do
     local cs, mx = {}, {}
     for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 0 end
     for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 1 end
     if #cs == 0 then fail("pareto needs minimize= or maximize= columns") end
     wants[#wants + 1] = { kind = "pareto", n = i, id = core._reduce_pareto(red, cs, mx, where_of(pz.where, "pareto")) }
   end
+  -- top = k: the k smallest of the time column, as top = {k = k}
   local tops = opts.top
-  if tops and tops.by then tops = { tops } end
-  for i, tz in ipairs(tops or {}) do
-    options.check(tz, { k = true, by = true, where = true }, FN .. " top")
-    local by = tostring(tz.by or "time")
+  if type(tops) == "number" then tops = { k = tops } end
+  tops = options.specs(tops, SPEC_KEYS.top, fname .. " top", 0,
+    "a number k, a table {" .. options.names(SPEC_KEYS.top) .. "} or a list of tables")
+  for i, tz in ipairs(tops) do
+    local by = tostring(tz.by or timecol)
     local maximize = by:sub(1, 1) == "-"
     if maximize then by = by:sub(2) end
-    wants[#wants + 1] = { kind = "top", n = i, id = core._reduce_top(red, tz.k or 10, col(by, "top"), maximize, where_of(tz.where, "top")) }
+    local ok, id = pcall(core._reduce_top, red, tz.k or 10, col(by, "top"), maximize, where_of(tz.where, "top"))
+    -- the binding's check of k (1..1e6, a whole number), named as the option
+    if not ok then fail("top" .. (#tops > 1 and "[" .. i .. "]" or "") .. ".k = " .. tostring(tz.k) .. ": "
+      .. tostring(id):gsub("^bad argument #%d+ to '[%w_]+' %((.*)%)$", "%1")) end
+    wants[#wants + 1] = { kind = "top", n = i, id = id }
   end
-  local heats = opts.heatmap
-  if heats and heats.x then heats = { heats } end
-  for i, hz in ipairs(heats or {}) do
-    options.check(hz, { x = true, y = true, value = true, agg = true, where = true }, FN .. " heatmap")
+  local heats = options.specs(opts.heatmap, SPEC_KEYS.heatmap, fname .. " heatmap", 0)
+  for i, hz in ipairs(heats) do
     local function axis(name)
       local lv = space[name]
       if name == "device" then lv = {} for j = 1, #devs do lv[j] = j - 1 end
@@ -206,18 +219,16 @@ local function reductions(cols, opts, space, tagnames, devs, numeric)
     local agg = AGG[hz.agg or "min"]
     if agg == nil then fail("heatmap.agg must be count, sum, min, max or mean") end
     local id = core._reduce_bins(red, col(hz.x, "heatmap"), xe, hz.y and col(hz.y, "heatmap") or -1,
-      ye, agg == 0 and -1 or col(hz.value or "time", "heatmap"), agg, where_of(hz.where, "heatmap"))
+      ye, agg == 0 and -1 or col(hz.value or timecol, "heatmap"), agg, where_of(hz.where, "heatmap"))
     wants[#wants + 1] = { kind = "bins", n = i, id = id, x = xl, y = yl or { 0 }, spec = hz }
   end
-  local groups = opts.group_by
-  if groups and groups.keys then groups = { groups } end
-  for i, gz in ipairs(groups or {}) do
-    options.check(gz, { keys = true, values = true, where = true }, FN .. " group_by")
+  local groups = options.specs(opts.group_by, SPEC_KEYS.group_by, fname .. " group_by", 0)
+  for i, gz in ipairs(groups) do
     local ks, vs = {}, {}
     for _, c in ipairs(list(gz.keys)) do ks[#ks + 1] = col(c, "group_by") end
-    for _, c in ipairs(list(gz.values or { "time" })) do vs[#vs + 1] = col(c, "group_by") end
+    for _, c in ipairs(list(gz.values or { timecol })) do vs[#vs + 1] = col(c, "group_by") end
     wants[#wants + 1] = { kind = "group", n = i, id = core._reduce_group(red, ks, vs, where_of(gz.where, "group_by")),
-      keys = list(gz.keys), values = list(gz.values or { "time" }) }
+      keys = list(gz.keys), values = list(gz.values or { timecol }) }
   end
   if opts.keep then
     local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
@@ -560,7 +571,7 @@ function M.layouts(builder, space, opts)
   cols[#cols + 1] = "gpus"
   cols[#cols + 1] = "device"
   for _, k in ipairs(PLAN_COLS) do cols[#cols + 1] = k end
-  local R = reductions(cols, opts, space, snames, devs, { gpus = true })
+  local R = reductions(cols, opts, space, snames, devs, { gpus = true }, fn, "step")
   R.levels.schedule, R.intern.schedule = interner()
   local t0 = core.sys_now()
   local n, first, evaluated, models = 0, 0, 0, 0
@@ -640,7 +651,7 @@ function M.reduce(t, opts)
     end
     if kind == "other" then strs[#strs + 1] = c end
   end
-  for _, hz in ipairs((opts.heatmap and opts.heatmap.x) and { opts.heatmap } or opts.heatmap or {}) do
+  for _, hz in ipairs(options.specs(opts.heatmap, SPEC_KEYS.heatmap, "dlb.sweep.reduce heatmap", 0)) do
     for _, a in ipairs { hz.x, hz.y } do
       if a and data[a] and not space[a] then
         local seen, lv = {}, {}
@@ -649,7 +660,7 @@ function M.reduce(t, opts)
       end
     end
   end
-  local R = reductions(cols, opts, space, strs, {}, {})
+  local R = reductions(cols, opts, space, strs, {}, {}, "dlb.sweep.reduce")
   R.levels.device = nil
   local buf, nb, first = {}, 0, 0
   for i = 1, n do

@@ -65,6 +65,25 @@ T.test("the library's options go through it (a sample of the routed checks)", fu
     "a\n1\n", { sepp = ";" })
 end)
 
+T.test("options.specs: one spec or a list of them, a wrong one named (fixes7)", function()
+  local V = { k = true, by = true }
+  T.eq(#options.specs(nil, V, "f top"), 0)
+  T.eq(#options.specs(false, V, "f top"), 0)
+  T.eq(#options.specs({}, V, "f top"), 0)
+  local one = { k = 3 }
+  T.eq(options.specs(one, V, "f top")[1], one, "a table with named fields: one spec")
+  local two = { { k = 1 }, { by = "x" } }
+  T.eq(options.specs(two, V, "f top"), two, "a list of specs")
+  T.checkerr("f top must be a table {by, k} or a list of them, got number 3", options.specs, 3, V, "f top")
+  T.checkerr("f top must be a table {by, k} or a list of them, got string x", options.specs, "x", V, "f top")
+  T.checkerr("f top[2] must be a table {by, k}, got number 5", options.specs, { { k = 1 }, 5 }, V, "f top")
+  T.checkerr("got a list with the field 'k'", options.specs, { { k = 1 }, k = 2 }, V, "f top")
+  T.checkerr("unknown option 'kk' for f top (did you mean 'k'?)", options.specs, { kk = 1 }, V, "f top")
+  T.checkerr("unknown option 'bye' for f top[2] (did you mean 'by'?)", options.specs, { {}, { bye = 1 } }, V, "f top")
+  T.checkerr("f top must be a number or a spec, got boolean true", options.specs, true, V, "f top", 2,
+    "a number or a spec")
+end)
+
 T.test("no module of the library writes its own unknown-option message", function()
   local p = assert(io.popen("ls lua/dlbench/*.lua lua/dlbench/models/*.lua"))
   local files = {}

@@ -654,4 +654,40 @@ T.test("dlb.sweep.layouts: every fitting plan of dlb.parallel.plan, reduced", fu
   assert(r.pareto:count() >= 1)
 end)
 
+-- Before the fix `top = 3` (and heatmap = 3, pareto = "x", group_by = true) indexed a number:
+-- "attempt to index a number value (local 'tops')"; top = {k = 3} without by= and top = "step"
+-- were dropped without a word. top is documented: a number is its k now (the time column,
+-- `step` for layouts), anything else a named refusal (dlbench.options.specs). (fixes7)
+T.test("dlb.sweep.layouts/model/reduce: top = k works; a wrong reduction spec is named", function()
+  local function build(p) return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 256,
+    vocab = 1000 } end
+  local space = { layers = { 2 }, gpus = { 8 }, device = "A100-SXM4-80GB" }
+  local po = { batch = 64, precision = "mixed" }
+  local full = dlb.sweep.layouts(build, space, { plan = po, keep = true })
+  local steps = full.rows:column("step")
+  table.sort(steps)
+  assert(#steps >= 3, "at least three fitting plans")
+  for _, top in ipairs { 3, { k = 3 }, { k = 3, by = "step" } } do
+    local r = dlb.sweep.layouts(build, space, { plan = po, top = top })
+    T.eq(r.top:count(), 3, "three rows")
+    for i = 1, 3 do T.near(r.top:row(i).step, steps[i], 0, "the i-th smallest step") end
+  end
+  local function L(o) o.plan = po; return dlb.sweep.layouts(build, space, o) end
+  T.checkerr("dlb.sweep.layouts top must be a number k, a table {by, k, where} or a list of tables, got string step",
+    L, { top = "step" })
+  T.checkerr("dlb.sweep.layouts top[2] must be a table {by, k, where}, got number 5", L, { top = { { k = 2 }, 5 } })
+  T.checkerr("dlb.sweep.layouts: top.k = 0: k must be 1..1000000", L, { top = 0 })
+  T.checkerr("dlb.sweep.layouts heatmap must be a table {agg, value, where, x, y} or a list of them, got number 3",
+    L, { heatmap = 3 })
+  T.checkerr("dlb.sweep.layouts pareto must be a table {maximize, minimize, where} or a list of them, got string x",
+    L, { pareto = "x" })
+  T.checkerr("dlb.sweep.layouts group_by must be a table {keys, values, where} or a list of them, got boolean true",
+    L, { group_by = true })
+  T.checkerr("unknown option 'bye' for dlb.sweep.layouts top (did you mean 'by'?)", L, { top = { bye = "step" } })
+  -- dlb.sweep.reduce over the kept rows: the same rule, its own name
+  T.eq(dlb.sweep.reduce(full.rows, { top = { k = 2, by = "step" } }).top:count(), 2)
+  T.checkerr("dlb.sweep.reduce heatmap must be a table", dlb.sweep.reduce, full.rows, { heatmap = 3 })
+  T.checkerr("dlb.sweep.reduce top must be a number k", dlb.sweep.reduce, full.rows, { top = "x" })
+end)
+
 T.done()
