@@ -838,7 +838,10 @@ function M.from_graph(g, o)
       o = Tr > 0 and (tonumber(bd.optimizer) or 0) / Tr or 0 }   -- per trainable parameter
   end
   out.precision = base.precision   -- evaluate/plan{layers=} take it (docs/parallel.md)
-  if prof then out.framework, out.framework_source = prof.name, psrc end
+  -- the profile itself, not only its name: a derived one (dlb.frameworks.derive, e.g.
+  -- memory.offload_gradients = false) keeps its fields when evaluate/plan{layers=} take the
+  -- list's profile (parallel_plan.lua framed); ls.framework is its name, for the reports
+  if prof then out.framework, out.framework_source, out.framework_profile = prof.name, psrc, prof end
   -- the profile's per-device terms (CUDA context, optimizer-step temporaries, ZeRO buckets):
   -- not per sample, so not in the layers; evaluate/plan add them per layout
   -- (dlbench.framework_memory.device)

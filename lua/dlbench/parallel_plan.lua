@@ -344,8 +344,17 @@ local function framed(fname, o)
     p, src = fw.get("none"), "explicit switches (fuse=): no profile"
   elseif not graph and type(g) == "table" and type(rawget(g, "framework")) == "string" then
     -- a layer list built under a profile (layers.from_graph, layers.transformer): its
-    -- fusion is in its costs already; the profile's other settings and the report follow it
-    p, src = fw.get(rawget(g, "framework"), fname), "the layers' own (" .. tostring(rawget(g, "framework_source")) .. ")"
+    -- fusion is in its costs already; the profile's other settings and the report follow it.
+    -- from_graph keeps the profile itself (framework_profile): a derived one's fields (its
+    -- memory table ...) are not lost to the catalogue profile of its name; a list whose
+    -- framework was renamed by hand is taken by that name
+    local lp = rawget(g, "framework_profile")
+    if type(lp) == "table" and lp.name == rawget(g, "framework") then
+      p = fw.get(lp, fname)
+    else
+      p = fw.get(rawget(g, "framework"), fname)
+    end
+    src = "the layers' own (" .. tostring(rawget(g, "framework_source")) .. ")"
   elseif not graph then
     p, src = fw.get("none"), "bare per-layer costs (layers=): no profile"
   else

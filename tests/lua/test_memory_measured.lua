@@ -150,6 +150,30 @@ T.test("optimizer offload that keeps the device gradients (memory.offload_gradie
     "pytorch-ddp", { memory = { offload_gradients = "no" } })
 end)
 
+-- (fixes7) A list from layers.from_graph under a derived profile recorded only the profile's
+-- name: evaluate/plan{layers = ls} without framework= resolved the catalogue's pytorch-ddp and
+-- lost memory.offload_gradients = false (mem_grads 0 for 1.33 GB here). The list carries
+-- the profile itself now (ls.framework_profile).
+T.test("layers.from_graph under a derived profile: evaluate/plan{layers=} keep its fields", function()
+  local g = dlb.models.llama { size = "7b", layers = 2, seq = 256, batch = 1, vocab = 32000 }
+  local keep = dlb.frameworks.derive("pytorch-ddp", { memory = { offload_gradients = false } })
+  local ls = P.layers.from_graph(g, { precision = "bf16", optimizer = "adamw", framework = keep })
+  T.eq(ls.framework, "pytorch-ddp", "the name, for the reports")
+  T.eq(ls.framework_profile, keep, "the profile itself")
+  local want = P.evaluate { layers = ls, hw = "H100", batch = 1, dp = 1, framework = keep,
+    offload = "optimizer" }
+  assert(want.mem_grads > 0, "the derived profile keeps the gradients")
+  local e = P.evaluate { layers = ls, hw = "H100", batch = 1, dp = 1, offload = "optimizer" }
+  T.near(e.mem_grads, want.mem_grads, 1e-12, "evaluate without framework=: the list's derived profile")
+  T.eq(e.framework_source, "the layers' own (option)")
+  T.near(e.mem, want.mem, 1e-12, "the same memory")
+  local pl = P.plan { layers = ls, hw = "H100", batch = 1, devices = 1, offload = "optimizer", table = false }
+  T.near(pl[1].mem_grads, want.mem_grads, 1e-12, "plan without framework= too")
+  -- the catalogue profile of that name (a list renamed by hand goes by its name): ZeRO-Offload's rule
+  local base = P.layers.from_graph(g, { precision = "bf16", optimizer = "adamw", framework = "pytorch-ddp" })
+  T.eq(P.evaluate { layers = base, hw = "H100", batch = 1, dp = 1, offload = "optimizer" }.mem_grads, 0)
+end)
+
 T.test("one footprint: g:stats, roofline.time need and footprint, printed, in every set-up", function()
   local si = dlb.pretty.si
   local lora = { rank = 8, targets = { "q", "v" } }
