@@ -278,7 +278,13 @@ local function framed(s, fwname, fn)
     local t = recount("auto")
     return t, fw.get(t.framework), t.framework_source
   end
-  if sfw then return s, fw.get(sfw), rawget(s, "framework_source") or "stats" end
+  if sfw then
+    -- the profile the stats were counted under (g:stats' framework=, kept in frameworks.origin):
+    -- a derived one (dlb.frameworks.derive) with its own fields, not the catalogue's of its name
+    local op = origin and origin.opts and origin.opts.framework
+    local p = (type(op) == "table" and op.name == sfw) and fw.get(op, fn) or fw.get(sfw)
+    return s, p, rawget(s, "framework_source") or "stats"
+  end
   return s, fw.get("none"), "bare costs: no profile"
 end
 

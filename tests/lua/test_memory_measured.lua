@@ -174,6 +174,19 @@ T.test("layers.from_graph under a derived profile: evaluate/plan{layers=} keep i
   T.eq(P.evaluate { layers = base, hw = "H100", batch = 1, dp = 1, offload = "optimizer" }.mem_grads, 0)
 end)
 
+-- (fixes7) The same on roofline.time: stats counted under a derived profile were timed
+-- under the catalogue profile of its name when no framework= was given (attention kernel
+-- "flash2" reported for a step counted without the fused attention).
+T.test("roofline.time of stats under a derived profile: that profile, not its name's", function()
+  local g = dlb.models.gpt { layers = 2, hidden = 512, heads = 8, context = 2048, vocab = 1000 }
+  local d = dlb.frameworks.derive("torchtitan", { attention = "unfused" })
+  local s = g:stats { b = 4, precision = "mixed", framework = d }
+  local a, b = R.time(s, "H100-SXM"), R.time(s, "H100-SXM", { framework = d })
+  T.eq(a.attention_kernel, "unfused")
+  T.eq(a.attention_kernel, b.attention_kernel)
+  T.eq(a.time, b.time)
+end)
+
 T.test("one footprint: g:stats, roofline.time need and footprint, printed, in every set-up", function()
   local si = dlb.pretty.si
   local lora = { rank = 8, targets = { "q", "v" } }
