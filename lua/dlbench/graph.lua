@@ -617,8 +617,12 @@ function Graph:nops() local _, n = core.graph_counts(self._h); return n end
 function Graph:ntensors() local n = core.graph_counts(self._h); return n end
 -- the C graph's generation (dlb_graph_generation): every change an analysis would see bumps
 -- it (tensors, ops, layers, loss, freeze, lora, quantize, checkpoint, repeat), so a cache
--- keyed on the graph object and its generation is never stale
-function Graph:generation() return core.graph_generation(self._h) end
+-- keyed on the graph object and its generation is never stale. g:lora's freezes wait for the
+-- next analysis (graph_setups apply_lora): they are made first, as an analysis would.
+function Graph:generation()
+  require("dlbench.graph_setups").apply_lora(self)
+  return core.graph_generation(self._h)
+end
 doc.doc(Graph.generation, "g:generation() -> integer",
   "a counter every change an analysis would see bumps (the key of a cache of the graph's costs)")
 doc.doc(Graph.nops, "g:nops() -> integer", "ops in the forward graph")

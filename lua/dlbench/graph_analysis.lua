@@ -226,7 +226,7 @@ end
 local function family_of(g, names, values, o)
   local f = frameworks.family(g)
   if f then return f end
-  local gen = core.graph_generation(g._h)
+  local gen = g:generation()
   if rawget(g, "_family_gen") == gen then return rawget(g, "_family") end
   local ok, a = pcall(core.graph_analyze, g._h, o.optimizer, o.precision, o.recompute, o.k,
     o.inference, names, values, FUSE.attention)
