@@ -48,9 +48,11 @@ if _OPTIONS["werror"] then warn[#warn + 1] = "-Werror" end
 local sanitize = { "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
                    "-fno-sanitize-recover=undefined" }
 local syslibs = { "cairo", "m", "pthread" }
--- dlb.measure and dlb.trace (graphs/hw/measure.c, graphs/io/trace.c): OpenBLAS, yajl, zlib
--- dlb.models.from_onnx (graphs/onnx*.c): protobuf-c
-for _, l in ipairs { "openblas", "yajl", "z", "protobuf-c" } do syslibs[#syslibs + 1] = l end
+-- dlb.trace (graphs/io/trace.c): yajl, zlib; dlb.models.from_onnx (graphs/onnx*.c): protobuf-c;
+-- dlb.measure (graphs/hw/measure.c) loads OpenBLAS when it first measures a GEMM (dlopen: libdl
+-- where the C library does not hold it), so that a program that never measures never starts
+-- OpenBLAS's threads (docs/measure.md, "OpenBLAS")
+for _, l in ipairs { "yajl", "z", "protobuf-c", "dl" } do syslibs[#syslibs + 1] = l end
 
 -- Per-configuration output folders: build/bin, build/lib (release); build/asan/... (sanitizers).
 local function outputs(kindof)

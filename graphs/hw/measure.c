@@ -6,7 +6,13 @@
 ** (CLOCK_THREAD_CPUTIME_ID: the kernel runs on this thread, and the time another job on a
 ** shared machine preempts it for is not counted), on more threads wall time from
 ** dlb_sys_now (CLOCK_MONOTONIC). Caches and memory shared with other jobs still count.
+**
+** OpenBLAS is loaded (dlopen) by the first GEMM measurement, not linked: a linked OpenBLAS
+** starts its thread pool when the process loads it, and each pool thread spins on
+** sched_yield for about 0.1 s before it sleeps, in every program that links libdlbench,
+** measuring or not (docs/measure.md, "OpenBLAS").
 */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -16,15 +22,57 @@
 #include <string.h>
 #include <time.h>
 
-#include <cblas.h>
+#include <cblas.h> /* the CBLAS prototypes and enums; the functions come from blas_load */
 
 #include "dlb_measure.h"
 #include "dlb_sys.h"
 #include "dlb_runtime.h"
 
-/* OpenBLAS's own thread control (declared by its cblas.h; repeated for the netlib header
-** the cblas.h alternative may point at). */
-void openblas_set_num_threads(int num_threads);
+/* OpenBLAS, loaded once by blas_load: its SONAME first, then the development link. */
+static const char *const BLAS_NAMES[] = { "libopenblas.so.0", "libopenblas.so" };
+static struct {
+  __typeof__(&cblas_dgemm) dgemm;
+  __typeof__(&cblas_sgemm) sgemm;
+  void (*set_threads)(int); /* openblas_set_num_threads: OpenBLAS's own thread control */
+  char error[400];          /* why the load failed ("" when loaded) */
+} blas;
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+/* A function of the loaded library into *fn (dlsym's void * copied: POSIX's way to read a
+** function pointer from it); 0 when the library lacks it. */
+static int blas_sym(void *h, const char *name, void *fn) {
+  void *p = dlsym(h, name);
+  memcpy(fn, &p, sizeof p);
+  return p != NULL;
+}
+
+static void blas_open(void) {
+  void *h = NULL;
+  const char *name = BLAS_NAMES[0], *why = "";
+  for (size_t i = 0; i < sizeof BLAS_NAMES / sizeof *BLAS_NAMES && !h; i++) {
+    name = BLAS_NAMES[i];
+    h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) why = dlerror();
+  }
+  if (!h) {
+    snprintf(blas.error, sizeof blas.error, "measure gemm: cannot load OpenBLAS (%s or %s): %s",
+             BLAS_NAMES[0], BLAS_NAMES[1], why ? why : "unknown error");
+    return;
+  }
+  if (!blas_sym(h, "cblas_dgemm", &blas.dgemm) || !blas_sym(h, "cblas_sgemm", &blas.sgemm) ||
+      !blas_sym(h, "openblas_set_num_threads", &blas.set_threads)) {
+    snprintf(blas.error, sizeof blas.error, "measure gemm: %s lacks cblas_dgemm, cblas_sgemm "
+             "or openblas_set_num_threads", name);
+    blas.dgemm = NULL;
+  }
+}
+
+/* Load OpenBLAS once (thread-safe); DLB_OK, or an error naming the library and why. */
+static int blas_load(void) {
+  pthread_once(&blas_once, blas_open);
+  if (!blas.dgemm) return dlb_fail(DLB_ENOTFOUND, "%s", blas.error);
+  return DLB_OK;
+}
 
 enum { MAX_REPS = 1000, MAX_THREADS = 1024 };
 
@@ -116,9 +164,9 @@ static void gemm_run(int dp, int m, int n, int k, long batch, long iters, void *
   for (long it = 0; it < iters; it++) {
     for (long j = 0; j < batch; j++) {
       if (dp)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+        blas.dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
       else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
     }
   }
 }
@@ -137,6 +185,7 @@ int dlb_measure_gemm(int dp, double m, double n, double k, double batch, int thr
   double bytes = (m * k + k * n + m * n) * (double)elem;
   if (bytes > 1073741824.0)
     return dlb_fail(DLB_EINVAL, "measure gemm: %gx%gx%g needs %.3g GB of matrices (limit 1 GiB)", m, n, k, bytes / 1e9);
+  if ((st = blas_load())) return st; /* after the argument checks: a bad call needs no OpenBLAS */
   size_t na = (size_t)(m * k), nb = (size_t)(k * n), nc = (size_t)(m * n);
   char *a = dlb_malloc(na * elem), *b = dlb_malloc(nb * elem), *c = dlb_malloc(nc * elem);
   if (!a || !b || !c) {
@@ -147,7 +196,7 @@ int dlb_measure_gemm(int dp, double m, double n, double k, double batch, int thr
   for (size_t i = 0; i < na; i++) { if (dp) ((double *)a)[i] = 1e-3 * (double)(i % 7); else ((float *)a)[i] = 1e-3f * (float)(i % 7); }
   for (size_t i = 0; i < nb; i++) { if (dp) ((double *)b)[i] = 1e-3 * (double)(i % 5); else ((float *)b)[i] = 1e-3f * (float)(i % 5); }
   memset(c, 0, nc * elem);
-  openblas_set_num_threads(nt);
+  blas.set_threads(nt);
   int im = (int)m, in = (int)n, ik = (int)k;
   long lb = (long)batch;
   /* warm up (thread pool, pages), then find how many products fill min_time */

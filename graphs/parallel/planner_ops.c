@@ -19,6 +19,18 @@
 ** layout's layers reach them through one look-up, dlb_layer_times_cost) */
 typedef struct entry { int cls, sp, moe; double mb, tl, ep; dlb_layer_cost c; int used; } entry;
 
+/* An op of the attention core, what selective recompute runs again: a fused attention
+** kernel (attention 1) or an op of the unfused core (attention 3). */
+static int core_op(const dlb_par_op *o) { return o->attention == 1 || o->attention == 3; }
+
+/* Whether the host issues op o (dlb_layer_host): it has a cost. */
+static int host_costed(const dlb_par_op *o) {
+  return o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0;
+}
+
+/* The numbers dlb_layer_times keeps per layer for dlb_layer_host (its field `host`). */
+enum { HOST_COUNTS = 5 };
+
 /* The last layer class dlb_layer_rcm answered, and its answer: consecutive blocks share one */
 typedef struct rcm_memo {
   int cls, sp, moe, used;
@@ -34,6 +46,10 @@ struct dlb_layer_times {
   dlb_par_op *ops;      /* copy, sorted by layer (stable) */
   int *first, *count;   /* per layer: its ops in `ops` */
   int *cls;             /* per layer: the first layer with the same ops and costs */
+  /* per layer, what dlb_layer_host counts whatever the layout: its costed ops by phase (3),
+  ** those of its attention core's forward, and 1 when one of them may be launched once per
+  ** local expert (else its further launches are none at any ep) */
+  double *host;
   entry *tab;           /* open-addressing cache */
   size_t cap, used;
 };
@@ -108,9 +124,10 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
   T->first = dlb_calloc((size_t)n, sizeof(int));
   T->count = dlb_calloc((size_t)n, sizeof(int));
   T->cls = dlb_malloc(sizeof(int) * (size_t)n);
+  T->host = dlb_calloc((size_t)(n > 0 ? n : 1) * HOST_COUNTS, sizeof(double));
   T->cap = 1024;
   T->tab = dlb_calloc(T->cap, sizeof(entry));
-  if (!T->ops || !T->first || !T->count || !T->cls || !T->tab) {
+  if (!T->ops || !T->first || !T->count || !T->cls || !T->host || !T->tab) {
     dlb_layer_times_free(T);
     return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
   }
@@ -132,6 +149,16 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     for (int j = i - 1; j >= 0 && j >= i - 2; j--)
       if (same(T, i, T->cls[j])) { T->cls[i] = T->cls[j]; break; }
   }
+  for (int li = 0; li < n; li++) {
+    double *h = T->host + (size_t)li * HOST_COUNTS;
+    for (int k = 0; k < T->count[li]; k++) {
+      const dlb_par_op *o = &T->ops[T->first[li] + k];
+      if (!host_costed(o)) continue;
+      h[(int)o->phase] += 1;
+      if (o->phase == 0 && core_op(o)) h[3] += 1;
+      if (o->attention == 4 || (o->attention == 2 && o->phase != 2 && o->m > 0)) h[4] = 1;
+    }
+  }
   return T;
 }
 
@@ -141,6 +168,7 @@ void dlb_layer_times_free(dlb_layer_times *T) {
   dlb_free(T->first);
   dlb_free(T->count);
   dlb_free(T->cls);
+  dlb_free(T->host);
   dlb_free(T->tab);
   dlb_free(T);
 }
@@ -186,9 +214,6 @@ static int grow(dlb_layer_times *T) {
   return DLB_OK;
 }
 
-/* An op of the attention core, what selective recompute runs again: a fused attention
-** kernel (attention 1) or an op of the unfused core (attention 3). */
-static int core_op(const dlb_par_op *o) { return o->attention == 1 || o->attention == 3; }
 
 /* The streams Transformer Engine spreads a grouped GEMM's per-expert cuBLAS calls over
 ** (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm: GEMM i on
@@ -456,6 +481,7 @@ int dlb_layer_rcm_check(const dlb_layer_times *T, double mods) {
     return dlb_fail(DLB_EINVAL, "plan: recompute_modules must be a sum of DLB_RCM_* flags (0..%d), "
                     "got %g", all, mods);
   int im = (int)mods, hit = 0;
+  if (im == 0) return DLB_OK; /* no module asked for: nothing to find (the common call) */
   for (int li = 0; li < T->n; li++) {
     const dlb_par_layer *l = &T->L[li];
     if (l->flops_core > 0) hit |= DLB_RCM_CORE_ATTN;
@@ -480,11 +506,12 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   if (T->count[li] == 0) {
     n[0] = n[1] = 1;
   } else {
-    for (int k = 0; k < T->count[li]; k++) {
+    /* the counts, made once (dlb_layer_times_new); the per-expert launches by the layout */
+    const double *h = T->host + (size_t)li * HOST_COUNTS;
+    n[0] = h[0]; n[1] = h[1]; n[2] = h[2]; nc = h[3];
+    for (int k = 0; h[4] != 0 && k < T->count[li]; k++) {
       const dlb_par_op *o = &T->ops[T->first[li] + k];
-      if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0) {
-        n[(int)o->phase] += 1;
-        if (o->phase == 0 && core_op(o)) nc += 1;
+      if (host_costed(o)) {
         /* a grouped GEMM's further per-expert cuBLAS calls (compute's DLB_MOE_MCORE rule):
         ** launched from Transformer Engine's C++ loop, no Python dispatch each, so each costs
         ** the host a kernel launch (the device's kernel_overhead: "a CUDA kernel launch is

@@ -70,7 +70,7 @@ int main(void) { return LLVMFuzzerTestOneInput(0, 0); }' >"$tmp/main.c"
     extra=$(sed -n 's#.*/\* fuzz-link: \(.*\) \*/.*#\1#p' "$h" | head -n 1)
     # shellcheck disable=SC2086
     gcc -std=c11 -D_GNU_SOURCE "${incs[@]}" "$tmp/main.c" "$h" $extra "$a" "$p" \
-      -lcairo -lprotobuf-c -lopenblas -lyajl -lz -lm -lpthread -o "$tmp/a.out" \
+      -lcairo -lprotobuf-c -lyajl -lz -lm -lpthread -o "$tmp/a.out" \
       -Wl,-Map="$tmp/map" 2>/dev/null || { rm -rf "$tmp"; return 1; }
     sed -n 's/.*libdlbench[_a-z]*\.a(\([^)]*\)\.o).*/\1/p' "$tmp/map" >>"$tmp/members"
   done
@@ -114,7 +114,7 @@ for n in "${names[@]}"; do
   extra=$(sed -n 's#.*/\* fuzz-link: \(.*\) \*/.*#\1#p' "$h" | head -n 1)
   # shellcheck disable=SC2086
   if ! $nice "$cc" "${flags[@]}" -fsanitize=fuzzer "$h" $extra "$out/libdlbench_fuzz.a" \
-       -lcairo -lprotobuf-c -lopenblas -lyajl -lz -lm -lpthread -o "$out/fuzz_$n" 2>"$out/$n.build.log"; then
+       -lcairo -lprotobuf-c -lyajl -lz -lm -lpthread -o "$out/fuzz_$n" 2>"$out/$n.build.log"; then
     fail "$n: does not build"; sed 's/^/     | /' "$out/$n.build.log" | head -n 20; continue
   fi
   built+=("$n")

@@ -12,6 +12,27 @@ local function tmpname(ext)
   return n .. ext
 end
 
+-- OpenBLAS is loaded by the first GEMM measurement (graphs/hw/measure.c), not with the
+-- library: linked, its thread pool started in every process and spun ~0.1 s of CPU before
+-- sleeping. Seen in this process's mappings (Linux's /proc; elsewhere the test says so).
+local function blas_mapped()
+  local f = io.open("/proc/self/maps", "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text:find("libopenblas", 1, true) ~= nil
+end
+T.test("measure: OpenBLAS is loaded by the first GEMM measurement, not at start", function()
+  local before = blas_mapped()
+  if before == nil then io.write("# no /proc/self/maps: not checked\n"); return end
+  T.eq(before, false, "no OpenBLAS before any measurement")
+  T.checkerr("m, n, k and batch must be whole", core.measure_gemm, false, 0, 1, 1, 1, 1, 1, 0)
+  T.eq(blas_mapped(), false, "a refused measurement loads nothing")
+  local med = core.measure_gemm(false, 8, 8, 8, 1, 1, 1, 0)
+  assert(med > 0, "a timed 8x8x8 SGEMM")
+  T.eq(blas_mapped(), true, "OpenBLAS loaded by the measurement")
+end)
+
 local dev, rec
 T.test("measure.host: a device with measured ceilings", function()
   dev, rec = dlb.measure.host { seconds = 0.3, reps = 3, gemm = { 32, 64 } }
