@@ -187,7 +187,7 @@ static int attention(ctx *c) {
     nD = 0;
     for (int j = 0; j < nf; j++)
       for (int q = c->doff[F[j]]; q < c->doff[F[j] + 1]; q++) D[nD++] = c->dops[q];
-    qsort(D, nD, sizeof *D, cmp_int32);
+    if (nD > 1) qsort(D, nD, sizeof *D, cmp_int32); /* D is NULL while nothing was derived */
     size_t nu = 0;
     for (size_t q = 0; q < nD; q++) if (!nu || D[q] != D[nu - 1]) D[nu++] = D[q];
     nD = nu;
