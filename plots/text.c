@@ -257,15 +257,3 @@ void dlbp_text_setup(cairo_t *cr) {
   cairo_set_font_options(cr, fo);
   cairo_font_options_destroy(fo);
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-/* Sanitizer builds only: cairo's toy font faces keep fontconfig patterns and the parsed
-** fontconfig configuration in process-wide caches that are never freed (freeing them needs
-** cairo_debug_reset_static_data + FcFini at exit, which a library must not do behind its
-** caller's back). LeakSanitizer reads this hook (a name the sanitizer runtime fixes) and
-** ignores leaks whose stacks pass through fontconfig; leaks of ours still show. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
-  return "leak:libfontconfig.so\n";
-}
-#endif

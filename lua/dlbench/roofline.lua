@@ -244,23 +244,42 @@ local function framed(s, fwname, fn)
   local origin = fw.origin[s]
   local sfw = (getmetatable(s) ~= OpSet) and rawget(s, "framework") or nil
   if fwname == "auto" then fwname = nil end   -- the default profile, as when none is given
-  local function recount(name)
+  -- recount(key): key "auto" or a profile table (a catalogue one or a derived one: the
+  -- recount is under that very profile, not the catalogue's of its name)
+  local function recount(key)
     local cache = fw.recounted[s]
     if not cache then cache = {}; fw.recounted[s] = cache end
-    local t = cache[name]
+    local t = cache[key]
     if not t then
       local o = {}
       for k, v in pairs(origin.opts) do o[k] = v end
-      o.framework, o.fuse = name, nil
+      o.framework, o.fuse = key, nil
       t = origin.graph:stats(o)
-      cache[name] = t
+      cache[key] = t
     end
     return t
+  end
+  -- the profile the stats were counted under (g:stats' framework=, kept in frameworks.origin):
+  -- a derived one (dlb.frameworks.derive) with its own fields, not the catalogue's of its name
+  local function own()
+    local op = origin and origin.opts and origin.opts.framework
+    return (type(op) == "table" and op.name == sfw) and fw.get(op, fn) or fw.get(sfw)
   end
   if fwname ~= nil then
     local ok, p = pcall(fw.get, fwname, fn)
     if not ok then error(p, 3) end
-    if origin and sfw ~= p.name then return recount(p.name), p, "option" end
+    if sfw == p.name then
+      -- the stats' profile named: a name means the stats' own profile (a derived one keeps its
+      -- base's name); a profile table is that profile, and another table of the same name is
+      -- another profile: the stats are recounted under it (through their graph) or refused
+      local mine = own()
+      if type(fwname) == "string" or rawequal(p, mine) then return s, mine, "option" end
+      if origin then return recount(p), p, "option" end
+      error(string.format("%s: these stats were counted under framework '%s' (%s), not the "
+        .. "profile given (%s); count them with g:stats{framework = profile}", fn, sfw,
+        tostring(mine.title), tostring(p.title)), 3)
+    end
+    if origin then return recount(p), p, "option" end
     if sfw and sfw ~= p.name then
       error(string.format("%s: these stats were counted under framework '%s'; count them with "
         .. "g:stats{framework = \"%s\"} (or without one)", fn, sfw, p.name), 3)
@@ -278,13 +297,7 @@ local function framed(s, fwname, fn)
     local t = recount("auto")
     return t, fw.get(t.framework), t.framework_source
   end
-  if sfw then
-    -- the profile the stats were counted under (g:stats' framework=, kept in frameworks.origin):
-    -- a derived one (dlb.frameworks.derive) with its own fields, not the catalogue's of its name
-    local op = origin and origin.opts and origin.opts.framework
-    local p = (type(op) == "table" and op.name == sfw) and fw.get(op, fn) or fw.get(sfw)
-    return s, p, rawget(s, "framework_source") or "stats"
-  end
+  if sfw then return s, own(), rawget(s, "framework_source") or "stats" end
   return s, fw.get("none"), "bare costs: no profile"
 end
 

@@ -467,12 +467,21 @@ local SPEC_FIELDS = { "name", "layers", "hidden", "heads", "kv_heads", "head_dim
   "vocab", "mlp", "experts", "top_k", "every", "window", "tied" }
 local built, nbuilt = {}, 0
 local function shape_key(s, c, B, n, p, opts)
-  local sk = rawget(s, "_graph_key")  -- the spec's fields, joined once a spec
+  -- the spec's fields, joined once a spec and kept with the values they were joined from: a
+  -- spec edited since (s.layers = 8) is joined again, not timed on its old fields' graphs
+  local kept, sk = rawget(s, "_graph_key"), nil
+  if kept then
+    sk = kept.key
+    for i, f in ipairs(SPEC_FIELDS) do
+      if not rawequal(s[f], kept[i]) then sk = nil; break end
+    end
+  end
   if not sk then
-    local k = {}
-    for i, f in ipairs(SPEC_FIELDS) do k[i] = tostring(s[f]) end
+    local k, v = {}, {}
+    for i, f in ipairs(SPEC_FIELDS) do v[i] = s[f]; k[i] = tostring(v[i]) end
     sk = table.concat(k, "|")
-    rawset(s, "_graph_key", sk)
+    v.key = sk
+    rawset(s, "_graph_key", v)
   end
   local ck = rawget(c, "_graph_key")  -- the configuration's part, once a configuration
   if not ck then

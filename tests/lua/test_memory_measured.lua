@@ -187,6 +187,37 @@ T.test("roofline.time of stats under a derived profile: that profile, not its na
   T.eq(a.time, b.time)
 end)
 
+-- (fixes8) ... and when framework= named the profile: a derived profile keeps its base's
+-- name, and the name given meant the catalogue profile (flash2 for a step counted unfused).
+-- The rule: a name equal to the stats' profile's means the stats' own profile; another
+-- profile table of that name is another profile (the stats recounted under it); algorithmic
+-- stats timed with a derived profile are recounted under that profile, not its name's.
+T.test("roofline.time framework= naming the stats' derived profile: the stats' own", function()
+  local g = dlb.models.gpt { layers = 2, hidden = 512, heads = 8, context = 2048, vocab = 1000 }
+  local d = dlb.frameworks.derive("torchtitan", { attention = "unfused" })
+  local s = g:stats { b = 4, precision = "mixed", framework = d }
+  local own = R.time(s, "H100-SXM")
+  local named = R.time(s, "H100-SXM", { framework = "torchtitan" })
+  T.eq(named.attention_kernel, "unfused")
+  T.eq(named.time, own.time)
+  T.eq(R.time(s, "H100-SXM", { framework = "TorchTitan" }).time, own.time, "a name, any case")
+  -- the catalogue profile itself (a table): another profile, the step recounted under it
+  local cat = R.time(s, "H100-SXM", { framework = dlb.frameworks.get("torchtitan") })
+  local ref = R.time(g:stats { b = 4, precision = "mixed", framework = "torchtitan" }, "H100-SXM")
+  T.eq(cat.attention_kernel, "flash2")
+  T.eq(cat.time, ref.time)
+  -- algorithmic stats timed under the derived profile: counted under it too
+  local alg = R.time(g:stats { b = 4, precision = "mixed" }, "H100-SXM", { framework = d })
+  T.eq(alg.attention_kernel, "unfused")
+  T.eq(alg.time, own.time)
+  -- stats counted under another name: still refused without a graph to recount them through
+  local bare = {}
+  for k, v in pairs(s) do bare[k] = v end
+  T.checkerr("counted under framework 'torchtitan'", function()
+    R.time(bare, "H100-SXM", { framework = "pytorch-ddp" })
+  end)
+end)
+
 T.test("one footprint: g:stats, roofline.time need and footprint, printed, in every set-up", function()
   local si = dlb.pretty.si
   local lora = { rank = 8, targets = { "q", "v" } }

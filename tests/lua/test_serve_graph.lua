@@ -313,4 +313,23 @@ T.test("bad input: graphs that are not serving steps", function()
   T.checkerr("expected a graph from dlb.serve.graphs", S.time, 3)
 end)
 
+-- (fixes8) The step graphs are kept per spec fields; the key was joined once a spec, so a
+-- spec edited afterwards was timed on its old fields' graphs.
+T.test("a spec edited after a time is timed on its new fields (= a fresh spec's time)", function()
+  local function spec(layers)
+    return S.model { name = "edit-test", layers = layers, hidden = 1024, heads = 8, ffn = 4096,
+      vocab = 32000, mlp = "swiglu" }
+  end
+  local o = { hw = "H100-SXM", batch = 4, context = 512 }
+  local s = spec(4)
+  local before = S.decode(s, o).time
+  s.layers = 8
+  local edited, fresh = S.decode(s, o), S.decode(spec(8), o)
+  assert(edited.time > before, "8 layers take longer than 4: " .. edited.time .. " vs " .. before)
+  T.eq(edited.time, fresh.time)
+  T.eq(edited.flops, fresh.flops)
+  s.layers = 4
+  T.eq(S.decode(s, o).time, before, "edited back")
+end)
+
 T.done()
