@@ -14,6 +14,8 @@
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
+# the notebooks write their figures to out/ (as ./build.sh tour does), whichever test runs first
+mkdir -p out
 flavours=("$@")
 [ ${#flavours[@]} -eq 0 ] && flavours=(release asan)
 for fl in "${flavours[@]}"; do
