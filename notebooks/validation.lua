@@ -816,8 +816,10 @@ do   -- NCCL's all-reduce as the model runs it against the same source's measure
   end
 end
 do   -- the rows flagged for memory pressure, with their error
-  local fl = {}
-  for _, x in ipairs(vres) do if x.unreliable then fl[#fl + 1] = x end end
+  local fl = {}   -- the shared sets' rows (the unshared sets list theirs below)
+  local shared = {}
+  for _, st in ipairs(SETS) do shared[st[1]] = true end
+  for _, x in ipairs(vres) do if x.unreliable and shared[x.row.set] then fl[#fl + 1] = x end end
   table.sort(fl, function(a, b) return a.row.id < b.row.id end)
   print(string.format("  rows flagged UNRELIABLE (peak within %.0f%% of capacity): %d",
     100 * P.PRESSURE_MARGIN, #fl))
@@ -826,6 +828,168 @@ do   -- the rows flagged for memory pressure, with their error
       x.row.id, x.calib and "cal" or "held", 100 * x.mem_frac, 1000 * x.row.measured.step_time,
       1000 * x.row.measured.step_time * x.meas / x.pred_cal, 100 * (x.pred_cal / x.meas - 1)))
   end
+end
+do   -- the same study's measured rows NOT shared (issue [19] target 2: median <= 10%, p90 <=
+  -- 30%; notebooks/data/vtrain/make_unshared.py). Every row is held out (its role stored
+  -- before any prediction was run); nothing is fitted on them: CALIBRATED is the flops_eff and
+  -- host seconds per op fitted above on the shared sets' calibration rows, unchanged.
+  local US = { { "unshared-1node", "one node, GPT hidden 2048, 2-8 GPUs" },
+    { "unshared-multinode", "512 GPUs, GPT 39.1B and 175B" } }
+  local TARGET_MED, TARGET_P90 = 0.10, 0.30
+  local function err(x) return x.pred_cal / x.meas - 1 end   -- > 0: predicted too fast
+  print("\nThe same study's measured rows NOT shared (issue [19] target 2, notebooks/data/vtrain/"
+    .. "single_node_h2048.csv, multi_node_39.1b_175b.csv): every row held out, no refit (CALIBRATED:")
+  print("the values above, fitted on the shared sets' calibration rows); error > 0: predicted faster "
+    .. "than measured.")
+  for _, st in ipairs(US) do
+    local xs, hd, hc, hr, nu, over = {}, {}, {}, {}, 0, 0
+    for _, x in ipairs(vres) do
+      if x.row.set == st[1] then
+        xs[#xs + 1] = x
+        assert(not x.calib, "an unshared row is a calibration row: " .. x.row.id)
+        hd[#hd + 1], hc[#hc + 1] = math.abs(x.pred / x.meas - 1), math.abs(err(x))
+        if x.unreliable then nu = nu + 1 else hr[#hr + 1] = math.abs(err(x)) end
+        if (x.mem_frac or 0) >= 1 then over = over + 1 end
+      end
+    end
+    local rows_in = 0
+    for _, r in ipairs(vrows) do if r.set == st[1] then rows_in = rows_in + 1 end end
+    local mc, pc = median(hc), pct(hc, 0.9)
+    print(string.format("  %-40s held out %3d of %3d rows: catalogue median %5.1f%% p90 %5.1f%%; CALIBRATED "
+      .. "median %5.1f%% p90 %5.1f%% (target <= %.0f%% / <= %.0f%%)%s", st[2], #hc, rows_in, 100 * median(hd),
+      100 * pct(hd, 0.9), 100 * mc, 100 * pc, 100 * TARGET_MED, 100 * TARGET_P90,
+      (#hc > 0 and mc <= TARGET_MED and pc <= TARGET_P90) and "  MET" or "  NOT MET"))
+    -- the same rows under what dlbench ships as calibration = "validated" (the table's A100
+    -- flops_eff, lua/dlbench/hw_calibrated.lua, with the CALIBRATED host cost): the vTrain
+    -- cluster's own flops_eff above is not shipped. Looked at AFTER the numbers above were seen.
+    local fe_tab = calibrated.A100 and calibrated.A100.flops_eff
+    if fe_tab then
+      local ho = host["megatron-lm"] and host["megatron-lm"].host_op
+      local hv = {}
+      for _, x in ipairs(xs) do
+        hv[#hv + 1] = math.abs(predict(x.s, x.s.hw:with { flops_eff = fe_tab, host_op = ho }) / x.meas - 1)
+      end
+      print(string.format("  %-40s with the table's A100 flops_eff %.2f instead (shipped as calibration = "
+        .. "\"validated\"; looked at after the line above): median %5.1f%% p90 %5.1f%%", "", fe_tab,
+        100 * median(hv), 100 * pct(hv, 0.9)))
+    end
+    print(string.format("  %-40s memory: %d rows with a modelled peak within %.0f%% of the 80 GB (flagged "
+      .. "UNRELIABLE, scored above), %d of them over capacity; without the flagged rows: median %5.1f%% "
+      .. "p90 %5.1f%%", "", nu, 100 * P.PRESSURE_MARGIN, over, 100 * median(hr), 100 * pct(hr, 0.9)))
+    -- the error by layout degree: where the set's error sits (signed CALIBRATED error,
+    -- median per group, and the group's rows)
+    for _, key in ipairs { "tp", "pp", "dp", "micro_batch" } do
+      local g, ks = {}, {}
+      for _, x in ipairs(xs) do
+        local v = x.row.layout[key] or 1
+        if not g[v] then g[v] = {}; ks[#ks + 1] = v end
+        table.insert(g[v], err(x))
+      end
+      table.sort(ks)
+      local parts = {}
+      for _, v in ipairs(ks) do
+        parts[#parts + 1] = string.format("%d: %+.0f%% (%d)", v, 100 * median(g[v]), #g[v])
+      end
+      print(string.format("    median CALIBRATED error by %-11s %s", key, table.concat(parts, ", ")))
+    end
+    if st[1] == "unshared-multinode" then
+      for _, pb in ipairs { 39.1e9, 175e9 } do
+        local e = {}
+        for _, x in ipairs(xs) do if x.row.params == pb then e[#e + 1] = err(x) end end
+        print(string.format("    GPT %gB (%d rows): median CALIBRATED error %+.1f%%, median |error| %.1f%%",
+          pb / 1e9, #e, 100 * median(e), 100 * median((function()
+            local a = {}
+            for i, v in ipairs(e) do a[i] = math.abs(v) end
+            return a
+          end)())))
+      end
+    end
+    table.sort(xs, function(a, b) return math.abs(err(a)) > math.abs(err(b)) end)
+    print("    worst rows (layout: dp x tp x pp, micro-batch; CALIBRATED compute / tp comm / pp comm / "
+      .. "dp comm / bubble / host idle, s; memory, share of 80 GB):")
+    for i = 1, math.min(10, #xs) do
+      local x = xs[i]
+      local L, c = x.row.layout, x.cal
+      local meas_s = x.row.measured.step_time
+      print(string.format("      %-52s dp %3d tp %d pp %2d mb %2d  measured %8.1f ms  CALIBRATED %8.1f ms "
+        .. "(%+.1f%%)  %.3f / %.3f / %.3f / %.3f / %.3f / %.3f  mem %3.0f%%%s", x.row.id, L.dp, L.tp, L.pp,
+        L.micro_batch, 1000 * meas_s, 1000 * meas_s * x.meas / x.pred_cal, 100 * err(x), c.compute,
+        c.tp_comm, c.pp_comm or 0, c.dp_comm or 0, c.bubble or 0, c.host_idle or 0,
+        100 * (x.mem_frac or 0), x.unreliable and " UNRELIABLE" or ""))
+    end
+    local fl = {}
+    for _, x in ipairs(xs) do if x.unreliable then fl[#fl + 1] = x end end
+    table.sort(fl, function(a, b) return a.row.id < b.row.id end)
+    for _, x in ipairs(fl) do
+      print(string.format("    flagged %-52s memory %3.0f%%%s  measured %8.1f ms  CALIBRATED %+.1f%%",
+        x.row.id, 100 * x.mem_frac, x.mem_frac >= 1 and " (over capacity)" or "",
+        1000 * x.row.measured.step_time, 100 * err(x)))
+    end
+  end
+end
+do   -- what the unshared rows show the model lacks (docs/validation.md, "the unshared rows"):
+  -- (a) the same layout at hidden 2048 and at hidden 1024 (the two one-node files share their
+  -- grid): how much longer the step gets, measured and CALIBRATED, by tp and micro-batch;
+  local by, pr = {}, {}
+  for _, x in ipairs(vres) do by[x.row.id] = x end
+  local function ms_cal(x) return x.row.measured.step_time * x.meas / x.pred_cal end
+  for _, x in ipairs(vres) do
+    if x.row.set == "unshared-1node" then
+      local y = by[(x.row.id:gsub("^vtrain%-unshared%-1node%-h2048", "vtrain-1node-h1024"))]
+      if y then
+        pr[#pr + 1] = { L = x.row.layout, m = x.row.measured.step_time / y.row.measured.step_time,
+          c = ms_cal(x) / ms_cal(y) }
+      end
+    end
+  end
+  print(string.format("  the same layout at hidden 2048 and 1024 (%d pairs): step time ratio h2048 / h1024, "
+    .. "median measured / CALIBRATED:", #pr))
+  for _, key in ipairs { "tp", "micro_batch" } do
+    local g, ks = {}, {}
+    for _, p in ipairs(pr) do
+      local v = p.L[key]
+      if not g[v] then g[v] = { m = {}, c = {} }; ks[#ks + 1] = v end
+      table.insert(g[v].m, p.m); table.insert(g[v].c, p.c)
+    end
+    table.sort(ks)
+    local parts = {}
+    for _, v in ipairs(ks) do
+      parts[#parts + 1] = string.format("%d: %.2f / %.2f", v, median(g[v].m), median(g[v].c))
+    end
+    print(string.format("    by %-11s %s", key, table.concat(parts, ", ")))
+  end
+  -- (b) DIAGNOSTIC, chosen AFTER the errors above were seen, used by nothing (no refit): the
+  -- flops_eff at which each group's median |error| would be lowest, the host seconds per op
+  -- as CALIBRATED. One cluster, one flops_eff: a group wanting another one is a mechanism the
+  -- model lacks, not a constant to fit.
+  local ho = host["megatron-lm"] and host["megatron-lm"].host_op
+  local GROUPS = {
+    { "GPT 3.6B, 64 GPUs (shared)", function(r) return r.set == "multinode" and r.params == 3.6e9 end },
+    { "GPT 18.4B, 256 GPUs (shared)", function(r) return r.set == "multinode" and r.params == 18.4e9 end },
+    { "GPT 39.1B, 512 GPUs", function(r) return r.set == "unshared-multinode" and r.params == 39.1e9 end },
+    { "GPT 175B, 512 GPUs", function(r) return r.set == "unshared-multinode" and r.params == 175e9 end },
+    { "one node h1024, tp 1, mb >= 4 (shared)", function(r)
+      return r.set == "1node" and r.layout.tp == 1 and r.layout.micro_batch >= 4 end },
+    { "one node h2048, tp 1, mb >= 4", function(r)
+      return r.set == "unshared-1node" and r.layout.tp == 1 and r.layout.micro_batch >= 4 end } }
+  local parts = {}
+  for _, gr in ipairs(GROUPS) do
+    local xs = {}
+    for _, x in ipairs(vres) do if gr[2](x.row) then xs[#xs + 1] = x end end
+    local best, bm = nil, math.huge
+    for e = 0.50, 0.9001, 0.02 do
+      local a = {}
+      for _, x in ipairs(xs) do
+        a[#a + 1] = math.abs(predict(x.s, x.s.hw:with { flops_eff = e, host_op = ho }) / x.meas - 1)
+      end
+      local m = median(a)
+      if m < bm then best, bm = e, m end
+    end
+    parts[#parts + 1] = string.format("%s (%d rows) %.2f (median %.1f%%)", gr[1], #xs, best, 100 * bm)
+  end
+  print(string.format("  DIAGNOSTIC (post hoc, used by nothing): the flops_eff each group's median |error| is "
+    .. "lowest at (grid 0.50-0.90; CALIBRATED %.2f):", vcal.flops_eff or 0 / 0))
+  for _, t in ipairs(parts) do print("    " .. t) end
 end
 do   -- the Korthikanti rows (issue [19] target: mean |error| <= 4%)
   local all, n = 0, 0

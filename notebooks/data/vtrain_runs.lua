@@ -13,6 +13,13 @@
 --   * the NICs: 4 per node of 200 Gb/s (HDR InfiniBand), 4 x 200 = 800 Gb/s per node;
 --   * the stack: Megatron-LM's 2021-22 kernels (the megatron-lm profile).
 -- Each row's role (fit / held) was fixed by a hash of its key before any error was seen.
+-- Two more sets hold the same study's measured rows that are NOT in ../../../shared (issue
+-- [19] target 2; the source's own files at the same commit, selected by make_unshared.py):
+-- "unshared-1node" (the 720 one-node rows with hidden size 2048) and "unshared-multinode"
+-- (the 68 rows of GPT 39.1B and 175B on 512 GPUs). Every one of them is held out (role
+-- "held", stored with the row before any prediction was run): nothing is fitted on them;
+-- they take the cluster assumptions above unchanged. The 175B file holds one layout twice
+-- (two measurements): the second row's id ends in "-2".
 local SOURCE = "VIA-Research/vTrain (MICRO 2024) data/ground_truth_%s.csv at commit f8dda84: "
   .. "measured Megatron-LM iteration time, row %s"
 
@@ -29,15 +36,18 @@ local function read(path)
 end
 
 return function(dir)
-  local out = {}
+  local out, seen = {}, {}
   local function add(set, file, key, c, params)
     -- c: gpus, gb, mb, hidden, heads, layers, seq, tp, dp, pp, ms, role
     local n = {}
     for i = 1, 11 do n[i] = tonumber(c[i]) end
     local g, gb, mb, h, a, l, s, tp, dp, pp, ms = n[1], n[2], n[3], n[4], n[5], n[6], n[7],
       n[8], n[9], n[10], n[11]
+    local id = string.format("vtrain-%s-h%d-l%d-g%d-b%d-mb%d-t%dd%dp%d", set, h, l, g, gb, mb, tp, dp, pp)
+    seen[id] = (seen[id] or 0) + 1
+    if seen[id] > 1 then id = id .. "-" .. seen[id] end   -- a layout measured twice
     out[#out + 1] = {
-      id = string.format("vtrain-%s-h%d-l%d-g%d-b%d-mb%d-t%dd%dp%d", set, h, l, g, gb, mb, tp, dp, pp),
+      id = id,
       set = set, role = c[12],
       model = { builder = "gpt", opts = { layers = l, hidden = h, heads = a, vocab = 50257,
         context = s, seq = s } },
@@ -57,6 +67,14 @@ return function(dir)
   for i, c in ipairs(read(dir .. "/vtrain/multi_node_3.6b_18.4b.csv")) do
     local p = tonumber(table.remove(c, 1))
     add("multinode", "multi", i, c, p * 1e9)
+  end
+  -- the unshared rows (their row number: in the selected copy, named)
+  for i, c in ipairs(read(dir .. "/vtrain/single_node_h2048.csv")) do
+    add("unshared-1node", "single", i .. " of the selection vtrain/single_node_h2048.csv", c, nil)
+  end
+  for i, c in ipairs(read(dir .. "/vtrain/multi_node_39.1b_175b.csv")) do
+    local p = tonumber(table.remove(c, 1))
+    add("unshared-multinode", "multi", i .. " of the selection vtrain/multi_node_39.1b_175b.csv", c, p * 1e9)
   end
   return out
 end

@@ -85,6 +85,22 @@ T.test("validation notebook: predictions, calibration on a subset, held-out erro
     parts = parts + 1
   end
   T.eq(parts, 41, "every multi-node row in parts")
+  -- issue [19] target 2: the same study's unshared rows scored as sets of their own, every
+  -- row predicted and held out, against the target, with their memory flags and worst rows
+  for _, st in ipairs { { "one node, GPT hidden 2048, 2%-8 GPUs", 720 }, { "512 GPUs, GPT 39.1B and 175B", 68 } } do
+    local n, of, verdict = text:match(st[1] .. " +held out +(%d+) of +(%d+) rows: catalogue median +[%d.]+%% p90 +[%d.]+%%; "
+      .. "CALIBRATED median +[%d.]+%% p90 +[%d.]+%% %(target <= 10%% / <= 30%%%)  (N?O?T? ?MET)")
+    assert(n, "the unshared set line: " .. st[1])
+    T.eq(tonumber(n), st[2], st[1] .. ": every row predicted")
+    T.eq(tonumber(of), st[2], st[1] .. ": rows in the set")
+    assert(verdict == "MET" or verdict == "NOT MET")
+  end
+  local nmem = 0
+  for _ in text:gmatch("memory: %d+ rows with a modelled peak within 10%% of the 80 GB") do nmem = nmem + 1 end
+  T.eq(nmem, 2, "each unshared set's memory flags")
+  local worst = 0
+  for _ in text:gmatch("\n      vtrain%-unshared%-[%w%-]+ +dp +%d+ tp %d+ pp +%d+ mb +%d+  measured") do worst = worst + 1 end
+  T.eq(worst, 20, "the 10 worst rows of each unshared set")
   -- NCCL's all-reduce as modelled against the source's measured nccl-tests: 9 sizes for each
   -- of 2, 4 and 8 GPUs; a collective model off by 2x or more (units, a lost factor) fails
   for _, g in ipairs { 2, 4, 8 } do
