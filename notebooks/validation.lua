@@ -122,7 +122,7 @@ local function setup(r, unscored)
     te8 = sc and (sc .. "/" .. wc) or nil
   end
   -- the model's layers, built once per model, precision and profile (the vTrain sets share
-  -- a few dozen models over 761 rows)
+  -- a few dozen models over 1,549 rows)
   local mkey = r.model.builder .. "|" .. gp .. "|" .. prof.name .. "|" .. tostring(te8)
   local okeys = {}
   for k in pairs(r.model.opts) do okeys[#okeys + 1] = k end
