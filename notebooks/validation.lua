@@ -894,14 +894,12 @@ do   -- the same study's measured rows NOT shared (issue [19] target 2: median <
     end
     if st[1] == "unshared-multinode" then
       for _, pb in ipairs { 39.1e9, 175e9 } do
-        local e = {}
-        for _, x in ipairs(xs) do if x.row.params == pb then e[#e + 1] = err(x) end end
+        local e, a = {}, {}
+        for _, x in ipairs(xs) do
+          if x.row.params == pb then e[#e + 1] = err(x); a[#a + 1] = math.abs(err(x)) end
+        end
         print(string.format("    GPT %gB (%d rows): median CALIBRATED error %+.1f%%, median |error| %.1f%%",
-          pb / 1e9, #e, 100 * median(e), 100 * median((function()
-            local a = {}
-            for i, v in ipairs(e) do a[i] = math.abs(v) end
-            return a
-          end)())))
+          pb / 1e9, #e, 100 * median(e), 100 * median(a)))
       end
     end
     table.sort(xs, function(a, b) return math.abs(err(a)) > math.abs(err(b)) end)
@@ -927,7 +925,7 @@ do   -- the same study's measured rows NOT shared (issue [19] target 2: median <
     end
   end
 end
-do   -- what the unshared rows show the model lacks (docs/validation.md, "the unshared rows"):
+do   -- what the unshared rows show the model lacks (docs/validation.md, "Issue [19] target 2"):
   -- (a) the same layout at hidden 2048 and at hidden 1024 (the two one-node files share their
   -- grid): how much longer the step gets, measured and CALIBRATED, by tp and micro-batch;
   local by, pr = {}, {}
