@@ -73,13 +73,20 @@ M.DEFAULTS_WHY = {
 local KINDS = { attention = { flash2 = true, flash3 = true, cudnn = true, xla = true,
   unfused = true } }
 
--- A profile's grad_buffer: {persistent = true | false, source = "..."}: whether the stack
--- keeps every gradient in a buffer allocated once (g:stats' schedule = "walk" then holds them
--- all, docs/frameworks.md "The backward pass walked").
-local function check_grad_buffer(gb, where, level)
-  if gb ~= nil and (type(gb) ~= "table" or type(gb.persistent) ~= "boolean"
-      or type(gb.source) ~= "string") then
-    error(where .. ": grad_buffer must be {persistent = true | false, source = \"...\"}", level)
+-- A profile field {<flag> = true | false, source = "..."} (nil allowed), checked by name:
+-- grad_buffer = {persistent =, source =}: whether the stack keeps every gradient in a buffer
+-- allocated once (g:stats' schedule = "walk" then holds them all, docs/frameworks.md "The
+-- backward pass walked"); norm = {upcast =, source =}: whether the stack's RMSNorm keeps the
+-- fp32 upcast of its input for the backward pass (eager model code that writes x.float() ...
+-- .type_as(x): torchtune's RMSNorm, transformers' LlamaRMSNorm; not a fused norm kernel, not
+-- torch.compile). true sets dlb_train_opts.norm_upcast (graphs/step/train.c,
+-- docs/frameworks.md "What eager RMSNorm saves"); false or absent: the fused norm's saved
+-- tensors (absent: the profile's model code is not known, today's count).
+local function check_flagged(v, field, flag, where, level)
+  if v ~= nil and (type(v) ~= "table" or type(v[flag]) ~= "boolean"
+      or type(v.source) ~= "string") then
+    error(string.format("%s: %s must be {%s = true | false, source = \"...\"}", where, field, flag),
+      level)
   end
 end
 
@@ -96,19 +103,6 @@ local function check_optimizer_impl(u, where, level, optional)
   if optional and u.launch == nil then return end
   local ok, e = pcall(M.launch_of, u)
   if not ok then error(where .. ": " .. tostring(e), level) end
-end
-
--- A profile's norm: {upcast = true | false, source = "..."}: whether the stack's RMSNorm
--- keeps the fp32 upcast of its input for the backward pass (eager model code that writes
--- x.float() ... .type_as(x): torchtune's RMSNorm, transformers' LlamaRMSNorm; not a fused
--- norm kernel, not torch.compile). true sets dlb_train_opts.norm_upcast (graphs/step/
--- train.c, docs/frameworks.md "What eager RMSNorm saves"); false or absent: the fused
--- norm's saved tensors (absent: the profile's model code is not known, today's count).
-local function check_norm(n, where, level)
-  if n ~= nil and (type(n) ~= "table" or type(n.upcast) ~= "boolean"
-      or type(n.source) ~= "string") then
-    error(where .. ": norm must be {upcast = true | false, source = \"...\"}", level)
-  end
 end
 
 -- Whether profile p's RMSNorm keeps its fp32 upcast (its norm field, above): the one reading
@@ -134,8 +128,8 @@ local function load(name)
   end
   check_optimizer_impl(t.optimizer_impl, "dlb.frameworks: profile '" .. name .. "'", 0)
 
-  check_grad_buffer(t.grad_buffer, "dlb.frameworks: profile '" .. name .. "'", 0)
-  check_norm(t.norm, "dlb.frameworks: profile '" .. name .. "'", 0)
+  check_flagged(t.grad_buffer, "grad_buffer", "persistent", "dlb.frameworks: profile '" .. name .. "'", 0)
+  check_flagged(t.norm, "norm", "upcast", "dlb.frameworks: profile '" .. name .. "'", 0)
   if type(t.sources) ~= "table" or #t.sources == 0 then
     error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
   end
@@ -183,8 +177,8 @@ function M.derive(name, fields)
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
   if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
-  check_grad_buffer(fields.grad_buffer, fname, 3)
-  check_norm(fields.norm, fname, 3)
+  check_flagged(fields.grad_buffer, "grad_buffer", "persistent", fname, 3)
+  check_flagged(fields.norm, "norm", "upcast", fname, 3)
   if fields.optimizer_impl ~= nil then check_optimizer_impl(fields.optimizer_impl, fname, 3, true) end
   local d, changed = {}, {}
   for k, v in pairs(p) do d[k] = v end

@@ -14,13 +14,14 @@ p.memory = { loss = { autocast = true },
   context = require("dlbench.framework_memory").PYTORCH_CONTEXT, adam_temporaries = 1 }
 -- The model code's RMSNorm, run eagerly (TrainingArguments.torch_compile defaults to False):
 -- transformers' LlamaRMSNorm upcasts and autograd keeps the fp32 copy (dlbench.frameworks
--- check_norm; graphs/step/train.c upcast_norms). Graphs without an rmsnorm are unaffected.
+-- check_flagged; graphs/step/train.c upcast_norms). Graphs without an rmsnorm are unaffected.
 p.norm = { upcast = true,
   source = "transformers src/transformers/models/llama/modeling_llama.py (stored 00227283) "
     .. "LlamaRMSNorm.forward: hidden_states.to(torch.float32); variance = hidden_states.pow(2)"
     .. ".mean(-1, keepdim=True); hidden_states * torch.rsqrt(variance + eps); self.weight * "
     .. "hidden_states.to(input_dtype) (Mistral's and Qwen2's RMSNorm are copies of it); "
-    .. "TrainingArguments.torch_compile = False by default: the model runs eagerly" }
+    .. "transformers training_args.py (stored 00349ae8): 'torch_compile (bool, optional, "
+    .. "defaults to False)': the model runs eagerly" }
 -- Trainer's default optim adamw_torch (foreach on CUDA) and max_grad_norm = 1.0: the
 -- gradients' norm and in-place scale (accelerator.clip_grad_norm_ -> torch's clip_grad_norm_)
 p.optimizer_impl = { kind = "foreach", grad_clip = true,

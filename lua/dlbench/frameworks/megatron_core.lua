@@ -4,7 +4,7 @@ return {
   title = "Megatron-Core + Transformer Engine: fused attention (cuDNN / FlashAttention), fused "
     .. "LayerNorm-Linear, fused Adam, distributed optimizer, overlapped grad reduce",
   attention = "cudnn",
-  -- the RMSNorm of a Transformer Engine layer (dlbench.frameworks check_norm)
+  -- the RMSNorm of a Transformer Engine layer (dlbench.frameworks check_flagged)
   norm = { upcast = false,
     source = "Transformer Engine transformer_engine/pytorch/module/rmsnorm.py _RMSNorm.forward: "
       .. "tex.rmsnorm_fwd, ctx.save_for_backward(inputmat, rmsnorm_weight, rsigma): one fused "

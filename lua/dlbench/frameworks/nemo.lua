@@ -3,7 +3,7 @@ return {
   name = "nemo", year = 2024,
   title = "NeMo 24.x (Megatron-Core + Transformer Engine): the performance recipes' settings",
   attention = "cudnn",
-  -- the RMSNorm of a Transformer Engine layer (dlbench.frameworks check_norm)
+  -- the RMSNorm of a Transformer Engine layer (dlbench.frameworks check_flagged)
   norm = { upcast = false,
     source = "Transformer Engine transformer_engine/pytorch/module/rmsnorm.py _RMSNorm.forward: "
       .. "tex.rmsnorm_fwd, ctx.save_for_backward(inputmat, rmsnorm_weight, rsigma): one fused "
