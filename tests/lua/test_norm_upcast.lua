@@ -73,6 +73,17 @@ T.test("llama: 5 norms x 4 B x b s d; checkpointed blocks recompute theirs", fun
   -- recompute every block (torch.utils.checkpoint): a block's saved tensors are made again
   -- inside its backward; at the loss only the final norm's are live, at the walked peak the
   -- final norm's and those of the block being recomputed
+  -- under a profile with elementwise fusion too: the fused chains are the same (the norm's
+  -- input still counts its backward as a reader, graphs/step/fusion.c), traffic unchanged
+  for _, base in ipairs { "torchtitan", "fsdp" } do
+    local function tt(up)
+      return g:stats { precision = "bf16", framework = dlb.frameworks.derive(base,
+        { norm = { upcast = up, source = "test" } }) }
+    end
+    local x, y = tt(false), tt(true)
+    T.eq(y.bytes, x.bytes, base .. ": bytes"); T.eq(y.flops, x.flops, base .. ": FLOPs")
+    T.eq(y.footprint - x.footprint, 5 * 4 * N, base .. ": footprint")
+  end
   local ra, rb = run(false, 1), run(true, 1)
   T.eq(at_loss(rb) - at_loss(ra), 4 * N, "recompute: the final norm's at the loss")
   T.eq(rb.footprint - ra.footprint, 2 * 4 * N, "recompute: the final norm's and one block's")
