@@ -188,9 +188,12 @@ local function footprint_label(s, inner)
   -- schedule = "walk": says so, and where the peak is
   local dw = type(wk) == "table" and ("backward pass walked, peak at the " .. wk.peak) or nil
   local fm = rawget(s, "framework_memory")
-  if type(fm) == "table" or dw then -- the stack's terms, by name (dlbench.framework_memory)
+  -- the profile's RMSNorm keeps its fp32 upcast (s.norm_upcast, graphs/step/train.c)
+  local nu = rawget(s, "norm_upcast") and "the eager RMSNorm's saved fp32 upcast" or nil
+  if type(fm) == "table" or dw or nu then -- the stack's terms, by name (dlbench.framework_memory)
     local d = type(fm) == "table" and fwmemory.describe(fm) or "none"
     d = d ~= "none" and ("with the stack's " .. d) or nil
+    if nu then d = d and (d .. "; " .. nu) or ("with " .. nu) end
     if dw then d = d and (dw .. ", " .. d) or dw end
     if d == nil then return "" end
     return inner and (d .. "; ") or (" (" .. d .. ")")

@@ -70,6 +70,9 @@ T.test("llama: 5 norms x 4 B x b s d; checkpointed blocks recompute theirs", fun
   T.eq(at_loss(b) - at_loss(a), 5 * 4 * N, "every norm's copies saved at the loss")
   -- the walk's peak is the start of the backward pass here: the footprint carries them
   T.eq(b.footprint - a.footprint, 5 * 4 * N, "footprint")
+  -- the printed footprint says what it holds
+  assert(tostring(b):find("with the eager RMSNorm's saved fp32 upcast)", 1, true), tostring(b))
+  assert(not tostring(a):find("RMSNorm", 1, true), tostring(a))
   -- recompute every block (torch.utils.checkpoint): a block's saved tensors are made again
   -- inside its backward; at the loss only the final norm's are live, at the walked peak the
   -- final norm's and those of the block being recomputed
