@@ -319,6 +319,7 @@ function Graph:stats(opts)
       unbound = unbound:match("no value for (.*)$") or unbound,
         nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops,
         framework = prof.name, framework_source = psource, framework_note = pnote,
+        norm_upcast = o.norm_upcast or nil,
         provenance = frameworks.provenance(prof, psource, "none (no device)") }
     for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)

@@ -133,6 +133,14 @@ T.test("profiles: who states it, and nothing else moves", function()
   T.eq(at_loss(auto), at_loss(g:stats { precision = "bf16", framework = fw.derive("torchtitan",
     { norm = { upcast = false, source = "test" } }), schedule = "walk" }), "torchtitan")
   T.eq(g:stats { precision = "bf16" }.norm_upcast, nil, "algorithmic step")
+  -- symbolic counts (the batch left unbound): the same polynomials, the flag said
+  local gb = dlb.models.llama { layers = 2, hidden = 256, heads = 4, kv_heads = 4, ffn = 512,
+    vocab = 1000, batch = "b", seq = 512 }
+  local sy = gb:stats { precision = "bf16", framework = "hf-trainer" }
+  local sn = gb:stats { precision = "bf16", framework = fw.derive("hf-trainer",
+    { norm = { upcast = false, source = "test" } }) }
+  T.eq(sy.symbolic, true); T.eq(sy.norm_upcast, true); T.eq(sn.norm_upcast, nil)
+  T.eq(tostring(sy.bytes), tostring(sn.bytes), "symbolic bytes"); T.eq(sy.nops, sn.nops)
   -- a profile's norm is checked where it is derived
   T.checkerr("norm must be {upcast = true | false", fw.derive, "pytorch-ddp", { norm = { upcast = "yes" } })
   T.checkerr("norm must be {upcast = true | false", fw.derive, "pytorch-ddp", { norm = { upcast = true } })

@@ -19,7 +19,8 @@ p.norm = { upcast = true,
   source = "transformers src/transformers/models/llama/modeling_llama.py (stored 00227283) "
     .. "LlamaRMSNorm.forward: hidden_states.to(torch.float32); variance = hidden_states.pow(2)"
     .. ".mean(-1, keepdim=True); hidden_states * torch.rsqrt(variance + eps); self.weight * "
-    .. "hidden_states.to(input_dtype) (Mistral's and Qwen2's RMSNorm are copies of it); "
+    .. "hidden_states.to(input_dtype) (other models' RMSNorm classes copied from it were not "
+    .. "each checked); "
     .. "transformers training_args.py (stored 00349ae8): 'torch_compile (bool, optional, "
     .. "defaults to False)': the model runs eagerly" }
 -- Trainer's default optim adamw_torch (foreach on CUDA) and max_grad_norm = 1.0: the
