@@ -410,16 +410,17 @@ function core.graph_tensor_info(g, t)
   for i = 0, nd - 1 do dims[i + 1] = core._graph_tensor_dim(g, t, i) end
   return core._graph_tensor_name(g, t), dims, dt, role, prod
 end
-local function opts(opt, prec, rec, k, inf, fuse)
+local function opts(opt, prec, rec, k, inf, fuse, upcast)
   return { optimizer = opt, precision = prec, recompute = rec, recompute_k = k, inference = inf and 1 or 0,
-           fuse = fuse }
+           fuse = fuse, norm_upcast = upcast and 1 or 0 }
 end
--- fuse: DLB_FUSE_* bits (default 0)
-function core.graph_analyze(g, opt, prec, rec, k, inf, names, values, fuse)
-  return core._graph_analyze(g, opts(opt, prec, rec, k, inf, fuse), names, values)
+-- fuse: DLB_FUSE_* bits (default 0); upcast: dlb_train_opts.norm_upcast (true: each rmsnorm
+-- keeps eager model code's fp32 upcast for its backward; default false)
+function core.graph_analyze(g, opt, prec, rec, k, inf, names, values, fuse, upcast)
+  return core._graph_analyze(g, opts(opt, prec, rec, k, inf, fuse, upcast), names, values)
 end
-function core.graph_symbolic(g, opt, prec, rec, k, inf, names, values)
-  local o = opts(opt, prec, rec, k, inf)
+function core.graph_symbolic(g, opt, prec, rec, k, inf, names, values, upcast)
+  local o = opts(opt, prec, rec, k, inf, nil, upcast)
   local r = core._graph_symbolic(g, o, names, values)
   r.nops = core._graph_step_nops(g, o)
   return r

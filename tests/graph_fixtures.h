@@ -27,7 +27,7 @@ static inline int OP(dlb_graph *g, const char *type, const char *name, int a, in
   return out[0];
 }
 
-static dlb_train_opts SGD = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
-static dlb_train_opts INFER = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 1, 0};
+static dlb_train_opts SGD = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0, 0};
+static dlb_train_opts INFER = {DLB_OPT_SGD, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 1, 0, 0};
 
 #endif

@@ -89,6 +89,48 @@ static void test_step_peak(void) {
   dlb_graph_free(g);
 }
 
+/* dlb_train_opts.norm_upcast (graphs/step/train.c upcast_norms): an eager RMSNorm keeps
+** x_fp32 (x itself when x is fp32) and x_normed (x's type) for its backward, not x
+** (torchtune/modules/rms_norm.py; PyTorch derivatives.yaml: pow saves its input, mul the
+** other operand, _to_copy nothing). x [4,8] -> rmsnorm (gamma [8], statistics [4,1] fp32
+** 16 B) -> matmul [8,8] -> softmax_xent, SGD, live while the loss's forward op runs (the walk,
+** dlb_analysis_step_loss), by hand:
+**   fp32 fused:  x 128, y 128, stats 16, logits 128, probs 128, loss 4, labels 16, seed 4 = 552
+**   fp32 eager:  + x_normed 128 (x_fp32 is x)                                          = 680
+**   bf16 fused:  x 64, y 64, stats 16, logits 64, probs 64, loss 2, labels 16, seed 2   = 292
+**   bf16 eager:  x freed after its forward reader; + x_fp32 128 + x_normed 64           = 420
+** Bytes and FLOPs (the algorithmic op's) and the op count are unchanged. */
+static void test_norm_upcast(void) {
+  dlb_graph *g = dlb_graph_new("norm");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "4", "8", 0, 0);
+  int y = T(g, "labels", DLB_ROLE_LABEL, DLB_DT_INT32, 1, "4", 0, 0, 0);
+  int n = OP(g, "rmsnorm", "norm", x, T(g, "gamma", DLB_ROLE_WEIGHT, 0, 1, "8", 0, 0, 0), 0, NULL);
+  int h = OP(g, "matmul", NULL, n, T(g, "w", DLB_ROLE_WEIGHT, 0, 2, "8", "8", 0, 0), 0, NULL);
+  dlb_graph_set_loss(g, OP(g, "softmax_xent", NULL, h, y, 0, NULL));
+  static const double want[2][2] = {{552, 680}, {292, 420}};
+  for (int p = 0; p < 2; p++) {
+    dlb_totals t[2];
+    for (int up = 0; up < 2; up++) {
+      dlb_train_opts o = SGD;
+      o.precision = p ? DLB_POLICY_BF16 : DLB_POLICY_FP32;
+      o.norm_upcast = up;
+      dlb_analysis *a = dlb_graph_analyze(g, &o, 0, NULL, NULL);
+      CHECK(a != NULL);
+      if (!a) continue;
+      double l[12];
+      CHECK(dlb_analysis_step_loss(a, l) == DLB_OK && l[4] == want[p][up]);
+      dlb_analysis_totals(a, &t[up]);
+      dlb_analysis_free(a);
+    }
+    CHECK(t[1].bytes == t[0].bytes && t[1].flops == t[0].flops && t[1].nops == t[0].nops);
+  }
+  dlb_train_opts bad = SGD;
+  bad.norm_upcast = 2;
+  CHECK(dlb_graph_analyze(g, &bad, 0, NULL, NULL) == NULL);
+  CHECK(strstr(dlb_last_error(), "norm_upcast must be 0 or 1") != NULL);
+  dlb_graph_free(g);
+}
+
 static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
 static unsigned rnd(unsigned n) {
   rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
@@ -149,6 +191,7 @@ static void test_footprint_random(void) {
 int main(void) {
   RUN(test_footprint_branches);
   RUN(test_step_peak);
+  RUN(test_norm_upcast);
   RUN(test_footprint_random);
   return check_done();
 }

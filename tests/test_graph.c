@@ -574,7 +574,7 @@ static void test_generation(void) {
   BUMPS(dlb_graph_set_loss(g, l));
   const char *names[] = {"b"};
   double vals[] = {2};
-  dlb_train_opts adam = {DLB_OPT_ADAM, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+  dlb_train_opts adam = {DLB_OPT_ADAM, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0, 0};
   dlb_analysis *a = dlb_graph_analyze(g, &adam, 1, names, vals);
   CHECK(a != NULL);
   dlb_analysis_free(a);
@@ -662,7 +662,7 @@ static void test_optimizers(void) {
   struct { int opt; double upd, state; } c[] = {
     {DLB_OPT_ADAMW, 14, 6504448}, {DLB_OPT_ADAFACTOR, 11, 11368}, {DLB_OPT_ADAM8BIT, 20, 1626112}};
   for (int i = 0; i < 3; i++) {
-    dlb_train_opts o = {c[i].opt, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+    dlb_train_opts o = {c[i].opt, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0, 0};
     dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
     CHECK(a != NULL);
     if (!a) continue;
@@ -673,7 +673,7 @@ static void test_optimizers(void) {
     CHECK(t.trainable == 813056);
     dlb_analysis_free(a);
   }
-  dlb_train_opts f8 = {DLB_OPT_ADAM, DLB_POLICY_FP8, DLB_RECOMPUTE_NONE, 0, 0, 0};
+  dlb_train_opts f8 = {DLB_OPT_ADAM, DLB_POLICY_FP8, DLB_RECOMPUTE_NONE, 0, 0, 0, 0};
   dlb_analysis *a = dlb_graph_analyze(g, &f8, 2, names, vals);
   CHECK(a != NULL);
   if (a) {
@@ -683,7 +683,7 @@ static void test_optimizers(void) {
     CHECK(t.optimizer == 12.0 * 813056);
     dlb_analysis_free(a);
   }
-  dlb_train_opts bad = {7, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+  dlb_train_opts bad = {7, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0, 0};
   CHECK(dlb_graph_analyze(g, &bad, 2, names, vals) == NULL);
   bad.optimizer = DLB_OPT_SGD;
   bad.precision = 7;
@@ -693,7 +693,7 @@ static void test_optimizers(void) {
   CHECK(dlb_graph_freeze(g, 0, 1) == DLB_EINVAL); /* x is not a weight */
   CHECK(dlb_graph_freeze(g, 99, 1) == DLB_EINVAL);
   CHECK(dlb_graph_freeze(NULL, 1, 1) == DLB_EINVAL);
-  dlb_train_opts adam = {DLB_OPT_ADAM, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0};
+  dlb_train_opts adam = {DLB_OPT_ADAM, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, 0, 0};
   a = dlb_graph_analyze(g, &adam, 2, names, vals);
   CHECK(a != NULL);
   if (a) {
@@ -759,7 +759,7 @@ static void test_repeat(void) {
   CHECK(dlb_graph_dot(b, db, sizeof db) < sizeof db);
   CHECK(strcmp(da, db) == 0);
   CHECK(dlb_graph_nops(a) == dlb_graph_nops(b) && dlb_graph_ntensors(a) == dlb_graph_ntensors(b));
-  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL, 0};
   const char *names[] = {"b"};
   const double v = 8;
   dlb_analysis *sa = dlb_graph_analyze(a, &o, 1, names, &v), *sb = dlb_graph_analyze(b, &o, 1, names, &v);
@@ -797,7 +797,7 @@ static void test_optimizer_impl(void) {
   int fuse[5] = {0, DLB_FUSE_OPT_FOREACH, DLB_FUSE_OPT_LOOP, DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP,
                  DLB_FUSE_GRAD_CLIP};
   for (int i = 0; i < 5; i++) {
-    dlb_train_opts o = {DLB_OPT_ADAMW, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, fuse[i]};
+    dlb_train_opts o = {DLB_OPT_ADAMW, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, fuse[i], 0};
     dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
     CHECK(a != NULL);
     if (!a) { dlb_graph_free(g); return; }
@@ -811,7 +811,7 @@ static void test_optimizer_impl(void) {
   CHECK_NEAR(b[3] - b[0], 18 * 4 * n, 1e-12);
   CHECK_NEAR(b[4] - b[0], 3 * 4 * n, 1e-12);
   /* foreach and loop at once: refused, naming both */
-  dlb_train_opts bad = {DLB_OPT_ADAMW, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP};
+  dlb_train_opts bad = {DLB_OPT_ADAMW, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP, 0};
   CHECK(dlb_graph_analyze(g, &bad, 2, names, vals) == NULL);
   CHECK(strstr(dlb_last_error(), "foreach") && strstr(dlb_last_error(), "loop"));
   dlb_graph_free(g);

@@ -59,7 +59,7 @@ static dlb_sweep_prog *layered(dlb_graph *(*build)(int), const dlb_train_opts *o
 
 static void test_compiled_equals_numeric(void) {
   const char *vars[] = {"b"};
-  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL, 0};
   dlb_sweep_prog *p = layered(mlp, &o);
   dlb_roof d = device();
   const double bs[] = {1, 7, 256}, Ls[] = {1, 5, 9};
@@ -262,7 +262,7 @@ static double reversed_time(const dlb_analysis *a, const dlb_roof *d) {
 ** the lag back layer by layer (run_reps' counted idle-free repetitions). */
 static void test_host_timeline(void) {
   const char *vars[] = {"b"};
-  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL, 0};
   dlb_sweep_prog *p;
   dlb_roof d = device();
   int order_matters = 0;
@@ -376,7 +376,7 @@ static void test_host_timeline(void) {
 ** step overhead. */
 static void test_one_step_model(void) {
   const char *vars[] = {"b"};
-  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL, 0};
   dlb_sweep_prog *p = dlb_sweep_prog_new(1, vars, 1);
   for (int L = 1; L <= 3; L++) {
     dlb_graph *g = mlp(L);
@@ -443,7 +443,7 @@ static dlb_graph *chain(int layers) {
 ** row, peak is that and memory the framework rule (dlb_step_memory): weights + 2048 trainable
 ** parameters x 4 gradient bytes + activations, no slack. */
 static void test_peak_by_hand(void) {
-  dlb_train_opts o = {DLB_OPT_SGD, DLB_POLICY_FP32, 0, 0, 1, 0};
+  dlb_train_opts o = {DLB_OPT_SGD, DLB_POLICY_FP32, 0, 0, 1, 0, 0};
   dlb_sweep_prog *p = layered(chain, &o);
   const double bs[] = {1, 3, 1000}, Ls[] = {1, 4, 20};
   for (int i = 0; i < 3; i++)
@@ -517,7 +517,7 @@ static void compare_kept(dlb_reduce *keep, dlb_reduce *all, int tid, size_t n) {
 ** program without a peak (memory from the stash, peak NaN), and the program freed by its
 ** owner before the rows are read. */
 static void test_kept_compact(void) {
-  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL};
+  dlb_train_opts o = {DLB_OPT_ADAM, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_ALL, 0};
   dlb_roof d[3] = {device(), device(), device()};
   d[1].peak = 50e12, d[1].bytes_scale = 0.5, d[1].host_op = 1e-5;
   d[2].peak = 7e12, d[2].bw = 0.3e12;

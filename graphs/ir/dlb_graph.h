@@ -92,6 +92,11 @@ typedef struct dlb_train_opts {
   int recompute_k;  /* layers per segment for DLB_RECOMPUTE_LAYERS */
   int inference;    /* 1: forward only, no loss needed */
   int fuse;         /* DLB_FUSE_* bits (numeric analysis only; 0 = none) */
+  int norm_upcast;  /* 1: each rmsnorm keeps for its backward what eager model code's
+                       autograd keeps (graphs/step/train.c, docs/frameworks.md "What eager
+                       RMSNorm saves"): the fp32 upcast of its input (the input itself when
+                       it is fp32) and its normalised output in the input's type, not the
+                       input; 0 (the default): the input, as a fused norm kernel does */
 } dlb_train_opts;
 
 /* Indices of the polynomials dlb_graph_symbolic returns. */

@@ -39,7 +39,12 @@ enum { OP_MAXATTR = 8, OP_MAXIO = 1024 };
 
 /* Tensor flags. */
 /* TF_OWNTYPE: the weight trains in its own element type (dlb_graph_own_type) */
-enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4, TF_FROZEN = 8, TF_OWNTYPE = 16 };
+/* TF_SAVED: a tensor autograd keeps for a backward op that the algorithmic op does not
+** write (an eager RMSNorm's fp32 upcast of its input and its normalised output,
+** dlb_train_opts.norm_upcast, graphs/step/train.c): in the footprint, not in the traffic
+** (dlb_op_bytes skips it) */
+enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4, TF_FROZEN = 8, TF_OWNTYPE = 16,
+       TF_SAVED = 32 };
 
 typedef struct tensor {
   int32_t name;          /* offset in the string pool, or -1 (named after its producer) */

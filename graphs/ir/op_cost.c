@@ -21,7 +21,8 @@
 **   per-row/column moving averages are O(rows + cols) and left out), adam8bit 20 (adam 12
 **   + for each of the two states dequantise 1 and quantise 3: block absmax, scale, round;
 **   Dettmers et al. 2022) (+1 for the low-precision copy under mixed precision).
-**   Bytes: every input plus every output, at its element size (Catamount).
+**   Bytes: every input plus every output, at its element size (Catamount); a tensor kept
+**   only for a backward op (TF_SAVED: an eager RMSNorm's fp32 upcast, train.c) is not traffic.
 **   A kernel op (graph_ops.c) carries its FLOPs, bytes and GEMM shape as given dims
 **   (extra dims 0, 1 and 2..5): a step described kernel by kernel by a model of its own
 **   (dlb.serve's prefill and decode steps), forward only.
@@ -313,9 +314,23 @@ void dlb_op_bytes(const dlb_graph *g, int o, bytes_fn add, void *c) {
   case OP_UPDATE: /* w, grad, states...: read all, write w and states */
     for (int i = 0; i < p->nin; i++) add(c, in[i], i == 1 ? 1 : 2);
     return;
-  default:
-    for (int i = 0; i < p->nin; i++) add(c, in[i], 1);
-    for (int i = 0; i < nout; i++) add(c, out[i], 1);
+  case OP_NORM_BWD:
+    if (p->nin == 5) { /* an eager RMSNorm's (dy, x or its fp32 copy, gamma, stats, x_normed):
+                       ** the algorithmic backward's reads, x standing as x_normed (x's shape
+                       ** and type) where the saved input is the fp32 copy (TF_SAVED) */
+      add(c, in[0], 1);
+      add(c, g->t[in[1]].flags & TF_SAVED ? in[4] : in[1], 1);
+      add(c, in[2], 1);
+      add(c, in[3], 1);
+      for (int i = 0; i < nout; i++) add(c, out[i], 1);
+      return;
+    }
+    /* fall through */
+  default: /* saved copies (TF_SAVED) are memory, not traffic */
+    for (int i = 0; i < p->nin; i++)
+      if (!(g->t[in[i]].flags & TF_SAVED)) add(c, in[i], 1);
+    for (int i = 0; i < nout; i++)
+      if (!(g->t[out[i]].flags & TF_SAVED)) add(c, out[i], 1);
   }
 }
 

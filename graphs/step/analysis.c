@@ -60,6 +60,8 @@ int dlb_check_opts(const dlb_train_opts *o) {
   if (o->fuse < 0 || o->fuse > DLB_FUSE_BITS)
     return dlb_fail(DLB_EINVAL, "graph: fuse must be a set of DLB_FUSE_* bits (0..%d), got %d",
                     DLB_FUSE_BITS, o->fuse);
+  if (o->norm_upcast != 0 && o->norm_upcast != 1)
+    return dlb_fail(DLB_EINVAL, "graph: norm_upcast must be 0 or 1, got %d", o->norm_upcast);
   if ((o->fuse & DLB_FUSE_OPT_FOREACH) && (o->fuse & DLB_FUSE_OPT_LOOP))
     return dlb_fail(DLB_EINVAL, "graph: fuse: the optimizer is either foreach (DLB_FUSE_OPT_FOREACH)"
                     " or a per-parameter loop (DLB_FUSE_OPT_LOOP), not both");
@@ -77,7 +79,9 @@ dlb_graph *dlb_graph_step(dlb_graph *g, const dlb_train_opts *o) {
   int inf = !!o->inference;
   if (!(g->step && g->stepversion == g->version && !!c->inference == inf &&
         (inf || (c->optimizer == o->optimizer && c->recompute == o->recompute && ck == k &&
-                 g->step->mixed == mixed)))) {
+                 g->step->mixed == mixed && !!c->norm_upcast == !!o->norm_upcast &&
+                 /* the upcast copies depend on the activations' type */
+                 (!o->norm_upcast || c->precision == o->precision))))) {
     dlb_graph *s = dlb_train_expand(g, o);
     if (!s) return NULL;
     dlb_graph_release(g->step);

@@ -357,6 +357,15 @@ int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, d
       if (c.ncons[t] == 0 || c.sole[t] != (int)i) c.ncons[t]++;
       c.sole[t] = (int)i;
     }
+    if (p->type == OP_NORM_BWD && p->nin == 5 && s->t[in[4]].producer >= 0) {
+      /* an eager RMSNorm's backward (dlb_train_opts.norm_upcast, train.c upcast_norms) reads
+      ** its saved copies instead of the norm's input x: x still counts it as a consumer, as
+      ** it does the fused norm's backward, so the passes fuse what they fuse without the
+      ** copies (the term is memory, not traffic) */
+      int t = op_in(s, &s->o[s->t[in[4]].producer])[0];
+      if (c.ncons[t] == 0 || c.sole[t] != (int)i) c.ncons[t]++;
+      c.sole[t] = (int)i;
+    }
   }
   int rc = DLB_OK;
   if (flags & DLB_FUSE_ATTENTION) rc = attention(&c);

@@ -10,7 +10,9 @@
 ** are cut into segments; activations that do not cross a segment boundary (and are not
 ** marked checkpoints) are dropped after the forward pass, and entering a segment in the
 ** backward pass re-runs its forward ops (phase RECOMPUTE); copies nobody reads are pruned.
-** Linear in the size of the graph.
+** With norm_upcast each rmsnorm first gets the tensors eager model code's autograd keeps
+** for its backward in place of its input (upcast_norms below). Linear in the size of the
+** graph.
 */
 #include <math.h>
 #include <stdio.h>
@@ -253,11 +255,16 @@ static int backward(tx *x, int o) {
     return DLB_OK;
   }
   case OP_LAYERNORM: case OP_BATCHNORM: case OP_RMSNORM: {
-    int i4[4] = {dy, x->saved[in[0]], x->saved[in[1]], x->saved[out[1]]}, sh[3];
+    int i5[5] = {dy, x->saved[in[0]], x->saved[in[1]], x->saved[out[1]], -1}, sh[3], ni = 4;
     int n = p->nin; /* dx, dgamma, dbeta */
     for (int i = 0; i < n; i++) sh[i] = in[i];
     at[0] = p->type;
-    if ((k = emit(x, OP_NORM_BWD, SUF_GRAD, 4, i4, n, sh, DLB_ROLE_GRADIENT, at)) < 0) return k;
+    if (p->nout > 2 && (s->t[out[2]].flags & TF_SAVED)) { /* upcast_norms' saved tensors */
+      if (p->nout > 3) i5[1] = x->saved[out[3]]; /* the fp32 copy in place of x */
+      i5[4] = x->saved[out[2]];                  /* the normalised output */
+      ni = 5;
+    }
+    if ((k = emit(x, OP_NORM_BWD, SUF_GRAD, (size_t)ni, i5, n, sh, DLB_ROLE_GRADIENT, at)) < 0) return k;
     int32_t outs[3];
     memcpy(outs, op_out(s, &s->o[k]), (size_t)n * sizeof *outs);
     for (int i = 0; i < n; i++) ACC(in[i], outs[i]);
@@ -528,6 +535,7 @@ static int recompute(tx *x, int sg, int first, int last) {
     for (int j = 0; j < nout; j++) {
       int t = op_out(s, &s->o[o])[j];
       x->saved[sh[j]] = t;
+      s->t[t].flags |= s->t[sh[j]].flags & TF_SAVED;
       if (P.type == OP_RESHAPE) s->t[t].base = s->t[in[0]].base;
     }
   }
@@ -574,7 +582,70 @@ static int prune(dlb_graph *s, int from) {
   return DLB_OK;
 }
 
+/* What eager model code's RMSNorm keeps for its backward (dlb_train_opts.norm_upcast,
+** docs/frameworks.md "What eager RMSNorm saves"). torchtune/modules/rms_norm.py (stored
+** 1b0918f2): x_fp32 = x.float(); x_normed = (x_fp32 * torch.rsqrt(x_fp32.pow(2).mean(-1,
+** keepdim=True) + eps)).type_as(x); return x_normed * self.scale; transformers'
+** LlamaRMSNorm (models/llama/modeling_llama.py, stored 00227283) the same with
+** hidden_states.to(torch.float32) and self.weight * hidden_states.to(input_dtype). Autograd
+** (PyTorch tools/autograd/derivatives.yaml, stored d327a787): pow saves its input, rsqrt its
+** result, mul the other operand of each input that needs a gradient, _to_copy nothing. So
+** the norm keeps x_fp32 (4 B an element; x itself when x is fp32: .float() returns it), the
+** row statistics and x_normed (x's type), and nothing keeps x. dlbench's fused rmsnorm op
+** keeps x and the statistics; here each forward rmsnorm op of a copy of g gets two more
+** outputs, x_normed (output 2, y's shape and type) and, where x is not 4 bytes under the
+** precision, x_fp32 (output 3), both TF_SAVED (not traffic: the algorithmic op's bytes stay
+** as they are), which its backward op reads instead of x: 4 B an element more per norm,
+** whatever x's type (2 + 2 at 16 bits, 4 at 32). *res gets the copy (NULL when g has no
+** rmsnorm); the caller releases it. */
+double dlb_tensor_esize(const dlb_graph *s, int t, int precision); /* analysis.c */
+static int upcast_norms(const dlb_graph *g, int precision, dlb_graph **res) {
+  size_t n = 0;
+  *res = NULL;
+  for (size_t i = 0; i < g->no; i++) n += g->o[i].type == OP_RMSNORM;
+  if (n == 0) return DLB_OK;
+  dlb_graph *c = dlb_graph_clone(g, 0, 2 * n, 4 * n);
+  if (!c) return DLB_ENOMEM;
+  for (size_t i = 0; i < c->no; i++) {
+    op *p = &c->o[i];
+    if (p->type != OP_RMSNORM || p->nout != 2) continue;
+    int x = op_in(c, p)[0], y = op_out(c, p)[0];
+    int copy = dlb_tensor_esize(c, x, precision) != 4;
+    /* move the outputs to the end of the args pool, with room for the saved tensors */
+    int32_t off = (int32_t)c->nargs;
+    for (int j = 0; j < 2; j++) c->args[c->nargs++] = op_out(c, p)[j];
+    for (int j = 0; j < 1 + copy; j++) c->args[c->nargs++] = -1;
+    p->out = off;
+    int t = dlb_add_output(c, (int)i, 2, c->t[y].ndims, c->t[y].dims,
+                           c->t[y].flags & TF_DTYPE_SET ? c->t[y].dtype : DLB_DT_DEFAULT,
+                           DLB_ROLE_ACTIVATION);
+    if (t >= 0) c->t[t].flags |= TF_SAVED;
+    if (t >= 0 && copy) {
+      t = dlb_add_output(c, (int)i, 3, c->t[x].ndims, c->t[x].dims, DLB_DT_FP32, DLB_ROLE_ACTIVATION);
+      if (t >= 0) c->t[t].flags |= TF_SAVED;
+    }
+    if (t < 0) {
+      dlb_graph_release(c);
+      return t;
+    }
+  }
+  *res = c;
+  return DLB_OK;
+}
+
+static dlb_graph *expand(dlb_graph *g, const dlb_train_opts *opt);
+
 dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt) {
+  if (!opt->norm_upcast || opt->inference) return expand(g, opt);
+  dlb_graph *u;
+  if (upcast_norms(g, opt->precision, &u)) return NULL;
+  dlb_graph *s = expand(u ? u : g, opt);
+  dlb_graph_release(u);
+  return s;
+}
+
+/* The training step of forward graph g (dlb_train_expand without the upcast copies). */
+static dlb_graph *expand(dlb_graph *g, const dlb_train_opts *opt) {
   /* a step has about 3x the forward ops: reserve once rather than grow */
   int inf = opt->inference;
   dlb_graph *s = dlb_graph_clone(g, inf ? 0 : 2 * g->no + 64, inf ? 0 : 2 * g->nt + 2 * g->no + 64,

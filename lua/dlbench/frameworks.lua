@@ -73,13 +73,20 @@ M.DEFAULTS_WHY = {
 local KINDS = { attention = { flash2 = true, flash3 = true, cudnn = true, xla = true,
   unfused = true } }
 
--- A profile's grad_buffer: {persistent = true | false, source = "..."}: whether the stack
--- keeps every gradient in a buffer allocated once (g:stats' schedule = "walk" then holds them
--- all, docs/frameworks.md "The backward pass walked").
-local function check_grad_buffer(gb, where, level)
-  if gb ~= nil and (type(gb) ~= "table" or type(gb.persistent) ~= "boolean"
-      or type(gb.source) ~= "string") then
-    error(where .. ": grad_buffer must be {persistent = true | false, source = \"...\"}", level)
+-- A profile field {<flag> = true | false, source = "..."} (nil allowed), checked by name:
+-- grad_buffer = {persistent =, source =}: whether the stack keeps every gradient in a buffer
+-- allocated once (g:stats' schedule = "walk" then holds them all, docs/frameworks.md "The
+-- backward pass walked"); norm = {upcast =, source =}: whether the stack's RMSNorm keeps the
+-- fp32 upcast of its input for the backward pass (eager model code that writes x.float() ...
+-- .type_as(x): torchtune's RMSNorm, transformers' LlamaRMSNorm; not a fused norm kernel, not
+-- torch.compile). true sets dlb_train_opts.norm_upcast (graphs/step/train.c,
+-- docs/frameworks.md "What eager RMSNorm saves"); false or absent: the fused norm's saved
+-- tensors (absent: the profile's model code is not known, today's count).
+local function check_flagged(v, field, flag, where, level)
+  if v ~= nil and (type(v) ~= "table" or type(v[flag]) ~= "boolean"
+      or type(v.source) ~= "string") then
+    error(string.format("%s: %s must be {%s = true | false, source = \"...\"}", where, field, flag),
+      level)
   end
 end
 
@@ -98,6 +105,15 @@ local function check_optimizer_impl(u, where, level, optional)
   if not ok then error(where .. ": " .. tostring(e), level) end
 end
 
+-- Whether profile p's RMSNorm keeps its fp32 upcast (its norm field, above): the one reading
+-- of it (g:stats, g:step_options and through them the planner and the compiled sweep).
+function M.norm_upcast(p)
+  return type(p) == "table" and type(p.norm) == "table" and p.norm.upcast == true
+end
+doc.doc(M.norm_upcast, "dlb.frameworks.norm_upcast(profile) -> boolean",
+  "whether the profile's RMSNorm keeps its fp32 upcast for the backward (its norm field: eager "
+  .. "model code such as torchtune's or transformers' RMSNorm); counted in the step's saved tensors")
+
 local cache = {}
 local function load(name)
   local p = cache[name]
@@ -112,7 +128,8 @@ local function load(name)
   end
   check_optimizer_impl(t.optimizer_impl, "dlb.frameworks: profile '" .. name .. "'", 0)
 
-  check_grad_buffer(t.grad_buffer, "dlb.frameworks: profile '" .. name .. "'", 0)
+  check_flagged(t.grad_buffer, "grad_buffer", "persistent", "dlb.frameworks: profile '" .. name .. "'", 0)
+  check_flagged(t.norm, "norm", "upcast", "dlb.frameworks: profile '" .. name .. "'", 0)
   if type(t.sources) ~= "table" or #t.sources == 0 then
     error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
   end
@@ -156,11 +173,12 @@ function M.derive(name, fields)
   local p = M.get(name, fname)
   -- the fields a profile may carry: its own, and those a profile may leave nil
   local valid = { memory = true, slack = true, bucket_bytes = true, overlap = true,
-    fsdp_overlap = true, fp8 = true, moe = true, sync = true, grad_buffer = true }
+    fsdp_overlap = true, fp8 = true, moe = true, sync = true, grad_buffer = true, norm = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
   if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
-  check_grad_buffer(fields.grad_buffer, fname, 3)
+  check_flagged(fields.grad_buffer, "grad_buffer", "persistent", fname, 3)
+  check_flagged(fields.norm, "norm", "upcast", fname, 3)
   if fields.optimizer_impl ~= nil then check_optimizer_impl(fields.optimizer_impl, fname, 3, true) end
   local d, changed = {}, {}
   for k, v in pairs(p) do d[k] = v end
@@ -176,7 +194,8 @@ end
 doc.doc(M.derive, "dlb.frameworks.derive(name, {field = value, ...}) -> profile",
   "a copy of a profile with some fields replaced (a run's own stack configuration, e.g. "
   .. "memory = {buckets = {count = 2, elements = 2e8}}, or torchtune's memory = {loss = {upcast = true, "
-  .. "chunks = 8}, optimizer_in_backward = true}; unknown fields and memory terms are refused); pass it as framework=")
+  .. "chunks = 8}, optimizer_in_backward = true} and norm = {upcast = true, source = \"...\"}; unknown "
+  .. "fields and memory terms are refused); pass it as framework=")
 
 doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
   "one framework profile: attention, fuse, optimizer_impl, gather, overlap, fsdp_overlap, "

@@ -188,9 +188,12 @@ local function footprint_label(s, inner)
   -- schedule = "walk": says so, and where the peak is
   local dw = type(wk) == "table" and ("backward pass walked, peak at the " .. wk.peak) or nil
   local fm = rawget(s, "framework_memory")
-  if type(fm) == "table" or dw then -- the stack's terms, by name (dlbench.framework_memory)
+  -- the profile's RMSNorm keeps its fp32 upcast (s.norm_upcast, graphs/step/train.c)
+  local nu = rawget(s, "norm_upcast") and "the eager RMSNorm's saved fp32 upcast" or nil
+  if type(fm) == "table" or dw or nu then -- the stack's terms, by name (dlbench.framework_memory)
     local d = type(fm) == "table" and fwmemory.describe(fm) or "none"
     d = d ~= "none" and ("with the stack's " .. d) or nil
+    if nu then d = d and (d .. "; " .. nu) or ("with " .. nu) end
     if dw then d = d and (dw .. ", " .. d) or dw end
     if d == nil then return "" end
     return inner and (d .. "; ") or (" (" .. d .. ")")
@@ -257,6 +260,10 @@ local function profile_of(self, o, names, values)
     o.fuse = bits_of(o.fuse_names)
     if #o.fuse_names == 0 then o.fuse_names = nil end
   end
+  -- the profile's statement of its norm (prof.norm.upcast: eager model code's RMSNorm keeps
+  -- its fp32 upcast for the backward; dlb_train_opts.norm_upcast, counted in
+  -- graphs/step/train.c); absent or false: the fused norm's saved tensors, as before
+  o.norm_upcast = o.framework and frameworks.norm_upcast(prof) or false
   return prof, psource, fam
 end
 
@@ -268,7 +275,8 @@ function Graph:step_options(opts)
   apply_lora(self)
   local prof = profile_of(self, o, names, values)
   return { optimizer = o.optimizer, precision = o.precision, recompute = o.recompute,
-    recompute_k = o.k, inference = o.inference and 1 or 0, fuse = o.fuse },
+    recompute_k = o.k, inference = o.inference and 1 or 0, fuse = o.fuse,
+    norm_upcast = o.norm_upcast and 1 or 0 },
     { framework = prof.name, precision = o.precision_name, optimizer = o.optimizer_name,
       precision_given = o.precision_given }
 end
@@ -285,7 +293,7 @@ function Graph:stats(opts)
       .. "framework profile other than \"none\" and a training step", 2)
   end
   local ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
-    o.inference, names, values, o.fuse)
+    o.inference, names, values, o.fuse, o.norm_upcast)
   local pnote = nil
   if not ok and not o.fuse_given and o.fuse ~= 0
       and tostring(a):find("needs every dim bound", 1, true) then
@@ -293,7 +301,7 @@ function Graph:stats(opts)
     pnote = "symbolic counts are the unfused step (the profile's fusion passes need every dim bound)"
     o.fuse, o.fuse_names = 0, nil
     ok, a = pcall(core.graph_analyze, self._h, o.optimizer, o.precision, o.recompute, o.k,
-      o.inference, names, values, 0)
+      o.inference, names, values, 0, o.norm_upcast)
   end
   if not ok then
     if not tostring(a):find("needs every dim bound", 1, true) then error(a, 2) end
@@ -303,7 +311,7 @@ function Graph:stats(opts)
         .. unbound, 2)
     end
     local p = core.graph_symbolic(self._h, o.optimizer, o.precision, o.recompute, o.k,
-      o.inference, names, values)
+      o.inference, names, values, o.norm_upcast)
     local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
       flops_update = poly.wrap(p[4]), flops_recompute = poly.wrap(p[5]), flops = poly.wrap(p[6]),
       bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
@@ -311,6 +319,7 @@ function Graph:stats(opts)
       unbound = unbound:match("no value for (.*)$") or unbound,
         nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops,
         framework = prof.name, framework_source = psource, framework_note = pnote,
+        norm_upcast = o.norm_upcast or nil,
         provenance = frameworks.provenance(prof, psource, "none (no device)") }
     for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
@@ -455,7 +464,7 @@ function Graph:stats(opts)
   local saved = nil
   if o.recompute ~= 0 and not o.inference then -- what the recompute policy buys
     local base = core.analysis_totals(core.graph_analyze(self._h, o.optimizer, o.precision, 0, 0,
-      false, names, values, o.fuse))
+      false, names, values, o.fuse, o.norm_upcast))
     saved = base.footprint - t.footprint
   end
   local res = pretty.object({
@@ -474,7 +483,7 @@ function Graph:stats(opts)
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
     breakdown = bd,
     analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
-    fuse = o.fuse_names,
+    fuse = o.fuse_names, norm_upcast = o.norm_upcast or nil,
     framework = prof.name, framework_source = psource, attention_kernel = prof.attention,
     provenance = frameworks.provenance(prof, psource, "none (no device)"),
     nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,

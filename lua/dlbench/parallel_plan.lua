@@ -28,10 +28,12 @@ end
 
 local function layers_of(fname, g, o, fuse, prof)
   if is_graph(g) then
-    -- a profile that adds memory beyond the graph's tensors (its `memory` table) builds the
-    -- layers under itself, so their activations carry it (dlbench.framework_memory); the
-    -- others pass their fusion passes, the same step
-    local byprof = prof and prof.memory and o.fuse == nil
+    -- a profile that adds memory beyond the graph's tensors (its `memory` table) or whose
+    -- RMSNorm keeps its fp32 upcast (its `norm`, counted in the step's tensors) builds the
+    -- layers under itself, so their activations carry it (dlbench.framework_memory,
+    -- graphs/step/train.c); the others pass their fusion passes, the same step
+    local byprof = prof and (prof.memory or require("dlbench.frameworks").norm_upcast(prof))
+      and o.fuse == nil
     if prof and type(prof.memory) == "table" and prof.memory.optimizer_in_backward then
       error(fname .. ": the profile's memory.optimizer_in_backward is not modelled by the "
         .. "parallel memory rule (every layout holds its gradients to the step); time the "

@@ -84,6 +84,16 @@ M.setup = {
   -- PEFT's modules_to_save: bf16 copies train beside the frozen originals (ModulesToSaveWrapper
   -- deep-copies the module), torch AdamW keeps their states in bf16 (exp_avg = zeros_like(p))
   emb_as = { copy = true, own_type = true },
+  -- The model's RMSNorm (branch rmsnorm-upcast): hf-trainer and hf-deepspeed state that
+  -- transformers' own RMSNorm classes keep their fp32 upcast for the backward (norm.upcast,
+  -- graphs/step/train.c). Qwen-1's remote code (modeling_qwen.py, trust_remote_code) calls
+  -- flash-attn's fused rms_norm when `from flash_attn.ops.rms_norm import rms_norm` succeeds
+  -- (the separately built csrc/layer_norm extension) and an eager upcasting RMSNorm
+  -- otherwise; the README does not say which these runs had. Unknown: today's count (the
+  -- fused norm's saved tensors) is kept, and said so here.
+  norm = { upcast = false, source = "Qwen-1 modeling_qwen.py RMSNorm: flash-attn's rms_norm "
+    .. "when importable, else _norm(x.float()).type_as(x) * weight; which the README's runs had "
+    .. "is not stated: the fused norm's count kept" },
 }
 
 -- The graph and stats options of one row at sequence length seq (the test and the benchmark
@@ -92,7 +102,9 @@ function M.build(dlb, row, seq)
   local m = { qkv_bias = true, batch = 1, seq = seq }
   for k, v in pairs(M.models[row.model]) do m[k] = v end
   m.lora = M.setup.lora
-  local st = M.setup.stats
+  local st = {}
+  for k, v in pairs(M.setup.stats) do st[k] = v end
+  local fields = { norm = M.setup.norm }
   if row.method == "qlora" then
     m.quantize = M.setup.qlora_dtype
     st = {}
@@ -100,8 +112,9 @@ function M.build(dlb, row, seq)
     local mem = {}
     for k, v in pairs(dlb.frameworks.get(st.framework).memory) do mem[k] = v end
     mem.buckets = M.setup.qlora_buckets
-    st.framework = dlb.frameworks.derive(st.framework, { memory = mem })
+    fields.memory = mem
   end
+  st.framework = dlb.frameworks.derive(st.framework, fields)
   local g = dlb.models.llama(m)
   if row.method == "lora_emb" then
     g:stats(st)             -- LoRA freezes the base weights at the first analysis

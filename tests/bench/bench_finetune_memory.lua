@@ -85,3 +85,21 @@ for _, c in ipairs { { "torchtune", TT, "gib" }, { "peft", PE, "gb" }, { "torcha
   print(string.format("bench_finetune_memory (%s): %s table, %d rows (%s): best %.0f ms, "
     .. "mean %.0f ms", dlb.backend, c[1], #c[2].rows, tally, b * 1e3, m * 1e3))
 end
+-- (7) the eager RMSNorm's saved upcast (branch rmsnorm-upcast): torchtune's packed row
+-- (Llama 3.2 3B, batch 2 x 4096, walked) with its RMSNorm term and without; the term makes a
+-- copy of the forward graph with two more outputs per rmsnorm before the expansion
+-- (graphs/step/train.c upcast_norms). A fresh graph each time: build + expansion + analysis.
+local packed
+for _, row in ipairs(TT.rows) do if row.name == "+ packed dataset" then packed = row end end
+local norm = TT.norm
+for _, on in ipairs { false, true } do
+  TT.norm = on and norm or nil
+  local b, m, need = timeit(function()
+    local g, st = TT.build(dlb, packed)
+    return dlb.roofline.time(g:stats(st), TT.hw).need
+  end)
+  print(string.format("bench_finetune_memory (%s): torchtune packed row, eager RMSNorm term %s "
+    .. "(%.2f GiB): best %.0f ms, mean %.0f ms", dlb.backend, on and "on" or "off",
+    need / 2 ^ 30, b * 1e3, m * 1e3))
+end
+TT.norm = norm

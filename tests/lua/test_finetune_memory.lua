@@ -295,6 +295,25 @@ T.test("one footprint: g:stats, roofline.time, evaluate, plan, parallel.data (hf
     local d = P.data { stats = s, subbatch = 1, hw = "H100", workers = 2 }
     T.near(d.mem, s.footprint, 1e-12, fw .. ": parallel.data at the stats' batch")
   end
+  -- hf-trainer's eager RMSNorm (its norm.upcast: transformers' LlamaRMSNorm keeps x_fp32 and
+  -- x_normed for the backward, graphs/step/train.c) at a length where the peak holds the saved
+  -- activations: 5 norms (2 a block + the final one) x 4 B x 4096 x 4096 more, the same bytes
+  -- in g:stats, need, evaluate and a one-device plan row (tests/lua/test_norm_upcast.lua has
+  -- the hand counts and the compiled sweep)
+  local g4 = dlb.models.llama { size = "7b", layers = 2, seq = 4096, batch = 1, vocab = 32000 }
+  local d = {}
+  for i, fw in ipairs { "hf-trainer", dlb.frameworks.derive("hf-trainer",
+      { norm = { upcast = false, source = "test: the fused norm's count" } }) } do
+    local s = g4:stats { precision = "mixed_bf16", framework = fw }
+    local e = P.evaluate { graph = g4, hw = "H100", batch = 1, dp = 1, framework = fw,
+      precision = "mixed_bf16" }
+    local p = P.plan { graph = g4, hw = "H100", batch = 1, devices = 1, framework = fw,
+      precision = "mixed_bf16", recompute = false }
+    d[i] = { s.footprint, R.time(s, "H100").need, e.mem, p[1].mem }
+  end
+  for k, what in ipairs { "g:stats", "need", "evaluate", "plan" } do
+    T.near(d[1][k] - d[2][k], 5 * 4 * 4096 * 4096, 1e-9, "hf-trainer's RMSNorm upcast in " .. what)
+  end
   -- sharded as the stack shards them: on 8 devices the context stays whole, the step's
   -- temporaries follow the device's share of the optimizer state (ZeRO-2 over dp 8: 1/8)
   local p8 = P.evaluate { graph = g, hw = "H100", batch = 8, dp = 8, zero = 2,

@@ -12,6 +12,17 @@ p.title = "Hugging Face Trainer (transformers 4.3x, PyTorch 2.x eager, amp autoc
 -- PyTorch's kernels, foreach AdamW's step temporaries (one moment-sized list).
 p.memory = { loss = { autocast = true },
   context = require("dlbench.framework_memory").PYTORCH_CONTEXT, adam_temporaries = 1 }
+-- The model code's RMSNorm, run eagerly (TrainingArguments.torch_compile defaults to False):
+-- transformers' LlamaRMSNorm upcasts and autograd keeps the fp32 copy (dlbench.frameworks
+-- check_flagged; graphs/step/train.c upcast_norms). Graphs without an rmsnorm are unaffected.
+p.norm = { upcast = true,
+  source = "transformers src/transformers/models/llama/modeling_llama.py (stored 00227283) "
+    .. "LlamaRMSNorm.forward: hidden_states.to(torch.float32); variance = hidden_states.pow(2)"
+    .. ".mean(-1, keepdim=True); hidden_states * torch.rsqrt(variance + eps); self.weight * "
+    .. "hidden_states.to(input_dtype) (other models' RMSNorm classes copied from it were not "
+    .. "each checked); "
+    .. "transformers training_args.py (stored 00349ae8): 'torch_compile (bool, optional, "
+    .. "defaults to False)': the model runs eagerly" }
 -- Trainer's default optim adamw_torch (foreach on CUDA) and max_grad_norm = 1.0: the
 -- gradients' norm and in-place scale (accelerator.clip_grad_norm_ -> torch's clip_grad_norm_)
 p.optimizer_impl = { kind = "foreach", grad_clip = true,

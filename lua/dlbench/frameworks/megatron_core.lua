@@ -4,6 +4,11 @@ return {
   title = "Megatron-Core + Transformer Engine: fused attention (cuDNN / FlashAttention), fused "
     .. "LayerNorm-Linear, fused Adam, distributed optimizer, overlapped grad reduce",
   attention = "cudnn",
+  -- the RMSNorm of a Transformer Engine layer (dlbench.frameworks check_flagged)
+  norm = { upcast = false,
+    source = "Transformer Engine transformer_engine/pytorch/module/rmsnorm.py _RMSNorm.forward: "
+      .. "tex.rmsnorm_fwd, ctx.save_for_backward(inputmat, rmsnorm_weight, rsigma): one fused "
+      .. "kernel keeping its input and rsigma, as dlbench's rmsnorm op counts (no fp32 copy)" },
   fuse = { "attention", "elementwise", "optimizer" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
