@@ -80,6 +80,31 @@ double dlb_par_deepep_time(double copies, double E, double k, double n, double r
   return 2 * cl->inter.latency + b / (f[0] * bw) + b / (f[1] * bw);
 }
 
+/* Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm; megatron/core/models/
+** common/model_chunk_schedule_plan.py, TransformerLayerSchedulePlan.run, Megatron-LM main at
+** d428de40): a MoE layer is five nodes, attention, post_attn (pre-MLP norm, router, dispatch
+** preprocess), moe_dispatch, mlp (the experts), moe_combine; the forward layer of one
+** micro-batch and the backward layer of another are issued in the order
+**   comm_stream: combine_bwd            | dispatch_fwd->dispatch_bwd  | combine_fwd
+**   comp_stream: attn_fwd->post_attn_fwd| mlp_bwd->mlp_bwd_dw->mlp_fwd| post_attn_bwd->attn_bwd
+** ("overlapping the communications (dispatch or combine) of one with the computations (att or
+** mlp) of the other"), each node waiting for its input: mlp_bwd for combine_bwd,
+** dispatch_fwd for post_attn_fwd, dispatch_bwd for mlp_bwd, mlp_fwd for dispatch_fwd,
+** combine_fwd for mlp_fwd, post_attn_bwd for dispatch_bwd. Without --delay-wgrad-compute
+** mlp_bwd_dw is empty (the weight gradients are in mlp_bwd). List scheduling of the eight
+** nodes on the two streams: */
+double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2) {
+  double cb = ab2;                                   /* combine_bwd, from 0 */
+  double a = af;                                     /* attn_fwd + post_attn_fwd, from 0 */
+  double m1 = fmax(a, cb) + mb;                      /* mlp_bwd: after a (stream), cb (input) */
+  double d1 = fmax(cb, a) + af2;                     /* dispatch_fwd: after cb, post_attn_fwd */
+  double d2 = fmax(d1, m1) + ab2;                    /* dispatch_bwd: after d1, mlp_bwd */
+  double m2 = fmax(m1, d1) + mf;                     /* mlp_fwd: after m1, dispatch_fwd */
+  double c2 = fmax(d2, m2) + af2;                    /* combine_fwd: after d2, mlp_fwd */
+  double p2 = fmax(m2, d2) + pb;                     /* post_attn_bwd + attn_bwd */
+  return fmax(c2, p2);
+}
+
 /* Megatron-Core's router and token dispatcher beyond the graph's gating matmul, softmax
 ** (standing for the fused top-k) and gather (the fused permute), as DLB_MOE_MCORE counts
 ** them (Megatron-Core 0.14-0.15 with moe_router_fusion, the aux-loss load balancing and the
