@@ -1,9 +1,10 @@
 /*
 ** planner_moe.c — one MoE layer's costs beyond the graph's ops, as the stacks run them: the
-** token dispatch and combine through DeepEP's normal kernels (moe_dispatcher "deepep"), and
+** token dispatch and combine through DeepEP's normal kernels (moe_dispatcher "deepep"),
 ** Megatron-Core's MoE layer (moe_impl "mcore": the second permutation, the router's aux loss,
-** the token counts and their exchanges, the dropless host sync). planner.c's layout
-** evaluation calls both for each MoE layer (split from planner.c).
+** the token counts and their exchanges, the dropless host sync), and Megatron-Core's combined
+** 1F1B schedule of a layer's forward and another micro-batch's backward (moe_a2a_overlap).
+** planner.c's layout evaluation calls them for each MoE layer (split from planner.c).
 */
 #include <math.h>
 
