@@ -102,7 +102,7 @@ for _, r in ipairs(PERMUTE) do
 end
 -- the published/modelled time factor of a memory-bound token pass (geometric mean over the rows)
 local mem_factor = math.exp(lsum / #PERMUTE)
-print(string.format("   geometric mean of modelled/published: %.2f (the top-8 row alone: the fine-grained case)", mem_factor))
+print(string.format("   geometric mean of modelled/published over the rows: %.2f", mem_factor))
 
 ---------------------------------------------------------------------------------------
 -- A3. All-to-all across nodes: NVIDIA/nccl-tests issue #130 (S. Jeaugey, NCCL's maintainer,
