@@ -13,6 +13,7 @@
 #include "dlbench.h"
 #include "check.h"
 #include "parallel_fixtures.h"
+#include "planner_impl.h"   /* dlb_par_combined_1f1b: the schedule's rule, checked by hand */
 
 /* Four uniform layers made MoE: 8 experts holding half each layer's 1e6 parameters, half
 ** its FLOPs in them (expert_frac 0.5), 1e6 bytes of top-k copies dispatched per sample
@@ -483,8 +484,86 @@ static void moe_tp_ep(void) {
   CHECK_NEAR(r.ep_comm - r1.ep_comm, 4 * 7.0 / 8 * 512 / 10e9, 1e-15);
 }
 
+/* Megatron-Core's combined 1F1B (opts.moe_a2a_overlap; megatron/core/models/common/
+** model_chunk_schedule_plan.py, TransformerLayerSchedulePlan.run): the forward of one micro-
+** batch and the backward of another, layer by layer, the all-to-alls on a stream of their
+** own. The four uniform MoE layers (no ops: the experts are expert_frac 0.5 of each pass) on
+** the V100 fixture: per sample u = 1e9 / (0.8 x 15.67e12) s forward, 2u backward, so the
+** attention side af = u/2, the experts' mf = u/2, their backward mb = u, the rest pb = u; each
+** all-to-all c = 7/8 x 1e6 / bw (8 ranks, no latency). */
+static void moe_a2a_overlap(void) {
+  dlb_par_layer L[4];
+  moe_layers(L, 0);
+  const double u = 1e9 / (0.8 * 15.67e12);
+  dlb_par_opts o;
+  dlb_par_row cfg, r0, r;
+  /* the pair's schedule by hand, communication-bound (c = 87.5 us > u = 79.8 us): the
+  ** communication stream never waits, combine_bwd ending at c, dispatch_fwd at 2c,
+  ** dispatch_bwd at 3c, combine_fwd at 4c; the computation waits for its inputs, mlp_bwd
+  ** ending at c + u, mlp_fwd at 2c + u/2, the backward's attention side at 3c + u < 4c: span
+  ** 4c, so all of the 3u of computation is hidden */
+  double c = 7.0 / 8 * 1e6 / 10e9;
+  CHECK_NEAR(dlb_par_combined_1f1b(u / 2, u / 2, u, u, c, c), 4 * c, 1e-15);
+  /* computation-bound (c = 0.875 us): the compute stream never waits, span 3u, the 4 c hidden */
+  double c2 = c / 100;
+  CHECK_NEAR(dlb_par_combined_1f1b(u / 2, u / 2, u, u, c2, c2), 3 * u, 1e-15);
+  /* nothing to overlap with: the serial sum */
+  CHECK_NEAR(dlb_par_combined_1f1b(0, 0, 0, 0, c, c), 4 * c, 1e-15);
+  CHECK_NEAR(dlb_par_combined_1f1b(1, 2, 3, 4, 0, 0), 10, 1e-12);
+
+  /* dp 8 = ep 8, mb 1, m 4, no pipeline: combined_1f1b_schedule_for_no_pipelining pairs all
+  ** but the first forward and the last backward, 3 of 4 micro-batches; each hides the 3u of a
+  ** layer's computation (communication-bound) in each of the 4 layers */
+  dlb_par_cluster cl = flat(10e9, 0);
+  layout(&o, 32, &cfg, 1, 4, DLB_SCHED_1F1B);
+  cfg.dp = 8; cfg.ep = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK(r0.a2a_overlap == 0 && r0.ep_hidden == 0);
+  CHECK_NEAR(r0.ep_comm, 4 * 4 * 4 * c, 1e-15);    /* m x layers x 4 all-to-alls */
+  o.moe_a2a_overlap = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK(r.a2a_overlap == 1);
+  CHECK_NEAR(r.ep_hidden, 4 * 4 * 3 * u * 3.0 / 4, 1e-15);
+  CHECK_NEAR(r.ep_comm, r0.ep_comm - r.ep_hidden, 1e-15);
+  CHECK_NEAR(r.step, r0.step - r.ep_hidden, 1e-12);
+  CHECK_NEAR(r.compute, r0.compute, 1e-15);
+  /* computation-bound links (1000 GB/s): every all-to-all of the paired steps is hidden */
+  cl = flat(1000e9, 0);
+  o.moe_a2a_overlap = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  o.moe_a2a_overlap = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.ep_comm, r0.ep_comm / 4, 1e-15);
+  /* the interleaved schedule, pp 2, v 2, m 4: stage d warms up with min(m v, 2 (pp - d - 1)
+  ** + (v - 1) pp) forwards alone, 4 on stage 0 (which holds two layers, chunks 0 and 2), so
+  ** it pairs 4 of its 8 chunk steps: half of its 2 x 4c per micro-batch hidden */
+  layout(&o, 32, &cfg, 2, 4, DLB_SCHED_INTERLEAVED);
+  cfg.dp = 8; cfg.ep = 8; cfg.v = 2;
+  o.moe_a2a_overlap = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  double c3 = 7.0 / 8 * 1e6 / 1000e9;
+  CHECK_NEAR(r.ep_comm, 4 * (2 * 4 * c3) / 2, 1e-15);
+  CHECK_NEAR(r.ep_hidden, 4 * (2 * 4 * c3) / 2, 1e-15);
+  /* TransformerConfig's asserts, as errors: pp > 1 without the interleaved schedule, full
+  ** recompute, no expert parallelism; the flag itself 0 or 1 */
+  cfg.sched = DLB_SCHED_1F1B;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "needs the interleaved schedule when pp > 1") != NULL);
+  layout(&o, 32, &cfg, 1, 4, DLB_SCHED_1F1B);
+  cfg.dp = 8; cfg.ep = 8; o.moe_a2a_overlap = 1; cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "full recompute") != NULL);
+  cfg.recompute = 0; cfg.ep = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "needs expert parallelism (ep > 1)") != NULL);
+  cfg.ep = 8; o.moe_a2a_overlap = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "moe_a2a_overlap must be 0") != NULL);
+}
+
 int main(void) {
   RUN(moe_cp);
+  RUN(moe_a2a_overlap);
   RUN(moe_mcore);
   RUN(moe_deepep);
   RUN(moe_tp_ep);

@@ -324,6 +324,15 @@ typedef struct dlb_par_opts {
                             contiguous shard of each layer's flat buffer holds (PyTorch FSDP1
                             with use_orig_params: the others' .grad is None), about T / shards
                             + 1 of a layer's T; 0: every tensor, each sharded (FSDP2) */
+  double moe_a2a_overlap; /* 1: Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-
+                            comm): in the steady state the forward of one micro-batch runs
+                            with the backward of another, layer by layer, the MoE all-to-alls
+                            on a communication stream beside the other's computation
+                            (megatron/core/models/common/model_chunk_schedule_plan.py,
+                            TransformerLayerSchedulePlan.run; docs/parallel.md). Needs ep > 1;
+                            refused with full recompute, the "moe" recompute module, and pp >
+                            1 without the interleaved schedule (TransformerConfig's asserts);
+                            the search applies it where a layout allows it. 0: not overlapped */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */
@@ -424,6 +433,11 @@ typedef struct dlb_par_row {
   double load;                   /* the busiest expert's tokens over the mean (1 dense) */
   double etp;                    /* the experts' tensor degree, dividing tp (0 in a
                                     configuration = tp); ep x etp divides tp x dp x cp */
+  double a2a_overlap;            /* 1 when the layout ran Megatron-Core's combined 1F1B
+                                    (opts.moe_a2a_overlap and a layout that allows it); a
+                                    configuration's is ignored */
+  double ep_hidden;              /* s of MoE all-to-all the combined 1F1B hid over the step
+                                    (already off ep_comm); a configuration's is ignored */
 } dlb_par_row;
 
 /* One op of a layer, for the planner's per-op timing (the same rule as dlb_op_time, on

@@ -188,6 +188,23 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     return dlb_fail(DLB_EINVAL, "plan: %g pipeline chunks (pp %g x v %g) for %d layers "
                     "(at most one chunk per layer)", pp * v, pp, v, n);
   int p = (int)pp, K = (int)(pp * v);
+  /* Megatron-Core's combined 1F1B (opts.moe_a2a_overlap) where the layout can run it; an
+  ** evaluated layout that cannot is refused with TransformerConfig's own asserts
+  ** (megatron/core/transformer/transformer_config.py, the overlap_moe_expert_parallel_comm
+  ** block): expert parallelism, no full recompute, no "moe" recompute module, and with pp > 1
+  ** the interleaved schedule ("virtual_pipeline_model_parallel_size must be specified") */
+  int a2aov = 0;
+  if (o->moe_a2a_overlap == 1) {
+    const char *why = ep <= 1 ? "needs expert parallelism (ep > 1)"
+      : rc ? "cannot run with full recompute (\"Disable full recomputation\")"
+      : (rcm & DLB_RCM_MOE) ? "cannot run with the \"moe\" recompute module"
+      : (pp > 1 && sched != DLB_SCHED_INTERLEAVED) ? "needs the interleaved schedule when pp > 1"
+      : NULL;
+    if (why && !checked)
+      return dlb_fail(DLB_EINVAL, "plan: moe_a2a_overlap (Megatron-Core's combined 1F1B) %s; "
+                      "layout ep %g, pp %g, recompute %d", why, ep, pp, rcp);
+    a2aov = why == NULL;
+  }
   double mb = o->batch / (dp * m);
   /* context parallelism: each device holds 1/cp of every sample's tokens (Megatron-Core
   ** splits the sequence in 2 cp chunks and gives rank r chunks r and 2cp-1-r, so causal
@@ -277,10 +294,11 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       st = dlb_layer_times_cost(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &lc);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double tf = lc.tf, tb = lc.tb, tu = lc.tu, af = lc.af, ab = lc.ab, cf = lc.cf;
+      double mfx = lc.mf, mbx = lc.mb;   /* the experts' side (the combined 1F1B, below) */
       double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
       if (l->expert_frac > 0 && load != 1) {   /* the busiest expert sets the MoE block's time */
         double k = 1 + l->expert_frac * (load - 1);
-        tf *= k; tb *= k;
+        tf *= k; tb *= k; mfx *= k; mbx *= k;
       }
       s->f += tf;
       /* selective recompute's other Megatron-Core modules (layernorm, mlp, moe, moe_act):
@@ -440,6 +458,18 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         }
         s->epf += a2t;
         s->epb += a2t * ((lrc || rr.side) ? 2 : 1);
+        /* Megatron-Core's combined 1F1B (opts.moe_a2a_overlap): this layer's forward of one
+        ** micro-batch and its backward of another as one pair (dlb_par_combined_1f1b, the
+        ** layer standing for the layer it is paired with: a model's MoE layers alike); the
+        ** all-to-alls it hides are the serial sum less the pair's span. Forward: the
+        ** attention side tf - mfx, the experts' mfx; backward: the experts' mbx, the
+        ** attention side the rest with selective recompute's reruns; each dispatch and each
+        ** combine half of a2t. Where the layout cannot run it (a2aov 0) nothing is hidden. */
+        if (a2aov && !lrc && !rr.side) {
+          double bx = tb + (selc ? cf : 0) + rr.time;
+          double span = dlb_par_combined_1f1b(tf - mfx, mfx, mbx, bx - mbx, a2t / 2, a2t / 2);
+          s->ovl += fmax(0, tf + bx + 2 * a2t - span);
+        }
       }
       if (cp > 1 && l->kv_bytes > 0) {
         double kvl = l->kv_bytes * mbc / tl;   /* this rank's K/V chunk (its heads) */
@@ -592,7 +622,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   /* The bottleneck device sets the pipeline's pace. */
   int worst = 0, fullest = 0;
   double T = -1;
-  double xt = 0, upd = 0, idle = 0;
+  double xt = 0, upd = 0, idle = 0, hidw = 0;
   for (int d = 0; d < p; d++) {
     stage *s = &S[d];
     double x = 0;
@@ -631,9 +661,21 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     ** the device waiting for the host's first op (leadf, leadb above) */
     double ef = s->fdone + dlb_stream_time(s->leadf + df - s->fmark, s->hf - s->hfmark);
     double eb = s->bdone + dlb_stream_time(s->leadb + db - s->bmark, s->hb - s->hbmark);
-    double t = ef + eb + x;
+    /* the combined 1F1B hides s->ovl of a micro-batch's all-to-alls in the steps that pair a
+    ** forward with a backward: all but the first forward and the last backward without a
+    ** pipeline (combined_1f1b_schedule_for_no_pipelining), the steady state of the
+    ** interleaved schedule otherwise, whose warm-up on stage d runs min(m v, 2 (pp - d - 1)
+    ** + (v - 1) pp) forwards alone and its cool-down as many backwards
+    ** (forward_backward_pipelining_with_interleaving, num_warmup_microbatches); never below
+    ** the host's seconds of the micro-batch (a host-bound phase hides nothing) */
+    double hid = 0;
+    if (s->ovl > 0) {
+      double tot = m * v, wu = p > 1 ? fmin(tot, 2 * (p - d - 1) + (v - 1) * p) : 1;
+      hid = fmin(s->ovl * (tot - wu) / tot, fmax(0, ef + eb - (s->hf + s->hb)));
+    }
+    double t = ef + eb + x - hid;
     if (t > T) {
-      T = t; worst = d; xt = x;
+      T = t; worst = d; xt = x; hidw = hid;
       idle = (ef - df) + (eb - db);
     }
     double su;
@@ -803,7 +845,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   out->sched = sched; out->recompute = rcp; out->zero = zero;
   out->compute = m * (bw->f + bw->b);
   out->tp_comm = m * (bw->tpf + bw->tpb);
-  out->ep_comm = m * (bw->epf + bw->epb);
+  /* the all-to-alls exposed: the combined 1F1B's hidden seconds taken off (hidw) */
+  out->ep_comm = m * (bw->epf + bw->epb - hidw);
+  out->ep_hidden = m * hidw;
+  out->a2a_overlap = a2aov && ep > 1;
   out->cp_comm = m * (bw->cpf + bw->cpb);
   out->pp_comm = m * xt;
   out->dp_comm = dpt;

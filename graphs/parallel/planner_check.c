@@ -67,6 +67,10 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->moe_dispatcher == DLB_DISPATCHER_ALLTOALL || o->moe_dispatcher == DLB_DISPATCHER_DEEPEP))
     return dlb_fail(DLB_EINVAL, "plan: moe_dispatcher must be 0 (all-to-all of every token's "
                     "top-k copies) or 1 (DeepEP), got %g", o->moe_dispatcher);
+  if (!(o->moe_a2a_overlap == 0 || o->moe_a2a_overlap == 1))
+    return dlb_fail(DLB_EINVAL, "plan: moe_a2a_overlap must be 0 (the MoE all-to-alls on the "
+                    "compute stream) or 1 (Megatron-Core's combined 1F1B), got %g",
+                    o->moe_a2a_overlap);
   if (!(o->imbalance == 0 || (o->imbalance >= 1 && isfinite(o->imbalance))))
     return dlb_fail(DLB_EINVAL, "plan: imbalance must be >= 1 (the busiest expert's tokens over "
                     "the mean; 0 = 1), got %g", o->imbalance);

@@ -47,6 +47,9 @@ typedef struct dlb_par_stage {
   double nl;            /* layers held */
   double etrain, ewb;   /* expert parameters that train, and their weight bytes (after ep) */
   double epf, epb;      /* MoE all-to-all s per micro-batch, forward and backward */
+  double ovl;           /* MoE all-to-all s per micro-batch the combined 1F1B schedule hides
+                           when a forward and a backward run together (opts.moe_a2a_overlap:
+                           dlb_par_combined_1f1b over the stage's MoE layers) */
   double cpf, cpb;      /* exposed context-parallel s per micro-batch */
   double cpws;          /* context-parallel workspace bytes (K/V buffers of one layer) */
   double mem;
@@ -74,6 +77,15 @@ const dlb_par_link *dlb_par_group_link(const dlb_par_cluster *cl, double span);
 ** layer recomputed in full, side: a recompute module reruns its MoE side. */
 double dlb_par_deepep_time(double copies, double E, double k, double n, double rep,
                            const dlb_par_cluster *cl);
+
+/* planner_moe.c: seconds of one MoE layer's forward (of one micro-batch) and backward (of
+** another) run together by Megatron-Core's combined 1F1B schedule
+** (TransformerLayerSchedulePlan.run): the computation stream runs the forward's attention
+** side af, the backward's experts' side mb, the forward's experts' side mf, the backward's
+** attention side pb; the communication stream the backward's combine, the forward's dispatch,
+** the backward's dispatch, the forward's combine (af2 each forward all-to-all, ab2 each
+** backward one); each starts when its stream is free and its input is ready. */
+double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2);
 int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_par_cluster *cl,
                         const dlb_par_opts *o, double ep, double et, double tp, double cp,
                         double mbc, double load, double tl, int lrc, int side, dlb_par_stage *s);

@@ -1,9 +1,10 @@
 /*
 ** planner_moe.c — one MoE layer's costs beyond the graph's ops, as the stacks run them: the
-** token dispatch and combine through DeepEP's normal kernels (moe_dispatcher "deepep"), and
+** token dispatch and combine through DeepEP's normal kernels (moe_dispatcher "deepep"),
 ** Megatron-Core's MoE layer (moe_impl "mcore": the second permutation, the router's aux loss,
-** the token counts and their exchanges, the dropless host sync). planner.c's layout
-** evaluation calls both for each MoE layer (split from planner.c).
+** the token counts and their exchanges, the dropless host sync), and Megatron-Core's combined
+** 1F1B schedule of a layer's forward and another micro-batch's backward (moe_a2a_overlap).
+** planner.c's layout evaluation calls them for each MoE layer (split from planner.c).
 */
 #include <math.h>
 
@@ -78,6 +79,31 @@ double dlb_par_deepep_time(double copies, double E, double k, double n, double r
   const double *f = DEEPEP_INTER[nodes <= 2 ? 0 : nodes <= 4 ? 1 : 2];
   double b = copies / k * deepep_dests(E, k, nodes);
   return 2 * cl->inter.latency + b / (f[0] * bw) + b / (f[1] * bw);
+}
+
+/* Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm; megatron/core/models/
+** common/model_chunk_schedule_plan.py, TransformerLayerSchedulePlan.run, Megatron-LM main at
+** d428de40): a MoE layer is five nodes, attention, post_attn (pre-MLP norm, router, dispatch
+** preprocess), moe_dispatch, mlp (the experts), moe_combine; the forward layer of one
+** micro-batch and the backward layer of another are issued in the order
+**   comm_stream: combine_bwd            | dispatch_fwd->dispatch_bwd  | combine_fwd
+**   comp_stream: attn_fwd->post_attn_fwd| mlp_bwd->mlp_bwd_dw->mlp_fwd| post_attn_bwd->attn_bwd
+** ("overlapping the communications (dispatch or combine) of one with the computations (att or
+** mlp) of the other"), each node waiting for its input: mlp_bwd for combine_bwd,
+** dispatch_fwd for post_attn_fwd, dispatch_bwd for mlp_bwd, mlp_fwd for dispatch_fwd,
+** combine_fwd for mlp_fwd, post_attn_bwd for dispatch_bwd. Without --delay-wgrad-compute
+** mlp_bwd_dw is empty (the weight gradients are in mlp_bwd). List scheduling of the eight
+** nodes on the two streams: */
+double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2) {
+  double cb = ab2;                                   /* combine_bwd, from 0 */
+  double a = af;                                     /* attn_fwd + post_attn_fwd, from 0 */
+  double m1 = fmax(a, cb) + mb;                      /* mlp_bwd: after a (stream), cb (input) */
+  double d1 = fmax(cb, a) + af2;                     /* dispatch_fwd: after cb, post_attn_fwd */
+  double d2 = fmax(d1, m1) + ab2;                    /* dispatch_bwd: after d1, mlp_bwd */
+  double m2 = fmax(m1, d1) + mf;                     /* mlp_fwd: after m1, dispatch_fwd */
+  double c2 = fmax(d2, m2) + af2;                    /* combine_fwd: after d2, mlp_fwd */
+  double p2 = fmax(m2, d2) + pb;                     /* post_attn_bwd + attn_bwd */
+  return fmax(c2, p2);
 }
 
 /* Megatron-Core's router and token dispatcher beyond the graph's gating matmul, softmax

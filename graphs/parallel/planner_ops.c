@@ -307,19 +307,23 @@ static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double 
 ** run under (1: all the experts on every rank); moe: DLB_MOE_*. */
 static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
                     double ep, int sp, int moe, double *tf, double *tb, double *tu, double *af,
-                    double *ab, double *cf) {
+                    double *ab, double *cf, double *mf, double *mbk) {
   const dlb_par_layer *l = &T->L[li];
   double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   int mbound;
-  *tf = *tb = *tu = *af = *ab = *cf = 0;
+  *tf = *tb = *tu = *af = *ab = *cf = *mf = *mbk = 0;
   if (T->count[li] == 0) {
     double fl = l->flops_fwd + l->flops_bwd;
     double t = dlb_op_time_raw(d, fl * mb / tl, scale * (l->bytes_sample * mb + l->bytes_fixed) / tl,
                                NULL, 0, &mbound);
     *tf = fl > 0 ? t * l->flops_fwd / fl : t / 3;
     *tb = t - *tf;
-    /* one op: the attention core is its share of the forward FLOPs */
+    /* one op: the attention core is its share of the forward FLOPs, the experts their share
+    ** of the layer's FLOPs (expert_frac) */
     *cf = l->flops_fwd > 0 ? *tf * fmin(1, l->flops_core / l->flops_fwd) : 0;
+    double ex = l->experts > 0 ? fmin(1, fmax(0, l->expert_frac)) : 0;
+    *mf = *tf * ex;
+    *mbk = *tb * ex;
     return;
   }
   for (int k = 0; k < T->count[li]; k++) {
@@ -331,6 +335,12 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     if (o->attention == 1 && o->phase == 0) *af += t;
     if (o->attention == 1 && o->phase == 1) *ab += t;
     if (core_op(o) && o->phase == 0) *cf += t;   /* the attention core's forward */
+    /* the experts' side: their ops (attention 2, 4) both ways, and forward their activation
+    ** (module DLB_OPM_MOE_ACT; backward ops carry no module: its gradient stays with the
+    ** rest) */
+    int ex = o->attention == 2 || o->attention == 4;
+    if (o->phase == 0 && (ex || o->module == DLB_OPM_MOE_ACT)) *mf += t;
+    if (o->phase == 1 && ex) *mbk += t;
   }
 }
 
@@ -556,7 +566,8 @@ int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double m
     e->tl = tl;
     e->ep = ep;
     dlb_layer_cost *c = &e->c;
-    compute(T, d, cls, mb, tl, ep, sp, moe, &c->tf, &c->tb, &c->tu, &c->af, &c->ab, &c->cf);
+    compute(T, d, cls, mb, tl, ep, sp, moe, &c->tf, &c->tb, &c->tu, &c->af, &c->ab, &c->cf,
+            &c->mf, &c->mb);
     /* the same functions the planner called per layer and layout before (exact: a class's
     ** layers have the same ops) */
     dlb_layer_host(T, d, cls, ep, moe ? DLB_MOE_MCORE : DLB_MOE_GRAPH, &c->hf, &c->hb, &c->hu,

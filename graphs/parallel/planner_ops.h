@@ -41,6 +41,10 @@ int dlb_layer_times_get(dlb_layer_times *T, const dlb_roof *d, int li, double mb
 ** functions' own (a class's layers have the same ops). */
 typedef struct dlb_layer_cost {
   double tf, tb, tu, af, ab, cf;
+  double mf, mb;   /* of tf and tb, the experts' side (Megatron-Core's "mlp" node of a MoE
+                      layer: the experts' ops, marked attention 2 or 4, and forward their
+                      activation, module DLB_OPM_MOE_ACT; a layer without ops: expert_frac of
+                      its times), which the combined 1F1B schedule runs apart from the rest */
   double hf, hb, hu, hc;
   double uf, ub, wf, wb;
 } dlb_layer_cost;

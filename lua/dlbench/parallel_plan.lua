@@ -57,8 +57,8 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "per_node", "nodes", "bw", "latency", "eff", "table", "bind", "batch_dim", "schedule_mem",
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
-    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "moe_dispatcher", "reduce_dtype", "phase_sync",
-    "recompute_every", "recompute_modules", "optimizer_impl" }
+    "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "moe_dispatcher", "moe_a2a_overlap", "reduce_dtype",
+    "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl" }
 
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
@@ -205,6 +205,13 @@ local function plan_opts(fname, o, ls)
     -- how a MoE layer's tokens reach the experts (DLB_DISPATCHER_*: "alltoall", "deepep":
     -- DeepEP's normal kernels at their measured bandwidth, graphs/parallel/planner_moe.c)
     moe_dispatcher = enum(fname, "moe_dispatcher", o.moe_dispatcher, DISPATCHERS, "alltoall"),
+    -- Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): a forward and a
+    -- backward of two micro-batches run layer by layer together, the MoE all-to-alls of one
+    -- beside the other's computation (graphs/parallel/planner_moe.c dlb_par_combined_1f1b)
+    moe_a2a_overlap = (o.moe_a2a_overlap == nil or o.moe_a2a_overlap == false) and 0
+      or (o.moe_a2a_overlap == true and 1 or error(fname .. ": moe_a2a_overlap must be true or "
+      .. "false (Megatron-Core's combined 1F1B: the MoE all-to-alls beside another micro-batch's "
+      .. "computation), got " .. tostring(o.moe_a2a_overlap), 3)),
     -- the data-parallel reduction's bytes per gradient element, from the stack's reduce
     -- dtype (a precision name; nil: g_bytes): graphs/parallel/dlb_parallel.h reduce_bytes
     reduce_bytes = reduce_bytes_of(fname, o.reduce_dtype),
@@ -261,6 +268,7 @@ local function plan_tostring(r)
     if r.moe_dispatcher and r.moe_dispatcher ~= "alltoall" then
       layout = layout .. " (" .. r.moe_dispatcher .. ")"
     end
+    if r.moe_a2a_overlap then layout = layout .. ", all-to-alls overlapped (combined 1F1B)" end
   end
   local z = tostring(r.zero)
   if (r.hsdp or 0) > 0 then z = z .. string.format(" (HSDP, shard group %s)", tostring(r.hsdp)) end
@@ -284,6 +292,10 @@ local function decorate(r, po)
   r.cp_algo = (r.cp or 1) > 1 and CP_ALGO_NAMES[r.cp_algo] or "none"
   -- the dispatcher the expert all-to-alls ran through (the options'; "none" without ep)
   r.moe_dispatcher = (r.ep or 1) > 1 and DISPATCHER_NAMES[po and po.moe_dispatcher or 0] or "none"
+  -- whether the layout ran Megatron-Core's combined 1F1B (the hidden seconds, ep_hidden,
+  -- are off ep_comm, which stays the exposed all-to-all time)
+  r.moe_a2a_overlap = r.a2a_overlap == 1
+  r.a2a_overlap = nil
   if r.offload == nil then r.offload = "none" end
   r.mem_schedule = MEM_NAMES[po and po.mem_schedule or 0]
   r.fits = r.fits == 1
@@ -708,7 +720,7 @@ end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
   .. "\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
-  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\", moe_dispatcher=\"alltoall\"|\"deepep\"]} -> dlb.table sorted by step, evaluated",
+  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\", moe_dispatcher=\"alltoall\"|\"deepep\", moe_a2a_overlap=false]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
   .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
   .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
@@ -719,8 +731,8 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "recompute", "zero", "seq_par", "balance", "shard", "bw", "latency", "eff", "per_node", "nodes",
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
-  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "moe_dispatcher", "reduce_dtype",
-  "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl" }
+  "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "moe_dispatcher", "moe_a2a_overlap",
+  "reduce_dtype", "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -795,7 +807,7 @@ doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=false|true|\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
-  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=, moe_dispatcher=} -> row (with stage_mem)",
+  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=, moe_dispatcher=, moe_a2a_overlap=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.

@@ -9,6 +9,8 @@
 --      cp_max of a layer list that carries its seq, as of a graph), the rest as 1.
 --   3. case 1 with the DeepEP dispatcher (moe_dispatcher = "deepep", issue [21], branch
 --      deepep).
+--   4. case 1 with Megatron-Core's combined 1F1B (moe_a2a_overlap = true, issue [21],
+--      branch moe-audit).
 -- Each: the zoo graph and its per-layer costs (dlb.parallel.layers.from_graph) built once
 -- outside the timing, then the whole plan call timed (best and mean of 3 runs, CPU s).
 -- Run: dlbench run tests/bench/bench_plan_moe_cp.lua
@@ -38,6 +40,8 @@ local cases = {
     { devices = 16384, batch = 128 } },
   { "Mixtral-8x22B size, 2048 x H100, DeepEP", mixtral,
     { devices = 2048, batch = 1024, moe_dispatcher = "deepep" } },
+  { "Mixtral-8x22B size, 2048 x H100, combined 1F1B", mixtral,
+    { devices = 2048, batch = 1024, moe_a2a_overlap = true } },
 }
 local worst = 0
 for _, c in ipairs(cases) do

@@ -290,6 +290,42 @@ T.test("cp searched by default alike for graph= and layers= (the step's tokens, 
   T.eq(mw, 1, "no K/V layers: cp 1")
 end)
 
+T.test("Megatron-Core's combined 1F1B (moe_a2a_overlap): the all-to-alls beside another micro-batch", function()
+  -- Mixtral on 64 H100s, dp 64, ep 8 within a node, 4 micro-batches, no pipeline: 3 of the 4
+  -- micro-batches run paired (combined_1f1b_schedule_for_no_pipelining), each hiding what
+  -- the pair's two streams overlap (graphs/parallel/planner_moe.c, tests/test_parallel_moe.c
+  -- moe_a2a_overlap by hand)
+  local o = { graph = mix, hw = "H100-SXM", batch = 256, dp = 64, m = 4, devices = 64, ep = 8 }
+  local a, b = evaluate_with(o, {}), evaluate_with(o, { moe_a2a_overlap = true })
+  T.eq(a.moe_a2a_overlap, false, "off by default"); T.eq(a.ep_hidden, 0, "nothing hidden")
+  T.eq(b.moe_a2a_overlap, true, "the row says it ran")
+  assert(b.ep_hidden > 0 and b.ep_hidden <= a.ep_comm * 3 / 4 + 1e-12, "at most the paired 3/4 hidden")
+  T.near(b.ep_comm, a.ep_comm - b.ep_hidden, 1e-12, "ep_comm: the exposed all-to-alls")
+  T.near(b.step, a.step - b.ep_hidden, 1e-9, "the step shorter by what was hidden")
+  T.near(b.compute, a.compute, 1e-12, "the same kernels")
+  assert(tostring(b):find("all-to-alls overlapped (combined 1F1B)", 1, true), "printed: " .. tostring(b))
+  -- Megatron-Core's TransformerConfig refuses these, so evaluate does
+  T.checkerr("moe_a2a_overlap (Megatron-Core's combined 1F1B) needs the interleaved schedule when pp > 1",
+    evaluate_with, o, { moe_a2a_overlap = true, pp = 2, dp = 32, devices = 64 })
+  T.checkerr("cannot run with full recompute", evaluate_with, o, { moe_a2a_overlap = true, recompute = true })
+  T.checkerr("needs expert parallelism (ep > 1)", evaluate_with, o, { moe_a2a_overlap = true, ep = 1 })
+  T.checkerr("moe_a2a_overlap must be true or false", evaluate_with, o, { moe_a2a_overlap = 1 })
+  -- the search applies it only where a layout can run it: never with pp > 1 outside the
+  -- interleaved schedule or under full recompute
+  local t = P.plan { graph = mix, hw = "H100-SXM", batch = 256, devices = 64, moe_a2a_overlap = true,
+    keep_unfit = true }
+  local ran = 0
+  for _, r in ipairs(t) do
+    if r.moe_a2a_overlap then
+      ran = ran + 1
+      assert(r.ep > 1 and r.recompute ~= true and (r.pp == 1 or r.schedule == "interleaved"), "a layout that can run it")
+    else
+      T.eq(r.ep_hidden, 0, "not run: nothing hidden")
+    end
+  end
+  assert(ran > 0, "some layouts ran it")
+end)
+
 T.test("devices without the A100's published kernel fields: predictions marked less certain", function()
   local g = dlb.models.llama { layers = 2, hidden = 1024, heads = 8, kv_heads = 8, ffn = 2816, vocab = 32000, seq = 2048 }
   for _, n in ipairs { "MI300X", "TPUv5p", "Gaudi3" } do
