@@ -505,7 +505,8 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       }
       double pr = l->params * (1 - ef) / tl + l->params * ef / (et * ep);
-      double tr = dlb_par_layer_trainable(l) * (1 - ef) / tl, wl = dlb_par_layer_wbytes(l, wb) * (1 - ef) / tl;
+      double tr = dlb_par_layer_trainable(l) * (1 - ef) / tl;
+      double wl = dlb_par_layer_wbytes(l, wb) * (1 - ef) / tl;
       s->etrain += dlb_par_layer_trainable(l) * ef / (et * ep);
       s->ewb += dlb_par_layer_wbytes(l, wb) * ef / (et * ep);
       if (l->shardable > 0 && o->shard) {
