@@ -1,6 +1,8 @@
 /*
 ** planner_impl.h — internal to libdlbench: what planner.c (one layout's evaluation) and
-** planner_check.c (the inputs' checks) give planner_search.c (the search over layouts). Not part of the public interface.
+** planner_check.c (the inputs' checks) give planner_search.c (the search over layouts), and
+** what planner.c shares with planner_dp.c (the data-parallel collectives) and planner_moe.c
+** (a MoE layer's costs). Not part of the public interface.
 */
 #ifndef DLB_PLANNER_IMPL_H
 #define DLB_PLANNER_IMPL_H
@@ -63,6 +65,38 @@ typedef struct dlb_par_stage {
   ** segment, not work (host_idle) */
   double leadf, leadb;
 } dlb_par_stage;
+
+/* A layer's trainable parameters and the bytes of its weights (wb per parameter unless the
+** layer says): planner.c's stages and planner_dp.c's per-unit collectives. */
+static inline double dlb_par_layer_trainable(const dlb_par_layer *l) {
+  double t = l->params - l->frozen;
+  return t > 0 ? t : 0;
+}
+static inline double dlb_par_layer_wbytes(const dlb_par_layer *l, double wb) {
+  return l->weight_bytes > 0 ? l->weight_bytes : l->params * wb;
+}
+
+/* What planner_dp.c needs of a layout besides its stages: the degrees, the replicas of the
+** weights (dp x cp), the HSDP shard group (0: none), the experts' replicas (ze = tp dp cp /
+** (etp ep)), the micro-batches, the ZeRO stage, the stages and chunks with each chunk's first
+** layer (chunk c: layers first[c] .. first[c + 1] - 1, on stage c mod p), and the bytes per
+** parameter of the weights and gradients. */
+typedef struct dlb_par_dp_layout {
+  double tp, pp, ep, etp, dpc, hs, ze, m;
+  int zero, p, K;
+  const int *first;
+  double wb, gb;
+} dlb_par_dp_layout;
+
+/* planner_dp.c: the seconds of one layout's data-parallel collectives after the pipeline
+** flush that its backward and forward do not hide (*dpt): the gradient reduction over the
+** replicas (the experts' over theirs), ZeRO-3 / FSDP's gathers and reduce-scatters per
+** micro-batch, HSDP's cross-group allreduce, list-form gathers; L the layers, S[0..p) the
+** stages planner.c accumulated, bw the stage that sets the pipeline's pace. 0 without
+** replicas (dp x cp = 1). DLB_OK or a collective's failure. */
+int dlb_par_dp_comm(const dlb_par_layer *L, const dlb_par_stage *S, const dlb_par_stage *bw,
+                    const dlb_roof *dev, const dlb_par_cluster *cl, const dlb_par_opts *o,
+                    const dlb_par_dp_layout *y, double *dpt);
 
 /* The link a group of `span` consecutive ranks crosses (the intra-node link while it fits on
 ** a node, else the inter-node one). */

@@ -271,6 +271,20 @@ function M.device_bytes(terms)
   return b
 end
 
+-- The bytes of stats s that grow with its samples: the activations and the workspace of its
+-- breakdown (both at the schedule's peak; the workspace is the scratch of the op running
+-- there, e.g. a norm backward's two fp32 per row: docs/graph.md "Workspace"), less the
+-- stack's per-device terms, which a profile puts in the workspace once per device
+-- (M.device_bytes). What dlb.parallel.data counts per sample and what
+-- dlb.parallel.layers.from_graph spreads over the layers as their kept bytes (act_kept):
+-- the one sum, so that a one-device row's mem is the stats' footprint. 0 without a breakdown.
+function M.sample_bytes(s)
+  local bd = s.breakdown
+  if type(bd) ~= "table" then return 0 end
+  local fm = type(s) == "table" and rawget(s, "framework_memory") or nil
+  return (tonumber(bd.activations) or 0) + (tonumber(bd.workspace) or 0) - M.device_bytes(fm)
+end
+
 -- "context 1.41 GB + optimizer_step 0.27 GB": the terms a row or a step added, by name (a
 -- plan row's are the per-device ones; g:stats' have the loss too).
 function M.describe(terms)

@@ -218,10 +218,10 @@ local function work_of(fname, s, at, opts, level)
     -- a profile's per-device terms (the CUDA context, the optimizer step's temporaries,
     -- ZeRO's buckets: dlbench.framework_memory) are in the workspace once per worker, not per
     -- sample (the step's temporaries as counted at the stats' batch)
-    local stack = require("dlbench.framework_memory").device_bytes(type(s) == "table"
-      and rawget(s, "framework_memory") or nil)
+    local fmem = require "dlbench.framework_memory"
+    local stack = fmem.device_bytes(type(s) == "table" and rawget(s, "framework_memory") or nil)
     fixed_mem = n(bd.weights) + gmem + n(bd.optimizer) + stack
-    mem_sample = (n(bd.activations) + n(bd.workspace) - stack) / b
+    mem_sample = fmem.sample_bytes(s) / b
   else
     fixed_mem, mem_sample = 0, n(s.footprint) / b
   end

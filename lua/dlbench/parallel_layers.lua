@@ -271,10 +271,12 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 --                    untagged ops go to the layer of the op before them)
 --   bytes_sample/_fixed  bytes of those ops (the intercept is the weights read and written)
 --   params, act_out  g:layers (params, activations_out: bytes sent to other layers)
---   act_kept         the step's activation footprint per sample (s.breakdown.activations,
---                    the engine's scheduled peak) spread over the layers in proportion to
---                    their forward bytes per sample -- an estimate: the engine does not
---                    report which tensors each layer keeps
+--   act_kept         the step's bytes per sample at the engine's scheduled peak, its
+--                    activations and workspace (framework_memory.sample_bytes: the op's
+--                    scratch there, 8 B per token for a norm backward, counted with the kept
+--                    bytes), spread over the layers in proportion to their forward bytes
+--                    per sample -- an estimate: the engine does not report which tensors
+--                    each layer keeps
 --   act_in           the previous layer's act_out (the checkpoint under full recompute)
 -- Tensor parallelism (tp="megatron", the default; tp=false: none) is read from the op types:
 -- a layer with a softmax and weight matmuls is an attention block split Megatron-style (two
@@ -709,8 +711,12 @@ function M.from_graph(g, o)
     if two then return x2 - x1, math.max(0, 2 * x1 - x2) end
     return x1 / B, 0
   end
-  local act1 = tonumber(s1.breakdown.activations) or 0
-  local kept_total = two and (tonumber(s2.breakdown.activations) - act1) or act1 / B
+  -- the step's bytes that grow with the samples (activations and workspace at its peak, the
+  -- stack's per-device terms left out: framework_memory.sample_bytes, the sum parallel.data
+  -- uses), so that a one-device row's mem is g:stats' footprint (issue [18]: one number)
+  local fmem = require "dlbench.framework_memory"
+  local act1 = fmem.sample_bytes(s1)
+  local kept_total = two and (fmem.sample_bytes(s2) - act1) or act1 / B
   local fwd_total = 0
   for i = 1, n do fwd_total = fwd_total + (split(fb1[i], two and fb2[i])) end
   -- the forward FLOPs per sample of one block's attention score and value matmuls, and

@@ -343,6 +343,67 @@ T.test("one footprint: g:stats, roofline.time, evaluate, plan, parallel.data (hf
   T.eq(t.mem_framework, 0); T.eq(t.mem_terms, "none")
 end)
 
+T.test("one footprint across sizes: every profile, seq 128..8192, batch 1 and 2", function()
+  -- g:stats' footprint under a profile, roofline.time's need and a dp = tp = pp = 1
+  -- evaluate row are one number at every size, not only where the optimizer step's
+  -- temporaries fill the live bytes up (seq 128). Before branch split-footprint the
+  -- planner's layers carried the peak's activations without its workspace (the scratch of
+  -- the op at the peak: a norm backward's two fp32 per token row, docs/graph.md
+  -- "Workspace"), so the row was 8 B per token below: 32 KiB for hf-trainer at seq 4096.
+  local names = {}
+  for _, f in ipairs(dlb.frameworks.list()) do
+    if f.name ~= "none" then names[#names + 1] = f.name end
+  end
+  assert(#names >= 10, "the profiles: " .. #names)
+  local function same(g, fw, B, what)
+    local s = g:stats { precision = "mixed_bf16", framework = fw }
+    local r = R.time(s, "H100")
+    local e = P.evaluate { graph = g, hw = "H100", batch = B, dp = 1, framework = fw,
+      precision = "mixed_bf16" }
+    T.near(r.need, s.footprint, 1e-9, what .. ": need = footprint")
+    T.near(e.mem, s.footprint, 1e-9, what .. ": evaluate = footprint")
+    -- the row's parts: its activations hold the peak's workspace (the stats' activations
+    -- plus workspace, less the stack's per-device terms in mem_framework)
+    local FM = require "dlbench.framework_memory"
+    T.near(e.mem_act, FM.sample_bytes(s), 1e-9, what .. ": mem_act")
+    return s, e
+  end
+  for _, q in ipairs { 128, 512, 2048, 4096, 8192 } do
+    for _, B in ipairs { 1, 2 } do
+      local g = dlb.models.llama { size = "7b", layers = 2, seq = q, batch = B, vocab = 32000 }
+      for _, fw in ipairs(names) do
+        same(g, fw, B, string.format("llama 7b x2 %s seq %d batch %d", fw, q, B))
+      end
+    end
+  end
+  -- the issue's case, in bytes: hf-trainer at seq 4096, batch 1 (without the fix 32 KiB below)
+  local g4 = dlb.models.llama { size = "7b", layers = 2, seq = 4096, batch = 1, vocab = 32000 }
+  local s4, e4 = same(g4, "hf-trainer", 1, "the issue's case")
+  T.eq(e4.mem, s4.footprint, "to the byte")
+  T.eq(s4.breakdown.workspace - require("dlbench.framework_memory").device_bytes(s4.framework_memory),
+    8 * 4096, "the peak's workspace: 2 fp32 per token row")
+  -- other families: layernorm (GPT-2), a MoE block (Mixtral)
+  for _, q in ipairs { 128, 1024, 4096 } do
+    for _, fw in ipairs { "pytorch-ddp", "hf-trainer", "fsdp", "megatron-core" } do
+      same(dlb.models.gpt { size = "gpt2", seq = q, context = q, batch = 1 }, fw, 1,
+        string.format("gpt2 %s seq %d", fw, q))
+      same(dlb.models.moe { size = "mixtral-8x7b", layers = 1, seq = q, batch = 1 }, fw, 1,
+        string.format("mixtral x1 %s seq %d", fw, q))
+    end
+  end
+  -- the algorithmic step is the one documented difference (docs/frameworks.md "One
+  -- footprint"): g:stats keeps the graph schedule and says so; the row and need hold every
+  -- gradient (the framework schedule, the row's mem_schedule)
+  local s = g4:stats { precision = "mixed_bf16", framework = "none" }
+  local r = R.time(s, "H100", { framework = "none" })
+  local e = P.evaluate { graph = g4, hw = "H100", batch = 1, dp = 1, framework = "none",
+    precision = "mixed_bf16" }
+  T.near(e.mem, r.need, 1e-9, "none: evaluate = need")
+  assert(s.footprint < r.need, s.footprint .. " vs " .. r.need)
+  T.eq(e.mem_schedule, "framework")
+  assert(tostring(s):find("graph schedule", 1, true), tostring(s))
+end)
+
 T.test("trainable copies in their own type (PEFT modules_to_save) and AdamW's step temporaries", function()
   local function mk()
     local g = dlb.models.llama { size = "7b", layers = 1, seq = 16, batch = 1, vocab = 1000,
