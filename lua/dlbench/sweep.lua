@@ -363,7 +363,7 @@ function M.sweep(space, fn, opts)
         .. "process (another sweep writing this checkpoint?)"), 0)
     end
     local box = { fd = fd }
-    local lok, a, b, c = pcall(checkpoint.load, opts.checkpoint, names, quiet, box)
+    local lok, a, b, c = pcall(checkpoint.load, opts.checkpoint, names, quiet, box, vals)
     if not lok then pcall(core.proc_close, box.fd); error(a, 0) end
     done, oldrows, oldcols = a, b, c
     writer = checkpoint.writer(opts.checkpoint, names, oldrows, oldcols, box.fd)
@@ -376,6 +376,9 @@ function M.sweep(space, fn, opts)
     local p = params(names, vals, k)
     local prev = writer and done[cfgkey(names, p)]
     if prev then
+      -- the parameters as this run has them (the CSV reader gives floats: 1.0 for 1 under
+      -- Lua 5.4), so a resumed row is the row an uninterrupted run makes
+      for _, n in ipairs(names) do prev[n] = p[n] end
       results[k] = prev
       skipped = skipped + 1
     else

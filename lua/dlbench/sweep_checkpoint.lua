@@ -42,10 +42,24 @@ local function check_header(path, text, names)
   end
 end
 
+-- Whether a parameter value list holds a Lua 5.4 integer beyond 2^53, which the CSV reader
+-- reads back as its nearest double (docs/csv.md): 2^53 and 2^53 + 1 would share a key.
+local function has_big_integer(names, vals)
+  if not (vals and math.type) then return false end
+  for _, k in ipairs(names) do
+    for _, v in ipairs(vals[k]) do
+      if math.type(v) == "integer" and (v > 2 ^ 53 or v < -2 ^ 53) then return true end
+    end
+  end
+  return false
+end
+
 -- Load a checkpoint (the file open and locked as fd.fd): returns {key -> row} of finished
 -- configs, the rows in file order and its columns (nil when the file is empty). A torn
 -- last row is dropped by rewriting the file (fd.fd then names the new file, locked).
-local function load_checkpoint(path, names, quiet, fd)
+-- vals: the sweep's value lists (integers beyond 2^53 make the keys from the parameters'
+-- text as written, not from the doubles the reader gives).
+local function load_checkpoint(path, names, quiet, fd, vals)
   local text, rerr, why = core.file_read(path)
   if text == nil and why ~= "missing" then error("dlb.sweep: checkpoint: " .. rerr, 0) end
   if text == nil or text == "" then return {}, {}, nil end
@@ -94,9 +108,15 @@ local function load_checkpoint(path, names, quiet, fd)
       error(string.format("dlb.sweep: checkpoint %s has no column '%s': is it from another sweep?", path, k), 0)
     end
   end
+  local keyrows = t._rows
+  if has_big_integer(names, vals) then
+    local types = {}
+    for _, k in ipairs(names) do types[k] = "string" end
+    keyrows = tbl.parse_csv(text, { types = types }, path)._rows
+  end
   local done = {}
-  for _, r in t:rows() do
-    if r._error == nil then done[cfgkey(names, r)] = r end
+  for i, r in ipairs(t._rows) do
+    if r._error == nil then done[cfgkey(names, keyrows[i])] = r end
   end
   return done, t._rows, t:columns()
 end
