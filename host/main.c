@@ -156,9 +156,9 @@ int main(int argc, char **argv) {
     } else {
       rc = runfile(L, argv[2], argv, argc, 2);
     }
-  } else if (!strcmp(argv[1], "measure")) { /* dlb.measure.cli(arg): docs/measure.md */
+  } else if (!strcmp(argv[1], "measure")) { /* dlb.measure.cli, one-line errors: docs/measure.md */
     createargtable(L, argv, argc, 1);
-    const char *chunk = "dlb.measure.cli(arg)";
+    const char *chunk = "require('dlbench.cli_plan').measure(arg)";
     rc = runchunk(L, luaL_loadbuffer(L, chunk, strlen(chunk), "=dlbench measure"), argc, argv, argc);
   } else if (!strcmp(argv[1], "info")) { /* the model importers' screen (docs/import.md) */
     createargtable(L, argv, argc, 1);

@@ -23,13 +23,22 @@ local function clean(err)
 end
 
 -- Parse argv: positional words and --name value / --name=value / --flag options.
--- spec: {name = "value" | "flag"}. Returns positional list and option table.
-local function parse(cmd, args, spec, usage)
+-- spec: {name = "value" | "flag"}. Returns positional list and option table. With raise
+-- (a library caller: dlb.measure.cli), errors are raised as "dlbench CMD: message" and
+-- --help returns nil instead of printing and exiting.
+local function parse(cmd, args, spec, usage, raise)
+  local fail = fail
+  if raise then
+    fail = function(c, msg) error("dlbench " .. c .. ": " .. msg, 0) end
+  end
   local pos, o = {}, {}
   local i = 1
   while i <= #args do
     local a = args[i]
-    if a == "--help" or a == "-h" then io.stdout:write(usage, "\n"); os.exit(0, true) end
+    if a == "--help" or a == "-h" then
+      if raise then return nil end
+      io.stdout:write(usage, "\n"); os.exit(0, true)
+    end
     local name, val = a:match("^%-%-([%w%-_]+)=(.*)$")
     if not name then name = a:match("^%-%-([%w%-_]+)$") end
     if name then
@@ -337,6 +346,19 @@ function M.info(args)
   local ok, err = pcall(dlb.models.info, path, { bindings = b, precision = o.precision, hw = hw,
     framework = fw })
   if not ok then fail(cmd, clean(err)) end
+end
+
+M.parse = parse -- the command line's one option parser (dlb.measure.cli uses it too)
+
+-- `dlbench measure [...]` (host/main.c): dlb.measure.cli with its errors as one message on
+-- stderr (no Lua traceback) and exit status 1.
+function M.measure(args)
+  local ok, err = pcall(require("dlbench.measure").cli, args)
+  if not ok then
+    io.stderr:write((tostring(err):gsub("^dlbench measure: ", "dlbench measure: ", 1)), "\n")
+    io.stderr:flush()
+    os.exit(1, true)
+  end
 end
 
 return M

@@ -79,44 +79,51 @@ end
 local host_opts = { threads = true, seconds = true, name = true, reps = true, gemm = true,
   stat = true }
 
+-- The settings of dlb.measure.host, checked (fn names the caller in messages; level: as
+-- error's, counted from host_settings's caller; -1: no position): threads, seconds, reps,
+-- stat, name, sizes, cores.
+local function host_settings(opts, fn, level)
+  opts = options.check(opts, host_opts, fn, level + 1)
+  local cores = core.sys_cores()
+  local threads = opts.threads or 0
+  if type(threads) ~= "number" or threads ~= math.floor(threads) or threads < 0 or threads > 1024 then
+    error(fn .. ": threads must be 0 (all " .. cores .. " processors) or a count 1..1024, got "
+      .. tostring(threads), level + 1)
+  end
+  if threads == 0 then threads = cores end
+  local seconds = opts.seconds or 3
+  if type(seconds) ~= "number" or not (seconds >= 0.05 and seconds <= 600) then
+    error(fn .. ": seconds must be a budget of 0.05 .. 600 s, got " .. tostring(seconds), level + 1)
+  end
+  local reps = opts.reps or 5
+  if type(reps) ~= "number" or reps ~= math.floor(reps) or reps < 1 or reps > 101 then
+    error(fn .. ": reps must be a whole number 1..101, got " .. tostring(reps), level + 1)
+  end
+  -- the ceilings: each measurement's median repetition, or its fastest ("min": the least
+  -- disturbed on a shared machine, as dlb.measure.ops{stat = "min"}; the ERT reports maxima)
+  local stat = opts.stat or "median"
+  if stat ~= "median" and stat ~= "min" then
+    error(fn .. ": stat must be \"median\" or \"min\", got " .. tostring(stat), level + 1)
+  end
+  local name = opts.name or "host"
+  if type(name) ~= "string" or name == "" then error(fn .. ": name must be a non-empty string", level + 1) end
+  local sizes = opts.gemm or { 64, 128, 256, 512, 1024 }
+  if type(sizes) ~= "table" or #sizes == 0 then error(fn .. ": gemm must be a list of sides n (n x n x n)", level + 1) end
+  for i, n in ipairs(sizes) do
+    if type(n) ~= "number" or n ~= math.floor(n) or n < 1 or n > 8192 then
+      error(fn .. ": gemm[" .. i .. "] must be a side 1..8192, got " .. tostring(n), level + 1)
+    end
+  end
+  return threads, seconds, reps, stat, name, sizes, cores
+end
+
 -- Measure this host. Returns a device (name "host" unless given; peak fp32/fp64 = the best
 -- measured GEMM rate on all threads, mem_bw = the all-thread triad from memory, levels =
 -- the all-thread triad ceiling of each cache level, flops_eff = bw_eff = 1 since the
 -- ceilings are measured, achievable rates) and the record {gemm = table, stream = table,
 -- caches = {...}, threads =, seconds = elapsed}.
 function M.host(opts)
-  local fn = "dlb.measure.host"
-  opts = options.check(opts, host_opts, fn, 2)
-  local cores = core.sys_cores()
-  local threads = opts.threads or 0
-  if type(threads) ~= "number" or threads ~= math.floor(threads) or threads < 0 or threads > 1024 then
-    error(fn .. ": threads must be 0 (all " .. cores .. " processors) or a count 1..1024, got "
-      .. tostring(threads), 2)
-  end
-  if threads == 0 then threads = cores end
-  local seconds = opts.seconds or 3
-  if type(seconds) ~= "number" or not (seconds >= 0.05 and seconds <= 600) then
-    error(fn .. ": seconds must be a budget of 0.05 .. 600 s, got " .. tostring(seconds), 2)
-  end
-  local reps = opts.reps or 5
-  if type(reps) ~= "number" or reps ~= math.floor(reps) or reps < 1 or reps > 101 then
-    error(fn .. ": reps must be a whole number 1..101, got " .. tostring(reps), 2)
-  end
-  -- the ceilings: each measurement's median repetition, or its fastest ("min": the least
-  -- disturbed on a shared machine, as dlb.measure.ops{stat = "min"}; the ERT reports maxima)
-  local stat = opts.stat or "median"
-  if stat ~= "median" and stat ~= "min" then
-    error(fn .. ": stat must be \"median\" or \"min\", got " .. tostring(stat), 2)
-  end
-  local name = opts.name or "host"
-  if type(name) ~= "string" or name == "" then error(fn .. ": name must be a non-empty string", 2) end
-  local sizes = opts.gemm or { 64, 128, 256, 512, 1024 }
-  if type(sizes) ~= "table" or #sizes == 0 then error(fn .. ": gemm must be a list of sides n (n x n x n)", 2) end
-  for i, n in ipairs(sizes) do
-    if type(n) ~= "number" or n ~= math.floor(n) or n < 1 or n > 8192 then
-      error(fn .. ": gemm[" .. i .. "] must be a side 1..8192, got " .. tostring(n), 2)
-    end
-  end
+  local threads, seconds, reps, stat, name, sizes, cores = host_settings(opts, "dlb.measure.host", 2)
 
   local t0 = core.sys_now()
   local load0 = loadavg()
@@ -392,40 +399,59 @@ Measure this host (OpenBLAS GEMM, STREAM copy/triad per cache level, an elementw
 print the device, and write it as a catalogue file (default out/host.csv, read back with
 dlb.hw.load) and its empirical roofline (default out/host_roofline.png).]]
 
--- `dlbench measure ...`: arg is the argument list. Returns the device.
+-- The options of `dlbench measure` (the shared parser, dlbench.cli_plan.parse).
+local cli_spec = { threads = "value", seconds = "value", reps = "value", name = "value",
+  stat = "value", csv = "value", figure = "value" }
+
+-- Make path's folder (mkdir -p) and check it is a folder this process may write, before
+-- the measurement spends its seconds: raises "dlbench measure: --FLAG PATH: why".
+local function check_destination(flag, path)
+  local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+  if path == "" then error("dlbench measure: --" .. flag .. " needs a file name", 0) end
+  local dir = path:match("^(.*)/[^/]*$")
+  if dir == nil then dir = "." elseif dir == "" then dir = "/" end
+  if path:sub(-1) == "/" then
+    error(string.format("dlbench measure: --%s %s names a folder, not a file", flag, path), 0)
+  end
+  os.execute("mkdir -p " .. q(dir) .. " 2>/dev/null")
+  if not os.execute("test -d " .. q(dir)) then
+    error(string.format("dlbench measure: --%s %s: cannot create the folder %s", flag, path, dir), 0)
+  end
+  if not os.execute("test -w " .. q(dir) .. " -a -x " .. q(dir)) then
+    error(string.format("dlbench measure: --%s %s: the folder %s is not writable", flag, path, dir), 0)
+  end
+  if os.execute("test -d " .. q(path)) then
+    error(string.format("dlbench measure: --%s %s is a folder, not a file", flag, path), 0)
+  end
+end
+
+-- `dlbench measure ...`: arg is the argument list. Returns the device (nil after --help).
+-- Bad options and destinations that cannot be written are errors before anything is
+-- measured.
 function M.cli(arg)
   arg = arg or {}
-  local o = { csv = "out/host.csv", figure = "out/host_roofline.png" }
-  local opts = {}
-  local i = 1
-  while i <= #arg do
-    local a = arg[i]
-    local k = a:match("^%-%-(%w+)$")
-    if a == "--help" or a == "-h" then print(USAGE) return nil end
-    if not k or arg[i + 1] == nil then
-      error("dlbench measure: bad argument '" .. tostring(a) .. "'\n" .. USAGE, 0)
-    end
-    local v = arg[i + 1]
-    if k == "threads" or k == "seconds" or k == "reps" then
+  local pos, given = require("dlbench.cli_plan").parse("measure", arg, cli_spec, USAGE, true)
+  if pos == nil then print(USAGE) return nil end
+  if pos[1] ~= nil then
+    error("dlbench measure: unexpected argument '" .. tostring(pos[1]) .. "'\n" .. USAGE, 0)
+  end
+  local o = { csv = given.csv or "out/host.csv", figure = given.figure or "out/host_roofline.png" }
+  local opts = { name = given.name, stat = given.stat }
+  for _, k in ipairs { "threads", "seconds", "reps" } do
+    local v = given[k]
+    if v ~= nil then
       opts[k] = tonumber(v)
       if opts[k] == nil then error("dlbench measure: --" .. k .. " needs a number, got '" .. v .. "'", 0) end
-    elseif k == "name" or k == "stat" then opts[k] = v
-    elseif k == "csv" or k == "figure" then o[k] = v
-    else
-      local flags = { "--threads", "--seconds", "--reps", "--name", "--stat", "--csv", "--figure" }
-      error(require("dlbench.options").message("--" .. k, flags, "dlbench measure") .. "\n" .. USAGE, 0)
     end
-    i = i + 2
   end
+  host_settings(opts, "dlbench measure", -1) -- -1: messages without a position
+  check_destination("csv", o.csv)
+  check_destination("figure", o.figure)
   local dev, rec = M.host(opts)
   print(dev:describe())
   print(string.format("measured in %.2f s; GEMM and memory kernels:", rec.seconds))
   print(rec.gemm:select("precision", "threads", "n", "time", "rate", "rate_min", "rate_max"))
   print(rec.stream:select("kernel", "level", "threads", "bytes", "bw", "bw_min", "bw_max"))
-  for _, path in ipairs { o.csv, o.figure } do
-    local dir = path:match("^(.*)/[^/]*$")
-    if dir and dir ~= "" then os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'") end
-  end
   local ok, err = hw.save_csv(o.csv, { dev })
   if not ok then error("dlbench measure: " .. tostring(err), 0) end
   print("catalogue file: " .. o.csv .. " (dlb.hw.load(\"" .. o.csv .. "\"))")

@@ -17,6 +17,24 @@ out=$("$dlb" -e "local d = dlb.hw.load('$tmp/h/host.csv')[1]; print(d.name, #d:l
 "$dlb" measure --bogus 1 >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && grep -q "unknown option '--bogus' for dlbench measure; accepted: --csv" "$tmp/e" && t_ok "unknown option" \
   || t_fail "unknown option" "rc=$rc: $(cat "$tmp/e")"
+# review 8: a command-line error is its message, not a Lua traceback into measure.lua
+! grep -q "traceback\|measure\.lua" "$tmp/e" && t_ok "unknown option: no traceback" \
+  || t_fail "unknown option: no traceback" "$(cat "$tmp/e")"
+"$dlb" measure --threads -3 >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && [ "$(cat "$tmp/e")" = "dlbench measure: threads must be 0 (all $(nproc) processors) or a count 1..1024, got -3" ] \
+  && t_ok "bad --threads: one line" || t_fail "bad --threads: one line" "rc=$rc: $(cat "$tmp/e")"
+# review 8: a destination that cannot be written is refused before the seconds of measuring
+# (it failed after them, the measurement lost); nothing measured, nothing written
+ro=$tmp/ro; mkdir -p "$ro"; chmod 555 "$ro"
+for dest in "--csv /proc/nope/host.csv" "--figure $tmp/h" "--csv $ro/host.csv"; do
+  "$dlb" measure --seconds 5 $dest >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ -w "$ro" ] && [ "${dest#*$ro}" != "$dest" ]; then continue; fi # root writes anywhere
+  [ $rc -eq 1 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] \
+    && grep -q "^dlbench measure: ${dest%% *} ${dest#* }" "$tmp/e" && [ ! -e "$ro/host.csv" ] \
+    && t_ok "unwritable ${dest%% *} refused before measuring" \
+    || t_fail "unwritable ${dest%% *} refused before measuring" "rc=$rc: $(cat "$tmp/e") / $(head -2 "$tmp/o")"
+done
+chmod 755 "$ro"
 "$dlb" measure --seconds x >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && grep -q "needs a number" "$tmp/e" && t_ok "bad number" \
   || t_fail "bad number" "rc=$rc: $(cat "$tmp/e")"
