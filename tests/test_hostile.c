@@ -182,12 +182,42 @@ static void test_palette(void) {
   dlb_palette(3, NULL);
 }
 
+/* Review 8: a new file's permission bits are 0666 less the umask, as open(2) gives them
+** (they were 0644 whatever the umask: a result written under umask 077 was world-readable);
+** an existing file keeps its bits; the checkpoint opener creates files the same way. */
+static void test_new_file_mode(void) {
+  char p[128];
+  struct stat st;
+  mode_t old = umask(077);
+  path(p, sizeof p, "private.csv");
+  CHECK(dlb_file_write(p, "x\n", 2) == DLB_OK);
+  CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 0600);
+  umask(002);
+  path(p, sizeof p, "group.csv");
+  CHECK(dlb_file_write(p, "x\n", 2) == DLB_OK);
+  CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 0664);
+  path(p, sizeof p, "private.csv"); /* rewritten: keeps its 0600 */
+  CHECK(dlb_file_write(p, "y\n", 2) == DLB_OK);
+  CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 0600);
+  int fd = -1;
+  umask(027);
+  path(p, sizeof p, "ck.csv");
+  CHECK(dlb_file_lock_append(p, &fd) == DLB_OK);
+  CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 0640);
+  if (fd >= 0) close(fd);
+  umask(old);
+  unlink(p);
+  path(p, sizeof p, "group.csv"); unlink(p);
+  path(p, sizeof p, "private.csv"); unlink(p);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/dlb_hostile.XXXXXX");
   if (!mkdtemp(dir)) return 1;
   RUN(test_write_read);
   RUN(test_special_files);
   RUN(test_locks);
+  RUN(test_new_file_mode);
   RUN(test_poly_limits);
   RUN(test_poly_set_limits);
   RUN(test_palette);

@@ -23,7 +23,7 @@ extern "C" {
 
 /* DLB_FFI_BEGIN */
 /* Write data[0..len) to path whole or not at all (see above). An existing file keeps its
-** permission bits; a new one is 0644. DLB_EIO with a message naming path on failure (the
+** permission bits; a new one is 0666 less the umask (as open(2) makes it). DLB_EIO with a message naming path on failure (the
 ** temporary file is removed; only a process killed outright can leave a path.tmp.XXXXXX
 ** behind). */
 DLB_API int dlb_file_write(const char *path, const char *data, size_t len);
@@ -33,7 +33,7 @@ DLB_API int dlb_file_write(const char *path, const char *data, size_t len);
 DLB_API int dlb_file_read(const char *path, size_t max, char **data, size_t *len);
 /* Free a buffer of dlb_file_read; NULL is a no-op. */
 DLB_API void dlb_file_free(char *data);
-/* Open the regular file path for appending (created 0644 if missing) and take an
+/* Open the regular file path for appending (created 0666 less the umask if missing, as dlb_file_write) and take an
 ** exclusive lock on it (flock, not waiting): a file another process holds locked is
 ** DLB_EIO "... is in use by another process"; a path that is not a regular file is
 ** refused. *fd receives the descriptor; closing it releases the lock. */

@@ -35,10 +35,32 @@ static const char *kind(const struct stat *st) {
   return "a special file";
 }
 
+/* The permission bits of a new file: 0666 less the process's umask, what open(2) and
+** every shell redirection give (mkostemp's temporary file is 0600, so commit sets them).
+** The umask is read from /proc/self/status (Linux 4.7+), which changes nothing; elsewhere
+** it is read by setting it and putting it back at once. */
+static unsigned new_file_mode(void) {
+  unsigned mask = 0;
+  int found = 0;
+  FILE *f = fopen("/proc/self/status", "re");
+  if (f) {
+    char line[128];
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "Umask: %o", &mask) == 1) { found = 1; break; }
+    fclose(f);
+  }
+  if (!found) {
+    mode_t m = umask(022);
+    umask(m);
+    mask = (unsigned)m;
+  }
+  return 0666u & ~mask;
+}
+
 /* Begin writing path: resolve the destination, make and open the temporary file. */
 int dlb_file_begin(const char *path, dlb_file_tmp *t) {
   if (!t) return dlb_fail(DLB_EINVAL, "write: NULL argument");
-  t->fd = -1; t->tmp = t->target = NULL; t->mode = 0644;
+  t->fd = -1; t->tmp = t->target = NULL; t->mode = new_file_mode();
   if (!path || !path[0]) return dlb_fail(DLB_EINVAL, "write: no file name");
   struct stat st;
   char *target = NULL;
@@ -163,7 +185,7 @@ int dlb_file_lock_append(const char *path, int *fd) {
     struct stat pre;
     if (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode)) /* a FIFO would not even open */
       return dlb_fail(DLB_EIO, "cannot use %s: is %s (not a regular file)", path, kind(&pre));
-    int f = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+    int f = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
     if (f < 0) return dlb_fail(DLB_EIO, "cannot open %s for appending: %s", path, strerror(errno));
     struct stat st, now;
     if (fstat(f, &st) != 0) {
