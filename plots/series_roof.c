@@ -317,11 +317,24 @@ static size_t roof_outside(const dlb_figure *f, series *s) {
   return dlbp_points_outside(f, s, dlbp_series_data(s, "px"), dlbp_series_data(s, "py"));
 }
 
+/* A point on a log axis (a roofline's axes are log): named as the user wrote it,
+** points[i].intensity or points[i].flops, not by the arrays it travels in. */
+static int roof_logcheck(const series *s, int axn) {
+  darray *d = dlbp_series_data((series *)s, axn ? "py" : "px"); /* a lookup: s is not changed */
+  if (d)
+    for (size_t i = 0; i < d->n; i++)
+      if (isfinite(d->v[i]) && d->v[i] <= 0)
+        return dlb_fail(DLB_EINVAL, "panel %d, roofline: points[%zu].%s = %g <= 0 on a log %c "
+                        "axis", s->panel + 1, i + 1, axn ? "flops" : "intensity", d->v[i],
+                        axn ? 'y' : 'x');
+  return DLB_OK;
+}
+
 const series_methods dlbp_roofline_methods = {
   .name = "roofline",
   .names = {"peak bw flops_eff bw_eff px py pgroup", "names groups plabels pmarkers", "",
             "achievable ridge"},
   .layer = LAYER_MARK,
-  .validate = roof_validate, .extent = roof_extent, .legend = roof_legend,
+  .validate = roof_validate, .logcheck = roof_logcheck, .extent = roof_extent, .legend = roof_legend,
   .boxes = roof_boxes, .occupy = roof_occupy, .outside = roof_outside, .draw = roof_draw,
 };

@@ -20,6 +20,14 @@ local function cc(level, fn, ...)
   return a, b
 end
 
+-- A text for the figure must not hold a NUL byte (C strings end there): an error naming
+-- what (the binding's own message named an internal function and argument number).
+local function nonul(v, what, level)
+  if type(v) == "string" and v:find("\0", 1, true) then
+    error(what .. " contains a NUL byte", level == 0 and 0 or level + 1)
+  end
+end
+
 -- Warnings go to f:warnings() and stderr.
 local function warn(fig, w)
   local ws = fig._warnings
@@ -123,7 +131,10 @@ function M.figure(opts)
   if opts.dpi then cc(2, core.plot_figure_num, h, "dpi", opts.dpi) end
   if opts.sharex then cc(2, core.plot_figure_num, h, "sharex", 1) end
   if opts.sharey then cc(2, core.plot_figure_num, h, "sharey", 1) end
-  if opts.title then cc(2, core.plot_figure_str, h, "title", opts.title) end
+  if opts.title then
+    nonul(opts.title, "plot.figure: 'title'", 2)
+    cc(2, core.plot_figure_str, h, "title", opts.title)
+  end
   return f
 end
 doc.doc(M.figure, "dlb.plot.figure{width=3.3, height=2.4, rows=1, cols=1, font=8, dpi=200, "
@@ -220,6 +231,10 @@ setprop = function(t, k, v, level)
     if type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number" then
       error("plot: " .. k .. " must be {lo, hi}", level)
     end
+    if v[1] ~= v[1] or v[2] ~= v[2] then -- %g prints NaN as "nan" or "-nan" by backend
+      error(string.format("plot: %s = {lo, hi} must be numbers, got NaN (leave %slim unset "
+        .. "for automatic limits)", k, k:sub(1, 1)), level)
+    end
     if not (v[1] < v[2]) then
       error(string.format("plot: %s = {%g, %g}: lo must be below hi", k, v[1], v[2]), level)
     end
@@ -246,7 +261,10 @@ setprop = function(t, k, v, level)
         .. "first, one label each)", k, #v, k:sub(1, 1), ticks and #ticks or 0, k:sub(1, 1)), level)
     end
     local ax = k == "xticklabels" and 0 or 1
-    for j = 1, #v do cc(level, core.plot_panel_ticklabel, h, i, ax, j - 1, tostring(v[j])) end
+    for j = 1, #v do
+      nonul(v[j], string.format("plot: %s[%d]", k, j), level)
+      cc(level, core.plot_panel_ticklabel, h, i, ax, j - 1, tostring(v[j]))
+    end
   elseif k == "grid" then
     cc(level, core.plot_panel_num, h, i, "grid", v and 1 or 0)
   elseif k == "xmin" or k == "xmax" or k == "ymin" or k == "ymax" then
@@ -261,6 +279,7 @@ setprop = function(t, k, v, level)
     lim[k] = v
   else
     if type(v) ~= "string" then error("plot: " .. k .. " must be a string", level) end
+    nonul(v, "plot: " .. k, level)
     cc(level, core.plot_panel_str, h, i, k, v)
   end
   t._props[k] = v
@@ -292,8 +311,14 @@ local function add(p, kind, data, strs, str, num)
   local id = cc(2, core.plot_series_new, h, p._i, KIND[kind])
   local ok, err = pcall(function()
     for k, v in pairs(data) do core.plot_series_data(h, id, k, v) end
-    for k, v in pairs(strs) do core.plot_series_strs(h, id, k, v) end
-    for k, v in pairs(str) do core.plot_series_str(h, id, k, v) end
+    for k, v in pairs(strs) do
+      for j = 1, #v do nonul(v[j], string.format("%s: %s[%d]", kind, k, j), 0) end
+      core.plot_series_strs(h, id, k, v)
+    end
+    for k, v in pairs(str) do
+      nonul(v, string.format("%s: option '%s'", kind, k), 0)
+      core.plot_series_str(h, id, k, v)
+    end
     for k, v in pairs(num) do
       if type(v) == "boolean" then v = v and 1 or 0 end
       core.plot_series_num(h, id, k, v)

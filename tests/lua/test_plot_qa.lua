@@ -275,5 +275,33 @@ T.test("roofline points take marker= (star among them); an unknown marker is an 
     { hw = dlb.hw.get("V100-SXM2-16GB"), points = { { intensity = 10, flops = 1e12, marker = 3 } } })
 end)
 
+-- Review 8: bad text and bad limits are errors naming what the user wrote. A NUL byte
+-- (C strings end there) named an internal binding function and its argument number; a
+-- roofline point <= 0 named the internal arrays 'px'/'py'; xlim = {NaN, 1} said "lo must be
+-- below hi" and printed NaN as "-nan" or "nan" by backend.
+T.test("review 8: NUL bytes, roofline points and NaN limits name what the user wrote", function()
+  local f = plot.figure {}
+  user_err("line: option 'label' contains a NUL byte", function() f:line { x = { 1, 2 }, y = { 1, 2 }, label = "a\0b" } end)
+  user_err("bar: labels[2] contains a NUL byte", function() f:bar { labels = { "a", "b\0" }, values = { 1, 2 } } end)
+  user_err("plot: xlabel contains a NUL byte", function() f.xlabel = "x\0" end)
+  f.xticks = { 1, 2 }
+  user_err("plot: xticklabels[2] contains a NUL byte", function() f.xticklabels = { "a", "\0" } end)
+  user_err("plot.figure: 'title' contains a NUL byte", function() plot.figure { title = "t\0" } end)
+  -- the failed series left nothing behind: the figure still saves
+  f:line { x = { 1, 2 }, y = { 1, 2 } }
+  assert(f:save(tmp("nul.png")))
+  local r = plot.figure {}
+  local hw = dlb.hw.get("H100-SXM")
+  user_err("panel 1, roofline: points[2].intensity = 0 <= 0 on a log x axis", function()
+    r:roofline { hw = { hw }, points = { { intensity = 4, flops = 1e12 }, { intensity = 0, flops = 1e12 } } }
+  end)
+  user_err("panel 1, roofline: points[1].flops = -1 <= 0 on a log y axis", function()
+    r:roofline { hw = { hw }, points = { { intensity = 4, flops = -1 } } }
+  end)
+  local e = user_err("plot: xlim = {lo, hi} must be numbers, got NaN", function() f.xlim = { 0 / 0, 1 } end)
+  assert(not e:find("below"), e)
+  user_err("plot: ylim = {lo, hi} must be numbers, got NaN", function() f.ylim = { 1, 0 / 0 } end)
+end)
+
 os.execute("rm -rf " .. dir)
 T.done()
