@@ -38,7 +38,7 @@ static void usage(FILE *out) {
     "  plan MODEL --hw DEVICE --gpus N [--tokens T] [--json] ...\n"
     "                      best layout, step time, MFU, memory, time/energy/cost (plan --help)\n"
     "  sweep submit STUDY --shards N [sbatch options]   a sweep as a Slurm job array\n"
-    "  sweep merge DIR [-o FILE] [--allow-partial]      join the shards' checkpoints\n"
+    "  sweep merge DIR [-o FILE] [--allow-partial] [--label L]  join the shards' checkpoints\n"
     "  sweep status DIR    which shards are done, running, stopped or missing\n"
     "  sweep requeue DIR [SHARD...]  requeue stopped shards, re-arm the merge job\n"
     "  -e CODE             run CODE (a Lua chunk) and exit\n"

@@ -311,7 +311,7 @@ end
 
 local usage = [[usage: dlbench sweep submit STUDY.lua --shards N [--dir DIR] [--merge] [--signal-before S]
                             [--dry-run] [--arg A]... [sbatch options...]
-       dlbench sweep merge DIR [-o FILE.csv] [--allow-partial] [--label L]
+       dlbench sweep merge DIR [-o|--output FILE.csv] [--allow-partial] [--label L]
        dlbench sweep status DIR [--label L]
        dlbench sweep requeue DIR [SHARD...]
   submit  writes DIR/task.sh (default DIR: STUDY.sweep) and submits it as sbatch --array=1-N;
@@ -446,14 +446,9 @@ local function submit(args)
 end
 
 local function status_cli(args)
-  local dir, label
-  local i = 1
-  while i <= #args do
-    if args[i] == "--label" then i = i + 1; label = args[i]
-    elseif not dir then dir = args[i]
-    else fail("one DIR expected\n" .. usage, 2) end
-    i = i + 1
-  end
+  local pos, o = require("dlbench.cli_plan").parse("sweep status", args, { label = "value" }, usage)
+  if #pos > 1 then fail("one DIR expected\n" .. usage, 2) end
+  local dir, label = pos[1], o.label
   if not dir then fail("status needs a DIR\n" .. usage, 2) end
   local ok, st, man = pcall(M.status, dir, { label = label })
   if not ok then fail((tostring(st):gsub("^dlb%.sweep%.merge: ", ""))) end
@@ -509,19 +504,14 @@ local function requeue_cli(args)
 end
 
 local function merge_cli(args)
-  local dir, out, partial, label
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    if a == "-o" or a == "--output" then i = i + 1; out = args[i]
-    elseif a:match("^%-%-output=") then out = a:match("=(.*)$")
-    elseif a == "--allow-partial" then partial = true
-    elseif a == "--label" then i = i + 1; label = args[i]
-    elseif a:sub(1, 1) == "-" then fail("unknown merge option '" .. a .. "'\n" .. usage, 2)
-    elseif not dir then dir = a
-    else fail("one DIR expected\n" .. usage, 2) end
-    i = i + 1
-  end
+  -- the command line's one parser (dlbench.cli_plan.parse: a value option without its value,
+  -- an unknown option, --label=L are handled there); -o is --output
+  local long = {}
+  for i, a in ipairs(args) do long[i] = a == "-o" and "--output" or a end
+  local pos, o = require("dlbench.cli_plan").parse("sweep merge", long,
+    { output = "value", ["allow-partial"] = "flag", label = "value" }, usage)
+  if #pos > 1 then fail("one DIR expected\n" .. usage, 2) end
+  local dir, out, partial, label = pos[1], o.output, o["allow-partial"], o.label
   if not dir then fail("merge needs a DIR\n" .. usage, 2) end
   local ok, t = pcall(M.merge, dir, { allow_partial = partial, label = label })
   if not ok then fail((tostring(t):gsub("^dlb%.sweep%.merge: ", ""))) end
