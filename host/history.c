@@ -4,6 +4,9 @@
 ** and newlines written `\n`. Entries are appended as they are entered, so a crash or
 ** os.exit() loses nothing; the file is cut to the newest MAXENTRIES entries when it is
 ** loaded and when a long session has doubled it (rewritten whole through dlb_file_write).
+** An entry is appended with one write(2), its bytes cut off again when it did not land
+** whole (a full disk, the file size limit); a torn last line found at load (a crash) is
+** dropped and the file rewritten.
 ** $DLBENCH_HISTORY names the file (default ~/.dlbench_history); an empty value disables it.
 ** A history that is not a regular file (a FIFO, /dev/full, /dev/zero) or is over
 ** MAXBYTES is not used: a warning, and the session runs without one.
@@ -54,19 +57,18 @@ static void warn(const char *what) {
 }
 
 /* Open for appending, creating the file readable by its owner only (history can hold
-** anything typed); only a regular file (a FIFO must not block the prompt). */
-static FILE *openappend(const char *name) {
+** anything typed); only a regular file (a FIFO must not block the prompt). A descriptor,
+** or -1 with errno set. */
+static int openappend(const char *name) {
   int fd = open(name, O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0600);
-  if (fd < 0) return NULL;
+  if (fd < 0) return -1;
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
     errno = EINVAL;
-    return NULL;
+    return -1;
   }
-  FILE *f = fdopen(fd, "a");
-  if (f == NULL) close(fd);
-  return f;
+  return fd;
 }
 
 /* Write one entry escaped on one line. */
@@ -132,16 +134,19 @@ void host_history_load(void) {
     enabled = 0;
     return;
   }
+  int torn = 0;
   for (char *line = text, *end = text + len; line < end;) {
     char *nl = memchr(line, '\n', (size_t)(end - line));
-    if (nl) *nl = '\0';
+    if (!nl) { torn = 1; break; } /* a last entry without its newline: cut short, dropped */
+    *nl = '\0';
     unescape(line); /* stops at the NUL; an entry with a NUL byte is cut there */
     if (*line) add_history(line);
     filelines++;
-    line = nl ? nl + 1 : end;
+    line = nl + 1;
   }
   dlb_file_free(text);
-  if (filelines > MAXENTRIES) rewrite();
+  /* a torn entry goes (the next one would be glued to it); a long file is cut */
+  if (torn || filelines > MAXENTRIES) rewrite();
 }
 
 /* Add a whole chunk to the history and append it to the file (no empty or repeated
@@ -157,10 +162,38 @@ void host_history_add(const char *chunk) {
     rewrite();
     return;
   }
-  FILE *f = openappend(path);
-  if (f == NULL) { warn("append to"); return; }
-  int bad = putentry(f, chunk) != 0;
-  if (fclose(f) != 0 || bad) { warn("append to"); return; }
+  /* the entry whole, then one write(2): on a full disk or past the file size limit the
+  ** bytes that did land are cut off again, so the file never holds a torn entry (which
+  ** the next entry would be glued to) */
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (m == NULL) { warn("append to"); return; }
+  int bad = putentry(m, chunk) != 0;
+  if (fclose(m) != 0 || bad) { free(text); warn("append to"); return; }
+  int fd = openappend(path);
+  if (fd < 0) { free(text); warn("append to"); return; }
+  size_t done = 0;
+  int e = 0;
+  while (done < len) { /* a short write is followed by one that says why (EFBIG, ENOSPC) */
+    ssize_t w = write(fd, text + done, len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) { e = w < 0 ? errno : EIO; break; }
+    done += (size_t)w;
+  }
+  free(text);
+  if (done != len) {
+    /* O_APPEND: our bytes end at the offset; cut them (not another session's) */
+    off_t end = done > 0 ? lseek(fd, 0, SEEK_CUR) : -1;
+    if (end >= (off_t)done && done > 0 && ftruncate(fd, end - (off_t)done) != 0) {
+      /* left as it is: the load drops a torn last line */
+    }
+    close(fd);
+    errno = e;
+    warn("append to");
+    return;
+  }
+  if (close(fd) != 0) { warn("append to"); return; }
   filelines++;
 }
 #endif

@@ -189,6 +189,41 @@ for h in /dev/full /dev/zero "$tmp/fifo"; do
   tm_stop
 done
 
+# Review 8: the history file holds whole entries only. An entry that does not fit (here the
+# file size limit, as a full disk) is cut off again: it left a torn line the next entry was
+# glued to. A torn last line found at load (a crash mid-write) is dropped, the file repaired.
+hist=$tmp/hist_fsize
+python3 -c "open('$hist', 'w').write(''.join('x = %03d -- %s\n' % (i, 'p' * 28) for i in range(25)))"
+tm_start "bash -c 'trap \"\" XFSZ; ulimit -f 1; DLBENCH_HISTORY=$hist INPUTRC=/dev/null HOME=$tmp exec $dlb'"
+long=$(printf 'a%.0s' $(seq 80))
+if tm_wait "dlbench> " 1 10 && tm_line "y = \"$long\"" && tm_wait "File too large" 1 10 \
+   && tm_line "print(6*7)" && tm_wait "42" 1 10; then
+  tm_stop
+  if [ "$(head -c 1000 "$hist" | md5sum)" = "$(python3 -c "import sys; sys.stdout.write(''.join('x = %03d -- %s\n' % (i, 'p' * 28) for i in range(25)))" | md5sum)" ] \
+     && ! grep -q "aaaa" "$hist" && grep -qx 'print(6\*7)' "$hist"; then
+    t_ok "history past the file size limit: no torn entry, the next entry on its own line"
+  else
+    t_fail "history past the file size limit" "$(tail -c 120 "$hist" | cat -A)"
+  fi
+else
+  t_fail "history past the file size limit" "$(tm_screen | grep -v '^$' | tail -5)"
+fi
+tm_stop
+hist=$tmp/hist_torn
+printf 'a = 1\nb = 2\nc = "tor' >"$hist"
+tm_start "env DLBENCH_HISTORY=$hist INPUTRC=/dev/null HOME=$tmp $dlb"
+if tm_wait "dlbench> " 1 10 && tm_line "print(6*7)" && tm_wait "42" 1 10; then
+  tm_stop
+  if [ "$(head -3 "$hist")" = "$(printf 'a = 1\nb = 2\nprint(6*7)')" ]; then
+    t_ok "history with a torn last line: dropped at load, the next entry on its own line"
+  else
+    t_fail "history with a torn last line" "$(cat -A "$hist")"
+  fi
+else
+  t_fail "history with a torn last line" "$(tm_screen | grep -v '^$' | tail -5)"
+fi
+tm_stop
+
 # -- a full disk: a small tmpfs (needs root); the old file survives, no temporary is left
 mnt="$tmp/small"
 mkdir -p "$mnt"
