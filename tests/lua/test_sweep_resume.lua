@@ -31,6 +31,9 @@ for _, jobs in ipairs { 1, 2 } do
       with { jobs = 1, checkpoint = ck })
     T.eq(ran, 3, "the other half ran")
     T.eq(b:count(), a:count(), "rows")
+    T.eq(table.concat(b:columns(), ","), table.concat(a:columns(), ","), "columns")
+    local csv = require("dlbench.table").csvtext
+    T.eq(csv(b, ","), csv(a, ","), "the CSV text")
     for i = 1, a:count() do
       local ra, rb = a:row(i), b:row(i)
       for _, k in ipairs { "x", "s", "f", "b", "y" } do
