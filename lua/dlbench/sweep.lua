@@ -232,16 +232,12 @@ local valid_opts = { jobs = true, order = true, strict = true, checkpoint = true
 -- (dlb.frameworks.last), else the sweep's settings. A row's own values of these keys win.
 -- A row of a fn that made no time-model call, in a sweep given neither option, has no
 -- provenance to carry (a sweep of arithmetic keeps its columns).
+-- Returns the wrapped fn and stamp(row): the provenance a failed config's row gets in a
+-- sweep given either option (its fn returned no row to take it from; review 8: such rows
+-- had none, so a CSV of the sweep left them blank).
 local function with_provenance(fn, always)
   local fw = require "dlbench.frameworks"
-  return function(p)
-    fw.last = nil
-    local r = fn(p)
-    if type(r) ~= "table" or (getmetatable(r) ~= nil and rawget(r, 1) ~= nil) then return r end
-    if fw.last == nil and not always then return r end
-    local c = {}
-    for k, v in pairs(r) do c[k] = v end
-    local pv = fw.last
+  local function stamp(c, pv)
     if c.dlbench == nil then c.dlbench = core.version() end
     if c.framework == nil then c.framework = pv and pv.framework or (fw.session() or "auto") end
     if c.calibration == nil then
@@ -250,6 +246,15 @@ local function with_provenance(fn, always)
     if c.defaults == nil and pv then c.defaults = table.concat(pv.defaults or {}, ", ") end
     return c
   end
+  return function(p)
+    fw.last = nil
+    local r = fn(p)
+    if type(r) ~= "table" or (getmetatable(r) ~= nil and rawget(r, 1) ~= nil) then return r end
+    if fw.last == nil and not always then return r end
+    local c = {}
+    for k, v in pairs(r) do c[k] = v end
+    return stamp(c, fw.last)
+  end, function(c) if always then stamp(c, nil) end return c end
 end
 
 local function shard_of(opts, total)
@@ -318,7 +323,8 @@ function M.sweep(space, fn, opts)
     if not ok then error(e, 2) end
   end
   local saved_fw, saved_cal = fw.session(), fw.calibration_session()
-  fn = with_provenance(fn, opts.framework ~= nil or opts.calibration ~= nil)
+  local stamp
+  fn, stamp = with_provenance(fn, opts.framework ~= nil or opts.calibration ~= nil)
   local names, vals, total = plan(space, opts.order)
   local jobs = opts.jobs
   -- a Slurm task uses the CPUs it was given, not the node's
@@ -400,7 +406,7 @@ function M.sweep(space, fn, opts)
       if opts.strict then
         error(string.format("dlb.sweep: config %s failed: %s", describe(names, params(names, vals, k)), err), 0)
       end
-      row = params(names, vals, k)
+      row = stamp(params(names, vals, k))
       row._error = err
       failed = failed + 1
       local first_line = err:match("^[^\n]*")

@@ -202,4 +202,25 @@ io.write(tostring(ok), "|", tostring(err), "\n")
   assert(out:find("File too large", 1, true), "says why: " .. out)
 end)
 
+-- Review 8: docs/frameworks.md "Provenance": the rows of a sweep given framework= or
+-- calibration= carry dlbench, framework and calibration. A failed config's row had none
+-- (its fn returned no row to stamp), so the sweep's CSV left them blank on exactly the rows
+-- one needs to reproduce.
+for _, jobs in ipairs { 1, 2 } do
+  T.test("sweep: failed rows of a sweep given framework=/calibration= carry its provenance (jobs = " .. jobs .. ")", function()
+    local fn = function(p) if p.x == 2 then error("boom") end return { y = 1 } end
+    local t = dlb.sweep({ x = { 1, 2 } }, fn, with(quiet, { jobs = jobs, framework = "megatron-lm" }))
+    local ok, bad = t:row(1), t:row(2)
+    assert(bad._error and bad._error:find("boom"), "row 2 failed")
+    for _, k in ipairs { "dlbench", "framework", "calibration" } do
+      T.eq(bad[k], ok[k], k .. " of the failed row")
+    end
+    T.eq(bad.framework, "megatron-lm", "framework")
+    T.eq(bad.dlbench, dlb.version(), "version")
+    -- a sweep given neither option (and fn calling no time model) stays without them
+    t = dlb.sweep({ x = { 1, 2 } }, fn, with(quiet, { jobs = jobs }))
+    T.eq(t:row(2).dlbench, nil, "no provenance asked for")
+  end)
+end
+
 T.done()
