@@ -240,10 +240,22 @@ void dlbp_render_figure(dlb_figure *f, cairo_t *cr) {
   }
 }
 
-/* Cairo write callback into a FILE. */
+/* The file a figure goes to, and why its first failed write failed (errno; 0: none), so
+** the message says "File too large" or "No space left on device", not only Cairo's "error
+** while writing to output stream". */
+typedef struct { FILE *f; int err; } outfile;
+
+/* fwrite to o, keeping the reason of a failure. */
+static int put(outfile *o, const void *data, size_t len) {
+  errno = 0;
+  if (fwrite(data, 1, len, o->f) == len) return 1;
+  if (!o->err) o->err = errno ? errno : EIO;
+  return 0;
+}
+
+/* Cairo write callback into an outfile. */
 static cairo_status_t write_stream(void *closure, const unsigned char *data, unsigned len) {
-  return fwrite(data, 1, len, (FILE *)closure) == len ? CAIRO_STATUS_SUCCESS
-                                                       : CAIRO_STATUS_WRITE_ERROR;
+  return put(closure, data, len) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
 /* A growable byte buffer for the PNG stream. */
@@ -284,9 +296,9 @@ static void put32(unsigned char *p, unsigned long v) {
 /* Write Cairo's PNG with a pHYs chunk after IHDR, so LaTeX and viewers know its size in
 ** inches (dpi as pixels per metre). Cairo's PNG starts with the 8-byte signature and the
 ** 25-byte IHDR chunk. */
-static cairo_status_t write_png_dpi(const membuf *m, double dpi, FILE *out) {
+static cairo_status_t write_png_dpi(const membuf *m, double dpi, outfile *out) {
   if (m->n < 33 || memcmp(m->p + 12, "IHDR", 4) != 0)
-    return fwrite(m->p, 1, m->n, out) == m->n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+    return put(out, m->p, m->n) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
   unsigned char chunk[21];
   unsigned long ppm = (unsigned long)floor(dpi / 0.0254 + 0.5);
   put32(chunk, 9);
@@ -295,14 +307,13 @@ static cairo_status_t write_png_dpi(const membuf *m, double dpi, FILE *out) {
   put32(chunk + 12, ppm);
   chunk[16] = 1; /* unit: metre */
   put32(chunk + 17, crc32_png(chunk + 4, 13));
-  if (fwrite(m->p, 1, 33, out) != 33 || fwrite(chunk, 1, 21, out) != 21 ||
-      fwrite(m->p + 33, 1, m->n - 33, out) != m->n - 33)
+  if (!put(out, m->p, 33) || !put(out, chunk, 21) || !put(out, m->p + 33, m->n - 33))
     return CAIRO_STATUS_WRITE_ERROR;
   return CAIRO_STATUS_SUCCESS;
 }
 
 /* Draw into a surface writing to out; DLB_OK or a failure status. */
-static int draw_to(dlb_figure *f, const char *ext, double dpi, FILE *out, const char *path) {
+static int draw_to(dlb_figure *f, const char *ext, double dpi, outfile *out, const char *path) {
   cairo_surface_t *sf;
   double scale = 1;
   if (strcasecmp(ext, "png") == 0) {
@@ -340,6 +351,8 @@ static int draw_to(dlb_figure *f, const char *ext, double dpi, FILE *out, const 
     }
   }
   cairo_surface_destroy(sf);
+  if (cs == CAIRO_STATUS_WRITE_ERROR && out->err)
+    return dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(out->err));
   if (cs != CAIRO_STATUS_SUCCESS)
     return dlb_fail(DLB_EIO, "save '%s': %s", path, cairo_status_to_string(cs));
   return DLB_OK;
@@ -366,17 +379,18 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
   st = dlb_file_begin(path, &t);
   if (st != DLB_OK) return st; /* "cannot write PATH: why" */
   int fd = dup(t.fd);
-  FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
-  if (!out) {
+  FILE *fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+  outfile o = {fp, 0}, *out = &o;
+  if (!fp) {
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
     if (fd >= 0) close(fd);
     dlb_file_abort(&t);
     return st;
   }
   st = draw_to(f, ext, dpi, out, path);
-  if (fflush(out) != 0 && st == DLB_OK)
+  if (fflush(fp) != 0 && st == DLB_OK)
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
-  if (fclose(out) != 0 && st == DLB_OK)
+  if (fclose(fp) != 0 && st == DLB_OK)
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
   if (st != DLB_OK) { dlb_file_abort(&t); return st; }
   return dlb_file_commit(&t, 0);

@@ -303,5 +303,46 @@ T.test("review 8: NUL bytes, roofline points and NaN limits name what the user w
   user_err("plot: ylim = {lo, hi} must be numbers, got NaN", function() f.ylim = { 1, 0 / 0 } end)
 end)
 
+-- Review 8: a save that fails in the middle (here past the file size limit, as on a full
+-- disk) leaves the old file as it was, no temporary, and says why (it said only Cairo's
+-- "error while writing to output stream").
+T.test("review 8: a save that fails mid-write keeps the old file and says why", function()
+  local src = debug.getinfo(1, "S").source
+  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
+  local cmd
+  if os.getenv("DLB_BACKEND") == "ffi" then cmd = "luajit" -- LUA_PATH, LD_LIBRARY_PATH inherited
+  else
+    cmd = root .. "/build/bin/dlbench run"
+    if not io.open(root .. "/build/bin/dlbench", "rb") then print("# skipped: needs build/bin/dlbench"); return end
+  end
+  if not os.execute("command -v bash >/dev/null 2>&1") then print("# skipped: needs bash"); return end
+  local script = tmp("fsize.lua")
+  local f = assert(io.open(script, "w"))
+  f:write(string.format([[
+local dlb = require "dlbench"
+local f = dlb.plot.figure {}
+local x, y = {}, {}
+for i = 1, 5000 do x[i] = i; y[i] = math.sin(i) end
+f:line { x = x, y = y }
+for _, ext in ipairs { "png", "svg", "pdf" } do
+  local ok, err = f:save(%q .. ext)
+  io.write(ext, "|", tostring(ok), "|", tostring(err), "\n")
+end
+]], tmp("fs.")))
+  f:close()
+  for _, ext in ipairs { "png", "svg", "pdf" } do
+    local o = assert(io.open(tmp("fs." .. ext), "w")); o:write("old"); o:close()
+  end
+  local p = io.popen(string.format("bash -c 'trap \"\" XFSZ; ulimit -f 2; exec %s %q' 2>&1", cmd, script))
+  local out = p:read("*a")
+  p:close()
+  for _, ext in ipairs { "png", "svg", "pdf" } do
+    assert(out:find(ext .. "|nil|save '" .. tmp("fs." .. ext) .. "': File too large", 1, true), out)
+    local o = assert(io.open(tmp("fs." .. ext), "rb")); T.eq(o:read("a"), "old", ext .. " kept"); o:close()
+  end
+  local ls = io.popen("ls -a " .. dir):read("a")
+  assert(not ls:find(".tmp.", 1, true), "a temporary file was left: " .. ls)
+end)
+
 os.execute("rm -rf " .. dir)
 T.done()
