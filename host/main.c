@@ -11,6 +11,7 @@
 **   dlbench measure [...]   measure this host (dlb.measure.cli)
 **   dlbench --version | --help
 */
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -81,8 +82,8 @@ static int runfile(lua_State *L, const char *file, char **argv, int argc, int sc
   createargtable(L, argv, argc, script);
   if (file != NULL) {
     FILE *f = fopen(file, "r");
-    if (f == NULL) {
-      fprintf(stderr, "%s: cannot open %s\n", progname, file);
+    if (f == NULL) { /* say why: missing, or no permission */
+      fprintf(stderr, "%s: cannot open %s: %s\n", progname, file, strerror(errno));
       return EXIT_FAILURE;
     }
     fclose(f);

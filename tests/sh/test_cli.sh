@@ -24,7 +24,7 @@ printf 'x = = 1\n' >"$tmp/syntax.lua"
   || t_fail "syntax error names file:line" "rc=$rc: $(cat "$tmp/e")"
 
 "$dlb" run "$tmp/nope.lua" 2>"$tmp/e"; rc=$?
-[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "cannot open" "$tmp/e" \
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "cannot open .*nope.lua: No such file or directory" "$tmp/e" \
   && t_ok "missing file: one-line error" || t_fail "missing file: one-line error" "$(cat "$tmp/e")"
 
 "$dlb" -e 'os.exit(7)'; rc=$?
