@@ -60,6 +60,16 @@ local function set(list)
   return s
 end
 
+-- help()'s list of the options a set accepts (the same set the checker uses, so help and
+-- code cannot disagree): "; options: a, b, c".
+local function optlist(s, extra)
+  local names = {}
+  for k in pairs(s) do names[#names + 1] = k end
+  for w in (extra or ""):gmatch("%S+") do names[#names + 1] = w end
+  table.sort(names)
+  return "; options: " .. table.concat(names, ", ")
+end
+
 -- Error levels below count from the helper: 2 = the method, 3 = the user's call (methods
 -- tail-call `add` and figure proxies tail-call methods, so neither adds a level).
 local function need_array(what, name, t, level)
@@ -623,20 +633,20 @@ doc.doc(Figure.warnings, "f:warnings() -> {messages}", "warnings so far (NaN/Inf
 doc.doc(Panel.ticks, "ax:ticks(\"x\"|\"y\"|\"colorbar\") -> {values}, {labels}",
   "the labelled ticks the layout chose")
 doc.doc(Panel.to_pixel, "ax:to_pixel(x, y[, dpi]) -> px, py", "where a data point lands in a PNG")
-doc.doc(Panel.line, "ax:line{x=, y=, label=, color=, style=, marker=, width=, size=}", "a line")
-doc.doc(Panel.scatter, "ax:scatter{x=, y=, c=|group=, s=, cmap=, colorbar=}", "markers")
-doc.doc(Panel.bar, "ax:bar{labels=, values=, stacks=, mode=}", "bars, stacked or grouped")
+doc.doc(Panel.line, "ax:line{x=, y=, label=, color=, style=, marker=, width=, size=}", "a line" .. optlist(LINE))
+doc.doc(Panel.scatter, "ax:scatter{x=, y=, c=|group=, s=, cmap=, colorbar=}", "markers" .. optlist(SCATTER))
+doc.doc(Panel.bar, "ax:bar{labels=, values=, stacks=, mode=}", "bars, stacked or grouped" .. optlist(BAR))
 doc.doc(Panel.heatmap, "ax:heatmap{x=, y=, z=, mask=, cmap=, colorbar=, cell_labels=}",
-  "a heat map; z[j][i] is row j (y), column i (x)")
+  "a heat map; z[j][i] is row j (y), column i (x)" .. optlist(HEAT))
 doc.doc(Panel.boxplot, "ax:boxplot{data=, labels=, whiskers={2,98}, box={9,91}, tukey=}",
-  "box plots (ParaDnn percentiles by default)")
-doc.doc(Panel.roofline, "ax:roofline{hw={...}, points={{intensity=, flops=, label=, group=, marker=}, ...}, precision=}", "rooflines, log-log")
-doc.doc(Panel.band, "ax:band{x=, lo=, hi=}", "a shaded band")
-doc.doc(Panel.hline, "ax:hline{y=}", "a horizontal reference line")
-doc.doc(Panel.vline, "ax:vline{x=}", "a vertical reference line")
-doc.doc(Panel.diag, "ax:diag{}", "the y = x reference line")
-doc.doc(Panel.span, "ax:span{x={lo, hi}, text=, label=}", "a shaded x range (regions)")
-doc.doc(Panel.text, "ax:text{x=, y=, text=}", "a text annotation")
+  "box plots (ParaDnn percentiles by default)" .. optlist(BOX))
+doc.doc(Panel.roofline, "ax:roofline{hw={...}, points={{intensity=, flops=, label=, group=, marker=}, ...}, precision=}", "rooflines, log-log" .. optlist(ROOF))
+doc.doc(Panel.band, "ax:band{x=, lo=, hi=}", "a shaded band" .. optlist(BAND))
+doc.doc(Panel.hline, "ax:hline{y=}", "a horizontal reference line" .. optlist(REF, "y"))
+doc.doc(Panel.vline, "ax:vline{x=}", "a vertical reference line" .. optlist(REF, "x"))
+doc.doc(Panel.diag, "ax:diag{}", "the y = x reference line" .. optlist(REF))
+doc.doc(Panel.span, "ax:span{x={lo, hi}, text=, label=}", "a shaded x range (regions)" .. optlist(SPAN))
+doc.doc(Panel.text, "ax:text{x=, y=, text=}", "a text annotation" .. optlist(TEXT))
 doc.doc(M.cmap, "dlb.plot.cmap(name, t) -> r, g, b", "a colour map at t in [0, 1]")
 doc.doc(M.palette, "dlb.plot.palette(i) -> r, g, b", "colour i of the categorical palette")
 doc.doc(M.ticks, "dlb.plot.ticks(lo, hi[, target]) -> {ticks}", "nice 1/2/5 x 10^n ticks")

@@ -507,7 +507,7 @@ doc.doc(M.compile, "dlb.sweep.compile(builder, options, bind[, layers_dim[, stat
 setmetatable(M, { __call = function(_, ...) return M.sweep(...) end })
 doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
   "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached); finite bounds, at most 1e6 values")
-doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=, framework=, calibration=}]) -> table",
+doc.doc(M.sweep, "dlb.sweep(space, fn[, {jobs=, order=, strict=, checkpoint=, shard=, progress=, quiet=, timeout=, label=, framework=, calibration=}]) -> table",
   "run fn(params) over the cartesian product of {name = {values}} (sorted names, last fastest); rows carry the params")
 doc.doc(M.encode_row, "dlb.sweep.encode_row(row) -> string", "the binary worker-channel encoding of a row, names included (exact numbers)")
 doc.doc(M.decode_row, "dlb.sweep.decode_row(s) -> row | nil, msg", "inverse of encode_row; malformed input gives nil and a message naming the byte")

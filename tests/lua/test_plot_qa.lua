@@ -344,5 +344,23 @@ end
   assert(not ls:find(".tmp.", 1, true), "a temporary file was left: " .. ls)
 end)
 
+-- Review 8: help() names every option a plot method accepts (its signature names the
+-- common ones; f:scatter's help lacked 11 of its 19, f:heatmap's 10 of 17): the list the
+-- unknown-option error gives equals the one help shows.
+T.test("review 8: help of each plot method lists exactly the options it accepts", function()
+  local doc = require "dlbench.doc"
+  local f = plot.figure {}
+  local ax = f:panel(1)
+  for _, m in ipairs { "line", "scatter", "bar", "heatmap", "boxplot", "roofline", "band", "hline",
+                       "vline", "diag", "span", "text" } do
+    local _, e = pcall(ax[m], ax, { bogus_option = 1 })
+    local acc = tostring(e):match("accepted: ([%w_, ]+)")
+    assert(acc, m .. ": " .. tostring(e))
+    local d = doc.get(ax[m])
+    local shown = d and d.meaning and d.meaning:match("options: ([%w_, ]+)")
+    T.eq(shown, acc, "help(ax:" .. m .. ")")
+  end
+end)
+
 os.execute("rm -rf " .. dir)
 T.done()

@@ -223,4 +223,14 @@ for _, jobs in ipairs { 1, 2 } do
   end)
 end
 
+-- Review 8: help(dlb.sweep) names every option dlb.sweep accepts (label= was missing).
+T.test("sweep: help(dlb.sweep) lists every option it accepts", function()
+  local S = require "dlbench.sweep"
+  local _, e = pcall(S.sweep, { x = { 1 } }, function() return {} end, { bogus_option = 1 })
+  local acc = tostring(e):match("accepted: ([%w_, ]+)")
+  assert(acc, tostring(e))
+  local sig = require("dlbench.doc").get(S.sweep).signature
+  for k in acc:gmatch("[%w_]+") do assert(sig:find(k .. "=", 1, true), "help lacks " .. k .. "=: " .. sig) end
+end)
+
 T.done()
