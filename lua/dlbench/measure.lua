@@ -462,7 +462,7 @@ function M.cli(arg)
   return dev
 end
 doc.doc(M.cli, "dlb.measure.cli(args) -> device", "`dlbench measure [--threads N] [--seconds S] "
-  .. "[--name NAME] [--reps R] [--csv FILE] [--figure FILE]`: measure, print, save")
+  .. "[--name NAME] [--reps R] [--stat median|min] [--csv FILE] [--figure FILE]`: measure, print, save")
 
 doc.doc(M, "dlb.measure", "measure this host: host (empirical roofline as a device), ops "
   .. "(time a step's GEMM and elementwise shapes), figure, cli (docs/measure.md)")
