@@ -46,7 +46,10 @@ static void usage(FILE *out) {
     "  measure [OPTIONS]   measure this host's roofline (measure --help)\n"
     "  -                   run the script read from stdin\n"
     "  --version           print dlbench, Lua and library ABI versions\n"
-    "  --help              print this message\n"
+    "  --help, -h          print this message\n"
+    "started by other programs:\n"
+    "  kernel REQFD MSGFD  the Jupyter kernel's Lua side (host/jupyter/dlbench_kernel.py)\n"
+    "  sweep task STUDY [ARGS...]  one task of a `sweep submit` job array (its task.sh)\n"
     "environment: DLBENCH_HISTORY (REPL history file, empty to disable),\n"
     "             DLBENCH_LUA_DIR (where dlbench/init.lua lives)\n", progname);
 }

@@ -71,6 +71,13 @@ for cmd in $("$dlb" --help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p' | sort -u); d
     || t_ok "--help lists $cmd, which exists"
 done
 
+# ... and every command main.c dispatches is in --help
+src="$(dirname "$0")/../../host/main.c"
+for cmd in $(grep -o 'strcmp(argv\[[12]\], "[a-z-]*")' "$src" | sed 's/.*"\(.*\)")/\1/' | sort -u); do
+  "$dlb" --help | grep -q -- "^  \(sweep \)\?$cmd\b\|^  --help, $cmd\b" && t_ok "--help names $cmd" \
+    || t_fail "--help names $cmd" "main.c dispatches '$cmd', --help does not name it"
+done
+
 # Review 8: sweep merge/status read their options with the command line's one parser: an
 # option without its value was silently dropped (merge -o wrote the CSV to stdout instead)
 mkdir -p "$tmp/sw"
