@@ -323,15 +323,20 @@ local usage = [[usage: dlbench sweep submit STUDY.lua --shards N [--dir DIR] [--
   status  done, running, stopped (killed or pre-empted: requeue it) or missing, per shard
   requeue scontrol requeue of the stopped shards (or those named); re-arms the merge job]]
 
-local function mkdir(d)
-  if not os.execute("mkdir -p " .. q(d)) then fail("cannot create " .. d) end
-end
-
 local function capture(cmd)
   local p = io.popen(cmd .. " 2>&1", "r")
   local out = p:read("*a")
   local ok, _, code = p:close()
   return out, ok, code
+end
+
+-- mkdir -p d, or one line saying why not (mkdir's own message, not a second line of it)
+local function mkdir(d)
+  local out, ok = capture("mkdir -p " .. q(d))
+  if not ok then
+    local why = out:match(": ([^:\n]+)\n?$")
+    fail("cannot create " .. d .. (why and (": " .. why) or ""))
+  end
 end
 
 local function abspath(p, cwd)

@@ -93,5 +93,11 @@ mkdir -p "$tmp/sw"
 "$dlb" sweep merge "$tmp/sw" --label=mylabel >"$tmp/o" 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && grep -q "labelled 'mylabel'" "$tmp/e" && t_ok "sweep merge --label=L" \
   || t_fail "sweep merge --label=L" "rc=$rc: $(cat "$tmp/e")"
+# a submit folder that cannot be made: one line saying why (mkdir's own message was a second)
+printf 'return 1\n' >"$tmp/study.lua"; : >"$tmp/afile"
+"$dlb" sweep submit "$tmp/study.lua" --shards 2 --dry-run --dir "$tmp/afile/sub" >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "cannot create .*afile/sub.*: Not a directory" "$tmp/e" \
+  && t_ok "sweep submit: a folder that cannot be made, one line" \
+  || t_fail "sweep submit: a folder that cannot be made, one line" "rc=$rc: $(cat "$tmp/e")"
 
 t_done
