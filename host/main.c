@@ -2,6 +2,7 @@
 ** main.c — the dlbench executable: command line, batch runner, entry to the REPL.
 **
 **   dlbench                 REPL on a terminal; otherwise run the script read from stdin
+**   dlbench - [ARGS]        run the script read from stdin (also `run - [ARGS]`)
 **   dlbench run FILE [ARGS] run a study script (arg and ... set as the lua standalone does)
 **   dlbench info FILE [b=N] one screen about a model.onnx or config.json (dlb.models.info)
 **   dlbench plan MODEL ...  the best parallel layout, time, energy, cost (dlbench.cli_plan)
@@ -44,7 +45,7 @@ static void usage(FILE *out) {
     "  sweep requeue DIR [SHARD...]  requeue stopped shards, re-arm the merge job\n"
     "  -e CODE             run CODE (a Lua chunk) and exit\n"
     "  measure [OPTIONS]   measure this host's roofline (measure --help)\n"
-    "  -                   run the script read from stdin\n"
+    "  - [ARGS...]         run the script read from stdin (also: run - [ARGS...])\n"
     "  --version           print dlbench, Lua and library ABI versions\n"
     "  --help, -h          print this message\n"
     "started by other programs:\n"
@@ -144,21 +145,21 @@ int main(int argc, char **argv) {
   if (L == NULL) return EXIT_FAILURE;
   host_interrupt_install(0);
   int rc;
-  if (argc == 1 || (argc == 2 && !strcmp(argv[1], "-"))) {
+  if (argc == 1 || !strcmp(argv[1], "-")) { /* `dlbench - ARGS...`: stdin, as lua.c's `-` */
     if (argc == 1 && isatty(STDIN_FILENO)) {
       createargtable(L, argv, argc, 0);
       fprintf(stdout, "dlbench %s (%s)  help() for help, exit or Ctrl-D to leave\n",
               dlb_version(), LUA_RELEASE);
       rc = host_repl(L);
     } else {
-      rc = runfile(L, NULL, argv, argc, argc - 1);
+      rc = runfile(L, NULL, argv, argc, argc == 1 ? 0 : 1);
     }
   } else if (!strcmp(argv[1], "run")) {
     if (argc < 3) {
       fprintf(stderr, "%s: run needs a script file (dlbench run FILE [ARGS...])\n", progname);
       rc = EXIT_FAILURE;
-    } else {
-      rc = runfile(L, argv[2], argv, argc, 2);
+    } else { /* `run -` reads the script from stdin */
+      rc = runfile(L, strcmp(argv[2], "-") ? argv[2] : NULL, argv, argc, 2);
     }
   } else if (!strcmp(argv[1], "measure")) { /* dlb.measure.cli, one-line errors: docs/measure.md */
     createargtable(L, argv, argc, 1);

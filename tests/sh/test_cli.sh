@@ -34,6 +34,14 @@ out=$(echo 'print(dlb.version())' | "$dlb" 2>&1)
 echo "$out" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+$' && t_ok "stdin script, dlb preloaded" \
   || t_fail "stdin script, dlb preloaded" "got '$out'"
 
+# review 8: `-` with arguments and `run -` read the script from stdin, as lua.c's `-` (the
+# first was "unknown command '-'", the second "cannot open -")
+for form in "-" "run -"; do
+  out=$(printf 'print(select("#", ...), arg[0], arg[1], ...)\n' | "$dlb" $form a b 2>&1)
+  [ "$out" = "$(printf '2\t-\ta\ta\tb')" ] && t_ok "'$form a b' runs stdin with arguments" \
+    || t_fail "'$form a b' runs stdin with arguments" "got '$out'"
+done
+
 out=$("$dlb" --version)
 echo "$out" | grep -q "Lua 5.4" && echo "$out" | grep -q "ABI" && t_ok "--version" \
   || t_fail "--version" "got '$out'"
