@@ -143,6 +143,25 @@ int dlbp_colour_parse(const char *text, double rgb[3]) {
 
 /* A series' value range for its colour map: vmin/vmax options or the finite data range
 ** of z (heatmap) or c (scatter); center (NaN if none) makes a two-slope map. */
+/* Check a colour-mapped series' vmin/vmax as given (commit): vmin below vmax, both > 0 on
+** the log-symmetric norm. dlbp_cmap_norm would otherwise turn vmin >= vmax into a
+** one-colour map, and ignore a limit <= 0 under logsym: silently wrong colours. */
+int dlbp_cmap_check(const series *s) {
+  double vl = dlbp_series_num(s, "vmin", NAN), vh = dlbp_series_num(s, "vmax", NAN);
+  const char *k = dlbp_kind_name(s->kind);
+  if (!isnan(vl) && !isnan(vh) && !(vl < vh))
+    return dlb_fail(DLB_EINVAL, "%s: vmin = %g is not below vmax = %g", k, vl, vh);
+  if (dlbp_cmap_log(s)) {
+    if (!isnan(vl) && !(vl > 0))
+      return dlb_fail(DLB_EINVAL, "%s: vmin = %g on norm = \"logsym\" (a log scale): it "
+                      "must be > 0", k, vl);
+    if (!isnan(vh) && !(vh > 0))
+      return dlb_fail(DLB_EINVAL, "%s: vmax = %g on norm = \"logsym\" (a log scale): it "
+                      "must be > 0", k, vh);
+  }
+  return DLB_OK;
+}
+
 void dlbp_cmap_norm(series *s, double *vmin, double *vmax, double *center) {
   const char *cv = s->methods->cvalues;
   const darray *d = cv ? dlbp_series_data(s, cv) : NULL;

@@ -184,6 +184,7 @@ double dlbp_panel_py(const panel *p, double y);
 void dlbp_layout_add_box(dlb_figure *f, rect r, int panel, const char *what);
 int dlbp_cbar_series_of(const dlb_figure *f, int p);
 void dlbp_cmap_norm(series *s, double *vmin, double *vmax, double *center);
+int dlbp_cmap_check(const series *s);
 double dlbp_cmap_t(double v, double vmin, double vmax, double center);
 
 /* render.c */

@@ -323,6 +323,7 @@ int dlb_series_commit(dlb_figure *f, int id) {
   const series_methods *m = s->methods;
   size_t skipped = 0;
   int st = m->validate ? m->validate(s, &skipped) : DLB_OK;
+  if (st == DLB_OK && m->cvalues) st = dlbp_cmap_check(s);
   if (st == DLB_OK) st = dlbp_series_logcheck(f, id);
   if (st != DLB_OK) {
     dlbp_series_clear(s);

@@ -450,6 +450,8 @@ static int bar_validate(series *s, size_t *skipped) {
     return dlb_fail(DLB_EINVAL, "bar: %zu stack names but %zu stacks of values", k->n,
                     d->n / n);
   *skipped = dlbp_nonfinite(d);
+  if (*skipped == d->n) /* nothing to draw: an error, as for a line or a box */
+    return dlb_fail(DLB_EINVAL, "bar: all %zu values are NaN or infinite", d->n);
   return DLB_OK;
 }
 

@@ -401,6 +401,8 @@ static int band_validate(series *s, size_t *skipped) {
                     y->n, d->n);
   for (size_t i = 0; i < x->n; i++)
     *skipped += !isfinite(x->v[i]) || !isfinite(y->v[i]) || !isfinite(d->v[i]);
+  if (*skipped == x->n) /* nothing to draw: an error, as for a line */
+    return dlb_fail(DLB_EINVAL, "band: all %zu points are NaN or infinite", x->n);
   return DLB_OK;
 }
 

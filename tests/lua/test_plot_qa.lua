@@ -362,5 +362,34 @@ T.test("review 8: help of each plot method lists exactly the options it accepts"
   end
 end)
 
+-- Review 8: vmin >= vmax (swapped limits) drew a one-colour map, and a limit <= 0 under
+-- norm = "logsym" was ignored: silently wrong colours. Both are errors naming the series.
+T.test("review 8: colour-map limits: vmin below vmax, > 0 on the logsym norm; all-NaN bars and bands", function()
+  local f = plot.figure {}
+  local base = { x = { 1, 2 }, y = { 1, 2 }, z = { { 1, 2 }, { 3, 4 } }, colorbar_label = "z" }
+  local function heat(extra)
+    local o = {}
+    for k, v in pairs(base) do o[k] = v end
+    for k, v in pairs(extra) do o[k] = v end
+    return function() f:heatmap(o) end
+  end
+  user_err("heatmap: vmin = 5 is not below vmax = 1", heat { vmin = 5, vmax = 1 })
+  user_err("heatmap: vmin = 1 is not below vmax = 1", heat { vmin = 1, vmax = 1 })
+  user_err('heatmap: vmin = -1 on norm = "logsym" (a log scale): it must be > 0', heat { vmin = -1, norm = "logsym" })
+  user_err("scatter: vmax = 0 on norm", function()
+    f:scatter { x = { 1, 2 }, y = { 1, 2 }, c = { 1, 2 }, vmax = 0, norm = "logsym" }
+  end)
+  user_err("scatter: vmin = 3 is not below vmax = 2", function()
+    f:scatter { x = { 1, 2 }, y = { 1, 2 }, c = { 1, 2 }, vmin = 3, vmax = 2 }
+  end)
+  -- a series with nothing to draw is an error (docs/plot.md "Bad input"): bars and bands
+  -- with only NaN values were saved blank with a warning, unlike lines and boxes
+  user_err("bar: all 2 values are NaN or infinite", function() f:bar { labels = { "a", "b" }, values = { 0 / 0, math.huge } } end)
+  user_err("band: all 2 points are NaN or infinite", function() f:band { x = { 1, 2 }, lo = { 0 / 0, 0 / 0 }, hi = { 1, 2 } } end)
+  heat { vmin = 0 } () -- one side alone, as the notebooks use it
+  heat { vmin = 0.5, vmax = 8, norm = "logsym" } ()
+  assert(f:save(tmp("vminmax.png")))
+end)
+
 os.execute("rm -rf " .. dir)
 T.done()
