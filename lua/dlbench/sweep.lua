@@ -456,6 +456,11 @@ function M.sweep(space, fn, opts)
   end
   if not ok then
     bar.abort()
+    -- the note is for the Ctrl-C that stops this sweep; after any other error it would be
+    -- printed under a later, unrelated Ctrl-C (dlb.sweep.last() still has the rows)
+    if not is_interrupt(errtext(err)) and errors.interrupt_note == interrupt_note then
+      errors.interrupt_note = nil
+    end
     error(err, 0)
   end
   bar.finish(finished, failed)

@@ -52,6 +52,25 @@ else
   t_fail "-e: chunk started" "$(cat "$tmp/err2")"
 fi
 
+# Review 8: a sweep that failed (strict) leaves its rows in dlb.sweep.last(), but its
+# Ctrl-C note ("sweep: N of M configs had finished") is not printed under a later Ctrl-C of
+# unrelated code (it was: the note stayed armed after the error).
+"$dlb" -e '
+  local ok = pcall(dlb.sweep, {x = {1, 2, 3}}, function(p) if p.x == 2 then error("no") end return {y = 1} end,
+    {jobs = 1, strict = true, quiet = true, progress = false})
+  print("started", ok, dlb.sweep.last():count()) io.stdout:flush()
+  while true do end' >"$tmp/out4" 2>"$tmp/err4" &
+pid=$!
+if wait_for "$tmp/out4" started; then
+  kill -INT "$pid"; wait "$pid"; rc=$?; pid=""
+  [ $rc -eq 130 ] && grep -q "interrupted!" "$tmp/err4" && ! grep -q "configs had finished" "$tmp/err4" \
+    && grep -q "started.false.1" "$tmp/out4" \
+    && t_ok "a failed sweep's Ctrl-C note is not printed under a later Ctrl-C" \
+    || t_fail "a failed sweep's Ctrl-C note is not printed under a later Ctrl-C" "rc=$rc $(cat "$tmp/out4" "$tmp/err4")"
+else
+  t_fail "failed sweep: chunk started" "$(cat "$tmp/err4")"
+fi
+
 # An ordinary error still exits 1 (130 is only for Ctrl-C).
 "$dlb" -e 'error("plain")' 2>/dev/null; rc=$?
 [ $rc -eq 1 ] && t_ok "an error exits 1" || t_fail "an error exits 1" "rc=$rc"
