@@ -42,6 +42,19 @@ for form in "-" "run -"; do
     || t_fail "'$form a b' runs stdin with arguments" "got '$out'"
 done
 
+# review 8: output that cannot be written is an error (exit 1, a message), not a lost answer
+# with exit 0 (stdout on a full disk: /dev/full)
+if [ -w /dev/full ]; then
+  for form in "-e print(1)" "-e io.write(1)os.exit(0)" "--help" "plan gpt --hw H100 --gpus 8 --json"; do
+    "$dlb" $form >/dev/full 2>"$tmp/e"; rc=$?
+    [ $rc -eq 1 ] && grep -q "cannot write standard output" "$tmp/e" && t_ok "stdout on a full disk: '$form' fails" \
+      || t_fail "stdout on a full disk: '$form' fails" "rc=$rc: $(cat "$tmp/e")"
+  done
+  "$dlb" -e 'os.exit(3)' >/dev/full 2>"$tmp/e"; rc=$?
+  [ $rc -eq 3 ] && [ ! -s "$tmp/e" ] && t_ok "nothing written to stdout: the status stays" \
+    || t_fail "nothing written to stdout: the status stays" "rc=$rc: $(cat "$tmp/e")"
+fi
+
 out=$("$dlb" --version)
 echo "$out" | grep -q "Lua 5.4" && echo "$out" | grep -q "ABI" && t_ok "--version" \
   || t_fail "--version" "got '$out'"
