@@ -90,6 +90,17 @@ function M.write_errors(mode)
   end
   return old
 end
+-- Why a writer cannot use path as a file name (a C string ends at a NUL byte: the binding
+-- refused it with a message naming its own function and argument), or nil.
+function M.unwritable_name(path)
+  if path:find("\0", 1, true) then
+    -- control bytes as \ddd, the same text under both interpreters (%q differs)
+    local shown = path:gsub("%c", function(c) return "\\" .. c:byte() end)
+    return "cannot write '" .. shown .. "': the file name holds a NUL byte"
+  end
+  return nil
+end
+
 -- The result of a writer: passed on, or raised (mode "raise") when it failed.
 function M.written(ok, msg)
   if not ok and write_mode == "raise" then M.raise(msg) end

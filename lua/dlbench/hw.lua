@@ -652,6 +652,8 @@ doc.doc(M.to_csv, "dlb.hw.to_csv([devices]) -> text", "the catalogue (or some de
 function M.save_csv(path, devices)
   if type(path) ~= "string" then error("dlb.hw.save_csv: expected a path, got " .. type(path), 2) end
   local text = M.to_csv(devices)
+  local why = require("dlbench.errors").unwritable_name(path)
+  if why then return require("dlbench.errors").written(nil, "dlb.hw.save_csv: " .. why) end
   local ok, err = core.file_write(path, text) -- the one writer (graphs/base/file.c)
   if not ok then return require("dlbench.errors").written(nil, "dlb.hw.save_csv: " .. err) end
   return true

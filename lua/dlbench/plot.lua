@@ -179,6 +179,9 @@ function Figure:save(path, opts)
   if opts.dpi ~= nil and type(opts.dpi) ~= "number" then
     error("figure:save: dpi must be a number, got " .. type(opts.dpi), 2)
   end
+  local errs = require "dlbench.errors"
+  local why = errs.unwritable_name(path)
+  if why then return errs.written(nil, "save: " .. why) end
   local ok, msg = cc(2, core.plot_save, self._h, path, opts.dpi or 0)
   if ok then
     local lw = cc(2, core.plot_layout_warning, self._h)

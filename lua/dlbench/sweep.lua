@@ -362,6 +362,8 @@ function M.sweep(space, fn, opts)
   local writer
   if opts.checkpoint ~= nil then
     if type(opts.checkpoint) ~= "string" then error("dlb.sweep: checkpoint must be a file name", 2) end
+    local why = errors.unwritable_name(opts.checkpoint)
+    if why then error("dlb.sweep: checkpoint: " .. why, 2) end
     -- lock first (a second sweep on the same file gets an error, not lost rows), then read
     local fd, err = core.file_lock_append(opts.checkpoint)
     if not fd then

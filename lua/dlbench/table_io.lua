@@ -130,7 +130,10 @@ doc.doc(M.csvtext, "dlb.table.csvtext(t[, sep]) -> string", "the CSV text t:to_c
 function M.write_atomic(path, text)
   if type(path) ~= "string" then fail("dlb.table.write_atomic: a file name expected, got a " .. type(path)) end
   if type(text) ~= "string" then fail("dlb.table.write_atomic: text must be a string, got a " .. type(text)) end
-  return require("dlbench.errors").written(core.file_write(path, text))
+  local errs = require "dlbench.errors"
+  local why = errs.unwritable_name(path)
+  if why then return errs.written(nil, why) end
+  return errs.written(core.file_write(path, text))
 end
 
 -- Write the table as CSV (RFC 4180; numbers exact; written whole or not at all).

@@ -343,5 +343,28 @@ T.test("partition and amdahl_fit: an __index that raises is an error, not a leak
   T.near(r.f, 0, 1e-9, "perfect scaling: f = 0") -- speedup = n exactly: Amdahl's f = 0
 end)
 
+-- Review 8: a file name with a NUL byte (C strings end there) is a file that cannot be
+-- written: nil and a message from every writer, an error from a checkpoint; the binding's
+-- own "bad argument #1 to 'file_write' (string contains a NUL byte)" named neither.
+T.test("writers: a file name with a NUL byte is 'cannot write', the same on both backends", function()
+  local p = dir .. "/a\0b.csv"
+  local want = "cannot write '" .. dir .. "/a\\0b.csv': the file name holds a NUL byte"
+  local t = dlb.table.new({ { a = 1 } }, { "a" })
+  local ok, err = t:to_csv(p)
+  T.eq(ok, nil, "to_csv"); T.eq(err, want, "to_csv message")
+  ok, err = t:to_json(p)
+  T.eq(ok, nil, "to_json"); T.eq(err, want, "to_json message")
+  ok, err = dlb.hw.save_csv(p, { dlb.hw.get("H100-SXM") })
+  T.eq(ok, nil, "hw.save_csv"); T.eq(err, "dlb.hw.save_csv: " .. want, "hw.save_csv message")
+  local f = dlb.plot.figure {}
+  f:line { x = { 1, 2 }, y = { 1, 2 } }
+  ok, err = f:save(dir .. "/a\0b.png")
+  T.eq(ok, nil, "save"); T.eq(err, "save: " .. want:gsub("csv", "png"), "save message")
+  T.checkerr("dlb.sweep: checkpoint: " .. want, dlb.sweep, { x = { 1 } }, function() return {} end,
+    { checkpoint = p, quiet = true, progress = false })
+  local ls = io.popen("ls -A '" .. dir .. "'"):read("a")
+  assert(not ls:find("^a"), "nothing named a... was written: " .. ls)
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 T.done()
