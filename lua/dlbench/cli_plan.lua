@@ -104,7 +104,7 @@ end
 -- (nil for models without a sequence).
 local function load_model(cmd, model, seq, defaults)
   local dlb = require "dlbench"
-  local fh = io.open(model, "rb")
+  local fh, oerr = io.open(model, "rb")
   if fh then fh:close() end
   if fh and model:match("%.onnx$") then
     local ok, g = pcall(dlb.models.from_onnx, model, { unknown = "skip", quiet = true })
@@ -142,7 +142,8 @@ local function load_model(cmd, model, seq, defaults)
     return { graph = g, name = model, kind = "Hugging Face config, " .. tostring(g.hf.model_type), seq = g.hf.options.seq }
   end
   if model:find("/", 1, true) or model:match("%.onnx$") or model:match("%.json$") then
-    fail(cmd, "cannot open " .. model)
+    -- say why (io.open's "name: reason"): missing, no permission
+    fail(cmd, "cannot open " .. model .. (oerr and oerr:match(": ([^:]+)$") and (": " .. oerr:match(": ([^:]+)$")) or ""))
   end
   local name, size = model:match("^([%w_%.]+):(.+)$")
   name = name or model

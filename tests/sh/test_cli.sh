@@ -34,6 +34,10 @@ out=$(echo 'print(dlb.version())' | "$dlb" 2>&1)
 echo "$out" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+$' && t_ok "stdin script, dlb preloaded" \
   || t_fail "stdin script, dlb preloaded" "got '$out'"
 
+"$dlb" plan "$tmp/nope.json" --hw H100 --gpus 8 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "^dlbench plan: cannot open .*nope.json: No such file or directory$" "$tmp/e" \
+  && t_ok "plan: a missing model file says why" || t_fail "plan: a missing model file says why" "rc=$rc: $(cat "$tmp/e")"
+
 # review 8: `-` with arguments and `run -` read the script from stdin, as lua.c's `-` (the
 # first was "unknown command '-'", the second "cannot open -")
 for form in "-" "run -"; do
