@@ -423,6 +423,9 @@ local function check_destination(flag, path)
   if os.execute("test -d " .. q(path)) then
     error(string.format("dlbench measure: --%s %s is a folder, not a file", flag, path), 0)
   end
+  if os.execute("test -e " .. q(path) .. " -a ! -w " .. q(path)) then
+    error(string.format("dlbench measure: --%s %s exists and is not writable", flag, path), 0)
+  end
 end
 
 -- `dlbench measure ...`: arg is the argument list. Returns the device (nil after --help).
