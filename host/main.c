@@ -43,7 +43,7 @@ static void usage(FILE *out) {
     "  sweep merge DIR [-o FILE] [--allow-partial] [--label L]  join the shards' checkpoints\n"
     "  sweep status DIR    which shards are done, running, stopped or missing\n"
     "  sweep requeue DIR [SHARD...]  requeue stopped shards, re-arm the merge job\n"
-    "  -e CODE             run CODE (a Lua chunk) and exit\n"
+    "  -e CODE [ARGS...]   run CODE (a Lua chunk; ARGS in arg[1..] and ...) and exit\n"
     "  measure [OPTIONS]   measure this host's roofline (measure --help)\n"
     "  - [ARGS...]         run the script read from stdin (also: run - [ARGS...])\n"
     "  --version           print dlbench, Lua and library ABI versions\n"
