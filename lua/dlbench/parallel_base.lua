@@ -56,7 +56,10 @@ local function num(fname, name, v, default, rule)
   end
   local r = rule and RULES[rule]
   if r and not r[1](v) then
-    error(string.format("%s: option '%s' must be %s, got %s", fname, name, r[2], tostring(v)), 3)
+    -- the value as it is: tostring's 14 digits show 1 + 2^-52 as "1.0", a fraction that
+    -- reads as inside (0, 1]
+    local shown = tonumber(tostring(v)) == v and tostring(v) or string.format("%.17g", v)
+    error(string.format("%s: option '%s' must be %s, got %s", fname, name, r[2], shown), 3)
   end
   return v
 end
