@@ -43,6 +43,7 @@ local RULES = {
   eff = { function(x) return x > 0 and x <= 1 end, "a fraction in (0, 1]" },
   unit = { function(x) return x >= 0 and x <= 1 end, "a fraction in [0, 1]" },
   ge1 = { function(x) return x >= 1 end, "a number >= 1" },
+  whole = { function(x) return x >= 0 and x == math.floor(x) end, "a whole number >= 0" },
 }
 
 local function num(fname, name, v, default, rule)
@@ -59,6 +60,16 @@ local function num(fname, name, v, default, rule)
     error(string.format("%s: option '%s' must be %s, got %s", fname, name, r[2], tostring(v)), 3)
   end
   return v
+end
+
+-- A switch: nil (default false) or a boolean -> 1 or 0 for C. Anything else is an error
+-- naming it: Lua reads 0 and "no" as true, so seq_par = 0 would turn the switch on.
+local function flag(fname, name, v)
+  if v ~= nil and type(v) ~= "boolean" then
+    error(string.format("%s: option '%s' must be true or false, got %s %s", fname, name, type(v),
+      tostring(v)), 3)
+  end
+  return v and 1 or 0
 end
 
 local function enum(fname, name, v, map, default)
@@ -229,7 +240,7 @@ function M.default_collectives(o, cl)
   return gpu and "nccl" or "alpha-beta"
 end
 
-M.keys, M.check_opts, M.set, M.num, M.enum, M.link = keys, check_opts, set, num, enum, link
+M.keys, M.check_opts, M.set, M.num, M.enum, M.link, M.flag = keys, check_opts, set, num, enum, link, flag
 -- Memory pressure (issue [19] item 3): a step whose peak (the framework memory schedule's
 -- bytes) comes within PRESSURE_MARGIN of the device's capacity runs into the caching
 -- allocator's limits (PyTorch's allocator frees its cached blocks and retries cudaMalloc,

@@ -591,6 +591,10 @@ function M.from_graph(g, o)
   local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
   local mb = o.batch_dim or (o.batch == nil and mopts.batch) or o.batch or "b"
   local base = {}
+  if o.bind ~= nil and type(o.bind) ~= "table" then
+    gerr(fname, "option 'bind' must be a table of dim values ({h = 1024, ...}), got " .. type(o.bind)
+      .. " " .. tostring(o.bind))
+  end
   for k, v in pairs(o.bind or {}) do base[k] = v end
   base.precision = o.precision or base.precision or "mixed"
   base.optimizer = o.optimizer or base.optimizer

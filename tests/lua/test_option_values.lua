@@ -1,0 +1,66 @@
+-- test_option_values.lua — options given values of the wrong kind (a number for a switch, a
+-- fraction for a count, a string for a table, NaN and huge numbers) are errors naming the
+-- option and the function, never a silent reading of them nor an index error from inside the
+-- library; under both backends. Each case below was accepted, or failed elsewhere, before
+-- branch review7 (the failure before the fix is said beside it).
+local T = require "harness"
+local dlb = require "dlbench"
+local P = dlb.parallel
+
+local H100 = dlb.hw.get("H100")
+local G = dlb.models.gpt { layers = 2, hidden = 64, heads = 4, vocab = 100, seq = 16, batch = 4 }
+local function with(base, k, v)
+  local c = {}
+  for a, b in pairs(base) do c[a] = b end
+  c[k] = v
+  return c
+end
+local EV = { graph = G, hw = H100, batch = 8, dp = 2, tp = 2, pp = 1, m = 1 }
+local PL = { graph = G, hw = H100, devices = 4, batch = 8 }
+
+T.test("parallel: switches are true or false (Lua reads 0 as true)", function()
+  -- before: seq_par = 0 turned sequence parallelism on (the row's time and memory changed)
+  for _, k in ipairs { "seq_par", "pp_scatter", "phase_sync", "shard" } do
+    T.checkerr("parallel.evaluate: option '" .. k .. "' must be true or false, got number 0",
+      P.evaluate, with(EV, k, 0))
+    T.checkerr("parallel.plan: option '" .. k .. "' must be true or false, got string no",
+      P.plan, with(PL, k, "no"))
+  end
+  T.checkerr("parallel.plan: option 'keep_unfit' must be true or false, got number 1", P.plan,
+    with(PL, "keep_unfit", 1))
+  -- false and true as before: false is the default
+  local r0, r1 = P.evaluate(EV), P.evaluate(with(EV, "seq_par", false))
+  T.eq(r1.step, r0.step, "seq_par = false is the default")
+  assert(P.evaluate(with(EV, "seq_par", true)).mem < r0.mem, "seq_par = true shards activations")
+end)
+
+T.test("parallel: the search's bounds and ZeRO stage are whole numbers", function()
+  -- before: tp_max = 1.5 searched tp 1 only, zero = 1.5 searched stages 0 and 1, silently
+  for _, k in ipairs { "tp_max", "pp_max", "m_max", "ep_max", "cp_max", "etp", "zero" } do
+    T.checkerr("parallel.plan: option '" .. k .. "' must be a whole number >= 0, got 1.5", P.plan,
+      with(PL, k, 1.5))
+  end
+  T.checkerr("parallel.evaluate: option 'zero' must be a whole number >= 0, got 0.5", P.evaluate,
+    with(EV, "zero", 0.5))
+  T.eq(#P.plan(with(PL, "tp_max", 0)), #P.plan(PL), "tp_max = 0: no bound, as before")
+end)
+
+T.test("parallel: devices, device and bind are checked by name first", function()
+  -- before: evaluate took devices = 1.5; "x" failed inside the cluster code (an internal error)
+  T.checkerr("parallel.evaluate: option 'devices' must be a whole number >= 1, got 1.5",
+    P.evaluate, with(EV, "devices", 1.5))
+  T.checkerr("parallel.evaluate: option 'devices' must be a finite number, got string x",
+    P.evaluate, with(EV, "devices", "x"))
+  -- before: "parallel.cluster: option 'nodes' must be a whole number >= 1, got 0"
+  T.checkerr("parallel.plan: option 'devices' must be a whole number >= 1, got -3", P.plan,
+    with(PL, "devices", -3))
+  -- before: an internal error in frameworks.lua (attempt to index a number value)
+  T.checkerr("parallel.plan: option 'device' must be a device table", P.plan, with(PL, "device", 5))
+  T.checkerr("parallel.evaluate: option 'device' must be a device table", P.evaluate,
+    with(EV, "device", "H100"))
+  -- before: "bad argument #1 to 'for iterator' (table expected, got number)"
+  T.checkerr("parallel.layers.from_graph: option 'bind' must be a table of dim values", P.plan,
+    with(PL, "bind", 3))
+end)
+
+T.done()
