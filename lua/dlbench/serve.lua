@@ -180,9 +180,23 @@ function M.config(opts, fn)
   local links = dev.links or {}
   -- comm_latency: the per-step latency (alpha) of the collectives, in place of the link's
   local alpha = opts.comm_latency and posnum(fn, "comm_latency", opts.comm_latency, 3, true)
+  -- link= checked here, as the training models check theirs (dlb.parallel's link rule), not
+  -- first read by an allreduce deep in a step ("parallel.allreduce: option 'bw' is required")
+  local ulink
+  if opts.link ~= nil then
+    -- serving's alpha-beta ring reads bw and latency (no eff): a misspelt or unused field is
+    -- refused rather than left out of the time
+    if type(opts.link) ~= "table" then
+      fail(fn, "link must be a table {bw=, latency=}, got " .. type(opts.link) .. " " .. tostring(opts.link), 3)
+    end
+    options.check(opts.link, { bw = true, latency = true }, fn .. " link", 3)
+    local okl, l = pcall(require("dlbench.parallel_base").link, fn, opts.link, "link")
+    if not okl then error((tostring(l):gsub("^[^%s:]+:%d+: ", "")), 3) end
+    ulink = l
+  end
   local function link(n)
     local l = (n <= 8 and links.intra) or links.inter or links.intra
-    if opts.link then l = opts.link end
+    if ulink then l = ulink end
     if alpha and l then l = { bw = l.bw, latency = alpha } end
     return l
   end

@@ -63,4 +63,31 @@ T.test("parallel: devices, device and bind are checked by name first", function(
     with(PL, "bind", 3))
 end)
 
+T.test("serve: link= is checked where it is given; a huge block is a number on both backends", function()
+  local m = dlb.serve.model(dlb.models.llama { layers = 2, hidden = 64, heads = 4, kv_heads = 4,
+    vocab = 100, seq = 16, batch = 1, ffn = 128 })
+  local o = { hw = "H100", batch = 2, context = 64, tp = 2 }
+  -- before: "parallel.allreduce: option 'bw' is required" (a string link), or accepted with tp 1
+  T.checkerr("dlb.serve.decode: link must be a table {bw=, latency=}, got string zzz",
+    dlb.serve.decode, m, with(o, "link", "zzz"))
+  T.checkerr("dlb.serve.decode: link must be a table {bw=, latency=}, got string zzz",
+    dlb.serve.decode, m, with(with(o, "tp", 1), "link", "zzz"))
+  T.checkerr("dlb.serve.decode: option 'link.bw' is required", dlb.serve.decode, m,
+    with(o, "link", {}))
+  T.checkerr("dlb.serve.decode: option 'link.bw' must be a finite number", dlb.serve.decode, m,
+    with(o, "link", { bw = 0 / 0 }))
+  -- before: a misspelt latency was latency 0, and eff (which serving does not read) ignored
+  T.checkerr("unknown option 'latncy' for dlb.serve.decode link (did you mean 'latency'?)",
+    dlb.serve.decode, m, with(o, "link", { bw = 1e9, latncy = 1e-6 }))
+  T.checkerr("unknown option 'eff' for dlb.serve.decode link", dlb.serve.decode, m,
+    with(o, "link", { bw = 1e9, eff = 0.5 }))
+  local r = dlb.serve.decode(m, with(o, "link", { bw = 1e9, latency = 1e-6 }))
+  assert(r.tpot > 0 and r.tpot < 1, "a link that is given times the step")
+  -- before: Lua 5.4 raised "bad argument #10 to 'format' (number has no integer
+  -- representation)" from the step cache's key while LuaJIT answered
+  local big = dlb.serve.decode(m, { hw = "H100", batch = 2, context = 64, block = 1e300 })
+  T.eq(big.tpot, dlb.serve.decode(m, { hw = "H100", batch = 2, context = 64, block = 2 ^ 40 }).tpot,
+    "one block holds the whole context either way")
+end)
+
 T.done()
