@@ -90,4 +90,29 @@ T.test("serve: link= is checked where it is given; a huge block is a number on b
     "one block holds the whole context either way")
 end)
 
+T.test("scaling.project: counts checked where given; graph= and bootstrap= options alone", function()
+  local S = dlb.scaling
+  local D = S.domains.word_lm
+  local costs = function(p, b) return { flops = 6 * p * b, bytes = 2 * p, footprint = 16 * p } end
+  local o = { subbatch = 32, costs = costs, epochs = 2, tokens_per_sample = 10 }
+  -- before: a string reached the arithmetic ("attempt to mul a 'number' with a 'string'"),
+  -- 0 made the steps infinite and NaN made them NaN, silently
+  T.checkerr("dlb.scaling.project: tokens_per_sample must be a finite number > 0, got x", S.project, D,
+    with(o, "tokens_per_sample", "x"))
+  T.checkerr("dlb.scaling.project: tokens_per_sample must be a finite number > 0, got 0", S.project, D,
+    with(o, "tokens_per_sample", 0))
+  T.checkerr("dlb.scaling.project: subbatch must be a finite number > 0, got -3", S.project, D,
+    with(o, "subbatch", -3))
+  -- before: epochs = inf was taken (total_flops inf)
+  T.checkerr("dlb.scaling.project: epochs must be a positive number (finite), got inf", S.project, D,
+    with(o, "epochs", math.huge))
+  -- before: ignored without graph= (as framework= is refused without it) or bootstrap=
+  for _, k in ipairs { "dim", "lo", "hi", "integer", "stats" } do
+    T.checkerr("dlb.scaling.project: " .. k .. "= applies to graph= costs", S.project, D, with(o, k, 1))
+  end
+  T.checkerr("dlb.scaling.project: seed= applies to bootstrap=", S.project, D, with(o, "seed", 3))
+  local r = S.project(D, o)
+  T.near(r.steps, r.data * 2 / (32 * 10), 1e-12, "steps = data x epochs / (subbatch x tokens)")
+end)
+
 T.done()
