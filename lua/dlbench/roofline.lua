@@ -138,18 +138,9 @@ doc.doc(M.grad_elem, "dlb.roofline.grad_elem(precision) -> bytes",
 
 -- Check the tiling options of the cache-aware matmul model (Hestness 6.1).
 local function check_tiling(opts, fn)
-  local f = opts.cache_fraction
-  if f ~= nil and (type(f) ~= "number" or not (f >= 0 and f <= 1)) then
-    error(fn .. ": cache_fraction must be a number in [0, 1], got " .. tostring(f), 3)
-  end
-  local t = opts.tile
-  if t ~= nil then
-    local ok = function(x) return type(x) == "number" and x >= 1 and x < math.huge end
-    if not (ok(t) or (type(t) == "table" and #t == 2 and ok(t[1]) and ok(t[2]))) then
-      error(fn .. ": tile must be a side >= 1 (elements) or {tile_m, tile_n}, got "
-        .. tostring(t), 3)
-    end
-  end
+  local msg = hw.tiling_error(opts)
+  if msg then error(fn .. ": " .. msg, 3) end
+  local f, t = opts.cache_fraction, opts.tile
   if (f ~= nil or t ~= nil) and not opts.cache_aware then
     error(fn .. ": cache_fraction and tile need cache_aware = true", 3)
   end

@@ -115,4 +115,25 @@ T.test("scaling.project: counts checked where given; graph= and bootstrap= optio
   T.near(r.steps, r.data * 2 / (32 * 10), 1e-12, "steps = data x epochs / (subbatch x tokens)")
 end)
 
+T.test("hw:roof and roofline.time: efficiencies are numbers, tiling checked in hw:roof too", function()
+  local s = G:stats {}
+  -- before: the struct reader read true as 1 (a switch), so flops_eff = true timed the GEMMs
+  -- at 100% of peak with no word
+  T.checkerr("dlb.roofline.time: flops_eff must be a number in (0, 1], got boolean true",
+    dlb.roofline.time, s, H100, { flops_eff = true })
+  T.checkerr("bw_eff must be a number in (0, 1], got boolean true", H100.roof, H100, "bf16",
+    { bw_eff = true })
+  -- before: hw:roof took cache_fraction = -1 (a negative cache) and NaN, and "x" raised
+  -- "attempt to mul a 'number' with a 'string'" (dlb.roofline.time checked them, hw:roof not)
+  T.checkerr("cache_fraction must be a number in [0, 1], got -1", H100.roof, H100, "bf16",
+    { cache_fraction = -1 })
+  T.checkerr("cache_fraction must be a number in [0, 1], got x", H100.roof, H100, "bf16",
+    { cache_fraction = "x" })
+  T.checkerr("tile must be a side >= 1 (elements) or {tile_m, tile_n}, got -5", H100.roof, H100,
+    "bf16", { tile = -5 })
+  T.checkerr("dlb.roofline.time: cache_fraction must be a number in [0, 1], got -1",
+    dlb.roofline.time, s, H100, { cache_fraction = -1, cache_aware = true })
+  T.eq(H100:roof("bf16", { flops_eff = 0.5 }).flops_eff, 0.5, "a number as before")
+end)
+
 T.done()
