@@ -141,6 +141,19 @@ T.test("errors: truncated, malformed and hostile JSON name the byte offset", fun
   T.eq(t:row(1).ts, nil, "null ts")
 end)
 
+T.test("a key twice in one event is an error; a byte order mark is skipped (review7)", function()
+  -- before: the last 'dur' (9) was kept silently, and the mark was "lexical error" at byte 1
+  T.checkerr("event 1: the key 'dur' given twice", dlb.trace.parse, '[{"ts": 1, "dur": 5, "dur": 9}]')
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write('\239\187\191{"traceEvents": [{"name": "k", "ph": "X", "ts": 1, "dur": 5}]}')
+  f:close()
+  local t = dlb.trace.read(path)
+  os.remove(path)
+  T.eq(t:count(), 1, "one event after the mark")
+  T.eq(t:row(1).dur, 5, "its dur")
+end)
+
 T.test("the column order of dlb.trace matches the C enums (FFI backend sees them)", function()
   if dlb.backend ~= "ffi" then return end
   local C = dlb.core.C
