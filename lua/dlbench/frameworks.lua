@@ -131,8 +131,10 @@ function M.get(name, fname)
   fname = fname or "dlb.frameworks.get"
   if type(name) == "table" and type(name.name) == "string" and FILE[name.name] then return name end
   if type(name) ~= "string" then
-    error(fname .. ": framework must be a profile name (" .. table.concat(names(), ", ")
-      .. "), got " .. type(name), 3)
+    -- raised at the user's line however deep the caller (g:stats, roofline.time, sweeps
+    -- call this under pcall: error level 3 named a line of the library)
+    require("dlbench.errors").raise(fname .. ": framework must be a profile name ("
+      .. table.concat(names(), ", ") .. "), got " .. type(name))
   end
   local n = ALIAS[name:lower()] or name:lower()
   if not FILE[n] then
@@ -142,8 +144,8 @@ function M.get(name, fname)
         hint = " (did you mean '" .. f[1] .. "'?)"; break
       end
     end
-    error(string.format("%s: unknown framework '%s'%s; profiles: %s", fname, name, hint,
-      table.concat(names(), ", ")), 3)
+    require("dlbench.errors").raise(string.format("%s: unknown framework '%s'%s; profiles: %s",
+      fname, name, hint, table.concat(names(), ", ")))
   end
   return load(n)
 end

@@ -138,7 +138,7 @@ local function parse(opts, what)
       o.framework = "auto"
     elseif opts.framework ~= nil then
       local ok, p = pcall(frameworks.get, opts.framework, what)
-      if not ok then error(p, 3) end
+      if not ok then error(p, 0) end -- at the user's line already (frameworks.get)
       if o.fuse_given then
         error(what .. ": give framework= or fuse=, not both (the profile '" .. p.name
           .. "' sets the fusion passes)", 3)

@@ -338,7 +338,7 @@ local function framed(fname, o)
   local p, src
   if fwopt ~= nil then
     local ok, q = pcall(fw.get, fwopt, fname)
-    if not ok then error(q, 3) end
+    if not ok then error(q, 0) end -- at the user's line already (frameworks.get)
     p, src = q, "option"
   elseif o.fuse ~= nil then
     p, src = fw.get("none"), "explicit switches (fuse=): no profile"

@@ -258,7 +258,7 @@ local function framed(s, fwname, fn)
   end
   if fwname ~= nil then
     local ok, p = pcall(fw.get, fwname, fn)
-    if not ok then error(p, 3) end
+    if not ok then error(p, 0) end -- at the user's line already (frameworks.get)
     if sfw == p.name then
       -- the stats' profile named: a name means the stats' own profile (a derived one keeps its
       -- base's name); a profile table is that profile, and another table of the same name is

@@ -489,7 +489,7 @@ function M.project(spec, opts)
   local fw = require "dlbench.frameworks"
   if opts.framework ~= nil then
     local ok, e = pcall(fw.get, opts.framework, fname)
-    if not ok then error(e, 2) end
+    if not ok then error(e, 0) end -- at the user's line already (frameworks.get)
     if not opts.graph then error(fname .. ": framework= applies to graph= costs", 2) end
   end
   if opts.graph then

@@ -311,7 +311,7 @@ function M.sweep(space, fn, opts)
   local fw = require "dlbench.frameworks"
   if opts.framework ~= nil and opts.framework ~= "auto" then
     local ok, e = pcall(fw.get, opts.framework, "dlb.sweep")
-    if not ok then error(e, 2) end
+    if not ok then error(e, 0) end -- at the user's line already (frameworks.get)
   end
   if opts.calibration ~= nil then
     local ok, e = pcall(fw.check_calibration, opts.calibration, "dlb.sweep")

@@ -136,4 +136,28 @@ T.test("hw:roof and roofline.time: efficiencies are numbers, tiling checked in h
   T.eq(H100:roof("bf16", { flops_eff = 0.5 }).flops_eff, 0.5, "a number as before")
 end)
 
+T.test("framework names: the error is at the caller's line, not a line of the library", function()
+  -- before: "test_option_values.lua:N: /.../graph_analysis.lua:140: g:stats: unknown framework"
+  -- (roofline.lua:260 for roofline.time), and scaling.project and dlb.sweep named only
+  -- scaling.lua:491 / sweep.lua:313
+  local s = G:stats {}
+  local calls = {
+    { "g:stats", function(v) local r = G:stats { framework = v }; return r end },
+    { "dlb.roofline.time", function(v) local r = dlb.roofline.time(s, H100, { framework = v }); return r end },
+    { "parallel.evaluate", function(v) local r = P.evaluate(with(EV, "framework", v)); return r end },
+    { "dlb.scaling.project", function(v)
+      local r = dlb.scaling.project(dlb.scaling.domains.word_lm, { framework = v }); return r end },
+    { "dlb.sweep", function(v)
+      local r = dlb.sweep({ a = { 1 } }, function() return { x = 1 } end, { framework = v }); return r end },
+  }
+  -- (each call in a closure that is not a tail call, so that its line is the caller's frame)
+  for _, c in ipairs(calls) do
+    for _, v in ipairs { "zzz", 5 } do
+      local e = T.checkerr(c[1] .. ": ", c[2], v)
+      assert(e:match("^[^\n:]*test_option_values%.lua:%d+: " .. c[1]:gsub("%.", "%%.") .. ": "), e)
+      assert(not e:find("lua/dlbench/", 1, true), e)
+    end
+  end
+end)
+
 T.done()
