@@ -475,7 +475,9 @@ function M.calibration_session() return session_cal end
 function M.check_calibration(c, fname)
   if c == nil then return session_cal or M.DEFAULT_CALIBRATION end
   if not M.CALIBRATIONS[c] then
-    error(fname .. ": calibration must be \"catalogue\" or \"validated\", got " .. tostring(c), 3)
+    -- at the user's line however deep the caller (dlb.sweep calls this under pcall)
+    require("dlbench.errors").raise(fname .. ": calibration must be \"catalogue\" or \"validated\", got "
+      .. tostring(c))
   end
   return c
 end

@@ -147,15 +147,7 @@ local function parse(opts, what)
     end
   local off = opts.offload
   if off ~= nil and off ~= false then
-    local list = type(off) == "table" and off or { off }
-    o.offload = {}
-    for _, v in ipairs(list) do
-      if v ~= "optimizer" and v ~= "params" and v ~= "activations" then
-        error(what .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list of "
-          .. "them, got " .. tostring(v), 3)
-      end
-      o.offload[v] = true
-    end
+    o.offload = setups.offload_set(what, off, 4)
     if opts.inference then error(what .. ": offload is for training steps (inference = true given)", 3) end
   end
   o.precision_name = opts.precision or "fp32"

@@ -315,7 +315,7 @@ function M.sweep(space, fn, opts)
   end
   if opts.calibration ~= nil then
     local ok, e = pcall(fw.check_calibration, opts.calibration, "dlb.sweep")
-    if not ok then error(e, 2) end
+    if not ok then error(e, 0) end -- at the user's line already
   end
   local saved_fw, saved_cal = fw.session(), fw.calibration_session()
   fn = with_provenance(fn, opts.framework ~= nil or opts.calibration ~= nil)

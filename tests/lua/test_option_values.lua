@@ -160,4 +160,30 @@ T.test("framework names: the error is at the caller's line, not a line of the li
   end
 end)
 
+T.test("offload: a list of names; a table with named fields is an error (g:stats, evaluate)", function()
+  -- before: {optimizer = true} was read as a list of none (no offload, no word), and named
+  -- fields beside a list ({"optimizer", host_bw = -1}) were ignored; g:stats and the planner
+  -- had a copy of the rule each
+  local m = "offload must be \"optimizer\", \"params\", \"activations\" or a list of them, got "
+  T.checkerr("g:stats: " .. m .. "a table with the field 'optimizer'", G.stats, G, { offload = { optimizer = true } })
+  T.checkerr("parallel.evaluate: " .. m .. "a table with the field 'host_bw'", P.evaluate,
+    with(EV, "offload", { "optimizer", host_bw = -1 }))
+  T.checkerr("parallel.plan: " .. m .. "a table with the field 'optimizer'", P.plan,
+    with(PL, "offload", { optimizer = true, zz = 1 }))
+  T.checkerr("g:stats: " .. m .. "zz", G.stats, G, { offload = { "zz" } })
+  -- the list form as before
+  local full, off = G:stats {}, G:stats { offload = { "optimizer" } }
+  assert(off.footprint < full.footprint, "optimizer offload lowers the device footprint")
+  T.eq(G:stats { offload = "optimizer" }.footprint, off.footprint, "a name is a list of one")
+end)
+
+T.test("calibration names: dlb.sweep's error is at the caller's line", function()
+  -- before: "/.../lua/dlbench/sweep.lua:317: dlb.sweep: calibration must be ..."
+  local e = T.checkerr("dlb.sweep: calibration must be \"catalogue\" or \"validated\", got zz", function()
+    local t = dlb.sweep({ a = { 1 } }, function() return { x = 1 } end, { calibration = "zz" })
+    return t
+  end)
+  assert(e:match("^[^\n:]*test_option_values%.lua:%d+: dlb%.sweep: "), e)
+end)
+
 T.done()
