@@ -315,12 +315,7 @@ T.test("from_hf: a key twice, a byte order mark, optional keys of the wrong kind
   os.remove(tmp)
   local cfg = { model_type = "llama", num_hidden_layers = 2, hidden_size = 64, intermediate_size = 128,
     vocab_size = 100, num_attention_heads = 8 }
-  local function with(k, v)
-    local c = {}
-    for a, b in pairs(cfg) do c[a] = b end
-    c[k] = v
-    return c
-  end
+  local function with(k, v) return T.with(cfg, k, v) end
   -- before: "attempt to compare number with string" from inside hf.lua
   T.checkerr("config key \"max_position_embeddings\" must be a number, got string x", models.from_hf,
     with("max_position_embeddings", "x"))

@@ -9,12 +9,7 @@ local P = dlb.parallel
 
 local H100 = dlb.hw.get("H100")
 local G = dlb.models.gpt { layers = 2, hidden = 64, heads = 4, vocab = 100, seq = 16, batch = 4 }
-local function with(base, k, v)
-  local c = {}
-  for a, b in pairs(base) do c[a] = b end
-  c[k] = v
-  return c
-end
+local with = T.with
 local EV = { graph = G, hw = H100, batch = 8, dp = 2, tp = 2, pp = 1, m = 1 }
 local PL = { graph = G, hw = H100, devices = 4, batch = 8 }
 
