@@ -181,4 +181,20 @@ T.test("calibration names: dlb.sweep's error is at the caller's line", function(
   assert(e:match("^[^\n:]*test_option_values%.lua:%d+: dlb%.sweep: "), e)
 end)
 
+T.test("dlb.sweep.model: bind a list, a bad stats option named as the sweep's", function()
+  local function b(p)
+    return dlb.models.gpt { layers = p.layers, hidden = 64, heads = 4, vocab = 100, context = 64,
+      seq = p.seq, batch = p.batch }
+  end
+  local sp = { layers = { 2 }, seq = { 16 }, batch = { 1, 2 }, device = { "H100" } }
+  -- before: "attempt to index a number value" (Lua 5.4) or "bad argument #1 to 'ipairs'" (LuaJIT)
+  T.checkerr("dlb.sweep.model: bind must be a list of dim names, got number 5", dlb.sweep.model, b, sp,
+    { bind = 5, keep = true })
+  -- before: ".../lua/dlbench/sweep_model.lua:120: g:step_options: unknown precision 'zz'"
+  local e = T.checkerr("dlb.sweep.model: g:step_options: unknown precision 'zz'", dlb.sweep.model, b,
+    with(sp, "precision", { "zz" }), { bind = { "batch", "seq" }, keep = true })
+  assert(not e:find("sweep_model.lua", 1, true), e)
+  T.eq(dlb.sweep.model(b, sp, { bind = { "batch", "seq" }, keep = true }).rows:count(), 2, "two rows")
+end)
+
 T.done()
