@@ -568,7 +568,9 @@ end
 function M.summary(t, opts)
   local fn = "dlb.trace.summary"
   opts = options.check(opts, sum_opts, fn, 2)
-  if opts.window ~= nil and (type(opts.window) ~= "number" or opts.window < 1) then
+  -- (not (w >= 1): NaN too, which reached trace_next as "number has no integer representation")
+  if opts.window ~= nil and (type(opts.window) ~= "number" or not (opts.window >= 1)
+      or opts.window == math.huge) then
     error(fn .. ": window must be a number of events >= 1, got " .. tostring(opts.window), 2)
   end
   local acc = acc_new(fn)

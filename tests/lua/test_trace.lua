@@ -154,6 +154,14 @@ T.test("a key twice in one event is an error; a byte order mark is skipped (revi
   T.eq(t:row(1).dur, 5, "its dur")
 end)
 
+T.test("summary: a NaN or infinite window is refused by name (review7)", function()
+  -- before: "bad argument #2 to 'trace_next' (number has no integer representation)"
+  for _, w in ipairs { 0 / 0, math.huge } do
+    T.checkerr("dlb.trace.summary: window must be a number of events >= 1", dlb.trace.summary,
+      DIR .. "mlp_b16.pt.trace.json.gz", { window = w })
+  end
+end)
+
 T.test("the column order of dlb.trace matches the C enums (FFI backend sees them)", function()
   if dlb.backend ~= "ffi" then return end
   local C = dlb.core.C
