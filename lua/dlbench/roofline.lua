@@ -665,7 +665,9 @@ function M.subbatch(model, dev, opts)
   end
   if type(batches) ~= "table" or #batches < 2 then error(fn .. ": batches must list at least 2 sizes", 2) end
   for i, b in ipairs(batches) do
-    if type(b) ~= "number" or b <= 0 then error(fn .. ": batches[" .. i .. "] must be positive", 2) end
+    if type(b) ~= "number" or not (b > 0) or b == math.huge then
+      error(fn .. ": batches[" .. i .. "] must be positive (finite), got " .. tostring(b), 2)
+    end
     if i > 1 and b <= batches[i - 1] then error(fn .. ": batches must increase", 2) end
   end
   local tol, sat_tol = opts.tol or 0.05, opts.sat_tol or 0.05
@@ -830,8 +832,11 @@ function M.hestness(domain, p, b)
     error("dlb.roofline.hestness: unknown domain '" .. tostring(domain)
       .. "' (word_lm, char_lm, nmt, speech, image)", 2)
   end
-  if type(p) ~= "number" or p <= 0 or type(b) ~= "number" or b <= 0 then
-    error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive", 2)
+  local function pos(x) return type(x) == "number" and x > 0 and x < math.huge end -- NaN: false
+  if not (pos(p) and pos(b)) then
+    local function show(x) return type(x) == "number" and string.format("%g", x) or tostring(x) end
+    error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive finite numbers, got "
+      .. show(p) .. ", " .. show(b), 2)
   end
   local c = require("dlbench.scaling").step_costs(d.costs, p, b)
   return { flops = c.flops, bytes = c.bytes, footprint = c.footprint, precision = "fp32" }

@@ -197,4 +197,17 @@ T.test("dlb.sweep.model: bind a list, a bad stats option named as the sweep's", 
   T.eq(dlb.sweep.model(b, sp, { bind = { "batch", "seq" }, keep = true }).rows:count(), 2, "two rows")
 end)
 
+T.test("roofline.hestness and roofline.subbatch: NaN and inf are not positive", function()
+  -- before: NaN passed "p <= 0" and was refused later as dlb.scaling.step_costs' params
+  T.checkerr("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive finite numbers",
+    dlb.roofline.hestness, "word_lm", 0 / 0, 32)
+  T.checkerr("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive finite numbers, got 1e+09, inf",
+    dlb.roofline.hestness, "word_lm", 1e9, math.huge)
+  local model = function(b) return dlb.roofline.hestness("word_lm", 1e8, b) end
+  T.checkerr("dlb.roofline.subbatch: batches[2] must be positive (finite)", dlb.roofline.subbatch,
+    model, "V100", { batches = { 1, 0 / 0, 4 } })
+  T.checkerr("dlb.roofline.subbatch: batches[3] must be positive (finite), got inf", dlb.roofline.subbatch,
+    model, "V100", { batches = { 1, 2, math.huge } })
+end)
+
 T.done()
