@@ -202,6 +202,15 @@ static void test_json(void) {
     CHECK(dlb_json_parse(many, len, "many") == NULL && strstr(dlb_last_error(), "\"k4321\" given twice"));
     free(many);
   }
+  /* a number past the largest double is an error (before review7: +inf, which from_hf's
+  ** "positive integer" check let through); underflow reads as 0 */
+  CHECK(dlb_json_parse("{\"h\": 1e999}", 12, "big") == NULL &&
+        strstr(dlb_last_error(), "json 'big': byte 11: the number 1e999 is out of range"));
+  j = dlb_json_parse("[1e-999, -1e308]", 16, "small");
+  CHECK(j && dlb_json_count(j) == 3);
+  double tiny = -1;
+  CHECK(j && dlb_json_node(j, 1, NULL, NULL, &tiny, NULL, NULL) == DLB_OK && tiny == 0);
+  dlb_json_free(j);
   /* a UTF-8 byte order mark is skipped (before: "lexical error: invalid char"); offsets
   ** count from the first byte of the text as given */
   const char *bom = "\xEF\xBB\xBF{\"a\": 1}";

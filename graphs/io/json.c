@@ -10,6 +10,7 @@
 ** either; Windows editors write one); byte offsets count from the file's first byte.
 */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -162,9 +163,13 @@ static int cb_number(void *ctx, const char *s, size_t len) {
   if (len >= sizeof buf) return jfail(ctx, DLB_EPARSE, "a number of %zu digits", len);
   memcpy(buf, s, len);
   buf[len] = '\0';
+  /* past the largest double (1e999): an error, not an infinity a config would then carry
+  ** (hidden_size = inf passed the reader; yajl's tree made it +-inf). Underflow is 0. */
+  double v = strtod(buf, NULL);
+  if (isinf(v)) return jfail(ctx, DLB_EPARSE, "the number %.60s is out of range (a double)", buf);
   int me = newnode(ctx, DLB_JSON_NUMBER);
   if (me < 0) return 0;
-  ((jparse *)ctx)->j->n[me].number = strtod(buf, NULL); /* out of range: +-inf, as yajl's tree */
+  ((jparse *)ctx)->j->n[me].number = v;
   return 1;
 }
 

@@ -329,6 +329,14 @@ T.test("from_hf: a key twice, a byte order mark, optional keys of the wrong kind
     { model_type = "gpt_neox", num_hidden_layers = 2, hidden_size = 64, num_attention_heads = 4,
       intermediate_size = 128, vocab_size = 100, use_parallel_residual = 1 })
   T.eq(models.from_hf(with("head_dim", 8), { batch = 1, seq = 8 }).hf.options.heads, 8, "a number head_dim")
+  -- before: "hidden_size": 1e999 read as inf, which passed "a positive integer" here and was
+  -- refused only by the builder, under its option's name
+  local tmp2 = os.tmpname()
+  local f = io.open(tmp2, "wb"); f:write('{"model_type": "gpt2", "n_embd": 1e999}'); f:close()
+  T.checkerr("the number 1e999 is out of range", models.from_hf, tmp2)
+  os.remove(tmp2)
+  T.checkerr("config key \"hidden_size\" must be a positive integer, got inf", models.from_hf,
+    with("hidden_size", math.huge))
 end)
 
 T.test("dlb.models.info: one screen for an .onnx file and for a config.json", function()

@@ -32,7 +32,7 @@ local VALID = { batch = true, seq = true, optimizer = true, lora = true, quantiz
 
 local function need(cfg, key, what)
   local v = cfg[key]
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 then
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v == math.huge then
     error(string.format("%s: config key \"%s\" must be a positive integer, got %s", what, key,
       v == nil and "nothing" or tostring(v)), 0)
   end
