@@ -106,6 +106,19 @@ function M.check(opts, valid, fname, level, required)
   return opts
 end
 
+-- Switches: each key of `names` (a list) in opts must be nil or a boolean, else an error
+-- naming the option and fname ("f: option 'x' must be true or false, got number 0"): Lua
+-- reads 0 and "no" as true, so a switch given 0 would be on. level as M.check's.
+function M.switches(opts, names, fname, level)
+  for _, k in ipairs(names) do
+    local v = opts[k]
+    if v ~= nil and type(v) ~= "boolean" then
+      error(string.format("%s: option '%s' must be true or false, got %s %s", fname, k, type(v),
+        tostring(v)), (level or 2) + 1)
+    end
+  end
+end
+
 -- An option that holds one spec table or a list of them (dlb.sweep's pareto=, top=,
 -- heatmap=, group_by=): nil, false and {} are none; a table with named fields is one spec; a
 -- list holds specs. Each spec is checked against `valid` as M.check does; anything else (a

@@ -65,10 +65,7 @@ end
 -- A switch: nil (default false) or a boolean -> 1 or 0 for C. Anything else is an error
 -- naming it: Lua reads 0 and "no" as true, so seq_par = 0 would turn the switch on.
 local function flag(fname, name, v)
-  if v ~= nil and type(v) ~= "boolean" then
-    error(string.format("%s: option '%s' must be true or false, got %s %s", fname, name, type(v),
-      tostring(v)), 3)
-  end
+  options.switches({ [name] = v }, { name }, fname, 3)
   return v and 1 or 0
 end
 

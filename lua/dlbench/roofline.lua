@@ -345,6 +345,7 @@ doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
   opts = checkopts(opts, time_opts, fn)
+  options.switches(opts, { "per_op", "cache_aware", "detail" }, fn, 2)
   if type(s) ~= "table" then error(fn .. ": expected stats or {flops=, bytes=}, got " .. type(s), 2) end
   dev = device(dev, fn)
   check_tiling(opts, fn)

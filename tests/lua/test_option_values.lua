@@ -210,4 +210,16 @@ T.test("roofline.hestness and roofline.subbatch: NaN and inf are not positive", 
     model, "V100", { batches = { 1, 2, math.huge } })
 end)
 
+T.test("roofline.time: per_op, cache_aware and detail are true or false", function()
+  local s = G:stats {}
+  -- before: per_op = 0 meant per-op (only false chose the whole graph), cache_aware = 0 and
+  -- detail = "no" turned them on
+  for _, k in ipairs { "per_op", "cache_aware", "detail" } do
+    T.checkerr("dlb.roofline.time: option '" .. k .. "' must be true or false, got number 0",
+      dlb.roofline.time, s, H100, { [k] = 0 })
+  end
+  T.eq(dlb.roofline.time(s, H100, { per_op = false }).mode, "graph", "per_op = false as before")
+  T.eq(dlb.roofline.time(s, H100, { per_op = true }).mode, "per_op", "per_op = true as before")
+end)
+
 T.done()
