@@ -645,6 +645,12 @@ local stack_memory, offload_set, apply_offload, offloaded =
 function M.plan(o)
   local fname = "parallel.plan"
   check_opts(fname, o, PLAN_OPTS)
+  -- a plan searches hybrid sharding or not; a shard group size is evaluate's (a number here
+  -- was read as true, whatever it was: 4, 0, NaN)
+  if o.hsdp ~= nil and type(o.hsdp) ~= "boolean" then
+    error(fname .. ": hsdp must be true or false (search hybrid sharding; default true), got "
+      .. type(o.hsdp) .. " " .. tostring(o.hsdp) .. " (a shard group size is dlb.parallel.evaluate's)", 2)
+  end
   o = named_hw(fname, o)
   local ls, dev, cl, o2, info = setup(fname, o)
   local po = plan_opts(fname, o2, ls)

@@ -23,6 +23,10 @@ T.test("parallel: switches are true or false (Lua reads 0 as true)", function()
   end
   T.checkerr("parallel.plan: option 'keep_unfit' must be true or false, got number 1", P.plan,
     with(PL, "keep_unfit", 1))
+  -- before: plan read any number as true (hsdp = 4, 0 or NaN searched hybrid sharding)
+  T.checkerr("parallel.plan: hsdp must be true or false (search hybrid sharding; default true), got number 0",
+    P.plan, with(PL, "hsdp", 0))
+  T.eq(#P.plan(with(PL, "hsdp", false)) <= #P.plan(PL), true, "hsdp = false searches no more")
   -- false and true as before: false is the default
   local r0, r1 = P.evaluate(EV), P.evaluate(with(EV, "seq_par", false))
   T.eq(r1.step, r0.step, "seq_par = false is the default")
