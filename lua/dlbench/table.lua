@@ -261,6 +261,34 @@ local function less(a, b)
 end
 M.less = less
 
+-- The column keys of a sort spec ("util", "-util" or a non-empty list of them) as
+-- {{name, descending}, ...}, the column names not yet checked; shared by t:sort and the
+-- columnar table's. Anything else is an error: t:sort{by = "time"} (a table without a list
+-- part) and t:sort() sorted by nothing and returned the rows as they were.
+function M.sort_keys(spec)
+  local keys = type(spec) == "table" and spec or { spec }
+  local named = {}
+  for k in pairs(keys) do
+    if type(k) ~= "number" or k < 1 or k > #keys or k ~= math.floor(k) then named[#named + 1] = tostring(k) end
+  end
+  table.sort(named)
+  if named[1] or keys[1] == nil then
+    fail("table:sort: a column name (\"-name\": descending), a list of them or a function(a, b) "
+      .. "expected, got " .. (named[1] and ("a table with the field '" .. named[1] .. "'")
+      or (type(spec) == "table" and "an empty list" or type(spec))))
+  end
+  local ks = {}
+  for n, k in ipairs(keys) do
+    if type(k) ~= "string" then fail("table:sort: column names expected") end
+    local desc = k:sub(1, 1) == "-"
+    ks[n] = { desc and k:sub(2) or k, desc }
+  end
+  return ks
+end
+
+doc.doc(M.sort_keys, "dlb.table.sort_keys(spec) -> {{name, descending}, ...}",
+  "the column keys of a t:sort spec (\"col\", \"-col\" or a non-empty list of them), checked")
+
 -- Sorted copy (stable): t:sort("util"), t:sort("-util") (descending), t:sort{"batch",
 -- "-util"}, or t:sort(function(a, b) ... end).
 function T:sort(spec)
@@ -275,15 +303,8 @@ function T:sort(spec)
       return i < j
     end
   else
-    local keys = type(spec) == "table" and spec or { spec }
-    local ks = {}
-    for n, k in ipairs(keys) do
-      if type(k) ~= "string" then fail("table:sort: column names expected") end
-      local desc = k:sub(1, 1) == "-"
-      local name = desc and k:sub(2) or k
-      checkcol(self, name, "table:sort")
-      ks[n] = { name, desc }
-    end
+    local ks = M.sort_keys(spec)
+    for _, k in ipairs(ks) do checkcol(self, k[1], "table:sort") end
     cmp = function(i, j)
       local a, b = rows[i], rows[j]
       for _, k in ipairs(ks) do
