@@ -147,7 +147,7 @@ end
 
 -- Only the named columns (a view).
 function C:select(a, ...)
-  local names = type(a) == "table" and a or { a, ... }
+  local names = tbl.select_names(a, ...)
   for _, c in ipairs(names) do checkcol(self, c, "table:select") end
   local cols = {}
   for i, c in ipairs(names) do cols[i] = c end
@@ -211,7 +211,7 @@ end
 
 -- The first n rows (default 10) as a dlb.table.
 function C:head(n)
-  n = math.min(n or 10, self:count())
+  n = math.min(tbl.head_count(n), self:count())
   local data = {}
   for _, c in ipairs(self._cols) do data[c] = n > 0 and read(self, c, 1, n) or {} end
   return tbl.from_columns(data, self._cols)
