@@ -226,4 +226,35 @@ T.test("roofline.time: per_op, cache_aware and detail are true or false", functi
   T.eq(dlb.roofline.time(s, H100, { per_op = true }).mode, "per_op", "per_op = true as before")
 end)
 
+T.test("serve: tp must split the model's heads; stream and draft errors at the caller's line", function()
+  local S = dlb.serve
+  local m = S.model(dlb.models.llama { layers = 2, hidden = 64, heads = 4, kv_heads = 4, vocab = 100,
+    seq = 16, batch = 1, ffn = 128 })
+  -- before: decode and generate failed in the graph engine ("tensor 'layer1.attention.kv_cache'
+  -- dim 3: 42.666666666666664 is not a positive integer"); memory and capacity counted 4/3 KV
+  -- heads per GPU and answered
+  for _, c in ipairs {
+    { "decode", S.decode, { hw = "H100", batch = 2, context = 64, tp = 3 } },
+    { "memory", S.memory, { hw = "H100", batch = 2, context = 64, tp = 3 } },
+    { "capacity", S.capacity, { hw = "H100", context = 64, tp = 3 } },
+  } do
+    T.checkerr("dlb.serve." .. c[1] .. ": tp 3 does not divide the 4 attention heads", c[2], m, c[3])
+  end
+  -- KV heads sharded (tp divides them) or replicated (tp a multiple of them); 6 and 4: neither
+  local gqa = S.model { layers = 2, hidden = 768, heads = 12, kv_heads = 4, ffn = 1024, vocab = 100 }
+  T.checkerr("dlb.serve.memory: tp 6 and the 4 KV heads", S.memory, gqa, { hw = "H100", batch = 1, context = 64, tp = 6 })
+  assert(S.memory(gqa, { hw = "H100", batch = 1, context = 64, tp = 12 }).total > 0, "KV heads replicated")
+  T.checkerr("dlb.serve.memory: pp 3 is more stages than the 2 layers", S.memory, m,
+    { hw = "H100", batch = 1, context = 64, pp = 3 })
+  assert(S.memory(m, { hw = "H100", batch = 2, context = 64, tp = 2 }).total > 0, "tp 2 of 4 heads")
+  -- before: ".../lua/dlbench/serve_batch.lua:162: dlb.serve.continuous: prompt[1] ..."
+  local e = T.checkerr("dlb.serve.continuous: prompt[1] must be a positive integer", function()
+    local r = S.continuous(m, { hw = "H100", rate = 5, prompt = { 0 / 0, 32 }, output = { 8, 4 } })
+    return r
+  end)
+  assert(e:match("^[^\n:]*test_option_values%.lua:%d+: "), e)
+  T.checkerr("dlb.serve.speculative: draft: dlb.serve.model: unknown model field 'zz'", S.speculative, m,
+    { hw = "H100", draft = { zz = 1 }, k = 4, accept = 0.5 })
+end)
+
 T.done()
