@@ -321,10 +321,14 @@ function M.data(o)
   end
   if o.stats_batch ~= nil then num(fname, "stats_batch", o.stats_batch, nil, "pos") end
   if o.work ~= nil then check_work(fname, o.work) end
-  if o.per_op ~= nil and type(o.per_op) ~= "boolean" then
-    error(fname .. ": option 'per_op' must be true or false, got " .. type(o.per_op) .. " "
-      .. tostring(o.per_op), 2)
+  -- switches (async = 0 ran the parameter server), the device and samples_epoch by name
+  -- (NaN was "work costs must be finite", a number as device a bad argument to parallel_data)
+  options.switches(o, { "per_op", "async" }, fname, 2)
+  if o.device ~= nil and type(o.device) ~= "table" then
+    error(string.format("%s: option 'device' must be a device table (dlb.parallel.device(hw)), got %s %s",
+      fname, type(o.device), tostring(o.device)), 2)
   end
+  if o.samples_epoch ~= nil then num(fname, "samples_epoch", o.samples_epoch, nil, "nonneg") end
   if o.stats == nil and o.work == nil then
     error(fname .. ": option 'stats' (or work) is required", 2)
   end

@@ -200,7 +200,18 @@ end
 
 -- The cluster of an options table: cluster=, or bw=/latency=/eff= for one flat tier.
 local function cluster_of(fname, o)
-  if o.cluster then return check_cluster(fname, o.cluster) end
+  -- latency= and eff= describe the flat tier bw= makes: without bw= (the device's links or a
+  -- cluster= used) they were ignored, whatever they held ("x", NaN)
+  if o.bw == nil and (o.latency ~= nil or o.eff ~= nil) then
+    error(fname .. ": latency= and eff= describe one flat link tier with bw=; give bw= too, or "
+      .. "leave them out (a cluster= or the device's links carry their own)", 3)
+  end
+  if o.cluster then
+    if o.bw ~= nil then
+      error(fname .. ": give cluster= or bw= (one flat link tier), not both", 3)
+    end
+    return check_cluster(fname, o.cluster)
+  end
   if o.bw then
     -- one flat tier of any size (nodes 0: not sized)
     return { per_node = 1, nodes = 0, inter = { bw = num(fname, "bw", o.bw, nil, "pos"),

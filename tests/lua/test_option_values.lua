@@ -257,4 +257,27 @@ T.test("serve: tp must split the model's heads; stream and draft errors at the c
     { hw = "H100", draft = { zz = 1 }, k = 4, accept = 0.5 })
 end)
 
+T.test("parallel: latency= and eff= need bw=; data's async, device and samples_epoch by name", function()
+  local WORK = P.layers.table2_work("word_lm", 23.8e9)
+  local D = { work = WORK, hw = H100, workers = 8, subbatch = 4 }
+  -- before: without bw= (the device's links used) latency and eff were ignored, whatever
+  -- they held ("x", NaN); with cluster= a bw= was ignored
+  T.checkerr("parallel.data: latency= and eff= describe one flat link tier with bw=", P.data,
+    with(D, "latency", "x"))
+  T.checkerr("parallel.evaluate: latency= and eff= describe one flat link tier with bw=", P.evaluate,
+    with(EV, "eff", 0 / 0))
+  T.checkerr("parallel.plan: latency= and eff= describe one flat link tier with bw=", P.plan,
+    with(PL, "latency", 1e-6))
+  local cl = P.cluster { per_node = 8, nodes = 1, intra = { bw = 300e9, latency = 2e-6 } }
+  T.checkerr("parallel.data: give cluster= or bw= (one flat link tier), not both", P.data,
+    with(with(D, "cluster", cl), "bw", 1e9))
+  assert(P.data(with(with(D, "bw", 25e9), "latency", 5e-6)).step > 0, "bw= with latency= as before")
+  -- before: async = 0 ran the parameter server; device = 5 was a bad argument to parallel_data;
+  -- samples_epoch = NaN was "work costs must be finite and >= 0"
+  T.checkerr("parallel.data: option 'async' must be true or false, got number 0", P.data, with(D, "async", 0))
+  T.checkerr("parallel.data: option 'device' must be a device table", P.data, with(D, "device", 5))
+  T.checkerr("parallel.data: option 'samples_epoch' must be a finite number", P.data,
+    with(D, "samples_epoch", 0 / 0))
+end)
+
 T.done()
