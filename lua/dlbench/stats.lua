@@ -84,6 +84,7 @@ function M.box(list, opts)
   checklist(list, "dlb.stats.box")
   opts = opts or {}
   options.check(opts, { percentiles = true, tukey = true }, "dlb.stats.box")
+  options.switches(opts, { "tukey" }, "dlb.stats.box", 2)
   local p = opts.percentiles or { 2, 9, 91, 98 }
   if type(p) ~= "table" or #p ~= 4 then error("dlb.stats.box: percentiles must be {lo_whisker, lo_box, hi_box, hi_whisker}", 2) end
   local b = call("dlb.stats.box", core.stats_box, list, p[1], p[2], p[3], p[4], opts.tukey and true or false)

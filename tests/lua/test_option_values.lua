@@ -280,4 +280,21 @@ T.test("parallel: latency= and eff= need bw=; data's async, device and samples_e
     with(D, "samples_epoch", 0 / 0))
 end)
 
+T.test("graph and stats switches: transpose_a, keepdims, attention, tukey are true or false", function()
+  local g = dlb.graph("t")
+  local x, w = g:input("x", { 4, 8 }), g:weight("w", { 8, 16 })
+  -- before: transpose_a = 0 transposed x (Lua's truth), keepdims = 0 kept them, tukey = 0
+  -- drew Tukey's whiskers, attention = 0 marked a kernel as attention
+  T.checkerr("g:matmul: option 'transpose_a' must be true or false, got number 0", g.matmul, g, x, w,
+    { transpose_a = 0 })
+  T.checkerr("g:sum: option 'keepdims' must be true or false, got number 0", g.sum, g, x,
+    { axes = 1, keepdims = 0 })
+  T.checkerr("g:kernel: option 'attention' must be true or false, got number 0", g.kernel, g, { x }, { 4 },
+    { flops = 1, bytes = 1, attention = 0 })
+  T.checkerr("dlb.stats.box: option 'tukey' must be true or false, got number 0", dlb.stats.box,
+    { 1, 2, 3, 4, 5 }, { tukey = 0 })
+  T.eq(#g:matmul(x, w, { transpose_a = false }):dims(), 2, "false as before")
+  T.eq(dlb.stats.box({ 1, 2, 3, 4, 5 }, { tukey = true }).median, 3, "tukey = true as before")
+end)
+
 T.done()
