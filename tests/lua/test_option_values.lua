@@ -297,4 +297,15 @@ T.test("graph and stats switches: transpose_a, keepdims, attention, tukey are tr
   T.eq(dlb.stats.box({ 1, 2, 3, 4, 5 }, { tukey = true }).median, 3, "tukey = true as before")
 end)
 
+T.test("dlb.sweep: strict, quiet and progress are true or false", function()
+  local fn = function(p) if p.a == 2 then error("boom") end return { x = p.a } end
+  -- before: strict = 0 stopped the sweep at the first failed config (Lua's truth)
+  for _, k in ipairs { "strict", "quiet", "progress" } do
+    T.checkerr("dlb.sweep: option '" .. k .. "' must be true or false, got number 0", dlb.sweep,
+      { a = { 1, 2 } }, fn, { jobs = 1, [k] = 0 })
+  end
+  local t = dlb.sweep({ a = { 1, 2 } }, fn, { jobs = 1, strict = false, quiet = true, progress = false })
+  T.eq(t:count(), 2, "strict = false keeps the failed config as a row, as before")
+end)
+
 T.done()
