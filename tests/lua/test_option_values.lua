@@ -308,4 +308,20 @@ T.test("dlb.sweep: strict, quiet and progress are true or false", function()
   T.eq(t:count(), 2, "strict = false keeps the failed config as a row, as before")
 end)
 
+T.test("parallel.layers: dropout and tied are switches; from_graph's batch and batch_dim checked", function()
+  local L = P.layers
+  -- before: dropout = 0 (the rate of no dropout) built the layers with dropout (Lua's truth)
+  T.checkerr("parallel.layers.transformer: option 'dropout' must be true or false, got number 0",
+    L.transformer, { layers = 2, d = 64, seq = 16, heads = 4, vocab = 100, dropout = 0 })
+  T.checkerr("parallel.layers.transformer_formula: option 'tied' must be true or false, got string no",
+    L.transformer_formula, { layers = 2, d = 64, seq = 16, tied = "no" })
+  -- before: batch = 8 of a graph built at 4 halved every per-sample cost; 1.5 was taken;
+  -- batch_dim = 4 acted as batch = 4
+  T.checkerr("batch = 8, but the graph was built with batch = 4", L.from_graph, G, { batch = 8 })
+  T.checkerr("option 'batch' must be a whole number of samples >= 1, got 1.5", L.from_graph, G, { batch = 1.5 })
+  T.checkerr("option 'batch_dim' must be the name of the graph's batch dim, got number 4", L.from_graph, G,
+    { batch_dim = 4 })
+  T.eq(L.from_graph(G, { batch = 4 })[1].flops_fwd, L.from_graph(G)[1].flops_fwd, "its own batch as before")
+end)
+
 T.done()
