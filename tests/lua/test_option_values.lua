@@ -324,4 +324,20 @@ T.test("parallel.layers: dropout and tied are switches; from_graph's batch and b
   T.eq(L.from_graph(G, { batch = 4 })[1].flops_fwd, L.from_graph(G)[1].flops_fwd, "its own batch as before")
 end)
 
+T.test("parallel.data/work: the batch the stats were counted at is held to their graph's", function()
+  local s = G:stats {}   -- G is built at batch 4
+  -- before: subbatch = 16 took the stats as counted at 16 samples: the step of 4 samples a
+  -- worker, silently (the same step as subbatch = 4)
+  T.checkerr("parallel.data: the stats were counted at batch 4 (their graph's), not 16: give stats_batch = 4",
+    P.data, { stats = s, hw = H100, workers = 8, subbatch = 16 })
+  T.checkerr("parallel.work: the stats were counted at batch 4 (their graph's), not 2", P.work, s, 2)
+  local r4 = P.data { stats = s, hw = H100, workers = 8, subbatch = 4 }
+  local r16 = P.data { stats = s, hw = H100, workers = 8, subbatch = 16, stats_batch = 4 }
+  assert(r16.step > 3 * r4.step, "16 samples a worker take longer than 4")
+  -- a batch dim bound by g:stats counts too
+  local gs = dlb.models.gpt { layers = 2, hidden = 64, heads = 4, vocab = 100, seq = 16 }
+  T.checkerr("counted at batch 2 (their graph's), not 8", P.data,
+    { stats = gs:stats { b = 2 }, hw = H100, workers = 8, subbatch = 8 })
+end)
+
 T.done()
