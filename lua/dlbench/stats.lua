@@ -109,6 +109,8 @@ function M.regress(t, xs, y, opts)
   opts = opts or {}
   local valid = { log = true, interactions = true, normalize = true, drop_missing = true }
   options.check(opts, valid, "dlb.stats.regress")
+  -- switches: drop_missing = 0 skipped the rows (Lua's truth), interactions = 0 added a*b terms
+  options.switches(opts, { "interactions", "drop_missing" }, "dlb.stats.regress", 2)
   if type(xs) == "string" then xs = { xs } end
   if type(xs) ~= "table" or #xs == 0 then error("dlb.stats.regress: input column names expected", 2) end
   if type(y) ~= "string" then error("dlb.stats.regress: the name of the y column expected", 2) end

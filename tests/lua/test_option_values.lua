@@ -340,4 +340,21 @@ T.test("parallel.data/work: the batch the stats were counted at is held to their
     { stats = gs:stats { b = 2 }, hw = H100, workers = 8, subbatch = 8 })
 end)
 
+T.test("nn and stats.regress switches: bias, interactions, drop_missing", function()
+  local nn = require "dlbench.nn"
+  local g = dlb.graph("t")
+  local x = g:input("x", { 4, 8 })
+  -- before: bias = 0 added a bias to nn.linear (its "~= false") and nn.conv2d (Lua's truth)
+  T.checkerr("nn.linear: option 'bias' must be true or false, got number 0", nn.linear, g, x, 16, { bias = 0 })
+  T.checkerr("nn.conv2d: option 'bias' must be true or false, got number 0", nn.conv2d, g,
+    g:input("img", { 1, 3, 8, 8 }), 4, 3, { bias = 0 })
+  T.eq(#nn.linear(g, x, 16, { bias = false }):dims(), 2, "bias = false as before")
+  -- before: drop_missing = 0 skipped the rows with a missing value, interactions = 0 added terms
+  local cols = { x = { 1, 2, 3, 4 }, z = { 2, 1, 4, 3 }, y = { 2, 4, 6, 8.5 } }
+  T.checkerr("dlb.stats.regress: option 'drop_missing' must be true or false, got number 0",
+    dlb.stats.regress, cols, { "x" }, "y", { drop_missing = 0 })
+  T.checkerr("dlb.stats.regress: option 'interactions' must be true or false, got number 0",
+    dlb.stats.regress, cols, { "x", "z" }, "y", { interactions = 0 })
+end)
+
 T.done()
