@@ -299,6 +299,12 @@ T.test("from_hf errors: unsupported model types, missing keys, bad JSON", functi
   T.checkerr("unknown option 'sequence'", models.from_hf, H .. "gpt2.json", { sequence = 5 })
 end)
 
+T.test("from_onnx: quiet is true or false (review7)", function()
+  -- before: quiet = 0 silenced the import's warnings (Lua's truth)
+  T.checkerr("dlb.models.from_onnx: option 'quiet' must be true or false, got number 0", models.from_onnx,
+    F .. "bert_like.onnx", { quiet = 0 })
+end)
+
 T.test("from_hf: a key twice, a byte order mark, optional keys of the wrong kind", function()
   -- branch review7; each case's behaviour before the fix beside it
   local base = '"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, '
