@@ -153,6 +153,54 @@ end
 -- DeepSpeed config's bucket sizes): a copy of profile `name` with `fields` over it; it keeps
 -- the name (every option that takes a profile name takes it) and says what was changed in
 -- its title and `derived`. Unknown fields are refused by name.
+-- The fields of a derived profile that were taken as given and failed, or were ignored, only
+-- where the profile was used (review7): fuse = {"zz"} raised an arithmetic error inside
+-- g:stats, attention = "zz" timed FlashAttention-2's rate, zero = 7 and slack = NaN waited for
+-- the planner. Errors at the caller of derive.
+local function check_derived(f, fname)
+  local errors = require "dlbench.errors"
+  local options = require "dlbench.options"
+  local function bad(msg) errors.raise(fname .. ": " .. msg) end
+  if f.fuse ~= nil then
+    local ok, e = pcall(require("dlbench.graph_analysis").fuse_bits, f.fuse, fname)
+    if not ok then errors.raise(errors.strip(e)) end
+  end
+  if f.name ~= nil and type(f.name) ~= "string" then bad("name must be a string, got " .. type(f.name)) end
+  local sw = options.switch_error(f, { "pp_scatter" }, fname)
+  if sw then errors.raise(sw) end
+  if f.attention ~= nil then
+    local fams = { unfused = true, flash2 = true }
+    for _, t in pairs(require("dlbench.hw_kernels")) do
+      if type(t) == "table" then
+        for fam, e in pairs(t) do if type(e) == "table" then fams[fam] = true end end
+      end
+    end
+    if not fams[f.attention] then
+      errors.raise(options.message(f.attention, fams, fname, "attention kernel family"))
+    end
+  end
+  if f.recompute ~= nil then
+    local ok = type(f.recompute) == "table"
+    for _, r in ipairs(ok and f.recompute or {}) do
+      if r ~= "none" and r ~= "full" and r ~= "selective" and r ~= "selective_op" then ok = false end
+    end
+    if not ok then bad("recompute must be a list of \"none\", \"full\", \"selective\", \"selective_op\"") end
+  end
+  local function num(k, lo, hi, whole)
+    local v = f[k]
+    if v == nil then return end
+    if type(v) ~= "number" or not (v >= lo and v <= (hi or math.huge)) or v == math.huge
+        or (whole and v ~= math.floor(v)) then
+      bad(string.format("%s must be a %s %s, got %s", k, whole and "whole number" or "number",
+        hi and string.format("in %g..%g", lo, hi) or string.format(">= %g (finite)", lo), tostring(v)))
+    end
+  end
+  num("zero", 0, 3, true)
+  num("slack", 0, nil)
+  num("overlap", 0, 1)
+  num("fsdp_overlap", 0, 1)
+end
+
 function M.derive(name, fields)
   local fname = "dlb.frameworks.derive"
   local p = M.get(name, fname)
@@ -164,6 +212,7 @@ function M.derive(name, fields)
   if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
   check_grad_buffer(fields.grad_buffer, fname, 3)
   if fields.optimizer_impl ~= nil then check_optimizer_impl(fields.optimizer_impl, fname, 3, true) end
+  check_derived(fields, fname)
   local d, changed = {}, {}
   for k, v in pairs(p) do d[k] = v end
   for k, v in pairs(fields) do

@@ -660,4 +660,8 @@ end
 doc.doc(Graph.footprint_exact, "g:footprint_exact{bindings...} -> bytes",
   "minimal footprint over all op orders (exhaustive; at most 20 ops in the step)")
 
+-- The fusion passes of a fuse= value (true, false or a list of pass names), checked: bits and
+-- names; errors name `what`. dlb.frameworks.derive checks a profile's fuse with it.
+M.fuse_bits = fuse_bits
+
 return M
