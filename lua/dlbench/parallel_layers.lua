@@ -55,6 +55,8 @@ local TF = { layers = true, d = true, seq = true, heads = true, vocab = true, by
 function M.transformer_formula(o)
   local fname = "parallel.layers.transformer_formula"
   check(fname, o, TF)
+  -- switches: dropout = 0 (the rate of no dropout) counted dropout's masks (Lua's truth)
+  options.switches(o, { "tied", "embedding", "dropout" }, fname, 2)
   local l, d, s = opt(fname, o, "layers"), opt(fname, o, "d"), opt(fname, o, "seq")
   local a = opt(fname, o, "heads", math.max(1, d / 128))
   local V = opt(fname, o, "vocab", 51200)
@@ -114,6 +116,7 @@ local TG = { layers = true, d = true, seq = true, heads = true, vocab = true, by
 function M.transformer(o)
   local fname = "parallel.layers.transformer"
   check(fname, o, TG)
+  options.switches(o, { "tied", "dropout" }, fname, 2)
   local l, d, s = opt(fname, o, "layers"), opt(fname, o, "d"), opt(fname, o, "seq")
   local a = opt(fname, o, "heads", math.max(1, math.floor(d / 128)))
   local V = opt(fname, o, "vocab", 51200)
@@ -354,8 +357,29 @@ function M.from_graph(g, o)
     gerr(fname, "a dlb.graph expected (with g:layers and g:ops), got " .. type(g))
   end
   local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
+  -- batch_dim names a dim; batch= is the samples a graph of numeric batch holds, a whole
+  -- number, and a zoo graph says its own (before: batch_dim = 4 acted as batch=, batch = 1.5
+  -- was taken, and batch = 8 of a graph built at 4 halved every per-sample cost, silently)
+  if o.batch_dim ~= nil and type(o.batch_dim) ~= "string" then
+    gerr(fname, "option 'batch_dim' must be the name of the graph's batch dim, got "
+      .. type(o.batch_dim) .. " " .. tostring(o.batch_dim) .. " (a number of samples is batch=)")
+  end
+  if o.batch ~= nil then
+    local b = o.batch
+    if type(b) ~= "number" or not (b >= 1) or b ~= math.floor(b) or b == math.huge then
+      gerr(fname, "option 'batch' must be a whole number of samples >= 1, got " .. tostring(b))
+    end
+    if type(mopts.batch) == "number" and mopts.batch ~= b then
+      gerr(fname, string.format("batch = %.0f, but the graph was built with batch = %.0f (its "
+        .. "per-sample costs would be off by %.3g x)", b, mopts.batch, mopts.batch / b))
+    end
+  end
   local mb = o.batch_dim or (o.batch == nil and mopts.batch) or o.batch or "b"
   local base = {}
+  if o.bind ~= nil and type(o.bind) ~= "table" then
+    gerr(fname, "option 'bind' must be a table of dim values ({h = 1024, ...}), got " .. type(o.bind)
+      .. " " .. tostring(o.bind))
+  end
   for k, v in pairs(o.bind or {}) do base[k] = v end
   base.precision = o.precision or base.precision or "mixed"
   base.optimizer = o.optimizer or base.optimizer
