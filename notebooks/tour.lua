@@ -18,10 +18,11 @@ do
   print("  at b=32, h=1024: " .. string.format("%.4g", sym.flops{ b = 32, h = 1024 }))
   g:summary{ b = 32, h = 1024, optimizer = "adam" }
   -- a picture of the forward graph (Graphviz DOT; rendered when `dot` is installed)
-  local f = io.open("out/tour_mlp.dot", "w")
-  if f then
-    f:write(g:dot())
-    f:close()
+  -- written whole or not at all (the house's one writer; io.open left a torn file on a full
+  -- disk and said nothing when it could not write)
+  local written, err = dlb.table.write_atomic("out/tour_mlp.dot", g:dot())
+  if not written then print("graph picture: not written: " .. tostring(err)) end
+  if written then
     local ok = os.execute("command -v dot >/dev/null 2>&1 && dot -Tpdf out/tour_mlp.dot -o out/tour_mlp.pdf")
     print((ok == true or ok == 0) and "graph picture: wrote out/tour_mlp.dot and out/tour_mlp.pdf"
       or "graph picture: wrote out/tour_mlp.dot (install graphviz to render it)")

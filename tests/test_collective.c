@@ -147,6 +147,14 @@ static void bad_cluster(void) {
   CHECK(strstr(dlb_last_error(), "x: cluster per_node must be a whole number >= 1, got 2.5") != NULL);
   dlb_par_cluster neg_nodes = { 8, -1, good, good, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &neg_nodes, 0) == DLB_EINVAL);
+  /* past the bound the message says the bound (before review7: "must be a whole number >= 1,
+  ** got 1.25e+14", for a cluster of 1e15 devices in nodes of 8) */
+  dlb_par_cluster huge = { 8, 1.25e14, good, good, 0, 0, 0 };
+  CHECK(dlb_par_cluster_check("x", &huge, 0) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "x: cluster nodes must be at most 1e9, got 1.25e+14") != NULL);
+  dlb_par_coll c2;
+  CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, 1e6, 1e15, 0, &good, &c2) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "ranks must be at most 1e12, got 1e+15") != NULL);
   dlb_par_link lat = { 1e9, -1, 1 }, nanbw = { NAN, 0, 1 }, eff = { 1e9, 0, 2 };
   dlb_par_cluster l1 = { 8, 2, good, lat, 0, 0, 0 }, l2 = { 8, 2, nanbw, good, 0, 0, 0 },
                   l3 = { 8, 2, good, eff, 0, 0, 0 };

@@ -174,6 +174,55 @@ static void test_json(void) {
   j = dlb_json_read("tests/fixtures/hf/gpt2.json");
   CHECK(j && dlb_json_count(j) > 20);
   dlb_json_free(j);
+  /* a key twice in one object is an error naming it (before review7: the last value kept
+  ** silently); the same key in sibling or nested objects is not */
+  const char *dup = "{\"heads\": 8, \"x\": 1, \"heads\": 16}";
+  CHECK(dlb_json_parse(dup, strlen(dup), "dup") == NULL &&
+        strstr(dlb_last_error(), "json 'dup': byte ") &&
+        strstr(dlb_last_error(), "the key \"heads\" given twice in one object"));
+  const char *dup2 = "{\"a\": {\"k\": 1}, \"b\": {\"k\": 2, \"a\": {\"k\": [{\"k\": 1}, {\"k\": 2}]}}}";
+  j = dlb_json_parse(dup2, strlen(dup2), "siblings");
+  CHECK(j && dlb_json_count(j) == 11);
+  dlb_json_free(j);
+  const char *dup3 = "[{\"a\": 1}, {\"b\": {\"c\": 1, \"c\": null}}]";
+  CHECK(dlb_json_parse(dup3, strlen(dup3), "nested") == NULL && strstr(dlb_last_error(), "\"c\" given twice"));
+  /* many keys (the table grows): 5,000 distinct ones pass, then one repeated fails */
+  size_t cap = 5000 * 16 + 64, len = 0;
+  char *many = malloc(cap);
+  CHECK(many != NULL);
+  if (many) {
+    len += (size_t)snprintf(many + len, cap - len, "{");
+    for (int i = 0; i < 5000; i++) len += (size_t)snprintf(many + len, cap - len, "%s\"k%d\": %d", i ? "," : "", i, i);
+    len += (size_t)snprintf(many + len, cap - len, "}");
+    j = dlb_json_parse(many, len, "many");
+    CHECK(j && dlb_json_count(j) == 5001);
+    dlb_json_free(j);
+    len -= 1;
+    len += (size_t)snprintf(many + len, cap - len, ", \"k4321\": 0}");
+    CHECK(dlb_json_parse(many, len, "many") == NULL && strstr(dlb_last_error(), "\"k4321\" given twice"));
+    free(many);
+  }
+  /* a number past the largest double is an error (before review7: +inf, which from_hf's
+  ** "positive integer" check let through); underflow reads as 0 */
+  CHECK(dlb_json_parse("{\"h\": 1e999}", 12, "big") == NULL &&
+        strstr(dlb_last_error(), "json 'big': byte 11: the number 1e999 is out of range"));
+  j = dlb_json_parse("[1e-999, -1e308]", 16, "small");
+  CHECK(j && dlb_json_count(j) == 3);
+  double tiny = -1;
+  CHECK(j && dlb_json_node(j, 1, NULL, NULL, &tiny, NULL, NULL) == DLB_OK && tiny == 0);
+  dlb_json_free(j);
+  /* a UTF-8 byte order mark is skipped (before: "lexical error: invalid char"); offsets
+  ** count from the first byte of the text as given */
+  const char *bom = "\xEF\xBB\xBF{\"a\": 1}";
+  j = dlb_json_parse(bom, strlen(bom), "bom");
+  CHECK(j && dlb_json_count(j) == 2);
+  dlb_json_free(j);
+  const char *bombad = "\xEF\xBB\xBF{\"a\": 1, \"a\": 2}";
+  CHECK(dlb_json_parse(bombad, strlen(bombad), "bom") == NULL && strstr(dlb_last_error(), "given twice"));
+  CHECK(dlb_json_parse("\xEF\xBB\xBF", 3, "bom only") == NULL && strstr(dlb_last_error(), "json 'bom only': byte 3"));
+  /* yajl names the byte after the bad one: 2 for "{x", 5 with the mark before it */
+  CHECK(dlb_json_parse("{x", 2, "x") == NULL && strstr(dlb_last_error(), "json 'x': byte 2"));
+  CHECK(dlb_json_parse("\xEF\xBB\xBF{x", 5, "bom x") == NULL && strstr(dlb_last_error(), "json 'bom x': byte 5"));
 }
 
 int main(void) {

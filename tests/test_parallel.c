@@ -546,6 +546,12 @@ static void impossible(void) {
   cfg.tp = 4;
   CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_OK);
   CHECK(row.mb == 8);
+  /* a batch past the bound: the message says the bound (before review7: "batch must be a
+  ** whole number of samples >= 1, got 1e+300") */
+  po.batch = 1e300;
+  CHECK(dlb_par_evaluate(L, N, &V100, &cl, &po, &cfg, &row, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "plan: batch must be below 1e12 samples, got 1e+300") != NULL);
+  po.batch = 64;
   dlb_par_cluster two;                                   /* 2 x 8 = 16 devices < 2 x 4 x 2 */
   memcpy(&two, &cl, sizeof two);
   two.nodes = 1;

@@ -307,6 +307,10 @@ static void test_bootstrap(void) {
   CHECK(dlb_scaling_bootstrap(DLB_FORM_POWER, 12, x, golden_y, NULL, 10, -1,
                               se, lo, hi, &used) == DLB_EINVAL);
   CHECK(has("seed -1"));
+  /* an integer seed, as the message says (before review7: 1.5 ran as seed 1) */
+  CHECK(dlb_scaling_bootstrap(DLB_FORM_POWER, 12, x, golden_y, NULL, 10, 1.5,
+                              se, lo, hi, &used) == DLB_EINVAL);
+  CHECK(has("seed 1.5 (need an integer"));
 }
 
 /* Synthetic steps from Hestness et al. Table 2, word LM: 481 b FLOPs/param,

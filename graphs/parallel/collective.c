@@ -52,10 +52,13 @@ int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double de
   if (!cl) return dlb_fail(DLB_EINVAL, "%s: cluster is missing", what);
   const double sz[2] = { cl->per_node, cl->nodes };
   const char *nm[2] = { "per_node", "nodes" };
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 2; i++) {
+    if (sz[i] > 1e9 && isfinite(sz[i]))   /* said apart: "must be >= 1, got 1.25e+14" misled */
+      return dlb_fail(DLB_EINVAL, "%s: cluster %s must be at most 1e9, got %g", what, nm[i], sz[i]);
     if (!(sz[i] == 0 || (sz[i] >= 1 && sz[i] == floor(sz[i]) && sz[i] <= 1e9)))
       return dlb_fail(DLB_EINVAL, "%s: cluster %s must be a whole number >= 1, got %g", what,
                       nm[i], sz[i]);
+  }
   char buf[96];
   const dlb_par_link *tier[2] = { &cl->intra, &cl->inter };
   const char *dlb_tname[2] = { "intra", "inter" };
@@ -80,6 +83,8 @@ int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double de
 }
 
 static int check_count(const char *what, const char *name, double n) {
+  if (n > 1e12 && isfinite(n))
+    return dlb_fail(DLB_EINVAL, "%s: %s must be at most 1e12, got %g", what, name, n);
   if (!(n >= 1) || !isfinite(n) || n != floor(n) || n > 1e12)
     return dlb_fail(DLB_EINVAL, "%s: %s must be a whole number >= 1, got %g", what, name, n);
   return DLB_OK;

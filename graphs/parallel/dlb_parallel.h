@@ -385,7 +385,7 @@ enum { DLB_RCM_CORE_ATTN = 1, DLB_RCM_LAYERNORM = 2, DLB_RCM_MLP = 4, DLB_RCM_MO
 
 /* The Megatron-Core module a forward op belongs to (dlb_par_op.module), what
 ** recompute_modules selects (set by dlb.parallel.layers.from_graph from each block's op order,
-** lua/dlbench/parallel_layers.lua module_ops). */
+** lua/dlbench/parallel_layer_ops.lua module_ops). */
 enum {
   DLB_OPM_NONE = 0,          /* none of those below */
   DLB_OPM_PRE_MLP_NORM = 1,  /* the norm between a block's attention and its MLP / MoE layer */

@@ -24,6 +24,8 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (dlb_roof_check(dev)) return dlb_fail(DLB_EINVAL, "plan: %s", dlb_last_error());
   int st = dlb_par_cluster_check("plan", cl, 0);
   if (st) return st;
+  if (o->batch >= 1e12 && isfinite(o->batch))   /* said apart: ">= 1, got 1e+300" misled */
+    return dlb_fail(DLB_EINVAL, "plan: batch must be below 1e12 samples, got %g", o->batch);
   if (!dlb_par_whole(o->batch))
     return dlb_fail(DLB_EINVAL, "plan: batch must be a whole number of samples >= 1, got %g",
                     o->batch);

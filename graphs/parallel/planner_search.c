@@ -50,6 +50,8 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
                                    const dlb_par_opts *o) {
   if (dlb_par_check_inputs(L, n, dev, cl, o)) return NULL;
   double D = o->devices > 0 ? o->devices : cl->per_node * cl->nodes;
+  if (D >= 1e12 && isfinite(D))
+    return dlb_fail_null(DLB_EINVAL, "plan: devices must be below 1e12, got %g", D);
   if (!dlb_par_whole(D))
     return dlb_fail_null(DLB_EINVAL, "plan: devices must be a whole number >= 1 (give devices, "
                          "or cluster per_node and nodes), got %g", D);

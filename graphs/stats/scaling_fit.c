@@ -380,7 +380,8 @@ int dlb_scaling_bootstrap_samples(int form, int n, const double *x, const double
   if (reps < 2 || reps > 1000000)
     return dlb_fail(DLB_EINVAL, "scaling bootstrap: %d resamples (2 to 1000000)", reps);
   if (!samples) return dlb_fail(DLB_EINVAL, "scaling bootstrap: missing outputs");
-  if (!(seed >= 0 && seed < 9007199254740992.0))
+  /* an integer, as the message says: 1.5 was cast to 1 (seed 1's samples, recorded as 1.5) */
+  if (!(seed >= 0 && seed < 9007199254740992.0) || seed != floor(seed))
     return dlb_fail(DLB_EINVAL, "scaling bootstrap: seed %g (need an integer in [0, 2^53))",
                     seed);
   dlb_scaling_fit base;

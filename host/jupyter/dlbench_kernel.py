@@ -157,7 +157,9 @@ class DlbenchKernel(Kernel):
                     n = int(self.msgbuf[:nl])
                     if len(self.msgbuf) < nl + 1 + n:
                         break
-                    msg = json.loads(self.msgbuf[nl + 1:nl + 1 + n].decode("utf-8"))
+                    # "replace", as the streams: a value's text need not be UTF-8 (bytes
+                    # of a binary file); a strict decode raised here and the cell hung
+                    msg = json.loads(self.msgbuf[nl + 1:nl + 1 + n].decode("utf-8", "replace"))
                     self.msgbuf = self.msgbuf[nl + 1 + n:]
                     self._drain()
                     yield msg

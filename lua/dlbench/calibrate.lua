@@ -79,11 +79,21 @@ function M.calibrate(dev, meas, opts)
   local loss = opts.loss or "lad"
   if loss ~= "lad" and loss ~= "huber" then error(fn .. ": loss must be 'lad' or 'huber', got " .. tostring(loss), 3) end
   local delta = opts.delta or 0.1
+  -- the split's seed and Huber's delta: NaN, inf or a string reached the shuffle's and the
+  -- loss's arithmetic ("table index is NaN", "attempt to perform arithmetic")
+  if type(delta) ~= "number" or not (delta > 0) or delta == math.huge then
+    error(fn .. ": delta must be a finite number > 0 (Huber's threshold on the relative error), got "
+      .. tostring(delta), 3)
+  end
+  local seed = opts.seed or 1
+  if type(seed) ~= "number" or seed ~= math.floor(seed) or seed == math.huge or seed == -math.huge then
+    error(fn .. ": seed must be a whole number (the fit/holdout split's), got " .. tostring(seed), 3)
+  end
   local topts = opts.time or {}
 
   -- the seeded split
   local n = #meas
-  local order = shuffle(n, opts.seed or 1)
+  local order = shuffle(n, seed)
   local nhold = math.floor(holdout * n + 0.5)
   if nhold >= n then nhold = n - 1 end
   local fit, hold = {}, {}

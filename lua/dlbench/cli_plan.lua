@@ -209,7 +209,7 @@ function M.plan(args, out)
   if o.batch then batch = number(cmd, "batch", o.batch, true)
   else
     batch = gpus
-    defaults[#defaults + 1] = string.format("batch=%d (one %s per device)", batch, m.seq and "sequence" or "sample")
+    defaults[#defaults + 1] = string.format("batch=%.0f (one %s per device)", batch, m.seq and "sequence" or "sample")
   end
   local precision = o.precision or "mixed"
   if not o.precision then defaults[#defaults + 1] = "precision=mixed (16-bit tensors, fp32 master weights and Adam state)" end
@@ -273,8 +273,9 @@ function M.plan(args, out)
   local function line(k, v) L[#L + 1] = string.format("%-16s%s", k, v) end
   line("model", string.format("%s (%s)%s", m.name, m.kind,
     type(params) == "number" and string.format(", %s parameters", commas(params)) or ""))
-  line("cluster", string.format("%d x %s, batch %d %s%s", gpus, hw.name, batch,
-    m.seq and "sequences" or "samples", m.seq and string.format(" x seq %d = %s tokens/step", m.seq, P.si(batch * m.seq, "")) or ""))
+  -- %.0f, not %d: a count past 2^63 (--gpus 1e300) has no integer form in Lua 5.4
+  line("cluster", string.format("%.0f x %s, batch %.0f %s%s", gpus, hw.name, batch,
+    m.seq and "sequences" or "samples", m.seq and string.format(" x seq %.0f = %s tokens/step", m.seq, P.si(batch * m.seq, "")) or ""))
   local extra = ""   -- issue [21]: context and expert degrees, hybrid sharding, offload
   if (r.cp or 1) > 1 then extra = extra .. string.format(" x cp %d (%s)", r.cp, tostring(r.cp_algo)) end
   if (r.ep or 1) > 1 then extra = extra .. string.format(", ep %d", r.ep) end

@@ -147,7 +147,7 @@ end
 
 -- Only the named columns (a view).
 function C:select(a, ...)
-  local names = type(a) == "table" and a or { a, ... }
+  local names = tbl.select_names(a, ...)
   for _, c in ipairs(names) do checkcol(self, c, "table:select") end
   local cols = {}
   for i, c in ipairs(names) do cols[i] = c end
@@ -190,14 +190,10 @@ end
 -- function sorts the row table instead (t:to_table():sort(f)).
 function C:sort(spec)
   if type(spec) == "function" then return self:to_table():sort(spec) end
-  local keys = type(spec) == "table" and spec or { spec }
-  local ks = {}
-  for n, k in ipairs(keys) do
-    if type(k) ~= "string" then error("table:sort: column names expected", 2) end
-    local desc = k:sub(1, 1) == "-"
-    local name = desc and k:sub(2) or k
-    checkcol(self, name, "table:sort")
-    ks[n] = { basecol(self._base, name), desc }
+  local ks = tbl.sort_keys(spec)
+  for _, k in ipairs(ks) do
+    checkcol(self, k[1], "table:sort")
+    k[1] = basecol(self._base, k[1])
   end
   local rows = rownums(self)
   local less = tbl.less
@@ -215,7 +211,7 @@ end
 
 -- The first n rows (default 10) as a dlb.table.
 function C:head(n)
-  n = math.min(n or 10, self:count())
+  n = math.min(tbl.head_count(n), self:count())
   local data = {}
   for _, c in ipairs(self._cols) do data[c] = n > 0 and read(self, c, 1, n) or {} end
   return tbl.from_columns(data, self._cols)

@@ -148,8 +148,10 @@ function M.get(name, fname)
   fname = fname or "dlb.frameworks.get"
   if type(name) == "table" and type(name.name) == "string" and FILE[name.name] then return name end
   if type(name) ~= "string" then
-    error(fname .. ": framework must be a profile name (" .. table.concat(names(), ", ")
-      .. "), got " .. type(name), 3)
+    -- raised at the user's line however deep the caller (g:stats, roofline.time, sweeps
+    -- call this under pcall: error level 3 named a line of the library)
+    require("dlbench.errors").raise(fname .. ": framework must be a profile name ("
+      .. table.concat(names(), ", ") .. "), got " .. type(name))
   end
   local n = ALIAS[name:lower()] or name:lower()
   if not FILE[n] then
@@ -159,8 +161,8 @@ function M.get(name, fname)
         hint = " (did you mean '" .. f[1] .. "'?)"; break
       end
     end
-    error(string.format("%s: unknown framework '%s'%s; profiles: %s", fname, name, hint,
-      table.concat(names(), ", ")), 3)
+    require("dlbench.errors").raise(string.format("%s: unknown framework '%s'%s; profiles: %s",
+      fname, name, hint, table.concat(names(), ", ")))
   end
   return load(n)
 end
@@ -168,6 +170,54 @@ end
 -- DeepSpeed config's bucket sizes): a copy of profile `name` with `fields` over it; it keeps
 -- the name (every option that takes a profile name takes it) and says what was changed in
 -- its title and `derived`. Unknown fields are refused by name.
+-- The fields of a derived profile that were taken as given and failed, or were ignored, only
+-- where the profile was used (review7): fuse = {"zz"} raised an arithmetic error inside
+-- g:stats, attention = "zz" timed FlashAttention-2's rate, zero = 7 and slack = NaN waited for
+-- the planner. Errors at the caller of derive.
+local function check_derived(f, fname)
+  local errors = require "dlbench.errors"
+  local options = require "dlbench.options"
+  local function bad(msg) errors.raise(fname .. ": " .. msg) end
+  if f.fuse ~= nil then
+    local ok, e = pcall(require("dlbench.graph_analysis").fuse_bits, f.fuse, fname)
+    if not ok then errors.raise(errors.strip(e)) end
+  end
+  if f.name ~= nil and type(f.name) ~= "string" then bad("name must be a string, got " .. type(f.name)) end
+  local sw = options.switch_error(f, { "pp_scatter" }, fname)
+  if sw then errors.raise(sw) end
+  if f.attention ~= nil then
+    local fams = { unfused = true, flash2 = true }
+    for _, t in pairs(require("dlbench.hw_kernels")) do
+      if type(t) == "table" then
+        for fam, e in pairs(t) do if type(e) == "table" then fams[fam] = true end end
+      end
+    end
+    if not fams[f.attention] then
+      errors.raise(options.message(f.attention, fams, fname, "attention kernel family"))
+    end
+  end
+  if f.recompute ~= nil then
+    local ok = type(f.recompute) == "table"
+    for _, r in ipairs(ok and f.recompute or {}) do
+      if r ~= "none" and r ~= "full" and r ~= "selective" and r ~= "selective_op" then ok = false end
+    end
+    if not ok then bad("recompute must be a list of \"none\", \"full\", \"selective\", \"selective_op\"") end
+  end
+  local function num(k, lo, hi, whole)
+    local v = f[k]
+    if v == nil then return end
+    if type(v) ~= "number" or not (v >= lo and v <= (hi or math.huge)) or v == math.huge
+        or (whole and v ~= math.floor(v)) then
+      bad(string.format("%s must be a %s %s, got %s", k, whole and "whole number" or "number",
+        hi and string.format("in %g..%g", lo, hi) or string.format(">= %g (finite)", lo), tostring(v)))
+    end
+  end
+  num("zero", 0, 3, true)
+  num("slack", 0, nil)
+  num("overlap", 0, 1)
+  num("fsdp_overlap", 0, 1)
+end
+
 function M.derive(name, fields)
   local fname = "dlb.frameworks.derive"
   local p = M.get(name, fname)
@@ -180,6 +230,7 @@ function M.derive(name, fields)
   check_flagged(fields.grad_buffer, "grad_buffer", "persistent", fname, 3)
   check_flagged(fields.norm, "norm", "upcast", fname, 3)
   if fields.optimizer_impl ~= nil then check_optimizer_impl(fields.optimizer_impl, fname, 3, true) end
+  check_derived(fields, fname)
   local d, changed = {}, {}
   for k, v in pairs(p) do d[k] = v end
   for k, v in pairs(fields) do
@@ -492,7 +543,9 @@ function M.calibration_session() return session_cal end
 function M.check_calibration(c, fname)
   if c == nil then return session_cal or M.DEFAULT_CALIBRATION end
   if not M.CALIBRATIONS[c] then
-    error(fname .. ": calibration must be \"catalogue\" or \"validated\", got " .. tostring(c), 3)
+    -- at the user's line however deep the caller (dlb.sweep calls this under pcall)
+    require("dlbench.errors").raise(fname .. ": calibration must be \"catalogue\" or \"validated\", got "
+      .. tostring(c))
   end
   return c
 end

@@ -287,6 +287,8 @@ function Graph:matmul(a, b, opts)
   end
   if type(opts) == "table" then
     checkopts(opts, MATMUL_OPTS, "g:matmul")
+    -- switches: transpose_a = 0 transposed (Lua's truth), silently
+    options.switches(opts, { "transpose_a", "transpose_b" }, "g:matmul", 2)
     return op1id(self, MATMUL, a.id, b.id, opts, opts.transpose_a and 1 or 0, opts.transpose_b and 1 or 0)
   end
   return op1id(self, MATMUL, a.id, b.id, opts)
@@ -382,6 +384,7 @@ local function reduceop(tname)
   return function(g, x, opts)
     local name, o = optname(opts)
     checkopts(o, { axes = true, keepdims = true }, "g:" .. tname)
+    options.switches(o, { "keepdims" }, "g:" .. tname, 2)
     local mask = 0
     local axes = o.axes
     if type(axes) == "number" then axes = { axes } end
@@ -469,6 +472,7 @@ function Graph:kernel(inputs, dims, opts)
   if #inputs > 1024 then error(fn .. ": at most 1024 inputs, got " .. #inputs, 2) end
   if type(dims) ~= "table" or #dims == 0 then error(fn .. ": the output's dims expected, e.g. {\"b\", 64}", 2) end
   opts = options.check(opts, KERNEL, fn)
+  options.switches(opts, { "attention" }, fn, 2)
   if opts.flops == nil or opts.bytes == nil then error(fn .. ": flops= and bytes= are required", 2) end
   local ins = {}
   for i, t in ipairs(inputs) do ins[i] = checkt(self, t, fn) end

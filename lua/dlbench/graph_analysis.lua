@@ -138,7 +138,7 @@ local function parse(opts, what)
       o.framework = "auto"
     elseif opts.framework ~= nil then
       local ok, p = pcall(frameworks.get, opts.framework, what)
-      if not ok then error(p, 3) end
+      if not ok then error(p, 0) end -- at the user's line already (frameworks.get)
       if o.fuse_given then
         error(what .. ": give framework= or fuse=, not both (the profile '" .. p.name
           .. "' sets the fusion passes)", 3)
@@ -147,15 +147,7 @@ local function parse(opts, what)
     end
   local off = opts.offload
   if off ~= nil and off ~= false then
-    local list = type(off) == "table" and off or { off }
-    o.offload = {}
-    for _, v in ipairs(list) do
-      if v ~= "optimizer" and v ~= "params" and v ~= "activations" then
-        error(what .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list of "
-          .. "them, got " .. tostring(v), 3)
-      end
-      o.offload[v] = true
-    end
+    o.offload = setups.offload_set(what, off, 4)
     if opts.inference then error(what .. ": offload is for training steps (inference = true given)", 3) end
   end
   o.precision_name = opts.precision or "fp32"
@@ -676,5 +668,9 @@ function Graph:footprint_exact(opts)
 end
 doc.doc(Graph.footprint_exact, "g:footprint_exact{bindings...} -> bytes",
   "minimal footprint over all op orders (exhaustive; at most 20 ops in the step)")
+
+-- The fusion passes of a fuse= value (true, false or a list of pass names), checked: bits and
+-- names; errors name `what`. dlb.frameworks.derive checks a profile's fuse with it.
+M.fuse_bits = fuse_bits
 
 return M

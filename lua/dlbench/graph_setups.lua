@@ -301,5 +301,31 @@ local function offload_of(o, t, a, head)
   return r
 end
 
-M.apply_lora, M.offload_of = apply_lora, offload_of
+-- The offload option of g:stats and dlb.parallel.evaluate/plan: "optimizer", "params",
+-- "activations" or a list of them -> the set {name = true}; nil for nil and false. Anything
+-- else is an error naming fname, at error() level `level`: a table with named fields too
+-- ({optimizer = true} was read as a list of none, so no offload, with no word).
+local OFFLOAD = { optimizer = true, params = true, activations = true }
+local function offload_set(fname, off, level)
+  if off == nil or off == false then return nil end
+  local function bad(v)
+    error(fname .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list of "
+      .. "them, got " .. tostring(v), level + 1)
+  end
+  local list = type(off) == "table" and off or { off }
+  local named = {}
+  for k in pairs(list) do
+    if type(k) ~= "number" or k < 1 or k > #list or k ~= math.floor(k) then named[#named + 1] = tostring(k) end
+  end
+  table.sort(named) -- the first by name, so both backends name the same one
+  if named[1] then bad("a table with the field '" .. named[1] .. "'") end
+  local set = {}
+  for _, v in ipairs(list) do
+    if not OFFLOAD[v] then bad(v) end
+    set[v] = true
+  end
+  return set
+end
+
+M.apply_lora, M.offload_of, M.offload_set = apply_lora, offload_of, offload_set
 return M

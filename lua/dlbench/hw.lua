@@ -201,11 +201,39 @@ function Device:precision(prec)
   return prec
 end
 
+-- The message for bad cache-aware tiling options (cache_fraction in [0, 1], tile a side >= 1
+-- or {tile_m, tile_n}), or nil: the one check, hw:roof's and dlb.roofline.time's.
+function M.tiling_error(opts)
+  local f = opts.cache_fraction
+  if f ~= nil and (type(f) ~= "number" or not (f >= 0 and f <= 1)) then
+    return "cache_fraction must be a number in [0, 1], got " .. tostring(f)
+  end
+  local t = opts.tile
+  if t ~= nil then
+    local ok = function(x) return type(x) == "number" and x >= 1 and x < math.huge end
+    if not (ok(t) or (type(t) == "table" and #t == 2 and ok(t[1]) and ok(t[2]))) then
+      return "tile must be a side >= 1 (elements) or {tile_m, tile_n}, got " .. tostring(t)
+    end
+  end
+end
+
+doc.doc(M.tiling_error, "dlb.hw.tiling_error(opts) -> message | nil",
+  "the check of cache-aware tiling options (cache_fraction in [0, 1], tile a side >= 1 or {tile_m, tile_n}) shared by hw:roof and dlb.roofline.time")
+
 -- The backend's device table at precision prec (opts: flops_eff, bw_eff, cache_aware,
 -- cache_fraction: share of the cache the matmul tiles may use, tile: t or {tm, tn} elements).
 function Device:roof(prec, opts)
   opts = opts or {}
   prec = self:precision(prec)
+  -- before the struct reader sees them: it reads a boolean as 1 or 0 (a switch), so
+  -- flops_eff = true was an efficiency of 1, and a string cache_fraction an arithmetic error
+  local terr = M.tiling_error(opts)
+  if terr then errors.raise(terr) end
+  for _, k in ipairs { "flops_eff", "bw_eff" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "number" then
+      errors.raise(k .. " must be a number in (0, 1], got " .. type(opts[k]) .. " " .. tostring(opts[k]))
+    end
+  end
   local tm, tn = 0, 0
   if type(opts.tile) == "table" then tm, tn = opts.tile[1], opts.tile[2]
   elseif opts.tile ~= nil then tm, tn = opts.tile, opts.tile end

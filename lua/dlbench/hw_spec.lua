@@ -137,7 +137,7 @@ local function validate(spec, where)
   if spec.attn_eff == 0 then
     bad("attn_eff must be in (0, 1] on a device (leave it out when unknown), got 0")
   end
-  for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes" } do
+  for _, k in ipairs { "kernel_overhead", "step_overhead", "half_bw_bytes", "host_op", "host_layer" } do
     local v = spec[k]
     if v ~= nil and (not finite(v) or v < 0) then bad("%s must be >= 0, got %s", k, tostring(v)) end
   end

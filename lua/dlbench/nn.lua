@@ -66,7 +66,10 @@ local V10 = { batch = true, steps = true, hidden = true, layers = true, vocab = 
 local NOOPTS = setmetatable({}, { __newindex = function() error("nn: options are read-only", 2) end })
 local function check(opts, valid, what)
   if opts == nil then return NOOPTS end
-  return options.check(opts, valid, what, 3)
+  opts = options.check(opts, valid, what, 3)
+  -- bias is a switch: bias = 0 added one (linear's "~= false", conv's truth)
+  if valid.bias then options.switches(opts, { "bias" }, what, 3) end
+  return opts
 end
 
 local function last(t)

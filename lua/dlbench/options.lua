@@ -106,6 +106,28 @@ function M.check(opts, valid, fname, level, required)
   return opts
 end
 
+-- Switches: each key of `names` (a list) in opts must be nil or a boolean, else an error
+-- naming the option and fname ("f: option 'x' must be true or false, got number 0"): Lua
+-- reads 0 and "no" as true, so a switch given 0 would be on. level as M.check's.
+function M.switches(opts, names, fname, level)
+  local msg = M.switch_error(opts, names, fname)
+  if msg then error(msg, (level or 2) + 1) end
+end
+
+-- The message of M.switches for the first of `names` that is not nil or a boolean, or nil
+-- (for callers that raise in their own way, as dlb.read_csv at the user's line). hint, when
+-- given, follows "true or false" in parentheses.
+function M.switch_error(opts, names, fname, hint)
+  for _, k in ipairs(names) do
+    local v = opts[k]
+    if v ~= nil and type(v) ~= "boolean" then
+      return string.format("%s: option '%s' must be true or false%s, got %s", fname, k,
+        hint and (" (" .. hint .. ")") or "",
+        type(v) == "table" and "a table" or (type(v) .. " " .. tostring(v)))
+    end
+  end
+end
+
 -- An option that holds one spec table or a list of them (dlb.sweep's pareto=, top=,
 -- heatmap=, group_by=): nil, false and {} are none; a table with named fields is one spec; a
 -- list holds specs. Each spec is checked against `valid` as M.check does; anything else (a

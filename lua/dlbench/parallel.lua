@@ -171,6 +171,21 @@ local function elem_bytes(prec)
 end
 
 -- The work of stats computed at `at` samples (see M.work); errors name fname at `level`.
+-- The batch stats were counted at, when their graph says: a dlb.models graph's `batch`
+-- option, a number or a dim name bound in the g:stats call; nil when unknown.
+local function stats_batch_of(s)
+  local origin = type(s) == "table" and require("dlbench.frameworks").origin[s] or nil
+  local g = origin and origin.graph
+  local mo = type(g) == "table" and type(g.model) == "table" and type(g.model.options) == "table"
+    and g.model.options or nil
+  local mb = mo and mo.batch
+  if type(mb) == "number" then return mb end
+  if type(mb) == "string" and type(origin.opts) == "table" and type(origin.opts[mb]) == "number" then
+    return origin.opts[mb]
+  end
+  return nil
+end
+
 local function work_of(fname, s, at, opts, level)
   opts = opts or {}
   if type(s) ~= "table" and type(s) ~= "userdata" then
@@ -181,6 +196,15 @@ local function work_of(fname, s, at, opts, level)
   if type(b) ~= "number" or not (b > 0) then
     error(fname .. ": the batch the stats were computed at is needed (subbatch= or stats_batch=)",
       level + 1)
+  end
+  -- the batch the stats say they were counted at (a zoo graph's numeric batch, or its batch
+  -- dim as g:stats bound it): another b would scale every per-sample cost by known / b,
+  -- silently (data{stats = s, subbatch = 16} of stats counted at 4 timed 4 samples a worker)
+  local known = stats_batch_of(s)
+  if known and known ~= b then
+    error(string.format("%s: the stats were counted at batch %.0f (their graph's), not %.0f: "
+      .. "give stats_batch = %.0f (subbatch= is then the samples per worker)", fname, known, b,
+      known), level + 1)
   end
   local function n(x) return tonumber(x) or 0 end
   local params = s.params
@@ -321,10 +345,14 @@ function M.data(o)
   end
   if o.stats_batch ~= nil then num(fname, "stats_batch", o.stats_batch, nil, "pos") end
   if o.work ~= nil then check_work(fname, o.work) end
-  if o.per_op ~= nil and type(o.per_op) ~= "boolean" then
-    error(fname .. ": option 'per_op' must be true or false, got " .. type(o.per_op) .. " "
-      .. tostring(o.per_op), 2)
+  -- switches (async = 0 ran the parameter server), the device and samples_epoch by name
+  -- (NaN was "work costs must be finite", a number as device a bad argument to parallel_data)
+  options.switches(o, { "per_op", "async" }, fname, 2)
+  if o.device ~= nil and type(o.device) ~= "table" then
+    error(string.format("%s: option 'device' must be a device table (dlb.parallel.device(hw)), got %s %s",
+      fname, type(o.device), tostring(o.device)), 2)
   end
+  if o.samples_epoch ~= nil then num(fname, "samples_epoch", o.samples_epoch, nil, "nonneg") end
   if o.stats == nil and o.work == nil then
     error(fname .. ": option 'stats' (or work) is required", 2)
   end

@@ -43,6 +43,7 @@ local RULES = {
   eff = { function(x) return x > 0 and x <= 1 end, "a fraction in (0, 1]" },
   unit = { function(x) return x >= 0 and x <= 1 end, "a fraction in [0, 1]" },
   ge1 = { function(x) return x >= 1 end, "a number >= 1" },
+  whole = { function(x) return x >= 0 and x == math.floor(x) end, "a whole number >= 0" },
 }
 
 local function num(fname, name, v, default, rule)
@@ -56,9 +57,19 @@ local function num(fname, name, v, default, rule)
   end
   local r = rule and RULES[rule]
   if r and not r[1](v) then
-    error(string.format("%s: option '%s' must be %s, got %s", fname, name, r[2], tostring(v)), 3)
+    -- the value as it is: tostring's 14 digits show 1 + 2^-52 as "1.0", a fraction that
+    -- reads as inside (0, 1]
+    local shown = tonumber(tostring(v)) == v and tostring(v) or string.format("%.17g", v)
+    error(string.format("%s: option '%s' must be %s, got %s", fname, name, r[2], shown), 3)
   end
   return v
+end
+
+-- A switch: nil (default false) or a boolean -> 1 or 0 for C. Anything else is an error
+-- naming it: Lua reads 0 and "no" as true, so seq_par = 0 would turn the switch on.
+local function flag(fname, name, v)
+  options.switches({ [name] = v }, { name }, fname, 3)
+  return v and 1 or 0
 end
 
 local function enum(fname, name, v, map, default)
@@ -192,7 +203,18 @@ end
 
 -- The cluster of an options table: cluster=, or bw=/latency=/eff= for one flat tier.
 local function cluster_of(fname, o)
-  if o.cluster then return check_cluster(fname, o.cluster) end
+  -- latency= and eff= describe the flat tier bw= makes: without bw= (the device's links or a
+  -- cluster= used) they were ignored, whatever they held ("x", NaN)
+  if o.bw == nil and (o.latency ~= nil or o.eff ~= nil) then
+    error(fname .. ": latency= and eff= describe one flat link tier with bw=; give bw= too, or "
+      .. "leave them out (a cluster= or the device's links carry their own)", 3)
+  end
+  if o.cluster then
+    if o.bw ~= nil then
+      error(fname .. ": give cluster= or bw= (one flat link tier), not both", 3)
+    end
+    return check_cluster(fname, o.cluster)
+  end
   if o.bw then
     -- one flat tier of any size (nodes 0: not sized)
     return { per_node = 1, nodes = 0, inter = { bw = num(fname, "bw", o.bw, nil, "pos"),
@@ -229,7 +251,7 @@ function M.default_collectives(o, cl)
   return gpu and "nccl" or "alpha-beta"
 end
 
-M.keys, M.check_opts, M.set, M.num, M.enum, M.link = keys, check_opts, set, num, enum, link
+M.keys, M.check_opts, M.set, M.num, M.enum, M.link, M.flag = keys, check_opts, set, num, enum, link, flag
 -- Memory pressure (issue [19] item 3): a step whose peak (the framework memory schedule's
 -- bytes) comes within PRESSURE_MARGIN of the device's capacity runs into the caching
 -- allocator's limits (PyTorch's allocator frees its cached blocks and retries cudaMalloc,

@@ -44,19 +44,9 @@ end
 -- micro-batch's forward and backward; the device keeps the largest layer's. activations:
 -- the activations kept for backward go to the host and come back; the device keeps one
 -- layer's. ZeRO partitions what each device moves.
-local OFFLOAD = { optimizer = true, params = true, activations = true }
 function M.offload_set(fname, off)
-  if off == nil or off == false then return nil end
-  local list = type(off) == "table" and off or { off }
-  local set = {}
-  for _, v in ipairs(list) do
-    if not OFFLOAD[v] then
-      error(fname .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list "
-        .. "of them, got " .. tostring(v), 4)
-    end
-    set[v] = true
-  end
-  return set
+  -- the one rule, g:stats' too (graph_setups.offload_set)
+  return require("dlbench.graph_setups").offload_set(fname, off, 5)
 end
 -- What a device keeps under offload, from the layer list alone: the largest layer's weight
 -- bytes on a rank of tensor degree tp (params), and one layer's kept activations plus the

@@ -7,8 +7,8 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local layers = require "dlbench.parallel_layers"
 local base = require "dlbench.parallel_base"
-local num, enum, set, check_opts, cluster_of = base.num, base.enum, base.set, base.check_opts,
-  base.cluster_of
+local num, enum, set, check_opts, cluster_of, flag = base.num, base.enum, base.set, base.check_opts,
+  base.cluster_of, base.flag
 local is_catalogue, ALGOS, SCHEDS, SCHED_NAMES = base.is_catalogue, base.ALGOS, base.SCHEDS,
   base.SCHED_NAMES
 local CP_ALGOS, CP_ALGO_NAMES = base.CP_ALGOS, base.CP_ALGO_NAMES
@@ -182,23 +182,23 @@ local function plan_opts(fname, o, ls)
     gather_tensors = num(fname, "gather_tensors", o.gather_tensors, 0, "nonneg"),
     overlap = num(fname, "overlap", o.overlap, 0, "unit"),
     dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
-    tp_max = num(fname, "tp_max", o.tp_max, 0, "nonneg"),
-    pp_max = num(fname, "pp_max", o.pp_max, 0, "nonneg"),
-    m_max = num(fname, "m_max", o.m_max, 0, "nonneg"),
-    zero_max = num(fname, "zero", zero, 3, "nonneg"),
+    tp_max = num(fname, "tp_max", o.tp_max, 0, "whole"),
+    pp_max = num(fname, "pp_max", o.pp_max, 0, "whole"),
+    m_max = num(fname, "m_max", o.m_max, 0, "whole"),
+    zero_max = num(fname, "zero", zero, 3, "whole"),
     sched = o.schedule == nil and -1 or enum(fname, "schedule", o.schedule, SCHEDS),
     v = num(fname, "v", o.v, 2, "count"),
-    seq_par = o.seq_par and 1 or 0,
+    seq_par = flag(fname, "seq_par", o.seq_par),
     recompute = recompute_of(fname, rc, true),
     -- under full recompute, every k-th block checkpointed (torchtitan's layer-level selective
     -- AC, selective_ac_option "2" by default); 1: every block
     recompute_every = num(fname, "recompute_every", o.recompute_every, 1, "count"),
     -- under "selective", Megatron-Core's recompute_modules (DLB_RCM_* flags; 0: core_attn)
     recompute_modules = recompute_modules_of(fname, o.recompute_modules, rc),
-    pp_scatter = o.pp_scatter and 1 or 0,
+    pp_scatter = flag(fname, "pp_scatter", o.pp_scatter),
     -- host and device synchronised at every micro-batch phase (Megatron-LM's timers; a
     -- profile's sync = "phase" sets it: dlb.frameworks.plan_defaults)
-    phase_sync = o.phase_sync and 1 or 0,
+    phase_sync = flag(fname, "phase_sync", o.phase_sync),
     -- how a MoE layer runs beyond the graph's ops (DLB_MOE_*: "graph", "mcore"); a profile's
     -- moe field sets it (dlb.frameworks.plan_defaults)
     moe_impl = enum(fname, "moe_impl", o.moe_impl, MOE_IMPLS, "graph"),
@@ -220,15 +220,15 @@ local function plan_opts(fname, o, ls)
     optim_impl = optim.kind, optim_kernels = optim.kernels, optim_ops = optim.ops,
     optim_sync = optim.sync, optim_views = optim.views,
     balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
-    shard = o.shard and 1 or 0,
+    shard = flag(fname, "shard", o.shard),
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
-    keep_unfit = o.keep_unfit and 1 or 0,
+    keep_unfit = flag(fname, "keep_unfit", o.keep_unfit),
     nccl = enum(fname, "collectives", o.collectives, COLLECTIVES, "nccl"),
-    ep_max = num(fname, "ep_max", o.ep_max, 0, "nonneg"),
-    cp_max = num(fname, "cp_max", o.cp_max, 0, "nonneg"),
+    ep_max = num(fname, "ep_max", o.ep_max, 0, "whole"),
+    cp_max = num(fname, "cp_max", o.cp_max, 0, "whole"),
     cp_algo = o.cp_algo == nil and -1 or enum(fname, "cp_algo", o.cp_algo, CP_ALGOS),
     capacity = num(fname, "capacity", o.capacity, 0, "nonneg"),
-    etp = num(fname, "etp", o.etp, 0, "nonneg"),
+    etp = num(fname, "etp", o.etp, 0, "whole"),
     imbalance = o.imbalance == nil and 0 or num(fname, "imbalance", o.imbalance, 1, "ge1"),
     -- evaluate takes a shard group size too (its configuration's, below)
     hsdp = (o.hsdp == nil or o.hsdp == true or type(o.hsdp) == "number") and 1 or (o.hsdp == false and 0 or
@@ -352,7 +352,7 @@ local function framed(fname, o)
   local p, src
   if fwopt ~= nil then
     local ok, q = pcall(fw.get, fwopt, fname)
-    if not ok then error(q, 3) end
+    if not ok then error(q, 0) end -- at the user's line already (frameworks.get)
     p, src = q, "option"
   elseif o.fuse ~= nil then
     p, src = fw.get("none"), "explicit switches (fuse=): no profile"
@@ -396,6 +396,13 @@ end
 
 local function setup(fname, o)
   local fw = require "dlbench.frameworks"
+  -- what sizes the cluster and names the device first, so that a bad one is named as given
+  -- (not as the cluster's nodes, or an index error inside the profile code)
+  if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
+  if o.device ~= nil and type(o.device) ~= "table" then
+    error(string.format("%s: option 'device' must be a device table (dlb.parallel.device(hw)), "
+      .. "got %s %s", fname, type(o.device), tostring(o.device)), 3)
+  end
   local calibration = fw.check_calibration(o.calibration, fname)
   local o2, prof, src, fuse, applied = framed(fname, o)
   -- a recompute policy the caller names must be one the profile's stack offers (its
@@ -652,6 +659,12 @@ local stack_memory, offload_set, apply_offload, offloaded =
 function M.plan(o)
   local fname = "parallel.plan"
   check_opts(fname, o, PLAN_OPTS)
+  -- a plan searches hybrid sharding or not; a shard group size is evaluate's (a number here
+  -- was read as true, whatever it was: 4, 0, NaN)
+  if o.hsdp ~= nil and type(o.hsdp) ~= "boolean" then
+    error(fname .. ": hsdp must be true or false (search hybrid sharding; default true), got "
+      .. type(o.hsdp) .. " " .. tostring(o.hsdp) .. " (a shard group size is dlb.parallel.evaluate's)", 2)
+  end
   o = named_hw(fname, o)
   local ls, dev, cl, o2, info = setup(fname, o)
   local po = plan_opts(fname, o2, ls)
@@ -662,7 +675,6 @@ function M.plan(o)
   if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
-  if o.devices ~= nil then num(fname, "devices", o.devices, nil, "count") end
   if o.cp_max == nil then po.cp_max = cp_default(o, ls) end
   local off = o.offload
   if off ~= nil and off ~= false and off ~= "search" then off = offload_set(fname, off) end
@@ -767,7 +779,7 @@ local function evaluate(fname, o)
                 ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
                 cp_algo = enum(fname, "cp_algo", o.cp_algo, CP_ALGOS, "ring"),
                 hsdp = num(fname, "hsdp", o.hsdp == true and 0 or o.hsdp, 0, "nonneg"),
-                etp = num(fname, "etp", o.etp, 0, "nonneg") }
+                etp = num(fname, "etp", o.etp, 0, "whole") }
   if o.hsdp == true then
     -- hybrid sharding with the replicas of one node as the shard group
     local per = (cl.per_node or 0) > 0 and cl.per_node or 8

@@ -112,6 +112,15 @@ local PANEL_PROPS = set("title xlabel ylabel xscale yscale legend grid xmin xmax
 local panel_mt = {}
 local figure_mt = {}
 
+-- A series switch for C: true/false, or a number as the C fields and mask= read it (0 off);
+-- anything else an error at the caller's line (share_colors = 0 was on: "0 and 1 or 0").
+local function switch01(fn, what, v)
+  if type(v) == "boolean" then return v and 1 or 0 end
+  if type(v) == "number" and v == v then return v ~= 0 and 1 or 0 end
+  error(string.format("%s: %s must be true or false, got %s", fn, what,
+    type(v) == "table" and "a table" or (type(v) .. " " .. tostring(v))), 3)
+end
+
 local function new_panel(fig, i)
   return setmetatable({ _fig = fig, _i = i, _props = {}, _lim = {} }, panel_mt)
 end
@@ -403,7 +412,7 @@ function Panel:scatter(o)
     end
   end
   local num = pick(o, "size vmin vmax center alpha colorbar")
-  if o.share_colors ~= nil then num.share_colors = o.share_colors and 1 or 0 end
+  if o.share_colors ~= nil then num.share_colors = switch01("scatter", "share_colors", o.share_colors) end
   return add(self, "scatter", data, strs, pick(o, "label color marker cmap colorbar_label norm"), num)
 end
 
@@ -459,7 +468,7 @@ function Panel:heatmap(o)
     end
   end
   local num = pick(o, "vmin vmax center cell_labels label_size colorbar")
-  if o.share_colors ~= nil then num.share_colors = o.share_colors and 1 or 0 end
+  if o.share_colors ~= nil then num.share_colors = switch01("heatmap", "share_colors", o.share_colors) end
   num.nx, num.ny = nx, ny
   return add(self, "heatmap", data, strs, pick(o, "cmap fmt mask_style mask_label colorbar_label norm"),
              num)

@@ -138,18 +138,9 @@ doc.doc(M.grad_elem, "dlb.roofline.grad_elem(precision) -> bytes",
 
 -- Check the tiling options of the cache-aware matmul model (Hestness 6.1).
 local function check_tiling(opts, fn)
-  local f = opts.cache_fraction
-  if f ~= nil and (type(f) ~= "number" or not (f >= 0 and f <= 1)) then
-    error(fn .. ": cache_fraction must be a number in [0, 1], got " .. tostring(f), 3)
-  end
-  local t = opts.tile
-  if t ~= nil then
-    local ok = function(x) return type(x) == "number" and x >= 1 and x < math.huge end
-    if not (ok(t) or (type(t) == "table" and #t == 2 and ok(t[1]) and ok(t[2]))) then
-      error(fn .. ": tile must be a side >= 1 (elements) or {tile_m, tile_n}, got "
-        .. tostring(t), 3)
-    end
-  end
+  local msg = hw.tiling_error(opts)
+  if msg then error(fn .. ": " .. msg, 3) end
+  local f, t = opts.cache_fraction, opts.tile
   if (f ~= nil or t ~= nil) and not opts.cache_aware then
     error(fn .. ": cache_fraction and tile need cache_aware = true", 3)
   end
@@ -267,7 +258,7 @@ local function framed(s, fwname, fn)
   end
   if fwname ~= nil then
     local ok, p = pcall(fw.get, fwname, fn)
-    if not ok then error(p, 3) end
+    if not ok then error(p, 0) end -- at the user's line already (frameworks.get)
     if sfw == p.name then
       -- the stats' profile named: a name means the stats' own profile (a derived one keeps its
       -- base's name); a profile table is that profile, and another table of the same name is
@@ -354,6 +345,7 @@ doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
   opts = checkopts(opts, time_opts, fn)
+  options.switches(opts, { "per_op", "cache_aware", "detail" }, fn, 2)
   if type(s) ~= "table" then error(fn .. ": expected stats or {flops=, bytes=}, got " .. type(s), 2) end
   dev = device(dev, fn)
   check_tiling(opts, fn)
@@ -674,7 +666,9 @@ function M.subbatch(model, dev, opts)
   end
   if type(batches) ~= "table" or #batches < 2 then error(fn .. ": batches must list at least 2 sizes", 2) end
   for i, b in ipairs(batches) do
-    if type(b) ~= "number" or b <= 0 then error(fn .. ": batches[" .. i .. "] must be positive", 2) end
+    if type(b) ~= "number" or not (b > 0) or b == math.huge then
+      error(fn .. ": batches[" .. i .. "] must be positive (finite), got " .. tostring(b), 2)
+    end
     if i > 1 and b <= batches[i - 1] then error(fn .. ": batches must increase", 2) end
   end
   local tol, sat_tol = opts.tol or 0.05, opts.sat_tol or 0.05
@@ -839,8 +833,11 @@ function M.hestness(domain, p, b)
     error("dlb.roofline.hestness: unknown domain '" .. tostring(domain)
       .. "' (word_lm, char_lm, nmt, speech, image)", 2)
   end
-  if type(p) ~= "number" or p <= 0 or type(b) ~= "number" or b <= 0 then
-    error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive", 2)
+  local function pos(x) return type(x) == "number" and x > 0 and x < math.huge end -- NaN: false
+  if not (pos(p) and pos(b)) then
+    local function show(x) return type(x) == "number" and string.format("%g", x) or tostring(x) end
+    error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive finite numbers, got "
+      .. show(p) .. ", " .. show(b), 2)
   end
   local c = require("dlbench.scaling").step_costs(d.costs, p, b)
   return { flops = c.flops, bytes = c.bytes, footprint = c.footprint, precision = "fp32" }

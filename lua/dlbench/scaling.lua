@@ -473,11 +473,23 @@ function M.project(spec, opts)
   if opts.params then r.params = positive(opts.params, "opts.params", fname) end
   local b = opts.subbatch or spec.subbatch or (spec.paper and spec.paper.table3
     and spec.paper.table3.subbatch)
+  -- the counts of a step and of a run, checked where they are given (a string reached the
+  -- arithmetic below; tokens_per_sample = 0 made the steps infinite)
+  if b ~= nil then positive(b, "subbatch", fname) end
+  local tps = opts.tokens_per_sample or spec.tokens_per_sample
+  if tps ~= nil then positive(tps, "tokens_per_sample", fname) end
+  -- the options that shape graph= costs mean nothing without it (framework= says so too)
+  if not opts.graph then
+    for _, k in ipairs { "dim", "stats", "lo", "hi", "integer" } do
+      if opts[k] ~= nil then error(fname .. ": " .. k .. "= applies to graph= costs", 2) end
+    end
+  end
+  if opts.seed ~= nil and not opts.bootstrap then error(fname .. ": seed= applies to bootstrap=", 2) end
   local costs = opts.costs or spec.costs
   local fw = require "dlbench.frameworks"
   if opts.framework ~= nil then
     local ok, e = pcall(fw.get, opts.framework, fname)
-    if not ok then error(e, 2) end
+    if not ok then error(e, 0) end -- at the user's line already (frameworks.get)
     if not opts.graph then error(fname .. ": framework= applies to graph= costs", 2) end
   end
   if opts.graph then
@@ -502,9 +514,10 @@ function M.project(spec, opts)
       opts.framework == nil and { "framework " .. r.framework } or {})
     costs = family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
   end
-  local tps = opts.tokens_per_sample or spec.tokens_per_sample
   local epochs = opts.epochs or 1
-  if type(epochs) ~= "number" or not (epochs > 0) then error(fname .. ": epochs must be a positive number", 2) end
+  if type(epochs) ~= "number" or not (epochs > 0) or epochs == math.huge then
+    error(fname .. ": epochs must be a positive number (finite), got " .. tostring(epochs), 2)
+  end
   if b and costs and r.params then
     r.subbatch = b
     local c = M.step_costs(costs, r.params, b)

@@ -78,7 +78,7 @@ local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, 
 
 -- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
 -- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
-function M.config(opts, fn)
+function M.config(opts, fn, spec)
   fn = fn or "dlb.serve.config"
   opts = options.check(opts, CFG, fn, 3, true)
   local c = { fn = fn }
@@ -113,6 +113,27 @@ function M.config(opts, fn)
   c.compute = prec
   c.tp = opts.tp and posint(fn, "tp", opts.tp, 3) or 1
   c.pp = opts.pp and posint(fn, "pp", opts.pp, 3) or 1
+  -- the model's split (spec: the serving model, when the caller has it): tensor parallelism
+  -- shards the attention heads (tp divides them) and the KV heads (tp divides them, or they
+  -- are replicated: tp a multiple of them), as vLLM and TensorRT-LLM require; pipeline
+  -- parallelism gives each stage a layer at least. Before, tp = 3 of 4 heads failed in the
+  -- graph engine ("kv_cache dim 3: 42.67 is not a positive integer") or, in memory and
+  -- capacity, counted 4/3 KV heads per GPU.
+  if spec and spec.heads then
+    local h, kv = spec.heads, spec.kv_heads or spec.heads
+    if h % c.tp ~= 0 then
+      fail(fn, string.format("tp %d does not divide the %d attention heads of '%s'", c.tp, h,
+        tostring(spec.name)), 3)
+    end
+    if kv % c.tp ~= 0 and c.tp % kv ~= 0 then
+      fail(fn, string.format("tp %d and the %d KV heads of '%s' neither divide the other (the KV "
+        .. "heads are sharded, or replicated when tp is a multiple of them)", c.tp, kv, tostring(spec.name)), 3)
+    end
+  end
+  if spec and spec.layers and c.pp > spec.layers then
+    fail(fn, string.format("pp %d is more stages than the %d layers of '%s'", c.pp, spec.layers,
+      tostring(spec.name)), 3)
+  end
   c.microbatches = opts.microbatches and posint(fn, "microbatches", opts.microbatches, 3) or c.pp
   c.block = opts.block and posint(fn, "block", opts.block, 3) or 16
   c.mem_util = opts.mem_util and posnum(fn, "mem_util", opts.mem_util, 3) or 0.9
@@ -180,9 +201,23 @@ function M.config(opts, fn)
   local links = dev.links or {}
   -- comm_latency: the per-step latency (alpha) of the collectives, in place of the link's
   local alpha = opts.comm_latency and posnum(fn, "comm_latency", opts.comm_latency, 3, true)
+  -- link= checked here, as the training models check theirs (dlb.parallel's link rule), not
+  -- first read by an allreduce deep in a step ("parallel.allreduce: option 'bw' is required")
+  local ulink
+  if opts.link ~= nil then
+    -- serving's alpha-beta ring reads bw and latency (no eff): a misspelt or unused field is
+    -- refused rather than left out of the time
+    if type(opts.link) ~= "table" then
+      fail(fn, "link must be a table {bw=, latency=}, got " .. type(opts.link) .. " " .. tostring(opts.link), 3)
+    end
+    options.check(opts.link, { bw = true, latency = true }, fn .. " link", 3)
+    local okl, l = pcall(require("dlbench.parallel_base").link, fn, opts.link, "link")
+    if not okl then error((tostring(l):gsub("^[^%s:]+:%d+: ", "")), 3) end
+    ulink = l
+  end
   local function link(n)
     local l = (n <= 8 and links.intra) or links.inter or links.intra
-    if opts.link then l = opts.link end
+    if ulink then l = ulink end
     if alpha and l then l = { bw = l.bw, latency = alpha } end
     return l
   end
@@ -269,7 +304,7 @@ function M.memory(model, opts)
   local o = {}
   for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" and k ~= "tokens" then o[k] = v end end
   local s = M.model(model)
-  local c = M.config(o, fn)
+  local c = M.config(o, fn, s)
   batch = posint(fn, "batch", batch or 1)
   context = posint(fn, "context", context or 1)
   return M._memory(s, c, batch, context, tokens or batch * context)
@@ -296,7 +331,7 @@ function M.capacity(model, opts)
   local o = {}
   for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" then o[k] = v end end
   local s = M.model(model)
-  local c = M.config(o, fn)
+  local c = M.config(o, fn, s)
   local cap = c.dev.mem * c.mem_util
   local w = weight_bytes(s, c)
   local per = kv_per_token_gpu(s, c)
@@ -379,7 +414,7 @@ function M.prefill(model, opts)
   local fn = "dlb.serve.prefill"
   local cfg, own = split_opts(opts, fn, { batch = true, prompt = true, context = true })
   local s = M.model(model)
-  local c = M.config(cfg, fn)
+  local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
   local P = posint(fn, "prompt", own.prompt or 512)
   local p0 = own.context and posint(fn, "context", own.context) or 0
@@ -396,7 +431,7 @@ function M.decode(model, opts)
   local fn = "dlb.serve.decode"
   local cfg, own = split_opts(opts, fn, { batch = true, context = true })
   local s = M.model(model)
-  local c = M.config(cfg, fn)
+  local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
   local C = posint(fn, "context", own.context or 1024)
   local r = pipelined(s, c, B, 1, C)
@@ -477,7 +512,7 @@ function M.generate(model, opts)
   local fn = "dlb.serve.generate"
   local cfg, own = split_opts(opts, fn, GEN)
   local s = M.model(model)
-  local c = M.config(cfg, fn)
+  local c = M.config(cfg, fn, s)
   return M._generate(s, c, own, fn)
 end
 function M._generate(s, c, own, fn)
@@ -520,7 +555,7 @@ function M.graphs(model, opts)
   local fn = "dlb.serve.graphs"
   local cfg, own = split_opts(opts, fn, GRAPHS)
   local s = M.model(model)
-  local c = M.config(cfg, fn)
+  local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
   local P = posint(fn, "prompt", own.prompt or 512)
   local C = posint(fn, "context", own.context or P)
@@ -540,7 +575,7 @@ function M.step_graph(model, opts)
   local fn = "dlb.serve.step_graph"
   local cfg, own = split_opts(opts, fn, STEPG)
   local s = M.model(model)
-  local c = M.config(cfg, fn)
+  local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
   local n = posint(fn, "new", own.new or 1)
   local p = own.context ~= nil and posnum(fn, "context", own.context, nil, true) or 0

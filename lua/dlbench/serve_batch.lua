@@ -13,18 +13,23 @@ function B.install(M, H)
   local posint, posnum, fail = H.posint, H.posnum, H.fail
 
   -- A length distribution: a number, or a list of samples (the requests' lengths).
+  -- (errors at the user's line: callers sit at different depths, and level 3 named a line
+  -- of this file)
   local function lengths(fn, what, v)
+    local raise = require("dlbench.errors").raise
     if type(v) == "number" then
-      posint(fn, what, v, 3)
+      local ok, e = pcall(posint, fn, what, v, 1)
+      if not ok then raise(require("dlbench.errors").strip(e)) end
       return { v }, v
     end
     if type(v) ~= "table" or #v == 0 then
-      fail(fn, what .. " must be a length or a non-empty list of lengths, got " .. tostring(v), 3)
+      raise(fn .. ": " .. what .. " must be a length or a non-empty list of lengths, got "
+        .. (type(v) == "table" and "a table without a list of lengths" or (type(v) .. " " .. tostring(v))))
     end
     local sum = 0
     for i, x in ipairs(v) do
       if type(x) ~= "number" or x < 1 or x ~= math.floor(x) or x == math.huge then
-        fail(fn, what .. "[" .. i .. "] must be a positive integer, got " .. tostring(x), 3)
+        raise(fn .. ": " .. what .. "[" .. i .. "] must be a positive integer, got " .. tostring(x))
       end
       sum = sum + x
     end
@@ -98,7 +103,7 @@ function B.install(M, H)
     local cfg = {}
     for k, v in pairs(opts) do if H.CFG[k] then cfg[k] = v end end
     local s = M.model(model)
-    local c = M.config(cfg, fn)
+    local c = M.config(cfg, fn, s)
     local Ps, P = lengths(fn, "prompt", opts.prompt or 512)
     local Os, O = lengths(fn, "output", opts.output or 128)
     if #Ps > 1 and #Os > 1 and #Ps ~= #Os then
@@ -335,13 +340,15 @@ function B.install(M, H)
     local cfg = {}
     for k, v in pairs(opts) do if H.CFG[k] and k ~= "draft" then cfg[k] = v end end
     local s = M.model(model)
-    local c = M.config(cfg, fn)
+    local c = M.config(cfg, fn, s)
     if opts.draft == nil then fail(fn, "draft (a model: graph, config or fields) is required") end
-    local ds = M.model(opts.draft)
+    -- the draft's errors named as this function's, at the caller's line (not this file's)
+    local okd, ds = pcall(M.model, opts.draft)
+    if not okd then fail(fn, "draft: " .. require("dlbench.errors").strip(ds), 2) end
     local dcfg = {}
     for k, v in pairs(cfg) do dcfg[k] = v end
     dcfg.tp, dcfg.pp = 1, 1
-    local dc = M.config(dcfg, fn)
+    local dc = M.config(dcfg, fn, ds)
     local k = opts.k and posint(fn, "k", opts.k) or 4
     local a = opts.accept or 0.7
     if type(a) ~= "number" or a < 0 or a > 1 or a ~= a then
@@ -410,7 +417,7 @@ function B.install(M, H)
         cfg.tp, cfg.cuda_graphs = tp, cg
         if w then cfg.weights = w end
         if kv then cfg.kv = kv end
-        local c = M.config(cfg, fn)
+        local c = M.config(cfg, fn, s)
         local wb = H.weight_bytes(s, c)
         local kvt = H.kv_per_token_gpu(s, c)
         local cap = c.dev.mem * c.mem_util
@@ -478,7 +485,7 @@ function B.install(M, H)
       end
       rawset(row, "_spec", s)
     end
-    local c = M.config(cfg, fn)
+    local c = M.config(cfg, fn, s)
     local own = { batch = row.config.batch, prompt = row.config.prompt, output = row.config.output }
     if row.config.concurrency then
       local cl = { concurrency = row.config.concurrency, prompt = own.prompt, output = own.output }

@@ -485,7 +485,8 @@ local function shape_key(s, c, B, n, p, opts)
   end
   local ck = rawget(c, "_graph_key")  -- the configuration's part, once a configuration
   if not ck then
-    ck = string.format("%d|%s|%s|%.17g|%s|%.17g|%s|%s|%d", c.tp, c.act, c.weights, c.wbytes,
+    -- %.17g, not %d: a count beyond 2^63 (block = 1e300) has no integer form in Lua 5.4
+    ck = string.format("%.17g|%s|%s|%.17g|%s|%.17g|%s|%s|%.17g", c.tp, c.act, c.weights, c.wbytes,
       c.kv, c.kvbytes, tostring(c.fused), tostring(c.kv_reuse), c.block)
     rawset(c, "_graph_key", ck)
   end

@@ -84,6 +84,7 @@ function M.box(list, opts)
   checklist(list, "dlb.stats.box")
   opts = opts or {}
   options.check(opts, { percentiles = true, tukey = true }, "dlb.stats.box")
+  options.switches(opts, { "tukey" }, "dlb.stats.box", 2)
   local p = opts.percentiles or { 2, 9, 91, 98 }
   if type(p) ~= "table" or #p ~= 4 then error("dlb.stats.box: percentiles must be {lo_whisker, lo_box, hi_box, hi_whisker}", 2) end
   local b = call("dlb.stats.box", core.stats_box, list, p[1], p[2], p[3], p[4], opts.tukey and true or false)
@@ -108,6 +109,8 @@ function M.regress(t, xs, y, opts)
   opts = opts or {}
   local valid = { log = true, interactions = true, normalize = true, drop_missing = true }
   options.check(opts, valid, "dlb.stats.regress")
+  -- switches: drop_missing = 0 skipped the rows (Lua's truth), interactions = 0 added a*b terms
+  options.switches(opts, { "interactions", "drop_missing" }, "dlb.stats.regress", 2)
   if type(xs) == "string" then xs = { xs } end
   if type(xs) ~= "table" or #xs == 0 then error("dlb.stats.regress: input column names expected", 2) end
   if type(y) ~= "string" then error("dlb.stats.regress: the name of the y column expected", 2) end

@@ -11,6 +11,7 @@ local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local tbl = require "dlbench.table"
 local errors = require "dlbench.errors"
+local options = require "dlbench.options"
 -- the parts of a sweep, one concept each: its configs and rows, checkpoints, workers
 local C = require "dlbench.sweep_config"
 local checkpoint = require "dlbench.sweep_checkpoint"
@@ -316,11 +317,11 @@ function M.sweep(space, fn, opts)
   local fw = require "dlbench.frameworks"
   if opts.framework ~= nil and opts.framework ~= "auto" then
     local ok, e = pcall(fw.get, opts.framework, "dlb.sweep")
-    if not ok then error(e, 2) end
+    if not ok then error(e, 0) end -- at the user's line already (frameworks.get)
   end
   if opts.calibration ~= nil then
     local ok, e = pcall(fw.check_calibration, opts.calibration, "dlb.sweep")
-    if not ok then error(e, 2) end
+    if not ok then error(e, 0) end -- at the user's line already
   end
   local saved_fw, saved_cal = fw.session(), fw.calibration_session()
   local stamp
@@ -332,6 +333,8 @@ function M.sweep(space, fn, opts)
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) then
     error("dlb.sweep: jobs must be a whole number >= 1, got " .. tostring(jobs), 2)
   end
+  -- switches: strict = 0 stopped at the first failed config, quiet = 0 silenced (Lua's truth)
+  options.switches(opts, { "strict", "quiet", "progress" }, "dlb.sweep", 2)
   if opts.timeout ~= nil and (type(opts.timeout) ~= "number" or not (opts.timeout > 0)) then
     error("dlb.sweep: timeout must be a number of seconds > 0", 2)
   end

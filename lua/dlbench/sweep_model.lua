@@ -116,8 +116,11 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
     for k, v in pairs(stats_opts) do so[k] = v end
     for k, v in pairs(ref) do so[k] = v end -- reference bindings: the family of a hand-built graph
     so = require("dlbench.models.common").with_optimizer(g, so)
-    local o
-    o, info = g:step_options(so)
+    -- a bad stats option (precision = "zz" in the space) named as this function's, without
+    -- the line of this file that step_options' error level pointed at
+    local oko, o, inf = pcall(g.step_options, g, so)
+    if not oko then fail(require("dlbench.errors").strip(o)) end
+    info = inf
     info.causal = require("dlbench.mfu").causal(g)
     core._sweep_prog_add(prog, g._h, o, L or 1)
     -- the logits a profile's loss memory counts (dlbench.framework_memory), per build
@@ -323,6 +326,9 @@ function M.model(builder, space, opts)
   local fw = require "dlbench.frameworks"
   -- dims: swept in C (bind), layers by multiplicity, devices, the rest structure
   local bind = opts.bind or {}
+  -- a list of names (a number reached ipairs: an index error, worded differently by the two
+  -- backends)
+  if type(bind) ~= "table" then fail("bind must be a list of dim names, got " .. type(bind) .. " " .. tostring(bind)) end
   local isbind = {}
   for _, b in ipairs(bind) do
     if space[b] == nil then fail("bind names '" .. tostring(b) .. "', which the space lacks") end

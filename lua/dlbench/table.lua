@@ -195,8 +195,44 @@ function T:where(pred)
 end
 
 -- Only the named columns, in that order: t:select{"a", "b"} or t:select("a", "b").
-function T:select(a, ...)
+-- The first key of t (by name) that is not in its list part 1..#t, or nil: a list given
+-- with named fields ({"time", by = "x"}); sorted, so both backends name the same one.
+local function first_named(t)
+  local named = {}
+  for k in pairs(t) do
+    if type(k) ~= "number" or k < 1 or k > #t or k ~= math.floor(k) then named[#named + 1] = tostring(k) end
+  end
+  table.sort(named)
+  return named[1]
+end
+
+-- The column names of t:select(a, ...) (names, or one list of them): a non-empty list,
+-- checked; shared by the columnar table's select. t:select{} and t:select{by = "x"} made a
+-- table of no columns, silently.
+function M.select_names(a, ...)
   local names = type(a) == "table" and a or { a, ... }
+  local bad = first_named(names)
+  if bad then fail("table:select: column names expected, got a table with the field '" .. bad .. "'") end
+  if names[1] == nil then fail("table:select: at least one column name expected") end
+  return names
+end
+doc.doc(M.select_names, "dlb.table.select_names(name, ... | {names}) -> {names}",
+  "the column list of t:select, checked (a non-empty list of names)")
+
+-- n of t:head(n): nil -> 10; a whole number >= 0 (math.huge: every row), else an error (NaN
+-- gave no rows under Lua 5.4 and every row under LuaJIT; -1 and 1.5 were taken). Shared by
+-- the columnar table's head.
+function M.head_count(n)
+  if n == nil then return 10 end
+  if type(n) ~= "number" or not (n >= 0) or n ~= math.floor(n) then
+    fail("table:head: n must be a whole number >= 0, got " .. tostring(n))
+  end
+  return n
+end
+doc.doc(M.head_count, "dlb.table.head_count(n) -> n", "the row count of t:head, checked (nil: 10)")
+
+function T:select(a, ...)
+  local names = M.select_names(a, ...)
   for _, c in ipairs(names) do checkcol(self, c, "table:select") end
   local out = {}
   for i, r in ipairs(self._rows) do
@@ -261,6 +297,30 @@ local function less(a, b)
 end
 M.less = less
 
+-- The column keys of a sort spec ("util", "-util" or a non-empty list of them) as
+-- {{name, descending}, ...}, the column names not yet checked; shared by t:sort and the
+-- columnar table's. Anything else is an error: t:sort{by = "time"} (a table without a list
+-- part) and t:sort() sorted by nothing and returned the rows as they were.
+function M.sort_keys(spec)
+  local keys = type(spec) == "table" and spec or { spec }
+  local bad = first_named(keys)
+  if bad or keys[1] == nil then
+    fail("table:sort: a column name (\"-name\": descending), a list of them or a function(a, b) "
+      .. "expected, got " .. (bad and ("a table with the field '" .. bad .. "'")
+      or (type(spec) == "table" and "an empty list" or type(spec))))
+  end
+  local ks = {}
+  for n, k in ipairs(keys) do
+    if type(k) ~= "string" then fail("table:sort: column names expected") end
+    local desc = k:sub(1, 1) == "-"
+    ks[n] = { desc and k:sub(2) or k, desc }
+  end
+  return ks
+end
+
+doc.doc(M.sort_keys, "dlb.table.sort_keys(spec) -> {{name, descending}, ...}",
+  "the column keys of a t:sort spec (\"col\", \"-col\" or a non-empty list of them), checked")
+
 -- Sorted copy (stable): t:sort("util"), t:sort("-util") (descending), t:sort{"batch",
 -- "-util"}, or t:sort(function(a, b) ... end).
 function T:sort(spec)
@@ -275,15 +335,8 @@ function T:sort(spec)
       return i < j
     end
   else
-    local keys = type(spec) == "table" and spec or { spec }
-    local ks = {}
-    for n, k in ipairs(keys) do
-      if type(k) ~= "string" then fail("table:sort: column names expected") end
-      local desc = k:sub(1, 1) == "-"
-      local name = desc and k:sub(2) or k
-      checkcol(self, name, "table:sort")
-      ks[n] = { name, desc }
-    end
+    local ks = M.sort_keys(spec)
+    for _, k in ipairs(ks) do checkcol(self, k[1], "table:sort") end
     cmp = function(i, j)
       local a, b = rows[i], rows[j]
       for _, k in ipairs(ks) do
@@ -303,7 +356,7 @@ end
 
 -- First n rows (default 10).
 function T:head(n)
-  n = n or 10
+  n = M.head_count(n)
   local out = {}
   for i = 1, math.min(n, #self._rows) do out[i] = self._rows[i] end
   return derive(self, out)

@@ -194,6 +194,9 @@ function M.parse_csv(text, opts, name)
   if type(opts) ~= "table" then fail("dlb.read_csv: opts must be a table, got a " .. type(opts)) end
   local bad = options.unknown(opts, { sep = true, types = true, header = true }, "dlb.read_csv")
   if bad then fail(bad) end
+  -- header: true or false (0 read the header row as Lua's truth; a list of names was ignored)
+  local hmsg = options.switch_error(opts, { "header" }, "dlb.read_csv", "false: columns named 1, 2, ...")
+  if hmsg then fail(hmsg) end
   local sep = opts.sep or ","
   if type(sep) ~= "string" or #sep ~= 1 or sep:find('["\r\n\128-\255]') then
     fail("dlb.read_csv: sep must be one ASCII character other than a quote or a line break, got "

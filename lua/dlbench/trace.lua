@@ -568,7 +568,29 @@ end
 function M.summary(t, opts)
   local fn = "dlb.trace.summary"
   opts = options.check(opts, sum_opts, fn, 2)
-  if opts.window ~= nil and (type(opts.window) ~= "number" or opts.window < 1) then
+  -- hw, precision, cores and flops checked here: they were read only when the trace had the
+  -- events that use them, so hw = "zz", cores = 0 or NaN, flops = -1 passed silently
+  if opts.hw ~= nil then
+    local okh, d = pcall(require("dlbench.hw").get, opts.hw)
+    if not okh then error(fn .. ": hw: " .. require("dlbench.errors").strip(d), 2) end
+    if opts.precision ~= nil then
+      local okp, e = pcall(d.precision, d, opts.precision)
+      if not okp then error(fn .. ": precision: " .. require("dlbench.errors").strip(e), 2) end
+    end
+  elseif opts.precision ~= nil then
+    error(fn .. ": precision= is the device's (for the FP32 utilisation): give hw= too", 2)
+  end
+  for _, k in ipairs { "cores", "flops" } do
+    local v = opts[k]
+    if v ~= nil and (type(v) ~= "number" or not (v > 0) or v == math.huge
+        or (k == "cores" and v ~= math.floor(v))) then
+      error(string.format("%s: %s must be a %s, got %s", fn, k,
+        k == "cores" and "whole number >= 1" or "finite number > 0 (FLOPs per step)", tostring(v)), 2)
+    end
+  end
+  -- (not (w >= 1): NaN too, which reached trace_next as "number has no integer representation")
+  if opts.window ~= nil and (type(opts.window) ~= "number" or not (opts.window >= 1)
+      or opts.window == math.huge) then
     error(fn .. ": window must be a number of events >= 1, got " .. tostring(opts.window), 2)
   end
   local acc = acc_new(fn)
@@ -667,7 +689,9 @@ function M.compare(t, stats, dev, opts)
   end
   local roofline = require "dlbench.roofline"
   local hwm = require "dlbench.hw"
-  dev = hwm.get(dev)
+  local okd, d = pcall(hwm.get, dev)
+  if not okd then error(fn .. ": hw: " .. require("dlbench.errors").strip(d), 2) end
+  dev = d
   local sm = M.summary(t)
   local per = math.max(sm.steps, 1)
   -- measured: GPU kernels when the trace has them, else host ops without children (leaves)

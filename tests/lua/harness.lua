@@ -39,6 +39,14 @@ function T.near(a, b, rel, what)
   end
 end
 
+-- A copy of table base with base[k] replaced by v (a call's options with one changed).
+function T.with(base, k, v)
+  local c = {}
+  for a, b in pairs(base) do c[a] = b end
+  c[k] = v
+  return c
+end
+
 -- a == b with a message naming what.
 function T.eq(a, b, what)
   if a ~= b then

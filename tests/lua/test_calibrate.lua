@@ -103,6 +103,20 @@ T.test("calibrate: bad input is a clear error", function()
   T.checkerr("unknown device", dlb.hw.calibrate, "V1000x", measurements())
 end)
 
+T.test("calibrate: the split's seed and Huber's delta are checked (review7)", function()
+  local m = measurements(0)
+  -- before: seed = NaN or inf raised "table index is NaN" from the shuffle, "x" a bad argument
+  -- to floor, 1.5 was floored; delta = NaN or -1 fitted with a NaN or negative loss, silently
+  for _, s in ipairs { 0 / 0, math.huge, "x", 1.5 } do
+    T.checkerr("dlb.hw.calibrate: seed must be a whole number (the fit/holdout split's)", dlb.hw.calibrate,
+      base, m, { holdout = 0.5, seed = s })
+  end
+  for _, d in ipairs { 0 / 0, -1, 0 } do
+    T.checkerr("dlb.hw.calibrate: delta must be a finite number > 0", dlb.hw.calibrate, base, m,
+      { loss = "huber", delta = d })
+  end
+end)
+
 T.test("calibrate: bw_scale and peak.fp32 scale measured ceilings beyond 1", function()
   -- a measured-style device with cache levels; the "machine" runs compute 1.6x and every
   -- memory level 1.7x faster than measured (the ceilings were taken at a busier moment):

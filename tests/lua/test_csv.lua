@@ -137,4 +137,17 @@ T.test("fuzz: random bytes and mutations never crash", function()
   assert(ok_n > 50 and err_n > 50, string.format("both outcomes exercised (%d ok, %d errors)", ok_n, err_n))
 end)
 
+T.test("read_csv: header is true or false (review7)", function()
+  -- before: header = 0 read the header row (Lua's truth) and a list of names was ignored
+  local p = os.tmpname()
+  assert(dlb.table.write_atomic(p, "a,b\n1,2\n"))
+  T.checkerr("dlb.read_csv: option 'header' must be true or false (false: columns named 1, 2, ...), got number 0",
+    dlb.read_csv, p, { header = 0 })
+  T.checkerr("must be true or false (false: columns named 1, 2, ...), got a table", dlb.read_csv, p,
+    { header = { "x", "y" } })
+  T.eq(dlb.read_csv(p, { header = false }):count(), 2, "header = false as before")
+  T.eq(dlb.read_csv(p):row(1).a, 1, "the header row as before")
+  os.remove(p)
+end)
+
 T.done()

@@ -416,4 +416,22 @@ T.test("sweeps and scaling.project take framework=, rows carry provenance", func
   T.eq(pr.framework, "pytorch-ddp")
 end)
 
+T.test("derive: the fields a profile is used by are checked when derived (review7)", function()
+  local D = dlb.frameworks.derive
+  -- before: fuse = {"zz"} raised "attempt to perform arithmetic on a nil value" inside g:stats,
+  -- attention = "zz" timed FlashAttention-2's rate, zero = 7, slack = NaN and pp_scatter = 0
+  -- waited for (or passed) the planner
+  T.checkerr("dlb.frameworks.derive: fuse[1] 'zz' is not a fusion pass", D, "fsdp", { fuse = { "zz" } })
+  T.checkerr("unknown attention kernel family 'zz' for dlb.frameworks.derive", D, "fsdp", { attention = "zz" })
+  T.checkerr("dlb.frameworks.derive: zero must be a whole number in 0..3, got 7", D, "fsdp", { zero = 7 })
+  T.checkerr("dlb.frameworks.derive: slack must be a number >= 0 (finite)", D, "fsdp", { slack = 0 / 0 })
+  T.checkerr("dlb.frameworks.derive: overlap must be a number in 0..1, got 2", D, "megatron-lm", { overlap = 2 })
+  T.checkerr("dlb.frameworks.derive: recompute must be a list of", D, "fsdp", { recompute = { "zz" } })
+  T.checkerr("dlb.frameworks.derive: option 'pp_scatter' must be true or false, got number 0", D,
+    "megatron-lm", { pp_scatter = 0 })
+  T.checkerr("dlb.frameworks.derive: name must be a string", D, "fsdp", { name = 5 })
+  local p = D("fsdp", { fuse = { "attention" }, attention = "flash2", zero = 3, slack = 0.1 })
+  T.eq(p.zero, 3, "good fields as before")
+end)
+
 T.done()

@@ -193,6 +193,12 @@ T.test("define: nonsense is a clear error", function()
   T.checkerr("unknown link tier 'rack'", dlb.hw.define, base { links = { rack = { bw = 1 } } })
   T.checkerr("peak.fp32 must be a positive", dlb.hw.define, base { peak = { fp32 = 0 / 0 } })
   T.checkerr("cache must be positive bytes (leave it out when unknown)", dlb.hw.define, base { cache = -1 })
+  -- the host-side model's costs (issue [19]): 0 is "none stated" (the profile's applies), a
+  -- negative or NaN one was accepted and then read as "none stated", silently
+  T.checkerr("host_op must be >= 0, got -1", dlb.hw.define, base { host_op = -1 })
+  T.checkerr("host_layer must be >= 0", dlb.hw.define, base { host_layer = 0 / 0 })
+  local h = dlb.hw.get("H100-SXM")
+  T.checkerr("host_op must be >= 0", h.with, h, { host_op = -5e-6 })
   local e = T.checkerr("test_hw.lua:", function() local d = dlb.hw.define(base { mem = -1 }); return d end)
   -- names the calling line
   assert(e:find("device 'bad'"), e)

@@ -299,6 +299,52 @@ T.test("from_hf errors: unsupported model types, missing keys, bad JSON", functi
   T.checkerr("unknown option 'sequence'", models.from_hf, H .. "gpt2.json", { sequence = 5 })
 end)
 
+T.test("from_onnx: quiet is true or false (review7)", function()
+  -- before: quiet = 0 silenced the import's warnings (Lua's truth)
+  T.checkerr("dlb.models.from_onnx: option 'quiet' must be true or false, got number 0", models.from_onnx,
+    F .. "bert_like.onnx", { quiet = 0 })
+end)
+
+T.test("from_hf: a key twice, a byte order mark, optional keys of the wrong kind", function()
+  -- branch review7; each case's behaviour before the fix beside it
+  local base = '"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, '
+    .. '"intermediate_size": 128, "vocab_size": 100'
+  local tmp = os.tmpname()
+  local function write(text) local f = io.open(tmp, "wb"); f:write(text); f:close() end
+  -- before: the second num_attention_heads (16) silently replaced the first (8)
+  write('{' .. base .. ', "num_attention_heads": 8, "num_attention_heads": 16}')
+  T.checkerr("the key \"num_attention_heads\" given twice in one object", models.from_hf, tmp)
+  -- before: "lexical error: invalid char in json text" at byte 1
+  write('\239\187\191{' .. base .. ', "num_attention_heads": 8}')
+  local g = models.from_hf(tmp, { batch = 1, seq = 8 })
+  T.eq(g.hf.options.heads, 8, "heads read after the byte order mark")
+  os.remove(tmp)
+  local cfg = { model_type = "llama", num_hidden_layers = 2, hidden_size = 64, intermediate_size = 128,
+    vocab_size = 100, num_attention_heads = 8 }
+  local function with(k, v) return T.with(cfg, k, v) end
+  -- before: "attempt to compare number with string" from inside hf.lua
+  T.checkerr("config key \"max_position_embeddings\" must be a number, got string x", models.from_hf,
+    with("max_position_embeddings", "x"))
+  -- before: the string "16" was multiplied as a number (Lua's coercion) and accepted
+  T.checkerr("config key \"head_dim\" must be a number, got string 16", models.from_hf,
+    with("head_dim", "16"))
+  -- before: the string "false" read as true ("attention_bias = true ... is not modelled")
+  T.checkerr("config key \"attention_bias\" must be a boolean, got string false", models.from_hf,
+    with("attention_bias", "false"))
+  T.checkerr("config key \"use_parallel_residual\" must be a boolean, got number 1", models.from_hf,
+    { model_type = "gpt_neox", num_hidden_layers = 2, hidden_size = 64, num_attention_heads = 4,
+      intermediate_size = 128, vocab_size = 100, use_parallel_residual = 1 })
+  T.eq(models.from_hf(with("head_dim", 8), { batch = 1, seq = 8 }).hf.options.heads, 8, "a number head_dim")
+  -- before: "hidden_size": 1e999 read as inf, which passed "a positive integer" here and was
+  -- refused only by the builder, under its option's name
+  local tmp2 = os.tmpname()
+  local f = io.open(tmp2, "wb"); f:write('{"model_type": "gpt2", "n_embd": 1e999}'); f:close()
+  T.checkerr("the number 1e999 is out of range", models.from_hf, tmp2)
+  os.remove(tmp2)
+  T.checkerr("config key \"hidden_size\" must be a positive integer, got inf", models.from_hf,
+    with("hidden_size", math.huge))
+end)
+
 T.test("dlb.models.info: one screen for an .onnx file and for a config.json", function()
   local lines = {}
   local r = models.info(F .. "resnet50.onnx", { out = function(l) lines[#lines + 1] = l end })

@@ -114,6 +114,10 @@ T.test("clusters and links are validated", function()
     { per_node = 2, nodes = 2, inter = { bw = 1, eff = 1.5 } })
   T.checkerr("option 'inter.eff' must be a fraction in (0, 1], got 0", P.cluster,
     { per_node = 2, nodes = 2, inter = { bw = 1, eff = 0 } })
+  -- a value just past the bound is shown as it is, not as tostring's "1.0" (a grid loop's
+  -- 0.2 + 80 x 0.01 lands on 1 + 2^-52)
+  T.checkerr("option 'inter.eff' must be a fraction in (0, 1], got 1.0000000000000002", P.cluster,
+    { per_node = 2, nodes = 2, inter = { bw = 1, eff = 1 + 2 ^ -52 } })
   T.checkerr("option 'inter.bw' must be a finite number", P.cluster,
     { per_node = 2, nodes = 2, inter = { bw = math.huge } })
   T.checkerr("option 'inter.bw' must be a finite number", P.cluster,

@@ -94,6 +94,15 @@ T.test("comparison panels share one colour scale (same colour-bar label)", funct
   g:panel(2):heatmap { z = { { 0, 2 } }, colorbar_label = "utilization" }
   assert(g:save(tmp("own.png"), { dpi = 100 }))
   same("own range, v=1", probe(g, tmp("own.png"), 2, 1, g:panel(1)), plot.cmap("viridis", 1))
+  -- share_colors = 0 is off too, as mask= and the colour bar read numbers (review7: it was on,
+  -- "0 and 1 or 0"); a string is an error
+  local h = plot.figure { width = 6, height = 2.4, cols = 2 }
+  h:panel(1):heatmap { z = { { 0, 1 } }, colorbar_label = "utilization", share_colors = 0 }
+  h:panel(2):heatmap { z = { { 0, 2 } }, colorbar_label = "utilization" }
+  assert(h:save(tmp("own0.png"), { dpi = 100 }))
+  same("share_colors = 0: own range, v=1", probe(h, tmp("own0.png"), 2, 1, h:panel(1)), plot.cmap("viridis", 1))
+  T.checkerr("heatmap: share_colors must be true or false, got string no", h.heatmap, h,
+    { z = { { 1 } }, share_colors = "no" })
 end)
 
 T.test("box medians contrast with the fill", function()

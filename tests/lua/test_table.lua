@@ -233,4 +233,43 @@ T.test("printing: UTF-8 strings align by code points", function()
   T.eq(l3, string.rep("é", 37) .. "...", "truncated at 40 code points, not inside one")
 end)
 
+T.test("sort: a spec that names no column is an error, rows and columnar tables alike (review7)", function()
+  -- before: t:sort{by = "time"}, t:sort{} and t:sort() returned the rows as they were
+  local t = dlb.sweep({ i = dlb.range(1, 6, 1) }, function(p) return { time = (p.i * 5) % 7 } end)
+  local m = "table:sort: a column name (\"-name\": descending), a list of them or a function(a, b) expected, got "
+  T.checkerr(m .. "a table with the field 'by'", t.sort, t, { by = "time" })
+  T.checkerr(m .. "an empty list", t.sort, t, {})
+  T.checkerr(m .. "nil", t.sort, t)
+  T.checkerr(m .. "a table with the field 'by'", t.sort, t, { "time", by = "i" })
+  T.eq(t:sort("time"):row(1).time, 1, "a name as before (5, 3, 1, 6, 4, 2)")
+  T.eq(t:sort({ "-time" }):row(1).time, 6, "a list as before")
+  local function b(p)
+    return dlb.models.gpt { layers = 2, hidden = 64, heads = 4, vocab = 100, context = 64, seq = 16, batch = p.batch }
+  end
+  local ct = dlb.sweep.model(b, { batch = { 1, 2 }, device = { "H100" } }, { bind = { "batch" }, keep = true }).rows
+  T.checkerr(m .. "a table with the field 'by'", ct.sort, ct, { by = "time" })
+  T.eq(ct:sort("-batch"):row(1).batch, 2, "the columnar table's sort as before")
+end)
+
+T.test("head and select: counts and column lists checked, rows and columnar tables alike (review7)", function()
+  -- before: head(0/0) gave no rows under Lua 5.4 and every row under LuaJIT; head(-1) and
+  -- head(1.5) were taken; select{} and select{by = "x"} made a table of no columns
+  local t = dlb.sweep({ i = dlb.range(1, 12, 1) }, function(p) return { x = p.i } end)
+  local function b(p)
+    return dlb.models.gpt { layers = 2, hidden = 64, heads = 4, vocab = 100, context = 64, seq = 16, batch = p.batch }
+  end
+  local ct = dlb.sweep.model(b, { batch = { 1, 2 }, device = { "H100" } }, { bind = { "batch" }, keep = true }).rows
+  for _, tt in ipairs { t, ct } do
+    for _, n in ipairs { 0 / 0, -1, 1.5, "3" } do
+      T.checkerr("table:head: n must be a whole number >= 0, got ", tt.head, tt, n)
+    end
+    T.checkerr("table:select: at least one column name expected", tt.select, tt, {})
+    T.checkerr("table:select: column names expected, got a table with the field 'by'", tt.select, tt, { by = "x" })
+  end
+  T.eq(t:head():count(), 10, "head() is 10 rows as before")
+  T.eq(t:head(math.huge):count(), 12, "head(math.huge) is every row")
+  T.eq(ct:head(1):count(), 1, "the columnar head as before")
+  T.eq(#t:select("x"):columns(), 1, "select as before")
+end)
+
 T.done()

@@ -141,6 +141,47 @@ T.test("errors: truncated, malformed and hostile JSON name the byte offset", fun
   T.eq(t:row(1).ts, nil, "null ts")
 end)
 
+T.test("a key twice in one event is an error; a byte order mark is skipped (review7)", function()
+  -- before: the last 'dur' (9) was kept silently, and the mark was "lexical error" at byte 1
+  T.checkerr("event 1: the key 'dur' given twice", dlb.trace.parse, '[{"ts": 1, "dur": 5, "dur": 9}]')
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write('\239\187\191{"traceEvents": [{"name": "k", "ph": "X", "ts": 1, "dur": 5}]}')
+  f:close()
+  local t = dlb.trace.read(path)
+  os.remove(path)
+  T.eq(t:count(), 1, "one event after the mark")
+  T.eq(t:row(1).dur, 5, "its dur")
+end)
+
+T.test("summary and compare: hw, precision, cores and flops checked by name (review7)", function()
+  local t = dlb.trace.read(DIR .. "mlp_b16.pt.trace.json.gz")   -- a CPU trace: no device events
+  -- before: read only when the trace had the events that use them, so these passed silently
+  T.checkerr("dlb.trace.summary: hw: unknown device 'zz'", dlb.trace.summary, t, { hw = "zz" })
+  T.checkerr("dlb.trace.summary: cores must be a whole number >= 1, got 0", dlb.trace.summary, t, { cores = 0 })
+  T.checkerr("dlb.trace.summary: flops must be a finite number > 0 (FLOPs per step), got -1",
+    dlb.trace.summary, t, { hw = "H100", flops = -1 })
+  T.checkerr("dlb.trace.summary: precision: unknown precision 'zz'", dlb.trace.summary, t,
+    { hw = "H100", precision = "zz" })
+  T.checkerr("dlb.trace.summary: precision= is the device's", dlb.trace.summary, t, { precision = "fp16" })
+  -- before: ".../lua/dlbench/trace.lua:672: dlb.hw.get: expected a device name, got number"
+  local g = dlb.models.gpt { layers = 2, hidden = 64, heads = 4, vocab = 100, seq = 16, batch = 4 }
+  local e = T.checkerr("dlb.trace.compare: hw: dlb.hw.get: expected a device name", function()
+    local r = dlb.trace.compare(t, g:stats {}, 5)
+    return r
+  end)
+  assert(not e:find("dlbench/trace.lua", 1, true), e)
+  assert(dlb.trace.summary(t, { hw = "H100", cores = 2, flops = 1e9 }).steps >= 1, "good options as before")
+end)
+
+T.test("summary: a NaN or infinite window is refused by name (review7)", function()
+  -- before: "bad argument #2 to 'trace_next' (number has no integer representation)"
+  for _, w in ipairs { 0 / 0, math.huge } do
+    T.checkerr("dlb.trace.summary: window must be a number of events >= 1", dlb.trace.summary,
+      DIR .. "mlp_b16.pt.trace.json.gz", { window = w })
+  end
+end)
+
 T.test("the column order of dlb.trace matches the C enums (FFI backend sees them)", function()
   if dlb.backend ~= "ffi" then return end
   local C = dlb.core.C

@@ -34,6 +34,8 @@ cells = [
     "n = 0\nfor _, v in ipairs{1, 2, 3} do\n  n = n + v\nend\nn",              # 8 a loop, then its value
     "m = 0\nfor _, v in ipairs{1, 2, 3} do\n  m = m + v\nend",                  # 9 ends with a block's end
     "m",                                                                    # 10
+    "string.char(104, 105, 255, 33)",                                       # 11 not UTF-8 (review7)
+    "x + 2",                                                                # 12 still answering
 ]
 nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
 client = NotebookClient(nb, kernel_name="dlbench", timeout=60, allow_errors=True)
@@ -72,6 +74,13 @@ check("a trailing ; hides the value", not [o for o in out[7] if o.output_type ==
 check("a cell's last line is its value", data(out[8], "execute_result", "text/plain") == "6", out[8])
 check("a cell ending with a block runs the whole block", data(out[10], "execute_result", "text/plain") == "6",
       out[9] + out[10])
+# a value whose text is not UTF-8 (bytes read from a binary file): shown with the byte
+# replaced, and the kernel answers the next cell (before review7 the wrapper's strict UTF-8
+# decode of the message raised, and the cell and the ones after it got no answer)
+check("a value that is not UTF-8 shows with the byte replaced",
+      data(out[11], "execute_result", "text/plain") == "hi\ufffd!", out[11])
+check("the kernel answers after a value that is not UTF-8",
+      data(out[12], "execute_result", "text/plain") == "22", out[12])
 
 # -- 2. the protocol directly: first-cell latency, completion, help, interrupt
 t0 = time.time()

@@ -76,6 +76,16 @@ out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw A100 --precision bf16 2>&1); 
 [ $rc -eq 0 ] && echo "$out" | grep -q "precision bf16" && echo "$out" | grep -qE "^on A100-SXM4-80GB +[0-9.]+ (ms|s|µs) per step" \
   && echo "$out" | grep -q "^defaults *bindings b=1 (unbound dims" && ! echo "$out" | grep -q "precision=fp32" \
   && t_ok "info --hw --precision: roofline line, defaults named" || t_fail "info --hw" "rc=$rc: $out"
+# counts past the planner's bounds: one line naming the bound, exit 1 (before review7: Lua 5.4
+# raised "bad argument #2 to 'format' (number has no integer representation)" with a
+# traceback for --gpus 1e300, and the planner said "must be a whole number >= 1, got 1e+300")
+"$dlb" plan gpt --hw H100 --gpus 1e300 >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "cluster nodes must be at most 1e9, got 1.25e+299" "$tmp/e" \
+  && t_ok "plan: --gpus 1e300 is one line naming the bound" || t_fail "plan --gpus 1e300" "rc=$rc $(cat "$tmp/e")"
+"$dlb" plan gpt --hw H100 --gpus 8 --batch 1e300 >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "batch must be below 1e12 samples, got 1e+300" "$tmp/e" \
+  && t_ok "plan: --batch 1e300 names the bound" || t_fail "plan --batch 1e300" "rc=$rc $(cat "$tmp/e")"
+
 out=$("$dlb" info tests/fixtures/hf/gpt2.json 2>&1)
 echo "$out" | grep -q "^defaults .*precision=fp32 (--precision).*no device (--hw adds the roofline time)" \
   && t_ok "info names the defaults it applied" || t_fail "info defaults" "$out"

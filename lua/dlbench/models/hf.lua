@@ -32,16 +32,24 @@ local VALID = { batch = true, seq = true, optimizer = true, lora = true, quantiz
 
 local function need(cfg, key, what)
   local v = cfg[key]
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 then
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v == math.huge then
     error(string.format("%s: config key \"%s\" must be a positive integer, got %s", what, key,
       v == nil and "nothing" or tostring(v)), 0)
   end
   return v
 end
 
-local function opt(cfg, key, default)
+-- An optional key: absent -> default; else of the kind `kind` ("number" or "boolean"; from
+-- the default's type when not given), or an error naming it (a string "4096" was compared
+-- with a number, "false" read as true).
+local function opt(cfg, key, default, what, kind)
   local v = cfg[key]
   if v == nil then return default end
+  kind = kind or (default ~= nil and type(default)) or nil
+  if kind and type(v) ~= kind then
+    error(string.format("%s: config key \"%s\" must be a %s, got %s %s", what, key, kind, type(v),
+      tostring(v)), 0)
+  end
   return v
 end
 
@@ -50,7 +58,7 @@ local function map(cfg, what, o)
   local mt = cfg.model_type
   local read = {}
   local function n(k) read[k] = true; return need(cfg, k, what) end
-  local function get(k, d) read[k] = true; return opt(cfg, k, d) end
+  local function get(k, d, kind) read[k] = true; return opt(cfg, k, d, what, kind) end
   local seq = o.seq
   if mt == "llama" or mt == "mistral" or mt == "qwen2" or mt == "mixtral" then
     local heads = n("num_attention_heads")
@@ -62,7 +70,7 @@ local function map(cfg, what, o)
     if get("attention_bias", false) then
       error(what .. ": attention_bias = true (biases on every attention projection) is not modelled", 0)
     end
-    get("sliding_window"); get("head_dim")
+    get("sliding_window", nil, "number"); get("head_dim", nil, "number")
     if cfg.head_dim and cfg.head_dim * heads ~= r.hidden then
       error(string.format("%s: head_dim=%.0f * num_attention_heads=%.0f differs from hidden_size=%.0f; not modelled",
         what, cfg.head_dim, heads, r.hidden), 0)
@@ -81,7 +89,7 @@ local function map(cfg, what, o)
     local d = n("n_embd")
     local ctx = n("n_positions")
     local r = { layers = n("n_layer"), hidden = d, heads = n("n_head"), context = ctx,
-                vocab = n("vocab_size"), ffn = get("n_inner") or 4 * d,
+                vocab = n("vocab_size"), ffn = get("n_inner", nil, "number") or 4 * d,
                 tied = get("tie_word_embeddings", true), batch = o.batch or "b", seq = seq or ctx }
     return "gpt", r, read
   elseif mt == "gpt_neox" then
@@ -90,7 +98,7 @@ local function map(cfg, what, o)
                 ffn = n("intermediate_size"), vocab = n("vocab_size"), context = ctx,
                 tied = get("tie_word_embeddings", false), positions = false, rotary = true,
                 batch = o.batch or "b", seq = seq or ctx }
-    get("rotary_pct"); get("use_parallel_residual")
+    get("rotary_pct", nil, "number"); get("use_parallel_residual", nil, "boolean")
     return "gpt", r, read
   elseif mt == "bert" then
     if get("type_vocab_size", 2) ~= 2 then error(what .. ": type_vocab_size other than 2 is not modelled", 0) end
@@ -104,7 +112,7 @@ local function map(cfg, what, o)
       error(string.format("%s: feed_forward_proj=%q is not modelled (relu, gated-gelu)", what, tostring(ffp)), 0)
     end
     local layers = n("num_layers")
-    local r = { layers = layers, dec_layers = get("num_decoder_layers") or layers, hidden = n("d_model"),
+    local r = { layers = layers, dec_layers = get("num_decoder_layers", nil, "number") or layers, hidden = n("d_model"),
                 heads = n("num_heads"), dkv = n("d_kv"), ffn = n("d_ff"), vocab = n("vocab_size"),
                 buckets = get("relative_attention_num_buckets", 32), gated = ffp == "gated-gelu",
                 tied = get("tie_word_embeddings", true), batch = o.batch or "b", seq = seq or 512 }

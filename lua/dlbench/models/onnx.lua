@@ -66,6 +66,7 @@ function M.from_onnx(path, opts)
     error(fname .. "(path, opts): path must be a string, got " .. type(path), 2)
   end
   opts = options.check(opts, VALID, fname)
+  options.switches(opts, { "quiet" }, fname, 2)   -- quiet = 0 silenced the warnings
   local unknown = oneof(opts.unknown or "error", UNKNOWN, "unknown", fname)
   local loss = oneof(opts.loss or "auto", LOSS, "loss", fname)
   if opts.optimizer ~= nil then oneof(opts.optimizer, OPTIMIZERS, "optimizer", fname) end
