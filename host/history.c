@@ -183,7 +183,8 @@ void host_history_add(const char *chunk) {
   }
   free(text);
   if (done != len) {
-    /* O_APPEND: our bytes end at the offset; cut them (not another session's) */
+    /* O_APPEND: our bytes end at the offset: cut them (and anything another session
+    ** appended in the instant since, a window of one system call) */
     off_t end = done > 0 ? lseek(fd, 0, SEEK_CUR) : -1;
     if (end >= (off_t)done && done > 0 && ftruncate(fd, end - (off_t)done) != 0) {
       /* left as it is: the load drops a torn last line */
