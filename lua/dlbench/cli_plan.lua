@@ -143,7 +143,8 @@ local function load_model(cmd, model, seq, defaults)
   end
   if model:find("/", 1, true) or model:match("%.onnx$") or model:match("%.json$") then
     -- say why (io.open's "name: reason"): missing, no permission
-    fail(cmd, "cannot open " .. model .. (oerr and oerr:match(": ([^:]+)$") and (": " .. oerr:match(": ([^:]+)$")) or ""))
+    local why = oerr and oerr:match(": ([^:]+)$")
+    fail(cmd, "cannot open " .. model .. (why and (": " .. why) or ""))
   end
   local name, size = model:match("^([%w_%.]+):(.+)$")
   name = name or model
