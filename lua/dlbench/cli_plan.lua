@@ -332,12 +332,8 @@ function M.info(args)
   local pos, o = parse(cmd, args, { hw = "value", precision = "value", framework = "value" }, M.info_usage)
   local path = pos[1]
   if not path then fail(cmd, "a FILE is required\n" .. M.info_usage, 2) end
-  local b = {}
-  for i = 2, #pos do
-    local k, v = pos[i]:match("^([%a_][%w_]*)=(%d+)$")
-    if not k then fail(cmd, "'" .. pos[i] .. "' is not name=integer (a binding such as batch=8)", 2) end
-    b[k] = tonumber(v)
-  end
+  local b, bad = require("dlbench.models.onnx").parse_bindings(pos, 2)
+  if not b then fail(cmd, bad, 2) end
   local fw = framework(cmd, o.framework)
   local dlb = require "dlbench"
   local hw

@@ -229,17 +229,26 @@ doc.doc(M.info, "dlb.models.info(path[, {bindings={batch=8}, precision=, hw=, fr
 -- `dlbench info FILE [name=value ...]` of old callers: args is the list after "info". A bad
 -- file or argument raises "dlbench info: ..." (never exits: it is on the dlb.* surface). The
 -- command itself (with --hw, --precision, --framework) is dlbench.cli_plan.info.
+-- The bindings of `dlbench info`'s words from index `first` on ("batch=8"): a table, or nil
+-- and the message for the first word that is not name=integer (the one rule of both
+-- info_cli and the command, dlbench.cli_plan.info).
+function M.parse_bindings(words, first)
+  local b = {}
+  for i = first, #words do
+    local k, v = words[i]:match("^([%a_][%w_]*)=(%d+)$")
+    if not k then return nil, "'" .. words[i] .. "' is not name=integer (a binding such as batch=8)" end
+    b[k] = tonumber(v)
+  end
+  return b
+end
+
 function M.info_cli(args)
   local function fail(msg) error("dlbench info: " .. msg, 0) end
   if type(args) ~= "table" then fail("expected the argument list, got " .. type(args)) end
   local path = args[1]
   if not path then fail("usage: dlbench info FILE [name=value ...]  (FILE: model.onnx or config.json)") end
-  local b = {}
-  for i = 2, #args do
-    local k, v = args[i]:match("^([%a_][%w_]*)=(%d+)$")
-    if not k then fail("'" .. args[i] .. "' is not name=integer (a binding such as batch=8)") end
-    b[k] = tonumber(v)
-  end
+  local b, bad = M.parse_bindings(args, 2)
+  if not b then fail(bad) end
   local ok, err = pcall(M.info, path, { bindings = b })
   if not ok then fail((tostring(err):gsub("^[^%s:]+:%d+: ", ""))) end
 end
