@@ -135,6 +135,8 @@ B.functions = {
   "_graph_tensor_info(g: graph, t: int) -> nd: int, dt: int, role: int, prod: int = check dlb_graph_tensor_info(g, t, &nd, &dt, &role, &prod)",
   "_graph_tensor_name(g: graph, t: int) -> text = dlb_graph_tensor_name(g, t, TEXT)",
   "_graph_tensor_dim(g: graph, t: int, i: int) -> text = dlb_graph_tensor_dim(g, t, i, TEXT)",
+  "_graph_nvars(g: graph) -> size = dlb_graph_nvars(g)",
+  "_graph_varname(g: graph, i: size) -> text = dlb_graph_varname(g, i, TEXT)",
   "graph_dot(g: graph) -> text = dlb_graph_dot(g, TEXT)",
   "graph_convention() -> string = dlb_graph_convention()",
   "_graph_analyze(g: graph, o: struct dlb_train_opts, names: strings, values: numbers == #names) -> analysis = dlb_graph_analyze(g, &o, #names, names, values)",
@@ -404,6 +406,8 @@ function core.graph_conv(g, x, wdims, attrs, bias, name)
   return core._graph_conv(g, x, wdims, type(attrs) == "table" and a or attrs, bias, name)
 end
 function core.graph_counts(g) return core._graph_ntensors(g), core._graph_nops(g) end
+-- the graph's symbolic dims (the names a binding may bind), in first-use order
+function core.graph_vars(g) return list(core._graph_nvars(g), core._graph_varname, g) end
 function core.graph_tensor_info(g, t)
   local nd, dt, role, prod = core._graph_tensor_info(g, t)
   local dims = {}

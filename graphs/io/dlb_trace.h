@@ -40,7 +40,8 @@ enum {
 ** limit passed is an error naming the limit and the byte offset (of the decompressed
 ** JSON). The defaults keep a dlb.table of the events within about 1 GB. */
 typedef struct dlb_trace_limits {
-  double max_bytes;    /* bytes of JSON after decompression: default 1 GiB (stream: 64 GiB) */
+  double max_bytes;    /* bytes of JSON after decompression: default 1 GiB (stream: 100 times
+                       ** the file's bytes, at least 64 MiB) */
   double max_events;   /* events kept: default 1,048,576 (a stream's batches: no total cap) */
   double max_string;   /* bytes of any one string or number (keys and values, name too, as
                           written, escapes included): default 65,536 */

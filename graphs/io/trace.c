@@ -1,7 +1,7 @@
 /*
 ** trace.c — Chrome trace-event JSON (PyTorch profiler, Kineto) into columns of events
 ** (dlb_trace.h). The JSON goes through yajl's callback parser chunk by chunk, straight from
-** zlib's gzread (which reads gzip and plain files alike), so no document tree is ever
+** the file (plain, or gzip inflated by zlib: zsrc below), so no document tree is ever
 ** built: a state machine keeps the fields dlbench uses (name, cat, ph, ts, dur, pid, tid,
 ** and a few args) and skips the rest. Text values are interned. Any failure names the byte
 ** offset of the (decompressed) JSON where it happened. Limits (dlb_trace_limits): the JSON
@@ -27,7 +27,8 @@ enum { MAX_DEPTH = 64, CHUNK = 1 << 20, STREAM_CHUNK = 1 << 16, MAX_CAPTURE = 1 
 
 /* The defaults of dlb_trace_limits (docs/security.md). */
 #define DEF_MAX_BYTES 1073741824.0          /* 1 GiB of JSON */
-#define DEF_STREAM_MAX_BYTES 68719476736.0  /* 64 GiB when streamed */
+#define DEF_STREAM_RATIO 100.0              /* streamed: 100 times the file's bytes ... */
+#define DEF_STREAM_MAX_BYTES 67108864.0     /* ... or 64 MiB if more (docs/security.md) */
 #define DEF_MAX_EVENTS 1048576.0
 #define DEF_MAX_STRING 65536.0
 #define DEF_MAX_TEXT 67108864.0             /* 64 MiB of distinct strings */
@@ -184,6 +185,12 @@ static int event_push(parser *p) {
       t->str[i] = a;
     }
     t->cap = nc;
+  }
+  if (p->num[DLB_TRACE_DUR] < 0) { /* NaN (not given) passes */
+    uint32_t nm = p->str[DLB_TRACE_NAME];
+    return fail(p, DLB_EPARSE, "event %zu%s%.100s%s: 'dur' is negative (%g us; a duration is 0 "
+                "or more)", t->n + 1, nm ? " ('" : "", nm ? t->pool[nm - 1] : "", nm ? "')" : "",
+                p->num[DLB_TRACE_DUR]);
   }
   for (int i = 0; i < DLB_TRACE_NNUMBERS; i++) t->num[i][t->n] = p->num[i];
   for (int i = 0; i < DLB_TRACE_NSTRINGS; i++) t->str[i][t->n] = p->str[i];
@@ -443,6 +450,93 @@ static const yajl_callbacks callbacks = {
 
 /* -- driving the parse ---------------------------------------------------------------- */
 
+/* -- the file: plain JSON, or gzip through zlib's inflate -------------------------------- */
+
+/* A trace file read in chunks: plain JSON as it is; gzip (magic 1f 8b) inflated member by
+** member, as gzip -d reads concatenated members. Anything after the last member that is not
+** another member is an error naming its file offset (zlib's gzread skipped such bytes
+** quietly), and so is a member cut short. */
+enum { ZIN = 1 << 18 };
+typedef struct zsrc {
+  FILE *f;
+  int gz, inmember, zinit, eof;
+  double raw;              /* file bytes read into `in` so far */
+  z_stream z;
+  unsigned char *in;
+} zsrc;
+
+static void zsrc_close(zsrc *z) {
+  if (z->zinit) inflateEnd(&z->z);
+  if (z->f) fclose(z->f);
+  dlb_free(z->in);
+  memset(z, 0, sizeof *z);
+}
+
+static int zsrc_open(zsrc *z, const char *path) {
+  memset(z, 0, sizeof *z);
+  if (!(z->f = fopen(path, "rb"))) return dlb_fail(DLB_EIO, "trace %s: cannot open", path);
+  unsigned char m[2];
+  size_t got = fread(m, 1, 2, z->f);
+  z->gz = got == 2 && m[0] == 0x1f && m[1] == 0x8b;
+  rewind(z->f);
+  if (z->gz) {
+    if (!(z->in = dlb_malloc(ZIN)) || inflateInit2(&z->z, 15 + 16) != Z_OK) {
+      zsrc_close(z);
+      return dlb_fail(DLB_ENOMEM, "trace %s: out of memory", path);
+    }
+    z->zinit = 1, z->inmember = 1;
+  }
+  return DLB_OK;
+}
+
+/* Up to n bytes of JSON into buf: the count (0 at a clean end), or -1 with the error set;
+** base: the JSON bytes before these (for messages). */
+static long zsrc_read(zsrc *z, const char *path, size_t base, char *buf, size_t n) {
+  if (!z->gz) {
+    size_t got = fread(buf, 1, n, z->f);
+    if (got < n && ferror(z->f))
+      return dlb_fail(DLB_EIO, "trace %s: byte %zu: read error", path, base), -1;
+    return (long)got;
+  }
+  size_t out = 0;
+  while (out == 0) {
+    if (z->z.avail_in == 0 && !z->eof) {
+      size_t got = fread(z->in, 1, ZIN, z->f);
+      if (got < ZIN) {
+        if (ferror(z->f)) return dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: "
+                                          "read error", path, base), -1;
+        z->eof = 1;
+      }
+      z->z.next_in = z->in, z->z.avail_in = (uInt)got, z->raw += (double)got;
+    }
+    if (!z->inmember) {
+      if (z->z.avail_in == 0) return 0; /* eof after a whole member */
+      double at = z->raw - (double)z->z.avail_in;
+      if (z->z.next_in[0] != 0x1f)
+        return dlb_fail(DLB_EPARSE, "trace %s: byte %.0f of the file: junk after the gzip stream "
+                        "(not another gzip member; the file is damaged or was appended to)",
+                        path, at), -1;
+      inflateReset(&z->z);
+      z->inmember = 1;
+    }
+    z->z.next_out = (unsigned char *)buf + out, z->z.avail_out = (uInt)(n - out);
+    int r = inflate(&z->z, Z_NO_FLUSH);
+    out = n - z->z.avail_out;
+    if (r == Z_STREAM_END) z->inmember = 0;
+    else if (r == Z_BUF_ERROR || (r == Z_OK && z->z.avail_in == 0 && z->eof && out == 0)) {
+      if (z->eof && z->z.avail_in == 0 && out == 0)
+        return dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: unexpected end of "
+                        "file (the gzip stream is cut short)", path, base), -1;
+    } else if (r != Z_OK) {
+      double at = z->raw - (double)z->z.avail_in;
+      return dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON (byte %.0f of the "
+                      "file): %s", path, base + out, at,
+                      z->z.msg ? z->z.msg : "gzip data error"), -1;
+    }
+  }
+  return (long)out;
+}
+
 static void stream_free(struct session *s);
 
 /* The interned strings and their hash, emptied (a stream's next batch). */
@@ -473,31 +567,36 @@ typedef struct session {
   int in_str, esc;      /* the token scan: inside a string, after a backslash */
   size_t toklen;        /* bytes of the token being scanned */
   const char *where;    /* the file name in messages */
-  gzFile gz;            /* a stream's file, its chunk buffer, at its end */
+  zsrc src;             /* a stream's file, its chunk buffer, at its end */
   char *buf;
   size_t bpos, blen;    /* the part of buf not fed yet */
   int done;
 } session;
 
 /* Limits with defaults in; an error for a NaN (stream: a read in batches). */
-static int limits(const dlb_trace_limits *lim, int stream, double *bytes, double *events,
-                  double *string, double *text) {
+static int limits(const dlb_trace_limits *lim, int stream, double fsize, double *bytes,
+                  double *events, double *string, double *text) {
   dlb_trace_limits l = {0, 0, 0, 0};
   if (lim) l = *lim;
   if (l.max_bytes != l.max_bytes || l.max_events != l.max_events || l.max_string != l.max_string ||
       l.max_text != l.max_text)
     return dlb_fail(DLB_EINVAL, "trace: a limit is NaN");
   *text = l.max_text > 0 ? l.max_text : DEF_MAX_TEXT;
-  *bytes = l.max_bytes > 0 ? l.max_bytes : stream ? DEF_STREAM_MAX_BYTES : DEF_MAX_BYTES;
+  /* streamed: in proportion to the file (a gzip bomb inflates 1000-fold), at least 64 MiB */
+  double prop = DEF_STREAM_RATIO * fsize;
+  *bytes = l.max_bytes > 0 ? l.max_bytes
+         : stream ? (prop > DEF_STREAM_MAX_BYTES ? prop : DEF_STREAM_MAX_BYTES) : DEF_MAX_BYTES;
   *events = stream ? 0 : l.max_events > 0 ? l.max_events : DEF_MAX_EVENTS;
   *string = l.max_string > 0 ? l.max_string : DEF_MAX_STRING;
   return DLB_OK;
 }
 
-static int session_open(session *s, const dlb_trace_limits *lim, int stream, const char *where) {
+static int session_open(session *s, const dlb_trace_limits *lim, int stream, const char *where,
+                        double fsize) {
   memset(s, 0, sizeof *s);
   double text = 0;
-  if (limits(lim, stream, &s->max_bytes, &s->p.max_events, &s->max_string, &text)) return DLB_EINVAL;
+  if (limits(lim, stream, fsize, &s->max_bytes, &s->p.max_events, &s->max_string, &text))
+    return DLB_EINVAL;
   s->where = where;
   s->p.capture = -1;
   s->p.t = dlb_calloc(1, sizeof *s->p.t);
@@ -603,7 +702,7 @@ dlb_trace *dlb_trace_parse(const char *json, size_t len) {
 dlb_trace *dlb_trace_parse_limits(const char *json, size_t len, const dlb_trace_limits *lim) {
   if (!json) return dlb_fail_null(DLB_EINVAL, "trace: NULL text");
   session s;
-  if (session_open(&s, lim, 0, "text")) return NULL;
+  if (session_open(&s, lim, 0, "text", 0)) return NULL;
   int st = session_feed(&s, "text", json, len);
   if (!st) st = session_finish(&s, "text");
   session_close(&s, st == DLB_OK);
@@ -616,46 +715,29 @@ dlb_trace *dlb_trace_read(const char *path) {
 
 dlb_trace *dlb_trace_read_limits(const char *path, const dlb_trace_limits *lim) {
   if (!path) return dlb_fail_null(DLB_EINVAL, "trace: NULL path");
-  FILE *f = fopen(path, "rb");
-  if (!f) return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
-  fclose(f);
-  gzFile gz = gzopen(path, "rb");
-  if (!gz) return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
-  gzbuffer(gz, 256 * 1024);
+  zsrc z;
+  if (zsrc_open(&z, path)) return NULL;
   char *buf = dlb_malloc(CHUNK);
   session s;
-  if (!buf || session_open(&s, lim, 0, path)) {
+  if (!buf || session_open(&s, lim, 0, path, 0)) {
     int st = buf ? dlb_last_status() : DLB_ENOMEM;
     char msg[300];
     snprintf(msg, sizeof msg, "%s", buf ? dlb_last_error() : "out of memory");
     dlb_free(buf);
-    gzclose(gz);
+    zsrc_close(&z);
     return dlb_fail_null(st, "trace %s: %s", path, msg);
   }
   int st = DLB_OK;
   for (;;) {
-    int got = gzread(gz, buf, CHUNK);
-    if (got < 0) {
-      int zerr;
-      const char *m = gzerror(gz, &zerr);
-      st = dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: %s", path, s.base,
-                    m && *m ? m : "read error");
-      break;
-    }
+    long got = zsrc_read(&z, path, s.base, buf, CHUNK);
+    if (got < 0) { st = dlb_last_status(); break; }
     if (got == 0) break;
     st = session_feed(&s, path, buf, (size_t)got);
     if (st) break;
   }
-  /* zlib's gzread stops quietly at a gzip stream cut short: check the end was clean */
-  if (!st) {
-    int zerr;
-    const char *m = gzerror(gz, &zerr);
-    if (zerr != Z_OK && zerr != Z_STREAM_END)
-      st = dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: %s", path, s.base, m);
-  }
   if (!st) st = session_finish(&s, path);
   dlb_free(buf);
-  gzclose(gz);
+  zsrc_close(&z);
   session_close(&s, st == DLB_OK);
   return st == DLB_OK ? s.p.t : NULL;
 }
@@ -689,7 +771,7 @@ const char *dlb_trace_string(const dlb_trace *t, int column, size_t i) {
 
 static void stream_free(struct session *s) {
   if (!s) return;
-  if (s->gz) gzclose(s->gz);
+  zsrc_close(&s->src);
   yajl_free(s->h);
   dlb_free(s->p.cap);
   dlb_free(s->buf);
@@ -700,10 +782,15 @@ dlb_trace *dlb_trace_open(const char *path, const dlb_trace_limits *lim) {
   if (!path) return dlb_fail_null(DLB_EINVAL, "trace: NULL path");
   FILE *f = fopen(path, "rb");
   if (!f) return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
+  double size = 0; /* the file's bytes: the default of max_bytes (limits) */
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long e = ftell(f);
+    if (e > 0) size = (double)e;
+  }
   fclose(f);
   session *s = dlb_calloc(1, sizeof *s);
   if (!s) return dlb_fail_null(DLB_ENOMEM, "trace %s: out of memory", path);
-  if (session_open(s, lim, 1, path)) {
+  if (session_open(s, lim, 1, path, size)) {
     dlb_free(s);
     return NULL;
   }
@@ -712,11 +799,10 @@ dlb_trace *dlb_trace_open(const char *path, const dlb_trace_limits *lim) {
     dlb_trace_free(s->p.t);
     return dlb_fail_null(DLB_ENOMEM, "trace %s: out of memory", path);
   }
-  if (!(s->gz = gzopen(path, "rb"))) {
+  if (zsrc_open(&s->src, path)) {
     dlb_trace_free(s->p.t);
-    return dlb_fail_null(DLB_EIO, "trace %s: cannot open", path);
+    return NULL;
   }
-  gzbuffer(s->gz, 256 * 1024);
   return s->p.t;
 }
 
@@ -752,20 +838,13 @@ int dlb_trace_next(dlb_trace *t, size_t batch, size_t *count) {
       s->bpos += k;
       continue;
     }
-    int got = gzread(s->gz, s->buf, STREAM_CHUNK);
+    long got = zsrc_read(&s->src, s->where, s->base, s->buf, STREAM_CHUNK);
     if (got < 0) {
-      int zerr;
-      const char *m = gzerror(s->gz, &zerr);
-      st = dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: %s", s->where,
-                    s->base, m && *m ? m : "read error");
+      st = dlb_last_status();
     } else if (got > 0) {
       s->bpos = 0, s->blen = (size_t)got;
     } else {
-      int zerr;
-      const char *m = gzerror(s->gz, &zerr);
-      if (zerr != Z_OK && zerr != Z_STREAM_END)
-        st = dlb_fail(DLB_EIO, "trace %s: byte %zu of the decompressed JSON: %s", s->where, s->base, m);
-      if (!st) st = session_finish(s, s->where);
+      st = session_finish(s, s->where);
       s->done = 1;
     }
   }

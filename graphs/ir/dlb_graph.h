@@ -216,6 +216,11 @@ DLB_API int dlb_graph_tensor_info(const dlb_graph *g, int t, int *ndims, int *dt
 /* Text of a tensor's name or dim i into buf; returns the full length (0 if invalid). */
 DLB_API size_t dlb_graph_tensor_name(const dlb_graph *g, int t, char *buf, size_t size);
 DLB_API size_t dlb_graph_tensor_dim(const dlb_graph *g, int t, int i, char *buf, size_t size);
+/* The graph's symbolic dims: the names a binding may give a value (g:stats{b = 8}), in the
+** order the graph first used them; how many, and the text of dim i into buf (returns the
+** full length; 0 if i is out of range). */
+DLB_API size_t dlb_graph_nvars(const dlb_graph *g);
+DLB_API size_t dlb_graph_varname(const dlb_graph *g, size_t i, char *buf, size_t size);
 /* Graphviz DOT text of the forward graph; returns the full length. */
 DLB_API size_t dlb_graph_dot(const dlb_graph *g, char *buf, size_t size);
 /* The FLOP convention line printed with every summary; static. */

@@ -578,6 +578,14 @@ size_t dlb_graph_tensor_name(const dlb_graph *g, int t, char *buf, size_t size) 
   return strlen(tmp);
 }
 
+size_t dlb_graph_nvars(const dlb_graph *g) { return g ? (size_t)g->nvars : 0; }
+
+size_t dlb_graph_varname(const dlb_graph *g, size_t i, char *buf, size_t size) {
+  if (!g || i >= (size_t)g->nvars) { if (size) buf[0] = '\0'; return 0; }
+  if (size) snprintf(buf, size, "%s", g->vars[i]);
+  return strlen(g->vars[i]);
+}
+
 size_t dlb_graph_tensor_dim(const dlb_graph *g, int t, int i, char *buf, size_t size) {
   if (t < 0 || (size_t)t >= g->nt || i < 0 || i >= g->t[t].ndims) {
     if (size) buf[0] = '\0';

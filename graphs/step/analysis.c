@@ -152,10 +152,25 @@ int dlb_bind_vars(const dlb_graph *s, size_t nb, const char *const *names, const
 /* Bindings are dims: each value must be a positive integer (the error names the binding). */
 int dlb_check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values);
 int dlb_check_bindings(const dlb_graph *g, size_t nb, const char *const *names, const double *values) {
-  for (size_t j = 0; j < nb; j++)
+  for (size_t j = 0; j < nb; j++) {
     if (!(isfinite(values[j]) && values[j] >= 1 && values[j] == floor(values[j])))
       return dlb_fail(DLB_EINVAL, "graph '%s': binding %s = %.17g must be a positive integer "
                       "(it is a dim)", g->str + g->name, names[j] ? names[j] : "?", values[j]);
+    /* a name the graph has no dim of would bind nothing: the numbers at the graph's own sizes
+    ** under a binding that looked applied (g:stats{b = 8} on a graph of 'batch') */
+    int found = 0;
+    for (int v = 0; v < g->nvars && !found; v++) found = names[j] && strcmp(names[j], g->vars[v]) == 0;
+    if (!found) {
+      char dims[400] = "";
+      size_t len = 0;
+      for (int v = 0; v < g->nvars && len < sizeof dims - 80; v++)
+        len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%s", v ? ", " : "", g->vars[v]);
+      if (len >= sizeof dims - 80) snprintf(dims + len, sizeof dims - len, ", ...");
+      return dlb_fail(DLB_EINVAL, "graph '%s': no dim '%s' to bind (the graph's dims: %s)",
+                      g->str + g->name, names[j] ? names[j] : "?",
+                      g->nvars ? dims : "none, every size is a number");
+    }
+  }
   return DLB_OK;
 }
 

@@ -2,8 +2,8 @@
 -- dlb.sweep.model keeps: 32 bytes a row, the rest decoded in C on read, docs/sweep.md "Kept
 -- rows"; strings interned as level indices), read by
 -- column. It answers count, columns, has, column, row, rows, head, select, where, sort,
--- unique, group_by and to_csv itself, without a Lua table per row: select, where and sort
--- return views (a column list and a list of row numbers over the same C rows); pivot makes a
+-- pareto, top, unique, group_by and to_csv itself, without a Lua table per row: select,
+-- where, sort, pareto and top return views (a column list and a list of row numbers over the same C rows); pivot makes a
 -- row table of only the columns it uses; every other dlb.table method (with, join,
 -- format, ...) runs on a row table made from the view once (t:to_table(); capped by
 -- dlb.sweep.max_configs), so all of dlb.table works on it.
@@ -239,6 +239,18 @@ function C:pivot(x, y, value, agg)
 end
 
 -- A dlb.table of the view's rows (made once per view, then kept).
+-- t:pareto / t:top (dlb.table's, the sweep's C rule: dlb.table.reduce_rows): views of the
+-- rows kept, in the rule's order.
+local function reduced(self, kind, spec, who)
+  local rows = tbl.reduce_rows(kind, spec, self._cols, function(c) return self:column(c) end,
+    self:count(), who)
+  local sel = self._sel
+  if sel then for i, r in ipairs(rows) do rows[i] = sel[r] end end
+  return view(self, self._cols, rows)
+end
+function C:pareto(spec) return reduced(self, "pareto", spec, "t:pareto") end
+function C:top(spec) return reduced(self, "top", spec, "t:top") end
+
 function C:to_table()
   local t = rawget(self, "_rows_table")
   if t then return t end

@@ -619,6 +619,17 @@ doc.doc(Graph.checkpoint, "g:checkpoint(t) -> t", "keep t for the backward pass 
 
 function Graph:nops() local _, n = core.graph_counts(self._h); return n end
 function Graph:ntensors() local n = core.graph_counts(self._h); return n end
+-- the symbolic dims: the names a binding (g:stats{b = 8}, bind = {...}) may give a value;
+-- binding any other name is an error (graphs/step/analysis.c dlb_check_bindings)
+function Graph:dims() return core.graph_vars(self._h) end
+-- nil when the graph has the dim `name`, else the message "the graph has no dim 'name' (its
+-- dims: ...)" for a caller that binds a dim of its own choosing (a batch dim, a size dim)
+function Graph:missing_dim(name)
+  local dims = self:dims()
+  for _, d in ipairs(dims) do if d == name then return nil end end
+  return string.format("the graph has no dim '%s' (its dims: %s)", tostring(name),
+    #dims > 0 and table.concat(dims, ", ") or "none, every size is a number")
+end
 -- the C graph's generation (dlb_graph_generation): every change an analysis would see bumps
 -- it (tensors, ops, layers, loss, freeze, lora, quantize, checkpoint, repeat), so a cache
 -- keyed on the graph object and its generation is never stale. g:lora's freezes wait for the
@@ -631,6 +642,8 @@ doc.doc(Graph.generation, "g:generation() -> integer",
   "a counter every change an analysis would see bumps (the key of a cache of the graph's costs)")
 doc.doc(Graph.nops, "g:nops() -> integer", "ops in the forward graph")
 doc.doc(Graph.ntensors, "g:ntensors() -> integer", "tensors in the forward graph")
+doc.doc(Graph.missing_dim, "g:missing_dim(name) -> nil | message", "nil when the graph has the dim name, else \"the graph has no dim 'name' (its dims: ...)\"")
+doc.doc(Graph.dims, "g:dims() -> {names}", "the graph's symbolic dims, in first-use order: the names g:stats{name = n} and bind= may bind (any other name is an error naming these)")
 
 -- what a training step costs: g:stats, g:train, g:ops, g:layers, g:summary... (lua/dlbench/graph_analysis.lua)
 do

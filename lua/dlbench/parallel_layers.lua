@@ -375,6 +375,11 @@ function M.from_graph(g, o)
     end
   end
   local mb = o.batch_dim or (o.batch == nil and mopts.batch) or o.batch or "b"
+  local nodim = type(mb) == "string" and g:missing_dim(mb)
+  if nodim then
+    gerr(fname, nodim .. ": name the graph's batch dim with batch_dim=, or give batch= the "
+      .. "samples a numeric graph holds")
+  end
   local base = {}
   if o.bind ~= nil and type(o.bind) ~= "table" then
     gerr(fname, "option 'bind' must be a table of dim values ({h = 1024, ...}), got " .. type(o.bind)

@@ -649,6 +649,9 @@ function M.subbatch(model, dev, opts)
     f = model
   elseif type(model) == "table" and type(model.stats) == "function" then
     local dim = opts.dim or "b"
+    -- (before fixes9 a graph without the dim gave the same stats at every b, silently)
+    local nodim = type(model.missing_dim) == "function" and model:missing_dim(dim)
+    if nodim then error(fn .. ": " .. nodim .. ": name its batch dim with dim=", 2) end
     f = function(b)
       local bind = {}
       for k, v in pairs(opts.bind or {}) do bind[k] = v end

@@ -216,20 +216,25 @@ end
 -- function(size) -> graph (or stats), e.g. a zoo builder, or a graph whose dim `dim` is the
 -- size. Returns stats_at(size, b) -> stats (raw, lazy), and params_at(size, b) -> number.
 -- `bind` holds further bindings and g:stats options (optimizer=, precision=); the subbatch
--- is bound as b (ignored by graphs whose batch is a number).
+-- is bound as b where the graph has a dim b (a graph whose batch is a number has none, and
+-- binding a name a graph lacks is an error: g:dims()).
 local function family(graph, dim, bind, fname)
   bind = bind or {}
   if type(bind) ~= "table" then raise(fname .. ": stats= must be a table of g:stats options") end
-  local function binding(extra)
+  local function has_dim(g, name)
+    return type(g.missing_dim) ~= "function" or g:missing_dim(name) == nil
+  end
+  local function binding(extra, g)
     local t = {}
     for k, v in pairs(bind) do t[k] = v end
     for k, v in pairs(extra) do t[k] = v end
+    if bind.b == nil and t.b ~= nil and not has_dim(g, "b") then t.b = nil end
     return t
   end
   if type(graph) == "function" then
     local function stats_at(size, b)
       local g = graph(size)
-      if type(g) == "table" and type(g.stats) == "function" then return g:stats(binding { b = b }) end
+      if type(g) == "table" and type(g.stats) == "function" then return g:stats(binding({ b = b }, g)) end
       if type(g) == "table" and g.params ~= nil then return g end
       raise(string.format("%s: graph(%g) must return a graph (or stats), got %s", fname, size,
         type(g)))
@@ -255,11 +260,14 @@ local function family(graph, dim, bind, fname)
       raise(fname .. ": a graph needs dim= naming its size dim (e.g. dim=\"h\" for "
         .. "dlb.models.word_lm{hidden=\"h\"}); or give graph=function(size) ... end")
     end
+    if not has_dim(graph, dim) then
+      raise(string.format("%s: %s: is '%s' its size dim?", fname, graph:missing_dim(dim), dim))
+    end
     local sym = {} -- polynomial stats per subbatch, for fast params during a search
-    local function stats_at(size, b) return graph:stats(binding { [dim] = size, b = b }) end
+    local function stats_at(size, b) return graph:stats(binding({ [dim] = size, b = b }, graph)) end
     local function params_at(size, b)
       if sym[b] == nil then
-        local s = graph:stats(binding { b = b })
+        local s = graph:stats(binding({ b = b }, graph))
         sym[b] = s.params
       end
       local p = sym[b]

@@ -871,6 +871,103 @@ function T:format(max_rows, width)
   return table.concat(out, "\n")
 end
 
+-- t:pareto / t:top: the rows the sweep's streaming reductions keep (graphs/sweep/
+-- sweep_reduce.c: the ONE Pareto and top-k rule, fed through dlb_reduce_push; no Lua copy).
+-- Only the columns the spec names go to C (as numbers: an objective's nil is NaN, which the
+-- C rule skips; a where column's true/number != 0 keeps a row, false/nil/0 drops it), each
+-- row with its index (row - 1), so ties keep the earlier row as in the sweep; the result is
+-- the list of row numbers in the C rule's order (a front by its first objective then row,
+-- a top list by rank). spec keys: the sweep's (docs/sweep.md, docs/table.md).
+local RED_SPEC = { pareto = { minimize = true, maximize = true, where = true },
+  top = { k = true, by = true, where = true } }
+M.reduce_spec_keys = RED_SPEC
+local _, RED = require("dlbench.desc").enum("DLB_RED_")
+function M.reduce_rows(kind, spec, cols, colvalues, n, who)
+  -- options.check's messages, raised at the caller's line (errors.fail)
+  if spec == nil then spec = {} end
+  if type(spec) ~= "table" then fail(string.format("%s: options must be a table, got %s", who, type(spec))) end
+  local bad = options.unknown(spec, RED_SPEC[kind], who)
+  if bad then fail(bad) end
+  local has = {}
+  for _, c in ipairs(cols) do has[c] = true end
+  local used, pos = {}, {}
+  local function col(name, what)
+    if type(name) ~= "string" or not has[name] then
+      fail(string.format("%s: %s: no column '%s' (columns: %s)", who, what, tostring(name),
+        table.concat(cols, ", ")))
+    end
+    if not pos[name] then used[#used + 1] = name; pos[name] = #used - 1 end
+    return pos[name]
+  end
+  local function list(x) if type(x) == "table" then return x end return { x } end
+  local where = spec.where ~= nil and col(spec.where, "where") or -1
+  local call
+  if kind == "pareto" then
+    local cs, mx = {}, {}
+    for _, c in ipairs(list(spec.minimize or {})) do cs[#cs + 1] = col(c, "minimize"); mx[#mx + 1] = 0 end
+    for _, c in ipairs(list(spec.maximize or {})) do cs[#cs + 1] = col(c, "maximize"); mx[#mx + 1] = 1 end
+    if #cs == 0 then fail(who .. ": minimize= or maximize= columns needed") end
+    call = function(red) return core._reduce_pareto(red, cs, mx, where) end
+  else
+    local by = spec.by == nil and "time" or spec.by
+    if type(by) ~= "string" then fail(who .. ": by must be a column name (\"-name\": largest first), got " .. tostring(by)) end
+    local maximize = by:sub(1, 1) == "-"
+    if maximize then by = by:sub(2) end
+    local k = spec.k == nil and 10 or spec.k   -- checked by the binding and C (1..1000000)
+    local c = col(by, "by")
+    call = function(red) return core._reduce_top(red, k, c, maximize, where) end
+  end
+  local red = core.reduce_new(#used)
+  local ok, id = pcall(call, red)
+  -- the binding's own check (top's k: a whole number 1..1000000), named as the option
+  if not ok then
+    fail(who .. (kind == "top" and ": k = " .. tostring(spec.k) or "") .. ": "
+      .. (tostring(id):gsub("^bad argument #%d+ to '[%w_]+' %((.*)%)$", "%1")))
+  end
+  -- the used columns' values as numbers, checked; then row-major chunks to C
+  local vals = {}
+  for j, name in ipairs(used) do
+    local a, isw = colvalues(name), pos[name] == where
+    local v = {}
+    for i = 1, n do
+      local x = a[i]
+      local tx = type(x)
+      if tx == "number" then v[i] = x
+      elseif x == nil then v[i] = isw and 0 or NaN
+      elseif isw and tx == "boolean" then v[i] = x and 1 or 0
+      else
+        fail(string.format("%s: column '%s' row %d holds %s %s (%s)", who, name, i,
+          tx == "string" and "the string" or "a", tx == "string" and ("'" .. x .. "'") or tx,
+          isw and "where takes numbers or booleans" or "objectives are numbers"))
+      end
+    end
+    vals[j] = v
+  end
+  local nu, CH = #used, 65536
+  for s = 1, n, CH do
+    local e, buf, b = math.min(n, s + CH - 1), {}, 0
+    for i = s, e do
+      for j = 1, nu do buf[b + j] = vals[j][i] end
+      b = b + nu
+    end
+    core._reduce_push(red, e - s + 1, buf, s - 1)
+  end
+  local size = core._reduce_size(red, RED[kind], id)
+  local idx = size > 0 and core._reduce_column(red, RED[kind], id, -1, 0, size) or {}
+  local out = {}
+  for i = 1, size do out[i] = idx[i] + 1 end
+  return out
+end
+
+local function reduced(t, kind, spec, who)
+  local rows = M.reduce_rows(kind, spec, t._cols, function(c) return t:column(c) end, #t._rows, who)
+  local out = {}
+  for i, r in ipairs(rows) do out[i] = t._rows[r] end
+  return derive(t, out)
+end
+function T:pareto(spec) return reduced(self, "pareto", spec, "t:pareto") end
+function T:top(spec) return reduced(self, "top", spec, "t:top") end
+
 T.__tostring = function(t) return t:format() end
 T.__name = "dlbench.Table"
 
@@ -910,6 +1007,12 @@ doc.doc(T.with, "t:with(name, function(row, i) | array) -> table", "add or repla
 doc.doc(T.sort, "t:sort(\"col\" | \"-col\" | {cols} | function(a, b)) -> table", "stable sort; '-' for descending; nil last")
 doc.doc(T.head, "t:head([n]) -> table", "the first n rows (default 10)")
 doc.doc(T.unique, "t:unique(name) -> array", "sorted distinct values of a column")
+doc.doc(M.reduce_rows, "dlb.table.reduce_rows(\"pareto\" | \"top\", spec, columns, column_of, n, who) -> {row numbers}",
+  "the rows t:pareto / t:top keep (sweep_reduce.c's rule, fed the named columns of n rows; column_of(name) -> array), in the rule's order")
+doc.doc(T.pareto, "t:pareto{minimize = {cols}, maximize = {cols}, where = col} -> table",
+  "the Pareto front (sweep_reduce.c's rule, as dlb.sweep.model's pareto=): rows no other row matches or beats in every objective and beats in one; of equal rows the first; NaN/nil objectives skipped; ordered by the first objective")
+doc.doc(T.top, "t:top{k = 10, by = \"time\" | \"-col\", where = col} -> table",
+  "the k rows with the smallest by (\"-col\": largest; sweep_reduce.c's rule, as dlb.sweep.model's top=); ties: the first row; NaN/nil skipped; in rank order")
 doc.doc(T.failures, "t:failures() -> table", "sweep rows that failed (with an _error message)")
 doc.doc(T.ok, "t:ok() -> table", "sweep rows that did not fail")
 doc.doc(T.group_by, "t:group_by(keys, {out = \"mean\" | {agg, column[, p]}}) -> table",

@@ -611,7 +611,15 @@ function M.summary(t, opts)
       error(fn .. ": max_bytes, max_string and max_text apply to a path (the table is read already)", 2)
     end
     local rows = {}
-    for i = 1, t:count() do rows[i] = t:row(i) end
+    for i = 1, t:count() do
+      local r = t:row(i)
+      -- a table made by hand (dlb.trace.read's are checked in C, trace.c event_push)
+      if type(r.dur) == "number" and r.dur < 0 then
+        error(string.format("%s: event %d%s: 'dur' is negative (%g us; a duration is 0 or more)", fn,
+          i, r.name and " ('" .. tostring(r.name) .. "')" or "", r.dur), 2)
+      end
+      rows[i] = r
+    end
     local ok, err = pcall(acc_feed, acc, rows, true)
     if not ok then error(tostring(err), 2) end
   else
@@ -642,7 +650,8 @@ doc.doc(M.summary, "dlb.trace.summary(t|path[, {hw=, precision=, flops=, cores=,
   .. "name), by_phase (forward/backward/optimizer/other, s per step), device_busy, and TBD's "
   .. "(seed 001) GPU compute utilisation (eq. 1), FP32 utilisation (eq. 2: needs flops and hw) "
   .. "and CPU utilisation (eq. 3). Given a path, the file is streamed in windows of `window` "
-  .. "events (default 100,000): any size, without holding its events")
+  .. "events (default 100,000): any size, without holding its events; max_bytes (JSON after "
+  .. "decompression) defaults to 100 times the file's bytes, at least 64 MiB (a gzip bomb)")
 
 -- == compare with a prediction ==========================================================
 

@@ -126,7 +126,7 @@ local good = {
   { "graph_norm", G, core.graph_op_type("layernorm"), X, "ln", 2 },
   { "graph_op_type", "relu" }, { "graph_op_type_name", MATMUL }, { "graph_layer", G, "l1" },
   { "graph_repeat", G, 0, 1, 0, 1, "none", "l1" }, -- refused (no layer "none"): G unchanged
-  { "graph_checkpoint", G, X }, { "graph_counts", G }, { "graph_generation", G }, { "graph_tensor_info", G, X },
+  { "graph_checkpoint", G, X }, { "graph_counts", G }, { "graph_vars", G }, { "graph_generation", G }, { "graph_tensor_info", G, X },
   { "graph_dot", G }, { "graph_convention" },
   { "graph_analyze", G, 0, 0, 0, 0, true, { "b" }, { 2 } },
   { "graph_symbolic", G, 0, 0, 0, 0, true, {}, {} },

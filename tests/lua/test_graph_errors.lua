@@ -302,4 +302,28 @@ T.test("slice lengths and split sizes are positive integers", function()
   T.eq(g:ntensors(), 2)
 end)
 
+T.test("binding a name the graph has no dim of is an error listing its dims (fixes9)", function()
+  -- before: g:stats{b = 8} on a graph of numbers (or of 'batch') returned the numbers at the
+  -- graph's own sizes, as though b had been applied
+  local fixed = dlb.models.gpt { layers = 2, hidden = 64, heads = 4, vocab = 100, seq = 16, batch = 4 }
+  T.eq(#fixed:dims(), 0, "a graph of numbers has no dims")
+  T.checkerr("graph 'gpt': no dim 'b' to bind (the graph's dims: none, every size is a number)",
+    fixed.stats, fixed, { b = 8 })
+  local g = dlb.graph("two")
+  local x = g:input("x", { "batch", "d" })
+  g:loss(g:mse(g:matmul(x, g:weight("w", { "d", 8 })), g:input("t", { "batch", 8 })))
+  T.eq(table.concat(g:dims(), ","), "batch,d", "g:dims(): first-use order")
+  T.checkerr("graph 'two': no dim 'b' to bind (the graph's dims: batch, d)", g.stats, g, { b = 8, d = 4 })
+  T.checkerr("no dim 'b' to bind", g.stats, g, { b = 8 })          -- a symbolic analysis too
+  T.checkerr("no dim 'zz' to bind", g.flops, g, { zz = 1 })
+  T.checkerr("no dim 'zz' to bind", g.ops, g, { batch = 2, d = 4, zz = 1 })
+  T.checkerr("no dim 'zz' to bind", g.summary, g, { zz = 1 })
+  T.checkerr("dlb.roofline.subbatch: the graph has no dim 'b' (its dims: batch, d): name its batch dim with dim=", dlb.roofline.subbatch, g, "A100", { batches = { 1, 2 }, bind = { d = 4 } })
+  T.checkerr("no dim 'zz' to bind", dlb.roofline.subbatch, g, "A100", { batches = { 1, 2 }, dim = "batch", bind = { d = 4, zz = 1 } })
+  T.checkerr("no dim 'zz' to bind", dlb.parallel.layers.from_graph, g, { batch_dim = "batch", bind = { d = 4, zz = 1 } })
+  T.checkerr("the graph has no dim 'b' (its dims: batch, d): name the graph's batch dim with batch_dim=",
+    dlb.parallel.layers.from_graph, g, { bind = { d = 4 } })
+  T.eq(g:stats { batch = 8, d = 4 }.params, 32, "the graph's own dims bind as before")
+end)
+
 T.done()

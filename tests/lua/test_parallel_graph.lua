@@ -215,7 +215,10 @@ T.test("from_graph errors", function()
   local fx = fixed:input("x", { 4, 64 })
   fixed:layer("l1")
   fixed:loss(fixed:mse(fixed:matmul(fx, fixed:weight("w", { 64, 8 })), fixed:input("t", { 4, 8 })))
-  T.checkerr("do not grow with the batch dim", P.layers.from_graph, fixed)
+  -- (before fixes9: "the step's FLOPs do not grow with the batch dim 'b'", after binding a
+  -- 'b' the graph does not have)
+  T.checkerr("the graph has no dim 'b' (its dims: none, every size is a number): name the graph's batch dim with batch_dim=",
+    P.layers.from_graph, fixed)
   T.near(P.layers.from_graph(fixed, { batch = 4 })[1].flops_fwd, 2 * 64 * 8 + 3 * 8, 1e-12,
     "numeric batch 4 divided out")
   local notp = P.layers.from_graph(g, { tp = false })

@@ -182,6 +182,35 @@ T.test("summary: a NaN or infinite window is refused by name (review7)", functio
   end
 end)
 
+T.test("a negative dur, junk after the gzip stream, a gzip bomb streamed (fixes9)", function()
+  -- before: dur = -5 was read as it was (and summed into the step's time)
+  T.checkerr("event 1 ('k'): 'dur' is negative (-5 us", dlb.trace.parse, '[{"name": "k", "ph": "X", "ts": 1, "dur": -5}]')
+  T.checkerr("event 2: 'dur' is negative", dlb.trace.parse, '[{"ts": 1, "dur": 0}, {"ph": "X", "dur": -1e-3, "ts": 1}]')
+  local hand = dlb.table { { name = "k", ph = "X", ts = 1, dur = -2, pid = 1, tid = 1 } }
+  T.checkerr("dlb.trace.summary: event 1 ('k'): 'dur' is negative", dlb.trace.summary, hand)
+  -- before: the bytes after the gzip member were skipped quietly (zlib's gzread)
+  local src = assert(io.open(DIR .. "mlp_b16.pt.trace.json.gz", "rb"))
+  local gz = src:read("*a")
+  src:close()
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(gz, "junk\n")
+  f:close()
+  T.checkerr("byte " .. #gz .. " of the file: junk after the gzip stream", dlb.trace.read, path)
+  T.checkerr("junk after the gzip stream", dlb.trace.summary, path)
+  f = assert(io.open(path, "wb"))
+  f:write(gz:sub(1, #gz - 3))   -- the member's last bytes (its length) cut off
+  f:close()
+  T.checkerr("the gzip stream is cut short", dlb.trace.read, path)
+  os.remove(path)
+  T.eq(dlb.trace.read(DIR .. "mlp_b16.pt.trace.json.gz"):count() > 0, true, "a whole member reads")
+  -- before: summary(path) allowed 64 GiB of JSON, so an 80 KB file could inflate for minutes;
+  -- now 100 times the file's bytes, at least 64 MiB (this 80 KB file holds 80 MiB of JSON)
+  T.checkerr("more than 67108864 bytes of JSON after decompression (the limit max_bytes)",
+    dlb.trace.summary, DIR .. "bomb_80mib.json.gz")
+  T.eq(dlb.trace.summary(DIR .. "bomb_80mib.json.gz", { max_bytes = 2 ^ 27 }).steps, 0, "max_bytes= raises it")
+end)
+
 T.test("the column order of dlb.trace matches the C enums (FFI backend sees them)", function()
   if dlb.backend ~= "ffi" then return end
   local C = dlb.core.C

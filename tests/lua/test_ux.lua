@@ -142,8 +142,14 @@ T.test("errors inside the library name the user's file:line", function()
   e = here(function() local r = dlb.scaling.fit({}, {}); return r end) -- a core error
   assert(e:match("^[^\n]-test_ux%.lua:%d+: dlb%.scaling%.fit: 0 points"), e)
   -- no precision anywhere: the TPU's natural bf16 (not an fp32 error) in subbatch too
-  local sb = dlb.roofline.subbatch(g, tpu, { batches = { 1, 2 } })
+  local gb = dlb.graph("mb")
+  local xb = gb:input("x", { "b", 8 })
+  gb:loss(gb:sum(gb:matmul(xb, gb:weight("w", { 8, 2 }))))
+  local sb = dlb.roofline.subbatch(gb, tpu, { batches = { 1, 2 } })
   assert(sb.curve.time[1] > 0)
+  -- a graph without the batch dim: before fixes9 the same stats at every b (tiny()'s batch is 4)
+  e = here(function() local r = dlb.roofline.subbatch(g, tpu, { batches = { 1, 2 } }); return r end)
+  assert(e:match("^[^\n]-test_ux%.lua:%d+: dlb%.roofline%.subbatch: the graph has no dim 'b' %(its dims: none"), e)
 end)
 
 T.done()
