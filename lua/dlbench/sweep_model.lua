@@ -72,10 +72,17 @@ local function product(names, lists)
 end
 
 -- Interned values of a column: numbers stay, anything else becomes its level's index.
+-- Booleans get false 0 and true 1 whatever order they come in (a reduction's where= keeps
+-- the rows whose value is not 0: first-seen order made `where = "fits"` keep the unfitting
+-- rows of a table whose first row fits), when they are the column's first values.
 local function interner()
   local levels, index = {}, {}
   return levels, function(v)
     if type(v) == "number" then return v end
+    if type(v) == "boolean" and #levels == 0 then
+      levels[1], levels[2] = false, true
+      index["boolean:false"], index["boolean:true"] = 0, 1
+    end
     local k = type(v) .. ":" .. tostring(v)
     if not index[k] then levels[#levels + 1] = v; index[k] = #levels - 1 end
     return index[k]

@@ -513,6 +513,15 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
   T.eq(r.group:row(2).mean_a, 1.25)
   T.eq(#r.heatmap.x, 4)
   T.checkerr("no column 'zz'", dlb.sweep.reduce, t, { top = { by = "zz" } })
+  -- where = a boolean column keeps its true rows whichever comes first (booleans interned
+  -- in first-seen order kept the false rows when the first row was true)
+  for _, first in ipairs { true, false } do
+    local rows = { { a = 3, ok = true }, { a = 1, ok = true }, { a = 2, ok = false }, { a = 0.5, ok = false } }
+    if not first then rows = { rows[3], rows[4], rows[1], rows[2] } end
+    local w = dlb.sweep.reduce(dlb.table(rows), { top = { k = 4, by = "a", where = "ok" } }).top
+    T.eq(w:count(), 2, "rows kept, first row ok = " .. tostring(first))
+    T.eq(w:row(1).a, 1); T.eq(w:row(1).ok, true); T.eq(w:row(2).a, 3); T.eq(w:row(2).ok, true)
+  end
 end)
 
 T.test("dlb.sweep.model: verify re-checks the fronts and top lists", function()
