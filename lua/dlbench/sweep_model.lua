@@ -649,6 +649,7 @@ function M.reduce(t, opts)
   opts = options.check(opts, RVALID, "dlb.sweep.reduce")
   if type(t) ~= "table" or type(t.columns) ~= "function" then fail("reduce: t must be a dlb.table") end
   local cols = t:columns()
+  if #cols == 0 then fail("reduce: the table has no columns") end
   local n = t:count()
   local data, space, strs = {}, {}, {}
   for _, c in ipairs(cols) do

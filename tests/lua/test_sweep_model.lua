@@ -513,6 +513,8 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
   T.eq(r.group:row(2).mean_a, 1.25)
   T.eq(#r.heatmap.x, 4)
   T.checkerr("no column 'zz'", dlb.sweep.reduce, t, { top = { by = "zz" } })
+  -- a table without columns (it raised the binding's 'ncols must be 1..4096')
+  T.checkerr("the table has no columns", dlb.sweep.reduce, dlb.table {}, { top = { k = 1 } })
   -- where = a boolean column keeps its true rows whichever comes first (booleans interned
   -- in first-seen order kept the false rows when the first row was true)
   for _, first in ipairs { true, false } do
