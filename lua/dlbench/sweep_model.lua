@@ -163,6 +163,16 @@ local function provenance_of(prof, fsource, calibration, cal_given, dev, devs)
   return { pv.dlbench, pv.framework, pv.calibration, table.concat(pv.defaults, ", ") }, pv
 end
 
+-- A space or derive dim named as a provenance column: refused, named.
+local function check_prov_names(space, derive, fname)
+  for _, k in ipairs(PROV) do
+    if space[k] ~= nil or derive[k] ~= nil then
+      error(fname .. ": " .. (space[k] ~= nil and "space" or "derive") .. " names '" .. k
+        .. "', a provenance column of every row (" .. table.concat(PROV, ", ") .. "): rename the dim", 0)
+    end
+  end
+end
+
 -- Edges at the midpoints of sorted levels (categorical bins of a heat map's axis).
 local function edges_of(levels)
   local e = {}
@@ -426,13 +436,8 @@ function M.model(builder, space, opts)
   local tagnames = {}
   for _, k in ipairs(snames) do tagnames[#tagnames + 1] = k end
   for _, k in ipairs(dnames) do tagnames[#tagnames + 1] = k end
-  for _, k in ipairs(PROV) do
-    if space[k] ~= nil or derive[k] ~= nil then
-      fail((space[k] ~= nil and "space" or "derive") .. " names '" .. k .. "', a provenance column "
-        .. "of every row (" .. table.concat(PROV, ", ") .. "): rename the dim")
-    end
-    tagnames[#tagnames + 1] = k
-  end
+  check_prov_names(space, derive, FN)
+  for _, k in ipairs(PROV) do tagnames[#tagnames + 1] = k end
   local cols = {}
   for _, k in ipairs(tagnames) do cols[#cols + 1] = k end
   for _, k in ipairs(bind) do cols[#cols + 1] = k end
@@ -630,6 +635,7 @@ function M.layouts(builder, space, opts)
   local snames = {}
   for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end
   table.sort(snames)
+  check_prov_names(space, {}, fn)
   local slists = {}
   for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
   local cols = {}
@@ -637,11 +643,17 @@ function M.layouts(builder, space, opts)
   cols[#cols + 1] = "gpus"
   cols[#cols + 1] = "device"
   for _, k in ipairs(PLAN_COLS) do cols[#cols + 1] = k end
-  local R = reductions(cols, opts, space, snames, devs, { gpus = true }, fn, "step")
+  -- the plan rows' provenance (dlb.parallel.plan's r.dlbench, framework, calibration,
+  -- defaults), interned as the model dims are
+  local interned = {}
+  for _, k in ipairs(snames) do interned[#interned + 1] = k end
+  for _, k in ipairs(PROV) do cols[#cols + 1] = k; interned[#interned + 1] = k end
+  local R = reductions(cols, opts, space, interned, devs, { gpus = true }, fn, "step", PROV)
   R.levels.schedule, R.intern.schedule = interner()
   local t0 = core.sys_now()
   local n, first, evaluated, models = 0, 0, 0, 0
   local buf, nb = {}, 0
+  local pv_last, pv_id = {}, {}
   local function flush()
     if nb > 0 then core._reduce_push(R.red, nb, buf, first); first = first + nb end
     buf, nb = {}, 0
@@ -674,6 +686,12 @@ function M.layouts(builder, space, opts)
               -- the plan's recompute_modules; 3 "selective_op"), as none 0 and full 1 are
               elseif k == "recompute" then v = RECOMPUTE[v] end
               buf[#buf + 1] = tonumber(v) or 0 / 0
+            end
+            -- a plan call's rows share their provenance: the last row's level, else interned
+            for _, k in ipairs(PROV) do
+              local v = r[k]
+              if v ~= pv_last[k] then pv_last[k], pv_id[k] = v, R.intern[k](v) end
+              buf[#buf + 1] = pv_id[k]
             end
             nb = nb + 1
             n = n + 1

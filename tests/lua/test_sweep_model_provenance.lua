@@ -194,4 +194,38 @@ T.test("sweep.model: a space dim named as a provenance column is refused, named"
       derive = { calibration = function() return 1 end } })
 end)
 
+T.test("sweep.layouts: each plan row's provenance, as dlb.parallel.plan wrote it", function()
+  local P = dlb.parallel
+  local function gpt(p)
+    return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 512, seq = 512, batch = 1 }
+  end
+  for _, po in ipairs { { batch = 64 }, { batch = 64, framework = "megatron-core", calibration = "validated" } } do
+    local r = dlb.sweep.layouts(gpt, { layers = { 2 }, gpus = { 8 }, device = "A100-SXM4-80GB" },
+      { plan = po, keep = true, top = 3, group_by = { keys = "gpus" } })
+    -- the planner's own rows for the same model and cluster
+    local o = { layers = P.layers.from_graph(gpt { layers = 2 }), hw = "A100-SXM4-80GB",
+      cluster = P.cluster { per_node = 8, nodes = 1, hw = "A100-SXM4-80GB" }, table = false }
+    for k, v in pairs(po) do o[k] = v end
+    local rows = P.plan(o)
+    local want = {}
+    for _, x in ipairs(rows) do
+      want[table.concat({ x.dlbench, x.framework, x.calibration, x.defaults }, "|")] = true
+    end
+    T.eq(r.rows:count(), #rows)
+    for _, t in ipairs { r.rows, r.top, r.group } do
+      for i = 1, t:count() do
+        local row = t:row(i)
+        local k = table.concat({ row.dlbench, row.framework, row.calibration, row.defaults }, "|")
+        T.eq(want[k], true, k)
+        if po.framework then
+          T.eq(row.framework, "megatron-core")
+          T.eq(row.calibration, "validated")
+        end
+      end
+    end
+  end
+  T.checkerr("dlb.sweep.layouts: space names 'dlbench', a provenance column", dlb.sweep.layouts, gpt,
+    { layers = { 2 }, dlbench = { 1 }, gpus = { 8 }, device = "A100-SXM4-80GB" }, { top = 1 })
+end)
+
 T.done()
