@@ -593,10 +593,10 @@ function M.model(builder, space, opts)
   res.rate = res.seconds > 0 and first / res.seconds or nil
   return res
 end
-doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
+doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=, provenance=}",
   "a model family through the full per-op model in C: each structure compiled once (swept dims "
   .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
-  .. "runs (docs/sweep.md)")
+  .. "runs; every row carries dlbench, framework, calibration and defaults (docs/sweep.md)")
 
 -- dlb.sweep.layouts: (model x layout) plans through the planner (dlb.parallel.plan: the
 -- per-layer costs of each model's graph, dlb.parallel.layers.from_graph, each op timed by
@@ -690,7 +690,7 @@ function M.layouts(builder, space, opts)
             -- a plan call's rows share their provenance: the last row's level, else interned
             for _, k in ipairs(PROV) do
               local v = r[k]
-              if v ~= pv_last[k] then pv_last[k], pv_id[k] = v, R.intern[k](v) end
+              if pv_id[k] == nil or v ~= pv_last[k] then pv_last[k], pv_id[k] = v, R.intern[k](v) end
               buf[#buf + 1] = pv_id[k]
             end
             nb = nb + 1
