@@ -180,6 +180,13 @@ T.test("sweep.model: CSV output has the provenance columns", function()
     f:close()
     T.eq(header:find("dlbench,framework,calibration,defaults", 1, true) ~= nil, true, header)
     T.eq(line:find("calibration catalogue", 1, true) ~= nil, true, line)
+    -- read back: the same text in every field (the defaults hold commas: quoted)
+    local back = dlb.read_csv(path)
+    T.eq(back:count(), t:count())
+    for i = 1, t:count() do
+      local a, b = t:row(i), back:row(i)
+      for _, c in ipairs(PROV) do T.eq(tostring(b[c]), tostring(a[c]), "csv " .. c) end
+    end
   end
   os.remove(path)
 end)
