@@ -265,14 +265,14 @@ end
 function Graph:step_options(opts)
   local o, names, values = parse(opts, "g:step_options")
   apply_lora(self)
-  local prof = profile_of(self, o, names, values)
+  local prof, psource = profile_of(self, o, names, values)
   return { optimizer = o.optimizer, precision = o.precision, recompute = o.recompute,
     recompute_k = o.k, inference = o.inference and 1 or 0, fuse = o.fuse,
     norm_upcast = o.norm_upcast and 1 or 0 },
-    { framework = prof.name, precision = o.precision_name, optimizer = o.optimizer_name,
-      precision_given = o.precision_given }
+    { framework = prof.name, framework_source = psource, precision = o.precision_name,
+      optimizer = o.optimizer_name, precision_given = o.precision_given }
 end
-doc.doc(Graph.step_options, "g:step_options{g:stats options and bindings} -> train_opts, {framework=, precision=, optimizer=}",
+doc.doc(Graph.step_options, "g:step_options{g:stats options and bindings} -> train_opts, {framework=, framework_source=, precision=, optimizer=, precision_given=}",
   "what g:stats would analyse, without analysing: the C training options (the profile's fusion "
   .. "passes included) and the names; dlb.sweep.model compiles the same step")
 

@@ -342,6 +342,28 @@ doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given
   "the device as the per-op rule sees it for costs counted at a precision under a framework "
   .. "profile (shared by dlb.roofline.time and dlb.sweep.model)")
 
+-- The defaults a timed result applied, in words (its provenance's defaults list,
+-- dlb.frameworks.provenance): the profile when a default chose it (source "default ..."; not
+-- when the call named one), the calibration when the call gave none, the attention-FLOPs
+-- entry (dlbench.mfu.attention_option; nil: none) and the precision when the device chose
+-- it (roof_of's source "device"). Shared by dlb.roofline.time and dlb.sweep.model, whose
+-- rows carry the same text.
+function M.defaults_applied(prof, fsource, framework_given, calibration, calibration_given,
+                            aentry, psource, prec)
+  local defaults = {}
+  if not framework_given and tostring(fsource):find("^default") then
+    defaults[#defaults + 1] = "framework " .. prof.name
+  end
+  if not calibration_given then defaults[#defaults + 1] = "calibration " .. calibration end
+  if aentry then defaults[#defaults + 1] = aentry end
+  if psource == "device" then defaults[#defaults + 1] = "precision " .. prec end
+  return defaults
+end
+doc.doc(M.defaults_applied, "dlb.roofline.defaults_applied(profile, framework_source, framework_given, "
+  .. "calibration, calibration_given, attention_entry, precision_source, precision) -> {entry, ...}",
+  "the defaults a timed result applied, in words (the provenance's defaults of dlb.roofline.time "
+  .. "and of dlb.sweep.model's rows)")
+
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
   opts = checkopts(opts, time_opts, fn)
@@ -479,16 +501,11 @@ function M.time(s, dev, opts)
   r.mfu_convention = conv
   r.framework, r.framework_source, r.attention_kernel = prof.name, fsource, akernel
   r.calibration, r.calibration_note = calibration, cal_note
-  local defaults = {}
-  if opts.framework == nil and tostring(fsource):find("^default") then
-    defaults[#defaults + 1] = "framework " .. prof.name
-  end
-  if opts.calibration == nil then defaults[#defaults + 1] = "calibration " .. calibration end
   -- the default causal convention says when it could not be applied; asked for on a step
   -- that does not say its attention, it is refused (dlbench.mfu.attention_option)
   local aentry = mfu.attention_option(fn, opts.attention_flops, matt, mkind, known, false)
-  if aentry then defaults[#defaults + 1] = aentry end
-  if psource == "device" then defaults[#defaults + 1] = "precision " .. prec end
+  local defaults = M.defaults_applied(prof, fsource, opts.framework ~= nil, calibration,
+    opts.calibration ~= nil, aentry, psource, prec)
   r.provenance = fw.provenance(prof, fsource, calibration, defaults)
   fw.last = r.provenance
   r.intensity = r.bytes > 0 and r.flops / r.bytes or math.huge

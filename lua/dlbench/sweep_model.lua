@@ -138,6 +138,48 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
   return prog, info
 end
 
+-- Provenance (issue [18] item 6): every row carries the columns dlb.sweep's rows and
+-- dlb.parallel.evaluate's carry, with their text: dlbench (the version), framework (the
+-- profile this row's structure was compiled under), calibration and defaults (the defaults
+-- applied, ", "-joined: dlb.roofline.defaults_applied, as dlb.roofline.time words them).
+-- They are structure tags: one interned level per distinct value, constant over a
+-- structure's grid, so the C rows hold a level index and no row builds a string.
+local PROV = { "dlbench", "framework", "calibration", "defaults" }
+M.provenance_columns = PROV
+
+-- One structure's provenance over its devices (dev[i] = {psource=, prec=}: what roof_of
+-- chose on device i): the values of the PROV columns and dlb.frameworks.provenance's table.
+-- A default only some devices applied (the precision a device chose: a TPU's bf16 beside a
+-- GPU's fp32) is the structure's entry with the devices named: "precision bf16 (on TPU-v5e)".
+local function provenance_of(prof, fsource, calibration, cal_given, dev, devs)
+  local fw = require "dlbench.frameworks"
+  local roofline = require "dlbench.roofline"
+  local on, order = {}, {}
+  for i, d in ipairs(dev) do
+    for _, e in ipairs(roofline.defaults_applied(prof, fsource, false, calibration, cal_given,
+        nil, d.psource, d.prec)) do
+      if not on[e] then on[e] = {}; order[#order + 1] = e end
+      on[e][#on[e] + 1] = devs[i].name
+    end
+  end
+  local defaults = {}
+  for _, e in ipairs(order) do
+    defaults[#defaults + 1] = #on[e] == #devs and e or (e .. " (on " .. table.concat(on[e], ", ") .. ")")
+  end
+  local pv = fw.provenance(prof, fsource, calibration, defaults)
+  return { pv.dlbench, pv.framework, pv.calibration, table.concat(pv.defaults, ", ") }, pv
+end
+
+-- A space or derive dim named as a provenance column: refused, named.
+local function check_prov_names(space, derive, fname)
+  for _, k in ipairs(PROV) do
+    if space[k] ~= nil or derive[k] ~= nil then
+      error(fname .. ": " .. (space[k] ~= nil and "space" or "derive") .. " names '" .. k
+        .. "', a provenance column of every row (" .. table.concat(PROV, ", ") .. "): rename the dim", 0)
+    end
+  end
+end
+
 -- Edges at the midpoints of sorted levels (categorical bins of a heat map's axis).
 local function edges_of(levels)
   local e = {}
@@ -158,7 +200,9 @@ local SPEC_KEYS = { pareto = { minimize = true, maximize = true, where = true },
   top = { k = true, by = true, where = true },
   heatmap = { x = true, y = true, value = true, agg = true, where = true },
   group_by = { keys = true, values = true, where = true } }
-local function reductions(cols, opts, space, tagnames, devs, numeric, fname, timecol)
+-- carry: columns constant over a structure that every group keeps as a key after the
+-- caller's (dlb.sweep.model's provenance: a group never mixes two profiles' rows).
+local function reductions(cols, opts, space, tagnames, devs, numeric, fname, timecol, carry)
   fname = fname or FN
   timecol = timecol or "time"
   local function fail(msg) error(fname .. ": " .. msg, 0) end
@@ -235,10 +279,17 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
   local groups = options.specs(opts.group_by, SPEC_KEYS.group_by, fname .. " group_by", 0)
   for i, gz in ipairs(groups) do
     local ks, vs = {}, {}
-    for _, c in ipairs(list(gz.keys)) do ks[#ks + 1] = col(c, "group_by") end
+    local keys = {}
+    for _, c in ipairs(list(gz.keys)) do keys[#keys + 1] = c end
+    for _, c in ipairs(carry or {}) do
+      local dup = false
+      for _, k in ipairs(keys) do if k == c then dup = true end end
+      if not dup then keys[#keys + 1] = c end
+    end
+    for _, c in ipairs(keys) do ks[#ks + 1] = col(c, "group_by") end
     for _, c in ipairs(list(gz.values or { timecol })) do vs[#vs + 1] = col(c, "group_by") end
     wants[#wants + 1] = { kind = "group", n = i, id = core._reduce_group(red, ks, vs, where_of(gz.where, "group_by")),
-      keys = list(gz.keys), values = list(gz.values or { timecol }) }
+      keys = keys, sort = list(gz.keys), values = list(gz.values or { timecol }) }
   end
   if opts.keep then
     local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
@@ -311,7 +362,7 @@ local function collect(R, cols, opts)
       decode(data, n)
       local t = tbl.from_columns(data, order)
       res.groups = res.groups or {}
-      res.groups[w.n] = t:sort(w.keys)
+      res.groups[w.n] = t:sort(w.sort)
     end
   end
   res.pareto = res.paretos and res.paretos[1]
@@ -392,6 +443,8 @@ function M.model(builder, space, opts)
   local tagnames = {}
   for _, k in ipairs(snames) do tagnames[#tagnames + 1] = k end
   for _, k in ipairs(dnames) do tagnames[#tagnames + 1] = k end
+  check_prov_names(space, derive, FN)
+  for _, k in ipairs(PROV) do tagnames[#tagnames + 1] = k end
   local cols = {}
   for _, k in ipairs(tagnames) do cols[#cols + 1] = k end
   for _, k in ipairs(bind) do cols[#cols + 1] = k end
@@ -427,13 +480,14 @@ function M.model(builder, space, opts)
   local numeric = {}
   for _, k in ipairs(bind) do numeric[k] = true end
   if layers_dim then numeric[layers_dim] = true end
-  local R = reductions(cols, opts, space, tagnames, devs, numeric)
+  local R = reductions(cols, opts, space, tagnames, devs, numeric, nil, nil, PROV)
   local red, levels, intern = R.red, R.levels, R.intern
   -- structures: compile each, evaluate its grid
   local structs = product(snames, slists)
   local t0 = core.sys_now()
   local first, compile_s, nclasses = 0, 0, 0
   local roofcache = {}
+  local provs, provseen = {}, {} -- the distinct provenances, in structure order
   for _, p in ipairs(structs) do
     local bp = {}
     for k, v in pairs(p) do if k ~= "precision" then bp[k] = v end end
@@ -449,7 +503,7 @@ function M.model(builder, space, opts)
     local prog, info = compile(build, bp, bind, layers_dim, so, ref)
     compile_s = compile_s + core.sys_now() - c0
     nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
-    local roofs, mem = {}, {}
+    local roofs, mem, pdev = {}, {}, {}
     local prof = fw.get(info.framework)
     -- the memory the stack adds beyond the graph's tensors (a profile's memory table: the
     -- unfused loss, the CUDA context, the optimizer step's temporaries, ZeRO's buckets), as
@@ -464,7 +518,7 @@ function M.model(builder, space, opts)
         .. "\0" .. tostring(info.causal)
       local rc = roofcache[key]
       if not rc then
-        local roof, _, _, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
+        local roof, prec, psource, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
           info.precision_given, time_opts, calibration, FN)
         -- the profile's kernel on a causal decoder skips the masked blocks, at its published
         -- causal rate on the device (dlb.frameworks.attn_work)
@@ -473,13 +527,20 @@ function M.model(builder, space, opts)
         -- (dlb.roofline.holds_all_gradients, as roofline.time's need)
         local ge = roofline.holds_all_gradients(nil, so.inference)
           and (roofline.grad_elem(info.precision) or 4) or 0
-        rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge } }
+        rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge },
+          prec = prec, psource = psource }
         roofcache[key] = rc
       end
       roofs[i] = rc.roof
+      pdev[i] = rc
       for j = 1, 4 do mem[8 * (i - 1) + j] = rc.mem[j] end
       for j = 1, 4 do mem[8 * (i - 1) + 4 + j] = stack[j] end
     end
+    local pcols, pv = provenance_of(prof, info.framework_source, calibration,
+      time_opts.calibration ~= nil, pdev, devs)
+    local pkey = table.concat(pcols, "\0")
+    if not provseen[pkey] then provseen[pkey] = true; provs[#provs + 1] = pv end
+    for i, k in ipairs(PROV) do p[k] = pcols[i] end
     local tags = {}
     for i, k in ipairs(tagnames) do tags[i] = intern[k](p[k]) end
     -- one C call per value of the first symbol when the grid is large, so Ctrl-C (checked
@@ -501,6 +562,10 @@ function M.model(builder, space, opts)
   end
   local res = collect(R, cols, opts)
   res.count, res.seconds, res.compile_seconds = first, core.sys_now() - t0, compile_s
+  -- the provenance as table-level metadata too: the heat maps' bins (a grid of aggregates
+  -- has no row to carry it) and the whole result, one entry per distinct provenance
+  res.provenance = provs
+  for _, b in ipairs(res.bins or {}) do b.provenance = provs end
   if opts.verify then
     -- the rows of the fronts and top lists through the per-configuration path: the searched
     -- footprint (the compiled memory is the construction order's, equal where that order is
@@ -535,10 +600,10 @@ function M.model(builder, space, opts)
   res.rate = res.seconds > 0 and first / res.seconds or nil
   return res
 end
-doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=}",
+doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=, provenance=}",
   "a model family through the full per-op model in C: each structure compiled once (swept dims "
   .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
-  .. "runs (docs/sweep.md)")
+  .. "runs; every row carries dlbench, framework, calibration and defaults (docs/sweep.md)")
 
 -- dlb.sweep.layouts: (model x layout) plans through the planner (dlb.parallel.plan: the
 -- per-layer costs of each model's graph, dlb.parallel.layers.from_graph, each op timed by
@@ -577,6 +642,7 @@ function M.layouts(builder, space, opts)
   local snames = {}
   for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end
   table.sort(snames)
+  check_prov_names(space, {}, fn)
   local slists = {}
   for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
   local cols = {}
@@ -584,11 +650,17 @@ function M.layouts(builder, space, opts)
   cols[#cols + 1] = "gpus"
   cols[#cols + 1] = "device"
   for _, k in ipairs(PLAN_COLS) do cols[#cols + 1] = k end
-  local R = reductions(cols, opts, space, snames, devs, { gpus = true }, fn, "step")
+  -- the plan rows' provenance (dlb.parallel.plan's r.dlbench, framework, calibration,
+  -- defaults), interned as the model dims are
+  local interned = {}
+  for _, k in ipairs(snames) do interned[#interned + 1] = k end
+  for _, k in ipairs(PROV) do cols[#cols + 1] = k; interned[#interned + 1] = k end
+  local R = reductions(cols, opts, space, interned, devs, { gpus = true }, fn, "step", PROV)
   R.levels.schedule, R.intern.schedule = interner()
   local t0 = core.sys_now()
   local n, first, evaluated, models = 0, 0, 0, 0
   local buf, nb = {}, 0
+  local pv_last, pv_id = {}, {}
   local function flush()
     if nb > 0 then core._reduce_push(R.red, nb, buf, first); first = first + nb end
     buf, nb = {}, 0
@@ -621,6 +693,12 @@ function M.layouts(builder, space, opts)
               -- the plan's recompute_modules; 3 "selective_op"), as none 0 and full 1 are
               elseif k == "recompute" then v = RECOMPUTE[v] end
               buf[#buf + 1] = tonumber(v) or 0 / 0
+            end
+            -- a plan call's rows share their provenance: the last row's level, else interned
+            for _, k in ipairs(PROV) do
+              local v = r[k]
+              if pv_id[k] == nil or v ~= pv_last[k] then pv_last[k], pv_id[k] = v, R.intern[k](v) end
+              buf[#buf + 1] = pv_id[k]
             end
             nb = nb + 1
             n = n + 1
