@@ -13,9 +13,6 @@
 
 #include "proc_internal.h"
 
-/* The most descriptors one dlb_proc_poll watches (its pollfd array is on the stack). */
-enum { MAXPOLL = 4096 };
-
 /* Write all bytes. */
 int dlb_proc_write(int fd, const char *buf, size_t len) {
   if (buf == NULL && len > 0) return dlb_proc_fail(DLB_EINVAL, "proc: NULL buffer");
@@ -47,8 +44,8 @@ int dlb_proc_read(int fd, char *buf, size_t size, size_t *got) {
 
 /* Wait for readable descriptors. */
 int dlb_proc_poll(const int *fds, size_t n, double timeout, int *ready) {
-  if ((n > 0 && (!fds || !ready)) || n > MAXPOLL) return dlb_proc_fail(DLB_EINVAL, "proc: bad poll set");
-  struct pollfd pf[MAXPOLL];
+  if ((n > 0 && (!fds || !ready)) || n > DLB_PROC_MAXPOLL) return dlb_proc_fail(DLB_EINVAL, "proc: bad poll set");
+  struct pollfd pf[DLB_PROC_MAXPOLL];
   for (size_t i = 0; i < n; i++) {
     pf[i].fd = fds[i];
     pf[i].events = POLLIN;

@@ -44,6 +44,9 @@ DLB_API int dlb_proc_read(int fd, char *buf, size_t size, size_t *got);
 ** or end of file); ready[i] is set to 1 for those. A signal ends the wait early with
 ** nothing ready. */
 DLB_API int dlb_proc_poll(const int *fds, size_t n, double timeout, int *ready);
+/* The most descriptors one dlb_proc_poll watches (its pollfd array is on the stack), so the
+** most workers one parallel sweep runs (dlb.sweep's jobs). */
+enum { DLB_PROC_MAXPOLL = 4096 };
 /* Process states of dlb_proc_wait. */
 enum { DLB_PROC_RUNNING = 0, DLB_PROC_EXITED = 1, DLB_PROC_SIGNALED = 2 };
 /* Reap pid (block != 0: wait for it). *state is one of the above; *code the exit status

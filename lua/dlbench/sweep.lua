@@ -330,8 +330,12 @@ function M.sweep(space, fn, opts)
   local jobs = opts.jobs
   -- a Slurm task uses the CPUs it was given, not the node's
   if jobs == nil then jobs = tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "") or core.sys_cores() end
-  if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) then
-    error("dlb.sweep: jobs must be a whole number >= 1, got " .. tostring(jobs), 2)
+  -- at most the workers one poll watches (proc/dlb_proc.h), checked before any fork: a huge
+  -- jobs forked min(jobs, configs) workers and failed at the first poll
+  local maxjobs = core.enum.DLB_PROC_MAXPOLL
+  if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) or jobs > maxjobs then
+    error(string.format("dlb.sweep: jobs must be a whole number from 1 to %d (the most workers "
+      .. "one sweep polls), got %s", maxjobs, tostring(jobs)), 2)
   end
   -- switches: strict = 0 stopped at the first failed config, quiet = 0 silenced (Lua's truth)
   options.switches(opts, { "strict", "quiet", "progress" }, "dlb.sweep", 2)

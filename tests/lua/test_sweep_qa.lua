@@ -233,4 +233,21 @@ T.test("sweep: help(dlb.sweep) lists every option it accepts", function()
   for k in acc:gmatch("[%w_]+") do assert(sig:find(k .. "=", 1, true), "help lacks " .. k .. "=: " .. sig) end
 end)
 
+-- Review 10: a huge jobs (math.huge, 5000) forked min(jobs, configs) workers and failed at
+-- the first poll (at most 4,096 descriptors: proc/dlb_proc.h's DLB_PROC_MAXPOLL); now an
+-- error naming jobs and the bound, raised before any worker is forked (fn never runs).
+T.test("sweep: jobs above the poll bound is an error naming jobs, before any fork", function()
+  local max = require("dlbench.backend").enum.DLB_PROC_MAXPOLL
+  T.eq(max, 4096, "the bound")
+  local calls = 0
+  local function fn(p) calls = calls + 1; return { y = p.x } end
+  for _, j in ipairs { math.huge, 5000, max + 1, 0, 1.5 } do
+    T.checkerr("dlb.sweep: jobs must be a whole number from 1 to 4096 (the most workers one sweep polls), got "
+      .. tostring(j), dlb.sweep, { x = { 1, 2 } }, fn, { jobs = j, quiet = true })
+  end
+  T.eq(calls, 0, "no config ran")
+  -- the bound itself is accepted (two configs: two workers)
+  T.eq(dlb.sweep({ x = { 1, 2 } }, fn, { jobs = max, quiet = true }):row(2).y, 2)
+end)
+
 T.done()
