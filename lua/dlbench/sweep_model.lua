@@ -190,6 +190,13 @@ local function edges_of(levels)
   return e
 end
 
+-- The text of a binding's argument error without its frame: "bad argument #10 to
+-- 'sweep_eval' (threads must be 0..64)" -> "threads must be 0..64" (for a message that names
+-- the option instead); other errors as they are.
+local function argtext(e)
+  return (tostring(e):gsub("^bad argument #%d+ to '[%w_]+' %((.*)%)$", "%1"))
+end
+
 -- The reductions a call asks for (opts.pareto, top, heatmap, group_by, keep) over rows of
 -- columns cols; tags are interned (strings to level indices). numeric: the columns whose
 -- space values are numbers a heat map may bin. fname names the caller in errors; timecol is
@@ -206,6 +213,14 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
   fname = fname or FN
   timecol = timecol or "time"
   local function fail(msg) error(fname .. ": " .. msg, 0) end
+  -- keep = true (every row, up to dlb.sweep.max_configs), false, or a cap >= 1: keep = 0
+  -- failed only when the first row came, naming no option ("reductions: more than 0 rows")
+  local keep = opts.keep
+  if keep ~= nil and type(keep) ~= "boolean" and (type(keep) ~= "number" or keep ~= math.floor(keep)
+      or keep < 1 or keep == math.huge) then
+    fail("keep must be true, false or a whole number >= 1 (the most rows kept), got "
+      .. (type(keep) == "table" and "a table" or (type(keep) .. " " .. tostring(keep))))
+  end
   local colidx = {}
   for i, c in ipairs(cols) do colidx[c] = i - 1 end
   local function col(name, what)
@@ -248,7 +263,7 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     local ok, id = pcall(core._reduce_top, red, tz.k or 10, col(by, "top"), maximize, where_of(tz.where, "top"))
     -- the binding's check of k (1..1e6, a whole number), named as the option
     if not ok then fail("top" .. (#tops > 1 and "[" .. i .. "]" or "") .. ".k = " .. tostring(tz.k) .. ": "
-      .. tostring(id):gsub("^bad argument #%d+ to '[%w_]+' %((.*)%)$", "%1")) end
+      .. argtext(id)) end
     wants[#wants + 1] = { kind = "top", n = i, id = id }
   end
   local heats = options.specs(opts.heatmap, SPEC_KEYS.heatmap, fname .. " heatmap", 0)
@@ -481,6 +496,18 @@ function M.model(builder, space, opts)
   for _, k in ipairs(bind) do numeric[k] = true end
   if layers_dim then numeric[layers_dim] = true end
   local R = reductions(cols, opts, space, tagnames, devs, numeric, nil, nil, PROV)
+  -- one C call; threads is checked by the binding (a whole number 0..64) before any work,
+  -- its message named as the option ("bad argument #10 to 'sweep_eval'" before)
+  local threads = opts.threads or 0
+  local function eval(prog, counts, vals, roofs, mem, tags, per, first, red)
+    local ok, n = pcall(core._sweep_eval, prog, counts, vals, roofs, mem, tags, per, first, red, threads)
+    if ok then return n end
+    if tostring(n):match("^bad argument #10 to '_?sweep_eval'") then
+      local t = opts.threads
+      fail("threads = " .. (type(t) == "string" and ('"' .. t .. '"') or tostring(t)) .. ": " .. argtext(n))
+    end
+    error(n, 0)
+  end
   local red, levels, intern = R.red, R.levels, R.intern
   -- structures: compile each, evaluate its grid
   local structs = product(snames, slists)
@@ -554,10 +581,10 @@ function M.model(builder, space, opts)
       for _, v in ipairs(vlists[1]) do
         local vals = { v }
         for _, x in ipairs(rest) do vals[#vals + 1] = x end
-        first = first + core._sweep_eval(prog, counts, vals, roofs, mem, tags, per, first, red, opts.threads or 0)
+        first = first + eval(prog, counts, vals, roofs, mem, tags, per, first, red)
       end
     else
-      first = first + core._sweep_eval(prog, nvalues, values, roofs, mem, tags, per, first, red, opts.threads or 0)
+      first = first + eval(prog, nvalues, values, roofs, mem, tags, per, first, red)
     end
   end
   local res = collect(R, cols, opts)

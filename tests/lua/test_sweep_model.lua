@@ -602,6 +602,19 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
   T.checkerr("stats.offload is not compiled", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
     stats = { framework = "auto", offload = "optimizer" } })
   T.checkerr("more than 5 rows to keep", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, keep = 5 })
+  -- Review 10: threads and keep named with the function ("bad argument #10 to 'sweep_eval'"
+  -- and "reductions: more than 0 rows to keep" before); keep = "x" kept every row
+  local bs = { "batch", "seq" }
+  T.checkerr("dlb.sweep.model: threads = -1: threads must be 0..64", dlb.sweep.model, gpt, space, { bind = bs, threads = -1 })
+  T.checkerr("dlb.sweep.model: threads = 65: threads must be 0..64", dlb.sweep.model, gpt, space, { bind = bs, threads = 65 })
+  T.checkerr("dlb.sweep.model: threads = 1.5: number has no integer representation", dlb.sweep.model, gpt, space,
+    { bind = bs, threads = 1.5 })
+  T.checkerr('dlb.sweep.model: threads = "2": number expected, got string', dlb.sweep.model, gpt, space,
+    { bind = bs, threads = "2" })
+  for _, k in ipairs { 0, -1, 2.5, "x", math.huge } do
+    T.checkerr("dlb.sweep.model: keep must be true, false or a whole number >= 1 (the most rows kept), got "
+      .. type(k) .. " " .. tostring(k), dlb.sweep.model, gpt, space, { bind = bs, keep = k })
+  end
   -- a builder whose layers differ by position is refused, not mis-counted
   T.checkerr("not affine in layers", dlb.sweep.compile, function(p)
     local g = dlb.graph("odd")
@@ -695,6 +708,8 @@ T.test("dlb.sweep.layouts/model/reduce: top = k works; a wrong reduction spec is
   T.checkerr("dlb.sweep.layouts group_by must be a table {keys, values, where} or a list of them, got boolean true",
     L, { group_by = true })
   T.checkerr("unknown option 'bye' for dlb.sweep.layouts top (did you mean 'by'?)", L, { top = { bye = "step" } })
+  T.checkerr("dlb.sweep.layouts: keep must be true, false or a whole number >= 1 (the most rows kept), got number 0",
+    L, { keep = 0 })
   -- dlb.sweep.reduce over the kept rows: the same rule, its own name
   T.eq(dlb.sweep.reduce(full.rows, { top = { k = 2, by = "step" } }).top:count(), 2)
   T.checkerr("dlb.sweep.reduce heatmap must be a table", dlb.sweep.reduce, full.rows, { heatmap = 3 })
