@@ -47,6 +47,24 @@ local function posint(fn, what, v, level)
   return v
 end
 
+-- The longest prompt, output or context, in tokens, that dlb.serve takes: 2^24 (16,777,216),
+-- above every published context window (10M tokens at most in 2025). A stated bound, not a
+-- model limit: a length of 1e300 failed deep inside (a poly's "inf", "1e+300 ops is more than
+-- 2^31") and output = 2^31 - 1 ran 18 CPU-s before any answer.
+M.max_length = 2 ^ 24
+
+-- A length in tokens (prompt, output, context): a whole number from 1 (from 0 with zero) to
+-- M.max_length, else an error naming it and the bound. level as posint's.
+local function length(fn, what, v, level, zero)
+  local lo = zero and 0 or 1
+  if type(v) ~= "number" or v ~= v or v < lo or v > M.max_length or v ~= math.floor(v) then
+    fail(fn, string.format("%s must be a whole number of tokens from %d to %d (dlb.serve.max_length), got %s",
+      what, lo, M.max_length, v ~= v and "nan" or type(v) == "number" and string.format("%.14g", v) or (type(v) .. " " .. tostring(v))),
+      (level or 2) + 1)
+  end
+  return v
+end
+
 -- A switch: nil (the default) or a boolean; anything else (a string "no" read as true) is
 -- an error naming it.
 local function flag(fn, what, v, level)
@@ -306,7 +324,7 @@ function M.memory(model, opts)
   local s = M.model(model)
   local c = M.config(o, fn, s)
   batch = posint(fn, "batch", batch or 1)
-  context = posint(fn, "context", context or 1)
+  context = length(fn, "context", context or 1)
   return M._memory(s, c, batch, context, tokens or batch * context)
 end
 function M._memory(s, c, batch, context, tokens)
@@ -346,7 +364,7 @@ function M.capacity(model, opts)
   free = free - 2048 * (2 * s.hidden + wide) * c.abytes
   r.kv_tokens = math.max(0, math.floor(free / per / c.block) * c.block)
   if opts.context then
-    local ctx = posint(fn, "context", opts.context)
+    local ctx = length(fn, "context", opts.context)
     r.context = ctx
     r.batch = math.floor(r.kv_tokens / cached_tokens(s, c, ctx))
   elseif opts.batch then
@@ -416,8 +434,8 @@ function M.prefill(model, opts)
   local s = M.model(model)
   local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
-  local P = posint(fn, "prompt", own.prompt or 512)
-  local p0 = own.context and posint(fn, "context", own.context) or 0
+  local P = length(fn, "prompt", own.prompt or 512)
+  local p0 = own.context and length(fn, "context", own.context) or 0
   local r = pipelined(s, c, B, P, p0)
   r.ttft = r.time
   return finish("prefill", s, c, r, B)
@@ -433,7 +451,7 @@ function M.decode(model, opts)
   local s = M.model(model)
   local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
-  local C = posint(fn, "context", own.context or 1024)
+  local C = length(fn, "context", own.context or 1024)
   local r = pipelined(s, c, B, 1, C)
   r.tpot = r.time
   r.tokens_per_s = B / r.time
@@ -517,8 +535,8 @@ function M.generate(model, opts)
 end
 function M._generate(s, c, own, fn)
   local B = posint(fn, "batch", own.batch or 1)
-  local P = posint(fn, "prompt", own.prompt or 512)
-  local O = posint(fn, "output", own.output or 128)
+  local P = length(fn, "prompt", own.prompt or 512)
+  local O = length(fn, "output", own.output or 128)
   local pre = pipelined(s, c, B, P, 0)
   local dt, dfl, dby = decode_sum(s, c, B, P, O - 1)
   local r = { ttft = pre.time, prefill = pre.time, decode = dt, batch = B, prompt = P, output = O }
@@ -557,8 +575,8 @@ function M.graphs(model, opts)
   local s = M.model(model)
   local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
-  local P = posint(fn, "prompt", own.prompt or 512)
-  local C = posint(fn, "context", own.context or P)
+  local P = length(fn, "prompt", own.prompt or 512)
+  local C = length(fn, "context", own.context or P)
   return SG.graphs(s, c, B, P, C, fn)
 end
 doc.doc(M.graphs, "dlb.serve.graphs(model, {hw=, batch=1, prompt=512[, context=prompt], weights=, kv=, act=, tp=, pp=, cuda_graphs=, fused=, block=, ...}) -> prefill_g, decode_g",
@@ -578,8 +596,7 @@ function M.step_graph(model, opts)
   local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
   local n = posint(fn, "new", own.new or 1)
-  local p = own.context ~= nil and posnum(fn, "context", own.context, nil, true) or 0
-  if p ~= math.floor(p) then fail(fn, "context must be a whole number of tokens, got " .. p) end
+  local p = own.context ~= nil and length(fn, "context", own.context, nil, true) or 0
   local mix
   if own.chunks ~= nil then
     if type(own.chunks) ~= "table" then fail(fn, "chunks must be a list of {sequences, tokens, cached}, got " .. type(own.chunks)) end
@@ -614,7 +631,7 @@ doc.doc(M.time, "dlb.serve.time(g) -> {time=, flops=, bytes=, launch=, kernels=,
   "a step graph of dlb.serve.graphs timed as dlb.serve.prefill/decode time it (the per-op rule, launches, step overhead, allreduces, pipeline)")
 
 require("dlbench.serve_batch").install(M, { step = step, pipelined = pipelined, compiled = SG.compiled,
-  decode_sum = decode_sum, split_opts = split_opts, posint = posint, posnum = posnum, flag = flag,
+  decode_sum = decode_sum, split_opts = split_opts, posint = posint, length = length, posnum = posnum, flag = flag,
   fail = fail, finish = finish, weight_bytes = weight_bytes, kv_per_token_gpu = kv_per_token_gpu,
   cached_tokens = cached_tokens, STEP_OPTS = STEP_OPTS, CFG = CFG })
 

@@ -10,7 +10,7 @@ local B = {}
 
 function B.install(M, H)
   local step, pipelined, decode_sum = H.step, H.pipelined, H.decode_sum
-  local posint, posnum, fail = H.posint, H.posnum, H.fail
+  local posint, length, posnum, fail = H.posint, H.length, H.posnum, H.fail
 
   -- A length distribution: a number, or a list of samples (the requests' lengths).
   -- (errors at the user's line: callers sit at different depths, and level 3 named a line
@@ -18,7 +18,7 @@ function B.install(M, H)
   local function lengths(fn, what, v)
     local raise = require("dlbench.errors").raise
     if type(v) == "number" then
-      local ok, e = pcall(posint, fn, what, v, 1)
+      local ok, e = pcall(length, fn, what, v, 1)
       if not ok then raise(require("dlbench.errors").strip(e)) end
       return { v }, v
     end
@@ -28,9 +28,8 @@ function B.install(M, H)
     end
     local sum = 0
     for i, x in ipairs(v) do
-      if type(x) ~= "number" or x < 1 or x ~= math.floor(x) or x == math.huge then
-        raise(fn .. ": " .. what .. "[" .. i .. "] must be a positive integer, got " .. tostring(x))
-      end
+      local ok, e = pcall(length, fn, what .. "[" .. i .. "]", x, 1)
+      if not ok then raise(require("dlbench.errors").strip(e)) end
       sum = sum + x
     end
     return v, sum / #v
@@ -355,7 +354,7 @@ function B.install(M, H)
       fail(fn, "accept must be in [0, 1], got " .. tostring(a))
     end
     local Bn = opts.batch and posint(fn, "batch", opts.batch) or 1
-    local C = opts.context and posint(fn, "context", opts.context) or 1024
+    local C = opts.context and length(fn, "context", opts.context) or 1024
     local tdraft = 0
     for i = 0, k - 1 do tdraft = tdraft + step(ds, dc, Bn, 1, C + i).time end
     local tverify = pipelined(s, c, Bn, k + 1, C).time
@@ -400,6 +399,10 @@ function B.install(M, H)
     local bs = list(fn, "batch", opts.batch, 1)
     local ps = list(fn, "prompt", opts.prompt, 512)
     local os_ = list(fn, "output", opts.output, 128)
+    -- every length before any work (a bad last one failed after the others ran)
+    for k, vs in pairs { prompt = ps, output = os_ } do
+      for i, x in ipairs(vs) do length(fn, type(opts[k]) == "table" and (k .. "[" .. i .. "]") or k, x) end
+    end
     local tps = list(fn, "tp", opts.tp, 1)
     local ws = list(fn, "weights", opts.weights, false)  -- false: the config's default
     local kvs = list(fn, "kv", opts.kv, false)
@@ -427,12 +430,10 @@ function B.install(M, H)
         -- where the devices cannot be compiled, or with compiled = false
         local cs = opts.compiled ~= false and H.compiled(s, c) or nil
         for _, P in ipairs(ps) do
-          posint(fn, "prompt", P)
           for _, Bn in ipairs(bs) do
             posint(fn, "batch", Bn)
             local pre = (cs and cs.pipelined(Bn, P, 0) or pipelined(s, c, Bn, P, 0)).time
             for _, O in ipairs(os_) do
-              posint(fn, "output", O)
               local dt = decode_sum(s, c, Bn, P, O - 1, cache, cs)
               local lat = pre + dt
               n = n + 1

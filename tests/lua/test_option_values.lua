@@ -248,7 +248,8 @@ T.test("serve: tp must split the model's heads; stream and draft errors at the c
     { hw = "H100", batch = 1, context = 64, pp = 3 })
   assert(S.memory(m, { hw = "H100", batch = 2, context = 64, tp = 2 }).total > 0, "tp 2 of 4 heads")
   -- before: ".../lua/dlbench/serve_batch.lua:162: dlb.serve.continuous: prompt[1] ..."
-  local e = T.checkerr("dlb.serve.continuous: prompt[1] must be a positive integer", function()
+  local e = T.checkerr("dlb.serve.continuous: prompt[1] must be a whole number of tokens from 1 to 16777216 "
+    .. "(dlb.serve.max_length), got nan", function()
     local r = S.continuous(m, { hw = "H100", rate = 5, prompt = { 0 / 0, 32 }, output = { 8, 4 } })
     return r
   end)

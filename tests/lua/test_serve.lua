@@ -453,4 +453,37 @@ T.test("bad input names the option and the function", function()
   T.checkerr("with pp > 1 is not modelled", S.continuous, L7, { hw = "H100-SXM", rate = 1, pp = 2, chunk = 256 })
 end)
 
+-- Review 10: prompt/output/context lengths are whole numbers of tokens from 1 to
+-- dlb.serve.max_length (2^24), checked before any work and named: 1e300 failed inside ("poly:
+-- not a finite number ... 'inf'", "op time run: 1e+300 ops is more than 2^31"), continuous
+-- answered max_batch = 0 and tpot = inf for it, and output = 2^31 - 1 ran 18 CPU-s.
+T.test("lengths: whole numbers of tokens up to dlb.serve.max_length, named, before any work", function()
+  T.eq(S.max_length, 2 ^ 24, "the bound")
+  local hw = "H100-SXM"
+  local function msg(fn, what, lo, got)
+    return string.format("dlb.serve.%s: %s must be a whole number of tokens from %d to 16777216 "
+      .. "(dlb.serve.max_length), got %s", fn, what, lo, got)
+  end
+  for _, v in ipairs { { 1e300, "1e+300" }, { 2 ^ 31 - 1, "2147483647" }, { 2 ^ 24 + 1, "16777217" },
+                       { 0, "0" }, { 2.5, "2.5" }, { 0 / 0, "nan" } } do
+    T.checkerr(msg("generate", "prompt", 1, v[2]), S.generate, L7, { hw = hw, prompt = v[1] })
+    T.checkerr(msg("generate", "output", 1, v[2]), S.generate, L7, { hw = hw, output = v[1] })
+    T.checkerr(msg("prefill", "prompt", 1, v[2]), S.prefill, L7, { hw = hw, prompt = v[1] })
+    T.checkerr(msg("decode", "context", 1, v[2]), S.decode, L7, { hw = hw, context = v[1] })
+    T.checkerr(msg("memory", "context", 1, v[2]), S.memory, L7, { hw = hw, context = v[1] })
+    T.checkerr(msg("capacity", "context", 1, v[2]), S.capacity, L7, { hw = hw, context = v[1] })
+    T.checkerr(msg("continuous", "prompt", 1, v[2]), S.continuous, L7, { hw = hw, rate = 1, prompt = v[1] })
+    T.checkerr(msg("continuous", "output[2]", 1, v[2]), S.continuous, L7,
+      { hw = hw, rate = 1, prompt = { 16, 16 }, output = { 4, v[1] } })
+    T.checkerr(msg("closed_loop", "output", 1, v[2]), S.closed_loop, L7, { hw = hw, concurrency = 2, output = v[1] })
+    T.checkerr(msg("max_rate", "prompt", 1, v[2]), S.max_rate, L7, { hw = hw, prompt = v[1], target = { ttft = 1 } })
+    T.checkerr(msg("speculative", "context", 1, v[2]), S.speculative, L7, { hw = hw, draft = L7, context = v[1] })
+    T.checkerr(msg("sweep", "output[2]", 1, v[2]), S.sweep, { model = L7, hw = hw, prompt = { 16 }, output = { 2, v[1] } })
+  end
+  T.checkerr(msg("step_graph", "context", 0, "1e+300"), S.step_graph, L7, { hw = hw, context = 1e300 })
+  T.checkerr(msg("generate", "prompt", 1, "string 16"), S.generate, L7, { hw = hw, prompt = "16" })
+  -- the bound itself runs (a decode of 2^24 - 1 steps: about 0.1 s here)
+  T.eq(S.generate(L7, { hw = hw, prompt = 16, output = 2 ^ 24 }).output, 2 ^ 24)
+end)
+
 T.done()
