@@ -90,7 +90,12 @@ local function validate(spec, where)
     end
     if type(v) ~= want then bad("field '%s' must be a %s, got %s", k, want, type(v)) end
   end
-  if spec.name == nil or spec.name == "" then bad("a device needs a name") end
+  -- the name keys the catalogue and reaches C as a C string: a NUL byte would cut it there
+  -- (two names, one device), and an empty one names nothing
+  if spec.name == nil then bad("a device needs a name (field 'name')") end
+  if spec.name == "" then bad("field 'name' must not be empty") end
+  local nul = spec.name:find("\0", 1, true)
+  if nul then bad("field 'name' must not hold a NUL byte (byte %d of %d)", nul, #spec.name) end
   where = where .. ": device '" .. spec.name .. "'"
   if spec.peak == nil or next(spec.peak) == nil then
     bad("needs peak = {fp32 = FLOP/s, ...} with at least one precision")

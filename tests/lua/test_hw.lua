@@ -372,4 +372,16 @@ T.test("catalogue: the added devices; hw:with names the copy", function()
   T.eq(back.sm_count, 132)
 end)
 
+-- Review 10: a device name with a NUL byte was accepted (C reads it cut at the NUL: "a" and
+-- "a\0b" would be one device there); an empty one was refused without naming the field.
+T.test("dlb.hw.define: a name with a NUL byte or an empty name is refused, naming the field", function()
+  local function spec(name) return { name = name, peak = { fp32 = 1e12 }, mem_bw = 1e11, mem = 1e9 } end
+  T.checkerr("dlb.hw.define: field 'name' must not hold a NUL byte (byte 4 of 7)", dlb.hw.define, spec("nul\0dev"))
+  T.checkerr("dlb.hw.define: field 'name' must not hold a NUL byte (byte 1 of 1)", dlb.hw.define, spec("\0"))
+  T.checkerr("dlb.hw.define: field 'name' must not be empty", dlb.hw.define, spec(""))
+  T.checkerr("dlb.hw.device: field 'name' must not hold a NUL byte", dlb.hw.device, spec("x\0"))
+  T.checkerr("dlb.hw.define: a device needs a name (field 'name')", dlb.hw.define, spec(nil))
+  T.checkerr("unknown device 'nul'", dlb.hw.get, "nul") -- nothing was added
+end)
+
 T.done()
