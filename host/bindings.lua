@@ -13,8 +13,9 @@
 --   int(LO..HI)           an integer in [LO, HI] (C expressions of earlier arguments; the
 --                         message names the argument: "kernel must be 0..3")
 --   bool                  any value, as Lua truth (0/1 for C)
---   numbers[MAX] ints[MAX] strings[MAX]   a flat array (raw length, at most MAX; [MIN..MAX]:
---                         at least MIN, "<label> is empty" for MIN 1; `?` after
+--   numbers[MAX] ints[MAX] strings[MAX]   a flat array (raw length, at most MAX; numbers
+--                         and ints hold numbers only, a numeric string "1" is refused as a
+--                         number argument refuses it; [MIN..MAX]: at least MIN, "<label> is empty" for MIN 1; `?` after
 --                         the kind: nil is NULL; `~` after strings: when the value is not a
 --                         plain list of strings and numbers the function returns nil, so the
 --                         caller can convert); `== #other`: as long as array other;

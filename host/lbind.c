@@ -161,18 +161,17 @@ static size_t arraylen(lua_State *L, int i, const char *fn, size_t max, const ch
   return n;
 }
 
-/* An array of numbers (or numeric strings), copied into buf (room for max) or, when buf is
-** NULL, into scratch memory. */
+/* An array of numbers, copied into buf (room for max) or, when buf is NULL, into scratch
+** memory. A numeric string ("1") is an error, as for a number argument (dlbG_number): Lua's
+** coercion let it through, and a column read as text passed for numbers. */
 double *dlbG_numbers(lua_State *L, int i, const char *fn, const char *label, size_t max,
                      size_t *n, double *buf) {
   size_t len = arraylen(L, i, fn, max, "table of numbers");
   double *v = buf ? buf : lua_newuserdatauv(L, sizeof *v * (len ? len : 1), 0);
   for (size_t k = 0; k < len; k++) {
-    int ok;
-    lua_rawgeti(L, i, (lua_Integer)k + 1);
-    v[k] = (double)lua_tonumberx(L, -1, &ok);
-    if (!ok) rawerror(L, "%s[%I] is a %s, not a number", label, (lua_Integer)k + 1,
-                        dlbG_typename(L, -1));
+    if (lua_rawgeti(L, i, (lua_Integer)k + 1) != LUA_TNUMBER)
+      rawerror(L, "%s[%I] is a %s, not a number", label, (lua_Integer)k + 1, dlbG_typename(L, -1));
+    v[k] = (double)lua_tonumber(L, -1);
     lua_pop(L, 1);
   }
   *n = len;

@@ -80,9 +80,8 @@ function R.numbers(t, i, fn, label, max, buf)
   local v = buf or ffi.new("double[?]", n > 0 and n or 1)
   for k = 1, n do
     local x = rawget(t, k)
-    local tx = type(x)
-    if tx == "string" then x = tonumber(x) elseif tx ~= "number" then x = nil end
-    if x == nil then error(fmt("%s[%d] is a %s, not a number", label, k, R.typename(rawget(t, k))), 0) end
+    -- a numeric string ("1") too, as host/lbind.c's dlbG_numbers
+    if type(x) ~= "number" then error(fmt("%s[%d] is a %s, not a number", label, k, R.typename(x)), 0) end
     v[k - 1] = x
   end
   return v, n

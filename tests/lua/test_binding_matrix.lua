@@ -362,6 +362,18 @@ T.test("numbers among binding names live until the call returns", function()
   collectgarbage("setstepmul", 200)
 end)
 
+-- Review 10: a numeric string ("2") in a table of numbers was read as the number on both
+-- backends (Lua's coercion in the C API, tonumber in the FFI runtime), where a number
+-- argument refuses it; now both refuse it, in the same words (the matrix's bad list holds
+-- {1, "a"}, not a numeric string).
+T.test("a numeric string in a table of numbers is refused, in the same words", function()
+  T.checkerr("list[2] is a string, not a number", core.stats_mean, { 1, "2", 3 }, 1)
+  T.checkerr("list[2] is a string, not a number", core.stats_percentiles, { 3, "1", 2 }, { 50 })
+  T.checkerr("[1] is a string, not a number", core.stats_percentiles, { 3, 1, 2 }, { "50" })
+  T.checkerr("[3] is a string, not a number", core.poly_evalv, core.poly_parse("a + b"), { 1, 2, "3" })
+  T.checkerr("dlb.stats.median: list[1] is a string, not a number", dlb.stats.median, { "1", 2, 3 })
+end)
+
 T.test("array arguments are checked against what C expects", function()
   local p = core.poly_parse("a + b")
   T.checkerr("table of strings expected, got string", core.poly_bind, p, "abcdef", { 1 })
