@@ -695,14 +695,17 @@ function M.layouts(builder, space, opts)
   for _, p in ipairs(product(snames, slists)) do
     local ok, g = pcall(build, p)
     if not ok then fail("the builder failed: " .. tostring(g)) end
-    local ls = P.layers.from_graph(g)
     models = models + 1
     local tags = {}
     for i, k in ipairs(snames) do tags[i] = R.intern[k](p[k]) end
     for di, dv in ipairs(devs) do
       for _, ng in ipairs(gpus) do
         if ng % per_node ~= 0 then fail("gpus = " .. tostring(ng) .. " is not a whole number of " .. per_node .. "-device nodes") end
-        local po = { layers = ls, hw = dv, cluster = P.cluster { per_node = per_node, nodes = ng / per_node, hw = dv },
+        -- the graph itself, so the plan's one rule (parallel_plan.lua framed: plan.framework,
+        -- else the default profile of the graph's family) names the profile and builds the
+        -- layers under it, as dlb.parallel.plan{graph = g} does; the bare layers of
+        -- from_graph(g) said framework "none" whatever the default
+        local po = { graph = g, hw = dv, cluster = P.cluster { per_node = per_node, nodes = ng / per_node, hw = dv },
           table = false }
         for k, v in pairs(opts.plan or {}) do po[k] = v end
         local okp, rows, ev = pcall(P.plan, po)

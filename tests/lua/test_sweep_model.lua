@@ -661,10 +661,12 @@ T.test("dlb.sweep.layouts: every fitting plan of dlb.parallel.plan, reduced", fu
       pareto = { minimize = { "step", "gpus" } } })
   local n, best = 0, math.huge
   for _, L in ipairs { 2, 4 } do
-    local ls = dlb.parallel.layers.from_graph(build { layers = L })
+    -- the plan of the graph (review 10: the bare from_graph layers before, framework "none"
+    -- where dlb.parallel.plan{graph = g} applies the family's default profile)
+    local g = build { layers = L }
     for _, ng in ipairs { 8, 16 } do
       local hw = dlb.hw.get("A100-SXM4-80GB")
-      local rows = dlb.parallel.plan { layers = ls, hw = hw, cluster = dlb.parallel.cluster { per_node = 8,
+      local rows = dlb.parallel.plan { graph = g, hw = hw, cluster = dlb.parallel.cluster { per_node = 8,
         nodes = ng / 8, hw = hw }, batch = 64, precision = "mixed", table = false }
       n = n + #rows
       for _, row in ipairs(rows) do best = math.min(best, row.step) end

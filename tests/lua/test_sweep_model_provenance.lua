@@ -209,8 +209,9 @@ T.test("sweep.layouts: each plan row's provenance, as dlb.parallel.plan wrote it
   for _, po in ipairs { { batch = 64 }, { batch = 64, framework = "megatron-core", calibration = "validated" } } do
     local r = dlb.sweep.layouts(gpt, { layers = { 2 }, gpus = { 8 }, device = "A100-SXM4-80GB" },
       { plan = po, keep = true, top = 3, group_by = { keys = "gpus" } })
-    -- the planner's own rows for the same model and cluster
-    local o = { layers = P.layers.from_graph(gpt { layers = 2 }), hw = "A100-SXM4-80GB",
+    -- the planner's own rows for the same model and cluster: the plan of the graph (its
+    -- family's default profile when plan.framework is not given; review 10)
+    local o = { graph = gpt { layers = 2 }, hw = "A100-SXM4-80GB",
       cluster = P.cluster { per_node = 8, nodes = 1, hw = "A100-SXM4-80GB" }, table = false }
     for k, v in pairs(po) do o[k] = v end
     local rows = P.plan(o)
@@ -227,6 +228,10 @@ T.test("sweep.layouts: each plan row's provenance, as dlb.parallel.plan wrote it
         if po.framework then
           T.eq(row.framework, "megatron-core")
           T.eq(row.calibration, "validated")
+        else
+          -- the default profile of a transformer, as dlb.parallel.plan{graph = g} says (it
+          -- said "none": the bare layers of from_graph(g))
+          T.eq(row.framework, require("dlbench.frameworks").DEFAULTS.transformer)
         end
       end
     end
