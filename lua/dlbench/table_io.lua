@@ -110,7 +110,7 @@ local function csvtext(t, sep)
       fail(string.format("table:to_csv: the table has %d row%s but no columns, which CSV "
         .. "cannot hold", #t._rows, #t._rows == 1 and "" or "s"))
     end
-    return "" -- no columns, no rows: an empty file (read_csv reads it as an empty table)
+    return "" -- no columns, no rows: empty text (parse_csv's empty table; to_csv refuses it)
   end
   local out = {}
   local hdr = {}
@@ -149,6 +149,12 @@ function T:to_csv(path, opts)
     fail("table:to_csv: sep must be one ASCII character other than a letter, a digit, '.', "
       .. "'+', '-', a quote or a line break (numbers are written unquoted), got "
       .. (type(sep) == "string" and string.format("%q", sep) or "a " .. type(sep)))
+  end
+  -- no columns: an empty file, which dlb.read_csv refuses (an empty file is more often a
+  -- failed write than a table); the rows-without-columns case is csvtext's error
+  if #self._cols == 0 and #self._rows == 0 then
+    fail("table:to_csv: the table has no columns, which a CSV file cannot hold (it would be "
+      .. "empty, and dlb.read_csv refuses an empty file)")
   end
   return M.write_atomic(path, csvtext(self, sep))
 end
@@ -322,15 +328,32 @@ end
 -- (all numbers -> numbers, all true/false -> booleans, else strings; a quoted field is
 -- text; an empty unquoted field is nil, a quoted "" the empty string) unless opts.types =
 -- {column = "number"|"string"|"boolean"}. opts.sep (default ","), opts.header = false
--- for files without a header line (columns "1", "2", ...). An empty file is an empty
--- table. Errors name the file, line and column. A torn last line (no line break; with
+-- for files without a header line (columns "1", "2", ...). A file without a column (empty,
+-- or only blank lines) is an error naming it; a header line alone is a table of no rows.
+-- Errors name the file, line and column. A torn last line (no line break; with
 -- opts.checkpoint = true any such line, else one that is not a whole record) is dropped
 -- with a warning on stderr, so a sweep checkpoint reads at every moment.
+local read_text
 function M.read_csv(path, opts)
   if type(path) ~= "string" then fail("dlb.read_csv: a file name expected, got a " .. type(path)) end
   -- only a regular file, whole (a FIFO, /dev/zero or a directory is refused)
   local text, err = core.file_read(path)
   if not text then fail("dlb.read_csv: " .. err) end
+  local t = read_text(path, text, opts)
+  -- a file without a column (empty, blank lines only) is no table: a crashed or failed write
+  -- reads so, and 0 rows would pass it on silently (review 10); parse_csv of text in memory
+  -- still gives an empty table
+  if #t._cols == 0 then
+    local hdr = not (type(opts) == "table" and opts.header == false)
+    fail(string.format("dlb.read_csv: %s holds no %s (%s): a table with columns and no rows "
+      .. "is its header line alone", path, hdr and "header line" or "record", text == "" and "an empty file"
+      or string.format("%d byte%s without a field", #text, #text == 1 and "" or "s")))
+  end
+  return t
+end
+
+-- The table of a CSV file's text (read_csv's opts; path names it in messages).
+function read_text(path, text, opts)
   -- a torn append (a sweep checkpoint after a crash or a full disk: docs/sweep.md): the
   -- last line has no line break. With opts.checkpoint = true it is dropped (every line of
   -- a checkpoint ends with one); otherwise it is dropped when it is not a whole record

@@ -93,7 +93,21 @@ T.test("errors name the file, line and column", function()
   T.checkerr("line 1, field 2: empty column name", tbl.parse_csv, "a,\n1,2\n")
   T.checkerr("line 2, field 1 ('n'): 'x' is not a number", tbl.parse_csv, "n\nx\n", { types = { n = "number" } })
   local e = tbl.parse_csv("")
-  T.eq(e:count() + #e:columns(), 0, "an empty file is an empty table")
+  T.eq(e:count() + #e:columns(), 0, "empty text is an empty table")
+  -- review 10: an empty file (or blank lines only) was 0 rows without a word; now an error
+  -- naming it; a header line alone is a table of no rows
+  local dir = os.tmpname()
+  local function file(name, text)
+    local f = assert(io.open(dir .. name, "wb")); f:write(text); f:close(); return dir .. name
+  end
+  T.checkerr("dlb.read_csv: " .. dir .. "e.csv holds no header line (an empty file): a table with columns "
+    .. "and no rows is its header line alone", dlb.read_csv, file("e.csv", ""))
+  T.checkerr("holds no header line (3 bytes without a field)", dlb.read_csv, file("b.csv", "\n\r\n"))
+  T.checkerr("holds no record (an empty file)", dlb.read_csv, file("e.csv", ""), { header = false })
+  local h = dlb.read_csv(file("h.csv", "a,b\n"))
+  T.eq(h:count(), 0, "header only: no rows")
+  T.eq(table.concat(h:columns(), ","), "a,b", "header only: its columns")
+  for _, n in ipairs { "", "e.csv", "b.csv", "h.csv" } do os.remove(dir .. n) end
   T.checkerr("dlb.read_csv: cannot open /no/such/file.csv: No such file or directory", dlb.read_csv, "/no/such/file.csv")
 end)
 
