@@ -167,6 +167,16 @@ function B.install(M, H)
     if o.rate == nil then fail(fn, "rate (requests/s) is required") end
     local rate = posnum(fn, "rate", o.rate)
     local pcts = o.percentiles or { 50, 90, 99 }
+    -- each a number in [0, 100] (the rule of dlb.stats.percentiles, in C), named as the
+    -- option: {"50"} was read as 50 and keyed "50", {150} extrapolated past the largest
+    if type(pcts) ~= "table" or #pcts == 0 then
+      fail(fn, "percentiles must be a non-empty list of numbers in [0, 100], got "
+        .. (type(pcts) == "table" and "an empty table" or (type(pcts) .. " " .. tostring(pcts))))
+    end
+    local okp, ep = pcall(require("dlbench.stats").percentiles, { 0 }, pcts)
+    if not okp then
+      fail(fn, (require("dlbench.errors").strip(tostring(ep)):gsub("^dlb%.stats%.percentiles: p", "percentiles")))
+    end
     local rmax = max_rate(s, c, P, O, chunk, nmax)
     local r = { rate = rate, max_rate = rmax, prompt = P, output = O, chunk = chunk,
       max_batch = nmax, model = s.name, device = c.dev.name, gpus = c.tp * c.pp }

@@ -26,11 +26,19 @@ local function call(who, f, ...)
   return r
 end
 
+-- A refused p as the messages show it: a string quoted with its type ("50" read as 50
+-- said "got 50"), NaN as nan on both backends (Lua 5.4 printed -nan).
+local function shown(p)
+  if type(p) == "string" then return 'string "' .. p .. '"' end
+  if p ~= p then return "nan" end
+  return tostring(p)
+end
+
 -- The p-th percentile (p in [0, 100]) with linear interpolation between closest ranks.
 function M.percentile(list, p)
   checklist(list, "dlb.stats.percentile")
   if type(p) ~= "number" or not (p >= 0 and p <= 100) then
-    error("dlb.stats.percentile: p must be a number in [0, 100], got " .. tostring(p), 2)
+    error("dlb.stats.percentile: p must be a number in [0, 100], got " .. shown(p), 2)
   end
   return call("dlb.stats.percentile", core.stats_percentiles, list, { p })[1]
 end
@@ -41,7 +49,7 @@ function M.percentiles(list, ps)
   if type(ps) ~= "table" then error("dlb.stats.percentiles: a list of percentiles expected", 2) end
   for i, p in ipairs(ps) do
     if type(p) ~= "number" or not (p >= 0 and p <= 100) then
-      error(string.format("dlb.stats.percentiles: p[%d] must be a number in [0, 100], got %s", i, tostring(p)), 2)
+      error(string.format("dlb.stats.percentiles: p[%d] must be a number in [0, 100], got %s", i, shown(p)), 2)
     end
   end
   return call("dlb.stats.percentiles", core.stats_percentiles, list, ps)

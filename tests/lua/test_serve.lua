@@ -482,6 +482,14 @@ T.test("lengths: whole numbers of tokens up to dlb.serve.max_length, named, befo
   end
   T.checkerr(msg("step_graph", "context", 0, "1e+300"), S.step_graph, L7, { hw = hw, context = 1e300 })
   T.checkerr(msg("generate", "prompt", 1, "string 16"), S.generate, L7, { hw = hw, prompt = "16" })
+  -- continuous's percentiles: numbers in [0, 100] (dlb.stats.percentiles' rule), named
+  -- ({"50"} was read as 50, {150} extrapolated)
+  local function pct(p) return S.continuous(L7, { hw = hw, rate = 1, percentiles = p }) end
+  T.checkerr('dlb.serve.continuous: percentiles[1] must be a number in [0, 100], got string "50"', pct, { "50" })
+  T.checkerr("dlb.serve.continuous: percentiles[2] must be a number in [0, 100], got 150", pct, { 50, 150 })
+  T.checkerr("dlb.serve.continuous: percentiles must be a non-empty list of numbers in [0, 100], got an empty table",
+    pct, {})
+  T.eq(type(pct({ 50, 99 }).ttft[99]), "number", "good percentiles")
   -- the bound itself runs (a decode of 2^24 - 1 steps: about 0.1 s here)
   T.eq(S.generate(L7, { hw = hw, prompt = 16, output = 2 ^ 24 }).output, 2 ^ 24)
 end)
