@@ -53,6 +53,15 @@ end
 -- 2^31") and output = 2^31 - 1 ran 18 CPU-s before any answer.
 M.max_length = 2 ^ 24
 
+-- A sequence's context, prompt + output tokens (means, for lists of lengths), within the
+-- same bound: each alone in it, their sum reached past it where the cache is sized.
+local function sequence(fn, P, O, level)
+  if P + O > M.max_length then
+    fail(fn, string.format("prompt + output = %.14g tokens, more than dlb.serve.max_length = %d "
+      .. "(the context a sequence reaches)", P + O, M.max_length), (level or 2) + 1)
+  end
+end
+
 -- A length in tokens (prompt, output, context): a whole number from 1 (from 0 with zero) to
 -- M.max_length, else an error naming it and the bound. level as posint's.
 local function length(fn, what, v, level, zero)
@@ -537,6 +546,7 @@ function M._generate(s, c, own, fn)
   local B = posint(fn, "batch", own.batch or 1)
   local P = length(fn, "prompt", own.prompt or 512)
   local O = length(fn, "output", own.output or 128)
+  sequence(fn, P, O)
   local pre = pipelined(s, c, B, P, 0)
   local dt, dfl, dby = decode_sum(s, c, B, P, O - 1)
   local r = { ttft = pre.time, prefill = pre.time, decode = dt, batch = B, prompt = P, output = O }
@@ -631,7 +641,7 @@ doc.doc(M.time, "dlb.serve.time(g) -> {time=, flops=, bytes=, launch=, kernels=,
   "a step graph of dlb.serve.graphs timed as dlb.serve.prefill/decode time it (the per-op rule, launches, step overhead, allreduces, pipeline)")
 
 require("dlbench.serve_batch").install(M, { step = step, pipelined = pipelined, compiled = SG.compiled,
-  decode_sum = decode_sum, split_opts = split_opts, posint = posint, length = length, posnum = posnum, flag = flag,
+  decode_sum = decode_sum, split_opts = split_opts, posint = posint, length = length, sequence = sequence, posnum = posnum, flag = flag,
   fail = fail, finish = finish, weight_bytes = weight_bytes, kv_per_token_gpu = kv_per_token_gpu,
   cached_tokens = cached_tokens, STEP_OPTS = STEP_OPTS, CFG = CFG })
 

@@ -112,6 +112,7 @@ function B.install(M, H)
     if chunk and c.pp > 1 then
       fail(fn, "chunk (chunked prefill) with pp > 1 is not modelled; use tp, or leave chunk out", 3)
     end
+    H.sequence(fn, P, O, 3)
     local ccfg = { context = math.max(1, math.floor(P + O)) }
     for k, v in pairs(cfg) do ccfg[k] = v end
     local cap = M.capacity(s, ccfg)
@@ -413,6 +414,10 @@ function B.install(M, H)
     for k, vs in pairs { prompt = ps, output = os_ } do
       for i, x in ipairs(vs) do length(fn, type(opts[k]) == "table" and (k .. "[" .. i .. "]") or k, x) end
     end
+    local pmax, omax = 0, 0
+    for _, P in ipairs(ps) do pmax = math.max(pmax, P) end
+    for _, O in ipairs(os_) do omax = math.max(omax, O) end
+    H.sequence(fn, pmax, omax)
     local tps = list(fn, "tp", opts.tp, 1)
     local ws = list(fn, "weights", opts.weights, false)  -- false: the config's default
     local kvs = list(fn, "kv", opts.kv, false)

@@ -490,8 +490,14 @@ T.test("lengths: whole numbers of tokens up to dlb.serve.max_length, named, befo
   T.checkerr("dlb.serve.continuous: percentiles must be a non-empty list of numbers in [0, 100], got an empty table",
     pct, {})
   T.eq(type(pct({ 50, 99 }).ttft[99]), "number", "good percentiles")
-  -- the bound itself runs (a decode of 2^24 - 1 steps: about 0.1 s here)
-  T.eq(S.generate(L7, { hw = hw, prompt = 16, output = 2 ^ 24 }).output, 2 ^ 24)
+  -- prompt + output, the context a sequence reaches, within the same bound (each alone in
+  -- it, the sum reached a capacity call's context check: "dlb.serve.capacity: context ...")
+  local over = "prompt + output = 16777232 tokens, more than dlb.serve.max_length = 16777216"
+  T.checkerr("dlb.serve.generate: " .. over, S.generate, L7, { hw = hw, prompt = 16, output = 2 ^ 24 })
+  T.checkerr("dlb.serve.continuous: " .. over, S.continuous, L7, { hw = hw, rate = 1, prompt = 16, output = 2 ^ 24 })
+  T.checkerr("dlb.serve.sweep: " .. over, S.sweep, { model = L7, hw = hw, prompt = { 16, 8 }, output = { 1, 2 ^ 24 } })
+  -- the bound itself runs (a decode of 2^24 - 17 steps: about 0.1 s here)
+  T.eq(S.generate(L7, { hw = hw, prompt = 16, output = 2 ^ 24 - 16 }).output, 2 ^ 24 - 16)
 end)
 
 T.done()
