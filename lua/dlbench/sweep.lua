@@ -328,11 +328,14 @@ function M.sweep(space, fn, opts)
   fn, stamp = with_provenance(fn, opts.framework ~= nil or opts.calibration ~= nil)
   local names, vals, total = plan(space, opts.order)
   local jobs = opts.jobs
-  -- a Slurm task uses the CPUs it was given, not the node's
-  if jobs == nil then jobs = tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "") or core.sys_cores() end
   -- at most the workers one poll watches (proc/dlb_proc.h), checked before any fork: a huge
   -- jobs forked min(jobs, configs) workers and failed at the first poll
   local maxjobs = core.enum.DLB_PROC_MAXPOLL
+  -- a Slurm task uses the CPUs it was given, not the node's (a default: capped at the bound)
+  if jobs == nil then
+    jobs = tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "") or core.sys_cores()
+    if jobs > maxjobs then jobs = maxjobs end
+  end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) or jobs > maxjobs then
     error(string.format("dlb.sweep: jobs must be a whole number from 1 to %d (the most workers "
       .. "one sweep polls), got %s", maxjobs, tostring(jobs)), 2)
