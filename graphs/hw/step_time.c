@@ -28,7 +28,7 @@ int dlb_sum_result(const dlb_roof *d, double tf, double tb, double tt, double tm
   out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
   out->memory_bound_time = tmem;
   out->n_memory_bound = nmem;
-  out->host_idle = out->host_time = 0;
+  out->host_idle = out->host_time = out->update_time = 0;
   return DLB_OK;
 }
 
@@ -148,6 +148,10 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
   double tf = 0, tb = 0, tmem = 0, nmem = 0;
   dlb_timeline tl = { 0, 0, 0, 0 };   /* the host-side model: one stream, issued in order */
+  /* the update phase under a launch model (s->optim): its FLOPs and scaled bytes, and of its
+  ** bytes those of memory-bound ops (their share of the phase is memory-bound time) */
+  const char *upd = s->optim != NULL ? s->upd : NULL;
+  double uf = 0, ub = 0, ubm = 0, unm = 0;
   int st;
   if (s->mult == NULL) {
     /* each op once, in order: the timeline runs as the ops are timed */
@@ -155,10 +159,15 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       double f = 0, b = 0, t = 0, h = 0;
       int mb = 0;
       if ((st = op_cost(d, s, i, "op", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
-      if (mb) { tmem += t; nmem += 1; }
-      if (op_time) op_time[i] = t;
       if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
       tf += f; tb += b;
+      if (upd != NULL && upd[i]) {   /* the update phase's: after the timeline */
+        uf += f, ub += b;
+        if (mb) { ubm += b; unm += 1; }
+        continue;
+      }
+      if (mb) { tmem += t; nmem += 1; }
+      if (op_time) op_time[i] = t;
       dlb_timeline_op(&tl, t, h);
     }
   } else {
@@ -171,8 +180,14 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       ct[i] = ht[i] = 0;
       if (m == 0 && !host) continue;
       if ((st = op_cost(d, s, i, "op class", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
+      tf += m * f, tb += m * b;
+      if (upd != NULL && upd[i]) {   /* the update phase's (left out of s->ord) */
+        uf += m * f, ub += m * b;
+        if (mb) { ubm += m * b; unm += m; }
+        continue;
+      }
       ct[i] = t, ht[i] = h;
-      tt += m * t, tf += m * f, tb += m * b;
+      tt += m * t;
       if (mb) { tmem += m * t; nmem += m; }
     }
     if (host)
@@ -181,12 +196,26 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     else
       tl.dev = tl.busy = tt;   /* no host: the device runs op after op, never idle */
   }
-  /* the step-level terms: the end of both timelines, then the step's own overhead */
-  double tt = dlb_timeline_end(&tl);
+  /* the step-level terms: the end of both timelines, the update phase from the
+  ** synchronisation point there (the planner's update phase, graphs/parallel/planner.c), then
+  ** the step's own overhead */
+  double tt = dlb_timeline_end(&tl), ut = 0, udev = 0, uhost = 0;
+  if (upd != NULL) {
+    ut = dlb_optim_time(d, s->optim, uf, ub, &udev, &uhost);
+    if (!isfinite(ut))
+      return dlb_fail(DLB_ENUMERIC, "roofline: the optimizer step's time overflows (%g FLOPs, "
+                      "%g bytes, %g launches)", uf, ub, s->optim->launches);
+    tt += ut;
+    if (ubm > 0 && ub > 0) { tmem += ut * ubm / ub; nmem += unm; }
+    if (op_time != NULL && s->mult == NULL)   /* each update op: its bytes' share */
+      for (size_t i = 0; i < s->n; i++)
+        if (upd[i]) op_time[i] = ub > 0 ? ut * s->bytes[i] * (d->bytes_scale > 0 ? d->bytes_scale : 1) / ub : 0;
+  }
   if (s->step && d->step_overhead > 0) tt += d->step_overhead;
   st = dlb_sum_result(d, tf, tb, tt, tmem, nmem, "roofline: the step's time", out);
   if (st != DLB_OK) return st;
-  out->host_idle = tl.idle;
-  out->host_time = tl.host;
+  out->host_idle = tl.idle + (ut > udev ? ut - udev : 0);
+  out->host_time = tl.host + uhost;
+  out->update_time = ut;
   return DLB_OK;
 }

@@ -22,6 +22,11 @@ typedef struct swpoly { pterm *t; size_t n; } swpoly;
 typedef struct swclass {
   int32_t f, b, g[4], mult;
   int attn;
+  /* the optimizer step (as dlb_opcosts_from_analysis marks it): un the element count of the
+  ** Adam / AdamW tensor the op updates (a pool id; -1: not such an update op), up 1 for an op
+  ** of the update phase of a layer that updates such tensors */
+  int32_t un;
+  int up;
 } swclass;
 
 /* One added graph while the program is built: its classes with their counts, its totals. */
@@ -56,6 +61,14 @@ struct dlb_sweep_prog {
   swclass *cls;
   char *attn;                  /* cls[i].attn as flags, for dlb_step_time */
   size_t ncls;
+  /* the optimizer step's launch model (dlb_sweep_prog_optim; kind DLB_OPTIM_NONE: none): its
+  ** kind, a loop's kernels and host ops per tensor and sync; upd: cls[i].up as flags (NULL
+  ** when no class is of the update phase), and the op order without those classes (ordu,
+  ** segment k's ops at ordu + sego[k], segnu[k] of them) for dlb_step_time's timeline */
+  int okind, osync;
+  double okernels, oops;
+  char *upd;
+  int32_t *ordu, *segnu;
   int32_t tot[DLB_SWT_COUNT];
   /* the step's op order, for the host-side timeline (dlb_timeline, graphs/hw/roofline_impl.h):
   ** the ops of the build with the fewest layers (ordL of them) as indices into cls, cut into

@@ -353,6 +353,17 @@ function M.launch_of(u)
   return kind, 0, 0, 0, u.views and 1 or 0
 end
 
+-- The launch model profile p's optimizer step runs under in a one-device step time
+-- (dlb.roofline.time's op-cost set, dlb.sweep.model's program: core.roofline_opcosts_set_optim,
+-- core.sweep_prog_optim): kind, kernels and host ops per tensor, sync (true / false), from its
+-- optimizer_impl (M.launch_of); a profile without one: none (DLB_OPTIM_NONE). views are a
+-- sharded step's (ZeRO), not one device's.
+function M.step_launch(p)
+  if type(p) ~= "table" or p.optimizer_impl == nil then return M.LAUNCHES.none, 0, 0, false end
+  local kind, k, h, sync = M.launch_of(p.optimizer_impl)
+  return kind, k, h, sync == 1
+end
+
 -- The kernel launches, host dispatches and host syncs of one optimizer step under profile
 -- p's implementation over `tensors` parameter tensors of `chunks` multi_tensor_apply chunks
 -- in all (default: one each), by the one C rule (dlb_optim_launches).

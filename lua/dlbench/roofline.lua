@@ -395,6 +395,9 @@ function M.time(s, dev, opts)
   local set = opset_of(s)
   local r
   if set then
+    -- the profile's optimizer launch model on a step's set (dlb.frameworks.step_launch): the
+    -- update phase as the implementation launches it, as dlb.parallel.evaluate times it
+    if set._analysis ~= nil then core.roofline_opcosts_set_optim(set._h, fw.step_launch(prof)) end
     if opts.detail then labels_from_analysis(set) end
     local res, times, bounds = core.roofline_ops(set._h, roof, opts.detail)
     local unscaled = {}
