@@ -356,10 +356,12 @@ end
 -- The launch model profile p's optimizer step runs under in a one-device step time
 -- (dlb.roofline.time's op-cost set, dlb.sweep.model's program: core.roofline_opcosts_set_optim,
 -- core.sweep_prog_optim): kind, kernels and host ops per tensor, sync (true / false), from its
--- optimizer_impl (M.launch_of); a profile without one: none (DLB_OPTIM_NONE). views are a
--- sharded step's (ZeRO), not one device's.
+-- optimizer_impl (M.launch_of); a profile without one, or a derived one that leaves launch
+-- out: none (DLB_OPTIM_NONE), as plan_defaults gives the planner. views are a sharded step's
+-- (ZeRO), not one device's.
 function M.step_launch(p)
-  if type(p) ~= "table" or p.optimizer_impl == nil then return M.LAUNCHES.none, 0, 0, false end
+  local u = type(p) == "table" and p.optimizer_impl or nil
+  if type(u) ~= "table" or u.launch == nil then return M.LAUNCHES.none, 0, 0, false end
   local kind, k, h, sync = M.launch_of(p.optimizer_impl)
   return kind, k, h, sync == 1
 end
