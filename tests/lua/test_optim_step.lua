@@ -143,6 +143,55 @@ T.test("dlb.sweep.model's program = roofline.time within 1e-9 under every profil
   assert(checked >= 30, "checked " .. checked)
 end)
 
+-- Hand-derived: one weight of 1024 x 1024 (AdamW, fp32) in a layer, on a device with
+-- kernel_overhead k = 5 us, host_op h = 20 us, flops_eff = bw_eff = 1, no half_bw_bytes; the
+-- update op's bytes B and FLOPs F read from the set without a launch model. The update is
+-- memory-bound at every launch count used here (checked), so L launches take
+-- L k + B / bw on the device (the per-op rule on each launch's share, optim_launch.c).
+T.test("hand-derived update phases: apex, torch fused, a loop with a sync per tensor", function()
+  local N = 1024 * 1024          -- 16 chunks of 65,536 elements
+  local g = dlb.graph("one")
+  local x = g:input("x", { 4, 1024 })
+  g:layer("l1")
+  local w = g:weight("w", { 1024, 1024 })
+  local y = g:matmul(x, w)
+  g:layer(nil)
+  g:loss(g:sum(y))
+  local k, h = 5e-6, 20e-6
+  local dev = dlb.hw.define { name = "optim-test", peak = { fp32 = 100e12 }, mem_bw = 1e12,
+    mem = 80e9, flops_eff = 1, bw_eff = 1, kernel_overhead = k, host_op = h }
+  local function phase(launch)
+    local prof = fw.derive("none", { optimizer_impl = launch })
+    local s = g:stats { optimizer = "adamw", precision = "fp32", framework = prof }
+    return dlb.roofline.time(s, dev, { detail = true }), s
+  end
+  -- the update op's bytes B: its time under no launch model is k + B / bw (memory-bound)
+  local r0 = phase({ kind = "fused", grad_clip = false, source = "test" })
+  T.eq(r0.update_time, 0, "no launch model")
+  local upd = r0.per_op.by_phase.update
+  assert(upd.ops == 1 and upd.memory_bound_time > 0, "one memory-bound update op")
+  local B = (upd.time - k) * 1e12
+  assert(B > 12 * N, "AdamW fp32 moves at least 12 bytes per parameter: " .. B)
+  -- apex: one multi_tensor_adam call, max(ceil(1 / 36), ceil(16 / 320)) = 1 launch, 1 dispatch:
+  -- max(device k + B / bw, host h)
+  local ra = phase({ kind = "fused", grad_clip = false, launch = "apex", source = "test" })
+  T.near(ra.update_time, math.max(k + B / 1e12, h), 1e-9, "apex")
+  -- torch fused: the step counters' foreach add (1 launch) + _fused_adamw_ (1): L = 2, two
+  -- dispatches: max(2 k + B / bw, 2 h)
+  local rt = phase({ kind = "fused", grad_clip = false, launch = "torch_fused", source = "test" })
+  T.near(rt.update_time, math.max(2 * k + B / 1e12, 2 * h), 1e-9, "torch fused")
+  -- a loop of 10 kernels and 11 host ops with one sync (1 tensor): n = 10 launches of
+  -- t = k + B / (10 bw), host h' = 11 h / 10 each: h' + t + 9 max(h', t)
+  -- (kind "fused": the same bytes B; kind "loop" would add the loop's passes)
+  local rl = phase({ kind = "fused", grad_clip = false, launch = "loop", kernels = 10, host_ops = 11,
+    sync = true, source = "test" })
+  local t1, h1 = k + B / 10 / 1e12, 11 * h / 10
+  T.near(rl.update_time, h1 + t1 + 9 * math.max(h1, t1), 1e-9, "loop with a sync")
+  -- the step: the other ops' timeline (the same whatever the launch model), then the phase
+  T.near(rl.time - rl.update_time, ra.time - ra.update_time, 1e-9, "the other ops: loop vs apex")
+  T.near(rt.time - rt.update_time, ra.time - ra.update_time, 1e-9, "the other ops: fused vs apex")
+end)
+
 T.test("the launch model's errors are named", function()
   local s = gpt2():stats { precision = "mixed", framework = "fsdp" }
   local set = core.roofline_opcosts_from_analysis(s.analysis)
