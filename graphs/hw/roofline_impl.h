@@ -114,7 +114,8 @@ typedef struct dlb_step_ops {
 ** d->step_overhead once when s->step; with s->optim the update phase (dlb_optim_time over the
 ** flagged ops' FLOPs and bytes) joins after the timeline's end, its device seconds into
 ** busy time, the rest into host_idle, its host seconds into host_time, and each flagged op
-** (op_time, only when s->mult is NULL) its bytes' share of the phase. d is checked by the
+** (op_time, only when s->mult is NULL) its bytes' share of the phase and the bound of the
+** phase's launches (memory-bound time when they are). d is checked by the
 ** caller. work: 2 n doubles of
 ** scratch when s->mult is set (the classes' device and host seconds land there), else
 ** unused; op_time and op_bound (may be NULL; only when s->mult is NULL) receive each op's

@@ -36,8 +36,8 @@ int dlb_sum_result(const dlb_roof *d, double tf, double tb, double tt, double tm
 ** (and, on a cache_aware device, raised to its matmul's tiled traffic), its device seconds
 ** in *t, its host seconds in *h (d->host_op, nothing for an op that does no work). *f, *b:
 ** the FLOPs and (scaled) bytes it counts. */
-static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
-                   double *f, double *b, double *t, double *h, int *mb) {
+static inline int op_work(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
+                          double *f, double *b) {
   const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   double fl = s->flops[i], by = s->bytes[i];
   if (dlb_bad_cost(fl))
@@ -53,12 +53,20 @@ static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
     if (st != DLB_OK) return dlb_fail(st, "roofline: %s %zu: %s", unit, i + 1, dlb_last_error());
     if (tr > by) by = tr;
   }
-  *t = dlb_op_time_raw(d, fl, by, g, s->attn != NULL && s->attn[i], mb);
+  *f = fl, *b = by;
+  return DLB_OK;
+}
+
+static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
+                   double *f, double *b, double *t, double *h, int *mb) {
+  int st = op_work(d, s, i, unit, f, b);
+  if (st != DLB_OK) return st;
+  const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
+  *t = dlb_op_time_raw(d, *f, *b, g, s->attn != NULL && s->attn[i], mb);
   if (!isfinite(*t))
     return dlb_fail(DLB_ENUMERIC, "roofline: %s %zu's time overflows (%g FLOPs, %g bytes)",
-                    unit, i + 1, fl, by);
-  *h = (fl > 0 || by > 0) ? d->host_op : 0;
-  *f = fl, *b = by;
+                    unit, i + 1, *f, *b);
+  *h = (*f > 0 || *b > 0) ? d->host_op : 0;
   return DLB_OK;
 }
 
@@ -148,24 +156,24 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
   double tf = 0, tb = 0, tmem = 0, nmem = 0;
   dlb_timeline tl = { 0, 0, 0, 0 };   /* the host-side model: one stream, issued in order */
-  /* the update phase under a launch model (s->optim): its FLOPs and scaled bytes, and of its
-  ** bytes those of memory-bound ops (their share of the phase is memory-bound time) */
+  /* the update phase under a launch model (s->optim): its ops' FLOPs and scaled bytes (their
+  ** time is the phase's, below) and how many they are */
   const char *upd = s->optim != NULL ? s->upd : NULL;
-  double uf = 0, ub = 0, ubm = 0, unm = 0;
+  double uf = 0, ub = 0, un = 0;
   int st;
   if (s->mult == NULL) {
     /* each op once, in order: the timeline runs as the ops are timed */
     for (size_t i = 0; i < s->n; i++) {
       double f = 0, b = 0, t = 0, h = 0;
       int mb = 0;
+      if (upd != NULL && upd[i]) {   /* the update phase's: after the timeline */
+        if ((st = op_work(d, s, i, "op", &f, &b)) != DLB_OK) return st;
+        tf += f, tb += b, uf += f, ub += b, un += 1;
+        continue;
+      }
       if ((st = op_cost(d, s, i, "op", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
       if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
       tf += f; tb += b;
-      if (upd != NULL && upd[i]) {   /* the update phase's: after the timeline */
-        uf += f, ub += b;
-        if (mb) { ubm += b; unm += 1; }
-        continue;
-      }
       if (mb) { tmem += t; nmem += 1; }
       if (op_time) op_time[i] = t;
       dlb_timeline_op(&tl, t, h);
@@ -179,15 +187,14 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       int mb = 0;
       ct[i] = ht[i] = 0;
       if (m == 0 && !host) continue;
-      if ((st = op_cost(d, s, i, "op class", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
-      tf += m * f, tb += m * b;
       if (upd != NULL && upd[i]) {   /* the update phase's (left out of s->ord) */
-        uf += m * f, ub += m * b;
-        if (mb) { ubm += m * b; unm += m; }
+        if ((st = op_work(d, s, i, "op class", &f, &b)) != DLB_OK) return st;
+        tf += m * f, tb += m * b, uf += m * f, ub += m * b, un += m;
         continue;
       }
+      if ((st = op_cost(d, s, i, "op class", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
       ct[i] = t, ht[i] = h;
-      tt += m * t;
+      tt += m * t, tf += m * f, tb += m * b;
       if (mb) { tmem += m * t; nmem += m; }
     }
     if (host)
@@ -206,10 +213,20 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       return dlb_fail(DLB_ENUMERIC, "roofline: the optimizer step's time overflows (%g FLOPs, "
                       "%g bytes, %g launches)", uf, ub, s->optim->launches);
     tt += ut;
-    if (ubm > 0 && ub > 0) { tmem += ut * ubm / ub; nmem += unm; }
-    if (op_time != NULL && s->mult == NULL)   /* each update op: its bytes' share */
-      for (size_t i = 0; i < s->n; i++)
-        if (upd[i]) op_time[i] = ub > 0 ? ut * s->bytes[i] * (d->bytes_scale > 0 ? d->bytes_scale : 1) / ub : 0;
+    /* the phase is memory-bound time when its launches are (each the per-op rule on an even
+    ** share, as dlb_optim_time times them) */
+    int mb = 0;
+    if (s->optim->launches > 0)
+      (void)dlb_op_time_raw(d, uf / s->optim->launches, ub / s->optim->launches, NULL, 0, &mb);
+    if (mb) { tmem += ut; nmem += un; }
+    if (s->mult == NULL && (op_time != NULL || op_bound != NULL))
+      for (size_t i = 0; i < s->n; i++) {   /* each update op: its bytes' share of the phase */
+        if (!upd[i]) continue;
+        double f = 0, b = 0;
+        (void)op_work(d, s, i, "op", &f, &b);   /* checked above */
+        if (op_time) op_time[i] = ub > 0 ? ut * b / ub : ut / un;
+        if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+      }
   }
   if (s->step && d->step_overhead > 0) tt += d->step_overhead;
   st = dlb_sum_result(d, tf, tb, tt, tmem, nmem, "roofline: the step's time", out);

@@ -166,7 +166,7 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
   dlb_free(p->poly); dlb_free(p->slot);
   dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls); dlb_free(p->attn);
-  dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu);
+  dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu); dlb_free(p->unc);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
   dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff);
   dlb_free(p);
@@ -802,8 +802,14 @@ static int update_order(dlb_sweep_prog *p) {
   p->upd = dlb_malloc(p->ncls + 1);
   p->ordu = dlb_malloc((p->nord + 1) * sizeof *p->ordu);
   p->segnu = dlb_malloc((p->nseg + 1) * sizeof *p->segnu);
-  if (!p->upd || !p->ordu || !p->segnu) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-  for (size_t i = 0; i < p->ncls; i++) p->upd[i] = p->cls[i].up != 0;
+  p->unc = dlb_malloc((p->ncls + 1) * sizeof *p->unc);
+  if (!p->upd || !p->ordu || !p->segnu || !p->unc)
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  p->nun = 0;
+  for (size_t i = 0; i < p->ncls; i++) {
+    p->upd[i] = p->cls[i].up != 0;
+    if (p->cls[i].un >= 0) p->unc[p->nun++] = (int32_t)i;
+  }
   for (size_t k = 0; k < p->nseg; k++) {
     int32_t n = 0;
     for (int32_t j = 0; j < p->segn[k]; j++) {

@@ -69,6 +69,8 @@ struct dlb_sweep_prog {
   double okernels, oops;
   char *upd;
   int32_t *ordu, *segnu;
+  int32_t *unc;                /* the classes with un >= 0 (nun of them) */
+  size_t nun;
   int32_t tot[DLB_SWT_COUNT];
   /* the step's op order, for the host-side timeline (dlb_timeline, graphs/hw/roofline_impl.h):
   ** the ops of the build with the fewest layers (ordL of them) as indices into cls, cut into
