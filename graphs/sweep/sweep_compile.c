@@ -162,11 +162,12 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   for (int k = 0; k < SW_MAXG; k++) {
     free_live(&p->g[k]);
     dlb_free(p->g[k].c); dlb_free(p->g[k].count); dlb_free(p->g[k].seq);
+    dlb_free(p->g[k].tn); dlb_free(p->g[k].tcount);
   }
   for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
   dlb_free(p->poly); dlb_free(p->slot);
   dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls); dlb_free(p->attn);
-  dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu); dlb_free(p->unc);
+  dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu); dlb_free(p->tun); dlb_free(p->tmult);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
   dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff);
   dlb_free(p);
@@ -482,6 +483,24 @@ static int live_polys(const dlb_graph *s, const swpoly *S, swgraph *G) {
 }
 
 /* Compile the step s of one graph into graph state G. */
+/* Count one Adam / AdamW tensor of element count `id` (a pool id) in graph state G; 0 on OOM. */
+static int addtensor(swgraph *G, int32_t id) {
+  for (size_t i = 0; i < G->ntn; i++)
+    if (G->tn[i] == id) { G->tcount[i] += 1; return 1; }
+  if (G->ntn == G->captn) {
+    size_t n = G->captn ? 2 * G->captn : 16;
+    int32_t *a = dlb_realloc(G->tn, n * sizeof *a);
+    if (!a) return 0;
+    G->tn = a;
+    double *b = dlb_realloc(G->tcount, n * sizeof *b);
+    if (!b) return 0;
+    G->tcount = b, G->captn = n;
+  }
+  G->tn[G->ntn] = id;
+  G->tcount[G->ntn++] = 1;
+  return 1;
+}
+
 /* Whether op q updates an Adam / AdamW tensor in a layer (dlb_analysis_update_tensors' ops:
 ** the launch counts are those optimizers', graphs/hw/optim_launch.c). */
 static int adam_update(const op *q) {
@@ -613,13 +632,13 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     k.mult = -1;
     ok = k.f >= 0 && k.b >= 0 && (!isg[i] || (k.g[0] >= 0 && k.g[1] >= 0 && k.g[2] >= 0 && k.g[3] >= 0));
     const op *q = &s->o[i];
-    k.un = -1;
     if (ok && adam_update(q) && (size_t)q->layer < s->nlayers) {
       swpoly t = {NULL, 0};
       const swpoly *ne = numel(&c, op_in(s, q)[0]);
       ok = ne != NULL && dlb_swpoly_add(&t, ne, 1);
-      if (ok) ok = (k.un = dlb_swpoly_intern(p, &t)) >= 0;
+      int32_t id = ok ? dlb_swpoly_intern(p, &t) : -1;
       dlb_free(t.t);
+      ok = id >= 0 && addtensor(G, id);
     }
     k.up = q->phase == DLB_PHASE_UPDATE && q->layer >= 0 && (size_t)q->layer < s->nlayers &&
            hasl[q->layer];
@@ -672,6 +691,7 @@ int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
   if (rc != DLB_OK) {
     free_live(G);
     dlb_free(G->c); dlb_free(G->count); dlb_free(G->seq);
+    dlb_free(G->tn); dlb_free(G->tcount);
     memset(G, 0, sizeof *G);
     return dlb_fail_context("graph '%s': ", dlb_graph_name(g));
   }
@@ -792,6 +812,44 @@ static int finish_classes(dlb_sweep_prog *p, int32_t **gmap) {
   return DLB_OK;
 }
 
+/* The step's Adam / AdamW tensors (p->tun, p->tmult): the union of the graphs' element
+** counts, each count's tensors affine in layers (fit_line, as a class's multiplicity). */
+static int finish_tensors(dlb_sweep_prog *p) {
+  size_t cap = 0;
+  for (int k = 0; k < p->ng; k++) cap += p->g[k].ntn;
+  if (cap == 0) return DLB_OK;
+  p->tun = dlb_malloc(cap * sizeof *p->tun);
+  p->tmult = dlb_malloc(cap * sizeof *p->tmult);
+  if (!p->tun || !p->tmult) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  p->ntun = 0;
+  for (int k = 0; k < p->ng; k++)
+    for (size_t i = 0; i < p->g[k].ntn; i++) {
+      int32_t id = p->g[k].tn[i];
+      size_t j;
+      for (j = 0; j < p->ntun && p->tun[j] != id; j++) {}
+      if (j < p->ntun) continue;
+      double m[SW_MAXG] = {0, 0, 0};
+      for (int q = 0; q < p->ng; q++)
+        for (size_t r = 0; r < p->g[q].ntn; r++)
+          if (p->g[q].tn[r] == id) m[q] = p->g[q].tcount[r];
+      int32_t mid;
+      if (!p->layered) mid = intern_const(p, m[0]);
+      else {
+        int32_t i0 = intern_const(p, m[0]), i1 = intern_const(p, m[1]), i2 = intern_const(p, m[2]);
+        mid = (i0 < 0 || i1 < 0 || i2 < 0) ? -1 : fit_line(p, i0, i1, i2);
+      }
+      if (mid == -2)
+        return dlb_fail(DLB_EINVAL, "compiled sweep: the optimizer step updates %g, %g and %g "
+                        "tensors of one size at layers = %g, %g, %g: not affine in layers (sweep "
+                        "layers as a structure dim: dlb.sweep.model's layers = false)", m[0],
+                        m[1], m[2], p->g[0].layers, p->g[1].layers, p->g[2].layers);
+      if (mid < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+      p->tun[p->ntun] = id;
+      p->tmult[p->ntun++] = mid;
+    }
+  return DLB_OK;
+}
+
 /* The update phase's flags (p->upd) and the op order without its classes (p->ordu, p->segnu;
 ** the segments' offsets stay p->sego, each segment shrunk in place), when a class is of that
 ** phase. */
@@ -802,14 +860,9 @@ static int update_order(dlb_sweep_prog *p) {
   p->upd = dlb_malloc(p->ncls + 1);
   p->ordu = dlb_malloc((p->nord + 1) * sizeof *p->ordu);
   p->segnu = dlb_malloc((p->nseg + 1) * sizeof *p->segnu);
-  p->unc = dlb_malloc((p->ncls + 1) * sizeof *p->unc);
-  if (!p->upd || !p->ordu || !p->segnu || !p->unc)
+  if (!p->upd || !p->ordu || !p->segnu)
     return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-  p->nun = 0;
-  for (size_t i = 0; i < p->ncls; i++) {
-    p->upd[i] = p->cls[i].up != 0;
-    if (p->cls[i].un >= 0) p->unc[p->nun++] = (int32_t)i;
-  }
+  for (size_t i = 0; i < p->ncls; i++) p->upd[i] = p->cls[i].up != 0;
   for (size_t k = 0; k < p->nseg; k++) {
     int32_t n = 0;
     for (int32_t j = 0; j < p->segn[k]; j++) {
@@ -856,6 +909,7 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = p->cls[i].attn != 0;
   if (st == DLB_OK) st = dlb_sweep_build_order(p, gmap);
   if (st == DLB_OK) st = update_order(p);
+  if (st == DLB_OK) st = finish_tensors(p);
   for (int k = 0; k < p->ng; k++) dlb_free(gmap[k]);
   if (st == DLB_OK) st = dlb_sweep_build_peak(p);
   for (int k = 0; k < p->ng; k++) free_live(&p->g[k]);

@@ -57,11 +57,10 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
   if (p->okind != DLB_OPTIM_NONE && p->upd != NULL) {
     /* (a chunk is 2^16 elements: the reciprocal is exact, so this is ceil(ne / chunk)) */
     double ut = 0, uc = 0, rch = 1 / dlb_optim_chunk();
-    for (size_t j = 0; j < p->nun; j++) {
-      int32_t i = p->unc[j];
-      double ne = pv[p->cls[i].un];
-      ut += m[i];
-      uc += m[i] * (ne > 0 ? ceil(ne * rch) : 0);
+    for (size_t j = 0; j < p->ntun; j++) {
+      double ne = pv[p->tun[j]], k = pv[p->tmult[j]];
+      ut += k;
+      uc += k * (ne > 0 ? ceil(ne * rch) : 0);
     }
     ut = floor(ut + 0.5), uc = floor(uc + 0.5);   /* sums of whole counts */
     if (ut > 0) {

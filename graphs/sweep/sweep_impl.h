@@ -22,10 +22,8 @@ typedef struct swpoly { pterm *t; size_t n; } swpoly;
 typedef struct swclass {
   int32_t f, b, g[4], mult;
   int attn;
-  /* the optimizer step (as dlb_opcosts_from_analysis marks it): un the element count of the
-  ** Adam / AdamW tensor the op updates (a pool id; -1: not such an update op), up 1 for an op
-  ** of the update phase of a layer that updates such tensors */
-  int32_t un;
+  /* 1 for an op of the optimizer step's update phase in a layer that updates Adam / AdamW
+  ** tensors (as dlb_opcosts_from_analysis marks it) */
   int up;
 } swclass;
 
@@ -41,6 +39,9 @@ typedef struct swgraph {
   swpoly *lt, *la;             /* per op of seq (nlive): live bytes in construction order,
                                ** with its outputs allocated: in all, activations + workspace */
   size_t nlive;
+  int32_t *tn;                 /* the Adam / AdamW tensors it updates: distinct element counts */
+  double *tcount;              /* (pool ids), how many tensors of each */
+  size_t ntn, captn;
 } swgraph;
 
 struct dlb_sweep_prog {
@@ -69,8 +70,11 @@ struct dlb_sweep_prog {
   double okernels, oops;
   char *upd;
   int32_t *ordu, *segnu;
-  int32_t *unc;                /* the classes with un >= 0 (nun of them) */
-  size_t nun;
+  /* the step's Adam / AdamW tensors: ntun distinct element counts (pool ids tun), tmult[j]
+  ** tensors of count tun[j] (pool ids, affine in layers): the launch model's tensors and
+  ** chunks per configuration */
+  int32_t *tun, *tmult;
+  size_t ntun;
   int32_t tot[DLB_SWT_COUNT];
   /* the step's op order, for the host-side timeline (dlb_timeline, graphs/hw/roofline_impl.h):
   ** the ops of the build with the fewest layers (ordL of them) as indices into cls, cut into
