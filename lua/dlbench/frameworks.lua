@@ -681,6 +681,9 @@ doc.doc(M.provenance, "dlb.frameworks.provenance(profile, source, calibration, d
   .. "result needs to be reproduced")
 doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string",
   "the provenance as one printed line")
+doc.doc(M.step_launch, "dlb.frameworks.step_launch(profile) -> kind, kernels, host_ops, sync",
+  "the optimizer launch model a profile gives one device's step (dlb.roofline.time, "
+  .. "dlb.sweep.model): its optimizer_impl's (dlb.frameworks.launch_of), none without a launch")
 doc.doc(M.launch_of, "dlb.frameworks.launch_of(optimizer_impl | launch name) -> kind, kernels, "
   .. "host_ops, sync, views", "the optimizer launch model of a profile's optimizer_impl (DLB_OPTIM_* "
   .. "kind; a loop's kernels and host ops per tensor and sync 0/1), checked, with an error "
