@@ -36,6 +36,8 @@ typedef struct dlb_roof_result {
   double host_idle;     /* s the device waits for the host to issue ops (per op, with the
                            device's host_op; 0 without it): time = device busy + host_idle */
   double host_time;     /* s the host spends issuing the ops (n ops x host_op) */
+  double update_time;   /* s of time spent in the optimizer step's update phase under a launch
+                           model (dlb_opcosts_set_optim; 0 without one) */
 } dlb_roof_result;
 
 /* Whole-graph roofline time of `flops` FLOPs and `bytes` bytes:
@@ -186,9 +188,23 @@ DLB_API int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, d
 DLB_API int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
                          int *op_bound, dlb_roof_result *out);
 /* A new set holding the ops of an analysed graph step (dlb_graph_analyze): FLOPs, bytes and
-** the matmul shape (m, n, k, batch) of matmul-like ops; NULL on failure. The set is a copy:
-** it does not keep the analysis alive. */
+** the matmul shape (m, n, k, batch) of matmul-like ops, and its optimizer step: the update
+** phase's ops of every layer that updates Adam / AdamW tensors, with those tensors and their
+** chunks (dlb_analysis_update_tensors over the layers, at dlb_optim_chunk()); NULL on
+** failure. The set is a copy: it does not keep the analysis alive. */
 DLB_API dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a);
+/* The optimizer step's launch model of a set (a framework profile's optimizer_impl:
+** DLB_OPTIM_* kind; a loop's kernels and host ops per tensor and sync, as
+** dlb_optim_launches takes them). With a kind other than DLB_OPTIM_NONE and a set made from
+** an analysis whose step updates Adam / AdamW tensors, dlb_opcosts_roofline times the ops
+** before the update phase through the one step model and then the phase as the
+** implementation launches it (dlb_optim_launches over the step's tensors and chunks, the
+** phase's FLOPs and bytes shared by the launches: the planner's update phase, so one
+** device's dlb.roofline.time and dlb.parallel.evaluate agree); DLB_OPTIM_NONE (the default)
+** or a set without such tensors: every op through the step model as before. DLB_EINVAL for
+** a bad model (dlb_optim_launches' checks). */
+DLB_API int dlb_opcosts_set_optim(dlb_opcosts *c, int kind, double kernels, double host_ops,
+                                  int sync);
 /* Borrowed views of the set's arrays (n entries; gemm 4 per op), valid until freed. */
 DLB_API const double *dlb_opcosts_flops(const dlb_opcosts *c);
 DLB_API const double *dlb_opcosts_bytes(const dlb_opcosts *c);

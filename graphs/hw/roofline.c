@@ -17,6 +17,13 @@ struct dlb_opcosts {
   double *flops, *bytes, *gemm; /* gemm: 4 per op, m <= 0 when not a matmul; lazily made */
   char *attn;                   /* 1: a fused attention kernel; lazily made */
   int step;                     /* 1: a training step's ops (the step-level terms join) */
+  /* the optimizer step (from the analysis: dlb_opcosts_from_analysis): upd flags the update
+  ** phase's ops (lazily made), ut / uc its Adam / AdamW tensors and their chunks; the launch
+  ** model (dlb_opcosts_set_optim) in oc, has_oc = 0: none */
+  char *upd;
+  double ut, uc;
+  dlb_optim_count oc;
+  int has_oc;
 };
 
 /* Fill `out` with the roofline of one cost at device d (checked by the caller). */
@@ -33,6 +40,7 @@ static void one(const dlb_roof *d, double flops, double bytes, dlb_roof_result *
   out->memory_bound_time = out->bound == DLB_BOUND_MEMORY ? out->time : 0;
   out->n_memory_bound = out->bound == DLB_BOUND_MEMORY ? 1 : 0;
   out->host_idle = out->host_time = 0;   /* no ops, no host timeline */
+  out->update_time = 0;
 }
 
 /* Padding efficiency of a dim x to a multiple of t: x / (ceil(x / t) t). */
@@ -328,6 +336,7 @@ void dlb_opcosts_free(dlb_opcosts *c) {
   dlb_free(c->bytes);
   dlb_free(c->gemm);
   dlb_free(c->attn);
+  dlb_free(c->upd);
   dlb_free(c);
 }
 
@@ -376,12 +385,51 @@ int dlb_opcosts_mark_step(dlb_opcosts *c) {
   return DLB_OK;
 }
 
+/* Mark op i as one of the optimizer step's update phase. */
+int dlb_opcosts_mark_update(dlb_opcosts *c, size_t i) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  if (i >= c->n)
+    return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  if (c->upd == NULL) {
+    c->upd = dlb_calloc(c->n, 1);
+    if (c->upd == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
+  }
+  c->upd[i] = 1;
+  return DLB_OK;
+}
+
+/* The update phase's tensors and chunks. */
+void dlb_opcosts_set_update_tensors(dlb_opcosts *c, double tensors, double chunks) {
+  c->ut = tensors, c->uc = chunks;
+}
+
+/* The optimizer step's launch model of a set; see the header. */
+int dlb_opcosts_set_optim(dlb_opcosts *c, int kind, double kernels, double host_ops, int sync) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  c->has_oc = 0;
+  /* the rule's own checks on one tensor, so a bad model fails here even on a set without
+  ** an update phase (as the planner checks optim_impl once, planner_check.c) */
+  dlb_optim_count oc;
+  int st = dlb_optim_launches(kind, kernels, host_ops, sync, 1, 1, &oc);
+  if (st != DLB_OK) return dlb_fail(st, "op costs: %s", dlb_last_error());
+  if (kind == DLB_OPTIM_NONE || c->upd == NULL || !(c->ut > 0)) return DLB_OK;
+  st = dlb_optim_launches(kind, kernels, host_ops, sync, c->ut, c->uc, &c->oc);
+  if (st != DLB_OK) return dlb_fail(st, "op costs: %s", dlb_last_error());
+  c->has_oc = 1;
+  return DLB_OK;
+}
+
 /* Per-op roofline over a set. */
 int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
                          int *op_bound, dlb_roof_result *out) {
   if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
-  return roofline_ops(d, c->flops, c->bytes, c->gemm, c->attn, c->n, c->step, op_time, op_bound,
-                      out);
+  int st = dlb_roof_check(d);
+  if (st != DLB_OK) return st;
+  if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
+  dlb_step_ops s = { .n = c->n, .flops = c->flops, .bytes = c->bytes, .gemm = c->gemm,
+                     .attn = c->attn, .step = c->step, .upd = c->has_oc ? c->upd : NULL,
+                     .optim = c->has_oc ? &c->oc : NULL };
+  return dlb_step_time(d, &s, NULL, op_time, op_bound, out);
 }
 
 /* Borrowed arrays of the set. */

@@ -64,6 +64,11 @@ int dlb_opcosts_mark_attention(struct dlb_opcosts *c, size_t i);
 /* Mark a set as a whole training step's ops (roofline_graph.c: a set made from a step's
 ** analysis), so that dlb_opcosts_roofline adds the step-level terms (dlb_step_time). */
 int dlb_opcosts_mark_step(struct dlb_opcosts *c);
+/* Mark op i of a set as one of the optimizer step's update phase, and give the phase's
+** parameter tensors and their chunks (roofline_graph.c, from the analysis: the launch model
+** of dlb_opcosts_set_optim times those ops as one phase). */
+int dlb_opcosts_mark_update(struct dlb_opcosts *c, size_t i);
+void dlb_opcosts_set_update_tensors(struct dlb_opcosts *c, double tensors, double chunks);
 
 /* A cost the rules accept: finite and >= 0. */
 static inline int dlb_bad_cost(double x) { return !isfinite(x) || x < 0; }
@@ -90,6 +95,14 @@ typedef struct dlb_step_ops {
   const int32_t *ord, *sego, *segn;
   const double *rep;
   int step;                    /* 1: a whole training step: the step-level terms join */
+  /* The optimizer step's launch model (graphs/hw/optim_launch.c): NULL, none (every op through
+  ** the timeline). Else the ops (classes) whose upd flag is set are the update phase, run
+  ** after the other ops' timeline from a synchronisation point as `optim`'s launches share
+  ** their FLOPs and (scaled) bytes (dlb_optim_time), as the planner's update phase runs
+  ** (graphs/parallel/planner.c); with classes and a host model the op order (ord, sego, segn)
+  ** must leave them out. */
+  const char *upd;
+  const struct dlb_optim_count *optim;
 } dlb_step_ops;
 
 /* The one step model, for the per-configuration path (roofline_ops over an op-cost set) and
@@ -98,7 +111,12 @@ typedef struct dlb_step_ops {
 ** matmul's tiled traffic; an op that does no work costs the host nothing), issued through the
 ** host-side timeline (dlb_timeline; a repeated segment with an exact early exit once the
 ** timeline repeats itself), then the step-level terms: the end of the two timelines, plus
-** d->step_overhead once when s->step. d is checked by the caller. work: 2 n doubles of
+** d->step_overhead once when s->step; with s->optim the update phase (dlb_optim_time over the
+** flagged ops' FLOPs and bytes) joins after the timeline's end, its device seconds into
+** busy time, the rest into host_idle, its host seconds into host_time, and each flagged op
+** (op_time, only when s->mult is NULL) its bytes' share of the phase and the bound of the
+** phase's launches (memory-bound time when they are). d is checked by the
+** caller. work: 2 n doubles of
 ** scratch when s->mult is set (the classes' device and host seconds land there), else
 ** unused; op_time and op_bound (may be NULL; only when s->mult is NULL) receive each op's
 ** time and bound. Fills out (time, FLOPs, bytes, host_idle, host_time, ...). */

@@ -28,7 +28,7 @@ int dlb_sum_result(const dlb_roof *d, double tf, double tb, double tt, double tm
   out->bound = out->memory_time > out->compute_time ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
   out->memory_bound_time = tmem;
   out->n_memory_bound = nmem;
-  out->host_idle = out->host_time = 0;
+  out->host_idle = out->host_time = out->update_time = 0;
   return DLB_OK;
 }
 
@@ -36,8 +36,8 @@ int dlb_sum_result(const dlb_roof *d, double tf, double tb, double tt, double tm
 ** (and, on a cache_aware device, raised to its matmul's tiled traffic), its device seconds
 ** in *t, its host seconds in *h (d->host_op, nothing for an op that does no work). *f, *b:
 ** the FLOPs and (scaled) bytes it counts. */
-static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
-                   double *f, double *b, double *t, double *h, int *mb) {
+static inline int op_work(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
+                          double *f, double *b) {
   const double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   double fl = s->flops[i], by = s->bytes[i];
   if (dlb_bad_cost(fl))
@@ -53,12 +53,20 @@ static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
     if (st != DLB_OK) return dlb_fail(st, "roofline: %s %zu: %s", unit, i + 1, dlb_last_error());
     if (tr > by) by = tr;
   }
-  *t = dlb_op_time_raw(d, fl, by, g, s->attn != NULL && s->attn[i], mb);
+  *f = fl, *b = by;
+  return DLB_OK;
+}
+
+static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, const char *unit,
+                   double *f, double *b, double *t, double *h, int *mb) {
+  int st = op_work(d, s, i, unit, f, b);
+  if (st != DLB_OK) return st;
+  const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
+  *t = dlb_op_time_raw(d, *f, *b, g, s->attn != NULL && s->attn[i], mb);
   if (!isfinite(*t))
     return dlb_fail(DLB_ENUMERIC, "roofline: %s %zu's time overflows (%g FLOPs, %g bytes)",
-                    unit, i + 1, fl, by);
-  *h = (fl > 0 || by > 0) ? d->host_op : 0;
-  *f = fl, *b = by;
+                    unit, i + 1, *f, *b);
+  *h = (*f > 0 || *b > 0) ? d->host_op : 0;
   return DLB_OK;
 }
 
@@ -148,17 +156,26 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
   double tf = 0, tb = 0, tmem = 0, nmem = 0;
   dlb_timeline tl = { 0, 0, 0, 0 };   /* the host-side model: one stream, issued in order */
+  /* the update phase under a launch model (s->optim): its ops' FLOPs and scaled bytes (their
+  ** time is the phase's, below) and how many they are */
+  const char *upd = s->optim != NULL ? s->upd : NULL;
+  double uf = 0, ub = 0, un = 0;
   int st;
   if (s->mult == NULL) {
     /* each op once, in order: the timeline runs as the ops are timed */
     for (size_t i = 0; i < s->n; i++) {
       double f = 0, b = 0, t = 0, h = 0;
       int mb = 0;
+      if (upd != NULL && upd[i]) {   /* the update phase's: after the timeline */
+        if ((st = op_work(d, s, i, "op", &f, &b)) != DLB_OK) return st;
+        tf += f, tb += b, uf += f, ub += b, un += 1;
+        continue;
+      }
       if ((st = op_cost(d, s, i, "op", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
-      if (mb) { tmem += t; nmem += 1; }
-      if (op_time) op_time[i] = t;
       if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
       tf += f; tb += b;
+      if (mb) { tmem += t; nmem += 1; }
+      if (op_time) op_time[i] = t;
       dlb_timeline_op(&tl, t, h);
     }
   } else {
@@ -170,6 +187,11 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       int mb = 0;
       ct[i] = ht[i] = 0;
       if (m == 0 && !host) continue;
+      if (upd != NULL && upd[i]) {   /* the update phase's (left out of s->ord) */
+        if ((st = op_work(d, s, i, "op class", &f, &b)) != DLB_OK) return st;
+        tf += m * f, tb += m * b, uf += m * f, ub += m * b, un += m;
+        continue;
+      }
       if ((st = op_cost(d, s, i, "op class", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
       ct[i] = t, ht[i] = h;
       tt += m * t, tf += m * f, tb += m * b;
@@ -181,12 +203,36 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     else
       tl.dev = tl.busy = tt;   /* no host: the device runs op after op, never idle */
   }
-  /* the step-level terms: the end of both timelines, then the step's own overhead */
-  double tt = dlb_timeline_end(&tl);
+  /* the step-level terms: the end of both timelines, the update phase from the
+  ** synchronisation point there (the planner's update phase, graphs/parallel/planner.c), then
+  ** the step's own overhead */
+  double tt = dlb_timeline_end(&tl), ut = 0, udev = 0, uhost = 0;
+  if (upd != NULL) {
+    ut = dlb_optim_time(d, s->optim, uf, ub, &udev, &uhost);
+    if (!isfinite(ut))
+      return dlb_fail(DLB_ENUMERIC, "roofline: the optimizer step's time overflows (%g FLOPs, "
+                      "%g bytes, %g launches)", uf, ub, s->optim->launches);
+    tt += ut;
+    /* the phase is memory-bound time when its launches are (each the per-op rule on an even
+    ** share, as dlb_optim_time times them) */
+    int mb = 0;
+    if (s->optim->launches > 0)
+      (void)dlb_op_time_raw(d, uf / s->optim->launches, ub / s->optim->launches, NULL, 0, &mb);
+    if (mb) { tmem += ut; nmem += un; }
+    if (s->mult == NULL && (op_time != NULL || op_bound != NULL))
+      for (size_t i = 0; i < s->n; i++) {   /* each update op: its bytes' share of the phase */
+        if (!upd[i]) continue;
+        double f = 0, b = 0;
+        (void)op_work(d, s, i, "op", &f, &b);   /* checked above */
+        if (op_time) op_time[i] = ub > 0 ? ut * b / ub : ut / un;
+        if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
+      }
+  }
   if (s->step && d->step_overhead > 0) tt += d->step_overhead;
   st = dlb_sum_result(d, tf, tb, tt, tmem, nmem, "roofline: the step's time", out);
   if (st != DLB_OK) return st;
-  out->host_idle = tl.idle;
-  out->host_time = tl.host;
+  out->host_idle = tl.idle + (ut > udev ? ut - udev : 0);
+  out->host_time = tl.host + uhost;
+  out->update_time = ut;
   return DLB_OK;
 }

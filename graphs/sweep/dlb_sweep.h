@@ -84,6 +84,14 @@ DLB_API int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_
 ** a polynomial over the program's symbols other than "layers" (the LOGITS total; 0 for a
 ** graph without this call). Call it after dlb_sweep_prog_add, before finishing. */
 DLB_API int dlb_sweep_prog_logits(dlb_sweep_prog *p, const dlb_poly *n);
+/* The optimizer step's launch model of the program (the profile it was compiled under:
+** optimizer_impl; DLB_OPTIM_* kind, a loop's kernels and host ops per tensor and sync, as
+** dlb_optim_launches takes them): its time at a point runs the update phase as
+** dlb_opcosts_roofline does for an analysis's set with the same model (dlb_opcosts_set_optim),
+** over the point's Adam / AdamW tensors and chunks. DLB_OPTIM_NONE (the default): none.
+** DLB_EINVAL for a bad model. */
+DLB_API int dlb_sweep_prog_optim(dlb_sweep_prog *p, int kind, double kernels, double host_ops,
+                                 int sync);
 /* Finish: a layered program checks that every op's multiplicity and every total is affine
 ** in layers (the third graph must agree with the line through the first two: a builder
 ** whose layers differ by position fails with a message); then the polynomials are laid

@@ -162,10 +162,12 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   for (int k = 0; k < SW_MAXG; k++) {
     free_live(&p->g[k]);
     dlb_free(p->g[k].c); dlb_free(p->g[k].count); dlb_free(p->g[k].seq);
+    dlb_free(p->g[k].tn); dlb_free(p->g[k].tcount);
   }
   for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
   dlb_free(p->poly); dlb_free(p->slot);
   dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls); dlb_free(p->attn);
+  dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu); dlb_free(p->tun); dlb_free(p->tmult);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
   dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff);
   dlb_free(p);
@@ -481,6 +483,31 @@ static int live_polys(const dlb_graph *s, const swpoly *S, swgraph *G) {
 }
 
 /* Compile the step s of one graph into graph state G. */
+/* Count one Adam / AdamW tensor of element count `id` (a pool id) in graph state G; 0 on OOM. */
+static int addtensor(swgraph *G, int32_t id) {
+  for (size_t i = 0; i < G->ntn; i++)
+    if (G->tn[i] == id) { G->tcount[i] += 1; return 1; }
+  if (G->ntn == G->captn) {
+    size_t n = G->captn ? 2 * G->captn : 16;
+    int32_t *a = dlb_realloc(G->tn, n * sizeof *a);
+    if (!a) return 0;
+    G->tn = a;
+    double *b = dlb_realloc(G->tcount, n * sizeof *b);
+    if (!b) return 0;
+    G->tcount = b, G->captn = n;
+  }
+  G->tn[G->ntn] = id;
+  G->tcount[G->ntn++] = 1;
+  return 1;
+}
+
+/* Whether op q updates an Adam / AdamW tensor in a layer (dlb_analysis_update_tensors' ops:
+** the launch counts are those optimizers', graphs/hw/optim_launch.c). */
+static int adam_update(const op *q) {
+  return q->type == OP_UPDATE && q->nin >= 1 && q->layer >= 0 &&
+         (q->attr[0] == DLB_OPT_ADAM || q->attr[0] == DLB_OPT_ADAMW);
+}
+
 static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const dlb_train_opts *o) {
   cc c;
   memset(&c, 0, sizeof c);
@@ -581,6 +608,14 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   dlb_free(read); dlb_free(later);
   /* the construction order's live bytes, per op */
   if (ok) ok = live_polys(s, S, G);
+  /* the layers whose optimizer step updates Adam / AdamW tensors (dlb_analysis_update_tensors:
+  ** the launch model's tensors; their update phase is timed as one, dlb_step_time) */
+  uint8_t *hasl = ok ? dlb_calloc(s->nlayers + 1, 1) : NULL;
+  if (ok && !hasl) ok = 0, dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t i = 0; ok && i < no; i++) {
+    const op *q = &s->o[i];
+    if (adam_update(q) && (size_t)q->layer < s->nlayers) hasl[q->layer] = 1;
+  }
   /* classes, and the op order as class indices */
   if (ok) {
     G->seq = dlb_malloc((no + 1) * sizeof *G->seq);
@@ -596,6 +631,17 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     for (int j = 0; j < 4; j++) k.g[j] = isg[i] ? dlb_swpoly_intern(p, &GM[4 * i + j]) : -1;
     k.mult = -1;
     ok = k.f >= 0 && k.b >= 0 && (!isg[i] || (k.g[0] >= 0 && k.g[1] >= 0 && k.g[2] >= 0 && k.g[3] >= 0));
+    const op *q = &s->o[i];
+    if (ok && adam_update(q) && (size_t)q->layer < s->nlayers) {
+      swpoly t = {NULL, 0};
+      const swpoly *ne = numel(&c, op_in(s, q)[0]);
+      ok = ne != NULL && dlb_swpoly_add(&t, ne, 1);
+      int32_t id = ok ? dlb_swpoly_intern(p, &t) : -1;
+      dlb_free(t.t);
+      ok = id >= 0 && addtensor(G, id);
+    }
+    k.up = q->phase == DLB_PHASE_UPDATE && q->layer >= 0 && (size_t)q->layer < s->nlayers &&
+           hasl[q->layer];
     if (ok) ok = addclass(G, &k);
     if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   }
@@ -616,7 +662,7 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   for (size_t i = 0; B && i < no; i++) dlb_free(B[i].t);
   for (size_t t = 0; S && t < nt; t++) dlb_free(S[t].t);
   for (size_t i = 0; GM && i < 4 * no; i++) dlb_free(GM[i].t);
-  dlb_free(c.dim); dlb_free(c.numel); dlb_free(c.have);
+  dlb_free(c.dim); dlb_free(c.numel); dlb_free(c.have); dlb_free(hasl);
   dlb_free(F); dlb_free(B); dlb_free(S); dlb_free(GM); dlb_free(isg); dlb_free(kernel);
   return ok ? DLB_OK : (dlb_last_status() ? dlb_last_status() : DLB_ENOMEM);
 }
@@ -645,6 +691,7 @@ int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
   if (rc != DLB_OK) {
     free_live(G);
     dlb_free(G->c); dlb_free(G->count); dlb_free(G->seq);
+    dlb_free(G->tn); dlb_free(G->tcount);
     memset(G, 0, sizeof *G);
     return dlb_fail_context("graph '%s': ", dlb_graph_name(g));
   }
@@ -765,6 +812,77 @@ static int finish_classes(dlb_sweep_prog *p, int32_t **gmap) {
   return DLB_OK;
 }
 
+/* The step's Adam / AdamW tensors (p->tun, p->tmult): the union of the graphs' element
+** counts, each count's tensors affine in layers (fit_line, as a class's multiplicity). */
+static int finish_tensors(dlb_sweep_prog *p) {
+  size_t cap = 0;
+  for (int k = 0; k < p->ng; k++) cap += p->g[k].ntn;
+  if (cap == 0) return DLB_OK;
+  p->tun = dlb_malloc(cap * sizeof *p->tun);
+  p->tmult = dlb_malloc(cap * sizeof *p->tmult);
+  if (!p->tun || !p->tmult) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  p->ntun = 0;
+  for (int k = 0; k < p->ng; k++)
+    for (size_t i = 0; i < p->g[k].ntn; i++) {
+      int32_t id = p->g[k].tn[i];
+      size_t j;
+      for (j = 0; j < p->ntun && p->tun[j] != id; j++) {}
+      if (j < p->ntun) continue;
+      double m[SW_MAXG] = {0, 0, 0};
+      for (int q = 0; q < p->ng; q++)
+        for (size_t r = 0; r < p->g[q].ntn; r++)
+          if (p->g[q].tn[r] == id) m[q] = p->g[q].tcount[r];
+      int32_t mid;
+      if (!p->layered) mid = intern_const(p, m[0]);
+      else {
+        int32_t i0 = intern_const(p, m[0]), i1 = intern_const(p, m[1]), i2 = intern_const(p, m[2]);
+        mid = (i0 < 0 || i1 < 0 || i2 < 0) ? -1 : fit_line(p, i0, i1, i2);
+      }
+      if (mid == -2)
+        return dlb_fail(DLB_EINVAL, "compiled sweep: the optimizer step updates %g, %g and %g "
+                        "tensors of one size at layers = %g, %g, %g: not affine in layers (sweep "
+                        "layers as a structure dim: dlb.sweep.model's layers = false)", m[0],
+                        m[1], m[2], p->g[0].layers, p->g[1].layers, p->g[2].layers);
+      if (mid < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+      p->tun[p->ntun] = id;
+      p->tmult[p->ntun++] = mid;
+    }
+  return DLB_OK;
+}
+
+/* The update phase's flags (p->upd) and the op order without its classes (p->ordu, p->segnu;
+** the segments' offsets stay p->sego, each segment shrunk in place), when a class is of that
+** phase. */
+static int update_order(dlb_sweep_prog *p) {
+  size_t nu = 0;
+  for (size_t i = 0; i < p->ncls; i++) nu += p->cls[i].up != 0;
+  if (nu == 0) return DLB_OK;
+  p->upd = dlb_malloc(p->ncls + 1);
+  p->ordu = dlb_malloc((p->nord + 1) * sizeof *p->ordu);
+  p->segnu = dlb_malloc((p->nseg + 1) * sizeof *p->segnu);
+  if (!p->upd || !p->ordu || !p->segnu)
+    return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t i = 0; i < p->ncls; i++) p->upd[i] = p->cls[i].up != 0;
+  for (size_t k = 0; k < p->nseg; k++) {
+    int32_t n = 0;
+    for (int32_t j = 0; j < p->segn[k]; j++) {
+      int32_t c = p->ord[p->sego[k] + j];
+      if (!p->upd[c]) p->ordu[p->sego[k] + n++] = c;
+    }
+    p->segnu[k] = n;
+  }
+  return DLB_OK;
+}
+
+int dlb_sweep_prog_optim(dlb_sweep_prog *p, int kind, double kernels, double host_ops, int sync) {
+  if (!p) return dlb_fail(DLB_EINVAL, "compiled sweep: program is NULL");
+  dlb_optim_count oc;   /* the rule's own checks, once (as dlb_opcosts_set_optim) */
+  int st = dlb_optim_launches(kind, kernels, host_ops, sync, 1, 1, &oc);
+  if (st != DLB_OK) return dlb_fail(st, "compiled sweep: %s", dlb_last_error());
+  p->okind = kind, p->okernels = kernels, p->oops = host_ops, p->osync = sync != 0;
+  return DLB_OK;
+}
+
 int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   if (!p) return dlb_fail(DLB_EINVAL, "compiled sweep: program is NULL");
   if (p->finished) return DLB_OK;
@@ -790,6 +908,8 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
     st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = p->cls[i].attn != 0;
   if (st == DLB_OK) st = dlb_sweep_build_order(p, gmap);
+  if (st == DLB_OK) st = update_order(p);
+  if (st == DLB_OK) st = finish_tensors(p);
   for (int k = 0; k < p->ng; k++) dlb_free(gmap[k]);
   if (st == DLB_OK) st = dlb_sweep_build_peak(p);
   for (int k = 0; k < p->ng; k++) free_live(&p->g[k]);

@@ -51,6 +51,24 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
   dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn, .mult = m,
                      .nseg = p->nseg, .ord = p->ord, .sego = p->sego, .segn = p->segn,
                      .rep = rep, .step = 1 };
+  /* the optimizer step's launch model (dlb_sweep_prog_optim): the Adam / AdamW tensors at the
+  ** point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
+  dlb_optim_count oc;
+  if (p->okind != DLB_OPTIM_NONE && p->upd != NULL) {
+    /* (a chunk is 2^16 elements: the reciprocal is exact, so this is ceil(ne / chunk)) */
+    double ut = 0, uc = 0, rch = 1 / dlb_optim_chunk();
+    for (size_t j = 0; j < p->ntun; j++) {
+      double ne = pv[p->tun[j]], k = pv[p->tmult[j]];
+      ut += k;
+      uc += k * (ne > 0 ? ceil(ne * rch) : 0);
+    }
+    ut = floor(ut + 0.5), uc = floor(uc + 0.5);   /* sums of whole counts */
+    if (ut > 0) {
+      int st = dlb_optim_launches(p->okind, p->okernels, p->oops, p->osync, ut, uc, &oc);
+      if (st != DLB_OK) return st;
+      s.upd = p->upd, s.optim = &oc, s.ord = p->ordu, s.segn = p->segnu;
+    }
+  }
   return dlb_step_time(d, &s, work, NULL, NULL, out);
 }
 

@@ -22,6 +22,9 @@ typedef struct swpoly { pterm *t; size_t n; } swpoly;
 typedef struct swclass {
   int32_t f, b, g[4], mult;
   int attn;
+  /* 1 for an op of the optimizer step's update phase in a layer that updates Adam / AdamW
+  ** tensors (as dlb_opcosts_from_analysis marks it) */
+  int up;
 } swclass;
 
 /* One added graph while the program is built: its classes with their counts, its totals. */
@@ -36,6 +39,9 @@ typedef struct swgraph {
   swpoly *lt, *la;             /* per op of seq (nlive): live bytes in construction order,
                                ** with its outputs allocated: in all, activations + workspace */
   size_t nlive;
+  int32_t *tn;                 /* the Adam / AdamW tensors it updates: distinct element counts */
+  double *tcount;              /* (pool ids), how many tensors of each */
+  size_t ntn, captn;
 } swgraph;
 
 struct dlb_sweep_prog {
@@ -56,6 +62,19 @@ struct dlb_sweep_prog {
   swclass *cls;
   char *attn;                  /* cls[i].attn as flags, for dlb_step_time */
   size_t ncls;
+  /* the optimizer step's launch model (dlb_sweep_prog_optim; kind DLB_OPTIM_NONE: none): its
+  ** kind, a loop's kernels and host ops per tensor and sync; upd: cls[i].up as flags (NULL
+  ** when no class is of the update phase), and the op order without those classes (ordu,
+  ** segment k's ops at ordu + sego[k], segnu[k] of them) for dlb_step_time's timeline */
+  int okind, osync;
+  double okernels, oops;
+  char *upd;
+  int32_t *ordu, *segnu;
+  /* the step's Adam / AdamW tensors: ntun distinct element counts (pool ids tun), tmult[j]
+  ** tensors of count tun[j] (pool ids, affine in layers): the launch model's tensors and
+  ** chunks per configuration */
+  int32_t *tun, *tmult;
+  size_t ntun;
   int32_t tot[DLB_SWT_COUNT];
   /* the step's op order, for the host-side timeline (dlb_timeline, graphs/hw/roofline_impl.h):
   ** the ops of the build with the fewest layers (ordL of them) as indices into cls, cut into

@@ -353,6 +353,19 @@ function M.launch_of(u)
   return kind, 0, 0, 0, u.views and 1 or 0
 end
 
+-- The launch model profile p's optimizer step runs under in a one-device step time
+-- (dlb.roofline.time's op-cost set, dlb.sweep.model's program: core.roofline_opcosts_set_optim,
+-- core.sweep_prog_optim): kind, kernels and host ops per tensor, sync (true / false), from its
+-- optimizer_impl (M.launch_of); a profile without one, or a derived one that leaves launch
+-- out: none (DLB_OPTIM_NONE), as plan_defaults gives the planner. views are a sharded step's
+-- (ZeRO), not one device's.
+function M.step_launch(p)
+  local u = type(p) == "table" and p.optimizer_impl or nil
+  if type(u) ~= "table" or u.launch == nil then return M.LAUNCHES.none, 0, 0, false end
+  local kind, k, h, sync = M.launch_of(p.optimizer_impl)
+  return kind, k, h, sync == 1
+end
+
 -- The kernel launches, host dispatches and host syncs of one optimizer step under profile
 -- p's implementation over `tensors` parameter tensors of `chunks` multi_tensor_apply chunks
 -- in all (default: one each), by the one C rule (dlb_optim_launches).
@@ -668,6 +681,9 @@ doc.doc(M.provenance, "dlb.frameworks.provenance(profile, source, calibration, d
   .. "result needs to be reproduced")
 doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string",
   "the provenance as one printed line")
+doc.doc(M.step_launch, "dlb.frameworks.step_launch(profile) -> kind, kernels, host_ops, sync",
+  "the optimizer launch model a profile gives one device's step (dlb.roofline.time, "
+  .. "dlb.sweep.model): its optimizer_impl's (dlb.frameworks.launch_of), none without a launch")
 doc.doc(M.launch_of, "dlb.frameworks.launch_of(optimizer_impl | launch name) -> kind, kernels, "
   .. "host_ops, sync, views", "the optimizer launch model of a profile's optimizer_impl (DLB_OPTIM_* "
   .. "kind; a loop's kernels and host ops per tensor and sync 0/1), checked, with an error "

@@ -395,6 +395,9 @@ function M.time(s, dev, opts)
   local set = opset_of(s)
   local r
   if set then
+    -- the profile's optimizer launch model on a step's set (dlb.frameworks.step_launch): the
+    -- update phase as the implementation launches it, as dlb.parallel.evaluate times it
+    if set._analysis ~= nil then core.roofline_opcosts_set_optim(set._h, fw.step_launch(prof)) end
     if opts.detail then labels_from_analysis(set) end
     local res, times, bounds = core.roofline_ops(set._h, roof, opts.detail)
     local unscaled = {}
@@ -643,7 +646,9 @@ doc.doc(M.time, "dlb.roofline.time(s, hw[, {precision=, per_op=, cache_aware=, c
   .. "tile=, flops_eff=, bw_eff=, detail=}]) -> {time=, bound=, util=, fits=, shortfall=, graph=, per_op=, ...}",
   "roofline time of a step: whole graph max(c/(eff x peak), a/(eff x bw)) and, with per-op "
   .. "costs, each op at its own bound; r.fits is false when the footprint exceeds memory "
-  .. "(per core on TPU boards: r.per_core, r.need, r.mem; see dlb.roofline.core_footprint)")
+  .. "(per core on TPU boards: r.per_core, r.need, r.mem; see dlb.roofline.core_footprint); "
+  .. "a step's optimizer update runs as its profile's optimizer launches it, r.update_time "
+  .. "(docs/frameworks.md \"One device, one time\")")
 
 -- == subbatch choice (Hestness 5.2.1) =============================================
 
