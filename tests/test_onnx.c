@@ -36,10 +36,19 @@ static double params(const char *path, double *bn) {
   if (bn) *bn = f[DLB_ONNX_BN_STATS];
   dlb_graph *g = dlb_onnx_take_graph(m);
   dlb_onnx_free(m);
-  const char *names[] = {"batch", "seq", "sequence"};
-  double vals[] = {2, 2, 2};
+  /* the graph's own dims (binding a name the graph lacks is an error) */
+  char bufs[8][64];
+  const char *names[8];
+  double vals[8];
+  size_t nv = dlb_graph_nvars(g);
+  if (nv > 8) nv = 8;
+  for (size_t i = 0; i < nv; i++) {
+    dlb_graph_varname(g, i, bufs[i], sizeof bufs[i]);
+    names[i] = bufs[i];
+    vals[i] = 2;
+  }
   dlb_train_opts o = {0};
-  dlb_analysis *a = dlb_graph_analyze(g, &o, 3, names, vals);
+  dlb_analysis *a = dlb_graph_analyze(g, &o, nv, names, vals);
   dlb_totals t = {0};
   if (a) dlb_analysis_totals(a, &t);
   else fprintf(stderr, "%s\n", dlb_last_error());
