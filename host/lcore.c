@@ -25,10 +25,14 @@ int dlbL_check(lua_State *L, int status) {
 ** backend: LuaJIT's table.new). For the long flat lists the library fills index by index
 ** (dlb.parallel.layers.from_graph's per-op array: 14 numbers an op, tens of thousands):
 ** filled from empty, such a list is copied at every doubling, and under the sanitizer
-** flavour each copy is a fresh mapping of pages. */
+** flavour each copy is a fresh mapping of pages. n is a hint: the room made is at most
+** DLB_TABLE_NEW_MAX entries (16 Mi, 256 MiB of slots; the largest list the library makes
+** is some millions), so a huge n cannot commit gigabytes up front (the API fuzzer's
+** table_new(2^30) spent 90 s faulting in 16 GiB); the table grows past it as any table. */
+#define DLB_TABLE_NEW_MAX (1 << 24)
 static int core_table_new(lua_State *L) {
   long long n = dlbG_integer(L, 1, "table_new", 0, 0x7fffffff, NULL);
-  lua_createtable(L, (int)n, 0);
+  lua_createtable(L, (int)(n < DLB_TABLE_NEW_MAX ? n : DLB_TABLE_NEW_MAX), 0);
   return 1;
 }
 

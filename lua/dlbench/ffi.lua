@@ -18,8 +18,9 @@ end
 -- the capi backend's lua_createtable), checked as the generated functions check an integer
 do
   local R, tnew = require "dlbench.ffi_rt", require "table.new"
+  local MAX = 2 ^ 24   -- host/lcore.c DLB_TABLE_NEW_MAX: n is a hint, the room made at most this
   function M.table_new(n)
-    return tnew(R.integer(n, 1, "table_new", 0, 0x7fffffff), 0)
+    return tnew(math.min(R.integer(n, 1, "table_new", 0, 0x7fffffff), MAX), 0)
   end
 end
 -- the allocation policy the dlbench executable sets at start (graphs/base/sys.c says why)
