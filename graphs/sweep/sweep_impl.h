@@ -212,6 +212,10 @@ int dlb_sweep_build_peak(dlb_sweep_prog *p);
 ** of the larger coefficient, term by term. */
 int dlb_swpoly_add(swpoly *a, const swpoly *b, double c);
 int32_t dlb_swpoly_intern(dlb_sweep_prog *p, swpoly *a);
+/* the pool id of the constant c (-1: out of memory) */
+int32_t dlb_swpoly_const(dlb_sweep_prog *p, double c);
+/* free a graph state's per-position live bytes */
+void dlb_sweep_free_live(swgraph *G);
 int dlb_swkey_cmp(const void *a, const void *b);
 double dlb_swpoly_at(const swpoly *a, const double *x);
 int dlb_swpoly_close(const swpoly *x, const swpoly *y);
