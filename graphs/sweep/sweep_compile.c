@@ -481,7 +481,6 @@ static int live_polys(const dlb_graph *s, const swpoly *S, swgraph *G) {
   return ok;
 }
 
-/* Compile the step s of one graph into graph state G. */
 /* Count one Adam / AdamW tensor of element count `id` (a pool id) in graph state G; 0 on OOM. */
 static int addtensor(swgraph *G, int32_t id) {
   for (size_t i = 0; i < G->ntn; i++)
@@ -507,6 +506,7 @@ static int adam_update(const op *q) {
          (q->attr[0] == DLB_OPT_ADAM || q->attr[0] == DLB_OPT_ADAMW);
 }
 
+/* Compile the step s of one graph into graph state G. */
 static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const dlb_train_opts *o) {
   cc c;
   memset(&c, 0, sizeof c);
