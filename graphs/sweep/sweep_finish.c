@@ -63,6 +63,15 @@ static int32_t fit_line(dlb_sweep_prog *p, int32_t x0, int32_t x1, int32_t x2) {
   return r;
 }
 
+/* A count m[g] per build g (a class's multiplicity, a size's tensors) as a pool id: the
+** constant of an unlayered program, else the line through the three builds (fit_line).
+** -1: out of memory; -2: not affine in layers. */
+static int32_t layer_count(dlb_sweep_prog *p, const double *m) {
+  if (!p->layered) return dlb_swpoly_const(p, m[0]);
+  int32_t i0 = dlb_swpoly_const(p, m[0]), i1 = dlb_swpoly_const(p, m[1]), i2 = dlb_swpoly_const(p, m[2]);
+  return (i0 < 0 || i1 < 0 || i2 < 0) ? -1 : fit_line(p, i0, i1, i2);
+}
+
 /* -- the op order: sweep_order.c -- */
 
 /* The classes of the program: the union over the graphs (by FLOPs, bytes, shape and kernel),
@@ -84,12 +93,7 @@ static int finish_classes(dlb_sweep_prog *p, int32_t **gmap) {
       for (int q = 0; q < p->ng; q++)
         for (size_t r = 0; r < p->g[q].nc; r++)
           if (!memcmp(&p->g[q].c[r], &c, sizeof c)) m[q] = p->g[q].count[r];
-      int32_t id;
-      if (!p->layered) id = dlb_swpoly_const(p, m[0]);
-      else {
-        int32_t i0 = dlb_swpoly_const(p, m[0]), i1 = dlb_swpoly_const(p, m[1]), i2 = dlb_swpoly_const(p, m[2]);
-        id = (i0 < 0 || i1 < 0 || i2 < 0) ? -1 : fit_line(p, i0, i1, i2);
-      }
+      int32_t id = layer_count(p, m);
       if (id == -2)
         return dlb_fail(DLB_EINVAL, "compiled sweep: an op class occurs %g, %g and %g times at "
                         "layers = %g, %g, %g: not affine in layers (layers that differ by "
@@ -124,12 +128,7 @@ static int finish_tensors(dlb_sweep_prog *p) {
       for (int q = 0; q < p->ng; q++)
         for (size_t r = 0; r < p->g[q].ntn; r++)
           if (p->g[q].tn[r] == id) m[q] = p->g[q].tcount[r];
-      int32_t mid;
-      if (!p->layered) mid = dlb_swpoly_const(p, m[0]);
-      else {
-        int32_t i0 = dlb_swpoly_const(p, m[0]), i1 = dlb_swpoly_const(p, m[1]), i2 = dlb_swpoly_const(p, m[2]);
-        mid = (i0 < 0 || i1 < 0 || i2 < 0) ? -1 : fit_line(p, i0, i1, i2);
-      }
+      int32_t mid = layer_count(p, m);
       if (mid == -2)
         return dlb_fail(DLB_EINVAL, "compiled sweep: the optimizer step updates %g, %g and %g "
                         "tensors of one size at layers = %g, %g, %g: not affine in layers (sweep "

@@ -7,6 +7,13 @@ local M = {}
 -- The message without its leading locations. A Lua runtime error ("attempt to index a nil
 -- value") is a bug of the library, not the caller's: it keeps where it happened, marked
 -- "internal error at ...".
+-- The text of a binding's argument error without its frame: "bad argument #10 to
+-- 'sweep_eval' (threads must be 0..64)" -> "threads must be 0..64" (for a message that names
+-- the option instead); other errors as they are.
+function M.argtext(e)
+  return (tostring(e):gsub("^bad argument #%d+ to '[%w_]+' %((.*)%)$", "%1"))
+end
+
 function M.strip(m)
   m = tostring(m)
   if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end

@@ -195,12 +195,8 @@ local function edges_of(levels)
   return e
 end
 
--- The text of a binding's argument error without its frame: "bad argument #10 to
--- 'sweep_eval' (threads must be 0..64)" -> "threads must be 0..64" (for a message that names
--- the option instead); other errors as they are.
-local function argtext(e)
-  return (tostring(e):gsub("^bad argument #%d+ to '[%w_]+' %((.*)%)$", "%1"))
-end
+-- a binding's argument error without its frame (dlbench.errors.argtext)
+local argtext = require("dlbench.errors").argtext
 
 -- The reductions a call asks for (opts.pareto, top, heatmap, group_by, keep) over rows of
 -- columns cols; tags are interned (strings to level indices). numeric: the columns whose
@@ -208,8 +204,8 @@ end
 -- the column top's by, heatmap's value and group_by's values default to ("time"; "step" for
 -- dlb.sweep.layouts). Returns {red=, wants=, levels=, intern=}.
 -- The fields of each reduction's spec (one table, or a list of them: dlbench.options.specs).
-local SPEC_KEYS = { pareto = { minimize = true, maximize = true, where = true },
-  top = { k = true, by = true, where = true },
+-- (pareto's and top's: the table methods', dlb.table.reduce_spec_keys, one list)
+local SPEC_KEYS = { pareto = tbl.reduce_spec_keys.pareto, top = tbl.reduce_spec_keys.top,
   heatmap = { x = true, y = true, value = true, agg = true, where = true },
   group_by = { keys = true, values = true, where = true } }
 -- carry: columns constant over a structure that every group keeps as a key after the

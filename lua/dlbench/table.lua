@@ -778,7 +778,7 @@ function M.reduce_rows(kind, spec, cols, colvalues, n, who)
   -- the binding's own check (top's k: a whole number 1..1000000), named as the option
   if not ok then
     fail(who .. (kind == "top" and ": k = " .. tostring(spec.k) or "") .. ": "
-      .. (tostring(id):gsub("^bad argument #%d+ to '[%w_]+' %((.*)%)$", "%1")))
+      .. errors.argtext(id))
   end
   -- the used columns' values as numbers, checked; then row-major chunks to C
   local vals = {}
