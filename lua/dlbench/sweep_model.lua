@@ -119,6 +119,13 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
     local ok, g = pcall(build, q)
     if not ok then fail("the builder failed: " .. tostring(g)) end
     if type(g) ~= "table" or not g.step_options then fail("the builder must return a graph") end
+    -- every bound name a dim of the graph, as g:stats binds (dlb_check_bindings): one the
+    -- builder ignored would sweep nothing, every value the same rows (the C program takes
+    -- constant symbols, serve's compiled steps rely on it, so the check is the caller's)
+    for _, b in ipairs(bind) do
+      local nodim = g:missing_dim(b)
+      if nodim then fail("bind '" .. b .. "': " .. nodim .. " (does the builder use the value it is given?)") end
+    end
     local so = {}
     for k, v in pairs(stats_opts) do so[k] = v end
     for k, v in pairs(ref) do so[k] = v end -- reference bindings: the family of a hand-built graph

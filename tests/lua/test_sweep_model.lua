@@ -651,6 +651,17 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
   T.checkerr("not one of the sweep's symbols", dlb.sweep.compile, function(p)
     return dlb.models.gpt { layers = p.layers, hidden = 128, heads = 4, batch = p.batch, seq = "q" }
   end, {}, { "batch" }, "layers")
+  -- review 9: a swept symbol the graph has no dim of (the builder ignores it) is refused, as
+  -- g:stats refuses the binding (dlb_check_bindings); before, every value of 'bogus' gave
+  -- the same rows, a sweep over nothing
+  local function ignores(p)
+    return dlb.models.gpt { layers = p.layers or 2, hidden = 128, heads = 4, batch = p.batch, seq = 64 }
+  end
+  T.checkerr("dlb.sweep.model: bind 'bogus': the graph has no dim 'bogus' (its dims: batch)",
+    dlb.sweep.compile, ignores, {}, { "batch", "bogus" }, "layers")
+  T.checkerr("bind 'bogus': the graph has no dim 'bogus'", dlb.sweep.model, ignores, { batch = { 1, 2 }, bogus = { 1, 2 },
+    device = { "A100-80GB" } }, { bind = { "batch", "bogus" } })
+  T.checkerr("bind 'bogus': the graph has no dim 'bogus'", dlb.sweep.compile, ignores, {}, { "batch", "bogus" })
 end)
 
 T.test("dlb.sweep.layouts: every fitting plan of dlb.parallel.plan, reduced", function()
