@@ -245,9 +245,12 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
   for i, d in ipairs(devs) do dev_levels[i] = d.name end
   levels.device = dev_levels
   local wants = {}
+  local wherecols = {} -- the columns a where= names (dlb.sweep.reduce: nil there is 0)
   local function where_of(w, what)
     if w == nil then return -1 end
-    return col(w, what .. ".where")
+    local i = col(w, what .. ".where")
+    wherecols[w] = true
+    return i
   end
   local function list(x) if type(x) == "table" then return x end return { x } end
   -- each reduction: one spec table or a list of them (dlbench.options.specs names a wrong one)
@@ -318,7 +321,7 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
     core.reduce_keep(red, cap)
   end
-  return { red = red, wants = wants, levels = levels, intern = intern }
+  return { red = red, wants = wants, levels = levels, intern = intern, where = wherecols }
 end
 
 -- The results of the reductions: tables of the fronts and top lists, heat maps, groups, and
@@ -793,10 +796,13 @@ function M.reduce(t, opts)
   local R = reductions(cols, opts, space, strs, {}, {}, "dlb.sweep.reduce")
   R.levels.device = nil
   local buf, nb, first = {}, 0, 0
+  -- a nil value: NaN (an objective skips the row), but 0 in a where column, which drops the
+  -- row as t:pareto / t:top do (dlb.table.reduce_rows); NaN kept it (NaN ~= 0 to the C rule)
   for i = 1, n do
     for _, c in ipairs(cols) do
       local v = data[c][i]
-      if R.intern[c] then v = v == nil and 0 / 0 or R.intern[c](v) end
+      if v == nil then v = R.where[c] and 0 or 0 / 0
+      elseif R.intern[c] then v = R.intern[c](v) end
       buf[#buf + 1] = type(v) == "number" and v or 0 / 0
     end
     nb = nb + 1

@@ -524,6 +524,22 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
     T.eq(w:count(), 2, "rows kept, first row ok = " .. tostring(first))
     T.eq(w:row(1).a, 1); T.eq(w:row(1).ok, true); T.eq(w:row(2).a, 3); T.eq(w:row(2).ok, true)
   end
+  -- review 9: a where value that is nil drops the row, as t:pareto / t:top drop it (it went
+  -- to C as NaN, which the rule keeps: NaN ~= 0), in a boolean and in a number column;
+  -- rows a (1, nil), b (2, true / 1), c (0.5, false / 0): only b passes
+  for _, okv in ipairs { { nil, true, false }, { nil, 1, 0 } } do
+    local rows = { { name = "a", time = 1, ok = okv[1] }, { name = "b", time = 2, ok = okv[2] },
+      { name = "c", time = 0.5, ok = okv[3] } }
+    local tb = dlb.table.new(rows, { "name", "time", "ok" })
+    local rr = dlb.sweep.reduce(tb, { top = { k = 3, by = "time", where = "ok" },
+      pareto = { minimize = "time", where = "ok" }, group_by = { keys = { "name" }, where = "ok" } })
+    local kind = type(okv[2])
+    T.eq(table.concat(rr.top:column("name"), ","), "b", kind .. ": top keeps b alone")
+    T.eq(table.concat(rr.pareto:column("name"), ","), "b", kind .. ": pareto keeps b alone")
+    T.eq(table.concat(rr.group:column("name"), ","), "b", kind .. ": group_by keeps b alone")
+    T.eq(table.concat(tb:top { k = 3, by = "time", where = "ok" }:column("name"), ","), "b", kind .. ": t:top agrees")
+    T.eq(table.concat(tb:pareto { minimize = "time", where = "ok" }:column("name"), ","), "b", kind .. ": t:pareto agrees")
+  end
 end)
 
 T.test("dlb.sweep.model: verify re-checks the fronts and top lists", function()
