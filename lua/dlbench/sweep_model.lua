@@ -656,6 +656,8 @@ local LVALID = { plan = true, per_node = true, pareto = true, top = true, heatma
   group_by = true, keep = true, device = true }
 function M.layouts(builder, space, opts)
   local fn = "dlb.sweep.layouts"
+  -- its own errors named with it (the file's fail says dlb.sweep.model)
+  local function fail(msg) error(fn .. ": " .. msg, 0) end
   opts = options.check(opts, LVALID, fn)
   local build = builder_of(builder)
   if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
@@ -667,6 +669,16 @@ function M.layouts(builder, space, opts)
   -- an fp8 plan under a Transformer Engine profile runs TE's quantisation kernels
   -- (dlbench.te_fp8); the layers here are the graph's algorithmic step without them
   local po0 = opts.plan or {}
+  if type(po0) ~= "table" then fail("plan must be a table of dlb.parallel.plan options, got " .. type(po0)) end
+  -- what each plan call is given by the sweep itself (the model's graph, the row's device and
+  -- gpus): plan = {hw = ...} timed every row on that device under the space's device name,
+  -- cluster = ... another device count than the row's gpus, layers = ... one model for all
+  for _, k in ipairs { "graph", "layers", "hw", "device", "cluster", "devices", "table" } do
+    if po0[k] ~= nil then
+      fail("plan." .. k .. " is the sweep's own (each row plans the builder's graph on the "
+        .. "row's device and gpus: space.device, space.gpus, per_node)")
+    end
+  end
   if po0.precision == "fp8" and po0.framework ~= nil then
     local okf, pf = pcall(require("dlbench.frameworks").get, po0.framework, fn)
     if okf and require("dlbench.te_fp8").recipe(pf, fn) then

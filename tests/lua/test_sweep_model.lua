@@ -739,6 +739,24 @@ T.test("dlb.sweep.layouts/model/reduce: top = k works; a wrong reduction spec is
   T.checkerr("unknown option 'bye' for dlb.sweep.layouts top (did you mean 'by'?)", L, { top = { bye = "step" } })
   T.checkerr("dlb.sweep.layouts: keep must be true, false or a whole number >= 1 (the most rows kept), got number 0",
     L, { keep = 0 })
+  -- review 9: plan options the sweep sets itself are refused, named; plan = {hw = V100}
+  -- timed every row on the V100 under the space's device name, cluster = 32 devices gave
+  -- rows of gpus = 8 with dp x tp = 32, layers = one model for every builder's
+  local function with(k, v)
+    local p = {}
+    for kk, vv in pairs(po) do p[kk] = vv end
+    p[k] = v
+    return { plan = p }
+  end
+  local A = dlb.hw.get("A100-80GB")
+  for k, v in pairs { hw = dlb.hw.get("V100-SXM2-16GB"), device = "V100-SXM2-16GB",
+      cluster = dlb.parallel.cluster { per_node = 8, nodes = 4, hw = A }, devices = 32,
+      layers = dlb.parallel.layers.from_graph(build { layers = 2 }), graph = build { layers = 2 },
+      table = true } do
+    T.checkerr("dlb.sweep.layouts: plan." .. k .. " is the sweep's own", dlb.sweep.layouts, build, space, with(k, v))
+  end
+  T.checkerr("dlb.sweep.layouts: plan must be a table of dlb.parallel.plan options, got string",
+    dlb.sweep.layouts, build, space, { plan = "x" })
   -- dlb.sweep.reduce over the kept rows: the same rule, its own name
   T.eq(dlb.sweep.reduce(full.rows, { top = { k = 2, by = "step" } }).top:count(), 2)
   T.checkerr("dlb.sweep.reduce heatmap must be a table", dlb.sweep.reduce, full.rows, { heatmap = 3 })
