@@ -333,7 +333,18 @@ function M.sweep(space, fn, opts)
   local maxjobs = core.enum.DLB_PROC_MAXPOLL
   -- a Slurm task uses the CPUs it was given, not the node's (a default: capped at the bound)
   if jobs == nil then
-    jobs = tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "") or core.sys_cores()
+    -- the variable, when set, is the default: one that is not a whole number >= 1 is an
+    -- error naming it ("0" was reported as the user's jobs = 0, "x" fell back to the cores)
+    local env = os.getenv("SLURM_CPUS_PER_TASK")
+    if env ~= nil and env ~= "" then
+      jobs = tonumber(env)
+      if not jobs or jobs < 1 or jobs ~= floor(jobs) then
+        error(string.format("dlb.sweep: SLURM_CPUS_PER_TASK = %q (the default of jobs) is not a "
+          .. "whole number >= 1; give jobs=", env), 2)
+      end
+    else
+      jobs = core.sys_cores()
+    end
     if jobs > maxjobs then jobs = maxjobs end
   end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= floor(jobs) or jobs > maxjobs then

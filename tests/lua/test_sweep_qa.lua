@@ -250,4 +250,40 @@ T.test("sweep: jobs above the poll bound is an error naming jobs, before any for
   T.eq(dlb.sweep({ x = { 1, 2 } }, fn, { jobs = max, quiet = true }):row(2).y, 2)
 end)
 
+-- Review 9: jobs's default from SLURM_CPUS_PER_TASK: a value that is not a whole number >= 1
+-- is an error naming the variable ("0" was reported as jobs = 0, which the call never gave;
+-- "x" fell back to the machine's cores); a large one is capped at the bound, not refused.
+T.test("sweep: a bad SLURM_CPUS_PER_TASK is named; a large one capped", function()
+  local src = debug.getinfo(1, "S").source
+  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
+  local cmd
+  if os.getenv("DLB_BACKEND") == "ffi" then cmd = "luajit" -- LUA_PATH, LD_LIBRARY_PATH inherited
+  else
+    cmd = root .. "/build/bin/dlbench run"
+    if not io.open(root .. "/build/bin/dlbench", "rb") then print("# skipped: needs build/bin/dlbench"); return end
+  end
+  local script = tmpname("slurm") .. ".lua"
+  local f = assert(io.open(script, "w"))
+  f:write([[
+local dlb = require "dlbench"
+local ok, err = pcall(dlb.sweep, {x = {1, 2}}, function(p) return {y = p.x} end, {quiet = true, progress = false})
+io.write(tostring(ok), "|", ok and tostring(err:row(2).y) or tostring(err), "\n")
+]])
+  f:close()
+  local function run(v)
+    local p = io.popen(string.format("SLURM_CPUS_PER_TASK=%s %s %q 2>&1", v, cmd, script))
+    local out = p:read("*a")
+    p:close()
+    return out
+  end
+  for _, v in ipairs { "0", "x", "2.5", "-3" } do
+    local out = run("'" .. v .. "'")
+    assert(out:find('false|dlb.sweep: SLURM_CPUS_PER_TASK = "' .. v .. '" (the default of jobs) is not a whole number >= 1; give jobs=', 1, true),
+      "SLURM_CPUS_PER_TASK=" .. v .. ": " .. out)
+  end
+  T.eq(run("2"), "true|2\n", "a good value")
+  T.eq(run("100000"), "true|2\n", "capped at the bound")
+  os.remove(script)
+end)
+
 T.done()
