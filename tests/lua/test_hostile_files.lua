@@ -194,6 +194,9 @@ end)
 T.test("dlb.models.info_cli raises on a usage error instead of exiting", function()
   T.checkerr("dlbench info: usage: dlbench info FILE", dlb.models.info_cli, {})
   T.checkerr("is not name=integer", dlb.models.info_cli, { "tests/fixtures/hf/gpt2.json", "b=x" })
+  -- review 9: a word that is not a string is named (it raised "attempt to index a number value")
+  T.checkerr("dlbench info: argument 2 (a number) is not name=integer", dlb.models.info_cli,
+    { "tests/fixtures/hf/gpt2.json", 8 })
   T.checkerr("expected the argument list", dlb.models.info_cli, nil)
 end)
 

@@ -235,8 +235,14 @@ doc.doc(M.info, "dlb.models.info(path[, {bindings={batch=8}, precision=, hw=, fr
 function M.parse_bindings(words, first)
   local b = {}
   for i = first, #words do
-    local k, v = words[i]:match("^([%a_][%w_]*)=(%d+)$")
-    if not k then return nil, "'" .. words[i] .. "' is not name=integer (a binding such as batch=8)" end
+    local w = words[i]
+    local k, v
+    if type(w) == "string" then k, v = w:match("^([%a_][%w_]*)=(%d+)$") end
+    -- (a word that is not a string, from dlb.models.info_cli's caller: named, not indexed)
+    if not k then
+      return nil, (type(w) == "string" and ("'" .. w .. "'") or ("argument " .. i .. " (a " .. type(w) .. ")"))
+        .. " is not name=integer (a binding such as batch=8)"
+    end
     b[k] = tonumber(v)
   end
   return b
