@@ -542,7 +542,10 @@ function M.model(builder, space, opts)
     compile_s = compile_s + core.sys_now() - c0
     nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
     local roofs, mem, pdev = {}, {}, {}
-    local prof = fw.get(info.framework)
+    -- the profile the step was compiled under: a derived one given as a table is itself (it
+    -- keeps its base's name, so fw.get(name) is the base: its host model, efficiencies and
+    -- attention kernel timed the rows, while the program had the derived optimizer launches)
+    local prof = type(so.framework) == "table" and so.framework or fw.get(info.framework)
     -- the memory the stack adds beyond the graph's tensors (a profile's memory table: the
     -- unfused loss, the CUDA context, the optimizer step's temporaries, ZeRO's buckets), as
     -- g:stats adds it under a given profile (a derived profile keeps its name: its table is

@@ -315,6 +315,29 @@ T.test("dlb.sweep.model: rows equal the per-configuration path", function()
   assert(won > 0, "the construction order never won: the memory equality went untested")
 end)
 
+-- Review 9: a derived profile given as a table (stats.framework = fw.derive(...)) times the
+-- rows under itself, as dlb.roofline.time does: the rows took the device from the base profile
+-- of the same name (fw.get(name)), so a derived host model (dispatch 0 here) was ignored and
+-- the rows said fsdp's 6.29 ms where roofline.time says 3.97 ms (GPT h 256, b 2, s 256, A100)
+T.test("dlb.sweep.model: a derived profile table times the rows as roofline.time does", function()
+  local base = fw.get("fsdp")
+  local z = {}
+  for k, v in pairs(base.dispatch) do z[k] = v end
+  z.per_op, z.per_layer = 0, 0
+  local d = fw.derive("fsdp", { dispatch = z })
+  local r = dlb.sweep.model(gpt, { layers = { 2 }, hidden = { 256 }, heads = { 4 }, batch = { 2 },
+    seq = { 128 }, device = { "A100-80GB" } }, { bind = { "batch", "seq" },
+    stats = { framework = d, precision = "mixed" }, keep = true, top = { k = 1 }, verify = true })
+  local g = gpt { layers = 2, hidden = 256, heads = 4, batch = "batch", seq = "seq" }
+  local function at(prof)
+    return dlb.roofline.time(g:stats { batch = 2, seq = 128, framework = prof, precision = "mixed" }, "A100-80GB").time
+  end
+  local want, other = at(d), at("fsdp")
+  assert(math.abs(want - other) > 1e-3 * want, "the derivation moves the time: " .. want .. " vs " .. other)
+  T.near(r.rows:row(1).time, want, 1e-9, "the row under the derived profile")
+  T.near(r.top:row(1).time_checked, want, 1e-9, "verify's per-configuration time")
+end)
+
 -- lua/dlbench/coltable.lua: a column read whole is cached weakly: kept while held, read from
 -- C again (equal) once the collector has taken it, so reading every column once does not
 -- keep them all
