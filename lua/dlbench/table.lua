@@ -733,7 +733,7 @@ end
 -- C rule skips; a where column's true/number != 0 keeps a row, false/nil/0 drops it), each
 -- row with its index (row - 1), so ties keep the earlier row as in the sweep; the result is
 -- the list of row numbers in the C rule's order (a front by its first objective then row,
--- a top list by rank). spec keys: the sweep's (docs/sweep.md, docs/table.md).
+-- a top list by rank). spec keys: the sweep's (docs/sweep.md "Result tables").
 local RED_SPEC = { pareto = { minimize = true, maximize = true, where = true },
   top = { k = true, by = true, where = true } }
 M.reduce_spec_keys = RED_SPEC
