@@ -216,8 +216,8 @@ end
 -- function(size) -> graph (or stats), e.g. a zoo builder, or a graph whose dim `dim` is the
 -- size. Returns stats_at(size, b) -> stats (raw, lazy), and params_at(size, b) -> number.
 -- `bind` holds further bindings and g:stats options (optimizer=, precision=); the subbatch
--- is bound as b where the graph has a dim b (a graph whose batch is a number has none, and
--- binding a name a graph lacks is an error: g:dims()).
+-- is bound as b: a graph without a dim b (a batch that is a number) is an error naming it
+-- (binding('s check), unless bind gives b itself.
 local function family(graph, dim, bind, fname)
   bind = bind or {}
   if type(bind) ~= "table" then raise(fname .. ": stats= must be a table of g:stats options") end
@@ -228,7 +228,15 @@ local function family(graph, dim, bind, fname)
     local t = {}
     for k, v in pairs(bind) do t[k] = v end
     for k, v in pairs(extra) do t[k] = v end
-    if bind.b == nil and t.b ~= nil and not has_dim(g, "b") then t.b = nil end
+    -- a subbatch on a graph without a dim b would bind nothing: every subbatch the step of
+    -- the graph's own batch, and project's steps = data / subbatch with that step's FLOPs (a
+    -- fixed batch of 8 under subbatch = 128: total FLOPs 16 times too few). An error, as
+    -- dlb.roofline.subbatch's on a graph without its dim
+    if bind.b == nil and t.b ~= nil and not has_dim(g, "b") then
+      raise(string.format("%s: %s: the subbatch %s would bind nothing (every subbatch the "
+        .. "graph's own batch); build it with a symbolic batch b (the zoo's default: "
+        .. "dlb.models.word_lm{hidden = h})", fname, g:missing_dim("b"), tostring(t.b)))
+    end
     return t
   end
   if type(graph) == "function" then

@@ -108,6 +108,23 @@ T.test("sweep_costs", function()
     { graph = word_lm, dim = "h", params = { 1e8, 1e9 }, points = 1, batch = 8 })
 end)
 
+-- Review 9: a graph without a dim b (a fixed batch) takes no subbatch: the subbatch was
+-- dropped, so sweep_costs' rows of batch 8 and 64 held the same step (14.03 GFLOP each, h 256)
+-- and project's total FLOPs (steps = data / subbatch, each the fixed batch's step) were 16
+-- times too few under subbatch = 128 on a batch-8 graph; now an error, as
+-- dlb.roofline.subbatch's on a graph without its dim
+T.test("a graph without a dim b takes no subbatch: an error, not a step of its own batch", function()
+  local msg = "the graph has no dim 'b' (its dims: h): the subbatch 8 would bind nothing"
+  T.checkerr(msg, S.sweep_costs, { graph = dlb.models.word_lm { hidden = "h", batch = 8 }, dim = "h",
+    sizes = { 256 }, batch = { 8, 64 } })
+  T.checkerr("the subbatch 128 would bind nothing", S.project, S.domains.word_lm, { subbatch = 128,
+    params = 1e8, hi = 4096, graph = function(h) return dlb.models.word_lm { hidden = h, batch = 8 } end })
+  -- the zoo's symbolic batch: each subbatch its own step (the FLOPs scale with it)
+  local rows = S.sweep_costs { graph = function(h) return dlb.models.word_lm { hidden = h } end,
+    sizes = { 256 }, batch = { 8, 64 } }
+  T.near(rows[2].flops / rows[1].flops, 8, 0.05, "8 times the samples, about 8 times the FLOPs")
+end)
+
 T.test("a builder family finds each (size, subbatch)'s params once a call: the same rows as each size built afresh", function()
   -- scaling.lua's family keeps a builder's params per (size, subbatch) within one call (the
   -- searches of a params= sweep come back to their bounds and to earlier points' sizes); a
