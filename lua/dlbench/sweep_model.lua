@@ -780,10 +780,12 @@ doc.doc(M.layouts, "dlb.sweep.layouts(builder, space{..., gpus=, device=}, {plan
 -- distinct values.
 local RVALID = { pareto = true, top = true, heatmap = true, group_by = true }
 function M.reduce(t, opts)
+  -- its errors named with it (the file's fail says dlb.sweep.model)
+  local function fail(msg) error("dlb.sweep.reduce: " .. msg, 0) end
   opts = options.check(opts, RVALID, "dlb.sweep.reduce")
-  if type(t) ~= "table" or type(t.columns) ~= "function" then fail("reduce: t must be a dlb.table") end
+  if type(t) ~= "table" or type(t.columns) ~= "function" then fail("t must be a dlb.table") end
   local cols = t:columns()
-  if #cols == 0 then fail("reduce: the table has no columns") end
+  if #cols == 0 then fail("the table has no columns") end
   local n = t:count()
   local data, space, strs = {}, {}, {}
   for _, c in ipairs(cols) do
@@ -817,6 +819,9 @@ function M.reduce(t, opts)
     for _, c in ipairs(cols) do
       local v = data[c][i]
       if v == nil then v = R.where[c] and 0 or 0 / 0
+      elseif R.where[c] and type(v) == "string" then
+        -- a string's level index would keep every level but the first seen (t:top's rule)
+        fail(string.format("column '%s' row %d holds the string '%s' (where takes numbers or booleans)", c, i, v))
       elseif R.intern[c] then v = R.intern[c](v) end
       buf[#buf + 1] = type(v) == "number" and v or 0 / 0
     end

@@ -537,7 +537,7 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
   T.eq(#r.heatmap.x, 4)
   T.checkerr("no column 'zz'", dlb.sweep.reduce, t, { top = { by = "zz" } })
   -- a table without columns (it raised the binding's 'ncols must be 1..4096')
-  T.checkerr("the table has no columns", dlb.sweep.reduce, dlb.table {}, { top = { k = 1 } })
+  T.checkerr("dlb.sweep.reduce: the table has no columns", dlb.sweep.reduce, dlb.table {}, { top = { k = 1 } })
   -- where = a boolean column keeps its true rows whichever comes first (booleans interned
   -- in first-seen order kept the false rows when the first row was true)
   for _, first in ipairs { true, false } do
@@ -563,6 +563,14 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
     T.eq(table.concat(tb:top { k = 3, by = "time", where = "ok" }:column("name"), ","), "b", kind .. ": t:top agrees")
     T.eq(table.concat(tb:pareto { minimize = "time", where = "ok" }:column("name"), ","), "b", kind .. ": t:pareto agrees")
   end
+  -- a where column of strings is refused, named, as t:top refuses it (the level index of
+  -- "yes", seen first, was 0: the "yes" rows dropped, the "no" row kept); the function's own
+  -- errors name it (they said dlb.sweep.model)
+  local ts = dlb.table.new({ { n = "a", time = 1, ok = "yes" }, { n = "b", time = 2, ok = "no" } }, { "n", "time", "ok" })
+  T.checkerr("dlb.sweep.reduce: column 'ok' row 1 holds the string 'yes' (where takes numbers or booleans)",
+    dlb.sweep.reduce, ts, { top = { k = 2, where = "ok" } })
+  T.checkerr("t:top: column 'ok' row 1 holds the string 'yes' (where takes numbers or booleans)", ts.top, ts, { k = 2, where = "ok" })
+  T.checkerr("dlb.sweep.reduce: t must be a dlb.table", dlb.sweep.reduce, {}, { top = 1 })
 end)
 
 T.test("dlb.sweep.model: verify re-checks the fronts and top lists", function()
