@@ -252,13 +252,21 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     wherecols[w] = true
     return i
   end
+  -- the columns reduced as numbers (objectives, heat map values, group values): a string
+  -- there is refused by dlb.sweep.reduce (its level index is no number to compare)
+  local valcols = {}
+  local function value_of(name, what)
+    local i = col(name, what)
+    valcols[name] = true
+    return i
+  end
   local function list(x) if type(x) == "table" then return x end return { x } end
   -- each reduction: one spec table or a list of them (dlbench.options.specs names a wrong one)
   local paretos = options.specs(opts.pareto, SPEC_KEYS.pareto, fname .. " pareto", 0)
   for i, pz in ipairs(paretos) do
     local cs, mx = {}, {}
-    for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 0 end
-    for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = col(c, "pareto"); mx[#mx + 1] = 1 end
+    for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = value_of(c, "pareto"); mx[#mx + 1] = 0 end
+    for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = value_of(c, "pareto"); mx[#mx + 1] = 1 end
     if #cs == 0 then fail("pareto needs minimize= or maximize= columns") end
     wants[#wants + 1] = { kind = "pareto", n = i, id = core._reduce_pareto(red, cs, mx, where_of(pz.where, "pareto")) }
   end
@@ -271,7 +279,7 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     local by = tostring(tz.by or timecol)
     local maximize = by:sub(1, 1) == "-"
     if maximize then by = by:sub(2) end
-    local ok, id = pcall(core._reduce_top, red, tz.k or 10, col(by, "top"), maximize, where_of(tz.where, "top"))
+    local ok, id = pcall(core._reduce_top, red, tz.k or 10, value_of(by, "top"), maximize, where_of(tz.where, "top"))
     -- the binding's check of k (1..1e6, a whole number), named as the option
     if not ok then fail("top" .. (#tops > 1 and "[" .. i .. "]" or "") .. ".k = " .. tostring(tz.k) .. ": "
       .. argtext(id)) end
@@ -290,6 +298,8 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
         if type(v) ~= "number" then fail("heatmap axis '" .. name .. "' must hold numbers") end
         s[#s + 1] = v
       end
+      -- (a column without numbers: dlb.sweep.reduce over text, or an empty level list)
+      if #s == 0 then fail("heatmap axis '" .. name .. "' must hold numbers (it has none)") end
       table.sort(s)
       return s, edges_of(s)
     end
@@ -299,7 +309,7 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     local agg = AGG[hz.agg or "min"]
     if agg == nil then fail("heatmap.agg must be count, sum, min, max or mean") end
     local id = core._reduce_bins(red, col(hz.x, "heatmap"), xe, hz.y and col(hz.y, "heatmap") or -1,
-      ye, agg == 0 and -1 or col(hz.value or timecol, "heatmap"), agg, where_of(hz.where, "heatmap"))
+      ye, agg == 0 and -1 or value_of(hz.value or timecol, "heatmap"), agg, where_of(hz.where, "heatmap"))
     wants[#wants + 1] = { kind = "bins", n = i, id = id, x = xl, y = yl or { 0 }, spec = hz }
   end
   local groups = options.specs(opts.group_by, SPEC_KEYS.group_by, fname .. " group_by", 0)
@@ -313,7 +323,7 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
       if not dup then keys[#keys + 1] = c end
     end
     for _, c in ipairs(keys) do ks[#ks + 1] = col(c, "group_by") end
-    for _, c in ipairs(list(gz.values or { timecol })) do vs[#vs + 1] = col(c, "group_by") end
+    for _, c in ipairs(list(gz.values or { timecol })) do vs[#vs + 1] = value_of(c, "group_by") end
     wants[#wants + 1] = { kind = "group", n = i, id = core._reduce_group(red, ks, vs, where_of(gz.where, "group_by")),
       keys = keys, sort = list(gz.keys), values = list(gz.values or { timecol }) }
   end
@@ -321,7 +331,8 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
     core.reduce_keep(red, cap)
   end
-  return { red = red, wants = wants, levels = levels, intern = intern, where = wherecols }
+  return { red = red, wants = wants, levels = levels, intern = intern, where = wherecols,
+    values = valcols }
 end
 
 -- The results of the reductions: tables of the fronts and top lists, heat maps, groups, and
@@ -822,6 +833,9 @@ function M.reduce(t, opts)
       elseif R.where[c] and type(v) == "string" then
         -- a string's level index would keep every level but the first seen (t:top's rule)
         fail(string.format("column '%s' row %d holds the string '%s' (where takes numbers or booleans)", c, i, v))
+      elseif R.values[c] and type(v) == "string" then
+        -- compared or summed as its level index, in first-seen order: refused, as t:top does
+        fail(string.format("column '%s' row %d holds the string '%s' (objectives and values are numbers)", c, i, v))
       elseif R.intern[c] then v = R.intern[c](v) end
       buf[#buf + 1] = type(v) == "number" and v or 0 / 0
     end

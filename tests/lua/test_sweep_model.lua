@@ -571,6 +571,20 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
     dlb.sweep.reduce, ts, { top = { k = 2, where = "ok" } })
   T.checkerr("t:top: column 'ok' row 1 holds the string 'yes' (where takes numbers or booleans)", ts.top, ts, { k = 2, where = "ok" })
   T.checkerr("dlb.sweep.reduce: t must be a dlb.table", dlb.sweep.reduce, {}, { top = 1 })
+  -- a string objective or value is refused, named (compared as its level index in first-seen
+  -- order: top by a name column gave zeta, alpha, mid; group_by's mean of it 0), and a heat
+  -- map axis without numbers is named (it raised "attempt to perform arithmetic on a nil value")
+  local tn = dlb.table.new({ { n = "zeta", time = 1 }, { n = "alpha", time = 2 } }, { "n", "time" })
+  local msg = "dlb.sweep.reduce: column 'n' row 1 holds the string 'zeta' (objectives and values are numbers)"
+  T.checkerr(msg, dlb.sweep.reduce, tn, { top = { k = 2, by = "n" } })
+  T.checkerr(msg, dlb.sweep.reduce, tn, { top = { k = 2, by = "-n" } })
+  T.checkerr(msg, dlb.sweep.reduce, tn, { pareto = { minimize = { "time" }, maximize = "n" } })
+  T.checkerr(msg, dlb.sweep.reduce, tn, { group_by = { keys = "time", values = "n" } })
+  T.checkerr(msg, dlb.sweep.reduce, tn, { heatmap = { x = "time", value = "n" } })
+  T.checkerr("dlb.sweep.reduce: heatmap axis 'n' must hold numbers (it has none)", dlb.sweep.reduce, tn,
+    { heatmap = { x = "n", value = "time" } })
+  -- strings as group_by keys stay what they are for
+  T.eq(dlb.sweep.reduce(tn, { group_by = { keys = "n", values = "time" } }).group:count(), 2)
 end)
 
 T.test("dlb.sweep.model: verify re-checks the fronts and top lists", function()
