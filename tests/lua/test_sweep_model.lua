@@ -318,7 +318,7 @@ end)
 -- Review 9: a derived profile given as a table (stats.framework = fw.derive(...)) times the
 -- rows under itself, as dlb.roofline.time does: the rows took the device from the base profile
 -- of the same name (fw.get(name)), so a derived host model (dispatch 0 here) was ignored and
--- the rows said fsdp's 6.29 ms where roofline.time says 3.97 ms (GPT h 256, b 2, s 256, A100)
+-- the rows said fsdp's 6.28 ms where roofline.time says 3.93 ms (GPT h 256, b 2, s 128, A100)
 T.test("dlb.sweep.model: a derived profile table times the rows as roofline.time does", function()
   local base = fw.get("fsdp")
   local z = {}
