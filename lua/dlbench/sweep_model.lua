@@ -255,8 +255,19 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
   -- the columns reduced as numbers (objectives, heat map values, group values): a string
   -- there is refused by dlb.sweep.reduce (its level index is no number to compare)
   local valcols = {}
+  local textcols = { device = #devs > 0 or nil } -- the sweep's own text columns
+  for _, c in ipairs(carry or {}) do textcols[c] = true end
+  for k, lv in pairs(space) do
+    if type(lv) == "table" then
+      for _, v in ipairs(lv) do if type(v) == "string" then textcols[k] = true end end
+    end
+  end
   local function value_of(name, what)
     local i = col(name, what)
+    -- a text column's values are its level indices: no number to compare or sum
+    if textcols[name] then
+      fail(what .. ": column '" .. tostring(name) .. "' holds text (objectives and values are numbers)")
+    end
     valcols[name] = true
     return i
   end

@@ -666,6 +666,16 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
   -- Review 10: threads and keep named with the function ("bad argument #10 to 'sweep_eval'"
   -- and "reductions: more than 0 rows to keep" before); keep = "x" kept every row
   local bs = { "batch", "seq" }
+  -- review 9: a text column (device, a provenance column, a space dim of strings) as an
+  -- objective or value is refused, named: its level indices were compared (top by device:
+  -- the first device's rows first) or averaged
+  T.checkerr("dlb.sweep.model: top: column 'device' holds text (objectives and values are numbers)",
+    dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, top = { k = 2, by = "device" } })
+  T.checkerr("dlb.sweep.model: group_by: column 'framework' holds text", dlb.sweep.model, gpt, space,
+    { bind = { "batch", "seq" }, group_by = { keys = "layers", values = "framework" } })
+  T.checkerr("dlb.sweep.model: pareto: column 'precision' holds text", dlb.sweep.model, gpt,
+    { layers = { 1 }, hidden = { 128 }, heads = { 4 }, batch = { 1 }, seq = { 64 }, precision = { "fp32", "mixed" },
+      device = { "H100-SXM" } }, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "precision" } } })
   T.checkerr("dlb.sweep.model: threads = -1: threads must be 0..64", dlb.sweep.model, gpt, space, { bind = bs, threads = -1 })
   T.checkerr("dlb.sweep.model: threads = 65: threads must be 0..64", dlb.sweep.model, gpt, space, { bind = bs, threads = 65 })
   T.checkerr("dlb.sweep.model: threads = 1.5: number has no integer representation", dlb.sweep.model, gpt, space,
