@@ -575,6 +575,8 @@ local function fb_per_sample(o, ls)
   local mb = o.batch_dim or mopts.batch or "b"
   local bind = {}
   for k, v in pairs(o.bind or {}) do bind[k] = v end
+  -- the bindings of one sample, on a hit as on a miss (a hit returned them without it)
+  if type(mb) == "string" then bind[mb] = 1 end
   local gen, key = cache_key(g, { bind = o.bind, batch_dim = o.batch_dim, precision = o.precision })
   if key then
     local c = mf_cache[g]
@@ -589,7 +591,6 @@ local function fb_per_sample(o, ls)
     st[mb] = 2
     local s2 = g:stats(st)
     fb = (s2.flops_fwd + s2.flops_bwd) - (s1.flops_fwd + s1.flops_bwd)
-    bind[mb] = 1
   else
     local s1 = g:stats(st)
     fb = (s1.flops_fwd + s1.flops_bwd) / mb
