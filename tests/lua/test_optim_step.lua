@@ -251,4 +251,29 @@ T.test("mixed optimizers in one stage: the update phase is the sum of both kinds
   end
 end)
 
+-- dlb.parallel.data (issue [20] finding 3): one worker's compute is dlb.roofline.time of the
+-- subbatch's step, whose update phase runs the profile's optimizer launches once a step. At a
+-- subbatch other than the stats' it was the whole-graph roofline scaled by the per-op ratio at
+-- the stats' batch, which scaled that fixed phase with the samples (GPT-2, fsdp, stats at 4,
+-- subbatch 16: 200.1 ms for roofline.time's 115.9 ms); the step is now counted again at the
+-- subbatch through the stats' graph and timed by the same call.
+T.test("parallel.data at another subbatch = roofline.time of that step, every launch profile", function()
+  local n = 0
+  for _, name in ipairs(names()) do
+    local p = fw.get(name)
+    if has_launch(p) then
+      local g = dlb.models.gpt { size = "gpt2" }
+      local s4 = g:stats { b = 4, precision = "mixed", framework = name }
+      local r16 = dlb.roofline.time(g:stats { b = 16, precision = "mixed", framework = name }, H)
+      local d = dlb.parallel.data { stats = s4, stats_batch = 4, subbatch = 16, hw = H, workers = 1 }
+      T.near(d.compute, r16.time, 1e-12, name .. ": compute")
+      T.near(d.step, r16.time, 1e-12, name .. ": one worker's step")
+      T.eq(d.roofline.counted_at, 16, name .. ": counted at the subbatch")
+      assert(r16.update_time > 0, name .. ": an update phase")
+      n = n + 1
+    end
+  end
+  assert(n >= 14, "profiles with a launch model: " .. n)
+end)
+
 T.done()
