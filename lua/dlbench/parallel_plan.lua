@@ -51,15 +51,14 @@ end
 -- g:generation() (not cached). The graph is mutable (g:freeze, g:lora, g:quantize, new
 -- ops ...): its generation (dlb_graph_generation) is bumped by every change an analysis sees;
 -- the Lua fields the costs also read (g.model: the zoo options of mfu and the tensor-parallel
--- fields; g.hf; the family) are in the text, as is every option (o: the profile by identity,
--- for the list keeps it, and by content).
+-- fields; g.hf; the family) are in the text, as is every option (o, a profile by content;
+-- layers_of also holds its entry to the very profile table, which the list keeps).
 local function cache_key(g, o)
   local gen = type(g.generation) == "function" and g:generation() or nil
   if not gen then return nil end
   local fw = require "dlbench.frameworks"
-  local prof = type(o.framework) == "table" and tostring(o.framework) or ""
-  return gen, keytext(o) .. "|" .. prof .. "|" .. keytext(g.model) .. "|" .. keytext(g.hf)
-    .. "|" .. tostring(fw.family(g))
+  return gen, keytext(o) .. "|" .. keytext(g.model) .. "|" .. keytext(g.hf) .. "|"
+    .. tostring(fw.family(g))
 end
 
 -- The layer lists of graphs (layers_of), weak-keyed: a graph's entry goes with it.
@@ -84,12 +83,14 @@ local function layers_of(fname, g, o, fuse, prof)
     -- or evaluate call reuses the list, never edits it (w_bytes= copies it, setup)
     local gen, key = cache_key(g, lo)
     local c = key and layer_cache[g]
-    if c and c.gen == gen and c[key] then return c[key] end
+    local e = c and c.gen == gen and c[key]
+    -- (the same profile table: an equal copy of it gets a list of its own)
+    if e and rawequal(e.prof, lo.framework) then return e.ls end
     local ls = layers.from_graph(g, lo)
     if key then
       -- entries of older generations are dropped: they can never be asked for again
       if not c or c.gen ~= gen then c = { gen = gen }; layer_cache[g] = c end
-      c[key] = ls
+      c[key] = { ls = ls, prof = lo.framework }
     end
     return ls
   end
