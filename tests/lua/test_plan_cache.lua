@@ -116,6 +116,7 @@ T.test("graph= layer lists cached per graph: every request equals a fresh graph'
     { "framework hf-trainer (layers under the profile: its memory, its norm)", { framework = "hf-trainer" }, true },
     { "fuse = false", { fuse = false }, true },
     { "batch_dim named", { batch_dim = "b" }, false },
+    { "another batch (the layers are per sample: the same list)", { batch = 16 }, true },
     { "w_bytes (a copy of the cached list)", { w_bytes = 4 }, true },
     { "offload optimizer", { offload = { "optimizer" } }, true },
     { "a derived profile", { framework = p }, false },
