@@ -198,7 +198,7 @@ end
 local function stats_at(s, n)
   local origin, mb = batch_origin(s)
   if type(mb) ~= "string" or type(origin.opts) ~= "table" or type(origin.opts[mb]) ~= "number"
-      or origin.generation == nil or origin.generation ~= origin.graph:generation() then
+      or not require("dlbench.frameworks").origin_current(origin) then
     return nil
   end
   local o = {}

@@ -242,7 +242,7 @@ local function framed(s, fwname, fn)
     -- origin): a recount of a graph changed since (g:freeze, g:lora, new ops) would time
     -- another step than the stats count, and a recount cached before the change would
     -- make the answer depend on the calls' order
-    if origin.generation ~= nil and origin.generation ~= origin.graph:generation() then
+    if not fw.origin_current(origin) then
       error(string.format("%s: these stats' graph has changed since g:stats counted them "
         .. "(g:freeze, g:lora or new ops); they cannot be recounted under a framework "
         .. "profile: call g:stats again (or pass stats counted with framework =)", fn), 4)

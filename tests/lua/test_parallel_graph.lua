@@ -280,11 +280,19 @@ T.test("data{stats=, hw=} takes the per-worker time from dlb.roofline.time", fun
   T.eq(r3.roofline.mode, "per_op_scaled", "scaled mode reported")
   T.eq(r3.roofline.counted_at, nil, "not counted again")
   -- a graph changed since its stats (g:freeze): not counted again (that would time another
-  -- step), the estimate
+  -- step), and not estimated either: the estimate's per-op time is dlb.roofline.time's, which
+  -- refuses such algorithmic stats (it would recount them through the changed graph)
   local mf = dlb.models.gpt { layers = 2, hidden = 512, heads = 8, seq = 256, context = 256, vocab = 8000 }
   local sf = mf:stats { b = 8, precision = "mixed" }
   mf:freeze("attn")
-  T.eq(P.data { stats = sf, stats_batch = 8, hw = A100, workers = 4, batch = 64 }.roofline.mode,
+  T.checkerr("graph has changed since g:stats counted them", function()
+    P.data { stats = sf, stats_batch = 8, hw = A100, workers = 4, batch = 64 }
+  end)
+  -- counted under a profile, the same stats need no recount: the estimate
+  local mp = dlb.models.gpt { layers = 2, hidden = 512, heads = 8, seq = 256, context = 256, vocab = 8000 }
+  local sp = mp:stats { b = 8, precision = "mixed", framework = "fsdp" }
+  mp:freeze("attn")
+  T.eq(P.data { stats = sp, stats_batch = 8, hw = A100, workers = 4, batch = 64 }.roofline.mode,
     "per_op_scaled", "a changed graph: the estimate")
 end)
 
