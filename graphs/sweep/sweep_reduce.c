@@ -526,6 +526,44 @@ int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src) {
   return DLB_OK;
 }
 
+/* See dlb_sweep.h: a partial state as dlb_reduce_column reads it, added as
+** dlb_reduce_merge adds another reducer's (the same pushes, the same order). */
+int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len, const double *data) {
+  int st = DLB_OK;
+  if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
+  if (kind == DLB_RED_KEEP)
+    return dlb_fail(DLB_EINVAL, "reductions: kept rows are added by dlb_sweep_keep");
+  size_t nred = kind == DLB_RED_PARETO ? r->nP : kind == DLB_RED_TOP ? r->nT :
+                kind == DLB_RED_BINS ? r->nB : kind == DLB_RED_GROUP ? r->nG : 0;
+  if (id < 0 || (size_t)id >= nred)
+    return dlb_fail(DLB_EINVAL, "reductions: no reducer %d of kind %d", id, kind);
+  if (len > 0 && !data) return dlb_fail(DLB_EINVAL, "reductions: data is NULL");
+  size_t nc = r->ncols, w;
+  if (kind == DLB_RED_BINS) w = 2;
+  else if (kind == DLB_RED_GROUP) w = (size_t)r->G[id].nk + 1 + 3 * (size_t)r->G[id].nc;
+  else w = nc + 1;
+  if (kind == DLB_RED_BINS && n != r->B[id].nx * r->B[id].ny)
+    return dlb_fail(DLB_EINVAL, "reductions: %zu bins given, the heat map has %zu", n,
+                    r->B[id].nx * r->B[id].ny);
+  if (len != n * w)
+    return dlb_fail(DLB_EINVAL, "reductions: %zu values for %zu entries of %zu", len, n, w);
+  for (size_t i = 0; i < n; i++) {
+    const double *e = data + i * w;
+    if (kind == DLB_RED_PARETO) st = pareto_push(&r->P[id], nc, e + 1, e[0]);
+    else if (kind == DLB_RED_TOP) st = top_push(&r->T[id], nc, e + 1, e[0]);
+    else if (kind == DLB_RED_BINS) { if (e[1] > 0) bins_add(&r->B[id], i, e[0], e[1]); }
+    else {
+      const group *G = &r->G[id];
+      double vals[3 * MAXAGG];
+      for (int c = 0; c < G->nc; c++)
+        for (int j = 0; j < 3; j++) vals[3 * c + j] = e[G->nk + 1 + 3 * c + j];
+      st = group_add(&r->G[id], e, vals, e[G->nk]);
+    }
+    if (st) return st;
+  }
+  return DLB_OK;
+}
+
 int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *nval,
                           const size_t *voff, const double *values, size_t nroofs,
                           const dlb_roof *roofs, const double *mem, size_t ntags,
@@ -738,11 +776,13 @@ int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start, si
     return dlb_fail(DLB_EINVAL, "reductions: rows %zu..%zu out of range (%zu)", start + 1, start + n, size);
   if (kind == DLB_RED_BINS) {
     const bins *B = &r->B[id];
-    if (col != 0 && col != 1) return dlb_fail(DLB_EINVAL, "reductions: bins have columns 0 (value) and 1 (count)");
+    if (col < 0 || col > 2)
+      return dlb_fail(DLB_EINVAL, "reductions: bins have columns 0 (value), 1 (count) and 2 (accumulator)");
     for (size_t i = 0; i < n; i++) {
       size_t c = start + i;
       double cnt = B->cnt[c], a = B->acc[c];
       if (col == 1) out[i] = cnt;
+      else if (col == 2) out[i] = a;
       else if (B->agg == DLB_AGG_COUNT) out[i] = cnt;
       else if (B->agg == DLB_AGG_SUM) out[i] = a;
       else out[i] = cnt > 0 ? (B->agg == DLB_AGG_MEAN ? a / cnt : a) : NAN;
