@@ -29,7 +29,7 @@ function M.lock(path, fname, level)
     error(fname .. ": checkpoint: " .. err:gsub("in use by another process", "in use by another "
       .. "process (another sweep writing this checkpoint?)"), 0)
   end
-  return { fd = fd }
+  return { fd = fd, synced = core.sys_now() }
 end
 
 -- The checkpoint's text ("" when it is missing or empty).
@@ -61,18 +61,25 @@ function M.drop_torn_line(path, box, text, quiet, fname, tag)
   return cut
 end
 
--- Append s (whole lines) with one write; sync: fsync too. A failed write or fsync names the
--- checkpoint (not only its descriptor).
+-- Append s (whole lines) with one write: a line is on the file once the write returns (a
+-- process killed after it loses nothing); fsync (against a crash of the machine) at most every
+-- M.sync_interval seconds, and at close. A failed write or fsync names the checkpoint (not
+-- only its descriptor).
+M.sync_interval = 0.5
 local function ck(path, fname, f, ...)
   local ok, err = pcall(f, ...)
   if not ok then
     error(string.format("%s: checkpoint %s: %s", fname, path, (errtext(err):gsub("^proc: ", ""))), 0)
   end
 end
-function M.append(path, box, s, sync, fname)
+function M.append(path, box, s, fname)
   if not box.fd then error(fname .. ": checkpoint " .. path .. " is closed", 0) end
   ck(path, fname, core.proc_write, box.fd, s)
-  if sync then ck(path, fname, core.proc_fsync, box.fd) end
+  local now = core.sys_now()
+  if now - (box.synced or 0) > M.sync_interval then
+    ck(path, fname, core.proc_fsync, box.fd)
+    box.synced = now
+  end
 end
 
 -- Close the file (fsync first); a failed close reports itself. guard(box): an object whose
@@ -194,8 +201,8 @@ end
 -- every interval seconds and at close. A row with new columns rewrites the file whole
 -- (locked before it replaces the old one). fd: the file, open and locked.
 local function checkpoint_writer(path, names, oldrows, oldcols, fd)
-  local box = { fd = fd }
-  local w = { cols = oldcols, rows = {}, synced = core.sys_now() }
+  local box = { fd = fd, synced = core.sys_now() }
+  local w = { cols = oldcols, rows = {} }
   for i, r in ipairs(oldrows) do w.rows[i] = r end
   local has = {}
   if w.cols then for _, c in ipairs(w.cols) do has[c] = true end end
@@ -231,10 +238,7 @@ local function checkpoint_writer(path, names, oldrows, oldcols, fd)
       rewrite()
       return
     end
-    local now = core.sys_now()
-    local sync = now - w.synced > 0.5
-    M.append(path, box, tbl.csvline(row, w.cols), sync, "dlb.sweep")
-    if sync then w.synced = now end
+    M.append(path, box, tbl.csvline(row, w.cols), "dlb.sweep")
   end
   function w.close() M.close(path, box, "dlb.sweep") end
   w.guard = M.guard(box)
