@@ -181,7 +181,9 @@ function M.open(path, meta, R, cols, keep, quiet)
     local line = lines[k]
     local head, rest = line:match("^([^|]*)(.*)$")
     local nums = {}
-    for tok in head:gmatch("%S+") do nums[#nums + 1] = tonumber(tok) end
+    for tok in head:gmatch("%S+") do
+      nums[#nums + 1] = tonumber(tok) or bad(k, "'" .. tok .. "' is not a number")
+    end
     if nums[1] ~= k then bad(k, "it names chunk " .. tostring(nums[1])) end
     local calls = {}
     if not nums[2] or #nums ~= 2 + 2 * nums[2] or nums[2] < 1 then bad(k, "not a chunk line") end
