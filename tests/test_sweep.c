@@ -120,15 +120,25 @@ static void test_compiled_equals_numeric(void) {
   CHECK(fits[0] == 1 && fits[6] == 0); /* 1 kB of memory holds nothing */
   /* the same grid's kept rows from their stored values (dlb_sweep_keep: a checkpointed
   ** sweep's finished chunk): every column as the evaluation's, bit for bit */
-  double st[12 * 4], c[12];
-  for (int j = 0; j < 4; j++) {
-    int cj[4] = {DLB_SWC_TIME, DLB_SWC_FLOPS, DLB_SWC_BYTES, DLB_SWC_MEMORY_BOUND_TIME};
-    CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 3 + cj[j], 0, 12, c) == DLB_OK);
-    for (int i = 0; i < 12; i++) st[4 * i + j] = c[i];
-  }
+  char *st = NULL, *st2 = NULL;
+  size_t len = 0, len2 = 0;
+  CHECK(dlb_reduce_keep_text(k, 0, 12, &st, &len) == DLB_OK);
+  CHECK(len == 12 * 64 && strlen(st) == len);
+  /* row 6's time: its bits as 16 hex digits */
+  double c[12];
+  CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 3 + DLB_SWC_TIME, 0, 12, c) == DLB_OK);
+  char want[17];
+  unsigned long long u;
+  memcpy(&u, &c[6], sizeof u);
+  snprintf(want, sizeof want, "%016llx", u);
+  CHECK(strncmp(st + 6 * 64, want, 16) == 0);
+  CHECK(dlb_reduce_keep_text(k, 5, 2, &st2, &len2) == DLB_OK);
+  CHECK(len2 == 128 && memcmp(st2, st + 5 * 64, 128) == 0);
+  dlb_reduce_text_free(st2);
+  CHECK(dlb_reduce_keep_text(k, 5, 8, &st2, &len2) == DLB_EINVAL); /* past the 12 rows */
   dlb_reduce *k3 = dlb_reduce_new(17);
   CHECK(dlb_reduce_keep(k3, 100) == DLB_OK);
-  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k3, 48, st) == DLB_OK);
+  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k3, len, st) == DLB_OK);
   CHECK(dlb_reduce_size(k3, DLB_RED_KEEP, 0) == 12);
   for (int cc = -1; cc < 17; cc++) {
     double x[12], y[12];
@@ -137,12 +147,18 @@ static void test_compiled_equals_numeric(void) {
     CHECK(memcmp(x, y, sizeof x) == 0 || (cc == 3 + DLB_SWC_PEAK && x[0] != x[0]));
   }
   /* a wrong count of stored values, or reductions that keep no rows: refused */
-  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k3, 47, st) == DLB_EINVAL);
-  CHECK(strstr(dlb_last_error(), "47 stored values for 12 configurations") != NULL);
+  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k3, len - 1, st) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "767 characters of stored values for 12 configurations") != NULL);
   dlb_reduce *k4 = dlb_reduce_new(17);
-  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k4, 48, st) == DLB_EINVAL);
+  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k4, len, st) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "keep no rows") != NULL);
+  CHECK(dlb_reduce_keep(k4, 100) == DLB_OK);
+  st[100] = 'g'; /* not a hex digit: refused, nothing kept */
+  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k4, len, st) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "character 101 is not a hex digit") != NULL);
+  CHECK(dlb_reduce_size(k4, DLB_RED_KEEP, 0) == 0);
   dlb_reduce_free(k4);
+  dlb_reduce_text_free(st);
   dlb_reduce_free(k3);
   dlb_reduce_free(k);
   /* bad input */

@@ -347,21 +347,24 @@ static int check_grid(const dlb_sweep_prog *p, size_t nvalues_n, const double *n
 int dlb_sweep_keep(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
                    size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
                    const double *mem, size_t ntags, const double *tags, int per_mask,
-                   double first_index, dlb_reduce *sink, size_t nst, const double *st) {
+                   double first_index, dlb_reduce *sink, size_t len, const char *text) {
   size_t voff[DLB_POLY_MAXVARS + 1], nval[DLB_POLY_MAXVARS + 1];
   double n = 0;
   int s = check_grid(p, nvalues_n, nvalues, nvals, values, nroofs, roofs, mem, ntags, tags,
                      per_mask, sink, nval, voff, &n);
   if (s) return s;
-  if ((double)nst != n * DLB_SWK_COUNT || (nst > 0 && !st))
-    return dlb_fail(DLB_EINVAL, "compiled sweep: %zu stored values for %.0f configurations (%d "
-                    "each)", nst, n, DLB_SWK_COUNT);
+  if ((double)len != n * 16 * DLB_SWK_COUNT || (len > 0 && !text))
+    return dlb_fail(DLB_EINVAL, "compiled sweep: %zu characters of stored values for %.0f "
+                    "configurations (%d each)", len, n, 16 * DLB_SWK_COUNT);
   double *kept = NULL;
   if ((s = dlb_reduce_keep_block(sink, p, nval, voff, values, nroofs, roofs, mem, ntags, tags,
                                  per_mask, first_index, (size_t)n, &kept)))
     return s;
   if (!kept) return dlb_fail(DLB_EINVAL, "compiled sweep: the reductions keep no rows");
-  memcpy(kept, st, nst * sizeof *st);
+  if ((s = dlb_sweep_unhex(text, (size_t)n * DLB_SWK_COUNT, kept))) {
+    dlb_reduce_drop_block(sink);
+    return s;
+  }
   return DLB_OK;
 }
 

@@ -15,6 +15,7 @@
 ** evaluator wrote into its rows (docs/sweep.md "Kept rows").
 */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -755,6 +756,62 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
   }
   dlb_free(mv); dlb_free(pv);
   return st;
+}
+
+/* See dlb_sweep.h: the stored numbers of kept rows start .. start + n - 1 as hex text. */
+int dlb_reduce_keep_text(dlb_reduce *r, size_t start, size_t n, char **text, size_t *len) {
+  rowset *s;
+  if (!text || !len) return dlb_fail(DLB_EINVAL, "reductions: text or len is NULL");
+  *text = NULL, *len = 0;
+  int st = find(r, DLB_RED_KEEP, 0, &s);
+  if (st) return st;
+  if (r->nkb == 0 && r->keep.n > 0)
+    return dlb_fail(DLB_EINVAL, "reductions: the kept rows were pushed (dlb_reduce_push), not a "
+                    "compiled sweep's: they have no stored numbers");
+  size_t size = kept_rows(r);
+  if (start > size || n > size - start)
+    return dlb_fail(DLB_EINVAL, "reductions: rows %zu..%zu out of range (%zu)", start + 1, start + n, size);
+  size_t w = 16 * DLB_SWK_COUNT;
+  char *out = dlb_malloc(n * w + 1);
+  if (!out) return oom();
+  static const char hex[] = "0123456789abcdef";
+  const size_t *cum = r->kbcum, *bo = r->kbord;
+  size_t b = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t g = start + i;
+    while (g >= cum[b + 1]) b++;
+    const kblock *B = &r->kb[bo[b]];
+    const double *v = B->st + DLB_SWK_COUNT * (g - cum[b]);
+    for (int k = 0; k < DLB_SWK_COUNT; k++) {
+      uint64_t u;
+      memcpy(&u, &v[k], sizeof u);
+      char *o = out + i * w + 16 * (size_t)k;
+      for (int d = 15; d >= 0; d--, u >>= 4) o[d] = hex[u & 15];
+    }
+  }
+  out[n * w] = 0;
+  *text = out, *len = n * w;
+  return DLB_OK;
+}
+
+void dlb_reduce_text_free(char *text) { dlb_free(text); }
+
+/* The numbers of hex text (16 digits a number, IEEE-754 bits, most significant first) into
+** out[0 .. n); DLB_EINVAL naming the first bad digit. */
+int dlb_sweep_unhex(const char *text, size_t n, double *out) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t u = 0;
+    for (int d = 0; d < 16; d++) {
+      char c = text[16 * i + (size_t)d];
+      int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (x < 0)
+        return dlb_fail(DLB_EINVAL, "compiled sweep: stored values: character %zu is not a hex "
+                        "digit", 16 * i + (size_t)d + 1);
+      u = u << 4 | (uint64_t)x;
+    }
+    memcpy(&out[i], &u, sizeof u);
+  }
+  return DLB_OK;
 }
 
 size_t dlb_reduce_size(dlb_reduce *r, int kind, int id) {

@@ -688,10 +688,11 @@ function M.model(builder, space, opts)
   res.rate = res.seconds > 0 and first / res.seconds or nil
   return res
 end
-doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=, provenance=}",
+doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=, checkpoint=, quiet=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=, provenance=}",
   "a model family through the full per-op model in C: each structure compiled once (swept dims "
   .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
-  .. "runs; every row carries dlbench, framework, calibration and defaults (docs/sweep.md)")
+  .. "runs; every row carries dlbench, framework, calibration and defaults; checkpoint = file: "
+  .. "finished chunks kept there, a rerun resumes them (docs/sweep.md)")
 
 -- dlb.sweep.layouts: (model x layout) plans through the planner (dlb.parallel.plan: the
 -- per-layer costs of each model's graph, dlb.parallel.layers.from_graph, each op timed by

@@ -7,9 +7,10 @@
 -- (dlb_reduce_merge's algebra, graphs/sweep/sweep_reduce.c): the chunk's Pareto-front and
 -- top-k rows with their indices (the front or top of the union is the front or top of the
 -- parts' survivors, ties ordered by index), each heat-map bin's accumulator and count, each
--- group's keys, count, sum, min and max, and each kept row's four stored numbers (time,
--- FLOPs, bytes, memory-bound time: dlb_sweep_keep recomputes the other columns from the
--- structure's program, as a kept row's read does). Numbers as %.17g text, exact.
+-- group's keys, count, sum, min and max (numbers as %.17g text, exact), and each kept row's
+-- four stored numbers (time, FLOPs, bytes, memory-bound time as 16 hex digits each, their
+-- bits: dlb_reduce_keep_text; dlb_sweep_keep recomputes the other columns from the
+-- structure's program, as a kept row's read does).
 -- The file is dlb.sweep's machinery (lua/dlbench/sweep_checkpoint.lua: the lock, the
 -- torn-line repair, the whole-line append, the close); its first line identifies the sweep.
 -- Internal, used by lua/dlbench/sweep_model.lua.
@@ -21,8 +22,6 @@ local M = {}
 local FN = "dlb.sweep.model"
 local _, RED = desc.enum("DLB_RED_")
 local MAGIC = "dlb.sweep.model checkpoint 1 "
--- the kept rows' stored numbers: these columns of a row (DLB_SWK_*, dlb_sweep_keep)
-local STORED = { "time", "flops", "bytes", "memory_bound_time" }
 -- a chunk: C evaluation calls in sweep order until it holds this many configurations (a
 -- call larger than that is a chunk of its own): what an interruption may lose, against the
 -- cost of each chunk's line (BENCHMARKS.md, "dlb.sweep.model with checkpoint=")
@@ -110,26 +109,23 @@ local function state_of(R, cols, r, n, keep)
     end
     st[i] = { m = m, v = flat }
   end
-  if keep then
-    local idx = {}
-    for i, c in ipairs(cols) do idx[c] = i - 1 end
-    local flat = {}
-    for j, c in ipairs(STORED) do
-      local a = core._reduce_column(r, RED.keep, 0, idx[c], 0, n)
-      for e = 1, n do flat[(e - 1) * 4 + j] = a[e] end
-    end
-    st[#R.wants + 1] = { m = n, v = flat }
-  end
+  -- the kept rows' stored numbers, as C writes them (16 hex digits each, exact)
+  if keep then st[#R.wants + 1] = { m = n, text = core._reduce_keep_text(r, 0, n) } end
   return st
 end
 
--- The parts of a chunk's line: per reduction "| entries numbers...", then its end.
+-- The parts of a chunk's line: per reduction "| entries numbers...", then the kept rows'
+-- "| rows hex" (keep), then its end.
 local function encode(st)
   local out = {}
   for _, part in ipairs(st) do
-    local t = { "|", num(part.m) }
-    for j, x in ipairs(part.v) do t[j + 2] = num(x) end
-    out[#out + 1] = table.concat(t, " ")
+    if part.text then
+      out[#out + 1] = "| " .. num(part.m) .. " " .. part.text
+    else
+      local t = { "|", num(part.m) }
+      for j, x in ipairs(part.v) do t[j + 2] = num(x) end
+      out[#out + 1] = table.concat(t, " ")
+    end
   end
   return table.concat(out, " ") .. "\n"
 end
@@ -179,7 +175,8 @@ function M.open(path, meta, R, cols, keep, quiet)
   -- chunk k's line parsed: its calls {{first =, n =}, ...} and its state
   local function parse(k)
     local line = lines[k]
-    local head, rest = line:match("^([^|]*)(.*)$")
+    local head = line:match("^[^|]*")
+    local rest = line:sub(#head + 1)
     local nums = {}
     for tok in head:gmatch("%S+") do
       nums[#nums + 1] = tonumber(tok) or bad(k, "'" .. tok .. "' is not a number")
@@ -188,8 +185,21 @@ function M.open(path, meta, R, cols, keep, quiet)
     local calls = {}
     if not nums[2] or #nums ~= 2 + 2 * nums[2] or nums[2] < 1 then bad(k, "not a chunk line") end
     for i = 1, nums[2] do calls[i] = { first = nums[1 + 2 * i], n = nums[2 + 2 * i] } end
-    local st = {}
+    local st, kept = {}, nil
+    if keep then
+      -- the kept rows: the count, then 64 hex digits a row (checked in C), the line's end
+      local total = 0
+      for _, c in ipairs(calls) do total = total + c.n end
+      local pre = "| " .. num(total) .. " "
+      local at = #rest - 64 * total - #pre + 1
+      if at < 1 or rest:sub(at, at + #pre - 1) ~= pre then
+        bad(k, "its kept rows' part is not the count and 64 hex digits a row")
+      end
+      kept = { m = total, text = rest:sub(at + #pre) }
+      rest = rest:sub(1, at - 1)
+    end
     for part in rest:gmatch("|([^|]*)") do
+      local i = #st + 1
       local v, m = {}, nil
       for tok in part:gmatch("%S+") do
         local x = tonumber(tok)
@@ -197,23 +207,19 @@ function M.open(path, meta, R, cols, keep, quiet)
         if x == nil then bad(k, "'" .. tok .. "' is not a number") end
         if m == nil then m = x else v[#v + 1] = x + 0.0 end
       end
-      st[#st + 1] = { m = m, v = v }
-    end
-    if #st ~= nparts then bad(k, fmt("%d reductions, this sweep has %d", #st, nparts)) end
-    for i, part in ipairs(st) do
-      local w = i <= #W and W[i] or 4
-      if part.m == nil or #part.v ~= part.m * w then
-        bad(k, fmt("reduction %d holds %d numbers for %s entries of %d", i, #part.v, tostring(part.m), w))
+      if m == nil or i > #W or #v ~= m * W[i] then
+        bad(k, fmt("reduction %d holds %d numbers for %s entries of %s", i, #v, tostring(m), tostring(W[i])))
       end
+      st[i] = { m = m, v = v }
     end
+    st[#st + 1] = kept
+    if #st ~= nparts then bad(k, fmt("%d reductions, this sweep has %d", #st, nparts)) end
     return { k = k, calls = calls, st = st, i = 1, off = 0 }
   end
   -- the kept rows' stored numbers of one call: rows off + 1 .. off + n of the chunk's
-  local function keep_call(ev, v, off)
-    local sub = {}
-    for j = 1, 4 * ev.n do sub[j] = v[4 * off + j] end
+  local function keep_call(ev, text, off)
     core._sweep_keep(ev.prog, ev.counts, ev.vals, ev.roofs, ev.mem, ev.tags, ev.per, ev.first,
-      R.red, sub)
+      R.red, text:sub(64 * off + 1, 64 * (off + ev.n)))
   end
   -- the chunk evaluated now, finished: its state added to the sweep's reductions, then its
   -- line appended (whole: one write)
@@ -224,7 +230,7 @@ function M.open(path, meta, R, cols, keep, quiet)
     for i, w in ipairs(R.wants) do core._reduce_add(R.red, RED[w.kind], w.id, st[i].m, st[i].v) end
     local off = 0
     if keep then
-      for _, ev in ipairs(c.calls) do keep_call(ev, st[#R.wants + 1].v, off); off = off + ev.n end
+      for _, ev in ipairs(c.calls) do keep_call(ev, st[#R.wants + 1].text, off); off = off + ev.n end
     end
     local head = { num(c.k), num(#c.calls) }
     for _, ev in ipairs(c.calls) do head[#head + 1] = num(ev.first); head[#head + 1] = num(ev.n) end
@@ -256,7 +262,10 @@ function M.open(path, meta, R, cols, keep, quiet)
         bad(res.k, fmt("its call %d holds configurations %s + %s, this sweep's is %s + %s: is it from "
           .. "another sweep?", res.i, c and num(c.first) or "-", c and num(c.n) or "-", num(ev.first), num(ev.n)))
       end
-      if keep then keep_call(ev, res.st[#R.wants + 1].v, res.off) end
+      if keep then
+        local ok, err = pcall(keep_call, ev, res.st[#R.wants + 1].text, res.off)
+        if not ok then bad(res.k, (tostring(err):gsub("^compiled sweep: ", ""))) end
+      end
       res.off, res.i = res.off + ev.n, res.i + 1
       if res.i > #res.calls then res = nil end
     else
@@ -286,5 +295,4 @@ function M.open(path, meta, R, cols, keep, quiet)
   return ck
 end
 
-M.stored_columns = STORED
 return M

@@ -5,7 +5,7 @@
 -- of the configurations that fit) and a heat map (min time over layers x hidden) out of the
 -- same call. Target: <= 10 s wall on the 2-core
 -- machine, peak RSS <= 500 MB (the script prints VmHWM from /proc/self/status).
--- usage: build/bin/dlbench run tests/bench/bench_sweep_model.lua [threads [batches [framework [checkpoint]]]]
+-- usage: build/bin/dlbench run tests/bench/bench_sweep_model.lua [threads [batches [framework [checkpoint [chunk]]]]]
 --        (framework: a profile name, e.g. hf-trainer, whose memory terms every row then counts;
 --        default: the family's default profile)
 --        (checkpoint: a file name: the sweep with checkpoint = it, a fresh file (removed first);
@@ -18,6 +18,8 @@ local nbatch = tonumber((arg or {})[2]) or 50    -- 500: a 10^7-configuration sp
 local framework = (arg or {})[3] or "auto"
 local checkpoint = (arg or {})[4]
 if checkpoint then os.remove(checkpoint) end
+-- the configurations a checkpoint's chunk holds (default 250,000)
+if (arg or {})[5] then require("dlbench.sweep_model_checkpoint").chunk_configs = tonumber(arg[5]) end
 
 local function hwm()
   local f = io.open("/proc/self/status")

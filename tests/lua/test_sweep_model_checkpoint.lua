@@ -14,13 +14,7 @@ local tmpdir = os.getenv("TMPDIR") or "/tmp"
 local function tmpname(tag)
   return string.format("%s/dlb_test_model_ck_%s_%d_%d.ck", tmpdir, tag, os.time(), math.random(1, 1e9))
 end
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local function slurp(path) return (core.file_read(path)) end
 local function nlines(path)
   local n = 0
   for _ in (slurp(path) or ""):gmatch("\n") do n = n + 1 end
@@ -194,6 +188,16 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   local b0 = slurp(bad)
   T.checkerr("line 2 (chunk 1)", dlb.sweep.model, build, SPACE, with { checkpoint = bad })
   T.eq(slurp(bad), b0, "the damaged file unchanged")
+  -- a kept row's stored number that is not hex (the line's last digit): named by C, the line
+  -- named here
+  f = assert(io.open(bad, "wb"))
+  local l1, tail = rest:match("^([^\n]*)(\n.*)$")
+  f:write(meta, l1:sub(1, -2), "g", tail)
+  f:close()
+  b0 = slurp(bad)
+  T.checkerr("line 2 (chunk 1): stored values: character", dlb.sweep.model, build, SPACE,
+    with { checkpoint = bad })
+  T.eq(slurp(bad), b0, "unchanged")
   os.remove(bad)
 end)
 
