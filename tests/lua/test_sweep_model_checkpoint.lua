@@ -26,6 +26,9 @@ end
 local saved_chunk = ckpt.chunk_configs
 ckpt.chunk_configs = 48
 
+-- the sweep, as text: this file and the child process of the Ctrl-C test load the same
+local DEF = [[
+local dlb = require "dlbench"
 local SPACE = { hidden = { 128, 256 }, heads = { 2, 4 }, ffn = { 256, 512 }, layers = { 1, 3 },
   seq = { 32, 64, 128 }, batch = { 1, 2 }, device = { "H100-SXM", "V100-SXM2-16GB" } }
 local function build(p)
@@ -39,6 +42,9 @@ local OPTS = { bind = { "batch", "seq" }, throughput = { "batch", "seq" }, keep 
   top = { { k = 7 }, { k = 4, by = "-util" } },
   heatmap = { { x = "layers", y = "hidden", agg = "min" }, { x = "seq", y = "batch", agg = "mean", value = "memory" } },
   group_by = { keys = { "heads", "device" }, values = { "time", "memory" } } }
+return SPACE, build, OPTS
+]]
+local SPACE, build, OPTS = assert((loadstring or load)(DEF))()
 local function with(extra)
   local o = {}
   for k, v in pairs(OPTS) do o[k] = v end
@@ -139,6 +145,46 @@ T.test("checkpoint: a C error in a later chunk keeps the chunks before it", func
   T.checkerr("100", dlb.sweep.model, build, SPACE, with { checkpoint = ck, keep = 100 })
   T.eq(slurp(ck), before, "a rerun fails at the same chunk, the file as it was")
   os.remove(ck)
+end)
+
+-- A real process stopped from outside after two chunks: Ctrl-C (SIGINT to its process group,
+-- as a terminal sends it) and kill -9; then this process resumes its checkpoint.
+T.test("checkpoint: a dlbench process stopped by Ctrl-C or kill -9 loses only the chunk in flight", function()
+  local src = debug.getinfo(1, "S").source
+  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
+  local exe = root .. "/build/bin/dlbench"
+  if not io.open(exe, "rb") or not os.execute("command -v bash >/dev/null 2>&1") then
+    print("# skipped: needs build/bin/dlbench and bash"); return
+  end
+  for _, sig in ipairs { "INT", "KILL" } do
+    local ck, script = tmpname("sig" .. sig), tmpname("sig" .. sig) .. ".lua"
+    local f = assert(io.open(script, "w"))
+    -- each build takes 0.2 s: a chunk (2 structures, 3 builds each) every 1.2 s
+    f:write("require('dlbench.sweep_model_checkpoint').chunk_configs = 48\n",
+      "local SPACE, build, OPTS = (function()\n", DEF, "\nend)()\n",
+      "local dlb = require 'dlbench'\n",
+      "local o = {}\nfor k, v in pairs(OPTS) do o[k] = v end\n",
+      string.format("o.checkpoint = %q\n", ck),
+      "dlb.sweep.model(function(p)\n",
+      "  local t = dlb.core.sys_now(); while dlb.core.sys_now() - t < 0.2 do end\n",
+      "  return build(p)\n",
+      "end, SPACE, o)\n")
+    f:close()
+    local p = io.popen(string.format("env -u DLB_BACKEND bash -c 'set -m; %q run %q 2>/dev/null & pid=$!; "
+      .. "for i in $(seq 600); do [ $(cat %q 2>/dev/null | wc -l) -ge 3 ] && break; sleep 0.05; done; "
+      .. "kill -%s -$pid; wait $pid; echo rc=$?' 2>/dev/null", exe, script, ck, sig))
+    local out = p:read("*a")
+    p:close()
+    local rc = tonumber(out:match("rc=(%d+)"))
+    assert(rc and rc ~= 0, sig .. ": the run was stopped: " .. out)
+    local n = nlines(ck)
+    assert(n >= 3 and n < 5, sig .. ": some chunks on disk, not all: " .. n .. " lines")
+    local r = dlb.sweep.model(build, SPACE, with { checkpoint = ck })
+    T.eq(r.resumed, n - 1, sig .. ": the finished chunks resumed")
+    same(r, FULL, sig .. ": resumed", true)
+    T.eq(slurp(ck), slurp(CK0), sig .. ": the uninterrupted run's file")
+    os.remove(ck); os.remove(script)
+  end
 end)
 
 T.test("checkpoint: a torn last line is dropped and the run resumes", function()
