@@ -57,7 +57,8 @@ void dlbG_getstruct(lua_State *L, int i, const char *fn, const dlbG_field *f, vo
                     const char *label);
 void dlbG_pushstruct(lua_State *L, const dlbG_field *f, const void *base);
 void *dlbG_structs(lua_State *L, int i, const char *fn, const dlbG_field *f, size_t size,
-                   size_t max, size_t *n, const char *what, const char *label);
+                   const void *proto, size_t max, size_t *n, const char *what,
+                   const char *label);
 /* The generated functions, metatables, enums and shared Lua composites (build/gen/). */
 int dlbG_open(lua_State *L);
 

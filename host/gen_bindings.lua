@@ -411,8 +411,15 @@ local function emit_c(f)
       end
     elseif k == "structs" then
       cl(fmt("  size_t n_%s = 0;", a.name))
-      cl(fmt("  %s *%s = dlbG_structs(L, %d, %s, %s, sizeof *%s, %s, &n_%s, %s, %s);", a.struct, v, i,
-        cstr(fn), cfieldtable(a.struct), v, a.max, a.name, cstr(a.label), cstr(structlabel(f, a))))
+      local init, proto = structspec(a.struct).init, "NULL"
+      if init then -- each element starts as one struct argument does (its init)
+        cl(fmt("  %s proto_%s;", a.struct, a.name))
+        cl(fmt("  %s(&proto_%s);", init, a.name))
+        proto = "&proto_" .. a.name
+      end
+      cl(fmt("  %s *%s = dlbG_structs(L, %d, %s, %s, sizeof *%s, %s, %s, &n_%s, %s, %s);", a.struct, v,
+        i, cstr(fn), cfieldtable(a.struct), v, proto, a.max, a.name, cstr(a.label),
+        cstr(structlabel(f, a))))
     elseif k == "values" then -- {name = number} for the variables of poly a.of; else nil
       cl(fmt("  double %s[DLB_POLY_MAXVARS];", v))
       cl(fmt("  if (!dlbG_varvalues(L, %d, %s, a_%s, %s)) { lua_pushnil(L); return 1; }", i, cstr(fn), a.of, v))

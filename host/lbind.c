@@ -301,15 +301,19 @@ void dlbG_getstruct(lua_State *L, int i, const char *fn, const dlbG_field *f, vo
   }
 }
 
-/* An array of tables at index i read into n structs of `size` bytes (scratch memory). */
+/* An array of tables at index i read into n structs of `size` bytes (scratch memory). Each
+** starts as proto (the struct's init, as one struct argument starts: a field a table leaves
+** out keeps its default) or, without one, zero. */
 void *dlbG_structs(lua_State *L, int i, const char *fn, const dlbG_field *f, size_t size,
-                   size_t max, size_t *n, const char *what, const char *label) {
+                   const void *proto, size_t max, size_t *n, const char *what,
+                   const char *label) {
   size_t len = arraylen(L, i, fn, max, "table of tables");
   char *v = lua_newuserdatauv(L, size * (len ? len : 1), 0);
   memset(v, 0, size * (len ? len : 1));
   for (size_t k = 0; k < len; k++) {
     if (lua_rawgeti(L, i, (lua_Integer)k + 1) != LUA_TTABLE)
       rawerror(L, "%s[%I] must be a table", what, (lua_Integer)k + 1);
+    if (proto != NULL) memcpy(v + k * size, proto, size);
     dlbG_getstruct(L, -1, fn, f, v + k * size, label);
     lua_pop(L, 1);
   }

@@ -118,6 +118,48 @@ static void test_compiled_equals_numeric(void) {
   CHECK_NEAR(col[5], tm, 1e-15);
   CHECK(dev[5] == 0 && dev[6] == 1);
   CHECK(fits[0] == 1 && fits[6] == 0); /* 1 kB of memory holds nothing */
+  /* the same grid's kept rows from their stored values (dlb_sweep_keep: a checkpointed
+  ** sweep's finished chunk): every column as the evaluation's, bit for bit */
+  char *st = NULL, *st2 = NULL;
+  size_t len = 0, len2 = 0;
+  CHECK(dlb_reduce_keep_text(k, 0, 12, &st, &len) == DLB_OK);
+  CHECK(len == 12 * 64 && strlen(st) == len);
+  /* row 6's time: its bits as 16 hex digits */
+  double c[12];
+  CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, 3 + DLB_SWC_TIME, 0, 12, c) == DLB_OK);
+  char want[17];
+  unsigned long long u;
+  memcpy(&u, &c[6], sizeof u);
+  snprintf(want, sizeof want, "%016llx", u);
+  CHECK(strncmp(st + 6 * 64, want, 16) == 0);
+  CHECK(dlb_reduce_keep_text(k, 5, 2, &st2, &len2) == DLB_OK);
+  CHECK(len2 == 128 && memcmp(st2, st + 5 * 64, 128) == 0);
+  dlb_reduce_text_free(st2);
+  CHECK(dlb_reduce_keep_text(k, 5, 8, &st2, &len2) == DLB_EINVAL); /* past the 12 rows */
+  dlb_reduce *k3 = dlb_reduce_new(17);
+  CHECK(dlb_reduce_keep(k3, 100) == DLB_OK);
+  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k3, len, st) == DLB_OK);
+  CHECK(dlb_reduce_size(k3, DLB_RED_KEEP, 0) == 12);
+  for (int cc = -1; cc < 17; cc++) {
+    double x[12], y[12];
+    CHECK(dlb_reduce_column(k, DLB_RED_KEEP, 0, cc, 0, 12, x) == DLB_OK);
+    CHECK(dlb_reduce_column(k3, DLB_RED_KEEP, 0, cc, 0, 12, y) == DLB_OK);
+    CHECK(memcmp(x, y, sizeof x) == 0 || (cc == 3 + DLB_SWC_PEAK && x[0] != x[0]));
+  }
+  /* a wrong count of stored values, or reductions that keep no rows: refused */
+  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k3, len - 1, st) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "767 characters of stored values for 12 configurations") != NULL);
+  dlb_reduce *k4 = dlb_reduce_new(17);
+  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k4, len, st) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "keep no rows") != NULL);
+  CHECK(dlb_reduce_keep(k4, 100) == DLB_OK);
+  st[100] = 'g'; /* not a hex digit: refused, nothing kept */
+  CHECK(dlb_sweep_keep(p, 2, nval, 5, values, 2, two, mem, 0, NULL, 0, 0, k4, len, st) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "character 101 is not a hex digit") != NULL);
+  CHECK(dlb_reduce_size(k4, DLB_RED_KEEP, 0) == 0);
+  dlb_reduce_free(k4);
+  dlb_reduce_text_free(st);
+  dlb_reduce_free(k3);
   dlb_reduce_free(k);
   /* bad input */
   double bad[2] = {2.5, 1};
@@ -184,6 +226,72 @@ static void test_reductions(void) {
   dlb_reduce_column(r, DLB_RED_GROUP, gid, 3, 0, 2, gmin);
   CHECK(gk[0] == 0 && gn[0] == 3 && gs[0] == 6 && gmin[0] == 1);
   CHECK(gk[1] == 1 && gn[1] == 3 && gs[1] == 7 && gmin[1] == 1);
+  /* a partial state read back (dlb_reduce_column) and added to a reducer made alike
+  ** (dlb_reduce_add: a checkpointed sweep's finished chunk) is dlb_reduce_merge's: two halves
+  ** of the rows, each reduced alone, then added, give the reductions of all the rows */
+  {
+    dlb_reduce *whole = dlb_reduce_new(3), *part[2], *sum = dlb_reduce_new(3);
+    int mean_id;
+    part[0] = dlb_reduce_new(3), part[1] = dlb_reduce_new(3);
+    dlb_reduce *all[4] = {whole, part[0], part[1], sum};
+    for (int q = 0; q < 4; q++) {
+      CHECK(dlb_reduce_pareto(all[q], 2, cols, mx, -1, &pid) == DLB_OK);
+      CHECK(dlb_reduce_top(all[q], 2, 1, 1, -1, &tid) == DLB_OK);
+      CHECK(dlb_reduce_bins(all[q], 0, 3, xe, -1, 0, NULL, 1, DLB_AGG_MIN, -1, &bid) == DLB_OK);
+      CHECK(dlb_reduce_bins(all[q], 0, 3, xe, -1, 0, NULL, 1, DLB_AGG_MEAN, -1, &mean_id) == DLB_OK);
+      CHECK(dlb_reduce_group(all[q], 1, keys, 1, vals, -1, &gid) == DLB_OK);
+    }
+    CHECK(dlb_reduce_push(whole, 6, rows, 0) == DLB_OK);
+    CHECK(dlb_reduce_push(part[0], 3, rows, 0) == DLB_OK);
+    CHECK(dlb_reduce_push(part[1], 3, rows + 9, 3) == DLB_OK);
+    for (int h = 0; h < 2; h++) {
+      double d[64], x[8];
+      size_t n;
+      int kinds[2] = {DLB_RED_PARETO, DLB_RED_TOP}, ids[2] = {pid, tid};
+      for (int q = 0; q < 2; q++) { /* rows: the index, then the columns */
+        n = dlb_reduce_size(part[h], kinds[q], ids[q]);
+        for (int cc = -1; cc < 3; cc++) {
+          dlb_reduce_column(part[h], kinds[q], ids[q], cc, 0, n, x);
+          for (size_t i = 0; i < n; i++) d[4 * i + (size_t)(cc + 1)] = x[i];
+        }
+        CHECK(dlb_reduce_add(sum, kinds[q], ids[q], n, 4 * n, d) == DLB_OK);
+      }
+      int bids[2] = {bid, mean_id};
+      for (int q = 0; q < 2; q++) { /* bins: accumulator, count */
+        double acc[2], cnt[2];
+        dlb_reduce_column(part[h], DLB_RED_BINS, bids[q], 2, 0, 2, acc);
+        dlb_reduce_column(part[h], DLB_RED_BINS, bids[q], 1, 0, 2, cnt);
+        for (int i = 0; i < 2; i++) d[2 * i] = acc[i], d[2 * i + 1] = cnt[i];
+        CHECK(dlb_reduce_add(sum, DLB_RED_BINS, bids[q], 2, 4, d) == DLB_OK);
+      }
+      n = dlb_reduce_size(part[h], DLB_RED_GROUP, gid); /* key, count, sum, min, max */
+      for (int cc = 0; cc < 5; cc++) {
+        dlb_reduce_column(part[h], DLB_RED_GROUP, gid, cc, 0, n, x);
+        for (size_t i = 0; i < n; i++) d[5 * i + (size_t)cc] = x[i];
+      }
+      CHECK(dlb_reduce_add(sum, DLB_RED_GROUP, gid, n, 5 * n, d) == DLB_OK);
+    }
+    int kinds[5] = {DLB_RED_PARETO, DLB_RED_TOP, DLB_RED_BINS, DLB_RED_BINS, DLB_RED_GROUP};
+    int ids[5] = {pid, tid, bid, mean_id, gid}, ncol[5] = {3, 3, 3, 3, 5};
+    for (int q = 0; q < 5; q++) {
+      size_t n = dlb_reduce_size(whole, kinds[q], ids[q]);
+      CHECK(n == dlb_reduce_size(sum, kinds[q], ids[q]));
+      for (int cc = kinds[q] == DLB_RED_BINS || kinds[q] == DLB_RED_GROUP ? 0 : -1; cc < ncol[q]; cc++) {
+        double x[8], y[8];
+        CHECK(dlb_reduce_column(whole, kinds[q], ids[q], cc, 0, n, x) == DLB_OK);
+        CHECK(dlb_reduce_column(sum, kinds[q], ids[q], cc, 0, n, y) == DLB_OK);
+        CHECK(memcmp(x, y, n * sizeof *x) == 0);
+      }
+    }
+    /* bad input: a wrong length, a bin count that is not the heat map's, kept rows */
+    double d[8] = {0};
+    CHECK(dlb_reduce_add(sum, DLB_RED_TOP, tid, 2, 7, d) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "7 values for 2 entries of 4") != NULL);
+    CHECK(dlb_reduce_add(sum, DLB_RED_BINS, bid, 3, 6, d) == DLB_EINVAL);
+    CHECK(dlb_reduce_add(sum, DLB_RED_KEEP, 0, 0, 0, d) == DLB_EINVAL);
+    CHECK(dlb_reduce_add(sum, DLB_RED_GROUP, 5, 0, 0, d) == DLB_EINVAL);
+    for (int q = 0; q < 4; q++) dlb_reduce_free(all[q]);
+  }
   /* bad input */
   CHECK(dlb_reduce_top(r, 0, 0, 0, -1, &tid) == DLB_EINVAL);
   const double down[] = {1, 0};

@@ -312,8 +312,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       double et = tl > 1 ? etp : 1;   /* the experts' tensor degree on this layer */
       double ushare = (1 - ef) / (zero >= 1 ? (hs > 0 ? hs : dpc) : 1)
               + ef * (tl / et) / ep / (zero >= 1 ? tp * dpc / (etp * ep) : 1);
-      s->upd += tu * ushare;
-      if (o->optim_impl > 0 && l->upd_tensors > 0) {
+      /* a layer whose update the launch model times (its Adam / AdamW tensors) adds its work
+      ** to uf, ub, ut, uc; any other (SGD, momentum, ..., a layer without ops: each update op
+      ** one kernel) its seconds to upd and hu: a stage of both kinds runs both (below) */
+      int launched = o->optim_impl > 0 && l->upd_tensors > 0;
+      if (!launched) s->upd += tu * ushare;
+      if (launched) {
         /* the optimizer's launch model: the layer's update work at the same share, and its
         ** tensors with their chunks shrunk as the share shrinks the bytes (a tensor split
         ** over tl ranks, or sharded by ZeRO, is still one tensor of at least one chunk) */
@@ -337,7 +341,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       double hf = lc.hf, hb = lc.hb, hu = lc.hu, hc = lc.hc;   /* dlb_layer_host */
       s->hf += hf;
       s->hb += hb + (lrc ? hf : 0) + (selc ? hc : 0) + srh + rr.host;
-      s->hu += hu;
+      if (!launched) s->hu += hu;
       /* Under ep the MoE side's tensor-parallel pair is its dispatcher's (the ep block
       ** below: none with etp 1, the expert-tensor all-gather and reduce-scatter of the
       ** received copies with etp > 1), not a dense MLP's: the block's collectives are its
@@ -660,7 +664,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       T = t; worst = d; xt = x; hidw = hid;
       idle = (ef - df) + (eb - db);
     }
-    double su;
+    /* the stage's update phase: the launch model's tensors as the implementation launches
+    ** them, then the other layers' update ops, one kernel each (their device and host
+    ** streams); the sum where a stage holds both kinds (mixed optimizers) */
+    double su = 0;
     if (o->optim_impl > 0 && s->ut > 0) {
       /* the update phase as the implementation launches it (graphs/hw/optim_launch.c): its
       ** launches, host dispatches and syncs over the stage's tensors, through the same
@@ -674,9 +681,8 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
       double ud, uh;
       su = dlb_optim_time(dev, &oc, s->uf, s->ub, &ud, &uh);
-    } else {
-      su = dlb_stream_time(s->upd, s->hu);
     }
+    if (s->upd > 0 || s->hu > 0) su += dlb_stream_time(s->upd, s->hu);
     if (su > upd) upd = su;
     if (s->mem > S[fullest].mem) fullest = d;
     if (stage_mem) stage_mem[d] = s->mem;

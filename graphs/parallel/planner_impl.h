@@ -30,7 +30,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
 /* Per-device accumulation of one layout (planner.c, and planner_moe.c's MoE layer costs). */
 typedef struct dlb_par_stage {
   double f, b;          /* compute s per micro-batch, forward and backward */
-  double upd;           /* s of the optimizer update of its layers */
+  double upd;           /* s of the optimizer update of its layers outside the launch model */
   double uf, ub;        /* FLOPs and bytes of that update (its share after ZeRO) and */
   double ut, uc;        /* its tensors and chunks (opts.optim_impl: dlb_optim_launches) */
   double rcf;           /* recomputed forward FLOPs per sample (for HFU) */

@@ -152,6 +152,18 @@ DLB_API int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const doub
                            const double *mem, size_t ntags, const double *tags, int per_mask,
                            double first_index, dlb_reduce *sink, int threads, double *count);
 
+/* Keep the rows of the grid dlb_sweep_eval would evaluate with these arguments (checked as
+** it checks them) without evaluating them: text holds each configuration's stored numbers
+** as dlb_reduce_keep_text writes them (len = 64 x the configurations: time, FLOPs, bytes and
+** memory-bound time, the TIME, FLOPS, BYTES and MEMORY_BOUND_TIME columns of its kept rows),
+** the other columns recomputed on read as for an evaluation's rows: the kept rows of a
+** checkpointed sweep's finished chunk (lua/dlbench/sweep_model_checkpoint.lua). sink must
+** keep rows. */
+DLB_API int dlb_sweep_keep(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
+                           size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
+                           const double *mem, size_t ntags, const double *tags, int per_mask,
+                           double first_index, dlb_reduce *sink, size_t len, const char *text);
+
 /* Reductions over rows of ncols numbers, fed in any order and merged (docs/sweep.md):
 ** kept rows (up to a cap), Pareto fronts, top-k, 1-D/2-D bins, grouped aggregates. A row's
 ** index orders ties and the kept rows. */
@@ -182,6 +194,20 @@ DLB_API int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t n
                              const int *cols, int where_col, int *id);
 /* Feed n rows (row-major, ncols each) whose indices are first_index, first_index + 1, ... */
 DLB_API int dlb_reduce_push(dlb_reduce *r, size_t n, const double *rows, double first_index);
+/* Add a partial state of reducer (kind, id) as dlb_reduce_column reads it from another
+** reducer made alike (a checkpointed sweep's finished chunk, lua/dlbench/sweep_model.lua),
+** the way dlb_reduce_merge adds a thread's copy: PARETO and TOP n rows of 1 + ncols numbers
+** (the index, then the row); BINS every bin (n = the bins), each its accumulator and count
+** (columns 2 and 1); GROUP n groups of nk keys, count, then sum, min, max per column. len:
+** the numbers in data. KEEP is refused (dlb_sweep_keep adds kept rows). */
+DLB_API int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len,
+                           const double *data);
+/* The stored numbers of a compiled sweep's kept rows start .. start + n - 1 (index order;
+** DLB_SWK: time, FLOPs, bytes, memory-bound time) as text: 16 hex digits per number (its
+** IEEE-754 bits, most significant first), exact and fast to read back (dlb_sweep_keep).
+** *text (NUL-terminated, *len characters) is the caller's: free it with dlb_reduce_text_free. */
+DLB_API int dlb_reduce_keep_text(dlb_reduce *r, size_t start, size_t n, char **text, size_t *len);
+DLB_API void dlb_reduce_text_free(char *text);
 /* Rows seen; reducers; the rows a reducer holds (KEEP: id 0 when keeping). */
 DLB_API double dlb_reduce_seen(const dlb_reduce *r);
 DLB_API size_t dlb_reduce_ncols(const dlb_reduce *r);
@@ -191,7 +217,8 @@ DLB_API size_t dlb_reduce_size(dlb_reduce *r, int kind, int id);
 /* Column col of reducer id's rows start .. start + n - 1 (in order: kept by index, front by
 ** its first objective, top by rank; col = -1: the row index). For BINS, col 0 the
 ** aggregate, 1 the count of each bin (x fastest); for GROUP, col 0 .. nk - 1 the keys,
-** then count, then sum, min, max per column. */
+** then count, then sum, min, max per column. BINS col 2: each bin's accumulator (the sum for
+** SUM and MEAN, as added; what dlb_reduce_add takes back). */
 DLB_API int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start,
                               size_t n, double *out);
 /* DLB_FFI_END */

@@ -199,6 +199,8 @@ typedef struct job {
   dlb_reduce *sink;
   double *kept;                  /* the sink's kept rows of this call (DLB_SWK_COUNT a row), or NULL */
   pthread_mutex_t *lock;
+  pthread_cond_t *cond;          /* signalled when *turn moves on */
+  int k, *turn;                  /* this share's place in the merge order; the share merging now */
   int status;
   char msg[512];
 } job;
@@ -258,25 +260,30 @@ static void *work(void *arg) {
       bstart = x + 1;
     }
   }
-  if (local) {
-    pthread_mutex_lock(J->lock);
-    if (dlb_reduce_merge(J->sink, local) != DLB_OK) {
-      J->status = dlb_last_status();
-      snprintf(J->msg, sizeof J->msg, "%s", dlb_last_error());
-    }
-    pthread_mutex_unlock(J->lock);
-  }
 done:
+  /* the shares merge in their order, whatever order the threads finish in: a bin's or a
+  ** group's sum adds the same numbers in the same order on every run with this many threads
+  ** (a checkpointed sweep's resumed result is the uninterrupted one, bit for bit) */
+  pthread_mutex_lock(J->lock);
+  while (*J->turn != J->k) pthread_cond_wait(J->cond, J->lock);
+  if (J->status == DLB_OK && local && dlb_reduce_merge(J->sink, local) != DLB_OK) {
+    J->status = dlb_last_status();
+    snprintf(J->msg, sizeof J->msg, "%s", dlb_last_error());
+  }
+  (*J->turn)++;
+  pthread_cond_broadcast(J->cond);
+  pthread_mutex_unlock(J->lock);
   dlb_reduce_free(local);
   dlb_free(mv); dlb_free(pv); dlb_free(rows); dlb_free(ct);
   return NULL;
 }
 
-int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
-                   size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
-                   const double *mem, size_t ntags, const double *tags, int per_mask,
-                   double first_index, dlb_reduce *sink, int threads, double *count) {
-  if (count) *count = 0;
+/* The checks of a grid's arguments (dlb_sweep_eval's and dlb_sweep_keep's): the value lists
+** as size_t counts and offsets in nval, voff, the configurations in *n. */
+static int check_grid(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
+                      size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
+                      const double *mem, size_t ntags, const double *tags, int per_mask,
+                      const dlb_reduce *sink, size_t *nval, size_t *voff, double *n) {
   if (!p || !p->finished) return dlb_fail(DLB_EINVAL, "compiled sweep: the program is not finished");
   if (!nvalues || (nvals > 0 && !values) || (ntags > 0 && !tags))
     return dlb_fail(DLB_EINVAL, "compiled sweep: value counts, values or tags are NULL");
@@ -290,7 +297,7 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
   if (sink && dlb_reduce_ncols(sink) != ncol)
     return dlb_fail(DLB_EINVAL, "compiled sweep: the reductions take rows of %zu columns, the "
                     "sweep writes %zu", dlb_reduce_ncols(sink), ncol);
-  size_t voff[DLB_POLY_MAXVARS + 1], nval[DLB_POLY_MAXVARS + 1], total = 0;
+  size_t total = 0;
   double grid = 1;
   for (int v = 0; v < p->nv; v++) {
     if (!(nvalues[v] >= 1 && nvalues[v] <= 1e9 && nvalues[v] == floor(nvalues[v])))
@@ -331,24 +338,64 @@ int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nval
                         "bytes} = {%g, %g, %g, %g} must be >= 0 and finite", r + 1, m[4], m[5],
                         m[6], m[7]);
   }
-  double n = grid * (double)nroofs;
-  if (n > 1e12) return dlb_fail(DLB_EINVAL, "compiled sweep: %.3g configurations in one call", n);
+  *n = grid * (double)nroofs;
+  if (*n > 1e12) return dlb_fail(DLB_EINVAL, "compiled sweep: %.3g configurations in one call", *n);
+  return DLB_OK;
+}
+
+/* See dlb_sweep.h: a kept block from stored values, as dlb_sweep_eval keeps one. */
+int dlb_sweep_keep(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
+                   size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
+                   const double *mem, size_t ntags, const double *tags, int per_mask,
+                   double first_index, dlb_reduce *sink, size_t len, const char *text) {
+  size_t voff[DLB_POLY_MAXVARS + 1], nval[DLB_POLY_MAXVARS + 1];
+  double n = 0;
+  int s = check_grid(p, nvalues_n, nvalues, nvals, values, nroofs, roofs, mem, ntags, tags,
+                     per_mask, sink, nval, voff, &n);
+  if (s) return s;
+  if ((double)len != n * 16 * DLB_SWK_COUNT || (len > 0 && !text))
+    return dlb_fail(DLB_EINVAL, "compiled sweep: %zu characters of stored values for %.0f "
+                    "configurations (%d each)", len, n, 16 * DLB_SWK_COUNT);
+  double *kept = NULL;
+  if ((s = dlb_reduce_keep_block(sink, p, nval, voff, values, nroofs, roofs, mem, ntags, tags,
+                                 per_mask, first_index, (size_t)n, &kept)))
+    return s;
+  if (!kept) return dlb_fail(DLB_EINVAL, "compiled sweep: the reductions keep no rows");
+  if ((s = dlb_sweep_unhex(text, (size_t)n * DLB_SWK_COUNT, kept))) {
+    dlb_reduce_drop_block(sink);
+    return s;
+  }
+  return DLB_OK;
+}
+
+int dlb_sweep_eval(const dlb_sweep_prog *p, size_t nvalues_n, const double *nvalues,
+                   size_t nvals, const double *values, size_t nroofs, const dlb_roof *roofs,
+                   const double *mem, size_t ntags, const double *tags, int per_mask,
+                   double first_index, dlb_reduce *sink, int threads, double *count) {
+  if (count) *count = 0;
+  size_t voff[DLB_POLY_MAXVARS + 1], nval[DLB_POLY_MAXVARS + 1];
+  double n = 0;
+  int st = check_grid(p, nvalues_n, nvalues, nvals, values, nroofs, roofs, mem, ntags, tags,
+                      per_mask, sink, nval, voff, &n);
+  if (st) return st;
   int nt = threads > 0 ? threads : dlb_sys_cores();
   if (nt < 1) nt = 1;
   if (nt > 64) nt = 64;
   if ((double)nt > n) nt = (int)n;
   /* kept rows: one compact block for the whole call, filled by the threads in place */
   double *kept = NULL;
-  int st = dlb_reduce_keep_block(sink, p, nval, voff, values, nroofs, roofs, mem, ntags, tags,
-                                 per_mask, first_index, (size_t)n, &kept);
+  st = dlb_reduce_keep_block(sink, p, nval, voff, values, nroofs, roofs, mem, ntags, tags,
+                             per_mask, first_index, (size_t)n, &kept);
   if (st) return st;
   job J[64];
   pthread_t th[64];
   pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+  int turn = 0;
   for (int k = 0; k < nt; k++) {
     J[k] = (job){p, (size_t)p->nv, ntags, nroofs, nval, voff, values, tags, mem, roofs,
                  per_mask, first_index, floor(n * k / nt), floor(n * (k + 1) / nt), sink, kept,
-                 &lock, DLB_OK, ""};
+                 &lock, &cond, k, &turn, DLB_OK, ""};
   }
   int started = 0;
   for (int k = 1; k < nt; k++) {

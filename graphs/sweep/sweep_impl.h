@@ -192,6 +192,8 @@ int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *
                           const size_t *voff, const double *values, size_t nroofs,
                           const dlb_roof *roofs, const double *mem, size_t ntags,
                           const double *tags, int per, double first, size_t n, double **st);
+/* The numbers of hex text (dlb_reduce_keep_text's form) into out[0 .. n). */
+int dlb_sweep_unhex(const char *text, size_t n, double *out);
 /* Drop the block dlb_reduce_keep_block added last (an evaluation that failed). */
 void dlb_reduce_drop_block(dlb_reduce *r);
 /* Merge src's rows into dst (same reductions); src is left as it was. */

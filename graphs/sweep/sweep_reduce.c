@@ -15,6 +15,7 @@
 ** evaluator wrote into its rows (docs/sweep.md "Kept rows").
 */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -526,6 +527,44 @@ int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src) {
   return DLB_OK;
 }
 
+/* See dlb_sweep.h: a partial state as dlb_reduce_column reads it, added as
+** dlb_reduce_merge adds another reducer's (the same pushes, the same order). */
+int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len, const double *data) {
+  int st = DLB_OK;
+  if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
+  if (kind == DLB_RED_KEEP)
+    return dlb_fail(DLB_EINVAL, "reductions: kept rows are added by dlb_sweep_keep");
+  size_t nred = kind == DLB_RED_PARETO ? r->nP : kind == DLB_RED_TOP ? r->nT :
+                kind == DLB_RED_BINS ? r->nB : kind == DLB_RED_GROUP ? r->nG : 0;
+  if (id < 0 || (size_t)id >= nred)
+    return dlb_fail(DLB_EINVAL, "reductions: no reducer %d of kind %d", id, kind);
+  if (len > 0 && !data) return dlb_fail(DLB_EINVAL, "reductions: data is NULL");
+  size_t nc = r->ncols, w;
+  if (kind == DLB_RED_BINS) w = 2;
+  else if (kind == DLB_RED_GROUP) w = (size_t)r->G[id].nk + 1 + 3 * (size_t)r->G[id].nc;
+  else w = nc + 1;
+  if (kind == DLB_RED_BINS && n != r->B[id].nx * r->B[id].ny)
+    return dlb_fail(DLB_EINVAL, "reductions: %zu bins given, the heat map has %zu", n,
+                    r->B[id].nx * r->B[id].ny);
+  if (len != n * w)
+    return dlb_fail(DLB_EINVAL, "reductions: %zu values for %zu entries of %zu", len, n, w);
+  for (size_t i = 0; i < n; i++) {
+    const double *e = data + i * w;
+    if (kind == DLB_RED_PARETO) st = pareto_push(&r->P[id], nc, e + 1, e[0]);
+    else if (kind == DLB_RED_TOP) st = top_push(&r->T[id], nc, e + 1, e[0]);
+    else if (kind == DLB_RED_BINS) { if (e[1] > 0) bins_add(&r->B[id], i, e[0], e[1]); }
+    else {
+      const group *G = &r->G[id];
+      double vals[3 * MAXAGG];
+      for (int c = 0; c < G->nc; c++)
+        for (int j = 0; j < 3; j++) vals[3 * c + j] = e[G->nk + 1 + 3 * c + j];
+      st = group_add(&r->G[id], e, vals, e[G->nk]);
+    }
+    if (st) return st;
+  }
+  return DLB_OK;
+}
+
 int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *nval,
                           const size_t *voff, const double *values, size_t nroofs,
                           const dlb_roof *roofs, const double *mem, size_t ntags,
@@ -719,6 +758,62 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
   return st;
 }
 
+/* See dlb_sweep.h: the stored numbers of kept rows start .. start + n - 1 as hex text. */
+int dlb_reduce_keep_text(dlb_reduce *r, size_t start, size_t n, char **text, size_t *len) {
+  rowset *s;
+  if (!text || !len) return dlb_fail(DLB_EINVAL, "reductions: text or len is NULL");
+  *text = NULL, *len = 0;
+  int st = find(r, DLB_RED_KEEP, 0, &s);
+  if (st) return st;
+  if (r->nkb == 0 && r->keep.n > 0)
+    return dlb_fail(DLB_EINVAL, "reductions: the kept rows were pushed (dlb_reduce_push), not a "
+                    "compiled sweep's: they have no stored numbers");
+  size_t size = kept_rows(r);
+  if (start > size || n > size - start)
+    return dlb_fail(DLB_EINVAL, "reductions: rows %zu..%zu out of range (%zu)", start + 1, start + n, size);
+  size_t w = 16 * DLB_SWK_COUNT;
+  char *out = dlb_malloc(n * w + 1);
+  if (!out) return oom();
+  static const char hex[] = "0123456789abcdef";
+  const size_t *cum = r->kbcum, *bo = r->kbord;
+  size_t b = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t g = start + i;
+    while (g >= cum[b + 1]) b++;
+    const kblock *B = &r->kb[bo[b]];
+    const double *v = B->st + DLB_SWK_COUNT * (g - cum[b]);
+    for (int k = 0; k < DLB_SWK_COUNT; k++) {
+      uint64_t u;
+      memcpy(&u, &v[k], sizeof u);
+      char *o = out + i * w + 16 * (size_t)k;
+      for (int d = 15; d >= 0; d--, u >>= 4) o[d] = hex[u & 15];
+    }
+  }
+  out[n * w] = 0;
+  *text = out, *len = n * w;
+  return DLB_OK;
+}
+
+void dlb_reduce_text_free(char *text) { dlb_free(text); }
+
+/* The numbers of hex text (16 digits a number, IEEE-754 bits, most significant first) into
+** out[0 .. n); DLB_EINVAL naming the first bad digit. */
+int dlb_sweep_unhex(const char *text, size_t n, double *out) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t u = 0;
+    for (int d = 0; d < 16; d++) {
+      char c = text[16 * i + (size_t)d];
+      int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (x < 0)
+        return dlb_fail(DLB_EINVAL, "compiled sweep: stored values: character %zu is not a hex "
+                        "digit", 16 * i + (size_t)d + 1);
+      u = u << 4 | (uint64_t)x;
+    }
+    memcpy(&out[i], &u, sizeof u);
+  }
+  return DLB_OK;
+}
+
 size_t dlb_reduce_size(dlb_reduce *r, int kind, int id) {
   rowset *s;
   if (find(r, kind, id, &s) != DLB_OK) return 0;
@@ -738,11 +833,13 @@ int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start, si
     return dlb_fail(DLB_EINVAL, "reductions: rows %zu..%zu out of range (%zu)", start + 1, start + n, size);
   if (kind == DLB_RED_BINS) {
     const bins *B = &r->B[id];
-    if (col != 0 && col != 1) return dlb_fail(DLB_EINVAL, "reductions: bins have columns 0 (value) and 1 (count)");
+    if (col < 0 || col > 2)
+      return dlb_fail(DLB_EINVAL, "reductions: bins have columns 0 (value), 1 (count) and 2 (accumulator)");
     for (size_t i = 0; i < n; i++) {
       size_t c = start + i;
       double cnt = B->cnt[c], a = B->acc[c];
       if (col == 1) out[i] = cnt;
+      else if (col == 2) out[i] = a;
       else if (B->agg == DLB_AGG_COUNT) out[i] = cnt;
       else if (B->agg == DLB_AGG_SUM) out[i] = a;
       else out[i] = cnt > 0 ? (B->agg == DLB_AGG_MEAN ? a / cnt : a) : NAN;

@@ -197,6 +197,7 @@ function R.structs(t, i, fn, spec, max, what, label)
   for k = 1, n do
     local e = rawget(t, k)
     if type(e) ~= "table" then error(fmt("%s[%d] must be a table", what, k), 0) end
+    if spec[3] then spec[3](a[k - 1]) end -- as one struct argument starts (R.getstruct)
     fill(a[k - 1], e, i, fn, spec, label)
   end
   return a, n

@@ -56,8 +56,15 @@ local ALIAS = { megatron = "megatron-lm", ["megatron-lm-2021"] = "megatron-lm",
 -- the step as built (the seeds' algorithmic counts; symbolic = numeric). The time models
 -- apply the default profile to such stats (they find the graph through M.origin).
 M.ALGORITHMIC = "g:stats default: the algorithmic step (time models apply the default profile)"
--- stats -> {graph =, opts =, family =} of the g:stats call that made them (weak keys)
+-- stats -> {graph =, opts =, family =, generation =} of the g:stats call that made them
+-- (weak keys)
 M.origin = setmetatable({}, { __mode = "k" })
+-- Whether origin's graph is still the one that made the stats (its generation unchanged:
+-- no g:freeze, g:lora, new ops since), so that counting them again through it counts the
+-- same step.
+function M.origin_current(origin)
+  return origin.generation ~= nil and origin.generation == origin.graph:generation()
+end
 -- stats -> {profile name -> the same step counted under it} (roofline.time's recounts)
 M.recounted = setmetatable({}, { __mode = "k" })
 

@@ -482,7 +482,8 @@ function Graph:stats(opts)
     convention = core.graph_convention(),
     inference = o.inference or nil,
   }, stats_tostring)
-  frameworks.origin[res] = { graph = self, opts = opts or {}, family = fam }
+  -- (the generation: whether the graph is still the one these stats count)
+  frameworks.origin[res] = { graph = self, opts = opts or {}, family = fam, generation = self:generation() }
   return res
 end
 doc.doc(Graph.stats, "g:stats{bindings..., optimizer=, precision=, recompute=, inference=, fuse=, offload=, framework=, schedule=, accumulation=} -> stats",

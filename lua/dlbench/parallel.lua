@@ -173,17 +173,38 @@ end
 -- The work of stats computed at `at` samples (see M.work); errors name fname at `level`.
 -- The batch stats were counted at, when their graph says: a dlb.models graph's `batch`
 -- option, a number or a dim name bound in the g:stats call; nil when unknown.
-local function stats_batch_of(s)
+-- (origin, batch): the g:stats call that made s (dlbench.frameworks.origin) and its graph's
+-- batch option (a number, or the name of the dim g:stats bound), or nil.
+local function batch_origin(s)
   local origin = type(s) == "table" and require("dlbench.frameworks").origin[s] or nil
   local g = origin and origin.graph
   local mo = type(g) == "table" and type(g.model) == "table" and type(g.model.options) == "table"
     and g.model.options or nil
-  local mb = mo and mo.batch
+  return origin, mo and mo.batch
+end
+local function stats_batch_of(s)
+  local origin, mb = batch_origin(s)
   if type(mb) == "number" then return mb end
   if type(mb) == "string" and type(origin.opts) == "table" and type(origin.opts[mb]) == "number" then
     return origin.opts[mb]
   end
   return nil
+end
+
+-- The step of stats s counted again at n samples: the same g:stats call (its options, its
+-- profile) with the batch dim bound to n, through the graph that made them; nil when the
+-- stats do not say their batch dim (a graph built at a numeric batch, hand-made stats) or the
+-- graph has changed since (its generation: g:freeze, g:lora, new ops ...).
+local function stats_at(s, n)
+  local origin, mb = batch_origin(s)
+  if type(mb) ~= "string" or type(origin.opts) ~= "table" or type(origin.opts[mb]) ~= "number"
+      or not require("dlbench.frameworks").origin_current(origin) then
+    return nil
+  end
+  local o = {}
+  for k, v in pairs(origin.opts) do o[k] = v end
+  o[mb] = n
+  return origin.graph:stats(o)
 end
 
 local function work_of(fname, s, at, opts, level)
@@ -381,7 +402,7 @@ function M.data(o)
   -- catalogue device, in the same mode as dlb.roofline.time(s, hw): op by op when the stats
   -- carry per-op costs (a graph's s.analysis, or s.ops), else whole-graph
   -- max(c/(eff x peak), a/(eff x bw)) (Hestness sec. 5.2.2); per_op= chooses.
-  local compute, roof, mode = 0, nil, nil
+  local compute, roof, mode, counted = 0, nil, nil, nil
   local stats_roof = o.stats ~= nil and o.work == nil and o.device == nil and is_catalogue(o.hw)
   if o.per_op == true and not (stats_roof and has_op_costs(o.stats)) then
     error(fname .. ": per_op=true needs stats= with per-op costs (a graph's stats) and hw= a "
@@ -392,9 +413,13 @@ function M.data(o)
     local sb = o.subbatch or o.batch / workers
     local ropts = { precision = o.precision, per_op = o.per_op }
     local sp = stats_precision(o.stats)
-    if sb == at then        -- the stats are the subbatch's: exactly dlb.roofline.time
-      roof = R.time(o.stats, o.hw, ropts)
+    -- at another subbatch, the step counted again at it when the stats' graph can (stats_at):
+    -- the same rule as dlb.roofline.time of that step, its optimizer launches included
+    local s_sb = sb ~= at and o.per_op ~= false and stats_at(o.stats, sb) or nil
+    if sb == at or s_sb then   -- the subbatch's stats: exactly dlb.roofline.time
+      roof = R.time(s_sb or o.stats, o.hw, ropts)
       compute, mode = roof.time, roof.mode
+      if s_sb then counted = sb end
       -- the footprint as dlb.roofline.time counts it (rescaled when precision= differs)
       if roof.memory then   -- under the same memory schedule as dlb.roofline.time
         local c = {}
@@ -403,9 +428,9 @@ function M.data(o)
         w = c
       end
     else
-      -- the stats describe `at` samples: whole-graph roofline of the subbatch's FLOPs and
-      -- bytes, and with per-op costs that time scaled by the per-op / whole-graph ratio at
-      -- `at` (an estimate: exact at sb = at)
+      -- the stats describe `at` samples and cannot be counted again: whole-graph roofline of
+      -- the subbatch's FLOPs and bytes, and with per-op costs that time scaled by the per-op /
+      -- whole-graph ratio at `at` (an estimate: exact at sb = at)
       local function whole(n)
         return R.time({ flops = w.flops_sample * n + w.flops_fixed,
           bytes = w.bytes_sample * n + w.bytes_fixed, precision = sp }, o.hw,
@@ -441,7 +466,7 @@ function M.data(o)
   r.device_mem = dev.mem
   r.grad_bytes = w.grad_bytes
   if roof then r.roofline = { time = compute, bound = roof.bound, precision = roof.precision,
-    device = roof.device, mode = mode } end
+    device = roof.device, mode = mode, counted_at = counted } end
   -- which memory rule r.mem and r.fits follow (dlb_step_memory; "footprint": the stats' own)
   r.mem_schedule = (roof and roof.schedule) or (o.work and "work")
     or ((type(o.stats) == "table" and o.stats.breakdown) and "framework" or "footprint")

@@ -26,6 +26,44 @@ local function is_graph(g)
     and type(g.stats) == "function"
 end
 
+-- The exact text of a value, for a cache key: numbers with %.17g (distinct doubles, distinct
+-- texts), strings quoted, tables by their sorted entries, recursively (a binding's, a fusion
+-- list's, a profile's contents: a table edited in place is another key), functions and
+-- userdata by identity. A table met again inside itself is named by identity.
+local function keytext(v, seen)
+  local t = type(v)
+  if t == "number" then return string.format("%.17g", v) end
+  if t == "string" then return string.format("%q", v) end
+  if t == "boolean" or t == "nil" then return tostring(v) end
+  if t ~= "table" then return t .. ":" .. tostring(v) end
+  seen = seen or {}
+  if seen[v] then return "<" .. tostring(v) .. ">" end
+  seen[v] = true
+  local es = {}
+  for k, x in pairs(v) do es[#es + 1] = keytext(k, seen) .. "=" .. keytext(x, seen) end
+  seen[v] = nil
+  table.sort(es)
+  return "{" .. table.concat(es, ",") .. "}"
+end
+
+-- A cache key for what graph g's costs under options o are (the layer list of layers_of, the
+-- model FLOPs of fb_per_sample): (generation, key text), or nil for a graph-like table without
+-- g:generation() (not cached). The graph is mutable (g:freeze, g:lora, g:quantize, new
+-- ops ...): its generation (dlb_graph_generation) is bumped by every change an analysis sees;
+-- the Lua fields the costs also read (g.model: the zoo options of mfu and the tensor-parallel
+-- fields; g.hf; the family) are in the text, as is every option (o, a profile by content;
+-- layers_of also holds its entry to the very profile table, which the list keeps).
+local function cache_key(g, o)
+  local gen = type(g.generation) == "function" and g:generation() or nil
+  if not gen then return nil end
+  local fw = require "dlbench.frameworks"
+  return gen, keytext(o) .. "|" .. keytext(g.model) .. "|" .. keytext(g.hf) .. "|"
+    .. tostring(fw.family(g))
+end
+
+-- The layer lists of graphs (layers_of), weak-keyed: a graph's entry goes with it.
+local layer_cache = setmetatable({}, { __mode = "k" })
+
 local function layers_of(fname, g, o, fuse, prof)
   if is_graph(g) then
     -- a profile that adds memory beyond the graph's tensors (its `memory` table) or whose
@@ -39,8 +77,22 @@ local function layers_of(fname, g, o, fuse, prof)
         .. "parallel memory rule (every layout holds its gradients to the step); time the "
         .. "one-device step with g:stats + dlb.roofline.time", 3)
     end
-    return layers.from_graph(g, { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
-      fuse = not byprof and fuse or nil, framework = byprof and prof or nil })
+    local lo = { bind = o.bind, precision = o.precision, batch_dim = o.batch_dim,
+      fuse = not byprof and fuse or nil, framework = byprof and prof or nil }
+    -- cached per graph (weak keys) and per everything from_graph reads (cache_key): a plan
+    -- or evaluate call reuses the list, never edits it (w_bytes= copies it, setup)
+    local gen, key = cache_key(g, lo)
+    local c = key and layer_cache[g]
+    local e = c and c.gen == gen and c[key]
+    -- (the same profile table: an equal copy of it gets a list of its own)
+    if e and rawequal(e.prof, lo.framework) then return e.ls end
+    local ls = layers.from_graph(g, lo)
+    if key then
+      -- entries of older generations are dropped: they can never be asked for again
+      if not c or c.gen ~= gen then c = { gen = gen }; layer_cache[g] = c end
+      c[key] = { ls = ls, prof = lo.framework }
+    end
+    return ls
   end
   if type(g) ~= "table" then
     error(fname .. ": option 'layers' (or graph) is required: a list of per-layer costs "
@@ -513,11 +565,9 @@ local function setup(fname, o)
 end
 
 -- Model FLOPs per sample of the algorithmic step (no recompute), from the graph (cached
--- per graph, its generation, bindings and precision), or from the layers (fwd + bwd, less the
--- fused attention's backward recompute a layer says it holds: flops_recompute,
--- layers.from_graph). The graph is mutable (g:freeze, g:lora, g:quantize, new ops...): the
--- key holds g:generation() (dlb_graph_generation), which every such change bumps; a
--- graph-like table without one is not cached.
+-- per graph, its generation, bindings, batch dim and precision: cache_key), or from the layers
+-- (fwd + bwd, less the fused attention's backward recompute a layer says it holds:
+-- flops_recompute, layers.from_graph).
 local mf_cache = setmetatable({}, { __mode = "k" })
 local function fb_per_sample(o, ls)
   local g = o.layers or o.graph
@@ -526,17 +576,12 @@ local function fb_per_sample(o, ls)
   local mb = o.batch_dim or mopts.batch or "b"
   local bind = {}
   for k, v in pairs(o.bind or {}) do bind[k] = v end
-  local gen = type(g.generation) == "function" and g:generation() or nil
-  local key
-  if gen then
-    -- the bindings in name order: one key per set of bindings, whatever pairs() visits first
-    local kv = {}
-    for k, v in pairs(bind) do kv[#kv + 1] = tostring(k) .. "=" .. tostring(v) end
-    table.sort(kv)
-    key = tostring(gen) .. "|" .. tostring(mb) .. "|" .. tostring(o.precision) .. "|"
-      .. table.concat(kv, "|")
+  -- the bindings of one sample, on a hit as on a miss (a hit returned them without it)
+  if type(mb) == "string" then bind[mb] = 1 end
+  local gen, key = cache_key(g, { bind = o.bind, batch_dim = o.batch_dim, precision = o.precision })
+  if key then
     local c = mf_cache[g]
-    if c and c[key] then return c[key], bind end
+    if c and c.gen == gen and c[key] then return c[key], bind end
   end
   local st = { framework = "none", precision = o.precision or "mixed" }
   for k, v in pairs(bind) do st[k] = v end
@@ -547,7 +592,6 @@ local function fb_per_sample(o, ls)
     st[mb] = 2
     local s2 = g:stats(st)
     fb = (s2.flops_fwd + s2.flops_bwd) - (s1.flops_fwd + s1.flops_bwd)
-    bind[mb] = 1
   else
     local s1 = g:stats(st)
     fb = (s1.flops_fwd + s1.flops_bwd) / mb

@@ -238,6 +238,15 @@ local function framed(s, fwname, fn)
   -- recount(key): key "auto" or a profile table (a catalogue one or a derived one: the
   -- recount is under that very profile, not the catalogue's of its name)
   local function recount(key)
+    -- the graph must still be the one that made the stats (its generation, kept with the
+    -- origin): a recount of a graph changed since (g:freeze, g:lora, new ops) would time
+    -- another step than the stats count, and a recount cached before the change would
+    -- make the answer depend on the calls' order
+    if not fw.origin_current(origin) then
+      error(string.format("%s: these stats' graph has changed since g:stats counted them "
+        .. "(g:freeze, g:lora or new ops); they cannot be recounted under a framework "
+        .. "profile: call g:stats again (or pass stats counted with framework =)", fn), 4)
+    end
     local cache = fw.recounted[s]
     if not cache then cache = {}; fw.recounted[s] = cache end
     local t = cache[key]

@@ -382,16 +382,8 @@ function M.sweep(space, fn, opts)
   local done, oldrows, oldcols = {}, {}, nil
   local writer
   if opts.checkpoint ~= nil then
-    if type(opts.checkpoint) ~= "string" then error("dlb.sweep: checkpoint must be a file name", 2) end
-    local why = errors.unwritable_name(opts.checkpoint)
-    if why then error("dlb.sweep: checkpoint: " .. why, 2) end
     -- lock first (a second sweep on the same file gets an error, not lost rows), then read
-    local fd, err = core.file_lock_append(opts.checkpoint)
-    if not fd then
-      error("dlb.sweep: checkpoint: " .. err:gsub("in use by another process", "in use by another "
-        .. "process (another sweep writing this checkpoint?)"), 0)
-    end
-    local box = { fd = fd }
+    local box = checkpoint.lock(opts.checkpoint, "dlb.sweep", 2)
     local lok, a, b, c = pcall(checkpoint.load, opts.checkpoint, names, quiet, box, vals)
     if not lok then pcall(core.proc_close, box.fd); error(a, 0) end
     done, oldrows, oldcols = a, b, c

@@ -27,7 +27,7 @@ local _, RED = desc.enum("DLB_RED_")     -- {keep = 0, pareto = 1, top = 2, bins
 
 local VALID = { bind = true, layers = true, derive = true, stats = true, time = true,
   pareto = true, top = true, heatmap = true, group_by = true, keep = true, threads = true,
-  device = true, throughput = true, verify = true }
+  device = true, throughput = true, verify = true, checkpoint = true, quiet = true }
 local TIME_OPTS = { schedule = true, slack = true, calibration = true, flops_eff = true,
   bw_eff = true }
 
@@ -238,6 +238,14 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
   end
   local red = core.reduce_new(#cols)
   memory.account()
+  -- each reducer's creation, replayed by R.spawn() on a new reducer (a checkpointed
+  -- sweep's chunks are reduced alone first: the ids come out the same)
+  local made, unpack = {}, table.unpack or unpack
+  local function make(f, ...)
+    local n, a = select("#", ...), { ... }
+    made[#made + 1] = function(r) return f(r, unpack(a, 1, n)) end
+    return f(red, ...)
+  end
   local levels = {} -- interned string columns
   local intern = {}
   for _, k in ipairs(tagnames) do levels[k], intern[k] = interner() end
@@ -279,7 +287,7 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = value_of(c, "pareto"); mx[#mx + 1] = 0 end
     for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = value_of(c, "pareto"); mx[#mx + 1] = 1 end
     if #cs == 0 then fail("pareto needs minimize= or maximize= columns") end
-    wants[#wants + 1] = { kind = "pareto", n = i, id = core._reduce_pareto(red, cs, mx, where_of(pz.where, "pareto")) }
+    wants[#wants + 1] = { kind = "pareto", n = i, id = make(core._reduce_pareto, cs, mx, where_of(pz.where, "pareto")) }
   end
   -- top = k: the k smallest of the time column, as top = {k = k}
   local tops = opts.top
@@ -290,7 +298,7 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     local by = tostring(tz.by or timecol)
     local maximize = by:sub(1, 1) == "-"
     if maximize then by = by:sub(2) end
-    local ok, id = pcall(core._reduce_top, red, tz.k or 10, value_of(by, "top"), maximize, where_of(tz.where, "top"))
+    local ok, id = pcall(make, core._reduce_top, tz.k or 10, value_of(by, "top"), maximize, where_of(tz.where, "top"))
     -- the binding's check of k (1..1e6, a whole number), named as the option
     if not ok then fail("top" .. (#tops > 1 and "[" .. i .. "]" or "") .. ".k = " .. tostring(tz.k) .. ": "
       .. argtext(id)) end
@@ -319,7 +327,7 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     if hz.y then yl, ye = axis(hz.y) end
     local agg = AGG[hz.agg or "min"]
     if agg == nil then fail("heatmap.agg must be count, sum, min, max or mean") end
-    local id = core._reduce_bins(red, col(hz.x, "heatmap"), xe, hz.y and col(hz.y, "heatmap") or -1,
+    local id = make(core._reduce_bins, col(hz.x, "heatmap"), xe, hz.y and col(hz.y, "heatmap") or -1,
       ye, agg == 0 and -1 or value_of(hz.value or timecol, "heatmap"), agg, where_of(hz.where, "heatmap"))
     wants[#wants + 1] = { kind = "bins", n = i, id = id, x = xl, y = yl or { 0 }, spec = hz }
   end
@@ -335,15 +343,20 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     end
     for _, c in ipairs(keys) do ks[#ks + 1] = col(c, "group_by") end
     for _, c in ipairs(list(gz.values or { timecol })) do vs[#vs + 1] = value_of(c, "group_by") end
-    wants[#wants + 1] = { kind = "group", n = i, id = core._reduce_group(red, ks, vs, where_of(gz.where, "group_by")),
+    wants[#wants + 1] = { kind = "group", n = i, id = make(core._reduce_group, ks, vs, where_of(gz.where, "group_by")),
       keys = keys, sort = list(gz.keys), values = list(gz.values or { timecol }) }
   end
   if opts.keep then
     local cap = type(opts.keep) == "number" and opts.keep or require("dlbench.sweep").max_configs
-    core.reduce_keep(red, cap)
+    make(core.reduce_keep, cap)
   end
-  return { red = red, wants = wants, levels = levels, intern = intern, where = wherecols,
-    values = valcols }
+  local function spawn()
+    local r = core.reduce_new(#cols)
+    for _, f in ipairs(made) do f(r) end
+    return r
+  end
+  return { red = red, wants = wants, levels = levels, intern = intern, spawn = spawn,
+    where = wherecols, values = valcols }
 end
 
 -- The results of the reductions: tables of the fronts and top lists, heat maps, groups, and
@@ -548,80 +561,126 @@ function M.model(builder, space, opts)
   local first, compile_s, nclasses = 0, 0, 0
   local roofcache = {}
   local provs, provseen = {}, {} -- the distinct provenances, in structure order
-  for _, p in ipairs(structs) do
-    local bp = {}
-    for k, v in pairs(p) do if k ~= "precision" then bp[k] = v end end
-    for _, k in ipairs(dnames) do
-      local ok, v = pcall(derive[k], p)
-      if not ok then fail("derive." .. k .. ": " .. tostring(v)) end
-      p[k] = v; bp[k] = v
-    end
-    local so = {}
-    for k, v in pairs(stats_opts) do so[k] = v end
-    if p.precision then so.precision = p.precision end
-    local c0 = core.sys_now()
-    local prog, info = compile(build, bp, bind, layers_dim, so, ref)
-    compile_s = compile_s + core.sys_now() - c0
-    nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
-    local roofs, mem, pdev = {}, {}, {}
-    -- the profile the step was compiled under: a derived one given as a table is itself (it
-    -- keeps its base's name, so fw.get(name) is the base: its host model, efficiencies and
-    -- attention kernel timed the rows, while the program had the derived optimizer launches)
-    local prof = type(so.framework) == "table" and so.framework or fw.get(info.framework)
-    -- the memory the stack adds beyond the graph's tensors (a profile's memory table: the
-    -- unfused loss, the CUDA context, the optimizer step's temporaries, ZeRO's buckets), as
-    -- g:stats adds it under a given profile (a derived profile keeps its name: its table is
-    -- the given one): rates from dlbench.framework_memory, composed per configuration in C
-    local given = so.framework
-    local sm = fwmemory.compiled(given and (type(given) == "table" and given or prof) or nil,
-      info.precision, so.inference, info.optimizer)
-    local stack = { sm.loss, sm.temp_states, sm.temp_trainable, sm.fixed }
-    for i, dv in ipairs(devs) do
-      local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
-        .. "\0" .. tostring(info.causal)
-      local rc = roofcache[key]
-      if not rc then
-        local roof, prec, psource, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
-          info.precision_given, time_opts, calibration, FN)
-        -- the profile's kernel on a causal decoder skips the masked blocks, at its published
-        -- causal rate on the device (dlb.frameworks.attn_work)
-        roof.attn_work = fw.attn_work(prof, info.causal, cdev)
-        -- the gradients held at the peak: every trainable one, none for an inference step
-        -- (dlb.roofline.holds_all_gradients, as roofline.time's need)
-        local ge = roofline.holds_all_gradients(nil, so.inference)
-          and (roofline.grad_elem(info.precision) or 4) or 0
-        rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge },
-          prec = prec, psource = psource }
-        roofcache[key] = rc
+  -- with a checkpoint (opts.checkpoint): the file locked, checked against this sweep and
+  -- repaired before anything runs; closed however the run ends
+  local CK
+  if opts.checkpoint ~= nil then
+    local mspace = {}
+    for k, v in pairs(space) do if k ~= "device" then mspace[k] = v end end
+    local mdev = {}
+    for i, d in ipairs(devs) do mdev[i] = d:spec() end -- the device's fields, a plain copy
+    local ckpt = require "dlbench.sweep_model_checkpoint"
+    CK = ckpt.open(opts.checkpoint, ckpt.meta {
+      dlbench = core.version(), columns = cols, space = mspace, devices = mdev,
+      builder = type(builder) == "string" and builder or "function", bind = bind,
+      layers = layers_dim or false, derive = dnames, stats = stats_opts, time = time_opts,
+      throughput = opts.throughput or {}, pareto = opts.pareto or false, top = opts.top or false,
+      heatmap = opts.heatmap or false, group_by = opts.group_by or false, keep = opts.keep or false,
+      calls = M.chunk_configs, chunk_configs = ckpt.chunk_configs }, R, cols, opts.keep, opts.quiet)
+  end
+  local function run()
+    for _, p in ipairs(structs) do
+      local bp = {}
+      for k, v in pairs(p) do if k ~= "precision" then bp[k] = v end end
+      for _, k in ipairs(dnames) do
+        local ok, v = pcall(derive[k], p)
+        if not ok then fail("derive." .. k .. ": " .. tostring(v)) end
+        p[k] = v; bp[k] = v
       end
-      roofs[i] = rc.roof
-      pdev[i] = rc
-      for j = 1, 4 do mem[8 * (i - 1) + j] = rc.mem[j] end
-      for j = 1, 4 do mem[8 * (i - 1) + 4 + j] = stack[j] end
-    end
-    local pcols, pv = provenance_of(prof, info.framework_source, calibration,
-      time_opts.calibration ~= nil, pdev, devs)
-    local pkey = table.concat(pcols, "\0")
-    if not provseen[pkey] then provseen[pkey] = true; provs[#provs + 1] = pv end
-    for i, k in ipairs(PROV) do p[k] = pcols[i] end
-    local tags = {}
-    for i, k in ipairs(tagnames) do tags[i] = intern[k](p[k]) end
-    -- one C call per value of the first symbol when the grid is large, so Ctrl-C (checked
-    -- between calls) interrupts a long sweep within about a second
-    local grid = #roofs
-    for _, c in ipairs(nvalues) do grid = grid * c end
-    if grid > M.chunk_configs and #vlists > 0 and nvalues[1] > 1 then
-      local counts, rest = { 1 }, {}
-      for i = 2, #nvalues do counts[i] = nvalues[i] end
-      for i = nvalues[1] + 1, #values do rest[#rest + 1] = values[i] end
-      for _, v in ipairs(vlists[1]) do
-        local vals = { v }
-        for _, x in ipairs(rest) do vals[#vals + 1] = x end
-        first = first + eval(prog, counts, vals, roofs, mem, tags, per, first, red)
+      local so = {}
+      for k, v in pairs(stats_opts) do so[k] = v end
+      if p.precision then so.precision = p.precision end
+      local c0 = core.sys_now()
+      local prog, info = compile(build, bp, bind, layers_dim, so, ref)
+      compile_s = compile_s + core.sys_now() - c0
+      nclasses = math.max(nclasses, core.sweep_prog_nclasses(prog))
+      local roofs, mem, pdev = {}, {}, {}
+      -- the profile the step was compiled under: a derived one given as a table is itself (it
+      -- keeps its base's name, so fw.get(name) is the base: its host model, efficiencies and
+      -- attention kernel timed the rows, while the program had the derived optimizer launches)
+      local prof = type(so.framework) == "table" and so.framework or fw.get(info.framework)
+      -- the memory the stack adds beyond the graph's tensors (a profile's memory table: the
+      -- unfused loss, the CUDA context, the optimizer step's temporaries, ZeRO's buckets), as
+      -- g:stats adds it under a given profile (a derived profile keeps its name: its table is
+      -- the given one): rates from dlbench.framework_memory, composed per configuration in C
+      local given = so.framework
+      local sm = fwmemory.compiled(given and (type(given) == "table" and given or prof) or nil,
+        info.precision, so.inference, info.optimizer)
+      local stack = { sm.loss, sm.temp_states, sm.temp_trainable, sm.fixed }
+      for i, dv in ipairs(devs) do
+        local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
+          .. "\0" .. tostring(info.causal)
+        local rc = roofcache[key]
+        if not rc then
+          local roof, prec, psource, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
+            info.precision_given, time_opts, calibration, FN)
+          -- the profile's kernel on a causal decoder skips the masked blocks, at its published
+          -- causal rate on the device (dlb.frameworks.attn_work)
+          roof.attn_work = fw.attn_work(prof, info.causal, cdev)
+          -- the gradients held at the peak: every trainable one, none for an inference step
+          -- (dlb.roofline.holds_all_gradients, as roofline.time's need)
+          local ge = roofline.holds_all_gradients(nil, so.inference)
+            and (roofline.grad_elem(info.precision) or 4) or 0
+          rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge },
+            prec = prec, psource = psource }
+          roofcache[key] = rc
+        end
+        roofs[i] = rc.roof
+        pdev[i] = rc
+        for j = 1, 4 do mem[8 * (i - 1) + j] = rc.mem[j] end
+        for j = 1, 4 do mem[8 * (i - 1) + 4 + j] = stack[j] end
       end
-    else
-      first = first + eval(prog, nvalues, values, roofs, mem, tags, per, first, red)
+      local pcols, pv = provenance_of(prof, info.framework_source, calibration,
+        time_opts.calibration ~= nil, pdev, devs)
+      local pkey = table.concat(pcols, "\0")
+      if not provseen[pkey] then provseen[pkey] = true; provs[#provs + 1] = pv end
+      for i, k in ipairs(PROV) do p[k] = pcols[i] end
+      local tags = {}
+      for i, k in ipairs(tagnames) do tags[i] = intern[k](p[k]) end
+      -- one C call per value of the first symbol when the grid is large, so Ctrl-C (checked
+      -- between calls) interrupts a long sweep within about a second
+      local grid = #roofs
+      for _, c in ipairs(nvalues) do grid = grid * c end
+      -- one C call; with a checkpoint, into its chunk's reducer (the chunk's contribution made
+      -- durable when it is full: lua/dlbench/sweep_model_checkpoint.lua), or taken from the
+      -- file when its chunk finished before
+      local function chunk(counts, vals)
+        if not CK then
+          first = first + eval(prog, counts, vals, roofs, mem, tags, per, first, red)
+          return
+        end
+        local n = #roofs
+        for _, c in ipairs(counts) do n = n * c end
+        local at = first
+        CK.call({ prog = prog, counts = counts, vals = vals, roofs = roofs, mem = mem,
+          tags = tags, per = per, first = at, n = n },
+          function(r) eval(prog, counts, vals, roofs, mem, tags, per, at, r) end)
+        first = first + n
+      end
+      if grid > M.chunk_configs and #vlists > 0 and nvalues[1] > 1 then
+        local counts, rest = { 1 }, {}
+        for i = 2, #nvalues do counts[i] = nvalues[i] end
+        for i = nvalues[1] + 1, #values do rest[#rest + 1] = values[i] end
+        for _, v in ipairs(vlists[1]) do
+          local vals = { v }
+          for _, x in ipairs(rest) do vals[#vals + 1] = x end
+          chunk(counts, vals)
+        end
+      else
+        chunk(nvalues, values)
+      end
     end
+  end
+  if CK then
+    local ok, err = pcall(run)
+    if not ok then CK.abort(); error(err, 0) end
+    CK.finish()
+    if CK.resumed > 0 and not opts.quiet then
+      io.stderr:write(string.format("sweep.model: checkpoint %s: %d of %d chunks resumed\n",
+        opts.checkpoint, CK.resumed, CK.chunks))
+    end
+  else
+    run()
   end
   local res = collect(R, cols, opts)
   res.count, res.seconds, res.compile_seconds = first, core.sys_now() - t0, compile_s
@@ -660,13 +719,15 @@ function M.model(builder, space, opts)
     res.top = res.tops and res.tops[1]
   end
   res.structures, res.classes = #structs, nclasses
+  if CK then res.chunks, res.resumed, res.checkpoint_seconds = CK.chunks, CK.resumed, CK.seconds end
   res.rate = res.seconds > 0 and first / res.seconds or nil
   return res
 end
-doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=, provenance=}",
+doc.doc(M.model, "dlb.sweep.model(builder, space, {bind=, layers=, derive=, stats=, time=, throughput=, verify=, pareto=, top=, heatmap=, group_by=, keep=, threads=, checkpoint=, quiet=}) -> {count=, seconds=, pareto=, top=, heatmap=, group=, rows=, provenance=}",
   "a model family through the full per-op model in C: each structure compiled once (swept dims "
   .. "symbolic, layers by multiplicity), every configuration timed on all cores, reduced while it "
-  .. "runs; every row carries dlbench, framework, calibration and defaults (docs/sweep.md)")
+  .. "runs; every row carries dlbench, framework, calibration and defaults; checkpoint = file: "
+  .. "finished chunks kept there, a rerun resumes them (docs/sweep.md)")
 
 -- dlb.sweep.layouts: (model x layout) plans through the planner (dlb.parallel.plan: the
 -- per-layer costs of each model's graph, dlb.parallel.layers.from_graph, each op timed by

@@ -5,14 +5,21 @@
 -- of the configurations that fit) and a heat map (min time over layers x hidden) out of the
 -- same call. Target: <= 10 s wall on the 2-core
 -- machine, peak RSS <= 500 MB (the script prints VmHWM from /proc/self/status).
--- usage: build/bin/dlbench run tests/bench/bench_sweep_model.lua [threads [batches [framework]]]
+-- usage: build/bin/dlbench run tests/bench/bench_sweep_model.lua [threads [batches [framework [checkpoint [chunk]]]]]
 --        (framework: a profile name, e.g. hf-trainer, whose memory terms every row then counts;
 --        default: the family's default profile)
+--        (checkpoint: a file name: the sweep with checkpoint = it, a fresh file (removed first);
+--        the figure beside the one without is the cost of making every chunk durable; then the
+--        same call again, resumed from the finished file, timed)
 --        (LuaJIT: DLB_BACKEND=ffi luajit tests/bench/bench_sweep_model.lua)
 local dlb = require "dlbench"
 local threads = tonumber((arg or {})[1]) or 0
 local nbatch = tonumber((arg or {})[2]) or 50    -- 500: a 10^7-configuration space
 local framework = (arg or {})[3] or "auto"
+local checkpoint = (arg or {})[4]
+if checkpoint then os.remove(checkpoint) end
+-- the configurations a checkpoint's chunk holds (default 250,000)
+if (arg or {})[5] then require("dlbench.sweep_model_checkpoint").chunk_configs = tonumber(arg[5]) end
 
 local function hwm()
   local f = io.open("/proc/self/status")
@@ -34,10 +41,11 @@ local space = {
 }
 local t0 = os.clock()
 local w0 = dlb.sys and dlb.sys.now and dlb.sys.now() or nil
-local r = dlb.sweep.model(function(p)
+local function builder(p)
   return dlb.models.gpt { layers = p.layers, hidden = p.hidden, heads = p.heads, context = 6400,
     seq = p.seq, batch = p.batch }
-end, space, {
+end
+local opts = {
   bind = { "batch", "seq" },
   throughput = { "batch", "seq" },   -- tokens per second
   pareto = { { minimize = { "time", "memory" }, where = "fits" },
@@ -46,10 +54,23 @@ end, space, {
   top = { k = 5, by = "time" },
   threads = threads,
   stats = { framework = framework },
-})
+  checkpoint = checkpoint,
+}
+local r = dlb.sweep.model(builder, space, opts)
 print(string.format("dlb.sweep.model (framework %s): %d GPT configurations (%d structures, <= %d op classes each) "
   .. "in %.2f s (compile %.2f s), %.0f configurations/s, peak RSS %s, CPU %.2f s",
   framework, r.count, r.structures, r.classes, r.seconds, r.compile_seconds, r.count / r.seconds, hwm(), os.clock() - t0))
+if checkpoint then
+  local f = io.open(checkpoint, "rb")
+  local size = f:seek("end")
+  f:close()
+  local r2 = dlb.sweep.model(builder, space, opts)
+  print(string.format("checkpoint %s: %d chunks, %.0f kB, its work (each chunk reduced alone, its "
+    .. "state read, written, synced and added) %.3f s = %.2f%% of the sweep's %.2f s; the same call "
+    .. "resumed from it: %d chunks resumed in %.2f s (compile %.2f s)", checkpoint, r.chunks,
+    size / 1e3, r.checkpoint_seconds, 100 * r.checkpoint_seconds / r.seconds, r.seconds, r2.resumed,
+    r2.seconds, r2.compile_seconds))
+end
 print(string.format("Pareto fronts (configurations that fit): time vs memory %d, tokens/s vs memory %d; "
   .. "heat map %d x %d (min step time over layers x hidden)", r.paretos[1]:count(), r.paretos[2]:count(),
   #r.heatmap.x, #r.heatmap.y))

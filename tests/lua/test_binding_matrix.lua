@@ -203,9 +203,13 @@ local good = {
   { "sweep_prog_finish", SP }, { "sweep_prog_nclasses", SP }, { "sweep_prog_totals", SP, { 2 } },
   { "sweep_prog_time", SP, { 2 }, DEV }, { "sweep_prog_serve", SP, { 2 }, DEV, DEV, 1e-6 },
   { "_sweep_eval", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10, 0, 0, 0, 0 }, {}, 1, 0, RDROW, 1 },
+  -- refused (RDROW keeps no rows): the arguments' checks still run first
+  { "_sweep_keep", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10, 0, 0, 0, 0 }, {}, 1, 0, RDROW, string.rep("0", 128) },
   { "reduce_new", 3 }, { "reduce_keep", RD, 100 }, { "_reduce_pareto", RD, { 0, 1 }, { 0, 1 }, -1 },
   { "_reduce_top", RD, 2, 0, false, -1 }, { "_reduce_bins", RD, 0, { 0, 1, 2 }, -1, nil, 1, 2, -1 },
   { "_reduce_group", RD, { 0 }, { 1 }, -1 }, { "_reduce_push", RD, 1, { 1, 2, 3 }, 0 },
+  { "_reduce_add", RD, 2, 0, 1, { 7, 1, 2, 3 } },
+  { "_reduce_keep_text", RD, 0, 0 }, -- refused: RD's kept rows were pushed (no stored numbers)
   { "reduce_seen", RD }, { "_reduce_size", RD, 1, 0 }, { "_reduce_column", RD, 1, 0, 0, 0, 1 },
   { "sys_malloc_tune" },
 }

@@ -218,6 +218,33 @@ T.test("roofline.time framework= naming the stats' derived profile: the stats' o
   end)
 end)
 
+-- Algorithmic stats are recounted under a profile through the graph that made them; after
+-- the graph changed (g:freeze here) that recount timed the frozen step for the unfrozen
+-- stats, or -- once a recount was cached -- the old step: the answer depended on the calls'
+-- order. Now refused, naming what to do, whichever call comes first.
+T.test("roofline.time: stats whose graph changed since g:stats are refused, not recounted", function()
+  local function fresh()
+    local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, context = 128, vocab = 1000 }
+    return g, g:stats { b = 4, precision = "mixed" }
+  end
+  local g, s = fresh()
+  local before = R.time(s, "A100").time
+  g:freeze()
+  T.checkerr("graph has changed since g:stats counted them", function() R.time(s, "A100") end)
+  T.checkerr("call g:stats again", function() R.time(s, "A100", { framework = "fsdp" }) end)
+  local after = R.time(g:stats { b = 4, precision = "mixed" }, "A100").time
+  assert(after < before, "the frozen step is shorter (no weight gradients)")
+  g, s = fresh()   -- no earlier call: the same refusal
+  g:freeze()
+  T.checkerr("graph has changed since g:stats counted them", function() R.time(s, "A100") end)
+  -- stats counted under a profile are not recounted: timed as they are
+  g = fresh()
+  local sp = g:stats { b = 4, precision = "mixed", framework = "fsdp" }
+  local t0 = R.time(sp, "A100").time
+  g:freeze()
+  T.eq(R.time(sp, "A100").time, t0)
+end)
+
 T.test("one footprint: g:stats, roofline.time need and footprint, printed, in every set-up", function()
   local si = dlb.pretty.si
   local lora = { rank = 8, targets = { "q", "v" } }

@@ -207,4 +207,76 @@ T.test("the launch model's errors are named", function()
   T.checkerr("per-parameter loop needs kernels", core.sweep_prog_optim, P.prog, 1, 5, 1, false)
 end)
 
+-- Mixed optimizers in one stage (issue [20] finding 2): a list whose layers come from two
+-- steps of the same GPT, one trained with AdamW (its update under the profile's launch model:
+-- upd_tensors, dlb_optim_time) and one with SGD (no launch counts: each update op one kernel,
+-- dlb_stream_time), evaluated on one device (one stage). The stage's update phase is the sum
+-- of the two kinds' phases: each kind's phase is what evaluate gives its own list, and that is
+-- roofline.time's (AdamW: its update_time; SGD: its update ops' times, in the step's timeline).
+-- Before the fix graphs/parallel/planner.c timed only the launch model's tensors when a stage
+-- had any, and the SGD layers' update went missing (64.3 us for 116.6 us here, no host model).
+T.test("mixed optimizers in one stage: the update phase is the sum of both kinds'", function()
+  local P = dlb.parallel
+  local function gpt() return dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 512, vocab = 1000, batch = 1 } end
+  -- lA's layers then lS's, their per-op arrays one after the other (layer indices shifted)
+  local function concat(lA, lS)
+    local m, ops = {}, {}
+    for k, v in pairs(lA) do if type(k) ~= "number" then m[k] = v end end
+    for i, l in ipairs(lA) do m[i] = l end
+    for i, l in ipairs(lS) do m[#lA + i] = l end
+    for i = 1, #lA.ops do ops[i] = lA.ops[i] end
+    local n0 = #ops
+    for i = 1, #lS.ops do ops[n0 + i] = lS.ops[i] end
+    for j = n0 + 1, #ops, P.layers.OP do ops[j] = ops[j] + #lA end   -- each op's layer
+    m.ops = ops
+    return m
+  end
+  for _, prof in ipairs { nohost("torchtitan"), fw.get("torchtitan"), fw.get("fsdp") } do
+    local name = prof.name .. (prof.derived and " (no host model)" or "")
+    local gA, gS = gpt(), gpt()
+    local lA = P.layers.from_graph(gA, { framework = prof, optimizer = "adamw" })
+    local lS = P.layers.from_graph(gS, { framework = prof, optimizer = "sgd" })
+    local function ev(ls) return P.evaluate { layers = ls, hw = H, devices = 1, dp = 1, batch = 1 } end
+    local eA, eS, eM = ev(lA), ev(lS), ev(concat(lA, lS))
+    assert(eA.update > 0 and eS.update > 0, name .. ": both kinds update")
+    T.near(eM.update, eA.update + eS.update, 1e-9, name .. ": mixed stage = AdamW's + SGD's")
+    -- each kind's phase is roofline.time's on its own step
+    local rA = dlb.roofline.time(gA:stats { precision = "mixed", framework = prof, optimizer = "adamw" }, H)
+    local rS = dlb.roofline.time(gS:stats { precision = "mixed", framework = prof, optimizer = "sgd" }, H,
+      { detail = true })
+    T.near(eA.update, rA.update_time, 1e-9, name .. ": AdamW's phase = roofline.time's")
+    T.eq(rS.update_time, 0, name .. ": SGD has no launch model")
+    if prof.derived then
+      -- without a host model SGD's phase is its update ops' device times (with one, the
+      -- planner's phase is max(device, host) and the timeline interleaves the two)
+      T.near(eS.update, rS.per_op.by_phase.update.time, 1e-9, name .. ": SGD's phase = its ops' times")
+    end
+  end
+end)
+
+-- dlb.parallel.data (issue [20] finding 3): one worker's compute is dlb.roofline.time of the
+-- subbatch's step, whose update phase runs the profile's optimizer launches once a step. At a
+-- subbatch other than the stats' it was the whole-graph roofline scaled by the per-op ratio at
+-- the stats' batch, which scaled that fixed phase with the samples (GPT-2, fsdp, stats at 4,
+-- subbatch 16: 200.1 ms for roofline.time's 115.9 ms); the step is now counted again at the
+-- subbatch through the stats' graph and timed by the same call.
+T.test("parallel.data at another subbatch = roofline.time of that step, every launch profile", function()
+  local n = 0
+  for _, name in ipairs(names()) do
+    local p = fw.get(name)
+    if has_launch(p) then
+      local g = dlb.models.gpt { size = "gpt2" }
+      local s4 = g:stats { b = 4, precision = "mixed", framework = name }
+      local r16 = dlb.roofline.time(g:stats { b = 16, precision = "mixed", framework = name }, H)
+      local d = dlb.parallel.data { stats = s4, stats_batch = 4, subbatch = 16, hw = H, workers = 1 }
+      T.near(d.compute, r16.time, 1e-12, name .. ": compute")
+      T.near(d.step, r16.time, 1e-12, name .. ": one worker's step")
+      T.eq(d.roofline.counted_at, 16, name .. ": counted at the subbatch")
+      assert(r16.update_time > 0, name .. ": an update phase")
+      n = n + 1
+    end
+  end
+  assert(n >= 14, "profiles with a launch model: " .. n)
+end)
+
 T.done()

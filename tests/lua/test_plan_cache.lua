@@ -70,4 +70,90 @@ T.test("plan -> freeze -> plan: the MFU of a fresh graph frozen the same way (fi
   same(plan(g), plan(k), "lora in place vs lora fresh")
 end)
 
+-- The layer lists of graph= plans and evaluations are cached per graph (weak keys) and per
+-- everything layers.from_graph reads (lua/dlbench/parallel_plan.lua cache_key): the graph's
+-- generation, the options (bind, precision, batch_dim, fusion, the profile by identity and
+-- by content), the zoo options. A wrong hit would be a silent wrong number: each request on a
+-- graph that has served every earlier one must equal the same request on a fresh graph, and
+-- the requests that change the layers must move the row (else this test could not fail).
+local function rows_equal(a, b, what)
+  for k, v in pairs(a) do
+    local w = b[k]
+    if type(v) == "table" and type(w) == "table" then
+      T.eq(#v, #w, what .. ": " .. k .. " entries")
+      for i = 1, #v do
+        assert(v[i] == w[i], what .. ": " .. k .. "[" .. i .. "] " .. tostring(v[i]) .. " vs " .. tostring(w[i]))
+      end
+    else
+      assert(v == w or (v ~= v and w ~= w), what .. ": " .. k .. " " .. tostring(v) .. " vs " .. tostring(w))
+    end
+  end
+  for k in pairs(b) do assert(a[k] ~= nil, what .. ": " .. k .. " only in one row") end
+end
+local function differs(a, b)
+  for _, k in ipairs { "step", "compute", "update", "mem", "mfu", "framework" } do
+    if a[k] ~= b[k] then return true end
+  end
+  return false
+end
+
+T.test("graph= layer lists cached per graph: every request equals a fresh graph's", function()
+  local M = dlb.models
+  local function llama()
+    return M.llama { layers = 2, hidden = 256, heads = 4, kv_heads = 2, ffn = 512, vocab = 1000, seq = 512 }
+  end
+  local function ev(g, extra)
+    local o = { graph = g, hw = "H100-SXM", devices = 2, dp = 2, batch = 8 }
+    for k, v in pairs(extra) do o[k] = v end
+    return P.evaluate(o)
+  end
+  local fw = dlb.frameworks
+  local p = fw.derive("hf-trainer", {})   -- edited in place below
+  local cases = {
+    { "precision fp32", { precision = "fp32" }, true },
+    { "precision bf16", { precision = "bf16" }, true },
+    { "framework megatron-core", { framework = "megatron-core" }, true },
+    { "framework hf-trainer (layers under the profile: its memory, its norm)", { framework = "hf-trainer" }, true },
+    { "fuse = false", { fuse = false }, true },
+    { "batch_dim named", { batch_dim = "b" }, false },
+    { "another batch (the layers are per sample: the same list)", { batch = 16 }, true },
+    { "w_bytes (a copy of the cached list)", { w_bytes = 4 }, true },
+    { "offload optimizer", { offload = { "optimizer" } }, true },
+    { "a derived profile", { framework = p }, false },
+  }
+  local g = llama()
+  local ref = ev(g, {})
+  rows_equal(ref, ev(llama(), {}), "default")
+  for _, c in ipairs(cases) do
+    local x = ev(g, c[2])
+    rows_equal(x, ev(llama(), c[2]), c[1] .. ": cached graph vs fresh graph")
+    if c[3] then assert(differs(x, ref), c[1] .. ": the request moves the row") end
+    rows_equal(ev(g, {}), ref, c[1] .. ", then the default again")
+  end
+  -- the derived profile edited in place: its RMSNorm no longer keeps the fp32 upcast (the
+  -- layers are built under the profile, its memory table: dlb.frameworks.norm_upcast), the
+  -- same table with other contents: another key (a new table for norm: p's own field)
+  local before = ev(g, { framework = p })
+  p.norm = { upcast = false, source = "test: edited in place" }
+  local after = ev(g, { framework = p })
+  rows_equal(after, ev(llama(), { framework = p }), "profile edited in place: cached vs fresh")
+  assert(after.mem < before.mem, "without the upcast norms' activations: less memory")
+  -- a plan's rows (the search path) on the cached graph, against a fresh graph's
+  local function plan(h) return P.plan { graph = h, hw = "H100-SXM", devices = 4, batch = 8, table = false } end
+  local a, b = plan(g), plan(llama())
+  T.eq(#a, #b, "plan rows")
+  for i = 1, #a do rows_equal(a[i], b[i], "plan row " .. i) end
+end)
+
+T.test("the layer cache keeps no graph alive (weak keys)", function()
+  local probe = setmetatable({}, { __mode = "v" })
+  do
+    local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 512, vocab = 1000 }
+    P.evaluate { graph = g, hw = "H100-SXM", devices = 1, dp = 1, batch = 8 }
+    probe[1] = g
+  end
+  for _ = 1, 4 do collectgarbage("collect") end
+  assert(probe[1] == nil, "the graph is collected once the caller drops it")
+end)
+
 T.done()

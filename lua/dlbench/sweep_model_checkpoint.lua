@@ -1,0 +1,298 @@
+-- dlbench.sweep_model_checkpoint — dlb.sweep.model's checkpoint (opts.checkpoint,
+-- docs/sweep.md "Checkpoints of dlb.sweep.model"): the sweep is evaluated in chunks (one C
+-- evaluation call each: a structure's grid, or a slice of it), and after each chunk its
+-- contribution to every reduction is appended as one line, so an interrupted run loses at
+-- most the chunk in flight and a rerun adds the finished chunks' lines instead of evaluating
+-- them. What a line holds is what the reductions of the union are rebuilt from exactly
+-- (dlb_reduce_merge's algebra, graphs/sweep/sweep_reduce.c): the chunk's Pareto-front and
+-- top-k rows with their indices (the front or top of the union is the front or top of the
+-- parts' survivors, ties ordered by index), each heat-map bin's accumulator and count, each
+-- group's keys, count, sum, min and max (numbers as %.17g text, exact), and each kept row's
+-- four stored numbers (time, FLOPs, bytes, memory-bound time as 16 hex digits each, their
+-- bits: dlb_reduce_keep_text; dlb_sweep_keep recomputes the other columns from the
+-- structure's program, as a kept row's read does).
+-- The file is dlb.sweep's machinery (lua/dlbench/sweep_checkpoint.lua: the lock, the
+-- torn-line repair, the whole-line append, the close); its first line identifies the sweep.
+-- Internal, used by lua/dlbench/sweep_model.lua.
+local core = require "dlbench.backend"
+local file = require "dlbench.sweep_checkpoint"
+local desc = require "dlbench.desc"
+
+local M = {}
+local FN = "dlb.sweep.model"
+local _, RED = desc.enum("DLB_RED_")
+local MAGIC = "dlb.sweep.model checkpoint 1 "
+-- a chunk: C evaluation calls in sweep order until it holds this many configurations (a
+-- call larger than that is a chunk of its own): what an interruption may lose, against the
+-- cost of each chunk's line (BENCHMARKS.md, "dlb.sweep.model with checkpoint=")
+M.chunk_configs = 250000
+
+local function fail(msg) error(FN .. ": " .. msg, 0) end
+
+-- ---------------------------------------------------------------- numbers as text
+
+local fmt = string.format
+local function num(v)
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" end
+  if v == -math.huge then return "-inf" end
+  if v == 0 and 1 / v < 0 then return "-0.0" end
+  return fmt("%.17g", v)
+end
+local SPECIAL = { nan = 0 / 0, inf = math.huge, ["-inf"] = -math.huge }
+
+-- ---------------------------------------------------------------- what identifies a sweep
+
+-- One line of text for a value: tables with their keys sorted, strings escaped (no line
+-- break), functions as "function" (a builder or derive function is not compared: give a
+-- different one a different checkpoint, as dlb.sweep's fn).
+local function canon(v, depth)
+  local t = type(v)
+  if t == "number" then return num(v) end
+  if t == "string" then
+    return '"' .. v:gsub('[%c"\\]', function(c) return fmt("\\%03d", c:byte()) end) .. '"'
+  end
+  if t == "boolean" or t == "nil" then return tostring(v) end
+  if t ~= "table" then return t end
+  if depth > 12 then return "..." end
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b)
+    local ta, tb = type(a), type(b)
+    if ta ~= tb then return ta < tb end
+    if ta == "number" or ta == "string" then return a < b end
+    return tostring(a) < tostring(b)
+  end)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = canon(k, depth + 1) .. "=" .. canon(v[k], depth + 1) end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
+-- The first line of a sweep's checkpoint: the dlbench version, the row's columns, the space
+-- (devices as their fields), the options that decide the rows and reductions, the chunking.
+function M.meta(fields)
+  return MAGIC .. canon(fields, 0) .. "\n"
+end
+
+-- ---------------------------------------------------------------- a chunk's state
+
+-- The numbers of one reduction's partial state in reducer r: entries and their width
+-- (dlb_reduce_add's layout). R: sweep_model's reductions (wants), cols: the row's columns.
+local function widths(R, cols)
+  local out = {}
+  for i, w in ipairs(R.wants) do
+    if w.kind == "pareto" or w.kind == "top" then out[i] = #cols + 1
+    elseif w.kind == "bins" then out[i] = 2
+    else out[i] = #w.keys + 1 + 3 * #w.values end
+  end
+  return out
+end
+
+-- The state of chunk reducer r (n configurations): one flat list of numbers per reduction,
+-- then the kept rows' stored numbers (keep).
+local function state_of(R, cols, r, n, keep)
+  local st = {}
+  for i, w in ipairs(R.wants) do
+    local kind = RED[w.kind]
+    local m = core._reduce_size(r, kind, w.id)
+    local reads = {}
+    if w.kind == "pareto" or w.kind == "top" then
+      for c = -1, #cols - 1 do reads[#reads + 1] = c end
+    elseif w.kind == "bins" then reads = { 2, 1 } -- the accumulator, the count
+    else for c = 0, #w.keys + 3 * #w.values do reads[#reads + 1] = c end end
+    local flat, width = {}, #reads
+    if m > 0 then
+      for j, c in ipairs(reads) do
+        local a = core._reduce_column(r, kind, w.id, c, 0, m)
+        for e = 1, m do flat[(e - 1) * width + j] = a[e] end
+      end
+    end
+    st[i] = { m = m, v = flat }
+  end
+  -- the kept rows' stored numbers, as C writes them (16 hex digits each, exact)
+  if keep then st[#R.wants + 1] = { m = n, text = core._reduce_keep_text(r, 0, n) } end
+  return st
+end
+
+-- The parts of a chunk's line: per reduction "| entries numbers...", then the kept rows'
+-- "| rows hex" (keep), then its end.
+local function encode(st)
+  local out = {}
+  for _, part in ipairs(st) do
+    if part.text then
+      out[#out + 1] = "| " .. num(part.m) .. " " .. part.text
+    else
+      local t = { "|", num(part.m) }
+      for j, x in ipairs(part.v) do t[j + 2] = num(x) end
+      out[#out + 1] = table.concat(t, " ")
+    end
+  end
+  return table.concat(out, " ") .. "\n"
+end
+
+-- ---------------------------------------------------------------- the file
+
+-- Open (lock, read, check, repair) the checkpoint of the sweep whose first line is meta.
+-- Returns the checkpoint object: ck.run(k, ev, evaluate) runs or resumes chunk k.
+-- R, cols: the sweep's reductions and row columns; keep: whether it keeps rows.
+function M.open(path, meta, R, cols, keep, quiet)
+  local box = file.lock(path, FN)
+  local ok, lines = pcall(function()
+    local text = file.read(path, FN)
+    if text ~= "" then
+      -- only this sweep's checkpoint is repaired or appended to: its first line first
+      local first = text:match("^([^\n]*\n)")
+      if first ~= meta then
+        local what
+        if (first or text):sub(1, #MAGIC) ~= MAGIC then
+          what = "is not a dlb.sweep.model checkpoint"
+        else
+          local a, b = first or text, meta
+          local i = 1
+          while i <= #a and a:sub(i, i) == b:sub(i, i) do i = i + 1 end
+          what = fmt("is not a checkpoint of this sweep (its first line, which identifies the space "
+            .. "and options, differs from this sweep's at character %d: ...%s... here, ...%s... there)",
+            i, b:sub(math.max(1, i - 20), i + 20):gsub("\n", ""), a:sub(math.max(1, i - 20), i + 20):gsub("\n", ""))
+        end
+        fail(fmt("checkpoint %s %s; it was left unchanged", path, what))
+      end
+      text = file.drop_torn_line(path, box, text, quiet, FN, "sweep.model")
+    end
+    if text == "" then file.replace(path, box, meta, FN); text = meta end
+    local ls = {}
+    for line in text:sub(#meta + 1):gmatch("([^\n]*)\n") do ls[#ls + 1] = line end
+    return ls
+  end)
+  if not ok then pcall(file.close, path, box, FN); error(lines, 0) end
+  local W = widths(R, cols)
+  local nparts = #R.wants + (keep and 1 or 0)
+  local ck = { resumed = 0, evaluated = 0, seconds = 0, chunks = 0, guard = file.guard(box) }
+  local cur, res -- the chunk being evaluated, or the finished one being added call by call
+
+  local function bad(k, why)
+    fail(fmt("checkpoint %s, line %d (chunk %d): %s; it was left unchanged", path, k + 1, k, why))
+  end
+  -- chunk k's line parsed: its calls {{first =, n =}, ...} and its state
+  local function parse(k)
+    local line = lines[k]
+    local head = line:match("^[^|]*")
+    local rest = line:sub(#head + 1)
+    local nums = {}
+    for tok in head:gmatch("%S+") do
+      nums[#nums + 1] = tonumber(tok) or bad(k, "'" .. tok .. "' is not a number")
+    end
+    if nums[1] ~= k then bad(k, "it names chunk " .. tostring(nums[1])) end
+    local calls = {}
+    if not nums[2] or #nums ~= 2 + 2 * nums[2] or nums[2] < 1 then bad(k, "not a chunk line") end
+    for i = 1, nums[2] do calls[i] = { first = nums[1 + 2 * i], n = nums[2 + 2 * i] } end
+    local st, kept = {}, nil
+    if keep then
+      -- the kept rows: the count, then 64 hex digits a row (checked in C), the line's end
+      local total = 0
+      for _, c in ipairs(calls) do total = total + c.n end
+      local pre = "| " .. num(total) .. " "
+      local at = #rest - 64 * total - #pre + 1
+      if at < 1 or rest:sub(at, at + #pre - 1) ~= pre then
+        bad(k, "its kept rows' part is not the count and 64 hex digits a row")
+      end
+      kept = { m = total, text = rest:sub(at + #pre) }
+      rest = rest:sub(1, at - 1)
+    end
+    for part in rest:gmatch("|([^|]*)") do
+      local i = #st + 1
+      local v, m = {}, nil
+      for tok in part:gmatch("%S+") do
+        local x = tonumber(tok)
+        if x == nil then x = SPECIAL[tok] end
+        if x == nil then bad(k, "'" .. tok .. "' is not a number") end
+        if m == nil then m = x else v[#v + 1] = x + 0.0 end
+      end
+      if m == nil or i > #W or #v ~= m * W[i] then
+        bad(k, fmt("reduction %d holds %d numbers for %s entries of %s", i, #v, tostring(m), tostring(W[i])))
+      end
+      st[i] = { m = m, v = v }
+    end
+    st[#st + 1] = kept
+    if #st ~= nparts then bad(k, fmt("%d reductions, this sweep has %d", #st, nparts)) end
+    return { k = k, calls = calls, st = st, i = 1, off = 0 }
+  end
+  -- the kept rows' stored numbers of one call: rows off + 1 .. off + n of the chunk's
+  local function keep_call(ev, text, off)
+    core._sweep_keep(ev.prog, ev.counts, ev.vals, ev.roofs, ev.mem, ev.tags, ev.per, ev.first,
+      R.red, text:sub(64 * off + 1, 64 * (off + ev.n)))
+  end
+  -- the chunk evaluated now, finished: its state added to the sweep's reductions, then its
+  -- line appended (whole: one write)
+  local function flush()
+    local c = cur
+    cur = nil
+    local st = state_of(R, cols, c.r, c.n, keep)
+    for i, w in ipairs(R.wants) do core._reduce_add(R.red, RED[w.kind], w.id, st[i].m, st[i].v) end
+    local off = 0
+    if keep then
+      for _, ev in ipairs(c.calls) do keep_call(ev, st[#R.wants + 1].text, off); off = off + ev.n end
+    end
+    local head = { num(c.k), num(#c.calls) }
+    for _, ev in ipairs(c.calls) do head[#head + 1] = num(ev.first); head[#head + 1] = num(ev.n) end
+    file.append(path, box, table.concat(head, " ") .. " " .. encode(st), FN)
+    lines[c.k] = true
+    ck.evaluated = ck.evaluated + 1
+  end
+
+  -- One C evaluation call of the sweep (ev: {prog, counts, vals, roofs, mem, tags, per,
+  -- first, n}): in a finished chunk, its part of the file's state added; else evaluate(r)
+  -- into the open chunk's own reducer, the chunk flushed once it holds chunk_configs
+  -- configurations. ck.seconds: the time spent on the checkpoint (all but evaluate).
+  function ck.call(ev, evaluate)
+    local t0 = core.sys_now()
+    if not cur and not res then
+      ck.chunks = ck.chunks + 1
+      local k = ck.chunks
+      if lines[k] then
+        res = parse(k)
+        for i, w in ipairs(R.wants) do core._reduce_add(R.red, RED[w.kind], w.id, res.st[i].m, res.st[i].v) end
+        ck.resumed = ck.resumed + 1
+      else
+        cur = { k = k, calls = {}, r = R.spawn(), n = 0 }
+      end
+    end
+    if res then
+      local c = res.calls[res.i]
+      if not c or c.first ~= ev.first or c.n ~= ev.n then
+        bad(res.k, fmt("its call %d holds configurations %s + %s, this sweep's is %s + %s: is it from "
+          .. "another sweep?", res.i, c and num(c.first) or "-", c and num(c.n) or "-", num(ev.first), num(ev.n)))
+      end
+      if keep then
+        local ok, err = pcall(keep_call, ev, res.st[#R.wants + 1].text, res.off)
+        if not ok then bad(res.k, (tostring(err):gsub("^compiled sweep: ", ""))) end
+      end
+      res.off, res.i = res.off + ev.n, res.i + 1
+      if res.i > #res.calls then res = nil end
+    else
+      local e0 = core.sys_now()
+      evaluate(cur.r)
+      t0 = t0 + (core.sys_now() - e0)
+      cur.calls[#cur.calls + 1] = ev
+      cur.n = cur.n + ev.n
+      if cur.n >= M.chunk_configs then flush() end
+    end
+    ck.seconds = ck.seconds + (core.sys_now() - t0)
+  end
+  -- After the last call: the open chunk flushed, the file closed (synced); a file holding
+  -- more than this sweep's chunks is refused (it is another sweep's).
+  function ck.finish()
+    local t0 = core.sys_now()
+    if cur then flush() end
+    local extra = res ~= nil or #lines > ck.chunks
+    file.close(path, box, FN)
+    ck.seconds = ck.seconds + (core.sys_now() - t0)
+    if extra then
+      fail(fmt("checkpoint %s holds more than this sweep's %d chunks: is it from another sweep?",
+        path, ck.chunks))
+    end
+  end
+  function ck.abort() pcall(file.close, path, box, FN) end
+  return ck
+end
+
+return M
