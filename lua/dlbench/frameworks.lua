@@ -65,6 +65,10 @@ M.origin = setmetatable({}, { __mode = "k" })
 function M.origin_current(origin)
   return origin.generation ~= nil and origin.generation == origin.graph:generation()
 end
+doc.doc(M.origin_current, "dlb.frameworks.origin_current(origin) -> boolean",
+  "whether the graph of a g:stats call (dlb.frameworks.origin[stats]) is unchanged since it "
+  .. "counted the stats (its g:generation(): no g:freeze, g:lora or new ops), so that counting "
+  .. "them again through it counts the same step")
 -- stats -> {profile name -> the same step counted under it} (roofline.time's recounts)
 M.recounted = setmetatable({}, { __mode = "k" })
 
