@@ -9,7 +9,8 @@
 **   CHECK_NEAR_ABS(a, b, abs)  ABSOLUTE: |a - b| <= abs. Only where a relative bound has no
 **                              meaning (a value that may be 0, a sum of cancelling terms); the
 **                              call site says why in a comment.
-** A NaN on either side fails both.
+** A NaN on either side fails both, and so does an infinity unless both sides are the same one.
+** A relative tolerance against 0 is exact equality: a value that may be 0 takes CHECK_NEAR_ABS.
 */
 #ifndef CHECK_H
 #define CHECK_H
@@ -30,7 +31,7 @@ static int check_passed, check_failed, check_current_failed;
 #define CHECK_NEAR(a, b, rel) do { \
     double ca_ = (double)(a), cb_ = (double)(b), cr_ = (double)(rel); \
     double scale_ = fmax(fabs(ca_), fabs(cb_)); \
-    if (!(ca_ == cb_ || fabs(ca_ - cb_) <= cr_ * scale_)) { \
+    if (!(ca_ == cb_ || (isfinite(ca_ - cb_) && fabs(ca_ - cb_) <= cr_ * scale_))) { \
       fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.17g, %s = %.17g (rel %g; " \
               "relative difference %.3g)\n", __FILE__, __LINE__, #a, ca_, #b, cb_, cr_, \
               fabs(ca_ - cb_) / scale_); \
