@@ -1,6 +1,7 @@
 /*
 ** test_core.c — the error model and versions of libdlbench.
 */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,39 @@ static void test_allocator(void) {
   CHECK(dlb_calloc((size_t)-1, 16) == NULL); /* overflow, as calloc */
 }
 
+/* check.h's tolerances themselves (a check that cannot fail is a defect): each expected
+** failure is caught by resetting check_current_failed (its message on stderr is expected). */
+static int fails(int absolute, double a, double b, double tol) {
+  int was = check_current_failed, got;
+  check_current_failed = 0;
+  if (absolute) CHECK_NEAR_ABS(a, b, tol); else CHECK_NEAR(a, b, tol);
+  got = check_current_failed;
+  check_current_failed = was;
+  if (got) fprintf(stderr, "  (expected: test_check_near checks that it fails)\n");
+  return got;
+}
+static int near_fails(double a, double b, double rel) { return fails(0, a, b, rel); }
+static int near_abs_fails(double a, double b, double abs) { return fails(1, a, b, abs); }
+static void test_check_near(void) {
+  /* relative below 1: a 5e-5 s time off by 1e-12 s is 2e-8 relative (the old rule's floor at
+  ** 1 let 1e-9 pass anything within 1e-9 s) */
+  CHECK(near_fails(5e-5, 5e-5 + 1e-12, 1e-9));
+  CHECK(!near_fails(5e-5, 5e-5 * (1 + 5e-10), 1e-9));
+  CHECK(near_fails(1e-3, 1.5e-3, 1e-3));           /* a millisecond time with rel 1e-3 */
+  CHECK(!near_fails(1e6, 1e6 + 0.5, 1e-6));        /* and above 1, as before */
+  CHECK(near_fails(1e6, 1e6 + 2, 1e-6));
+  CHECK(!near_fails(0, 0, 0) && !near_fails(-0.0, 0, 1e-12));  /* both 0: equal */
+  CHECK(near_fails(0, 1e-300, 1e-9));              /* relative to 0: exact */
+  CHECK(near_fails(NAN, NAN, 1) && near_fails(1, NAN, 1));
+  CHECK(!near_fails(INFINITY, INFINITY, 0) && near_fails(INFINITY, -INFINITY, 1));
+  CHECK(near_fails(INFINITY, 1e300, 0.5) && near_fails(-1e308, 1e308, 2));  /* inf, overflow */
+  CHECK(!near_abs_fails(0, 1e-13, 1e-12) && near_abs_fails(0, 2e-12, 1e-12));
+  CHECK(!near_abs_fails(0.0049, 0.004874, 5e-5) && near_abs_fails(NAN, 0, 1));
+  CHECK(!near_abs_fails(INFINITY, INFINITY, 0) && near_abs_fails(INFINITY, 0, 1e300));
+}
+
 int main(void) {
+  RUN(test_check_near);
   RUN(test_abi);
   RUN(test_last_error);
   RUN(test_allocator);

@@ -1,6 +1,17 @@
 -- harness.lua — the Lua test harness, in the style of Lua's testes: T.test(name, fn) runs
--- a case, T.checkerr(fragment, f, ...) expects an error containing fragment, T.near for
--- floating point, T.done() prints "N passed, N failed" and exits. Runs under both backends.
+-- a case, T.checkerr(fragment, f, ...) expects an error containing fragment, T.near and
+-- T.near_abs for floating point, T.done() prints "N passed, N failed" and exits. Runs under
+-- both backends.
+--
+-- Tolerances (the same two forms as tests/check.h's CHECK_NEAR / CHECK_NEAR_ABS):
+--   T.near(a, b, rel, what)      RELATIVE: |a - b| <= rel * max(|a|, |b|); a == b always
+--                                passes (both 0, or the same infinity). There is no floor at
+--                                1: a 5e-5 s time checked with rel 1e-9 must agree to 5e-14 s.
+--   T.near_abs(a, b, abs, what)  ABSOLUTE: |a - b| <= abs. Only where a relative bound has no
+--                                meaning (a value that may be 0, a sum of cancelling terms);
+--                                the call site says why in a comment.
+-- A NaN on either side fails both, and so does an infinity unless both sides are the same
+-- one. A relative tolerance against 0 is exact equality: a value that may be 0 takes near_abs.
 local T = { passed = 0, failed = 0 }
 
 local function traceback(e)
@@ -30,12 +41,24 @@ function T.checkerr(fragment, f, ...)
   return err
 end
 
--- |a - b| <= rel * max(|a|, |b|, 1).
+-- |a - b| <= rel * max(|a|, |b|) (relative; a == b passes, so 0 vs 0 does).
 function T.near(a, b, rel, what)
   rel = rel or 1e-12
-  local scale = math.max(math.abs(a), math.abs(b), 1)
-  if not (math.abs(a - b) <= rel * scale) then
-    error(string.format("%s: %.17g vs %.17g (rel %g)", what or "near", a, b, rel), 2)
+  if a == b then return end
+  local scale, d = math.max(math.abs(a), math.abs(b)), math.abs(a - b)
+  if not (d < math.huge and d <= rel * scale) then
+    error(string.format("%s: %.17g vs %.17g (rel %g; relative difference %.3g)", what or "near",
+      a, b, rel, math.abs(a - b) / scale), 2)
+  end
+end
+
+-- |a - b| <= abs (absolute: for values that may be 0 or sums of cancelling terms; say why).
+function T.near_abs(a, b, abs, what)
+  assert(type(abs) == "number" and abs >= 0, "T.near_abs: the absolute tolerance is required")
+  if a == b then return end
+  if not (math.abs(a - b) <= abs) then
+    error(string.format("%s: %.17g vs %.17g (abs %g; difference %.3g)", what or "near_abs",
+      a, b, abs, math.abs(a - b)), 2)
   end
 end
 

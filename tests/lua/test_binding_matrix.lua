@@ -400,12 +400,33 @@ end)
 
 T.test("table_new's n is a hint: a huge one does not commit gigabytes", function()
   -- table_new(2^30) made room for 2^30 slots (16 GiB faulted in: 90 s of the API fuzzer's
-  -- run); the room is capped at 2^24 slots, the table grows past it as any table
-  local t0 = os.clock()
-  local t = core.table_new(2 ^ 30)
+  -- run); the room is capped at 2^24 slots, the table grows past it as any table. Checked
+  -- by the collector's byte count (deterministic, unlike a wall-time bound): with the
+  -- collector stopped, a table's array part adds its slots' bytes to collectgarbage("count")
+  -- (Lua 5.4: 16 bytes a slot, LuaJIT: 8). First that the count sees the room at all
+  -- (table_new(2^20): at least 2^20 x 8 bytes; the bytes a slot measured from it), then that
+  -- 2^30 makes at most the cap's 2^24 slots (+ 1 MiB for the table itself): 256 MiB under
+  -- Lua 5.4, 128 MiB under LuaJIT; uncapped it would be 16 GiB (a cap of 2^25 fails too).
+  local function grown_kib(n)
+    collectgarbage("collect")
+    collectgarbage("stop")
+    local before = collectgarbage("count")
+    local t = core.table_new(n)
+    local grew = collectgarbage("count") - before
+    collectgarbage("restart")
+    return grew, t
+  end
+  local small = grown_kib(2 ^ 20)
+  assert(small >= 2 ^ 20 * 8 / 1024, "table_new(2^20) grew the heap by only " .. small .. " KiB")
+  local slot = small * 1024 / 2 ^ 20   -- bytes a slot (and a little of the table's header)
+  local big, t = grown_kib(2 ^ 30)
+  assert(big <= (2 ^ 24 * slot + 2 ^ 20) / 1024, "table_new(2^30) grew the heap by " .. big
+    .. " KiB (the cap, 2^24 slots of " .. slot .. " bytes, is " .. 2 ^ 24 * slot / 1024 .. " KiB)")
   T.eq(next(t), nil, "empty")
   t[2 ^ 24 + 1] = 1
-  assert(os.clock() - t0 < 2, "table_new(2^30) took " .. (os.clock() - t0) .. " s")
+  T.eq(t[2 ^ 24 + 1], 1, "grows past the cap")
+  t = nil
+  collectgarbage("collect")
   T.checkerr("table_new", core.table_new, -1)
 end)
 

@@ -159,7 +159,10 @@ T.test("attention kernel on the B200: cuDNN from NVIDIA's own SDPA benchmark (is
   T.near(F.attention_eff(F.get("megatron-core"), B, "fp8"), 0.52 * 2250 / 4500, 1e-12)
   -- a causal decoder's kernels: half the FLOPs at the causal rate, eff x ratio = the B200 figure
   T.eq(F.causal_rate(F.get("nemo"), B), 0.98)
-  T.near(0.52 * F.causal_rate(F.get("nemo"), B), causal_eff, 0.006)
+  -- absolute: 0.52 and 0.98 are catalogue figures rounded to 2 decimals, so their product is
+  -- within 0.005 x 0.98 + 0.52 x 0.005 = 0.0075 of the benchmark's 0.5056; 0.006 as the test
+  -- always allowed (harness.lua's old rule made it absolute; relative it would need 0.008)
+  T.near_abs(0.52 * F.causal_rate(F.get("nemo"), B), causal_eff, 0.006)
   T.near(F.attn_work(F.get("nemo"), true, B), 0.5 / 0.98, 1e-12)
   -- FlashAttention-2 (torchtitan's family) is the device's attn_eff; FlashAttention-3 does
   -- not run on Blackwell: no entry, the FA2 value, said so
@@ -252,7 +255,10 @@ T.test("causal masking: the kernels skip the masked blocks at their published ca
   local un, rn = ctx_util("nemo")
   local ut = ctx_util("torchtitan")
   T.near(un, 0.54 * 0.91 / 0.5, 0.05, "cuDNN, masked blocks skipped at its causal rate")
-  T.near(ut, 0.34, 0.01, "FA2 on all the FLOPs")
+  -- 0.34 less a kernel launch (0.3359 here): at most 0.34, within 1.5% (relative; the old
+  -- rule's 0.01 was absolute, 2.9% of 0.34)
+  assert(ut <= 0.34, ut)
+  T.near(ut, 0.34, 0.015, "FA2 on all the FLOPs")
   assert(rn.attention_kernel:find("masked blocks skipped", 1, true), rn.attention_kernel)
   -- the model FLOPs (MFU) stay whole: the same under both
   T.eq(rn.model_flops, R.time(s, H100, { framework = "torchtitan" }).model_flops)

@@ -70,7 +70,9 @@ T.test("layer parallelism and the sharded embedding", function()
   T.near(lp.days, 7.2 * rows[2].days / 4671, 0.1, "layer parallel days, 5 us, computed device")
   local lpf = H.layer_row(model, 8, true, H.alpha_fit(), model.cached_paper)
   T.near(lpf.days, 7.2, 0.06, "layer parallel days, fitted alpha")
-  T.near(lpf.util, 0.145, 0.01, "14.5% utilisation")
+  -- utilisation is inverse to the days (13.9% here, 4.2% under the paper's 14.5% as the days
+  -- are 5% over): the days' 6%, relative (the old rule's 0.01 was an absolute point, 6.9%)
+  T.near(lpf.util, 0.145, 0.06, "14.5% utilisation")
   -- the bottleneck is the output layer (48% of the FLOPs): speed-up over DP-512 <= 2.06x
   assert(rows[4].days / lp.days < 1 / (model.layers[4].params / model.dense))
 end)
