@@ -323,6 +323,7 @@ B.functions = {
   "_trace_text(t: trace, id: size) -> string = dlb_trace_text(t, id)",
   "_trace_count(t: trace) -> size = dlb_trace_count(t)",
   "_trace_bytes(t: trace) -> number = dlb_trace_bytes(t)",
+  "trace_check_event(i: size, name: string?, dur: number) = check dlb_trace_check_event(i, name, dur)",
   "_trace_numbers(t: trace, column: int(0..DLB_TRACE_NNUMBERS - 1)) -> doubles(dlb_trace_count(t)) = dlb_trace_numbers(t, column)",
   "_trace_string(t: trace, column: int(0..DLB_TRACE_NSTRINGS - 1), i: size) -> string = dlb_trace_string(t, column, i)",
   -- minimize (graphs/stats/dlb_minimize.h): Nelder-Mead by reverse communication, 1..64 variables
