@@ -158,10 +158,16 @@ T.test("a layer's update tensors and chunks (dlb_analysis_update_tensors)", func
   -- torchvision's resnet18 has 62 parameter tensors (20 convolutions, 20 batch norms x 2, the
   -- fc's weight and bias)
   T.eq(nad, 62, "Adam: every trainable tensor")
-  T.checkerr("chunk must be >= 1", function()
-    local s = g:stats { b = 1, precision = "mixed" }
-    core.analysis_update_tensors(s.analysis, 0, 0)
-  end)
+  local s = g:stats { b = 1, precision = "mixed" }
+  T.checkerr("chunk must be >= 1", function() core.analysis_update_tensors(s.analysis, 0, 0) end)
+  -- the chunk count is ceil(n / chunk) (update_chunks, graphs/ir/graph_impl.h, the rule the
+  -- compiled sweep shares), at a chunk that is not a power of two too (the sweep's own chunk,
+  -- dlb_optim_chunk() = 2^16, is not configurable): wte ceil(38,597,376 / 1000) = 38,598,
+  -- wpe ceil(786,432 / 1000) = 787
+  local ut, uc = core.analysis_update_tensors(s.analysis, 0, 1000)
+  T.eq(ut, 2); T.eq(uc, 38598 + 787)
+  ut, uc = core.analysis_update_tensors(s.analysis, 0, 65536)
+  T.eq(ut, 2); T.eq(uc, 601)
 end)
 
 T.test("the planner's update phase: a host-bound loop with a sync per tensor", function()
