@@ -199,7 +199,7 @@ B.functions = {
   "_sweep_keep(p: sweepprog, nvalues: numbers == dlb_sweep_prog_nvars(p) <sweep: counts>, values: numbers <sweep: values>, roofs: structs dlb_roof[4096], mem: numbers == 8 * #roofs <sweep: memory rules>, tags: numbers[64], per: int, first: number, sink: reduce, text: bytes) = check dlb_sweep_keep(p, #nvalues, nvalues, #values, values, #roofs, roofs, mem, #tags, tags, per, first, sink, #text, text)",
   "reduce_new(ncols: int(1..4096)) -> reduce = dlb_reduce_new(ncols)",
   "reduce_keep(r: reduce, maxrows: number) = check dlb_reduce_keep(r, maxrows)",
-  "_reduce_pareto(r: reduce, cols: ints[8], maximize: ints == #cols, where: int) -> id: int = check dlb_reduce_pareto(r, #cols, cols, maximize, where, &id)",
+  "_reduce_pareto(r: reduce, cols: ints[1024], maximize: ints == #cols, where: int) -> id: int = check dlb_reduce_pareto(r, #cols, cols, maximize, where, &id)",
   "_reduce_top(r: reduce, k: int(1..1000000), col: int, maximize: bool, where: int) -> id: int = check dlb_reduce_top(r, k, col, maximize, where, &id)",
   "_reduce_bins(r: reduce, x: int, xe: numbers[100000], y: int, ye: numbers?[100000], z: int, agg: int, where: int) -> id: int = check dlb_reduce_bins(r, x, #xe, xe, y, #ye, ye, z, agg, where, &id)",
   "_reduce_group(r: reduce, keys: ints[8], cols: ints[32], where: int) -> id: int = check dlb_reduce_group(r, #keys, keys, #cols, cols, where, &id)",
