@@ -138,7 +138,7 @@ static int fail(parser *p, int status, const char *fmt, ...) {
   if (!p->status) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->err, sizeof p->err, fmt, ap);
+    dlb_vformat(p->err, sizeof p->err, fmt, ap);
     va_end(ap);
     p->status = status;
   }
