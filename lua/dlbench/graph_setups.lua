@@ -256,11 +256,12 @@ local function apply_lora(g)
     end
   end
   lo.done = nt
-  -- weights but no adapter: a step that trains nothing (every weight frozen), never silently
+  -- weights but no adapter: a step that trains nothing (every weight frozen), never silently;
+  -- raised at the user's line (the analysis that asked: g:stats, a plan ...)
   if lo.weights and lo.adapters == 0 then
-    error("g:lora: no layer built after g:lora is a target (targets: " .. table.concat(lo.list, ", ")
+    require("dlbench.errors").fail("g:lora: no layer built after g:lora is a target (targets: " .. table.concat(lo.list, ", ")
       .. "; a target is a linear layer's name or its last /part), so every weight is frozen and "
-      .. "nothing trains: call g:lora before building the target layers, or name layers that exist", 0)
+      .. "nothing trains: call g:lora before building the target layers, or name layers that exist")
   end
 end
 

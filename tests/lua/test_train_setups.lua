@@ -117,6 +117,9 @@ T.test("LoRA: called after the layers are built, or with no target built, is an 
   local none = dlb.graph("none"):lora{ rank = 4, targets = { "v" } }
   build(none)
   T.checkerr("no layer built after g:lora is a target (targets: v", none.stats, none, { b = 2 })
+  -- at the user's line (the analysis that asked), not inside the library
+  local ok, err = pcall(function() return none:stats { b = 2 } end)
+  assert(not ok and tostring(err):find("^[^:]*test_train_setups%.lua:%d+: g:lora: no layer"), tostring(err))
   T.checkerr("no layer built after g:lora is a target", function()
     return dlb.models.gpt{ size = "gpt2", layers = 1, lora = { rank = 2, targets = { "nope" } } }:stats{ b = 1 }
   end)
