@@ -199,7 +199,7 @@ B.functions = {
   "_sweep_keep(p: sweepprog, nvalues: numbers == dlb_sweep_prog_nvars(p) <sweep: counts>, values: numbers <sweep: values>, roofs: structs dlb_roof[4096], mem: numbers == 8 * #roofs <sweep: memory rules>, tags: numbers[64], per: int, first: number, sink: reduce, text: bytes) = check dlb_sweep_keep(p, #nvalues, nvalues, #values, values, #roofs, roofs, mem, #tags, tags, per, first, sink, #text, text)",
   "reduce_new(ncols: int(1..4096)) -> reduce = dlb_reduce_new(ncols)",
   "reduce_keep(r: reduce, maxrows: number) = check dlb_reduce_keep(r, maxrows)",
-  "_reduce_pareto(r: reduce, cols: ints[8], maximize: ints == #cols, where: int) -> id: int = check dlb_reduce_pareto(r, #cols, cols, maximize, where, &id)",
+  "_reduce_pareto(r: reduce, cols: ints[1024], maximize: ints == #cols, where: int) -> id: int = check dlb_reduce_pareto(r, #cols, cols, maximize, where, &id)",
   "_reduce_top(r: reduce, k: int(1..1000000), col: int, maximize: bool, where: int) -> id: int = check dlb_reduce_top(r, k, col, maximize, where, &id)",
   "_reduce_bins(r: reduce, x: int, xe: numbers[100000], y: int, ye: numbers?[100000], z: int, agg: int, where: int) -> id: int = check dlb_reduce_bins(r, x, #xe, xe, y, #ye, ye, z, agg, where, &id)",
   "_reduce_group(r: reduce, keys: ints[8], cols: ints[32], where: int) -> id: int = check dlb_reduce_group(r, #keys, keys, #cols, cols, where, &id)",
@@ -323,6 +323,7 @@ B.functions = {
   "_trace_text(t: trace, id: size) -> string = dlb_trace_text(t, id)",
   "_trace_count(t: trace) -> size = dlb_trace_count(t)",
   "_trace_bytes(t: trace) -> number = dlb_trace_bytes(t)",
+  "trace_check_event(i: size, name: string?, dur: number) = check dlb_trace_check_event(i, name, dur)",
   "_trace_numbers(t: trace, column: int(0..DLB_TRACE_NNUMBERS - 1)) -> doubles(dlb_trace_count(t)) = dlb_trace_numbers(t, column)",
   "_trace_string(t: trace, column: int(0..DLB_TRACE_NSTRINGS - 1), i: size) -> string = dlb_trace_string(t, column, i)",
   -- minimize (graphs/stats/dlb_minimize.h): Nelder-Mead by reverse communication, 1..64 variables

@@ -2,6 +2,10 @@
 ** test_core.c — the error model and versions of libdlbench.
 */
 #include <math.h>
+
+
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +24,59 @@ static void test_last_error(void) {
   CHECK(dlb_last_status() == DLB_EINVAL);
   CHECK(dlb_fail_null(DLB_ENOMEM, "out of memory") == NULL);
   CHECK(strcmp(dlb_last_error(), "out of memory") == 0);
+}
+
+/* The message formatter (dlb_vformat, graphs/base/error.c) prints what vsnprintf prints,
+** conversion by conversion, but a NaN as "nan" whatever its sign bit: glibc printed the NaN
+** 0/0 makes on x86 as "-nan", so a message said "got -nan" or "got nan" by backend. */
+static void same_as_printf(const char *want_fmt, const char *got) {
+  CHECK(strcmp(got, want_fmt) == 0);
+  if (strcmp(got, want_fmt) != 0) fprintf(stderr, "  want \"%s\"\n  got  \"%s\"\n", want_fmt, got);
+}
+static int fmt_into(char *buf, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = dlb_vformat(buf, n, fmt, ap);
+  va_end(ap);
+  return k;
+}
+static void test_nan_in_messages(void) {
+  volatile double zero = 0;
+  double nan_neg = -fabs(zero / zero), nan_pos = fabs(zero / zero);
+  char want[256];
+  dlb_fail(DLB_EINVAL, "got %g", nan_neg);
+  same_as_printf("got nan", dlb_last_error());
+  dlb_fail(DLB_EINVAL, "got %g and %.3f, %e, %G", nan_pos, nan_neg, nan_neg, nan_neg);
+  same_as_printf("got nan and nan, nan, NAN", dlb_last_error());
+  dlb_fail(DLB_EINVAL, "[%6g] [%-6g|]", nan_neg, nan_neg);
+  same_as_printf("[   nan] [nan   |]", dlb_last_error());
+  dlb_fail(DLB_EINVAL, "inf %g, %g", 1 / zero, -1 / zero);
+  same_as_printf("inf inf, -inf", dlb_last_error());
+  /* every other conversion as printf prints it: lengths, flags, '*' widths, %%, literal text */
+  long long ll = -1234567890123LL;
+  size_t z = 42;
+  const char *str = "matmul";
+  snprintf(want, sizeof want, "a %d %5i %-4u| %x %#o %ld %lld %zu %hhd %c %s %.3s %*d %-*.*f %p %% %.17g %a end",
+           -7, 12, 3u, 255u, 8u, -9L, ll, z, 300, 'q', str, str, 6, 5, 9, 2, 3.14159, (void *)str, 0.1, 0.5);
+  dlb_fail(DLB_EINVAL, "a %d %5i %-4u| %x %#o %ld %lld %zu %hhd %c %s %.3s %*d %-*.*f %p %% %.17g %a end",
+           -7, 12, 3u, 255u, 8u, -9L, ll, z, 300, 'q', str, str, 6, 5, 9, 2, 3.14159, (void *)str, 0.1, 0.5);
+  same_as_printf(want, dlb_last_error());
+  /* truncation: the message is cut at the slot's size, NUL-terminated, as vsnprintf cuts it */
+  char big[2000];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  dlb_fail(DLB_EINVAL, "%s %g", big, nan_neg);
+  CHECK(strlen(dlb_last_error()) == 1023);
+  /* a context before the last message keeps the rule */
+  dlb_fail(DLB_EINVAL, "value %g", nan_neg);
+  dlb_fail_context("op %d (%g): ", 3, nan_neg);
+  same_as_printf("op 3 (nan): value nan", dlb_last_error());
+  /* the formatter alone: it returns the full length and cuts at the buffer, as vsnprintf */
+  char small[8];
+  CHECK(fmt_into(small, sizeof small, "%s-%g", "0123", nan_neg) == 8);
+  same_as_printf("0123-na", small);
+  CHECK(fmt_into(NULL, 0, "%d%s", 12345, "ab") == 7);
+  CHECK(fmt_into(small, sizeof small, "") == 0 && small[0] == 0);
 }
 
 /* A counting allocator (realloc/free underneath, as dlb_set_allocator requires). */
@@ -90,6 +147,7 @@ int main(void) {
   RUN(test_check_near);
   RUN(test_abi);
   RUN(test_last_error);
+  RUN(test_nan_in_messages);
   RUN(test_allocator);
   return check_done();
 }

@@ -7,6 +7,9 @@
 #ifndef DLB_RUNTIME_H
 #define DLB_RUNTIME_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 #include "dlb_base.h"
 
 /* Record a printf-style message for dlb_last_error() and return `status`, so failures
@@ -31,6 +34,11 @@ int dlb_fail_context(const char *fmt, ...)
   __attribute__((format(printf, 1, 2)))
 #endif
   ;
+
+/* vsnprintf for messages: the same text, but a NaN prints as "nan" whatever its sign bit
+** (glibc prints "-nan" for one with the sign bit set, which 0/0 makes on x86), so a message
+** is the same under both backends. dlb_fail and dlb_fail_context format with it. */
+int dlb_vformat(char *buf, size_t n, const char *fmt, va_list ap);
 
 /* The status of the last recorded failure in this thread (DLB_OK if none). */
 int dlb_last_status(void);

@@ -80,6 +80,11 @@ DLB_API const char *dlb_trace_string(const dlb_trace *t, int column, size_t i);
 ** borrowed as dlb_trace_string's (NULL for an unknown id). A binding makes each text once. */
 DLB_API size_t dlb_trace_string_id(const dlb_trace *t, int column, size_t i);
 DLB_API const char *dlb_trace_text(const dlb_trace *t, size_t id);
+/* The rule every event keeps, the one place (a trace read here keeps it as it is parsed):
+** event i (1-based; name NULL when it has none) with duration dur (us; NaN: not given).
+** DLB_OK, or DLB_EINVAL with "event i ('name'): 'dur' is negative (...)": for events that
+** did not come from a file (dlb.trace.summary of a table made by hand). */
+DLB_API int dlb_trace_check_event(size_t i, const char *name, double dur);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

@@ -67,7 +67,7 @@ static int jfail(jparse *p, int status, const char *fmt, ...) {
     char msg[200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    dlb_vformat(msg, sizeof msg, fmt, ap);
     va_end(ap);
     snprintf(p->err, sizeof p->err, "byte %zu: %s", p->base + yajl_get_bytes_consumed(p->h), msg);
     p->status = status;

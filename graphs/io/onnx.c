@@ -79,7 +79,7 @@ int dlb_onnx_fail(dlb_onnx *m, int status, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  dlb_vformat(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (m->node)
     return dlb_fail(status, "onnx '%s': node %zu '%s' (%s): %s", m->file, m->nodei,
@@ -91,7 +91,7 @@ int dlb_onnx_note(dlb_onnx *m, int kind, double count, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  dlb_vformat(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (!GROW(m->rep, m->nrep, m->caprep, 1)) return oom();
   char *s = dlb_strdup(msg);

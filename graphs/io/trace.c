@@ -138,7 +138,7 @@ static int fail(parser *p, int status, const char *fmt, ...) {
   if (!p->status) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->err, sizeof p->err, fmt, ap);
+    dlb_vformat(p->err, sizeof p->err, fmt, ap);
     va_end(ap);
     p->status = status;
   }
@@ -167,6 +167,22 @@ static uint64_t seen_bit(int col) {
   return (uint64_t)1 << (col >= 1000 ? 32 + col - 1000 : col);
 }
 
+/* The rule an event's numbers keep, in one place: a trace's events (event_push) and the
+** tables made by hand that dlb.trace.summary is given (dlb_trace_check_event). dur is 0 or
+** more; NaN (not given) passes. 1 when it holds, else 0 with the message in buf. */
+static int event_rule(size_t i, const char *name, double dur, char *buf, size_t n) {
+  if (!(dur < 0)) return 1;
+  snprintf(buf, n, "event %zu%s%.100s%s: 'dur' is negative (%g us; a duration is 0 or more)",
+           i, name ? " ('" : "", name ? name : "", name ? "')" : "", dur);
+  return 0;
+}
+
+int dlb_trace_check_event(size_t i, const char *name, double dur) {
+  char msg[256];
+  if (event_rule(i, name, dur, msg, sizeof msg)) return DLB_OK;
+  return dlb_fail(DLB_EINVAL, "%s", msg);
+}
+
 static int event_push(parser *p) {
   dlb_trace *t = p->t;
   if (p->max_events > 0 && (double)t->n >= p->max_events)
@@ -186,12 +202,10 @@ static int event_push(parser *p) {
     }
     t->cap = nc;
   }
-  if (p->num[DLB_TRACE_DUR] < 0) { /* NaN (not given) passes */
-    uint32_t nm = p->str[DLB_TRACE_NAME];
-    return fail(p, DLB_EPARSE, "event %zu%s%.100s%s: 'dur' is negative (%g us; a duration is 0 "
-                "or more)", t->n + 1, nm ? " ('" : "", nm ? t->pool[nm - 1] : "", nm ? "')" : "",
-                p->num[DLB_TRACE_DUR]);
-  }
+  char msg[256];
+  uint32_t nm = p->str[DLB_TRACE_NAME];
+  if (!event_rule(t->n + 1, nm ? t->pool[nm - 1] : NULL, p->num[DLB_TRACE_DUR], msg, sizeof msg))
+    return fail(p, DLB_EPARSE, "%s", msg);
   for (int i = 0; i < DLB_TRACE_NNUMBERS; i++) t->num[i][t->n] = p->num[i];
   for (int i = 0; i < DLB_TRACE_NSTRINGS; i++) t->str[i][t->n] = p->str[i];
   t->n++;

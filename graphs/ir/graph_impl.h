@@ -9,6 +9,7 @@
 #ifndef GRAPH_IMPL_H
 #define GRAPH_IMPL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -156,6 +157,18 @@ dlb_graph *dlb_graph_clone(const dlb_graph *g, size_t ops, size_t tensors, size_
 void dlb_graph_release(dlb_graph *g);
 static inline const int32_t *op_in(const dlb_graph *g, const op *o) { return g->args + o->in; }
 static inline const int32_t *op_out(const dlb_graph *g, const op *o) { return g->args + o->out; }
+/* Whether op o updates a tensor (its first input) with Adam / AdamW: the updates whose
+** kernels the optimizer launch model counts (graphs/hw/optim_launch.c). The one rule of
+** dlb_analysis_update_tensors (graphs/step/analysis.c) and the compiled sweep
+** (graphs/sweep/sweep_compile.c); another optimizer's update has no launch model. */
+static inline int op_adam_update(const op *o) {
+  return o->type == OP_UPDATE && o->nin >= 1 &&
+         (o->attr[0] == DLB_OPT_ADAM || o->attr[0] == DLB_OPT_ADAMW);
+}
+/* The multi-tensor-apply chunks of an updated tensor of n elements at `chunk` elements each:
+** ceil(n / chunk), none for an empty tensor. The one rule of dlb_analysis_update_tensors and
+** the compiled sweep's point (dlb_sweep_roof, graphs/sweep/sweep_eval.c). */
+static inline double update_chunks(double n, double chunk) { return n > 0 ? ceil(n / chunk) : 0; }
 
 /* -- graph_ops.c: op creation with shape inference (user-facing ops) -- */
 int dlb_make_op(dlb_graph *g, int type, const char *name, size_t nin, const int *inputs,

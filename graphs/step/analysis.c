@@ -506,11 +506,9 @@ int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, d
     const op *p = &a->s->o[k];
     /* the launch counts are Adam's / AdamW's (graphs/hw/optim_launch.c counts their sources):
     ** another optimizer's update has no launch model (0 tensors: each update op one kernel) */
-    if (p->type != OP_UPDATE || p->nin < 1 || a->layer[k] != (int)i) continue;
-    if (p->attr[0] != DLB_OPT_ADAM && p->attr[0] != DLB_OPT_ADAMW) continue;
-    double n = a->numel[op_in(a->s, p)[0]];
+    if (!op_adam_update(p) || a->layer[k] != (int)i) continue;
     out[0] += 1;
-    out[1] += n > 0 ? ceil(n / chunk) : 0;
+    out[1] += update_chunks(a->numel[op_in(a->s, p)[0]], chunk);
   }
   return DLB_OK;
 }

@@ -176,7 +176,7 @@ DLB_API void dlb_reduce_free(dlb_reduce *r);
 ** are held whole; a dlb_sweep_eval's rows compactly (32 bytes a row, every other column
 ** decoded on read, bit for bit: docs/sweep.md "Kept rows"); one reducer keeps one kind. */
 DLB_API int dlb_reduce_keep(dlb_reduce *r, double maxrows);
-/* A Pareto front over columns cols[0..n) (maximize[i] != 0: larger is better), rows with
+/* A Pareto front over columns cols[0..n), n 1..8 (maximize[i] != 0: larger is better), rows with
 ** where_col != 0 only (where_col < 0: all). *id receives its reducer id. */
 DLB_API int dlb_reduce_pareto(dlb_reduce *r, size_t n, const int *cols, const int *maximize,
                               int where_col, int *id);

@@ -499,11 +499,10 @@ static int addtensor(swgraph *G, int32_t id) {
   return 1;
 }
 
-/* Whether op q updates an Adam / AdamW tensor in a layer (dlb_analysis_update_tensors' ops:
-** the launch counts are those optimizers', graphs/hw/optim_launch.c). */
+/* Whether op q updates an Adam / AdamW tensor in a layer (dlb_analysis_update_tensors' ops,
+** by the same rule, op_adam_update in graph_impl.h). */
 static int adam_update(const op *q) {
-  return q->type == OP_UPDATE && q->nin >= 1 && q->layer >= 0 &&
-         (q->attr[0] == DLB_OPT_ADAM || q->attr[0] == DLB_OPT_ADAMW);
+  return op_adam_update(q) && q->layer >= 0;
 }
 
 /* Compile the step s of one graph into graph state G. */

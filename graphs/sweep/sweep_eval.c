@@ -16,6 +16,7 @@
 #include "dlb_runtime.h"
 #include "dlb_sweep.h"
 #include "dlb_sys.h"
+#include "graph_impl.h"
 #include "roofline_impl.h"
 #include "sweep_impl.h"
 
@@ -55,12 +56,12 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
   ** point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
   dlb_optim_count oc;
   if (p->okind != DLB_OPTIM_NONE && p->upd != NULL) {
-    /* (a chunk is 2^16 elements: the reciprocal is exact, so this is ceil(ne / chunk)) */
-    double ut = 0, uc = 0, rch = 1 / dlb_optim_chunk();
+    /* each tensor's chunks by dlb_analysis_update_tensors' rule (update_chunks, graph_impl.h) */
+    double ut = 0, uc = 0, ch = dlb_optim_chunk();
     for (size_t j = 0; j < p->ntun; j++) {
       double ne = pv[p->tun[j]], k = pv[p->tmult[j]];
       ut += k;
-      uc += k * (ne > 0 ? ceil(ne * rch) : 0);
+      uc += k * update_chunks(ne, ch);
     }
     ut = floor(ut + 0.5), uc = floor(uc + 0.5);   /* sums of whole counts */
     if (ut > 0) {

@@ -167,7 +167,9 @@ int dlb_reduce_keep(dlb_reduce *r, double maxrows) {
 int dlb_reduce_pareto(dlb_reduce *r, size_t n, const int *cols, const int *maximize, int where_col,
                       int *id) {
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
-  if (n < 1 || n > MAXOBJ) return dlb_fail(DLB_EINVAL, "reductions: pareto takes 1..%d objectives, got %zu", MAXOBJ, n);
+  if (n < 1 || n > MAXOBJ)
+    return dlb_fail(DLB_EINVAL, "reductions: a Pareto front takes 1..%d objectives (the fixed "
+                    "limit MAXOBJ of graphs/sweep/sweep_reduce.c's fronts), got %zu", MAXOBJ, n);
   if (!cols || !id) return dlb_fail(DLB_EINVAL, "reductions: pareto columns or id is NULL");
   if (r->nP == MAXRED) return dlb_fail(DLB_EINVAL, "reductions: at most %d fronts", MAXRED);
   pareto *P = &r->P[r->nP];

@@ -205,13 +205,32 @@ function Graph:lora(o)
     set[t] = true
   end
   if o.alpha ~= nil and type(o.alpha) ~= "number" then error("g:lora: alpha must be a number", 2) end
-  self._lora = { rank = o.rank, targets = set, alpha = o.alpha or o.rank, list = targets, done = 0 }
+  local lo = { rank = o.rank, targets = set, alpha = o.alpha or o.rank, list = targets, done = 0, adapters = 0 }
+  -- Adapters are made as the target layers are built (nn.linear, the zoo's experts): a target
+  -- built before g:lora has none, and would be frozen with the rest (trainable 0 when all are).
+  -- Its weight is <layer>/w (nn.linear) or the target's own name (experts, "h0/experts/w1").
+  local nt = core.graph_counts(self._h)
+  for t = 0, nt - 1 do
+    if is_weight(self, t) then
+      local wn = core._graph_tensor_name(self._h, t)
+      local layer = wn:match("^(.*)/[^/]+$")
+      local hit = (layer and M.lora_target({ _lora = lo }, layer) and layer)
+        or (M.lora_target({ _lora = lo }, wn) and wn)
+      if hit then
+        error("g:lora: layer '" .. hit .. "' (a target) was built before g:lora, so it would get "
+          .. "no adapters and be frozen: call g:lora before building the layers (or give a zoo "
+          .. "model lora = {rank=, targets=})", 2)
+      end
+    end
+  end
+  self._lora = lo
   return self
 end
 doc.doc(Graph.lora, "g:lora{rank=, targets={\"q\", \"v\"}[, alpha=rank]} -> g",
   "LoRA adapters (Hu et al. 2021) on the linear layers built afterwards whose name (or its "
   .. "last /part) is a target: A [nin, rank], B [rank, nout], y = xW + alpha/rank (xA)B; all "
-  .. "other weights are frozen. Zoo models: dlb.models.<name>{..., lora = {rank=, targets=}}")
+  .. "other weights are frozen. Call it before building: a target built before it, or none "
+  .. "built after it, is an error. Zoo models: dlb.models.<name>{..., lora = {rank=, targets=}}")
 
 -- Whether a linear layer named `name` gets LoRA adapters.
 function M.lora_target(g, name)
@@ -227,11 +246,23 @@ local function apply_lora(g)
   if not lo then return end
   local nt = core.graph_counts(g._h)
   for t = lo.done, nt - 1 do
-    if is_weight(g, t) and not core._graph_tensor_name(g._h, t):find("/lora_[AB]$") then
-      core.graph_freeze(g._h, t, true)
+    if is_weight(g, t) then
+      lo.weights = true
+      if core._graph_tensor_name(g._h, t):find("/lora_[AB]$") then
+        lo.adapters = lo.adapters + 1
+      else
+        core.graph_freeze(g._h, t, true)
+      end
     end
   end
   lo.done = nt
+  -- weights but no adapter: a step that trains nothing (every weight frozen), never silently;
+  -- raised at the user's line (the analysis that asked: g:stats, a plan ...)
+  if lo.weights and lo.adapters == 0 then
+    require("dlbench.errors").fail("g:lora: no layer built after g:lora is a target (targets: " .. table.concat(lo.list, ", ")
+      .. "; a target is a linear layer's name or its last /part), so every weight is frozen and "
+      .. "nothing trains: call g:lora before building the target layers, or name layers that exist")
+  end
 end
 
 

@@ -287,7 +287,14 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     for _, c in ipairs(list(pz.minimize or {})) do cs[#cs + 1] = value_of(c, "pareto"); mx[#mx + 1] = 0 end
     for _, c in ipairs(list(pz.maximize or {})) do cs[#cs + 1] = value_of(c, "pareto"); mx[#mx + 1] = 1 end
     if #cs == 0 then fail("pareto needs minimize= or maximize= columns") end
-    wants[#wants + 1] = { kind = "pareto", n = i, id = make(core._reduce_pareto, cs, mx, where_of(pz.where, "pareto")) }
+    local wh = where_of(pz.where, "pareto")
+    -- C's check of the objective count (a front takes at most 8), named as the option
+    local ok, id = pcall(make, core._reduce_pareto, cs, mx, wh)
+    if not ok then
+      fail(string.format("pareto%s: minimize= and maximize= name %d columns: %s",
+        #paretos > 1 and "[" .. i .. "]" or "", #cs, argtext(id)))
+    end
+    wants[#wants + 1] = { kind = "pareto", n = i, id = id }
   end
   -- top = k: the k smallest of the time column, as top = {k = k}
   local tops = opts.top

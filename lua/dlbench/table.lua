@@ -757,13 +757,14 @@ function M.reduce_rows(kind, spec, cols, colvalues, n, who)
   end
   local function list(x) if type(x) == "table" then return x end return { x } end
   local where = spec.where ~= nil and col(spec.where, "where") or -1
-  local call
+  local call, call_cols
   if kind == "pareto" then
     local cs, mx = {}, {}
     for _, c in ipairs(list(spec.minimize or {})) do cs[#cs + 1] = col(c, "minimize"); mx[#mx + 1] = 0 end
     for _, c in ipairs(list(spec.maximize or {})) do cs[#cs + 1] = col(c, "maximize"); mx[#mx + 1] = 1 end
     if #cs == 0 then fail(who .. ": minimize= or maximize= columns needed") end
     call = function(red) return core._reduce_pareto(red, cs, mx, where) end
+    call_cols = cs
   else
     local by = spec.by == nil and "time" or spec.by
     if type(by) ~= "string" then fail(who .. ": by must be a column name (\"-name\": largest first), got " .. tostring(by)) end
@@ -775,10 +776,11 @@ function M.reduce_rows(kind, spec, cols, colvalues, n, who)
   end
   local red = core.reduce_new(#used)
   local ok, id = pcall(call, red)
-  -- the binding's own check (top's k: a whole number 1..1000000), named as the option
+  -- the binding's or C's own check (top's k: a whole number 1..1000000; pareto's objective
+  -- count), named as the option
   if not ok then
-    fail(who .. (kind == "top" and ": k = " .. tostring(spec.k) or "") .. ": "
-      .. errors.argtext(id))
+    fail(who .. (kind == "top" and ": k = " .. tostring(spec.k)
+      or ": minimize= and maximize= name " .. #call_cols .. " columns") .. ": " .. errors.argtext(id))
   end
   -- the used columns' values as numbers, checked; then row-major chunks to C
   local vals = {}

@@ -613,10 +613,10 @@ function M.summary(t, opts)
     local rows = {}
     for i = 1, t:count() do
       local r = t:row(i)
-      -- a table made by hand (dlb.trace.read's are checked in C, trace.c event_push)
-      if type(r.dur) == "number" and r.dur < 0 then
-        error(string.format("%s: event %d%s: 'dur' is negative (%g us; a duration is 0 or more)", fn,
-          i, r.name and " ('" .. tostring(r.name) .. "')" or "", r.dur), 2)
+      -- a table made by hand: the rule dlb.trace.read's events kept (graphs/io/trace.c)
+      if type(r.dur) == "number" then
+        local ok, err = pcall(core.trace_check_event, i, r.name ~= nil and tostring(r.name) or nil, r.dur)
+        if not ok then error(fn .. ": " .. tostring(err), 2) end
       end
       rows[i] = r
     end

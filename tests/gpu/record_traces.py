@@ -25,6 +25,7 @@ by the suite without a GPU.
 """
 import argparse
 import csv
+import gc
 import gzip
 import json
 import math
@@ -143,6 +144,29 @@ def run_config(dev, h, mb, a, out):
     return statistics.median(times), min(times)
 
 
+def measure(dev, h, mb, a, row, free=None):
+    """Run configuration (h, mb) into row: its step times, or status "out of memory" (the run
+    goes on). True when it ran out of memory. The out-of-memory exception's traceback holds
+    run_config's frames, and with them the model, the optimizer state and the activations:
+    emptying the CUDA cache inside the except block freed none of that. So the cleanup comes
+    after the block, once the exception and its traceback are gone, with a gc.collect() for
+    reference cycles among what they held. free: the cache's emptying (a test's stand-in)."""
+    oom = False
+    try:
+        med, mn = run_config(dev, h, mb, a, a.out)
+        row.update(step_ms_median="%.4f" % (1e3 * med), step_ms_min="%.4f" % (1e3 * mn), status="ok")
+    except RuntimeError as e:   # out of memory: recorded, the run goes on
+        if "out of memory" not in str(e):
+            raise
+        row.update(step_ms_median="", step_ms_min="", status="out of memory")
+        oom = True
+    # here `e` and its traceback are deleted (Python deletes the name at the block's end)
+    if oom and dev.type == "cuda":
+        gc.collect()
+        (free or torch.cuda.empty_cache)()
+    return oom
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=os.environ.get("OUT") or "gpu_traces")
@@ -190,15 +214,7 @@ def main():
                 break
             row = {"device": name, "torch": torch.__version__, "hidden": h, "layers": a.layers,
                    "heads": h // 64, "seq": a.seq, "micro_batch": mb, "steps": a.steps}
-            try:
-                med, mn = run_config(dev, h, mb, a, a.out)
-                row.update(step_ms_median="%.4f" % (1e3 * med), step_ms_min="%.4f" % (1e3 * mn), status="ok")
-            except RuntimeError as e:   # out of memory: recorded, the run goes on
-                if "out of memory" not in str(e):
-                    raise
-                row.update(step_ms_median="", step_ms_min="", status="out of memory")
-                if dev.type == "cuda":
-                    torch.cuda.empty_cache()
+            measure(dev, h, mb, a, row)
             rows.append(row)
             # written whole after every configuration: an interrupted run keeps what it finished
             with open(path + ".tmp", "w", newline="") as f:

@@ -189,6 +189,7 @@ local good = {
   { "energy_step", 0.9, 3.7, 1, 5, 640, 4, 1e9, 1e6, 1e6, 1e6 },
   { "trace_parse", '{"traceEvents": []}' }, { "trace_read", "/nonexistent/trace.json" },
   { "trace_count", TR }, { "trace_numbers", TR, 1 }, { "trace_strings", TR, 1 },
+  { "trace_check_event", 3, "mm", 1.5 },
   { "minimizer_new", { 0, 0 }, { 1, 1 }, { -1, -1 }, { 1, 1 }, 1e-9, 10 },
   { "minimizer_ask", MZ }, { "minimizer_tell", MZ, 1 }, { "minimizer_best", MZ },
   { "onnx_read", ONNX, 0, 0 }, { "json_read", HF },

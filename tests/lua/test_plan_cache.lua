@@ -59,15 +59,17 @@ T.test("plan -> freeze -> plan: the MFU of a fresh graph frozen the same way (fi
   -- unfreezing returns the first plan's numbers (a new generation, not the stale entry)
   g:unfreeze()
   same(plan(g), before, "unfrozen again")
-  -- g:lora on a built graph freezes every weight at the next analysis: g:generation() makes
-  -- those freezes first, so it moves at once
+  -- g:lora on a built graph froze every weight at the next analysis (its targets had no
+  -- adapters: a step that trains nothing); it is refused now (fixes11), and the refused call
+  -- leaves the graph, its generation and its plan as they were
   v = g:generation()
-  g:lora { rank = 8 }
-  assert(g:generation() > v, "g:lora on a built graph: a new generation")
-  -- LoRA adds ops and freezes the base: the plan follows the graph again
-  local k = gpt()
-  k:lora { rank = 8 }
-  same(plan(g), plan(k), "lora in place vs lora fresh")
+  T.checkerr("was built before g:lora", g.lora, g, { rank = 8 })
+  T.eq(g:generation(), v, "a refused g:lora: the same generation")
+  same(plan(g), before, "a refused g:lora: the same plan")
+  -- LoRA before the build (the zoo's lora =) adds ops and freezes the base: a new plan
+  local k = M.gpt { layers = 2, hidden = 256, heads = 4, seq = 512, vocab = 1000, lora = { rank = 8 } }
+  local kp = plan(k)
+  assert(kp[1].mfu < before[1].mfu * (1 - 1e-3), "LoRA: frozen base, fewer model FLOPs, a lower MFU")
 end)
 
 -- The layer lists of graph= plans and evaluations are cached per graph (weak keys) and per

@@ -579,6 +579,12 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
   T.checkerr(msg, dlb.sweep.reduce, tn, { top = { k = 2, by = "n" } })
   T.checkerr(msg, dlb.sweep.reduce, tn, { top = { k = 2, by = "-n" } })
   T.checkerr(msg, dlb.sweep.reduce, tn, { pareto = { minimize = { "time" }, maximize = "n" } })
+  -- fixes11: 9 objectives said "bad argument #2 to 'reduce_pareto' (more than 8 values)"
+  local nine = { "time", "time", "time", "time", "time", "time", "time", "time", "time" }
+  T.checkerr("dlb.sweep.reduce: pareto: minimize= and maximize= name 9 columns: reductions: a Pareto "
+    .. "front takes 1..8 objectives (the fixed limit MAXOBJ", dlb.sweep.reduce, tn, { pareto = { minimize = nine } })
+  T.checkerr("dlb.sweep.reduce: pareto[2]: minimize= and maximize= name 9 columns", dlb.sweep.reduce, tn,
+    { pareto = { { minimize = "time" }, { minimize = nine } } })
   T.checkerr(msg, dlb.sweep.reduce, tn, { group_by = { keys = "time", values = "n" } })
   T.checkerr(msg, dlb.sweep.reduce, tn, { heatmap = { x = "time", value = "n" } })
   T.checkerr("dlb.sweep.reduce: heatmap axis 'n' must hold numbers (it has none)", dlb.sweep.reduce, tn,

@@ -84,6 +84,12 @@ for _, kind in ipairs { "table", "coltable" } do
     T.checkerr("t:top: k = x", t.top, t, { k = "x" })
     T.checkerr("bx", t.top, t, { k = 1, bx = "time" })
     T.checkerr("minimize= or maximize= columns needed", t.pareto, t, {})
+    -- fixes11: 9 objectives said only "more than 8 values" (the binding's array bound)
+    T.checkerr("t:pareto: minimize= and maximize= name 9 columns: reductions: a Pareto front takes "
+      .. "1..8 objectives (the fixed limit MAXOBJ of graphs/sweep/sweep_reduce.c's fronts), got 9",
+      t.pareto, t, { minimize = { "time", "time", "time", "time", "time" }, maximize = { "mem", "mem", "mem", "mem" } })
+    T.eq(t:pareto { minimize = { "time", "time", "time", "time" }, maximize = { "mem", "mem", "mem", "mem" } }:count() > 0,
+      true, "8 objectives: a front")
     T.checkerr("column 'name' row 1 holds the string 'a'", t.top, t, { by = "name" })
     T.checkerr("column 'fits' row 1 holds a boolean", t.top, t, { by = "fits" })
   end)

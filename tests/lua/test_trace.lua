@@ -188,6 +188,15 @@ T.test("a negative dur, junk after the gzip stream, a gzip bomb streamed (fixes9
   T.checkerr("event 2: 'dur' is negative", dlb.trace.parse, '[{"ts": 1, "dur": 0}, {"ph": "X", "dur": -1e-3, "ts": 1}]')
   local hand = dlb.table { { name = "k", ph = "X", ts = 1, dur = -2, pid = 1, tid = 1 } }
   T.checkerr("dlb.trace.summary: event 1 ('k'): 'dur' is negative", dlb.trace.summary, hand)
+  -- fixes11: a table made by hand keeps the rule of graphs/io/trace.c (dlb_trace_check_event,
+  -- the one place), not a Lua copy of it: the same message as the file's, word for word
+  local okp, perr = pcall(dlb.trace.parse, '[{"name": "k", "ph": "X", "ts": 1, "dur": -2}]')
+  local oks, serr = pcall(dlb.trace.summary, hand)
+  assert(not okp and not oks)
+  local want = tostring(perr):match("(event 1 .*)$")
+  T.eq(tostring(serr):match("(event 1 .*)$"), want, "the hand-made table's message is the parser's")
+  T.checkerr(want, dlb.core.trace_check_event, 1, "k", -2)
+  T.eq(select("#", dlb.core.trace_check_event(1, nil, 0 / 0)), 0, "NaN (not given) passes")
   -- before: the bytes after the gzip member were skipped quietly (zlib's gzread)
   local src = assert(io.open(DIR .. "mlp_b16.pt.trace.json.gz", "rb"))
   local gz = src:read("*a")

@@ -96,6 +96,35 @@ T.test("LoRA: adapters' own params and FLOPs, everything else frozen (Hu et al. 
   T.checkerr("unknown option 'ranks'", function() return dlb.graph("x"):lora{ ranks = 2 } end)
 end)
 
+-- g:lora's order (review): adapters are made as target layers are built, so g:lora after
+-- the build used to freeze every weight silently (trainable 0, a step that trains nothing).
+T.test("LoRA: called after the layers are built, or with no target built, is an error", function()
+  local nn = require "dlbench.nn"
+  local function build(g)
+    local x = g:input("x", { "b", 64 })
+    local h = nn.linear(g, x, 64, { name = "h0/attn/q" })
+    g:loss(g:sum(nn.linear(g, h, 64, { name = "h0/mlp/fc" })))
+  end
+  local ok = dlb.graph("before"):lora{ rank = 4, targets = { "q" } }
+  build(ok)
+  -- q's adapters: A 64 x 4 + B 4 x 64 = 512 trainable; everything else frozen
+  T.eq(ok:stats{ b = 2 }.trainable, 512)
+  local late = dlb.graph("after")
+  build(late)
+  T.checkerr("g:lora: layer 'h0/attn/q' (a target) was built before g:lora", late.lora, late,
+    { rank = 4, targets = { "q" } })
+  T.eq(late:stats{ b = 2 }.trainable, 64 * 64 * 2 + 128, "the refused g:lora leaves the graph as it was")
+  local none = dlb.graph("none"):lora{ rank = 4, targets = { "v" } }
+  build(none)
+  T.checkerr("no layer built after g:lora is a target (targets: v", none.stats, none, { b = 2 })
+  -- at the user's line (the analysis that asked), not inside the library
+  local ok, err = pcall(function() return none:stats { b = 2 } end)
+  assert(not ok and tostring(err):find("^[^:]*test_train_setups%.lua:%d+: g:lora: no layer"), tostring(err))
+  T.checkerr("no layer built after g:lora is a target", function()
+    return dlb.models.gpt{ size = "gpt2", layers = 1, lora = { rank = 2, targets = { "nope" } } }:stats{ b = 1 }
+  end)
+end)
+
 T.test("ZeRO-Offload: optimizer state and parameters in host memory, traffic over the host link", function()
   local g = mlp()
   local base = g:stats{ b = 32, optimizer = "adam", precision = "mixed" }

@@ -5,6 +5,31 @@ t_fail() { t_failn=$((t_failn + 1)); echo "not ok $1"; echo "$1: $2" >&2; }
 # t_check NAME COND-COMMAND...: pass when the command succeeds.
 t_check() { local n=$1; shift; if "$@"; then t_ok "$n"; else t_fail "$n" "command failed: $*"; fi; }
 t_done() { echo "$t_pass passed, $t_failn failed"; [ "$t_failn" -eq 0 ]; }
+# t_python "import x, y": $py set to the first python3 (Debian's, then PATH's) that runs the
+# import; fails with $py empty when none does (the test then prints "skip: ..." and ends).
+t_python() {
+  py=""
+  local p
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "$1" 2>/dev/null; then py=$p; return 0; fi
+  done
+  return 1
+}
+# t_add NAME OUTPUT: a checker's output (its "ok ..."/"not ok ..." lines, printed, and its
+# closing "N passed, N failed", added to this test's counts); NAME fails when it has no
+# closing line. The other lines of a failing checker go to stderr.
+t_add() {
+  local p f
+  echo "$2" | grep -E '^(ok|not ok) '
+  p=$(echo "$2" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+  f=$(echo "$2" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+  if [ -z "$p" ]; then
+    t_fail "$1 ran to its end" "$(echo "$2" | tail -20)"
+  else
+    t_pass=$((t_pass + p)); t_failn=$((t_failn + f))
+    [ "$f" -eq 0 ] || echo "$2" | grep -v -E '^(ok|not ok) ' | tail -20 >&2
+  fi
+}
 
 # REPL tests through a real pseudo-terminal: an isolated tmux server (its own socket, no
 # config), a fixed window size, and polling of the screen instead of long sleeps.
