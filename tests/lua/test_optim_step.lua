@@ -18,23 +18,9 @@ local core = require "dlbench.backend"
 local H = dlb.hw.get("A100-80GB")
 local function gpt2() return dlb.models.gpt { size = "gpt2", batch = 1 } end
 
-local function names()
-  local out = {}
-  for _, p in ipairs(fw.list()) do out[#out + 1] = type(p) == "table" and p.name or p end
-  return out
-end
+local names, nohost = require("profile_cases").names, require("profile_cases").nohost
 
 local function has_launch(p) return fw.step_launch(p) ~= fw.LAUNCHES.none end
-
--- a profile without a host model: every op's host cost 0 (dlb.frameworks.host_of)
-local function nohost(name)
-  local d = fw.get(name).dispatch
-  if d == nil then return name end   -- none already (dlb.frameworks.host_of: 0, 0)
-  local z = {}
-  for k, v in pairs(d) do z[k] = v end
-  z.per_op, z.per_layer = 0, 0
-  return fw.derive(name, { dispatch = z })
-end
 
 local function both(prof, opt)
   local g = gpt2()
