@@ -130,7 +130,7 @@ function M.apply_offload(r, off, ls, po, cfg, hw, fname, oi, memo)
     local lo = otraffic / bw
     r.step = R.offload_step(r.step - r.update, lo, r.offload_time - lo, cpu, off.delayed_update)
     r.update_device_saved, r.update, r.cpu_update_time = r.update, cpu, cpu
-    r.cpu_optimizer, r.offload_delayed = oi.cpu or "torch", off.delayed_update or false
+    r.cpu_optimizer, r.delayed_update = oi.cpu or "torch", off.delayed_update or false
     scale = before / r.step
   else
     r.step = r.step + r.offload_time

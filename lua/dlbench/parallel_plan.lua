@@ -331,7 +331,7 @@ local function plan_tostring(r)
     z = z .. ", offload " .. on
     if r.cpu_update_time then
       z = z .. string.format(" (optimizer step on the host CPU %s%s)", P.seconds(r.cpu_update_time),
-        r.offload_delayed and ", delayed" or "")
+        r.delayed_update and ", delayed" or "")
     end
   end
   if (r.ep_comm or 0) > 0 then extra = string.format(", all-to-all %s", P.seconds(r.ep_comm)) .. extra end
