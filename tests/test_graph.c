@@ -258,6 +258,13 @@ static void test_contract(void) {
     }
   }
   CHECK(ndata == 1 && nfilt == 2 && nupd == 2);
+  /* w0 and its consumer c0 sit outside every scope, before it: w0 trains and counts with
+  ** the first layer (dlb_weight_layer, train.c), where layers.from_graph puts c0's work, so
+  ** every path times its update in that layer's update phase (before: layer -1, 16 params) */
+  for (size_t i = 0; i < n; i++)
+    if (ph[i] == DLB_PHASE_UPDATE) CHECK(ly[i] == 0);
+  double lay[6];
+  CHECK(dlb_analysis_layer(a, 0, lay) == DLB_OK && lay[0] == 4 * 4 + 8 * 4 * 3 * 3);
   dlb_totals t;
   dlb_analysis_totals(a, &t);
   CHECK_NEAR(flops, t.flops, 1e-12);

@@ -275,7 +275,8 @@ DLB_API const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
 ** activations the layer sends to other layers, out[5] bytes of its weights. */
 DLB_API int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
 /* The parameter tensors layer i's optimizer step updates with Adam or AdamW (one per update
-** op: the trainable weights; frozen ones have none; another optimizer's: none, as its
+** op: the trainable weights, a weight outside every layer scope in the layer of its first
+** consumer or the one before it; frozen ones have none; another optimizer's: none, as its
 ** launches are not counted): out[0] their count, out[1] the sum of ceil(numel / chunk)
 ** over them (the chunks a multi-tensor kernel splits them into; chunk >= 1 elements,
 ** dlb_optim_chunk()). DLB_EINVAL for a layer out of range or a chunk < 1. */

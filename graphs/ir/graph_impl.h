@@ -200,6 +200,12 @@ double dlb_dtype_size(int dt);
 
 /* -- train.c -- */
 dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt);
+/* The layer weight t belongs to, given its first consumer c (a forward op, or -1): its own
+** g:layer scope; else c's; else, c outside every scope too, the scope of the nearest forward
+** op before c that has one, or the first layer (0); -1 only in a graph without layers. Its
+** parameters (dlb_analysis_layer) and its update op (the launch model's tensors,
+** dlb_analysis_update_tensors) go there. */
+int dlb_weight_layer(const dlb_graph *g, int t, int c);
 
 /* -- fusion.c -- */
 /* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;

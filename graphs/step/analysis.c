@@ -239,8 +239,9 @@ static void addbytes(void *c, int t, double mult) {
 }
 
 /* Per-layer costs: FLOPs by phase from the ops; parameters and weight bytes of each weight
-** (in its own layer scope, else its first consumer's); activations produced by a forward
-** op of one layer and read by a forward op of another. O(ops + uses). */
+** (in the layer of dlb_weight_layer: its own scope, else its first consumer's, ...; where its
+** update op is); activations produced by a forward op of one layer and read by a forward op
+** of another. O(ops + uses). */
 static int layer_costs(dlb_analysis *a, const double *numel) {
   const dlb_graph *s = a->s;
   size_t L = s->nlayers;
@@ -265,7 +266,7 @@ static int layer_costs(dlb_analysis *a, const double *numel) {
       int t = op_in(s, p)[j];
       const tensor *x = &s->t[t];
       if (x->role == DLB_ROLE_WEIGHT && !placed[t]) {
-        int l = x->layer >= 0 ? x->layer : p->layer;
+        int l = dlb_weight_layer(s, t, i);
         placed[t] = 1;
         if (l >= 0) a->lay[6 * l] += numel[t], a->lay[6 * l + 5] += a->size[t];
       }

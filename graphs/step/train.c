@@ -437,8 +437,21 @@ int dlb_optimizer_state_bytes(int optimizer, int ndims, const double *dims, doub
   return DLB_OK;
 }
 
-/* The update of weight w with its final gradient. */
-static int update(tx *x, int w) {
+int dlb_weight_layer(const dlb_graph *g, int t, int c) {
+  if (g->t[t].layer >= 0) return g->t[t].layer;
+  if (g->nlayers == 0) return -1;
+  /* an op outside every scope is its predecessor's layer's (the first layer's before any):
+  ** how dlb.parallel.layers.from_graph places such an op's forward work, so a weight outside
+  ** every scope trains with the layer that holds its consumer's FLOPs (issue [18]: the
+  ** framework steps every trainable tensor, in a layer or not) */
+  for (int j = c; j >= 0; j--)
+    if (g->o[j].layer >= 0) return g->o[j].layer;
+  return 0;
+}
+
+/* The update of weight w with its final gradient; c its first consumer (the forward op whose
+** backward completed the gradient). */
+static int update(tx *x, int w, int c) {
   dlb_graph *s = x->s;
   int32_t dims[2][DLB_GRAPH_MAXRANK];
   int nd[2], dt[2];
@@ -468,7 +481,7 @@ static int update(tx *x, int w) {
   x->phase = saved;
   x->fwd = sfwd;
   if (o < 0) return o;
-  s->o[o].layer = s->t[w].layer >= 0 ? s->t[w].layer : s->o[o].layer;
+  s->o[o].layer = dlb_weight_layer(s, w, c);
   return DLB_OK;
 }
 
@@ -749,7 +762,7 @@ static dlb_graph *expand(dlb_graph *g, const dlb_train_opts *opt) {
     for (int j = 0; j < nin; j++) {
       int t = s->args[in0 + j];
       if (s->t[t].role != DLB_ROLE_WEIGHT || (j > 0 && s->args[in0 + j - 1] == t)) continue;
-      if (--x.pending[t] == 0 && x.grad[t] >= 0 && (rc = update(&x, t))) goto done;
+      if (--x.pending[t] == 0 && x.grad[t] >= 0 && (rc = update(&x, t, i))) goto done;
     }
   }
   if (nseg > 1) rc = prune(s, (int)g->no);

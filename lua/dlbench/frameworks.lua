@@ -111,10 +111,26 @@ local function check_optimizer_impl(u, where, level, optional)
       .. "\"fused\" | \"foreach\" | \"loop\", grad_clip = true | false, launch = \"...\", "
       .. "source = \"...\"}", level)
   end
+  if u.cpu ~= nil and require("dlbench.roofline").CPU_OPTIMIZERS[u.cpu] == nil then
+    error(where .. ": optimizer_impl.cpu must be \"cpu_adam\" or \"torch\" (the host's optimizer "
+      .. "under offload = \"optimizer\"), got " .. tostring(u.cpu), level)
+  end
   if optional and u.launch == nil then return end
   local ok, e = pcall(M.launch_of, u)
   if not ok then error(where .. ": " .. tostring(e), level) end
 end
+
+-- The optimizer profile p runs on the host CPU under optimizer offload (offload =
+-- "optimizer"): its optimizer_impl.cpu, "cpu_adam" (DeepSpeed's DeepSpeedCPUAdam, what
+-- ZeRO-Offload steps with: the DeepSpeed profiles) or "torch" (torch.optim's Adam / AdamW on
+-- CPU tensors, what FSDP's CPUOffload and torchao's CPUOffloadOptimizer step with; a profile
+-- that names none). Its rate: dlb.roofline.CPU_OPTIMIZERS.
+function M.cpu_optimizer(p)
+  local u = type(p) == "table" and p.optimizer_impl or nil
+  return type(u) == "table" and u.cpu or "torch"
+end
+doc.doc(M.cpu_optimizer, "dlb.frameworks.cpu_optimizer(profile) -> \"cpu_adam\" | \"torch\"",
+  "the host CPU's optimizer under optimizer offload (optimizer_impl.cpu; default torch.optim on the CPU)")
 
 -- Whether profile p's RMSNorm keeps its fp32 upcast (its norm field, above): the one reading
 -- of it (g:stats, g:step_options and through them the planner and the compiled sweep).

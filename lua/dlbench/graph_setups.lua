@@ -284,8 +284,11 @@ local function offload_of(o, t, a, head)
   if r.optimizer then
     r.host_bytes = r.host_bytes + t.optimizer
     r.device_saved = r.device_saved + t.optimizer
-    r.traffic = r.traffic + t.trainable * (eb + eb) -- gradients down, updated weights up
+    r.opt_traffic = t.trainable * (eb + eb) -- gradients down, updated weights up
+    r.traffic = r.traffic + r.opt_traffic
     r.cpu_update_flops = t.flops_update
+    r.cpu_params = t.trainable               -- what the host's optimizer steps
+    r.delayed_update = o.offload.delayed_update or false
   end
   if r.params then
     local keep = 0
@@ -336,12 +339,12 @@ end
 -- "activations" or a list of them -> the set {name = true}; nil for nil and false. Anything
 -- else is an error naming fname, at error() level `level`: a table with named fields too
 -- ({optimizer = true} was read as a list of none, so no offload, with no word).
-local OFFLOAD = { optimizer = true, params = true, activations = true }
+local OFFLOAD = { optimizer = true, params = true, activations = true, delayed_update = true }
 local function offload_set(fname, off, level)
   if off == nil or off == false then return nil end
   local function bad(v)
     error(fname .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list of "
-      .. "them, got " .. tostring(v), level + 1)
+      .. "them, got " .. tostring(v) .. " (and with \"optimizer\": \"delayed_update\")", level + 1)
   end
   local list = type(off) == "table" and off or { off }
   local named = {}
@@ -354,6 +357,12 @@ local function offload_set(fname, off, level)
   for _, v in ipairs(list) do
     if not OFFLOAD[v] then bad(v) end
     set[v] = true
+  end
+  -- ZeRO-Offload's one-step delayed parameter update (Ren et al. 2021 sec. 5.2) overlaps the
+  -- host's optimizer step with the device's next step: an option of optimizer offload
+  if set.delayed_update and not set.optimizer then
+    error(fname .. ": offload \"delayed_update\" delays the host's optimizer step: give it with "
+      .. "\"optimizer\" ({\"optimizer\", \"delayed_update\"})", level + 1)
   end
   return set
 end

@@ -79,15 +79,26 @@ local function kept_activations(ls, tp, mb, memo)
   end
   return big
 end
-function M.apply_offload(r, off, ls, po, cfg, hw, fname, keeps, memo)
+-- oi: what the call knows of the host: keeps (the stack keeps the device gradients under
+-- optimizer offload), cpu (its host optimizer, dlb.frameworks.cpu_optimizer), per_node (the
+-- devices of a node, which share its host CPU: the node's CPUs step the partitions of all
+-- of them, each device's process its own).
+function M.apply_offload(r, off, ls, po, cfg, hw, fname, oi, memo)
   local R = require "dlbench.roofline"
-  local host = type(hw) == "table" and hw.links and hw.links.host
-  local bw = host and host.bw or R.DEFAULT_HOST_BW
+  local bw, link = R.host_link(hw)
   local tp, dp, zero = cfg.tp, cfg.dp, cfg.zero
   local w, g, opt, act = r.mem_weights, r.mem_grads, r.mem_opt, r.mem_act
-  local traffic = 0
+  local keeps = oi.keeps
+  local traffic, otraffic, cpu = 0, 0, 0
   if off.optimizer then
-    traffic = traffic + g + w   -- gradients down, the updated weights up
+    otraffic = g + w   -- gradients down, the updated weights up
+    traffic = traffic + otraffic
+    -- the host steps the parameters of the device's optimizer partition (its optimizer
+    -- bytes over o_bytes a parameter), and those of the node's other devices
+    local params = po.o_bytes > 0 and opt / po.o_bytes or 0
+    local ndev = (r.dp or 1) * (r.tp or 1) * (r.pp or 1) * (r.cp or 1)
+    local share = math.max(1, math.min((oi.per_node or 0) > 0 and oi.per_node or 1, ndev))
+    cpu = R.cpu_update_time(params * share, oi.cpu or "torch")
     opt = 0
     -- the gradients leave as they are made, unless the stack keeps them on the device until
     -- zero_grad (the profile's memory.offload_gradients = false, as g:stats counts it)
@@ -109,13 +120,23 @@ function M.apply_offload(r, off, ls, po, cfg, hw, fname, keeps, memo)
   end
   local mem = core.roofline_step_memory(po.mem_schedule, w, g, opt, act, po.slack)
   r.offload = { optimizer = off.optimizer or false, params = off.params or false,
-    activations = off.activations or false, traffic = traffic, host_bw = bw,
-    host_link = host and "links.host" or "default PCIe 4.0 x16", mem_full = r.mem }
+    activations = off.activations or false, delayed_update = off.delayed_update or false,
+    traffic = traffic, host_bw = bw, host_link = link, mem_full = r.mem }
   r.mem, r.mem_weights, r.mem_grads, r.mem_opt, r.mem_act = mem, w, g, opt, act
   r.offload_time = traffic / bw
-  r.step = r.step + r.offload_time
+  local before, scale = r.step, nil
+  if off.optimizer then
+    -- the update runs on the host, not on the device (dlb.roofline.offload_step)
+    local lo = otraffic / bw
+    r.step = R.offload_step(r.step - r.update, lo, r.offload_time - lo, cpu, off.delayed_update)
+    r.update_device_saved, r.update, r.cpu_update_time = r.update, cpu, cpu
+    r.cpu_optimizer, r.delayed_update = oi.cpu or "torch", off.delayed_update or false
+    scale = before / r.step
+  else
+    r.step = r.step + r.offload_time
+    scale = (r.step - r.offload_time) / r.step
+  end
   r.throughput = po.batch / r.step
-  local scale = (r.step - r.offload_time) / r.step
   r.util, r.mfu, r.hfu = r.util * scale, r.mfu * scale, r.hfu * scale
   local devmem = type(hw) == "table" and hw.mem or 0
   r.fits = (devmem <= 0 or mem <= devmem) and 1 or 0   -- decorate makes it a boolean
@@ -130,15 +151,17 @@ end
 -- offload_time and offload_traffic in bytes per step).
 local SEARCH = { { optimizer = true }, { activations = true }, { optimizer = true, activations = true },
   { optimizer = true, activations = true, params = true } }
-local function offload_name(v)
+function M.offload_name(v)
   local t = {}
-  for _, k in ipairs { "optimizer", "activations", "params" } do if v[k] then t[#t + 1] = k end end
+  for _, k in ipairs { "optimizer", "activations", "params", "delayed_update" } do
+    if v[k] then t[#t + 1] = k end
+  end
   return #t > 0 and table.concat(t, "+") or "none"
 end
-function M.offloaded(fname, rows, off, ls, po, o, dev, keeps)
+function M.offloaded(fname, rows, off, ls, po, o, dev, oi)
   local variants = off == "search" and SEARCH or { off }
   local names = {}
-  for i, v in ipairs(variants) do names[i] = offload_name(v) end
+  for i, v in ipairs(variants) do names[i] = M.offload_name(v) end
   -- a variant is tried on a view of the row (its fields until set: no copy of every field
   -- for every variant), copied out when it is kept; the kept layers' bytes are shared by the
   -- rows of one tp and micro-batch (kept_weights, kept_activations)
@@ -153,7 +176,7 @@ function M.offloaded(fname, rows, off, ls, po, o, dev, keeps)
       view.__index = r
       for i, v in ipairs(variants) do
         local c = setmetatable({}, view)
-        M.apply_offload(c, v, ls, po, cfg, o.hw, fname, keeps, memo)
+        M.apply_offload(c, v, ls, po, cfg, o.hw, fname, oi, memo)
         M.stack_memory(c, ls, po, dev.mem)
         c.offload_traffic, c.offload = c.offload.traffic, names[i]
         if c.fits == 1 or o.keep_unfit then

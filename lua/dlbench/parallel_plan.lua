@@ -324,7 +324,16 @@ local function plan_tostring(r)
   end
   local z = tostring(r.zero)
   if (r.hsdp or 0) > 0 then z = z .. string.format(" (HSDP, shard group %s)", tostring(r.hsdp)) end
-  if r.offload and r.offload ~= "none" then z = z .. ", offload " .. tostring(r.offload) end
+  if r.offload and r.offload ~= "none" then
+    -- evaluate's row holds the offload as a table, plan's rows by name (parallel_memory)
+    local on = type(r.offload) == "table" and require("dlbench.parallel_memory").offload_name(r.offload)
+      or tostring(r.offload)
+    z = z .. ", offload " .. on
+    if r.cpu_update_time then
+      z = z .. string.format(" (optimizer step on the host CPU %s%s)", P.seconds(r.cpu_update_time),
+        r.delayed_update and ", delayed" or "")
+    end
+  end
   if (r.ep_comm or 0) > 0 then extra = string.format(", all-to-all %s", P.seconds(r.ep_comm)) .. extra end
   if (r.cp_comm or 0) > 0 then extra = string.format(", cp comm %s", P.seconds(r.cp_comm)) .. extra end
   if r.less_certain then extra = extra .. ", LESS CERTAIN (" .. tostring(r.less_certain) .. ")" end
@@ -561,6 +570,10 @@ local function setup(fname, o)
     -- offload_gradients = false), by the plan's profile on graph= and layers= alike:
     -- apply_offload keeps them
     keeps_gradients = require("dlbench.framework_memory").offload_keeps_gradients(prof) }
+  -- what apply_offload knows of the host: the kept gradients, the profile's host optimizer
+  -- (dlb.frameworks.cpu_optimizer) and the devices that share a node's CPUs
+  info.offload = { keeps = info.keeps_gradients, cpu = fw.cpu_optimizer(prof),
+    per_node = cl.per_node }
   return ls, dev, cl, o2, info
 end
 
@@ -740,7 +753,7 @@ function M.plan(o)
       rows = kept
     end
   end
-  if okp and off then rows = offloaded(fname, rows, off, ls, po, o, dev, info.keeps_gradients) end
+  if okp and off then rows = offloaded(fname, rows, off, ls, po, o, dev, info.offload) end
   if not okp then error(name_layers(rows, ls), 0) end
   if evaluated == 0 then
     error(string.format("%s: no layout of %g devices splits a batch of %g over %d layers "
@@ -835,7 +848,7 @@ local function evaluate(fname, o)
   if h then ok, r, stages = pcall(core.parallel_model_evaluate, h, dev, cl, po, cfg)
   else ok, r, stages = pcall(core.parallel_evaluate, ls, dev, cl, po, cfg, ls.ops) end
   if not ok then error(name_layers(r, ls), 0) end
-  if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname, info.keeps_gradients) end
+  if off then r = apply_offload(r, off, ls, po, cfg, o.hw, fname, info.offload) end
   r = stack_memory(r, ls, po, dev.mem)
   r = decorate(r, po)
   r.stage_mem = stages

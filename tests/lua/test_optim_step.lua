@@ -18,23 +18,9 @@ local core = require "dlbench.backend"
 local H = dlb.hw.get("A100-80GB")
 local function gpt2() return dlb.models.gpt { size = "gpt2", batch = 1 } end
 
-local function names()
-  local out = {}
-  for _, p in ipairs(fw.list()) do out[#out + 1] = type(p) == "table" and p.name or p end
-  return out
-end
+local names, nohost = require("profile_cases").names, require("profile_cases").nohost
 
 local function has_launch(p) return fw.step_launch(p) ~= fw.LAUNCHES.none end
-
--- a profile without a host model: every op's host cost 0 (dlb.frameworks.host_of)
-local function nohost(name)
-  local d = fw.get(name).dispatch
-  if d == nil then return name end   -- none already (dlb.frameworks.host_of: 0, 0)
-  local z = {}
-  for k, v in pairs(d) do z[k] = v end
-  z.per_op, z.per_layer = 0, 0
-  return fw.derive(name, { dispatch = z })
-end
 
 local function both(prof, opt)
   local g = gpt2()
@@ -118,6 +104,16 @@ T.test("framework none and a non-Adam optimizer: no launch model, as before", fu
   assert(rel(rs.time, es.step) <= 5e-3, "sgd step " .. rs.time .. " vs " .. es.step)
 end)
 
+-- the compiled program P's time at values pt, on H as dlb.sweep.model sees it under profile
+-- prof (a name or a profile table) for stats s of graph g
+local function compiled_time(P, pt, g, s, prof)
+  local p = type(prof) == "table" and prof or fw.get(prof)
+  local roof, _, _, _, _, _, _, cdev = dlb.roofline.roof_of(H, p, s.precision,
+    s.precision_given, {}, "catalogue", "test")
+  roof.attn_work = fw.attn_work(p, require("dlbench.mfu").causal(g), cdev)
+  return P.time(pt, roof)
+end
+
 -- the compiled program (dlb.sweep.model's path) against roofline.time, profile by profile
 T.test("dlb.sweep.model's program = roofline.time within 1e-9 under every profile", function()
   local build = function(p) return dlb.models.gpt(p) end
@@ -132,10 +128,7 @@ T.test("dlb.sweep.model's program = roofline.time within 1e-9 under every profil
       local g = build(o)
       local s = g:stats { batch = pt[1], seq = pt[2], framework = name, precision = "mixed" }
       local r = dlb.roofline.time(s, H)
-      local roof, _, _, _, _, _, _, cdev = dlb.roofline.roof_of(H, fw.get(name), s.precision,
-        s.precision_given, {}, "catalogue", "test")
-      roof.attn_work = fw.attn_work(fw.get(name), require("dlbench.mfu").causal(g), cdev)
-      local t = P.time(pt, roof)
+      local t = compiled_time(P, pt, g, s, name)
       T.near(t, r.time, 1e-9, name .. " at " .. table.concat(pt, ","))
       checked = checked + 1
     end
@@ -277,6 +270,79 @@ T.test("parallel.data at another subbatch = roofline.time of that step, every la
     end
   end
   assert(n >= 14, "profiles with a launch model: " .. n)
+end)
+
+-- A weight outside every g:layer scope (issue [18] "one configuration, one time", review 9):
+-- the framework steps every trainable tensor, in a layer or not. Its update op belongs to the
+-- layer of dlb_weight_layer (graphs/step/train.c: its scope, else its first consumer's, else
+-- the scope of the nearest forward op before that, else the first layer), as
+-- dlb.parallel.layers.from_graph places its consumer's forward work; so roofline.time, the
+-- compiled program and evaluate count the same tensors. Before: roofline.time and the
+-- compiled sweep timed its update as an ordinary op (fsdp, A100, b = 8: update phase 0.137 ms)
+-- while evaluate folded its work into the layer's launched phase with one tensor (0.206 ms).
+local function outside_graph()
+  local g = dlb.graph("outside")
+  local x = g:input("x", { "b", 1024 })
+  local y = g:matmul(x, g:weight("w0", { 1024, 1024 }))   -- before every layer scope
+  g:layer("l1")
+  y = g:matmul(y, g:weight("w1", { 1024, 1024 }))
+  g:layer(nil)
+  g:loss(g:sum(y))
+  return g
+end
+
+T.test("a weight outside every layer: its update is in the launched phase on every path", function()
+  local n = 0
+  for _, name in ipairs(names()) do
+    local p = fw.get(name)
+    if has_launch(p) then
+      for _, prof in ipairs { name, nohost(name) } do
+        local g = outside_graph()
+        local s = g:stats { b = 8, optimizer = "adamw", precision = "mixed", framework = prof }
+        -- both weights are the one layer's: two tensors, 16 chunks of 65,536 elements each
+        local ut, uc = core.analysis_update_tensors(s.analysis, 0, core.optim_chunk())
+        T.eq(ut, 2, name .. ": tensors"); T.eq(uc, 32, name .. ": chunks")
+        T.eq(g:layers { b = 8 }[1].params, 2 * 1024 * 1024, name .. ": the layer holds both weights")
+        local r = dlb.roofline.time(s, H)
+        local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 8,
+          batch_dim = "b", precision = "mixed", framework = prof, bind = { optimizer = "adamw" } }
+        T.near(r.update_time, e.update, 1e-9, name .. ": update phase, roofline.time vs evaluate")
+        assert(r.update_time > 0, name .. ": a launched phase")
+        if prof ~= name then T.near(r.time, e.step, 1e-9, name .. " without a host model: step") end
+        local P = dlb.sweep.compile(function() return outside_graph() end, {}, { "b" }, nil,
+          { framework = prof, precision = "mixed", optimizer = "adamw" })
+        T.near(compiled_time(P, { 8 }, g, s, prof), r.time, 1e-9, name .. ": compiled program vs roofline.time")
+      end
+      n = n + 1
+    end
+  end
+  assert(n >= 14, "profiles with a launch model: " .. n)
+end)
+
+T.test("a weight outside every layer: which layer (dlb_weight_layer)", function()
+  -- after the last scope: the layer before it (from_graph's place for its forward work)
+  local g = dlb.graph("tail")
+  local x = g:input("x", { 8, 256 })
+  g:layer("a"); local y = g:matmul(x, g:weight("wa", { 256, 256 }))
+  g:layer("b"); y = g:matmul(y, g:weight("wb", { 256, 256 })); g:layer(nil)
+  y = g:matmul(y, g:weight("head", { 256, 64 }))
+  g:loss(g:sum(y))
+  local s = g:stats { optimizer = "adamw", precision = "mixed" }
+  local ua = core.analysis_update_tensors(s.analysis, 0, core.optim_chunk())
+  local ub = core.analysis_update_tensors(s.analysis, 1, core.optim_chunk())
+  T.eq(ua, 1, "layer a: its own weight"); T.eq(ub, 2, "layer b: its weight and the head")
+  local L = g:layers {}
+  T.eq(L[1].params, 256 * 256, "a's parameters"); T.eq(L[2].params, 256 * 256 + 256 * 64, "b's")
+  -- the update op is named in that layer (g:ops)
+  for _, r in ipairs(g:ops {}) do
+    if r.phase == "update" and r.name:match("head") then T.eq(r.layer_name, "b", r.name) end
+  end
+  -- a graph without layer scopes: no layer to hold it (from_graph refuses such a graph;
+  -- roofline.time and the compiled sweep time each update op as one kernel, as before)
+  local h = dlb.graph("flat")
+  h:loss(h:sum(h:matmul(h:input("x", { 8, 256 }), h:weight("w", { 256, 256 }))))
+  local r = dlb.roofline.time(h:stats { optimizer = "adamw", precision = "mixed", framework = "fsdp" }, H)
+  T.eq(r.update_time, 0, "no layers: no launched phase")
 end)
 
 T.done()

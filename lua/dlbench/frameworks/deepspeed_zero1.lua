@@ -8,6 +8,8 @@ return {
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "flat",
+    -- offload_optimizer: DeepSpeedCPUAdam on the host (dlb.roofline.CPU_OPTIMIZERS)
+    cpu = "cpu_adam",
     launch_source = "DeepSpeed ZeRO-1/2 steps FusedAdam on the flat fp32 partition "
       .. "(stage_1_and_2.py single_partition_of_fp32_groups): one tensor per group",
     source = "DeepSpeed deepspeed/ops/adam FusedAdam (multi_tensor_adam: one pass over each " ..

@@ -8,6 +8,8 @@ return {
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "flat",
+    -- offload_optimizer: DeepSpeedCPUAdam on the host (dlb.roofline.CPU_OPTIMIZERS)
+    cpu = "cpu_adam",
     launch_source = "DeepSpeed ZeRO-3 steps FusedAdam on the flat fp32 partition (stage3.py "
       .. "fp32_partitioned_groups_flat): one tensor per group",
     source = "DeepSpeed FusedAdam (multi_tensor_adam: one pass over each tensor); " ..

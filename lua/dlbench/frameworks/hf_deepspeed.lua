@@ -13,6 +13,8 @@ p.grad_buffer = require("dlbench.frameworks.deepspeed_zero2").grad_buffer
 -- (gradient_clipping "auto" = max_grad_norm 1.0)
 p.optimizer_impl = { kind = "fused", grad_clip = true,
   launch = "flat",
+  -- offload_optimizer: DeepSpeedCPUAdam on the host (dlb.roofline.CPU_OPTIMIZERS)
+  cpu = "cpu_adam",
   launch_source = "DeepSpeed ZeRO-2: FusedAdam on the flat fp32 partition "
     .. "(single_partition_of_fp32_groups)",
   source = "DeepSpeed: ds_config optimizer AdamW builds deepspeed.ops.adam.FusedAdam "
