@@ -4,12 +4,15 @@
 -- dlb_opcosts_set_optim), dlb.parallel.evaluate (the planner, dp = 1) and dlb.sweep.model's
 -- compiled program (dlb_sweep_prog_optim). Every profile, both backends.
 -- Tolerances: the update phase is one rule (dlb_optim_time over the same tensors, chunks, FLOPs
--- and bytes) in all three: 1e-9 relative. The step: 1e-9 wherever the profile has no host
--- model (dispatch per_op = 0); with one, roofline.time issues the forward and backward ops
--- through the op-by-op timeline (dlb_timeline) while the planner takes each phase's
--- max(device, host) (dlb_stream_time): a residual of the forward/backward phases that this
--- change does not touch (measured: at most 2.3e-3 of the step, GPT-2 on A100, megatron-core
--- and nemo; 5e-3 allowed).
+-- and bytes) in all three: 1e-9 relative. The step: one host rule too (issue [19]: the
+-- host-side timeline, dlb_timeline_op; the planner composes its layers' cached segments with
+-- dlb_timeline_seg, graphs/hw/roofline_impl.h), 1e-9 under every profile with a host model.
+-- Before, the planner took each phase's max(device, host) (dlb_stream_time, a steady state
+-- that never waits for the first issue nor for a short op queued behind the host): up to
+-- 2.3e-3 of the step apart (GPT-2 on A100, megatron-core and nemo). One difference stays,
+-- and is the profile's, not a second rule: megatron-lm's sync = "phase" (Megatron-LM's
+-- timers synchronise every forward and backward, the planner's phase_sync) is the planner's;
+-- dlb.roofline.time runs one step as one stream. Its rows compare with phase_sync = false.
 local T = require "harness"
 local dlb = require "dlbench"
 local fw = dlb.frameworks
@@ -36,12 +39,20 @@ local function nohost(name)
   return fw.derive(name, { dispatch = z })
 end
 
-local function both(prof, opt)
-  local g = gpt2()
+-- evaluate's phase_sync for a profile: false where the profile synchronises every phase
+-- (megatron-lm's sync = "phase": the planner's alone, see above), else nil (the profile's)
+local function phase_sync(prof)
+  if type(prof) == "string" and fw.get(prof).sync == "phase" then return false end
+  return nil
+end
+
+local function both(prof, opt, g)
+  g = g or gpt2()
   local s = g:stats { precision = "mixed", framework = prof, optimizer = opt }
   local r = dlb.roofline.time(s, H)
   local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
-    precision = "mixed", framework = prof, bind = opt and { optimizer = opt } or nil }
+    precision = "mixed", framework = prof, bind = opt and { optimizer = opt } or nil,
+    phase_sync = phase_sync(prof) }
   return r, e, s
 end
 
@@ -58,13 +69,58 @@ T.test("update phase: roofline.time = evaluate (dp 1) within 1e-9, every profile
     else
       T.eq(r.update_time, 0, name .. ": no launch model, no separate update phase")
     end
-    -- the forward and backward phases' host-model residual (see the head of this file)
     local d = rel(r.time, e.step)
-    assert(d <= 5e-3, name .. ": step " .. r.time .. " vs evaluate " .. e.step .. " (" .. d .. ")")
+    assert(d <= 1e-9, name .. ": step " .. r.time .. " vs evaluate " .. e.step .. " (" .. d .. ")")
     if d > worst[1] then worst = { d, name } end
   end
   assert(n >= 14, "profiles with a launch model: " .. n)
   print(string.format("# %d profiles with a launch model; worst step residual %.2g (%s)", n, worst[1], worst[2]))
+end)
+
+-- issue [19]'s one host rule: roofline.time and evaluate (one device, its layers from the same
+-- graph) agree on the whole step under every profile, at three GPT sizes (GPT-2 small and
+-- medium, and a 4-layer hidden-256 model whose short kernels leave the device waiting for the
+-- host: the case the two rules differed on most), batch 1 and 4 (a batch dim, so that the
+-- planner's per-sample and per-step costs come from two analyses)
+T.test("one host rule: roofline.time = evaluate within 1e-9, 16 profiles x 3 GPT sizes", function()
+  local models = {
+    { "gpt2", function() return dlb.models.gpt { size = "gpt2", batch = "b" } end },
+    { "gpt2-medium", function() return dlb.models.gpt { size = "gpt2-medium", batch = "b" } end },
+    { "h256-l4", function() return dlb.models.gpt { hidden = 256, heads = 4, layers = 4,
+      context = 256, vocab = 1000, batch = "b" } end },
+  }
+  local n, idle = 0, 0
+  for _, m in ipairs(models) do
+    for _, b in ipairs { 1, 4 } do
+      for _, name in ipairs(names()) do
+        local g = m[2]()
+        local s = g:stats { precision = "mixed", framework = name, b = b }
+        local r = dlb.roofline.time(s, H)
+        local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = b,
+          precision = "mixed", framework = name, phase_sync = phase_sync(name) }
+        T.near(e.step, r.time, 1e-9, name .. " " .. m[1] .. " batch " .. b .. ": step")
+        -- (host_idle: the planner's counts the forward and backward, roofline.time's the
+        -- update phase's wait too)
+        if e.host_idle > 0 then idle = idle + 1 end
+        n = n + 1
+      end
+    end
+  end
+  assert(n >= 96 and idle >= 60, n .. " cases, " .. idle .. " with the device waiting for its host")
+end)
+
+T.test("megatron-lm's phase syncs: the planner's, each phase from a synchronisation point", function()
+  -- the device waits for each phase's first issue at least (10 us, the profile's dispatch):
+  -- the synchronised step is longer, never shorter, and no other term moves
+  local g = gpt2()
+  local e0 = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
+    precision = "mixed", framework = "megatron-lm", phase_sync = false }
+  local e1 = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
+    precision = "mixed", framework = "megatron-lm" }
+  local h = fw.host_of(fw.get("megatron-lm"))
+  assert(e1.step - e0.step >= h * (1 - 1e-9), "phase_sync adds at least one issue: " .. (e1.step - e0.step))
+  T.near(e1.compute, e0.compute, 1e-12, "compute")
+  T.near(e1.step - e1.host_idle, e0.step - e0.host_idle, 1e-9, "all but the idle")
 end)
 
 T.test("no host model: roofline.time = evaluate within 1e-9 on the whole step, every profile", function()
@@ -113,6 +169,9 @@ T.test("framework none and a non-Adam optimizer: no launch model, as before", fu
   T.eq(r.update_time, 0, "none")
   T.near(r.time, e.step, 1e-12, "none: step")
   -- SGD's update has no launch counts (dlb_analysis_update_tensors counts Adam / AdamW)
+  -- (no launch model under a host model: roofline.time issues the update ops in the step's
+  -- stream, where the analysis puts them; the planner runs the update phase after the others
+  -- from a synchronisation point: a residual of where the sync is, not of the host rule)
   local rs, es = both("fsdp", "sgd")
   T.eq(rs.update_time, 0, "fsdp with sgd")
   assert(rel(rs.time, es.step) <= 5e-3, "sgd step " .. rs.time .. " vs " .. es.step)
