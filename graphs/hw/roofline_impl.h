@@ -66,10 +66,12 @@ double dlb_stream_time(double dev_s, double host_s);
 ** into *dev_s); the host dispatches c->dispatches ops at d->host_op and issues every further
 ** launch at d->kernel_overhead (into *host_s; 0 without a host model). Without syncs the phase
 ** ends at dlb_stream_time(*dev_s, *host_s); with c->syncs host syncs it runs as that many
-** equal segments, each from a synchronisation point through the timeline. 0 launches: 0. */
+** equal segments, each from a synchronisation point through the timeline. 0 launches: 0.
+** *mem_bound (may be NULL): whether the launches are memory-bound (the per-op rule's bound on
+** each launch's share; 0 without launches). */
 struct dlb_optim_count;
 double dlb_optim_time(const dlb_roof *d, const struct dlb_optim_count *c, double flops,
-                      double bytes, double *dev_s, double *host_s);
+                      double bytes, double *dev_s, double *host_s, int *mem_bound);
 
 /* Mark op i of a set as a fused attention kernel (roofline_graph.c, from the analysis). */
 struct dlb_opcosts;

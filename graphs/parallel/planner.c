@@ -731,7 +731,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
                               fmax(ut, ceil(s->uc - 1e-9)), &oc);
       if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
       double ud, uh;
-      su = dlb_optim_time(dev, &oc, s->uf, s->ub, &ud, &uh);
+      su = dlb_optim_time(dev, &oc, s->uf, s->ub, &ud, &uh, NULL);
     } else {
       su = dlb_stream_time(s->upd, s->hu);
     }

@@ -202,6 +202,58 @@ T.test("dlb.sweep.model's program = roofline.time within 1e-9 under every profil
   assert(checked >= 30, "checked " .. checked)
 end)
 
+-- the compiled sweep's own path (dlb_sweep_eval: one thread's points in a row, layers the
+-- fastest dim, the launch counts kept between points, graphs/sweep/sweep_eval.c
+-- launch_counts): every row equals roofline.time on the same configuration within 1e-9, under
+-- launch models whose counts move with the tensors (fsdp's loop with a sync per tensor) and
+-- with their chunks (torchtitan's fused, megatron-core's apex: at hidden 2048 a layer's 768
+-- chunks outnumber the tensor slots), layer counts that share low bits
+T.test("dlb.sweep.model's rows (one thread, the launch counts' memo) = roofline.time within 1e-9", function()
+  local st = { hidden = 256, heads = 4, context = 512, vocab = 1000 }
+  local function build(p)
+    return dlb.models.gpt { layers = p.layers, hidden = p.hidden or st.hidden, heads = st.heads,
+      context = st.context, vocab = st.vocab, seq = p.seq, batch = p.batch }
+  end
+  local checked = 0
+  for _, name in ipairs { "fsdp", "torchtitan", "megatron-core" } do
+    local r = dlb.sweep.model(build, { layers = { 2, 4, 8, 3, 16 }, hidden = { 256, 2048 },
+      seq = { 128 }, batch = { 1, 3 }, device = "A100-80GB" }, { bind = { "batch", "seq" },
+      keep = true, threads = 1, stats = { framework = name, precision = "mixed" } })
+    for i = 1, r.rows:count() do
+      local row = r.rows:row(i)
+      local g = build { layers = row.layers, hidden = row.hidden, seq = "seq", batch = "batch" }
+      local s = g:stats { batch = row.batch, seq = row.seq, framework = name, precision = "mixed" }
+      T.near(row.time, dlb.roofline.time(s, H).time, 1e-9, name .. " row " .. i)
+      checked = checked + 1
+    end
+  end
+  assert(checked == 60, "rows checked " .. checked)
+  -- a parameter tensor whose size is a swept dim (one weight of 1024 x n, AdamW): its chunks
+  -- (n / 64) move from point to point of one structure, and with them the fused step's
+  -- launches (n = 40000: 625 chunks, 2 launches of 320 blocks; n = 100000: 5)
+  local function wide(p)
+    local g = dlb.graph("wide")
+    local x = g:input("x", { p.batch, 1024 })
+    g:layer("l1")
+    local y = g:matmul(x, g:weight("w", { 1024, p.n }))
+    g:layer(nil)
+    g:loss(g:sum(y))
+    return g
+  end
+  local opt = { framework = "torchtitan", precision = "mixed", optimizer = "adamw" }
+  local r = dlb.sweep.model(wide, { n = { 1000, 40000, 100000, 1000 }, batch = { 1, 2 },
+    device = "A100-80GB" }, { bind = { "batch", "n" }, keep = true, threads = 1, stats = opt })
+  for i = 1, r.rows:count() do
+    local row = r.rows:row(i)
+    local s = wide { batch = "batch", n = "n" }:stats { batch = row.batch, n = row.n,
+      framework = opt.framework, precision = opt.precision, optimizer = opt.optimizer }
+    local t = dlb.roofline.time(s, H)
+    assert(t.update_time > 0, "a launch model")
+    T.near(row.time, t.time, 1e-9, "wide n = " .. row.n .. " batch " .. row.batch)
+  end
+  T.eq(r.rows:count(), 8)
+end)
+
 -- Hand-derived: one weight of 1024 x 1024 (AdamW, fp32) in a layer, on a device with
 -- kernel_overhead k = 5 us, host_op h = 20 us, flops_eff = bw_eff = 1, no half_bw_bytes; the
 -- update op's bytes B and FLOPs F read from the set without a launch model. The update is
