@@ -57,14 +57,48 @@ static int recompute_layer(const dlb_par_layer *l) {
 typedef dlb_par_stage stage;
 /* A layer's backward through the host-side timeline from a synchronisation point, and
 ** whether it ends at one (the host model's pieces, dlb_par_layout_eval) */
-typedef struct bpiece { dlb_timeline t; int sync; } bpiece;
+typedef struct bpiece { dlb_timeline t; double k; int sync; } bpiece;
+
+/* A run of consecutive layers of one chunk that add the same to the timeline (a model's
+** blocks): their class's cached segments (sf, sb), what each adds beyond them forward (rdf,
+** rhf) and backward (rdb, rhb, with lrc: its forward recomputed), and the layers (k); fp, the
+** forward of one of them (its segment, then its rest), applied k times (dlb_timeline_seg)
+** when the run ends; its backward piece is bp[i] of its first layer i, with bp[i].k = k. A
+** layer that ends at a synchronisation point runs alone (sync). */
+typedef struct hrun {
+  dlb_timeline sf, sb, fp;
+  double rdf, rhf, rdb, rhb, k;
+  int lrc, syncf, syncb, i;
+} hrun;
+
+/* Whether the layer with segments sf, sb (lrc: its forward recomputed), rests rd[4] (rdf, rhf,
+** rdb, rhb) and no synchronisation point adds what run `a` adds: the same segments exactly,
+** the same rests within tol (the rests are differences of running totals, so equal layers
+** differ by their rounding), the run not at a synchronisation point. */
+static int same_run(const hrun *a, const dlb_timeline *sf, const dlb_timeline *sb, int lrc,
+                    const double *rd, double tol) {
+  return a->k > 0 && !a->syncf && !a->syncb && a->lrc == lrc &&
+         a->sf.host == sf->host && a->sf.dev == sf->dev && a->sf.idle == sf->idle &&
+         a->sf.busy == sf->busy && a->sb.host == sb->host && a->sb.dev == sb->dev &&
+         a->sb.idle == sb->idle && a->sb.busy == sb->busy &&
+         fabs(a->rdf - rd[0]) <= tol && fabs(a->rhf - rd[1]) <= tol &&
+         fabs(a->rdb - rd[2]) <= tol && fabs(a->rhb - rd[3]) <= tol;
+}
+
+/* End run r of stage s's forward: its layers' forward through the stage's timeline. */
+static void end_run(dlb_par_stage *s, hrun *r) {
+  if (!(r->k > 0)) return;
+  dlb_timeline_seg(&s->tlf, &r->fp, r->k);
+  if (r->syncf) dlb_timeline_sync(&s->tlf);
+  r->k = 0;
+}
 
 /* What a layer adds to a phase beyond its ops' segment (rd device seconds, rh host seconds:
 ** its collectives, its experts' extra load, recompute's reruns, the further per-expert
 ** launches) through timeline t as the ops the host issues for it: rh / host_op of them (at
 ** least one), sharing rd evenly (dlb_timeline_seg: one op, k times). */
 static void layer_rest(dlb_timeline *t, double rd, double rh, double host_op) {
-  double k = host_op > 0 ? floor(rh / host_op + 0.5) : 1;
+  double k = rh >= 1.5 * host_op && host_op > 0 ? floor(rh / host_op + 0.5) : 1;
   if (!(k > 1)) {
     dlb_timeline_op(t, rd, rh);
     return;
@@ -256,7 +290,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   ** device waits for the host exactly as dlb_step_time has it (dlb.roofline.time, the
   ** compiled sweep); composed per stage after the layers (below). */
   int host = dev->host_op > 0 || dev->host_layer > 0;
-  bpiece *bp = host ? dlb_calloc((size_t)n, sizeof(bpiece)) : NULL;
+  bpiece *bp = host ? dlb_malloc(sizeof(bpiece) * (size_t)n) : NULL;
   if (host && !bp) {
     dlb_free(w); dlb_free(first); dlb_free(S);
     return dlb_fail(DLB_ENOMEM, "plan: out of memory");
@@ -276,6 +310,8 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     s->nl += first[c + 1] - first[c];
     /* with a pipeline the host and the device meet at each chunk's receive (p2p below) */
     if (host && p > 1) dlb_timeline_sync(&s->tlf);
+    hrun run;   /* the chunk's current run of equal layers (host model) */
+    run.k = 0;
     for (int i = first[c]; i < first[c + 1]; i++) {
       const dlb_par_layer *l = &L[i];
       /* the backward's seconds before this layer's (its piece is what it adds) */
@@ -526,19 +562,31 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       if (host) {
         /* the layer through the timeline: forward, its ops then the rest it added; backward
         ** (a piece, composed in reverse below), the rest first (a recompute's extra work),
-        ** its recomputed forward ops, its backward ops */
-        dlb_timeline_seg(&s->tlf, &lc.sf, 1);
-        double fd = s->f + s->tpf + s->epf + s->cpf;
-        layer_rest(&s->tlf, fd - s->fin - lc.sf.busy, s->hf - s->fhin - lc.sf.host, dev->host_op);
+        ** its recomputed forward ops, its backward ops; equal layers in a row as one run */
+        double fd = s->f + s->tpf + s->epf + s->cpf, bd = s->b + s->tpb + s->epb + s->cpb;
+        double rd[4] = { fd - s->fin - lc.sf.busy, s->hf - s->fhin - lc.sf.host,
+                         bd - b0 - lc.sb.busy - (lrc ? lc.sf.busy : 0),
+                         s->hb - hb0 - lc.sb.host - (lrc ? lc.sf.host : 0) };
         s->fin = fd, s->fhin = s->hf;
-        if (s->syncf) dlb_timeline_sync(&s->tlf);
-        bpiece *q = &bp[i];
-        double rd = s->b + s->tpb + s->epb + s->cpb - b0 - lc.sb.busy - (lrc ? lc.sf.busy : 0);
-        double rh = s->hb - hb0 - lc.sb.host - (lrc ? lc.sf.host : 0);
-        layer_rest(&q->t, rd, rh, dev->host_op);
-        if (lrc) dlb_timeline_seg(&q->t, &lc.sf, 1);
-        dlb_timeline_seg(&q->t, &lc.sb, 1);
-        q->sync = s->syncb;
+        bp[i].k = 0;
+        if (!s->syncf && !s->syncb &&
+            same_run(&run, &lc.sf, &lc.sb, lrc, rd, 1e-12 * (fd + bd + s->hf + s->hb))) {
+          run.k += 1;
+          bp[run.i].k += 1;
+        } else {
+          end_run(s, &run);
+          run.sf = lc.sf, run.sb = lc.sb, run.lrc = lrc, run.syncf = s->syncf;
+          run.syncb = s->syncb, run.rdf = rd[0], run.rhf = rd[1], run.rdb = rd[2];
+          run.rhb = rd[3], run.k = 1, run.i = i;
+          run.fp = lc.sf;   /* (the segment from a synchronisation point) */
+          layer_rest(&run.fp, rd[0], rd[1], dev->host_op);
+          bpiece *q = &bp[i];
+          const dlb_timeline z = { 0, 0, 0, 0 };
+          q->t = z, q->k = 1, q->sync = s->syncb;
+          layer_rest(&q->t, rd[2], rd[3], dev->host_op);
+          if (lrc) dlb_timeline_seg(&q->t, &lc.sf, 1);
+          dlb_timeline_seg(&q->t, &lc.sb, 1);
+        }
       }
       double pr = l->params * (1 - ef) / tl + l->params * ef / (et * ep);
       double tr = dlb_par_layer_trainable(l) * (1 - ef) / tl;
@@ -574,6 +622,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       if (full > s->full) s->full = full;
       if (core > s->core) s->core = core;
     }
+    if (host) end_run(s, &run);
     if (c < K - 1) {
       double x = L[first[c + 1] - 1].act_out / ((sp && tp > 1) ? tp : 1);
       if (x > s->xfer) s->xfer = x;
@@ -684,11 +733,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     double efb = df + db;
     if (host) {
       dlb_timeline tb = { 0, 0, 0, 0 };
-      for (int c = K - 1; c >= 0; c--) {
-        if (c % p != d) continue;
+      /* the stage's chunks d, d + p, ... (chunk c on stage c mod p), the last first */
+      for (int c = d + p * ((K - 1 - d) / p); c >= 0; c -= p) {
         if (p > 1) dlb_timeline_sync(&tb);
         for (int i = first[c + 1] - 1; i >= first[c]; i--) {
-          dlb_timeline_seg(&tb, &bp[i].t, 1);
+          if (!(bp[i].k > 0)) continue;   /* a later layer of a run */
+          dlb_timeline_seg(&tb, &bp[i].t, bp[i].k);
           if (bp[i].sync) dlb_timeline_sync(&tb);
         }
       }
