@@ -190,8 +190,12 @@ static void moe_fixture(dlb_par_layer L[2], dlb_par_op *ops, int nops) {
 **   attention 2 (one fused kernel for every expert):  c(8e6);
 **   attention 4, ep 1 (8 local experts):               8 c(1e6) = c(8e6) + 7 k0;
 **   attention 4, ep 2 (dp 2, batch 2: 4 local experts, each rank 8e6 bytes): c(8e6) + 3 k0.
-** With a host model (host_op h = 10 ms, host-bound on this device): the op costs the host h
-** and k0 for each further launch: forward 3 h + 7 k0 (three ops), backward 2 h. */
+** With a host model (host_op h = 10 ms): the op costs the host h and k0 for each further
+** launch: the forward's three ops 3 h + 7 k0 of host; one stream through the host-side
+** timeline (dlb_timeline, issue [19]): the backward's first op (layer 1's, T(160e9) + k0) is
+** issued at 4 h + 7 k0 onto an idle device, and the last (the expert matmul's gradient,
+** T(16e9) + k0), issued h later, waits for it: step 4 h + 7 k0 + T(160e9) + T(16e9) + 2 k0,
+** with T(F) = F / (0.8 P). */
 static void te_fp8_per_expert(void) {
   dlb_par_layer L[2];
   dlb_par_op ops[5];
@@ -218,7 +222,7 @@ static void te_fp8_per_expert(void) {
   cfg.dp = 1; cfg.ep = 1; o.batch = 1;
   d.host_op = h;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_OK);
-  CHECK_NEAR(r4.step, 3 * h + 7 * k0 + 2 * h, 1e-12);
+  CHECK_NEAR(r4.step, 4 * h + 7 * k0 + (160e9 + 16e9) / (0.8 * V100.peak) + 2 * k0, 1e-12);
   /* its experts come in batch, and it is no matmul */
   ops[4].m = 1; ops[4].n = ops[4].k = 1; ops[4].grow = 1;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 5, &d, &cl, &o, &cfg, &r4, NULL) == DLB_EINVAL);
@@ -242,10 +246,15 @@ static void te_fp8_per_expert(void) {
 **           x 2 bytes (q2 = 128 / (0.7 bw) + k0) and the preprocess 7 kernels.
 ** With a host model (host_op h = 1 ms): each op issued costs h, each further per-expert GEMM
 ** launch k0 (7 of them per grouped GEMM), the 5 + 2 router and count kernels and the one
-** device-to-host copy of the counts h each forward, the 5 backward kernels h each; the
-** dropless dispatcher's sync closes the forward after layer 0, so the forward is max(dev0,
-** host0) + max(dev1, host1) instead of max(dev0 + dev1, host0 + host1); the backward (no
-** recompute) has no sync. */
+** device-to-host copy of the counts h each forward, the 5 backward kernels h each. One
+** stream (pp 1, no phase_sync) through the host-side timeline (dlb_timeline, issue [19]): a
+** layer's ops of the graph in order, then what the MoE layer adds as the ops the host issues
+** for it (forward: 2 sorts + 8 router and count ops, h + 0.7 k0 each with the further GEMM
+** launches spread over them), sharing its device seconds evenly. Dropless, the dispatcher's
+** sync closes the forward after layer 0: each added op runs as it is issued (its share is
+** shorter than h), the last at host0f, so the sync is at host0f + a tenth of the added device
+** seconds; then the host issues layer 1's forward op (h) and the device is busy to the end
+** (the host's 10 h + 7 k0 stay behind it): + h + dev1f + dev1b + dev0b. */
 static void moe_mcore(void) {
   dlb_par_layer L[2];
   dlb_par_op ops[4];
@@ -297,24 +306,28 @@ static void moe_mcore(void) {
   double dev0b = T(16e9) + 2 * k0 + 2 * p + 5 * q, host0b = 3 * h + 7 * k0 + 5 * h;
   double dev1b = T(160e9) + k0, host1b = h;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
-  CHECK_NEAR(rm.step, fmax(dev0f, host0f) + fmax(dev1f, host1f)
-             + fmax(dev0b + dev1b, host0b + host1b), 1e-12);
+  CHECK(h + T(8e9) + 2 * k0 < host0f);   /* (the expert matmul is done by the added op's issue) */
+  CHECK((dev0f - (T(8e9) + 2 * k0)) / 10 < h);
+  CHECK_NEAR(rm.step, host0f + (dev0f - (T(8e9) + 2 * k0)) / 10 + h + dev1f + dev1b + dev0b, 1e-12);
+  CHECK(host0f + host1f + host0b + host1b < h + dev1f + dev1b + dev0b);   /* (device-bound after it) */
   CHECK(rm.host_idle > 0);   /* layer 0's forward waits for the host */
   /* with a capacity factor every expert is padded (drop and pad): no sync; the load x 2 on
-  ** the experts' share (expert_frac 0.5) and on the sorts */
+  ** the experts' share (expert_frac 0.5) and on the sorts: layer 0's added ops (the experts'
+  ** extra half, the sorts, the router), the last issued at 11 h + 7 k0, are done before layer
+  ** 1's op is issued at 12 h + 7 k0; from there the device is busy to the end */
   o.capacity = 2;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_OK);
   double pc = 2 * 2e6 / (0.7 * V100.bw) + k0;
   double d0f = 1.5 * (T(8e9) + 2 * k0) + 2 * pc + 7 * q;
   double d0b = 1.5 * (T(16e9) + 2 * k0) + 2 * pc + 5 * q;
-  CHECK_NEAR(rm.step, fmax(d0f + dev1f, host0f + host1f) + fmax(d0b + dev1b, host0b + host1b),
-             1e-12);
+  CHECK(11 * h + 7 * k0 + (d0f - (T(8e9) + 2 * k0)) < 12 * h + 7 * k0);
+  CHECK_NEAR(rm.step, 12 * h + 7 * k0 + dev1f + dev1b + d0b, 1e-12);
   o.capacity = 0;
-  /* the graph's MoE with the same host: no sync, one launch per op */
+  /* the graph's MoE with the same host: no sync, one launch per op: the expert matmul (issued
+  ** at h) is done when layer 1's op is issued at 2 h; the device is busy from there */
   o.moe_impl = DLB_MOE_GRAPH;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rg, NULL) == DLB_OK);
-  CHECK_NEAR(rg.step, fmax(T(8e9) + k0 + dev1f, 2 * h) + fmax(T(16e9) + k0 + dev1b, 2 * h),
-             1e-12);
+  CHECK_NEAR(rg.step, 2 * h + dev1f + dev1b + T(16e9) + k0, 1e-12);
 #undef T
   o.moe_impl = 2;
   CHECK(dlb_par_evaluate_ops(L, 2, ops, 4, &d, &cl, &o, &cfg, &rm, NULL) == DLB_EINVAL);

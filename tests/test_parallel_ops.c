@@ -511,17 +511,23 @@ static void host_model(void) {
   double t = 6e9 / (0.8 * 15.67e12);
   CHECK(r.host_idle == 0);                    /* no host model: as before issue [19] */
   CHECK_NEAR(r.step, 4 * 4 * t, 1e-12);
+  /* the host-side timeline (dlb_timeline, issue [19]), one stream (pp 1, no phase_sync: the
+  ** phases and the 4 micro-batches issued back to back). host_layer 1 ms (host_op 0): layer
+  ** i's forward op (t/3) of micro-batch j is issued at 4 (j - 1) + i ms, its backward ops
+  ** (2t/3 each) at once; a micro-batch's ops end 3t after its last forward issue (3t < 1 ms
+  ** + t/3: the next micro-batch's ops wait for their issue again), so step = 16 ms + 3t and
+  ** the device idles 16 ms + 3t - 16t */
   d.host_layer = 1e-3;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
-  CHECK_NEAR(r.host_idle, 4 * (4e-3 - 4 * t / 3), 1e-12);
-  CHECK_NEAR(r.step, 4 * (4e-3 + 4 * 2 * t / 3), 1e-12);
+  CHECK_NEAR(r.host_idle, 16e-3 - 13 * t, 1e-12);
+  CHECK_NEAR(r.step, 16e-3 + 3 * t, 1e-12);
   CHECK_NEAR(r.compute, 4 * 4 * t, 1e-12);    /* the device's own time is unchanged */
-  /* host_op per op instead: one op per pass, 0.5 ms -> forward host 4 x 0.5 ms = 2 ms,
-  ** backward host 2 ms > its device 4 x 2t/3 = 1.28 ms */
+  /* host_op per op instead: one op per pass, 0.5 ms, longer than every op (2t/3 = 0.32 ms):
+  ** the 32 ops run as they are issued, the step ends with the last (a backward op) */
   d.host_layer = 0;
   d.host_op = 0.5e-3;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
-  CHECK_NEAR(r.step, 4 * (2e-3 + 2e-3), 1e-12);
+  CHECK_NEAR(r.step, 32 * 0.5e-3 + 2 * t / 3, 1e-12);
   d.host_op = -1;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "host_op") != NULL);
@@ -553,10 +559,12 @@ static void host_model(void) {
 ** backward): 4 equal layers without ops (one op per pass), pp 1, m 4, mb 2, device seconds
 ** per layer t = 6e9 / (0.8 peak), forward t/3, backward 2t/3 (as host_model above). By hand,
 ** from a synchronisation point (dlb_timeline: the first op starts at its host time):
-**   host_op h = 0.1 ms, host_layer 0: forward max(h + 4t/3, 4h) = h + 4t/3 (4t/3 = 0.64 ms),
-**     backward max(h + 8t/3, 4h) = h + 8t/3; step = 4 (4t + 2h); host_idle = 4 x 2h.
-**   host_layer 1 ms too: forward max(1.1 ms + 4t/3, 4 x 1.1 ms) = 4.4 ms (host-bound, the
-**     lead changes nothing), backward h + 8t/3.
+**   host_op h = 0.1 ms, host_layer 0: every op (t/3 = 0.16 ms and up) is longer than h, so
+**     each phase waits only for its first issue: forward h + 4t/3, backward h + 8t/3; step =
+**     4 (4t + 2h); host_idle = 4 x 2h. Without phase_sync (one stream) only the step's first
+**     issue is waited for: 16t + h.
+**   host_layer 1 ms too: the forward's ops are issued 1.1 ms apart and each runs at once:
+**     4 x 1.1 ms + t/3; backward h + 8t/3.
 **   full recompute, host_layer 0: backward device 8t/3 + 4t/3 = 4t, host 8h, lead h. */
 static void phase_sync(void) {
   dlb_par_layer L[4];
@@ -575,7 +583,7 @@ static void phase_sync(void) {
   d.host_op = h;
   o.phase_sync = 0;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
-  CHECK_NEAR(r0.step, 4 * 4 * t, 1e-12);   /* the host runs ahead: hidden */
+  CHECK_NEAR(r0.step, 4 * 4 * t + h, 1e-12);   /* the host runs ahead after the first op */
   o.phase_sync = 1;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   CHECK_NEAR(r.step, 4 * (4 * t + 2 * h), 1e-12);
@@ -583,21 +591,22 @@ static void phase_sync(void) {
   CHECK_NEAR(r.compute, r0.compute, 1e-15);   /* the device's work is unchanged */
   d.host_layer = 1e-3;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
-  CHECK_NEAR(r.step, 4 * (4 * 1.1e-3 + h + 8 * t / 3), 1e-12);
+  CHECK_NEAR(r.step, 4 * (4 * 1.1e-3 + t / 3 + h + 8 * t / 3), 1e-12);
   d.host_layer = 0;
   cfg.recompute = DLB_PAR_RECOMPUTE_FULL;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   CHECK_NEAR(r.step, 4 * ((h + 4 * t / 3) + (h + 4 * t)), 1e-12);
-  /* host_layer 0.2 ms: the forward is host-bound, 4(h + 0.2 ms) = 1.2 ms > h + 0.2 ms + 4t/3;
-  ** the backward's device binds (host 4h + 4(h + 0.2 ms) = 1.6 ms < 4t = 1.92 ms) and starts
-  ** after the recomputed block's Python, lead h + 0.2 ms.
+  /* host_layer 0.2 ms: the forward is host-bound, its ops issued 0.3 ms apart (> t/3), ending
+  ** t/3 after the last issue: 4(h + 0.2 ms) + t/3; in the backward each layer's Python (0.2
+  ** ms) and two issues (the recomputed op, the gradient op: 0.4 ms a layer) keep ahead of its
+  ** device seconds t, which bind after the first lead h + 0.2 ms: h + 0.2 ms + 4t.
   ** When the last layer is a loss layer (act_out 0) it is not recomputed and its gradient
   ** ops come first: lead h, and the device's recompute is t/3 shorter, so each micro-batch
   ** is 0.2 ms + t/3 faster (host 4h + 3(h + 0.2 ms) = 1.3 ms < 11t/3). */
   d.host_layer = 0.2e-3;
   dlb_par_row rl;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
-  CHECK_NEAR(r.step, 4 * (4 * (h + 0.2e-3) + (h + 0.2e-3 + 4 * t)), 1e-12);
+  CHECK_NEAR(r.step, 4 * (4 * (h + 0.2e-3) + t / 3 + (h + 0.2e-3 + 4 * t)), 1e-12);
   L[3].act_out = 0;
   CHECK(dlb_par_evaluate(L, 4, &d, &cl, &o, &cfg, &rl, NULL) == DLB_OK);
   CHECK_NEAR(r.step - rl.step, 4 * (0.2e-3 + t / 3), 1e-9);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dlbench.h"
+#include "roofline_impl.h"   /* dlb_timeline (internal: the planner composes with it) */
 #include "check.h"
 
 /* Hestness et al. Table 4: 15.67 TFLOP/s fp32, 898 GB/s, 6 MB cache; 80% / 70% (5.2). */
@@ -318,6 +319,50 @@ static void test_host_timeline(void) {
   CHECK(strstr(dlb_last_error(), "host_op") != NULL);
 }
 
+/* A segment of ops through the timeline k times in one call (dlb_timeline_seg, the
+** planner's composition of its layers) = the same ops op by op (dlb_timeline_op), from any
+** state: a sync point, a device running behind (lag < 0), an idle device the host is ahead
+** of (lag > 0). Random segments of 1-6 ops (device 0-3 us, host 0-2 us, some host-only or
+** device-only), k = 1..5 repetitions, 2000 cases: every clock within 1e-12 relative. By hand:
+** one op (t 3 us, h 1 us) twice from a sync point: the device waits 1 us, then runs them back
+** to back (the second is issued while the first runs): dev 7 us, host 2 us, idle 1 us. */
+static void test_timeline_seg(void) {
+  dlb_timeline z = { 0, 0, 0, 0 }, one = z, g = z;
+  dlb_timeline_op(&one, 3e-6, 1e-6);
+  dlb_timeline_seg(&g, &one, 2);
+  CHECK_NEAR(g.dev, 7e-6, 1e-12);
+  CHECK_NEAR(g.host, 2e-6, 1e-12);
+  CHECK_NEAR(g.idle, 1e-6, 1e-12);
+  CHECK_NEAR(g.busy, 6e-6, 1e-12);
+  dlb_timeline_seg(&g, &one, 0);   /* none: nothing moves */
+  CHECK(g.dev == 7e-6 || fabs(g.dev - 7e-6) < 1e-18);
+  unsigned int seed = 12345;
+#define RND() ((seed = seed * 1103515245u + 12345u), (double)((seed >> 8) % 10000) / 10000.0)
+  for (int c = 0; c < 2000; c++) {
+    int n = 1 + (int)(RND() * 6);
+    double t[6], h[6];
+    for (int i = 0; i < n; i++) {
+      double r = RND();
+      t[i] = r < 0.15 ? 0 : 3e-6 * RND();
+      h[i] = r > 0.85 ? 0 : 2e-6 * RND();
+    }
+    double k = 1 + (int)(RND() * 5);
+    dlb_timeline start = { 0, 0, 0, 0 };
+    double r = RND();
+    if (r < 0.3) { start.host = 5e-6; start.dev = 5e-6 + 4e-6 * RND(); }      /* lag < 0 */
+    else if (r < 0.6) { start.dev = 5e-6; start.host = 5e-6 + 4e-6 * RND(); } /* lag > 0 */
+    dlb_timeline seg = z, a = start, b = start;
+    for (int i = 0; i < n; i++) dlb_timeline_op(&seg, t[i], h[i]);
+    for (int j = 0; j < (int)k; j++)
+      for (int i = 0; i < n; i++) dlb_timeline_op(&a, t[i], h[i]);
+    dlb_timeline_seg(&b, &seg, k);
+    double sc = a.dev + a.host;
+    CHECK(fabs(a.dev - b.dev) <= 1e-12 * sc && fabs(a.host - b.host) <= 1e-12 * sc);
+    CHECK(fabs(a.idle - b.idle) <= 1e-12 * sc && fabs(a.busy - b.busy) <= 1e-12 * sc);
+  }
+#undef RND
+}
+
 /* The optimizer step's launches (graphs/hw/optim_launch.c). Counts from the sources:
 ** pytorch/pytorch aten/src/ATen/native/cuda/MultiTensorApply.cuh @ 4b6fea91c74c (tensor slots
 ** {110, 64, 48, 36, 30} by depth, {96, 64, 48, 36, 30} with a scalar list, 320 blocks, 65536
@@ -364,6 +409,7 @@ static void test_optim_launches(void) {
 int main(void) {
   RUN(test_optim_launches);
   RUN(test_host_timeline);
+  RUN(test_timeline_seg);
   RUN(test_precisions);
   RUN(test_ridge);
   RUN(test_check);

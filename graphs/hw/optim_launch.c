@@ -158,14 +158,16 @@ int dlb_optim_launches(int kind, double per_tensor_kernels, double per_tensor_op
 /* The update phase of c's launches, moving `bytes` and doing `flops` in all; see
 ** roofline_impl.h. */
 double dlb_optim_time(const dlb_roof *d, const dlb_optim_count *c, double flops, double bytes,
-                      double *dev_s, double *host_s) {
+                      double *dev_s, double *host_s, int *mem_bound) {
   double L = c->launches, P = c->dispatches;
   *dev_s = *host_s = 0;
+  if (mem_bound) *mem_bound = 0;
   if (!(L > 0)) return 0;
   int mb;
   /* each launch the per-op rule on its share of the work: L x raw(f / L, b / L) (the rule of
   ** an op launched several times, planner_ops.c per_expert) */
   double t1 = dlb_op_time_raw(d, flops / L, bytes / L, NULL, 0, &mb);
+  if (mem_bound) *mem_bound = mb;
   *dev_s = L * t1;
   /* the host: a framework dispatch per Python-level op, a kernel launch (the device's
   ** kernel_overhead) per further launch from C++ (multi_tensor_apply's loop); nothing

@@ -156,6 +156,20 @@ double dlb_timeline_end(const dlb_timeline *t) {
   return t->host > t->dev ? t->host : t->dev;
 }
 
+void dlb_timeline_seg(dlb_timeline *t, const dlb_timeline *r, double k) {
+  if (!(k > 0)) return;
+  double s = t->host - t->dev, s0 = s < 0 ? s : 0;
+  double a = r->host - r->busy, b = r->host - r->dev;
+  double c = b + (k > 1 && a < 0 ? (k - 1) * a : 0);
+  /* the device's advance: k busy segments when it never waits (lag min(s0 + k a, c) is
+  ** s0 + k a), else up to the host's clock less the end lag c */
+  double dadv = s0 + k * a <= c ? (s - s0) + k * r->busy : s + k * r->host - c;
+  t->host += k * r->host;
+  t->idle += dadv - k * r->busy;
+  t->busy += k * r->busy;
+  t->dev += dadv;
+}
+
 double dlb_stream_time(double dev_s, double host_s) {
   return host_s > dev_s ? host_s : dev_s;
 }

@@ -41,11 +41,24 @@ static inline void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s)
 void dlb_timeline_sync(dlb_timeline *t);
 /* The end of the stream: max(host, dev). */
 double dlb_timeline_end(const dlb_timeline *t);
+/* Run a segment of ops k times (k >= 0, whole) through t, as dlb_timeline_op would op by op:
+** r is the segment's own timeline from a synchronisation point (r = {0, 0, 0, 0}, then its
+** ops through dlb_timeline_op). Exact, not a steady-state estimate: per op the lag
+** s = host - dev moves as s' = min(s + h, 0) - t, a map of the form min(s + a, b), and such
+** maps compose in closed form: a segment from any lag s <= 0 ends at lag min(s + a, b) with
+** a = r.host - r.busy, b = r.host - r.dev (its end lag from a sync point), and k of them at
+** min(s + k a, b + min(0, (k - 1) a)); a lag s > 0 (the host ahead of an idle device)
+** starts as 0, the device waiting s first. The planner composes its layers' cached
+** segments with it (graphs/parallel/planner.c), so one device's step is this rule there as
+** in dlb_step_time. */
+void dlb_timeline_seg(dlb_timeline *t, const dlb_timeline *r, double k);
 
 /* The end of a stream whose device work takes dev_s and whose host issues it in host_s,
 ** started from a synchronisation point, in the steady state of dlb_timeline (the host
 ** runs ahead while the device is busy, so neither waits for the other's slack):
-** max(dev_s, host_s). The planner's rule per micro-batch phase. */
+** max(dev_s, host_s), a lower bound of the timeline. For streams whose op order is not
+** known: the optimizer step's launches (dlb_optim_time) and the planner's update phase
+** without a launch model; the planner's forward and backward run the timeline itself. */
 double dlb_stream_time(double dev_s, double host_s);
 
 /* The optimizer step's update phase (graphs/hw/optim_launch.c) from a synchronisation point:
@@ -53,10 +66,12 @@ double dlb_stream_time(double dev_s, double host_s);
 ** into *dev_s); the host dispatches c->dispatches ops at d->host_op and issues every further
 ** launch at d->kernel_overhead (into *host_s; 0 without a host model). Without syncs the phase
 ** ends at dlb_stream_time(*dev_s, *host_s); with c->syncs host syncs it runs as that many
-** equal segments, each from a synchronisation point through the timeline. 0 launches: 0. */
+** equal segments, each from a synchronisation point through the timeline. 0 launches: 0.
+** *mem_bound (may be NULL): whether the launches are memory-bound (the per-op rule's bound on
+** each launch's share; 0 without launches). */
 struct dlb_optim_count;
 double dlb_optim_time(const dlb_roof *d, const struct dlb_optim_count *c, double flops,
-                      double bytes, double *dev_s, double *host_s);
+                      double bytes, double *dev_s, double *host_s, int *mem_bound);
 
 /* Mark op i of a set as a fused attention kernel (roofline_graph.c, from the analysis). */
 struct dlb_opcosts;

@@ -208,16 +208,14 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
   ** the step's own overhead */
   double tt = dlb_timeline_end(&tl), ut = 0, udev = 0, uhost = 0;
   if (upd != NULL) {
-    ut = dlb_optim_time(d, s->optim, uf, ub, &udev, &uhost);
+    /* the phase is memory-bound time when its launches are (each the per-op rule on an even
+    ** share, as dlb_optim_time times them) */
+    int mb = 0;
+    ut = dlb_optim_time(d, s->optim, uf, ub, &udev, &uhost, &mb);
     if (!isfinite(ut))
       return dlb_fail(DLB_ENUMERIC, "roofline: the optimizer step's time overflows (%g FLOPs, "
                       "%g bytes, %g launches)", uf, ub, s->optim->launches);
     tt += ut;
-    /* the phase is memory-bound time when its launches are (each the per-op rule on an even
-    ** share, as dlb_optim_time times them) */
-    int mb = 0;
-    if (s->optim->launches > 0)
-      (void)dlb_op_time_raw(d, uf / s->optim->launches, ub / s->optim->launches, NULL, 0, &mb);
     if (mb) { tmem += ut; nmem += un; }
     if (s->mult == NULL && (op_time != NULL || op_bound != NULL))
       for (size_t i = 0; i < s->n; i++) {   /* each update op: its bytes' share of the phase */

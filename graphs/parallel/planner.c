@@ -55,6 +55,58 @@ static int recompute_layer(const dlb_par_layer *l) {
 
 /* one device's accumulation of a layout (planner_impl.h) */
 typedef dlb_par_stage stage;
+/* A layer's backward through the host-side timeline from a synchronisation point, and
+** whether it ends at one (the host model's pieces, dlb_par_layout_eval) */
+typedef struct bpiece { dlb_timeline t; double k; int sync; } bpiece;
+
+/* A run of consecutive layers of one chunk that add the same to the timeline (a model's
+** blocks): their class's cached segments (sf, sb), what each adds beyond them forward (rdf,
+** rhf) and backward (rdb, rhb, with lrc: its forward recomputed), and the layers (k); fp, the
+** forward of one of them (its segment, then its rest), applied k times (dlb_timeline_seg)
+** when the run ends; its backward piece is bp[i] of its first layer i, with bp[i].k = k. A
+** layer that ends at a synchronisation point runs alone (sync). */
+typedef struct hrun {
+  dlb_timeline sf, sb, fp;
+  double rdf, rhf, rdb, rhb, k;
+  int lrc, syncf, syncb, i;
+} hrun;
+
+/* Whether the layer with segments sf, sb (lrc: its forward recomputed), rests rd[4] (rdf, rhf,
+** rdb, rhb) and no synchronisation point adds what run `a` adds: the same segments exactly,
+** the same rests within tol (the rests are differences of running totals, so equal layers
+** differ by their rounding), the run not at a synchronisation point. */
+static int same_run(const hrun *a, const dlb_timeline *sf, const dlb_timeline *sb, int lrc,
+                    const double *rd, double tol) {
+  return a->k > 0 && !a->syncf && !a->syncb && a->lrc == lrc &&
+         a->sf.host == sf->host && a->sf.dev == sf->dev && a->sf.idle == sf->idle &&
+         a->sf.busy == sf->busy && a->sb.host == sb->host && a->sb.dev == sb->dev &&
+         a->sb.idle == sb->idle && a->sb.busy == sb->busy &&
+         fabs(a->rdf - rd[0]) <= tol && fabs(a->rhf - rd[1]) <= tol &&
+         fabs(a->rdb - rd[2]) <= tol && fabs(a->rhb - rd[3]) <= tol;
+}
+
+/* End run r of stage s's forward: its layers' forward through the stage's timeline. */
+static void end_run(dlb_par_stage *s, hrun *r) {
+  if (!(r->k > 0)) return;
+  dlb_timeline_seg(&s->tlf, &r->fp, r->k);
+  if (r->syncf) dlb_timeline_sync(&s->tlf);
+  r->k = 0;
+}
+
+/* What a layer adds to a phase beyond its ops' segment (rd device seconds, rh host seconds:
+** its collectives, its experts' extra load, recompute's reruns, the further per-expert
+** launches) through timeline t as the ops the host issues for it: rh / host_op of them (at
+** least one), sharing rd evenly (dlb_timeline_seg: one op, k times). */
+static void layer_rest(dlb_timeline *t, double rd, double rh, double host_op) {
+  double k = rh >= 1.5 * host_op && host_op > 0 ? floor(rh / host_op + 0.5) : 1;
+  if (!(k > 1)) {
+    dlb_timeline_op(t, rd, rh);
+    return;
+  }
+  dlb_timeline one = { 0, 0, 0, 0 };
+  dlb_timeline_op(&one, rd / k, rh / k);
+  dlb_timeline_seg(t, &one, k);
+}
 
 enum { MAX_STAGES = 4096 };
 
@@ -231,22 +283,18 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     ppshare.bw = cl->inter.bw * cl->nics / cl->per_node;
     pplink = &ppshare;
   }
-  /* Megatron-LM's timers (opts.phase_sync): each micro-batch's forward and backward start at
-  ** a torch.cuda.synchronize(), so the device idles until the host has issued the phase's
-  ** first op (dlb_timeline from a synchronisation point: the first op starts at its host
-  ** time): the forward's first layer's Python (host_layer) and its first op's dispatch
-  ** (host_op); the backward's first op, after the recomputed forward's Python under full
-  ** recompute (CheckpointFunction.backward runs the layer's forward again). Then the steady
-  ** state of dlb_stream_time: the phase ends at max(lead + device, host). */
-  /* The stage holding the model's last layer starts its backward there: a loss layer is not
-  ** recomputed (recompute_layer), so its gradient ops are issued at once, and the recomputed
-  ** block's Python comes after them, while the device runs them. */
-  if (o->phase_sync && dev->host_op > 0)
-    for (int d = 0; d < p; d++) {
-      int rc_first = rc && !(d == (K - 1) % p && !recompute_layer(&L[n - 1]));
-      S[d].leadf = dev->host_op + dev->host_layer;
-      S[d].leadb = dev->host_op + (rc_first ? dev->host_layer : 0);
-    }
+  /* The host-side model (issue [19]), a device with host_op or host_layer > 0: each stage's
+  ** micro-batch forward (dlb_par_stage.tlf) and each layer's backward piece (bp[i]: its
+  ** recomputed forward, the rest it adds as one op, its backward ops; sync: it ends at a
+  ** synchronisation point) through the one timeline rule of graphs/hw/roofline_impl.h, so a
+  ** device waits for the host exactly as dlb_step_time has it (dlb.roofline.time, the
+  ** compiled sweep); composed per stage after the layers (below). */
+  int host = dev->host_op > 0 || dev->host_layer > 0;
+  bpiece *bp = host ? dlb_malloc(sizeof(bpiece) * (size_t)n) : NULL;
+  if (host && !bp) {
+    dlb_free(w); dlb_free(first); dlb_free(S);
+    return dlb_fail(DLB_ENOMEM, "plan: out of memory");
+  }
   double shard_total = 0, shard_t = 0, shard_w = 0;
   /* the expert-tensor all-gather + reduce-scatter of the last MoE layer timed (bytes,
   ** seconds): the same for every MoE layer of a model, timed once a layout */
@@ -260,8 +308,15 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   for (int c = 0; c < K; c++) {
     stage *s = &S[c % p];
     s->nl += first[c + 1] - first[c];
+    /* with a pipeline the host and the device meet at each chunk's receive (p2p below) */
+    if (host && p > 1) dlb_timeline_sync(&s->tlf);
+    hrun run;   /* the chunk's current run of equal layers (host model) */
+    run.k = 0;
     for (int i = first[c]; i < first[c + 1]; i++) {
       const dlb_par_layer *l = &L[i];
+      /* the backward's seconds before this layer's (its piece is what it adds) */
+      double b0 = s->b + s->tpb + s->epb + s->cpb, hb0 = s->hb;
+      s->syncf = s->syncb = 0;
       /* full recompute checkpoints the blocks between the model's input layer and its loss
       ** layer: the first (reading the inputs, act_in 0: the embedding) and the last (the
       ** loss, act_out 0: the head and the cross-entropy) run once (see recompute_layer);
@@ -273,7 +328,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       /* the layer's times, host seconds and update work, cached per layer class */
       dlb_layer_cost lc;
       st = dlb_layer_times_cost(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &lc);
-      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
       double tf = lc.tf, tb = lc.tb, tu = lc.tu, af = lc.af, ab = lc.ab, cf = lc.cf;
       double mfx = lc.mf, mbx = lc.mb;   /* the experts' side (the combined 1F1B, below) */
       double ef = l->params > 0 && l->expert_params > 0 ? l->expert_params / l->params : 0;
@@ -288,7 +343,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       memset(&rr, 0, sizeof rr);
       if (rcm) {
         st = dlb_layer_rcm(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, rcm, load, &rr);
-        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
       }
       /* full recompute runs the layer's forward again before its backward; selective only
       ** the attention core's forward (Korthikanti et al. 2022 sec. 5: the extra compute is
@@ -303,7 +358,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       if (lop) {
         st = dlb_layer_sac(LT, dev, i, mbc, tl, l->experts > 0 ? ep : 1, sp, moe, &srt, &srf,
                            &srh, &skept);
-        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
         s->b += srt;
         s->rcf += srf;
       }
@@ -378,7 +433,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         } else {
           st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, tpb, tp, 0, tplink, &c1);
         }
-        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
         if (tpb != tpmemo[0]) {
           c1.time += c2.time;
           tpmemo[0] = tpb; tpmemo[1] = c1.time;
@@ -402,7 +457,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         } else {
           dlb_par_coll a2;
           st = dlb_par_alltoall_cluster(cpy, ep, et, cl, &a2);
-          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
           a2t = 2 * a2.time;
           /* with the experts split over et > 1 tensor ranks the alltoall dispatcher
           ** all-gathers the received copies over the expert-tensor group after the
@@ -432,7 +487,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
                                                0, dlb_par_group_link(cl, et), &g2);
               t1 = g1.time; t2 = g2.time;
             }
-            if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+            if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
             int rcs = lrc || rr.side;
             etmemo[0] = eb; etmemo[1] = t1 + t2;
             s->tpf += t1 + t2;
@@ -474,7 +529,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
             if (!st) st = dlb_par_collective(DLB_COLL_BROADCAST, DLB_ALGO_TREE, 2 * kvl, 2, 0,
                                              cplink, &c2);
           }
-          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
           f1 = fmax(0, (cp - 1) * c1.time - af);
           b1 = fmax(0, (cp - 1) * c2.time - ab);
           ws = 2 * kvl;
@@ -485,7 +540,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
           if (!again)
             st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, kvl * cp, cp, 0, cplink,
                                     &c1);
-          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
           f1 = c1.time;
           b1 = 2 * c1.time;
           ws = kvl * (cp - 1);
@@ -493,7 +548,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
           /* DeepSpeed-Ulysses (Jacobs et al. 2023): all-to-all of Q, K, V from sequence to
           ** head shards before attention and of the output back, the same four backward */
           if (!again) st = dlb_par_alltoall_cluster(cpk, cp, tp, cl, &c1);
-          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+          if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
           f1 = c1.time;
           b1 = c1.time;
         }
@@ -506,7 +561,36 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       if (moe == DLB_MOE_MCORE && l->experts > 0 && l->moe_bytes > 0) {
         /* Megatron-Core's MoE layer beyond the graph's ops (planner_moe.c) */
         st = dlb_par_mcore_layer(l, dev, cl, o, ep, et, tp, cp, mbc, load, tl, lrc, rr.side, s);
-        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+        if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
+      }
+      if (host) {
+        /* the layer through the timeline: forward, its ops then the rest it added; backward
+        ** (a piece, composed in reverse below), the rest first (a recompute's extra work),
+        ** its recomputed forward ops, its backward ops; equal layers in a row as one run */
+        double fd = s->f + s->tpf + s->epf + s->cpf, bd = s->b + s->tpb + s->epb + s->cpb;
+        double rd[4] = { fd - s->fin - lc.sf.busy, s->hf - s->fhin - lc.sf.host,
+                         bd - b0 - lc.sb.busy - (lrc ? lc.sf.busy : 0),
+                         s->hb - hb0 - lc.sb.host - (lrc ? lc.sf.host : 0) };
+        s->fin = fd, s->fhin = s->hf;
+        bp[i].k = 0;
+        if (!s->syncf && !s->syncb &&
+            same_run(&run, &lc.sf, &lc.sb, lrc, rd, 1e-12 * (fd + bd + s->hf + s->hb))) {
+          run.k += 1;
+          bp[run.i].k += 1;
+        } else {
+          end_run(s, &run);
+          run.sf = lc.sf, run.sb = lc.sb, run.lrc = lrc, run.syncf = s->syncf;
+          run.syncb = s->syncb, run.rdf = rd[0], run.rhf = rd[1], run.rdb = rd[2];
+          run.rhb = rd[3], run.k = 1, run.i = i;
+          run.fp = lc.sf;   /* (the segment from a synchronisation point) */
+          layer_rest(&run.fp, rd[0], rd[1], dev->host_op);
+          bpiece *q = &bp[i];
+          const dlb_timeline z = { 0, 0, 0, 0 };
+          q->t = z, q->k = 1, q->sync = s->syncb;
+          layer_rest(&q->t, rd[2], rd[3], dev->host_op);
+          if (lrc) dlb_timeline_seg(&q->t, &lc.sf, 1);
+          dlb_timeline_seg(&q->t, &lc.sb, 1);
+        }
       }
       double pr = l->params * (1 - ef) / tl + l->params * ef / (et * ep);
       double tr = dlb_par_layer_trainable(l) * (1 - ef) / tl;
@@ -542,6 +626,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       if (full > s->full) s->full = full;
       if (core > s->core) s->core = core;
     }
+    if (host) end_run(s, &run);
     if (c < K - 1) {
       double x = L[first[c + 1] - 1].act_out / ((sp && tp > 1) ? tp : 1);
       if (x > s->xfer) s->xfer = x;
@@ -602,7 +687,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
            so = s->trainable * eo + s->etrain * eoe;
     double act = s->mem - (sw + sg + so), m2;
     st = dlb_step_memory(mode, sw, sg, so, act > 0 ? act : 0, o->slack, &m2);
-    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
     s->mem = m2;
   }
   /* The bottleneck device sets the pipeline's pace. */
@@ -632,21 +717,44 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         else
           st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, xb, tp, 0, tplink, &cg);
       }
-      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
       x = 2 * v * (c1.time + cg.time);
     }
-    /* the host-side model (issue [19]): a micro-batch's forward and its backward each end
-    ** at the later of the device's timeline (ops, the tensor-parallel allreduces, the MoE
-    ** all-to-alls and the exposed context-parallel exchanges on the one stream, Megatron-LM:
-    ** not overlapped) and the host's; the host and device meet at every pipeline
-    ** send/receive (Megatron-LM p2p_communication.py: torch.cuda.synchronize() after
-    ** batch_isend_irecv), so per phase (dlb_stream_time) */
+    /* the host-side model (issue [19]): the device's stream (ops, the tensor-parallel
+    ** allreduces, the MoE all-to-alls and the exposed context-parallel exchanges, Megatron-LM:
+    ** not overlapped) against the host issuing it. efb: the micro-batch's forward and
+    ** backward. Without a host model the device's seconds. With one, the stage's layers
+    ** through the timeline (dlb_timeline, the rule dlb_step_time runs a step's ops by): the
+    ** forward (tlf), then the layers' backward pieces in reverse order, each chunk's from the
+    ** synchronisation point of its receive when p > 1 (Megatron-LM p2p_communication.py:
+    ** torch.cuda.synchronize() after batch_isend_irecv). Where nothing synchronises (one
+    ** stage, no phase_sync: no send or receive, forward_backward_no_pipelining; the backward
+    ** is issued while the forward's ops still run, and so the next micro-batch) the phases and
+    ** the m micro-batches run as one stream, as dlb.roofline.time runs a step; else each phase
+    ** from a synchronisation point (opts.phase_sync: Megatron-LM's timers), the device waiting
+    ** for the host's first op. */
     double df = s->f + s->tpf + s->epf + s->cpf, db = s->b + s->tpb + s->epb + s->cpb;
-    /* with synchronisation points (MoE layers, above) each segment between them ends at
-    ** its own later timeline; under phase_sync the first segment of each phase starts with
-    ** the device waiting for the host's first op (leadf, leadb above) */
-    double ef = s->fdone + dlb_stream_time(s->leadf + df - s->fmark, s->hf - s->hfmark);
-    double eb = s->bdone + dlb_stream_time(s->leadb + db - s->bmark, s->hb - s->hbmark);
+    double efb = df + db;
+    if (host) {
+      dlb_timeline tb = { 0, 0, 0, 0 };
+      /* the stage's chunks d, d + p, ... (chunk c on stage c mod p), the last first */
+      for (int c = d + p * ((K - 1 - d) / p); c >= 0; c -= p) {
+        if (p > 1) dlb_timeline_sync(&tb);
+        for (int i = first[c + 1] - 1; i >= first[c]; i--) {
+          if (!(bp[i].k > 0)) continue;   /* a later layer of a run */
+          dlb_timeline_seg(&tb, &bp[i].t, bp[i].k);
+          if (bp[i].sync) dlb_timeline_sync(&tb);
+        }
+      }
+      if (p == 1 && !o->phase_sync) {
+        dlb_timeline one = s->tlf, all = { 0, 0, 0, 0 };
+        dlb_timeline_seg(&one, &tb, 1);
+        dlb_timeline_seg(&all, &one, m);
+        efb = dlb_timeline_end(&all) / m;
+      } else {
+        efb = dlb_timeline_end(&s->tlf) + dlb_timeline_end(&tb);
+      }
+    }
     /* the combined 1F1B hides s->ovl of a micro-batch's all-to-alls in the steps that pair a
     ** forward with a backward: all but the first forward and the last backward without a
     ** pipeline (combined_1f1b_schedule_for_no_pipelining), the steady state of the
@@ -657,12 +765,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     double hid = 0;
     if (s->ovl > 0) {
       double tot = m * v, wu = p > 1 ? fmin(tot, 2 * (p - d - 1) + (v - 1) * p) : 1;
-      hid = fmin(s->ovl * (tot - wu) / tot, fmax(0, ef + eb - (s->hf + s->hb)));
+      hid = fmin(s->ovl * (tot - wu) / tot, fmax(0, efb - (s->hf + s->hb)));
     }
-    double t = ef + eb + x - hid;
+    double t = efb + x - hid;
     if (t > T) {
       T = t; worst = d; xt = x; hidw = hid;
-      idle = (ef - df) + (eb - db);
+      idle = efb - (df + db);
     }
     /* the stage's update phase: the launch model's tensors as the implementation launches
     ** them, then the other layers' update ops, one kernel each (their device and host
@@ -678,9 +786,9 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       double ut = kind == DLB_OPTIM_FLAT ? 1 : ceil(s->ut - 1e-9);
       st = dlb_optim_launches(kind, o->optim_kernels, o->optim_ops, o->optim_sync != 0, ut,
                               fmax(ut, ceil(s->uc - 1e-9)), &oc);
-      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+      if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
       double ud, uh;
-      su = dlb_optim_time(dev, &oc, s->uf, s->ub, &ud, &uh);
+      su = dlb_optim_time(dev, &oc, s->uf, s->ub, &ud, &uh, NULL);
     }
     if (s->upd > 0 || s->hu > 0) su += dlb_stream_time(s->upd, s->hu);
     if (su > upd) upd = su;
@@ -696,7 +804,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   double dpt = 0;
   dlb_par_dp_layout dy = { tp, pp, ep, etp, dpc, hs, ze, m, zero, p, K, first, wb, gb };
   st = dlb_par_dp_comm(L, S, bw, dev, cl, o, &dy, &dpt);
-  if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+  if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
 
   double model_flops = 0;
   for (int i = 0; i < n; i++) model_flops += L[i].flops_fwd + L[i].flops_bwd;
@@ -736,7 +844,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   for (int d = 0; d < p; d++) rcflops += S[d].rcf;
   out->hfu = (model_flops + rcflops * o->batch) / (out->step * dev->peak * ndev);
   out->throughput = o->batch / out->step;
-  dlb_free(w); dlb_free(first); dlb_free(S);
+  dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp);
   return DLB_OK;
 }
 

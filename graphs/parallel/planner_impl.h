@@ -10,6 +10,7 @@
 #include "dlb_parallel.h"
 #include "planner_ops.h"
 #include "dlb_roofline.h"
+#include "roofline_impl.h"
 
 /* x a whole number in [1, 1e12). */
 int dlb_par_whole(double x);
@@ -57,13 +58,18 @@ typedef struct dlb_par_stage {
   double mem;
   double hf, hb, hu;    /* host seconds per micro-batch, forward and backward, and of the
                            update (the host-side model: dlb_layer_host) */
-  /* host synchronisation points (a dropless MoE layer under DLB_MOE_MCORE): the phase's
-  ** stream up to the last one, closed (*done), and the device and host seconds at it */
-  double fdone, fmark, hfmark, bdone, bmark, hbmark;
-  /* the device's wait for the host at the start of the forward and the backward under
-  ** opts.phase_sync (the first op's host seconds): device seconds of the phase's first
-  ** segment, not work (host_idle) */
-  double leadf, leadb;
+  /* The host-side model (a device with host_op or host_layer > 0): a micro-batch's forward
+  ** through the timeline (dlb_timeline, graphs/hw/roofline_impl.h) from a synchronisation
+  ** point, layer after layer as planner.c accumulates them: each layer's ops (its class's
+  ** cached segment, dlb_layer_cost.sf) and then, as one op, the rest of what the layer added
+  ** to the phase's device seconds (f + tpf + epf + cpf) and host seconds (hf) (its
+  ** collectives, its experts' load, the further per-expert launches); fin, fhin: the device
+  ** and host seconds tlf holds. syncf, syncb: the layer being accumulated ends at a
+  ** synchronisation point of the forward, of the backward (a dropless MoE layer under
+  ** DLB_MOE_MCORE: the host waits for the token counts, planner_moe.c) */
+  dlb_timeline tlf;
+  double fin, fhin;
+  int syncf, syncb;
 } dlb_par_stage;
 
 /* A layer's trainable parameters and the bytes of its weights (wb per parameter unless the

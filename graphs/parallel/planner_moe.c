@@ -132,15 +132,6 @@ double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double 
 enum { MCORE_AUX_FWD = 5, MCORE_AUX_BWD = 5, MCORE_PREP_WIDE = 7, MCORE_PREP_LOCAL = 2,
        MCORE_DTOH_WIDE = 4, MCORE_DTOH_LOCAL = 1 };
 
-/* Close a phase's stream at a synchronisation point (the host waits for the device,
-** dlb_timeline_sync): the segment since the last one ends at the later of its device and
-** host seconds (dlb_stream_time); dev and host are the phase's totals so far. */
-static void sync_point(double *done, double *mark, double *hmark, double dev, double host) {
-  *done += dlb_stream_time(dev - *mark, host - *hmark);
-  *mark = dev;
-  *hmark = host;
-}
-
 int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_par_cluster *cl,
                         const dlb_par_opts *o, double ep, double et, double tp, double cp,
                         double mbc, double load, double tl, int lrc, int side, dlb_par_stage *s) {
@@ -232,10 +223,8 @@ int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_p
   ** expert and no ep) once per MoE layer forward, and in its recomputed forward; the
   ** model meets the host and device at the layer's end */
   if (o->capacity == 0) {
-    sync_point(&s->fdone, &s->fmark, &s->hfmark,
-               s->leadf + s->f + s->tpf + s->epf + s->cpf, s->hf);
-    if (lrc || side) sync_point(&s->bdone, &s->bmark, &s->hbmark,
-                       s->leadb + s->b + s->tpb + s->epb + s->cpb, s->hb);
+    s->syncf = 1;                 /* (planner.c closes the layer's timeline with dlb_timeline_sync) */
+    if (lrc || side) s->syncb = 1;
   }
 
   return DLB_OK;

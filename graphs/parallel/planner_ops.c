@@ -54,11 +54,6 @@ struct dlb_layer_times {
   size_t cap, used;
 };
 
-static int bylayer(const void *a, const void *b) {
-  const dlb_par_op *x = a, *y = b;
-  if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
-  return 0;
-}
 
 /* Do layers i and j have the same ops (all fields but the layer index) and costs? The
 ** layer's own fields compute reads: its FLOPs and bytes, and flops_core (a layer without ops:
@@ -131,17 +126,15 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     dlb_layer_times_free(T);
     return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
   }
-  if (nops > 0) {
-    memcpy(T->ops, ops, sizeof(dlb_par_op) * (size_t)nops);
-    /* ops usually arrive grouped by layer already; sort only when they are not */
-    int sorted = 1;
-    for (int i = 1; i < nops && sorted; i++) sorted = ops[i].layer >= ops[i - 1].layer;
-    if (!sorted) qsort(T->ops, (size_t)nops, sizeof(dlb_par_op), bylayer);
-  }
-  for (int i = nops - 1; i >= 0; i--) {
-    int li = (int)T->ops[i].layer;
-    T->first[li] = i;
-    T->count[li]++;
+  /* grouped by layer, each layer's ops in their given order (a step's order: the host-side
+  ** timeline issues them so, dlb_layer_cost's sf and sb): a stable counting sort (a step's
+  ** backward runs the layers in reverse, so its ops never arrive grouped) */
+  for (int i = 0; i < nops; i++) T->count[(int)ops[i].layer]++;
+  for (int li = 1; li < n; li++) T->first[li] = T->first[li - 1] + T->count[li - 1];
+  for (int li = 0; li < n; li++) T->count[li] = 0;
+  for (int i = 0; i < nops; i++) {
+    int li = (int)ops[i].layer;
+    T->ops[T->first[li] + T->count[li]++] = ops[i];
   }
   for (int i = 0; i < n; i++) {
     T->cls[i] = i;
@@ -341,6 +334,32 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     int ex = o->attention == 2 || o->attention == 4;
     if (o->phase == 0 && (ex || o->module == DLB_OPM_MOE_ACT)) *mf += t;
     if (o->phase == 1 && ex) *mbk += t;
+  }
+}
+
+/* The layer's forward and backward through the host-side timeline from a synchronisation
+** point (dlb_layer_cost's sf and sb): host_layer before a forward that issues ops, then each
+** op at op_time and host_op when it has a cost (dlb_layer_host's counts); a layer without ops
+** one op each way (tf, tb). The grouped GEMMs' further per-expert launches are not ops here
+** (the planner adds what dlb_layer_host counts beyond these). */
+static void segments(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                     double ep, int sp, int moe, double tf, double tb, dlb_timeline *sf,
+                     dlb_timeline *sb) {
+  const dlb_timeline z = { 0, 0, 0, 0 };
+  *sf = *sb = z;
+  if (!(d->host_op > 0 || d->host_layer > 0)) return;
+  if (T->count[li] == 0) {
+    dlb_timeline_op(sf, 0, d->host_layer);
+    dlb_timeline_op(sf, tf, d->host_op);
+    dlb_timeline_op(sb, tb, d->host_op);
+    return;
+  }
+  if (T->host[(size_t)li * HOST_COUNTS] > 0) dlb_timeline_op(sf, 0, d->host_layer);
+  for (int k = 0; k < T->count[li]; k++) {
+    const dlb_par_op *o = &T->ops[T->first[li] + k];
+    if (o->phase == 2) continue;
+    double t = op_time(d, o, mb, tl, ep, sp, moe), h = host_costed(o) ? d->host_op : 0;
+    dlb_timeline_op(o->phase == 0 ? sf : sb, t, h);
   }
 }
 
@@ -574,6 +593,7 @@ int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double m
                    &c->hc);
     dlb_layer_update(T, d, cls, tl, sp, &c->uf, &c->ub);
     dlb_layer_update(T, d, cls, 1, sp, &c->wf, &c->wb);
+    segments(T, d, cls, mb, tl, ep, sp, moe, c->tf, c->tb, &c->sf, &c->sb);
     T->used++;
   }
   *out = e->c;

@@ -6,6 +6,7 @@
 #define DLB_PLANNER_OPS_H
 
 #include "dlb_parallel.h"
+#include "roofline_impl.h"
 
 /* The layers' ops grouped by layer, layers of identical ops sharing one class, and a cache
 ** of (class, micro-batch, tensor degree) -> forward, backward and update seconds. */
@@ -47,6 +48,11 @@ typedef struct dlb_layer_cost {
                       its times), which the combined 1F1B schedule runs apart from the rest */
   double hf, hb, hu, hc;
   double uf, ub, wf, wb;
+  /* with a host model (d->host_op or host_layer > 0; else zeros): the layer's forward (host_layer,
+  ** then its ops) and backward ops, each op at its time above and host_op when it has a cost,
+  ** through the host-side timeline from a synchronisation point (dlb_timeline_op), what the
+  ** planner composes per stage (dlb_timeline_seg) */
+  dlb_timeline sf, sb;
 } dlb_layer_cost;
 int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
                          double ep, int sp, int moe, dlb_layer_cost *out);

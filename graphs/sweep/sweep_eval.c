@@ -20,7 +20,59 @@
 #include "roofline_impl.h"
 #include "sweep_impl.h"
 
-size_t dlb_sweep_scratch(const dlb_sweep_prog *p) { return 9 * p->ncls + p->nseg + 1; }
+/* The scratch's tail after the classes' arrays and the repetitions, memos of the optimizer
+** step's launch counts (the points of one thread's run share their parameter tensors' sizes;
+** only the tensor counts move with the layers, the fastest dim): first 1 when set and the
+** Adam / AdamW tensors' element counts it is for (ntun), then each count's chunks
+** (ceil(elements / 65536), ntun); then SWEEP_SLOTS slots of (tensors, chunks) -> launches,
+** dispatches, syncs (a slot's tensors 0: empty), one per layer count in a sweep of few. */
+enum { SWEEP_SLOTS = 64, SWEEP_SLOT = 5 };   /* (h >> 58 indexes the 64 slots) */
+
+size_t dlb_sweep_scratch(const dlb_sweep_prog *p) {
+  return 9 * p->ncls + p->nseg + 1 + 2 * p->ntun + SWEEP_SLOTS * SWEEP_SLOT + 1;
+}
+
+/* The update phase's launch counts at a point (tensors *ut; 0: none), from the memos in
+** `memo` (the scratch's tail, above): the same counts dlb_optim_launches gives for the
+** tensors and chunks summed over the point's tensor sizes. */
+static int launch_counts(const dlb_sweep_prog *p, const double *pv, double *memo, double *ut,
+                         dlb_optim_count *oc) {
+  double *ne = memo + 1, *ch = ne + p->ntun, *slots = ch + p->ntun;
+  int hit = memo[0] == 1;
+  for (size_t j = 0; hit && j < p->ntun; j++) hit = ne[j] == pv[p->tun[j]];
+  if (!hit) {
+    /* each tensor's chunks by dlb_analysis_update_tensors' rule (update_chunks, graph_impl.h) */
+    double chunk = dlb_optim_chunk();
+    for (size_t j = 0; j < p->ntun; j++) {
+      ne[j] = pv[p->tun[j]];
+      ch[j] = update_chunks(ne[j], chunk);
+    }
+    for (size_t k = 0; k < SWEEP_SLOTS * SWEEP_SLOT; k++) slots[k] = 0;
+    memo[0] = 1;
+  }
+  double t = 0, uc = 0;
+  for (size_t j = 0; j < p->ntun; j++) {
+    double k = pv[p->tmult[j]];
+    t += k;
+    uc += k * ch[j];
+  }
+  t = floor(t + 0.5), uc = floor(uc + 0.5);   /* sums of whole counts */
+  *ut = t;
+  if (!(t > 0)) return DLB_OK;
+  /* (the slot: the counts' bits mixed, Fibonacci hashing; the layer counts of a sweep are
+  ** often multiples of 4, so the low bits of the counts alone would share a slot) */
+  double key = t + 7 * uc;
+  uint64_t h = key < 1e15 ? (uint64_t)key * 0x9E3779B97F4A7C15ULL : 0;
+  double *sl = slots + SWEEP_SLOT * (size_t)(h >> 58);
+  if (sl[0] == t && sl[1] == uc) {
+    oc->launches = sl[2], oc->dispatches = sl[3], oc->syncs = sl[4];
+    return DLB_OK;
+  }
+  int st = dlb_optim_launches(p->okind, p->okernels, p->oops, p->osync, t, uc, oc);
+  if (st != DLB_OK) return st;
+  sl[0] = t, sl[1] = uc, sl[2] = oc->launches, sl[3] = oc->dispatches, sl[4] = oc->syncs;
+  return DLB_OK;
+}
 
 /* The per-op roofline of one point; see sweep_impl.h. The classes' costs at the point, their
 ** multiplicities and the op order's repetitions (a repeated segment layers - ordL + 1 times,
@@ -56,19 +108,10 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
   ** point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
   dlb_optim_count oc;
   if (p->okind != DLB_OPTIM_NONE && p->upd != NULL) {
-    /* each tensor's chunks by dlb_analysis_update_tensors' rule (update_chunks, graph_impl.h) */
-    double ut = 0, uc = 0, ch = dlb_optim_chunk();
-    for (size_t j = 0; j < p->ntun; j++) {
-      double ne = pv[p->tun[j]], k = pv[p->tmult[j]];
-      ut += k;
-      uc += k * update_chunks(ne, ch);
-    }
-    ut = floor(ut + 0.5), uc = floor(uc + 0.5);   /* sums of whole counts */
-    if (ut > 0) {
-      int st = dlb_optim_launches(p->okind, p->okernels, p->oops, p->osync, ut, uc, &oc);
-      if (st != DLB_OK) return st;
-      s.upd = p->upd, s.optim = &oc, s.ord = p->ordu, s.segn = p->segnu;
-    }
+    double ut;
+    int st = launch_counts(p, pv, rep + p->nseg, &ut, &oc);
+    if (st != DLB_OK) return st;
+    if (ut > 0) s.upd = p->upd, s.optim = &oc, s.ord = p->ordu, s.segn = p->segnu;
   }
   return dlb_step_time(d, &s, work, NULL, NULL, out);
 }
@@ -219,7 +262,7 @@ static void *work(void *arg) {
   size_t nv = J->nv, ncol = J->ntags + nv + 1 + DLB_SWC_COUNT;
   double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
   double *rows = dlb_malloc(BATCH * ncol * sizeof *rows);
-  double *ct = dlb_malloc(dlb_sweep_scratch(p) * sizeof *ct);
+  double *ct = dlb_calloc(dlb_sweep_scratch(p), sizeof *ct);   /* (zeroed: its memo) */
   dlb_reduce *local = J->sink ? dlb_reduce_like(J->sink, 0) : NULL;
   if (!mv || !pv || !rows || !ct || (J->sink && !local)) {
     J->status = DLB_ENOMEM;

@@ -161,10 +161,12 @@ void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *p
 ** matmul with an empty side) and the multiplicities m, n = p->ncls each. */
 void dlb_sweep_class_costs(const dlb_sweep_prog *p, const double *pv, double *f, double *b,
                            double *g, double *m);
-/* Doubles of scratch dlb_sweep_roof needs (per thread). */
+/* Doubles of scratch dlb_sweep_roof needs (per thread), zeroed before its first call: its
+** tail keeps the last point's optimizer launch counts (SWEEP_MEMO_* in sweep_eval.c). */
 size_t dlb_sweep_scratch(const dlb_sweep_prog *p);
 /* The per-op roofline of one point vals (pv: its polynomial values; scratch:
-** dlb_sweep_scratch(p) doubles) on device d (checked, and by dlb_sweep_check_roof): one call
+** dlb_sweep_scratch(p) doubles, zeroed before the first call, kept between the calls of one
+** thread) on device d (checked, and by dlb_sweep_check_roof): one call
 ** of the one step model (dlb_step_time) with the classes' costs, multiplicities and the op
 ** order; out receives the step time (step_overhead included), FLOPs, bytes (scaled),
 ** memory-bound time, host idle. DLB_OK or a failure with a message. */

@@ -91,7 +91,7 @@ int dlb_sweep_prog_time(const dlb_sweep_prog *p, const double *vals, const dlb_r
   if ((st = dlb_roof_check(d))) return st;
   if ((st = dlb_sweep_check_roof(p, d, 0, p->layered ? &vals[p->nv - 1] : NULL, 1))) return st;
   double *mv = dlb_malloc((p->nmono + 1) * sizeof *mv), *pv = dlb_malloc((p->npoly + 1) * sizeof *pv);
-  double *ct = dlb_malloc(dlb_sweep_scratch(p) * sizeof *ct);
+  double *ct = dlb_calloc(dlb_sweep_scratch(p), sizeof *ct);
   if (!mv || !pv || !ct) {
     dlb_free(mv); dlb_free(pv); dlb_free(ct);
     return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");

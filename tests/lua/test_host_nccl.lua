@@ -19,7 +19,7 @@ end)
 
 -- a small GPT (hidden 1024, 12 layers) at tp 8, micro-batch 1: with a host that spends 40 us
 -- per op (the CALIBRATED value of notebooks/validation.lua's vTrain rows) its kernels are
--- shorter than their issue, so the GPU idles; at the profile's 10 us ESTIMATE it does not
+-- shorter than their issue, so the GPU idles; at the profile's 10 us ESTIMATE far less
 local g = dlb.models.gpt { layers = 12, hidden = 1024, heads = 16, vocab = 50257, seq = 1024, context = 1024 }
 local ls = P.layers.from_graph(g, { precision = "mixed" })
 local function ev(o)
@@ -31,10 +31,12 @@ end
 
 T.test("the host-side model: a starved GPU waits for its host, per op and per layer", function()
   local host40 = dlb.hw.get("A100-SXM4-80GB"):with { host_op = 40e-6 }
-  -- at the profile's 10 us the device waits only for each phase's first op (megatron-lm's
-  -- phase_sync: 8 micro-batches x forward and backward, host_op each, host_layer 0)
-  T.near(ev().host_idle, 2 * 8 * 10e-6, 1e-12)
+  -- at the profile's 10 us the device waits for each phase's first op (megatron-lm's
+  -- phase_sync: 8 micro-batches x forward and backward, host_op each, host_layer 0) and for
+  -- the few kernels shorter than their issue (the host-side timeline, op by op)
+  local i10 = ev().host_idle
   local r = ev { hw = host40 }
+  assert(i10 >= 2 * 8 * 10e-6 * (1 - 1e-12) and i10 < r.host_idle / 10, "at 10 us: " .. i10)
   assert(r.host_idle > 0, "tp 8 at micro-batch 1 is host-bound")
   T.near(r.step, r.compute + r.comm + r.bubble + r.update + r.host_idle
     + dlb.hw.get("A100-SXM4-80GB").step_overhead, 1e-9)

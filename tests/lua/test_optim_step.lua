@@ -4,12 +4,15 @@
 -- dlb_opcosts_set_optim), dlb.parallel.evaluate (the planner, dp = 1) and dlb.sweep.model's
 -- compiled program (dlb_sweep_prog_optim). Every profile, both backends.
 -- Tolerances: the update phase is one rule (dlb_optim_time over the same tensors, chunks, FLOPs
--- and bytes) in all three: 1e-9 relative. The step: 1e-9 wherever the profile has no host
--- model (dispatch per_op = 0); with one, roofline.time issues the forward and backward ops
--- through the op-by-op timeline (dlb_timeline) while the planner takes each phase's
--- max(device, host) (dlb_stream_time): a residual of the forward/backward phases that this
--- change does not touch (measured: at most 2.3e-3 of the step, GPT-2 on A100, megatron-core
--- and nemo; 5e-3 allowed).
+-- and bytes) in all three: 1e-9 relative. The step: one host rule too (issue [19]: the
+-- host-side timeline, dlb_timeline_op; the planner composes its layers' cached segments with
+-- dlb_timeline_seg, graphs/hw/roofline_impl.h), 1e-9 under every profile with a host model.
+-- Before, the planner took each phase's max(device, host) (dlb_stream_time, a steady state
+-- that never waits for the first issue nor for a short op queued behind the host): up to
+-- 2.3e-3 of the step apart (GPT-2 on A100, megatron-core and nemo). One difference stays,
+-- and is the profile's, not a second rule: megatron-lm's sync = "phase" (Megatron-LM's
+-- timers synchronise every forward and backward, the planner's phase_sync) is the planner's;
+-- dlb.roofline.time runs one step as one stream. Its rows compare with phase_sync = false.
 local T = require "harness"
 local dlb = require "dlbench"
 local fw = dlb.frameworks
@@ -22,12 +25,20 @@ local names, nohost = require("profile_cases").names, require("profile_cases").n
 
 local function has_launch(p) return fw.step_launch(p) ~= fw.LAUNCHES.none end
 
-local function both(prof, opt)
-  local g = gpt2()
+-- evaluate's phase_sync for a profile: false where the profile synchronises every phase
+-- (megatron-lm's sync = "phase": the planner's alone, see above), else nil (the profile's)
+local function phase_sync(prof)
+  if type(prof) == "string" and fw.get(prof).sync == "phase" then return false end
+  return nil
+end
+
+local function both(prof, opt, g)
+  g = g or gpt2()
   local s = g:stats { precision = "mixed", framework = prof, optimizer = opt }
   local r = dlb.roofline.time(s, H)
   local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
-    precision = "mixed", framework = prof, bind = opt and { optimizer = opt } or nil }
+    precision = "mixed", framework = prof, bind = opt and { optimizer = opt } or nil,
+    phase_sync = phase_sync(prof) }
   return r, e, s
 end
 
@@ -44,13 +55,58 @@ T.test("update phase: roofline.time = evaluate (dp 1) within 1e-9, every profile
     else
       T.eq(r.update_time, 0, name .. ": no launch model, no separate update phase")
     end
-    -- the forward and backward phases' host-model residual (see the head of this file)
     local d = rel(r.time, e.step)
-    assert(d <= 5e-3, name .. ": step " .. r.time .. " vs evaluate " .. e.step .. " (" .. d .. ")")
+    assert(d <= 1e-9, name .. ": step " .. r.time .. " vs evaluate " .. e.step .. " (" .. d .. ")")
     if d > worst[1] then worst = { d, name } end
   end
   assert(n >= 14, "profiles with a launch model: " .. n)
   print(string.format("# %d profiles with a launch model; worst step residual %.2g (%s)", n, worst[1], worst[2]))
+end)
+
+-- issue [19]'s one host rule: roofline.time and evaluate (one device, its layers from the same
+-- graph) agree on the whole step under every profile, at three GPT sizes (GPT-2 small and
+-- medium, and a 4-layer hidden-256 model whose short kernels leave the device waiting for the
+-- host: the case the two rules differed on most), batch 1 and 4 (a batch dim, so that the
+-- planner's per-sample and per-step costs come from two analyses)
+T.test("one host rule: roofline.time = evaluate within 1e-9, 16 profiles x 3 GPT sizes", function()
+  local models = {
+    { "gpt2", function() return dlb.models.gpt { size = "gpt2", batch = "b" } end },
+    { "gpt2-medium", function() return dlb.models.gpt { size = "gpt2-medium", batch = "b" } end },
+    { "h256-l4", function() return dlb.models.gpt { hidden = 256, heads = 4, layers = 4,
+      context = 256, vocab = 1000, batch = "b" } end },
+  }
+  local n, idle = 0, 0
+  for _, m in ipairs(models) do
+    for _, b in ipairs { 1, 4 } do
+      for _, name in ipairs(names()) do
+        local g = m[2]()
+        local s = g:stats { precision = "mixed", framework = name, b = b }
+        local r = dlb.roofline.time(s, H)
+        local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = b,
+          precision = "mixed", framework = name, phase_sync = phase_sync(name) }
+        T.near(e.step, r.time, 1e-9, name .. " " .. m[1] .. " batch " .. b .. ": step")
+        -- (host_idle: the planner's counts the forward and backward, roofline.time's the
+        -- update phase's wait too)
+        if e.host_idle > 0 then idle = idle + 1 end
+        n = n + 1
+      end
+    end
+  end
+  assert(n >= 96 and idle >= 60, n .. " cases, " .. idle .. " with the device waiting for its host")
+end)
+
+T.test("megatron-lm's phase syncs: the planner's, each phase from a synchronisation point", function()
+  -- the device waits for each phase's first issue at least (10 us, the profile's dispatch):
+  -- the synchronised step is longer, never shorter, and no other term moves
+  local g = gpt2()
+  local e0 = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
+    precision = "mixed", framework = "megatron-lm", phase_sync = false }
+  local e1 = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
+    precision = "mixed", framework = "megatron-lm" }
+  local h = fw.host_of(fw.get("megatron-lm"))
+  assert(e1.step - e0.step >= h * (1 - 1e-9), "phase_sync adds at least one issue: " .. (e1.step - e0.step))
+  T.near(e1.compute, e0.compute, 1e-12, "compute")
+  T.near(e1.step - e1.host_idle, e0.step - e0.host_idle, 1e-9, "all but the idle")
 end)
 
 T.test("no host model: roofline.time = evaluate within 1e-9 on the whole step, every profile", function()
@@ -99,6 +155,9 @@ T.test("framework none and a non-Adam optimizer: no launch model, as before", fu
   T.eq(r.update_time, 0, "none")
   T.near(r.time, e.step, 1e-12, "none: step")
   -- SGD's update has no launch counts (dlb_analysis_update_tensors counts Adam / AdamW)
+  -- (no launch model under a host model: roofline.time issues the update ops in the step's
+  -- stream, where the analysis puts them; the planner runs the update phase after the others
+  -- from a synchronisation point: a residual of where the sync is, not of the host rule)
   local rs, es = both("fsdp", "sgd")
   T.eq(rs.update_time, 0, "fsdp with sgd")
   assert(rel(rs.time, es.step) <= 5e-3, "sgd step " .. rs.time .. " vs " .. es.step)
@@ -134,6 +193,58 @@ T.test("dlb.sweep.model's program = roofline.time within 1e-9 under every profil
     end
   end
   assert(checked >= 30, "checked " .. checked)
+end)
+
+-- the compiled sweep's own path (dlb_sweep_eval: one thread's points in a row, layers the
+-- fastest dim, the launch counts kept between points, graphs/sweep/sweep_eval.c
+-- launch_counts): every row equals roofline.time on the same configuration within 1e-9, under
+-- launch models whose counts move with the tensors (fsdp's loop with a sync per tensor) and
+-- with their chunks (torchtitan's fused, megatron-core's apex: at hidden 2048 a layer's 768
+-- chunks outnumber the tensor slots), layer counts that share low bits
+T.test("dlb.sweep.model's rows (one thread, the launch counts' memo) = roofline.time within 1e-9", function()
+  local st = { hidden = 256, heads = 4, context = 512, vocab = 1000 }
+  local function build(p)
+    return dlb.models.gpt { layers = p.layers, hidden = p.hidden or st.hidden, heads = st.heads,
+      context = st.context, vocab = st.vocab, seq = p.seq, batch = p.batch }
+  end
+  local checked = 0
+  for _, name in ipairs { "fsdp", "torchtitan", "megatron-core" } do
+    local r = dlb.sweep.model(build, { layers = { 2, 4, 8, 3, 16 }, hidden = { 256, 2048 },
+      seq = { 128 }, batch = { 1, 3 }, device = "A100-80GB" }, { bind = { "batch", "seq" },
+      keep = true, threads = 1, stats = { framework = name, precision = "mixed" } })
+    for i = 1, r.rows:count() do
+      local row = r.rows:row(i)
+      local g = build { layers = row.layers, hidden = row.hidden, seq = "seq", batch = "batch" }
+      local s = g:stats { batch = row.batch, seq = row.seq, framework = name, precision = "mixed" }
+      T.near(row.time, dlb.roofline.time(s, H).time, 1e-9, name .. " row " .. i)
+      checked = checked + 1
+    end
+  end
+  assert(checked == 60, "rows checked " .. checked)
+  -- a parameter tensor whose size is a swept dim (one weight of 1024 x n, AdamW): its chunks
+  -- (n / 64) move from point to point of one structure, and with them the fused step's
+  -- launches (n = 40000: 625 chunks, 2 launches of 320 blocks; n = 100000: 5)
+  local function wide(p)
+    local g = dlb.graph("wide")
+    local x = g:input("x", { p.batch, 1024 })
+    g:layer("l1")
+    local y = g:matmul(x, g:weight("w", { 1024, p.n }))
+    g:layer(nil)
+    g:loss(g:sum(y))
+    return g
+  end
+  local opt = { framework = "torchtitan", precision = "mixed", optimizer = "adamw" }
+  local r = dlb.sweep.model(wide, { n = { 1000, 40000, 100000, 1000 }, batch = { 1, 2 },
+    device = "A100-80GB" }, { bind = { "batch", "n" }, keep = true, threads = 1, stats = opt })
+  for i = 1, r.rows:count() do
+    local row = r.rows:row(i)
+    local s = wide { batch = "batch", n = "n" }:stats { batch = row.batch, n = row.n,
+      framework = opt.framework, precision = opt.precision, optimizer = opt.optimizer }
+    local t = dlb.roofline.time(s, H)
+    assert(t.update_time > 0, "a launch model")
+    T.near(row.time, t.time, 1e-9, "wide n = " .. row.n .. " batch " .. row.batch)
+  end
+  T.eq(r.rows:count(), 8)
 end)
 
 -- Hand-derived: one weight of 1024 x 1024 (AdamW, fp32) in a layer, on a device with

@@ -151,7 +151,8 @@ T.test("the plan is a dlb.table that also indexes as rows", function()
   T.eq(t:columns()[1], "dp", "columns in order")
   for i = 2, #t do assert(t[i].step >= t[i - 1].step, "sorted by step") end
   for _, r in ipairs(t) do
-    T.near(r.step, r.compute + r.comm + r.bubble + r.update + A100.step_overhead, 1e-12, "breakdown")
+    T.near(r.step, r.compute + r.comm + r.bubble + r.update + r.host_idle + A100.step_overhead,
+      1e-12, "breakdown")
     T.near(r.comm, r.tp_comm + r.pp_comm + r.dp_comm, 1e-12, "comm parts")
     T.eq(r.dp * r.tp * r.pp, 16, "devices")
   end
