@@ -53,7 +53,7 @@ return {
   -- checkpointing on vTrain's A100 hosts) jointly with that cluster's own flops_eff (0.62,
   -- not shipped: a property of that cluster, not of the A100)
   host = {
-    ["megatron-lm"] = { 44e-6, { "the 255 vTrain calibration rows (notebooks/data/vtrain/*.csv, "
+    ["megatron-lm"] = { 40e-6, { "the 255 vTrain calibration rows (notebooks/data/vtrain/*.csv, "
       .. "role fit)" } },
   },
   collective = {
