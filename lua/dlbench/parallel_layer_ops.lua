@@ -205,6 +205,10 @@ local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod)
       bs, b0 = By2[j] - By1[j], math.max(0, 2 * By1[j] - By2[j])
       if fs < 0 then fs, f0 = 0, F1[j] end
       if bs < 0 then bs, b0 = 0, By1[j] end
+    elseif ph == 2 then
+      -- the optimizer's update at a numeric batch: once a step, whatever the samples (as at
+      -- a symbolic batch, where it does not grow from 1 to 2 samples)
+      fs, f0, bs, b0 = 0, F1[j], 0, By1[j]
     else
       fs, f0, bs, b0 = F1[j] / B, 0, By1[j] / B, 0
     end
