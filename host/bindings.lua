@@ -202,7 +202,7 @@ B.functions = {
   "_reduce_pareto(r: reduce, cols: ints[1024], maximize: ints == #cols, where: int) -> id: int = check dlb_reduce_pareto(r, #cols, cols, maximize, where, &id)",
   "_reduce_top(r: reduce, k: int(1..1000000), col: int, maximize: bool, where: int) -> id: int = check dlb_reduce_top(r, k, col, maximize, where, &id)",
   "_reduce_bins(r: reduce, x: int, xe: numbers[100000], y: int, ye: numbers?[100000], z: int, agg: int, where: int) -> id: int = check dlb_reduce_bins(r, x, #xe, xe, y, #ye, ye, z, agg, where, &id)",
-  "_reduce_group(r: reduce, keys: ints[8], cols: ints[32], where: int) -> id: int = check dlb_reduce_group(r, #keys, keys, #cols, cols, where, &id)",
+  "_reduce_group(r: reduce, keys: ints[1024], cols: ints[1024], where: int) -> id: int = check dlb_reduce_group(r, #keys, keys, #cols, cols, where, &id)",
   "_reduce_push(r: reduce, n: size, rows: numbers == n * dlb_reduce_ncols(r) <reduce: rows>, first: number) = check dlb_reduce_push(r, n, rows, first)",
   "_reduce_add(r: reduce, kind: int, id: int, n: size, data: numbers <reduce: state>) = check dlb_reduce_add(r, kind, id, n, #data, data)",
   "_reduce_keep_text(r: reduce, start: size, n: size) -> text: owned(dlb_reduce_text_free, _len), _len: size = check dlb_reduce_keep_text(r, start, n, &text, &_len)",

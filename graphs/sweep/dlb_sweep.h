@@ -188,8 +188,8 @@ DLB_API int dlb_reduce_top(dlb_reduce *r, size_t k, int col, int maximize, int w
 DLB_API int dlb_reduce_bins(dlb_reduce *r, int xcol, size_t nxe, const double *xedges, int ycol,
                             size_t nye, const double *yedges, int zcol, int agg, int where_col,
                             int *id);
-/* Groups by the values of columns keys[0..nk); each group keeps count, and sum, min and max
-** of columns cols[0..nc). */
+/* Groups by the values of columns keys[0..nk), nk 1..8; each group keeps count, and sum, min
+** and max of columns cols[0..nc), nc at most 32. */
 DLB_API int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t nc,
                              const int *cols, int where_col, int *id);
 /* Feed n rows (row-major, ncols each) whose indices are first_index, first_index + 1, ... */

@@ -249,8 +249,12 @@ int dlb_reduce_bins(dlb_reduce *r, int xcol, size_t nxe, const double *xedges, i
 int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t nc, const int *cols,
                      int where_col, int *id) {
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
-  if (nk < 1 || nk > MAXKEY) return dlb_fail(DLB_EINVAL, "reductions: group_by takes 1..%d keys, got %zu", MAXKEY, nk);
-  if (nc > MAXAGG) return dlb_fail(DLB_EINVAL, "reductions: group_by aggregates at most %d columns", MAXAGG);
+  if (nk < 1 || nk > MAXKEY)
+    return dlb_fail(DLB_EINVAL, "reductions: a group_by takes 1..%d keys (the fixed limit MAXKEY "
+                    "of graphs/sweep/sweep_reduce.c's groups), got %zu", MAXKEY, nk);
+  if (nc > MAXAGG)
+    return dlb_fail(DLB_EINVAL, "reductions: a group_by aggregates at most %d columns (the fixed "
+                    "limit MAXAGG of graphs/sweep/sweep_reduce.c's groups), got %zu", MAXAGG, nc);
   if (!keys || (nc > 0 && !cols) || !id) return dlb_fail(DLB_EINVAL, "reductions: group_by keys, columns or id is NULL");
   if (r->nG == MAXRED) return dlb_fail(DLB_EINVAL, "reductions: at most %d groupings", MAXRED);
   group *G = &r->G[r->nG];

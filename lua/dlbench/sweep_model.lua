@@ -350,7 +350,17 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     end
     for _, c in ipairs(keys) do ks[#ks + 1] = col(c, "group_by") end
     for _, c in ipairs(list(gz.values or { timecol })) do vs[#vs + 1] = value_of(c, "group_by") end
-    wants[#wants + 1] = { kind = "group", n = i, id = make(core._reduce_group, ks, vs, where_of(gz.where, "group_by")),
+    local wh = where_of(gz.where, "group_by")
+    -- C's check of the key and value counts (a group takes at most 8 keys), named as the option
+    local ok, id = pcall(make, core._reduce_group, ks, vs, wh)
+    if not ok then
+      local given = #list(gz.keys)
+      fail(string.format("group_by%s: keys= name %d columns%s, values= %d: %s",
+        #groups > 1 and "[" .. i .. "]" or "", #ks,
+        #ks > given and string.format(" (%d given, then %s, kept by every group)", given,
+          table.concat(keys, ", ", given + 1)) or "", #vs, argtext(id)))
+    end
+    wants[#wants + 1] = { kind = "group", n = i, id = id,
       keys = keys, sort = list(gz.keys), values = list(gz.values or { timecol }) }
   end
   if opts.keep then
