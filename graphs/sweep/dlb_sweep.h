@@ -199,7 +199,9 @@ DLB_API int dlb_reduce_push(dlb_reduce *r, size_t n, const double *rows, double 
 ** the way dlb_reduce_merge adds a thread's copy: PARETO and TOP n rows of 1 + ncols numbers
 ** (the index, then the row); BINS every bin (n = the bins), each its accumulator and count
 ** (columns 2 and 1); GROUP n groups of nk keys, count, then sum, min, max per column. len:
-** the numbers in data. KEEP is refused (dlb_sweep_keep adds kept rows). */
+** the numbers in data. KEEP (id 0) n rows of 1 + ncols numbers, as PARETO's, to a reducer
+** that keeps pushed rows (dlb.sweep.layouts' chunks); a compiled sweep's kept rows are
+** dlb_sweep_keep's. */
 DLB_API int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len,
                            const double *data);
 /* The stored numbers of a compiled sweep's kept rows start .. start + n - 1 (index order;

@@ -533,13 +533,33 @@ int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src) {
   return DLB_OK;
 }
 
+/* Kept pushed rows (n of 1 + ncols numbers: the index, then the row) added to r's, as
+** dlb_reduce_merge adds another reducer's; a compiled sweep's (stored compactly) are
+** dlb_sweep_keep's. */
+static int keep_add(dlb_reduce *r, int id, size_t n, size_t len, const double *data) {
+  size_t nc = r->ncols, w = nc + 1;
+  int st;
+  if (id != 0 || !r->keeping)
+    return dlb_fail(DLB_EINVAL, "reductions: no reducer %d of kind %d", id, DLB_RED_KEEP);
+  if (r->nkb > 0)
+    return dlb_fail(DLB_EINVAL, "reductions: the kept rows are a compiled sweep's (stored "
+                    "compactly): they are added by dlb_sweep_keep");
+  if (len > 0 && !data) return dlb_fail(DLB_EINVAL, "reductions: data is NULL");
+  if (len != n * w)
+    return dlb_fail(DLB_EINVAL, "reductions: %zu values for %zu entries of %zu", len, n, w);
+  if ((double)(r->keep.n + n) > r->maxrows) return capfail(r);
+  for (size_t i = 0; i < n; i++)
+    if ((st = rs_add(&r->keep, nc, data + i * w + 1, data[i * w]))) return st;
+  if (n > 0) r->sorted = 0;
+  return DLB_OK;
+}
+
 /* See dlb_sweep.h: a partial state as dlb_reduce_column reads it, added as
 ** dlb_reduce_merge adds another reducer's (the same pushes, the same order). */
 int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len, const double *data) {
   int st = DLB_OK;
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
-  if (kind == DLB_RED_KEEP)
-    return dlb_fail(DLB_EINVAL, "reductions: kept rows are added by dlb_sweep_keep");
+  if (kind == DLB_RED_KEEP) return keep_add(r, id, n, len, data);
   size_t nred = kind == DLB_RED_PARETO ? r->nP : kind == DLB_RED_TOP ? r->nT :
                 kind == DLB_RED_BINS ? r->nB : kind == DLB_RED_GROUP ? r->nG : 0;
   if (id < 0 || (size_t)id >= nred)
