@@ -871,7 +871,10 @@ function M.layouts(builder, space, opts)
           local done, ev_done
           if CK then done, ev_done = CK.resume(k) end
           if done then
-            n, first, evaluated = n + done, first + done, evaluated + ev_done
+            -- (the planner's count is a float under Lua 5.4; a call without a fitting
+            -- layout added none: the sums keep the uninterrupted run's number type)
+            n, first = n + done, first + done
+            if ev_done > 0 then evaluated = evaluated + (ev_done + 0.0) end
           else
             if g == nil then
               local ok
