@@ -206,6 +206,7 @@ B.functions = {
   "_reduce_push(r: reduce, n: size, rows: numbers == n * dlb_reduce_ncols(r) <reduce: rows>, first: number) = check dlb_reduce_push(r, n, rows, first)",
   "_reduce_add(r: reduce, kind: int, id: int, n: size, data: numbers <reduce: state>) = check dlb_reduce_add(r, kind, id, n, #data, data)",
   "_reduce_keep_text(r: reduce, start: size, n: size) -> text: owned(dlb_reduce_text_free, _len), _len: size = check dlb_reduce_keep_text(r, start, n, &text, &_len)",
+  "_reduce_keep_add_text(r: reduce, n: size, text: bytes) = check dlb_reduce_keep_add_text(r, n, text, #text)",
   "reduce_seen(r: reduce) -> number = dlb_reduce_seen(r)",
   "_reduce_size(r: reduce, kind: int, id: int) -> size = dlb_reduce_size(r, kind, id)",
   "_reduce_column(r: reduce, kind: int, id: int, col: int, start: size, n: size) -> out: double{n} = check dlb_reduce_column(r, kind, id, col, start, n, out)",

@@ -326,6 +326,31 @@ static void test_reductions(void) {
     CHECK(dlb_reduce_add(sum, DLB_RED_KEEP, 0, 3, 11, d[0]) == DLB_EINVAL);
     CHECK(strstr(dlb_last_error(), "11 values for 3 entries of 4") != NULL);
     CHECK(dlb_reduce_add(sum, DLB_RED_KEEP, 1, 0, 0, d[0]) == DLB_EINVAL);
+    /* the same through text (dlb_reduce_keep_text: 16 hex digits a number, the index first;
+    ** read back by dlb_reduce_keep_add_text), bit for bit; a bad digit or length refused */
+    dlb_reduce *back = dlb_reduce_new(3);
+    CHECK(dlb_reduce_keep(back, 100) == DLB_OK);
+    char *text = NULL;
+    size_t len = 0;
+    CHECK(dlb_reduce_keep_text(part[1], 0, 3, &text, &len) == DLB_OK && len == 3 * 64);
+    CHECK(strncmp(text, "4008000000000000", 16) == 0); /* index 3 */
+    CHECK(dlb_reduce_keep_add_text(back, 3, text, len) == DLB_OK);
+    dlb_reduce_text_free(text);
+    CHECK(dlb_reduce_keep_text(part[0], 0, 3, &text, &len) == DLB_OK);
+    CHECK(dlb_reduce_keep_add_text(back, 3, text, len - 1) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "191 characters for 3 kept rows of 4 numbers") != NULL);
+    text[5] = 'x';
+    CHECK(dlb_reduce_keep_add_text(back, 3, text, len) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "character 6 is not a hex digit") != NULL);
+    text[5] = '0';
+    CHECK(dlb_reduce_keep_add_text(back, 3, text, len) == DLB_OK);
+    dlb_reduce_text_free(text);
+    for (int cc = -1; cc < 3; cc++) {
+      CHECK(dlb_reduce_column(whole, DLB_RED_KEEP, 0, cc, 0, 6, x) == DLB_OK);
+      CHECK(dlb_reduce_column(back, DLB_RED_KEEP, 0, cc, 0, 6, y) == DLB_OK);
+      CHECK(memcmp(x, y, 6 * sizeof *x) == 0);
+    }
+    dlb_reduce_free(back);
     for (int q = 0; q < 5; q++) dlb_reduce_free(all[q]);
   }
   /* bad input */

@@ -206,10 +206,15 @@ DLB_API int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len
                            const double *data);
 /* The stored numbers of a compiled sweep's kept rows start .. start + n - 1 (index order;
 ** DLB_SWK: time, FLOPs, bytes, memory-bound time) as text: 16 hex digits per number (its
-** IEEE-754 bits, most significant first), exact and fast to read back (dlb_sweep_keep).
+** IEEE-754 bits, most significant first), exact and fast to read back (dlb_sweep_keep). Rows
+** kept by dlb_reduce_push: each row's index, then its ncols numbers, the same way
+** (dlb_reduce_keep_add_text reads them back).
 ** *text (NUL-terminated, *len characters) is the caller's: free it with dlb_reduce_text_free. */
 DLB_API int dlb_reduce_keep_text(dlb_reduce *r, size_t start, size_t n, char **text, size_t *len);
 DLB_API void dlb_reduce_text_free(char *text);
+/* n pushed kept rows as dlb_reduce_keep_text writes them (len = 16 x (1 + ncols) x n) added
+** to r's, as dlb_reduce_add's KEEP adds them (dlb.sweep.layouts' checkpoint). */
+DLB_API int dlb_reduce_keep_add_text(dlb_reduce *r, size_t n, const char *text, size_t len);
 /* Rows seen; reducers; the rows a reducer holds (KEEP: id 0 when keeping). */
 DLB_API double dlb_reduce_seen(const dlb_reduce *r);
 DLB_API size_t dlb_reduce_ncols(const dlb_reduce *r);

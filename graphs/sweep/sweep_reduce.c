@@ -784,40 +784,66 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
   return st;
 }
 
-/* See dlb_sweep.h: the stored numbers of kept rows start .. start + n - 1 as hex text. */
+/* v as 16 hex digits (its IEEE-754 bits, most significant first) at o. */
+static void hex16(char *o, double v) {
+  static const char hex[] = "0123456789abcdef";
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  for (int d = 15; d >= 0; d--, u >>= 4) o[d] = hex[u & 15];
+}
+
+/* See dlb_sweep.h: the stored numbers of kept rows start .. start + n - 1 as hex text (pushed
+** rows: each row's index, then the row). */
 int dlb_reduce_keep_text(dlb_reduce *r, size_t start, size_t n, char **text, size_t *len) {
   rowset *s;
   if (!text || !len) return dlb_fail(DLB_EINVAL, "reductions: text or len is NULL");
   *text = NULL, *len = 0;
   int st = find(r, DLB_RED_KEEP, 0, &s);
   if (st) return st;
-  if (r->nkb == 0 && r->keep.n > 0)
-    return dlb_fail(DLB_EINVAL, "reductions: the kept rows were pushed (dlb_reduce_push), not a "
-                    "compiled sweep's: they have no stored numbers");
   size_t size = kept_rows(r);
   if (start > size || n > size - start)
     return dlb_fail(DLB_EINVAL, "reductions: rows %zu..%zu out of range (%zu)", start + 1, start + n, size);
-  size_t w = 16 * DLB_SWK_COUNT;
+  int pushed = r->nkb == 0;
+  size_t nc = r->ncols, w = 16 * (pushed ? nc + 1 : DLB_SWK_COUNT);
   char *out = dlb_malloc(n * w + 1);
   if (!out) return oom();
-  static const char hex[] = "0123456789abcdef";
-  const size_t *cum = r->kbcum, *bo = r->kbord;
-  size_t b = 0;
-  for (size_t i = 0; i < n; i++) {
-    size_t g = start + i;
-    while (g >= cum[b + 1]) b++;
-    const kblock *B = &r->kb[bo[b]];
-    const double *v = B->st + DLB_SWK_COUNT * (g - cum[b]);
-    for (int k = 0; k < DLB_SWK_COUNT; k++) {
-      uint64_t u;
-      memcpy(&u, &v[k], sizeof u);
-      char *o = out + i * w + 16 * (size_t)k;
-      for (int d = 15; d >= 0; d--, u >>= 4) o[d] = hex[u & 15];
+  if (pushed) { /* in index order (find sorted the permutation) */
+    for (size_t i = 0; i < n; i++) {
+      size_t row = r->perm[start + i];
+      hex16(out + i * w, s->idx[row]);
+      for (size_t c = 0; c < nc; c++) hex16(out + i * w + 16 * (c + 1), s->v[row * nc + c]);
+    }
+  } else {
+    const size_t *cum = r->kbcum, *bo = r->kbord;
+    size_t b = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t g = start + i;
+      while (g >= cum[b + 1]) b++;
+      const kblock *B = &r->kb[bo[b]];
+      const double *v = B->st + DLB_SWK_COUNT * (g - cum[b]);
+      for (int k = 0; k < DLB_SWK_COUNT; k++) hex16(out + i * w + 16 * (size_t)k, v[k]);
     }
   }
   out[n * w] = 0;
   *text = out, *len = n * w;
   return DLB_OK;
+}
+
+/* See dlb_sweep.h: pushed kept rows from their hex text, added as dlb_reduce_add's KEEP. */
+int dlb_reduce_keep_add_text(dlb_reduce *r, size_t n, const char *text, size_t len) {
+  if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
+  size_t w = r->ncols + 1;
+  if (len > 0 && !text) return dlb_fail(DLB_EINVAL, "reductions: text is NULL");
+  if (len != 16 * w * n)
+    return dlb_fail(DLB_EINVAL, "reductions: %zu characters for %zu kept rows of %zu numbers "
+                    "(16 hex digits each)", len, n, w);
+  if (n == 0) return keep_add(r, 0, 0, 0, NULL);
+  double *v = dlb_malloc(n * w * sizeof *v);
+  if (!v) return oom();
+  int st = dlb_sweep_unhex(text, n * w, v);
+  if (!st) st = keep_add(r, 0, n, n * w, v);
+  dlb_free(v);
+  return st;
 }
 
 void dlb_reduce_text_free(char *text) { dlb_free(text); }

@@ -15,8 +15,8 @@
 -- torn-line repair, the whole-line append, the close); its first line identifies the sweep.
 -- dlb.sweep.layouts' checkpoint (M.open_layouts) is the same file and the same lines: its
 -- chunk is one plan call, its line adds the text levels the call interned (schedules,
--- provenance), and its kept rows are pushed rows, held whole as a fifth reduction's state
--- (each row's index and every column, dlb_reduce_add's KEEP).
+-- provenance), and its kept rows are pushed rows, held whole (each row's index and every
+-- column as 16 hex digits: dlb_reduce_keep_text, read back by dlb_reduce_keep_add_text).
 -- Internal, used by lua/dlbench/sweep_model.lua.
 local core = require "dlbench.backend"
 local file = require "dlbench.sweep_checkpoint"
@@ -89,34 +89,27 @@ end
 
 -- The numbers of one reduction's partial state in reducer r: entries and their width
 -- (dlb_reduce_add's layout). R: sweep_model's reductions (wants), cols: the row's columns.
--- keeprows: the kept rows are pushed rows, a last state of #cols + 1 numbers a row.
-local function widths(R, cols, keeprows)
+local function widths(R, cols)
   local out = {}
   for i, w in ipairs(R.wants) do
     if w.kind == "pareto" or w.kind == "top" then out[i] = #cols + 1
     elseif w.kind == "bins" then out[i] = 2
     else out[i] = #w.keys + 1 + 3 * #w.values end
   end
-  if keeprows then out[#out + 1] = #cols + 1 end
   return out
 end
 
--- The state of chunk reducer r (n configurations): one flat list of numbers per reduction,
--- then the kept rows: keep = "hex", a compiled sweep's stored numbers; "rows", pushed rows
--- whole (each index and row, as a front's).
+-- The state of chunk reducer r (n configurations, or rows): one flat list of numbers per
+-- reduction, then (keep) the kept rows as C writes them (dlb_reduce_keep_text: 16 hex digits
+-- a number, exact): a compiled sweep's stored numbers, or pushed rows whole (each row's index
+-- and every column).
 local function state_of(R, cols, r, n, keep)
   local st = {}
-  local wants = R.wants
-  if keep == "rows" then
-    wants = {}
-    for i, w in ipairs(R.wants) do wants[i] = w end
-    wants[#wants + 1] = { kind = "keep", id = 0 }
-  end
-  for i, w in ipairs(wants) do
+  for i, w in ipairs(R.wants) do
     local kind = RED[w.kind]
     local m = core._reduce_size(r, kind, w.id)
     local reads = {}
-    if w.kind == "pareto" or w.kind == "top" or w.kind == "keep" then
+    if w.kind == "pareto" or w.kind == "top" then
       for c = -1, #cols - 1 do reads[#reads + 1] = c end
     elseif w.kind == "bins" then reads = { 2, 1 } -- the accumulator, the count
     else for c = 0, #w.keys + 3 * #w.values do reads[#reads + 1] = c end end
@@ -129,18 +122,17 @@ local function state_of(R, cols, r, n, keep)
     end
     st[i] = { m = m, v = flat }
   end
-  -- the kept rows' stored numbers, as C writes them (16 hex digits each, exact)
-  if keep == "hex" then st[#R.wants + 1] = { m = n, text = core._reduce_keep_text(r, 0, n) } end
+  if keep then st[#R.wants + 1] = { m = n, text = core._reduce_keep_text(r, 0, n) } end
   return st
 end
 
 -- A chunk's state (state_of's, or a line's) added to the sweep's reductions; keeprows: its
--- last part is pushed kept rows.
+-- last part is pushed kept rows (a compiled sweep's are dlb_sweep_keep's, with the program).
 local function add_state(R, st, keeprows)
   for i, w in ipairs(R.wants) do core._reduce_add(R.red, RED[w.kind], w.id, st[i].m, st[i].v) end
   if keeprows then
     local k = st[#R.wants + 1]
-    core._reduce_add(R.red, RED.keep, 0, k.m, k.v)
+    core._reduce_keep_add_text(R.red, k.m, k.text)
   end
 end
 
@@ -217,6 +209,17 @@ local function parse_parts(rest, W, st, k, bad)
   return st
 end
 
+-- The kept rows' part at the end of chunk k's line (rest: the line from its first "|"):
+-- "| total " then digits hex digits a row. Returns it ({m =, text =}) and the rest before it.
+local function split_kept(rest, total, digits, k, bad)
+  local pre = "| " .. num(total) .. " "
+  local at = #rest - digits * total - #pre + 1
+  if at < 1 or rest:sub(at, at + #pre - 1) ~= pre then
+    bad(k, fmt("its kept rows' part is not the count and %d hex digits a row", digits))
+  end
+  return { m = total, text = rest:sub(at + #pre) }, rest:sub(1, at - 1)
+end
+
 -- What a chunk's line says is wrong, naming the file and line (left unchanged).
 local function badline(K, path)
   return function(k, why)
@@ -270,13 +273,7 @@ function M.open(path, meta, R, cols, keep, quiet)
       -- the kept rows: the count, then 64 hex digits a row (checked in C), the line's end
       local total = 0
       for _, c in ipairs(calls) do total = total + c.n end
-      local pre = "| " .. num(total) .. " "
-      local at = #rest - 64 * total - #pre + 1
-      if at < 1 or rest:sub(at, at + #pre - 1) ~= pre then
-        bad(k, "its kept rows' part is not the count and 64 hex digits a row")
-      end
-      kept = { m = total, text = rest:sub(at + #pre) }
-      rest = rest:sub(1, at - 1)
+      kept, rest = split_kept(rest, total, 64, k, bad)
     end
     parse_parts(rest, W, st, k, bad)
     st[#st + 1] = kept
@@ -293,7 +290,7 @@ function M.open(path, meta, R, cols, keep, quiet)
   local function flush()
     local c = cur
     cur = nil
-    local st = state_of(R, cols, c.r, c.n, keep and "hex")
+    local st = state_of(R, cols, c.r, c.n, keep)
     add_state(R, st)
     local off = 0
     if keep then
@@ -383,7 +380,7 @@ end
 -- evaluated: the layouts the call evaluated; rows: its rows (their indices follow the rows
 -- before); the levels it interned (names: the text columns a plan call's rows add to, e.g.
 -- schedule and provenance), so that a resumed run interns the same levels in the same order;
--- then each reduction's state (state_of) and, with keep, the kept rows whole.
+-- then each reduction's state (state_of) and, with keep, the kept rows whole (hex).
 -- Returns ck: ck.resume(k) -> rows, evaluated (chunk k finished before: its levels interned,
 -- its state added; nil when it did not), ck.begin() before a call's rows are pushed into a
 -- reducer of its own (R.spawn()), ck.finish_chunk(k, r, rows, evaluated, mark) after (its
@@ -391,7 +388,7 @@ end
 function M.open_layouts(path, meta, R, cols, keep, names, quiet)
   local K = KINDS.layouts
   local box, lines = open_lines(path, meta, K, quiet)
-  local W = widths(R, cols, keep)
+  local W = widths(R, cols)
   local ck = { resumed = 0, evaluated = 0, seconds = 0, chunks = 0, guard = file.guard(box) }
   local bad = badline(K, path)
   local isname = {}
@@ -417,10 +414,16 @@ function M.open_layouts(path, meta, R, cols, keep, names, quiet)
       end
       lv[i] = { nm, v }
     end
-    local st = parse_parts(line:sub(#head + 1), W, {}, k, bad)
+    -- with keep, the call's rows (every one is kept) at the line's end, 16 hex digits a number
+    local rest, kept = line:sub(#head + 1), nil
+    if keep then kept, rest = split_kept(rest, nums[3], 16 * (#cols + 1), k, bad) end
+    local st = parse_parts(rest, W, {}, k, bad)
     if #st ~= #W then bad(k, fmt("%d reductions, this sweep has %d", #st, #W)) end
+    st[#st + 1] = kept
     for _, x in ipairs(lv) do R.intern[x[1]](x[2]) end
-    add_state(R, st, keep)
+    -- (C checks the kept rows' hex digits: named with the line)
+    local ok, err = pcall(add_state, R, st, keep)
+    if not ok then bad(k, (tostring(err):gsub("^compiled sweep: ", ""))) end
     ck.resumed = ck.resumed + 1
     ck.seconds = ck.seconds + (core.sys_now() - t0)
     return nums[3], nums[2]
@@ -433,7 +436,7 @@ function M.open_layouts(path, meta, R, cols, keep, names, quiet)
   end
   function ck.finish_chunk(k, r, rows, evaluated, mark)
     local t0 = core.sys_now()
-    local st = state_of(R, cols, r, rows, keep and "rows")
+    local st = state_of(R, cols, r, rows, keep)
     add_state(R, st, keep)
     local lv = {}
     for i, nm in ipairs(names) do

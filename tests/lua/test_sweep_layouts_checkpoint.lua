@@ -186,14 +186,18 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   local b0 = slurp(bad)
   T.checkerr("line 2 (chunk 1)", dlb.sweep.layouts, build, SPACE, with { checkpoint = bad })
   T.eq(slurp(bad), b0, "the damaged file unchanged")
-  -- a number too few in the kept rows (the line's last): named
-  f = assert(io.open(bad, "wb"))
+  -- a hex digit too few in the kept rows (the line's end), or one that is not hex: named
   local l1, tail = rest:match("^([^\n]*)(\n.*)$")
-  f:write(meta, (l1:gsub(" [^ ]+$", "")), tail)
-  f:close()
-  b0 = slurp(bad)
-  T.checkerr("line 2 (chunk 1): reduction 8 holds", dlb.sweep.layouts, build, SPACE, with { checkpoint = bad })
-  T.eq(slurp(bad), b0, "unchanged")
+  for _, case in ipairs {
+    { l1:sub(1, -2), "line 2 (chunk 1): its kept rows' part is not the count and 432 hex digits a row" },
+    { l1:sub(1, -2) .. "g", "line 2 (chunk 1): stored values: character" } } do
+    f = assert(io.open(bad, "wb"))
+    f:write(meta, case[1], tail)
+    f:close()
+    b0 = slurp(bad)
+    T.checkerr(case[2], dlb.sweep.layouts, build, SPACE, with { checkpoint = bad })
+    T.eq(slurp(bad), b0, "unchanged")
+  end
   -- more chunks than this sweep's
   f = assert(io.open(bad, "wb"))
   f:write(before, (rest:match("^[^\n]*\n"):gsub("^1 ", "17 ")))
