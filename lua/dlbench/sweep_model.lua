@@ -863,7 +863,7 @@ function M.layouts(builder, space, opts)
       models = models + 1
       local tags = {}
       for i, nm in ipairs(snames) do tags[i] = R.intern[nm](p[nm]) end
-      local g -- built for the model's first plan call that runs (none when all were resumed)
+      local g, built -- built for the model's first plan call that runs (none when all were resumed)
       for di, dv in ipairs(devs) do
         for _, ng in ipairs(gpus) do
           if ng % per_node ~= 0 then fail("gpus = " .. tostring(ng) .. " is not a whole number of " .. per_node .. "-device nodes") end
@@ -876,10 +876,11 @@ function M.layouts(builder, space, opts)
             n, first = n + done, first + done
             if ev_done > 0 then evaluated = evaluated + (ev_done + 0.0) end
           else
-            if g == nil then
+            if not built then
               local ok
               ok, g = pcall(build, p)
               if not ok then fail("the builder failed: " .. tostring(g)) end
+              built = true
             end
             -- the graph itself, so the plan's one rule (parallel_plan.lua framed: plan.framework,
             -- else the default profile of the graph's family) names the profile and builds the
