@@ -292,6 +292,67 @@ static void test_reductions(void) {
     CHECK(dlb_reduce_add(sum, DLB_RED_GROUP, 5, 0, 0, d) == DLB_EINVAL);
     for (int q = 0; q < 4; q++) dlb_reduce_free(all[q]);
   }
+  /* kept pushed rows (dlb.sweep.layouts' checkpointed plan calls): each half's read back
+  ** (index, then the row) and added, in either order, are the rows pushed whole, in index
+  ** order; the cap holds; a wrong width or a reducer that keeps nothing is refused */
+  {
+    dlb_reduce *whole = dlb_reduce_new(3), *part[2], *sum = dlb_reduce_new(3), *small = dlb_reduce_new(3);
+    part[0] = dlb_reduce_new(3), part[1] = dlb_reduce_new(3);
+    dlb_reduce *all[5] = {whole, part[0], part[1], sum, small};
+    for (int q = 0; q < 5; q++) CHECK(dlb_reduce_keep(all[q], q == 4 ? 5 : 100) == DLB_OK);
+    CHECK(dlb_reduce_push(whole, 6, rows, 0) == DLB_OK);
+    CHECK(dlb_reduce_push(part[0], 3, rows, 0) == DLB_OK);
+    CHECK(dlb_reduce_push(part[1], 3, rows + 9, 3) == DLB_OK);
+    double d[2][16], x[8], y[8];
+    for (int h = 0; h < 2; h++) {
+      CHECK(dlb_reduce_size(part[h], DLB_RED_KEEP, 0) == 3);
+      for (int cc = -1; cc < 3; cc++) {
+        dlb_reduce_column(part[h], DLB_RED_KEEP, 0, cc, 0, 3, x);
+        for (size_t i = 0; i < 3; i++) d[h][4 * i + (size_t)(cc + 1)] = x[i];
+      }
+    }
+    CHECK(dlb_reduce_add(sum, DLB_RED_KEEP, 0, 3, 12, d[1]) == DLB_OK); /* the later half first */
+    CHECK(dlb_reduce_add(sum, DLB_RED_KEEP, 0, 3, 12, d[0]) == DLB_OK);
+    CHECK(dlb_reduce_size(sum, DLB_RED_KEEP, 0) == 6);
+    for (int cc = -1; cc < 3; cc++) {
+      CHECK(dlb_reduce_column(whole, DLB_RED_KEEP, 0, cc, 0, 6, x) == DLB_OK);
+      CHECK(dlb_reduce_column(sum, DLB_RED_KEEP, 0, cc, 0, 6, y) == DLB_OK);
+      CHECK(memcmp(x, y, 6 * sizeof *x) == 0);
+    }
+    CHECK(y[5] == rows[17]); /* the last row's last column, in place */
+    CHECK(dlb_reduce_add(small, DLB_RED_KEEP, 0, 3, 12, d[0]) == DLB_OK);
+    CHECK(dlb_reduce_add(small, DLB_RED_KEEP, 0, 3, 12, d[1]) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "more than 5 rows to keep") != NULL);
+    CHECK(dlb_reduce_add(sum, DLB_RED_KEEP, 0, 3, 11, d[0]) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "11 values for 3 entries of 4") != NULL);
+    CHECK(dlb_reduce_add(sum, DLB_RED_KEEP, 1, 0, 0, d[0]) == DLB_EINVAL);
+    /* the same through text (dlb_reduce_keep_text: 16 hex digits a number, the index first;
+    ** read back by dlb_reduce_keep_add_text), bit for bit; a bad digit or length refused */
+    dlb_reduce *back = dlb_reduce_new(3);
+    CHECK(dlb_reduce_keep(back, 100) == DLB_OK);
+    char *text = NULL;
+    size_t len = 0;
+    CHECK(dlb_reduce_keep_text(part[1], 0, 3, &text, &len) == DLB_OK && len == 3 * 64);
+    CHECK(strncmp(text, "4008000000000000", 16) == 0); /* index 3 */
+    CHECK(dlb_reduce_keep_add_text(back, 3, text, len) == DLB_OK);
+    dlb_reduce_text_free(text);
+    CHECK(dlb_reduce_keep_text(part[0], 0, 3, &text, &len) == DLB_OK);
+    CHECK(dlb_reduce_keep_add_text(back, 3, text, len - 1) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "191 characters for 3 kept rows of 4 numbers") != NULL);
+    text[5] = 'x';
+    CHECK(dlb_reduce_keep_add_text(back, 3, text, len) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "character 6 is not a hex digit") != NULL);
+    text[5] = '0';
+    CHECK(dlb_reduce_keep_add_text(back, 3, text, len) == DLB_OK);
+    dlb_reduce_text_free(text);
+    for (int cc = -1; cc < 3; cc++) {
+      CHECK(dlb_reduce_column(whole, DLB_RED_KEEP, 0, cc, 0, 6, x) == DLB_OK);
+      CHECK(dlb_reduce_column(back, DLB_RED_KEEP, 0, cc, 0, 6, y) == DLB_OK);
+      CHECK(memcmp(x, y, 6 * sizeof *x) == 0);
+    }
+    dlb_reduce_free(back);
+    for (int q = 0; q < 5; q++) dlb_reduce_free(all[q]);
+  }
   /* bad input */
   CHECK(dlb_reduce_top(r, 0, 0, 0, -1, &tid) == DLB_EINVAL);
   const double down[] = {1, 0};

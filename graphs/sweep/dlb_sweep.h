@@ -188,8 +188,8 @@ DLB_API int dlb_reduce_top(dlb_reduce *r, size_t k, int col, int maximize, int w
 DLB_API int dlb_reduce_bins(dlb_reduce *r, int xcol, size_t nxe, const double *xedges, int ycol,
                             size_t nye, const double *yedges, int zcol, int agg, int where_col,
                             int *id);
-/* Groups by the values of columns keys[0..nk); each group keeps count, and sum, min and max
-** of columns cols[0..nc). */
+/* Groups by the values of columns keys[0..nk), nk 1..8; each group keeps count, and sum, min
+** and max of columns cols[0..nc), nc at most 32. */
 DLB_API int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t nc,
                              const int *cols, int where_col, int *id);
 /* Feed n rows (row-major, ncols each) whose indices are first_index, first_index + 1, ... */
@@ -199,15 +199,22 @@ DLB_API int dlb_reduce_push(dlb_reduce *r, size_t n, const double *rows, double 
 ** the way dlb_reduce_merge adds a thread's copy: PARETO and TOP n rows of 1 + ncols numbers
 ** (the index, then the row); BINS every bin (n = the bins), each its accumulator and count
 ** (columns 2 and 1); GROUP n groups of nk keys, count, then sum, min, max per column. len:
-** the numbers in data. KEEP is refused (dlb_sweep_keep adds kept rows). */
+** the numbers in data. KEEP (id 0) n rows of 1 + ncols numbers, as PARETO's, to a reducer
+** that keeps pushed rows (dlb.sweep.layouts' chunks); a compiled sweep's kept rows are
+** dlb_sweep_keep's. */
 DLB_API int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len,
                            const double *data);
 /* The stored numbers of a compiled sweep's kept rows start .. start + n - 1 (index order;
 ** DLB_SWK: time, FLOPs, bytes, memory-bound time) as text: 16 hex digits per number (its
-** IEEE-754 bits, most significant first), exact and fast to read back (dlb_sweep_keep).
+** IEEE-754 bits, most significant first), exact and fast to read back (dlb_sweep_keep). Rows
+** kept by dlb_reduce_push: each row's index, then its ncols numbers, the same way
+** (dlb_reduce_keep_add_text reads them back).
 ** *text (NUL-terminated, *len characters) is the caller's: free it with dlb_reduce_text_free. */
 DLB_API int dlb_reduce_keep_text(dlb_reduce *r, size_t start, size_t n, char **text, size_t *len);
 DLB_API void dlb_reduce_text_free(char *text);
+/* n pushed kept rows as dlb_reduce_keep_text writes them (len = 16 x (1 + ncols) x n) added
+** to r's, as dlb_reduce_add's KEEP adds them (dlb.sweep.layouts' checkpoint). */
+DLB_API int dlb_reduce_keep_add_text(dlb_reduce *r, size_t n, const char *text, size_t len);
 /* Rows seen; reducers; the rows a reducer holds (KEEP: id 0 when keeping). */
 DLB_API double dlb_reduce_seen(const dlb_reduce *r);
 DLB_API size_t dlb_reduce_ncols(const dlb_reduce *r);

@@ -249,8 +249,12 @@ int dlb_reduce_bins(dlb_reduce *r, int xcol, size_t nxe, const double *xedges, i
 int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t nc, const int *cols,
                      int where_col, int *id) {
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
-  if (nk < 1 || nk > MAXKEY) return dlb_fail(DLB_EINVAL, "reductions: group_by takes 1..%d keys, got %zu", MAXKEY, nk);
-  if (nc > MAXAGG) return dlb_fail(DLB_EINVAL, "reductions: group_by aggregates at most %d columns", MAXAGG);
+  if (nk < 1 || nk > MAXKEY)
+    return dlb_fail(DLB_EINVAL, "reductions: a group_by takes 1..%d keys (the fixed limit MAXKEY "
+                    "of graphs/sweep/sweep_reduce.c's groups), got %zu", MAXKEY, nk);
+  if (nc > MAXAGG)
+    return dlb_fail(DLB_EINVAL, "reductions: a group_by aggregates at most %d columns (the fixed "
+                    "limit MAXAGG of graphs/sweep/sweep_reduce.c's groups), got %zu", MAXAGG, nc);
   if (!keys || (nc > 0 && !cols) || !id) return dlb_fail(DLB_EINVAL, "reductions: group_by keys, columns or id is NULL");
   if (r->nG == MAXRED) return dlb_fail(DLB_EINVAL, "reductions: at most %d groupings", MAXRED);
   group *G = &r->G[r->nG];
@@ -529,13 +533,33 @@ int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src) {
   return DLB_OK;
 }
 
+/* Kept pushed rows (n of 1 + ncols numbers: the index, then the row) added to r's, as
+** dlb_reduce_merge adds another reducer's; a compiled sweep's (stored compactly) are
+** dlb_sweep_keep's. */
+static int keep_add(dlb_reduce *r, int id, size_t n, size_t len, const double *data) {
+  size_t nc = r->ncols, w = nc + 1;
+  int st;
+  if (id != 0 || !r->keeping)
+    return dlb_fail(DLB_EINVAL, "reductions: no reducer %d of kind %d", id, DLB_RED_KEEP);
+  if (r->nkb > 0)
+    return dlb_fail(DLB_EINVAL, "reductions: the kept rows are a compiled sweep's (stored "
+                    "compactly): they are added by dlb_sweep_keep");
+  if (len > 0 && !data) return dlb_fail(DLB_EINVAL, "reductions: data is NULL");
+  if (len != n * w)
+    return dlb_fail(DLB_EINVAL, "reductions: %zu values for %zu entries of %zu", len, n, w);
+  if ((double)(r->keep.n + n) > r->maxrows) return capfail(r);
+  for (size_t i = 0; i < n; i++)
+    if ((st = rs_add(&r->keep, nc, data + i * w + 1, data[i * w]))) return st;
+  if (n > 0) r->sorted = 0;
+  return DLB_OK;
+}
+
 /* See dlb_sweep.h: a partial state as dlb_reduce_column reads it, added as
 ** dlb_reduce_merge adds another reducer's (the same pushes, the same order). */
 int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len, const double *data) {
   int st = DLB_OK;
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
-  if (kind == DLB_RED_KEEP)
-    return dlb_fail(DLB_EINVAL, "reductions: kept rows are added by dlb_sweep_keep");
+  if (kind == DLB_RED_KEEP) return keep_add(r, id, n, len, data);
   size_t nred = kind == DLB_RED_PARETO ? r->nP : kind == DLB_RED_TOP ? r->nT :
                 kind == DLB_RED_BINS ? r->nB : kind == DLB_RED_GROUP ? r->nG : 0;
   if (id < 0 || (size_t)id >= nred)
@@ -760,40 +784,66 @@ static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out
   return st;
 }
 
-/* See dlb_sweep.h: the stored numbers of kept rows start .. start + n - 1 as hex text. */
+/* v as 16 hex digits (its IEEE-754 bits, most significant first) at o. */
+static void hex16(char *o, double v) {
+  static const char hex[] = "0123456789abcdef";
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  for (int d = 15; d >= 0; d--, u >>= 4) o[d] = hex[u & 15];
+}
+
+/* See dlb_sweep.h: the stored numbers of kept rows start .. start + n - 1 as hex text (pushed
+** rows: each row's index, then the row). */
 int dlb_reduce_keep_text(dlb_reduce *r, size_t start, size_t n, char **text, size_t *len) {
   rowset *s;
   if (!text || !len) return dlb_fail(DLB_EINVAL, "reductions: text or len is NULL");
   *text = NULL, *len = 0;
   int st = find(r, DLB_RED_KEEP, 0, &s);
   if (st) return st;
-  if (r->nkb == 0 && r->keep.n > 0)
-    return dlb_fail(DLB_EINVAL, "reductions: the kept rows were pushed (dlb_reduce_push), not a "
-                    "compiled sweep's: they have no stored numbers");
   size_t size = kept_rows(r);
   if (start > size || n > size - start)
     return dlb_fail(DLB_EINVAL, "reductions: rows %zu..%zu out of range (%zu)", start + 1, start + n, size);
-  size_t w = 16 * DLB_SWK_COUNT;
+  int pushed = r->nkb == 0;
+  size_t nc = r->ncols, w = 16 * (pushed ? nc + 1 : DLB_SWK_COUNT);
   char *out = dlb_malloc(n * w + 1);
   if (!out) return oom();
-  static const char hex[] = "0123456789abcdef";
-  const size_t *cum = r->kbcum, *bo = r->kbord;
-  size_t b = 0;
-  for (size_t i = 0; i < n; i++) {
-    size_t g = start + i;
-    while (g >= cum[b + 1]) b++;
-    const kblock *B = &r->kb[bo[b]];
-    const double *v = B->st + DLB_SWK_COUNT * (g - cum[b]);
-    for (int k = 0; k < DLB_SWK_COUNT; k++) {
-      uint64_t u;
-      memcpy(&u, &v[k], sizeof u);
-      char *o = out + i * w + 16 * (size_t)k;
-      for (int d = 15; d >= 0; d--, u >>= 4) o[d] = hex[u & 15];
+  if (pushed) { /* in index order (find sorted the permutation) */
+    for (size_t i = 0; i < n; i++) {
+      size_t row = r->perm[start + i];
+      hex16(out + i * w, s->idx[row]);
+      for (size_t c = 0; c < nc; c++) hex16(out + i * w + 16 * (c + 1), s->v[row * nc + c]);
+    }
+  } else {
+    const size_t *cum = r->kbcum, *bo = r->kbord;
+    size_t b = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t g = start + i;
+      while (g >= cum[b + 1]) b++;
+      const kblock *B = &r->kb[bo[b]];
+      const double *v = B->st + DLB_SWK_COUNT * (g - cum[b]);
+      for (int k = 0; k < DLB_SWK_COUNT; k++) hex16(out + i * w + 16 * (size_t)k, v[k]);
     }
   }
   out[n * w] = 0;
   *text = out, *len = n * w;
   return DLB_OK;
+}
+
+/* See dlb_sweep.h: pushed kept rows from their hex text, added as dlb_reduce_add's KEEP. */
+int dlb_reduce_keep_add_text(dlb_reduce *r, size_t n, const char *text, size_t len) {
+  if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
+  size_t w = r->ncols + 1;
+  if (len > 0 && !text) return dlb_fail(DLB_EINVAL, "reductions: text is NULL");
+  if (len != 16 * w * n)
+    return dlb_fail(DLB_EINVAL, "reductions: %zu characters for %zu kept rows of %zu numbers "
+                    "(16 hex digits each)", len, n, w);
+  if (n == 0) return keep_add(r, 0, 0, 0, NULL);
+  double *v = dlb_malloc(n * w * sizeof *v);
+  if (!v) return oom();
+  int st = dlb_sweep_unhex(text, n * w, v);
+  if (!st) st = keep_add(r, 0, n, n * w, v);
+  dlb_free(v);
+  return st;
 }
 
 void dlb_reduce_text_free(char *text) { dlb_free(text); }

@@ -89,6 +89,15 @@ local function interner()
   end
 end
 
+-- What identifies a sweep's space in its checkpoint's first line: the space without its
+-- device names, and the devices as their fields (plain copies).
+local function space_fields(space, devs)
+  local mspace, mdev = {}, {}
+  for k, v in pairs(space) do if k ~= "device" then mspace[k] = v end end
+  for i, d in ipairs(devs) do mdev[i] = d:spec() end
+  return mspace, mdev
+end
+
 -- The devices of a space (space.device or opts.device: a name, a device or a list).
 local function devices_of(space, opts)
   local hw = require "dlbench.hw"
@@ -350,7 +359,17 @@ local function reductions(cols, opts, space, tagnames, devs, numeric, fname, tim
     end
     for _, c in ipairs(keys) do ks[#ks + 1] = col(c, "group_by") end
     for _, c in ipairs(list(gz.values or { timecol })) do vs[#vs + 1] = value_of(c, "group_by") end
-    wants[#wants + 1] = { kind = "group", n = i, id = make(core._reduce_group, ks, vs, where_of(gz.where, "group_by")),
+    local wh = where_of(gz.where, "group_by")
+    -- C's check of the key and value counts (a group takes at most 8 keys), named as the option
+    local ok, id = pcall(make, core._reduce_group, ks, vs, wh)
+    if not ok then
+      local given = #list(gz.keys)
+      fail(string.format("group_by%s: keys= name %d columns%s, values= %d: %s",
+        #groups > 1 and "[" .. i .. "]" or "", #ks,
+        #ks > given and string.format(" (%d given, then %s, kept by every group)", given,
+          table.concat(keys, ", ", given + 1)) or "", #vs, argtext(id)))
+    end
+    wants[#wants + 1] = { kind = "group", n = i, id = id,
       keys = keys, sort = list(gz.keys), values = list(gz.values or { timecol }) }
   end
   if opts.keep then
@@ -572,10 +591,7 @@ function M.model(builder, space, opts)
   -- repaired before anything runs; closed however the run ends
   local CK
   if opts.checkpoint ~= nil then
-    local mspace = {}
-    for k, v in pairs(space) do if k ~= "device" then mspace[k] = v end end
-    local mdev = {}
-    for i, d in ipairs(devs) do mdev[i] = d:spec() end -- the device's fields, a plain copy
+    local mspace, mdev = space_fields(space, devs)
     local ckpt = require "dlbench.sweep_model_checkpoint"
     CK = ckpt.open(opts.checkpoint, ckpt.meta {
       dlbench = core.version(), columns = cols, space = mspace, devices = mdev,
@@ -678,17 +694,7 @@ function M.model(builder, space, opts)
       end
     end
   end
-  if CK then
-    local ok, err = pcall(run)
-    if not ok then CK.abort(); error(err, 0) end
-    CK.finish()
-    if CK.resumed > 0 and not opts.quiet then
-      io.stderr:write(string.format("sweep.model: checkpoint %s: %d of %d chunks resumed\n",
-        opts.checkpoint, CK.resumed, CK.chunks))
-    end
-  else
-    run()
-  end
+  if CK then CK.run(run) else run() end
   local res = collect(R, cols, opts)
   res.count, res.seconds, res.compile_seconds = first, core.sys_now() - t0, compile_s
   -- the provenance as table-level metadata too: the heat maps' bins (a grid of aggregates
@@ -746,7 +752,7 @@ local PLAN_COLS = { "dp", "tp", "pp", "v", "m", "mb", "zero", "recompute", "sche
   "compute", "comm", "bubble", "mem", "fits", "mfu", "hfu", "throughput" }
 M.plan_columns = PLAN_COLS
 local LVALID = { plan = true, per_node = true, pareto = true, top = true, heatmap = true,
-  group_by = true, keep = true, device = true }
+  group_by = true, keep = true, device = true, checkpoint = true, quiet = true }
 function M.layouts(builder, space, opts)
   local fn = "dlb.sweep.layouts"
   -- its own errors named with it (the file's fail says dlb.sweep.model)
@@ -808,62 +814,111 @@ function M.layouts(builder, space, opts)
     if nb > 0 then core._reduce_push(R.red, nb, buf, first); first = first + nb end
     buf, nb = {}, 0
   end
-  for _, p in ipairs(product(snames, slists)) do
-    local ok, g = pcall(build, p)
-    if not ok then fail("the builder failed: " .. tostring(g)) end
-    models = models + 1
-    local tags = {}
-    for i, k in ipairs(snames) do tags[i] = R.intern[k](p[k]) end
-    for di, dv in ipairs(devs) do
-      for _, ng in ipairs(gpus) do
-        if ng % per_node ~= 0 then fail("gpus = " .. tostring(ng) .. " is not a whole number of " .. per_node .. "-device nodes") end
-        -- the graph itself, so the plan's one rule (parallel_plan.lua framed: plan.framework,
-        -- else the default profile of the graph's family) names the profile and builds the
-        -- layers under it, as dlb.parallel.plan{graph = g} does; the bare layers of
-        -- from_graph(g) said framework "none" whatever the default
-        local po = { graph = g, hw = dv, cluster = P.cluster { per_node = per_node, nodes = ng / per_node, hw = dv },
-          table = false }
-        for k, v in pairs(opts.plan or {}) do po[k] = v end
-        local okp, rows, ev = pcall(P.plan, po)
-        if okp then
-          evaluated = evaluated + ev
-          for _, r in ipairs(rows) do
-            for _, v in ipairs(tags) do buf[#buf + 1] = v end
-            buf[#buf + 1] = ng
-            buf[#buf + 1] = di - 1
-            for _, k in ipairs(PLAN_COLS) do
-              local v = r[k]
-              if k == "schedule" then v = R.intern.schedule(v)
-              elseif type(v) == "boolean" then v = v and 1 or 0
-              -- a selective policy by its number (DLB_PAR_RECOMPUTE_*: 2 "selective", with
-              -- the plan's recompute_modules; 3 "selective_op"), as none 0 and full 1 are
-              elseif k == "recompute" then v = RECOMPUTE[v] end
-              buf[#buf + 1] = tonumber(v) or 0 / 0
+  -- with a checkpoint (opts.checkpoint): the file locked, checked against this sweep and
+  -- repaired before anything runs; each plan call a chunk (its rows reduced alone, their
+  -- state appended: lua/dlbench/sweep_model_checkpoint.lua), a finished one taken from the
+  -- file; closed however the run ends
+  local CK
+  if opts.checkpoint ~= nil then
+    local mspace, mdev = space_fields(space, devs)
+    local lnames = { "schedule" } -- the text columns a plan call's rows intern
+    for _, k in ipairs(PROV) do lnames[#lnames + 1] = k end
+    local ckpt = require "dlbench.sweep_model_checkpoint"
+    CK = ckpt.open_layouts(opts.checkpoint, ckpt.meta({
+      dlbench = core.version(), columns = cols, space = mspace, devices = mdev,
+      builder = type(builder) == "string" and builder or "function", plan = po0, per_node = per_node,
+      pareto = opts.pareto or false, top = opts.top or false, heatmap = opts.heatmap or false,
+      group_by = opts.group_by or false, keep = opts.keep or false }, "layouts"),
+      R, cols, opts.keep, lnames, opts.quiet)
+  end
+  -- one plan call's rows onto buf (nb of them), interned
+  local function add_rows(rows, tags, ng, di)
+    for _, r in ipairs(rows) do
+      for _, v in ipairs(tags) do buf[#buf + 1] = v end
+      buf[#buf + 1] = ng
+      buf[#buf + 1] = di - 1
+      for _, k in ipairs(PLAN_COLS) do
+        local v = r[k]
+        if k == "schedule" then v = R.intern.schedule(v)
+        elseif type(v) == "boolean" then v = v and 1 or 0
+        -- a selective policy by its number (DLB_PAR_RECOMPUTE_*: 2 "selective", with
+        -- the plan's recompute_modules; 3 "selective_op"), as none 0 and full 1 are
+        elseif k == "recompute" then v = RECOMPUTE[v] end
+        buf[#buf + 1] = tonumber(v) or 0 / 0
+      end
+      -- a plan call's rows share their provenance: the last row's level, else interned
+      for _, k in ipairs(PROV) do
+        local v = r[k]
+        if pv_id[k] == nil or v ~= pv_last[k] then pv_last[k], pv_id[k] = v, R.intern[k](v) end
+        buf[#buf + 1] = pv_id[k]
+      end
+      nb = nb + 1
+      n = n + 1
+      if nb == 4096 and not CK then flush() end
+    end
+  end
+  local k = 0 -- the plan calls, in order
+  local function run()
+    for _, p in ipairs(product(snames, slists)) do
+      models = models + 1
+      local tags = {}
+      for i, nm in ipairs(snames) do tags[i] = R.intern[nm](p[nm]) end
+      local g, built -- built for the model's first plan call that runs (none when all were resumed)
+      for di, dv in ipairs(devs) do
+        for _, ng in ipairs(gpus) do
+          if ng % per_node ~= 0 then fail("gpus = " .. tostring(ng) .. " is not a whole number of " .. per_node .. "-device nodes") end
+          k = k + 1
+          local done, ev_done
+          if CK then done, ev_done = CK.resume(k) end
+          if done then
+            -- (the planner's count is a float under Lua 5.4; a call without a fitting
+            -- layout added none: the sums keep the uninterrupted run's number type)
+            n, first = n + done, first + done
+            if ev_done > 0 then evaluated = evaluated + (ev_done + 0.0) end
+          else
+            if not built then
+              local ok
+              ok, g = pcall(build, p)
+              if not ok then fail("the builder failed: " .. tostring(g)) end
+              built = true
             end
-            -- a plan call's rows share their provenance: the last row's level, else interned
-            for _, k in ipairs(PROV) do
-              local v = r[k]
-              if pv_id[k] == nil or v ~= pv_last[k] then pv_last[k], pv_id[k] = v, R.intern[k](v) end
-              buf[#buf + 1] = pv_id[k]
+            -- the graph itself, so the plan's one rule (parallel_plan.lua framed: plan.framework,
+            -- else the default profile of the graph's family) names the profile and builds the
+            -- layers under it, as dlb.parallel.plan{graph = g} does; the bare layers of
+            -- from_graph(g) said framework "none" whatever the default
+            local po = { graph = g, hw = dv, cluster = P.cluster { per_node = per_node, nodes = ng / per_node, hw = dv },
+              table = false }
+            for key, v in pairs(opts.plan or {}) do po[key] = v end
+            local mark = CK and CK.begin()
+            local okp, rows, ev = pcall(P.plan, po)
+            if not okp and not tostring(rows):find("no layout", 1, true) then error(rows, 0) end
+            if okp then
+              evaluated = evaluated + ev
+              add_rows(rows, tags, ng, di)
             end
-            nb = nb + 1
-            n = n + 1
-            if nb == 4096 then flush() end
+            if CK then
+              -- the call's rows reduced alone, their state added to the sweep's and appended
+              local r = R.spawn()
+              if nb > 0 then core._reduce_push(r, nb, buf, first) end
+              CK.finish_chunk(k, r, nb, okp and ev or 0, mark)
+              first, buf, nb = first + nb, {}, 0
+            end
           end
-        elseif not tostring(rows):find("no layout", 1, true) then
-          error(rows, 0)
         end
       end
     end
+    flush()
   end
-  flush()
+  if CK then CK.run(run) else run() end
   local res = collect(R, cols, opts)
   res.count, res.evaluated, res.models, res.seconds = n, evaluated, models, core.sys_now() - t0
+  if CK then res.chunks, res.resumed, res.checkpoint_seconds = CK.chunks, CK.resumed, CK.seconds end
   return res
 end
-doc.doc(M.layouts, "dlb.sweep.layouts(builder, space{..., gpus=, device=}, {plan=, per_node=8, pareto=, top=, heatmap=, group_by=, keep=}) -> {count=, evaluated=, pareto=, top=, heatmap=, group=, rows=}",
+doc.doc(M.layouts, "dlb.sweep.layouts(builder, space{..., gpus=, device=}, {plan=, per_node=8, pareto=, top=, heatmap=, group_by=, keep=, checkpoint=, quiet=}) -> {count=, evaluated=, pareto=, top=, heatmap=, group=, rows=}",
   "(model x layout) plans through dlb.parallel.plan for each model of the space and device count, "
-  .. "every plan fed to the same streaming reductions as dlb.sweep.model (docs/sweep.md)")
+  .. "every plan fed to the same streaming reductions as dlb.sweep.model; checkpoint = file: "
+  .. "finished plan calls kept there, a rerun resumes them (docs/sweep.md)")
 
 -- dlb.sweep.reduce(t, opts): the same reductions over any dlb.table (or the columnar rows):
 -- numbers as they are, strings and booleans interned; heat-map axes bin at the column's

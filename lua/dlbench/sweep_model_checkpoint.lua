@@ -13,21 +13,31 @@
 -- structure's program, as a kept row's read does).
 -- The file is dlb.sweep's machinery (lua/dlbench/sweep_checkpoint.lua: the lock, the
 -- torn-line repair, the whole-line append, the close); its first line identifies the sweep.
+-- dlb.sweep.layouts' checkpoint (M.open_layouts) is the same file and the same lines: its
+-- chunk is one plan call, its line adds the text levels the call interned (schedules,
+-- provenance), and its kept rows are pushed rows, held whole (each row's index and every
+-- column as 16 hex digits: dlb_reduce_keep_text, read back by dlb_reduce_keep_add_text).
 -- Internal, used by lua/dlbench/sweep_model.lua.
 local core = require "dlbench.backend"
 local file = require "dlbench.sweep_checkpoint"
 local desc = require "dlbench.desc"
 
 local M = {}
-local FN = "dlb.sweep.model"
 local _, RED = desc.enum("DLB_RED_")
-local MAGIC = "dlb.sweep.model checkpoint 1 "
+-- the sweeps with a checkpoint of chunk lines: the name in messages, the first line's start,
+-- the prefix of notes on stderr
+local KINDS = {
+  model = { fn = "dlb.sweep.model", magic = "dlb.sweep.model checkpoint 1 ", tag = "sweep.model",
+    unit = "chunks" },
+  layouts = { fn = "dlb.sweep.layouts", magic = "dlb.sweep.layouts checkpoint 1 ", tag = "sweep.layouts",
+    unit = "plan calls" },
+}
 -- a chunk: C evaluation calls in sweep order until it holds this many configurations (a
 -- call larger than that is a chunk of its own): what an interruption may lose, against the
 -- cost of each chunk's line (BENCHMARKS.md, "dlb.sweep.model with checkpoint=")
 M.chunk_configs = 250000
 
-local function fail(msg) error(FN .. ": " .. msg, 0) end
+local function failk(K, msg) error(K.fn .. ": " .. msg, 0) end
 
 -- ---------------------------------------------------------------- numbers as text
 
@@ -70,8 +80,9 @@ end
 
 -- The first line of a sweep's checkpoint: the dlbench version, the row's columns, the space
 -- (devices as their fields), the options that decide the rows and reductions, the chunking.
-function M.meta(fields)
-  return MAGIC .. canon(fields, 0) .. "\n"
+-- kind: "model" (the default) or "layouts".
+function M.meta(fields, kind)
+  return KINDS[kind or "model"].magic .. canon(fields, 0) .. "\n"
 end
 
 -- ---------------------------------------------------------------- a chunk's state
@@ -88,8 +99,10 @@ local function widths(R, cols)
   return out
 end
 
--- The state of chunk reducer r (n configurations): one flat list of numbers per reduction,
--- then the kept rows' stored numbers (keep).
+-- The state of chunk reducer r (n configurations, or rows): one flat list of numbers per
+-- reduction, then (keep) the kept rows as C writes them (dlb_reduce_keep_text: 16 hex digits
+-- a number, exact): a compiled sweep's stored numbers, or pushed rows whole (each row's index
+-- and every column).
 local function state_of(R, cols, r, n, keep)
   local st = {}
   for i, w in ipairs(R.wants) do
@@ -109,9 +122,18 @@ local function state_of(R, cols, r, n, keep)
     end
     st[i] = { m = m, v = flat }
   end
-  -- the kept rows' stored numbers, as C writes them (16 hex digits each, exact)
   if keep then st[#R.wants + 1] = { m = n, text = core._reduce_keep_text(r, 0, n) } end
   return st
+end
+
+-- A chunk's state (state_of's, or a line's) added to the sweep's reductions; keeprows: its
+-- last part is pushed kept rows (a compiled sweep's are dlb_sweep_keep's, with the program).
+local function add_state(R, st, keeprows)
+  for i, w in ipairs(R.wants) do core._reduce_add(R.red, RED[w.kind], w.id, st[i].m, st[i].v) end
+  if keeprows then
+    local k = st[#R.wants + 1]
+    core._reduce_keep_add_text(R.red, k.m, k.text)
+  end
 end
 
 -- The parts of a chunk's line: per reduction "| entries numbers...", then the kept rows'
@@ -132,20 +154,20 @@ end
 
 -- ---------------------------------------------------------------- the file
 
--- Open (lock, read, check, repair) the checkpoint of the sweep whose first line is meta.
--- Returns the checkpoint object: ck.run(k, ev, evaluate) runs or resumes chunk k.
--- R, cols: the sweep's reductions and row columns; keep: whether it keeps rows.
-function M.open(path, meta, R, cols, keep, quiet)
-  local box = file.lock(path, FN)
+-- Lock, read, check and repair the checkpoint of the sweep whose first line is meta (K: its
+-- kind): returns the lock's box and the chunk lines after the first (without their breaks).
+-- Another sweep's file, or one that is no checkpoint, is refused and left unchanged.
+local function open_lines(path, meta, K, quiet)
+  local box = file.lock(path, K.fn)
   local ok, lines = pcall(function()
-    local text = file.read(path, FN)
+    local text = file.read(path, K.fn)
     if text ~= "" then
       -- only this sweep's checkpoint is repaired or appended to: its first line first
       local first = text:match("^([^\n]*\n)")
       if first ~= meta then
         local what
-        if (first or text):sub(1, #MAGIC) ~= MAGIC then
-          what = "is not a dlb.sweep.model checkpoint"
+        if (first or text):sub(1, #K.magic) ~= K.magic then
+          what = "is not a " .. K.fn .. " checkpoint"
         else
           local a, b = first or text, meta
           local i = 1
@@ -154,24 +176,85 @@ function M.open(path, meta, R, cols, keep, quiet)
             .. "and options, differs from this sweep's at character %d: ...%s... here, ...%s... there)",
             i, b:sub(math.max(1, i - 20), i + 20):gsub("\n", ""), a:sub(math.max(1, i - 20), i + 20):gsub("\n", ""))
         end
-        fail(fmt("checkpoint %s %s; it was left unchanged", path, what))
+        failk(K, fmt("checkpoint %s %s; it was left unchanged", path, what))
       end
-      text = file.drop_torn_line(path, box, text, quiet, FN, "sweep.model")
+      text = file.drop_torn_line(path, box, text, quiet, K.fn, K.tag)
     end
-    if text == "" then file.replace(path, box, meta, FN); text = meta end
+    if text == "" then file.replace(path, box, meta, K.fn); text = meta end
     local ls = {}
     for line in text:sub(#meta + 1):gmatch("([^\n]*)\n") do ls[#ls + 1] = line end
     return ls
   end)
-  if not ok then pcall(file.close, path, box, FN); error(lines, 0) end
+  if not ok then pcall(file.close, path, box, K.fn); error(lines, 0) end
+  return box, lines
+end
+
+-- The reductions' parts ("| entries numbers..." each) of chunk k's line into st (a list of
+-- {m =, v =}); W: each part's numbers an entry; bad(k, why) raises naming the line.
+local function parse_parts(rest, W, st, k, bad)
+  for part in rest:gmatch("|([^|]*)") do
+    local i = #st + 1
+    local v, m = {}, nil
+    for tok in part:gmatch("%S+") do
+      local x = tonumber(tok)
+      if x == nil then x = SPECIAL[tok] end
+      if x == nil then bad(k, "'" .. tok .. "' is not a number") end
+      if m == nil then m = x else v[#v + 1] = x + 0.0 end
+    end
+    if m == nil or i > #W or #v ~= m * W[i] then
+      bad(k, fmt("reduction %d holds %d numbers for %s entries of %s", i, #v, tostring(m), tostring(W[i])))
+    end
+    st[i] = { m = m, v = v }
+  end
+  return st
+end
+
+-- The kept rows' part at the end of chunk k's line (rest: the line from its first "|"):
+-- "| total " then digits hex digits a row. Returns it ({m =, text =}) and the rest before it.
+local function split_kept(rest, total, digits, k, bad)
+  local pre = "| " .. num(total) .. " "
+  local at = #rest - digits * total - #pre + 1
+  if at < 1 or rest:sub(at, at + #pre - 1) ~= pre then
+    bad(k, fmt("its kept rows' part is not the count and %d hex digits a row", digits))
+  end
+  return { m = total, text = rest:sub(at + #pre) }, rest:sub(1, at - 1)
+end
+
+-- What a chunk's line says is wrong, naming the file and line (left unchanged).
+local function badline(K, path)
+  return function(k, why)
+    failk(K, fmt("checkpoint %s, line %d (chunk %d): %s; it was left unchanged", path, k + 1, k, why))
+  end
+end
+
+-- ck.run(fn): the sweep's loop fn run with checkpoint ck (K: its kind): the file closed
+-- however it ends (ck.finish after, ck.abort on an error, raised again), a note on stderr of
+-- the chunks resumed unless quiet.
+local function runner(ck, K, path, quiet)
+  return function(fn)
+    local ok, err = pcall(fn)
+    if not ok then ck.abort(); error(err, 0) end
+    ck.finish()
+    if ck.resumed > 0 and not quiet then
+      io.stderr:write(fmt("%s: checkpoint %s: %d of %d %s resumed\n", K.tag, path, ck.resumed,
+        ck.chunks, K.unit))
+    end
+  end
+end
+
+-- Open (lock, read, check, repair) the checkpoint of the sweep whose first line is meta.
+-- Returns the checkpoint object: ck.call(ev, evaluate) runs or resumes one C call, ck.run.
+-- R, cols: the sweep's reductions and row columns; keep: whether it keeps rows.
+function M.open(path, meta, R, cols, keep, quiet)
+  local K = KINDS.model
+  local FN = K.fn
+  local box, lines = open_lines(path, meta, K, quiet)
   local W = widths(R, cols)
   local nparts = #R.wants + (keep and 1 or 0)
   local ck = { resumed = 0, evaluated = 0, seconds = 0, chunks = 0, guard = file.guard(box) }
   local cur, res -- the chunk being evaluated, or the finished one being added call by call
 
-  local function bad(k, why)
-    fail(fmt("checkpoint %s, line %d (chunk %d): %s; it was left unchanged", path, k + 1, k, why))
-  end
+  local bad = badline(K, path)
   -- chunk k's line parsed: its calls {{first =, n =}, ...} and its state
   local function parse(k)
     local line = lines[k]
@@ -190,28 +273,9 @@ function M.open(path, meta, R, cols, keep, quiet)
       -- the kept rows: the count, then 64 hex digits a row (checked in C), the line's end
       local total = 0
       for _, c in ipairs(calls) do total = total + c.n end
-      local pre = "| " .. num(total) .. " "
-      local at = #rest - 64 * total - #pre + 1
-      if at < 1 or rest:sub(at, at + #pre - 1) ~= pre then
-        bad(k, "its kept rows' part is not the count and 64 hex digits a row")
-      end
-      kept = { m = total, text = rest:sub(at + #pre) }
-      rest = rest:sub(1, at - 1)
+      kept, rest = split_kept(rest, total, 64, k, bad)
     end
-    for part in rest:gmatch("|([^|]*)") do
-      local i = #st + 1
-      local v, m = {}, nil
-      for tok in part:gmatch("%S+") do
-        local x = tonumber(tok)
-        if x == nil then x = SPECIAL[tok] end
-        if x == nil then bad(k, "'" .. tok .. "' is not a number") end
-        if m == nil then m = x else v[#v + 1] = x + 0.0 end
-      end
-      if m == nil or i > #W or #v ~= m * W[i] then
-        bad(k, fmt("reduction %d holds %d numbers for %s entries of %s", i, #v, tostring(m), tostring(W[i])))
-      end
-      st[i] = { m = m, v = v }
-    end
+    parse_parts(rest, W, st, k, bad)
     st[#st + 1] = kept
     if #st ~= nparts then bad(k, fmt("%d reductions, this sweep has %d", #st, nparts)) end
     return { k = k, calls = calls, st = st, i = 1, off = 0 }
@@ -227,7 +291,7 @@ function M.open(path, meta, R, cols, keep, quiet)
     local c = cur
     cur = nil
     local st = state_of(R, cols, c.r, c.n, keep)
-    for i, w in ipairs(R.wants) do core._reduce_add(R.red, RED[w.kind], w.id, st[i].m, st[i].v) end
+    add_state(R, st)
     local off = 0
     if keep then
       for _, ev in ipairs(c.calls) do keep_call(ev, st[#R.wants + 1].text, off); off = off + ev.n end
@@ -250,7 +314,7 @@ function M.open(path, meta, R, cols, keep, quiet)
       local k = ck.chunks
       if lines[k] then
         res = parse(k)
-        for i, w in ipairs(R.wants) do core._reduce_add(R.red, RED[w.kind], w.id, res.st[i].m, res.st[i].v) end
+        add_state(R, res.st)
         ck.resumed = ck.resumed + 1
       else
         cur = { k = k, calls = {}, r = R.spawn(), n = 0 }
@@ -287,11 +351,117 @@ function M.open(path, meta, R, cols, keep, quiet)
     file.close(path, box, FN)
     ck.seconds = ck.seconds + (core.sys_now() - t0)
     if extra then
-      fail(fmt("checkpoint %s holds more than this sweep's %d chunks: is it from another sweep?",
+      failk(K, fmt("checkpoint %s holds more than this sweep's %d chunks: is it from another sweep?",
         path, ck.chunks))
     end
   end
   function ck.abort() pcall(file.close, path, box, FN) end
+  ck.run = runner(ck, K, path, quiet)
+  return ck
+end
+
+-- ---------------------------------------------------------------- dlb.sweep.layouts
+
+-- A level (a text column's value) as one token: a string percent-escaped ("s" first), a
+-- boolean "b0" / "b1"; and back.
+local function level_token(v)
+  if type(v) == "boolean" then return v and "b1" or "b0" end
+  return "s" .. tostring(v):gsub("[^%w%._/,:()+-]", function(c) return fmt("%%%02X", c:byte()) end)
+end
+local function token_level(t)
+  if t == "b0" then return false elseif t == "b1" then return true end
+  if t:sub(1, 1) ~= "s" then return nil end
+  return (t:sub(2):gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
+end
+
+-- Open (lock, read, check, repair) dlb.sweep.layouts' checkpoint whose first line is meta. A
+-- chunk is one plan call (a model on one device and device count), its line
+--   k evaluated rows nlevels (column level)... | state... [| kept rows]
+-- evaluated: the layouts the call evaluated; rows: its rows (their indices follow the rows
+-- before); the levels it interned (names: the text columns a plan call's rows add to, e.g.
+-- schedule and provenance), so that a resumed run interns the same levels in the same order;
+-- then each reduction's state (state_of) and, with keep, the kept rows whole (hex).
+-- Returns ck: ck.resume(k) -> rows, evaluated (chunk k finished before: its levels interned,
+-- its state added; nil when it did not), ck.begin() before a call's rows are pushed into a
+-- reducer of its own (R.spawn()), ck.finish_chunk(k, r, rows, evaluated, mark) after (its
+-- state added to the sweep's, its line appended), ck.run(fn) (the loop, the file closed).
+function M.open_layouts(path, meta, R, cols, keep, names, quiet)
+  local K = KINDS.layouts
+  local box, lines = open_lines(path, meta, K, quiet)
+  local W = widths(R, cols)
+  local ck = { resumed = 0, evaluated = 0, seconds = 0, chunks = 0, guard = file.guard(box) }
+  local bad = badline(K, path)
+  local isname = {}
+  for _, nm in ipairs(names) do isname[nm] = true end
+
+  function ck.resume(k)
+    ck.chunks = k
+    local line = lines[k]
+    if line == nil then return nil end
+    local t0 = core.sys_now()
+    local head = line:match("^[^|]*")
+    local toks = {}
+    for tok in head:gmatch("%S+") do toks[#toks + 1] = tok end
+    local nums = {}
+    for i = 1, 4 do nums[i] = tonumber(toks[i] or "") end
+    if nums[1] ~= k then bad(k, "it names chunk " .. tostring(toks[1])) end
+    if not (nums[2] and nums[3] and nums[4]) or #toks ~= 4 + 2 * nums[4] then bad(k, "not a chunk line") end
+    local lv = {}
+    for i = 1, nums[4] do
+      local nm, v = token_level(toks[3 + 2 * i]), token_level(toks[4 + 2 * i])
+      if not (nm and isname[nm]) or v == nil then
+        bad(k, "'" .. toks[3 + 2 * i] .. " " .. toks[4 + 2 * i] .. "' is not a column's level")
+      end
+      lv[i] = { nm, v }
+    end
+    -- with keep, the call's rows (every one is kept) at the line's end, 16 hex digits a number
+    local rest, kept = line:sub(#head + 1), nil
+    if keep then kept, rest = split_kept(rest, nums[3], 16 * (#cols + 1), k, bad) end
+    local st = parse_parts(rest, W, {}, k, bad)
+    if #st ~= #W then bad(k, fmt("%d reductions, this sweep has %d", #st, #W)) end
+    st[#st + 1] = kept
+    for _, x in ipairs(lv) do R.intern[x[1]](x[2]) end
+    -- (C checks the kept rows' hex digits: named with the line)
+    local ok, err = pcall(add_state, R, st, keep)
+    if not ok then bad(k, (tostring(err):gsub("^compiled sweep: ", ""))) end
+    ck.resumed = ck.resumed + 1
+    ck.seconds = ck.seconds + (core.sys_now() - t0)
+    return nums[3], nums[2]
+  end
+  -- the levels interned so far: what a call adds is after these
+  function ck.begin()
+    local mark = {}
+    for i, nm in ipairs(names) do mark[i] = #R.levels[nm] end
+    return mark
+  end
+  function ck.finish_chunk(k, r, rows, evaluated, mark)
+    local t0 = core.sys_now()
+    local st = state_of(R, cols, r, rows, keep)
+    add_state(R, st, keep)
+    local lv = {}
+    for i, nm in ipairs(names) do
+      local l = R.levels[nm]
+      for j = mark[i] + 1, #l do lv[#lv + 1] = level_token(nm) .. " " .. level_token(l[j]) end
+    end
+    local head = { num(k), num(evaluated), num(rows), num(#lv) }
+    if #lv > 0 then head[#head + 1] = table.concat(lv, " ") end
+    file.append(path, box, table.concat(head, " ") .. " " .. encode(st), K.fn)
+    lines[k] = true
+    ck.evaluated = ck.evaluated + 1
+    ck.seconds = ck.seconds + (core.sys_now() - t0)
+  end
+  -- After the last call: the file closed (synced); one holding more than this sweep's
+  -- chunks is refused (it is another sweep's).
+  function ck.finish()
+    local extra = #lines > ck.chunks
+    file.close(path, box, K.fn)
+    if extra then
+      failk(K, fmt("checkpoint %s holds more than this sweep's %d chunks: is it from another sweep?",
+        path, ck.chunks))
+    end
+  end
+  function ck.abort() pcall(file.close, path, box, K.fn) end
+  ck.run = runner(ck, K, path, quiet)
   return ck
 end
 

@@ -210,7 +210,8 @@ local good = {
   { "_reduce_top", RD, 2, 0, false, -1 }, { "_reduce_bins", RD, 0, { 0, 1, 2 }, -1, nil, 1, 2, -1 },
   { "_reduce_group", RD, { 0 }, { 1 }, -1 }, { "_reduce_push", RD, 1, { 1, 2, 3 }, 0 },
   { "_reduce_add", RD, 2, 0, 1, { 7, 1, 2, 3 } },
-  { "_reduce_keep_text", RD, 0, 0 }, -- refused: RD's kept rows were pushed (no stored numbers)
+  { "_reduce_keep_text", RD, 0, 1 }, -- RD's first kept (pushed) row: its index and 3 numbers
+  { "_reduce_keep_add_text", RD, 1, string.rep("0", 64) }, -- a row of zeros at index 0
   { "reduce_seen", RD }, { "_reduce_size", RD, 1, 0 }, { "_reduce_column", RD, 1, 0, 0, 0, 1 },
   { "sys_malloc_tune" },
 }

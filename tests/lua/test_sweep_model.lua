@@ -585,6 +585,17 @@ T.test("dlb.sweep.reduce: the reductions over any dlb.table", function()
     .. "front takes 1..8 objectives (the fixed limit MAXOBJ", dlb.sweep.reduce, tn, { pareto = { minimize = nine } })
   T.checkerr("dlb.sweep.reduce: pareto[2]: minimize= and maximize= name 9 columns", dlb.sweep.reduce, tn,
     { pareto = { { minimize = "time" }, { minimize = nine } } })
+  -- layouts-ckpt: 9 group_by keys said "bad argument #2 to 'reduce_group' (more than 8
+  -- values)", the binding's array bound before C's MAXKEY check; 33 values "more than 32"
+  T.checkerr("dlb.sweep.reduce: group_by: keys= name 9 columns, values= 1: reductions: a group_by "
+    .. "takes 1..8 keys (the fixed limit MAXKEY of graphs/sweep/sweep_reduce.c's groups), got 9",
+    dlb.sweep.reduce, tn, { group_by = { keys = nine } })
+  T.eq(dlb.sweep.reduce(tn, { group_by = { keys = { (table.unpack or unpack)(nine, 1, 8) } } }).group:count(), 2, "8 keys")
+  local many = {}
+  for i = 1, 33 do many[i] = "time" end
+  T.checkerr("dlb.sweep.reduce: group_by[2]: keys= name 1 columns, values= 33: reductions: a group_by "
+    .. "aggregates at most 32 columns (the fixed limit MAXAGG", dlb.sweep.reduce, tn,
+    { group_by = { { keys = "n" }, { keys = "n", values = many } } })
   T.checkerr(msg, dlb.sweep.reduce, tn, { group_by = { keys = "time", values = "n" } })
   T.checkerr(msg, dlb.sweep.reduce, tn, { heatmap = { x = "time", value = "n" } })
   T.checkerr("dlb.sweep.reduce: heatmap axis 'n' must hold numbers (it has none)", dlb.sweep.reduce, tn,
@@ -679,6 +690,12 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
     dlb.sweep.model, gpt, space, { bind = { "batch", "seq" }, top = { k = 2, by = "device" } })
   T.checkerr("dlb.sweep.model: group_by: column 'framework' holds text", dlb.sweep.model, gpt, space,
     { bind = { "batch", "seq" }, group_by = { keys = "layers", values = "framework" } })
+  -- layouts-ckpt: a group keeps the 4 provenance columns as keys after the caller's: 5 keys
+  -- given are 9, named as such (the binding said "more than 8 values")
+  T.checkerr("dlb.sweep.model: group_by: keys= name 9 columns (5 given, then dlbench, framework, "
+    .. "calibration, defaults, kept by every group), values= 1: reductions: a group_by takes 1..8 keys",
+    dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
+      group_by = { keys = { "layers", "hidden", "heads", "batch", "seq" } } })
   T.checkerr("dlb.sweep.model: pareto: column 'precision' holds text", dlb.sweep.model, gpt,
     { layers = { 1 }, hidden = { 128 }, heads = { 4 }, batch = { 1 }, seq = { 64 }, precision = { "fp32", "mixed" },
       device = { "H100-SXM" } }, { bind = { "batch", "seq" }, pareto = { minimize = { "time", "precision" } } })

@@ -7,19 +7,11 @@
 -- process on the same checkpoint is refused. Runs under both backends.
 local T = require "harness"
 local dlb = require "dlbench"
-local core = require "dlbench.backend"
 local ckpt = require "dlbench.sweep_model_checkpoint"
 
-local tmpdir = os.getenv("TMPDIR") or "/tmp"
-local function tmpname(tag)
-  return string.format("%s/dlb_test_model_ck_%s_%d_%d.ck", tmpdir, tag, os.time(), math.random(1, 1e9))
-end
-local function slurp(path) return (core.file_read(path)) end
-local function nlines(path)
-  local n = 0
-  for _ in (slurp(path) or ""):gmatch("\n") do n = n + 1 end
-  return n
-end
+local U = require "sweep_checkpoint_cases"
+local slurp, nlines, text, grid = U.slurp, U.nlines, U.text, U.grid
+local function tmpname(tag) return U.tmpname("model_ck", tag) end
 
 -- small chunks (each C call is one structure's grid of 2 x 3 x 2 x 2 = 24 configurations):
 -- 2 calls a chunk, 4 chunks over the 8 structures
@@ -52,23 +44,6 @@ local function with(extra)
   return o
 end
 
--- A table's text: every column's values, numbers as %.17g (bit-exact), in row order.
-local function text(t)
-  local out = { table.concat(t:columns(), ",") }
-  for _, c in ipairs(t:columns()) do
-    local col = t:column(c)
-    for i = 1, t:count() do
-      local v = col[i]
-      out[#out + 1] = type(v) == "number" and string.format("%.17g", v) or tostring(v)
-    end
-  end
-  return table.concat(out, " ")
-end
-local function grid(z)
-  local out = {}
-  for j = 1, #z do for i = 1, #z[j] do out[#out + 1] = string.format("%.17g", z[j][i]) end end
-  return table.concat(out, " ")
-end
 local function provtext(list)
   local out = {}
   for _, pv in ipairs(list) do
@@ -97,6 +72,13 @@ end
 local REF = dlb.sweep.model(build, SPACE, with())              -- no checkpoint
 local CK0 = tmpname("ref")
 local FULL = dlb.sweep.model(build, SPACE, with { checkpoint = CK0 }) -- uninterrupted, checkpointed
+-- the sweep under the shared cases (tests/lua/sweep_checkpoint_cases.lua)
+local S = { fn = "dlb.sweep.model", full = FULL, file = CK0, chunks = 4, tmpname = tmpname, same = same,
+  run = function(ck, extra)
+    local o = with(extra)
+    o.checkpoint = ck
+    return dlb.sweep.model(build, SPACE, o)
+  end }
 
 T.test("checkpoint: an uninterrupted run writes every chunk and gives the run without one", function()
   T.eq(FULL.count, 8 * 24, "configurations") -- 8 structures x 12 grid points x 2 devices
@@ -150,57 +132,15 @@ end)
 -- A real process stopped from outside after two chunks: Ctrl-C (SIGINT to its process group,
 -- as a terminal sends it) and kill -9; then this process resumes its checkpoint.
 T.test("checkpoint: a dlbench process stopped by Ctrl-C or kill -9 loses only the chunk in flight", function()
-  local src = debug.getinfo(1, "S").source
-  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
-  local exe = root .. "/build/bin/dlbench"
-  if not io.open(exe, "rb") or not os.execute("command -v bash >/dev/null 2>&1") then
-    print("# skipped: needs build/bin/dlbench and bash"); return
-  end
-  for _, sig in ipairs { "INT", "KILL" } do
-    local ck, script = tmpname("sig" .. sig), tmpname("sig" .. sig) .. ".lua"
-    local f = assert(io.open(script, "w"))
-    -- each build takes 0.2 s: a chunk (2 structures, 3 builds each) every 1.2 s
-    f:write("require('dlbench.sweep_model_checkpoint').chunk_configs = 48\n",
-      "local SPACE, build, OPTS = (function()\n", DEF, "\nend)()\n",
-      "local dlb = require 'dlbench'\n",
-      "local o = {}\nfor k, v in pairs(OPTS) do o[k] = v end\n",
-      string.format("o.checkpoint = %q\n", ck),
-      "dlb.sweep.model(function(p)\n",
-      "  local t = dlb.core.sys_now(); while dlb.core.sys_now() - t < 0.2 do end\n",
-      "  return build(p)\n",
-      "end, SPACE, o)\n")
-    f:close()
-    local p = io.popen(string.format("env -u DLB_BACKEND bash -c 'set -m; %q run %q 2>/dev/null & pid=$!; "
-      .. "for i in $(seq 600); do [ $(cat %q 2>/dev/null | wc -l) -ge 3 ] && break; sleep 0.05; done; "
-      .. "kill -%s -$pid; wait $pid; echo rc=$?' 2>/dev/null", exe, script, ck, sig))
-    local out = p:read("*a")
-    p:close()
-    local rc = tonumber(out:match("rc=(%d+)"))
-    assert(rc and rc ~= 0, sig .. ": the run was stopped: " .. out)
-    local n = nlines(ck)
-    assert(n >= 3 and n < 5, sig .. ": some chunks on disk, not all: " .. n .. " lines")
-    local r = dlb.sweep.model(build, SPACE, with { checkpoint = ck })
-    T.eq(r.resumed, n - 1, sig .. ": the finished chunks resumed")
-    same(r, FULL, sig .. ": resumed", true)
-    T.eq(slurp(ck), slurp(CK0), sig .. ": the uninterrupted run's file")
-    os.remove(ck); os.remove(script)
-  end
+  -- each build takes 0.2 s: a chunk (2 structures, 3 builds each) every 1.2 s
+  U.signals(T, S, function(ck)
+    return U.slow_script(DEF, "dlb.sweep.model", 0.2, ck, "require('dlbench.sweep_model_checkpoint').chunk_configs = 48\n")
+  end, 3)
 end)
 
 T.test("checkpoint: a torn last line is dropped and the run resumes", function()
-  local ck = tmpname("torn")
-  local full = slurp(CK0)
-  -- the identifying line, chunk 1, and half of chunk 2's line (a process killed mid-write)
-  local l1 = full:match("^[^\n]*\n[^\n]*\n")
-  local l2 = full:sub(#l1 + 1):match("^[^\n]*\n")
-  local f = assert(io.open(ck, "wb"))
-  f:write(l1, l2:sub(1, math.floor(#l2 / 2)))
-  f:close()
-  local r = dlb.sweep.model(build, SPACE, with { checkpoint = ck })
-  T.eq(r.resumed, 1, "chunk 1 resumed, the torn chunk 2 evaluated again")
-  same(r, FULL, "after a torn line", true)
-  T.eq(slurp(ck), full, "the file whole again")
-  os.remove(ck)
+  -- the identifying line, chunk 1, and half of chunk 2's line
+  U.torn(T, S, 1)
 end)
 
 T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused and left unchanged", function()
@@ -215,16 +155,7 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   T.checkerr("left unchanged", dlb.sweep.model, build, SPACE, with { checkpoint = CK0, keep = false })
   T.eq(slurp(CK0), before, "unchanged (no kept rows)")
   -- a dlb.sweep CSV checkpoint, or any other file, with or without a final line break
-  local csv = tmpname("csv")
-  for _, body in ipairs { "x,y\n1,2\n", "x,y\n1,2" } do
-    local f = assert(io.open(csv, "wb"))
-    f:write(body)
-    f:close()
-    T.checkerr("is not a dlb.sweep.model checkpoint; it was left unchanged", dlb.sweep.model, build,
-      SPACE, with { checkpoint = csv })
-    T.eq(slurp(csv), body, "the CSV unchanged")
-  end
-  os.remove(csv)
+  U.other_kinds(T, S, { "x,y\n1,2\n", "x,y\n1,2" })
   -- a chunk line that is not one (a damaged file): named, unchanged
   local bad = tmpname("bad")
   local f = assert(io.open(bad, "wb"))
@@ -247,21 +178,8 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   os.remove(bad)
 end)
 
-T.test("checkpoint: a second process on the same checkpoint is refused", function()
-  local held = assert(core.file_lock_append(CK0)) -- another sweep holding it
-  T.checkerr("in use by another process (another sweep writing this checkpoint?)", dlb.sweep.model,
-    build, SPACE, with { checkpoint = CK0 })
-  core.proc_close(held)
-  local r = dlb.sweep.model(build, SPACE, with { checkpoint = CK0 })
-  T.eq(r.resumed, 4, "runs once the lock is gone")
-end)
-
-T.test("checkpoint: bad names are errors naming the option", function()
-  T.checkerr("dlb.sweep.model: checkpoint must be a file name", dlb.sweep.model, build, SPACE,
-    with { checkpoint = 3 })
-  T.checkerr("dlb.sweep.model: checkpoint: cannot use /dev/full: is a character device", dlb.sweep.model, build,
-    SPACE, with { checkpoint = "/dev/full" })
-end)
+T.test("checkpoint: a second process on the same checkpoint is refused", function() U.lock(T, S) end)
+T.test("checkpoint: bad names are errors naming the option", function() U.names(T, S) end)
 
 os.remove(CK0)
 ckpt.chunk_configs = saved_chunk
