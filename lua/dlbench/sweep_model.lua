@@ -55,6 +55,19 @@ local function builder_of(b)
   fail("builder must be a function(options) -> graph or a zoo model's name, got " .. type(b))
 end
 
+-- The builder's graph for the options p: the builder's error, or a result that is not a
+-- graph, named (every sweep plans or compiles the graph it returns);
+-- fail_: the caller's error function (its name in the message), else this file's.
+local function built(build, p, fail_)
+  local f = fail_ or fail
+  local ok, g = pcall(build, p)
+  if not ok then f("the builder failed: " .. tostring(g)) end
+  if type(g) ~= "table" or not g.step_options then
+    f("the builder must return a graph, got " .. (type(g) == "table" and "a table that is not one" or type(g)))
+  end
+  return g
+end
+
 -- The cartesian product of named lists (the last varying fastest), as option tables.
 local function product(names, lists)
   local out, cur = {}, {}
@@ -125,9 +138,7 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
     for k, v in pairs(p) do q[k] = v end
     if L then q[layers_dim] = L end
     for _, b in ipairs(bind) do q[b] = b end
-    local ok, g = pcall(build, q)
-    if not ok then fail("the builder failed: " .. tostring(g)) end
-    if type(g) ~= "table" or not g.step_options then fail("the builder must return a graph") end
+    local g = built(build, q)
     -- every bound name a dim of the graph, as g:stats binds (dlb_check_bindings): one the
     -- builder ignored would sweep nothing, every value the same rows (the C program takes
     -- constant symbols, serve's compiled steps rely on it, so the check is the caller's)
@@ -863,7 +874,7 @@ function M.layouts(builder, space, opts)
       models = models + 1
       local tags = {}
       for i, nm in ipairs(snames) do tags[i] = R.intern[nm](p[nm]) end
-      local g, built -- built for the model's first plan call that runs (none when all were resumed)
+      local g, isbuilt -- built for the model's first plan call that runs (none when all were resumed)
       for di, dv in ipairs(devs) do
         for _, ng in ipairs(gpus) do
           if ng % per_node ~= 0 then fail("gpus = " .. tostring(ng) .. " is not a whole number of " .. per_node .. "-device nodes") end
@@ -876,11 +887,9 @@ function M.layouts(builder, space, opts)
             n, first = n + done, first + done
             if ev_done > 0 then evaluated = evaluated + (ev_done + 0.0) end
           else
-            if not built then
-              local ok
-              ok, g = pcall(build, p)
-              if not ok then fail("the builder failed: " .. tostring(g)) end
-              built = true
+            if not isbuilt then
+              g = built(build, p, fail)
+              isbuilt = true
             end
             -- the graph itself, so the plan's one rule (parallel_plan.lua framed: plan.framework,
             -- else the default profile of the graph's family) names the profile and builds the

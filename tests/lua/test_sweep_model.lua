@@ -841,4 +841,22 @@ T.test("dlb.sweep.layouts/model/reduce: top = k works; a wrong reduction spec is
   T.checkerr("dlb.sweep.reduce top must be a number k", dlb.sweep.reduce, full.rows, { top = "x" })
 end)
 
+
+-- A builder that does not return a graph: sweep.layouts said "parallel.plan: the layers carry
+-- no precision ..." (the plan's complaint about what it was handed), not what was wrong.
+T.test("dlb.sweep.layouts and model: a builder returning no graph is named", function()
+  local space = { layers = { 2 }, gpus = { 8 }, device = "A100-SXM4-80GB" }
+  for _, bad in ipairs { function() return 42 end, function() return {} end, function() return nil end } do
+    T.checkerr("dlb.sweep.layouts: the builder must return a graph", function()
+      dlb.sweep.layouts(bad, space, {})
+    end)
+    T.checkerr("dlb.sweep.model: the builder must return a graph", function()
+      dlb.sweep.model(bad, { layers = { 2 }, device = "A100-SXM4-80GB" }, {})
+    end)
+  end
+  T.checkerr("dlb.sweep.layouts: the builder failed: boom", function()
+    dlb.sweep.layouts(function() error("boom", 0) end, space, {})
+  end)
+end)
+
 T.done()
