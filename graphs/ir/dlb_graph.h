@@ -247,6 +247,11 @@ DLB_API const double *dlb_analysis_op_flops(const dlb_analysis *a);  /* borrowed
 DLB_API const double *dlb_analysis_op_bytes(const dlb_analysis *a);  /* borrowed, nops entries */
 DLB_API const int *dlb_analysis_op_phase(const dlb_analysis *a);     /* DLB_PHASE_FWD/BWD/UPDATE/RECOMPUTE */
 DLB_API const int *dlb_analysis_op_layer(const dlb_analysis *a);     /* layer index or -1 */
+/* The layer that holds each op's work, the one rule for an op outside every g:layer scope
+** (per-layer costs, dlb.parallel.layers.from_graph): its scope; else, a backward or recompute
+** op, its forward op's placement; else the scope of the nearest earlier forward op that has
+** one; else the first layer (0). -1 only in a graph without layers. Borrowed, nops entries. */
+DLB_API const int *dlb_analysis_op_layer_placed(const dlb_analysis *a);
 DLB_API const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type ids */
 /* Kernel classes of the ops after the fusion passes (dlb_train_opts.fuse): 0 any op,
 ** DLB_KERNEL_ATTENTION a fused attention kernel (the forward FlashAttention kernel, or the

@@ -345,4 +345,41 @@ T.test("a weight outside every layer: which layer (dlb_weight_layer)", function(
   T.eq(r.update_time, 0, "no layers: no launched phase")
 end)
 
+T.test("an op outside every scope between two layers: its backward where its forward is (dlb_op_layer)", function()
+  -- x -> [a: x wa] -> y wm (no scope) -> [b: y wb] -> sum: the unscoped matmul's forward joins
+  -- layer a (the nearest earlier scoped forward op), and so do its backward ops (a pipeline
+  -- stage runs the backward of the ops it holds). Before, the Lua loops of from_graph put
+  -- the backward ops with the op before them in the step, layer b's backward: a's backward
+  -- was 1 matmul per sample and b's 4.
+  local g = dlb.graph("between")
+  local x = g:input("x", { "b", 256 })
+  g:layer("a"); local y = g:matmul(x, g:weight("wa", { 256, 256 })); g:layer(nil)
+  y = g:matmul(y, g:weight("wm", { 256, 256 }))
+  g:layer("b"); y = g:matmul(y, g:weight("wb", { 256, 256 })); g:layer(nil)
+  g:loss(g:sum(y))
+  local M = 2 * 256 * 256   -- FLOPs per sample of one [1, 256] x [256, 256] matmul (2 m n k)
+  local L = dlb.parallel.layers.from_graph(g, { batch_dim = "b", optimizer = "sgd" })
+  T.eq(#L, 2, "two layers")
+  T.eq(L[1].flops_fwd, 2 * M, "a: its matmul and the unscoped one")
+  -- a: d(wa) only (x is an input, no gradient), and the unscoped matmul's d(y) and d(wm)
+  T.eq(L[1].flops_bwd, 3 * M, "a: the unscoped matmul's backward with its forward")
+  assert(L[2].flops_bwd >= 2 * M and L[2].flops_bwd < 3 * M, "b: its matmul's d(y), d(wb) and the sum's")
+  -- the C array says the same for every op: a backward op's layer is its forward op's
+  local s = g:stats { b = 4, optimizer = "sgd" }
+  local pl = core.analysis_op_layer_placed(s.analysis)
+  local _, _, P, Ly = core.analysis_arrays(s.analysis)
+  for i = 1, #P do
+    assert(pl[i] == 0 or pl[i] == 1, "op " .. i .. " placed in a layer")
+    if Ly[i] >= 0 then T.eq(pl[i], Ly[i], "a scoped op keeps its scope") end
+  end
+  local seen = 0
+  for i, r in ipairs(g:ops { b = 4, optimizer = "sgd" }) do
+    if r.name:match("^matmul_1") then   -- the unscoped matmul, its gradients and update
+      T.eq(pl[i], 0, r.name .. " (" .. r.phase .. ") in layer a")
+      seen = seen + 1
+    end
+  end
+  T.eq(seen, 4, "matmul_1: forward, grad_a, grad_b, update")
+end)
+
 T.done()
