@@ -284,7 +284,9 @@ DLB_API int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
 ** consumer or the one before it; frozen ones have none; another optimizer's: none, as its
 ** launches are not counted): out[0] their count, out[1] the sum of ceil(numel / chunk)
 ** over them (the chunks a multi-tensor kernel splits them into; chunk >= 1 elements,
-** dlb_optim_chunk()). DLB_EINVAL for a layer out of range or a chunk < 1. */
+** dlb_optim_chunk()). In a graph without layer scopes i = 0 is the whole step (the framework
+** launches its optimizer over every trainable tensor whatever the scopes: op_update_group).
+** DLB_EINVAL for a layer out of range or a chunk < 1. */
 DLB_API int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk,
                                         double out[2]);
 /* The op order of the best schedule found (nops entries); borrowed. */

@@ -165,6 +165,14 @@ static inline int op_adam_update(const op *o) {
   return o->type == OP_UPDATE && o->nin >= 1 &&
          (o->attr[0] == DLB_OPT_ADAM || o->attr[0] == DLB_OPT_ADAMW);
 }
+/* The group of the optimizer launch model an update op of step s is timed in: its layer (every
+** update op has one in a graph with layers, dlb_weight_layer); in a graph without layer scopes
+** the whole step, group 0 (a framework launches its optimizer over every trainable tensor,
+** whatever the scopes: one configuration, one time). The one rule of
+** dlb_analysis_update_tensors' groups and the compiled sweep's. */
+static inline int op_update_group(const dlb_graph *s, const op *o) {
+  return s->nlayers ? o->layer : 0;
+}
 /* The multi-tensor-apply chunks of an updated tensor of n elements at `chunk` elements each:
 ** ceil(n / chunk), none for an empty tensor. The one rule of dlb_analysis_update_tensors and
 ** the compiled sweep's point (dlb_sweep_roof, graphs/sweep/sweep_eval.c). */

@@ -503,7 +503,7 @@ int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
 }
 
 int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, double out[2]) {
-  if (i >= a->s->nlayers)
+  if (i >= a->s->nlayers && !(i == 0 && a->s->nlayers == 0))
     return dlb_fail(DLB_EINVAL, "analysis: layer %zu out of range (%zu layers)", i, a->s->nlayers);
   if (!(chunk >= 1) || !isfinite(chunk))
     return dlb_fail(DLB_EINVAL, "analysis: chunk must be >= 1 element, got %g", chunk);
@@ -512,7 +512,7 @@ int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, d
     const op *p = &a->s->o[k];
     /* the launch counts are Adam's / AdamW's (graphs/hw/optim_launch.c counts their sources):
     ** another optimizer's update has no launch model (0 tensors: each update op one kernel) */
-    if (!op_adam_update(p) || a->layer[k] != (int)i) continue;
+    if (!op_adam_update(p) || op_update_group(a->s, p) != (int)i) continue;
     out[0] += 1;
     out[1] += update_chunks(a->numel[op_in(a->s, p)[0]], chunk);
   }

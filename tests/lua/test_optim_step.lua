@@ -337,12 +337,40 @@ T.test("a weight outside every layer: which layer (dlb_weight_layer)", function(
   for _, r in ipairs(g:ops {}) do
     if r.phase == "update" and r.name:match("head") then T.eq(r.layer_name, "b", r.name) end
   end
-  -- a graph without layer scopes: no layer to hold it (from_graph refuses such a graph;
-  -- roofline.time and the compiled sweep time each update op as one kernel, as before)
-  local h = dlb.graph("flat")
-  h:loss(h:sum(h:matmul(h:input("x", { 8, 256 }), h:weight("w", { 256, 256 }))))
-  local r = dlb.roofline.time(h:stats { optimizer = "adamw", precision = "mixed", framework = "fsdp" }, H)
-  T.eq(r.update_time, 0, "no layers: no launched phase")
+end)
+
+-- A graph without layer scopes is the same configuration as the same graph in one scope: the
+-- framework launches its optimizer over every trainable tensor whatever the scopes (torch's
+-- foreach / fused AdamW take the parameter list), so the launch model times its update phase
+-- in both, roofline.time and the compiled sweep alike (op_update_group, graph_impl.h: the
+-- whole step is group 0). Before, the layerless graph's update ops were each one kernel
+-- (update_time 0, a step time of its own).
+T.test("a graph without layer scopes: its update launched as the framework launches it", function()
+  local function build(p, scoped)
+    local h = dlb.graph(scoped and "scoped" or "flat")
+    if scoped then h:layer("l") end
+    local x = h:input("x", { p.batch, 256 })
+    local y = h:matmul(x, h:weight("w1", { 256, 256 }))
+    y = h:matmul(y, h:weight("w2", { 256, 64 }))
+    if scoped then h:layer(nil) end
+    h:loss(h:sum(y))
+    return h
+  end
+  for _, prof in ipairs { "fsdp", "deepspeed-zero2", "megatron-core" } do
+    local function at(scoped)
+      local h = build({ batch = "b" }, scoped)
+      local s = h:stats { b = 8, optimizer = "adamw", precision = "mixed", framework = prof }
+      return dlb.roofline.time(s, H), h, s
+    end
+    local rf, hf, sf = at(false)
+    local rs = at(true)
+    assert(rf.update_time > 0, prof .. ": no layers: the launched phase")
+    T.near(rf.update_time, rs.update_time, 1e-12, prof .. ": the update phase, scoped or not")
+    T.near(rf.time, rs.time, 1e-12, prof .. ": one configuration, one time")
+    local P = dlb.sweep.compile(function(p) return build(p, false) end, {}, { "batch" }, nil,
+      { framework = prof, optimizer = "adamw", precision = "mixed" })
+    T.near(compiled_time(P, { 8 }, hf, sf, prof), rf.time, 1e-9, prof .. ": the compiled sweep")
+  end
 end)
 
 T.test("an op outside every scope between two layers: its backward where its forward is (dlb_op_layer)", function()
