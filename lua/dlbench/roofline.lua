@@ -693,18 +693,16 @@ function M.time(s, dev, opts)
         bp.update = { time = r.update_exposed, where = "host", host_time = cpu,
           device_time = u.time, ops = u.ops, flops = u.flops, memory_bound_time = 0,
           util = 0 }
-        bp.offload = { time = r.offload_exposed, where = "host link", link_time = r.offload_time,
-          ops = 0, flops = 0, memory_bound_time = 0, util = 0 }
       end
     else
       r.time = r.time + r.offload_time
       r.offload_exposed = r.offload_time
-      if r.by_phase then
-        r.by_phase.offload = { time = r.offload_time, where = "host link", link_time = r.offload_time,
-          ops = 0, flops = 0, memory_bound_time = 0, util = 0 }
-      end
     end
     if r.by_phase then
+      -- detail: the host link's seconds on the step's path, a phase of its own; the shares
+      -- are of the offloaded step
+      r.by_phase.offload = { time = r.offload_exposed, where = "host link",
+        link_time = r.offload_time, ops = 0, flops = 0, memory_bound_time = 0, util = 0 }
       for _, g in pairs(r.by_phase) do g.share = r.time > 0 and g.time / r.time or 0 end
     end
     -- the rates of the whole step, as the planner's rows give them (apply_offload)
