@@ -151,6 +151,7 @@ B.functions = {
   "_analysis_op_layer(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_layer(a)",
   "_analysis_op_type(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_type(a)",
   "_analysis_op_kernel(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_kernel(a)",
+  "analysis_op_layer_placed(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_layer_placed(a)",
   "analysis_schedule(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_schedule(a)",
   "analysis_op_name(a: analysis, i: size) -> text = dlb_analysis_op_name(a, i, TEXT)",
   "analysis_op_match(a: analysis, sub: string) -> o: int{dlb_analysis_nops(a)} = check dlb_analysis_op_match(a, sub, o, dlb_analysis_nops(a))",

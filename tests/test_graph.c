@@ -263,6 +263,9 @@ static void test_contract(void) {
   ** every path times its update in that layer's update phase (before: layer -1, 16 params) */
   for (size_t i = 0; i < n; i++)
     if (ph[i] == DLB_PHASE_UPDATE) CHECK(ly[i] == 0);
+  /* every op's work in the one layer (dlb_op_layer): c0 and the sum outside the scope too */
+  const int *pl = dlb_analysis_op_layer_placed(a);
+  for (size_t i = 0; i < n; i++) CHECK(pl[i] == 0);
   double lay[6];
   CHECK(dlb_analysis_layer(a, 0, lay) == DLB_OK && lay[0] == 4 * 4 + 8 * 4 * 3 * 3);
   dlb_totals t;

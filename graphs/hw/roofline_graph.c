@@ -36,15 +36,17 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
   /* the optimizer step: the update phase's ops of every layer that updates Adam / AdamW
   ** tensors (the ops the planner's launch model times: dlb_layer_update over the layers with
   ** upd_tensors, graphs/parallel/planner.c), and those tensors with their chunks */
-  size_t nl = dlb_analysis_nlayers(a);
+  /* the groups of dlb_analysis_update_tensors: the layers, or in a graph without layer scopes
+  ** the whole step (group 0: the framework launches over every trainable tensor) */
+  size_t nl = dlb_analysis_nlayers(a), ng = nl ? nl : 1;
   const int *phase = dlb_analysis_op_phase(a), *layer = dlb_analysis_op_layer(a);
   double ut = 0, uc = 0;
-  char *has = dlb_calloc(nl + 1, 1);
+  char *has = dlb_calloc(ng + 1, 1);
   if (has == NULL) {
     dlb_opcosts_free(c);
     return dlb_fail_null(DLB_ENOMEM, "op costs: out of memory");
   }
-  for (size_t l = 0; l < nl; l++) {
+  for (size_t l = 0; l < ng; l++) {
     double u[2];
     int st = dlb_analysis_update_tensors(a, l, dlb_optim_chunk(), u);
     if (st != DLB_OK) {
@@ -55,13 +57,15 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
     has[l] = u[0] > 0;
     ut += u[0], uc += u[1];
   }
-  for (size_t i = 0; ut > 0 && i < n; i++)
-    if (phase[i] == DLB_PHASE_UPDATE && layer[i] >= 0 && (size_t)layer[i] < nl && has[layer[i]] &&
+  for (size_t i = 0; ut > 0 && i < n; i++) {
+    int gi = nl ? layer[i] : 0;
+    if (phase[i] == DLB_PHASE_UPDATE && gi >= 0 && (size_t)gi < ng && has[gi] &&
         dlb_opcosts_mark_update(c, i) != DLB_OK) {
       dlb_free(has);
       dlb_opcosts_free(c);
       return NULL;
     }
+  }
   dlb_free(has);
   dlb_opcosts_set_update_tensors(c, ut, uc);
   return c;

@@ -247,6 +247,11 @@ DLB_API const double *dlb_analysis_op_flops(const dlb_analysis *a);  /* borrowed
 DLB_API const double *dlb_analysis_op_bytes(const dlb_analysis *a);  /* borrowed, nops entries */
 DLB_API const int *dlb_analysis_op_phase(const dlb_analysis *a);     /* DLB_PHASE_FWD/BWD/UPDATE/RECOMPUTE */
 DLB_API const int *dlb_analysis_op_layer(const dlb_analysis *a);     /* layer index or -1 */
+/* The layer that holds each op's work, the one rule for an op outside every g:layer scope
+** (per-layer costs, dlb.parallel.layers.from_graph): its scope; else, a backward or recompute
+** op, its forward op's placement; else the scope of the nearest earlier forward op that has
+** one; else the first layer (0). -1 only in a graph without layers. Borrowed, nops entries. */
+DLB_API const int *dlb_analysis_op_layer_placed(const dlb_analysis *a);
 DLB_API const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type ids */
 /* Kernel classes of the ops after the fusion passes (dlb_train_opts.fuse): 0 any op,
 ** DLB_KERNEL_ATTENTION a fused attention kernel (the forward FlashAttention kernel, or the
@@ -279,7 +284,9 @@ DLB_API int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
 ** consumer or the one before it; frozen ones have none; another optimizer's: none, as its
 ** launches are not counted): out[0] their count, out[1] the sum of ceil(numel / chunk)
 ** over them (the chunks a multi-tensor kernel splits them into; chunk >= 1 elements,
-** dlb_optim_chunk()). DLB_EINVAL for a layer out of range or a chunk < 1. */
+** dlb_optim_chunk()). In a graph without layer scopes i = 0 is the whole step (the framework
+** launches its optimizer over every trainable tensor whatever the scopes: op_update_group).
+** DLB_EINVAL for a layer out of range or a chunk < 1. */
 DLB_API int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk,
                                         double out[2]);
 /* The op order of the best schedule found (nops entries); borrowed. */

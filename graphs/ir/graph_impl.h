@@ -165,6 +165,14 @@ static inline int op_adam_update(const op *o) {
   return o->type == OP_UPDATE && o->nin >= 1 &&
          (o->attr[0] == DLB_OPT_ADAM || o->attr[0] == DLB_OPT_ADAMW);
 }
+/* The group of the optimizer launch model an update op of step s is timed in: its layer (every
+** update op has one in a graph with layers, dlb_weight_layer); in a graph without layer scopes
+** the whole step, group 0 (a framework launches its optimizer over every trainable tensor,
+** whatever the scopes: one configuration, one time). The one rule of
+** dlb_analysis_update_tensors' groups and the compiled sweep's. */
+static inline int op_update_group(const dlb_graph *s, const op *o) {
+  return s->nlayers ? o->layer : 0;
+}
 /* The multi-tensor-apply chunks of an updated tensor of n elements at `chunk` elements each:
 ** ceil(n / chunk), none for an empty tensor. The one rule of dlb_analysis_update_tensors and
 ** the compiled sweep's point (dlb_sweep_roof, graphs/sweep/sweep_eval.c). */
@@ -200,11 +208,17 @@ double dlb_dtype_size(int dt);
 
 /* -- train.c -- */
 dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt);
+/* The layer that holds op o's work (the one rule of where an op outside every g:layer scope
+** belongs): its own scope; else, a backward or recompute op, the layer of the forward op it
+** derives from (op.fwd); else the scope of the nearest forward op before it that has one;
+** else the first layer (0); -1 only in a graph without layers. done (or NULL): the answers
+** for ops 0..o-1, which make it O(1) for a forward op or one with op.fwd. Per-layer costs
+** (dlb_analysis_op_layer_placed, dlb.parallel.layers.from_graph) place ops by it. */
+int dlb_op_layer(const dlb_graph *g, int o, const int *done);
 /* The layer weight t belongs to, given its first consumer c (a forward op, or -1): its own
-** g:layer scope; else c's; else, c outside every scope too, the scope of the nearest forward
-** op before c that has one, or the first layer (0); -1 only in a graph without layers. Its
-** parameters (dlb_analysis_layer) and its update op (the launch model's tensors,
-** dlb_analysis_update_tensors) go there. */
+** g:layer scope; else c's (dlb_op_layer); else (c = -1) the first layer (0); -1 only in a
+** graph without layers. Its parameters (dlb_analysis_layer) and its update op (the launch
+** model's tensors, dlb_analysis_update_tensors) go there. */
 int dlb_weight_layer(const dlb_graph *g, int t, int c);
 
 /* -- fusion.c -- */

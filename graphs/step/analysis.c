@@ -21,6 +21,7 @@ struct dlb_analysis {
   double *dimval, *numel;  /* for GEMM shapes on demand */
   double *lay;             /* 6 per layer: see dlb_analysis_layer */
   int *phase, *layer, *type, *order;
+  int *placed;             /* the layer that holds each op's work (dlb_op_layer) */
   int *kernel;             /* DLB_KERNEL_* per op, set by the fusion passes */
   dlb_totals tot;
 };
@@ -286,7 +287,7 @@ void dlb_analysis_free(dlb_analysis *a) {
   dlb_graph_release(a->s);
   dlb_free(a->flops); dlb_free(a->bytes); dlb_free(a->size); dlb_free(a->dimval); dlb_free(a->numel); dlb_free(a->lay);
   dlb_free(a->phase); dlb_free(a->layer); dlb_free(a->type); dlb_free(a->order);
-  dlb_free(a->kernel);
+  dlb_free(a->kernel); dlb_free(a->placed);
   dlb_free(a);
 }
 
@@ -313,9 +314,11 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     a->type = dlb_malloc((no + 1) * sizeof *a->type);
     a->order = dlb_malloc((no + 1) * sizeof *a->order);
     a->kernel = dlb_calloc(no + 1, sizeof *a->kernel);
+    a->placed = dlb_malloc((no + 1) * sizeof *a->placed);
   }
   if (!a || !dimval || !numel || !a->flops || !a->bytes ||
-      !a->size || !a->phase || !a->layer || !a->type || !a->order || !a->kernel) {
+      !a->size || !a->phase || !a->layer || !a->type || !a->order || !a->kernel ||
+      !a->placed) {
     if (a) dlb_analysis_free(a); else dlb_graph_release(s);
     dlb_free(dimval); dlb_free(numel);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
@@ -369,6 +372,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     a->bytes[i] = b.sum;
     a->phase[i] = p->phase;
     a->layer[i] = p->layer;
+    a->placed[i] = dlb_op_layer(s, (int)i, a->placed);
     a->type[i] = p->type;
     switch (p->phase) {
     case DLB_PHASE_FWD: T->flops_fwd += f; break;
@@ -438,6 +442,7 @@ const double *dlb_analysis_op_flops(const dlb_analysis *a) { return a->flops; }
 const double *dlb_analysis_op_bytes(const dlb_analysis *a) { return a->bytes; }
 const int *dlb_analysis_op_phase(const dlb_analysis *a) { return a->phase; }
 const int *dlb_analysis_op_layer(const dlb_analysis *a) { return a->layer; }
+const int *dlb_analysis_op_layer_placed(const dlb_analysis *a) { return a->placed; }
 const int *dlb_analysis_op_type(const dlb_analysis *a) { return a->type; }
 const int *dlb_analysis_op_kernel(const dlb_analysis *a) { return a->kernel; }
 const int *dlb_analysis_schedule(const dlb_analysis *a) { return a->order; }
@@ -498,7 +503,7 @@ int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
 }
 
 int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, double out[2]) {
-  if (i >= a->s->nlayers)
+  if (i >= a->s->nlayers && !(i == 0 && a->s->nlayers == 0))
     return dlb_fail(DLB_EINVAL, "analysis: layer %zu out of range (%zu layers)", i, a->s->nlayers);
   if (!(chunk >= 1) || !isfinite(chunk))
     return dlb_fail(DLB_EINVAL, "analysis: chunk must be >= 1 element, got %g", chunk);
@@ -507,7 +512,7 @@ int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, d
     const op *p = &a->s->o[k];
     /* the launch counts are Adam's / AdamW's (graphs/hw/optim_launch.c counts their sources):
     ** another optimizer's update has no launch model (0 tensors: each update op one kernel) */
-    if (!op_adam_update(p) || a->layer[k] != (int)i) continue;
+    if (!op_adam_update(p) || op_update_group(a->s, p) != (int)i) continue;
     out[0] += 1;
     out[1] += update_chunks(a->numel[op_in(a->s, p)[0]], chunk);
   }

@@ -437,16 +437,31 @@ int dlb_optimizer_state_bytes(int optimizer, int ndims, const double *dims, doub
   return DLB_OK;
 }
 
+int dlb_op_layer(const dlb_graph *g, int o, const int *done) {
+  const op *p = &g->o[o];
+  if (p->layer >= 0) return p->layer;
+  if (g->nlayers == 0) return -1;
+  /* a generated op (backward, recompute) of a forward op outside every scope runs where that
+  ** forward op's work is: a pipeline stage runs the backward of the ops it holds */
+  if (p->phase != DLB_PHASE_FWD && p->fwd >= 0 && p->fwd < o)
+    return done ? done[p->fwd] : dlb_op_layer(g, p->fwd, NULL);
+  /* a forward op outside every scope is its predecessor's layer's (the first layer's before
+  ** any): a final norm or head joins the last block, an embedding before the first block
+  ** the first; the nearest earlier forward op's placement is that same answer */
+  for (int j = o - 1; j >= 0; j--)
+    if (g->o[j].phase == DLB_PHASE_FWD) {
+      if (g->o[j].layer >= 0) return g->o[j].layer;
+      if (done) return done[j];
+    }
+  return 0;
+}
+
 int dlb_weight_layer(const dlb_graph *g, int t, int c) {
   if (g->t[t].layer >= 0) return g->t[t].layer;
   if (g->nlayers == 0) return -1;
-  /* an op outside every scope is its predecessor's layer's (the first layer's before any):
-  ** how dlb.parallel.layers.from_graph places such an op's forward work, so a weight outside
-  ** every scope trains with the layer that holds its consumer's FLOPs (issue [18]: the
-  ** framework steps every trainable tensor, in a layer or not) */
-  for (int j = c; j >= 0; j--)
-    if (g->o[j].layer >= 0) return g->o[j].layer;
-  return 0;
+  /* a weight outside every scope trains with the layer that holds its first consumer's work
+  ** (dlb_op_layer; issue [18]: the framework steps every trainable tensor, in a layer or not) */
+  return c >= 0 ? dlb_op_layer(g, c, NULL) : 0;
 }
 
 /* The update of weight w with its final gradient; c its first consumer (the forward op whose

@@ -499,10 +499,13 @@ static int addtensor(swgraph *G, int32_t id) {
   return 1;
 }
 
-/* Whether op q updates an Adam / AdamW tensor in a layer (dlb_analysis_update_tensors' ops,
-** by the same rule, op_adam_update in graph_impl.h). */
-static int adam_update(const op *q) {
-  return op_adam_update(q) && q->layer >= 0;
+/* The launch group of op q when it updates an Adam / AdamW tensor, else -1
+** (dlb_analysis_update_tensors' ops and groups, by the same rules: op_adam_update,
+** op_update_group in graph_impl.h). */
+static int adam_update(const dlb_graph *s, const op *q) {
+  if (!op_adam_update(q)) return -1;
+  int g = op_update_group(s, q);
+  return g >= 0 && (size_t)g < (s->nlayers ? s->nlayers : 1) ? g : -1;
 }
 
 /* Compile the step s of one graph into graph state G. */
@@ -611,8 +614,8 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   uint8_t *hasl = ok ? dlb_calloc(s->nlayers + 1, 1) : NULL;
   if (ok && !hasl) ok = 0, dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   for (size_t i = 0; ok && i < no; i++) {
-    const op *q = &s->o[i];
-    if (adam_update(q) && (size_t)q->layer < s->nlayers) hasl[q->layer] = 1;
+    int g = adam_update(s, &s->o[i]);
+    if (g >= 0) hasl[g] = 1;
   }
   /* classes, and the op order as class indices */
   if (ok) {
@@ -630,7 +633,7 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     k.mult = -1;
     ok = k.f >= 0 && k.b >= 0 && (!isg[i] || (k.g[0] >= 0 && k.g[1] >= 0 && k.g[2] >= 0 && k.g[3] >= 0));
     const op *q = &s->o[i];
-    if (ok && adam_update(q) && (size_t)q->layer < s->nlayers) {
+    if (ok && adam_update(s, q) >= 0) {
       swpoly t = {NULL, 0};
       const swpoly *ne = numel(&c, op_in(s, q)[0]);
       ok = ne != NULL && dlb_swpoly_add(&t, ne, 1);
@@ -638,8 +641,8 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
       dlb_free(t.t);
       ok = id >= 0 && addtensor(G, id);
     }
-    k.up = q->phase == DLB_PHASE_UPDATE && q->layer >= 0 && (size_t)q->layer < s->nlayers &&
-           hasl[q->layer];
+    int ug = q->phase == DLB_PHASE_UPDATE ? op_update_group(s, q) : -1;
+    k.up = ug >= 0 && (size_t)ug < (s->nlayers ? s->nlayers : 1) && hasl[ug];
     if (ok) ok = addclass(G, &k);
     if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   }

@@ -8,7 +8,8 @@
 local M = {}
 
 -- The per-op costs of a step for the planner (dlb_par_op in graphs/parallel/dlb_parallel.h, 15
--- numbers per op, flat: OP): each op's layer (untagged ops join the layer before them), phase (0
+-- numbers per op, flat: OP): each op's layer (ops1.Lp: the C rule for an op outside every
+-- scope, core.analysis_op_layer_placed / dlb_op_layer), phase (0
 -- forward, 1 backward -- recompute ops count as backward --, 2 update), FLOPs and bytes per
 -- sample and per step (from analyses at 1 and 2 samples, or one at B samples), and a
 -- matmul's shape at one sample with the dim that grows with the samples and the dim
@@ -38,12 +39,11 @@ end
 -- Returns core[j] = true for those op indices (1-based) of the analysis arrays.
 local function core_ops(ops1, n)
   local core = require "dlbench.backend"
-  local Ph, Ly, Ty, Kn = ops1.P, ops1.L, ops1.T, ops1.K
-  local marks, start, soft, layer, cur = {}, nil, false, nil, 1
+  local Ph, Ly, Ty, Kn = ops1.P, ops1.Lp, ops1.T, ops1.K
+  local marks, start, soft, layer = {}, nil, false, nil
   local tname = {}
   for j = 1, #Ph do
     local li = Ly[j] + 1
-    if li >= 1 and li <= n then cur = li else li = cur end
     if li ~= layer then start, soft, layer = nil, false, li end
     if Ph[j] == 0 then
       if Kn and Kn[j] == 1 then
@@ -86,13 +86,12 @@ local ACT = { gelu = true, relu = true, silu = true, swish = true, sigmoid = tru
   softmax = true }
 local function region_ops(ops1, n, tpl, marks)
   local core = require "dlbench.backend"
-  local Ph, Ly, Ty = ops1.P, ops1.L, ops1.T
-  local rep, cur, layer = {}, 1, nil
+  local Ph, Ly, Ty = ops1.P, ops1.Lp, ops1.T
+  local rep, layer = {}, nil
   local inside, act = false, false
   local tname = {}
   for j = 1, #Ph do
     local li = Ly[j] + 1
-    if li >= 1 and li <= n then cur = li else li = cur end
     local ph = Ph[j]
     -- each layer's forward, then its backward (update ops between them change nothing)
     local key = ph == 1 and -li or (ph == 0 and li or layer)
@@ -136,11 +135,10 @@ local OPM
 local function module_ops(ops1, n, moe, marks)
   local core = require "dlbench.backend"
   if not OPM then OPM = core.enum_names("DLB_OPM_") end
-  local Ph, Ly, Ty = ops1.P, ops1.L, ops1.T
-  local fw, cur, tname = {}, 1, {}
+  local Ph, Ly, Ty = ops1.P, ops1.Lp, ops1.T
+  local fw, tname = {}, {}
   for j = 1, #Ph do
     local li = Ly[j] + 1
-    if li >= 1 and li <= n then cur = li else li = cur end
     if Ph[j] == 0 then
       local t = fw[li]
       if not t then t = {}; fw[li] = t end
@@ -187,16 +185,15 @@ end
 -- marks[j]: op j of an attention core (flagged 3 unless fused, 1); rep[j]: outside the
 -- tensor-parallel region; mod[j]: its Megatron-Core module (module_ops).
 local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod)
-  local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.L, ops1.K
+  local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.Lp, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
-  local flat, k, cur = core.table_new(OP * #F1), 0, 1   -- presized: OP numbers an op
+  local flat, k = core.table_new(OP * #F1), 0   -- presized: OP numbers an op
   -- which ops are a MoE layer's experts (named <layer>/experts/...), read in one call
   local experts
   for i = 1, n do if moe[i] then experts = core.analysis_op_match(ops1.a, "/experts/"); break end end
   for j = 1, #F1 do
     local li = Ly[j] + 1
-    if li >= 1 and li <= n then cur = li else li = cur end
     local ph = Ph[j]
     ph = (ph == 2) and 2 or ((ph == 0) and 0 or 1)
     local fs, f0, bs, b0

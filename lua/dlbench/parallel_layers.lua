@@ -271,7 +271,8 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 -- per sample, for the planner. The step is analysed at two batch sizes (1 and 2 of the batch
 -- dim) and every cost is split into a per-sample slope and a batch-independent intercept:
 --   flops_fwd/bwd    FLOPs of the layer's forward and backward ops (g:ops phases fwd, bwd;
---                    untagged ops go to the layer of the op before them)
+--                    an op outside every scope goes where dlb_op_layer places it: its
+--                    forward op's layer, else the nearest earlier forward op's, else the first)
 --   bytes_sample/_fixed  bytes of those ops (the intercept is the weights read and written)
 --   params, act_out  g:layers (params, activations_out: bytes sent to other layers)
 --   act_kept         the step's bytes per sample at the engine's scheduled peak, its
@@ -437,8 +438,11 @@ function M.from_graph(g, o)
     if #L == 0 then
       gerr(fname, "the graph has no layer scopes (build it inside g:layer(name) scopes)")
     end
-    local F, By, Ph, Ly, Ty, Kn = core.analysis_arrays(s.analysis)
-    return L, { F = F, B = By, P = Ph, L = Ly, T = Ty, K = Kn, a = s.analysis }, s
+    local F, By, Ph, _, Ty, Kn = core.analysis_arrays(s.analysis)
+    -- each op's layer: its scope, or where the one C rule places an op outside every scope
+    -- (dlb_op_layer: its forward op's layer, else the nearest earlier forward op's, else the first)
+    local Lp = core.analysis_op_layer_placed(s.analysis)
+    return L, { F = F, B = By, P = Ph, Lp = Lp, T = Ty, K = Kn, a = s.analysis }, s
   end
   -- two batch sizes when the batch is a dim; one analysis at a numeric batch
   local B, two
@@ -468,11 +472,9 @@ function M.from_graph(g, o)
     local f, b, fb, by, kinds, u = {}, {}, {}, {}, {}, {}
     local cfl, cby = {}, {}   -- the attention core's forward FLOPs and bytes
     for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i], u[i], cfl[i], cby[i] = 0, 0, 0, 0, {}, 0, 0, 0 end
-    local cur = 1
-    local F, By, Ph, Ly, Ty = ops.F, ops.B, ops.P, ops.L, ops.T
+    local F, By, Ph, Ly, Ty = ops.F, ops.B, ops.P, ops.Lp, ops.T
     for j = 1, #F do
       local li = Ly[j] + 1
-      if li >= 1 and li <= n then cur = li else li = cur end
       local ph = Ph[j]
       if ph == 0 then       -- forward
         f[li] = f[li] + F[j]; fb[li] = fb[li] + By[j]; by[li] = by[li] + By[j]

@@ -128,12 +128,19 @@ function M.apply_offload(r, off, ls, po, cfg, hw, fname, oi, memo)
   if off.optimizer then
     -- the update runs on the host, not on the device (dlb.roofline.offload_step)
     local lo = otraffic / bw
-    r.step = R.offload_step(r.step - r.update, lo, r.offload_time - lo, cpu, off.delayed_update)
+    local dev = r.step - r.update
+    r.step, r.offload_exposed, r.update_exposed =
+      R.offload_step(dev, lo, r.offload_time - lo, cpu, off.delayed_update)
+    -- where the update ran: update is the host's whole step, update_exposed its seconds on
+    -- the step's path (step = the device's step without its update + offload_exposed +
+    -- update_exposed)
     r.update_device_saved, r.update, r.cpu_update_time = r.update, cpu, cpu
+    r.update_on = "host"
     r.cpu_optimizer, r.delayed_update = oi.cpu or "torch", off.delayed_update or false
     scale = before / r.step
   else
     r.step = r.step + r.offload_time
+    r.offload_exposed = r.offload_time
     scale = (r.step - r.offload_time) / r.step
   end
   r.throughput = po.batch / r.step

@@ -290,13 +290,24 @@ doc.doc(M.cpu_update_time, "dlb.roofline.cpu_update_time(params, impl) -> second
 -- with ZeRO-Offload's one-step delayed parameter update (Ren et al. 2021 sec. 5.2: step
 -- i + 1's forward and backward run while the CPU steps with step i's gradients) the
 -- optimizer's transfers and the CPU step overlap the device's step.
+-- Also returns the step's split: the host link's and the host update's seconds on the step's
+-- path (gpu + link + update = step). Serial: all of both. Delayed: link_other, and of the
+-- host chain (link_opt, then the CPU step) the part that outlasts the device, max(0,
+-- link_opt + cpu - gpu), counted from its end: the CPU step's first, then link_opt's (a
+-- convention: which end of the chain the device hides is not modelled).
 function M.offload_step(gpu, link_opt, link_other, cpu, delayed)
-  if delayed then return link_other + math.max(gpu, link_opt + cpu) end
-  return gpu + link_opt + link_other + cpu
+  if delayed then
+    local over = math.max(0, link_opt + cpu - gpu)
+    local upd = math.min(cpu, over)
+    return link_other + math.max(gpu, link_opt + cpu), link_other + (over - upd), upd
+  end
+  return gpu + link_opt + link_other + cpu, link_opt + link_other, cpu
 end
-doc.doc(M.offload_step, "dlb.roofline.offload_step(gpu, link_opt, link_other, cpu[, delayed]) -> seconds",
+doc.doc(M.offload_step, "dlb.roofline.offload_step(gpu, link_opt, link_other, cpu[, delayed]) -> seconds, "
+  .. "link_exposed, update_exposed",
   "a step under optimizer offload: serial, or with the delayed update (offload \"delayed_update\") "
-  .. "link_other + max(gpu, link_opt + cpu)")
+  .. "link_other + max(gpu, link_opt + cpu); and the link's and the host update's seconds on the "
+  .. "step's path (gpu + link_exposed + update_exposed = step)")
 
 -- The framework profile a roofline.time call uses (issue [18]) and the stats it times: a
 -- graph's algorithmic stats (g:stats without framework=) are recounted under the default
@@ -507,7 +518,10 @@ function M.time(s, dev, opts)
           for i = 1, #times do
             local g = groups[labels[i]]
             if not g then
-              g = { time = 0, flops = 0, memory_bound_time = 0, ops = 0 }
+              -- a phase says where it ran (under optimizer offload the update is the
+              -- host's, below)
+              g = { time = 0, flops = 0, memory_bound_time = 0, ops = 0,
+                where = key == "phase" and "device" or nil }
               groups[labels[i]] = g
             end
             g.time = g.time + times[i]
@@ -666,10 +680,30 @@ function M.time(s, dev, opts)
       r.update_device_saved = gu
       r.cpu_update_time, r.cpu_optimizer = cpu, impl
       r.update_time = cpu   -- the update phase, on the host
+      r.update_on = "host"
       r.delayed_update = off.delayed_update or false
-      r.time = M.offload_step(r.time - gu, lo, r.offload_time - lo, cpu, off.delayed_update)
+      r.time, r.offload_exposed, r.update_exposed =
+        M.offload_step(r.time - gu, lo, r.offload_time - lo, cpu, off.delayed_update)
+      -- detail: the update phase is the host's (its seconds on the step's path, the CPU's
+      -- whole step, the device time it no longer takes), and the host link joins as a phase,
+      -- so the phases, the step overhead and the host's idle time sum to the step
+      local bp = r.by_phase
+      if bp then
+        local u = bp.update or { time = 0, flops = 0, memory_bound_time = 0, ops = 0 }
+        bp.update = { time = r.update_exposed, where = "host", host_time = cpu,
+          device_time = u.time, ops = u.ops, flops = u.flops, memory_bound_time = 0,
+          util = 0 }
+      end
     else
       r.time = r.time + r.offload_time
+      r.offload_exposed = r.offload_time
+    end
+    if r.by_phase then
+      -- detail: the host link's seconds on the step's path, a phase of its own; the shares
+      -- are of the offloaded step
+      r.by_phase.offload = { time = r.offload_exposed, where = "host link",
+        link_time = r.offload_time, ops = 0, flops = 0, memory_bound_time = 0, util = 0 }
+      for _, g in pairs(r.by_phase) do g.share = r.time > 0 and g.time / r.time or 0 end
     end
     -- the rates of the whole step, as the planner's rows give them (apply_offload)
     r.util = r.time > 0 and r.flops / (r.time * roof.peak) or 0

@@ -113,6 +113,66 @@ T.test("the step: serial by default; the delayed update overlaps host and device
   T.near(r.mfu, r.model_flops / (r.time * r.peak), 1e-12, "MFU over the offloaded step")
 end)
 
+-- detail = true: the phases say where they ran and sum, with the step overhead and the host's
+-- idle time (the one step model's other terms, dlb_step_time), to the step: without offload
+-- (the update on the device), and under optimizer offload, serial and delayed (the update the
+-- host's: its seconds on the step's path; the host link a phase of its own)
+T.test("detail: by_phase under offload says where the update ran and sums to the step", function()
+  local g = dlb.models.gpt { size = "gpt2", batch = 1 }
+  local function phases(off)
+    local s = g:stats { precision = "mixed", framework = "deepspeed-zero2", offload = off }
+    local r = R.time(s, H, { detail = true })
+    local sum = (r.step_overhead or 0) + (r.host_idle or 0)
+    for _, p in pairs(r.by_phase) do sum = sum + p.time end
+    T.near(sum, r.time, 1e-12, "phases + overhead + host idle = the step (" .. tostring(off) .. ")")
+    return r
+  end
+  local r0 = phases(nil)
+  T.eq(r0.by_phase.update.where, "device", "no offload: the device's update")
+  T.eq(r0.by_phase.offload, nil, "no offload: no host link phase")
+  local r = phases("optimizer")
+  local u = r.by_phase.update
+  T.eq(u.where, "host", "the update ran on the host")
+  T.near(u.host_time, r.cpu_update_time, 1e-15, "its host time")
+  T.near(u.time, r.cpu_update_time, 1e-15, "serial: all of it on the step's path")
+  T.near(u.device_time, r0.by_phase.update.time, 1e-12, "the device time it no longer takes")
+  T.near(r.by_phase.offload.time, r.offload_time, 1e-15, "serial: the whole link")
+  T.eq(r.by_phase.fwd.where, "device")
+  T.near(r.by_phase.fwd.time, r0.by_phase.fwd.time, 1e-15, "the forward unchanged")
+  local d = phases({ "optimizer", "delayed_update" })
+  -- GPT-2 on an A100 (DeepSpeed's CPU-Adam, the profile's host optimizer): the host's chain (link
+  -- 15.8 ms + the CPU step 32 ms) outlasts the device's 12.7 ms by more than the CPU step, so
+  -- all of the update and 3.1 ms of the link stay on the step's path
+  T.eq(d.by_phase.update.where, "host")
+  T.near(d.by_phase.update.time, d.cpu_update_time, 1e-15, "delayed: the CPU step exposed")
+  assert(d.by_phase.offload.time > 0 and d.by_phase.offload.time < d.offload_time,
+    "delayed: part of the link hidden")
+  T.near(d.by_phase.update.time + d.by_phase.offload.time,
+    d.time - (d.compute_time_device - d.update_device_saved), 1e-12, "delayed: what outlasts the device")
+  -- evaluate: the same split of its step
+  local function ev(off)
+    return dlb.parallel.evaluate { graph = g, hw = H, dp = 1, batch = 1, precision = "mixed",
+      framework = "deepspeed-zero2", offload = off }
+  end
+  local e0 = ev(nil)
+  for _, off in ipairs { "optimizer", { "optimizer", "delayed_update" } } do
+    local e = ev(off)
+    T.eq(e.update_on, "host", "evaluate: the update ran on the host")
+    T.near(e.update, e.cpu_update_time, 1e-15, "evaluate: update is the host's step")
+    T.near(e.step, e0.step - e.update_device_saved + e.offload_exposed + e.update_exposed, 1e-12,
+      "evaluate: device step without its update + exposed link + exposed host update")
+  end
+  -- a function of its own, checked by hand: gpu 10, link_opt 4, other 1, cpu 8
+  local st, lk, up = R.offload_step(10, 4, 1, 8, false)
+  T.eq(st, 23); T.eq(lk, 5); T.eq(up, 8)
+  st, lk, up = R.offload_step(10, 4, 1, 8, true)   -- 1 + max(10, 12): 2 s outlast, the CPU's
+  T.eq(st, 13); T.eq(lk, 1); T.eq(up, 2)
+  st, lk, up = R.offload_step(10, 4, 1, 3, true)   -- hidden: 4 + 3 < 10
+  T.eq(st, 11); T.eq(lk, 1); T.eq(up, 0)
+  st, lk, up = R.offload_step(1, 4, 1, 3, true)    -- 6 outlast: all 3 of the CPU, 3 of the link
+  T.eq(st, 8); T.eq(lk, 4); T.eq(up, 3)
+end)
+
 T.test("the planner: a node's devices share its host CPU", function()
   local g = dlb.models.gpt { size = "gpt2", batch = 8 }
   local s = g:stats { precision = "mixed", framework = "deepspeed-zero2" }

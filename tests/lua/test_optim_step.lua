@@ -471,12 +471,77 @@ T.test("a weight outside every layer: which layer (dlb_weight_layer)", function(
   for _, r in ipairs(g:ops {}) do
     if r.phase == "update" and r.name:match("head") then T.eq(r.layer_name, "b", r.name) end
   end
-  -- a graph without layer scopes: no layer to hold it (from_graph refuses such a graph;
-  -- roofline.time and the compiled sweep time each update op as one kernel, as before)
-  local h = dlb.graph("flat")
-  h:loss(h:sum(h:matmul(h:input("x", { 8, 256 }), h:weight("w", { 256, 256 }))))
-  local r = dlb.roofline.time(h:stats { optimizer = "adamw", precision = "mixed", framework = "fsdp" }, H)
-  T.eq(r.update_time, 0, "no layers: no launched phase")
+end)
+
+-- A graph without layer scopes is the same configuration as the same graph in one scope: the
+-- framework launches its optimizer over every trainable tensor whatever the scopes (torch's
+-- foreach / fused AdamW take the parameter list), so the launch model times its update phase
+-- in both, roofline.time and the compiled sweep alike (op_update_group, graph_impl.h: the
+-- whole step is group 0). Before, the layerless graph's update ops were each one kernel
+-- (update_time 0, a step time of its own).
+T.test("a graph without layer scopes: its update launched as the framework launches it", function()
+  local function build(p, scoped)
+    local h = dlb.graph(scoped and "scoped" or "flat")
+    if scoped then h:layer("l") end
+    local x = h:input("x", { p.batch, 256 })
+    local y = h:matmul(x, h:weight("w1", { 256, 256 }))
+    y = h:matmul(y, h:weight("w2", { 256, 64 }))
+    if scoped then h:layer(nil) end
+    h:loss(h:sum(y))
+    return h
+  end
+  for _, prof in ipairs { "fsdp", "deepspeed-zero2", "megatron-core" } do
+    local function at(scoped)
+      local h = build({ batch = "b" }, scoped)
+      local s = h:stats { b = 8, optimizer = "adamw", precision = "mixed", framework = prof }
+      return dlb.roofline.time(s, H), h, s
+    end
+    local rf, hf, sf = at(false)
+    local rs = at(true)
+    assert(rf.update_time > 0, prof .. ": no layers: the launched phase")
+    T.near(rf.update_time, rs.update_time, 1e-12, prof .. ": the update phase, scoped or not")
+    T.near(rf.time, rs.time, 1e-12, prof .. ": one configuration, one time")
+    local P = dlb.sweep.compile(function(p) return build(p, false) end, {}, { "batch" }, nil,
+      { framework = prof, optimizer = "adamw", precision = "mixed" })
+    T.near(compiled_time(P, { 8 }, hf, sf, prof), rf.time, 1e-9, prof .. ": the compiled sweep")
+  end
+end)
+
+T.test("an op outside every scope between two layers: its backward where its forward is (dlb_op_layer)", function()
+  -- x -> [a: x wa] -> y wm (no scope) -> [b: y wb] -> sum: the unscoped matmul's forward joins
+  -- layer a (the nearest earlier scoped forward op), and so do its backward ops (a pipeline
+  -- stage runs the backward of the ops it holds). Before, the Lua loops of from_graph put
+  -- the backward ops with the op before them in the step, layer b's backward: a's backward
+  -- was 1 matmul per sample and b's 4.
+  local g = dlb.graph("between")
+  local x = g:input("x", { "b", 256 })
+  g:layer("a"); local y = g:matmul(x, g:weight("wa", { 256, 256 })); g:layer(nil)
+  y = g:matmul(y, g:weight("wm", { 256, 256 }))
+  g:layer("b"); y = g:matmul(y, g:weight("wb", { 256, 256 })); g:layer(nil)
+  g:loss(g:sum(y))
+  local M = 2 * 256 * 256   -- FLOPs per sample of one [1, 256] x [256, 256] matmul (2 m n k)
+  local L = dlb.parallel.layers.from_graph(g, { batch_dim = "b", optimizer = "sgd" })
+  T.eq(#L, 2, "two layers")
+  T.eq(L[1].flops_fwd, 2 * M, "a: its matmul and the unscoped one")
+  -- a: d(wa) only (x is an input, no gradient), and the unscoped matmul's d(y) and d(wm)
+  T.eq(L[1].flops_bwd, 3 * M, "a: the unscoped matmul's backward with its forward")
+  assert(L[2].flops_bwd >= 2 * M and L[2].flops_bwd < 3 * M, "b: its matmul's d(y), d(wb) and the sum's")
+  -- the C array says the same for every op: a backward op's layer is its forward op's
+  local s = g:stats { b = 4, optimizer = "sgd" }
+  local pl = core.analysis_op_layer_placed(s.analysis)
+  local _, _, P, Ly = core.analysis_arrays(s.analysis)
+  for i = 1, #P do
+    assert(pl[i] == 0 or pl[i] == 1, "op " .. i .. " placed in a layer")
+    if Ly[i] >= 0 then T.eq(pl[i], Ly[i], "a scoped op keeps its scope") end
+  end
+  local seen = 0
+  for i, r in ipairs(g:ops { b = 4, optimizer = "sgd" }) do
+    if r.name:match("^matmul_1") then   -- the unscoped matmul, its gradients and update
+      T.eq(pl[i], 0, r.name .. " (" .. r.phase .. ") in layer a")
+      seen = seen + 1
+    end
+  end
+  T.eq(seen, 4, "matmul_1: forward, grad_a, grad_b, update")
 end)
 
 T.done()
