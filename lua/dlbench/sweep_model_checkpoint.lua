@@ -21,7 +21,8 @@ local desc = require "dlbench.desc"
 local M = {}
 local FN = "dlb.sweep.model"
 local _, RED = desc.enum("DLB_RED_")
-local MAGIC = "dlb.sweep.model checkpoint 1 "
+-- 2: each chunk line ends with its checksum (a version 1 file is refused as another sweep's)
+local MAGIC = "dlb.sweep.model checkpoint 2 "
 -- a chunk: C evaluation calls in sweep order until it holds this many configurations (a
 -- call larger than that is a chunk of its own): what an interruption may lose, against the
 -- cost of each chunk's line (BENCHMARKS.md, "dlb.sweep.model with checkpoint=")
@@ -115,7 +116,7 @@ local function state_of(R, cols, r, n, keep)
 end
 
 -- The parts of a chunk's line: per reduction "| entries numbers...", then the kept rows'
--- "| rows hex" (keep), then its end.
+-- "| rows hex" (keep).
 local function encode(st)
   local out = {}
   for _, part in ipairs(st) do
@@ -127,7 +128,21 @@ local function encode(st)
       out[#out + 1] = table.concat(t, " ")
     end
   end
-  return table.concat(out, " ") .. "\n"
+  return table.concat(out, " ")
+end
+
+-- A chunk line sealed: its text, " #" and the checksum of the text (16 hex digits:
+-- dlb_text_checksum, 64-bit FNV-1a), then the line break. A changed byte, a number edited to
+-- another valid number, two bytes swapped: the checksum no longer matches and the line is
+-- refused by name instead of read into a silently different result.
+local function seal(line)
+  return line .. " #" .. core.text_checksum(line) .. "\n"
+end
+-- The text of a sealed line, or nil when its checksum is missing or does not match.
+local function unseal(line)
+  local body, sum = line:match("^(.*) #(%x+)$")
+  if body and #sum == 16 and core.text_checksum(body) == sum then return body end
+  return nil
 end
 
 -- ---------------------------------------------------------------- the file
@@ -174,7 +189,10 @@ function M.open(path, meta, R, cols, keep, quiet)
   end
   -- chunk k's line parsed: its calls {{first =, n =}, ...} and its state
   local function parse(k)
-    local line = lines[k]
+    local line = unseal(lines[k])
+    if not line then
+      bad(k, "its checksum does not match its text (the line was changed or damaged)")
+    end
     local head = line:match("^[^|]*")
     local rest = line:sub(#head + 1)
     local nums = {}
@@ -234,7 +252,7 @@ function M.open(path, meta, R, cols, keep, quiet)
     end
     local head = { num(c.k), num(#c.calls) }
     for _, ev in ipairs(c.calls) do head[#head + 1] = num(ev.first); head[#head + 1] = num(ev.n) end
-    file.append(path, box, table.concat(head, " ") .. " " .. encode(st), FN)
+    file.append(path, box, seal(table.concat(head, " ") .. " " .. encode(st)), FN)
     lines[c.k] = true
     ck.evaluated = ck.evaluated + 1
   end
