@@ -201,7 +201,9 @@ function M.open(path, meta, R, cols, keep, quiet)
     end
     if nums[1] ~= k then bad(k, "it names chunk " .. tostring(nums[1])) end
     local calls = {}
-    if not nums[2] or #nums ~= 2 + 2 * nums[2] or nums[2] < 1 then bad(k, "not a chunk line") end
+    if not nums[2] or #nums ~= 2 + 2 * nums[2] or nums[2] < 1 or nums[2] % 1 ~= 0 then
+      bad(k, "not a chunk line")
+    end
     for i = 1, nums[2] do calls[i] = { first = nums[1 + 2 * i], n = nums[2 + 2 * i] } end
     local st, kept = {}, nil
     if keep then
@@ -225,8 +227,8 @@ function M.open(path, meta, R, cols, keep, quiet)
         if x == nil then bad(k, "'" .. tok .. "' is not a number") end
         if m == nil then m = x else v[#v + 1] = x + 0.0 end
       end
-      if m == nil or i > #W or #v ~= m * W[i] then
-        bad(k, fmt("reduction %d holds %d numbers for %s entries of %s", i, #v, tostring(m), tostring(W[i])))
+      if m == nil or i > #W or #v ~= m * W[i] or m % 1 ~= 0 then
+        bad(k, fmt("reduction %d holds %d numbers for %s entries of %s", i, #v, num(m or 0 / 0), tostring(W[i])))
       end
       st[i] = { m = m, v = v }
     end
@@ -268,7 +270,11 @@ function M.open(path, meta, R, cols, keep, quiet)
       local k = ck.chunks
       if lines[k] then
         res = parse(k)
-        for i, w in ipairs(R.wants) do core._reduce_add(R.red, RED[w.kind], w.id, res.st[i].m, res.st[i].v) end
+        -- what C checks (a heat map's bin count, a state C refuses), named with the line
+        for i, w in ipairs(R.wants) do
+          local ok, err = pcall(core._reduce_add, R.red, RED[w.kind], w.id, res.st[i].m, res.st[i].v)
+          if not ok then bad(k, fmt("reduction %d: %s", i, tostring(err))) end
+        end
         ck.resumed = ck.resumed + 1
       else
         cur = { k = k, calls = {}, r = R.spawn(), n = 0 }

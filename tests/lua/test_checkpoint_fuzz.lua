@@ -308,6 +308,36 @@ T.test("checkpoint fuzz: dlb.sweep.model's checkpoint, mutated, resumes or is re
     return not resealed and "an edit of a sealed line must be refused" or nil
   end
   fuzz("dlb.sweep.model", MODEL_CASES, path, valid, run, ref, "dlb.sweep.model", tolerated, reseal)
+  -- forged lines (the checksum made again) whose numbers pass the count of numbers a part
+  -- holds but not what C takes: each refused by name (line 2, chunk 1), the file unchanged
+  local l1, l2, rest = valid:match("^([^\n]*\n)([^\n]*)\n(.*)$")
+  local body = l2:gsub(" #%x+$", "")
+  local parts = {}
+  for p in body:gmatch("|[^|]*") do parts[#parts + 1] = p end
+  local head = body:match("^[^|]*")
+  local bins = parts[3] -- the first heat map: 2 x 2 bins, "| 4 acc count acc count ..."
+  local acc = bins:match("^| 4 (%S+ %S+) ")
+  T.eq(type(acc), "string", "the first heat map's part holds 4 bins")
+  local forged = {
+    { "3 bins for a heat map of 4", { parts[1], parts[2], "| 3 " .. acc .. " " .. acc .. " " .. acc .. " ",
+      parts[4], parts[5], parts[6] }, "3 bins" },
+    { "half an entry", { parts[1], parts[2], "| 0.5 " .. acc:match("^%S+") .. " ", parts[4], parts[5], parts[6] },
+      "0.5 entries" },
+    { "a count of calls that is not a whole number", { parts[1], parts[2], parts[3], parts[4], parts[5], parts[6] },
+      "not a chunk line", head:gsub("^(%S+) 1 (%S+) (%S+) $", "%1 1.5 %2 %3 7 ") },
+  }
+  for _, f in ipairs(forged) do
+    local line = (f[4] or head) .. table.concat(f[2])
+    line = line:gsub(" $", "")
+    local text = l1 .. line .. " #" .. core.text_checksum(line) .. "\n" .. rest
+    spit(path, text)
+    local ok, err = pcall(run, path)
+    T.eq(ok, false, f[1] .. ": refused")
+    check_error(err, path, text, "dlb.sweep.model", f[1])
+    T.eq(tostring(err):find("line 2 (chunk 1)", 1, true) ~= nil, true, f[1] .. ": names the line: " .. tostring(err))
+    T.eq(tostring(err):find(f[3], 1, true) ~= nil, true, f[1] .. ": says what: " .. tostring(err))
+    T.eq(slurp(path), text, f[1] .. ": the file unchanged")
+  end
   ckpt.chunk_configs = saved
   os.remove(path)
 end)
