@@ -139,9 +139,13 @@ local function seal(line)
   return line .. " #" .. core.text_checksum(line) .. "\n"
 end
 -- The text of a sealed line, or nil when its checksum is missing or does not match.
+-- (the seal's place is fixed, the last 18 bytes: a pattern over a 16 MB line of kept rows
+-- would backtrack through it, 86 ms a line under Lua 5.4)
 local function unseal(line)
-  local body, sum = line:match("^(.*) #(%x+)$")
-  if body and #sum == 16 and core.text_checksum(body) == sum then return body end
+  local sum = line:sub(-16)
+  if #line < 18 or line:sub(-18, -17) ~= " #" or not sum:match("^%x+$") then return nil end
+  local body = line:sub(1, -19)
+  if core.text_checksum(body) == sum then return body end
   return nil
 end
 

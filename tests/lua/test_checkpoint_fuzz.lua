@@ -162,6 +162,10 @@ local function fuzz(kind, cases, path, valid, run, ref, fname, tolerated, reseal
     spit(path, mtext)
     local ok, res, extra = pcall(run, path)
     stats.cases = stats.cases + 1
+    if VERBOSE then
+      io.stderr:write("  -> ", ok and (res == ref and "the same result" or "another result")
+        or ("error: " .. tostring(res):sub(1, 300)), "\n")
+    end
     if ok and res == ref then
       stats.same = stats.same + 1
     elseif ok then
