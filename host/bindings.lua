@@ -348,6 +348,7 @@ B.functions = {
   "_file_read(path: string, max: size = 1073741824) -> data: owned(dlb_file_free, _len), _len: size = check soft dlb_file_read(path, max, &data, &_len)",
   "file_lock_append(path: string) -> fd: int = check soft dlb_file_lock_append(path, &fd)",
   "file_write_locked(path: string, text: bytes) -> fd: int = check soft dlb_file_write_locked(path, text, #text, &fd)",
+  "text_checksum(text: bytes) -> h: char[17] = check dlb_text_checksum(text, #text, h, 17)",
   "_parallel_amdahl_fit(workers: numbers[10000000] <amdahl fit: workers>, speedups: numbers == #workers <amdahl fit: speedups>) -> f: double, r2: double = check dlb_par_amdahl_fit(workers, speedups, #workers, &f, &r2)",
 }
 

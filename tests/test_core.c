@@ -1,5 +1,5 @@
 /*
-** test_core.c — the error model and versions of libdlbench.
+** test_core.c — the error model and versions of libdlbench; the text checksum.
 */
 #include <math.h>
 
@@ -143,8 +143,23 @@ static void test_check_near(void) {
   CHECK(!near_abs_fails(INFINITY, INFINITY, 0) && near_abs_fails(INFINITY, 0, 1e300));
 }
 
+/* dlb_text_checksum: 64-bit FNV-1a against the test vectors of the FNV reference
+** (draft-eastlake-fnv-17, section 8 / the reference code's test suite: "" -> cbf29ce484222325,
+** "a" -> af63dc4c8601ec8c, "foobar" -> 85944171f73967e8). */
+static void test_text_checksum(void) {
+  char h[17];
+  CHECK(dlb_text_checksum("", 0, h, sizeof h) == DLB_OK && strcmp(h, "cbf29ce484222325") == 0);
+  CHECK(dlb_text_checksum("a", 1, h, sizeof h) == DLB_OK && strcmp(h, "af63dc4c8601ec8c") == 0);
+  CHECK(dlb_text_checksum("foobar", 6, h, sizeof h) == DLB_OK && strcmp(h, "85944171f73967e8") == 0);
+  /* bytes past a NUL count (len, not strlen) */
+  CHECK(dlb_text_checksum("a\0b", 3, h, sizeof h) == DLB_OK && strcmp(h, "af63dc4c8601ec8c") != 0);
+  CHECK(dlb_text_checksum("a", 1, h, 16) == DLB_EINVAL && strstr(dlb_last_error(), "17") != NULL);
+  CHECK(dlb_text_checksum(NULL, 1, h, sizeof h) == DLB_EINVAL);
+}
+
 int main(void) {
   RUN(test_check_near);
+  RUN(test_text_checksum);
   RUN(test_abi);
   RUN(test_last_error);
   RUN(test_nan_in_messages);

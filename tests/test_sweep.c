@@ -288,6 +288,10 @@ static void test_reductions(void) {
     CHECK(dlb_reduce_add(sum, DLB_RED_TOP, tid, 2, 7, d) == DLB_EINVAL);
     CHECK(strstr(dlb_last_error(), "7 values for 2 entries of 4") != NULL);
     CHECK(dlb_reduce_add(sum, DLB_RED_BINS, bid, 3, 6, d) == DLB_EINVAL);
+    /* entries whose count times the width wraps around size_t (2^62 x 4 = 0): refused, not
+    ** read past data (tests/fuzz/fuzz_sweepck.c's input corpus/sweepck/wrap-count) */
+    CHECK(dlb_reduce_add(sum, DLB_RED_TOP, tid, (size_t)1 << 62, 0, d) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "0 values for 4611686018427387904 entries of 4") != NULL);
     CHECK(dlb_reduce_add(sum, DLB_RED_KEEP, 0, 0, 0, d) == DLB_EINVAL);
     CHECK(dlb_reduce_add(sum, DLB_RED_GROUP, 5, 0, 0, d) == DLB_EINVAL);
     for (int q = 0; q < 4; q++) dlb_reduce_free(all[q]);

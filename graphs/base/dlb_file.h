@@ -42,6 +42,11 @@ DLB_API int dlb_file_lock_append(const char *path, int *fd);
 ** dlb_file_lock_append's (the lock is taken before the file appears under path, so no
 ** other process can lock it in between). The caller then closes its old descriptor. */
 DLB_API int dlb_file_write_locked(const char *path, const char *data, size_t len, int *fd);
+/* The checksum of data[0..len) as 16 lower-case hex digits and a NUL in out (outlen >= 17):
+** 64-bit FNV-1a (Fowler, Noll, Vo; offset basis 14695981039346656037, prime 1099511628211),
+** which a changed byte, or two swapped, always changes: the seal of a line of a checkpoint
+** (lua/dlbench/sweep_model_checkpoint.lua). Not a defence against a forger. */
+DLB_API int dlb_text_checksum(const char *data, size_t len, char *out, size_t outlen);
 /* DLB_FFI_END */
 
 #ifdef __cplusplus

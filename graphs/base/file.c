@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,4 +275,16 @@ int dlb_file_read(const char *path, size_t max, char **data, size_t *len) {
 /* Free a dlb_file_read buffer. */
 void dlb_file_free(char *data) {
   dlb_free(data);
+}
+
+/* See dlb_file.h: FNV-1a, 64 bits, as hex. */
+int dlb_text_checksum(const char *data, size_t len, char *out, size_t outlen) {
+  if (!out || outlen < 17) return dlb_fail(DLB_EINVAL, "checksum: the output holds fewer than 17 bytes");
+  if (len > 0 && !data) return dlb_fail(DLB_EINVAL, "checksum: data is NULL");
+  uint64_t h = 14695981039346656037ULL;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)data[i]) * 1099511628211ULL;
+  static const char hex[] = "0123456789abcdef";
+  for (int d = 15; d >= 0; d--, h >>= 4) out[d] = hex[h & 15];
+  out[16] = 0;
+  return DLB_OK;
 }

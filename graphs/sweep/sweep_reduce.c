@@ -572,7 +572,9 @@ int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len, const 
   if (kind == DLB_RED_BINS && n != r->B[id].nx * r->B[id].ny)
     return dlb_fail(DLB_EINVAL, "reductions: %zu bins given, the heat map has %zu", n,
                     r->B[id].nx * r->B[id].ny);
-  if (len != n * w)
+  /* len / w, not n * w: a count whose product with the width wraps around size_t (2^62 x 4
+  ** = 0) would pass and read past data */
+  if (len % w != 0 || len / w != n)
     return dlb_fail(DLB_EINVAL, "reductions: %zu values for %zu entries of %zu", len, n, w);
   for (size_t i = 0; i < n; i++) {
     const double *e = data + i * w;

@@ -195,6 +195,7 @@ local good = {
   { "onnx_read", ONNX, 0, 0 }, { "json_read", HF },
   -- (the file writers are left out: BAD's strings would be written as files here)
   { "file_read", HF, 64 }, { "file_read", here .. "/../fixtures/no-such-file", 64 },
+  { "text_checksum", "" }, { "text_checksum", "a" }, { "text_checksum", "foobar" },
   { "json_parse", '{"a": [1, 2, {"b": null, "c": "x"}], "d": true}', "doc" },
   -- last: it changes G
   { "graph_freeze", G, W, true }, { "graph_own_type", G, W, true }, { "graph_set_dtype", G, W, 9 },

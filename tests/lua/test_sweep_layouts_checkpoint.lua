@@ -9,6 +9,7 @@
 -- Runs under both backends.
 local T = require "harness"
 local dlb = require "dlbench"
+local core = require "dlbench.backend"
 
 local U = require "sweep_checkpoint_cases"
 local slurp, nlines, text, grid = U.slurp, U.nlines, U.text, U.grid
@@ -176,7 +177,7 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   T.checkerr("left unchanged", dlb.sweep.layouts, build, SPACE, with { checkpoint = CK0, keep = false })
   T.eq(slurp(CK0), before, "unchanged (no kept rows)")
   -- a dlb.sweep.model checkpoint, a CSV: not this kind
-  U.other_kinds(T, S, { "x,y\n1,2\n", "dlb.sweep.model checkpoint 1 {}\n" })
+  U.other_kinds(T, S, { "x,y\n1,2\n", "dlb.sweep.model checkpoint 2 {}\n" })
   -- a chunk line that is not one (a damaged file): named, unchanged
   local bad = tmpname("bad")
   local meta, rest = before:match("^([^\n]*\n)(.*)$")
@@ -186,13 +187,25 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   local b0 = slurp(bad)
   T.checkerr("line 2 (chunk 1)", dlb.sweep.layouts, build, SPACE, with { checkpoint = bad })
   T.eq(slurp(bad), b0, "the damaged file unchanged")
-  -- a hex digit too few in the kept rows (the line's end), or one that is not hex: named
+  -- a number edited to another (the last kept digit): the line's checksum (its last 16 hex
+  -- digits, after " #") no longer matches: named, unchanged
   local l1, tail = rest:match("^([^\n]*)(\n.*)$")
+  local body = l1:match("^(.*) #%x+$")
+  T.eq(l1, body .. " #" .. core.text_checksum(body), "a chunk line ends with its checksum")
+  f = assert(io.open(bad, "wb"))
+  f:write(meta, body:sub(1, -2), body:sub(-1) == "0" and "1" or "0", l1:sub(#body + 1), tail)
+  f:close()
+  b0 = slurp(bad)
+  T.checkerr("line 2 (chunk 1): its checksum does not match its text", dlb.sweep.layouts, build,
+    SPACE, with { checkpoint = bad })
+  T.eq(slurp(bad), b0, "unchanged (an edited number)")
+  -- forged lines (the checksum made again): a hex digit too few in the kept rows (the line's
+  -- end), or one that is not hex: named
   for _, case in ipairs {
-    { l1:sub(1, -2), "line 2 (chunk 1): its kept rows' part is not the count and 432 hex digits a row" },
-    { l1:sub(1, -2) .. "g", "line 2 (chunk 1): stored values: character" } } do
+    { body:sub(1, -2), "line 2 (chunk 1): its kept rows' part is not the count and 432 hex digits a row" },
+    { body:sub(1, -2) .. "g", "line 2 (chunk 1): stored values: character" } } do
     f = assert(io.open(bad, "wb"))
-    f:write(meta, case[1], tail)
+    f:write(meta, case[1], " #", core.text_checksum(case[1]), tail)
     f:close()
     b0 = slurp(bad)
     T.checkerr(case[2], dlb.sweep.layouts, build, SPACE, with { checkpoint = bad })

@@ -10,6 +10,7 @@ local dlb = require "dlbench"
 local ckpt = require "dlbench.sweep_model_checkpoint"
 
 local U = require "sweep_checkpoint_cases"
+local core = require "dlbench.backend"
 local slurp, nlines, text, grid = U.slurp, U.nlines, U.text, U.grid
 local function tmpname(tag) return U.tmpname("model_ck", tag) end
 
@@ -165,11 +166,23 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   local b0 = slurp(bad)
   T.checkerr("line 2 (chunk 1)", dlb.sweep.model, build, SPACE, with { checkpoint = bad })
   T.eq(slurp(bad), b0, "the damaged file unchanged")
-  -- a kept row's stored number that is not hex (the line's last digit): named by C, the line
-  -- named here
-  f = assert(io.open(bad, "wb"))
+  -- a number edited to another number (a time's last digit): the line's checksum (its last
+  -- 16 hex digits, after " #") no longer matches: named, unchanged
   local l1, tail = rest:match("^([^\n]*)(\n.*)$")
-  f:write(meta, l1:sub(1, -2), "g", tail)
+  local body = l1:match("^(.*) #%x+$")
+  T.eq(l1, body .. " #" .. core.text_checksum(body), "a chunk line ends with its checksum")
+  f = assert(io.open(bad, "wb"))
+  f:write(meta, body:sub(1, -2), body:sub(-1) == "0" and "1" or "0", l1:sub(#body + 1), tail)
+  f:close()
+  b0 = slurp(bad)
+  T.checkerr("line 2 (chunk 1): its checksum does not match its text", dlb.sweep.model, build,
+    SPACE, with { checkpoint = bad })
+  T.eq(slurp(bad), b0, "unchanged (an edited number)")
+  -- a kept row's stored number that is not hex (the line's last digit), the checksum made
+  -- again (a forged line): named by C, the line named here
+  f = assert(io.open(bad, "wb"))
+  local forged = body:sub(1, -2) .. "g"
+  f:write(meta, forged, " #", core.text_checksum(forged), tail)
   f:close()
   b0 = slurp(bad)
   T.checkerr("line 2 (chunk 1): stored values: character", dlb.sweep.model, build, SPACE,
