@@ -226,9 +226,10 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
   ** time is the phase's, below) and how many they are */
   const char *upd = s->optim != NULL ? s->upd : NULL;
   double uf = 0, ub = 0, un = 0;
-  /* the host model (host_op, host_layer) and the step's marks it reads */
+  /* the host model (host_op, host_layer) and the step's marks it reads (none when no mark
+  ** can act: no phase syncs and no host_layer) */
   const int host = d->host_op > 0 || d->host_layer > 0;
-  const unsigned char *mk = host ? s->mark : NULL;
+  const unsigned char *mk = host && (s->phase_sync || d->host_layer > 0) ? s->mark : NULL;
   double hwait = 0;   /* the host's seconds waiting at synchronisation points (step_mark) */
   int st;
   if (s->mult == NULL) {
