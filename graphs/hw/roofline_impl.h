@@ -134,6 +134,9 @@ typedef struct dlb_step_ops {
   ** under a launch model) has its marks left out with it. */
   const unsigned char *mark;
   int phase_sync;
+  /* with classes (s->mult): per segment the marks of its positions or'ed (NULL: every
+  ** segment's positions are read), so that a segment without a mark that acts runs unmarked */
+  const unsigned char *segmk;
 } dlb_step_ops;
 
 enum { DLB_MARK_PHASE = 1, DLB_MARK_LAYER = 2 };

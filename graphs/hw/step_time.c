@@ -271,9 +271,14 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     }
     if (host) {
       tlrun c = { ct, ht, mk, s->phase_sync, d->host_layer };
-      for (size_t k = 0; k < s->nseg; k++)
-        run_reps(&tl, &c, s->ord + s->sego[k], mk ? mk + s->sego[k] : NULL,
-                 (size_t)s->segn[k], s->rep[k], &hwait);
+      /* the marks that act (a segment with none of them runs unmarked) */
+      const unsigned act = (s->phase_sync ? DLB_MARK_PHASE : 0) |
+                           (d->host_layer > 0 ? DLB_MARK_LAYER : 0);
+      for (size_t k = 0; k < s->nseg; k++) {
+        const unsigned char *m = mk != NULL && (s->segmk == NULL || (s->segmk[k] & act))
+                               ? mk + s->sego[k] : NULL;
+        run_reps(&tl, &c, s->ord + s->sego[k], m, (size_t)s->segn[k], s->rep[k], &hwait);
+      }
     }
     else
       tl.dev = tl.busy = tt;   /* no host: the device runs op after op, never idle */

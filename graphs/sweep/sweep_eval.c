@@ -103,7 +103,8 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
   for (size_t k = 0; k < p->nseg; k++) rep[k] = p->segr[k] ? layers - p->ordL + 1 : 1;
   dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn, .mult = m,
                      .nseg = p->nseg, .ord = p->ord, .sego = p->sego, .segn = p->segn,
-                     .rep = rep, .step = 1, .mark = p->ordmk, .phase_sync = p->psync };
+                     .rep = rep, .step = 1, .mark = p->ordmk, .phase_sync = p->psync,
+                     .segmk = p->segmk };
   /* the optimizer step's launch model (dlb_sweep_prog_optim): the Adam / AdamW tensors at the
   ** point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
   dlb_optim_count oc;

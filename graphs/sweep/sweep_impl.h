@@ -87,6 +87,8 @@ struct dlb_sweep_prog {
   ** times no device with host_op > 0. */
   int32_t *ord, *sego, *segn;
   uint8_t *ordmk;              /* the marks of ord's positions (dlb_step_marks: the base build's) */
+  uint8_t *segmk;              /* per segment its positions' marks or'ed (an update op has none:
+                               ** the same for ordu's segments) */
   uint8_t *segr;
   size_t nord, nseg;
   double ordL;

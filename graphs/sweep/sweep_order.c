@@ -157,6 +157,11 @@ int dlb_sweep_build_order(dlb_sweep_prog *p, int32_t *const *gmap) {
   p->ordmk = dlb_malloc(p->nord + 1);
   if (!p->ordmk) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   for (size_t i = 0; i < p->nord; i++) p->ordmk[i] = (uint8_t)(p->ord[i] & 3), p->ord[i] >>= 2;
+  dlb_free(p->segmk);
+  p->segmk = dlb_calloc(p->nseg + 1, 1);
+  if (!p->segmk) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t k = 0; k < p->nseg; k++)
+    for (int32_t i = 0; i < p->segn[k]; i++) p->segmk[k] |= p->ordmk[p->sego[k] + i];
   if (!p->order_ok) {
     p->nseg = 0;
     snprintf(p->order_msg, sizeof p->order_msg, "the step's op order at layers = %g, %g, %g is "
