@@ -205,6 +205,13 @@ DLB_API dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a);
 ** a bad model (dlb_optim_launches' checks). */
 DLB_API int dlb_opcosts_set_optim(dlb_opcosts *c, int kind, double kernels, double host_ops,
                                   int sync);
+/* The profile's phase syncs (on != 0: its stack synchronises host and device at the start
+** and end of every forward and backward: Megatron-LM's timers, a framework profile's
+** sync = "phase", the planner's opts.phase_sync): with a host model (the device's host_op or
+** host_layer > 0) the backward of an analysis's set then runs from a synchronisation point,
+** as the planner runs each phase (graphs/parallel/planner.c; the forward starts the step and
+** a launch model's update phase starts from one anyway). Default off. */
+DLB_API int dlb_opcosts_set_phase_sync(dlb_opcosts *c, int on);
 /* Borrowed views of the set's arrays (n entries; gemm 4 per op), valid until freed. */
 DLB_API const double *dlb_opcosts_flops(const dlb_opcosts *c);
 DLB_API const double *dlb_opcosts_bytes(const dlb_opcosts *c);

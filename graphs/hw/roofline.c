@@ -24,6 +24,10 @@ struct dlb_opcosts {
   double ut, uc;
   dlb_optim_count oc;
   int has_oc;
+  /* where the step's scopes begin (dlb_step_marks, from the analysis; NULL: none) and the
+  ** profile's phase syncs (dlb_opcosts_set_phase_sync) */
+  unsigned char *mark;
+  int phase_sync;
 };
 
 /* Fill `out` with the roofline of one cost at device d (checked by the caller). */
@@ -148,6 +152,7 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
 
 /* The host-side timeline; see roofline_impl.h (dlb_timeline_op is inline there). */
 void dlb_timeline_sync(dlb_timeline *t) {
+  if (t->host > t->dev) t->idle += t->host - t->dev;
   double e = dlb_timeline_end(t);
   t->host = t->dev = e;
 }
@@ -351,6 +356,7 @@ void dlb_opcosts_free(dlb_opcosts *c) {
   dlb_free(c->gemm);
   dlb_free(c->attn);
   dlb_free(c->upd);
+  dlb_free(c->mark);
   dlb_free(c);
 }
 
@@ -433,6 +439,23 @@ int dlb_opcosts_set_optim(dlb_opcosts *c, int kind, double kernels, double host_
   return DLB_OK;
 }
 
+/* The profile's phase syncs of a set; see the header. */
+int dlb_opcosts_set_phase_sync(dlb_opcosts *c, int on) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  c->phase_sync = on != 0;
+  return DLB_OK;
+}
+
+/* The step's scope marks of a set (roofline_graph.c: dlb_step_marks over the analysis). */
+int dlb_opcosts_set_marks(dlb_opcosts *c, const unsigned char *mark) {
+  if (c->mark == NULL) {
+    c->mark = dlb_malloc(c->n ? c->n : 1);
+    if (c->mark == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
+  }
+  if (c->n) memcpy(c->mark, mark, c->n);
+  return DLB_OK;
+}
+
 /* Per-op roofline over a set. */
 int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_time,
                          int *op_bound, dlb_roof_result *out) {
@@ -442,7 +465,8 @@ int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_tim
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
   dlb_step_ops s = { .n = c->n, .flops = c->flops, .bytes = c->bytes, .gemm = c->gemm,
                      .attn = c->attn, .step = c->step, .upd = c->has_oc ? c->upd : NULL,
-                     .optim = c->has_oc ? &c->oc : NULL };
+                     .optim = c->has_oc ? &c->oc : NULL, .mark = c->mark,
+                     .phase_sync = c->phase_sync };
   return dlb_step_time(d, &s, NULL, op_time, op_bound, out);
 }
 

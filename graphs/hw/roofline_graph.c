@@ -68,5 +68,23 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
   }
   dlb_free(has);
   dlb_opcosts_set_update_tensors(c, ut, uc);
+  /* where the step's passes and its layers' forwards begin (dlb_step_marks): the host model's
+  ** phase syncs and per-layer host seconds */
+  const double *fl = dlb_analysis_op_flops(a), *by = dlb_analysis_op_bytes(a);
+  char *costed = dlb_malloc(n + 1);
+  unsigned char *mk = dlb_malloc(n + 1), *scr = dlb_malloc(2 * nl + 1);
+  int ok = costed != NULL && mk != NULL && scr != NULL;
+  if (ok) {
+    for (size_t i = 0; i < n; i++) costed[i] = fl[i] > 0 || by[i] > 0;
+    dlb_step_marks(n, phase, layer, costed, nl, scr, mk);
+    ok = dlb_opcosts_set_marks(c, mk) == DLB_OK;
+  } else {
+    dlb_fail(DLB_ENOMEM, "op costs: out of memory");
+  }
+  dlb_free(costed); dlb_free(mk); dlb_free(scr);
+  if (!ok) {
+    dlb_opcosts_free(c);
+    return NULL;
+  }
   return c;
 }

@@ -37,7 +37,9 @@ static inline void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s)
   t->busy += dev_s;
   t->dev = start + dev_s;
 }
-/* A synchronisation point: host = dev = max(host, dev). */
+/* A synchronisation point: host = dev = max(host, dev); the device's wait for a host that is
+** ahead of it is idle time (so dev = idle + busy from a {0, 0, 0, 0} start, as every op keeps
+** it). */
 void dlb_timeline_sync(dlb_timeline *t);
 /* The end of the stream: max(host, dev). */
 double dlb_timeline_end(const dlb_timeline *t);
@@ -84,6 +86,8 @@ int dlb_opcosts_mark_step(struct dlb_opcosts *c);
 ** of dlb_opcosts_set_optim times those ops as one phase). */
 int dlb_opcosts_mark_update(struct dlb_opcosts *c, size_t i);
 void dlb_opcosts_set_update_tensors(struct dlb_opcosts *c, double tensors, double chunks);
+/* Give a set its step's scope marks (dlb_step_marks, n of them; roofline_graph.c). */
+int dlb_opcosts_set_marks(struct dlb_opcosts *c, const unsigned char *mark);
 
 /* A cost the rules accept: finite and >= 0. */
 static inline int dlb_bad_cost(double x) { return !isfinite(x) || x < 0; }
@@ -118,7 +122,38 @@ typedef struct dlb_step_ops {
   ** must leave them out. */
   const char *upd;
   const struct dlb_optim_count *optim;
+  /* Where the step's scopes begin (dlb_step_marks): NULL, nowhere; else per op (s->mult NULL)
+  ** or per position of s->ord (classes) a set of DLB_MARK_* bits, read with a host model
+  ** (d->host_op or d->host_layer > 0): DLB_MARK_PHASE, a pass of the step begins here
+  ** (the backward with its recomputation, after the forward), a synchronisation point before the
+  ** op when s->phase_sync (the profile synchronises host and device at every phase:
+  ** Megatron-LM's timers, the planner's opts.phase_sync); DLB_MARK_LAYER, a layer's forward
+  ** (or recomputed forward) begins here, the host spending d->host_layer (its Python per
+  ** layer) before the op as an op of no device time, as the planner's layer segments do
+  ** (graphs/parallel/planner_ops.c). An op left out of the timeline (the update phase
+  ** under a launch model) has its marks left out with it. */
+  const unsigned char *mark;
+  int phase_sync;
+  /* with classes (s->mult): per segment the marks of its positions or'ed (NULL: every
+  ** segment's positions are read), so that a segment without a mark that acts runs unmarked */
+  const unsigned char *segmk;
 } dlb_step_ops;
+
+enum { DLB_MARK_PHASE = 1, DLB_MARK_LAYER = 2 };
+
+/* The one rule for where a step's scopes begin (dlb_step_ops.mark) from its analysis arrays
+** (n ops in order: phase[i] a DLB_PHASE_*, layer[i] the op's layer or < 0, costed[i] != 0
+** when the op does work): DLB_MARK_PHASE on the first op of each pass (the forward; the
+** backward with its recomputation) after the first; an update op belongs to the pass it sits
+** in (an analysis puts each weight's update after its gradient: the update phase under a
+** launch model runs after the timeline, from a synchronisation point, whatever the marks;
+** without one its ops run where they sit); DLB_MARK_LAYER on the
+** first forward (and the first recomputed-forward) op of each layer that has a forward (a
+** recomputed-forward) op doing work, the scope whose Python the planner charges host_layer
+** once (dlb_layer_times' costed forward ops, graphs/parallel/planner_ops.c). nl: layers
+** (layer ids < nl); scratch: 2 nl bytes. Writes mark[0..n). */
+void dlb_step_marks(size_t n, const int *phase, const int *layer, const char *costed, size_t nl,
+                    unsigned char *scratch, unsigned char *mark);
 
 /* The one step model, for the per-configuration path (roofline_ops over an op-cost set) and
 ** the compiled sweep (one call per configuration): each op through the per-op rule

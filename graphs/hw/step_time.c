@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dlb_graph.h"
 #include "dlb_roofline.h"
 #include "dlb_runtime.h"
 #include "roofline_impl.h"
@@ -70,15 +71,76 @@ static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
   return DLB_OK;
 }
 
-/* -- a repeated run of ops through the timeline (s->mult set, d->host_op > 0) -- */
+/* The marks before an op (dlb_step_ops.mark): the phase's synchronisation point when the
+** profile synchronises every phase, then the layer's Python (host_layer seconds, no device
+** time), as the planner's layer segments and phases run (graphs/parallel/planner.c).
+** *wait (may be NULL) gains the host's seconds waiting at the synchronisation point (its clock
+** then runs ahead of what it issued: host_time is what it issued). */
+static inline void step_mark(dlb_timeline *t, unsigned m, int phase_sync, double host_layer,
+                             double *wait) {
+  if ((m & DLB_MARK_PHASE) && phase_sync) {
+    if (wait != NULL && t->dev > t->host) *wait += t->dev - t->host;
+    dlb_timeline_sync(t);
+  }
+  if ((m & DLB_MARK_LAYER) && host_layer > 0) dlb_timeline_op(t, 0, host_layer);
+}
 
-/* One repetition of the ops seq[0..n) (their device and host seconds in ct[c], ht[c])
-** through the timeline from lag s = host - dev, in a frame where the device is free at 0
-** (the timeline depends only on the lag: every rule in it is a max or a sum of clocks). */
-static void rep_from(const int32_t *seq, size_t n, const double *ct, const double *ht,
-                     double s, dlb_timeline *r) {
+/* Where a step's scopes begin; see roofline_impl.h. Passes: 0 forward, 1 backward and
+** recomputation; an update op is of the pass it sits in (the analysis puts each weight's
+** update after its gradient, inside the backward). */
+void dlb_step_marks(size_t n, const int *phase, const int *layer, const char *costed, size_t nl,
+                    unsigned char *scratch, unsigned char *mark) {
+  unsigned char *has = scratch, *seen = scratch + nl;   /* bit 0 forward, bit 1 recompute */
+  for (size_t l = 0; l < 2 * nl; l++) scratch[l] = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned b = phase[i] == DLB_PHASE_FWD ? 1 : phase[i] == DLB_PHASE_RECOMPUTE ? 2 : 0;
+    if (b && costed[i] && layer[i] >= 0 && (size_t)layer[i] < nl) has[layer[i]] |= b;
+  }
+  int pass = -1;
+  for (size_t i = 0; i < n; i++) {
+    int ps = phase[i] == DLB_PHASE_FWD ? 0 : phase[i] == DLB_PHASE_UPDATE ? pass : 1;
+    unsigned b = phase[i] == DLB_PHASE_FWD ? 1 : phase[i] == DLB_PHASE_RECOMPUTE ? 2 : 0;
+    mark[i] = pass >= 0 && ps != pass ? DLB_MARK_PHASE : 0;
+    pass = ps;
+    if (b && layer[i] >= 0 && (size_t)layer[i] < nl && (has[layer[i]] & b) &&
+        !(seen[layer[i]] & b)) {
+      seen[layer[i]] |= b;
+      mark[i] |= DLB_MARK_LAYER;
+    }
+  }
+}
+
+/* -- a repeated run of ops through the timeline (s->mult set, a host model) -- */
+
+/* The classes' seconds and the step's marks for a run of ops: ct[c], ht[c] class c's device
+** and host seconds; mk the marks of the run's positions (NULL: none). */
+typedef struct tlrun {
+  const double *ct, *ht;
+  const unsigned char *mk;
+  int phase_sync;
+  double host_layer;
+} tlrun;
+
+/* The ops seq[0..n) (marks mk[0..n)) through timeline t; *wait: see step_mark. */
+static inline void run_ops(dlb_timeline *t, const tlrun *c, const int32_t *seq,
+                           const unsigned char *mk, size_t n, double *wait) {
+  if (mk == NULL)
+    for (size_t i = 0; i < n; i++) dlb_timeline_op(t, c->ct[seq[i]], c->ht[seq[i]]);
+  else
+    for (size_t i = 0; i < n; i++) {
+      if (mk[i]) step_mark(t, mk[i], c->phase_sync, c->host_layer, wait);
+      dlb_timeline_op(t, c->ct[seq[i]], c->ht[seq[i]]);
+    }
+}
+
+/* One repetition of the ops seq[0..n) through the timeline from lag s = host - dev, in a
+** frame where the device is free at 0 (the timeline depends only on the lag: every rule in
+** it, a synchronisation point's too, is a max or a sum of clocks). */
+static void rep_from(const tlrun *c, const int32_t *seq, const unsigned char *mk, size_t n,
+                     double s, dlb_timeline *r, double *wait) {
   r->host = s, r->dev = 0, r->idle = 0, r->busy = 0;
-  for (size_t i = 0; i < n; i++) dlb_timeline_op(r, ct[seq[i]], ht[seq[i]]);
+  if (wait) *wait = 0;
+  run_ops(r, c, seq, mk, n, wait);
 }
 
 /* k repetitions that each move the timeline as r did from lag s. */
@@ -93,13 +155,13 @@ static void add_reps(dlb_timeline *G, const dlb_timeline *r, double s, double k)
 ** no idle second (a > 0: the host falls behind by a each; the idle seconds of a repetition
 ** never fall as its starting lag rises, so these are the first ones): probed by
 ** repetitions of the rule, doubling then bisecting. */
-static double idle_free(const int32_t *seq, size_t n, const double *ct, const double *ht,
+static double idle_free(const tlrun *c, const int32_t *seq, const unsigned char *mk, size_t n,
                         double s0, double a, double rem) {
   dlb_timeline r;
   double lo = 0, hi = rem, j = 0, step = 1;  /* all j < lo idle-free; the first with idle <= hi */
   for (;;) {
     if (j >= rem) { hi = rem; break; }
-    rep_from(seq, n, ct, ht, s0 + j * a, &r);
+    rep_from(c, seq, mk, n, s0 + j * a, &r, NULL);
     if (r.idle > 0) { hi = j; break; }
     lo = j + 1;
     j += step;
@@ -107,7 +169,7 @@ static double idle_free(const int32_t *seq, size_t n, const double *ct, const do
   }
   while (lo < hi) {
     double m = floor((lo + hi) / 2);
-    rep_from(seq, n, ct, ht, s0 + m * a, &r);
+    rep_from(c, seq, mk, n, s0 + m * a, &r, NULL);
     if (r.idle > 0) hi = m; else lo = m + 1;
   }
   return lo;
@@ -123,27 +185,31 @@ static double idle_free(const int32_t *seq, size_t n, const double *ct, const do
 ** are counted (idle_free) and multiplied. A repetition that idles ends at B, so at most a
 ** few run op by op. Fixed points are compared within 1e-13 of the repetition's span (the
 ** rounding of clocks that are sums of many ops). */
-static void run_reps(dlb_timeline *G, const int32_t *seq, size_t n, const double *ct,
-                     const double *ht, double count) {
+static void run_reps(dlb_timeline *G, const tlrun *c, const int32_t *seq,
+                     const unsigned char *mk, size_t n, double count, double *wait) {
   if (count == 1) { /* once: op by op, as a fixed segment */
-    for (size_t i = 0; i < n; i++) dlb_timeline_op(G, ct[seq[i]], ht[seq[i]]);
+    run_ops(G, c, seq, mk, n, wait);
     return;
   }
   double rem = count;
   while (rem > 0) {
     double s = G->host - G->dev;
     dlb_timeline r;
-    rep_from(seq, n, ct, ht, s, &r);
+    double w = 0;
+    rep_from(c, seq, mk, n, s, &r, &w);
     add_reps(G, &r, s, 1);
+    *wait += w;
     if (--rem <= 0) break;
     double so = r.host - r.dev, tol = 1e-13 * (r.dev + fabs(s) + fabs(r.host));
     if (fabs(so - s) <= tol || (r.idle == 0 && so <= s)) {
       add_reps(G, &r, s, rem);
+      *wait += rem * w;
       break;
     }
     if (r.idle == 0) {
-      double k = idle_free(seq, n, ct, ht, so, so - s, rem);
+      double k = idle_free(c, seq, mk, n, so, so - s, rem);
       add_reps(G, &r, s, k);
+      *wait += k * w;
       rem -= k;
     }
   }
@@ -160,6 +226,11 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
   ** time is the phase's, below) and how many they are */
   const char *upd = s->optim != NULL ? s->upd : NULL;
   double uf = 0, ub = 0, un = 0;
+  /* the host model (host_op, host_layer) and the step's marks it reads (none when no mark
+  ** can act: no phase syncs and no host_layer) */
+  const int host = d->host_op > 0 || d->host_layer > 0;
+  const unsigned char *mk = host && (s->phase_sync || d->host_layer > 0) ? s->mark : NULL;
+  double hwait = 0;   /* the host's seconds waiting at synchronisation points (step_mark) */
   int st;
   if (s->mult == NULL) {
     /* each op once, in order: the timeline runs as the ops are timed */
@@ -171,6 +242,7 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
         tf += f, tb += b, uf += f, ub += b, un += 1;
         continue;
       }
+      if (mk != NULL && mk[i]) step_mark(&tl, mk[i], s->phase_sync, d->host_layer, &hwait);
       if ((st = op_cost(d, s, i, "op", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
       if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
       tf += f; tb += b;
@@ -179,8 +251,8 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       dlb_timeline_op(&tl, t, h);
     }
   } else {
-    /* op classes counted by their multiplicity; with a host model the ops in s->ord's order */
-    const int host = d->host_op > 0;
+    /* op classes counted by their multiplicity; with a host model the ops in s->ord's order
+    ** (s->mark per position) */
     double *ct = work, *ht = work + s->n, tt = 0;
     for (size_t i = 0; i < s->n; i++) {
       double m = s->mult[i], f = 0, b = 0, t = 0, h = 0;
@@ -197,9 +269,17 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       tt += m * t, tf += m * f, tb += m * b;
       if (mb) { tmem += m * t; nmem += m; }
     }
-    if (host)
-      for (size_t k = 0; k < s->nseg; k++)
-        run_reps(&tl, s->ord + s->sego[k], (size_t)s->segn[k], ct, ht, s->rep[k]);
+    if (host) {
+      tlrun c = { ct, ht, mk, s->phase_sync, d->host_layer };
+      /* the marks that act (a segment with none of them runs unmarked) */
+      const unsigned act = (s->phase_sync ? DLB_MARK_PHASE : 0) |
+                           (d->host_layer > 0 ? DLB_MARK_LAYER : 0);
+      for (size_t k = 0; k < s->nseg; k++) {
+        const unsigned char *m = mk != NULL && (s->segmk == NULL || (s->segmk[k] & act))
+                               ? mk + s->sego[k] : NULL;
+        run_reps(&tl, &c, s->ord + s->sego[k], m, (size_t)s->segn[k], s->rep[k], &hwait);
+      }
+    }
     else
       tl.dev = tl.busy = tt;   /* no host: the device runs op after op, never idle */
   }
@@ -230,7 +310,7 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
   st = dlb_sum_result(d, tf, tb, tt, tmem, nmem, "roofline: the step's time", out);
   if (st != DLB_OK) return st;
   out->host_idle = tl.idle + (ut > udev ? ut - udev : 0);
-  out->host_time = tl.host + uhost;
+  out->host_time = tl.host - hwait + uhost;
   out->update_time = ut;
   return DLB_OK;
 }

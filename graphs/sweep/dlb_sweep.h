@@ -92,6 +92,10 @@ DLB_API int dlb_sweep_prog_logits(dlb_sweep_prog *p, const dlb_poly *n);
 ** DLB_EINVAL for a bad model. */
 DLB_API int dlb_sweep_prog_optim(dlb_sweep_prog *p, int kind, double kernels, double host_ops,
                                  int sync);
+/* The profile's phase syncs (on != 0: sync = "phase"): with a host model each pass of the step
+** runs from a synchronisation point, as dlb_opcosts_set_phase_sync has an analysis's set run
+** it. Default off. */
+DLB_API int dlb_sweep_prog_phase_sync(dlb_sweep_prog *p, int on);
 /* Finish: a layered program checks that every op's multiplicity and every total is affine
 ** in layers (the third graph must agree with the line through the first two: a builder
 ** whose layers differ by position fails with a message); then the polynomials are laid

@@ -20,6 +20,7 @@
 #include "dlb_runtime.h"
 #include "dlb_sweep.h"
 #include "graph_impl.h"
+#include "roofline_impl.h"
 #include "sweep_impl.h"
 
 dlb_graph *dlb_graph_step(dlb_graph *g, const dlb_train_opts *o);
@@ -160,13 +161,14 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   for (int i = 0; i < p->nv; i++) dlb_free(p->vars[i]);
   for (int k = 0; k < SW_MAXG; k++) {
     dlb_sweep_free_live(&p->g[k]);
-    dlb_free(p->g[k].c); dlb_free(p->g[k].count); dlb_free(p->g[k].seq);
+    dlb_free(p->g[k].c); dlb_free(p->g[k].count); dlb_free(p->g[k].seq); dlb_free(p->g[k].mk);
     dlb_free(p->g[k].tn); dlb_free(p->g[k].tcount);
   }
   for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
   dlb_free(p->poly); dlb_free(p->slot);
   dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls); dlb_free(p->attn);
   dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu); dlb_free(p->tun); dlb_free(p->tmult);
+  dlb_free(p->ordmku); dlb_free(p->ordmk); dlb_free(p->segmk);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
   dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff);
   dlb_free(p);
@@ -617,6 +619,26 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     int g = adam_update(s, &s->o[i]);
     if (g >= 0) hasl[g] = 1;
   }
+  /* where the step's passes and its layers' forwards begin (dlb_step_marks, as
+  ** dlb_opcosts_from_analysis marks an analysis's ops): an op does work when its FLOPs or
+  ** bytes are not the zero polynomial (before the classes take the polynomials) */
+  if (ok) {
+    int *ph = dlb_malloc((no + 1) * sizeof *ph), *ly = dlb_malloc((no + 1) * sizeof *ly);
+    char *costed = dlb_malloc(no + 1);
+    unsigned char *scr = dlb_malloc(2 * s->nlayers + 1);
+    G->mk = dlb_malloc(no + 1);
+    ok = ph && ly && costed && scr && G->mk;
+    if (ok) {
+      for (size_t i = 0; i < no; i++) {
+        ph[i] = s->o[i].phase, ly[i] = s->o[i].layer;
+        costed[i] = F[i].n > 0 || B[i].n > 0;
+      }
+      dlb_step_marks(no, ph, ly, costed, s->nlayers, scr, G->mk);
+    } else {
+      dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    }
+    dlb_free(ph); dlb_free(ly); dlb_free(costed); dlb_free(scr);
+  }
   /* classes, and the op order as class indices */
   if (ok) {
     G->seq = dlb_malloc((no + 1) * sizeof *G->seq);
@@ -691,7 +713,7 @@ int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
   dlb_graph_release(s);
   if (rc != DLB_OK) {
     dlb_sweep_free_live(G);
-    dlb_free(G->c); dlb_free(G->count); dlb_free(G->seq);
+    dlb_free(G->c); dlb_free(G->count); dlb_free(G->seq); dlb_free(G->mk);
     dlb_free(G->tn); dlb_free(G->tcount);
     memset(G, 0, sizeof *G);
     return dlb_fail_context("graph '%s': ", dlb_graph_name(g));

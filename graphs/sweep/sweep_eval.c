@@ -103,7 +103,8 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
   for (size_t k = 0; k < p->nseg; k++) rep[k] = p->segr[k] ? layers - p->ordL + 1 : 1;
   dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn, .mult = m,
                      .nseg = p->nseg, .ord = p->ord, .sego = p->sego, .segn = p->segn,
-                     .rep = rep, .step = 1 };
+                     .rep = rep, .step = 1, .mark = p->ordmk, .phase_sync = p->psync,
+                     .segmk = p->segmk };
   /* the optimizer step's launch model (dlb_sweep_prog_optim): the Adam / AdamW tensors at the
   ** point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
   dlb_optim_count oc;
@@ -111,7 +112,8 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
     double ut;
     int st = launch_counts(p, pv, rep + p->nseg, &ut, &oc);
     if (st != DLB_OK) return st;
-    if (ut > 0) s.upd = p->upd, s.optim = &oc, s.ord = p->ordu, s.segn = p->segnu;
+    if (ut > 0)
+      s.upd = p->upd, s.optim = &oc, s.ord = p->ordu, s.segn = p->segnu, s.mark = p->ordmku;
   }
   return dlb_step_time(d, &s, work, NULL, NULL, out);
 }
@@ -163,17 +165,19 @@ int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t whic
   if (d->cache_aware)
     return dlb_fail(DLB_EINVAL, "compiled sweep: %scache_aware devices are not compiled (time "
                     "them with dlb.roofline.time)", dev);
-  if (!(d->host_op > 0)) return DLB_OK;
+  if (!(d->host_op > 0 || d->host_layer > 0)) return DLB_OK;
+  const char *what = d->host_op > 0 ? "host_op" : "host_layer";
+  double hv = d->host_op > 0 ? d->host_op : d->host_layer;
   if (!p->order_ok)
-    return dlb_fail(DLB_EINVAL, "compiled sweep: %shost_op = %g s per op needs the step's op "
+    return dlb_fail(DLB_EINVAL, "compiled sweep: %s%s = %g s needs the step's op "
                     "order, and %s (time it with dlb.roofline.time, or sweep layers as a "
-                    "structure dim: dlb.sweep.model's layers = false)", dev, d->host_op,
+                    "structure dim: dlb.sweep.model's layers = false)", dev, what, hv,
                     p->order_msg);
   for (size_t i = 0; p->layered && Ls && i < nL; i++)
     if (Ls[i] < p->ordL - 1)
-      return dlb_fail(DLB_EINVAL, "compiled sweep: %shost_op > 0 times the step's ops in order, "
+      return dlb_fail(DLB_EINVAL, "compiled sweep: %s%s > 0 times the step's ops in order, "
                       "which the program knows from layers = %g up; layers = %g is below",
-                      dev, p->ordL - 1, Ls[i]);
+                      dev, what, p->ordL - 1, Ls[i]);
   return DLB_OK;
 }
 

@@ -151,14 +151,18 @@ static int update_order(dlb_sweep_prog *p) {
   p->upd = dlb_malloc(p->ncls + 1);
   p->ordu = dlb_malloc((p->nord + 1) * sizeof *p->ordu);
   p->segnu = dlb_malloc((p->nseg + 1) * sizeof *p->segnu);
-  if (!p->upd || !p->ordu || !p->segnu)
+  p->ordmku = dlb_malloc(p->nord + 1);
+  if (!p->upd || !p->ordu || !p->segnu || !p->ordmku)
     return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   for (size_t i = 0; i < p->ncls; i++) p->upd[i] = p->cls[i].up != 0;
   for (size_t k = 0; k < p->nseg; k++) {
     int32_t n = 0;
     for (int32_t j = 0; j < p->segn[k]; j++) {
       int32_t c = p->ord[p->sego[k] + j];
-      if (!p->upd[c]) p->ordu[p->sego[k] + n++] = c;
+      if (!p->upd[c]) {
+        p->ordmku[p->sego[k] + n] = p->ordmk[p->sego[k] + j];
+        p->ordu[p->sego[k] + n++] = c;
+      }
     }
     p->segnu[k] = n;
   }
@@ -171,6 +175,12 @@ int dlb_sweep_prog_optim(dlb_sweep_prog *p, int kind, double kernels, double hos
   int st = dlb_optim_launches(kind, kernels, host_ops, sync, 1, 1, &oc);
   if (st != DLB_OK) return dlb_fail(st, "compiled sweep: %s", dlb_last_error());
   p->okind = kind, p->okernels = kernels, p->oops = host_ops, p->osync = sync != 0;
+  return DLB_OK;
+}
+
+int dlb_sweep_prog_phase_sync(dlb_sweep_prog *p, int on) {
+  if (!p) return dlb_fail(DLB_EINVAL, "compiled sweep: program is NULL");
+  p->psync = on != 0;
   return DLB_OK;
 }
 

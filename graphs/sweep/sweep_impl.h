@@ -35,6 +35,7 @@ typedef struct swgraph {
   int32_t tot[DLB_SWT_COUNT];
   double layers;
   int32_t *seq;                /* the step's ops in analysis order, as indices into c */
+  uint8_t *mk;                 /* per op of seq: where the step's scopes begin (dlb_step_marks) */
   size_t nseq;
   swpoly *lt, *la;             /* per op of seq (nlive): live bytes in construction order,
                                ** with its outputs allocated: in all, activations + workspace */
@@ -70,6 +71,8 @@ struct dlb_sweep_prog {
   double okernels, oops;
   char *upd;
   int32_t *ordu, *segnu;
+  uint8_t *ordmku;             /* the marks of ordu's positions (those of ord, update ops left out) */
+  int psync;                   /* the profile's phase syncs (dlb_sweep_prog_phase_sync) */
   /* the step's Adam / AdamW tensors: ntun distinct element counts (pool ids tun), tmult[j]
   ** tensors of count tun[j] (pool ids, affine in layers): the launch model's tensors and
   ** chunks per configuration */
@@ -83,6 +86,9 @@ struct dlb_sweep_prog {
   ** builds at three layer counts are not of that form (order_msg says why): such a program
   ** times no device with host_op > 0. */
   int32_t *ord, *sego, *segn;
+  uint8_t *ordmk;              /* the marks of ord's positions (dlb_step_marks: the base build's) */
+  uint8_t *segmk;              /* per segment its positions' marks or'ed (an update op has none:
+                               ** the same for ordu's segments) */
   uint8_t *segr;
   size_t nord, nseg;
   double ordL;

@@ -2,7 +2,8 @@
 ** sweep_order.c — the op order of a compiled program (the host-side timeline runs a step's
 ** ops in order, graphs/hw/roofline_impl.h): the ops of the build with the fewest layers as
 ** class indices, cut into fixed segments and segments of one layer's ops of one pass, which
-** run once per layer; found by matching that build against one with more layers, and checked
+** run once per layer, with the marks of where the step's passes and layers' forwards begin
+** (dlb_step_marks); found by matching that build against one with more layers, and checked
 ** to give all three builds' orders back (dlb_sweep_build_order, called by
 ** dlb_sweep_prog_finish in sweep_compile.c).
 */
@@ -51,15 +52,20 @@ static int decompose(dctx *c, size_t i, size_t j, size_t iprev) {
   return 0;
 }
 
-/* Whether the segments give the ops seq[0..n) at layers L. */
-static int order_gives(const dlb_sweep_prog *p, const int32_t *map, const int32_t *seq, size_t n,
-                       double L) {
+/* While the order is built, a position holds its class and its marks (dlb_step_marks: where
+** the step's passes and layers' forwards begin) as one key, so that the segments repeat the
+** marks with the ops; split into ord and ordmk once found. */
+static inline int32_t okey(int32_t cls, uint8_t mk) { return cls * 4 + (mk & 3); }
+
+/* Whether the segments give the ops seq[0..n) (marks mk) at layers L. */
+static int order_gives(const dlb_sweep_prog *p, const int32_t *map, const int32_t *seq,
+                       const uint8_t *mk, size_t n, double L) {
   size_t j = 0;
   for (size_t k = 0; k < p->nseg; k++) {
     double reps = p->segr[k] ? L - p->ordL + 1 : 1;
     for (double r = 0; r < reps; r++)
       for (int32_t i = 0; i < p->segn[k]; i++, j++)
-        if (j >= n || map[seq[j]] != p->ord[p->sego[k] + i]) return 0;
+        if (j >= n || okey(map[seq[j]], mk[j]) != p->ord[p->sego[k] + i]) return 0;
   }
   return j == n;
 }
@@ -92,7 +98,7 @@ static int cut_order(dlb_sweep_prog *p, int32_t *const *gmap, int base, int next
   int32_t *b = dlb_malloc((B->nseq + 1) * sizeof *b);
   dctx *c = dlb_calloc(1, sizeof *c);
   if (!b || !c) { dlb_free(b); dlb_free(c); return -1; }
-  for (size_t i = 0; i < B->nseq; i++) b[i] = gmap[next][B->seq[i]];
+  for (size_t i = 0; i < B->nseq; i++) b[i] = okey(gmap[next][B->seq[i]], B->mk[i]);
   c->a = p->ord, c->na = p->nord, c->b = b, c->nb = B->nseq;
   c->delta = (size_t)(B->layers - p->g[base].layers);
   c->budget = 64.0 * (double)(c->na + c->nb) + 1e6;
@@ -130,7 +136,7 @@ int dlb_sweep_build_order(dlb_sweep_prog *p, int32_t *const *gmap) {
     dlb_free(p->ord);
     p->ord = dlb_malloc((A->nseq + 1) * sizeof *p->ord);
     if (!p->ord) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-    for (size_t i = 0; i < A->nseq; i++) p->ord[i] = gmap[o[base]][A->seq[i]];
+    for (size_t i = 0; i < A->nseq; i++) p->ord[i] = okey(gmap[o[base]][A->seq[i]], A->mk[i]);
     p->nord = A->nseq;
     p->ordL = p->layered ? A->layers : 1;
     if (!p->layered) {
@@ -143,9 +149,19 @@ int dlb_sweep_build_order(dlb_sweep_prog *p, int32_t *const *gmap) {
     int ok = cut_order(p, gmap, o[base], o[base + 1]);
     if (ok < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
     for (int k = 0; ok && k < SW_MAXG; k++)
-      ok = order_gives(p, gmap[k], p->g[k].seq, p->g[k].nseq, p->g[k].layers);
+      ok = order_gives(p, gmap[k], p->g[k].seq, p->g[k].mk, p->g[k].nseq, p->g[k].layers);
     p->order_ok = ok;
   }
+  /* the keys back to classes and marks */
+  dlb_free(p->ordmk);
+  p->ordmk = dlb_malloc(p->nord + 1);
+  if (!p->ordmk) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t i = 0; i < p->nord; i++) p->ordmk[i] = (uint8_t)(p->ord[i] & 3), p->ord[i] >>= 2;
+  dlb_free(p->segmk);
+  p->segmk = dlb_calloc(p->nseg + 1, 1);
+  if (!p->segmk) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+  for (size_t k = 0; k < p->nseg; k++)
+    for (int32_t i = 0; i < p->segn[k]; i++) p->segmk[k] |= p->ordmk[p->sego[k] + i];
   if (!p->order_ok) {
     p->nseg = 0;
     snprintf(p->order_msg, sizeof p->order_msg, "the step's op order at layers = %g, %g, %g is "

@@ -380,6 +380,20 @@ function M.launch_of(u)
   return kind, 0, 0, 0, u.views and 1 or 0
 end
 
+-- Whether profile p's stack synchronises host and device at every phase of a step (sync =
+-- "phase": Megatron-LM's timers; the planner's phase_sync, and dlb.roofline.time's and
+-- dlb.sweep.model's op-cost set: core.roofline_opcosts_set_phase_sync,
+-- core.sweep_prog_phase_sync); false for "none" or no sync entry. level: error's.
+function M.phase_sync(p, level)
+  local s = type(p) == "table" and p.sync or nil
+  if s ~= nil and s ~= "phase" and s ~= "none" then
+    error(string.format("dlb.frameworks: profile '%s': sync must be \"phase\" (host and device "
+      .. "synchronised at every micro-batch forward and backward) or \"none\", got %s",
+      tostring(p.name), tostring(s)), level or 2)
+  end
+  return s == "phase"
+end
+
 -- The launch model profile p's optimizer step runs under in a one-device step time
 -- (dlb.roofline.time's op-cost set, dlb.sweep.model's program: core.roofline_opcosts_set_optim,
 -- core.sweep_prog_optim): kind, kernels and host ops per tensor, sync (true / false), from its
@@ -644,14 +658,7 @@ function M.plan_defaults(p, zero)
   if p.slack ~= nil then d.slack = p.slack end
   if p.pp_scatter ~= nil then d.pp_scatter = p.pp_scatter end
   -- sync = "phase": the stack synchronises host and device at every micro-batch phase
-  if p.sync ~= nil then
-    if p.sync ~= "phase" and p.sync ~= "none" then
-      error(string.format("dlb.frameworks: profile '%s': sync must be \"phase\" (host and device "
-        .. "synchronised at every micro-batch forward and backward) or \"none\", got %s",
-        tostring(p.name), tostring(p.sync)), 3)
-    end
-    d.phase_sync = p.sync == "phase"
-  end
+  if p.sync ~= nil then d.phase_sync = M.phase_sync(p, 4) end
   if p.seq_par ~= nil then d.seq_par = p.seq_par end
   if p.moe ~= nil then d.moe_impl = p.moe end
   if p.reduce_dtype ~= nil then d.reduce_dtype = p.reduce_dtype end
@@ -711,6 +718,10 @@ doc.doc(M.provenance_line, "dlb.frameworks.provenance_line(provenance) -> string
 doc.doc(M.step_launch, "dlb.frameworks.step_launch(profile) -> kind, kernels, host_ops, sync",
   "the optimizer launch model a profile gives one device's step (dlb.roofline.time, "
   .. "dlb.sweep.model): its optimizer_impl's (dlb.frameworks.launch_of), none without a launch")
+doc.doc(M.phase_sync, "dlb.frameworks.phase_sync(profile) -> boolean", "whether the profile's "
+  .. "stack synchronises host and device at every phase of a step (sync = \"phase\": the planner's "
+  .. "phase_sync, and dlb.roofline.time's and dlb.sweep.model's passes each from a synchronisation "
+  .. "point)")
 doc.doc(M.launch_of, "dlb.frameworks.launch_of(optimizer_impl | launch name) -> kind, kernels, "
   .. "host_ops, sync, views", "the optimizer launch model of a profile's optimizer_impl (DLB_OPTIM_* "
   .. "kind; a loop's kernels and host ops per tensor and sync 0/1), checked, with an error "

@@ -489,7 +489,12 @@ function M.time(s, dev, opts)
   if set then
     -- the profile's optimizer launch model on a step's set (dlb.frameworks.step_launch): the
     -- update phase as the implementation launches it, as dlb.parallel.evaluate times it
-    if set._analysis ~= nil then core.roofline_opcosts_set_optim(set._h, fw.step_launch(prof)) end
+    -- and its phase syncs (sync = "phase": each pass of the step from a synchronisation point,
+    -- as the planner runs it; dlb.frameworks.phase_sync)
+    if set._analysis ~= nil then
+      core.roofline_opcosts_set_optim(set._h, fw.step_launch(prof))
+      core.roofline_opcosts_set_phase_sync(set._h, fw.phase_sync(prof))
+    end
     if opts.detail then labels_from_analysis(set) end
     local res, times, bounds = core.roofline_ops(set._h, roof, opts.detail)
     local unscaled = {}

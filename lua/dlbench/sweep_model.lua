@@ -161,11 +161,14 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
     local lp = fwmemory.logit_poly(g)
     if lp then core.sweep_prog_logits(prog, lp._h) end
   end
-  -- the profile's optimizer launch model (dlb.frameworks.step_launch), as dlb.roofline.time
-  -- gives it to an analysis's op-cost set: a derived profile given as a table keeps its own
+  -- the profile's optimizer launch model (dlb.frameworks.step_launch) and phase syncs
+  -- (dlb.frameworks.phase_sync), as dlb.roofline.time gives them to an analysis's op-cost
+  -- set: a derived profile given as a table keeps its own
   local fw = require "dlbench.frameworks"
   local given = stats_opts.framework
-  core.sweep_prog_optim(prog, fw.step_launch(type(given) == "table" and given or fw.get(info.framework)))
+  local prof = type(given) == "table" and given or fw.get(info.framework)
+  core.sweep_prog_optim(prog, fw.step_launch(prof))
+  core.sweep_prog_phase_sync(prog, fw.phase_sync(prof))
   core.sweep_prog_finish(prog)
   return prog, info
 end

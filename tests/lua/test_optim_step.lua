@@ -9,10 +9,12 @@
 -- dlb_timeline_seg, graphs/hw/roofline_impl.h), 1e-9 under every profile with a host model.
 -- Before, the planner took each phase's max(device, host) (dlb_stream_time, a steady state
 -- that never waits for the first issue nor for a short op queued behind the host): up to
--- 2.3e-3 of the step apart (GPT-2 on A100, megatron-core and nemo). One difference stays,
--- and is the profile's, not a second rule: megatron-lm's sync = "phase" (Megatron-LM's
--- timers synchronise every forward and backward, the planner's phase_sync) is the planner's;
--- dlb.roofline.time runs one step as one stream. Its rows compare with phase_sync = false.
+-- 2.3e-3 of the step apart (GPT-2 on A100, megatron-core and nemo). megatron-lm's sync =
+-- "phase" (Megatron-LM's timers synchronise every forward and backward, the planner's
+-- phase_sync) is the op-cost set's too (dlb_opcosts_set_phase_sync: each pass from a
+-- synchronisation point, graphs/hw/step_time.c), and a profile's per-layer host cost
+-- (dispatch.per_layer, dlb_roof.host_layer) is charged where the planner charges it (before
+-- each layer's forward: DLB_MARK_LAYER), so every profile compares as it is (issue [19]).
 local T = require "harness"
 local dlb = require "dlbench"
 local fw = dlb.frameworks
@@ -25,20 +27,12 @@ local names, nohost = require("profile_cases").names, require("profile_cases").n
 
 local function has_launch(p) return fw.step_launch(p) ~= fw.LAUNCHES.none end
 
--- evaluate's phase_sync for a profile: false where the profile synchronises every phase
--- (megatron-lm's sync = "phase": the planner's alone, see above), else nil (the profile's)
-local function phase_sync(prof)
-  if type(prof) == "string" and fw.get(prof).sync == "phase" then return false end
-  return nil
-end
-
 local function both(prof, opt, g)
   g = g or gpt2()
   local s = g:stats { precision = "mixed", framework = prof, optimizer = opt }
   local r = dlb.roofline.time(s, H)
   local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
-    precision = "mixed", framework = prof, bind = opt and { optimizer = opt } or nil,
-    phase_sync = phase_sync(prof) }
+    precision = "mixed", framework = prof, bind = opt and { optimizer = opt } or nil }
   return r, e, s
 end
 
@@ -83,7 +77,7 @@ T.test("one host rule: roofline.time = evaluate within 1e-9, 16 profiles x 3 GPT
         local s = g:stats { precision = "mixed", framework = name, b = b }
         local r = dlb.roofline.time(s, H)
         local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = b,
-          precision = "mixed", framework = name, phase_sync = phase_sync(name) }
+          precision = "mixed", framework = name }
         T.near(e.step, r.time, 1e-9, name .. " " .. m[1] .. " batch " .. b .. ": step")
         -- (host_idle: the planner's counts the forward and backward, roofline.time's the
         -- update phase's wait too)
@@ -109,6 +103,53 @@ T.test("megatron-lm's phase syncs: the planner's, each phase from a synchronisat
   T.near(e1.step - e1.host_idle, e0.step - e0.host_idle, 1e-9, "all but the idle")
 end)
 
+-- the phase syncs in dlb.roofline.time: megatron-lm's step with them is the planner's with
+-- them (within 1e-9), and longer than the one stream it was before (the difference the
+-- planner's phase_sync makes: host-rule's report, 6.5e-4 of GPT-2's step on A100)
+T.test("megatron-lm's phase syncs: roofline.time = evaluate with them, not without", function()
+  local g = gpt2()
+  local s = g:stats { precision = "mixed", framework = "megatron-lm" }
+  local r = dlb.roofline.time(s, H)
+  local e1 = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
+    precision = "mixed", framework = "megatron-lm" }
+  local e0 = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = 1,
+    precision = "mixed", framework = "megatron-lm", phase_sync = false }
+  T.near(r.time, e1.step, 1e-9, "with the phase syncs")
+  assert(rel(r.time, e0.step) > 1e-4, "the syncs move the step: " .. r.time .. " vs " .. e0.step)
+  -- the same profile without its syncs gives the one stream (the planner's phase_sync = false)
+  local nos = fw.derive("megatron-lm", { sync = "none" })
+  local r0 = dlb.roofline.time(g:stats { precision = "mixed", framework = nos }, H)
+  T.near(r0.time, e0.step, 1e-9, "sync = none: one stream")
+  assert(r.host_idle > r0.host_idle, "the device waits at each sync: idle " .. r.host_idle .. " vs " .. r0.host_idle)
+end)
+
+-- a profile's per-layer host cost (dispatch.per_layer, dlb.frameworks.host_of: every
+-- catalogue profile's is 0): the planner charges it before each layer's forward (and its
+-- recomputed forward), roofline.time did not (the two differed by up to layers x 50 us)
+local function per_layer(name, s)
+  local z = {}
+  for k, v in pairs(fw.get(name).dispatch or { per_op = 10e-6 }) do z[k] = v end
+  z.per_layer = s
+  return fw.derive(name, { dispatch = z })
+end
+
+T.test("host_layer: roofline.time = evaluate within 1e-9 under a derived per_layer = 50 us", function()
+  for _, name in ipairs { "megatron-lm", "fsdp", "nemo", "hf-trainer" } do
+    for _, b in ipairs { 1, 4 } do
+      local g = dlb.models.gpt { size = "gpt2", batch = "b" }
+      local d = per_layer(name, 50e-6)
+      local r = dlb.roofline.time(g:stats { precision = "mixed", framework = d, b = b }, H)
+      local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = b,
+        precision = "mixed", framework = d }
+      T.near(r.time, e.step, 1e-9, name .. " per_layer 50 us, batch " .. b)
+      local r0 = dlb.roofline.time(g:stats { precision = "mixed", framework = per_layer(name, 0), b = b }, H)
+      assert(r.time > r0.time, name .. ": the layers' host seconds cost time " .. r.time .. " vs " .. r0.time)
+      assert(r.host_time - r0.host_time > 12 * 50e-6 * (1 - 1e-9),
+        name .. ": at least 12 layers x 50 us more on the host: " .. (r.host_time - r0.host_time))
+    end
+  end
+end)
+
 T.test("no host model: roofline.time = evaluate within 1e-9 on the whole step, every profile", function()
   for _, name in ipairs(names()) do
     local r, e = both(nohost(name))
@@ -129,11 +170,11 @@ T.test("a numeric batch: the update phase once a step, as at a symbolic batch", 
       local s = g:stats { precision = "mixed", framework = name }
       local r = dlb.roofline.time(s, H)
       local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = b,
-        precision = "mixed", framework = name, phase_sync = phase_sync(name) }
+        precision = "mixed", framework = name }
       if has_launch(fw.get(name)) then T.near(e.update, r.update_time, 1e-9, name .. " b " .. b) end
       local gs = dlb.models.gpt { size = "gpt2", batch = "b" }
       local es = dlb.parallel.evaluate { graph = gs, hw = H, devices = 1, dp = 1, batch = b,
-        bind = { b = b }, precision = "mixed", framework = name, phase_sync = phase_sync(name) }
+        bind = { b = b }, precision = "mixed", framework = name }
       T.near(e.update, es.update, 1e-9, name .. " b " .. b .. ": numeric = symbolic batch")
       assert(e.update > 0, name .. ": an update phase")
     end

@@ -338,6 +338,37 @@ T.test("dlb.sweep.model: a derived profile table times the rows as roofline.time
   T.near(r.top:row(1).time_checked, want, 1e-9, "verify's per-configuration time")
 end)
 
+-- issue [19], one configuration one time: the compiled sweep runs megatron-lm's phase syncs
+-- (sync = "phase": each pass from a synchronisation point) and a derived profile's per-layer
+-- host cost (dispatch.per_layer: before each layer's forward) as dlb.roofline.time does
+-- (the marks of dlb_step_marks, repeated with the layers' ops in the program's op order)
+T.test("dlb.sweep.model: phase syncs and host_layer as roofline.time, layers swept", function()
+  local z = {}
+  for k, v in pairs(fw.get("megatron-lm").dispatch) do z[k] = v end
+  z.per_layer = 50e-6
+  local cases = { { "megatron-lm", "megatron-lm" }, { "per_layer", fw.derive("megatron-lm", { dispatch = z }) },
+    { "sync none", fw.derive("megatron-lm", { sync = "none" }) } }
+  local times = {}
+  for _, c in ipairs(cases) do
+    local r = dlb.sweep.model(gpt, { layers = { 2, 3, 5 }, hidden = { 256 }, heads = { 4 }, batch = { 2 },
+      seq = { 128 }, device = { "A100-80GB" } }, { bind = { "batch", "seq" },
+      stats = { framework = c[2], precision = "mixed" }, keep = true })
+    times[c[1]] = {}
+    for i = 1, r.rows:count() do
+      local row = r.rows:row(i)
+      local g = gpt { layers = row.layers, hidden = 256, heads = 4, batch = "batch", seq = "seq" }
+      local want = dlb.roofline.time(g:stats { batch = 2, seq = 128, framework = c[2], precision = "mixed" },
+        "A100-80GB").time
+      T.near(row.time, want, 1e-9, c[1] .. " layers " .. row.layers)
+      times[c[1]][row.layers] = row.time
+    end
+  end
+  for _, L in ipairs { 2, 3, 5 } do
+    assert(times["per_layer"][L] > times["megatron-lm"][L], "per_layer costs time at layers " .. L)
+    assert(times["megatron-lm"][L] > times["sync none"][L], "the syncs cost time at layers " .. L)
+  end
+end)
+
 -- lua/dlbench/coltable.lua: a column read whole is cached weakly: kept while held, read from
 -- C again (equal) once the collector has taken it, so reading every column once does not
 -- keep them all
