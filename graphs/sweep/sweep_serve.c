@@ -39,10 +39,13 @@ int dlb_sweep_prog_serve(const dlb_sweep_prog *p, const double *vals, const dlb_
   for (int k = 0; k < 2; k++) {
     int st = dlb_roof_check(dv[k]);
     if (st) return dlb_fail(st, "compiled serving step: device %s: %s", which[k], dlb_last_error());
-    if (dv[k]->cache_aware || dv[k]->host_op > 0)
+    /* the host model (host_op, host_layer) needs the step's ops in issue order and its
+    ** layers' marks, which the compiled classes do not keep */
+    if (dv[k]->cache_aware || dv[k]->host_op > 0 || dv[k]->host_layer > 0)
       return dlb_fail(DLB_EINVAL, "compiled serving step: device %s: %s is not compiled (time "
                       "the step with dlb.serve.time)", which[k],
-                      dv[k]->cache_aware ? "cache_aware" : "host_op > 0");
+                      dv[k]->cache_aware ? "cache_aware"
+                      : dv[k]->host_op > 0 ? "host_op > 0" : "host_layer > 0");
   }
   size_t n = p->ncls;
   double *mv = dlb_malloc((p->nmono + p->npoly + 10 * n + 2) * sizeof *mv);

@@ -764,10 +764,13 @@ end
 local SVT = select(2, require("dlbench.desc").enum("DLB_SVT_"))
 
 -- Whether configuration c's devices can be compiled (dlb_sweep_prog_serve refuses the host
--- timeline, which needs the op order, and cache-aware devices): else nil from M.compiled.
+-- model, host_op or host_layer, which needs the op order and the layers' marks, and
+-- cache-aware devices): else nil from M.compiled.
 local function compilable(c)
   for _, r in ipairs { c.op_roof, c.attn_roof } do
-    if (r.host_op or 0) > 0 or (r.cache_aware and r.cache_aware ~= 0) then return false end
+    if (r.host_op or 0) > 0 or (r.host_layer or 0) > 0 or (r.cache_aware and r.cache_aware ~= 0) then
+      return false
+    end
   end
   return true
 end

@@ -108,6 +108,11 @@ T.test("dlb_sweep_prog_serve: the per-op rule per class, the launch floor, atten
   T.checkerr("min_time = -1", core.sweep_prog_serve, prog, { 3, 1 }, op, at, -1)
   local host = { peak = 1e12, bw = 1e11, host_op = 1e-6 }
   T.checkerr("device op: host_op > 0 is not compiled", core.sweep_prog_serve, prog, { 3, 1 }, host, at, 0)
+  -- host_layer alone (no host_op) is refused the same way, on either device
+  T.checkerr("device attn: host_layer > 0 is not compiled", core.sweep_prog_serve, prog, { 3, 1 }, op,
+    { peak = 1e12, bw = 1e11, host_layer = 1e-5 }, 0)
+  T.checkerr("device op: host_layer > 0 is not compiled", core.sweep_prog_serve, prog, { 3, 1 },
+    { peak = 1e12, bw = 1e11, host_layer = 1e-5 }, at, 0)
   T.checkerr("device attn: ", core.sweep_prog_serve, prog, { 3, 1 }, op, { peak = 1e12, bw = 1e11, flops_eff = 2 }, 0)
   local layered = core._sweep_prog_new({ "b" }, true)
   T.checkerr("not finished", core.sweep_prog_serve, layered, { 1, 1 }, op, at, 0)
