@@ -644,10 +644,15 @@ function M.model(builder, space, opts)
       local sm = fwmemory.compiled(given and (type(given) == "table" and given or prof) or nil,
         info.precision, so.inference, info.optimizer)
       local stack = { sm.loss, sm.temp_states, sm.temp_trainable, sm.fixed }
+      -- the devices cached per profile TABLE, not per name: a derived profile keeps its
+      -- base's name (one call has one stats.framework, so base and derived never meet in
+      -- one cache today; the table keeps it so if a call ever mixes them)
+      local bycache = roofcache[prof]
+      if not bycache then bycache = {}; roofcache[prof] = bycache end
       for i, dv in ipairs(devs) do
-        local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given) .. "\0" .. prof.name
+        local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given)
           .. "\0" .. tostring(info.causal)
-        local rc = roofcache[key]
+        local rc = bycache[key]
         if not rc then
           local roof, prec, psource, _, _, _, slack, cdev = roofline.roof_of(dv, prof, info.precision,
             info.precision_given, time_opts, calibration, FN)
@@ -660,7 +665,7 @@ function M.model(builder, space, opts)
             and (roofline.grad_elem(info.precision) or 4) or 0
           rc = { roof = roof, mem = { sched, slack or 0, ge, cdev.mem or math.huge },
             prec = prec, psource = psource }
-          roofcache[key] = rc
+          bycache[key] = rc
         end
         roofs[i] = rc.roof
         pdev[i] = rc

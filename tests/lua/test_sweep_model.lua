@@ -338,6 +338,29 @@ T.test("dlb.sweep.model: a derived profile table times the rows as roofline.time
   T.near(r.top:row(1).time_checked, want, 1e-9, "verify's per-configuration time")
 end)
 
+-- The sweep's device cache (sweep_model.lua's roofcache) is per call and per profile table:
+-- a derived profile keeps its base's name, so a cache keyed by the name and kept across calls
+-- would give the second call the first one's device. Base, derived, base in a row: each
+-- call's row is roofline.time's under its own profile.
+T.test("dlb.sweep.model: base and derived profile in consecutive calls, each its own device", function()
+  local z = {}
+  for k, v in pairs(fw.get("fsdp").dispatch) do z[k] = v end
+  z.per_op, z.per_layer = 0, 0
+  local d = fw.derive("fsdp", { dispatch = z })
+  local g = gpt { layers = 2, hidden = 256, heads = 4, batch = "batch", seq = "seq" }
+  local seen = {}
+  for _, prof in ipairs { "fsdp", d, "fsdp", d } do
+    local r = dlb.sweep.model(gpt, { layers = { 2 }, hidden = { 256 }, heads = { 4 }, batch = { 2 },
+      seq = { 128 }, device = { "A100-80GB" } }, { bind = { "batch", "seq" },
+      stats = { framework = prof, precision = "mixed" }, keep = true })
+    local want = dlb.roofline.time(g:stats { batch = 2, seq = 128, framework = prof, precision = "mixed" },
+      "A100-80GB").time
+    T.near(r.rows:row(1).time, want, 1e-9, type(prof) == "table" and "derived" or "base")
+    seen[prof] = want
+  end
+  assert(math.abs(seen.fsdp - seen[d]) > 1e-3 * seen.fsdp, "the derivation moves the time")
+end)
+
 -- issue [19], one configuration one time: the compiled sweep runs megatron-lm's phase syncs
 -- (sync = "phase": each pass from a synchronisation point) and a derived profile's per-layer
 -- host cost (dispatch.per_layer: before each layer's forward) as dlb.roofline.time does
