@@ -367,6 +367,41 @@ int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, d
       c.sole[t] = (int)i;
     }
   }
+  /* A recomputed forward runs the same kernels as the forward (a checkpointed function's
+  ** code does not change: Megatron-LM's CheckpointFunction reruns run_function), so a
+  ** forward op and its rerun (a RECOMPUTE op, train.c recompute) fuse alike, and as they do
+  ** without a recompute policy: the forward output t and its recomputed copy t' each count
+  ** the consumers of both but the rerun's own (which mirror t's forward consumers). Before
+  ** issue [18]/[19] (branch recompute-one) a bias add whose output gelu's backward reads
+  ** fused into gelu in the forward (its backward reads t' instead) and not in the rerun. */
+  int *rcn = dlb_calloc(nt + 1, sizeof(int)), *n0 = dlb_malloc((nt + 1) * sizeof(int));
+  if (!rcn || !n0) {
+    dlb_free(rcn); dlb_free(n0); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+    return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
+  }
+  memcpy(n0, c.ncons, nt * sizeof *n0);
+  for (size_t i = 0; i < s->no; i++) {
+    const op *p = &s->o[i];
+    if (p->phase != DLB_PHASE_RECOMPUTE) continue;
+    const int32_t *in = op_in(s, p);
+    for (int j = 0; j < p->nin; j++) {
+      int dup = 0;
+      for (int k = 0; k < j; k++) dup |= in[k] == in[j];
+      rcn[in[j]] += !dup;
+    }
+  }
+  for (size_t i = 0; i < s->no; i++) {
+    const op *r = &s->o[i];
+    if (r->phase != DLB_PHASE_RECOMPUTE || r->fwd < 0) continue;
+    const op *f = &s->o[r->fwd];
+    for (int j = 0; j < r->nout && j < f->nout; j++) {
+      int t = op_out(s, f)[j], u = op_out(s, r)[j];
+      /* a tensor without consumers fuses nowhere (and has no sole consumer to name) */
+      if (n0[t] > 0) c.ncons[t] += n0[u] - rcn[u];
+      if (n0[u] > 0) c.ncons[u] += n0[t] - rcn[u];
+    }
+  }
+  dlb_free(rcn); dlb_free(n0);
   int rc = DLB_OK;
   if (flags & DLB_FUSE_ATTENTION) rc = attention(&c);
   dlb_free(c.fcoff); dlb_free(c.fcons); dlb_free(c.doff); dlb_free(c.dops);

@@ -9,7 +9,8 @@
 ** master copy under mixed precision) is emitted. With a recompute policy the forward ops
 ** are cut into segments; activations that do not cross a segment boundary (and are not
 ** marked checkpoints) are dropped after the forward pass, and entering a segment in the
-** backward pass re-runs its forward ops (phase RECOMPUTE); copies nobody reads are pruned.
+** backward pass re-runs its forward ops (phase RECOMPUTE: all of them, see recompute()); a
+** segment whose backward reads none of them is not re-run.
 ** With norm_upcast each rmsnorm first gets the tensors eager model code's autograd keeps
 ** for its backward in place of its input (upcast_norms below). Linear in the size of the
 ** graph.
@@ -540,7 +541,16 @@ static int segments(tx *x, const dlb_graph *g) {
   return nseg;
 }
 
-/* Re-run the forward ops of segment sg that produce dropped tensors. */
+/* Re-run the forward ops of segment sg: all of them, as a checkpointed function runs its
+** whole forward again in the backward (Megatron-LM's CheckpointFunction.backward and
+** torch.utils.checkpoint's reentrant variant call run_function on the saved inputs:
+** Korthikanti et al. 2022 sec. 4, "full activation recomputation" reruns each layer's
+** forward), not only the ops whose outputs the backward reads; prune() drops the segment's
+** rerun when the backward reads none of it. Until issue [18]/[19] (branch recompute-one)
+** only the ops producing dropped tensors ran again and prune() dropped those nobody read, so
+** a GPT block's fc2 matmul, its bias and the closing residual add were never recomputed
+** (the planner, dlb_par_layout_eval, reruns the block's whole forward: GPT-2 on an A100
+** under megatron-lm, 18.41 ms against the planner's 19.02). */
 static int recompute(tx *x, int sg, int first, int last) {
   dlb_graph *s = x->s;
   int saved = x->phase;
@@ -548,9 +558,6 @@ static int recompute(tx *x, int sg, int first, int last) {
   for (int i = first; i <= last; i++) {
     if (x->seg[i] != sg) continue;
     op P = s->o[i];
-    int any = 0;
-    for (int j = 0; j < P.nout; j++) any |= x->dropped[op_out(s, &P)[j]];
-    if (!any) continue;
     int32_t in[OP_MAXIO], sh[OP_MAXIO];
     int nout = P.nout; /* the workspace output, if any, is re-made by emit */
     if (nout && s->t[op_out(s, &P)[nout - 1]].role == DLB_ROLE_WORKSPACE) nout--;
@@ -571,11 +578,15 @@ static int recompute(tx *x, int sg, int first, int last) {
   return DLB_OK;
 }
 
-/* Drop recompute ops whose outputs nobody reads (in reverse, so chains go too). */
-static int prune(dlb_graph *s, int from) {
+/* Drop a segment's rerun when the backward reads none of its outputs (a segment whose
+** backward needs no activation of its own, such as an embedding's: its gradient needs the
+** ids only, so checkpointing it saves nothing and nothing runs again); a segment whose
+** backward reads any recomputed tensor keeps its whole rerun (see recompute). Liveness in
+** reverse, so chains go too; seg maps a forward op to its segment (nseg of them). */
+static int prune(dlb_graph *s, int from, const int32_t *seg, int nseg) {
   int32_t *uses = dlb_calloc(s->nt, sizeof *uses);
-  uint8_t *dead = dlb_calloc(s->no, 1);
-  if (!uses || !dead) { dlb_free(uses); dlb_free(dead); return oom(); }
+  uint8_t *dead = dlb_calloc(s->no, 1), *live = dlb_calloc((size_t)nseg, 1);
+  if (!uses || !dead || !live) { dlb_free(uses); dlb_free(dead); dlb_free(live); return oom(); }
   for (size_t i = 0; i < s->no; i++)
     for (int j = 0; j < s->o[i].nin; j++) uses[op_in(s, &s->o[i])[j]]++;
   for (size_t i = s->no; i-- > (size_t)from;) {
@@ -587,6 +598,11 @@ static int prune(dlb_graph *s, int from) {
     dead[i] = 1;
     for (int j = 0; j < p->nin; j++) uses[op_in(s, p)[j]]--;
   }
+  for (size_t i = (size_t)from; i < s->no; i++)
+    if (s->o[i].phase == DLB_PHASE_RECOMPUTE && !dead[i]) live[seg[s->o[i].fwd]] = 1;
+  for (size_t i = (size_t)from; i < s->no; i++)
+    if (s->o[i].phase == DLB_PHASE_RECOMPUTE) dead[i] = !live[seg[s->o[i].fwd]];
+  dlb_free(live);
   size_t n = 0;
   dlb_free(uses);
   int32_t *newidx = dlb_malloc(s->no * sizeof *newidx);
@@ -780,7 +796,7 @@ static dlb_graph *expand(dlb_graph *g, const dlb_train_opts *opt) {
       if (--x.pending[t] == 0 && x.grad[t] >= 0 && (rc = update(&x, t, i))) goto done;
     }
   }
-  if (nseg > 1) rc = prune(s, (int)g->no);
+  if (nseg > 1) rc = prune(s, (int)g->no, x.seg, nseg);
 done:
   dlb_free(x.grad); dlb_free(x.saved); dlb_free(x.pending); dlb_free(x.needs); dlb_free(x.useful);
   dlb_free(x.dropped); dlb_free(x.seg);
