@@ -5,14 +5,8 @@
 ** bins with an aggregate, grouped count/sum/min/max. Each is mergeable, so a sweep gives
 ** every thread its own copy (dlb_reduce_like) and merges them at the end; every result is
 ** ordered by value and index, so it does not depend on the threads.
-** Kept rows come two ways. Rows pushed by dlb_reduce_push are held whole (8 bytes a cell,
-** row-major). A compiled sweep's rows (dlb_sweep_eval, through dlb_reduce_keep_block) are held
-** compactly, one block per call: per row only the four numbers of the step model
-** (DLB_SWK_*: time, FLOPs, bytes, memory-bound time, 32 bytes); the row's index, its grid
-** coordinates (tags, symbols, device) follow from its position in the block, and every other
-** column is recomputed on read by the evaluator's own helpers (dlb_sweep_rates,
-** dlb_sweep_memcols) from the program the block holds, so a read gives the very bits the
-** evaluator wrote into its rows (docs/sweep.md "Kept rows").
+** The kept rows' storage (pushed rows whole, a compiled sweep's compactly), their column
+** reads and their hex text are sweep_kept.c's; the reducer's layout is sweep_reduce_impl.h.
 */
 #include <math.h>
 #include <stdint.h>
@@ -22,88 +16,25 @@
 #include "dlb_runtime.h"
 #include "dlb_sweep.h"
 #include "sweep_impl.h"
+#include "sweep_reduce_impl.h"
 
-enum { MAXOBJ = 8, MAXKEY = 8, MAXAGG = 32, MAXRED = 64, MCROWS = 65536 };
+int dlb_reduce_oom(void) { return dlb_fail(DLB_ENOMEM, "reductions: out of memory"); }
 
-/* Rows with their indices: a growable block. */
-typedef struct rowset { double *v, *idx; size_t n, cap; } rowset;
-
-typedef struct pareto { int n, cols[MAXOBJ], where; double sign[MAXOBJ]; rowset s; } pareto;
-typedef struct top { size_t k; int col, where; double sign; rowset s; } top;
-typedef struct bins {
-  int x, y, z, agg, where;
-  size_t nx, ny;
-  double *xe, *ye, *acc, *cnt;
-} bins;
-/* A compiled sweep's kept rows: one dlb_sweep_eval call's grid (its arguments, copied). */
-typedef struct kblock {
-  dlb_sweep_prog *p;             /* a reference (dlb_sweep_prog_hold) */
-  double first;                  /* the index of position 0 */
-  size_t n, nv, ntags, nval[DLB_POLY_MAXVARS], voff[DLB_POLY_MAXVARS];
-  double *values, *tags;
-  double *dev;                   /* per device: peak, bytes_scale, memory rule (DLB_SWM_COUNT) */
-  int per;
-  double *st;                    /* n x DLB_SWK_COUNT stored values */
-  int32_t *ids;                  /* the polynomials the recomputed columns read */
-  size_t nids;
-} kblock;
-
-typedef struct group {
-  int nk, keys[MAXKEY], nc, cols[MAXAGG], where;
-  double *key, *val;             /* per group: nk keys; 1 + 3 nc values (count, sum/min/max) */
-  size_t n, cap;
-  int32_t *slot;
-  size_t nslot;
-} group;
-
-struct dlb_reduce {
-  size_t ncols;
-  double seen;
-  int keeping, sorted;
-  double maxrows;
-  rowset keep;
-  size_t *perm;          /* the kept rows in index order (made on first read) */
-  kblock *kb; size_t nkb, capkb;  /* a compiled sweep's kept rows */
-  size_t *kbord, *kbcum;  /* blocks by first index; rows before each (made on first read) */
-  /* the recomputed columns of the last range read (start, n <= MCROWS rows), so that reading
-  ** a range column by column (a table's rows, CSV) runs the program once a row */
-  double *mc; uint8_t *mcok; size_t mcstart, mcn;
-  pareto *P; size_t nP;
-  top *T; size_t nT;
-  bins *B; size_t nB;
-  group *G; size_t nG;
-};
-
-static int oom(void) { return dlb_fail(DLB_ENOMEM, "reductions: out of memory"); }
-
-static int capfail(const dlb_reduce *r) {
+int dlb_reduce_capfail(const dlb_reduce *r) {
   return dlb_fail(DLB_EINVAL, "reductions: more than %.0f rows to keep (the cap on "
                   "materialised rows); reduce them instead (pareto, top, bins, group_by)",
                   r->maxrows);
 }
 
-static void kb_free(kblock *B) {
-  dlb_free(B->values); dlb_free(B->tags); dlb_free(B->dev); dlb_free(B->st); dlb_free(B->ids);
-  dlb_sweep_prog_free(B->p);
-  memset(B, 0, sizeof *B);
-}
-
-/* Rows kept: pushed ones and the compiled sweep's. */
-static size_t kept_rows(const dlb_reduce *r) {
-  size_t n = r->keep.n;
-  for (size_t i = 0; i < r->nkb; i++) n += r->kb[i].n;
-  return n;
-}
-
 /* Append a row (ncols values) with its index. */
-static int rs_add(rowset *s, size_t ncols, const double *row, double idx) {
+int dlb_reduce_rs_add(rowset *s, size_t ncols, const double *row, double idx) {
   if (s->n == s->cap) {
     size_t c = s->cap ? 2 * s->cap : 64;
     double *v = dlb_realloc(s->v, c * ncols * sizeof *v);
-    if (!v) return oom();
+    if (!v) return dlb_reduce_oom();
     s->v = v;
     double *i = dlb_realloc(s->idx, c * sizeof *i);
-    if (!i) return oom();
+    if (!i) return dlb_reduce_oom();
     s->idx = i, s->cap = c;
   }
   memcpy(s->v + s->n * ncols, row, ncols * sizeof *row);
@@ -136,7 +67,7 @@ dlb_reduce *dlb_reduce_new(size_t ncols) {
 void dlb_reduce_free(dlb_reduce *r) {
   if (!r) return;
   dlb_free(r->keep.v); dlb_free(r->keep.idx); dlb_free(r->perm);
-  for (size_t i = 0; i < r->nkb; i++) kb_free(&r->kb[i]);
+  for (size_t i = 0; i < r->nkb; i++) dlb_reduce_kb_free(&r->kb[i]);
   dlb_free(r->kb); dlb_free(r->kbord); dlb_free(r->kbcum); dlb_free(r->mc); dlb_free(r->mcok);
   for (size_t i = 0; r->P && i < r->nP; i++) { dlb_free(r->P[i].s.v); dlb_free(r->P[i].s.idx); }
   for (size_t i = 0; r->T && i < r->nT; i++) { dlb_free(r->T[i].s.v); dlb_free(r->T[i].s.idx); }
@@ -236,7 +167,7 @@ int dlb_reduce_bins(dlb_reduce *r, int xcol, size_t nxe, const double *xedges, i
   B->cnt = dlb_calloc(B->nx * B->ny, sizeof *B->cnt);
   if (!B->xe || !B->ye || !B->acc || !B->cnt) {
     dlb_free(B->xe); dlb_free(B->ye); dlb_free(B->acc); dlb_free(B->cnt);
-    return oom();
+    return dlb_reduce_oom();
   }
   memcpy(B->xe, xedges, nxe * sizeof *xedges);
   if (ycol >= 0) memcpy(B->ye, yedges, nye * sizeof *yedges);
@@ -330,7 +261,7 @@ static int pareto_push(pareto *P, size_t ncols, const double *row, double idx) {
       if (P->sign[i] * w[P->cols[i]] < v[i]) ge = 0;
     if (ge) rs_del(s, ncols, j); /* the new row is as good everywhere (and, if equal, earlier) */
   }
-  return rs_add(s, ncols, row, idx);
+  return dlb_reduce_rs_add(s, ncols, row, idx);
 }
 
 static int top_push(top *T, size_t ncols, const double *row, double idx) {
@@ -346,7 +277,7 @@ static int top_push(top *T, size_t ncols, const double *row, double idx) {
   }
   if (lo >= T->k) return DLB_OK;
   if (s->n < T->k) {
-    int st = rs_add(s, ncols, row, idx);
+    int st = dlb_reduce_rs_add(s, ncols, row, idx);
     if (st) return st;
   }
   /* shift [lo, n-1) right by one, dropping the last */
@@ -439,7 +370,7 @@ static long group_slot(group *G, const double *k) {
 
 static int group_add(group *G, const double *k, const double *vals, double cnt) {
   long g = group_slot(G, k);
-  if (g < 0) return oom();
+  if (g < 0) return dlb_reduce_oom();
   double *v = G->val + (size_t)g * (1 + 3 * (size_t)G->nc);
   v[0] += cnt;
   for (int c = 0; c < G->nc; c++) {
@@ -470,8 +401,8 @@ int dlb_reduce_push(dlb_reduce *r, size_t n, const double *rows, double first_in
         return dlb_fail(DLB_EINVAL, "reductions: the kept rows are a compiled sweep's "
                         "(dlb_sweep_eval, stored compactly); rows pushed with dlb_reduce_push "
                         "cannot join them: keep those in a reducer of their own");
-      if ((double)r->keep.n + 1 > r->maxrows) return capfail(r);
-      if ((st = rs_add(&r->keep, nc, row, idx))) return st;
+      if ((double)r->keep.n + 1 > r->maxrows) return dlb_reduce_capfail(r);
+      if ((st = dlb_reduce_rs_add(&r->keep, nc, row, idx))) return st;
       r->sorted = 0;
     }
     for (size_t k = 0; k < r->nP; k++) {
@@ -501,9 +432,9 @@ int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src) {
     if (dst->nkb > 0)
       return dlb_fail(DLB_EINVAL, "reductions: rows pushed with dlb_reduce_push cannot join a "
                       "compiled sweep's kept rows");
-    if ((double)(kept_rows(dst) + src->keep.n) > dst->maxrows) return capfail(dst);
+    if ((double)(dlb_reduce_kept_rows(dst) + src->keep.n) > dst->maxrows) return dlb_reduce_capfail(dst);
     for (size_t i = 0; i < src->keep.n; i++)
-      if ((st = rs_add(&dst->keep, nc, src->keep.v + i * nc, src->keep.idx[i]))) return st;
+      if ((st = dlb_reduce_rs_add(&dst->keep, nc, src->keep.v + i * nc, src->keep.idx[i]))) return st;
     dst->sorted = 0;
   }
   for (size_t k = 0; k < dst->nP; k++)
@@ -533,33 +464,12 @@ int dlb_reduce_merge(dlb_reduce *dst, const dlb_reduce *src) {
   return DLB_OK;
 }
 
-/* Kept pushed rows (n of 1 + ncols numbers: the index, then the row) added to r's, as
-** dlb_reduce_merge adds another reducer's; a compiled sweep's (stored compactly) are
-** dlb_sweep_keep's. */
-static int keep_add(dlb_reduce *r, int id, size_t n, size_t len, const double *data) {
-  size_t nc = r->ncols, w = nc + 1;
-  int st;
-  if (id != 0 || !r->keeping)
-    return dlb_fail(DLB_EINVAL, "reductions: no reducer %d of kind %d", id, DLB_RED_KEEP);
-  if (r->nkb > 0)
-    return dlb_fail(DLB_EINVAL, "reductions: the kept rows are a compiled sweep's (stored "
-                    "compactly): they are added by dlb_sweep_keep");
-  if (len > 0 && !data) return dlb_fail(DLB_EINVAL, "reductions: data is NULL");
-  if (len != n * w)
-    return dlb_fail(DLB_EINVAL, "reductions: %zu values for %zu entries of %zu", len, n, w);
-  if ((double)(r->keep.n + n) > r->maxrows) return capfail(r);
-  for (size_t i = 0; i < n; i++)
-    if ((st = rs_add(&r->keep, nc, data + i * w + 1, data[i * w]))) return st;
-  if (n > 0) r->sorted = 0;
-  return DLB_OK;
-}
-
 /* See dlb_sweep.h: a partial state as dlb_reduce_column reads it, added as
 ** dlb_reduce_merge adds another reducer's (the same pushes, the same order). */
 int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len, const double *data) {
   int st = DLB_OK;
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
-  if (kind == DLB_RED_KEEP) return keep_add(r, id, n, len, data);
+  if (kind == DLB_RED_KEEP) return dlb_reduce_keep_add(r, id, n, len, data);
   size_t nred = kind == DLB_RED_PARETO ? r->nP : kind == DLB_RED_TOP ? r->nT :
                 kind == DLB_RED_BINS ? r->nB : kind == DLB_RED_GROUP ? r->nG : 0;
   if (id < 0 || (size_t)id >= nred)
@@ -593,57 +503,6 @@ int dlb_reduce_add(dlb_reduce *r, int kind, int id, size_t n, size_t len, const 
   return DLB_OK;
 }
 
-int dlb_reduce_keep_block(dlb_reduce *r, const dlb_sweep_prog *p, const size_t *nval,
-                          const size_t *voff, const double *values, size_t nroofs,
-                          const dlb_roof *roofs, const double *mem, size_t ntags,
-                          const double *tags, int per, double first, size_t n, double **st) {
-  *st = NULL;
-  if (!r->keeping) return DLB_OK;
-  if (r->keep.n > 0)
-    return dlb_fail(DLB_EINVAL, "reductions: the reducer keeps rows pushed with "
-                    "dlb_reduce_push; a compiled sweep's rows (stored compactly) cannot join "
-                    "them: give the sweep a reducer of its own");
-  if ((double)kept_rows(r) + (double)n > r->maxrows) return capfail(r);
-  if (r->nkb == r->capkb) {
-    size_t c = r->capkb ? 2 * r->capkb : 16;
-    kblock *a = dlb_realloc(r->kb, c * sizeof *a);
-    if (!a) return oom();
-    r->kb = a, r->capkb = c;
-  }
-  size_t nv = (size_t)p->nv, nvals = nv ? voff[nv - 1] + nval[nv - 1] : 0;
-  kblock *B = &r->kb[r->nkb];
-  memset(B, 0, sizeof *B);
-  B->values = dlb_malloc((nvals + 1) * sizeof *B->values);
-  B->tags = dlb_malloc((ntags + 1) * sizeof *B->tags);
-  B->dev = dlb_malloc((2 + DLB_SWM_COUNT) * nroofs * sizeof *B->dev);
-  B->st = dlb_malloc(n * DLB_SWK_COUNT * sizeof *B->st);
-  B->nids = dlb_sweep_memcol_polys(p, NULL);
-  B->ids = dlb_malloc((B->nids + 1) * sizeof *B->ids);
-  if (!B->values || !B->tags || !B->dev || !B->st || !B->ids) { kb_free(B); return oom(); }
-  dlb_sweep_memcol_polys(p, B->ids);
-  if (nvals) memcpy(B->values, values, nvals * sizeof *values);
-  if (ntags) memcpy(B->tags, tags, ntags * sizeof *tags);
-  for (size_t d = 0; d < nroofs; d++) {
-    double *e = B->dev + (2 + DLB_SWM_COUNT) * d;
-    e[0] = roofs[d].peak, e[1] = roofs[d].bytes_scale;
-    memcpy(e + 2, mem + DLB_SWM_COUNT * d, DLB_SWM_COUNT * sizeof *mem);
-  }
-  for (size_t v = 0; v < nv; v++) B->nval[v] = nval[v], B->voff[v] = voff[v];
-  B->first = first, B->n = n, B->nv = nv, B->ntags = ntags, B->per = per;
-  dlb_sweep_prog_hold(p);
-  B->p = (dlb_sweep_prog *)p;
-  r->nkb++;
-  r->sorted = 0, r->mcn = 0;
-  *st = B->st;
-  return DLB_OK;
-}
-
-void dlb_reduce_drop_block(dlb_reduce *r) {
-  if (r->nkb == 0) return;
-  kb_free(&r->kb[--r->nkb]);
-  r->sorted = 0, r->mcn = 0;
-}
-
 /* -- results -- */
 
 double dlb_reduce_seen(const dlb_reduce *r) { return r ? r->seen : 0; }
@@ -661,7 +520,7 @@ static int rs_sort(rowset *s, size_t ncols, int col, double sign) {
   if (s->n < 2) return DLB_OK;
   ord *o = dlb_malloc(s->n * sizeof *o);
   double *v = dlb_malloc(s->n * ncols * sizeof *v), *ix = dlb_malloc(s->n * sizeof *ix);
-  if (!o || !v || !ix) { dlb_free(o); dlb_free(v); dlb_free(ix); return oom(); }
+  if (!o || !v || !ix) { dlb_free(o); dlb_free(v); dlb_free(ix); return dlb_reduce_oom(); }
   for (size_t i = 0; i < s->n; i++)
     o[i] = (ord){col >= 0 ? sign * s->v[i * ncols + col] : 0, s->idx[i], i};
   qsort(o, s->n, sizeof *o, cmpord);
@@ -675,7 +534,7 @@ static int rs_sort(rowset *s, size_t ncols, int col, double sign) {
 }
 
 /* The rowset or container of reducer (kind, id); NULL with a message. */
-static int find(dlb_reduce *r, int kind, int id, rowset **s) {
+int dlb_reduce_find(dlb_reduce *r, int kind, int id, rowset **s) {
   *s = NULL;
   if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
   size_t n = kind == DLB_RED_KEEP ? (size_t)r->keeping : kind == DLB_RED_PARETO ? r->nP :
@@ -690,7 +549,7 @@ static int find(dlb_reduce *r, int kind, int id, rowset **s) {
       if (bo) r->kbord = bo;
       size_t *cum = bo ? dlb_realloc(r->kbcum, (nb + 1) * sizeof *cum) : NULL;
       if (cum) r->kbcum = cum;
-      if (!o || !bo || !cum) { dlb_free(o); return oom(); }
+      if (!o || !bo || !cum) { dlb_free(o); return dlb_reduce_oom(); }
       for (size_t i = 0; i < nb; i++) o[i] = (ord){r->kb[i].first, (double)i, i};
       qsort(o, nb, sizeof *o, cmpord);
       cum[0] = 0;
@@ -704,7 +563,7 @@ static int find(dlb_reduce *r, int kind, int id, rowset **s) {
       size_t n = r->keep.n;
       ord *o = dlb_malloc((n + 1) * sizeof *o);
       size_t *pm = dlb_realloc(r->perm, (n + 1) * sizeof *pm);
-      if (!o || !pm) { dlb_free(o); if (pm) r->perm = pm; return oom(); }
+      if (!o || !pm) { dlb_free(o); if (pm) r->perm = pm; return dlb_reduce_oom(); }
       r->perm = pm;
       for (size_t i = 0; i < n; i++) o[i] = (ord){0, r->keep.idx[i], i};
       qsort(o, n, sizeof *o, cmpord);
@@ -722,156 +581,10 @@ static int find(dlb_reduce *r, int kind, int id, rowset **s) {
   return DLB_OK;
 }
 
-/* Column col (-1: the index) of a compiled sweep's kept rows start .. start + n - 1, in index
-** order: the block's coordinates at each row's position, its stored values, and the rest
-** recomputed by the evaluator's helpers (the same code, so the same bits). */
-static int kb_column(dlb_reduce *r, int col, size_t start, size_t n, double *out) {
-  const size_t *cum = r->kbcum, *bo = r->kbord;
-  size_t lo = 0, hi = r->nkb; /* the block holding row start: cum[b] <= start < cum[b + 1] */
-  while (hi - lo > 1) {
-    size_t m = (lo + hi) / 2;
-    if (cum[m] <= start) lo = m; else hi = m;
-  }
-  size_t b = lo;
-  double *mv = NULL, *pv = NULL;
-  size_t capm = 0, capp = 0;
-  int st = DLB_OK;
-  int cache = n > 0 && n <= MCROWS;
-  if (cache && !(r->mcn == n && r->mcstart == start)) {
-    if (!r->mc) {
-      r->mc = dlb_malloc((size_t)MCROWS * DLB_SWC_COUNT * sizeof *r->mc);
-      r->mcok = dlb_malloc(MCROWS);
-      if (!r->mc || !r->mcok) {
-        dlb_free(r->mc); dlb_free(r->mcok);
-        r->mc = NULL, r->mcok = NULL;
-        return oom();
-      }
-    }
-    memset(r->mcok, 0, n);
-    r->mcstart = start, r->mcn = n;
-  }
-  for (size_t i = 0; i < n && st == DLB_OK; i++) {
-    size_t g = start + i;
-    while (g >= cum[b + 1]) b++;
-    const kblock *B = &r->kb[bo[b]];
-    size_t x = g - cum[b], nt = B->ntags, nv = B->nv;
-    if (col < 0) { out[i] = B->first + (double)x; continue; }
-    if ((size_t)col < nt) { out[i] = B->tags[col]; continue; }
-    double vals[DLB_POLY_MAXVARS], o[DLB_SWC_COUNT] = {0};
-    size_t ri = dlb_sweep_point(nv, B->nval, B->voff, B->values, x, vals);
-    if ((size_t)col < nt + nv) { out[i] = vals[(size_t)col - nt]; continue; }
-    if ((size_t)col == nt + nv) { out[i] = (double)ri; continue; }
-    int k = col - (int)(nt + nv + 1);
-    const double *dv = B->dev + (2 + DLB_SWM_COUNT) * ri;
-    if (k == DLB_SWC_TIME || k == DLB_SWC_FLOPS || k == DLB_SWC_BYTES ||
-        k == DLB_SWC_MEMORY_BOUND_TIME || k == DLB_SWC_UTIL || k == DLB_SWC_THROUGHPUT) {
-      dlb_sweep_rates(B->p, vals, B->per, dv[0], B->st + DLB_SWK_COUNT * x, o);
-    } else if (cache && r->mcok[i]) {
-      out[i] = r->mc[i * DLB_SWC_COUNT + (size_t)k];
-      continue;
-    } else {
-      if (B->p->nmono + 1 > capm || B->p->npoly + 1 > capp) {
-        dlb_free(mv); dlb_free(pv);
-        capm = B->p->nmono + 1, capp = B->p->npoly + 1;
-        mv = dlb_malloc(capm * sizeof *mv), pv = dlb_malloc(capp * sizeof *pv);
-        if (!mv || !pv) { st = oom(); break; }
-      }
-      dlb_sweep_values_of(B->p, vals, mv, pv, B->ids, B->nids);
-      if ((st = dlb_sweep_memcols(B->p, vals, pv, dv[1], dv + 2, o))) break;
-      if (cache) memcpy(r->mc + i * DLB_SWC_COUNT, o, sizeof o), r->mcok[i] = 1;
-    }
-    out[i] = o[k];
-  }
-  dlb_free(mv); dlb_free(pv);
-  return st;
-}
-
-/* v as 16 hex digits (its IEEE-754 bits, most significant first) at o. */
-static void hex16(char *o, double v) {
-  static const char hex[] = "0123456789abcdef";
-  uint64_t u;
-  memcpy(&u, &v, sizeof u);
-  for (int d = 15; d >= 0; d--, u >>= 4) o[d] = hex[u & 15];
-}
-
-/* See dlb_sweep.h: the stored numbers of kept rows start .. start + n - 1 as hex text (pushed
-** rows: each row's index, then the row). */
-int dlb_reduce_keep_text(dlb_reduce *r, size_t start, size_t n, char **text, size_t *len) {
-  rowset *s;
-  if (!text || !len) return dlb_fail(DLB_EINVAL, "reductions: text or len is NULL");
-  *text = NULL, *len = 0;
-  int st = find(r, DLB_RED_KEEP, 0, &s);
-  if (st) return st;
-  size_t size = kept_rows(r);
-  if (start > size || n > size - start)
-    return dlb_fail(DLB_EINVAL, "reductions: rows %zu..%zu out of range (%zu)", start + 1, start + n, size);
-  int pushed = r->nkb == 0;
-  size_t nc = r->ncols, w = 16 * (pushed ? nc + 1 : DLB_SWK_COUNT);
-  char *out = dlb_malloc(n * w + 1);
-  if (!out) return oom();
-  if (pushed) { /* in index order (find sorted the permutation) */
-    for (size_t i = 0; i < n; i++) {
-      size_t row = r->perm[start + i];
-      hex16(out + i * w, s->idx[row]);
-      for (size_t c = 0; c < nc; c++) hex16(out + i * w + 16 * (c + 1), s->v[row * nc + c]);
-    }
-  } else {
-    const size_t *cum = r->kbcum, *bo = r->kbord;
-    size_t b = 0;
-    for (size_t i = 0; i < n; i++) {
-      size_t g = start + i;
-      while (g >= cum[b + 1]) b++;
-      const kblock *B = &r->kb[bo[b]];
-      const double *v = B->st + DLB_SWK_COUNT * (g - cum[b]);
-      for (int k = 0; k < DLB_SWK_COUNT; k++) hex16(out + i * w + 16 * (size_t)k, v[k]);
-    }
-  }
-  out[n * w] = 0;
-  *text = out, *len = n * w;
-  return DLB_OK;
-}
-
-/* See dlb_sweep.h: pushed kept rows from their hex text, added as dlb_reduce_add's KEEP. */
-int dlb_reduce_keep_add_text(dlb_reduce *r, size_t n, const char *text, size_t len) {
-  if (!r) return dlb_fail(DLB_EINVAL, "reductions: NULL");
-  size_t w = r->ncols + 1;
-  if (len > 0 && !text) return dlb_fail(DLB_EINVAL, "reductions: text is NULL");
-  if (len != 16 * w * n)
-    return dlb_fail(DLB_EINVAL, "reductions: %zu characters for %zu kept rows of %zu numbers "
-                    "(16 hex digits each)", len, n, w);
-  if (n == 0) return keep_add(r, 0, 0, 0, NULL);
-  double *v = dlb_malloc(n * w * sizeof *v);
-  if (!v) return oom();
-  int st = dlb_sweep_unhex(text, n * w, v);
-  if (!st) st = keep_add(r, 0, n, n * w, v);
-  dlb_free(v);
-  return st;
-}
-
-void dlb_reduce_text_free(char *text) { dlb_free(text); }
-
-/* The numbers of hex text (16 digits a number, IEEE-754 bits, most significant first) into
-** out[0 .. n); DLB_EINVAL naming the first bad digit. */
-int dlb_sweep_unhex(const char *text, size_t n, double *out) {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t u = 0;
-    for (int d = 0; d < 16; d++) {
-      char c = text[16 * i + (size_t)d];
-      int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-      if (x < 0)
-        return dlb_fail(DLB_EINVAL, "compiled sweep: stored values: character %zu is not a hex "
-                        "digit", 16 * i + (size_t)d + 1);
-      u = u << 4 | (uint64_t)x;
-    }
-    memcpy(&out[i], &u, sizeof u);
-  }
-  return DLB_OK;
-}
-
 size_t dlb_reduce_size(dlb_reduce *r, int kind, int id) {
   rowset *s;
-  if (find(r, kind, id, &s) != DLB_OK) return 0;
-  if (kind == DLB_RED_KEEP) return kept_rows(r);
+  if (dlb_reduce_find(r, kind, id, &s) != DLB_OK) return 0;
+  if (kind == DLB_RED_KEEP) return dlb_reduce_kept_rows(r);
   if (kind == DLB_RED_BINS) return r->B[id].nx * r->B[id].ny;
   if (kind == DLB_RED_GROUP) return r->G[id].n;
   return s->n;
@@ -879,7 +592,7 @@ size_t dlb_reduce_size(dlb_reduce *r, int kind, int id) {
 
 int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start, size_t n, double *out) {
   rowset *s;
-  int st = find(r, kind, id, &s);
+  int st = dlb_reduce_find(r, kind, id, &s);
   if (st) return st;
   if (n > 0 && !out) return dlb_fail(DLB_EINVAL, "reductions: out is NULL");
   size_t size = dlb_reduce_size(r, kind, id);
@@ -913,7 +626,7 @@ int dlb_reduce_column(dlb_reduce *r, int kind, int id, int col, size_t start, si
   }
   if (col < -1 || col >= (int)r->ncols)
     return dlb_fail(DLB_EINVAL, "reductions: column %d out of range (-1..%zu)", col, r->ncols - 1);
-  if (kind == DLB_RED_KEEP && r->nkb > 0) return kb_column(r, col, start, n, out);
+  if (kind == DLB_RED_KEEP && r->nkb > 0) return dlb_reduce_kb_column(r, col, start, n, out);
   const size_t *pm = kind == DLB_RED_KEEP ? r->perm : NULL;
   for (size_t i = 0; i < n; i++) {
     size_t row = pm ? pm[start + i] : start + i;

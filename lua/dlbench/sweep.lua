@@ -515,7 +515,8 @@ doc.doc(M, "dlb.sweep", "parameter sweeps: dlb.sweep(space, fn[, opts]) -> dlb.t
 function M.model(builder, space, opts) return require("dlbench.sweep_model").model(builder, space, opts) end
 doc.doc(M.model, "dlb.sweep.model(builder, space, opts) -> result",
   "a model family through the full per-op model in C, reduced while it runs (docs/sweep.md)")
-function M.layouts(builder, space, opts) return require("dlbench.sweep_model").layouts(builder, space, opts) end
+-- dlb.sweep.layouts: (model x layout) plans through the planner (lua/dlbench/sweep_layouts.lua)
+function M.layouts(builder, space, opts) return require("dlbench.sweep_layouts").layouts(builder, space, opts) end
 doc.doc(M.layouts, "dlb.sweep.layouts(builder, space, opts) -> result",
   "(model x layout) plans through dlb.parallel.plan, reduced while they stream (docs/sweep.md)")
 function M.reduce(t, opts) return require("dlbench.sweep_model").reduce(t, opts) end

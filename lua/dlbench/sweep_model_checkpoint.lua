@@ -17,7 +17,7 @@
 -- chunk is one plan call, its line adds the text levels the call interned (schedules,
 -- provenance), and its kept rows are pushed rows, held whole (each row's index and every
 -- column as 16 hex digits: dlb_reduce_keep_text, read back by dlb_reduce_keep_add_text).
--- Internal, used by lua/dlbench/sweep_model.lua.
+-- Internal, used by lua/dlbench/sweep_model.lua and lua/dlbench/sweep_layouts.lua.
 local core = require "dlbench.backend"
 local file = require "dlbench.sweep_checkpoint"
 local desc = require "dlbench.desc"

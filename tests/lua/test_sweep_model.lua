@@ -410,7 +410,7 @@ T.test("kept rows: the column cache holds a column only while it is held", funct
   for i = 1, #again do T.eq(again[i], first[i], "read again, row " .. i) end
 end)
 
--- The kept rows are stored compactly in C (graphs/sweep/sweep_reduce.c: per row the step
+-- The kept rows are stored compactly in C (graphs/sweep/sweep_kept.c: per row the step
 -- model's time, FLOPs, bytes and memory-bound time; the coordinates from the row's position,
 -- every other column recomputed on read through the program): every column of every kept
 -- row equals, bit for bit, the row the evaluator wrote whole into a top list as long as the
