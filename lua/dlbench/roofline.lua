@@ -4,6 +4,9 @@
 -- 5.2.1, Fig 11), dlb.roofline.train{...} (epoch time, time to accuracy, cost:
 -- DAWNBench), dlb.roofline.fom{...} (the CANDLE figure of merit, seed 002),
 -- dlb.roofline.hestness(domain, p, b) (Table 2's asymptotic costs). See docs/hw.md.
+-- Two concepts live in their own modules, their names installed here: the host side of
+-- offload (host_link, cpu_update_time, offload_step: dlbench.roofline_offload) and the
+-- figures over a whole run (train, harmonic_mean, fom: dlbench.roofline_run).
 local core = require "dlbench.backend"
 local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
@@ -228,86 +231,9 @@ local function time_tostring(r)
   return table.concat(out, ", ")
 end
 
-M.DEFAULT_HOST_BW = 32e9 -- PCIe 4.0 x16: 16 GT/s x 16 lanes, 128b/130b = 31.5 GB/s each way (PCI-SIG)
-
--- The host link of device dev under offload: bytes/s each way and what gave it (its
--- links.host; DEFAULT_HOST_BW when the catalogue gives none). The one reading of it
--- (dlb.roofline.time, the planner's apply_offload).
-function M.host_link(dev)
-  local host = type(dev) == "table" and dev.links and dev.links.host
-  if host and host.bw then return host.bw, "links.host" end
-  return M.DEFAULT_HOST_BW, "default PCIe 4.0 x16"
-end
-doc.doc(M.host_link, "dlb.roofline.host_link(device) -> bytes/s, label",
-  "the host link offload moves its bytes over: the device's links.host, else DEFAULT_HOST_BW (PCIe 4.0 x16)")
-
--- The optimizer step on the host CPU under optimizer offload (ZeRO-Offload, FSDP's
--- CPUOffload): seconds per parameter of one Adam step, by implementation (a profile's
--- optimizer_impl.cpu, dlb.frameworks.cpu_optimizer). The CPU is the host's, as the host
--- link is: the catalogue's devices name no host CPU, so every device gets the host of the
--- measurement, Ren et al. 2021 (ZeRO-Offload, USENIX ATC '21) Table 4 on one DGX-2 node
--- (2 x Intel Xeon Platinum 8168, 24 cores each; their Table 2): Adam latency, CPU-Adam 2.57 s
--- and PyTorch's CPU Adam (PT-CPU) 14.76 s for 10 billion parameters, 0.22 s and 1.39 s for
--- 1 billion. (The stored copies of the paper hold Table 4 as an image: these values were
--- not checked against a text copy; the ratios the paper's text states, "6.4X" at 1 billion
--- and "over 5X" (sec. 6.2.4), and DeepSpeed's ZeRO-Offload tutorial, DeepSpeedCPUAdam "5X-7X
--- faster than the standard PyTorch implementation", agree with them within rounding.) The
--- rate is the 10-billion row's (the size ZeRO-Offload is for), not fitted: the 1-billion
--- row reads 0.22 and 1.39 s where this gives 0.257 and 1.476 (tests/lua/test_offload_update.lua). The CPUs of one node step the partitions of
--- all its devices (each device's process its own): the planner multiplies by the devices
--- sharing a node (apply_offload).
-M.CPU_OPTIMIZERS = {
-  cpu_adam = { per_param = 2.57 / 10e9, name = "DeepSpeedCPUAdam",
-    source = "Ren et al. 2021 (ZeRO-Offload) Table 4: CPU-Adam 2.57 s for 10 billion parameters "
-      .. "on a DGX-2 host (2 x Xeon Platinum 8168)" },
-  torch = { per_param = 14.76 / 10e9, name = "torch.optim Adam on the CPU",
-    source = "Ren et al. 2021 (ZeRO-Offload) Table 4: PT-CPU (PyTorch's CPU Adam) 14.76 s for "
-      .. "10 billion parameters on a DGX-2 host (2 x Xeon Platinum 8168)" },
-}
-
--- Seconds of the host CPU's optimizer step over `params` parameters under implementation
--- impl (a key of CPU_OPTIMIZERS).
-function M.cpu_update_time(params, impl)
-  local c = M.CPU_OPTIMIZERS[impl]
-  if c == nil then
-    local names = {}
-    for k in pairs(M.CPU_OPTIMIZERS) do names[#names + 1] = k end
-    table.sort(names)
-    error("dlb.roofline.cpu_update_time: no CPU optimizer '" .. tostring(impl) .. "' (one of "
-      .. table.concat(names, ", ") .. ")", 2)
-  end
-  return math.max(0, params) * c.per_param
-end
-doc.doc(M.cpu_update_time, "dlb.roofline.cpu_update_time(params, impl) -> seconds",
-  "the host CPU's Adam step over params parameters under optimizer offload (impl \"cpu_adam\" or "
-  .. "\"torch\": dlb.roofline.CPU_OPTIMIZERS, Ren et al. 2021 Table 4)")
-
--- The step of a device under optimizer offload: gpu the device's seconds without its
--- update phase (the update ops do not run there), link_opt the host link's seconds of the
--- optimizer's traffic (gradients down, updated weights up), link_other the rest of the
--- offload traffic (parameters, activations), cpu the host's update. Without the delayed
--- update the three follow one another (the link term unhidden, an upper bound as before);
--- with ZeRO-Offload's one-step delayed parameter update (Ren et al. 2021 sec. 5.2: step
--- i + 1's forward and backward run while the CPU steps with step i's gradients) the
--- optimizer's transfers and the CPU step overlap the device's step.
--- Also returns the step's split: the host link's and the host update's seconds on the step's
--- path (gpu + link + update = step). Serial: all of both. Delayed: link_other, and of the
--- host chain (link_opt, then the CPU step) the part that outlasts the device, max(0,
--- link_opt + cpu - gpu), counted from its end: the CPU step's first, then link_opt's (a
--- convention: which end of the chain the device hides is not modelled).
-function M.offload_step(gpu, link_opt, link_other, cpu, delayed)
-  if delayed then
-    local over = math.max(0, link_opt + cpu - gpu)
-    local upd = math.min(cpu, over)
-    return link_other + math.max(gpu, link_opt + cpu), link_other + (over - upd), upd
-  end
-  return gpu + link_opt + link_other + cpu, link_opt + link_other, cpu
-end
-doc.doc(M.offload_step, "dlb.roofline.offload_step(gpu, link_opt, link_other, cpu[, delayed]) -> seconds, "
-  .. "link_exposed, update_exposed",
-  "a step under optimizer offload: serial, or with the delayed update (offload \"delayed_update\") "
-  .. "link_other + max(gpu, link_opt + cpu); and the link's and the host update's seconds on the "
-  .. "step's path (gpu + link_exposed + update_exposed = step)")
+-- The host side of offload (DEFAULT_HOST_BW, host_link, CPU_OPTIMIZERS, cpu_update_time,
+-- offload_step) lives in dlbench.roofline_offload; its names are dlb.roofline's.
+for k, v in pairs(require "dlbench.roofline_offload") do M[k] = v end
 
 -- The framework profile a roofline.time call uses (issue [18]) and the stats it times: a
 -- graph's algorithmic stats (g:stats without framework=) are recounted under the default
@@ -917,86 +843,9 @@ doc.doc(M.subbatch, "dlb.roofline.subbatch(f_or_graph, hw[, {batches=, dim=, bin
   .. "ridge=, best=, points=, n_fit=, max_fit=, note=}", "Hestness 5.2.1's three subbatch points "
   .. "of interest over a sweep, among the batches that fit in memory (curve.fits)")
 
--- == time to train and cost ======================================================
-
-local train_opts = { step = true, step_time = true, dataset = true, batch = true, epochs = true,
-  price = true, devices = true }
-
--- Epoch time = dataset / batch steps x step time (seconds); time to accuracy = epochs x
--- epoch time; cost = devices x hours x price per device-hour (DAWNBench's metrics).
-function M.train(t)
-  local fn = "dlb.roofline.train"
-  t = checkopts(t, train_opts, fn)
-  if t.step_time == nil and t.step == nil then
-    error(fn .. ": needs step = a roofline result or step_time = seconds", 2)
-  end
-  local key = t.step_time ~= nil and "step_time" or "step"
-  local st = t.step_time or (type(t.step) == "table" and t.step.time) or t.step
-  if type(st) ~= "number" or not (st > 0) or st == math.huge then
-    error(fn .. ": " .. key .. (key == "step" and ".time" or "") .. " must be a positive number "
-      .. "of seconds, got " .. tostring(st), 2)
-  end
-  local function pos(k, dflt)
-    local v = t[k]
-    if v == nil then v = dflt end
-    if type(v) ~= "number" or not (v > 0) then
-      error(fn .. ": " .. k .. " must be a positive number, got " .. tostring(v), 3)
-    end
-    return v
-  end
-  local dataset, batch = pos("dataset"), pos("batch")
-  local epochs, devices = pos("epochs", 1), pos("devices", 1)
-  local r = { step_time = st, steps_per_epoch = dataset / batch }
-  r.epoch_time = r.steps_per_epoch * st
-  r.epoch_days = r.epoch_time / 86400
-  r.time = epochs * r.epoch_time
-  r.hours = r.time / 3600
-  r.days = r.time / 86400
-  r.device_hours = r.hours * devices
-  if t.price ~= nil then
-    r.price = pos("price")
-    r.cost = r.device_hours * r.price
-  end
-  return r
-end
-doc.doc(M.train, "dlb.roofline.train{step=r | step_time=s, dataset=samples, batch=, epochs=1, "
-  .. "devices=1, price=USD per device-hour} -> {epoch_time=, time=, days=, cost=, ...}",
-  "epoch time, time to accuracy and cost (DAWNBench's metrics)")
-
--- == figure of merit (seed 002, CANDLE) ============================================
-
-function M.harmonic_mean(xs)
-  return require("dlbench.stats")._mean("dlb.roofline.harmonic_mean", xs, 2)
-end
-doc.doc(M.harmonic_mean, "dlb.roofline.harmonic_mean(list) -> number", "n / sum(1/x) "
-  .. "(the same as dlb.stats.hmean)")
-
--- The figure of merit: units of work per day on the new system over the baseline's, each
--- averaged over the problems with the harmonic mean. Each problem:
--- {base_hours=, base_nodes=, hours=, nodes=} (hours per unit on one node); rate =
--- 24 / hours x nodes units per day.
-function M.fom(problems)
-  local fn = "dlb.roofline.fom"
-  if type(problems) ~= "table" or #problems == 0 then error(fn .. ": expected a list of problems", 2) end
-  local base, new, ratios = {}, {}, {}
-  for i, p in ipairs(problems) do
-    for _, k in ipairs { "base_hours", "base_nodes", "hours", "nodes" } do
-      if type(p[k]) ~= "number" or not (p[k] > 0) then
-        error(fn .. ": problem " .. i .. " needs a positive " .. k, 2)
-      end
-    end
-    base[i] = 24 / p.base_hours * p.base_nodes
-    new[i] = 24 / p.hours * p.nodes
-    ratios[i] = new[i] / base[i]
-  end
-  local hb, hn = M.harmonic_mean(base), M.harmonic_mean(new)
-  local am = 0
-  for _, x in ipairs(ratios) do am = am + x end
-  return { fom = hn / hb, base_rate = hb, rate = hn, base_rates = base, rates = new,
-    ratios = ratios, mean_ratio = am / #ratios }
-end
-doc.doc(M.fom, "dlb.roofline.fom{{base_hours=, base_nodes=, hours=, nodes=}, ...} -> {fom=, ...}",
-  "figure of merit: harmonic-mean units/day on the new system over the baseline's (seed 002)")
+-- Figures over a whole run (train, harmonic_mean, fom) live in dlbench.roofline_run;
+-- its names are dlb.roofline's.
+for k, v in pairs(require "dlbench.roofline_run") do M[k] = v end
 
 -- == Hestness et al. Table 2: asymptotic costs per parameter ========================
 
