@@ -3,7 +3,8 @@
 ** with micro-batches, schedule, activation recompute and ZeRO stage on a per-layer cost
 ** array (the search over all layouts of a cluster is planner_search.c; the data-parallel
 ** collectives after the pipeline flush, gradient reduction and ZeRO-3 / FSDP / HSDP, are
-** planner_dp.c's).
+** planner_dp.c's; the entry points, dlb_par_evaluate* and the prepared model, are
+** planner_model.c's).
 **
 ** Sources: Megatron-LM tensor parallelism, two allreduces per transformer layer forward and
 ** two backward (Shoeybi et al. 2019); pipeline schedules and the (p-1)/v bubble (Narayanan et
@@ -846,63 +847,4 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   out->throughput = o->batch / out->step;
   dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp);
   return DLB_OK;
-}
-
-/* Evaluate one layout; see the header. */
-int dlb_par_evaluate_ops(const dlb_par_layer *L, int n, const dlb_par_op *ops, int nops,
-                         const dlb_roof *dev, const dlb_par_cluster *cl,
-                         const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
-                         double *stage_mem) {
-  int st = dlb_par_check_inputs(L, n, dev, cl, o);
-  if (st) return st;
-  dlb_layer_times *LT = dlb_layer_times_new(L, n, ops, nops);
-  if (!LT) return dlb_last_status();
-  st = dlb_par_layout_eval(L, n, LT, dev, cl, o, cfg, out, stage_mem, 0);
-  dlb_layer_times_free(LT);
-  return st;
-}
-
-/* A prepared model; see the header. */
-struct dlb_par_model {
-  dlb_par_layer *L;
-  int n;
-  dlb_layer_times *LT;
-};
-
-dlb_par_model *dlb_par_model_new(const dlb_par_layer *L, int n, const dlb_par_op *ops,
-                                 int nops) {
-  if (n < 1 || L == NULL)
-    return dlb_fail_null(DLB_EINVAL, "parallel model: at least one layer is required");
-  dlb_par_model *m = dlb_calloc(1, sizeof *m);
-  if (!m) return dlb_fail_null(DLB_ENOMEM, "parallel model: out of memory");
-  m->L = dlb_malloc(sizeof(dlb_par_layer) * (size_t)n);
-  if (!m->L) { dlb_free(m); return dlb_fail_null(DLB_ENOMEM, "parallel model: out of memory"); }
-  memcpy(m->L, L, sizeof(dlb_par_layer) * (size_t)n);
-  m->n = n;
-  m->LT = dlb_layer_times_new(m->L, n, ops, nops);   /* checks the ops */
-  if (!m->LT) { dlb_free(m->L); dlb_free(m); return NULL; }
-  return m;
-}
-
-void dlb_par_model_free(dlb_par_model *m) {
-  if (!m) return;
-  dlb_layer_times_free(m->LT);
-  dlb_free(m->L);
-  dlb_free(m);
-}
-
-int dlb_par_model_evaluate(dlb_par_model *m, const dlb_roof *dev, const dlb_par_cluster *cl,
-                           const dlb_par_opts *o, const dlb_par_row *cfg, dlb_par_row *out,
-                           double *stage_mem) {
-  if (!m) return dlb_fail(DLB_EINVAL, "parallel model: NULL");
-  int st = dlb_par_check_inputs(m->L, m->n, dev, cl, o);
-  if (st) return st;
-  dlb_layer_times_reset(m->LT);   /* the cached times are the last device's */
-  return dlb_par_layout_eval(m->L, m->n, m->LT, dev, cl, o, cfg, out, stage_mem, 0);
-}
-
-int dlb_par_evaluate(const dlb_par_layer *L, int n, const dlb_roof *dev,
-                     const dlb_par_cluster *cl, const dlb_par_opts *o,
-                     const dlb_par_row *cfg, dlb_par_row *out, double *stage_mem) {
-  return dlb_par_evaluate_ops(L, n, NULL, 0, dev, cl, o, cfg, out, stage_mem);
 }
