@@ -36,7 +36,7 @@ running=0    # tests running now
 one() {
   local i=$1 name=$2; shift 2
   local out="$log/$i.out" err="$log/$i.err" rc line p f k
-  local t0=$SECONDS
+  local t0=$SECONDS s0=$EPOCHREALTIME
   timeout 600 "$@" >"$out" 2>"$err"; rc=$?
   # this subshell's children's CPU time (bash's times: the second line, user then system,
   # as 1m2.345s), in whole seconds (written to a file first: `times` in a command
@@ -66,6 +66,9 @@ one() {
     fi
   } >"$log/$i.report"
   echo "$p $f" >"$log/$i.counts"
+  # DLB_TEST_TIMES=FILE: one line a test, "START END CPU-s NAME" (epoch seconds), to see
+  # when each test ran (BENCHMARKS.md, "The whole suite")
+  [ -n "${DLB_TEST_TIMES:-}" ] && echo "$s0 $EPOCHREALTIME $cpu $name" >>"$DLB_TEST_TIMES"
   : >"$log/$i.done"   # last: flush reads the report and counts only after this exists
 }
 # ms 1m2.345s: milliseconds, in $_ms (no subshell)
