@@ -104,14 +104,22 @@ drop_stale_depfiles() {
   done
 }
 
-build() { # build FLAVOUR...
+# build FLAVOUR...: the flavours side by side, each its own make -j$jobs. One after the other,
+# each make's serial steps (the archive, the links, the generators) left a core idle; side
+# by side the other flavour's compiles fill it (BENCHMARKS.md, "The whole suite"). They share
+# no object or output folder; the generated files both write are written whole through a
+# unique temporary, and only when changed (host/gen_regions.lua).
+build() {
   generate
   drop_stale_archives
   drop_stale_depfiles
-  local c
+  local c pids=() rc=0
   for c in "$@"; do
-    make -s -C build config="$c" -j"$jobs"
+    make -s -C build config="$c" -j"$jobs" &
+    pids+=($!)
   done
+  for c in "${pids[@]}"; do wait "$c" || rc=1; done
+  return "$rc"
 }
 
 # The version and the ABI version (the SONAME's number), written once in graphs/base/dlb_base.h

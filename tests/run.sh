@@ -8,9 +8,9 @@
 # The tests are independent programs: they run DLB_TEST_JOBS at a time (default: the core
 # count + 1, since several wait on terminals and sleeps), each with its own output files,
 # and their lines are printed in the order they were queued, as soon as the ones before
-# them are done. The longest ones are queued
-# first so that the short ones fill the cores around them. DLB_TEST_JOBS=1 runs them one
-# after another, as before.
+# them are done. The longest ones (by tests/durations.txt) are queued first so that the
+# short ones fill the cores around them. DLB_TEST_JOBS=1 runs them one after another.
+# DLB_TEST_TIMES=FILE appends each test's start, end (epoch seconds), CPU-s and name.
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -36,7 +36,7 @@ running=0    # tests running now
 one() {
   local i=$1 name=$2; shift 2
   local out="$log/$i.out" err="$log/$i.err" rc line p f k
-  local t0=$SECONDS
+  local t0=$SECONDS s0=$EPOCHREALTIME
   timeout 600 "$@" >"$out" 2>"$err"; rc=$?
   # this subshell's children's CPU time (bash's times: the second line, user then system,
   # as 1m2.345s), in whole seconds (written to a file first: `times` in a command
@@ -66,6 +66,9 @@ one() {
     fi
   } >"$log/$i.report"
   echo "$p $f" >"$log/$i.counts"
+  # DLB_TEST_TIMES=FILE: one line a test, "START END CPU-s NAME" (epoch seconds), to see
+  # when each test ran (BENCHMARKS.md, "The whole suite")
+  [ -n "${DLB_TEST_TIMES:-}" ] && echo "$s0 $EPOCHREALTIME $cpu $name" >>"$DLB_TEST_TIMES"
   : >"$log/$i.done"   # last: flush reads the report and counts only after this exists
 }
 # ms 1m2.345s: milliseconds, in $_ms (no subshell)
@@ -110,41 +113,63 @@ sanitizers=(env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:quarantine_size_mb=
             LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 has() { local f; for f in "${flavours[@]}"; do [ "$f" = "$1" ] && return 0; done; return 1; }
-# the longest first (hostile input, issue 18): the libFuzzer harnesses (they build their
-# own instrumented library) and the random API fuzzer on both backends under the sanitizers
+
+# The queue: every test first listed (add NAME CMD...), then run longest first, so that the
+# short ones fill the cores around the long ones and no long test starts last and runs
+# alone at the end (it did: the FFI validation notebook, queued by kind and name, ran 5-18 s
+# after every other test had finished). "Longest" is the test's wall seconds in
+# tests/durations.txt (a quiet run's, NAME as tests/run.sh prints it); a test not listed
+# there counts as $unlisted s. Ties keep the order listed below. Lines are printed in
+# the order the tests start.
+declare -A est=()
+unlisted=1
+while read -r w nm; do
+  [[ $w =~ ^[0-9]+$ ]] && est[$nm]=$w
+done <"$root/tests/durations.txt"
+names=() cmds=()
+add() { names+=("$1"); shift; cmds+=("$(printf '%q ' "$@")"); }
+
+# hostile input (issue 18): the libFuzzer harnesses (they build their own instrumented
+# library) and the random API fuzzer on both backends under the sanitizers
 if has asan; then
-  run "fuzz libFuzzer harnesses" "${sanitizers[@]}" bash tests/fuzz/run.sh 3
-  run "asan fuzz api capi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh capi 20000 1
-  run "asan fuzz api ffi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh ffi 20000 1
+  add "fuzz libFuzzer harnesses" "${sanitizers[@]}" bash tests/fuzz/run.sh 3
+  add "asan fuzz api capi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh capi 20000 1
+  add "asan fuzz api ffi" "${sanitizers[@]}" bash tests/fuzz/api_run.sh ffi 20000 1
 fi
-# then the rest, longest kinds first, so that the short release tests fill the cores at the
-# end instead of a long sanitizer test running alone: the shell tests (they wait on
-# terminals, daemons and builds beside the others), the sanitizer flavour, the release one
+# the shell tests (they wait on terminals, daemons and builds beside the others), the
+# sanitizer flavour, the release one, the FFI backend
 if has release; then
   for t in tests/sh/test_*.sh; do
-    b=${t##*/}; [ -f "$t" ] && run "sh ${b%.sh}" bash "$t" "$root/build/bin/dlbench"
+    b=${t##*/}; [ -f "$t" ] && add "sh ${b%.sh}" bash "$t" "$root/build/bin/dlbench"
   done
 fi
 if has asan; then
   for t in tests/lua/test_*.lua; do
-    b=${t##*/}; run "asan lua ${b%.lua}" "${sanitizers[@]}" build/asan/bin/dlbench run "$t"
+    b=${t##*/}; add "asan lua ${b%.lua}" "${sanitizers[@]}" build/asan/bin/dlbench run "$t"
   done
   for t in build/asan/tests/test_*; do
-    [ -x "$t" ] && run "asan C ${t##*/}" "${sanitizers[@]}" "$t"
+    [ -x "$t" ] && add "asan C ${t##*/}" "${sanitizers[@]}" "$t"
   done
 fi
 if has release; then
   for t in tests/lua/test_*.lua; do
-    b=${t##*/}; run "release lua ${b%.lua}" build/bin/dlbench run "$t"
+    b=${t##*/}; add "release lua ${b%.lua}" build/bin/dlbench run "$t"
   done
   for t in tests/lua/test_*.lua; do
-    b=${t##*/}; run "ffi lua ${b%.lua}" "${ffi[@]}" luajit "$t"
+    b=${t##*/}; add "ffi lua ${b%.lua}" "${ffi[@]}" luajit "$t"
   done
-  run "ffi symbols" "${ffi[@]}" luajit tests/lua/ffi_symbols.lua
+  add "ffi symbols" "${ffi[@]}" luajit tests/lua/ffi_symbols.lua
   for t in build/tests/test_*; do
-    [ -x "$t" ] && run "release C ${t##*/}" "$t"
+    [ -x "$t" ] && add "release C ${t##*/}" "$t"
   done
 fi
+# longest first; equal estimates in the order listed (a stable sort on the estimate)
+# (sorted into a file first: \`wait -n\` in run would also return for a process substitution)
+for i in "${!names[@]}"; do echo "${est[${names[i]}]:-$unlisted} $i"; done >"$log/order"
+sort -s -k1,1nr "$log/order" >"$log/sorted"
+while read -r _ i; do
+  eval "run \"\${names[$i]}\" ${cmds[i]}"
+done <"$log/sorted"
 wait
 flush
 [ "$printed" -eq "$n" ] || { echo "FAIL tests/run.sh: $((n - printed)) tests left no result"; failed=$((failed + n - printed)); }
