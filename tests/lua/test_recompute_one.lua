@@ -92,3 +92,4 @@ T.test("full recompute reruns each block's whole forward, as the forward ran it"
     T.near(rsum, blocks, 1e-12, prof .. ": recomputed FLOPs")
   end
 end)
+T.done()
