@@ -646,11 +646,13 @@ function M.model(builder, space, opts)
       local stack = { sm.loss, sm.temp_states, sm.temp_trainable, sm.fixed }
       -- the devices cached per profile TABLE, not per name: a derived profile keeps its
       -- base's name (one call has one stats.framework, so base and derived never meet in
-      -- one cache today; the table keeps it so if a call ever mixes them)
+      -- one cache today; the table keeps it so if a call ever mixes them); and per device
+      -- by its place in the space, not its name: hw:with copies of one device share a name
+      -- ("H100-SXM+mem_bw") whatever their fields
       local bycache = roofcache[prof]
       if not bycache then bycache = {}; roofcache[prof] = bycache end
       for i, dv in ipairs(devs) do
-        local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given)
+        local key = i .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given)
           .. "\0" .. tostring(info.causal)
         local rc = bycache[key]
         if not rc then
