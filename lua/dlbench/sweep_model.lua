@@ -613,7 +613,12 @@ function M.model(builder, space, opts)
       layers = layers_dim or false, derive = dnames, stats = stats_opts, time = time_opts,
       throughput = opts.throughput or {}, pareto = opts.pareto or false, top = opts.top or false,
       heatmap = opts.heatmap or false, group_by = opts.group_by or false, keep = opts.keep or false,
-      calls = M.chunk_configs, chunk_configs = ckpt.chunk_configs }, R, cols, opts.keep, opts.quiet)
+      calls = M.chunk_configs, chunk_configs = ckpt.chunk_configs,
+      -- the session's defaults where the options leave them to it (nil, so absent, when unset)
+      session_framework = (stats_opts.framework == nil or stats_opts.framework == "auto")
+        and fw.session() or nil,
+      session_calibration = time_opts.calibration == nil and fw.calibration_session() or nil },
+      R, cols, opts.keep, opts.quiet)
   end
   local function run()
     for _, p in ipairs(structs) do
