@@ -133,9 +133,16 @@ enum {
 ** (asynchronous launches: a kernel lasts at least the launch interval; 0: none; a serial
 ** launch is the devices' kernel_overhead). vals: one finite value >= 0 per symbol (a
 ** context may be 0, a mean batch fractional). Devices with host_op > 0 (the host timeline
-** needs the op order) or cache_aware are refused. out: DLB_SVT_COUNT numbers. */
+** needs the op order), host_layer > 0 or cache_aware are refused
+** (dlb_sweep_serve_refusal). out: DLB_SVT_COUNT numbers. */
 DLB_API int dlb_sweep_prog_serve(const dlb_sweep_prog *p, const double *vals, const dlb_roof *op,
                                  const dlb_roof *attn, double min_time, double *out);
+
+/* Why dlb_sweep_prog_serve refuses device d, the one rule (lua/dlbench/serve_graph.lua asks it
+** before compiling): "cache_aware", "host_op > 0" or "host_layer > 0" (the host model needs
+** the step's ops in issue order and its layers' marks, which the compiled classes do not
+** keep); NULL when d can be compiled (d is not otherwise checked: dlb_roof_check). */
+DLB_API const char *dlb_sweep_serve_refusal(const dlb_roof *d);
 
 /* Evaluate the grid: the cartesian product of the value lists of the program's symbols
 ** (nvalues[i] values of symbol i, concatenated in values[0..nvals); the last symbol varies fastest)

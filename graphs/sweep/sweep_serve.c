@@ -18,6 +18,17 @@
 #include "roofline_impl.h"
 #include "sweep_impl.h"
 
+/* Why a device cannot be compiled; see dlb_sweep.h. The host model (host_op, host_layer)
+** needs the step's ops in issue order and its layers' marks, which the compiled classes do
+** not keep. */
+const char *dlb_sweep_serve_refusal(const dlb_roof *d) {
+  if (!d) return NULL;
+  if (d->cache_aware) return "cache_aware";
+  if (d->host_op > 0) return "host_op > 0";
+  if (d->host_layer > 0) return "host_layer > 0";
+  return NULL;
+}
+
 /* Serving's step model at one point; see dlb_sweep.h. */
 int dlb_sweep_prog_serve(const dlb_sweep_prog *p, const double *vals, const dlb_roof *op,
                          const dlb_roof *attn, double min_time, double *out) {
@@ -39,13 +50,10 @@ int dlb_sweep_prog_serve(const dlb_sweep_prog *p, const double *vals, const dlb_
   for (int k = 0; k < 2; k++) {
     int st = dlb_roof_check(dv[k]);
     if (st) return dlb_fail(st, "compiled serving step: device %s: %s", which[k], dlb_last_error());
-    /* the host model (host_op, host_layer) needs the step's ops in issue order and its
-    ** layers' marks, which the compiled classes do not keep */
-    if (dv[k]->cache_aware || dv[k]->host_op > 0 || dv[k]->host_layer > 0)
+    const char *why = dlb_sweep_serve_refusal(dv[k]);
+    if (why)
       return dlb_fail(DLB_EINVAL, "compiled serving step: device %s: %s is not compiled (time "
-                      "the step with dlb.serve.time)", which[k],
-                      dv[k]->cache_aware ? "cache_aware"
-                      : dv[k]->host_op > 0 ? "host_op > 0" : "host_layer > 0");
+                      "the step with dlb.serve.time)", which[k], why);
   }
   size_t n = p->ncls;
   double *mv = dlb_malloc((p->nmono + p->npoly + 10 * n + 2) * sizeof *mv);

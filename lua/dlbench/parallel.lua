@@ -415,7 +415,10 @@ function M.data(o)
     local sp = stats_precision(o.stats)
     -- at another subbatch, the step counted again at it when the stats' graph can (stats_at):
     -- the same rule as dlb.roofline.time of that step, its optimizer launches included
-    local s_sb = sb ~= at and o.per_op ~= false and stats_at(o.stats, sb) or nil
+    -- (not at a subbatch that is not whole, batch / workers = 16.5: no batch a graph can be
+    -- counted at; the data-parallel rule in C refuses it, naming the batch and the workers)
+    local s_sb = sb ~= at and sb == math.floor(sb) and o.per_op ~= false and stats_at(o.stats, sb)
+      or nil
     if sb == at or s_sb then   -- the subbatch's stats: exactly dlb.roofline.time
       roof = R.time(s_sb or o.stats, o.hw, ropts)
       compute, mode = roof.time, roof.mode

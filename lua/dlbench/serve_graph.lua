@@ -763,14 +763,13 @@ end
 
 local SVT = select(2, require("dlbench.desc").enum("DLB_SVT_"))
 
--- Whether configuration c's devices can be compiled (dlb_sweep_prog_serve refuses the host
--- model, host_op or host_layer, which needs the op order and the layers' marks, and
--- cache-aware devices): else nil from M.compiled.
+-- Whether configuration c's devices can be compiled: the C rule dlb_sweep_prog_serve refuses
+-- them by (core.sweep_serve_refusal: the host model, host_op or host_layer, needs the op
+-- order and the layers' marks; cache-aware devices), else nil from M.compiled. The devices
+-- asked are the ones M.compiled passes (one_roof for both where set).
 local function compilable(c)
-  for _, r in ipairs { c.op_roof, c.attn_roof } do
-    if (r.host_op or 0) > 0 or (r.host_layer or 0) > 0 or (r.cache_aware and r.cache_aware ~= 0) then
-      return false
-    end
+  for _, r in ipairs { c.one_roof or c.op_roof, c.one_roof or c.attn_roof } do
+    if core.sweep_serve_refusal(r) then return false end
   end
   return true
 end

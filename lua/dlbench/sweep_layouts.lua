@@ -93,11 +93,15 @@ function M.layouts(builder, space, opts)
     local lnames = { "schedule" } -- the text columns a plan call's rows intern
     for _, k in ipairs(PROV) do lnames[#lnames + 1] = k end
     local ckpt = require "dlbench.sweep_model_checkpoint"
+    local fw = require "dlbench.frameworks"
     CK = ckpt.open_layouts(opts.checkpoint, ckpt.meta({
       dlbench = core.version(), columns = cols, space = mspace, devices = mdev,
       builder = type(builder) == "string" and builder or "function", plan = po0, per_node = per_node,
       pareto = opts.pareto or false, top = opts.top or false, heatmap = opts.heatmap or false,
-      group_by = opts.group_by or false, keep = opts.keep or false }, "layouts"),
+      group_by = opts.group_by or false, keep = opts.keep or false,
+      -- the session's defaults where the plan options leave them to it (nil when unset)
+      session_framework = (po0.framework == nil or po0.framework == "auto") and fw.session() or nil,
+      session_calibration = po0.calibration == nil and fw.calibration_session() or nil }, "layouts"),
       R, cols, opts.keep, lnames, opts.quiet)
   end
   -- one plan call's rows onto buf (nb of them), interned

@@ -613,7 +613,12 @@ function M.model(builder, space, opts)
       layers = layers_dim or false, derive = dnames, stats = stats_opts, time = time_opts,
       throughput = opts.throughput or {}, pareto = opts.pareto or false, top = opts.top or false,
       heatmap = opts.heatmap or false, group_by = opts.group_by or false, keep = opts.keep or false,
-      calls = M.chunk_configs, chunk_configs = ckpt.chunk_configs }, R, cols, opts.keep, opts.quiet)
+      calls = M.chunk_configs, chunk_configs = ckpt.chunk_configs,
+      -- the session's defaults where the options leave them to it (nil, so absent, when unset)
+      session_framework = (stats_opts.framework == nil or stats_opts.framework == "auto")
+        and fw.session() or nil,
+      session_calibration = time_opts.calibration == nil and fw.calibration_session() or nil },
+      R, cols, opts.keep, opts.quiet)
   end
   local function run()
     for _, p in ipairs(structs) do
@@ -646,11 +651,13 @@ function M.model(builder, space, opts)
       local stack = { sm.loss, sm.temp_states, sm.temp_trainable, sm.fixed }
       -- the devices cached per profile TABLE, not per name: a derived profile keeps its
       -- base's name (one call has one stats.framework, so base and derived never meet in
-      -- one cache today; the table keeps it so if a call ever mixes them)
+      -- one cache today; the table keeps it so if a call ever mixes them); and per device
+      -- by its place in the space, not its name: hw:with copies of one device share a name
+      -- ("H100-SXM+mem_bw") whatever their fields
       local bycache = roofcache[prof]
       if not bycache then bycache = {}; roofcache[prof] = bycache end
       for i, dv in ipairs(devs) do
-        local key = dv.name .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given)
+        local key = i .. "\0" .. info.precision .. "\0" .. tostring(info.precision_given)
           .. "\0" .. tostring(info.causal)
         local rc = bycache[key]
         if not rc then

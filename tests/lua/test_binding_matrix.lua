@@ -206,6 +206,7 @@ local good = {
   { "sweep_prog_phase_sync", SP, true },
   { "sweep_prog_finish", SP }, { "sweep_prog_nclasses", SP }, { "sweep_prog_totals", SP, { 2 } },
   { "sweep_prog_time", SP, { 2 }, DEV }, { "sweep_prog_serve", SP, { 2 }, DEV, DEV, 1e-6 },
+  { "sweep_serve_refusal", DEV },
   { "_sweep_eval", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10, 0, 0, 0, 0 }, {}, 1, 0, RDROW, 1 },
   -- refused (RDROW keeps no rows): the arguments' checks still run first
   { "_sweep_keep", SP, { 2 }, { 2, 4 }, { DEV }, { 0, 0, 4, 1e10, 0, 0, 0, 0 }, {}, 1, 0, RDROW, string.rep("0", 128) },

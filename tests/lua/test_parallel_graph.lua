@@ -280,6 +280,12 @@ T.test("data{stats=, hw=} takes the per-worker time from dlb.roofline.time", fun
   T.near(r3.compute, whole(16) * dlb.roofline.time(s8, A100).time / whole(8), 1e-12, "subbatch 16, estimated")
   T.eq(r3.roofline.mode, "per_op_scaled", "scaled mode reported")
   T.eq(r3.roofline.counted_at, nil, "not counted again")
+  -- a batch that is not a whole multiple of the workers (66 / 4 = 16.5) is refused by the
+  -- data-parallel rule (C), naming the batch and the workers; it was first counted again at
+  -- 16.5 samples, which raised "binding b = 16.5 must be a positive integer", a value the
+  -- caller never gave
+  T.checkerr("a batch of 66 over 4 workers is 16.5 samples per worker", P.data,
+    { stats = s, stats_batch = 8, hw = A100, workers = 4, batch = 66 })
   -- a graph changed since its stats (g:freeze): not counted again (that would time another
   -- step), and not estimated either: the estimate's per-op time is dlb.roofline.time's, which
   -- refuses such algorithmic stats (it would recount them through the changed graph)

@@ -118,6 +118,26 @@ T.test("dlb_sweep_prog_serve: the per-op rule per class, the launch floor, atten
   T.checkerr("not finished", core.sweep_prog_serve, layered, { 1, 1 }, op, at, 0)
 end)
 
+T.test("one refusal rule: core.sweep_serve_refusal is what sweep_prog_serve refuses by", function()
+  -- serve_graph.lua asks the C rule (no Lua copy): each refused field's reason is the one the
+  -- compiled step's message names, and a device without them is compiled
+  T.eq(core.sweep_serve_refusal { peak = 1e12, bw = 1e11 }, nil, "plain device")
+  T.eq(core.sweep_serve_refusal { peak = 1e12, bw = 1e11, host_op = 0, host_layer = 0 }, nil, "zeros")
+  local g = dlb.graph("refusal")
+  local x = g:input("x", { "b", 4 })
+  g:kernel({ x }, { "b", 4 }, { flops = "1000000000*b", bytes = 1e6 })
+  local prog = core._sweep_prog_new({ "b" }, false)
+  core._sweep_prog_add(prog, g._h, (g:step_options { inference = true }), 1)
+  core.sweep_prog_finish(prog)
+  local ok = { peak = 1e12, bw = 1e11 }
+  for _, f in ipairs { { "host_op", 1e-6, "host_op > 0" }, { "host_layer", 1e-5, "host_layer > 0" },
+    { "cache_aware", true, "cache_aware" } } do
+    local d = { peak = 1e12, bw = 1e11, [f[1]] = f[2] }
+    T.eq(core.sweep_serve_refusal(d), f[3], f[1])
+    T.checkerr("device op: " .. f[3] .. " is not compiled", core.sweep_prog_serve, prog, { 2 }, d, ok, 0)
+  end
+end)
+
 T.test("calibration = \"validated\": the compiled sweep equals the graph path (issue 29)", function()
   -- the chip's CALIBRATED flops_eff (H100 fp8 and fp16, A100 fp16) and L40S, which has none
   local m = S.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 })

@@ -361,6 +361,25 @@ T.test("dlb.sweep.model: base and derived profile in consecutive calls, each its
   assert(math.abs(seen.fsdp - seen[d]) > 1e-3 * seen.fsdp, "the derivation moves the time")
 end)
 
+-- The device cache is per device of the space, not per name: two hw:with copies of one
+-- device with different fields share the name "H100-SXM+mem_bw"; a cache keyed by the name
+-- gave the second the first one's roof (its rows the first device's times).
+T.test("dlb.sweep.model: two devices of one name, each row its own device's time", function()
+  local H = dlb.hw.get("H100-SXM")
+  local a, b = H:with { mem_bw = 1e12 }, H:with { mem_bw = 3e12 }
+  T.eq(a.name, b.name, "one name")
+  local g = gpt { layers = 2, hidden = 256, heads = 4, batch = "batch", seq = "seq" }
+  local r = dlb.sweep.model(gpt, { layers = { 2 }, hidden = { 256 }, heads = { 4 }, batch = { 4 },
+    seq = { 128 }, device = { a, b } }, { bind = { "batch", "seq" }, stats = { precision = "mixed" },
+    keep = true })
+  T.eq(r.rows:count(), 2, "rows")
+  local st = g:stats { batch = 4, seq = 128, precision = "mixed" }
+  local ta, tb = dlb.roofline.time(st, a).time, dlb.roofline.time(st, b).time
+  assert(math.abs(ta - tb) > 1e-3 * ta, "the bandwidth moves the time: " .. ta .. " vs " .. tb)
+  T.near(r.rows:row(1).time, ta, 1e-9, "first device")
+  T.near(r.rows:row(2).time, tb, 1e-9, "second device")
+end)
+
 -- issue [19], one configuration one time: the compiled sweep runs megatron-lm's phase syncs
 -- (sync = "phase": each pass from a synchronisation point) and a derived profile's per-layer
 -- host cost (dispatch.per_layer: before each layer's forward) as dlb.roofline.time does
