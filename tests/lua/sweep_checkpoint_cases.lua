@@ -81,7 +81,8 @@ function M.slow_script(def, sweep, delay, ck, prelude)
     "local o = {}\nfor k, v in pairs(OPTS) do o[k] = v end\n",
     string.format("o.checkpoint = %q\n", ck),
     sweep, "(function(p)\n",
-    string.format("  local t = dlb.core.sys_now(); while dlb.core.sys_now() - t < %g do end\n", delay),
+    -- (a wait that burns no CPU: poll on no descriptors; a Ctrl-C ends it early)
+    string.format("  dlb.core._proc_poll({}, %g)\n", delay),
     "  return build(p)\n",
     "end, SPACE, o)\n" }
 end

@@ -122,7 +122,7 @@ local function all_reaped(pids, what)
 end
 
 local function slowish(p)
-  local t = core.sys_now(); while core.sys_now() - t < 0.002 do end
+  core._proc_poll({}, 0.002)   -- a slow row that burns no CPU
   return { v = p.k }
 end
 

@@ -72,7 +72,7 @@ else
 fi
 
 # Ctrl-C during a sweep: the bar's line is cleared, the note names dlb.sweep.last()
-tm_line 'dlb.sweep({k = dlb.range(1, 100000, "+1")}, function(p) local t = dlb.core.sys_now() while dlb.core.sys_now() - t < 0.002 do end return {v = p.k} end, {jobs = 1, progress = true})'
+tm_line 'dlb.sweep({k = dlb.range(1, 100000, "+1")}, function(p) dlb.core._proc_poll({}, 0.002) return {v = p.k} end, {jobs = 1, progress = true})'
 i=0
 while [ $i -lt 200 ] && ! tm_screen | grep -q "sweep \[.*\] [1-9][0-9]*/100000"; do sleep 0.05; i=$((i + 1)); done
 tm_keys C-c

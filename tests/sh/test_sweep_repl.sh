@@ -12,7 +12,7 @@ tm_start "DLBENCH_HISTORY= INPUTRC=/dev/null HOME=$(printf %q "$tmp") $(printf %
 tm_wait "dlbench>" 1 10 || { t_fail "repl started" "$(tm_screen | tail -n 5)"; t_done; exit 1; }
 tm_line 'f = io.popen("echo $PPID"); me = f:read("*l"); f:close()'
 for jobs in 2 4; do
-  tm_line "pcall(dlb.sweep, {k = dlb.range(1, 4000, \"+1\")}, function(p) local t = dlb.core.sys_now() while dlb.core.sys_now() - t < 0.005 do end return {v = p.k} end, {jobs = $jobs, quiet = true, progress = false}) print(\"NOT \" .. \"INTERRUPTED\")"
+  tm_line "pcall(dlb.sweep, {k = dlb.range(1, 4000, \"+1\")}, function(p) dlb.core._proc_poll({}, 0.005) return {v = p.k} end, {jobs = $jobs, quiet = true, progress = false}) print(\"NOT \" .. \"INTERRUPTED\")"
   # wait until the workers run, then Ctrl-C
   i=0
   while [ $i -lt 100 ] && [ "$(tm_screen | grep -c 'interrupted!')" -lt $((jobs / 2)) ]; do
