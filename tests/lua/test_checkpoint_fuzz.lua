@@ -189,18 +189,9 @@ local function fuzz(kind, cases, path, valid, run, ref, fname, tolerated, reseal
   return stats
 end
 
--- A table's text: every column's values, numbers as %.17g, in row order.
-local function text(t)
-  local out = { table.concat(t:columns(), ",") }
-  for _, c in ipairs(t:columns()) do
-    local col = t:column(c)
-    for i = 1, t:count() do
-      local v = col[i]
-      out[#out + 1] = type(v) == "number" and string.format("%.17g", v) or tostring(v)
-    end
-  end
-  return table.concat(out, " ")
-end
+-- A table's text: every column's values, numbers as %.17g, in row order (the checkpoint
+-- tests' one helper).
+local text = require("sweep_checkpoint_cases").text
 
 -- ---------------------------------------------------------------- dlb.sweep (CSV rows)
 
