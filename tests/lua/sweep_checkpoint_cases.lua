@@ -145,6 +145,28 @@ function M.lock(T, S)
   T.eq(S.run(S.file).resumed, S.chunks, "runs once the lock is gone")
 end
 
+-- The session's default profile and calibration decide the rows as the options do (where
+-- the options leave them to it): a run under another session default is another sweep (it
+-- resumed the first run's chunks, then ran the rest under the new default): refused, the
+-- checkpoint S.file unchanged.
+function M.session_defaults(T, S)
+  local fw = require "dlbench.frameworks"
+  local before = M.slurp(S.file)
+  local saved_fw, saved_cal = fw.session(), fw.calibration_session()
+  fw.default("megatron-lm")
+  local okf, ef = pcall(S.run, S.file)
+  fw.default(saved_fw)
+  T.eq(okf, false, "another session profile refused")
+  T.checkerr("is not a checkpoint of this sweep", error, tostring(ef))
+  T.eq(M.slurp(S.file), before, "unchanged (another session profile)")
+  fw.default_calibration("validated")
+  local okc, ec = pcall(S.run, S.file)
+  fw.default_calibration(saved_cal)
+  T.eq(okc, false, "another session calibration refused")
+  T.checkerr("is not a checkpoint of this sweep", error, tostring(ec))
+  T.eq(M.slurp(S.file), before, "unchanged (another session calibration)")
+end
+
 -- A checkpoint that is no file name, or a device: named with the function.
 function M.names(T, S)
   T.checkerr(S.fn .. ": checkpoint must be a file name", S.run, 3)

@@ -176,23 +176,8 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   T.eq(slurp(CK0), before, "unchanged (another plan spec)")
   T.checkerr("left unchanged", dlb.sweep.layouts, build, SPACE, with { checkpoint = CK0, keep = false })
   T.eq(slurp(CK0), before, "unchanged (no kept rows)")
-  -- the session's default profile and calibration decide the plans as plan.framework and
-  -- plan.calibration do: another session default is another sweep (it resumed the first
-  -- run's chunks, then planned the rest under the new default)
-  local fw = require "dlbench.frameworks"
-  local saved_fw, saved_cal = fw.session(), fw.calibration_session()
-  fw.default("megatron-lm")
-  local okf, ef = pcall(dlb.sweep.layouts, build, SPACE, with { checkpoint = CK0 })
-  fw.default(saved_fw)
-  T.eq(okf, false, "another session profile refused")
-  T.checkerr("is not a checkpoint of this sweep", error, tostring(ef))
-  T.eq(slurp(CK0), before, "unchanged (another session profile)")
-  fw.default_calibration("validated")
-  local okc, ec = pcall(dlb.sweep.layouts, build, SPACE, with { checkpoint = CK0 })
-  fw.default_calibration(saved_cal)
-  T.eq(okc, false, "another session calibration refused")
-  T.checkerr("is not a checkpoint of this sweep", error, tostring(ec))
-  T.eq(slurp(CK0), before, "unchanged (another session calibration)")
+  -- another session default profile or calibration: another sweep
+  U.session_defaults(T, S)
   -- a dlb.sweep.model checkpoint, a CSV: not this kind
   U.other_kinds(T, S, { "x,y\n1,2\n", "dlb.sweep.model checkpoint 2 {}\n" })
   -- a chunk line that is not one (a damaged file): named, unchanged

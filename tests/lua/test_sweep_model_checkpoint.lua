@@ -155,23 +155,8 @@ T.test("checkpoint: another sweep's checkpoint, or not a checkpoint, is refused 
   T.eq(slurp(CK0), before, "unchanged (another reduction)")
   T.checkerr("left unchanged", dlb.sweep.model, build, SPACE, with { checkpoint = CK0, keep = false })
   T.eq(slurp(CK0), before, "unchanged (no kept rows)")
-  -- the session's defaults decide the rows as the options do (stats.framework,
-  -- time.calibration not given): another session default profile or calibration is another
-  -- sweep (it resumed the first run's chunks, then ran the rest under the new default)
-  local fw = require "dlbench.frameworks"
-  local saved_fw, saved_cal = fw.session(), fw.calibration_session()
-  fw.default("megatron-lm")
-  local okf, ef = pcall(dlb.sweep.model, build, SPACE, with { checkpoint = CK0 })
-  fw.default(saved_fw)
-  T.eq(okf, false, "another session profile refused")
-  T.checkerr("is not a checkpoint of this sweep", error, tostring(ef))
-  T.eq(slurp(CK0), before, "unchanged (another session profile)")
-  fw.default_calibration("validated")
-  local okc, ec = pcall(dlb.sweep.model, build, SPACE, with { checkpoint = CK0 })
-  fw.default_calibration(saved_cal)
-  T.eq(okc, false, "another session calibration refused")
-  T.checkerr("is not a checkpoint of this sweep", error, tostring(ec))
-  T.eq(slurp(CK0), before, "unchanged (another session calibration)")
+  -- another session default profile or calibration: another sweep
+  U.session_defaults(T, S)
   -- a dlb.sweep CSV checkpoint, or any other file, with or without a final line break
   U.other_kinds(T, S, { "x,y\n1,2\n", "x,y\n1,2" })
   -- a chunk line that is not one (a damaged file): named, unchanged
