@@ -11,29 +11,12 @@
 #include <string.h>
 
 #include "dlbench.h"
+#include "mlp_fixture.h"
 #include "check.h"
 #include "sweep_impl.h" /* only to take a program's peak away (the kept rows' fallback) */
 
 /* An MLP of `layers` hidden layers of width 64 on an input [b, 32], mse loss. */
-static dlb_graph *mlp(int layers) {
-  dlb_graph *g = dlb_graph_new("mlp");
-  const char *xd[] = {"b", "32"}, *yd[] = {"b", "64"};
-  int x, y, out;
-  dlb_graph_tensor(g, "x", DLB_ROLE_INPUT, 0, 2, xd, &x);
-  dlb_graph_linear(g, x, "64", 1, "in", &x);
-  for (int l = 0; l < layers; l++) {
-    char name[32];
-    snprintf(name, sizeof name, "h%d", l);
-    dlb_graph_layer(g, name);
-    dlb_graph_linear(g, x, "64", 1, name, &x);
-    dlb_graph_op1(g, dlb_graph_op_type("relu"), NULL, x, -1, 0, 0, &x);
-  }
-  dlb_graph_layer(g, NULL);
-  dlb_graph_tensor(g, "y", DLB_ROLE_LABEL, 0, 2, yd, &y);
-  dlb_graph_op1(g, dlb_graph_op_type("mse"), "loss", x, y, 0, 0, &out);
-  dlb_graph_set_loss(g, out);
-  return g;
-}
+static dlb_graph *mlp(int layers) { return mlp_fixture(layers, "32", "64"); }
 
 static dlb_roof device(void) {
   dlb_roof d;

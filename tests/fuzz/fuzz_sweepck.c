@@ -24,27 +24,10 @@
 #include <string.h>
 
 #include "dlbench.h"
+#include "../mlp_fixture.h"
 
 /* An MLP of `layers` hidden layers of width 16 on an input [b, 8], mse loss. */
-static dlb_graph *mlp(int layers) {
-  dlb_graph *g = dlb_graph_new("mlp");
-  const char *xd[] = {"b", "8"}, *yd[] = {"b", "16"};
-  int x, y, out;
-  dlb_graph_tensor(g, "x", DLB_ROLE_INPUT, 0, 2, xd, &x);
-  dlb_graph_linear(g, x, "16", 1, "in", &x);
-  for (int l = 0; l < layers; l++) {
-    char name[32];
-    snprintf(name, sizeof name, "h%d", l);
-    dlb_graph_layer(g, name);
-    dlb_graph_linear(g, x, "16", 1, name, &x);
-    dlb_graph_op1(g, dlb_graph_op_type("relu"), NULL, x, -1, 0, 0, &x);
-  }
-  dlb_graph_layer(g, NULL);
-  dlb_graph_tensor(g, "y", DLB_ROLE_LABEL, 0, 2, yd, &y);
-  dlb_graph_op1(g, dlb_graph_op_type("mse"), "loss", x, y, 0, 0, &out);
-  dlb_graph_set_loss(g, out);
-  return g;
-}
+static dlb_graph *mlp(int layers) { return mlp_fixture(layers, "8", "16"); }
 
 static dlb_sweep_prog *prog;
 static int debug; /* FUZZ_SWEEPCK_DEBUG=1: why an input was refused, on stderr */
