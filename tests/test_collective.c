@@ -8,7 +8,7 @@
 #include "dlbench.h"
 #include "check.h"
 
-static const dlb_par_link L = { 10e9, 5e-6, 0.8 };  /* 10 GB/s at 80%: beta = 1/8e9 */
+static const dlb_par_link L = { 10e9, 5e-6, 0.8, 0 };  /* 10 GB/s at 80%: beta = 1/8e9 */
 static const double beta = 1.0 / 8e9, alpha = 5e-6, S = 1e9;
 
 static double T(int op, int algo, double bytes, double n, double shards) {
@@ -96,7 +96,7 @@ static void parameter_server(void) {
 
 /* Hierarchical: ring RS(S, g) on intra + allreduce(S/g, nodes) on inter + ring AG(S, g). */
 static void hierarchical(void) {
-  dlb_par_link intra = { 100e9, 1e-6, 1 }, inter = { 12.5e9, 5e-6, 1 };
+  dlb_par_link intra = { 100e9, 1e-6, 1, 0 }, inter = { 12.5e9, 5e-6, 1, 0 };
   dlb_par_coll c;
   CHECK(dlb_par_allreduce_hier(S, 8, 4, DLB_ALGO_RING, &intra, &inter, &c) == DLB_OK);
   double rs = 7 * 1e-6 + 7.0 / 8 * S / 100e9;
@@ -119,7 +119,7 @@ static void hierarchical(void) {
 
 static void bad_input(void) {
   dlb_par_coll c;
-  dlb_par_link bad = { 0, 1e-6, 1 };
+  dlb_par_link bad = { 0, 1e-6, 1, 0 };
   CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 8, 0, &bad, &c) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "bandwidth") != NULL);
   CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 2.5, 0, &L, &c) == DLB_EINVAL);
@@ -130,14 +130,14 @@ static void bad_input(void) {
   CHECK(dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_TREE, S, 8, 0, &L, &c) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "not defined") != NULL);
   CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, NAN, 8, 0, &L, &c) == DLB_EINVAL);
-  dlb_par_link eff = { 1e9, 0, 1.5 };
+  dlb_par_link eff = { 1e9, 0, 1.5, 0 };
   CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, S, 8, 0, &eff, &c) == DLB_EINVAL);
 }
 
 /* QA regression: a cluster of per_node 0 and intra bw -1 used to give 1.875e9 s. */
 static void bad_cluster(void) {
   dlb_par_coll c;
-  dlb_par_link neg = { -1, 0, 0 }, one = { 1, 0, 0 }, good = { 100e9, 1e-6, 1 };
+  dlb_par_link neg = { -1, 0, 0, 0 }, one = { 1, 0, 0, 0 }, good = { 100e9, 1e-6, 1, 0 };
   dlb_par_cluster cl = { 0, 2, neg, one, 0, 0, 0 };
   CHECK(dlb_par_allreduce_cluster(1e9, 16, DLB_ALGO_RING, &cl, &c) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "intra: link bandwidth must be a positive") != NULL);
@@ -155,7 +155,7 @@ static void bad_cluster(void) {
   dlb_par_coll c2;
   CHECK(dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, 1e6, 1e15, 0, &good, &c2) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "ranks must be at most 1e12, got 1e+15") != NULL);
-  dlb_par_link lat = { 1e9, -1, 1 }, nanbw = { NAN, 0, 1 }, eff = { 1e9, 0, 2 };
+  dlb_par_link lat = { 1e9, -1, 1, 0 }, nanbw = { NAN, 0, 1, 0 }, eff = { 1e9, 0, 2, 0 };
   dlb_par_cluster l1 = { 8, 2, good, lat, 0, 0, 0 }, l2 = { 8, 2, nanbw, good, 0, 0, 0 },
                   l3 = { 8, 2, good, eff, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &l1, 0) == DLB_EINVAL);
@@ -163,7 +163,7 @@ static void bad_cluster(void) {
   CHECK(dlb_par_cluster_check("x", &l2, 0) == DLB_EINVAL);
   CHECK(dlb_par_cluster_check("x", &l3, 0) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "efficiency") != NULL);
-  dlb_par_link none = { 0, 0, 0 };
+  dlb_par_link none = { 0, 0, 0, 0 };
   dlb_par_cluster nolink = { 8, 2, none, none, 0, 0, 0 };
   CHECK(dlb_par_cluster_check("x", &nolink, 0) == DLB_EINVAL);
   /* devices must fit a sized cluster: 8 x 2 = 16 */
@@ -246,7 +246,7 @@ static void nccl_model(void) {
 ** of 16 with one rank per node (tp 8) shares them with the node's 7 other groups: 12.5 GB/s;
 ** with nics 0 every device has its own NIC (8 x 25 GB/s / 8). */
 static void nccl_topology(void) {
-  dlb_par_link nv = { 300e9, 1e-6, 0.8 }, ib = { 25e9, 5e-6, 0 };
+  dlb_par_link nv = { 300e9, 1e-6, 0.8, 0 }, ib = { 25e9, 5e-6, 0, 0 };
   dlb_par_cluster cl = { 8, 2, nv, ib, 4, 3, 0 };
   dlb_nccl_topo t;
   CHECK(dlb_par_nccl_topo(&cl, 16, 8, &t) == DLB_OK);
@@ -271,7 +271,7 @@ static void nccl_topology(void) {
 ** tier, both tiers at once (the hand derivation in collective.c). 8 per node; intra
 ** 100 GB/s, 1 us; inter the 10 GB/s at 80% link L. */
 static void alltoall_cluster(void) {
-  dlb_par_cluster cl = { 8, 4, { 100e9, 1e-6, 0 }, L, 0, 0, 0 };
+  dlb_par_cluster cl = { 8, 4, { 100e9, 1e-6, 0, 0 }, L, 0, 0, 0 };
   dlb_par_coll c;
   /* within one node: the one-tier formula, 7 a + 7/8 S / bw */
   CHECK(dlb_par_alltoall_cluster(S, 8, 1, &cl, &c) == DLB_OK);

@@ -123,7 +123,7 @@ static void data_parallel(void) {
   ** (tuning.cc v2.19; tree's 0.92 x 0.5 and LL128's 0.92 lose): bus bandwidth min(300,
   ** 8 x 25) = 200 GB/s x n / nsteps = 16 / 30; latency baseLat 8.4 + (30 - 4) x max(NVLink
   ** 3.4, net overhead 3) + 4 x net 14.0 = 152.8 us, x 1.4 (ring plateau, NVLink 3). */
-  dlb_par_cluster two = { 8, 2, { 300e9, 0, 0 }, { 25e9, 0, 0 }, 8, 3, 0 };
+  dlb_par_cluster two = { 8, 2, { 300e9, 0, 0, 0 }, { 25e9, 0, 0, 0 }, 8, 3, 0 };
   memset(&o, 0, sizeof o);
   o.workers = 16; o.subbatch = 128; o.nccl = 1;
   CHECK(dlb_par_data(&w, &V100, &two, &o, &r) == DLB_OK);

@@ -39,6 +39,9 @@ static int check_link(const char *what, const dlb_par_link *l) {
     return dlb_fail(DLB_EINVAL, "%s: link latency must be >= 0 s, got %g", what, l->latency);
   if (!(l->eff >= 0 && l->eff <= 1))
     return dlb_fail(DLB_EINVAL, "%s: link efficiency must be in (0, 1], got %g", what, l->eff);
+  if (!(l->nccl_latency >= 0) || !isfinite(l->nccl_latency))
+    return dlb_fail(DLB_EINVAL, "%s: link nccl_latency must be >= 0 s, got %g", what,
+                    l->nccl_latency);
   return DLB_OK;
 }
 
@@ -65,7 +68,8 @@ int dlb_par_cluster_check(const char *what, const dlb_par_cluster *cl, double de
   for (int i = 0; i < 2; i++) {
     const dlb_par_link *l = tier[i];
     if (link_absent(l) || (isfinite(l->bw) && l->bw > 0 && isfinite(l->latency) &&
-                           l->latency >= 0 && l->eff >= 0 && l->eff <= 1))
+                           l->latency >= 0 && l->eff >= 0 && l->eff <= 1 &&
+                           l->nccl_latency >= 0 && isfinite(l->nccl_latency)))
       continue;   /* the message is formatted only on failure (the planner calls this often) */
     snprintf(buf, sizeof buf, "%s: cluster %s", what, dlb_tname[i]);
     return check_link(buf, l);

@@ -45,6 +45,11 @@ typedef struct dlb_par_link {
   double bw;        /* bytes/s */
   double latency;   /* s */
   double eff;       /* 0..1; 0 = 1 */
+  double nccl_latency; /* s added to every NCCL collective (dlb_par_nccl) whose group runs on
+                        this tier (intra: one node; inter: across nodes), beyond tuning.cc's
+                        latencies: a CALIBRATION from measured nccl-tests times
+                        (dlb.parallel.calibrate_collective); 0 = none. The alpha-beta
+                        collectives (dlb_par_collective) do not read it. */
 } dlb_par_link;
 
 /* What a collective costs. */
@@ -564,6 +569,9 @@ typedef struct dlb_nccl_topo {
                         4 Hopper, 5 Blackwell: picks the compute-capability rows and LL128 */
   double nvls;       /* 1: NVLink SHARP (NVSwitch 3rd gen, Hopper HGX): the NVLS algorithms */
   double channels;   /* NCCL channels (0 = 16, assumed): only for the ring plateau rule */
+  double latency_add; /* s added to every algorithm's and protocol's latency (so NCCL's
+                        choice is unchanged): the tier's nccl_latency (dlb_par_nccl_topo);
+                        0 = none, >= 0 */
 } dlb_nccl_topo;
 
 typedef struct dlb_nccl_result {
@@ -584,7 +592,9 @@ DLB_API int dlb_par_nccl(int op, double bytes, const dlb_nccl_topo *t, int algo,
 /* The topology of a group of `ranks` devices of cluster cl, `per_node` of them in each of
 ** its nodes (ranks / per_node nodes): bw_intra from cl->intra, bw_inter from the node's
 ** NICs (cl->nics x cl->inter.bw, or one per device when nics is 0) shared by the
-** cl->per_node / per_node groups of a node that run at once; nvlink, nvls from cl. */
+** cl->per_node / per_node groups of a node that run at once; nvlink, nvls from cl;
+** latency_add the nccl_latency of the tier the group runs on (intra on one node, inter
+** across nodes). */
 DLB_API int dlb_par_nccl_topo(const dlb_par_cluster *cl, double ranks, double per_node,
                               dlb_nccl_topo *out);
 /* DLB_FFI_END */

@@ -151,6 +151,7 @@ static double algo_time(int op, int a, int p, double bytes, const dlb_nccl_topo 
   if (a == DLB_NCCL_RING && p == DLB_NCCL_SIMPLE && t->nodes > 1 && op == DLB_COLL_ALLREDUCE
       && bytes / (ch * t->ranks) >= 64)
     lat *= t->nvlink >= 3 ? 1.4 : 1.9;   /* Plateau effect of ring (minCompCap < 80: 1.9) */
+  lat += t->latency_add * 1e6;   /* a measured latency the tables lack (0: none), every pair */
   *lat_s = lat * 1e-6;
   *bw_bs = bw * 1e9;
   return lat * 1e-6 + bytes / (1000 * bw) * 1e-6;
@@ -178,6 +179,8 @@ static int check_topo(const dlb_nccl_topo *t) {
     return dlb_fail(DLB_EINVAL, "nccl: nvls must be 0 or 1, got %g", t->nvls);
   if (!(t->channels >= 0) || !isfinite(t->channels))
     return dlb_fail(DLB_EINVAL, "nccl: channels must be >= 0 (0: 16), got %g", t->channels);
+  if (!(t->latency_add >= 0) || !isfinite(t->latency_add))
+    return dlb_fail(DLB_EINVAL, "nccl: latency_add must be >= 0 s, got %g", t->latency_add);
   return DLB_OK;
 }
 
@@ -256,6 +259,9 @@ int dlb_par_nccl_topo(const dlb_par_cluster *cl, double ranks, double per_node,
   out->nvlink = cl->intra.bw > 0 ? cl->nvlink : 0;
   out->nvls = cl->nvls;
   out->channels = 0;
+  /* the measured latency of the tier the group runs on (a CALIBRATION; 0: none) */
+  out->latency_add = out->nodes > 1 ? (cl->inter.bw > 0 ? cl->inter : cl->intra).nccl_latency
+                                    : in->nccl_latency;
   return DLB_OK;
 }
 

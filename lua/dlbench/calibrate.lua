@@ -274,4 +274,152 @@ doc.doc(M.calibrate, "dlb.hw.calibrate(hw, {{stats=, time=[, label=, time_opts=]
   .. "ceiling) to measured times through dlb.roofline.time: least absolute log error "
   .. "(or Huber) by Nelder-Mead, a seeded holdout split; fit = {fields=, not_identifiable=, "
   .. "fit_error=, holdout_error=, median_abs=, p90_abs=, n_fit=, n_holdout=, table=}")
+
+-- == a collective tier from measured (gpus, bytes, time) rows ===========================
+-- dlb.parallel.calibrate_collective: fit one link tier of a cluster, its bandwidth
+-- efficiency `eff` and `nccl_latency` (seconds added to every NCCL collective on that tier;
+-- C's dlb_par_link), to measured collective times such as nccl-tests' all_reduce_perf
+-- table: least squares in log time over the rows, the predictions made by
+-- dlb.parallel.nccl (graphs/parallel/nccl.c: NCCL's algorithm and protocol choice stays
+-- its own; nccl_latency is added to every pair's latency alike). Bytes follow
+-- dlb.parallel.nccl's convention, which is nccl-tests' `size` column for all_reduce and
+-- broadcast: the buffer each rank holds (count x type size; nccl-tests' busbw is its
+-- algbw x 2(n-1)/n, the ring's). docs/parallel.md.
+M.collective_fields = { "eff", "nccl_latency" }
+local coll_opts = { op = true, tier = true, fields = true, max_evals = true }
+local LAT_MAX_US = 1e5   -- the search's bound on nccl_latency: 0.1 s
+
+function M.collective(cluster, meas, opts)
+  local fn = "parallel.calibrate_collective"   -- dlb.parallel's own prefix (its rethrow)
+  local P = require "dlbench.parallel"
+  opts = options.check(opts, coll_opts, fn, 3)
+  local okc, cl = pcall(P.cluster, type(cluster) == "table" and cluster or {})
+  if type(cluster) ~= "table" or not okc then
+    error(fn .. ": cluster must be a dlb.parallel.cluster{...}" .. (okc and "" or (": " .. tostring(cl):gsub("^.-: ", ""))), 3)
+  end
+  local op = opts.op or "allreduce"
+  local tier = opts.tier or "intra"
+  if tier ~= "intra" and tier ~= "inter" then
+    error(fn .. ": tier must be \"intra\" (rows on one node) or \"inter\" (rows across nodes), got " .. tostring(tier), 3)
+  end
+  if not cl[tier] then error(fn .. ": the cluster has no " .. tier .. " link to calibrate", 3) end
+  local fields = opts.fields or M.collective_fields
+  if type(fields) ~= "table" or #fields == 0 then
+    error(fn .. ": fields must be a non-empty list of \"eff\" and/or \"nccl_latency\"", 3)
+  end
+  local fit_eff, fit_lat = false, false
+  for _, f in ipairs(fields) do
+    if f == "eff" then fit_eff = true elseif f == "nccl_latency" then fit_lat = true
+    else error(fn .. ": " .. options.message(tostring(f), M.collective_fields, fn, "field"), 3) end
+  end
+  if type(meas) ~= "table" or #meas == 0 then
+    error(fn .. ": rows must be a non-empty list of {gpus=, bytes=, time=[, per_node=]}", 3)
+  end
+  local gnode = cl.per_node
+  local rows = {}
+  for i, m in ipairs(meas) do
+    local w = string.format("%s: rows[%d]", fn, i)
+    if type(m) ~= "table" then error(w .. " must be a table {gpus=, bytes=, time=}", 3) end
+    local function need(k, v, ok, what)
+      if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge or not ok(v) then
+        error(string.format("%s.%s must be %s, got %s", w, k, what, tostring(v)), 4)
+      end
+      return v
+    end
+    local g = need("gpus", m.gpus, function(v) return v >= 2 and v == math.floor(v) end,
+      "a whole number >= 2 (ranks)")
+    local b = need("bytes", m.bytes, function(v) return v > 0 end, "a number of bytes > 0")
+    local t = need("time", m.time, function(v) return v > 0 end, "positive seconds")
+    local pn = m.per_node
+    if pn == nil then pn = tier == "intra" and g or math.min(g, gnode) end
+    need("per_node", pn, function(v) return v >= 1 and v == math.floor(v) and v <= g end,
+      "a whole number in 1..gpus")
+    if tier == "intra" and pn ~= g then
+      error(string.format("%s: the intra tier is calibrated from rows on one node: per_node %g of %g gpus", w, pn, g), 3)
+    end
+    if tier == "inter" and pn >= g then
+      error(string.format("%s: the inter tier is calibrated from rows across nodes: per_node %g of %g gpus", w, pn, g), 3)
+    end
+    if pn > gnode then
+      error(string.format("%s: %g ranks per node in the cluster's nodes of %g", w, pn, gnode), 3)
+    end
+    rows[i] = { gpus = g, bytes = b, time = t, per_node = pn, label = m.label }
+  end
+  local base = cl[tier]
+  local function cluster_at(eff, lat)
+    local c = {}
+    for k, v in pairs(cl) do c[k] = v end
+    c[tier] = { bw = base.bw, latency = base.latency, eff = eff, nccl_latency = lat }
+    return c
+  end
+  local function times(c)
+    local out = {}
+    for i, r in ipairs(rows) do
+      local okp, x = pcall(function() return P.nccl(op, r.bytes, P.nccl_topo(c, r.gpus, r.per_node)) end)
+      if not okp then error(string.format("%s: rows[%d]: %s", fn, i, tostring(x):gsub("^.-: ", "")), 0) end
+      out[i] = x
+    end
+    return out
+  end
+  local eff0, lat0 = base.eff or 1, base.nccl_latency or 0
+  -- the search's coordinates: log eff in [log 1e-3, 0], nccl_latency in us in [0, 1e5]
+  local function unpack_u(u)
+    local k, eff, lat = 1, eff0, lat0
+    if fit_eff then eff = math.min(1, math.exp(u[k])); k = k + 1 end
+    if fit_lat then lat = math.max(0, u[k]) * 1e-6 end
+    return eff, lat
+  end
+  local function objective(u)
+    local eff, lat = unpack_u(u)
+    local okt, ts = pcall(times, cluster_at(eff, lat))
+    if not okt then return math.huge end
+    local s = 0
+    for i, r in ipairs(rows) do s = s + math.log(ts[i].time / r.time) ^ 2 end
+    return s
+  end
+  local x0, st, lo, hi = {}, {}, {}, {}
+  if fit_eff then
+    x0[#x0 + 1], st[#st + 1], lo[#lo + 1], hi[#hi + 1] = math.log(math.max(eff0, 1e-3)), -0.3, math.log(1e-3), 0
+  end
+  if fit_lat then
+    x0[#x0 + 1], st[#st + 1], lo[#lo + 1], hi[#hi + 1] = math.min(lat0 * 1e6, LAT_MAX_US), 10, 0, LAT_MAX_US
+  end
+  local mz = core.minimizer_new(x0, st, lo, hi, 1e-14, opts.max_evals or 2000 * #x0)
+  while true do
+    local u = core.minimizer_ask(mz)
+    if not u then break end
+    core.minimizer_tell(mz, objective(u))
+  end
+  local best_u, _, evals = core.minimizer_best(mz)
+  local eff, lat = unpack_u(best_u)
+  local out = cluster_at(eff, lat)
+  local before, after = times(cl), times(out)
+  local T = require "dlbench.table"
+  local tab, eb, ea = {}, {}, {}
+  local ss = 0
+  for i, r in ipairs(rows) do
+    local a = after[i]
+    tab[i] = { label = r.label or tostring(i), gpus = r.gpus, per_node = r.per_node, bytes = r.bytes,
+      measured = r.time, before = before[i].time, predicted = a.time, ratio = a.time / r.time,
+      algo = a.algo .. "/" .. a.proto }
+    eb[i], ea[i] = math.abs(before[i].time / r.time - 1), math.abs(a.time / r.time - 1)
+    ss = ss + math.log(a.time / r.time) ^ 2
+  end
+  local rec = { eff = eff, nccl_latency = lat, tier = tier, op = op, n = #rows, evals = evals,
+    eff_at_bound = fit_eff and eff >= 1 - 1e-9 or nil,
+    rms_log = math.sqrt(ss / #rows),
+    median_abs_before = percentile(eb, 50), median_abs = percentile(ea, 50),
+    max_abs_before = math.max(table.unpack(eb)), max_abs = math.max(table.unpack(ea)),
+    table = T.new(tab, { "label", "gpus", "per_node", "bytes", "measured", "before", "predicted",
+      "ratio", "algo" }) }
+  return out, rec
+end
+doc.doc(M.collective, "dlb.parallel.calibrate_collective(cluster, {{gpus=, bytes=, time=[, per_node=, "
+  .. "label=]}, ...}[, {op=\"allreduce\", tier=\"intra\"|\"inter\", fields={\"eff\", \"nccl_latency\"}, "
+  .. "max_evals=}]) -> cluster, fit",
+  "CALIBRATE one link tier of a cluster to measured collective times (nccl-tests: size(B) as "
+  .. "bytes, time in s): its bandwidth efficiency eff and nccl_latency (s added to every NCCL "
+  .. "collective on the tier), least squares in log time through dlb.parallel.nccl; intra: rows "
+  .. "on one node, inter: rows across nodes; fit = {eff=, nccl_latency=, rms_log=, median_abs=, "
+  .. "median_abs_before=, max_abs=, max_abs_before=, n=, eff_at_bound=, table=}")
 return M

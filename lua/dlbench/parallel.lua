@@ -139,6 +139,15 @@ for _, op in ipairs { "allgather", "reduce_scatter", "broadcast", "alltoall", "p
     op .. " time in the alpha-beta model (see dlb.parallel.collective)")
 end
 
+-- Calibrating a cluster's link tier from measured collective times (nccl-tests) lives in
+-- lua/dlbench/calibrate.lua, beside dlb.hw.calibrate.
+function M.calibrate_collective(cluster, rows, opts)
+  return require("dlbench.calibrate").collective(cluster, rows, opts)
+end
+doc.doc(M.calibrate_collective, "dlb.parallel.calibrate_collective(cluster, rows[, opts]) -> cluster, fit",
+  "CALIBRATE a cluster's link tier (eff, nccl_latency) to measured collective times such as "
+  .. "nccl-tests' (see help(require 'dlbench.calibrate'.collective))")
+
 ------------------------------------------------------------------------------------------
 -- data parallelism
 

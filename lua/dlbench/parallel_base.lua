@@ -82,14 +82,20 @@ local function enum(fname, name, v, map, default)
   return x
 end
 
--- A link {bw=, latency=, eff=} from a table (or the hw's `links` tier).
+-- A link {bw=, latency=, eff=[, nccl_latency=]} from a table (or the hw's `links` tier);
+-- nccl_latency: seconds added to every NCCL collective on the tier (a CALIBRATION,
+-- dlb.parallel.calibrate_collective; C's dlb_par_link).
 local function link(fname, t, what)
   if type(t) ~= "table" then
     error(string.format("%s: %s must be a table {bw=, latency=, eff=}", fname, what), 3)
   end
-  return { bw = num(fname, what .. ".bw", t.bw, nil, "pos"),
+  local l = { bw = num(fname, what .. ".bw", t.bw, nil, "pos"),
     latency = num(fname, what .. ".latency", t.latency, 0, "nonneg"),
     eff = num(fname, what .. ".eff", t.eff, 1, "eff") }
+  if t.nccl_latency ~= nil then
+    l.nccl_latency = num(fname, what .. ".nccl_latency", t.nccl_latency, 0, "nonneg")
+  end
+  return l
 end
 
 ------------------------------------------------------------------------------------------

@@ -214,10 +214,13 @@ end
 
 -- ceff (default 1): the achieved fraction of the links' bandwidth the row's collectives
 -- reach (a CALIBRATION per framework profile, below), applied to both tiers.
+-- s.intra (a link table): the row's cluster's node tier as CALIBRATED from that cluster's
+-- own collective measurements (the vTrain rows: notebooks/validation.lua), in place of the
+-- device's links.intra.
 local function cluster(s, ceff)
   local per = s.hw.kind == "tpu" and s.n or 8   -- a TPU slice is one ICI tier
   local o = { hw = s.hw, per_node = math.min(per, s.n), nodes = math.ceil(s.n / math.min(per, s.n)),
-    nics = s.nics }
+    nics = s.nics, intra = s.intra }
   if ceff and ceff < 1 then
     for _, tier in ipairs { "intra", "inter" } do
       local l = s.hw.links[tier]
