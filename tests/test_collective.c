@@ -239,6 +239,23 @@ static void nccl_model(void) {
   /* one rank: nothing to do */
   dlb_nccl_topo one = { .ranks = 1, .nodes = 1, .bw_intra = 1e9 };
   CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1e9, &one, -1, -1, &r) == DLB_OK && r.time == 0);
+  /* latency_add (a measured latency the tables lack, dlb.parallel.calibrate_collective):
+  ** added to every pair alike, so the choice stays ring / Simple at 1 GiB on the 8-rank
+  ** node above: 56.0 + 25 us + 2^30 / (240e9 x 8/14); and to LL at 0 bytes: 15.0 + 25 us */
+  t.nodes = 1;
+  t.latency_add = 25e-6;
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1073741824, &t, -1, -1, &r) == DLB_OK);
+  CHECK(r.algo == DLB_NCCL_RING && r.proto == DLB_NCCL_SIMPLE);
+  CHECK_NEAR(r.latency, 81.0e-6, 1e-12);
+  CHECK_NEAR(r.time, 81.0e-6 + 1073741824 / (240e9 * 8 / 14), 1e-12);
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 0, &t, -1, -1, &r) == DLB_OK);
+  CHECK(r.algo == DLB_NCCL_RING && r.proto == DLB_NCCL_LL);
+  CHECK_NEAR(r.time, 40.0e-6, 1e-12);
+  t.latency_add = -1e-6;
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1, &t, -1, -1, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "latency_add must be >= 0") != NULL);
+  t.latency_add = NAN;
+  CHECK(dlb_par_nccl(DLB_COLL_ALLREDUCE, 1, &t, -1, -1, &r) == DLB_EINVAL);
 }
 
 /* A group's share of the fabric (dlb_par_nccl_topo): 2 nodes of 8, 4 NICs of 25 GB/s. A
@@ -265,6 +282,16 @@ static void nccl_topology(void) {
   cl.nvls = 2;
   CHECK(dlb_par_nccl_topo(&cl, 16, 8, &t) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "nvls") != NULL);
+  /* a tier's nccl_latency reaches the groups that run on it: one node, the intra tier's;
+  ** across nodes, the inter tier's */
+  cl.nvls = 0;
+  cl.intra.nccl_latency = 25e-6;
+  cl.inter.nccl_latency = 7e-6;
+  CHECK(dlb_par_nccl_topo(&cl, 8, 8, &t) == DLB_OK && t.latency_add == 25e-6);
+  CHECK(dlb_par_nccl_topo(&cl, 16, 8, &t) == DLB_OK && t.latency_add == 7e-6);
+  cl.intra.nccl_latency = -1;
+  CHECK(dlb_par_nccl_topo(&cl, 8, 8, &t) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "nccl_latency must be >= 0") != NULL);
 }
 
 /* dlb_par_alltoall_cluster: the pairwise exchange (Thakur et al. 2005 sec. 4.5) split by

@@ -409,7 +409,7 @@ function M.collective(cluster, meas, opts)
     eff_at_bound = fit_eff and eff >= 1 - 1e-9 or nil,
     rms_log = math.sqrt(ss / #rows),
     median_abs_before = percentile(eb, 50), median_abs = percentile(ea, 50),
-    max_abs_before = math.max(table.unpack(eb)), max_abs = math.max(table.unpack(ea)),
+    max_abs_before = percentile(eb, 100), max_abs = percentile(ea, 100),
     table = T.new(tab, { "label", "gpus", "per_node", "bytes", "measured", "before", "predicted",
       "ratio", "algo" }) }
   return out, rec

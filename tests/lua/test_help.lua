@@ -62,6 +62,15 @@ T.test("every alias a help text names ('also dlb.x.y') is reachable and the same
   assert(s:find("dlb.pretty.si(x, unit) -> string", 1, true), s)
 end)
 
+T.test("help of dlb.parallel.calibrate_collective and the calibration it points to", function()
+  local s = help.text("dlb.parallel.calibrate_collective")
+  assert(s:find("dlb.parallel.calibrate_collective(cluster, rows[, opts]) -> cluster, fit", 1, true), s)
+  assert(s:find("nccl-tests", 1, true), s)
+  s = help.text(require("dlbench.calibrate").collective)
+  assert(s:find("{gpus=, bytes=, time=[, per_node=, label=]}", 1, true), s)
+  assert(s:find("least squares in log time", 1, true), s)
+end)
+
 T.test("objects list the documented methods of their metatable", function()
   local methods = {}
   function methods.area(self) return self.w * self.h end

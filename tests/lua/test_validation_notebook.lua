@@ -102,13 +102,24 @@ T.test("validation notebook: predictions, calibration on a subset, held-out erro
   for _ in text:gmatch("\n      vtrain%-unshared%-[%w%-]+ +dp +%d+ tp %d+ pp +%d+ mb +%d+  measured") do worst = worst + 1 end
   T.eq(worst, 20, "the 10 worst rows of each unshared set")
   -- NCCL's all-reduce as modelled against the source's measured nccl-tests: 9 sizes for each
-  -- of 2, 4 and 8 GPUs; a collective model off by 2x or more (units, a lost factor) fails
+  -- of 2, 4 and 8 GPUs, catalogue -> CALIBRATED; a collective model off by 2x or more (units,
+  -- a lost factor) fails, and the node tier CALIBRATED on these rows (dlb.parallel.
+  -- calibrate_collective) brings every GPU count's median within 20%
+  local ce, cl = text:match("CALIBRATED node tier of vTrain's A100 nodes %(dlb%.parallel%.calibrate_collective "
+    .. "on the source's nccl%-tests, 27 rows, least squares in log time%): NVLink eff ([%d.]+) of 300 GB/s, "
+    .. "nccl_latency ([%d.]+) us added per collective")
+  assert(ce, "the node tier's calibration labelled")
+  assert(tonumber(ce) > 0.3 and tonumber(ce) <= 1 and tonumber(cl) >= 0 and tonumber(cl) < 200,
+    "node tier eff " .. ce .. ", latency " .. cl .. " us")
   for _, g in ipairs { 2, 4, 8 } do
-    local n, r = text:match("\n    " .. g .. " GPUs %((%d+) sizes, median ([%d.]+)%)")
+    local n, r, rc = text:match("\n    " .. g .. " GPUs %((%d+) sizes, median ([%d.]+) %-> ([%d.]+)%)")
     assert(n, "the NCCL check for " .. g .. " GPUs")
     T.eq(tonumber(n), 9, g .. " GPUs: 9 measured sizes")
     assert(tonumber(r) > 0.5 and tonumber(r) < 2, g .. " GPUs: modelled / measured " .. r)
+    assert(tonumber(rc) > 0.8 and tonumber(rc) < 1.25, g .. " GPUs: CALIBRATED / measured " .. rc)
   end
+  assert(text:find("every held%-out vTrain row %(1294, the four sets%): CALIBRATED median [%d.]+%% p90"),
+    "the four vTrain sets pooled")
   assert(text:find("Korthikanti et al. 2022 (9 rows", 1, true), "the Korthikanti mean")
   assert(text:find("wrote " .. out .. "/validation.png", 1, true), "the scatter is written")
   os.remove(out .. "/validation.png")
