@@ -48,6 +48,19 @@ local function percentile(xs, p)
   return core.stats_percentiles(xs, { p })[1] -- linear interpolation, as dlb.stats.percentile
 end
 
+-- The Nelder-Mead simplex of graphs/stats/minimize.c, asked for points until it stops:
+-- the best point found and the evaluations it took.
+local function minimize(x0, step, lo, hi, tol, max_evals, objective)
+  local mz = core.minimizer_new(x0, step, lo, hi, tol, max_evals)
+  while true do
+    local u = core.minimizer_ask(mz)
+    if not u then break end
+    core.minimizer_tell(mz, objective(u))
+  end
+  local best, _, evals = core.minimizer_best(mz)
+  return best, evals
+end
+
 local cal_opts = { fields = true, holdout = true, seed = true, loss = true, delta = true,
   name = true, time = true, max_evals = true }
 
@@ -213,14 +226,7 @@ function M.calibrate(dev, meas, opts)
     for i, p in ipairs(params) do
       x0[i], st[i], lo[i], hi[i] = p.tr.u0, p.tr.step, p.tr.lo, p.tr.hi
     end
-    local mz = core.minimizer_new(x0, st, lo, hi, 1e-9, opts.max_evals or 300 * #params)
-    while true do
-      local u = core.minimizer_ask(mz)
-      if not u then break end
-      core.minimizer_tell(mz, objective(u))
-    end
-    local _
-    best_u, _, evals = core.minimizer_best(mz)
+    best_u, evals = minimize(x0, st, lo, hi, 1e-9, opts.max_evals or 300 * #params, objective)
   end
 
   local values, changes, src = {}, {}, {}
@@ -384,13 +390,7 @@ function M.collective(cluster, meas, opts)
   if fit_lat then
     x0[#x0 + 1], st[#st + 1], lo[#lo + 1], hi[#hi + 1] = math.min(lat0 * 1e6, LAT_MAX_US), 10, 0, LAT_MAX_US
   end
-  local mz = core.minimizer_new(x0, st, lo, hi, 1e-14, opts.max_evals or 2000 * #x0)
-  while true do
-    local u = core.minimizer_ask(mz)
-    if not u then break end
-    core.minimizer_tell(mz, objective(u))
-  end
-  local best_u, _, evals = core.minimizer_best(mz)
+  local best_u, evals = minimize(x0, st, lo, hi, 1e-14, opts.max_evals or 2000 * #x0, objective)
   local eff, lat = unpack_u(best_u)
   local out = cluster_at(eff, lat)
   local before, after = times(cl), times(out)
