@@ -4,7 +4,8 @@
 -- host-side model on (megatron-lm profile), against collectives = "alpha-beta"; (3) the
 -- 761 vTrain layouts evaluated once each (the validation notebook's inner loop); (4)
 -- dlb.parallel.data with its gradient allreduce as NCCL runs it (the default on a catalogue
--- GPU) against collectives = "alpha-beta". Figures
+-- GPU) against collectives = "alpha-beta"; (5) dlb.parallel.calibrate_collective on vTrain's
+-- nccl-tests (27 rows). Figures
 -- in BENCHMARKS.md "Host-side model and NCCL collectives".
 -- Run: dlbench run tests/bench/bench_host_nccl.lua (or under LuaJIT with DLB_BACKEND=ffi).
 local dlb = require "dlbench"
@@ -74,3 +75,16 @@ for _, c in ipairs { "nccl", "alpha-beta" } do
     .. "4096 workers: allreduce %.1f ms, exposed %.1f ms", c, md / nd * 1e6, nd, r4k.comm * 1e3,
     r4k.exposed * 1e3))
 end
+
+-- (5) dlb.parallel.calibrate_collective on the source's own nccl-tests (the validation
+-- notebook's node tier: 27 rows, 2/4/8 GPUs x 9 sizes): one whole fit
+local meas = {}
+for line in io.lines(here .. "/vtrain/nccl_allreduce_a100.csv") do
+  local g, b, t = line:match("^(%d+),(%d+),(%d+),")
+  if g then meas[#meas + 1] = { gpus = tonumber(g), bytes = tonumber(b), time = tonumber(t) * 1e-9 } end
+end
+local node = P.cluster { hw = hw, per_node = 8, nodes = 1, nics = 4 }
+local fit
+local mc = time(5, function() _, fit = P.calibrate_collective(node, meas) end)
+print(string.format("  dlb.parallel.calibrate_collective, %d nccl-tests rows: %.1f ms per fit (median of 5), "
+  .. "%d evaluations; eff %.2f, nccl_latency %.1f us", #meas, mc * 1e3, fit.evals, fit.eff, fit.nccl_latency * 1e6))
