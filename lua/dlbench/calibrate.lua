@@ -309,6 +309,9 @@ function M.collective(cluster, meas, opts)
     error(fn .. ": tier must be \"intra\" (rows on one node) or \"inter\" (rows across nodes), got " .. tostring(tier), 3)
   end
   if not cl[tier] then error(fn .. ": the cluster has no " .. tier .. " link to calibrate", 3) end
+  -- the operation as dlb.parallel.nccl knows it (its one list, from the C enum)
+  local okop, why = pcall(P.nccl, op, 1, { ranks = 2, nodes = 1, bw_intra = 1e9 })
+  if not okop then error(fn .. ": " .. tostring(why):gsub("^.-: ", ""), 3) end
   local fields = opts.fields or M.collective_fields
   if type(fields) ~= "table" or #fields == 0 then
     error(fn .. ": fields must be a non-empty list of \"eff\" and/or \"nccl_latency\"", 3)

@@ -110,6 +110,7 @@ T.test("errors name the row, the field and the option", function()
   T.checkerr("16 ranks per node in the cluster's nodes of 8", P.calibrate_collective, node,
     { { gpus = 16, bytes = 1e6, time = 1e-4 } })
   T.checkerr("tier must be \"intra\"", P.calibrate_collective, node, { ok }, { tier = "nvlink" })
+  T.checkerr("op 'all_reduce' is unknown", P.calibrate_collective, node, { ok }, { op = "all_reduce" })
   T.checkerr("did you mean 'nccl_latency'", P.calibrate_collective, node, { ok }, { fields = { "nccl_latncy" } })
   T.checkerr("unknown option 'feilds'", P.calibrate_collective, node, { ok }, { feilds = { "eff" } })
   T.checkerr("has no inter link", P.calibrate_collective,
