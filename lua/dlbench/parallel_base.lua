@@ -185,8 +185,9 @@ function M.cluster(o)
   end
   return c
 end
-doc.doc(M.cluster, "dlb.parallel.cluster{per_node=, nodes=, intra={bw=, latency=, eff=}, inter=..., nics=, nvlink=, nvls=}",
-  "a cluster of nodes with two link tiers (bytes/s, s; inter.bw is one NIC's), NICs per node "
+doc.doc(M.cluster, "dlb.parallel.cluster{per_node=, nodes=, intra={bw=, latency=, eff=[, nccl_latency=]}, inter=..., nics=, nvlink=, nvls=}",
+  "a cluster of nodes with two link tiers (bytes/s, s; inter.bw is one NIC's; nccl_latency: s "
+  .. "added to every NCCL collective on the tier, dlb.parallel.calibrate_collective), NICs per node "
   .. "(0: one per device), NVLink generation and NVLink SHARP; hw= takes hw.links and the fabric")
 
 -- A cluster= table (from dlb.parallel.cluster or built by hand) obeys the same rules:
