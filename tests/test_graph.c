@@ -827,7 +827,38 @@ static void test_optimizer_impl(void) {
   dlb_graph_free(g);
 }
 
+/* The trainer's language-model train metrics (graphs/step/fusion.c lm_metrics; Composer's
+** Trainer._eval_train_metrics over llm-foundry MPT's [LanguageCrossEntropy,
+** LanguagePerplexity], each torch.nn.CrossEntropyLoss over the logits): the MLP above,
+** logits b x 10 = 320 elements. fp32: 2 metrics x (read 4 + log-softmax write 4) = 16 B per
+** logit; mixed (2-byte logits, autocast's fp32 upcast): 2 x (2 + 4 + 4 + 4) = 28 B. */
+static void test_lm_metrics(void) {
+  dlb_graph *g = mlp();
+  const char *names[] = {"b", "h"};
+  double vals[] = {32, 1024}, b[2];
+  int prec[2] = {DLB_POLICY_FP32, DLB_POLICY_MIXED}, per[2] = {16, 28};
+  for (int p = 0; p < 2; p++) {
+    for (int i = 0; i < 2; i++) {
+      dlb_train_opts o = {DLB_OPT_ADAMW, prec[p], DLB_RECOMPUTE_NONE, 0, 0,
+                          i ? DLB_FUSE_LM_METRICS : 0, 0};
+      dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
+      CHECK(a != NULL);
+      if (!a) { dlb_graph_free(g); return; }
+      dlb_totals t;
+      dlb_analysis_totals(a, &t);
+      b[i] = t.bytes;
+      dlb_analysis_free(a);
+    }
+    CHECK_NEAR(b[1] - b[0], per[p] * 32.0 * 10, 1e-12);
+  }
+  /* a bit outside DLB_FUSE_BITS is refused */
+  dlb_train_opts bad = {DLB_OPT_ADAMW, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_BITS + 1, 0};
+  CHECK(dlb_graph_analyze(g, &bad, 2, names, vals) == NULL);
+  dlb_graph_free(g);
+}
+
 int main(void) {
+  RUN(test_lm_metrics);
   RUN(test_optimizer_impl);
   RUN(test_repeat);
   RUN(test_op1);
