@@ -279,7 +279,7 @@ doc.doc(M.derive, "dlb.frameworks.derive(name, {field = value, ...}) -> profile"
   .. "fields and memory terms are refused); pass it as framework=")
 
 doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
-  "one framework profile: attention, fuse, optimizer_impl, gather, overlap, fsdp_overlap, "
+  "one framework profile: attention, fuse, optimizer_impl, train_metrics, gather, overlap, fsdp_overlap, "
   .. "bucket_bytes, zero, slack, fp8, dispatch, recompute, sources (aliases: ddp, zero3, jax, tf1, ...)")
 
 local function list_tostring(t)
