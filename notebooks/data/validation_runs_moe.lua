@@ -67,6 +67,44 @@ local ARCH = {
 }
 -- the page's names for the same architectures (NeMo 25.02 writes LLAMA3-405B)
 ARCH["LLAMA3-405B"] = ARCH["LLAMA3.1_405B"]
+-- The later containers' Qwen3 recipes (issue 27, branch moe-bulk; read after the rows' errors
+-- were seen). Megatron-Bridge's performance presets, scripts/performance/configs/qwen/
+-- qwen3_workload_base_configs.py, two stored versions: NVIDIA-NeMo/Megatron-Bridge at
+-- f29a269f8728ff9075f88a226f92e554196a7e41 and the fork ananthsub/Megatron-Bridge at
+-- 4a645075594c4127bf824abe685140559a2a3bf2. Which version each container ran is not
+-- published, so a preset is taken for a row only where its layout (GPUs, TP, PP, VP, EP,
+-- MBS, GBS) is the row's, and a setting only where every read version with that layout
+-- states it alike (a setting the versions disagree on keeps the model's default, said
+-- below). The 25.11 rows keep the 25.11 recipe read in branch finegrained (qwen3_recipe).
+--   QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 (16 GPUs, EP 16, GBS 1024, MBS 1, TP = PP
+--     = 1): moe_flex_dispatcher_backend = "hybridep", moe_a2a_overlap = False in both.
+--   QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2 (256 GPUs, TP 2, PP 8, VP 4, EP 32, GBS
+--     8192): moe_a2a_overlap = True in both (the V1 preset's, GBS replaced); the dispatcher
+--     differs (BASE_QWEN3_235B_A22B_CONFIG sets moe_flex_dispatcher_backend = "deepep" in
+--     4a64507, nothing, i.e. the provider's alltoall, in f29a269): not set.
+--   Not matched: the 26.02 / 26.02.01 H100 Qwen3-30B-A3B layout (PP 2, VP 12, EP 8, GBS
+--     1024, MBS 1; 767255d's H100 presets have GBS 512), the B200 Qwen3-30B-A3B rows at MBS 4
+--     (both versions' B200 presets have MBS 1), the B200 Qwen3-235B-A22B rows (V2: 256 GPUs,
+--     PP 8, EP 8, moe_a2a_overlap False in both, which is the model's default; the
+--     dispatcher differs as above).
+local RECIPES_26 = {
+  { model = "Qwen3_30B_a3B", hw = "H100-SXM", gpus = 16, tp = 1, pp = 1, vp = 1, ep = 16, mbs = 1, gbs = 1024,
+    preset = "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
+    layout = { moe_dispatcher = "hybridep", moe_a2a_overlap = false } },
+  { model = "Qwen3_235B_a22B", hw = "H100-SXM", gpus = 256, tp = 2, pp = 8, vp = 4, ep = 32, mbs = 1, gbs = 8192,
+    preset = "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2",
+    layout = { moe_a2a_overlap = true } },
+}
+local RECIPES_26_DOC = "Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py "
+  .. "(NVIDIA-NeMo/Megatron-Bridge at f29a269f8728ff9075f88a226f92e554196a7e41 and ananthsub/"
+  .. "Megatron-Bridge at 4a645075594c4127bf824abe685140559a2a3bf2, alike)"
+local function recipe_26(ver, hw, model, gpus, mbs, gbs, tp, pp, vp, ep)
+  if not ver:match("^26%.") then return nil end
+  for _, r in ipairs(RECIPES_26) do
+    if r.model == model and r.hw == hw and r.gpus == gpus and r.tp == tp and r.pp == pp and r.vp == vp
+      and r.ep == ep and r.mbs == mbs and r.gbs == gbs then return r end
+  end
+end
 -- ga: the page's GA column (checked), fsdp: its FSDP column > 0 (Megatron-FSDP, as ZeRO 3)
 local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, tp, pp, cp, vp, ep, tps, ga, fsdp)
   local a = ARCH[model]
@@ -89,6 +127,9 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
   if fp8 == nil then error("mbridge: unknown precision " .. prec .. " on " .. page.doc, 2) end
   -- a Qwen3 MoE row of Megatron-Bridge's 25.11 container: the recipe read (below)
   local qwen3_recipe = page.id == "mbridge" and ver == "25.11" and a[1] == "moe"
+  -- a later container's Qwen3 preset whose layout is the row's (RECIPES_26 above)
+  local r26 = page.id == "mbridge" and recipe_26(ver, hw, model, gpus, mbs, gbs, tp, pp, vp, ep) or nil
+  local r26l = r26 and r26.layout or {}
   add {
     id = page.id .. "-" .. ver .. "-" .. model:lower():gsub("[._]", "-") .. "-s" .. seq .. "-" .. gpus .. "x"
       .. hw:lower():gsub("%-sxm", ""),
@@ -107,7 +148,9 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
       -- the Qwen3 recipe's gradients reduced in bf16 (set_qwen3_common_configs:
       -- mixed_precision.grad_reduce_in_fp32 = False, ddp.grad_reduce_in_fp32 = False; added
       -- with moe below, branch finegrained)
-      reduce_dtype = qwen3_recipe and "bf16" or nil },
+      reduce_dtype = qwen3_recipe and "bf16" or nil,
+      -- the matched preset's MoE dispatcher backend and all-to-all overlap (RECIPES_26)
+      moe_dispatcher = r26l.moe_dispatcher, moe_a2a_overlap = r26l.moe_a2a_overlap },
     precision = "fp8", seq = seq, framework = "NeMo " .. ver .. " (" .. page.stack .. ")",
     fp8 = fp8 or nil,
     -- the MoE layer as the Qwen3 recipe runs it (added in issue [21], branch finegrained,
@@ -128,7 +171,8 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
     measured = { tokens_per_s = tps, per = "gpu" },
     source = page.doc .. ", " .. string.format(page.heading, ver) .. ", "
       .. (by_model and ("Model: " .. model .. ", row " .. system) or ("System: " .. system .. ", row " .. model))
-      .. " / " .. gpus .. " GPUs (" .. prec .. "), column Tokens / sec / GPU",
+      .. " / " .. gpus .. " GPUs (" .. prec .. "), column Tokens / sec / GPU"
+      .. (r26 and ("; settings: " .. r26.preset .. " of " .. RECIPES_26_DOC) or ""),
     note = prec .. (fp8 and "" or " (recipe not stated: the profile's)") .. " (fp8 GEMMs on the catalogue's fp8 peak); "
       .. page.note .. "; params: the nominal size",
   }

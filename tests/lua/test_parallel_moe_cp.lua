@@ -186,12 +186,36 @@ T.test("the DeepEP dispatcher (moe_dispatcher deepep): tokens once per rank or n
   -- (no faster here than the all-to-all's 6/8 of the copies over the NIC: top-2 of 8 leaves
   -- little to deduplicate, and DeepEP's logical rate counts the own node's tokens too)
   -- bad input: an unknown dispatcher; layers without top_k (a hand-made MoE layer list)
-  T.checkerr("moe_dispatcher 'hybridep' is unknown (accepted: alltoall, deepep)", ev,
-    { ep = 8, moe_dispatcher = "hybridep" })
+  T.checkerr("moe_dispatcher 'hybrid' is unknown (accepted: alltoall, deepep, hybridep)", ev,
+    { ep = 8, moe_dispatcher = "hybrid" })
   local ls = P.layers.from_graph(mix)
   for _, l in ipairs(ls) do l.top_k = nil end
   T.checkerr("DeepEP dispatcher needs layer", P.evaluate, { layers = ls, hw = "H100-SXM", batch = 128,
     dp = 64, m = 2, ep = 8, devices = 64, moe_dispatcher = "deepep" })
+end)
+
+T.test("the Hybrid-EP dispatcher (moe_dispatcher hybridep): DeepEP's counts at Hybrid-EP's rates", function()
+  -- the same Mixtral layouts as the DeepEP test above; the rates are deepseek-ai/DeepEP
+  -- docs/README_Hybrid-EP.md (commit 41cad944), Torch API, BF16, 16 SMs: intranode B200
+  -- 535.94 / 530.86 GB/s of NVLink's 900 each way (carried to the H100's 450), internode H100
+  -- at 32 ranks (4 nodes) 47.36 / 52.53 GB/s of the 50 GB/s NIC (planner_moe.c HYBRIDEP_*)
+  local o = { graph = mix, hw = "H100-SXM", batch = 128, dp = 64, m = 2, devices = 64 }
+  local function ev(extra) return evaluate_with(o, extra) end
+  local h8, d8 = ev { ep = 8, moe_dispatcher = "hybridep" }, ev { ep = 8, moe_dispatcher = "deepep" }
+  T.eq(h8.moe_dispatcher, "hybridep", "the row says which dispatcher")
+  assert(tostring(h8):find("ep 8 (hybridep)", 1, true), "printed: " .. tostring(h8))
+  local b = 4096 * 2 * 4096 * 2
+  local t = 2 * 1e-6 + b / (535.94 / 900 * 450e9) + b / (530.86 / 900 * 450e9)
+  T.near(h8.ep_comm, 32 * 2 * 2 * t, 1e-9, "within a node: Hybrid-EP's B200 share of NVLink")
+  T.near(h8.compute, d8.compute, 1e-12, "the flex dispatcher's fused permute, as DeepEP's")
+  local h32 = ev { ep = 8, moe_dispatcher = "hybridep", tp = 4, dp = 16 }
+  local bn = 4 * b / 4 / 2 * 13 / 7
+  local tn = 2 * 5e-6 + bn / (47.36 / 50 * 50e9) + bn / (52.53 / 50 * 50e9)
+  T.near(h32.ep_comm, 32 * 2 * 2 * tn, 1e-9, "deduplicated by node, at Hybrid-EP's 32-rank rate")
+  local ls = P.layers.from_graph(mix)
+  for _, l in ipairs(ls) do l.top_k = nil end
+  T.checkerr("Hybrid-EP dispatcher needs layer", P.evaluate, { layers = ls, hw = "H100-SXM", batch = 128,
+    dp = 64, m = 2, ep = 8, devices = 64, moe_dispatcher = "hybridep" })
 end)
 
 T.test("the dispatchers under tensor parallelism: the MoE side's collectives by etp (issue 27)", function()
