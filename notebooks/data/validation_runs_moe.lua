@@ -79,14 +79,20 @@ ARCH["LLAMA3-405B"] = ARCH["LLAMA3.1_405B"]
 --   QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 (16 GPUs, EP 16, GBS 1024, MBS 1, TP = PP
 --     = 1): moe_flex_dispatcher_backend = "hybridep", moe_a2a_overlap = False in both.
 --   QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2 (256 GPUs, TP 2, PP 8, VP 4, EP 32, GBS
---     8192): moe_a2a_overlap = True in both (the V1 preset's, GBS replaced); the dispatcher
---     differs (BASE_QWEN3_235B_A22B_CONFIG sets moe_flex_dispatcher_backend = "deepep" in
---     4a64507, nothing, i.e. the provider's alltoall, in f29a269): not set.
+--     8192): moe_a2a_overlap = True in both (the V1 preset's, GBS replaced). Its dispatcher
+--     is the alltoall one in both (the model's default): 4a64507's base preset names the
+--     "deepep" backend, but its qwen3_llm_pretrain.py (same commit) sets
+--     moe_token_dispatcher_type = "alltoall" for H100 Qwen3-235B, so no flex backend runs;
+--     f29a269's base names none.
+--   The dispatcher type: qwen3_llm_pretrain.py at 4a64507 and in NVIDIA-NeMo/Megatron-Bridge
+--     at 826618be9ea5c3b4cf11e582089dc1dee8586fe9 sets moe_token_dispatcher_type = "flex" for
+--     H100 Qwen3-30B-A3B (so its hybridep backend runs) and CommOverlapConfig(
+--     tp_comm_overlap=False) for H100 Qwen3-235B.
 --   Not matched: the 26.02 / 26.02.01 H100 Qwen3-30B-A3B layout (PP 2, VP 12, EP 8, GBS
 --     1024, MBS 1; 767255d's H100 presets have GBS 512), the B200 Qwen3-30B-A3B rows at MBS 4
 --     (both versions' B200 presets have MBS 1), the B200 Qwen3-235B-A22B rows (V2: 256 GPUs,
---     PP 8, EP 8, moe_a2a_overlap False in both, which is the model's default; the
---     dispatcher differs as above).
+--     PP 8, EP 8, moe_a2a_overlap False in both and the alltoall dispatcher at 4a64507: the
+--     model's defaults, nothing to set).
 local RECIPES_26 = {
   { model = "Qwen3_30B_a3B", hw = "H100-SXM", gpus = 16, tp = 1, pp = 1, vp = 1, ep = 16, mbs = 1, gbs = 1024,
     preset = "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1",

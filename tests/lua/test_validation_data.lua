@@ -499,7 +499,7 @@ T.test("issue 27 rows: roles stored held, sources counted, layout inferences", f
   -- the later containers' Qwen3 presets, taken where the layout is the preset's and the read
   -- versions agree (validation_runs_moe.lua RECIPES_26; branch moe-bulk): the H100 Qwen3-30B
   -- EP 16 rows run Hybrid-EP without the overlap, the H100 Qwen3-235B GBS 8192 rows the
-  -- combined 1F1B overlap (dispatcher not set: the versions differ); nothing else
+  -- combined 1F1B overlap (with the alltoall dispatcher, the model's default); nothing else
   local want = {
     ["mbridge-26.06-qwen3-30b-a3b-s4096-16xh100"] = { "hybridep", false },
     ["mbridge-26.04.01-qwen3-30b-a3b-s4096-16xh100"] = { "hybridep", false },
