@@ -334,6 +334,18 @@ static void moe_mcore(void) {
   CHECK(strstr(dlb_last_error(), "moe_impl must be 0") != NULL);
 }
 
+/* Four nodes of four devices: 100 GB/s within a node, a 10 GB/s NIC each across (1 us), and
+** the moe_cp layers made 16 experts of top-4 (the dispatchers' cross-node cases). */
+static dlb_par_cluster four_nodes(dlb_par_layer *L) {
+  dlb_par_cluster c4;
+  memset(&c4, 0, sizeof c4);
+  c4.per_node = 4; c4.nodes = 4;
+  c4.intra.bw = 100e9; c4.intra.eff = 1;
+  c4.inter.bw = 10e9; c4.inter.latency = 1e-6; c4.inter.eff = 1;
+  for (int i = 0; i < 4; i++) { L[i].experts = 16; L[i].top_k = 4; }
+  return c4;
+}
+
 /* The DeepEP dispatcher (issue [21], branch deepep; planner_moe.c DEEPEP_*), by hand on the
 ** moe_cp layers (1e6 bytes of top-k copies per sample, mb 1). A token goes once to each
 ** destination rank (within a node) or node (across nodes): with its k experts drawn from E
@@ -366,12 +378,7 @@ static void moe_deepep(void) {
   CHECK_NEAR(r.ep_comm, 4 * 2 * (1e6 / (153.0 / 200 * 10e9) + 1e6 / (158.0 / 200 * 10e9)), 1e-15);
   /* across nodes: 4 nodes of 4 over a 10 GB/s NIC each (1 us), 100 GB/s inside; 16 experts,
   ** top-4, ep 16 spans the 4 nodes: 4 (1 - C(12,4) / C(16,4)) = 4 x 1325/1820 nodes a token */
-  dlb_par_cluster c4;
-  memset(&c4, 0, sizeof c4);
-  c4.per_node = 4; c4.nodes = 4;
-  c4.intra.bw = 100e9; c4.intra.eff = 1;
-  c4.inter.bw = 10e9; c4.inter.latency = 1e-6; c4.inter.eff = 1;
-  for (int i = 0; i < 4; i++) { L[i].experts = 16; L[i].top_k = 4; }
+  dlb_par_cluster c4 = four_nodes(L);
   layout(&o, 16, &cfg, 1, 1, DLB_SCHED_1F1B);
   o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
   cfg.dp = 16; cfg.ep = 16;
@@ -447,12 +454,7 @@ static void moe_hybridep(void) {
   CHECK(r.ep_comm > rd.ep_comm);                   /* 0.60 of the link within a node, DeepEP 0.77 */
   /* across nodes: 16 experts top-4, ep 16 over 4 nodes of 4 (the 4-node row), and ep 8 over 2
   ** nodes (the 2-node row): 2 (1 - C(8,4) / C(16,4)) = 2 x 1750/1820 nodes a token */
-  dlb_par_cluster c4;
-  memset(&c4, 0, sizeof c4);
-  c4.per_node = 4; c4.nodes = 4;
-  c4.intra.bw = 100e9; c4.intra.eff = 1;
-  c4.inter.bw = 10e9; c4.inter.latency = 1e-6; c4.inter.eff = 1;
-  for (int i = 0; i < 4; i++) { L[i].experts = 16; L[i].top_k = 4; }
+  dlb_par_cluster c4 = four_nodes(L);
   layout(&o, 16, &cfg, 1, 1, DLB_SCHED_1F1B);
   o.moe_dispatcher = DLB_DISPATCHER_HYBRIDEP;
   cfg.dp = 16; cfg.ep = 16;
