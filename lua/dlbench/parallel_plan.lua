@@ -255,7 +255,8 @@ local function plan_opts(fname, o, ls)
     -- moe field sets it (dlb.frameworks.plan_defaults)
     moe_impl = enum(fname, "moe_impl", o.moe_impl, MOE_IMPLS, "graph"),
     -- how a MoE layer's tokens reach the experts (DLB_DISPATCHER_*: "alltoall", "deepep":
-    -- DeepEP's normal kernels at their measured bandwidth, graphs/parallel/planner_moe.c)
+    -- DeepEP's normal kernels at their measured bandwidth, "hybridep": Hybrid-EP's kernels at
+    -- theirs, graphs/parallel/planner_moe.c)
     moe_dispatcher = enum(fname, "moe_dispatcher", o.moe_dispatcher, DISPATCHERS, "alltoall"),
     -- Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): a forward and a
     -- backward of two micro-batches run layer by layer together, the MoE all-to-alls of one
@@ -789,7 +790,7 @@ end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
   .. "\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
-  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\", moe_dispatcher=\"alltoall\"|\"deepep\", moe_a2a_overlap=false]} -> dlb.table sorted by step, evaluated",
+  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\", moe_dispatcher=\"alltoall\"|\"deepep\"|\"hybridep\", moe_a2a_overlap=false]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
   .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
   .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "

@@ -14,6 +14,20 @@ return {
     .. "(docs/validation.md, issue [21], branch finegrained)" },
   { "25%.11%-qwen3%-235b%-a22b", "fine-grained MoE (128 experts of width 1536, top-8): as Qwen3-30B-A3B, "
     .. "a per-layer cost beyond the recipe's Megatron-Core MoE layer (moe mcore) is missing" },
+  -- the later containers' presets (issue 27, branch moe-bulk; validation_runs_moe.lua RECIPES_26)
+  { "26%.%d.*qwen3%-235b%-a22b%-s4096%-256xh100", "the preset's moe_a2a_overlap (Megatron-Core's "
+    .. "combined 1F1B) is modelled as an upper bound: every all-to-all second the two streams "
+    .. "allow is hidden, the SMs NCCL's all-to-all takes from the overlapped computation are not "
+    .. "counted; without the overlap the row is 15-20% too slow, so the measurement lies between "
+    .. "(docs/validation.md, branch moe-bulk)" },
+  { "26%.0[46].*qwen3%-30b%-a3b%-s4096%-16xh100", "the preset's Hybrid-EP dispatcher at its "
+    .. "published H100 rates (2 nodes); fine-grained MoE's per-layer cost as the 25.11 rows'" },
+  { "26%.02%-qwen3%-30b", "fine-grained MoE at MBS 1, as the 25.11 rows (their note); the "
+    .. "26.02.01 container's H100 row of the same layout runs 1.77x faster (9,058 against 5,113 "
+    .. "tokens/s/GPU), its B200 row at MBS 4 2.75x: the software changed; no read preset has "
+    .. "this container's layouts" },
+  { "26%.%d.*qwen3%-235b%-a22b%-s4096%-256xb200", "fine-grained MoE (128 experts of width 1536, "
+    .. "top-8) on B200, as the 25.11 64 x B200 row: a per-layer cost is missing" },
   -- NeMo 25.02's DGX-B200 table (issue 27): what the model lacks, from the rows' own data
   { "nemo%-25%.02", "B200 fp8: no B200 calibration row (its fp8 flops_eff is pooled from the "
     .. "H100 rows); the same layouts run faster on later containers (Llama 3 8B on 8 B200: "

@@ -197,6 +197,10 @@ local function setup(r, unscored)
       -- the MoE token dispatcher where the source states it (layout.moe_dispatcher: the
       -- Megatron-MoE-ModelZoo rows' DeepEP; issue [21], branch deepep)
       moe_dispatcher = L.moe_dispatcher,
+      -- Megatron-Core's combined 1F1B all-to-all overlap where the source states it
+      -- (layout.moe_a2a_overlap: a Megatron-Bridge preset's moe_a2a_overlap; issue 27,
+      -- branch moe-bulk)
+      moe_a2a_overlap = L.moe_a2a_overlap,
       -- sequence parallelism where the source states it (issue [19], third round: its
       -- time, LayerNorm and dropout on 1/tp of the sequence and the reduce-scatter +
       -- all-gather pairs, as well as its memory)
