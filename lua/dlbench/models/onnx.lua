@@ -188,17 +188,28 @@ local function screen(path, g, kind, b, opts)
   else
     out[#out + 1] = "config keys not read: " .. (#g.hf.ignored > 0 and table.concat(g.hf.ignored, ", ") or "none")
   end
+  -- the time model applies a profile where the counts above have none (docs/frameworks.md,
+  -- "Defaults"): the line names the one it used (review 11: the screen timed the family's
+  -- default profile and its defaults line said framework=none)
+  local timed_fw
   if opts.hw then
     local r = require("dlbench.roofline").time(s, opts.hw)
-    out[#out + 1] = string.format("on %-12s %s per step (%s-bound, %.0f%% of the %s peak), %s",
+    timed_fw = r.framework
+    out[#out + 1] = string.format("on %-12s %s per step (%s-bound, %.0f%% of the %s peak, framework %s), %s",
       opts.hw.name, require("dlbench.pretty").seconds(r.time), r.bound, 100 * r.util, r.precision or s.precision,
+      tostring(r.framework),
       r.fits and "fits its memory" or ("does not fit its memory (short by " .. si(r.shortfall or 0, "B") .. ")"))
   end
   if #applied > 0 then applied[1] = "bindings " .. applied[1] .. " (unbound dims: sequence-like 128, others 1)" end
   if not opts.precision then applied[#applied + 1] = "precision=" .. s.precision .. " (--precision)" end
   applied[#applied + 1] = "optimizer=" .. s.optimizer .. " (the model's)"
   if not opts.hw then applied[#applied + 1] = "no device (--hw adds the roofline time)" end
-  if not opts.framework then applied[#applied + 1] = "framework=none (--framework)" end
+  if not opts.framework then
+    applied[#applied + 1] = (timed_fw and timed_fw ~= "none")
+      and ("framework=none for the counts (the step as built), " .. timed_fw
+        .. " for the time (the family's default; --framework)")
+      or "framework=none (--framework)"
+  end
   out[#out + 1] = "defaults        " .. table.concat(applied, "; ")
   return out
 end
