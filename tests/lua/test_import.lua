@@ -381,4 +381,19 @@ T.test("dlb.models.info{hw=}: the time's profile named", function()
   assert(not text:find("framework=none", 1, true), text)
 end)
 
+-- Review 11: the config's seq printed "seq 1024.0" under Lua 5.4 (a JSON number is a float)
+-- and "seq 1024" under LuaJIT; a binding the graph lacks was raised inside the library
+-- ("onnx.lua:156: graph 'gpt': no dim 'batch' to bind"), not at the caller's line.
+T.test("dlb.models.info: one screen on both backends; a bad binding at the caller's line", function()
+  local r = models.info(H .. "gpt2.json", { out = function() end })
+  assert(r.lines[1]:find("-> dlb.models.gpt (seq 1024)", 1, true), r.lines[1])
+  local function call() return models.info(H .. "gpt2.json", { bindings = { batch = 2 }, out = function() end }) end
+  local e = T.checkerr("graph 'gpt': no dim 'batch' to bind (the graph's dims: b)", function()
+    local ok, err = pcall(function() call() end)   -- the line of this function calls it
+    error(err, 0)
+  end)
+  assert(e:find("test_import.lua:%d+: graph 'gpt'"), e)
+  assert(not e:find("onnx.lua", 1, true), e)
+end)
+
 T.done()

@@ -137,8 +137,12 @@ local function screen(path, g, kind, b, opts)
       imp.opset, imp.ir_version, imp.nodes, imp.initializers)
   else
     local b = g.hf.builder == "t5" and "dlbench.models.transformer.t5" or ("dlb.models." .. g.hf.builder)
+    -- the seq as an integer on both backends (a JSON number is a float under Lua 5.4, whose
+    -- tostring wrote "seq 4096.0" where LuaJIT writes "seq 4096")
+    local seq = g.hf.options.seq
     out[#out + 1] = string.format("%s: Hugging Face config, model_type \"%s\" -> %s (seq %s)",
-      path, g.hf.model_type, b, tostring(g.hf.options.seq))
+      path, g.hf.model_type, b, (type(seq) == "number" and seq == math.floor(seq) and math.abs(seq) < 2^53)
+        and string.format("%.0f", seq) or tostring(seq))
   end
   local sym = g:stats{}
   local bind, names = defaults(sym.unbound, opts.bindings), {}
@@ -229,7 +233,10 @@ function M.info(path, opts)
     end
   end)
   if not ok then error((tostring(err):gsub("^[^%s:]+:%d+: ", "")), 2) end
-  local lines = screen(path, g, kind, nil, opts)
+  -- a bad binding or profile is the caller's: raised at its line, not inside lua/dlbench
+  -- (review 11: "onnx.lua:156: graph 'gpt': no dim 'batch' to bind")
+  local oks, lines = pcall(screen, path, g, kind, nil, opts)
+  if not oks then error((tostring(lines):gsub("^[^%s:]+:%d+: ", "")), 2) end
   local out = opts.out or print
   for _, l in ipairs(lines) do out(l) end
   return { lines = lines, graph = g }
