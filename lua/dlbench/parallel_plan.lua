@@ -880,8 +880,21 @@ doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
+-- its own names for pp and m (stages=, microbatches=), checked with evaluate's options: an
+-- unknown option's list names them, and giving a degree twice is refused (review 11: pp=
+-- beside stages= was dropped without a word, and the list lacked stages and microbatches)
+local PIPE_OPTS = {}
+for k in pairs(EVAL_OPTS) do PIPE_OPTS[k] = true end
+PIPE_OPTS.stages, PIPE_OPTS.microbatches = true, true
 function M.pipeline(o)
   if type(o) ~= "table" then error("parallel.pipeline: an options table expected", 2) end
+  check_opts("parallel.pipeline", o, PIPE_OPTS)
+  for _, two in ipairs { { "stages", "pp" }, { "microbatches", "m" } } do
+    if o[two[1]] ~= nil and o[two[2]] ~= nil then
+      error(string.format("parallel.pipeline: %s=%s and %s=%s name one degree; give %s", two[1],
+        tostring(o[two[1]]), two[2], tostring(o[two[2]]), two[1]), 2)
+    end
+  end
   local c = {}
   for k, v in pairs(o) do c[k] = v end
   c.pp = o.stages or o.pp
