@@ -564,6 +564,7 @@ local function setup(fname, o)
   end
   -- collectives as NCCL runs them on GPUs, else alpha-beta (base.default_collectives)
   if o.collectives == nil then rawset(o2, "collectives", base.default_collectives(o, cl)) end
+  base.check_algo(fname, o2.collectives, o.algo, o.collectives ~= nil, 2)
   local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
     applied = applied, o = o, dev = dev,
     -- optimizer offload that keeps the device gradients (framework_memory's
