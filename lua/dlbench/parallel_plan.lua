@@ -836,7 +836,9 @@ local function evaluate(fname, o)
                 zero = num(fname, "zero", o.zero, 0, "nonneg"),
                 ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
                 cp_algo = enum(fname, "cp_algo", o.cp_algo, CP_ALGOS, "ring"),
-                hsdp = num(fname, "hsdp", o.hsdp == true and 0 or o.hsdp, 0, "nonneg"),
+                -- true: the node's replicas (below); a group size; false or 0: none (review
+                -- 11: false was "must be a finite number" beside an accepted true)
+                hsdp = num(fname, "hsdp", (o.hsdp == true or o.hsdp == false) and 0 or o.hsdp, 0, "nonneg"),
                 etp = num(fname, "etp", o.etp, 0, "whole") }
   if o.hsdp == true then
     -- hybrid sharding with the replicas of one node as the shard group

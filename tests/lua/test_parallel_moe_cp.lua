@@ -130,6 +130,14 @@ T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
     hsdp = true, devices = 64 }
   T.eq(h.hsdp, 4, "8 per node / tp 2 = 4 replicas per shard group")
   assert(tostring(h):find("HSDP", 1, true), "printed")
+  -- false (as plan takes it) and 0 (a plan row's value) are no HSDP: plain ZeRO-3 (review
+  -- 11: false was refused, "option 'hsdp' must be a finite number, got boolean false")
+  local z3 = P.evaluate { graph = dense, hw = "H100-SXM", batch = 64, dp = 32, tp = 2, m = 2, zero = 3, devices = 64 }
+  for _, off in ipairs { false, 0 } do
+    local n = P.evaluate { graph = dense, hw = "H100-SXM", batch = 64, dp = 32, tp = 2, m = 2, zero = 3,
+      hsdp = off, devices = 64 }
+    T.eq(n.hsdp, 0, "no shard group"); T.near(n.step, z3.step, 0, "ZeRO-3's step"); T.near(n.mem, z3.mem, 0, "its memory")
+  end
 end)
 
 T.test("Megatron-Core's MoE layer (moe_impl mcore): opt-in, slower, checked", function()
