@@ -31,6 +31,7 @@ out=$("$dlb" -e "local j = dlb.core.json_read('$tmp/p.json')
   assert(math.abs(j.train_s - 1e9 / j.throughput) < 1e-9 * j.train_s)
   assert(math.abs(j.energy_j - j.train_s * 64 * 700) < 1e-6 * j.energy_j)
   assert(j.layout.dp * j.layout.tp * j.layout.pp == 64 and j.mfu_convention:find('no recompute', 1, true) and j.framework_used ~= nil)
+  assert(j.optimizer == 'adamw', 'the config model trains with AdamW')
   print('ok')" 2>&1)
 [ $rc -eq 0 ] && [ "$out" = ok ] && t_ok "plan --json: one object, consistent numbers" \
   || t_fail "plan --json" "rc=$rc $(cat "$tmp/e") $out"
@@ -45,6 +46,12 @@ out=$("$dlb" plan tests/fixtures/onnx/resnet50.onnx --hw V100 --gpus 8 --tokens 
 [ $rc -eq 0 ] && echo "$out" | grep -q "25,557,032 parameters" && echo "$out" | grep -q "batch 8 samples" \
   && echo "$out" | grep -qE "^train *1.28 M samples in" && t_ok "plan model.onnx (samples, not tokens)" \
   || t_fail "plan model.onnx" "rc=$rc: $out"
+
+# the defaults name the optimizer whose state the footprint holds, the model's (review 11:
+# "fp32 master weights and Adam state" for every model; the zoo ResNet trains with momentum)
+out=$("$dlb" plan resnet --hw A100 --gpus 8 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -qE "^defaults .*fp32 master weights and optimizer state\); optimizer=momentum \(the model's\)" \
+  && ! echo "$out" | grep -q "Adam" && t_ok "plan: the model's optimizer named" || t_fail "plan: optimizer named" "rc=$rc: $out"
 
 "$dlb" plan nosuchmodel --hw H100 --gpus 8 >"$tmp/o" 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "'nosuchmodel' is neither a file nor a zoo model" "$tmp/e" \
