@@ -214,6 +214,12 @@ local function optim_of(fname, u)
   return { kind = kind, kernels = k, ops = h, sync = sync, views = views }
 end
 
+-- cp_algo = "none": a plan row's word for cp 1, taken back by evaluate (and pipeline) where
+-- cp is 1, so a row's layout can be evaluated as printed (review 11: refused as unknown)
+local function cp_none(fname, o)
+  return o.cp_algo == "none" and fname ~= "parallel.plan" and (o.cp == nil or o.cp == 1)
+end
+
 local function plan_opts(fname, o, ls)
   local rc = o.recompute
   local optim = optim_of(fname, o.optimizer_impl)
@@ -278,7 +284,7 @@ local function plan_opts(fname, o, ls)
     nccl = enum(fname, "collectives", o.collectives, COLLECTIVES, "nccl"),
     ep_max = num(fname, "ep_max", o.ep_max, 0, "whole"),
     cp_max = num(fname, "cp_max", o.cp_max, 0, "whole"),
-    cp_algo = o.cp_algo == nil and -1 or enum(fname, "cp_algo", o.cp_algo, CP_ALGOS),
+    cp_algo = (o.cp_algo == nil or cp_none(fname, o)) and -1 or enum(fname, "cp_algo", o.cp_algo, CP_ALGOS),
     capacity = num(fname, "capacity", o.capacity, 0, "nonneg"),
     etp = num(fname, "etp", o.etp, 0, "whole"),
     imbalance = o.imbalance == nil and 0 or num(fname, "imbalance", o.imbalance, 1, "ge1"),
@@ -835,7 +841,7 @@ local function evaluate(fname, o)
                 recompute = recompute_of(fname, o.recompute, false),
                 zero = num(fname, "zero", o.zero, 0, "nonneg"),
                 ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
-                cp_algo = enum(fname, "cp_algo", o.cp_algo, CP_ALGOS, "ring"),
+                cp_algo = enum(fname, "cp_algo", (not cp_none(fname, o)) and o.cp_algo or nil, CP_ALGOS, "ring"),
                 -- true: the node's replicas (below); a group size; false or 0: none (review
                 -- 11: false was "must be a finite number" beside an accepted true)
                 hsdp = num(fname, "hsdp", (o.hsdp == true or o.hsdp == false) and 0 or o.hsdp, 0, "nonneg"),

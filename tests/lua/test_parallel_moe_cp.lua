@@ -346,4 +346,27 @@ T.test("devices without the A100's published kernel fields: predictions marked l
   T.eq(r.less_certain, nil, "the A100 is the reference")
 end)
 
+-- Review 11: a plan row's layout given back to evaluate field for field (dp tp pp cp ep etp v
+-- m schedule recompute zero hsdp cp_algo offload, as the row prints them) is that row: its
+-- words "none" (cp_algo at cp 1, offload) and hsdp = 0 were refused before.
+T.test("a plan row's layout, given back to evaluate as printed, is that row", function()
+  local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 128, context = 128, vocab = 1000 }
+  local hw = dlb.hw.get("H100-SXM")
+  local t = P.plan { graph = g, hw = hw, devices = 16, batch = 64, table = false }
+  local n = 0
+  for i, r in ipairs(t) do
+    if i % 9 == 1 then
+      n = n + 1
+      local o = { graph = g, hw = hw, devices = 16, batch = 64 }
+      for _, k in ipairs { "dp", "tp", "pp", "cp", "ep", "etp", "v", "m", "schedule", "recompute", "zero",
+        "hsdp", "cp_algo", "offload" } do o[k] = r[k] end
+      local e = P.evaluate(o)
+      T.near(e.step, r.step, 1e-12, "row " .. i .. " step"); T.near(e.mem, r.mem, 1e-12, "row " .. i .. " memory")
+    end
+  end
+  assert(n >= 10, "rows checked")
+  T.checkerr("cp_algo 'none' is unknown", P.evaluate, { graph = g, hw = hw, devices = 16, batch = 64, dp = 8,
+    cp = 2, cp_algo = "none" })
+end)
+
 T.done()
