@@ -205,6 +205,8 @@ int dlb_op_gemm(const dlb_graph *g, int o, cexpr *mnkb);
 const char *dlb_op_type_name(int type);
 int dlb_op_is_unary(int type);
 double dlb_dtype_size(int dt);
+/* A dtype's name ("int32", "bf16", ...; "?" out of range), static (graph.c). */
+const char *dlb_dtype_name(int dt);
 
 /* -- train.c -- */
 dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt);

@@ -130,6 +130,14 @@ T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
     hsdp = true, devices = 64 }
   T.eq(h.hsdp, 4, "8 per node / tp 2 = 4 replicas per shard group")
   assert(tostring(h):find("HSDP", 1, true), "printed")
+  -- false (as plan takes it) and 0 (a plan row's value) are no HSDP: plain ZeRO-3 (review
+  -- 11: false was refused, "option 'hsdp' must be a finite number, got boolean false")
+  local z3 = P.evaluate { graph = dense, hw = "H100-SXM", batch = 64, dp = 32, tp = 2, m = 2, zero = 3, devices = 64 }
+  for _, off in ipairs { false, 0 } do
+    local n = P.evaluate { graph = dense, hw = "H100-SXM", batch = 64, dp = 32, tp = 2, m = 2, zero = 3,
+      hsdp = off, devices = 64 }
+    T.eq(n.hsdp, 0, "no shard group"); T.near(n.step, z3.step, 0, "ZeRO-3's step"); T.near(n.mem, z3.mem, 0, "its memory")
+  end
 end)
 
 T.test("Megatron-Core's MoE layer (moe_impl mcore): opt-in, slower, checked", function()
@@ -354,6 +362,29 @@ T.test("devices without the A100's published kernel fields: predictions marked l
   end
   local r = P.evaluate { graph = g, hw = "A100-SXM4-80GB", batch = 8, dp = 8, m = 1 }
   T.eq(r.less_certain, nil, "the A100 is the reference")
+end)
+
+-- Review 11: a plan row's layout given back to evaluate field for field (dp tp pp cp ep etp v
+-- m schedule recompute zero hsdp cp_algo offload, as the row prints them) is that row: its
+-- words "none" (cp_algo at cp 1, offload) and hsdp = 0 were refused before.
+T.test("a plan row's layout, given back to evaluate as printed, is that row", function()
+  local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 128, context = 128, vocab = 1000 }
+  local hw = dlb.hw.get("H100-SXM")
+  local t = P.plan { graph = g, hw = hw, devices = 16, batch = 64, table = false }
+  local n = 0
+  for i, r in ipairs(t) do
+    if i % 9 == 1 then
+      n = n + 1
+      local o = { graph = g, hw = hw, devices = 16, batch = 64 }
+      for _, k in ipairs { "dp", "tp", "pp", "cp", "ep", "etp", "v", "m", "schedule", "recompute", "zero",
+        "hsdp", "cp_algo", "offload" } do o[k] = r[k] end
+      local e = P.evaluate(o)
+      T.near(e.step, r.step, 1e-12, "row " .. i .. " step"); T.near(e.mem, r.mem, 1e-12, "row " .. i .. " memory")
+    end
+  end
+  assert(n >= 10, "rows checked")
+  T.checkerr("cp_algo 'none' is unknown", P.evaluate, { graph = g, hw = hw, devices = 16, batch = 64, dp = 8,
+    cp = 2, cp_algo = "none" })
 end)
 
 T.done()
