@@ -340,6 +340,21 @@ function B.install(M, H)
 
   local MODEL_OPTS = { window = true, name = true }
 
+  -- A spec in one line, as the other results print (dlb.pretty.full(spec) shows the fields):
+  -- "serve model llama: 32 layers, hidden 4096, 32 heads (8 KV) x 128, ffn 11008 swiglu,
+  -- vocab 32000, 6.74 G params".
+  local function spec_tostring(s)
+    local P = require "dlbench.pretty"
+    local f = string.format
+    local moe = s.experts and f(", %d experts top-%d in %d of %d layers", s.experts, s.top_k,
+      s.moe_layers or 0, s.layers) or ""
+    return f("serve model %s: %d layers, hidden %d, %d heads (%d KV) x %d, ffn %d %s%s, "
+      .. "vocab %d%s%s%s, %s params", tostring(s.name), s.layers, s.hidden, s.heads,
+      s.kv_heads, s.head_dim, s.ffn, s.mlp, moe, s.vocab, s.tied and " (tied)" or "",
+      s.parallel_block and ", parallel block" or "",
+      s.window and f(", window %d", s.window) or "", P.si(s.params, ""))
+  end
+
   -- dlb.serve.model(src[, {window=, name=}]) -> spec. src: a zoo graph (dlb.models.llama{...},
   -- gpt, moe, from_hf), a Hugging Face config.json path or table (sliding_window is read),
   -- an imported ONNX graph (the window from its metadata or mask: onnx_window), a spec
@@ -384,7 +399,7 @@ function B.install(M, H)
     elseif opts.window ~= nil then s.window = posint(fn, "window", opts.window) end
     if opts.name then s.name = opts.name end
     s._serve_spec = true
-    return s
+    return require("dlbench.pretty").object(s, spec_tostring)
   end
   doc.doc(M.model, "dlb.serve.model(graph | hf_config | {layers=, hidden=, heads=, kv_heads=, head_dim=, ffn=, vocab=, mlp=\"gelu\"|\"swiglu\", experts=, top_k=, window=}[, {window=n | false, name=}]) -> spec",
     "the serving view of a decoder: layer shapes, KV heads (GQA/MQA), sliding window (an ONNX graph's from its metadata or mask; window = false: none), parameter counts")

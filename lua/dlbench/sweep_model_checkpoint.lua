@@ -51,7 +51,7 @@ local function num(v)
   if v == 0 and 1 / v < 0 then return "-0.0" end
   return fmt("%.17g", v)
 end
-local SPECIAL = { nan = 0 / 0, inf = math.huge, ["-inf"] = -math.huge }
+local SPECIAL = { nan = require("dlbench.table_io").NaN, inf = math.huge, ["-inf"] = -math.huge }
 
 -- ---------------------------------------------------------------- what identifies a sweep
 

@@ -14,7 +14,7 @@ local T = {}          -- methods
 T.__index = T
 
 local unpack = table.unpack or unpack
-local NaN = 0 / 0
+local NaN = require("dlbench.table_io").NaN -- prints "nan" on both backends
 local floor = math.floor
 
 local function isT(x) return getmetatable(x) == T end

@@ -8,7 +8,11 @@ local options = require "dlbench.options"
 local doc = require "dlbench.doc"
 local errors = require "dlbench.errors"
 
-local NaN = 0 / 0
+-- NaN without its sign bit, so it prints "nan" under Lua 5.4 too (0/0 on x86 carries the
+-- sign: Lua 5.4's tostring wrote a CSV's nan read back as "-nan", LuaJIT's never); fabs
+-- clears the sign on every machine. The one NaN the tables use (table.lua, the sweeps'
+-- checkpoint reader).
+local NaN = math.abs(0 / 0)
 local fail = errors.fail
 
 local M = {}
@@ -35,6 +39,7 @@ local function numtext(v)
   return string.format("%.17g", v)
 end
 M.numtext = numtext
+M.NaN = NaN
 
 -- The numbers a CSV field can hold (decimal only, as C's strtod and Lua's tonumber read
 -- them): optional spaces, an optional sign, digits with an optional point (5, 5., .5,

@@ -505,4 +505,18 @@ T.test("lengths: whole numbers of tokens up to dlb.serve.max_length, named, befo
   T.eq(S.generate(L7, { hw = hw, prompt = 16, output = 2 ^ 24 - 16 }).output, 2 ^ 24 - 16)
 end)
 
+T.test("a serving model prints as one line, its fields kept (review 11: table: 0x...)", function()
+  local s = S.model { layers = 4, hidden = 256, heads = 4, kv_heads = 2, ffn = 512, vocab = 1000,
+    mlp = "swiglu", window = 64, name = "toy" }
+  -- params (from_fields, serve_model.lua): 4 x (256 x (4 + 4) x 64 + 4 x 64 x 256 + 3 x 256 x 512) + 2 x 1000 x 256 + 9 x 256
+  -- = 4 x (131072 + 65536 + 393216) + 512000 + 2304 = 2,873,600 (norms: RMSNorm scales)
+  T.eq(s.params, 2873600, "params")
+  T.eq(tostring(s), "serve model toy: 4 layers, hidden 256, 4 heads (2 KV) x 64, ffn 512 "
+    .. "swiglu, vocab 1000, window 64, 2.87 M params", "tostring")
+  T.eq(tostring(L7):match("^serve model "), "serve model ", "a zoo model's")
+  T.eq(S.model(s, { name = "copy" }).name, "copy", "a copy keeps working")
+  T.eq(tostring(S.model(s, { name = "copy" })):match("^serve model copy:"), "serve model copy:", "a copy prints")
+  T.eq(S.memory(s, { hw = "H100-SXM", batch = 1, context = 128 }).fits, true, "still a spec")
+end)
+
 T.done()
