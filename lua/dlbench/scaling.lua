@@ -515,20 +515,37 @@ function M.project(spec, opts)
     local so = {}
     for k, v in pairs(type(opts.stats) == "table" and opts.stats or {}) do so[k] = v end
     if so.fuse == nil and so.framework == nil then so.framework = opts.framework or "auto" end
-    local stats_at, params_at = family(opts.graph, opts.dim,
+    local stats_of, params_at = family(opts.graph, opts.dim,
       type(opts.stats) == "table" and so or (opts.stats == nil and so or opts.stats), fname)
+    -- the profile named as the stats that gave the costs carry it (framework, source), not
+    -- the default's rule: "auto" is the family's default, which g:stats decides (the graph's
+    -- model, else its attention pattern); every size of one family resolves alike
+    local applied
+    local function stats_at(size, b)
+      local st = stats_of(size, b)
+      local name = type(st) == "table" and rawget(st, "framework")
+      if type(name) == "string" then
+        applied = { name = name, source = tostring(rawget(st, "framework_source") or "option") }
+      end
+      return st
+    end
     if so.framework == "auto" then
-      r.framework = fw.session() or "default by family (transformers " .. fw.DEFAULTS.transformer
-        .. ", other graphs " .. fw.DEFAULTS.other .. ")"
+      -- set below from the stats; without a subbatch no graph costs are computed
+      r.framework = "none applied (no subbatch: the graph's costs are not computed)"
       r.framework_source = fw.session() and "session default" or "default"
     elseif so.framework then
       r.framework, r.framework_source = fw.get(so.framework).name, "option"
     else
       r.framework, r.framework_source = "none", "explicit switches (stats.fuse=)"
     end
-    r.provenance = fw.provenance({ name = r.framework }, r.framework_source, "catalogue",
-      opts.framework == nil and { "framework " .. r.framework } or {})
-    costs = family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
+    local f = family_costs(stats_at, params_at, opts.lo, opts.hi, opts.integer, fname)
+    costs = function(p, bb)
+      local c = f(p, bb)
+      if applied and so.framework == "auto" then
+        r.framework, r.framework_source = applied.name, applied.source
+      end
+      return c
+    end
   end
   local epochs = opts.epochs or 1
   if type(epochs) ~= "number" or not (epochs > 0) or epochs == math.huge then
@@ -556,6 +573,11 @@ function M.project(spec, opts)
   end
   if opts.bootstrap then
     propagate(r, spec, form, target, method, opts, b, costs, tps, epochs, fname)
+  end
+  if opts.graph then
+    -- after the costs: the profile their stats were counted under (above)
+    r.provenance = fw.provenance({ name = r.framework }, r.framework_source, "catalogue",
+      opts.framework == nil and { "framework " .. r.framework } or {})
   end
   return pretty.object(r, project_tostring)
 end

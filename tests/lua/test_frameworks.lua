@@ -428,6 +428,30 @@ T.test("sweeps and scaling.project take framework=, rows carry provenance", func
   T.eq(pr.framework, "pytorch-ddp")
 end)
 
+T.test("scaling.project{graph=} names the profile applied, not the default's rule (review 11)", function()
+  -- before: framework = "default by family (transformers torchtitan, other graphs
+  -- pytorch-ddp)" whatever the graph; the stats that gave the costs name their profile
+  local spec = dlb.scaling.domains.word_lm
+  local lm = dlb.scaling.project(spec, { graph = function(h) return dlb.models.word_lm { hidden = h } end,
+    subbatch = 32 })
+  T.eq(lm.framework, F.DEFAULTS.other, "an LSTM LM: the other graphs' default")
+  T.eq(lm.provenance.framework, F.DEFAULTS.other, "provenance")
+  T.eq(lm.framework_source, "default: " .. F.DEFAULTS_WHY.other, "source")
+  T.eq(lm.provenance.defaults[1], "framework " .. F.DEFAULTS.other, "defaults")
+  local tr = dlb.scaling.project(spec, { graph = function(h)
+      return dlb.models.gpt { layers = 2, hidden = 64 * math.max(1, math.floor(h / 64)), heads = 2,
+        seq = 16, vocab = 100, batch = "b" } end, subbatch = 4, lo = 64, hi = 4096, params = 1e6 })
+  T.eq(tr.framework, F.DEFAULTS.transformer, "a GPT: the transformers' default")
+  T.eq(tr.provenance.framework, F.DEFAULTS.transformer, "provenance")
+  F.default("fsdp")
+  local ok, ss = pcall(dlb.scaling.project, spec, { graph = function(h) return dlb.models.word_lm { hidden = h } end,
+    subbatch = 32 })
+  F.default("auto")
+  assert(ok, ss)
+  T.eq(ss.framework, "fsdp", "the session's default")
+  T.eq(ss.provenance.framework, "fsdp", "provenance")
+end)
+
 T.test("derive: the fields a profile is used by are checked when derived (review7)", function()
   local D = dlb.frameworks.derive
   -- before: fuse = {"zz"} raised "attempt to perform arithmetic on a nil value" inside g:stats,
