@@ -454,6 +454,22 @@ function M.data(o)
       end
     end
   end
+  -- the gradients reduced at the profile's reduce dtype (PyTorch FSDP MixedPrecision
+  -- reduce_dtype: torchtitan and fsdp reduce in fp32), as dlb.parallel.evaluate and plan
+  -- reduce them (the profile's planner option, dlb.frameworks.plan_defaults; graphs/parallel/
+  -- planner_dp.c: reduce_bytes, else the gradients' own bytes); the profile is the one the
+  -- compute was timed under (dlb.roofline.time's); memory keeps the gradients' own bytes.
+  -- Costs given as work= or a device= table: no profile, the work's grad_bytes as given.
+  local rprof = roof and roof.framework and (roof.framework ~= "none" or nil)
+    and require("dlbench.frameworks").get(roof.framework)
+  local rdt = rprof and require("dlbench.frameworks").plan_defaults(rprof).reduce_dtype
+  if rdt ~= nil then
+    local ge = grad_elem_bytes(fname, o.precision or stats_precision(o.stats), 2)
+    local c = {}
+    for k, v in pairs(w) do c[k] = v end
+    c.grad_bytes = w.grad_bytes / ge * core.hw_precision_bytes(rdt)
+    w = c
+  end
   local r = core.parallel_data(w, dev, cl, {
     compute = compute,
     workers = workers,
@@ -472,6 +488,7 @@ function M.data(o)
   r.fits = r.fits == 1
   r.device_mem = dev.mem
   r.grad_bytes = w.grad_bytes
+  r.reduce_dtype = rdt
   if roof then r.roofline = { time = compute, bound = roof.bound, precision = roof.precision,
     device = roof.device, mode = mode, counted_at = counted } end
   -- which memory rule r.mem and r.fits follow (dlb_step_memory; "footprint": the stats' own)
@@ -481,8 +498,8 @@ function M.data(o)
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
   .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=, per_op=, collectives=} -> {step=,"
-  .. " compute=, comm=, exposed=, util=, mem=, fits=, shortfall=, grad_bytes=, collectives=, ...}",
-  "data-parallel synchronous SGD (bucketed allreduce of params x gradient bytes overlapping "
+  .. " compute=, comm=, exposed=, util=, mem=, fits=, shortfall=, grad_bytes=, reduce_dtype=, collectives=, ...}",
+  "data-parallel synchronous SGD (bucketed allreduce of params x gradient bytes, at the profile's reduce_dtype as evaluate, overlapping "
   .. "backward; as NCCL runs it on GPUs, collectives=\"alpha-beta\" for the ring / hierarchical "
   .. "model and algo=) or async parameter server; compute as dlb.roofline.time (op by op for a graph's "
   .. "stats unless per_op=false); fits=false and shortfall (bytes) when a worker's footprint "

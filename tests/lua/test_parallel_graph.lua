@@ -338,18 +338,21 @@ T.test("data all-reduces params x gradient bytes, not the gradients live at the 
     { "nmt mixed", dlb.models.nmt {}, { b = 8, precision = "mixed" }, 2 },
     { "retinanet", dlb.models.retinanet {}, { b = 8 }, 4 },
     { "resnet-50 bf16", dlb.models.resnet { depth = 50 }, { b = 64, precision = "bf16" }, 2 },
-    { "gpt3-xl mixed_bf16", dlb.models.gpt { size = "gpt3-xl" }, { b = 8, precision = "mixed_bf16" }, 2 },
+    -- (a transformer's default profile, torchtitan, reduces the bf16 gradients in fp32:
+    -- 4 bytes each on the wire, as evaluate and plan reduce them; review 11)
+    { "gpt3-xl mixed_bf16", dlb.models.gpt { size = "gpt3-xl" }, { b = 8, precision = "mixed_bf16" }, 2, 4 },
   } do
     local name, s, elem = c[1], c[2]:stats(c[3]), c[4]
     local G = s.params * elem
+    local GR = s.params * (c[5] or elem)
     assert(math.abs(s.breakdown.gradients - G) > 0.01 * G,
       name .. ": the peak's gradients differ from the full gradient (the test can fail)")
     T.near(s.breakdown.weights, G, 1e-12, name .. ": the weights' bytes, each with its gradient")
     -- the alpha-beta ring, whose closed form is above (NCCL's model: test_host_nccl.lua)
     local r = P.data { stats = s, hw = A100, workers = 64, subbatch = c[3].b, bw = 10e9,
       collectives = "alpha-beta" }
-    T.near(r.grad_bytes, G, 1e-12, name .. ": gradient bytes")
-    T.near(r.comm, ring(G, 64, 10e9), 1e-12, name .. ": one ring allreduce of the gradient")
+    T.near(r.grad_bytes, GR, 1e-12, name .. ": gradient bytes reduced")
+    T.near(r.comm, ring(GR, 64, 10e9), 1e-12, name .. ": one ring allreduce of the gradient")
     T.near(P.work(s, c[3].b).grad_bytes, G, 1e-12, name .. ": parallel.work")
   end
   -- the QA's NMT figure: the whole fp32 gradient over 64 workers at 10 GB/s (was 0.030 s
@@ -429,6 +432,29 @@ T.test("multi-query attention: its one K/V head is replicated under tensor paral
   T.eq(attn_div(1), 12)
   T.eq(attn_div(4), 4)
   T.eq(attn_div(12), 12)
+end)
+
+T.test("data and evaluate give one step for one configuration, reduce_dtype included (review 11)", function()
+  -- before: data reduced the gradients at their own bytes (bf16: 2) while evaluate reduced
+  -- them at the profile's reduce_dtype (torchtitan, fsdp: fp32), so torchtitan's
+  -- data{workers = 8} was 31.29 ms against evaluate's 32.74 ms at dp 8
+  local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 128, vocab = 1000, batch = 4 }
+  local seen = {}
+  for _, fwn in ipairs { "torchtitan", "fsdp", "pytorch-ddp", "megatron", false } do
+    local s = fwn and g:stats { framework = fwn, precision = "mixed" } or g:stats { precision = "mixed" }
+    local d = P.data { stats = s, hw = "H100-SXM", workers = 8, subbatch = 4 }
+    local e = P.evaluate { graph = g, hw = "H100-SXM", dp = 8, tp = 1, pp = 1, batch = 32,
+      precision = "mixed", framework = fwn or nil }
+    local name = tostring(fwn or "default")
+    T.near(d.comm, e.comm, 1e-12, name .. ": the gradient reduction")
+    T.near(d.step, e.step, 1e-12, name .. ": the step")
+    local rd = dlb.frameworks.get(fwn or dlb.frameworks.DEFAULTS.transformer).reduce_dtype
+    T.eq(d.reduce_dtype, rd, name .. ": reduce_dtype")
+    -- params x 4 (fp32) or x 2 (bf16 gradients, the stats' own)
+    T.near(d.grad_bytes, s.params * (rd == "fp32" and 4 or 2), 1e-12, name .. ": bytes reduced")
+    seen[rd or "own"] = true
+  end
+  assert(seen.fp32 and seen.own, "profiles with and without a reduce dtype (the test can fail)")
 end)
 
 T.done()
