@@ -534,6 +534,26 @@ function M.from_graph(g, o)
   if not (fa_rc > 1e-12 * math.abs(split(arr1, two and arr2))) then fa_rc = 0 end   -- rounding
   local tp = o.tp == nil and "megatron" or o.tp
   if tp ~= "megatron" and tp ~= false then gerr(fname, "tp must be \"megatron\" or false") end
+  -- the kept bytes per sample of each layer, in whole bytes: the step's, spread over the
+  -- layers by their share of its forward bytes (the estimate above) and apportioned by
+  -- largest remainder, so that the layers hold whole bytes and sum to the step's (the
+  -- shares' fractions of a byte were the plans' fractional memory: 42778850189.887 B,
+  -- review 11). A step's total that is not whole (a numeric batch whose kept bytes do not
+  -- divide by it) goes to the nearest byte.
+  local keptw = {}
+  do
+    local kt = math.floor(math.max(0, kept_total) + 0.5)
+    local rem, order, sum = {}, {}, 0
+    for i = 1, n do
+      local x = kt * (fwd_total > 0 and split(fb1[i], two and fb2[i]) / fwd_total or 1 / n)
+      keptw[i] = math.floor(x); rem[i] = x - keptw[i]; sum = sum + keptw[i]; order[i] = i
+    end
+    table.sort(order, function(a, b)
+      if rem[a] ~= rem[b] then return rem[a] > rem[b] end
+      return a < b
+    end)
+    for j = 1, math.min(n, kt - sum) do keptw[order[j]] = keptw[order[j]] + 1 end
+  end
   for i = 1, n do
     local l = L1[i]
     local ff = split(f1[i], two and f2[i])
@@ -541,8 +561,7 @@ function M.from_graph(g, o)
     local bs, bf = split(by1[i], two and by2[i])
     if not two then bf = 3 * (l.weight_bytes or 0); bs = math.max(0, (by1[i] - bf) / B) end
     local ao = split(l.activations_out, two and L2[i].activations_out)
-    local share = fwd_total > 0 and split(fb1[i], two and fb2[i]) / fwd_total or 1 / n
-    local kept = math.max(0, kept_total) * share
+    local kept = keptw[i]
     local k = kinds[i]
     local r = { name = l.name, flops_fwd = ff, flops_bwd = fbw, bytes_sample = bs,
       bytes_fixed = bf, params = l.params, act_out = ao, act_kept = kept, act_rep = 0,
@@ -575,7 +594,7 @@ function M.from_graph(g, o)
     if cfs > 0 then
       local cbs, lbs = split(cb1[i], two and cb2[i]), split(fb1[i], two and fb2[i])
       r.flops_core = cfs
-      r.act_core = lbs > 0 and math.min(r.act_kept, kept * cbs / lbs) or 0
+      r.act_core = lbs > 0 and math.min(r.act_kept, math.floor(kept * cbs / lbs + 0.5)) or 0
     end
     -- the attention score and value matmuls' forward FLOPs, what attention_flops = "causal"
     -- counts half in MFU (dlbench.mfu.layers_attention)

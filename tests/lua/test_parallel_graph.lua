@@ -457,4 +457,42 @@ T.test("data and evaluate give one step for one configuration, reduce_dtype incl
   assert(seen.fp32 and seen.own, "profiles with and without a reduce dtype (the test can fail)")
 end)
 
+T.test("plan and evaluate memory is whole bytes (review 11: 42778850189.887 B)", function()
+  -- the step's kept bytes per sample were spread over the layers by a share of a ratio, so
+  -- each layer held fractions of a byte; they are apportioned in whole bytes, summing to
+  -- the step's (the interleaved schedule's in-flight factor, 1 + (p - 1) / (p v), is an
+  -- average over a stage's chunks and stays fractional: left out here)
+  local g = dlb.models.gpt { layers = 8, hidden = 384, heads = 6, seq = 256, vocab = 5003, batch = "b" }
+  local function whole(r, what)
+    for _, k in ipairs { "mem", "mem_act", "mem_weights", "mem_grads", "mem_opt" } do
+      local v = r[k]
+      if type(v) == "number" then T.eq(v, math.floor(v), what .. ": " .. k .. " whole bytes") end
+    end
+  end
+  local n = 0
+  for _, c in ipairs { { 2, 2, 2 }, { 1, 1, 4 }, { 4, 2, 1 }, { 1, 2, 4 }, { 2, 1, 2 } } do
+    local e = P.evaluate { graph = g, hw = "H100-SXM", batch = 64, precision = "mixed",
+      dp = c[1], tp = c[2], pp = c[3], m = c[3] > 1 and 8 or nil, schedule = c[3] > 1 and "1f1b" or nil }
+    whole(e, string.format("evaluate dp %d tp %d pp %d", c[1], c[2], c[3]))
+    n = n + 1
+  end
+  local t = P.plan { graph = g, hw = "H100-SXM", devices = 16, batch = 64, precision = "mixed",
+    keep_unfit = true }
+  for i, r in ipairs(t) do
+    if r.schedule ~= "interleaved" then whole(r, "plan row " .. i); n = n + 1 end
+  end
+  assert(n > 20, "rows checked: " .. n)
+  -- the layers sum to the step's kept bytes per sample
+  local ls = P.layers.from_graph(g, { framework = "auto", precision = "mixed" })
+  local sum = 0
+  for _, l in ipairs(ls) do
+    T.eq(l.act_kept, math.floor(l.act_kept), l.name .. ": act_kept whole")
+    sum = sum + l.act_kept + l.act_rep
+  end
+  local fm = require "dlbench.framework_memory"
+  local s1 = g:stats { b = 1, framework = "auto", precision = "mixed" }
+  local s2 = g:stats { b = 2, framework = "auto", precision = "mixed" }
+  T.eq(sum, fm.sample_bytes(s2) - fm.sample_bytes(s1), "the layers' kept bytes per sample")
+end)
+
 T.done()
