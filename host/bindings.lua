@@ -306,6 +306,7 @@ B.functions = {
   "_parallel_plan_smallest(p: plan) -> r: struct dlb_par_row = check nil(DLB_EINVAL) dlb_par_plan_smallest(p, &r)",
   "parallel_bubble(sched: int, p: number, m: number, v: number = 1) -> number = dlb_par_bubble(sched, p, m, v)",
   "parallel_amdahl(f: number, n: number) -> number = dlb_par_amdahl(f, n)",
+  "parallel_zero_split(zero: int, n: number) -> w: double, g: double, o: double = check dlb_par_zero_split(zero, n, &w, &g, &o)",
   -- energy (graphs/hw/dlb_energy.h); tables and precisions by name
   "_energy_table_count() -> int = dlb_energy_table_count()",
   "_energy_table_name(i: int) -> string = dlb_energy_table_name(i)",

@@ -197,6 +197,20 @@ static void bubbles(void) {
   CHECK(isnan(dlb_par_bubble(7, 4, 8, 1)));
 }
 
+/* ZeRO's partitioning (Rajbhandari et al. 2020 Fig. 1, Nd = 64): stage 1 splits the
+** optimizer state Nd ways, 2 the gradients too, 3 the weights too. */
+static void zero_split(void) {
+  double w, g, o;
+  CHECK(dlb_par_zero_split(0, 64, &w, &g, &o) == DLB_OK && w == 1 && g == 1 && o == 1);
+  CHECK(dlb_par_zero_split(1, 64, &w, &g, &o) == DLB_OK && w == 1 && g == 1 && o == 64);
+  CHECK(dlb_par_zero_split(2, 64, &w, &g, &o) == DLB_OK && w == 1 && g == 64 && o == 64);
+  CHECK(dlb_par_zero_split(3, 64, &w, &g, &o) == DLB_OK && w == 64 && g == 64 && o == 64);
+  CHECK(dlb_par_zero_split(4, 64, &w, &g, &o) == DLB_EINVAL
+        && strstr(dlb_last_error(), "ZeRO stage must be 0..3, got 4"));
+  CHECK(dlb_par_zero_split(1, 0.5, &w, &g, &o) == DLB_EINVAL);
+  CHECK(dlb_par_zero_split(1, NAN, NULL, NULL, NULL) == DLB_EINVAL);
+}
+
 /* 4 equal layers, pp = 2, m = 4, GPipe, batch 8 (mb = 2); per layer t = 3e9 x 2 / (0.8 peak).
 ** Step = (m + p - 1) x 2t + activation transfers; bubble = 2t + its transfers. */
 static void evaluate(void) {
@@ -623,6 +637,7 @@ int main(void) {
   RUN(data_parallel);
   RUN(partition);
   RUN(bubbles);
+  RUN(zero_split);
   RUN(evaluate);
   RUN(tensor_parallel);
   RUN(shard_embedding);

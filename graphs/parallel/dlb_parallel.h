@@ -232,6 +232,14 @@ enum { DLB_BALANCE_TIME = 0, DLB_BALANCE_MEMORY = 1 };
 ** Returns DLB_OK, or DLB_EINVAL when k < 1 or k > n. */
 DLB_API int dlb_par_partition(const double *w, int n, int k, int *first);
 
+/* Over how many devices ZeRO stage `zero` (0..3) splits each model state among n
+** data-parallel replicas (Rajbhandari et al. 2020 sec. 5, Fig. 1): stage 1 partitions the
+** optimizer state, 2 the gradients too, 3 the weights too; a partitioned state is split n
+** ways (each device keeps 1/n of it), the others 1. The planner's rule (and
+** dlb.parallel.zero_memory's): *w, *g, *o receive the weights', gradients' and optimizer
+** state's divisors. DLB_EINVAL for a stage outside 0..3 or n not a number >= 1. */
+DLB_API int dlb_par_zero_split(int zero, double n, double *w, double *g, double *o);
+
 /* Pipeline schedules. */
 enum { DLB_SCHED_GPIPE = 0, DLB_SCHED_1F1B = 1, DLB_SCHED_INTERLEAVED = 2 };
 

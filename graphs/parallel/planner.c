@@ -640,11 +640,15 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   ** of them under ZeRO-3), and per trainable parameter gradients and optimizer state. */
   /* the experts' replicas: etp x ep x ze = tp x dp x cp (Megatron-Core's expert data
   ** parallel size) */
+  /* (over how many devices each state is split: dlb_par_zero_split, the one ZeRO rule) */
   double zd = hs > 0 ? hs : dpc, ze = tp * dpc / (etp * ep);
-  double zw = 1.0 / (zero >= 3 ? zd : 1), eg = gb / (zero >= 2 ? zd : 1),
-         eo = ob / (zero >= 1 ? zd : 1);
-  double zwe = 1.0 / (zero >= 3 ? ze : 1), ege = gb / (zero >= 2 ? ze : 1),
-         eoe = ob / (zero >= 1 ? ze : 1);
+  double nw, ng, no, nwe, nge, noe;
+  if ((st = dlb_par_zero_split(zero, zd, &nw, &ng, &no)) ||
+      (st = dlb_par_zero_split(zero, ze, &nwe, &nge, &noe))) {
+    dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st;
+  }
+  double zw = 1.0 / nw, eg = gb / ng, eo = ob / no;
+  double zwe = 1.0 / nwe, ege = gb / nge, eoe = ob / noe;
   /* Memory before the shardable parameters: states + activations in flight. */
   for (int d = 0; d < p; d++) {
     stage *s = &S[d];

@@ -17,6 +17,19 @@
 #include "planner_impl.h"
 #include "dlb_runtime.h"
 
+/* ZeRO's partitioning of the model states (dlb_parallel.h): the one rule the planner's
+** memory and dlb.parallel.zero_memory use. */
+int dlb_par_zero_split(int zero, double n, double *w, double *g, double *o) {
+  if (zero < 0 || zero > 3)
+    return dlb_fail(DLB_EINVAL, "ZeRO stage must be 0..3, got %d", zero);
+  if (!(n >= 1) || !isfinite(n))
+    return dlb_fail(DLB_EINVAL, "ZeRO: the replicas must be a number >= 1, got %g", n);
+  if (w) *w = zero >= 3 ? n : 1;
+  if (g) *g = zero >= 2 ? n : 1;
+  if (o) *o = zero >= 1 ? n : 1;
+  return DLB_OK;
+}
+
 /* A data-parallel-type allreduce under the plan's collectives (opts.nccl): the one rule
 ** of collective_impl.h, which dlb_par_data shares. */
 static int dp_allreduce(const dlb_par_opts *o, const dlb_par_cluster *cl, double bytes,

@@ -586,17 +586,20 @@ end
 ------------------------------------------------------------------------------------------
 -- memory of ZeRO stages (Rajbhandari et al. 2020 Fig. 1)
 
+-- fp16 weights (2 bytes), fp16 gradients (2) and K bytes of optimizer state per parameter
+-- (Adam's fp32 master weights, momentum and variance: 12), each kept whole or split dp ways
+-- by the planner's ZeRO rule (dlb_par_zero_split, graphs/parallel/planner_dp.c): the paper's
+-- (2+2+K) psi, 2 psi + 2 psi + K psi / Nd, 2 psi + (2+K) psi / Nd, (2+2+K) psi / Nd.
 function M.zero_memory(params, dp, stage, k)
   local fname = "parallel.zero_memory"
   num(fname, "params", params, nil, "nonneg")
   num(fname, "dp", dp, nil, "count")
   k = num(fname, "K", k, 12, "nonneg")
-  local psi = params
-  if stage == 0 then return (2 + 2 + k) * psi end
-  if stage == 1 then return 2 * psi + 2 * psi + k * psi / dp end
-  if stage == 2 then return 2 * psi + (2 + k) * psi / dp end
-  if stage == 3 then return (2 + 2 + k) * psi / dp end
-  error("parallel.zero_memory: stage must be 0..3, got " .. tostring(stage), 2)
+  if stage ~= 0 and stage ~= 1 and stage ~= 2 and stage ~= 3 then
+    error("parallel.zero_memory: stage must be 0..3, got " .. tostring(stage), 2)
+  end
+  local w, g, o = core.parallel_zero_split(stage, dp)
+  return 2 * params / w + 2 * params / g + k * params / o
 end
 doc.doc(M.zero_memory, "dlb.parallel.zero_memory(params, dp, stage[, K=12]) -> bytes",
   "model-state bytes per device under ZeRO stage 0-3 with mixed-precision Adam (2+2+K per param)")

@@ -172,6 +172,7 @@ local good = {
   { "parallel_plan", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
     { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 } },
   { "parallel_amdahl", 0.1, 8 }, { "parallel_amdahl_fit", { 1, 2, 4 }, { 1, 1.8, 3 } },
+  { "parallel_zero_split", 2, 8 }, { "parallel_zero_split", 3, 1 },
   { "parallel_evaluate", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,
     { batch = 32, w_bytes = 2, g_bytes = 2, o_bytes = 12 }, { dp = 2, tp = 1, pp = 2, m = 4, v = 1 }, OPS },
   { "parallel_plan", LAYERS, { peak = 1e12, mem_bw = 1e11, mem = 16e9 }, CLUSTER,

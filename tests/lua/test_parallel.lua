@@ -359,6 +359,21 @@ T.test("ZeRO memory (Rajbhandari et al. 2020 Fig. 1: 7.5B params, 64 GPUs)", fun
   T.near(P.zero_memory(psi, 64, 1) / 1e9, 31.4, 2e-3, "P_os")
   T.near(P.zero_memory(psi, 64, 2) / 1e9, 16.6, 3e-3, "P_os+g")
   T.near(P.zero_memory(psi, 64, 3) / 1e9, 1.9, 0.02, "P_os+g+p")
+  -- the planner's one ZeRO rule (review 11: zero_memory was a Lua closed form beside it):
+  -- the split of each state, and evaluate's model states of a mixed-precision Adam step
+  -- (2 + 2 + 12 bytes per parameter) equal zero_memory's at every stage
+  T.eq(select("#", dlb.core.parallel_zero_split(2, 64)), 3, "three divisors")
+  local w, g, o = dlb.core.parallel_zero_split(2, 64)
+  T.eq(w, 1, "ZeRO-2 keeps the weights"); T.eq(g, 64, "splits the gradients"); T.eq(o, 64, "and the state")
+  T.checkerr("ZeRO stage must be 0..3, got 5", dlb.core.parallel_zero_split, 5, 8)
+  local gr = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 128, vocab = 1000, batch = "b" }
+  local params = gr:stats { b = 1, precision = "mixed" }.params
+  for z = 0, 3 do
+    local e = P.evaluate { graph = gr, hw = "H100-SXM", batch = 64, dp = 8, tp = 1, pp = 1, zero = z,
+      precision = "mixed", framework = "none" }
+    T.near(e.mem_weights + e.mem_grads + e.mem_opt, P.zero_memory(params, 8, z), 1e-12,
+      "ZeRO-" .. z .. ": evaluate's states")
+  end
 end)
 
 T.test("Amdahl fits (ParaDnn sec. 4.3)", function()
