@@ -457,11 +457,12 @@ function M.data(o)
   -- the gradients reduced at the profile's reduce dtype (PyTorch FSDP MixedPrecision
   -- reduce_dtype: torchtitan and fsdp reduce in fp32), as dlb.parallel.evaluate and plan
   -- reduce them (the profile's planner option, dlb.frameworks.plan_defaults; graphs/parallel/
-  -- planner_dp.c: reduce_bytes, else the gradients' own bytes); the profile is the one the
-  -- compute was timed under (dlb.roofline.time's); memory keeps the gradients' own bytes.
+  -- planner_dp.c: reduce_bytes, else the gradients' own bytes); the profile is the one
+  -- dlb.roofline.time applies to the stats (theirs, a derived one included, else the
+  -- default); memory keeps the gradients' own bytes.
   -- Costs given as work= or a device= table: no profile, the work's grad_bytes as given.
-  local rprof = roof and roof.framework and (roof.framework ~= "none" or nil)
-    and require("dlbench.frameworks").get(roof.framework)
+  local rprof = stats_roof and select(2, require("dlbench.roofline").framed(o.stats, nil, fname))
+    or nil
   local rdt = rprof and require("dlbench.frameworks").plan_defaults(rprof).reduce_dtype
   if rdt ~= nil then
     local ge = grad_elem_bytes(fname, o.precision or stats_precision(o.stats), 2)

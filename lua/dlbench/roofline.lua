@@ -309,6 +309,9 @@ local function framed(s, fwname, fn)
   if sfw then return s, own(), rawget(s, "framework_source") or "stats" end
   return s, fw.get("none"), "bare costs: no profile"
 end
+-- (the profile dlb.roofline.time applies to stats s without framework=, for the models
+-- that follow it: dlb.parallel.data's reduce dtype)
+M.framed = framed
 
 -- The device as the per-op rule sees it (a dlb_roof table) for costs counted at precision
 -- sprec (sprec_given false: the caller named none) under framework profile prof, with

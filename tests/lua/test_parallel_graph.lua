@@ -455,6 +455,14 @@ T.test("data and evaluate give one step for one configuration, reduce_dtype incl
     seen[rd or "own"] = true
   end
   assert(seen.fp32 and seen.own, "profiles with and without a reduce dtype (the test can fail)")
+  -- a derived profile's own reduce dtype (its base's name: not the catalogue's of that name)
+  local dv = dlb.frameworks.derive("torchtitan", { reduce_dtype = "bf16" })
+  local s = g:stats { framework = dv, precision = "mixed" }
+  local d = P.data { stats = s, hw = "H100-SXM", workers = 8, subbatch = 4 }
+  local e = P.evaluate { graph = g, hw = "H100-SXM", dp = 8, tp = 1, pp = 1, batch = 32,
+    precision = "mixed", framework = dv }
+  T.eq(d.reduce_dtype, "bf16", "derived: reduce_dtype")
+  T.near(d.step, e.step, 1e-12, "derived: the step")
 end)
 
 T.test("plan and evaluate memory is whole bytes (review 11: 42778850189.887 B)", function()
