@@ -461,7 +461,7 @@ function M.data(o)
   -- dlb.roofline.time applies to the stats (theirs, a derived one included, else the
   -- default); memory keeps the gradients' own bytes.
   -- Costs given as work= or a device= table: no profile, the work's grad_bytes as given.
-  local rprof = stats_roof and select(2, require("dlbench.roofline").framed(o.stats, nil, fname))
+  local rprof = stats_roof and select(2, require("dlbench.roofline")._framed(o.stats, nil, fname))
     or nil
   local rdt = rprof and require("dlbench.frameworks").plan_defaults(rprof).reduce_dtype
   if rdt ~= nil then

@@ -311,7 +311,7 @@ local function framed(s, fwname, fn)
 end
 -- (the profile dlb.roofline.time applies to stats s without framework=, for the models
 -- that follow it: dlb.parallel.data's reduce dtype)
-M.framed = framed
+M._framed = framed
 
 -- The device as the per-op rule sees it (a dlb_roof table) for costs counted at precision
 -- sprec (sprec_given false: the caller named none) under framework profile prof, with
