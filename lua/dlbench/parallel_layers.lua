@@ -642,6 +642,11 @@ function M.from_graph(g, o)
   -- attention as it is). seq: tokens per sample (tokens/s, time to train, mfu = "6N").
   if attn then out.causal = causal and true or false else out.causal = mfu.causal(g) or nil end
   out.seq = mfu.tokens_per_sample(g, o.bind)
+  -- the step's batch-independent model FLOPs (forward + backward, no recompute: a tied
+  -- embedding's gradient sum, v x h adds), which the per-sample layers cannot hold: MFU
+  -- counts them once per step, as the algorithmic step does (parallel_plan.lua
+  -- fb_per_sample); 0 at a numeric batch (in its per-sample average)
+  out.flops_fixed = two and math.max(0, 2 * fwdbwd(s1) - fwdbwd(s2)) or 0
   -- bytes per parameter of weights, gradients and optimizer state as the graph engine counts
   -- them (the planner's defaults are mixed-precision Adam's 2, 2, 12)
   local P, Tr = 0, 0

@@ -588,11 +588,22 @@ end
 -- Model FLOPs per sample of the algorithmic step (no recompute), from the graph (cached
 -- per graph, its generation, bindings, batch dim and precision: cache_key), or from the layers
 -- (fwd + bwd, less the fused attention's backward recompute a layer says it holds:
--- flops_recompute, layers.from_graph).
+-- flops_recompute, layers.from_graph). Third result: the step's batch-independent model
+-- FLOPs of a graph with a symbolic batch (a tied embedding's gradient sum, v x h adds), which
+-- the algorithmic step counts once (g:stats, dlb.roofline.time's MFU); 0 otherwise (a
+-- numeric batch's are in its per-sample average; a layer list's flops_fixed, which
+-- layers.from_graph sets).
 local mf_cache = setmetatable({}, { __mode = "k" })
 local function fb_per_sample(o, ls)
   local g = o.layers or o.graph
-  if not is_graph(g) then return require("dlbench.mfu").layers_fwdbwd(ls), nil end
+  if not is_graph(g) then
+    local fx = type(ls) == "table" and rawget(ls, "flops_fixed") or 0
+    if type(fx) ~= "number" or not (fx >= 0) or fx == math.huge then
+      error("the layer list's flops_fixed (model FLOPs per step beyond the per-sample layers) "
+        .. "must be a finite number >= 0, got " .. tostring(fx), 0)
+    end
+    return require("dlbench.mfu").layers_fwdbwd(ls), nil, fx
+  end
   local mopts = type(g.model) == "table" and type(g.model.options) == "table" and g.model.options or {}
   local mb = o.batch_dim or mopts.batch or "b"
   local bind = {}
@@ -602,17 +613,18 @@ local function fb_per_sample(o, ls)
   local gen, key = cache_key(g, { bind = o.bind, batch_dim = o.batch_dim, precision = o.precision })
   if key then
     local c = mf_cache[g]
-    if c and c.gen == gen and c[key] then return c[key], bind end
+    if c and c.gen == gen and c[key] then return c[key][1], bind, c[key][2] end
   end
   local st = { framework = "none", precision = o.precision or "mixed" }
   for k, v in pairs(bind) do st[k] = v end
-  local fb
+  local fb, fixed = nil, 0
   if type(mb) == "string" then
     st[mb] = 1
     local s1 = g:stats(st)
     st[mb] = 2
     local s2 = g:stats(st)
-    fb = (s2.flops_fwd + s2.flops_bwd) - (s1.flops_fwd + s1.flops_bwd)
+    local f1, f2 = s1.flops_fwd + s1.flops_bwd, s2.flops_fwd + s2.flops_bwd
+    fb, fixed = f2 - f1, math.max(0, 2 * f1 - f2)
   else
     local s1 = g:stats(st)
     fb = (s1.flops_fwd + s1.flops_bwd) / mb
@@ -621,9 +633,9 @@ local function fb_per_sample(o, ls)
     -- entries of older generations are dropped: they can never be asked for again
     local c = mf_cache[g]
     if not c or c.gen ~= gen then c = { gen = gen }; mf_cache[g] = c end
-    c[key] = fb
+    c[key] = { fb, fixed }
   end
-  return fb, bind
+  return fb, bind, fixed
 end
 
 -- The context-parallel degrees a plan searches when cp_max is not given, the one rule for
@@ -663,13 +675,15 @@ local function finish(r, o, ls, info, dev)
   -- the model FLOPs per sample, once per call (a plan's rows share them)
   local mc = info.model_flops
   if not mc then
-    local fb, bind = fb_per_sample(o, ls)
+    local fb, bind, fixed = fb_per_sample(o, ls)
     local params = 0
     for _, l in ipairs(ls) do params = params + (l.params or 0) end
     -- the graph, or the layer list (its flops_attn, causal and seq: dlbench.mfu)
     local src = is_graph(g) and g or ls
     local mf, conv, known = mfu.model_flops(fb, 1, src, bind, params, kind, att)
-    mc = { mf = mf, conv = conv, tps = mfu.tokens_per_sample(src, bind),
+    -- (6N counts parameters x tokens, no fixed part)
+    mc = { mf = mf, fixed = kind ~= "6N" and fixed or 0, conv = conv,
+      tps = mfu.tokens_per_sample(src, bind),
       aentry = mfu.attention_option("parallel", o.attention_flops, att, kind, known, src == ls) }
     info.model_flops = mc
   end
@@ -677,7 +691,9 @@ local function finish(r, o, ls, info, dev)
   local ndev = (r.dp or 1) * (r.tp or 1) * (r.pp or 1) * (r.cp or 1)
   local batch = o.batch
   if mf and r.step and r.step > 0 and dev.peak then
-    r.mfu = mf * batch / (r.step * dev.peak * ndev)
+    -- the step's model FLOPs: per sample x the batch, and its batch-independent ones once
+    -- (fb_per_sample), as the algorithmic step of the whole batch counts them
+    r.mfu = (mf * batch + mc.fixed) / (r.step * dev.peak * ndev)
     r.util = r.mfu
   end
   r.mfu_convention = conv

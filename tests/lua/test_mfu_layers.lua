@@ -249,4 +249,33 @@ T.test("roofline.time: a hand-built graph refuses attention_flops = \"causal\"",
   assert(dlb.roofline.time(s, H100, { attention_flops = "full" }).mfu > 0)
 end)
 
+T.test("the step's batch-independent FLOPs count once in MFU (review 11: 5e-5 below roofline.time's)", function()
+  -- a tied embedding's gradient is the sum of its two uses' (v x h adds, whatever the batch):
+  -- the algorithmic step of the batch counts it once, and so does roofline.time's MFU; the
+  -- planner's per-sample layers dropped it (evaluate's MFU was below roofline.time's)
+  local g = M.gpt { layers = 2, hidden = 256, heads = 4, seq = 64, vocab = 1000, batch = "b" }
+  local function fb(b)
+    local s = g:stats { b = b, precision = "mixed", framework = "none" }
+    return s.flops_fwd + s.flops_bwd
+  end
+  local fixed = 2 * fb(1) - fb(2)
+  T.eq(fixed, 1000 * 256, "v x h: the tied embedding's gradient sum (the test can fail)")
+  local r = dlb.roofline.time(g:stats { b = BATCH, precision = "mixed" }, H100)
+  for _, src in ipairs { { graph = g, precision = "mixed" },
+      { layers = P.layers.from_graph(g, { precision = "mixed", framework = "auto" }) } } do
+    local e = eval(src)
+    T.near(e.step, r.time, 1e-12, "the same step")
+    T.near(e.mfu, r.mfu, 1e-12, (src.graph and "graph" or "layers") .. ": roofline.time's MFU")
+    -- (the attention's score and value matmuls: 2 layers x 2 matmuls x 2 s^2 d forward per
+    -- sample, x 3 with the backward, half of it masked)
+    T.near(e.mfu * e.step * PEAK, fb(BATCH) - 0.5 * 3 * (2 * 2 * 2 * 64 * 64 * 256) * BATCH, 1e-12,
+      "model FLOPs: fwd + bwd of the step at its batch, causal attention half")
+  end
+  T.eq(P.layers.from_graph(g, { precision = "mixed" }).flops_fixed, fixed, "the list carries it")
+  local ls = P.layers.from_graph(g, { precision = "mixed" })
+  ls.flops_fixed = -1
+  T.checkerr("the layer list's flops_fixed (model FLOPs per step beyond the per-sample layers) "
+    .. "must be a finite number >= 0, got -1", eval, { layers = ls })
+end)
+
 T.done()
