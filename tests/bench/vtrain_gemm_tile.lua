@@ -39,6 +39,8 @@ local P3 = "predict(x.s, x.s.hw:with { flops_eff = e, host_op = ho })"
 local src = patch(SRC, P1, "m = median_err(xs, DIAG_WITH { flops_eff = e, host_op = h })")
 src = patch(src, P2, P2:gsub("hw:with {", "hw:with(DIAG_WITH {"):gsub("nil }%)$", "nil }))"))
 src = patch(src, P3, "predict(x.s, x.s.hw:with(DIAG_WITH { flops_eff = e, host_op = ho }))")
+-- the notebook's h2048 / h1024 pairs ({L = layout, m = measured ratio, c = CALIBRATED}) into DIAG_PAIRS
+src = patch(src, "local by, pr = {}, {}", "local by, pr = {}, DIAG_PAIRS")
 src = src .. "\nreturn { vres = vres, res = res, vcal = vcal, host = host }\n"
 
 local function median(xs)   -- the notebook's: the lower median
@@ -60,6 +62,7 @@ local function run(extra)
   local env = setmetatable({}, { __index = _G })
   env.print = function() end
   env.arg = { outdir }
+  env.DIAG_PAIRS = {}
   env.DIAG_WITH = function(t)
     for k, v in pairs(extra) do t[k] = v end
     return t
@@ -90,18 +93,7 @@ local function run(extra)
   out.dense = { median(dense), pct90(dense), #dense }
   out.kor = kor / math.max(1, nk)
   -- the same layout at hidden 2048 and 1024: step-time ratios, measured and CALIBRATED
-  local by, pr = {}, {}
-  for _, x in ipairs(r.vres) do by[x.row.id] = x end
-  local function ms_cal(x) return x.row.measured.step_time * x.meas / x.pred_cal end
-  for _, x in ipairs(r.vres) do
-    if x.row.set == "unshared-1node" then
-      local y = by[(x.row.id:gsub("^vtrain%-unshared%-1node%-h2048", "vtrain-1node-h1024"))]
-      if y then
-        pr[#pr + 1] = { L = x.row.layout, m = x.row.measured.step_time / y.row.measured.step_time,
-          c = ms_cal(x) / ms_cal(y) }
-      end
-    end
-  end
+  local pr = env.DIAG_PAIRS
   local a, b = {}, {}
   out.ratio = {}
   for _, p in ipairs(pr) do
