@@ -795,6 +795,21 @@ static void test_repeat(void) {
   dlb_graph_free(b);
 }
 
+/* The step's bytes of the MLP above at b = 32, h = 1024 under AdamW, precision `prec` and
+** fusion passes `fuse`; -1 when the analysis fails (checked). */
+static double mlp_bytes(dlb_graph *g, int prec, int fuse) {
+  const char *names[] = {"b", "h"};
+  double vals[] = {32, 1024};
+  dlb_train_opts o = {DLB_OPT_ADAMW, prec, DLB_RECOMPUTE_NONE, 0, 0, fuse, 0};
+  dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
+  CHECK(a != NULL);
+  if (!a) return -1;
+  dlb_totals t;
+  dlb_analysis_totals(a, &t);
+  dlb_analysis_free(a);
+  return t.bytes;
+}
+
 /* The optimizer implementation passes (graphs/step/fusion.c IMPL_PASSES): the MLP above
 ** (params 813056), AdamW fp32, b=32, h=1024. Over the fused update's 7 tensor passes
 ** (28 B/param) PyTorch's foreach AdamW adds 13 passes (torch/optim/adamw.py
@@ -806,16 +821,7 @@ static void test_optimizer_impl(void) {
   double vals[] = {32, 1024}, n = 813056, b[5];
   int fuse[5] = {0, DLB_FUSE_OPT_FOREACH, DLB_FUSE_OPT_LOOP, DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP,
                  DLB_FUSE_GRAD_CLIP};
-  for (int i = 0; i < 5; i++) {
-    dlb_train_opts o = {DLB_OPT_ADAMW, DLB_POLICY_FP32, DLB_RECOMPUTE_NONE, 0, 0, fuse[i], 0};
-    dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
-    CHECK(a != NULL);
-    if (!a) { dlb_graph_free(g); return; }
-    dlb_totals t;
-    dlb_analysis_totals(a, &t);
-    b[i] = t.bytes;
-    dlb_analysis_free(a);
-  }
+  for (int i = 0; i < 5; i++) b[i] = mlp_bytes(g, DLB_POLICY_FP32, fuse[i]);
   CHECK_NEAR(b[1] - b[0], 13 * 4 * n, 1e-12);
   CHECK_NEAR(b[2] - b[0], 15 * 4 * n, 1e-12);
   CHECK_NEAR(b[3] - b[0], 18 * 4 * n, 1e-12);
@@ -827,7 +833,27 @@ static void test_optimizer_impl(void) {
   dlb_graph_free(g);
 }
 
+/* The trainer's language-model train metrics (graphs/step/fusion.c lm_metrics; Composer's
+** Trainer._eval_train_metrics over llm-foundry MPT's [LanguageCrossEntropy,
+** LanguagePerplexity], each torch.nn.CrossEntropyLoss over the logits): the MLP above,
+** logits b x 10 = 320 elements. fp32: 2 metrics x (read 4 + log-softmax write 4) = 16 B per
+** logit; mixed (2-byte logits, autocast's fp32 upcast): 2 x (2 + 4 + 4 + 4) = 28 B. */
+static void test_lm_metrics(void) {
+  dlb_graph *g = mlp();
+  const char *names[] = {"b", "h"};
+  double vals[] = {32, 1024};
+  int prec[2] = {DLB_POLICY_FP32, DLB_POLICY_MIXED}, per[2] = {16, 28};
+  for (int p = 0; p < 2; p++)
+    CHECK_NEAR(mlp_bytes(g, prec[p], DLB_FUSE_LM_METRICS) - mlp_bytes(g, prec[p], 0),
+               per[p] * 32.0 * 10, 1e-12);
+  /* a bit outside DLB_FUSE_BITS is refused */
+  dlb_train_opts bad = {DLB_OPT_ADAMW, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_BITS + 1, 0};
+  CHECK(dlb_graph_analyze(g, &bad, 2, names, vals) == NULL);
+  dlb_graph_free(g);
+}
+
 int main(void) {
+  RUN(test_lm_metrics);
   RUN(test_optimizer_impl);
   RUN(test_repeat);
   RUN(test_op1);

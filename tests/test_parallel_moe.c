@@ -334,6 +334,18 @@ static void moe_mcore(void) {
   CHECK(strstr(dlb_last_error(), "moe_impl must be 0") != NULL);
 }
 
+/* Four nodes of four devices: 100 GB/s within a node, a 10 GB/s NIC each across (1 us), and
+** the moe_cp layers made 16 experts of top-4 (the dispatchers' cross-node cases). */
+static dlb_par_cluster four_nodes(dlb_par_layer *L) {
+  dlb_par_cluster c4;
+  memset(&c4, 0, sizeof c4);
+  c4.per_node = 4; c4.nodes = 4;
+  c4.intra.bw = 100e9; c4.intra.eff = 1;
+  c4.inter.bw = 10e9; c4.inter.latency = 1e-6; c4.inter.eff = 1;
+  for (int i = 0; i < 4; i++) { L[i].experts = 16; L[i].top_k = 4; }
+  return c4;
+}
+
 /* The DeepEP dispatcher (issue [21], branch deepep; planner_moe.c DEEPEP_*), by hand on the
 ** moe_cp layers (1e6 bytes of top-k copies per sample, mb 1). A token goes once to each
 ** destination rank (within a node) or node (across nodes): with its k experts drawn from E
@@ -366,12 +378,7 @@ static void moe_deepep(void) {
   CHECK_NEAR(r.ep_comm, 4 * 2 * (1e6 / (153.0 / 200 * 10e9) + 1e6 / (158.0 / 200 * 10e9)), 1e-15);
   /* across nodes: 4 nodes of 4 over a 10 GB/s NIC each (1 us), 100 GB/s inside; 16 experts,
   ** top-4, ep 16 spans the 4 nodes: 4 (1 - C(12,4) / C(16,4)) = 4 x 1325/1820 nodes a token */
-  dlb_par_cluster c4;
-  memset(&c4, 0, sizeof c4);
-  c4.per_node = 4; c4.nodes = 4;
-  c4.intra.bw = 100e9; c4.intra.eff = 1;
-  c4.inter.bw = 10e9; c4.inter.latency = 1e-6; c4.inter.eff = 1;
-  for (int i = 0; i < 4; i++) { L[i].experts = 16; L[i].top_k = 4; }
+  dlb_par_cluster c4 = four_nodes(L);
   layout(&o, 16, &cfg, 1, 1, DLB_SCHED_1F1B);
   o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
   cfg.dp = 16; cfg.ep = 16;
@@ -413,9 +420,53 @@ static void moe_deepep(void) {
   L[0].top_k = 17;
   CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "top_k must be a whole number of at most its 16 experts") != NULL);
-  o.moe_dispatcher = 2;
+  o.moe_dispatcher = 3;
   CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "moe_dispatcher must be 0") != NULL);
+  o.moe_dispatcher = DLB_DISPATCHER_HYBRIDEP;
+  L[0].top_k = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "Hybrid-EP dispatcher needs layer 1's top_k") != NULL);
+}
+
+/* The Hybrid-EP dispatcher (issue 27, branch moe-bulk; planner_moe.c HYBRIDEP_*), by hand on
+** the moe_cp layers as moe_deepep: the same destinations a token reaches, at the figures of
+** deepseek-ai/DeepEP docs/README_Hybrid-EP.md (commit 41cad944), Torch API, BF16, 16 SMs:
+** intranode B200 535.94 (dispatch) and 530.86 (combine) GB/s of NVLink's 900 GB/s each way;
+** internode H100 at 16 ranks 54.47 / 53.35, 32 ranks 47.36 / 52.53 GB/s of a 50 GB/s NIC. */
+static void moe_hybridep(void) {
+  dlb_par_layer L[4];
+  moe_layers(L, 2);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r, rd;
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 8; cfg.ep = 2;
+  o.moe_dispatcher = DLB_DISPATCHER_HYBRIDEP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  o.moe_dispatcher = DLB_DISPATCHER_DEEPEP;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rd, NULL) == DLB_OK);
+  /* ep 2, top-2 of 8: 11/7 ranks a token, as moe_deepep */
+  double b = 1e6 * 11.0 / 14;
+  double t = b / (535.94 / 900 * 10e9) + b / (530.86 / 900 * 10e9);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * t, 1e-15);
+  CHECK_NEAR(r.compute, rd.compute, 1e-15);        /* the same fused permute: no device change */
+  CHECK(r.ep_comm > rd.ep_comm);                   /* 0.60 of the link within a node, DeepEP 0.77 */
+  /* across nodes: 16 experts top-4, ep 16 over 4 nodes of 4 (the 4-node row), and ep 8 over 2
+  ** nodes (the 2-node row): 2 (1 - C(8,4) / C(16,4)) = 2 x 1750/1820 nodes a token */
+  dlb_par_cluster c4 = four_nodes(L);
+  layout(&o, 16, &cfg, 1, 1, DLB_SCHED_1F1B);
+  o.moe_dispatcher = DLB_DISPATCHER_HYBRIDEP;
+  cfg.dp = 16; cfg.ep = 16;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_OK);
+  b = 1e6 / 4 * (4 * 1325.0 / 1820);
+  t = 2 * 1e-6 + b / (47.36 / 50 * 10e9) + b / (52.53 / 50 * 10e9);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * t, 1e-15);
+  cfg.ep = 8;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &c4, &o, &cfg, &r, NULL) == DLB_OK);
+  b = 1e6 / 4 * (2 * 1750.0 / 1820);
+  t = 2 * 1e-6 + b / (54.47 / 50 * 10e9) + b / (53.35 / 50 * 10e9);
+  CHECK_NEAR(r.ep_comm, 4 * 2 * t, 1e-15);
 }
 
 /* Megatron-Core's dispatchers with the attention's tensor parallelism (issue 27, branch
@@ -586,6 +637,7 @@ int main(void) {
   RUN(moe_a2a_overlap);
   RUN(moe_mcore);
   RUN(moe_deepep);
+  RUN(moe_hybridep);
   RUN(moe_tp_ep);
   RUN(te_fp8_per_expert);
   return check_done();

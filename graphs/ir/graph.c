@@ -594,5 +594,4 @@ size_t dlb_graph_tensor_dim(const dlb_graph *g, int t, int i, char *buf, size_t 
   return dlb_dim_print(g, g->t[t].dims[i], buf, size);
 }
 
-const char *dlb_dtype_name(int dt);
 const char *dlb_dtype_name(int dt) { return dt >= 0 && dt < DLB_DT_COUNT ? dtnames[dt] : "?"; }

@@ -205,6 +205,8 @@ int dlb_op_gemm(const dlb_graph *g, int o, cexpr *mnkb);
 const char *dlb_op_type_name(int type);
 int dlb_op_is_unary(int type);
 double dlb_dtype_size(int dt);
+/* A dtype's name ("int32", "bf16", ...; "?" out of range), static (graph.c). */
+const char *dlb_dtype_name(int dt);
 
 /* -- train.c -- */
 dlb_graph *dlb_train_expand(dlb_graph *g, const dlb_train_opts *opt);
@@ -224,9 +226,10 @@ int dlb_weight_layer(const dlb_graph *g, int t, int c);
 /* -- fusion.c -- */
 /* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;
 ** kernel[i] (zeroed by the caller) receives the op's DLB_KERNEL_* class; *recompute the
-** FLOPs the fused kernels recompute. */
-int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, double *size,
-                  int *kernel, double *recompute);
+** FLOPs the fused kernels recompute. precision: the step's DLB_POLICY_* (the element size of
+** default-typed tensors, which DLB_FUSE_LM_METRICS needs). */
+int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
+                  double *size, int *kernel, double *recompute);
 /* -- analysis.c -- */
 /* Bytes per element of a default-typed floating-point tensor under a precision policy
 ** (fp32, tf32 4; fp16, bf16, mixed 2; fp8 1). */

@@ -296,6 +296,18 @@ static int embedding(ctx *c, const int *in) {
   if (T->ndims != 2 || I->ndims + 1 > DLB_GRAPH_MAXRANK)
     return SHAPE("%s: table must be [V, H] and ids of rank < %d; got ids %s, table %s",
                  lbl(c), DLB_GRAPH_MAXRANK, desc(g, ids, b1, sizeof b1), desc(g, tab, b2, sizeof b2));
+  /* ids index rows, the table holds them (review 11: embedding(table, ids), the arguments
+  ** swapped, gathered from an int32 "table" with a weight as "ids", a wrong graph in
+  ** silence). Refused: a weight or a float-typed tensor as ids, an int32/int64 table. ids
+  ** computed by ops carry the default dtype (integer inputs give it, floatdt) and stay
+  ** allowed, as an int8 table (a quantised one) does. */
+  int fl = I->dtype == DLB_DT_FP32 || I->dtype == DLB_DT_FP16 || I->dtype == DLB_DT_BF16 ||
+           I->dtype == DLB_DT_FP8 || I->dtype == DLB_DT_FP64;
+  if (I->role == DLB_ROLE_WEIGHT || fl || T->dtype == DLB_DT_INT32 || T->dtype == DLB_DT_INT64)
+    return SHAPE("%s: embedding(ids, table) takes the integer ids first and the [V, H] table "
+                 "second; got ids %s (%s, %s) and table %s (%s)", lbl(c),
+                 desc(g, ids, b1, sizeof b1), I->role == DLB_ROLE_WEIGHT ? "a weight" : "not a weight",
+                 dlb_dtype_name(I->dtype), desc(g, tab, b2, sizeof b2), dlb_dtype_name(T->dtype));
   int32_t d[DLB_GRAPH_MAXRANK];
   memcpy(d, I->dims, I->ndims * sizeof *d);
   d[I->ndims] = T->dims[1];

@@ -215,9 +215,9 @@ typedef struct dlb_par_layer {
                             selective recompute (its time: the layer's ops marked as the
                             core, or this share of its forward for a layer without ops) */
   double top_k;          /* of a MoE layer, the experts each token is routed to (moe_bytes
-                            counts top_k copies); 0 = not known. The DeepEP dispatcher
-                            (DLB_DISPATCHER_DEEPEP) needs it: it sends a token once per
-                            destination rank or node, not once per expert */
+                            counts top_k copies); 0 = not known. The DeepEP and HybridEP
+                            dispatchers (DLB_DISPATCHER_DEEPEP, _HYBRIDEP) need it: they send
+                            a token once per destination rank or node, not once per expert */
   /* the optimizer step's tensors (the launch model of opts.optim_impl; 0 = none known) */
   double upd_tensors;    /* parameter tensors the layer's update steps (its trainable weights) */
   double upd_chunks;     /* their multi_tensor_apply chunks in all: sum of ceil(numel / 65536)
@@ -292,7 +292,8 @@ typedef struct dlb_par_opts {
   double moe_impl;       /* how a MoE layer runs beyond the graph's ops: DLB_MOE_GRAPH (0)
                             or DLB_MOE_MCORE (1, below) */
   double moe_dispatcher; /* how a MoE layer's tokens reach the experts and come back:
-                            DLB_DISPATCHER_ALLTOALL (0) or DLB_DISPATCHER_DEEPEP (1, below) */
+                            DLB_DISPATCHER_ALLTOALL (0), DLB_DISPATCHER_DEEPEP (1) or
+                            DLB_DISPATCHER_HYBRIDEP (2, below) */
   double reduce_bytes;   /* bytes per gradient element of the data-parallel reduction (the
                             allreduce, or ZeRO / FSDP's reduce-scatter): PyTorch FSDP's
                             MixedPrecision reduce_dtype (Composer's mixed_precision DEFAULT
@@ -355,11 +356,16 @@ enum {
   DLB_DISPATCHER_ALLTOALL = 0, /* an all-to-all of every token's top_k copies each way
                                   (dlb_par_alltoall_cluster on the tiers the group spans):
                                   Megatron-Core's alltoall dispatcher, DeepSpeed-MoE */
-  DLB_DISPATCHER_DEEPEP = 1    /* DeepEP's normal kernels (Megatron-Core's flex dispatcher with
+  DLB_DISPATCHER_DEEPEP = 1,   /* DeepEP's normal kernels (Megatron-Core's flex dispatcher with
                                   the deepep backend): each token sent once per destination
                                   rank (within a node) or node (across nodes), at DeepEP's
                                   measured bandwidth carried to the device as the achieved
                                   fraction of its link (planner.c, DEEPEP_*; docs/parallel.md) */
+  DLB_DISPATCHER_HYBRIDEP = 2  /* NVIDIA's Hybrid-EP kernels in DeepEP (the flex dispatcher with
+                                  the hybridep backend; issue 27, branch moe-bulk): the same
+                                  deduplication by destination rank or node as DeepEP, at
+                                  Hybrid-EP's own measured bandwidths (planner_moe.c,
+                                  HYBRIDEP_*; docs/parallel.md) */
 };
 
 /* Activation recompute policies (dlb_par_opts.recompute, dlb_par_row.recompute).

@@ -452,9 +452,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** requires with tp), padded or skewed by the load */
         double a2t;   /* one dispatch + one combine */
         double cpy = l->moe_bytes * mbc * load / tl;   /* the rank's tokens' top-k copies */
-        if (o->moe_dispatcher == DLB_DISPATCHER_DEEPEP) {
+        if (o->moe_dispatcher != DLB_DISPATCHER_ALLTOALL) {
           /* the flex dispatcher over the tp_ep group: ep slots of et ranks (planner_moe.c) */
-          a2t = dlb_par_deepep_time(cpy, l->experts, l->top_k, ep, et, cl);
+          a2t = dlb_par_ep_dispatch_time((int)o->moe_dispatcher, cpy, l->experts, l->top_k, ep,
+                                         et, cl);
         } else {
           dlb_par_coll a2;
           st = dlb_par_alltoall_cluster(cpy, ep, et, cl, &a2);

@@ -66,9 +66,10 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->moe_impl == DLB_MOE_GRAPH || o->moe_impl == DLB_MOE_MCORE))
     return dlb_fail(DLB_EINVAL, "plan: moe_impl must be 0 (the graph's ops) or 1 (Megatron-Core's "
                     "dispatcher and grouped GEMM), got %g", o->moe_impl);
-  if (!(o->moe_dispatcher == DLB_DISPATCHER_ALLTOALL || o->moe_dispatcher == DLB_DISPATCHER_DEEPEP))
+  if (!(o->moe_dispatcher == DLB_DISPATCHER_ALLTOALL || o->moe_dispatcher == DLB_DISPATCHER_DEEPEP
+        || o->moe_dispatcher == DLB_DISPATCHER_HYBRIDEP))
     return dlb_fail(DLB_EINVAL, "plan: moe_dispatcher must be 0 (all-to-all of every token's "
-                    "top-k copies) or 1 (DeepEP), got %g", o->moe_dispatcher);
+                    "top-k copies), 1 (DeepEP) or 2 (Hybrid-EP), got %g", o->moe_dispatcher);
   if (!(o->moe_a2a_overlap == 0 || o->moe_a2a_overlap == 1))
     return dlb_fail(DLB_EINVAL, "plan: moe_a2a_overlap must be 0 (the MoE all-to-alls on the "
                     "compute stream) or 1 (Megatron-Core's combined 1F1B), got %g",
@@ -116,11 +117,13 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     if (l->top_k != floor(l->top_k) || (l->experts > 0 && l->top_k > l->experts))
       return dlb_fail(DLB_EINVAL, "plan: layer %d top_k must be a whole number of at most its %g "
                       "experts, got %g", i + 1, l->experts, l->top_k);
-    if (o->moe_dispatcher == DLB_DISPATCHER_DEEPEP && l->experts > 0 && l->moe_bytes > 0
+    if (o->moe_dispatcher != DLB_DISPATCHER_ALLTOALL && l->experts > 0 && l->moe_bytes > 0
         && !(l->top_k >= 1))
-      return dlb_fail(DLB_EINVAL, "plan: the DeepEP dispatcher needs layer %d's top_k (the "
-                      "experts each token goes to: DeepEP sends a token once per destination "
-                      "rank or node), got %g", i + 1, l->top_k);
+      return dlb_fail(DLB_EINVAL, "plan: the %s dispatcher needs layer %d's top_k (the "
+                      "experts each token goes to: it sends a token once per destination "
+                      "rank or node), got %g",
+                      o->moe_dispatcher == DLB_DISPATCHER_DEEPEP ? "DeepEP" : "Hybrid-EP", i + 1,
+                      l->top_k);
     if (l->tp_div != floor(l->tp_div))
       return dlb_fail(DLB_EINVAL, "plan: layer %d tp_div must be a whole number, got %g", i + 1,
                       l->tp_div);

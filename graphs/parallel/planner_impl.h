@@ -109,14 +109,14 @@ int dlb_par_dp_comm(const dlb_par_layer *L, const dlb_par_stage *S, const dlb_pa
 const dlb_par_link *dlb_par_group_link(const dlb_par_cluster *cl, double span);
 
 /* planner_moe.c: one MoE layer's token dispatch and combine through DeepEP's normal kernels
-** (seconds, dispatch + combine; copies: the rank's tokens' top-k copies in bytes, E experts,
-** top-k k, n expert slots of rep consecutive ranks), and Megatron-Core's MoE layer beyond the
+** or Hybrid-EP's (backend: DLB_DISPATCHER_DEEPEP or _HYBRIDEP; seconds, dispatch + combine;
+** copies: the rank's tokens' top-k copies in bytes, E experts, top-k k, n expert slots of rep consecutive ranks), and Megatron-Core's MoE layer beyond the
 ** graph's ops (moe_impl "mcore": the second permutation, the router's aux loss, the token
 ** counts, the dropless host sync) added to stage s for one micro-batch of mbc samples at
 ** load `load` on tl tensor ranks, ep x et expert ranks, tp x cp attention ranks; lrc: the
 ** layer recomputed in full, side: a recompute module reruns its MoE side. */
-double dlb_par_deepep_time(double copies, double E, double k, double n, double rep,
-                           const dlb_par_cluster *cl);
+double dlb_par_ep_dispatch_time(int backend, double copies, double E, double k, double n,
+                                double rep, const dlb_par_cluster *cl);
 
 /* planner_moe.c: seconds of one MoE layer's forward (of one micro-batch) and backward (of
 ** another) run together by Megatron-Core's combined 1F1B schedule

@@ -39,6 +39,26 @@ static const double DEEPEP_INTER[3][2] = { { 43.0 / 50, 43.0 / 50 },   /* 2 node
                                            { 58.0 / 50, 57.0 / 50 },   /* 4 nodes (EP 32) */
                                            { 51.0 / 50, 50.0 / 50 } }; /* 8 nodes (EP 64) */
 
+/* NVIDIA's Hybrid-EP kernels (DeepEP's hybrid_ep; Megatron-Core's flex dispatcher with the
+** hybridep backend) as measured by their authors: deepseek-ai/DeepEP docs/README_Hybrid-EP.md
+** (commit 41cad94449628adfb1cd1cadd82aeda83d4fbf0f), "Performance Results", 4096 tokens per
+** rank, hidden 7168, top-8, 8 local experts, random uniform routing, "Torch API" columns, BF16
+** dispatch and combine at 16 SMs (the most SMs the tables give):
+**   H100, internode ("IB Bandwidth"), 16 / 32 / 64 ranks: dispatch 54.47 / 47.36 / 41.24 GB/s,
+**     combine 53.35 / 52.53 / 46.57 GB/s;
+**   B200, intranode (8 ranks, NVLink): dispatch 535.94 GB/s, combine 530.86 GB/s.
+** Counted as DeepEP counts (tests/test_hybrid_ep.py: the NVLink bytes a rank receives, each
+** token once per destination rank; the RDMA bytes each token once per destination node, "To
+** align with the implementation in the DeepEP, we do not set the local node map to zeros"),
+** so dlb_par_ep_dispatch_time's byte counts serve both. Carried to another device as DEEPEP_*
+** are (an ASSUMPTION): the intranode figure over B200's NVLink (900 GB/s each way, NVIDIA DGX
+** B200 datasheet), the RDMA figures over one 400 Gb/s NIC per GPU (50 GB/s; the README does
+** not name its H100 cluster's NIC: DGX H100's ConnectX-7, one per GPU, assumed). */
+static const double HYBRIDEP_INTRA[2] = { 535.94 / 900, 530.86 / 900 };
+static const double HYBRIDEP_INTER[3][2] = { { 54.47 / 50, 53.35 / 50 },   /* 2 nodes (16 ranks) */
+                                             { 47.36 / 50, 52.53 / 50 },   /* 4 nodes (32) */
+                                             { 41.24 / 50, 46.57 / 50 } }; /* 8 nodes (64) */
+
 /* Expected destinations a token reaches when its k experts are drawn uniformly without
 ** replacement from E experts held evenly by D destinations (ranks or nodes): D (1 - C(E -
 ** E/D, k) / C(E, k)) (balanced routing; 1 when D = 1). */
@@ -49,8 +69,9 @@ static double deepep_dests(double E, double k, double D) {
   return D * (1 - miss);
 }
 
-/* Seconds of one MoE layer's dispatch plus combine through DeepEP's normal kernels for a
-** rank holding `copies` bytes of its tokens' top-k copies (moe_bytes' convention), over the
+/* Seconds of one MoE layer's dispatch plus combine through DeepEP's normal kernels
+** (DLB_DISPATCHER_DEEPEP) or Hybrid-EP's (DLB_DISPATCHER_HYBRIDEP: the same counts at
+** HYBRIDEP_*'s rates) for a rank holding `copies` bytes of its tokens' top-k copies (moe_bytes' convention), over the
 ** flex dispatcher's group (Megatron-Core token_dispatcher.py, MoEFlexTokenDispatcher: the
 ** tp_ep group, etp x ep consecutive ranks): n expert slots of `rep` consecutive ranks each
 ** (rep = etp: _initialize_metadata expands the routing map over the expert-tensor ranks,
@@ -61,8 +82,10 @@ static double deepep_dests(double E, double k, double D) {
 ** DeepEP's layout and the flex dispatcher's fused permute, which the graph's gather ops
 ** stand for (no separate all-to-all permutation). The links' eff (a collectives
 ** calibration) is not applied: the figures are achieved bandwidths. */
-double dlb_par_deepep_time(double copies, double E, double k, double n, double rep,
-                           const dlb_par_cluster *cl) {
+double dlb_par_ep_dispatch_time(int backend, double copies, double E, double k, double n,
+                                double rep, const dlb_par_cluster *cl) {
+  int hy = backend == DLB_DISPATCHER_HYBRIDEP;
+  const double *fi = hy ? HYBRIDEP_INTRA : DEEPEP_INTRA;
   double ranks = n * rep;
   double g = ranks;   /* ranks of the group on one node */
   if (cl->per_node > 0) g = fmin(ranks, fmax(1, cl->per_node));
@@ -70,13 +93,14 @@ double dlb_par_deepep_time(double copies, double E, double k, double n, double r
   const dlb_par_link *li = cl->intra.bw > 0 ? &cl->intra : &cl->inter;
   if (nodes <= 1 || !(cl->inter.bw > 0)) {
     double b = copies / k * rep * deepep_dests(E, k, n);
-    return 2 * li->latency + b / (DEEPEP_INTRA[0] * li->bw) + b / (DEEPEP_INTRA[1] * li->bw);
+    return 2 * li->latency + b / (fi[0] * li->bw) + b / (fi[1] * li->bw);
   }
   /* one NIC's share per device (cl->nics adapters for per_node devices) */
   double bw = cl->inter.bw;
   if (cl->nics > 0 && cl->per_node > 0 && cl->nics < cl->per_node)
     bw *= cl->nics / cl->per_node;
-  const double *f = DEEPEP_INTER[nodes <= 2 ? 0 : nodes <= 4 ? 1 : 2];
+  int row = nodes <= 2 ? 0 : nodes <= 4 ? 1 : 2;
+  const double *f = hy ? HYBRIDEP_INTER[row] : DEEPEP_INTER[row];
   double b = copies / k * deepep_dests(E, k, nodes);
   return 2 * cl->inter.latency + b / (f[0] * bw) + b / (f[1] * bw);
 }
@@ -141,8 +165,9 @@ int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_p
   ** dispatch and unsorts them before the combine (sort_chunks_by_idxs, or the
   ** drop-and-pad transpose): a memory-bound pass over the rank's received copies each
   ** (read and write), forward and their gradients backward, each an op the host issues */
-  int deepep = o->moe_dispatcher == DLB_DISPATCHER_DEEPEP;
-  /* the flex dispatcher (DeepEP) has no second permutation: its one fused permute by
+  int deepep = o->moe_dispatcher == DLB_DISPATCHER_DEEPEP
+    || o->moe_dispatcher == DLB_DISPATCHER_HYBRIDEP;
+  /* the flex dispatcher (DeepEP, Hybrid-EP) has no second permutation: its one fused permute by
   ** expert is the graph's gather */
   if (l->experts / ep > 1 && !deepep) {
     int mbd;
@@ -196,7 +221,7 @@ int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_p
       s->hf += lrc ? 0 : dev->host_op;
       s->hb += lrc ? dev->host_op : 0;
     }
-    /* DeepEP's dispatch carries the top-k indices and weights with the tokens and
+    /* DeepEP's (and Hybrid-EP's) dispatch carries the top-k indices and weights with the tokens and
     ** returns the received counts itself: no counts' all-gather, no probabilities'
     ** all-to-all */
     if (wide && !deepep) {

@@ -385,7 +385,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   if (o->fuse && !o->inference) {
     /* fusion passes: costs move into the fused kernels, unwritten tensors take no bytes */
     double rc = 0;
-    if (dlb_fuse_step(s, o->fuse, a->flops, a->bytes, a->size, a->kernel, &rc)) {
+    if (dlb_fuse_step(s, o->fuse, o->precision, a->flops, a->bytes, a->size, a->kernel, &rc)) {
       dlb_analysis_free(a);
       dlb_free(dimval); dlb_free(numel);
       return NULL;

@@ -21,12 +21,16 @@
 **   update is one pass over each tensor (a fused kernel) unless the step runs PyTorch's
 **   foreach sequence or a per-parameter loop of elementwise ops; gradient clipping adds
 **   its passes over the gradient.
+** - the trainer's language-model train metrics (lm_metrics below): eager cross-entropy
+**   passes over the logits that the trainer runs besides the loss.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph_impl.h"
 #include "dlb_runtime.h"
+
+double dlb_tensor_esize(const dlb_graph *s, int t, int precision); /* analysis.c */
 
 static int elementwise(int t) {
   switch (t) {
@@ -314,6 +318,33 @@ static void update_impl(ctx *c, int flags) {
   }
 }
 
+/* The trainer's language-model train metrics (DLB_FUSE_LM_METRICS). Composer's Trainer
+** updates every train metric after each micro-batch's backward (composer/trainer/trainer.py
+** _train_microbatch -> _eval_train_metrics, under torch.no_grad() and the autocast precision
+** context); llm-foundry's ComposerMPTCausalLM (llmfoundry/models/mpt/modeling_mpt.py)
+** declares train_metrics = [LanguageCrossEntropy(), LanguagePerplexity()] (use_train_metrics
+** defaults to True), and each one's update (composer/metrics/nlp.py) runs
+** torch.nn.CrossEntropyLoss(reduction='sum') over the whole logits tensor (LanguagePerplexity
+** subclasses LanguageCrossEntropy and only changes compute()), apart from the model's fused
+** loss (flash-attn's cross-entropy). Per metric and logit element of e bytes: the logits read
+** (e), cross_entropy's autocast upcast to fp32 written and read (4 + 4; a 16- or 8-bit logit
+** only: fp32 logits are used as they are), the fp32 log_softmax written (4), its row reads
+** after the first from L2 (a row of 50,368 fp32 values is 197 KiB); nll_loss reads one
+** element per row (not counted). Linear in the logits' size, as the compiled sweep needs. */
+enum { LM_METRIC_PASSES = 2 };
+
+static void lm_metrics(ctx *c, int precision) {
+  const dlb_graph *s = c->s;
+  for (size_t i = 0; i < s->no; i++) {
+    const op *p = &s->o[i];
+    if (p->type != OP_XENT || p->phase != DLB_PHASE_FWD || p->nin < 1) continue;
+    int x = op_in(s, p)[0];
+    double e = dlb_tensor_esize(s, x, precision);
+    double per = e < 4 ? 1 + 12 / e : 2; /* bytes per metric, in units of the logits' size */
+    c->bytes[i] += LM_METRIC_PASSES * per * c->size0[x];
+  }
+}
+
 static void optimizer(ctx *c) {
   const dlb_graph *s = c->s;
   int nl = (int)s->nlayers + 1;
@@ -334,8 +365,8 @@ static void optimizer(ctx *c) {
 
 /* Apply the passes in `flags` (DLB_FUSE_*) to the per-op costs and tensor sizes of step s;
 ** *recompute receives the FLOPs the fused kernels recompute. DLB_ENOMEM on failure. */
-int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, double *size,
-                  int *kernel, double *recompute) {
+int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
+                  double *size, int *kernel, double *recompute) {
   *recompute = 0;
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
@@ -411,6 +442,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, double *flops, double *bytes, d
   }
   if (flags & DLB_FUSE_ELEMENTWISE) elementwise_chains(&c);
   if (flags & (DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP)) update_impl(&c, flags);
+  if (flags & DLB_FUSE_LM_METRICS) lm_metrics(&c, precision);
   if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
   *recompute = c.rc;
   dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);

@@ -17,9 +17,13 @@ local function fail(cmd, msg, status)
   os.exit(status or 1, true)
 end
 
--- Strip "file:line: " positions of library frames from an error for a one-line message.
+-- Strip "file:line: " positions of library frames from an error for a one-line message,
+-- and the host's own chunk's (`[string "require('dlbench.cli_plan').info({...})"]:1: `, an
+-- error raised at the caller's level from a call of that chunk: review 11 saw it on
+-- `dlbench info FILE --framework NAME` with a name that is not a profile).
 local function clean(err)
-  return (tostring(err):gsub("^[^%s:]+:%d+: ", ""):match("^[^\n]*"))
+  return (tostring(err):gsub("^%[string \"[^\n]-\"%]:%d+: ", ""):gsub("^[^%s:]+:%d+: ", "")
+    :match("^[^\n]*"))
 end
 
 -- Parse argv: positional words and --name value / --name=value / --flag options.
@@ -79,17 +83,6 @@ local function number(cmd, name, s, whole)
   return v
 end
 
--- The framework option: passed on as framework= where the library has profiles
--- (dlb.frameworks, issue [18]); otherwise a clear refusal.
-local function framework(cmd, f)
-  if f == nil then return nil end
-  local ok, fw = pcall(require, "dlbench.frameworks")
-  if not ok or type(fw) ~= "table" then
-    fail(cmd, string.format("--framework %s: this build has no framework profiles (dlb.frameworks, "
-      .. "the framework= option of g:stats and dlb.parallel.plan); leave --framework out", f))
-  end
-  return f
-end
 
 local function is_json(path)
   if path:match("%.json$") then return true end
@@ -202,7 +195,7 @@ function M.plan(args, out)
   local seq = o.seq and number(cmd, "seq", o.seq, true)
   local tokens = o.tokens and number(cmd, "tokens", o.tokens)
   local price = o.price and number(cmd, "price", o.price)
-  local fw = framework(cmd, o.framework)
+  local fw = o.framework   -- the library checks the name (dlb.frameworks)
   local okh, hw = pcall(dlb.hw.get, o.hw)
   if not okh then fail(cmd, "--hw: " .. clean(hw)) end
   local m = load_model(cmd, pos[1], seq, defaults)
@@ -213,7 +206,14 @@ function M.plan(args, out)
     defaults[#defaults + 1] = string.format("batch=%.0f (one %s per device)", batch, m.seq and "sequence" or "sample")
   end
   local precision = o.precision or "mixed"
-  if not o.precision then defaults[#defaults + 1] = "precision=mixed (16-bit tensors, fp32 master weights and Adam state)" end
+  -- the optimizer whose state the footprint holds: the model's (a zoo graph's g.model, as
+  -- g:stats applies it), else g:stats' default (review 11: the line said "Adam state" for
+  -- every model, a ResNet's momentum too)
+  local opt = type(m.graph.model) == "table" and m.graph.model.optimizer or "sgd"
+  if not o.precision then
+    defaults[#defaults + 1] = "precision=mixed (16-bit tensors, fp32 master weights and optimizer state)"
+  end
+  defaults[#defaults + 1] = "optimizer=" .. tostring(opt) .. " (the model's)"
   local popts = { graph = m.graph, hw = hw, devices = gpus, batch = batch, precision = precision,
     framework = fw }
   -- the per-layer costs once (their sum is the parameter count), then the search over them
@@ -239,7 +239,7 @@ function M.plan(args, out)
   local res = {
     model = m.name, model_kind = m.kind, params = params,
     hw = hw.name, gpus = gpus, per_node = hw.links and hw.links.per_node or nil,
-    batch = batch, seq = m.seq, precision = precision, framework = fw,
+    batch = batch, seq = m.seq, precision = precision, optimizer = opt, framework = fw,
     layout = { dp = r.dp, tp = r.tp, pp = r.pp, v = r.v, m = r.m, mb = r.mb, schedule = r.schedule,
                zero = r.zero, recompute = r.recompute, cp = r.cp, ep = r.ep, cp_algo = r.cp_algo,
                hsdp = r.hsdp, offload = r.offload },
@@ -334,7 +334,7 @@ function M.info(args)
   if not path then fail(cmd, "a FILE is required\n" .. M.info_usage, 2) end
   local b, bad = require("dlbench.models.onnx").parse_bindings(pos, 2)
   if not b then fail(cmd, bad, 2) end
-  local fw = framework(cmd, o.framework)
+  local fw = o.framework   -- the library checks the name (dlb.frameworks)
   local dlb = require "dlbench"
   local hw
   if o.hw then

@@ -157,6 +157,7 @@ local function load(name)
 
   check_flagged(t.grad_buffer, "grad_buffer", "persistent", "dlb.frameworks: profile '" .. name .. "'", 0)
   check_flagged(t.norm, "norm", "upcast", "dlb.frameworks: profile '" .. name .. "'", 0)
+  check_flagged(t.train_metrics, "train_metrics", "lm_xent", "dlb.frameworks: profile '" .. name .. "'", 0)
   if type(t.sources) ~= "table" or #t.sources == 0 then
     error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
   end
@@ -250,12 +251,14 @@ function M.derive(name, fields)
   local p = M.get(name, fname)
   -- the fields a profile may carry: its own, and those a profile may leave nil
   local valid = { memory = true, slack = true, bucket_bytes = true, overlap = true,
-    fsdp_overlap = true, fp8 = true, moe = true, sync = true, grad_buffer = true, norm = true }
+    fsdp_overlap = true, fp8 = true, moe = true, sync = true, grad_buffer = true, norm = true,
+    train_metrics = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
   if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end
   check_flagged(fields.grad_buffer, "grad_buffer", "persistent", fname, 3)
   check_flagged(fields.norm, "norm", "upcast", fname, 3)
+  check_flagged(fields.train_metrics, "train_metrics", "lm_xent", fname, 3)
   if fields.optimizer_impl ~= nil then check_optimizer_impl(fields.optimizer_impl, fname, 3, true) end
   check_derived(fields, fname)
   local d, changed = {}, {}
@@ -276,7 +279,7 @@ doc.doc(M.derive, "dlb.frameworks.derive(name, {field = value, ...}) -> profile"
   .. "fields and memory terms are refused); pass it as framework=")
 
 doc.doc(M.get, "dlb.frameworks.get(name) -> profile",
-  "one framework profile: attention, fuse, optimizer_impl, gather, overlap, fsdp_overlap, "
+  "one framework profile: attention, fuse, optimizer_impl, train_metrics, gather, overlap, fsdp_overlap, "
   .. "bucket_bytes, zero, slack, fp8, dispatch, recompute, sources (aliases: ddp, zero3, jax, tf1, ...)")
 
 local function list_tostring(t)
@@ -418,18 +421,30 @@ function M.optimizer_launches(p, tensors, chunks)
     launch = p.optimizer_impl.launch }
 end
 
+-- Whether profile p's trainer runs the language-model train metrics (its train_metrics
+-- field: {lm_xent = true, source = ...}; fusion.c lm_metrics) on a graph of family fam: a
+-- transformer's (or a graph whose family is not known); a CNN's or RNN's loss is not a
+-- language model's.
+local function lm_metrics(p, fam)
+  local t = p.train_metrics
+  return type(t) == "table" and t.lm_xent == true and fam ~= "other"
+end
+
 -- The fusion passes profile p applies to a graph of family fam (a list of pass names): its
--- fuse list, and the passes of its optimizer implementation (optimizer_impl).
+-- fuse list, the passes of its optimizer implementation (optimizer_impl) and its trainer's
+-- language-model train metrics (train_metrics: "lm_metrics").
 function M.fuse_of(p, fam)
   local f = p.fuse
   if f.transformer or f.other then f = f[fam or "other"] or f.other or {} end
   local u = p.optimizer_impl
   local impl = u and M.OPTIMIZER_IMPLS[u.kind]
-  if not impl and not (u and u.grad_clip) then return f end
+  local lm = lm_metrics(p, fam)
+  if not impl and not (u and u.grad_clip) and not lm then return f end
   local r = {}
   for i, n in ipairs(f) do r[i] = n end
   if impl then r[#r + 1] = impl end
-  if u.grad_clip then r[#r + 1] = "grad_clip" end
+  if u and u.grad_clip then r[#r + 1] = "grad_clip" end
+  if lm then r[#r + 1] = "lm_metrics" end
   return r
 end
 
@@ -662,6 +677,11 @@ function M.plan_defaults(p, zero)
   if p.seq_par ~= nil then d.seq_par = p.seq_par end
   if p.moe ~= nil then d.moe_impl = p.moe end
   if p.reduce_dtype ~= nil then d.reduce_dtype = p.reduce_dtype end
+  -- the ZeRO stage the stack runs (nemo, megatron-core: the distributed optimizer, ZeRO-1;
+  -- fsdp, torchtitan: FULL_SHARD, ZeRO-3; each profile's sources): evaluate's stage and the
+  -- highest a plan searches, unless the caller gives zero= (issue [21]/[18]: a validation
+  -- row that states no stage got 0 while a plan of the same profile searched up to this)
+  if p.zero ~= nil then d.zero = p.zero end
   -- the optimizer step's launches (none: each update op one kernel, as before profiles)
   local u = p.optimizer_impl
   if u and u.launch and u.launch ~= "none" then d.optimizer_impl = u end
@@ -703,7 +723,8 @@ doc.doc(M.family, "dlb.frameworks.family(g) -> \"transformer\" | \"other\" | nil
   "the family a graph's default profile follows (a zoo model's; nil: found from the step)")
 doc.doc(M.fuse_of, "dlb.frameworks.fuse_of(profile, family) -> {pass, ...}",
   "the fusion passes (g:stats fuse=) a profile applies to a graph of that family, with its "
-  .. "optimizer implementation's (optimizer_foreach, optimizer_loop, grad_clip)")
+  .. "optimizer implementation's (optimizer_foreach, optimizer_loop, grad_clip) and its trainer's "
+  .. "language-model train metrics (lm_metrics)")
 doc.doc(M.resolve, "dlb.frameworks.resolve(framework, family, explicit) -> profile, source",
   "the profile a call uses and why: the option, none under explicit fuse=, the session "
   .. "default, or the family's default")
@@ -731,7 +752,7 @@ doc.doc(M.optimizer_launches, "dlb.frameworks.optimizer_launches(profile, tensor
   .. "profile's implementation launches over `tensors` parameter tensors holding `chunks` "
   .. "chunks of 65536 elements in all, the Python-level ops its host dispatches and its host "
   .. "syncs (graphs/hw/optim_launch.c, each count with its source)")
-doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
+doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {zero=, overlap=, fsdp_overlap=, "
   .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile sets when the caller does not")
 -- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
 -- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =

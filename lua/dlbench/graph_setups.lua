@@ -336,12 +336,21 @@ local function offload_of(o, t, a, head)
 end
 
 -- The offload option of g:stats and dlb.parallel.evaluate/plan: "optimizer", "params",
--- "activations" or a list of them -> the set {name = true}; nil for nil and false. Anything
+-- "activations", a list of them or a plan row's "a+b" -> the set {name = true}; nil for nil,
+-- false and "none". Anything
 -- else is an error naming fname, at error() level `level`: a table with named fields too
 -- ({optimizer = true} was read as a list of none, so no offload, with no word).
 local OFFLOAD = { optimizer = true, params = true, activations = true, delayed_update = true }
 local function offload_set(fname, off, level)
-  if off == nil or off == false then return nil end
+  -- "none" and "optimizer+activations" are how a plan row says what it chose
+  -- (parallel_memory.lua), so a row's offload can be given back (review 11: evaluate refused
+  -- "none" as an unknown offload)
+  if off == nil or off == false or off == "none" then return nil end
+  if type(off) == "string" and off:find("+", 1, true) then
+    local parts = {}
+    for w in off:gmatch("[^+]+") do parts[#parts + 1] = w end
+    off = parts
+  end
   local function bad(v)
     error(fname .. ": offload must be \"optimizer\", \"params\", \"activations\" or a list of "
       .. "them, got " .. tostring(v) .. " (and with \"optimizer\": \"delayed_update\")", level + 1)

@@ -75,10 +75,16 @@ function M.message(key, valid, fname, noun, accepted)
 end
 
 -- The message for the first unknown key of table t (keys in sorted order, so both
--- backends name the same one), or nil when every key is accepted.
+-- backends name the same one), or nil when every key is accepted. A proxy whose keys only
+-- its __pairs shows (a dlb.hw device given where options go) is walked through __pairs, which
+-- LuaJIT's pairs ignores (review 11: dlb.roofline.gemm(m, n, k, device) said "unknown option
+-- 'attn_eff'" under dlbench and, under LuaJIT, "bad argument #1 to 'hw_precision_id'").
 function M.unknown(t, valid, fname, noun, accepted)
   local bad -- made only when a key is refused: every option table of a build passes here
-  for k in pairs(t) do
+  local mt = getmetatable(t)
+  local iter, st, k0 = next, t, nil
+  if type(mt) == "table" and type(rawget(mt, "__pairs")) == "function" then iter, st, k0 = mt.__pairs(t) end
+  for k in iter, st, k0 do
     if not (valid[k] or accepts(valid, k)) then
       bad = bad or {}
       bad[#bad + 1] = k

@@ -401,12 +401,7 @@ function M.data(o)
   -- alpha-beta algorithm) goes with collectives = "alpha-beta"
   local coll = o.collectives == nil and base.default_collectives(o, cl) or o.collectives
   local nccl = enum(fname, "collectives", coll, base.COLLECTIVES)
-  if nccl == 1 and o.algo ~= nil and not o.async then
-    error(string.format("%s: algo='%s' is an alpha-beta algorithm, but the allreduce runs as "
-      .. "NCCL runs it (collectives = \"nccl\"%s, which picks its own algorithm): give "
-      .. "collectives = \"alpha-beta\" with algo=", fname, tostring(o.algo),
-      o.collectives == nil and ", the default on a GPU" or ""), 2)
-  end
+  if not o.async then base.check_algo(fname, coll, o.algo, o.collectives ~= nil, 2) end
   -- Per-worker compute from dlb.roofline.time when the costs are a graph's stats and hw is a
   -- catalogue device, in the same mode as dlb.roofline.time(s, hw): op by op when the stats
   -- carry per-op costs (a graph's s.analysis, or s.ops), else whole-graph

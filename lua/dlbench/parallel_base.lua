@@ -257,6 +257,18 @@ function M.default_collectives(o, cl)
   local gpu = (is_catalogue(o.hw) and o.hw.kind == "gpu") or (cl.nvlink or 0) > 0
   return gpu and "nccl" or "alpha-beta"
 end
+-- algo= names an alpha-beta allreduce algorithm (ring, tree, dbtree, hd): under NCCL's model,
+-- which picks its own algorithm by size, it would be ignored, so it is refused, in
+-- parallel.data and in evaluate / plan / pipeline alike (review 11: those three ignored it
+-- without a word). coll: the collectives model in force; given: whether the caller chose it.
+function M.check_algo(fname, coll, algo, given, level)
+  if coll == "nccl" and algo ~= nil then
+    error(string.format("%s: algo='%s' is an alpha-beta algorithm, but the allreduce runs as "
+      .. "NCCL runs it (collectives = \"nccl\"%s, which picks its own algorithm): give "
+      .. "collectives = \"alpha-beta\" with algo=", fname, tostring(algo),
+      given and "" or ", the default on a GPU"), (level or 1) + 1)
+  end
+end
 
 M.keys, M.check_opts, M.set, M.num, M.enum, M.link, M.flag = keys, check_opts, set, num, enum, link, flag
 -- Memory pressure (issue [19] item 3): a step whose peak (the framework memory schedule's

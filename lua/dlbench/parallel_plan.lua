@@ -214,6 +214,12 @@ local function optim_of(fname, u)
   return { kind = kind, kernels = k, ops = h, sync = sync, views = views }
 end
 
+-- cp_algo = "none": a plan row's word for cp 1, taken back by evaluate (and pipeline) where
+-- cp is 1, so a row's layout can be evaluated as printed (review 11: refused as unknown)
+local function cp_none(fname, o)
+  return o.cp_algo == "none" and fname ~= "parallel.plan" and (o.cp == nil or o.cp == 1)
+end
+
 local function plan_opts(fname, o, ls)
   local rc = o.recompute
   local optim = optim_of(fname, o.optimizer_impl)
@@ -255,7 +261,8 @@ local function plan_opts(fname, o, ls)
     -- moe field sets it (dlb.frameworks.plan_defaults)
     moe_impl = enum(fname, "moe_impl", o.moe_impl, MOE_IMPLS, "graph"),
     -- how a MoE layer's tokens reach the experts (DLB_DISPATCHER_*: "alltoall", "deepep":
-    -- DeepEP's normal kernels at their measured bandwidth, graphs/parallel/planner_moe.c)
+    -- DeepEP's normal kernels at their measured bandwidth, "hybridep": Hybrid-EP's kernels at
+    -- theirs, graphs/parallel/planner_moe.c)
     moe_dispatcher = enum(fname, "moe_dispatcher", o.moe_dispatcher, DISPATCHERS, "alltoall"),
     -- Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): a forward and a
     -- backward of two micro-batches run layer by layer together, the MoE all-to-alls of one
@@ -278,7 +285,7 @@ local function plan_opts(fname, o, ls)
     nccl = enum(fname, "collectives", o.collectives, COLLECTIVES, "nccl"),
     ep_max = num(fname, "ep_max", o.ep_max, 0, "whole"),
     cp_max = num(fname, "cp_max", o.cp_max, 0, "whole"),
-    cp_algo = o.cp_algo == nil and -1 or enum(fname, "cp_algo", o.cp_algo, CP_ALGOS),
+    cp_algo = (o.cp_algo == nil or cp_none(fname, o)) and -1 or enum(fname, "cp_algo", o.cp_algo, CP_ALGOS),
     capacity = num(fname, "capacity", o.capacity, 0, "nonneg"),
     etp = num(fname, "etp", o.etp, 0, "whole"),
     imbalance = o.imbalance == nil and 0 or num(fname, "imbalance", o.imbalance, 1, "ge1"),
@@ -564,6 +571,7 @@ local function setup(fname, o)
   end
   -- collectives as NCCL runs them on GPUs, else alpha-beta (base.default_collectives)
   if o.collectives == nil then rawset(o2, "collectives", base.default_collectives(o, cl)) end
+  base.check_algo(fname, o2.collectives, o.algo, o.collectives ~= nil, 2)
   local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
     applied = applied, o = o, dev = dev,
     -- optimizer offload that keeps the device gradients (framework_memory's
@@ -725,10 +733,10 @@ function M.plan(o)
   o = named_hw(fname, o)
   local ls, dev, cl, o2, info = setup(fname, o)
   local po = plan_opts(fname, o2, ls)
-  -- what the profile offers: no full recompute -> none tried; its highest ZeRO stage
+  -- what the profile offers: no full recompute -> none tried (its ZeRO stage, the highest
+  -- searched: dlb.frameworks.plan_defaults)
   local fw = require "dlbench.frameworks"
   if o.recompute == nil and not fw.offers(info.prof, "full") then po.recompute = 0 end
-  if o.zero == nil and info.prof.zero ~= nil then po.zero_max = info.prof.zero end
   if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
@@ -789,7 +797,7 @@ end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
   .. "\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
   .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
-  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\", moe_dispatcher=\"alltoall\"|\"deepep\", moe_a2a_overlap=false]} -> dlb.table sorted by step, evaluated",
+  .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\", moe_dispatcher=\"alltoall\"|\"deepep\"|\"hybridep\", moe_a2a_overlap=false]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
   .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
   .. "+ the device's step_overhead; layers timed op by op as dlb.roofline.time; util = mfu (model "
@@ -832,10 +840,12 @@ local function evaluate(fname, o)
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
                 recompute = recompute_of(fname, o.recompute, false),
-                zero = num(fname, "zero", o.zero, 0, "nonneg"),
+                zero = num(fname, "zero", o2.zero, 0, "nonneg"),
                 ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
-                cp_algo = enum(fname, "cp_algo", o.cp_algo, CP_ALGOS, "ring"),
-                hsdp = num(fname, "hsdp", o.hsdp == true and 0 or o.hsdp, 0, "nonneg"),
+                cp_algo = enum(fname, "cp_algo", (not cp_none(fname, o)) and o.cp_algo or nil, CP_ALGOS, "ring"),
+                -- true: the node's replicas (below); a group size; false or 0: none (review
+                -- 11: false was "must be a finite number" beside an accepted true)
+                hsdp = num(fname, "hsdp", (o.hsdp == true or o.hsdp == false) and 0 or o.hsdp, 0, "nonneg"),
                 etp = num(fname, "etp", o.etp, 0, "whole") }
   if o.hsdp == true then
     -- hybrid sharding with the replicas of one node as the shard group
@@ -880,8 +890,21 @@ doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
+-- its own names for pp and m (stages=, microbatches=), checked with evaluate's options: an
+-- unknown option's list names them, and giving a degree twice is refused (review 11: pp=
+-- beside stages= was dropped without a word, and the list lacked stages and microbatches)
+local PIPE_OPTS = {}
+for k in pairs(EVAL_OPTS) do PIPE_OPTS[k] = true end
+PIPE_OPTS.stages, PIPE_OPTS.microbatches = true, true
 function M.pipeline(o)
   if type(o) ~= "table" then error("parallel.pipeline: an options table expected", 2) end
+  check_opts("parallel.pipeline", o, PIPE_OPTS)
+  for _, two in ipairs { { "stages", "pp" }, { "microbatches", "m" } } do
+    if o[two[1]] ~= nil and o[two[2]] ~= nil then
+      error(string.format("parallel.pipeline: %s=%s and %s=%s name one degree; give %s", two[1],
+        tostring(o[two[1]]), two[2], tostring(o[two[2]]), two[1]), 2)
+    end
+  end
   local c = {}
   for k, v in pairs(o) do c[k] = v end
   c.pp = o.stages or o.pp

@@ -73,6 +73,9 @@ local function scalar(v, o)
   if t == "number" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
     return string.format("%.0f", v)
   end
+  -- NaN as "nan" on both backends: Lua 5.4's tostring writes the sign a NaN carries (0/0 on
+  -- x86 is "-nan"), LuaJIT's never (review 11: dlb.pretty(0/0) differed)
+  if t == "number" and v ~= v then return "nan" end
   if t == "function" then
     local d = doc.get(v)
     if d then return "<function " .. d.signature .. ">" end
@@ -192,6 +195,7 @@ local function round3g(x)
   return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
 end
 local function si(x, unit)
+  if x ~= x then return "nan " .. unit end   -- not "-nan" under Lua 5.4 only (as scalar)
   x = round3g(x)
   local pre = { { 1e24, "Y" }, { 1e21, "Z" }, { 1e18, "E" }, { 1e15, "P" }, { 1e12, "T" },
     { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
@@ -209,7 +213,8 @@ doc.doc(si, "dlb.pretty.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5
 function M.seconds(t)
   if type(t) ~= "number" then return tostring(t) end
   local a = math.abs(t)
-  if t ~= t or a == math.huge then return tostring(t) .. " s" end
+  if t ~= t then return "nan s" end
+  if a == math.huge then return tostring(t) .. " s" end
   if a == 0 then return "0 s" end
   if a < 1e-6 then return string.format("%.3g ns", round3g(t * 1e9)) end
   if a < 1e-3 then return string.format("%.3g µs", round3g(t * 1e6)) end

@@ -382,6 +382,21 @@ doc.doc(M.defaults_applied, "dlb.roofline.defaults_applied(profile, framework_so
   "the defaults a timed result applied, in words (the provenance's defaults of dlb.roofline.time "
   .. "and of dlb.sweep.model's rows)")
 
+-- HFU counts the FLOPs of the passes the hardware runs, recompute included, not the
+-- optimizer's update (Korthikanti et al. 2022 sec. 6; the planner's rows the same,
+-- graphs/parallel/planner.c): a step's flops_update (0 for a bare {flops=, bytes=}) is left
+-- out of r.flops, which r.util keeps whole. Before review 11 r.hfu was r.util, so one
+-- configuration's HFU differed between dlb.roofline.time and dlb.parallel.evaluate.
+local function upd_flops(s, fn)
+  local fu = rawget(s, "flops_update") or (getmetatable(s) ~= OpSet and s.flops_update) or nil
+  if fu == nil then return 0 end
+  local ok, v = pcall(num, fu, "flops_update", fn)
+  return ok and v or 0
+end
+local function hfu_of(r, fu, peak)
+  return r.time > 0 and math.max(0, r.flops - fu) / (r.time * peak) or 0
+end
+
 function M.time(s, dev, opts)
   local fn = "dlb.roofline.time"
   opts = checkopts(opts, time_opts, fn)
@@ -495,7 +510,7 @@ function M.time(s, dev, opts)
   r.precision_source = psource
   r.peak = roof.peak
   -- MFU: the model's FLOPs (a recompute pass's forward FLOPs are not the model's) over time
-  -- x peak; HFU: every FLOP the hardware executes, recompute included (Korthikanti et al.
+  -- x peak; HFU: the passes' FLOPs the hardware executes, recompute included (Korthikanti et al.
   -- 2022 sec. 6: "model FLOPs utilization" vs "hardware FLOPs utilization")
   local rcf = 0
   local fr = rawget(s, "flops_recompute") or (getmetatable(s) ~= OpSet and s.flops_recompute) or nil
@@ -503,7 +518,7 @@ function M.time(s, dev, opts)
     local ok, v = pcall(num, fr, "flops_recompute", fn)
     if ok then rcf = v end
   end
-  r.hfu = r.util
+  r.hfu = hfu_of(r, upd_flops(s, fn), roof.peak)
   local ff = rawget(s, "flops_fwd") or (getmetatable(s) ~= OpSet and s.flops_fwd) or nil
   local fb = rawget(s, "flops_bwd") or (getmetatable(s) ~= OpSet and s.flops_bwd) or nil
   local mf, conv, known
@@ -638,7 +653,7 @@ function M.time(s, dev, opts)
     end
     -- the rates of the whole step, as the planner's rows give them (apply_offload)
     r.util = r.time > 0 and r.flops / (r.time * roof.peak) or 0
-    r.hfu = r.util
+    r.hfu = hfu_of(r, upd_flops(s, fn), roof.peak)
     if r.model_flops then r.mfu = r.time > 0 and r.model_flops / (r.time * roof.peak) or nil end
     r.attainable = r.time > 0 and r.flops / r.time or 0
   end

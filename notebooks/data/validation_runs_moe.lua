@@ -67,6 +67,50 @@ local ARCH = {
 }
 -- the page's names for the same architectures (NeMo 25.02 writes LLAMA3-405B)
 ARCH["LLAMA3-405B"] = ARCH["LLAMA3.1_405B"]
+-- The later containers' Qwen3 recipes (issue 27, branch moe-bulk; read after the rows' errors
+-- were seen). Megatron-Bridge's performance presets, scripts/performance/configs/qwen/
+-- qwen3_workload_base_configs.py, two stored versions: NVIDIA-NeMo/Megatron-Bridge at
+-- f29a269f8728ff9075f88a226f92e554196a7e41 and the fork ananthsub/Megatron-Bridge at
+-- 4a645075594c4127bf824abe685140559a2a3bf2. Which version each container ran is not
+-- published, so a preset is taken for a row only where its layout (GPUs, TP, PP, VP, EP,
+-- MBS, GBS) is the row's, and a setting only where every read version with that layout
+-- states it alike (a setting the versions disagree on keeps the model's default, said
+-- below). The 25.11 rows keep the 25.11 recipe read in branch finegrained (qwen3_recipe).
+--   QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 (16 GPUs, EP 16, GBS 1024, MBS 1, TP = PP
+--     = 1): moe_flex_dispatcher_backend = "hybridep", moe_a2a_overlap = False in both.
+--   QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2 (256 GPUs, TP 2, PP 8, VP 4, EP 32, GBS
+--     8192): moe_a2a_overlap = True in both (the V1 preset's, GBS replaced). Its dispatcher
+--     is the alltoall one in both (the model's default): 4a64507's base preset names the
+--     "deepep" backend, but its qwen3_llm_pretrain.py (same commit) sets
+--     moe_token_dispatcher_type = "alltoall" for H100 Qwen3-235B, so no flex backend runs;
+--     f29a269's base names none.
+--   The dispatcher type: qwen3_llm_pretrain.py at 4a64507 and in NVIDIA-NeMo/Megatron-Bridge
+--     at 826618be9ea5c3b4cf11e582089dc1dee8586fe9 sets moe_token_dispatcher_type = "flex" for
+--     H100 Qwen3-30B-A3B (so its hybridep backend runs) and CommOverlapConfig(
+--     tp_comm_overlap=False) for H100 Qwen3-235B.
+--   Not matched: the 26.02 / 26.02.01 H100 Qwen3-30B-A3B layout (PP 2, VP 12, EP 8, GBS
+--     1024, MBS 1; 767255d's H100 presets have GBS 512), the B200 Qwen3-30B-A3B rows at MBS 4
+--     (both versions' B200 presets have MBS 1), the B200 Qwen3-235B-A22B rows (V2: 256 GPUs,
+--     PP 8, EP 8, moe_a2a_overlap False in both and the alltoall dispatcher at 4a64507: the
+--     model's defaults, nothing to set).
+local RECIPES_26 = {
+  { model = "Qwen3_30B_a3B", hw = "H100-SXM", gpus = 16, tp = 1, pp = 1, vp = 1, ep = 16, mbs = 1, gbs = 1024,
+    preset = "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
+    layout = { moe_dispatcher = "hybridep", moe_a2a_overlap = false } },
+  { model = "Qwen3_235B_a22B", hw = "H100-SXM", gpus = 256, tp = 2, pp = 8, vp = 4, ep = 32, mbs = 1, gbs = 8192,
+    preset = "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2",
+    layout = { moe_a2a_overlap = true } },
+}
+local RECIPES_26_DOC = "Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py "
+  .. "(NVIDIA-NeMo/Megatron-Bridge at f29a269f8728ff9075f88a226f92e554196a7e41 and ananthsub/"
+  .. "Megatron-Bridge at 4a645075594c4127bf824abe685140559a2a3bf2, alike)"
+local function recipe_26(ver, hw, model, gpus, mbs, gbs, tp, pp, vp, ep)
+  if not ver:match("^26%.") then return nil end
+  for _, r in ipairs(RECIPES_26) do
+    if r.model == model and r.hw == hw and r.gpus == gpus and r.tp == tp and r.pp == pp and r.vp == vp
+      and r.ep == ep and r.mbs == mbs and r.gbs == gbs then return r end
+  end
+end
 -- ga: the page's GA column (checked), fsdp: its FSDP column > 0 (Megatron-FSDP, as ZeRO 3)
 local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, tp, pp, cp, vp, ep, tps, ga, fsdp)
   local a = ARCH[model]
@@ -89,6 +133,9 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
   if fp8 == nil then error("mbridge: unknown precision " .. prec .. " on " .. page.doc, 2) end
   -- a Qwen3 MoE row of Megatron-Bridge's 25.11 container: the recipe read (below)
   local qwen3_recipe = page.id == "mbridge" and ver == "25.11" and a[1] == "moe"
+  -- a later container's Qwen3 preset whose layout is the row's (RECIPES_26 above)
+  local r26 = page.id == "mbridge" and recipe_26(ver, hw, model, gpus, mbs, gbs, tp, pp, vp, ep) or nil
+  local r26l = r26 and r26.layout or {}
   add {
     id = page.id .. "-" .. ver .. "-" .. model:lower():gsub("[._]", "-") .. "-s" .. seq .. "-" .. gpus .. "x"
       .. hw:lower():gsub("%-sxm", ""),
@@ -107,7 +154,9 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
       -- the Qwen3 recipe's gradients reduced in bf16 (set_qwen3_common_configs:
       -- mixed_precision.grad_reduce_in_fp32 = False, ddp.grad_reduce_in_fp32 = False; added
       -- with moe below, branch finegrained)
-      reduce_dtype = qwen3_recipe and "bf16" or nil },
+      reduce_dtype = qwen3_recipe and "bf16" or nil,
+      -- the matched preset's MoE dispatcher backend and all-to-all overlap (RECIPES_26)
+      moe_dispatcher = r26l.moe_dispatcher, moe_a2a_overlap = r26l.moe_a2a_overlap },
     precision = "fp8", seq = seq, framework = "NeMo " .. ver .. " (" .. page.stack .. ")",
     fp8 = fp8 or nil,
     -- the MoE layer as the Qwen3 recipe runs it (added in issue [21], branch finegrained,
@@ -128,7 +177,8 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
     measured = { tokens_per_s = tps, per = "gpu" },
     source = page.doc .. ", " .. string.format(page.heading, ver) .. ", "
       .. (by_model and ("Model: " .. model .. ", row " .. system) or ("System: " .. system .. ", row " .. model))
-      .. " / " .. gpus .. " GPUs (" .. prec .. "), column Tokens / sec / GPU",
+      .. " / " .. gpus .. " GPUs (" .. prec .. "), column Tokens / sec / GPU"
+      .. (r26 and ("; settings: " .. r26.preset .. " of " .. RECIPES_26_DOC) or ""),
     note = prec .. (fp8 and "" or " (recipe not stated: the profile's)") .. " (fp8 GEMMs on the catalogue's fp8 peak); "
       .. page.note .. "; params: the nominal size",
   }
@@ -148,8 +198,9 @@ mbridge(MBRIDGE_0925, "25.09", "DGX-B200", "B200", "LLAMA3.1_405B", 128, "FP8-CS
 -- CP, EP, PP, EDP, ETP, VPP, DP, FSDP, MBS, GBS, GA, recompute, Step time (sec), Per GPU
 -- TF; rows with EP dividing DP (the model's expert groups come out of the data ranks;
 -- ETP 1 (layout.etp: the experts not split over TP, so EP x ETP divides TP x DP and EP may
--- take tensor ranks), without the 1F1B all-to-all overlap (not modelled) and with whole
--- pipeline chunks (the A2A row's PP 32 x VPP 3 = 96 chunks for 94 layers is left out).
+-- take tensor ranks) and with whole pipeline chunks (the A2A row's PP 32 x VPP 3 = 96 chunks
+-- for 94 layers is left out); the "+1f1b overlap" row was left out until the overlap was
+-- modelled (added in branch moe-bulk, below).
 -- Table "Long Context" (DeepEP dispatcher, bf16, 32 nodes = 256 GPUs, the command's PP=8
 -- VPP=4 EP=8, selective recompute of layernorm and moe): the "forced balance" TFLOPS (the
 -- dropless ones depend on an imbalance the page does not give). ETP 1: the command runs
@@ -167,12 +218,14 @@ mbridge(MBRIDGE_0925, "25.09", "DGX-B200", "B200", "LLAMA3.1_405B", 128, "FP8-CS
 -- --tp-comm-overlap for bf16 (which version ran each row is not stated).
 ---------------------------------------------------------------------------------------
 local ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md (commit c1ad0b5c89f425d60febddc38e7f741a16f08bd1)"
-local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where, etp, mods)
+-- a2a: the row's Notes say "+1f1b overlap" (Megatron-Core's combined 1F1B,
+-- --overlap-moe-expert-parallel-comm: layout.moe_a2a_overlap)
+local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where, etp, mods, a2a)
   local opts = { seq = seq }
   for k, v in pairs(ARCH["Qwen3_235B_a22B"][2]) do opts[k] = v end
   add {
     id = "modelzoo-qwen3-235b-s" .. seq .. "-tp" .. tp .. "-cp" .. cp .. "-ep" .. ep .. "-pp" .. pp
-      .. (fsdp and "-fsdp" or "") .. "-256xh100",
+      .. (fsdp and "-fsdp" or "") .. (a2a and "-a2a" or "") .. "-256xh100",
     role = "held",
     model = { builder = "moe", opts = opts },
     params = 235e9,
@@ -189,11 +242,12 @@ local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where
       -- every row's Dispatcher column (and the Long Context setup) says DeepEP; the scripts
       -- run it as --moe-token-dispatcher-type flex with the deepep backend
       -- (sbatch_benchmarking.sh; the model config's --moe-enable-deepep in older versions)
-      moe_dispatcher = "deepep" },
+      moe_dispatcher = "deepep", moe_a2a_overlap = a2a or nil },
     precision = "mixed_bf16", seq = seq, framework = "Megatron-Core (Megatron-MoE-ModelZoo)",
     measured = meas,
     source = ZOO .. ", " .. where,
-    note = "bf16; dispatcher DeepEP; ETP " .. tostring(etp or "not stated (the TP size)")
+    note = "bf16; dispatcher DeepEP" .. (a2a and " with the 1F1B all-to-all overlap" or "")
+      .. "; ETP " .. tostring(etp or "not stated (the TP size)")
       .. "; recompute " .. tostring(rc or "none")
       .. (meas.tflops_per_gpu and "; TFLOPS by Megatron-LM's num_floating_point_operations "
         .. "(routed experts, causal attention counted half)" or ""),
@@ -214,6 +268,14 @@ zoo(4096, 4, 1, 8, 8, 4, 8, false, 1, 2048, nil, { step_time = 29.0, tflops_per_
 zoo(4096, 2, 1, 32, 8, 4, 16, false, 1, 2048, "selective", { step_time = 19.7, tflops_per_gpu = 245, flops_kind = "model_causal" },
   "table 'Performance Results', Cross-node EP strategy, first row TP 2 / EP 32 / PP 8 / EDP 1 / ETP 1 / VPP 4 / DP 16 (no 1F1B overlap), column Step time (sec)", 1,
   { "layernorm", "moe_act" })
+-- issue 27, branch moe-bulk: the same layout's second row, Notes "+1f1b overlap", left out
+-- while the overlap was not modelled (above); added, role held, in the commit before its
+-- first prediction, once Megatron-Core's combined 1F1B (branch moe-audit) was applied to the
+-- Megatron-Bridge rows whose presets state it. Its code column names the same moe_dev
+-- commit (f3e6c5) as the first row's
+zoo(4096, 2, 1, 32, 8, 4, 16, false, 1, 2048, "selective", { step_time = 17.6, tflops_per_gpu = 276, flops_kind = "model_causal" },
+  "table 'Performance Results', Cross-node EP strategy, second row TP 2 / EP 32 / PP 8 / EDP 1 / ETP 1 / VPP 4 / DP 16, Notes '+1f1b overlap', column Step time (sec)", 1,
+  { "layernorm", "moe_act" }, true)
 for _, lc in ipairs { { 16384, 1, 295 }, { 32768, 2, 335 }, { 65536, 4, 368 }, { 131072, 8, 389 } } do
   local seq, cp, tf = lc[1], lc[2], lc[3]
   zoo(seq, 4, cp, 8, 8, 4, div(256, 4 * 8 * cp), false, 1, 256, "selective",
@@ -237,8 +299,15 @@ add {
     ffn = 53248, vocab = 128256, seq = 131072 } },
   params = 405e9,
   hw = "H100-SXM", devices = 16384,
+  -- zero = 2: the paper's sec. 3.3.2, "Our use of FSDP for Llama 3 shards optimizer states
+  -- and gradients, but for model shards we do not reshard after forward computation to avoid
+  -- an extra all-gather communication during backward passes": ZeRO-2's sharding, not the
+  -- torchtitan profile's ZeRO-3 (which gathers again for the backward). Stated in the row
+  -- by branch zero-default, whose audit left every unstated stage to the profile (this row's
+  -- prediction had moved with it, -40% -> -55%, when the text was read; role unchanged).
+  -- The all-gather of the parameters at each micro-batch's forward is not modelled
   layout = { dp = 8, tp = 8, pp = 16, cp = 16, cp_algo = "allgather", global_batch = 128,
-    micro_batch = 1, grad_accum = 16, schedule = "interleaved" },
+    micro_batch = 1, grad_accum = 16, schedule = "interleaved", zero = 2 },
   precision = "mixed_bf16", seq = 131072, framework = "PyTorch (Meta Llama 3 training stack)",
   measured = { tflops_per_gpu = 380, flops_kind = "model", mfu = 0.38 },
   source = "Dubey et al. 2024 (arXiv 2407.21783) Table 4, row GPUs 16,384 / CP 16 / Seq. Len. "

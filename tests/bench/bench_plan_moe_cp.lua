@@ -11,6 +11,8 @@
 --      deepep).
 --   4. case 1 with Megatron-Core's combined 1F1B (moe_a2a_overlap = true, issue [21],
 --      branch moe-audit).
+--   5. case 1 with the Hybrid-EP dispatcher (moe_dispatcher = "hybridep", issue 27, branch
+--      moe-bulk).
 -- Each: the zoo graph and its per-layer costs (dlb.parallel.layers.from_graph) built once
 -- outside the timing, then the whole plan call timed (best and mean of 3 runs, CPU s).
 -- Run: dlbench run tests/bench/bench_plan_moe_cp.lua
@@ -42,6 +44,8 @@ local cases = {
     { devices = 2048, batch = 1024, moe_dispatcher = "deepep" } },
   { "Mixtral-8x22B size, 2048 x H100, combined 1F1B", mixtral,
     { devices = 2048, batch = 1024, moe_a2a_overlap = true } },
+  { "Mixtral-8x22B size, 2048 x H100, Hybrid-EP", mixtral,
+    { devices = 2048, batch = 1024, moe_dispatcher = "hybridep" } },
 }
 local worst = 0
 for _, c in ipairs(cases) do
@@ -49,7 +53,7 @@ for _, c in ipairs(cases) do
   local best, mean, t, evaluated = timeit(function()
     return P.plan { layers = ls, hw = "H100-SXM", devices = c[3].devices, batch = c[3].batch,
       seq_par = true, offload = "search", table = false,
-      moe_dispatcher = c[3].moe_dispatcher }
+      moe_dispatcher = c[3].moe_dispatcher, moe_a2a_overlap = c[3].moe_a2a_overlap }
   end)
   local r = t[1]
   print(string.format("bench_plan_moe_cp (%s), %s: %d layouts evaluated, %d kept; best %.0f ms, "

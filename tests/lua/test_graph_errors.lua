@@ -326,4 +326,24 @@ T.test("binding a name the graph has no dim of is an error listing its dims (fix
   T.eq(g:stats { batch = 8, d = 4 }.params, 32, "the graph's own dims bind as before")
 end)
 
+-- Review 11: g:embedding(table, ids), the arguments swapped, built a graph in silence: the
+-- weight [V, H] taken as ids and the int32 ids as the table, an output [V, H, q] of another
+-- size and a step with other costs. A weight or a float tensor as ids, or an int32/int64
+-- table, is refused naming both; ids computed by ops (default dtype) stay allowed.
+T.test("embedding: ids first, the table second; swapped arguments are named", function()
+  local g = dlb.graph("e")
+  local ids = g:input("ids", { "b", 4 }, "int32")
+  local tab = g:weight("tab", { 100, 16 })
+  T.eq(msg(g.embedding, g, tab, ids), "embedding 'embedding_0': embedding(ids, table) takes the integer ids "
+    .. "first and the [V, H] table second; got ids 'tab' [100, 16] (a weight, default) and table 'ids' "
+    .. "[b, 4] (int32)")
+  local f = g:input("f", { "b", 4 }, "fp32")
+  T.checkerr("got ids 'f' [b, 4] (not a weight, fp32)", g.embedding, g, f, tab)
+  local y = g:embedding(ids, tab)
+  T.eq(table.concat(y:dims(), ","), "b,4,16")
+  -- ids an op computed (an int input through an add: the default dtype) index as before
+  local y2 = g:embedding(g:add(ids, ids), tab)
+  T.eq(table.concat(y2:dims(), ","), "b,4,16")
+end)
+
 T.done()

@@ -163,4 +163,22 @@ T.test("memory pressure: within 10% of capacity the time is flagged UNRELIABLE",
   assert(tight.reliable == false and tostring(tight):find("UNRELIABLE"))
 end)
 
+-- Review 11: evaluate, plan and pipeline took algo= under NCCL's model and ignored it (the
+-- data-parallel allreduce is NCCL's own choice there): the same refusal as parallel.data's,
+-- from one rule (parallel_base.check_algo); with collectives = "alpha-beta" it times the step.
+T.test("algo= under NCCL's model: refused by evaluate, plan and pipeline as by data", function()
+  local A100 = dlb.hw.get("A100-SXM4-80GB")
+  local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 128, context = 128, vocab = 1000 }
+  local o = { graph = g, hw = A100, batch = 64, dp = 16 }
+  for _, f in ipairs { { "evaluate", P.evaluate }, { "pipeline", P.pipeline } } do
+    T.checkerr("parallel." .. f[1] .. ": algo='tree' is an alpha-beta algorithm, but the allreduce runs as NCCL "
+      .. "runs it (collectives = \"nccl\", the default on a GPU", f[2], T.with(o, "algo", "tree"))
+  end
+  T.checkerr("parallel.plan: algo='tree' is an alpha-beta algorithm", P.plan,
+    { graph = g, hw = A100, batch = 64, devices = 16, algo = "tree" })
+  local ab = T.with(o, "collectives", "alpha-beta")
+  local ring, tree = P.evaluate(ab), P.evaluate(T.with(ab, "algo", "tree"))
+  assert(tree.dp_comm ~= ring.dp_comm, "alpha-beta: algo= times the allreduce")
+end)
+
 T.done()

@@ -363,4 +363,37 @@ T.test("dlb.models.info: one screen for an .onnx file and for a config.json", fu
   assert(r.graph and r.lines)
 end)
 
+-- Review 11: with hw= the screen's time is dlb.roofline.time's, which applies the family's
+-- default profile where the counts (g:stats) have none; the screen said "framework=none"
+-- beside a torchtitan time. Its time line and defaults now name the profile timed.
+T.test("dlb.models.info{hw=}: the time's profile named", function()
+  local H100 = dlb.hw.get("H100-SXM")
+  local r = models.info(H .. "gpt2.json", { hw = H100, out = function() end })
+  local text = table.concat(r.lines, "\n")
+  local g = models.from_hf(H .. "gpt2.json")
+  local t = dlb.roofline.time(g:stats { b = 1 }, H100)
+  T.eq(t.framework, "torchtitan", "the family's default")
+  assert(text:find("peak, framework torchtitan), fits its memory", 1, true), text)
+  assert(text:find("framework=none for the counts (the step as built), torchtitan for the time", 1, true), text)
+  r = models.info(H .. "gpt2.json", { hw = H100, framework = "fsdp", out = function() end })
+  text = table.concat(r.lines, "\n")
+  assert(text:find("peak, framework fsdp)", 1, true), text)
+  assert(not text:find("framework=none", 1, true), text)
+end)
+
+-- Review 11: the config's seq printed "seq 1024.0" under Lua 5.4 (a JSON number is a float)
+-- and "seq 1024" under LuaJIT; a binding the graph lacks was raised inside the library
+-- ("onnx.lua:156: graph 'gpt': no dim 'batch' to bind"), not at the caller's line.
+T.test("dlb.models.info: one screen on both backends; a bad binding at the caller's line", function()
+  local r = models.info(H .. "gpt2.json", { out = function() end })
+  assert(r.lines[1]:find("-> dlb.models.gpt (seq 1024)", 1, true), r.lines[1])
+  local function call() return models.info(H .. "gpt2.json", { bindings = { batch = 2 }, out = function() end }) end
+  local e = T.checkerr("graph 'gpt': no dim 'batch' to bind (the graph's dims: b)", function()
+    local ok, err = pcall(function() call() end)   -- the line of this function calls it
+    error(err, 0)
+  end)
+  assert(e:find("test_import.lua:%d+: graph 'gpt'"), e)
+  assert(not e:find("onnx.lua", 1, true), e)
+end)
+
 T.done()

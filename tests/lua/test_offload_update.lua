@@ -209,4 +209,33 @@ T.test("a profile's host optimizer: optimizer_impl.cpu", function()
   T.checkerr("no CPU optimizer 'x'", R.cpu_update_time, 1, "x")
 end)
 
+-- Review 11: a plan row says its offload as "none" or "optimizer+activations"; evaluate (and
+-- g:stats, one rule: graph_setups.offload_set) refused those words, so a row's layout could
+-- not be given back. They are read as the set they name.
+T.test("a plan row's offload words given back to evaluate: the row's step and memory", function()
+  local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 128, context = 128, vocab = 1000 }
+  local small = dlb.hw.define { name = "offload-small", peak = { fp32 = 20e12, fp16 = 100e12 }, mem_bw = 1e12,
+    mem = 40e6 }
+  local t = dlb.parallel.plan { graph = g, hw = small, devices = 1, batch = 8, offload = "search", table = false,
+    bw = 10e9 }
+  local seen, n = {}, 0
+  for _, r in ipairs(t) do
+    if not seen[r.offload] then
+      seen[r.offload] = true
+      n = n + 1
+      local e = dlb.parallel.evaluate { graph = g, hw = small, devices = 1, batch = 8, bw = 10e9, dp = r.dp,
+        m = r.m, zero = r.zero, recompute = r.recompute, offload = r.offload }
+      T.near(e.step, r.step, 1e-12, r.offload .. ": step"); T.near(e.mem, r.mem, 1e-12, r.offload .. ": memory")
+    end
+  end
+  assert(seen.none and seen.optimizer, "rows without and with offload")
+  local o = { graph = g, hw = small, devices = 1, batch = 8, bw = 10e9, dp = 1, m = 1 }
+  local two = dlb.parallel.evaluate(T.with(o, "offload", "optimizer+activations"))
+  assert(two.offload.optimizer and two.offload.activations, "both offloaded")
+  T.near(two.step, dlb.parallel.evaluate(T.with(o, "offload", { "optimizer", "activations" })).step, 0, "= the list")
+  T.eq(g:stats { b = 2, offload = "none" }.footprint, g:stats { b = 2 }.footprint, "g:stats: none")
+  T.checkerr("offload must be \"optimizer\", \"params\", \"activations\" or a list of them, got bogus",
+    g.stats, g, { b = 2, offload = "optimizer+bogus" })
+end)
+
 T.done()

@@ -107,4 +107,19 @@ T.test("no module of the library writes its own unknown-option message", functio
   end
 end)
 
+-- Review 11: a proxy whose keys only __pairs shows (a read-only dlb.hw device) given where an
+-- options table goes was seen empty by LuaJIT's pairs: dlb.roofline.gemm(m, n, k, device)
+-- then failed inside the library ("bad argument #1 to 'hw_precision_id'") where dlbench named
+-- the device's first field. The checker walks __pairs itself, so both backends say the same.
+T.test("options.check walks a proxy's __pairs on both backends", function()
+  local H100 = dlb.hw.get("H100")
+  T.checkerr("unknown option 'attn_eff' for dlb.roofline.gemm; accepted: batch, precision",
+    dlb.roofline.gemm, 64, 64, 64, H100)
+  local data = { a = 1, zz = 2 }
+  local proxy = setmetatable({}, { __index = data, __pairs = function() return next, data, nil end })
+  T.checkerr("unknown option 'zz' for f (did you mean 'z'?)", options.check, proxy, { a = true, z = true }, "f")
+  T.eq(options.check(setmetatable({}, { __index = data, __pairs = function() return next, { a = 1 }, nil end }),
+    { a = true }, "f").a, 1, "a proxy of known keys passes")
+end)
+
 T.done()

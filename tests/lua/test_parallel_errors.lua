@@ -255,4 +255,19 @@ T.test("errors point at the user's line", function()
   end
 end)
 
+-- Review 11: P.pipeline takes stages= and microbatches= for pp and m; pp= beside stages= was
+-- dropped without a word (stages won), and an unknown option's list lacked both names
+-- ("stage" was not matched to "stages").
+T.test("pipeline: stages/microbatches named in the option list; a degree given twice refused", function()
+  local o = { layers = XL, hw = H100, batch = 64, stages = 4, microbatches = 8 }
+  T.checkerr("parallel.pipeline: stages=4 and pp=2 name one degree; give stages", P.pipeline, T.with(o, "pp", 2))
+  T.checkerr("parallel.pipeline: microbatches=8 and m=4 name one degree; give microbatches", P.pipeline,
+    T.with(o, "m", 4))
+  local e = T.checkerr("unknown option 'stage' for parallel.pipeline (did you mean 'stages'?)", P.pipeline,
+    { layers = XL, hw = H100, batch = 64, stage = 4, microbatches = 8 })
+  assert(e:find("microbatches", 1, true) and e:find(" stages", 1, true), e)
+  T.near(P.pipeline(o).step, P.pipeline { layers = XL, hw = H100, batch = 64, pp = 4, m = 8 }.step, 0,
+    "stages = pp, microbatches = m")
+end)
+
 T.done()

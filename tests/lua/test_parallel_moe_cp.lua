@@ -103,7 +103,9 @@ T.test("Mixtral on 64 H100s: all-to-all time shown, MFU below the dense model of
 end)
 
 T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
-  local o = { graph = mix, hw = "H100-SXM", batch = 64, dp = 8, tp = 2, m = 8, seq_par = true }
+  -- zero 0 stated: the default profile's ZeRO-3 (torchtitan) would shard every weight
+  -- over dp already, hiding what ep does to the experts' share
+  local o = { graph = mix, hw = "H100-SXM", batch = 64, dp = 8, tp = 2, m = 8, seq_par = true, zero = 0 }
   local function ev(extra) return evaluate_with(o, extra) end
   local r1, r8 = ev {}, ev { ep = 8 }
   T.eq(r8.ep, 8, "ep"); T.eq(r1.ep_comm, 0, "no all-to-all without ep")
@@ -130,6 +132,14 @@ T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
     hsdp = true, devices = 64 }
   T.eq(h.hsdp, 4, "8 per node / tp 2 = 4 replicas per shard group")
   assert(tostring(h):find("HSDP", 1, true), "printed")
+  -- false (as plan takes it) and 0 (a plan row's value) are no HSDP: plain ZeRO-3 (review
+  -- 11: false was refused, "option 'hsdp' must be a finite number, got boolean false")
+  local z3 = P.evaluate { graph = dense, hw = "H100-SXM", batch = 64, dp = 32, tp = 2, m = 2, zero = 3, devices = 64 }
+  for _, off in ipairs { false, 0 } do
+    local n = P.evaluate { graph = dense, hw = "H100-SXM", batch = 64, dp = 32, tp = 2, m = 2, zero = 3,
+      hsdp = off, devices = 64 }
+    T.eq(n.hsdp, 0, "no shard group"); T.near(n.step, z3.step, 0, "ZeRO-3's step"); T.near(n.mem, z3.mem, 0, "its memory")
+  end
 end)
 
 T.test("Megatron-Core's MoE layer (moe_impl mcore): opt-in, slower, checked", function()
@@ -159,39 +169,57 @@ T.test("Megatron-Core's MoE layer (moe_impl mcore): opt-in, slower, checked", fu
   T.checkerr("moe_impl 'deepep' is unknown", ev, { moe_impl = "deepep" })
 end)
 
-T.test("the DeepEP dispatcher (moe_dispatcher deepep): tokens once per rank or node, measured rates", function()
-  -- Mixtral on 64 H100s (8 nodes), dp 64: ep 8 within a node, ep 32 across 4 nodes
+-- A flex dispatcher's checks (DeepEP, Hybrid-EP), every term by hand: Mixtral on 64 H100s (8
+-- nodes), dp 64. Within a node (ep 8), one expert a rank, top-2: a token's two experts on two
+-- ranks (nothing deduplicated), at the dispatcher's shares intra = {dispatch, combine} of the
+-- 450 GB/s NVLink each way, plus the link's 1 us, per MoE layer and micro-batch, forward and
+-- backward. Across 4 nodes: tp 4 with the experts split as the attention (etp 4) makes the
+-- expert group 8 ranks 4 apart, 2 a node over 4 nodes; a rank holds 4 samples' tokens over tp
+-- 4 (mb 4); 2 experts of 8 over 4 nodes of 2 reach 4 (1 - 6/8 x 5/7) = 13/7 nodes a token, at
+-- the 4-node (EP 32) RDMA shares inter of the 50 GB/s NIC, 5 us. Returns the evaluator.
+local function flex_dispatcher(name, label, intra, inter)
   local o = { graph = mix, hw = "H100-SXM", batch = 128, dp = 64, m = 2, devices = 64 }
   local function ev(extra) return evaluate_with(o, extra) end
-  local a8, d8 = ev { ep = 8 }, ev { ep = 8, moe_dispatcher = "deepep" }
-  T.eq(a8.moe_dispatcher, "alltoall", "the default, named in the row")
-  T.eq(d8.moe_dispatcher, "deepep", "the row says which dispatcher")
-  assert(tostring(d8):find("ep 8 (deepep)", 1, true), "printed: " .. tostring(d8))
-  T.eq(ev { moe_dispatcher = "deepep" }.moe_dispatcher, "none", "no ep: no dispatcher")
-  -- within a node, one expert a rank, top-2: a token's two experts on two ranks (nothing
-  -- deduplicated), at 153/200 and 158/200 of the 450 GB/s NVLink each way (planner.c),
-  -- plus the link's 1 us: per MoE layer and micro-batch, forward and backward
+  local a8, d8 = ev { ep = 8 }, ev { ep = 8, moe_dispatcher = name }
+  T.eq(d8.moe_dispatcher, name, "the row says which dispatcher")
+  assert(tostring(d8):find("ep 8 (" .. name .. ")", 1, true), "printed: " .. tostring(d8))
   local b = 4096 * 2 * 4096 * 2   -- one sample's top-2 copies (mb 1)
-  local t = 2 * 1e-6 + b / (153 / 200 * 450e9) + b / (158 / 200 * 450e9)
+  local t = 2 * 1e-6 + b / (intra[1] * 450e9) + b / (intra[2] * 450e9)
   T.near(d8.ep_comm, 32 * 2 * 2 * t, 1e-9, "32 MoE layers x 2 micro-batches x (forward + backward)")
   T.near(d8.compute, a8.compute, 1e-12, "the same kernels: the graph's gathers are its permutes")
-  -- across 4 nodes: each token once per destination node, at the EP 32 RDMA rates (58 and
-  -- 57 GB/s on the 50 GB/s NIC, 5 us): tp 4 with the experts split as the attention (etp 4)
-  -- makes the expert group 8 ranks 4 apart, 2 a node over 4 nodes; a rank holds 4 samples'
-  -- tokens over tp 4 (mb 4); 2 experts of 8 over 4 nodes of 2 reach 4 (1 - 6/8 x 5/7) = 13/7
-  local d32 = ev { ep = 8, moe_dispatcher = "deepep", tp = 4, dp = 16 }
+  local d32 = ev { ep = 8, moe_dispatcher = name, tp = 4, dp = 16 }
   local bn = 4 * b / 4 / 2 * 13 / 7
-  local tn = 2 * 5e-6 + bn / (58 / 50 * 50e9) + bn / (57 / 50 * 50e9)
-  T.near(d32.ep_comm, 32 * 2 * 2 * tn, 1e-9, "deduplicated by node, at DeepEP's RDMA rate")
-  -- (no faster here than the all-to-all's 6/8 of the copies over the NIC: top-2 of 8 leaves
-  -- little to deduplicate, and DeepEP's logical rate counts the own node's tokens too)
-  -- bad input: an unknown dispatcher; layers without top_k (a hand-made MoE layer list)
-  T.checkerr("moe_dispatcher 'hybridep' is unknown (accepted: alltoall, deepep)", ev,
-    { ep = 8, moe_dispatcher = "hybridep" })
+  local tn = 2 * 5e-6 + bn / (inter[1] * 50e9) + bn / (inter[2] * 50e9)
+  T.near(d32.ep_comm, 32 * 2 * 2 * tn, 1e-9, "deduplicated by node, at the dispatcher's RDMA rate")
+  -- bad input: layers without top_k (a hand-made MoE layer list)
   local ls = P.layers.from_graph(mix)
   for _, l in ipairs(ls) do l.top_k = nil end
-  T.checkerr("DeepEP dispatcher needs layer", P.evaluate, { layers = ls, hw = "H100-SXM", batch = 128,
-    dp = 64, m = 2, ep = 8, devices = 64, moe_dispatcher = "deepep" })
+  T.checkerr(label .. " dispatcher needs layer", P.evaluate, { layers = ls, hw = "H100-SXM", batch = 128,
+    dp = 64, m = 2, ep = 8, devices = 64, moe_dispatcher = name })
+  return ev, a8
+end
+
+T.test("the DeepEP dispatcher (moe_dispatcher deepep): tokens once per rank or node, measured rates", function()
+  -- DeepEP's H800 figures (planner_moe.c DEEPEP_*): 153/200 and 158/200 of NVLink, 58 and 57
+  -- GB/s of the NIC at EP 32. Across nodes no faster here than the all-to-all's 6/8 of the
+  -- copies over the NIC: top-2 of 8 leaves little to deduplicate, and DeepEP's logical rate
+  -- counts the own node's tokens too
+  local ev, a8 = flex_dispatcher("deepep", "DeepEP", { 153 / 200, 158 / 200 }, { 58 / 50, 57 / 50 })
+  T.eq(a8.moe_dispatcher, "alltoall", "the default, named in the row")
+  T.eq(ev { moe_dispatcher = "deepep" }.moe_dispatcher, "none", "no ep: no dispatcher")
+  T.checkerr("moe_dispatcher 'hybrid' is unknown (accepted: alltoall, deepep, hybridep)", ev,
+    { ep = 8, moe_dispatcher = "hybrid" })
+end)
+
+T.test("the Hybrid-EP dispatcher (moe_dispatcher hybridep): DeepEP's counts at Hybrid-EP's rates", function()
+  -- deepseek-ai/DeepEP docs/README_Hybrid-EP.md (commit 41cad944), Torch API, BF16, 16 SMs:
+  -- intranode B200 535.94 / 530.86 GB/s of NVLink's 900 each way (carried to the H100's 450),
+  -- internode H100 at 32 ranks (4 nodes) 47.36 / 52.53 GB/s of the 50 GB/s NIC
+  -- (planner_moe.c HYBRIDEP_*)
+  local ev = flex_dispatcher("hybridep", "Hybrid-EP", { 535.94 / 900, 530.86 / 900 },
+    { 47.36 / 50, 52.53 / 50 })
+  assert(ev { ep = 8, moe_dispatcher = "hybridep" }.ep_comm > ev { ep = 8, moe_dispatcher = "deepep" }.ep_comm,
+    "within a node Hybrid-EP's published share (0.60) is below DeepEP's (0.77)")
 end)
 
 T.test("the dispatchers under tensor parallelism: the MoE side's collectives by etp (issue 27)", function()
@@ -336,6 +364,29 @@ T.test("devices without the A100's published kernel fields: predictions marked l
   end
   local r = P.evaluate { graph = g, hw = "A100-SXM4-80GB", batch = 8, dp = 8, m = 1 }
   T.eq(r.less_certain, nil, "the A100 is the reference")
+end)
+
+-- Review 11: a plan row's layout given back to evaluate field for field (dp tp pp cp ep etp v
+-- m schedule recompute zero hsdp cp_algo offload, as the row prints them) is that row: its
+-- words "none" (cp_algo at cp 1, offload) and hsdp = 0 were refused before.
+T.test("a plan row's layout, given back to evaluate as printed, is that row", function()
+  local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 128, context = 128, vocab = 1000 }
+  local hw = dlb.hw.get("H100-SXM")
+  local t = P.plan { graph = g, hw = hw, devices = 16, batch = 64, table = false }
+  local n = 0
+  for i, r in ipairs(t) do
+    if i % 9 == 1 then
+      n = n + 1
+      local o = { graph = g, hw = hw, devices = 16, batch = 64 }
+      for _, k in ipairs { "dp", "tp", "pp", "cp", "ep", "etp", "v", "m", "schedule", "recompute", "zero",
+        "hsdp", "cp_algo", "offload" } do o[k] = r[k] end
+      local e = P.evaluate(o)
+      T.near(e.step, r.step, 1e-12, "row " .. i .. " step"); T.near(e.mem, r.mem, 1e-12, "row " .. i .. " memory")
+    end
+  end
+  assert(n >= 10, "rows checked")
+  T.checkerr("cp_algo 'none' is unknown", P.evaluate, { graph = g, hw = hw, devices = 16, batch = 64, dp = 8,
+    cp = 2, cp_algo = "none" })
 end)
 
 T.done()

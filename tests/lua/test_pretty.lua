@@ -149,4 +149,14 @@ T.test("whole floats print as integers (counts), others as Lua prints them", fun
   T.eq(fmt(2 ^ 60), tostring(2 ^ 60), "beyond 2^53")
 end)
 
+-- Review 11: a NaN printed "-nan" under dlbench (Lua 5.4 writes the sign x86's 0/0 carries)
+-- and "nan" under LuaJIT, in dlb.pretty, dlb.pretty.si and dlb.pretty.seconds.
+T.test("NaN prints as nan on both backends", function()
+  local nan = 0 / 0
+  T.eq(fmt(nan), "nan"); T.eq(fmt(-nan), "nan")
+  T.eq(fmt({ a = nan }), "{ a = nan }")
+  T.eq(pretty.si(nan, "B"), "nan B"); T.eq(pretty.seconds(nan), "nan s")
+  T.eq(pretty.seconds(math.huge), "inf s"); T.eq(pretty.si(1.5e9, "FLOP"), "1.5 GFLOP")
+end)
+
 T.done()

@@ -24,7 +24,7 @@ local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, e
   micro_batch = true, grad_accum = true, global_batch = true, interleave = true }
 local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true,
   cp_algo = true, recompute_modules = true, reduce_dtype = true, recompute_every = true,
-  moe_dispatcher = true }
+  moe_dispatcher = true, moe_a2a_overlap = true }
 for k in pairs(LAYOUT_COUNTS) do LAYOUT_KEYS[k] = true end
 local SCHEDULES = { ["1f1b"] = true, interleaved = true }
 local RECOMPUTE = { full = true, selective = true, selective_op = true }   -- (torchtitan's per-op AC)
@@ -135,6 +135,10 @@ local function check_row(r, i, names)
   -- the MoE token dispatcher the source states: one of the planner's (DLB_DISPATCHER_*)
   if L.moe_dispatcher ~= nil and not require("dlbench.parallel_base").DISPATCHERS[L.moe_dispatcher] then
     error(where .. ": layout.moe_dispatcher '" .. tostring(L.moe_dispatcher) .. "' is not a planner dispatcher", 0)
+  end
+  -- Megatron-Core's combined 1F1B all-to-all overlap the source states (a boolean)
+  if L.moe_a2a_overlap ~= nil and type(L.moe_a2a_overlap) ~= "boolean" then
+    error(where .. ": layout.moe_a2a_overlap must be true or false", 0)
   end
   if L.cp_algo ~= nil and not ({ ring = true, allgather = true, alltoall = true })[L.cp_algo] then
     error(where .. ": layout.cp_algo must be ring, allgather or alltoall", 0)
@@ -492,6 +496,34 @@ T.test("issue 27 rows: roles stored held, sources counted, layout inferences", f
   T.eq(byid["nemo-25.02-mixtral-8x7b-s4096-64xb200"].fp8, nil, "NeMo 25.02 names no recipe")
   T.eq(byid["mbridge-25.11-llama3-8b-s8192-8xh100"].layout.zero, 3, "FSDP column")
   T.eq(byid["automodel-llama3-70b-s8192-64xh100"].layout.cp, 2)
+  -- the later containers' Qwen3 presets, taken where the layout is the preset's and the read
+  -- versions agree (validation_runs_moe.lua RECIPES_26; branch moe-bulk): the H100 Qwen3-30B
+  -- EP 16 rows run Hybrid-EP without the overlap, the H100 Qwen3-235B GBS 8192 rows the
+  -- combined 1F1B overlap (with the alltoall dispatcher, the model's default); nothing else
+  local want = {
+    ["mbridge-26.06-qwen3-30b-a3b-s4096-16xh100"] = { "hybridep", false },
+    ["mbridge-26.04.01-qwen3-30b-a3b-s4096-16xh100"] = { "hybridep", false },
+    ["mbridge-26.04-qwen3-30b-a3b-s4096-16xh100"] = { "hybridep", false },
+    ["mbridge-26.04.01-qwen3-235b-a22b-s4096-256xh100"] = { nil, true },
+    ["mbridge-26.04-qwen3-235b-a22b-s4096-256xh100"] = { nil, true },
+    ["mbridge-26.02.01-qwen3-235b-a22b-s4096-256xh100"] = { nil, true },
+    ["mbridge-26.02-qwen3-235b-a22b-s4096-256xh100"] = { nil, true },
+  }
+  local set = 0
+  for _, r in ipairs(moe) do
+    local w = want[r.id]
+    if r.id:find("^mbridge") then
+      local wd, wo = nil, nil
+      if w then wd, wo = w[1], w[2] end
+      T.eq(r.layout.moe_dispatcher, wd, r.id .. ": dispatcher from a preset")
+      T.eq(r.layout.moe_a2a_overlap, wo, r.id .. ": overlap from a preset")
+      if w then
+        set = set + 1
+        assert(r.source:find("qwen3_workload_base_configs.py", 1, true), r.id .. ": the preset cited")
+      end
+    end
+  end
+  T.eq(set, 7, "rows given a preset's settings")
 end)
 
 T.done()

@@ -1,7 +1,7 @@
 # test_plan.sh — `dlbench plan MODEL --hw D --gpus N ...` and `dlbench info ... --hw
 # --precision --framework` (docs/cli.md): a Hugging Face config, a zoo name and an .onnx
 # file; --json for pipelines; every default named; one-line errors with exit status 1
-# (usage errors 2); --framework refused while the library has no framework profiles.
+# (usage errors 2); --framework passed on, an unknown profile named in one line.
 # usage: bash tests/sh/test_plan.sh path/to/dlbench   (from the source tree's root)
 . "$(dirname "$0")/lib.sh"
 dlb=$1
@@ -31,6 +31,7 @@ out=$("$dlb" -e "local j = dlb.core.json_read('$tmp/p.json')
   assert(math.abs(j.train_s - 1e9 / j.throughput) < 1e-9 * j.train_s)
   assert(math.abs(j.energy_j - j.train_s * 64 * 700) < 1e-6 * j.energy_j)
   assert(j.layout.dp * j.layout.tp * j.layout.pp == 64 and j.mfu_convention:find('no recompute', 1, true) and j.framework_used ~= nil)
+  assert(j.optimizer == 'adamw', 'the config model trains with AdamW')
   print('ok')" 2>&1)
 [ $rc -eq 0 ] && [ "$out" = ok ] && t_ok "plan --json: one object, consistent numbers" \
   || t_fail "plan --json" "rc=$rc $(cat "$tmp/e") $out"
@@ -45,6 +46,12 @@ out=$("$dlb" plan tests/fixtures/onnx/resnet50.onnx --hw V100 --gpus 8 --tokens 
 [ $rc -eq 0 ] && echo "$out" | grep -q "25,557,032 parameters" && echo "$out" | grep -q "batch 8 samples" \
   && echo "$out" | grep -qE "^train *1.28 M samples in" && t_ok "plan model.onnx (samples, not tokens)" \
   || t_fail "plan model.onnx" "rc=$rc: $out"
+
+# the defaults name the optimizer whose state the footprint holds, the model's (review 11:
+# "fp32 master weights and Adam state" for every model; the zoo ResNet trains with momentum)
+out=$("$dlb" plan resnet --hw A100 --gpus 8 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -qE "^defaults .*fp32 master weights and optimizer state\); optimizer=momentum \(the model's\)" \
+  && ! echo "$out" | grep -q "Adam" && t_ok "plan: the model's optimizer named" || t_fail "plan: optimizer named" "rc=$rc: $out"
 
 "$dlb" plan nosuchmodel --hw H100 --gpus 8 >"$tmp/o" 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "'nosuchmodel' is neither a file nor a zoo model" "$tmp/e" \
@@ -62,20 +69,37 @@ out=$("$dlb" plan tests/fixtures/onnx/resnet50.onnx --hw V100 --gpus 8 --tokens 
 [ $rc -eq 1 ] && grep -q "no layout fits" "$tmp/e" && t_ok "plan: nothing fits, said in one line" \
   || t_fail "plan nothing fits" "rc=$rc $(cat "$tmp/e")"
 
-# --framework: passed on as framework= where dlb.frameworks exists, else refused clearly
-if "$dlb" -e 'require "dlbench.frameworks"' 2>/dev/null; then
-  "$dlb" plan llama --hw H100 --gpus 8 --framework "$("$dlb" -e 'print(dlb.frameworks.list()[1].name or dlb.frameworks.list()[1])')" >"$tmp/o" 2>"$tmp/e"
-  [ $? -eq 0 ] && t_ok "plan --framework with dlb.frameworks" || t_fail "plan --framework" "$(cat "$tmp/e")"
-else
-  "$dlb" plan llama --hw H100 --gpus 8 --framework fsdp >"$tmp/o" 2>"$tmp/e"; rc=$?
-  [ $rc -eq 1 ] && grep -q "this build has no framework profiles (dlb.frameworks" "$tmp/e" \
-    && t_ok "plan --framework refused without dlb.frameworks" || t_fail "plan --framework refused" "rc=$rc $(cat "$tmp/e")"
-fi
+# --framework: passed on as framework= (the library has always had dlb.frameworks since [18];
+# review 11 dropped the refusal for a build without it, a branch no build could take); an
+# unknown name is one line naming it, for plan and info alike (info's said
+# '[string "require('dlbench.cli_plan').info({...})"]:1: g:stats: ...' before)
+"$dlb" plan llama --hw H100 --gpus 8 --framework fsdp >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 0 ] && grep -qE "^framework *fsdp \(option\)" "$tmp/o" && t_ok "plan --framework fsdp" \
+  || t_fail "plan --framework" "rc=$rc $(cat "$tmp/o" "$tmp/e")"
+for c in "plan llama --hw H100 --gpus 8" "info tests/fixtures/hf/gpt2.json --hw H100"; do
+  # shellcheck disable=SC2086
+  "$dlb" $c --framework fsdpp >"$tmp/o" 2>"$tmp/e"; rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] \
+    && grep -qE "^dlbench (plan|info): [a-z.:]+ unknown framework 'fsdpp' \(did you mean 'fsdp'\?\)" "$tmp/e" \
+    && ! grep -q '\[string' "$tmp/e" \
+    && t_ok "${c%% *} --framework fsdpp: one line naming it" || t_fail "${c%% *} --framework fsdpp" "rc=$rc $(cat "$tmp/e")"
+done
 
 out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw A100 --precision bf16 2>&1); rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "precision bf16" && echo "$out" | grep -qE "^on A100-SXM4-80GB +[0-9.]+ (ms|s|µs) per step" \
   && echo "$out" | grep -q "^defaults *bindings b=1 (unbound dims" && ! echo "$out" | grep -q "precision=fp32" \
   && t_ok "info --hw --precision: roofline line, defaults named" || t_fail "info --hw" "rc=$rc: $out"
+# the time line is dlb.roofline.time's, under the family's default profile where the counts
+# have none: the line and the defaults say which (review 11: they said framework=none while
+# the time was torchtitan's); with --framework the time is that profile's
+out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw H100 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -qE "^on H100-SXM .* peak, framework torchtitan\), fits" \
+  && echo "$out" | grep -q "framework=none for the counts (the step as built), torchtitan for the time" \
+  && t_ok "info --hw: the time's profile named" || t_fail "info --hw: the time's profile" "rc=$rc: $out"
+out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw H100 --framework fsdp 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -qE "^on H100-SXM .* peak, framework fsdp\)" \
+  && ! echo "$out" | grep -q "framework=none" \
+  && t_ok "info --hw --framework fsdp: that profile's time" || t_fail "info --framework fsdp" "rc=$rc: $out"
 # counts past the planner's bounds: one line naming the bound, exit 1 (before review7: Lua 5.4
 # raised "bad argument #2 to 'format' (number has no integer representation)" with a
 # traceback for --gpus 1e300, and the planner said "must be a whole number >= 1, got 1e+300")

@@ -2,7 +2,8 @@
 return {
   name = "fsdp", year = 2023,
   title = "PyTorch FSDP (FULL_SHARD): one flat all-gather per wrapped block, backward prefetch, "
-    .. "FlashAttention-2, Composer's per-parameter AdamW loop, gradient clipping",
+    .. "FlashAttention-2, Composer's per-parameter AdamW loop, gradient clipping, its two "
+    .. "language-model train metrics",
   attention = "flash2",
   -- no "optimizer" pass: Composer's DecoupledAdamW launches its kernels parameter by
   -- parameter (optimizer_impl below), not as multi-tensor kernels
@@ -27,6 +28,19 @@ return {
       "parameter); llm-foundry's yamls set algorithms: gradient_clipping (clipping_type " ..
       "norm), which Composer applies through FSDP's clip_grad_norm_ (a norm pass, then " ..
       "every gradient scaled in place)" },
+  -- the trainer's train metrics (frameworks.lua fuse_of "lm_metrics"; graphs/step/fusion.c
+  -- lm_metrics): Composer updates each train metric after every micro-batch's backward and
+  -- llm-foundry's MPT declares two, each an eager cross-entropy over the whole logits
+  train_metrics = { lm_xent = true,
+    source = "mosaicml/composer composer/trainer/trainer.py: _train_microbatch calls "
+      .. "_eval_train_metrics after the backward of every micro-batch (torch.no_grad(), the "
+      .. "precision context) for each metric of state.train_metrics = "
+      .. "model.get_metrics(is_train=True); mosaicml/llm-foundry "
+      .. "llmfoundry/models/mpt/modeling_mpt.py ComposerMPTCausalLM: train_metrics = "
+      .. "[LanguageCrossEntropy(), LanguagePerplexity()] (use_train_metrics defaults to True; "
+      .. "the loss itself is flash-attn's fused cross-entropy); composer/metrics/nlp.py "
+      .. "LanguageCrossEntropy.update runs torch.nn.CrossEntropyLoss(reduction='sum') over the "
+      .. "logits, LanguagePerplexity subclasses it (compute() only differs)" },
   -- one flat buffer per wrapped block (gather_tensors 0); BACKWARD_PRE prefetch hides the
   -- backward's gathers; the forward's next-block gather is issued ahead on its own stream
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does

@@ -137,8 +137,12 @@ local function screen(path, g, kind, b, opts)
       imp.opset, imp.ir_version, imp.nodes, imp.initializers)
   else
     local b = g.hf.builder == "t5" and "dlbench.models.transformer.t5" or ("dlb.models." .. g.hf.builder)
+    -- the seq as an integer on both backends (a JSON number is a float under Lua 5.4, whose
+    -- tostring wrote "seq 4096.0" where LuaJIT writes "seq 4096")
+    local seq = g.hf.options.seq
     out[#out + 1] = string.format("%s: Hugging Face config, model_type \"%s\" -> %s (seq %s)",
-      path, g.hf.model_type, b, tostring(g.hf.options.seq))
+      path, g.hf.model_type, b, (type(seq) == "number" and seq == math.floor(seq) and math.abs(seq) < 2^53)
+        and string.format("%.0f", seq) or tostring(seq))
   end
   local sym = g:stats{}
   local bind, names = defaults(sym.unbound, opts.bindings), {}
@@ -188,17 +192,28 @@ local function screen(path, g, kind, b, opts)
   else
     out[#out + 1] = "config keys not read: " .. (#g.hf.ignored > 0 and table.concat(g.hf.ignored, ", ") or "none")
   end
+  -- the time model applies a profile where the counts above have none (docs/frameworks.md,
+  -- "Defaults"): the line names the one it used (review 11: the screen timed the family's
+  -- default profile and its defaults line said framework=none)
+  local timed_fw
   if opts.hw then
     local r = require("dlbench.roofline").time(s, opts.hw)
-    out[#out + 1] = string.format("on %-12s %s per step (%s-bound, %.0f%% of the %s peak), %s",
+    timed_fw = r.framework
+    out[#out + 1] = string.format("on %-12s %s per step (%s-bound, %.0f%% of the %s peak, framework %s), %s",
       opts.hw.name, require("dlbench.pretty").seconds(r.time), r.bound, 100 * r.util, r.precision or s.precision,
+      tostring(r.framework),
       r.fits and "fits its memory" or ("does not fit its memory (short by " .. si(r.shortfall or 0, "B") .. ")"))
   end
   if #applied > 0 then applied[1] = "bindings " .. applied[1] .. " (unbound dims: sequence-like 128, others 1)" end
   if not opts.precision then applied[#applied + 1] = "precision=" .. s.precision .. " (--precision)" end
   applied[#applied + 1] = "optimizer=" .. s.optimizer .. " (the model's)"
   if not opts.hw then applied[#applied + 1] = "no device (--hw adds the roofline time)" end
-  if not opts.framework then applied[#applied + 1] = "framework=none (--framework)" end
+  if not opts.framework then
+    applied[#applied + 1] = (timed_fw and timed_fw ~= "none")
+      and ("framework=none for the counts (the step as built), " .. timed_fw
+        .. " for the time (the family's default; --framework)")
+      or "framework=none (--framework)"
+  end
   out[#out + 1] = "defaults        " .. table.concat(applied, "; ")
   return out
 end
@@ -218,7 +233,10 @@ function M.info(path, opts)
     end
   end)
   if not ok then error((tostring(err):gsub("^[^%s:]+:%d+: ", "")), 2) end
-  local lines = screen(path, g, kind, nil, opts)
+  -- a bad binding or profile is the caller's: raised at its line, not inside lua/dlbench
+  -- (review 11: "onnx.lua:156: graph 'gpt': no dim 'batch' to bind")
+  local oks, lines = pcall(screen, path, g, kind, nil, opts)
+  if not oks then error((tostring(lines):gsub("^[^%s:]+:%d+: ", "")), 2) end
   local out = opts.out or print
   for _, l in ipairs(lines) do out(l) end
   return { lines = lines, graph = g }
