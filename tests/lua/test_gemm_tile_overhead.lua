@@ -81,6 +81,8 @@ T.test("a device without the field: exactly the rule without the term", function
   T.eq(w.gemm_tile_overhead, 1e-6, "hw:with sets the field")
   T.eq(w:roof("fp16").gemm_tile_overhead, 1e-6, "and its roofline table carries it")
   T.eq(dlb.hw.get("A100-SXM4-80GB").gemm_tile_overhead, nil, "the catalogue A100 unchanged")
+  assert(w:describe():find("gemm_tile_overhead%s+1 us per tile"), "hw:describe shows it")
+  assert(not a100:describe():find("gemm_tile_overhead"), "and not on a device without it")
 end)
 
 T.test("the field reaches a whole step: roofline.time of a GPT", function()
