@@ -255,6 +255,7 @@ local function link_all(dir)
   return table.concat(cmds, " && ")
 end
 
+if #ctests > 0 then -- (a source tree without tests/, as tests/sh/test_build_variants.sh copies)
 project "dlb_ctests"
   kind "ConsoleApp"
   files(ctest_files)
@@ -276,3 +277,4 @@ project "dlb_ctests"
     postbuildcommands { link_all("asan/tests") }
   filter {}
   outputs "tests"
+end
