@@ -467,10 +467,9 @@ print("  (second round, commit 7eee22c, same split: catalogue median 14.9%, p90 
 -- explanations are text only: nothing here changes a prediction (the list:
 -- notebooks/data/validation_notes.lua).
 local WHY = dofile(here .. "/data/validation_notes.lua")
-local function why(id)
-  for _, w in ipairs(WHY) do if id:find(w[1]) then return w[2] end end
-  return ""
-end
+-- each note names the settings its text speaks of (`uses`): a row gets only a note whose
+-- settings it ran with (V.note; tests/lua/test_validation_rows.lua)
+local function why(x) return (V.note(WHY, x.row, V.settings(x.row, x.s))) end
 local held = {}
 for _, x in ipairs(res) do if not x.calib then held[#held + 1] = x end end
 table.sort(held, function(a, b)
@@ -479,7 +478,7 @@ end)
 print("\nworst held-out rows (CALIBRATED error) and what the model lacks for them:")
 for i = 1, math.min(12, #held) do
   local x = held[i]
-  print(string.format("  %-44s %+7.1f%%  %s", x.row.id:sub(1, 44), 100 * (x.pred_cal / x.meas - 1), why(x.row.id)))
+  print(string.format("  %-44s %+7.1f%%  %s", x.row.id:sub(1, 44), 100 * (x.pred_cal / x.meas - 1), why(x)))
 end
 
 -- The llm-foundry FSDP rows (issue [19]'s FSDP target) row by row: where each CALIBRATED

@@ -37,6 +37,11 @@ enum {
 ** half_bw_bytes    bytes at which a kernel reaches half the achievable bandwidth (Hockney's
 **                  n_1/2): memory time (bytes + half_bw_bytes) / (bw x bw_eff);
 ** sm_count, gemm_tile_m, gemm_tile_n  GPU wave and tile quantisation of matmuls;
+** gemm_tile_overhead  s per GEMM output tile (and split-K slice) that no main-loop iteration
+**                  hides: the pipeline prologue (the first stages' loads) and the epilogue
+**                  (writing the C tile), amortised over k / split of reduction depth
+**                  (dlb_gemm_efficiency; needs sm_count and gemm_tile_m/n; 0: off; no
+**                  catalogue device sets it: docs/hw.md "GEMM efficiency: a fixed cost per tile");
 ** systolic         TPU matrix-unit side (k and n padded to multiples of it);
 ** vector_width     CPU SIMD lanes (n padded to a multiple of it);
 ** mem              device memory in bytes (0 = unlimited), for `fits`;
@@ -81,6 +86,7 @@ typedef struct dlb_roof {
   double sm_count;
   double gemm_tile_m;
   double gemm_tile_n;
+  double gemm_tile_overhead;
   double systolic;
   double vector_width;
   double mem;

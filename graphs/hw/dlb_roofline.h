@@ -92,7 +92,10 @@ DLB_API int dlb_op_time_run(const dlb_roof *d, double flops0, double flops1, dou
 **   Multiplication Background User's Guide", Deep Learning Performance Documentation: tile
 **   and wave quantization); when T < sm_count the reduction is split over
 **   s = min(floor(sm_count / T), floor(k / 256)) slices (split-K, CUTLASS; Osama et al.
-**   2023), so q = m n batch s / (ceil(T s / sm_count) x sm_count x tm x tn);
+**   2023), so q = m n batch s / (ceil(T s / sm_count) x sm_count x tm x tn); with
+**   gemm_tile_overhead = t0 > 0 (a fixed cost per tile and slice: pipeline prologue and
+**   epilogue) also times t_main / (t_main + t0), t_main = 2 tm tn (k / s) sm_count /
+**   (peak x flops_eff) the tile's main loop (docs/hw.md "GEMM efficiency: a fixed cost per tile");
 ** - TPU systolic padding (systolic = s): k and n are padded to multiples of s, the
 **   128 x 128 MXU (Wang et al. 2019, seeds/004 sec. 4: "the dimensions ... padded to
 **   multiples of 128"; Google Cloud TPU performance guide);

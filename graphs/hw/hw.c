@@ -82,6 +82,7 @@ int dlb_roof_check(const dlb_roof *d) {
     { "kernel_overhead", d->kernel_overhead }, { "step_overhead", d->step_overhead },
     { "half_bw_bytes", d->half_bw_bytes }, { "sm_count", d->sm_count },
     { "gemm_tile_m", d->gemm_tile_m }, { "gemm_tile_n", d->gemm_tile_n },
+    { "gemm_tile_overhead", d->gemm_tile_overhead },
     { "systolic", d->systolic }, { "vector_width", d->vector_width }, { "mem", d->mem },
     { "level1_size", d->level1_size }, { "level1_bw", d->level1_bw },
     { "level2_size", d->level2_size }, { "level2_bw", d->level2_bw },

@@ -71,6 +71,21 @@ double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k, doub
     if (split < 1) split = 1;
     double waves = ceil(tiles * split / sm);
     q *= (m * n * batch * split) / (waves * sm * tm * tn);
+    /* the fixed cost per output tile (issues [19], [21]; docs/hw.md "GEMM efficiency: a fixed
+    ** cost per tile"): a tiled GEMM's SM spends on each tile (each split-K slice) its main
+    ** loop, 2 tm tn (k / split) FLOPs at the SM's share of the rate, t_main = 2 tm tn
+    ** (k / split) sm / (peak x flops_eff), plus a cost that does not shrink with k: the
+    ** pipeline's prologue (loading the first stages before the first MMA) and epilogue
+    ** (converting and writing the C tile), t0 = gemm_tile_overhead seconds. Every wave then
+    ** takes t_main + t0, so q *= t_main / (t_main + t0): (K + K0) / K in time, with
+    ** K0 = t0 peak flops_eff / (2 tm tn sm) -- a constant in seconds, so in elements of K it
+    ** scales with the precision's peak. t0 is a CALIBRATION (no catalogue device sets it; a
+    ** study sets it on its own device copy, as notebooks/validation.lua's vTrain part
+    ** examines); 0 (the default) leaves q bit-identical to the rule without the term. */
+    if (d->gemm_tile_overhead > 0) {
+      double tmain = 2 * tm * tn * (k / split) * sm / (d->peak * d->flops_eff);
+      if (tmain > 0 && isfinite(tmain)) q *= tmain / (tmain + d->gemm_tile_overhead);
+    }
   }
   if (d->systolic >= 1) q *= pad(k, d->systolic) * pad(n, d->systolic);
   if (d->vector_width >= 1) {

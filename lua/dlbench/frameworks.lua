@@ -677,6 +677,11 @@ function M.plan_defaults(p, zero)
   if p.seq_par ~= nil then d.seq_par = p.seq_par end
   if p.moe ~= nil then d.moe_impl = p.moe end
   if p.reduce_dtype ~= nil then d.reduce_dtype = p.reduce_dtype end
+  -- the ZeRO stage the stack runs (nemo, megatron-core: the distributed optimizer, ZeRO-1;
+  -- fsdp, torchtitan: FULL_SHARD, ZeRO-3; each profile's sources): evaluate's stage and the
+  -- highest a plan searches, unless the caller gives zero= (issue [21]/[18]: a validation
+  -- row that states no stage got 0 while a plan of the same profile searched up to this)
+  if p.zero ~= nil then d.zero = p.zero end
   -- the optimizer step's launches (none: each update op one kernel, as before profiles)
   local u = p.optimizer_impl
   if u and u.launch and u.launch ~= "none" then d.optimizer_impl = u end
@@ -747,7 +752,7 @@ doc.doc(M.optimizer_launches, "dlb.frameworks.optimizer_launches(profile, tensor
   .. "profile's implementation launches over `tensors` parameter tensors holding `chunks` "
   .. "chunks of 65536 elements in all, the Python-level ops its host dispatches and its host "
   .. "syncs (graphs/hw/optim_launch.c, each count with its source)")
-doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {overlap=, fsdp_overlap=, "
+doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {zero=, overlap=, fsdp_overlap=, "
   .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile sets when the caller does not")
 -- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
 -- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =

@@ -420,6 +420,10 @@ function Device:describe()
   if self.gemm_tile then
     line("gemm_tile", string.format("%d x %d", self.gemm_tile[1], self.gemm_tile[2]), self.source.gemm_tile)
   end
+  if self.gemm_tile_overhead then
+    line("gemm_tile_overhead", string.format("%.3g us per tile", self.gemm_tile_overhead * 1e6),
+      self.source.gemm_tile_overhead)
+  end
   if self.systolic then line("systolic", tostring(self.systolic), self.source.systolic) end
   if self.vector_width then line("vector_width", tostring(self.vector_width), self.source.vector_width) end
   if self.attn_eff then line("attn_eff", string.format("%.2f", self.attn_eff), self.source.attn_eff) end

@@ -133,7 +133,7 @@ local function validate(spec, where)
   if spec.cache ~= nil and (not finite(spec.cache) or spec.cache <= 0) then
     bad("cache must be positive bytes (leave it out when unknown), got %s", tostring(spec.cache))
   end
-  for _, k in ipairs { "flops_eff", "bw_eff", "attn_eff" } do
+  for _, k in ipairs { "flops_eff", "bw_eff", "attn_eff", "gemm_tile_overhead" } do
     local v = spec[k]
     local msg = v ~= nil and roof_rule(k, v)
     if msg then bad("%s", msg) end

@@ -749,10 +749,10 @@ function M.plan(o)
   o = named_hw(fname, o)
   local ls, dev, cl, o2, info = setup(fname, o)
   local po = plan_opts(fname, o2, ls)
-  -- what the profile offers: no full recompute -> none tried; its highest ZeRO stage
+  -- what the profile offers: no full recompute -> none tried (its ZeRO stage, the highest
+  -- searched: dlb.frameworks.plan_defaults)
   local fw = require "dlbench.frameworks"
   if o.recompute == nil and not fw.offers(info.prof, "full") then po.recompute = 0 end
-  if o.zero == nil and info.prof.zero ~= nil then po.zero_max = info.prof.zero end
   if o.devices == nil and not ((cl.per_node or 0) * (cl.nodes or 0) >= 1) then
     error(fname .. ": option 'devices' is required (or a cluster with per_node and nodes)", 2)
   end
@@ -856,7 +856,7 @@ local function evaluate(fname, o)
                 v = num(fname, "v", o.v, 2, "count"),
                 sched = enum(fname, "schedule", o.schedule, SCHEDS, "1f1b"),
                 recompute = recompute_of(fname, o.recompute, false),
-                zero = num(fname, "zero", o.zero, 0, "nonneg"),
+                zero = num(fname, "zero", o2.zero, 0, "nonneg"),
                 ep = num(fname, "ep", o.ep, 1, "count"), cp = num(fname, "cp", o.cp, 1, "count"),
                 cp_algo = enum(fname, "cp_algo", (not cp_none(fname, o)) and o.cp_algo or nil, CP_ALGOS, "ring"),
                 -- true: the node's replicas (below); a group size; false or 0: none (review

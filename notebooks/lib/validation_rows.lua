@@ -8,6 +8,7 @@
 --   local V = dofile("notebooks/lib/validation_rows.lua")(dlb)
 --   V.setup(row[, unscored]) -> s | nil, why;  V.predict(s, hw[, ceff]) -> samples/s, row
 --   V.measured(row, s) -> samples/s, how;  V.excluded(row) -> why | nil;  V.cluster(s, ceff)
+--   V.settings(row, s) -> the settings it ran with;  V.note(notes, row, settings) -> text
 return function(dlb)
 local P = dlb.parallel
 
@@ -190,7 +191,12 @@ local function setup(r, unscored)
       if m ~= math.floor(m) or m < 1 then return nil, "batch does not split over dp" end
     end
     s.cfg = { dp = dp, tp = tp, pp = pp, m = m, batch = gb,
-      schedule = L.schedule or "1f1b", v = L.interleave, recompute = rc, zero = L.zero or 0,
+      -- what the row does not state is left nil: the planner's default, or the profile's
+      -- (dlb.frameworks.plan_defaults: its ZeRO stage, sequence parallelism, reduce dtype ...),
+      -- as a plain dlb.parallel.evaluate call with the profile gets it (tests/lua/
+      -- test_validation_rows.lua). `zero = L.zero or 0` here ran the NeMo / Megatron-Core
+      -- rows without their distributed optimizer (issue [21]/[18], branch zero-default)
+      schedule = L.schedule, v = L.interleave, recompute = rc, zero = L.zero,
       recompute_every = L.recompute_every,
       recompute_modules = rc == "selective" and mods or nil,
       cp = cp, ep = L.ep, cp_algo = L.cp_algo, etp = L.etp,
@@ -204,7 +210,7 @@ local function setup(r, unscored)
       -- sequence parallelism where the source states it (issue [19], third round: its
       -- time, LayerNorm and dropout on 1/tp of the sequence and the reduce-scatter +
       -- all-gather pairs, as well as its memory)
-      seq_par = L.sequence_parallel or nil,
+      seq_par = L.sequence_parallel,   -- a stated false stays false (not the profile's)
       -- the gradients' reduce dtype where the source states it (the llm-foundry rows' MP
       -- Mode column); otherwise the profile's (dlb.frameworks plan defaults)
       reduce_dtype = L.reduce_dtype }
@@ -243,7 +249,6 @@ local function predict(s, hw, ceff)
   local r
   if s.cfg then
     for k, v in pairs(s.cfg) do o[k] = v end
-    if o.zero > 0 and o.dp * (o.cp or 1) == 1 then o.zero = 0 end
     -- DeepSpeed's ZeRO-3 of 2021 gathered parameter by parameter (the deepspeed-zero3
     -- profile's gather = {unit = "tensor", tensors = 12}); FSDP one flat buffer per block
     r = P.evaluate(o)
@@ -278,6 +283,34 @@ local function measured(r, s)
   end
 end
 
+-- The settings a row's prediction ran with, as its evaluate (or plan) row resolved them: what
+-- a note of notebooks/data/validation_notes.lua may name (its `uses`). attention: the kernel
+-- family of the profile on the row's device (dlb.frameworks.attention_eff; "unfused": none);
+-- moe: the planner's moe_impl (the row's recipe or the profile's; "graph": the graph's ops);
+-- planned: the row states no layout (the planner's best is used).
+local function settings(r, s)
+  local _, row = predict(s, s.hw)
+  return { attention = tostring(row.attention_kernel or "unfused"):match("^(%S+)"),
+    precision = r.precision, profile = s.profile, hw = r.hw, zero = row.zero,
+    moe = s.prof.moe or "graph", moe_dispatcher = row.moe_dispatcher,
+    moe_a2a_overlap = row.moe_a2a_overlap == true, planned = s.plan ~= nil }
+end
+
+-- The note of notes (notebooks/data/validation_notes.lua) for row r whose settings are set
+-- (settings above): the first whose Lua pattern matches the row's id and whose `uses` (the
+-- settings its text names) are all the row's; "" when none.
+local function note(notes, r, set)
+  for _, w in ipairs(notes) do
+    if r.id:find(w[1]) then
+      local ok = true
+      for k, v in pairs(w.uses or {}) do if set[k] ~= v then ok = false end end
+      if ok then return w[2], w end
+    end
+  end
+  return ""
+end
+
 return { excluded = excluded, setup = setup, cluster = cluster, predict = predict,
-  measured = measured, profile_of = profile_of }
+  measured = measured, profile_of = profile_of, settings = settings, note = note,
+  PROFILE = PROFILE }
 end

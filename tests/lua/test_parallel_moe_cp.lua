@@ -103,7 +103,9 @@ T.test("Mixtral on 64 H100s: all-to-all time shown, MFU below the dense model of
 end)
 
 T.test("evaluate: ep, cp, capacity and imbalance, with clear errors", function()
-  local o = { graph = mix, hw = "H100-SXM", batch = 64, dp = 8, tp = 2, m = 8, seq_par = true }
+  -- zero 0 stated: the default profile's ZeRO-3 (torchtitan) would shard every weight
+  -- over dp already, hiding what ep does to the experts' share
+  local o = { graph = mix, hw = "H100-SXM", batch = 64, dp = 8, tp = 2, m = 8, seq_par = true, zero = 0 }
   local function ev(extra) return evaluate_with(o, extra) end
   local r1, r8 = ev {}, ev { ep = 8 }
   T.eq(r8.ep, 8, "ep"); T.eq(r1.ep_comm, 0, "no all-to-all without ep")

@@ -12,7 +12,7 @@ local dlb = require "dlbench"
 local core = require "dlbench.backend"
 
 local U = require "sweep_checkpoint_cases"
-local slurp, nlines, text, grid = U.slurp, U.nlines, U.text, U.grid
+local slurp, nlines, diff, grid = U.slurp, U.nlines, U.diff, U.grid
 local function tmpname(tag) return U.tmpname("layouts_ck", tag) end
 
 -- the sweep, as text: this file and the child process of the Ctrl-C test load the same.
@@ -48,14 +48,14 @@ local function same(a, b, what, sums)
   T.eq(tostring(a.evaluated), tostring(b.evaluated), what .. ": layouts evaluated")
   T.eq(tostring(a.models), tostring(b.models), what .. ": models")
   T.eq(tostring(a.count), tostring(b.count), what .. ": count's type")
-  T.eq(text(a.rows), text(b.rows), what .. ": kept rows")
-  for i = 1, 2 do T.eq(text(a.paretos[i]), text(b.paretos[i]), what .. ": pareto " .. i) end
-  for i = 1, 2 do T.eq(text(a.tops[i]), text(b.tops[i]), what .. ": top " .. i) end
+  T.eq(diff(a.rows, b.rows), nil, what .. ": kept rows")
+  for i = 1, 2 do T.eq(diff(a.paretos[i], b.paretos[i]), nil, what .. ": pareto " .. i) end
+  for i = 1, 2 do T.eq(diff(a.tops[i], b.tops[i]), nil, what .. ": top " .. i) end
   T.eq(grid(a.heatmaps[1].z), grid(b.heatmaps[1].z), what .. ": heat map (max)")
   T.eq(grid(a.bins[1].count), grid(b.bins[1].count), what .. ": heat map counts")
   if sums then
     T.eq(grid(a.heatmaps[2].z), grid(b.heatmaps[2].z), what .. ": heat map (mean)")
-    T.eq(text(a.group), text(b.group), what .. ": group_by")
+    T.eq(diff(a.group, b.group), nil, what .. ": group_by")
   else
     T.eq(a.group:count(), b.group:count(), what .. ": groups")
     local ga, gb = a.group:column("count"), b.group:column("count")

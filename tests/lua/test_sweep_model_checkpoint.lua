@@ -11,7 +11,7 @@ local ckpt = require "dlbench.sweep_model_checkpoint"
 
 local U = require "sweep_checkpoint_cases"
 local core = require "dlbench.backend"
-local slurp, nlines, text, grid = U.slurp, U.nlines, U.text, U.grid
+local slurp, nlines, diff, grid = U.slurp, U.nlines, U.diff, U.grid
 local function tmpname(tag) return U.tmpname("model_ck", tag) end
 
 -- small chunks (each C call is one structure's grid of 2 x 3 x 2 x 2 = 24 configurations):
@@ -55,16 +55,16 @@ end
 -- every result of a, b the same; sums: whether group sums and mean bins are compared too
 local function same(a, b, what, sums)
   T.eq(a.count, b.count, what .. ": count")
-  T.eq(text(a.rows), text(b.rows), what .. ": kept rows")
-  for i = 1, 2 do T.eq(text(a.paretos[i]), text(b.paretos[i]), what .. ": pareto " .. i) end
-  for i = 1, 2 do T.eq(text(a.tops[i]), text(b.tops[i]), what .. ": top " .. i) end
+  T.eq(diff(a.rows, b.rows), nil, what .. ": kept rows")
+  for i = 1, 2 do T.eq(diff(a.paretos[i], b.paretos[i]), nil, what .. ": pareto " .. i) end
+  for i = 1, 2 do T.eq(diff(a.tops[i], b.tops[i]), nil, what .. ": top " .. i) end
   T.eq(grid(a.heatmaps[1].z), grid(b.heatmaps[1].z), what .. ": heat map (min)")
   T.eq(grid(a.bins[1].count), grid(b.bins[1].count), what .. ": heat map counts")
   T.eq(provtext(a.provenance), provtext(b.provenance), what .. ": provenance")
   T.eq(provtext(a.bins[1].provenance), provtext(b.bins[1].provenance), what .. ": heat map provenance")
   if sums then
     T.eq(grid(a.heatmaps[2].z), grid(b.heatmaps[2].z), what .. ": heat map (mean)")
-    T.eq(text(a.group), text(b.group), what .. ": group_by")
+    T.eq(diff(a.group, b.group), nil, what .. ": group_by")
   else
     T.eq(a.group:count(), b.group:count(), what .. ": groups")
   end

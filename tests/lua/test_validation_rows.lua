@@ -1,0 +1,135 @@
+-- test_validation_rows.lua — notebooks/lib/validation_rows.lua, how the validation notebook
+-- turns a row into a prediction (issue [21]/[18], branch zero-default):
+--   1. a row that states nothing but its layout runs with exactly the settings a user's plain
+--      dlb.parallel.evaluate call with the row's framework profile gets: the resolved
+--      options (ZeRO stage, schedule, recompute, sequence parallelism through the time and
+--      memory, the defaults text) and the same step and memory. For every profile a row's
+--      framework text can reach. Before this branch the set-up passed `zero = L.zero or 0`,
+--      so the NeMo / Megatron-Core rows ran without the distributed optimizer their profile
+--      (and their recipes) state, and `sequence_parallel = false` became the profile's true;
+--   2. what a row does state wins (zero, sequence_parallel = false);
+--   3. the notes of the worst rows (notebooks/data/validation_notes.lua) name only settings
+--      the row ran with: each note's text is checked against its `uses`, and every row of
+--      the table gets a note whose `uses` are its settings.
+local T = require "harness"
+local dlb = require "dlbench"
+local P = dlb.parallel
+
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local ROOT = here .. "/../.."
+local V = dofile(ROOT .. "/notebooks/lib/validation_rows.lua")(dlb)
+
+local MODEL = { builder = "gpt", opts = { layers = 2, hidden = 512, heads = 8, seq = 512, vocab = 1000 } }
+
+local function row(framework, layout)
+  return { id = "plain-" .. framework, hw = "H100-SXM", precision = "bf16", framework = framework,
+    model = MODEL, devices = 16, layout = layout, measured = { samples_per_s = 1 } }
+end
+
+-- the settings of an evaluate row compared (exactly: step and memory carry what the
+-- defaults text does not spell out, e.g. a caller's seq_par)
+local FIELDS = { "zero", "schedule", "recompute", "dp", "tp", "pp", "cp", "ep", "etp", "v", "m",
+  "cp_algo", "moe_dispatcher", "moe_a2a_overlap", "attention_kernel", "framework", "defaults",
+  "step", "mem", "tp_comm", "dp_comm", "mem_act", "mem_opt" }
+
+T.test("a row stating only its layout = a plain evaluate call with its profile", function()
+  local seen = {}
+  for _, p in ipairs(V.PROFILE) do
+    local r = row(p[1], { dp = 8, tp = 2, micro_batch = 1, global_batch = 32 })
+    local s = assert(V.setup(r))
+    T.eq(s.profile, dlb.frameworks.get(p[2]).name, "the row's profile")
+    local _, got = V.predict(s, s.hw)
+    local plain = P.evaluate { layers = s.ls, hw = "H100-SXM", cluster = V.cluster(s), framework = p[2],
+      precision = "bf16", dp = 8, tp = 2, m = 4, batch = 32 }
+    for _, k in ipairs(FIELDS) do
+      T.eq(got[k], plain[k], p[2] .. ": " .. k)
+    end
+    -- the profile's ZeRO stage, where it states one (nemo, megatron-core: the distributed
+    -- optimizer; fsdp, torchtitan, maxtext: 3; the notebook ran them all at 0 before)
+    local pz = dlb.frameworks.get(p[2]).zero
+    T.eq(got.zero, pz or 0, p[2] .. ": the profile's ZeRO stage")
+    seen[s.profile] = true
+  end
+  -- the profiles the table's rows use, all reached
+  for _, n in ipairs { "nemo", "megatron-core", "megatron-lm", "fsdp", "fsdp2", "torchtitan",
+    "deepspeed-zero1", "deepspeed-zero3", "maxtext", "ngc", "pytorch1-ddp", "tensorflow1" } do
+    assert(seen[n], "profile " .. n .. " reached by a row's framework text")
+  end
+end)
+
+T.test("what a row states wins over the profile", function()
+  -- nemo: ZeRO-1 and sequence parallelism by default
+  local function run(layout)
+    local s = assert(V.setup(row("NeMo 24.07", layout)))
+    local _, r = V.predict(s, s.hw)
+    return r, s
+  end
+  local base = { dp = 8, tp = 2, micro_batch = 1, global_batch = 32 }
+  local function with(extra)
+    local l = {}
+    for k, v in pairs(base) do l[k] = v end
+    for k, v in pairs(extra) do l[k] = v end
+    return l
+  end
+  local r0 = run(base)
+  T.eq(r0.zero, 1, "nemo's distributed optimizer")
+  assert(r0.defaults:find("seq_par true", 1, true), r0.defaults)
+  local rz = run(with { zero = 0 })
+  T.eq(rz.zero, 0, "a stated ZeRO stage")
+  assert(rz.mem_opt > r0.mem_opt, "ZeRO-1 shards the optimizer state over dp")
+  local rs = run(with { sequence_parallel = false })
+  assert(not rs.defaults:find("seq_par", 1, true), "a stated false is not the profile's true: " .. rs.defaults)
+  local plain_off = P.evaluate { layers = select(2, run(base)).ls, hw = "H100-SXM", framework = "nemo",
+    cluster = V.cluster(select(2, run(base))), precision = "bf16", dp = 8, tp = 2, m = 4, batch = 32,
+    seq_par = false }
+  T.eq(rs.step, plain_off.step, "seq_par false as a plain call's"); T.eq(rs.mem, plain_off.mem, "and memory")
+  assert(rs.mem_act > r0.mem_act, "without sequence parallelism: more activation memory")
+end)
+
+-- the settings a note's text names, and the `uses` it must then declare
+local NAMED = {
+  { "FlashAttention%-2", "attention", "flash2" }, { "FA2", "attention", "flash2" },
+  { "cuDNN attention", "attention", "cudnn" }, { "cuDNN kernel", "attention", "cudnn" },
+  { "moe mcore", "moe", "mcore" }, { "DeepEP", "moe_dispatcher", "deepep" },
+  { "Hybrid%-EP", "moe_dispatcher", "hybridep" }, { "moe_a2a_overlap", "moe_a2a_overlap", true },
+  { "ZeRO%-3 gathers", "zero", 3 }, { "DeepSpeed ZeRO%-3", "profile", "deepspeed-zero3" },
+  { "fp8", "precision", "fp8" }, { "TF32", "precision", "tf32" }, { "%f[%w]fp32 on", "precision", "fp32" },
+  { "Pascal fp32", "precision", "fp32" }, { "planner's best", "planned", true },
+  { "torchtitan profile", "profile", "torchtitan" }, { "TensorFlow", "profile", "tensorflow1" },
+}
+
+T.test("the worst rows' notes name only settings the row ran with", function()
+  local notes = dofile(ROOT .. "/notebooks/data/validation_notes.lua")
+  for _, w in ipairs(notes) do
+    for _, n in ipairs(NAMED) do
+      if w[2]:find(n[1]) then
+        T.eq(w.uses and w.uses[n[2]], n[3], "note '" .. w[1] .. "' names " .. n[1] .. ": uses." .. n[2])
+      end
+    end
+  end
+  -- every row of the table: its note's settings are its own, and an H100 row whose profile
+  -- runs cuDNN's kernel is not told it ran FlashAttention-2 (the catch-all note before)
+  local rows = dofile(ROOT .. "/notebooks/data/validation_runs.lua")
+  local n, cudnn_h100 = 0, 0
+  for _, r in ipairs(rows) do
+    local ok, s = pcall(V.setup, r)
+    if ok and s then
+      local set = V.settings(r, s)
+      local text, w = V.note(notes, r, set)
+      for k, v in pairs(w and w.uses or {}) do T.eq(set[k], v, r.id .. ": its note's " .. k) end
+      if r.id:find("h100") and set.attention == "cudnn" then
+        cudnn_h100 = cudnn_h100 + 1
+        assert(not text:find("FlashAttention-2", 1, true), r.id .. ": " .. text)
+      end
+      n = n + 1
+    end
+  end
+  assert(n >= 150, "rows checked: " .. n)
+  assert(cudnn_h100 > 0, "H100 rows on cuDNN's kernel checked")
+  -- the selection itself: a note whose uses do not hold is passed over
+  local fake = { { "x", "first", uses = { attention = "flash2" } }, { "x", "second" } }
+  T.eq((V.note(fake, { id = "x" }, { attention = "cudnn" })), "second")
+  T.eq((V.note(fake, { id = "x" }, { attention = "flash2" })), "first")
+end)
+
+T.done()
