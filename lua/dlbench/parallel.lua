@@ -306,7 +306,7 @@ doc.doc(M.work, "dlb.parallel.work(stats, batch[, {samples_epoch=, precision=}])
 
 local DATA_OPTS = set { "stats", "work", "hw", "device", "precision", "workers", "subbatch",
   "batch", "stats_batch", "cluster", "bw", "latency", "eff", "algo", "bucket", "overlap",
-  "async", "shards", "samples_epoch", "per_node", "nodes", "per_op", "collectives" }
+  "async", "shards", "samples_epoch", "per_node", "nodes", "per_op", "collectives", "zero" }
 
 -- Whether stats carry per-op costs (what dlb.roofline.time times op by op).
 local function has_op_costs(s)
@@ -351,6 +351,9 @@ local function data_tostring(r)
     100 * (r.util or 0), P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit",
     r.speedup and string.format(", speedup %.3g (efficiency %.0f%%)", r.speedup,
       100 * (r.efficiency or 0)) or "")
+    .. ((r.profile_zero or 0) ~= 0 and string.format("; ZeRO-0 (plain all-reduce), not %s's "
+      .. "ZeRO-%d: dlb.parallel.evaluate{zero = %d} times that", tostring(r.framework),
+      r.profile_zero, r.profile_zero) or "")
 end
 
 -- Synchronous (or async) data-parallel training step of stats/work on hw over a cluster.
@@ -374,6 +377,16 @@ function M.data(o)
       .. "strong scaling)", 2)
   end
   if o.stats_batch ~= nil then num(fname, "stats_batch", o.stats_batch, nil, "pos") end
+  -- the ZeRO stage: data times plain data parallelism (DDP: every worker holds the whole
+  -- model and all-reduces every gradient), ZeRO-0 and no other; zero = 0 says so, a sharded
+  -- stage is evaluate's (its gathers are per layer: dlb_par_zero_split and the planner's
+  -- collectives, graphs/parallel/planner_dp.c), named rather than timed as another step
+  if o.zero ~= nil and num(fname, "zero", o.zero, nil, "whole") ~= 0 then
+    error(string.format("%s: zero = %s: data times a plain all-reduce (ZeRO-0); time ZeRO "
+      .. "stage %s with dlb.parallel.evaluate{graph = g, hw = ..., dp = <workers>, tp = 1, pp = 1, "
+      .. "batch = <workers x subbatch>, zero = %s}", fname, tostring(o.zero), tostring(o.zero),
+      tostring(o.zero)), 2)
+  end
   if o.work ~= nil then check_work(fname, o.work) end
   -- switches (async = 0 ran the parameter server), the device and samples_epoch by name
   -- (NaN was "work costs must be finite", a number as device a bad argument to parallel_data)
@@ -463,7 +476,8 @@ function M.data(o)
   -- Costs given as work= or a device= table: no profile, the work's grad_bytes as given.
   local rprof = stats_roof and select(2, require("dlbench.roofline")._framed(o.stats, nil, fname))
     or nil
-  local rdt = rprof and require("dlbench.frameworks").plan_defaults(rprof).reduce_dtype
+  local pdef = rprof and require("dlbench.frameworks").plan_defaults(rprof) or {}
+  local rdt = pdef.reduce_dtype
   if rdt ~= nil then
     local ge = grad_elem_bytes(fname, o.precision or stats_precision(o.stats), 2)
     local c = {}
@@ -490,6 +504,12 @@ function M.data(o)
   r.device_mem = dev.mem
   r.grad_bytes = w.grad_bytes
   r.reduce_dtype = rdt
+  -- the stage timed (always 0, above) and the one the profile runs, which
+  -- dlb.parallel.evaluate takes when given no zero= (dlb.frameworks.plan_defaults; nil: no
+  -- profile, work= or a device= table): where they differ, evaluate{dp = workers} of the
+  -- same stats is another configuration, and the result says so (r.framework names it)
+  r.zero = 0
+  if rprof then r.framework, r.profile_zero = rprof.name, pdef.zero or 0 end
   if roof then r.roofline = { time = compute, bound = roof.bound, precision = roof.precision,
     device = roof.device, mode = mode, counted_at = counted } end
   -- which memory rule r.mem and r.fits follow (dlb_step_memory; "footprint": the stats' own)
@@ -498,9 +518,11 @@ function M.data(o)
   return require("dlbench.pretty").object(r, data_tostring)
 end
 doc.doc(M.data, "dlb.parallel.data{stats=s|work=w, hw=, workers=, subbatch=|batch=, cluster=|bw=,latency=,"
-  .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=, per_op=, collectives=} -> {step=,"
-  .. " compute=, comm=, exposed=, util=, mem=, fits=, shortfall=, grad_bytes=, reduce_dtype=, collectives=, ...}",
-  "data-parallel synchronous SGD (bucketed allreduce of params x gradient bytes, at the profile's reduce_dtype as evaluate, overlapping "
+  .. " bucket=, overlap=, algo=, async=, shards=, samples_epoch=, per_op=, collectives=,"
+  .. " zero=0} -> {step=,"
+  .. " compute=, comm=, exposed=, util=, mem=, fits=, shortfall=, grad_bytes=, reduce_dtype=, collectives=, zero=0, framework=, profile_zero=, ...}",
+  "data-parallel synchronous SGD without ZeRO (r.zero = 0; zero= takes only 0: a profile's sharded stage, "
+  .. "r.profile_zero when it is not 0, is dlb.parallel.evaluate's) (bucketed allreduce of params x gradient bytes, at the profile's reduce_dtype as evaluate, overlapping "
   .. "backward; as NCCL runs it on GPUs, collectives=\"alpha-beta\" for the ring / hierarchical "
   .. "model and algo=) or async parameter server; compute as dlb.roofline.time (op by op for a graph's "
   .. "stats unless per_op=false); fits=false and shortfall (bytes) when a worker's footprint "

@@ -477,6 +477,36 @@ local function collect(R, cols, opts)
   return res
 end
 
+-- The (precision, device) pairs of a sweep that cannot be timed: a device without that
+-- precision's peak (hw:precision's rule, "mixed" included: bf16 on a V100, fp32 on a TPU).
+-- The compiled sweep times every structure on every device (the device column is the roof's
+-- place in the array), so such a pair cannot become failed rows beside the others: the
+-- whole call is refused before anything runs, every pair named with the split that runs.
+-- An unknown precision is left to g:stats' check, which names it.
+local function check_precisions(precs, devs)
+  local errors = require "dlbench.errors"
+  local bad, can = {}, {}
+  for _, pr in ipairs(precs) do
+    local ok_devs = {}
+    for i, dv in ipairs(devs) do
+      local ok, e = pcall(dv.precision, dv, pr)
+      if ok then ok_devs[#ok_devs + 1] = dv.name
+      elseif not tostring(e):find("unknown precision", 1, true) then
+        bad[#bad + 1] = string.format("precision %s on device[%d] %s (%s)", tostring(pr), i,
+          dv.name, (errors.strip(e):gsub("; pass precision = one of those$", "")))
+      end
+    end
+    can[#can + 1] = string.format("precision = {\"%s\"} over device = {%s}", tostring(pr),
+      #ok_devs > 0 and ("\"" .. table.concat(ok_devs, "\", \"") .. "\"") or "none")
+  end
+  if #bad > 0 then
+    fail(string.format("%d (precision, device) pair%s cannot be timed: %s. No row was computed "
+      .. "(a compiled sweep times every precision on every device); split the space into one "
+      .. "call per precision over the devices that have it: %s", #bad, #bad == 1 and "" or "s",
+      table.concat(bad, "; "), table.concat(can, "; ")))
+  end
+end
+
 function M.model(builder, space, opts)
   opts = options.check(opts, VALID, FN)
   local build = builder_of(builder)
@@ -540,6 +570,10 @@ function M.model(builder, space, opts)
   end
   if stats_opts.framework == nil and stats_opts.fuse == nil then stats_opts.framework = "auto" end
   if space.precision and stats_opts.precision then fail("give precision in the space or in stats, not both") end
+  -- every (precision, device) pair the space makes must have a peak, checked before any
+  -- structure is compiled or a checkpoint opened
+  if space.precision ~= nil then check_precisions(list_of(space, "precision"), devs)
+  elseif type(stats_opts.precision) == "string" then check_precisions({ stats_opts.precision }, devs) end
   -- the row's columns: structure tags (incl. derived), bound dims, layers, device, outputs
   local tagnames = {}
   for _, k in ipairs(snames) do tagnames[#tagnames + 1] = k end

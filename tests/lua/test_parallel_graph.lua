@@ -467,6 +467,61 @@ T.test("data and evaluate give one step for one configuration, reduce_dtype incl
   T.near(d.step, e.step, 1e-12, "derived: the step")
 end)
 
+T.test("data times ZeRO-0 and says which stage each profile's evaluate takes (one configuration, one number)", function()
+  -- issue: under torchtitan / fsdp / fsdp2 (FULL_SHARD, ZeRO-3 by default since branch
+  -- zero-default) data timed a plain all-reduce while evaluate{dp = 8} of the same stats took
+  -- the profile's ZeRO-3: two numbers, nothing said. data's step is DDP's (zero = 0, the only
+  -- stage it takes); r.profile_zero names the stage evaluate takes under the profile
+  local g = dlb.models.gpt { layers = 2, hidden = 256, heads = 4, seq = 128, vocab = 1000, batch = 4 }
+  local seen = {}
+  for _, fwn in ipairs { "torchtitan", "fsdp", "fsdp2", "maxtext", "nemo", "megatron-core",
+                          "deepspeed-zero2", "pytorch-ddp", "megatron" } do
+    local s = g:stats { framework = fwn, precision = "mixed" }
+    local d = P.data { stats = s, hw = "H100-SXM", workers = 8, subbatch = 4 }
+    local pz = dlb.frameworks.plan_defaults(dlb.frameworks.get(fwn)).zero or 0
+    T.eq(d.zero, 0, fwn .. ": data's stage")
+    T.eq(d.framework, dlb.frameworks.get(fwn).name, fwn .. ": the profile named")
+    T.eq(d.profile_zero, pz, fwn .. ": the profile's stage, as evaluate takes it")
+    -- zero = 0 given: the same step
+    T.eq(P.data { stats = s, hw = "H100-SXM", workers = 8, subbatch = 4, zero = 0 }.step, d.step,
+      fwn .. ": zero = 0 is data's own step")
+    local function ev(z)
+      return P.evaluate { graph = g, hw = "H100-SXM", dp = 8, tp = 1, pp = 1, batch = 32,
+        precision = "mixed", framework = fwn, zero = z }
+    end
+    -- evaluate's default is the stage data names
+    local e_def, e_pz = ev(nil), ev(pz)
+    T.eq(e_def.zero, pz, fwn .. ": evaluate's default stage")
+    T.eq(e_def.step, e_pz.step, fwn .. ": evaluate at its default = at r.profile_zero")
+    -- at zero 0 one step (data == evaluate, as the test above)
+    T.near(d.step, ev(0).step, 1e-12, fwn .. ": data = evaluate at zero 0")
+    -- each sharded stage: refused by data, naming evaluate (not timed as another step)
+    for z = 1, 3 do
+      T.checkerr("zero = " .. z .. ": data times a plain all-reduce (ZeRO-0); time ZeRO stage "
+        .. z .. " with dlb.parallel.evaluate", P.data, { stats = s, hw = "H100-SXM", workers = 8,
+        subbatch = 4, zero = z })
+    end
+    -- the shown result says which stage it timed where the profile's differs
+    local shown = tostring(d)
+    if pz ~= 0 then
+      assert(shown:find("ZeRO-0 (plain all-reduce), not " .. d.framework .. "'s ZeRO-" .. pz, 1, true),
+        fwn .. ": shown: " .. shown)
+      -- evaluate's default is another configuration: at ZeRO-3 its step differs from data's
+      if pz == 3 then assert(math.abs(e_def.step - d.step) > 1e-9 * d.step, fwn .. ": ZeRO-3 differs") end
+    else
+      assert(not shown:find("ZeRO", 1, true), fwn .. ": nothing to say: " .. shown)
+    end
+    seen[pz] = true
+  end
+  assert(seen[0] and seen[1] and seen[3], "profiles at ZeRO 0, 1 and 3 (the test can fail)")
+  -- work= (no profile): data's stage, no profile's named
+  local w = P.work(g:stats { precision = "mixed" }, 4)
+  local d = P.data { work = w, hw = "H100-SXM", workers = 8, subbatch = 4 }
+  T.eq(d.zero, 0); T.eq(d.profile_zero, nil); T.eq(d.framework, nil)
+  T.checkerr("option 'zero' must be a whole number >= 0, got 0.5", P.data,
+    { work = w, hw = "H100-SXM", workers = 8, subbatch = 4, zero = 0.5 })
+end)
+
 T.test("plan and evaluate memory is whole bytes (review 11: 42778850189.887 B)", function()
   -- the step's kept bytes per sample were spread over the layers by a share of a ratio, so
   -- each layer held fractions of a byte; they are apportioned in whole bytes, summing to
