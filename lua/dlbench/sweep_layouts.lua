@@ -56,6 +56,11 @@ function M.layouts(builder, space, opts)
         .. "with dlb.parallel.plan instead")
     end
   end
+  -- every device must have the plan's precision (each row plans on its device): refused
+  -- before any plan runs, the pairs named (dlb.sweep.model's check)
+  if type(po0.precision) == "string" then
+    S.check_precisions({ po0.precision }, devs, fail, 'plan.precision = "%s"')
+  end
   local per_node = opts.per_node or 8
   local snames = {}
   for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end

@@ -480,10 +480,12 @@ end
 -- The (precision, device) pairs of a sweep that cannot be timed: a device without that
 -- precision's peak (hw:precision's rule, "mixed" included: bf16 on a V100, fp32 on a TPU).
 -- The compiled sweep times every structure on every device (the device column is the roof's
--- place in the array), so such a pair cannot become failed rows beside the others: the
--- whole call is refused before anything runs, every pair named with the split that runs.
--- An unknown precision is left to g:stats' check, which names it.
-local function check_precisions(precs, devs)
+-- place in the array), and dlb.sweep.layouts plans every model on every device, so such a
+-- pair cannot become failed rows beside the others: the whole call is refused (by fail)
+-- before anything runs, every pair named with the split that runs (label: how the call
+-- gives the precision, a format of it: 'precision = {"%s"}' for a space dim). An
+-- unknown precision is left to g:stats' (or plan's) check, which names it.
+local function check_precisions(precs, devs, fail, label)
   local errors = require "dlbench.errors"
   local bad, can = {}, {}
   for _, pr in ipairs(precs) do
@@ -496,12 +498,12 @@ local function check_precisions(precs, devs)
           dv.name, (errors.strip(e):gsub("; pass precision = one of those$", "")))
       end
     end
-    can[#can + 1] = string.format("precision = {\"%s\"} over device = {%s}", tostring(pr),
+    can[#can + 1] = string.format(label .. " over device = {%s}", tostring(pr),
       #ok_devs > 0 and ("\"" .. table.concat(ok_devs, "\", \"") .. "\"") or "none")
   end
   if #bad > 0 then
     fail(string.format("%d (precision, device) pair%s cannot be timed: %s. No row was computed "
-      .. "(a compiled sweep times every precision on every device); split the space into one "
+      .. "(the sweep times every precision on every device); split the space into one "
       .. "call per precision over the devices that have it: %s", #bad, #bad == 1 and "" or "s",
       table.concat(bad, "; "), table.concat(can, "; ")))
   end
@@ -572,8 +574,10 @@ function M.model(builder, space, opts)
   if space.precision and stats_opts.precision then fail("give precision in the space or in stats, not both") end
   -- every (precision, device) pair the space makes must have a peak, checked before any
   -- structure is compiled or a checkpoint opened
-  if space.precision ~= nil then check_precisions(list_of(space, "precision"), devs)
-  elseif type(stats_opts.precision) == "string" then check_precisions({ stats_opts.precision }, devs) end
+  if space.precision ~= nil then check_precisions(list_of(space, "precision"), devs, fail, 'precision = {"%s"}')
+  elseif type(stats_opts.precision) == "string" then
+    check_precisions({ stats_opts.precision }, devs, fail, 'stats.precision = "%s"')
+  end
   -- the row's columns: structure tags (incl. derived), bound dims, layers, device, outputs
   local tagnames = {}
   for _, k in ipairs(snames) do tagnames[#tagnames + 1] = k end
@@ -889,6 +893,7 @@ doc.doc(M.compile, "dlb.sweep.compile(builder, options, bind[, layers_dim[, stat
 -- one copy of the space's, builder's, provenance's and reductions' helpers (internal).
 M.internal = { list_of = list_of, builder_of = builder_of, built = built, product = product,
   interner = interner, space_fields = space_fields, devices_of = devices_of, PROV = PROV,
-  check_prov_names = check_prov_names, reductions = reductions, collect = collect }
+  check_prov_names = check_prov_names, reductions = reductions, collect = collect,
+  check_precisions = check_precisions }
 
 return M

@@ -33,9 +33,10 @@ T.test("sweep.model: a (precision, device) pair without a peak is refused up fro
   T.eq(built, 0, "nothing built before the refusal")
   T.eq(io.open(path, "r"), nil, "no checkpoint file written")
   -- stats.precision (one precision for every structure): the same check
-  T.checkerr("1 (precision, device) pair cannot be timed: precision fp32 on device[3] TPUv4",
+  local e2 = T.checkerr("1 (precision, device) pair cannot be timed: precision fp32 on device[3] TPUv4",
     dlb.sweep.model, build, { batch = { 1 }, device = DEVS },
     { bind = { "batch" }, stats = { framework = "auto", precision = "fp32" } })
+  assert(e2:find('stats.precision = "fp32" over device = {"H100-SXM", "V100-SXM2-16GB"}', 1, true), e2)
   -- "mixed" is hw:precision's rule: fp16 on the V100, bf16 on the TPU: every pair times
   local m = dlb.sweep.model(build, { precision = { "mixed" }, batch = { 1 }, device = DEVS },
     { bind = { "batch" }, keep = true })
@@ -64,6 +65,25 @@ T.test("sweep.model: the split the message names gives the possible pairs' rows"
     local r = dlb.roofline.time(g:stats { framework = "auto", precision = prec }, dev)
     T.near(t, r.time, 1e-9, key)
   end
+end)
+
+T.test("sweep.layouts: a device without plan.precision's peak is refused before any plan runs", function()
+  -- before: the H100's plans ran, then the V100's plan call raised hw:precision's message
+  local path = os.tmpname()
+  os.remove(path)
+  built = 0
+  local e = T.checkerr("dlb.sweep.layouts: 1 (precision, device) pair cannot be timed: precision "
+    .. "bf16 on device[2] V100-SXM2-16GB (device 'V100-SXM2-16GB' has no bf16 peak (it has fp64, "
+    .. "fp32, fp16)). No row was computed", dlb.sweep.layouts, build,
+    { batch = { 8 }, gpus = { 8 }, device = { "H100-SXM", "V100-SXM2-16GB" } },
+    { plan = { precision = "bf16", batch = 64 }, checkpoint = path })
+  assert(e:find('plan.precision = "bf16" over device = {"H100-SXM"}', 1, true), e)
+  T.eq(built, 0, "no model built")
+  T.eq(io.open(path, "r"), nil, "no checkpoint file written")
+  -- the split runs
+  local r = dlb.sweep.layouts(build, { batch = { 8 }, gpus = { 8 }, device = { "H100-SXM" } },
+    { plan = { precision = "bf16", batch = 64 }, keep = true })
+  assert(r.count > 0, "the H100's layouts")
 end)
 
 T.done()
