@@ -59,8 +59,9 @@ return {
   -- host[profile]: the host seconds per op issued (the host-side model of issue [19]; the
   -- profile's dispatch.per_op is an ESTIMATE), fitted on the vTrain calibration rows
   -- (notebooks/data/vtrain_runs.lua, role "fit": 255 rows, Megatron-LM 2021-22 with full
-  -- checkpointing on vTrain's A100 hosts) jointly with that cluster's own flops_eff (0.62,
-  -- not shipped: a property of that cluster, not of the A100)
+  -- checkpointing on vTrain's A100 hosts) jointly with that cluster's own flops_eff (0.68
+  -- since its node tier is CALIBRATED from the source's nccl-tests, branch vtrain-nccl; 0.62
+  -- before; not shipped: a property of that cluster, not of the A100)
   host = {
     ["megatron-lm"] = { 40e-6, { "the 255 vTrain calibration rows (notebooks/data/vtrain/*.csv, "
       .. "role fit)" } },

@@ -31,6 +31,20 @@ t_add() {
   fi
 }
 
+# t_doc_screen DOC COMMAND OUTPUT: a documentation page's example screen kept honest. DOC
+# shows `$ COMMAND` (after `$ `, the text of COMMAND exactly) at the top of a fenced block
+# and the screen under it up to the closing fence; passes when OUTPUT (the test's own run of
+# that command) is that screen line for line. A doc without the line fails too, so an
+# example cannot drift from what the command prints nor silently disappear.
+t_doc_screen() {
+  local name="$1: its example screen" want
+  want=$(awk -v c="\$ $2" '$0 == c { f = 1; next } f && /^```/ { exit } f { print }' "$1")
+  if [ -z "$want" ]; then t_fail "$name" "no line '\$ $2' in $1"
+  elif [ "$want" = "$3" ]; then t_ok "$name"
+  else t_fail "$name" "$(diff <(echo "$want") <(echo "$3") | head -20) (regenerate the block from the command)"
+  fi
+}
+
 # REPL tests through a real pseudo-terminal: an isolated tmux server (its own socket, no
 # config), a fixed window size, and polling of the screen instead of long sleeps.
 #   tm_start CMD   start CMD in a new server (TERM=xterm inside); the pane stays after CMD

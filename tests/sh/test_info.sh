@@ -11,6 +11,8 @@ out=$("$dlb" info tests/fixtures/onnx/resnet50.onnx batch=32 2>&1); rc=$?
   && echo "$out" | grep -q "bindings        batch=32" && echo "$out" | grep -q "unsupported     none" \
   && [ "$(echo "$out" | wc -l)" -le 24 ] \
   && t_ok "info model.onnx: one screen" || t_fail "info model.onnx: one screen" "rc=$rc: $out"
+# the same run is docs/import.md's example screen
+t_doc_screen docs/import.md "dlbench info tests/fixtures/onnx/resnet50.onnx batch=32" "$out"
 
 out=$("$dlb" info tests/fixtures/hf/mistral-7b-v0.1.json 2>&1); rc=$?
 # Mistral-7B-v0.1: 7,241,732,096 parameters (model card)

@@ -22,6 +22,8 @@ out=$("$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw H100 --gpus 1024 --toke
   && echo "$out" | grep -qE '^cost *\$[0-9,]+ at \$2 per device-hour' \
   && echo "$out" | grep -q "^defaults .*seq=4096 (the config's context.*batch=1024 (one sequence per device).*precision=mixed" \
   && t_ok "plan config.json --hw H100 --gpus 1024 --tokens 15e12 --price 2" || t_fail "plan config.json" "rc=$rc: $out"
+# the same run is docs/cli.md's example screen
+t_doc_screen docs/cli.md "dlbench plan tests/fixtures/hf/llama-2-7b.json --hw H100 --gpus 1024 --tokens 15e12 --price 2" "$out"
 
 "$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw H100 --gpus 64 --tokens 1e9 --json >"$tmp/p.json" 2>"$tmp/e"; rc=$?
 out=$("$dlb" -e "local j = dlb.core.json_read('$tmp/p.json')
