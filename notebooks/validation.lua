@@ -39,7 +39,7 @@ local res, skipped = {}, {}
 local unscored = {}   -- rows excluded for their source, predicted anyway: shown, not scored
 for i, r in ipairs(rows) do
   if excluded(r) then
-    local ok, s = pcall(setup, r, true)
+    local ok, s = pcall(setup, r, { unscored = true })
     if ok and s then
       local ok2, pred = pcall(predict, s, s.hw)
       local meas = measured(r, s)

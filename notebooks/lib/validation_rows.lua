@@ -6,7 +6,7 @@
 -- samples/s per device in the row's own unit. Split out of validation.lua (which is the
 -- study: calibration and report) so that each file holds one concept.
 --   local V = dofile("notebooks/lib/validation_rows.lua")(dlb)
---   V.setup(row[, unscored]) -> s | nil, why;  V.predict(s, hw[, ceff]) -> samples/s, row
+--   V.setup(row[, {unscored =, profile =}]) -> s | nil, why;  V.predict(s, hw[, ceff]) -> samples/s, row
 --   V.measured(row, s) -> samples/s, how;  V.excluded(row) -> why | nil;  V.cluster(s, ceff)
 --   V.settings(row, s) -> the settings it ran with;  V.note(notes, row, settings) -> text
 return function(dlb)
@@ -79,15 +79,33 @@ local function excluded(r)
   end
 end
 
+-- The set-up's options (o, optional):
+--   unscored = true: set up a row excluded from scoring too (the notebook shows them);
+--   profile = a framework profile (a name, or a table from dlb.frameworks.get / derive):
+--     used instead of the one the row's framework text picks (profile_of), e.g. a derived
+--     profile that changes one field to measure its share (tests/lua/fsdp_rows.lua, its
+--     callers). Everything else is the row's, as for the notebook.
+local SETUP_OPTS = { unscored = true, profile = true }
+-- the layers' cache is by profile name; a caller's profile (maybe derived: the same name,
+-- other fields) gets a cache of its own, by the table (weak keys: released with it)
+local OWN, own_n = setmetatable({}, { __mode = "k" }), 0
 local LAYERS, CAUSAL = {}, {}
-local function setup(r, unscored)
+local function setup(r, o)
+  local opt = require "dlbench.options"
+  o = opt.check(o, SETUP_OPTS, "validation_rows.setup", 2)
+  opt.switches(o, { "unscored" }, "validation_rows.setup", 2)
   local why = excluded(r)
-  if why and not unscored then return nil, why end
+  if why and not o.unscored then return nil, why end
   local hw = dlb.hw.get(r.hw)
   local gp, dprec = GRAPH_PREC[r.precision], DEV_PREC[r.precision]
   if not gp then return nil, "precision " .. tostring(r.precision) end
   if not hw.peak[hw:precision(dprec) ] then return nil, "no peak" end
-  local prof = profile_of(r)
+  local prof, pkey = profile_of(r), nil
+  if o.profile ~= nil then
+    prof = dlb.frameworks.get(o.profile, "validation_rows.setup: profile")
+    if not OWN[prof] then own_n = own_n + 1; OWN[prof] = "own" .. own_n end
+    pkey = OWN[prof]
+  end
   -- an fp8 row runs Transformer Engine's quantisation kernels (dlbench.te_fp8, issue [21]
   -- fourth round): its profile's recipe, or the one the row's source states (r.fp8: the
   -- Megatron-Bridge FP8-CS / FP8-MX columns, Composer's amp_fp8), as a derived profile
@@ -101,14 +119,15 @@ local function setup(r, unscored)
     for k, v in pairs(r.fp8) do f[k] = v end
     derived.fp8 = f
   end
-  if next(derived) then prof = dlb.frameworks.derive(prof.name, derived) end
+  -- (derived from the profile itself: a caller's derived profile keeps its own fields)
+  if next(derived) then prof = dlb.frameworks.derive(prof, derived) end
   if r.precision == "fp8" then
     local sc, wc = require("dlbench.te_fp8").recipe(prof, "validation")
     te8 = sc and (sc .. "/" .. wc) or nil
   end
   -- the model's layers, built once per model, precision and profile (the vTrain sets share
   -- a few dozen models over 1,549 rows)
-  local mkey = r.model.builder .. "|" .. gp .. "|" .. prof.name .. "|" .. tostring(te8)
+  local mkey = r.model.builder .. "|" .. gp .. "|" .. (pkey or prof.name) .. "|" .. tostring(te8)
   local okeys = {}
   for k in pairs(r.model.opts) do okeys[#okeys + 1] = k end
   table.sort(okeys)
