@@ -66,20 +66,9 @@ end
 
 -- == calibration: flops_eff per device on the calibration rows =========================
 local function logerr(p, m) return math.abs(math.log(p / m)) end
-local function median(xs)
-  local t = {}
-  for i, x in ipairs(xs) do t[i] = x end
-  table.sort(t)
-  if #t == 0 then return 0 / 0 end
-  return t[math.ceil(#t / 2)]
-end
-local function pct(xs, q)
-  local t = {}
-  for i, x in ipairs(xs) do t[i] = x end
-  table.sort(t)
-  if #t == 0 then return 0 / 0 end
-  return t[math.max(1, math.ceil(q * #t))]
-end
+-- the lower median and the nearest-rank percentile (notebooks/lib/validation_stats.lua)
+local VS = dofile(here .. "/lib/validation_stats.lua")
+local median, pct = VS.median, VS.pct
 
 local calibrated = {}   -- hw name -> {flops_eff =, rows =, pooled =}
 local MIN_ROWS = 3      -- fewer calibration rows than this: the device class's pooled value

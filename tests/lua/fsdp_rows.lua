@@ -72,21 +72,9 @@ function M.predict(dlb, x)
   return pn, e2.throughput / s.n, meas, e2
 end
 
-local function median(xs)
-  local t = {}
-  for i, v in ipairs(xs) do t[i] = v end
-  table.sort(t)
-  local k = #t
-  if k == 0 then return 0 / 0 end
-  if k % 2 == 1 then return t[(k + 1) / 2] end
-  return (t[k / 2] + t[k / 2 + 1]) / 2
-end
-local function p90(xs)   -- the notebook's pct(xs, 0.9): the ceil(0.9 n)-th smallest
-  local t = {}
-  for i, v in ipairs(xs) do t[i] = v end
-  table.sort(t)
-  if #t == 0 then return 0 / 0 end
-  return t[math.max(1, math.ceil(0.9 * #t))]
-end
-M.median, M.p90 = median, p90
+-- the validation notebook's summary statistics (notebooks/lib/validation_stats.lua: the
+-- lower median, the ceil(0.9 n)-th smallest as the p90)
+local VS = dofile(ROOT .. "/notebooks/lib/validation_stats.lua")
+local function p90(xs) return VS.pct(xs, 0.9) end
+M.median, M.p90 = VS.median, p90
 return M

@@ -136,6 +136,22 @@ T.test("setup's profile option: a caller's profile instead of the row's (tests/l
   assert(V.setup(rx, { unscored = true }), "unscored = true sets it up")
 end)
 
+T.test("the study's statistics: nearest rank, the lower median (notebooks/lib/validation_stats.lua)", function()
+  local S = dofile(ROOT .. "/notebooks/lib/validation_stats.lua")
+  -- Wikipedia, "Percentile", worked examples of the nearest-rank method
+  local a = { 50, 35, 15, 40, 20 }
+  T.eq(S.pct(a, 0.05), 15); T.eq(S.pct(a, 0.30), 20); T.eq(S.pct(a, 0.40), 20)
+  T.eq(S.pct(a, 0.50), 35); T.eq(S.pct(a, 1), 50)
+  local b = { 20, 3, 6, 7, 8, 8, 10, 13, 15, 16 }
+  T.eq(S.pct(b, 0.25), 7); T.eq(S.pct(b, 0.50), 8); T.eq(S.pct(b, 0.75), 15); T.eq(S.pct(b, 1), 20)
+  -- the median of an even count is the lower middle value, not the mean of the two (8, 10: 9)
+  T.eq(S.median(b), 8); T.eq(S.median(a), 35)
+  T.eq(S.pct(b, 0.9), 16, "the p90 of 10: the 9th smallest")
+  T.eq(b[1], 20, "the list is not sorted in place")
+  local e = S.median({})
+  assert(e ~= e, "an empty list: NaN")
+end)
+
 -- the settings a note's text names, and the `uses` it must then declare
 local NAMED = {
   { "FlashAttention%-2", "attention", "flash2" }, { "FA2", "attention", "flash2" },
