@@ -86,10 +86,11 @@ end
 --     profile that changes one field to measure its share (tests/lua/fsdp_rows.lua, its
 --     callers). Everything else is the row's, as for the notebook.
 local SETUP_OPTS = { unscored = true, profile = true }
--- the layers' cache is by profile name; a caller's profile (maybe derived: the same name,
--- other fields) gets a cache of its own, by the table (weak keys: released with it)
-local OWN, own_n = setmetatable({}, { __mode = "k" }), 0
-local LAYERS, CAUSAL = {}, {}
+-- the layers' cache (layers and causal model FLOPs) is by profile name; a caller's profile
+-- (maybe derived: the same name, other fields) gets a cache of its own, by the table (weak
+-- keys: under Lua 5.4 released with the profile)
+local OWN = setmetatable({}, { __mode = "k" })
+local ROWS_CACHE = { layers = {}, causal = {} }
 local function setup(r, o)
   local opt = require "dlbench.options"
   o = opt.check(o, SETUP_OPTS, "validation_rows.setup", 2)
@@ -100,11 +101,11 @@ local function setup(r, o)
   local gp, dprec = GRAPH_PREC[r.precision], DEV_PREC[r.precision]
   if not gp then return nil, "precision " .. tostring(r.precision) end
   if not hw.peak[hw:precision(dprec) ] then return nil, "no peak" end
-  local prof, pkey = profile_of(r), nil
+  local prof, cache = profile_of(r), ROWS_CACHE
   if o.profile ~= nil then
     prof = dlb.frameworks.get(o.profile, "validation_rows.setup: profile")
-    if not OWN[prof] then own_n = own_n + 1; OWN[prof] = "own" .. own_n end
-    pkey = OWN[prof]
+    OWN[prof] = OWN[prof] or { layers = {}, causal = {} }
+    cache = OWN[prof]
   end
   -- an fp8 row runs Transformer Engine's quantisation kernels (dlbench.te_fp8, issue [21]
   -- fourth round): its profile's recipe, or the one the row's source states (r.fp8: the
@@ -127,12 +128,12 @@ local function setup(r, o)
   end
   -- the model's layers, built once per model, precision and profile (the vTrain sets share
   -- a few dozen models over 1,549 rows)
-  local mkey = r.model.builder .. "|" .. gp .. "|" .. (pkey or prof.name) .. "|" .. tostring(te8)
+  local mkey = r.model.builder .. "|" .. gp .. "|" .. prof.name .. "|" .. tostring(te8)
   local okeys = {}
   for k in pairs(r.model.opts) do okeys[#okeys + 1] = k end
   table.sort(okeys)
   for _, k in ipairs(okeys) do mkey = mkey .. "|" .. k .. "=" .. tostring(r.model.opts[k]) end
-  local ls = LAYERS[mkey]
+  local ls = cache.layers[mkey]
   if not ls then
     local g = builder(r.model.builder)(r.model.opts)
     -- the profile's fusion passes, and its attention kernel's causal masking
@@ -140,7 +141,7 @@ local function setup(r, o)
     -- evaluations of the calibrations
     ls = P.prepare(P.layers.from_graph(g, { precision = gp, framework = prof,
       fp8 = te8 ~= nil }))
-    LAYERS[mkey] = ls
+    cache.layers[mkey] = ls
     -- model FLOPs per sample with a causal decoder's attention matmuls counted half
     -- (dlbench.mfu's attention_flops = "causal"), for rows whose source counts so
     -- (the layers' forward + backward less the fused attention's backward recompute they
@@ -148,7 +149,7 @@ local function setup(r, o)
     local mfu = require "dlbench.mfu"
     local _, causal = mfu.attention_fwd(g)
     local fb = mfu.layers_fwdbwd(ls)
-    CAUSAL[mkey] = causal and (mfu.model_flops(fb, 1, g, nil, nil, "model", "causal")) or false
+    cache.causal[mkey] = causal and (mfu.model_flops(fb, 1, g, nil, nil, "model", "causal")) or false
   end
   local L = r.layout or {}
   local tp, pp = L.tp, L.pp
@@ -195,7 +196,7 @@ local function setup(r, o)
     model_fps = require("dlbench.mfu").layers_fwdbwd(ls),
     hw_fps = fwd + bwd + (rc == true and fwd / (L.recompute_every or 1)
       or ((rc == "selective" and core_in) and cfl or 0)) }
-  s.model_causal_fps = CAUSAL[mkey] or nil
+  s.model_causal_fps = cache.causal[mkey] or nil
   local micro = L.micro_batch or 1
   local gb = L.global_batch
   if tp or pp or L.dp then

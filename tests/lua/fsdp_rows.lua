@@ -9,8 +9,10 @@
 --     the rows that state a 16-bit gradient reduction (MP Mode PURE) differ: x.reduce_stated.
 -- fp8 rows are left out: the notebook analyses them in bf16 and times them at the fp8
 -- peak, which one precision= cannot say. Used by tests/lua/test_frameworks.lua (a subset)
--- and tests/bench/bench_frameworks.lua (all, with the held-out errors).
---   local F = require "fsdp_rows"; local list = F.rows(dlb, root); F.predict(dlb, row)
+-- and tests/bench/bench_frameworks.lua (all, with the held-out errors); F.predict also by
+-- tests/bench/foundry_small_rows.lua (and foundry_rows_tile.lua) on rows of their own.
+--   local F = require "fsdp_rows"; local list = F.rows(dlb, root); F.predict(dlb, x)
+--   (x = {row =, profile =}); F.median, F.p90: the notebook's (validation_stats.lua)
 local M = {}
 
 function M.rows(dlb, root)
