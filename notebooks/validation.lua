@@ -486,7 +486,7 @@ do
     local _, r = predict(x.s, hw_cal(x), cp and cp.eff)
     local L = x.row.layout
     print(string.format("  %-38s %-4s mb %3d m %2d %-4s reduce %-4s  compute %5.1f%%  dp comm %4.1f%%  "
-      .. "update %4.1f%%  error %+6.1f%%", x.row.id, x.calib and "cal" or "held", L.micro_batch or 1,
+      .. "update %4.1f%%  error %+6.1f%%", x.row.id, x.calib and "cal" or "held", x.s.micro,
       r.m, L.recompute == "full" and "AC" or "", L.reduce_dtype or "-", 100 * r.compute / r.step,
       100 * r.dp_comm / r.step, 100 * r.update / r.step, 100 * (x.pred_cal / x.meas - 1)))
   end
@@ -543,8 +543,8 @@ do   -- the multi-node set row by row (issue [19]: which rows carry its p90)
     local meas_s = x.row.measured.step_time
     local pred_s = meas_s * x.meas / x.pred_cal
     print(string.format("    %-44s %-4s dp %3d tp %2d pp %2d mb %2d  measured %8.1f ms  CALIBRATED %8.1f ms (%+.1f%%)"
-      .. "  %.2f / %.2f / %.3f  missed %+7.1f ms", x.row.id, x.calib and "cal" or "held", L.dp or 0, L.tp or 1,
-      L.pp or 1, L.micro_batch or 1, 1000 * meas_s, 1000 * pred_s, 100 * (x.pred_cal / x.meas - 1),
+      .. "  %.2f / %.2f / %.3f  missed %+7.1f ms", x.row.id, x.calib and "cal" or "held", x.s.cfg.dp, x.s.cfg.tp,
+      x.s.cfg.pp, x.s.micro, 1000 * meas_s, 1000 * pred_s, 100 * (x.pred_cal / x.meas - 1),
       x.cal.compute, x.cal.tp_comm, x.cal.host_idle, 1000 * (meas_s - pred_s) / x.s.cfg.m))
   end
 end

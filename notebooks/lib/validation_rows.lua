@@ -239,6 +239,7 @@ local function setup(r, o)
     s.plan = { batch = gb, devices = n }
   end
   s.batch = gb
+  s.micro = micro   -- the micro-batch it runs with (the row's; 1 where the batch does not split so)
   return s
 end
 

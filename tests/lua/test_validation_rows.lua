@@ -136,6 +136,15 @@ T.test("setup's profile option: a caller's profile instead of the row's (tests/l
   assert(V.setup(rx, { unscored = true }), "unscored = true sets it up")
 end)
 
+T.test("s.micro: the micro-batch the set-up runs with (what the notebook prints)", function()
+  local s = assert(V.setup(row("NeMo 24.07", { dp = 8, tp = 2, micro_batch = 2, global_batch = 32 })))
+  T.eq(s.micro, 2); T.eq(s.cfg.m, 2, "32 = 8 x 2 x 2")
+  -- 24 sequences over dp 8 do not split into micro-batches of 2: one sequence each, m 3
+  s = assert(V.setup(row("NeMo 24.07", { dp = 8, tp = 2, micro_batch = 2, global_batch = 24 })))
+  T.eq(s.micro, 1); T.eq(s.cfg.m, 3)
+  T.eq(assert(V.setup(row("NeMo 24.07", { dp = 8, tp = 2, global_batch = 32 }))).micro, 1, "none stated")
+end)
+
 T.test("the study's statistics: nearest rank, the lower median (notebooks/lib/validation_stats.lua)", function()
   local S = dofile(ROOT .. "/notebooks/lib/validation_stats.lua")
   -- Wikipedia, "Percentile", worked examples of the nearest-rank method
