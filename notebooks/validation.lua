@@ -39,7 +39,7 @@ local res, skipped = {}, {}
 local unscored = {}   -- rows excluded for their source, predicted anyway: shown, not scored
 for i, r in ipairs(rows) do
   if excluded(r) then
-    local ok, s = pcall(setup, r, true)
+    local ok, s = pcall(setup, r, { unscored = true })
     if ok and s then
       local ok2, pred = pcall(predict, s, s.hw)
       local meas = measured(r, s)
@@ -66,20 +66,9 @@ end
 
 -- == calibration: flops_eff per device on the calibration rows =========================
 local function logerr(p, m) return math.abs(math.log(p / m)) end
-local function median(xs)
-  local t = {}
-  for i, x in ipairs(xs) do t[i] = x end
-  table.sort(t)
-  if #t == 0 then return 0 / 0 end
-  return t[math.ceil(#t / 2)]
-end
-local function pct(xs, q)
-  local t = {}
-  for i, x in ipairs(xs) do t[i] = x end
-  table.sort(t)
-  if #t == 0 then return 0 / 0 end
-  return t[math.max(1, math.ceil(q * #t))]
-end
+-- the lower median and the nearest-rank percentile (notebooks/lib/validation_stats.lua)
+local VS = dofile(here .. "/lib/validation_stats.lua")
+local median, pct = VS.median, VS.pct
 
 local calibrated = {}   -- hw name -> {flops_eff =, rows =, pooled =}
 local MIN_ROWS = 3      -- fewer calibration rows than this: the device class's pooled value
@@ -497,7 +486,7 @@ do
     local _, r = predict(x.s, hw_cal(x), cp and cp.eff)
     local L = x.row.layout
     print(string.format("  %-38s %-4s mb %3d m %2d %-4s reduce %-4s  compute %5.1f%%  dp comm %4.1f%%  "
-      .. "update %4.1f%%  error %+6.1f%%", x.row.id, x.calib and "cal" or "held", L.micro_batch or 1,
+      .. "update %4.1f%%  error %+6.1f%%", x.row.id, x.calib and "cal" or "held", x.s.micro,
       r.m, L.recompute == "full" and "AC" or "", L.reduce_dtype or "-", 100 * r.compute / r.step,
       100 * r.dp_comm / r.step, 100 * r.update / r.step, 100 * (x.pred_cal / x.meas - 1)))
   end
@@ -554,8 +543,8 @@ do   -- the multi-node set row by row (issue [19]: which rows carry its p90)
     local meas_s = x.row.measured.step_time
     local pred_s = meas_s * x.meas / x.pred_cal
     print(string.format("    %-44s %-4s dp %3d tp %2d pp %2d mb %2d  measured %8.1f ms  CALIBRATED %8.1f ms (%+.1f%%)"
-      .. "  %.2f / %.2f / %.3f  missed %+7.1f ms", x.row.id, x.calib and "cal" or "held", L.dp or 0, L.tp or 1,
-      L.pp or 1, L.micro_batch or 1, 1000 * meas_s, 1000 * pred_s, 100 * (x.pred_cal / x.meas - 1),
+      .. "  %.2f / %.2f / %.3f  missed %+7.1f ms", x.row.id, x.calib and "cal" or "held", x.s.cfg.dp, x.s.cfg.tp,
+      x.s.cfg.pp, x.s.micro, 1000 * meas_s, 1000 * pred_s, 100 * (x.pred_cal / x.meas - 1),
       x.cal.compute, x.cal.tp_comm, x.cal.host_idle, 1000 * (meas_s - pred_s) / x.s.cfg.m))
   end
 end

@@ -6,7 +6,7 @@
 -- samples/s per device in the row's own unit. Split out of validation.lua (which is the
 -- study: calibration and report) so that each file holds one concept.
 --   local V = dofile("notebooks/lib/validation_rows.lua")(dlb)
---   V.setup(row[, unscored]) -> s | nil, why;  V.predict(s, hw[, ceff]) -> samples/s, row
+--   V.setup(row[, {unscored =, profile =}]) -> s | nil, why;  V.predict(s, hw[, ceff]) -> samples/s, row
 --   V.measured(row, s) -> samples/s, how;  V.excluded(row) -> why | nil;  V.cluster(s, ceff)
 --   V.settings(row, s) -> the settings it ran with;  V.note(notes, row, settings) -> text
 return function(dlb)
@@ -79,15 +79,34 @@ local function excluded(r)
   end
 end
 
-local LAYERS, CAUSAL = {}, {}
-local function setup(r, unscored)
+-- The set-up's options (o, optional):
+--   unscored = true: set up a row excluded from scoring too (the notebook shows them);
+--   profile = a framework profile (a name, or a table from dlb.frameworks.get / derive):
+--     used instead of the one the row's framework text picks (profile_of), e.g. a derived
+--     profile that changes one field to measure its share (tests/lua/fsdp_rows.lua, its
+--     callers). Everything else is the row's, as for the notebook.
+local SETUP_OPTS = { unscored = true, profile = true }
+-- the layers' cache (layers and causal model FLOPs) is by profile name; a caller's profile
+-- (maybe derived: the same name, other fields) gets a cache of its own, by the table (weak
+-- keys: under Lua 5.4 released with the profile)
+local OWN = setmetatable({}, { __mode = "k" })
+local ROWS_CACHE = { layers = {}, causal = {} }
+local function setup(r, o)
+  local opt = require "dlbench.options"
+  o = opt.check(o, SETUP_OPTS, "validation_rows.setup", 2)
+  opt.switches(o, { "unscored" }, "validation_rows.setup", 2)
   local why = excluded(r)
-  if why and not unscored then return nil, why end
+  if why and not o.unscored then return nil, why end
   local hw = dlb.hw.get(r.hw)
   local gp, dprec = GRAPH_PREC[r.precision], DEV_PREC[r.precision]
   if not gp then return nil, "precision " .. tostring(r.precision) end
   if not hw.peak[hw:precision(dprec) ] then return nil, "no peak" end
-  local prof = profile_of(r)
+  local prof, cache = profile_of(r), ROWS_CACHE
+  if o.profile ~= nil then
+    prof = dlb.frameworks.get(o.profile, "validation_rows.setup: profile")
+    OWN[prof] = OWN[prof] or { layers = {}, causal = {} }
+    cache = OWN[prof]
+  end
   -- an fp8 row runs Transformer Engine's quantisation kernels (dlbench.te_fp8, issue [21]
   -- fourth round): its profile's recipe, or the one the row's source states (r.fp8: the
   -- Megatron-Bridge FP8-CS / FP8-MX columns, Composer's amp_fp8), as a derived profile
@@ -101,7 +120,8 @@ local function setup(r, unscored)
     for k, v in pairs(r.fp8) do f[k] = v end
     derived.fp8 = f
   end
-  if next(derived) then prof = dlb.frameworks.derive(prof.name, derived) end
+  -- (derived from the profile itself: a caller's derived profile keeps its own fields)
+  if next(derived) then prof = dlb.frameworks.derive(prof, derived) end
   if r.precision == "fp8" then
     local sc, wc = require("dlbench.te_fp8").recipe(prof, "validation")
     te8 = sc and (sc .. "/" .. wc) or nil
@@ -113,7 +133,7 @@ local function setup(r, unscored)
   for k in pairs(r.model.opts) do okeys[#okeys + 1] = k end
   table.sort(okeys)
   for _, k in ipairs(okeys) do mkey = mkey .. "|" .. k .. "=" .. tostring(r.model.opts[k]) end
-  local ls = LAYERS[mkey]
+  local ls = cache.layers[mkey]
   if not ls then
     local g = builder(r.model.builder)(r.model.opts)
     -- the profile's fusion passes, and its attention kernel's causal masking
@@ -121,7 +141,7 @@ local function setup(r, unscored)
     -- evaluations of the calibrations
     ls = P.prepare(P.layers.from_graph(g, { precision = gp, framework = prof,
       fp8 = te8 ~= nil }))
-    LAYERS[mkey] = ls
+    cache.layers[mkey] = ls
     -- model FLOPs per sample with a causal decoder's attention matmuls counted half
     -- (dlbench.mfu's attention_flops = "causal"), for rows whose source counts so
     -- (the layers' forward + backward less the fused attention's backward recompute they
@@ -129,7 +149,7 @@ local function setup(r, unscored)
     local mfu = require "dlbench.mfu"
     local _, causal = mfu.attention_fwd(g)
     local fb = mfu.layers_fwdbwd(ls)
-    CAUSAL[mkey] = causal and (mfu.model_flops(fb, 1, g, nil, nil, "model", "causal")) or false
+    cache.causal[mkey] = causal and (mfu.model_flops(fb, 1, g, nil, nil, "model", "causal")) or false
   end
   local L = r.layout or {}
   local tp, pp = L.tp, L.pp
@@ -176,7 +196,7 @@ local function setup(r, unscored)
     model_fps = require("dlbench.mfu").layers_fwdbwd(ls),
     hw_fps = fwd + bwd + (rc == true and fwd / (L.recompute_every or 1)
       or ((rc == "selective" and core_in) and cfl or 0)) }
-  s.model_causal_fps = CAUSAL[mkey] or nil
+  s.model_causal_fps = cache.causal[mkey] or nil
   local micro = L.micro_batch or 1
   local gb = L.global_batch
   if tp or pp or L.dp then
@@ -219,6 +239,7 @@ local function setup(r, unscored)
     s.plan = { batch = gb, devices = n }
   end
   s.batch = gb
+  s.micro = micro   -- the micro-batch it runs with (the row's; 1 where the batch does not split so)
   return s
 end
 

@@ -43,18 +43,10 @@ src = patch(src, P3, "predict(x.s, x.s.hw:with(DIAG_WITH { flops_eff = e, host_o
 src = patch(src, "local by, pr = {}, {}", "local by, pr = {}, DIAG_PAIRS")
 src = src .. "\nreturn { vres = vres, res = res, vcal = vcal, host = host }\n"
 
-local function median(xs)   -- the notebook's: the lower median
-  local t = {}
-  for i, x in ipairs(xs) do t[i] = x end
-  table.sort(t)
-  return #t == 0 and 0 / 0 or t[math.ceil(#t / 2)]
-end
-local function pct90(xs)
-  local t = {}
-  for i, x in ipairs(xs) do t[i] = x end
-  table.sort(t)
-  return #t == 0 and 0 / 0 or t[math.max(1, math.ceil(0.9 * #t))]
-end
+-- the notebook's statistics: the lower median, the ceil(0.9 n)-th smallest as the p90
+local VS = dofile("notebooks/lib/validation_stats.lua")
+local median = VS.median
+local function pct90(xs) return VS.pct(xs, 0.9) end
 
 -- one run of the patched notebook with `extra` on the vTrain device copy; its printout dropped
 local outdir = (arg and arg[1]) or "out"

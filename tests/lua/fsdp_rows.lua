@@ -1,15 +1,18 @@
 -- fsdp_rows.lua — issue [18]'s first target: the FSDP rows of the validation table
 -- (notebooks/data/validation_runs.lua: llm-foundry's Composer + PyTorch FSDP rows and
 -- torchtitan's FSDP2 rows), predicted two ways:
---   notebook: notebooks/validation.lua's path (per-layer costs from the graph under the
---     row's framework profile, dlb.parallel.evaluate{layers=, framework=, cluster=});
+--   notebook: notebooks/validation.lua's path, its own code (notebooks/lib/validation_rows.lua:
+--     per-layer costs from the graph under the row's framework profile,
+--     dlb.parallel.evaluate{layers=, framework=, cluster=}; catalogue values);
 --   plain: what a user who knows the run passes, no fusion or framework switch:
 --     dlb.parallel.evaluate{graph=, hw=, dp=, batch=, m=, zero=, recompute=, precision=};
 --     the rows that state a 16-bit gradient reduction (MP Mode PURE) differ: x.reduce_stated.
 -- fp8 rows are left out: the notebook analyses them in bf16 and times them at the fp8
 -- peak, which one precision= cannot say. Used by tests/lua/test_frameworks.lua (a subset)
--- and tests/bench/bench_frameworks.lua (all, with the held-out errors).
---   local F = require "fsdp_rows"; local list = F.rows(dlb, root); F.predict(dlb, row)
+-- and tests/bench/bench_frameworks.lua (all, with the held-out errors); F.predict also by
+-- tests/bench/foundry_small_rows.lua (and foundry_rows_tile.lua) on rows of their own.
+--   local F = require "fsdp_rows"; local list = F.rows(dlb, root); F.predict(dlb, x)
+--   (x = {row =, profile =}); F.median, F.p90: the notebook's (validation_stats.lua)
 local M = {}
 
 function M.rows(dlb, root)
@@ -27,68 +30,53 @@ function M.rows(dlb, root)
   return out
 end
 
+-- The validation notebook's set-up of a row (notebooks/lib/validation_rows.lua: its profile,
+-- fused layers, layout, cluster, measured samples/s), loaded once per dlb
+local VR = setmetatable({}, { __mode = "k" })
+local ROOT = debug.getinfo(1, "S").source:match("^@(.*)/tests/lua/[^/]*$") or "."
+local function rules(dlb)
+  if not VR[dlb] then VR[dlb] = dofile(ROOT .. "/notebooks/lib/validation_rows.lua")(dlb) end
+  return VR[dlb]
+end
+
 -- Predicted samples/s per device both ways, and the measured samples/s per device.
+--   x.row: the row; x.profile (optional): a profile to use instead of the row's, for the
+--   notebook path only (validation_rows.setup's profile option: tests compare a field's share).
+-- The notebook path is the notebook's own code (V.setup, V.predict, V.measured: catalogue
+-- values, no calibration). The plain call takes the layout as the notebook resolves it from
+-- the row (dp, tp, pp, micro-batches, global batch, ZeRO stage, recompute: what a user who
+-- knows the run passes) and nothing else: the graph, no fusion, no framework, no cluster, no
+-- reduce dtype (so the default profile's).
 function M.predict(dlb, x)
   local P = dlb.parallel
   local r = x.row
-  local L = r.layout
-  local hw = dlb.hw.get(r.hw)
-  local n = r.devices
-  local tp, pp = L.tp or 1, L.pp or 1
-  local dp = n / (tp * pp)
-  local micro = L.micro_batch or 1
-  local gb = L.global_batch or micro * dp * (L.grad_accum or 1)
-  local m = gb / (dp * micro)
-  if m ~= math.floor(m) or m < 1 then micro = 1; m = gb / dp end
-  -- full recompute, or torchtitan's layer-level selective AC (every k-th block fully
-  -- checkpointed: layout.recompute_every), which a user who knows the run passes as
-  -- recompute = true, recompute_every = k
-  local rc = L.recompute == "full" or L.recompute_every ~= nil
-  local every = L.recompute_every
-  -- torchtitan's per-op selective AC, which a user who knows the run passes by its name
-  if L.recompute == "selective_op" then rc = "selective_op" end
-  local prec = r.precision   -- mixed_bf16 for these rows: the graph's and the device's
-  local g = dlb.models[r.model.builder](r.model.opts)
-  -- x.profile: a profile to use instead of the row's (tests compare the update's share)
-  local prof = x.profile or dlb.frameworks.get(r.framework:find("torchtitan", 1, true) and "torchtitan" or "fsdp")
-  local ls = P.layers.from_graph(g, { precision = prec,
-    fuse = dlb.frameworks.fuse_of(prof, dlb.frameworks.family(g)) })
-  local per = math.min(8, n)
-  local cl = P.cluster { hw = hw, per_node = per, nodes = math.ceil(n / per) }
-  local zero = (L.zero or 0) > 0 and dp > 1 and L.zero or 0
+  local V = rules(dlb)
+  local s = assert(V.setup(r, { profile = x.profile }))
+  local pn = V.predict(s, s.hw)
+  local meas = V.measured(r, s)
+  -- the plain call's layout: the row's as the notebook resolves it under the row's own
+  -- profile (x.profile changes the notebook path only)
+  local L, c = r.layout, (x.profile and assert(V.setup(r)) or s).cfg
   -- the gradients' reduce dtype where the row states it (the llm-foundry rows' MP Mode
   -- column), as the notebook passes it; a plain call gets the profile's (fp32 in both the
   -- fsdp and the default torchtitan profile), so the rows that state bf16 (PURE) differ
-  x.reduce_stated = L.reduce_dtype ~= nil and L.reduce_dtype ~= prof.reduce_dtype
-  local e1 = P.evaluate { layers = ls, hw = hw, precision = prec, cluster = cl, framework = prof,
-    dp = dp, tp = tp, pp = pp, m = m, batch = gb, recompute = rc, zero = zero, reduce_dtype = L.reduce_dtype,
-    recompute_every = every }
-  local e2 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
-    batch = gb, recompute = rc, zero = zero, recompute_every = every }
-  local meas = r.measured.tokens_per_s / r.seq   -- per GPU in these rows
-  if x.before then   -- the same plain call before profiles (framework = "none")
-    local e3 = P.evaluate { graph = g, hw = hw, precision = prec, dp = dp, tp = tp, pp = pp, m = m,
-      batch = gb, recompute = rc, zero = zero, recompute_every = every, framework = "none" }
-    x.before = e3.throughput / n
+  x.reduce_stated = L.reduce_dtype ~= nil and L.reduce_dtype ~= s.prof.reduce_dtype
+  local g = dlb.models[r.model.builder](r.model.opts)
+  local function plain(framework)
+    return P.evaluate { graph = g, hw = s.hw, precision = s.dprec, dp = c.dp, tp = c.tp, pp = c.pp,
+      m = c.m, batch = c.batch, recompute = c.recompute, zero = c.zero,
+      recompute_every = c.recompute_every, framework = framework }
   end
-  return e1.throughput / n, e2.throughput / n, meas, e2
+  local e2 = plain()
+  if x.before then   -- the same plain call before profiles (framework = "none")
+    x.before = plain("none").throughput / s.n
+  end
+  return pn, e2.throughput / s.n, meas, e2
 end
 
-local function median(xs)
-  local t = {}
-  for i, v in ipairs(xs) do t[i] = v end
-  table.sort(t)
-  local k = #t
-  if k == 0 then return 0 / 0 end
-  if k % 2 == 1 then return t[(k + 1) / 2] end
-  return (t[k / 2] + t[k / 2 + 1]) / 2
-end
-local function p90(xs)   -- the notebook's pct(xs, 0.9): the ceil(0.9 n)-th smallest
-  local t = {}
-  for i, v in ipairs(xs) do t[i] = v end
-  table.sort(t)
-  if #t == 0 then return 0 / 0 end
-  return t[math.max(1, math.ceil(0.9 * #t))]
-end
-M.median, M.p90 = median, p90
+-- the validation notebook's summary statistics (notebooks/lib/validation_stats.lua: the
+-- lower median, the ceil(0.9 n)-th smallest as the p90)
+local VS = dofile(ROOT .. "/notebooks/lib/validation_stats.lua")
+local function p90(xs) return VS.pct(xs, 0.9) end
+M.median, M.p90 = VS.median, p90
 return M

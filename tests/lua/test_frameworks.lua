@@ -391,6 +391,8 @@ T.test("the FSDP rows: a plain user call = the validation notebook's path", func
     -- the default torchtitan's fused AdamW (7 passes) and no train metrics: with the fsdp
     -- profile's update made torchtitan's and its metrics off, the two paths agree (below),
     -- so the plain call differs from the notebook by Composer's optimizer step and metrics
+    -- (x2.profile: the notebook's set-up with this profile in place of the row's,
+    -- notebooks/lib/validation_rows.lua setup's profile option)
     local x2 = { row = rows[i].row, profile = F.derive("fsdp", { fuse = F.get("torchtitan").fuse,
       optimizer_impl = F.get("torchtitan").optimizer_impl,
       train_metrics = { lm_xent = false, source = "test: torchtitan computes none" } }) }

@@ -86,6 +86,81 @@ T.test("what a row states wins over the profile", function()
   assert(rs.mem_act > r0.mem_act, "without sequence parallelism: more activation memory")
 end)
 
+T.test("setup's profile option: a caller's profile instead of the row's (tests/lua/fsdp_rows.lua)", function()
+  local F = dlb.frameworks
+  -- MPT's vocabulary (50,368): the fsdp profile's train metrics over the logits show in the step
+  local function fsdp_row()
+    local r = row("Composer + PyTorch FSDP", { dp = 8, tp = 2, micro_batch = 1, global_batch = 32 })
+    r.precision = "mixed_bf16"
+    r.model = { builder = "gpt", opts = { layers = 2, hidden = 512, heads = 8, seq = 512, vocab = 50368 } }
+    return r
+  end
+  local r = fsdp_row()
+  local s0 = assert(V.setup(r))
+  T.eq(s0.profile, "fsdp", "the row's own profile")
+  local p0 = V.predict(s0, s0.hw)
+  -- by name: the same as the row's when it names the row's profile, another's otherwise
+  T.eq(V.predict(assert(V.setup(r, { profile = "fsdp" })), s0.hw), p0, "profile = the row's own name")
+  local st = assert(V.setup(r, { profile = "torchtitan" }))
+  T.eq(st.profile, "torchtitan")
+  local _, et = V.predict(st, st.hw)
+  local plain = P.evaluate { layers = st.ls, hw = "H100-SXM", cluster = V.cluster(st), framework = "torchtitan",
+    precision = "mixed_bf16", dp = 8, tp = 2, m = 4, batch = 32 }
+  T.eq(et.step, plain.step, "the named profile's plain call")
+  -- two derived profiles keep the name "fsdp" but not its fields: each gets its own layers
+  -- (a cache by name gave the second the first's), and the row's own is untouched after them
+  local off = F.derive("fsdp", { train_metrics = { lm_xent = false, source = "test" } })
+  local loop = F.derive("fsdp", { optimizer_impl = F.get("torchtitan").optimizer_impl })
+  local so, sl = assert(V.setup(r, { profile = off })), assert(V.setup(r, { profile = loop }))
+  T.eq(so.prof, off, "the caller's profile itself"); T.eq(sl.prof, loop)
+  local po, pl = V.predict(so, so.hw), V.predict(sl, sl.hw)
+  assert(po > p0 and pl > p0 and po ~= pl, "no metrics / a fused update: faster, and not the same: "
+    .. p0 .. " " .. po .. " " .. pl)
+  T.eq(V.predict(assert(V.setup(r, { profile = off })), so.hw), po, "the same profile again")
+  T.eq(V.predict(assert(V.setup(r)), s0.hw), p0, "the row's own profile again")
+  -- a row's recipe derives from the caller's profile, keeping its fields
+  local rm = fsdp_row()
+  rm.moe = "mcore"
+  local sm = assert(V.setup(rm, { profile = off }))
+  T.eq(sm.prof.moe, "mcore", "the row's moe"); T.eq(sm.prof.train_metrics, off.train_metrics, "the caller's field")
+  -- bad options, named
+  T.checkerr("unknown option 'profil' for validation_rows.setup (did you mean 'profile'?)", V.setup, r, { profil = "fsdp" })
+  T.checkerr("validation_rows.setup: options must be a table, got boolean", V.setup, r, true)
+  T.checkerr("validation_rows.setup: option 'unscored' must be true or false", V.setup, r, { unscored = 1 })
+  T.checkerr("unknown framework 'zz'", V.setup, r, { profile = "zz" })
+  -- unscored: an excluded row is set up only when asked
+  local rx = row("NeMo 24.07", { dp = 8, tp = 2, micro_batch = 1, global_batch = 32 })
+  rx.note = "--unpad"
+  local none, why = V.setup(rx)
+  T.eq(none, nil); assert(why:find("--unpad", 1, true), why)
+  assert(V.setup(rx, { unscored = true }), "unscored = true sets it up")
+end)
+
+T.test("s.micro: the micro-batch the set-up runs with (what the notebook prints)", function()
+  local s = assert(V.setup(row("NeMo 24.07", { dp = 8, tp = 2, micro_batch = 2, global_batch = 32 })))
+  T.eq(s.micro, 2); T.eq(s.cfg.m, 2, "32 = 8 x 2 x 2")
+  -- 24 sequences over dp 8 do not split into micro-batches of 2: one sequence each, m 3
+  s = assert(V.setup(row("NeMo 24.07", { dp = 8, tp = 2, micro_batch = 2, global_batch = 24 })))
+  T.eq(s.micro, 1); T.eq(s.cfg.m, 3)
+  T.eq(assert(V.setup(row("NeMo 24.07", { dp = 8, tp = 2, global_batch = 32 }))).micro, 1, "none stated")
+end)
+
+T.test("the study's statistics: nearest rank, the lower median (notebooks/lib/validation_stats.lua)", function()
+  local S = dofile(ROOT .. "/notebooks/lib/validation_stats.lua")
+  -- Wikipedia, "Percentile", worked examples of the nearest-rank method
+  local a = { 50, 35, 15, 40, 20 }
+  T.eq(S.pct(a, 0.05), 15); T.eq(S.pct(a, 0.30), 20); T.eq(S.pct(a, 0.40), 20)
+  T.eq(S.pct(a, 0.50), 35); T.eq(S.pct(a, 1), 50)
+  local b = { 20, 3, 6, 7, 8, 8, 10, 13, 15, 16 }
+  T.eq(S.pct(b, 0.25), 7); T.eq(S.pct(b, 0.50), 8); T.eq(S.pct(b, 0.75), 15); T.eq(S.pct(b, 1), 20)
+  -- the median of an even count is the lower middle value, not the mean of the two (8, 10: 9)
+  T.eq(S.median(b), 8); T.eq(S.median(a), 35)
+  T.eq(S.pct(b, 0.9), 16, "the p90 of 10: the 9th smallest")
+  T.eq(b[1], 20, "the list is not sorted in place")
+  local e = S.median({})
+  assert(e ~= e, "an empty list: NaN")
+end)
+
 -- the settings a note's text names, and the `uses` it must then declare
 local NAMED = {
   { "FlashAttention%-2", "attention", "flash2" }, { "FA2", "attention", "flash2" },
