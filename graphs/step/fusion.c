@@ -14,7 +14,10 @@
 **   elementwise op whose output has exactly one consumer, an elementwise op or a reduction
 **   (softmax, norms, sums) of the same phase, is fused into it, and so is a norm whose
 **   output only feeds an elementwise op (batch-norm + ReLU): the intermediate is never
-**   written nor read back.
+**   written nor read back. Two fused kernels of Megatron-LM beyond that rule (issue [19]
+**   megatron audit): a bias add into GELU / SiLU whose backward recomputes the sum
+**   (bias_act), and the scale's gradient as the softmax backward's epilogue
+**   (softmax_scale_bwd).
 ** - optimizer (fused / multi-tensor optimizers, e.g. apex FusedAdam, PyTorch foreach): the
 **   update ops of one layer run as one kernel; their traffic is unchanged.
 ** - the optimizer's implementation (update_impl below): the traffic of an Adam / AdamW
@@ -242,14 +245,93 @@ static int attention(ctx *c) {
   return DLB_OK;
 }
 
+/* Whether op q reads tensor t. */
+static int reads(const dlb_graph *s, const op *q, int t) {
+  const int32_t *in = op_in(s, q);
+  for (int j = 0; j < q->nin; j++) if (in[j] == t) return 1;
+  return 0;
+}
+
+/* Bias + activation (Megatron-LM's fused bias-GeLU: megatron/model/fused_bias_gelu.py,
+** GeLUFunction saves the GEMM output and the bias, its forward bias_gelu computes
+** gelu(y + b) in one kernel and its backward bias_gelu_back recomputes y + b; Narayanan et al.
+** 2021 sec. 4.2): an add of a bias (one operand a weight) whose output t is read by one GELU
+** or SiLU of its phase and otherwise only by that activation's backward (which reads t as
+** the activation's input) fuses into the activation, though t has two consumers: the sum is
+** never written, the backward reads the add's other operand instead (the same size). Decided
+** from the graph's structure only (the compiled sweep applies the pass monomial by
+** monomial). Returns the activation op, or -1. */
+static int bias_act(const ctx *c, int i, int t) {
+  const dlb_graph *s = c->s;
+  const op *p = &s->o[i];
+  if (p->type != OP_ADD || p->nin != 2) return -1;
+  const int32_t *in = op_in(s, p);
+  int w0 = s->t[in[0]].role == DLB_ROLE_WEIGHT, w1 = s->t[in[1]].role == DLB_ROLE_WEIGHT;
+  if (w0 == w1) return -1;
+  int k = -1, other[4], no = 0;
+  for (size_t j = i + 1; j < s->no; j++) {
+    const op *q = &s->o[j];
+    if (!reads(s, q, t)) continue;
+    if (k < 0 && q->phase == p->phase && (q->type == OP_GELU || q->type == OP_SILU)) k = (int)j;
+    else if (no < 4) other[no++] = (int)j;
+    else return -1;
+  }
+  if (k < 0) return -1;
+  int kf = s->o[k].phase == DLB_PHASE_RECOMPUTE ? s->o[k].fwd : k;
+  for (int j = 0; j < no; j++) {
+    const op *q = &s->o[other[j]];
+    if (q->type != OP_UNARY_BWD || q->phase != DLB_PHASE_BWD || (q->fwd != k && q->fwd != kf))
+      return -1;
+  }
+  return k;
+}
+
+/* The scale of the attention scores inside a fused softmax: Megatron-LM's
+** scaled_upper_triang_masked_softmax and scaled_masked_softmax kernels (megatron/fused_kernels;
+** FusedScaleMaskSoftmax, megatron/model/fused_softmax.py, as vTrain's src/model/
+** fused_softmax.py traces it: ScaledUpperTriangMaskedSoftmax.backward is one kernel call,
+** backward(output_grads, softmax_results, scale)) scale their input in the forward and the
+** softmax gradient in the backward. The forward's scale fuses into the softmax as an
+** elementwise producer; its backward (dx = c dy, the scale's gradient) is a consumer of the
+** softmax backward, fused here into it as its epilogue when it is that output's one
+** consumer in the same phase. */
+static void softmax_scale_bwd(ctx *c) {
+  const dlb_graph *s = c->s;
+  for (size_t k = 0; k < s->no; k++) {
+    const op *q = &s->o[k];
+    if (q->type != OP_UNARY_BWD || q->attr[0] != OP_SCALE || q->nin != 1 || q->nout != 1) continue;
+    int t = op_in(s, q)[0], i = s->t[t].producer;
+    if (i < 0 || c->ncons[t] != 1 || c->sole[t] != (int)k || s->t[t].base != t) continue;
+    const op *p = &s->o[i];
+    if (p->type != OP_SOFTMAX_BWD || p->phase != q->phase || p->nout != 1) continue;
+    double b = c->bytes[i] + c->bytes[k] - 2 * c->size0[t];
+    c->flops[i] += c->flops[k];
+    c->bytes[i] = b > 0 ? b : 0;
+    c->flops[k] = c->bytes[k] = 0;
+    c->size[t] = 0;
+  }
+}
+
 static void elementwise_chains(ctx *c) {
   const dlb_graph *s = c->s;
+  softmax_scale_bwd(c);
   for (size_t i = 0; i < s->no; i++) {
     const op *p = &s->o[i];
     if (!fusible_producer(p->type) || p->phase == DLB_PHASE_UPDATE) continue;
     /* one real output (a norm may also write its statistics: those stay) */
     int t = op_out(s, p)[0];
-    if (c->ncons[t] != 1 || s->t[t].base != t) continue;
+    if (s->t[t].base != t) continue;
+    if (c->ncons[t] != 1) {
+      /* a bias add into GELU / SiLU: fused, its output's size kept (the activation's
+      ** backward reads the add's input, of the same size, in its place) */
+      int k = bias_act(c, (int)i, t);
+      if (k < 0) continue;
+      double b = c->bytes[k] + c->bytes[i] - 2 * c->size0[t];
+      c->flops[k] += c->flops[i];
+      c->bytes[k] = b > 0 ? b : 0;
+      c->flops[i] = c->bytes[i] = 0;
+      continue;
+    }
     int r = s->t[t].role;
     if (r == DLB_ROLE_WEIGHT || r == DLB_ROLE_OPTSTATE || r == DLB_ROLE_WORKSPACE) continue;
     int k = c->sole[t];

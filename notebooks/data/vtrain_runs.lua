@@ -49,8 +49,14 @@ return function(dir)
     out[#out + 1] = {
       id = id,
       set = set, role = c[12],
+      -- dropout = true: the layer vTrain measured runs Megatron-LM's three dropouts at 0.1
+      -- (VIA-Research/vTrain src/model/gpt_model.py ShardedGptModel: attention_dropout_prob
+      -- and output_dropout_prob 0.1; src/model/gpt_modeling.py: attention_dropout as its own
+      -- torch.nn.Dropout on the s x s probabilities, bias_dropout_add_fused_train(..., 0.1)
+      -- after the attention and the MLP; Megatron-LM's --attention-dropout and
+      -- --hidden-dropout default to 0.1). Issue [19] megatron audit (docs/validation.md).
       model = { builder = "gpt", opts = { layers = l, hidden = h, heads = a, vocab = 50257,
-        context = s, seq = s } },
+        context = s, seq = s, dropout = true } },
       params = params,
       hw = "A100-SXM4-80GB", devices = g,
       layout = { dp = dp, tp = tp, pp = pp, micro_batch = mb, global_batch = gb,
