@@ -10,8 +10,9 @@
 --     every layer's input kept, 2 s b h bytes each (not split over the tensor ranks without
 --     sequence parallelism), plus the output layer's input, plus ONE layer's activations
 --     rebuilt in the backward: Table 2's tensor-parallel count s b h (10 + 24/t + 5 a s/(h t))
---     with dropout, s b h (8 + 24/t + 2 a s/(h t)) without its three masks and dropout output
---     (the builder's default, as the rows are built);
+--     with dropout (as the rows are built since the megatron audit: vTrain's layer has its
+--     three dropouts), s b h (8 + 24/t + 2 a s/(h t)) without its three masks and dropout
+--     output (the builder's default);
 --   * the profile's memory table (framework_memory.lua): the CUDA context, 1343 MiB, and the
 --     fp16 step's fp32 gradient copy, 4 B per parameter beyond the live activations.
 -- Both backends.
@@ -77,8 +78,10 @@ T.test("tp 8, dp 8, micro-batch 64: each term against its hand count (Korthikant
   local ckpt = (L + 1) * 2 * sbh
   local layer = sbh * (8 + 24 / t + 2 * a * s / (h * t))   -- Table 2 without dropout
   -- from_graph spreads the graph's scheduled activations over the layers by forward bytes (an
-  -- estimate): the rebuilt layer comes out at 6.64 GB against Table 2's 6.58 (+1%)
-  near(r.mem_act - ckpt, layer, 0.02, "one rebuilt layer")
+  -- estimate): the rebuilt layer comes out at 6.71 GB against Table 2's 6.58 (+2.1%; 6.64,
+  -- +1%, before the megatron audit fused the bias add into GeLU: fewer forward bytes in the
+  -- MLP move the spread, not the activations the graph keeps)
+  near(r.mem_act - ckpt, layer, 0.025, "one rebuilt layer")
   -- the step's fp32 copy (4 n = 1.78 GB) fits in the freed activations: only the context adds
   near(r.mem_framework, FM.PYTORCH_CONTEXT, 1e-9, "context only")
   T.eq(r.mem_terms, "context 1.41 GB + optimizer_step 0 GB")
