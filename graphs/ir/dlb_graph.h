@@ -75,7 +75,8 @@ enum {
 ** algorithmic graph, the default). */
 enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
        DLB_FUSE_ALL = 7, DLB_FUSE_OPT_FOREACH = 8, DLB_FUSE_OPT_LOOP = 16,
-       DLB_FUSE_GRAD_CLIP = 32, DLB_FUSE_LM_METRICS = 64, DLB_FUSE_BITS = 127 };
+       DLB_FUSE_GRAD_CLIP = 32, DLB_FUSE_LM_METRICS = 64, DLB_FUSE_XENT_FP32 = 128,
+       DLB_FUSE_BITS = 255 };
 /* The optimizer's implementation (graphs/step/fusion.c, docs/frameworks.md "Optimizer
 ** implementation"): DLB_FUSE_OPTIMIZER runs a layer's updates as one multi-tensor kernel;
 ** the update's traffic is one pass over each tensor (a fused kernel: torch fused=True,
@@ -86,7 +87,10 @@ enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
 ** passes over each gradient). DLB_FUSE_LM_METRICS adds the trainer's language-model train
 ** metrics to the loss (Composer's, as llm-foundry's MPT runs them: LanguageCrossEntropy and
 ** LanguagePerplexity, each an eager cross-entropy over the logits every micro-batch: the
-** logits read, an fp32 copy written and read, the fp32 log-softmax written, per metric). */
+** logits read, an fp32 copy written and read, the fp32 log-softmax written, per metric).
+** DLB_FUSE_XENT_FP32 runs the loss as Megatron-LM's vocab-parallel cross-entropy over fp32
+** logits (megatron/mpu/cross_entropy.py after output.float(): eager in-place passes, 52 B per
+** fp16 logit over forward and backward instead of a fused kernel's 8). */
 
 typedef struct dlb_train_opts {
   int optimizer;    /* DLB_OPT_* */

@@ -26,6 +26,7 @@
 **   its passes over the gradient.
 ** - the trainer's language-model train metrics (lm_metrics below): eager cross-entropy
 **   passes over the logits that the trainer runs besides the loss.
+** - the loss as Megatron-LM's vocab-parallel cross-entropy over fp32 logits (xent_fp32 below).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +428,35 @@ static void lm_metrics(ctx *c, int precision) {
   }
 }
 
+/* The loss as Megatron-LM's vocab-parallel cross-entropy (DLB_FUSE_XENT_FP32). With
+** --fp16-lm-cross-entropy off (its default), megatron/model/gpt_model.py
+** post_language_model_processing calls vocab_parallel_cross_entropy(output.float(), labels),
+** and megatron/mpu/cross_entropy.py _VocabParallelCrossEntropy runs eager passes over the
+** logits (NVIDIA/Megatron-LM 2021-22; vTrain's rows ran it, docs/validation.md "megatron
+** audit"). Per logit, E = 4 (fp32), e the logits' own size: forward: .float() reads e, writes
+** E; torch.max reads E; .sub_(max) reads and writes E; torch.exp(out=) reads and writes E;
+** .sum reads E; .div_(sum) reads and writes E: e + 9 E. Backward: grad_input.mul_(grad_output)
+** reads and writes E (the row's target entry -= 1 touches one element per row, not counted);
+** the .float() cast's backward reads E, writes e: 3 E + e. fp32 logits skip both casts: 8 E
+** and 2 E. The loss op's own count is 2 e each way (the logits read and the probabilities
+** written; the probabilities read and the gradient written), so the pass adds the rest, in
+** units of the logits' size (linear, as the compiled sweep needs). The all-reduces of the row
+** maxima and sums (one value per token) are not counted. */
+static void xent_fp32(ctx *c, int precision) {
+  const dlb_graph *s = c->s;
+  for (size_t i = 0; i < s->no; i++) {
+    const op *p = &s->o[i];
+    if (p->type != OP_XENT || p->phase != DLB_PHASE_FWD || p->nin < 1) continue;
+    int x = op_in(s, p)[0];
+    double e = dlb_tensor_esize(s, x, precision), E = 4;
+    int cast = e < E;
+    double fwd = (cast ? e + 9 * E : 8 * E) - 2 * e, bwd = (cast ? 3 * E + e : 2 * E) - 2 * e;
+    c->bytes[i] += fwd / e * c->size0[x];
+    for (size_t j = 0; j < s->no; j++)
+      if (s->o[j].type == OP_XENT_BWD && s->o[j].fwd == (int)i) c->bytes[j] += bwd / e * c->size0[x];
+  }
+}
+
 static void optimizer(ctx *c) {
   const dlb_graph *s = c->s;
   int nl = (int)s->nlayers + 1;
@@ -525,6 +555,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   if (flags & DLB_FUSE_ELEMENTWISE) elementwise_chains(&c);
   if (flags & (DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP)) update_impl(&c, flags);
   if (flags & DLB_FUSE_LM_METRICS) lm_metrics(&c, precision);
+  if (flags & DLB_FUSE_XENT_FP32) xent_fp32(&c, precision);
   if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
   *recompute = c.rc;
   dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);

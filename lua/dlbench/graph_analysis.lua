@@ -37,14 +37,15 @@ local NO_LOSS_BWD = "has no softmax_xent loss with a backward op"
 -- "optimizer_foreach" (PyTorch's foreach AdamW traffic), "optimizer_loop" (a per-parameter
 -- loop of elementwise ops, Composer's DecoupledAdamW), "grad_clip" (gradient-norm clipping);
 -- the trainer's: "lm_metrics" (a profile's train_metrics: Composer's two language-model train
--- metrics, each an eager cross-entropy over the logits every micro-batch).
+-- metrics, each an eager cross-entropy over the logits every micro-batch); the loss's:
+-- "xent_fp32" (Megatron-LM's vocab-parallel cross-entropy, eager passes over fp32 logits).
 local C = require("dlbench.desc").const
 local FUSE = { attention = C("DLB_FUSE_ATTENTION"), elementwise = C("DLB_FUSE_ELEMENTWISE"),
   optimizer = C("DLB_FUSE_OPTIMIZER"), optimizer_foreach = C("DLB_FUSE_OPT_FOREACH"),
   optimizer_loop = C("DLB_FUSE_OPT_LOOP"), grad_clip = C("DLB_FUSE_GRAD_CLIP"),
-  lm_metrics = C("DLB_FUSE_LM_METRICS") }
+  lm_metrics = C("DLB_FUSE_LM_METRICS"), xent_fp32 = C("DLB_FUSE_XENT_FP32") }
 local FUSE_NAMES = "attention, elementwise, optimizer, optimizer_foreach, optimizer_loop, grad_clip, "
-  .. "lm_metrics"
+  .. "lm_metrics, xent_fp32"
 M.FUSE = FUSE
 local function fuse_bits(v, what)
   if v == nil or v == false then return 0, nil end

@@ -13,6 +13,8 @@
 --     ScaledUpperTriangMaskedSoftmax.backward): it reads the gradient and the probabilities
 --     and writes the scaled input gradient, 3 a s^2 elements; no separate pass for the
 --     scale's gradient.
+--   * the loss is Megatron-LM's vocab-parallel cross-entropy over fp32 logits (38 B per fp16
+--     logit forward, 14 B backward; megatron/mpu/cross_entropy.py).
 --   * the algorithmic step (no framework profile) keeps every op as the graph has it.
 --   * the vTrain rows build the layer vTrain measured: its three dropouts at 0.1
 --     (vTrain src/model/gpt_model.py, gpt_modeling.py bias_dropout_add_fused_train(..., 0.1)).
@@ -74,6 +76,29 @@ T.test("the algorithmic step keeps the graph's ops (no profile, no fusion)", fun
   eq(u["fwd h0/mlp/fc1/bias"].bytes, 2 * s * 4 * h * E + 4 * h * E, "the bias add: read y and b, write")
   eq(u["fwd gelu_29"].bytes, 2 * s * 4 * h * E, "GeLU: read, write")
   eq(u["bwd h0/attn/scale/grad"].bytes, 2 * a * s * s * E, "the scale's gradient: read, write")
+end)
+
+-- Megatron-LM's loss: vocab_parallel_cross_entropy(output.float(), labels)
+-- (megatron/model/gpt_model.py, --fp16-lm-cross-entropy off; megatron/mpu/cross_entropy.py):
+-- per fp16 logit, forward .float() 2 + 4, max 4, sub_ 8, exp 8, sum 4, div_ 8 = 38 B; backward
+-- mul_ 8, the cast back 4 + 2 = 14 B. The profile-free loss: 4 B each way.
+T.test("megatron-lm: the vocab-parallel cross-entropy over fp32 logits (cross_entropy.py)", function()
+  local m, u = ops("megatron-lm"), ops(nil)
+  local n = s * 50257
+  -- (the loss op also reads the labels, int32, and writes the loss: 4 s + 2 B)
+  eq(u["fwd loss"].bytes, 4 * n + 4 * s + 2, "a fused loss: read the logits, write the probabilities")
+  eq(m["fwd loss"].bytes - u["fwd loss"].bytes, 34 * n, "forward: the cast and five eager passes in fp32")
+  eq(m["bwd loss/grad"].bytes - u["bwd loss/grad"].bytes, 10 * n, "backward: mul_ and the cast back to fp16")
+  -- an fp32 step has no casts: 8 E forward, 2 E backward
+  local g = dlb.models.gpt { layers = 1, hidden = 256, heads = 4, vocab = 1000, context = 64,
+    seq = 64, batch = 1 }
+  local by = {}
+  for _, r in ipairs(g:ops { precision = "fp32", fuse = { "xent_fp32" } }) do by[r.phase .. " " .. r.name] = r end
+  local f0 = {}
+  for _, r in ipairs(g:ops { precision = "fp32" }) do f0[r.phase .. " " .. r.name] = r end
+  eq(by["fwd loss"].bytes - f0["fwd loss"].bytes, (32 - 8) * 64 * 1000, "fp32: max, sub_, exp, sum, div_")
+  eq(by["bwd loss/grad"].bytes - f0["bwd loss/grad"].bytes, 0, "fp32: mul_, as a fused loss's backward")
+  T.checkerr("xent_fp32", function() g:ops { precision = "fp32", fuse = { "xent_fp33" } } end)
 end)
 
 T.test("the vTrain rows build the layer vTrain measured: dropout 0.1 (gpt_modeling.py)", function()

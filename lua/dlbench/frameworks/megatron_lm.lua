@@ -4,7 +4,9 @@ return {
   title = "Megatron-LM (2021): fused softmax / bias-GeLU kernels, apex FusedAdam, no FlashAttention",
   -- scaled_masked_softmax fuses scale + mask + softmax, the s x s scores still go to memory
   attention = "unfused",
-  fuse = { "elementwise", "optimizer" },
+  -- xent_fp32: the loss is megatron/mpu/cross_entropy.py's vocab-parallel cross-entropy over
+  -- output.float() (--fp16-lm-cross-entropy off by default; graphs/step/fusion.c xent_fp32)
+  fuse = { "elementwise", "optimizer", "xent_fp32" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "apex",
