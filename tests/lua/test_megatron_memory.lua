@@ -25,21 +25,25 @@ local L, h, a, s, V = 30, 3072, 32, 2048, 50257
 local A100 = dlb.hw.get("A100-SXM4-80GB")
 local prof = dlb.frameworks.get("megatron-lm")
 
+-- the profile without its fp32 loss (xent_fp32, the megatron audit): the spread estimate
+-- below turns the loss's eager passes (forward bytes) into kept bytes of the output layer
+local NOX = dlb.frameworks.derive("megatron-lm", { fuse = { "elementwise", "optimizer" } })
+
 local LS = {}
-local function layers(dropout)
-  local k = tostring(dropout)
+local function layers(dropout, p)
+  local k = tostring(dropout) .. tostring(p)
   if not LS[k] then
     local g = dlb.models.gpt { layers = L, hidden = h, heads = a, vocab = V, context = s, seq = s,
       dropout = dropout or nil }
-    LS[k] = P.layers.from_graph(g, { precision = "mixed", framework = prof })
+    LS[k] = P.layers.from_graph(g, { precision = "mixed", framework = p or prof })
   end
   return LS[k]
 end
 
 -- the notebook's evaluate call for a 64-GPU row at pp 1 (global batch 512)
-local function row(tp, mb, dropout)
+local function row(tp, mb, dropout, p)
   local dp = 64 / tp
-  return P.evaluate { layers = layers(dropout), hw = A100, precision = "mixed", framework = prof,
+  return P.evaluate { layers = layers(dropout, p), hw = A100, precision = "mixed", framework = p or prof,
     cluster = P.cluster { hw = A100, per_node = 8, nodes = 8, nics = 4 },
     dp = dp, tp = tp, pp = 1, m = 512 / (dp * mb), batch = 512, schedule = "1f1b",
     recompute = true, zero = 0 }
@@ -69,7 +73,8 @@ end)
 T.test("tp 8, dp 8, micro-batch 64: each term against its hand count (Korthikanti 2022)", function()
   local t, b = 8, 64
   local sbh = s * b * h
-  local r = row(t, b)
+  -- the transformer layer's terms, without the loss's fp32 passes in the spread (below)
+  local r = row(t, b, nil, NOX)
   local n = P_TOTAL / t
   near(r.mem_weights, 2 * n, 1e-9, "fp16 weights")
   near(r.mem_grads, 2 * n, 1e-9, "fp16 grad buffer")
@@ -84,17 +89,28 @@ T.test("tp 8, dp 8, micro-batch 64: each term against its hand count (Korthikant
   near(r.mem_act - ckpt, layer, 0.025, "one rebuilt layer")
   -- the step's fp32 copy (4 n = 1.78 GB) fits in the freed activations: only the context adds
   near(r.mem_framework, FM.PYTORCH_CONTEXT, 1e-9, "context only")
-  T.eq(r.mem_terms, "context 1.41 GB + optimizer_step 0 GB")
+  T.eq(r.mem_terms:match("^context 1.41 GB %+ optimizer_step 0 GB") ~= nil, true, r.mem_terms)
   near(r.mem, 16 * n + r.mem_act + FM.PYTORCH_CONTEXT, 1e-12, "footprint")
   -- about 40 GB of 80: far from the flag (within 10% of capacity)
   T.eq(r.mem_frac > 0.45 and r.mem_frac < 0.55, true, "mem_frac " .. r.mem_frac)
   T.eq(r.unreliable, nil)
   T.eq(r.reliable, true)
   -- with Megatron-LM's default dropout (0.1): Table 2's count as printed
-  local rd = row(t, b, true)
+  local rd = row(t, b, true, NOX)
   -- (9.95 GB against Table 2's 10.60: the spread estimate is 6% short with the masks)
   near(rd.mem_act - ckpt, sbh * (10 + 24 / t + 5 * a * s / (h * t)), 0.07, "with dropout")
   T.eq(rd.unreliable, nil, "with dropout: still far from capacity")
+  -- the profile as it ships: the loss over fp32 logits (megatron/mpu/cross_entropy.py, the
+  -- megatron audit) adds 34 B of forward traffic per fp16 logit, which the spread estimate
+  -- (kept bytes by forward bytes) gives the output layer as kept bytes: 8.66 GB above the
+  -- checkpoints, the peak now, against the 3.3 GB of the fp32 softmax Megatron saves for the
+  -- backward (s b V/t x 4 B): the estimate over-counts that layer 2.6x (docs/validation.md,
+  -- megatron audit; not fixed)
+  local rx = row(t, b)
+  local soft = s * b * V / t * 4
+  near(rx.mem_act - ckpt, 8.66e9, 0.01, "shipped profile: the output layer's spread share")
+  T.eq(rx.mem_act - ckpt > 2.5 * soft, true, "the over-count, written down")
+  T.eq(rx.unreliable, nil, "shipped profile: still far from capacity")
 end)
 
 T.test("tp 1: the fp16 step's 20 B per parameter is the peak, within 10% of 80 GB", function()
