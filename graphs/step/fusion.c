@@ -246,6 +246,15 @@ static int attention(ctx *c) {
   return DLB_OK;
 }
 
+/* Move op i's costs into op k, less the write and read of t between them that the fused
+** kernel no longer makes. */
+static void merge(ctx *c, int i, int k, int t) {
+  double b = c->bytes[k] + c->bytes[i] - 2 * c->size0[t];
+  c->flops[k] += c->flops[i];
+  c->bytes[k] = b > 0 ? b : 0;
+  c->flops[i] = c->bytes[i] = 0;
+}
+
 /* Whether op q reads tensor t. */
 static int reads(const dlb_graph *s, const op *q, int t) {
   const int32_t *in = op_in(s, q);
@@ -305,10 +314,9 @@ static void softmax_scale_bwd(ctx *c) {
     if (i < 0 || c->ncons[t] != 1 || c->sole[t] != (int)k || s->t[t].base != t) continue;
     const op *p = &s->o[i];
     if (p->type != OP_SOFTMAX_BWD || p->phase != q->phase || p->nout != 1) continue;
-    double b = c->bytes[i] + c->bytes[k] - 2 * c->size0[t];
-    c->flops[i] += c->flops[k];
-    c->bytes[i] = b > 0 ? b : 0;
-    c->flops[k] = c->bytes[k] = 0;
+    /* absorbed by the attention pass already (its fused backward holds both) */
+    if (c->bytes[i] == 0 && c->flops[i] == 0 && c->bytes[k] == 0) continue;
+    merge(c, (int)k, i, t);
     c->size[t] = 0;
   }
 }
@@ -326,11 +334,7 @@ static void elementwise_chains(ctx *c) {
       /* a bias add into GELU / SiLU: fused, its output's size kept (the activation's
       ** backward reads the add's input, of the same size, in its place) */
       int k = bias_act(c, (int)i, t);
-      if (k < 0) continue;
-      double b = c->bytes[k] + c->bytes[i] - 2 * c->size0[t];
-      c->flops[k] += c->flops[i];
-      c->bytes[k] = b > 0 ? b : 0;
-      c->flops[i] = c->bytes[i] = 0;
+      if (k >= 0) merge(c, (int)i, k, t);
       continue;
     }
     int r = s->t[t].role;
@@ -342,10 +346,7 @@ static void elementwise_chains(ctx *c) {
       continue;
     if (elementwise(p->type) && p->nout != 1) continue;
     if ((int)t == s->loss) continue;
-    double b = c->bytes[k] + c->bytes[i] - 2 * c->size0[t];
-    c->flops[k] += c->flops[i];
-    c->bytes[k] = b > 0 ? b : 0;
-    c->flops[i] = c->bytes[i] = 0;
+    merge(c, (int)i, k, t);
     c->size[t] = 0;
   }
 }
