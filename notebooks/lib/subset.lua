@@ -26,6 +26,15 @@ function M.vtrain(r)
     L.micro_batch > 1 and "mb" or "1" }, "/")
 end
 
+-- notebooks/serving.lua's validation rows (notebooks/data/serving_runs.lua): the source
+-- (trtllm, nim), the split, the device, the metric, tensor parallel or not, the weights' and
+-- the KV cache's dtypes, the KV cache reused or not, a closed-loop concurrency or a batch
+function M.serving(r)
+  local c = r.config
+  return table.concat({ r.id:match("^%a+"), r.split, r.hw, r.metric, c.tp > 1 and "tp" or "1",
+    tostring(c.weights), tostring(c.kv), tostring(c.kv_reuse), c.concurrency and "conc" or "batch" }, "/")
+end
+
 -- keep(what, rows, key): rows whole when the mode is off; else the first row of each key,
 -- in order, and (when `what` is given) a printed line saying how many were kept
 function M.keep(what, rows, key)
