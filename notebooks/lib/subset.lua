@@ -12,7 +12,7 @@
 local M = {}
 local on = os.getenv("DLB_NOTEBOOK_SUBSET")
 if on ~= nil and on ~= "" and on ~= "0" and on ~= "1" then
-  error("DLB_NOTEBOOK_SUBSET: '" .. on .. "' is neither 0 nor 1 (notebooks/lib/subset.lua)")
+  error("DLB_NOTEBOOK_SUBSET: '" .. on .. "' is neither 0 nor 1")
 end
 M.on = on == "1"
 
