@@ -150,8 +150,8 @@ fi
 # prints, not the published errors (the release and FFI flavours run the notebooks whole, with
 # every numeric check). This flavour exists to find memory errors in C code, and the subset
 # run executes the same C lines and branches as the full one (tests/tools/subset_coverage.sh,
-# gcc --coverage; BENCHMARKS.md "The whole suite": validation 21.7 -> 13.8 CPU-s, serving
-# 17.1 -> 4.6 CPU-s under the sanitizers). The two arcs it does not (a minimizer freed by a
+# gcc --coverage; BENCHMARKS.md "The whole suite": medians of three pairs under the
+# sanitizers, validation 21.2 -> 13.5 CPU-s, serving 13.0 -> 5.1 CPU-s). The two arcs it does not (a minimizer freed by a
 # GC cycle the full run happens to reach before exit, graphs/stats/minimize.c:79-82; a
 # prefix-length test in plots/series.c:61) are covered by "asan C test_measure" and
 # "asan C test_plot". A notebook joins the list only after that script shows the same.
