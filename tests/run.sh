@@ -144,17 +144,18 @@ if has release; then
   done
 fi
 # The notebooks' subset mode (DLB_NOTEBOOK_SUBSET=1, notebooks/lib/subset.lua) in the
-# sanitizer flavour only, for the notebook tests named in `subset`: of a long list of rows that
-# run through the same C code (validation: the 1,549 vTrain rows; serving: the 73 validation
-# rows) each notebook keeps the first row of each kind, and its test checks what the subset
-# prints, not the published errors (the release and FFI flavours run the notebooks whole, with
-# every numeric check). This flavour exists to find memory errors in C code, and the subset
-# run executes the same C lines and branches as the full one (tests/tools/subset_coverage.sh,
-# gcc --coverage; BENCHMARKS.md "The whole suite": medians of three pairs under the
-# sanitizers, validation 21.2 -> 13.5 CPU-s, serving 13.0 -> 5.1 CPU-s). The two arcs it does not (a minimizer freed by a
-# GC cycle the full run happens to reach before exit, graphs/stats/minimize.c:79-82; a
-# prefix-length test in plots/series.c:61) are covered by "asan C test_measure" and
-# "asan C test_plot". A notebook joins the list only after that script shows the same.
+# sanitizer flavour only, for the notebook tests named in `subset`: of a long list of rows
+# that run through the same C code (validation: the 1,549 vTrain rows; serving: the 73
+# validation rows) each notebook keeps the first row of each kind, and its test checks what
+# the subset prints, not the published errors (the release and FFI flavours run the notebooks
+# whole, with every numeric check). This flavour exists to find memory errors in C code, and
+# the subset run executes the same C lines and branches as the full one
+# (tests/tools/subset_coverage.sh, gcc --coverage), but for two places reached in the full
+# run only, each covered by another sanitizer test: a minimizer's finalizer that a GC cycle
+# happens to run before exit (graphs/stats/minimize.c:79-82; "asan C test_measure") and one
+# arc of a name lookup (plots/series.c:61; "asan C test_plot"). Medians of three pairs
+# under the sanitizers: validation 21.2 -> 13.5 CPU-s, serving 13.0 -> 5.1 (BENCHMARKS.md,
+# "The whole suite"). A notebook joins the list only after that script shows the same.
 subset=" test_validation_notebook test_serving_notebook "
 if has asan; then
   for t in tests/lua/test_*.lua; do
