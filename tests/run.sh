@@ -153,7 +153,8 @@ fi
 # (tests/tools/subset_coverage.sh, gcc --coverage), but for two places reached in the full
 # run only, each covered by another sanitizer test: a minimizer's finalizer that a GC cycle
 # happens to run before exit (graphs/stats/minimize.c:79-82; "asan C test_measure") and one
-# arc of a name lookup (plots/series.c:61; "asan C test_plot"). Medians of three pairs
+# arc of a name lookup that a full run takes or not, as Lua's pairs() order falls
+# (plots/series.c:61; "asan C test_plot"). Medians of three pairs
 # under the sanitizers: validation 21.2 -> 13.5 CPU-s, serving 13.0 -> 5.1 (BENCHMARKS.md,
 # "The whole suite"). A notebook joins the list only after that script shows the same.
 subset=" test_validation_notebook test_serving_notebook "

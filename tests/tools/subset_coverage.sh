@@ -25,7 +25,7 @@ L graphs/stats/minimize.c:80    (the same)
 B graphs/stats/minimize.c:80#1  (the same)
 L graphs/stats/minimize.c:81    (the same)
 L graphs/stats/minimize.c:82    (the same)
-B plots/series.c:61#3           dlbp_series_data: a data array whose name is a proper prefix of the name looked up (which figure call of the full run reaches it was not traced); asan C test_plot
+B plots/series.c:61#3           dlbp_series_data: a data array whose name is a proper prefix of the name looked up; a series holds its arrays in the order of a pairs() traversal (lua/dlbench/plot.lua), which changes run to run (Lua seeds its string hashes per process): one of two full serving runs took it; asan C test_plot
 '
 for name in "$@"; do
   for mode in 0 1; do
