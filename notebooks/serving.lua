@@ -212,6 +212,11 @@ end
 
 -- == 6. validation ================================================================
 local rows = dofile(here .. "/data/serving_runs.lua")
+-- the sanitizer tests' subset mode (DLB_NOTEBOOK_SUBSET=1, notebooks/lib/subset.lua): the
+-- first row of each kind, the same C lines and branches as all rows
+-- (tests/tools/subset_coverage.sh). Off by default: every row is calibrated and scored.
+local SUB = dofile(here .. "/lib/subset.lua")
+rows = SUB.keep("serving rows", rows, SUB.serving)
 local cal, fit_err = S.calibrate(rows)
 local _, uncal = S.errors(rows, nil)
 local held, res = S.errors(rows, cal, "held")

@@ -188,6 +188,11 @@ end
 -- seen. They are scored as sets of their own, not pooled with the table above, and take no
 -- part in its flops_eff calibration (the A100's comes from the table's calibration rows).
 local vrows = dofile(here .. "/data/vtrain_runs.lua")(here .. "/data")
+-- the sanitizer tests' subset mode (DLB_NOTEBOOK_SUBSET=1, notebooks/lib/subset.lua): the
+-- first row of each set, role and layout kind; the same C lines and branches as all rows
+-- (tests/tools/subset_coverage.sh). Off by default: every row is predicted and scored.
+local SUB = dofile(here .. "/lib/subset.lua")
+vrows = SUB.keep("vTrain rows", vrows, SUB.vtrain)
 local vres, vskipped = {}, {}
 for _, r in ipairs(vrows) do
   local ok, s, why = pcall(setup, r)
