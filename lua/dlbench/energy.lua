@@ -157,7 +157,9 @@ function M.step(s, opts)
   if p then r.power = p end
   if p and t then
     r.device_joules = p * t
-    r.power_source = hw and hw.source and hw.source.power or "given"
+    -- power= overrides the device's figure, so its source is the caller's, not the catalogue's
+    if opts.power ~= nil then r.power_source = "given"
+    else r.power_source = hw.source and hw.source.power or "catalogue (no source recorded)" end
   end
   return r
 end

@@ -54,6 +54,11 @@ T.test("step energy: compute = FLOPs/2 x (add + mul), levels = words x pJ", func
   local t = dlb.roofline.time({ flops = 2e12, bytes = 1e9 }, v).time
   T.near(d.device_joules, 300 * t, 1e-12, "power x time")
   assert(d.power_source:find("300", 1, true), d.power_source)
+  -- power= given beside hw: the device's time, the caller's watts, and the source says so
+  -- (it named the catalogue's 300 W datasheet while multiplying by 500 W)
+  local g = E.step({ flops = 2e12, bytes = 1e9 }, { hw = v, power = 500 })
+  T.near(g.device_joules, 500 * t, 1e-12, "given power x time")
+  T.eq(g.power_source, "given", "power_source of a given power")
 end)
 
 T.test("a zoo graph: ResNet-50 at batch 32", function()
