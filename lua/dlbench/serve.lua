@@ -103,6 +103,10 @@ local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, 
   mem_util = true, link = true, comm_latency = true, fused = true, launch = true,
   kv_reuse = true, collectives = true, calibration = true }
 
+local MEMORY_OPTS, CAPACITY_OPTS = { batch = true, context = true, tokens = true },
+  { batch = true, context = true }
+for k in pairs(CFG) do MEMORY_OPTS[k], CAPACITY_OPTS[k] = true, true end
+
 -- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
 -- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
 function M.config(opts, fn, spec)
@@ -326,7 +330,8 @@ end
 -- blocks) and the largest transient activation (a prefill chunk of `tokens` tokens).
 function M.memory(model, opts)
   local fn = "dlb.serve.memory"
-  opts = opts or {}
+  -- its own keys checked with the configuration's, so an unknown option's list names them all
+  opts = options.check(opts, MEMORY_OPTS, fn)
   local batch, context, tokens = opts.batch, opts.context, opts.tokens
   local o = {}
   for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" and k ~= "tokens" then o[k] = v end end
@@ -334,7 +339,10 @@ function M.memory(model, opts)
   local c = M.config(o, fn, s)
   batch = posint(fn, "batch", batch or 1)
   context = length(fn, "context", context or 1)
-  return M._memory(s, c, batch, context, tokens or batch * context)
+  -- tokens: the prefill chunk whose activations are charged (a negative or NaN one gave a
+  -- negative or NaN activation and total; a string a bare arithmetic error)
+  tokens = tokens == nil and batch * context or posint(fn, "tokens", tokens)
+  return M._memory(s, c, batch, context, tokens)
 end
 function M._memory(s, c, batch, context, tokens)
   local w = weight_bytes(s, c)
@@ -354,7 +362,11 @@ doc.doc(M.memory, "dlb.serve.memory(model, {hw=, batch=, context=, tokens=, weig
 -- weights: {batch=, context=, kv_tokens=} (kv_tokens: the cache tokens the GPU holds).
 function M.capacity(model, opts)
   local fn = "dlb.serve.capacity"
-  opts = opts or {}
+  opts = options.check(opts, CAPACITY_OPTS, fn)
+  if opts.context ~= nil and opts.batch ~= nil then -- one is solved for: batch was ignored
+    fail(fn, "give context= (the batch that fits is found) or batch= (the context that fits "
+      .. "is found), not both", 2)
+  end
   local o = {}
   for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" then o[k] = v end end
   local s = M.model(model)

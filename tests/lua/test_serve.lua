@@ -236,6 +236,21 @@ T.test("sliding window, paging, capacity", function()
   local L70 = S.model(dlb.models.llama { size = "70b", batch = 1, seq = 16 })
   T.eq(S.capacity(L70, { hw = "H100-SXM", context = 4096 }).fits, false, "70B on one GPU")
   T.eq(S.capacity(L70, { hw = "H100-SXM", context = 4096, tp = 2 }).fits, true, "70B on two")
+  -- capacity solves for batch (given context) or context (given batch): given both, batch
+  -- was silently ignored (batch = 2 answered with 110 sequences)
+  T.checkerr("dlb.serve.capacity: give context= (the batch that fits is found) or batch=",
+    S.capacity, L7, { hw = "H100-SXM", context = 1000, batch = 2 })
+  -- memory's tokens= (the prefill chunk's activations): a negative one gave a negative
+  -- total, NaN a NaN one, a string a bare arithmetic error
+  local mt = S.memory(L7, { hw = "H100-SXM", batch = 2, context = 100, tokens = 64 })
+  local md = S.memory(L7, { hw = "H100-SXM", batch = 2, context = 100 })
+  T.near(mt.activations, md.activations * 64 / 200, 1e-12, "activations scale with tokens")
+  for _, v in ipairs { -5, 0 / 0, "x", 1.5 } do
+    T.checkerr("dlb.serve.memory: tokens must be a positive integer", S.memory, L7,
+      { hw = "H100-SXM", batch = 2, context = 100, tokens = v })
+  end
+  -- an unknown option's list names memory's own keys too
+  T.checkerr("accepted: act, attn_eff, batch,", S.memory, L7, { hw = "H100-SXM", bogus = 1 })
 end)
 
 T.test("quantised weights: bytes per weight and faster memory-bound decode", function()
