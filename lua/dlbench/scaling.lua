@@ -40,8 +40,10 @@ end
 
 local function positive(v, what, fname)
   if type(v) ~= "number" or not (v > 0) or v == math.huge then
-    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what,
-      tostring(v)))
+    -- the string "6" said "got 6"; NaN reads "nan" on both backends (Lua 5.4 says "-nan")
+    local got = type(v) == "string" and string.format("the string %q", v)
+      or (v ~= v and "nan" or tostring(v))
+    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what, got))
   end
   return v
 end
@@ -676,6 +678,9 @@ local Law = {}
 Law.__index = Law
 
 function Law:loss(N, D)
+  -- N <= 0 or D <= 0 gave inf or NaN as a loss without a word
+  positive(N, "N (parameters)", "law:loss")
+  positive(D, "D (tokens)", "law:loss")
   return self.E + self.A / N ^ self.alpha + self.B / D ^ self.beta
 end
 doc.doc(Law.loss, "law:loss(N, D) -> L", "the joint law's loss at N parameters, D tokens")
@@ -731,7 +736,13 @@ function M.fit_joint(runs, opts)
   local huber = opts.huber
   if huber == nil then huber = 1e-3 end
   if huber == false then huber = 0 end
-  local r = core.scaling_fit_joint(N, D, L, huber)
+  if type(huber) ~= "number" or huber ~= huber or huber < 0 or huber == math.huge then
+    raise(string.format("%s: huber must be false or a finite number >= 0 (0: least squares), "
+      .. "got %s", fname, type(huber) == "number" and (huber ~= huber and "nan" or tostring(huber))
+      or tostring(huber)))
+  end
+  local okf, r = pcall(core.scaling_fit_joint, N, D, L, huber)
+  if not okf then raise(fname .. ": " .. require("dlbench.errors").strip(r)) end
   local law = M.law { E = r.E, A = r.A, B = r.B, alpha = r.alpha, beta = r.beta }
   law.se = { E = r.se[1], A = r.se[2], B = r.se[3], alpha = r.se[4], beta = r.se[5] }
   law.r2, law.rss, law.n, law.iterations = r.r2, r.rss, r.n, r.iterations
@@ -772,7 +783,10 @@ function M.compute_optimal(law, C, opts)
     if opts.k then error(fname .. ": give k= or stats=, not both", 2) end
     k = M.k_from_stats(opts.stats, opts.tokens)
   end
-  local r = core.scaling_compute_optimal(law.E, law.A, law.B, law.alpha, law.beta, C, k)
+  positive(C, "C (FLOPs)", fname)
+  positive(k, "k (FLOPs per parameter per token)", fname)
+  local okc, r = pcall(core.scaling_compute_optimal, law.E, law.A, law.B, law.alpha, law.beta, C, k)
+  if not okc then raise(fname .. ": " .. require("dlbench.errors").strip(r)) end
   r.C, r.k = C, k
   return r
 end
