@@ -324,7 +324,14 @@ local function kv_per_token_gpu(s, c)
   return 2 * (s.layers / c.pp) * kvh * s.head_dim * c.kvbytes
 end
 
--- Cache tokens a sequence of context `ctx` holds: the window at most, in whole blocks.
+-- The largest transient activation of a forward pass over `tokens` tokens on one GPU: the
+-- residual stream twice and the widest projection's output (the MLP's up (and gate) or
+-- the fused QKV), sharded over tp. Used by memory and capacity.
+local function act_bytes(s, c, tokens)
+  local wide = math.max(s.ffn * (s.mlp == "swiglu" and 3 or 2),
+    (s.heads + 2 * s.kv_heads) * s.head_dim) / c.tp
+  return tokens * (2 * s.hidden + wide) * c.abytes
+end
 
 -- The memory one GPU needs for B sequences of context ctx: weights, KV cache (paged
 -- blocks) and the largest transient activation (a prefill chunk of `tokens` tokens).
@@ -347,9 +354,7 @@ end
 function M._memory(s, c, batch, context, tokens)
   local w = weight_bytes(s, c)
   local kv = batch * cached_tokens(s, c, context) * kv_per_token_gpu(s, c)
-  local d = s.hidden
-  local wide = math.max(s.ffn * (s.mlp == "swiglu" and 3 or 2), (s.heads + 2 * s.kv_heads) * s.head_dim) / c.tp
-  local act = tokens * (2 * d + wide) * c.abytes
+  local act = act_bytes(s, c, tokens)
   local cap = c.dev.mem * c.mem_util
   return { weights = w, kv = kv, activations = act, total = w + kv + act, capacity = cap,
     fits = w + kv + act <= cap, kv_per_token = kv_per_token_gpu(s, c),
@@ -381,8 +386,7 @@ function M.capacity(model, opts)
     return r
   end
   -- activations of one decode step are small; a prefill chunk's are charged at 2048 tokens
-  local wide = math.max(s.ffn * (s.mlp == "swiglu" and 3 or 2), (s.heads + 2 * s.kv_heads) * s.head_dim) / c.tp
-  free = free - 2048 * (2 * s.hidden + wide) * c.abytes
+  free = free - act_bytes(s, c, 2048)
   r.kv_tokens = math.max(0, math.floor(free / per / c.block) * c.block)
   if opts.context then
     local ctx = length(fn, "context", opts.context)
