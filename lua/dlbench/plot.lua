@@ -188,6 +188,11 @@ function Figure:save(path, opts)
   if opts.dpi ~= nil and type(opts.dpi) ~= "number" then
     error("figure:save: dpi must be a number, got " .. type(opts.dpi), 2)
   end
+  -- the core takes dpi <= 0 for "the figure's own": dpi = -5 or 0 given here was that
+  -- silently, where figure{dpi = 0} is an error (the range itself is the core's check)
+  if opts.dpi ~= nil and opts.dpi <= 0 then
+    error(string.format("figure:save: dpi %g is not 10-2400", opts.dpi), 2)
+  end
   local errs = require "dlbench.errors"
   local why = errs.unwritable_name(path)
   if why then return errs.written(nil, "save: " .. why) end
