@@ -87,6 +87,10 @@ function M.fit(xs, ys, opts)
   opts = check_opts(opts, { form = true, weights = true, bootstrap = true, seed = true },
     "dlb.scaling.fit")
   local form = form_id(opts.form, "dlb.scaling.fit")
+  -- as dlb.scaling.project says it: a seed without bootstrap= was dropped without a word
+  if opts.seed ~= nil and not opts.bootstrap then
+    error("dlb.scaling.fit: seed= applies to bootstrap=", 2)
+  end
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error("dlb.scaling.fit: xs and ys must be lists of numbers", 2)
   end

@@ -346,6 +346,9 @@ T.test("compute-optimal Chinchilla by hand, and bad input named", function()
     T.checkerr("dlb.scaling.fit_joint: huber must be false or a finite number >= 0", S.fit_joint,
       cols, { huber = h })
   end
+  -- fit: a seed without bootstrap= was dropped without a word (project already said so)
+  T.checkerr("dlb.scaling.fit: seed= applies to bootstrap=", S.fit, { 1, 2, 4 }, { 3, 2, 1.5 },
+    { seed = 3 })
   T.checkerr("dlb.scaling.fit_joint: D has 2 values but N has 3", S.fit_joint,
     { N = { 1, 2, 3 }, D = { 1, 2 }, L = { 1, 2, 3 } })
 end)
