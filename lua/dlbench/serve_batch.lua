@@ -35,16 +35,9 @@ function B.install(M, H)
     return v, sum / #v
   end
 
-  local function percentile(xs, p)
-    local t = {}
-    for i, x in ipairs(xs) do t[i] = x end
-    table.sort(t)
-    if #t == 1 then return t[1] end
-    local h = (#t - 1) * p / 100 + 1
-    local lo = math.floor(h)
-    local hi = math.min(lo + 1, #t)
-    return t[lo] + (h - lo) * (t[hi] - t[lo])
-  end
+  -- numpy's linear percentile: the one rule, graphs/stats/stats.c
+  local core = require "dlbench.backend"
+  local function percentile(xs, p) return core.stats_percentiles(xs, { p })[1] end
 
   local CONT = { rate = true, prompt = true, output = true, max_batch = true, chunk = true,
     percentiles = true }
