@@ -79,6 +79,12 @@ local function count(k, v, positive)
   return v
 end
 
+-- The arithmetic precision of a stats precision: the mixed policies compute in 16 bits
+-- (mixed: fp16, mixed_bf16: bf16; g:stats{precision = "mixed_bf16"} was "no precision
+-- 'mixed_bf16'" here while "mixed" worked).
+local MIXED = { mixed = "fp16", mixed_bf16 = "bf16" }
+local function arith(p) return MIXED[p] or p end
+
 -- dlb.energy.step(stats, opts) -> joules split by compute and level, beside power x time
 function M.step(s, opts)
   opts = options.check(opts, STEP, "dlb.energy.step")
@@ -119,8 +125,7 @@ function M.step(s, opts)
     error(string.format("dlb.energy.step: device '%s' has no power (W) to multiply by the step time; "
       .. "give power = watts, or leave hw out", tostring(hw.name)), 2)
   end
-  local prec = opts.precision or rawget(s, "precision") or "fp32"
-  if prec == "mixed" then prec = "fp16" end
+  local prec = arith(opts.precision or rawget(s, "precision") or "fp32")
   local tname = opts.table or "45nm"
   local c = core.energy_cost(tname, prec)
   local reuse = opts.reuse or 8
@@ -130,8 +135,7 @@ function M.step(s, opts)
   end
   local w = c.word_bytes
   -- algorithmic bytes were counted at the stats' precision; the table's word may differ
-  local sp = rawget(s, "precision")
-  if sp == "mixed" then sp = "fp16" end
+  local sp = arith(rawget(s, "precision"))
   local scale = 1
   if sp and sp ~= prec then
     local ok, b = pcall(core.hw_precision_bytes, sp)

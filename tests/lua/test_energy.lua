@@ -48,6 +48,13 @@ T.test("step energy: compute = FLOPs/2 x (add + mul), levels = words x pJ", func
   -- fp16 words are half as wide: the same bytes are twice the accesses of half the energy
   local h = E.step({ flops = 2e12, bytes = 1e9, precision = "fp16" })
   T.near(h.compute, 1e12 * 1.5e-12, 1e-12, "fp16 compute (Horowitz: 0.4 + 1.1 pJ)")
+  -- the mixed policies compute in 16 bits: mixed as fp16, mixed_bf16 as bf16 (which was an
+  -- error, "table '45nm' has no precision 'mixed_bf16'", while mixed worked)
+  local mb = E.step({ flops = 2e12, bytes = 1e9, precision = "mixed_bf16" })
+  T.eq(mb.precision, "bf16", "mixed_bf16 computes in bf16")
+  T.near(mb.compute, E.step({ flops = 2e12, bytes = 1e9, precision = "bf16" }).compute, 1e-12,
+    "mixed_bf16 = bf16")
+  T.eq(E.step({ flops = 2e12, bytes = 1e9, precision = "mixed" }).precision, "fp16", "mixed")
   -- the device's view: V100 300 W (datasheet) x the roofline step time
   local v = dlb.hw.get("V100-SXM2-16GB")
   local d = E.step({ flops = 2e12, bytes = 1e9 }, { hw = v })
