@@ -128,6 +128,11 @@ function M.step(s, opts)
   local prec = arith(opts.precision or rawget(s, "precision") or "fp32")
   local tname = opts.table or "45nm"
   local c = core.energy_cost(tname, prec)
+  -- reuse shapes the modelled SRAM traffic only: beside sram_bytes= it was ignored (and
+  -- reported back in e.reuse as if it had counted)
+  if opts.reuse ~= nil and opts.sram_bytes ~= nil then
+    error("dlb.energy.step: reuse= models the SRAM bytes; give it or sram_bytes=, not both", 2)
+  end
   local reuse = opts.reuse or 8
   if type(reuse) ~= "number" or reuse ~= reuse or reuse < 1 or reuse == math.huge then
     error("dlb.energy.step: reuse must be a number >= 1 (MACs per SRAM operand fetch), got "
@@ -149,7 +154,7 @@ function M.step(s, opts)
   local r = { joules = e.total, compute = e.compute, rf = e.rf, sram = e.sram, dram = e.dram,
               movement = e.rf + e.sram + e.dram, table = tname, precision = prec,
               bytes = { rf = rf, sram = sram, dram = dram }, flops = flops, cost = c,
-              reuse = reuse }
+              reuse = opts.sram_bytes == nil and reuse or nil }
   -- the device's view: power x step time (power from the catalogue, its TDP/board power)
   local t = opts.time or (opts.roofline and opts.roofline.time)
   if hw and not t then

@@ -83,6 +83,10 @@ T.test("bad input", function()
   T.checkerr("numeric flops and bytes", E.step, { flops = 1 })
   T.checkerr("stats must be a table", E.step, 5)
   T.checkerr("reuse must be", E.step, { flops = 1, bytes = 1 }, { reuse = 0 })
+  -- reuse beside sram_bytes was ignored and reported back as if it had counted
+  T.checkerr("reuse= models the SRAM bytes; give it or sram_bytes=, not both", E.step,
+    { flops = 1, bytes = 1 }, { reuse = 4, sram_bytes = 10 })
+  T.eq(E.step({ flops = 1, bytes = 1 }, { sram_bytes = 10 }).reuse, nil, "no reuse reported")
   T.checkerr("flops = -1", E.step, { flops = -1, bytes = 1 })
   T.checkerr("dram_bytes must be a finite number >= 0, got inf", E.step, { flops = 1, bytes = 1 }, { dram_bytes = math.huge, sram_bytes = 1, rf_bytes = 1 })
   T.checkerr("string expected", dlb.core.energy_cost, nil, "fp32")
