@@ -55,19 +55,35 @@ local function curve_params(f)
   return p
 end
 
+-- One call of the core for a fit's method: a value that is not a number, or the core's
+-- refusal, as "fit:<method>: ..." at the caller's line (it was the binding's "bad argument
+-- #3 to 'scaling_eval' (number expected, got string)", or the core's bare message).
+local function fit_call(method, what, fn, form, params, v)
+  if type(v) ~= "number" then
+    raise(string.format("fit:%s: %s must be a number, got %s", method, what,
+      type(v) == "string" and string.format("the string %q", v) or type(v)))
+  end
+  local ok, r = pcall(fn, form, params, v)
+  if not ok then raise("fit:" .. method .. ": " .. require("dlbench.errors").strip(r)) end
+  return r
+end
+
 function Fit:predict(x)
+  local params = curve_params(self)
   if type(x) == "table" then
     local out = {}
-    for i = 1, #x do out[i] = core.scaling_eval(self._form, curve_params(self), x[i]) end
+    for i = 1, #x do
+      out[i] = fit_call("predict", "x[" .. i .. "]", core.scaling_eval, self._form, params, x[i])
+    end
     return out
   end
-  return core.scaling_eval(self._form, curve_params(self), x)
+  return fit_call("predict", "x", core.scaling_eval, self._form, params, x)
 end
 doc.doc(Fit.predict, "fit:predict(x) -> y (or a list for a list of x)",
   "the fitted curve's value at x")
 
 function Fit:data_for(target)
-  return core.scaling_invert(self._form, curve_params(self), target)
+  return fit_call("data_for", "target", core.scaling_invert, self._form, curve_params(self), target)
 end
 doc.doc(Fit.data_for, "fit:data_for(target) -> x",
   "the x (data size) at which the fitted curve reaches target; an error when unreachable "

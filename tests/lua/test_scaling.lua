@@ -50,6 +50,13 @@ T.test("power+const matches scipy curve_fit", function()
   within(f.se.gamma, 0.002405953848348593, 1e-4, "se gamma")
   assert(f.r2 > 0.99 and f.r2 <= 1, f.r2)
   T.checkerr("irreducible error", f.data_for, f, 0.04)
+  -- the methods name themselves and the argument (a string was the binding's "bad argument
+  -- #3 to 'scaling_invert' (number expected, got string)")
+  T.checkerr("fit:data_for: scaling invert: the target 0.04 is at or below", f.data_for, f, 0.04)
+  T.checkerr('fit:data_for: target must be a number, got the string "x"', f.data_for, f, "x")
+  T.checkerr('fit:predict: x must be a number, got the string "10"', f.predict, f, "10")
+  T.checkerr("fit:predict: x[2] must be a number, got boolean", f.predict, f, { 1, true })
+  T.checkerr("fit:predict: scaling eval: x = -1", f.predict, f, { 1, -1 })
 end)
 
 T.test("bootstrap uncertainties", function()
