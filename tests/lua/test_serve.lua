@@ -465,6 +465,16 @@ T.test("bad input names the option and the function", function()
   T.checkerr("carries no transformer config", S.model, dlb.models.resnet { depth = 18, batch = 1 })
   T.checkerr("rate (requests/s) is required", S.continuous, L7, { hw = "H100-SXM" })
   T.checkerr("unknown target 'latency'", S.max_rate, L7, { hw = "H100-SXM", target = { latency = 1 } })
+  -- percentile: NaN was the core's message without this function's name; without target=
+  -- it was dropped without a word
+  T.checkerr("dlb.serve.max_rate: percentile must be a number in [0, 100], got nan", S.max_rate,
+    L7, { hw = "H100-SXM", target = { ttft = 1 }, percentile = 0 / 0 })
+  T.checkerr("dlb.serve.max_rate: percentile must be a number in [0, 100], got 150", S.max_rate,
+    L7, { hw = "H100-SXM", target = { ttft = 1 }, percentile = 150 })
+  T.checkerr("dlb.serve.max_rate: percentile must be a number in [0, 100], got string",
+    S.max_rate, L7, { hw = "H100-SXM", target = { ttft = 1 }, percentile = "90" })
+  T.checkerr("dlb.serve.max_rate: percentile= applies to target=", S.max_rate, L7,
+    { hw = "H100-SXM", percentile = 90 })
   T.checkerr("accept must be in [0, 1]", S.speculative, L7, { hw = "H100-SXM", draft = L7, accept = 2 })
   T.checkerr("unknown device 'NoSuchGPU'", S.decode, L7, { hw = "NoSuchGPU" })
   T.checkerr("option 'prompt' does not apply here", S.decode, L7, { hw = "H100-SXM", prompt = 5 })
