@@ -460,7 +460,8 @@ function M.prefill(model, opts)
   local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
   local P = length(fn, "prompt", own.prompt or 512)
-  local p0 = own.context and length(fn, "context", own.context) or 0
+  -- the cached prefix; 0 (the documented default) given explicitly was refused ("from 1")
+  local p0 = own.context ~= nil and length(fn, "context", own.context, nil, true) or 0
   local r = pipelined(s, c, B, P, p0)
   r.ttft = r.time
   return finish("prefill", s, c, r, B)

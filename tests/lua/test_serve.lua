@@ -475,6 +475,11 @@ T.test("bad input names the option and the function", function()
     S.max_rate, L7, { hw = "H100-SXM", target = { ttft = 1 }, percentile = "90" })
   T.checkerr("dlb.serve.max_rate: percentile= applies to target=", S.max_rate, L7,
     { hw = "H100-SXM", percentile = 90 })
+  -- prefill's context (the cached prefix) is 0 by default, and 0 given is the same
+  T.eq(S.prefill(L7, { hw = "H100-SXM", prompt = 100, context = 0 }).flops,
+    S.prefill(L7, { hw = "H100-SXM", prompt = 100 }).flops, "context = 0 is the default")
+  T.checkerr("dlb.serve.prefill: context must be a whole number of tokens from 0", S.prefill, L7,
+    { hw = "H100-SXM", prompt = 100, context = -1 })
   T.checkerr("accept must be in [0, 1]", S.speculative, L7, { hw = "H100-SXM", draft = L7, accept = 2 })
   T.checkerr("unknown device 'NoSuchGPU'", S.decode, L7, { hw = "NoSuchGPU" })
   T.checkerr("option 'prompt' does not apply here", S.decode, L7, { hw = "H100-SXM", prompt = 5 })
