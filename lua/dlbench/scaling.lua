@@ -120,10 +120,8 @@ function M.fit(xs, ys, opts)
     f.se[name] = r.se[i]
   end
   if opts.bootstrap then
-    local reps = opts.bootstrap == true and 1000 or opts.bootstrap
-    if type(reps) ~= "number" then
-      error("dlb.scaling.fit: bootstrap must be true or a number of resamples", 2)
-    end
+    local okr, reps = pcall(require("dlbench.scaling_fit").reps, opts.bootstrap, "dlb.scaling.fit")
+    if not okr then raise(reps) end
     local okb, b = pcall(core.scaling_bootstrap, form, xs, ys, opts.weights, reps, opts.seed or 1)
     if not okb then raise("dlb.scaling.fit: " .. require("dlbench.errors").strip(b)) end
     f.bootstrap = { reps = reps, used = b.used, seed = opts.seed or 1, samples = {} }

@@ -37,10 +37,8 @@ end
 -- total training compute; r.interval holds their 2.5/97.5 percentiles and r.bootstrap the
 -- samples (seeded: the same seed gives the same numbers).
 local function propagate(r, spec, form, target, method, opts, b, costs, tps, epochs, fname)
-  local reps = opts.bootstrap == true and 1000 or opts.bootstrap
-  if type(reps) ~= "number" or reps ~= math.floor(reps) or reps < 2 then
-    raise(fname .. ": bootstrap must be true or a whole number of resamples >= 2")
-  end
+  local okr, reps = pcall(fit.reps, opts.bootstrap, fname)
+  if not okr then raise(reps) end
   local seed = opts.seed or 1
   local cs = fit_samples(spec.curve, reps, seed, fname)
   if not cs then

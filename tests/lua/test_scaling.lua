@@ -356,6 +356,14 @@ T.test("compute-optimal Chinchilla by hand, and bad input named", function()
   -- fit: a seed without bootstrap= was dropped without a word (project already said so)
   T.checkerr("dlb.scaling.fit: seed= applies to bootstrap=", S.fit, { 1, 2, 4 }, { 3, 2, 1.5 },
     { seed = 3 })
+  -- bootstrap= counts: one rule for fit and project (fit's 0 or 1.5 was the binding's "bad
+  -- argument #5 to 'scaling_bootstrap'")
+  for _, v in ipairs { 0, 1, 1.5, -3 } do
+    T.checkerr("dlb.scaling.fit: bootstrap must be true or a whole number of resamples >= 2, got "
+      .. tostring(v), S.fit, { 1, 2, 4 }, { 3, 2, 1.5 }, { bootstrap = v })
+  end
+  T.checkerr('resamples >= 2, got the string "x"', S.fit, { 1, 2, 4 }, { 3, 2, 1.5 },
+    { bootstrap = "x" })
   T.checkerr("dlb.scaling.fit_joint: D has 2 values but N has 3", S.fit_joint,
     { N = { 1, 2, 3 }, D = { 1, 2 }, L = { 1, 2, 3 } })
 end)
