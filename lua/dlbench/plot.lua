@@ -262,6 +262,12 @@ setprop = function(t, k, v, level)
       error(string.format("plot: %s = {lo, hi} must be numbers, got NaN (leave %slim unset "
         .. "for automatic limits)", k, k:sub(1, 1)), level)
     end
+    -- infinities before either half is set: the core refused the second half only ("ymax
+    -- must be finite (or NaN: automatic)", where NaN is refused above), leaving the first set
+    if v[1] == -math.huge or v[1] == math.huge or v[2] == -math.huge or v[2] == math.huge then
+      error(string.format("plot: %s = {%g, %g} must be finite (leave %slim unset for automatic "
+        .. "limits)", k, v[1], v[2], k:sub(1, 1)), level)
+    end
     if not (v[1] < v[2]) then
       error(string.format("plot: %s = {%g, %g}: lo must be below hi", k, v[1], v[2]), level)
     end
