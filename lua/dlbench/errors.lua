@@ -1,6 +1,6 @@
 -- dlbench.errors — messages that point at the user's line. Library functions that re-raise
 -- a core or inner error strip the locations Lua put in front of it ("graph.lua:12: ",
--- "[string ...]:3: ", "stdin:1: ", "[C]: ") and raise it again at the caller's level, so a
+-- "[string ...]:3: ", "stdin:1: ", "(command line):1: " (dlbench -e), "[C]: ") and raise it again at the caller's level, so a
 -- message carries exactly one location: the caller's.
 local M = {}
 
@@ -21,7 +21,7 @@ function M.strip(m)
   repeat
     prev = m
     m = m:gsub("^[^\n:]-%.lua:%d+: ", ""):gsub("^%[string \"[^\n]-\"%]:%d+: ", "")
-      :gsub("^stdin:%d+: ", ""):gsub("^%[C%]: ", "")
+      :gsub("^stdin:%d+: ", ""):gsub("^%(command line%):%d+: ", ""):gsub("^%[C%]: ", "")
   until m == prev
   return m
 end
