@@ -79,6 +79,12 @@ local function count(k, v, positive)
   return v
 end
 
+-- The arithmetic precision of a stats precision: the mixed policies compute in 16 bits
+-- (mixed: fp16, mixed_bf16: bf16; g:stats{precision = "mixed_bf16"} was "no precision
+-- 'mixed_bf16'" here while "mixed" worked).
+local MIXED = { mixed = "fp16", mixed_bf16 = "bf16" }
+local function arith(p) return MIXED[p] or p end
+
 -- dlb.energy.step(stats, opts) -> joules split by compute and level, beside power x time
 function M.step(s, opts)
   opts = options.check(opts, STEP, "dlb.energy.step")
@@ -119,10 +125,14 @@ function M.step(s, opts)
     error(string.format("dlb.energy.step: device '%s' has no power (W) to multiply by the step time; "
       .. "give power = watts, or leave hw out", tostring(hw.name)), 2)
   end
-  local prec = opts.precision or rawget(s, "precision") or "fp32"
-  if prec == "mixed" then prec = "fp16" end
+  local prec = arith(opts.precision or rawget(s, "precision") or "fp32")
   local tname = opts.table or "45nm"
   local c = core.energy_cost(tname, prec)
+  -- reuse shapes the modelled SRAM traffic only: beside sram_bytes= it was ignored (and
+  -- reported back in e.reuse as if it had counted)
+  if opts.reuse ~= nil and opts.sram_bytes ~= nil then
+    error("dlb.energy.step: reuse= models the SRAM bytes; give it or sram_bytes=, not both", 2)
+  end
   local reuse = opts.reuse or 8
   if type(reuse) ~= "number" or reuse ~= reuse or reuse < 1 or reuse == math.huge then
     error("dlb.energy.step: reuse must be a number >= 1 (MACs per SRAM operand fetch), got "
@@ -130,8 +140,7 @@ function M.step(s, opts)
   end
   local w = c.word_bytes
   -- algorithmic bytes were counted at the stats' precision; the table's word may differ
-  local sp = rawget(s, "precision")
-  if sp == "mixed" then sp = "fp16" end
+  local sp = arith(rawget(s, "precision"))
   local scale = 1
   if sp and sp ~= prec then
     local ok, b = pcall(core.hw_precision_bytes, sp)
@@ -145,7 +154,7 @@ function M.step(s, opts)
   local r = { joules = e.total, compute = e.compute, rf = e.rf, sram = e.sram, dram = e.dram,
               movement = e.rf + e.sram + e.dram, table = tname, precision = prec,
               bytes = { rf = rf, sram = sram, dram = dram }, flops = flops, cost = c,
-              reuse = reuse }
+              reuse = opts.sram_bytes == nil and reuse or nil }
   -- the device's view: power x step time (power from the catalogue, its TDP/board power)
   local t = opts.time or (opts.roofline and opts.roofline.time)
   if hw and not t then
@@ -157,7 +166,9 @@ function M.step(s, opts)
   if p then r.power = p end
   if p and t then
     r.device_joules = p * t
-    r.power_source = hw and hw.source and hw.source.power or "given"
+    -- power= overrides the device's figure, so its source is the caller's, not the catalogue's
+    if opts.power ~= nil then r.power_source = "given"
+    else r.power_source = hw.source and hw.source.power or "catalogue (no source recorded)" end
   end
   return r
 end

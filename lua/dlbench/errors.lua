@@ -1,6 +1,6 @@
 -- dlbench.errors — messages that point at the user's line. Library functions that re-raise
 -- a core or inner error strip the locations Lua put in front of it ("graph.lua:12: ",
--- "[string ...]:3: ", "stdin:1: ", "[C]: ") and raise it again at the caller's level, so a
+-- "[string ...]:3: ", "stdin:1: ", "(command line):1: " (dlbench -e), "[C]: ") and raise it again at the caller's level, so a
 -- message carries exactly one location: the caller's.
 local M = {}
 
@@ -21,7 +21,7 @@ function M.strip(m)
   repeat
     prev = m
     m = m:gsub("^[^\n:]-%.lua:%d+: ", ""):gsub("^%[string \"[^\n]-\"%]:%d+: ", "")
-      :gsub("^stdin:%d+: ", ""):gsub("^%[C%]: ", "")
+      :gsub("^stdin:%d+: ", ""):gsub("^%(command line%):%d+: ", ""):gsub("^%[C%]: ", "")
   until m == prev
   return m
 end
@@ -106,6 +106,28 @@ function M.unwritable_name(path)
     return "cannot write '" .. shown .. "': the file name holds a NUL byte"
   end
   return nil
+end
+
+-- Run a shell command: true when it exited 0. os.execute says so differently by backend:
+-- Lua 5.4 returns true or nil, LuaJIT the status as a number (0, 256, ...: every one of them
+-- true in a test, so `if not os.execute(...)` never fired under LuaJIT, and `if
+-- os.execute(...)` always did).
+function M.shell(cmd)
+  local r = os.execute(cmd)
+  return r == true or r == 0
+end
+
+-- Run a shell command and read its output (stderr with it): the text, and true when it
+-- exited 0. A pipe's close gives the status under Lua 5.4 but always true under LuaJIT, so
+-- the status is printed after the output and read back from there.
+function M.shell_capture(cmd)
+  local p = io.popen("(" .. cmd .. ") 2>&1; echo \"dlbench-status:$?\"", "r")
+  if p == nil then return "", false end
+  local out = p:read("*a") or ""
+  p:close()
+  local code = out:match("dlbench%-status:(%d+)%s*$")
+  out = out:gsub("dlbench%-status:%d+%s*$", "")
+  return out, code == "0", tonumber(code)
 end
 
 -- The result of a writer: passed on, or raised (mode "raise") when it failed.

@@ -406,6 +406,7 @@ local cli_spec = { threads = "value", seconds = "value", reps = "value", name = 
 -- Make path's folder (mkdir -p) and check it is a folder this process may write, before
 -- the measurement spends its seconds: raises "dlbench measure: --FLAG PATH: why".
 local function check_destination(flag, path)
+  local sh = require("dlbench.errors").shell -- the exit status alike on both backends
   local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
   if path == "" then error("dlbench measure: --" .. flag .. " needs a file name", 0) end
   local dir = path:match("^(.*)/[^/]*$")
@@ -413,17 +414,17 @@ local function check_destination(flag, path)
   if path:sub(-1) == "/" then
     error(string.format("dlbench measure: --%s %s names a folder, not a file", flag, path), 0)
   end
-  os.execute("mkdir -p " .. q(dir) .. " 2>/dev/null")
-  if not os.execute("test -d " .. q(dir)) then
+  sh("mkdir -p " .. q(dir) .. " 2>/dev/null")
+  if not sh("test -d " .. q(dir)) then
     error(string.format("dlbench measure: --%s %s: cannot create the folder %s", flag, path, dir), 0)
   end
-  if not os.execute("test -w " .. q(dir) .. " -a -x " .. q(dir)) then
+  if not sh("test -w " .. q(dir) .. " -a -x " .. q(dir)) then
     error(string.format("dlbench measure: --%s %s: the folder %s is not writable", flag, path, dir), 0)
   end
-  if os.execute("test -d " .. q(path)) then
+  if sh("test -d " .. q(path)) then
     error(string.format("dlbench measure: --%s %s is a folder, not a file", flag, path), 0)
   end
-  if os.execute("test -e " .. q(path) .. " -a ! -w " .. q(path)) then
+  if sh("test -e " .. q(path) .. " -a ! -w " .. q(path)) then
     error(string.format("dlbench measure: --%s %s exists and is not writable", flag, path), 0)
   end
 end
@@ -459,7 +460,10 @@ function M.cli(arg)
   if not ok then error("dlbench measure: " .. tostring(err), 0) end
   print("catalogue file: " .. o.csv .. " (dlb.hw.load(\"" .. o.csv .. "\"))")
   local f = M.figure(dev, rec)
-  local fok, ferr = f:save(o.figure)
+  -- save raises for a name it cannot take (--figure x.jpg): one line, without the library's
+  -- position (the catalogue file above is written already)
+  local sok, fok, ferr = pcall(f.save, f, o.figure)
+  if not sok then fok, ferr = nil, require("dlbench.errors").strip(fok) end
   if not fok then error("dlbench measure: " .. tostring(ferr), 0) end
   print("figure: " .. o.figure)
   return dev

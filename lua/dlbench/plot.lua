@@ -188,6 +188,11 @@ function Figure:save(path, opts)
   if opts.dpi ~= nil and type(opts.dpi) ~= "number" then
     error("figure:save: dpi must be a number, got " .. type(opts.dpi), 2)
   end
+  -- the core takes dpi <= 0 for "the figure's own": dpi = -5 or 0 given here was that
+  -- silently, where figure{dpi = 0} is an error (the range itself is the core's check)
+  if opts.dpi ~= nil and opts.dpi <= 0 then
+    error(string.format("figure:save: dpi %g is not 10-2400", opts.dpi), 2)
+  end
   local errs = require "dlbench.errors"
   local why = errs.unwritable_name(path)
   if why then return errs.written(nil, "save: " .. why) end
@@ -256,6 +261,12 @@ setprop = function(t, k, v, level)
     if v[1] ~= v[1] or v[2] ~= v[2] then -- %g prints NaN as "nan" or "-nan" by backend
       error(string.format("plot: %s = {lo, hi} must be numbers, got NaN (leave %slim unset "
         .. "for automatic limits)", k, k:sub(1, 1)), level)
+    end
+    -- infinities before either half is set: the core refused the second half only ("ymax
+    -- must be finite (or NaN: automatic)", where NaN is refused above), leaving the first set
+    if v[1] == -math.huge or v[1] == math.huge or v[2] == -math.huge or v[2] == math.huge then
+      error(string.format("plot: %s = {%g, %g} must be finite (leave %slim unset for automatic "
+        .. "limits)", k, v[1], v[2], k:sub(1, 1)), level)
     end
     if not (v[1] < v[2]) then
       error(string.format("plot: %s = {%g, %g}: lo must be below hi", k, v[1], v[2]), level)

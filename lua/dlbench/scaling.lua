@@ -40,8 +40,10 @@ end
 
 local function positive(v, what, fname)
   if type(v) ~= "number" or not (v > 0) or v == math.huge then
-    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what,
-      tostring(v)))
+    -- the string "6" said "got 6"; NaN reads "nan" on both backends (Lua 5.4 says "-nan")
+    local got = type(v) == "string" and string.format("the string %q", v)
+      or (v ~= v and "nan" or tostring(v))
+    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what, got))
   end
   return v
 end
@@ -53,19 +55,35 @@ local function curve_params(f)
   return p
 end
 
+-- One call of the core for a fit's method: a value that is not a number, or the core's
+-- refusal, as "fit:<method>: ..." at the caller's line (it was the binding's "bad argument
+-- #3 to 'scaling_eval' (number expected, got string)", or the core's bare message).
+local function fit_call(method, what, fn, form, params, v)
+  if type(v) ~= "number" then
+    raise(string.format("fit:%s: %s must be a number, got %s", method, what,
+      type(v) == "string" and string.format("the string %q", v) or type(v)))
+  end
+  local ok, r = pcall(fn, form, params, v)
+  if not ok then raise("fit:" .. method .. ": " .. require("dlbench.errors").strip(r)) end
+  return r
+end
+
 function Fit:predict(x)
+  local params = curve_params(self)
   if type(x) == "table" then
     local out = {}
-    for i = 1, #x do out[i] = core.scaling_eval(self._form, curve_params(self), x[i]) end
+    for i = 1, #x do
+      out[i] = fit_call("predict", "x[" .. i .. "]", core.scaling_eval, self._form, params, x[i])
+    end
     return out
   end
-  return core.scaling_eval(self._form, curve_params(self), x)
+  return fit_call("predict", "x", core.scaling_eval, self._form, params, x)
 end
 doc.doc(Fit.predict, "fit:predict(x) -> y (or a list for a list of x)",
   "the fitted curve's value at x")
 
 function Fit:data_for(target)
-  return core.scaling_invert(self._form, curve_params(self), target)
+  return fit_call("data_for", "target", core.scaling_invert, self._form, curve_params(self), target)
 end
 doc.doc(Fit.data_for, "fit:data_for(target) -> x",
   "the x (data size) at which the fitted curve reaches target; an error when unreachable "
@@ -85,6 +103,10 @@ function M.fit(xs, ys, opts)
   opts = check_opts(opts, { form = true, weights = true, bootstrap = true, seed = true },
     "dlb.scaling.fit")
   local form = form_id(opts.form, "dlb.scaling.fit")
+  -- as dlb.scaling.project says it: a seed without bootstrap= was dropped without a word
+  if opts.seed ~= nil and not opts.bootstrap then
+    error("dlb.scaling.fit: seed= applies to bootstrap=", 2)
+  end
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error("dlb.scaling.fit: xs and ys must be lists of numbers", 2)
   end
@@ -98,10 +120,8 @@ function M.fit(xs, ys, opts)
     f.se[name] = r.se[i]
   end
   if opts.bootstrap then
-    local reps = opts.bootstrap == true and 1000 or opts.bootstrap
-    if type(reps) ~= "number" then
-      error("dlb.scaling.fit: bootstrap must be true or a number of resamples", 2)
-    end
+    local okr, reps = pcall(require("dlbench.scaling_fit").reps, opts.bootstrap, "dlb.scaling.fit")
+    if not okr then raise(reps) end
     local okb, b = pcall(core.scaling_bootstrap, form, xs, ys, opts.weights, reps, opts.seed or 1)
     if not okb then raise("dlb.scaling.fit: " .. require("dlbench.errors").strip(b)) end
     f.bootstrap = { reps = reps, used = b.used, seed = opts.seed or 1, samples = {} }
@@ -676,6 +696,9 @@ local Law = {}
 Law.__index = Law
 
 function Law:loss(N, D)
+  -- N <= 0 or D <= 0 gave inf or NaN as a loss without a word
+  positive(N, "N (parameters)", "law:loss")
+  positive(D, "D (tokens)", "law:loss")
   return self.E + self.A / N ^ self.alpha + self.B / D ^ self.beta
 end
 doc.doc(Law.loss, "law:loss(N, D) -> L", "the joint law's loss at N parameters, D tokens")
@@ -731,7 +754,13 @@ function M.fit_joint(runs, opts)
   local huber = opts.huber
   if huber == nil then huber = 1e-3 end
   if huber == false then huber = 0 end
-  local r = core.scaling_fit_joint(N, D, L, huber)
+  if type(huber) ~= "number" or huber ~= huber or huber < 0 or huber == math.huge then
+    raise(string.format("%s: huber must be false or a finite number >= 0 (0: least squares), "
+      .. "got %s", fname, type(huber) == "number" and (huber ~= huber and "nan" or tostring(huber))
+      or tostring(huber)))
+  end
+  local okf, r = pcall(core.scaling_fit_joint, N, D, L, huber)
+  if not okf then raise(fname .. ": " .. require("dlbench.errors").strip(r)) end
   local law = M.law { E = r.E, A = r.A, B = r.B, alpha = r.alpha, beta = r.beta }
   law.se = { E = r.se[1], A = r.se[2], B = r.se[3], alpha = r.se[4], beta = r.se[5] }
   law.r2, law.rss, law.n, law.iterations = r.r2, r.rss, r.n, r.iterations
@@ -772,7 +801,10 @@ function M.compute_optimal(law, C, opts)
     if opts.k then error(fname .. ": give k= or stats=, not both", 2) end
     k = M.k_from_stats(opts.stats, opts.tokens)
   end
-  local r = core.scaling_compute_optimal(law.E, law.A, law.B, law.alpha, law.beta, C, k)
+  positive(C, "C (FLOPs)", fname)
+  positive(k, "k (FLOPs per parameter per token)", fname)
+  local okc, r = pcall(core.scaling_compute_optimal, law.E, law.A, law.B, law.alpha, law.beta, C, k)
+  if not okc then raise(fname .. ": " .. require("dlbench.errors").strip(r)) end
   r.C, r.k = C, k
   return r
 end

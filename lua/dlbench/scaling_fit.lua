@@ -29,4 +29,18 @@ function M.spec_params(spec, m)
   return nil
 end
 
+-- The number of bootstrap resamples a bootstrap= option asks for: true is 1000, else a
+-- whole number >= 2 (the core bounds it above); anything else an error naming fname. One
+-- rule for dlb.scaling.fit and dlb.scaling.project (fit's 0 and 1.5 were the binding's
+-- "bad argument #5 to 'scaling_bootstrap'").
+function M.reps(v, fname)
+  local reps = v == true and 1000 or v
+  if type(reps) ~= "number" or reps ~= math.floor(reps) or reps < 2 then
+    error(fname .. ": bootstrap must be true or a whole number of resamples >= 2, got "
+      .. (type(reps) == "number" and (reps ~= reps and "nan" or tostring(reps))
+        or type(reps) == "string" and string.format("the string %q", reps) or tostring(reps)), 0)
+  end
+  return reps
+end
+
 return M

@@ -31,26 +31,14 @@ local function fit_samples(f, reps, seed, fname)
   return out
 end
 
--- Linear-interpolated percentile of a sorted list (as graphs/stats/scaling_fit.c's).
-local function pctl(v, p)
-  local m = #v
-  if m == 0 then return 0 / 0 end
-  local pos = p / 100 * (m - 1)
-  local i = math.floor(pos)
-  if i >= m - 1 then return v[m] end
-  return v[i + 1] + (pos - i) * (v[i + 2] - v[i + 1])
-end
-
 -- Propagate the fits' uncertainty through a projection: every bootstrap sample of the
 -- learning curve (paired with the same-numbered sample of the model-size law when the spec
 -- has a fitted one) gives the data needed for the target, the model size there and the
 -- total training compute; r.interval holds their 2.5/97.5 percentiles and r.bootstrap the
 -- samples (seeded: the same seed gives the same numbers).
 local function propagate(r, spec, form, target, method, opts, b, costs, tps, epochs, fname)
-  local reps = opts.bootstrap == true and 1000 or opts.bootstrap
-  if type(reps) ~= "number" or reps ~= math.floor(reps) or reps < 2 then
-    raise(fname .. ": bootstrap must be true or a whole number of resamples >= 2")
-  end
+  local okr, reps = pcall(fit.reps, opts.bootstrap, fname)
+  if not okr then raise(reps) end
   local seed = opts.seed or 1
   local cs = fit_samples(spec.curve, reps, seed, fname)
   if not cs then
@@ -92,11 +80,9 @@ local function propagate(r, spec, form, target, method, opts, b, costs, tps, epo
   end
   r.interval = {}
   for k, v in pairs(out) do
-    if #v > 0 then
-      local sorted = {}
-      for i, x in ipairs(v) do sorted[i] = x end
-      table.sort(sorted)
-      r.interval[k] = { lo = pctl(sorted, 2.5), hi = pctl(sorted, 97.5), median = pctl(sorted, 50) }
+    if #v > 0 then -- numpy's linear percentiles: the one rule, graphs/stats/stats.c
+      local q = core.stats_percentiles(v, { 2.5, 97.5, 50 })
+      r.interval[k] = { lo = q[1], hi = q[2], median = q[3] }
     end
   end
   r.bootstrap = { reps = reps, used = #cs, seed = seed, unreachable = unreachable, samples = out }

@@ -103,6 +103,10 @@ local CFG = { hw = true, weights = true, act = true, kv = true, compute = true, 
   mem_util = true, link = true, comm_latency = true, fused = true, launch = true,
   kv_reuse = true, collectives = true, calibration = true }
 
+local MEMORY_OPTS, CAPACITY_OPTS = { batch = true, context = true, tokens = true },
+  { batch = true, context = true }
+for k in pairs(CFG) do MEMORY_OPTS[k], CAPACITY_OPTS[k] = true, true end
+
 -- Resolve a serving configuration: the device, dtypes, parallelism and the per-op roofline
 -- parameters (the device's roof at the compute precision, as dlb.roofline.time uses).
 function M.config(opts, fn, spec)
@@ -320,13 +324,21 @@ local function kv_per_token_gpu(s, c)
   return 2 * (s.layers / c.pp) * kvh * s.head_dim * c.kvbytes
 end
 
--- Cache tokens a sequence of context `ctx` holds: the window at most, in whole blocks.
+-- The largest transient activation of a forward pass over `tokens` tokens on one GPU: the
+-- residual stream twice and the widest projection's output (the MLP's up (and gate) or
+-- the fused QKV), sharded over tp. Used by memory and capacity.
+local function act_bytes(s, c, tokens)
+  local wide = math.max(s.ffn * (s.mlp == "swiglu" and 3 or 2),
+    (s.heads + 2 * s.kv_heads) * s.head_dim) / c.tp
+  return tokens * (2 * s.hidden + wide) * c.abytes
+end
 
 -- The memory one GPU needs for B sequences of context ctx: weights, KV cache (paged
 -- blocks) and the largest transient activation (a prefill chunk of `tokens` tokens).
 function M.memory(model, opts)
   local fn = "dlb.serve.memory"
-  opts = opts or {}
+  -- its own keys checked with the configuration's, so an unknown option's list names them all
+  opts = options.check(opts, MEMORY_OPTS, fn)
   local batch, context, tokens = opts.batch, opts.context, opts.tokens
   local o = {}
   for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" and k ~= "tokens" then o[k] = v end end
@@ -334,14 +346,15 @@ function M.memory(model, opts)
   local c = M.config(o, fn, s)
   batch = posint(fn, "batch", batch or 1)
   context = length(fn, "context", context or 1)
-  return M._memory(s, c, batch, context, tokens or batch * context)
+  -- tokens: the prefill chunk whose activations are charged (a negative or NaN one gave a
+  -- negative or NaN activation and total; a string a bare arithmetic error)
+  tokens = tokens == nil and batch * context or posint(fn, "tokens", tokens)
+  return M._memory(s, c, batch, context, tokens)
 end
 function M._memory(s, c, batch, context, tokens)
   local w = weight_bytes(s, c)
   local kv = batch * cached_tokens(s, c, context) * kv_per_token_gpu(s, c)
-  local d = s.hidden
-  local wide = math.max(s.ffn * (s.mlp == "swiglu" and 3 or 2), (s.heads + 2 * s.kv_heads) * s.head_dim) / c.tp
-  local act = tokens * (2 * d + wide) * c.abytes
+  local act = act_bytes(s, c, tokens)
   local cap = c.dev.mem * c.mem_util
   return { weights = w, kv = kv, activations = act, total = w + kv + act, capacity = cap,
     fits = w + kv + act <= cap, kv_per_token = kv_per_token_gpu(s, c),
@@ -354,7 +367,11 @@ doc.doc(M.memory, "dlb.serve.memory(model, {hw=, batch=, context=, tokens=, weig
 -- weights: {batch=, context=, kv_tokens=} (kv_tokens: the cache tokens the GPU holds).
 function M.capacity(model, opts)
   local fn = "dlb.serve.capacity"
-  opts = opts or {}
+  opts = options.check(opts, CAPACITY_OPTS, fn)
+  if opts.context ~= nil and opts.batch ~= nil then -- one is solved for: batch was ignored
+    fail(fn, "give context= (the batch that fits is found) or batch= (the context that fits "
+      .. "is found), not both", 2)
+  end
   local o = {}
   for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" then o[k] = v end end
   local s = M.model(model)
@@ -369,8 +386,7 @@ function M.capacity(model, opts)
     return r
   end
   -- activations of one decode step are small; a prefill chunk's are charged at 2048 tokens
-  local wide = math.max(s.ffn * (s.mlp == "swiglu" and 3 or 2), (s.heads + 2 * s.kv_heads) * s.head_dim) / c.tp
-  free = free - 2048 * (2 * s.hidden + wide) * c.abytes
+  free = free - act_bytes(s, c, 2048)
   r.kv_tokens = math.max(0, math.floor(free / per / c.block) * c.block)
   if opts.context then
     local ctx = length(fn, "context", opts.context)
@@ -444,7 +460,8 @@ function M.prefill(model, opts)
   local c = M.config(cfg, fn, s)
   local B = posint(fn, "batch", own.batch or 1)
   local P = length(fn, "prompt", own.prompt or 512)
-  local p0 = own.context and length(fn, "context", own.context) or 0
+  -- the cached prefix; 0 (the documented default) given explicitly was refused ("from 1")
+  local p0 = own.context ~= nil and length(fn, "context", own.context, nil, true) or 0
   local r = pipelined(s, c, B, P, p0)
   r.ttft = r.time
   return finish("prefill", s, c, r, B)

@@ -35,16 +35,9 @@ function B.install(M, H)
     return v, sum / #v
   end
 
-  local function percentile(xs, p)
-    local t = {}
-    for i, x in ipairs(xs) do t[i] = x end
-    table.sort(t)
-    if #t == 1 then return t[1] end
-    local h = (#t - 1) * p / 100 + 1
-    local lo = math.floor(h)
-    local hi = math.min(lo + 1, #t)
-    return t[lo] + (h - lo) * (t[hi] - t[lo])
-  end
+  -- numpy's linear percentile: the one rule, graphs/stats/stats.c
+  local core = require "dlbench.backend"
+  local function percentile(xs, p) return core.stats_percentiles(xs, { p })[1] end
 
   local CONT = { rate = true, prompt = true, output = true, max_batch = true, chunk = true,
     percentiles = true }
@@ -218,6 +211,17 @@ function B.install(M, H)
     local fn = "dlb.serve.max_rate"
     opts = opts or {}
     local target, pct = opts.target, opts.percentile or 90
+    -- percentile: a number in [0, 100] (dlb.stats.percentiles' rule, in C) that applies to
+    -- a target (NaN reached the core as "percentile: p must be ...", without this function's
+    -- name; without target= it was dropped without a word)
+    if opts.percentile ~= nil then
+      if target == nil then fail(fn, "percentile= applies to target=") end
+      local okp, ep = pcall(require("dlbench.stats").percentiles, { 0 }, { pct })
+      if type(pct) ~= "number" or not okp then
+        fail(fn, "percentile must be a number in [0, 100], got " .. (type(pct) == "number"
+          and (pct ~= pct and "nan" or tostring(pct)) or type(pct)))
+      end
+    end
     local rest = {}
     for k, v in pairs(opts) do if k ~= "target" and k ~= "percentile" then rest[k] = v end end
     local s, c, Ps, Os, P, O, chunk, nmax = stream_setup(model, rest, fn)

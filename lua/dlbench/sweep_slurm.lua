@@ -154,7 +154,7 @@ function M.requeue_self()
   end
   io.stderr:write("dlbench sweep task: stopped before the time limit, checkpoint closed; requeueing " .. id .. "\n")
   io.stderr:flush()
-  local ok = os.execute("scontrol requeue " .. q(id))
+  local ok = require("dlbench.errors").shell("scontrol requeue " .. q(id))
   if not ok then io.stderr:write("dlbench sweep task: scontrol requeue " .. id .. " failed; resubmit to resume\n") end
 end
 
@@ -323,12 +323,8 @@ local usage = [[usage: dlbench sweep submit STUDY.lua --shards N [--dir DIR] [--
   status  done, running, stopped (killed or pre-empted: requeue it) or missing, per shard
   requeue scontrol requeue of the stopped shards (or those named); re-arms the merge job]]
 
-local function capture(cmd)
-  local p = io.popen(cmd .. " 2>&1", "r")
-  local out = p:read("*a")
-  local ok, _, code = p:close()
-  return out, ok, code
-end
+-- the output and exit status, alike on both backends (a LuaJIT pipe's close is always true)
+local capture = require("dlbench.errors").shell_capture
 
 -- mkdir -p d, or one line saying why not (mkdir's own message, not a second line of it)
 local function mkdir(d)

@@ -164,28 +164,18 @@ function T:to_csv(path, opts)
   return M.write_atomic(path, csvtext(self, sep))
 end
 
-local function jsonstr(s)
-  return '"' .. s:gsub('[%c"\\]', function(c)
-    local m = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
-    return m[c] or string.format("\\u%04x", c:byte())
-  end) .. '"'
-end
 
 -- The table as JSON (an array of objects; NaN and infinities become null). With a path
 -- the text is written there (whole or not at all) and true returned, or nil and a message.
 function T:to_json(path)
+  local J = require "dlbench.json" -- here: dlbench.json requires dlbench.table
   local out = {}
   for i, r in ipairs(self._rows) do
     local f = {}
     for _, c in ipairs(self._cols) do
       local v = r[c]
-      if v ~= nil then
-        local s
-        if type(v) == "number" then
-          s = (v ~= v or v == math.huge or v == -math.huge) and "null" or numtext(v)
-        elseif type(v) == "boolean" then s = tostring(v)
-        else s = jsonstr(v) end
-        f[#f + 1] = jsonstr(c) .. ":" .. s
+      if v ~= nil then -- a cell and a column name written by the one JSON writer
+        f[#f + 1] = J.string(c) .. ":" .. J.encode(v)
       end
     end
     out[i] = "{" .. table.concat(f, ",") .. "}"

@@ -48,12 +48,24 @@ T.test("step energy: compute = FLOPs/2 x (add + mul), levels = words x pJ", func
   -- fp16 words are half as wide: the same bytes are twice the accesses of half the energy
   local h = E.step({ flops = 2e12, bytes = 1e9, precision = "fp16" })
   T.near(h.compute, 1e12 * 1.5e-12, 1e-12, "fp16 compute (Horowitz: 0.4 + 1.1 pJ)")
+  -- the mixed policies compute in 16 bits: mixed as fp16, mixed_bf16 as bf16 (which was an
+  -- error, "table '45nm' has no precision 'mixed_bf16'", while mixed worked)
+  local mb = E.step({ flops = 2e12, bytes = 1e9, precision = "mixed_bf16" })
+  T.eq(mb.precision, "bf16", "mixed_bf16 computes in bf16")
+  T.near(mb.compute, E.step({ flops = 2e12, bytes = 1e9, precision = "bf16" }).compute, 1e-12,
+    "mixed_bf16 = bf16")
+  T.eq(E.step({ flops = 2e12, bytes = 1e9, precision = "mixed" }).precision, "fp16", "mixed")
   -- the device's view: V100 300 W (datasheet) x the roofline step time
   local v = dlb.hw.get("V100-SXM2-16GB")
   local d = E.step({ flops = 2e12, bytes = 1e9 }, { hw = v })
   local t = dlb.roofline.time({ flops = 2e12, bytes = 1e9 }, v).time
   T.near(d.device_joules, 300 * t, 1e-12, "power x time")
   assert(d.power_source:find("300", 1, true), d.power_source)
+  -- power= given beside hw: the device's time, the caller's watts, and the source says so
+  -- (it named the catalogue's 300 W datasheet while multiplying by 500 W)
+  local g = E.step({ flops = 2e12, bytes = 1e9 }, { hw = v, power = 500 })
+  T.near(g.device_joules, 500 * t, 1e-12, "given power x time")
+  T.eq(g.power_source, "given", "power_source of a given power")
 end)
 
 T.test("a zoo graph: ResNet-50 at batch 32", function()
@@ -71,6 +83,10 @@ T.test("bad input", function()
   T.checkerr("numeric flops and bytes", E.step, { flops = 1 })
   T.checkerr("stats must be a table", E.step, 5)
   T.checkerr("reuse must be", E.step, { flops = 1, bytes = 1 }, { reuse = 0 })
+  -- reuse beside sram_bytes was ignored and reported back as if it had counted
+  T.checkerr("reuse= models the SRAM bytes; give it or sram_bytes=, not both", E.step,
+    { flops = 1, bytes = 1 }, { reuse = 4, sram_bytes = 10 })
+  T.eq(E.step({ flops = 1, bytes = 1 }, { sram_bytes = 10 }).reuse, nil, "no reuse reported")
   T.checkerr("flops = -1", E.step, { flops = -1, bytes = 1 })
   T.checkerr("dram_bytes must be a finite number >= 0, got inf", E.step, { flops = 1, bytes = 1 }, { dram_bytes = math.huge, sram_bytes = 1, rf_bytes = 1 })
   T.checkerr("string expected", dlb.core.energy_cost, nil, "fp32")

@@ -240,6 +240,19 @@ T.test("Hugging Face configs: the released checkpoints' parameter counts", funct
   T.near(q:stats{ b = 1 }.params - 151936 * 896, 0.36e9, 0.01, "qwen2 non-embedding")
 end)
 
+-- A builder's refusal carries the user's line; from_hf took it off only when it held no
+-- space, so under `dlbench -e` (chunk "(command line)") the message read "dlb.models.from_hf
+-- ('config'): (command line):6: dlb.models.llama: hidden=510 ...".
+T.test("from_hf: a builder's refusal without a location inside the message", function()
+  local cfg = { model_type = "llama", hidden_size = 510, intermediate_size = 1024,
+    num_attention_heads = 8, num_hidden_layers = 2, num_key_value_heads = 8, vocab_size = 1000,
+    max_position_embeddings = 256 }
+  local chunk = assert(load("local m, c = ...; return pcall(m.from_hf, c)", "=(command line)"))
+  local ok, e = chunk(models, cfg)
+  assert(not ok, "hidden 510 over 8 heads is refused")
+  assert(e:find("dlb.models.from_hf ('config'): dlb.models.llama: hidden=510", 1, true), e)
+end)
+
 T.test("from_hf maps every option the config sets", function()
   local m = models.from_hf(H .. "mixtral-8x7b-v0.1.json")
   T.eq(m.hf.builder, "moe", "builder")
@@ -388,11 +401,13 @@ T.test("dlb.models.info: one screen on both backends; a bad binding at the calle
   local r = models.info(H .. "gpt2.json", { out = function() end })
   assert(r.lines[1]:find("-> dlb.models.gpt (seq 1024)", 1, true), r.lines[1])
   local function call() return models.info(H .. "gpt2.json", { bindings = { batch = 2 }, out = function() end }) end
-  local e = T.checkerr("graph 'gpt': no dim 'batch' to bind (the graph's dims: b)", function()
+  -- the config is GPT-2's own shape, so the graph is named for it ("gpt" before: any config
+  -- giving layers= was named for the family)
+  local e = T.checkerr("graph 'gpt2': no dim 'batch' to bind (the graph's dims: b)", function()
     local ok, err = pcall(function() call() end)   -- the line of this function calls it
     error(err, 0)
   end)
-  assert(e:find("test_import.lua:%d+: graph 'gpt'"), e)
+  assert(e:find("test_import.lua:%d+: graph 'gpt2'"), e)
   assert(not e:find("onnx.lua", 1, true), e)
 end)
 

@@ -229,4 +229,28 @@ T.test("measure: bad options and arguments are errors", function()
   assert(levels >= 0 and levels <= 4, "levels")
 end)
 
+-- dlb.measure.cli checks where it will write before measuring. Under LuaJIT os.execute
+-- returns the status as a number, true in every test: a good --csv path was refused as "a
+-- folder, not a file" (and a folder was never refused). These fail before any measurement.
+T.test("measure.cli: the destinations checked alike on both backends", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(require("dlbench.errors").shell("mkdir -p '" .. dir .. "/fig.png'"))
+  T.checkerr("dlbench measure: --figure " .. dir .. "/fig.png is a folder, not a file",
+    dlb.measure.cli, { "--csv", dir .. "/host.csv", "--figure", dir .. "/fig.png" })
+  T.checkerr("dlbench measure: --csv " .. dir .. "/fig.png is a folder, not a file",
+    dlb.measure.cli, { "--csv", dir .. "/fig.png" })
+  local E = require "dlbench.errors"
+  T.eq(E.shell("true"), true, "exit 0")
+  T.eq(E.shell("false"), false, "exit 1")
+  local out, ok, code = E.shell_capture("printf abc; exit 3")
+  T.eq(out, "abc", "output without the status")
+  T.eq(ok, false, "exit 3 is a failure")
+  T.eq(code, 3, "its code")
+  out, ok = E.shell_capture("echo hi")
+  T.eq(out, "hi\n", "output")
+  T.eq(ok, true, "exit 0")
+  os.execute("rm -rf '" .. dir .. "'")
+end)
+
 T.done()

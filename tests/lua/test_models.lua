@@ -388,4 +388,21 @@ T.test("transformer dropout: activations per layer match Korthikanti et al. 2022
   T.checkerr("dropout", models.gpt, { dropout = "yes" })
 end)
 
+
+-- A graph is named for its preset only when it has the preset's shape: a 2-layer llama with
+-- hidden 512 was "llama-7b" in every table, serving result and plot label.
+T.test("a model's name: the preset's when its shape is the preset's, else the family's", function()
+  T.eq(models.llama {}.name, "llama-7b", "preset")
+  T.eq(models.llama { size = "70b" }.name, "llama-70b", "preset 70b")
+  T.eq(models.llama { layers = 32 }.name, "llama-7b", "the preset's own value")
+  T.eq(models.llama { layers = 2, hidden = 512, heads = 8, kv_heads = 8, ffn = 1024 }.name,
+    "llama", "custom shape")
+  T.eq(models.bert { layers = 2 }.name, "bert", "bert, custom")
+  T.eq(models.bert {}.name, "bert-base", "bert preset")
+  T.eq(models.vit { patch = 32 }.name, "vit", "vit with another patch")
+  T.eq(models.transformer { ffn = 128 }.name, "transformer", "transformer, custom")
+  T.eq(models.gpt { hidden = 128, heads = 2 }.name, "gpt", "gpt: hidden alone was named gpt2")
+  T.eq(models.gpt { layers = 12 }.name, "gpt2", "gpt: GPT-2's own depth keeps the name")
+end)
+
 T.done()

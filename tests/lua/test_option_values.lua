@@ -96,7 +96,7 @@ T.test("scaling.project: counts checked where given; graph= and bootstrap= optio
   local o = { subbatch = 32, costs = costs, epochs = 2, tokens_per_sample = 10 }
   -- before: a string reached the arithmetic ("attempt to mul a 'number' with a 'string'"),
   -- 0 made the steps infinite and NaN made them NaN, silently
-  T.checkerr("dlb.scaling.project: tokens_per_sample must be a finite number > 0, got x", S.project, D,
+  T.checkerr("dlb.scaling.project: tokens_per_sample must be a finite number > 0, got the string \"x\"", S.project, D,
     with(o, "tokens_per_sample", "x"))
   T.checkerr("dlb.scaling.project: tokens_per_sample must be a finite number > 0, got 0", S.project, D,
     with(o, "tokens_per_sample", 0))

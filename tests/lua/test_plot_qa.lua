@@ -301,6 +301,12 @@ T.test("review 8: NUL bytes, roofline points and NaN limits name what the user w
   local e = user_err("plot: xlim = {lo, hi} must be numbers, got NaN", function() f.xlim = { 0 / 0, 1 } end)
   assert(not e:find("below"), e)
   user_err("plot: ylim = {lo, hi} must be numbers, got NaN", function() f.ylim = { 1, 0 / 0 } end)
+  -- an infinite half: refused before either half is set (the core refused the second only,
+  -- suggesting NaN, which is refused above, and left ymin = 1 set)
+  local g = plot.figure {}
+  g:line { x = { 1, 2 }, y = { 5, 6 } }
+  user_err("plot: ylim = {1, inf} must be finite (leave ylim unset", function() g.ylim = { 1, math.huge } end)
+  T.eq(g:panel(1):ticks("y")[1], 5, "no half of the limits set (ymin = 1 made the ticks 1..6)")
 end)
 
 -- Review 8: a save that fails in the middle (here past the file size limit, as on a full

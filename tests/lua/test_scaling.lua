@@ -50,6 +50,13 @@ T.test("power+const matches scipy curve_fit", function()
   within(f.se.gamma, 0.002405953848348593, 1e-4, "se gamma")
   assert(f.r2 > 0.99 and f.r2 <= 1, f.r2)
   T.checkerr("irreducible error", f.data_for, f, 0.04)
+  -- the methods name themselves and the argument (a string was the binding's "bad argument
+  -- #3 to 'scaling_invert' (number expected, got string)")
+  T.checkerr("fit:data_for: scaling invert: the target 0.04 is at or below", f.data_for, f, 0.04)
+  T.checkerr('fit:data_for: target must be a number, got the string "x"', f.data_for, f, "x")
+  T.checkerr('fit:predict: x must be a number, got the string "10"', f.predict, f, "10")
+  T.checkerr("fit:predict: x[2] must be a number, got boolean", f.predict, f, { 1, true })
+  T.checkerr("fit:predict: scaling eval: x = -1", f.predict, f, { 1, -1 })
 end)
 
 T.test("bootstrap uncertainties", function()
@@ -257,7 +264,8 @@ T.test("joint law: recover Chinchilla's fit, compute-optimal exponents", functio
   T.checkerr("need at least 5", S.fit_joint, { runs[1], runs[2] })
   runs[3].L = -1
   T.checkerr("L (loss) of run 3", S.fit_joint, runs)
-  T.checkerr("C = -5", S.compute_optimal, S.chinchilla, -5)
+  T.checkerr("dlb.scaling.compute_optimal: C (FLOPs) must be a finite number > 0, got -5",
+    S.compute_optimal, S.chinchilla, -5)
   T.checkerr("unknown option 'kk'", S.compute_optimal, S.chinchilla, 1e20, { kk = 6 })
 end)
 
@@ -313,6 +321,51 @@ T.test("backend: a parameter array of the wrong length for its form is an error"
   -- form 0, the pure power law alpha * m^beta, takes 2 parameters
   T.checkerr("params has 1 values, the form needs 2", core.scaling_eval, 0, { 1 }, 2)
   T.checkerr("params has 3 values, the form needs 2", core.scaling_invert, 0, { 1, 2, 3 }, 2)
+end)
+
+-- Hoffmann et al. 2022 eq. 4 by hand with eq. 10's rounded coefficients at Gopher's budget
+-- C = 5.76e23 (their §3): G = (alpha A / (beta B))^(1/(alpha+beta)) = (138.176 / 114.996)^(1/0.62)
+-- = 1.34471; N = G (C/6)^(0.28/0.62) = 3.2190e10; D = C / (6 N) = 2.9823e12; L = 1.93075.
+-- (The paper's approach-3 figure of 40B comes from its unrounded fit; these are the rounded
+-- eq. 10 constants dlb.scaling.chinchilla holds.)
+T.test("compute-optimal Chinchilla by hand, and bad input named", function()
+  local o = S.compute_optimal(S.chinchilla, 5.76e23)
+  T.near(o.N, 3.2189859e10, 1e-7, "N_opt")
+  T.near(o.D, 2.9823057e12, 1e-7, "D_opt")
+  T.near(o.loss, 1.9307481, 1e-7, "L at the optimum")
+  -- law:loss at N or D <= 0 returned inf or NaN as a loss
+  T.checkerr("law:loss: N (parameters) must be a finite number > 0, got -1", S.chinchilla.loss,
+    S.chinchilla, -1, 1e9)
+  T.checkerr("law:loss: D (tokens) must be a finite number > 0, got 0", S.chinchilla.loss,
+    S.chinchilla, 1e9, 0)
+  -- the string "6" said "bad argument #7 to 'scaling_compute_optimal'"
+  T.checkerr('dlb.scaling.compute_optimal: k (FLOPs per parameter per token) must be a finite '
+    .. 'number > 0, got the string "6"', S.compute_optimal, S.chinchilla, 1e21, { k = "6" })
+  T.checkerr("k (FLOPs per parameter per token) must be a finite number > 0, got nan",
+    S.compute_optimal, S.chinchilla, 1e21, { k = 0 / 0 })
+  -- fit_joint: huber = -1 ran least squares without a word; true was a binding's error
+  local cols = { N = {}, D = {}, L = {} }
+  for i = 1, 6 do
+    cols.N[i], cols.D[i] = 1e8 * 2 ^ i, 1e9 * 3 ^ i
+    cols.L[i] = S.chinchilla:loss(cols.N[i], cols.D[i])
+  end
+  for _, h in ipairs { -1, true, "x" } do
+    T.checkerr("dlb.scaling.fit_joint: huber must be false or a finite number >= 0", S.fit_joint,
+      cols, { huber = h })
+  end
+  -- fit: a seed without bootstrap= was dropped without a word (project already said so)
+  T.checkerr("dlb.scaling.fit: seed= applies to bootstrap=", S.fit, { 1, 2, 4 }, { 3, 2, 1.5 },
+    { seed = 3 })
+  -- bootstrap= counts: one rule for fit and project (fit's 0 or 1.5 was the binding's "bad
+  -- argument #5 to 'scaling_bootstrap'")
+  for _, v in ipairs { 0, 1, 1.5, -3 } do
+    T.checkerr("dlb.scaling.fit: bootstrap must be true or a whole number of resamples >= 2, got "
+      .. tostring(v), S.fit, { 1, 2, 4 }, { 3, 2, 1.5 }, { bootstrap = v })
+  end
+  T.checkerr('resamples >= 2, got the string "x"', S.fit, { 1, 2, 4 }, { 3, 2, 1.5 },
+    { bootstrap = "x" })
+  T.checkerr("dlb.scaling.fit_joint: D has 2 values but N has 3", S.fit_joint,
+    { N = { 1, 2, 3 }, D = { 1, 2 }, L = { 1, 2, 3 } })
 end)
 
 T.done()

@@ -236,6 +236,21 @@ T.test("sliding window, paging, capacity", function()
   local L70 = S.model(dlb.models.llama { size = "70b", batch = 1, seq = 16 })
   T.eq(S.capacity(L70, { hw = "H100-SXM", context = 4096 }).fits, false, "70B on one GPU")
   T.eq(S.capacity(L70, { hw = "H100-SXM", context = 4096, tp = 2 }).fits, true, "70B on two")
+  -- capacity solves for batch (given context) or context (given batch): given both, batch
+  -- was silently ignored (batch = 2 answered with 110 sequences)
+  T.checkerr("dlb.serve.capacity: give context= (the batch that fits is found) or batch=",
+    S.capacity, L7, { hw = "H100-SXM", context = 1000, batch = 2 })
+  -- memory's tokens= (the prefill chunk's activations): a negative one gave a negative
+  -- total, NaN a NaN one, a string a bare arithmetic error
+  local mt = S.memory(L7, { hw = "H100-SXM", batch = 2, context = 100, tokens = 64 })
+  local md = S.memory(L7, { hw = "H100-SXM", batch = 2, context = 100 })
+  T.near(mt.activations, md.activations * 64 / 200, 1e-12, "activations scale with tokens")
+  for _, v in ipairs { -5, 0 / 0, "x", 1.5 } do
+    T.checkerr("dlb.serve.memory: tokens must be a positive integer", S.memory, L7,
+      { hw = "H100-SXM", batch = 2, context = 100, tokens = v })
+  end
+  -- an unknown option's list names memory's own keys too
+  T.checkerr("accepted: act, attn_eff, batch,", S.memory, L7, { hw = "H100-SXM", bogus = 1 })
 end)
 
 T.test("quantised weights: bytes per weight and faster memory-bound decode", function()
@@ -450,6 +465,21 @@ T.test("bad input names the option and the function", function()
   T.checkerr("carries no transformer config", S.model, dlb.models.resnet { depth = 18, batch = 1 })
   T.checkerr("rate (requests/s) is required", S.continuous, L7, { hw = "H100-SXM" })
   T.checkerr("unknown target 'latency'", S.max_rate, L7, { hw = "H100-SXM", target = { latency = 1 } })
+  -- percentile: NaN was the core's message without this function's name; without target=
+  -- it was dropped without a word
+  T.checkerr("dlb.serve.max_rate: percentile must be a number in [0, 100], got nan", S.max_rate,
+    L7, { hw = "H100-SXM", target = { ttft = 1 }, percentile = 0 / 0 })
+  T.checkerr("dlb.serve.max_rate: percentile must be a number in [0, 100], got 150", S.max_rate,
+    L7, { hw = "H100-SXM", target = { ttft = 1 }, percentile = 150 })
+  T.checkerr("dlb.serve.max_rate: percentile must be a number in [0, 100], got string",
+    S.max_rate, L7, { hw = "H100-SXM", target = { ttft = 1 }, percentile = "90" })
+  T.checkerr("dlb.serve.max_rate: percentile= applies to target=", S.max_rate, L7,
+    { hw = "H100-SXM", percentile = 90 })
+  -- prefill's context (the cached prefix) is 0 by default, and 0 given is the same
+  T.eq(S.prefill(L7, { hw = "H100-SXM", prompt = 100, context = 0 }).flops,
+    S.prefill(L7, { hw = "H100-SXM", prompt = 100 }).flops, "context = 0 is the default")
+  T.checkerr("dlb.serve.prefill: context must be a whole number of tokens from 0", S.prefill, L7,
+    { hw = "H100-SXM", prompt = 100, context = -1 })
   T.checkerr("accept must be in [0, 1]", S.speculative, L7, { hw = "H100-SXM", draft = L7, accept = 2 })
   T.checkerr("unknown device 'NoSuchGPU'", S.decode, L7, { hw = "NoSuchGPU" })
   T.checkerr("option 'prompt' does not apply here", S.decode, L7, { hw = "H100-SXM", prompt = 5 })

@@ -153,7 +153,9 @@ function M.from_hf(src, opts)
     build = require("dlbench.models")[builder]
   end
   local ok2, g = pcall(build, o)
-  if not ok2 then error(what .. " ('" .. name .. "'): " .. (tostring(g):gsub("^[^%s:]+:%d+: ", "")), 2) end
+  -- errors.strip: the builder's message carries the user's line, which the pattern here
+  -- missed when it held a space ("(command line):6: " of dlbench -e, a path with a space)
+  if not ok2 then error(what .. " ('" .. name .. "'): " .. require("dlbench.errors").strip(g), 2) end
   local ignored = {}
   for k in pairs(cfg) do
     if not read[k] and not NEUTRAL[k] then ignored[#ignored + 1] = k end

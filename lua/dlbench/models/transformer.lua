@@ -136,9 +136,10 @@ local function preset(o, sizes, what, spec, keys)
       C.fail(what, spec, "size=\"" .. tostring(o.size) .. "\" is not one of " .. table.concat(names, ", "))
     end
   end
-  local preset_of = {}
+  local preset_of, custom = {}, false
   for _, k in ipairs(keys) do
-    if o[k] == nil and p[k] ~= nil then o[k], preset_of[k] = p[k], true end
+    if o[k] == nil and p[k] ~= nil then o[k], preset_of[k] = p[k], true
+    elseif o[k] ~= nil and o[k] ~= p[k] then custom = true end
   end
   -- "heads=12 (from size="base")": where a value in a message came from
   local function v(k)
@@ -148,7 +149,15 @@ local function preset(o, sizes, what, spec, keys)
     if o.hidden % o.heads ~= 0 then C.fail(what, spec, v("hidden") .. " is not divisible by " .. v("heads")) end
     o.dh = o.hidden / o.heads
   end
-  return o, v
+  return o, v, custom
+end
+
+-- The graph's name: family-size for a preset ("llama-7b"), the family alone when a shape
+-- option overrides the preset (a 2-layer llama{hidden = 512} was named "llama-7b" in every
+-- table, serving result and plot label).
+local function model_name(family, o, custom)
+  if custom or o.size == nil then return family end
+  return family .. "-" .. o.size
 end
 
 -- -- GPT --
@@ -196,11 +205,11 @@ local GPT = {
 -- modelled (dense attention everywhere, as Kaplan's and Narayanan's formulas assume).
 function M.gpt(opts)
   local what = "dlb.models.gpt"
-  local o, from = preset(C.options(opts, GPT, what), GPT_SIZES, what, GPT, { "layers", "hidden", "heads", "context" })
+  local o, from, custom = preset(C.options(opts, GPT, what), GPT_SIZES, what, GPT, { "layers", "hidden", "heads", "context" })
   local b, d, V = o.batch, o.hidden, o.vocab
   local q = o.seq or o.context
   if type(q) == "number" and q > o.context then C.fail(what, GPT, "seq=" .. q .. " exceeds " .. from("context")) end
-  local g = C.graph(o.size and not (opts or {}).layers and o.size or "gpt", o, o.optimizer)
+  local g = C.graph((o.size and not custom) and o.size or "gpt", o, o.optimizer)
   g:layer("embedding")
   local ids = g:input("ids", { b, q }, "int32")
   local wte = g:weight("wte", { V, d })
@@ -249,13 +258,13 @@ local BERT = {
 -- the word embedding plus a bias) over the `masked` gathered positions, NSP head.
 function M.bert(opts)
   local what = "dlb.models.bert"
-  local o = preset(C.options(opts, BERT, what), BERT_SIZES, what, BERT, { "layers", "hidden", "heads" })
+  local o, _, custom = preset(C.options(opts, BERT, what), BERT_SIZES, what, BERT, { "layers", "hidden", "heads" })
   local b, q, d, V = o.batch, o.seq, o.hidden, o.vocab
   if type(q) == "number" and q > o.positions then C.fail(what, BERT, "seq=" .. q .. " exceeds positions=" .. o.positions) end
   if type(q) == "number" and type(o.masked) == "number" and o.masked > q then
     C.fail(what, BERT, "masked=" .. o.masked .. " exceeds seq=" .. q .. " (at most every token of a sequence is masked)")
   end
-  local g = C.graph("bert-" .. o.size, o, o.optimizer)
+  local g = C.graph(model_name("bert", o, custom), o, o.optimizer)
   g:layer("embeddings")
   local wte = g:weight("embeddings/word", { V, d })
   local x = g:embedding(g:input("ids", { b, q }, "int32"), wte, "embeddings/word")
@@ -313,10 +322,10 @@ local LLAMA = {
 -- grouped-query attention, SwiGLU MLP, final RMSNorm, untied output.
 function M.llama(opts)
   local what = "dlb.models.llama"
-  local o, from = preset(C.options(opts, LLAMA, what), LLAMA_SIZES, what, LLAMA, { "layers", "hidden", "heads", "kv_heads", "ffn" })
+  local o, from, custom = preset(C.options(opts, LLAMA, what), LLAMA_SIZES, what, LLAMA, { "layers", "hidden", "heads", "kv_heads", "ffn" })
   if o.heads % o.kv_heads ~= 0 then C.fail(what, LLAMA, from("heads") .. " must be a multiple of " .. from("kv_heads")) end
   local b, q, d, V = o.batch, o.seq, o.hidden, o.vocab
-  local g = C.graph("llama-" .. o.size, o, o.optimizer)
+  local g = C.graph(model_name("llama", o, custom), o, o.optimizer)
   g:layer("embedding")
   local emb = g:weight("embed_tokens", { V, d })
   local x = g:embedding(g:input("ids", { b, q }, "int32"), emb, "embed_tokens")
@@ -369,12 +378,12 @@ local VIT = {
 -- positions, pre-LN encoder blocks (GELU MLP), final LN, linear head on the class token.
 function M.vit(opts)
   local what = "dlb.models.vit"
-  local o, from = preset(C.options(opts, VIT, what), VIT_SIZES, what, VIT, { "layers", "hidden", "heads", "ffn", "patch" })
+  local o, from, custom = preset(C.options(opts, VIT, what), VIT_SIZES, what, VIT, { "layers", "hidden", "heads", "ffn", "patch" })
   if o.image % o.patch ~= 0 then C.fail(what, VIT, "image=" .. o.image .. " must be a multiple of " .. from("patch")) end
   local b, d = o.batch, o.hidden
   local n = (o.image / o.patch) ^ 2
   local q = n + 1
-  local g = C.graph("vit-" .. o.size, o, o.optimizer)
+  local g = C.graph(model_name("vit", o, custom), o, o.optimizer)
   g:layer("embedding")
   local img = g:input("images", { b, 3, o.image, o.image })
   local p = nn.conv2d(g, img, d, o.patch, { stride = o.patch, bias = true, name = "conv_proj" })
@@ -423,10 +432,10 @@ local TR = {
 -- parameters (the paper's "65M"/"213M" used a slightly different vocabulary).
 function M.transformer(opts)
   local what = "dlb.models.transformer"
-  local o = preset(C.options(opts, TR, what), TR_SIZES, what, TR, { "layers", "hidden", "heads", "ffn" })
+  local o, _, custom = preset(C.options(opts, TR, what), TR_SIZES, what, TR, { "layers", "hidden", "heads", "ffn" })
   local b, S, d, V = o.batch, o.seq, o.hidden, o.vocab
   local T = o.tgt_seq or S
-  local g = C.graph("transformer-" .. o.size, o, o.optimizer)
+  local g = C.graph(model_name("transformer", o, custom), o, o.optimizer)
   g:layer("embedding")
   local emb = g:weight("embedding", { V, d })
   local function embed(name, len)
