@@ -212,8 +212,12 @@ typedef struct series_methods {
   int colorbar;                   /* the "colorbar" option's default (1: a heat map's bar) */
   const char *cvalues;            /* the data array its colour map shows ("z", "c"), or NULL */
   int fills_axes;                 /* covers its whole axes: its legend goes above them */
-  /* commit: kind-specific checks; *skipped counts the non-finite values left out */
-  int (*validate)(series *s, size_t *skipped);
+  /* commit: kind-specific checks; *skipped counts the non-finite values left out of the
+  ** *total points (values, cells: `items`) the kind draws one by one, or stays 0 with
+  ** *total for a kind drawn without them (text, span, a roofline's roofs). A series whose
+  ** every one is skipped is refused by dlb_series_commit (the one rule: docs/plot.md) */
+  int (*validate)(series *s, size_t *skipped, size_t *total);
+  const char *items;              /* what *total counts: "points", "values", "cells" */
   /* commit and layout: what this kind cannot show on a log axis axn (0 x, 1 y) beyond the
   ** data arrays series.c checks */
   int (*logcheck)(const series *s, int axn);

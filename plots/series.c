@@ -321,8 +321,13 @@ int dlb_series_commit(dlb_figure *f, int id) {
   series *s = getseries(f, id, "series_commit");
   if (!s) return DLB_EINVAL;
   const series_methods *m = s->methods;
-  size_t skipped = 0;
-  int st = m->validate ? m->validate(s, &skipped) : DLB_OK;
+  size_t skipped = 0, total = 0;
+  int st = m->validate ? m->validate(s, &skipped, &total) : DLB_OK;
+  /* nothing to draw (every value NaN or infinite, none masked) is an error for every kind
+  ** (docs/plot.md "Bad input"); some values skipped is a warning */
+  if (st == DLB_OK && total > 0 && skipped == total)
+    st = dlb_fail(DLB_EINVAL, "%s: all %zu %s are NaN or infinite", dlbp_kind_name(s->kind),
+                  total, m->items ? m->items : "values");
   if (st == DLB_OK && m->cvalues) st = dlbp_cmap_check(s);
   if (st == DLB_OK) st = dlbp_series_logcheck(f, id);
   if (st != DLB_OK) {

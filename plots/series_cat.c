@@ -436,7 +436,7 @@ static int heatmap_legend(dlb_figure *f, series *s, legend_entry *out, int cap) 
 /* ---- checks at commit, categories ---- */
 
 /* Bars: the values fill the labels (one per label, or one per label and stack). */
-static int bar_validate(series *s, size_t *skipped) {
+static int bar_validate(series *s, size_t *skipped, size_t *total) {
   darray *d = NULL;
   int st;
   if ((st = dlbp_series_need(s, "values", &d))) return st;
@@ -450,13 +450,12 @@ static int bar_validate(series *s, size_t *skipped) {
     return dlb_fail(DLB_EINVAL, "bar: %zu stack names but %zu stacks of values", k->n,
                     d->n / n);
   *skipped = dlbp_nonfinite(d);
-  if (*skipped == d->n) /* nothing to draw: an error, as for a line or a box */
-    return dlb_fail(DLB_EINVAL, "bar: all %zu values are NaN or infinite", d->n);
+  *total = d->n;
   return DLB_OK;
 }
 
 /* A heat map: z fills nx x ny cells, the labels and mask match them. */
-static int heatmap_validate(series *s, size_t *skipped) {
+static int heatmap_validate(series *s, size_t *skipped, size_t *total) {
   darray *d = NULL;
   int st;
   if ((st = dlbp_series_need(s, "z", &d))) return st;
@@ -474,13 +473,14 @@ static int heatmap_validate(series *s, size_t *skipped) {
   if (m && m->n != d->n)
     return dlb_fail(DLB_EINVAL, "heatmap: mask has %zu values but z has %zu", m->n, d->n);
   for (size_t i = 0; i < d->n; i++)
-    *skipped += !isfinite(d->v[i]) && !(m && m->v[i] != 0);
+    *skipped += !isfinite(d->v[i]) && !(m && m->v[i] != 0); /* a masked cell is drawn */
+  *total = d->n;
   return DLB_OK;
 }
 
 /* Boxes: whole non-empty groups adding up to the values, a label per group, ordered
 ** percentiles. */
-static int box_validate(series *s, size_t *skipped) {
+static int box_validate(series *s, size_t *skipped, size_t *total) {
   darray *d = NULL;
   int st;
   if ((st = dlbp_series_need(s, "values", &d))) return st;
@@ -504,7 +504,7 @@ static int box_validate(series *s, size_t *skipped) {
     return dlb_fail(DLB_EINVAL, "box: percentiles must satisfy 0 <= lo <= box_lo <= 50 <= "
                     "box_hi <= hi <= 100 (got %g %g %g %g)", q[0], q[1], q[2], q[3]);
   *skipped = dlbp_nonfinite(d);
-  if (*skipped == d->n) return dlb_fail(DLB_EINVAL, "box: all values are NaN or infinite");
+  *total = d->n;
   return DLB_OK;
 }
 
@@ -584,7 +584,7 @@ static int bar_palette(series *s) { return !dlbp_series_strs(s, "stacks"); }
 const series_methods dlbp_bar_methods = {
   .name = "bar", .names = {"values", "labels stacks", "label color mode", "width"},
   .layer = LAYER_MARK,
-  .validate = bar_validate, .logcheck = cat_logcheck, .defaults = bar_defaults,
+  .validate = bar_validate, .items = "values", .logcheck = cat_logcheck, .defaults = bar_defaults,
   .palette = bar_palette, .cats = cat_cats, .extent = bar_extent, .legend = bar_legend,
   .occupy = bar_occupy, .draw = draw_bar,
 };
@@ -595,7 +595,7 @@ const series_methods dlbp_heatmap_methods = {
                                "nx ny vmin vmax center cell_labels colorbar label_size "
                                "share_colors"},
   .layer = LAYER_AREA, .colorbar = 1, .cvalues = "z", .fills_axes = 1,
-  .validate = heatmap_validate, .logcheck = heatmap_logcheck, .defaults = heatmap_defaults,
+  .validate = heatmap_validate, .items = "cells", .logcheck = heatmap_logcheck, .defaults = heatmap_defaults,
   .cats = heatmap_cats, .extent = heatmap_extent, .legend = heatmap_legend,
   .occupy = heatmap_occupy, .draw = draw_heatmap,
 };
@@ -604,7 +604,7 @@ const series_methods dlbp_box_methods = {
   .name = "box", .names = {"values sizes", "labels", "color",
                            "lo hi box_lo box_hi tukey width outliers"},
   .layer = LAYER_MARK,
-  .validate = box_validate, .logcheck = cat_logcheck, .defaults = box_defaults,
+  .validate = box_validate, .items = "values", .logcheck = cat_logcheck, .defaults = box_defaults,
   .cats = cat_cats, .extent = box_extent, .legend = patch_legend, .occupy = box_occupy,
   .draw = draw_box,
 };

@@ -119,8 +119,8 @@ static void draw_diag(dlb_figure *f, cairo_t *cr, series *s) {
 /* ---- text: an annotation at (x, y) ---- */
 
 /* A text needs its text. */
-static int text_validate(series *s, size_t *skipped) {
-  (void)skipped;
+static int text_validate(series *s, size_t *skipped, size_t *total) {
+  (void)skipped, (void)total;
   if (!dlbp_series_str(s, "text", NULL))
     return dlb_fail(DLB_EINVAL, "text: option 'text' is missing");
   return DLB_OK;
@@ -176,8 +176,8 @@ static void draw_text(dlb_figure *f, cairo_t *cr, series *s) {
 /* ---- span: a shaded x range lo..hi ---- */
 
 /* A span needs lo < hi. */
-static int span_validate(series *s, size_t *skipped) {
-  (void)skipped;
+static int span_validate(series *s, size_t *skipped, size_t *total) {
+  (void)skipped, (void)total;
   double lo = dlbp_series_num(s, "lo", NAN), hi = dlbp_series_num(s, "hi", NAN);
   if (!(lo < hi))
     return dlb_fail(DLB_EINVAL, "span: needs lo < hi (got %g, %g)", lo, hi);

@@ -36,7 +36,8 @@ static int achievable(series *s) {
 
 /* Checks of a roofline: positive peaks and bandwidths, efficiencies in (0, 1], names per
 ** device, points with intensity and rate, group numbers and markers per point. */
-static int roof_validate(series *s, size_t *skipped) {
+static int roof_validate(series *s, size_t *skipped, size_t *total) {
+  (void)total; /* its roofs are drawn whatever its points */
   darray *pk = NULL, *bw = NULL, *d;
   slist *l;
   int st;

@@ -123,7 +123,7 @@ int dlbp_legend_label(const dlb_figure *f, series *s, legend_entry *out) {
 
 /* Checks of a line or scatter: x and y of one length (and c, s, group with them), group
 ** numbers within the groups, not every point skipped, a colour bar only with values. */
-static int xy_validate(series *s, size_t *skipped) {
+static int xy_validate(series *s, size_t *skipped, size_t *total) {
   darray *x = NULL, *y = NULL, *d = NULL;
   int st;
   slist *l;
@@ -146,9 +146,7 @@ static int xy_validate(series *s, size_t *skipped) {
         return dlb_fail(DLB_EINVAL, "scatter: group[%zu] = %g is not a group number 1..%.0f",
                         i + 1, d->v[i], ng);
   }
-  if (*skipped == x->n)
-    return dlb_fail(DLB_EINVAL, "%s: all %zu points are NaN or infinite", dlbp_kind_name(s->kind),
-                    x->n);
+  *total = x->n;
   /* (a line has no "colorbar" option: the default 0 holds) */
   if (dlbp_series_num(s, "colorbar", 0) != 0 && !dlbp_series_data(s, "c"))
     return dlb_fail(DLB_EINVAL, "scatter: a colorbar needs values c= to colour by");
@@ -389,8 +387,8 @@ static void draw_band(dlb_figure *f, cairo_t *cr, series *s) {
 
 /* ---- band: x, lo, hi ---- */
 
-/* Checks of a band: x, lo and hi of one length. */
-static int band_validate(series *s, size_t *skipped) {
+/* Checks of a band: x, lo and hi of one length, lo <= hi. */
+static int band_validate(series *s, size_t *skipped, size_t *total) {
   darray *x = NULL, *y = NULL, *d = NULL;
   int st;
   if ((st = dlbp_series_need(s, "x", &x)) || (st = dlbp_series_need(s, "lo", &y)) ||
@@ -401,8 +399,14 @@ static int band_validate(series *s, size_t *skipped) {
                     y->n, d->n);
   for (size_t i = 0; i < x->n; i++)
     *skipped += !isfinite(x->v[i]) || !isfinite(y->v[i]) || !isfinite(d->v[i]);
-  if (*skipped == x->n) /* nothing to draw: an error, as for a line */
-    return dlb_fail(DLB_EINVAL, "band: all %zu points are NaN or infinite", x->n);
+  /* lo above hi is an error (it drew a band as if swapped): review 12. NaN compares false. */
+  const char *label = dlbp_series_str(s, "label", NULL);
+  for (size_t i = 0; i < x->n; i++)
+    if (y->v[i] > d->v[i])
+      return dlb_fail(DLB_EINVAL, "band%s%s%s: lo[%zu] = %g is above hi[%zu] = %g",
+                      label ? " '" : "", label ? label : "", label ? "'" : "", i + 1, y->v[i],
+                      i + 1, d->v[i]);
+  *total = x->n;
   return DLB_OK;
 }
 
@@ -446,7 +450,7 @@ static int band_legend(dlb_figure *f, series *s, legend_entry *out, int cap) {
 const series_methods dlbp_line_methods = {
   .name = "line", .names = {"x y", "", "label color style marker", "width size"},
   .layer = LAYER_MARK,
-  .validate = xy_validate, .palette = takes_palette, .extent = xy_extent,
+  .validate = xy_validate, .items = "points", .palette = takes_palette, .extent = xy_extent,
   .legend = line_legend, .occupy = line_occupy, .draw = draw_line,
 };
 
@@ -455,7 +459,7 @@ const series_methods dlbp_scatter_methods = {
   .names = {"x y c s group", "groups", "label color marker cmap colorbar_label norm",
             "size vmin vmax center alpha colorbar share_colors"},
   .layer = LAYER_MARK, .cvalues = "c",
-  .validate = xy_validate, .palette = scatter_palette, .extent = xy_extent,
+  .validate = xy_validate, .items = "points", .palette = scatter_palette, .extent = xy_extent,
   .legend = scatter_legend, .occupy = scatter_occupy, .outside = scatter_outside,
   .draw = draw_scatter,
 };
@@ -463,6 +467,6 @@ const series_methods dlbp_scatter_methods = {
 const series_methods dlbp_band_methods = {
   .name = "band", .names = {"x lo hi", "", "label color", "alpha"},
   .layer = LAYER_AREA,
-  .validate = band_validate, .palette = takes_palette, .extent = band_extent,
+  .validate = band_validate, .items = "points", .palette = takes_palette, .extent = band_extent,
   .legend = band_legend, .occupy = band_occupy, .draw = draw_band,
 };

@@ -392,6 +392,21 @@ T.test("review 8: colour-map limits: vmin below vmax, > 0 on the logsym norm; al
   -- with only NaN values were saved blank with a warning, unlike lines and boxes
   user_err("bar: all 2 values are NaN or infinite", function() f:bar { labels = { "a", "b" }, values = { 0 / 0, math.huge } } end)
   user_err("band: all 2 points are NaN or infinite", function() f:band { x = { 1, 2 }, lo = { 0 / 0, 0 / 0 }, hi = { 1, 2 } } end)
+  -- review 12: a heat map of only NaN cells was saved blank with a warning; now the one rule
+  -- of every kind (plots/series.c dlb_series_commit). Masked cells are drawn: not refused.
+  user_err("heatmap: all 4 cells are NaN or infinite", function()
+    f:heatmap { z = { { 0 / 0, 0 / 0 }, { math.huge, 0 / 0 } } }
+  end)
+  do
+    local g = plot.figure()
+    g:heatmap { z = { { 0 / 0, 0 / 0 } }, mask = { { true, true } }, colorbar = false }
+    assert(g:save(tmp("all_masked.png")))
+  end
+  -- review 12: a band with lo above hi was drawn as if swapped; an error naming it and where
+  user_err("band 'CI': lo[2] = 5 is above hi[2] = 2", function()
+    f:band { x = { 1, 2, 3 }, lo = { 1, 5, 1 }, hi = { 2, 2, 2 }, label = "CI" }
+  end)
+  user_err("band: lo[1] = 3 is above hi[1] = 1", function() f:band { x = { 1, 2 }, lo = { 3, 0 }, hi = { 1, 2 } } end)
   heat { vmin = 0 } () -- one side alone, as the notebooks use it
   heat { vmin = 0.5, vmax = 8, norm = "logsym" } ()
   assert(f:save(tmp("vminmax.png")))
