@@ -22,8 +22,7 @@ end
 -- error raised at the caller's level from a call of that chunk: review 11 saw it on
 -- `dlbench info FILE --framework NAME` with a name that is not a profile).
 local function clean(err)
-  return (tostring(err):gsub("^%[string \"[^\n]-\"%]:%d+: ", ""):gsub("^[^%s:]+:%d+: ", "")
-    :match("^[^\n]*"))
+  return (require("dlbench.errors").strip(err):match("^[^\n]*"))
 end
 
 -- Parse argv: positional words and --name value / --name=value / --flag options.

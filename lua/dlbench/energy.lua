@@ -14,6 +14,7 @@
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
+local strip = require("dlbench.errors").strip
 
 local M = {}
 
@@ -33,7 +34,7 @@ end
 function M.precisions(table_name)
   local t = name("dlb.energy.precisions", "table", table_name, "45nm")
   local ok, r = pcall(core.energy_precisions, t)
-  if not ok then error("dlb.energy.precisions: " .. tostring(r):gsub("^[^:]*:%d+: ", ""), 2) end
+  if not ok then error("dlb.energy.precisions: " .. strip(r), 2) end
   return r
 end
 doc.doc(M.precisions, "dlb.energy.precisions([table=\"45nm\"]) -> {\"fp32\", ...}",
@@ -115,7 +116,7 @@ function M.step(s, opts)
   local hw = opts.hw
   if type(hw) == "string" then
     local ok, d = pcall(require("dlbench.hw").get, hw)
-    if not ok then error("dlb.energy.step: hw: " .. tostring(d):gsub("^[^:]*:%d+: ", ""), 2) end
+    if not ok then error("dlb.energy.step: hw: " .. strip(d), 2) end
     hw = d
   end
   if hw ~= nil and type(hw) ~= "table" then

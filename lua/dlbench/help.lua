@@ -82,7 +82,7 @@ local function members(x)
         if rawget(x, k) == nil then
           local ok, err = pcall(function() return x[k] end)
           if not ok then
-            failed[k] = tostring(err):match("^[^\n]*"):gsub("^[^:]*:%d+: ", ""):gsub(":$", "")
+            failed[k] = require("dlbench.errors").strip(err):match("^[^\n]*"):gsub(":$", "")
           end
         end
         if not seen[k] then seen[k] = true; names[#names + 1] = k end

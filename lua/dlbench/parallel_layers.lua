@@ -294,7 +294,7 @@ local FG = { bind = true, batch_dim = true, batch = true, precision = true, opti
              tp = true, fp8 = true }
 local function gerr(fname, msg)
   -- drop the location prefixes of errors raised inside the graph engine
-  msg = tostring(msg):gsub("^[^:\n]*%.lua:%d+: ", ""):gsub("^[^:\n]*%.lua:%d+: ", "")
+  msg = require("dlbench.errors").strip(msg)
   error(fname .. ": " .. msg, 3)
 end
 

@@ -450,7 +450,7 @@ function M.step_time(c, dev, opts)
   end
   if type(dev) == "string" then
     local ok, d = pcall(hw.get, dev)
-    if not ok then raise(fname .. ": " .. tostring(d):gsub("^[^:]*:%d+: ", "")) end
+    if not ok then raise(fname .. ": " .. require("dlbench.errors").strip(d)) end
     dev = d
   end
   -- the whole-graph roofline of §5.2.2, max(c/(80% x_c), a/(70% x_a)): plain numbers, so

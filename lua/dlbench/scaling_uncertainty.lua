@@ -21,7 +21,7 @@ local function fit_samples(f, reps, seed, fname)
   if b and b.samples and b.reps == reps and b.seed == seed then return b.samples end
   if not f.data then return nil end
   local ok, res = pcall(core.scaling_bootstrap, f._form, f.data.xs, f.data.ys, f.data.weights, reps, seed)
-  if not ok then raise(fname .. ": bootstrap: " .. tostring(res):gsub("^[^\n]-:%d+: ", "")) end
+  if not ok then raise(fname .. ": bootstrap: " .. require("dlbench.errors").strip(res)) end
   local np, out = #PARAMS[f._form], {}
   for r = 1, res.used do
     local s = {}

@@ -18,6 +18,7 @@ local hwmod = require "dlbench.hw"
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
+local strip = require("dlbench.errors").strip
 
 local M = {}
 
@@ -115,7 +116,7 @@ function M.config(opts, fn, spec)
   local c = { fn = fn }
   if opts.hw == nil then fail(fn, "hw is required (a device from dlb.hw.get or its name)", 3) end
   local ok, dev = pcall(hwmod.get, opts.hw)
-  if not ok then fail(fn, "hw: " .. tostring(dev):gsub("^[^%s:]+:%d+: ", ""), 3) end
+  if not ok then fail(fn, "hw: " .. strip(dev), 3) end
   c.dev = dev
   c.act = opts.act or (dev.peak.bf16 and not dev.peak.fp16 and "bf16" or "fp16")
   if c.act ~= "fp16" and c.act ~= "bf16" and c.act ~= "fp32" then
@@ -140,7 +141,7 @@ function M.config(opts, fn, spec)
     compute = (c.weights == "fp8" and dev.peak.fp8) and "fp8" or c.act
   end
   local okp, prec = pcall(dev.precision, dev, compute)
-  if not okp then fail(fn, "compute: " .. tostring(prec):gsub("^[^%s:]+:%d+: ", ""), 3) end
+  if not okp then fail(fn, "compute: " .. strip(prec), 3) end
   c.compute = prec
   c.tp = opts.tp and posint(fn, "tp", opts.tp, 3) or 1
   c.pp = opts.pp and posint(fn, "pp", opts.pp, 3) or 1
@@ -189,7 +190,7 @@ function M.config(opts, fn, spec)
     dev, c.calibration_note = fw.calibrate(dev, c.compute, "validated")
   end
   local okr, roof = pcall(dev.roof, dev, c.compute, ropts)
-  if not okr then fail(fn, tostring(roof):gsub("^[^%s:]+:%d+: ", ""), 3) end
+  if not okr then fail(fn, strip(roof), 3) end
   -- fused attention runs at the activation dtype (FlashAttention-2 and the paged decode
   -- kernels are 16-bit; an fp8 step runs attention in bf16/fp16, as dlb.hw's
   -- attention_eff has it): attn_eff of that peak where known, else flops_eff
@@ -204,7 +205,7 @@ function M.config(opts, fn, spec)
   op_roof.kernel_overhead, attn_roof.kernel_overhead = 0, 0
   attn_roof.peak, attn_roof.attn_eff = dev.peak[c.act] or roof.peak, ae
   local okc, err = pcall(core.roof_check, attn_roof)
-  if not okc then fail(fn, "attn_eff: " .. tostring(err):gsub("^[^%s:]+:%d+: ", ""), 3) end
+  if not okc then fail(fn, "attn_eff: " .. strip(err), 3) end
   c.op_roof, c.attn_roof = op_roof, attn_roof
   -- one device for both (one call of the rule per step) when the attention kernels' rate
   -- is a fraction of the compute dtype's peak: attn_eff x peak(act) / peak(compute) <= 1
@@ -243,7 +244,7 @@ function M.config(opts, fn, spec)
     end
     options.check(opts.link, { bw = true, latency = true }, fn .. " link", 3)
     local okl, l = pcall(require("dlbench.parallel_base").link, fn, opts.link, "link")
-    if not okl then error((tostring(l):gsub("^[^%s:]+:%d+: ", "")), 3) end
+    if not okl then error((strip(l)), 3) end
     ulink = l
   end
   local function link(n)
@@ -285,7 +286,7 @@ function M.config(opts, fn, spec)
         local okt, tt = pcall(function()
           return P.nccl_topo(P.cluster { hw = dev, per_node = per, nodes = math.ceil(n / per) }, n, per)
         end)
-        if not okt then fail(fn, "collectives = \"nccl\": " .. tostring(tt):gsub("^[^%s:]+:%d+: ", ""), 3) end
+        if not okt then fail(fn, "collectives = \"nccl\": " .. strip(tt), 3) end
         t = tt
         topos[n] = t
       end

@@ -4,6 +4,7 @@
 -- docs/serve.md.
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
+local strip = require("dlbench.errors").strip
 
 local B = {}
 
@@ -379,7 +380,7 @@ function B.install(M, H)
         cfg = r
       end
       local ok, g = pcall(require("dlbench.models").from_hf, cfg)
-      if not ok then fail(fn, (tostring(g):gsub("^[^%s:]+:%d+: ", ""))) end
+      if not ok then fail(fn, strip(g)) end
       local extra = {}
       if type(cfg.sliding_window) == "number" and cfg.use_sliding_window ~= false then
         extra.window = cfg.sliding_window

@@ -547,7 +547,7 @@ function M.group_columns(t, keys, aggs, n, col)
       end
       local ok, v = pcall(aggregates[sp[2]], vals, sp[4])
       if not ok then -- dlb.stats names its caller, a line of this file: drop that
-        fail("table:group_by: '" .. sp[1] .. "': " .. tostring(v):gsub("^[^\n]-%.lua:%d+: ", ""))
+        fail("table:group_by: '" .. sp[1] .. "': " .. errors.strip(v))
       end
       row[sp[1]] = v
     end
@@ -603,7 +603,7 @@ function T:pivot(x, y, value, agg)
           local ok, r = pcall(aggregates[agg], c)
           if not ok then
             fail(string.format("table:pivot: %s at %s=%s, %s=%s: %s", agg, x, tostring(xs[i]), y,
-              tostring(ys[j]), (tostring(r):gsub("^[^\n]-%.lua:%d+: ", ""))))
+              tostring(ys[j]), errors.strip(r)))
           end
           v = r
         else v = c[1] end

@@ -51,7 +51,7 @@ end
 -- Drop the "file.lua:12: " locations inside a message (raised in the zoo's or the
 -- engine's files), so that the message carries exactly one: the caller's, added by error().
 local function strip(msg)
-  local r = msg:gsub("^[^%s:]+:%d+: ", ""):gsub("^%[string [^\n]-%]:%d+: ", "")
+  local r = require("dlbench.errors").strip(msg)
   r = r:gsub("(: )[^%s:]+:%d+: ", "%1")
   return r
 end

@@ -7,6 +7,7 @@ local doc = require "dlbench.doc"
 local graph = require "dlbench.graph"
 local options = require "dlbench.options"
 local desc = require "dlbench.desc"
+local strip = require("dlbench.errors").strip
 
 local M = {}
 
@@ -232,11 +233,11 @@ function M.info(path, opts)
       g, kind = M.from_onnx(path, { unknown = "skip", quiet = true }), "onnx"
     end
   end)
-  if not ok then error((tostring(err):gsub("^[^%s:]+:%d+: ", "")), 2) end
+  if not ok then error(strip(err), 2) end
   -- a bad binding or profile is the caller's: raised at its line, not inside lua/dlbench
   -- (review 11: "onnx.lua:156: graph 'gpt': no dim 'batch' to bind")
   local oks, lines = pcall(screen, path, g, kind, nil, opts)
-  if not oks then error((tostring(lines):gsub("^[^%s:]+:%d+: ", "")), 2) end
+  if not oks then error(strip(lines), 2) end
   local out = opts.out or print
   for _, l in ipairs(lines) do out(l) end
   return { lines = lines, graph = g }
@@ -274,7 +275,7 @@ function M.info_cli(args)
   local b, bad = M.parse_bindings(args, 2)
   if not b then fail(bad) end
   local ok, err = pcall(M.info, path, { bindings = b })
-  if not ok then fail((tostring(err):gsub("^[^%s:]+:%d+: ", ""))) end
+  if not ok then fail(strip(err)) end
 end
 
 return M

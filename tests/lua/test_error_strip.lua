@@ -1,0 +1,61 @@
+-- test_error_strip.lua — review 12: library functions that re-raise an inner error strip its
+-- locations through dlbench.errors.strip, the one rule. Twelve copies of the pattern
+-- "^[^%s:]+:%d+: " stopped at a space, so a message raised at the user's line kept a
+-- "(command line):1: " (dlbench -e) or "/tmp/a b/x.lua:1: " (a path with a space) inside
+-- it: "dlb.serve.config: compute: (command line):1: unknown precision 'fp3' ...". Runs
+-- under both backends.
+local T = require "harness"
+local errors = require "dlbench.errors"
+
+local dir = io.popen("mktemp -d '/tmp/dlb strip.XXXXXX'"):read("*l")
+assert(dir:find(" ", 1, true), "the temporary folder's name has a space")
+
+-- Run code as the chunk `name` (a script file or "=(command line)") and return its error.
+local function err_of(code, name)
+  local f = assert(load(code, name))
+  local ok, e = pcall(f)
+  assert(not ok, "expected an error from " .. code)
+  return tostring(e)
+end
+
+-- The message holds frag once and the chunk's location only at its start.
+local function one_location(e, where, frag)
+  assert(e:find(frag, 1, true) ~= nil, "message holds '" .. frag .. "': " .. e)
+  local rest = e:sub(1, #where) == where and e:sub(#where + 1) or e
+  assert(not rest:find(where, 1, true), "no location '" .. where .. "' inside: " .. e)
+end
+
+-- (one line: the chunk's location is line 1; dlb is not a global under LuaJIT)
+local R = "local dlb = require 'dlbench'; "
+local cases = {
+  { R .. "dlb.serve.config{hw = 'H100', compute = 'fp3'}", "dlb.serve.config: compute: unknown precision 'fp3'" },
+  { R .. "dlb.serve.config{hw = 'NoSuchGPU'}", "dlb.serve.config: hw: unknown device 'NoSuchGPU'" },
+}
+
+T.test("errors.strip: a message raised at (command line) loses that location", function()
+  for _, c in ipairs(cases) do
+    local e = err_of(c[1], "=(command line)")
+    one_location(e, "(command line):1: ", c[2])
+  end
+end)
+
+T.test("errors.strip: a script path with a space loses its location inside the message", function()
+  local path = dir .. "/my study.lua"
+  for _, c in ipairs(cases) do
+    local f = assert(io.open(path, "wb")); f:write(c[1], "\n"); f:close()
+    local ok, e = pcall(dofile, path)
+    assert(not ok, "the script fails")
+    one_location(tostring(e), path .. ":1: ", c[2])
+  end
+end)
+
+T.test("errors.strip: the locations it removes", function()
+  T.eq(errors.strip("(command line):3: x"), "x")
+  T.eq(errors.strip("/tmp/a b/c d.lua:12: x"), "x")
+  T.eq(errors.strip("[string \"f()\"]:1: graph.lua:2: x"), "x")
+  T.eq(errors.strip("stdin:1: [C]: x"), "x")
+  T.eq(errors.strip("x: y.lua:1: z"), "x: y.lua:1: z", "only leading locations")
+end)
+
+os.execute("rm -rf '" .. dir .. "'")
+T.done()
