@@ -336,13 +336,13 @@ T.test("from_hf: a key twice, a byte order mark, optional keys of the wrong kind
     vocab_size = 100, num_attention_heads = 8 }
   local function with(k, v) return T.with(cfg, k, v) end
   -- before: "attempt to compare number with string" from inside hf.lua
-  T.checkerr("config key \"max_position_embeddings\" must be a number, got string x", models.from_hf,
+  T.checkerr("config key \"max_position_embeddings\" must be a number, got string \"x\"", models.from_hf,
     with("max_position_embeddings", "x"))
   -- before: the string "16" was multiplied as a number (Lua's coercion) and accepted
-  T.checkerr("config key \"head_dim\" must be a number, got string 16", models.from_hf,
+  T.checkerr("config key \"head_dim\" must be a number, got string \"16\"", models.from_hf,
     with("head_dim", "16"))
   -- before: the string "false" read as true ("attention_bias = true ... is not modelled")
-  T.checkerr("config key \"attention_bias\" must be a boolean, got string false", models.from_hf,
+  T.checkerr("config key \"attention_bias\" must be a boolean, got string \"false\"", models.from_hf,
     with("attention_bias", "false"))
   T.checkerr("config key \"use_parallel_residual\" must be a boolean, got number 1", models.from_hf,
     { model_type = "gpt_neox", num_hidden_layers = 2, hidden_size = 64, num_attention_heads = 4,
@@ -356,6 +356,23 @@ T.test("from_hf: a key twice, a byte order mark, optional keys of the wrong kind
   os.remove(tmp2)
   T.checkerr("config key \"hidden_size\" must be a positive integer, got inf", models.from_hf,
     with("hidden_size", math.huge))
+end)
+
+T.test("from_hf: a JSON string where a positive integer is expected says it is a string", function()
+  -- review 12: "hidden_size": "2" said "got 2", as if the number 2 had been refused
+  local tmp = os.tmpname()
+  local f = io.open(tmp, "wb")
+  f:write('{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": "2", '
+    .. '"intermediate_size": 128, "vocab_size": 100, "num_attention_heads": 8}')
+  f:close()
+  T.checkerr('config key "hidden_size" must be a positive integer, got string "2"', models.from_hf, tmp)
+  os.remove(tmp)
+  T.checkerr('config key "num_hidden_layers" must be a positive integer, got boolean true',
+    models.from_hf, { model_type = "llama", num_hidden_layers = true, hidden_size = 64,
+      intermediate_size = 128, vocab_size = 100, num_attention_heads = 8 })
+  T.checkerr('config key "hidden_size" must be a positive integer, got 2.5', models.from_hf,
+    { model_type = "llama", num_hidden_layers = 2, hidden_size = 2.5, intermediate_size = 128,
+      vocab_size = 100, num_attention_heads = 8 })
 end)
 
 T.test("dlb.models.info: one screen for an .onnx file and for a config.json", function()

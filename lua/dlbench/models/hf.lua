@@ -30,11 +30,21 @@ for k in ([[architectures bos_token_id eos_token_id pad_token_id initializer_ran
 local SUPPORTED = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, bert, t5"
 local VALID = { batch = true, seq = true, optimizer = true, lora = true, quantize = true }
 
+-- A config value as an error shows it: a number as is, a string quoted with its type (the
+-- JSON string "2" said "got 2", as if it were the number: review 12), others by type.
+local function got(v)
+  if v == nil then return "nothing" end
+  if type(v) == "number" then return tostring(v) end
+  if type(v) == "string" then return 'string "' .. v .. '"' end
+  if type(v) == "boolean" then return "boolean " .. tostring(v) end
+  return type(v)
+end
+
 local function need(cfg, key, what)
   local v = cfg[key]
   if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v == math.huge then
     error(string.format("%s: config key \"%s\" must be a positive integer, got %s", what, key,
-      v == nil and "nothing" or tostring(v)), 0)
+      got(v)), 0)
   end
   return v
 end
@@ -47,8 +57,8 @@ local function opt(cfg, key, default, what, kind)
   if v == nil then return default end
   kind = kind or (default ~= nil and type(default)) or nil
   if kind and type(v) ~= kind then
-    error(string.format("%s: config key \"%s\" must be a %s, got %s %s", what, key, kind, type(v),
-      tostring(v)), 0)
+    error(string.format("%s: config key \"%s\" must be a %s, got %s", what, key, kind,
+      type(v) == "number" and "number " .. tostring(v) or got(v)), 0)
   end
   return v
 end
