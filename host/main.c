@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
   } else if (!strcmp(argv[1], "run")) {
     if (argc < 3) {
       fprintf(stderr, "%s: run needs a script file (dlbench run FILE [ARGS...])\n", progname);
-      rc = EXIT_FAILURE;
+      rc = 2; /* a usage error (docs/cli.md) */
     } else { /* `run -` reads the script from stdin */
       rc = runfile(L, strcmp(argv[2], "-") ? argv[2] : NULL, argv, argc, 2);
     }
@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
   } else if (!strcmp(argv[1], "-e")) {
     if (argc < 3) {
       fprintf(stderr, "%s: -e needs a Lua chunk\n", progname);
-      rc = EXIT_FAILURE;
+      rc = 2; /* a usage error (docs/cli.md) */
     } else {
       createargtable(L, argv, argc, 2);
       int status = luaL_loadbuffer(L, argv[2], strlen(argv[2]), "=(command line)");
@@ -208,7 +208,7 @@ int main(int argc, char **argv) {
     }
   } else {
     fprintf(stderr, "%s: unknown command '%s' (try --help)\n", progname, argv[1]);
-    rc = EXIT_FAILURE;
+    rc = 2; /* a usage error (docs/cli.md) */
   }
   host_closestate(L);
   return rc;

@@ -349,14 +349,15 @@ end
 M.parse = parse -- the command line's one option parser (dlb.measure.cli uses it too)
 
 -- `dlbench measure [...]` (host/main.c): dlb.measure.cli with its errors as one message on
--- stderr (no Lua traceback) and exit status 1.
+-- stderr (no Lua traceback): exit status 2 for a usage error, 1 for the others (docs/cli.md).
 function M.measure(args)
-  local ok, err = pcall(require("dlbench.measure").cli, args)
-  if not ok then
-    io.stderr:write((tostring(err):gsub("^dlbench measure: ", "dlbench measure: ", 1)), "\n")
+  local function out(err, status)
+    io.stderr:write(tostring(err), "\n")
     io.stderr:flush()
-    os.exit(1, true)
+    os.exit(status, true)
   end
+  local ok, err = pcall(require("dlbench.measure").cli, args, function(e) out(e, 2) end)
+  if not ok then out(err, 1) end
 end
 
 return M

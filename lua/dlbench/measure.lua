@@ -429,13 +429,11 @@ local function check_destination(flag, path)
   end
 end
 
--- `dlbench measure ...`: arg is the argument list. Returns the device (nil after --help).
--- Bad options and destinations that cannot be written are errors before anything is
--- measured.
-function M.cli(arg)
-  arg = arg or {}
+-- The options of `dlbench measure ...` (arg: the argument list), checked: o (the files) and
+-- opts (for M.host), or nil after --help. Every error here is a usage error.
+local function cli_options(arg)
   local pos, given = require("dlbench.cli_plan").parse("measure", arg, cli_spec, USAGE, true)
-  if pos == nil then print(USAGE) return nil end
+  if pos == nil then return nil end
   if pos[1] ~= nil then
     error("dlbench measure: unexpected argument '" .. tostring(pos[1]) .. "'\n" .. USAGE, 0)
   end
@@ -449,6 +447,21 @@ function M.cli(arg)
     end
   end
   host_settings(opts, "dlbench measure", -1) -- -1: messages without a position
+  return o, opts
+end
+
+-- `dlbench measure ...`: arg is the argument list. Returns the device (nil after --help).
+-- Bad options and destinations that cannot be written are errors before anything is
+-- measured. usage_exit (the host's `dlbench measure`, dlbench.cli_plan.measure) is called
+-- with the message of a usage error (a bad option or value) instead of raising it, so the
+-- command exits 2 for those and 1 for the others, as `plan` and `info` do (docs/cli.md).
+function M.cli(arg, usage_exit)
+  local okc, o, opts = pcall(cli_options, arg or {})
+  if not okc then
+    if usage_exit then usage_exit(o) end
+    error(o, 0)
+  end
+  if o == nil then print(USAGE) return nil end
   check_destination("csv", o.csv)
   check_destination("figure", o.figure)
   local dev, rec = M.host(opts)

@@ -229,6 +229,27 @@ T.test("measure: bad options and arguments are errors", function()
   assert(levels >= 0 and levels <= 4, "levels")
 end)
 
+-- review 12: `dlbench measure` usage errors exit 2 (docs/cli.md): dlb.measure.cli hands
+-- them, and only them, to usage_exit (the host's); a destination error is not one.
+T.test("measure.cli: usage errors go to usage_exit, others are raised", function()
+  local function usage_of(args)
+    local seen
+    local ok, e = pcall(dlb.measure.cli, args, function(m) seen = m; error("usage: " .. m, 0) end)
+    assert(not ok, "an error")
+    return seen, e
+  end
+  for _, args in ipairs { { "--bogus" }, { "extra" }, { "--seconds", "x" }, { "--threads", "-3" },
+      { "--stat", "mean" }, { "--reps" } } do
+    local seen, e = usage_of(args)
+    assert(seen and seen:find("^dlbench measure: "), table.concat(args, " ") .. ": usage, got " .. tostring(e))
+  end
+  local seen, e = usage_of { "--csv", "/proc/nope/host.csv" }
+  T.eq(seen, nil, "a destination error is not a usage error")
+  assert(tostring(e):find("^dlbench measure: %-%-csv /proc/nope/host.csv"), e)
+  -- without usage_exit (a library caller) the usage error is raised as before
+  T.checkerr("dlbench measure: unexpected argument 'extra'", dlb.measure.cli, { "extra" })
+end)
+
 -- dlb.measure.cli checks where it will write before measuring. Under LuaJIT os.execute
 -- returns the status as a number, true in every test: a good --csv path was refused as "a
 -- folder, not a file" (and a folder was never refused). These fail before any measurement.

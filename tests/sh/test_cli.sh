@@ -64,8 +64,15 @@ echo "$out" | grep -q "Lua 5.4" && echo "$out" | grep -q "ABI" && t_ok "--versio
   || t_fail "--version" "got '$out'"
 
 "$dlb" --bogus 2>"$tmp/e"; rc=$?
-[ $rc -ne 0 ] && grep -q "unknown command" "$tmp/e" && t_ok "unknown option" \
-  || t_fail "unknown option" "$(cat "$tmp/e")"
+[ $rc -eq 2 ] && grep -q "unknown command" "$tmp/e" && t_ok "unknown option" \
+  || t_fail "unknown option" "rc=$rc: $(cat "$tmp/e")"
+# review 12: usage errors exit 2 in every command (docs/cli.md, docs/host.md); these exited 1
+"$dlb" run 2>"$tmp/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "run needs a script file" "$tmp/e" && t_ok "run without FILE: exit 2" \
+  || t_fail "run without FILE: exit 2" "rc=$rc: $(cat "$tmp/e")"
+"$dlb" -e 2>"$tmp/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "\-e needs a Lua chunk" "$tmp/e" && t_ok "-e without a chunk: exit 2" \
+  || t_fail "-e without a chunk: exit 2" "rc=$rc: $(cat "$tmp/e")"
 
 out=$("$dlb" -e 'help(dlb.version) help(help)' 2>&1)
 echo "$out" | grep -qF 'dlb.version() -> string' && echo "$out" | grep -qF 'help([x])' \
