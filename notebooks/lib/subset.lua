@@ -62,6 +62,15 @@ function M.runs(r, notes, V)
     table.concat(m, ",") }, "/")
 end
 
+-- the cells of notebooks/data/memory_measured.lua (a row's model and method at one of its
+-- sequence lengths) as tests/lua/test_finetune_memory.lua checks them: the model, the method
+-- (its graph and stats set-up) and the cell's expected band (within 10%, under, over). (A key
+-- without the model missed one arc: graphs/step/footprint.c's greedy schedule is skipped on
+-- graphs of more than GREEDY_MAX ops: tests/tools/subset_coverage.sh.)
+function M.memory(c)
+  return c.row.model .. "/" .. c.row.method .. "/" .. c.row.expect[c.i]
+end
+
 -- keep(what, rows, key): rows whole when the mode is off; else the first row of each key,
 -- in order, and (when `what` is given) a printed line saying how many were kept
 function M.keep(what, rows, key)
