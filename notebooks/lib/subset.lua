@@ -9,6 +9,9 @@
 --   local SUB = dofile(here .. "/lib/subset.lua")
 --   rows = SUB.keep("vTrain rows", rows, SUB.vtrain)   -- prints a SUBSET line when it cuts
 -- The notebooks' tests take the same keys to know which rows a subset run scores.
+-- Two other sanitizer tests take the same mode for their own row lists (`runs`, `memory`
+-- below: tests/lua/test_validation_rows.lua, test_finetune_memory.lua), adopted by the same
+-- rule (tests/run.sh's `subset` list, with the coverage comparison for each).
 local M = {}
 local on = os.getenv("DLB_NOTEBOOK_SUBSET")
 if on ~= nil and on ~= "" and on ~= "0" and on ~= "1" then
