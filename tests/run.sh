@@ -157,7 +157,16 @@ fi
 # (plots/series.c:61; "asan C test_plot"). Medians of three pairs
 # under the sanitizers: validation 21.2 -> 13.5 CPU-s, serving 13.0 -> 5.1 (BENCHMARKS.md,
 # "The whole suite"). A notebook joins the list only after that script shows the same.
-subset=" test_validation_notebook test_serving_notebook "
+# The same rule for the longest other sanitizer Lua tests (branch asan-subset2):
+#   test_validation_rows: its note check over the 171 rows of notebooks/data/
+#     validation_runs.lua, 91 rows (subset.lua's `runs` key); coverage IDENTICAL (4,416
+#     lines, 3,833 branches); 7.6 -> 5.7 CPU-s (medians of three pairs).
+#   test_finetune_memory: the 60 cells of notebooks/data/memory_measured.lua, 13 (`memory`
+#     key: model, method, expected band); coverage IDENTICAL (4,311 lines, 3,608 branches);
+#     9.5 -> 2.8 CPU-s.
+# Left whole (BENCHMARKS.md says why for each): test_sweep_model, test_checkpoint_fuzz (random
+# draws: their count is the check), and the others named there.
+subset=" test_validation_notebook test_serving_notebook test_validation_rows test_finetune_memory "
 if has asan; then
   for t in tests/lua/test_*.lua; do
     b=${t##*/}; b=${b%.lua}

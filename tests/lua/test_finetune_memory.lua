@@ -462,8 +462,24 @@ end
 T.test("measured peak memory (Qwen README): each row as notebooks/data/memory_measured.lua says", function()
   local within, n, errs = 0, 0, {}
   local lines = {}
+  -- The sanitizer flavour (tests/run.sh, DLB_NOTEBOOK_SUBSET=1) checks the first cell of
+  -- each kind (notebooks/lib/subset.lua's `memory` key: model, method, expected band): the
+  -- same C lines and branches as all 60 (tests/tools/subset_coverage.sh, BENCHMARKS.md "The
+  -- whole suite"); the release and FFI flavours check every cell.
+  local SUB = dofile(here .. "/../../notebooks/lib/subset.lua")
+  local all, kinds, nk = {}, {}, 0
   for _, row in ipairs(D.rows) do
     for i, seq in ipairs(D.seqs) do
+      all[#all + 1] = { row = row, i = i, seq = seq }
+      local k = SUB.memory(all[#all])
+      if not kinds[k] then kinds[k] = true; nk = nk + 1 end
+    end
+  end
+  local cells = SUB.keep("memory_measured cells", all, SUB.memory)
+  T.eq(#cells, SUB.on and nk or #D.rows * #D.seqs, "cells: one of each kind in the subset mode, else all")
+  for _, c in ipairs(cells) do
+    local row, i, seq = c.row, c.i, c.seq
+    do
       local got, want = predict(row, seq) / 1e9, row.gb[i]
       local err = got / want - 1
       local ex = row.expect[i]
