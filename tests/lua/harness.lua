@@ -98,6 +98,19 @@ function T.layout_checked(fn)
   return ok, err, saved, problems
 end
 
+-- The command that runs a Lua script in a process of its own on this test's backend: LuaJIT
+-- under DLB_BACKEND=ffi (LUA_PATH and LD_LIBRARY_PATH inherited), else the repository's
+-- build/bin/dlbench run. nil and the reason to print as a skip when that binary is not built.
+function T.lua_cmd()
+  if os.getenv("DLB_BACKEND") == "ffi" then return "luajit" end
+  local src = debug.getinfo(1, "S").source
+  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
+  local f = io.open(root .. "/build/bin/dlbench", "rb")
+  if not f then return nil, "needs build/bin/dlbench" end
+  f:close()
+  return root .. "/build/bin/dlbench run"
+end
+
 function T.done()
   print(string.format("%d passed, %d failed", T.passed, T.failed))
   os.exit(T.failed == 0 and 0 or 1)

@@ -313,14 +313,8 @@ end)
 -- disk) leaves the old file as it was, no temporary, and says why (it said only Cairo's
 -- "error while writing to output stream").
 T.test("review 8: a save that fails mid-write keeps the old file and says why", function()
-  local src = debug.getinfo(1, "S").source
-  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
-  local cmd
-  if os.getenv("DLB_BACKEND") == "ffi" then cmd = "luajit" -- LUA_PATH, LD_LIBRARY_PATH inherited
-  else
-    cmd = root .. "/build/bin/dlbench run"
-    if not io.open(root .. "/build/bin/dlbench", "rb") then print("# skipped: needs build/bin/dlbench"); return end
-  end
+  local cmd, skip = T.lua_cmd()
+  if not cmd then print("# skipped: " .. skip); return end
   if not os.execute("command -v bash >/dev/null 2>&1") then print("# skipped: needs bash"); return end
   local script = tmp("fsize.lua")
   local f = assert(io.open(script, "w"))

@@ -174,14 +174,8 @@ T.test("sweep: Ctrl-C (a hook raising on every instruction) leaves no zombie wor
 end)
 
 T.test("sweep: a checkpoint write error names the checkpoint", function()
-  local src = debug.getinfo(1, "S").source
-  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
-  local cmd
-  if os.getenv("DLB_BACKEND") == "ffi" then cmd = "luajit" -- LUA_PATH, LD_LIBRARY_PATH inherited
-  else
-    cmd = root .. "/build/bin/dlbench run"
-    if not io.open(root .. "/build/bin/dlbench", "rb") then print("# skipped: needs build/bin/dlbench"); return end
-  end
+  local cmd, skip = T.lua_cmd()
+  if not cmd then print("# skipped: " .. skip); return end
   if not os.execute("command -v bash >/dev/null 2>&1") then print("# skipped: needs bash"); return end
   local path, script = tmpname("full") .. ".csv", tmpname("full") .. ".lua"
   local f = assert(io.open(script, "w"))
@@ -254,14 +248,8 @@ end)
 -- is an error naming the variable ("0" was reported as jobs = 0, which the call never gave;
 -- "x" fell back to the machine's cores); a large one is capped at the bound, not refused.
 T.test("sweep: a bad SLURM_CPUS_PER_TASK is named; a large one capped", function()
-  local src = debug.getinfo(1, "S").source
-  local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
-  local cmd
-  if os.getenv("DLB_BACKEND") == "ffi" then cmd = "luajit" -- LUA_PATH, LD_LIBRARY_PATH inherited
-  else
-    cmd = root .. "/build/bin/dlbench run"
-    if not io.open(root .. "/build/bin/dlbench", "rb") then print("# skipped: needs build/bin/dlbench"); return end
-  end
+  local cmd, skip = T.lua_cmd()
+  if not cmd then print("# skipped: " .. skip); return end
   local script = tmpname("slurm") .. ".lua"
   local f = assert(io.open(script, "w"))
   f:write([[
