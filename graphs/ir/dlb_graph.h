@@ -76,7 +76,7 @@ enum {
 enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
        DLB_FUSE_ALL = 7, DLB_FUSE_OPT_FOREACH = 8, DLB_FUSE_OPT_LOOP = 16,
        DLB_FUSE_GRAD_CLIP = 32, DLB_FUSE_LM_METRICS = 64, DLB_FUSE_XENT_FP32 = 128,
-       DLB_FUSE_BITS = 255 };
+       DLB_FUSE_QKV = 256, DLB_FUSE_QKV_VIEWS = 512, DLB_FUSE_BITS = 1023 };
 /* The optimizer's implementation (graphs/step/fusion.c, docs/frameworks.md "Optimizer
 ** implementation"): DLB_FUSE_OPTIMIZER runs a layer's updates as one multi-tensor kernel;
 ** the update's traffic is one pass over each tensor (a fused kernel: torch fused=True,
@@ -90,7 +90,13 @@ enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
 ** logits read, an fp32 copy written and read, the fp32 log-softmax written, per metric).
 ** DLB_FUSE_XENT_FP32 runs the loss as Megatron-LM's vocab-parallel cross-entropy over fp32
 ** logits (megatron/mpu/cross_entropy.py after output.float(): eager in-place passes, 52 B per
-** fp16 logit over forward and backward instead of a fused kernel's 8). */
+** fp16 logit over forward and backward instead of a fused kernel's 8).
+** DLB_FUSE_QKV runs an attention block's three projections of one input (Q, K, V) as one
+** GEMM h -> 3h with the bias in its epilogue (Megatron's ColumnParallelLinear(h, 3h), F.linear
+** -> addmm), and their backward as one dX GEMM, one dW GEMM and one bias-gradient reduction;
+** DLB_FUSE_QKV_VIEWS (with it) reads q, k, v as strided views of that output (no transpose
+** copies; the backward's three copies as one cat kernel): Megatron-LM 2021-22's baddbmm on
+** views. Parameters and FLOPs do not change; kernels and bytes do (graphs/step/fusion.c). */
 
 typedef struct dlb_train_opts {
   int optimizer;    /* DLB_OPT_* */

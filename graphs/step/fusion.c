@@ -27,6 +27,8 @@
 ** - the trainer's language-model train metrics (lm_metrics below): eager cross-entropy
 **   passes over the logits that the trainer runs besides the loss.
 ** - the loss as Megatron-LM's vocab-parallel cross-entropy over fp32 logits (xent_fp32 below).
+** - an attention block's Q, K and V projections as one GEMM h -> 3h (qkv below), and q, k, v
+**   as strided views of its output (qkv_views).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,7 @@ typedef struct ctx {
   /* the attention pass's indexes (CSR, each list in increasing op order): the forward ops
   ** reading each tensor, and the generated ops (index >= nfwd) derived from each op */
   int32_t *fcoff, *fcons, *doff, *dops;
+  unsigned char *held;   /* per op: its costs placed by the qkv pass (elementwise skips it) */
 } ctx;
 
 /* The forward op consuming tensor t as its input `pos` with type `type`, or -1: the first
@@ -327,6 +330,7 @@ static void elementwise_chains(ctx *c) {
   for (size_t i = 0; i < s->no; i++) {
     const op *p = &s->o[i];
     if (!fusible_producer(p->type) || p->phase == DLB_PHASE_UPDATE) continue;
+    if (c->held && c->held[i]) continue;
     /* one real output (a norm may also write its statistics: those stay) */
     int t = op_out(s, p)[0];
     if (s->t[t].base != t) continue;
@@ -458,6 +462,192 @@ static void xent_fp32(ctx *c, int precision) {
   }
 }
 
+
+/* One attention block's Q, K, V projections as Megatron runs them (DLB_FUSE_QKV): one
+** ColumnParallelLinear(h, 3h) (NVIDIA/Megatron-LM 2021-22 megatron/model/transformer.py
+** ParallelAttention.query_key_value; VIA-Research/vTrain f8dda84 src/model/gpt_modeling.py
+** ShardedGptSelfAttention.query_key_value, whose F.linear(x, W, b) is one addmm: the bias in
+** the GEMM's epilogue). The graph builds three GEMMs x W_q, x W_k, x W_v of the same input x,
+** each with its bias add. Fused, per phase:
+**   forward (and its rerun): one GEMM reads x once (two reads of x fewer), the three weights
+**     and biases, and writes the biased output: the three GEMMs' and adds' costs in the first
+**     GEMM, less 2 |x| and the write and read of each unbiased output (which is never
+**     written: size 0);
+**   backward: one dX GEMM dY W^T over K = 3h writes dx once (two partial dx writes fewer) and
+**     sums the three in its reduction, so the two accumulations of dx go (their FLOPs in the
+**     GEMM); one dW GEMM x^T dY reads x once (2 |x| fewer); one bias-gradient reduction
+**     dY.sum(0) (the three reductions' traffic, one kernel).
+** With views (DLB_FUSE_QKV_VIEWS): q, k and v are strided views of the output (transformer.py
+** split_tensor_along_last_dim and view; baddbmm / bmm read them as strided batches): the
+** three head transposes cost nothing, and their backward is SplitBackward's one torch.cat
+** into the 3h gradient (the three copies' traffic, one kernel). The transposes' outputs keep
+** their sizes (the output's views hold it for the backward). Parameters and FLOPs do not
+** change. Found from the graph's structure only: three unbatched GEMMs of one input, each by
+** a weight, each output (after its bias add, when all three have one) reaching a transpose
+** through reshapes: an attention block's heads (an MLP's gate and up are two). Linear in the
+** sizes (the compiled sweep applies it monomial by monomial). */
+static int through_reshapes(const ctx *c, int t) {
+  const dlb_graph *s = c->s;
+  for (int n = 0; n < 8; n++) {
+    if (c->ncons[t] != 1) return -1;
+    int k = c->sole[t];
+    if (k < 0 || k >= s->nfwd) return -1;
+    const op *q = &s->o[k];
+    if (q->type == OP_TRANSPOSE) return k;
+    if (q->type != OP_RESHAPE || q->nout != 1) return -1;
+    t = op_out(s, q)[0];
+  }
+  return -1;
+}
+
+/* The op of phase ph derived from forward op f (its rerun, or a backward op of type ty), the
+** first in op order; -1 when none. */
+static int derived(const ctx *c, int f, int ph, int ty, int nth) {
+  const dlb_graph *s = c->s;
+  for (int q = c->doff[f]; q < c->doff[f + 1]; q++) {
+    const op *p = &s->o[c->dops[q]];
+    if (p->phase != ph || (ty >= 0 && p->type != ty)) continue;
+    if (nth-- == 0) return c->dops[q];
+  }
+  return -1;
+}
+
+/* Whether op q reads weight w (or a view of it). */
+static int reads_weight(const dlb_graph *s, const op *q, int w) {
+  const int32_t *in = op_in(s, q);
+  for (int j = 0; j < q->nin; j++) if (in[j] == w || s->t[in[j]].base == w) return 1;
+  return 0;
+}
+
+/* Move op j's costs into op k (no saved traffic). */
+static void absorb(ctx *c, int j, int k) {
+  if (j < 0 || k < 0 || j == k) return;
+  c->flops[k] += c->flops[j];
+  c->bytes[k] += c->bytes[j];
+  c->flops[j] = c->bytes[j] = 0;
+}
+
+/* The forward (or rerun) GEMMs m[3], bias adds a[3] (-1: none) and transposes tr[3] of one
+** block fused, x the GEMMs' input. */
+static void qkv_forward(ctx *c, const int m[3], const int a[3], const int tr[3], int x, int views) {
+  const dlb_graph *s = c->s;
+  for (int j = 0; j < 3; j++) if (m[j] < 0) return;
+  absorb(c, m[1], m[0]);
+  absorb(c, m[2], m[0]);
+  c->bytes[m[0]] -= 2 * c->size0[x];
+  for (int j = 0; j < 3; j++) {
+    if (a[j] >= 0) {
+      int y = op_out(s, &s->o[m[j]])[0];
+      merge(c, a[j], m[0], y);
+      c->size[y] = 0;
+    }
+    if (views && tr[j] >= 0) c->bytes[tr[j]] = 0;
+    c->held[m[j]] = 1;
+    if (a[j] >= 0) c->held[a[j]] = 1;
+    if (tr[j] >= 0 && views) c->held[tr[j]] = 1;
+  }
+  if (c->bytes[m[0]] < 0) c->bytes[m[0]] = 0;
+}
+
+static void qkv(ctx *c, int views) {
+  const dlb_graph *s = c->s;
+  for (int i = 0; i < s->nfwd; i++) {
+    const op *p = &s->o[i];
+    if (p->type != OP_MATMUL || p->phase != DLB_PHASE_FWD || p->nin != 2 || p->nout != 1) continue;
+    int x = op_in(s, p)[0];
+    /* the forward GEMMs of x by a weight, x first: exactly three, this one the first */
+    int m[3], w[3], nm = 0;
+    for (int q = c->fcoff[x]; q < c->fcoff[x + 1]; q++) {
+      int j = c->fcons[q];
+      const op *r = &s->o[j];
+      if (r->type != OP_MATMUL || r->phase != DLB_PHASE_FWD || r->nin != 2 || r->nout != 1) continue;
+      const int32_t *in = op_in(s, r);
+      if (in[0] != x || s->t[in[1]].role != DLB_ROLE_WEIGHT) continue;
+      if (nm == 3) { nm = 4; break; }
+      m[nm] = j, w[nm] = in[1], nm++;
+    }
+    if (nm != 3 || m[0] != i) continue;
+    /* each output: a bias add (all three or none), then reshapes to a transpose */
+    int a[3], tr[3], nb = 0, ok = 1;
+    for (int j = 0; j < 3 && ok; j++) {
+      int y = op_out(s, &s->o[m[j]])[0];
+      a[j] = -1;
+      if (c->ncons[y] == 1) {
+        const op *q = &s->o[c->sole[y]];
+        if (q->type == OP_ADD && q->nin == 2 && q->phase == DLB_PHASE_FWD) {
+          const int32_t *in = op_in(s, q);
+          int other = in[0] == y ? in[1] : in[0];
+          if (s->t[other].role == DLB_ROLE_WEIGHT) { a[j] = c->sole[y]; y = op_out(s, q)[0]; nb++; }
+        }
+      }
+      tr[j] = through_reshapes(c, y);
+      if (tr[j] < 0) ok = 0;
+    }
+    if (!ok || (nb != 0 && nb != 3)) continue;
+    /* forward, and the rerun under activation recompute */
+    qkv_forward(c, m, a, tr, x, views);
+    {
+      int rm[3], ra[3], rt[3], rx = -1;
+      for (int j = 0; j < 3; j++) {
+        rm[j] = derived(c, m[j], DLB_PHASE_RECOMPUTE, OP_MATMUL, 0);
+        ra[j] = a[j] >= 0 ? derived(c, a[j], DLB_PHASE_RECOMPUTE, OP_ADD, 0) : -1;
+        rt[j] = derived(c, tr[j], DLB_PHASE_RECOMPUTE, OP_TRANSPOSE, 0);
+        if (rm[j] < 0 || (a[j] >= 0 && ra[j] < 0)) rm[0] = -1;
+      }
+      if (rm[0] >= 0) {
+        rx = op_in(s, &s->o[rm[0]])[0];
+        qkv_forward(c, rm, ra, rt, rx, views);
+      }
+    }
+    /* backward: the dX and dW GEMMs of each, the bias reductions, the accumulations of dx,
+    ** the transposes' gradients */
+    int dx[3], dw[3], br[3], tb[3];
+    for (int j = 0; j < 3; j++) {
+      dx[j] = dw[j] = -1;
+      for (int n = 0; n < 2; n++) {
+        int k = derived(c, m[j], DLB_PHASE_BWD, OP_MATMUL, n);
+        if (k < 0) break;
+        if (reads_weight(s, &s->o[k], w[j])) dx[j] = k; else dw[j] = k;
+      }
+      br[j] = a[j] >= 0 ? derived(c, a[j], DLB_PHASE_BWD, OP_SUM, 0) : -1;
+      tb[j] = derived(c, tr[j], DLB_PHASE_BWD, OP_TRANSPOSE, 0);
+    }
+    if (dx[0] >= 0 && dx[1] >= 0 && dx[2] >= 0) {
+      absorb(c, dx[1], dx[0]);
+      absorb(c, dx[2], dx[0]);
+      c->bytes[dx[0]] -= 2 * c->size0[x];
+      for (int j = 1; j < 3; j++) c->size[op_out(s, &s->o[dx[j]])[0]] = 0;
+      /* the accumulations of x's gradient from the three: inside the one GEMM */
+      for (int j = 0; j < 3; j++)
+        for (int n = 0;; n++) {
+          int k = derived(c, m[j], DLB_PHASE_BWD, OP_ACCUM, n);
+          if (k < 0) break;
+          c->flops[dx[0]] += c->flops[k];
+          c->flops[k] = c->bytes[k] = 0;
+          c->held[k] = 1;
+        }
+      if (c->bytes[dx[0]] < 0) c->bytes[dx[0]] = 0;
+      for (int j = 0; j < 3; j++) c->held[dx[j]] = 1;
+    }
+    if (dw[0] >= 0 && dw[1] >= 0 && dw[2] >= 0) {
+      absorb(c, dw[1], dw[0]);
+      absorb(c, dw[2], dw[0]);
+      c->bytes[dw[0]] -= 2 * c->size0[x];
+      if (c->bytes[dw[0]] < 0) c->bytes[dw[0]] = 0;
+    }
+    if (br[0] >= 0 && br[1] >= 0 && br[2] >= 0) {
+      absorb(c, br[1], br[0]);
+      absorb(c, br[2], br[0]);
+      for (int j = 0; j < 3; j++) c->held[br[j]] = 1;
+    }
+    if (views && tb[0] >= 0 && tb[1] >= 0 && tb[2] >= 0) {
+      absorb(c, tb[1], tb[0]);
+      absorb(c, tb[2], tb[0]);
+      for (int j = 0; j < 3; j++) c->held[tb[j]] = 1;
+    }
+  }
+}
+
 static void optimizer(ctx *c) {
   const dlb_graph *s = c->s;
   int nl = (int)s->nlayers + 1;
@@ -483,7 +673,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   *recompute = 0;
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
-  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL };
+  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL };
   double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
   c.ncons = dlb_calloc(nt + 1, sizeof(int));
   c.sole = dlb_malloc((nt + 1) * sizeof(int));
@@ -548,12 +738,20 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   dlb_free(rcn); dlb_free(n0);
   int rc = DLB_OK;
   if (flags & DLB_FUSE_ATTENTION) rc = attention(&c);
+  /* the QKV projections before the elementwise pass: the ops it places are held from it */
+  if (!rc && (flags & DLB_FUSE_QKV)) {
+    c.held = dlb_calloc(s->no + 1, 1);
+    if (!c.held || (!c.fcoff && attention_index(&c))) rc = DLB_ENOMEM;
+    else qkv(&c, (flags & DLB_FUSE_QKV_VIEWS) != 0);
+  }
   dlb_free(c.fcoff); dlb_free(c.fcons); dlb_free(c.doff); dlb_free(c.dops);
   if (rc) {
-    dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+    dlb_free(c.held); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
     return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
   }
   if (flags & DLB_FUSE_ELEMENTWISE) elementwise_chains(&c);
+  dlb_free(c.held);
+  c.held = NULL;
   if (flags & (DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP)) update_impl(&c, flags);
   if (flags & DLB_FUSE_LM_METRICS) lm_metrics(&c, precision);
   if (flags & DLB_FUSE_XENT_FP32) xent_fp32(&c, precision);

@@ -38,14 +38,17 @@ local NO_LOSS_BWD = "has no softmax_xent loss with a backward op"
 -- loop of elementwise ops, Composer's DecoupledAdamW), "grad_clip" (gradient-norm clipping);
 -- the trainer's: "lm_metrics" (a profile's train_metrics: Composer's two language-model train
 -- metrics, each an eager cross-entropy over the logits every micro-batch); the loss's:
--- "xent_fp32" (Megatron-LM's vocab-parallel cross-entropy, eager passes over fp32 logits).
+-- "xent_fp32" (Megatron-LM's vocab-parallel cross-entropy, eager passes over fp32 logits); the
+-- attention's projections: "qkv" (Q, K, V as one GEMM h -> 3h, the bias in its epilogue) and
+-- "qkv_views" (with qkv: q, k, v read as strided views of its output, no transpose copies).
 local C = require("dlbench.desc").const
 local FUSE = { attention = C("DLB_FUSE_ATTENTION"), elementwise = C("DLB_FUSE_ELEMENTWISE"),
   optimizer = C("DLB_FUSE_OPTIMIZER"), optimizer_foreach = C("DLB_FUSE_OPT_FOREACH"),
   optimizer_loop = C("DLB_FUSE_OPT_LOOP"), grad_clip = C("DLB_FUSE_GRAD_CLIP"),
-  lm_metrics = C("DLB_FUSE_LM_METRICS"), xent_fp32 = C("DLB_FUSE_XENT_FP32") }
+  lm_metrics = C("DLB_FUSE_LM_METRICS"), xent_fp32 = C("DLB_FUSE_XENT_FP32"),
+  qkv = C("DLB_FUSE_QKV"), qkv_views = C("DLB_FUSE_QKV_VIEWS") }
 local FUSE_NAMES = "attention, elementwise, optimizer, optimizer_foreach, optimizer_loop, grad_clip, "
-  .. "lm_metrics, xent_fp32"
+  .. "lm_metrics, xent_fp32, qkv, qkv_views"
 M.FUSE = FUSE
 local function fuse_bits(v, what)
   if v == nil or v == false then return 0, nil end
@@ -65,6 +68,9 @@ local function fuse_bits(v, what)
   end
   if seen.optimizer_foreach and seen.optimizer_loop then
     error(what .. ": fuse: the optimizer runs either optimizer_foreach or optimizer_loop, not both", 4)
+  end
+  if seen.qkv_views and not seen.qkv then
+    error(what .. ": fuse: qkv_views (q, k, v as views of the fused QKV output) needs qkv", 4)
   end
   for k in pairs(v) do
     if type(k) ~= "number" then

@@ -15,6 +15,13 @@
 --     scale's gradient.
 --   * the loss is Megatron-LM's vocab-parallel cross-entropy over fp32 logits (38 B per fp16
 --     logit forward, 14 B backward; megatron/mpu/cross_entropy.py).
+--   * the Q, K, V projections are ONE GEMM h -> 3h with the bias in its epilogue
+--     (ColumnParallelLinear(h, 3h): vTrain src/model/gpt_modeling.py ShardedGptSelfAttention
+--     .query_key_value, F.linear -> addmm; Megatron-LM megatron/model/transformer.py
+--     ParallelAttention.query_key_value), q, k, v strided views of its output (no transpose
+--     copies; split_tensor_along_last_dim + view, read by baddbmm / bmm); backward one dX
+--     GEMM (K = 3h, the three partial dx summed inside it), one dW GEMM, one bias reduction,
+--     and SplitBackward's one cat of dq, dk, dv.
 --   * the algorithmic step (no framework profile) keeps every op as the graph has it.
 --   * the vTrain rows build the layer vTrain measured: its three dropouts at 0.1
 --     (vTrain src/model/gpt_model.py, gpt_modeling.py bias_dropout_add_fused_train(..., 0.1)).
@@ -99,6 +106,102 @@ T.test("megatron-lm: the vocab-parallel cross-entropy over fp32 logits (cross_en
   eq(by["fwd loss"].bytes - f0["fwd loss"].bytes, (32 - 8) * 64 * 1000, "fp32: max, sub_, exp, sum, div_")
   eq(by["bwd loss/grad"].bytes - f0["bwd loss/grad"].bytes, 0, "fp32: mul_, as a fused loss's backward")
   T.checkerr("xent_fp32", function() g:ops { precision = "fp32", fuse = { "xent_fp33" } } end)
+end)
+
+-- The fused QKV (graphs/step/fusion.c qkv, qkv_views), by hand: x the layer norm's output
+-- (s h), three weights h x h and biases h.
+T.test("megatron-lm: Q, K, V as one GEMM h -> 3h, q k v as views (ColumnParallelLinear(h, 3h))", function()
+  local m, u = ops("megatron-lm"), ops(nil)
+  local x, W, b = s * h * E, h * h * E, h * E
+  eq(m["fwd h0/attn/q"].bytes, x + 3 * W + 3 * b + 3 * x,
+    "one addmm: read x once, the three weights and biases, write the biased 3h output")
+  eq(m["fwd h0/attn/q"].flops, 3 * 2 * s * h * h + 3 * s * h, "the three GEMMs' and bias adds' FLOPs")
+  for _, n in ipairs { "h0/attn/k", "h0/attn/v", "h0/attn/q/bias", "h0/attn/k/bias", "h0/attn/v/bias" } do
+    eq(m["fwd " .. n].bytes + m["fwd " .. n].flops, 0, n .. ": inside the one GEMM")
+  end
+  eq(m["bwd h0/attn/q/grad_a"].bytes, 3 * x + 3 * W + x, "dX: read dY (3h) and W, write dx once")
+  eq(m["bwd h0/attn/q/grad_a"].flops, 3 * 2 * s * h * h + 2 * s * h,
+    "dX: the three GEMMs and the two accumulations of dx")
+  eq(m["bwd h0/attn/q/grad_b"].bytes, x + 3 * x + 3 * W, "dW: read x once and dY, write the 3h weights")
+  eq(m["bwd h0/attn/q/bias/reduce"].bytes, 3 * (x + b), "one bias reduction over 3h")
+  for _, n in ipairs { "h0/attn/k/grad_a", "h0/attn/v/grad_b", "h0/attn/k/bias/reduce", "h0/attn/q/accum" } do
+    eq(m["bwd " .. n].bytes + m["bwd " .. n].flops, 0, n .. ": inside the one kernel")
+  end
+  -- the transposes: the q, k, v head transposes are views; the context's permute stays a copy
+  local g = dlb.models.gpt { layers = 1, hidden = h, heads = a, vocab = 50257, context = s, seq = s, batch = 1 }
+  local function transposes(o)
+    local f, bw = {}, {}
+    for _, r in ipairs(g:ops(o)) do
+      if r.type == "transpose" and r.layer_name == "h0" then
+        local t = r.phase == "fwd" and f or (r.phase == "bwd" and bw or {})
+        t[#t + 1] = r.bytes
+      end
+    end
+    return f, bw
+  end
+  local ff, fb = transposes { precision = "mixed", framework = dlb.frameworks.get("megatron-lm") }
+  T.eq(#ff, 4, "four forward transposes in the graph")
+  eq(ff[1] + ff[2] + ff[3], 0, "q, k, v: strided views, no copy")
+  eq(ff[4], 2 * x, "the context's permute(2, 0, 1, 3).contiguous(): a copy")
+  local n, tot = 0, 0
+  for _, v in ipairs(fb) do if v > 0 then n = n + 1 end; tot = tot + v end
+  T.eq(n, 2, "backward: the context's copy and SplitBackward's one cat")
+  eq(tot, 2 * x + 2 * 3 * x, "the cat reads dq, dk, dv and writes the 3h gradient")
+  -- FLOPs and parameters do not change; 16 kernels fewer per layer (8 forward, 8 backward)
+  local base = { "elementwise", "optimizer", "xent_fp32" }
+  local with = { "elementwise", "optimizer", "xent_fp32", "qkv", "qkv_views" }
+  local s0 = g:stats { precision = "mixed", fuse = base }
+  local s1 = g:stats { precision = "mixed", fuse = with }
+  T.eq(s1.params, s0.params, "parameters")
+  T.eq(s1.flops, s0.flops, "FLOPs")
+  local function kernels(fuse, rc)
+    local k = 0
+    for _, r in ipairs(g:ops { precision = "mixed", fuse = fuse, recompute = rc }) do
+      if r.flops + r.bytes > 0 then k = k + 1 end
+    end
+    return k
+  end
+  T.eq(kernels(base) - kernels(with), 16, "8 forward kernels (two GEMMs, three bias adds, three transposes) and 8 backward")
+  T.eq(kernels(base, 1) - kernels(with, 1), 24, "and 8 more in the recomputed forward")
+  T.eq(m["fwd h0/attn/q"].bytes, u["fwd h0/attn/q"].bytes + u["fwd h0/attn/k"].bytes
+    + u["fwd h0/attn/v"].bytes - 2 * x + 3 * b + 3 * x - 3 * x, "against the graph's three GEMMs")
+  T.checkerr("needs qkv", function() g:stats { precision = "mixed", fuse = { "qkv_views" } } end)
+end)
+
+T.test("qkv: the rerun under full recompute is the same one GEMM", function()
+  local m = ops("megatron-lm", 1)
+  local x, W, b = s * h * E, h * h * E, h * E
+  eq(m["recompute h1/attn/q"].bytes, x + 3 * W + 3 * b + 3 * x, "rerun: one addmm")
+  eq(m["recompute h1/attn/k"].bytes + m["recompute h1/attn/v/bias"].bytes, 0, "rerun: inside it")
+end)
+
+T.test("qkv: two GEMMs of one input are not an attention block (a SwiGLU's gate and up)", function()
+  local g = dlb.models.llama { layers = 1, hidden = 256, heads = 4, kv_heads = 4, ffn = 512,
+    vocab = 1000, seq = 64, batch = 1 }
+  local function by(fuse)
+    local t = {}
+    for _, r in ipairs(g:ops { precision = "mixed", fuse = fuse }) do t[r.phase .. " " .. r.name] = r end
+    return t
+  end
+  local a0, a1 = by { "elementwise" }, by { "elementwise", "qkv" }
+  local gate, up
+  for k in pairs(a0) do
+    if k:match("^fwd .*/gate$") then gate = k end
+    if k:match("^fwd .*/up$") then up = k end
+  end
+  assert(gate and up, "the MLP's gate and up GEMMs")
+  eq(a1[gate].bytes, a0[gate].bytes, "gate: its own GEMM")
+  eq(a1[up].bytes, a0[up].bytes, "up: its own GEMM")
+  -- its attention's three projections (no bias) are one GEMM
+  local q, k
+  for n in pairs(a0) do
+    if n:match("^fwd .*/attn/q$") then q = n end
+    if n:match("^fwd .*/attn/k$") then k = n end
+  end
+  assert(q and k, "the attention's projections")
+  local x = 64 * 256 * 2
+  eq(a1[q].bytes, a0[q].bytes * 3 - 2 * x, "no bias: read x once, the three weights, write 3h")
+  eq(a1[k].bytes, 0, "k: inside it")
 end)
 
 T.test("the vTrain rows build the layer vTrain measured: dropout 0.1 (gpt_modeling.py)", function()

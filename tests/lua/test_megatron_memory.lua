@@ -108,7 +108,9 @@ T.test("tp 8, dp 8, micro-batch 64: each term against its hand count (Korthikant
   -- megatron audit; not fixed)
   local rx = row(t, b)
   local soft = s * b * V / t * 4
-  near(rx.mem_act - ckpt, 8.66e9, 0.01, "shipped profile: the output layer's spread share")
+  -- (8.66e9 before the fused QKV, issue [19] megatron-audit2: the blocks' forward traffic
+  -- fell, so the spread gives the output layer a larger share of the same kept bytes)
+  near(rx.mem_act - ckpt, 9.56e9, 0.01, "shipped profile: the output layer's spread share")
   T.eq(rx.mem_act - ckpt > 2.5 * soft, true, "the over-count, written down")
   T.eq(rx.unreliable, nil, "shipped profile: still far from capacity")
 end)
@@ -125,7 +127,8 @@ T.test("tp 1: the fp16 step's 20 B per parameter is the peak, within 10% of 80 G
   end
   -- the ordering the audit rests on: the modelled peak of the tp 1 rows (measured at the
   -- expected speed) is far above that of tp 8 / micro-batch 64 (measured 2x slow)
-  T.eq(row(1, 8).mem > row(8, 64).mem + 30e9, true)
+  -- (29.5 GB apart; 30.4 GB before the fused QKV moved 0.9 GB of the spread estimate above)
+  T.eq(row(1, 8).mem > row(8, 64).mem + 25e9, true)
 end)
 
 T.done()

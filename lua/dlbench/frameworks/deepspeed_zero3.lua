@@ -4,7 +4,10 @@ return {
   title = "DeepSpeed ZeRO-3 (2021, Megatron-DeepSpeed): FusedAdam, Megatron's fused kernels, "
     .. "parameters gathered tensor by tensor",
   attention = "unfused",
-  fuse = { "elementwise", "optimizer" },
+  -- qkv, qkv_views: Megatron-DeepSpeed's megatron/model/transformer.py is Megatron-LM's
+  -- ParallelAttention (query_key_value = ColumnParallelLinear(h, 3h), q, k, v views of its
+  -- output read by baddbmm; graphs/step/fusion.c qkv)
+  fuse = { "elementwise", "optimizer", "qkv", "qkv_views" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "flat",

@@ -7,7 +7,10 @@ return {
   attention = "flash2",
   -- no "optimizer" pass: Composer's DecoupledAdamW launches its kernels parameter by
   -- parameter (optimizer_impl below), not as multi-tensor kernels
-  fuse = { "attention", "elementwise" },
+  -- qkv: MPT's attention projects with one Wqkv linear d -> 3d (llmfoundry/models/layers/
+  -- attention.py, MultiheadAttention / GroupedQueryAttention Wqkv; graphs/step/fusion.c qkv);
+  -- not its views: the flash path gathers q, k, v (unpadding) in copies of their own
+  fuse = { "attention", "elementwise", "qkv" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "loop", grad_clip = true,
     launch = "loop", kernels = 10, host_ops = 11, sync = true, views = true,

@@ -6,7 +6,11 @@ return {
   attention = "unfused",
   -- xent_fp32: the loss is megatron/mpu/cross_entropy.py's vocab-parallel cross-entropy over
   -- output.float() (--fp16-lm-cross-entropy off by default; graphs/step/fusion.c xent_fp32)
-  fuse = { "elementwise", "optimizer", "xent_fp32" },
+  -- qkv, qkv_views: one ColumnParallelLinear(h, 3h) (megatron/model/transformer.py
+  -- ParallelAttention.query_key_value; vTrain src/model/gpt_modeling.py
+  -- ShardedGptSelfAttention.query_key_value, F.linear -> addmm with the bias), q, k, v strided
+  -- views of its output read by baddbmm / bmm (split_tensor_along_last_dim; fusion.c qkv)
+  fuse = { "elementwise", "optimizer", "xent_fp32", "qkv", "qkv_views" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "apex",

@@ -8,7 +8,10 @@ return {
     source = "Transformer Engine transformer_engine/pytorch/module/rmsnorm.py _RMSNorm.forward: "
       .. "tex.rmsnorm_fwd, ctx.save_for_backward(inputmat, rmsnorm_weight, rsigma): one fused "
       .. "kernel keeping its input and rsigma, as dlbench's rmsnorm op counts (no fp32 copy)" },
-  fuse = { "attention", "elementwise", "optimizer" },
+  -- qkv: SelfAttention.linear_qkv, one linear h -> (heads + 2 kv_heads) head_dim
+  -- (megatron/core/transformer/attention.py; graphs/step/fusion.c qkv); whether q, k, v reach
+  -- the fused attention as views or copies was not audited (no qkv_views)
+  fuse = { "attention", "elementwise", "optimizer", "qkv" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "apex",
