@@ -496,6 +496,18 @@ typedef struct dlb_par_op {
                             and bytes split over the tensor ranks */
   double module;         /* a forward op's Megatron-Core module, DLB_OPM_* (what
                             dlb_par_opts.recompute_modules reruns); 0 for other phases */
+  double softmax;        /* Megatron's FusedScaleMaskSoftmax (megatron/model/fused_softmax.py,
+                            2021-22; vTrain src/model/fused_softmax.py): 1 the scaled, masked
+                            softmax's forward kernel (its 16-bit scores read and probabilities
+                            written), 2 its backward kernel (dy and the probabilities read,
+                            dx written); 0 any other op. Its fused kernel runs only when
+                            micro-batch x softmax_heads / tp is a multiple of 4; else the
+                            eager path: 5 kernels each way over fp32 copies (planner_ops.c) */
+  double softmax_heads;  /* for softmax 1 or 2: the attention heads per sample (the kernel's
+                            attention batches, b x heads / tp, must divide by 4); 0: the fused
+                            kernel never runs (the sequence outside its range) */
+  double softmax_elems;  /* for softmax 1 or 2: the elements of its 16-bit s x s scores per
+                            sample (split over the tensor ranks with the heads) */
 } dlb_par_op;
 
 typedef struct dlb_par_plan dlb_par_plan;

@@ -28,8 +28,40 @@ static int host_costed(const dlb_par_op *o) {
   return o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0;
 }
 
+/* Megatron's FusedScaleMaskSoftmax (dlb_par_op.softmax; issue [19] megatron-audit2): its
+** fused kernel (scaled_upper_triang_masked_softmax) runs only when the attention batches
+** b x np (micro-batch x heads / tp) divide by 4, VIA-Research/vTrain f8dda84
+** src/model/fused_softmax.py FusedScaleMaskSoftmax.forward: custom_kernel_constraint =
+** 16 < sk <= 2048 and sq % 4 == 0 and attn_batch_size % 4 == 0 (NVIDIA/Megatron-LM 2021-22
+** megatron/model/fused_softmax.py is_kernel_available: attn_batches % 4 == 0, and for the
+** causal kernel attn_batches % batch_per_block == 0, 4 at sk 1024 and 2048 -- the same
+** rule here; the sequence part is the op's softmax_heads 0). Else forward_torch_softmax runs
+** eagerly, per element of the s x s scores (e = 2 B in, E = 4 B fp32): input.float() e + E,
+** input * scale 2 E, masked_fill_(mask) 2 E (in place; the boolean mask, broadcast over the
+** heads, not counted), torch.nn.Softmax 2 E, probs.half() E + e: 36 B in 5 kernels for the
+** fused kernel's 2 e = 4 B; autograd's backward: half's e + E, softmax's 3 E, masked_fill's
+** 2 E, the scale's 2 E, float's E + e: 40 B in 5 kernels for the fused 3 e = 6 B. What else
+** the op moves (a fused producer's or consumer's traffic, e.g. the dropout's gradient fused
+** into the softmax gradient) stays with the softmax pass, as do the FLOPs. */
+enum { SOFTMAX_PASSES = 5 };
+static const double SOFTMAX_EAGER[2][SOFTMAX_PASSES] = {
+  { 6, 8, 8, 8, 6 },    /* forward, bytes per element */
+  { 6, 12, 8, 8, 6 },   /* backward */
+};
+static const double SOFTMAX_FUSED[2] = { 4, 6 };      /* the fused kernels' bytes per element */
+static const int SOFTMAX_PASS[2] = { 3, 1 };          /* the pass that holds the FLOPs */
+
+/* The kernels op o runs as at micro-batch mb on tensor degree tl: SOFTMAX_PASSES for a
+** fused softmax whose kernel is not available there, else 1. */
+static int softmax_kernels(const dlb_par_op *o, double mb, double tl) {
+  if (o->softmax != 1 && o->softmax != 2) return 1;
+  if (!(o->softmax_heads > 0)) return SOFTMAX_PASSES;
+  double ab = mb * o->softmax_heads / (tl > 1 ? tl : 1);
+  return fmod(ab, 4) == 0 ? 1 : SOFTMAX_PASSES;
+}
+
 /* The numbers dlb_layer_times keeps per layer for dlb_layer_host (its field `host`). */
-enum { HOST_COUNTS = 5 };
+enum { HOST_COUNTS = 6 };
 
 /* The last layer class dlb_layer_rcm answered, and its answer: consecutive blocks share one */
 typedef struct rcm_memo {
@@ -47,8 +79,9 @@ struct dlb_layer_times {
   int *first, *count;   /* per layer: its ops in `ops` */
   int *cls;             /* per layer: the first layer with the same ops and costs */
   /* per layer, what dlb_layer_host counts whatever the layout: its costed ops by phase (3),
-  ** those of its attention core's forward, and 1 when one of them may be launched once per
-  ** local expert (else its further launches are none at any ep) */
+  ** those of its attention core's forward, 1 when one of them may be launched once per
+  ** local expert (else its further launches are none at any ep), and 1 when it has a fused
+  ** softmax that may run eagerly (softmax_kernels: its further kernels by the layout) */
   double *host;
   entry *tab;           /* open-addressing cache */
   size_t cap, used;
@@ -93,6 +126,14 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has module %g (0 none, 1 the pre-MLP norm, 2 "
                            "a dense MLP's op, 3 a MoE layer's op, 4 the experts' activation)",
                            i + 1, o->module);
+    if (!(o->softmax == 0 || o->softmax == 1 || o->softmax == 2) || !(o->softmax_heads >= 0) ||
+        !isfinite(o->softmax_heads) || o->softmax_heads != floor(o->softmax_heads) ||
+        !(o->softmax_elems >= 0) || !isfinite(o->softmax_elems) ||
+        (o->softmax == 1 && o->phase != 0) || (o->softmax == 2 && o->phase != 1))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d has softmax %g, softmax_heads %g (softmax 1: "
+                           "a fused softmax's forward, phase 0; 2: its backward, phase 1; 0 any "
+                           "other op; softmax_heads a whole number >= 0, softmax_elems >= 0)", i + 1, o->softmax,
+                           o->softmax_heads);
     if (!(o->replicated == 0 || o->replicated == 1))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has replicated %g (1: outside the tensor-"
                            "parallel region, 0: split by it)", i + 1, o->replicated);
@@ -150,6 +191,7 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
       h[(int)o->phase] += 1;
       if (o->phase == 0 && core_op(o)) h[3] += 1;
       if (o->attention == 4 || (o->attention == 2 && o->phase != 2 && o->m > 0)) h[4] = 1;
+      if (o->softmax != 0) h[5] = 1;
     }
   }
   return T;
@@ -260,6 +302,18 @@ void dlb_layer_update(const dlb_layer_times *T, const dlb_roof *d, int li, doubl
   }
 }
 
+/* Seconds of pass i of the eager path of fused softmax op o at mb samples on tensor degree
+** tl, (f, b) its FLOPs and bytes as op_work gives them. */
+static double softmax_pass(const dlb_roof *d, const dlb_par_op *o, double mb, double tl,
+                           double f, double b, int i) {
+  int k = o->softmax == 2, mbound;
+  double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
+  double n = scale * o->softmax_elems * mb / (tl > 1 ? tl : 1);   /* elements on this rank */
+  double pb = SOFTMAX_EAGER[k][i] * n;
+  if (i == SOFTMAX_PASS[k]) pb += fmax(0, b - SOFTMAX_FUSED[k] * n);
+  return dlb_op_time_raw(d, i == SOFTMAX_PASS[k] ? f : 0, pb, NULL, 0, &mbound);
+}
+
 /* Seconds of one op o of a layer at mb samples on tensor degree tl, expert degree ep (its
 ** expert ops), with sequence parallelism when sp, under moe (DLB_MOE_*): the per-op rule
 ** (dlb_op_time_raw) at its own bound. */
@@ -280,6 +334,12 @@ static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double 
   }
   double nl = local_gemms(o, g, moe);
   double pe = per_expert(o, xe);
+  if (softmax_kernels(o, mb, tl) > 1) {
+    /* the eager path: its passes, each a kernel */
+    double t = 0;
+    for (int i = 0; i < SOFTMAX_PASSES; i++) t += softmax_pass(d, o, mb, tl, f, b, i);
+    return t;
+  }
   if (pe > 1) {
     /* one kernel per local expert, each on its expert's share of the bytes */
     return pe * dlb_op_time_raw(d, f / pe, b / pe, NULL, 0, &mbound);
@@ -359,6 +419,15 @@ static void segments(const dlb_layer_times *T, const dlb_roof *d, int li, double
     const dlb_par_op *o = &T->ops[T->first[li] + k];
     if (o->phase == 2) continue;
     double t = op_time(d, o, mb, tl, ep, sp, moe), h = host_costed(o) ? d->host_op : 0;
+    int nk = softmax_kernels(o, mb, tl);
+    if (nk > 1) {
+      /* an eager softmax: each pass a kernel the host issues (op_time's passes) */
+      double f, b, xe;
+      op_work(d, o, mb, tl, ep, sp, &f, &b, &xe);
+      for (int i = 0; i < nk; i++)
+        dlb_timeline_op(o->phase == 0 ? sf : sb, softmax_pass(d, o, mb, tl, f, b, i), h);
+      continue;
+    }
     dlb_timeline_op(o->phase == 0 ? sf : sb, t, h);
   }
 }
@@ -410,7 +479,7 @@ int dlb_layer_sac(const dlb_layer_times *T, const dlb_roof *d, int li, double mb
       *rt += op_time(d, o, mb, tl, ep, sp, moe);
       *rf += o->flops_sample;
       if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
-        *rh += d->host_op;
+        *rh += d->host_op * softmax_kernels(o, mb, tl);
     }
   }
   /* the checkpoint reruns the block's Python forward to reach them (as full recompute's
@@ -529,8 +598,8 @@ int dlb_layer_rcm_check(const dlb_layer_times *T, double mods) {
   return DLB_OK;
 }
 
-void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double ep, int moe,
-                    double *hf, double *hb, double *hu, double *hc) {
+void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                    double ep, int moe, double *hf, double *hb, double *hu, double *hc) {
   double n[3] = { 0, 0, 0 }, nc = 0, xl[3] = { 0, 0, 0 };
   if (T->count[li] == 0) {
     n[0] = n[1] = 1;
@@ -554,6 +623,15 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
         double pe = per_expert(o, (o->phase != 2 && ep > 1) ? ep : 1);
         if (pe > 1) xl[(int)o->phase] += pe - 1;
       }
+    }
+    /* an eager softmax's further kernels, each dispatched from Python (host_op) */
+    for (int k = 0; h[5] != 0 && k < T->count[li]; k++) {
+      const dlb_par_op *o = &T->ops[T->first[li] + k];
+      if (!host_costed(o)) continue;
+      int nk = softmax_kernels(o, mb, tl);
+      if (nk <= 1) continue;
+      n[(int)o->phase] += nk - 1;
+      if (o->phase == 0 && core_op(o)) nc += nk - 1;
     }
   }
   /* no host model (host_op 0: a compiled or graph-captured step) issues nothing per launch */
@@ -589,7 +667,7 @@ int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double m
             &c->mf, &c->mb);
     /* the same functions the planner called per layer and layout before (exact: a class's
     ** layers have the same ops) */
-    dlb_layer_host(T, d, cls, ep, moe ? DLB_MOE_MCORE : DLB_MOE_GRAPH, &c->hf, &c->hb, &c->hu,
+    dlb_layer_host(T, d, cls, mb, tl, ep, moe ? DLB_MOE_MCORE : DLB_MOE_GRAPH, &c->hf, &c->hb, &c->hu,
                    &c->hc);
     dlb_layer_update(T, d, cls, tl, sp, &c->uf, &c->ub);
     dlb_layer_update(T, d, cls, 1, sp, &c->wf, &c->wb);

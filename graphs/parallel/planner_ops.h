@@ -63,8 +63,11 @@ int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double m
 ** (marked attention 1 or 3; 0 for a layer without ops), issued again under selective
 ** recompute. 0 when d has no host model. Under moe DLB_MOE_MCORE with expert degree ep, each
 ** further per-expert GEMM launch of a grouped GEMM costs the host d->kernel_overhead, as does
-** each further launch of an op marked attention 4 (once per local expert). */
-void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double ep, int moe,
+** each further launch of an op marked attention 4 (once per local expert). At micro-batch mb
+** and tensor degree tl, a fused softmax that runs eagerly there (dlb_par_op.softmax) costs
+** host_op for each of its further kernels. */
+void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
+                    double ep, int moe,
                     double *hf, double *hb, double *hu, double *hc);
 
 /* Torchtitan's per-op selective AC (DLB_PAR_RECOMPUTE_OP) on layer li at mb samples, tensor

@@ -244,6 +244,17 @@ local function check_derived(f, fname)
   num("slack", 0, nil)
   num("overlap", 0, 1)
   num("fsdp_overlap", 0, 1)
+  local sf = f.softmax_fallback
+  if sf ~= nil and sf ~= false then
+    local ok = type(sf) == "table"
+    for _, k in ipairs { "seq_min", "seq_max", "seq_multiple" } do
+      if ok and not (type(sf[k]) == "number" and sf[k] >= 0 and sf[k] < math.huge) then ok = false end
+    end
+    if not ok then
+      bad("softmax_fallback must be false or {seq_min =, seq_max =, seq_multiple =, source = \"...\"} "
+        .. "(Megatron's FusedScaleMaskSoftmax: its fused kernel's sequence range)")
+    end
+  end
 end
 
 function M.derive(name, fields)
@@ -252,7 +263,7 @@ function M.derive(name, fields)
   -- the fields a profile may carry: its own, and those a profile may leave nil
   local valid = { memory = true, slack = true, bucket_bytes = true, overlap = true,
     fsdp_overlap = true, fp8 = true, moe = true, sync = true, grad_buffer = true, norm = true,
-    train_metrics = true }
+    train_metrics = true, softmax_fallback = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
   if fields.memory ~= nil then require("dlbench.framework_memory").check(fields.memory, fname, 3) end

@@ -184,7 +184,7 @@ end
 -- dlb.models.moe, are flagged 2: the planner gives a rank experts/ep of them under ep);
 -- marks[j]: op j of an attention core (flagged 3 unless fused, 1); rep[j]: outside the
 -- tensor-parallel region; mod[j]: its Megatron-Core module (module_ops).
-local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod)
+local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod, sm)
   local F1, By1, Ph, Ly, Kn = ops1.F, ops1.B, ops1.P, ops1.Lp, ops1.K
   local F2, By2 = ops2 and ops2.F, ops2 and ops2.B
   local core = require "dlbench.backend"
@@ -246,10 +246,46 @@ local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod)
     flat[k + 13] = flag
     flat[k + 14] = rep[j] and 1 or 0
     flat[k + 15] = mod[j] or 0
+    -- Megatron's FusedScaleMaskSoftmax (sm: the profile's rule, softmax_ops below)
+    local smk = sm and sm.kind[j]
+    flat[k + 16], flat[k + 17], flat[k + 18] = smk or 0, smk and sm.heads or 0, smk and sm.elems or 0
     k = k + OP
   end
   return flat
 end
 
+-- The fused softmax of each attention core under a profile whose stack runs Megatron's
+-- FusedScaleMaskSoftmax (its `softmax_fallback`, megatron_lm.lua): the core's forward softmax
+-- (kind 1) and the softmax gradient of its backward (kind 2), with the heads per sample the
+-- planner's rule reads (dlb_par_op.softmax, graphs/parallel/planner_ops.c softmax_kernels), 0
+-- when the kernel never runs: a sequence outside its range (rule.seq_min < s <= rule.seq_max,
+-- s % rule.seq_multiple == 0), or a step that is not 16-bit (input_in_float16 false: the eager
+-- path, without its casts -- not counted; such a step gets no marks). Returns {kind = {[j] =
+-- 1 | 2}, heads = } or nil.
+local SIXTEEN = { mixed = true, mixed_bf16 = true, fp16 = true, bf16 = true }
+local function softmax_ops(ops1, marks, rule, heads, seq, precision)
+  if type(rule) ~= "table" or not SIXTEEN[precision] then return nil end
+  if not (type(heads) == "number" and heads >= 1 and type(seq) == "number") then return nil end
+  local core = require "dlbench.backend"
+  local Ph, Ty = ops1.P, ops1.T
+  local cores = {}   -- layers with an attention core
+  for j in pairs(marks) do cores[ops1.Lp[j] + 1] = true end
+  local kind, any, tname = {}, false, {}
+  for j = 1, #Ph do
+    if cores[ops1.Lp[j] + 1] then
+      local ty = Ty[j]
+      local nm = tname[ty]
+      if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
+      if Ph[j] == 0 and nm == "softmax" and marks[j] then kind[j] = 1; any = true
+      elseif Ph[j] == 1 and nm == "softmax_bwd" then kind[j] = 2; any = true end
+    end
+  end
+  if not any then return nil end
+  local ok = seq > rule.seq_min and seq <= rule.seq_max and seq % rule.seq_multiple == 0
+  -- the scores' elements per sample (causal GPT: s x s per head, the whole row counted)
+  return { kind = kind, heads = ok and heads or 0, elems = heads * seq * seq }
+end
+
 M.core_ops, M.region_ops, M.module_ops, M.ops_of = core_ops, region_ops, module_ops, ops_of
+M.softmax_ops = softmax_ops
 return M

@@ -626,8 +626,12 @@ function M.from_graph(g, o)
   for i = 1, n do moe[i] = (out[i].experts or 0) > 0 end
   local tpl = {}   -- the Megatron tensor-parallel attention blocks (no experts)
   for i = 1, n do tpl[i] = (out[i].tp_colls or 0) == 2 and not out[i].experts end
+  -- Megatron's fused softmax and its fallback (the profile's softmax_fallback: the planner
+  -- knows the micro-batch and tensor degree the kernel's rule reads)
+  local sm = prof and prof.softmax_fallback and LO.softmax_ops(ops1, marks1, prof.softmax_fallback,
+    mopts.heads, mfu.tokens_per_sample(g, o.bind), base.precision)
   out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, region_ops(ops1, n, tpl, marks1),
-    module_ops(ops1, n, moe, marks1))
+    module_ops(ops1, n, moe, marks1), sm)
   -- fp8=true: Transformer Engine's quantisation kernels of the profile's fp8 recipe
   -- (dlbench.te_fp8), for a step whose linear layers run fp8 GEMMs on these bf16 layers
   if o.fp8 ~= nil and o.fp8 ~= false then

@@ -162,6 +162,7 @@ function M.add_ops(flat, layers, tname, a, scaling, weight_cast)
     t[k + 7], t[k + 8], t[k + 9], t[k + 10], t[k + 11], t[k + 12] = 0, 0, 0, batch, 0, 0
     -- module 0: a recomputed module's quantisation kernels are not run again (not modelled)
     t[k + 13], t[k + 14], t[k + 15] = flag, rep, 0
+    t[k + 16], t[k + 17], t[k + 18] = 0, 0, 0   -- no fused softmax
     nops = nops + 1
   end
   for _, g in ipairs(groups) do

@@ -49,6 +49,16 @@ return {
   -- the validation table's Korthikanti rows run it
   recompute = { "none", "full", "selective" },
   selective = "attention core",
+  -- FusedScaleMaskSoftmax takes its fused kernel only when 16 < s <= 2048, s % 4 == 0 and the
+  -- attention batches (micro-batch x heads / tp) divide by 4; else the eager path (fp32 copy,
+  -- scale, masked_fill_, softmax, cast back: 5 kernels each way). The sequence range here;
+  -- the batch rule where the planner knows the layout (graphs/parallel/planner_ops.c
+  -- softmax_kernels; dlbench.parallel_layer_ops softmax_ops)
+  softmax_fallback = { seq_min = 16, seq_max = 2048, seq_multiple = 4,
+    source = "VIA-Research/vTrain f8dda84 src/model/fused_softmax.py FusedScaleMaskSoftmax.forward "
+      .. "(custom_kernel_constraint: key_seq_len > 16 and key_seq_len <= 2048 and "
+      .. "query_seq_len % 4 == 0 and attn_batch_size % 4 == 0, else the torch softmax in fp32); "
+      .. "NVIDIA/Megatron-LM 2021-22 megatron/model/fused_softmax.py is_kernel_available" },
   -- pipeline sends with the scatter/gather optimisation, on by default
   -- (--no-scatter-gather-tensors-in-pipeline turns it off): each tensor rank sends 1/t of
   -- the activation, the receiver all-gathers it over NVLink (Narayanan et al. 2021 sec. 4.1;

@@ -1,0 +1,123 @@
+-- test_megatron_softmax.lua — Megatron's FusedScaleMaskSoftmax and its eager fallback on the
+-- planner's path (issue [19] megatron-audit2 item 2). The fused kernel runs only when
+-- VIA-Research/vTrain f8dda84 src/model/fused_softmax.py FusedScaleMaskSoftmax.forward's
+-- custom_kernel_constraint holds: 16 < sk <= 2048, sq % 4 == 0 and attn_batch_size % 4 == 0,
+-- attn_batch_size = b x np (micro-batch x heads per tensor rank); NVIDIA/Megatron-LM 2021-22
+-- megatron/model/fused_softmax.py is_kernel_available: attn_batches % 4 == 0. Else the eager
+-- path (forward_torch_softmax: float, scale, masked_fill_, softmax, half), per element of the
+-- 16-bit s x s scores, forward 6 + 8 + 8 + 8 + 6 B in 5 kernels (the fused kernel: 4 B), and
+-- autograd's backward 6 + 12 + 8 + 8 + 6 B in 5 kernels (the fused kernel: 6 B). The rule lives
+-- in graphs/parallel/planner_ops.c (softmax_kernels, softmax_pass); the profile's sequence
+-- range in lua/dlbench/frameworks/megatron_lm.lua (softmax_fallback). Both backends.
+local T = require "harness"
+local dlb = require "dlbench"
+local P = dlb.parallel
+
+local A100 = dlb.hw.get("A100-SXM4-80GB")
+local ON = dlb.frameworks.get("megatron-lm")
+local OFF = dlb.frameworks.derive("megatron-lm", { softmax_fallback = false })
+local OP = P.layers.OP
+local s, a = 1024, 16
+
+local function gpt(seq)
+  return dlb.models.gpt { layers = 2, hidden = 2048, heads = a, vocab = 50257, context = seq or s,
+    seq = seq or s, dropout = true }
+end
+
+local function marks(ls)
+  local r = {}
+  for j = 1, #ls.ops / OP do
+    local k = (j - 1) * OP
+    if ls.ops[k + 16] ~= 0 then
+      r[#r + 1] = { layer = ls.ops[k + 1], phase = ls.ops[k + 2], kind = ls.ops[k + 16],
+        heads = ls.ops[k + 17], elems = ls.ops[k + 18], bytes = ls.ops[k + 5] }
+    end
+  end
+  return r
+end
+
+T.test("from_graph marks each block's fused softmax and its gradient under megatron-lm", function()
+  local g = gpt()
+  local m = marks(P.layers.from_graph(g, { precision = "mixed", framework = ON }))
+  T.eq(#m, 4, "two blocks: a forward and a backward kernel each")
+  for _, x in ipairs(m) do
+    T.eq(x.kind, x.phase == 0 and 1 or 2, "kind by phase")
+    T.eq(x.heads, a, "the heads per sample")
+    T.eq(x.elems, a * s * s, "the s x s scores per head")
+    -- the fused forward reads the 16-bit scores and writes the probabilities: 4 B an element
+    if x.kind == 1 then T.eq(x.bytes, 4 * a * s * s) end
+  end
+  -- no marks: another stack's profile, the rule off, a 32-bit step
+  T.eq(#marks(P.layers.from_graph(g, { precision = "mixed", framework = OFF })), 0)
+  T.eq(#marks(P.layers.from_graph(g, { precision = "mixed", framework = "megatron-core" })), 0)
+  T.eq(#marks(P.layers.from_graph(g, { precision = "fp32", framework = ON })), 0)
+  -- a sequence outside the kernel's range (sk <= 2048): marked, heads 0 (always eager)
+  for _, x in ipairs(marks(P.layers.from_graph(gpt(4096), { precision = "mixed", framework = ON }))) do
+    T.eq(x.heads, 0, "seq 4096: the eager path at every layout")
+  end
+  T.checkerr("softmax_fallback must be false or", function()
+    dlb.frameworks.derive("megatron-lm", { softmax_fallback = { seq_min = 16 } })
+  end)
+end)
+
+local function evaluate(ls, prof, tp, mb)
+  return P.evaluate { layers = ls, hw = A100, precision = "mixed", framework = prof,
+    cluster = P.cluster { hw = A100, per_node = 8, nodes = 1 }, dp = 8 / tp, tp = tp, pp = 1,
+    m = 4, batch = 4 * mb * 8 / tp, schedule = "1f1b", recompute = true, zero = 0 }
+end
+
+T.test("the rule: eager exactly when micro-batch x heads / tp is not a multiple of 4", function()
+  local g = gpt()
+  local on = P.layers.from_graph(g, { precision = "mixed", framework = ON })
+  local off = P.layers.from_graph(g, { precision = "mixed", framework = OFF })
+  for _, c in ipairs { { 8, 1, true }, { 8, 2, false }, { 8, 3, true }, { 4, 1, false },
+                       { 2, 1, false }, { 1, 1, false } } do
+    local tp, mb, eager = c[1], c[2], c[3]
+    local r1, r0 = evaluate(on, ON, tp, mb), evaluate(off, OFF, tp, mb)
+    local what = string.format("tp %d micro-batch %d: %d attention batches", tp, mb, mb * a / tp)
+    if eager then
+      assert(r1.step > 1.05 * r0.step, what .. ": the eager path is slower " .. r1.step .. " " .. r0.step)
+    else
+      T.eq(r1.step, r0.step, what .. ": the fused kernel")
+    end
+  end
+end)
+
+-- The planner's eager path against the same step with each marked op written out as the
+-- source's five kernels (plain ops, bytes per element from the source): the same time, host
+-- issue included (each pass a host op).
+T.test("the eager path is five kernels with the source's bytes, forward and backward", function()
+  local g = gpt()
+  local on = P.layers.from_graph(g, { precision = "mixed", framework = ON })
+  local EAGER = { { 6, 8, 8, 8, 6 }, { 6, 12, 8, 8, 6 } }
+  local FUSED, FLOPS_AT = { 4, 6 }, { 4, 2 }
+  local flat = {}
+  for j = 1, #on.ops / OP do
+    local k = (j - 1) * OP
+    local kind = on.ops[k + 16]
+    if kind == 0 then
+      for i = 1, OP do flat[#flat + 1] = on.ops[k + i] end
+    else
+      local n = on.ops[k + 18]
+      for p = 1, 5 do
+        local op = {}
+        for i = 1, OP do op[i] = on.ops[k + i] end
+        op[16], op[17], op[18] = 0, 0, 0
+        op[5] = EAGER[kind][p] * n
+        if p == FLOPS_AT[kind] then op[5] = op[5] + math.max(0, on.ops[k + 5] - FUSED[kind] * n)
+        else op[3], op[4] = 0, 0 end
+        for i = 1, OP do flat[#flat + 1] = op[i] end
+      end
+    end
+  end
+  local hand = {}
+  for k, v in pairs(on) do hand[k] = v end
+  hand.ops = flat
+  local r1, r2 = evaluate(on, ON, 8, 1), evaluate(hand, OFF, 8, 1)
+  T.near(r1.step, r2.step, 1e-12, "tp 8 micro-batch 1: the step")
+  T.near(r1.compute, r2.compute, 1e-12, "the device's compute")
+  -- and where the kernel runs, the written-out passes are the slower step
+  assert(evaluate(hand, OFF, 8, 2).step > evaluate(on, ON, 8, 2).step, "tp 8 micro-batch 2: fused")
+end)
+
+T.done()
