@@ -433,10 +433,12 @@ T.test("calibration = \"validated\": the chip's CALIBRATED flops_eff (issue 29)"
   end
   T.eq(S.config { hw = "L40S" }.calibration, "catalogue", "the default")
   assert(S.config { hw = "L40S", calibration = "validated" }.calibration_note:find("no CALIBRATED", 1, true), "said")
-  -- a compute-bound prefill on H100 fp8 is slower at the CALIBRATED 0.56 than at the catalogue's
+  -- a compute-bound prefill on H100 fp8 is slower at the CALIBRATED 0.64 than at the catalogue's
   local v = S.prefill(L7, { hw = "H100-SXM", weights = "fp8", prompt = 2048, calibration = "validated" }).ttft
   local cat = S.prefill(L7, { hw = "H100-SXM", weights = "fp8", prompt = 2048 }).ttft
-  assert(v > 1.2 * cat, "validated " .. v .. " catalogue " .. cat)
+  -- (0.80 / 0.64 = 1.25 on the GEMMs; 1.16 over the whole prefill; 1.2 at the 0.56 before
+  -- branch megatron-audit2's refit)
+  assert(v > 1.1 * cat, "validated " .. v .. " catalogue " .. cat)
   T.checkerr("give flops_eff or calibration = \"validated\"", S.prefill, L7,
     { hw = "H100-SXM", prompt = 128, calibration = "validated", flops_eff = 0.5 })
   T.checkerr("calibration must be \"catalogue\" or \"validated\"", S.prefill, L7,
