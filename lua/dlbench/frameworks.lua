@@ -125,7 +125,18 @@ end
 -- ZeRO-Offload steps with: the DeepSpeed profiles) or "torch" (torch.optim's Adam / AdamW on
 -- CPU tensors, what FSDP's CPUOffload and torchao's CPUOffloadOptimizer step with; a profile
 -- that names none). Its rate: dlb.roofline.CPU_OPTIMIZERS.
+-- The profile argument of the readers below (cpu_optimizer, norm_upcast, phase_sync,
+-- step_launch, host_of): a profile table as it is, nil as "no profile" (what they answer
+-- for none), a profile's name through M.get (before review 13 a name was read as a profile
+-- without fields: host_of("nemo") gave 0 s per op, phase_sync("megatron-lm") false), and
+-- anything else refused by M.get with a message naming fname.
+local function profile_arg(p, fname)
+  if p == nil or type(p) == "table" then return p end
+  return M.get(p, fname)
+end
+
 function M.cpu_optimizer(p)
+  p = profile_arg(p, "dlb.frameworks.cpu_optimizer")
   local u = type(p) == "table" and p.optimizer_impl or nil
   return type(u) == "table" and u.cpu or "torch"
 end
@@ -135,6 +146,7 @@ doc.doc(M.cpu_optimizer, "dlb.frameworks.cpu_optimizer(profile) -> \"cpu_adam\" 
 -- Whether profile p's RMSNorm keeps its fp32 upcast (its norm field, above): the one reading
 -- of it (g:stats, g:step_options and through them the planner and the compiled sweep).
 function M.norm_upcast(p)
+  p = profile_arg(p, "dlb.frameworks.norm_upcast")
   return type(p) == "table" and type(p.norm) == "table" and p.norm.upcast == true
 end
 doc.doc(M.norm_upcast, "dlb.frameworks.norm_upcast(profile) -> boolean",
@@ -388,6 +400,7 @@ end
 -- dlb.sweep.model's op-cost set: core.roofline_opcosts_set_phase_sync,
 -- core.sweep_prog_phase_sync); false for "none" or no sync entry. level: error's.
 function M.phase_sync(p, level)
+  p = profile_arg(p, "dlb.frameworks.phase_sync")
   local s = type(p) == "table" and p.sync or nil
   if s ~= nil and s ~= "phase" and s ~= "none" then
     error(string.format("dlb.frameworks: profile '%s': sync must be \"phase\" (host and device "
@@ -404,6 +417,7 @@ end
 -- out: none (DLB_OPTIM_NONE), as plan_defaults gives the planner. views are a sharded step's
 -- (ZeRO), not one device's.
 function M.step_launch(p)
+  p = profile_arg(p, "dlb.frameworks.step_launch")
   local u = type(p) == "table" and p.optimizer_impl or nil
   if type(u) ~= "table" or u.launch == nil then return M.LAUNCHES.none, 0, 0, false end
   local kind, k, h, sync = M.launch_of(p.optimizer_impl)
@@ -668,6 +682,13 @@ end
 
 -- The planner options a profile sets when the caller does not (nil: the planner's own).
 function M.plan_defaults(p, zero)
+  -- a profile or its name (nil or a number was an index error, a name a profile without
+  -- fields: {}; review 13); zero, when given, the caller's ZeRO stage
+  p = M.get(p, "dlb.frameworks.plan_defaults")
+  if zero ~= nil and type(zero) ~= "number" then
+    require("dlbench.errors").raise("dlb.frameworks.plan_defaults: zero must be a ZeRO stage "
+      .. "(0..3) or nil, got " .. type(zero) .. " " .. tostring(zero))
+  end
   local d = {}
   if p.overlap ~= nil then d.overlap = p.overlap end
   if p.fsdp_overlap ~= nil then d.fsdp_overlap = p.fsdp_overlap end
@@ -699,6 +720,7 @@ end
 -- With calibration "validated", the CALIBRATED host seconds per op of lua/dlbench/hw_calibrated.lua
 -- where the profile has one (fitted by notebooks/validation.lua on the vTrain rows).
 function M.host_of(p, calibration)
+  p = profile_arg(p, "dlb.frameworks.host_of")
   local d = type(p) == "table" and p.dispatch or nil
   if type(d) ~= "table" then return 0, 0 end
   local per_op = d.per_op or 0

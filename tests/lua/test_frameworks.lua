@@ -473,4 +473,28 @@ T.test("derive: the fields a profile is used by are checked when derived (review
   T.eq(p.zero, 3, "good fields as before")
 end)
 
+-- The profile readers took a name as a profile without fields (host_of("megatron-lm") 0 s,
+-- phase_sync("megatron-lm") false, plan_defaults("nemo") {}), and plan_defaults(nil) was an
+-- index error (review 13): a name now reads its profile, anything else is refused by name.
+T.test("profile readers: a name reads the profile; a bad argument is a clear error", function()
+  local F = dlb.frameworks
+  T.eq(F.host_of("megatron-lm"), (F.host_of(F.get("megatron-lm"))), "host_of by name")
+  assert(F.host_of("megatron-lm") > 0, "megatron-lm has a host cost per op")
+  T.eq(F.phase_sync("megatron-lm"), true, "phase_sync by name")
+  T.eq(F.plan_defaults("nemo").zero, F.plan_defaults(F.get("nemo")).zero, "plan_defaults by name")
+  T.eq(F.plan_defaults("nemo").seq_par, true, "nemo: seq_par, by name")
+  T.eq(select(2, F.step_launch("fsdp")), select(2, F.step_launch(F.get("fsdp"))), "step_launch by name")
+  T.eq(F.cpu_optimizer("deepspeed-zero3"), F.cpu_optimizer(F.get("deepspeed-zero3")), "cpu_optimizer")
+  T.eq(F.norm_upcast("torchtitan"), F.norm_upcast(F.get("torchtitan")), "norm_upcast")
+  -- nil stays "no profile" for the readers that answer for none
+  T.eq(F.host_of(nil), 0); T.eq(F.phase_sync(nil), false)
+  T.checkerr("dlb.frameworks.plan_defaults: framework must be a profile name", F.plan_defaults)
+  T.checkerr("dlb.frameworks.plan_defaults: framework must be a profile name", F.plan_defaults, 3)
+  T.checkerr("dlb.frameworks.plan_defaults: unknown framework 'nemoo'", F.plan_defaults, "nemoo")
+  T.checkerr("dlb.frameworks.plan_defaults: zero must be a ZeRO stage", F.plan_defaults,
+    "deepspeed-zero3", "3")
+  T.checkerr("dlb.frameworks.host_of: framework must be a profile name", F.host_of, 7)
+  T.checkerr("dlb.frameworks.phase_sync: unknown framework", F.phase_sync, "bogus")
+end)
+
 T.done()
