@@ -14,14 +14,37 @@ function M.argtext(e)
   return (tostring(e):gsub("^bad argument #%d+ to '[%w_]+' %((.*)%)$", "%1"))
 end
 
+-- The locations Lua puts in front of a message (one rule for M.strip and M.strip_inner): a
+-- Lua file's "path.lua:12: " (a path may hold spaces, not colons), a chunk's
+-- "[string \"...\"]:3: ", the REPL's "stdin:1: ", dlbench -e's "(command line):1: ", "[C]: ".
+local LOCATIONS = { "[^\n:]-%.lua:%d+: ", "%[string \"[^\n]-\"%]:%d+: ", "stdin:%d+: ",
+  "%(command line%):%d+: ", "%[C%]: " }
+
 function M.strip(m)
   m = tostring(m)
   if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
   local prev
   repeat
     prev = m
-    m = m:gsub("^[^\n:]-%.lua:%d+: ", ""):gsub("^%[string \"[^\n]-\"%]:%d+: ", "")
-      :gsub("^stdin:%d+: ", ""):gsub("^%(command line%):%d+: ", ""):gsub("^%[C%]: ", "")
+    for _, l in ipairs(LOCATIONS) do m = m:gsub("^" .. l, "") end
+  until m == prev
+  return m
+end
+
+-- M.strip, and the locations inside the message too (after a ": ", where a library function
+-- put its inner error after its own text: "g:conv2d: graph.lua:12: ..."), so that a message
+-- re-raised at the caller's line carries that one location (the zoo's builders, whose inner
+-- errors come from the engine's files). An internal error ("internal error at ...") keeps
+-- every location: the place of the bug. Before review 13 the zoo kept its own pattern for
+-- the inner ones, which missed a path with a space, (command line) and [string] chunks, and
+-- took the inner location out of an internal error, leaving the outer frame's as its place.
+function M.strip_inner(m)
+  m = M.strip(m)
+  if m:find("^internal error at ") then return m end
+  local prev
+  repeat
+    prev = m
+    for _, l in ipairs(LOCATIONS) do m = m:gsub("(: )" .. l, "%1") end
   until m == prev
   return m
 end

@@ -49,12 +49,9 @@ for i, r in ipairs(REG) do
 end
 
 -- Drop the "file.lua:12: " locations inside a message (raised in the zoo's or the
--- engine's files), so that the message carries exactly one: the caller's, added by error().
-local function strip(msg)
-  local r = require("dlbench.errors").strip(msg)
-  r = r:gsub("(: )[^%s:]+:%d+: ", "%1")
-  return r
-end
+-- engine's files), so that the message carries exactly one: the caller's, added by error()
+-- (errors.strip_inner: an internal error keeps its place).
+local strip = require("dlbench.errors").strip_inner
 
 -- Run builder f of model `name`: a graph error raised by options that pass the option
 -- checks (an image too small for the net's downsampling, say) names the model and lists its
