@@ -68,7 +68,7 @@ local function run(name, f, spec, opts, level)
     for k, v in pairs(opts) do if k ~= "lora" and k ~= "quantize" then c[k] = v end end
     opts = c
   end
-  local ok, g = C.build_with_lora(f, opts, lora)
+  local ok, g = C.build_with_lora(f, opts, lora, "dlb.models." .. name)
   if ok and quant ~= nil then
     local okq, err = pcall(C.quantize, g, quant)
     if not okq then
