@@ -9,6 +9,7 @@
 --   V.setup(row[, {unscored =, profile =}]) -> s | nil, why;  V.predict(s, hw[, ceff]) -> samples/s, row
 --   V.measured(row, s) -> samples/s, how;  V.excluded(row) -> why | nil;  V.cluster(s, ceff)
 --   V.settings(row, s) -> the settings it ran with;  V.note(notes, row, settings) -> text
+--   V.nccl_allreduce(dir) -> the vTrain node's nccl-tests rows for calibrate_collective
 return function(dlb)
 local P = dlb.parallel
 
@@ -331,7 +332,31 @@ local function note(notes, r, set)
   return ""
 end
 
-return { excluded = excluded, setup = setup, cluster = cluster, predict = predict,
+-- The vTrain node's nccl-tests rows (notebooks/data/vtrain/nccl_allreduce_a100.csv: the
+-- source's trace/a100/AR_GPU{2,4,8}_LUT, all_reduce_perf fp32; columns gpus, bytes,
+-- time_out_of_place_ns (read), time_in_place_ns) as dlb.parallel.calibrate_collective's rows {gpus=, bytes=,
+-- time= seconds}: the notebook's calibration and tests/bench/bench_host_nccl.lua part (5)
+-- read them here (review 13: each had its own reader). dir: notebooks/data.
+local function nccl_allreduce(dir)
+  local rows = {}
+  local f = assert(io.open(dir .. "/vtrain/nccl_allreduce_a100.csv", "r"))
+  local head = true
+  for line in f:lines() do
+    if head then head = false
+    else
+      local g, b, t = line:match("^(%d+),(%d+),(%d+),")
+      if not g then
+        f:close()
+        error("nccl_allreduce_a100.csv: line '" .. line .. "' is not gpus,size,time_ns,...")
+      end
+      rows[#rows + 1] = { gpus = tonumber(g), bytes = tonumber(b), time = tonumber(t) * 1e-9 }
+    end
+  end
+  f:close()
+  return rows
+end
+
+return { excluded = excluded, setup = setup, nccl_allreduce = nccl_allreduce, cluster = cluster, predict = predict,
   measured = measured, profile_of = profile_of, settings = settings, note = note,
   PROFILE = PROFILE }
 end

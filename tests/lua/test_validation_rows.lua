@@ -224,4 +224,21 @@ T.test("the worst rows' notes name only settings the row ran with", function()
   T.eq((V.note(fake, { id = "x" }, { attention = "flash2" })), "first")
 end)
 
+-- V.nccl_allreduce: the vTrain node's nccl-tests rows, read once for the notebook's
+-- calibration and bench_host_nccl.lua part (5) (review 13: two readers before). The file's
+-- first data line: 2 GPUs, 1 MiB, 44,210 ns out of place (vTrain trace/a100/AR_GPU2_LUT);
+-- 2/4/8 GPUs x 9 sizes = 27 rows. A line of another shape is refused, naming it.
+T.test("V.nccl_allreduce: the vTrain node's nccl-tests rows, and a bad line named", function()
+  local rows = V.nccl_allreduce(ROOT .. "/notebooks/data")
+  T.eq(#rows, 27, "2/4/8 GPUs x 9 sizes")
+  T.eq(rows[1].gpus, 2); T.eq(rows[1].bytes, 1048576); T.near(rows[1].time, 44210e-9, 1e-12, "seconds")
+  T.eq(rows[27].gpus, 8)
+  local dir = os.tmpname(); os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "/vtrain'"))
+  local f = assert(io.open(dir .. "/vtrain/nccl_allreduce_a100.csv", "w"))
+  f:write("gpus,bytes,time_out_of_place_ns,time_in_place_ns\n2,1048576,x,1\n"); f:close()
+  T.checkerr("nccl_allreduce_a100.csv: line '2,1048576,x,1' is not", V.nccl_allreduce, dir)
+  os.execute("rm -rf '" .. dir .. "'")
+end)
+
 T.done()
