@@ -20,15 +20,21 @@ end
 local LOCATIONS = { "[^\n:]-%.lua:%d+: ", "%[string \"[^\n]-\"%]:%d+: ", "stdin:%d+: ",
   "%(command line%):%d+: ", "%[C%]: " }
 
-function M.strip(m)
-  m = tostring(m)
-  if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
+-- m without the locations at `at` (a pattern: "^" the start, "(: )" after a ": "), repeated
+-- while one goes.
+local function drop(m, at, keep)
   local prev
   repeat
     prev = m
-    for _, l in ipairs(LOCATIONS) do m = m:gsub("^" .. l, "") end
+    for _, l in ipairs(LOCATIONS) do m = m:gsub(at .. l, keep) end
   until m == prev
   return m
+end
+
+function M.strip(m)
+  m = tostring(m)
+  if m:match("^[^\n]-:%d+: attempt to ") then return "internal error at " .. m end
+  return drop(m, "^", "")
 end
 
 -- M.strip, and the locations inside the message too (after a ": ", where a library function
@@ -41,12 +47,7 @@ end
 function M.strip_inner(m)
   m = M.strip(m)
   if m:find("^internal error at ") then return m end
-  local prev
-  repeat
-    prev = m
-    for _, l in ipairs(LOCATIONS) do m = m:gsub("(: )" .. l, "%1") end
-  until m == prev
-  return m
+  return drop(m, "(: )", "%1")
 end
 
 -- The library's Lua sources: every file in this directory (lua/dlbench/ and below).
