@@ -241,4 +241,26 @@ T.test("V.nccl_allreduce: the vTrain node's nccl-tests rows, and a bad line name
   os.execute("rm -rf '" .. dir .. "'")
 end)
 
+-- Bad rows name the helper and the row (review 13): an unknown model builder was "attempt to
+-- call a nil value", an unknown device its error without the row, no row at all an index error.
+T.test("V.setup / V.predict / V.measured: a bad row is a clear error naming the row", function()
+  local function with(k, v)
+    local r = row("NeMo", { tp = 2 })
+    r[k] = v
+    return r
+  end
+  T.checkerr("validation_rows.setup: row plain-NeMo: dlb.models.build: no model 'gptx'", V.setup,
+    with("model", { builder = "gptx", opts = {} }))
+  T.checkerr("validation_rows.setup: row plain-NeMo: unknown device 'H1000'", V.setup, with("hw", "H1000"))
+  T.checkerr("validation_rows.setup: row nil: a row must be a table", V.setup, nil)
+  T.checkerr("validation_rows.predict: s must be a row's set-up", V.predict, nil)
+  local r = row("NeMo", { tp = 2 })
+  local s = assert(V.setup(r))
+  T.checkerr("validation_rows.measured: row plain-NeMo: measured= must be a table", V.measured, with("measured", 5), s)
+  local m, why = V.measured(with("measured", { hfu = 0.5 }), s)
+  T.eq(m, nil, "no unit it converts: no throughput")
+  assert(why:find("none of samples_per_s", 1, true), why)
+  T.eq((V.measured(r, s)), 1, "samples/s as stated")
+end)
+
 T.done()
