@@ -776,7 +776,7 @@ doc.doc(M.optimizer_launches, "dlb.frameworks.optimizer_launches(profile, tensor
   .. "chunks of 65536 elements in all, the Python-level ops its host dispatches and its host "
   .. "syncs (graphs/hw/optim_launch.c, each count with its source)")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {zero=, overlap=, fsdp_overlap=, "
-  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile sets when the caller does not")
+  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile (a table or its name) sets when the caller does not")
 -- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
 -- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =
 -- ...} or host_layer > 0: a positive number; a catalogue device's fields are 0, which is
@@ -793,7 +793,8 @@ doc.doc(M.apply_host, "dlb.frameworks.apply_host(dev, profile[, calibration]) ->
   .. "host_op / host_layer (the one rule of roofline.time and the planner)")
 doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, per_layer",
   "the host-side model's seconds per op issued and per layer forward a profile sets (the "
-  .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")
+  .. "device fields host_op, host_layer; 0, 0 without a dispatch entry or without a profile: nil); "
+  .. "the profile a table or its name")
 doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",
   "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\", \"selective_op\")")
 doc.doc(M.default_calibration, "dlb.frameworks.default_calibration([\"catalogue\" | \"validated\"]) -> name",
