@@ -132,6 +132,13 @@ function M.unwritable_name(path)
   return nil
 end
 
+-- s as one word of a POSIX shell command: in single quotes, each ' as '\'' (the one quoting
+-- rule of the library's shell commands: dlbench measure, dlb.sweep's Slurm scripts, a
+-- notebook's output folder, the tests' child processes; review 13: four copies).
+function M.shell_quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
 -- Run a shell command: true when it exited 0. os.execute says so differently by backend:
 -- Lua 5.4 returns true or nil, LuaJIT the status as a number (0, 256, ...: every one of them
 -- true in a test, so `if not os.execute(...)` never fired under LuaJIT, and `if

@@ -109,7 +109,7 @@ function T.lua_cmd()
   if not f then return nil, "needs build/bin/dlbench" end
   f:close()
   -- quoted for the shell: a checkout whose path has a space (review 13: the command split there)
-  return "'" .. (root .. "/build/bin/dlbench"):gsub("'", "'\\''") .. "' run"
+  return require("dlbench.errors").shell_quote(root .. "/build/bin/dlbench") .. " run"
 end
 
 function T.done()

@@ -56,4 +56,16 @@ T.test("T.lua_cmd: a checkout path with a space", function()
   T.eq(out, "ran", "the script ran through " .. cmd)
 end)
 
+-- dlbench.errors.shell_quote, the one quoting rule of the library's shell commands (review
+-- 13: four copies in measure, sweep_slurm, notebook and this harness): a word the shell
+-- reads back as it was, whatever it holds
+T.test("errors.shell_quote: the shell reads the word back unchanged", function()
+  local q = require("dlbench.errors").shell_quote
+  for _, w in ipairs { "a b", "it's", "$HOME `x` \\ \"q\"", "''", "" } do
+    local out = io.popen("printf %s " .. q(w)):read("*a")
+    T.eq(out, w, "round trip of " .. w)
+  end
+  T.eq(q(5), "'5'")
+end)
+
 T.done()
