@@ -54,7 +54,8 @@ local function profile_of(r)
   for _, p in ipairs(PROFILE) do
     if f:find(p[1], 1, true) then return dlb.frameworks.get(p[2]) end
   end
-  error("validation: no framework profile for row " .. r.id .. " (" .. f .. ")")
+  error("validation_rows.profile_of: row " .. tostring(r.id) .. ": no framework profile for its "
+    .. "framework '" .. f .. "' (PROFILE above lists the texts matched)", 0)
 end
 
 -- A row's failure, naming the helper and the row (review 13: a row with an unknown device or

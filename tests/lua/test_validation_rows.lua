@@ -254,6 +254,9 @@ T.test("V.setup / V.predict / V.measured: a bad row is a clear error naming the 
   T.checkerr("validation_rows.setup: row plain-NeMo: unknown device 'H1000'", V.setup, with("hw", "H1000"))
   T.checkerr("validation_rows.setup: row nil: a row must be a table", V.setup, nil)
   T.checkerr("validation_rows.predict: s must be a row's set-up", V.predict, nil)
+  local e = T.checkerr("validation_rows.profile_of: row plain-Caffe: no framework profile for its framework 'Caffe'",
+    V.setup, row("Caffe", { tp = 2 }))
+  assert(not e:find("validation_rows.lua:", 1, true), "no library line: " .. e)
   local r = row("NeMo", { tp = 2 })
   local s = assert(V.setup(r))
   T.checkerr("validation_rows.measured: row plain-NeMo: measured= must be a table", V.measured, with("measured", 5), s)
