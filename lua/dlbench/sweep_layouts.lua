@@ -27,13 +27,20 @@ function M.layouts(builder, space, opts)
   -- its own errors named with it (the file's fail says dlb.sweep.model)
   local function fail(msg) error(fn .. ": " .. msg, 0) end
   opts = options.check(opts, LVALID, fn)
-  local build = builder_of(builder)
+  local build = builder_of(builder, fail)
   if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
   local P = require "dlbench.parallel"
   local RECOMPUTE = require("dlbench.parallel_plan").recompute_policies
   local gpus = space.gpus
   if type(gpus) ~= "table" or #gpus == 0 then fail("space.gpus must list device counts") end
-  local devs = devices_of(space, opts)
+  -- whole counts (review 13: {"x"} reached "attempt to mod a 'string' with a 'number'")
+  for i, ng in ipairs(gpus) do
+    if type(ng) ~= "number" or ng ~= math.floor(ng) or ng < 1 or ng == math.huge then
+      fail(string.format("space.gpus[%d] must be a whole number of devices >= 1, got %s %s", i,
+        type(ng), tostring(ng)))
+    end
+  end
+  local devs = devices_of(space, opts, fail)
   -- an fp8 plan under a Transformer Engine profile runs TE's quantisation kernels
   -- (dlbench.te_fp8); the layers here are the graph's algorithmic step without them
   local po0 = opts.plan or {}
@@ -67,7 +74,7 @@ function M.layouts(builder, space, opts)
   table.sort(snames)
   check_prov_names(space, {}, fn)
   local slists = {}
-  for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
+  for i, k in ipairs(snames) do slists[i] = list_of(space, k, fail) end
   local cols = {}
   for _, k in ipairs(snames) do cols[#cols + 1] = k end
   cols[#cols + 1] = "gpus"

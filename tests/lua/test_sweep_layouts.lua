@@ -108,4 +108,30 @@ T.test("dlb.sweep.layouts and model: a builder returning no graph is named", fun
   end)
 end)
 
+-- review 13: dlb.sweep.layouts named dlb.sweep.model in the errors of the helpers it shares
+-- (the builder, the devices, an empty space dim), and a device count that is not a number
+-- reached "attempt to mod a 'string' with a 'number'" at a line of the library
+T.test("dlb.sweep.layouts: its own name in the shared checks; gpus checked", function()
+  local b = function(p) return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 256, vocab = 1000 } end
+  local space = { layers = { 2 }, gpus = { 8 }, device = "A100-SXM4-80GB" }
+  local function sp(k, v)
+    local t = {}
+    for kk, vv in pairs(space) do t[kk] = vv end
+    t[k] = v
+    return t
+  end
+  T.checkerr("dlb.sweep.layouts: builder must be a function(options) -> graph or a zoo model's name, got nil",
+    dlb.sweep.layouts, nil, space, {})
+  T.checkerr("dlb.sweep.layouts: no zoo model 'gptx'", dlb.sweep.layouts, "gptx", space, {})
+  T.checkerr("dlb.sweep.layouts: space.device[1]: unknown device 'H1000'", dlb.sweep.layouts, b, sp("device", "H1000"), {})
+  T.checkerr("dlb.sweep.layouts: space.layers is empty", dlb.sweep.layouts, b, sp("layers", {}), {})
+  T.checkerr("dlb.sweep.layouts: space.gpus[1] must be a whole number of devices >= 1, got string x",
+    dlb.sweep.layouts, b, sp("gpus", { "x" }), {})
+  T.checkerr("dlb.sweep.layouts: space.gpus[2] must be a whole number of devices >= 1, got number 0",
+    dlb.sweep.layouts, b, sp("gpus", { 8, 0 }), {})
+  -- dlb.sweep.model keeps its own name for the same checks
+  T.checkerr("dlb.sweep.model: space.device[1]: unknown device 'H1000'", dlb.sweep.model, b,
+    { layers = { 2 }, device = "H1000" }, {})
+end)
+
 T.done()
