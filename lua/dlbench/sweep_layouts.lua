@@ -54,6 +54,13 @@ function M.layouts(builder, space, opts)
         .. "row's device and gpus: space.device, space.gpus, per_node)")
     end
   end
+  -- the rest are dlb.parallel.plan's options: an unknown one named here, with the ones a
+  -- plan= may hold (review 13: the planner's message listed graph, hw, devices ... as accepted)
+  local pvalid = {}
+  for k in pairs(require("dlbench.parallel_plan").plan_options) do pvalid[k] = true end
+  for _, k in ipairs { "graph", "layers", "hw", "device", "cluster", "devices", "table" } do pvalid[k] = nil end
+  local bad = options.unknown(po0, pvalid, fn .. " plan")
+  if bad then fail(bad) end
   if po0.precision == "fp8" and po0.framework ~= nil then
     local okf, pf = pcall(require("dlbench.frameworks").get, po0.framework, fn)
     if okf and require("dlbench.te_fp8").recipe(pf, fn) then

@@ -129,6 +129,9 @@ T.test("dlb.sweep.layouts: its own name in the shared checks; gpus checked", fun
     dlb.sweep.layouts, b, sp("gpus", { "x" }), {})
   T.checkerr("dlb.sweep.layouts: space.gpus[2] must be a whole number of devices >= 1, got number 0",
     dlb.sweep.layouts, b, sp("gpus", { 8, 0 }), {})
+  local e = T.checkerr("dlb.sweep.layouts: unknown option 'precison' for dlb.sweep.layouts plan (did you mean 'precision'?)",
+    dlb.sweep.layouts, b, space, { plan = { batch = 64, precison = "mixed" } })
+  assert(not e:find("devices", 1, true) and not e:find(" hw,", 1, true), "the sweep's own are not offered: " .. e)
   -- dlb.sweep.model keeps its own name for the same checks
   T.checkerr("dlb.sweep.model: space.device[1]: unknown device 'H1000'", dlb.sweep.model, b,
     { layers = { 2 }, device = "H1000" }, {})
