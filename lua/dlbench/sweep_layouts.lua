@@ -76,6 +76,10 @@ function M.layouts(builder, space, opts)
     S.check_precisions({ po0.precision }, devs, fail, 'plan.precision = "%s"')
   end
   local per_node = opts.per_node or 8
+  -- a whole count (review 13: "x" and 0 reached the "%" of the gpus check as Lua errors)
+  if type(per_node) ~= "number" or per_node ~= math.floor(per_node) or per_node < 1 or per_node == math.huge then
+    fail("per_node must be a whole number of devices per node >= 1, got " .. type(per_node) .. " " .. tostring(per_node))
+  end
   local snames = {}
   for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end
   table.sort(snames)

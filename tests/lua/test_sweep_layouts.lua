@@ -132,6 +132,10 @@ T.test("dlb.sweep.layouts: its own name in the shared checks; gpus checked", fun
   local e = T.checkerr("dlb.sweep.layouts: unknown option 'precison' for dlb.sweep.layouts plan (did you mean 'precision'?)",
     dlb.sweep.layouts, b, space, { plan = { batch = 64, precison = "mixed" } })
   assert(not e:find("devices", 1, true) and not e:find(" hw,", 1, true), "the sweep's own are not offered: " .. e)
+  for _, v in ipairs { "x", 0, 0.5 } do
+    T.checkerr("dlb.sweep.layouts: per_node must be a whole number of devices per node >= 1, got " .. type(v),
+      dlb.sweep.layouts, b, space, { per_node = v })
+  end
   -- dlb.sweep.model keeps its own name for the same checks
   T.checkerr("dlb.sweep.model: space.device[1]: unknown device 'H1000'", dlb.sweep.model, b,
     { layers = { 2 }, device = "H1000" }, {})
