@@ -27,6 +27,8 @@ function M.layouts(builder, space, opts)
   -- its own errors named with it (the file's fail says dlb.sweep.model)
   local function fail(msg) error(fn .. ": " .. msg, 0) end
   opts = options.check(opts, LVALID, fn)
+  local sw = options.switch_error(opts, { "quiet" }, fn)   -- "yes" was taken as true (review 13)
+  if sw then error(sw, 0) end
   local build = builder_of(builder, fail)
   if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
   local P = require "dlbench.parallel"

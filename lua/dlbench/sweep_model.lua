@@ -548,6 +548,16 @@ function M.model(builder, space, opts)
   table.sort(snames)
   local slists = {}
   for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
+  -- the tables and switches among the options, by type before use (review 13: stats = "x"
+  -- was "bad argument #1 to 'for iterator'" at a line of this file, throughput = 5 "attempt to
+  -- index a number value", quiet = "yes" taken as true)
+  for _, k in ipairs { "stats", "derive", "throughput" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "table" then
+      fail(k .. " must be a table, got " .. type(opts[k]) .. " " .. tostring(opts[k]))
+    end
+  end
+  local sw = options.switch_error(opts, { "quiet", "verify" }, FN)
+  if sw then error(sw, 0) end
   local derive = opts.derive or {}
   local dnames = {}
   for k, f in pairs(derive) do

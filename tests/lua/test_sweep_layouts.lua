@@ -136,9 +136,28 @@ T.test("dlb.sweep.layouts: its own name in the shared checks; gpus checked", fun
     T.checkerr("dlb.sweep.layouts: per_node must be a whole number of devices per node >= 1, got " .. type(v),
       dlb.sweep.layouts, b, space, { per_node = v })
   end
+  T.checkerr("dlb.sweep.layouts: option 'quiet' must be true or false, got string yes", dlb.sweep.layouts,
+    b, space, { quiet = "yes" })
   -- dlb.sweep.model keeps its own name for the same checks
   T.checkerr("dlb.sweep.model: space.device[1]: unknown device 'H1000'", dlb.sweep.model, b,
     { layers = { 2 }, device = "H1000" }, {})
+end)
+
+-- review 13: dlb.sweep.model's table options and switches checked by type before use
+-- (stats = "x" was "bad argument #1 to 'for iterator'" at a line of sweep_model.lua,
+-- throughput = 5 "attempt to index a number value", quiet = "yes" taken as true)
+T.test("dlb.sweep.model: stats, derive, throughput tables; quiet, verify switches", function()
+  local b = function(p) return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 256,
+    vocab = 1000, batch = 1 } end
+  local sp = { layers = { 1, 2 }, device = "A100-SXM4-80GB" }
+  T.checkerr("dlb.sweep.model: stats must be a table, got string x", dlb.sweep.model, b, sp, { stats = "x" })
+  T.checkerr("dlb.sweep.model: derive must be a table, got number 3", dlb.sweep.model, b, sp, { derive = 3 })
+  T.checkerr("dlb.sweep.model: throughput must be a table, got number 5", dlb.sweep.model, b, sp, { throughput = 5 })
+  T.checkerr("dlb.sweep.model: option 'quiet' must be true or false, got string yes", dlb.sweep.model, b, sp,
+    { quiet = "yes" })
+  T.checkerr("dlb.sweep.model: option 'verify' must be true or false, got number 1", dlb.sweep.model, b, sp,
+    { verify = 1 })
+  T.eq(dlb.sweep.model(b, sp, { quiet = true }).count, 2, "good options as before")
 end)
 
 T.done()
