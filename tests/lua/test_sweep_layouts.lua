@@ -114,12 +114,7 @@ end)
 T.test("dlb.sweep.layouts: its own name in the shared checks; gpus checked", function()
   local b = function(p) return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 256, vocab = 1000 } end
   local space = { layers = { 2 }, gpus = { 8 }, device = "A100-SXM4-80GB" }
-  local function sp(k, v)
-    local t = {}
-    for kk, vv in pairs(space) do t[kk] = vv end
-    t[k] = v
-    return t
-  end
+  local function sp(k, v) return T.with(space, k, v) end
   T.checkerr("dlb.sweep.layouts: builder must be a function(options) -> graph or a zoo model's name, got nil",
     dlb.sweep.layouts, nil, space, {})
   T.checkerr("dlb.sweep.layouts: no zoo model 'gptx'", dlb.sweep.layouts, "gptx", space, {})

@@ -244,11 +244,7 @@ end)
 -- Bad rows name the helper and the row (review 13): an unknown model builder was "attempt to
 -- call a nil value", an unknown device its error without the row, no row at all an index error.
 T.test("V.setup / V.predict / V.measured: a bad row is a clear error naming the row", function()
-  local function with(k, v)
-    local r = row("NeMo", { tp = 2 })
-    r[k] = v
-    return r
-  end
+  local function with(k, v) return T.with(row("NeMo", { tp = 2 }), k, v) end
   T.checkerr("validation_rows.setup: row plain-NeMo: dlb.models.build: no model 'gptx'", V.setup,
     with("model", { builder = "gptx", opts = {} }))
   T.checkerr("validation_rows.setup: row plain-NeMo: unknown device 'H1000'", V.setup, with("hw", "H1000"))
