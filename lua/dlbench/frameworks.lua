@@ -428,9 +428,22 @@ end
 -- p's implementation over `tensors` parameter tensors of `chunks` multi_tensor_apply chunks
 -- in all (default: one each), by the one C rule (dlb_optim_launches).
 function M.optimizer_launches(p, tensors, chunks)
-  p = M.get(p, "dlb.frameworks.optimizer_launches")
+  local fn = "dlb.frameworks.optimizer_launches"
+  p = M.get(p, fn)
   local kind, k, h, sync = M.launch_of(p.optimizer_impl)
-  local r = core.optim_launches(kind, tensors, chunks or tensors, k, h, sync == 1)
+  -- the counts checked by the C rule (dlb_optim_launches), its message named with the
+  -- function and the argument (review 13: "bad argument #2 to 'optim_launches'", or the C
+  -- rule's text with no function named)
+  for _, a in ipairs { { "tensors", tensors }, { "chunks", chunks } } do
+    if a[2] ~= nil and type(a[2]) ~= "number" then
+      require("dlbench.errors").raise(string.format("%s: %s must be a number, got %s", fn, a[1], type(a[2])))
+    end
+  end
+  local ok, r = pcall(core.optim_launches, kind, tensors, chunks or tensors, k, h, sync == 1)
+  if not ok then
+    require("dlbench.errors").raise(fn .. ": " .. require("dlbench.errors").argtext(
+      require("dlbench.errors").strip(r)))
+  end
   return { launches = r.launches, dispatches = r.dispatches, syncs = r.syncs,
     launch = p.optimizer_impl.launch }
 end
@@ -448,6 +461,7 @@ end
 -- fuse list, the passes of its optimizer implementation (optimizer_impl) and its trainer's
 -- language-model train metrics (train_metrics: "lm_metrics").
 function M.fuse_of(p, fam)
+  p = M.get(p, "dlb.frameworks.fuse_of")   -- a name too (review 13: an index error)
   local f = p.fuse
   if f.transformer or f.other then f = f[fam or "other"] or f.other or {} end
   local u = p.optimizer_impl
@@ -500,7 +514,13 @@ end
 -- an error naming fname.
 local function device_of(dev, fname)
   if dev == nil or type(dev) == "table" then return dev end
-  if type(dev) == "string" then return require("dlbench.hw").get(dev) end
+  if type(dev) == "string" then
+    -- an unknown name named with fname at the caller's line (review 13: dlb.hw.get's message
+    -- at a line of this file)
+    local ok, d = pcall(require("dlbench.hw").get, dev)
+    if not ok then require("dlbench.errors").raise(fname .. ": " .. require("dlbench.errors").strip(d)) end
+    return d
+  end
   error(fname .. ": hw must be a device (dlb.hw.get) or its name, got " .. type(dev), 3)
 end
 
@@ -658,7 +678,8 @@ end
 
 -- The CALIBRATED collective efficiency of a profile (nil: none).
 function M.collective_eff(p, calibration)
-  if calibration ~= "validated" then return nil end
+  p = profile_arg(p, "dlb.frameworks.collective_eff")
+  if calibration ~= "validated" or p == nil then return nil end
   local c = require("dlbench.hw_calibrated").collective[p.name]
   return c and c[1] or nil
 end

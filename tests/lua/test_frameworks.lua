@@ -497,4 +497,22 @@ T.test("profile readers: a name reads the profile; a bad argument is a clear err
   T.checkerr("dlb.frameworks.phase_sync: unknown framework", F.phase_sync, "bogus")
 end)
 
+-- review 13: fuse_of("nemo", fam) was an index error; optimizer_launches' bad counts the
+-- binding's "bad argument #2 to 'optim_launches'" or the C rule's text without the function;
+-- attention_eff's unknown device dlb.hw.get's message at a line of frameworks.lua
+T.test("fuse_of, optimizer_launches, attention_eff: names and bad arguments", function()
+  local F = dlb.frameworks
+  T.eq(table.concat(F.fuse_of("nemo", "transformer"), ","), table.concat(F.fuse_of(F.get("nemo"), "transformer"), ","),
+    "fuse_of by name")
+  T.checkerr("dlb.frameworks.fuse_of: framework must be a profile name", F.fuse_of, 5)
+  T.checkerr("dlb.frameworks.optimizer_launches: tensors must be a number, got string", F.optimizer_launches, "fsdp", "x")
+  T.checkerr("dlb.frameworks.optimizer_launches: chunks must be a number, got string", F.optimizer_launches, "fsdp", 10, "y")
+  local e = T.checkerr("dlb.frameworks.optimizer_launches: optimizer launches: tensors must be a whole number >= 0, got -1",
+    F.optimizer_launches, "fsdp", -1)
+  assert(not e:find("optim_launches'", 1, true), e)
+  T.eq(F.optimizer_launches("fsdp", 148).launches, F.optimizer_launches(F.get("fsdp"), 148).launches, "as before")
+  e = T.checkerr("dlb.frameworks.attention_eff: unknown device 'H1000'", F.attention_eff, "nemo", "H1000", "bf16")
+  assert(not e:find("frameworks.lua:", 1, true), "no library line: " .. e)
+end)
+
 T.done()
