@@ -662,6 +662,10 @@ end
 
 -- The device a calibration gives at a device precision, and a note saying what was used.
 function M.calibrate(dev, prec, calibration)
+  -- a device's name is that device (review 13: the name was read as a device without one:
+  -- "no CALIBRATED flops_eff for nil", the name returned as the device)
+  dev = device_of(dev, "dlb.frameworks.calibrate")
+  if dev == nil then error("dlb.frameworks.calibrate: hw is required", 2) end
   if calibration ~= "validated" then return dev, "catalogue flops_eff" end
   local C = require "dlbench.hw_calibrated"
   local u = unit_of(prec)
@@ -687,6 +691,7 @@ end
 -- == provenance ==========================================================================
 -- What a result carries so its number can be reproduced (issue [18] item 6).
 function M.provenance(p, source, calibration, defaults)
+  p = profile_arg(p, "dlb.frameworks.provenance")   -- a name too (it read as "none")
   local core = require "dlbench.backend"
   return { dlbench = core.version(), framework = p and p.name or "none",
     framework_source = source or "option", calibration = calibration or "catalogue",

@@ -511,6 +511,13 @@ T.test("fuse_of, optimizer_launches, attention_eff: names and bad arguments", fu
     F.optimizer_launches, "fsdp", -1)
   assert(not e:find("optim_launches'", 1, true), e)
   T.eq(F.optimizer_launches("fsdp", 148).launches, F.optimizer_launches(F.get("fsdp"), 148).launches, "as before")
+  -- calibrate by a device's name: that device's CALIBRATED value (the name was read as a
+  -- device without one); provenance by a profile's name: that profile (it read "none")
+  local d1, n1 = F.calibrate("H100-SXM", "bf16", "validated")
+  local d2, n2 = F.calibrate(dlb.hw.get("H100-SXM"), "bf16", "validated")
+  T.eq(n1, n2, "calibrate by name"); T.eq(d1.flops_eff, d2.flops_eff)
+  T.checkerr("dlb.frameworks.calibrate: hw is required", F.calibrate, nil, "bf16", "validated")
+  T.eq(F.provenance("nemo").framework, "nemo", "provenance by name")
   e = T.checkerr("dlb.frameworks.attention_eff: unknown device 'H1000'", F.attention_eff, "nemo", "H1000", "bf16")
   assert(not e:find("frameworks.lua:", 1, true), "no library line: " .. e)
 end)
