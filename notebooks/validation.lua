@@ -217,19 +217,7 @@ end
 -- flops_eff. This mechanism was chosen after the errors of earlier rounds were seen
 -- (docs/validation.md, issue [19] "the vTrain node's all-reduce"); it applies to the vTrain
 -- rows' cluster only (their intra link), no other row's.
-local nccl_meas = {}
-do
-  local f = assert(io.open(here .. "/data/vtrain/nccl_allreduce_a100.csv", "r"))
-  local head = true
-  for line in f:lines() do
-    if head then head = false
-    else
-      local g, b, t = line:match("^(%d+),(%d+),(%d+),")
-      nccl_meas[#nccl_meas + 1] = { gpus = tonumber(g), bytes = tonumber(b), time = tonumber(t) * 1e-9 }
-    end
-  end
-  f:close()
-end
+local nccl_meas = V.nccl_allreduce(here .. "/data")
 local vt_node = P.cluster { hw = "A100-SXM4-80GB", per_node = 8, nodes = 1, nics = 4 }
 local vt_node_cal, vt_nccl = P.calibrate_collective(vt_node, nccl_meas, { tier = "intra" })
 for _, x in ipairs(vres) do x.s.intra = vt_node_cal.intra end   -- x.pred (catalogue) is made

@@ -49,9 +49,18 @@ local function percentile(xs, p)
 end
 
 -- The Nelder-Mead simplex of graphs/stats/minimize.c, asked for points until it stops:
--- the best point found and the evaluations it took.
-local function minimize(x0, step, lo, hi, tol, max_evals, objective)
-  local mz = core.minimizer_new(x0, step, lo, hi, tol, max_evals)
+-- the best point found and the evaluations it took. fn names the caller (dlb.hw.calibrate,
+-- dlb.parallel.calibrate_collective) in the error of a bad max_evals, which the C rule
+-- (graphs/stats/minimize.c, through the binding) refuses: raised at the user's line (level 4:
+-- the user's call of fn, through fn's body), not as the binding's "bad argument #6 to
+-- 'minimizer_new'" (review 13).
+local function minimize(fn, x0, step, lo, hi, tol, max_evals, objective)
+  local okm, mz = pcall(core.minimizer_new, x0, step, lo, hi, tol, max_evals)
+  if not okm then
+    local why = require("dlbench.errors").argtext(require("dlbench.errors").strip(mz))
+    if not why:find("^max_evals") then why = "max_evals: " .. why end
+    error(fn .. ": " .. why .. " (got " .. tostring(max_evals) .. ")", 4)
+  end
   while true do
     local u = core.minimizer_ask(mz)
     if not u then break end
@@ -226,7 +235,7 @@ function M.calibrate(dev, meas, opts)
     for i, p in ipairs(params) do
       x0[i], st[i], lo[i], hi[i] = p.tr.u0, p.tr.step, p.tr.lo, p.tr.hi
     end
-    best_u, evals = minimize(x0, st, lo, hi, 1e-9, opts.max_evals or 300 * #params, objective)
+    best_u, evals = minimize(fn, x0, st, lo, hi, 1e-9, opts.max_evals or 300 * #params, objective)
   end
 
   local values, changes, src = {}, {}, {}
@@ -393,7 +402,7 @@ function M.collective(cluster, meas, opts)
   if fit_lat then
     x0[#x0 + 1], st[#st + 1], lo[#lo + 1], hi[#hi + 1] = math.min(lat0 * 1e6, LAT_MAX_US), 10, 0, LAT_MAX_US
   end
-  local best_u, evals = minimize(x0, st, lo, hi, 1e-14, opts.max_evals or 2000 * #x0, objective)
+  local best_u, evals = minimize(fn, x0, st, lo, hi, 1e-14, opts.max_evals or 2000 * #x0, objective)
   local eff, lat = unpack_u(best_u)
   local out = cluster_at(eff, lat)
   local before, after = times(cl), times(out)

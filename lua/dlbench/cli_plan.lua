@@ -25,6 +25,25 @@ local function clean(err)
   return (require("dlbench.errors").strip(err):match("^[^\n]*"))
 end
 
+-- --framework and --precision checked before any work, the message naming the flag (review
+-- 13: "dlbench plan: parallel.layers.from_graph: g:stats: unknown precision 'fp3' ...",
+-- "dlbench info: g:stats: unknown framework 'bogus' ..."): the library's own lists
+-- (dlb.frameworks.get; the graph engine's precisions, dlbench.graph_base), status 1 as
+-- --hw's unknown device.
+local function check_names(cmd, o)
+  if o.framework ~= nil then
+    local ok, e = pcall(require("dlbench.frameworks").get, o.framework, "--framework")
+    if not ok then fail(cmd, clean(e)) end
+  end
+  if o.precision ~= nil then
+    local P = require("dlbench.graph_base").PRECISIONS
+    if not P[o.precision] then
+      fail(cmd, string.format("--precision: unknown precision '%s' (%s)", o.precision,
+        require("dlbench.options").names(P)))
+    end
+  end
+end
+
 -- Parse argv: positional words and --name value / --name=value / --flag options.
 -- spec: {name = "value" | "flag"}. Returns positional list and option table. With raise
 -- (a library caller: dlb.measure.cli), errors are raised as "dlbench CMD: message" and
@@ -194,7 +213,8 @@ function M.plan(args, out)
   local seq = o.seq and number(cmd, "seq", o.seq, true)
   local tokens = o.tokens and number(cmd, "tokens", o.tokens)
   local price = o.price and number(cmd, "price", o.price)
-  local fw = o.framework   -- the library checks the name (dlb.frameworks)
+  check_names(cmd, o)
+  local fw = o.framework
   local okh, hw = pcall(dlb.hw.get, o.hw)
   if not okh then fail(cmd, "--hw: " .. clean(hw)) end
   local m = load_model(cmd, pos[1], seq, defaults)
@@ -333,7 +353,8 @@ function M.info(args)
   if not path then fail(cmd, "a FILE is required\n" .. M.info_usage, 2) end
   local b, bad = require("dlbench.models.onnx").parse_bindings(pos, 2)
   if not b then fail(cmd, bad, 2) end
-  local fw = o.framework   -- the library checks the name (dlb.frameworks)
+  check_names(cmd, o)
+  local fw = o.framework
   local dlb = require "dlbench"
   local hw
   if o.hw then

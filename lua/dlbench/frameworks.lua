@@ -125,7 +125,18 @@ end
 -- ZeRO-Offload steps with: the DeepSpeed profiles) or "torch" (torch.optim's Adam / AdamW on
 -- CPU tensors, what FSDP's CPUOffload and torchao's CPUOffloadOptimizer step with; a profile
 -- that names none). Its rate: dlb.roofline.CPU_OPTIMIZERS.
+-- The profile argument of the readers below (cpu_optimizer, norm_upcast, phase_sync,
+-- step_launch, host_of): a profile table as it is, nil as "no profile" (what they answer
+-- for none), a profile's name through M.get (before review 13 a name was read as a profile
+-- without fields: host_of("nemo") gave 0 s per op, phase_sync("megatron-lm") false), and
+-- anything else refused by M.get with a message naming fname.
+local function profile_arg(p, fname)
+  if p == nil or type(p) == "table" then return p end
+  return M.get(p, fname)
+end
+
 function M.cpu_optimizer(p)
+  p = profile_arg(p, "dlb.frameworks.cpu_optimizer")
   local u = type(p) == "table" and p.optimizer_impl or nil
   return type(u) == "table" and u.cpu or "torch"
 end
@@ -135,6 +146,7 @@ doc.doc(M.cpu_optimizer, "dlb.frameworks.cpu_optimizer(profile) -> \"cpu_adam\" 
 -- Whether profile p's RMSNorm keeps its fp32 upcast (its norm field, above): the one reading
 -- of it (g:stats, g:step_options and through them the planner and the compiled sweep).
 function M.norm_upcast(p)
+  p = profile_arg(p, "dlb.frameworks.norm_upcast")
   return type(p) == "table" and type(p.norm) == "table" and p.norm.upcast == true
 end
 doc.doc(M.norm_upcast, "dlb.frameworks.norm_upcast(profile) -> boolean",
@@ -399,6 +411,7 @@ end
 -- dlb.sweep.model's op-cost set: core.roofline_opcosts_set_phase_sync,
 -- core.sweep_prog_phase_sync); false for "none" or no sync entry. level: error's.
 function M.phase_sync(p, level)
+  p = profile_arg(p, "dlb.frameworks.phase_sync")
   local s = type(p) == "table" and p.sync or nil
   if s ~= nil and s ~= "phase" and s ~= "none" then
     error(string.format("dlb.frameworks: profile '%s': sync must be \"phase\" (host and device "
@@ -415,6 +428,7 @@ end
 -- out: none (DLB_OPTIM_NONE), as plan_defaults gives the planner. views are a sharded step's
 -- (ZeRO), not one device's.
 function M.step_launch(p)
+  p = profile_arg(p, "dlb.frameworks.step_launch")
   local u = type(p) == "table" and p.optimizer_impl or nil
   if type(u) ~= "table" or u.launch == nil then return M.LAUNCHES.none, 0, 0, false end
   local kind, k, h, sync = M.launch_of(p.optimizer_impl)
@@ -425,9 +439,22 @@ end
 -- p's implementation over `tensors` parameter tensors of `chunks` multi_tensor_apply chunks
 -- in all (default: one each), by the one C rule (dlb_optim_launches).
 function M.optimizer_launches(p, tensors, chunks)
-  p = M.get(p, "dlb.frameworks.optimizer_launches")
+  local fn = "dlb.frameworks.optimizer_launches"
+  p = M.get(p, fn)
   local kind, k, h, sync = M.launch_of(p.optimizer_impl)
-  local r = core.optim_launches(kind, tensors, chunks or tensors, k, h, sync == 1)
+  -- the counts checked by the C rule (dlb_optim_launches), its message named with the
+  -- function and the argument (review 13: "bad argument #2 to 'optim_launches'", or the C
+  -- rule's text with no function named)
+  for _, a in ipairs { { "tensors", tensors }, { "chunks", chunks } } do
+    if a[2] ~= nil and type(a[2]) ~= "number" then
+      require("dlbench.errors").raise(string.format("%s: %s must be a number, got %s", fn, a[1], type(a[2])))
+    end
+  end
+  local ok, r = pcall(core.optim_launches, kind, tensors, chunks or tensors, k, h, sync == 1)
+  if not ok then
+    require("dlbench.errors").raise(fn .. ": " .. require("dlbench.errors").argtext(
+      require("dlbench.errors").strip(r)))
+  end
   return { launches = r.launches, dispatches = r.dispatches, syncs = r.syncs,
     launch = p.optimizer_impl.launch }
 end
@@ -445,6 +472,7 @@ end
 -- fuse list, the passes of its optimizer implementation (optimizer_impl) and its trainer's
 -- language-model train metrics (train_metrics: "lm_metrics").
 function M.fuse_of(p, fam)
+  p = M.get(p, "dlb.frameworks.fuse_of")   -- a name too (review 13: an index error)
   local f = p.fuse
   if f.transformer or f.other then f = f[fam or "other"] or f.other or {} end
   local u = p.optimizer_impl
@@ -497,7 +525,13 @@ end
 -- an error naming fname.
 local function device_of(dev, fname)
   if dev == nil or type(dev) == "table" then return dev end
-  if type(dev) == "string" then return require("dlbench.hw").get(dev) end
+  if type(dev) == "string" then
+    -- an unknown name named with fname at the caller's line (review 13: dlb.hw.get's message
+    -- at a line of this file)
+    local ok, d = pcall(require("dlbench.hw").get, dev)
+    if not ok then require("dlbench.errors").raise(fname .. ": " .. require("dlbench.errors").strip(d)) end
+    return d
+  end
   error(fname .. ": hw must be a device (dlb.hw.get) or its name, got " .. type(dev), 3)
 end
 
@@ -639,6 +673,10 @@ end
 
 -- The device a calibration gives at a device precision, and a note saying what was used.
 function M.calibrate(dev, prec, calibration)
+  -- a device's name is that device (review 13: the name was read as a device without one:
+  -- "no CALIBRATED flops_eff for nil", the name returned as the device)
+  dev = device_of(dev, "dlb.frameworks.calibrate")
+  if dev == nil then error("dlb.frameworks.calibrate: hw is required", 2) end
   if calibration ~= "validated" then return dev, "catalogue flops_eff" end
   local C = require "dlbench.hw_calibrated"
   local u = unit_of(prec)
@@ -655,7 +693,8 @@ end
 
 -- The CALIBRATED collective efficiency of a profile (nil: none).
 function M.collective_eff(p, calibration)
-  if calibration ~= "validated" then return nil end
+  p = profile_arg(p, "dlb.frameworks.collective_eff")
+  if calibration ~= "validated" or p == nil then return nil end
   local c = require("dlbench.hw_calibrated").collective[p.name]
   return c and c[1] or nil
 end
@@ -663,6 +702,7 @@ end
 -- == provenance ==========================================================================
 -- What a result carries so its number can be reproduced (issue [18] item 6).
 function M.provenance(p, source, calibration, defaults)
+  p = profile_arg(p, "dlb.frameworks.provenance")   -- a name too (it read as "none")
   local core = require "dlbench.backend"
   return { dlbench = core.version(), framework = p and p.name or "none",
     framework_source = source or "option", calibration = calibration or "catalogue",
@@ -679,6 +719,13 @@ end
 
 -- The planner options a profile sets when the caller does not (nil: the planner's own).
 function M.plan_defaults(p, zero)
+  -- a profile or its name (nil or a number was an index error, a name a profile without
+  -- fields: {}; review 13); zero, when given, the caller's ZeRO stage
+  p = M.get(p, "dlb.frameworks.plan_defaults")
+  if zero ~= nil and type(zero) ~= "number" then
+    require("dlbench.errors").raise("dlb.frameworks.plan_defaults: zero must be a ZeRO stage "
+      .. "(0..3) or nil, got " .. type(zero) .. " " .. tostring(zero))
+  end
   local d = {}
   if p.overlap ~= nil then d.overlap = p.overlap end
   if p.fsdp_overlap ~= nil then d.fsdp_overlap = p.fsdp_overlap end
@@ -710,6 +757,7 @@ end
 -- With calibration "validated", the CALIBRATED host seconds per op of lua/dlbench/hw_calibrated.lua
 -- where the profile has one (fitted by notebooks/validation.lua on the vTrain rows).
 function M.host_of(p, calibration)
+  p = profile_arg(p, "dlb.frameworks.host_of")
   local d = type(p) == "table" and p.dispatch or nil
   if type(d) ~= "table" then return 0, 0 end
   local per_op = d.per_op or 0
@@ -765,7 +813,7 @@ doc.doc(M.optimizer_launches, "dlb.frameworks.optimizer_launches(profile, tensor
   .. "chunks of 65536 elements in all, the Python-level ops its host dispatches and its host "
   .. "syncs (graphs/hw/optim_launch.c, each count with its source)")
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {zero=, overlap=, fsdp_overlap=, "
-  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile sets when the caller does not")
+  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile (a table or its name) sets when the caller does not")
 -- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
 -- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =
 -- ...} or host_layer > 0: a positive number; a catalogue device's fields are 0, which is
@@ -782,7 +830,8 @@ doc.doc(M.apply_host, "dlb.frameworks.apply_host(dev, profile[, calibration]) ->
   .. "host_op / host_layer (the one rule of roofline.time and the planner)")
 doc.doc(M.host_of, "dlb.frameworks.host_of(profile[, calibration]) -> per_op, per_layer",
   "the host-side model's seconds per op issued and per layer forward a profile sets (the "
-  .. "device fields host_op, host_layer; 0, 0 without a dispatch entry)")
+  .. "device fields host_op, host_layer; 0, 0 without a dispatch entry or without a profile: nil); "
+  .. "the profile a table or its name")
 doc.doc(M.offers, "dlb.frameworks.offers(profile, policy) -> boolean",
   "whether a profile offers a recompute policy (\"none\", \"full\", \"selective\", \"selective_op\")")
 doc.doc(M.default_calibration, "dlb.frameworks.default_calibration([\"catalogue\" | \"validated\"]) -> name",

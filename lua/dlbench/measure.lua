@@ -407,7 +407,7 @@ local cli_spec = { threads = "value", seconds = "value", reps = "value", name = 
 -- the measurement spends its seconds: raises "dlbench measure: --FLAG PATH: why".
 local function check_destination(flag, path)
   local sh = require("dlbench.errors").shell -- the exit status alike on both backends
-  local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+  local q = require("dlbench.errors").shell_quote
   if path == "" then error("dlbench measure: --" .. flag .. " needs a file name", 0) end
   local dir = path:match("^(.*)/[^/]*$")
   if dir == nil then dir = "." elseif dir == "" then dir = "/" end

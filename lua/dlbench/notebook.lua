@@ -12,7 +12,7 @@ local M = {}
 
 function M.outdir(args)
   local d = (type(args) == "table" and args[1]) or "out"
-  os.execute("mkdir -p '" .. tostring(d):gsub("'", "'\\''") .. "'")
+  os.execute("mkdir -p " .. require("dlbench.errors").shell_quote(d))
   return d
 end
 doc.doc(M.outdir, "notebook.outdir(arg) -> dir", "the notebook's output folder (arg[1] or \"out\"), created")

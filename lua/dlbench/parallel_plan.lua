@@ -31,6 +31,8 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
     "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "moe_dispatcher", "moe_a2a_overlap", "reduce_dtype",
     "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl" }
 
+M.plan_options = PLAN_OPTS   -- dlb.sweep.layouts checks its plan= against them (less its own)
+
 -- Memory schedules (dlb_step_memory in graphs/hw/dlb_roofline.h): what a step holds at its peak.
 local MEM_SCHEDULES = { framework = 0, minimal = 1 }
 M.mem_schedules = MEM_SCHEDULES

@@ -14,7 +14,16 @@ M.DEFAULT_HOST_BW = 32e9 -- PCIe 4.0 x16: 16 GT/s x 16 lanes, 128b/130b = 31.5 G
 -- links.host; DEFAULT_HOST_BW when the catalogue gives none). The one reading of it
 -- (dlb.roofline.time, the planner's apply_offload).
 function M.host_link(dev)
-  local host = type(dev) == "table" and dev.links and dev.links.host
+  -- a device's name is that device (review 13: host_link("H100-SXM") gave the PCIe default,
+  -- 32 GB/s, for a device whose links.host is 63 GB/s); anything else but a table is refused
+  if type(dev) == "string" then
+    local ok, d = pcall(require("dlbench.hw").get, dev)
+    if not ok then error("dlb.roofline.host_link: " .. require("dlbench.errors").strip(d), 2) end
+    dev = d
+  elseif type(dev) ~= "table" then
+    error("dlb.roofline.host_link: device must be a dlb.hw device or its name, got " .. type(dev), 2)
+  end
+  local host = dev.links and dev.links.host
   if host and host.bw then return host.bw, "links.host" end
   return M.DEFAULT_HOST_BW, "default PCIe 4.0 x16"
 end
@@ -55,6 +64,11 @@ function M.cpu_update_time(params, impl)
     table.sort(names)
     error("dlb.roofline.cpu_update_time: no CPU optimizer '" .. tostring(impl) .. "' (one of "
       .. table.concat(names, ", ") .. ")", 2)
+  end
+  -- a count (review 13: a string was "attempt to compare number with string", NaN gave 0 s)
+  if type(params) ~= "number" or params ~= params or params == math.huge or params == -math.huge then
+    error("dlb.roofline.cpu_update_time: params must be a finite number of parameters, got "
+      .. type(params) .. " " .. tostring(params), 2)
   end
   return math.max(0, params) * c.per_param
 end

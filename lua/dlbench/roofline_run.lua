@@ -32,8 +32,9 @@ function M.train(t)
   local function pos(k, dflt)
     local v = t[k]
     if v == nil then v = dflt end
-    if type(v) ~= "number" or not (v > 0) then
-      error(fn .. ": " .. k .. " must be a positive number, got " .. tostring(v), 3)
+    -- finite too (review 13: dataset = math.huge gave an infinite time to train, silently)
+    if type(v) ~= "number" or not (v > 0) or v == math.huge then
+      error(fn .. ": " .. k .. " must be a positive finite number, got " .. tostring(v), 3)
     end
     return v
   end
@@ -73,9 +74,15 @@ function M.fom(problems)
   if type(problems) ~= "table" or #problems == 0 then error(fn .. ": expected a list of problems", 2) end
   local base, new, ratios = {}, {}, {}
   for i, p in ipairs(problems) do
+    -- a problem that is not a table was an index error, an infinite number of hours an error
+    -- of harmonic_mean's ("element 1 is 0") at a line of this file (review 13)
+    if type(p) ~= "table" then
+      error(string.format("%s: problem %d must be a table {base_hours=, base_nodes=, hours=, nodes=}, got %s",
+        fn, i, type(p)), 2)
+    end
     for _, k in ipairs { "base_hours", "base_nodes", "hours", "nodes" } do
-      if type(p[k]) ~= "number" or not (p[k] > 0) then
-        error(fn .. ": problem " .. i .. " needs a positive " .. k, 2)
+      if type(p[k]) ~= "number" or not (p[k] > 0) or p[k] == math.huge then
+        error(fn .. ": problem " .. i .. " needs a positive finite " .. k .. ", got " .. tostring(p[k]), 2)
       end
     end
     base[i] = 24 / p.base_hours * p.base_nodes

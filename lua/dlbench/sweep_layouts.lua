@@ -27,13 +27,22 @@ function M.layouts(builder, space, opts)
   -- its own errors named with it (the file's fail says dlb.sweep.model)
   local function fail(msg) error(fn .. ": " .. msg, 0) end
   opts = options.check(opts, LVALID, fn)
-  local build = builder_of(builder)
+  local sw = options.switch_error(opts, { "quiet" }, fn)   -- "yes" was taken as true (review 13)
+  if sw then error(sw, 0) end
+  local build = builder_of(builder, fail)
   if type(space) ~= "table" then fail("space must be a table of {dim = values}") end
   local P = require "dlbench.parallel"
   local RECOMPUTE = require("dlbench.parallel_plan").recompute_policies
   local gpus = space.gpus
   if type(gpus) ~= "table" or #gpus == 0 then fail("space.gpus must list device counts") end
-  local devs = devices_of(space, opts)
+  -- whole counts (review 13: {"x"} reached "attempt to mod a 'string' with a 'number'")
+  for i, ng in ipairs(gpus) do
+    if type(ng) ~= "number" or ng ~= math.floor(ng) or ng < 1 or ng == math.huge then
+      fail(string.format("space.gpus[%d] must be a whole number of devices >= 1, got %s %s", i,
+        type(ng), tostring(ng)))
+    end
+  end
+  local devs = devices_of(space, opts, fail)
   -- an fp8 plan under a Transformer Engine profile runs TE's quantisation kernels
   -- (dlbench.te_fp8); the layers here are the graph's algorithmic step without them
   local po0 = opts.plan or {}
@@ -47,6 +56,13 @@ function M.layouts(builder, space, opts)
         .. "row's device and gpus: space.device, space.gpus, per_node)")
     end
   end
+  -- the rest are dlb.parallel.plan's options: an unknown one named here, with the ones a
+  -- plan= may hold (review 13: the planner's message listed graph, hw, devices ... as accepted)
+  local pvalid = {}
+  for k in pairs(require("dlbench.parallel_plan").plan_options) do pvalid[k] = true end
+  for _, k in ipairs { "graph", "layers", "hw", "device", "cluster", "devices", "table" } do pvalid[k] = nil end
+  local bad = options.unknown(po0, pvalid, fn .. " plan")
+  if bad then fail(bad) end
   if po0.precision == "fp8" and po0.framework ~= nil then
     local okf, pf = pcall(require("dlbench.frameworks").get, po0.framework, fn)
     if okf and require("dlbench.te_fp8").recipe(pf, fn) then
@@ -62,12 +78,16 @@ function M.layouts(builder, space, opts)
     S.check_precisions({ po0.precision }, devs, fail, 'plan.precision = "%s"')
   end
   local per_node = opts.per_node or 8
+  -- a whole count (review 13: "x" and 0 reached the "%" of the gpus check as Lua errors)
+  if type(per_node) ~= "number" or per_node ~= math.floor(per_node) or per_node < 1 or per_node == math.huge then
+    fail("per_node must be a whole number of devices per node >= 1, got " .. type(per_node) .. " " .. tostring(per_node))
+  end
   local snames = {}
   for k in pairs(space) do if k ~= "gpus" and k ~= "device" then snames[#snames + 1] = k end end
   table.sort(snames)
   check_prov_names(space, {}, fn)
   local slists = {}
-  for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
+  for i, k in ipairs(snames) do slists[i] = list_of(space, k, fail) end
   local cols = {}
   for _, k in ipairs(snames) do cols[#cols + 1] = k end
   cols[#cols + 1] = "gpus"

@@ -35,24 +35,27 @@ local FN = "dlb.sweep.model"
 M.chunk_configs = 1e6 -- a structure's grid above this runs one C call per first-symbol value
 local function fail(msg) error(FN .. ": " .. msg, 0) end
 
--- The values of space dim k as a list (a single value becomes a list of one).
-local function list_of(space, k)
+-- The values of space dim k as a list (a single value becomes a list of one). fail_ (here
+-- and in builder_of, devices_of): the caller's error function (its name in the message;
+-- review 13: dlb.sweep.layouts' errors said dlb.sweep.model), else this file's.
+local function list_of(space, k, fail_)
   local v = space[k]
   if type(v) ~= "table" then v = { v } end
-  if #v == 0 then fail("space." .. k .. " is empty") end
+  if #v == 0 then (fail_ or fail)("space." .. k .. " is empty") end
   return v
 end
 
 -- A builder: a function of the structure's options, or a zoo model's name.
-local function builder_of(b)
+local function builder_of(b, fail_)
+  local f_ = fail_ or fail
   if type(b) == "function" then return b end
   if type(b) == "string" then
     local models = require "dlbench.models"
     local f = models[b]
-    if type(f) ~= "function" then fail("no zoo model '" .. b .. "' (dlb.models.list())") end
+    if type(f) ~= "function" then f_("no zoo model '" .. b .. "' (dlb.models.list())") end
     return f
   end
-  fail("builder must be a function(options) -> graph or a zoo model's name, got " .. type(b))
+  f_("builder must be a function(options) -> graph or a zoo model's name, got " .. type(b))
 end
 
 -- The builder's graph for the options p: the builder's error, or a result that is not a
@@ -112,7 +115,8 @@ local function space_fields(space, devs)
 end
 
 -- The devices of a space (space.device or opts.device: a name, a device or a list).
-local function devices_of(space, opts)
+local function devices_of(space, opts, fail_)
+  local fail = fail_ or fail
   local hw = require "dlbench.hw"
   local devices = space.device or opts.device
   if devices == nil then fail("give the devices: space.device = {\"H100-SXM\", ...}") end
@@ -544,6 +548,16 @@ function M.model(builder, space, opts)
   table.sort(snames)
   local slists = {}
   for i, k in ipairs(snames) do slists[i] = list_of(space, k) end
+  -- the tables and switches among the options, by type before use (review 13: stats = "x"
+  -- was "bad argument #1 to 'for iterator'" at a line of this file, throughput = 5 "attempt to
+  -- index a number value", quiet = "yes" taken as true)
+  for _, k in ipairs { "stats", "derive", "throughput" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "table" then
+      fail(k .. " must be a table, got " .. type(opts[k]) .. " " .. tostring(opts[k]))
+    end
+  end
+  local sw = options.switch_error(opts, { "quiet", "verify" }, FN)
+  if sw then error(sw, 0) end
   local derive = opts.derive or {}
   local dnames = {}
   for k, f in pairs(derive) do

@@ -22,7 +22,7 @@ local C = require "dlbench.sweep_config"
 
 local M = {}
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local q = require("dlbench.errors").shell_quote
 
 -- A value as a Lua literal that reads back exactly (numbers: the table's exact text, with
 -- a float mark under Lua 5.4 so the subtype survives).

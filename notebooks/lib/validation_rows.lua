@@ -9,6 +9,7 @@
 --   V.setup(row[, {unscored =, profile =}]) -> s | nil, why;  V.predict(s, hw[, ceff]) -> samples/s, row
 --   V.measured(row, s) -> samples/s, how;  V.excluded(row) -> why | nil;  V.cluster(s, ceff)
 --   V.settings(row, s) -> the settings it ran with;  V.note(notes, row, settings) -> text
+--   V.nccl_allreduce(dir) -> the vTrain node's nccl-tests rows for calibrate_collective
 return function(dlb)
 local P = dlb.parallel
 
@@ -53,12 +54,16 @@ local function profile_of(r)
   for _, p in ipairs(PROFILE) do
     if f:find(p[1], 1, true) then return dlb.frameworks.get(p[2]) end
   end
-  error("validation: no framework profile for row " .. r.id .. " (" .. f .. ")")
+  error("validation_rows.profile_of: row " .. tostring(r.id) .. ": no framework profile for its "
+    .. "framework '" .. f .. "' (PROFILE above lists the texts matched)", 0)
 end
 
-local function builder(name)
-  if name:find("%.") then return dlb.models.paradnn[name:match("%.(.*)")] end
-  return dlb.models[name]
+-- A row's failure, naming the helper and the row (review 13: a row with an unknown device or
+-- model builder, or none at all, raised "attempt to call a nil value" or the device's error
+-- without the row's id). Raised at level 0: the notebook prints it as the row's skip reason.
+local function fail(fn, r, msg)
+  error(string.format("validation_rows.%s: row %s: %s", fn, tostring(type(r) == "table" and r.id or r),
+    require("dlbench.errors").strip(msg)), 0)
 end
 
 -- Per-row setup: model layers (cached), device, layout; nil and a reason when the row
@@ -93,11 +98,17 @@ local OWN = setmetatable({}, { __mode = "k" })
 local ROWS_CACHE = { layers = {}, causal = {} }
 local function setup(r, o)
   local opt = require "dlbench.options"
+  if type(r) ~= "table" or type(r.model) ~= "table" then
+    fail("setup", r, "a row must be a table {id=, hw=, precision=, framework=, model={builder=, opts=}, "
+      .. "devices=, layout=, measured=} (notebooks/data/validation_runs.lua), got " .. type(r)
+      .. (type(r) == "table" and " without model=" or ""))
+  end
   o = opt.check(o, SETUP_OPTS, "validation_rows.setup", 2)
   opt.switches(o, { "unscored" }, "validation_rows.setup", 2)
   local why = excluded(r)
   if why and not o.unscored then return nil, why end
-  local hw = dlb.hw.get(r.hw)
+  local okh, hw = pcall(dlb.hw.get, r.hw)
+  if not okh then fail("setup", r, hw) end
   local gp, dprec = GRAPH_PREC[r.precision], DEV_PREC[r.precision]
   if not gp then return nil, "precision " .. tostring(r.precision) end
   if not hw.peak[hw:precision(dprec) ] then return nil, "no peak" end
@@ -135,7 +146,8 @@ local function setup(r, o)
   for _, k in ipairs(okeys) do mkey = mkey .. "|" .. k .. "=" .. tostring(r.model.opts[k]) end
   local ls = cache.layers[mkey]
   if not ls then
-    local g = builder(r.model.builder)(r.model.opts)
+    local okg, g = pcall(dlb.models.build, r.model.builder, r.model.opts)
+    if not okg then fail("setup", r, g) end
     -- the profile's fusion passes, and its attention kernel's causal masking
     -- (dlb.frameworks.causal_skip); prepared: copied into C once, for the thousands of
     -- evaluations of the calibrations
@@ -264,6 +276,9 @@ end
 -- Predicted samples/s per device of a row's setup on device hw (maybe calibrated), its
 -- collectives at ceff of the links' bandwidth (nil: 1).
 local function predict(s, hw, ceff)
+  if type(s) ~= "table" or s.ls == nil then
+    error("validation_rows.predict: s must be a row's set-up (V.setup's), got " .. type(s), 2)
+  end
   -- the profile's planner settings (overlap, how ZeRO-3 gathers) come with framework=
   local o = { layers = s.ls, hw = hw, precision = s.dprec, cluster = cluster(s, ceff),
     framework = s.prof }
@@ -284,9 +299,11 @@ local function predict(s, hw, ceff)
   return r.throughput / s.n, r
 end
 
--- Measured samples/s per device, and how it was derived.
+-- Measured samples/s per device, and how it was derived (nil and why: no unit it converts).
 local function measured(r, s)
-  local m = r.measured
+  local m = type(r) == "table" and r.measured
+  if type(m) ~= "table" then fail("measured", r, "measured= must be a table, got " .. type(m)) end
+  if type(s) ~= "table" or s.hw == nil then fail("measured", r, "s must be the row's V.setup, got " .. type(s)) end
   local function per_dev(x) return m.per == "system" and x / s.n or x end
   if m.samples_per_s then return per_dev(m.samples_per_s), "samples/s" end
   if m.tokens_per_s then return per_dev(m.tokens_per_s) / s.seq, "tokens/s" end
@@ -302,6 +319,9 @@ local function measured(r, s)
     local peak = s.hw.peak[s.hw:precision(s.dprec)]
     return m.mfu * peak / s.model_fps, "MFU"
   end
+  -- none of the units it converts (a row stating only hfu, say): no throughput, and why (the
+  -- notebook skips the row, "no measured throughput")
+  return nil, "measured= states none of samples_per_s, tokens_per_s, step_time, tflops_per_gpu, mfu"
 end
 
 -- The settings a row's prediction ran with, as its evaluate (or plan) row resolved them: what
@@ -331,7 +351,31 @@ local function note(notes, r, set)
   return ""
 end
 
-return { excluded = excluded, setup = setup, cluster = cluster, predict = predict,
+-- The vTrain node's nccl-tests rows (notebooks/data/vtrain/nccl_allreduce_a100.csv: the
+-- source's trace/a100/AR_GPU{2,4,8}_LUT, all_reduce_perf fp32; columns gpus, bytes,
+-- time_out_of_place_ns (read), time_in_place_ns) as dlb.parallel.calibrate_collective's rows {gpus=, bytes=,
+-- time= seconds}: the notebook's calibration and tests/bench/bench_host_nccl.lua part (5)
+-- read them here (review 13: each had its own reader). dir: notebooks/data.
+local function nccl_allreduce(dir)
+  local rows = {}
+  local f = assert(io.open(dir .. "/vtrain/nccl_allreduce_a100.csv", "r"))
+  local head = true
+  for line in f:lines() do
+    if head then head = false
+    else
+      local g, b, t = line:match("^(%d+),(%d+),(%d+),")
+      if not g then
+        f:close()
+        error("nccl_allreduce_a100.csv: line '" .. line .. "' is not gpus,size,time_ns,...")
+      end
+      rows[#rows + 1] = { gpus = tonumber(g), bytes = tonumber(b), time = tonumber(t) * 1e-9 }
+    end
+  end
+  f:close()
+  return rows
+end
+
+return { excluded = excluded, setup = setup, nccl_allreduce = nccl_allreduce, cluster = cluster, predict = predict,
   measured = measured, profile_of = profile_of, settings = settings, note = note,
   PROFILE = PROFILE }
 end

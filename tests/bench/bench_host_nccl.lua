@@ -2,7 +2,8 @@
 -- dlb.parallel.nccl (tuning.cc's 4 algorithms x 3 protocols, the fastest); (2) the planner's
 -- full search for GPT-3 175B over 4,096 A100s with collectives as NCCL runs them and the
 -- host-side model on (megatron-lm profile), against collectives = "alpha-beta"; (3) the
--- 761 vTrain layouts evaluated once each (the validation notebook's inner loop); (4)
+-- 761 vTrain layouts set up and predicted once each by the validation notebook's own
+-- set-up (notebooks/lib/validation_rows.lua); (4)
 -- dlb.parallel.data with its gradient allreduce as NCCL runs it (the default on a catalogue
 -- GPU) against collectives = "alpha-beta"; (5) dlb.parallel.calibrate_collective on vTrain's
 -- nccl-tests (27 rows). Figures
@@ -35,27 +36,28 @@ for _, c in ipairs { "nccl", "alpha-beta" } do
 end
 
 local here = "notebooks/data"
--- the shared sets' 761 layouts, the figure in BENCHMARKS.md (the unshared sets, issue [19]
--- target 2, are 788 more of the same kinds)
+-- (3) the shared sets' 761 layouts, the figure in BENCHMARKS.md (the unshared sets, issue
+-- [19] target 2, are 788 more of the same kinds), each set up and predicted as the
+-- validation notebook does: its one set-up (notebooks/lib/validation_rows.lua V.setup: the
+-- row's framework profile, recompute policy, layout and cluster; the layers built once per
+-- model, cached) and V.predict on the catalogue A100. Before review 13 this part kept its
+-- own copy of the set-up (every row with full recompute, layers without the profile's
+-- fusion passes), so its figure timed another model than the notebook's.
+local V = dofile("notebooks/lib/validation_rows.lua")(dlb)
 local vrows = {}
 for _, r in ipairs(dofile(here .. "/vtrain_runs.lua")(here)) do
   if not r.set:find("^unshared") then vrows[#vrows + 1] = r end
 end
-local LAY = {}
+local npred = 0
 local m = time(1, function()
+  npred = 0
   for _, r in ipairs(vrows) do
-    local o = r.model.opts
-    local key = o.layers .. "|" .. o.hidden
-    LAY[key] = LAY[key] or P.layers.from_graph(dlb.models.gpt(o), { precision = "mixed" })
-    local L = r.layout
-    P.evaluate { layers = LAY[key], hw = hw, precision = "mixed", framework = "megatron-lm",
-      cluster = P.cluster { hw = hw, per_node = math.min(8, r.devices), nodes = math.ceil(r.devices / 8), nics = 4 },
-      dp = L.dp, tp = L.tp, pp = L.pp, m = L.global_batch / (L.dp * L.micro_batch),
-      batch = L.global_batch, recompute = true }
+    local s = V.setup(r)
+    if s then V.predict(s, s.hw); npred = npred + 1 end
   end
 end)
-print(string.format("  the %d vTrain layouts evaluated: %.2f s (%.2f ms per layout, models cached after the first run)",
-  #vrows, m, m / #vrows * 1e3))
+print(string.format("  the %d vTrain layouts set up and predicted (notebooks/lib/validation_rows.lua): %.2f s "
+  .. "(%.2f ms per layout, models cached after the first run)", npred, m, m / npred * 1e3))
 
 -- (4) data parallelism: a 1 GB gradient in 25 MB buckets over 8..4096 A100s (DGX nodes)
 local w = { flops_sample = 1e12, grad_bytes = 1e9, bwd_frac = 2 / 3 }
@@ -78,11 +80,7 @@ end
 
 -- (5) dlb.parallel.calibrate_collective on the source's own nccl-tests (the validation
 -- notebook's node tier: 27 rows, 2/4/8 GPUs x 9 sizes): one whole fit
-local meas = {}
-for line in io.lines(here .. "/vtrain/nccl_allreduce_a100.csv") do
-  local g, b, t = line:match("^(%d+),(%d+),(%d+),")
-  if g then meas[#meas + 1] = { gpus = tonumber(g), bytes = tonumber(b), time = tonumber(t) * 1e-9 } end
-end
+local meas = V.nccl_allreduce(here)
 local node = P.cluster { hw = hw, per_node = 8, nodes = 1, nics = 4 }
 local fit
 local mc = time(5, function() _, fit = P.calibrate_collective(node, meas) end)

@@ -108,7 +108,8 @@ function T.lua_cmd()
   local f = io.open(root .. "/build/bin/dlbench", "rb")
   if not f then return nil, "needs build/bin/dlbench" end
   f:close()
-  return root .. "/build/bin/dlbench run"
+  -- quoted for the shell: a checkout whose path has a space (review 13: the command split there)
+  return require("dlbench.errors").shell_quote(root .. "/build/bin/dlbench") .. " run"
 end
 
 function T.done()

@@ -123,4 +123,23 @@ T.test("errors name the row, the field and the option", function()
     { ranks = 2, nodes = 1, bw_intra = 300e9, nvlink = 3, latency_add = -1 })
 end)
 
+-- max_evals reached the binding unchecked: "bad argument #6 to 'minimizer_new'", and from
+-- dlb.hw.calibrate without the function's name or the caller's line (review 13). The range
+-- is the C rule's (graphs/stats/minimize.c), named with the function and the option.
+T.test("max_evals: a bad value names the function and the option, both calibrations", function()
+  local ok = { gpus = 2, bytes = 67108864, time = T64 }
+  local meas = { { stats = { flops = 1e12, bytes = 1e9 }, time = 1e-2 } }
+  for _, c in ipairs {
+    { "x", "max_evals: number expected, got string" }, { -1, "max_evals must be 1..1000000" },
+    { 1e9, "max_evals must be 1..1000000" }, { 0.5, "max_evals: number has no integer representation" } } do
+    local e1 = T.checkerr("parallel.calibrate_collective: " .. c[2], P.calibrate_collective, node, { ok },
+      { max_evals = c[1] })
+    local e2 = T.checkerr("dlb.hw.calibrate: " .. c[2], dlb.hw.calibrate, "V100", meas, { max_evals = c[1] })
+    for _, e in ipairs { e1, e2 } do
+      assert(not e:find("minimizer_new", 1, true), "the binding's frame is not shown: " .. e)
+      assert(e:find("(got ", 1, true), "the value given is shown: " .. e)
+    end
+  end
+end)
+
 T.done()

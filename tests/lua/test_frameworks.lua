@@ -482,4 +482,53 @@ T.test("derive: the fields a profile is used by are checked when derived (review
   T.eq(p.zero, 3, "good fields as before")
 end)
 
+-- The profile readers took a name as a profile without fields (host_of("megatron-lm") 0 s,
+-- phase_sync("megatron-lm") false, plan_defaults("nemo") {}), and plan_defaults(nil) was an
+-- index error (review 13): a name now reads its profile, anything else is refused by name.
+T.test("profile readers: a name reads the profile; a bad argument is a clear error", function()
+  local F = dlb.frameworks
+  T.eq(F.host_of("megatron-lm"), (F.host_of(F.get("megatron-lm"))), "host_of by name")
+  assert(F.host_of("megatron-lm") > 0, "megatron-lm has a host cost per op")
+  T.eq(F.phase_sync("megatron-lm"), true, "phase_sync by name")
+  T.eq(F.plan_defaults("nemo").zero, F.plan_defaults(F.get("nemo")).zero, "plan_defaults by name")
+  T.eq(F.plan_defaults("nemo").seq_par, true, "nemo: seq_par, by name")
+  T.eq(select(2, F.step_launch("fsdp")), select(2, F.step_launch(F.get("fsdp"))), "step_launch by name")
+  T.eq(F.cpu_optimizer("deepspeed-zero3"), F.cpu_optimizer(F.get("deepspeed-zero3")), "cpu_optimizer")
+  T.eq(F.norm_upcast("torchtitan"), F.norm_upcast(F.get("torchtitan")), "norm_upcast")
+  -- nil stays "no profile" for the readers that answer for none
+  T.eq(F.host_of(nil), 0); T.eq(F.phase_sync(nil), false)
+  T.checkerr("dlb.frameworks.plan_defaults: framework must be a profile name", F.plan_defaults)
+  T.checkerr("dlb.frameworks.plan_defaults: framework must be a profile name", F.plan_defaults, 3)
+  T.checkerr("dlb.frameworks.plan_defaults: unknown framework 'nemoo'", F.plan_defaults, "nemoo")
+  T.checkerr("dlb.frameworks.plan_defaults: zero must be a ZeRO stage", F.plan_defaults,
+    "deepspeed-zero3", "3")
+  T.checkerr("dlb.frameworks.host_of: framework must be a profile name", F.host_of, 7)
+  T.checkerr("dlb.frameworks.phase_sync: unknown framework", F.phase_sync, "bogus")
+end)
+
+-- review 13: fuse_of("nemo", fam) was an index error; optimizer_launches' bad counts the
+-- binding's "bad argument #2 to 'optim_launches'" or the C rule's text without the function;
+-- attention_eff's unknown device dlb.hw.get's message at a line of frameworks.lua
+T.test("fuse_of, optimizer_launches, attention_eff: names and bad arguments", function()
+  local F = dlb.frameworks
+  T.eq(table.concat(F.fuse_of("nemo", "transformer"), ","), table.concat(F.fuse_of(F.get("nemo"), "transformer"), ","),
+    "fuse_of by name")
+  T.checkerr("dlb.frameworks.fuse_of: framework must be a profile name", F.fuse_of, 5)
+  T.checkerr("dlb.frameworks.optimizer_launches: tensors must be a number, got string", F.optimizer_launches, "fsdp", "x")
+  T.checkerr("dlb.frameworks.optimizer_launches: chunks must be a number, got string", F.optimizer_launches, "fsdp", 10, "y")
+  local e = T.checkerr("dlb.frameworks.optimizer_launches: optimizer launches: tensors must be a whole number >= 0, got -1",
+    F.optimizer_launches, "fsdp", -1)
+  assert(not e:find("optim_launches'", 1, true), e)
+  T.eq(F.optimizer_launches("fsdp", 148).launches, F.optimizer_launches(F.get("fsdp"), 148).launches, "as before")
+  -- calibrate by a device's name: that device's CALIBRATED value (the name was read as a
+  -- device without one); provenance by a profile's name: that profile (it read "none")
+  local d1, n1 = F.calibrate("H100-SXM", "bf16", "validated")
+  local d2, n2 = F.calibrate(dlb.hw.get("H100-SXM"), "bf16", "validated")
+  T.eq(n1, n2, "calibrate by name"); T.eq(d1.flops_eff, d2.flops_eff)
+  T.checkerr("dlb.frameworks.calibrate: hw is required", F.calibrate, nil, "bf16", "validated")
+  T.eq(F.provenance("nemo").framework, "nemo", "provenance by name")
+  e = T.checkerr("dlb.frameworks.attention_eff: unknown device 'H1000'", F.attention_eff, "nemo", "H1000", "bf16")
+  assert(not e:find("frameworks.lua:", 1, true), "no library line: " .. e)
+end)
+
 T.done()

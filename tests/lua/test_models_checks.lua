@@ -182,4 +182,12 @@ T.test("dlb.models.list(): prints the listing, returns a list that prints as one
   T.checkerr("options must be a table", models.list, 5)
 end)
 
+-- A refused lora= named the graph, not the builder: dlb.models.gpt{lora = {rank = -1}} said
+-- "dlb.models.gpt2: lora: ...", a function that does not exist (review 13).
+T.test("lora=: a refused adapter names the builder called", function()
+  local e = T.checkerr("dlb.models.gpt: lora: rank must be an integer >= 1, got -1", models.gpt, { lora = { rank = -1 } })
+  assert(not e:find("gpt2", 1, true), e)
+  T.checkerr("dlb.models.bert: lora: targets must be a list", models.bert, { lora = { rank = 2, targets = 5 } })
+end)
+
 T.done()

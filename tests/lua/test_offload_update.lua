@@ -238,4 +238,20 @@ T.test("a plan row's offload words given back to evaluate: the row's step and me
     g.stats, g, { b = 2, offload = "optimizer+bogus" })
 end)
 
+-- review 13: host_link read a device's name as no device (the PCIe default, 32 GB/s, for the
+-- H100-SXM whose links.host is 63 GB/s: the catalogue's); cpu_update_time took a string to
+-- Lua's "attempt to compare" and NaN to 0 s
+T.test("host_link by name; cpu_update_time's params checked", function()
+  local R = dlb.roofline
+  local h = dlb.hw.get("H100-SXM")
+  T.eq(R.host_link("H100-SXM"), (R.host_link(h)), "by name = the device's")
+  T.eq(select(2, R.host_link("H100-SXM")), "links.host")
+  T.checkerr("dlb.roofline.host_link: unknown device 'H1000'", R.host_link, "H1000")
+  T.checkerr("dlb.roofline.host_link: device must be a dlb.hw device or its name, got number", R.host_link, 5)
+  T.checkerr("dlb.roofline.cpu_update_time: params must be a finite number of parameters, got string x",
+    R.cpu_update_time, "x", "torch")
+  T.checkerr("dlb.roofline.cpu_update_time: params must be a finite number", R.cpu_update_time, 0 / 0, "torch")
+  T.near(R.cpu_update_time(10e9, "cpu_adam"), 2.57, 1e-12, "Ren et al. 2021 Table 4, as before")
+end)
+
 T.done()

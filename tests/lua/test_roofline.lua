@@ -234,7 +234,7 @@ T.test("figure of merit: the lecture's worked example is 82.6 (seed 002)", funct
   local ok, e = pcall(function() return R.harmonic_mean { 1, 0 } + 0 end)
   assert(not ok and e:find("^[^:]*test_roofline.lua:%d+: dlb.roofline.harmonic_mean: element 2 "),
     "error at the caller's line: " .. tostring(e))
-  T.checkerr("needs a positive hours", R.fom, { { base_hours = 1, base_nodes = 1, nodes = 1 } })
+  T.checkerr("needs a positive finite hours", R.fom, { { base_hours = 1, base_nodes = 1, nodes = 1 } })
 end)
 
 T.test("bad input is a clear error", function()

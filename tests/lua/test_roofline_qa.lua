@@ -120,4 +120,19 @@ T.test("messages: a bad gemm shape says each prefix once (roofline_opcosts_set_g
   assert(not ok and err == "op costs: op 1: gemm traffic: m, n, k must be positive, got 0, 1, 1", err)
 end)
 
+-- review 13: dlb.roofline.fom with a problem that is not a table was an index error, an
+-- infinite hours an error of harmonic_mean's from a line of the library; dlb.roofline.train
+-- with an infinite dataset returned an infinite time to train
+T.test("messages: fom's problems and train's counts are checked, finite", function()
+  raises("dlb.roofline.fom: problem 1 must be a table {base_hours=, base_nodes=, hours=, nodes=}, got number",
+    R.fom, { 5 })
+  raises("dlb.roofline.fom: problem 2 needs a positive finite hours, got inf", R.fom,
+    { { base_hours = 1, base_nodes = 1, hours = 1, nodes = 1 }, { base_hours = 1, base_nodes = 1, hours = math.huge, nodes = 1 } })
+  raises("dlb.roofline.train: dataset must be a positive finite number, got inf", R.train,
+    { step_time = 1, dataset = math.huge, batch = 1 })
+  raises("dlb.roofline.train: price must be a positive finite number", R.train,
+    { step_time = 1, dataset = 10, batch = 1, price = math.huge })
+  T.near(R.fom({ { base_hours = 2, base_nodes = 1, hours = 1, nodes = 1 } }).fom, 2, 1e-15, "twice the rate")
+end)
+
 T.done()

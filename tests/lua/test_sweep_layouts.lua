@@ -108,4 +108,51 @@ T.test("dlb.sweep.layouts and model: a builder returning no graph is named", fun
   end)
 end)
 
+-- review 13: dlb.sweep.layouts named dlb.sweep.model in the errors of the helpers it shares
+-- (the builder, the devices, an empty space dim), and a device count that is not a number
+-- reached "attempt to mod a 'string' with a 'number'" at a line of the library
+T.test("dlb.sweep.layouts: its own name in the shared checks; gpus checked", function()
+  local b = function(p) return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 256, vocab = 1000 } end
+  local space = { layers = { 2 }, gpus = { 8 }, device = "A100-SXM4-80GB" }
+  local function sp(k, v) return T.with(space, k, v) end
+  T.checkerr("dlb.sweep.layouts: builder must be a function(options) -> graph or a zoo model's name, got nil",
+    dlb.sweep.layouts, nil, space, {})
+  T.checkerr("dlb.sweep.layouts: no zoo model 'gptx'", dlb.sweep.layouts, "gptx", space, {})
+  T.checkerr("dlb.sweep.layouts: space.device[1]: unknown device 'H1000'", dlb.sweep.layouts, b, sp("device", "H1000"), {})
+  T.checkerr("dlb.sweep.layouts: space.layers is empty", dlb.sweep.layouts, b, sp("layers", {}), {})
+  T.checkerr("dlb.sweep.layouts: space.gpus[1] must be a whole number of devices >= 1, got string x",
+    dlb.sweep.layouts, b, sp("gpus", { "x" }), {})
+  T.checkerr("dlb.sweep.layouts: space.gpus[2] must be a whole number of devices >= 1, got number 0",
+    dlb.sweep.layouts, b, sp("gpus", { 8, 0 }), {})
+  local e = T.checkerr("dlb.sweep.layouts: unknown option 'precison' for dlb.sweep.layouts plan (did you mean 'precision'?)",
+    dlb.sweep.layouts, b, space, { plan = { batch = 64, precison = "mixed" } })
+  assert(not e:find("devices", 1, true) and not e:find(" hw,", 1, true), "the sweep's own are not offered: " .. e)
+  for _, v in ipairs { "x", 0, 0.5 } do
+    T.checkerr("dlb.sweep.layouts: per_node must be a whole number of devices per node >= 1, got " .. type(v),
+      dlb.sweep.layouts, b, space, { per_node = v })
+  end
+  T.checkerr("dlb.sweep.layouts: option 'quiet' must be true or false, got string yes", dlb.sweep.layouts,
+    b, space, { quiet = "yes" })
+  -- dlb.sweep.model keeps its own name for the same checks
+  T.checkerr("dlb.sweep.model: space.device[1]: unknown device 'H1000'", dlb.sweep.model, b,
+    { layers = { 2 }, device = "H1000" }, {})
+end)
+
+-- review 13: dlb.sweep.model's table options and switches checked by type before use
+-- (stats = "x" was "bad argument #1 to 'for iterator'" at a line of sweep_model.lua,
+-- throughput = 5 "attempt to index a number value", quiet = "yes" taken as true)
+T.test("dlb.sweep.model: stats, derive, throughput tables; quiet, verify switches", function()
+  local b = function(p) return dlb.models.gpt { layers = p.layers, hidden = 256, heads = 4, context = 256,
+    vocab = 1000, batch = 1 } end
+  local sp = { layers = { 1, 2 }, device = "A100-SXM4-80GB" }
+  T.checkerr("dlb.sweep.model: stats must be a table, got string x", dlb.sweep.model, b, sp, { stats = "x" })
+  T.checkerr("dlb.sweep.model: derive must be a table, got number 3", dlb.sweep.model, b, sp, { derive = 3 })
+  T.checkerr("dlb.sweep.model: throughput must be a table, got number 5", dlb.sweep.model, b, sp, { throughput = 5 })
+  T.checkerr("dlb.sweep.model: option 'quiet' must be true or false, got string yes", dlb.sweep.model, b, sp,
+    { quiet = "yes" })
+  T.checkerr("dlb.sweep.model: option 'verify' must be true or false, got number 1", dlb.sweep.model, b, sp,
+    { verify = 1 })
+  T.eq(dlb.sweep.model(b, sp, { quiet = true }).count, 2, "good options as before")
+end)
+
 T.done()

@@ -224,4 +224,42 @@ T.test("the worst rows' notes name only settings the row ran with", function()
   T.eq((V.note(fake, { id = "x" }, { attention = "flash2" })), "first")
 end)
 
+-- V.nccl_allreduce: the vTrain node's nccl-tests rows, read once for the notebook's
+-- calibration and bench_host_nccl.lua part (5) (review 13: two readers before). The file's
+-- first data line: 2 GPUs, 1 MiB, 44,210 ns out of place (vTrain trace/a100/AR_GPU2_LUT);
+-- 2/4/8 GPUs x 9 sizes = 27 rows. A line of another shape is refused, naming it.
+T.test("V.nccl_allreduce: the vTrain node's nccl-tests rows, and a bad line named", function()
+  local rows = V.nccl_allreduce(ROOT .. "/notebooks/data")
+  T.eq(#rows, 27, "2/4/8 GPUs x 9 sizes")
+  T.eq(rows[1].gpus, 2); T.eq(rows[1].bytes, 1048576); T.near(rows[1].time, 44210e-9, 1e-12, "seconds")
+  T.eq(rows[27].gpus, 8)
+  local dir = os.tmpname(); os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "/vtrain'"))
+  local f = assert(io.open(dir .. "/vtrain/nccl_allreduce_a100.csv", "w"))
+  f:write("gpus,bytes,time_out_of_place_ns,time_in_place_ns\n2,1048576,x,1\n"); f:close()
+  T.checkerr("nccl_allreduce_a100.csv: line '2,1048576,x,1' is not", V.nccl_allreduce, dir)
+  os.execute("rm -rf '" .. dir .. "'")
+end)
+
+-- Bad rows name the helper and the row (review 13): an unknown model builder was "attempt to
+-- call a nil value", an unknown device its error without the row, no row at all an index error.
+T.test("V.setup / V.predict / V.measured: a bad row is a clear error naming the row", function()
+  local function with(k, v) return T.with(row("NeMo", { tp = 2 }), k, v) end
+  T.checkerr("validation_rows.setup: row plain-NeMo: dlb.models.build: no model 'gptx'", V.setup,
+    with("model", { builder = "gptx", opts = {} }))
+  T.checkerr("validation_rows.setup: row plain-NeMo: unknown device 'H1000'", V.setup, with("hw", "H1000"))
+  T.checkerr("validation_rows.setup: row nil: a row must be a table", V.setup, nil)
+  T.checkerr("validation_rows.predict: s must be a row's set-up", V.predict, nil)
+  local e = T.checkerr("validation_rows.profile_of: row plain-Caffe: no framework profile for its framework 'Caffe'",
+    V.setup, row("Caffe", { tp = 2 }))
+  assert(not e:find("validation_rows.lua:", 1, true), "no library line: " .. e)
+  local r = row("NeMo", { tp = 2 })
+  local s = assert(V.setup(r))
+  T.checkerr("validation_rows.measured: row plain-NeMo: measured= must be a table", V.measured, with("measured", 5), s)
+  local m, why = V.measured(with("measured", { hfu = 0.5 }), s)
+  T.eq(m, nil, "no unit it converts: no throughput")
+  assert(why:find("none of samples_per_s", 1, true), why)
+  T.eq((V.measured(r, s)), 1, "samples/s as stated")
+end)
+
 T.done()

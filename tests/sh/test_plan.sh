@@ -82,9 +82,16 @@ for c in "plan llama --hw H100 --gpus 8" "info tests/fixtures/hf/gpt2.json --hw 
   # shellcheck disable=SC2086
   "$dlb" $c --framework fsdpp >"$tmp/o" 2>"$tmp/e"; rc=$?
   [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] \
-    && grep -qE "^dlbench (plan|info): [a-z.:]+ unknown framework 'fsdpp' \(did you mean 'fsdp'\?\)" "$tmp/e" \
+    && grep -qE "^dlbench (plan|info): --framework: unknown framework 'fsdpp' \(did you mean 'fsdp'\?\)" "$tmp/e" \
     && ! grep -q '\[string' "$tmp/e" \
     && t_ok "${c%% *} --framework fsdpp: one line naming it" || t_fail "${c%% *} --framework fsdpp" "rc=$rc $(cat "$tmp/e")"
+  # review 13: the flag named, not the library's inner calls ("parallel.layers.from_graph:
+  # g:stats: unknown precision 'fp3'")
+  # shellcheck disable=SC2086
+  "$dlb" $c --precision fp3 >"$tmp/o" 2>"$tmp/e"; rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] \
+    && grep -qE "^dlbench (plan|info): --precision: unknown precision 'fp3' \(bf16, .*mixed" "$tmp/e" \
+    && t_ok "${c%% *} --precision fp3: one line naming the flag" || t_fail "${c%% *} --precision fp3" "rc=$rc $(cat "$tmp/e")"
 done
 
 out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw A100 --precision bf16 2>&1); rc=$?

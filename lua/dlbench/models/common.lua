@@ -187,10 +187,12 @@ end
 
 -- Run builder f(opts) with LoRA adapters lora = {rank=, targets=} (or nil) set for the graph
 -- it makes (M.graph applies them): pcall's results. The zoo's wrapper and from_hf's T5.
-function M.build_with_lora(f, opts, lora)
-  M.pending_lora = lora
+-- fname (optional) names the call in a refused lora's message ("dlb.models.gpt"; default
+-- "dlb.models." and the graph's name, which is not the builder's: gpt's graph is "gpt2").
+function M.build_with_lora(f, opts, lora, fname)
+  M.pending_lora, M.pending_fname = lora, fname
   local ok, g = pcall(f, opts)
-  M.pending_lora = nil
+  M.pending_lora, M.pending_fname = nil, nil
   return ok, g
 end
 
@@ -213,7 +215,10 @@ function M.graph(name, o, optimizer)
   local g = graph.new(name)
   if M.pending_lora ~= nil then -- dlb.models.<name>{..., lora = {rank=, targets=}}
     local ok, err = pcall(g.lora, g, M.pending_lora)
-    if not ok then error("dlb.models." .. name .. ": lora: " .. tostring(err):gsub("^[^\n]-g:lora: ", ""), 0) end
+    if not ok then
+      error((M.pending_fname or ("dlb.models." .. name)) .. ": lora: "
+        .. require("dlbench.errors").strip(err):gsub("^g:lora: ", ""), 0)
+    end
   end
   g.model = { name = name, options = o, optimizer = optimizer }
   if optimizer then g.stats = M.stats end
