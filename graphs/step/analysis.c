@@ -489,6 +489,74 @@ int dlb_analysis_op_match(const dlb_analysis *a, const char *sub, int *out, size
   return DLB_OK;
 }
 
+/* What each forward op keeps for the backward: out[i] = the bytes of the storages op i makes
+** in the forward (a view counts as its base's) that an op of the backward or of a recompute
+** reads -- the tensors autograd saves, at the analysis's sizes (after the fusion passes: a
+** tensor a fused kernel never writes has no bytes) -- and of the step's sources (a dropout
+** mask, the labels) that such an op reads, at their first forward consumer. Weights and
+** optimizer state and the backward's own tensors count nowhere. Each storage once. Then the
+** op running at the peak of the analysis's op order (the first op where the footprint
+** peaks) also gets the activation and workspace bytes live there beyond every saved byte
+** (its working set: e.g. the logits' gradient at the loss's backward), when there are any;
+** so the sum over the ops is the peak's activations and workspace whenever every saved
+** tensor is live at the peak (the start of the backward pass, without recompute). 0 for
+** every other op. The one rule of a layer's kept bytes (dlb.parallel.layers.from_graph).
+** DLB_EINVAL unless n is the step's op count. */
+int dlb_analysis_op_saved(const dlb_analysis *a, double *out, size_t n) {
+  if (n != a->nops)
+    return dlb_fail(DLB_EINVAL, "analysis: %zu saved-byte values for %zu ops (one per op expected)", n, a->nops);
+  const dlb_graph *s = a->s;
+  uint8_t *seen = dlb_calloc(s->nt + 1, 1);
+  int32_t *first = dlb_malloc((s->nt + 1) * sizeof *first); /* a source's first forward reader */
+  if (!seen || !first) {
+    dlb_free(seen); dlb_free(first);
+    return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
+  }
+  for (size_t t = 0; t < s->nt; t++) first[t] = -1;
+  for (size_t i = 0; i < n; i++) {
+    out[i] = 0;
+    if (a->phase[i] != DLB_PHASE_FWD) continue;
+    const op *p = &s->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int b = s->t[op_in(s, p)[j]].base;
+      if (first[b] < 0) first[b] = (int32_t)i;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (a->phase[i] != DLB_PHASE_BWD && a->phase[i] != DLB_PHASE_RECOMPUTE) continue;
+    const op *p = &s->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int b = s->t[op_in(s, p)[j]].base, pr = s->t[b].producer, role = s->t[b].role;
+      if (pr < 0) pr = role == DLB_ROLE_WEIGHT || role == DLB_ROLE_OPTSTATE ? -1 : first[b];
+      if (seen[b] || pr < 0 || a->phase[pr] != DLB_PHASE_FWD) continue;
+      seen[b] = 1;
+      out[pr] += a->size[b];
+    }
+  }
+  dlb_free(seen); dlb_free(first);
+  /* the op at the peak of the analysis's order and what is live there */
+  uint8_t *mark = dlb_malloc(n + 1);
+  fpresult *at = dlb_calloc(n + 1, sizeof *at), r = {0, {0}};
+  int rc = (!mark || !at) ? dlb_fail(DLB_ENOMEM, "analysis: out of memory") : DLB_OK;
+  if (!rc) {
+    memset(mark, 1, n);
+    rc = dlb_fp_measure_at(s, a->size, a->order, mark, &r, at);
+  }
+  if (!rc && n > 0) {
+    size_t k = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+      sum += out[i];
+      if (at[a->order[i]].peak > at[a->order[k]].peak) k = i;
+    }
+    int pk = a->order[k];
+    double w = at[pk].cat[3] + at[pk].cat[4] - sum; /* activations + workspace (footprint.c) */
+    if (w > 0) out[pk] += w;
+  }
+  dlb_free(mark); dlb_free(at);
+  return rc;
+}
+
 size_t dlb_analysis_nlayers(const dlb_analysis *a) { return a->s->nlayers; }
 
 const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i) {
