@@ -23,6 +23,7 @@ struct dlb_analysis {
   int *phase, *layer, *type, *order;
   int *placed;             /* the layer that holds each op's work (dlb_op_layer) */
   int *kernel;             /* DLB_KERNEL_* per op, set by the fusion passes */
+  int peak_op;             /* the op running at the footprint's peak (-1: none) */
   dlb_totals tot;
 };
 
@@ -400,9 +401,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->ntensors = (double)nt;
   T->nlayers = (double)s->nlayers;
   /* footprint: construction order and the list schedule; keep the better */
-  fpresult r1 = {0, {0}}, r2 = {0, {0}};
+  fpresult r1 = {0, {0}, -1}, r2 = {0, {0}, -1};
   int rc = dlb_fp_analyse(s, a->size, a->order, &r1, &r2);
-  fpresult r3 = {0, {0}};
+  fpresult r3 = {0, {0}, -1};
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
   if (!rc && s->nlayers) rc = layer_costs(a, numel);
   if (!rc && no <= EXACT_AUTO) { /* small steps: the exact minimum is cheap */
@@ -418,6 +419,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->footprint_order = r1.peak;
   T->footprint_heuristic = r2.peak;
   T->footprint = best->peak;
+  a->peak_op = best->op;
   T->weights = best->cat[0];
   T->gradients = best->cat[1];
   T->optimizer = best->cat[2];
@@ -534,27 +536,14 @@ int dlb_analysis_op_saved(const dlb_analysis *a, double *out, size_t n) {
     }
   }
   dlb_free(seen); dlb_free(first);
-  /* the op at the peak of the analysis's order and what is live there */
-  uint8_t *mark = dlb_malloc(n + 1);
-  fpresult *at = dlb_calloc(n + 1, sizeof *at), r = {0, {0}};
-  int rc = (!mark || !at) ? dlb_fail(DLB_ENOMEM, "analysis: out of memory") : DLB_OK;
-  if (!rc) {
-    memset(mark, 1, n);
-    rc = dlb_fp_measure_at(s, a->size, a->order, mark, &r, at);
-  }
-  if (!rc && n > 0) {
-    size_t k = 0;
+  /* the op at the peak of the analysis's order (the footprint's) and what is live there */
+  if (a->peak_op >= 0 && (size_t)a->peak_op < n) {
     double sum = 0;
-    for (size_t i = 0; i < n; i++) {
-      sum += out[i];
-      if (at[a->order[i]].peak > at[a->order[k]].peak) k = i;
-    }
-    int pk = a->order[k];
-    double w = at[pk].cat[3] + at[pk].cat[4] - sum; /* activations + workspace (footprint.c) */
-    if (w > 0) out[pk] += w;
+    for (size_t i = 0; i < n; i++) sum += out[i];
+    double w = a->tot.activations + a->tot.workspace - sum;
+    if (w > 0) out[a->peak_op] += w;
   }
-  dlb_free(mark); dlb_free(at);
-  return rc;
+  return DLB_OK;
 }
 
 size_t dlb_analysis_nlayers(const dlb_analysis *a) { return a->s->nlayers; }
@@ -618,7 +607,7 @@ int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]) {
   int *o = dlb_malloc((a->nops + 1) * sizeof *o);
   if (!o) return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
   int rc = walk_order(a, o);
-  fpresult r = {0, {0}};
+  fpresult r = {0, {0}, -1};
   if (!rc) rc = dlb_fp_measure(a->s, a->size, o, &r);
   dlb_free(o);
   if (rc) return rc;
@@ -643,7 +632,7 @@ int dlb_analysis_step_loss(const dlb_analysis *a, double out[12]) {
   uint8_t *mark = dlb_calloc(no + 1, 1);
   fpresult *at = dlb_calloc(no + 1, sizeof *at);
   int rc = (!o || !mark || !at) ? dlb_fail(DLB_ENOMEM, "analysis: out of memory") : walk_order(a, o);
-  fpresult r = {0, {0}};
+  fpresult r = {0, {0}, -1};
   if (!rc) {
     mark[fwd] = mark[bwd] = 1;
     rc = dlb_fp_measure_at(s, a->size, o, mark, &r, at);
