@@ -533,6 +533,11 @@ function M.from_graph(g, o)
     saved_total = saved_total + x
     if marks1[j] then csv[li] = csv[li] + x end
   end
+  -- (a layer whose per-sample slope is negative -- the op at the peak in it at 1 sample and
+  -- in another layer at 2 -- keeps nothing of its own; the difference goes as below)
+  for i = 1, n do
+    if saved[i] < 0 then saved_total = saved_total - saved[i]; saved[i] = 0 end
+  end
   -- the forward FLOPs per sample of one block's attention score and value matmuls, and
   -- whether they are causal, as the graph path counts them (dlbench.mfu.attention_layer: a
   -- zoo transformer's shape), given to each layer with an attention core (core_ops); nil
