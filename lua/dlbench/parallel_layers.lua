@@ -520,29 +520,13 @@ function M.from_graph(g, o)
   -- uses), so that a one-device row's mem is g:stats' footprint (issue [18]: one number)
   local fmem = require "dlbench.framework_memory"
   local act1 = fmem.sample_bytes(s1)
-  -- The kept bytes a sample: the slope of the step's bytes at its peak, and of what each op
-  -- keeps, between the analyses at 1 and 2 samples; where the one at 1 sample peaks where a
-  -- saved tensor is already freed (its ops save more than its activations and workspace
-  -- there: the weights' gradients weigh more at 1 sample, e.g. GPT 3.6B without dropout),
-  -- between 2 and 4 samples (one analysis more), so that the slope is taken between two
-  -- peaks of the same moment (issue [19] memory, second round)
-  local ka, kb, kd, sa, sb = ops1, ops2, 1, s1, s2
-  if two then
-    local t1 = core.analysis_totals(s1.analysis)
-    local sum1 = 0
-    for j = 1, #ops1.Sv do sum1 = sum1 + ops1.Sv[j] end
-    if sum1 > (t1.activations + t1.workspace) * (1 + 1e-12) then
-      local _, ops4, s4 = at(4)
-      ka, kb, kd, sa, sb = ops2, ops4, 2, s2, s4
-    end
-  end
-  local kept_total = two and (fmem.sample_bytes(sb) - fmem.sample_bytes(sa)) / kd or act1 / B
+  local kept_total = two and (fmem.sample_bytes(s2) - act1) or act1 / B
   -- each op's saved bytes per sample (dlb_analysis_op_saved), and each layer's sum
   local sv = {}
   local saved, saved_total, csv = {}, 0, {}   -- csv: the attention core's
   for i = 1, n do saved[i], csv[i] = 0, 0 end
   for j = 1, #ops1.Sv do
-    local x = two and (kb.Sv[j] - ka.Sv[j]) / kd or ops1.Sv[j] / B
+    local x = split(ops1.Sv[j], two and ops2.Sv[j])
     sv[j] = x
     local li = ops1.Lp[j] + 1
     saved[li] = saved[li] + x
