@@ -14,8 +14,10 @@
 --     three dropouts), s b h (8 + 24/t + 2 a s/(h t)) without its three masks and dropout
 --     output (the builder's default): exactly, since the layers keep what their ops save
 --     (dlb_analysis_op_saved; issue [19]'s memory fix);
---   * the profile's memory table (framework_memory.lua): the CUDA context, 1343 MiB, and the
---     fp16 step's fp32 gradient copy, 4 B per parameter beyond the live activations.
+--   * the profile's memory table (framework_memory.lua): the CUDA context, 1343 MiB, the
+--     fp16 step's fp32 gradient copy, 4 B per parameter beyond the live activations, and the
+--     loss's tensors (loss.vocab_parallel: 6 B a logit, megatron/mpu/cross_entropy.py);
+--   * the row's peak item by item from Megatron-LM's code, against the model (last test).
 -- Both backends.
 local T = require "harness"
 local dlb = require "dlbench"
