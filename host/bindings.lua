@@ -157,6 +157,7 @@ B.functions = {
   "analysis_op_match(a: analysis, sub: string) -> o: int{dlb_analysis_nops(a)} = check dlb_analysis_op_match(a, sub, o, dlb_analysis_nops(a))",
   "analysis_gemm(a: analysis, i: size) -> o: double[4] = check nil(DLB_ENOTFOUND) dlb_analysis_op_gemm(a, i, o)",
   "analysis_gemms(a: analysis) -> o: double{4 * dlb_analysis_nops(a)} = check dlb_analysis_op_gemms(a, o, 4 * dlb_analysis_nops(a))",
+  "analysis_op_saved(a: analysis) -> o: double{dlb_analysis_nops(a)} = check dlb_analysis_op_saved(a, o, dlb_analysis_nops(a))",
   "_analysis_nlayers(a: analysis) -> size = dlb_analysis_nlayers(a)",
   "_analysis_layer_name(a: analysis, i: size) -> string = dlb_analysis_layer_name(a, i)",
   "analysis_layer(a: analysis, i: size) -> o: double[6] = check dlb_analysis_layer(a, i, o)",

@@ -285,6 +285,13 @@ DLB_API int dlb_analysis_op_gemms(const dlb_analysis *a, double *out, size_t n);
 DLB_API int dlb_analysis_op_match(const dlb_analysis *a, const char *sub, int *out, size_t n);
 /* Name of op i of the analysed step; returns the full length. */
 DLB_API size_t dlb_analysis_op_name(const dlb_analysis *a, size_t i, char *buf, size_t size);
+/* The bytes each forward op keeps for the backward: the storages a backward or recompute op
+** reads, each once, at the forward op that makes it (a source such as a dropout mask: at its
+** first forward reader), after the fusion passes; and the op at the peak of the analysis's
+** op order also gets the activation and workspace bytes live there beyond all of those (its
+** working set). out[i] for op i, 0 for the others; n must be dlb_analysis_nops(a). The one
+** rule of the layers' kept bytes (dlb.parallel.layers.from_graph). */
+DLB_API int dlb_analysis_op_saved(const dlb_analysis *a, double *out, size_t n);
 DLB_API size_t dlb_analysis_nlayers(const dlb_analysis *a);
 /* Name of layer i; borrowed while a lives; NULL if out of range. */
 DLB_API const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);

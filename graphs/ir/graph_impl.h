@@ -240,6 +240,7 @@ int dlb_policy_mixed(int precision);
 /* -- footprint.c -- */
 typedef struct fpresult {
   double peak, cat[5];   /* weights, gradients, optimizer, activations, workspace */
+  int op;                /* the op running at the (first) peak; -1: before the first op */
 } fpresult;
 /* Peak live bytes of g in construction order (r1) and in the memory-aware list schedule
 ** (r2); order receives the better order. size[t]: bytes of tensor t. */

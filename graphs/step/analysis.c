@@ -23,6 +23,7 @@ struct dlb_analysis {
   int *phase, *layer, *type, *order;
   int *placed;             /* the layer that holds each op's work (dlb_op_layer) */
   int *kernel;             /* DLB_KERNEL_* per op, set by the fusion passes */
+  int peak_op;             /* the op running at the footprint's peak (-1: none) */
   dlb_totals tot;
 };
 
@@ -400,9 +401,9 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->ntensors = (double)nt;
   T->nlayers = (double)s->nlayers;
   /* footprint: construction order and the list schedule; keep the better */
-  fpresult r1 = {0, {0}}, r2 = {0, {0}};
+  fpresult r1 = {0, {0}, -1}, r2 = {0, {0}, -1};
   int rc = dlb_fp_analyse(s, a->size, a->order, &r1, &r2);
-  fpresult r3 = {0, {0}};
+  fpresult r3 = {0, {0}, -1};
   const fpresult *best = r2.peak < r1.peak ? &r2 : &r1;
   if (!rc && s->nlayers) rc = layer_costs(a, numel);
   if (!rc && no <= EXACT_AUTO) { /* small steps: the exact minimum is cheap */
@@ -418,6 +419,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   T->footprint_order = r1.peak;
   T->footprint_heuristic = r2.peak;
   T->footprint = best->peak;
+  a->peak_op = best->op;
   T->weights = best->cat[0];
   T->gradients = best->cat[1];
   T->optimizer = best->cat[2];
@@ -489,6 +491,61 @@ int dlb_analysis_op_match(const dlb_analysis *a, const char *sub, int *out, size
   return DLB_OK;
 }
 
+/* What each forward op keeps for the backward: out[i] = the bytes of the storages op i makes
+** in the forward (a view counts as its base's) that an op of the backward or of a recompute
+** reads -- the tensors autograd saves, at the analysis's sizes (after the fusion passes: a
+** tensor a fused kernel never writes has no bytes) -- and of the step's sources (a dropout
+** mask, the labels) that such an op reads, at their first forward consumer. Weights and
+** optimizer state and the backward's own tensors count nowhere. Each storage once. Then the
+** op running at the peak of the analysis's op order (the first op where the footprint
+** peaks) also gets the activation and workspace bytes live there beyond every saved byte
+** (its working set: e.g. the logits' gradient at the loss's backward), when there are any;
+** so the sum over the ops is the peak's activations and workspace whenever every saved
+** tensor is live at the peak (the start of the backward pass, without recompute). 0 for
+** every other op. The one rule of a layer's kept bytes (dlb.parallel.layers.from_graph).
+** DLB_EINVAL unless n is the step's op count. */
+int dlb_analysis_op_saved(const dlb_analysis *a, double *out, size_t n) {
+  if (n != a->nops)
+    return dlb_fail(DLB_EINVAL, "analysis: %zu saved-byte values for %zu ops (one per op expected)", n, a->nops);
+  const dlb_graph *s = a->s;
+  uint8_t *seen = dlb_calloc(s->nt + 1, 1);
+  int32_t *first = dlb_malloc((s->nt + 1) * sizeof *first); /* a source's first forward reader */
+  if (!seen || !first) {
+    dlb_free(seen); dlb_free(first);
+    return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
+  }
+  for (size_t t = 0; t < s->nt; t++) first[t] = -1;
+  for (size_t i = 0; i < n; i++) {
+    out[i] = 0;
+    if (a->phase[i] != DLB_PHASE_FWD) continue;
+    const op *p = &s->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int b = s->t[op_in(s, p)[j]].base;
+      if (first[b] < 0) first[b] = (int32_t)i;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (a->phase[i] != DLB_PHASE_BWD && a->phase[i] != DLB_PHASE_RECOMPUTE) continue;
+    const op *p = &s->o[i];
+    for (int j = 0; j < p->nin; j++) {
+      int b = s->t[op_in(s, p)[j]].base, pr = s->t[b].producer, role = s->t[b].role;
+      if (pr < 0) pr = role == DLB_ROLE_WEIGHT || role == DLB_ROLE_OPTSTATE ? -1 : first[b];
+      if (seen[b] || pr < 0 || a->phase[pr] != DLB_PHASE_FWD) continue;
+      seen[b] = 1;
+      out[pr] += a->size[b];
+    }
+  }
+  dlb_free(seen); dlb_free(first);
+  /* the op at the peak of the analysis's order (the footprint's) and what is live there */
+  if (a->peak_op >= 0 && (size_t)a->peak_op < n) {
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += out[i];
+    double w = a->tot.activations + a->tot.workspace - sum;
+    if (w > 0) out[a->peak_op] += w;
+  }
+  return DLB_OK;
+}
+
 size_t dlb_analysis_nlayers(const dlb_analysis *a) { return a->s->nlayers; }
 
 const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i) {
@@ -550,7 +607,7 @@ int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]) {
   int *o = dlb_malloc((a->nops + 1) * sizeof *o);
   if (!o) return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
   int rc = walk_order(a, o);
-  fpresult r = {0, {0}};
+  fpresult r = {0, {0}, -1};
   if (!rc) rc = dlb_fp_measure(a->s, a->size, o, &r);
   dlb_free(o);
   if (rc) return rc;
@@ -575,7 +632,7 @@ int dlb_analysis_step_loss(const dlb_analysis *a, double out[12]) {
   uint8_t *mark = dlb_calloc(no + 1, 1);
   fpresult *at = dlb_calloc(no + 1, sizeof *at);
   int rc = (!o || !mark || !at) ? dlb_fail(DLB_ENOMEM, "analysis: out of memory") : walk_order(a, o);
-  fpresult r = {0, {0}};
+  fpresult r = {0, {0}, -1};
   if (!rc) {
     mark[fwd] = mark[bwd] = 1;
     rc = dlb_fp_measure_at(s, a->size, o, mark, &r, at);

@@ -159,6 +159,7 @@ static void live_start(const fpctx *c, livemem *m, fpresult *r) {
   memcpy(m->cat, c->startcat, sizeof m->cat);
   r->peak = m->live;
   memcpy(r->cat, m->cat, sizeof m->cat);
+  r->op = -1;
 }
 
 static inline void live_free(const fpctx *c, livemem *m, int t) {
@@ -176,6 +177,7 @@ static inline void live_outputs(const fpctx *c, livemem *m, const op *p, const i
   if (m->live > r->peak) {
     r->peak = m->live;
     memcpy(r->cat, m->cat, sizeof m->cat);
+    r->op = (int)(p - c->g->o);
   }
 }
 

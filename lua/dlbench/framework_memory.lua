@@ -67,6 +67,16 @@
 --     graph holds two logit-sized tensors, 2a), the stack's tensors replacing the graph's;
 --     the framework schedule, the planner and the sweep add the larger moment's bytes beyond
 --     2a to the activations of the peak.
+--   memory.loss = {vocab_parallel = true}: Megatron-LM's loss (2021-22, --fp16-lm-cross-entropy
+--     off, its default): megatron/model/gpt_model.py post_language_model_processing calls
+--     mpu.vocab_parallel_cross_entropy(output.float(), labels) with the 16-bit `output` still
+--     referenced in that frame; megatron/mpu/cross_entropy.py _VocabParallelCrossEntropy
+--     subtracts the row maxima, takes exp (out=) and divides in place in that fp32 copy and
+--     saves it as the softmax; its backward turns the saved softmax into the gradient in
+--     place (grad_input = softmax; grad_2d[...] -= ...; grad_input.mul_(grad_output)), and the
+--     .float() cast's backward makes the gradient's a-byte copy. Per logit element: forward
+--     a + 4 (the logits and their fp32 copy), backward 4 + a (the fp32 gradient and its cast),
+--     6 under fp16; fp32 logits (a = 4): .float() makes no copy, 4 each way.
 --   memory.optimizer_in_backward = true: the optimizer steps each parameter in its
 --     post-accumulate-grad hook and frees its gradient (torchtune's optimizer_in_bwd,
 --     training.register_optim_in_bwd_hooks; PyTorch tutorial "How to save memory by fusing
@@ -160,7 +170,7 @@ end
 -- (dlb.frameworks.derive): unknown keys are refused; flags must be booleans.
 local MEMORY_KEYS = { loss = true, context = true, adam_temporaries = true, zero_fp32_grads = true,
   fp32_grad_copy = true, buckets = true, optimizer_in_backward = true, offload_gradients = true }
-local LOSS_KEYS = { autocast = true, upcast = true, chunks = true }
+local LOSS_KEYS = { autocast = true, upcast = true, chunks = true, vocab_parallel = true }
 function M.check(m, fname, level)
   local options = require "dlbench.options"
   level = (level or 2) + 1
@@ -194,7 +204,10 @@ end
 local function loss_rates(m, a)
   local fwd, bwd
   local u = a == 4 and 0 or 4 -- .float() of an fp32 tensor makes no copy
-  if m.loss.upcast then
+  if m.loss.vocab_parallel then
+    -- Megatron-LM's vocab-parallel cross-entropy over output.float() (below)
+    fwd, bwd = a + u, 4 + (u > 0 and a or 0)
+  elseif m.loss.upcast then
     local c = m.loss.chunks or 1
     if type(c) ~= "number" or c < 1 or c % 1 ~= 0 then
       error("framework memory.loss.chunks must be a whole number >= 1, got " .. tostring(c), 0)

@@ -305,16 +305,19 @@ local function offload_of(o, t, a, head)
     -- activation offload (torchtune's and Megatron's CPU offloading of the tensors saved
     -- for backward): they go to the host in the forward pass and come back in the
     -- backward; the device keeps about one layer's, estimated as the activations at the
-    -- peak times the largest layer's share of the forward bytes (without layers: all stay),
+    -- peak times the largest layer's share of the bytes the layers save (dlb_analysis_op_saved,
+    -- the rule of dlb.parallel.layers.from_graph's kept bytes; before issue [19]'s memory fix,
+    -- of their forward bytes) (without layers: all stay),
     -- and the output layer's: `head` bytes, what the logits and the loss save (torchtune's
     -- get_act_offloading_ctx_manager wraps the output head in a NoOpManager, "all but the
     -- last output Linear in every step will be offloaded", and the recipe computes the loss
     -- outside the offloading context)
-    local F, By, Ph, Ly = core.analysis_arrays(a)
+    local _, _, _, Ly = core.analysis_arrays(a)
+    local Sv = core.analysis_op_saved(a)
     local per, tot = {}, 0
-    for j = 1, #By do
-      if Ph[j] == 0 and Ly[j] >= 0 then
-        per[Ly[j]] = (per[Ly[j]] or 0) + By[j]; tot = tot + By[j]
+    for j = 1, #Sv do
+      if Sv[j] > 0 and Ly[j] >= 0 then
+        per[Ly[j]] = (per[Ly[j]] or 0) + Sv[j]; tot = tot + Sv[j]
       end
     end
     -- the output layer (the last) is kept whole: the largest of the others' shares of the

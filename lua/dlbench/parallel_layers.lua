@@ -275,17 +275,23 @@ doc.doc(M.from_ops, "dlb.parallel.layers.from_ops(ops[, {per=samples}]) -> {laye
 --                    forward op's layer, else the nearest earlier forward op's, else the first)
 --   bytes_sample/_fixed  bytes of those ops (the intercept is the weights read and written)
 --   params, act_out  g:layers (params, activations_out: bytes sent to other layers)
---   act_kept         the step's bytes per sample at the engine's scheduled peak, its
---                    activations and workspace (framework_memory.sample_bytes: the op's
---                    scratch there, 8 B per token for a norm backward, counted with the kept
---                    bytes), spread over the layers in proportion to their forward bytes
---                    per sample -- an estimate: the engine does not report which tensors
---                    each layer keeps
+--   act_kept         the bytes per sample the layer keeps for the backward: what its ops
+--                    save (dlb_analysis_op_saved: the tensors a backward op reads, at the
+--                    forward op that makes them; a dropout mask at the op that reads it),
+--                    and the working set of the op at the step's scheduled peak in that op's
+--                    layer (the logits' gradient at the loss); they sum to the step's bytes
+--                    at the peak (framework_memory.sample_bytes); what a profile adds there
+--                    (its loss tensors) goes to the layer of the loss (softmax_xent), any
+--                    other difference in proportion. (Before issue [19]'s memory fix the
+--                    step's bytes were spread by forward bytes: the fp32 loss's eager
+--                    passes made the output layer's share 2.6x what Megatron keeps.)
 --   act_in           the previous layer's act_out (the checkpoint under full recompute)
 -- Tensor parallelism (tp="megatron", the default; tp=false: none) is read from the op types:
 -- a layer with a softmax and weight matmuls is an attention block split Megatron-style (two
--- allreduces of its output each way; 4 x act_out of its kept bytes -- the layernorm and
--- matmul inputs, Korthikanti et al. 2022 -- stay replicated); a layer with an embedding op
+-- allreduces of its output each way; of its kept bytes those saved by the ops outside the
+-- tensor-parallel region -- the layernorm and matmul inputs and the dropout masks after the
+-- row-parallel matmuls, Korthikanti et al. 2022 Table 2's 10 s b h -- stay replicated, act_rep;
+-- 4 x act_out for a MoE block, whose region is not traced); a layer with an embedding op
 -- is vocab-parallel and shardable over the stages (one allreduce of its output); a layer with
 -- softmax_xent and a matmul is the column-parallel logits (one allreduce of its input). Other
 -- layers (convolutions, LSTMs) run replicated on the tensor ranks.
@@ -442,7 +448,11 @@ function M.from_graph(g, o)
     -- each op's layer: its scope, or where the one C rule places an op outside every scope
     -- (dlb_op_layer: its forward op's layer, else the nearest earlier forward op's, else the first)
     local Lp = core.analysis_op_layer_placed(s.analysis)
-    return L, { F = F, B = By, P = Ph, Lp = Lp, T = Ty, K = Kn, a = s.analysis }, s
+    -- what each op keeps for the backward (dlb_analysis_op_saved, the one C rule: the
+    -- tensors a backward op reads, at the forward op that makes them, and the working set
+    -- of the op at the step's peak)
+    local Sv = core.analysis_op_saved(s.analysis)
+    return L, { F = F, B = By, P = Ph, Lp = Lp, T = Ty, K = Kn, Sv = Sv, a = s.analysis }, s
   end
   -- two batch sizes when the batch is a dim; one analysis at a numeric batch
   local B, two
@@ -469,16 +479,16 @@ function M.from_graph(g, o)
   local out = {}
   local tname = {}   -- op type id -> name, looked up once per type
   local function per_layer(ops, marks)
-    local f, b, fb, by, kinds, u = {}, {}, {}, {}, {}, {}
-    local cfl, cby = {}, {}   -- the attention core's forward FLOPs and bytes
-    for i = 1, n do f[i], b[i], fb[i], by[i], kinds[i], u[i], cfl[i], cby[i] = 0, 0, 0, 0, {}, 0, 0, 0 end
+    local f, b, by, kinds, u = {}, {}, {}, {}, {}
+    local cfl = {}   -- the attention core's forward FLOPs
+    for i = 1, n do f[i], b[i], by[i], kinds[i], u[i], cfl[i] = 0, 0, 0, {}, 0, 0 end
     local F, By, Ph, Ly, Ty = ops.F, ops.B, ops.P, ops.Lp, ops.T
     for j = 1, #F do
       local li = Ly[j] + 1
       local ph = Ph[j]
       if ph == 0 then       -- forward
-        f[li] = f[li] + F[j]; fb[li] = fb[li] + By[j]; by[li] = by[li] + By[j]
-        if marks[j] then cfl[li] = cfl[li] + F[j]; cby[li] = cby[li] + By[j] end
+        f[li] = f[li] + F[j]; by[li] = by[li] + By[j]
+        if marks[j] then cfl[li] = cfl[li] + F[j] end
         local ty = Ty[j]
         local nm = tname[ty]
         if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
@@ -489,17 +499,17 @@ function M.from_graph(g, o)
         u[li] = u[li] + F[j]
       end
     end
-    return f, b, fb, by, kinds, u, cfl, cby
+    return f, b, by, kinds, u, cfl
   end
   local marks1 = core_ops(ops1, n)
-  local f1, b1, fb1, by1, kinds, upd1, cf1, cb1 = per_layer(ops1, marks1)
+  local f1, b1, by1, kinds, upd1, cf1 = per_layer(ops1, marks1)
   local utot, trainable = 0, tonumber(s1.trainable) or 0
   for i = 1, #upd1 do utot = utot + upd1[i] end
-  local f2, b2, fb2, by2, cf2, cb2
+  local f2, b2, by2, cf2
   if two then
     local _
     -- the same ops at batch 2 (checked above): the same core
-    f2, b2, fb2, by2, _, _, cf2, cb2 = per_layer(ops2, marks1)
+    f2, b2, by2, _, _, cf2 = per_layer(ops2, marks1)
   end
   local function split(x1, x2)   -- per sample, batch-independent
     if two then return x2 - x1, math.max(0, 2 * x1 - x2) end
@@ -511,8 +521,23 @@ function M.from_graph(g, o)
   local fmem = require "dlbench.framework_memory"
   local act1 = fmem.sample_bytes(s1)
   local kept_total = two and (fmem.sample_bytes(s2) - act1) or act1 / B
-  local fwd_total = 0
-  for i = 1, n do fwd_total = fwd_total + (split(fb1[i], two and fb2[i])) end
+  -- each op's saved bytes per sample (dlb_analysis_op_saved), and each layer's sum
+  local sv = {}
+  local saved, saved_total, csv = {}, 0, {}   -- csv: the attention core's
+  for i = 1, n do saved[i], csv[i] = 0, 0 end
+  for j = 1, #ops1.Sv do
+    local x = split(ops1.Sv[j], two and ops2.Sv[j])
+    sv[j] = x
+    local li = ops1.Lp[j] + 1
+    saved[li] = saved[li] + x
+    saved_total = saved_total + x
+    if marks1[j] then csv[li] = csv[li] + x end
+  end
+  -- (a layer whose per-sample slope is negative -- the op at the peak in it at 1 sample and
+  -- in another layer at 2 -- keeps nothing of its own; the difference goes as below)
+  for i = 1, n do
+    if saved[i] < 0 then saved_total = saved_total - saved[i]; saved[i] = 0 end
+  end
   -- the forward FLOPs per sample of one block's attention score and value matmuls, and
   -- whether they are causal, as the graph path counts them (dlbench.mfu.attention_layer: a
   -- zoo transformer's shape), given to each layer with an attention core (core_ops); nil
@@ -534,18 +559,24 @@ function M.from_graph(g, o)
   if not (fa_rc > 1e-12 * math.abs(split(arr1, two and arr2))) then fa_rc = 0 end   -- rounding
   local tp = o.tp == nil and "megatron" or o.tp
   if tp ~= "megatron" and tp ~= false then gerr(fname, "tp must be \"megatron\" or false") end
-  -- the kept bytes per sample of each layer, in whole bytes: the step's, spread over the
-  -- layers by their share of its forward bytes (the estimate above) and apportioned by
-  -- largest remainder, so that the layers hold whole bytes and sum to the step's (the
-  -- shares' fractions of a byte were the plans' fractional memory: 42778850189.887 B,
-  -- review 11). A step's total that is not whole (a numeric batch whose kept bytes do not
-  -- divide by it) goes to the nearest byte.
+  -- the kept bytes per sample of each layer, in whole bytes: what it saves (above); the
+  -- step's bytes beyond them (a profile's loss tensors, framework_memory) to the layer of
+  -- the loss, any other difference (a schedule whose peak is not where every saved tensor
+  -- is live) in proportion to the saved bytes; apportioned by largest remainder, so that
+  -- the layers hold whole bytes and sum to the step's (the shares' fractions of a byte were
+  -- the plans' fractional memory: 42778850189.887 B, review 11). A step's total that is not
+  -- whole (a numeric batch whose kept bytes do not divide by it) goes to the nearest byte.
   local keptw = {}
   do
     local kt = math.floor(math.max(0, kept_total) + 0.5)
+    local want, extra, lossl = {}, kt - saved_total, nil
+    for i = 1, n do want[i] = saved[i] end
+    for i = 1, n do if kinds[i].softmax_xent then lossl = i; break end end
+    if extra > 0 and lossl then want[lossl] = want[lossl] + extra; extra = 0 end
     local rem, order, sum = {}, {}, 0
     for i = 1, n do
-      local x = kt * (fwd_total > 0 and split(fb1[i], two and fb2[i]) / fwd_total or 1 / n)
+      local x = saved_total > 0 and math.max(0, want[i] + extra * saved[i] / saved_total)
+        or kt / n
       keptw[i] = math.floor(x); rem[i] = x - keptw[i]; sum = sum + keptw[i]; order[i] = i
     end
     table.sort(order, function(a, b)
@@ -579,6 +610,7 @@ function M.from_graph(g, o)
         local kv = mopts.kv_heads or mopts.heads
         if kv == 1 then kv = mopts.heads end
         r.tp_div = gcd(mopts.heads, kv, mopts.hidden) or 0
+        -- (a block without experts: what its replicated ops save, set below)
         r.act_rep = math.min(kept, 4 * ao)
         r.act_kept = kept - r.act_rep
       elseif k.softmax_xent and k.matmul then
@@ -587,14 +619,13 @@ function M.from_graph(g, o)
     elseif k.embedding and not (k.softmax and k.matmul) then
       r.shardable = 1
     end
-    -- the attention core (core_ops): its forward FLOPs, and of the kept bytes its share of
-    -- the layer's forward bytes (the rule that spreads act_kept over the layers: an
-    -- estimate), what selective recompute does not keep
+    -- the attention core (core_ops): its forward FLOPs, and what its ops save (scores,
+    -- softmax, dropout mask and output: Korthikanti et al. 2022 sec. 5's 5 a s^2 b),
+    -- what selective recompute does not keep
     local cfs = split(cf1[i], two and cf2[i])
     if cfs > 0 then
-      local cbs, lbs = split(cb1[i], two and cb2[i]), split(fb1[i], two and fb2[i])
       r.flops_core = cfs
-      r.act_core = lbs > 0 and math.min(r.act_kept, math.floor(kept * cbs / lbs + 0.5)) or 0
+      r.act_core = math.min(r.act_kept, math.floor(csv[i] + 0.5))
     end
     -- the attention score and value matmuls' forward FLOPs, what attention_flops = "causal"
     -- counts half in MFU (dlbench.mfu.layers_attention)
@@ -626,12 +657,26 @@ function M.from_graph(g, o)
   for i = 1, n do moe[i] = (out[i].experts or 0) > 0 end
   local tpl = {}   -- the Megatron tensor-parallel attention blocks (no experts)
   for i = 1, n do tpl[i] = (out[i].tp_colls or 0) == 2 and not out[i].experts end
+  local rep = region_ops(ops1, n, tpl, marks1)
+  -- such a block's replicated kept bytes: what the ops outside its tensor-parallel region save
+  local rsv = {}
+  for j = 1, #sv do
+    if rep[j] then local li = ops1.Lp[j] + 1; rsv[li] = (rsv[li] or 0) + sv[j] end
+  end
+  for i = 1, n do
+    if tpl[i] then
+      local r = out[i]
+      local kept = r.act_kept + r.act_rep
+      r.act_rep = math.min(kept, math.floor((rsv[i] or 0) + 0.5))
+      r.act_kept = kept - r.act_rep
+      if r.act_core then r.act_core = math.min(r.act_core, r.act_kept) end
+    end
+  end
   -- Megatron's fused softmax and its fallback (the profile's softmax_fallback: the planner
   -- knows the micro-batch and tensor degree the kernel's rule reads)
   local sm = prof and prof.softmax_fallback and LO.softmax_ops(ops1, marks1, prof.softmax_fallback,
     mopts.heads, mfu.tokens_per_sample(g, o.bind), base.precision)
-  out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, region_ops(ops1, n, tpl, marks1),
-    module_ops(ops1, n, moe, marks1), sm)
+  out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, rep, module_ops(ops1, n, moe, marks1), sm)
   -- fp8=true: Transformer Engine's quantisation kernels of the profile's fp8 recipe
   -- (dlbench.te_fp8), for a step whose linear layers run fp8 GEMMs on these bf16 layers
   if o.fp8 ~= nil and o.fp8 ~= false then

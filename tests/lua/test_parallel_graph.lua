@@ -10,9 +10,11 @@ local P = dlb.parallel
 -- A GPT-style model small enough to analyse in a few ms, large enough that the matmuls
 -- dominate as in real ones (d = 2048: the non-matmul FLOPs are < 1% of a block).
 -- Tolerances, graph vs closed form, per block: FLOPs 1%, params 0.1% (biases, layernorms),
--- kept activations 25% here and 2% on GPT-3 175B (from_graph spreads the engine's peak
--- activation footprint over the layers by forward bytes; the peak also holds the logits'
--- gradient, which lands partly on the blocks when the vocabulary is large for the depth).
+-- kept activations 0.1%: from_graph's kept bytes are what each block's ops save for the
+-- backward (dlb_analysis_op_saved), which is Korthikanti's count plus the layernorms' fp32
+-- mean and rstd (16 B a token for two); the working set of the op at the step's peak goes
+-- to that op's layer (on GPT-3 175B the last block's backward: checked below). Before issue
+-- [19]'s memory fix the step's peak was spread over the layers by forward bytes: 25% here.
 local CFG = { layers = 8, hidden = 2048, heads = 16, seq = 1024, context = 1024, vocab = 32000 }
 local g = dlb.models.gpt(CFG)
 local gl = P.layers.from_graph(g)
@@ -51,8 +53,11 @@ T.test("graph block costs agree with the closed form (Narayanan 2021, Korthikant
     -- s d (32 + 2 a s / d) without dropout (the zoo's GPT has no dropout)
     T.near(a.act_out, b.act_out, 1e-12, "act_out = 2 s d bytes")
     local ka, kb = a.act_kept + a.act_rep, b.act_kept + b.act_rep
-    assert(rel(ka, kb) < 0.25, string.format("kept %.4g vs %.4g", ka, kb))
-    T.near(a.act_rep, b.act_rep, 1e-12, "8 s d replicated under tensor parallelism")
+    T.near(ka, kb + 16 * CFG.seq, 1e-12, "kept: s d (32 + 2 a s / d) + the norms' statistics")
+    -- the layernorm inputs and the matmul inputs outside the tensor-parallel region
+    T.near(a.act_rep, b.act_rep + 16 * CFG.seq, 1e-12, "8 s d replicated under tensor parallelism")
+    -- the attention core (selective recompute's): scores' softmax output, 2 a s^2 bytes
+    T.near(a.act_core, b.act_core, 1e-12, "the core: 2 a s^2 without dropout")
     T.near(a.act_in, b.act_in, 1e-12, "checkpoint = the block's input")
     -- weights read forward and backward and their gradient written: 3 x 2 bytes x params
     assert(rel(a.bytes_fixed, b.bytes_fixed) < 0.001, "bytes_fixed")
@@ -69,16 +74,21 @@ T.test("graph block costs agree with the closed form (Narayanan 2021, Korthikant
   T.near(gl[#gl].tp_bytes, cf[#cf].tp_bytes, 1e-12, "logits input-gradient allreduce")
 end)
 
-T.test("GPT-3 175B from the zoo: blocks within 1% FLOPs and 2% kept activations", function()
+T.test("GPT-3 175B from the zoo: blocks within 0.1% FLOPs and kept activations", function()
   local big = P.layers.from_graph(dlb.models.gpt { size = "gpt3-175b" })
   local c = P.layers.transformer_formula { layers = 96, d = 12288, seq = 2048, heads = 96, vocab = 50257,
     dropout = false }
   T.eq(#big, 98, "embedding, 96 blocks, output")
+  local kept = function(l) return l.act_kept + l.act_rep end
   for _, i in ipairs { 2, 49, 97 } do
     assert(rel(big[i].flops_fwd, c[i].flops_fwd) < 0.001, "fwd FLOPs within 0.1%")
     assert(rel(big[i].flops_bwd, c[i].flops_bwd) < 0.001, "bwd FLOPs within 0.1%")
-    assert(rel(big[i].act_kept + big[i].act_rep, c[i].act_kept + c[i].act_rep) < 0.02, "kept")
   end
+  for _, i in ipairs { 2, 49 } do T.near(kept(big[i]), kept(c[i]) + 16 * 2048, 1e-12, "kept") end
+  -- the last block holds the step's peak (its backward's first gradients, beyond what every
+  -- block saves): its kept bytes are the others' and that working set, under 3% more
+  local ws = kept(big[97]) - kept(big[2])
+  assert(ws > 0 and ws < 0.03 * kept(c[97]), "the last block's working set " .. ws)
   assert(rel(P.layers.totals(big).params, 174.6e9) < 0.001, "175B parameters")
 end)
 

@@ -36,7 +36,12 @@ return {
   -- and the fp16 step's fp32 copy of the gradients (Float16OptimizerWithFloat16Params:
   -- main_param.grad = main_grad.float(), the 16-bit grad buffer being the fp16 default), 4 B
   -- per trainable parameter while the step runs, after the activations are freed
-  memory = { context = require("dlbench.framework_memory").PYTORCH_CONTEXT, fp32_grad_copy = true },
+  -- and the loss's tensors (issue [19] memory, second round): the 16-bit logits and their
+  -- fp32 copy, in which megatron/mpu/cross_entropy.py computes and saves the softmax and then
+  -- the gradient in place, cast back to 16 bits by .float()'s backward: 6 B per logit at
+  -- each moment against the fused graph loss's 4 (framework_memory loss.vocab_parallel)
+  memory = { context = require("dlbench.framework_memory").PYTORCH_CONTEXT, fp32_grad_copy = true,
+    loss = { vocab_parallel = true } },
   -- per_layer (Python around each ParallelTransformerLayer) is 0: on the vTrain rows, where
   -- the host bounds the step, a layer's op count is the same in every model, so a per-layer
   -- and a per-op cost cannot be told apart; the per-op cost carries both (CALIBRATED 40 us
