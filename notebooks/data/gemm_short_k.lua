@@ -27,6 +27,15 @@ M.sources.deepgemm = "deepseek-ai/DeepGEMM README, 'Performance', table 'Normal 
   .. "vary together, so K is not alone; FP8 with fine-grained scaling promotes the partial "
   .. "sums on CUDA cores every 128 of K, a cost per K that no per-tile term holds)"
 
+M.sources.xla_sm100 = "openxla/xla (mirrored in tensorflow/tensorflow) "
+  .. "third_party/xla/xla/backends/gpu/cost_model/matmul_interpolator_data.h at tensorflow "
+  .. "commit a305421c45a1ea5117c170b8d8a00a51f9dcee8f, kDefaultMatmulPTable, key \"sm_100\", "
+  .. "flops keys \"bf16xbf16->bf16\" and \"f8e4m3fnxf8e4m3fn->bf16\" (measured FLOP/s of XLA's "
+  .. "GEMMs). sm_100 is compute capability 10.0, the B200 or the GB200 (the table does not say "
+  .. "which; the catalogue's B200 stands for both, one Blackwell SM design). The same shapes as "
+  .. "the sm_90 rows (batch 1, 2, 4; m x n 4096 x 4096, 4096 x 2048, 2048 x 4096; K 256..4096). "
+  .. "Added after the H100 fit (same selection rule, written down before the B200 fit)"
+
 local function add(src, dev, prec, b, m, n, k, tf)
   M.rows[#M.rows + 1] = { src = src, device = dev, precision = prec, batch = b, m = m, n = n,
     k = k, tflops = tf }
@@ -48,6 +57,40 @@ local XLA = {
 local XLA_K = { 256, 512, 1024, 2048, 4096 }
 for _, r in ipairs(XLA) do
   for i, k in ipairs(XLA_K) do add("xla", "H100-SXM", "bf16", r[1], r[2], r[3], k, r[3 + i]) end
+end
+
+-- xla_sm100 (B200 / GB200): {b, m, n, TFLOP/s at K = 256, 512, 1024, 2048, 4096}, bf16
+-- then fp8 (e4m3 x e4m3 -> bf16)
+local XLA100 = {
+  bf16 = {
+    { 1, 4096, 4096, 514.71, 805.32, 1075.62, 1277.79, 1416.87 },
+    { 1, 4096, 2048, 403.59, 652.33, 913.82, 1170.01, 1343.54 },
+    { 1, 2048, 4096, 406.11, 647.47, 911.35, 1172.85, 1342.54 },
+    { 2, 4096, 4096, 793.60, 916.77, 1161.17, 1344.40, 1466.62 },
+    { 2, 4096, 2048, 535.13, 804.72, 1074.82, 1276.41, 1418.40 },
+    { 2, 2048, 4096, 534.73, 804.08, 1074.55, 1277.12, 1417.38 },
+    { 4, 4096, 4096, 791.83, 1090.65, 1350.49, 1539.85, 1670.47 },
+    { 4, 4096, 2048, 790.64, 913.24, 1163.06, 1345.75, 1465.71 },
+    { 4, 2048, 4096, 794.00, 923.25, 1159.63, 1345.55, 1466.23 },
+  },
+  fp8 = {
+    { 1, 4096, 4096, 666.92, 1172.13, 1895.40, 2484.97, 2764.98 },
+    { 1, 4096, 2048, 487.12, 871.28, 1332.19, 1833.50, 2499.44 },
+    { 1, 2048, 4096, 488.95, 818.32, 1423.94, 2035.17, 2491.28 },
+    { 2, 4096, 4096, 903.78, 1535.01, 2393.99, 2901.02, 3123.54 },
+    { 2, 4096, 2048, 643.59, 1103.54, 1870.22, 2484.08, 2788.94 },
+    { 2, 2048, 4096, 636.86, 1014.70, 1753.94, 2489.84, 2782.62 },
+    { 4, 4096, 4096, 1012.75, 1712.21, 2651.21, 3122.48, 3279.68 },
+    { 4, 4096, 2048, 840.67, 1534.88, 2400.76, 2884.89, 3133.33 },
+    { 4, 2048, 4096, 904.58, 1533.92, 2398.08, 2895.10, 3131.37 },
+  },
+}
+for _, prec in ipairs { "bf16", "fp8" } do
+  for _, r in ipairs(XLA100[prec]) do
+    for i, k in ipairs(XLA_K) do
+      add("xla_sm100", "B200", prec, r[1], r[2], r[3], k, r[3 + i])
+    end
+  end
 end
 
 -- tilelang, H800 fp16, M = N = 8192: {K, latency ms, TFLOP/s}
