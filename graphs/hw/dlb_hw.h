@@ -40,8 +40,9 @@ enum {
 ** gemm_tile_overhead  s per GEMM output tile (and split-K slice) that no main-loop iteration
 **                  hides: the pipeline prologue (the first stages' loads) and the epilogue
 **                  (writing the C tile), amortised over k / split of reduction depth
-**                  (dlb_gemm_efficiency; needs sm_count and gemm_tile_m/n; 0: off; no
-**                  catalogue device sets it: docs/hw.md "GEMM efficiency: a fixed cost per tile");
+**                  (dlb_gemm_efficiency; needs sm_count and gemm_tile_m/n; 0: off; the
+**                  catalogue sets it on H100-SXM, H200-SXM and B200 only, a CALIBRATION:
+**                  docs/hw.md "GEMM efficiency: a fixed cost per tile");
 ** systolic         TPU matrix-unit side (k and n padded to multiples of it);
 ** vector_width     CPU SIMD lanes (n padded to a multiple of it);
 ** mem              device memory in bytes (0 = unlimited), for `fits`;

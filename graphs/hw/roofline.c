@@ -79,9 +79,11 @@ double dlb_gemm_efficiency(const dlb_roof *d, double m, double n, double k, doub
     ** (converting and writing the C tile), t0 = gemm_tile_overhead seconds. Every wave then
     ** takes t_main + t0, so q *= t_main / (t_main + t0): (K + K0) / K in time, with
     ** K0 = t0 peak flops_eff / (2 tm tn sm) -- a constant in seconds, so in elements of K it
-    ** scales with the precision's peak. t0 is a CALIBRATION (no catalogue device sets it; a
-    ** study sets it on its own device copy, as notebooks/validation.lua's vTrain part
-    ** examines); 0 (the default) leaves q bit-identical to the rule without the term. */
+    ** scales with the precision's peak. t0 is a CALIBRATION fitted on published GEMM tables
+    ** that vary K at fixed large m, n (notebooks/data/gemm_short_k.lua;
+    ** tests/bench/gemm_short_k_fit.lua), set in the catalogue only on the devices with such
+    ** a table (H100-SXM, H200-SXM, B200: lua/dlbench/hw_catalog.lua GEMM_TILE); 0 (the
+    ** default elsewhere) leaves q bit-identical to the rule without the term. */
     if (d->gemm_tile_overhead > 0) {
       double tmain = 2 * tm * tn * (k / split) * sm / (d->peak * d->flops_eff);
       if (tmain > 0 && isfinite(tmain)) q *= tmain / (tmain + d->gemm_tile_overhead);

@@ -357,14 +357,22 @@ T.test("a hand-built attention graph is a transformer for the default profile", 
   T.eq(R.time(g:stats { b = 4, precision = "mixed" }, H100).framework, "torchtitan")
 end)
 
-T.test("plan: Llama-3-8B on 1,024 H100s with defaults, MFU 38-48% (the issue's target)", function()
+T.test("plan: Llama-3-8B on 1,024 H100s with defaults, MFU 37.96% (issue [18]'s 38-48% NOT MET)", function()
   -- Llama 3 8B (Llama Team 2024, Table 3): 32 layers, 4096, 32 heads, 8 KV heads, FFN 14336
   local g = dlb.models.llama { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336,
     vocab = 128256, seq = 8192 }
   local t = P.plan { graph = g, hw = H100, devices = 1024, batch = 1024, tokens = 15e12 }
   local r = t[1]
   io.write(string.format("# Llama-3-8B, 1024 x H100, defaults: %s\n", tostring(r)))
-  assert(r.mfu >= 0.38 and r.mfu <= 0.48, "MFU " .. r.mfu)
+  -- Issue [18]'s target band is 38-48% MFU: NOT MET. The plan was at 38.41% (inside the band,
+  -- at its lower edge) until the catalogue's per-tile GEMM cost (gemm_tile_overhead 0.94 us on
+  -- the H100-SXM, branch gemm-adopt, fitted on published GEMM tables, not on this plan) made
+  -- its short-K GEMMs slower: 37.96%. Nothing was tuned to get back into the band (docs/
+  -- validation.md "Current status"). This asserts the value the model now gives, in the
+  -- convention below (model FLOPs: forward + backward, no recompute, causal attention
+  -- counted half; r.mfu_convention, checked below), within 0.1 points: a change of the
+  -- model that moves it must say so here.
+  T.near_abs(r.mfu, 0.3796, 0.001, "Llama-3-8B default plan MFU (issue [18] band 38-48%: NOT MET)")
   T.eq(r.framework, "torchtitan"); T.eq(r.calibration, "catalogue"); T.eq(r.dlbench, dlb.version())
   assert(r.mfu_convention:find("causal attention counted half", 1, true))
   T.near(r.tokens_per_s, r.throughput * 8192, 1e-12, "tokens/s")
