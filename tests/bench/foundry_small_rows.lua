@@ -64,6 +64,7 @@ end
 
 local off = F.derive("fsdp", { train_metrics = { lm_xent = false, source = "this check: the profile without its metrics" } })
 local e_on, e_off = {}, {}
+local signed = {}   -- each row's device and signed error with the profile as shipped (returned)
 print(string.format("%-30s %10s %10s %9s %10s %9s", "row", "measured", "fsdp", "error", "no metrics", "error"))
 for _, set in ipairs { { "A100-SXM4-80GB", A100, "a100-80g" }, { "H100-SXM", H100, "h100" } } do
   for _, t in ipairs(set[2]) do
@@ -74,6 +75,7 @@ for _, set in ipairs { { "A100-SXM4-80GB", A100, "a100-80g" }, { "H100-SXM", H10
       local no = FR.predict(dlb, { row = r, profile = off })
       local a, b = on / meas - 1, no / meas - 1
       e_on[#e_on + 1], e_off[#e_off + 1] = math.abs(a), math.abs(b)
+      signed[#signed + 1] = { id = r.id, hw = set[1], err = a }
       print(string.format("%-30s %10.4g %10.4g %+8.1f%% %10.4g %+8.1f%%", r.id, meas, on, 100 * a, no, 100 * b))
     end
   end
@@ -81,3 +83,4 @@ end
 print(string.format("%d rows: fsdp (train metrics counted) median |error| %.1f%%, p90 %.1f%%; "
   .. "without them %.1f%%, p90 %.1f%% (catalogue values)", #e_on, 100 * FR.median(e_on),
   100 * FR.p90(e_on), 100 * FR.median(e_off), 100 * FR.p90(e_off)))
+return signed
