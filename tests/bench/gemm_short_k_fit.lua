@@ -1,8 +1,8 @@
 -- tests/bench/gemm_short_k_fit.lua — the fit of the per-tile GEMM overhead (device field
 -- gemm_tile_overhead, graphs/hw/roofline.c dlb_gemm_efficiency; docs/hw.md "GEMM efficiency:
--- a fixed cost per tile") on the published GEMM tables of notebooks/data/gemm_short_k.lua, and only on
--- them (issues [19], [21]; docs/validation.md "GEMM efficiency at short K"). A diagnostic,
--- not a timed benchmark. It prints:
+-- a fixed cost per tile") on the published GEMM tables of notebooks/data/gemm_short_k.lua,
+-- and only on them (issues [19], [21]; docs/validation.md "GEMM efficiency at short K"). A
+-- diagnostic, not a timed benchmark. It prints:
 --   1. per source, the per-op rule's residual on the catalogue H100-SXM without the term and
 --      with the fitted t0 (each source's level, a flops_eff, fitted alone as a nuisance: the
 --      three sources are three different kernels -- XLA's GEMMs, TileLang's, DeepGEMM's FP8
