@@ -188,12 +188,18 @@ doc.doc(M.format, "dlb.pretty.format(x [, opts]) -> string",
 -- == units for one-line summaries ====================================================
 -- Rounding done here, not by the C library's printf (Lua 5.4) or LuaJIT's own formatter,
 -- which round halfway cases differently: both backends print the same text.
-local function round3g(x)
+-- x rounded to n significant digits, halves away from zero; "%.<n>g" of the result prints
+-- the same digits under both backends.
+local function round_sig(x, n)
   if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x end
   local e = math.floor(math.log(math.abs(x)) / math.log(10))
-  local sc = 10 ^ (2 - e)
+  local sc = 10 ^ (n - 1 - e)
   return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
 end
+M.round_sig = round_sig
+doc.doc(round_sig, "dlb.pretty.round_sig(x, n) -> number", "x rounded to n significant digits, "
+  .. "halves away from zero (what string.format(\"%.<n>g\") prints alike under both backends)")
+local function round3g(x) return round_sig(x, 3) end
 -- A number and what follows it (prefix and unit), one space between; no trailing space when
 -- nothing follows (si(773, "") is "773": review 14 found "773  tokens/s" in a plan row).
 local function with_unit(num, u)
