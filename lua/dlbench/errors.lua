@@ -228,7 +228,8 @@ function M.bare_expression(path)
   for i, l in ipairs(lines) do
     local code = l:gsub("%-%-.*$", "")
     if code:match("%S") and not load(code, "=l", "t") and load("return " .. code, "=l", "t") then
-      local copy = { table.unpack(lines) }
+      local copy = {}
+      for j = 1, #lines do copy[j] = lines[j] end
       copy[i] = "_ = " .. code
       local ok, err = load(table.concat(copy, "\n"), "=f", "t")
       local at = not ok and tonumber(tostring(err):match("^f:(%d+):"))
