@@ -610,7 +610,7 @@ stats_tostring = function(s)
   end
   local p = (si(n(s.params) or 0, ""):gsub("%s+$", "")) .. " params"
   if n(s.trainable) and s.trainable ~= s.params then
-    p = p .. " (" .. (si(s.trainable, ""):gsub("%s+$", "")) .. " trainable)"
+    p = p .. " (" .. si(s.trainable, "") .. " trainable)"
   end
   local out = { what, p,
     string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),
