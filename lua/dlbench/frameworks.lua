@@ -347,8 +347,8 @@ local TRANSFORMERS = { transformer = true, bert = true, gpt = true, llama = true
   moe = true }
 function M.family(g)
   if type(g) ~= "table" then
-    require("dlbench.errors").raise("dlb.frameworks.family: g must be a graph (dlb.graph, dlb.models or "
-      .. "dlb.hf), got " .. type(g) .. " " .. tostring(g))
+    require("dlbench.errors").raise("dlb.frameworks.family: g must be a graph (dlb.graph, a dlb.models builder's, or "
+      .. "dlb.models.from_hf/from_onnx), got " .. type(g) .. " " .. tostring(g))
   end
   local m = g.model
   if type(m) == "table" then

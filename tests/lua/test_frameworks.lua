@@ -73,7 +73,7 @@ T.test("g:stats: the algorithmic step by default; framework= applies the profile
   -- 14: family(5) answered false)
   T.eq(dlb.frameworks.family(g), "transformer")
   T.eq(dlb.frameworks.family(rn), "other")
-  T.checkerr("dlb.frameworks.family: g must be a graph (dlb.graph, dlb.models or dlb.hf), got number 5",
+  T.checkerr("dlb.frameworks.family: g must be a graph (dlb.graph, a dlb.models builder's, or dlb.models.from_hf/from_onnx), got number 5",
     dlb.frameworks.family, 5)
   T.checkerr("dlb.frameworks.family: g must be a graph", dlb.frameworks.family, nil)
 end)
