@@ -81,6 +81,26 @@ static int runchunk(lua_State *L, int status, int nargs_from, char **argv, int a
   return 128 + (sig ? sig : SIGINT); /* 130 after Ctrl-C, as shells report it */
 }
 
+/* A syntax error of a script with a line that is an expression alone (the docs' REPL
+** examples, `g:stats{}.params`): dlbench.errors.bare_expression's hint appended to the
+** message on top of the stack; nothing when it finds none or cannot run. */
+static void bare_expression_hint(lua_State *L, const char *file) {
+  int top = lua_gettop(L);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "dlbench.errors");
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+    lua_getfield(L, -1, "bare_expression");
+    lua_pushstring(L, file);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
+      lua_pushvalue(L, top);
+      lua_insert(L, -2);
+      lua_concat(L, 2);
+      lua_replace(L, top);
+    }
+  }
+  lua_settop(L, top);
+}
+
 /* Run a script file (NULL: stdin) with the arg table; a missing file is a one-line error. */
 static int runfile(lua_State *L, const char *file, char **argv, int argc, int script) {
   createargtable(L, argv, argc, script);
@@ -93,6 +113,7 @@ static int runfile(lua_State *L, const char *file, char **argv, int argc, int sc
     fclose(f);
   }
   int status = luaL_loadfile(L, file); /* NULL reads stdin */
+  if (status == LUA_ERRSYNTAX && file != NULL) bare_expression_hint(L, file);
   return runchunk(L, status, script + 1, argv, argc);
 }
 

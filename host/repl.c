@@ -3,7 +3,8 @@
 ** first as `return <chunk>` so expressions print (`=expr` too), then as statements; a
 ** chunk whose syntax error ends at <eof> continues on the next line. Results go through
 ** dlbench.pretty (strings raw, tables pretty-printed); a trailing `;` suppresses printing;
-** `_` holds the first result. Lines are read with readline's callback interface inside a
+** `_` holds the first result; a chunk's leading `local a = ...` declares session variables
+** (session_local). Lines are read with readline's callback interface inside a
 ** pselect loop, so Ctrl-C at the prompt abandons the chunk being typed; Ctrl-D (an empty
 ** line) or `exit` leaves.
 */
@@ -160,6 +161,23 @@ static int incomplete(lua_State *L, int status) {
   return lmsg >= 5 && strcmp(msg + lmsg - 5, "<eof>") == 0;
 }
 
+/* A chunk that starts `local a, b = ...` (the documentation's examples) declares session
+** variables: a local of one chunk would be gone on the next line (`local g = ...` then
+** `g:stats{}` met a nil `g`), so it is compiled without the leading `local`, as the global
+** assignment `a, b = ...`, when that compiles. `local function` (its traceback names it a
+** local), `local x` without a value and attributes (`<const>`) stay as typed. On top of the
+** stack: the compiled statement chunk, replaced in place. */
+static void session_local(lua_State *L, const char *src, size_t len) {
+  while (len > 0 && (*src == ' ' || *src == '\t')) { src++; len--; }
+  if (len < 7 || memcmp(src, "local", 5) != 0 || (src[5] != ' ' && src[5] != '\t')) return;
+  const char *p = src + 5;
+  size_t m = len - 5;
+  while (m > 0 && (*p == ' ' || *p == '\t')) { p++; m--; }
+  if (m >= 8 && memcmp(p, "function", 8) == 0 && !(isalnum((unsigned char)p[8]) || p[8] == '_')) return;
+  if (luaL_loadbuffer(L, p, m, "=stdin") == LUA_OK) lua_remove(L, -2);
+  else lua_pop(L, 1);
+}
+
 /* Compile chunk: `return <chunk>` first (an expression), then as statements. A leading
 ** `=` forces an expression; a trailing `;` sets *quiet. Leaves the function (LUA_OK) or
 ** the error message; *more is set when the chunk is incomplete. */
@@ -185,6 +203,7 @@ static int compile(lua_State *L, const char *chunk, int *quiet, int *more) {
   lua_pop(L, 1);
   status = luaL_loadbuffer(L, src, len, "=stdin");
   *more = status != LUA_OK && (rmore || incomplete(L, status));
+  if (status == LUA_OK) session_local(L, src, len);
   return status;
 }
 

@@ -248,7 +248,16 @@ function M.plan(args, out)
     for _, l in ipairs(ls) do params = params + (l.params or 0) end
   end
   local okp, t = pcall(dlb.parallel.plan, popts)
-  if not okp then fail(cmd, clean(t)) end
+  if not okp then
+    -- the planner's advice names Lua options (zero=3, offload="search", keep_unfit=true); the
+    -- command line has none of them (review 14): --gpus here, the rest through the library
+    local e = clean(t)
+    local head, try = e:match("^(.-no layout fits.-); try more devices,? ?(.*)$")
+    if head then
+      e = head .. "; try more --gpus" .. (try ~= "" and (", or dlb.parallel.plan in Lua with " .. try) or "")
+    end
+    fail(cmd, e)
+  end
   local r = t[1]
   local per = m.seq or 1
   local unit = m.seq and "tokens" or "samples"

@@ -212,4 +212,34 @@ function M.guard_methods(class, prefix, isself, selfchecked)
   end
 end
 
+-- The hint `dlbench run` adds to a script's syntax error when a line of it is an expression
+-- alone (review 14: the docs' examples are REPL lines such as `g:stats{}.params`, which a
+-- script rejects as "syntax error near <eof>" at the line after): " (line N, `expr`, is an
+-- expression alone: ...)", or nil. A line counts when it fails as a statement, compiles
+-- after `return `, and the file read with that line as an assignment `_ = expr` compiles or
+-- fails further down (a line inside a multi-line call does not). Called by host/main.c.
+function M.bare_expression(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local src = f:read("*a")
+  f:close()
+  local lines = {}
+  for l in (src:gsub("\r\n", "\n") .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+  for i, l in ipairs(lines) do
+    local code = l:gsub("%-%-.*$", "")
+    if code:match("%S") and not load(code, "=l", "t") and load("return " .. code, "=l", "t") then
+      local copy = {}
+      for j = 1, #lines do copy[j] = lines[j] end
+      copy[i] = "_ = " .. code
+      local ok, err = load(table.concat(copy, "\n"), "=f", "t")
+      local at = not ok and tonumber(tostring(err):match("^f:(%d+):"))
+      if ok or (at and at > i) then
+        return string.format(" (line %d, `%s`, is an expression alone: the REPL prints such a "
+          .. "line's value, a script needs print(...))", i, code:match("^%s*(.-)%s*$"))
+      end
+    end
+  end
+  return nil
+end
+
 return M

@@ -346,14 +346,17 @@ function M.session() return session end
 local TRANSFORMERS = { transformer = true, bert = true, gpt = true, llama = true, vit = true,
   moe = true }
 function M.family(g)
-  local m = type(g) == "table" and g.model
+  if type(g) ~= "table" then
+    require("dlbench.errors").raise("dlb.frameworks.family: g must be a graph (dlb.graph, a dlb.models builder's, or "
+      .. "dlb.models.from_hf/from_onnx), got " .. type(g) .. " " .. tostring(g))
+  end
+  local m = g.model
   if type(m) == "table" then
     if m.family == "transformer" or m.family == "other" then return m.family end
     if TRANSFORMERS[m.builder or m.name] then return "transformer" end
   end
-  if type(g) == "table" and type(rawget(g, "hf")) == "table" then return "transformer" end
-  local f = type(g) == "table" and rawget(g, "_family")
-  return f
+  if type(rawget(g, "hf")) == "table" then return "transformer" end
+  return rawget(g, "_family")
 end
 
 -- The optimizer implementations a profile's optimizer_impl.kind names, and the pass

@@ -95,8 +95,11 @@ local function parse(opts, what)
       error(string.format("%s: binding %s must be a number (a positive integer dim), got the string '%s'",
         what, k, v), 3)
     else
+      -- a dim bound to a non-number read as a bad option name alone (review 14: b="x")
+      local got = type(k) == "string" and string.format(" (got %s = %s)", k,
+        type(v) == "string" and string.format("%q", v) or type(v)) or ""
       error(options.message(k, OPTKEYS, what, nil, options.names(OPTKEYS)
-        .. "; bindings: name=number"), 3)
+        .. "; bindings: name=number" .. got), 3)
     end
   end
   if opts.optimizer ~= nil then
@@ -607,7 +610,7 @@ stats_tostring = function(s)
   end
   local p = (si(n(s.params) or 0, ""):gsub("%s+$", "")) .. " params"
   if n(s.trainable) and s.trainable ~= s.params then
-    p = p .. " (" .. (si(s.trainable, ""):gsub("%s+$", "")) .. " trainable)"
+    p = p .. " (" .. si(s.trainable, "") .. " trainable)"
   end
   local out = { what, p,
     string.format("%s (fwd %s, bwd %s)", si(s.flops, "FLOP"), si(s.flops_fwd, "FLOP"), si(s.flops_bwd, "FLOP")),

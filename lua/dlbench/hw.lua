@@ -575,7 +575,9 @@ doc.doc(M.names, "dlb.hw.names() -> {names}", "the catalogue's device names in o
 
 local function fmt(x, scale, digits)
   if x == nil then return "-" end
-  return string.format("%." .. (digits or 4) .. "g", x / scale)
+  digits = digits or 4
+  -- rounded first: printf rounds 1670.5 to even under Lua 5.4, LuaJIT away from zero
+  return string.format("%." .. digits .. "g", require("dlbench.pretty").round_sig(x / scale, digits))
 end
 
 -- The catalogue as rows of strings (header first).

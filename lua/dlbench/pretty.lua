@@ -188,23 +188,35 @@ doc.doc(M.format, "dlb.pretty.format(x [, opts]) -> string",
 -- == units for one-line summaries ====================================================
 -- Rounding done here, not by the C library's printf (Lua 5.4) or LuaJIT's own formatter,
 -- which round halfway cases differently: both backends print the same text.
-local function round3g(x)
+-- x rounded to n significant digits, halves away from zero; "%.<n>g" of the result prints
+-- the same digits under both backends.
+local function round_sig(x, n)
   if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x end
   local e = math.floor(math.log(math.abs(x)) / math.log(10))
-  local sc = 10 ^ (2 - e)
+  local sc = 10 ^ (n - 1 - e)
   return (x < 0 and -math.floor(-x * sc + 0.5) or math.floor(x * sc + 0.5)) / sc
 end
+M.round_sig = round_sig
+doc.doc(round_sig, "dlb.pretty.round_sig(x, n) -> number", "x rounded to n significant digits, "
+  .. "halves away from zero (what string.format(\"%.<n>g\") prints alike under both backends)")
+local function round3g(x) return round_sig(x, 3) end
+-- A number and what follows it (prefix and unit), one space between; no trailing space when
+-- nothing follows (si(773, "") is "773": review 14 found "773  tokens/s" in a plan row).
+local function with_unit(num, u)
+  return u == "" and num or num .. " " .. u
+end
 local function si(x, unit)
-  if x ~= x then return "nan " .. unit end   -- not "-nan" under Lua 5.4 only (as scalar)
+  if x ~= x then return with_unit("nan", unit) end   -- not "-nan" under Lua 5.4 only (as scalar)
+  if x == math.huge or x == -math.huge then return with_unit(x > 0 and "inf" or "-inf", unit) end
   x = round3g(x)
   local pre = { { 1e24, "Y" }, { 1e21, "Z" }, { 1e18, "E" }, { 1e15, "P" }, { 1e12, "T" },
     { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
   for _, p in ipairs(pre) do
     -- the prefix whose rounded mantissa is at least 1 (1e12 is "1 T", not "1e+03 G")
     local v = round3g(x / p[1])
-    if math.abs(v) >= 1 then return string.format("%.3g %s%s", v, p[2], unit) end
+    if math.abs(v) >= 1 then return with_unit(string.format("%.3g", v), p[2] .. unit) end
   end
-  return string.format("%.3g %s", x, unit)
+  return with_unit(string.format("%.3g", x), unit)
 end
 M.si = si
 doc.doc(si, "dlb.pretty.si(x, unit) -> string", "x with an SI prefix, e.g. \"1.5 GFLOP\" (also dlb.graph.si)")

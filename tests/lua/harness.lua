@@ -98,11 +98,29 @@ function T.layout_checked(fn)
   return ok, err, saved, problems
 end
 
--- The command that runs a Lua script in a process of its own on this test's backend: LuaJIT
--- under DLB_BACKEND=ffi (LUA_PATH and LD_LIBRARY_PATH inherited), else the repository's
--- build/bin/dlbench run. nil and the reason to print as a skip when that binary is not built.
+-- The interpreter that started this process: the lowest-numbered entry of the standalone
+-- interpreter's `arg` (arg[-1], or further down when options such as -joff come before the
+-- script), as it was typed: a path, or a bare name the shell found on PATH. nil when there
+-- is no such entry (an embedding host without `arg`).
+function T.interpreter()
+  local a = rawget(_G, "arg")
+  if type(a) ~= "table" or a[-1] == nil then return nil end
+  local i = -1
+  while a[i - 1] ~= nil do i = i - 1 end
+  return a[i]
+end
+
+-- The command that runs a Lua script in a process of its own on this test's backend: under
+-- DLB_BACKEND=ffi the LuaJIT that runs this test (T.interpreter, not whichever luajit is
+-- first on PATH; review 14), LUA_PATH and LD_LIBRARY_PATH inherited; else the repository's
+-- build/bin/dlbench run. nil and the reason to print as a skip when that binary is not
+-- built (or, under ffi, when the running interpreter is not known). Quoted for the shell.
 function T.lua_cmd()
-  if os.getenv("DLB_BACKEND") == "ffi" then return "luajit" end
+  if os.getenv("DLB_BACKEND") == "ffi" then
+    local lj = T.interpreter()
+    if not lj then return nil, "the running interpreter is not known (no arg[-1])" end
+    return require("dlbench.errors").shell_quote(lj)
+  end
   local src = debug.getinfo(1, "S").source
   local root = ((src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or ".") .. "/../.."
   local f = io.open(root .. "/build/bin/dlbench", "rb")

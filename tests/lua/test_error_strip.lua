@@ -82,4 +82,22 @@ T.test("errors.strip_inner: the zoo's builder errors, inner locations and intern
 end)
 
 os.execute("rm -rf '" .. dir .. "'")
+-- dlbench.errors.bare_expression (review 14): the line of a script that is an expression
+-- alone (a docs REPL line), the hint `dlbench run` adds to its syntax error; nil for a line
+-- inside a multi-line call and for a file without such a line
+T.test("errors.bare_expression names an expression alone, not a line inside a call", function()
+  local E = require "dlbench.errors"
+  local path = os.tmpname()
+  local function with(text)
+    local f = assert(io.open(path, "w")); f:write(text); f:close()
+    return E.bare_expression(path)
+  end
+  local h = with("local g = {n = 3}\ng.n              --> 3\nprint(g)\n")
+  assert(h and h:find("(line 2, `g.n`, is an expression alone", 1, true), tostring(h))
+  T.eq(with("print(\n  1\n  2)\n"), nil)
+  T.eq(with("x = = 1\n"), nil)
+  os.remove(path)
+  T.eq(E.bare_expression(path), nil, "a file that is gone")
+end)
+
 T.done()

@@ -69,6 +69,13 @@ T.test("g:stats: the algorithmic step by default; framework= applies the profile
     h:weight("w2", { 16, 4 })), h:input("y", { "b" }, "int32")))
   T.eq(h:stats { b = 2, framework = "auto" }.framework, "pytorch-ddp")
   T.eq(g:stats { precision = "mixed", framework = "auto" }.framework, "torchtitan")
+  -- dlb.frameworks.family: a graph's family; anything but a graph is refused by name (review
+  -- 14: family(5) answered false)
+  T.eq(dlb.frameworks.family(g), "transformer")
+  T.eq(dlb.frameworks.family(rn), "other")
+  T.checkerr("dlb.frameworks.family: g must be a graph (dlb.graph, a dlb.models builder's, or dlb.models.from_hf/from_onnx), got number 5",
+    dlb.frameworks.family, 5)
+  T.checkerr("dlb.frameworks.family: g must be a graph", dlb.frameworks.family, nil)
 end)
 
 T.test("roofline.time: the default profile, none = before profiles, provenance", function()

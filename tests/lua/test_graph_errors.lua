@@ -141,7 +141,8 @@ T.test("bound dims must evaluate to positive integers", function()
   T.checkerr("binding b = -1 must be a positive integer", d.stats, d, { b = -1 })
   T.checkerr("g:stats: binding b must be a number (a positive integer dim), got the string '32'",
     d.stats, d, { b = "32" })
-  T.checkerr("unknown option 'foo' for g:stats; accepted: accumulation, framework, fuse, inference, offload, optimizer, precision, recompute, schedule; bindings: name=number", d.stats, d, { foo = "x" })
+  T.checkerr("unknown option 'foo' for g:stats; accepted: accumulation, framework, fuse, inference, offload, optimizer, precision, recompute, schedule; bindings: name=number (got foo = \"x\")", d.stats, d, { foo = "x" })
+  T.checkerr("bindings: name=number (got b = table)", d.stats, d, { b = {} })
 
   -- a word LM with a negative hidden size
   T.checkerr("evaluates to -", function()

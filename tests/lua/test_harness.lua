@@ -37,7 +37,7 @@ end)
 -- T.lua_cmd under the C-API backend: build/bin/dlbench beside the harness, quoted for the
 -- shell (review 13: a checkout whose path had a space gave a command that split there). A
 -- copy of the harness in such a folder, with build/bin/dlbench linked to this build's, runs
--- a script. (Under DLB_BACKEND=ffi T.lua_cmd is "luajit": nothing to quote.)
+-- a script. (Under DLB_BACKEND=ffi T.lua_cmd is the running LuaJIT: the next test.)
 T.test("T.lua_cmd: a checkout path with a space", function()
   if os.getenv("DLB_BACKEND") == "ffi" then print("# skipped: luajit"); return end
   local cmd0 = T.lua_cmd()
@@ -54,6 +54,29 @@ T.test("T.lua_cmd: a checkout path with a space", function()
   local out = io.popen(cmd .. " '" .. dir .. "/s.lua' 2>&1"):read("*a")
   os.execute("rm -rf '" .. dir .. "'")
   T.eq(out, "ran", "the script ran through " .. cmd)
+end)
+
+-- T.lua_cmd under DLB_BACKEND=ffi: the LuaJIT that runs the test, not the first luajit on
+-- PATH (review 14). This interpreter, linked into a folder whose name has a space, runs a
+-- probe with PATH emptied; the probe's T.lua_cmd must name that link and run a script
+-- through it (before the fix it answered "luajit", which an empty PATH cannot find).
+T.test("T.lua_cmd under ffi: the running interpreter", function()
+  if os.getenv("DLB_BACKEND") ~= "ffi" then print("# skipped: C-API backend"); return end
+  local lj = assert(T.interpreter(), "arg[-1]")
+  if not lj:find("/", 1, true) then lj = assert(io.popen("command -v " .. lj):read("*l"), lj) end
+  local q = require("dlbench.errors").shell_quote
+  local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+  local dir = io.popen("mktemp -d '/tmp/dlb lj.XXXXXX'"):read("*l")
+  assert(os.execute("ln -s " .. q(lj) .. " " .. q(dir .. "/lj")))
+  local f = assert(io.open(dir .. "/s.lua", "w"))
+  f:write("io.write('ran')\n"); f:close()
+  f = assert(io.open(dir .. "/probe.lua", "w"))
+  f:write(string.format("local H = dofile(%q)\nlocal cmd = assert(H.lua_cmd())\nio.write(cmd, '|', "
+    .. "io.popen(cmd .. ' ' .. %q .. ' 2>&1'):read('*a'))\n", here .. "/harness.lua", q(dir .. "/s.lua")))
+  f:close()
+  local out = io.popen("PATH=/nonexistent " .. q(dir .. "/lj") .. " " .. q(dir .. "/probe.lua") .. " 2>&1"):read("*a")
+  os.execute("rm -rf " .. q(dir))
+  T.eq(out, q(dir .. "/lj") .. "|ran", "the probe's command and its script's output")
 end)
 
 -- dlbench.errors.shell_quote, the one quoting rule of the library's shell commands (review

@@ -385,4 +385,19 @@ T.test("dlb.hw.define: a name with a NUL byte or an empty name is refused, namin
   T.checkerr("unknown device 'nul'", dlb.hw.get, "nul") -- nothing was added
 end)
 
+-- Review 14: dlb.hw.list printed H100-NVL's 1670.5 TFLOP/s as 1670 under dlbench (printf
+-- rounds halves to even) and 1671 under LuaJIT: the columns are rounded first (halves away
+-- from zero, dlb.pretty.round_sig), the same text on both backends
+T.test("dlb.hw.list: the same digits on both backends (a halfway value)", function()
+  dlb.hw.define { name = "rev14-halfway", peak = { fp32 = 1670.5e12 }, mem_bw = 2.5e11, mem = 1e9 }
+  local row
+  dlb.hw.list { out = function(...)
+    local l = table.concat { ... }
+    if l:find("^rev14%-halfway ") then row = l end
+  end }
+  assert(row and row:find(" 1671 ", 1, true) and not row:find("1670", 1, true), tostring(row))
+  T.eq(dlb.pretty.round_sig(1670.5, 4), 1671); T.eq(dlb.pretty.round_sig(-0.12345, 3), -0.123)
+  T.eq(dlb.pretty.round_sig(2.675, 3), 2.68)
+end)
+
 T.done()

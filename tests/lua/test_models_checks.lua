@@ -60,6 +60,12 @@ T.test("contradictory options are rejected, naming the options and values", func
     assert(not e:find("invalid graph", 1, true), e)
     assert(models.build(c[1], { image = 32 }), c[1] .. " at 32")
   end
+  -- Faster R-CNN: both sides against the C4 backbone's 16x (the same image_min rule)
+  rejects(function() return models.faster_rcnn { image = 3 } end,
+    "image=3 is too small (at least 16: the C4 backbone downsamples 16x)")
+  rejects(function() return models.faster_rcnn { image_w = 15 } end,
+    "image_w=15 is too small (at least 16")
+  assert(models.faster_rcnn { image = 16 }, "faster_rcnn at image=16")
   rejects(function() return models.retinanet { image = 600 } end, "image=600 must be a multiple of 128")
   rejects(function() return models.alexnet { image = 222 } end, "image=222 gives a 5x5 map", "223..254")
   assert(models.alexnet { image = 223 } and models.alexnet { image = 254 })

@@ -159,4 +159,12 @@ T.test("NaN prints as nan on both backends", function()
   T.eq(pretty.seconds(math.huge), "inf s"); T.eq(pretty.si(1.5e9, "FLOP"), "1.5 GFLOP")
 end)
 
+-- Review 14: a plan row printed "773  tokens/s" (si(773, "") ended in a space) and an
+-- infinite value took the largest prefix ("inf YB")
+T.test("dlb.pretty.si: no trailing space without a unit, infinities unprefixed", function()
+  T.eq(pretty.si(773, ""), "773"); T.eq(pretty.si(8.43e6, ""), "8.43 M"); T.eq(pretty.si(773, "B"), "773 B")
+  T.eq(pretty.si(0 / 0, ""), "nan")
+  T.eq(pretty.si(math.huge, "B"), "inf B"); T.eq(pretty.si(-math.huge, ""), "-inf")
+end)
+
 T.done()

@@ -22,6 +22,17 @@ printf 'x = = 1\n' >"$tmp/syntax.lua"
 "$dlb" run "$tmp/syntax.lua" 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && grep -q "syntax.lua:1:" "$tmp/e" && t_ok "syntax error names file:line" \
   || t_fail "syntax error names file:line" "rc=$rc: $(cat "$tmp/e")"
+# review 14: a docs example pasted into a script (a REPL line, an expression alone) is named
+printf 'local g = {n = 3}\ng.n              --> 3\nprint(g)\n' >"$tmp/bare.lua"
+"$dlb" run "$tmp/bare.lua" 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "bare.lua:3: .*(line 2, \`g.n\`, is an expression alone: .*print(...))" "$tmp/e" \
+  && t_ok "an expression alone in a script is named" \
+  || t_fail "an expression alone in a script is named" "rc=$rc: $(cat "$tmp/e")"
+# not for a line inside a multi-line call, nor for an error with no such line
+printf 'print(\n  1\n  2)\n' >"$tmp/call.lua"
+"$dlb" run "$tmp/call.lua" 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && ! grep -q "expression alone" "$tmp/e" && t_ok "no hint for a line inside a call" \
+  || t_fail "no hint for a line inside a call" "rc=$rc: $(cat "$tmp/e")"
 
 "$dlb" run "$tmp/nope.lua" 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "cannot open .*nope.lua: No such file or directory" "$tmp/e" \

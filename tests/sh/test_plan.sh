@@ -70,6 +70,11 @@ out=$("$dlb" plan resnet --hw A100 --gpus 8 2>&1); rc=$?
 "$dlb" plan gpt:gpt3-175b --hw V100 --gpus 8 >"$tmp/o" 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && grep -q "no layout fits" "$tmp/e" && t_ok "plan: nothing fits, said in one line" \
   || t_fail "plan nothing fits" "rc=$rc $(cat "$tmp/e")"
+# its advice is the command line's (--gpus), the library's options said as such (review 14:
+# it offered offload="search" and keep_unfit=true as if they were flags)
+grep -q "; try more --gpus, or dlb.parallel.plan in Lua with .*offload=\"search\"" "$tmp/e" \
+  && ! grep -q "try more devices" "$tmp/e" && t_ok "plan: nothing fits, advice for the command line" \
+  || t_fail "plan nothing fits: advice" "$(cat "$tmp/e")"
 
 # --framework: passed on as framework= (the library has always had dlb.frameworks since [18];
 # review 11 dropped the refusal for a build without it, a branch no build could take); an

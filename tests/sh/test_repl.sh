@@ -94,6 +94,15 @@ check "error traceback" "in local 'boom'"
 tm_line '=40+4'
 check "REPL goes on after an error" "44"
 
+# review 14: the docs' examples start `local g = ...` and use g on the next line; a chunk's
+# leading `local a, b = ...` declares session variables (host/repl.c session_local)
+tm_line 'local lv1, lv2 = 3000, 303'
+tm_line 'lv1 + lv2 + 30'
+check "a leading local outlives its line" "3333"
+tm_line 'local lv3 <const> = 1; local lv4 = 5'
+tm_line '=tostring(lv3) .. "|" .. tostring(lv4) .. "|lv"'
+check "attributes and later locals stay local" "nil|nil|lv"
+
 # Wait until the loop runs: a Ctrl-C that reached the terminal before the line was read
 # would flush the typed input instead.
 tm_line 'print("loop" .. "ing") while true do end'

@@ -145,8 +145,10 @@ end
 
 -- The input-size checks of the image models, one message each: "image=N is too small (why)"
 -- below lo, "image=N must be n (the net is built for nxn inputs)" for a net built for one size.
-function M.image_min(what, spec, o, lo, why)
-  if o.image < lo then M.fail(what, spec, "image=" .. o.image .. " is too small (" .. why .. ")") end
+-- image_min checks option `key` (default "image"; Faster R-CNN's image_w too).
+function M.image_min(what, spec, o, lo, why, key)
+  key = key or "image"
+  if o[key] < lo then M.fail(what, spec, key .. "=" .. o[key] .. " is too small (" .. why .. ")") end
 end
 function M.image_only(what, spec, o, n)
   if o.image ~= n then

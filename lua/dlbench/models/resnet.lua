@@ -182,6 +182,9 @@ function M.faster_rcnn(opts)
   local st = STAGES[o.depth]
   if not st or st[1] ~= "bottleneck" then C.fail(what, FRCNN, "depth=" .. o.depth .. " must be 50, 101, 152 or 200") end
   if o.classes < 2 then C.fail(what, FRCNN, "classes=" .. o.classes .. " leaves no object class (it counts the background)") end
+  for _, k in ipairs { "image", "image_w" } do
+    C.image_min(what, FRCNN, o, 16, "at least 16: the C4 backbone downsamples 16x", k)
+  end
   -- the stride-16 C4 map the RPN runs over: conv1, maxpool, layer2 and layer3 halve it
   local function c4(n)
     for _, kp in ipairs { { 7, 3 }, { 3, 1 }, { 3, 1 }, { 3, 1 } } do n = C.conv_out(n, kp[1], 2, kp[2]) end
