@@ -80,6 +80,7 @@ typedef struct ctx {
   ** reading each tensor, and the generated ops (index >= nfwd) derived from each op */
   int32_t *fcoff, *fcons, *doff, *dops;
   unsigned char *held;   /* per op: its costs placed by the qkv pass (elementwise skips it) */
+  int *gw;               /* per op, 3 (or NULL): a fused GEMM's shape (dlb_fuse_step) */
 } ctx;
 
 /* The forward op consuming tensor t as its input `pos` with type `type`, or -1: the first
@@ -527,6 +528,13 @@ static void absorb(ctx *c, int j, int k) {
   c->flops[j] = c->bytes[j] = 0;
 }
 
+/* GEMM k now runs the three GEMMs k, j1, j2 as one: its shape is k's with dim d (0 m, 1 n,
+** 2 k) the sum of the three's (dlb_fuse_step's gemm_with). */
+static void widen(ctx *c, int k, int j1, int j2, int d) {
+  if (!c->gw || k < 0 || j1 < 0 || j2 < 0) return;
+  c->gw[3 * k] = j1, c->gw[3 * k + 1] = j2, c->gw[3 * k + 2] = d;
+}
+
 /* The forward (or rerun) GEMMs m[3], bias adds a[3] (-1: none) and transposes tr[3] of one
 ** block fused, x the GEMMs' input. */
 static void qkv_forward(ctx *c, const int m[3], const int a[3], const int tr[3], int x, int views) {
@@ -534,6 +542,7 @@ static void qkv_forward(ctx *c, const int m[3], const int a[3], const int tr[3],
   for (int j = 0; j < 3; j++) if (m[j] < 0) return;
   absorb(c, m[1], m[0]);
   absorb(c, m[2], m[0]);
+  widen(c, m[0], m[1], m[2], 1);   /* x W: n, the output width, h -> 3h */
   c->bytes[m[0]] -= 2 * c->size0[x];
   for (int j = 0; j < 3; j++) {
     if (a[j] >= 0) {
@@ -615,6 +624,7 @@ static void qkv(ctx *c, int views) {
     if (dx[0] >= 0 && dx[1] >= 0 && dx[2] >= 0) {
       absorb(c, dx[1], dx[0]);
       absorb(c, dx[2], dx[0]);
+      widen(c, dx[0], dx[1], dx[2], 2);   /* dY W^T: k, the reduction over 3h */
       c->bytes[dx[0]] -= 2 * c->size0[x];
       for (int j = 1; j < 3; j++) c->size[op_out(s, &s->o[dx[j]])[0]] = 0;
       /* the accumulations of x's gradient from the three: inside the one GEMM */
@@ -632,6 +642,8 @@ static void qkv(ctx *c, int views) {
     if (dw[0] >= 0 && dw[1] >= 0 && dw[2] >= 0) {
       absorb(c, dw[1], dw[0]);
       absorb(c, dw[2], dw[0]);
+      /* x^T dY: n (dY^T x under a transposed weight: m; graphs/step/train.c matmul_bwd) */
+      widen(c, dw[0], dw[1], dw[2], s->o[m[0]].attr[1] ? 0 : 1);
       c->bytes[dw[0]] -= 2 * c->size0[x];
       if (c->bytes[dw[0]] < 0) c->bytes[dw[0]] = 0;
     }
@@ -669,11 +681,13 @@ static void optimizer(ctx *c) {
 /* Apply the passes in `flags` (DLB_FUSE_*) to the per-op costs and tensor sizes of step s;
 ** *recompute receives the FLOPs the fused kernels recompute. DLB_ENOMEM on failure. */
 int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
-                  double *size, int *kernel, double *recompute) {
+                  double *size, int *kernel, int *gemm_with, double *recompute) {
   *recompute = 0;
+  if (gemm_with) for (size_t i = 0; i < 3 * s->no; i++) gemm_with[i] = -1;
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
-  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL,
+            gemm_with };
   double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
   c.ncons = dlb_calloc(nt + 1, sizeof(int));
   c.sole = dlb_malloc((nt + 1) * sizeof(int));

@@ -168,6 +168,59 @@ T.test("megatron-lm: Q, K, V as one GEMM h -> 3h, q k v as views (ColumnParallel
   T.checkerr("needs qkv", function() g:stats { precision = "mixed", fuse = { "qkv_views" } } end)
 end)
 
+-- The fused GEMM's shape (issue [19] megatron-audit3): ColumnParallelLinear(h, 3h) is one
+-- addmm of [tokens, h] by [h, 3h] (Megatron-LM megatron/model/transformer.py
+-- ParallelAttention.query_key_value; vTrain src/model/gpt_modeling.py): M = tokens, N = 3h,
+-- K = h; its backward dX = dY W^T [tokens, 3h] x [3h, h] (K = 3h) and dW = x^T dY [h, tokens]
+-- x [tokens, 3h] (N = 3h). The shape the roofline and the planner time it at (the analysis'
+-- GEMM shape, graphs/step/analysis.c op_gemm; before this round the Q GEMM's h -> h).
+T.test("qkv: the fused GEMM is timed at its own shape, M tokens, N 3h, K h", function()
+  local core = require "dlbench.backend"
+  local function SEQ(x, want, what)
+    local function str(t)
+      local o = {}
+      for i, v in ipairs(t or {}) do o[i] = string.format("%.17g", v) end
+      return table.concat(o, " ")
+    end
+    T.eq(str(x), str(want), what)
+  end
+  local g = dlb.models.gpt { layers = 1, hidden = h, heads = a, vocab = 50257, context = s,
+    seq = s, batch = 2 }
+  local function shapes(o)
+    local st = g:stats(o)
+    local by = {}
+    for i, r in ipairs(g:ops(o)) do
+      local m, n, k, b = core.analysis_gemm(st.analysis, i - 1)
+      if m then by[r.phase .. " " .. r.name:gsub("/recompute$", "")] = { m, n, k, b } end
+    end
+    return by
+  end
+  local m = shapes { precision = "mixed", framework = dlb.frameworks.get("megatron-lm") }
+  local u = shapes { precision = "mixed" }
+  local M = 2 * s   -- tokens of the micro-batch: the batch folds into M
+  SEQ(m["fwd h0/attn/q"], { M, 3 * h, h, 1 }, "forward: [tokens, h] x [h, 3h]")
+  SEQ(m["bwd h0/attn/q/grad_a"], { M, h, 3 * h, 1 }, "dX: [tokens, 3h] x [3h, h]")
+  SEQ(m["bwd h0/attn/q/grad_b"], { h, 3 * h, M, 1 }, "dW: [h, tokens] x [tokens, 3h]")
+  SEQ(u["fwd h0/attn/q"], { M, h, h, 1 }, "the unfused graph: three h -> h GEMMs")
+  SEQ(m["fwd h0/attn/k"], u["fwd h0/attn/k"], "k keeps its shape (no cost: inside q's)")
+  SEQ(m["fwd h0/mlp/fc1"], u["fwd h0/mlp/fc1"], "other GEMMs unchanged")
+  -- the rerun under full recompute: the same shape
+  local r = shapes { precision = "mixed", framework = dlb.frameworks.get("megatron-lm"), recompute = 1 }
+  SEQ(r["recompute h0/attn/q"], { M, 3 * h, h, 1 }, "rerun: [tokens, h] x [h, 3h]")
+  -- grouped-query attention (Megatron-Core's linear_qkv, h -> (heads + 2 kv_heads) head_dim):
+  -- N the sum of the three widths
+  local gl = dlb.models.llama { layers = 1, hidden = 256, heads = 8, kv_heads = 2, ffn = 512,
+    vocab = 1000, seq = 64, batch = 1 }
+  local st = gl:stats { precision = "mixed", fuse = { "elementwise", "qkv" } }
+  local found
+  for i, row in ipairs(gl:ops { precision = "mixed", fuse = { "elementwise", "qkv" } }) do
+    if row.phase == "fwd" and row.name:match("/attn/q$") then
+      found = { core.analysis_gemm(st.analysis, i - 1) }
+    end
+  end
+  SEQ(found, { 64, 256 + 2 * 2 * 32, 256, 1 }, "GQA: N = (8 + 2 x 2) x 32")
+end)
+
 T.test("qkv: the rerun under full recompute is the same one GEMM", function()
   local m = ops("megatron-lm", 1)
   local x, W, b = s * h * E, h * h * E, h * E
