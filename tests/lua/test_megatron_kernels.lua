@@ -70,12 +70,64 @@ T.test("megatron-lm: the recomputed forward runs the same fused bias-GeLU", func
   eq(rg.bytes, 2 * s * 4 * h * E + 4 * h * E, "rerun: one bias_gelu kernel")
 end)
 
+-- The causal softmax (issue [19] megatron-audit3): NVIDIA/Megatron-LM megatron/fused_kernels/
+-- scaled_upper_triang_masked_softmax.h (read at 2387ce0; vTrain f8dda84 src/model/
+-- fused_softmax.py calls the same kernels): the forward warp of row r loads the inputs with
+-- element_index < local_seq = r + 1 and stores the whole row (zeros past r); the backward
+-- loads the first r + 1 output gradients and probabilities and stores the whole dx row. Over
+-- a head's s x s scores: s (s + 1) / 2 elements read per input, counted as s^2 / 2 (the
+-- diagonal's 1 / 2s left out: fusion.c causal_softmax).
 T.test("megatron-lm: the softmax backward applies the scale (scaled_upper_triang_masked_softmax)", function()
   local m = ops("megatron-lm")
   eq(m["bwd h0/attn/scale/grad"].bytes, 0, "no pass of its own for the scale's gradient")
-  eq(m["bwd h0/attn/softmax/grad"].bytes, 3 * a * s * s * E,
-    "one kernel: read dy and the probabilities, write dx")
-  eq(m["fwd h0/attn/softmax"].bytes, 2 * a * s * s * E, "forward: read the scores, write the probabilities")
+  eq(m["bwd h0/attn/softmax/grad"].bytes, (0.5 + 0.5 + 1) * a * s * s * E,
+    "one kernel: read the lower triangle of dy and of the probabilities, write every dx")
+  eq(m["fwd h0/attn/softmax"].bytes, (0.5 + 1) * a * s * s * E,
+    "forward: read the lower triangle of the scores, write every probability")
+end)
+
+-- The attention dropout as Megatron-LM runs it: ParallelAttention.attention_dropout =
+-- torch.nn.Dropout (megatron/model/transformer.py 2021-22; vTrain src/model/gpt_model.py,
+-- probabilities 0.1), its forward and its backward (dx = dy * mask) each a kernel of their own;
+-- the upper-triangular softmax's backward kernel reads the dropout's gradient from memory.
+T.test("megatron-lm: the attention dropout's backward is its own kernel", function()
+  local g = dlb.models.gpt { layers = 1, hidden = h, heads = a, vocab = 50257, context = s,
+    seq = s, batch = 1, dropout = true }
+  local ML = dlb.frameworks.get("megatron-lm")
+  local F = {}
+  for _, n in ipairs(ML.fuse) do if n ~= "softmax_causal" then F[#F + 1] = n end end
+  local function by(fw)
+    local t, k = {}, 0
+    for _, r in ipairs(g:ops { precision = "mixed", framework = fw }) do
+      t[r.phase .. " " .. r.name] = r
+      if r.phase == "bwd" and r.flops + r.bytes > 0 then k = k + 1 end
+    end
+    return t, k
+  end
+  local m, km = by(ML)
+  local w, kw = by(dlb.frameworks.derive("megatron-lm", { fuse = F }))
+  local n = a * s * s
+  local d
+  for k in pairs(m) do if k:match("^bwd h0/attn/attn_dropout/grad") then d = k end end
+  assert(d, "the attention dropout's gradient op")
+  eq(m[d].bytes, (2 + 1 + 2) * n, "dropout backward: read dy and the 1-byte mask, write dx")
+  eq(w[d].bytes, 0, "before: fused into the softmax backward")
+  eq(m["bwd h0/attn/softmax/grad"].bytes, 4 * n, "the softmax backward: 1 + 1 + 2 B")
+  eq(w["bwd h0/attn/softmax/grad"].bytes, 7 * n, "before: 6 B + the dropout's 5 B - dy's write and read")
+  T.eq(km - kw, 1, "one backward kernel more per layer")
+  -- the forward is unchanged but for the softmax's half read: the dropout was its own kernel
+  eq(m["fwd h0/attn/attn_dropout"].bytes, w["fwd h0/attn/attn_dropout"].bytes, "dropout forward")
+  eq(w["fwd h0/attn/softmax"].bytes - m["fwd h0/attn/softmax"].bytes, 1 * n, "half the scores' read")
+  -- an encoder (not causal) runs scaled_masked_softmax: the whole row, as before
+  local b = dlb.models.bert { layers = 1, hidden = 256, heads = 4, seq = 128, batch = 1 }
+  local function sm(fw)
+    for _, r in ipairs(b:ops { precision = "mixed", framework = fw }) do
+      if r.phase == "fwd" and r.type == "softmax" and r.name:match("attn") then return r.bytes end
+    end
+  end
+  eq(sm(ML), sm(dlb.frameworks.derive("megatron-lm", { fuse = F })), "BERT: the whole row")
+  T.eq(table.concat(dlb.frameworks.fuse_of(ML, "transformer", false), ","), table.concat(F, ","),
+    "fuse_of: softmax_causal for a causal decoder only")
 end)
 
 T.test("the algorithmic step keeps the graph's ops (no profile, no fusion)", function()
