@@ -76,7 +76,8 @@ enum {
 enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
        DLB_FUSE_ALL = 7, DLB_FUSE_OPT_FOREACH = 8, DLB_FUSE_OPT_LOOP = 16,
        DLB_FUSE_GRAD_CLIP = 32, DLB_FUSE_LM_METRICS = 64, DLB_FUSE_XENT_FP32 = 128,
-       DLB_FUSE_QKV = 256, DLB_FUSE_QKV_VIEWS = 512, DLB_FUSE_BITS = 1023 };
+       DLB_FUSE_QKV = 256, DLB_FUSE_QKV_VIEWS = 512, DLB_FUSE_SOFTMAX_CAUSAL = 1024,
+       DLB_FUSE_BITS = 2047 };
 /* The optimizer's implementation (graphs/step/fusion.c, docs/frameworks.md "Optimizer
 ** implementation"): DLB_FUSE_OPTIMIZER runs a layer's updates as one multi-tensor kernel;
 ** the update's traffic is one pass over each tensor (a fused kernel: torch fused=True,
@@ -96,7 +97,14 @@ enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
 ** -> addmm), and their backward as one dX GEMM, one dW GEMM and one bias-gradient reduction;
 ** DLB_FUSE_QKV_VIEWS (with it) reads q, k, v as strided views of that output (no transpose
 ** copies; the backward's three copies as one cat kernel): Megatron-LM 2021-22's baddbmm on
-** views. Parameters and FLOPs do not change; kernels and bytes do (graphs/step/fusion.c). */
+** views. Parameters and FLOPs do not change; kernels and bytes do (graphs/step/fusion.c).
+** DLB_FUSE_SOFTMAX_CAUSAL runs a causal decoder's attention softmax as Megatron's
+** scaled_upper_triang_masked_softmax kernels (megatron/fused_kernels/
+** scaled_upper_triang_masked_softmax.h): the forward reads the lower triangle of the scores
+** (half of them; the diagonal's 1 / 2s not counted) and writes every probability; the backward
+** reads the lower triangle of the gradient and of the probabilities and writes every input
+** gradient; nothing fuses into the backward kernel from before it (the attention dropout's
+** backward stays its own kernel, torch.nn.Dropout's). FLOPs do not change. */
 
 typedef struct dlb_train_opts {
   int optimizer;    /* DLB_OPT_* */

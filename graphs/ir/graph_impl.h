@@ -227,9 +227,12 @@ int dlb_weight_layer(const dlb_graph *g, int t, int c);
 /* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;
 ** kernel[i] (zeroed by the caller) receives the op's DLB_KERNEL_* class; *recompute the
 ** FLOPs the fused kernels recompute. precision: the step's DLB_POLICY_* (the element size of
-** default-typed tensors, which DLB_FUSE_LM_METRICS needs). */
+** default-typed tensors, which DLB_FUSE_LM_METRICS needs). gemm_with (3 per op, or NULL)
+** receives, for a GEMM that runs other GEMMs with it (DLB_FUSE_QKV: the three projections
+** as one h -> 3h), the two others and the dim d (0 m, 1 n, 2 k) whose size is the sum of the
+** three's (the fused GEMM's shape: the op's own with that dim summed); -1 -1 -1 otherwise. */
 int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
-                  double *size, int *kernel, double *recompute);
+                  double *size, int *kernel, int *gemm_with, double *recompute);
 /* -- analysis.c -- */
 /* Bytes per element of a default-typed floating-point tensor under a precision policy
 ** (fp32, tf32 4; fp16, bf16, mixed 2; fp8 1). */

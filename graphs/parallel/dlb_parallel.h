@@ -500,7 +500,9 @@ typedef struct dlb_par_op {
                             2021-22; vTrain src/model/fused_softmax.py): 1 the scaled, masked
                             softmax's forward kernel (its 16-bit scores read and probabilities
                             written), 2 its backward kernel (dy and the probabilities read,
-                            dx written); 0 any other op. Its fused kernel runs only when
+                            dx written); 3 and 4 the same of a causal decoder's
+                            upper-triangular kernels (the lower triangle read: 3 B and 4 B per
+                            16-bit element, not 4 and 6); 0 any other op. Its fused kernel runs only when
                             micro-batch x softmax_heads / tp is a multiple of 4; else the
                             eager path: 5 kernels each way over fp32 copies (planner_ops.c) */
   double softmax_heads;  /* for softmax 1 or 2: the attention heads per sample (the kernel's

@@ -41,20 +41,24 @@ static int host_costed(const dlb_par_op *o) {
 ** heads, not counted), torch.nn.Softmax 2 E, probs.half() E + e: 36 B in 5 kernels for the
 ** fused kernel's 2 e = 4 B; autograd's backward: half's e + E, softmax's 3 E, masked_fill's
 ** 2 E, the scale's 2 E, float's E + e: 40 B in 5 kernels for the fused 3 e = 6 B. What else
-** the op moves (a fused producer's or consumer's traffic, e.g. the dropout's gradient fused
-** into the softmax gradient) stays with the softmax pass, as do the FLOPs. */
+** the op moves (a fused producer's or consumer's traffic) stays with the softmax pass, as do
+** the FLOPs. A causal decoder's fused kernels (softmax 3 and 4: scaled_upper_triang_masked_
+** softmax, graphs/step/fusion.c causal_softmax, issue [19] megatron-audit3) read the lower
+** triangle only: 3 e = 3 B forward, 4 e = 4 B backward in the graph's count; the eager path
+** (the whole s x s scores, the causal mask a masked_fill_) is the same 36 and 40 B. */
 enum { SOFTMAX_PASSES = 5 };
 static const double SOFTMAX_EAGER[2][SOFTMAX_PASSES] = {
   { 6, 8, 8, 8, 6 },    /* forward, bytes per element */
   { 6, 12, 8, 8, 6 },   /* backward */
 };
-static const double SOFTMAX_FUSED[2] = { 4, 6 };      /* the fused kernels' bytes per element */
+/* the fused kernels' bytes per element, by dlb_par_op.softmax 1..4 */
+static const double SOFTMAX_FUSED[4] = { 4, 6, 3, 4 };
 static const int SOFTMAX_PASS[2] = { 3, 1 };          /* the pass that holds the FLOPs */
 
 /* The kernels op o runs as at micro-batch mb on tensor degree tl: SOFTMAX_PASSES for a
 ** fused softmax whose kernel is not available there, else 1. */
 static int softmax_kernels(const dlb_par_op *o, double mb, double tl) {
-  if (o->softmax != 1 && o->softmax != 2) return 1;
+  if (!(o->softmax >= 1 && o->softmax <= 4)) return 1;
   if (!(o->softmax_heads > 0)) return SOFTMAX_PASSES;
   double ab = mb * o->softmax_heads / (tl > 1 ? tl : 1);
   return fmod(ab, 4) == 0 ? 1 : SOFTMAX_PASSES;
@@ -126,12 +130,15 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has module %g (0 none, 1 the pre-MLP norm, 2 "
                            "a dense MLP's op, 3 a MoE layer's op, 4 the experts' activation)",
                            i + 1, o->module);
-    if (!(o->softmax == 0 || o->softmax == 1 || o->softmax == 2) || !(o->softmax_heads >= 0) ||
+    if (!(o->softmax >= 0 && o->softmax <= 4 && o->softmax == floor(o->softmax)) ||
+        !(o->softmax_heads >= 0) ||
         !isfinite(o->softmax_heads) || o->softmax_heads != floor(o->softmax_heads) ||
         !(o->softmax_elems >= 0) || !isfinite(o->softmax_elems) ||
-        (o->softmax == 1 && o->phase != 0) || (o->softmax == 2 && o->phase != 1))
+        ((o->softmax == 1 || o->softmax == 3) && o->phase != 0) ||
+        ((o->softmax == 2 || o->softmax == 4) && o->phase != 1))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has softmax %g, softmax_heads %g (softmax 1: "
-                           "a fused softmax's forward, phase 0; 2: its backward, phase 1; 0 any "
+                           "a fused softmax's forward, phase 0; 2: its backward, phase 1; 3, 4: "
+                           "the same of a causal decoder's upper-triangular kernels; 0 any "
                            "other op; softmax_heads a whole number >= 0, softmax_elems >= 0)", i + 1, o->softmax,
                            o->softmax_heads);
     if (!(o->replicated == 0 || o->replicated == 1))
@@ -306,11 +313,11 @@ void dlb_layer_update(const dlb_layer_times *T, const dlb_roof *d, int li, doubl
 ** tl, (f, b) its FLOPs and bytes as op_work gives them. */
 static double softmax_pass(const dlb_roof *d, const dlb_par_op *o, double mb, double tl,
                            double f, double b, int i) {
-  int k = o->softmax == 2, mbound;
+  int k = o->softmax == 2 || o->softmax == 4, mbound;
   double scale = d->bytes_scale > 0 ? d->bytes_scale : 1;
   double n = scale * o->softmax_elems * mb / (tl > 1 ? tl : 1);   /* elements on this rank */
   double pb = SOFTMAX_EAGER[k][i] * n;
-  if (i == SOFTMAX_PASS[k]) pb += fmax(0, b - SOFTMAX_FUSED[k] * n);
+  if (i == SOFTMAX_PASS[k]) pb += fmax(0, b - SOFTMAX_FUSED[(int)o->softmax - 1] * n);
   return dlb_op_time_raw(d, i == SOFTMAX_PASS[k] ? f : 0, pb, NULL, 0, &mbound);
 }
 

@@ -24,6 +24,7 @@ struct dlb_analysis {
   int *placed;             /* the layer that holds each op's work (dlb_op_layer) */
   int *kernel;             /* DLB_KERNEL_* per op, set by the fusion passes */
   int peak_op;             /* the op running at the footprint's peak (-1: none) */
+  int *gemm_with;          /* 3 per op: a fused GEMM's partners and summed dim (dlb_fuse_step) */
   dlb_totals tot;
 };
 
@@ -288,7 +289,7 @@ void dlb_analysis_free(dlb_analysis *a) {
   dlb_graph_release(a->s);
   dlb_free(a->flops); dlb_free(a->bytes); dlb_free(a->size); dlb_free(a->dimval); dlb_free(a->numel); dlb_free(a->lay);
   dlb_free(a->phase); dlb_free(a->layer); dlb_free(a->type); dlb_free(a->order);
-  dlb_free(a->kernel); dlb_free(a->placed);
+  dlb_free(a->kernel); dlb_free(a->placed); dlb_free(a->gemm_with);
   dlb_free(a);
 }
 
@@ -386,7 +387,10 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
   if (o->fuse && !o->inference) {
     /* fusion passes: costs move into the fused kernels, unwritten tensors take no bytes */
     double rc = 0;
-    if (dlb_fuse_step(s, o->fuse, o->precision, a->flops, a->bytes, a->size, a->kernel, &rc)) {
+    a->gemm_with = dlb_malloc((3 * no + 1) * sizeof *a->gemm_with);
+    if (!a->gemm_with) dlb_fail(DLB_ENOMEM, "analysis: out of memory");
+    if (!a->gemm_with || dlb_fuse_step(s, o->fuse, o->precision, a->flops, a->bytes, a->size,
+                                       a->kernel, a->gemm_with, &rc)) {
       dlb_analysis_free(a);
       dlb_free(dimval); dlb_free(numel);
       return NULL;
@@ -451,10 +455,24 @@ const int *dlb_analysis_schedule(const dlb_analysis *a) { return a->order; }
 
 /* Op i's matmul shape (m, n, k, batch; a dim without an expression is 1) into out; 0 when
 ** the op is not matmul-like. The one rule of dlb_analysis_op_gemm and _op_gemms. */
-static int op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
+static int op_gemm1(const dlb_analysis *a, size_t i, double out[4]) {
   cexpr m[4];
   if (!dlb_op_gemm(a->s, (int)i, m)) return 0;
   for (int k = 0; k < 4; k++) out[k] = m[k].n ? ceval(&m[k], a->dimval, a->numel) : 1;
+  return 1;
+}
+
+/* A GEMM fused with others (the fusion passes' gemm_with: the QKV projections as one GEMM
+** h -> 3h) has its own shape with one dim the sum of the GEMMs' (M tokens, N 3h, K h for the
+** forward), as graphs/sweep/sweep_compile.c compiles it. */
+static int op_gemm(const dlb_analysis *a, size_t i, double out[4]) {
+  if (!op_gemm1(a, i, out)) return 0;
+  const int *w = a->gemm_with ? a->gemm_with + 3 * i : NULL;
+  if (w && w[0] >= 0) {
+    double o1[4], o2[4];
+    if (op_gemm1(a, (size_t)w[0], o1) && op_gemm1(a, (size_t)w[1], o2))
+      out[w[2]] += o1[w[2]] + o2[w[2]];
+  }
   return 1;
 }
 

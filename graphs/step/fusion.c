@@ -80,6 +80,8 @@ typedef struct ctx {
   ** reading each tensor, and the generated ops (index >= nfwd) derived from each op */
   int32_t *fcoff, *fcons, *doff, *dops;
   unsigned char *held;   /* per op: its costs placed by the qkv pass (elementwise skips it) */
+  int *gw;               /* per op, 3 (or NULL): a fused GEMM's shape (dlb_fuse_step) */
+  int causal;            /* DLB_FUSE_SOFTMAX_CAUSAL: Megatron's upper-triangular softmax */
 } ctx;
 
 /* The forward op consuming tensor t as its input `pos` with type `type`, or -1: the first
@@ -324,6 +326,61 @@ static void softmax_scale_bwd(ctx *c) {
   }
 }
 
+/* Whether forward op f (or the forward op of a rerun) is an attention softmax: a softmax
+** of a batched matmul's output (the scores Q K^T, a batch of heads), through at most two
+** elementwise ops before it (the scale, a mask add). */
+static int attention_softmax(const dlb_graph *s, int f) {
+  if (f < 0 || (size_t)f >= s->no) return 0;
+  const op *p = &s->o[f];
+  if (p->phase == DLB_PHASE_RECOMPUTE && p->fwd >= 0) p = &s->o[p->fwd];
+  if (p->type != OP_SOFTMAX || p->nin < 1) return 0;
+  int t = op_in(s, p)[0];
+  for (int n = 0; n < 3; n++) {
+    int i = s->t[t].producer;
+    if (i < 0) return 0;
+    const op *q = &s->o[i];
+    if (q->type == OP_MATMUL)
+      return q->nin == 2 && s->t[op_in(s, q)[1]].ndims > 2 &&
+             s->t[op_in(s, q)[1]].role != DLB_ROLE_WEIGHT;
+    if (!elementwise(q->type) || q->nin < 1) return 0;
+    t = op_in(s, q)[0];
+  }
+  return 0;
+}
+
+/* A causal decoder's attention softmax as Megatron-LM runs it (DLB_FUSE_SOFTMAX_CAUSAL):
+** FusedScaleMaskSoftmax -> ScaledUpperTriangMaskedSoftmax, whose CUDA kernels
+** (NVIDIA/Megatron-LM megatron/fused_kernels/scaled_upper_triang_masked_softmax.h, read at
+** 2387ce0; vTrain f8dda84 src/model/fused_softmax.py calls the same) handle row r (0-based)
+** of a head's s x s scores so:
+**   forward: loads its first r + 1 inputs (element_index < local_seq, local_seq = r + 1),
+**     writes the whole row (zeros past r): (s + 1) / 2s of the input read, all of the output;
+**   backward: loads the first r + 1 of the output gradient and of the probabilities, writes
+**     the whole input-gradient row.
+** Per 16-bit element: 3 B forward and 4 B backward, against the whole row's 4 and 6; the
+** diagonal's share (1 / 2s of the reads: 0.05% at s 1024) is not counted, so the pass stays
+** linear in the sizes (the compiled sweep). The kernel takes output_grads as a tensor: the
+** attention dropout's backward (torch.nn.Dropout in Megatron's ParallelAttention, its own
+** kernel: read dy and the mask, write dx) does not fuse into it (elementwise_chains). Applies
+** to forward, rerun and backward softmaxes of attention (attention_softmax), after the
+** elementwise pass (the scale fused into the forward, its gradient into the backward). */
+static void causal_softmax(ctx *c) {
+  const dlb_graph *s = c->s;
+  for (size_t i = 0; i < s->no; i++) {
+    const op *p = &s->o[i];
+    if (c->kernel[i] == DLB_KERNEL_ATTENTION || (c->bytes[i] == 0 && c->flops[i] == 0)) continue;
+    const int32_t *in = op_in(s, p);
+    double cut = 0;
+    /* half of each read the op counts (a saved copy is memory, not traffic: op_cost.c) */
+    int na = p->type == OP_SOFTMAX ? 1 : 2;
+    if ((p->type == OP_SOFTMAX && p->nin >= 1 && attention_softmax(s, (int)i)) ||
+        (p->type == OP_SOFTMAX_BWD && p->nin == 2 && attention_softmax(s, p->fwd)))
+      for (int j = 0; j < na; j++)
+        if (!(s->t[in[j]].flags & TF_SAVED)) cut += 0.5 * c->size0[in[j]];
+    c->bytes[i] = c->bytes[i] > cut ? c->bytes[i] - cut : 0;
+  }
+}
+
 static void elementwise_chains(ctx *c) {
   const dlb_graph *s = c->s;
   softmax_scale_bwd(c);
@@ -348,6 +405,8 @@ static void elementwise_chains(ctx *c) {
     /* a norm fuses only into an elementwise op; an elementwise op into either */
     if (elementwise(p->type) ? !fusible_consumer(s->o[k].type) : !elementwise(s->o[k].type))
       continue;
+    /* Megatron's softmax backward kernel takes its gradient from memory (causal_softmax) */
+    if (c->causal && s->o[k].type == OP_SOFTMAX_BWD && attention_softmax(s, s->o[k].fwd)) continue;
     if (elementwise(p->type) && p->nout != 1) continue;
     if ((int)t == s->loss) continue;
     merge(c, (int)i, k, t);
@@ -527,6 +586,13 @@ static void absorb(ctx *c, int j, int k) {
   c->flops[j] = c->bytes[j] = 0;
 }
 
+/* GEMM k now runs the three GEMMs k, j1, j2 as one: its shape is k's with dim d (0 m, 1 n,
+** 2 k) the sum of the three's (dlb_fuse_step's gemm_with). */
+static void widen(ctx *c, int k, int j1, int j2, int d) {
+  if (!c->gw || k < 0 || j1 < 0 || j2 < 0) return;
+  c->gw[3 * k] = j1, c->gw[3 * k + 1] = j2, c->gw[3 * k + 2] = d;
+}
+
 /* The forward (or rerun) GEMMs m[3], bias adds a[3] (-1: none) and transposes tr[3] of one
 ** block fused, x the GEMMs' input. */
 static void qkv_forward(ctx *c, const int m[3], const int a[3], const int tr[3], int x, int views) {
@@ -534,6 +600,7 @@ static void qkv_forward(ctx *c, const int m[3], const int a[3], const int tr[3],
   for (int j = 0; j < 3; j++) if (m[j] < 0) return;
   absorb(c, m[1], m[0]);
   absorb(c, m[2], m[0]);
+  widen(c, m[0], m[1], m[2], 1);   /* x W: n, the output width, h -> 3h */
   c->bytes[m[0]] -= 2 * c->size0[x];
   for (int j = 0; j < 3; j++) {
     if (a[j] >= 0) {
@@ -615,6 +682,7 @@ static void qkv(ctx *c, int views) {
     if (dx[0] >= 0 && dx[1] >= 0 && dx[2] >= 0) {
       absorb(c, dx[1], dx[0]);
       absorb(c, dx[2], dx[0]);
+      widen(c, dx[0], dx[1], dx[2], 2);   /* dY W^T: k, the reduction over 3h */
       c->bytes[dx[0]] -= 2 * c->size0[x];
       for (int j = 1; j < 3; j++) c->size[op_out(s, &s->o[dx[j]])[0]] = 0;
       /* the accumulations of x's gradient from the three: inside the one GEMM */
@@ -632,6 +700,8 @@ static void qkv(ctx *c, int views) {
     if (dw[0] >= 0 && dw[1] >= 0 && dw[2] >= 0) {
       absorb(c, dw[1], dw[0]);
       absorb(c, dw[2], dw[0]);
+      /* x^T dY: n (dY^T x under a transposed weight: m; graphs/step/train.c matmul_bwd) */
+      widen(c, dw[0], dw[1], dw[2], s->o[m[0]].attr[1] ? 0 : 1);
       c->bytes[dw[0]] -= 2 * c->size0[x];
       if (c->bytes[dw[0]] < 0) c->bytes[dw[0]] = 0;
     }
@@ -669,11 +739,13 @@ static void optimizer(ctx *c) {
 /* Apply the passes in `flags` (DLB_FUSE_*) to the per-op costs and tensor sizes of step s;
 ** *recompute receives the FLOPs the fused kernels recompute. DLB_ENOMEM on failure. */
 int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
-                  double *size, int *kernel, double *recompute) {
+                  double *size, int *kernel, int *gemm_with, double *recompute) {
   *recompute = 0;
+  if (gemm_with) for (size_t i = 0; i < 3 * s->no; i++) gemm_with[i] = -1;
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
-  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+  ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL,
+            gemm_with, 0 };
   double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
   c.ncons = dlb_calloc(nt + 1, sizeof(int));
   c.sole = dlb_malloc((nt + 1) * sizeof(int));
@@ -749,7 +821,9 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
     dlb_free(c.held); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
     return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
   }
+  c.causal = (flags & DLB_FUSE_SOFTMAX_CAUSAL) != 0;
   if (flags & DLB_FUSE_ELEMENTWISE) elementwise_chains(&c);
+  if (c.causal) causal_softmax(&c);
   dlb_free(c.held);
   c.held = NULL;
   if (flags & (DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP)) update_impl(&c, flags);

@@ -318,14 +318,15 @@ double dlb_swpoly_at(const swpoly *a, const double *x) {
 ** result must agree there, or a pass was not linear for this step (a clamp reached by a
 ** polynomial with negative coefficients). */
 static int fuse_ref(const dlb_graph *s, int flags, int precision, const swpoly *F,
-                    const swpoly *B, const swpoly *S, double *fl, double *by, double *sz) {
+                    const swpoly *B, const swpoly *S, double *fl, double *by, double *sz,
+                    int *gw) {
   double x[DLB_POLY_MAXVARS];
   for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
   for (size_t i = 0; i < s->no; i++) fl[i] = dlb_swpoly_at(&F[i], x), by[i] = dlb_swpoly_at(&B[i], x);
   for (size_t t = 0; t < s->nt; t++) sz[t] = dlb_swpoly_at(&S[t], x);
   int *k = dlb_calloc(s->no + 1, sizeof *k);
   double rc;
-  int ok = k && dlb_fuse_step(s, flags, precision, fl, by, sz, k, &rc) == DLB_OK;
+  int ok = k && dlb_fuse_step(s, flags, precision, fl, by, sz, k, gw, &rc) == DLB_OK;
   dlb_free(k);
   return ok;
 }
@@ -346,13 +347,14 @@ static int fuse_agrees(const dlb_graph *s, const swpoly *F, const swpoly *B, con
 
 /* Apply the fusion passes to per-op FLOPs F, bytes B and tensor sizes S (term lists,
 ** replaced) monomial by monomial; kernel receives the kernel classes, *rc the recompute
-** FLOPs the fused kernels add. */
+** FLOPs the fused kernels add; gw (3 per op) the fused GEMMs' shapes (dlb_fuse_step's
+** gemm_with: structural, the same for every monomial). */
 static int fuse_poly(const dlb_graph *s, int flags, int precision, swpoly *F, swpoly *B,
-                     swpoly *S, int *kernel, swpoly *rc) {
+                     swpoly *S, int *kernel, int *gw, swpoly *rc) {
   size_t no = s->no, nt = s->nt, nk = 0, cap = 64;
   double *rf = dlb_malloc((no + 1) * sizeof *rf), *rb = dlb_malloc((no + 1) * sizeof *rb);
   double *rz = dlb_malloc((nt + 1) * sizeof *rz);
-  if (!rf || !rb || !rz || !fuse_ref(s, flags, precision, F, B, S, rf, rb, rz)) {
+  if (!rf || !rb || !rz || !fuse_ref(s, flags, precision, F, B, S, rf, rb, rz, gw)) {
     dlb_free(rf); dlb_free(rb); dlb_free(rz);
     return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
   }
@@ -388,7 +390,7 @@ static int fuse_poly(const dlb_graph *s, int flags, int precision, swpoly *F, sw
     for (size_t i = 0; i < no; i++) f[i] = coef(&F[i], keys[k]), b[i] = coef(&B[i], keys[k]);
     for (size_t t = 0; t < nt; t++) z[t] = coef(&S[t], keys[k]);
     memset(kernel, 0, no * sizeof *kernel);
-    ok = dlb_fuse_step(s, flags, precision, f, b, z, kernel, &orc[k]) == DLB_OK;
+    ok = dlb_fuse_step(s, flags, precision, f, b, z, kernel, NULL, &orc[k]) == DLB_OK;
     memcpy(of + k * no, f, no * sizeof *f);
     memcpy(ob + k * no, b, no * sizeof *b);
     memcpy(oz + k * nt, z, nt * sizeof *z);
@@ -571,8 +573,19 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     ok = dlb_swpoly_add(&tot[slot], &F[i], 1);
   }
   if (ok && o->fuse && !o->inference) {
-    ok = fuse_poly(s, o->fuse, o->precision, F, B, S, kernel, &rc);
+    int *gw = dlb_malloc((3 * no + 1) * sizeof *gw);
+    if (!gw) ok = 0, dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    if (ok) ok = fuse_poly(s, o->fuse, o->precision, F, B, S, kernel, gw, &rc);
     if (ok) ok = dlb_swpoly_add(&tot[DLB_SWT_FLOPS_RECOMPUTE], &rc, 1);
+    /* a GEMM fused with two others (QKV as one h -> 3h): one dim the sum of the three's, as
+    ** the analysis reports it (analysis.c op_gemm) */
+    for (size_t i = 0; ok && i < no; i++) {
+      const int *w = gw + 3 * i;
+      if (w[0] < 0 || !isg[i] || !isg[w[0]] || !isg[w[1]]) continue;
+      ok = dlb_swpoly_add(&GM[4 * i + w[2]], &GM[4 * (size_t)w[0] + w[2]], 1) &&
+           dlb_swpoly_add(&GM[4 * i + w[2]], &GM[4 * (size_t)w[1] + w[2]], 1);
+    }
+    dlb_free(gw);
   }
   for (int k = DLB_SWT_FLOPS_FWD; ok && k <= DLB_SWT_FLOPS_RECOMPUTE; k++)
     ok = dlb_swpoly_add(&tot[DLB_SWT_FLOPS], &tot[k], 1);

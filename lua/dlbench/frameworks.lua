@@ -473,17 +473,25 @@ end
 
 -- The fusion passes profile p applies to a graph of family fam (a list of pass names): its
 -- fuse list, the passes of its optimizer implementation (optimizer_impl) and its trainer's
--- language-model train metrics (train_metrics: "lm_metrics").
-function M.fuse_of(p, fam)
+-- language-model train metrics (train_metrics: "lm_metrics"). causal: whether the graph is a
+-- causal decoder (dlbench.mfu.causal); a profile's "softmax_causal" (Megatron's upper-
+-- triangular softmax kernels) applies to a causal decoder only: an encoder (BERT) runs
+-- scaled_masked_softmax, which reads every score and its mask (megatron/model/fused_softmax.py).
+function M.fuse_of(p, fam, causal)
   p = M.get(p, "dlb.frameworks.fuse_of")   -- a name too (review 13: an index error)
   local f = p.fuse
   if f.transformer or f.other then f = f[fam or "other"] or f.other or {} end
   local u = p.optimizer_impl
   local impl = u and M.OPTIMIZER_IMPLS[u.kind]
   local lm = lm_metrics(p, fam)
-  if not impl and not (u and u.grad_clip) and not lm then return f end
+  local drop = causal ~= true
+  if drop then
+    drop = false
+    for _, n in ipairs(f) do if n == "softmax_causal" then drop = true end end
+  end
+  if not impl and not (u and u.grad_clip) and not lm and not drop then return f end
   local r = {}
-  for i, n in ipairs(f) do r[i] = n end
+  for _, n in ipairs(f) do if not (drop and n == "softmax_causal") then r[#r + 1] = n end end
   if impl then r[#r + 1] = impl end
   if u and u.grad_clip then r[#r + 1] = "grad_clip" end
   if lm then r[#r + 1] = "lm_metrics" end
@@ -784,10 +792,11 @@ doc.doc(M.session, "dlb.frameworks.session() -> name or nil", "the session defau
   .. "dlb.frameworks.default (nil: the per-family defaults)")
 doc.doc(M.family, "dlb.frameworks.family(g) -> \"transformer\" | \"other\" | nil",
   "the family a graph's default profile follows (a zoo model's; nil: found from the step)")
-doc.doc(M.fuse_of, "dlb.frameworks.fuse_of(profile, family) -> {pass, ...}",
+doc.doc(M.fuse_of, "dlb.frameworks.fuse_of(profile, family[, causal]) -> {pass, ...}",
   "the fusion passes (g:stats fuse=) a profile applies to a graph of that family, with its "
   .. "optimizer implementation's (optimizer_foreach, optimizer_loop, grad_clip) and its trainer's "
-  .. "language-model train metrics (lm_metrics)")
+  .. "language-model train metrics (lm_metrics); softmax_causal only when causal is true (a "
+  .. "causal decoder, dlb.mfu's rule)")
 doc.doc(M.resolve, "dlb.frameworks.resolve(framework, family, explicit) -> profile, source",
   "the profile a call uses and why: the option, none under explicit fuse=, the session "
   .. "default, or the family's default")

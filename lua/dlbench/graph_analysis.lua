@@ -40,15 +40,18 @@ local NO_LOSS_BWD = "has no softmax_xent loss with a backward op"
 -- metrics, each an eager cross-entropy over the logits every micro-batch); the loss's:
 -- "xent_fp32" (Megatron-LM's vocab-parallel cross-entropy, eager passes over fp32 logits); the
 -- attention's projections: "qkv" (Q, K, V as one GEMM h -> 3h, the bias in its epilogue) and
--- "qkv_views" (with qkv: q, k, v read as strided views of its output, no transpose copies).
+-- "qkv_views" (with qkv: q, k, v read as strided views of its output, no transpose copies);
+-- the causal softmax's: "softmax_causal" (Megatron's upper-triangular softmax kernels read the
+-- lower triangle; the attention dropout's backward its own kernel).
 local C = require("dlbench.desc").const
 local FUSE = { attention = C("DLB_FUSE_ATTENTION"), elementwise = C("DLB_FUSE_ELEMENTWISE"),
   optimizer = C("DLB_FUSE_OPTIMIZER"), optimizer_foreach = C("DLB_FUSE_OPT_FOREACH"),
   optimizer_loop = C("DLB_FUSE_OPT_LOOP"), grad_clip = C("DLB_FUSE_GRAD_CLIP"),
   lm_metrics = C("DLB_FUSE_LM_METRICS"), xent_fp32 = C("DLB_FUSE_XENT_FP32"),
-  qkv = C("DLB_FUSE_QKV"), qkv_views = C("DLB_FUSE_QKV_VIEWS") }
+  qkv = C("DLB_FUSE_QKV"), qkv_views = C("DLB_FUSE_QKV_VIEWS"),
+  softmax_causal = C("DLB_FUSE_SOFTMAX_CAUSAL") }
 local FUSE_NAMES = "attention, elementwise, optimizer, optimizer_foreach, optimizer_loop, grad_clip, "
-  .. "lm_metrics, xent_fp32, qkv, qkv_views"
+  .. "lm_metrics, xent_fp32, qkv, qkv_views, softmax_causal"
 M.FUSE = FUSE
 local function fuse_bits(v, what)
   if v == nil or v == false then return 0, nil end
@@ -262,7 +265,7 @@ local function profile_of(self, o, names, values)
     psource = o.fuse_given and "explicit switches (fuse=)" or frameworks.ALGORITHMIC
   end
   if o.framework then
-    o.fuse_names = frameworks.fuse_of(prof, fam)
+    o.fuse_names = frameworks.fuse_of(prof, fam, require("dlbench.mfu").causal(self))
     o.fuse = bits_of(o.fuse_names)
     if #o.fuse_names == 0 then o.fuse_names = nil end
   end

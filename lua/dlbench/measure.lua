@@ -290,7 +290,9 @@ function M.ops(s, opts)
     local tname = core.graph_op_type_name(K[i])
     local m, n, k, b = core.analysis_gemm(a, i - 1)
     local key, sh
-    if m then
+    -- a matmul without FLOPs or bytes runs inside another (the fused QKV's k and v: the
+    -- first GEMM's shape holds the three widths, graphs/step/analysis.c op_gemm): no kernel
+    if m and (F[i] > 0 or B[i] > 0) then
       key = string.format("gemm %dx%dx%d x%d", m, n, k, b or 1)
       sh = { kind = "gemm", class = trace.op_class(tname), m = m, n = n, k = k, batch = b or 1 }
     elseif B[i] > 0 then

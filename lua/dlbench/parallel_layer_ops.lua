@@ -260,10 +260,12 @@ end
 -- planner's rule reads (dlb_par_op.softmax, graphs/parallel/planner_ops.c softmax_kernels), 0
 -- when the kernel never runs: a sequence outside its range (rule.seq_min < s <= rule.seq_max,
 -- s % rule.seq_multiple == 0), or a step that is not 16-bit (input_in_float16 false: the eager
--- path, without its casts -- not counted; such a step gets no marks). Returns {kind = {[j] =
--- 1 | 2}, heads = } or nil.
+-- path, without its casts -- not counted; such a step gets no marks). causal: the step runs
+-- the pass softmax_causal (a causal decoder's upper-triangular kernels, kinds 3 and 4: the
+-- fused kernels' bytes the graph counted, planner_ops.c SOFTMAX_FUSED). Returns {kind = {[j] =
+-- 1 | 2 | 3 | 4}, heads = } or nil.
 local SIXTEEN = { mixed = true, mixed_bf16 = true, fp16 = true, bf16 = true }
-local function softmax_ops(ops1, marks, rule, heads, seq, precision)
+local function softmax_ops(ops1, marks, rule, heads, seq, precision, causal)
   if type(rule) ~= "table" or not SIXTEEN[precision] then return nil end
   if not (type(heads) == "number" and heads >= 1 and type(seq) == "number") then return nil end
   local core = require "dlbench.backend"
@@ -276,8 +278,9 @@ local function softmax_ops(ops1, marks, rule, heads, seq, precision)
       local ty = Ty[j]
       local nm = tname[ty]
       if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
-      if Ph[j] == 0 and nm == "softmax" and marks[j] then kind[j] = 1; any = true
-      elseif Ph[j] == 1 and nm == "softmax_bwd" then kind[j] = 2; any = true end
+      local c2 = causal and 2 or 0
+      if Ph[j] == 0 and nm == "softmax" and marks[j] then kind[j] = 1 + c2; any = true
+      elseif Ph[j] == 1 and nm == "softmax_bwd" then kind[j] = 2 + c2; any = true end
     end
   end
   if not any then return nil end

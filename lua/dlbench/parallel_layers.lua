@@ -416,7 +416,7 @@ function M.from_graph(g, o)
       fam = fw.family(g)
     end
     prof, psrc = fw.resolve(o.framework ~= "auto" and o.framework or nil, fam, false, fname)
-    base.fuse = fw.fuse_of(prof, fam)
+    base.fuse = fw.fuse_of(prof, fam, require("dlbench.mfu").causal(g))
     if #base.fuse == 0 then base.fuse = nil end
   end
   local core = require "dlbench.backend"
@@ -674,8 +674,12 @@ function M.from_graph(g, o)
   end
   -- Megatron's fused softmax and its fallback (the profile's softmax_fallback: the planner
   -- knows the micro-batch and tensor degree the kernel's rule reads)
+  local causal_sm = false
+  for _, nm in ipairs(type(base.fuse) == "table" and base.fuse or {}) do
+    if nm == "softmax_causal" then causal_sm = true end
+  end
   local sm = prof and prof.softmax_fallback and LO.softmax_ops(ops1, marks1, prof.softmax_fallback,
-    mopts.heads, mfu.tokens_per_sample(g, o.bind), base.precision)
+    mopts.heads, mfu.tokens_per_sample(g, o.bind), base.precision, causal_sm)
   out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, rep, module_ops(ops1, n, moe, marks1), sm)
   -- fp8=true: Transformer Engine's quantisation kernels of the profile's fp8 recipe
   -- (dlbench.te_fp8), for a step whose linear layers run fp8 GEMMs on these bf16 layers

@@ -364,7 +364,7 @@ local function framed(fname, o)
     p, src = fw.resolve(nil, fam, false, fname)
   end
   local fuse = o.fuse
-  if o.fuse == nil and graph then fuse = fw.fuse_of(p, fam) end
+  if o.fuse == nil and graph then fuse = fw.fuse_of(p, fam, require("dlbench.mfu").causal(g)) end
   local applied = {}
   if src:find("^default") then applied[#applied + 1] = "framework " .. p.name end
   local c = setmetatable({}, { __index = o })

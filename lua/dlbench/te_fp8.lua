@@ -124,7 +124,10 @@ function M.linears(flat, layers, tname)
       -- parallel_layers ran on past a fused kernel into a MoE block), or the experts' (2)
       local weight = m > 0 and grow == 1 and (flag == 2 or ((flag == 0 or flag == 3) and b == 1))
       if weight and flag ~= 2 and L.experts and n == L.experts then weight = false end
-      if weight then
+      if weight and not cost then
+        -- a GEMM run inside another (the fused QKV's k and v, fusion pass qkv: the first
+        -- GEMM's shape holds the three widths, graphs/step/analysis.c op_gemm): counted there
+      elseif weight then
         local ex = flag == 2 and 2 or 0
         if cur and cur.open and cur.m == m and cur.k == kk and cur.b == b and cur.flag == ex then
           cur.n = cur.n + n

@@ -103,6 +103,23 @@ T.test("measure.figure: an ERT-style roofline that saves", function()
   assert(n > 1000, "png size " .. n)
 end)
 
+-- Issue [19] megatron-audit3: under the qkv pass the fused GEMM reports the three widths
+-- (M tokens, N 3h, K h); the absorbed k and v GEMMs (no FLOPs, no bytes) are no kernels
+T.test("measure.ops: the fused QKV GEMM is one kernel of its own shape", function()
+  local g = dlb.models.gpt { layers = 1, hidden = 64, heads = 2, vocab = 100, context = 16,
+    seq = 16, batch = 1 }
+  local s = g:stats { precision = "fp32", fuse = { "elementwise", "qkv" } }
+  local t = dlb.measure.ops(s, { min_time = 0.0005, reps = 1, threads = 1 })
+  local keys = {}
+  for i = 1, t:count() do
+    local r = t:row(i)
+    keys[r.key] = r
+    if r.kind == "gemm" then assert(r.flops > 0, r.key .. ": a GEMM that runs") end
+  end
+  assert(keys["gemm 16x192x64 x1"], "the fused forward: 16 tokens x 3h 192 x h 64")
+  T.eq(keys["gemm 16x192x64 x1"].count, 1, "one fused forward GEMM")
+end)
+
 T.test("measure.ops: each distinct GEMM and elementwise shape timed once", function()
   local nn = require "dlbench.nn"
   local g = dlb.graph("small")

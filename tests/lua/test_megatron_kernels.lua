@@ -70,12 +70,64 @@ T.test("megatron-lm: the recomputed forward runs the same fused bias-GeLU", func
   eq(rg.bytes, 2 * s * 4 * h * E + 4 * h * E, "rerun: one bias_gelu kernel")
 end)
 
+-- The causal softmax (issue [19] megatron-audit3): NVIDIA/Megatron-LM megatron/fused_kernels/
+-- scaled_upper_triang_masked_softmax.h (read at 2387ce0; vTrain f8dda84 src/model/
+-- fused_softmax.py calls the same kernels): the forward warp of row r loads the inputs with
+-- element_index < local_seq = r + 1 and stores the whole row (zeros past r); the backward
+-- loads the first r + 1 output gradients and probabilities and stores the whole dx row. Over
+-- a head's s x s scores: s (s + 1) / 2 elements read per input, counted as s^2 / 2 (the
+-- diagonal's 1 / 2s left out: fusion.c causal_softmax).
 T.test("megatron-lm: the softmax backward applies the scale (scaled_upper_triang_masked_softmax)", function()
   local m = ops("megatron-lm")
   eq(m["bwd h0/attn/scale/grad"].bytes, 0, "no pass of its own for the scale's gradient")
-  eq(m["bwd h0/attn/softmax/grad"].bytes, 3 * a * s * s * E,
-    "one kernel: read dy and the probabilities, write dx")
-  eq(m["fwd h0/attn/softmax"].bytes, 2 * a * s * s * E, "forward: read the scores, write the probabilities")
+  eq(m["bwd h0/attn/softmax/grad"].bytes, (0.5 + 0.5 + 1) * a * s * s * E,
+    "one kernel: read the lower triangle of dy and of the probabilities, write every dx")
+  eq(m["fwd h0/attn/softmax"].bytes, (0.5 + 1) * a * s * s * E,
+    "forward: read the lower triangle of the scores, write every probability")
+end)
+
+-- The attention dropout as Megatron-LM runs it: ParallelAttention.attention_dropout =
+-- torch.nn.Dropout (megatron/model/transformer.py 2021-22; vTrain src/model/gpt_model.py,
+-- probabilities 0.1), its forward and its backward (dx = dy * mask) each a kernel of their own;
+-- the upper-triangular softmax's backward kernel reads the dropout's gradient from memory.
+T.test("megatron-lm: the attention dropout's backward is its own kernel", function()
+  local g = dlb.models.gpt { layers = 1, hidden = h, heads = a, vocab = 50257, context = s,
+    seq = s, batch = 1, dropout = true }
+  local ML = dlb.frameworks.get("megatron-lm")
+  local F = {}
+  for _, n in ipairs(ML.fuse) do if n ~= "softmax_causal" then F[#F + 1] = n end end
+  local function by(fw)
+    local t, k = {}, 0
+    for _, r in ipairs(g:ops { precision = "mixed", framework = fw }) do
+      t[r.phase .. " " .. r.name] = r
+      if r.phase == "bwd" and r.flops + r.bytes > 0 then k = k + 1 end
+    end
+    return t, k
+  end
+  local m, km = by(ML)
+  local w, kw = by(dlb.frameworks.derive("megatron-lm", { fuse = F }))
+  local n = a * s * s
+  local d
+  for k in pairs(m) do if k:match("^bwd h0/attn/attn_dropout/grad") then d = k end end
+  assert(d, "the attention dropout's gradient op")
+  eq(m[d].bytes, (2 + 1 + 2) * n, "dropout backward: read dy and the 1-byte mask, write dx")
+  eq(w[d].bytes, 0, "before: fused into the softmax backward")
+  eq(m["bwd h0/attn/softmax/grad"].bytes, 4 * n, "the softmax backward: 1 + 1 + 2 B")
+  eq(w["bwd h0/attn/softmax/grad"].bytes, 7 * n, "before: 6 B + the dropout's 5 B - dy's write and read")
+  T.eq(km - kw, 1, "one backward kernel more per layer")
+  -- the forward is unchanged but for the softmax's half read: the dropout was its own kernel
+  eq(m["fwd h0/attn/attn_dropout"].bytes, w["fwd h0/attn/attn_dropout"].bytes, "dropout forward")
+  eq(w["fwd h0/attn/softmax"].bytes - m["fwd h0/attn/softmax"].bytes, 1 * n, "half the scores' read")
+  -- an encoder (not causal) runs scaled_masked_softmax: the whole row, as before
+  local b = dlb.models.bert { layers = 1, hidden = 256, heads = 4, seq = 128, batch = 1 }
+  local function sm(fw)
+    for _, r in ipairs(b:ops { precision = "mixed", framework = fw }) do
+      if r.phase == "fwd" and r.type == "softmax" and r.name:match("attn") then return r.bytes end
+    end
+  end
+  eq(sm(ML), sm(dlb.frameworks.derive("megatron-lm", { fuse = F })), "BERT: the whole row")
+  T.eq(table.concat(dlb.frameworks.fuse_of(ML, "transformer", false), ","), table.concat(F, ","),
+    "fuse_of: softmax_causal for a causal decoder only")
 end)
 
 T.test("the algorithmic step keeps the graph's ops (no profile, no fusion)", function()
@@ -166,6 +218,59 @@ T.test("megatron-lm: Q, K, V as one GEMM h -> 3h, q k v as views (ColumnParallel
   T.eq(m["fwd h0/attn/q"].bytes, u["fwd h0/attn/q"].bytes + u["fwd h0/attn/k"].bytes
     + u["fwd h0/attn/v"].bytes - 2 * x + 3 * b + 3 * x - 3 * x, "against the graph's three GEMMs")
   T.checkerr("needs qkv", function() g:stats { precision = "mixed", fuse = { "qkv_views" } } end)
+end)
+
+-- The fused GEMM's shape (issue [19] megatron-audit3): ColumnParallelLinear(h, 3h) is one
+-- addmm of [tokens, h] by [h, 3h] (Megatron-LM megatron/model/transformer.py
+-- ParallelAttention.query_key_value; vTrain src/model/gpt_modeling.py): M = tokens, N = 3h,
+-- K = h; its backward dX = dY W^T [tokens, 3h] x [3h, h] (K = 3h) and dW = x^T dY [h, tokens]
+-- x [tokens, 3h] (N = 3h). The shape the roofline and the planner time it at (the analysis'
+-- GEMM shape, graphs/step/analysis.c op_gemm; before this round the Q GEMM's h -> h).
+T.test("qkv: the fused GEMM is timed at its own shape, M tokens, N 3h, K h", function()
+  local core = require "dlbench.backend"
+  local function SEQ(x, want, what)
+    local function str(t)
+      local o = {}
+      for i, v in ipairs(t or {}) do o[i] = string.format("%.17g", v) end
+      return table.concat(o, " ")
+    end
+    T.eq(str(x), str(want), what)
+  end
+  local g = dlb.models.gpt { layers = 1, hidden = h, heads = a, vocab = 50257, context = s,
+    seq = s, batch = 2 }
+  local function shapes(o)
+    local st = g:stats(o)
+    local by = {}
+    for i, r in ipairs(g:ops(o)) do
+      local m, n, k, b = core.analysis_gemm(st.analysis, i - 1)
+      if m then by[r.phase .. " " .. r.name:gsub("/recompute$", "")] = { m, n, k, b } end
+    end
+    return by
+  end
+  local m = shapes { precision = "mixed", framework = dlb.frameworks.get("megatron-lm") }
+  local u = shapes { precision = "mixed" }
+  local M = 2 * s   -- tokens of the micro-batch: the batch folds into M
+  SEQ(m["fwd h0/attn/q"], { M, 3 * h, h, 1 }, "forward: [tokens, h] x [h, 3h]")
+  SEQ(m["bwd h0/attn/q/grad_a"], { M, h, 3 * h, 1 }, "dX: [tokens, 3h] x [3h, h]")
+  SEQ(m["bwd h0/attn/q/grad_b"], { h, 3 * h, M, 1 }, "dW: [h, tokens] x [tokens, 3h]")
+  SEQ(u["fwd h0/attn/q"], { M, h, h, 1 }, "the unfused graph: three h -> h GEMMs")
+  SEQ(m["fwd h0/attn/k"], u["fwd h0/attn/k"], "k keeps its shape (no cost: inside q's)")
+  SEQ(m["fwd h0/mlp/fc1"], u["fwd h0/mlp/fc1"], "other GEMMs unchanged")
+  -- the rerun under full recompute: the same shape
+  local r = shapes { precision = "mixed", framework = dlb.frameworks.get("megatron-lm"), recompute = 1 }
+  SEQ(r["recompute h0/attn/q"], { M, 3 * h, h, 1 }, "rerun: [tokens, h] x [h, 3h]")
+  -- grouped-query attention (Megatron-Core's linear_qkv, h -> (heads + 2 kv_heads) head_dim):
+  -- N the sum of the three widths
+  local gl = dlb.models.llama { layers = 1, hidden = 256, heads = 8, kv_heads = 2, ffn = 512,
+    vocab = 1000, seq = 64, batch = 1 }
+  local st = gl:stats { precision = "mixed", fuse = { "elementwise", "qkv" } }
+  local found
+  for i, row in ipairs(gl:ops { precision = "mixed", fuse = { "elementwise", "qkv" } }) do
+    if row.phase == "fwd" and row.name:match("/attn/q$") then
+      found = { core.analysis_gemm(st.analysis, i - 1) }
+    end
+  end
+  SEQ(found, { 64, 256 + 2 * 2 * 32, 256, 1 }, "GQA: N = (8 + 2 x 2) x 32")
 end)
 
 T.test("qkv: the rerun under full recompute is the same one GEMM", function()

@@ -8,7 +8,11 @@
 -- 16-bit s x s scores, forward 6 + 8 + 8 + 8 + 6 B in 5 kernels (the fused kernel: 4 B), and
 -- autograd's backward 6 + 12 + 8 + 8 + 6 B in 5 kernels (the fused kernel: 6 B). The rule lives
 -- in graphs/parallel/planner_ops.c (softmax_kernels, softmax_pass); the profile's sequence
--- range in lua/dlbench/frameworks/megatron_lm.lua (softmax_fallback). Both backends.
+-- range in lua/dlbench/frameworks/megatron_lm.lua (softmax_fallback). A causal decoder's fused
+-- kernels are the upper-triangular ones (kinds 3 and 4, issue [19] megatron-audit3): they read
+-- the lower triangle, 3 B forward and 4 B backward per element (NVIDIA/Megatron-LM
+-- megatron/fused_kernels/scaled_upper_triang_masked_softmax.h at 2387ce0: row r loads
+-- element_index < r + 1), the attention dropout's backward its own kernel. Both backends.
 local T = require "harness"
 local dlb = require "dlbench"
 local P = dlb.parallel
@@ -41,11 +45,22 @@ T.test("from_graph marks each block's fused softmax and its gradient under megat
   local m = marks(P.layers.from_graph(g, { precision = "mixed", framework = ON }))
   T.eq(#m, 4, "two blocks: a forward and a backward kernel each")
   for _, x in ipairs(m) do
-    T.eq(x.kind, x.phase == 0 and 1 or 2, "kind by phase")
+    T.eq(x.kind, x.phase == 0 and 3 or 4, "kind by phase (a causal decoder's kernels)")
     T.eq(x.heads, a, "the heads per sample")
     T.eq(x.elems, a * s * s, "the s x s scores per head")
-    -- the fused forward reads the 16-bit scores and writes the probabilities: 4 B an element
-    if x.kind == 1 then T.eq(x.bytes, 4 * a * s * s) end
+    -- the fused forward reads the lower triangle of the 16-bit scores and writes every
+    -- probability: 1 + 2 = 3 B an element; the backward reads the lower triangle of dy and of
+    -- the probabilities and writes every dx: 1 + 1 + 2 = 4 B (the dropout's gradient, 5 B, its
+    -- own kernel: before this round fused in, 7 B)
+    if x.kind == 3 then T.eq(x.bytes, 3 * a * s * s) else T.eq(x.bytes, 4 * a * s * s) end
+  end
+  -- without the pass (a derived profile): the whole row, kinds 1 and 2
+  local F = {}
+  for _, n in ipairs(ON.fuse) do if n ~= "softmax_causal" then F[#F + 1] = n end end
+  for _, x in ipairs(marks(P.layers.from_graph(g, { precision = "mixed",
+      framework = dlb.frameworks.derive("megatron-lm", { fuse = F }) }))) do
+    T.eq(x.kind, x.phase == 0 and 1 or 2, "whole-row kernels: kind by phase")
+    if x.kind == 1 then T.eq(x.bytes, 4 * a * s * s) else T.eq(x.bytes, 7 * a * s * s) end
   end
   -- no marks: another stack's profile, the rule off, a 32-bit step
   T.eq(#marks(P.layers.from_graph(g, { precision = "mixed", framework = OFF })), 0)
@@ -90,7 +105,8 @@ T.test("the eager path is five kernels with the source's bytes, forward and back
   local g = gpt()
   local on = P.layers.from_graph(g, { precision = "mixed", framework = ON })
   local EAGER = { { 6, 8, 8, 8, 6 }, { 6, 12, 8, 8, 6 } }
-  local FUSED, FLOPS_AT = { 4, 6 }, { 4, 2 }
+  -- by kind: the whole-row kernels (1, 2) and the upper-triangular ones (3, 4)
+  local FUSED, FLOPS_AT = { 4, 6, 3, 4 }, { 4, 2 }
   local flat = {}
   for j = 1, #on.ops / OP do
     local k = (j - 1) * OP
@@ -99,12 +115,14 @@ T.test("the eager path is five kernels with the source's bytes, forward and back
       for i = 1, OP do flat[#flat + 1] = on.ops[k + i] end
     else
       local n = on.ops[k + 18]
+      local dir = (kind == 1 or kind == 3) and 1 or 2
+      assert(kind >= 3, "megatron-lm's causal kernels")
       for p = 1, 5 do
         local op = {}
         for i = 1, OP do op[i] = on.ops[k + i] end
         op[16], op[17], op[18] = 0, 0, 0
-        op[5] = EAGER[kind][p] * n
-        if p == FLOPS_AT[kind] then op[5] = op[5] + math.max(0, on.ops[k + 5] - FUSED[kind] * n)
+        op[5] = EAGER[dir][p] * n
+        if p == FLOPS_AT[dir] then op[5] = op[5] + math.max(0, on.ops[k + 5] - FUSED[kind] * n)
         else op[3], op[4] = 0, 0 end
         for i = 1, OP do flat[#flat + 1] = op[i] end
       end
@@ -118,6 +136,15 @@ T.test("the eager path is five kernels with the source's bytes, forward and back
   T.near(r1.compute, r2.compute, 1e-12, "the device's compute")
   -- and where the kernel runs, the written-out passes are the slower step
   assert(evaluate(hand, OFF, 8, 2).step > evaluate(on, ON, 8, 2).step, "tp 8 micro-batch 2: fused")
+  -- a kind against its phase (3: a causal forward; 4 a causal backward), or 5: refused
+  for _, c in ipairs { { 3, 1 }, { 4, 0 }, { 5, 0 } } do
+    local bad = {}
+    for k, v in pairs(on) do bad[k] = v end
+    bad.ops = {}
+    for i = 1, OP do bad.ops[i] = on.ops[i] end
+    bad.ops[2], bad.ops[16], bad.ops[17], bad.ops[18] = c[2], c[1], a, a * s * s
+    T.checkerr("has softmax " .. c[1], function() evaluate(bad, ON, 8, 1) end)
+  end
 end)
 
 T.done()

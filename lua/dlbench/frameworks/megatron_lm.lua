@@ -10,7 +10,12 @@ return {
   -- ParallelAttention.query_key_value; vTrain src/model/gpt_modeling.py
   -- ShardedGptSelfAttention.query_key_value, F.linear -> addmm with the bias), q, k, v strided
   -- views of its output read by baddbmm / bmm (split_tensor_along_last_dim; fusion.c qkv)
-  fuse = { "elementwise", "optimizer", "xent_fp32", "qkv", "qkv_views" },
+  -- softmax_causal: a causal decoder's softmax is ScaledUpperTriangMaskedSoftmax
+  -- (megatron/fused_kernels/scaled_upper_triang_masked_softmax.h: row r loads its first r + 1
+  -- scores, and in the backward its first r + 1 gradients and probabilities), and the
+  -- attention dropout is torch.nn.Dropout, its backward a kernel of its own
+  -- (megatron/model/transformer.py ParallelAttention.attention_dropout; fusion.c causal_softmax)
+  fuse = { "elementwise", "optimizer", "xent_fp32", "qkv", "qkv_views", "softmax_causal" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "apex",
