@@ -145,7 +145,7 @@ while kill -0 "$wa" 2>/dev/null || kill -0 "$wb" 2>/dev/null; do
   if [ -f "$d/t.csv" ]; then
     n=$(wc -l <"$d/t.csv"); [ "$n" -eq 2001 ] || torn=$((torn + 1))
   fi
-  sleep 0.01
+  t_nap 0.01 # (lib.sh: a read timeout; a `sleep` process a look was ~960 processes)
 done
 wait "$wa"; ra=$?; wait "$wb"; rb=$?
 kinds=$(tail -n +2 "$d/t.csv" | cut -d, -f1 | sort -u | tr -d '\n')
