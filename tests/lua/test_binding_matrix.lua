@@ -234,8 +234,8 @@ local NBAD = 9 -- BAD holds a nil: count by hand
 
 local lines = {}
 T.test("the matrix runs on this backend without a crash", function()
-  -- The collector runs between every few allocations of a binding call (setpause 0: a
-  -- whole cycle at each allocation the call makes), so that a temporary a binding leaves
+  -- The collector runs between every few allocations of a binding call (setpause 0: it
+  -- never pauses, each allocation runs it), so that a temporary a binding leaves
   -- unanchored is freed while the call still uses it. ASan (the sanitizer flavour:
   -- ASAN_OPTIONS is set by tests/run.sh) reports such a use at once, and LuaJIT's collector
   -- makes the stress cheap (0.4 s); under the release Lua 5.4 host, where a use after free
@@ -257,7 +257,7 @@ T.test("the matrix runs on this backend without a crash", function()
   else
     collectgarbage("generational", 1, 100)
   end
-  local ok, err = pcall(function()
+  local ok, err = xpcall(function()
     for _, c in ipairs(good) do
       local name, n = c[1], #c - 1
       for i = 1, 8 do if c[i + 1] ~= nil then n = math.max(n, i) end end
@@ -273,12 +273,12 @@ T.test("the matrix runs on this backend without a crash", function()
         end
       end
     end
-  end)
+  end, debug.traceback)
   stress = false
   collectgarbage("restart")
   pcall(collectgarbage, "incremental") -- Lua 5.4's default mode back (LuaJIT has one)
   collectgarbage("setpause", 200)
-  assert(ok, err)
+  if not ok then error(err, 0) end
 end)
 
 ---------------------------------------------------------------- the derived lists
