@@ -49,12 +49,20 @@ local function show(v, depth)
   return tostring(v)
 end
 
+-- stress: the matrix's collector stress (below) is on; the collector then runs only around
+-- the binding call itself, not while this file formats the transcript
+local stress = false
 local function call(name, args, n)
   local parts = {}
   for i = 1, n do parts[i] = show(args[i]) end
   local text = name .. "(" .. table.concat(parts, ", ") .. ")"
   local function pack(...) return { n = select("#", ...), ... } end -- nils among results count
+  if stress then
+    collectgarbage("restart")
+    repeat until collectgarbage("step", 0) -- a whole cycle ends just before the call
+  end
   local r = pack(pcall(core[name], (table.unpack or unpack)(args, 1, n)))
+  if stress then collectgarbage("stop") end
   if r[1] then
     local out = {}
     for i = 2, r.n do out[#out + 1] = show(r[i]) end
@@ -226,35 +234,51 @@ local NBAD = 9 -- BAD holds a nil: count by hand
 
 local lines = {}
 T.test("the matrix runs on this backend without a crash", function()
-  -- The collector runs between every few allocations (about 26 whole cycles a call), so
-  -- that a temporary a binding leaves unanchored is freed while the call still uses it.
-  -- ASan (the sanitizer flavour: ASAN_OPTIONS is set by tests/run.sh) reports such a use
-  -- at once, and LuaJIT's collector makes the stress cheap (0.4 s); under the release
-  -- Lua 5.4 host, where a use after free could only show as a changed transcript line,
-  -- it cost 7.5 s, so that run takes generational minor collections instead (about one
-  -- every six calls, freeing the young objects, which such temporaries are).
+  -- The collector runs between every few allocations of a binding call (setpause 0: it
+  -- never pauses, each allocation runs it), so that a temporary a binding leaves
+  -- unanchored is freed while the call still uses it. ASan (the sanitizer flavour:
+  -- ASAN_OPTIONS is set by tests/run.sh) reports such a use at once, and LuaJIT's collector
+  -- makes the stress cheap (0.4 s); under the release Lua 5.4 host, where a use after free
+  -- could only show as a changed transcript line, it cost 7.5 s, so that run takes
+  -- generational minor collections instead (about one every six calls, freeing the young
+  -- objects, which such temporaries are). Under ASan (Lua 5.4) the collector is stopped
+  -- while this file formats each call's arguments and results (`stress` in call): it ran
+  -- 126,000 whole cycles there against 14,000 inside the 4,759 calls, about 10 of the
+  -- sanitizer run's 15 CPU-s. A cycle ends just before each call (every call then sees at
+  -- least one whole cycle inside it: 4,759 calls against 4,742 before; BENCHMARKS.md "The
+  -- whole suite"). LuaJIT keeps the plain stress: its cycle before each call cost more
+  -- than its stress saved (1.5 -> 2.9 CPU-s).
   if os.getenv("ASAN_OPTIONS") or dlb.backend == "ffi" then
     collectgarbage("setpause", 0)
+    if dlb.backend ~= "ffi" then
+      collectgarbage("stop")
+      stress = true
+    end
   else
     collectgarbage("generational", 1, 100)
   end
-  for _, c in ipairs(good) do
-    local name, n = c[1], #c - 1
-    for i = 1, 8 do if c[i + 1] ~= nil then n = math.max(n, i) end end
-    local args = {}
-    for i = 1, n do args[i] = c[i + 1] end
-    lines[#lines + 1] = call(name, args, n)
-    for i = 1, n do
-      for b = 1, NBAD do
-        local bad = {}
-        for k = 1, n do bad[k] = args[k] end
-        bad[i] = BAD[b]
-        lines[#lines + 1] = call(name, bad, n)
+  local ok, err = xpcall(function()
+    for _, c in ipairs(good) do
+      local name, n = c[1], #c - 1
+      for i = 1, 8 do if c[i + 1] ~= nil then n = math.max(n, i) end end
+      local args = {}
+      for i = 1, n do args[i] = c[i + 1] end
+      lines[#lines + 1] = call(name, args, n)
+      for i = 1, n do
+        for b = 1, NBAD do
+          local bad = {}
+          for k = 1, n do bad[k] = args[k] end
+          bad[i] = BAD[b]
+          lines[#lines + 1] = call(name, bad, n)
+        end
       end
     end
-  end
+  end, debug.traceback)
+  stress = false
+  collectgarbage("restart")
   pcall(collectgarbage, "incremental") -- Lua 5.4's default mode back (LuaJIT has one)
   collectgarbage("setpause", 200)
+  if not ok then error(err, 0) end
 end)
 
 ---------------------------------------------------------------- the derived lists

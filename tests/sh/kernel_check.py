@@ -98,9 +98,11 @@ try:
     m = kc.inspect("dlb.table.pivot", 15, reply=True, timeout=10)["content"]
     check("help through inspect (Shift-Tab)", m["found"] and "pivot" in m["data"]["text/plain"], m)
     # a sweep interrupted: its finished rows stay, as in the REPL
-    # (a busy fn: os.execute's system() ignores SIGINT while its child runs)
-    kc.execute('t = dlb.sweep({i = dlb.range(1, 400)}, function(p) local t0 = os.clock() '
-               'while os.clock() - t0 < 0.02 do end return {v = p.i} end, {jobs = 1})',
+    # (a slow fn that burns no CPU, as test_sweep_repl.sh's: a poll on no descriptors, which
+    # the interrupt's signal ends; not os.execute, whose system() ignores SIGINT while its
+    # child runs; a busy loop here spun for the 2 s before the interrupt)
+    kc.execute('t = dlb.sweep({i = dlb.range(1, 400)}, function(p) dlb.core._proc_poll({}, 0.02) '
+               'return {v = p.i} end, {jobs = 1})',
                stop_on_error=False)  # else ipykernel aborts the next request if it comes fast
     time.sleep(2.0)
     km.interrupt_kernel()
