@@ -110,6 +110,7 @@ end
 -- Lua's io convention: true, or nil and a message (a full disk, a read-only folder). After
 -- dlb.write_errors("raise") they raise that message at the caller's line instead, so a
 -- study that ignores return values stops at the first failed write (docs/security.md).
+-- A misuse (bad argument, f:save's unknown extension) raises in either mode.
 local write_mode = "return"
 function M.write_errors(mode)
   local old = write_mode
