@@ -3,7 +3,9 @@
 -- handle(op, payload) answers one request by sending JSON messages (kernel_send):
 --   execute "<count>\n<code>"  {type="result"|"display", data={mime=text}, files={mime=path}}
 --                              then {type="done"}; a cell's last line is its value when it
---                              is an expression (as IPython); a trailing ";" hides it
+--                              is an expression (as IPython); a trailing ";" hides it;
+--                              top-level `local a = ...` lines are session variables
+--                              (the REPL's rule, errors.session_locals)
 --   complete "<cursor>\n<code>" {type="complete", matches=, cursor_start=, cursor_end=}
 --   inspect "<cursor>\n<code>"  {type="inspect", found=, data={["text/plain"]=help text}}
 -- Errors (and Ctrl-C, which the wrapper forwards on a Jupyter interrupt) reach on_error
