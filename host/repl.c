@@ -161,21 +161,30 @@ static int incomplete(lua_State *L, int status) {
   return lmsg >= 5 && strcmp(msg + lmsg - 5, "<eof>") == 0;
 }
 
-/* A chunk that starts `local a, b = ...` (the documentation's examples) declares session
-** variables: a local of one chunk would be gone on the next line (`local g = ...` then
-** `g:stats{}` met a nil `g`), so it is compiled without the leading `local`, as the global
-** assignment `a, b = ...`, when that compiles. `local function` (its traceback names it a
-** local), `local x` without a value and attributes (`<const>`) stay as typed. On top of the
-** stack: the compiled statement chunk, replaced in place. */
+/* A chunk's top-level `local a, b = ...` lines (the documentation's examples) declare
+** session variables: a local of one chunk would be gone on the next line (`local g = ...`
+** then `g:stats{}` met a nil `g`), so they are compiled without the `local`, as global
+** assignments. The rule is dlbench.errors.session_locals, the one the Jupyter kernel's cells
+** follow too (`local function f`, `local x` without a value and attributes stay as typed).
+** On top of the stack: the compiled statement chunk, replaced in place; left as it is when
+** the rule changes nothing or cannot run. */
 static void session_local(lua_State *L, const char *src, size_t len) {
-  while (len > 0 && (*src == ' ' || *src == '\t')) { src++; len--; }
-  if (len < 7 || memcmp(src, "local", 5) != 0 || (src[5] != ' ' && src[5] != '\t')) return;
-  const char *p = src + 5;
-  size_t m = len - 5;
-  while (m > 0 && (*p == ' ' || *p == '\t')) { p++; m--; }
-  if (m >= 8 && memcmp(p, "function", 8) == 0 && !(isalnum((unsigned char)p[8]) || p[8] == '_')) return;
-  if (luaL_loadbuffer(L, p, m, "=stdin") == LUA_OK) lua_remove(L, -2);
-  else lua_pop(L, 1);
+  if (len < 7) return;
+  int top = lua_gettop(L);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "dlbench.errors");
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+    lua_getfield(L, -1, "session_locals");
+    lua_pushlstring(L, src, len);
+    size_t m;
+    const char *p;
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && (p = lua_tolstring(L, -1, &m)) != NULL
+        && (m != len || memcmp(p, src, len) != 0)
+        && luaL_loadbuffer(L, p, m, "=stdin") == LUA_OK) {
+      lua_replace(L, top); /* the new chunk over the old one */
+    }
+  }
+  lua_settop(L, top);
 }
 
 /* Compile chunk: `return <chunk>` first (an expression), then as statements. A leading

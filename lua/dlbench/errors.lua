@@ -110,6 +110,7 @@ end
 -- Lua's io convention: true, or nil and a message (a full disk, a read-only folder). After
 -- dlb.write_errors("raise") they raise that message at the caller's line instead, so a
 -- study that ignores return values stops at the first failed write (docs/security.md).
+-- A misuse (bad argument, f:save's unknown extension) raises in either mode.
 local write_mode = "return"
 function M.write_errors(mode)
   local old = write_mode
@@ -212,17 +213,49 @@ function M.guard_methods(class, prefix, isself, selfchecked)
   end
 end
 
--- The hint `dlbench run` adds to a script's syntax error when a line of it is an expression
--- alone (review 14: the docs' examples are REPL lines such as `g:stats{}.params`, which a
--- script rejects as "syntax error near <eof>" at the line after): " (line N, `expr`, is an
--- expression alone: ...)", or nil. A line counts when it fails as a statement, compiles
--- after `return `, and the file read with that line as an assignment `_ = expr` compiles or
--- fails further down (a line inside a multi-line call does not). Called by host/main.c.
+-- The session-variable rule of the REPL (host/repl.c) and the Jupyter kernel
+-- (dlbench.kernel), one place for both (review 14 wrote it in C for the REPL; review 15
+-- moved it here so a notebook cell follows it too). A line of chunk src that starts a
+-- top-level statement (the lines before it compile as a chunk) with `local a, b = ...`
+-- loses its `local` when src still compiles without it: the docs' examples (`local g =
+-- ...` then `g:stats{}` on the next line, or in the next cell) keep their variables.
+-- `local function f` (its traceback names it a local), `local x` without a value,
+-- attributes (`<const>`), later locals on the same line and locals inside a block stay as
+-- typed. Returns the source to compile (src itself when nothing changed).
+function M.session_locals(src)
+  if not src:find("local", 1, true) then return src end
+  local lines = {}
+  for l in (src .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+  local changed = false
+  for i, l in ipairs(lines) do
+    local rest = l:match("^[ \t]*local[ \t]+(.*)$")
+    if rest and rest ~= "function" and not rest:match("^function[^%w_]")
+      and (i == 1 or load(table.concat(lines, "\n", 1, i - 1), "=c", "t")) then
+      local keep = lines[i]
+      lines[i] = rest
+      if load(table.concat(lines, "\n"), "=c", "t") then changed = true else lines[i] = keep end
+    end
+  end
+  return changed and table.concat(lines, "\n") or src
+end
+
+-- The hint a syntax error gets when a line of the chunk is an expression alone (review 14:
+-- the docs' examples are REPL lines such as `g:stats{}.params`, which a script rejects as
+-- "syntax error near <eof>" at the line after): " (line N, `expr`, is an expression alone:
+-- ...)", or nil. A line counts when it fails as a statement, compiles after `return `, and
+-- the chunk with that line as an assignment `_ = expr` compiles or fails further down (a
+-- line inside a multi-line call does not). `dlbench run` adds it to a script's error
+-- (M.bare_expression(path), called by host/main.c), the Jupyter kernel to a cell's
+-- (M.bare_expression_in(code, "a cell shows its last line's value")).
 function M.bare_expression(path)
   local f = io.open(path, "rb")
   if not f then return nil end
   local src = f:read("*a")
   f:close()
+  return M.bare_expression_in(src, "the REPL prints such a line's value, a script needs print(...)")
+end
+
+function M.bare_expression_in(src, advice)
   local lines = {}
   for l in (src:gsub("\r\n", "\n") .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
   for i, l in ipairs(lines) do
@@ -234,8 +267,8 @@ function M.bare_expression(path)
       local ok, err = load(table.concat(copy, "\n"), "=f", "t")
       local at = not ok and tonumber(tostring(err):match("^f:(%d+):"))
       if ok or (at and at > i) then
-        return string.format(" (line %d, `%s`, is an expression alone: the REPL prints such a "
-          .. "line's value, a script needs print(...))", i, code:match("^%s*(.-)%s*$"))
+        return string.format(" (line %d, `%s`, is an expression alone: %s)", i,
+          code:match("^%s*(.-)%s*$"), advice)
       end
     end
   end

@@ -3,7 +3,9 @@
 -- handle(op, payload) answers one request by sending JSON messages (kernel_send):
 --   execute "<count>\n<code>"  {type="result"|"display", data={mime=text}, files={mime=path}}
 --                              then {type="done"}; a cell's last line is its value when it
---                              is an expression (as IPython); a trailing ";" hides it
+--                              is an expression (as IPython); a trailing ";" hides it;
+--                              top-level `local a = ...` lines are session variables
+--                              (the REPL's rule, errors.session_locals)
 --   complete "<cursor>\n<code>" {type="complete", matches=, cursor_start=, cursor_end=}
 --   inspect "<cursor>\n<code>"  {type="inspect", found=, data={["text/plain"]=help text}}
 -- Errors (and Ctrl-C, which the wrapper forwards on a Jupyter interrupt) reach on_error
@@ -155,7 +157,11 @@ require("dlbench.doc").doc(cd, "cd(path)", "in the Jupyter kernel: change the wo
 
 -- Compile a cell: the whole cell as an expression, else its last line as the value (when
 -- that line is an expression and the rest is statements), else the cell as statements.
+-- Its top-level `local a = ...` lines declare session variables, by the REPL's rule
+-- (errors.session_locals: a cell's locals would be gone in the next cell); a syntax error
+-- names a line that is an expression alone (errors.bare_expression_in), as `dlbench run` does.
 local function compile(code, name, quiet)
+  local errs = require "dlbench.errors"
   if not quiet then
     local f = load("return " .. code, name, "t")
     if f then return f end
@@ -164,12 +170,15 @@ local function compile(code, name, quiet)
     local body, last = code:match("^(.*\n)([^\n]*%S[^\n]*)\n?%s*$")
     if body and not last:match("^%s*%-%-") and load("return " .. last, name, "t")
       and load(body, name, "t") then
-      f = load(body .. "return " .. last, name, "t")
+      f = load(errs.session_locals(body) .. "return " .. last, name, "t")
       if f then return f end
     end
   end
-  local f, err = load(code, name, "t")
-  if not f then error(err, 0) end
+  local f, err = load(errs.session_locals(code), name, "t")
+  if not f then
+    error(tostring(err) .. (errs.bare_expression_in(code, "a cell shows its last line's value; "
+      .. "print(...) the others") or ""), 0)
+  end
   return f
 end
 

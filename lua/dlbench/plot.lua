@@ -178,7 +178,8 @@ function Figure:panel(r, c)
   return p
 end
 
--- f:save(path[, {dpi=}]) -> true, or nil and a message when the file cannot be written.
+-- f:save(path[, {dpi=}]) -> true, or nil and a message when the file cannot be written;
+-- a misuse (unknown extension, bad dpi) raises, in either dlb.write_errors mode.
 -- Warns (stderr and f:warnings(), once per save) about points outside user limits and
 -- about what f:layout_check() would report.
 function Figure:save(path, opts)
@@ -649,7 +650,8 @@ function M.png_pixel(path, x, y) return cc3(core.plot_png_pixel, path, x, y) end
 
 doc.doc(Figure.panel, "f:panel(row, col) -> panel", "a panel of a grid figure (1-based)")
 doc.doc(Figure.save, "f:save(path[, {dpi=}]) -> true | nil, message",
-  "write PNG, PDF or SVG (by extension), whole or not at all")
+  "write PNG, PDF or SVG (by extension), whole or not at all; nil, message when the write "
+  .. "fails; another extension (.jpg) or a dpi outside 10-2400 is an error")
 doc.doc(Figure.layout_check, "f:layout_check() -> {descriptions}",
   "overlapping text boxes of the layout (empty when clean)")
 doc.doc(Figure.warnings, "f:warnings() -> {messages}", "warnings so far (NaN/Inf skipped)")

@@ -102,6 +102,28 @@ T.test("data parallel: weak scaling loses utilisation to the allreduce", functio
     { work = w, hw = V100, precision = "fp16", workers = 2, subbatch = 1, bw = 1e9 })
 end)
 
+T.test("async PS: ResNet-50 on 512 A100s is server-bound at 4 shards (the ps row by hand)", function()
+  -- docs/parallel.md's example (review 15): 4 shards, each one 25 GB/s inter link, take
+  -- n S / k bytes in and as many out per round of n updates: 2 n S / k beta
+  local hw = dlb.hw.get("A100-SXM4-80GB")
+  local s = dlb.models.resnet { depth = 50 }:stats { b = 64, precision = "mixed" }
+  local base = { stats = s, hw = hw, workers = 512, subbatch = 64 }
+  local function with(t) local o = {} for k, v in pairs(base) do o[k] = v end
+    for k, v in pairs(t) do o[k] = v end return o end
+  local sync = P.data(base)
+  local S, beta, alpha = sync.grad_bytes, 1 / hw.links.inter.bw, hw.links.inter.latency
+  T.eq(S, 51114064, "ResNet-50 fp16 gradient bytes")
+  T.near(sync.step, 0.02666, 1e-3, "synchronous step (NCCL allreduce)")
+  local a4 = P.data(with { async = true, shards = 4 })
+  T.near(a4.step, 2 * 512 * S / 4 * beta, 1e-12, "server-bound at 4 shards")
+  T.near(a4.step, 0.5234, 1e-3, "0.52 s, as docs/parallel.md says")
+  T.eq(a4.collectives, "alpha-beta", "async is alpha-beta")
+  -- one shard per worker: worker-bound, compute + push + pull
+  local a512 = P.data(with { async = true, shards = 512 })
+  T.near(a512.step, a512.compute + 2 * alpha + 2 * S * beta, 1e-12, "worker-bound at 512 shards")
+  T.near(P.data(with { async = true, shards = 64 }).step, 0.0327, 1e-3, "64 shards")
+end)
+
 T.test("data parallel from graph stats (s.flops_fwd/bwd/update, s.params, s.breakdown)", function()
   -- a stats table as g:stats{b=32} returns it (hand-made: 1 GFLOP fwd per sample); at the
   -- footprint's peak only a quarter of the gradients is live

@@ -36,6 +36,9 @@ cells = [
     "m",                                                                    # 10
     "string.char(104, 105, 255, 33)",                                       # 11 not UTF-8 (review7)
     "x + 2",                                                                # 12 still answering
+    "local sv = 7\nlocal sw = sv + 1",                                        # 13 session locals
+    "sv * sw",                                                              # 14 (review 15)
+    "local sg = 2\nsg * 3\nsg",                                              # 15 expression alone
 ]
 nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
 client = NotebookClient(nb, kernel_name="dlbench", timeout=60, allow_errors=True)
@@ -81,6 +84,12 @@ check("a value that is not UTF-8 shows with the byte replaced",
       data(out[11], "execute_result", "text/plain") == "hi\ufffd!", out[11])
 check("the kernel answers after a value that is not UTF-8",
       data(out[12], "execute_result", "text/plain") == "22", out[12])
+
+check("a cell's top-level locals are session variables (the REPL's rule)",
+      data(out[14], "execute_result", "text/plain") == "56", out[13] + out[14])
+err = [o for o in out[15] if o.output_type == "error"]
+check("a syntax error names the line that is an expression alone",
+      len(err) == 1 and "(line 2, `sg * 3`, is an expression alone" in err[0].evalue, out[15])
 
 # -- 2. the protocol directly: first-cell latency, completion, help, interrupt
 t0 = time.time()
