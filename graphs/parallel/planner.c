@@ -244,6 +244,11 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   ** splits the sequence in 2 cp chunks and gives rank r chunks r and 2cp-1-r, so causal
   ** attention's work is balanced too): every per-sample cost is divided by cp */
   double mbc = mb / cp;
+  /* Megatron's fused-softmax rule reads the attention batches b x heads / tp of a rank: the
+  ** whole micro-batch under ring or all-gather context parallelism (each rank's queries of
+  ** every sample), b / cp's worth under all-to-all (the heads split over tp x cp): the
+  ** factor from mbc back to the rule's samples (planner_ops.c softmax_kernels) */
+  dlb_layer_times_cp(LT, cp > 1 && ca != DLB_CP_ALLTOALL ? cp : 1);
   double wb, gb, ob;
   param_bytes(o, &wb, &gb, &ob);
   int sp = o->seq_par != 0;

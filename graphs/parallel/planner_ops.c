@@ -56,11 +56,14 @@ static const double SOFTMAX_FUSED[4] = { 4, 6, 3, 4 };
 static const int SOFTMAX_PASS[2] = { 3, 1 };          /* the pass that holds the FLOPs */
 
 /* The kernels op o runs as at micro-batch mb on tensor degree tl: SOFTMAX_PASSES for a
-** fused softmax whose kernel is not available there, else 1. */
-static int softmax_kernels(const dlb_par_op *o, double mb, double tl) {
+** fused softmax whose kernel is not available there, else 1. smb: the samples of the
+** attention batches per sample of mb (dlb_layer_times_cp): mb is the micro-batch over the
+** context degree, and the rule's b is the micro-batch itself (review 16: at cp 2 the rule
+** read b / 2). */
+static int softmax_kernels(const dlb_par_op *o, double mb, double tl, double smb) {
   if (!(o->softmax >= 1 && o->softmax <= 4)) return 1;
   if (!(o->softmax_heads > 0)) return SOFTMAX_PASSES;
-  double ab = mb * o->softmax_heads / (tl > 1 ? tl : 1);
+  double ab = mb * smb * o->softmax_heads / (tl > 1 ? tl : 1);
   return fmod(ab, 4) == 0 ? 1 : SOFTMAX_PASSES;
 }
 
@@ -87,6 +90,9 @@ struct dlb_layer_times {
   ** local expert (else its further launches are none at any ep), and 1 when it has a fused
   ** softmax that may run eagerly (softmax_kernels: its further kernels by the layout) */
   double *host;
+  /* the attention batches' samples per sample of the micro-batch the costs are asked at
+  ** (dlb_layer_times_cp; the cache holds one value's times) */
+  double smb;
   entry *tab;           /* open-addressing cache */
   size_t cap, used;
 };
@@ -163,6 +169,7 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
   T->L = L;
   T->n = n;
   T->nops = nops;
+  T->smb = 1;
   T->ops = dlb_malloc(sizeof(dlb_par_op) * (size_t)(nops > 0 ? nops : 1));
   T->first = dlb_calloc((size_t)n, sizeof(int));
   T->count = dlb_calloc((size_t)n, sizeof(int));
@@ -213,6 +220,12 @@ void dlb_layer_times_free(dlb_layer_times *T) {
   dlb_free(T->host);
   dlb_free(T->tab);
   dlb_free(T);
+}
+
+void dlb_layer_times_cp(dlb_layer_times *T, double smb) {
+  if (!T || !(smb > 0) || smb == T->smb) return;
+  T->smb = smb;
+  dlb_layer_times_reset(T);
 }
 
 void dlb_layer_times_reset(dlb_layer_times *T) {
@@ -325,7 +338,7 @@ static double softmax_pass(const dlb_roof *d, const dlb_par_op *o, double mb, do
 ** expert ops), with sequence parallelism when sp, under moe (DLB_MOE_*): the per-op rule
 ** (dlb_op_time_raw) at its own bound. */
 static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double tl, double ep,
-                      int sp, int moe) {
+                      int sp, int moe, double smb) {
   int mbound;
   double f, b, xe;
   op_work(d, o, mb, tl, ep, sp, &f, &b, &xe);
@@ -341,7 +354,7 @@ static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double 
   }
   double nl = local_gemms(o, g, moe);
   double pe = per_expert(o, xe);
-  if (softmax_kernels(o, mb, tl) > 1) {
+  if (softmax_kernels(o, mb, tl, smb) > 1) {
     /* the eager path: its passes, each a kernel */
     double t = 0;
     for (int i = 0; i < SOFTMAX_PASSES; i++) t += softmax_pass(d, o, mb, tl, f, b, i);
@@ -388,7 +401,7 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   }
   for (int k = 0; k < T->count[li]; k++) {
     const dlb_par_op *o = &T->ops[T->first[li] + k];
-    double t = op_time(d, o, mb, tl, ep, sp, moe);
+    double t = op_time(d, o, mb, tl, ep, sp, moe, T->smb);
     if (o->phase == 0) *tf += t;
     else if (o->phase == 1) *tb += t;
     else *tu += t;
@@ -425,8 +438,8 @@ static void segments(const dlb_layer_times *T, const dlb_roof *d, int li, double
   for (int k = 0; k < T->count[li]; k++) {
     const dlb_par_op *o = &T->ops[T->first[li] + k];
     if (o->phase == 2) continue;
-    double t = op_time(d, o, mb, tl, ep, sp, moe), h = host_costed(o) ? d->host_op : 0;
-    int nk = softmax_kernels(o, mb, tl);
+    double t = op_time(d, o, mb, tl, ep, sp, moe, T->smb), h = host_costed(o) ? d->host_op : 0;
+    int nk = softmax_kernels(o, mb, tl, T->smb);
     if (nk > 1) {
       /* an eager softmax: each pass a kernel the host issues (op_time's passes) */
       double f, b, xe;
@@ -483,10 +496,10 @@ int dlb_layer_sac(const dlb_layer_times *T, const dlb_roof *d, int li, double mb
     if (sac_saved(o, &mm)) {
       *kept += out_bytes(l, o) / ot;
     } else {
-      *rt += op_time(d, o, mb, tl, ep, sp, moe);
+      *rt += op_time(d, o, mb, tl, ep, sp, moe, T->smb);
       *rf += o->flops_sample;
       if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
-        *rh += d->host_op * softmax_kernels(o, mb, tl);
+        *rh += d->host_op * softmax_kernels(o, mb, tl, T->smb);
     }
   }
   /* the checkpoint reruns the block's Python forward to reach them (as full recompute's
@@ -551,7 +564,7 @@ int dlb_layer_rcm(dlb_layer_times *T, const dlb_roof *d, int li, double mb, doub
     r->hit |= flag;
     /* the busiest expert sets an expert op's time (the layer's load, as its forward) */
     double ld = (o->attention == 2 || o->attention == 4 || o->module == DLB_OPM_MOE_ACT) ? load : 1;
-    r->time += n * ld * op_time(d, o, mb, tl, ep, sp, moe);
+    r->time += n * ld * op_time(d, o, mb, tl, ep, sp, moe, T->smb);
     r->flops += n * o->flops_sample;
     if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
       r->host += n * d->host_op;
@@ -635,7 +648,7 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     for (int k = 0; h[5] != 0 && k < T->count[li]; k++) {
       const dlb_par_op *o = &T->ops[T->first[li] + k];
       if (!host_costed(o)) continue;
-      int nk = softmax_kernels(o, mb, tl);
+      int nk = softmax_kernels(o, mb, tl, T->smb);
       if (nk <= 1) continue;
       n[(int)o->phase] += nk - 1;
       if (o->phase == 0 && core_op(o)) nc += nk - 1;

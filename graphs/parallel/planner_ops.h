@@ -19,6 +19,13 @@ void dlb_layer_times_free(dlb_layer_times *T);
 /* Forget the cached times (they belong to one device): a prepared model (dlb_par_model)
 ** keeps its grouping across calls and empties the cache before each. */
 void dlb_layer_times_reset(dlb_layer_times *T);
+/* The samples of a fused softmax's attention batches (Megatron's kernel rule: micro-batch x
+** heads / tp, planner_ops.c softmax_kernels) per sample of the micro-batch the costs are
+** asked at: the context degree under ring or all-gather context parallelism (the costs are
+** asked at micro-batch / cp; each rank's attention still batches the whole micro-batch x its
+** heads), 1 otherwise (all-to-all: the heads split over tp x cp). Empties the cache when it
+** changes. */
+void dlb_layer_times_cp(dlb_layer_times *T, double smb);
 
 /* Seconds of layer li's forward (*tf), backward (*tb) and optimizer update (*tu) at mb
 ** samples on tensor degree tl (1 when the layer runs replicated) and expert-parallel degree

@@ -147,4 +147,50 @@ T.test("the eager path is five kernels with the source's bytes, forward and back
   end
 end)
 
+-- Context parallelism (review 16): the planner times a rank's layers at micro-batch / cp, and
+-- the kernel's rule reads b x np, the micro-batch itself under ring (and all-gather) cp (each
+-- rank runs its queries of every sample: NVIDIA/Megatron-LM megatron/core/transformer/
+-- dot_product_attention.py's FusedScaleMaskSoftmax sees [b, np, sq / cp, sk]); under
+-- all-to-all (Ulysses) the heads split over tp x cp: b x np / cp. Before the fix tp 4,
+-- micro-batch 1, cp 2 (4 attention batches) ran the eager path (0.5 x 16 / 4 = 2).
+T.test("context parallelism: the rule reads the micro-batch, not micro-batch / cp", function()
+  local g = gpt()
+  local on = P.layers.from_graph(g, { precision = "mixed", framework = ON })
+  local off = P.layers.from_graph(g, { precision = "mixed", framework = OFF })
+  local function ev(ls, prof, tp, mb, cp, algo)
+    return P.evaluate { layers = ls, hw = A100, precision = "mixed", framework = prof,
+      cluster = P.cluster { hw = A100, per_node = 8, nodes = 2 }, dp = 16 / tp / cp, tp = tp,
+      pp = 1, cp = cp, cp_algo = algo, m = 4, batch = 4 * mb * 16 / tp / cp, schedule = "1f1b",
+      recompute = true, zero = 0 }
+  end
+  for _, c in ipairs { { 4, 1, 2, "ring", false }, { 4, 1, 2, "allgather", false },
+                       { 8, 1, 2, "ring", true }, { 2, 1, 2, "alltoall", false },
+                       { 4, 1, 2, "alltoall", true }, { 8, 2, 2, "ring", false } } do
+    local tp, mb, cp, algo, eager = c[1], c[2], c[3], c[4], c[5]
+    local r1, r0 = ev(on, ON, tp, mb, cp, algo), ev(off, OFF, tp, mb, cp, algo)
+    local what = string.format("tp %d micro-batch %d cp %d %s", tp, mb, cp, algo)
+    if eager then
+      assert(r1.step > 1.05 * r0.step, what .. ": the eager path " .. r1.step .. " " .. r0.step)
+    else
+      T.eq(r1.step, r0.step, what .. ": the fused kernel")
+    end
+  end
+  -- one prepared model across layouts of different cp (the cache holds one cp's times): the
+  -- plan's rows as evaluate gives each layout alone
+  local t = P.plan { layers = on, hw = A100, precision = "mixed", framework = ON, devices = 8,
+    batch = 16, cp_max = 4, keep_unfit = true }
+  local n = 0
+  for _, r in ipairs(t) do
+    if r.cp > 1 then
+      n = n + 1
+      local e = P.evaluate { layers = on, hw = A100, precision = "mixed", framework = ON,
+        cluster = P.cluster { hw = A100, per_node = 8, nodes = 1 }, dp = r.dp, tp = r.tp,
+        pp = r.pp, cp = r.cp, cp_algo = r.cp_algo, m = r.m, batch = 16, schedule = r.schedule,
+        recompute = r.recompute, zero = r.zero, v = r.v }
+      T.near(e.step, r.step, 1e-9, "plan row against evaluate")
+    end
+  end
+  assert(n > 0, "the plan searched cp > 1")
+end)
+
 T.done()
