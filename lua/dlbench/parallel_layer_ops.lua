@@ -248,7 +248,7 @@ local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod, sm)
     flat[k + 15] = mod[j] or 0
     -- Megatron's FusedScaleMaskSoftmax (sm: the profile's rule, softmax_ops below)
     local smk = sm and sm.kind[j]
-    flat[k + 16], flat[k + 17], flat[k + 18] = smk or 0, smk and sm.heads or 0, smk and sm.elems or 0
+    flat[k + 16], flat[k + 17], flat[k + 18] = smk or 0, smk and sm.heads[j] or 0, smk and sm.elems[j] or 0
     k = k + OP
   end
   return flat
@@ -258,35 +258,59 @@ end
 -- FusedScaleMaskSoftmax (its `softmax_fallback`, megatron_lm.lua): the core's forward softmax
 -- (kind 1) and the softmax gradient of its backward (kind 2), with the heads per sample the
 -- planner's rule reads (dlb_par_op.softmax, graphs/parallel/planner_ops.c softmax_kernels), 0
--- when the kernel never runs: a sequence outside its range (rule.seq_min < s <= rule.seq_max,
--- s % rule.seq_multiple == 0), or a step that is not 16-bit (input_in_float16 false: the eager
--- path, without its casts -- not counted; such a step gets no marks). causal: the step runs
--- the pass softmax_causal (a causal decoder's upper-triangular kernels, kinds 3 and 4: the
--- fused kernels' bytes the graph counted, planner_ops.c SOFTMAX_FUSED). Returns {kind = {[j] =
--- 1 | 2 | 3 | 4}, heads = } or nil.
+-- when the kernel never runs: its keys sk outside the range (rule.seq_min < sk <=
+-- rule.seq_max) or its queries sq not a multiple of rule.seq_multiple; no marks for a step
+-- that is not 16-bit (input_in_float16 false: the eager path, without its casts -- not
+-- counted) or a graph without a sequence length (seq: tokens per sample, dlbench.mfu; a ViT
+-- here). causal: the step runs the pass softmax_causal (a causal decoder's upper-triangular
+-- kernels, kinds 3 and 4: the fused kernels' bytes the graph counted, planner_ops.c
+-- SOFTMAX_FUSED). B1: the samples ops1 was analysed at. Returns {kind = {[j] = 1 | 2 | 3 | 4},
+-- heads = {[j] = }, elems = {[j] = its scores' elements per sample}} or nil.
 local SIXTEEN = { mixed = true, mixed_bf16 = true, fp16 = true, bf16 = true }
-local function softmax_ops(ops1, marks, rule, heads, seq, precision, causal)
+local function softmax_ops(ops1, marks, rule, heads, seq, precision, causal, B1)
   if type(rule) ~= "table" or not SIXTEEN[precision] then return nil end
   if not (type(heads) == "number" and heads >= 1 and type(seq) == "number") then return nil end
   local core = require "dlbench.backend"
   local Ph, Ty = ops1.P, ops1.T
-  local cores = {}   -- layers with an attention core
-  for j in pairs(marks) do cores[ops1.Lp[j] + 1] = true end
+  B1 = B1 or 1
+  -- Each marked forward softmax's own scores (review 16): the batched GEMM before it in its
+  -- core (Q K^T: m query rows per head group, n keys, batch b x heads), so an encoder-decoder's
+  -- decoder self-attention (tgt_seq^2) and cross-attention (tgt_seq x seq) count their own
+  -- elements, and the kernel's rule reads their own sq and sk; its gradient, the backward op
+  -- of that softmax ("<name>/grad", graphs/step/train.c SUF_GRAD): before this round every
+  -- softmax_bwd of a layer with a core was marked, an MoE router's too (at the attention's
+  -- size), and every softmax counted seq^2 per head.
   local kind, any, tname = {}, false, {}
+  local per = {}      -- op index -> {elems per sample, whether the rule's sequence part holds}
+  local byname = {}   -- a marked forward softmax's name -> its entry
+  local c2 = causal and 2 or 0
+  local last = {}     -- per layer: the last marked batched GEMM's elements (at B1 samples), n
   for j = 1, #Ph do
-    if cores[ops1.Lp[j] + 1] then
-      local ty = Ty[j]
-      local nm = tname[ty]
-      if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
-      local c2 = causal and 2 or 0
-      if Ph[j] == 0 and nm == "softmax" and marks[j] then kind[j] = 1 + c2; any = true
-      elseif Ph[j] == 1 and nm == "softmax_bwd" then kind[j] = 2 + c2; any = true end
+    local ty = Ty[j]
+    local nm = tname[ty]
+    if not nm then nm = core.graph_op_type_name(ty); tname[ty] = nm end
+    local li = ops1.Lp[j] + 1
+    if Ph[j] == 0 and marks[j] then
+      local gm, gn, _, gb = gemm_of(ops1, j)
+      if gm and gm > 0 and gb and gb > 1 then
+        last[li] = { gm * gn * gb, gn }
+      elseif nm == "softmax" and last[li] then
+        local e, sk = last[li][1] / B1, last[li][2]
+        local sq = e / (heads * sk)
+        local ok = sk > rule.seq_min and sk <= rule.seq_max and sq % rule.seq_multiple == 0
+        local x = { e, ok }
+        per[j], kind[j], any = x, 1 + c2, true
+        byname[core.analysis_op_name(ops1.a, j - 1)] = x
+      end
+    elseif Ph[j] == 1 and nm == "softmax_bwd" then
+      local x = byname[(core.analysis_op_name(ops1.a, j - 1)):gsub("/grad$", "")]
+      if x then per[j], kind[j], any = x, 2 + c2, true end
     end
   end
   if not any then return nil end
-  local ok = seq > rule.seq_min and seq <= rule.seq_max and seq % rule.seq_multiple == 0
-  -- the scores' elements per sample (causal GPT: s x s per head, the whole row counted)
-  return { kind = kind, heads = ok and heads or 0, elems = heads * seq * seq }
+  local hs, el = {}, {}
+  for j, x in pairs(per) do hs[j], el[j] = x[2] and heads or 0, x[1] end
+  return { kind = kind, heads = hs, elems = el }
 end
 
 M.core_ops, M.region_ops, M.module_ops, M.ops_of = core_ops, region_ops, module_ops, ops_of

@@ -679,7 +679,7 @@ function M.from_graph(g, o)
     if nm == "softmax_causal" then causal_sm = true end
   end
   local sm = prof and prof.softmax_fallback and LO.softmax_ops(ops1, marks1, prof.softmax_fallback,
-    mopts.heads, mfu.tokens_per_sample(g, o.bind), base.precision, causal_sm)
+    mopts.heads, mfu.tokens_per_sample(g, o.bind), base.precision, causal_sm, two and 1 or B)
   out.ops = ops_of(ops1, two and ops2, B, n, moe, marks1, rep, module_ops(ops1, n, moe, marks1), sm)
   -- fp8=true: Transformer Engine's quantisation kernels of the profile's fp8 recipe
   -- (dlbench.te_fp8), for a step whose linear layers run fp8 GEMMs on these bf16 layers

@@ -193,4 +193,37 @@ T.test("context parallelism: the rule reads the micro-batch, not micro-batch / c
   assert(n > 0, "the plan searched cp > 1")
 end)
 
+-- Review 16: each marked softmax counts its own scores and only an attention softmax's
+-- gradient is marked. Before, every softmax of a block counted heads x seq^2 per sample (an
+-- encoder-decoder's decoder self-attention, tgt_seq^2, and cross-attention, tgt_seq x seq, at
+-- the encoder's seq^2: 16x and 4x here, the eager path's bytes with them), and every
+-- softmax_bwd of a block with an attention core was marked: an MoE router's gradient (3 KB a
+-- sample here) would run as five eager passes over the attention's scores (5 MB a sample).
+T.test("each softmax its own scores; an MoE router's gradient is not the attention's", function()
+  local S, Tq, H = 512, 128, 4
+  local g = dlb.models.transformer { layers = 1, hidden = 256, heads = H, ffn = 512, vocab = 1000,
+    seq = S, tgt_seq = Tq, batch = 4 }
+  local m = marks(P.layers.from_graph(g, { precision = "mixed", framework = ON }))
+  T.eq(#m, 6, "encoder self, decoder self and cross attention: a forward and a backward each")
+  local seen = {}
+  for _, x in ipairs(m) do
+    -- the encoder-decoder is not causal: the whole-row kernels, 2 + 2 B forward, 2 + 2 + 2 B
+    -- backward per element of the op's own scores
+    T.eq(x.kind, x.phase == 0 and 1 or 2, "whole-row kernels")
+    T.eq(x.bytes, (x.phase == 0 and 4 or 6) * x.elems, "bytes per element of its own scores")
+    local key = string.format("%d %.0f", x.phase, x.elems)
+    seen[key] = (seen[key] or 0) + 1
+  end
+  for _, e in ipairs { H * S * S, H * Tq * Tq, H * Tq * S } do
+    T.eq(seen[string.format("0 %.0f", e)], 1, "forward scores of " .. e .. " elements")
+    T.eq(seen[string.format("1 %.0f", e)], 1, "backward scores of " .. e .. " elements")
+  end
+  -- a Mixtral-style MoE block: the attention's softmax and its gradient only
+  local moe = dlb.models.moe { style = "llama", layers = 1, hidden = 256, heads = 8, kv_heads = 2,
+    ffn = 256, experts = 4, vocab = 1000, seq = 128, batch = 4 }
+  local mm = marks(P.layers.from_graph(moe, { precision = "mixed", framework = ON }))
+  T.eq(#mm, 2, "the attention's forward and backward softmax, not the router's gradient")
+  for _, x in ipairs(mm) do T.eq(x.elems, 8 * 128 * 128, "the attention's scores") end
+end)
+
 T.done()
