@@ -317,4 +317,41 @@ T.test("the vTrain rows build the layer vTrain measured: dropout 0.1 (gpt_modeli
   end
 end)
 
+-- Review 16: a Qwen3-MoE-style block (head_dim 64 beside hidden 256, 8 query and 2 key/value
+-- heads, 8 experts, top 4) under megatron-core: Q, K, V one GEMM of N = (8 + 2 x 2) x 64
+-- (Megatron-Core's linear_qkv, megatron/core/transformer/attention.py SelfAttention:
+-- query_projection_size + 2 kv_projection_size), the router and the experts' GEMMs as the
+-- algorithmic step has them, FLOPs and parameters unchanged.
+T.test("qkv on an MoE block with its own head_dim: attention fused, router and experts untouched", function()
+  local core = require "dlbench.backend"
+  local g = dlb.models.moe { style = "llama", layers = 1, hidden = 256, heads = 8, kv_heads = 2,
+    head_dim = 64, ffn = 128, experts = 8, top_k = 4, vocab = 1000, seq = 64, batch = 1 }
+  local function by(o)
+    local st = g:stats(o)
+    local t = {}
+    for i, r in ipairs(g:ops(o)) do
+      t[r.phase .. " " .. r.name] = { r, { core.analysis_gemm(st.analysis, i - 1) } }
+    end
+    return t, st
+  end
+  local u, su = by { precision = "mixed" }
+  local f, sf = by { precision = "mixed", framework = "megatron-core" }
+  T.eq(sf.params, su.params, "parameters")
+  T.eq(sf.flops - sf.flops_recompute, su.flops, "FLOPs")
+  local q, n = nil, 0
+  for k, v in pairs(f) do
+    if k:match("^fwd .*/attn/q$") then q = v end
+    -- every batched or unbatched GEMM outside the attention's projections keeps its shape
+    if k:match("^fwd ") and not k:match("/attn/[qkv]$") and v[2][1] and u[k][2][1] then
+      for i = 1, 4 do T.eq(v[2][i], u[k][2][i], k .. " shape " .. i) end
+      n = n + 1
+    end
+  end
+  assert(q, "the attention's q projection")
+  T.eq(q[2][1], 64, "M: the tokens")
+  T.eq(q[2][2], (8 + 2 * 2) * 64, "N: (heads + 2 kv_heads) x head_dim")
+  T.eq(q[2][3], 256, "K: hidden")
+  assert(n >= 4, "the router's, the experts' and the output's GEMMs compared (" .. n .. ")")
+end)
+
 T.done()
