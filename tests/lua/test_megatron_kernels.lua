@@ -354,4 +354,33 @@ T.test("qkv on an MoE block with its own head_dim: attention fused, router and e
   assert(n >= 4, "the router's, the experts' and the output's GEMMs compared (" .. n .. ")")
 end)
 
+-- Review 16: cross-attention (Vaswani's encoder-decoder: Q from the decoder, K and V from the
+-- encoder's output) stays three GEMMs under qkv (Megatron-LM's ParallelAttention with
+-- attention_type cross_attn runs query and key_value, two linears of two inputs), while each
+-- self-attention's Q, K and V are one; with tgt_seq != seq the shapes tell them apart.
+T.test("qkv: cross-attention's Q (decoder) and K, V (encoder) are not one GEMM", function()
+  local d, S, Tq = 256, 64, 32
+  local g = dlb.models.transformer { layers = 2, hidden = d, heads = 4, ffn = 512, vocab = 1000,
+    seq = S, tgt_seq = Tq, batch = 1 }
+  local u, f = {}, {}
+  for _, r in ipairs(g:ops { precision = "mixed" }) do u[r.phase .. " " .. r.name] = r end
+  for _, r in ipairs(g:ops { precision = "mixed", framework = "megatron-lm" }) do f[r.phase .. " " .. r.name] = r end
+  for l = 0, 1 do
+    local c = "fwd decoder" .. l .. "/cross/"
+    for _, p in ipairs { "q", "k", "v" } do
+      assert(f[c .. p].bytes > 0, c .. p .. ": its own GEMM")
+      eq(f[c .. p].flops, u[c .. p].flops, c .. p .. ": its own FLOPs")
+    end
+    -- biased projections: the bias add fuses into the GEMM (elementwise), so compare FLOPs;
+    -- the encoder's K and V read S rows, the decoder's Q Tq rows
+    eq(u[c .. "k"].flops, u[c .. "q"].flops * S / Tq, "K reads the encoder's S rows")
+    for _, blk in ipairs { "encoder" .. l .. "/attn/", "decoder" .. l .. "/attn/" } do
+      eq(f["fwd " .. blk .. "k"].bytes + f["fwd " .. blk .. "v"].bytes, 0, blk .. ": k, v inside q's GEMM")
+      eq(f["fwd " .. blk .. "q"].flops, u["fwd " .. blk .. "q"].flops + u["fwd " .. blk .. "k"].flops
+        + u["fwd " .. blk .. "v"].flops + u["fwd " .. blk .. "q/bias"].flops + u["fwd " .. blk .. "k/bias"].flops
+        + u["fwd " .. blk .. "v/bias"].flops, blk .. ": one GEMM, three widths and their biases")
+    end
+  end
+end)
+
 T.done()
