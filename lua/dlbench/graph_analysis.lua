@@ -282,16 +282,21 @@ end
 function Graph:step_options(opts)
   local o, names, values = parse(opts, "g:step_options")
   apply_lora(self)
-  local prof, psource = profile_of(self, o, names, values)
+  local prof, psource, fam = profile_of(self, o, names, values)
   return { optimizer = o.optimizer, precision = o.precision, recompute = o.recompute,
     recompute_k = o.k, inference = o.inference and 1 or 0, fuse = o.fuse,
     norm_upcast = o.norm_upcast and 1 or 0 },
     { framework = prof.name, framework_source = psource, precision = o.precision_name,
-      optimizer = o.optimizer_name, precision_given = o.precision_given }
+      optimizer = o.optimizer_name, precision_given = o.precision_given,
+      -- the family the profile was resolved for (family_of): nil under no framework, or
+      -- when a hand-built / imported graph's step could not be analysed (a dim unbound)
+      family = fam, family_unknown = o.framework ~= nil and fam == nil }
 end
-doc.doc(Graph.step_options, "g:step_options{g:stats options and bindings} -> train_opts, {framework=, framework_source=, precision=, optimizer=, precision_given=}",
+doc.doc(Graph.step_options, "g:step_options{g:stats options and bindings} -> train_opts, {framework=, framework_source=, precision=, optimizer=, precision_given=, family=, family_unknown=}",
   "what g:stats would analyse, without analysing: the C training options (the profile's fusion "
-  .. "passes included) and the names; dlb.sweep.model compiles the same step")
+  .. "passes included) and the names; family_unknown: a profile applies but the graph's family "
+  .. "(a hand-built or imported graph's, found from the step) needs every dim bound; "
+  .. "dlb.sweep.model compiles the same step")
 
 function Graph:stats(opts)
   local o, names, values = parse(opts, "g:stats")

@@ -524,7 +524,9 @@ doc.doc(M.reduce, "dlb.sweep.reduce(t, {pareto=, top=, heatmap=, group_by=}) -> 
   "the streaming reductions (Pareto, top-k, heat-map bins, grouped aggregates; C) over any dlb.table")
 function M.compile(...) return require("dlbench.sweep_model").compile(...) end
 doc.doc(M.compile, "dlb.sweep.compile(builder, options, bind[, layers_dim[, stats_opts[, ref]]]) -> program",
-  "one structure's compiled program (dlb.sweep.model's): P.totals(values), P.time(values, roof)")
+  "one structure's compiled program (dlb.sweep.model's): P.totals(values), P.time(values, roof); ref = {dim = value}: the bindings a hand-built or imported graph's family is found at "
+  .. "(g:stats' rule; dlb.sweep.model gives the space's first values): without them such a graph is "
+  .. "refused where the profile's passes depend on the family")
 setmetatable(M, { __call = function(_, ...) return M.sweep(...) end })
 doc.doc(M.range, "dlb.range(lo, hi, step) -> {values}",
   "values from lo up to hi: step \"x2\" multiplies, \"+4\" or 4 adds; hi bounds (may be unreached); finite bounds, at most 1e6 values")

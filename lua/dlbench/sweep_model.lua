@@ -130,6 +130,30 @@ local function devices_of(space, opts, fail_)
   return devs
 end
 
+-- A profile applies to graph g but its family (transformer or other) is not known: a hand-
+-- built or imported graph's family is found by g:stats from the step at bound dims (the
+-- attention pass finding an attention pattern: graph_analysis.lua family_of, the one rule),
+-- and a compiled structure's swept dims are symbols. Where the family changes what the
+-- profile does (the default profile, its fusion passes, its trainer's lm_metrics:
+-- dlb.frameworks.resolve, fuse_of), refuse rather than compile the unknown family's step
+-- (review 16: ONNX under fsdp 7-20% off g:stats in bytes, lm_metrics in one and not the
+-- other). dlb.sweep.model gives the space's first values (ref).
+local function family_matters(g, given, causal)
+  local fw = require "dlbench.frameworks"
+  local fam = {}
+  for _, f in ipairs { "transformer", "other" } do
+    local p = fw.resolve(given ~= "auto" and given or nil, f, false, FN)
+    fam[f] = p.name .. ": " .. table.concat(fw.fuse_of(p, f, causal), ",")
+  end
+  if fam.transformer ~= fam.other then
+    fail("graph '" .. tostring(g.name) .. "': its family (transformer or other) is not known "
+      .. "from its model (a hand-built or imported graph: g:stats finds it by analysing the step "
+      .. "at bound dims) and the profile's passes depend on it; give ref = {dim = value, ...} "
+      .. "binding every swept dim (dlb.sweep.compile's sixth argument; dlb.sweep.model gives "
+      .. "the space's first values)")
+  end
+end
+
 -- Compile one structure: graphs at three layer counts (or one), the step options of
 -- g:stats. Returns the program and the step's names (framework, precision).
 local function compile(build, p, bind, layers_dim, stats_opts, ref)
@@ -160,6 +184,7 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
     if not oko then fail(require("dlbench.errors").strip(o)) end
     info = inf
     info.causal = require("dlbench.mfu").causal(g)
+    if inf.family_unknown then family_matters(g, stats_opts.framework, info.causal) end
     core._sweep_prog_add(prog, g._h, o, L or 1)
     -- the logits a profile's loss memory counts (dlbench.framework_memory), per build
     local lp = fwmemory.logit_poly(g)
@@ -901,7 +926,9 @@ function M.compile(g_builder, p, bind, layers_dim, stats_opts, ref)
   return P
 end
 doc.doc(M.compile, "dlb.sweep.compile(builder, options, bind[, layers_dim[, stats_opts[, ref]]]) -> program",
-  "one structure's compiled program: P.totals(values), P.time(values, roof) (values in bind order, then layers)")
+  "one structure's compiled program: P.totals(values), P.time(values, roof) (values in bind order, then layers); ref = {dim = value}: the bindings a hand-built or imported graph's family is found at "
+  .. "(g:stats' rule; dlb.sweep.model gives the space's first values): without them such a graph is "
+  .. "refused where the profile's passes depend on the family")
 
 -- What dlb.sweep.layouts (lua/dlbench/sweep_layouts.lua) shares with dlb.sweep.model: the
 -- one copy of the space's, builder's, provenance's and reductions' helpers (internal).

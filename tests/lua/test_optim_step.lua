@@ -485,7 +485,7 @@ T.test("a weight outside every layer: its update is in the launched phase on eve
         assert(r.update_time > 0, name .. ": a launched phase")
         if prof ~= name then T.near(r.time, e.step, 1e-9, name .. " without a host model: step") end
         local P = dlb.sweep.compile(function() return outside_graph() end, {}, { "b" }, nil,
-          { framework = prof, precision = "mixed", optimizer = "adamw" })
+          { framework = prof, precision = "mixed", optimizer = "adamw" }, { b = 8 })
         T.near(compiled_time(P, { 8 }, g, s, prof), r.time, 1e-9, name .. ": compiled program vs roofline.time")
       end
       n = n + 1
@@ -543,7 +543,7 @@ T.test("a graph without layer scopes: its update launched as the framework launc
     T.near(rf.update_time, rs.update_time, 1e-12, prof .. ": the update phase, scoped or not")
     T.near(rf.time, rs.time, 1e-12, prof .. ": one configuration, one time")
     local P = dlb.sweep.compile(function(p) return build(p, false) end, {}, { "batch" }, nil,
-      { framework = prof, optimizer = "adamw", precision = "mixed" })
+      { framework = prof, optimizer = "adamw", precision = "mixed" }, { batch = 8 })
     T.near(compiled_time(P, { 8 }, hf, sf, prof), rf.time, 1e-9, prof .. ": the compiled sweep")
   end
 end)

@@ -68,12 +68,19 @@ local worst = { time = 0, flops = 0, bytes = 0, mem = 0, fam = {} }
 local N = 0
 
 local function rel(a, b) return math.abs(a - b) / math.max(math.abs(a), math.abs(b), 1e-300) end
+-- the reference bindings dlb.sweep.model gives dlb.sweep.compile (each swept dim's first
+-- value): a hand-built or imported graph's family is found from the step at them (review 17)
+local function ref_of(bind)
+  local r = {}
+  for k, v in pairs(bind) do r[k] = v[1] end
+  return r
+end
 
 for _, F in ipairs(FAMILIES) do
   T.test("compiled = per-configuration: " .. F.name, function()
     local bind = sortedkeys(F.bind)
     for si, st in ipairs(F.structs) do
-      local P = dlb.sweep.compile(F.build, st, bind, F.layers and "layers" or nil)
+      local P = dlb.sweep.compile(F.build, st, bind, F.layers and "layers" or nil, nil, ref_of(F.bind))
       local draws = math.floor(1000 / (#FAMILIES * #F.structs))
       for _ = 1, draws do
         local vals, b = {}, {}
@@ -182,7 +189,8 @@ for _, F in ipairs(FAMILIES) do
         return F.build(q)
       end
       local res = dlb.sweep.model(build, space, { bind = bind, keep = true, stats = { framework = pname } })
-      local P = dlb.sweep.compile(F.build, st, bind, F.layers and "layers" or nil, { framework = pname })
+      local P = dlb.sweep.compile(F.build, st, bind, F.layers and "layers" or nil, { framework = pname },
+        ref_of(F.bind))
       local t = res.rows
       local cols = t:columns()
       local data = {}
@@ -789,7 +797,7 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
     for l = 1, p.layers * p.layers do x = g:relu(g:matmul(x, g:weight("w" .. l, { 16, 16 }))) end
     g:loss(g:mse(x, g:label("y", { "b", 16 })))
     return g
-  end, {}, { "b" }, "layers")
+  end, {}, { "b" }, "layers", nil, { b = 4 })
   -- recompute by sqrt(layers) segments is not affine in layers: refused; layers = false
   -- makes layers a structure dim (one build per value) and works
   T.checkerr("recompute segments", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },
