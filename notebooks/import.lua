@@ -102,7 +102,8 @@ do
   print(string.format("  without the dropouts the zoo parts' footprint is %s: torch's exports, made in",
     si(zoo_encoder(b, s, false):stats{}.footprint, "B")))
   print("  training mode, keep the dropout masks for the backward pass. What is left: the export")
-  print("  scales q before the scores and transposes the weights each step (bytes, no FLOPs).")
+  print("  scales q before the scores (bytes, no FLOPs); its Transpose of each Linear's weight is")
+  print("  the GEMM's transpose flag, not a copy (docs/import.md, as ONNX Runtime and cuBLAS run it).")
   print("  The opset-14 export spells LayerNorm as ReduceMean/Sub/Pow/Sqrt/Div; the importer fuses")
   print("  it, so both exports give the same step.")
   print()

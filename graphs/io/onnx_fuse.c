@@ -96,13 +96,13 @@ void dlb_onnx_uses_free(struct dlb_onnx_uses *u) {
   dlb_free(u);
 }
 
-/* The only consumer of output 0 of node n, if it has exactly one and it is of type t. */
 /* Is n of type t (default domain); nodes ahead of the import are not validated yet. */
 static int is_type(const Onnx__NodeProto *n, const char *t) {
   return n->op_type && !strcmp(n->op_type, t) && (!n->domain || !*n->domain) && n->n_output >= 1 &&
          n->output[0] && *n->output[0];
 }
 
+/* The only consumer of output 0 of node n, if it has exactly one and it is of type t. */
 static const Onnx__NodeProto *only(dlb_onnx *m, const Onnx__NodeProto *n, const char *t, int *idx) {
   if (n->n_output < 1 || !n->output[0] || !*n->output[0]) return NULL;
   cons *c = slot(m->uses, n->output[0]);
@@ -115,6 +115,21 @@ static const Onnx__NodeProto *only(dlb_onnx *m, const Onnx__NodeProto *n, const 
 
 static int is_input(const Onnx__NodeProto *n, size_t k, const char *name) {
   return k < n->n_input && n->input[k] && !strcmp(n->input[k], name);
+}
+
+/* ORT's MatmulTransposeFusion reads a Transpose's output this way (onnx_impl.h). */
+int dlb_onnx_only_gemm_operand(dlb_onnx *m, const Onnx__NodeProto *n) {
+  if (!m->uses || n->n_output < 1 || !n->output[0] || !*n->output[0]) return 0;
+  cons *c = slot(m->uses, n->output[0]);
+  if (!c->name || c->n < 1 || c->n > 2 || c->first < 0 || (c->n == 2 && c->second < 0)) return 0;
+  int who[2] = {c->first, c->n == 2 ? c->second : c->first};
+  for (int j = 0; j < 2; j++) {
+    const Onnx__NodeProto *x = m->model->graph->node[who[j]];
+    if (!(is_type(x, "MatMul") || is_type(x, "Gemm")) || x->n_input < 2) return 0;
+    for (size_t k = 2; k < x->n_input; k++) /* Gemm's C: a bias, not a GEMM operand */
+      if (is_input(x, k, n->output[0])) return 0;
+  }
+  return 1;
 }
 
 /* A ReduceMean over the last axis only, keeping dims, of a value of rank r. */

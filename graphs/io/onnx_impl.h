@@ -42,6 +42,9 @@ typedef struct oval {
   int32_t v;             /* offset of the values (dim ids) in the pool */
   int pad[4];            /* pending spatial pads of a Pad node (h0, w0, h1, w1) */
   int haspad;
+  int trans;             /* a Transpose of the last two axes read only by MatMul / Gemm as
+                            an operand: t is the untransposed tensor, d the transposed dims,
+                            the consumer's transpose flag (onnx_ops.c transpose) */
 } oval;
 
 typedef struct onnx_rep {
@@ -108,6 +111,9 @@ int dlb_onnx_dim(dlb_onnx *m, const Onnx__TensorShapeProto__Dimension *p, const 
 /* Count the consumers of every value (for pattern matching). */
 int dlb_onnx_uses_build(dlb_onnx *m);
 void dlb_onnx_uses_free(struct dlb_onnx_uses *u);
+/* Whether node n's output 0 is read only as operand A or B of MatMul / Gemm nodes (at most
+** two reads, no graph output): ORT's MatmulTransposeFusion's condition (onnx_ops.c transpose). */
+int dlb_onnx_only_gemm_operand(dlb_onnx *m, const Onnx__NodeProto *n);
 /* At ReduceMean node i: a spelled-out LayerNorm chain becomes one layernorm op (its nodes
 ** are marked done). 1 fused, 0 no match, <0 error. */
 int dlb_onnx_fuse_layernorm(dlb_onnx *m, size_t i);

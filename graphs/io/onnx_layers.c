@@ -19,6 +19,8 @@ int dlb_onnx_op_matmul(dlb_onnx *m, const Onnx__NodeProto *n) {
   int rc;
   if ((rc = dlb_onnx_need(m, n, 0, &a)) || (rc = dlb_onnx_need(m, n, 1, &b))) return rc;
   int elem = a->state == OV_TENSOR ? a->elem : b->elem;
+  /* a folded Transpose of the last two axes (onnx_ops.c transpose): the GEMM's flag */
+  int tr[2] = {a->trans, b->trans};
   int ta = dlb_onnx_tens(m, a), tb = ta < 0 ? ta : dlb_onnx_tens(m, b);
   if (tb < 0) return tb;
   int one = dlb_dim_const(m->g, 1);
@@ -31,7 +33,8 @@ int dlb_onnx_op_matmul(dlb_onnx *m, const Onnx__NodeProto *n) {
     int32_t d[2] = {m->g->t[tb].dims[0], one};
     if ((tb = dlb_onnx_reshape(m, n, "/b", tb, 2, d)) < 0) return tb;
   }
-  int t = dlb_onnx_op2(m, n, OP_MATMUL, NULL, ta, tb);
+  int ins[2] = {ta, tb};
+  int t = dlb_onnx_first(m, dlb_onnx_mk(m, n, OP_MATMUL, NULL, 2, ins, 2, tr, 0, NULL));
   if (t < 0) return t;
   if (bvec || a->nd == 1) {
     int32_t d[DLB_GRAPH_MAXRANK];
@@ -48,9 +51,12 @@ int dlb_onnx_op_gemm(dlb_onnx *m, const Onnx__NodeProto *n) {
   oval *a, *b, *c = dlb_onnx_in(m, n, 2);
   int rc;
   if ((rc = dlb_onnx_need(m, n, 0, &a)) || (rc = dlb_onnx_need(m, n, 1, &b))) return rc;
+  /* transA / transB, each flipped by a folded Transpose (onnx_ops.c transpose) */
+  int at[2] = {((int)dlb_onnx_aint(n, "transA", 0) != 0) ^ a->trans,
+               ((int)dlb_onnx_aint(n, "transB", 0) != 0) ^ b->trans};
   int elem = a->elem, ta = dlb_onnx_tens(m, a), tb = ta < 0 ? ta : dlb_onnx_tens(m, b);
   if (tb < 0) return tb;
-  int at[2] = {(int)dlb_onnx_aint(n, "transA", 0) != 0, (int)dlb_onnx_aint(n, "transB", 0) != 0}, ins[2] = {ta, tb};
+  int ins[2] = {ta, tb};
   int t = dlb_onnx_first(m, dlb_onnx_mk(m, n, OP_MATMUL, NULL, 2, ins, 2, at, 0, NULL));
   if (t < 0) return t;
   if (dlb_onnx_afloat(n, "alpha", 1) != 1 && (t = dlb_onnx_op1(m, n, OP_SCALE, "/alpha", t)) < 0) return t;

@@ -469,6 +469,26 @@ static int transpose(dlb_onnx *m, const Onnx__NodeProto *n) {
   int elem = x->elem, t = dlb_onnx_tens(m, x);
   if (t < 0) return t;
   if (r < 2) return dlb_onnx_set_t(m, n, 0, t, elem);
+  /* A swap of the last two axes read only as a MatMul / Gemm operand is the GEMM's layout
+  ** flag, not a copy (review 17): ONNX Runtime's MatmulTransposeFusion
+  ** (onnxruntime/core/optimizer/matmul_transpose_fusion.cc) folds exactly such a Transpose
+  ** into FusedMatMul's transA/transB and removes it once no other node reads it; PyTorch's
+  ** x @ w.t() (a tied LM head, F.linear) passes the strided view to cuBLAS as transa/transb
+  ** without a copy. The zoo counts the same way (transformer.lua lm_head: transpose_b). The
+  ** value keeps the untransposed tensor; the consumer sets the flag (onnx_layers.c). */
+  int last2 = 1;
+  for (int i = 0; i < r - 2; i++) last2 &= perm[i] == i;
+  if (last2 && perm[r - 2] == r - 1 && perm[r - 1] == r - 2 && dlb_onnx_only_gemm_operand(m, n)) {
+    oval *v = dlb_onnx_outv(m, n, 0); /* (a second outv would clear it) */
+    if (!v) return FAIL("output 1 is missing");
+    v->state = OV_TENSOR;
+    v->t = t;
+    v->elem = elem;
+    v->nd = r;
+    memcpy(v->d, d, sizeof v->d);
+    v->trans = 1;
+    return DLB_OK;
+  }
   int a[DLB_GRAPH_MAXRANK];
   for (int i = 0; i < r; i++) a[i] = perm[i] + 1;
   return dlb_onnx_set_t(m, n, 0, dlb_onnx_first(m, dlb_onnx_mk(m, n, OP_TRANSPOSE, NULL, 1, &t, (size_t)r, a, 0, NULL)), elem);

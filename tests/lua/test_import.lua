@@ -113,6 +113,56 @@ T.test("a GPT-2 written as Hugging Face writes it (Conv1D addmm, causal mask by 
   T.eq(g.import.fused_layernorms, 5, "LayerNorms fused")
 end)
 
+-- Review 17 (b): a Transpose swapping the last two axes whose every reader is a MatMul / Gemm
+-- operand is the GEMM's transpose flag, not a copy (ONNX Runtime's MatmulTransposeFusion,
+-- onnxruntime/core/optimizer/matmul_transpose_fusion.cc; PyTorch's F.linear / x @ w.t() hand
+-- cuBLAS the strided view; the zoo's tied head is matmul transpose_b). The forward transposes
+-- left are the attention heads' permutes ([0,2,1,3]: copies in eager PyTorch as in the zoo).
+T.test("a Transpose read only by MatMul/Gemm is the GEMM's flag: no copy, FLOPs and params unchanged", function()
+  local function fwd_transposes(g, b)
+    local n, names = 0, {}
+    for _, o in ipairs(g:ops(b)) do
+      if o.type == "transpose" then
+        if o.phase == "fwd" then n = n + 1 end
+        names[o.name] = true
+      end
+    end
+    return n, names
+  end
+  -- GPT-2 (tied head: Transpose(wte) -> MatMul): 2 layers x 5 head permutes; before, 11
+  local g = models.from_onnx(F .. "gpt2_like.onnx")
+  local b = { batch = 4, sequence = 64 }
+  local n, names = fwd_transposes(g, b)
+  T.eq(n, 10, "gpt2_like forward transposes")
+  T.eq(names["/Transpose"], nil, "the tied head's Transpose(wte): no copy")
+  T.eq(names["/Transpose/grad"], nil, "nor its gradient's")
+  -- the head = the zoo's (x wte^T, transpose_b): the same matmul bytes and FLOPs, forward and
+  -- backward
+  local z = models.gpt { layers = 2, hidden = 64, heads = 4, context = 128, vocab = 1000, seq = "sequence", batch = "batch" }
+  local function head(gr, name)
+    local r = {}
+    for _, o in ipairs(gr:ops(b)) do
+      if o.name == name or o.name == name .. "/grad_a" or o.name == name .. "/grad_b" then r[#r + 1] = o end
+    end
+    return r
+  end
+  local ho, hz = head(g, "/MatMul"), head(z, "lm_head")
+  T.eq(#ho, 3, "onnx head: forward and two gradients")
+  T.eq(#hz, 3, "zoo head: forward and two gradients")
+  for i = 1, 3 do
+    T.eq(ho[i].bytes, hz[i].bytes, "head op " .. i .. " bytes")
+    T.eq(ho[i].flops, hz[i].flops, "head op " .. i .. " flops")
+  end
+  -- BERT and nn.TransformerEncoder (nn.Linear exported as Transpose(W) -> MatMul): the
+  -- weights' transposes gone, the heads' permutes kept; LSTM's head Linear likewise
+  for f, want in pairs { bert_like = 8, transformer_encoder = 12, lstm = 0 } do
+    local h = models.from_onnx(F .. f .. ".onnx")
+    local hb = {}
+    for _, d in ipairs(h:dims()) do hb[d] = 2 end
+    T.eq((fwd_transposes(h, hb)), want, f .. " forward transposes")
+  end
+end)
+
 T.test("LSTM and GRU: parameters and the unrolled loop's matmul FLOPs, sequence left symbolic", function()
   -- 2 layers, input 64, hidden 128, head 10 (torch: 232,714 and 174,858 params);
   -- per step 2*B*(in + H)*gates*H per layer plus the head (hand derivation)
