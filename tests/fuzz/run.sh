@@ -51,10 +51,10 @@ pids=()
 # What the harnesses reach, of the core (graphs/), the worker pool (proc/: libdlbench_proc)
 # and protoc-c's ONNX code (build/gen/onnx.pb-c.c, made by build.sh); never the figures
 # (plots/) nor the Lua glue (build/gen/lbind_gen.c). Where the release archives are newer
-# than the sources and headers they are made from, gcc links each harness against them (a
-# stub main, a link map) and only the members those links pull in are compiled here: about
-# 24 of 54 files, since the harnesses reach the readers, not the planner or the roofline.
-# Otherwise all of them.
+# than the sources and headers they are made from, gcc links the harnesses against them
+# (all in one link: a stub main, a link map) and only the members that link pulls in are
+# compiled here: 39 of 67 files (2026-11), since the harnesses reach the readers, not the
+# planner or the roofline. Otherwise all of them.
 lib_sources=(graphs/*/*.c proc/*.c build/gen/onnx.pb-c.c)
 reached_sources() {
   local a=build/lib/static/libdlbench.a p=build/lib/static/libdlbench_proc.a newest h extra m
