@@ -12,7 +12,8 @@
 -- and tests/bench/bench_frameworks.lua (all, with the held-out errors); F.predict also by
 -- tests/bench/foundry_small_rows.lua (and foundry_rows_tile.lua) on rows of their own.
 --   local F = require "fsdp_rows"; local list = F.rows(dlb, root); F.predict(dlb, x)
---   (x = {row =, profile =}); F.median, F.p90: the notebook's (validation_stats.lua)
+--   (x = {row =, profile =}); F.notebook(dlb, x): the notebook path only; F.median, F.p90:
+--   the notebook's (validation_stats.lua)
 local M = {}
 
 function M.rows(dlb, root)
@@ -47,12 +48,19 @@ end
 -- the row (dp, tp, pp, micro-batches, global batch, ZeRO stage, recompute: what a user who
 -- knows the run passes) and nothing else: the graph, no fusion, no framework, no cluster, no
 -- reduce dtype (so the default profile's).
+-- The notebook path alone: its predicted samples/s per device, and the row's set-up (for a
+-- caller that compares profiles and needs no plain call: test_frameworks' x.profile rows,
+-- whose plain call is the row's own, made once by M.predict).
+function M.notebook(dlb, x)
+  local s = assert(rules(dlb).setup(x.row, { profile = x.profile }))
+  return rules(dlb).predict(s, s.hw), s
+end
+
 function M.predict(dlb, x)
   local P = dlb.parallel
   local r = x.row
   local V = rules(dlb)
-  local s = assert(V.setup(r, { profile = x.profile }))
-  local pn = V.predict(s, s.hw)
+  local pn, s = M.notebook(dlb, x)
   local meas = V.measured(r, s)
   -- the plain call's layout: the row's as the notebook resolves it under the row's own
   -- profile (x.profile changes the notebook path only)

@@ -181,10 +181,17 @@ T.test("sweep: a worker that garbles or tears its messages fails that config, no
   for _, k in ipairs { 1, 2, 4, 7, 8 } do T.eq(t:row(k).v, k, "k=" .. k) end
 end)
 
+-- A worker that never returns, waiting without burning CPU (a poll on no descriptors, as the
+-- slow rows below): the parent times a worker by the clock and kills it with SIGKILL
+-- (lua/dlbench/sweep_workers.lua), whatever it is doing. A busy loop here spun ~1.4 CPU-s a
+-- run until the two timeouts; the in-process timeouts (jobs = 1, a count hook that sees
+-- only Lua code) keep their busy loops (test_sweep_qa.lua).
+local function hang() while true do dlb.core._proc_poll({}, 1) end end
+
 T.test("sweep: timeout kills a hung worker", function()
   local t0 = dlb.core.sys_now()
   local t = dlb.sweep({ k = { 1, 2, 3 } }, function(p)
-    if p.k == 2 then while true do end end
+    if p.k == 2 then hang() end
     return { v = p.k }
   end, with(quiet, { jobs = 2, timeout = 0.3 }))
   assert(t:row(2)._error:find("timed out"), t:row(2)._error)
@@ -192,7 +199,7 @@ T.test("sweep: timeout kills a hung worker", function()
   assert(dlb.core.sys_now() - t0 < 5, "no hang")
   -- inside a big chunk: killed, its chunk rerun one by one, the hung config times out alone
   local b = dlb.sweep({ k = dlb.range(1, 60, "+1") }, function(p)
-    if p.k == 17 then while true do end end
+    if p.k == 17 then hang() end
     return { v = p.k }
   end, with(quiet, { jobs = 2, timeout = 0.2 }))
   T.eq(b:failures():count(), 1, "one failure")

@@ -76,8 +76,8 @@ done
 # Random words of name characters and separators (fixed seed): completion must not break.
 RANDOM=2026
 chars='abdgilnorstuvxyz_.:.:019'
-for _ in $(seq 60); do
-  w=""; for _ in $(seq $((RANDOM % 12 + 1))); do w+=${chars:$((RANDOM % ${#chars})):1}; done
+for ((wi = 0; wi < 60; wi++)); do
+  w=""; for ((ci = RANDOM % 12 + 1; ci > 0; ci--)); do w+=${chars:$((RANDOM % ${#chars})):1}; done
   tm_type_keys "$w" Tab Tab C-u
 done
 tm_line '=4321+1'

@@ -16,7 +16,7 @@ for jobs in 2 4; do
   # wait until the workers run, then Ctrl-C
   i=0
   while [ $i -lt 100 ] && [ "$(tm_screen | grep -c 'interrupted!')" -lt $((jobs / 2)) ]; do
-    sleep 0.05; i=$((i + 1))
+    t_nap 0.05; i=$((i + 1))   # (a read timeout, not a sleep process: lib.sh)
     [ $i -eq 20 ] && tm_keys C-c
   done
   # the children of the REPL: only the shell of os.execute below may remain
