@@ -113,6 +113,49 @@ T.test("a GPT-2 written as Hugging Face writes it (Conv1D addmm, causal mask by 
   T.eq(g.import.fused_layernorms, 5, "LayerNorms fused")
 end)
 
+-- Review 18: the attention pass took only scale ops between the scores and the softmax, so
+-- an exported mask (GPT-2's Where, modeling_gpt2.py: torch.where(causal_mask, w, mask_value),
+-- which the importer costs as an add of the scores and the constant; BERT's additive mask,
+-- modeling_bert.py: scores + attention_mask) hid the pattern: both fixtures were family
+-- "other" (the pytorch-ddp default, unfused attention) while the zoo's GPT-2 got
+-- FlashAttention. Now both are transformers, and gpt2_like's fused attention kernels (forward
+-- and backward, per layer) move the zoo GPT-2's bytes; FLOPs and params do not change.
+T.test("an exported attention mask (Where, additive) is part of the attention pattern", function()
+  local b = { batch = 4, sequence = 64 }
+  local function with(t) local r = {} for k, v in pairs(b) do r[k] = v end for k, v in pairs(t) do r[k] = v end return r end
+  local g = models.from_onnx(F .. "gpt2_like.onnx")
+  local z = models.gpt { layers = 2, hidden = 64, heads = 4, context = 128, vocab = 1000, seq = "sequence", batch = "batch" }
+  T.eq(g:stats(with { framework = "auto" }).framework, "torchtitan", "gpt2_like: the transformer default")
+  T.eq(dlb.frameworks.family(g), "transformer", "gpt2_like family")
+  local h = models.from_onnx(F .. "bert_like.onnx")
+  T.eq(h:stats { batch = 2, sequence = 16, framework = "auto" }.framework, "torchtitan", "bert_like: the transformer default")
+  T.eq(dlb.frameworks.family(h), "transformer", "bert_like family")
+  -- the fused kernels: the zoo's context matmul and its grad_a hold them, the export's
+  -- second attention MatMul and its grad_a; the scores, the mask, the softmax hold nothing
+  local function ops(gr)
+    local r = {}
+    for _, o in ipairs(gr:ops(with { fuse = { "attention" } })) do r[o.name] = o end
+    return r
+  end
+  local og, oz = ops(g), ops(z)
+  for l = 0, 1 do
+    local fo, fz = og["/h." .. l .. "/MatMul_1"], oz["h" .. l .. "/attn/context"]
+    local bo, bz = og["/h." .. l .. "/MatMul_1/grad_a"], oz["h" .. l .. "/attn/context/grad_a"]
+    -- Q, K, V, O: [4, 4, 64, 16] fp32, 64 KiB each; the backward reads Q K V O dO, writes dQ dK dV
+    T.eq(fo.bytes, 4 * 65536, "layer " .. l .. ": fused forward reads Q K V, writes O")
+    T.eq(fo.bytes, fz.bytes, "layer " .. l .. ": fused forward bytes = the zoo's")
+    T.eq(bo.bytes, 8 * 65536, "layer " .. l .. ": fused backward")
+    T.eq(bo.bytes, bz.bytes, "layer " .. l .. ": fused backward bytes = the zoo's")
+    for _, n in ipairs { "/MatMul", "/Where", "/Softmax", "/Softmax/grad", "/MatMul/grad_a" } do
+      local o = og["/h." .. l .. n]
+      T.eq(o.bytes + o.flops, 0, "layer " .. l .. n .. " fused")
+    end
+  end
+  local so, su = g:stats(with { fuse = { "attention" } }), g:stats(b)
+  T.eq(so.flops, su.flops + so.flops_recompute, "FLOPs unchanged but for the backward's recompute")
+  T.eq(so.params, su.params, "params unchanged")
+end)
+
 -- Review 17 (b): a Transpose swapping the last two axes whose every reader is a MatMul / Gemm
 -- operand is the GEMM's transpose flag, not a copy (ONNX Runtime's MatmulTransposeFusion,
 -- onnxruntime/core/optimizer/matmul_transpose_fusion.cc; PyTorch's F.linear / x @ w.t() hand
