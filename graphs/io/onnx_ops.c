@@ -468,6 +468,24 @@ static int transpose(dlb_onnx *m, const Onnx__NodeProto *n) {
   }
   int elem = x->elem, t = dlb_onnx_tens(m, x);
   if (t < 0) return t;
+  /* A Transpose read only for its shape is no copy (review 18): in eager PyTorch a permute
+  ** is a view (torch.Tensor.permute: "returns a view"), copied only where a reader needs
+  ** contiguous memory, and x.size() reads no data. torch.onnx's peephole pass
+  ** fuseConsecutiveTransposes (torch/csrc/jit/passes/onnx/peephole.cpp) merges GPT-2's
+  ** k.permute(0, 2, 1, 3) with k.transpose(-1, -2) into one Transpose of the permute's
+  ** input, leaving the permute's node read by k.size(-2) alone (gpt2_like's /h.N/Transpose_1):
+  ** it was counted as a forward copy, and its gradient was rightly absent (nothing it makes
+  ** reaches the loss). Its shape stays known (the value's dims); no op is made. */
+  if (r >= 2 && dlb_onnx_shape_only(m, n)) {
+    oval *v = dlb_onnx_outv(m, n, 0);
+    if (!v) return FAIL("output 1 is missing");
+    v->state = OV_TENSOR;
+    v->t = t;
+    v->elem = elem;
+    v->nd = r;
+    memcpy(v->d, d, sizeof v->d);
+    return DLB_OK;
+  }
   if (r < 2) return dlb_onnx_set_t(m, n, 0, t, elem);
   /* A swap of the last two axes read only as a MatMul / Gemm operand is the GEMM's layout
   ** flag, not a copy (review 17): ONNX Runtime's MatmulTransposeFusion
