@@ -142,6 +142,10 @@ int dlb_onnx_shape_only(dlb_onnx *m, const Onnx__NodeProto *n) {
     if (!o || !*o) continue;
     cons *c = slot(m->uses, o);
     if (!c->name || c->n == 0) continue;
+    /* the common case decided without a scan: the first reader is no Shape / Size */
+    if (c->first < 0) return 0;
+    const Onnx__NodeProto *f = gp->node[c->first];
+    if (!is_type(f, "Shape") && !is_type(f, "Size")) return 0;
     int seen = 0;
     for (size_t i = 0; i < gp->n_node; i++) {
       const Onnx__NodeProto *x = gp->node[i];
