@@ -156,6 +156,32 @@ T.test("an exported attention mask (Where, additive) is part of the attention pa
   T.eq(so.params, su.params, "params unchanged")
 end)
 
+-- The mask's rule on a hand-built chain (graphs/step/fusion.c mask_scores): an add of the
+-- scores and a non-weight mask is part of the pattern, whichever operand the scores are
+-- (Where(mask, scores, min) and masked_fill's Where(mask, -inf, scores)); an add of a weight
+-- (a learned bias) is not a mask, and the pattern is not found.
+T.test("the attention mask rule: scores + mask or mask + scores; not a weight", function()
+  local function chain(kind)
+    local g = dlb.graph("mask_" .. kind)
+    local q = g:input("q", { 2, 4, 8, 16 })
+    local k = g:input("k", { 2, 4, 8, 16 })
+    local v = g:input("v", { 2, 4, 8, 16 })
+    local sc = g:scale(g:matmul(q, k, { transpose_b = true, name = "scores" }), "scale")
+    local m = kind == "weight" and g:weight("bias", { 8, 8 }) or g:input("mask", { 1, 1, 8, 8 })
+    local x = kind == "mask_first" and g:add(m, sc, "where") or g:add(sc, m, "where")
+    local o = g:matmul(g:softmax(x, "softmax"), v, { name = "context" })
+    g:loss(g:mse(o, g:input("target", o:dims())))
+    local fused = 0
+    for _, r in ipairs(g:ops { fuse = { "attention" } }) do
+      if r.name == "softmax" or r.name == "where" or r.name == "scores" then fused = fused + (r.bytes == 0 and 1 or 0) end
+    end
+    return fused
+  end
+  T.eq(chain("scores_first"), 3, "scores + mask: fused")
+  T.eq(chain("mask_first"), 3, "mask + scores: fused")
+  T.eq(chain("weight"), 0, "scores + a weight: no pattern")
+end)
+
 -- Review 18 (b): gpt2_like's /h.N/Transpose_1 had no gradient op. The exporter's peephole pass
 -- (torch.onnx fuseConsecutiveTransposes) merged k.permute(0, 2, 1, 3) with k.transpose(-1, -2)
 -- into Transpose_3 (perm [0, 2, 3, 1]) and left Transpose_1, the permute, read only by Shape
