@@ -109,6 +109,31 @@ do
   print()
 end
 
+-- == A GPT-2 as Hugging Face writes it: its masked attention is an attention pattern ==
+-- modeling_gpt2.py applies the causal mask with torch.where (an ONNX Where); the attention
+-- pass takes that mask as part of the pattern (review 18), so the import is a transformer
+-- (the FlashAttention default profile applies) and its fused attention moves the zoo's bytes.
+do
+  local b = { batch = 4, sequence = 64 }
+  local g = dlb.models.from_onnx("tests/fixtures/onnx/gpt2_like.onnx")
+  local z = dlb.models.gpt { layers = 2, hidden = 64, heads = 4, context = 128, vocab = 1000,
+    seq = "sequence", batch = "batch" }
+  g:stats{ batch = b.batch, sequence = b.sequence, framework = "auto" } -- finds the family
+  local fam = dlb.frameworks.family(g)
+  print(string.format("gpt2_like.onnx (2 layers, d 64, 4 heads), batch %.0f, seq %.0f, fp32: family %s",
+    b.batch, b.sequence, fam))
+  print(string.format("  (its default profile, unpinned: %s)", dlb.frameworks.DEFAULTS[fam]))
+  local function kernel(gr, name)
+    for _, o in ipairs(gr:ops{ batch = b.batch, sequence = b.sequence, fuse = { "attention" } }) do
+      if o.name == name then return o.bytes end
+    end
+  end
+  header("ONNX import", "zoo gpt")
+  row("fused attention fwd", kernel(g, "/h.0/MatMul_1"), kernel(z, "h0/attn/context"), "B")
+  row("fused attention bwd", kernel(g, "/h.0/MatMul_1/grad_a"), kernel(z, "h0/attn/context/grad_a"), "B")
+  print()
+end
+
 -- == A Llama config: import and plan its training ==
 do
   local g = dlb.models.from_hf("tests/fixtures/hf/llama-2-7b.json", { seq = 4096 })

@@ -132,6 +132,34 @@ int dlb_onnx_only_gemm_operand(dlb_onnx *m, const Onnx__NodeProto *n) {
   return 1;
 }
 
+/* Whether n's outputs are read only for their shapes: by Shape / Size nodes, by no other
+** node and no graph output (gpt2_like's K permute, read by k.size(-2) alone; review 18). */
+int dlb_onnx_shape_only(dlb_onnx *m, const Onnx__NodeProto *n) {
+  if (!m->uses || n->n_output < 1) return 0;
+  const Onnx__GraphProto *gp = m->model->graph;
+  for (size_t k = 0; k < n->n_output; k++) {
+    const char *o = n->output[k];
+    if (!o || !*o) continue;
+    cons *c = slot(m->uses, o);
+    if (!c->name || c->n == 0) continue;
+    /* the common case decided without a scan: the first reader is no Shape / Size */
+    if (c->first < 0) return 0;
+    const Onnx__NodeProto *f = gp->node[c->first];
+    if (!is_type(f, "Shape") && !is_type(f, "Size")) return 0;
+    int seen = 0;
+    for (size_t i = 0; i < gp->n_node; i++) {
+      const Onnx__NodeProto *x = gp->node[i];
+      for (size_t j = 0; j < x->n_input; j++)
+        if (x->input[j] && !strcmp(x->input[j], o)) {
+          if (!is_type(x, "Shape") && !is_type(x, "Size")) return 0;
+          seen++;
+        }
+    }
+    if (seen != c->n) return 0; /* a graph output reads it */
+  }
+  return 1;
+}
+
 /* A ReduceMean over the last axis only, keeping dims, of a value of rank r. */
 static int mean_last(dlb_onnx *m, const Onnx__NodeProto *n, int r) {
   if (!is_type(n, "ReduceMean") || dlb_onnx_aint(n, "keepdims", 1) != 1) return 0;

@@ -114,6 +114,7 @@ void dlb_onnx_uses_free(struct dlb_onnx_uses *u);
 /* Whether node n's output 0 is read only as operand A or B of MatMul / Gemm nodes (at most
 ** two reads, no graph output): ORT's MatmulTransposeFusion's condition (onnx_ops.c transpose). */
 int dlb_onnx_only_gemm_operand(dlb_onnx *m, const Onnx__NodeProto *n);
+int dlb_onnx_shape_only(dlb_onnx *m, const Onnx__NodeProto *n);
 /* At ReduceMean node i: a spelled-out LayerNorm chain becomes one layernorm op (its nodes
 ** are marked done). 1 fused, 0 no match, <0 error. */
 int dlb_onnx_fuse_layernorm(dlb_onnx *m, size_t i);

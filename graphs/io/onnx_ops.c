@@ -468,6 +468,15 @@ static int transpose(dlb_onnx *m, const Onnx__NodeProto *n) {
   }
   int elem = x->elem, t = dlb_onnx_tens(m, x);
   if (t < 0) return t;
+  /* A Transpose read only for its shape is no copy (review 18): in eager PyTorch a permute
+  ** is a view (torch.Tensor.permute: "returns a view"), copied only where a reader needs
+  ** contiguous memory, and x.size() reads no data. torch.onnx's peephole pass
+  ** fuseConsecutiveTransposes (torch/csrc/jit/passes/onnx/peephole.cpp) merges GPT-2's
+  ** k.permute(0, 2, 1, 3) with k.transpose(-1, -2) into one Transpose of the permute's
+  ** input, leaving the permute's node read by k.size(-2) alone (gpt2_like's /h.N/Transpose_1):
+  ** it was counted as a forward copy, and its gradient was rightly absent (nothing it makes
+  ** reaches the loss). Its shape stays known (the value's dims); no op is made (below). */
+  int last2 = 1, view = r >= 2 && dlb_onnx_shape_only(m, n);
   if (r < 2) return dlb_onnx_set_t(m, n, 0, t, elem);
   /* A swap of the last two axes read only as a MatMul / Gemm operand is the GEMM's layout
   ** flag, not a copy (review 17): ONNX Runtime's MatmulTransposeFusion
@@ -476,9 +485,10 @@ static int transpose(dlb_onnx *m, const Onnx__NodeProto *n) {
   ** x @ w.t() (a tied LM head, F.linear) passes the strided view to cuBLAS as transa/transb
   ** without a copy. The zoo counts the same way (transformer.lua lm_head: transpose_b). The
   ** value keeps the untransposed tensor; the consumer sets the flag (onnx_layers.c). */
-  int last2 = 1;
   for (int i = 0; i < r - 2; i++) last2 &= perm[i] == i;
-  if (last2 && perm[r - 2] == r - 1 && perm[r - 1] == r - 2 && dlb_onnx_only_gemm_operand(m, n)) {
+  int flag = !view && last2 && perm[r - 2] == r - 1 && perm[r - 1] == r - 2 &&
+             dlb_onnx_only_gemm_operand(m, n);
+  if (view || flag) {
     oval *v = dlb_onnx_outv(m, n, 0); /* (a second outv would clear it) */
     if (!v) return FAIL("output 1 is missing");
     v->state = OV_TENSOR;
@@ -486,7 +496,7 @@ static int transpose(dlb_onnx *m, const Onnx__NodeProto *n) {
     v->elem = elem;
     v->nd = r;
     memcpy(v->d, d, sizeof v->d);
-    v->trans = 1;
+    v->trans = flag;
     return DLB_OK;
   }
   int a[DLB_GRAPH_MAXRANK];

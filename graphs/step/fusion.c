@@ -141,6 +141,35 @@ static int cmp_int32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The scores operand of an attention mask applied by an add (op q, OP_ADD), or -1 when q
+** is not one: one operand comes from the scores (a forward matmul, scale or cast), the
+** other, the mask, is no weight and has no more axes. The mask forms the exporters write:
+** an additive mask, scores + mask (Hugging Face transformers modeling_bert.py
+** BertSelfAttention.forward: attention_scores + attention_mask; modeling_llama.py
+** eager_attention_forward: attn_weights + causal_mask), and the causal mask by selection,
+** Where(mask, scores, min) (modeling_gpt2.py GPT2Attention._attn / eager_attention_forward:
+** torch.where(causal_mask, attn_weights, mask_value)) or Where(mask, -inf, scores)
+** (masked_fill), which the ONNX importer costs as an add of the scores and the constant
+** (graphs/io/onnx_ops.c where). Decided from the graph's structure only. FlashAttention
+** applies a causal mask inside the kernel (Dao 2023, FlashAttention-2, sec. 3.1.1): the
+** fused kernel's bytes stay Q, K, V and O. */
+static int mask_scores(const dlb_graph *s, const op *q) {
+  if (q->type != OP_ADD || q->nin != 2 || q->nout != 1) return -1;
+  const int32_t *in = op_in(s, q);
+  if (in[0] == in[1]) return -1;
+  int out = op_out(s, q)[0];
+  for (int k = 0; k < 2; k++) {
+    int y = in[k], m = in[1 - k], pr = s->t[y].producer;
+    if (pr < 0 || pr >= s->nfwd) continue;
+    int ty = s->o[pr].type;
+    if (ty != OP_MATMUL && ty != OP_SCALE && ty != OP_CAST) continue;
+    if (s->t[y].ndims != s->t[out].ndims || s->t[m].ndims > s->t[out].ndims) continue;
+    if (s->t[m].role == DLB_ROLE_WEIGHT) continue;
+    return y;
+  }
+  return -1;
+}
+
 static int attention(ctx *c) {
   const dlb_graph *s = c->s;
   size_t nt = s->nt;
@@ -152,14 +181,24 @@ static int attention(ctx *c) {
     const op *sm = &s->o[i];
     if (sm->type != OP_SOFTMAX || sm->phase != DLB_PHASE_FWD || sm->nin < 1 || sm->nout < 1)
       continue;
-    /* walk back from the softmax input through scale ops to the scores matmul */
-    int chain[8], nc = 0, x = op_in(s, sm)[0], mm1 = -1;
+    /* walk back from the softmax input through scale ops and at most one mask to the
+    ** scores matmul */
+    int chain[8], nc = 0, x = op_in(s, sm)[0], mm1 = -1, masked = 0;
     for (;;) {
       int pr = s->t[x].producer;
       if (pr < 0 || pr >= s->nfwd) break;
       const op *q = &s->o[pr];
       if (q->type == OP_MATMUL) { mm1 = pr; break; }
-      if ((q->type != OP_SCALE && q->type != OP_CAST) || nc == 8) break;
+      if (nc == 8) break;
+      if (q->type == OP_ADD && !masked) {
+        int y = mask_scores(s, q);
+        if (y < 0) break;
+        masked = 1;
+        chain[nc++] = pr;
+        x = y;
+        continue;
+      }
+      if (q->type != OP_SCALE && q->type != OP_CAST) break;
       chain[nc++] = pr;
       x = op_in(s, q)[0];
     }

@@ -40,10 +40,10 @@ end
 T.test("an imported graph's family is not known without bound dims; a from_hf graph's is", function()
   T.eq(fw.family(symbolic(GRAPHS[1])), nil)
   T.eq(fw.family(symbolic(GRAPHS[2])), "transformer")
-  -- g:stats finds the ONNX graph's from the step (this GPT-2's masked attention, Where on a
-  -- sliced causal buffer, is no pattern the attention pass fuses: "other")
+  -- g:stats finds the ONNX graph's from the step: its masked attention (Where on a sliced
+  -- causal buffer) is an attention pattern (review 18; "other" before)
   local s = stats_at(GRAPHS[1], "fsdp", POINTS[2])
-  T.eq(fw.origin[s].family, "other")
+  T.eq(fw.origin[s].family, "transformer")
 end)
 
 T.test("dlb.sweep.compile without reference bindings: refused where the family matters", function()
