@@ -114,6 +114,27 @@ function M.layers_fwdbwd(ls)
   return t
 end
 
+-- Whether g is an imported graph (dlb.models.from_onnx: its g.import report). Its causality is
+-- not read (docs/import.md "Causal attention"): the importer costs GPT-2's Where(causal_mask,
+-- scores, min) as an add of the scores and the fill constant, the mask buffer's values past
+-- 4096 elements are not kept, so fusion.c's mask_scores sees the same add as BERT's padding
+-- mask. Its attention is counted whole and the convention says why (M.unsaid).
+local function imported(g)
+  return type(g) == "table" and not is_list(g) and type(rawget(g, "import")) == "table"
+end
+
+-- The words of a convention for a step that does not say its attention (a layer list without
+-- flops_attn/causal, a graph that is not a zoo transformer, an imported graph), the one text
+-- every path prints (M.model_flops, dlb.roofline.time).
+function M.unsaid(src)
+  if is_list(src) then return "attention as in the layers" end
+  if imported(src) then
+    return "attention as in the graph, counted whole: an imported graph's causality is not read, "
+      .. "docs/import.md"
+  end
+  return "attention as in the graph"
+end
+
 -- The attention score and value matmuls' forward FLOPs per sample and whether they are
 -- causal, of a graph (M.attention_fwd) or a layer list (M.layers_attention); nil: not said.
 function M.attention_of(src, bind)
@@ -175,7 +196,7 @@ function M.model_flops(fb, samples, src, bind, params, kind, attention)
   local what = (a and causal) and "causal attention counted full"
     or (a == 0 and "no attention")
     or (a and "non-causal attention")
-    or (list and "attention as in the layers" or "attention as in the graph")
+    or M.unsaid(src)
   return fb, "model FLOPs (fwd + bwd, no recompute; " .. what .. ")", a ~= nil
 end
 
@@ -185,12 +206,14 @@ end
 -- for a step that does not say its attention (a hand-made layer list, a graph that is not a
 -- zoo transformer), an error -- the convention cannot be honoured, and MFU must not claim it.
 -- "full" is always honoured: the FLOPs as the step counts them, attention whole.
-function M.attention_option(fname, given, att, kind, known, list, level)
+function M.attention_option(fname, given, att, kind, known, list, level, src)
   if given == nil then
     if kind == "6N" then return "attention_flops " .. att .. " (not applied: 6N)" end
     if known then return "attention_flops " .. att end
     return "attention_flops " .. att .. " (not applied: the "
-      .. (list and "layers do not say their" or "graph does not say its") .. " attention)"
+      .. (list and "layers do not say their attention" or imported(src)
+        and "imported graph does not say whether its attention is causal (docs/import.md)"
+        or "graph does not say its attention") .. ")"
   end
   if given == "causal" and kind ~= "6N" and not known then
     error(fname .. ": attention_flops = \"causal\" needs a step that says its attention: "

@@ -605,7 +605,8 @@ local function finish(r, o, ls, info, dev)
     -- (6N counts parameters x tokens, no fixed part)
     mc = { mf = mf, fixed = kind ~= "6N" and fixed or 0, conv = conv,
       tps = mfu.tokens_per_sample(src, bind),
-      aentry = mfu.attention_option("parallel", o.attention_flops, att, kind, known, src == ls) }
+      aentry = mfu.attention_option("parallel", o.attention_flops, att, kind, known, src == ls,
+        nil, src) }
     info.model_flops = mc
   end
   local mf, conv, aentry = mc.mf, mc.conv, mc.aentry

@@ -538,7 +538,7 @@ function M.time(s, dev, opts)
       conv = "6N needs the batch (a zoo transformer's batch bound)"
     end
     if not mf and mkind ~= "6N" then
-      mf, conv = ff + fb, "model FLOPs (fwd + bwd, no recompute; attention as in the graph)"
+      mf, conv = ff + fb, "model FLOPs (fwd + bwd, no recompute; " .. mfu.unsaid(g) .. ")"
     end
   elseif mkind == "model" then
     mf, conv = math.max(0, r.flops - rcf), "flops given minus flops_recompute"
@@ -550,7 +550,9 @@ function M.time(s, dev, opts)
   r.calibration, r.calibration_note = calibration, cal_note
   -- the default causal convention says when it could not be applied; asked for on a step
   -- that does not say its attention, it is refused (dlbench.mfu.attention_option)
-  local aentry = mfu.attention_option(fn, opts.attention_flops, matt, mkind, known, false)
+  local aorigin = fw.origin[s] or fw.origin[given]
+  local aentry = mfu.attention_option(fn, opts.attention_flops, matt, mkind, known, false, nil,
+    aorigin and aorigin.graph)
   local defaults = M.defaults_applied(prof, fsource, opts.framework ~= nil, calibration,
     opts.calibration ~= nil, aentry, psource, prec)
   r.provenance = fw.provenance(prof, fsource, calibration, defaults)

@@ -588,4 +588,39 @@ T.test("dlb.models.info: one screen on both backends; a bad binding at the calle
   assert(not e:find("onnx.lua", 1, true), e)
 end)
 
+-- Review 19: an imported decoder's causality is not read from the ONNX structure (docs/import.md
+-- "Causal attention": the importer costs Where(causal_mask, scores, min) as an add of the
+-- scores and the fill constant, and drops the mask buffer's values, so GPT-2's causal mask and
+-- BERT's padding mask are the same add to fusion.c's mask_scores). So no imported graph is
+-- causal, its attention is counted whole, and what the user sees names that default; the zoo
+-- (and from_hf, which builds the zoo's gpt) stays causal. FLOPs never change.
+T.test("an imported decoder's causality: not read, counted whole, and the convention says so", function()
+  local mfu = require "dlbench.mfu"
+  local H100 = dlb.hw.get("H100-SXM")
+  local bind = { batch = 2, sequence = 128 }
+  for _, f in ipairs { "gpt2_like", "bert_like", "transformer_encoder" } do
+    T.eq(mfu.causal(models.from_onnx(F .. f .. ".onnx")), false, f .. ": not causal (not read)")
+  end
+  local g = models.from_onnx(F .. "gpt2_like.onnx")
+  local z = models.gpt { layers = 2, hidden = 64, heads = 4, context = 128, vocab = 1000, seq = "sequence", batch = "batch" }
+  local hf = models.from_hf { model_type = "gpt2", n_embd = 64, n_layer = 2, n_head = 4, n_positions = 128, vocab_size = 1000 }
+  T.eq(mfu.causal(hf), true, "from_hf gpt2: the zoo's gpt, causal")
+  local sg, sz = g:stats(bind), z:stats(bind)
+  local rg = dlb.roofline.time(sg, H100)
+  local rz = dlb.roofline.time(sz, H100)
+  T.eq(rg.mfu_convention, "model FLOPs (fwd + bwd, no recompute; attention as in the graph, counted "
+    .. "whole: an imported graph's causality is not read, docs/import.md)", "gpt2_like: the default named")
+  T.eq(rz.mfu_convention, "model FLOPs (fwd + bwd, no recompute; causal attention counted half)", "zoo")
+  local d = table.concat(rg.provenance.defaults, " | ")
+  assert(d:find("attention_flops causal (not applied: the imported graph does not say whether its "
+    .. "attention is causal", 1, true), d)
+  -- counted whole: the model FLOPs are the step's fwd + bwd, as the zoo's under "full"
+  T.eq(rg.model_flops, sg.flops_fwd + sg.flops_bwd - (sg.flops_recompute or 0), "gpt2_like model FLOPs")
+  local rzf = dlb.roofline.time(sz, H100, { attention_flops = "full" })
+  assert(rz.model_flops < rzf.model_flops, "zoo: causal counts less than full")
+  -- the FLOPs timed do not depend on the convention
+  T.eq(rz.flops, rzf.flops, "zoo FLOPs unchanged by the convention")
+  T.checkerr("attention_flops = \"causal\" needs", dlb.roofline.time, sg, H100, { attention_flops = "causal" })
+end)
+
 T.done()
