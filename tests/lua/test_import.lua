@@ -621,6 +621,11 @@ T.test("an imported decoder's causality: not read, counted whole, and the conven
   -- the FLOPs timed do not depend on the convention
   T.eq(rz.flops, rzf.flops, "zoo FLOPs unchanged by the convention")
   T.checkerr("attention_flops = \"causal\" needs", dlb.roofline.time, sg, H100, { attention_flops = "causal" })
+  -- the parallel path prints the same words (dlbench.mfu.unsaid: one text)
+  local pe = dlb.parallel.evaluate { graph = g, hw = H100, batch = 8, dp = 1, tp = 1, pp = 1, m = 1,
+    batch_dim = "batch", bind = { sequence = 128 } }
+  T.eq(pe.mfu_convention, rg.mfu_convention, "parallel.evaluate: the same convention")
+  assert(pe.defaults:find("not applied: the imported graph", 1, true), pe.defaults)
 end)
 
 T.done()
