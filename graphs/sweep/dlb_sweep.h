@@ -206,7 +206,7 @@ DLB_API int dlb_reduce_group(dlb_reduce *r, size_t nk, const int *keys, size_t n
 /* Feed n rows (row-major, ncols each) whose indices are first_index, first_index + 1, ... */
 DLB_API int dlb_reduce_push(dlb_reduce *r, size_t n, const double *rows, double first_index);
 /* Add a partial state of reducer (kind, id) as dlb_reduce_column reads it from another
-** reducer made alike (a checkpointed sweep's finished chunk, lua/dlbench/sweep_model.lua),
+** reducer made alike (a checkpointed sweep's finished chunk, lua/dlbench/sweep_model_checkpoint.lua),
 ** the way dlb_reduce_merge adds a thread's copy: PARETO and TOP n rows of 1 + ncols numbers
 ** (the index, then the row); BINS every bin (n = the bins), each its accumulator and count
 ** (columns 2 and 1); GROUP n groups of nk keys, count, then sum, min, max per column. len:
