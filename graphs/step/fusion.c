@@ -519,12 +519,19 @@ static void update_impl(ctx *c, int flags) {
 ** element per row (not counted). Linear in the logits' size, as the compiled sweep needs. */
 enum { LM_METRIC_PASSES = 2 };
 
+/* The logits tensor op i reads when it is a forward loss (softmax cross-entropy), else -1: the
+** op both loss passes below (lm_metrics, xent_fp32) add their bytes to. */
+static int fwd_xent_logits(const dlb_graph *s, size_t i) {
+  const op *p = &s->o[i];
+  if (p->type != OP_XENT || p->phase != DLB_PHASE_FWD || p->nin < 1) return -1;
+  return op_in(s, p)[0];
+}
+
 static void lm_metrics(ctx *c, int precision) {
   const dlb_graph *s = c->s;
   for (size_t i = 0; i < s->no; i++) {
-    const op *p = &s->o[i];
-    if (p->type != OP_XENT || p->phase != DLB_PHASE_FWD || p->nin < 1) continue;
-    int x = op_in(s, p)[0];
+    int x = fwd_xent_logits(s, i);
+    if (x < 0) continue;
     double e = dlb_tensor_esize(s, x, precision);
     double per = e < 4 ? 1 + 12 / e : 2; /* bytes per metric, in units of the logits' size */
     c->bytes[i] += LM_METRIC_PASSES * per * c->size0[x];
@@ -548,9 +555,8 @@ static void lm_metrics(ctx *c, int precision) {
 static void xent_fp32(ctx *c, int precision) {
   const dlb_graph *s = c->s;
   for (size_t i = 0; i < s->no; i++) {
-    const op *p = &s->o[i];
-    if (p->type != OP_XENT || p->phase != DLB_PHASE_FWD || p->nin < 1) continue;
-    int x = op_in(s, p)[0];
+    int x = fwd_xent_logits(s, i);
+    if (x < 0) continue;
     double e = dlb_tensor_esize(s, x, precision), E = 4;
     int cast = e < E;
     double fwd = (cast ? e + 9 * E : 8 * E) - 2 * e, bwd = (cast ? 3 * E + e : 2 * E) - 2 * e;
