@@ -130,6 +130,15 @@ function T.lua_cmd()
   return require("dlbench.errors").shell_quote(root .. "/build/bin/dlbench") .. " run"
 end
 
+-- A new empty folder under the system's temporary directory for a test's files (os.tmpname's
+-- name, the file removed, the folder made), its path; raises if it cannot be made.
+function T.tmpdir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "'"), "T.tmpdir: cannot make " .. dir)
+  return dir
+end
+
 function T.done()
   print(string.format("%d passed, %d failed", T.passed, T.failed))
   os.exit(T.failed == 0 and 0 or 1)

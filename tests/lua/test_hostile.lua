@@ -5,9 +5,7 @@ local T = require "harness"
 local dlb = require "dlbench"
 local core = require "dlbench.backend"
 
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p '" .. dir .. "'"))
+local dir = T.tmpdir()
 
 local function write(p, s) local f = assert(io.open(p, "wb")); f:write(s); f:close() end
 local function read(p)

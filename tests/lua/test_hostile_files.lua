@@ -7,9 +7,7 @@ local H = require "hostile_files"
 local dlb = require "dlbench"
 local core = require "dlbench.backend"
 
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p '" .. dir .. "'"))
+local dir = T.tmpdir()
 local function write(name, s)
   local p = dir .. "/" .. name
   local f = assert(io.open(p, "wb")); f:write(s); f:close()

@@ -11,9 +11,7 @@ local T = require "harness"
 local H = require "hostile_files"
 local dlb = require "dlbench"
 
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p '" .. dir .. "'"))
+local dir = T.tmpdir()
 local n = 0
 -- x [batch, K] (an input), weights as initializers, nodes; output y [batch, N]
 local function import(nodes, inits, K, outs)

@@ -13,9 +13,7 @@ local S = dlb.serve
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local FIX = here .. "/../fixtures/onnx/"
 
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p '" .. dir .. "'"))
+local dir = T.tmpdir()
 local function write(name, s)
   local p = dir .. "/" .. name .. ".onnx"
   local f = assert(io.open(p, "wb")); f:write(s); f:close()

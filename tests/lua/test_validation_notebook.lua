@@ -11,9 +11,7 @@ local function root()
 end
 
 T.test("validation notebook: predictions, calibration on a subset, held-out error", function()
-  local out = os.tmpname()
-  os.remove(out)
-  os.execute("mkdir -p '" .. out .. "'")
+  local out = T.tmpdir()
   local lines, saved, saved_arg = {}, print, arg
   print = function(...) -- luacheck: ignore
     local t = {}
