@@ -13,8 +13,8 @@ local M = {}
 -- NCCL's channels per collective on a node of the device (one CTA each).
 M.CTAS = {
   ["A100-SXM4-40GB"] = { 24, "NVIDIA/nccl issue 578 (2021): NCCL_DEBUG=INFO on an 8 x A100 "
-    .. "NVSwitch node (NV12): 'Channel 00/24' ... (24 ring channels: the topology search's 12, "
-    .. "doubled by NCCL to use both directions)" },
+    .. "NVSwitch node (NV12), a 4-rank communicator: 'Channel 00/24 : 0 1 2 3' ... (24 ring "
+    .. "channels: the topology search's, duplicated by NCCL, as the issue asks about)" },
   ["A100-SXM4-80GB"] = { 24, "as A100-SXM4-40GB (the same HGX A100 NVSwitch node)" },
   ["H100-SXM"] = { 24, "NVIDIA/nccl issue 1259 (2024): NCCL_DEBUG=INFO on an 8 x H100 "
     .. "NVSwitch node: 'Channel 16/24 : 0 1 2 3 4 5 6 7'; the same count in NCCL's init line "
