@@ -347,6 +347,12 @@ typedef struct dlb_par_opts {
                             refused with full recompute, the "moe" recompute module, and pp >
                             1 without the interleaved schedule (TransformerConfig's asserts);
                             the search applies it where a layout allows it. 0: not overlapped */
+  double contention;     /* the fraction f in [0, 1) of the compute's rate lost while a
+                            data-parallel collective runs beside it (overlap, fsdp_overlap):
+                            NCCL's kernel holds one CTA per channel, so f = CTAs / SMs
+                            (lua/dlbench/contention.lua). A collective of C s under a compute
+                            window of W s costs max(C - W, f C) (planner_dp.c); 0: max(0, C - W),
+                            the collective hidden for free; overlap 0 exposes it whatever f */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

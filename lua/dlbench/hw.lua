@@ -417,6 +417,7 @@ function Device:describe()
     line("half_bw_bytes", string.format("%.3g MB", self.half_bw_bytes / 1e6), self.source.half_bw_bytes)
   end
   if self.sm_count then line("sm_count", tostring(self.sm_count), self.source.sm_count) end
+  if self.nccl_ctas then line("nccl_ctas", tostring(self.nccl_ctas), self.source.nccl_ctas) end
   if self.gemm_tile then
     line("gemm_tile", string.format("%d x %d", self.gemm_tile[1], self.gemm_tile[2]), self.source.gemm_tile)
   end

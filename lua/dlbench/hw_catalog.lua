@@ -840,6 +840,7 @@ for _, d in ipairs(catalogue) do
     return entry
   end
   sourced("gemm_tile_overhead", GEMM_TILE[d.name])
+  sourced("nccl_ctas", require("dlbench.contention").CTAS[d.name])   -- NCCL's CTAs, sourced
   local a = sourced("attn_eff", ATTN[d.name])
   local c = CLASS[d.kind]
   if c and d.name ~= "Hestness-T4" then
