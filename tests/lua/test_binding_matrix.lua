@@ -89,10 +89,10 @@ local LAYER = { flops_fwd = 1e9, flops_bwd = 2e9, bytes_sample = 1e6, params = 1
 local LAYERS = { LAYER, LAYER, LAYER, LAYER }
 local CLUSTER = { per_node = 4, nodes = 2, intra = LINK, inter = { bw = 1e9, latency = 1e-5 } }
 names[DEV], names[LINK], names[LAYERS], names[CLUSTER] = "<DEV>", "<LINK>", "<LAYERS>", "<CLUSTER>"
--- one op per layer for the planner's per-op timing: 18 numbers each (dlb_par_op's fields)
+-- one op per layer for the planner's per-op timing: 20 numbers each (dlb_par_op's fields)
 local OPS = {}
 for l = 0, 3 do
-  for _, v in ipairs { l, 0, 1e9, 0, 1e6, 0, 64, 64, 64, 1, 1, 2, 0, 0, 0, 0, 0, 0 } do OPS[#OPS + 1] = v end
+  for _, v in ipairs { l, 0, 1e9, 0, 1e6, 0, 64, 64, 64, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0 } do OPS[#OPS + 1] = v end
 end
 local TR = core.trace_parse('{"traceEvents": [{"name": "mm", "ph": "X", "cat": "kernel", "ts": 1, ' ..
   '"dur": 2, "pid": 0, "tid": 1}, {"name": "relu", "ph": "X", "ts": 4, "dur": 1, "pid": 0, "tid": 1}]}')
