@@ -143,6 +143,7 @@ local good = {
   { "analysis_gemm", A, 0 }, { "analysis_gemms", A }, { "table_new", 4 }, { "analysis_layers", A }, { "analysis_layer", A, 0 },
   { "analysis_update_tensors", A, 0, 65536 }, { "analysis_update_tensors", A, 1, 65536 }, { "analysis_step_peak", A }, { "analysis_step_loss", A },
   { "analysis_schedule", A }, { "analysis_exact", A }, { "analysis_op_layer_placed", A }, { "analysis_op_saved", A },
+  { "analysis_op_more", A },
   { "roofline_ridge", DEV, true }, { "roofline_attainable", DEV, 10 },
   { "roofline_time", DEV, 1e12, 1e9 }, { "gemm_traffic", 64, 64, 64, 1, 4, 1e6 },
   { "roofline_opcosts_new", { 1, 2 }, { 3, 4 } }, { "roofline_opcosts_from_analysis", A },
