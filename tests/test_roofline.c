@@ -352,6 +352,9 @@ static void test_more_ops(void) {
   s.xops = &xo, s.xkern = &xk;
   CHECK(dlb_step_time(&d, &s, NULL, NULL, NULL, &r) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "further host ops") != NULL);
+  xo = 0, xk = 2e6;   /* past DLB_MORE_MAX: refused, not issued kernel by kernel */
+  CHECK(dlb_step_time(&d, &s, NULL, NULL, NULL, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "0 to 1000000") != NULL);
 }
 
 /* A segment of ops through the timeline k times in one call (dlb_timeline_seg, the

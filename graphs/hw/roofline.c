@@ -430,9 +430,9 @@ int dlb_opcosts_set_more(dlb_opcosts *c, size_t i, double ops, double kernels) {
   if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
   if (i >= c->n)
     return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
-  if (dlb_bad_cost(ops) || ops != floor(ops) || dlb_bad_cost(kernels) || kernels != floor(kernels))
+  if (dlb_bad_more(ops) || dlb_bad_more(kernels))
     return dlb_fail(DLB_EINVAL, "op costs: op %zu has %g further host ops and %g further "
-                    "kernels (need whole numbers >= 0)", i + 1, ops, kernels);
+                    "kernels (need whole numbers, 0 to %d)", i + 1, ops, kernels, DLB_MORE_MAX);
   if (c->xops == NULL) {
     c->xops = dlb_calloc(c->n, sizeof(double));
     c->xkern = dlb_calloc(c->n, sizeof(double));

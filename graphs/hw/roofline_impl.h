@@ -25,10 +25,10 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
 double dlb_launch_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
                        int attention, double kernels, int *mem_bound);
 /* The host seconds of `ops` Python-level ops that launch `kernels` kernels: host_op per op and
-** kernel_overhead per further launch from C++ (kernels - ops, when more); 0 without a host model (host_op 0: a compiled or
-** graph-captured step issues nothing per launch). The one rule of the optimizer's launches
-** (dlb_optim_time), a graph op's (dlb_step_time) and the planner's layer ops
-** (planner_ops.c). */
+** kernel_overhead per further launch from C++ (kernels - ops, when more); 0 without a host
+** model (host_op 0: a compiled or graph-captured step issues nothing per launch). The one
+** rule of the optimizer's launches (dlb_optim_time), a graph op's (dlb_step_time) and the
+** planner's layer ops (planner_ops.c). */
 static inline double dlb_launch_host(const dlb_roof *d, double ops, double kernels) {
   if (!(d->host_op > 0)) return 0;
   return ops * d->host_op + (kernels > ops ? kernels - ops : 0) * d->kernel_overhead;
@@ -120,6 +120,13 @@ int dlb_opcosts_set_marks(struct dlb_opcosts *c, const unsigned char *mark);
 
 /* A cost the rules accept: finite and >= 0. */
 static inline int dlb_bad_cost(double x) { return !isfinite(x) || x < 0; }
+/* A count of further host ops or kernels of one op the rules accept (dlb_step_ops.xops,
+** xkern; dlb_par_op.more_ops, more_kernels): whole, 0 .. DLB_MORE_MAX (the timeline issues
+** an op kernel by kernel; a million further kernels on one op is no stack's eager code). */
+enum { DLB_MORE_MAX = 1000000 };
+static inline int dlb_bad_more(double x) {
+  return dlb_bad_cost(x) || x != floor(x) || x > DLB_MORE_MAX;
+}
 
 /* The result of a sum over ops: tf FLOPs, tb bytes, tt seconds, tmem of them in nmem
 ** memory-bound ops; the whole sum's compute and memory times at the achievable rates and its

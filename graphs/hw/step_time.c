@@ -46,9 +46,9 @@ static inline int op_work(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
   if (dlb_bad_cost(by))
     return dlb_fail(DLB_EINVAL, "roofline: %s %zu has bytes %g (need >= 0, finite)", unit, i + 1, by);
   double xo = s->xops != NULL ? s->xops[i] : 0, xk = s->xkern != NULL ? s->xkern[i] : 0;
-  if (dlb_bad_cost(xo) || xo != floor(xo) || dlb_bad_cost(xk) || xk != floor(xk))
+  if (dlb_bad_more(xo) || dlb_bad_more(xk))
     return dlb_fail(DLB_EINVAL, "roofline: %s %zu has %g further host ops and %g further "
-                    "kernels (need whole numbers >= 0)", unit, i + 1, xo, xk);
+                    "kernels (need whole numbers, 0 to %d)", unit, i + 1, xo, xk, DLB_MORE_MAX);
   by *= scale;
   const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
   if (d->cache_aware && g != NULL && g[0] > 0) {

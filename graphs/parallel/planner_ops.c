@@ -171,12 +171,10 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     if (o->m > 0 && !(o->n > 0 && o->k > 0 && o->batch > 0 && isfinite(o->m * o->n * o->k * o->batch)))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d's matmul shape must be positive and finite",
                            i + 1);
-    if (!(o->more_ops >= 0 && isfinite(o->more_ops) && o->more_ops == floor(o->more_ops)) ||
-        !(o->more_kernels >= 0 && isfinite(o->more_kernels) &&
-          o->more_kernels == floor(o->more_kernels)))
+    if (dlb_bad_more(o->more_ops) || dlb_bad_more(o->more_kernels))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has more_ops %g and more_kernels %g (the "
-                           "further host ops and kernels beyond its one: whole numbers >= 0)",
-                           i + 1, o->more_ops, o->more_kernels);
+                           "further host ops and kernels beyond its one: whole numbers, 0 to "
+                           "%d)", i + 1, o->more_ops, o->more_kernels, DLB_MORE_MAX);
   }
   dlb_layer_times *T = dlb_calloc(1, sizeof *T);
   if (!T) return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
@@ -376,8 +374,8 @@ static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double 
     return t;
   }
   if (pe > 1) {
-    /* one kernel per local expert, each on its expert's share of the bytes */
-    return pe * dlb_op_time_raw(d, f / pe, b / pe, NULL, 0, &mbound);
+    /* one kernel per local expert, each on its expert's share of the bytes (dlb_launch_time) */
+    return dlb_launch_time(d, f, b, NULL, 0, pe, &mbound);
   } else if (nl > 1) {
     /* Megatron-Core's TEGroupedMLP: Transformer Engine's GroupedLinear runs one cuBLAS GEMM
     ** per local expert (general_grouped_gemm -> multi_stream_cublas_gemm), up to
