@@ -580,7 +580,9 @@ function Graph:ops(opts)
     rows[i] = { name = core.analysis_op_name(a, i - 1), type = core.graph_op_type_name(T[i]),
       phase = PHASES[P[i]], flops = F[i], bytes = B[i],
       intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l + 1, layer_name = l >= 0 and layers[l + 1] or nil,
-      host_ops = w > 0 and w + Mo[2 * i - 1] or 0, kernels = w > 0 and w + Mo[2 * i] or 0 }
+      -- (whole counts: math.floor gives Lua 5.4 an integer, so both backends print 11, not 11.0)
+      host_ops = w > 0 and math.floor(w + Mo[2 * i - 1]) or 0,
+      kernels = w > 0 and math.floor(w + Mo[2 * i]) or 0 }
   end
   return rows
 end
