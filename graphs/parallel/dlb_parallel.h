@@ -516,6 +516,12 @@ typedef struct dlb_par_op {
                             kernel never runs (the sequence outside its range) */
   double softmax_elems;  /* for softmax 1 or 2: the elements of its 16-bit s x s scores per
                             sample (split over the tensor ranks with the heads) */
+  double more_ops;       /* the further Python-level ops the host issues for it beyond its one
+                            (whole, >= 0; a stack's eager ops a pass counts on a graph op:
+                            dlb_analysis_op_more), host_op each */
+  double more_kernels;   /* its further kernel launches beyond its one (whole, >= 0): its
+                            kernels each an even share of its costs, those beyond its host ops
+                            a kernel launch each on the host (dlb_launch_time, dlb_launch_host) */
 } dlb_par_op;
 
 typedef struct dlb_par_plan dlb_par_plan;
