@@ -427,19 +427,26 @@ local function split_opts(opts, fn, keys)
 end
 
 -- Energy of `flops` and `bytes` over `time` on the device (dlb.energy.step: the 45 nm
--- per-operation tables and the device's power x time).
+-- per-operation tables and the device's power x time), for `tokens` tokens. per_token is
+-- the device's power x time / tokens only: on a device the catalogue lists without power
+-- (TPU v5p, A10G, ...) it is nil, as dlb.energy.step's device_joules is (review 20: it was
+-- the 45 nm tables' ops_per_token there, another quantity (Llama-2-7B, batch 8: 0.42 J
+-- against H100-SXM's 0.82 J of power x time), under the same name as the
+-- power x time figure of every other device). dlb.serve.continuous prices its steady
+-- state with the same function (it kept a copy of the power rule).
 local function energy(c, flops, bytes, time, tokens)
   local E = require "dlbench.energy"
   local prec = (c.compute == "fp8" or c.compute == "int8") and "int8" or "fp16"
   if c.compute == "fp32" then prec = "fp32" end
   local ok, e = pcall(E.step, { flops = flops, bytes = bytes }, { precision = prec,
-    time = time, power = c.dev.power or 1 })
+    time = time, power = c.dev.power })
   if not ok then return nil end
   local gpus = c.tp * c.pp
-  return { joules = e.joules * gpus, device_joules = c.dev.power and e.device_joules * gpus or nil,
-    per_token = (c.dev.power and e.device_joules or e.joules) * gpus / tokens,
+  local dj = c.dev.power and e.device_joules * gpus or nil
+  return { joules = e.joules * gpus, device_joules = dj, per_token = dj and dj / tokens,
     ops_per_token = e.joules * gpus / tokens, power = c.dev.power }
 end
+M._energy = energy
 
 local function finish(kind, s, c, r, tokens)
   r.kind = kind

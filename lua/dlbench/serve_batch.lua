@@ -196,10 +196,9 @@ function B.install(M, H)
     local lat = latencies(st, Ps, Os, chunk, pcts)
     r.ttft, r.e2e = lat.ttft, lat.e2e
     local d = step(s, c, math.max(1, st.batch), 1, st.ctx)
-    local E = require "dlbench.energy"
-    local ok, e = pcall(E.step, { flops = d.flops, bytes = d.bytes }, { precision = "fp16",
-      time = st.tpot, power = c.dev.power or 1 })
-    if ok and c.dev.power then r.energy_per_token = e.device_joules * r.gpus / math.max(1, st.batch) end
+    -- serve.lua's energy rule (power x time / tokens; nil without a power figure)
+    local e = M._energy(c, d.flops, d.bytes, st.tpot, math.max(1, st.batch))
+    r.energy_per_token = e and e.per_token
     return r
   end
   doc.doc(M.continuous, "dlb.serve.continuous(model, {hw=, rate=, prompt=512 | {lengths}, output=128 | {lengths}, max_batch=256, chunk=, percentiles={50,90,99}, ...}) -> result",

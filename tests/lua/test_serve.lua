@@ -190,6 +190,26 @@ T.test("generate: the closed-form decode sum equals the step-by-step sum", funct
   assert(r.energy_per_token and r.energy_per_token > 0, "energy per token")
 end)
 
+T.test("energy per token: power x time / tokens, and none without a power figure (review 20)", function()
+  -- docs/serve.md "Energy": generate's energy_per_token = power x latency x GPUs / output
+  -- tokens; H100-SXM's 700 W (datasheet), batch 8 x 128 output tokens
+  local r = S.generate(L7, { hw = "H100-SXM", batch = 8, prompt = 512, output = 128 })
+  T.near(r.energy_per_token, 700 * r.latency / (8 * 128), 1e-12, "700 W x latency / 1024 tokens")
+  local r2 = S.generate(L7, { hw = "H100-SXM", batch = 8, prompt = 512, output = 128, tp = 2 })
+  T.near(r2.energy_per_token, 700 * r2.latency * 2 / (8 * 128), 1e-12, "x 2 GPUs")
+  -- TPU v5p has no power in the catalogue: before, energy_per_token was the 45 nm tables'
+  -- ops energy (0.42 J here; H100-SXM's power x time is 0.82 J) under the same name
+  local t = S.generate(L7, { hw = "TPUv5p", batch = 8, prompt = 512, output = 128 })
+  T.eq(t.energy_per_token, nil, "no power, no energy per token")
+  T.eq(t.energy.per_token, nil, "nor in r.energy")
+  assert(t.energy.ops_per_token > 0 and t.energy.device_joules == nil, "the 45 nm estimate, by its own name")
+  -- continuous batching prices its steady state by the same rule: power x TPOT x GPUs / batch
+  local c = S.continuous(L7, { hw = "H100-SXM", rate = 2, prompt = 512, output = 128 })
+  T.near(c.energy_per_token, 700 * c.tpot / c.batch, 1e-12, "steady state: 700 W x tpot / batch")
+  T.eq(S.continuous(L7, { hw = "TPUv5p", rate = 2, prompt = 512, output = 128 }).energy_per_token, nil,
+    "continuous: none without power")
+end)
+
 T.test("sliding window, paging, capacity", function()
   local w = S.model { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336, mlp = "swiglu", window = 4096 }
   local a = S.decode(w, { hw = "H100-SXM", batch = 8, context = 4096 })
