@@ -38,12 +38,23 @@ local function form_id(name, fname)
   return id
 end
 
+-- A value as an error message shows it: the string "6" said "got 6"; NaN reads "nan" on
+-- both backends (Lua 5.4 says "-nan").
+local function shown(v)
+  return type(v) == "string" and string.format("the string %q", v)
+    or (v ~= v and "nan" or tostring(v))
+end
+
 local function positive(v, what, fname)
   if type(v) ~= "number" or not (v > 0) or v == math.huge then
-    -- the string "6" said "got 6"; NaN reads "nan" on both backends (Lua 5.4 says "-nan")
-    local got = type(v) == "string" and string.format("the string %q", v)
-      or (v ~= v and "nan" or tostring(v))
-    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what, got))
+    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what, shown(v)))
+  end
+  return v
+end
+
+local function finite(v, what, fname)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+    raise(string.format("%s: %s must be a finite number, got %s", fname, what, shown(v)))
   end
   return v
 end
@@ -107,6 +118,11 @@ function M.fit(xs, ys, opts)
   if opts.seed ~= nil and not opts.bootstrap then
     error("dlb.scaling.fit: seed= applies to bootstrap=", 2)
   end
+  -- (review 20: a string seed was the binding's "bad argument #6 to 'scaling_bootstrap'";
+  -- the core names a number that is not a whole one in [0, 2^53))
+  if opts.seed ~= nil and type(opts.seed) ~= "number" then
+    raise("dlb.scaling.fit: seed must be a whole number >= 0, got " .. shown(opts.seed))
+  end
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error("dlb.scaling.fit: xs and ys must be lists of numbers", 2)
   end
@@ -169,10 +185,38 @@ local function spec_curve(spec, fname)
     return c._form, curve_params(c)
   end
   if spec.alpha and spec.beta_g then
+    -- constants checked by name (review 20: a string reached the core's "bad argument")
+    for _, k in ipairs { "alpha", "beta_g", "gamma" } do
+      if spec[k] ~= nil then finite(spec[k], "spec." .. k, fname) end
+    end
     if spec.gamma then return 1, { spec.alpha, spec.beta_g, spec.gamma } end
     return 0, { spec.alpha, spec.beta_g }
   end
   error(fname .. ": the spec needs curve= (a fit) or alpha= and beta_g=", 3)
+end
+
+-- The model-size law of a projection spec, checked: model= a fit of dlb.scaling.fit_model_size,
+-- or the constants sigma= and beta_p= together (sigma_unit= > 0, default 1). Review 20:
+-- sigma = 0 gave params 0 and model_scale NaN, a negative sigma negative parameters,
+-- sigma without beta_p was dropped without a word (no params), model = {sigma=, beta_p=}
+-- (not a fit) reached the core as nil.
+local function spec_model(spec, fname)
+  if spec.model ~= nil then
+    if getmetatable(spec.model) ~= Fit or spec.model._form ~= 0 then
+      raise(fname .. ": spec.model must come from dlb.scaling.fit_model_size (a power law); "
+        .. "give the constants sigma= and beta_p= otherwise")
+    end
+    return
+  end
+  if (spec.sigma == nil) ~= (spec.beta_p == nil) then
+    raise(fname .. ": the model-size law needs sigma= and beta_p= together (p(m) = "
+      .. "sigma*m^beta_p), got only " .. (spec.sigma ~= nil and "sigma" or "beta_p"))
+  end
+  if spec.sigma ~= nil then
+    positive(spec.sigma, "spec.sigma", fname)
+    finite(spec.beta_p, "spec.beta_p", fname)
+  end
+  if spec.sigma_unit ~= nil then positive(spec.sigma_unit, "spec.sigma_unit", fname) end
 end
 
 -- Per-step costs at p parameters and subbatch b: a function(p, b) -> {flops=, bytes=,
@@ -481,6 +525,7 @@ function M.project(spec, opts)
     stats = true, lo = true, hi = true, integer = true, bootstrap = true, seed = true,
     epochs = true, framework = true }, fname)
   local form, q = spec_curve(spec, fname)
+  spec_model(spec, fname)
   local m0 = positive(spec.data_size, "spec.data_size (current data)", fname)
   local target = opts.target or spec.desired
   if type(target) ~= "number" then
@@ -491,7 +536,11 @@ function M.project(spec, opts)
   r.current_error_fit = core.scaling_eval(form, q, m0)
   r.current_error = spec.current
   if method == "curve" then
-    r.data = core.scaling_invert(form, q, target)
+    -- the core's refusal (a target at or below gamma, of the curve's wrong sign) named as
+    -- project's, at the caller's line (review 20: it was the bare "scaling invert: ...")
+    local oki, d = pcall(core.scaling_invert, form, q, target)
+    if not oki then raise(fname .. ": " .. require("dlbench.errors").strip(d)) end
+    r.data = d
   elseif method == "ratio" then
     -- anchored at the measured current error: m = m0 * (target/current)^(1/beta)
     if form ~= 0 then error(fname .. ": method 'ratio' needs a pure power law", 2) end
@@ -521,6 +570,9 @@ function M.project(spec, opts)
     end
   end
   if opts.seed ~= nil and not opts.bootstrap then error(fname .. ": seed= applies to bootstrap=", 2) end
+  if opts.seed ~= nil and type(opts.seed) ~= "number" then
+    raise(fname .. ": seed must be a whole number >= 0, got " .. shown(opts.seed))
+  end
   local costs = opts.costs or spec.costs
   local fw = require "dlbench.frameworks"
   if opts.framework ~= nil then
@@ -796,6 +848,9 @@ function M.compute_optimal(law, C, opts)
   local fname = "dlb.scaling.compute_optimal"
   opts = check_opts(opts, { k = true, stats = true, tokens = true }, fname)
   if type(law) ~= "table" then error(fname .. ": law must be a dlb.scaling.law", 2) end
+  -- a law made by hand, checked by name (review 20: {E=, A=} without B said "bad argument
+  -- #3 to 'scaling_compute_optimal' (number expected, got nil)")
+  for _, f in ipairs { "E", "A", "B", "alpha", "beta" } do finite(law[f], "law." .. f, fname) end
   local k = opts.k or 6
   if opts.stats then
     if opts.k then error(fname .. ": give k= or stats=, not both", 2) end

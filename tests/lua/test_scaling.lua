@@ -267,6 +267,17 @@ T.test("joint law: recover Chinchilla's fit, compute-optimal exponents", functio
   T.checkerr("dlb.scaling.compute_optimal: C (FLOPs) must be a finite number > 0, got -5",
     S.compute_optimal, S.chinchilla, -5)
   T.checkerr("unknown option 'kk'", S.compute_optimal, S.chinchilla, 1e20, { kk = 6 })
+  -- review 20: a law made by hand without B was the binding's "bad argument #3 to
+  -- 'scaling_compute_optimal' (number expected, got nil)"
+  T.checkerr("dlb.scaling.compute_optimal: law.B must be a finite number, got nil",
+    S.compute_optimal, { E = 1.69, A = 406.4, alpha = 0.34, beta = 0.28 }, 1e23)
+  T.checkerr("law.alpha must be a finite number, got the string \"0.34\"",
+    S.compute_optimal, { E = 1.69, A = 406.4, B = 410.7, alpha = "0.34", beta = 0.28 }, 1e23)
+  -- a plain table with the five numbers is a law (Hoffmann et al. eq. 10's, as S.chinchilla)
+  T.near(S.compute_optimal({ E = 1.69, A = 406.4, B = 410.7, alpha = 0.34, beta = 0.28 }, 5.76e23).N,
+    S.compute_optimal(S.chinchilla, 5.76e23).N, 1e-15, "a plain table")
+  T.checkerr("dlb.scaling.fit: seed must be a whole number >= 0, got the string \"a\"", S.fit,
+    { 1, 2, 3, 4 }, { 4, 3, 2, 1.5 }, { bootstrap = 10, seed = "a" })
 end)
 
 T.test("project on users' own fits", function()
