@@ -210,6 +210,27 @@ T.test("energy per token: power x time / tokens, and none without a power figure
     "continuous: none without power")
 end)
 
+T.test("capacity: neither context nor batch is batch 1, and values checked first (review 20)", function()
+  -- Mistral-7B's shape (window 4,096): the cache of one sequence stops at the window, so the
+  -- context per sequence is unbounded; docs/serve.md "Weights, cache and memory"
+  local w = S.model { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336, mlp = "swiglu", window = 4096 }
+  local a, b = S.capacity(w, { hw = "H100-SXM" }), S.capacity(w, { hw = "H100-SXM", batch = 1 })
+  T.eq(a.batch, 1); T.eq(a.context, math.huge, "was the cache's 437,216 tokens")
+  T.eq(a.context, b.context, "the same answer as batch = 1")
+  -- KV bytes by hand: 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B a token
+  T.eq(a.kv_per_token, 2 * 32 * 8 * 128 * 2, "Mistral KV bytes per token")
+  -- Llama-3-70B's shape does not fit an L4 (24 GB) in fp16: a bad value is still an error
+  local big = S.model { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn = 28672,
+    vocab = 128256, mlp = "swiglu" }
+  T.eq(big.params, 70553706496, "Llama-3-70B's 70,553,706,496 parameters (Meta's config)")
+  T.eq(S.kv_bytes_per_token(big), 2 * 80 * 8 * 128 * 2, "327,680 B a token")
+  T.eq(S.capacity(big, { hw = "L4", context = 8192 }).fits, false, "does not fit")
+  T.checkerr("dlb.serve.capacity: context must be a whole number of tokens", S.capacity, big,
+    { hw = "L4", context = -5 })
+  T.checkerr("dlb.serve.capacity: batch must be a positive integer, got 0", S.capacity, big,
+    { hw = "L4", batch = 0 })
+end)
+
 T.test("sliding window, paging, capacity", function()
   local w = S.model { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336, mlp = "swiglu", window = 4096 }
   local a = S.decode(w, { hw = "H100-SXM", batch = 8, context = 4096 })
