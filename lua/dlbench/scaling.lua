@@ -234,14 +234,30 @@ function M.step_costs(costs, p, b)
     c = { flops = c.flops, bytes = c.bytes, footprint = c.footprint, size = c.size,
           params = c.params }
   elseif type(costs) == "table" then
-    for _, k in ipairs { "flops_per_param", "lambda", "mu" } do
-      if type(costs[k]) ~= "number" then
-        error(fname .. ": costs." .. k .. " must be a number (Table 2 coefficients)", 2)
+    -- Table 2's coefficients by the domains' names (flops_per_param, footprint_per_param) or
+    -- by the paper's, as dlb.scaling.fit_costs returns them (gamma, delta): review 20, a
+    -- fit_costs result was refused here ("costs.flops_per_param must be a number")
+    local function coef(name, alias)
+      local v, a = costs[name], costs[alias]
+      if v ~= nil and a ~= nil and v ~= a then
+        error(string.format("%s: costs.%s = %s and costs.%s = %s name one coefficient: give one",
+          fname, name, tostring(v), alias, tostring(a)), 3)
+      end
+      return v == nil and a or v
+    end
+    local gamma, delta = coef("flops_per_param", "gamma"), coef("footprint_per_param", "delta")
+    for _, kv in ipairs { { "flops_per_param (or gamma)", gamma }, { "lambda", costs.lambda },
+        { "mu", costs.mu } } do
+      if type(kv[2]) ~= "number" then
+        error(fname .. ": costs." .. kv[1] .. " must be a number (Table 2 coefficients)", 2)
       end
     end
-    c = { flops = costs.flops_per_param * b * p,
+    if delta ~= nil and type(delta) ~= "number" then
+      error(fname .. ": costs.footprint_per_param (or delta) must be a number", 2)
+    end
+    c = { flops = gamma * b * p,
           bytes = costs.lambda * p + costs.mu * b * math.sqrt(p),
-          footprint = costs.footprint_per_param and costs.footprint_per_param * p }
+          footprint = delta and delta * p }
   else
     error(fname .. ": costs must be a function(p, b) or a table of Table 2 coefficients", 2)
   end
@@ -252,7 +268,9 @@ doc.doc(M.step_costs, "dlb.scaling.step_costs(costs, params, subbatch) -> "
   .. "{flops=, bytes=, footprint=, intensity=}",
   "training-step FLOPs, bytes accessed and minimal footprint (bytes) at a model size: "
   .. "Hestness et al. Table 2 (flops = gamma*b*p, bytes = lambda*p + mu*b*sqrt(p), "
-  .. "footprint = delta*p) or a function(p, b) (e.g. over a graph's stats)")
+  .. "footprint = delta*p; costs {gamma= or flops_per_param=, lambda=, mu=, delta= or "
+  .. "footprint_per_param=}, e.g. a dlb.scaling.fit_costs result) or a function(p, b) (e.g. "
+  .. "over a graph's stats)")
 
 -- Numbers out of a graph's stats (lazy tables whose fields may be bound polynomials).
 local function stat_numbers(s, fname, size, b, footprint)
