@@ -589,6 +589,30 @@ function B.install(M, H)
     local fit = {}
     for _, r in ipairs(rows) do if r.split == "fit" then fit[#fit + 1] = r end end
     if #fit == 0 then fail("dlb.serve.calibrate", "no row has split = \"fit\"") end
+    -- checked by name (review 20: measured = 0 returned a calibration with fit error inf, a
+    -- negative or NaN one "percentile: element 1 is NaN"; an unknown grid key was dropped
+    -- without a word, rounds = "3" ran)
+    for i, r in ipairs(fit) do
+      local m = r.measured
+      if type(m) ~= "number" or not (m > 0) or m == math.huge then
+        fail("dlb.serve.calibrate", string.format("fit row %d ('%s'): measured must be a finite "
+          .. "number > 0 in the row's metric, got %s", i, tostring(r.id),
+          type(m) == "number" and (m ~= m and "nan" or tostring(m)) or tostring(m)))
+      end
+    end
+    for k in pairs(grid) do
+      local known = false
+      for _, o in ipairs(ORDER) do known = known or o == k end
+      if not known then
+        fail("dlb.serve.calibrate", "unknown grid parameter '" .. tostring(k) .. "' (accepted: "
+          .. table.concat(ORDER, ", ") .. ")")
+      end
+    end
+    local rounds = opts.rounds or 3
+    if type(rounds) ~= "number" or rounds ~= math.floor(rounds) or rounds < 1 or rounds == math.huge then
+      fail("dlb.serve.calibrate", "rounds must be a whole number >= 1, got "
+        .. (type(rounds) == "string" and string.format("the string %q", rounds) or tostring(rounds)))
+    end
     -- a point of the descent is scored once: a later round comes back to points an
     -- earlier one scored (the key: every calibrated field's value)
     local scored = {}
@@ -608,7 +632,7 @@ function B.install(M, H)
       step_overhead = 1e-3 }) do cal[k] = v end
     if validated then cal.flops_eff, cal.calibration = nil, "validated" end
     local best = score(cal)
-    for _ = 1, opts.rounds or 3 do
+    for _ = 1, rounds do
       local moved = false
       for _, k in ipairs(ORDER) do
         if grid[k] and not (validated and k == "flops_eff") then

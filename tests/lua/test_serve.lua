@@ -497,6 +497,28 @@ T.test("calibration = \"validated\": the chip's CALIBRATED flops_eff (issue 29)"
   T.checkerr("calibration must be", S.calibrate, rows, { calibration = "yes" })
 end)
 
+T.test("calibrate: rows, grid and rounds checked by name (review 20)", function()
+  local row
+  for _, r in ipairs(dofile(DATA)) do if r.split == "fit" then row = r break end end
+  local function with(t)
+    local c = {}
+    for k, v in pairs(row) do c[k] = v end
+    for k, v in pairs(t) do c[k] = v end
+    return c
+  end
+  -- before: measured = 0 gave a calibration with fit error inf; -1 and NaN "percentile:
+  -- element 1 is NaN"
+  for _, m in ipairs { 0, -1, 0 / 0 } do
+    T.checkerr("dlb.serve.calibrate: fit row 1 ('" .. row.id .. "'): measured must be a finite number > 0",
+      S.calibrate, { with { measured = m } })
+  end
+  -- before: dropped without a word
+  T.checkerr("unknown grid parameter 'flops_efff' (accepted: flops_eff, bw_eff, kernel_overhead, comm_latency, step_overhead)",
+    S.calibrate, { row }, { grid = { flops_efff = { 0.5 } } })
+  T.checkerr("rounds must be a whole number >= 1, got the string \"3\"", S.calibrate, { row }, { rounds = "3" })
+  T.checkerr("rounds must be a whole number >= 1, got 0", S.calibrate, { row }, { rounds = 0 })
+end)
+
 T.test("bad input names the option and the function", function()
   T.checkerr("unknown option 'batchsize' for dlb.serve.decode", S.decode, L7, { hw = "H100-SXM", batchsize = 4 })
   T.checkerr("hw is required", S.decode, L7, { batch = 4 })
