@@ -79,19 +79,80 @@ static int readall(char *buf, size_t n) {
   return 0;
 }
 
-/* Read a request header "<op> <len>\n" (at most 63 bytes); 0 on success. */
-static int readheader(char *op, size_t opsize, size_t *len) {
+/* The largest request body (a cell's code, a completion's text) the kernel takes: 64 MiB,
+** the cap of the other texts dlbench reads whole (catalogues, the REPL history). */
+#define KERNEL_MAXREQUEST ((size_t)64 << 20)
+
+/* Read one request from the request pipe: a header "<op> <len>\n" (op a word of at most
+** opsize - 1 bytes, len decimal digits only, at most KERNEL_MAXREQUEST; the header at most
+** 63 bytes) and len bytes. Returns 0 with *body (malloc'd, NUL-terminated, len bytes) and
+** *len set; 1 at the end of the input before a header; -1 on a malformed, oversized or cut
+** request, with what was wrong in why (the stream is out of step then: no later request can
+** be found). Before fuzz-long a length of "-1" wrapped malloc(len + 1) to malloc(0) and a
+** huge one was allocated as claimed (tests/fuzz/fuzz_kernel.c). */
+static int readrequest(char *op, size_t opsize, char **body, size_t *len, char *why, size_t whysize) {
   char line[64];
   size_t i = 0;
+  *body = NULL;
+  *len = 0;
   for (;;) {
-    if (i + 1 >= sizeof line || readall(line + i, 1) != 0) return -1;
+    if (i + 1 >= sizeof line) {
+      snprintf(why, whysize, "a header longer than %zu bytes", sizeof line - 2);
+      return -1;
+    }
+    if (readall(line + i, 1) != 0) {
+      if (i == 0) return 1; /* the wrapper closed the pipe between requests */
+      snprintf(why, whysize, "the input ends inside a header");
+      return -1;
+    }
     if (line[i] == '\n') break;
     i++;
   }
   line[i] = '\0';
-  char fmt[32];
-  snprintf(fmt, sizeof fmt, "%%%zus %%zu", opsize - 1);
-  return sscanf(line, fmt, op, len) == 2 ? 0 : -1;
+  if (memchr(line, '\0', i) != NULL) {
+    snprintf(why, whysize, "a NUL byte in the header");
+    return -1;
+  }
+  const char *sp = memchr(line, ' ', i);
+  size_t oplen = sp ? (size_t)(sp - line) : 0;
+  if (sp == NULL || oplen == 0 || oplen >= opsize) {
+    snprintf(why, whysize, "a malformed header (expected \"<op> <length>\", an op of 1 to %zu bytes)",
+             opsize - 1);
+    return -1;
+  }
+  size_t n = 0;
+  const char *d = sp + 1;
+  if (*d == '\0') {
+    snprintf(why, whysize, "a header without a length");
+    return -1;
+  }
+  for (; *d; d++) {
+    if (*d < '0' || *d > '9') {
+      snprintf(why, whysize, "a length that is not decimal digits");
+      return -1;
+    }
+    if (n > (KERNEL_MAXREQUEST - (size_t)(*d - '0')) / 10) {
+      snprintf(why, whysize, "a request of more than %zu bytes", KERNEL_MAXREQUEST);
+      return -1;
+    }
+    n = n * 10 + (size_t)(*d - '0');
+  }
+  char *buf = malloc(n + 1);
+  if (buf == NULL) {
+    snprintf(why, whysize, "out of memory for a request of %zu bytes", n);
+    return -1;
+  }
+  if (readall(buf, n) != 0) {
+    free(buf);
+    snprintf(why, whysize, "the input ends inside a request of %zu bytes", n);
+    return -1;
+  }
+  buf[n] = '\0';
+  memcpy(op, line, oplen);
+  op[oplen] = '\0';
+  *body = buf;
+  *len = n;
+  return 0;
 }
 
 /* Call require("dlbench.kernel")[fname] with the values above it on the stack (nargs)
@@ -132,13 +193,15 @@ int host_kernel(lua_State *L, const char *req, const char *msg) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* a long cell's prints arrive as they are made */
   lua_register(L, "kernel_send", ksend); /* both moved into dlbench.kernel at its load */
   lua_register(L, "kernel_chdir", kchdir);
-  char op[32];
+  char op[32], why[128];
   size_t len;
-  while (readheader(op, sizeof op, &len) == 0) {
-    char *buf = malloc(len + 1);
-    if (buf == NULL || readall(buf, len) != 0) {
-      free(buf);
-      break;
+  char *buf;
+  for (long nreq = 1;; nreq++) {
+    int r = readrequest(op, sizeof op, &buf, &len, why, sizeof why);
+    if (r == 1) break;
+    if (r != 0) {
+      fprintf(stderr, "dlbench kernel: request %ld: %s; stopping\n", nreq, why);
+      return EXIT_FAILURE;
     }
     lua_pushstring(L, op);
     lua_pushlstring(L, buf, len);

@@ -10,6 +10,26 @@ dlb=$1
 case $dlb in /*) ;; *) dlb=$(pwd)/$dlb ;; esac
 root=$(pwd)
 
+# The request reader (host/kernel.c readrequest; fuzzed by tests/fuzz/fuzz_kernel.c), no
+# Python needed: a request the wrapper never writes stops the kernel with a message naming
+# the request. Before fuzz-long a length of -1 wrapped malloc(len + 1) to malloc(0) (then a
+# read of SIZE_MAX bytes into it) and 100000000000000 was allocated as claimed (an ASan
+# abort; 3000000000 took 3 GB and waited), both silent.
+kreq() { # kreq NAME BYTES PATTERN: the kernel fed BYTES exits 1 saying PATTERN
+  local out rc
+  out=$(printf "$2" | "$dlb" kernel 0 3 3>/dev/null 2>&1); rc=$?
+  if [ "$rc" -eq 1 ] && grep -q "$3" <<<"$out"; then t_ok "kernel refuses $1"
+  else t_fail "kernel refuses $1" "exit $rc: $out"; fi
+}
+kreq "a negative length" 'execute -1\nAAAAAAAA' "request 1: a length that is not decimal digits"
+kreq "a huge length" 'execute 100000000000000\nAAAA' "request 1: a request of more than 67108864 bytes"
+kreq "a cut body" 'execute 3\n1\nxexecute 40\n1\n' "request 2: the input ends inside a request of 40 bytes"
+kreq "a header without a length" 'execute\n' "request 1: a malformed header"
+kreq "a long header" "$(printf 'x%.0s' $(seq 80))" "request 1: a header longer than 62 bytes"
+out=$(printf 'execute 3\n1\n1' | "$dlb" kernel 0 3 3>/dev/null 2>&1) \
+  && t_ok "kernel: a whole request, then the end of input: exit 0" \
+  || t_fail "kernel: a whole request, then the end of input: exit 0" "$out"
+
 if ! t_python "import ipykernel, nbclient, nbformat"; then
   echo "skip: no python3 with ipykernel and nbclient (apt-get install python3-ipykernel python3-nbclient; ./build.sh test does)"
   t_done; exit 0
