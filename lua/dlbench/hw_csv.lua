@@ -9,6 +9,7 @@ local levels = require "dlbench.hw_levels"
 local desc = require "dlbench.desc"
 local options = require "dlbench.options"
 local hw_spec = require "dlbench.hw_spec"
+local csvnumber, csvfield = require("dlbench.table_io").csvnumber, require("dlbench.table_io").csvfield
 local validate, is_prec = hw_spec.validate, hw_spec.is_prec
 
 local M = {}
@@ -69,13 +70,14 @@ local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 -- The source cell back into {field = text}: M.to_csv writes "field: text; field: text"
 -- (fields sorted). A text may itself hold "; ", so a cut is made only before a known
 -- field's name; a cell that does not start with one (a hand-written catalogue's free
--- text) is the device's source as a whole (source.all).
-local function csv_sources(s)
+-- text) is the device's source as a whole (source.all). A field named twice is an error
+-- naming it (before fuzz-long the later text replaced the earlier one silently).
+local function csv_sources(s, where)
   local known = { peak = true, links = true, gemm_tile = true, all = true, fabric = true }
   for _, c in ipairs(M.csv_columns) do known[c] = true end
   local key = s:match("^([%w_]+): ")
   if not (key and known[key]) then return { all = s } end
-  local out, start = {}, #key + 3
+  local out, seen, start = {}, {}, #key + 3
   while true do
     local i, cut, nextkey, nextstart = start, nil, nil, nil
     while true do
@@ -84,8 +86,15 @@ local function csv_sources(s)
       if known[k] then cut, nextkey, nextstart = a, k, b + 1; break end
       i = a + 1
     end
-    if not cut then out[key] = s:sub(start); return out end
-    out[key] = s:sub(start, cut - 1)
+    if seen[key] then
+      error(string.format("%s: column 'source': field '%s' appears twice", where, key), 0)
+    end
+    seen[key] = true
+    -- each text trimmed, as the cell is (the writer sorts the fields, so a text that ended
+    -- inside the cell may end it next time); an empty one says nothing and is left out
+    local text = trim(s:sub(start, cut and cut - 1 or -1))
+    if text ~= "" then out[key] = text end
+    if not cut then return out end
     key, start = nextkey, nextstart
   end
 end
@@ -124,11 +133,14 @@ function M.parse_csv(text, file)
         if c == "name" or c == "kind" or c == "note" then
           spec[c] = s
         elseif c == "source" then
-          spec.source = csv_sources(s)
+          spec.source = csv_sources(s, where)
         elseif c == "levels" then
           spec.levels = levels.parse(s, where)
         else
-          local v = tonumber(s)
+          -- decimal only, as every CSV number of dlbench (dlb.read_csv's reader): tonumber
+          -- took hexadecimal, which Lua 5.4 wraps to 64-bit integers (0x10000000000000001
+          -- was 1 FLOP/s there, 1.8e19 under LuaJIT) and binary under LuaJIT only ("0b101")
+          local v = csvnumber(s)
           if v == nil or v ~= v or v == math.huge or v == -math.huge then
             error(string.format("%s: column '%s': '%s' is not a finite number", where, c, s), 0)
           end
@@ -193,9 +205,43 @@ end
 local function csv_cell(v)
   if v == nil then return "" end
   if type(v) == "number" then return string.format("%.17g", v) end
-  v = tostring(v)
-  if v:find('[,"\r\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-  return v
+  -- texts as every CSV writer of dlbench quotes them (table_io.csvfield: a NUL byte, which
+  -- the reader takes only inside quotes, a separator, a quote, a line break, edge spaces)
+  return csvfield(tostring(v), ",")
+end
+
+-- A device's source as a catalogue cell, "field: text; field: text" (fields sorted), which
+-- csv_sources reads back to the same fields: a source that is only free text (source.all,
+-- as a hand-written cell is read) is written as it is when it reads back whole. A text that
+-- holds "; FIELD: " for a known field cannot be cut back where it was written: an error
+-- naming the device and the field (before fuzz-long it read back as other fields).
+local function source_text(d)
+  local source = {} -- the fields with a text (an empty one is not written: it says nothing)
+  for k, t in pairs(d:spec().source) do if t ~= "" then source[k] = t end end
+  local keys = {}
+  for k in pairs(source) do keys[#keys + 1] = k end
+  table.sort(keys)
+  if #keys == 0 then return nil end
+  local parts = {}
+  for i, k in ipairs(keys) do parts[i] = k .. ": " .. source[k] end
+  local cell = table.concat(parts, "; ")
+  local function same(text)
+    local ok, back = pcall(csv_sources, text, "")
+    if not ok then return false end
+    for k, t in pairs(back) do if source[k] ~= t then return false end end
+    for k in pairs(source) do if back[k] == nil then return false end end
+    return true
+  end
+  if #keys == 1 and keys[1] == "all" and same(source.all) then return source.all end
+  if same(cell) then return cell end
+  for _, k in ipairs(keys) do
+    if not same(k .. ": " .. source[k]) then
+      error(string.format("dlb.hw.to_csv: device '%s': source.%s holds '; NAME: ' with NAME a "
+        .. "catalogue field; it would read back cut there (reword it)", d.name, k), 0)
+    end
+  end
+  error(string.format("dlb.hw.to_csv: device '%s': its source does not read back from a "
+    .. "catalogue cell (a field's text holds '; NAME: ' with NAME a catalogue field)", d.name), 0)
 end
 
 -- The CSV text of a list of devices (dlb.hw devices), readable by dlb.hw.load.
@@ -207,13 +253,7 @@ function M.format(devices)
       local v
       if is_prec[c] then v = d.peak[c]
       elseif c == "source" then
-        local source = d:spec().source
-        local keys = {}
-        for k in pairs(source) do keys[#keys + 1] = k end
-        table.sort(keys)
-        local parts = {}
-        for _, k in ipairs(keys) do parts[#parts + 1] = k .. ": " .. source[k] end
-        v = #parts > 0 and table.concat(parts, "; ") or nil
+        v = source_text(d)
       elseif link_col(c) then
         local tier, k = link_col(c)
         v = d.links[tier] and d.links[tier][k]

@@ -56,15 +56,21 @@ function M.format(levels)
   return table.concat(parts, ";")
 end
 
+-- A CSV number (looked up when called: dlbench.table_io loads after this module)
+local function csvnumber(s) return require("dlbench.table_io").csvnumber(s) end
+
 -- The levels of CSV text; `where` (file:line) names a bad item.
 function M.parse(s, where)
   local out = {}
   for item in (s .. ";"):gmatch("([^;]*);") do
     local nm, sz, bw = item:gsub("^%s+", ""):gsub("%s+$", ""):match("^([^:]+):([^:]*):([^:]+)$")
-    if not nm or tonumber(bw) == nil or (sz ~= "" and tonumber(sz) == nil) then
+    -- decimal numbers only, as the catalogue's other columns (table_io.csvnumber)
+    local size, rate
+    if nm then size, rate = sz ~= "" and csvnumber(sz) or nil, csvnumber(bw) end
+    if not nm or rate == nil or (sz ~= "" and size == nil) then
       error(string.format("%s: column 'levels': '%s' is not name:size:bw", where, item), 0)
     end
-    out[#out + 1] = { name = nm, size = tonumber(sz), bw = tonumber(bw) }
+    out[#out + 1] = { name = nm, size = size, bw = rate }
   end
   return out
 end
