@@ -51,7 +51,17 @@ local function num(v)
   if v == 0 and 1 / v < 0 then return "-0.0" end
   return fmt("%.17g", v)
 end
-local SPECIAL = { nan = require("dlbench.table_io").NaN, inf = math.huge, ["-inf"] = -math.huge }
+-- A number of a chunk line (what num wrote: %.17g, nan, inf, -inf), or nil: decimal text and
+-- the special values only, read alike by both interpreters. tonumber alone took "-nan" and
+-- binary ("0b101") under LuaJIT only and wrapped hexadecimal to 64 bits under Lua 5.4, so a
+-- line (its seal forged) was read differently by the two backends (fuzz-long,
+-- test_checkpoint_fuzz.lua seed 81). Floats, as LuaJIT reads them: a count of 2^62 read as
+-- a Lua 5.4 integer wrapped in `2 + 2 * n` and `m * W` (table_io.csvnumber's rule).
+local number = require("dlbench.table_io").csvnumber
+-- a count read so (a float) as the integer the writer had, under Lua 5.4 (results compare
+-- their types: 7744.0 is not 7744)
+local tointeger = math.tointeger or function(x) return x end
+local function int(x) return tointeger(x) or x end
 
 -- ---------------------------------------------------------------- what identifies a sweep
 
@@ -216,15 +226,14 @@ local function parse_parts(rest, W, st, k, bad)
     local i = #st + 1
     local v, m = {}, nil
     for tok in part:gmatch("%S+") do
-      local x = tonumber(tok)
-      if x == nil then x = SPECIAL[tok] end
+      local x = number(tok)
       if x == nil then bad(k, "'" .. tok .. "' is not a number") end
       if m == nil then m = x else v[#v + 1] = x + 0.0 end
     end
     if m == nil or i > #W or #v ~= m * W[i] or m % 1 ~= 0 then
       bad(k, fmt("reduction %d holds %d numbers for %s entries of %s", i, #v, num(m or 0 / 0), tostring(W[i])))
     end
-    st[i] = { m = m, v = v }
+    st[i] = { m = int(m), v = v }
   end
   return st
 end
@@ -285,14 +294,14 @@ function M.open(path, meta, R, cols, keep, quiet)
     local rest = line:sub(#head + 1)
     local nums = {}
     for tok in head:gmatch("%S+") do
-      nums[#nums + 1] = tonumber(tok) or bad(k, "'" .. tok .. "' is not a number")
+      nums[#nums + 1] = number(tok) or bad(k, "'" .. tok .. "' is not a number")
     end
-    if nums[1] ~= k then bad(k, "it names chunk " .. tostring(nums[1])) end
+    if nums[1] ~= k then bad(k, "it names chunk " .. num(nums[1])) end
     local calls = {}
     if not nums[2] or #nums ~= 2 + 2 * nums[2] or nums[2] < 1 or nums[2] % 1 ~= 0 then
       bad(k, "not a chunk line")
     end
-    for i = 1, nums[2] do calls[i] = { first = nums[1 + 2 * i], n = nums[2 + 2 * i] } end
+    for i = 1, nums[2] do calls[i] = { first = int(nums[1 + 2 * i]), n = int(nums[2 + 2 * i]) } end
     local st, kept = {}, nil
     if keep then
       -- the kept rows: the count, then 64 hex digits a row (checked in C), the line's end
@@ -433,7 +442,7 @@ function M.open_layouts(path, meta, R, cols, keep, names, quiet)
     local toks = {}
     for tok in head:gmatch("%S+") do toks[#toks + 1] = tok end
     local nums = {}
-    for i = 1, 4 do nums[i] = tonumber(toks[i] or "") end
+    for i = 1, 4 do nums[i] = number(toks[i] or "") end
     if nums[1] ~= k then bad(k, "it names chunk " .. tostring(toks[1])) end
     if not (nums[2] and nums[3] and nums[4]) or #toks ~= 4 + 2 * nums[4] then bad(k, "not a chunk line") end
     local lv = {}
@@ -456,7 +465,7 @@ function M.open_layouts(path, meta, R, cols, keep, names, quiet)
     if not ok then bad(k, (tostring(err):gsub("^compiled sweep: ", ""))) end
     ck.resumed = ck.resumed + 1
     ck.seconds = ck.seconds + (core.sys_now() - t0)
-    return nums[3], nums[2]
+    return int(nums[3]), int(nums[2])
   end
   -- the levels interned so far: what a call adds is after these
   function ck.begin()

@@ -320,6 +320,15 @@ T.test("checkpoint fuzz: dlb.sweep.model's checkpoint, mutated, resumes or is re
       "0.5 entries" },
     { "a count of calls that is not a whole number", { parts[1], parts[2], parts[3], parts[4], parts[5], parts[6] },
       "not a chunk line", head:gsub("^(%S+) 1 (%S+) (%S+) $", "%1 1.5 %2 %3 7 ") },
+    -- numbers as the two interpreters read them alike (fuzz-long, seed 81): tonumber took
+    -- hexadecimal (wrapped to 64 bits under Lua 5.4), binary and "-nan" under LuaJIT only,
+    -- and a Lua 5.4 integer count of 2^62 wrapped in `m * W` to 0 numbers expected
+    { "a hexadecimal count", { parts[1], parts[2], "| 0x4 " .. acc .. " " .. acc .. " " .. acc .. " " .. acc .. " ",
+      parts[4], parts[5], parts[6] }, "'0x4' is not a number" },
+    { "a binary count", { parts[1], parts[2], "| 0b100 " .. acc .. " " .. acc .. " " .. acc .. " " .. acc .. " ",
+      parts[4], parts[5], parts[6] }, "'0b100' is not a number" },
+    { "a count of 2^62 entries without numbers", { parts[1], parts[2], "| 4611686018427387904 ", parts[4], parts[5],
+      parts[6] }, "reduction 3 holds 0 numbers for 4.6116860184273879e+18 entries" },
   }
   for _, f in ipairs(forged) do
     local line = (f[4] or head) .. table.concat(f[2])
