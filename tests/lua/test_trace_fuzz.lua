@@ -15,7 +15,7 @@
 --   * both refused, with errors naming dlb.trace (never a Lua runtime error, a crash or a
 --     hang).
 -- Deterministic: both backends print the same counts.
---   cases: DLB_TRFUZZ_CASES (default 60, about 2 s), seed DLB_TRFUZZ_SEED (default 1);
+--   cases: DLB_TRFUZZ_CASES (default 30, about 2 s), seed DLB_TRFUZZ_SEED (default 1);
 --   DLB_TRFUZZ_VERBOSE=1 names each case and its outcome on stderr. A long run:
 --     DLB_TRFUZZ_CASES=3000 DLB_TRFUZZ_SEED=7 LUA_PATH="$PWD/tests/lua/?.lua;;" \
 --       build/bin/dlbench run tests/lua/test_trace_fuzz.lua
@@ -24,7 +24,7 @@ local dlb = require "dlbench"
 local json = require "dlbench.json"
 local tbl = require "dlbench.table"
 
-local CASES = tonumber(os.getenv("DLB_TRFUZZ_CASES") or "") or 60
+local CASES = tonumber(os.getenv("DLB_TRFUZZ_CASES") or "") or 30
 local SEED = tonumber(os.getenv("DLB_TRFUZZ_SEED") or "") or 1
 local VERBOSE = os.getenv("DLB_TRFUZZ_VERBOSE")
 
