@@ -226,11 +226,10 @@ local function check_derived(f, fname)
   local sw = options.switch_error(f, { "pp_scatter" }, fname)
   if sw then errors.raise(sw) end
   if f.attention ~= nil then
-    local fams = { unfused = true, flash2 = true }
-    for _, t in pairs(require("dlbench.hw_kernels")) do
-      if type(t) == "table" then
-        for fam, e in pairs(t) do if type(e) == "table" then fams[fam] = true end end
-      end
+    local fams, tabs = { unfused = true, flash2 = true }, {} -- no pairs in pairs: LuaJIT #827
+    for _, t in pairs(require("dlbench.hw_kernels")) do tabs[#tabs + 1] = type(t) == "table" and t or nil end
+    for i = 1, #tabs do
+      for fam, e in pairs(tabs[i]) do if type(e) == "table" then fams[fam] = true end end
     end
     if not fams[f.attention] then
       errors.raise(options.message(f.attention, fams, fname, "attention kernel family"))
