@@ -65,16 +65,17 @@ test("a trace for each configuration that ran, and no other", function()
   for base in pairs(by_name) do assert(given[base], base .. ": measured.csv's row has no trace") end
 end)
 
--- The bound between the profiled step's span in the trace and measured.csv's median step
--- (both one training step of the same configuration): 1/20 to 50 times. It catches a unit
--- slip (s, ms, us, ns: a factor of 1000) or a span from elsewhere in the trace; it cannot be
--- tight on a shared machine, where one step is a single sample: the profiled step does the
--- measured step's work plus the profiler's (2,255-2,627 events a step in the --cpu dry run),
--- and a step of 2-7 ms is as long as a scheduler slice, so one preemption of the profiled
--- step, or of the timed ones, moves the ratio severalfold. Seen on 2026-11-29: 1.0-2.3 over
--- 16 configurations of four quiet dry runs; 0.63-6.1 over 24 run with the load average at 4
--- on 2 cores (the suite runs its tests side by side); a bound of 10 left too little room.
-local SPAN_LO, SPAN_HI = 0.05, 50
+-- The bounds between the profiled step's span in the trace and measured.csv's timed steps
+-- (the same configuration's training step): at least 0.3 times the fastest timed step, at
+-- most 50 times their median. They catch a unit slip (s, ms, us, ns: a factor of 1000) or a
+-- span from elsewhere in the trace; they cannot be tight on a shared machine, where the
+-- profiled step is one sample and as long as a scheduler slice (2-7 ms in the --cpu dry
+-- run). Below: the profiled step does a timed step's work plus the profiler's (2,255-2,627
+-- events), so it is not much faster than the fastest timed step (the least preempted);
+-- above: one preemption of the profiled step alone multiplies it. Seen on 2026-11-29 (three
+-- dry runs side by side, load average 5-8 on 2 cores): 0.90-8.9 times the fastest step (48
+-- configurations), 0.05-18.6 times the median (84): a bound of 10 on the median flaked.
+local SPAN_LO, SPAN_HI = 0.3, 50 -- x step_ms_min, x step_ms_median
 
 -- The events that nest under range e (by the parent links of dlb.trace.nest).
 local function under(e, anc)
@@ -182,9 +183,10 @@ for _, path in ipairs(files) do
   end)
 
   test(base .. ": the step's span against measured.csv's step time", function()
-    local ratio = step.row.dur * 1e-3 / r.step_ms_median
-    assert(ratio >= SPAN_LO and ratio <= SPAN_HI, string.format("trace step %.4g ms vs measured "
-      .. "median %.4g ms: ratio %.3g outside [%g, %g]", step.row.dur * 1e-3, r.step_ms_median, ratio, SPAN_LO, SPAN_HI))
+    local ms = step.row.dur * 1e-3
+    assert(ms >= SPAN_LO * r.step_ms_min and ms <= SPAN_HI * r.step_ms_median, string.format(
+      "trace step %.4g ms vs measured min %.4g ms, median %.4g ms: outside [%g x min, %g x median]",
+      ms, r.step_ms_min, r.step_ms_median, SPAN_LO, SPAN_HI))
   end)
 
   test(base .. ": summary", function()
@@ -245,10 +247,10 @@ for _, path in ipairs(files) do
     end
   end)
 
-  print(string.format("figures %s: events %d, bytes %d, step %.17g s (%.3g x the measured median), "
+  print(string.format("figures %s: events %d, bytes %d, step %.17g s (%.3g x the measured median, %.3g x the min), "
     .. "forward %.17g, backward %.17g, optimizer %.17g, other %.17g, kinds %d, cpu_util %.17g, "
     .. "device_events %d", base, t:count(), dlb.trace.info(t).bytes, s.step_time,
-    s.step_time * 1e3 / r.step_ms_median, s.by_phase.forward, s.by_phase.backward,
+    s.step_time * 1e3 / r.step_ms_median, s.step_time * 1e3 / r.step_ms_min, s.by_phase.forward, s.by_phase.backward,
     s.by_phase.optimizer, s.by_phase.other, s.by_kind:count(), s.cpu_util, s.device_events))
   ::continue::
 end

@@ -24,8 +24,8 @@ Sizes (SIZES below; each option overrides one): --layers, --seq, --vocab, --warm
 --hidden (comma-separated) and --mb (comma-separated micro-batches). On the GPU: 8 layers,
 sequence 1024, vocabulary 50257, 3 warm-up and 10 timed steps, hidden 512,1024,2048 x
 micro-batch 1,2,4,8,16,32. With --cpu: 2 layers, sequence 64, vocabulary 512, 1 warm-up and
-2 timed steps, hidden 64,128 x micro-batch 1,2 (about a second of CPU, torch's import
-included). The suite (tests/sh/test_record_traces.sh) runs `--cpu --steps 5` and reads
+2 timed steps, hidden 64,128 x micro-batch 1,2, one thread (about a second of CPU, torch's
+import included). The suite (tests/sh/test_record_traces.sh) runs `--cpu --steps 5` and reads
 every trace with dlbench (tests/gpu/check_traces.lua). A torch built without Kineto (Debian's
 python3-torch 1.13) writes the legacy trace: a bare JSON array of host events in whole
 microseconds, pid "CPU functions"; one with Kineto writes its object form (traceEvents, with
@@ -230,6 +230,9 @@ def main():
         p.error("--mb: each micro-batch must be >= 1, got %d" % min(mbs))
     if a.cpu:
         dev = torch.device("cpu")
+        # one thread: the suite runs the dry run beside its other tests on few cores, and
+        # the tiny ops gain nothing from an intra-op team
+        torch.set_num_threads(1)
     else:
         if not torch.cuda.is_available():
             raise SystemExit("record_traces.py: no CUDA device (use --cpu for a dry run)")
