@@ -11,6 +11,7 @@
 # usage: bash tests/sh/test_record_traces.sh path/to/dlbench   (from the source tree's root)
 . "$(dirname "$0")/lib.sh"
 dlb=${1:-build/bin/dlbench}
+export PYTHONDONTWRITEBYTECODE=1 # (oom_check.py imports record_traces.py: no __pycache__ in the tree)
 
 # (torch found, not imported: importing it here too took 2.3 of the test's 5 CPU-s, before
 # oom_check.py imports it again; a torch that is found but cannot import fails that check)
