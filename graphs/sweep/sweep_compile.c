@@ -676,8 +676,12 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
       dlb_free(t.t);
       ok = id >= 0 && addtensor(G, id);
     }
+    /* the update phase's (DLB_UPD_*, as dlb_opcosts_from_analysis marks an analysis's ops):
+    ** a launch model's op in a layer with Adam / AdamW tensors, else one after the backward */
     int ug = q->phase == DLB_PHASE_UPDATE ? op_update_group(s, q) : -1;
-    k.up = ug >= 0 && (size_t)ug < (s->nlayers ? s->nlayers : 1) && hasl[ug];
+    k.up = q->phase != DLB_PHASE_UPDATE ? 0
+         : ug >= 0 && (size_t)ug < (s->nlayers ? s->nlayers : 1) && hasl[ug] ? DLB_UPD_LAUNCH
+         : DLB_UPD_OPS;
     if (ok) ok = addclass(G, &k);
     if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   }

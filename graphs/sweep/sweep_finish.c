@@ -154,7 +154,7 @@ static int update_order(dlb_sweep_prog *p) {
   p->ordmku = dlb_malloc(p->nord + 1);
   if (!p->upd || !p->ordu || !p->segnu || !p->ordmku)
     return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-  for (size_t i = 0; i < p->ncls; i++) p->upd[i] = p->cls[i].up != 0;
+  for (size_t i = 0; i < p->ncls; i++) p->upd[i] = (char)p->cls[i].up;
   for (size_t k = 0; k < p->nseg; k++) {
     int32_t n = 0;
     for (int32_t j = 0; j < p->segn[k]; j++) {
