@@ -31,6 +31,7 @@ typedef struct swclass {
 /* One added graph while the program is built: its classes with their counts, its totals. */
 typedef struct swgraph {
   swclass *c;
+  char **cname;                /* per class the name of its first op (the errors name it) */
   double *count;
   size_t nc, cap;
   int32_t tot[DLB_SWT_COUNT];
