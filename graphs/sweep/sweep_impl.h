@@ -22,6 +22,7 @@ typedef struct swpoly { pterm *t; size_t n; } swpoly;
 typedef struct swclass {
   int32_t f, b, g[4], mult;
   int attn;
+  int32_t xops, xkern;   /* further host ops and kernels (dlb_fuse_step's more, dlb_step_ops) */
   /* an op of the optimizer step's update phase (DLB_UPD_*, graphs/hw/roofline_impl.h, as
   ** dlb_opcosts_from_analysis marks it): DLB_UPD_LAUNCH in a layer that updates Adam / AdamW
   ** tensors, DLB_UPD_OPS another; 0 any other op */
@@ -64,6 +65,7 @@ struct dlb_sweep_prog {
   double *tc;
   swclass *cls;
   char *attn;                  /* cls[i].attn as flags, for dlb_step_time */
+  double *xops, *xkern;        /* cls[i].xops, xkern for dlb_step_time (NULL: all 0) */
   size_t ncls;
   /* the optimizer step's launch model (dlb_sweep_prog_optim; kind DLB_OPTIM_NONE: none): its
   ** kind, a loop's kernels and host ops per tensor and sync; upd: cls[i].up (NULL when no

@@ -75,7 +75,8 @@ ARCH["LLAMA3-405B"] = ARCH["LLAMA3.1_405B"]
 -- published, so a preset is taken for a row only where its layout (GPUs, TP, PP, VP, EP,
 -- MBS, GBS) is the row's, and a setting only where every read version with that layout
 -- states it alike (a setting the versions disagree on keeps the model's default, said
--- below). The 25.11 rows keep the 25.11 recipe read in branch finegrained (qwen3_recipe).
+-- below). Every Megatron-Bridge Qwen3 row runs the recipe's MoE layer (qwen3_recipe: 25.11 read in
+-- branch finegrained, the 26.x containers' model settings in branch moe-fresh).
 --   QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 (16 GPUs, EP 16, GBS 1024, MBS 1, TP = PP
 --     = 1): moe_flex_dispatcher_backend = "hybridep", moe_a2a_overlap = False in both.
 --   QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2 (256 GPUs, TP 2, PP 8, VP 4, EP 32, GBS
@@ -131,8 +132,10 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
     ["MXFP8"] = { scaling = "mxfp8" }, ["FP8"] = page.plain_fp8 }
   local fp8 = recipes[prec]
   if fp8 == nil then error("mbridge: unknown precision " .. prec .. " on " .. page.doc, 2) end
-  -- a Qwen3 MoE row of Megatron-Bridge's 25.11 container: the recipe read (below)
-  local qwen3_recipe = page.id == "mbridge" and ver == "25.11" and a[1] == "moe"
+  -- a Qwen3 MoE row of Megatron-Bridge: the recipe's MoE layer and bf16 reduction (below),
+  -- read for 25.11 (branch finegrained) and for the 26.x containers (branch moe-fresh: every
+  -- read version states them alike)
+  local qwen3_recipe = page.id == "mbridge" and a[1] == "moe" and model:find("^Qwen3") ~= nil
   -- a later container's Qwen3 preset whose layout is the row's (RECIPES_26 above)
   local r26 = page.id == "mbridge" and recipe_26(ver, hw, model, gpus, mbs, gbs, tp, pp, vp, ep) or nil
   local r26l = r26 and r26.layout or {}
@@ -171,8 +174,14 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
     -- says). TEGroupedMLP's grouped linear in that release is one cuBLAS GEMM per local
     -- expert (transformer_engine/common/gemm/cublaslt_gemm.cu nvte_multi_tensor_gemm:
     -- CUTLASS only on Hopper with NVTE_USE_CUTLASS_GROUPED_GEMM, bf16/fp16): the planner's
-    -- moe_impl "mcore" (docs/parallel.md). Only the 25.11 container's rows: the recipe read
-    -- is that release's; the later containers' (26.x) were not read
+    -- moe_impl "mcore" (docs/parallel.md). The 26.x containers' rows too (issue [21], branch
+    -- moe-fresh, read after the rows' errors were seen): their model comes from
+    -- Qwen3MoEBridge.provider_bridge (Megatron-Bridge src/megatron/bridge/models/qwen/
+    -- qwen3_moe_bridge.py at 3ec0b0aa91acfc3e28ae200bd304076baa4f2ad4: grouped GEMM, aux_loss
+    -- 1e-3, permute fusion, dropless) and set_qwen3_common_configs is the same at 826618be
+    -- and 05c0c90fbbf69c7bd57ee93c32f28b840f31484f (router fusion, forced balance, no
+    -- recompute, grad_reduce_in_fp32 False); Transformer Engine's GroupedLinear still calls
+    -- general_grouped_gemm -> te_general_grouped_gemm (per expert); docs/validation.md
     moe = qwen3_recipe and "mcore" or nil,
     measured = { tokens_per_s = tps, per = "gpu" },
     source = page.doc .. ", " .. string.format(page.heading, ver) .. ", "

@@ -216,6 +216,6 @@ end
 -- GPUs, FP8-MX, MBS 1, EP 8: 9,299 tokens/s/GPU (the row mbridge-25.11-qwen3-30b-a3b-s4096-8xb200)
 layer("Qwen3-30B-A3B, 8 B200, EP 8, MBS 1 (25.11)", "B200", 1, 8, 1, 9299, "mcore", { scaling = "mxfp8" })
 -- the same table's archive, 26.04, DGX-H100, 16 GPUs, FP8, MBS 1, EP 16: 8,901 tokens/s/GPU
--- (mbridge-26.04-qwen3-30b-a3b-s4096-16xh100; the row states no moe = "mcore": timed here as
--- the B200 row's layer for a like-for-like component list)
+-- (mbridge-26.04-qwen3-30b-a3b-s4096-16xh100; the row states moe = "mcore" since branch
+-- moe-fresh, and Hybrid-EP, which this part B does not time: the alltoall dispatcher here)
 layer("Qwen3-30B-A3B, 16 H100, EP 16, MBS 1 (26.04)", "H100-SXM", 1, 16, 2, 8901, "mcore", { scaling = "current" })

@@ -524,6 +524,18 @@ T.test("issue 27 rows: roles stored held, sources counted, layout inferences", f
     end
   end
   T.eq(set, 7, "rows given a preset's settings")
+  -- every Megatron-Bridge Qwen3 row runs the recipe's Megatron-Core MoE layer and reduces in
+  -- bf16 (validation_runs_moe.lua qwen3_recipe: 25.11 read in branch finegrained, the 26.x
+  -- containers' model settings in branch moe-fresh, alike in every read version); no other
+  -- row of the file states either
+  local q3 = 0
+  for _, r in ipairs(moe) do
+    local mb = r.id:find("^mbridge%-") and r.id:find("%-qwen3%-")
+    T.eq(r.moe, mb and "mcore" or nil, r.id .. ": moe")
+    T.eq(r.layout.reduce_dtype, mb and "bf16" or nil, r.id .. ": reduce dtype")
+    if mb then q3 = q3 + 1 end
+  end
+  T.eq(q3, 19, "Megatron-Bridge Qwen3 rows: 25.11 (4), 26.02 (4), 26.02.01 (3), 26.04 (3), 26.04.01 (4), 26.06 (1)")
 end)
 
 T.done()
