@@ -170,7 +170,7 @@ typedef struct dlb_step_ops {
   ** autograd tutorial: loss.backward(), then optim.step() of torch.optim.SGD): before issue
   ** [18] item 5 an update op outside a launch model ran where the analysis puts it, inside the
   ** backward, and a host-bound step's time moved with that order (a momentum-SGD MobileNet
-  ** under fsdp 6.9% above the planner's). With classes and a host model the op order (ord,
+  ** under fsdp 6.9% below the planner's). With classes and a host model the op order (ord,
   ** sego, segn) must leave every marked class out. */
   const char *upd;
   const struct dlb_optim_count *optim;
