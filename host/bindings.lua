@@ -163,6 +163,7 @@ B.functions = {
   "_analysis_layer_name(a: analysis, i: size) -> string = dlb_analysis_layer_name(a, i)",
   "analysis_layer(a: analysis, i: size) -> o: double[6] = check dlb_analysis_layer(a, i, o)",
   "analysis_update_tensors(a: analysis, i: size, chunk: number) -> o: double[2] = check dlb_analysis_update_tensors(a, i, chunk, o)",
+  "analysis_layer_rerun(a: analysis) -> o: int{dlb_analysis_nlayers(a)} = check dlb_analysis_layer_rerun(a, o, dlb_analysis_nlayers(a))",
   "analysis_exact(a: analysis) -> v: double = check dlb_analysis_footprint_exact(a, &v)",
   "analysis_step_peak(a: analysis) -> o: double[6] = check dlb_analysis_step_peak(a, o)",
   "analysis_step_loss(a: analysis) -> o: double[12] = check dlb_analysis_step_loss(a, o)",

@@ -173,6 +173,22 @@ static void recompute_scope(void) {
   CHECK_NEAR(r2.hfu, (W + F) / (r2.step * V100.peak), 1e-9);
   CHECK_NEAR(rf.mem_act, 3 * X + K2, 1e-9);
   CHECK_NEAR(r2.mem_act, K + 2 * X + K2, 1e-9);
+  /* rerun (issue [18] item 5: the graph path's rule, set by layers.from_graph) overrides
+  ** the rule by place: -1 a block runs once, 1 the input layer runs again; 2 is refused */
+  o.recompute_every = 1;
+  L[2].rerun = -1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, (W + F) / P8, 1e-9);
+  L[2].rerun = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, rf.step, 1e-12);
+  L[0].rerun = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, (W + 2 * F + F0) / P8, 1e-9);
+  L[0].rerun = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "layer 1 has rerun 2") != NULL);
+  L[0].rerun = L[2].rerun = 0;
   /* 0 is every block, as 1; a fraction is an error naming the option */
   o.recompute_every = 0;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);

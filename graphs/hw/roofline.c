@@ -454,16 +454,18 @@ int dlb_opcosts_mark_step(dlb_opcosts *c) {
   return DLB_OK;
 }
 
-/* Mark op i as one of the optimizer step's update phase. */
-int dlb_opcosts_mark_update(dlb_opcosts *c, size_t i) {
+/* Mark op i as one of the optimizer step's update phase (kind: DLB_UPD_*). */
+int dlb_opcosts_mark_update(dlb_opcosts *c, size_t i, int kind) {
   if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
   if (i >= c->n)
     return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  if (kind != DLB_UPD_LAUNCH && kind != DLB_UPD_OPS)
+    return dlb_fail(DLB_EINVAL, "op costs: update kind %d (need DLB_UPD_LAUNCH or DLB_UPD_OPS)", kind);
   if (c->upd == NULL) {
     c->upd = dlb_calloc(c->n, 1);
     if (c->upd == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
   }
-  c->upd[i] = 1;
+  c->upd[i] = (char)kind;
   return DLB_OK;
 }
 
@@ -481,7 +483,7 @@ int dlb_opcosts_set_optim(dlb_opcosts *c, int kind, double kernels, double host_
   dlb_optim_count oc;
   int st = dlb_optim_launches(kind, kernels, host_ops, sync, 1, 1, &oc);
   if (st != DLB_OK) return dlb_fail(st, "op costs: %s", dlb_last_error());
-  if (kind == DLB_OPTIM_NONE || c->upd == NULL || !(c->ut > 0)) return DLB_OK;
+  if (kind == DLB_OPTIM_NONE || c->upd == NULL || !(c->ut > 0)) return DLB_OK;  /* no DLB_UPD_LAUNCH op */
   st = dlb_optim_launches(kind, kernels, host_ops, sync, c->ut, c->uc, &c->oc);
   if (st != DLB_OK) return dlb_fail(st, "op costs: %s", dlb_last_error());
   c->has_oc = 1;
@@ -514,7 +516,7 @@ int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_tim
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
   dlb_step_ops s = { .n = c->n, .flops = c->flops, .bytes = c->bytes, .gemm = c->gemm,
                      .attn = c->attn, .xops = c->xops, .xkern = c->xkern, .step = c->step,
-                     .upd = c->has_oc ? c->upd : NULL,
+                     .upd = c->upd,
                      .optim = c->has_oc ? &c->oc : NULL, .mark = c->mark,
                      .phase_sync = c->phase_sync };
   return dlb_step_time(d, &s, NULL, op_time, op_bound, out);

@@ -63,10 +63,13 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
     has[l] = u[0] > 0;
     ut += u[0], uc += u[1];
   }
-  for (size_t i = 0; ut > 0 && i < n; i++) {
+  /* every update op is of the phase (dlb_step_time runs it after the backward): a launch
+  ** model's op (DLB_UPD_LAUNCH) in a layer with such tensors, else one of its own */
+  for (size_t i = 0; i < n; i++) {
+    if (phase[i] != DLB_PHASE_UPDATE) continue;
     int gi = nl ? layer[i] : 0;
-    if (phase[i] == DLB_PHASE_UPDATE && gi >= 0 && (size_t)gi < ng && has[gi] &&
-        dlb_opcosts_mark_update(c, i) != DLB_OK) {
+    int kind = ut > 0 && gi >= 0 && (size_t)gi < ng && has[gi] ? DLB_UPD_LAUNCH : DLB_UPD_OPS;
+    if (dlb_opcosts_mark_update(c, i, kind) != DLB_OK) {
       dlb_free(has);
       dlb_opcosts_free(c);
       return NULL;

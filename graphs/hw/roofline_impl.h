@@ -110,10 +110,11 @@ int dlb_opcosts_set_more(struct dlb_opcosts *c, size_t i, double ops, double ker
 /* Mark a set as a whole training step's ops (roofline_graph.c: a set made from a step's
 ** analysis), so that dlb_opcosts_roofline adds the step-level terms (dlb_step_time). */
 int dlb_opcosts_mark_step(struct dlb_opcosts *c);
-/* Mark op i of a set as one of the optimizer step's update phase, and give the phase's
-** parameter tensors and their chunks (roofline_graph.c, from the analysis: the launch model
-** of dlb_opcosts_set_optim times those ops as one phase). */
-int dlb_opcosts_mark_update(struct dlb_opcosts *c, size_t i);
+/* Mark op i of a set as one of the optimizer step's update phase (kind DLB_UPD_LAUNCH: an
+** op of a layer whose Adam / AdamW tensors the launch model of dlb_opcosts_set_optim times as
+** one phase; DLB_UPD_OPS: another update op, one kernel of its own after the backward), and
+** give the phase's parameter tensors and their chunks (roofline_graph.c, from the analysis). */
+int dlb_opcosts_mark_update(struct dlb_opcosts *c, size_t i, int kind);
 void dlb_opcosts_set_update_tensors(struct dlb_opcosts *c, double tensors, double chunks);
 /* Give a set its step's scope marks (dlb_step_marks, n of them; roofline_graph.c). */
 int dlb_opcosts_set_marks(struct dlb_opcosts *c, const unsigned char *mark);
@@ -157,12 +158,20 @@ typedef struct dlb_step_ops {
   const int32_t *ord, *sego, *segn;
   const double *rep;
   int step;                    /* 1: a whole training step: the step-level terms join */
-  /* The optimizer step's launch model (graphs/hw/optim_launch.c): NULL, none (every op through
-  ** the timeline). Else the ops (classes) whose upd flag is set are the update phase, run
-  ** after the other ops' timeline from a synchronisation point as `optim`'s launches share
-  ** their FLOPs and (scaled) bytes (dlb_optim_time), as the planner's update phase runs
-  ** (graphs/parallel/planner.c); with classes and a host model the op order (ord, sego, segn)
-  ** must leave them out. */
+  /* The optimizer step's update phase: upd NULL, none marked (every op through the
+  ** timeline, in place). Else upd[i] (an op or class) is 0, not of the phase; DLB_UPD_LAUNCH,
+  ** with a launch model (optim, graphs/hw/optim_launch.c) run after the other ops' timeline
+  ** from a synchronisation point as `optim`'s launches share their FLOPs and (scaled) bytes
+  ** (dlb_optim_time); DLB_UPD_OPS (or DLB_UPD_LAUNCH without a launch model), with a host
+  ** model, after the timeline as one kernel each, their device and host seconds two streams
+  ** from that point (dlb_stream_time), without one in place (a sum either way). Both as the
+  ** planner's update phase runs after the flush (graphs/parallel/planner.c), and as a
+  ** framework's training loop calls optimizer.step() after loss.backward() (PyTorch's
+  ** autograd tutorial: loss.backward(), then optim.step() of torch.optim.SGD): before issue
+  ** [18] item 5 an update op outside a launch model ran where the analysis puts it, inside the
+  ** backward, and a host-bound step's time moved with that order (a momentum-SGD MobileNet
+  ** under fsdp 6.9% below the planner's). With classes and a host model the op order (ord,
+  ** sego, segn) must leave every marked class out. */
   const char *upd;
   const struct dlb_optim_count *optim;
   /* Where the step's scopes begin (dlb_step_marks): NULL, nowhere; else per op (s->mult NULL)
@@ -183,6 +192,8 @@ typedef struct dlb_step_ops {
 } dlb_step_ops;
 
 enum { DLB_MARK_PHASE = 1, DLB_MARK_LAYER = 2 };
+/* dlb_step_ops.upd kinds */
+enum { DLB_UPD_LAUNCH = 1, DLB_UPD_OPS = 2 };
 
 /* The one rule for where a step's scopes begin (dlb_step_ops.mark) from its analysis arrays
 ** (n ops in order: phase[i] a DLB_PHASE_*, layer[i] the op's layer or < 0, costed[i] != 0

@@ -316,6 +316,13 @@ DLB_API const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
 ** out[2] backward FLOPs (with recompute), out[3] update FLOPs, out[4] bytes of forward
 ** activations the layer sends to other layers, out[5] bytes of its weights. */
 DLB_API int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
+/* Which layers full activation recomputation runs again (the one rule, dlb_layer_reruns in
+** graphs/step/train.c; issue [18] item 5): out[l] = 1 for a layer whose forward reads an
+** activation made in another layer and holds no loss op (a block of the stack), 0 for one
+** that reads only the model's inputs (an embedding) or holds a loss (a head, BERT's pooler).
+** The graph path's layer-tagged recompute policies and the planner (dlb_par_layer.rerun, set
+** by dlb.parallel.layers.from_graph) follow it. n must be dlb_analysis_nlayers(a). */
+DLB_API int dlb_analysis_layer_rerun(const dlb_analysis *a, int *out, size_t n);
 /* The parameter tensors layer i's optimizer step updates with Adam or AdamW (one per update
 ** op: the trainable weights, a weight outside every layer scope in the layer of its first
 ** consumer or the one before it; frozen ones have none; another optimizer's: none, as its

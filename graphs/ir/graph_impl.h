@@ -222,6 +222,21 @@ int dlb_op_layer(const dlb_graph *g, int o, const int *done);
 ** graph without layers. Its parameters (dlb_analysis_layer) and its update op (the launch
 ** model's tensors, dlb_analysis_update_tensors) go there. */
 int dlb_weight_layer(const dlb_graph *g, int t, int c);
+/* The one rule of which layers full activation recomputation runs again (issue [18] item 5),
+** the graph path's (a layer-tagged recompute policy, graphs/step/train.c) and the planner's
+** (dlb_par_layer.rerun from dlb_analysis_layer_rerun): out[l] = 1 for a layer (g:layer scope)
+** whose forward ops read an activation made in another layer (the hidden state) and hold no
+** loss op (xent, mse, ctc); 0 for the rest: a layer reading only the model's inputs and
+** weights (an embedding: BERT's with its LayerNorm, T5's decoder embedding) and a head that
+** holds a loss (the output layer, BERT's pooler with its next-sentence loss, an auxiliary
+** classifier). The stacks checkpoint the blocks of their stack only: Hugging Face's
+** BertEncoder.forward wraps each BertLayer of self.layer in torch.utils.checkpoint while
+** BertModel runs BertEmbeddings and BertPooler outside it (transformers
+** models/bert/modeling_bert.py; T5Stack likewise each T5Block, its embed_tokens outside),
+** Megatron-LM's TransformerBlock._checkpointed_forward loops over its transformer layers
+** only (the embedding, the pooler and the output layer outside). Forward ops of g (phase
+** DLB_PHASE_FWD: g may be a step) placed by dlb_op_layer; out: g->nlayers entries. */
+int dlb_layer_reruns(const dlb_graph *g, uint8_t *out);
 
 /* -- fusion.c -- */
 /* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;

@@ -580,6 +580,19 @@ int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
   return DLB_OK;
 }
 
+int dlb_analysis_layer_rerun(const dlb_analysis *a, int *out, size_t n) {
+  if (n != a->s->nlayers)
+    return dlb_fail(DLB_EINVAL, "analysis: layer_rerun needs %zu entries (the layers), got %zu",
+                    a->s->nlayers, n);
+  if (n == 0) return DLB_OK;
+  uint8_t *r = dlb_calloc(n, 1);
+  if (!r) return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
+  int st = dlb_layer_reruns(a->s, r);
+  for (size_t l = 0; st == DLB_OK && l < n; l++) out[l] = r[l];
+  dlb_free(r);
+  return st;
+}
+
 int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, double out[2]) {
   if (i >= a->s->nlayers && !(i == 0 && a->s->nlayers == 0))
     return dlb_fail(DLB_EINVAL, "analysis: layer %zu out of range (%zu layers)", i, a->s->nlayers);

@@ -23,14 +23,16 @@ typedef struct swclass {
   int32_t f, b, g[4], mult;
   int attn;
   int32_t xops, xkern;   /* further host ops and kernels (dlb_fuse_step's more, dlb_step_ops) */
-  /* 1 for an op of the optimizer step's update phase in a layer that updates Adam / AdamW
-  ** tensors (as dlb_opcosts_from_analysis marks it) */
+  /* an op of the optimizer step's update phase (DLB_UPD_*, graphs/hw/roofline_impl.h, as
+  ** dlb_opcosts_from_analysis marks it): DLB_UPD_LAUNCH in a layer that updates Adam / AdamW
+  ** tensors, DLB_UPD_OPS another; 0 any other op */
   int up;
 } swclass;
 
 /* One added graph while the program is built: its classes with their counts, its totals. */
 typedef struct swgraph {
   swclass *c;
+  char **cname;                /* per class the name of its first op (the errors name it) */
   double *count;
   size_t nc, cap;
   int32_t tot[DLB_SWT_COUNT];
@@ -66,8 +68,8 @@ struct dlb_sweep_prog {
   double *xops, *xkern;        /* cls[i].xops, xkern for dlb_step_time (NULL: all 0) */
   size_t ncls;
   /* the optimizer step's launch model (dlb_sweep_prog_optim; kind DLB_OPTIM_NONE: none): its
-  ** kind, a loop's kernels and host ops per tensor and sync; upd: cls[i].up as flags (NULL
-  ** when no class is of the update phase), and the op order without those classes (ordu,
+  ** kind, a loop's kernels and host ops per tensor and sync; upd: cls[i].up (NULL when no
+  ** class is of the update phase), and the op order without those classes (ordu,
   ** segment k's ops at ordu + sego[k], segnu[k] of them) for dlb_step_time's timeline */
   int okind, osync;
   double okernels, oops;
