@@ -44,8 +44,10 @@ enum { OP_MAXATTR = 8, OP_MAXIO = 1024 };
 ** write (an eager RMSNorm's fp32 upcast of its input and its normalised output,
 ** dlb_train_opts.norm_upcast, graphs/step/train.c): in the footprint, not in the traffic
 ** (dlb_op_bytes skips it) */
+/* TF_CAUSAL: the output of an add that applies a causal attention mask to the scores (the
+** ONNX importer marks it, graphs/io/onnx_mask.c); fusion.c's attention pattern reads it */
 enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4, TF_FROZEN = 8, TF_OWNTYPE = 16,
-       TF_SAVED = 32 };
+       TF_SAVED = 32, TF_CAUSAL = 64 };
 
 typedef struct tensor {
   int32_t name;          /* offset in the string pool, or -1 (named after its producer) */
@@ -231,6 +233,11 @@ int dlb_weight_layer(const dlb_graph *g, int t, int c);
 ** receives, for a GEMM that runs other GEMMs with it (DLB_FUSE_QKV: the three projections
 ** as one h -> 3h), the two others and the dim d (0 m, 1 n, 2 k) whose size is the sum of the
 ** three's (the fused GEMM's shape: the op's own with that dim summed); -1 -1 -1 otherwise. */
+/* The attention patterns of graph g (fusion.c: the chains its attention pass fuses): each
+** one's scores and P V matmuls and its causal flag into mm (3 entries per pattern, up to cap
+** patterns; mm may be NULL), *n of them, *ncausal with a mask marked causal (TF_CAUSAL).
+** DLB_ENOMEM on failure. */
+int dlb_attention_find(const dlb_graph *g, int32_t *mm, size_t cap, size_t *n, size_t *ncausal);
 int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
                   double *size, int *kernel, int *gemm_with, double *recompute);
 /* -- analysis.c -- */

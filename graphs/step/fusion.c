@@ -82,6 +82,7 @@ typedef struct ctx {
   unsigned char *held;   /* per op: its costs placed by the qkv pass (elementwise skips it) */
   int *gw;               /* per op, 3 (or NULL): a fused GEMM's shape (dlb_fuse_step) */
   int causal;            /* DLB_FUSE_SOFTMAX_CAUSAL: Megatron's upper-triangular softmax */
+  int nf;                /* the forward ops: the first nf (a step's nfwd; a graph's all) */
 } ctx;
 
 /* The forward op consuming tensor t as its input `pos` with type `type`, or -1: the first
@@ -100,7 +101,7 @@ static int fwd_consumer(const ctx *c, int t, int type, int pos) {
 ** instead of a scan of the step per attention block. DLB_ENOMEM on failure. */
 static int attention_index(ctx *c) {
   const dlb_graph *s = c->s;
-  size_t no = s->no, nt = s->nt, nf = (size_t)s->nfwd, nuse = 0;
+  size_t no = s->no, nt = s->nt, nf = (size_t)c->nf, nuse = 0;
   c->fcoff = dlb_calloc(nt + 2, sizeof(int32_t));
   c->doff = dlb_calloc(no + 2, sizeof(int32_t));
   if (!c->fcoff || !c->doff) return DLB_ENOMEM;
@@ -153,14 +154,14 @@ static int cmp_int32(const void *a, const void *b) {
 ** (graphs/io/onnx_ops.c where). Decided from the graph's structure only. FlashAttention
 ** applies a causal mask inside the kernel (Dao 2023, FlashAttention-2, sec. 3.1.1): the
 ** fused kernel's bytes stay Q, K, V and O. */
-static int mask_scores(const dlb_graph *s, const op *q) {
+static int mask_scores(const dlb_graph *s, int nf, const op *q) {
   if (q->type != OP_ADD || q->nin != 2 || q->nout != 1) return -1;
   const int32_t *in = op_in(s, q);
   if (in[0] == in[1]) return -1;
   int out = op_out(s, q)[0];
   for (int k = 0; k < 2; k++) {
     int y = in[k], m = in[1 - k], pr = s->t[y].producer;
-    if (pr < 0 || pr >= s->nfwd) continue;
+    if (pr < 0 || pr >= nf) continue;
     int ty = s->o[pr].type;
     if (ty != OP_MATMUL && ty != OP_SCALE && ty != OP_CAST) continue;
     if (s->t[y].ndims != s->t[out].ndims || s->t[m].ndims > s->t[out].ndims) continue;
@@ -168,6 +169,47 @@ static int mask_scores(const dlb_graph *s, const op *q) {
     return y;
   }
   return -1;
+}
+
+/* The attention pattern at forward softmax op i: scores = Q K^T (mm1) -> scale / cast ops and
+** at most one mask add (chain, nc of them) -> softmax -> [dropout] -> P V (mm2). 1 found, 0
+** not; *causal: its mask add's output is marked causal (TF_CAUSAL: the ONNX importer read a
+** causal mask, graphs/io/onnx_mask.c). */
+static int attention_at(const ctx *c, int i, int chain[8], int *nc, int *mm1, int *drop, int *mm2,
+                        int *causal) {
+  const dlb_graph *s = c->s;
+  const op *sm = &s->o[i];
+  if (sm->type != OP_SOFTMAX || sm->phase != DLB_PHASE_FWD || sm->nin < 1 || sm->nout < 1)
+    return 0;
+  /* walk back from the softmax input through scale ops and at most one mask to the
+  ** scores matmul */
+  int x = op_in(s, sm)[0], masked = 0;
+  *nc = 0, *mm1 = -1, *causal = 0;
+  for (;;) {
+    int pr = s->t[x].producer;
+    if (pr < 0 || pr >= c->nf) break;
+    const op *q = &s->o[pr];
+    if (q->type == OP_MATMUL) { *mm1 = pr; break; }
+    if (*nc == 8) break;
+    if (q->type == OP_ADD && !masked) {
+      int y = mask_scores(s, c->nf, q);
+      if (y < 0) break;
+      masked = 1;
+      *causal = (s->t[op_out(s, q)[0]].flags & TF_CAUSAL) != 0;
+      chain[(*nc)++] = pr;
+      x = y;
+      continue;
+    }
+    if (q->type != OP_SCALE && q->type != OP_CAST) break;
+    chain[(*nc)++] = pr;
+    x = op_in(s, q)[0];
+  }
+  if (*mm1 < 0) return 0;
+  int P = op_out(s, sm)[0], Pin = P;
+  *drop = fwd_consumer(c, P, OP_DROPOUT, 0);
+  if (*drop >= 0) Pin = op_out(s, &s->o[*drop])[0];
+  *mm2 = fwd_consumer(c, Pin, OP_MATMUL, 0);
+  return *mm2 >= 0;
 }
 
 static int attention(ctx *c) {
@@ -178,35 +220,8 @@ static int attention(ctx *c) {
   size_t capD = 0;
   if (!inter || attention_index(c)) { dlb_free(inter); return DLB_ENOMEM; }
   for (int i = 0; i < s->nfwd; i++) {
-    const op *sm = &s->o[i];
-    if (sm->type != OP_SOFTMAX || sm->phase != DLB_PHASE_FWD || sm->nin < 1 || sm->nout < 1)
-      continue;
-    /* walk back from the softmax input through scale ops and at most one mask to the
-    ** scores matmul */
-    int chain[8], nc = 0, x = op_in(s, sm)[0], mm1 = -1, masked = 0;
-    for (;;) {
-      int pr = s->t[x].producer;
-      if (pr < 0 || pr >= s->nfwd) break;
-      const op *q = &s->o[pr];
-      if (q->type == OP_MATMUL) { mm1 = pr; break; }
-      if (nc == 8) break;
-      if (q->type == OP_ADD && !masked) {
-        int y = mask_scores(s, q);
-        if (y < 0) break;
-        masked = 1;
-        chain[nc++] = pr;
-        x = y;
-        continue;
-      }
-      if (q->type != OP_SCALE && q->type != OP_CAST) break;
-      chain[nc++] = pr;
-      x = op_in(s, q)[0];
-    }
-    if (mm1 < 0) continue;
-    int P = op_out(s, sm)[0], drop = fwd_consumer(c, P, OP_DROPOUT, 0), Pin = P;
-    if (drop >= 0) Pin = op_out(s, &s->o[drop])[0];
-    int mm2 = fwd_consumer(c, Pin, OP_MATMUL, 0);
-    if (mm2 < 0) continue;
+    int chain[8], nc, mm1, drop, mm2, causal;
+    if (!attention_at(c, i, chain, &nc, &mm1, &drop, &mm2, &causal)) continue;
     /* the fused forward: every op of the chain into mm2 */
     int F[12], nf = 0;
     F[nf++] = mm1;
@@ -790,7 +805,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
   ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL,
-            gemm_with, 0 };
+            gemm_with, 0, s->nfwd };
   double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
   c.ncons = dlb_calloc(nt + 1, sizeof(int));
   c.sole = dlb_malloc((nt + 1) * sizeof(int));
@@ -877,5 +892,29 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
   *recompute = c.rc;
   dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+  return DLB_OK;
+}
+
+/* The attention patterns of graph g's ops (the chains the attention pass fuses, all of g's
+** ops taken as forward ops): into mm (when not NULL, up to cap patterns, 3 entries each)
+** each one's scores and P V matmuls and whether its mask is marked causal, *n the patterns,
+** *ncausal those whose mask is marked causal. DLB_ENOMEM. */
+int dlb_attention_find(const dlb_graph *g, int32_t *mm, size_t cap, size_t *n, size_t *ncausal) {
+  ctx c;
+  memset(&c, 0, sizeof c);
+  c.s = g, c.nf = (int)g->no;
+  *n = *ncausal = 0;
+  if (attention_index(&c)) {
+    dlb_free(c.fcoff); dlb_free(c.fcons); dlb_free(c.doff); dlb_free(c.dops);
+    return dlb_fail(DLB_ENOMEM, "attention: out of memory");
+  }
+  for (int i = 0; i < c.nf; i++) {
+    int chain[8], nc, mm1, drop, mm2, causal;
+    if (!attention_at(&c, i, chain, &nc, &mm1, &drop, &mm2, &causal)) continue;
+    if (mm && *n < cap) mm[3 * *n] = mm1, mm[3 * *n + 1] = mm2, mm[3 * *n + 2] = causal;
+    (*n)++;
+    *ncausal += causal != 0;
+  }
+  dlb_free(c.fcoff); dlb_free(c.fcons); dlb_free(c.doff); dlb_free(c.dops);
   return DLB_OK;
 }
