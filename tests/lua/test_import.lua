@@ -630,8 +630,10 @@ T.test("an imported decoder's causality is read from its mask: the zoo's convent
   T.eq(rg.model_flops, fg - 1.5 * ag, "gpt2_like model FLOPs")
   T.eq(fg - rg.model_flops, sz.flops_fwd + sz.flops_bwd - rz.model_flops, "the zoo's attention FLOPs halved")
   -- the steps differ by the export's own ops (dropout, the mask's add, GELU spelled out with
-  -- tanh and Pow, the position embedding's gradient): 204,800 FLOPs, 0.072% of the model FLOPs
-  T.near(rg.model_flops, rz.model_flops, 1e-3, "model FLOPs within 0.1% of the zoo's")
+  -- tanh and Pow, the position embedding's gradient): 204,800 FLOPs, 0.072% of the model
+  -- FLOPs here (-0.18% to +0.075% at six bindings, docs/import.md; s.flops differ more, by the
+  -- update: SGD for the import, Adam for the zoo). The tolerance: 0.2%.
+  T.near(rg.model_flops, rz.model_flops, 2e-3, "model FLOPs within 0.2% of the zoo's")
   -- "full" counts the attention whole; "causal" asked is honoured; the FLOPs timed do not move
   local rgf = dlb.roofline.time(sg, H100, { attention_flops = "full" })
   T.eq(rgf.model_flops, fg, "gpt2_like full")
