@@ -154,9 +154,10 @@ void dlb_onnx_mask_redim(oval *out, const oval *in) {
       out->d[out->nd - 2] == in->d[in->nd - 2])
     out->tri = in->tri, out->trik = in->trik;
   if (in->iota > 0 && in->iota <= in->nd) {
-    int D = in->d[in->nd - in->iota];
-    /* Expand, Unsqueeze at the front: the axis keeps its place from the end */
-    if (out->nd >= in->iota && out->d[out->nd - in->iota] == D) {
+    int D = in->d[in->nd - in->iota], same = out->nd >= in->iota;
+    /* Expand, Unsqueeze at the front: the axis and those after it keep their dims */
+    for (int t = 1; same && t <= in->iota; t++) same = out->d[out->nd - t] == in->d[in->nd - t];
+    if (same) {
       out->iota = in->iota, out->ioff = in->ioff;
       return;
     }

@@ -682,8 +682,9 @@ static int const_of_shape(dlb_onnx *m, const Onnx__NodeProto *n) {
   memcpy(tmp.d, d, sizeof d);
   int ok;
   double cnt = dlb_onnx_numel_const(m, &tmp, &ok);
-  /* values of a small result (a fill not known, -inf, gives none) */
-  int nv = ok && known && cnt <= 64 ? (int)cnt : 0;
+  /* values of a small result (a fill not known, -inf, gives none; a shape of negative
+  ** dims, a count below 0, none: the fuzzer's case, (int) of -6.8e19) */
+  int nv = ok && known && cnt >= 0 && cnt <= 64 ? (int)cnt : 0;
   oval *v = dlb_onnx_set_c(m, n, 0, r, d, nv, elem);
   if (!v) return dlb_last_status();
   v->allnz = allnz, v->neg = neg;
