@@ -101,19 +101,20 @@ function M.attention_fwd(g, bind)
 end
 
 -- An imported graph's attention score and value matmuls' forward FLOPs at the bindings (its
--- own dims only; the step's, or a sample's with the batch dim bound to 1), and whether they
--- are causal: every pattern's mask causal, or none; nil when it has none, when some are and
--- some are not (the convention is per graph), or when a dim is left unbound.
+-- own dims only; the step's, or a sample's with the batch dim bound to 1), and true, when
+-- every attention pattern's mask is read as causal; nil otherwise (no pattern, or a mask not
+-- read as causal: the importer cannot tell a mask it does not read from a non-causal one, so
+-- such a graph does not say its attention), or when a dim is left unbound.
 function M.imported_attention(g, bind)
   local n, c = attention_counts(g)
-  if n == 0 or (c > 0 and c < n) then return nil end
+  if n == 0 or c < n then return nil end
   local b = {}
   if type(bind) == "table" then
     for _, d in ipairs(g:dims()) do if type(bind[d]) == "number" then b[d] = bind[d] end end
   end
   local f = g:attention(b).flops:number()
   if not f then return nil end
-  return f, c == n
+  return f, true
 end
 
 -- The samples dlb.roofline.time counts a step's model FLOPs for (model_flops' samples): a
@@ -180,8 +181,8 @@ end
 function M.unsaid(src)
   if is_list(src) then return "attention as in the layers" end
   if imported(src) then
-    return "attention as in the graph, counted whole: the imported graph's masks do not say "
-      .. "whether its attention is causal, docs/import.md"
+    return "attention as in the graph, counted whole: not every attention mask of the imported "
+      .. "graph is read as causal, docs/import.md"
   end
   return "attention as in the graph"
 end
