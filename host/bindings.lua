@@ -144,6 +144,8 @@ B.functions = {
   "_graph_symbolic(g: graph, o: struct dlb_train_opts, names: strings, values: numbers == #names) -> out: poly[DLB_SYM_COUNT] = check dlb_graph_symbolic(g, &o, #names, names, values, out)",
   "_graph_step_nops(g: graph, o: struct dlb_train_opts) -> n: size = check dlb_graph_step_nops(g, &o, &n)",
   "graph_symbolic_type(g: graph, type: string, names: strings, values: numbers == #names) -> poly = dlb_graph_symbolic_type(g, type, #names, names, values)",
+  "graph_attention_count(g: graph) -> n: size, causal: size = check dlb_graph_attention_count(g, &n, &causal)",
+  "graph_symbolic_attention(g: graph, which: int, names: strings, values: numbers == #names) -> poly = dlb_graph_symbolic_attention(g, which, #names, names, values)",
   "analysis_totals(a: analysis) -> t: struct dlb_totals = check dlb_analysis_totals(a, &t)",
   "_analysis_op_flops(a: analysis) -> doubles(dlb_analysis_nops(a)) = dlb_analysis_op_flops(a)",
   "_analysis_op_bytes(a: analysis) -> doubles(dlb_analysis_nops(a)) = dlb_analysis_op_bytes(a)",

@@ -215,7 +215,11 @@ int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int
     if (v->d[i] < 0) return v->d[i];
     n *= (double)tp->dims[i];
   }
-  if (weights && dlb_onnx_isfloat(v->elem) && n > 1) {
+  /* a float initializer is a weight unless its data is an additive mask (0 and fills: a
+  ** buffer such as a causal mask, onnx_mask.c); other constants' mask properties */
+  int wcand = weights && dlb_onnx_isfloat(v->elem) && n > 1;
+  dlb_onnx_mask_scan(v, tp, wcand);
+  if (wcand && !(v->tri && v->neg)) {
     v->weight = 1;
     return DLB_OK;
   }

@@ -260,6 +260,14 @@ DLB_API int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *o
 /* Symbolic forward FLOPs of the ops of one type (e.g. "matmul"), new poly. */
 DLB_API dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
                                   const char *const *names, const double *values);
+/* The attention patterns of g (the chains g:stats{fuse = {"attention"}} fuses: scores = Q K^T,
+** scale, at most one mask, softmax, dropout, P V; graphs/step/fusion.c): *n of them, *ncausal
+** with a mask the ONNX importer read as causal (docs/import.md "Causal attention"). */
+DLB_API int dlb_graph_attention_count(dlb_graph *g, size_t *n, size_t *ncausal);
+/* Symbolic forward FLOPs of the two matmuls (scores and P V) of g's attention patterns:
+** which = 1 those with a causal mask, 0 the others, -1 all. New poly; NULL with an error. */
+DLB_API dlb_poly *dlb_graph_symbolic_attention(dlb_graph *g, int which, size_t nb,
+                                       const char *const *names, const double *values);
 
 DLB_API void dlb_analysis_free(dlb_analysis *a);
 DLB_API int dlb_analysis_totals(const dlb_analysis *a, dlb_totals *out);

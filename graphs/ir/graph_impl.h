@@ -44,8 +44,10 @@ enum { OP_MAXATTR = 8, OP_MAXIO = 1024 };
 ** write (an eager RMSNorm's fp32 upcast of its input and its normalised output,
 ** dlb_train_opts.norm_upcast, graphs/step/train.c): in the footprint, not in the traffic
 ** (dlb_op_bytes skips it) */
+/* TF_CAUSAL: the output of an add that applies a causal attention mask to the scores (the
+** ONNX importer marks it, graphs/io/onnx_mask.c); fusion.c's attention pattern reads it */
 enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4, TF_FROZEN = 8, TF_OWNTYPE = 16,
-       TF_SAVED = 32 };
+       TF_SAVED = 32, TF_CAUSAL = 64 };
 
 typedef struct tensor {
   int32_t name;          /* offset in the string pool, or -1 (named after its producer) */
@@ -239,6 +241,12 @@ int dlb_weight_layer(const dlb_graph *g, int t, int c);
 int dlb_layer_reruns(const dlb_graph *g, uint8_t *out);
 
 /* -- fusion.c -- */
+/* -- fusion_attention.c -- */
+/* The attention patterns of graph g (the chains the attention pass fuses): each one's
+** scores and P V matmuls and its causal flag into mm (3 entries per pattern, up to cap
+** patterns; mm may be NULL), *n of them, *ncausal with a mask marked causal (TF_CAUSAL).
+** DLB_ENOMEM on failure. */
+int dlb_attention_find(const dlb_graph *g, int32_t *mm, size_t cap, size_t *n, size_t *ncausal);
 /* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;
 ** kernel[i] (zeroed by the caller) receives the op's DLB_KERNEL_* class; *recompute the
 ** FLOPs the fused kernels recompute. precision: the step's DLB_POLICY_* (the element size of

@@ -528,9 +528,7 @@ function M.time(s, dev, opts)
   if type(ff) == "number" and type(fb) == "number" then
     local origin = fw.origin[s] or fw.origin[given]
     local g, bind = origin and origin.graph, origin and origin.opts
-    local m = g and type(g.model) == "table" and type(g.model.options) == "table" and g.model.options
-    local batch = m and (type(m.batch) == "number" and m.batch or (bind and tonumber(bind[m.batch])))
-      or (bind and tonumber(bind.b))
+    local batch = mfu.samples(g, bind, mkind)
     local params = rawget(s, "params")
     if batch then
       mf, conv, known = mfu.model_flops(ff + fb, batch, g, bind, params, mkind, matt)
