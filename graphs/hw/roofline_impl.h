@@ -13,10 +13,12 @@
 
 /* The per-op time rule of dlb_op_time without its argument checks, for loops that checked
 ** the device once (dlb_roofline_ops, the planner). bytes are already scaled and made
-** cache-aware by the caller; gemm may be NULL; attention != 0 marks a fused attention
-** kernel (timed at d->attn_eff when set). Returns the seconds and sets *mem_bound. */
+** cache-aware by the caller; gemm may be NULL; kind is the op's DLB_KERNEL_* class:
+** DLB_KERNEL_ATTENTION a fused attention kernel (timed at d->attn_eff when set),
+** DLB_KERNEL_HEAD a GEMM of the output layer (at d->head_peak in place of d->peak when set,
+** the matmul efficiency too), 0 any other op. Returns the seconds and sets *mem_bound. */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int attention, int *mem_bound);
+                       int kind, int *mem_bound);
 /* The host-side model (issue [19]), the one step-time rule of a stream of ops: the host
 ** issues op after op, each costing it `host` seconds (the device's host_op: framework
 ** dispatch, Python per layer); the device runs op i from max(the device is free, the host
@@ -75,9 +77,11 @@ struct dlb_optim_count;
 double dlb_optim_time(const dlb_roof *d, const struct dlb_optim_count *c, double flops,
                       double bytes, double *dev_s, double *host_s, int *mem_bound);
 
-/* Mark op i of a set as a fused attention kernel (roofline_graph.c, from the analysis). */
+/* Give op i of a set kernel class kind (roofline_graph.c, from the analysis):
+** DLB_KERNEL_PLAIN, DLB_KERNEL_ATTENTION or DLB_KERNEL_HEAD, the per-op rule's kind above;
+** DLB_EINVAL for an op out of range or another class. */
 struct dlb_opcosts;
-int dlb_opcosts_mark_attention(struct dlb_opcosts *c, size_t i);
+int dlb_opcosts_mark_kind(struct dlb_opcosts *c, size_t i, int kind);
 /* Mark a set as a whole training step's ops (roofline_graph.c: a set made from a step's
 ** analysis), so that dlb_opcosts_roofline adds the step-level terms (dlb_step_time). */
 int dlb_opcosts_mark_step(struct dlb_opcosts *c);
@@ -105,7 +109,8 @@ typedef struct dlb_step_ops {
   size_t n;
   const double *flops, *bytes; /* n each; bytes as counted (dlb_step_time applies bytes_scale) */
   const double *gemm;          /* 4 per op (m, n, k, batch; m <= 0: not a matmul) or NULL */
-  const char *attn;            /* n flags, 1: a fused attention kernel; NULL: none */
+  const char *attn;            /* n DLB_KERNEL_* classes (1: a fused attention kernel, 2: a GEMM
+                                  of the output layer, 0: any other op); NULL: all 0 */
   /* NULL: the n ops run once each, in index order. Else op class i runs mult[i] times, and
   ** with a host model (d->host_op > 0) the step's ops are the nseg segments in order, segment
   ** k being the classes ord[sego[k] .. sego[k] + segn[k]) run rep[k] times in a row */

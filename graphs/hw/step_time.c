@@ -63,7 +63,7 @@ static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
   int st = op_work(d, s, i, unit, f, b);
   if (st != DLB_OK) return st;
   const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
-  *t = dlb_op_time_raw(d, *f, *b, g, s->attn != NULL && s->attn[i], mb);
+  *t = dlb_op_time_raw(d, *f, *b, g, s->attn != NULL ? s->attn[i] : DLB_KERNEL_PLAIN, mb);
   if (!isfinite(*t))
     return dlb_fail(DLB_ENUMERIC, "roofline: %s %zu's time overflows (%g FLOPs, %g bytes)",
                     unit, i + 1, *f, *b);

@@ -233,6 +233,12 @@ int dlb_weight_layer(const dlb_graph *g, int t, int c);
 ** three's (the fused GEMM's shape: the op's own with that dim summed); -1 -1 -1 otherwise. */
 int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
                   double *size, int *kernel, int *gemm_with, double *recompute);
+/* -- output_layer.c -- */
+/* Mark the output layer's GEMMs of step s in kernel (nops DLB_KERNEL_* classes, after the
+** fusion passes): the forward matmul whose output is a forward softmax cross-entropy's logits
+** (through reshapes, transposes and casts), its recomputation and the matmuls of its backward,
+** DLB_KERNEL_HEAD where their class is DLB_KERNEL_PLAIN. DLB_ENOMEM on failure. */
+int dlb_mark_output_layer(const dlb_graph *s, int *kernel);
 /* -- analysis.c -- */
 /* Bytes per element of a default-typed floating-point tensor under a precision policy
 ** (fp32, tf32 4; fp16, bf16, mixed 2; fp8 1). */
