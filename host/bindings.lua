@@ -151,6 +151,7 @@ B.functions = {
   "_analysis_op_layer(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_layer(a)",
   "_analysis_op_type(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_type(a)",
   "_analysis_op_kernel(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_kernel(a)",
+  "analysis_op_more(a: analysis) -> doubles(2 * dlb_analysis_nops(a)) = dlb_analysis_op_more(a)",
   "analysis_op_layer_placed(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_op_layer_placed(a)",
   "analysis_schedule(a: analysis) -> ints(dlb_analysis_nops(a)) = dlb_analysis_schedule(a)",
   "analysis_op_name(a: analysis, i: size) -> text = dlb_analysis_op_name(a, i, TEXT)",
@@ -296,11 +297,11 @@ B.functions = {
   "parallel_alltoall_cluster(bytes: number, n: number, stride: number, cluster: struct dlb_par_cluster) -> c: struct dlb_par_coll = check dlb_par_alltoall_cluster(bytes, n, stride, &cluster, &c)",
   "parallel_data(work: struct dlb_par_work, device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_dp_opts) -> r: struct dlb_par_dp_result = check dlb_par_data(&work, &device, &cluster, &opts, &r)",
   "_parallel_partition(weights: numbers[1..1000000] <partition: weights>, k: int(1..#weights)) -> first: int{k} = check dlb_par_partition(weights, #weights, k, first)",
-  -- ops: a flat array, the 18 doubles of each dlb_par_op in order (dlb.parallel.layers.OP)
-  "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096), ops: numbers?[120000000] <ops>) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 18, &device, &cluster, &opts, &config, &r, sm)",
-  "_parallel_model_new(layers: structs dlb_par_layer[1000000], ops: numbers?[120000000] <ops>) -> parmodel = dlb_par_model_new(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 18)",
+  -- ops: a flat array, the 20 doubles of each dlb_par_op in order (dlb.parallel.layers.OP)
+  "_parallel_evaluate(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096), ops: numbers?[120000000] <ops>) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_evaluate_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 20, &device, &cluster, &opts, &config, &r, sm)",
+  "_parallel_model_new(layers: structs dlb_par_layer[1000000], ops: numbers?[120000000] <ops>) -> parmodel = dlb_par_model_new(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 20)",
   "_parallel_model_evaluate(m: parmodel, device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, config: struct dlb_par_row, p: int(1..4096)) -> r: struct dlb_par_row, sm: double{p} = check dlb_par_model_evaluate(m, &device, &cluster, &opts, &config, &r, sm)",
-  "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, ops: numbers?[120000000] <ops>) -> plan = dlb_par_plan_new_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 18, &device, &cluster, &opts)",
+  "_parallel_plan_new(layers: structs dlb_par_layer[1000000], device: struct dlb_roof, cluster: struct dlb_par_cluster, opts: struct dlb_par_opts, ops: numbers?[120000000] <ops>) -> plan = dlb_par_plan_new_ops(layers, #layers, cast<const dlb_par_op *>(ops), #ops / 20, &device, &cluster, &opts)",
   "_parallel_plan_count(p: plan) -> int = dlb_par_plan_count(p)",
   "_parallel_plan_row(p: plan, i: int) -> r: struct dlb_par_row = check dlb_par_plan_row(p, i, &r)",
   "_parallel_plan_evaluated(p: plan) -> number = dlb_par_plan_evaluated(p)",
@@ -650,10 +651,10 @@ local function layers(ls, fn)
   end
   return ls
 end
--- ops (optional): a flat array, 18 numbers per op (the fields of dlb_par_op in order)
+-- ops (optional): a flat array, 20 numbers per op (the fields of dlb_par_op in order)
 local function ops_of(ops, i, fn)
-  if type(ops) == "table" and #ops % 18 ~= 0 then
-    error(string.format("bad argument #%d to '%s' (ops: a flat array of 18 numbers per op)", i, fn), 0)
+  if type(ops) == "table" and #ops % 20 ~= 0 then
+    error(string.format("bad argument #%d to '%s' (ops: a flat array of 20 numbers per op)", i, fn), 0)
   end
   return ops
 end

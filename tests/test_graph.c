@@ -846,6 +846,31 @@ static void test_lm_metrics(void) {
   for (int p = 0; p < 2; p++)
     CHECK_NEAR(mlp_bytes(g, prec[p], DLB_FUSE_LM_METRICS) - mlp_bytes(g, prec[p], 0),
                per[p] * 32.0 * 10, 1e-12);
+  /* their eager ops on the loss (graphs/step/fusion_loss.c, composer/metrics/nlp.py): 5 host
+  ** ops and 7 kernels a metric (6 over fp32 logits: no autocast cast); Megatron's fp32
+  ** cross-entropy (megatron/mpu/cross_entropy.py): 18 + 8 ops of a kernel each (17 + 7 over
+  ** fp32 logits), the loss op and its backward one each. Others: none. */
+  int fuse[2] = {DLB_FUSE_LM_METRICS, DLB_FUSE_XENT_FP32};
+  double want[2][2][4] = {{{10, 12, 0, 0}, {10, 14, 0, 0}}, {{16, 16, 6, 6}, {17, 17, 7, 7}}};
+  for (int f = 0; f < 2; f++)
+    for (int p = 0; p < 2; p++) {
+      dlb_train_opts o = {DLB_OPT_ADAMW, prec[p], 0, 0, 0, fuse[f], 0};
+      dlb_analysis *a = dlb_graph_analyze(g, &o, 2, names, vals);
+      CHECK(a != NULL);
+      if (!a) continue;
+      const double *m = dlb_analysis_op_more(a);
+      double got[4] = {0, 0, 0, 0}, rest = 0;
+      for (size_t i = 0; i < dlb_analysis_nops(a); i++) {
+        char nm[64];
+        dlb_analysis_op_name(a, i, nm, sizeof nm);
+        int k = strcmp(nm, "loss") == 0 ? 0 : strcmp(nm, "loss/grad") == 0 ? 2 : -1;
+        if (k >= 0) got[k] += m[2 * i], got[k + 1] += m[2 * i + 1];
+        else rest += m[2 * i] + m[2 * i + 1];
+      }
+      for (int k = 0; k < 4; k++) CHECK(got[k] == want[f][p][k]);
+      CHECK(rest == 0);
+      dlb_analysis_free(a);
+    }
   /* a bit outside DLB_FUSE_BITS is refused */
   dlb_train_opts bad = {DLB_OPT_ADAMW, DLB_POLICY_FP32, 0, 0, 0, DLB_FUSE_BITS + 1, 0};
   CHECK(dlb_graph_analyze(g, &bad, 2, names, vals) == NULL);

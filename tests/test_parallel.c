@@ -10,6 +10,7 @@
 #include "dlbench.h"
 #include "check.h"
 #include "parallel_fixtures.h"
+#include "planner_impl.h"   /* dlb_par_hidden: the overlap rule, checked by hand */
 
 /* The per-op rule on one op without a matmul shape. */
 static double optime(const dlb_roof *d, double flops, double bytes) {
@@ -281,6 +282,63 @@ static void evaluate(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
   CHECK(strstr(dlb_last_error(), "layer 1 has 2e+06 frozen of 1e+06 parameters") != NULL);
   uniform_layers(L, 4);
+}
+
+/* Overlap with contention (planner_dp.c dlb_par_hidden): a collective of C s beside a compute
+** window W costs max(C - W, f C), f = NCCL's CTAs / the SMs. f from the sources of
+** lua/dlbench/contention.lua: an H100's 24 NCCL channels (NVIDIA/nccl issue 1259) of 132 SMs.
+** The window holds C when C <= W / (1 - f): the step lengthens by f C, the compute's lost
+** rate over the collective's length; else by C - W. */
+static void overlap_contention(void) {
+  double f = 24.0 / 132;
+  CHECK_NEAR(dlb_par_hidden(1e-3, 2e-3, f), 24.0 / 132 * 1e-3, 1e-18);   /* hidden: f C */
+  CHECK_NEAR(dlb_par_hidden(3e-3, 1e-3, f), 2e-3, 1e-18);                /* window-bound */
+  CHECK_NEAR(dlb_par_hidden(3e-3, 1e-3, 0), 2e-3, 1e-18);
+  CHECK(dlb_par_hidden(1e-3, 2e-3, 0) == 0);                             /* f 0: today's */
+  CHECK(dlb_par_hidden(1e-3, 0, f) == 1e-3);                             /* overlap 0: C */
+  double w = 1e-3, c = w / (1 - f);                                      /* they meet */
+  CHECK_NEAR(dlb_par_hidden(c, w, f), f * c, 1e-12);
+  CHECK_NEAR(c - w, f * c, 1e-12);
+  /* In the planner: 4 uniform layers, dp 4, ZeRO-2, one micro-batch of 1 sample each, a
+  ** 100 GB/s flat link: the gradient allreduce 2 x 3/4 x 4e6 params x 2 B / 100e9 = 0.12 ms,
+  ** the backward 4 x 2e9 / (0.8 x 15.67e12) = 0.638 ms holds it whole */
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_cluster cl = flat(100e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r0, r;
+  layout(&o, 4, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.dp = 4; cfg.zero = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  double C = 2 * 0.75 * 4e6 * 2 / 100e9, B = 4 * 2e9 / (0.8 * 15.67e12);
+  CHECK_NEAR(r0.dp_comm, C, 1e-15);                  /* overlap 0: exposed, f or not */
+  o.contention = f;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK(r.dp_comm == r0.dp_comm && r.step == r0.step);
+  o.overlap = 1;                                     /* hidden: f C, the step f C longer */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.dp_comm, f * C, 1e-15);
+  CHECK_NEAR(r.step, r0.step - C + f * C, 1e-12);
+  o.contention = 0;                                  /* hidden for free (the old rule) */
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK(r.dp_comm == 0);
+  o.contention = f; o.overlap = 0.1;                 /* a window shorter than C: C - W */
+  CHECK(0.1 * B < C);
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.dp_comm, C - 0.1 * B, 1e-12);
+  /* ZeRO-3: the backward's gather + reduce-scatter under overlap, the forward's gather under
+  ** fsdp_overlap; both windows hold them, so every collective costs f of itself */
+  cfg.zero = 3; o.overlap = 0; o.contention = 0;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  o.overlap = 1; o.fsdp_overlap = 1; o.contention = f;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.dp_comm, f * r0.dp_comm, 1e-15);
+  /* contention outside [0, 1): a clear error */
+  o.contention = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "contention must be in [0, 1)") != NULL);
+  o.contention = -0.1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
 }
 
 /* A prepared model (dlb_par_model) gives dlb_par_evaluate_ops's row bit for bit, across
@@ -639,6 +697,7 @@ int main(void) {
   RUN(bubbles);
   RUN(zero_split);
   RUN(evaluate);
+  RUN(overlap_contention);
   RUN(tensor_parallel);
   RUN(shard_embedding);
   RUN(planner);

@@ -588,6 +588,39 @@ static void host_model(void) {
   CHECK(strstr(dlb_last_error(), "nccl must be 0") != NULL);
 }
 
+/* An op's further host ops and kernels (dlb_par_op.more_ops, more_kernels: a pass's eager ops
+** on a graph op, graphs/step/fusion_loss.c), as dlb_step_time charges them: 4 layers of two
+** ops (forward t/3 = 2e9 / (0.8 P) = 0.16 ms at mb 2, backward 2t/3), kernel_overhead k =
+** 0.1 ms on every kernel, host_op h = 1 ms (longer than every kernel: the device runs each as
+** it is issued), one stream. Plain: 8 ops issued, step 8 h + the last (layer 0's backward,
+** 2t/3 + k) = 8.42 ms. Layer 0's forward with 2 further host ops and 4 further kernels: 5
+** kernels of t/15 + k each, host 3 h + 2 k (the kernels beyond the host ops launched from
+** C++, dlb_launch_host): step 7 h + 3.2 ms + 2t/3 + k = 10.62 ms; its device time 4 k more. */
+static void more_ops(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_op ops[8];
+  two_ops_per_layer(ops, 4);
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r, r0;
+  layout(&o, 2, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  d.host_op = 1e-3;
+  d.kernel_overhead = 0.1e-3;
+  double t = 6e9 / (0.8 * 15.67e12);
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r0, NULL) == DLB_OK);
+  CHECK_NEAR(r0.step, 8e-3 + 2 * t / 3 + 0.1e-3, 1e-12);
+  ops[0].more_ops = 2;
+  ops[0].more_kernels = 4;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 7e-3 + 3.2e-3 + 2 * t / 3 + 0.1e-3, 1e-12);
+  CHECK_NEAR(r.compute - r0.compute, 4 * 0.1e-3, 1e-12);
+  ops[0].more_kernels = 0.5;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "more_kernels") != NULL);
+}
+
 /* Megatron-LM's timers (opts.phase_sync, issue [19]; megatron/global_vars.py _Timer.start/stop
 ** call torch.cuda.synchronize(), megatron/schedules.py times every micro-batch's forward and
 ** backward): 4 equal layers without ops (one op per pass), pp 1, m 4, mb 2, device seconds
@@ -661,6 +694,7 @@ int main(void) {
   RUN(pipeline_scatter);
   RUN(replicated_ops);
   RUN(host_model);
+  RUN(more_ops);
   RUN(phase_sync);
   RUN(recompute_modules);
   return check_done();

@@ -380,6 +380,44 @@ static void test_host_timeline(void) {
   CHECK(strstr(dlb_last_error(), "host_op") != NULL);
 }
 
+/* An op with further host ops and kernels (dlb_step_ops.xops, xkern: a pass's eager ops on a
+** graph op, graphs/step/fusion_loss.c): 2 further host ops and 4 further kernels, so 3 host
+** ops and 5 kernels. By hand (peak 1e12 at flops_eff 0.8, host_op 10 us, kernel_overhead
+** 2 us, F FLOPs): the device 5 kernels of F / 5 each, F / 0.8e12 + 5 x 2 us; the host 3 x 10 us
+** + (5 - 3) x 2 us = 34 us (dlb_launch_host: the optimizer launch model's rule), issued kernel
+** by kernel (6.8 us each): a short op ends one device share after the host's 34 us. */
+static void test_more_ops(void) {
+  dlb_roof d;
+  dlb_roof_init(&d);
+  d.peak = 1e12; d.bw = 1e12; d.host_op = 10e-6; d.kernel_overhead = 2e-6;
+  double f = 1e3, b = 0, xo = 2, xk = 4, t = f / 0.8e12 + 5 * 2e-6;
+  dlb_step_ops s = { .n = 1, .flops = &f, .bytes = &b, .xops = &xo, .xkern = &xk };
+  dlb_roof_result r;
+  CHECK(dlb_step_time(&d, &s, NULL, NULL, NULL, &r) == DLB_OK);
+  CHECK_NEAR(r.host_time, 34e-6, 1e-15);
+  CHECK_NEAR(r.time, 34e-6 + t / 5, 1e-15);
+  CHECK_NEAR(r.time - r.host_idle, t, 1e-15);   /* busy: the five kernels */
+  /* no host model: the kernels' device seconds only */
+  d.host_op = 0;
+  CHECK(dlb_step_time(&d, &s, NULL, NULL, NULL, &r) == DLB_OK);
+  CHECK_NEAR(r.time, t, 1e-15);
+  CHECK(r.host_time == 0);
+  /* none: one host op, one kernel, as before */
+  d.host_op = 10e-6;
+  s.xops = s.xkern = NULL;
+  CHECK(dlb_step_time(&d, &s, NULL, NULL, NULL, &r) == DLB_OK);
+  CHECK_NEAR(r.host_time, 10e-6, 1e-15);
+  CHECK_NEAR(r.time, 10e-6 + f / 0.8e12 + 2e-6, 1e-15);
+  /* a bad count is named */
+  xo = 1.5;
+  s.xops = &xo, s.xkern = &xk;
+  CHECK(dlb_step_time(&d, &s, NULL, NULL, NULL, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "further host ops") != NULL);
+  xo = 0, xk = 2e6;   /* past DLB_MORE_MAX: refused, not issued kernel by kernel */
+  CHECK(dlb_step_time(&d, &s, NULL, NULL, NULL, &r) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "0 to 1000000") != NULL);
+}
+
 /* A segment of ops through the timeline k times in one call (dlb_timeline_seg, the
 ** planner's composition of its layers) = the same ops op by op (dlb_timeline_op), from any
 ** state: a sync point, a device running behind (lag < 0), an idle device the host is ahead
@@ -470,6 +508,7 @@ static void test_optim_launches(void) {
 int main(void) {
   RUN(test_optim_launches);
   RUN(test_host_timeline);
+  RUN(test_more_ops);
   RUN(test_timeline_seg);
   RUN(test_precisions);
   RUN(test_ridge);

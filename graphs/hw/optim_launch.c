@@ -165,15 +165,14 @@ double dlb_optim_time(const dlb_roof *d, const dlb_optim_count *c, double flops,
   if (!(L > 0)) return 0;
   int mb;
   /* each launch the per-op rule on its share of the work: L x raw(f / L, b / L) (the rule of
-  ** an op launched several times, planner_ops.c per_expert) */
+  ** an op launched several times, dlb_launch_time; planner_ops.c per_expert) */
   double t1 = dlb_op_time_raw(d, flops / L, bytes / L, NULL, 0, &mb);
   if (mem_bound) *mem_bound = mb;
   *dev_s = L * t1;
   /* the host: a framework dispatch per Python-level op, a kernel launch (the device's
   ** kernel_overhead) per further launch from C++ (multi_tensor_apply's loop); nothing
-  ** without a host model */
-  if (d->host_op > 0)
-    *host_s = P * d->host_op + (L > P ? L - P : 0) * d->kernel_overhead;
+  ** without a host model (dlb_launch_host) */
+  *host_s = dlb_launch_host(d, P, L);
   if (c->syncs >= 1) {
     /* a host sync per tensor (.item()): the launches in `syncs` equal segments, each from a
     ** synchronisation point through the timeline (dlb_timeline): with n launches of t1 on the

@@ -17,6 +17,7 @@ struct dlb_opcosts {
   double *flops, *bytes, *gemm; /* gemm: 4 per op, m <= 0 when not a matmul; lazily made */
   char *attn;                   /* DLB_KERNEL_* per op (1: a fused attention kernel, 2: a
                                    GEMM of the output layer); lazily made */
+  double *xops, *xkern;         /* further host ops and kernels per op (dlb_step_ops); lazily made */
   int step;                     /* 1: a training step's ops (the step-level terms join) */
   /* the optimizer step (from the analysis: dlb_opcosts_from_analysis): upd flags the update
   ** phase's ops (lazily made), ut / uc its Adam / AdamW tensors and their chunks; the launch
@@ -177,6 +178,13 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
   double t = mt > ct ? mt : ct;
   if (flops > 0 || bytes > 0) t += d->kernel_overhead;
   return t;
+}
+
+/* An op of several kernels; see roofline_impl.h. */
+double dlb_launch_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                       int kind, double kernels, int *mem_bound) {
+  if (!(kernels > 1)) return dlb_op_time_raw(d, flops, bytes, gemm, kind, mem_bound);
+  return kernels * dlb_op_time_raw(d, flops / kernels, bytes / kernels, gemm, kind, mem_bound);
 }
 
 /* The host-side timeline; see roofline_impl.h (dlb_timeline_op is inline there). */
@@ -384,6 +392,8 @@ void dlb_opcosts_free(dlb_opcosts *c) {
   dlb_free(c->bytes);
   dlb_free(c->gemm);
   dlb_free(c->attn);
+  dlb_free(c->xops);
+  dlb_free(c->xkern);
   dlb_free(c->upd);
   dlb_free(c->mark);
   dlb_free(c);
@@ -426,6 +436,28 @@ int dlb_opcosts_mark_kind(dlb_opcosts *c, size_t i, int kind) {
     if (c->attn == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
   }
   c->attn[i] = (char)kind;
+  return DLB_OK;
+}
+
+/* Give op i its further host ops and kernels (roofline_graph.c, from the analysis). */
+int dlb_opcosts_set_more(dlb_opcosts *c, size_t i, double ops, double kernels) {
+  if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
+  if (i >= c->n)
+    return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  if (dlb_bad_more(ops) || dlb_bad_more(kernels))
+    return dlb_fail(DLB_EINVAL, "op costs: op %zu has %g further host ops and %g further "
+                    "kernels (need whole numbers, 0 to %d)", i + 1, ops, kernels, DLB_MORE_MAX);
+  if (c->xops == NULL) {
+    c->xops = dlb_calloc(c->n, sizeof(double));
+    c->xkern = dlb_calloc(c->n, sizeof(double));
+    if (c->xops == NULL || c->xkern == NULL) {
+      dlb_free(c->xops); dlb_free(c->xkern);
+      c->xops = c->xkern = NULL;
+      return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
+    }
+  }
+  c->xops[i] = ops;
+  c->xkern[i] = kernels;
   return DLB_OK;
 }
 
@@ -495,7 +527,8 @@ int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_tim
   if (st != DLB_OK) return st;
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
   dlb_step_ops s = { .n = c->n, .flops = c->flops, .bytes = c->bytes, .gemm = c->gemm,
-                     .attn = c->attn, .step = c->step, .upd = c->has_oc ? c->upd : NULL,
+                     .attn = c->attn, .xops = c->xops, .xkern = c->xkern, .step = c->step,
+                     .upd = c->has_oc ? c->upd : NULL,
                      .optim = c->has_oc ? &c->oc : NULL, .mark = c->mark,
                      .phase_sync = c->phase_sync };
   return dlb_step_time(d, &s, NULL, op_time, op_bound, out);

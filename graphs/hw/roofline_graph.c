@@ -17,10 +17,16 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
   if (c == NULL) return NULL;
   dlb_opcosts_mark_step(c);   /* a step's ops: the step-level terms join its time */
   const int *kernel = dlb_analysis_op_kernel(a);
+  const double *more = dlb_analysis_op_more(a);   /* 2 per op */
   for (size_t i = 0; i < n; i++) {
     double g[4];
     if ((kernel[i] == DLB_KERNEL_ATTENTION || kernel[i] == DLB_KERNEL_HEAD) &&
         dlb_opcosts_mark_kind(c, i, kernel[i]) != DLB_OK) {
+      dlb_opcosts_free(c);
+      return NULL;
+    }
+    if ((more[2 * i] > 0 || more[2 * i + 1] > 0) &&
+        dlb_opcosts_set_more(c, i, more[2 * i], more[2 * i + 1]) != DLB_OK) {
       dlb_opcosts_free(c);
       return NULL;
     }

@@ -19,6 +19,22 @@
 ** the matmul efficiency too), 0 any other op. Returns the seconds and sets *mem_bound. */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
                        int kind, int *mem_bound);
+/* An op launched as `kernels` kernels (whole, >= 1; a graph op is one, a pass may give it the
+** eager kernels around it: dlb_step_ops.xkern), each the per-op rule on an even share of its
+** FLOPs and bytes, their seconds summed (the rule of the optimizer's launches, dlb_optim_time,
+** and of an op launched once per local expert, planner_ops.c per_expert): kernels x
+** raw(flops / kernels, bytes / kernels). *mem_bound: the bound of one share. */
+double dlb_launch_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
+                       int kind, double kernels, int *mem_bound);
+/* The host seconds of `ops` Python-level ops that launch `kernels` kernels: host_op per op and
+** kernel_overhead per further launch from C++ (kernels - ops, when more); 0 without a host
+** model (host_op 0: a compiled or graph-captured step issues nothing per launch). The one
+** rule of the optimizer's launches (dlb_optim_time), a graph op's (dlb_step_time) and the
+** planner's layer ops (planner_ops.c). */
+static inline double dlb_launch_host(const dlb_roof *d, double ops, double kernels) {
+  if (!(d->host_op > 0)) return 0;
+  return ops * d->host_op + (kernels > ops ? kernels - ops : 0) * d->kernel_overhead;
+}
 /* The host-side model (issue [19]), the one step-time rule of a stream of ops: the host
 ** issues op after op, each costing it `host` seconds (the device's host_op: framework
 ** dispatch, Python per layer); the device runs op i from max(the device is free, the host
@@ -38,6 +54,16 @@ static inline void dlb_timeline_op(dlb_timeline *t, double dev_s, double host_s)
   t->idle += start - t->dev;
   t->busy += dev_s;
   t->dev = start + dev_s;
+}
+/* Issue an op of `kernels` kernels (whole, >= 1; dlb_launch_time): kernels ops through the
+** timeline, each an even share of its device and host seconds (the launches of one op
+** follow each other; the optimizer's phase with host syncs runs its launches so,
+** dlb_optim_time). One kernel: dlb_timeline_op. */
+static inline void dlb_timeline_kernels(dlb_timeline *t, double dev_s, double host_s,
+                                        double kernels) {
+  if (!(kernels > 1)) { dlb_timeline_op(t, dev_s, host_s); return; }
+  double dv = dev_s / kernels, hv = host_s / kernels;
+  for (double j = 0; j < kernels; j += 1) dlb_timeline_op(t, dv, hv);
 }
 /* A synchronisation point: host = dev = max(host, dev); the device's wait for a host that is
 ** ahead of it is idle time (so dev = idle + busy from a {0, 0, 0, 0} start, as every op keeps
@@ -82,6 +108,9 @@ double dlb_optim_time(const dlb_roof *d, const struct dlb_optim_count *c, double
 ** DLB_EINVAL for an op out of range or another class. */
 struct dlb_opcosts;
 int dlb_opcosts_mark_kind(struct dlb_opcosts *c, size_t i, int kind);
+/* Give op i of a set its further host ops and kernels (whole, >= 0; roofline_graph.c, from
+** the analysis: dlb_step_ops.xops, xkern). */
+int dlb_opcosts_set_more(struct dlb_opcosts *c, size_t i, double ops, double kernels);
 /* Mark a set as a whole training step's ops (roofline_graph.c: a set made from a step's
 ** analysis), so that dlb_opcosts_roofline adds the step-level terms (dlb_step_time). */
 int dlb_opcosts_mark_step(struct dlb_opcosts *c);
@@ -95,6 +124,13 @@ int dlb_opcosts_set_marks(struct dlb_opcosts *c, const unsigned char *mark);
 
 /* A cost the rules accept: finite and >= 0. */
 static inline int dlb_bad_cost(double x) { return !isfinite(x) || x < 0; }
+/* A count of further host ops or kernels of one op the rules accept (dlb_step_ops.xops,
+** xkern; dlb_par_op.more_ops, more_kernels): whole, 0 .. DLB_MORE_MAX (the timeline issues
+** an op kernel by kernel; a million further kernels on one op is no stack's eager code). */
+enum { DLB_MORE_MAX = 1000000 };
+static inline int dlb_bad_more(double x) {
+  return dlb_bad_cost(x) || x != floor(x) || x > DLB_MORE_MAX;
+}
 
 /* The result of a sum over ops: tf FLOPs, tb bytes, tt seconds, tmem of them in nmem
 ** memory-bound ops; the whole sum's compute and memory times at the achievable rates and its
@@ -111,6 +147,13 @@ typedef struct dlb_step_ops {
   const double *gemm;          /* 4 per op (m, n, k, batch; m <= 0: not a matmul) or NULL */
   const char *attn;            /* n DLB_KERNEL_* classes (1: a fused attention kernel, 2: a GEMM
                                   of the output layer, 0: any other op); NULL: all 0 */
+  /* per op (class): the further Python-level ops the host issues for it and the further
+  ** kernels it launches beyond its one of each (whole, >= 0; a pass's eager ops counted on a
+  ** graph op: graphs/step/fusion.c lm_metrics, xent_fp32; dlb_analysis_op_more); NULL: none.
+  ** An op that does work costs the host dlb_launch_host(1 + xops, 1 + xkern) and the device
+  ** dlb_launch_time over 1 + xkern kernels, issued through the timeline kernel by kernel
+  ** (dlb_timeline_kernels) */
+  const double *xops, *xkern;
   /* NULL: the n ops run once each, in index order. Else op class i runs mult[i] times, and
   ** with a host model (d->host_op > 0) the step's ops are the nseg segments in order, segment
   ** k being the classes ord[sego[k] .. sego[k] + segn[k]) run rep[k] times in a row */

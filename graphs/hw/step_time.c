@@ -45,6 +45,10 @@ static inline int op_work(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
     return dlb_fail(DLB_EINVAL, "roofline: %s %zu has flops %g (need >= 0, finite)", unit, i + 1, fl);
   if (dlb_bad_cost(by))
     return dlb_fail(DLB_EINVAL, "roofline: %s %zu has bytes %g (need >= 0, finite)", unit, i + 1, by);
+  double xo = s->xops != NULL ? s->xops[i] : 0, xk = s->xkern != NULL ? s->xkern[i] : 0;
+  if (dlb_bad_more(xo) || dlb_bad_more(xk))
+    return dlb_fail(DLB_EINVAL, "roofline: %s %zu has %g further host ops and %g further "
+                    "kernels (need whole numbers, 0 to %d)", unit, i + 1, xo, xk, DLB_MORE_MAX);
   by *= scale;
   const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
   if (d->cache_aware && g != NULL && g[0] > 0) {
@@ -63,11 +67,14 @@ static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
   int st = op_work(d, s, i, unit, f, b);
   if (st != DLB_OK) return st;
   const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
-  *t = dlb_op_time_raw(d, *f, *b, g, s->attn != NULL ? s->attn[i] : DLB_KERNEL_PLAIN, mb);
+  /* its kernels (one, or a pass's eager ones around it) on the device and the host */
+  double xo = s->xops != NULL ? s->xops[i] : 0, k = 1 + (s->xkern != NULL ? s->xkern[i] : 0);
+  *t = dlb_launch_time(d, *f, *b, g, s->attn != NULL ? s->attn[i] : DLB_KERNEL_PLAIN, k,
+                       mb);
   if (!isfinite(*t))
     return dlb_fail(DLB_ENUMERIC, "roofline: %s %zu's time overflows (%g FLOPs, %g bytes)",
                     unit, i + 1, *f, *b);
-  *h = (*f > 0 || *b > 0) ? d->host_op : 0;
+  *h = (*f > 0 || *b > 0) ? dlb_launch_host(d, 1 + xo, k) : 0;
   return DLB_OK;
 }
 
@@ -116,6 +123,7 @@ void dlb_step_marks(size_t n, const int *phase, const int *layer, const char *co
 ** and host seconds; mk the marks of the run's positions (NULL: none). */
 typedef struct tlrun {
   const double *ct, *ht;
+  const double *xk;   /* class c's further kernels (NULL: none): issued kernel by kernel */
   const unsigned char *mk;
   int phase_sync;
   double host_layer;
@@ -124,13 +132,12 @@ typedef struct tlrun {
 /* The ops seq[0..n) (marks mk[0..n)) through timeline t; *wait: see step_mark. */
 static inline void run_ops(dlb_timeline *t, const tlrun *c, const int32_t *seq,
                            const unsigned char *mk, size_t n, double *wait) {
-  if (mk == NULL)
-    for (size_t i = 0; i < n; i++) dlb_timeline_op(t, c->ct[seq[i]], c->ht[seq[i]]);
-  else
-    for (size_t i = 0; i < n; i++) {
-      if (mk[i]) step_mark(t, mk[i], c->phase_sync, c->host_layer, wait);
-      dlb_timeline_op(t, c->ct[seq[i]], c->ht[seq[i]]);
-    }
+  for (size_t i = 0; i < n; i++) {
+    if (mk != NULL && mk[i]) step_mark(t, mk[i], c->phase_sync, c->host_layer, wait);
+    int32_t q = seq[i];
+    if (c->xk != NULL && c->xk[q] > 0) dlb_timeline_kernels(t, c->ct[q], c->ht[q], 1 + c->xk[q]);
+    else dlb_timeline_op(t, c->ct[q], c->ht[q]);
+  }
 }
 
 /* One repetition of the ops seq[0..n) through the timeline from lag s = host - dev, in a
@@ -248,7 +255,7 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       tf += f; tb += b;
       if (mb) { tmem += t; nmem += 1; }
       if (op_time) op_time[i] = t;
-      dlb_timeline_op(&tl, t, h);
+      dlb_timeline_kernels(&tl, t, h, 1 + (s->xkern != NULL ? s->xkern[i] : 0));
     }
   } else {
     /* op classes counted by their multiplicity; with a host model the ops in s->ord's order
@@ -270,7 +277,7 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       if (mb) { tmem += m * t; nmem += m; }
     }
     if (host) {
-      tlrun c = { ct, ht, mk, s->phase_sync, d->host_layer };
+      tlrun c = { ct, ht, s->xkern, mk, s->phase_sync, d->host_layer };
       /* the marks that act (a segment with none of them runs unmarked) */
       const unsigned act = (s->phase_sync ? DLB_MARK_PHASE : 0) |
                            (d->host_layer > 0 ? DLB_MARK_LAYER : 0);

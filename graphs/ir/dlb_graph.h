@@ -284,6 +284,15 @@ DLB_API const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type 
 ** leaves the output layer in 16-bit: dlb.frameworks.head_peak). */
 enum { DLB_KERNEL_PLAIN = 0, DLB_KERNEL_ATTENTION = 1, DLB_KERNEL_HEAD = 2 };
 DLB_API const int *dlb_analysis_op_kernel(const dlb_analysis *a);
+/* The further host ops and kernels of each op after the fusion passes, beyond the one of each
+** an op that does work issues: out[2i] the further Python-level ops the host issues for op i,
+** out[2i + 1] its further kernel launches (0 and 0 for every op but where a pass counts a
+** stack's eager ops on a graph op: DLB_FUSE_LM_METRICS and DLB_FUSE_XENT_FP32 on the loss;
+** graphs/step/fusion.c). The step model charges an op that does work host_op per host op and
+** kernel_overhead per further kernel launched from C++ on the host, and times its kernels
+** each on an even share of its costs (dlb_launch_time, dlb_launch_host; docs/hw.md "The
+** host-side model"). Borrowed, 2 x nops entries. */
+DLB_API const double *dlb_analysis_op_more(const dlb_analysis *a);
 /* For matmul-like ops (matmul, batched matmul, and conv as implicit GEMM): fills m, n, k and
 ** batch count (out[0..3]) and returns DLB_OK; otherwise DLB_ENOTFOUND. */
 DLB_API int dlb_analysis_op_gemm(const dlb_analysis *a, size_t i, double out[4]);

@@ -230,9 +230,20 @@ int dlb_weight_layer(const dlb_graph *g, int t, int c);
 ** default-typed tensors, which DLB_FUSE_LM_METRICS needs). gemm_with (3 per op, or NULL)
 ** receives, for a GEMM that runs other GEMMs with it (DLB_FUSE_QKV: the three projections
 ** as one h -> 3h), the two others and the dim d (0 m, 1 n, 2 k) whose size is the sum of the
-** three's (the fused GEMM's shape: the op's own with that dim summed); -1 -1 -1 otherwise. */
+** three's (the fused GEMM's shape: the op's own with that dim summed); -1 -1 -1 otherwise.
+** more (2 per op, zeroed by the caller, or NULL) receives the further host ops and kernels
+** a pass gives an op (the eager ops it counts there: lm_metrics, xent_fp32; structural, the
+** same for any sizes; dlb_analysis_op_more). */
 int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
-                  double *size, int *kernel, int *gemm_with, double *recompute);
+                  double *size, int *kernel, double *more, int *gemm_with, double *recompute);
+/* -- fusion_loss.c: the passes over the loss (dlb_fuse_step runs them) -- */
+/* DLB_FUSE_LM_METRICS and DLB_FUSE_XENT_FP32 over step s: bytes per op raised (size0: the
+** tensor sizes the bytes were counted with), more (2 per op, or NULL) raised by the eager
+** ops' further host ops and kernels. */
+void dlb_fuse_lm_metrics(const dlb_graph *s, int precision, double *bytes, const double *size0,
+                         double *more);
+void dlb_fuse_xent_fp32(const dlb_graph *s, int precision, double *bytes, const double *size0,
+                        double *more);
 /* -- output_layer.c -- */
 /* Mark the output layer's GEMMs of step s in kernel (nops DLB_KERNEL_* classes, after the
 ** fusion passes): the forward matmul whose output is a forward softmax cross-entropy's logits

@@ -347,6 +347,12 @@ typedef struct dlb_par_opts {
                             refused with full recompute, the "moe" recompute module, and pp >
                             1 without the interleaved schedule (TransformerConfig's asserts);
                             the search applies it where a layout allows it. 0: not overlapped */
+  double contention;     /* the fraction f in [0, 1) of the compute's rate lost while a
+                            data-parallel collective runs beside it (overlap, fsdp_overlap):
+                            NCCL's kernel holds one CTA per channel, so f = CTAs / SMs
+                            (lua/dlbench/contention.lua). A collective of C s under a compute
+                            window of W s costs max(C - W, f C) (planner_dp.c); 0: max(0, C - W),
+                            the collective hidden for free; overlap 0 exposes it whatever f */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */
@@ -513,6 +519,12 @@ typedef struct dlb_par_op {
                             kernel never runs (the sequence outside its range) */
   double softmax_elems;  /* for softmax 1 or 2: the elements of its 16-bit s x s scores per
                             sample (split over the tensor ranks with the heads) */
+  double more_ops;       /* the further Python-level ops the host issues for it beyond its one
+                            (whole, >= 0; a stack's eager ops a pass counts on a graph op:
+                            dlb_analysis_op_more), host_op each */
+  double more_kernels;   /* its further kernel launches beyond its one (whole, >= 0): its
+                            kernels each an even share of its costs, those beyond its host ops
+                            a kernel launch each on the host (dlb_launch_time, dlb_launch_host) */
 } dlb_par_op;
 
 typedef struct dlb_par_plan dlb_par_plan;

@@ -40,6 +40,9 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "plan: slack must be a fraction >= 0, got %g", o->slack);
   if (!(o->fsdp_overlap >= 0 && o->fsdp_overlap <= 1))
     return dlb_fail(DLB_EINVAL, "plan: fsdp_overlap must be in [0, 1], got %g", o->fsdp_overlap);
+  if (!(o->contention >= 0 && o->contention < 1))
+    return dlb_fail(DLB_EINVAL, "plan: contention must be in [0, 1) (the fraction of the "
+                    "compute's rate a collective beside it takes), got %g", o->contention);
   if (!(o->pp_scatter == 0 || o->pp_scatter == 1))
     return dlb_fail(DLB_EINVAL, "plan: pp_scatter must be 0 or 1 (pipeline sends scattered "
                     "over the tensor ranks and all-gathered), got %g", o->pp_scatter);

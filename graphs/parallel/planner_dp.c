@@ -30,6 +30,16 @@ int dlb_par_zero_split(int zero, double n, double *w, double *g, double *o) {
   return DLB_OK;
 }
 
+/* A collective beside compute (planner_impl.h): NCCL's kernel holds one CTA per channel,
+** so the compute beside it runs on the other SMs, at 1 - f of its rate (f = CTAs / SMs,
+** opts.contention). Over the collective's C seconds the compute does (1 - f) C of its work:
+** if C <= window / (1 - f) the step lengthens by C - (1 - f) C = f C; else the compute ends
+** first and the step lengthens by C - window. Both are max(C - window, f C) (they meet at
+** C = window / (1 - f)). The collective is not slowed. */
+double dlb_par_hidden(double comm, double window, double f) {
+  return fmax(comm - window, f * comm);
+}
+
 /* A data-parallel-type allreduce under the plan's collectives (opts.nccl): the one rule
 ** of collective_impl.h, which dlb_par_data shares. */
 static int dp_allreduce(const dlb_par_opts *o, const dlb_par_cluster *cl, double bytes,
@@ -52,6 +62,8 @@ int dlb_par_dp_comm(const dlb_par_layer *L, const dlb_par_stage *S, const dlb_pa
   int zero = y->zero, p = y->p, K = y->K;
   const int *first = y->first;
   int st = DLB_OK;
+  /* the fraction of the compute's rate a collective beside it takes (dlb_par_hidden) */
+  double f = o->contention;
   /* Gradient allreduce across the replicas (data x context ranks), after the pipeline
   ** flush; groups of tp x pp devices are packed into nodes, so a node holds per_node/(tp pp)
   ** replicas. The experts' gradients are reduced over their own dp x cp / ep replicas. */
@@ -149,8 +161,8 @@ int dlb_par_dp_comm(const dlb_par_layer *L, const dlb_par_stage *S, const dlb_pa
         gather = 0.5 * (gmax + cwe.time);
         rs = 0.5 * (rmax + ce.time);
       }
-      dpt = m * (fmax(0, gather + rs - o->overlap * bw->b)
-                 + fmax(0, gather - o->fsdp_overlap * bw->f));
+      dpt = m * (dlb_par_hidden(gather + rs, o->overlap * bw->b, f)
+                 + dlb_par_hidden(gather, o->fsdp_overlap * bw->f, f));
       if (hs > 0) {
         /* HSDP (PyTorch FSDP HYBRID_SHARD; Zhao et al. 2023 sec. 3.2.2): the gradient shard
         ** (1/hs) is all-reduced across the dp x cp / hs groups once per step, after the
@@ -161,7 +173,7 @@ int dlb_par_dp_comm(const dlb_par_layer *L, const dlb_par_stage *S, const dlb_pa
         dlb_par_coll cr;
         st = dp_allreduce(o, cl, maxp * rb / hs, dpc / hs, 1, algo, &rsub, &cr.time);
         if (st) return st;
-        dpt += fmax(0, cr.time - o->overlap * bw->b);
+        dpt += dlb_par_hidden(cr.time, o->overlap * bw->b, f);
       }
       /* All-gathers issued in the list form (torch.distributed.all_gather with one output
       ** tensor per rank, as DeepSpeed's 2021 ZeRO-3 did for every parameter tensor,
@@ -178,7 +190,7 @@ int dlb_par_dp_comm(const dlb_par_layer *L, const dlb_par_stage *S, const dlb_pa
       }
     } else {
       /* the gradient allreduce after the flush hides under `overlap` of the last backward */
-      dpt = fmax(0, c.time + ce.time - o->overlap * bw->b);
+      dpt = dlb_par_hidden(c.time + ce.time, o->overlap * bw->b, f);
     }
   }
   *dpt_out = dpt;

@@ -94,6 +94,14 @@ typedef struct dlb_par_dp_layout {
   double wb, gb;
 } dlb_par_dp_layout;
 
+/* planner_dp.c: what a collective of `comm` seconds costs the step when it runs beside
+** `window` seconds of compute that can hide it, the compute slowed by the fraction f of its
+** rate the collective's kernels take (opts.contention): max(comm - window, f comm). The part
+** the window cannot hold stays exposed; the hidden part takes f of its own length from the
+** compute (the window stretched to window / (1 - f) while the collective runs). f = 0:
+** max(0, comm - window); window 0: comm. Source of f: lua/dlbench/contention.lua. */
+double dlb_par_hidden(double comm, double window, double f);
+
 /* planner_dp.c: the seconds of one layout's data-parallel collectives after the pipeline
 ** flush that its backward and forward do not hide (*dpt): the gradient reduction over the
 ** replicas (the experts' over theirs), ZeRO-3 / FSDP's gathers and reduce-scatters per

@@ -28,6 +28,13 @@ static int host_costed(const dlb_par_op *o) {
   return o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0;
 }
 
+/* The host seconds of issuing op o once: its host ops and kernels (one each, and the further
+** ones a pass counted on it: more_ops, more_kernels) through the one rule (dlb_launch_host, as
+** dlb_step_time charges an op); nothing for an op without a cost. */
+static double op_host(const dlb_roof *d, const dlb_par_op *o) {
+  return host_costed(o) ? dlb_launch_host(d, 1 + o->more_ops, 1 + o->more_kernels) : 0;
+}
+
 /* Megatron's FusedScaleMaskSoftmax (dlb_par_op.softmax; issue [19] megatron-audit2): its
 ** fused kernel (scaled_upper_triang_masked_softmax) runs only when the attention batches
 ** b x np (micro-batch x heads / tp) divide by 4, VIA-Research/vTrain f8dda84
@@ -68,7 +75,7 @@ static int softmax_kernels(const dlb_par_op *o, double mb, double tl, double smb
 }
 
 /* The numbers dlb_layer_times keeps per layer for dlb_layer_host (its field `host`). */
-enum { HOST_COUNTS = 6 };
+enum { HOST_COUNTS = 9 };
 
 /* The last layer class dlb_layer_rcm answered, and its answer: consecutive blocks share one */
 typedef struct rcm_memo {
@@ -88,7 +95,8 @@ struct dlb_layer_times {
   /* per layer, what dlb_layer_host counts whatever the layout: its costed ops by phase (3),
   ** those of its attention core's forward, 1 when one of them may be launched once per
   ** local expert (else its further launches are none at any ep), and 1 when it has a fused
-  ** softmax that may run eagerly (softmax_kernels: its further kernels by the layout) */
+  ** softmax that may run eagerly (softmax_kernels: its further kernels by the layout); then
+  ** by phase the further kernels its ops launch from C++ (more_kernels beyond more_ops) */
   double *host;
   /* the attention batches' samples per sample of the micro-batch the costs are asked at
   ** (dlb_layer_times_cp; the cache holds one value's times) */
@@ -166,6 +174,10 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     if (o->m > 0 && !(o->n > 0 && o->k > 0 && o->batch > 0 && isfinite(o->m * o->n * o->k * o->batch)))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d's matmul shape must be positive and finite",
                            i + 1);
+    if (dlb_bad_more(o->more_ops) || dlb_bad_more(o->more_kernels))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d has more_ops %g and more_kernels %g (the "
+                           "further host ops and kernels beyond its one: whole numbers, 0 to "
+                           "%d)", i + 1, o->more_ops, o->more_kernels, DLB_MORE_MAX);
   }
   dlb_layer_times *T = dlb_calloc(1, sizeof *T);
   if (!T) return dlb_fail_null(DLB_ENOMEM, "plan: out of memory");
@@ -205,8 +217,9 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
     for (int k = 0; k < T->count[li]; k++) {
       const dlb_par_op *o = &T->ops[T->first[li] + k];
       if (!host_costed(o)) continue;
-      h[(int)o->phase] += 1;
-      if (o->phase == 0 && core_op(o)) h[3] += 1;
+      h[(int)o->phase] += 1 + o->more_ops;
+      if (o->phase == 0 && core_op(o)) h[3] += 1 + o->more_ops;
+      if (o->more_kernels > o->more_ops) h[6 + (int)o->phase] += o->more_kernels - o->more_ops;
       if (o->attention == 4 || (o->attention == 2 && o->phase != 2 && o->m > 0)) h[4] = 1;
       if (o->softmax != 0) h[5] = 1;
     }
@@ -364,8 +377,8 @@ static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double 
     return t;
   }
   if (pe > 1) {
-    /* one kernel per local expert, each on its expert's share of the bytes */
-    return pe * dlb_op_time_raw(d, f / pe, b / pe, NULL, 0, &mbound);
+    /* one kernel per local expert, each on its expert's share of the bytes (dlb_launch_time) */
+    return dlb_launch_time(d, f, b, NULL, 0, pe, &mbound);
   } else if (nl > 1) {
     /* Megatron-Core's TEGroupedMLP: Transformer Engine's GroupedLinear runs one cuBLAS GEMM
     ** per local expert (general_grouped_gemm -> multi_stream_cublas_gemm), up to
@@ -377,9 +390,10 @@ static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double 
     return ceil(nl / s) * dlb_op_time_raw(d, f * s / nl, b * s / nl, g1, 0, &mbound);
   }
   /* the kernel class: a fused attention kernel (1), a GEMM of the output layer (5: at the
-  ** device's head_peak when set, dlb_op_time_raw) */
+  ** device's head_peak when set, dlb_op_time_raw); its kernels: one, or the further ones a
+  ** pass counted on it, each an even share */
   int kind = o->attention == 1 ? DLB_KERNEL_ATTENTION : o->attention == 5 ? DLB_KERNEL_HEAD : 0;
-  return dlb_op_time_raw(d, f, b, o->m > 0 ? g : NULL, kind, &mbound);
+  return dlb_launch_time(d, f, b, o->m > 0 ? g : NULL, kind, 1 + o->more_kernels, &mbound);
 }
 
 /* Time layer li (uncached). ep: the expert-parallel degree its expert ops (attention 2)
@@ -425,7 +439,8 @@ static void compute(const dlb_layer_times *T, const dlb_roof *d, int li, double 
 
 /* The layer's forward and backward through the host-side timeline from a synchronisation
 ** point (dlb_layer_cost's sf and sb): host_layer before a forward that issues ops, then each
-** op at op_time and host_op when it has a cost (dlb_layer_host's counts); a layer without ops
+** op at op_time and op_host when it has a cost (dlb_layer_host's counts), kernel by kernel
+** (dlb_timeline_kernels); a layer without ops
 ** one op each way (tf, tb). The grouped GEMMs' further per-expert launches are not ops here
 ** (the planner adds what dlb_layer_host counts beyond these). */
 static void segments(const dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
@@ -444,7 +459,7 @@ static void segments(const dlb_layer_times *T, const dlb_roof *d, int li, double
   for (int k = 0; k < T->count[li]; k++) {
     const dlb_par_op *o = &T->ops[T->first[li] + k];
     if (o->phase == 2) continue;
-    double t = op_time(d, o, mb, tl, ep, sp, moe, T->smb), h = host_costed(o) ? d->host_op : 0;
+    double t = op_time(d, o, mb, tl, ep, sp, moe, T->smb), h = op_host(d, o);
     int nk = softmax_kernels(o, mb, tl, T->smb);
     if (nk > 1) {
       /* an eager softmax: each pass a kernel the host issues (op_time's passes) */
@@ -454,7 +469,7 @@ static void segments(const dlb_layer_times *T, const dlb_roof *d, int li, double
         dlb_timeline_op(o->phase == 0 ? sf : sb, softmax_pass(d, o, mb, tl, f, b, i), h);
       continue;
     }
-    dlb_timeline_op(o->phase == 0 ? sf : sb, t, h);
+    dlb_timeline_kernels(o->phase == 0 ? sf : sb, t, h, 1 + o->more_kernels);
   }
 }
 
@@ -504,8 +519,8 @@ int dlb_layer_sac(const dlb_layer_times *T, const dlb_roof *d, int li, double mb
     } else {
       *rt += op_time(d, o, mb, tl, ep, sp, moe, T->smb);
       *rf += o->flops_sample;
-      if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
-        *rh += d->host_op * softmax_kernels(o, mb, tl, T->smb);
+      int nk = softmax_kernels(o, mb, tl, T->smb);
+      *rh += nk > 1 ? (host_costed(o) ? nk * d->host_op : 0) : op_host(d, o);
     }
   }
   /* the checkpoint reruns the block's Python forward to reach them (as full recompute's
@@ -572,8 +587,7 @@ int dlb_layer_rcm(dlb_layer_times *T, const dlb_roof *d, int li, double mb, doub
     double ld = (o->attention == 2 || o->attention == 4 || o->module == DLB_OPM_MOE_ACT) ? load : 1;
     r->time += n * ld * op_time(d, o, mb, tl, ep, sp, moe, T->smb);
     r->flops += n * o->flops_sample;
-    if (o->flops_sample > 0 || o->flops_fixed > 0 || o->bytes_sample > 0 || o->bytes_fixed > 0)
-      r->host += n * d->host_op;
+    r->host += n * op_host(d, o);
     /* normal checkpointing (mlp, moe) frees what the module keeps but its input: its share of
     ** the layer's kept bytes, in proportion to its forward bytes per sample (the rule that
     ** spreads the step's activations over the layers, dlb.parallel.layers.from_graph); an
@@ -633,6 +647,8 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
     /* the counts, made once (dlb_layer_times_new); the per-expert launches by the layout */
     const double *h = T->host + (size_t)li * HOST_COUNTS;
     n[0] = h[0]; n[1] = h[1]; n[2] = h[2]; nc = h[3];
+    /* the further kernels its ops launch from C++ (a pass's eager ops: dlb_launch_host) */
+    xl[0] = h[6]; xl[1] = h[7]; xl[2] = h[8];
     for (int k = 0; h[4] != 0 && k < T->count[li]; k++) {
       const dlb_par_op *o = &T->ops[T->first[li] + k];
       if (host_costed(o)) {
@@ -664,7 +680,7 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   double lk = d->host_op > 0 ? d->kernel_overhead : 0;
   *hf = n[0] * d->host_op + xl[0] * lk + (n[0] > 0 ? d->host_layer : 0);
   *hb = n[1] * d->host_op + xl[1] * lk;
-  *hu = n[2] * d->host_op;
+  *hu = n[2] * d->host_op + xl[2] * lk;
   *hc = nc * d->host_op;
 }
 

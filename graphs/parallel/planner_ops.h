@@ -66,7 +66,8 @@ int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double m
 
 /* Host seconds of layer li's forward (*hf), backward (*hb) and update (*hu) on device d
 ** (the host-side model, issue [19]): host_op per op of the phase (a layer without ops: one
-** op per pass), plus host_layer per forward; *hc those of its attention core's forward ops
+** op per pass) and per further host op a pass counted on one (more_ops), kernel_overhead per
+** further kernel beyond those (more_kernels; dlb_launch_host), plus host_layer per forward; *hc those of its attention core's forward ops
 ** (marked attention 1 or 3; 0 for a layer without ops), issued again under selective
 ** recompute. 0 when d has no host model. Under moe DLB_MOE_MCORE with expert degree ep, each
 ** further per-expert GEMM launch of a grouped GEMM costs the host d->kernel_overhead, as does

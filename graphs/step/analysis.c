@@ -23,6 +23,7 @@ struct dlb_analysis {
   int *phase, *layer, *type, *order;
   int *placed;             /* the layer that holds each op's work (dlb_op_layer) */
   int *kernel;             /* DLB_KERNEL_* per op, set by the fusion passes */
+  double *more;            /* 2 per op: further host ops and kernels, set by the fusion passes */
   int peak_op;             /* the op running at the footprint's peak (-1: none) */
   int *gemm_with;          /* 3 per op: a fused GEMM's partners and summed dim (dlb_fuse_step) */
   dlb_totals tot;
@@ -289,7 +290,7 @@ void dlb_analysis_free(dlb_analysis *a) {
   dlb_graph_release(a->s);
   dlb_free(a->flops); dlb_free(a->bytes); dlb_free(a->size); dlb_free(a->dimval); dlb_free(a->numel); dlb_free(a->lay);
   dlb_free(a->phase); dlb_free(a->layer); dlb_free(a->type); dlb_free(a->order);
-  dlb_free(a->kernel); dlb_free(a->placed); dlb_free(a->gemm_with);
+  dlb_free(a->kernel); dlb_free(a->more); dlb_free(a->placed); dlb_free(a->gemm_with);
   dlb_free(a);
 }
 
@@ -316,11 +317,12 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     a->type = dlb_malloc((no + 1) * sizeof *a->type);
     a->order = dlb_malloc((no + 1) * sizeof *a->order);
     a->kernel = dlb_calloc(no + 1, sizeof *a->kernel);
+    a->more = dlb_calloc(2 * no + 1, sizeof *a->more);
     a->placed = dlb_malloc((no + 1) * sizeof *a->placed);
   }
   if (!a || !dimval || !numel || !a->flops || !a->bytes ||
       !a->size || !a->phase || !a->layer || !a->type || !a->order || !a->kernel ||
-      !a->placed) {
+      !a->more || !a->placed) {
     if (a) dlb_analysis_free(a); else dlb_graph_release(s);
     dlb_free(dimval); dlb_free(numel);
     return dlb_fail_null(DLB_ENOMEM, "graph: out of memory");
@@ -390,7 +392,7 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     a->gemm_with = dlb_malloc((3 * no + 1) * sizeof *a->gemm_with);
     if (!a->gemm_with) dlb_fail(DLB_ENOMEM, "analysis: out of memory");
     if (!a->gemm_with || dlb_fuse_step(s, o->fuse, o->precision, a->flops, a->bytes, a->size,
-                                       a->kernel, a->gemm_with, &rc)) {
+                                       a->kernel, a->more, a->gemm_with, &rc)) {
       dlb_analysis_free(a);
       dlb_free(dimval); dlb_free(numel);
       return NULL;
@@ -457,6 +459,7 @@ const int *dlb_analysis_op_layer(const dlb_analysis *a) { return a->layer; }
 const int *dlb_analysis_op_layer_placed(const dlb_analysis *a) { return a->placed; }
 const int *dlb_analysis_op_type(const dlb_analysis *a) { return a->type; }
 const int *dlb_analysis_op_kernel(const dlb_analysis *a) { return a->kernel; }
+const double *dlb_analysis_op_more(const dlb_analysis *a) { return a->more; }
 const int *dlb_analysis_schedule(const dlb_analysis *a) { return a->order; }
 
 /* Op i's matmul shape (m, n, k, batch; a dim without an expression is 1) into out; 0 when

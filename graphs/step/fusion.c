@@ -24,9 +24,9 @@
 **   update is one pass over each tensor (a fused kernel) unless the step runs PyTorch's
 **   foreach sequence or a per-parameter loop of elementwise ops; gradient clipping adds
 **   its passes over the gradient.
-** - the trainer's language-model train metrics (lm_metrics below): eager cross-entropy
-**   passes over the logits that the trainer runs besides the loss.
-** - the loss as Megatron-LM's vocab-parallel cross-entropy over fp32 logits (xent_fp32 below).
+** - the trainer's language-model train metrics and the loss as Megatron-LM's vocab-parallel
+**   cross-entropy over fp32 logits (graphs/step/fusion_loss.c): a stack's eager ops around
+**   the loss, their bytes and their further host ops and kernels counted on it.
 ** - an attention block's Q, K and V projections as one GEMM h -> 3h (qkv below), and q, k, v
 **   as strided views of its output (qkv_views).
 */
@@ -35,8 +35,6 @@
 
 #include "graph_impl.h"
 #include "dlb_runtime.h"
-
-double dlb_tensor_esize(const dlb_graph *s, int t, int precision); /* analysis.c */
 
 static int elementwise(int t) {
   switch (t) {
@@ -504,69 +502,6 @@ static void update_impl(ctx *c, int flags) {
   }
 }
 
-/* The trainer's language-model train metrics (DLB_FUSE_LM_METRICS). Composer's Trainer
-** updates every train metric after each micro-batch's backward (composer/trainer/trainer.py
-** _train_microbatch -> _eval_train_metrics, under torch.no_grad() and the autocast precision
-** context); llm-foundry's ComposerMPTCausalLM (llmfoundry/models/mpt/modeling_mpt.py)
-** declares train_metrics = [LanguageCrossEntropy(), LanguagePerplexity()] (use_train_metrics
-** defaults to True), and each one's update (composer/metrics/nlp.py) runs
-** torch.nn.CrossEntropyLoss(reduction='sum') over the whole logits tensor (LanguagePerplexity
-** subclasses LanguageCrossEntropy and only changes compute()), apart from the model's fused
-** loss (flash-attn's cross-entropy). Per metric and logit element of e bytes: the logits read
-** (e), cross_entropy's autocast upcast to fp32 written and read (4 + 4; a 16- or 8-bit logit
-** only: fp32 logits are used as they are), the fp32 log_softmax written (4), its row reads
-** after the first from L2 (a row of 50,368 fp32 values is 197 KiB); nll_loss reads one
-** element per row (not counted). Linear in the logits' size, as the compiled sweep needs. */
-enum { LM_METRIC_PASSES = 2 };
-
-/* The logits tensor op i reads when it is a forward loss (softmax cross-entropy), else -1: the
-** op both loss passes below (lm_metrics, xent_fp32) add their bytes to. */
-static int fwd_xent_logits(const dlb_graph *s, size_t i) {
-  const op *p = &s->o[i];
-  if (p->type != OP_XENT || p->phase != DLB_PHASE_FWD || p->nin < 1) return -1;
-  return op_in(s, p)[0];
-}
-
-static void lm_metrics(ctx *c, int precision) {
-  const dlb_graph *s = c->s;
-  for (size_t i = 0; i < s->no; i++) {
-    int x = fwd_xent_logits(s, i);
-    if (x < 0) continue;
-    double e = dlb_tensor_esize(s, x, precision);
-    double per = e < 4 ? 1 + 12 / e : 2; /* bytes per metric, in units of the logits' size */
-    c->bytes[i] += LM_METRIC_PASSES * per * c->size0[x];
-  }
-}
-
-/* The loss as Megatron-LM's vocab-parallel cross-entropy (DLB_FUSE_XENT_FP32). With
-** --fp16-lm-cross-entropy off (its default), megatron/model/gpt_model.py
-** post_language_model_processing calls vocab_parallel_cross_entropy(output.float(), labels),
-** and megatron/mpu/cross_entropy.py _VocabParallelCrossEntropy runs eager passes over the
-** logits (NVIDIA/Megatron-LM 2021-22; vTrain's rows ran it, docs/validation.md "megatron
-** audit"). Per logit, E = 4 (fp32), e the logits' own size: forward: .float() reads e, writes
-** E; torch.max reads E; .sub_(max) reads and writes E; torch.exp(out=) reads and writes E;
-** .sum reads E; .div_(sum) reads and writes E: e + 9 E. Backward: grad_input.mul_(grad_output)
-** reads and writes E (the row's target entry -= 1 touches one element per row, not counted);
-** the .float() cast's backward reads E, writes e: 3 E + e. fp32 logits skip both casts: 8 E
-** and 2 E. The loss op's own count is 2 e each way (the logits read and the probabilities
-** written; the probabilities read and the gradient written), so the pass adds the rest, in
-** units of the logits' size (linear, as the compiled sweep needs). The all-reduces of the row
-** maxima and sums (one value per token) are not counted. */
-static void xent_fp32(ctx *c, int precision) {
-  const dlb_graph *s = c->s;
-  for (size_t i = 0; i < s->no; i++) {
-    int x = fwd_xent_logits(s, i);
-    if (x < 0) continue;
-    double e = dlb_tensor_esize(s, x, precision), E = 4;
-    int cast = e < E;
-    double fwd = (cast ? e + 9 * E : 8 * E) - 2 * e, bwd = (cast ? 3 * E + e : 2 * E) - 2 * e;
-    c->bytes[i] += fwd / e * c->size0[x];
-    for (size_t j = 0; j < s->no; j++)
-      if (s->o[j].type == OP_XENT_BWD && s->o[j].fwd == (int)i) c->bytes[j] += bwd / e * c->size0[x];
-  }
-}
-
-
 /* One attention block's Q, K, V projections as Megatron runs them (DLB_FUSE_QKV): one
 ** ColumnParallelLinear(h, 3h) (NVIDIA/Megatron-LM 2021-22 megatron/model/transformer.py
 ** ParallelAttention.query_key_value; VIA-Research/vTrain f8dda84 src/model/gpt_modeling.py
@@ -784,7 +719,7 @@ static void optimizer(ctx *c) {
 /* Apply the passes in `flags` (DLB_FUSE_*) to the per-op costs and tensor sizes of step s;
 ** *recompute receives the FLOPs the fused kernels recompute. DLB_ENOMEM on failure. */
 int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, double *bytes,
-                  double *size, int *kernel, int *gemm_with, double *recompute) {
+                  double *size, int *kernel, double *more, int *gemm_with, double *recompute) {
   *recompute = 0;
   if (gemm_with) for (size_t i = 0; i < 3 * s->no; i++) gemm_with[i] = -1;
   if (!flags) return DLB_OK;
@@ -872,8 +807,8 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   dlb_free(c.held);
   c.held = NULL;
   if (flags & (DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP)) update_impl(&c, flags);
-  if (flags & DLB_FUSE_LM_METRICS) lm_metrics(&c, precision);
-  if (flags & DLB_FUSE_XENT_FP32) xent_fp32(&c, precision);
+  if (flags & DLB_FUSE_LM_METRICS) dlb_fuse_lm_metrics(s, precision, bytes, size0, more);
+  if (flags & DLB_FUSE_XENT_FP32) dlb_fuse_xent_fp32(s, precision, bytes, size0, more);
   if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
   *recompute = c.rc;
   dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);

@@ -167,6 +167,7 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   for (size_t i = 0; i < p->npoly; i++) dlb_free(p->poly[i].t);
   dlb_free(p->poly); dlb_free(p->slot);
   dlb_free(p->mono); dlb_free(p->poff); dlb_free(p->tm); dlb_free(p->tc); dlb_free(p->cls); dlb_free(p->attn);
+  dlb_free(p->xops); dlb_free(p->xkern);
   dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu); dlb_free(p->tun); dlb_free(p->tmult);
   dlb_free(p->ordmku); dlb_free(p->ordmk); dlb_free(p->segmk);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
@@ -319,14 +320,14 @@ double dlb_swpoly_at(const swpoly *a, const double *x) {
 ** polynomial with negative coefficients). */
 static int fuse_ref(const dlb_graph *s, int flags, int precision, const swpoly *F,
                     const swpoly *B, const swpoly *S, double *fl, double *by, double *sz,
-                    int *gw) {
+                    double *more, int *gw) {
   double x[DLB_POLY_MAXVARS];
   for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
   for (size_t i = 0; i < s->no; i++) fl[i] = dlb_swpoly_at(&F[i], x), by[i] = dlb_swpoly_at(&B[i], x);
   for (size_t t = 0; t < s->nt; t++) sz[t] = dlb_swpoly_at(&S[t], x);
   int *k = dlb_calloc(s->no + 1, sizeof *k);
   double rc;
-  int ok = k && dlb_fuse_step(s, flags, precision, fl, by, sz, k, gw, &rc) == DLB_OK;
+  int ok = k && dlb_fuse_step(s, flags, precision, fl, by, sz, k, more, gw, &rc) == DLB_OK;
   dlb_free(k);
   return ok;
 }
@@ -347,14 +348,15 @@ static int fuse_agrees(const dlb_graph *s, const swpoly *F, const swpoly *B, con
 
 /* Apply the fusion passes to per-op FLOPs F, bytes B and tensor sizes S (term lists,
 ** replaced) monomial by monomial; kernel receives the kernel classes, *rc the recompute
-** FLOPs the fused kernels add; gw (3 per op) the fused GEMMs' shapes (dlb_fuse_step's
-** gemm_with: structural, the same for every monomial). */
+** FLOPs the fused kernels add; gw (3 per op) the fused GEMMs' shapes and more (2 per op,
+** zeroed) the ops' further host ops and kernels (dlb_fuse_step's gemm_with and more:
+** structural, the same for every monomial). */
 static int fuse_poly(const dlb_graph *s, int flags, int precision, swpoly *F, swpoly *B,
-                     swpoly *S, int *kernel, int *gw, swpoly *rc) {
+                     swpoly *S, int *kernel, double *more, int *gw, swpoly *rc) {
   size_t no = s->no, nt = s->nt, nk = 0, cap = 64;
   double *rf = dlb_malloc((no + 1) * sizeof *rf), *rb = dlb_malloc((no + 1) * sizeof *rb);
   double *rz = dlb_malloc((nt + 1) * sizeof *rz);
-  if (!rf || !rb || !rz || !fuse_ref(s, flags, precision, F, B, S, rf, rb, rz, gw)) {
+  if (!rf || !rb || !rz || !fuse_ref(s, flags, precision, F, B, S, rf, rb, rz, more, gw)) {
     dlb_free(rf); dlb_free(rb); dlb_free(rz);
     return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"), 0;
   }
@@ -390,7 +392,7 @@ static int fuse_poly(const dlb_graph *s, int flags, int precision, swpoly *F, sw
     for (size_t i = 0; i < no; i++) f[i] = coef(&F[i], keys[k]), b[i] = coef(&B[i], keys[k]);
     for (size_t t = 0; t < nt; t++) z[t] = coef(&S[t], keys[k]);
     memset(kernel, 0, no * sizeof *kernel);
-    ok = dlb_fuse_step(s, flags, precision, f, b, z, kernel, NULL, &orc[k]) == DLB_OK;
+    ok = dlb_fuse_step(s, flags, precision, f, b, z, kernel, NULL, NULL, &orc[k]) == DLB_OK;
     memcpy(of + k * no, f, no * sizeof *f);
     memcpy(ob + k * no, b, no * sizeof *b);
     memcpy(oz + k * nt, z, nt * sizeof *z);
@@ -530,9 +532,10 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   swpoly *S = dlb_calloc(nt + 1, sizeof *S), *GM = dlb_calloc(4 * no + 1, sizeof *GM);
   uint8_t *isg = dlb_calloc(no + 1, 1);
   int *kernel = dlb_calloc(no + 1, sizeof *kernel);
+  double *more = dlb_calloc(2 * no + 1, sizeof *more);   /* further host ops, kernels */
   swpoly tot[DLB_SWT_COUNT], rc = {NULL, 0};
   memset(tot, 0, sizeof tot);
-  int ok = c.dim && c.numel && c.have && F && B && S && GM && isg && kernel;
+  int ok = c.dim && c.numel && c.have && F && B && S && GM && isg && kernel && more;
   if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   for (size_t d = 0; ok && d < s->dims.n; d++) ok = dimpoly(&c, (int32_t)d, &c.dim[d]);
   /* tensor sizes: element size x element count */
@@ -575,7 +578,7 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   if (ok && o->fuse && !o->inference) {
     int *gw = dlb_malloc((3 * no + 1) * sizeof *gw);
     if (!gw) ok = 0, dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-    if (ok) ok = fuse_poly(s, o->fuse, o->precision, F, B, S, kernel, gw, &rc);
+    if (ok) ok = fuse_poly(s, o->fuse, o->precision, F, B, S, kernel, more, gw, &rc);
     if (ok) ok = dlb_swpoly_add(&tot[DLB_SWT_FLOPS_RECOMPUTE], &rc, 1);
     /* a GEMM fused with two others (QKV as one h -> 3h): one dim the sum of the three's, as
     ** the analysis reports it (analysis.c op_gemm) */
@@ -667,6 +670,7 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     k.b = dlb_swpoly_intern(p, &B[i]);
     k.attn = (kernel[i] == DLB_KERNEL_ATTENTION || (s->o[i].type == OP_KERNEL && s->o[i].attr[0]))
              ? DLB_KERNEL_ATTENTION : kernel[i] == DLB_KERNEL_HEAD ? DLB_KERNEL_HEAD : 0;
+    k.xops = (int32_t)more[2 * i], k.xkern = (int32_t)more[2 * i + 1];
     for (int j = 0; j < 4; j++) k.g[j] = isg[i] ? dlb_swpoly_intern(p, &GM[4 * i + j]) : -1;
     k.mult = -1;
     ok = k.f >= 0 && k.b >= 0 && (!isg[i] || (k.g[0] >= 0 && k.g[1] >= 0 && k.g[2] >= 0 && k.g[3] >= 0));
@@ -702,7 +706,7 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
   for (size_t t = 0; S && t < nt; t++) dlb_free(S[t].t);
   for (size_t i = 0; GM && i < 4 * no; i++) dlb_free(GM[i].t);
   dlb_free(c.dim); dlb_free(c.numel); dlb_free(c.have); dlb_free(hasl);
-  dlb_free(F); dlb_free(B); dlb_free(S); dlb_free(GM); dlb_free(isg); dlb_free(kernel);
+  dlb_free(F); dlb_free(B); dlb_free(S); dlb_free(GM); dlb_free(isg); dlb_free(kernel); dlb_free(more);
   return ok ? DLB_OK : (dlb_last_status() ? dlb_last_status() : DLB_ENOMEM);
 }
 

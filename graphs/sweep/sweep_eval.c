@@ -101,7 +101,8 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
   dlb_sweep_class_costs(p, pv, f, b, g, m);
   const double layers = p->layered ? vals[p->nv - 1] : 1;
   for (size_t k = 0; k < p->nseg; k++) rep[k] = p->segr[k] ? layers - p->ordL + 1 : 1;
-  dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn, .mult = m,
+  dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn,
+                     .xops = p->xops, .xkern = p->xkern, .mult = m,
                      .nseg = p->nseg, .ord = p->ord, .sego = p->sego, .segn = p->segn,
                      .rep = rep, .step = 1, .mark = p->ordmk, .phase_sync = p->psync,
                      .segmk = p->segmk };

@@ -208,6 +208,16 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   if (st == DLB_OK && (p->attn = dlb_malloc(p->ncls + 1)) == NULL)
     st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = (char)p->cls[i].attn;
+  /* the classes' further host ops and kernels (dlb_step_ops.xops, xkern), when any has some */
+  int more = 0;
+  for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) more |= p->cls[i].xops || p->cls[i].xkern;
+  if (st == DLB_OK && more) {
+    p->xops = dlb_malloc((p->ncls + 1) * sizeof *p->xops);
+    p->xkern = dlb_malloc((p->ncls + 1) * sizeof *p->xkern);
+    if (!p->xops || !p->xkern) st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+    for (size_t i = 0; st == DLB_OK && i < p->ncls; i++)
+      p->xops[i] = p->cls[i].xops, p->xkern[i] = p->cls[i].xkern;
+  }
   if (st == DLB_OK) st = dlb_sweep_build_order(p, gmap);
   if (st == DLB_OK) st = update_order(p);
   if (st == DLB_OK) st = finish_tensors(p);

@@ -22,6 +22,7 @@ typedef struct swpoly { pterm *t; size_t n; } swpoly;
 typedef struct swclass {
   int32_t f, b, g[4], mult;
   int attn;   /* DLB_KERNEL_*: 1 a fused attention kernel, 2 a GEMM of the output layer */
+  int32_t xops, xkern;   /* further host ops and kernels (dlb_fuse_step's more, dlb_step_ops) */
   /* 1 for an op of the optimizer step's update phase in a layer that updates Adam / AdamW
   ** tensors (as dlb_opcosts_from_analysis marks it) */
   int up;
@@ -62,6 +63,7 @@ struct dlb_sweep_prog {
   double *tc;
   swclass *cls;
   char *attn;                  /* cls[i].attn (DLB_KERNEL_*), for dlb_step_time */
+  double *xops, *xkern;        /* cls[i].xops, xkern for dlb_step_time (NULL: all 0) */
   size_t ncls;
   /* the optimizer step's launch model (dlb_sweep_prog_optim; kind DLB_OPTIM_NONE: none): its
   ** kind, a loop's kernels and host ops per tensor and sync; upd: cls[i].up as flags (NULL

@@ -69,7 +69,8 @@ int dlb_sweep_prog_serve(const dlb_sweep_prog *p, const double *vals, const dlb_
   ** device seconds from the one step model (work[i]), then the launch floor per op */
   for (int side = 0; side < 2 && st == DLB_OK; side++) {
     for (size_t i = 0; i < n; i++) mm[i] = ((p->attn[i] == DLB_KERNEL_ATTENTION) == side) ? m[i] : 0;
-    dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn, .mult = mm,
+    dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn,
+                       .xops = p->xops, .xkern = p->xkern, .mult = mm,
                        .step = 0 };
     dlb_roof_result r;
     st = dlb_step_time(dv[side], &s, work, NULL, NULL, &r);

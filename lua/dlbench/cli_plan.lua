@@ -101,16 +101,6 @@ local function number(cmd, name, s, whole)
   return v
 end
 
-
-local function is_json(path)
-  if path:match("%.json$") then return true end
-  local fh = io.open(path, "rb")
-  if not fh then return false end
-  local head = fh:read(64) or ""
-  fh:close()
-  return head:match("^%s*{") ~= nil
-end
-
 -- The graph of MODEL and what it is: {graph=, name=, kind=, seq=}. seq: tokens per sample
 -- (nil for models without a sequence).
 local function load_model(cmd, model, seq, defaults)
@@ -146,7 +136,7 @@ local function load_model(cmd, model, seq, defaults)
       end
     end
     return { graph = g, name = model, kind = "ONNX", seq = s, bind = bind, batch_dim = bdim }
-  elseif fh and is_json(model) then
+  elseif fh and require("dlbench.models.onnx")._is_json(model) then
     local ok, g = pcall(dlb.models.from_hf, model, { seq = seq })
     if not ok then fail(cmd, clean(g)) end
     if not seq then defaults[#defaults + 1] = string.format("seq=%.0f (the config's context, at most 4096)", g.hf.options.seq) end

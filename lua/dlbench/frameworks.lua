@@ -261,6 +261,11 @@ local function check_derived(f, fname)
   num("slack", 0, nil)
   num("overlap", 0, 1)
   num("fsdp_overlap", 0, 1)
+  -- what the overlapped collectives take from the compute (dlbench.contention): "nccl"
+  if f.contention ~= nil and f.contention ~= "nccl" then
+    bad("contention must be \"nccl\" (NCCL's CTAs over the device's SMs: "
+      .. "dlb.frameworks.contention) or nil, got " .. tostring(f.contention))
+  end
   local sf = f.softmax_fallback
   if sf ~= nil and sf ~= false then
     local ok = type(sf) == "table"
@@ -279,7 +284,7 @@ function M.derive(name, fields)
   local p = M.get(name, fname)
   -- the fields a profile may carry: its own, and those a profile may leave nil
   local valid = { memory = true, slack = true, bucket_bytes = true, overlap = true,
-    fsdp_overlap = true, fp8 = true, moe = true, sync = true, grad_buffer = true, norm = true,
+    fsdp_overlap = true, contention = true, fp8 = true, moe = true, sync = true, grad_buffer = true, norm = true,
     train_metrics = true, softmax_fallback = true }
   for k in pairs(p) do valid[k] = true end
   require("dlbench.options").check(fields, valid, fname, 2, true)
@@ -764,6 +769,7 @@ function M.plan_defaults(p, zero)
   local d = {}
   if p.overlap ~= nil then d.overlap = p.overlap end
   if p.fsdp_overlap ~= nil then d.fsdp_overlap = p.fsdp_overlap end
+  if p.contention ~= nil then d.contention = p.contention end
   if p.slack ~= nil then d.slack = p.slack end
   if p.pp_scatter ~= nil then d.pp_scatter = p.pp_scatter end
   -- sync = "phase": the stack synchronises host and device at every micro-batch phase
@@ -848,7 +854,11 @@ doc.doc(M.optimizer_launches, "dlb.frameworks.optimizer_launches(profile, tensor
   .. "profile's implementation launches over `tensors` parameter tensors holding `chunks` "
   .. "chunks of 65536 elements in all, the Python-level ops its host dispatches and its host "
   .. "syncs (graphs/hw/optim_launch.c, each count with its source)")
-doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {zero=, overlap=, fsdp_overlap=, "
+-- what a collective beside compute takes from it on a device (lua/dlbench/contention.lua)
+M.contention = require("dlbench.contention").of
+M.overlapped = require("dlbench.contention").overlapped
+
+doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {zero=, overlap=, fsdp_overlap=, contention=, "
   .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile (a table or its name) sets when the caller does not")
 -- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
 -- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =

@@ -569,18 +569,27 @@ function Graph:ops(opts)
   needbound(self, s, "g:ops")
   local a = s.analysis
   local F, B, P, L, T = core.analysis_arrays(a)
+  -- the further host ops and kernels a profile's pass counts on an op (its eager ops:
+  -- dlb_analysis_op_more): an op that does work issues one of each and those
+  local Mo = core.analysis_op_more(a)
   local layers = s.layers
   local rows = {}
   for i = 1, #F do
     local l = L[i]
+    local w = (F[i] > 0 or B[i] > 0) and 1 or 0
     rows[i] = { name = core.analysis_op_name(a, i - 1), type = core.graph_op_type_name(T[i]),
       phase = PHASES[P[i]], flops = F[i], bytes = B[i],
-      intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l + 1, layer_name = l >= 0 and layers[l + 1] or nil }
+      intensity = B[i] > 0 and F[i] / B[i] or 0, layer = l + 1, layer_name = l >= 0 and layers[l + 1] or nil,
+      -- (whole counts: math.floor gives Lua 5.4 an integer, so both backends print 11, not 11.0)
+      host_ops = w > 0 and math.floor(w + Mo[2 * i - 1]) or 0,
+      kernels = w > 0 and math.floor(w + Mo[2 * i]) or 0 }
   end
   return rows
 end
-doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=}, ...}",
-  "per-op rows of the training step (all dims bound)")
+doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=, host_ops=, kernels=}, ...}",
+  "per-op rows of the training step (all dims bound); host_ops, kernels: what the host issues "
+  .. "and the device launches for the op (1 each for an op that does work, more where a "
+  .. "profile's pass counts a stack's eager ops on it: lm_metrics, xent_fp32; 0 without work)")
 
 -- Per-layer costs for pipeline partitioning.
 function Graph:layers(opts)

@@ -417,6 +417,7 @@ function Device:describe()
     line("half_bw_bytes", string.format("%.3g MB", self.half_bw_bytes / 1e6), self.source.half_bw_bytes)
   end
   if self.sm_count then line("sm_count", tostring(self.sm_count), self.source.sm_count) end
+  if self.nccl_ctas then line("nccl_ctas", tostring(self.nccl_ctas), self.source.nccl_ctas) end
   if self.gemm_tile then
     line("gemm_tile", string.format("%d x %d", self.gemm_tile[1], self.gemm_tile[2]), self.source.gemm_tile)
   end
@@ -546,14 +547,27 @@ function M.get(name)
   end
   local a = alias_of(name)
   if a and catalog[a] then return checked(catalog[a]) end
+  -- the close names among the catalogue's and the aliases' (review 20: "V1000" and "H1000"
+  -- suggested A10G, B200, GH200, not V100 or H100, which are aliases)
   local scored = {}
-  for _, k in ipairs(order) do
+  local function score(k)
     local nk = norm(k)
     local d = distance(n, nk)
-    if nk:find(n, 1, true) or n:find(nk, 1, true) then d = math.min(d, 1) end
-    scored[#scored + 1] = { k, d }
+    local sub = nk:find(n, 1, true) ~= nil or n:find(nk, 1, true) ~= nil
+    if sub then d = math.min(d, 1) end
+    scored[#scored + 1] = { k, d, sub and 0 or 1 }
   end
-  table.sort(scored, function(a, b) return a[2] < b[2] or (a[2] == b[2] and a[1] < b[1]) end)
+  for _, k in ipairs(order) do score(k) end
+  local anames = {}
+  for k, target in pairs(M.aliases) do if catalog[target] then anames[#anames + 1] = k end end
+  table.sort(anames) -- the same order on both backends
+  for _, k in ipairs(anames) do score(k) end
+  -- nearest first; of equal distance, a name that holds what was typed (TPUv5: TPUv5e, TPUv5p)
+  table.sort(scored, function(a, b)
+    if a[2] ~= b[2] then return a[2] < b[2] end
+    if a[3] ~= b[3] then return a[3] < b[3] end
+    return a[1] < b[1]
+  end)
   local close = {}
   for i = 1, math.min(4, #scored) do
     if scored[i][2] <= math.max(3, #n / 2) then close[#close + 1] = scored[i][1] end

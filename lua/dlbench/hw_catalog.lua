@@ -285,10 +285,12 @@ local catalogue = {
       host = { bw = 63 * G, latency = 2e-6 },
     },
     source = {
-      peak = "datasheet (HGX B200, 8 GPUs): fp64 296 TFLOP/s; tf32 18, fp16/bf16 36, fp8 and "
-        .. "int8 72 PFLOP/s with sparsity; divided by 8 GPUs and halved to dense; fp32 (CUDA "
-        .. "cores, no sparsity) 75 TFLOP/s per GPU from the GB200 NVL72 / HGX B200 "
-        .. "specification table (600 TFLOP/s per HGX B200 / 8)",
+      peak = "datasheet (HGX B200, 8 GPUs): fp64 296 TFLOP/s; fp16/bf16 36, fp8 and "
+        .. "int8 72 PFLOP/s with sparsity; divided by 8 GPUs and halved to dense; tf32 from "
+        .. "the per-GPU column of the GB200 NVL72 / HGX B200 specification table, 2.2 PFLOP/s "
+        .. "with sparsity, halved: 1.1 (the HGX total's 18 / 8 / 2 would give 1.125: NVIDIA "
+        .. "rounds the total); fp32 (CUDA cores, no sparsity) 75 TFLOP/s per GPU from the "
+        .. "same table (600 TFLOP/s per HGX B200 / 8)",
       mem = "datasheet: DGX B200 1440 GB / 8 GPUs", mem_bw = "datasheet: DGX B200 64 TB/s / 8",
       power = "datasheet: HGX B200 up to 1000 W per GPU",
       links = "datasheet: NVLink 5 1.8 TB/s bidirectional = 900e9 each way; 400 Gb/s per GPU "
@@ -840,6 +842,7 @@ for _, d in ipairs(catalogue) do
     return entry
   end
   sourced("gemm_tile_overhead", GEMM_TILE[d.name])
+  sourced("nccl_ctas", require("dlbench.contention").CTAS[d.name])   -- NCCL's CTAs, sourced
   local a = sourced("attn_eff", ATTN[d.name])
   local c = CLASS[d.kind]
   if c and d.name ~= "Hestness-T4" then

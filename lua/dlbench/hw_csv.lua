@@ -30,6 +30,8 @@ for _, tier in ipairs { "intra", "inter", "host" } do column(tier .. "_bw"); col
 for _, c in ipairs { "power", "cores", "mem_per_core" } do column(c) end
 -- the fabric as NCCL sees it (issue [19]; hw_catalog.lua FABRIC, source key "fabric")
 for _, c in ipairs { "nvlink", "nvls", "nics" } do column(c) end
+-- NCCL's CTAs per collective (lua/dlbench/contention.lua, source key "nccl_ctas")
+column("nccl_ctas")
 local kernel = false
 for _, f in ipairs(desc.fields("dlb_roof")) do
   kernel = kernel or f == "kernel_overhead"

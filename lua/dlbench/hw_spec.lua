@@ -49,6 +49,8 @@ local FIELDS = {
   -- the fabric as NCCL sees it (issue [19], hw_catalog.lua FABRIC): NVLink generation,
   -- NVLink SHARP, compute NICs per node of the reference system
   nvlink = "number", nvls = "number", nics = "number",
+  -- NCCL's CTAs (one per channel) a collective holds on the device (contention.lua CTAS)
+  nccl_ctas = "number",
 }
 for _, f in ipairs(ROOF_FIELDS) do FIELDS[f] = "number" end
 local FIELD_LIST = {}
@@ -148,7 +150,7 @@ local function validate(spec, where)
     local v = spec[k]
     if v ~= nil and (not finite(v) or v < 0) then bad("%s must be >= 0, got %s", k, tostring(v)) end
   end
-  for _, k in ipairs { "sm_count", "systolic", "vector_width" } do
+  for _, k in ipairs { "sm_count", "systolic", "vector_width", "nccl_ctas" } do
     local v = spec[k]
     if v ~= nil and (not finite(v) or v < 1 or v ~= math.floor(v)) then
       bad("%s must be a whole number >= 1, got %s", k, tostring(v))

@@ -429,6 +429,33 @@ local function check_destination(flag, path)
   if sh("test -e " .. q(path) .. " -a ! -w " .. q(path)) then
     error(string.format("dlbench measure: --%s %s exists and is not writable", flag, path), 0)
   end
+  -- a file written for real beside it (review 20: `test -w` answers for the permission bits,
+  -- which root passes where no file can be made, /proc/x.csv; and a figure's extension was
+  -- refused by its save, after the seconds of measuring): the catalogue file by opening a
+  -- probe of its folder, the figure by saving an empty figure as a probe of the same
+  -- extension (the one rule of plots/render.c), both removed
+  local probe = string.format("%s/dlbench-measure-probe-%s-%d", dir, flag, os.time())
+  local why
+  if flag == "figure" then
+    probe = probe .. (path:match("(%.[^./]*)$") or "")
+    local f = require("dlbench.plot").figure {}
+    local okc, ok, err = pcall(f.save, f, probe)
+    if not okc then why = require("dlbench.errors").strip(tostring(ok))
+    elseif not ok then why = tostring(err) end
+  else
+    local fh, err = io.open(probe, "w")
+    if fh then fh:close() else why = tostring(err) end
+  end
+  os.remove(probe)
+  if why then
+    -- the probe's name in the message is the destination's
+    local at = why:find(probe, 1, true)
+    while at do
+      why = why:sub(1, at - 1) .. path .. why:sub(at + #probe)
+      at = why:find(probe, at + #path, true)
+    end
+    error(string.format("dlbench measure: --%s %s cannot be written: %s", flag, path, why), 0)
+  end
 end
 
 -- The options of `dlbench measure ...` (arg: the argument list), checked: o (the files) and

@@ -7,7 +7,7 @@
 --   LO.module_ops(ops1, n, moe, marks); LO.ops_of(ops1, ops2, B, n, moe, marks, rep, mod)
 local M = {}
 
--- The per-op costs of a step for the planner (dlb_par_op in graphs/parallel/dlb_parallel.h, 15
+-- The per-op costs of a step for the planner (dlb_par_op in graphs/parallel/dlb_parallel.h, 20
 -- numbers per op, flat: OP): each op's layer (ops1.Lp: the C rule for an op outside every
 -- scope, core.analysis_op_layer_placed / dlb_op_layer), phase (0
 -- forward, 1 backward -- recompute ops count as backward --, 2 update), FLOPs and bytes per
@@ -15,7 +15,8 @@ local M = {}
 -- matmul's shape at one sample with the dim that grows with the samples and the dim
 -- tensor parallelism splits: the heads (batch) of attention's batched matmuls, else the
 -- larger of the other dims (Megatron's column-parallel n, row-parallel k); and whether the
--- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff).
+-- op is a fused attention kernel (the analysis' kernel class, timed at the device's attn_eff);
+-- its further host ops and kernels (core.analysis_op_more, the analysis at ops1's samples).
 local OP = #require("dlbench.desc").fields("dlb_par_op")   -- numbers per op
 M.OP = OP
 -- Op j's matmul shape in an analysis' arrays, or nothing for an op that is not a matmul:
@@ -251,6 +252,9 @@ local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod, sm)
     -- Megatron's FusedScaleMaskSoftmax (sm: the profile's rule, softmax_ops below)
     local smk = sm and sm.kind[j]
     flat[k + 16], flat[k + 17], flat[k + 18] = smk or 0, smk and sm.heads[j] or 0, smk and sm.elems[j] or 0
+    -- the further host ops and kernels a pass counts on it (more_ops, more_kernels)
+    local Mo = ops1.Mo
+    flat[k + 19], flat[k + 20] = Mo and Mo[2 * j - 1] or 0, Mo and Mo[2 * j] or 0
     k = k + OP
   end
   return flat

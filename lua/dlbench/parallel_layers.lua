@@ -452,7 +452,9 @@ function M.from_graph(g, o)
     -- tensors a backward op reads, at the forward op that makes them, and the working set
     -- of the op at the step's peak)
     local Sv = core.analysis_op_saved(s.analysis)
-    return L, { F = F, B = By, P = Ph, Lp = Lp, T = Ty, K = Kn, Sv = Sv, a = s.analysis }, s
+    -- each op's further host ops and kernels (dlb_analysis_op_more: a pass's eager ops on it)
+    local Mo = core.analysis_op_more(s.analysis)
+    return L, { F = F, B = By, P = Ph, Lp = Lp, T = Ty, K = Kn, Sv = Sv, Mo = Mo, a = s.analysis }, s
   end
   -- two batch sizes when the batch is a dim; one analysis at a numeric batch
   local B, two

@@ -29,7 +29,7 @@ local PLAN_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
     "slack", "fsdp_overlap", "gather_tensors", "fuse", "framework", "calibration",
     "attention_flops", "mfu", "tokens", "collectives", "ep_max", "cp_max", "cp_algo", "capacity",
     "imbalance", "hsdp", "offload", "etp", "pp_scatter", "moe_impl", "moe_dispatcher", "moe_a2a_overlap", "reduce_dtype",
-    "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl" }
+    "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl", "contention" }
 
 M.plan_options = PLAN_OPTS   -- dlb.sweep.layouts checks its plan= against them (less its own)
 
@@ -141,6 +141,37 @@ local function cp_none(fname, o)
   return o.cp_algo == "none" and fname ~= "parallel.plan" and (o.cp == nil or o.cp == 1)
 end
 
+-- opts.contention: a fraction in [0, 1) (setup resolves "nccl" from the device first)
+local function contention_num(fname, v)
+  if v == nil then return 0 end
+  if type(v) ~= "number" or not (v >= 0 and v < 1) then
+    error(string.format("%s: option 'contention' must be \"nccl\" (NCCL's CTAs over the "
+      .. "device's SMs: dlb.frameworks.contention) or a fraction in [0, 1), got %s", fname,
+      tostring(v)), 4)
+  end
+  return v
+end
+
+-- contention = "nccl" (an option, or a profile's default): the device's f (dlbench.contention).
+-- A device without a published NCCL CTA count: an error when the caller asked for it; under a
+-- profile's default the overlapped collectives the profile hides stay exposed (overlap and
+-- fsdp_overlap 0 unless the caller gave them), said in the defaults applied.
+local function resolve_contention(fname, o, o2, dev, applied)
+  if o2.contention ~= "nccl" then return end
+  local f, why = require("dlbench.contention").of(dev)
+  if f then rawset(o2, "contention", f); return end
+  if o.contention ~= nil then
+    error(string.format("%s: contention \"nccl\": %s; give a fraction in [0, 1)", fname, why), 4)
+  end
+  rawset(o2, "contention", 0)
+  for _, k in ipairs { "overlap", "fsdp_overlap" } do
+    if o[k] == nil and (o2[k] or 0) > 0 then
+      rawset(o2, k, 0)
+      applied[#applied + 1] = k .. " 0 (" .. why .. ": exposed)"
+    end
+  end
+end
+
 local function plan_opts(fname, o, ls)
   local rc = o.recompute
   local optim = optim_of(fname, o.optimizer_impl)
@@ -160,6 +191,8 @@ local function plan_opts(fname, o, ls)
     fsdp_overlap = num(fname, "fsdp_overlap", o.fsdp_overlap, 0, "unit"),
     gather_tensors = num(fname, "gather_tensors", o.gather_tensors, 0, "nonneg"),
     overlap = num(fname, "overlap", o.overlap, 0, "unit"),
+    -- what a collective beside compute takes from it (setup resolved "nccl" to a number)
+    contention = contention_num(fname, o.contention),
     dp_algo = enum(fname, "algo", o.algo, ALGOS, "ring"),
     tp_max = num(fname, "tp_max", o.tp_max, 0, "whole"),
     pp_max = num(fname, "pp_max", o.pp_max, 0, "whole"),
@@ -436,6 +469,8 @@ local function setup(fname, o)
   -- 0, and the nil test used here before never applied the profile's; frameworks.apply_host)
   if dev then fw.apply_host(dev, prof, calibration) end
   if not dev then error(fname .. ": option 'hw' (or device) is required", 3) end
+  -- (the catalogue device, calibrated or not, carries nccl_ctas; a device table its own)
+  resolve_contention(fname, o, o2, (not o.device and type(o.hw) == "table") and o.hw or dev, applied)
   local ls = layers_of(fname, lsrc, o, fuse, prof)
   -- attention_flops = "causal" asked of a step that does not say its attention (a hand-made
   -- layer list, a graph that is not a zoo transformer), or mfu = "6N" of one without its
@@ -737,7 +772,7 @@ function M.plan(o)
 end
 doc.doc(M.plan, "dlb.parallel.plan{layers=|graph=, hw=, cluster=, devices=, batch=[, schedule=, recompute=nil|true|false|"
   .. "\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, tp_max=, pp_max=, m_max=, keep_unfit=, table=true, fuse=, schedule_mem="
-  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
+  .. "\"framework\"|\"minimal\", slack=0, fsdp_overlap=0, contention=0|\"nccl\", gather_tensors=0, ep_max=, etp=, cp_max=, cp_algo=, capacity=0, "
   .. "imbalance=1, hsdp=true, offload=nil|\"search\"|..., moe_impl=\"graph\"|\"mcore\", moe_dispatcher=\"alltoall\"|\"deepep\"|\"hybridep\", moe_a2a_overlap=false]} -> dlb.table sorted by step, evaluated",
   "3-D parallel plans that fit memory, fastest first (a dlb.table whose t[i] are the rows; table=false:"
   .. " a plain list); step = compute + exposed comm (tp_comm + pp_comm + dp_comm) + bubble + update "
@@ -750,7 +785,8 @@ local EVAL_OPTS = set { "graph", "layers", "hw", "device", "precision", "cluster
   "bind", "batch_dim", "devices", "schedule_mem", "slack", "fsdp_overlap", "gather_tensors",
   "fuse", "offload", "framework", "calibration", "attention_flops", "mfu", "tokens", "ep", "cp",
   "cp_algo", "capacity", "imbalance", "hsdp", "etp", "collectives", "pp_scatter", "moe_impl", "moe_dispatcher", "moe_a2a_overlap",
-  "reduce_dtype", "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl" }
+  "reduce_dtype", "phase_sync", "recompute_every", "recompute_modules", "optimizer_impl",
+  "contention" }
 
 -- One layout: dp x tp x pp with m micro-batches; returns the row and bytes per stage.
 local function evaluate(fname, o)
@@ -827,7 +863,7 @@ doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=false|true|\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
-  .. " fsdp_overlap=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=, moe_dispatcher=, moe_a2a_overlap=} -> row (with stage_mem)",
+  .. " fsdp_overlap=, contention=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=, moe_dispatcher=, moe_a2a_overlap=} -> row (with stage_mem)",
   "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.

@@ -38,12 +38,23 @@ local function form_id(name, fname)
   return id
 end
 
+-- A value as an error message shows it: the string "6" said "got 6"; NaN reads "nan" on
+-- both backends (Lua 5.4 says "-nan").
+local function shown(v)
+  return type(v) == "string" and string.format("the string %q", v)
+    or (v ~= v and "nan" or tostring(v))
+end
+
 local function positive(v, what, fname)
   if type(v) ~= "number" or not (v > 0) or v == math.huge then
-    -- the string "6" said "got 6"; NaN reads "nan" on both backends (Lua 5.4 says "-nan")
-    local got = type(v) == "string" and string.format("the string %q", v)
-      or (v ~= v and "nan" or tostring(v))
-    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what, got))
+    raise(string.format("%s: %s must be a finite number > 0, got %s", fname, what, shown(v)))
+  end
+  return v
+end
+
+local function finite(v, what, fname)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+    raise(string.format("%s: %s must be a finite number, got %s", fname, what, shown(v)))
   end
   return v
 end
@@ -107,6 +118,11 @@ function M.fit(xs, ys, opts)
   if opts.seed ~= nil and not opts.bootstrap then
     error("dlb.scaling.fit: seed= applies to bootstrap=", 2)
   end
+  -- (review 20: a string seed was the binding's "bad argument #6 to 'scaling_bootstrap'";
+  -- the core names a number that is not a whole one in [0, 2^53))
+  if opts.seed ~= nil and type(opts.seed) ~= "number" then
+    raise("dlb.scaling.fit: seed must be a whole number >= 0, got " .. shown(opts.seed))
+  end
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error("dlb.scaling.fit: xs and ys must be lists of numbers", 2)
   end
@@ -169,10 +185,38 @@ local function spec_curve(spec, fname)
     return c._form, curve_params(c)
   end
   if spec.alpha and spec.beta_g then
+    -- constants checked by name (review 20: a string reached the core's "bad argument")
+    for _, k in ipairs { "alpha", "beta_g", "gamma" } do
+      if spec[k] ~= nil then finite(spec[k], "spec." .. k, fname) end
+    end
     if spec.gamma then return 1, { spec.alpha, spec.beta_g, spec.gamma } end
     return 0, { spec.alpha, spec.beta_g }
   end
   error(fname .. ": the spec needs curve= (a fit) or alpha= and beta_g=", 3)
+end
+
+-- The model-size law of a projection spec, checked: model= a fit of dlb.scaling.fit_model_size,
+-- or the constants sigma= and beta_p= together (sigma_unit= > 0, default 1). Review 20:
+-- sigma = 0 gave params 0 and model_scale NaN, a negative sigma negative parameters,
+-- sigma without beta_p was dropped without a word (no params), model = {sigma=, beta_p=}
+-- (not a fit) reached the core as nil.
+local function spec_model(spec, fname)
+  if spec.model ~= nil then
+    if getmetatable(spec.model) ~= Fit or spec.model._form ~= 0 then
+      raise(fname .. ": spec.model must come from dlb.scaling.fit_model_size (a power law); "
+        .. "give the constants sigma= and beta_p= otherwise")
+    end
+    return
+  end
+  if (spec.sigma == nil) ~= (spec.beta_p == nil) then
+    raise(fname .. ": the model-size law needs sigma= and beta_p= together (p(m) = "
+      .. "sigma*m^beta_p), got only " .. (spec.sigma ~= nil and "sigma" or "beta_p"))
+  end
+  if spec.sigma ~= nil then
+    positive(spec.sigma, "spec.sigma", fname)
+    finite(spec.beta_p, "spec.beta_p", fname)
+  end
+  if spec.sigma_unit ~= nil then positive(spec.sigma_unit, "spec.sigma_unit", fname) end
 end
 
 -- Per-step costs at p parameters and subbatch b: a function(p, b) -> {flops=, bytes=,
@@ -190,14 +234,30 @@ function M.step_costs(costs, p, b)
     c = { flops = c.flops, bytes = c.bytes, footprint = c.footprint, size = c.size,
           params = c.params }
   elseif type(costs) == "table" then
-    for _, k in ipairs { "flops_per_param", "lambda", "mu" } do
-      if type(costs[k]) ~= "number" then
-        error(fname .. ": costs." .. k .. " must be a number (Table 2 coefficients)", 2)
+    -- Table 2's coefficients by the domains' names (flops_per_param, footprint_per_param) or
+    -- by the paper's, as dlb.scaling.fit_costs returns them (gamma, delta): review 20, a
+    -- fit_costs result was refused here ("costs.flops_per_param must be a number")
+    local function coef(name, alias)
+      local v, a = costs[name], costs[alias]
+      if v ~= nil and a ~= nil and v ~= a then
+        error(string.format("%s: costs.%s = %s and costs.%s = %s name one coefficient: give one",
+          fname, name, tostring(v), alias, tostring(a)), 3)
+      end
+      return v == nil and a or v
+    end
+    local gamma, delta = coef("flops_per_param", "gamma"), coef("footprint_per_param", "delta")
+    for _, kv in ipairs { { "flops_per_param (or gamma)", gamma }, { "lambda", costs.lambda },
+        { "mu", costs.mu } } do
+      if type(kv[2]) ~= "number" then
+        error(fname .. ": costs." .. kv[1] .. " must be a number (Table 2 coefficients)", 2)
       end
     end
-    c = { flops = costs.flops_per_param * b * p,
+    if delta ~= nil and type(delta) ~= "number" then
+      error(fname .. ": costs.footprint_per_param (or delta) must be a number", 2)
+    end
+    c = { flops = gamma * b * p,
           bytes = costs.lambda * p + costs.mu * b * math.sqrt(p),
-          footprint = costs.footprint_per_param and costs.footprint_per_param * p }
+          footprint = delta and delta * p }
   else
     error(fname .. ": costs must be a function(p, b) or a table of Table 2 coefficients", 2)
   end
@@ -208,7 +268,9 @@ doc.doc(M.step_costs, "dlb.scaling.step_costs(costs, params, subbatch) -> "
   .. "{flops=, bytes=, footprint=, intensity=}",
   "training-step FLOPs, bytes accessed and minimal footprint (bytes) at a model size: "
   .. "Hestness et al. Table 2 (flops = gamma*b*p, bytes = lambda*p + mu*b*sqrt(p), "
-  .. "footprint = delta*p) or a function(p, b) (e.g. over a graph's stats)")
+  .. "footprint = delta*p; costs {gamma= or flops_per_param=, lambda=, mu=, delta= or "
+  .. "footprint_per_param=}, e.g. a dlb.scaling.fit_costs result) or a function(p, b) (e.g. "
+  .. "over a graph's stats)")
 
 -- Numbers out of a graph's stats (lazy tables whose fields may be bound polynomials).
 local function stat_numbers(s, fname, size, b, footprint)
@@ -481,6 +543,7 @@ function M.project(spec, opts)
     stats = true, lo = true, hi = true, integer = true, bootstrap = true, seed = true,
     epochs = true, framework = true }, fname)
   local form, q = spec_curve(spec, fname)
+  spec_model(spec, fname)
   local m0 = positive(spec.data_size, "spec.data_size (current data)", fname)
   local target = opts.target or spec.desired
   if type(target) ~= "number" then
@@ -491,7 +554,11 @@ function M.project(spec, opts)
   r.current_error_fit = core.scaling_eval(form, q, m0)
   r.current_error = spec.current
   if method == "curve" then
-    r.data = core.scaling_invert(form, q, target)
+    -- the core's refusal (a target at or below gamma, of the curve's wrong sign) named as
+    -- project's, at the caller's line (review 20: it was the bare "scaling invert: ...")
+    local oki, d = pcall(core.scaling_invert, form, q, target)
+    if not oki then raise(fname .. ": " .. require("dlbench.errors").strip(d)) end
+    r.data = d
   elseif method == "ratio" then
     -- anchored at the measured current error: m = m0 * (target/current)^(1/beta)
     if form ~= 0 then error(fname .. ": method 'ratio' needs a pure power law", 2) end
@@ -521,6 +588,9 @@ function M.project(spec, opts)
     end
   end
   if opts.seed ~= nil and not opts.bootstrap then error(fname .. ": seed= applies to bootstrap=", 2) end
+  if opts.seed ~= nil and type(opts.seed) ~= "number" then
+    raise(fname .. ": seed must be a whole number >= 0, got " .. shown(opts.seed))
+  end
   local costs = opts.costs or spec.costs
   local fw = require "dlbench.frameworks"
   if opts.framework ~= nil then
@@ -691,128 +761,9 @@ doc.doc(M.fit_graph_costs, "dlb.scaling.fit_graph_costs{graph=, dim=, sizes= | p
   .. "fit.gamma (FLOPs/param/sample), .lambda, .mu (bytes), .delta (footprint bytes/param), "
   .. ".rows (the sweep)")
 
--- A joint loss law L(N, D) = E + A/N^alpha + B/D^beta.
-local Law = {}
-Law.__index = Law
-
-function Law:loss(N, D)
-  -- N <= 0 or D <= 0 gave inf or NaN as a loss without a word
-  positive(N, "N (parameters)", "law:loss")
-  positive(D, "D (tokens)", "law:loss")
-  return self.E + self.A / N ^ self.alpha + self.B / D ^ self.beta
-end
-doc.doc(Law.loss, "law:loss(N, D) -> L", "the joint law's loss at N parameters, D tokens")
-
-function Law:compute_optimal(C, opts)
-  return M.compute_optimal(self, C, opts)
-end
-doc.doc(Law.compute_optimal, "law:compute_optimal(C[, {k=, stats=, tokens=}]) -> table",
-  "see dlb.scaling.compute_optimal")
-
--- dlb.scaling.law{E=, A=, B=, alpha=, beta=}
-function M.law(t)
-  local fname = "dlb.scaling.law"
-  if type(t) ~= "table" then error(fname .. ": expects {E=, A=, B=, alpha=, beta=}", 2) end
-  for _, k in ipairs { "E", "A", "B", "alpha", "beta" } do
-    if type(t[k]) ~= "number" then error(fname .. ": " .. k .. " must be a number", 2) end
-  end
-  local l = setmetatable({}, Law)
-  for k, v in pairs(t) do l[k] = v end
-  return l
-end
-doc.doc(M.law, "dlb.scaling.law{E=, A=, B=, alpha=, beta=} -> law",
-  "a joint loss law L(N, D) = E + A/N^alpha + B/D^beta with :loss and :compute_optimal")
-
--- Hoffmann et al. 2022 eq. 10, their fitted law.
-M.chinchilla = M.law { E = 1.69, A = 406.4, B = 410.7, alpha = 0.34, beta = 0.28,
-  source = "Hoffmann et al. 2022, 'Training Compute-Optimal Large Language Models', eq. 10" }
-
--- dlb.scaling.fit_joint(runs[, opts])
-function M.fit_joint(runs, opts)
-  local fname = "dlb.scaling.fit_joint"
-  opts = check_opts(opts, { huber = true }, fname)
-  if type(runs) ~= "table" then error(fname .. ": runs must be a list of {N=, D=, L=}", 2) end
-  local N, D, L = {}, {}, {}
-  if type(runs.N) == "table" then
-    N, D, L = runs.N, runs.D, runs.L
-    if type(D) ~= "table" or type(L) ~= "table" then
-      error(fname .. ": columns N=, D= and L= must all be lists", 2)
-    end
-  else
-    for i = 1, nrows(runs) do
-      local r = getrow(runs, i)
-      if type(r) ~= "table" then error(fname .. ": run " .. i .. " is not a table", 2) end
-      N[i] = r.N or r.params
-      D[i] = r.D or r.tokens
-      L[i] = r.L or r.loss
-      if type(N[i]) ~= "number" or type(D[i]) ~= "number" or type(L[i]) ~= "number" then
-        error(string.format("%s: run %d needs numbers N (params), D (tokens), L (loss)",
-          fname, i), 2)
-      end
-    end
-  end
-  local huber = opts.huber
-  if huber == nil then huber = 1e-3 end
-  if huber == false then huber = 0 end
-  if type(huber) ~= "number" or huber ~= huber or huber < 0 or huber == math.huge then
-    raise(string.format("%s: huber must be false or a finite number >= 0 (0: least squares), "
-      .. "got %s", fname, type(huber) == "number" and (huber ~= huber and "nan" or tostring(huber))
-      or tostring(huber)))
-  end
-  local okf, r = pcall(core.scaling_fit_joint, N, D, L, huber)
-  if not okf then raise(fname .. ": " .. require("dlbench.errors").strip(r)) end
-  local law = M.law { E = r.E, A = r.A, B = r.B, alpha = r.alpha, beta = r.beta }
-  law.se = { E = r.se[1], A = r.se[2], B = r.se[3], alpha = r.se[4], beta = r.se[5] }
-  law.r2, law.rss, law.n, law.iterations = r.r2, r.rss, r.n, r.iterations
-  law.huber = huber
-  law.a = law.beta / (law.alpha + law.beta)
-  law.b = law.alpha / (law.alpha + law.beta)
-  return law
-end
-doc.doc(M.fit_joint, "dlb.scaling.fit_joint(runs[, {huber=1e-3}]) -> law",
-  "fit L(N, D) = E + A/N^alpha + B/D^beta (Hoffmann et al. 2022) to runs {N=, D=, L=} (or "
-  .. "params=, tokens=, loss=; or columns {N={}, D={}, L={}}), in log space like the paper: "
-  .. "Huber loss with delta huber (false or 0: least squares), Levenberg-Marquardt from a "
-  .. "grid of starts; law.E, .A, .B, .alpha, .beta, .se, .r2 (log L), .a, .b exponents")
-
--- dlb.scaling.k_from_stats(stats, tokens)
-function M.k_from_stats(stats, tokens)
-  local fname = "dlb.scaling.k_from_stats"
-  if type(stats) ~= "table" then error(fname .. ": stats must be {flops=, params=}", 2) end
-  local f, p = tonumber(stats.flops), tonumber(stats.params)
-  if not f or not p then
-    error(fname .. ": stats.flops and stats.params must be numbers (bind every dim)", 2)
-  end
-  positive(tokens, "tokens (per training step)", fname)
-  positive(p, "stats.params", fname)
-  return f / (p * tokens)
-end
-doc.doc(M.k_from_stats, "dlb.scaling.k_from_stats(stats, tokens) -> k",
-  "training FLOPs per token per parameter of a step: stats.flops / (stats.params * tokens) "
-  .. "(about 6 for a dense transformer), for compute_optimal's C = k*N*D")
-
--- dlb.scaling.compute_optimal(law, C[, opts])
-function M.compute_optimal(law, C, opts)
-  local fname = "dlb.scaling.compute_optimal"
-  opts = check_opts(opts, { k = true, stats = true, tokens = true }, fname)
-  if type(law) ~= "table" then error(fname .. ": law must be a dlb.scaling.law", 2) end
-  local k = opts.k or 6
-  if opts.stats then
-    if opts.k then error(fname .. ": give k= or stats=, not both", 2) end
-    k = M.k_from_stats(opts.stats, opts.tokens)
-  end
-  positive(C, "C (FLOPs)", fname)
-  positive(k, "k (FLOPs per parameter per token)", fname)
-  local okc, r = pcall(core.scaling_compute_optimal, law.E, law.A, law.B, law.alpha, law.beta, C, k)
-  if not okc then raise(fname .. ": " .. require("dlbench.errors").strip(r)) end
-  r.C, r.k = C, k
-  return r
-end
-doc.doc(M.compute_optimal, "dlb.scaling.compute_optimal(law, C[, {k=6 | stats=, tokens=}]) "
-  .. "-> {N=, D=, loss=, a=, b=, k=}",
-  "compute-optimal parameters N and tokens D for a budget of C FLOPs with C = k*N*D "
-  .. "(Hoffmann et al. 2022 eq. 4): N = G*(C/k)^a, D = (C/k)^b/G, a = beta/(alpha+beta), "
-  .. "b = alpha/(alpha+beta); k from a graph's stats with stats= and tokens= per step")
+-- the joint law of Hoffmann et al. 2022 (lua/dlbench/scaling_joint.lua)
+local Law = require("dlbench.scaling_joint").install(M, { positive = positive, finite = finite,
+  check_opts = check_opts, raise = raise, getrow = getrow, nrows = nrows })
 
 doc.doc(M.domains, "dlb.scaling.domains.<word_lm|char_lm|nmt|speech|image>",
   "Hestness et al. (PPoPP'19) Table 1 constants (alpha, beta_g, sigma, beta_p, current and "

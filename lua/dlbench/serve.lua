@@ -377,6 +377,12 @@ function M.capacity(model, opts)
   for k, v in pairs(opts) do if k ~= "batch" and k ~= "context" then o[k] = v end end
   local s = M.model(model)
   local c = M.config(o, fn, s)
+  -- checked before the answer (review 20: a model too large for the device returned
+  -- fits = false for context = -5 or batch = 0); neither given is batch = 1, the same path
+  -- (it answered the cache's whole tokens, where batch = 1 answered inf for a windowed
+  -- model, whose cache stops at the window)
+  local ctx = opts.context ~= nil and length(fn, "context", opts.context) or nil
+  local b = ctx == nil and posint(fn, "batch", opts.batch or 1) or nil
   local cap = c.dev.mem * c.mem_util
   local w = weight_bytes(s, c)
   local per = kv_per_token_gpu(s, c)
@@ -389,23 +395,19 @@ function M.capacity(model, opts)
   -- activations of one decode step are small; a prefill chunk's are charged at 2048 tokens
   free = free - act_bytes(s, c, 2048)
   r.kv_tokens = math.max(0, math.floor(free / per / c.block) * c.block)
-  if opts.context then
-    local ctx = length(fn, "context", opts.context)
+  if ctx then
     r.context = ctx
     r.batch = math.floor(r.kv_tokens / cached_tokens(s, c, ctx))
-  elseif opts.batch then
-    local b = posint(fn, "batch", opts.batch)
+  else
     r.batch = b
     local per_seq = math.floor(r.kv_tokens / b / c.block) * c.block
     r.context = (s.window and per_seq >= s.window) and math.huge or per_seq
-  else
-    r.batch, r.context = 1, r.kv_tokens
   end
   r.fits = r.batch >= 1 and r.context >= 1
   return r
 end
-doc.doc(M.capacity, "dlb.serve.capacity(model, {hw=, context= | batch=, weights=, kv=, tp=, pp=, block=, mem_util=}) -> {batch=, context=, kv_tokens=, fits=}",
-  "the largest batch at a context (or context per sequence at a batch) whose KV cache fits beside the weights")
+doc.doc(M.capacity, "dlb.serve.capacity(model, {hw=, context= | batch=1, weights=, kv=, tp=, pp=, block=, mem_util=}) -> {batch=, context=, kv_tokens=, fits=}",
+  "the largest batch at a context (or context per sequence at a batch, default 1; inf when a windowed model's cache stops at its window) whose KV cache fits beside the weights")
 
 -- == prefill, decode, generate ===================================================
 
@@ -427,19 +429,26 @@ local function split_opts(opts, fn, keys)
 end
 
 -- Energy of `flops` and `bytes` over `time` on the device (dlb.energy.step: the 45 nm
--- per-operation tables and the device's power x time).
+-- per-operation tables and the device's power x time), for `tokens` tokens. per_token is
+-- the device's power x time / tokens only: on a device the catalogue lists without power
+-- (TPU v5p, A10G, ...) it is nil, as dlb.energy.step's device_joules is (review 20: it was
+-- the 45 nm tables' ops_per_token there, another quantity (Llama-2-7B, batch 8: 0.42 J
+-- against H100-SXM's 0.82 J of power x time), under the same name as the
+-- power x time figure of every other device). dlb.serve.continuous prices its steady
+-- state with the same function (it kept a copy of the power rule).
 local function energy(c, flops, bytes, time, tokens)
   local E = require "dlbench.energy"
   local prec = (c.compute == "fp8" or c.compute == "int8") and "int8" or "fp16"
   if c.compute == "fp32" then prec = "fp32" end
   local ok, e = pcall(E.step, { flops = flops, bytes = bytes }, { precision = prec,
-    time = time, power = c.dev.power or 1 })
+    time = time, power = c.dev.power })
   if not ok then return nil end
   local gpus = c.tp * c.pp
-  return { joules = e.joules * gpus, device_joules = c.dev.power and e.device_joules * gpus or nil,
-    per_token = (c.dev.power and e.device_joules or e.joules) * gpus / tokens,
+  local dj = c.dev.power and e.device_joules * gpus or nil
+  return { joules = e.joules * gpus, device_joules = dj, per_token = dj and dj / tokens,
     ops_per_token = e.joules * gpus / tokens, power = c.dev.power }
 end
+M._energy = energy
 
 local function finish(kind, s, c, r, tokens)
   r.kind = kind

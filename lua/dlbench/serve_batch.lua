@@ -196,10 +196,9 @@ function B.install(M, H)
     local lat = latencies(st, Ps, Os, chunk, pcts)
     r.ttft, r.e2e = lat.ttft, lat.e2e
     local d = step(s, c, math.max(1, st.batch), 1, st.ctx)
-    local E = require "dlbench.energy"
-    local ok, e = pcall(E.step, { flops = d.flops, bytes = d.bytes }, { precision = "fp16",
-      time = st.tpot, power = c.dev.power or 1 })
-    if ok and c.dev.power then r.energy_per_token = e.device_joules * r.gpus / math.max(1, st.batch) end
+    -- serve.lua's energy rule (power x time / tokens; nil without a power figure)
+    local e = M._energy(c, d.flops, d.bytes, st.tpot, math.max(1, st.batch))
+    r.energy_per_token = e and e.per_token
     return r
   end
   doc.doc(M.continuous, "dlb.serve.continuous(model, {hw=, rate=, prompt=512 | {lengths}, output=128 | {lengths}, max_batch=256, chunk=, percentiles={50,90,99}, ...}) -> result",
@@ -590,6 +589,30 @@ function B.install(M, H)
     local fit = {}
     for _, r in ipairs(rows) do if r.split == "fit" then fit[#fit + 1] = r end end
     if #fit == 0 then fail("dlb.serve.calibrate", "no row has split = \"fit\"") end
+    -- checked by name (review 20: measured = 0 returned a calibration with fit error inf, a
+    -- negative or NaN one "percentile: element 1 is NaN"; an unknown grid key was dropped
+    -- without a word, rounds = "3" ran)
+    for i, r in ipairs(fit) do
+      local m = r.measured
+      if type(m) ~= "number" or not (m > 0) or m == math.huge then
+        fail("dlb.serve.calibrate", string.format("fit row %d ('%s'): measured must be a finite "
+          .. "number > 0 in the row's metric, got %s", i, tostring(r.id),
+          type(m) == "number" and (m ~= m and "nan" or tostring(m)) or tostring(m)))
+      end
+    end
+    for k in pairs(grid) do
+      local known = false
+      for _, o in ipairs(ORDER) do known = known or o == k end
+      if not known then
+        fail("dlb.serve.calibrate", "unknown grid parameter '" .. tostring(k) .. "' (accepted: "
+          .. table.concat(ORDER, ", ") .. ")")
+      end
+    end
+    local rounds = opts.rounds or 3
+    if type(rounds) ~= "number" or rounds ~= math.floor(rounds) or rounds < 1 or rounds == math.huge then
+      fail("dlb.serve.calibrate", "rounds must be a whole number >= 1, got "
+        .. (type(rounds) == "string" and string.format("the string %q", rounds) or tostring(rounds)))
+    end
     -- a point of the descent is scored once: a later round comes back to points an
     -- earlier one scored (the key: every calibrated field's value)
     local scored = {}
@@ -609,7 +632,7 @@ function B.install(M, H)
       step_overhead = 1e-3 }) do cal[k] = v end
     if validated then cal.flops_eff, cal.calibration = nil, "validated" end
     local best = score(cal)
-    for _ = 1, opts.rounds or 3 do
+    for _ = 1, rounds do
       local moved = false
       for _, k in ipairs(ORDER) do
         if grid[k] and not (validated and k == "flops_eff") then

@@ -18,8 +18,8 @@ function B.install(M, H)
     every = true, window = true, tied = true, params = true, parallel_block = true }
 
   -- A serving spec from explicit fields: {layers=, hidden=, heads=[, kv_heads=heads,
-  -- head_dim=hidden/heads, ffn=4*hidden, vocab=, mlp="gelu"|"swiglu", experts=, top_k=,
-  -- every=1, window=, tied=]}.
+  -- head_dim=hidden/heads, ffn=4*hidden, vocab=32000 (Llama-2's), mlp="gelu"|"swiglu",
+  -- experts=, top_k=2, every=1, window=, tied=]}.
   local function from_fields(t, fn)
     for k in pairs(t) do
       if not SPEC_KEYS[k] then
@@ -402,7 +402,7 @@ function B.install(M, H)
     s._serve_spec = true
     return require("dlbench.pretty").object(s, spec_tostring)
   end
-  doc.doc(M.model, "dlb.serve.model(graph | hf_config | {layers=, hidden=, heads=, kv_heads=, head_dim=, ffn=, vocab=, mlp=\"gelu\"|\"swiglu\", experts=, top_k=, window=}[, {window=n | false, name=}]) -> spec",
+  doc.doc(M.model, "dlb.serve.model(graph | hf_config | {layers=, hidden=, heads=, kv_heads=heads, head_dim=hidden/heads, ffn=4*hidden, vocab=32000, mlp=\"gelu\"|\"swiglu\", experts=, top_k=2, window=}[, {window=n | false, name=}]) -> spec",
     "the serving view of a decoder: layer shapes, KV heads (GQA/MQA), sliding window (an ONNX graph's from its metadata or mask; window = false: none), parameter counts")
 
   -- KV-cache bytes per token of context (all layers, K and V): 2 x layers x kv_heads x

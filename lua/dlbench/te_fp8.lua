@@ -166,6 +166,7 @@ function M.add_ops(flat, layers, tname, a, scaling, weight_cast)
     -- module 0: a recomputed module's quantisation kernels are not run again (not modelled)
     t[k + 13], t[k + 14], t[k + 15] = flag, rep, 0
     t[k + 16], t[k + 17], t[k + 18] = 0, 0, 0   -- no fused softmax
+    t[k + 19], t[k + 20] = 0, 0                 -- no further host ops or kernels
     nops = nops + 1
   end
   for _, g in ipairs(groups) do

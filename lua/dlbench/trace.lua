@@ -249,7 +249,7 @@ local function nest(t)
   local evs = {}
   for i = 1, t:count() do
     local r = t:row(i)
-    if r.ph == "X" and r.ts and r.dur and is_cpu(r) then evs[#evs + 1] = { row = r } end
+    if r.ph == "X" and r.ts and r.dur and is_cpu(r) then evs[#evs + 1] = { row = r, i = i } end
   end
   local steps = {}
   add_steps(steps, {}, evs)
@@ -257,7 +257,12 @@ local function nest(t)
     local ka, kb = tostring(a.row.pid) .. "/" .. tostring(a.row.tid), tostring(b.row.pid) .. "/" .. tostring(b.row.tid)
     if ka ~= kb then return ka < kb end
     if a.row.ts ~= b.row.ts then return a.row.ts < b.row.ts end
-    return a.row.dur > b.row.dur
+    if a.row.dur ~= b.row.dur then return a.row.dur > b.row.dur end
+    -- equal ranges: the file's order, the parent first, as the summary's accumulator takes
+    -- them (acc_feed). The sort is not stable: before, a tie (the legacy exporter's whole
+    -- microseconds make many: ViewBackward0 and its aten::reshape, 1 us each) fell either
+    -- way: 129 of 300 equal pairs came out inverted (tests/lua/test_trace.lua)
+    return a.i < b.i
   end)
   local stack, key, th = {}, nil, nil
   for _, e in ipairs(evs) do
@@ -325,7 +330,28 @@ local function span(acc, a, b)
   acc.t1 = acc.t1 and math.max(acc.t1, b) or b
 end
 
--- A running union of intervals that arrive in start order: {a=, b=, total=}.
+-- The part of [a, b] inside the steps' ranges (their union: steps sorted by start, which do
+-- not overlap in practice; as step_at, a range is looked for from 8 steps before the last
+-- to start at or before a).
+local function in_steps(steps, a, b)
+  local lo, hi, at = 1, #steps, 0
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    if steps[mid].ts <= a then at, lo = mid, mid + 1 else hi = mid - 1 end
+  end
+  local sum, upto = 0, a
+  for i = math.max(1, at - 8), #steps do
+    local s = steps[i]
+    if s.ts >= b then break end
+    local x, y = math.max(upto, s.ts), math.min(b, s.te)
+    if y > x then sum, upto = sum + (y - x), y end
+  end
+  return sum
+end
+
+-- A running union of intervals that arrive in start order: {a=, b=, total=, steps=}; steps:
+-- the part of the closed intervals inside the steps known when each closed (a table is one
+-- window: every step; a path read in windows: the steps of the windows read so far).
 local function run_add(acc, u, a, b, who)
   if u.a ~= nil and a < u.a then
     error(string.format("%s: the events of %s go back in time past an earlier batch (an event "
@@ -333,7 +359,10 @@ local function run_add(acc, u, a, b, who)
       .. "give a larger window", acc.what, who, a, u.a), 0)
   end
   if u.a == nil or a > u.b then
-    if u.a then u.total = u.total + (u.b - u.a) end
+    if u.a then
+      u.total = u.total + (u.b - u.a)
+      u.steps = (u.steps or 0) + in_steps(acc.step_ranges, u.a, u.b)
+    end
     u.a, u.b = a, b
   elseif b > u.b then u.b = b end
   span(acc, a, b)
@@ -477,6 +506,9 @@ local function acc_feed(acc, rows, final)
 end
 
 local function run_total(u) return u.total + (u.a and (u.b - u.a) or 0) end
+local function run_in_steps(acc, u)
+  return (u.steps or 0) + (u.a and in_steps(acc.step_ranges, u.a, u.b) or 0)
+end
 
 -- The summary from what was fed (TBD's equations: see M.summary).
 local function acc_finish(acc, opts)
@@ -496,10 +528,21 @@ local function acc_finish(acc, opts)
     for _, d in ipairs(steps) do s = s + d end
     elapsed = s * us -- utilisations over the steps, as TBD measures them
   end
-  local busy, active = {}, 0
-  for _, d in ipairs(acc.dkeys) do busy[d] = run_total(acc.devs[d]) * us; active = active + busy[d] end
+  -- busy time over the whole trace, and inside the steps: with steps, TBD's eqs. 1-3 divide
+  -- by the steps' time, so they count the busy time inside them (review 20: the whole
+  -- trace's, so a kernel after the last step read as a GPU utilisation of 10,100%, and the
+  -- CPU's was clamped at 100%)
+  local busy, active, busy_steps, active_steps = {}, 0, {}, 0
+  for _, d in ipairs(acc.dkeys) do
+    busy[d] = run_total(acc.devs[d]) * us; active = active + busy[d]
+    busy_steps[d] = run_in_steps(acc, acc.devs[d]) * us; active_steps = active_steps + busy_steps[d]
+  end
   local cpu_active, threads = 0, 0
-  for _, k in ipairs(acc.tkeys) do cpu_active = cpu_active + run_total(acc.threads[k].run) * us; threads = threads + 1 end
+  for _, k in ipairs(acc.tkeys) do
+    local run = acc.threads[k].run
+    cpu_active = cpu_active + (nsteps > 0 and run_in_steps(acc, run) or run_total(run)) * us
+    threads = threads + 1
+  end
   local cores = opts.cores or threads
   table.sort(kinds, function(a, b) return a.self > b.self or (a.self == b.self and a.kind < b.kind) end)
   local per = math.max(nsteps, 1)
@@ -517,6 +560,7 @@ local function acc_finish(acc, opts)
     steps = nsteps, step_times = {}, step_time = nsteps > 0 and median(steps) * us or nil,
     elapsed = elapsed, by_kind = T.new(rows, { "kind", "class", "count", "time", "share" }),
     by_phase = phases, device_events = ndev, device_busy = busy,
+    device_busy_in_steps = nsteps > 0 and busy_steps or nil,
     cpu_util = (elapsed > 0 and cores > 0) and math.min(1, cpu_active / (cores * elapsed)) or nil,
     cores = cores,
   }
@@ -540,15 +584,20 @@ local function acc_finish(acc, opts)
   end
   if ndev > 0 and elapsed > 0 then
     local ndevices = #acc.dkeys
-    res.gpu_util = active / (ndevices * elapsed)           -- TBD eq. 1
-    local flops = (opts.flops and opts.flops * per) or (acc.dev_flops > 0 and acc.dev_flops) or nil
-    if flops and opts.hw and active > 0 then
+    local in_window = nsteps > 0 and active_steps or active
+    res.gpu_util = in_window / (ndevices * elapsed)        -- TBD eq. 1
+    -- eq. 2: opts.flops per step over the active time inside the steps; the trace's own
+    -- flops args (every kernel's) over the whole trace's
+    local flops, over = nil, active
+    if opts.flops then flops, over = opts.flops * per, in_window
+    elseif acc.dev_flops > 0 then flops = acc.dev_flops end
+    if flops and opts.hw and over > 0 then
       local hwm = require "dlbench.hw"
       local d = hwm.get(opts.hw)
       local prec = d:precision(opts.precision or "fp32")
-      res.fp32_util = flops / (d.peak[prec] * active)       -- TBD eq. 2
+      res.fp32_util = flops / (d.peak[prec] * over)          -- TBD eq. 2
     end
-  elseif opts.flops and opts.hw and nsteps > 0 then
+  elseif opts.flops and opts.hw and nsteps > 0 and res.step_time > 0 then
     -- a CPU-only trace: the host is the device; eq. 2 over the step time
     local hwm = require "dlbench.hw"
     local d = hwm.get(opts.hw)
@@ -647,7 +696,7 @@ function M.summary(t, opts)
 end
 doc.doc(M.summary, "dlb.trace.summary(t|path[, {hw=, precision=, flops=, cores=, window=, max_bytes=, max_string=, max_text=}]) -> summary",
   "steps (ProfilerStep# ranges) and step_time (median, s), by_kind (self time per step by op "
-  .. "name), by_phase (forward/backward/optimizer/other, s per step), device_busy, and TBD's "
+  .. "name), by_phase (forward/backward/optimizer/other, s per step), device_busy (device_busy_in_steps: inside the steps, what eqs. 1-3 count), and TBD's "
   .. "(seed 001) GPU compute utilisation (eq. 1), FP32 utilisation (eq. 2: needs flops and hw) "
   .. "and CPU utilisation (eq. 3). Given a path, the file is streamed in windows of `window` "
   .. "events (default 100,000): any size, without holding its events; max_bytes (JSON after "

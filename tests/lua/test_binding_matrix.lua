@@ -89,10 +89,10 @@ local LAYER = { flops_fwd = 1e9, flops_bwd = 2e9, bytes_sample = 1e6, params = 1
 local LAYERS = { LAYER, LAYER, LAYER, LAYER }
 local CLUSTER = { per_node = 4, nodes = 2, intra = LINK, inter = { bw = 1e9, latency = 1e-5 } }
 names[DEV], names[LINK], names[LAYERS], names[CLUSTER] = "<DEV>", "<LINK>", "<LAYERS>", "<CLUSTER>"
--- one op per layer for the planner's per-op timing: 18 numbers each (dlb_par_op's fields)
+-- one op per layer for the planner's per-op timing: 20 numbers each (dlb_par_op's fields)
 local OPS = {}
 for l = 0, 3 do
-  for _, v in ipairs { l, 0, 1e9, 0, 1e6, 0, 64, 64, 64, 1, 1, 2, 0, 0, 0, 0, 0, 0 } do OPS[#OPS + 1] = v end
+  for _, v in ipairs { l, 0, 1e9, 0, 1e6, 0, 64, 64, 64, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0 } do OPS[#OPS + 1] = v end
 end
 local TR = core.trace_parse('{"traceEvents": [{"name": "mm", "ph": "X", "cat": "kernel", "ts": 1, ' ..
   '"dur": 2, "pid": 0, "tid": 1}, {"name": "relu", "ph": "X", "ts": 4, "dur": 1, "pid": 0, "tid": 1}]}')
@@ -143,6 +143,7 @@ local good = {
   { "analysis_gemm", A, 0 }, { "analysis_gemms", A }, { "table_new", 4 }, { "analysis_layers", A }, { "analysis_layer", A, 0 },
   { "analysis_update_tensors", A, 0, 65536 }, { "analysis_update_tensors", A, 1, 65536 }, { "analysis_step_peak", A }, { "analysis_step_loss", A },
   { "analysis_schedule", A }, { "analysis_exact", A }, { "analysis_op_layer_placed", A }, { "analysis_op_saved", A },
+  { "analysis_op_more", A },
   { "roofline_ridge", DEV, true }, { "roofline_attainable", DEV, 10 },
   { "roofline_time", DEV, 1e12, 1e9 }, { "gemm_traffic", 64, 64, 64, 1, 4, 1e6 },
   { "roofline_opcosts_new", { 1, 2 }, { 3, 4 } }, { "roofline_opcosts_from_analysis", A },

@@ -103,6 +103,11 @@ T.test("get: names, case, close names", function()
   T.eq(dlb.hw.get("H100_SXM").name, "H100-SXM", "separators ignored")
   local err = T.checkerr("unknown device 'H10'", dlb.hw.get, "H10")
   assert(err:find("H100-SXM", 1, true), err)
+  -- review 20: the aliases are close names too ("V1000" suggested A10G, B200, GH200), and a
+  -- name holding what was typed comes first among equals ("TPUv5": v5e and v5p)
+  T.checkerr("unknown device 'V1000' (did you mean V100, ", dlb.hw.get, "V1000")
+  T.checkerr("unknown device 'H1000' (did you mean H100, ", dlb.hw.get, "H1000")
+  T.checkerr("unknown device 'TPUv5' (did you mean TPUv5e, TPUv5p, ", dlb.hw.get, "TPUv5")
   T.checkerr("expected a device name", dlb.hw.get, 42)
 end)
 

@@ -92,4 +92,24 @@ T.test("cores and mem_per_core survive a CSV round trip", function()
     "name,bf16,mem,mem_bw,cores\nx,1e12,1e9,1e11,2\n", "c.csv")
 end)
 
+T.test("the newer accelerators' figures are their sources' (review 20)", function()
+  -- per-GPU datasheet figures, dense (hw_catalog.lua's units: FLOP/s, bytes, bytes/s, W)
+  local b = dlb.hw.get("B200")
+  -- GB200 NVL72 / HGX B200 specification table, HGX B200 per GPU: TF32 2.2 PFLOP/s with
+  -- sparsity, halved to 1.1 dense (the source text said 18 / 8 / 2 = 1.125 beside 1100)
+  T.eq(b.peak.tf32, 1100e12, "B200 tf32 dense")
+  assert(b.source.peak:find("2.2 PFLOP/s", 1, true) and b.source.peak:find("1.1", 1, true),
+    "the source states the figure it gives: " .. b.source.peak)
+  T.eq(b.peak.bf16, 36e15 / 8 / 2, "B200 bf16: HGX 36 PFLOP/s sparse / 8 / 2")
+  T.eq(b.mem, 1440e9 / 8, "B200: DGX B200 1,440 GB / 8"); T.eq(b.power, 1000, "B200 1,000 W")
+  local m = dlb.hw.get("MI300X") -- AMD datasheet: dense matrix rates, 192 GB HBM3, 5.3 TB/s
+  T.eq(m.peak.bf16, 1307.4e12); T.eq(m.peak.fp8, 2614.9e12); T.eq(m.mem, 192e9)
+  T.eq(m.mem_bw, 5.3e12); T.eq(m.power, 750); T.eq(m.links.intra.bw, 896e9 / 2, "896 GB/s aggregate, each way")
+  local t = dlb.hw.get("TPUv5p") -- Google Cloud TPU v5p page: 459 TFLOP/s bf16, 95 GB, 2,765 GB/s
+  T.eq(t.peak.bf16, 459e12); T.eq(t.mem, 95e9); T.eq(t.mem_bw, 2765e9); T.eq(t.power, nil, "no power published")
+  local g = dlb.hw.get("Gaudi3") -- Intel Gaudi 3 white paper: 1,835 TFLOP/s bf16 and fp8, 128 GB, 3.7 TB/s
+  T.eq(g.peak.bf16, 1835e12); T.eq(g.peak.fp8, 1835e12); T.eq(g.mem, 128e9); T.eq(g.mem_bw, 3.7e12)
+  T.eq(g.power, 900)
+end)
+
 T.done()

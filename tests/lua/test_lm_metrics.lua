@@ -11,6 +11,11 @@
 --     a 16-bit logit is upcast to fp32 first.
 -- Per metric and logit element: read the logit (e bytes), write and read its fp32 copy
 -- (4 + 4, a 16- or 8-bit logit only), write the fp32 log-softmax (4).
+-- Host ops and kernels per metric (graphs/step/fusion_loss.c, branch host-ops): the loss_fn
+-- call (one host op launching the autocast cast, log_softmax and nll_loss: aten's
+-- nll_loss_forward_reduce_cuda_kernel_2d is one kernel), the ignore-index count (!=, .sum())
+-- and the two state additions (+=): 5 host ops, 7 kernels (6 over fp32 logits); the two views
+-- launch nothing and cost the host nothing, as a graph's reshapes.
 local T = require "harness"
 local dlb = require "dlbench"
 local F = dlb.frameworks
@@ -98,6 +103,52 @@ T.test("g:stats, roofline.time, the planner and the compiled sweep count the sam
     local s = build { layers = v[3], batch = "batch", seq = "seq" }:stats { framework = "fsdp",
       batch = v[1], seq = v[2] }
     T.near(P.totals(v).bytes, s.bytes, 1e-9, "compiled bytes")
+  end
+end)
+
+T.test("the metrics' eager ops: 10 host ops and 14 kernels on the loss, one step on every path", function()
+  local core = require "dlbench.backend"
+  local off = F.derive("fsdp", { train_metrics = { lm_xent = false, source = "test" } })
+  local function more(s)
+    local m, o, k = core.analysis_op_more(s.analysis), 0, 0
+    for i = 1, #m, 2 do o, k = o + m[i], k + m[i + 1] end
+    return o, k
+  end
+  local g = gpt()
+  local s1 = g:stats { framework = "fsdp", precision = "mixed" }
+  local s0 = g:stats { framework = off, precision = "mixed" }
+  local o, k = more(s1)
+  T.eq(o, 10, "host ops") T.eq(k, 14, "kernels")
+  o, k = more(g:stats { framework = "fsdp", precision = "fp32" })
+  T.eq(o, 10, "host ops, fp32 logits") T.eq(k, 12, "kernels, fp32 logits (no cast)")
+  o, k = more(s0)
+  T.eq(o + k, 0, "without the metrics: none")
+  -- roofline.time: the host issues 10 more ops (host_op each) and 4 more kernels from C++
+  -- (kernel_overhead each: dlb_launch_host), the device launches 14 more kernels
+  local H = dlb.hw.get("H100-SXM")
+  local roof = dlb.roofline.roof_of(H, F.get("fsdp"), "mixed", true, {}, "catalogue", "test")
+  T.near(roof.host_op, 10e-6, 1e-12, "the fsdp profile's host_op")
+  local r1, r0 = dlb.roofline.time(s1, H), dlb.roofline.time(s0, H)
+  T.near(r1.host_time - r0.host_time, 10 * roof.host_op + 4 * roof.kernel_overhead, 1e-9, "host seconds")
+  -- the planner (one device: the same step, dlb_timeline_kernels in its layer segments)
+  for _, fwk in ipairs { "fsdp", off } do
+    local e = dlb.parallel.evaluate { graph = g, hw = H, devices = 1, dp = 1, batch = B,
+      precision = "mixed", framework = fwk }
+    local r = fwk == off and r0 or r1
+    T.near(e.step, r.time, 1e-9, "planner = roofline.time")
+  end
+  -- the compiled sweep (the classes carry the counts: graphs/sweep/sweep_compile.c)
+  local build = function(p) return dlb.models.gpt { layers = p.layers, hidden = 64, heads = 2,
+    context = S, vocab = V, batch = p.batch, seq = p.seq } end
+  for _, fwk in ipairs { "fsdp", off } do
+    local P = dlb.sweep.compile(build, { layers = "layers" }, { "batch", "seq" }, "layers",
+      { framework = fwk, precision = "mixed" })
+    local s = build { layers = 1, batch = "batch", seq = "seq" }:stats { framework = fwk,
+      precision = "mixed", batch = B, seq = S }
+    local rf, _, _, _, _, _, _, cdev = dlb.roofline.roof_of(H, F.get(fwk), "mixed", true, {},
+      "catalogue", "test")
+    rf.attn_work = F.attn_work(F.get(fwk), true, cdev)
+    T.near(P.time({ B, S, 1 }, rf), dlb.roofline.time(s, H).time, 1e-9, "compiled = roofline.time")
   end
 end)
 

@@ -270,6 +270,10 @@ end)
 -- dlb.measure.cli checks where it will write before measuring. Under LuaJIT os.execute
 -- returns the status as a number, true in every test: a good --csv path was refused as "a
 -- folder, not a file" (and a folder was never refused). These fail before any measurement.
+local function E_ls(dir)
+  return (require("dlbench.errors").shell_capture("ls -A '" .. dir .. "'"))
+end
+
 T.test("measure.cli: the destinations checked alike on both backends", function()
   local dir = os.tmpname()
   os.remove(dir)
@@ -278,6 +282,18 @@ T.test("measure.cli: the destinations checked alike on both backends", function(
     dlb.measure.cli, { "--csv", dir .. "/host.csv", "--figure", dir .. "/fig.png" })
   T.checkerr("dlbench measure: --csv " .. dir .. "/fig.png is a folder, not a file",
     dlb.measure.cli, { "--csv", dir .. "/fig.png" })
+  -- review 20: a figure's extension was refused by its save, after the seconds of measuring
+  -- and with the catalogue file written; now before anything (plots/render.c's rule, by a
+  -- probe save), and nothing is left behind
+  T.checkerr("dlbench measure: --figure " .. dir .. "/fig.jpg cannot be written: save '" .. dir
+    .. "/fig.jpg': unknown file type 'jpg' (use .png, .pdf or .svg)",
+    dlb.measure.cli, { "--csv", dir .. "/host.csv", "--figure", dir .. "/fig.jpg" })
+  T.eq(io.open(dir .. "/host.csv"), nil, "nothing measured, no catalogue file")
+  T.eq(E_ls(dir), "fig.png\n", "no probe left")
+  -- /proc passed `test -w` as root (the permission bits), where no file can be made: refused
+  -- before measuring, as root or not
+  local ok, e = pcall(dlb.measure.cli, { "--csv", "/proc/host.csv", "--figure", dir .. "/f.png" })
+  assert(not ok and tostring(e):find("^dlbench measure: %-%-csv /proc/host.csv"), tostring(e))
   local E = require "dlbench.errors"
   T.eq(E.shell("true"), true, "exit 0")
   T.eq(E.shell("false"), false, "exit 1")

@@ -160,6 +160,35 @@ T.test("megatron-lm: the vocab-parallel cross-entropy over fp32 logits (cross_en
   T.checkerr("xent_fp32", function() g:ops { precision = "fp32", fuse = { "xent_fp33" } } end)
 end)
 
+-- Its eager ops (megatron/mpu/cross_entropy.py, graphs/step/fusion_loss.c), each a host op
+-- launching one kernel: forward .float(), max, sub_, <, >=, |, clone, - start, the masked_fill_
+-- of target_mask, arange, the gather, clone, the masked_fill_ of the predicted logits, exp,
+-- sum, log, - predicted, div_ (18; the unsqueezes, views, view_as and .contiguous() launch
+-- nothing); backward arange, .float(), 1.0 -, the gather, sub_, index_put_, mul_ and the
+-- cast's backward (8). fp32 logits: no casts (17, 7). The graph's loss op and its gradient
+-- are one host op and one kernel each; roofline.time's host seconds grow by host_op for each
+-- further one.
+T.test("megatron-lm: the fp32 cross-entropy's host ops and kernels (18 + 8, fp32 logits 17 + 7)", function()
+  local m, u = ops("megatron-lm"), ops(nil)
+  T.eq(m["fwd loss"].host_ops, 18, "forward host ops") T.eq(m["fwd loss"].kernels, 18, "forward kernels")
+  T.eq(m["bwd loss/grad"].host_ops, 8, "backward") T.eq(m["bwd loss/grad"].kernels, 8, "backward")
+  T.eq(u["fwd loss"].host_ops, 1, "a fused loss") T.eq(u["bwd loss/grad"].kernels, 1, "a fused loss")
+  local g = dlb.models.gpt { layers = 1, hidden = 256, heads = 4, vocab = 1000, context = 64,
+    seq = 64, batch = 1 }
+  local by = {}
+  for _, r in ipairs(g:ops { precision = "fp32", fuse = { "xent_fp32" } }) do by[r.phase .. " " .. r.name] = r end
+  T.eq(by["fwd loss"].kernels, 17, "fp32: forward") T.eq(by["bwd loss/grad"].kernels, 7, "fp32: backward")
+  -- roofline.time under the profile: 7 + 17 further host ops, host_op each (one kernel each:
+  -- none from C++)
+  local s1 = g:stats { framework = "megatron-lm", precision = "mixed" }
+  local s0 = g:stats { framework = dlb.frameworks.derive("megatron-lm", { fuse = { "elementwise",
+    "optimizer", "qkv", "qkv_views", "softmax_causal" } }), precision = "mixed" }
+  local H = dlb.hw.get("A100-80GB")
+  local h = dlb.frameworks.host_of("megatron-lm")
+  T.near(dlb.roofline.time(s1, H).host_time - dlb.roofline.time(s0, H).host_time, 24 * h, 1e-9,
+    "host seconds: 24 further host ops")
+end)
+
 -- The fused QKV (graphs/step/fusion.c qkv, qkv_views), by hand: x the layer norm's output
 -- (s h), three weights h x h and biases h.
 T.test("megatron-lm: Q, K, V as one GEMM h -> 3h, q k v as views (ColumnParallelLinear(h, 3h))", function()

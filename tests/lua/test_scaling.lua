@@ -227,6 +227,32 @@ T.test("fit_costs recovers Table 2", function()
     { { params = 1, batch = 1, flops = 1 }, { params = 2, batch = 1 } })
 end)
 
+T.test("step_costs evaluates a fit_costs result (review 20)", function()
+  -- Hestness et al. Table 2, word LM: gamma 481, lambda 1755, mu 30784, delta 11.94; the
+  -- fit's names (gamma, delta) were refused ("costs.flops_per_param must be a number")
+  local c = S.domains.word_lm.costs
+  local rows = {}
+  for i = 1, 6 do
+    local p, b = 1e8 * 3 ^ i, (i % 2 == 0) and 64 or 128
+    rows[i] = { params = p, batch = b, flops = c.flops_per_param * b * p,
+                bytes = c.lambda * p + c.mu * b * math.sqrt(p), footprint = c.footprint_per_param * p }
+  end
+  local f = S.fit_costs(rows)
+  local p, b = 23.8e9, 128 -- Table 3's word LM size and subbatch
+  local got, want = S.step_costs(f, p, b), S.step_costs(c, p, b)
+  -- by hand: 481 x 128 x 23.8e9 = 1.465e15 FLOPs a step
+  T.near(want.flops, 481 * 128 * 23.8e9, 1e-15, "Table 2's flops = gamma b p")
+  T.near(got.flops, want.flops, 1e-9, "the fit's gamma")
+  T.near(got.bytes, want.bytes, 1e-8, "lambda p + mu b sqrt(p)")
+  T.near(got.footprint, 11.94 * 23.8e9, 1e-9, "the fit's delta")
+  -- and so into a projection's costs
+  local r = S.project(S.domains.word_lm, { costs = f, params = p })
+  T.near(r.flops, want.flops, 1e-9, "project{costs = fit}")
+  T.checkerr("costs.flops_per_param = 481 and costs.gamma = 480 name one coefficient", S.step_costs,
+    { flops_per_param = 481, gamma = 480, lambda = 1, mu = 1 }, p, b)
+  T.checkerr("costs.flops_per_param (or gamma) must be a number", S.step_costs, { lambda = 1, mu = 1 }, p, b)
+end)
+
 -- Hoffmann et al. 2022 eq. 10: E = 1.69, A = 406.4, B = 410.7, alpha = 0.34, beta = 0.28.
 T.test("joint law: recover Chinchilla's fit, compute-optimal exponents", function()
   local runs = {}
@@ -267,6 +293,17 @@ T.test("joint law: recover Chinchilla's fit, compute-optimal exponents", functio
   T.checkerr("dlb.scaling.compute_optimal: C (FLOPs) must be a finite number > 0, got -5",
     S.compute_optimal, S.chinchilla, -5)
   T.checkerr("unknown option 'kk'", S.compute_optimal, S.chinchilla, 1e20, { kk = 6 })
+  -- review 20: a law made by hand without B was the binding's "bad argument #3 to
+  -- 'scaling_compute_optimal' (number expected, got nil)"
+  T.checkerr("dlb.scaling.compute_optimal: law.B must be a finite number, got nil",
+    S.compute_optimal, { E = 1.69, A = 406.4, alpha = 0.34, beta = 0.28 }, 1e23)
+  T.checkerr("law.alpha must be a finite number, got the string \"0.34\"",
+    S.compute_optimal, { E = 1.69, A = 406.4, B = 410.7, alpha = "0.34", beta = 0.28 }, 1e23)
+  -- a plain table with the five numbers is a law (Hoffmann et al. eq. 10's, as S.chinchilla)
+  T.near(S.compute_optimal({ E = 1.69, A = 406.4, B = 410.7, alpha = 0.34, beta = 0.28 }, 5.76e23).N,
+    S.compute_optimal(S.chinchilla, 5.76e23).N, 1e-15, "a plain table")
+  T.checkerr("dlb.scaling.fit: seed must be a whole number >= 0, got the string \"a\"", S.fit,
+    { 1, 2, 3, 4 }, { 4, 3, 2, 1.5 }, { bootstrap = 10, seed = "a" })
 end)
 
 T.test("project on users' own fits", function()

@@ -68,4 +68,45 @@ T.test("project: total compute, and intervals on data, model size and compute", 
   T.checkerr("epochs must be a positive number", S.project, spec, { epochs = 0 })
 end)
 
+T.test("project: the spec's constants checked by name (review 20)", function()
+  -- Hestness et al. (PPoPP'19) eq. 2, p(m) = sigma * m^beta_p (docs/scaling.md): by hand,
+  -- sigma 100, beta_p 0.7 at m = 1e9 and at the data 5 m^-0.3 = 0.01 needs,
+  -- m = (0.01/5)^(1/-0.3) = 500^(10/3)
+  local base = { alpha = 5, beta_g = -0.3, data_size = 1e9, desired = 0.01 }
+  local function with(t)
+    local c = {}
+    for k, v in pairs(base) do c[k] = v end
+    for k, v in pairs(t) do c[k] = v end
+    return c
+  end
+  local r = S.project(with { sigma = 100, beta_p = 0.7 })
+  local m = 500 ^ (10 / 3)
+  T.near(r.data, m, 1e-9, "data for the target")
+  T.near(r.params, 100 * m ^ 0.7, 1e-9, "p(m) = sigma m^beta_p")
+  T.near(r.model_scale, (m / 1e9) ^ 0.7, 1e-9, "model scale")
+  -- before: params 0 and model_scale NaN; negative parameters; sigma alone dropped
+  T.checkerr("dlb.scaling.project: spec.sigma must be a finite number > 0, got 0", S.project,
+    with { sigma = 0, beta_p = 0.7 })
+  T.checkerr("spec.sigma must be a finite number > 0, got -100", S.project, with { sigma = -100, beta_p = 0.7 })
+  T.checkerr("needs sigma= and beta_p= together (p(m) = sigma*m^beta_p), got only sigma", S.project,
+    with { sigma = 100 })
+  T.checkerr("got only beta_p", S.project, with { beta_p = 0.7 })
+  T.checkerr("spec.beta_p must be a finite number, got nan", S.project, with { sigma = 100, beta_p = 0 / 0 })
+  T.checkerr("spec.sigma_unit must be a finite number > 0, got 0", S.project,
+    with { sigma = 100, beta_p = 0.7, sigma_unit = 0 })
+  T.checkerr("spec.model must come from dlb.scaling.fit_model_size", S.project,
+    with { model = { sigma = 100, beta_p = 0.7 } })
+  T.checkerr("spec.model must come from dlb.scaling.fit_model_size", S.project,
+    with { model = S.fit(xs, ys, { form = "power+const" }) })
+  -- before: the binding's "bad argument" or an arithmetic error
+  T.checkerr("dlb.scaling.project: spec.alpha must be a finite number, got the string \"5\"",
+    S.project, with { alpha = "5" })
+  T.checkerr("spec.gamma must be a finite number, got nan", S.project, with { gamma = 0 / 0 })
+  -- the core's refusal of the target under project's name (was the bare "scaling invert: ...")
+  T.checkerr("dlb.scaling.project: scaling invert: the target 0.01 is at or below the irreducible error",
+    S.project, with { gamma = 0.02 })
+  T.checkerr("dlb.scaling.project: seed must be a whole number >= 0, got the string \"1\"", S.project,
+    { curve = S.fit(xs, ys), data_size = 1e9, desired = 0.01 }, { bootstrap = 10, seed = "1" })
+end)
+
 T.done()

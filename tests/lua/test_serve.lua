@@ -190,6 +190,47 @@ T.test("generate: the closed-form decode sum equals the step-by-step sum", funct
   assert(r.energy_per_token and r.energy_per_token > 0, "energy per token")
 end)
 
+T.test("energy per token: power x time / tokens, and none without a power figure (review 20)", function()
+  -- docs/serve.md "Energy": generate's energy_per_token = power x latency x GPUs / output
+  -- tokens; H100-SXM's 700 W (datasheet), batch 8 x 128 output tokens
+  local r = S.generate(L7, { hw = "H100-SXM", batch = 8, prompt = 512, output = 128 })
+  T.near(r.energy_per_token, 700 * r.latency / (8 * 128), 1e-12, "700 W x latency / 1024 tokens")
+  local r2 = S.generate(L7, { hw = "H100-SXM", batch = 8, prompt = 512, output = 128, tp = 2 })
+  T.near(r2.energy_per_token, 700 * r2.latency * 2 / (8 * 128), 1e-12, "x 2 GPUs")
+  -- TPU v5p has no power in the catalogue: before, energy_per_token was the 45 nm tables'
+  -- ops energy (0.42 J here; H100-SXM's power x time is 0.82 J) under the same name
+  local t = S.generate(L7, { hw = "TPUv5p", batch = 8, prompt = 512, output = 128 })
+  T.eq(t.energy_per_token, nil, "no power, no energy per token")
+  T.eq(t.energy.per_token, nil, "nor in r.energy")
+  assert(t.energy.ops_per_token > 0 and t.energy.device_joules == nil, "the 45 nm estimate, by its own name")
+  -- continuous batching prices its steady state by the same rule: power x TPOT x GPUs / batch
+  local c = S.continuous(L7, { hw = "H100-SXM", rate = 2, prompt = 512, output = 128 })
+  T.near(c.energy_per_token, 700 * c.tpot / c.batch, 1e-12, "steady state: 700 W x tpot / batch")
+  T.eq(S.continuous(L7, { hw = "TPUv5p", rate = 2, prompt = 512, output = 128 }).energy_per_token, nil,
+    "continuous: none without power")
+end)
+
+T.test("capacity: neither context nor batch is batch 1, and values checked first (review 20)", function()
+  -- Mistral-7B's shape (window 4,096): the cache of one sequence stops at the window, so the
+  -- context per sequence is unbounded; docs/serve.md "Weights, cache and memory"
+  local w = S.model { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336, mlp = "swiglu", window = 4096 }
+  local a, b = S.capacity(w, { hw = "H100-SXM" }), S.capacity(w, { hw = "H100-SXM", batch = 1 })
+  T.eq(a.batch, 1); T.eq(a.context, math.huge, "was the cache's 437,216 tokens")
+  T.eq(a.context, b.context, "the same answer as batch = 1")
+  -- KV bytes by hand: 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B a token
+  T.eq(a.kv_per_token, 2 * 32 * 8 * 128 * 2, "Mistral KV bytes per token")
+  -- Llama-3-70B's shape does not fit an L4 (24 GB) in fp16: a bad value is still an error
+  local big = S.model { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn = 28672,
+    vocab = 128256, mlp = "swiglu" }
+  T.eq(big.params, 70553706496, "Llama-3-70B's 70,553,706,496 parameters (Meta's config)")
+  T.eq(S.kv_bytes_per_token(big), 2 * 80 * 8 * 128 * 2, "327,680 B a token")
+  T.eq(S.capacity(big, { hw = "L4", context = 8192 }).fits, false, "does not fit")
+  T.checkerr("dlb.serve.capacity: context must be a whole number of tokens", S.capacity, big,
+    { hw = "L4", context = -5 })
+  T.checkerr("dlb.serve.capacity: batch must be a positive integer, got 0", S.capacity, big,
+    { hw = "L4", batch = 0 })
+end)
+
 T.test("sliding window, paging, capacity", function()
   local w = S.model { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336, mlp = "swiglu", window = 4096 }
   local a = S.decode(w, { hw = "H100-SXM", batch = 8, context = 4096 })
@@ -454,6 +495,28 @@ T.test("calibration = \"validated\": the chip's CALIBRATED flops_eff (issue 29)"
   T.eq(cal.calibration, "validated", "carried into the predictions")
   assert(cal.bw_eff == 0.7 or cal.bw_eff == 0.9, "bw_eff fitted on its grid")
   T.checkerr("calibration must be", S.calibrate, rows, { calibration = "yes" })
+end)
+
+T.test("calibrate: rows, grid and rounds checked by name (review 20)", function()
+  local row
+  for _, r in ipairs(dofile(DATA)) do if r.split == "fit" then row = r break end end
+  local function with(t)
+    local c = {}
+    for k, v in pairs(row) do c[k] = v end
+    for k, v in pairs(t) do c[k] = v end
+    return c
+  end
+  -- before: measured = 0 gave a calibration with fit error inf; -1 and NaN "percentile:
+  -- element 1 is NaN"
+  for _, m in ipairs { 0, -1, 0 / 0 } do
+    T.checkerr("dlb.serve.calibrate: fit row 1 ('" .. row.id .. "'): measured must be a finite number > 0",
+      S.calibrate, { with { measured = m } })
+  end
+  -- before: dropped without a word
+  T.checkerr("unknown grid parameter 'flops_efff' (accepted: flops_eff, bw_eff, kernel_overhead, comm_latency, step_overhead)",
+    S.calibrate, { row }, { grid = { flops_efff = { 0.5 } } })
+  T.checkerr("rounds must be a whole number >= 1, got the string \"3\"", S.calibrate, { row }, { rounds = "3" })
+  T.checkerr("rounds must be a whole number >= 1, got 0", S.calibrate, { row }, { rounds = 0 })
 end)
 
 T.test("bad input names the option and the function", function()

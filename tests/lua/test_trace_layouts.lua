@@ -207,4 +207,41 @@ T.test("summary: the backward on the autograd engine's own thread is the step's 
   T.eq(steps["aten::empty"][1], nil, "nest: no step")
 end)
 
+T.test("summary: TBD's utilisations count the busy time inside the steps (review 20)", function()
+  -- TBD (seed 001, section III) eq. 1: GPU compute utilisation = device active time /
+  -- elapsed time over the training iterations (docs/measure.md: elapsed = the steps' time).
+  -- Hand derivation (us): one step 0..100 on thread 1; kernels 10..40 (in the step) and
+  -- 200..1200 (after it); an op of thread 2 at 150..250, after the step. Inside the step:
+  -- device 30, host 100 (thread 1's step range). eq. 1: 30 / 100 = 0.3 (before: the whole
+  -- trace's 1,030 us, 10.3 = 1,030%); eq. 3 with 2 threads: 100 / (2 x 100) = 0.5 (before:
+  -- 200 / 200, clamped at 1); eq. 2 with flops 1e9 per step on V100: 1e9 / (peak x 30 us).
+  local ev = {
+    '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100}',
+    '{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":20}',
+    '{"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":10,"dur":30,"args":{"device":0,"stream":7}}',
+    '{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":2,"ts":150,"dur":100}',
+    '{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":200,"dur":1000,"args":{"device":0,"stream":7}}',
+  }
+  local json = '{"traceEvents": [' .. table.concat(ev, ",") .. ']}'
+  local dir = T.tmpdir()
+  local path = dir .. "/util.json"
+  local f = assert(io.open(path, "w"))
+  f:write(json)
+  f:close()
+  local v = dlb.hw.get("V100")
+  for _, s in ipairs { dlb.trace.summary(dlb.trace.parse(json), { hw = "V100", flops = 1e9 }),
+      dlb.trace.summary(path, { hw = "V100", flops = 1e9, window = 2 }) } do
+    T.near(s.gpu_util, 0.3, 1e-12, "eq. 1 inside the step")
+    T.near(s.cpu_util, 0.5, 1e-12, "eq. 3 inside the step")
+    T.near(s.fp32_util, 1e9 / (v.peak.fp32 * 30e-6), 1e-9, "eq. 2 over the active time in the step")
+    T.near(s.device_busy[0], 1030e-6, 1e-12, "device busy over the whole trace")
+    T.near(s.device_busy_in_steps[0], 30e-6, 1e-12, "and inside the steps")
+  end
+  os.remove(path); os.remove(dir)
+  -- a step of zero duration: no utilisation (eq. 2 on a CPU trace was inf)
+  local z = dlb.trace.summary(dlb.trace.parse('[{"ph":"X","cat":"cpu_op","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":0}]'),
+    { hw = "Xeon-E5-2680", flops = 1e9 })
+  T.eq(z.fp32_util, nil, "no FP32 utilisation over a zero step")
+end)
+
 T.done()

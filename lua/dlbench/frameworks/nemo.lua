@@ -22,11 +22,13 @@ return {
       "and scales them only when the norm exceeds clip_grad: not counted (grad_clip " ..
       "counts the unconditional norm + scale of torch.nn.utils.clip_grad_norm_)" },
   -- overlap / fsdp_overlap stay nil (the planner's exposed communication): the stack does
-  -- overlap its collectives (sources below), but the planner has no model of the compute /
-  -- communication contention that overlap brings (NCCL kernels take SMs), and hiding them
-  -- made the validation table's held-out error worse (median 10.3% -> 12.9%, p90 32.6% ->
-  -- 41.1%, catalogue values; FSDP rows over-predicted by up to 46%): issue [21]'s to model
-  -- what the stack overlaps (data for that model): gradient reduction, parameter gathers
+  -- overlap its collectives (sources below). Hiding them for free made the validation table
+  -- worse (commit 0b5d953: held-out median 10.3% -> 12.9%, p90 32.6% -> 41.1%); hiding them
+  -- at the cost of NCCL's CTAs on the SMs (contention "nccl": lua/dlbench/contention.lua,
+  -- graphs/parallel/planner_dp.c) did not meet its adoption rule either (docs/validation.md,
+  -- branch overlap: the FSDP plain call's held-out median 4.6% -> 8.4%, p90 19.0% -> 35.9%).
+  -- dlb.frameworks.overlapped(profile) is the profile with them hidden so (an option).
+  -- What the stack overlaps (overlapped's data): gradient reduction, parameter gathers
   stack_overlap = { grad_reduce = true, param_gather = true },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = 40e6,

@@ -119,6 +119,8 @@ local function defaults(unbound, given)
 end
 M._defaults = defaults -- dlb.serve reads an imported decoder's structure at these bindings
 
+-- Whether path names a JSON file (a Hugging Face config.json): by its name, else by its
+-- first non-blank byte. `dlbench plan` asks it too (cli_plan.lua kept a copy until review 20).
 local function is_json(path)
   if path:match("%.json$") then return true end
   local f = io.open(path, "rb")
@@ -127,6 +129,8 @@ local function is_json(path)
   f:close()
   return head:match("^%s*{") ~= nil
 end
+
+M._is_json = is_json
 
 -- The lines of the info screen for graph g with bindings b.
 local function screen(path, g, kind, b, opts)
