@@ -1,7 +1,8 @@
 /*
 ** roofline_graph.c — op-cost sets from a graph analysis (graphs/ir/dlb_graph.h): each op's
 ** FLOPs and bytes, the matmul shape of matmul-like ops for the cache-aware model, and
-** which ops are fused attention kernels (timed at the device's attn_eff).
+** which ops are fused attention kernels (timed at the device's attn_eff) and GEMMs of the
+** output layer (at its head_peak when set).
 */
 #include "dlb_graph.h"
 #include "dlb_roofline.h"
@@ -19,7 +20,8 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
   const double *more = dlb_analysis_op_more(a);   /* 2 per op */
   for (size_t i = 0; i < n; i++) {
     double g[4];
-    if (kernel[i] == DLB_KERNEL_ATTENTION && dlb_opcosts_mark_attention(c, i) != DLB_OK) {
+    if ((kernel[i] == DLB_KERNEL_ATTENTION || kernel[i] == DLB_KERNEL_HEAD) &&
+        dlb_opcosts_mark_kind(c, i, kernel[i]) != DLB_OK) {
       dlb_opcosts_free(c);
       return NULL;
     }

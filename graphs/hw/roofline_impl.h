@@ -13,17 +13,19 @@
 
 /* The per-op time rule of dlb_op_time without its argument checks, for loops that checked
 ** the device once (dlb_roofline_ops, the planner). bytes are already scaled and made
-** cache-aware by the caller; gemm may be NULL; attention != 0 marks a fused attention
-** kernel (timed at d->attn_eff when set). Returns the seconds and sets *mem_bound. */
+** cache-aware by the caller; gemm may be NULL; kind is the op's DLB_KERNEL_* class:
+** DLB_KERNEL_ATTENTION a fused attention kernel (timed at d->attn_eff when set),
+** DLB_KERNEL_HEAD a GEMM of the output layer (at d->head_peak in place of d->peak when set,
+** the matmul efficiency too), 0 any other op. Returns the seconds and sets *mem_bound. */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int attention, int *mem_bound);
+                       int kind, int *mem_bound);
 /* An op launched as `kernels` kernels (whole, >= 1; a graph op is one, a pass may give it the
 ** eager kernels around it: dlb_step_ops.xkern), each the per-op rule on an even share of its
 ** FLOPs and bytes, their seconds summed (the rule of the optimizer's launches, dlb_optim_time,
 ** and of an op launched once per local expert, planner_ops.c per_expert): kernels x
 ** raw(flops / kernels, bytes / kernels). *mem_bound: the bound of one share. */
 double dlb_launch_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int attention, double kernels, int *mem_bound);
+                       int kind, double kernels, int *mem_bound);
 /* The host seconds of `ops` Python-level ops that launch `kernels` kernels: host_op per op and
 ** kernel_overhead per further launch from C++ (kernels - ops, when more); 0 without a host
 ** model (host_op 0: a compiled or graph-captured step issues nothing per launch). The one
@@ -101,9 +103,11 @@ struct dlb_optim_count;
 double dlb_optim_time(const dlb_roof *d, const struct dlb_optim_count *c, double flops,
                       double bytes, double *dev_s, double *host_s, int *mem_bound);
 
-/* Mark op i of a set as a fused attention kernel (roofline_graph.c, from the analysis). */
+/* Give op i of a set kernel class kind (roofline_graph.c, from the analysis):
+** DLB_KERNEL_PLAIN, DLB_KERNEL_ATTENTION or DLB_KERNEL_HEAD, the per-op rule's kind above;
+** DLB_EINVAL for an op out of range or another class. */
 struct dlb_opcosts;
-int dlb_opcosts_mark_attention(struct dlb_opcosts *c, size_t i);
+int dlb_opcosts_mark_kind(struct dlb_opcosts *c, size_t i, int kind);
 /* Give op i of a set its further host ops and kernels (whole, >= 0; roofline_graph.c, from
 ** the analysis: dlb_step_ops.xops, xkern). */
 int dlb_opcosts_set_more(struct dlb_opcosts *c, size_t i, double ops, double kernels);
@@ -142,7 +146,8 @@ typedef struct dlb_step_ops {
   size_t n;
   const double *flops, *bytes; /* n each; bytes as counted (dlb_step_time applies bytes_scale) */
   const double *gemm;          /* 4 per op (m, n, k, batch; m <= 0: not a matmul) or NULL */
-  const char *attn;            /* n flags, 1: a fused attention kernel; NULL: none */
+  const char *attn;            /* n DLB_KERNEL_* classes (1: a fused attention kernel, 2: a GEMM
+                                  of the output layer, 0: any other op); NULL: all 0 */
   /* per op (class): the further Python-level ops the host issues for it and the further
   ** kernels it launches beyond its one of each (whole, >= 0; a pass's eager ops counted on a
   ** graph op: graphs/step/fusion.c lm_metrics, xent_fp32; dlb_analysis_op_more); NULL: none.

@@ -69,7 +69,8 @@ static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
   const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
   /* its kernels (one, or a pass's eager ones around it) on the device and the host */
   double xo = s->xops != NULL ? s->xops[i] : 0, k = 1 + (s->xkern != NULL ? s->xkern[i] : 0);
-  *t = dlb_launch_time(d, *f, *b, g, s->attn != NULL && s->attn[i], k, mb);
+  *t = dlb_launch_time(d, *f, *b, g, s->attn != NULL ? s->attn[i] : DLB_KERNEL_PLAIN, k,
+                       mb);
   if (!isfinite(*t))
     return dlb_fail(DLB_ENUMERIC, "roofline: %s %zu's time overflows (%g FLOPs, %g bytes)",
                     unit, i + 1, *f, *b);

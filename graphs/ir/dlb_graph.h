@@ -284,8 +284,13 @@ DLB_API const int *dlb_analysis_op_layer_placed(const dlb_analysis *a);
 DLB_API const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type ids */
 /* Kernel classes of the ops after the fusion passes (dlb_train_opts.fuse): 0 any op,
 ** DLB_KERNEL_ATTENTION a fused attention kernel (the forward FlashAttention kernel, or the
-** backward one with its recompute), timed at the device's attn_eff (dlb_roof). */
-enum { DLB_KERNEL_PLAIN = 0, DLB_KERNEL_ATTENTION = 1 };
+** backward one with its recompute), timed at the device's attn_eff (dlb_roof);
+** DLB_KERNEL_HEAD a GEMM of the output layer: the matmul whose output is the loss's logits
+** (a forward softmax cross-entropy's first input, through reshapes, transposes and casts),
+** its recomputation and the backward matmuls derived from it (the input and weight
+** gradients), timed at the device's head_peak when that is set (an fp8 step whose recipe
+** leaves the output layer in 16-bit: dlb.frameworks.head_peak). */
+enum { DLB_KERNEL_PLAIN = 0, DLB_KERNEL_ATTENTION = 1, DLB_KERNEL_HEAD = 2 };
 DLB_API const int *dlb_analysis_op_kernel(const dlb_analysis *a);
 /* The further host ops and kernels of each op after the fusion passes, beyond the one of each
 ** an op that does work issues: out[2i] the further Python-level ops the host issues for op i,

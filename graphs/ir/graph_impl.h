@@ -267,6 +267,12 @@ void dlb_fuse_lm_metrics(const dlb_graph *s, int precision, double *bytes, const
                          double *more);
 void dlb_fuse_xent_fp32(const dlb_graph *s, int precision, double *bytes, const double *size0,
                         double *more);
+/* -- output_layer.c -- */
+/* Mark the output layer's GEMMs of step s in kernel (nops DLB_KERNEL_* classes, after the
+** fusion passes): the forward matmul whose output is a forward softmax cross-entropy's logits
+** (through reshapes, transposes and casts), its recomputation and the matmuls of its backward,
+** DLB_KERNEL_HEAD where their class is DLB_KERNEL_PLAIN. DLB_ENOMEM on failure. */
+int dlb_mark_output_layer(const dlb_graph *s, int *kernel);
 /* -- analysis.c -- */
 /* Bytes per element of a default-typed floating-point tensor under a precision policy
 ** (fp32, tf32 4; fp16, bf16, mixed 2; fp8 1). */

@@ -498,7 +498,10 @@ typedef struct dlb_par_op {
                             matmul shape (m 0): experts/ep kernels, each on its share of
                             the bytes, every launch after the first costing the host a
                             kernel launch (Transformer Engine's per-tensor fp8
-                            quantisation of a grouped linear, dlbench.te_fp8); 0 any other
+                            quantisation of a grouped linear, dlbench.te_fp8); 5: a GEMM of
+                            the output layer (the LM head's forward and backward GEMMs, the
+                            analysis' DLB_KERNEL_HEAD: timed at the device's head_peak when
+                            set, as any op otherwise; a matmul shape required); 0 any other
                             op. Forward ops marked 1 or 3 are what selective recompute runs
                             again in the backward */
   double replicated;     /* 1: an op of a tensor-parallel layer outside its tensor-parallel

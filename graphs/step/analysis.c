@@ -401,6 +401,12 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     T->bytes = 0;
     for (size_t i = 0; i < no; i++) T->bytes += a->bytes[i];
   }
+  /* the output layer's GEMMs (timed at a recipe's head_peak: output_layer.c) */
+  if (dlb_mark_output_layer(s, a->kernel) != DLB_OK) {
+    dlb_analysis_free(a);
+    dlb_free(dimval); dlb_free(numel);
+    return NULL;
+  }
   T->flops = T->flops_fwd + T->flops_bwd + T->flops_update + T->flops_recompute;
   T->intensity = T->bytes > 0 ? T->flops / T->bytes : 0;
   T->nops = (double)no;

@@ -604,6 +604,8 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     }
     dlb_free(gw);
   }
+  /* the output layer's GEMMs, as the analysis marks them (output_layer.c) */
+  if (ok) ok = dlb_mark_output_layer(s, kernel) == DLB_OK;
   for (int k = DLB_SWT_FLOPS_FWD; ok && k <= DLB_SWT_FLOPS_RECOMPUTE; k++)
     ok = dlb_swpoly_add(&tot[DLB_SWT_FLOPS], &tot[k], 1);
   for (size_t i = 0; ok && i < no; i++) ok = dlb_swpoly_add(&tot[DLB_SWT_BYTES], &B[i], 1);
@@ -680,7 +682,8 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     memset(&k, 0, sizeof k);
     k.f = dlb_swpoly_intern(p, &F[i]);
     k.b = dlb_swpoly_intern(p, &B[i]);
-    k.attn = kernel[i] == DLB_KERNEL_ATTENTION || (s->o[i].type == OP_KERNEL && s->o[i].attr[0]);
+    k.attn = (kernel[i] == DLB_KERNEL_ATTENTION || (s->o[i].type == OP_KERNEL && s->o[i].attr[0]))
+             ? DLB_KERNEL_ATTENTION : kernel[i] == DLB_KERNEL_HEAD ? DLB_KERNEL_HEAD : 0;
     k.xops = (int32_t)more[2 * i], k.xkern = (int32_t)more[2 * i + 1];
     for (int j = 0; j < 4; j++) k.g[j] = isg[i] ? dlb_swpoly_intern(p, &GM[4 * i + j]) : -1;
     k.mult = -1;

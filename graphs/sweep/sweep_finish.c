@@ -235,7 +235,7 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   int st = finish_classes(p, gmap);
   if (st == DLB_OK && (p->attn = dlb_malloc(p->ncls + 1)) == NULL)
     st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-  for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = p->cls[i].attn != 0;
+  for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = (char)p->cls[i].attn;
   /* the classes' further host ops and kernels (dlb_step_ops.xops, xkern), when any has some */
   int more = 0;
   for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) more |= p->cls[i].xops || p->cls[i].xkern;

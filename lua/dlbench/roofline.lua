@@ -352,6 +352,9 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   -- the profile's attention kernel: the device's efficiency for that kernel family
   local akernel = nil
   if prof.name ~= "none" then roof.attn_eff, akernel = fw.attention_eff(prof, dev, prec) end
+  -- the output layer's GEMMs at the 16-bit peak in an fp8 step whose recipe leaves it in bf16
+  -- (dlb.frameworks.head_peak; nil: the step's peak)
+  roof.head_peak = fw.head_peak(prof, dev, prec)
   -- the host-side model: the profile's host issues every op (dlb_timeline in the per-op rule);
   -- a device that states its own host cost (hw:with{host_op = ...}) keeps it
   fw.apply_host(roof, prof, calibration)
