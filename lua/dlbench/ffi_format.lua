@@ -60,7 +60,9 @@ local function parse(fmt)
     end
   end
   if nf == 0 and #ints == 0 then return false end
-  return { fmt = table.concat(out), floats = nf > 0 and floats or nil, ints = ints }
+  local f = table.concat(out)
+  -- the whole format one float conversion ("%.17g": cache keys, CSV numbers): no table
+  return { fmt = f, floats = nf > 0 and floats or nil, ints = ints, only = f == "%s" and floats[1] or nil }
 end
 
 local plans, nplans = {}, 0
@@ -87,6 +89,11 @@ function M.format(fmt, ...)
     plans[fmt], nplans = plan, nplans + 1
   end
   if not plan then return native(fmt, ...) end
+  local only = plan.only
+  if only then
+    local v = ...
+    if type(v) == "number" then return cfmt(only, v) end
+  end
   local n = select("#", ...)
   local ints = plan.ints
   for i = 1, #ints do
