@@ -42,6 +42,15 @@ T.test("widths, flags and other conversions beside the float ones", function()
   T.eq(fmt("no conversion"), "no conversion", "plain text")
 end)
 
+T.test("a number where the core takes a string: its text as C's printf writes it", function()
+  -- host/lbind.c's dlbG_numtext writes %.17g with snprintf; the FFI glue's copy
+  -- (lua/dlbench/ffi_rt.lua) used LuaJIT's formatter: 2^-25 = 2.98023223876953125e-08 lies
+  -- halfway at the 17th digit, and the message read ...313e-08 under LuaJIT
+  local core = require "dlbench.backend"
+  T.checkerr("unknown precision '2.9802322387695312e-08'", core.hw_precision_id, 2 ^ -25)
+  T.checkerr("unknown precision '12345678'", core.hw_precision_id, 12345678)
+end)
+
 T.test("refused as Lua 5.4 refuses", function()
   T.checkerr("number has no integer representation", fmt, "%d", 3.5)
   T.checkerr("number has no integer representation", fmt, "%5.1f %x", 1, 0.5)
