@@ -23,7 +23,8 @@ local function options(opts)
   local o = {}
   local msg = require("dlbench.options").unknown(opts, optnames, "dlb.pretty")
   if msg then error(msg, 3) end
-  for k, v in pairs(opts) do
+  for _, k in ipairs(require("dlbench.options").keys(opts)) do -- sorted: the first refused key is named
+    local v = opts[k]
     if type(v) ~= type(defaults[k]) or (type(v) == "number" and not (v >= 0)) then
       error("dlb.pretty: option '" .. k .. "' must be a " .. type(defaults[k])
         .. (type(v) == "number" and " >= 0" or "") .. ", got " .. tostring(v), 3)
