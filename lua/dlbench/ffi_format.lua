@@ -23,6 +23,9 @@ ffi.cdef [[int dlb_ffi_snprintf(char *s, size_t n, const char *fmt, ...) __asm__
 local C = ffi.C
 local native = string.format
 local select, type, tonumber, unpack, pairs = select, type, tonumber, unpack, pairs
+-- string functions held here, not called as methods: dlbench.dataload hides the string
+-- metatable's methods while a catalogue runs, and its hook formats its message then
+local sfind, ssub, smatch, concat = string.find, string.sub, string.match, table.concat
 
 local M = { native = native }
 
@@ -35,20 +38,20 @@ local INT = { d = true, i = true, c = true, o = true, x = true, X = true }
 -- A conversion LuaJIT would refuse (a width or precision over two digits) leaves the format
 -- to LuaJIT, which raises its own message.
 local function parse(fmt)
-  if not fmt:find("%", 1, true) then return false end
+  if not sfind(fmt, "%", 1, true) then return false end
   local out, floats, ints, nf, arg, pos = {}, {}, {}, 0, 0, 1
   while true do
-    local s = fmt:find("%", pos, true)
-    if not s then out[#out + 1] = fmt:sub(pos); break end
-    out[#out + 1] = fmt:sub(pos, s - 1)
-    if fmt:sub(s + 1, s + 1) == "%" then
+    local s = sfind(fmt, "%", pos, true)
+    if not s then out[#out + 1] = ssub(fmt, pos); break end
+    out[#out + 1] = ssub(fmt, pos, s - 1)
+    if ssub(fmt, s + 1, s + 1) == "%" then
       out[#out + 1] = "%%"
       pos = s + 2
     else
-      local flags, width, prec, conv, e = fmt:match("^%%([-+ #0]*)(%d*)(%.?%d*)(.)()", s)
+      local flags, width, prec, conv, e = smatch(fmt, "^%%([-+ #0]*)(%d*)(%.?%d*)(.)()", s)
       if not conv or #width > 2 or #prec > 3 then return false end
       arg = arg + 1
-      local spec = fmt:sub(s, e - 1)
+      local spec = ssub(fmt, s, e - 1)
       if FLOAT[conv] then
         floats[arg], nf = "%" .. flags .. width .. prec .. conv, nf + 1
         out[#out + 1] = "%s"
@@ -60,7 +63,7 @@ local function parse(fmt)
     end
   end
   if nf == 0 and #ints == 0 then return false end
-  local f = table.concat(out)
+  local f = concat(out)
   -- the whole format one float conversion ("%.17g": cache keys, CSV numbers): no table
   return { fmt = f, floats = nf > 0 and floats or nil, ints = ints, only = f == "%s" and floats[1] or nil }
 end

@@ -51,6 +51,18 @@ T.test("a number where the core takes a string: its text as C's printf writes it
   T.checkerr("unknown precision '12345678'", core.hw_precision_id, 12345678)
 end)
 
+T.test("formats while the string methods are hidden (dlbench.dataload's sandbox)", function()
+  -- dataload empties the string metatable's __index while a catalogue runs, and its hook
+  -- formats its message then: the FFI backend's format called fmt:find and failed
+  -- ("attempt to call method 'find'"); a format never seen before, so it is parsed here
+  local smt = getmetatable("")
+  local index = smt.__index
+  smt.__index = {}
+  local ok, s = pcall(string.format, "%s: sandboxed after %d steps (%.1f%%)", "x", 5, 2.25)
+  smt.__index = index
+  T.eq(ok and s or tostring(s), "x: sandboxed after 5 steps (2.2%)", "format in the sandbox")
+end)
+
 T.test("refused as Lua 5.4 refuses", function()
   T.checkerr("number has no integer representation", fmt, "%d", 3.5)
   T.checkerr("number has no integer representation", fmt, "%5.1f %x", 1, 0.5)
