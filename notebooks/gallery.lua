@@ -30,12 +30,8 @@ local function save(f, name, small)
   made[#made + 1] = name
 end
 
--- A deterministic generator, so the gallery is the same on every run.
-local seed = 12345
-local function rand()
-  seed = (seed * 1103515245 + 12345) % 2147483648
-  return seed / 2147483648
-end
+-- A deterministic generator, so the gallery is the same on every run and on both backends.
+local rand = require("dlbench.notebook").lcg(12345)
 local function gauss()
   return math.sqrt(-2 * math.log(rand() + 1e-12)) * math.cos(2 * math.pi * rand())
 end

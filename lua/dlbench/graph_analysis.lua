@@ -75,7 +75,7 @@ local function fuse_bits(v, what)
   if seen.qkv_views and not seen.qkv then
     error(what .. ": fuse: qkv_views (q, k, v as views of the fused QKV output) needs qkv", 4)
   end
-  for k in pairs(v) do
+  for _, k in ipairs(options.keys(v)) do -- sorted: the first refused key is named
     if type(k) ~= "number" then
       error(what .. ": fuse must be a list of passes, got the key '" .. tostring(k) .. "'", 4)
     end

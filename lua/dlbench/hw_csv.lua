@@ -150,7 +150,8 @@ function M.parse_csv(text, file)
         end
       end
     end
-    for tier, l in pairs(links) do
+    for _, tier in ipairs(options.keys(links)) do -- sorted: the first refused tier is named
+      local l = links[tier]
       if l.bw == nil then
         error(string.format("%s: %s_latency given without %s_bw", where, tier, tier), 0)
       end

@@ -169,7 +169,7 @@ local function validate(spec, where)
         bad("%s", options.message(tier, { "intra", "inter", "host" }, "links", "link tier"))
       end
       if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
-      for k in pairs(l) do
+      for _, k in ipairs(options.keys(l)) do -- sorted: the first refused key is named
         if k ~= "bw" and k ~= "latency" then
           bad("%s", options.message(k, { "bw", "latency" }, "links." .. tier, "field"))
         end

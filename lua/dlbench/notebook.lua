@@ -1,5 +1,6 @@
 -- dlbench.notebook — the small things every seed notebook does the same way: its output
--- folder, saving a figure (with the layout check), and observation verdicts with a summary.
+-- folder, saving a figure (with the layout check), observation verdicts with a summary, and a
+-- deterministic random generator (the same numbers on both backends).
 --   local nb = require "dlbench.notebook"
 --   local outdir = nb.outdir(arg)              -- arg[1] or "out", created
 --   nb.save(f, outdir, "fig.png")              -- prints "wrote ..." or why not
@@ -26,6 +27,25 @@ function M.save(f, dir, name)
 end
 doc.doc(M.save, "notebook.save(fig, dir, name) -> ok[, err]", "save a figure after its layout check, printing what happened")
 
+-- A deterministic generator of numbers in [0, 1): seed' = (1103515245 seed + 12345) mod 2^31
+-- (the example rand() of the C standard, ISO C 7.20.2.2, with a 31-bit modulus), divided by
+-- 2^31; the same sequence as integer arithmetic gives it (Lua 5.4's integers, Python's
+-- tests/bench/bench_plot_mpl.py). The product is taken in two halves, 1103515245 =
+-- 16838 x 2^16 + 20077, so every intermediate stays below 2^46: exact under LuaJIT's doubles
+-- too, where the whole product (up to 2^61) was rounded and the gallery drew other points.
+local A_HI, A_LO, TWO31 = 16838, 20077, 2147483648
+function M.lcg(seed)
+  if type(seed) ~= "number" or seed ~= math.floor(seed) or seed < 0 or seed >= TWO31 then
+    error("notebook.lcg: seed must be an integer in [0, 2^31), got " .. tostring(seed), 2)
+  end
+  return function()
+    seed = ((seed * A_HI) % 32768 * 65536 + seed * A_LO + 12345) % TWO31
+    return seed / TWO31
+  end
+end
+doc.doc(M.lcg, "notebook.lcg(seed) -> rand; rand() -> number in [0, 1)",
+  "a deterministic generator (the C standard's example LCG, mod 2^31), the same sequence on both backends")
+
 local Verdicts = {}
 Verdicts.__index = Verdicts
 local KINDS = { AGREE = true, PARTLY = true, DISAGREE = true }
@@ -50,5 +70,5 @@ function M.verdicts() return setmetatable({}, Verdicts) end
 doc.doc(M.verdicts, "notebook.verdicts() -> V; V:add(verdict, obs, claim, ours); V:summary([text])",
   "observation verdicts (AGREE / PARTLY / DISAGREE) printed one per line, and their counts")
 
-doc.doc(M, "dlbench.notebook", "helpers shared by the seed notebooks: outdir, save, verdicts")
+doc.doc(M, "dlbench.notebook", "helpers shared by the seed notebooks: outdir, save, verdicts, lcg")
 return M

@@ -115,13 +115,21 @@ function M.options(opts, spec, what)
   end
   local bad = require("dlbench.options").unknown(opts, known, what, nil, valid_names(spec))
   if bad then error(bad, 0) end
-  for k in pairs(opts) do
-    local s = known[k]
-    if canon[s[1]] then
-      error(string.format("%s: options %s and %s name the same thing (accepted: %s)", what,
-        canon[s[1]], tostring(k), valid_names(spec)), 0)
+  -- in the spec's order, each name before its aliases: pairs() order named the two the other
+  -- way round from run to run under Lua 5.4 (its string hashes are seeded per run) and
+  -- between backends ("options steps and seq" / "options seq and steps")
+  for _, s in ipairs(spec) do
+    local names = s[5] or {}
+    for i = 0, #names do
+      local k = i == 0 and s[1] or names[i]
+      if opts[k] ~= nil then
+        if canon[s[1]] then
+          error(string.format("%s: options %s and %s name the same thing (accepted: %s)", what,
+            canon[s[1]], k, valid_names(spec)), 0)
+        end
+        canon[s[1]] = k
+      end
     end
-    canon[s[1]] = k
   end
   local o = {}
   for _, s in ipairs(spec) do
