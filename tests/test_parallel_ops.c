@@ -147,9 +147,13 @@ static void input_blocks_loss(dlb_par_layer L[4], const double fw[4], const doub
 **   no recompute:          step = 3 (F0 + 2 F + F2) / (0.8 P)
 **   full recompute:        step = (3 (F0 + 2 F + F2) + 2 F) / (0.8 P), hfu counts 2 F again
 **   full, every 2nd block: step = (3 (F0 + 2 F + F2) + F) / (0.8 P)
-** Memory (act_in X between layers, kept K0, K, K, K2, the largest K2 as the working set):
-** full keeps 0 + X + X + X + K2 (the input and loss layers as the stack's rule always did);
-** every 2nd: the first block keeps K, the second X: 0 + K + X + X + K2. */
+** Memory (act_in X between layers, kept K0, K, K, K2): the input and loss layers run once
+** and keep what they save, K0 and K2 (as the stacks run modules outside checkpoint(); issue
+** [18] item 5: before, their input alone, 0 and X, with K2 counted as the working set); a
+** rebuilt block its input X; the working set, a rebuilt block's K, beyond the loss layer's K2
+** freed by then: max(0, K - K2) = 0, so
+**   full keeps K0 + X + X + K2;  every 2nd: the first block keeps K, the second X:
+**   K0 + K + X + K2. */
 static void recompute_scope(void) {
   const double F0 = 1e9, F = 6e9, F2 = 2e9, X = 1e6, K0 = 3e6, K = 5e6, K2 = 9e6;
   dlb_par_layer L[4];
@@ -171,8 +175,8 @@ static void recompute_scope(void) {
   CHECK_NEAR(r2.step, (W + F) / P8, 1e-9);
   CHECK_NEAR(rf.hfu, (W + 2 * F) / (rf.step * V100.peak), 1e-9);
   CHECK_NEAR(r2.hfu, (W + F) / (r2.step * V100.peak), 1e-9);
-  CHECK_NEAR(rf.mem_act, 3 * X + K2, 1e-9);
-  CHECK_NEAR(r2.mem_act, K + 2 * X + K2, 1e-9);
+  CHECK_NEAR(rf.mem_act, K0 + 2 * X + K2, 1e-9);
+  CHECK_NEAR(r2.mem_act, K0 + K + X + K2, 1e-9);
   /* rerun (issue [18] item 5: the graph path's rule, set by layers.from_graph) overrides
   ** the rule by place: -1 a block runs once, 1 the input layer runs again; 2 is refused */
   o.recompute_every = 1;
