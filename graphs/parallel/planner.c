@@ -644,7 +644,11 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       if (rc) s->tail = lrc ? 0 : s->tail + add;
       if (rfree > s->rcmx) s->rcmx = rfree;
       if (lop && full - sk > s->sacx) s->sacx = full - sk;
-      if ((!rc || lrc) && full > s->full) s->full = full;
+      /* a rebuilt block's working set: its saved tensors again, and the gradient of its
+      ** output arriving from the layer above while its backward runs (the graph path's walk
+      ** holds it there too) */
+      double wset = rc ? full + l->act_out * ((sp && tl > 1) ? 1 / tl : 1) : full;
+      if ((!rc || lrc) && wset > s->full) s->full = wset;
       if (core > s->core) s->core = core;
     }
     if (host) end_run(s, &run);

@@ -409,10 +409,13 @@ function Graph:stats(opts)
   local moved = offload and (offload.params or offload.activations)
   local fw_kept = fw_rule and (not o.walk or moved
     or (type(prof.grad_buffer) == "table" and prof.grad_buffer.persistent))
-  local tm = t
-  if fw_kept and not moved then
+  local tm, act_peak = t, nil
+  if not o.inference and not offload and not in_bwd then
+    -- (every step the time models may hold under the framework schedule: s.act_peak, read
+    -- by dlb.roofline.core_footprint and the planner's layers, framework_memory.sample_bytes)
     local ap = { core.analysis_act_peak(a) }
-    if ap[5] + ap[6] > t.activations + t.workspace then
+    act_peak = math.max(ap[5] + ap[6], t.activations + t.workspace)
+    if fw_kept and ap[5] + ap[6] > t.activations + t.workspace then
       tm = setmetatable({ activations = ap[5], workspace = ap[6] }, { __index = t })
     end
   end
@@ -551,7 +554,7 @@ function Graph:stats(opts)
       .. "their backward runs), peak at the " .. walk.peak or ("framework schedule: weights + "
       .. "every trainable gradient + optimizer + activations + workspace" .. (walk_kept
       and "; schedule = \"walk\" not applied: " .. walk_kept or ""))) or nil,
-    footprint_walk = walk, trainable = t.trainable,
+    footprint_walk = walk, trainable = t.trainable, act_peak = act_peak,
     opt_states = t.opt_states,
     precision_given = o.precision_given,
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
