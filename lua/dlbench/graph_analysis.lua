@@ -410,7 +410,7 @@ function Graph:stats(opts)
   local fw_kept = fw_rule and (not o.walk or moved
     or (type(prof.grad_buffer) == "table" and prof.grad_buffer.persistent))
   local tm, act_peak = t, nil
-  if not o.inference and not offload and not in_bwd then
+  if not o.inference and not in_bwd and not moved and R.holds_all_gradients(offload, o.inference) then
     -- (every step the time models may hold under the framework schedule: s.act_peak, read
     -- by dlb.roofline.core_footprint and the planner's layers, framework_memory.sample_bytes)
     local ap = { core.analysis_act_peak(a) }
