@@ -59,7 +59,7 @@ M.FAMILY_OPTIMIZER = {
 function M.default_optimizer(g, family)
   local m = type(g) == "table" and rawget(g, "model") or nil
   if type(m) == "table" and m.optimizer ~= nil then
-    return m.optimizer, "the model's (" .. tostring(m.builder or m.name or "g.model") .. ")"
+    return m.optimizer, "the model's: " .. tostring(m.builder or m.name or "g.model")
   end
   local r = M.FAMILY_OPTIMIZER[family]
   if r then return r[1], "the " .. family .. " family's default, " .. r[2] end
