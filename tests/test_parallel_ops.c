@@ -68,7 +68,8 @@ static void attention_ops(void) {
 **   none:      4 x (34 s h + 5 a s^2) / t                           (sec. 4.2.2, with SP)
 **   selective: 4 x 34 s h / t + 5 a s^2 / t (sec. 5: 34 s h / t per layer; the one layer
 **              whose core the backward rebuilds at a time)
-**   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t (the checkpoint, and one layer)
+**   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t + 2 s h / t (the checkpoints, one
+**              layer rebuilt, and the gradient arriving at it: issue [18] item 5)
 ** Time (one op per layer, no bytes): a layer is T = 3 F / (t P 0.8) with F = 24 s h^2 + 4 s^2
 ** h, its forward T / 3; selective adds the core's share of the forward, 4 s^2 h / F; full
 ** the whole forward. HFU counts the recomputed FLOPs (4 s^2 h, or F, per layer). */
@@ -98,7 +99,7 @@ static void selective_recompute(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rf, NULL) == DLB_OK);
   CHECK_NEAR(rn.mem_act, 4 * (34 * sh + core) / t, 1e-6);
   CHECK_NEAR(rs.mem_act, 4 * 34 * sh / t + core / t, 1e-6);
-  CHECK_NEAR(rf.mem_act, 4 * 2 * sh / t + (34 * sh + core) / t, 1e-6);
+  CHECK_NEAR(rf.mem_act, 4 * 2 * sh / t + (34 * sh + core) / t + 2 * sh / t, 1e-6);
   CHECK(rs.recompute == DLB_PAR_RECOMPUTE_SELECTIVE);
   const double T = 3 * F / (t * V100.peak * 0.8);
   CHECK_NEAR(rn.step, 4 * T, 1e-9);
