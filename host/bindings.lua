@@ -169,6 +169,7 @@ B.functions = {
   "analysis_exact(a: analysis) -> v: double = check dlb_analysis_footprint_exact(a, &v)",
   "analysis_step_peak(a: analysis) -> o: double[6] = check dlb_analysis_step_peak(a, o)",
   "analysis_step_loss(a: analysis) -> o: double[12] = check dlb_analysis_step_loss(a, o)",
+  "analysis_act_peak(a: analysis) -> o: double[6] = check dlb_analysis_act_peak(a, o)",
   -- roofline (graphs/hw/dlb_roofline.h)
   "roof_defaults() -> d: struct dlb_roof = dlb_roof_init(&d)",
   "_roof_check(dev: struct dlb_roof) = check dlb_roof_check(&dev)",

@@ -238,10 +238,11 @@ static void evaluate(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
   CHECK_NEAR(sm[0], 2e6 * 16 + 2 * 2 * 2e6, 1e-12);
   CHECK_NEAR(sm[1], 2e6 * 16 + 1 * 2 * 2e6, 1e-12);
-  /* full recompute: keep the 1e5-byte inputs, plus one layer rebuilt; backward + forward */
+  /* full recompute: keep the 1e5-byte inputs, plus one layer rebuilt and the gradient
+  ** arriving at it (its act_out, 1e3 x mb: issue [18] item 5); backward + forward */
   cfg.recompute = 1;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
-  CHECK_NEAR(sm[0], 2e6 * 16 + 2 * 2 * 2e5 + 2 * 1e6, 1e-12);
+  CHECK_NEAR(sm[0], 2e6 * 16 + 2 * 2 * 2e5 + 2 * 1e6 + 2 * 1e3, 1e-12);
   CHECK_NEAR(r.compute, 4 * 2 * (t + t / 3), 1e-12);
   /* ZeRO-1/2/3 over dp = 4 (Rajbhandari et al. 2020 Fig. 1: 2+2+K/Nd, 2+(2+K)/Nd, 16/Nd) */
   cfg.recompute = 0; cfg.dp = 4; cfg.pp = 1; cfg.m = 1; o.batch = 4;

@@ -102,7 +102,8 @@ static void head_ops(void) {
 **   none:      4 x (34 s h + 5 a s^2) / t                           (sec. 4.2.2, with SP)
 **   selective: 4 x 34 s h / t + 5 a s^2 / t (sec. 5: 34 s h / t per layer; the one layer
 **              whose core the backward rebuilds at a time)
-**   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t (the checkpoint, and one layer)
+**   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t + 2 s h / t (the checkpoints, one
+**              layer rebuilt, and the gradient arriving at it: issue [18] item 5)
 ** Time (one op per layer, no bytes): a layer is T = 3 F / (t P 0.8) with F = 24 s h^2 + 4 s^2
 ** h, its forward T / 3; selective adds the core's share of the forward, 4 s^2 h / F; full
 ** the whole forward. HFU counts the recomputed FLOPs (4 s^2 h, or F, per layer). */
@@ -132,7 +133,7 @@ static void selective_recompute(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rf, NULL) == DLB_OK);
   CHECK_NEAR(rn.mem_act, 4 * (34 * sh + core) / t, 1e-6);
   CHECK_NEAR(rs.mem_act, 4 * 34 * sh / t + core / t, 1e-6);
-  CHECK_NEAR(rf.mem_act, 4 * 2 * sh / t + (34 * sh + core) / t, 1e-6);
+  CHECK_NEAR(rf.mem_act, 4 * 2 * sh / t + (34 * sh + core) / t + 2 * sh / t, 1e-6);
   CHECK(rs.recompute == DLB_PAR_RECOMPUTE_SELECTIVE);
   const double T = 3 * F / (t * V100.peak * 0.8);
   CHECK_NEAR(rn.step, 4 * T, 1e-9);
@@ -181,9 +182,13 @@ static void input_blocks_loss(dlb_par_layer L[4], const double fw[4], const doub
 **   no recompute:          step = 3 (F0 + 2 F + F2) / (0.8 P)
 **   full recompute:        step = (3 (F0 + 2 F + F2) + 2 F) / (0.8 P), hfu counts 2 F again
 **   full, every 2nd block: step = (3 (F0 + 2 F + F2) + F) / (0.8 P)
-** Memory (act_in X between layers, kept K0, K, K, K2, the largest K2 as the working set):
-** full keeps 0 + X + X + X + K2 (the input and loss layers as the stack's rule always did);
-** every 2nd: the first block keeps K, the second X: 0 + K + X + X + K2. */
+** Memory (act_in X between layers, kept K0, K, K, K2): the input and loss layers run once
+** and keep what they save, K0 and K2 (as the stacks run modules outside checkpoint(); issue
+** [18] item 5: before, their input alone, 0 and X, with K2 counted as the working set); a
+** rebuilt block its input X; the working set, a rebuilt block's K, beyond the loss layer's K2
+** freed by then: max(0, K - K2) = 0, so
+**   full keeps K0 + X + X + K2;  every 2nd: the first block keeps K, the second X:
+**   K0 + K + X + K2. */
 static void recompute_scope(void) {
   const double F0 = 1e9, F = 6e9, F2 = 2e9, X = 1e6, K0 = 3e6, K = 5e6, K2 = 9e6;
   dlb_par_layer L[4];
@@ -205,8 +210,8 @@ static void recompute_scope(void) {
   CHECK_NEAR(r2.step, (W + F) / P8, 1e-9);
   CHECK_NEAR(rf.hfu, (W + 2 * F) / (rf.step * V100.peak), 1e-9);
   CHECK_NEAR(r2.hfu, (W + F) / (r2.step * V100.peak), 1e-9);
-  CHECK_NEAR(rf.mem_act, 3 * X + K2, 1e-9);
-  CHECK_NEAR(r2.mem_act, K + 2 * X + K2, 1e-9);
+  CHECK_NEAR(rf.mem_act, K0 + 2 * X + K2, 1e-9);
+  CHECK_NEAR(r2.mem_act, K0 + K + X + K2, 1e-9);
   /* rerun (issue [18] item 5: the graph path's rule, set by layers.from_graph) overrides
   ** the rule by place: -1 a block runs once, 1 the input layer runs again; 2 is refused */
   o.recompute_every = 1;

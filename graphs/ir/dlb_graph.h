@@ -365,6 +365,15 @@ DLB_API int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out);
 ** update op's output (no training step the library builds does), the analysis's own order
 ** is measured as it is. */
 DLB_API int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]);
+/* The activations' peak of the analysis's own order (the schedule t.footprint measures):
+** the moment, while an op runs, whose live activations + workspace are largest; out[0] the
+** live bytes then, out[1..5] the weights, gradients, optimizer state, activations and
+** workspace. The framework memory schedule (dlb_step_memory: weights + every trainable
+** gradient + optimizer + activations) reads its activations here: the step's largest, not
+** those at the peak of all bytes, which under full recompute is late in the backward with
+** no activation live (issue [18] item 5: GPT-2's footprint under pytorch-ddp left its
+** 228 MB of checkpoints and output layer out, 10% under the planner's mem). */
+DLB_API int dlb_analysis_act_peak(const dlb_analysis *a, double out[6]);
 /* Two moments of that walk: while the step's loss runs (the first softmax_xent op of the
 ** analysis's order) and while its backward op runs (the first op making the logits'
 ** gradient), the live bytes then: out[0] and out[1..5] (weights, gradients, optimizer state,

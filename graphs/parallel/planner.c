@@ -50,9 +50,10 @@ const dlb_par_link *dlb_par_group_link(const dlb_par_cluster *cl, double span) {
 ** Megatron-LM's _checkpointed_forward loops over the transformer layers only (the embedding
 ** and the output layer run outside ParallelTransformer), Hugging Face's
 ** gradient_checkpointing_enable checkpoints each decoder layer; PyTorch's
-** checkpoint_sequential runs its last segment without a checkpoint. The memory rule is
-** unchanged: the loss layer's activations, live at the start of the backward, are the
-** working set `full` already counts (the largest layer's), not a checkpoint added to it. */
+** checkpoint_sequential runs its last segment without a checkpoint. The memory rule (issue
+** [18] item 5): a layer that runs once keeps what it saves, a rebuilt block its input, and
+** the working set is the largest rebuilt block's beyond the layers after the last one (their
+** backward runs first): max(the loss's moment, a block's rebuild), the graph path's peak. */
 static int recompute_layer(const dlb_par_layer *l) {
   if (l->rerun != 0) return l->rerun > 0;
   return l->act_in > 0 && l->act_out > 0;
@@ -631,10 +632,23 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       ** attention core) */
       double cfree = selc ? core : 0;
       double rfree = fmin(rr.share * full + rr.out, fmax(0, full - cfree - ain));
-      s->kept += rc && (lrc || !blk) ? ain : (sel ? full - cfree - rfree : (lop ? sk : full));
+      /* full recompute: a rebuilt block keeps its input (the checkpoint); a layer that runs
+      ** once (the embedding, the head: outside the checkpointed blocks) keeps every tensor it
+      ** saves, as the stacks run a module outside checkpoint() (torch.utils.checkpoint wraps
+      ** the blocks only: torchtitan's apply_ac, Hugging Face's gradient checkpointing,
+      ** Megatron-LM's _checkpointed_forward) and as the graph path does (its once ops are
+      ** never dropped, graphs/step/train.c); before issue [18] item 5 it kept its input
+      ** alone, so BERT's embedding LayerNorm and dropout were in neither kept nor full */
+      double add = rc && lrc ? ain : (sel ? full - cfree - rfree : (lop ? sk : full));
+      s->kept += add;
+      if (rc) s->tail = lrc ? 0 : s->tail + add;
       if (rfree > s->rcmx) s->rcmx = rfree;
       if (lop && full - sk > s->sacx) s->sacx = full - sk;
-      if (full > s->full) s->full = full;
+      /* a rebuilt block's working set: its saved tensors again, and the gradient of its
+      ** output arriving from the layer above while its backward runs (the graph path's walk
+      ** holds it there too) */
+      double wset = rc ? full + l->act_out * ((sp && tl > 1) ? 1 / tl : 1) : full;
+      if ((!rc || lrc) && wset > s->full) s->full = wset;
       if (core > s->core) s->core = core;
     }
     if (host) end_run(s, &run);
@@ -666,7 +680,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
     else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
     s->mem = s->wbytes * zw + s->trainable * (eg + eo) + s->ewb * zwe + s->etrain * (ege + eoe)
-             + inflight * mbc * s->kept + (rc ? mbc * s->full : 0)
+             /* full recompute: the rebuilt block's working set, beyond the layers after
+             ** the last rebuilt one (the head), whose backward has freed them by then: the
+             ** larger of the loss's moment (every kept byte) and a block's rebuild */
+             + inflight * mbc * s->kept + (rc ? mbc * fmax(0, s->full - s->tail) : 0)
              + (sel ? mbc * fmax(selc ? s->core : 0, s->rcmx) : 0)
              + (sop ? mbc * s->sacx : 0)
              + s->cpws;

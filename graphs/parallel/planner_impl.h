@@ -40,7 +40,9 @@ typedef struct dlb_par_stage {
   double trainable;     /* of which train (gradients, optimizer state, allreduce) */
   double wbytes;        /* bytes of the weights held, before ZeRO-3 */
   double kept;          /* activation bytes kept per sample */
-  double full;          /* largest layer's full activation bytes per sample (recompute) */
+  double full;          /* largest rebuilt layer's full activation bytes per sample (recompute) */
+  double tail;          /* kept bytes per sample of the layers after its last rebuilt one, whose
+                           backward frees them before a block is rebuilt (recompute) */
   double core;          /* largest layer's attention-core bytes per sample (selective) */
   double sacx;          /* largest block's bytes per sample rebuilt by per-op selective AC */
   double rcmx;          /* largest layer's bytes per sample rebuilt by recompute_modules */

@@ -656,6 +656,30 @@ int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]) {
   return DLB_OK;
 }
 
+int dlb_analysis_act_peak(const dlb_analysis *a, double out[6]) {
+  size_t no = a->nops;
+  uint8_t *mark = dlb_malloc(no + 1);
+  fpresult *at = dlb_calloc(no + 1, sizeof *at);
+  fpresult r = {0, {0}, -1};
+  int rc = (!mark || !at) ? dlb_fail(DLB_ENOMEM, "analysis: out of memory") : DLB_OK;
+  if (!rc) {
+    memset(mark, 1, no + 1);
+    rc = dlb_fp_measure_at(a->s, a->size, a->order, mark, &r, at);
+  }
+  if (!rc) {
+    /* the first op with the largest activations + workspace (none: before the first op) */
+    int best = -1;
+    for (size_t k = 0; k < no; k++) {
+      int i = a->order[k];
+      if (best < 0 || at[i].cat[3] + at[i].cat[4] > at[best].cat[3] + at[best].cat[4]) best = i;
+    }
+    out[0] = best >= 0 ? at[best].peak : 0;
+    for (int c = 0; c < 5; c++) out[c + 1] = best >= 0 ? at[best].cat[c] : 0;
+  }
+  dlb_free(mark); dlb_free(at);
+  return rc;
+}
+
 int dlb_analysis_step_loss(const dlb_analysis *a, double out[12]) {
   size_t no = a->nops;
   const dlb_graph *s = a->s;

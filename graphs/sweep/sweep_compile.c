@@ -179,7 +179,7 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu); dlb_free(p->tun); dlb_free(p->tmult);
   dlb_free(p->ordmku); dlb_free(p->ordmk); dlb_free(p->segmk);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
-  dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff);
+  dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff); dlb_free(p->pkw);
   dlb_free(p);
 }
 

@@ -107,6 +107,9 @@ struct dlb_sweep_prog {
   ** live bytes are not of that form. */
   int32_t *pk;
   int32_t *pkpos, *pkoff;      /* the kept positions in order; segment k's: pkoff[k] .. pkoff[k + 1] */
+  uint8_t *pkw;                /* per position what it can be: 1 the first maximum of all bytes,
+                                  2 the maximum of activations + workspace (issue [18] item 5:
+                                  the framework schedule's activations, dlb_analysis_act_peak) */
   int peak_ok;
   char peak_msg[200];
   /* references beside the owner's: a reducer whose kept rows decode through this program
@@ -162,9 +165,10 @@ size_t dlb_sweep_memcol_polys(const dlb_sweep_prog *p, int32_t *ids);
 
 /* The construction order's peak at one point (pv: its polynomial values): *total the peak
 ** live bytes (the first maximum over op positions, as graphs/step/footprint.c's simulate),
-** *act the activations + workspace there; NaN both when !p->peak_ok. */
+** *act the activations + workspace there, *amax (may be NULL) the largest activations +
+** workspace of the step (dlb_analysis_act_peak's); NaN all when !p->peak_ok. */
 void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *pv,
-                    double *total, double *act);
+                    double *total, double *act, double *amax);
 
 /* The op classes' costs at one point (pv: its polynomial values): FLOPs f, bytes b, the
 ** matmul shape g (4 a class; g[0] = 0: timed without a shape, as dlb.roofline.time times a

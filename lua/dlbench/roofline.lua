@@ -724,6 +724,10 @@ function M.core_footprint(s, dev, scale, opts)
   end
   local function part(k) return b[k] == nil and 0 or num(b[k], "breakdown." .. k, fn) end
   local act = part("activations") + part("workspace")
+  -- the framework schedule holds the step's largest activations (g:stats' s.act_peak, issue
+  -- [18] item 5), not those at the peak of all bytes; a walked step's are its walk's
+  local ap = plain and code == 0 and not rawget(s, "footprint_walk") and tonumber(rawget(s, "act_peak"))
+  if ap and ap > act then act = ap end
   if board then act = act / dev.cores end
   -- g:stats under a profile walks the backward pass (s.footprint_walk): its breakdown holds
   -- the gradients live at that peak, which the framework schedule takes as they are

@@ -175,24 +175,15 @@ function M.spec_text(spec)
   return table.concat(r, "\n")
 end
 
--- g:stats of a zoo graph: dlb.graph's g:stats with the model's default optimizer
--- (g.model.optimizer) unless the call names one. One shared function (not a closure per
--- graph), so help(g.stats) finds its text. dlb.graph's own g:stats reads no graph-level
--- default, hence the override; g:flops, g:params, g:ops, g:summary go through it.
+-- g:stats of a zoo graph: dlb.graph's g:stats, whose one default rule
+-- (dlb.graph.default_optimizer, lua/dlbench/graph_setups.lua) counts the model's default
+-- optimizer (g.model.optimizer) unless the call names one. One shared function (not a
+-- closure per graph), so help(g.stats) finds its text; g:flops, g:params, g:ops, g:summary
+-- go through it. (Before issue [18] item 2 this filled the optimizer in itself, so a zoo
+-- graph's and an imported graph's defaults were two rules.)
 local base_stats = graph.Graph.stats
--- The options b of a g:stats call with the zoo graph's default optimizer filled in (also
--- what dlb.sweep.model compiles with).
-function M.with_optimizer(self, b)
-  local optimizer = type(self) == "table" and type(self.model) == "table" and self.model.optimizer
-  if optimizer and (b == nil or (type(b) == "table" and b.optimizer == nil)) then
-    local c = { optimizer = optimizer }
-    for k, v in pairs(b or {}) do c[k] = v end
-    b = c
-  end
-  return b
-end
 function M.stats(self, b)
-  return base_stats(self, M.with_optimizer(self, b))   -- a tail call: its errors name the caller's line
+  return base_stats(self, b)   -- a tail call: its errors name the caller's line
 end
 
 -- Run builder f(opts) with LoRA adapters lora = {rank=, targets=} (or nil) set for the graph

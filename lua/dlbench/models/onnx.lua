@@ -211,7 +211,10 @@ local function screen(path, g, kind, b, opts)
   end
   if #applied > 0 then applied[1] = "bindings " .. applied[1] .. " (unbound dims: sequence-like 128, others 1)" end
   if not opts.precision then applied[#applied + 1] = "precision=" .. s.precision .. " (--precision)" end
-  applied[#applied + 1] = "optimizer=" .. s.optimizer .. " (the model's)"
+  -- g:stats' one default rule (dlb.graph.default_optimizer), the source as the stats say it
+  if s.optimizer_source ~= "given" then
+    applied[#applied + 1] = "optimizer=" .. s.optimizer .. " (" .. tostring(s.optimizer_source) .. ")"
+  end
   if not opts.hw then applied[#applied + 1] = "no device (--hw adds the roofline time)" end
   if not opts.framework then
     applied[#applied + 1] = (timed_fw and timed_fw ~= "none")
