@@ -450,6 +450,18 @@ local function setup(fname, o)
       .. "layers.transformer set one): pass precision= (\"mixed\", \"bf16\", \"fp32\" ...)", 3)
   end
   local dev, cal_note = o.device, nil
+  -- the precision chosen when the call named none, in the row's defaults (review 21: a layer
+  -- list's went unsaid, and "mixed" did not say which peak): hw:defaulted_precision, the
+  -- one rule dlb.roofline.time applies too
+  local pentry
+  if o.precision == nil and o.device == nil and is_catalogue(o.hw) then
+    local whose = not is_graph(lsrc) and gp and "the layers'" or nil
+    local okd, res = pcall(function() return select(3, o.hw:defaulted_precision(gp, whose)) end)
+    if not okd then error(fname .. ": " .. require("dlbench.errors").strip(res), 3) end
+    pentry = res
+  elseif o.precision == nil and is_graph(lsrc) then
+    pentry = "precision mixed"
+  end
   if not dev and o.hw then
     local hw = o.hw
     if is_catalogue(hw) then
@@ -529,7 +541,7 @@ local function setup(fname, o)
   if o.collectives == nil then rawset(o2, "collectives", base.default_collectives(o, cl)) end
   base.check_algo(fname, o2.collectives, o.algo, o.collectives ~= nil, 2)
   local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
-    applied = applied, o = o, dev = dev,
+    applied = applied, o = o, dev = dev, precision_entry = pentry,
     -- optimizer offload that keeps the device gradients (framework_memory's
     -- offload_gradients = false), by the plan's profile on graph= and layers= alike:
     -- apply_offload keeps them
@@ -678,7 +690,7 @@ local function finish(r, o, ls, info, dev)
   for _, a in ipairs(info.applied) do applied[#applied + 1] = a end
   if o.calibration == nil then applied[#applied + 1] = "calibration " .. info.calibration end
   if aentry then applied[#applied + 1] = aentry end
-  if is_graph(g) and o.precision == nil then applied[#applied + 1] = "precision mixed" end
+  if info.precision_entry then applied[#applied + 1] = info.precision_entry end
   -- flat (a plan is a dlb.table of numbers and strings): the version, the defaults
   -- applied and one line of provenance
   local pv = fw.provenance(info.prof, info.src, info.calibration, applied)

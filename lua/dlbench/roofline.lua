@@ -327,13 +327,16 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
   -- and the bytes counted at the stats' precision are rescaled to it; r.precision_source
   -- says which
+  -- says which: "option", "stats", or "device" whenever the call named none (review 21: a
+  -- GPU's fp32 chosen so was "default" or "stats", and the defaults did not name it;
+  -- hw:defaulted_precision is the one rule, dlb.parallel's too)
   local psource = opts.precision and "option" or "stats"
   if opts.precision == nil and (sprec == nil or sprec_given == false) then
-    local natural = dev:default_precision()
-    if natural and natural ~= (sprec or "fp32") then
+    local natural = dev:defaulted_precision()
+    if natural ~= (sprec or "fp32") then
       opts = setmetatable({ precision = natural }, { __index = opts })
-      psource = "device"
-    elseif sprec == nil then psource = "default" end
+    end
+    psource = "device"
   end
   local prec = dev:precision(opts.precision or sprec or "fp32")
   dev, cal_note = fw.calibrate(dev, prec, calibration)
@@ -366,8 +369,9 @@ doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given
 -- The defaults a timed result applied, in words (its provenance's defaults list,
 -- dlb.frameworks.provenance): the profile when a default chose it (source "default ..."; not
 -- when the call named one), the calibration when the call gave none, the attention-FLOPs
--- entry (dlbench.mfu.attention_option; nil: none) and the precision when the device chose
--- it (roof_of's source "device"). Shared by dlb.roofline.time and dlb.sweep.model, whose
+-- entry (dlbench.mfu.attention_option; nil: none) and the precision when the call named none
+-- and the device's default chose it (roof_of's source "device": on every device class, a
+-- GPU's or a CPU host's fp32 as a TPU's bf16). Shared by dlb.roofline.time and dlb.sweep.model, whose
 -- rows carry the same text.
 function M.defaults_applied(prof, fsource, framework_given, calibration, calibration_given,
                             aentry, psource, prec)
@@ -377,7 +381,7 @@ function M.defaults_applied(prof, fsource, framework_given, calibration, calibra
   end
   if not calibration_given then defaults[#defaults + 1] = "calibration " .. calibration end
   if aentry then defaults[#defaults + 1] = aentry end
-  if psource == "device" then defaults[#defaults + 1] = "precision " .. prec end
+  if psource == "device" then defaults[#defaults + 1] = require("dlbench.hw").precision_entry(prec) end
   return defaults
 end
 doc.doc(M.defaults_applied, "dlb.roofline.defaults_applied(profile, framework_source, framework_given, "
