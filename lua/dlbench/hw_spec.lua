@@ -254,4 +254,5 @@ local function validate(spec, where)
 end
 
 M.ROOF_FIELDS, M.roof_rule, M.validate = ROOF_FIELDS, roof_rule, validate
+M.FIELDS, M.FIELD_LIST = FIELDS, FIELD_LIST
 return M
