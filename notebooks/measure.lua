@@ -159,7 +159,8 @@ local run = fx.runs[5] -- mlp b=256
 -- host's 2 cores; the profiler records the calling thread only. Measured here: a
 -- single-"thread" torch.mm of 1024^2 kept a second thread of the process busy as long as the
 -- caller (process CPU time 2.0 x the caller's), and mlp b=256 runs 211 GFLOP/s against the
--- 135 GFLOP/s one-thread peak (review 21: the call below used that peak and printed 155.9%).
+-- 135 GFLOP/s one-thread peak (review 21: the call below used that peak and printed 155.9%);
+-- section 3's calibration, blind to this, fits the torch steps' peak.fp32 at 2.72e11, 2.0 x.
 -- The peak of the run is therefore the 2 cores': 2 x the one-thread ceiling, an upper bound
 -- (the utilisation a lower bound). cores = 1: eq. 3 counts the one thread the trace holds.
 local BLAS_THREADS = 2
