@@ -450,18 +450,8 @@ local function setup(fname, o)
       .. "layers.transformer set one): pass precision= (\"mixed\", \"bf16\", \"fp32\" ...)", 3)
   end
   local dev, cal_note = o.device, nil
-  -- the precision chosen when the call named none, in the row's defaults (review 21: a layer
-  -- list's went unsaid, and "mixed" did not say which peak): hw:defaulted_precision, the
-  -- one rule dlb.roofline.time applies too
-  local pentry
-  if o.precision == nil and o.device == nil and is_catalogue(o.hw) then
-    local whose = not is_graph(lsrc) and gp and "the layers'" or nil
-    local okd, res = pcall(function() return select(3, o.hw:defaulted_precision(gp, whose)) end)
-    if not okd then error(fname .. ": " .. require("dlbench.errors").strip(res), 3) end
-    pentry = res
-  elseif o.precision == nil and is_graph(lsrc) then
-    pentry = "precision mixed"
-  end
+  -- the precision chosen when the call named none, in the row's defaults (review 21)
+  local pentry = base.precision_entry(fname, o, gp, is_graph(lsrc))
   if not dev and o.hw then
     local hw = o.hw
     if is_catalogue(hw) then

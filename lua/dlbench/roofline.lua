@@ -324,12 +324,10 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   local fw = require "dlbench.frameworks"
   local cal_note
   -- no precision given (neither here nor to g:stats): the device's natural training
-  -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
-  -- and the bytes counted at the stats' precision are rescaled to it; r.precision_source
-  -- says which
-  -- says which: "option", "stats", or "device" whenever the call named none (review 21: a
-  -- GPU's fp32 chosen so was "default" or "stats", and the defaults did not name it;
-  -- hw:defaulted_precision is the one rule, dlb.parallel's too)
+  -- precision (hw:defaulted_precision, the one rule: fp32 where it has an fp32 peak, else
+  -- bf16 on TPUs ...), and the bytes counted at the stats' precision are rescaled to it;
+  -- r.precision_source says which: "option", "stats", or "device" whenever the call named
+  -- none (review 21: a GPU's fp32 so chosen was "default" or "stats", and unsaid)
   local psource = opts.precision and "option" or "stats"
   if opts.precision == nil and (sprec == nil or sprec_given == false) then
     local natural = dev:defaulted_precision()
@@ -370,9 +368,8 @@ doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given
 -- dlb.frameworks.provenance): the profile when a default chose it (source "default ..."; not
 -- when the call named one), the calibration when the call gave none, the attention-FLOPs
 -- entry (dlbench.mfu.attention_option; nil: none) and the precision when the call named none
--- and the device's default chose it (roof_of's source "device": on every device class, a
--- GPU's or a CPU host's fp32 as a TPU's bf16). Shared by dlb.roofline.time and dlb.sweep.model, whose
--- rows carry the same text.
+-- (roof_of's source "device": a GPU's fp32 as a TPU's bf16). Shared by dlb.roofline.time and
+-- dlb.sweep.model, whose rows carry the same text.
 function M.defaults_applied(prof, fsource, framework_given, calibration, calibration_given,
                             aentry, psource, prec)
   local defaults = {}
