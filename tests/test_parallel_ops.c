@@ -60,6 +60,40 @@ static void attention_ops(void) {
   CHECK(strstr(dlb_last_error(), "attention") != NULL);
 }
 
+/* The output layer's GEMMs (dlb_par_op.attention = 5, the analysis' DLB_KERNEL_HEAD) at the
+** device's head_peak (the 16-bit peak of an fp8 step whose recipe leaves the output layer in
+** bf16; graphs/hw/roofline.c dlb_op_time_raw). attention_ops' layers, no attention kernels;
+** the last layer's backward op (2e9 FLOPs a sample, mb = 2) a GEMM of the output layer
+** (m = 1 row a sample, n = k = 1000: no matmul model on this device, efficiency 1). By hand:
+** head_peak 0: 4 x 6e9 / (P x 0.8) as before; head_peak P / 2: that op's 4e9 FLOPs at
+** (P / 2) x 0.8, the rest at P x 0.8. Without a matmul shape the mark is refused. */
+static void head_ops(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_op ops[8];
+  two_ops_per_layer(ops, 4);
+  for (int i = 0; i < 8; i++) ops[i].attention = 0;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 2, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double P = V100.peak;
+  ops[7].attention = 5;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "must give its matmul shape") != NULL);
+  ops[7].m = 1; ops[7].n = 1000; ops[7].k = 1000; ops[7].batch = 1; ops[7].grow = 1;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 6e9 / (P * 0.8), 1e-12);          /* head_peak 0: the step's peak */
+  d.head_peak = P / 2;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 20e9 / (P * 0.8) + 4e9 / (P / 2 * 0.8), 1e-12);
+  CHECK_NEAR(r.mfu, 24e9 / (r.step * P), 1e-12);            /* MFU at the step's peak */
+  ops[7].attention = 0;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 6e9 / (P * 0.8), 1e-12);          /* any other op: the step's peak */
+}
+
 /* Selective activation recompute (Korthikanti et al. 2022 sec. 5) on four GPT-3-shaped
 ** layers of their Table 3 kind (s = 2048, h = 4096, a = 32, one sample, 2-byte activations):
 ** kept per layer (eq. 1) 34 s h + 5 a s^2 bytes, of which 10 s h replicated over the tensor
@@ -173,6 +207,22 @@ static void recompute_scope(void) {
   CHECK_NEAR(r2.hfu, (W + F) / (r2.step * V100.peak), 1e-9);
   CHECK_NEAR(rf.mem_act, 3 * X + K2, 1e-9);
   CHECK_NEAR(r2.mem_act, K + 2 * X + K2, 1e-9);
+  /* rerun (issue [18] item 5: the graph path's rule, set by layers.from_graph) overrides
+  ** the rule by place: -1 a block runs once, 1 the input layer runs again; 2 is refused */
+  o.recompute_every = 1;
+  L[2].rerun = -1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, (W + F) / P8, 1e-9);
+  L[2].rerun = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, rf.step, 1e-12);
+  L[0].rerun = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, (W + 2 * F + F0) / P8, 1e-9);
+  L[0].rerun = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "layer 1 has rerun 2") != NULL);
+  L[0].rerun = L[2].rerun = 0;
   /* 0 is every block, as 1; a fraction is an error naming the option */
   o.recompute_every = 0;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
@@ -653,6 +703,7 @@ static void phase_sync(void) {
 
 int main(void) {
   RUN(attention_ops);
+  RUN(head_ops);
   RUN(selective_recompute);
   RUN(recompute_scope);
   RUN(selective_op);

@@ -222,6 +222,13 @@ typedef struct dlb_par_layer {
   double upd_tensors;    /* parameter tensors the layer's update steps (its trainable weights) */
   double upd_chunks;     /* their multi_tensor_apply chunks in all: sum of ceil(numel / 65536)
                             (dlb_analysis_update_tensors), unsharded */
+  /* full recompute (issue [18] item 5) */
+  double rerun;          /* whether full recompute runs the layer's forward again: 1 yes (a
+                            block of the stack), -1 no (an embedding, a head: a layer reading
+                            only the model's inputs or holding a loss), 0 by its place (the
+                            first layer, act_in 0, and the loss layer, act_out 0, run once).
+                            dlb.parallel.layers.from_graph sets it by the graph path's rule
+                            (dlb_analysis_layer_rerun) */
 } dlb_par_layer;
 
 /* Criteria for splitting layers into stages. */
@@ -491,7 +498,10 @@ typedef struct dlb_par_op {
                             matmul shape (m 0): experts/ep kernels, each on its share of
                             the bytes, every launch after the first costing the host a
                             kernel launch (Transformer Engine's per-tensor fp8
-                            quantisation of a grouped linear, dlbench.te_fp8); 0 any other
+                            quantisation of a grouped linear, dlbench.te_fp8); 5: a GEMM of
+                            the output layer (the LM head's forward and backward GEMMs, the
+                            analysis' DLB_KERNEL_HEAD: timed at the device's head_peak when
+                            set, as any op otherwise; a matmul shape required); 0 any other
                             op. Forward ops marked 1 or 3 are what selective recompute runs
                             again in the backward */
   double replicated;     /* 1: an op of a tensor-parallel layer outside its tensor-parallel

@@ -39,9 +39,12 @@ const dlb_par_link *dlb_par_group_link(const dlb_par_cluster *cl, double span) {
   return cl->inter.bw > 0 ? &cl->inter : &cl->intra;
 }
 
-/* Whether full recompute runs a layer's forward again: every layer but the model's input
-** layer (act_in 0: nothing before it, the embedding) and its loss layer (act_out 0: the head
-** and the cross-entropy). The stacks checkpoint the blocks between them: llm-foundry /
+/* Whether full recompute runs a layer's forward again: as its rerun says (a graph's layers:
+** the graph path's rule, dlb_layer_reruns in graphs/step/train.c: a layer that reads the hidden
+** state and holds no loss; BERT's embedding LayerNorm and pooler, T5's decoder embedding run
+** once, issue [18] item 5), else every layer but the model's input layer (act_in 0: nothing
+** before it, the embedding) and its loss layer (act_out 0: the head and the cross-entropy).
+** The stacks checkpoint the blocks between them: llm-foundry /
 ** Composer's activation_checkpointing_fn selects MPTBlock modules (llmfoundry/models/mpt/
 ** modeling_mpt.py), torchtitan's apply_ac wraps each TransformerBlock of model.layers,
 ** Megatron-LM's _checkpointed_forward loops over the transformer layers only (the embedding
@@ -51,6 +54,7 @@ const dlb_par_link *dlb_par_group_link(const dlb_par_cluster *cl, double span) {
 ** unchanged: the loss layer's activations, live at the start of the backward, are the
 ** working set `full` already counts (the largest layer's), not a checkpoint added to it. */
 static int recompute_layer(const dlb_par_layer *l) {
+  if (l->rerun != 0) return l->rerun > 0;
   return l->act_in > 0 && l->act_out > 0;
 }
 

@@ -102,6 +102,9 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
       return dlb_fail(DLB_EINVAL, "plan: layer %d has upd_tensors %g and upd_chunks %g (whole "
                       "numbers, chunks >= tensors: every tensor is a chunk at least)", i + 1,
                       l->upd_tensors, l->upd_chunks);
+    if (!(l->rerun == -1 || l->rerun == 0 || l->rerun == 1))
+      return dlb_fail(DLB_EINVAL, "plan: layer %d has rerun %g (1: full recompute runs its "
+                      "forward again, -1: once, 0: by its place)", i + 1, l->rerun);
     const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
                          l->params, l->act_out, l->act_kept, l->act_rep, l->act_in,
                          l->tp_bytes, l->tp_colls, l->shardable, l->tp_div, l->frozen,

@@ -401,6 +401,12 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     T->bytes = 0;
     for (size_t i = 0; i < no; i++) T->bytes += a->bytes[i];
   }
+  /* the output layer's GEMMs (timed at a recipe's head_peak: output_layer.c) */
+  if (dlb_mark_output_layer(s, a->kernel) != DLB_OK) {
+    dlb_analysis_free(a);
+    dlb_free(dimval); dlb_free(numel);
+    return NULL;
+  }
   T->flops = T->flops_fwd + T->flops_bwd + T->flops_update + T->flops_recompute;
   T->intensity = T->bytes > 0 ? T->flops / T->bytes : 0;
   T->nops = (double)no;
@@ -578,6 +584,19 @@ int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
     return dlb_fail(DLB_EINVAL, "analysis: layer %zu out of range (%zu layers)", i, a->s->nlayers);
   for (int k = 0; k < 6; k++) out[k] = a->lay[6 * i + k];
   return DLB_OK;
+}
+
+int dlb_analysis_layer_rerun(const dlb_analysis *a, int *out, size_t n) {
+  if (n != a->s->nlayers)
+    return dlb_fail(DLB_EINVAL, "analysis: layer_rerun needs %zu entries (the layers), got %zu",
+                    a->s->nlayers, n);
+  if (n == 0) return DLB_OK;
+  uint8_t *r = dlb_calloc(n, 1);
+  if (!r) return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
+  int st = dlb_layer_reruns(a->s, r);
+  for (size_t l = 0; st == DLB_OK && l < n; l++) out[l] = r[l];
+  dlb_free(r);
+  return st;
 }
 
 int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, double out[2]) {

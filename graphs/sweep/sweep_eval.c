@@ -106,15 +106,16 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
                      .nseg = p->nseg, .ord = p->ord, .sego = p->sego, .segn = p->segn,
                      .rep = rep, .step = 1, .mark = p->ordmk, .phase_sync = p->psync,
                      .segmk = p->segmk };
-  /* the optimizer step's launch model (dlb_sweep_prog_optim): the Adam / AdamW tensors at the
-  ** point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
+  /* the update phase's ops out of the timeline's order (dlb_step_time runs them after it),
+  ** and the optimizer step's launch model (dlb_sweep_prog_optim): the Adam / AdamW tensors at
+  ** the point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
   dlb_optim_count oc;
+  if (p->upd != NULL) s.upd = p->upd, s.ord = p->ordu, s.segn = p->segnu, s.mark = p->ordmku;
   if (p->okind != DLB_OPTIM_NONE && p->upd != NULL) {
     double ut;
     int st = launch_counts(p, pv, rep + p->nseg, &ut, &oc);
     if (st != DLB_OK) return st;
-    if (ut > 0)
-      s.upd = p->upd, s.optim = &oc, s.ord = p->ordu, s.segn = p->segnu, s.mark = p->ordmku;
+    if (ut > 0) s.optim = &oc;
   }
   return dlb_step_time(d, &s, work, NULL, NULL, out);
 }

@@ -564,6 +564,29 @@ function Graph:type_flops(tname, b)
 end
 doc.doc(Graph.type_flops, "g:type_flops(type[, bindings]) -> poly", "forward FLOPs of the ops of one type, e.g. \"matmul\"")
 
+-- The attention patterns (the chains g:stats{fuse = {"attention"}} fuses: scores = Q K^T, scale,
+-- at most one mask, softmax, dropout, P V; graphs/step/fusion.c): how many, how many with a
+-- mask the ONNX importer read as causal (docs/import.md "Causal attention"), and the forward
+-- FLOPs of their two matmuls (all, and the causal ones' alone) as polys.
+function Graph:attention(b)
+  local names, values = {}, {}
+  if b ~= nil and type(b) ~= "table" then error("g:attention: bindings must be a table", 2) end
+  for k, v in pairs(b or {}) do
+    if type(k) ~= "string" or type(v) ~= "number" then
+      error(string.format("g:attention: binding %s must be a number (a positive integer dim), got %s",
+        tostring(k), type(v)), 2)
+    end
+    names[#names + 1] = k; values[#values + 1] = v
+  end
+  local n, c = core.graph_attention_count(self._h)
+  return { count = n, causal = c,
+    flops = poly.wrap(core.graph_symbolic_attention(self._h, -1, names, values)),
+    flops_causal = poly.wrap(core.graph_symbolic_attention(self._h, 1, names, values)) }
+end
+doc.doc(Graph.attention, "g:attention([bindings]) -> {count=, causal=, flops=poly, flops_causal=poly}",
+  "the attention patterns the attention fusion finds: how many, how many with a causal mask read "
+  .. "from an ONNX file, and the forward FLOPs of their score and value matmuls")
+
 function Graph:ops(opts)
   local s = self:stats(opts)
   needbound(self, s, "g:ops")

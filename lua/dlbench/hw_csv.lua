@@ -35,8 +35,11 @@ column("nccl_ctas")
 local kernel = false
 for _, f in ipairs(desc.fields("dlb_roof")) do
   kernel = kernel or f == "kernel_overhead"
-  -- attn_work is the step's (a framework profile's causal masking), not a device's column
-  if kernel and f ~= "mem" and f ~= "attn_work" and not f:match("^level%d+_") then column(f) end
+  -- attn_work and head_peak are the step's (a framework profile's causal masking and fp8
+  -- recipe), not a device's columns
+  if kernel and f ~= "mem" and f ~= "attn_work" and f ~= "head_peak" and not f:match("^level%d+_") then
+    column(f)
+  end
 end
 -- toy: "true" for a deliberate toy device (the units' plausibility check skipped: hw_spec.lua)
 for _, c in ipairs { "toy", "note", "source", "levels" } do column(c) end

@@ -22,10 +22,12 @@ M.PRECISIONS, M.is_prec = PRECISIONS, is_prec
 -- hw:roof makes each from something else: peak (the device's peak table, at one
 -- precision), bw (mem_bw), elem (the precision's bytes), cache_aware, bytes_scale, tile_m,
 -- tile_n (options of one call), gemm_tile_m, gemm_tile_n (gemm_tile = {m, n}), the
--- levelN_size / levelN_bw pairs (levels, a list) and attn_work (the step's causal masking
--- under a framework profile: dlb.frameworks.attn_work).
+-- levelN_size / levelN_bw pairs (levels, a list), attn_work (the step's causal masking
+-- under a framework profile: dlb.frameworks.attn_work) and head_peak (the output layer's peak
+-- under the profile's fp8 recipe: dlb.frameworks.head_peak).
 local ROOF_MADE = { peak = true, bw = true, elem = true, cache_aware = true, bytes_scale = true,
-  tile_m = true, tile_n = true, gemm_tile_m = true, gemm_tile_n = true, attn_work = true }
+  tile_m = true, tile_n = true, gemm_tile_m = true, gemm_tile_n = true, attn_work = true,
+  head_peak = true }
 local ROOF_FIELDS = {}   -- dlb_roof's fields a device holds as numbers of the same name
 for _, f in ipairs(desc.fields("dlb_roof")) do
   if not (ROOF_MADE[f] or f:match("^level%d+_")) then ROOF_FIELDS[#ROOF_FIELDS + 1] = f end

@@ -462,6 +462,9 @@ local function setup(fname, o)
     if is_catalogue(hw) and prof.name ~= "none" then
       dev.attn_eff, dev.attention_kernel = fw.attention_eff(prof, hw, dev.precision)
     end
+    -- the output layer's GEMMs at the 16-bit peak in an fp8 step whose recipe leaves it in
+    -- bf16 (dlb.frameworks.head_peak; nil: the step's peak)
+    if is_catalogue(hw) then dev.head_peak = fw.head_peak(prof, hw, dev.precision) end
   end
   -- the host-side model (issue [19]): the profile's dispatch cost per op and per layer,
   -- unless the device given says its own (a positive cost: a catalogue device's fields are

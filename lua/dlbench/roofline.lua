@@ -353,6 +353,9 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   -- the profile's attention kernel: the device's efficiency for that kernel family
   local akernel = nil
   if prof.name ~= "none" then roof.attn_eff, akernel = fw.attention_eff(prof, dev, prec) end
+  -- the output layer's GEMMs at the 16-bit peak in an fp8 step whose recipe leaves it in bf16
+  -- (dlb.frameworks.head_peak; nil: the step's peak)
+  roof.head_peak = fw.head_peak(prof, dev, prec)
   -- the host-side model: the profile's host issues every op (dlb_timeline in the per-op rule);
   -- a device that states its own host cost (hw:with{host_op = ...}) keeps it
   fw.apply_host(roof, prof, calibration)
@@ -529,9 +532,7 @@ function M.time(s, dev, opts)
   if type(ff) == "number" and type(fb) == "number" then
     local origin = fw.origin[s] or fw.origin[given]
     local g, bind = origin and origin.graph, origin and origin.opts
-    local m = g and type(g.model) == "table" and type(g.model.options) == "table" and g.model.options
-    local batch = m and (type(m.batch) == "number" and m.batch or (bind and tonumber(bind[m.batch])))
-      or (bind and tonumber(bind.b))
+    local batch = mfu.samples(g, bind, mkind)
     local params = rawget(s, "params")
     if batch then
       mf, conv, known = mfu.model_flops(ff + fb, batch, g, bind, params, mkind, matt)

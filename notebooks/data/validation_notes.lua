@@ -73,9 +73,9 @@ return {
   { "fp32", "fp32 on CUDA cores: no calibration rows, catalogue flops_eff; cuDNN's algorithm "
     .. "choice (e.g. Winograd) not modelled", uses = { precision = "fp32" } },
   { "resnet50%-amp%-8x", "input pipeline not modelled (the 1-GPU row is 19% faster per GPU)" },
-  { "fp8", "fp8 rows: attention in bf16 and Transformer Engine's quantisation kernels of the "
-    .. "row's recipe (dlbench.te_fp8) are modelled; the delayed recipe's amax/scale updates, "
-    .. "the logits GEMM in bf16 (< 1.3 points) and a per-model recipe tuning are not",
+  { "fp8", "fp8 rows: attention and the output layer's GEMMs in bf16 (dlbench.fp8_output) and "
+    .. "Transformer Engine's quantisation kernels of the row's recipe (dlbench.te_fp8) are "
+    .. "modelled; the delayed recipe's amax/scale updates and a per-model recipe tuning are not",
     uses = { precision = "fp8" } },
   -- the H100 rows by the attention kernel their profile runs (lua/dlbench/hw_kernels.lua)
   { "h100", "H100: attention at FlashAttention-2's 0.34 of peak (attn_eff); which attention "

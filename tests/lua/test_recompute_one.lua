@@ -13,6 +13,13 @@
 -- evaluate's 19.018 ms (3.3% apart). Selective recompute has no graph-path twin
 -- (g:stats's policies: docs/graph.md), so only full is compared. Every profile as it is and
 -- without its host model, three GPT sizes; both backends.
+-- Which layers run again (issue [18] item 5): the blocks of the stack, by one rule both paths
+-- read (dlb_layer_reruns, graphs/step/train.c; dlb_par_layer.rerun): a layer whose forward
+-- reads the hidden state and holds no loss. Hugging Face's BertEncoder checkpoints each
+-- BertLayer, BertEmbeddings (with its LayerNorm) and BertPooler run outside it; T5Stack
+-- likewise each T5Block. Before, the graph path reran BERT's embedding segment (its
+-- LayerNorm's backward reads its input) and the planner T5's decoder embedding (between two
+-- blocks, act_in > 0), 50 us and 10 us apart; both reran BERT's pooler.
 local T = require "harness"
 local dlb = require "dlbench"
 local fw = dlb.frameworks
@@ -91,5 +98,72 @@ T.test("full recompute reruns each block's whole forward, as the forward ran it"
     assert(blocks >= 12 * (24 * q * d * d + 4 * q * q * d), prof .. ": blocks' forward " .. blocks)
     T.near(rsum, blocks, 1e-12, prof .. ": recomputed FLOPs")
   end
+end)
+-- BERT, T5 and the zoo's encoder-decoder: the same layers run again on both paths, and the
+-- same step (1e-9), every profile that offers full recompute
+T.test("full recompute: the blocks only -- BERT's embedding and pooler, T5's decoder embedding once", function()
+  local T5 = require("dlbench.models.transformer").t5
+  local MODELS2 = {
+    { "bert", function() return dlb.models.bert { layers = 2, hidden = 256, heads = 4, vocab = 1000,
+      seq = 128, batch = 1 } end, { embeddings = false, layer0 = true, layer1 = true, pooler = false, mlm = false } },
+    { "t5", function() return T5 { layers = 2, hidden = 256, heads = 4, ffn = 512, vocab = 1000,
+      seq = 64, batch = 1 } end, { shared = false, ["encoder.block.0"] = true, ["encoder.block.1"] = true,
+      ["decoder.embed"] = false, ["decoder.block.0"] = true, ["decoder.block.1"] = true, output = false } },
+    { "transformer", function() return dlb.models.transformer { layers = 1, hidden = 256, heads = 4,
+      ffn = 512, vocab = 1000, seq = 64, batch = 1 } end,
+      { embedding = false, encoder0 = true, decoder0 = true, output = false } },
+  }
+  local n = 0
+  for _, m in ipairs(MODELS2) do
+    local g = m[2]()
+    -- the graph path: which layers' forward ops run again
+    local rc = {}
+    for _, o in ipairs(g:ops { precision = "mixed", recompute = 1 }) do
+      if o.phase == "recompute" then rc[o.layer_name] = true end
+    end
+    -- the planner: the layers' rerun (from the same C rule)
+    local ls = dlb.parallel.layers.from_graph(g, { precision = "mixed" })
+    local nwant = 0
+    for _ in pairs(m[3]) do nwant = nwant + 1 end
+    T.eq(#ls, nwant, m[1] .. ": layers")
+    for _, l in ipairs(ls) do
+      local want = m[3][l.name]
+      assert(want ~= nil, m[1] .. ": unexpected layer " .. l.name)
+      T.eq(rc[l.name] == true, want, m[1] .. " " .. l.name .. ": graph path reruns")
+      T.eq(l.rerun, want and 1 or -1, m[1] .. " " .. l.name .. ": planner's rerun")
+    end
+    for _, name in ipairs(names()) do
+      if fw.offers(fw.get(name), "full") then
+        for _, prof in ipairs { name, nohost(name) } do
+          local r, e = pair(g, prof)
+          T.near(e.step, r.time, 1e-9, m[1] .. " " .. (type(prof) == "string" and prof or name .. " (no host)"))
+          n = n + 1
+        end
+      end
+    end
+  end
+  assert(n >= 3 * 2 * 14, n .. " cases")
+  -- a hand-written layer list keeps the rule by place; rerun = 2 is refused
+  local base = { flops_fwd = 1e9, flops_bwd = 2e9, bytes_sample = 1e6, params = 1e6, act_out = 1e3,
+    act_kept = 1e4 }
+  local function layers(r)
+    local L = {}
+    for i = 1, 3 do
+      local l = {}
+      for k, v in pairs(base) do l[k] = v end
+      l.act_in = i > 1 and 1e3 or 0
+      if i == 3 then l.act_out = 0 end
+      L[i] = l
+    end
+    L[2].rerun = r
+    return L
+  end
+  local function step(r)
+    return dlb.parallel.evaluate { layers = layers(r), hw = H, batch = 1, dp = 1, recompute = "full",
+      precision = "mixed" }.step
+  end
+  T.near(step(nil), step(1), 1e-12, "rerun 1 = the middle layer by its place")
+  assert(step(-1) < step(1), "rerun -1: its forward runs once")
+  T.checkerr("layer 2 has rerun 2", step, 2)
 end)
 T.done()

@@ -220,6 +220,35 @@ T.test("a negative dur, junk after the gzip stream, a gzip bomb streamed (fixes9
   T.eq(dlb.trace.summary(DIR .. "bomb_80mib.json.gz", { max_bytes = 2 ^ 27 }).steps, 0, "max_bytes= raises it")
 end)
 
+T.test("nest: equal ranges nest in the file's order, as the summary does (torch-traces)", function()
+  -- The legacy exporter (Debian's torch 1.13, built without Kineto) writes whole
+  -- microseconds, so a range and its only child often tie: ViewBackward0 at 1655 for 1 us
+  -- and its aten::reshape at 1655 for 1 us (tests/gpu/record_traces.py --cpu). The profiler
+  -- writes the parent first. nest's sort (not stable) broke such ties either way: 129 of
+  -- these 300 pairs came out inverted, the reshape holding the ViewBackward0, while the
+  -- summary (acc_feed) kept the file's order.
+  local ev = { '{"ph":"X","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":10000}' }
+  for i = 1, 300 do
+    ev[#ev + 1] = string.format('{"ph":"X","name":"ViewBackward0","pid":1,"tid":1,"ts":%d,"dur":1}', 10 * i)
+    ev[#ev + 1] = string.format('{"ph":"X","name":"aten::reshape","pid":1,"tid":1,"ts":%d,"dur":1}', 10 * i)
+  end
+  local t = dlb.trace.parse("[" .. table.concat(ev, ",") .. "]")
+  local inverted, n = 0, 0
+  for _, e in ipairs(dlb.trace.nest(t)) do
+    if e.row.name == "aten::reshape" then
+      n = n + 1
+      if e.parent.row.name ~= "ViewBackward0" then inverted = inverted + 1 end
+      T.eq(e.phase, "backward", "the reshape's phase: its parent's")
+    end
+  end
+  T.eq(n, 300, "reshapes")
+  T.eq(inverted, 0, "reshapes not under their ViewBackward0")
+  -- the summary gives the reshape the 1 us (its parent keeps 0): the same nesting
+  local s = dlb.trace.summary(t)
+  T.eq(s.by_kind:row(1).kind, "aten::reshape", "the kind with the time")
+  T.near(s.by_phase.backward, 300e-6, 1e-12, "backward time")
+end)
+
 T.test("the column order of dlb.trace matches the C enums (FFI backend sees them)", function()
   if dlb.backend ~= "ffi" then return end
   local C = dlb.core.C

@@ -65,7 +65,10 @@ local function check_row(r, i, names)
     local te = require "dlbench.te_fp8"
     if r.precision ~= "fp8" then error(where .. ": fp8 (a recipe) on a " .. r.precision .. " row", 0) end
     if type(r.fp8) ~= "table" then error(where .. ": fp8 must be a table {scaling=, weight_cast=}", 0) end
-    reject_unknown(r.fp8, { scaling = true, weight_cast = true }, where .. " fp8")
+    reject_unknown(r.fp8, { scaling = true, weight_cast = true, output = true }, where .. " fp8")
+    -- the output layer's precision the source shows (dlbench.fp8_output's field)
+    local ok, e = pcall(require("dlbench.fp8_output").check, r.fp8.output, where, 0)
+    if not ok then error(e, 0) end
     if r.fp8.scaling ~= nil and not te.SCALINGS[r.fp8.scaling] then
       error(where .. ": fp8.scaling '" .. tostring(r.fp8.scaling) .. "' is unknown", 0)
     end

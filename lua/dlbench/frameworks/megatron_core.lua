@@ -44,6 +44,10 @@ return {
   fp8 = { recipe = "delayed scaling (te.recipe.DelayedScaling: per-tensor scales from an amax "
     .. "history); fp8 GEMMs in the linear layers, attention in bf16",
     scaling = "delayed", weight_cast = "step",
+    -- the output layer stays bf16: its GEMMs at the 16-bit peak (dlbench.fp8_output)
+    output = { quantized = false, source = "megatron/core/models/gpt/gpt_model.py: "
+      .. "GPTModel.output_layer = tensor_parallel.ColumnParallelLinear (a plain torch GEMM, not "
+      .. "a Transformer Engine module: TE's fp8 autocast leaves it in bf16)" },
     source = "NVIDIA Transformer Engine docs, 'Using FP8 with Transformer Engine'; "
       .. "megatron/core/extensions/transformer_engine.py (TELinear.forward: is_first_microbatch)" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude; CUDA graphs "

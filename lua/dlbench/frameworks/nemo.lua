@@ -42,6 +42,10 @@ return {
   -- Megatron-Bridge rows' FP8-CS / FP8-MX are other recipes: a derived profile each
   fp8 = { recipe = "delayed scaling (Transformer Engine), fp8 linear-layer GEMMs, bf16 attention",
     scaling = "delayed", weight_cast = "step",
+    -- the output layer stays bf16: its GEMMs at the 16-bit peak (dlbench.fp8_output)
+    output = { quantized = false, source = "NeMo 2 builds Megatron-Core's GPTModel, whose "
+      .. "output_layer is a tensor_parallel.ColumnParallelLinear (megatron/core/models/gpt/"
+      .. "gpt_model.py), not a Transformer Engine module: bf16 under TE's fp8 autocast" },
     source = "NeMo docs, performance_summary.md / mixed precision training: fp8 via Transformer Engine" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
   -- No `moe` field: the planner's moe_impl "mcore" (Megatron-Core's MoE layer op by op:
