@@ -153,5 +153,14 @@ out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw H100 --framework fsdp 2>&1); 
 out=$("$dlb" info tests/fixtures/hf/gpt2.json 2>&1)
 echo "$out" | grep -q "^defaults .*precision=fp32 (--precision).*no device (--hw adds the roofline time)" \
   && t_ok "info names the defaults it applied" || t_fail "info defaults" "$out"
+# review 21: on a TPU (no fp32 peak, Cloud TPU v4 docs) the fp32 counts are timed at bf16,
+# and the defaults say so; on a GPU the counts' fp32 is the time's
+out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw TPUv4 2>&1)
+echo "$out" | grep -q "^on TPUv4 .* of the bf16 peak" \
+  && echo "$out" | grep -q "^defaults .*precision=fp32 for the counts, bf16 for the time (TPUv4's default precision) (--precision)" \
+  && t_ok "info --hw TPUv4: the time's precision named" || t_fail "info TPU precision" "$out"
+out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw H100 2>&1)
+echo "$out" | grep -q "^defaults .*precision=fp32 (--precision)" && ! echo "$out" | grep -q "for the counts, " \
+  && t_ok "info --hw H100: fp32 counts and time" || t_fail "info GPU precision" "$out"
 
 t_done
