@@ -41,7 +41,8 @@ for _, f in ipairs(desc.fields("dlb_roof")) do
     column(f)
   end
 end
-for _, c in ipairs { "note", "source", "levels" } do column(c) end
+-- toy: "true" for a deliberate toy device (the units' plausibility check skipped: hw_spec.lua)
+for _, c in ipairs { "toy", "note", "source", "levels" } do column(c) end
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 -- a link tier's column ("intra_bw", "host_latency"): tier and field, else nil (dlb_roof's
@@ -130,6 +131,11 @@ function M.parse_csv(text, file)
           spec.source = csv_sources(s)
         elseif c == "levels" then
           spec.levels = levels.parse(s, where)
+        elseif c == "toy" then
+          if s ~= "true" and s ~= "false" then
+            error(string.format("%s: column 'toy': '%s' is not true or false (empty: false)", where, s), 0)
+          end
+          spec.toy = s == "true" or nil
         else
           local v = tonumber(s)
           if v == nil or v ~= v or v == math.huge or v == -math.huge then
@@ -226,6 +232,7 @@ function M.format(devices)
         v = d.gemm_tile and d.gemm_tile[c == "gemm_tile_m" and 1 or 2]
       elseif c == "levels" then
         v = d.levels and levels.format(d:level_list()) or nil
+      elseif c == "toy" then v = d.toy and "true" or nil
       else v = d[c] end
       cells[j] = csv_cell(v)
     end

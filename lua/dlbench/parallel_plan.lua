@@ -450,6 +450,8 @@ local function setup(fname, o)
       .. "layers.transformer set one): pass precision= (\"mixed\", \"bf16\", \"fp32\" ...)", 3)
   end
   local dev, cal_note = o.device, nil
+  -- the precision chosen when the call named none, in the row's defaults (review 21)
+  local pentry = base.precision_entry(fname, o, gp, is_graph(lsrc))
   if not dev and o.hw then
     local hw = o.hw
     if is_catalogue(hw) then
@@ -532,7 +534,7 @@ local function setup(fname, o)
   if o.collectives == nil then rawset(o2, "collectives", base.default_collectives(o, cl)) end
   base.check_algo(fname, o2.collectives, o.algo, o.collectives ~= nil, 2)
   local info = { prof = prof, src = src, calibration = calibration, cal_note = cal_note,
-    applied = applied, o = o, dev = dev,
+    applied = applied, o = o, dev = dev, precision_entry = pentry,
     -- optimizer offload that keeps the device gradients (framework_memory's
     -- offload_gradients = false), by the plan's profile on graph= and layers= alike:
     -- apply_offload keeps them
@@ -681,7 +683,7 @@ local function finish(r, o, ls, info, dev)
   for _, a in ipairs(info.applied) do applied[#applied + 1] = a end
   if o.calibration == nil then applied[#applied + 1] = "calibration " .. info.calibration end
   if aentry then applied[#applied + 1] = aentry end
-  if is_graph(g) and o.precision == nil then applied[#applied + 1] = "precision mixed" end
+  if info.precision_entry then applied[#applied + 1] = info.precision_entry end
   -- flat (a plan is a dlb.table of numbers and strings): the version, the defaults
   -- applied and one line of provenance
   local pv = fw.provenance(info.prof, info.src, info.calibration, applied)

@@ -324,16 +324,17 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   local fw = require "dlbench.frameworks"
   local cal_note
   -- no precision given (neither here nor to g:stats): the device's natural training
-  -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
-  -- and the bytes counted at the stats' precision are rescaled to it; r.precision_source
-  -- says which
+  -- precision (hw:defaulted_precision, the one rule: fp32 where it has an fp32 peak, else
+  -- bf16 on TPUs ...), and the bytes counted at the stats' precision are rescaled to it;
+  -- r.precision_source says which: "option", "stats", or "device" whenever the call named
+  -- none (review 21: a GPU's fp32 so chosen was "default" or "stats", and unsaid)
   local psource = opts.precision and "option" or "stats"
   if opts.precision == nil and (sprec == nil or sprec_given == false) then
-    local natural = dev:default_precision()
-    if natural and natural ~= (sprec or "fp32") then
+    local natural = dev:defaulted_precision()
+    if natural ~= (sprec or "fp32") then
       opts = setmetatable({ precision = natural }, { __index = opts })
-      psource = "device"
-    elseif sprec == nil then psource = "default" end
+    end
+    psource = "device"
   end
   local prec = dev:precision(opts.precision or sprec or "fp32")
   dev, cal_note = fw.calibrate(dev, prec, calibration)
@@ -369,9 +370,9 @@ doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given
 -- The defaults a timed result applied, in words (its provenance's defaults list,
 -- dlb.frameworks.provenance): the profile when a default chose it (source "default ..."; not
 -- when the call named one), the calibration when the call gave none, the attention-FLOPs
--- entry (dlbench.mfu.attention_option; nil: none) and the precision when the device chose
--- it (roof_of's source "device"). Shared by dlb.roofline.time and dlb.sweep.model, whose
--- rows carry the same text.
+-- entry (dlbench.mfu.attention_option; nil: none) and the precision when the call named none
+-- (roof_of's source "device": a GPU's fp32 as a TPU's bf16). Shared by dlb.roofline.time and
+-- dlb.sweep.model, whose rows carry the same text.
 function M.defaults_applied(prof, fsource, framework_given, calibration, calibration_given,
                             aentry, psource, prec)
   local defaults = {}
@@ -380,7 +381,7 @@ function M.defaults_applied(prof, fsource, framework_given, calibration, calibra
   end
   if not calibration_given then defaults[#defaults + 1] = "calibration " .. calibration end
   if aentry then defaults[#defaults + 1] = aentry end
-  if psource == "device" then defaults[#defaults + 1] = "precision " .. prec end
+  if psource == "device" then defaults[#defaults + 1] = require("dlbench.hw").precision_entry(prec) end
   return defaults
 end
 doc.doc(M.defaults_applied, "dlb.roofline.defaults_applied(profile, framework_source, framework_given, "

@@ -107,7 +107,7 @@ T.test("roofline.time: the default profile, none = before profiles, provenance",
   local rp = dlb.parallel.evaluate { graph = g, hw = "A100-SXM4-80GB", dp = 1, batch = 2, m = 1,
     framework = "megatron-lm" }
   T.eq(rp.defaults, "optimizer_impl apex, overlap 0, phase_sync true, pp_scatter true, zero 0, calibration catalogue, "
-    .. "attention_flops causal, precision mixed", "the defaults' text")
+    .. "attention_flops causal, precision mixed (fp16 peak)", "the defaults' text")
   -- CNNs get the current PyTorch profile
   local c = R.time(dlb.models.resnet { depth = 18, batch = 2, image = 64 }:stats {}, "A100")
   T.eq(c.framework, "pytorch-ddp")

@@ -258,4 +258,32 @@ T.test("the column order of dlb.trace matches the C enums (FFI backend sees them
   T.eq(C.DLB_MEASURE_TRIAD, dlb.measure.kernels.triad, "triad"); T.eq(C.DLB_MEASURE_RELU, dlb.measure.kernels.relu, "relu")
 end)
 
+-- Review 21: notebooks/measure.lua printed "FP32 utilisation (TBD eq. 2) 155.9%" for the
+-- recorded mlp b=256 step against the one-thread host peak (tests/fixtures/traces/host.csv:
+-- 135.04 GFLOP/s fp32) while the step's GEMMs ran on two OpenBLAS threads. Eq. 2 over the
+-- step time of a CPU-only trace: FLOPs / (peak x step time); above 1 it is flagged.
+T.test("summary: an FP32 utilisation above 100% is flagged and not printed as a number", function()
+  local fx = dofile(DIR .. "models.lua")
+  local rhost = dlb.hw.load(DIR .. "host.csv", { replace = true })[1]
+  local run = fx.runs[5]
+  T.eq(run.label, "mlp b=256")
+  local flops = fx.stats(run).flops
+  local t = dlb.trace.read(DIR .. run.file)
+  local s = dlb.trace.summary(t, { hw = rhost, flops = flops, cores = 1 })
+  T.near(s.fp32_util, flops / (rhost.peak.fp32 * s.step_time), 1e-12, "eq. 2 on a CPU trace")
+  T.near(s.fp32_util, 1.559, 1e-3, "the notebook's 155.9%")
+  T.eq(s.fp32_util_above_peak, true)
+  assert(s.fp32_util_note:find("155.9% is above 100%: the peak (host-traces's fp32, 135 GFLOP/s) is too low", 1, true),
+    s.fp32_util_note)
+  local text = tostring(s)
+  assert(text:find("FP32 utilisation (TBD eq. 2) NOT VALID: 155.9% is above 100%", 1, true), text)
+  assert(not text:find("FP32 utilisation (TBD eq. 2) 155.9%", 1, true), text)
+  -- against the two threads' peak (2 x the one-thread ceiling): 78.0%, a plain number
+  local two = rhost:with { peak = { fp32 = 2 * rhost.peak.fp32 } }
+  local s2 = dlb.trace.summary(t, { hw = two, flops = flops, cores = 1 })
+  T.near(s2.fp32_util, s.fp32_util / 2, 1e-12, "half")
+  T.eq(s2.fp32_util_above_peak, nil); T.eq(s2.fp32_util_note, nil)
+  assert(tostring(s2):find("FP32 utilisation (TBD eq. 2) 78.0%", 1, true), tostring(s2))
+end)
+
 T.done()
