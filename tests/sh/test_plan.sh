@@ -52,7 +52,7 @@ out=$("$dlb" plan tests/fixtures/onnx/resnet50.onnx --hw V100 --gpus 8 --tokens 
 # the defaults name the optimizer whose state the footprint holds, the model's (review 11:
 # "fp32 master weights and Adam state" for every model; the zoo ResNet trains with momentum)
 out=$("$dlb" plan resnet --hw A100 --gpus 8 2>&1); rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -qE "^defaults .*fp32 master weights and optimizer state\); optimizer=momentum \(the model's\)" \
+[ $rc -eq 0 ] && echo "$out" | grep -qE "^defaults .*fp32 master weights and optimizer state\); optimizer=momentum \(the model's: resnet\)" \
   && ! echo "$out" | grep -q "Adam" && t_ok "plan: the model's optimizer named" || t_fail "plan: optimizer named" "rc=$rc: $out"
 
 # review 21: a device without power (TPU v5e: Cloud TPU docs give none) leaves energy_j
