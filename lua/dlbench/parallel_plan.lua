@@ -232,7 +232,7 @@ local function plan_opts(fname, o, ls)
     -- sets it: dlb.frameworks.plan_defaults); nil: each update op one kernel, as before
     optim_impl = optim.kind, optim_kernels = optim.kernels, optim_ops = optim.ops,
     optim_sync = optim.sync, optim_views = optim.views,
-    balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
+    balance = enum(fname, "balance", o.balance, { time = 0, memory = 1, layers = 2 }, "time"),
     shard = flag(fname, "shard", o.shard),
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
     keep_unfit = flag(fname, "keep_unfit", o.keep_unfit),
