@@ -231,8 +231,15 @@ typedef struct dlb_par_layer {
                             (dlb_analysis_layer_rerun) */
 } dlb_par_layer;
 
-/* Criteria for splitting layers into stages. */
-enum { DLB_BALANCE_TIME = 0, DLB_BALANCE_MEMORY = 1 };
+/* Criteria for splitting layers into stages: by the layers' FLOPs (time) or their bytes
+** (memory), each the split with the smallest largest chunk (dlb_par_partition); or by count
+** (layers): every chunk the same number of layers, the input layer (an embedding) and the loss
+** layer (the head) counted as one each: Megatron-Core's split with
+** account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
+** (megatron/core/transformer/transformer_block.py, get_num_layers_to_build: (num_layers + 2)
+** / pp per stage, / vp per virtual chunk, the embedding in the first chunk and the loss in the
+** last), which needs the layers to divide into pp x v chunks. */
+enum { DLB_BALANCE_TIME = 0, DLB_BALANCE_MEMORY = 1, DLB_BALANCE_LAYERS = 2 };
 
 /* Split n layers into k contiguous stages minimising the largest stage weight, where a
 ** layer's weight is w[i]. first[s] receives the index of stage s's first layer (k values).

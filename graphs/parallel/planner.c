@@ -263,7 +263,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   ** every expert's buffer that size), or dropless at the routing imbalance */
   double load = o->capacity > 0 ? o->capacity : (o->imbalance > 1 ? o->imbalance : 1);
 
-  /* Balanced split into K chunks; chunk c runs on device c mod pp. */
+  /* Balanced split into K chunks; chunk c runs on device c mod pp. By count (DLB_BALANCE_LAYERS,
+  ** Megatron-Core's account_for_* split) the layers must divide into the K chunks (Megatron-Core
+  ** asserts "num_layers should be divisible by pipeline_model_parallel_size" and the virtual
+  ** stages' likewise); the search (planner_search.c) enumerates only such layouts. */
+  if (o->balance == DLB_BALANCE_LAYERS && n % K != 0)
+    return dlb_fail(DLB_EINVAL, "plan: balance \"layers\" (Megatron-Core's split by count, the "
+                    "embedding and the loss one layer each) needs the %d layers to divide into "
+                    "pp %g x v %g = %d chunks", n, pp, v, K);
   double *w = dlb_malloc(sizeof(double) * (size_t)n);
   int *first = dlb_malloc(sizeof(int) * (size_t)(K + 1));
   stage *S = dlb_calloc((size_t)p, sizeof(stage));
@@ -278,8 +285,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         + (L[i].act_kept / tl + L[i].act_rep) * mbc
       : (L[i].flops_fwd + L[i].flops_bwd) / tl + 1e-30 * L[i].bytes_sample;
   }
-  st = dlb_par_partition(w, n, K, first);
-  if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+  if (o->balance == DLB_BALANCE_LAYERS) {
+    for (int c = 0; c < K; c++) first[c] = c * (n / K);
+  } else {
+    st = dlb_par_partition(w, n, K, first);
+    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+  }
   first[K] = n;
 
   const dlb_par_link *tplink = dlb_par_group_link(cl, tp);

@@ -66,6 +66,11 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "plan: recompute_every must be a whole number >= 0 (full "
                     "recompute checkpoints every k-th block; 0 or 1: every block), got %g",
                     o->recompute_every);
+  if (!(o->balance == DLB_BALANCE_TIME || o->balance == DLB_BALANCE_MEMORY
+        || o->balance == DLB_BALANCE_LAYERS))
+    return dlb_fail(DLB_EINVAL, "plan: balance must be 0 (the layers' FLOPs), 1 (their memory) "
+                    "or 2 (their count: Megatron-Core's split, the embedding and the loss one "
+                    "layer each), got %g", o->balance);
   if (!(o->moe_impl == DLB_MOE_GRAPH || o->moe_impl == DLB_MOE_MCORE))
     return dlb_fail(DLB_EINVAL, "plan: moe_impl must be 0 (the graph's ops) or 1 (Megatron-Core's "
                     "dispatcher and grouped GEMM), got %g", o->moe_impl);

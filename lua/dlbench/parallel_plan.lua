@@ -232,7 +232,7 @@ local function plan_opts(fname, o, ls)
     -- sets it: dlb.frameworks.plan_defaults); nil: each update op one kernel, as before
     optim_impl = optim.kind, optim_kernels = optim.kernels, optim_ops = optim.ops,
     optim_sync = optim.sync, optim_views = optim.views,
-    balance = enum(fname, "balance", o.balance, { time = 0, memory = 1 }, "time"),
+    balance = enum(fname, "balance", o.balance, { time = 0, memory = 1, layers = 2 }, "time"),
     shard = flag(fname, "shard", o.shard),
     devices = num(fname, "devices", o.devices, 0, "nonneg"),
     keep_unfit = flag(fname, "keep_unfit", o.keep_unfit),
@@ -865,8 +865,10 @@ doc.doc(M.prepare, "dlb.parallel.prepare(layers) -> layers",
   "copy a layer list (and its ops) into C once so that many dlb.parallel.evaluate calls skip the copy; later edits need prepare again")
 doc.doc(M.evaluate, "dlb.parallel.evaluate{layers=|graph=, hw=, cluster=|devices=, batch=, dp=, tp=, pp=, m=, schedule=,"
   .. " recompute=false|true|\"none\"|\"full\"|\"selective\"|\"selective_op\", zero=, seq_par=, pp_scatter=, phase_sync=, recompute_every=, recompute_modules=, reduce_dtype=, shard=, fuse=, schedule_mem=, slack=,"
-  .. " fsdp_overlap=, contention=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=, moe_dispatcher=, moe_a2a_overlap=} -> row (with stage_mem)",
-  "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md)")
+  .. " fsdp_overlap=, contention=, gather_tensors=, ep=, etp=, cp=, cp_algo=, capacity=, imbalance=, hsdp=, offload=, moe_impl=, moe_dispatcher=, moe_a2a_overlap=,"
+  .. " balance=\"time\"|\"memory\"|\"layers\"} -> row (with stage_mem)",
+  "time and memory of one data x tensor x pipeline x context layout, with expert parallelism (docs/parallel.md); "
+  .. "balance: the pipeline split by the layers' FLOPs, their bytes, or their count (Megatron-Core's, the embedding and the loss one layer each)")
 
 -- Layer (pipeline) parallelism alone: dlb.parallel.pipeline{layers=, stages=, microbatches=}.
 -- its own names for pp and m (stages=, microbatches=), checked with evaluate's options: an
