@@ -615,7 +615,8 @@ end
 doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=, host_ops=, kernels=}, ...}",
   "per-op rows of the training step (all dims bound); host_ops, kernels: what the host issues "
   .. "and the device launches for the op (1 each for an op that does work, more where a "
-  .. "profile's pass counts a stack's eager ops on it: lm_metrics, xent_fp32; 0 without work)")
+  .. "profile's pass counts a stack's eager ops on it: lm_metrics, xent_fp32, grad_accum; 0 without "
+  .. "work)")
 
 -- Per-layer costs for pipeline partitioning.
 function Graph:layers(opts)
