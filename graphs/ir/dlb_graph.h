@@ -77,7 +77,7 @@ enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
        DLB_FUSE_ALL = 7, DLB_FUSE_OPT_FOREACH = 8, DLB_FUSE_OPT_LOOP = 16,
        DLB_FUSE_GRAD_CLIP = 32, DLB_FUSE_LM_METRICS = 64, DLB_FUSE_XENT_FP32 = 128,
        DLB_FUSE_QKV = 256, DLB_FUSE_QKV_VIEWS = 512, DLB_FUSE_SOFTMAX_CAUSAL = 1024,
-       DLB_FUSE_BITS = 2047 };
+       DLB_FUSE_GRAD_ACCUM = 2048, DLB_FUSE_BITS = 4095 };
 /* The optimizer's implementation (graphs/step/fusion.c, docs/frameworks.md "Optimizer
 ** implementation"): DLB_FUSE_OPTIMIZER runs a layer's updates as one multi-tensor kernel;
 ** the update's traffic is one pass over each tensor (a fused kernel: torch fused=True,
@@ -104,7 +104,12 @@ enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
 ** (half of them; the diagonal's 1 / 2s not counted) and writes every probability; the backward
 ** reads the lower triangle of the gradient and of the probabilities and writes every input
 ** gradient; nothing fuses into the backward kernel from before it (the attention dropout's
-** backward stays its own kernel, torch.nn.Dropout's). FLOPs do not change. */
+** backward stays its own kernel, torch.nn.Dropout's). FLOPs do not change.
+** DLB_FUSE_GRAD_ACCUM adds the per-micro-batch gradient accumulation of Megatron-LM's local
+** DDP (megatron/model/distributed.py param_hook: main_grad.add_(grad) for every parameter
+** after every micro-batch's backward, without gradient accumulation fusion): the gradient
+** read and the buffer read and written (3 x the gradient's bytes) and one host op and one
+** kernel per parameter tensor, on the op that produces the gradient (graphs/step/fusion_grad.c). */
 
 typedef struct dlb_train_opts {
   int optimizer;    /* DLB_OPT_* */

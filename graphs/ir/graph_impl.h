@@ -267,6 +267,14 @@ void dlb_fuse_lm_metrics(const dlb_graph *s, int precision, double *bytes, const
                          double *more);
 void dlb_fuse_xent_fp32(const dlb_graph *s, int precision, double *bytes, const double *size0,
                         double *more);
+/* -- fusion_grad.c: the gradient accumulation per micro-batch (dlb_fuse_step runs it) -- */
+/* DLB_FUSE_GRAD_ACCUM over step s: the op producing each updated parameter's gradient gets
+** the accumulation's bytes (size0: the tensor sizes the bytes were counted with) and, in more
+** (2 per op, or NULL), one host op and one kernel; into (per op, or NULL): the op an earlier
+** pass absorbed it into (fusion.c absorb), which then takes its bytes and no host op (one
+** fused parameter, one add). */
+void dlb_fuse_grad_accum(const dlb_graph *s, const int32_t *into, double *bytes,
+                         const double *size0, double *more);
 /* -- output_layer.c -- */
 /* Mark the output layer's GEMMs of step s in kernel (nops DLB_KERNEL_* classes, after the
 ** fusion passes): the forward matmul whose output is a forward softmax cross-entropy's logits

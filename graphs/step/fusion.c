@@ -347,6 +347,7 @@ static void absorb(ctx *c, int j, int k) {
   c->flops[k] += c->flops[j];
   c->bytes[k] += c->bytes[j];
   c->flops[j] = c->bytes[j] = 0;
+  if (c->into) c->into[j] = k;
 }
 
 /* GEMM k now runs the three GEMMs k, j1, j2 as one: its shape is k's with dim d (0 m, 1 n,
@@ -508,7 +509,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
   ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL,
-            gemm_with, 0, s->nfwd };
+            gemm_with, 0, s->nfwd, NULL };
   double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
   c.ncons = dlb_calloc(nt + 1, sizeof(int));
   c.sole = dlb_malloc((nt + 1) * sizeof(int));
@@ -518,6 +519,14 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   }
   memcpy(size0, size, nt * sizeof *size0);
   c.size0 = size0;
+  if (flags & DLB_FUSE_GRAD_ACCUM) {   /* the gradient accumulation follows absorbed ops */
+    c.into = dlb_malloc((s->no + 1) * sizeof *c.into);
+    if (!c.into) {
+      dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+      return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
+    }
+    for (size_t i = 0; i < s->no; i++) c.into[i] = -1;
+  }
   for (size_t i = 0; i < s->no; i++) {
     const op *p = &s->o[i];
     const int32_t *in = op_in(s, p);
@@ -546,6 +555,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   int *rcn = dlb_calloc(nt + 1, sizeof(int)), *n0 = dlb_malloc((nt + 1) * sizeof(int));
   if (!rcn || !n0) {
     dlb_free(rcn); dlb_free(n0); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+    dlb_free(c.into);
     return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
   }
   memcpy(n0, c.ncons, nt * sizeof *n0);
@@ -581,7 +591,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   }
   dlb_free(c.fcoff); dlb_free(c.fcons); dlb_free(c.doff); dlb_free(c.dops);
   if (rc) {
-    dlb_free(c.held); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+    dlb_free(c.held); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole); dlb_free(c.into);
     return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
   }
   c.causal = (flags & DLB_FUSE_SOFTMAX_CAUSAL) != 0;
@@ -592,8 +602,9 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   if (flags & (DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP)) update_impl(&c, flags);
   if (flags & DLB_FUSE_LM_METRICS) dlb_fuse_lm_metrics(s, precision, bytes, size0, more);
   if (flags & DLB_FUSE_XENT_FP32) dlb_fuse_xent_fp32(s, precision, bytes, size0, more);
+  if (flags & DLB_FUSE_GRAD_ACCUM) dlb_fuse_grad_accum(s, c.into, bytes, size0, more);
   if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
   *recompute = c.rc;
-  dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+  dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole); dlb_free(c.into);
   return DLB_OK;
 }

@@ -24,6 +24,7 @@ typedef struct fuse_ctx {
   int *gw;               /* per op, 3 (or NULL): a fused GEMM's shape (dlb_fuse_step) */
   int causal;            /* DLB_FUSE_SOFTMAX_CAUSAL: Megatron's upper-triangular softmax */
   int nf;                /* the forward ops: the first nf (a step's nfwd; a graph's all) */
+  int32_t *into;         /* per op (or NULL): the op whose kernel absorbed it, else -1 */
 } fuse_ctx;
 
 /* The indexes the attention pass reads (the forward ops reading each tensor, the generated

@@ -42,16 +42,19 @@ local NO_LOSS_BWD = "has no softmax_xent loss with a backward op"
 -- attention's projections: "qkv" (Q, K, V as one GEMM h -> 3h, the bias in its epilogue) and
 -- "qkv_views" (with qkv: q, k, v read as strided views of its output, no transpose copies);
 -- the causal softmax's: "softmax_causal" (Megatron's upper-triangular softmax kernels read the
--- lower triangle; the attention dropout's backward its own kernel).
+-- lower triangle; the attention dropout's backward its own kernel); the gradient
+-- accumulation's: "grad_accum" (Megatron-LM's local DDP adds every parameter's gradient into
+-- its grad buffer after every micro-batch's backward: 3 x the gradient's bytes, one host op
+-- and one kernel per parameter tensor; graphs/step/fusion_grad.c).
 local C = require("dlbench.desc").const
 local FUSE = { attention = C("DLB_FUSE_ATTENTION"), elementwise = C("DLB_FUSE_ELEMENTWISE"),
   optimizer = C("DLB_FUSE_OPTIMIZER"), optimizer_foreach = C("DLB_FUSE_OPT_FOREACH"),
   optimizer_loop = C("DLB_FUSE_OPT_LOOP"), grad_clip = C("DLB_FUSE_GRAD_CLIP"),
   lm_metrics = C("DLB_FUSE_LM_METRICS"), xent_fp32 = C("DLB_FUSE_XENT_FP32"),
   qkv = C("DLB_FUSE_QKV"), qkv_views = C("DLB_FUSE_QKV_VIEWS"),
-  softmax_causal = C("DLB_FUSE_SOFTMAX_CAUSAL") }
+  softmax_causal = C("DLB_FUSE_SOFTMAX_CAUSAL"), grad_accum = C("DLB_FUSE_GRAD_ACCUM") }
 local FUSE_NAMES = "attention, elementwise, optimizer, optimizer_foreach, optimizer_loop, grad_clip, "
-  .. "lm_metrics, xent_fp32, qkv, qkv_views, softmax_causal"
+  .. "lm_metrics, xent_fp32, qkv, qkv_views, softmax_causal, grad_accum"
 M.FUSE = FUSE
 local function fuse_bits(v, what)
   if v == nil or v == false then return 0, nil end
@@ -676,7 +679,8 @@ end
 doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=, host_ops=, kernels=}, ...}",
   "per-op rows of the training step (all dims bound); host_ops, kernels: what the host issues "
   .. "and the device launches for the op (1 each for an op that does work, more where a "
-  .. "profile's pass counts a stack's eager ops on it: lm_metrics, xent_fp32; 0 without work)")
+  .. "profile's pass counts a stack's eager ops on it: lm_metrics, xent_fp32, grad_accum; 0 without "
+  .. "work)")
 
 -- Per-layer costs for pipeline partitioning.
 function Graph:layers(opts)

@@ -80,9 +80,12 @@ return {
   -- nccl-tests, branch vtrain-nccl; 0.62 before; not shipped: a property of that cluster,
   -- not of the A100). 40 us -> 56 us (and that cluster's flops_eff 0.86 -> 0.72) with the
   -- fused QKV projection (16 kernels fewer per layer, 24 under recompute: issue [19] branch
-  -- megatron-audit2): the per-op cost had absorbed the six extra kernels the audit found
+  -- megatron-audit2): the per-op cost had absorbed the six extra kernels the audit found;
+  -- 56 us -> 48 us (that cluster's flops_eff 0.78 -> 0.76) with local DDP's per-micro-batch
+  -- gradient accumulation (12 host ops and 3 x the gradients' bytes per layer and micro-batch:
+  -- the fusion pass grad_accum, issue [19] branch megatron-microbatch)
   host = {
-    ["megatron-lm"] = { 56e-6, { "the 255 vTrain calibration rows (notebooks/data/vtrain/*.csv, "
+    ["megatron-lm"] = { 48e-6, { "the 255 vTrain calibration rows (notebooks/data/vtrain/*.csv, "
       .. "role fit)" } },
   },
   collective = {

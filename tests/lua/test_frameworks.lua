@@ -56,10 +56,11 @@ T.test("g:stats: the algorithmic step by default; framework= applies the profile
   -- megatron-lm 2021: no FlashAttention, fused elementwise kernels and optimizer, the loss
   -- over fp32 logits (vocab_parallel_cross_entropy(output.float()): xent_fp32), one QKV GEMM
   -- whose output q, k, v are views of (qkv, qkv_views), a causal decoder's upper-triangular
-  -- softmax kernels with the attention dropout's backward its own (softmax_causal)
+  -- softmax kernels with the attention dropout's backward its own (softmax_causal), local
+  -- DDP's per-micro-batch main_grad.add_ of every gradient (grad_accum)
   local sm = g:stats { precision = "mixed", framework = "megatron-lm" }
   T.eq(sm.bytes, g:stats { precision = "mixed", fuse = { "elementwise", "optimizer", "xent_fp32",
-    "qkv", "qkv_views", "softmax_causal" } }.bytes)
+    "qkv", "qkv_views", "softmax_causal", "grad_accum" } }.bytes)
   -- CNNs under pytorch-ddp: the foreach optimizer only (BN + ReLU stay separate)
   local rn = dlb.models.resnet { depth = 18, batch = 2, image = 64 }
   T.eq(rn:stats { framework = "pytorch-ddp" }.bytes, rn:stats { fuse = { "optimizer", "optimizer_foreach" } }.bytes)

@@ -15,7 +15,12 @@ return {
   -- scores, and in the backward its first r + 1 gradients and probabilities), and the
   -- attention dropout is torch.nn.Dropout, its backward a kernel of its own
   -- (megatron/model/transformer.py ParallelAttention.attention_dropout; fusion.c causal_softmax)
-  fuse = { "elementwise", "optimizer", "xent_fp32", "qkv", "qkv_views", "softmax_causal" },
+  -- grad_accum: local DDP's param_hook, main_grad.add_(param.grad) for every parameter after
+  -- every micro-batch's backward (megatron/model/distributed.py; gradient accumulation fusion
+  -- is off for fp16: megatron/arguments.py sets it False without
+  -- --accumulate-allreduce-grads-in-fp32; graphs/step/fusion_grad.c)
+  fuse = { "elementwise", "optimizer", "xent_fp32", "qkv", "qkv_views", "softmax_causal",
+    "grad_accum" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "apex",
