@@ -12,6 +12,7 @@ local dlb = require "dlbench"
 dlb.frameworks.default("none")
 
 require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created: paradnn.lua's folder
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "notebooks"
 local ALL = { "kernel_overhead", "step_overhead", "half_bw_bytes", "sm_count", "gemm_tile",
   "systolic", "vector_width" }
 local VARIANTS = {   -- name, fields removed
@@ -46,7 +47,7 @@ for vi, v in ipairs(VARIANTS) do
       lines[#lines + 1] = { verdict, obs }
     end
   end
-  local ok, err = pcall(dofile, "notebooks/paradnn.lua")
+  local ok, err = pcall(dofile, here .. "/paradnn.lua")
   print = real_print   -- luacheck: ignore
   if not ok then error(err, 0) end
   -- the summary prints every verdict a second time: keep the first 17
