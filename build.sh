@@ -215,8 +215,7 @@ case "${1:-tour}" in
   tour)
     need_packages
     build release
-    mkdir -p out
-    build/bin/dlbench run notebooks/tour.lua
+    build/bin/dlbench run notebooks/tour.lua   # writes into out/, which it creates
     ;;
   test)
     need_packages
@@ -232,7 +231,9 @@ case "${1:-tour}" in
   gallery)
     need_packages
     build release
-    build/bin/dlbench run notebooks/gallery.lua
+    build/bin/dlbench run notebooks/gallery.lua out
+    # the README's small copies, refreshed in the source tree
+    cp out/gallery/readme/*.png docs/gallery/
     ;;
   bench)
     need_packages

@@ -19,8 +19,7 @@ local dlb = require "dlbench"
 -- "no profile", so its time models run on the graph as built, as the paper's did
 dlb.frameworks.default("none")
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local outdir = require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created
 local DIR = "tests/fixtures/traces/"
 local fx = dofile(DIR .. "models.lua")
 

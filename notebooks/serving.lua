@@ -19,8 +19,7 @@ local dlb = require "dlbench"
 local S = dlb.serve
 local plot = dlb.plot
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local outdir = require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "notebooks"
 
 local function save(f, name)

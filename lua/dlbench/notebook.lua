@@ -2,7 +2,7 @@
 -- folder, saving a figure (with the layout check), observation verdicts with a summary, and a
 -- deterministic random generator (the same numbers on both backends).
 --   local nb = require "dlbench.notebook"
---   local outdir = nb.outdir(arg)              -- arg[1] or "out", created
+--   local outdir = nb.outdir(arg)              -- arg[1] or "out", created (the one rule)
 --   nb.save(f, outdir, "fig.png")              -- prints "wrote ..." or why not
 --   local V = nb.verdicts()
 --   V:add("AGREE", "Obs 1 (Fig 4)", "the claim", "our numbers")  -- prints the line
@@ -11,12 +11,26 @@ local doc = require "dlbench.doc"
 
 local M = {}
 
+-- The one rule for a notebook's output folder: its first argument (`dlbench run
+-- notebooks/x.lua DIR`, arg[1]), else "out" (relative to where it runs; a Jupyter kernel has
+-- no arguments), created with its parents. A folder that cannot be made is an error naming
+-- it and mkdir's reason, before the notebook computes anything.
 function M.outdir(args)
   local d = (type(args) == "table" and args[1]) or "out"
-  os.execute("mkdir -p " .. require("dlbench.errors").shell_quote(d))
+  if type(d) ~= "string" or d == "" then
+    error("notebook.outdir: the output folder (arg[1]) must be a non-empty path, got "
+      .. (type(d) == "string" and '""' or type(d)), 2)
+  end
+  local E = require("dlbench.errors")
+  local out, ok = E.shell_capture("mkdir -p -- " .. E.shell_quote(d))
+  if not ok then
+    local why = out:match(": ([^:\n]+)\n?$")
+    error("notebook.outdir: cannot create the output folder " .. d .. (why and (": " .. why) or ""), 2)
+  end
   return d
 end
-doc.doc(M.outdir, "notebook.outdir(arg) -> dir", "the notebook's output folder (arg[1] or \"out\"), created")
+doc.doc(M.outdir, "notebook.outdir(arg) -> dir",
+  "the notebook's output folder: arg[1], else \"out\"; created (an error naming it when it cannot be)")
 
 function M.save(f, dir, name)
   local bad = f:layout_check()
