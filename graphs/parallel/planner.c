@@ -527,10 +527,13 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** all-to-alls it hides are the serial sum less the pair's span. Forward: the
         ** attention side tf - mfx, the experts' mfx; backward: the experts' mbx, the
         ** attention side the rest with selective recompute's reruns; each dispatch and each
-        ** combine half of a2t. Where the layout cannot run it (a2aov 0) nothing is hidden. */
+        ** combine half of a2t, its kernels taking their SMs from the computation beside
+        ** them (dlb_par_a2a_contention). Where the layout cannot run it (a2aov 0) nothing
+        ** is hidden. */
         if (a2aov && !lrc && !rr.side) {
           double bx = tb + (selc ? cf : 0) + rr.time;
-          double span = dlb_par_combined_1f1b(tf - mfx, mfx, mbx, bx - mbx, a2t / 2, a2t / 2);
+          double span = dlb_par_combined_1f1b(tf - mfx, mfx, mbx, bx - mbx, a2t / 2, a2t / 2,
+                                              dlb_par_a2a_contention((int)o->moe_dispatcher, dev));
           s->ovl += fmax(0, tf + bx + 2 * a2t - span);
         }
       }
@@ -802,12 +805,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     ** forward with a backward: all but the first forward and the last backward without a
     ** pipeline (combined_1f1b_schedule_for_no_pipelining), the steady state of the
     ** interleaved schedule otherwise, whose warm-up on stage d runs min(m v, 2 (pp - d - 1)
-    ** + (v - 1) pp) forwards alone and its cool-down as many backwards
-    ** (forward_backward_pipelining_with_interleaving, num_warmup_microbatches); never below
-    ** the host's seconds of the micro-batch (a host-bound phase hides nothing) */
+    ** + (v - 1) pp + 1) forwards alone and its cool-down as many backwards
+    ** (megatron/core/pipeline_parallel/schedules.py, get_pp_rank_microbatches: "When enabling
+    ** overlap_moe_expert_parallel_comm, we schedule one extra micro-batch forward step
+    ** before the 1f1b stages"); never below the host's seconds of the micro-batch (a
+    ** host-bound phase hides nothing) */
     double hid = 0;
     if (s->ovl > 0) {
-      double tot = m * v, wu = p > 1 ? fmin(tot, 2 * (p - d - 1) + (v - 1) * p) : 1;
+      double tot = m * v, wu = p > 1 ? fmin(tot, 2 * (p - d - 1) + (v - 1) * p + 1) : 1;
       hid = fmin(s->ovl * (tot - wu) / tot, fmax(0, efb - (s->hf + s->hb)));
     }
     double t = efb + x - hid;

@@ -134,8 +134,15 @@ double dlb_par_ep_dispatch_time(int backend, double copies, double E, double k, 
 ** side af, the backward's experts' side mb, the forward's experts' side mf, the backward's
 ** attention side pb; the communication stream the backward's combine, the forward's dispatch,
 ** the backward's dispatch, the forward's combine (af2 each forward all-to-all, ab2 each
-** backward one); each starts when its stream is free and its input is ready. */
-double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2);
+** backward one); each starts when its stream is free and its input is ready, the
+** computation at 1 - f of its rate while an all-to-all runs beside it (f in [0, 1):
+** dlb_par_a2a_contention). */
+double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2,
+                             double f);
+/* planner_moe.c: the fraction of the computation's rate the all-to-all kernels of dispatcher
+** (DLB_DISPATCHER_*) take on dev: their SMs (NCCL's p2p channels, DeepEP's and Hybrid-EP's
+** defaults) over dev->sm_count; 0 without an SM count. */
+double dlb_par_a2a_contention(int dispatcher, const dlb_roof *dev);
 int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_par_cluster *cl,
                         const dlb_par_opts *o, double ep, double et, double tp, double cp,
                         double mbc, double load, double tl, int lrc, int side, dlb_par_stage *s);

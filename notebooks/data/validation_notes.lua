@@ -25,12 +25,12 @@ return {
     uses = { moe = "mcore" } },
   -- the later containers' presets (issue 27, branch moe-bulk; validation_runs_moe.lua RECIPES_26)
   { "26%.%d.*qwen3%-235b%-a22b%-s4096%-256xh100", "the preset's moe_a2a_overlap (Megatron-Core's "
-    .. "combined 1F1B) is modelled as an upper bound: every all-to-all second the two streams "
-    .. "allow is hidden, the SMs NCCL's all-to-all takes from the overlapped computation are not "
-    .. "counted; without the overlap the row is 20-25% too slow, so the measurement lies between "
-    .. "(docs/validation.md, branch moe-bulk). The ModelZoo's pair of rows on this layout (EP 32, "
-    .. "19.7 s without, 17.6 s with the overlap) hides 2.1 s of the 6.0 s of all-to-all the model "
-    .. "counts; the model hides 5.7 s. The recipe's pipeline split by count (the embedding and "
+    .. "combined 1F1B) is modelled as the code schedules it, the SMs NCCL's all-to-all holds "
+    .. "taken from the computation beside it (branch moe-a2a-overlap), and still hides more "
+    .. "than measured: the ModelZoo's pair of rows on this layout (EP 32, 19.7 s without, 17.6 s "
+    .. "with the overlap) hides 2.1 s of the 6.0 s of all-to-all the model counts; the model "
+    .. "hides 4.8 s (5.7 s before the SMs were charged); without the overlap the row is 20-25% "
+    .. "too slow (docs/validation.md, branches moe-bulk, moe-a2a-overlap). The recipe's pipeline split by count (the embedding and "
     .. "the loss one layer each: the output layer shares the last chunk with two blocks) is "
     .. "modelled (branch qwen235)", uses = { moe_a2a_overlap = true } },
   { "26%.0[46].*qwen3%-30b%-a3b%-s4096%-16xh100", "the preset's Hybrid-EP dispatcher at its "
