@@ -2,7 +2,8 @@
 ** test_parallel_ops.c — the planner's per-op and framework mechanisms: fused attention and
 ** selective recompute, the layers full recompute reruns, pipeline scatter/gather, replicated
 ** (sequence-parallel) ops, expert and context parallelism, Megatron-Core's MoE layer, the
-** host-side model, Megatron-LM's timer syncs and its asynchronous tensor-parallel all-reduce; every golden number derived in its comment
+** host-side model, Megatron-LM's timer syncs and its asynchronous tensor-parallel all-reduce;
+** every golden number derived in its comment
 ** (split from test_parallel.c; expert and context parallelism and Megatron-Core's MoE layer
 ** are in test_parallel_moe.c).
 */

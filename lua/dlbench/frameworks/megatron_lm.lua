@@ -93,9 +93,9 @@ return {
   -- phase_sync, docs/parallel.md)
   sync = "phase",
   sources = {
-    "NVIDIA/Megatron-LM megatron/mpu/layers.py at 02bb1f5c (early 2022): ColumnParallelLinearWithAsyncAllreduce."
-      .. "backward: grad_input = grad_output.matmul(weight); handle = all_reduce(grad_input, "
-      .. "async_op=True); grad_weight = grad_output.t().matmul(input); handle.wait(); "
+    "NVIDIA/Megatron-LM megatron/mpu/layers.py at 02bb1f5c (early 2022): "
+      .. "ColumnParallelLinearWithAsyncAllreduce.backward: grad_input = "
+      .. "grad_output.matmul(weight); handle = all_reduce(grad_input, async_op=True); grad_weight = grad_output.t().matmul(input); handle.wait(); "
       .. "ColumnParallelLinearWithSequenceParallelism: the reduce-scatter of grad_input likewise; "
       .. "megatron/arguments.py: --no-async-tensor-model-parallel-allreduce (on by default), "
       .. "off under sequence parallelism (which overlaps its own), CUDA_DEVICE_MAX_CONNECTIONS=1",
