@@ -95,10 +95,12 @@ return {
   sources = {
     "NVIDIA/Megatron-LM megatron/mpu/layers.py at 02bb1f5c (early 2022): "
       .. "ColumnParallelLinearWithAsyncAllreduce.backward: grad_input = "
-      .. "grad_output.matmul(weight); handle = all_reduce(grad_input, async_op=True); grad_weight = grad_output.t().matmul(input); handle.wait(); "
-      .. "ColumnParallelLinearWithSequenceParallelism: the reduce-scatter of grad_input likewise; "
-      .. "megatron/arguments.py: --no-async-tensor-model-parallel-allreduce (on by default), "
-      .. "off under sequence parallelism (which overlaps its own), CUDA_DEVICE_MAX_CONNECTIONS=1",
+      .. "grad_output.matmul(weight); handle = all_reduce(grad_input, async_op=True); "
+      .. "grad_weight = grad_output.t().matmul(input); handle.wait(); "
+      .. "ColumnParallelLinearWithSequenceParallelism: the reduce-scatter of grad_input "
+      .. "likewise; megatron/arguments.py: --no-async-tensor-model-parallel-allreduce (on by "
+      .. "default), off under sequence parallelism (which overlaps its own), "
+      .. "CUDA_DEVICE_MAX_CONNECTIONS=1",
     "Narayanan et al. 2021 (SC21, arXiv 2104.04473) sec. 4.2 'Computation optimizations': "
       .. "fused kernels for bias + GeLU and scale + mask + softmax; sec. 3.5 full recompute",
     "NVIDIA/Megatron-LM megatron/optimizer/__init__.py (2021): from apex.optimizers import "
