@@ -439,7 +439,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         dlb_par_coll c1, c2 = { 0 };
         double tpb = l->tp_bytes * mbc;
         if (tpb == tpmemo[0]) {   /* the last layer's bytes again (the blocks): its time */
-          c1.time = tpmemo[1]; c2.time = tpmemo[1] - tpmemo[2];
+          c1.time = tpmemo[1]; c2.time = tpmemo[2];
         } else if (o->nccl) {   /* consecutive ranks: a node's worth per node */
           double tpn = dlb_par_group_per_node(cl->per_node, 1, tp);
           if (sp) {
@@ -457,15 +457,15 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         }
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
         if (tpb != tpmemo[0]) {
-          tpmemo[2] = c1.time;   /* the all-reduce, or the reduce-scatter */
-          c1.time += c2.time;
-          tpmemo[0] = tpb; tpmemo[1] = c1.time;
+          c1.time += c2.time;   /* c2: sequence parallelism's all-gather, else 0 */
+          tpmemo[0] = tpb; tpmemo[1] = c1.time; tpmemo[2] = c2.time;
         }
         s->tpf += ncol * c1.time;
         /* opts.tp_async: the backward's all-reduce (reduce-scatter) of a column-parallel
         ** linear's dX beside its dW GEMM (dlb_layer_tp_exposed); a recompute's stay exposed */
-        s->tpb += ncol * c1.time * rtc + (o->tp_async == 0 ? ncol * c1.time : ncol * c2.time
-                  + dlb_layer_tp_exposed(&lc, ncol, c1.time - c2.time, o->contention));
+        double u = c1.time - c2.time;   /* the all-reduce, or the reduce-scatter */
+        s->tpb += o->tp_async == 0 ? ncol * c1.time * (1 + rtc) : ncol * c1.time * rtc
+                  + ncol * c2.time + dlb_layer_tp_exposed(&lc, ncol, u, o->contention);
       }
       if (ep > 1 && l->moe_bytes > 0) {
         /* the token dispatch and combine: two all-to-alls forward, two backward (and two
