@@ -2,7 +2,8 @@
 ** test_parallel_ops.c — the planner's per-op and framework mechanisms: fused attention and
 ** selective recompute, the layers full recompute reruns, pipeline scatter/gather, replicated
 ** (sequence-parallel) ops, expert and context parallelism, Megatron-Core's MoE layer, the
-** host-side model and Megatron-LM's timer syncs; every golden number derived in its comment
+** host-side model, Megatron-LM's timer syncs and its asynchronous tensor-parallel all-reduce;
+** every golden number derived in its comment
 ** (split from test_parallel.c; expert and context parallelism and Megatron-Core's MoE layer
 ** are in test_parallel_moe.c).
 */
@@ -390,6 +391,69 @@ static void pipeline_scatter(void) {
   CHECK_NEAR(rs.tp_comm, ra.tp_comm, 1e-12);
 }
 
+/* Megatron-LM's asynchronous tensor-parallel all-reduce (opts.tp_async; megatron/mpu/
+** layers.py ColumnParallelLinearWithAsyncAllreduce.backward: grad_input's all-reduce with
+** async_op=True, the weight-gradient GEMM, handle.wait()). One layer on the V100 device (no
+** launch cost, no tile model), tp 2, batch = m = 1, a flat link of B = 10 GB/s without
+** latency; two collectives each way of X = 2e6 bytes: the ring all-reduce 2 (t - 1) X / (t B)
+** = X / B = 200 us each (reduce-scatter and all-gather 100 us each). Forward: a column-parallel
+** matmul (split 2) of 2e9 FLOPs, a row-parallel one (split 3) of 2e9, a column one of 8e9, a
+** row one of 8e9; backward one op. The dW GEMMs: the column matmuls' forward times at tp 2,
+** wa = 1e9 / (0.8 P) = 79.8 us and wb = 4e9 / (0.8 P) = 319 us (P = 15.67e12). By hand:
+**   off: tp_comm = 4 t (two forward, two backward, every one exposed)
+**   on:  2 t + max(t - wa, 0) + max(t - wb, 0) = 3 t - wa (the first beside QKV's dW
+**        partly, the second beside FC1's whole)
+**   contention f = 0.25: 2 t + max(t - wa, f t) + max(t - wb, f t) = 3 t - wa + f t
+**   sequence parallelism (r = t / 2 each): 2 t + 2 r (the backward's all-gathers) +
+**        max(r - wa, 0) + max(r - wb, 0) = 3 t + r - wa (wa < r: QKV's dW hides part of its
+**        reduce-scatter)
+**   full recompute: the recomputed forward's two all-reduces stay exposed: 5 t - wa
+**   a layer without ops: nothing known of its GEMMs, nothing hidden (4 t). */
+static void async_tp(void) {
+  const double X = 2e6, Bw = 10e9, t = X / Bw, P = V100.peak * V100.flops_eff;
+  const double wa = 1e9 / P, wb = 4e9 / P;
+  CHECK(wa < t / 2 && wb > t);   /* the cases the hand formulas above assume */
+  dlb_par_layer L[1];
+  uniform_layers(L, 1);
+  L[0].flops_fwd = 20e9; L[0].flops_bwd = 40e9;
+  L[0].tp_bytes = X; L[0].tp_colls = 2; L[0].rerun = 1;
+  dlb_par_op ops[5];
+  memset(ops, 0, sizeof ops);
+  const double fl[4] = { 2e9, 2e9, 8e9, 8e9 }, sp[4] = { 2, 3, 2, 3 };
+  for (int i = 0; i < 4; i++) {
+    ops[i].flops_sample = fl[i]; ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000;
+    ops[i].batch = 1; ops[i].grow = 1; ops[i].split = sp[i];
+  }
+  ops[4].phase = 1; ops[4].flops_sample = 40e9;
+  dlb_par_cluster cl = flat(Bw, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.tp = 2;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * t, 1e-12);
+  double off = r.step;
+  o.tp_async = 1;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 3 * t - wa, 1e-12);
+  CHECK_NEAR(off - r.step, t + wa, 1e-9);
+  o.contention = 0.25;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 3 * t - wa + 0.25 * t, 1e-12);
+  o.contention = 0; o.seq_par = 1;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 3 * t + t / 2 - wa, 1e-12);
+  o.seq_par = 0; cfg.recompute = 1;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 5 * t - wa, 1e-12);
+  cfg.recompute = 0;
+  CHECK(dlb_par_evaluate(L, 1, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * t, 1e-12);
+  o.tp_async = 2;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "tp_async") != NULL);
+}
+
 /* An op outside the tensor-parallel region (dlb_par_op.replicated: a LayerNorm, the dropout
 ** after a row-parallel matmul) runs on the whole sequence on each of the tp ranks, and on
 ** 1/tp of it with sequence parallelism (Korthikanti et al. 2022 sec. 4.2.2: LayerNorm and
@@ -714,6 +778,7 @@ int main(void) {
   RUN(selective_op);
   RUN(pipeline_scatter);
   RUN(replicated_ops);
+  RUN(async_tp);
   RUN(host_model);
   RUN(more_ops);
   RUN(phase_sync);

@@ -367,6 +367,19 @@ typedef struct dlb_par_opts {
                             (lua/dlbench/contention.lua). A collective of C s under a compute
                             window of W s costs max(C - W, f C) (planner_dp.c); 0: max(0, C - W),
                             the collective hidden for free; overlap 0 exposes it whatever f */
+  double tp_async;       /* 1: the backward of each column-parallel linear starts the
+                            tensor-parallel collective of its input gradient (the all-reduce;
+                            the reduce-scatter under sequence parallelism) asynchronously and
+                            runs its weight-gradient GEMM beside it, waiting after (Megatron-LM
+                            since late 2021, --async-tensor-model-parallel-allreduce, on by
+                            default: megatron/mpu/layers.py ColumnParallelLinearWithAsync-
+                            Allreduce; Megatron-Core and Transformer Engine's Linear, "Overlap
+                            dgrad-RS/AR with wgrad"). Each backward collective of t s under its
+                            linear's dW GEMM of w s costs max(t - w, f t) (dlb_par_hidden, f =
+                            contention); w: the layer's forward GEMM of a column-parallel shape
+                            (split 2), of the dW GEMM's FLOPs and matrices (planner_ops.h
+                            dlb_layer_cost.cw); a layer without ops hides nothing. 0: every
+                            tensor-parallel collective on the critical path */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

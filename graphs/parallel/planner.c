@@ -324,7 +324,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   /* likewise a layer's tensor-parallel collective pair (bytes, seconds) and its
   ** context-parallel exchanges (bytes, the two collectives' seconds): a layout's blocks
   ** repeat the last block's bytes, so each is timed once (the same call, the same value) */
-  double tpmemo[2] = { -1, 0 }, cpmemo[3] = { -1, 0, 0 };
+  double tpmemo[3] = { -1, 0, 0 }, cpmemo[3] = { -1, 0, 0 };
   /* the blocks counted in layer order (opts.recompute_every: every k-th is checkpointed) */
   int nblk = 0, every = (int)o->recompute_every;
   for (int c = 0; c < K; c++) {
@@ -439,7 +439,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         dlb_par_coll c1, c2 = { 0 };
         double tpb = l->tp_bytes * mbc;
         if (tpb == tpmemo[0]) {   /* the last layer's bytes again (the blocks): its time */
-          c1.time = tpmemo[1];
+          c1.time = tpmemo[1]; c2.time = tpmemo[2];
         } else if (o->nccl) {   /* consecutive ranks: a node's worth per node */
           double tpn = dlb_par_group_per_node(cl->per_node, 1, tp);
           if (sp) {
@@ -457,11 +457,15 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         }
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
         if (tpb != tpmemo[0]) {
-          c1.time += c2.time;
-          tpmemo[0] = tpb; tpmemo[1] = c1.time;
+          c1.time += c2.time;   /* c2: sequence parallelism's all-gather, else 0 */
+          tpmemo[0] = tpb; tpmemo[1] = c1.time; tpmemo[2] = c2.time;
         }
         s->tpf += ncol * c1.time;
-        s->tpb += ncol * c1.time * (1 + rtc);
+        /* opts.tp_async: the backward's all-reduce (reduce-scatter) of a column-parallel
+        ** linear's dX beside its dW GEMM (dlb_layer_tp_exposed); a recompute's stay exposed */
+        double u = c1.time - c2.time;   /* the all-reduce, or the reduce-scatter */
+        s->tpb += o->tp_async == 0 ? ncol * c1.time * (1 + rtc) : ncol * c1.time * rtc
+                  + ncol * c2.time + dlb_layer_tp_exposed(&lc, ncol, u, o->contention);
       }
       if (ep > 1 && l->moe_bytes > 0) {
         /* the token dispatch and combine: two all-to-alls forward, two backward (and two

@@ -46,6 +46,10 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->pp_scatter == 0 || o->pp_scatter == 1))
     return dlb_fail(DLB_EINVAL, "plan: pp_scatter must be 0 or 1 (pipeline sends scattered "
                     "over the tensor ranks and all-gathered), got %g", o->pp_scatter);
+  if (!(o->tp_async == 0 || o->tp_async == 1))
+    return dlb_fail(DLB_EINVAL, "plan: tp_async must be 0 or 1 (the backward's column-parallel "
+                    "input-gradient collective beside its weight-gradient GEMM), got %g",
+                    o->tp_async);
   if (!(o->nccl == 0 || o->nccl == 1))
     return dlb_fail(DLB_EINVAL, "plan: nccl must be 0 (alpha-beta collectives) or 1 (as NCCL "
                     "runs them), got %g", o->nccl);

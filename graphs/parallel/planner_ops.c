@@ -13,6 +13,7 @@
 #include "planner_ops.h"
 #include "dlb_runtime.h"
 #include "roofline_impl.h"
+#include "planner_impl.h"
 
 /* a cached layer class at one (micro-batch, tensor degree, expert degree, sp, moe): its
 ** times (compute), and the host seconds and update work that depend on fewer of those (so a
@@ -684,6 +685,32 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   *hc = nc * d->host_op;
 }
 
+/* The dW GEMMs of layer li's column-parallel linears (dlb_layer_cost.cw, planner_ops.h). */
+static void column_wgrads(const dlb_layer_times *T, const dlb_roof *d, int li, double mb,
+                          double tl, double ep, int sp, int moe, dlb_layer_cost *c) {
+  c->ncw = 0;
+  for (int j = 0; j < 4; j++) c->cw[j] = 0;
+  for (int k = 0; k < T->count[li]; k++) {
+    const dlb_par_op *o = &T->ops[T->first[li] + k];
+    if (o->phase != 0 || !(o->m > 0) || o->split != 2 || o->attention != 0 || o->replicated)
+      continue;
+    c->cw[c->ncw < 4 ? c->ncw : 3] += op_time(d, o, mb, tl, ep, sp, moe, T->smb);
+    c->ncw += c->ncw < 4;
+  }
+}
+
+double dlb_layer_tp_exposed(const dlb_layer_cost *c, double ncol, double t, double f) {
+  double e = 0;
+  int n = (int)ncol;
+  for (int k = 0; k < n; k++) {
+    double w = 0;
+    if (k < n - 1) w = k < c->ncw ? c->cw[k] : 0;
+    else for (int j = k; j < c->ncw; j++) w += c->cw[j];   /* the last: the rest */
+    e += w > 0 ? dlb_par_hidden(t, w, f) : t;
+  }
+  return e + (ncol - n) * t;   /* (a fractional count: its remainder exposed) */
+}
+
 int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
                          double ep, int sp, int moe, dlb_layer_cost *out) {
   int cls = T->cls[li];
@@ -714,6 +741,7 @@ int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double m
     dlb_layer_update(T, d, cls, tl, sp, &c->uf, &c->ub);
     dlb_layer_update(T, d, cls, 1, sp, &c->wf, &c->wb);
     segments(T, d, cls, mb, tl, ep, sp, moe, c->tf, c->tb, &c->sf, &c->sb);
+    column_wgrads(T, d, cls, mb, tl, ep, sp, moe, c);
     T->used++;
   }
   *out = e->c;

@@ -228,7 +228,7 @@ local function check_derived(f, fname)
   if f.fp8 ~= nil and type(f.fp8) ~= "table" then bad("fp8 must be a table (the recipe), got " .. type(f.fp8)) end
   local okf, ef = pcall(require("dlbench.fp8_output").check, f.fp8 and f.fp8.output, fname, 0)
   if not okf then errors.raise(ef) end
-  local sw = options.switch_error(f, { "pp_scatter" }, fname)
+  local sw = options.switch_error(f, { "pp_scatter", "tp_async" }, fname)
   if sw then errors.raise(sw) end
   if f.attention ~= nil then
     local fams = { unfused = true, flash2 = true }
@@ -772,6 +772,7 @@ function M.plan_defaults(p, zero)
   if p.contention ~= nil then d.contention = p.contention end
   if p.slack ~= nil then d.slack = p.slack end
   if p.pp_scatter ~= nil then d.pp_scatter = p.pp_scatter end
+  if p.tp_async ~= nil then d.tp_async = p.tp_async end
   -- sync = "phase": the stack synchronises host and device at every micro-batch phase
   if p.sync ~= nil then d.phase_sync = M.phase_sync(p, 4) end
   if p.seq_par ~= nil then d.seq_par = p.seq_par end
@@ -859,7 +860,7 @@ M.contention = require("dlbench.contention").of
 M.overlapped = require("dlbench.contention").overlapped
 
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {zero=, overlap=, fsdp_overlap=, contention=, "
-  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile (a table or its name) sets when the caller does not")
+  .. "slack=, gather_tensors=, pp_scatter=, tp_async=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile (a table or its name) sets when the caller does not")
 -- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
 -- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =
 -- ...} or host_layer > 0: a positive number; a catalogue device's fields are 0, which is

@@ -62,7 +62,10 @@ return {
     -- the Llama 3 8B "selective op" calibration row moves +5.9% -> -2.6%)
     -- (0.74 -> 0.78 with the train metrics counted on the llm-foundry rows, branch small-fsdp)
     -- (0.78 -> 0.76 with the megatron audit's two fused kernels, issue [19])
-    ["V100-SXM2-16GB"] = { tensor = { 0.76, GPU_POOLED_ROWS, pooled = "gpu" } },
+    -- (0.76 -> 0.72 with Megatron's asynchronous tensor-parallel all-reduce, tp_async, issue
+    -- [19] branch megatron-async-tp: the pooled median of the Megatron / NeMo calibration rows'
+    -- fits moves as their steps shorten; the notebook's instruction, not a tuning step)
+    ["V100-SXM2-16GB"] = { tensor = { 0.72, GPU_POOLED_ROWS, pooled = "gpu" } },
     -- no fp8 calibration row of its own (its rows, issue [21], are all held out): the
     -- value pooled over the GPU fp8 calibration rows
     -- (0.58 -> 0.56 with the H100 fp8 value, branch zero-default)

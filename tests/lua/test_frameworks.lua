@@ -104,10 +104,11 @@ T.test("roofline.time: the default profile, none = before profiles, provenance",
   assert(tostring(r):find("framework torchtitan (default), calibration catalogue", 1, true), tostring(r))
   -- a plan row's defaults in one order on every run (the profile's, by name, then the
   -- call's): megatron-lm sets its optimizer's launches (apex FusedAdam), overlap, phase_sync,
-  -- pp_scatter and its ZeRO stage (0: no distributed optimizer)
+  -- pp_scatter, tp_async and its ZeRO stage (0: no distributed optimizer)
   local rp = dlb.parallel.evaluate { graph = g, hw = "A100-SXM4-80GB", dp = 1, batch = 2, m = 1,
     framework = "megatron-lm" }
-  T.eq(rp.defaults, "optimizer_impl apex, overlap 0, phase_sync true, pp_scatter true, zero 0, calibration catalogue, "
+  T.eq(rp.defaults, "optimizer_impl apex, overlap 0, phase_sync true, pp_scatter true, tp_async true, zero 0, "
+    .. "calibration catalogue, "
     .. "attention_flops causal, precision mixed (fp16 peak)", "the defaults' text")
   -- CNNs get the current PyTorch profile
   local c = R.time(dlb.models.resnet { depth = 18, batch = 2, image = 64 }:stats {}, "A100")

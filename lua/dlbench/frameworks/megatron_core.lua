@@ -65,7 +65,19 @@ return {
   -- p2p_communication.py sends the whole tensor (1/tp of the sequence under sequence
   -- parallelism, which the planner's seq_par divides)
   selective = "attention core",
+  -- the column-parallel linear's input-gradient all-reduce (reduce-scatter under sequence
+  -- parallelism) beside its weight-gradient GEMM: Megatron-Core's tensor_parallel/layers.py
+  -- LinearWithGradAccumulationAndAsyncCommunication and Transformer Engine's Linear /
+  -- LayerNormLinear backward ("Overlap dgrad-RS/AR with wgrad": async_op=True, then the wgrad
+  -- GEMM); the planner's tp_async. TE's userbuffers (tp_comm_overlap) are another mechanism,
+  -- off by default and not modelled
+  tp_async = true,
   sources = {
+    "Megatron-Core ModelParallelConfig.__post_init__: async_tensor_model_parallel_allreduce "
+      .. "off under sequence parallelism ('sequence_parallelism already does this async'); "
+      .. "Transformer Engine transformer_engine/pytorch/module/linear.py _Linear.backward: "
+      .. "'Overlap dgrad-RS/AR with wgrad' (column parallel: reduce_scatter or allreduce of "
+      .. "dgrad with async_op=True, then the wgrad GEMM): tp_async",
     "NVIDIA Megatron-Core docs (megatron.core.transformer, TransformerConfig): "
       .. "apply_rope_fusion, bias_activation_fusion, masked_softmax_fusion; attention through "
       .. "Transformer Engine's DotProductAttention (cuDNN FusedAttention or flash-attn backends)",

@@ -61,12 +61,24 @@ return {
   -- p2p_communication.py sends the whole tensor (1/tp of the sequence under sequence
   -- parallelism, which the planner's seq_par divides)
   selective = "attention core",
+  -- the column-parallel linear's input-gradient all-reduce (reduce-scatter under sequence
+  -- parallelism) beside its weight-gradient GEMM: Megatron-Core's tensor_parallel/layers.py
+  -- LinearWithGradAccumulationAndAsyncCommunication and Transformer Engine's Linear /
+  -- LayerNormLinear backward ("Overlap dgrad-RS/AR with wgrad": async_op=True, then the wgrad
+  -- GEMM); the planner's tp_async. TE's userbuffers (tp_comm_overlap) are another mechanism,
+  -- off by default and not modelled
+  tp_async = true,
   -- sequence parallelism with tensor parallelism: NeMo's configurations turn it on
   -- (NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/gpt3/175b.yaml
   -- "sequence_parallel: True"; the NeMo 2.0 pretrain recipes, nemo/collections/llm/recipes,
   -- "sequence_parallelism: bool = True"); the planner's seq_par unless the caller says
   seq_par = true,
   sources = {
+    "Megatron-Core ModelParallelConfig.__post_init__: async_tensor_model_parallel_allreduce "
+      .. "off under sequence parallelism ('sequence_parallelism already does this async'); "
+      .. "Transformer Engine transformer_engine/pytorch/module/linear.py _Linear.backward: "
+      .. "'Overlap dgrad-RS/AR with wgrad' (column parallel: reduce_scatter or allreduce of "
+      .. "dgrad with async_op=True, then the wgrad GEMM): tp_async",
     "NVIDIA/NeMo docs/source/performance/performance_summary.md (commit 070a0bb): the measured "
       .. "rows of the validation table, Megatron-Core + Transformer Engine",
     "NeMo LLM recipes (2024): overlap_grad_reduce, overlap_param_gather, distributed optimizer on",
