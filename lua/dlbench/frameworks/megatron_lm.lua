@@ -83,7 +83,10 @@ return {
   -- async_op=True and runs its weight-gradient GEMM while it is in flight, handle.wait()
   -- after (--async-tensor-model-parallel-allreduce, on by default since late 2021 with
   -- tp > 1, CUDA_DEVICE_MAX_CONNECTIONS=1; under --sequence-parallel its reduce-scatter
-  -- likewise): the planner's tp_async (docs/parallel.md, docs/validation.md)
+  -- likewise): the planner's tp_async (docs/parallel.md, docs/validation.md). This one
+  -- field is the early-2022 code's (02bb1f5c, below), not the 2021 code's (aed2f75, a
+  -- synchronous all-reduce): the profile's Korthikanti rows ran the 2022 code, and vTrain does
+  -- not state its version; a 2021 run is dlb.frameworks.derive("megatron-lm", {tp_async = false})
   tp_async = true,
   -- every micro-batch's forward and backward timed by timers whose start() and stop() call
   -- torch.cuda.synchronize() (megatron/global_vars.py _Timer, megatron/schedules.py
