@@ -433,39 +433,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** (under ep the MoE side has none here: the dispatcher's, below) */
         double rtc = lrc ? 1 : ((rr.side && !moetp) ? 0.5 : 0);
         s->hb += ncol * nco * dev->host_op * (1 + rtc);
-        /* with sequence parallelism each allreduce is a reduce-scatter and an all-gather
-        ** (Korthikanti et al. 2022 sec. 4.2.2, the g / g-bar operator pairs: the same bytes
-        ** on a ring, two collectives' latencies; NCCL picks each one's algorithm) */
-        dlb_par_coll c1, c2 = { 0 };
-        double tpb = l->tp_bytes * mbc;
-        if (tpb == tpmemo[0]) {   /* the last layer's bytes again (the blocks): its time */
-          c1.time = tpmemo[1]; c2.time = tpmemo[2];
-        } else if (o->nccl) {   /* consecutive ranks: a node's worth per node */
-          double tpn = dlb_par_group_per_node(cl->per_node, 1, tp);
-          if (sp) {
-            st = dlb_par_nccl_group(cl, DLB_COLL_REDUCE_SCATTER, tpb, tp, tpn, &c1.time);
-            if (!st) st = dlb_par_nccl_group(cl, DLB_COLL_ALLGATHER, tpb, tp, tpn, &c2.time);
-          } else {
-            st = dlb_par_nccl_allreduce(cl, tpb, tp, tpn, &c1.time);
-          }
-        } else if (sp) {
-          st = dlb_par_collective(DLB_COLL_REDUCE_SCATTER, DLB_ALGO_RING, tpb, tp, 0, tplink, &c1);
-          if (!st) st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, tpb, tp, 0, tplink,
-                                           &c2);
-        } else {
-          st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, tpb, tp, 0, tplink, &c1);
-        }
+        /* the pair's collectives forward and backward (planner_tp.c); under sequence
+        ** parallelism with tp_async the backward's re-gathers are host ops too */
+        double tf2, tb2;
+        st = dlb_par_tp_layer(l, &lc, cl, o, tp, sp, mbc, ncol, rtc, tpmemo, &tf2, &tb2);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
-        if (tpb != tpmemo[0]) {
-          c1.time += c2.time;   /* c2: sequence parallelism's all-gather, else 0 */
-          tpmemo[0] = tpb; tpmemo[1] = c1.time; tpmemo[2] = c2.time;
-        }
-        s->tpf += ncol * c1.time;
-        /* opts.tp_async: the backward's all-reduce (reduce-scatter) of a column-parallel
-        ** linear's dX beside its dW GEMM (dlb_layer_tp_exposed); a recompute's stay exposed */
-        double u = c1.time - c2.time;   /* the all-reduce, or the reduce-scatter */
-        s->tpb += o->tp_async == 0 ? ncol * c1.time * (1 + rtc) : ncol * c1.time * rtc
-                  + ncol * c2.time + dlb_layer_tp_exposed(&lc, ncol, u, o->contention);
+        s->hb += dlb_par_tp_regathers(l, o, sp, ncol) * dev->host_op;
+        s->tpf += tf2;
+        s->tpb += tb2;
       }
       if (ep > 1 && l->moe_bytes > 0) {
         /* the token dispatch and combine: two all-to-alls forward, two backward (and two

@@ -147,4 +147,19 @@ int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_p
                         const dlb_par_opts *o, double ep, double et, double tp, double cp,
                         double mbc, double load, double tl, int lrc, int side, dlb_par_stage *s);
 
+/* planner_tp.c: one layer's tensor-parallel collective pairs per micro-batch of mbc samples
+** (ncol of them, l->tp_bytes each; under sp a reduce-scatter and an all-gather, else an
+** all-reduce; memo: the last bytes timed and the pair's and its all-gather's seconds, reused
+** while the bytes repeat): *fwd the forward's seconds, *bwd the backward's (rtc: the
+** fraction of the pair a recompute runs again, exposed; opts.tp_async: each column-parallel
+** linear's dX collective beside its dW GEMM and, under sp, its input's all-gather again
+** beside its dX GEMM, dlb_layer_tp_exposed). DLB_OK or a collective's failure. */
+int dlb_par_tp_layer(const dlb_par_layer *l, const dlb_layer_cost *lc, const dlb_par_cluster *cl,
+                     const dlb_par_opts *o, double tp, int sp, double mbc, double ncol,
+                     double rtc, double memo[3], double *fwd, double *bwd);
+/* planner_tp.c: how many of a layer's ncol pairs all-gather a column-parallel linear's input
+** again in the backward (Megatron's sequence parallelism with opts.tp_async; 0 otherwise and
+** in a layer reading no activation, act_in 0). */
+double dlb_par_tp_regathers(const dlb_par_layer *l, const dlb_par_opts *o, int sp, double ncol);
+
 #endif
