@@ -405,8 +405,14 @@ static void pipeline_scatter(void) {
 **        partly, the second beside FC1's whole)
 **   contention f = 0.25: 2 t + max(t - wa, f t) + max(t - wb, f t) = 3 t - wa + f t
 **   sequence parallelism (r = t / 2 each): 2 t + 2 r (the backward's all-gathers) +
-**        max(r - wa, 0) + max(r - wb, 0) = 3 t + r - wa (wa < r: QKV's dW hides part of its
-**        reduce-scatter)
+**        max(r - wa, 0) + max(r - wb, 0) (the reduce-scatters beside the dW GEMMs) +
+**        max(r - wa, 0) + max(r - wb, 0) (each column-parallel linear's input gathered
+**        again beside its dX GEMM, of the dW GEMM's time: Megatron-LM megatron/mpu/layers.py
+**        LinearWithGradAccumulationAndAsyncCommunication.backward, 2022; Megatron-Core's,
+**        Transformer Engine's Linear) = 3 t + 2 r - 2 wa = 4 t - 2 wa (wa < r: QKV's GEMMs
+**        hide part of each); a layer reading no activation (act_in 0: an embedding) gathers
+**        nothing again: 3 t + r - wa; with tp_async off every collective exposed, none
+**        gathered again: 4 t
 **   full recompute: the recomputed forward's two all-reduces stay exposed: 5 t - wa
 **   a layer without ops: nothing known of its GEMMs, nothing hidden (4 t). */
 static void async_tp(void) {
@@ -442,7 +448,15 @@ static void async_tp(void) {
   CHECK_NEAR(r.tp_comm, 3 * t - wa + 0.25 * t, 1e-12);
   o.contention = 0; o.seq_par = 1;
   CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * t - 2 * wa, 1e-12);
+  const double ain = L[0].act_in;
+  L[0].act_in = 0;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   CHECK_NEAR(r.tp_comm, 3 * t + t / 2 - wa, 1e-12);
+  L[0].act_in = ain; o.tp_async = 0;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * t, 1e-12);
+  o.tp_async = 1;
   o.seq_par = 0; cfg.recompute = 1;
   CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   CHECK_NEAR(r.tp_comm, 5 * t - wa, 1e-12);
