@@ -378,8 +378,16 @@ typedef struct dlb_par_opts {
                             linear's dW GEMM of w s costs max(t - w, f t) (dlb_par_hidden, f =
                             contention); w: the layer's forward GEMM of a column-parallel shape
                             (split 2), of the dW GEMM's FLOPs and matrices (planner_ops.h
-                            dlb_layer_cost.cw); a layer without ops hides nothing. 0: every
-                            tensor-parallel collective on the critical path */
+                            dlb_layer_cost.cw); a layer without ops hides nothing. Under
+                            seq_par the same linear saved only its input's local shard and
+                            all-gathers it again beside its dX GEMM, waited for before the
+                            reduce-scatter (Megatron-LM 2022 LinearWithGradAccumulationAnd-
+                            AsyncCommunication, Megatron-Core, Transformer Engine's Linear):
+                            one all-gather per collective pair of a layer that reads an
+                            activation (act_in > 0), max(t - w, f t) with the same w
+                            (planner_tp.c). 0: every tensor-parallel collective on the
+                            critical path, and no all-gather again (a linear that keeps its
+                            gathered input) */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */

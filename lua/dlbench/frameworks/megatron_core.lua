@@ -71,6 +71,8 @@ return {
   -- LayerNormLinear backward ("Overlap dgrad-RS/AR with wgrad": async_op=True, then the wgrad
   -- GEMM); the planner's tp_async. TE's userbuffers (tp_comm_overlap) are another mechanism,
   -- off by default and not modelled
+  -- With sequence parallelism the same linear all-gathers its input again beside its dX GEMM
+  -- (it saved only the local shard); tp_async times that too (planner_tp.c, branch sp-backward-ag)
   tp_async = true,
   sources = {
     "Megatron-Core ModelParallelConfig.__post_init__: async_tensor_model_parallel_allreduce "

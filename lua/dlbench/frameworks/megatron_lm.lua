@@ -87,6 +87,8 @@ return {
   -- field is the early-2022 code's (02bb1f5c, below), not the 2021 code's (aed2f75, a
   -- synchronous all-reduce): the profile's Korthikanti rows ran the 2022 code, and vTrain does
   -- not state its version; a 2021 run is dlb.frameworks.derive("megatron-lm", {tp_async = false})
+  -- With sequence parallelism the same linear all-gathers its input again beside its dX GEMM
+  -- (it saved only the local shard); tp_async times that too (planner_tp.c, branch sp-backward-ag)
   tp_async = true,
   -- every micro-batch's forward and backward timed by timers whose start() and stop() call
   -- torch.cuda.synchronize() (megatron/global_vars.py _Timer, megatron/schedules.py
