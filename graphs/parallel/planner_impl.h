@@ -2,7 +2,8 @@
 ** planner_impl.h — internal to libdlbench: what planner.c (one layout's evaluation) and
 ** planner_check.c (the inputs' checks) give planner_search.c (the search over layouts), and
 ** what planner.c shares with planner_dp.c (the data-parallel collectives) and planner_moe.c
-** (a MoE layer's costs). Not part of the public interface.
+** (a MoE layer's costs) and planner_tp.c (a layer's tensor-parallel collectives). Not part of
+** the public interface.
 */
 #ifndef DLB_PLANNER_IMPL_H
 #define DLB_PLANNER_IMPL_H

@@ -1,8 +1,9 @@
 /*
 ** planner_tp.c — one layer's tensor-parallel collectives per micro-batch (Megatron's g / g-bar
 ** operator pairs, Shoeybi et al. 2019 sec. 3; under sequence parallelism each all-reduce a
-** reduce-scatter and an all-gather, Korthikanti et al. 2022 sec. 4.2.2): their seconds forward
-** and backward, for planner.c's stages.
+** reduce-scatter and an all-gather, Korthikanti et al. 2022 sec. 4.2.2: the same bytes on a
+** ring, two collectives' latencies; NCCL picks each one's algorithm): their seconds forward and
+** backward, for planner.c's stages.
 */
 #include "dlb_parallel.h"
 #include "collective_impl.h"
